@@ -1,0 +1,72 @@
+"""`doctor` command line: a Click group that imports each command's module only when it runs.
+
+Start-up must stay cheap (`doctor --version` well under 0.3 s), so nothing heavy is imported here.
+"""
+
+from __future__ import annotations
+
+import importlib
+import sys
+
+import click
+
+from doctor import __version__
+
+# name -> (module, short help). One module per command, loaded on demand.
+COMMANDS: dict[str, tuple[str, str]] = {
+    "check": ("doctor.cli.check", "Diagnose this machine (or snapshots / a Ray cluster) and print findings with fixes."),
+    "collect": ("doctor.cli.collect", "Write a snapshot of this host and Python environment (secrets redacted)."),
+    "install": ("doctor.cli.install", "Resolve, plan and install the verified stack for this machine; roll back on failure."),
+    "smoke": ("doctor.cli.smoke", "Run a tiny verl GRPO job (megatron + MindSpeed, flash attention on) and give a verdict."),
+    "launch": ("doctor.cli.launch", "Write a validated verl launch script for a model and parallel layout."),
+    "lint": ("doctor.cli.lint", "Validate an existing verl launch script's overrides."),
+    "explain": ("doctor.cli.explain", "Match a failure log against known signatures and say what to change."),
+    "profiles": ("doctor.cli.profiles", "List or show the verified stacks (profiles)."),
+    "diff": ("doctor.cli.diff", "Show what differs between two snapshots."),
+}
+
+
+class LazyGroup(click.Group):
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return list(COMMANDS)
+
+    def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
+        if name not in COMMANDS:
+            return None
+        module = importlib.import_module(COMMANDS[name][0])
+        cmd: click.Command = module.command
+        return cmd
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        # Short help comes from the table above so `doctor --help` imports no command module.
+        rows = [(name, help_) for name, (_, help_) in COMMANDS.items()]
+        with formatter.section("Commands"):
+            formatter.write_dl(rows)
+
+
+CONTEXT = {"help_option_names": ["-h", "--help"], "auto_envvar_prefix": "DOCTOR", "max_content_width": 110}
+
+
+@click.group(cls=LazyGroup, context_settings=CONTEXT)
+@click.version_option(__version__, "--version", prog_name="doctor", message="%(prog)s %(version)s")
+@click.option("--json", "json_mode", is_flag=True, help="Print one JSON report on stdout and nothing else there. [env DOCTOR_JSON]")
+@click.option("--no-color", is_flag=True, help="No colour (also NO_COLOR, CI, non-TTY). [env DOCTOR_NO_COLOR]")
+@click.option("-v", "--verbose", count=True, help="More detail: passing checks, facts, sources, tracebacks.")
+@click.option("-q", "--quiet", is_flag=True, help="Only problems.")
+@click.pass_context
+def cli(ctx: click.Context, json_mode: bool, no_color: bool, verbose: int, quiet: bool) -> None:
+    """Diagnose, install and smoke-test verl + MindSpeed training stacks on Huawei Ascend NPUs.
+
+    Exit codes: 0 no error findings, 1 at least one error finding (or a warning with --strict),
+    2 the doctor could not do its job (bad input, crashed check).
+    """
+    ctx.ensure_object(dict)
+    ctx.obj.update(json_mode=json_mode, no_color=no_color, verbose=verbose, quiet=quiet)
+
+
+def main() -> None:
+    try:
+        cli.main(prog_name="doctor", standalone_mode=True)
+    except KeyboardInterrupt:  # pragma: no cover - interactive
+        sys.stderr.write("interrupted\n")
+        sys.exit(130)

@@ -1,0 +1,58 @@
+"""What every command shares: output options (also accepted after the command name), the console,
+and turning a DoctorError into exit 2 with its message."""
+
+from __future__ import annotations
+
+import functools
+import sys
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+import click
+
+from doctor.console import Console
+from doctor.errors import DoctorError
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def output_options(f: F) -> F:
+    """Add --json/--no-color/-v/-q to a command; values merge with the group's."""
+    f = click.option("-q", "--quiet", "cmd_quiet", is_flag=True, help="Only problems.")(f)
+    f = click.option("-v", "--verbose", "cmd_verbose", count=True, help="More detail.")(f)
+    f = click.option("--no-color", "cmd_no_color", is_flag=True, help="No colour.")(f)
+    f = click.option("--json", "cmd_json", is_flag=True, help="One JSON report on stdout, nothing else there.")(f)
+    return f
+
+
+def make_console(ctx: click.Context, kwargs: dict[str, Any]) -> Console:
+    obj = ctx.find_root().obj or {}
+    return Console.create(
+        json_mode=bool(obj.get("json_mode") or kwargs.pop("cmd_json", False)),
+        no_color=bool(obj.get("no_color") or kwargs.pop("cmd_no_color", False)),
+        verbose=int(obj.get("verbose", 0)) + int(kwargs.pop("cmd_verbose", 0) or 0),
+        quiet=bool(obj.get("quiet") or kwargs.pop("cmd_quiet", False)),
+    )
+
+
+def doctor_command(f: Callable[..., int | None]) -> Callable[..., None]:
+    """Wrap a command body `f(console, **options) -> exit code`: builds the console, maps DoctorError to
+    exit 2 with a clear message (never a traceback), and exits with the returned code."""
+
+    @functools.wraps(f)
+    @click.pass_context
+    def wrapper(ctx: click.Context, **kwargs: Any) -> None:
+        for k in ("cmd_json", "cmd_no_color", "cmd_verbose", "cmd_quiet"):
+            kwargs.setdefault(k, None)
+        console = make_console(ctx, kwargs)
+        try:
+            code = f(console, **kwargs)
+        except DoctorError as e:
+            console.error(str(e))
+            if console.json_mode:
+                # stdout must still hold exactly one JSON document (or nothing); say nothing there.
+                pass
+            sys.exit(e.exit_code)
+        sys.exit(code or 0)
+
+    return wrapper

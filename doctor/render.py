@@ -1,0 +1,138 @@
+"""Turn a Report into what people and machines read: grouped text, the JSON document, a JUnit file."""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from collections import defaultdict
+from xml.sax.saxutils import escape, quoteattr
+
+from doctor.console import Console
+from doctor.report import CheckStatus, Finding, Report, Severity, sorted_findings
+
+_MARK = {
+    Severity.ERROR: ("✗", "red"),
+    Severity.WARNING: ("!", "yellow"),
+    Severity.INFO: ("i", "blue"),
+}
+_CHECK_MARK = {
+    CheckStatus.PASS: ("✓", "green"),
+    CheckStatus.WARN: ("!", "yellow"),
+    CheckStatus.FAIL: ("✗", "red"),
+    CheckStatus.SKIP: ("-", "dim"),
+    CheckStatus.CRASH: ("☠", "magenta"),
+}
+
+
+def emit(report: Report, console: Console, *, strict: bool = False) -> int:
+    """Write the report the way the console is set up and return the exit code."""
+    if console.json_mode:
+        console.emit_json(report.to_dict())
+    else:
+        render_text(report, console)
+    return report.exit_code(strict=strict)
+
+
+def render_text(report: Report, console: Console) -> None:
+    c = console
+    if report.profile:
+        c.print(c.style(f"profile: {report.profile.get('name')}", "bold") + c.style(f"  ({report.profile.get('reason', '')})", "dim"))
+    if report.nodes:
+        for n in report.nodes:
+            mark = c.style("✓", "green") if n.get("ok") else c.style("✗", "red")
+            c.print(f"{mark} node {n['node']}" + (f": {n['error']}" if n.get("error") else ""))
+    by_area: dict[str, list[Finding]] = defaultdict(list)
+    for f in sorted_findings(report.findings):
+        by_area[f.components[0]].append(f)
+    checks_by_area: dict[str, list] = defaultdict(list)
+    for ch in report.checks:
+        checks_by_area[ch.area].append(ch)
+    areas = list(dict.fromkeys([*by_area.keys(), *(checks_by_area.keys() if c.verbosity >= 1 else [])]))
+    for area in areas:
+        fs = by_area.get(area, [])
+        worst = max((f.severity.rank for f in fs), default=-1)
+        head_mark = {2: ("✗", "red"), 1: ("!", "yellow"), 0: ("✓", "green"), -1: ("✓", "green")}[worst]
+        c.print(c.style(f"[{head_mark[0]}] {area}", head_mark[1], "bold"))
+        for f in fs:
+            if f.severity is Severity.INFO and c.verbosity < 0:
+                continue
+            mark, color = _MARK[f.severity]
+            where = f" [{f.node}]" if f.node else ""
+            key = f" ({f.key})" if f.key else ""
+            c.print(f"    {c.style(mark, color)} {f.title}{key}{where}" + c.style(f"  [{f.id}]", "dim"))
+            if f.detail and (c.verbosity >= 1 or f.severity is not Severity.INFO):
+                for line in f.detail.splitlines():
+                    c.print(c.style(f"        {line}", "dim"))
+            if f.fix:
+                c.print(f"        {c.style('fix:', 'cyan')} {f.fix.text}")
+                for cmd in f.fix.commands:
+                    c.print(f"          $ {cmd}")
+            if c.verbosity >= 1 and f.evidence:
+                ev = ", ".join(f"{k}={v}" for k, v in f.evidence.items())
+                c.print(c.style(f"        evidence: {ev}", "dim"))
+            if c.verbosity >= 1 and f.source:
+                c.print(c.style(f"        source: {f.source}", "dim"))
+        if c.verbosity >= 1:
+            for ch in checks_by_area.get(area, []):
+                m, col = _CHECK_MARK[ch.status]
+                node = f" [{ch.node}]" if ch.node else ""
+                c.print(c.style(f"    {m} check {ch.id}{node} {ch.status.value} ({ch.seconds * 1000:.1f} ms)", col))
+                if ch.traceback:
+                    for line in ch.traceback.rstrip().splitlines():
+                        c.print(c.style(f"        {line}", "dim"))
+    s = report.summary
+    word = {"ok": c.style("ok", "green", "bold"), "warning": c.style("warnings", "yellow", "bold"), "error": c.style("errors", "red", "bold")}[report.status]
+    c.print(f"{report.command}: {word} — {s['error']} error(s), {s['warning']} warning(s), {s['info']} info; {len(report.checks)} check(s) ran")
+
+
+def junit_xml(report: Report, suite_name: str | None = None) -> str:
+    """One testcase per check; error findings of a check become its failure, a crash its error."""
+    name = suite_name or f"doctor-{report.command}"
+    cases = []
+    failures = errors = skipped = 0
+    for ch in report.checks:
+        fs = [f for f in report.findings if f.check == ch.id and f.node == ch.node]
+        classname = f"doctor.{report.command}.{ch.area}"
+        label = ch.id + (f"[{ch.node}]" if ch.node else "")
+        body = ""
+        if ch.status is CheckStatus.CRASH:
+            errors += 1
+            body = f"<error message={quoteattr('check crashed')}>{escape(ch.traceback or '')}</error>"
+        elif ch.status is CheckStatus.FAIL:
+            failures += 1
+            msg = "; ".join(f.title for f in fs if f.severity is Severity.ERROR) or "failed"
+            text = "\n".join(_finding_text(f) for f in fs)
+            body = f"<failure message={quoteattr(msg)}>{escape(text)}</failure>"
+        elif ch.status is CheckStatus.SKIP:
+            skipped += 1
+            body = "<skipped/>"
+        elif fs:
+            body = f"<system-out>{escape(chr(10).join(_finding_text(f) for f in fs))}</system-out>"
+        cases.append(f'  <testcase classname={quoteattr(classname)} name={quoteattr(label)} time="{ch.seconds:.6f}">{body}</testcase>')
+    total = sum(c.seconds for c in report.checks)
+    head = (f'<testsuite name={quoteattr(name)} tests="{len(report.checks)}" failures="{failures}" '
+            f'errors="{errors}" skipped="{skipped}" time="{total:.6f}">')
+    return '<?xml version="1.0" encoding="UTF-8"?>\n<testsuites>\n' + head + "\n" + "\n".join(cases) + "\n</testsuite>\n</testsuites>\n"
+
+
+def _finding_text(f: Finding) -> str:
+    s = f"[{f.severity.value}] {f.id}: {f.title}"
+    if f.fix:
+        s += f"\n  fix: {f.fix.text}"
+    return s
+
+
+def write_text_atomic(path: str, text: str) -> None:
+    """Write via a temp file in the same directory and rename, so a failed write leaves no partial file."""
+    d = os.path.dirname(os.path.abspath(path)) or "."
+    fd, tmp = tempfile.mkstemp(prefix=".doctor-", dir=d)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(text)
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise

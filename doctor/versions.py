@@ -1,0 +1,206 @@
+"""Version types for what PEP 440 cannot order: CANN toolkits, Ascend drivers, and package strings as
+Ascend docs spell them.
+
+CANN order (shared/reference/cann_torchnpu_vllm.md §4, the "semantic" order, chosen over torch_npu's
+numeric formula because alpha builds ship *before* their RC):
+
+    8.0.T13 < 8.0.RC1 < 8.0.RC2.alpha003 < 8.0.RC2 < 8.0.RC3 < 8.0.0 < 8.1.RC1 < ... < 8.5.0
+    9.0.0~weekly.X < 9.0.0-alpha.1 < 9.0.0-beta.1 < 9.0.0-rc.1 < 9.0.0 < 9.0.1
+
+"RC era" versions (X.Y.RCn) of a series sort below its "final era" (X.Y.Z). A two-part string such as
+"8.3" (hand-written snapshots) names a whole series: `precision == 2` and comparisons against a full
+version of the same series are ambiguous, which `is_ambiguous_against` lets rules check first.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from typing import Any
+
+from packaging.specifiers import InvalidSpecifier, SpecifierSet
+from packaging.version import InvalidVersion, Version
+
+# stage weights inside one release: dev < alpha < beta < rc < final < post
+_STAGE = {"dev": -4, "t": -4, "weekly": -4, "alpha": -3, "a": -3, "beta": -2, "b": -2, "rc": -1, "": 0}
+
+_ASCEND_RE = re.compile(
+    r"""^\s*v?(?P<maj>\d+)\.(?P<min>\d+)
+    (?:
+        \.rc(?P<rc>\d+)(?:[.\-]?(?P<rcpre>alpha|beta|a|b)\.?(?P<rcpren>\d+))?      # 8.0.RC2 / 8.0.RC2.alpha003
+      | \.t(?P<t>\d+)                                                           # 8.0.T13
+      | \.(?P<patch>\d+)
+        (?:[.\-]?(?P<pre>alpha|beta|rc|a|b)[.\-]?(?P<pren>\d+)?)?               # 9.0.0-beta.1 / 7.0.1.beta1
+        (?:~weekly\.(?P<weekly>\d+)(?:\.(?P<weeklyn>\d+))?)?                    # 9.2.0~weekly.20260902.01
+    )?
+    (?P<extra>(?:\.[0-9a-z]+)*)                                                 # .1 / .0.B028 / .1.220
+    \s*$""",
+    re.X | re.I,
+)
+
+
+@functools.total_ordering
+class _AscendVersion:
+    """Shared grammar of CANN toolkit and Ascend driver versions; subclasses are not comparable to each other."""
+
+    kind = "ascend"
+    __slots__ = ("text", "major", "minor", "precision", "_key")
+
+    def __init__(self, text: str) -> None:
+        if not isinstance(text, str):
+            raise InvalidVersion(f"{self.kind} version must be a string, got {type(text).__name__}")
+        m = _ASCEND_RE.match(text)
+        if not m:
+            raise InvalidVersion(f"not a {self.kind} version: {text!r}")
+        self.text = text.strip()
+        self.major = int(m["maj"])
+        self.minor = int(m["min"])
+        extra = tuple(_extra_key(p) for p in (m["extra"] or "").split(".") if p)
+        if m["rc"] is not None:
+            stage = _STAGE[m["rcpre"].lower()] if m["rcpre"] else 0
+            n = int(m["rcpren"]) if m["rcpren"] else 0
+            body: tuple[Any, ...] = (0, int(m["rc"]), stage, n)
+            self.precision = 3
+        elif m["t"] is not None:
+            body = (0, 0, _STAGE["t"], int(m["t"]))
+            self.precision = 3
+        elif m["patch"] is not None:
+            if m["weekly"] is not None:
+                body = (1, int(m["patch"]), _STAGE["weekly"], int(m["weekly"]), int(m["weeklyn"] or 0))
+            elif m["pre"]:
+                body = (1, int(m["patch"]), _STAGE[m["pre"].lower()], int(m["pren"] or 0))
+            else:
+                body = (1, int(m["patch"]), 0, 0)
+            self.precision = 3
+        else:
+            if extra:
+                raise InvalidVersion(f"not a {self.kind} version: {text!r}")
+            body = (-1,)
+            self.precision = 2
+        self._key = (self.major, self.minor, *body, extra)
+
+    @classmethod
+    def parse(cls, text: str) -> Any:
+        return cls(text)
+
+    @classmethod
+    def try_parse(cls, text: Any) -> Any:
+        try:
+            return cls(text)
+        except (InvalidVersion, TypeError):
+            return None
+
+    @property
+    def series(self) -> tuple[int, int]:
+        return (self.major, self.minor)
+
+    @property
+    def is_prerelease(self) -> bool:
+        """RCs, alphas, betas, T and weekly builds: anything that is not a final X.Y.Z."""
+        return self.precision == 3 and (self._key[2] == 0 or self._key[4] != 0)
+
+    @property
+    def is_rc_era(self) -> bool:
+        return self.precision == 3 and self._key[2] == 0
+
+    def is_ambiguous_against(self, other: _AscendVersion) -> bool:
+        """True when one side names only a series ("8.3") and the other is inside that series."""
+        return (self.precision == 2 or other.precision == 2) and self.series == other.series and self.precision != other.precision
+
+    def _check(self, other: object) -> _AscendVersion:
+        if isinstance(other, str):
+            return type(self)(other)
+        if type(other) is not type(self):
+            raise TypeError(f"cannot compare {self.kind} version with {type(other).__name__}")
+        return other  # type: ignore[return-value]
+
+    def __eq__(self, other: object) -> bool:
+        try:
+            o = self._check(other)
+        except (TypeError, InvalidVersion):
+            return NotImplemented
+        return self._key == o._key
+
+    def __lt__(self, other: object) -> bool:
+        o = self._check(other)
+        return self._key < o._key
+
+    def __hash__(self) -> int:
+        return hash((type(self).__name__, self._key))
+
+    def __str__(self) -> str:
+        return self.text
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self.text!r})"
+
+
+def _extra_key(part: str) -> tuple[int, Any]:
+    return (1, int(part)) if part.isdigit() else (0, part.lower())
+
+
+class CannVersion(_AscendVersion):
+    """A CANN toolkit version as printed: 8.0.RC2.alpha003, 8.3.RC1, 8.5.0, 9.0.0-beta.1, 8.0.T13 ..."""
+
+    kind = "CANN"
+
+
+class DriverVersion(_AscendVersion):
+    """An Ascend driver (HDK) version: 24.1.rc3, 24.1.rc3.5, 25.0.rc1.1, 25.2.0, 26.0.rc1 ..."""
+
+    kind = "driver"
+
+
+_PAREN = re.compile(r"\s*\(.*\)\s*$")
+
+
+def parse_pkg_version(text: Any) -> Version | None:
+    """A Python package version as installed or as Ascend docs write it ("2.1.0.rc1", "1.11.0.rc2 (beta)",
+    "2.5.1+cpu.cxx11.abi", "0.9.1+empty"); None when it is not a version at all."""
+    if not isinstance(text, str) or not text.strip():
+        return None
+    t = _PAREN.sub("", text.strip())
+    try:
+        return Version(t)
+    except InvalidVersion:
+        return None
+
+
+def base_version(text: Any) -> str | None:
+    """major.minor.micro of a package version: what torch and torch-npu must share."""
+    v = parse_pkg_version(text)
+    if v is None:
+        return None
+    rel = (list(v.release) + [0, 0, 0])[:3]
+    return ".".join(str(x) for x in rel)
+
+
+def pkg_satisfies(version: Any, spec: str, *, prereleases: bool = True) -> bool | None:
+    """Does an installed version satisfy a PEP 440 specifier? None when either side cannot be read.
+
+    Local labels are ignored by `==X.Y.Z` (PEP 440), so torch 2.5.1+cpu satisfies ==2.5.1."""
+    v = parse_pkg_version(version)
+    if v is None:
+        return None
+    try:
+        s = SpecifierSet(spec)
+    except InvalidSpecifier:
+        return None
+    return s.contains(v, prereleases=prereleases)
+
+
+def valid_specifier(spec: str) -> bool:
+    try:
+        SpecifierSet(spec)
+    except InvalidSpecifier:
+        return False
+    return True
+
+
+def cann_in_range(version: CannVersion, lower: str | None, upper: str | None) -> bool:
+    """Half-open range [lower, upper) of CANN versions; either bound may be None (open)."""
+    if lower is not None and version < CannVersion(lower):
+        return False
+    if upper is not None and not version < CannVersion(upper):
+        return False
+    return True

@@ -1,0 +1,33 @@
+"""Shared test setup: the `npu` marker is skipped unless an Ascend device is really present."""
+
+from __future__ import annotations
+
+import glob
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+
+SHARED = Path(os.environ.get("DOCTOR_SHARED", Path(__file__).resolve().parents[2] / "shared"))
+
+
+def _has_npu() -> bool:
+    return bool(glob.glob("/dev/davinci[0-9]*")) and shutil.which("npu-smi") is not None
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    if _has_npu():
+        return
+    skip = pytest.mark.skip(reason="needs an Ascend NPU (none on this machine)")
+    for item in items:
+        if "npu" in item.keywords:
+            item.add_marker(skip)
+
+
+@pytest.fixture(scope="session")
+def shared_dir() -> Path:
+    """The project's shared/ folder (beside the repo root; DOCTOR_SHARED overrides)."""
+    if not SHARED.is_dir():
+        pytest.skip(f"shared/ not found at {SHARED}")
+    return SHARED

@@ -1,0 +1,71 @@
+import io
+import os
+import xml.etree.ElementTree as ET
+
+import pytest
+
+from doctor.console import Console
+from doctor.render import emit, junit_xml, write_text_atomic
+from doctor.report import CheckResult, CheckStatus, Report, finding
+
+
+def _report() -> Report:
+    e = finding("cann-missing", "error", "cann", "CANN toolkit not found", evidence={"root": "/"}, fix="Install CANN.",
+                commands=["doctor install --dry-run"])
+    e = e.__class__(**{**e.__dict__, "check": "cann-toolkit"})
+    i = finding("python-version", "info", "python", "Python 3.11.7")
+    i = i.__class__(**{**i.__dict__, "check": "python"})
+    return Report("check", findings=[i, e], checks=[
+        CheckResult("cann-toolkit", "cann", CheckStatus.FAIL, 0.001),
+        CheckResult("python", "python", CheckStatus.PASS, 0.0),
+        CheckResult("boom", "system", CheckStatus.CRASH, 0.0, traceback="Traceback: boom"),
+        CheckResult("skipped", "system", CheckStatus.SKIP, 0.0),
+    ])
+
+
+def test_text_output_groups_by_area_and_shows_fix():
+    out = io.StringIO()
+    c = Console(out=out, err=io.StringIO())
+    code = emit(_report(), c)
+    text = out.getvalue()
+    assert code == 2  # a crashed check
+    assert "[✗] cann" in text and "CANN toolkit not found" in text and "fix: Install CANN." in text
+    assert "$ doctor install --dry-run" in text
+    assert text.index("cann") < text.index("python")  # errors first
+    assert "1 error(s)" in text
+
+
+def test_verbose_lists_passing_checks_and_tracebacks():
+    out = io.StringIO()
+    emit(_report(), Console(out=out, err=io.StringIO(), verbosity=1))
+    assert "check python pass" in out.getvalue() and "Traceback: boom" in out.getvalue()
+
+
+def test_json_mode_writes_only_json_to_stdout():
+    import json
+
+    out, err = io.StringIO(), io.StringIO()
+    emit(_report(), Console(json_mode=True, out=out, err=err))
+    doc = json.loads(out.getvalue())
+    assert doc["schema"] == "doctor.report/1" and err.getvalue() == ""
+
+
+def test_junit_one_testcase_per_check():
+    root = ET.fromstring(junit_xml(_report()))
+    suite = root.find("testsuite")
+    assert suite is not None
+    assert suite.get("tests") == "4" and suite.get("failures") == "1" and suite.get("errors") == "1"
+    fail = suite.find("testcase[@name='cann-toolkit']/failure")
+    assert fail is not None and "CANN toolkit not found" in fail.get("message", "")
+    assert suite.find("testcase[@name='skipped']/skipped") is not None
+
+
+def test_atomic_write_leaves_no_partial_file(tmp_path):
+    target = tmp_path / "out.json"
+    write_text_atomic(str(target), "x" * 10)
+    assert target.read_text() == "x" * 10
+    blocker = tmp_path / "file"
+    blocker.write_text("")
+    with pytest.raises(OSError):
+        write_text_atomic(str(blocker / "sub.json"), "data")  # ENOTDIR even as root
+    assert sorted(os.listdir(tmp_path)) == ["file", "out.json"]

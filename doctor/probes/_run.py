@@ -1,0 +1,96 @@
+"""Run an external command with a hard deadline and leave nothing behind.
+
+`npu-smi` can hang on a sick card (DESIGN principle 4). The child gets its own session
+(`start_new_session=True`), so on timeout the whole process group — the command and anything it
+spawned — is killed with SIGKILL. The outcome is data (`ok`, `missing`, `timeout`, `error`), never an
+exception.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+
+@dataclass
+class RunResult:
+    argv: list[str]
+    status: str  # ok (ran, any exit code) | missing | timeout | error (could not start)
+    returncode: int | None = None
+    stdout: bytes = b""
+    stderr: bytes = b""
+    seconds: float = 0.0
+    error: str | None = None
+
+    @property
+    def out(self) -> str:
+        return self.stdout.decode("utf-8", errors="replace")
+
+    @property
+    def err(self) -> str:
+        return self.stderr.decode("utf-8", errors="replace")
+
+
+def _kill_group(proc: subprocess.Popen[bytes]) -> None:
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+    try:
+        proc.kill()
+    except OSError:
+        pass
+
+
+def run_bounded(
+    argv: Sequence[str],
+    timeout: float,
+    *,
+    env: Mapping[str, str] | None = None,
+    cwd: str | None = None,
+    stdin_data: bytes | None = None,
+) -> RunResult:
+    """Run argv (never through a shell) for at most `timeout` seconds."""
+    t0 = time.monotonic()
+    args = [str(a) for a in argv]
+    if timeout <= 0:
+        return RunResult(args, "timeout", seconds=0.0, error="no time left in the budget")
+    try:
+        proc = subprocess.Popen(
+            args,
+            stdin=subprocess.PIPE if stdin_data is not None else subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            env=dict(env) if env is not None else None,
+            cwd=cwd,
+            start_new_session=True,
+        )
+    except FileNotFoundError as e:
+        return RunResult(args, "missing", seconds=time.monotonic() - t0, error=f"not found: {e.filename or args[0]}")
+    except OSError as e:
+        return RunResult(args, "error", seconds=time.monotonic() - t0, error=f"cannot run {args[0]}: {e.strerror or e}")
+    try:
+        out, err = proc.communicate(stdin_data, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        _kill_group(proc)
+        # The group is dead; collect what it printed without waiting on pipes a stray grandchild
+        # outside the group might still hold open.
+        try:
+            out, err = proc.communicate(timeout=1.0)
+        except subprocess.TimeoutExpired:
+            out, err = b"", b""
+            for stream in (proc.stdout, proc.stderr):
+                if stream is not None:
+                    stream.close()
+            proc.wait(timeout=1.0)
+        return RunResult(args, "timeout", proc.returncode, out or b"", err or b"", time.monotonic() - t0,
+                         f"no answer within {timeout:.1f} s; killed")
+    except BaseException:
+        _kill_group(proc)
+        proc.wait()
+        raise
+    return RunResult(args, "ok", proc.returncode, out, err, time.monotonic() - t0)

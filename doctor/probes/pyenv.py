@@ -1,0 +1,176 @@
+"""The target Python environment: run `_target_probe.py` inside the target interpreter and turn its
+JSON into snapshot `python`, `packages` and `modules`.
+
+DESIGN principle 3: the target is an interpreter, not the doctor's own. The script goes in on stdin
+(`<python> -`), so sys.path[0] is the user's cwd exactly as for `python -c` / `python -m` — no `-I`, no
+`-S`: a source tree in the cwd that shadows an installed package must show. The run is bounded in time; a
+missing or failing interpreter is a recorded error, never an exception.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from doctor.probes._run import RunResult, run_bounded
+from doctor.snapshot import normalize_name
+
+SCRIPT = Path(__file__).with_name("_target_probe.py")
+BEGIN = "@@DOCTOR-TARGET-PROBE-BEGIN@@"
+END = "@@DOCTOR-TARGET-PROBE-END@@"
+PACKAGE_KEYS = ("version", "location", "editable", "url", "commit", "installer")
+
+
+def extract_document(stdout: str) -> tuple[dict[str, Any] | None, str | None]:
+    """The JSON between the marker lines (a noisy .pth file may print around it); (doc, error)."""
+    if not isinstance(stdout, str):
+        return None, "no output"
+    start = stdout.rfind(BEGIN)
+    end = stdout.rfind(END)
+    if start < 0 or end < start:
+        return None, "the probe printed no result"
+    body = stdout[start + len(BEGIN):end].strip()
+    try:
+        doc = json.loads(body)
+    except (ValueError, RecursionError) as e:
+        return None, f"the probe's result is not JSON: {e}"
+    if not isinstance(doc, dict):
+        return None, "the probe's result is not a JSON object"
+    return doc, None
+
+
+def _str(v: Any) -> str | None:
+    return v if isinstance(v, str) else None
+
+
+def _bool(v: Any) -> bool | None:
+    return v if isinstance(v, bool) else None
+
+
+def to_snapshot_parts(doc: Mapping[str, Any]) -> dict[str, Any]:
+    """Probe document -> {"python", "packages", "modules"} in snapshot shape; tolerant of missing or
+    wrongly typed fields (an old copy of the probe, a hand-edited file)."""
+    parts: dict[str, Any] = {}
+    py = doc.get("python")
+    if isinstance(py, dict):
+        pyo: dict[str, Any] = {}
+        for k in ("version", "executable", "implementation", "prefix"):
+            if isinstance(py.get(k), str):
+                pyo[k] = py[k]
+        sp = py.get("site_packages")
+        if isinstance(sp, list):
+            pyo["site_packages"] = [s for s in sp if isinstance(s, str)]
+        for k in ("base_prefix", "cwd"):
+            if isinstance(py.get(k), str):
+                pyo[k] = py[k]
+        if isinstance(py.get("sys_path"), list):
+            pyo["sys_path"] = [s for s in py["sys_path"] if isinstance(s, str)]
+        parts["python"] = pyo
+    dists = doc.get("distributions")
+    if isinstance(dists, list):
+        packages: dict[str, Any] = {}
+        for d in dists:
+            if not isinstance(d, dict) or not isinstance(d.get("name"), str):
+                continue
+            key = normalize_name(d["name"])
+            entry: dict[str, Any] = {"version": _str(d.get("version"))}
+            for k in PACKAGE_KEYS[1:]:
+                if k == "editable":
+                    if _bool(d.get(k)) is not None:
+                        entry[k] = d[k]
+                elif k in d and (d[k] is None or isinstance(d[k], str)):
+                    entry[k] = d[k]
+            if isinstance(d.get("shadowed"), list):
+                entry["shadowed"] = [s for s in d["shadowed"] if isinstance(s, dict)]
+            if key in packages:  # first on sys.path wins, as importlib.metadata.version() does
+                packages[key].setdefault("shadowed", []).append({"version": entry["version"], "location": entry.get("location")})
+                continue
+            packages[key] = entry
+        parts["packages"] = dict(sorted(packages.items()))
+    mods = doc.get("modules")
+    if isinstance(mods, dict):
+        modules: dict[str, Any] = {}
+        for name, m in mods.items():
+            if m is None:
+                modules[name] = None
+                continue
+            if not isinstance(m, dict):
+                continue
+            mo: dict[str, Any] = {}
+            if isinstance(m.get("origins"), list):
+                mo["origins"] = [o for o in m["origins"] if isinstance(o, str)]
+            if m.get("version") is None or isinstance(m.get("version"), str):
+                mo["version"] = m.get("version")
+            g = m.get("git")
+            if isinstance(g, dict):
+                mo["git"] = {"commit": _str(g.get("commit")), "branch": _str(g.get("branch")),
+                             "tag": _str(g.get("tag")), "dirty": _bool(g.get("dirty"))}
+                if isinstance(g.get("root"), str):
+                    mo["git"]["root"] = g["root"]
+            if isinstance(m.get("features"), dict):
+                mo["features"] = {k: v for k, v in m["features"].items() if isinstance(v, bool)}
+            if isinstance(m.get("build"), dict):
+                mo["build"] = m["build"]
+            for k in ("kind", "resolved", "copies", "preimported"):
+                if k in m:
+                    mo[k] = m[k]
+            modules[name] = mo
+        parts["modules"] = modules
+    return parts
+
+
+def freeze_lines(doc: Mapping[str, Any]) -> list[str]:
+    """`pip freeze`-style lines from the probe (no pip run): `name==ver`, `name @ url`, `-e url`."""
+    lines = []
+    dists = doc.get("distributions")
+    for d in dists if isinstance(dists, list) else []:
+        if not isinstance(d, dict) or not isinstance(d.get("name"), str):
+            continue
+        url = d.get("url") if isinstance(d.get("url"), str) else None
+        if d.get("editable") and url:
+            lines.append(f"-e {url}")
+        elif url and url.startswith(("file:", "git+", "http")) and d.get("vcs"):
+            commit = d.get("commit")
+            lines.append(f"{d['name']} @ {d.get('vcs')}+{url}" + (f"@{commit}" if commit else ""))
+        elif url:
+            lines.append(f"{d['name']} @ {url}")
+        else:
+            lines.append(f"{d['name']}=={d.get('version')}")
+    return sorted(lines, key=lambda s: s.lower().lstrip("-e "))
+
+
+def run_target_probe(
+    python: str | None, *, timeout: float = 60.0, environ: Mapping[str, str] | None = None, cwd: str | None = None
+) -> tuple[dict[str, Any] | None, str | None, RunResult | None]:
+    """(document, error, run). `error` is set when the interpreter is missing, hangs, crashes or prints
+    no result; the document may still be partial (then its own `errors` list says why)."""
+    exe = python or sys.executable
+    if not os.path.exists(exe):
+        return None, f"target Python {exe}: no such file", None
+    if not os.access(exe, os.X_OK) or os.path.isdir(exe):
+        return None, f"target Python {exe}: not an executable file", None
+    env = dict(environ) if environ is not None else dict(os.environ)
+    env["PYTHONDONTWRITEBYTECODE"] = "1"
+    env.pop("PYTHONINSPECT", None)
+    try:
+        source = SCRIPT.read_bytes()
+    except OSError as e:
+        return None, f"cannot read the probe script {SCRIPT}: {e.strerror}", None
+    work = cwd or os.getcwd()
+    if not os.path.isdir(work):
+        return None, f"working directory {work} does not exist", None
+    r = run_bounded([exe, "-"], timeout, env=env, cwd=work, stdin_data=source)
+    if r.status != "ok":
+        return None, f"target Python {exe}: {r.error}", r
+    doc, err = extract_document(r.out)
+    if doc is None:
+        tail = r.err.strip().splitlines()[-1:] if r.err.strip() else []
+        reason = f"exit code {r.returncode}" + (f": {tail[0][:300]}" if tail else "")
+        return None, f"target Python {exe}: {err} ({reason})", r
+    if doc.get("fatal"):
+        return doc, f"target Python {exe}: probe failed: {doc['fatal']}", r
+    return doc, None, r

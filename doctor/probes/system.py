@@ -1,0 +1,99 @@
+"""Host facts: OS, kernel, arch, glibc, CPUs, memory, /dev/shm, cwd and whether we run in a container.
+
+Live facts (CPU count, memory, kernel, arch, hostname) come from psutil/platform; file facts (os-release,
+container markers, /dev/shm) are read through the root prefix. glibc comes from
+`os.confstr("CS_GNU_LIBC_VERSION")` because it decides which manylinux wheels can install.
+Container detection: /.dockerenv (Docker), /run/.containerenv (Podman), `container=` in the environment
+(systemd-nspawn, Podman), KUBERNETES_SERVICE_HOST, and container runtimes named in /proc/1/cgroup.
+"""
+
+from __future__ import annotations
+
+import os
+import platform
+import re
+import socket
+from collections.abc import Mapping
+from typing import Any
+
+from doctor.probes._fs import FsError, RootFS
+
+_CGROUP_RUNTIMES = re.compile(r"docker|kubepods|containerd|libpod|lxc|crio|podman", re.I)
+
+
+def parse_os_release(text: str | None) -> str | None:
+    """PRETTY_NAME (else NAME VERSION) of an os-release file."""
+    if not isinstance(text, str):
+        return None
+    kv: dict[str, str] = {}
+    for line in text.splitlines():
+        k, sep, v = line.partition("=")
+        if sep and k.strip():
+            kv.setdefault(k.strip(), v.strip().strip("\"'"))
+    if kv.get("PRETTY_NAME"):
+        return kv["PRETTY_NAME"]
+    name = " ".join(x for x in (kv.get("NAME"), kv.get("VERSION")) if x)
+    return name or None
+
+
+def container_evidence(fs: RootFS, environ: Mapping[str, str]) -> list[str]:
+    found = []
+    for marker in ("/.dockerenv", "/run/.containerenv"):
+        if fs.exists(marker):
+            found.append(marker)
+    if environ.get("container"):
+        found.append(f"container={environ['container']}")
+    if environ.get("KUBERNETES_SERVICE_HOST"):
+        found.append("KUBERNETES_SERVICE_HOST")
+    try:
+        cg = fs.read_text("/proc/1/cgroup", limit=16384)
+    except FsError:
+        cg = None
+    if cg and _CGROUP_RUNTIMES.search(cg):
+        found.append("/proc/1/cgroup")
+    return found
+
+
+def glibc_version() -> str | None:
+    try:
+        v = os.confstr("CS_GNU_LIBC_VERSION")
+    except (ValueError, OSError, AttributeError):
+        v = None
+    if v:
+        return v  # "glibc 2.35"
+    lib, ver = platform.libc_ver()
+    return f"{lib} {ver}".strip() or None
+
+
+def probe_system(fs: RootFS, environ: Mapping[str, str], cwd: str) -> tuple[dict[str, Any], list[str]]:
+    import psutil
+
+    errors: list[str] = []
+    host: dict[str, Any] = {"hostname": socket.gethostname(), "kernel": platform.release(), "arch": platform.machine()}
+    try:
+        os_name = parse_os_release(fs.read_text("/etc/os-release") or fs.read_text("/usr/lib/os-release"))
+    except FsError as e:
+        os_name = None
+        errors.append(str(e))
+    host["os"] = os_name or platform.system()
+    libc = glibc_version()
+    if libc:
+        host["libc"] = libc
+    host["cpu_count"] = psutil.cpu_count(logical=True) or os.cpu_count() or 0
+    try:
+        host["memory_gb"] = round(psutil.virtual_memory().total / 2**30, 1)
+    except (OSError, RuntimeError) as e:
+        errors.append(f"memory: {e}")
+    shm = fs.host("/dev/shm")
+    try:
+        st = os.statvfs(fs.host(fs.resolve("/dev/shm")))
+        host["shm_gb"] = round(st.f_frsize * st.f_blocks / 2**30, 1)
+    except (OSError, FsError):
+        host["shm_gb"] = None
+        errors.append(f"{shm}: cannot stat")
+    host["cwd"] = cwd
+    evidence = container_evidence(fs, environ)
+    host["in_container"] = bool(evidence)
+    if evidence:
+        host["container_evidence"] = evidence
+    return host, errors

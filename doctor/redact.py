@@ -1,0 +1,56 @@
+"""Secret redaction for everything the doctor writes out: collected env values, bundle files, pip freeze.
+
+Rule (shared/schemas/snapshot.md rule 3): the value of a variable whose *name* contains TOKEN, SECRET,
+PASSWORD, KEY, CREDENTIAL or AUTH becomes "<redacted>". Credentials embedded in URLs
+(`https://user:pass@host`, `git+https://TOKEN@github.com/...`) are redacted wherever they appear, because
+index URLs and git sources routinely carry them (PIP_INDEX_URL, HF_ENDPOINT, pip freeze `@ git+https://`).
+"""
+
+from __future__ import annotations
+
+import re
+
+REDACTED = "<redacted>"
+SECRET_WORDS = ("TOKEN", "SECRET", "PASSWORD", "KEY", "CREDENTIAL", "AUTH")
+
+# scheme://userinfo@host — userinfo is everything up to the last '@' before the next '/', space or quote.
+_URL_CRED = re.compile(r"(?P<scheme>\b[a-zA-Z][a-zA-Z0-9+.\-]*://)(?P<userinfo>[^\s/@'\"<>]+)@")
+# NAME=value / NAME: value / export NAME="value" at the start of a line (bundle files, env dumps).
+_ASSIGN = re.compile(
+    r"^(?P<lead>\s*(?:export\s+)?)(?P<name>[A-Za-z_][A-Za-z0-9_.\-]*)(?P<sep>\s*[=:]\s*)(?P<value>.*?)(?P<eol>\r?)$",
+    re.M,
+)
+
+
+def is_secret_name(name: str) -> bool:
+    upper = name.upper()
+    return any(word in upper for word in SECRET_WORDS)
+
+
+def redact_url_credentials(text: str) -> str:
+    """`https://user:pass@host/x` -> `https://<redacted>@host/x` (the user part can itself be a token)."""
+    if "@" not in text or "://" not in text:
+        return text
+    return _URL_CRED.sub(lambda m: f"{m['scheme']}{REDACTED}@", text)
+
+
+def redact_value(name: str, value: str) -> str:
+    """The value to record for env var `name`."""
+    if is_secret_name(name):
+        return REDACTED
+    return redact_url_credentials(value)
+
+
+def redact_env(env: dict[str, str]) -> dict[str, str]:
+    return {k: redact_value(k, v) for k, v in env.items()}
+
+
+def redact_text(text: str) -> str:
+    """Redact a free-form file: secret-named assignments on any line, then URL credentials anywhere."""
+
+    def _line(m: re.Match[str]) -> str:
+        if not is_secret_name(m["name"]) or not m["value"].strip():
+            return m.group(0)
+        return f"{m['lead']}{m['name']}{m['sep']}{REDACTED}{m['eol']}"
+
+    return redact_url_credentials(_ASSIGN.sub(_line, text))

@@ -1,0 +1,262 @@
+"""The target-interpreter probe, run for real in a throw-away venv holding fake dist-info read by the real
+importlib.metadata, a planted `torch` that must never be imported, two megatron copies, a PEP 660
+editable finder, git source trees and a source tree in the cwd shadowing an installed package."""
+
+from __future__ import annotations
+
+import ast
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from doctor.probes.pyenv import SCRIPT, extract_document, freeze_lines, run_target_probe, to_snapshot_parts
+from doctor.snapshot import snapshot_from_dict
+from tests.fakes import make_git_repo, make_package, make_site_packages, write
+
+FINDER = '''\
+import os
+import sys
+from importlib.util import spec_from_file_location
+
+MAPPING = {"mindspeed": %r}
+
+
+class _Finder:
+    @classmethod
+    def find_spec(cls, fullname, path=None, target=None):
+        if fullname in MAPPING:
+            pkg = MAPPING[fullname]
+            return spec_from_file_location(fullname, os.path.join(pkg, "__init__.py"), submodule_search_locations=[pkg])
+        return None
+
+
+def install():
+    if _Finder not in sys.meta_path:
+        sys.meta_path.append(_Finder)
+'''
+
+
+def _marker(markers: Path, name: str) -> str:
+    return f"open({str(markers / name)!r}, 'w').write('imported')\n"
+
+
+@pytest.fixture(scope="module")
+def target(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    base = tmp_path_factory.mktemp("pyenv")
+    markers = base / "markers"
+    markers.mkdir()
+    venv = base / "venv"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True, timeout=120)
+    py = venv / "bin" / "python"
+    site = next((venv / "lib").glob("python*/site-packages"))
+
+    make_site_packages(site, {"torch": "2.5.1", "torch_npu": "2.5.1.post1", "megatron-core": "0.12.1", "numpy": "1.26.4",
+                              "vllm_ascend": "0.11.0rc1", "Private_Pkg": "1.0"},
+                       direct_url={"Private_Pkg": {"url": "https://github.com/o/p.git", "vcs_info": {"vcs": "git", "commit_id": "abc123"}}})
+    make_package(site, "torch", {"version.py": "__version__ = '2.5.1'\ndebug = False\ncuda: Optional[str] = '12.1'\n"
+                                               "git_version = 'abc'\nhip = None\n"}, init=_marker(markers, "torch"))
+    make_package(site, "torch_npu", {"version.py": "__version__ = '2.5.1.post1'\n"}, init=_marker(markers, "torch_npu-site"))
+    make_package(site, "megatron", {"core/__init__.py": _marker(markers, "megatron.core"),
+                                    "core/package_info.py": "MAJOR = 0\nMINOR = 12\nPATCH = 1\nPRE_RELEASE = ''\n"},
+                 init=_marker(markers, "megatron"))
+    make_package(site, "vllm_ascend", {"_build_info.py": "# Auto-generated file\n__device_type__ = 'A3'\n"
+                                                         "__soc_version__ = 'ascend910_9391'\n__sleep_mode_enabled__ = True\n"},
+                 init=_marker(markers, "vllm_ascend"))
+    write(site / "noisy.pth", "import sys; sys.stdout.write('a .pth that prints\\n')\n")
+
+    # Megatron-LM checkout on PYTHONPATH: `megatron/` without __init__.py (a namespace portion), newer version
+    mlm = base / "src" / "Megatron-LM"
+    write(mlm / "megatron" / "core" / "package_info.py", "MAJOR = 0\nMINOR = 16\nPATCH = 0\nPRE_RELEASE = 'rc0'\n")
+    write(mlm / "megatron" / "core" / "__init__.py", _marker(markers, "mlm"))
+
+    # MindSpeed: a git checkout installed editable through a PEP 660 meta-path finder
+    ms = base / "src" / "MindSpeed"
+    make_package(ms, "mindspeed", {"megatron_adaptor.py": "import megatron\n\n\ndef repatch(config):\n    pass\n"},
+                 init=_marker(markers, "mindspeed"))
+    ms_sha = make_git_repo(ms, branch="2.3.0_core_r0.12.1", tag="v2.3.0")
+    write(site / "__editable___mindspeed_0_12_1_finder.py", FINDER % str(ms / "mindspeed"))
+    write(site / "__editable__.mindspeed-0.12.1.pth",
+          "import __editable___mindspeed_0_12_1_finder; __editable___mindspeed_0_12_1_finder.install()\n")
+    make_site_packages(site, {"mindspeed": "0.12.1"}, editable={"mindspeed": ms})
+
+    # verl: a dirty checkout installed the legacy way (a path line in a .pth)
+    vs = base / "src" / "verl"
+    make_package(vs, "verl", {"version/version": "0.7.1.dev\n"}, init=_marker(markers, "verl"))
+    verl_sha = make_git_repo(vs, dirty=True)
+    write(site / "__editable__.verl-0.7.1.dev0.pth", f"{vs}\n")
+    make_site_packages(site, {"verl": "0.7.1.dev0"}, editable={"verl": vs})
+
+    # the user's cwd holds a torch_npu source tree that shadows the installed one
+    work = base / "work"
+    make_package(work, "torch_npu", {"version.py": "__version__ = '2.5.1+gitdeadbeef'\n"}, init=_marker(markers, "torch_npu-cwd"))
+
+    env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(base), "PYTHONPATH": str(mlm),
+           "GIT_CONFIG_NOSYSTEM": "1"}
+    doc, err, run = run_target_probe(str(py), environ=env, cwd=str(work), timeout=60)
+    return {"doc": doc, "err": err, "run": run, "parts": to_snapshot_parts(doc or {}), "site": site, "work": work,
+            "mlm": mlm, "ms": ms, "ms_sha": ms_sha, "vs": vs, "verl_sha": verl_sha, "markers": markers, "py": py}
+
+
+def test_probe_ran_and_imported_nothing(target: dict[str, Any]) -> None:
+    assert target["err"] is None, target["err"]
+    assert target["doc"]["errors"] == []
+    assert sorted(p.name for p in target["markers"].iterdir()) == []  # no probed package was imported
+
+
+def test_python_facts(target: dict[str, Any]) -> None:
+    py = target["parts"]["python"]
+    assert py["executable"] == str(target["py"])
+    assert py["site_packages"] == [str(target["site"])]
+    assert py["sys_path"][0] == str(target["work"])  # cwd first, as for the user's `python -c`
+    assert py["implementation"] == "CPython"
+
+
+def test_packages_from_real_importlib_metadata(target: dict[str, Any]) -> None:
+    pk = target["parts"]["packages"]
+    assert set(pk) == {"torch", "torch-npu", "megatron-core", "numpy", "vllm-ascend", "private-pkg", "mindspeed", "verl"}
+    assert pk["torch-npu"]["version"] == "2.5.1.post1" and pk["torch-npu"]["location"] == str(target["site"])
+    assert pk["mindspeed"]["editable"] is True and pk["mindspeed"]["url"] == target["ms"].resolve().as_uri()
+    assert pk["private-pkg"]["commit"] == "abc123" and pk["private-pkg"]["editable"] is False
+    assert pk["torch"]["installer"] == "pip"
+
+
+def test_cwd_source_tree_shadows_the_installed_package(target: dict[str, Any]) -> None:
+    m = target["parts"]["modules"]["torch_npu"]
+    assert m["origins"] == [str(target["work"] / "torch_npu"), str(target["site"] / "torch_npu")]
+    assert m["version"] == "2.5.1+gitdeadbeef"
+
+
+def test_torch_build_facts_without_import(target: dict[str, Any]) -> None:
+    m = target["parts"]["modules"]["torch"]
+    assert m["version"] == "2.5.1"
+    assert m["build"] == {"debug": False, "cuda": "12.1", "git_version": "abc", "hip": None}
+
+
+def test_every_megatron_copy_with_its_version(target: dict[str, Any]) -> None:
+    m = target["parts"]["modules"]["megatron"]
+    site_copy, mlm_copy = str(target["site"] / "megatron"), str(target["mlm"] / "megatron")
+    assert set(m["origins"]) == {site_copy, mlm_copy}
+    assert m["resolved"] == [site_copy]  # a regular package beats an earlier namespace portion
+    assert {c["path"]: c["version"] for c in m["copies"]} == {site_copy: "0.12.1", mlm_copy: "0.16.0rc0"}
+    assert m["version"] == "0.12.1"
+
+
+def test_pep660_finder_and_git_facts(target: dict[str, Any]) -> None:
+    m = target["parts"]["modules"]["mindspeed"]
+    assert m["origins"] == [str(target["ms"] / "mindspeed")]
+    assert m["features"] == {"repatch": True}
+    g = m["git"]
+    assert (g["commit"], g["branch"], g["tag"], g["dirty"]) == (target["ms_sha"], "2.3.0_core_r0.12.1", "v2.3.0", False)
+    assert target["doc"]["editable_finders"]["mindspeed"][0]["path"] == str(target["ms"] / "mindspeed")
+
+
+def test_legacy_editable_dirty_checkout(target: dict[str, Any]) -> None:
+    m = target["parts"]["modules"]["verl"]
+    assert m["origins"] == [str(target["vs"] / "verl")]
+    assert m["version"] == "0.7.1.dev"
+    assert m["git"]["dirty"] is True and m["git"]["commit"] == target["verl_sha"] and m["git"]["branch"] == "main"
+
+
+def test_vllm_ascend_build_info(target: dict[str, Any]) -> None:
+    b = target["parts"]["modules"]["vllm_ascend"]["build"]
+    assert b == {"device_type": "A3", "soc_version": "ascend910_9391", "sleep_mode_enabled": True}
+
+
+def test_absent_modules_are_null(target: dict[str, Any]) -> None:
+    mods = target["parts"]["modules"]
+    assert mods["transformer_engine"] is None and mods["vllm"] is None and mods["mbridge"] is None
+
+
+def test_parts_load_as_a_snapshot(target: dict[str, Any]) -> None:
+    snap = snapshot_from_dict({"schema": "doctor.snapshot/1", "complete": True, **target["parts"]})
+    assert snap.version("torch_npu") == "2.5.1.post1"
+    assert snap.has_package("vllm") is False
+
+
+def test_freeze_lines(target: dict[str, Any]) -> None:
+    lines = freeze_lines(target["doc"])
+    assert "torch==2.5.1" in lines
+    assert f"-e {target['ms'].resolve().as_uri()}" in lines
+    assert "Private_Pkg @ git+https://github.com/o/p.git@abc123" in lines
+
+
+# -- failures are recorded, not raised --------------------------------------------------------------------
+
+
+def test_missing_interpreter(tmp_path: Path) -> None:
+    doc, err, run = run_target_probe(str(tmp_path / "nope" / "python"))
+    assert doc is None and "no such file" in err and run is None
+
+
+def test_crashing_interpreter(tmp_path: Path) -> None:
+    exe = write(tmp_path / "python", "#!/bin/sh\necho 'Fatal Python error: init_fs_encoding' >&2\nexit 3\n", mode=0o755)
+    doc, err, run = run_target_probe(str(exe), cwd=str(tmp_path))
+    assert doc is None and "exit code 3: Fatal Python error" in err
+
+
+def test_hanging_interpreter_is_killed(tmp_path: Path) -> None:
+    exe = write(tmp_path / "python", "#!/bin/sh\nsleep 600\n", mode=0o755)
+    doc, err, run = run_target_probe(str(exe), cwd=str(tmp_path), timeout=0.5)
+    assert doc is None and "killed" in err and run.status == "timeout"
+
+
+# -- the script itself ------------------------------------------------------------------------------------
+
+
+def test_script_is_python38_syntax_and_stdlib_only() -> None:
+    src = SCRIPT.read_text()
+    tree = ast.parse(src, feature_version=(3, 8))
+    imported = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            imported.update(a.name.split(".")[0] for a in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            imported.add((node.module or "").split(".")[0])
+    assert imported <= set(sys.stdlib_module_names), imported - set(sys.stdlib_module_names)
+    for newer in (".removeprefix(", ".removesuffix(", "functools.cache(", ".is_relative_to(", "dist.name"):
+        assert newer not in src
+    assert not any(isinstance(n, ast.Match) for n in ast.walk(tree))
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text())
+def test_extract_document_never_raises(text: str) -> None:
+    doc, err = extract_document(text)
+    assert (doc is None) != (err is None)
+
+
+_json = st.recursive(st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=10),
+                     lambda ch: st.lists(ch, max_size=4) | st.dictionaries(st.text(max_size=10), ch, max_size=4), max_leaves=20)
+
+
+@settings(max_examples=120, deadline=None)
+@given(st.fixed_dictionaries({}, optional={
+    "python": _json | st.fixed_dictionaries({}, optional={"version": _json, "site_packages": _json, "sys_path": _json}),
+    "distributions": _json | st.lists(st.fixed_dictionaries({"name": st.text(min_size=1, max_size=8)}, optional={
+        "version": _json, "editable": _json, "url": _json, "location": _json, "shadowed": _json, "commit": _json}), max_size=5),
+    "modules": _json | st.dictionaries(st.text(max_size=8), _json | st.fixed_dictionaries({}, optional={
+        "origins": _json, "version": _json, "git": _json, "features": _json, "build": _json}), max_size=4),
+}))
+def test_any_probe_document_becomes_a_loadable_snapshot(doc: dict) -> None:
+    parts = to_snapshot_parts(doc)
+    snapshot_from_dict({"schema": "doctor.snapshot/1", **parts})
+    json.dumps(parts)
+    freeze_lines(doc)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(max_size=400))
+def test_in_target_text_readers_never_raise(text: str) -> None:
+    from doctor.probes import _target_probe as tp
+
+    assert isinstance(tp.simple_assignments(text), dict)
+    tp._literal_assignment(text, "MAPPING")
+    m = tp._VERSION_RE.search(text)
+    assert m is None or isinstance(m.group(1), str)

@@ -1,0 +1,41 @@
+"""run_bounded: outcomes are data (ok / missing / timeout / error) and a timeout leaves no process."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from doctor.probes._run import run_bounded
+from tests.fakes import write
+
+
+def test_ok_with_any_exit_code(tmp_path: Path) -> None:
+    exe = write(tmp_path / "t", "#!/bin/sh\necho out; echo err >&2; exit 4\n", mode=0o755)
+    r = run_bounded([str(exe)], 10)
+    assert (r.status, r.returncode, r.out, r.err) == ("ok", 4, "out\n", "err\n")
+
+
+def test_stdin_is_delivered(tmp_path: Path) -> None:
+    r = run_bounded(["cat"], 10, stdin_data=b"hello")
+    assert r.out == "hello"
+
+
+def test_missing_and_not_executable(tmp_path: Path) -> None:
+    assert run_bounded([str(tmp_path / "nope")], 5).status == "missing"
+    plain = write(tmp_path / "plain", "x")
+    r = run_bounded([str(plain)], 5)
+    assert r.status == "error" and "cannot run" in r.error
+
+
+def test_timeout_kills_the_process_group(tmp_path: Path) -> None:
+    pidfile = tmp_path / "child.pid"
+    exe = write(tmp_path / "t", f"#!/bin/sh\necho started\nsleep 600 & echo $! > {pidfile}\nwait\n", mode=0o755)
+    r = run_bounded([str(exe)], 0.5)
+    assert r.status == "timeout" and "killed" in r.error
+    assert r.out == "started\n"  # what it printed before the deadline is kept
+    pid = int(pidfile.read_text())
+    stat = Path(f"/proc/{pid}/stat")
+    assert not stat.exists() or stat.read_text().split(") ")[-1].split()[0] == "Z"
+
+
+def test_no_budget_left() -> None:
+    assert run_bounded(["true"], 0).status == "timeout"

@@ -1,0 +1,89 @@
+"""`doctor smoke`: a tiny verl GRPO run (megatron strategy, MindSpeed, flash attention on) with a verdict.
+
+Exit codes: 0 pass, 1 fail (or refused by the preflight check), 2 could not run (bad options, no verl in the
+training interpreter, unusable workload, interrupted).
+"""
+
+from __future__ import annotations
+
+import sys
+
+import click
+
+from doctor.cli._common import doctor_command, output_options
+
+
+@click.command("smoke")
+@click.option("--workdir", type=click.Path(file_okay=False), default=None,
+              help="Where the dataset, tiny model and run logs go (reused when unchanged). "
+                   "Default: ~/.cache/verl-ascend-doctor/smoke.")
+@click.option("--model", type=click.Path(exists=True, file_okay=False), default=None,
+              help="A local Hugging Face model directory to use instead of the built tiny Qwen2.")
+@click.option("--tp", type=click.IntRange(min=1), default=None, help="Tensor parallel size (default: fits the NPUs).")
+@click.option("--pp", type=click.IntRange(min=1), default=None, help="Pipeline parallel size (default: fits the NPUs).")
+@click.option("--steps", type=click.IntRange(1, 2), default=1, show_default=True, help="Training steps to run.")
+@click.option("--run-timeout", type=click.FloatRange(min=1), default=1800, show_default=True,
+              help="Seconds before the run is ended (its process group and its own Ray daemons only).")
+@click.option("--ignore-preflight", is_flag=True, help="Run even if `doctor check` reports errors.")
+@click.option("--dry-run", is_flag=True, help="Build the workload and print the command and env; run nothing.")
+@click.option("--junit", "junit_path", type=click.Path(dir_okay=False), default=None,
+              help="Write a JUnit XML file (one test case per phase and per step).")
+@click.option("--python", "python", default=None,
+              help="The training environment's interpreter (default: the one running the doctor).")
+@output_options
+@doctor_command
+def command(console, workdir, model, tp, pp, steps, run_timeout, ignore_preflight, dry_run, junit_path, python) -> int:
+    """Run a tiny verl GRPO job on the megatron strategy with MindSpeed flash attention and judge it."""
+    import os
+    from pathlib import Path
+
+    from doctor.render import emit, junit_xml, write_text_atomic
+    from doctor.smoke.runner import TRAINER_ENV
+    from doctor.smoke.session import SmokeOptions, run_smoke
+    from doctor.smoke.workload import default_workdir
+
+    opts = SmokeOptions(
+        workdir=Path(workdir).expanduser() if workdir else default_workdir(),
+        model=Path(model).expanduser().absolute() if model else None,
+        tp=tp,
+        pp=pp,
+        steps=steps,
+        run_timeout=float(run_timeout),
+        ignore_preflight=ignore_preflight,
+        dry_run=dry_run,
+        python=python or sys.executable,
+        trainer_script=os.environ.get(TRAINER_ENV) or None,
+    )
+    report = run_smoke(opts, console)
+    if junit_path:
+        write_text_atomic(junit_path, junit_xml(report, "doctor-smoke"))
+    if not console.json_mode:
+        _print_summary(console, report.extra)
+    return emit(report, console)
+
+
+def _print_summary(console, extra: dict) -> None:
+    """Human lines the generic renderer does not know about: command, artifacts, metrics, log."""
+    c = console
+    if extra.get("dry_run") and extra.get("command_line"):
+        c.print(c.style("command:", "bold"))
+        c.print(f"  {extra['command_line']}")
+        c.print(c.style("env (set):", "bold"))
+        for k, v in extra.get("env_set", {}).items():
+            c.print(f"  {k}={v}")
+        if extra.get("env_unset"):
+            c.print(c.style("env (unset):", "bold") + " " + " ".join(extra["env_unset"]))
+    if extra.get("artifacts"):
+        c.print(c.style("artifacts:", "bold") + f" ({extra['workload']['root']}, "
+                f"{'reused' if extra['workload']['reused'] else 'built'})")
+        for a in extra["artifacts"]:
+            c.print(f"  {a['name']}  {a['bytes']} bytes")
+    from doctor.smoke.verdict import shown
+
+    for step, metrics in (extra.get("metrics") or {}).items():
+        c.print(f"step {step}: " + ", ".join(f"{k}={v}" for k, v in shown(metrics)))
+    if extra.get("wall_seconds") is not None and not extra.get("dry_run"):
+        tp = extra.get("throughput")
+        c.print(f"wall time {extra['wall_seconds']:.1f} s" + (f", throughput {tp:.1f} tokens/s/NPU" if tp else ""))
+    if extra.get("log") and not extra.get("dry_run"):
+        c.print(f"log: {extra['log']}")

@@ -1,0 +1,222 @@
+"""Turn a run (exit status + parsed log) into findings: pass only when every requested step printed finite
+`actor/pg_loss` and `actor/grad_norm` and the trainer exited 0.
+
+Why those two metrics: they are the first numbers verl logs that need the whole chain to work — rollout (vLLM),
+reward, old/ref log-probs and one Megatron optimizer step with MindSpeed's flash attention (verl.md §6.2,
+`actor/pg_loss` and `actor/grad_norm` come from the actor update). A NaN/inf there means the step ran but
+the numerics are broken, which is a failure too.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from doctor.report import Finding, finding
+from doctor.smoke.logparse import LogScanner, Value, is_finite
+from doctor.smoke.runner import RunResult
+
+REQUIRED_METRICS = ("actor/pg_loss", "actor/grad_norm")
+# Shown per step when present (verl.md §6.2).
+SHOWN_METRICS = (
+    "actor/pg_loss",
+    "actor/grad_norm",
+    "actor/entropy",
+    "actor/lr",
+    "critic/score/mean",
+    "response_length/mean",
+    "timing_s/gen",
+    "timing_s/update_actor",
+    "timing_s/step",
+    "perf/throughput",
+    "perf/max_memory_allocated_gb",
+)
+SOURCE = "verl/utils/logger/aggregate_logger.py concat_dict_to_str; verl.md §6.1–6.3"
+
+
+@dataclass
+class Verdict:
+    passed: bool
+    findings: list[Finding]
+    metrics: dict[int, dict[str, Value]]
+    wall_seconds: float
+    throughput: float | None
+    log: str
+    could_not_run: bool = False
+    explained: list[Finding] = field(default_factory=list)
+
+    def to_extra(self) -> dict[str, Any]:
+        return {
+            "verdict": "pass" if self.passed else ("could-not-run" if self.could_not_run else "fail"),
+            "metrics": {str(k): v for k, v in sorted(self.metrics.items())},
+            "wall_seconds": round(self.wall_seconds, 3),
+            "throughput": self.throughput,
+            "log": self.log,
+        }
+
+
+def judge(
+    run: RunResult,
+    scan: LogScanner,
+    steps: int,
+    *,
+    explain: Callable[[str], list[Finding]] | None = None,
+) -> Verdict:
+    """The verdict for `steps` requested training steps (1-based step numbers 1..steps)."""
+    log = str(run.log_path)
+    problems: list[Finding] = []
+    if not run.started:
+        problems.append(
+            finding(
+                "smoke-could-not-start",
+                "error",
+                "python",
+                "The trainer process could not be started",
+                detail=run.start_error or "",
+                evidence={"argv0": run.argv[0] if run.argv else None},
+                fix="Pass the training environment's interpreter with --python PATH.",
+                source="doctor runner",
+            )
+        )
+        return Verdict(False, problems, {}, run.wall_seconds, None, log, could_not_run=True)
+
+    if run.interrupted:
+        problems.append(
+            finding(
+                "smoke-interrupted",
+                "error",
+                "verl",
+                "The smoke run was interrupted (Ctrl-C); its processes were ended",
+                evidence={"log": log, "ended_pids": len(run.ended_pids)},
+                fix="Run `doctor smoke` again and let it finish (or raise --run-timeout).",
+                source="doctor runner",
+            )
+        )
+    elif run.timed_out:
+        problems.append(
+            finding(
+                "smoke-timeout",
+                "error",
+                "verl",
+                f"The smoke run did not finish within the time limit ({run.wall_seconds:.0f} s)",
+                detail="Its process group and the Ray daemons of its own temp dir were ended.",
+                evidence={"log": log, "wall_seconds": round(run.wall_seconds, 1), "last_lines": list(scan.tail)[-5:]},
+                fix="Read the end of the log for where it stopped (a HCCL or NPU hang often shows no error); "
+                "raise --run-timeout if the host is just slow.",
+                source="doctor runner",
+            )
+        )
+    elif run.exit_code != 0:
+        problems.append(
+            finding(
+                "smoke-exit-nonzero",
+                "error",
+                "verl",
+                f"verl.trainer.main_ppo exited with code {run.exit_code}",
+                evidence={"exit_code": run.exit_code, "log": log, "last_lines": list(scan.tail)[-5:]},
+                fix="See the diagnosis below and the log.",
+                source="verl.md §6.3 (an exception in main_ppo exits non-zero)",
+            )
+        )
+
+    for step in range(1, steps + 1):
+        m = scan.steps.get(step)
+        if m is None:
+            problems.append(
+                finding(
+                    "smoke-step-missing",
+                    "error",
+                    "verl",
+                    f"Training step {step} printed no metrics line",
+                    evidence={"step": step, "steps_seen": sorted(scan.steps), "log": log},
+                    fix="The run stopped before this step finished; see the log and the diagnosis.",
+                    source=SOURCE,
+                )
+            )
+            continue
+        for key in REQUIRED_METRICS:
+            if key not in m:
+                problems.append(
+                    finding(
+                        "smoke-metric-missing",
+                        "error",
+                        "verl",
+                        f"Step {step} printed no {key}",
+                        evidence={"step": step, "metric": key, "keys": sorted(m)[:20]},
+                        fix="Make sure trainer.logger includes console and the actor update ran.",
+                        source=SOURCE,
+                    )
+                )
+            elif not is_finite(m[key]):
+                problems.append(
+                    finding(
+                        "smoke-metric-not-finite",
+                        "error",
+                        "mindspeed",
+                        f"Step {step}: {key} is {m[key]}",
+                        detail="The step ran but produced NaN/inf: a numerics problem in the Megatron/MindSpeed "
+                        "update (fused kernels, dtype) or in the rollout's log-probs.",
+                        evidence={"step": step, "metric": key, "value": str(m[key])},
+                        fix="Rerun with the same stack on a known-good model (--model DIR); if it persists, "
+                        "report it with `doctor collect` output.",
+                        source=SOURCE,
+                    )
+                )
+    if run.survivors:
+        problems.append(
+            finding(
+                "smoke-orphan-processes",
+                "warning",
+                "ray",
+                f"{len(run.survivors)} process(es) of this run would not exit",
+                evidence={"pids": run.survivors},
+                fix="End them by pid (`kill -9 PID`); they belong to this run's Ray temp dir only.",
+                source="doctor runner",
+            )
+        )
+
+    passed = not any(f.severity.value == "error" for f in problems)
+    explained: list[Finding] = []
+    if not passed and explain is not None:
+        try:
+            explained = list(explain(log))
+        except Exception as e:  # noqa: BLE001 - the diagnosis is a bonus; never lose the verdict over it
+            explained = [
+                finding(
+                    "smoke-explain-unavailable",
+                    "info",
+                    "verl",
+                    "The log could not be run through the signature matcher",
+                    detail=str(e),
+                )
+            ]
+    metrics = {s: dict(v) for s, v in scan.steps.items()}
+    throughput: float | None = None
+    for s in sorted(metrics, reverse=True):  # the last step that printed a finite throughput
+        x = metrics[s].get("perf/throughput")
+        if isinstance(x, (int, float)) and is_finite(x):
+            throughput = float(x)
+            break
+    if passed:
+        problems.append(
+            finding(
+                "smoke-passed",
+                "info",
+                "verl",
+                f"{steps} GRPO step(s) on megatron + MindSpeed with flash attention finished",
+                evidence={
+                    "steps": steps,
+                    **{f"step{s}.{k}": metrics[s][k] for s in range(1, steps + 1) for k in REQUIRED_METRICS},
+                    "wall_seconds": round(run.wall_seconds, 1),
+                    "throughput": throughput,
+                },
+                source=SOURCE,
+            )
+        )
+    return Verdict(passed, problems + explained, metrics, run.wall_seconds, throughput, log, explained=explained)
+
+
+def shown(metrics: dict[str, Value]) -> list[tuple[str, Value]]:
+    """The metrics worth printing for a step, in a fixed order."""
+    return [(k, metrics[k]) for k in SHOWN_METRICS if k in metrics]

@@ -1,0 +1,80 @@
+"""Measure whole commands side by side: wall time (median of interleaved repeats) and peak RSS.
+
+Absolute times are noise on a shared 2-core machine, so every benchmark reports ratios between commands
+measured in the same run, interleaved (A B A B ...) so drift hits both sides alike. Peak RSS is the
+child's `ru_maxrss`, read in a tiny wrapper process so each command's peak is its own.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import statistics
+import subprocess
+import sys
+from dataclasses import asdict, dataclass
+
+_WRAPPER = r"""
+import json, resource, subprocess, sys, time
+cmd = json.loads(sys.argv[1])
+t0 = time.perf_counter()
+p = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+dt = time.perf_counter() - t0
+rss_kb = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+print(json.dumps({"seconds": dt, "peak_rss_mb": rss_kb / 1024.0, "returncode": p.returncode}))
+"""
+
+
+@dataclass
+class Measurement:
+    name: str
+    seconds: float  # median wall time
+    peak_rss_mb: float  # max over the repeats
+    runs: int
+    returncodes: list[int]
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+def run_once(cmd: list[str], env: dict[str, str] | None = None, cwd: str | None = None, timeout: float = 900) -> dict:
+    out = subprocess.run([sys.executable, "-c", _WRAPPER, json.dumps(cmd)], env=env, cwd=cwd, capture_output=True,
+                         text=True, timeout=timeout, check=True)
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def compare(commands: dict[str, list[str]], *, repeat: int = 5, env: dict[str, str] | None = None,
+            cwd: str | None = None, warmup: int = 1) -> dict[str, Measurement]:
+    """Run each command `repeat` times, interleaved, after `warmup` unmeasured rounds."""
+    for _ in range(warmup):
+        for cmd in commands.values():
+            run_once(cmd, env, cwd)
+    samples: dict[str, list[dict]] = {k: [] for k in commands}
+    for _ in range(repeat):
+        for name, cmd in commands.items():
+            samples[name].append(run_once(cmd, env, cwd))
+    return {
+        name: Measurement(
+            name=name,
+            seconds=statistics.median(s["seconds"] for s in ss),
+            peak_rss_mb=max(s["peak_rss_mb"] for s in ss),
+            runs=len(ss),
+            returncodes=sorted({s["returncode"] for s in ss}),
+        )
+        for name, ss in samples.items()
+    }
+
+
+def table(title: str, rows: list[Measurement], baseline: str | None = None) -> str:
+    base = next((r for r in rows if r.name == baseline), rows[0]) if rows else None
+    lines = [title, f"  {'command':<44} {'median s':>9} {'peak RSS MB':>12} {'ratio':>8}"]
+    for r in rows:
+        ratio = base.seconds / r.seconds if base and r.seconds else float("nan")
+        lines.append(f"  {r.name:<44} {r.seconds:>9.3f} {r.peak_rss_mb:>12.1f} {ratio:>7.1f}x")
+    return "\n".join(lines)
+
+
+def clean_env(**extra: str) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTEST", "COV_"))}
+    env.update(extra)
+    return env

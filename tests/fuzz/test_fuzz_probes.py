@@ -1,0 +1,77 @@
+"""Probe parsers: arbitrary and mutated real inputs return a value (or a recorded error), never raise."""
+
+from pathlib import Path
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from doctor.probes import ascend_files, npu_smi
+from doctor.probes import _target_probe as target
+
+from ._budget import fuzz
+
+FIXTURES = Path(__file__).resolve().parents[3] / "shared" / "fixtures"
+
+
+def _samples(sub: str, pattern: str) -> list[str]:
+    d = FIXTURES / sub
+    return [p.read_text(errors="replace") for p in sorted(d.glob(pattern))] if d.is_dir() else []
+
+
+NPU_SMI = _samples("npu-smi", "*.txt") or ["+---+\n| NPU Name | Health |\n"]
+INFO = _samples("info", "*.info") + _samples("info", "*.cfg") or ["Version=8.3.RC1\n"]
+
+
+@st.composite
+def mutated(draw, corpus):
+    """A real sample cut, spliced, with lines dropped/duplicated and random bytes inserted."""
+    text = draw(st.sampled_from(corpus))
+    lines = text.splitlines()
+    ops = draw(st.lists(st.tuples(st.sampled_from("dcitr"), st.integers(0, max(len(lines), 1))), max_size=6))
+    for op, i in ops:
+        if not lines:
+            break
+        i %= len(lines)
+        if op == "d":
+            del lines[i]
+        elif op == "c":
+            lines.insert(i, lines[i])
+        elif op == "i":
+            lines.insert(i, draw(st.text(max_size=30)))
+        elif op == "t":
+            lines[i] = lines[i][: draw(st.integers(0, len(lines[i])))]
+        else:
+            lines[i] = lines[i].replace("|", draw(st.sampled_from(["", "||", "| |", "+"])))
+    return "\n".join(lines)
+
+
+@fuzz
+@given(st.one_of(st.text(max_size=400), mutated(NPU_SMI)))
+def test_npu_smi_parsers(text):
+    info = npu_smi.parse_info(text)
+    assert isinstance(info, dict)
+    assert isinstance(npu_smi.parse_board(text), dict)
+
+
+@fuzz
+@given(st.one_of(st.text(max_size=300), mutated(INFO)), st.sampled_from(["toolkit", "driver", "nnal", "kernels", "firmware", "x"]))
+def test_version_file_parsers(text, kind):
+    assert isinstance(ascend_files.parse_kv(text), dict)
+    assert isinstance(ascend_files.parse_colon_kv(text), dict)
+    v = ascend_files.parse_version_cfg(text)
+    assert v is None or isinstance(v, str)
+    ascend_files.parse_version_file(kind, text)
+    ascend_files.nnal_version(text)
+    ascend_files.soc_from_ops_package(text[:60])
+
+
+@fuzz
+@given(st.one_of(st.text(max_size=200),
+                 st.lists(st.sampled_from(["__device_type__ = 'A2'", "__soc_version__ = 'ascend910b1'",
+                                           "__sleep_mode_enabled__ = True", "x: str = 'y'", "cuda = None",
+                                           "__version__ = '2.5.1+cpu'", "git_version = b'x'", "def f(:", "a = [1",
+                                           "import os", "a = b = 'c'", "\x00", "'''"]), max_size=6).map("\n".join)))
+def test_build_info_reader(text):
+    out = target.simple_assignments(text)
+    assert isinstance(out, dict)
+    assert all(isinstance(v, (str, int, float, bool, type(None))) for v in out.values())

@@ -1,0 +1,212 @@
+"""`doctor launch`: build a launch spec, validate it (rules + verl's real Hydra config), then write it."""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+import click
+
+from doctor.cli._common import doctor_command, output_options
+
+_SPEC_OPTIONS = (
+    "model", "verl_version", "nodes", "npus_per_node", "tp", "pp", "vpp", "cp", "ep", "etp", "sp", "recompute",
+    "recompute_method", "recompute_layers", "dist_opt", "fused", "mbridge", "megatron_bridge", "algorithm",
+    "train_files", "val_files", "train_batch_size", "ppo_mini_batch_size", "ppo_micro_batch_size_per_gpu",
+    "log_prob_micro_batch_size_per_gpu", "max_prompt_length", "max_response_length", "rollout_n", "rollout_tp",
+    "rollout_name", "gpu_memory_utilization", "lr", "total_epochs", "total_training_steps", "test_freq",
+    "save_freq", "project_name", "experiment_name", "node_rank", "head_address", "ray_port", "cann_set_env",
+    "nnal_set_env",
+)
+
+
+def _opt(*names: str, **kw: Any) -> Any:
+    return click.option(*names, default=kw.pop("default", None), show_default=False, **kw)
+
+
+@click.command("launch")
+@_opt("--spec", "spec_file", type=click.Path(dir_okay=False), help="YAML or TOML file with these options (schema: doctor.launch.spec).")
+@_opt("--model", metavar="DIR", help="Local Hugging Face model directory (config.json is read).")
+@_opt("--verl-version", metavar="VER", help="Target verl version [default: the installed verl's].")
+@_opt("--nodes", type=int, help="Number of nodes [1].")
+@_opt("--npus-per-node", type=int, help="NPUs per node [from the chip: A2 8, A3 16].")
+@_opt("--chip", type=click.Choice(["A2", "A3", "950"]), help="Chip family (sets the NPUs-per-node default).")
+@_opt("--tp", type=int, help="Tensor parallel size.")
+@_opt("--pp", type=int, help="Pipeline parallel size.")
+@_opt("--vpp", type=int, help="Virtual pipeline size (needs PP > 1 and mbridge off).")
+@_opt("--cp", type=int, help="Context parallel size (written to both CP keys).")
+@_opt("--ep", type=int, help="Expert parallel size (MoE).")
+@_opt("--etp", type=int, help="Expert tensor parallel size (MoE).")
+@_opt("--sp/--no-sp", help="Sequence parallel (both keys) [verl default].")
+@_opt("--recompute", type=click.Choice(["full", "selective"]), help="Recompute granularity.")
+@_opt("--recompute-method", type=click.Choice(["uniform", "block"]), help="Recompute method (full only).")
+@_opt("--recompute-layers", type=int, help="recompute_num_layers (full only).")
+@_opt("--dist-opt/--no-dist-opt", help="Distributed optimizer (both keys) [verl default].")
+@_opt("--fused", metavar="LIST", help="Comma list of rope,swiglu,rmsnorm,gmm,permute.")
+@_opt("--mbridge/--no-mbridge", help="actor.megatron.use_mbridge [verl default].")
+@_opt("--megatron-bridge/--no-megatron-bridge", help="Megatron-Bridge installed on the target [detected here].")
+@_opt("--algorithm", type=click.Choice(["grpo", "ppo", "dapo"]), help="RL algorithm [grpo].")
+@_opt("--train-files", help="Training parquet file(s).")
+@_opt("--val-files", help="Validation parquet file(s).")
+@_opt("--train-batch-size", type=int, help="data.train_batch_size [128].")
+@_opt("--ppo-mini-batch-size", type=int, help="actor ppo_mini_batch_size [32].")
+@_opt("--micro-batch-size", "ppo_micro_batch_size_per_gpu", type=int, help="actor ppo_micro_batch_size_per_gpu [2].")
+@_opt("--log-prob-micro-batch-size", "log_prob_micro_batch_size_per_gpu", type=int, help="ref/rollout log_prob micro batch per NPU [4].")
+@_opt("--max-prompt-length", type=int, help="[512]")
+@_opt("--max-response-length", type=int, help="[1024]")
+@_opt("--rollout-n", type=int, help="Responses per prompt [5].")
+@_opt("--rollout-tp", type=int, help="Rollout (vLLM) tensor parallel size [2].")
+@_opt("--rollout-name", help="Rollout engine [vllm].")
+@_opt("--gpu-memory-utilization", type=float, help="Rollout memory fraction [0.6].")
+@_opt("--lr", type=float, help="Actor learning rate [1e-6].")
+@_opt("--total-epochs", type=int, help="[1]")
+@_opt("--total-training-steps", type=int, help="Stop after N steps.")
+@_opt("--test-freq", type=int, help="[-1]")
+@_opt("--save-freq", type=int, help="[-1]")
+@_opt("--project-name", help="trainer.project_name.")
+@_opt("--experiment-name", help="trainer.experiment_name.")
+@_opt("--node-rank", type=int, help="Default NODE_RANK written into a multi-node script [0].")
+@_opt("--head-address", help="Default Ray head address written into a multi-node script.")
+@_opt("--ray-port", type=int, help="Ray head port [6379].")
+@_opt("--cann-set-env", metavar="PATH", help="CANN set_env.sh to source.")
+@_opt("--nnal-set-env", metavar="PATH", help="NNAL set_env.sh to source ('' to skip).")
+@click.option("--override", "extra_overrides", multiple=True, metavar="KEY=VALUE", help="Extra Hydra override (repeatable).")
+@_opt("--verl-config", type=click.Path(file_okay=False), help="verl's trainer/config directory to compose against.")
+@click.option("--compose/--no-compose", default=None, help="Require / skip the real Hydra composition [auto].")
+@click.option("--format", "fmt", type=click.Choice(["script", "overrides", "yaml"]), default="script", show_default=True)
+@click.option("-o", "--output", type=click.Path(dir_okay=False), help="Write to FILE (script: mode 0755).")
+@click.option("--overwrite", "--force", "overwrite", is_flag=True, help="Replace an existing output file.")
+@click.option("--strict", is_flag=True, help="Warnings also fail (exit 1, nothing written).")
+@_opt("--root", "sys_root", hidden=True, default="/", help="Filesystem root for chip detection (tests).")
+@output_options
+@doctor_command
+def command(console: Any, spec_file: str | None, chip: str | None, verl_config: str | None, compose: bool | None,
+            fmt: str, output: str | None, overwrite: bool, strict: bool, sys_root: str, extra_overrides: tuple[str, ...],
+            **opts: Any) -> int:
+    """Write a validated verl + MindSpeed launch script (or its overrides / composed YAML).
+
+    Nothing is written when a rule finds an error: the findings say which key to change.
+    """
+    from doctor.errors import RefusedError
+    from doctor.launch import hydra_compose
+    from doctor.launch.env import default_npus_per_node, megatron_bridge_installed
+    from doctor.launch.spec import build_spec, load_spec_file
+    from doctor.report import Report, finding
+
+    if output and os.path.lexists(output) and not overwrite:
+        raise RefusedError("exists; pass --overwrite (or --force) to replace it", source=output)
+    values: dict[str, Any] = load_spec_file(spec_file) if spec_file else {}
+    for k in _SPEC_OPTIONS:
+        if opts.get(k) is not None:
+            values[k] = opts[k]
+    if extra_overrides:
+        values["extra_overrides"] = list(values.get("extra_overrides") or []) + list(extra_overrides)
+    notes = []
+    if not values.get("verl_version"):
+        inst, _ = hydra_compose.installed_verl()
+        if inst:
+            values["verl_version"] = inst
+            notes.append(finding("launch-verl-version-installed", "info", ("verl",),
+                                 f"target verl {inst} (the installed one)", evidence={"verl_version": inst}))
+    if values.get("npus_per_node") is None:
+        n, why = default_npus_per_node(chip, sys_root)
+        values["npus_per_node"] = n
+        notes.append(finding("launch-npus-per-node", "info", ("npu",), f"{n} NPUs per node: {why}",
+                             evidence={"npus_per_node": n}, fix="Pass --npus-per-node (A2: 8, A3: 16)."))
+    if values.get("megatron_bridge") is None:
+        values["megatron_bridge"] = megatron_bridge_installed()
+    spec = build_spec(values, source=spec_file or "command line")
+
+    from doctor.launch.validation import validate
+
+    findings = notes + validate(spec, compose=compose, config_dir=verl_config)
+    from doctor.launch.override_list import overrides as _overrides
+
+    report = Report(command="launch", findings=findings,
+                    extra={"verl_version": spec.verl_version, "spec": spec.to_dict(), "overrides": _overrides(spec)})
+    if report.exit_code(strict=strict) != 0:
+        report.extra["written"] = None
+        console.status("not written: fix the error findings first" if report.summary["error"]
+                       else "not written: warnings under --strict")
+        return _emit(report, console, strict)
+    text = _render(spec, fmt, compose, verl_config)
+    if output:
+        _write(output, text, executable=(fmt == "script"))
+        report.extra["written"] = os.path.abspath(output)
+        if console.json_mode is False:
+            console.status(f"wrote {output}")
+        return _emit(report, console, strict)
+    if console.json_mode:
+        report.extra["text"] = text
+        report.extra["written"] = None
+        return _emit(report, console, strict)
+    # The script itself goes to stdout (so `> run.sh` works); findings go to stderr.
+    from doctor.console import Console
+
+    err_console = Console(json_mode=False, color=console.color, verbosity=console.verbosity, out=console.err,
+                          err=console.err)
+    code = _emit(report, err_console, strict)
+    console.out.write(text)
+    console.out.flush()
+    return code
+
+
+def _emit(report: Any, console: Any, strict: bool) -> int:
+    from doctor.render import emit
+
+    return emit(report, console, strict=strict)
+
+
+def _render(spec: Any, fmt: str, compose: bool | None, verl_config: str | None) -> str:
+    from doctor.errors import DoctorError
+
+    if fmt == "overrides":
+        from doctor.launch.render import render_overrides
+
+        return render_overrides(spec)
+    if fmt == "yaml":
+        from doctor.launch import hydra_compose
+        from doctor.launch.override_list import build_overrides
+        from doctor.launch.validation import resolve_config_dir
+
+        cdir, _ = resolve_config_dir(spec.verl_version, verl_config, True if compose is None else compose)
+        if cdir is None:
+            raise DoctorError("--format yaml needs verl's config files (drop --no-compose)")
+        res = hydra_compose.compose(build_overrides(spec), cdir)
+        if res.config is None:  # pragma: no cover - validation already refused
+            raise DoctorError("verl's config did not compose")
+        return hydra_compose.to_yaml(res.config)
+    from doctor.launch.render import render_script
+
+    text = render_script(spec)
+    _bash_n(text)
+    return text
+
+
+def _bash_n(text: str) -> None:
+    """The script must parse (`bash -n`) before it is handed out; a failure here is the doctor's bug."""
+    import shutil
+    import subprocess
+
+    from doctor.errors import DoctorError
+
+    bash = shutil.which("bash")
+    if bash is None:
+        return
+    try:
+        r = subprocess.run([bash, "-n"], input=text, capture_output=True, text=True, timeout=20, check=False)
+    except subprocess.TimeoutExpired:  # pragma: no cover
+        raise DoctorError("bash -n timed out on the rendered script") from None
+    if r.returncode != 0:
+        raise DoctorError(f"internal error: rendered script fails bash -n: {r.stderr.strip()}")
+
+
+def _write(path: str, text: str, *, executable: bool) -> None:
+    from doctor.errors import InputError
+    from doctor.render import write_text_atomic
+
+    try:
+        write_text_atomic(path, text)
+        os.chmod(path, 0o755 if executable else 0o644)
+    except OSError as e:
+        raise InputError(f"cannot write: {e.strerror or e}", source=path) from None

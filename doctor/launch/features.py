@@ -1,0 +1,248 @@
+"""Knowledge as data: the MindSpeed feature table and verl's megatron key schema per release.
+
+The feature table is MindSpeed's verl page (MS@master docs/zh/user-guide/verl.md; shared/reference/mindspeed.md
+§2.2) with the column "how a script must write it" from verl's Hydra rules (shared/reference/verl.md §2.4-§2.6).
+The key schema is verl.md §2.5's history table of `actor_rollout_ref.actor.megatron` (read from the verl tags and
+the PyPI wheels); it was re-checked against the generated yaml of the PyPI wheels 0.6.1, 0.7.1, 0.8.0, 0.9.0 and
+0.9.1 (the test `test_rows_compose_against_older_real_configs` repeats that when DOCTOR_TEST_VERL_CONFIGS is set). It is what lets `lint` say "needs +" for a verl version whose config files are not installed;
+when they are, the real Hydra composition (hydra_compose.py) is the final word.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from doctor.versions import parse_pkg_version
+
+A = "actor_rollout_ref.actor.megatron."
+O = A + "override_transformer_config."  # noqa: E741 - the issue's own name for the prefix
+REF = "actor_rollout_ref.ref.megatron."
+REF_O = REF + "override_transformer_config."
+
+SRC_MS_VERL = "MindSpeed docs/zh/user-guide/verl.md feature table (shared/reference/mindspeed.md §2.2)"
+SRC_HYDRA = "Hydra +/++ rules verified on verl's yaml (shared/reference/verl.md §2.4, §2.6)"
+
+
+@dataclass(frozen=True)
+class FeatureRow:
+    """One row of the MindSpeed feature table.
+
+    `ms_keys` are the keys MindSpeed's table names; `writes` is how `launch` writes them (prefix + full key,
+    `A`/`O` expanded). `prerequisites` are keys the feature also needs written; `constraints` says what the
+    validator checks for it (rules.py); `option` is the launch option that turns it on.
+    """
+
+    name: str
+    title: str
+    option: str
+    ms_keys: tuple[str, ...]
+    writes: tuple[str, ...]
+    prerequisites: tuple[str, ...] = ()
+    constraints: str = ""
+    source: str = SRC_MS_VERL
+
+
+FEATURES: tuple[FeatureRow, ...] = (
+    FeatureRow("fa", "Flash attention (must be on)", "(always)", (O + "use_flash_attn",),
+               ("+" + O + "use_flash_attn",),
+               constraints="False is always an error; missing is an error below verl 0.8.0 (the legacy worker "
+                           "passes the dict to repatch as-is; 0.8.0+ engine setdefaults it True)"),
+    FeatureRow("tp", "Tensor parallel", "--tp", (A + "tensor_model_parallel_size",), (A + "tensor_model_parallel_size",),
+               constraints="heads and KV heads divisible by TP; world size divisible by TP*PP*CP"),
+    FeatureRow("pp", "Pipeline parallel", "--pp", (A + "pipeline_model_parallel_size",),
+               (A + "pipeline_model_parallel_size",), constraints="layers divisible by PP (x VPP)"),
+    FeatureRow("ep", "Expert parallel", "--ep", (A + "expert_model_parallel_size",), (A + "expert_model_parallel_size",),
+               constraints="MoE model only; experts divisible by EP; EP>1 with TP>1 needs SP"),
+    FeatureRow("etp", "Expert tensor parallel", "--etp", (A + "expert_tensor_parallel_size",),
+               (A + "expert_tensor_parallel_size",), constraints="MoE model only"),
+    FeatureRow("sp", "Sequence parallel", "--sp", (O + "sequence_parallel",),
+               ("+" + O + "sequence_parallel", A + "sequence_parallel"),
+               constraints="True in the override dict with TP=1 is rejected by Megatron; on the verl key verl "
+                           "turns it off with a warning"),
+    FeatureRow("dist_opt", "Distributed optimizer", "--dist-opt", (O + "use_distributed_optimizer",),
+               ("+" + O + "use_distributed_optimizer", A + "use_distributed_optimizer"),
+               constraints="the verl key is what the optimizer reads"),
+    FeatureRow("recompute", "Recompute", "--recompute", (O + "recompute_method", O + "recompute_granularity",
+                                                          O + "recompute_num_layers"),
+               (O + "recompute_granularity", O + "recompute_method", O + "recompute_num_layers"),
+               constraints="full needs method and layers; selective rejects layers; layers within layers per stage"),
+    FeatureRow("cp", "Context parallel", "--cp", (A + "context_parallel_size", O + "context_parallel_size"),
+               (A + "context_parallel_size", "+" + O + "context_parallel_size"),
+               constraints="both keys must agree; world size divisible by TP*PP*CP"),
+    FeatureRow("mbridge", "mbridge", "--mbridge", (A + "use_mbridge",), (A + "use_mbridge",),
+               constraints="not with VPP; verl >= 0.8.0 asserts use_mbridge must be True"),
+    FeatureRow("rope", "Fused RoPE", "--fused rope", (O + "position_embedding_type", O + "use_fused_rotary_pos_emb"),
+               ("+" + O + "position_embedding_type", "+" + O + "use_fused_rotary_pos_emb"),
+               prerequisites=(O + "position_embedding_type",),
+               constraints="model must use rotary embeddings; MindSpeed asserts position_embedding_type=rope"),
+    FeatureRow("swiglu", "Fused SwiGLU", "--fused swiglu", (O + "swiglu", O + "use_fused_swiglu"),
+               ("+" + O + "swiglu", "+" + O + "use_fused_swiglu"), prerequisites=(O + "swiglu",),
+               constraints="model MLP must be gated SiLU (SwiGLU)"),
+    FeatureRow("rmsnorm", "Fused RMSNorm", "--fused rmsnorm", (O + "normalization", O + "use_fused_rmsnorm"),
+               ("+" + O + "normalization", "+" + O + "use_fused_rmsnorm"), prerequisites=(O + "normalization",),
+               constraints="model must use RMSNorm"),
+    FeatureRow("gmm", "MoE grouped GEMM", "--fused gmm", (O + "moe_grouped_gemm",), ("+" + O + "moe_grouped_gemm",),
+               constraints="MoE model only"),
+    FeatureRow("permute", "MoE token permute/unpermute fusion", "--fused permute",
+               (O + "use_fused_moe_token_permute_and_unpermute",),
+               ("+" + O + "use_fused_moe_token_permute_and_unpermute",), constraints="MoE model only"),
+)
+
+FEATURES_BY_NAME = {f.name: f for f in FEATURES}
+
+
+@dataclass(frozen=True)
+class KeyInfo:
+    """A key in verl's yaml: the first release that has it, the first that dropped it, whether its default is
+    null (Hydra allows `+` on a null key), and whether it is a dict (`+` merges into a dict)."""
+
+    since: str = "0.4.1"
+    removed: str | None = None
+    null_default: bool = False
+    is_dict: bool = False
+
+
+# actor_rollout_ref.actor.megatron.* (verl.md §2.5 history table; keys not listed there exist since <= 0.4.1)
+MEGATRON_KEYS: dict[str, KeyInfo] = {
+    "param_offload": KeyInfo(),
+    "grad_offload": KeyInfo(removed="0.9.1"),
+    "optimizer_offload": KeyInfo(),
+    "tensor_model_parallel_size": KeyInfo(),
+    "expert_model_parallel_size": KeyInfo(),
+    "expert_tensor_parallel_size": KeyInfo(null_default=True),
+    "pipeline_model_parallel_size": KeyInfo(),
+    "virtual_pipeline_model_parallel_size": KeyInfo(null_default=True),
+    "context_parallel_size": KeyInfo(),
+    "sequence_parallel": KeyInfo(),
+    "use_distributed_optimizer": KeyInfo(),
+    "use_dist_checkpointing": KeyInfo(),
+    "dist_checkpointing_path": KeyInfo(null_default=True),
+    "seed": KeyInfo(),
+    "override_transformer_config": KeyInfo(is_dict=True),
+    "override_ddp_config": KeyInfo(since="0.5.0", is_dict=True),
+    "override_mcore_model_config": KeyInfo(since="0.6.0", is_dict=True),
+    "use_mbridge": KeyInfo(since="0.5.0"),
+    "vanilla_mbridge": KeyInfo(since="0.7.0"),
+    "use_remove_padding": KeyInfo(since="0.7.0"),
+    "dtype": KeyInfo(since="0.6.1"),
+    "dist_checkpointing_prefix": KeyInfo(since="0.7.0"),
+    "dist_ckpt_optim_fully_reshardable": KeyInfo(since="0.7.1"),
+    "dynamic_context_parallel": KeyInfo(since="0.8.0"),
+    "max_seqlen_per_dp_cp_rank": KeyInfo(since="0.8.0", null_default=True),
+    "router_replay": KeyInfo(since="0.7.1", is_dict=True),
+    "use_megatron_fsdp": KeyInfo(since="0.8.0"),
+    "qat": KeyInfo(since="0.8.0", is_dict=True),
+    "pad_bshd_to_minibatch_max": KeyInfo(since="0.9.0"),
+    "pad_to_length": KeyInfo(since="0.9.0"),
+    "pad_to_length_bucket": KeyInfo(since="0.9.0"),
+    # Not in verl.md's history table; read from the PyPI wheels 0.6.1/0.7.1/0.8.0/0.9.0/0.9.1 yaml.
+    "forward_only": KeyInfo(since="0.6.0"),
+    "distrib_optim_fully_reshardable_mem_efficient": KeyInfo(since="0.7.1"),
+    "entropy_from_logits_with_chunking": KeyInfo(since="0.9.0"),
+    "entropy_from_logits_chunk_size": KeyInfo(since="0.9.0"),
+}
+
+# Keys present inside the default override_transformer_config dict (verl.md §2.5/§2.6).
+OVERRIDE_DICT_KEYS: dict[str, KeyInfo] = {
+    "recompute_granularity": KeyInfo(since="0.5.0", null_default=True),
+    "recompute_method": KeyInfo(since="0.5.0", null_default=True),
+    "recompute_num_layers": KeyInfo(since="0.5.0", null_default=True),
+    "recompute_modules": KeyInfo(since="0.5.0"),
+    "attention_backend": KeyInfo(since="0.6.0"),
+}
+
+# Keys `launch` writes outside the megatron block that changed over time (verl.md §4.3, §6.3).
+OTHER_KEYS: dict[str, KeyInfo] = {
+    "trainer.device": KeyInfo(),
+}
+
+KNOWN_VERSIONS = ("0.5.0", "0.6.0", "0.6.1", "0.7.0", "0.7.1", "0.8.0", "0.9.0", "0.9.1")
+OLDEST_KNOWN = "0.5.0"
+NEWEST_KNOWN = "0.9.1"
+
+
+def vt(version: str) -> tuple[int, int, int]:
+    """Release tuple of a verl version ('0.8.0.dev' -> (0, 8, 0)); unparsable -> (0, 0, 0)."""
+    v = parse_pkg_version(version)
+    if v is None:
+        return (0, 0, 0)
+    r = (list(v.release) + [0, 0, 0])[:3]
+    return (r[0], r[1], r[2])
+
+
+def at_least(version: str, ref: str) -> bool:
+    return vt(version) >= vt(ref)
+
+
+def key_info(full_key: str, version: str) -> tuple[str, KeyInfo | None]:
+    """Classify a full override key against verl `version`'s schema.
+
+    Returns (state, info) with state one of: 'present', 'present-null', 'present-dict', 'absent', 'removed',
+    'unknown' (a key this table does not describe: only real composition can judge it)."""
+    table: dict[str, KeyInfo] | None = None
+    rel = full_key
+    if full_key.startswith(O):
+        table, rel = OVERRIDE_DICT_KEYS, full_key[len(O):]
+        if "." in rel:
+            return "unknown", None
+        info = table.get(rel)
+        if info is None:
+            return "absent", None  # any other key inside the dict: not in verl's yaml
+    elif full_key.startswith(A):
+        rel = full_key[len(A):]
+        head = rel.split(".", 1)[0]
+        info = MEGATRON_KEYS.get(head)
+        if info is None:
+            return "absent", None
+        if "." in rel:
+            if head in ("override_ddp_config", "override_mcore_model_config") and at_least(version, info.since):
+                return "absent", info  # empty dicts: any sub-key needs +
+            return "unknown", info
+        table = MEGATRON_KEYS
+    elif full_key in OTHER_KEYS:
+        info = OTHER_KEYS[full_key]
+    else:
+        return "unknown", None
+    if not at_least(version, info.since):
+        return "absent", info
+    if info.removed and at_least(version, info.removed):
+        return "removed", info
+    if info.is_dict:
+        return "present-dict", info
+    return ("present-null" if info.null_default else "present"), info
+
+
+def prefix_for(full_key: str, version: str) -> str:
+    """The Hydra prefix `launch` writes for a key on `version`: '' when the key exists, '+' when it does not."""
+    state, _ = key_info(full_key, version)
+    return "" if state in ("present", "present-null", "present-dict", "unknown") else "+"
+
+
+def default_use_mbridge(version: str) -> bool:
+    """verl's default for actor.megatron.use_mbridge: false in 0.5-0.6.x, true from 0.7.0 (verl.md §2.5)."""
+    return at_least(version, "0.7.0")
+
+
+def default_vanilla_mbridge(version: str) -> bool:
+    """True in 0.7.0-0.8.x; false from 0.9.0 (#6951), which needs Megatron-Bridge (verl.md §2.3, §2.5)."""
+    return at_least(version, "0.7.0") and not at_least(version, "0.9.0")
+
+
+def ref_inherits_parallel(version: str) -> bool:
+    """Ref TP/PP/CP are literal 1 up to 0.6.x, oc.select from the actor since 0.7.0 (verl.md §2.5)."""
+    return at_least(version, "0.7.0")
+
+
+def engine_defaults_fa(version: str) -> bool:
+    """Since 0.8.0 the only path is the MindSpeed engine, which setdefaults use_flash_attn=True (verl.md §2.1)."""
+    return at_least(version, "0.8.0")
+
+
+def mbridge_required(version: str) -> bool:
+    """Since 0.8.0 the engine asserts `use_mbridge must be True` (legacy worker deleted; verl.md §3)."""
+    return at_least(version, "0.8.0")
+
+
+def needs_trainer_device(version: str) -> bool:
+    """<= 0.6.x needs trainer.device=npu; 0.7.0 added auto_set_device (verl.md §4.3)."""
+    return not at_least(version, "0.7.0")

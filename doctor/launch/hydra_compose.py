@@ -1,0 +1,263 @@
+"""Compose verl's `ppo_megatron_trainer` config with the overrides through real Hydra.
+
+The config files come from the installed verl (found with importlib.util.find_spec, which does not import
+verl: importing it pulls in torch) or from `--verl-config DIR`. Hydra stops at the first bad override, so
+composition is repeated without each override it rejects (bounded), turning every rejection into a finding
+that names the key. hydra-core/omegaconf are imported lazily (the `launch` extra).
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from doctor.errors import InputError
+from doctor.launch.override_list import CONFIG_NAME, Override
+from doctor.report import Finding, finding
+
+MAX_ROUNDS = 30
+_KEY_PATTERNS = (
+    re.compile(r"Could not override '([^']+)'"),
+    re.compile(r"An item is already at '([^']+)'"),
+    re.compile(r"Could not delete from config\. '([^']+)'"),
+    re.compile(r"Could not delete from config\. The value of '([^']+)'"),
+    re.compile(r"Could not append to config\. An item is already at '([^']+)'"),
+    re.compile(r"full_key: (\S+)"),
+)
+
+
+@dataclass
+class ComposeResult:
+    config_dir: str
+    config: Any = None  # the composed DictConfig (None when any override was rejected)
+    findings: list[Finding] = field(default_factory=list)
+    rejected: list[str] = field(default_factory=list)  # override texts Hydra refused
+
+
+def installed_verl() -> tuple[str | None, Path | None]:
+    """(version, config dir) of the verl importable here, without importing it."""
+    try:
+        spec = importlib.util.find_spec("verl")
+    except (ImportError, ValueError):
+        return None, None
+    if spec is None or not spec.submodule_search_locations:
+        return None, None
+    version = None
+    try:
+        from importlib.metadata import PackageNotFoundError
+        from importlib.metadata import version as _v
+
+        try:
+            version = _v("verl")
+        except PackageNotFoundError:
+            version = None
+    except ImportError:  # pragma: no cover
+        pass
+    for loc in spec.submodule_search_locations:
+        base = Path(loc)
+        if version is None:
+            vf = base / "version" / "version"
+            if vf.is_file():
+                version = vf.read_text(encoding="utf-8").strip() or None
+        cfg = base / "trainer" / "config"
+        if (cfg / f"{CONFIG_NAME}.yaml").is_file():
+            return version, cfg
+    return version, None
+
+
+def check_config_dir(path: str | Path) -> Path:
+    p = Path(path)
+    if not (p / f"{CONFIG_NAME}.yaml").is_file():
+        raise InputError(f"not a verl config directory (no {CONFIG_NAME}.yaml)", source=str(path))
+    return p.resolve()
+
+
+def _key_of(message: str) -> str | None:
+    for pat in _KEY_PATTERNS:
+        m = pat.search(message)
+        if m:
+            return m.group(1)
+    return None
+
+
+def compose(ovs: list[Override], config_dir: str | Path, config_name: str = CONFIG_NAME) -> ComposeResult:
+    """Compose with all overrides; every override Hydra rejects becomes a finding (id by failure kind)."""
+    try:
+        from hydra import compose as hcompose
+        from hydra import initialize_config_dir
+        from hydra.core.override_parser.overrides_parser import OverridesParser
+        from hydra.errors import HydraException
+        from omegaconf.errors import OmegaConfBaseException
+    except ImportError as e:
+        raise InputError(f"hydra-core/omegaconf are needed for the schema check ({e}); "
+                         "pip install 'verl-ascend-doctor[launch]' or pass --no-compose") from None
+    cdir = str(Path(config_dir).resolve())
+    result = ComposeResult(config_dir=cdir)
+    parser = OverridesParser.create()
+    pending: list[Override] = []
+    for o in ovs:
+        try:
+            parser.parse_overrides([o.text])
+        except HydraException as e:
+            result.findings.append(_finding("launch-override-syntax", o, str(e).strip(), cdir))
+            result.rejected.append(o.text)
+            continue
+        pending.append(o)
+    name = config_name.removesuffix(".yaml")
+
+    def real_compose(items: list[Override]) -> Any:
+        with initialize_config_dir(config_dir=cdir, version_base=None):
+            return hcompose(config_name=name, overrides=[o.text for o in items])
+
+    try:  # the authoritative check: one real compose with every override
+        result.config = real_compose(pending)
+        return result
+    except (HydraException, OmegaConfBaseException) as e:
+        first_error = e
+    # Hydra stops at the first bad override. Find every one: apply them in order, one at a time, onto the
+    # composed base with Hydra's own override application (what compose does internally), then recompose.
+    located = _locate_all(pending, cdir, name)
+    if located is None:  # Hydra internals not available: recompose without each culprit (bounded)
+        located = []
+        rest = list(pending)
+        err: BaseException | None = first_error
+        for _ in range(MAX_ROUNDS):
+            if err is None:
+                break
+            msg = _message(err)
+            culprit = _culprit(rest, _key_of(msg))
+            if culprit is None:
+                break
+            located.append((culprit, msg))
+            rest = [o for o in rest if o is not culprit]
+            try:
+                real_compose(rest)
+                err = None
+            except (HydraException, OmegaConfBaseException) as e2:
+                err = e2
+    for culprit, msg in located:
+        result.findings.append(_finding(_classify(msg, culprit), culprit, msg, cdir))
+        result.rejected.append(culprit.text)
+    if not located:  # Hydra failed but no single override is to blame
+        msg = _message(first_error)
+        result.findings.append(finding(
+            "launch-compose-failed", "error", ("config", "verl"), "verl's config does not compose",
+            detail=msg, evidence={"config_dir": cdir}, key=_key_of(msg),
+            fix="Fix the override named in the message.", source="Hydra compose of verl's own config"))
+    return result
+
+
+def _classify(msg: str, culprit: Override) -> str:
+    kind = _kind(msg)
+    missing = re.search(r"Key '([^']+)' is not in struct\s+full_key: (\S+)", msg)
+    if kind == "launch-key-needs-plus" and missing and culprit.key.startswith(missing.group(2) + "."):
+        kind = "launch-key-not-in-config"  # a parent section is missing: '+' is not the fix
+    return kind
+
+
+_BASE_CACHE: dict[tuple[str, str, tuple[str, ...]], Any] = {}
+
+
+def _is_group_override(o: Override, cdir: str) -> bool:
+    head = o.key.split("@", 1)[0]
+    return "." not in head and (Path(cdir) / head).is_dir()
+
+
+def _locate_all(pending: list[Override], cdir: str, name: str) -> list[tuple[Override, str]] | None:
+    """Every override Hydra rejects, in order, or None when Hydra's internals differ from 1.1-1.3."""
+    try:
+        from hydra import compose as hcompose
+        from hydra import initialize_config_dir
+        from hydra._internal.config_loader_impl import ConfigLoaderImpl
+        from hydra.core.override_parser.overrides_parser import OverridesParser
+        from hydra.errors import HydraException
+        from omegaconf import OmegaConf
+        from omegaconf.errors import OmegaConfBaseException
+    except ImportError:
+        return None
+    apply = getattr(ConfigLoaderImpl, "_apply_overrides_to_config", None)
+    if apply is None:
+        return None
+    groups = [o for o in pending if _is_group_override(o, cdir)]
+    ckey = (cdir, name, tuple(o.text for o in groups))
+    base = _BASE_CACHE.get(ckey)
+    if base is None:
+        try:
+            with initialize_config_dir(config_dir=cdir, version_base=None):
+                base = hcompose(config_name=name, overrides=[o.text for o in groups])
+        except (HydraException, OmegaConfBaseException):
+            return None
+        _BASE_CACHE[ckey] = base
+    cfg = OmegaConf.create(OmegaConf.to_container(base, resolve=False))
+    OmegaConf.set_struct(cfg, True)
+    parser = OverridesParser.create()
+    out: list[tuple[Override, str]] = []
+    for o in pending:
+        if o in groups:
+            continue
+        try:  # a rejected override leaves the config as it was (Hydra validates before it writes)
+            apply(parser.parse_overrides([o.text]), cfg)
+        except (HydraException, OmegaConfBaseException) as e:
+            out.append((o, _message(e)))
+    return out
+
+
+def _message(e: BaseException) -> str:
+    parts = [str(e).strip()]
+    cause = e.__cause__
+    if cause is not None and str(cause).strip() and str(cause).strip() not in parts[0]:
+        parts.append(str(cause).strip())
+    return "\n".join(parts)
+
+
+def _culprit(pending: list[Override], key: str | None) -> Override | None:
+    if key is None:
+        return None
+    for o in pending:
+        if o.key == key:
+            return o
+    for o in pending:  # "full_key" of a nested failure: the override that wrote a parent or child of it
+        if key.startswith(o.key + ".") or o.key.startswith(key + "."):
+            return o
+    return None
+
+
+def _kind(msg: str) -> str:
+    if "To append to your config use +" in msg or "not in struct" in msg:
+        return "launch-key-needs-plus"
+    if "An item is already at" in msg:
+        return "launch-key-plus-on-existing"
+    return "launch-override-rejected"
+
+
+def _finding(id_: str, o: Override, msg: str, cdir: str) -> Finding:
+    fix = {
+        "launch-key-needs-plus": f"Write +{o.key}={o.value} if the key is meant to be new, or check its spelling "
+                                 "(it may have been removed from this verl).",
+        "launch-key-plus-on-existing": f"Write {o.key}={o.value} (no '+') or ++{o.key}={o.value}.",
+        "launch-override-syntax": "Quote the value so Hydra's override grammar accepts it.",
+        "launch-key-not-in-config": f"Delete {o.text}: its section does not exist in verl's megatron trainer "
+                                    "config (it belongs to another trainer config or was removed from this verl).",
+    }.get(id_, "Fix or drop this override.")
+    first = msg.splitlines()[0] if msg else ""
+    ev: dict[str, Any] = {"override": o.text, "config_dir": cdir, "hydra": first}
+    if o.line:
+        ev["line"] = o.line
+    title = {
+        "launch-key-needs-plus": f"{o.key} is not in verl's config: Hydra refuses it without '+'",
+        "launch-key-plus-on-existing": f"'+{o.key}' fails: the key already exists in verl's config",
+        "launch-key-not-in-config": f"{o.key}: no such section in verl's config",
+        "launch-override-syntax": f"{o.key}: Hydra cannot parse this override",
+    }.get(id_, f"Hydra rejects {o.prefix}{o.key} against verl's config")
+    return finding(id_, "error", ("config",), title,
+                   detail=msg, evidence=ev, fix=fix, key=o.key,
+                   source="real Hydra compose of verl's ppo_megatron_trainer (hydra-core)")
+
+
+def to_yaml(config: Any) -> str:
+    from omegaconf import OmegaConf
+
+    return str(OmegaConf.to_yaml(config))

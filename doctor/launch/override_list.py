@@ -1,0 +1,256 @@
+"""Spec -> the ordered list of Hydra override strings verl's `main_ppo` receives, and the Override type
+that `lint` parses scripts into.
+
+Version rules (shared/reference/verl.md §2-§3, §8): FA is always written (`+O.use_flash_attn=True`; verl
+< 0.8.0 has no default); verl >= 0.9.0 gets `A.vanilla_mbridge=True` unless Megatron-Bridge is installed
+(its default flipped to false, which needs `megatron.bridge`); verl <= 0.6.x gets explicit ref TP/PP/CP
+(literal 1 defaults there); `trainer.device=npu` is written for every version (needed <= 0.6.x, harmless
+later, verl.md §8). Prefixes per key come from features.prefix_for (the key schema of that release).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from doctor.launch.features import (
+    REF,
+    A,
+    O,
+    at_least,
+    default_vanilla_mbridge,
+    prefix_for,
+    ref_inherits_parallel,
+)
+from doctor.launch.spec import LaunchSpec
+
+CONFIG_NAME = "ppo_megatron_trainer"
+ENTRY_MODULE = "verl.trainer.main_ppo"
+
+_BARE_SAFE = re.compile(r"^[A-Za-z0-9_./@%+\-:]*$")
+_NUMBER = re.compile(r"^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$")
+
+
+@dataclass(frozen=True)
+class Override:
+    """One Hydra override: `prefix` is '', '+', '++' or '~'; `value` is the value text as Hydra reads it."""
+
+    key: str
+    value: str | None
+    prefix: str = ""
+    line: int | None = None  # where lint found it
+
+    @property
+    def text(self) -> str:
+        if self.value is None:
+            return f"{self.prefix}{self.key}"
+        return f"{self.prefix}{self.key}={self.value}"
+
+    @property
+    def py(self) -> Any:
+        """Best-effort Python value of the override text (bools, ints, floats, null, unquoted strings)."""
+        return parse_value(self.value)
+
+    def __str__(self) -> str:
+        return self.text
+
+
+_KEY = re.compile(r"^[A-Za-z_][\w\-]*(?:\.[\w\-@/]+)*$|^[A-Za-z_][\w\-/@]*(?:\.[\w\-@/]+)*$")
+
+
+def parse_override(text: str, line: int | None = None) -> Override | None:
+    """'++a.b=c' -> Override; None when the text is not an override (a flag like --config-name=x)."""
+    if text.startswith("-"):
+        return None
+    prefix = ""
+    for p in ("++", "+", "~"):
+        if text.startswith(p):
+            prefix, text = p, text[len(p):]
+            break
+    if "=" not in text:
+        if prefix == "~" and _KEY.match(text):
+            return Override(text, None, prefix, line)
+        return None
+    key, value = text.split("=", 1)
+    key = key.strip()
+    if not key or not _KEY.match(key):
+        return None
+    return Override(key, value, prefix, line)
+
+
+def parse_value(text: str | None) -> Any:
+    if text is None:
+        return None
+    s = text.strip()
+    if len(s) >= 2 and s[0] == s[-1] and s[0] in "'\"":
+        inner = s[1:-1]
+        return inner.replace("\\" + s[0], s[0])
+    low = s.lower()
+    if low == "true":
+        return True
+    if low == "false":
+        return False
+    if low in ("null", "~", "none"):
+        return None
+    if _NUMBER.match(s):
+        try:
+            return int(s)
+        except ValueError:
+            return float(s)
+    return s
+
+
+def hydra_quote(value: str) -> str:
+    """Write a string so Hydra's override grammar hands it to verl unchanged.
+
+    Bare when only safe characters are present; otherwise a single-quoted Hydra string: backslashes that
+    precede a quote or the end are doubled, quotes become \\', and `${` becomes `\\${` so OmegaConf does
+    not treat it as an interpolation. Verified against hydra-core 1.3 OverridesParser in the tests."""
+    if value and _BARE_SAFE.match(value) and value.lower() not in ("true", "false", "null") \
+            and not _NUMBER.match(value):
+        return value
+    s = re.sub(r"(\\*)\$\{", lambda m: m.group(1) * 2 + "\\${", value)
+    s = re.sub(r"(\\+)(?='|$)", lambda m: m.group(1) * 2, s)
+    s = s.replace("'", "\\'")
+    return "'" + s + "'"
+
+
+def _b(v: bool) -> str:
+    return "True" if v else "False"
+
+
+def _num(v: float) -> str:
+    return repr(v) if isinstance(v, float) else str(v)
+
+
+def build_overrides(spec: LaunchSpec) -> list[Override]:
+    """The overrides for `spec` on `spec.verl_version`, in the order a reader expects (data, model, actor,
+    megatron layout, MindSpeed features, ref, rollout, algorithm, trainer, extras)."""
+    v = spec.verl_version
+    out: list[Override] = []
+
+    def add(key: str, value: str, prefix: str | None = None) -> None:
+        out.append(Override(key, value, prefix_for(key, v) if prefix is None else prefix))
+
+    adv = {"grpo": "grpo", "dapo": "grpo", "ppo": "gae"}[spec.algorithm]
+    add("algorithm.adv_estimator", adv)
+    add("data.train_files", hydra_quote(spec.train_files))
+    add("data.val_files", hydra_quote(spec.val_files))
+    add("data.train_batch_size", str(spec.train_batch_size))
+    add("data.max_prompt_length", str(spec.max_prompt_length))
+    add("data.max_response_length", str(spec.max_response_length))
+    add("data.filter_overlong_prompts", "True")
+    add("data.truncation", "error")
+    if spec.model is not None:
+        add("actor_rollout_ref.model.path", hydra_quote(spec.model))
+    add("actor_rollout_ref.actor.strategy", "megatron")
+    add("actor_rollout_ref.actor.optim.lr", _num(spec.lr))
+    add("actor_rollout_ref.actor.ppo_mini_batch_size", str(spec.ppo_mini_batch_size))
+    add("actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu", str(spec.ppo_micro_batch_size_per_gpu))
+    if spec.algorithm == "grpo":
+        add("actor_rollout_ref.actor.use_kl_loss", "True")
+        add("actor_rollout_ref.actor.kl_loss_coef", "0.001")
+        add("actor_rollout_ref.actor.kl_loss_type", "low_var_kl")
+    elif spec.algorithm == "dapo":
+        # DAPO's clip-higher and token-level loss (verl recipe/dapo); no KL loss.
+        add("actor_rollout_ref.actor.use_kl_loss", "False")
+        add("actor_rollout_ref.actor.clip_ratio_low", "0.2")
+        add("actor_rollout_ref.actor.clip_ratio_high", "0.28")
+        add("actor_rollout_ref.actor.loss_agg_mode", "token-mean")
+
+    # Megatron layout (verl-owned keys: plain).
+    add(A + "tensor_model_parallel_size", str(spec.tp))
+    add(A + "pipeline_model_parallel_size", str(spec.pp))
+    if spec.vpp is not None:
+        add(A + "virtual_pipeline_model_parallel_size", str(spec.vpp))
+    add(A + "context_parallel_size", str(spec.cp))
+    add(A + "expert_model_parallel_size", str(spec.ep))
+    if spec.etp is not None:
+        add(A + "expert_tensor_parallel_size", str(spec.etp))
+    if spec.sp is not None:
+        add(A + "sequence_parallel", _b(spec.sp))
+    if spec.dist_opt is not None:
+        add(A + "use_distributed_optimizer", _b(spec.dist_opt))
+    if spec.mbridge is not None:
+        add(A + "use_mbridge", _b(spec.mbridge))
+    if at_least(v, "0.9.0") and not spec.megatron_bridge and not default_vanilla_mbridge(v):
+        add(A + "vanilla_mbridge", "True")
+
+    # MindSpeed keys inside override_transformer_config.
+    add(O + "use_flash_attn", "True", "+")
+    if spec.sp is not None:
+        add(O + "sequence_parallel", _b(spec.sp), "+")
+    if spec.dist_opt is not None:
+        add(O + "use_distributed_optimizer", _b(spec.dist_opt), "+")
+    if spec.cp > 1:
+        add(O + "context_parallel_size", str(spec.cp), "+")
+    if spec.recompute is not None:
+        add(O + "recompute_granularity", spec.recompute)
+    if spec.recompute_method is not None:
+        add(O + "recompute_method", spec.recompute_method)
+    if spec.recompute_layers is not None:
+        add(O + "recompute_num_layers", str(spec.recompute_layers))
+    fused = set(spec.fused)
+    if "rope" in fused:
+        add(O + "position_embedding_type", "rope", "+")
+        add(O + "use_fused_rotary_pos_emb", "True", "+")
+    if "swiglu" in fused:
+        add(O + "swiglu", "True", "+")
+        add(O + "use_fused_swiglu", "True", "+")
+    if "rmsnorm" in fused:
+        add(O + "normalization", "RMSNorm", "+")
+        add(O + "use_fused_rmsnorm", "True", "+")
+    if "gmm" in fused:
+        add(O + "moe_grouped_gemm", "True", "+")
+    if "permute" in fused:
+        add(O + "use_fused_moe_token_permute_and_unpermute", "True", "+")
+
+    # Ref: inherits the actor's layout since 0.7.0; literal 1 before (verl.md §2.5).
+    add("actor_rollout_ref.ref.log_prob_micro_batch_size_per_gpu", str(spec.log_prob_micro_batch_size_per_gpu))
+    if not ref_inherits_parallel(v):
+        add(REF + "tensor_model_parallel_size", str(spec.tp))
+        add(REF + "pipeline_model_parallel_size", str(spec.pp))
+        add(REF + "context_parallel_size", str(spec.cp))
+        add(REF + "expert_model_parallel_size", str(spec.ep))
+
+    if spec.algorithm == "ppo":
+        add("critic.strategy", "megatron")
+        if spec.model is not None:
+            add("critic.model.path", hydra_quote(spec.model))
+        add("critic.ppo_micro_batch_size_per_gpu", str(spec.ppo_micro_batch_size_per_gpu))
+        add("critic.megatron.tensor_model_parallel_size", str(spec.tp))
+        add("critic.megatron.pipeline_model_parallel_size", str(spec.pp))
+        add("critic.megatron.context_parallel_size", str(spec.cp))
+        add("critic.megatron.override_transformer_config.use_flash_attn", "True", "+")
+
+    add("actor_rollout_ref.rollout.name", hydra_quote(spec.rollout_name))
+    add("actor_rollout_ref.rollout.tensor_model_parallel_size", str(spec.rollout_tp))
+    add("actor_rollout_ref.rollout.gpu_memory_utilization", _num(spec.gpu_memory_utilization))
+    add("actor_rollout_ref.rollout.n", str(spec.rollout_n))
+    add("actor_rollout_ref.rollout.log_prob_micro_batch_size_per_gpu", str(spec.log_prob_micro_batch_size_per_gpu))
+    add("algorithm.use_kl_in_reward", "False")
+
+    add("trainer.critic_warmup", "0")
+    add("trainer.logger", '["console"]')
+    add("trainer.project_name", hydra_quote(spec.project_name))
+    exp = spec.experiment_name or f"{spec.algorithm}_tp{spec.tp}_pp{spec.pp}_cp{spec.cp}_ep{spec.ep}"
+    add("trainer.experiment_name", hydra_quote(exp))
+    add("trainer.n_gpus_per_node", str(spec.npus_per_node))
+    add("trainer.nnodes", str(spec.nodes))
+    add("trainer.save_freq", str(spec.save_freq))
+    add("trainer.test_freq", str(spec.test_freq))
+    add("trainer.total_epochs", str(spec.total_epochs))
+    if spec.total_training_steps is not None:
+        add("trainer.total_training_steps", str(spec.total_training_steps))
+    add("trainer.device", "npu")
+    for raw in spec.extra_overrides:
+        o = parse_override(raw)
+        if o is not None:
+            out.append(o)
+    return out
+
+
+def overrides(spec: LaunchSpec) -> list[str]:
+    """Public: the override strings for `spec`, in order (one argv word each)."""
+    return [o.text for o in build_overrides(spec)]

@@ -1,0 +1,197 @@
+"""`doctor launch` through the real CLI: files written (0755, atomic, no silent overwrite), refusal on error
+findings, --spec files, formats, chip defaults, and the four classic mistakes."""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+import subprocess
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from doctor.cli import cli
+from tests.launch.helpers import QWEN3_06B, require_verl_config, write_model
+
+
+@pytest.fixture(scope="module")
+def verl_cfg():
+    return require_verl_config()
+
+A = "actor_rollout_ref.actor.megatron."
+OTC = A + "override_transformer_config."
+
+
+def launch(*args: str, **kw):
+    return CliRunner().invoke(cli, ["launch", *args], catch_exceptions=False, **kw)
+
+
+@pytest.fixture
+def model(tmp_path: Path) -> str:
+    return write_model(tmp_path / "models", "Qwen3-0.6B", QWEN3_06B)
+
+
+def test_writes_executable_script_that_passes_bash_n(tmp_path, model, verl_cfg):
+    out = tmp_path / "run.sh"
+    r = launch("--model", model, "--tp", "2", "--pp", "2", "--fused", "rope,swiglu,rmsnorm", "-o", str(out))
+    assert r.exit_code == 0, r.output
+    assert stat.S_IMODE(out.stat().st_mode) == 0o755
+    text = out.read_text()
+    assert f"+{OTC}use_fused_rmsnorm=True" in text and f"{A}vanilla_mbridge=True" in text
+    assert subprocess.run(["bash", "-n", str(out)], timeout=20).returncode == 0
+    assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".doctor-")] == []
+    # refuses to overwrite, then --overwrite / --force replace it
+    out.write_text("precious\n")
+    r = launch("--model", model, "--no-compose", "-o", str(out))
+    assert r.exit_code == 2 and "--overwrite" in r.output and out.read_text() == "precious\n"
+    for flag in ("--overwrite", "--force"):
+        out.write_text("precious\n")
+        assert launch("--model", model, "--no-compose", "-o", str(out), flag).exit_code == 0
+        assert out.read_text().startswith("#!/usr/bin/env bash")
+
+
+def test_script_on_stdout_findings_on_stderr(model, verl_cfg):
+    r = launch("--model", model, "--tp", "2")
+    assert r.exit_code == 0
+    assert r.stdout.startswith("#!/usr/bin/env bash\n")
+    assert "launch: ok" in r.stderr and "launch: ok" not in r.stdout
+
+
+def test_json_report_carries_overrides_and_keys(model, verl_cfg, shared_dir):
+    import jsonschema
+
+    r = launch("--json", "--model", model, "--tp", "2", "--sp", "--gpu-memory-utilization", "0.95")
+    rep = json.loads(r.stdout)
+    jsonschema.validate(rep, json.loads((shared_dir / "schemas" / "report.schema.json").read_text()))
+    assert rep["command"] == "launch"
+    assert f"+{OTC}sequence_parallel=True" in rep["overrides"]
+    assert rep["text"].startswith("#!/usr/bin/env bash")
+    warn = [f for f in rep["findings"] if f["id"] == "launch-gpu-memory-utilization"]
+    assert warn and warn[0]["key"] == "actor_rollout_ref.rollout.gpu_memory_utilization"
+    assert r.exit_code == 0
+    r = launch("--json", "--strict", "--no-compose", "--model", model, "--gpu-memory-utilization", "0.95")
+    assert r.exit_code == 1 and json.loads(r.stdout)["written"] is None
+
+
+@pytest.mark.parametrize("args,version,id_,key", [
+    (["--pp", "2", "--vpp", "2"], "0.7.1", "launch-mbridge-vpp", A + "virtual_pipeline_model_parallel_size"),
+    (["--pp", "2", "--vpp", "2", "--mbridge"], "0.9.1", "launch-mbridge-vpp", A + "virtual_pipeline_model_parallel_size"),
+    (["--tp", "1", "--sp"], "0.9.1", "launch-sp-without-tp", OTC + "sequence_parallel"),
+    (["--override", f"~{OTC}use_flash_attn"], "0.7.1", "launch-fa-missing", OTC + "use_flash_attn"),
+    (["--override", f"{OTC}use_fused_rmsnorm=True"], "0.9.1", "launch-key-needs-plus", OTC + "use_fused_rmsnorm"),
+    (["--no-mbridge"], "0.9.1", "launch-mbridge-required", A + "use_mbridge"),
+    (["--override", f"++{OTC}use_flash_attn=False"], "0.9.1", "launch-fa-off", OTC + "use_flash_attn"),
+])
+def test_launch_refuses_the_classic_mistakes(tmp_path, model, args, version, id_, key, verl_cfg):
+    out = tmp_path / "run.sh"
+    r = launch("--json", "--model", model, "--verl-version", version, *args, "-o", str(out))
+    rep = json.loads(r.stdout)
+    assert r.exit_code == 1
+    hits = [f for f in rep["findings"] if f["id"] == id_]
+    assert hits and hits[0]["key"] == key and hits[0]["severity"] == "error", rep["findings"]
+    assert not out.exists()
+
+
+def test_missing_plus_is_also_caught_by_real_hydra(model, verl_cfg):
+    """A key the static tables do not know: only the composition can reject it."""
+    r = launch("--json", "--model", model, "--override", "actor_rollout_ref.actor.no_such_knob=1")
+    rep = json.loads(r.stdout)
+    hit = [f for f in rep["findings"] if f["key"] == "actor_rollout_ref.actor.no_such_knob"]
+    assert hit and hit[0]["id"] == "launch-key-needs-plus" and "Could not override" in hit[0]["detail"]
+    assert r.exit_code == 1
+
+
+def test_spec_files_yaml_and_toml(tmp_path, model, verl_cfg):
+    y = tmp_path / "spec.yaml"
+    y.write_text(f"model: {model}\ntp: 2\npp: 2\nfused: [rope, rmsnorm]\nrecompute: full\nrecompute-method: uniform\n"
+                 "recompute_layers: 1\nextra_overrides: ['trainer.val_before_train=False']\n")
+    r = launch("--json", "--spec", str(y), "--pp", "1")  # the command line wins over the file
+    rep = json.loads(r.stdout)
+    assert r.exit_code == 0, rep["findings"]
+    assert rep["spec"]["tp"] == 2 and rep["spec"]["pp"] == 1 and rep["spec"]["fused"] == ["rope", "rmsnorm"]
+    assert "trainer.val_before_train=False" in rep["overrides"]
+    t = tmp_path / "spec.toml"
+    t.write_text(f'model = "{model}"\nverl_version = "0.7.1"\ncp = 2\n')  # 0.7.1: key tables, no compose
+    rep = json.loads(launch("--json", "--spec", str(t)).stdout)
+    assert f"+{OTC}context_parallel_size=2" in rep["overrides"] and rep["verl_version"] == "0.7.1"
+
+
+@pytest.mark.parametrize("content,where", [
+    ("tp: 2\nbogus_key: 1\n", "bogus_key"),
+    ("tp: -1\n", "tp"),
+    ("fused: [rope, warp]\n", "fused"),
+    ("tp: [\n", "not valid YAML"),
+    ("- a\n- b\n", "mapping"),
+])
+def test_bad_spec_file_exit_2_names_file_and_key(tmp_path, content, where):
+    f = tmp_path / "bad.yaml"
+    f.write_text(content)
+    r = launch("--spec", str(f))
+    assert r.exit_code == 2
+    assert str(f) in r.output and where in r.output
+
+
+def test_unwritable_output_exit_2_nothing_created(tmp_path, model):
+    blocker = tmp_path / "afile"
+    blocker.write_text("x")
+    r = launch("--model", model, "-o", str(blocker / "run.sh"))  # ENOTDIR
+    assert r.exit_code == 2 and "cannot write" in r.output
+
+
+def test_formats_overrides_and_yaml(model, verl_cfg):
+    r = launch("--model", model, "--no-compose", "--format", "overrides", "--tp", "2")
+    lines = r.stdout.splitlines()
+    assert f"+{OTC}use_flash_attn=True" in lines and f"{A}tensor_model_parallel_size=2" in lines
+    r = launch("--model", model, "--format", "yaml", "--tp", "2")
+    import yaml
+
+    cfg = yaml.safe_load(r.stdout)
+    mega = cfg["actor_rollout_ref"]["actor"]["megatron"]
+    assert mega["override_transformer_config"]["use_flash_attn"] is True and mega["tensor_model_parallel_size"] == 2
+
+
+def test_npus_per_node_from_chip_and_sysfs(tmp_path, model):
+    rep = json.loads(launch("--json", "--no-compose", "--model", model, "--chip", "A3").stdout)
+    assert rep["spec"]["npus_per_node"] == 16
+    dev = tmp_path / "root" / "sys" / "bus" / "pci" / "devices" / "0000:c1:00.0"
+    dev.mkdir(parents=True)
+    (dev / "vendor").write_text("0x19e5\n")
+    (dev / "device").write_text("0xd803\n")
+    rep = json.loads(launch("--json", "--no-compose", "--model", model, "--root", str(tmp_path / "root")).stdout)
+    assert rep["spec"]["npus_per_node"] == 16
+    rep = json.loads(launch("--json", "--no-compose", "--model", model, "--root", str(tmp_path / "empty")).stdout)
+    assert rep["spec"]["npus_per_node"] == 8
+    assert any(f["id"] == "launch-npus-per-node" for f in rep["findings"])
+
+
+def test_verl_version_required_without_installed_verl(monkeypatch, model):
+    from doctor.launch import hydra_compose
+
+    monkeypatch.setattr(hydra_compose, "installed_verl", lambda: (None, None))
+    r = launch("--model", model)
+    assert r.exit_code == 2 and "--verl-version" in r.output
+    r = launch("--json", "--model", model, "--verl-version", "0.9.1")
+    rep = json.loads(r.stdout)
+    assert any(f["id"] == "launch-schema-not-composed" for f in rep["findings"])
+    r = launch("--model", model, "--verl-version", "0.9.1", "--compose")
+    assert r.exit_code == 2 and "--verl-config" in r.output
+
+
+def test_unreadable_model_dir_warns_and_multinode_warns(tmp_path, verl_cfg):
+    rep = json.loads(launch("--json", "--no-compose", "--model", str(tmp_path / "nowhere"), "--nodes", "2").stdout)
+    got = {f["id"]: f for f in rep["findings"]}
+    assert got["launch-model-unreadable"]["severity"] == "warning"
+    assert got["launch-model-path-every-node"]["key"] == "actor_rollout_ref.model.path"
+
+
+def test_launch_then_lint_round_trip(tmp_path, model, verl_cfg):
+    out = tmp_path / "run.sh"
+    assert launch("--model", model, "--tp", "2", "--cp", "2", "--sp", "--dist-opt", "--recompute", "full",
+                  "--recompute-method", "block", "--recompute-layers", "2", "-o", str(out)).exit_code == 0
+    r = CliRunner().invoke(cli, ["lint", "--json", str(out)])
+    rep = json.loads(r.stdout)
+    assert r.exit_code == 0, rep["findings"]
+    assert rep["summary"]["error"] == 0 and rep["summary"]["warning"] == 0
+    assert os.access(out, os.X_OK)

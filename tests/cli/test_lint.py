@@ -1,0 +1,351 @@
+"""`doctor lint`: the shared cases, the upstream example scripts (recreated from shared/reference/verl.md
+§4.2), the four classic mistakes, stdin, JSON and exit codes — through the real CLI."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from doctor.cli import cli
+from tests.launch.helpers import QWEN3_06B, QWEN25_05B, require_verl_config, write_model
+
+
+@pytest.fixture(scope="module")
+def verl_cfg():
+    return require_verl_config()
+
+A = "actor_rollout_ref.actor.megatron."
+OTC = A + "override_transformer_config."
+
+
+def lint(*args: str, input: str | None = None):
+    r = CliRunner().invoke(cli, ["lint", "--json", *args], input=input, catch_exceptions=False)
+    report = json.loads(r.stdout) if r.stdout.strip() else None
+    return r.exit_code, report, r
+
+
+def ids(report, severity=None):
+    return [f["id"] for f in report["findings"] if severity is None or f["severity"] == severity]
+
+
+# --- upstream example scripts (override sets from verl.md §4.2) -------------------------------------------
+
+QWEN25_05B_V060 = """#!/bin/bash
+set -x
+MODEL_PATH={model}
+DIST_CKPT_PATH=${{DIST_CKPT_PATH:-$HOME/dist_ckpt/qwen2_5_05b}}
+python3 -m verl.trainer.main_ppo --config-path=config --config-name='ppo_megatron_trainer.yaml' \\
+    algorithm.adv_estimator=grpo \\
+    data.train_files=$HOME/data/gsm8k/train.parquet \\
+    data.val_files=$HOME/data/gsm8k/test.parquet \\
+    data.train_batch_size=128 \\
+    data.max_prompt_length=512 \\
+    data.max_response_length=128 \\
+    data.filter_overlong_prompts=True \\
+    data.truncation='error' \\
+    actor_rollout_ref.model.path=$MODEL_PATH \\
+    actor_rollout_ref.actor.optim.lr=5e-7 \\
+    actor_rollout_ref.actor.ppo_mini_batch_size=64 \\
+    actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu=20 \\
+    actor_rollout_ref.actor.strategy=megatron \\
+    actor_rollout_ref.actor.megatron.pipeline_model_parallel_size=2 \\
+    actor_rollout_ref.actor.megatron.tensor_model_parallel_size=2 \\
+    actor_rollout_ref.actor.megatron.expert_model_parallel_size=1 \\
+    actor_rollout_ref.actor.megatron.use_dist_checkpointing=True \\
+    actor_rollout_ref.actor.megatron.dist_checkpointing_path=$DIST_CKPT_PATH \\
+    actor_rollout_ref.actor.use_kl_loss=True \\
+    actor_rollout_ref.actor.kl_loss_coef=0.001 \\
+    actor_rollout_ref.actor.kl_loss_type=low_var_kl \\
+    actor_rollout_ref.rollout.log_prob_micro_batch_size_per_gpu=40 \\
+    actor_rollout_ref.rollout.enable_chunked_prefill=False \\
+    actor_rollout_ref.rollout.tensor_model_parallel_size=2 \\
+    actor_rollout_ref.rollout.name=vllm \\
+    actor_rollout_ref.rollout.gpu_memory_utilization=0.6 \\
+    actor_rollout_ref.rollout.n=5 \\
+    actor_rollout_ref.ref.log_prob_micro_batch_size_per_gpu=40 \\
+    actor_rollout_ref.ref.strategy=megatron \\
+    actor_rollout_ref.ref.megatron.pipeline_model_parallel_size=2 \\
+    actor_rollout_ref.ref.megatron.tensor_model_parallel_size=2 \\
+    actor_rollout_ref.ref.megatron.expert_model_parallel_size=1 \\
+    actor_rollout_ref.ref.megatron.use_dist_checkpointing=True \\
+    actor_rollout_ref.ref.megatron.dist_checkpointing_path=$DIST_CKPT_PATH \\
+    algorithm.kl_ctrl.kl_coef=0.001 \\
+    trainer.critic_warmup=0 \\
+    trainer.logger=console \\
+    trainer.project_name='verl_grpo_example_gsm8k' \\
+    trainer.experiment_name='qwen2_5_0_5b_megatron' \\
+    trainer.n_gpus_per_node=8 \\
+    trainer.nnodes=1 \\
+    trainer.save_freq=-1 \\
+    trainer.test_freq=5 \\
+    trainer.total_epochs=1 \\
+    trainer.total_training_steps=2 \\
+    trainer.device=npu \\
+    +actor_rollout_ref.actor.megatron.override_transformer_config.use_flash_attn=True $@
+"""
+
+
+def _smoke_v071(model: str, extra: str = "") -> str:
+    """v0.7.1's run_qwen2_5_05b_grpo_mindspeed.sh: batch 16, mini 8, micro 1, n=2, no torch.compile, cudagraph
+    mode, test_freq=-1, one step, no trainer.device. `extra` adds main's vanilla_mbridge line (§4.2)."""
+    return f"""#!/bin/bash
+set -xeuo pipefail
+MODEL_PATH={model}
+python3 -m verl.trainer.main_ppo --config-path=config --config-name='ppo_megatron_trainer.yaml' \\
+    algorithm.adv_estimator=grpo \\
+    data.train_files=$HOME/data/gsm8k/train.parquet \\
+    data.val_files=$HOME/data/gsm8k/test.parquet \\
+    data.train_batch_size=16 \\
+    data.max_prompt_length=512 \\
+    data.max_response_length=128 \\
+    data.filter_overlong_prompts=True \\
+    data.truncation='error' \\
+    actor_rollout_ref.model.path="${{MODEL_PATH}}" \\
+    actor_rollout_ref.actor.optim.lr=5e-7 \\
+    actor_rollout_ref.actor.ppo_mini_batch_size=8 \\
+    actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu=1 \\
+    actor_rollout_ref.actor.strategy=megatron \\
+    actor_rollout_ref.actor.use_torch_compile=False \\
+    actor_rollout_ref.actor.megatron.pipeline_model_parallel_size=2 \\
+    actor_rollout_ref.actor.megatron.tensor_model_parallel_size=2 \\
+    actor_rollout_ref.actor.megatron.expert_model_parallel_size=1 \\{extra}
+    actor_rollout_ref.actor.use_kl_loss=True \\
+    actor_rollout_ref.actor.kl_loss_coef=0.001 \\
+    actor_rollout_ref.actor.kl_loss_type=low_var_kl \\
+    actor_rollout_ref.rollout.log_prob_micro_batch_size_per_gpu=1 \\
+    actor_rollout_ref.rollout.enable_chunked_prefill=False \\
+    actor_rollout_ref.rollout.tensor_model_parallel_size=2 \\
+    actor_rollout_ref.rollout.name=vllm \\
+    actor_rollout_ref.rollout.gpu_memory_utilization=0.6 \\
+    actor_rollout_ref.rollout.n=2 \\
+    +actor_rollout_ref.rollout.engine_kwargs.vllm.compilation_config.cudagraph_mode="FULL_AND_PIECEWISE" \\
+    actor_rollout_ref.ref.log_prob_micro_batch_size_per_gpu=1 \\
+    actor_rollout_ref.ref.use_torch_compile=False \\
+    algorithm.kl_ctrl.kl_coef=0.001 \\
+    trainer.critic_warmup=0 \\
+    trainer.logger=console \\
+    trainer.project_name='verl_grpo_example_gsm8k' \\
+    trainer.experiment_name='qwen_megatron' \\
+    trainer.n_gpus_per_node=8 \\
+    trainer.nnodes=1 \\
+    trainer.save_freq=-1 \\
+    trainer.test_freq=-1 \\
+    trainer.total_epochs=1 \\
+    trainer.total_training_steps=1 \\
+    +actor_rollout_ref.actor.megatron.override_transformer_config.use_flash_attn=True $@
+"""
+
+
+QUICK_START = """#!/usr/bin/env bash
+# quick_start/run_qwen3_0_6b_megatron_vllm_ascend.sh (verl 0.9.0 / main): arrays per role, no FA override.
+# Batch sizes the reference does not list are filled in (mini 8, micro 1, n 2, log-prob micro 1).
+set -xeuo pipefail
+export HCCL_CONNECT_TIMEOUT=1500
+export HCCL_HOST_SOCKET_PORT_RANGE=60000-60050
+export HCCL_NPU_SOCKET_PORT_RANGE=61000-61050
+export RAY_EXPERIMENTAL_NOSET_ASCEND_RT_VISIBLE_DEVICES=1
+MODEL_PATH=${{MODEL_PATH:-{model}}}
+TRAIN_BATCH_SIZE=16
+MAX_PROMPT_LENGTH=1024
+MAX_RESPONSE_LENGTH=2048
+TOTAL_EPOCHS=15
+TOTAL_TRAINING_STEPS=15
+SAVE_FREQ=20
+TEST_FREQ=20
+DATA=(
+    data.train_files=$HOME/data/gsm8k/train.parquet
+    data.val_files=$HOME/data/gsm8k/test.parquet
+    data.train_batch_size=${{TRAIN_BATCH_SIZE}}
+    data.max_prompt_length=${{MAX_PROMPT_LENGTH}}
+    data.max_response_length=${{MAX_RESPONSE_LENGTH}}
+)
+MODEL=(
+    actor_rollout_ref.model.path="${{MODEL_PATH}}"
+)
+ACTOR=(
+    actor_rollout_ref.actor.strategy=megatron
+    actor_rollout_ref.actor.ppo_mini_batch_size=8
+    actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu=1
+    actor_rollout_ref.actor.use_torch_compile=False
+    actor_rollout_ref.actor.megatron.tensor_model_parallel_size=2
+    actor_rollout_ref.actor.megatron.pipeline_model_parallel_size=2
+    actor_rollout_ref.actor.megatron.expert_model_parallel_size=1
+    actor_rollout_ref.actor.megatron.use_mbridge=True
+    actor_rollout_ref.actor.megatron.vanilla_mbridge=True
+)
+ROLLOUT=(
+    actor_rollout_ref.rollout.name=vllm
+    actor_rollout_ref.rollout.n=2
+    actor_rollout_ref.rollout.tensor_model_parallel_size=2
+    actor_rollout_ref.rollout.log_prob_micro_batch_size_per_gpu=1
+)
+REF=(
+    actor_rollout_ref.ref.log_prob_micro_batch_size_per_gpu=1
+)
+TRAINER=(
+    trainer.balance_batch=True
+    trainer.logger='["console"]'
+    trainer.n_gpus_per_node=8
+    trainer.nnodes=1
+    trainer.total_epochs=${{TOTAL_EPOCHS}}
+    trainer.total_training_steps=${{TOTAL_TRAINING_STEPS}}
+    trainer.save_freq=${{SAVE_FREQ}}
+    trainer.test_freq=${{TEST_FREQ}}
+)
+python3 -m verl.trainer.main_ppo --config-name=ppo_megatron_trainer \\
+    algorithm.adv_estimator=grpo \\
+    "${{DATA[@]}}" "${{MODEL[@]}}" "${{ACTOR[@]}}" "${{ROLLOUT[@]}}" "${{REF[@]}}" "${{TRAINER[@]}}" "$@"
+"""
+
+
+@pytest.fixture
+def upstream(tmp_path: Path) -> dict[str, Path]:
+    q25 = write_model(tmp_path / "models", "Qwen2.5-0.5B-Instruct", QWEN25_05B)
+    q3 = write_model(tmp_path / "models", "Qwen3-0.6B", QWEN3_06B)
+    scripts = {
+        "v060_smoke": QWEN25_05B_V060.format(model=q25),
+        "v071_smoke": _smoke_v071(q25),
+        "main_smoke": _smoke_v071(q3, f"\n    {A}vanilla_mbridge=True \\"),
+        "quick_start": QUICK_START.format(model=q3),
+    }
+    out = {}
+    for name, text in scripts.items():
+        p = tmp_path / f"{name}.sh"
+        p.write_text(text)
+        out[name] = p
+    return out
+
+
+@pytest.mark.parametrize("name,version,compose", [
+    ("v060_smoke", "0.6.0", "--no-compose"),
+    ("v071_smoke", "0.7.1", "--no-compose"),
+    ("main_smoke", "0.9.1", "--compose"),
+    ("quick_start", "0.9.0", "--no-compose"),
+    ("quick_start", "0.9.1", "--compose"),
+])
+def test_upstream_examples_have_no_errors_for_their_verl(upstream, name, version, compose, verl_cfg):
+    code, report, r = lint(str(upstream[name]), "--verl-version", version, compose, "--no-megatron-bridge")
+    assert report is not None, r.output
+    assert ids(report, "error") == [], report["findings"]
+    assert code == 0
+    assert report["summary"]["error"] == 0
+    if compose == "--compose":
+        assert "launch-schema-composed" in ids(report)
+    else:
+        assert "launch-schema-not-composed" in ids(report)
+    # the model path came from the script and was read: model rules ran (no "model unknown" note)
+    assert "launch-model-unknown" not in ids(report)
+
+
+def test_upstream_v060_smoke_would_fail_on_its_own_mistakes_if_edited(upstream):
+    """The same example minus `trainer.device=npu` and FA is caught for 0.6.0 (rules are not vacuous)."""
+    text = upstream["v060_smoke"].read_text().replace("    trainer.device=npu \\\n", "")
+    text = text.replace("+actor_rollout_ref.actor.megatron.override_transformer_config.use_flash_attn=True", "")
+    code, report, _ = lint("--verl-version", "0.6.0", "--no-compose", "-", input=text)
+    assert code == 1
+    assert {"launch-trainer-device", "launch-fa-missing"} <= set(ids(report, "error"))
+
+
+# --- the shared cases -------------------------------------------------------------------------------------
+
+def _cases(shared: Path):
+    manifest = json.loads((shared / "cases" / "manifest.json").read_text())
+    items = manifest["cases"] if isinstance(manifest, dict) and "cases" in manifest else manifest
+    items = items.values() if isinstance(items, dict) else items
+    return [c for c in items if c.get("lint")]
+
+
+def test_shared_lint_cases_diagnosed_with_expected_components(shared_dir, verl_cfg):
+    cases = _cases(shared_dir)
+    assert len(cases) >= 2
+    rank = {"info": 0, "warning": 1, "error": 2}
+    for case in cases:
+        code, report, r = lint(str(shared_dir / "cases" / case["lint"]))
+        assert report is not None, r.output
+        want = case["expect"]
+        hits = [f for f in report["findings"]
+                if rank[f["severity"]] >= rank[want["min_severity"]] and set(want["components"]) <= set(f["components"])]
+        assert hits, (case["id"], report["findings"])
+        assert all(f["key"] for f in hits)
+        assert code == (1 if want["min_severity"] == "error" else code)
+
+
+def test_grad_offload_case_names_the_key_and_hydra_message(shared_dir, verl_cfg):
+    code, report, _ = lint(str(shared_dir / "cases" / "verl-hydra-removed-key-grad-offload.lint.sh"))
+    err = [f for f in report["findings"] if f["severity"] == "error"]
+    assert [f["key"] for f in err] == ["actor_rollout_ref.actor.fsdp_config.grad_offload"]
+    assert "Could not override 'actor_rollout_ref.actor.fsdp_config.grad_offload'" in err[0]["detail"]
+    assert err[0]["evidence"]["line"] == 25
+
+
+def test_vpp_case_names_vpp_key(shared_dir, verl_cfg):
+    code, report, _ = lint(str(shared_dir / "cases" / "verl-npu-mbridge-with-vpp-unsupported.lint.sh"))
+    assert code == 1
+    f = [f for f in report["findings"] if f["id"] == "launch-mbridge-vpp"]
+    assert f[0]["key"] == A + "virtual_pipeline_model_parallel_size"
+
+
+# --- the four mistakes (the launch side is in tests/cli/test_launch.py) ----------------------------------
+
+GOOD = """python3 -m verl.trainer.main_ppo --config-name=ppo_megatron_trainer \\
+    actor_rollout_ref.actor.strategy=megatron \\
+    actor_rollout_ref.actor.ppo_mini_batch_size=8 \\
+    actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu=1 \\
+    data.train_batch_size=16 \\
+    actor_rollout_ref.rollout.n=2 \\
+    actor_rollout_ref.rollout.log_prob_micro_batch_size_per_gpu=1 \\
+    trainer.n_gpus_per_node=8 trainer.device=npu \\
+    {extra}
+"""
+
+MISTAKES = [
+    # (id, version, extra overrides, expected key)
+    ("launch-mbridge-vpp", "0.7.1",
+     f"{A}pipeline_model_parallel_size=2 {A}virtual_pipeline_model_parallel_size=2 +{OTC}use_flash_attn=True",
+     A + "virtual_pipeline_model_parallel_size"),
+    ("launch-sp-without-tp", "0.9.1", f"+{OTC}sequence_parallel=True {A}vanilla_mbridge=True", OTC + "sequence_parallel"),
+    ("launch-fa-missing", "0.7.1", f"{A}tensor_model_parallel_size=2", OTC + "use_flash_attn"),
+    ("launch-key-needs-plus", "0.9.1", f"{OTC}use_fused_rmsnorm=True {A}vanilla_mbridge=True", OTC + "use_fused_rmsnorm"),
+]
+
+
+@pytest.mark.parametrize("id_,version,extra,key", MISTAKES)
+def test_lint_catches_the_classic_mistakes(id_, version, extra, key, verl_cfg):
+    code, report, _ = lint("--verl-version", version, "-", input=GOOD.format(extra=extra))
+    assert code == 1
+    hits = [f for f in report["findings"] if f["id"] == id_]
+    assert hits and hits[0]["key"] == key and hits[0]["severity"] == "error"
+
+
+def test_lint_clean_script_exit_0_and_text_output(verl_cfg):
+    text = GOOD.format(extra=f"{A}vanilla_mbridge=True")
+    r = CliRunner().invoke(cli, ["lint", "-"], input=text)
+    assert r.exit_code == 0, r.output
+    assert "lint: ok" in r.output
+
+
+def test_lint_input_errors_exit_2(tmp_path):
+    r = CliRunner().invoke(cli, ["lint", str(tmp_path / "missing.sh")])
+    assert r.exit_code == 2 and "missing.sh" in r.output
+    (tmp_path / "x.sh").write_text("echo nothing to see\n")
+    r = CliRunner().invoke(cli, ["lint", str(tmp_path / "x.sh")])
+    assert r.exit_code == 2 and "no `python3 -m verl.trainer.main_ppo` invocation" in r.output
+    r = CliRunner().invoke(cli, ["lint", "-", "--verl-version", "banana"], input=GOOD.format(extra=""))
+    assert r.exit_code == 2
+
+
+def test_lint_json_every_warning_and_error_has_a_key(shared_dir):
+    import jsonschema
+
+    text = GOOD.format(extra=f"+{OTC}sequence_parallel=True actor_rollout_ref.rollout.gpu_memory_utilization=0.95")
+    code, report, r = lint("--verl-version", "0.9.1", "--no-compose", "-", input=text)
+    assert r.stdout.lstrip().startswith("{")
+    assert report["schema"] == "doctor.report/1" and report["command"] == "lint"
+    jsonschema.validate(report, json.loads((shared_dir / "schemas" / "report.schema.json").read_text()))
+    assert code == 1
+    for f in report["findings"]:
+        if f["severity"] != "info":
+            assert f["key"], f

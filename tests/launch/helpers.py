@@ -1,0 +1,66 @@
+"""Shared fixtures for the launch/lint tests: model directories (real config.json shapes) and verl's config files.
+
+verl's config comes from the real verl 0.9.1 wheel installed with `pip install --no-deps verl==0.9.1`
+(CI does this). Its absence fails the tests that need it rather than skipping them: a schema check that
+silently never runs would prove nothing.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from doctor.launch.hydra_compose import installed_verl
+
+QWEN25_05B = {  # Qwen/Qwen2.5-0.5B-Instruct config.json (fields the rules read)
+    "architectures": ["Qwen2ForCausalLM"], "model_type": "qwen2", "hidden_act": "silu", "hidden_size": 896,
+    "intermediate_size": 4864, "num_attention_heads": 14, "num_hidden_layers": 24, "num_key_value_heads": 2,
+    "rms_norm_eps": 1e-06, "rope_theta": 1000000.0, "vocab_size": 151936, "tie_word_embeddings": True,
+}
+QWEN3_06B = {
+    "architectures": ["Qwen3ForCausalLM"], "model_type": "qwen3", "hidden_act": "silu", "hidden_size": 1024,
+    "num_attention_heads": 16, "num_hidden_layers": 28, "num_key_value_heads": 8, "rms_norm_eps": 1e-06,
+    "rope_theta": 1000000, "vocab_size": 151936,
+}
+QWEN3_MOE = {
+    "architectures": ["Qwen3MoeForCausalLM"], "model_type": "qwen3_moe", "hidden_act": "silu", "hidden_size": 2048,
+    "num_attention_heads": 32, "num_hidden_layers": 48, "num_key_value_heads": 4, "num_experts": 128,
+    "num_experts_per_tok": 8, "rms_norm_eps": 1e-06, "rope_theta": 1000000.0, "vocab_size": 151936,
+}
+GPT2 = {
+    "architectures": ["GPT2LMHeadModel"], "model_type": "gpt2", "activation_function": "gelu_new", "n_embd": 768,
+    "n_head": 12, "n_layer": 12, "n_positions": 1024, "layer_norm_epsilon": 1e-05, "vocab_size": 50257,
+}
+
+
+def write_model(root: Path, name: str, cfg: dict) -> str:
+    d = root / name
+    d.mkdir(parents=True, exist_ok=True)
+    (d / "config.json").write_text(json.dumps(cfg), encoding="utf-8")
+    return str(d)
+
+
+@pytest.fixture
+def models(tmp_path: Path) -> dict[str, str]:
+    root = tmp_path / "models"
+    return {
+        "dense": write_model(root, "Qwen3-0.6B", QWEN3_06B),
+        "qwen25": write_model(root, "Qwen2.5-0.5B-Instruct", QWEN25_05B),
+        "moe": write_model(root, "Qwen3-30B-A3B", QWEN3_MOE),
+        "gpt2": write_model(root, "gpt2", GPT2),
+    }
+
+
+def require_verl_config() -> Path:
+    version, cdir = installed_verl()
+    if cdir is None or version != "0.9.1":
+        pytest.fail(f"these tests compose against the real verl 0.9.1 config; found verl {version} at {cdir}. "
+                    "Install it with: pip install --no-deps verl==0.9.1")
+    return cdir
+
+
+@pytest.fixture(scope="session")
+def verl_config_dir() -> Path:
+    return require_verl_config()

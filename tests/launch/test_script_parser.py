@@ -1,0 +1,98 @@
+"""The script reader gives the argv Python would see, resolves what the script itself defines, and never
+executes anything."""
+
+from __future__ import annotations
+
+import shlex
+import subprocess
+
+import pytest
+
+from doctor.errors import InputError
+from doctor.launch.script_parser import parse_script
+
+
+def args_of(text: str) -> list[str]:
+    p = parse_script(text)
+    assert p.invocations, text
+    return p.invocations[0].args
+
+
+LINES = [
+    "a=1 'b=two words' \"c=it's\" d=x\\ y e='\"q\"' f=\"a\\\"b\" g=''",
+    "k='$HOME' l=\"\\$X\" m=a'b'\"c\" n=\\$\\(nothing\\) o=back\\\\slash p=\"x\\y\"",
+    "q=\"multi\nline\" r='tab\there'",
+]
+
+
+@pytest.mark.parametrize("line", LINES)
+def test_words_match_what_bash_passes(line):
+    """Oracle: bash itself (printf of its positional parameters; nothing in LINES expands or runs)."""
+    text = f"python3 -m verl.trainer.main_ppo {line}\n"
+    r = subprocess.run(["bash", "-c", f"set -- {line}; printf '%s\\0' \"$@\""], capture_output=True,
+                       timeout=10, check=True)
+    assert args_of(text) == r.stdout.decode().split("\0")[:-1]
+
+
+def test_plain_words_match_shlex():
+    line = "a=1 'b=two words' c=x\\ y"
+    assert args_of(f"python3 -m verl.trainer.main_ppo {line}\n") == shlex.split(line)
+
+
+def test_continuations_comments_config_name_and_passthrough():
+    text = (
+        "#!/bin/bash\nset -x\n# python3 -m verl.trainer.main_ppo commented=1\n"
+        "python3 -m verl.trainer.main_ppo --config-name=ppo_megatron_trainer \\\n"
+        "    a.b=1 \\\n    +c.d=True \\\n    \"$@\"\n"
+    )
+    inv = parse_script(text).invocations[0]
+    assert inv.config_name == "ppo_megatron_trainer"
+    assert [o.text for o in inv.overrides] == ["a.b=1", "+c.d=True"]
+    assert [o.line for o in inv.overrides] == [5, 6]
+    assert inv.passthrough is True
+
+
+def test_variables_defaults_and_arrays():
+    text = """
+export TP=${TP:-4}
+MODEL_PATH=${MODEL_PATH:-$HOME/models/Qwen3-8B}
+NAME="my run"
+DATA=(
+    data.train_batch_size=16   # comment inside an array
+    "data.val_files=/d/test.parquet"
+)
+ACTOR=(actor_rollout_ref.actor.megatron.tensor_model_parallel_size=$TP)
+ACTOR+=(trainer.experiment_name="$NAME")
+python3 -m verl.trainer.main_ppo --config-name ppo_megatron_trainer "${DATA[@]}" "${ACTOR[@]}" \\
+    actor_rollout_ref.model.path=$MODEL_PATH x=${UNSET_VAR} y=${TP:+set} 2>&1 | tee log.txt
+"""
+    p = parse_script(text)
+    assert [o.text for o in p.invocations[0].overrides] == [
+        "data.train_batch_size=16", "data.val_files=/d/test.parquet",
+        "actor_rollout_ref.actor.megatron.tensor_model_parallel_size=4", "trainer.experiment_name=my run",
+        "actor_rollout_ref.model.path=$HOME/models/Qwen3-8B", "x=${UNSET_VAR}", "y=set",
+    ]
+    assert p.invocations[0].config_name == "ppo_megatron_trainer"
+    assert "$HOME" in p.unresolved and "${UNSET_VAR}" in p.unresolved
+
+
+def test_nothing_is_executed(tmp_path):
+    marker = tmp_path / "pwned"
+    text = (f"X=$(touch {marker})\nY=`touch {marker}`\n"
+            f"python3 -m verl.trainer.main_ppo a=$(touch {marker}) b=\"`touch {marker}`\" c=$X\n")
+    p = parse_script(text)
+    assert not marker.exists()
+    assert p.invocations[0].args[0] == f"a=$(touch {marker})"
+    assert any("touch" in u for u in p.unresolved)
+
+
+def test_main_ppo_py_path_and_no_invocation():
+    assert args_of("python verl/trainer/main_ppo.py k=v\n") == ["k=v"]
+    assert parse_script("echo hello\n").invocations == []
+
+
+@pytest.mark.parametrize("bad", ["python3 -m verl.trainer.main_ppo 'a=1\n", 'x="unterminated\n', "y=$(echo\n"])
+def test_unterminated_quotes_are_input_errors_with_line(bad):
+    with pytest.raises(InputError) as e:
+        parse_script(bad, "run.sh")
+    assert "run.sh: line" in str(e.value)

@@ -5,7 +5,6 @@ from __future__ import annotations
 import os
 import tempfile
 from collections import defaultdict
-from xml.sax.saxutils import escape, quoteattr
 
 from doctor.console import Console
 from doctor.report import CheckStatus, Finding, Report, Severity, sorted_findings
@@ -87,6 +86,9 @@ def render_text(report: Report, console: Console) -> None:
 
 def junit_xml(report: Report, suite_name: str | None = None) -> str:
     """One testcase per check; error findings of a check become its failure, a crash its error."""
+    # imported here: xml.sax.saxutils pulls in urllib.request/http.client/ssl (~60 ms) that text and JSON never need
+    from xml.sax.saxutils import escape, quoteattr
+
     name = suite_name or f"doctor-{report.command}"
     cases = []
     failures = errors = skipped = 0

@@ -27,11 +27,13 @@ def output_options(f: F) -> F:
 
 def make_console(ctx: click.Context, kwargs: dict[str, Any]) -> Console:
     obj = ctx.find_root().obj or {}
+    # pop every option first: `a or kwargs.pop(...)` would leave it in kwargs when the group set it
+    cmd = {k: kwargs.pop(k, None) for k in ("cmd_json", "cmd_no_color", "cmd_verbose", "cmd_quiet")}
     return Console.create(
-        json_mode=bool(obj.get("json_mode") or kwargs.pop("cmd_json", False)),
-        no_color=bool(obj.get("no_color") or kwargs.pop("cmd_no_color", False)),
-        verbose=int(obj.get("verbose", 0)) + int(kwargs.pop("cmd_verbose", 0) or 0),
-        quiet=bool(obj.get("quiet") or kwargs.pop("cmd_quiet", False)),
+        json_mode=bool(obj.get("json_mode") or cmd["cmd_json"]),
+        no_color=bool(obj.get("no_color") or cmd["cmd_no_color"]),
+        verbose=int(obj.get("verbose", 0)) + int(cmd["cmd_verbose"] or 0),
+        quiet=bool(obj.get("quiet") or cmd["cmd_quiet"]),
     )
 
 

@@ -1,0 +1,53 @@
+"""`doctor check` (live, verdicts) vs `python -m torch.utils.collect_env` (facts only), same machine, same run.
+
+collect_env runs in an interpreter with CPU torch==2.13.0: $DOCTOR_BENCH_TORCH_PYTHON when set, else this
+interpreter when it has torch, else a throw-away venv under a temp dir (`pip install torch==2.13.0`, which this
+machine's pip config serves from a local wheel). Prints the median times and the ratio; target >= 10x.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import subprocess
+import sys
+import tempfile
+
+from bench._measure import clean_env, compare, table
+
+
+def torch_python(workdir: str) -> str:
+    env = os.environ.get("DOCTOR_BENCH_TORCH_PYTHON")
+    if env:
+        return env
+    if importlib.util.find_spec("torch") is not None:
+        return sys.executable
+    venv = os.path.join(workdir, "torch-venv")
+    subprocess.run([sys.executable, "-m", "venv", venv], check=True, timeout=300)
+    py = os.path.join(venv, "bin", "python")
+    subprocess.run([py, "-m", "pip", "install", "-q", "torch==2.13.0"], check=True, timeout=1800)
+    return py
+
+
+def run(repeat: int = 5) -> dict:
+    with tempfile.TemporaryDirectory() as d:
+        tpy = torch_python(d)
+        cmds = {
+            "doctor check (verdicts)": [sys.executable, "-m", "doctor", "--json", "check"],
+            "torch.utils.collect_env (facts)": [tpy, "-m", "torch.utils.collect_env"],
+        }
+        m = compare(cmds, repeat=repeat, env=clean_env(), cwd=d)
+    rows = [m["torch.utils.collect_env (facts)"], m["doctor check (verdicts)"]]
+    ratio = rows[0].seconds / rows[1].seconds if rows[1].seconds else float("nan")
+    return {
+        "title": "check vs torch collect_env",
+        "rows": [r.to_dict() for r in rows],
+        "ratios": {"collect_env / doctor check (time)": ratio},
+        "notes": ["doctor check exits 1 on a host without an NPU (it reports errors); the time is what counts."],
+        "table": table("doctor check vs python -m torch.utils.collect_env", rows, baseline="torch.utils.collect_env (facts)")
+        + f"\n  doctor check is {ratio:.1f}x faster (target >= 10x)",
+    }
+
+
+if __name__ == "__main__":
+    print(run(int(os.environ.get("DOCTOR_BENCH_REPEAT", "5")))["table"])

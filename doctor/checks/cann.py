@@ -1,0 +1,286 @@
+"""CANN toolkit, kernels/ops, NNAL, driver and the set_env.sh environment."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from doctor import chips as chipmod
+from doctor.checks import CheckContext, check
+from doctor.checks._facts import arch, cann, driver, env, env_known, family, installed, npu_host, val, ver
+from doctor.matrix import DRIVER_MINIMUM, DRIVER_RECOMMENDED, SRC_DRIVER
+from doctor.report import Finding, finding
+from doctor.snapshot import known
+from doctor.versions import CannVersion, DriverVersion
+
+SRC_SET_ENV = ("CANN ascend-toolkit/set_env.sh exports and torch_npu/__init__.py 'Please run source set_env.sh' "
+               "(shared/reference/cann_torchnpu_vllm.md §2.7, §5.1, §5.3)")
+_INSTALL_CANN = "Install the CANN toolkit for this chip (e.g. Ascend-cann-toolkit_<ver>_linux-<arch>.run --install) and source its set_env.sh."
+
+
+@check("cann-toolkit", "cann")
+def cann_toolkit(ctx: CheckContext) -> Iterator[Finding]:
+    """The CANN toolkit is installed and its version readable."""
+    snap = ctx.snapshot
+    asc = snap.ascend
+    if not known(asc):
+        return
+    tk = snap.ascend_part("toolkit")
+    if asc is None or tk is None:
+        yield finding(
+            "cann-not-installed", "error", ("cann",), "No Ascend CANN toolkit found",
+            detail="Neither ascend-toolkit/ nor cann-<ver>/ was found under the Ascend root; torch-npu cannot load "
+                   "libascendcl.so / libhccl.so without it.",
+            evidence={"ascend_root": val(asc, "root")}, fix=_INSTALL_CANN,
+            source="CANN layouts (shared/reference/cann_torchnpu_vllm.md §3.1, §3.2); torch_npu/__init__.py missing-library errors")
+        return
+    if not known(tk):
+        return
+    v = val(tk, "version")
+    if v is None or CannVersion.try_parse(v) is None:
+        yield finding(
+            "cann-version-unreadable", "warning", ("cann",), "The CANN toolkit version could not be read",
+            detail="No version.info / ascend_toolkit_install.info gave a version; pairing rules are skipped.",
+            evidence={"version": v, "path": val(tk, "path")},
+            fix="Check <toolkit>/<arch>-linux/ascend_toolkit_install.info (key version=) or reinstall the toolkit.",
+            source="shared/reference/cann_torchnpu_vllm.md §3.4 probe order")
+    tarch = val(tk, "arch")
+    harch = arch(snap)
+    if tarch and harch and tarch != harch:
+        yield finding(
+            "cann-arch-mismatch", "error", ("cann", "system"), f"CANN toolkit is built for {tarch}, the host is {harch}",
+            evidence={"toolkit_arch": tarch, "host_arch": harch}, fix=f"Install the {harch} toolkit package.",
+            source="ascend_toolkit_install.info arch= (shared/reference/cann_torchnpu_vllm.md §3.3)")
+    p = ctx.profile
+    c = cann(snap)
+    if p is not None and c is not None and not p.cann_matches(c[1]) and ctx.options.get("profile_forced"):
+        yield finding(
+            "cann-outside-profile", "warning", ("cann",),
+            f"CANN {c[0]} is outside {p.name}'s range [{p.cann_min}, {p.cann_max or '∞'})",
+            evidence={"cann": c[0], "profile": p.name}, fix=f"Use CANN {p.cann_version} for this stack, or drop --profile.",
+            source=p.source)
+
+
+@check("cann-set-env", "cann")
+def cann_set_env(ctx: CheckContext) -> Iterator[Finding]:
+    """set_env.sh is sourced: ASCEND_HOME_PATH, ASCEND_OPP_PATH and the toolkit lib64 on LD_LIBRARY_PATH."""
+    snap = ctx.snapshot
+    if not env_known(snap):
+        return
+    tk = snap.ascend_part("toolkit")
+    if tk is None or (not known(tk) and not npu_host(snap)):
+        return  # no CANN: cann-not-installed says it; unknown CANN and no other evidence: nothing to say
+    home = env(snap, "ASCEND_HOME_PATH") or env(snap, "ASCEND_TOOLKIT_HOME")
+    opp = env(snap, "ASCEND_OPP_PATH")
+    ld = env(snap, "LD_LIBRARY_PATH") or ""
+    missing = []
+    if not home:
+        missing.append("ASCEND_HOME_PATH")
+    if not opp:
+        missing.append("ASCEND_OPP_PATH")
+    ld_parts = [x.rstrip("/") for x in ld.split(":") if x]
+    if home and not any(x.startswith(home.rstrip("/")) and x.endswith("lib64") for x in ld_parts):
+        missing.append(f"LD_LIBRARY_PATH entry {home.rstrip('/')}/lib64")
+    elif not home and not any(re.search(r"/(ascend-toolkit|cann)[^:]*/lib64$", x) for x in ld_parts):
+        missing.append("LD_LIBRARY_PATH entry <toolkit>/lib64")
+    if missing:
+        script = _set_env_path(snap)
+        yield finding(
+            "cann-set-env-not-sourced", "error", ("env", "cann"), "CANN set_env.sh is not sourced in this environment",
+            detail="Missing: " + ", ".join(missing) + ". torch_npu then fails with `libhccl.so: cannot open shared "
+                   "object file` / `Please run 'source set_env.sh' in the CANN installation path`.",
+            evidence={"missing": missing, "ASCEND_HOME_PATH": home, "ASCEND_OPP_PATH": opp},
+            fix=f"source {script} (add it to your shell profile or the job's launch script).", source=SRC_SET_ENV)
+        return
+    # several toolkits: the env must point at the one the probe found active
+    tks = snap.ascend_part("toolkits")
+    if isinstance(tks, list) and len(tks) > 1 and home:
+        versions = [t.version for t in tks if known(t.version) and t.version]
+        named = [v for v in versions if _names_version(home, v)]
+        active = val(tk, "version")
+        if named and active and active not in named:
+            yield finding(
+                "cann-env-points-elsewhere", "warning", ("env", "cann"),
+                f"ASCEND_HOME_PATH points at CANN {named[0]}, but the active toolkit is {active}",
+                detail=f"{len(tks)} toolkits are installed ({', '.join(versions)}); mixing one toolkit's libraries with "
+                       "another's kernels or headers fails at op load or JIT compile time.",
+                evidence={"ASCEND_HOME_PATH": home, "toolkits": versions, "active": active},
+                fix=f"source the set_env.sh of the toolkit you mean to use ({_set_env_path(snap)}) in a fresh shell.",
+                source=SRC_SET_ENV)
+        elif len(versions) > 1:
+            yield finding(
+                "cann-multiple-toolkits", "info", ("cann",), f"{len(tks)} CANN toolkits are installed",
+                evidence={"toolkits": versions, "ASCEND_HOME_PATH": home},
+                source="shared/reference/cann_torchnpu_vllm.md §3.4")
+
+
+def _names_version(path: str, version: str) -> bool:
+    return re.search(rf"(^|[/-]){re.escape(version)}(/|$)", path, re.I) is not None
+
+
+def _set_env_path(snap: object) -> str:
+    c = cann(snap)  # type: ignore[arg-type]
+    if c is not None and c[1] >= CannVersion("8.5.0"):
+        return "/usr/local/Ascend/cann/set_env.sh (or /usr/local/Ascend/ascend-toolkit/set_env.sh)"
+    return "/usr/local/Ascend/ascend-toolkit/set_env.sh"
+
+
+@check("cann-kernels", "cann")
+def cann_kernels(ctx: CheckContext) -> Iterator[Finding]:
+    """The op-kernel (ops) package for this chip is installed and matches the toolkit."""
+    snap = ctx.snapshot
+    tk = snap.ascend_part("toolkit")
+    if not known(tk) or tk is None:
+        return
+    k = snap.ascend_part("kernels")
+    if not known(k):
+        return
+    c = cann(snap)
+    fam = family(snap)
+    pkg = _kernels_package(fam, c[1] if c else None)
+    if k is None:
+        yield finding(
+            "cann-kernels-missing", "error", ("kernels", "cann"), "The CANN kernels (ops) package is not installed",
+            detail="Only the toolkit is installed; aclnn operators have no precompiled binaries, e.g. `Op Cast does "
+                   "not has any binary ... errno:561000`.",
+            evidence={"cann": c[0] if c else None, "chip": fam},
+            fix=f"Install {pkg} matching the toolkit version and chip.",
+            source="hiyouga/LlamaFactory#3796 (aclnnCast 'does not has any binary'); CANN package names "
+                   "(shared/reference/cann_torchnpu_vllm.md §3.1–3.2)")
+        return
+    soc = val(k, "soc")
+    kfam = chipmod.soc_family(soc) if soc else None
+    if soc and kfam is None and isinstance(soc, str):
+        low = soc.lower()
+        kfam = "A3" if ("a3" in low or "910_93" in low) else "A2" if "910b" in low else None
+    if kfam and fam and kfam != fam:
+        yield finding(
+            "cann-kernels-wrong-soc", "error", ("kernels", "npu"), f"The kernels package is built for {soc}, the chip is {fam}",
+            detail="Kernel binaries for another SOC do not load: `the socversion ... of bin package does not match the "
+                   "current device socverison`.",
+            evidence={"kernels_soc": soc, "chip_family": fam}, fix=f"Install {pkg}.",
+            source="vllm-project/vllm-ascend#6676; CANN ops package names (shared/reference/cann_torchnpu_vllm.md §3.1–3.2)")
+    kv = val(k, "version")
+    kc = CannVersion.try_parse(kv) if isinstance(kv, str) else None
+    if c is not None and kc is not None and not kc.is_ambiguous_against(c[1]) and kc != c[1]:
+        yield finding(
+            "cann-kernels-version-mismatch", "warning", ("kernels", "cann"),
+            f"Kernels package {kv} does not match toolkit {c[0]}",
+            evidence={"kernels": kv, "cann": c[0]}, fix=f"Install the {c[0]} kernels/ops package for this chip.",
+            source="opp_kernel version.info required_package_opp_kernel_version (shared/reference/cann_torchnpu_vllm.md §3.3)")
+
+
+def _kernels_package(fam: str | None, c: CannVersion | None) -> str:
+    new = c is not None and c >= CannVersion("8.5.0")
+    tag = {"A2": "910b", "A3": "A3", "310P": "310p", "950": "950"}.get(fam or "", "<chip>")
+    if new:
+        return f"Ascend-cann-{tag}-ops_<ver>_linux-<arch>.run"
+    if fam == "A3":
+        return "Atlas-A3-cann-kernels_<ver>_linux-<arch>.run"
+    return f"Ascend-cann-kernels-{tag}_<ver>_linux-<arch>.run"
+
+
+@check("cann-nnal", "cann")
+def cann_nnal(ctx: CheckContext) -> Iterator[Finding]:
+    """NNAL/ATB is installed (vllm-ascend and torch-npu's ATB ops link libatb.so) and matches the toolkit."""
+    snap = ctx.snapshot
+    n = snap.ascend_part("nnal")
+    if not known(n):
+        return
+    c = cann(snap)
+    if n is None:
+        va, tn = installed(snap, "vllm-ascend"), installed(snap, "torch-npu")
+        if not (va or tn):
+            if ctx.profile is not None and ctx.profile.nnal and val(snap.ascend, "toolkit"):
+                yield finding(
+                    "cann-nnal-missing", "warning", ("nnal", "cann"), "CANN NNAL (ATB) is not installed",
+                    detail=f"{ctx.profile.name} installs NNAL next to the toolkit; vllm-ascend needs it.",
+                    evidence={"cann": c[0] if c else None}, fix="Install Ascend-cann-nnal_<ver>_linux-<arch>.run for the toolkit version.",
+                    source=ctx.profile.source)
+            return
+        sev = "error" if va or _torch_npu_dev(ver(snap, "torch-npu")) else "warning"
+        yield finding(
+            "cann-nnal-missing", sev, ("nnal", "cann"), "CANN NNAL (ATB) is not installed",
+            detail="torch-npu builds used by vllm-ascend link libatb.so from NNAL; without it `import torch_npu` fails "
+                   "with `libatb.so: cannot open shared object file` and vLLM reports `Failed to infer device type`.",
+            evidence={"cann": c[0] if c else None, "vllm-ascend": ver(snap, "vllm-ascend"), "torch-npu": ver(snap, "torch-npu")},
+            fix="Install Ascend-cann-nnal_<ver>_linux-<arch>.run matching the toolkit, then "
+                "`source /usr/local/Ascend/nnal/atb/set_env.sh`.",
+            source="vllm-project/vllm-ascend#130, #2727 (libatb.so missing); vllm-ascend FAQ Q6")
+        return
+    nv = val(n, "version")
+    nc = CannVersion.try_parse(nv) if isinstance(nv, str) else None
+    if c is not None and nc is not None and not nc.is_ambiguous_against(c[1]) and nc != c[1]:
+        yield finding(
+            "cann-nnal-version-mismatch", "warning", ("nnal", "cann"), f"NNAL {nv} does not match toolkit {c[0]}",
+            detail="ATB built for another CANN fails with undefined symbols in libtbe_adapter.so / libatb.so.",
+            evidence={"nnal": nv, "cann": c[0]}, fix=f"Install NNAL {c[0]}.",
+            source="Ascend/pytorch#99 (libtbe_adapter.so undefined symbol); shared/reference/cann_torchnpu_vllm.md §3.4 step 4")
+    if env_known(snap) and installed(snap, "vllm-ascend") and not env(snap, "ATB_HOME_PATH"):
+        yield finding(
+            "cann-nnal-not-sourced", "warning", ("env", "nnal"), "NNAL's set_env.sh is not sourced",
+            detail="ATB_HOME_PATH is unset, so libatb.so is not on LD_LIBRARY_PATH for vllm-ascend.",
+            evidence={"ATB_HOME_PATH": None}, fix="source /usr/local/Ascend/nnal/atb/set_env.sh",
+            source="vllm-ascend installation.md / verl install guide (source nnal/atb/set_env.sh)")
+
+
+def _torch_npu_dev(v: str | None) -> bool:
+    return bool(v) and ".dev" in str(v)
+
+
+@check("cann-driver", "cann")
+def cann_driver(ctx: CheckContext) -> Iterator[Finding]:
+    """The NPU driver (HDK) is present and new enough for the toolkit."""
+    snap = ctx.snapshot
+    d = snap.ascend_part("driver")
+    c = cann(snap)
+    if d is None and known(snap.ascend) and snap.ascend is not None and val(snap.ascend, "toolkit"):
+        in_ct = val(snap.host, "in_container")
+        yield finding(
+            "driver-missing", "error", ("driver", "npu"),
+            "The NPU driver is not visible" + (" inside this container" if in_ct else ""),
+            detail="No /usr/local/Ascend/driver/version.info: without the driver libraries (libascend_hal.so) nothing "
+                   "can open a device." + (" Containers must mount the host driver." if in_ct else ""),
+            evidence={"in_container": in_ct},
+            fix=("Start the container with -v /usr/local/Ascend/driver:/usr/local/Ascend/driver (and the device nodes), "
+                 "or use the Ascend Docker Runtime." if in_ct else "Install the Ascend HDK driver and firmware for this chip."),
+            source="verl container template; shared/reference/cann_torchnpu_vllm.md §5.3 (libascend_hal.so)")
+        return
+    dr = driver(snap)
+    if dr is None or c is None:
+        return
+    dv = dr[1]
+    need = None
+    for cmin, dmin in DRIVER_MINIMUM:
+        cm = CannVersion(cmin)
+        if c[1].is_ambiguous_against(cm):
+            continue
+        if c[1] >= cm:
+            need = dmin
+    if need is not None:
+        nd = DriverVersion(need)
+        if not dv.is_ambiguous_against(nd) and dv < nd:
+            yield finding(
+                "driver-too-old", "error", ("driver", "cann", "firmware"),
+                f"Driver {dr[0]} is older than CANN {c[0]} needs ({need} or newer)",
+                detail="A CANN newer than its driver fails at device open or hangs (e.g. plog 'watchdog timeout').",
+                evidence={"driver": dr[0], "cann": c[0], "driver_min": need},
+                fix=f"Upgrade the Ascend HDK driver and firmware to {need} or newer (or use a CANN that matches the driver).",
+                source=SRC_DRIVER + "; vllm-project/vllm-ascend#5468 (CANN 8.3 image on driver 24.1)")
+            return
+    rec, why = None, ""
+    for cmin, dmin, src in DRIVER_RECOMMENDED:
+        cm = CannVersion(cmin)
+        if not c[1].is_ambiguous_against(cm) and c[1] >= cm:
+            rec, why = dmin, src
+    p = ctx.profile
+    if p is not None and p.driver_min and p.cann_matches(c[1]):
+        rec, why = p.driver_min, f"{p.name}: {p.source}"
+    if rec is not None:
+        rd = DriverVersion(rec)
+        if not dv.is_ambiguous_against(rd) and dv < rd:
+            yield finding(
+                "driver-below-recommended", "warning", ("driver", "cann"),
+                f"Driver {dr[0]} is older than the {rec} documented for CANN {c[0]}",
+                evidence={"driver": dr[0], "cann": c[0], "recommended": rec},
+                fix=f"Upgrade the Ascend HDK driver and firmware to {rec}.", source=why)

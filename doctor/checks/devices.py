@@ -1,0 +1,207 @@
+"""NPUs: visible at all, healthy, not held by other processes, ASCEND_RT_VISIBLE_DEVICES well formed,
+container device nodes, and the prerequisites of MindSpeed's JIT-compiled extensions."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from doctor.checks import CheckContext, check
+from doctor.checks._facts import devices, env, env_known, family, installed, val
+from doctor.report import Finding, finding
+from doctor.snapshot import known
+
+SRC_VISIBLE = ("agentscope-ai/Trinity-RFT PR #618 (CANN requires ascending ASCEND_RT_VISIBLE_DEVICES; otherwise "
+               "torch.npu.is_available() is False)")
+_NODES = ("/dev/davinci_manager", "/dev/devmm_svm", "/dev/hisi_hdc")
+
+
+@check("npu-visible", "devices")
+def npu_visible(ctx: CheckContext) -> Iterator[Finding]:
+    """At least one NPU is visible (npu-smi, PCI or device nodes) and npu-smi answers."""
+    snap = ctx.snapshot
+    asc = snap.ascend
+    if not known(asc):
+        return
+    devs = devices(snap)
+    pci = val(asc, "pci")
+    files = val(asc, "device_files")
+    smi = val(asc, "npu_smi")
+    status = val(smi, "status")
+    davinci = [f for f in (files or []) if f.startswith("/dev/davinci") and f[12:].isdigit()]
+    if status in ("timeout", "error"):
+        yield finding(
+            "npu-smi-failed", "error", ("npu", "driver"), f"npu-smi {'hung' if status == 'timeout' else 'failed'}",
+            detail=f"{val(smi, 'error') or ''} A hanging or failing npu-smi usually means a sick card or a broken driver "
+                   "(`dcmi module initialize failed`).".strip(),
+            evidence={"status": status, "error": val(smi, "error")},
+            fix="Check `dmesg` and the device health (`npu-smi info -t health -i <id>`); reset or reboot the card, or "
+                "reinstall the driver.", source="shared/reference/cann_torchnpu_vllm.md §5.3 (dcmi errors), DESIGN.md probes")
+    seen_any = bool(devs) or bool(pci) or bool(davinci)
+    probed_any = devs is not None or pci is not None or files is not None
+    if asc is None or (probed_any and not seen_any):
+        yield finding(
+            "npu-not-visible", "error", ("npu", "driver"), "No Ascend NPU is visible on this host",
+            detail="npu-smi lists no device and there are no /dev/davinciN nodes or Huawei accelerators on PCI.",
+            evidence={"npu_smi": status, "devices": len(devs or []), "pci": len(pci or []), "device_files": files or []},
+            fix="Run on an Ascend host (Atlas A2/A3); in a container pass --device=/dev/davinciN and the manager nodes.",
+            source="shared/reference/cann_torchnpu_vllm.md §7 (PCI 19e5:d802/d803, /dev/davinci*)")
+
+
+@check("npu-health", "devices")
+def npu_health(ctx: CheckContext) -> Iterator[Finding]:
+    """Every chip reports health OK and no other process holds its HBM."""
+    snap = ctx.snapshot
+    devs = devices(snap) or []
+    bad = [(d.id, d.health) for d in devs if known(d.health) and d.health and d.health.upper() != "OK"]
+    crit = [b for b in bad if b[1].lower() in ("critical", "alarm", "error")]
+    if bad:
+        yield finding(
+            "npu-unhealthy", "error" if crit else "warning", ("npu",),
+            f"{len(bad)} NPU(s) report health other than OK",
+            detail="npu-smi health: " + ", ".join(f"NPU {i}: {h}" for i, h in bad),
+            evidence={"devices": [{"id": i, "health": h} for i, h in bad]},
+            fix="Inspect with `npu-smi info -t health -i <id>`; exclude the chip via ASCEND_RT_VISIBLE_DEVICES or repair it.",
+            source="npu-smi info Health column (OK/Warning/Alarm/Critical; shared/reference/cann_torchnpu_vllm.md §6.2, §11)")
+    held = []
+    for d in devs:
+        procs = val(d, "processes")
+        if procs:
+            held.append({"id": d.id, "pids": [p.pid for p in procs if known(p.pid)],
+                         "hbm_mb": sum(p.hbm_mb for p in procs if known(p.hbm_mb) and p.hbm_mb)})
+        elif procs is None:
+            used, total = val(d, "hbm_used_mb"), val(d, "hbm_total_mb")
+            if used and total and used > 0.5 * total:
+                held.append({"id": d.id, "hbm_used_mb": used, "hbm_total_mb": total})
+    if held:
+        yield finding(
+            "npu-hbm-in-use", "warning", ("npu",), f"{len(held)} NPU(s) already have HBM in use by other processes",
+            detail="A training job sharing a chip runs out of memory or fails to start (`device is used`).",
+            evidence={"devices": held},
+            fix="Stop the other jobs (see `npu-smi info`) or pick free chips with ASCEND_RT_VISIBLE_DEVICES.",
+            source="npu-smi process table (shared/reference/cann_torchnpu_vllm.md §6.2); dcmi -8020 'device is used' (§5.3)")
+
+
+@check("visible-devices", "devices")
+def visible_devices(ctx: CheckContext) -> Iterator[Finding]:
+    """ASCEND_RT_VISIBLE_DEVICES: integers, no duplicates, ascending, inside the device count."""
+    snap = ctx.snapshot
+    if not env_known(snap):
+        return
+    raw = env(snap, "ASCEND_RT_VISIBLE_DEVICES")
+    vis = env(snap, "ASCEND_VISIBLE_DEVICES")
+    if raw is None and vis:
+        ids = [x.strip() for x in vis.split(",") if x.strip()]
+        if ids and not (all(x.isdigit() for x in ids) and sorted(int(x) for x in ids) == list(range(len(ids)))):
+            yield finding(
+                "visible-devices-rt-unset", "warning", ("env", "npu"),
+                "ASCEND_VISIBLE_DEVICES is set but ASCEND_RT_VISIBLE_DEVICES is not",
+                detail=f"The device plugin exposed physical NPUs {vis}; without ASCEND_RT_VISIBLE_DEVICES the runtime may "
+                       "open a device the pod was not given (SetDevice error 507033).",
+                evidence={"ASCEND_VISIBLE_DEVICES": vis, "ASCEND_RT_VISIBLE_DEVICES": None},
+                fix=f"export ASCEND_RT_VISIBLE_DEVICES={','.join(str(i) for i in range(len(ids)))}",
+                source="Project-HAMi/HAMi#1894")
+    if not raw:
+        return
+    parts = [x.strip() for x in raw.split(",")]
+    bad = [x for x in parts if not x.isdigit()]
+    ev = {"ASCEND_RT_VISIBLE_DEVICES": raw}
+    if bad:
+        yield finding(
+            "visible-devices-invalid", "error", ("env", "npu"), f"ASCEND_RT_VISIBLE_DEVICES has non-integer entries {bad}",
+            evidence=ev, fix="Use a comma-separated list of device ids, e.g. 0,1,2,3.", source=SRC_VISIBLE)
+        return
+    ids = [int(x) for x in parts]
+    fixed = ",".join(str(i) for i in sorted(set(ids)))
+    if len(set(ids)) != len(ids):
+        yield finding(
+            "visible-devices-duplicate", "error", ("env", "npu"), "ASCEND_RT_VISIBLE_DEVICES lists a device twice",
+            evidence=ev, fix=f"export ASCEND_RT_VISIBLE_DEVICES={fixed}", source=SRC_VISIBLE)
+    elif ids != sorted(ids):
+        yield finding(
+            "visible-devices-unsorted", "error", ("env", "npu"), "ASCEND_RT_VISIBLE_DEVICES is not in ascending order",
+            detail="The CANN runtime then reports no devices and torch.npu.is_available() silently returns False.",
+            evidence=ev, fix=f"export ASCEND_RT_VISIBLE_DEVICES={fixed}", source=SRC_VISIBLE)
+    devs = devices(snap)
+    if devs:
+        n = len(devs)
+        out = [i for i in ids if i >= n]
+        if out:
+            yield finding(
+                "visible-devices-out-of-range", "error", ("env", "npu"),
+                f"ASCEND_RT_VISIBLE_DEVICES names device(s) {out}, but only {n} are present",
+                evidence={**ev, "device_count": n},
+                fix=f"Use ids 0..{n - 1}.", source="CANN runtime: ASCEND_RT_VISIBLE_DEVICES indexes the logical devices")
+
+
+@check("container-devices", "devices")
+def container_devices(ctx: CheckContext) -> Iterator[Finding]:
+    """In a container, the davinci manager nodes and the driver must be passed through."""
+    snap = ctx.snapshot
+    if val(snap.host, "in_container") is not True:
+        return
+    files = val(snap.ascend, "device_files") if known(snap.ascend) and snap.ascend is not None else None
+    if files is None:
+        return
+    davinci = [f for f in files if f.startswith("/dev/davinci") and f[12:].isdigit()]
+    missing = [n for n in _NODES if n not in files]
+    has_npu = bool(davinci) or bool(devices(snap)) or bool(family(snap))
+    if has_npu and missing:
+        yield finding(
+            "container-device-nodes-missing", "error", ("npu", "driver"),
+            "The container lacks Ascend device nodes: " + ", ".join(missing),
+            detail="Without the manager nodes no NPU can be opened even when /dev/davinciN is present.",
+            evidence={"missing": missing, "device_files": files},
+            fix="docker run --device=/dev/davinci_manager --device=/dev/devmm_svm --device=/dev/hisi_hdc "
+                "--device=/dev/davinciN ... (or use the Ascend Docker Runtime / --privileged).",
+            source="shared/reference/cann_torchnpu_vllm.md §7 (device nodes); verl container template (verl.md §1.5)")
+    mounts = snap.ascend.extra.get("driver_mounts") if known(snap.ascend) and snap.ascend is not None else None
+    if has_npu and isinstance(mounts, dict):
+        lost = [p for p in ("/usr/local/Ascend/driver", "/usr/local/Ascend/driver/lib64", "/etc/ascend_install.info")
+                if mounts.get(p) is False]
+        if lost:
+            yield finding(
+                "container-driver-not-mounted", "error", ("driver", "npu"),
+                "The host's Ascend driver is not mounted into this container: " + ", ".join(lost),
+                detail="Without the driver libraries (libascend_hal.so) and /etc/ascend_install.info the runtime cannot "
+                       "open the devices, and torch_npu cannot read the driver version.",
+                evidence={"missing": lost, "driver_mounts": mounts},
+                fix="docker run -v /usr/local/Ascend/driver:/usr/local/Ascend/driver:ro "
+                    "-v /etc/ascend_install.info:/etc/ascend_install.info:ro (or use the Ascend Docker Runtime).",
+                source="verl container template (shared/reference/verl.md §1.5); torch_npu get_cann_version(DRIVER) "
+                       "needs both visible (shared/reference/cann_torchnpu_vllm.md §2.8)")
+    if not davinci and not files and known(snap.ascend) and snap.ascend is not None and val(snap.ascend, "toolkit"):
+        yield finding(
+            "container-no-devices", "error", ("npu",), "No /dev/davinci* device is passed into this container",
+            evidence={"device_files": files},
+            fix="Start the container with --device=/dev/davinciN for each NPU plus the manager nodes.",
+            source="verl container template (shared/reference/verl.md §1.5)")
+
+
+@check("jit-prerequisites", "devices")
+def jit_prerequisites(ctx: CheckContext) -> Iterator[Finding]:
+    """MindSpeed JIT-builds its ops with ninja and g++; a stale torch_extensions lock makes runs hang."""
+    snap = ctx.snapshot
+    tools = snap.host.extra.get("tools") if known(snap.host) else None
+    locks = snap.host.extra.get("torch_extensions_locks") if known(snap.host) else None
+    ms = installed(snap, "mindspeed") or bool(val(snap.module("mindspeed"), "origins"))
+    if ms and isinstance(tools, dict):
+        missing = [t for t in ("ninja", "g++") if t in tools and not tools[t]]
+        if "ninja" in missing and installed(snap, "ninja"):
+            missing.remove("ninja")
+        if missing:
+            yield finding(
+                "mindspeed-jit-tools-missing", "warning", ("mindspeed", "system"),
+                "MindSpeed's JIT op build needs " + " and ".join(missing),
+                detail="MindSpeed compiles some fused ops at first use (torch.utils.cpp_extension); without them the run "
+                       "fails when the feature is enabled.",
+                evidence={"tools": tools}, fix="pip install ninja; install g++ (apt-get install g++ / yum install gcc-c++).",
+                source="MindSpeed requirements.txt (ninja) and docs/zh/FAQ.md (torch_extensions JIT build)")
+    if isinstance(locks, list) and locks:
+        yield finding(
+            "torch-extensions-stale-lock", "warning", ("mindspeed", "system"),
+            f"{len(locks)} stale torch_extensions lock file(s) can make the next run hang",
+            detail="An interrupted JIT build leaves a `lock` file; the next run waits forever at 'Using ... as PyTorch "
+                   "extensions root'.",
+            evidence={"locks": locks[:10]},
+            fix="Delete the listed lock files (or ~/.cache/torch_extensions/py3xx_cpu) when no build is running.",
+            source="MindSpeed docs/zh/FAQ.md (hang at torch_extensions root; shared/reference/mindspeed.md §6)")

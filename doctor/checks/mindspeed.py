@@ -1,0 +1,199 @@
+"""MindSpeed and Megatron: branch pairing, `repatch` (without it verl skips MindSpeed silently), a single
+Megatron on the path, and no NVIDIA TransformerEngine beside MindSpeed."""
+
+from __future__ import annotations
+
+import posixpath
+import re
+from collections.abc import Iterator
+from typing import Any
+
+from doctor.checks import CheckContext, check
+from doctor.checks._facts import installed, origins, pver, val, ver
+from doctor.report import Finding, finding
+from doctor.snapshot import known
+from doctor.versions import parse_pkg_version
+
+SRC_PATCH = ("MindSpeed patch_utils ('RuntimeError: no exist X of <module megatron...>' when the MindSpeed branch does "
+             "not match Megatron; shared/reference/mindspeed.md §1.5, §6)")
+
+
+def _ms_target(snap: Any) -> tuple[tuple[int, int] | None, str]:
+    """The Megatron major.minor a MindSpeed install targets: from the git branch (`*_core_r0.12.1`,
+    `core_r0.16.0`) when known, else from its metadata version (which equals the targeted mcore)."""
+    m = snap.module("mindspeed")
+    git = val(m, "git")
+    branch = val(git, "branch") if git else None
+    if isinstance(branch, str):
+        mm = re.search(r"core_r(\d+)\.(\d+)", branch)
+        if mm:
+            return (int(mm[1]), int(mm[2])), f"branch {branch}"
+    v = parse_pkg_version(val(m, "version")) or pver(snap, "mindspeed")
+    if v is not None and v.release[:3] != (0, 0, 1):
+        return (v.major, v.minor), f"version {v}"
+    return None, ""
+
+
+def _megatron_version(snap: Any) -> str | None:
+    m = snap.module("megatron")
+    v = val(m, "version")
+    if isinstance(v, str):
+        return v
+    return ver(snap, "megatron-core")
+
+
+def _mindspeed_present(snap: Any) -> bool:
+    return bool(installed(snap, "mindspeed")) or bool(origins(snap, "mindspeed"))
+
+
+@check("mindspeed-megatron", "mindspeed")
+def mindspeed_megatron(ctx: CheckContext) -> Iterator[Finding]:
+    """MindSpeed's branch targets the installed Megatron-core release."""
+    snap = ctx.snapshot
+    if not _mindspeed_present(snap):
+        return
+    msv = ver(snap, "mindspeed")
+    if msv and parse_pkg_version(msv) is not None and parse_pkg_version(msv).release[:3] == (0, 0, 1):  # type: ignore[union-attr]
+        yield finding(
+            "mindspeed-pypi-placeholder", "error", ("mindspeed",), f"mindspeed {msv} from PyPI is a placeholder",
+            detail="The PyPI project is not functional; MindSpeed is installed from git (gitcode.com/Ascend/MindSpeed).",
+            evidence={"mindspeed": msv},
+            fix="pip uninstall -y mindspeed; git clone https://gitcode.com/Ascend/MindSpeed.git && git -C MindSpeed checkout "
+                "<branch> && pip install -e MindSpeed", source="PyPI mindspeed 0.0.1.dev1 (shared/reference/mindspeed.md §0, §4)")
+        return
+    mg = snap.module("megatron")
+    if mg is None:
+        yield finding(
+            "mindspeed-megatron-missing", "error", ("megatron", "mindspeed"), "MindSpeed is installed but Megatron is not importable",
+            detail="`import mindspeed.megatron_adaptor` needs megatron.core importable first.",
+            evidence={"mindspeed": msv}, fix="Clone Megatron-LM at the ref MindSpeed targets and `pip install -e Megatron-LM` "
+            "(or put it on PYTHONPATH).", source="shared/reference/mindspeed.md §0.3, §1.3")
+        return
+    target, why = _ms_target(snap)
+    mv = _megatron_version(snap)
+    mvp = parse_pkg_version(mv)
+    if target is None or mvp is None:
+        return
+    if (mvp.major, mvp.minor) != target:
+        yield finding(
+            "mindspeed-megatron-mismatch", "error", ("megatron", "mindspeed"),
+            f"MindSpeed targets Megatron-core {target[0]}.{target[1]} ({why}), Megatron is {mv}",
+            detail="MindSpeed patches Megatron functions by name; another release fails at import with "
+                   "`RuntimeError: no exist ...` or ModuleNotFoundError under mindspeed/patch_utils.py.",
+            evidence={"mindspeed": why, "megatron": mv},
+            fix=f"Check out Megatron-LM {'core_v0.12.1' if target == (0, 12) else f'core_r{target[0]}.{target[1]}.0'} "
+                "(or the MindSpeed branch matching your Megatron).", source=SRC_PATCH)
+    elif target == (0, 12) and mvp.release[:3] != (0, 12, 1):
+        yield finding(
+            "mindspeed-megatron-patch-untested", "warning", ("megatron", "mindspeed"),
+            f"MindSpeed *_core_r0.12.1 is documented with Megatron core_v0.12.1, this is {mv}",
+            evidence={"megatron": mv}, fix="git -C Megatron-LM checkout core_v0.12.1",
+            source="MindSpeed docs/user-guide/installation.md (checkout tag core_v0.12.1; shared/reference/mindspeed.md §1.3)")
+
+
+@check("mindspeed-repatch", "mindspeed")
+def mindspeed_repatch(ctx: CheckContext) -> Iterator[Finding]:
+    """verl imports `repatch` from mindspeed.megatron_adaptor inside try/except ImportError: without it
+    MindSpeed is silently skipped."""
+    snap = ctx.snapshot
+    m = snap.module("mindspeed")
+    feats = val(m, "features")
+    if not isinstance(feats, dict) or "repatch" not in feats:
+        return
+    if feats["repatch"] is False:
+        yield finding(
+            "mindspeed-no-repatch", "error", ("mindspeed", "verl"),
+            "This MindSpeed has no `repatch`: verl will silently run without MindSpeed",
+            detail="verl does `from mindspeed.megatron_adaptor import repatch` in try/except ImportError, so "
+                   "override_transformer_config (use_flash_attn, fused ops...) never reaches MindSpeed. `repatch` exists "
+                   "from 2.2.0_core_r0.12.1 on.",
+            evidence={"origins": val(m, "origins"), "git": _git(m)},
+            fix="git -C <MindSpeed> checkout 2.3.0_core_r0.12.1 (or core_r0.16.0 for Megatron 0.16) && pip install -e <MindSpeed>",
+            source="MindSpeed git log (repatch added 2025-07-18, PR !2650 'support verl'); verl "
+                   "verl/workers/engine/__init__.py (shared/reference/mindspeed.md §6, verl.md §0.2)")
+
+
+def _git(m: Any) -> dict[str, Any] | None:
+    g = val(m, "git")
+    if not g:
+        return None
+    return {k: val(g, k) for k in ("commit", "branch", "tag")}
+
+
+@check("megatron-single-copy", "mindspeed")
+def megatron_single_copy(ctx: CheckContext) -> Iterator[Finding]:
+    """Exactly one `megatron` package on the path."""
+    snap = ctx.snapshot
+    o = origins(snap, "megatron")
+    distinct = list(dict.fromkeys(posixpath.normpath(x) for x in o))
+    if len(distinct) > 1:
+        yield finding(
+            "megatron-multiple-copies", "error", ("megatron", "mindspeed"),
+            f"{len(distinct)} copies of megatron are importable",
+            detail=f"Python imports {distinct[0]}; the others shadow or are shadowed depending on PYTHONPATH order, so "
+                   "MindSpeed and bridges can each end up patching a different Megatron.",
+            evidence={"origins": distinct, "megatron-core": ver(snap, "megatron-core"),
+                      "PYTHONPATH": snap.getenv("PYTHONPATH") if known(snap.env) else None},
+            fix="Keep one Megatron-LM matching the MindSpeed branch: pip uninstall -y megatron-core, or drop the extra "
+                "Megatron-LM from PYTHONPATH / MEGATRON_LM_PATH.",
+            source="modelscope/ms-swift#9661 and PR #9245 (NPU FAQ Q14)")
+
+
+@check("transformer-engine", "mindspeed")
+def transformer_engine(ctx: CheckContext) -> Iterator[Finding]:
+    """No NVIDIA transformer_engine beside MindSpeed <= core_r0.16; core_r0.17+ needs TransformerEngineNPU."""
+    snap = ctx.snapshot
+    if not _mindspeed_present(snap):
+        return
+    te_mod = snap.module("transformer_engine")
+    te_pkgs = [p for p in ("transformer-engine", "transformer-engine-torch", "transformer-engine-cu12") if installed(snap, p)]
+    te_present = bool(te_pkgs) or bool(val(te_mod, "origins"))
+    target, _ = _ms_target(snap)
+    needs_tenpu = target is not None and target >= (0, 17)
+    origins_ = val(te_mod, "origins") or []
+    npu_fork = any("npu" in o.lower() for o in origins_)
+    if needs_tenpu:
+        if te_mod is None or (known(te_mod) and not te_present):
+            yield finding(
+                "transformer-engine-npu-missing", "error", ("transformer-engine", "mindspeed"),
+                "MindSpeed core_r0.17+ needs TransformerEngineNPU installed as `transformer_engine`",
+                evidence={"mindspeed_target": f"{target[0]}.{target[1]}" if target else None},
+                fix="Install MegatronAdaptor, then TransformerEngineNPU (gitcode.com/Ascend/TransformerEngineNPU), then MindSpeed.",
+                source="MindSpeed core_r0.18.0 README (shared/reference/mindspeed.md §1.1)")
+        return
+    if te_present and not npu_fork:
+        yield finding(
+            "transformer-engine-with-mindspeed", "error", ("transformer-engine", "mindspeed"),
+            "NVIDIA transformer_engine is installed next to MindSpeed",
+            detail="MindSpeed stubs transformer_engine only when importing it fails; a real (CUDA) TE crashes in "
+                   "_load_cudnn during `import mindspeed.megatron_adaptor`.",
+            evidence={"packages": te_pkgs, "origins": origins_},
+            fix="pip uninstall -y transformer-engine transformer-engine-torch transformer-engine-cu12",
+            source="modelscope/ms-swift#6968; shared/reference/mindspeed.md §0.6, §6")
+
+
+@check("mindspeed-profile", "mindspeed")
+def mindspeed_profile(ctx: CheckContext) -> Iterator[Finding]:
+    """MindSpeed and Megatron are the refs the verified stack documents."""
+    snap, p = ctx.snapshot, ctx.profile
+    if p is None:
+        return
+    ms = p.git.get("mindspeed")
+    if ms is not None and _mindspeed_present(snap):
+        target, why = _ms_target(snap)
+        want = parse_pkg_version(ms.version)
+        if target and want is not None and target != (want.major, want.minor):
+            yield finding(
+                "mindspeed-off-profile", "warning", ("mindspeed",),
+                f"MindSpeed ({why}) is not the {ms.ref} that {p.name} documents",
+                evidence={"mindspeed": why, "profile_ref": ms.ref, "profile": p.name},
+                fix=f"git -C <MindSpeed> checkout {ms.commit or ms.ref}", source=p.source)
+    mg = p.git.get("megatron-lm")
+    mv = parse_pkg_version(_megatron_version(snap))
+    want = parse_pkg_version(mg.version) if mg else None
+    if mg is not None and mv is not None and want is not None and (mv.major, mv.minor) != (want.major, want.minor):
+        yield finding(
+            "megatron-off-profile", "warning", ("megatron",),
+            f"Megatron {mv} is not the {mg.ref} that {p.name} documents",
+            evidence={"megatron": str(mv), "profile_ref": mg.ref, "profile": p.name},
+            fix=f"git -C <Megatron-LM> checkout {mg.ref}", source=p.source)

@@ -1,0 +1,168 @@
+"""Distributed set-up: HCCL timeouts and ports, socket interface names, /dev/shm."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+from doctor.checks import CheckContext, check
+from doctor.checks._facts import env, env_known, val
+from doctor.report import Finding, finding
+from doctor.snapshot import known
+
+HCCL_DEFAULT_BASE_PORT = 60000
+HCCL_PORTS_PER_HOST = 16  # one listen port per device: base .. base+15 (A3 nodes have 16 chips)
+SRC_HCCL_TIMEOUT = ("modelscope/ms-swift PR #8281 (HCCL_CONNECT_TIMEOUT defaults to 120 s; valid 120-7200); CANN "
+                    "environment variable reference")
+
+
+def _multi_node(ctx: CheckContext) -> bool | None:
+    snap = ctx.snapshot
+    if ctx.options.get("cluster"):
+        return True
+    ray = snap.ray
+    if known(ray) and isinstance(ray, dict):
+        nodes = ray.get("nodes")
+        if isinstance(nodes, list):
+            alive = [n for n in nodes if isinstance(n, dict) and n.get("alive", True)]
+            return len(alive) > 1
+    return None
+
+
+@check("hccl-timeout", "network")
+def hccl_timeout(ctx: CheckContext) -> Iterator[Finding]:
+    """HCCL_CONNECT_TIMEOUT long enough for multi-node start-up skew."""
+    snap = ctx.snapshot
+    if not env_known(snap):
+        return
+    raw = env(snap, "HCCL_CONNECT_TIMEOUT")
+    if raw is not None:
+        try:
+            secs = int(raw)
+        except ValueError:
+            yield finding(
+                "hccl-connect-timeout-invalid", "error", ("hccl", "env"), f"HCCL_CONNECT_TIMEOUT={raw!r} is not a number",
+                evidence={"HCCL_CONNECT_TIMEOUT": raw}, fix="export HCCL_CONNECT_TIMEOUT=1800", source=SRC_HCCL_TIMEOUT)
+            return
+        if not 120 <= secs <= 7200:
+            yield finding(
+                "hccl-connect-timeout-invalid", "warning", ("hccl", "env"),
+                f"HCCL_CONNECT_TIMEOUT={secs} is outside the valid range 120-7200 s",
+                evidence={"HCCL_CONNECT_TIMEOUT": raw}, fix="export HCCL_CONNECT_TIMEOUT=1800", source=SRC_HCCL_TIMEOUT)
+            return
+    if not _multi_node(ctx):
+        return
+    secs = int(raw) if raw is not None else 120
+    if secs < 600:
+        yield finding(
+            "hccl-connect-timeout-short", "warning", ("hccl", "env"),
+            "HCCL_CONNECT_TIMEOUT is " + (f"only {secs} s" if raw is not None else "unset (default 120 s)") + " on a multi-node job",
+            detail="Ranks on several nodes start with seconds-to-minutes of skew (model loading, Ray scheduling); HCCL "
+                   "gives up on link establishment after this timeout.",
+            evidence={"HCCL_CONNECT_TIMEOUT": raw}, fix="export HCCL_CONNECT_TIMEOUT=1800 on every node.",
+            source=SRC_HCCL_TIMEOUT)
+
+
+def _own_ports(snap: Any) -> set[int]:
+    """Ports the user's own Ray head listens on (not a collision with HCCL)."""
+    own = {6379, 8265}
+    ray = snap.ray
+    if known(ray) and isinstance(ray, dict):
+        addr = ray.get("address")
+        if isinstance(addr, str) and ":" in addr:
+            try:
+                own.add(int(addr.rsplit(":", 1)[1]))
+            except ValueError:
+                pass
+    return own
+
+
+@check("hccl-ports", "network")
+def hccl_ports(ctx: CheckContext) -> Iterator[Finding]:
+    """Nothing else listens on HCCL's host ports (HCCL_IF_BASE_PORT .. +15, default 60000)."""
+    snap = ctx.snapshot
+    ports = val(snap.network, "listening_ports")
+    if not isinstance(ports, list) or not env_known(snap) and not ports:
+        return
+    raw = env(snap, "HCCL_IF_BASE_PORT") if env_known(snap) else None
+    try:
+        base = int(raw) if raw else HCCL_DEFAULT_BASE_PORT
+    except ValueError:
+        base = HCCL_DEFAULT_BASE_PORT
+    busy = sorted(p for p in set(ports) if base <= p < base + HCCL_PORTS_PER_HOST and p not in _own_ports(snap))
+    if busy:
+        yield finding(
+            "hccl-port-in-use", "warning", ("hccl", "network", "env"),
+            f"HCCL's host port range {base}-{base + HCCL_PORTS_PER_HOST - 1} is already in use ({', '.join(map(str, busy))})",
+            detail="Another job on this host (or a leftover process) holds HCCL's listen ports: "
+                   "`Communication_Error_Bind_IP_Port(EI0019)`, then NPU timeouts.",
+            evidence={"listening": busy, "HCCL_IF_BASE_PORT": raw},
+            fix=f"Give each job its own range: export HCCL_IF_BASE_PORT={base + 100 * (1 + len(busy) // 16)}",
+            source="vllm-project/vllm-ascend PR #16205 (EI0019 on default HCCL port 60000)")
+
+
+_IFNAME_VARS = ("GLOO_SOCKET_IFNAME", "TP_SOCKET_IFNAME", "HCCL_SOCKET_IFNAME")
+
+
+@check("socket-ifname", "network")
+def socket_ifname(ctx: CheckContext) -> Iterator[Finding]:
+    """*_SOCKET_IFNAME name existing interfaces, in the syntax each library accepts."""
+    snap = ctx.snapshot
+    if not env_known(snap):
+        return
+    ifaces = val(snap.network, "interfaces")
+    names = [i.name for i in ifaces if known(i.name)] if isinstance(ifaces, list) else None
+    for var in _IFNAME_VARS:
+        raw = env(snap, var)
+        if not raw:
+            continue
+        value = raw.strip()
+        if var != "HCCL_SOCKET_IFNAME" and (value.startswith("^") or value.startswith("=")):
+            yield finding(
+                "socket-ifname-syntax", "error", ("network", "env"), f"{var}={raw!r} uses NCCL exclusion syntax",
+                detail=f"{var} takes concrete interface names; Gloo fails with `Unable to find address for: {value.split(',')[0]}`.",
+                evidence={var: raw, "interfaces": names},
+                fix=f"export {var}=<the interface that routes to the head node, e.g. from `ip -4 route get $MASTER_ADDR`>",
+                source="aws-samples/aws-do-eks PR #51 (GLOO_SOCKET_IFNAME '^lo,...' -> 'Unable to find address for: ^lo')")
+            continue
+        body = value.lstrip("^=") if var == "HCCL_SOCKET_IFNAME" else value
+        items = [x.strip() for x in body.split(",") if x.strip()]
+        if var == "TP_SOCKET_IFNAME" and len(items) > 1:
+            yield finding(
+                "socket-ifname-not-single", "error", ("network", "env"), f"{var}={raw!r} is not a single interface name",
+                evidence={var: raw}, fix=f"export {var}={items[0]}",
+                source="PyTorch tensorpipe: TP_SOCKET_IFNAME takes one interface name")
+        elif var == "GLOO_SOCKET_IFNAME" and len(items) > 1:
+            yield finding(
+                "socket-ifname-not-single", "warning", ("network", "env"), f"{var}={raw!r} lists several interfaces",
+                detail="Gloo then uses all of them round-robin; every one must reach every other node.",
+                evidence={var: raw}, fix=f"export {var}=<one interface>, e.g. {items[0]}",
+                source="PyTorch distributed docs (GLOO_SOCKET_IFNAME)")
+        if names is None or value.startswith("^"):
+            continue
+        exact = var != "HCCL_SOCKET_IFNAME" or value.startswith("=")
+        missing = [x for x in items if not (x in names if exact else any(n.startswith(x) for n in names))]
+        if missing:
+            yield finding(
+                "socket-ifname-missing", "error", ("network", "env"),
+                f"{var} names interface(s) that do not exist here: {', '.join(missing)}",
+                evidence={var: raw, "interfaces": names},
+                fix=f"export {var}=<one of: {', '.join(names[:8])}>",
+                source="gloo transport/tcp/device.cc ('Unable to find address for'); CANN HCCL_SOCKET_IFNAME reference")
+
+
+@check("shm-size", "network")
+def shm_size(ctx: CheckContext) -> Iterator[Finding]:
+    """/dev/shm large enough for Ray's object store and dataloader workers."""
+    snap = ctx.snapshot
+    shm = val(snap.host, "shm_gb")
+    if not isinstance(shm, (int, float)):
+        return
+    if shm < 1.0:
+        yield finding(
+            "shm-too-small", "warning", ("system", "ray"), f"/dev/shm is only {shm:.2f} GB",
+            detail="Docker's default is 64 MB; Ray's object store and torch dataloader workers then fail with bus errors "
+                   "or fall back to slow disk spilling.",
+            evidence={"shm_gb": shm, "in_container": val(snap.host, "in_container")},
+            fix="Start the container with --ipc=host (as verl's template does) or --shm-size=64g.",
+            source="verl container template `docker run --ipc=host` (shared/reference/verl.md §1.5); Ray docs (/dev/shm object store)")

@@ -1,0 +1,163 @@
+"""Python packages against the verified stack and against known-bad combinations: triton next to
+triton-ascend, numpy 2 with old torch, transformers outside verl's window, CUDA-only packages."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from packaging.specifiers import SpecifierSet
+from packaging.version import Version
+
+from doctor.checks import CheckContext, check
+from doctor.checks._facts import absent, installed, npu_host, pver, ver
+from doctor.report import Finding, finding
+from doctor.snapshot import known
+from doctor.versions import pkg_satisfies
+
+# Packages whose absence stops verl on NPU: reported by their own checks (torch_npu area), skipped here.
+_OWN_CHECK = {"torch", "torch-npu"}
+
+
+@check("profile-pins", "packages")
+def profile_pins(ctx: CheckContext) -> Iterator[Finding]:
+    """Every package the verified stack pins is installed at a version the pin allows."""
+    snap, p = ctx.snapshot, ctx.profile
+    if p is None:
+        return
+    for name, spec in p.pins.items():
+        v = ver(snap, name)
+        if v is None:
+            if absent(snap, name) and name not in _OWN_CHECK:
+                yield finding(
+                    "package-missing", "warning", (_comp(name),), f"{name} is not installed ({p.name} pins {spec})",
+                    evidence={"package": name, "profile": p.name, "pin": spec},
+                    fix=f"pip install '{name}{spec}'", source=p.source)
+            continue
+        ok = pkg_satisfies(v, spec)
+        if ok is False:
+            yield finding(
+                "package-off-profile", "warning", (_comp(name),),
+                f"{name} {v} is not the version {p.name} pins ({spec})",
+                detail="Off the documented matrix: this combination was not tested upstream.",
+                evidence={"package": name, name: v, "pin": spec, "profile": p.name},
+                fix=f"pip install '{name}{spec}'" + (" --no-deps" if name not in ("torch",) else ""), source=p.source)
+
+
+_COMPS = {"torch", "torch-npu", "torchvision", "vllm", "vllm-ascend", "triton", "triton-ascend", "mindspeed", "mbridge",
+          "transformer-engine", "verl", "transformers", "numpy", "ray"}
+
+
+def _comp(name: str) -> str:
+    if name in _COMPS:
+        return name
+    if name == "megatron-core":
+        return "megatron"
+    return "python"
+
+
+@check("triton", "packages")
+def triton(ctx: CheckContext) -> Iterator[Finding]:
+    """Mainline triton and triton-ascend share the `triton` package directory: only triton-ascend may stay."""
+    snap = ctx.snapshot
+    t, ta = installed(snap, "triton"), installed(snap, "triton-ascend")
+    if t and ta:
+        yield finding(
+            "triton-with-triton-ascend", "error", ("triton", "triton-ascend"),
+            "triton and triton-ascend are both installed",
+            detail="Both install the `triton` package; mainline triton (pulled in by vllm -> xgrammar on x86) overwrites "
+                   "triton-ascend's files (triton/backends/compiler.py) and Ascend kernels fail to compile.",
+            evidence={"triton": ver(snap, "triton"), "triton-ascend": ver(snap, "triton-ascend")},
+            fix="pip uninstall -y triton triton-ascend && pip install --force-reinstall --no-deps triton-ascend"
+                + (f"{ctx.profile.pin('triton-ascend')}" if ctx.profile and ctx.profile.pin("triton-ascend") else ""),
+            source="triton-lang/triton-ascend#306; vllm-ascend Dockerfile (`pip uninstall -y triton triton-ascend`)")
+    elif t and npu_host(snap):
+        yield finding(
+            "triton-on-npu", "warning", ("triton",), "Mainline (CUDA) triton is installed on an Ascend host",
+            detail="vLLM pulls it in on x86; it does not work on Ascend and shadows triton-ascend if that is added later.",
+            evidence={"triton": ver(snap, "triton")}, fix="pip uninstall -y triton",
+            source="vllm-ascend Dockerfile comment ('triton ... does not work on Ascend')")
+
+
+@check("numpy", "packages")
+def numpy(ctx: CheckContext) -> Iterator[Finding]:
+    """numpy 2 breaks torch wheels built against numpy 1.x; the NPU stacks pin numpy<2."""
+    snap = ctx.snapshot
+    n, t = pver(snap, "numpy"), pver(snap, "torch")
+    if n is None or n.major < 2:
+        return
+    if t is not None and t.release[:2] < (2, 3):
+        yield finding(
+            "numpy2-with-old-torch", "error", ("numpy", "torch"),
+            f"numpy {ver(snap, 'numpy')} is too new for torch {ver(snap, 'torch')}",
+            detail="torch 2.1/2.2 wheels (the builds older torch-npu pairs with) are compiled against NumPy 1.x and fail "
+                   "with NumPy 2 (`A module that was compiled using NumPy 1.x cannot be run in NumPy 2`).",
+            evidence={"numpy": ver(snap, "numpy"), "torch": ver(snap, "torch")}, fix="pip install 'numpy<2' (e.g. numpy==1.26.4)",
+            source="hiyouga/LlamaFactory PR #4382; Ascend/docs#22")
+        return
+    pin = ctx.profile.pin("numpy") if ctx.profile else None
+    if pin and pkg_satisfies(ver(snap, "numpy"), pin) is False:
+        return  # reported as package-off-profile
+    verl = pver(snap, "verl")
+    if verl is not None and verl < Version("0.9.0") and verl >= Version("0.5.0"):
+        yield finding(
+            "numpy2-with-verl", "warning", ("numpy", "verl"),
+            f"numpy {ver(snap, 'numpy')} with verl {ver(snap, 'verl')}, which pins numpy<2",
+            evidence={"numpy": ver(snap, "numpy"), "verl": ver(snap, "verl")}, fix="pip install 'numpy<2'",
+            source="verl requirements-npu.txt / wheel METADATA numpy<2.0.0 (shared/reference/verl.md §1.6, §7)")
+
+
+# verl release range -> (transformers specifier verl supports, source)
+_TRANSFORMERS_WINDOWS = (
+    ("<0.6.0", "<4.56.0", "verl-project/verl#3561 (index_first_axis moved in transformers 4.56, transformers PR #40002); "
+                          "fixed in verl PR #3596"),
+    (">=0.7.0,<0.8.0", "<5.0.0", "verl v0.7.1 docs/ascend_tutorial/ascend_quick_start.rst ('verl does not support transformers >= 5.0.0')"),
+    (">=0.9.0,<0.10.0", ">=5.5.3,!=5.6.0,<5.11", "verl 0.9.x wheel METADATA Requires-Dist (shared/reference/verl.md §7)"),
+)
+
+
+@check("transformers-window", "packages")
+def transformers_window(ctx: CheckContext) -> Iterator[Finding]:
+    """transformers inside the window the installed verl supports."""
+    snap = ctx.snapshot
+    verl, tr = pver(snap, "verl"), ver(snap, "transformers")
+    if verl is None or tr is None:
+        return
+    vpub = Version(verl.public)
+    for vrange, spec, source in _TRANSFORMERS_WINDOWS:
+        if not SpecifierSet(vrange).contains(vpub, prereleases=True):
+            continue
+        if pkg_satisfies(tr, spec) is False:
+            yield finding(
+                "transformers-outside-verl-window", "error", ("transformers", "verl"),
+                f"transformers {tr} is outside what verl {ver(snap, 'verl')} supports ({spec})",
+                detail="verl imports transformers internals that move between releases (e.g. `cannot import name "
+                       "'index_first_axis' from 'transformers.integrations.npu_flash_attention'`).",
+                evidence={"transformers": tr, "verl": ver(snap, "verl"), "supported": spec},
+                fix=f"pip install 'transformers{spec}' (or upgrade verl).", source=source)
+
+
+_CUDA_ONLY = ("apex", "flash-attn", "flash-attn-3", "liger-kernel", "xformers", "bitsandbytes", "deepspeed-kernels")
+
+
+@check("cuda-only-packages", "packages")
+def cuda_only_packages(ctx: CheckContext) -> Iterator[Finding]:
+    """CUDA-only packages on an Ascend host: unusable, and some break imports."""
+    snap = ctx.snapshot
+    if not npu_host(snap) or not known(snap.packages):
+        return
+    found = [n for n in _CUDA_ONLY if n in snap.packages]
+    nvidia = sorted(n for n in snap.packages if n.startswith("nvidia-"))
+    te = [n for n in snap.packages if n.startswith("transformer-engine")]
+    ms = installed(snap, "mindspeed")
+    if te and not ms:
+        found += te  # beside MindSpeed it is an error of its own (mindspeed area)
+    if found or nvidia:
+        yield finding(
+            "cuda-only-packages", "warning", ("python",),
+            f"CUDA-only packages are installed on an Ascend host: {', '.join((found + nvidia)[:6])}"
+            + (" …" if len(found + nvidia) > 6 else ""),
+            detail="They cannot run on NPU; flash-attn / liger-kernel are unsupported in verl on Ascend (flash attention "
+                   "comes from MindSpeed or transformers' NPU path), and nvidia-* usually arrive with a CUDA torch.",
+            evidence={"packages": found, "nvidia": nvidia[:20]},
+            fix="pip uninstall -y " + " ".join((found + nvidia)[:12]),
+            source="verl install_guidance appendix (flash_attn / liger not supported on NPU; shared/reference/mindspeed.md §6)")

@@ -1,0 +1,140 @@
+"""Host and interpreter: Python version windows, CPU arch, and source trees in the cwd that shadow
+installed packages."""
+
+from __future__ import annotations
+
+import posixpath
+from collections.abc import Iterator
+
+from doctor.checks import CheckContext, check
+from doctor.checks._facts import arch, pver, py_version, release, val, ver
+from doctor.report import Finding, finding
+from doctor.versions import pkg_satisfies
+
+# Package -> (min Python, source). Hard limits: the installed code or wheels cannot run below them.
+_PY_FLOORS = (
+    ("vllm-ascend", "0.11.0rc0", (3, 10),
+     "vllm-project/vllm-ascend#3728 (PEP 604 annotations fail on Python 3.9; PR #3926 raised python_requires to >=3.10)"),
+    ("verl", "0.5.0", (3, 10), "verl wheel METADATA Requires-Python >=3.10 since 0.5.0 (shared/reference/verl.md §7)"),
+)
+
+
+@check("python-version", "system")
+def python_version(ctx: CheckContext) -> Iterator[Finding]:
+    """Python inside what installed packages and the chosen stack support."""
+    snap = ctx.snapshot
+    py = py_version(snap)
+    if py is None:
+        return
+    pys = ".".join(str(x) for x in release(py))
+    for pkg, since, floor, source in _PY_FLOORS:
+        v = pver(snap, pkg)
+        if v is None or v < type(v)(since):
+            continue
+        if release(py, 2) < floor:
+            yield finding(
+                "python-too-old-for-package", "error", ("python", pkg),
+                f"Python {pys} is too old for {pkg} {ver(snap, pkg)}",
+                detail=f"{pkg} {since} and newer need Python {floor[0]}.{floor[1]} or newer; imports fail at start-up.",
+                evidence={"python": pys, pkg: ver(snap, pkg), "requires": f">={floor[0]}.{floor[1]}"},
+                fix="Create the environment with Python 3.10 or 3.11 and reinstall the stack (`doctor install`).",
+                commands=("doctor install --dry-run",), source=source)
+    verl = pver(snap, "verl")
+    if verl is not None and verl >= type(verl)("0.9.1") and release(py, 2) >= (3, 13):
+        yield finding(
+            "python-too-new-for-package", "error", ("python", "verl"),
+            f"Python {pys} is too new for verl {ver(snap, 'verl')}",
+            detail="verl 0.9.1 declares Requires-Python <3.13.",
+            evidence={"python": pys, "verl": ver(snap, "verl"), "requires": "<3.13"},
+            fix="Use Python 3.10–3.12 for this verl.", source="verl 0.9.1 wheel METADATA (shared/reference/verl.md §7)")
+    p = ctx.profile
+    if p is not None and pkg_satisfies(pys, p.python) is False:
+        yield finding(
+            "python-outside-profile", "warning", ("python",),
+            f"Python {pys} is outside the verified stack's range {p.python}",
+            detail=f"{p.name} documents Python {p.python}" + (f" (recommended {p.python_recommended})" if p.python_recommended else "")
+            + "; wheels for other versions may not exist or be untested.",
+            evidence={"python": pys, "profile": p.name, "range": p.python},
+            fix=f"Use Python {p.python_recommended or p.python} for this stack.", source=p.source)
+
+
+@check("host-arch", "system")
+def host_arch(ctx: CheckContext) -> Iterator[Finding]:
+    """Ascend software ships for aarch64 and x86_64 only."""
+    a = arch(ctx.snapshot)
+    if a is None:
+        return
+    if a not in ("aarch64", "x86_64"):
+        yield finding(
+            "arch-unsupported", "error", ("system",), f"CPU architecture {a} has no Ascend software",
+            detail="CANN, torch-npu and vllm-ascend are published for aarch64 and x86_64 only.",
+            evidence={"arch": a}, fix="Run on an aarch64 or x86_64 Ascend host.",
+            source="PyPI torch-npu / vllm-ascend wheel tags (shared/reference/cann_torchnpu_vllm.md §2.3, §8)")
+    p = ctx.profile
+    if p is not None and a in ("aarch64", "x86_64") and a not in p.arches:
+        yield finding(
+            "arch-outside-profile", "warning", ("system",), f"{p.name} is not documented for {a}",
+            evidence={"arch": a, "profile": p.name, "arches": list(p.arches)},
+            fix="Pick a profile for this architecture with `doctor check --profile NAME`.", source=p.source)
+
+
+# top-level import name -> (distribution, compiled: a source checkout cannot import without a build)
+_SHADOWABLE = {
+    "torch_npu": ("torch-npu", True), "torch": ("torch", True), "vllm_ascend": ("vllm-ascend", True),
+    "vllm": ("vllm", True), "mindspeed": ("mindspeed", False), "megatron": ("megatron-core", False),
+    "verl": ("verl", False), "transformers": ("transformers", False), "triton": ("triton-ascend", True),
+}
+
+
+@check("cwd-shadowing", "system")
+def cwd_shadowing(ctx: CheckContext) -> Iterator[Finding]:
+    """A source tree in the current directory wins over the installed package on sys.path[0]."""
+    snap = ctx.snapshot
+    cwd = val(snap.host, "cwd")
+    if not isinstance(cwd, str) or not cwd:
+        return
+    cwd = posixpath.normpath(cwd)
+    for mod, (dist, compiled) in _SHADOWABLE.items():
+        m = snap.module(mod)
+        o = val(m, "origins")
+        if not o:
+            continue
+        first = posixpath.normpath(o[0])
+        if posixpath.dirname(first) != cwd:
+            continue
+        pkg = snap.package(dist)
+        loc = val(pkg, "location") if pkg else None
+        if isinstance(loc, str) and posixpath.normpath(loc) == cwd:
+            continue  # an editable install of this very checkout: the cwd copy *is* the installed one
+        comp = "torch-npu" if mod == "torch_npu" else ("megatron" if mod == "megatron" else dist)
+        if comp not in ("torch", "torch-npu", "vllm", "vllm-ascend", "mindspeed", "megatron", "verl", "transformers",
+                        "triton-ascend"):
+            comp = "python"
+        yield finding(
+            "cwd-shadows-package", "error" if compiled else "warning", (comp, "python", "system"),
+            f"`import {mod}` picks up the source tree in the current directory",
+            detail=(f"{first} is found before the installed {dist} because Python puts the working directory first on "
+                    "sys.path" + ("; an unbuilt checkout has no compiled extension (e.g. `No module named 'torch_npu._C'`)."
+                                  if compiled else ".")),
+            evidence={"module": mod, "origin": first, "cwd": cwd, "other_origins": o[1:]},
+            fix=f"Run from another directory (cd ~) or remove {first} from the path.",
+            source="Ascend/pytorch#24 (ModuleNotFoundError: No module named 'torch_npu._C' when run from the source dir)")
+
+
+@check("probe-status", "system")
+def probe_status(ctx: CheckContext) -> Iterator[Finding]:
+    """A probe that timed out or crashed leaves its facts unknown: say so, so silence is not read as health."""
+    meta = ctx.snapshot.extra.get("collect")
+    probes = meta.get("probes") if isinstance(meta, dict) else None
+    if not isinstance(probes, dict):
+        return
+    for name, st in sorted(probes.items()):
+        if not isinstance(st, dict) or st.get("status") not in ("timeout", "error"):
+            continue
+        errs = [str(e) for e in (st.get("errors") or [])][:5]
+        yield finding(
+            "probe-failed", "warning", ("system",), f"The {name} probe {'timed out' if st['status'] == 'timeout' else 'failed'}",
+            detail="Its facts are unknown, so the checks that need them stayed silent. " + "; ".join(errs),
+            evidence={"probe": name, "status": st.get("status"), "errors": errs, "seconds": st.get("seconds")},
+            fix="Re-run with a longer timeout (e.g. --npu-smi-timeout 30) or run `doctor collect -v` to see the error.",
+            source="doctor probes (DESIGN.md: a hung or crashing probe becomes a finding)")

@@ -1,0 +1,179 @@
+"""vLLM and vllm-ascend: the seed rule, the vllm-ascend release row (vLLM, torch, torch-npu, CANN, chips),
+the build-time device type, and vllm-ascend runtime settings."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from packaging.version import Version
+
+from doctor.checks import CheckContext, check
+from doctor.checks._facts import cann, env, env_known, family, installed, pver, release, val, ver
+from doctor.matrix import SRC_VA_MATRIX, VLLM_ASCEND, vllm_ascend_row
+from doctor.report import Finding, finding
+from doctor.rules import SEED_RULE_PACKAGES, SEED_RULE_SOURCE, seed_rule_violation
+from doctor.snapshot import known
+from doctor.versions import CannVersion, pkg_satisfies
+
+
+@check("vllm-cann-minimum", "vllm")
+def vllm_cann_minimum(ctx: CheckContext) -> Iterator[Finding]:
+    """The seed rule: CANN newer than 8.3.RC1 needs vllm and vllm-ascend >= 0.9.1."""
+    snap = ctx.snapshot
+    c = cann(snap)
+    if c is None:
+        return
+    for pkg in SEED_RULE_PACKAGES:
+        v = ver(snap, pkg)
+        msg = seed_rule_violation(c[0], pkg, v)
+        if msg:
+            pin = ctx.profile.pin(pkg) if ctx.profile else None
+            yield finding(
+                "vllm-below-minimum-for-cann", "error", (pkg, "cann"), f"{pkg} {v} is too old for CANN {c[0]}",
+                detail="CANN newer than 8.3.RC1 needs vllm and vllm-ascend 0.9.1 or newer.",
+                evidence={pkg: v, "cann": c[0], "minimum": "0.9.1"},
+                fix=f"Install the stack for CANN {c[0]}" + (f" ({pkg}{pin})" if pin else "") + ".",
+                commands=(f"doctor install --profile {ctx.profile.name} --dry-run",) if ctx.profile else (),
+                source=SEED_RULE_SOURCE)
+
+
+@check("vllm-ascend-matrix", "vllm")
+def vllm_ascend_matrix(ctx: CheckContext) -> Iterator[Finding]:
+    """vllm-ascend's release pins: its vLLM, torch (compiled ops: an ABI pin), torch-npu, CANN and chips."""
+    snap = ctx.snapshot
+    va = ver(snap, "vllm-ascend")
+    row = vllm_ascend_row(va)
+    if va is None:
+        return
+    if row is None:
+        vp = pver(snap, "vllm-ascend")
+        newest = max(Version(r.version) for r in VLLM_ASCEND)
+        if vp is not None and Version(vp.public) > newest:
+            yield finding(
+                "vllm-ascend-newer-than-known", "info", ("vllm-ascend",),
+                f"vllm-ascend {va} is newer than the release matrix the doctor knows (up to {newest})",
+                evidence={"vllm-ascend": va, "newest_known": str(newest)}, source=SRC_VA_MATRIX)
+        return
+    vav = pver(snap, "vllm-ascend")
+    branch_build = vav is not None and (vav.is_devrelease or vav.local is not None)
+    vl = pver(snap, "vllm")
+    if vl is not None:
+        got = Version(vl.public)
+        want = Version(row.vllm)
+        same = got.release[:2] == want.release[:2] if branch_build else got == want
+        if not same:
+            yield finding(
+                "vllm-ascend-vllm-mismatch", "warning", ("vllm", "vllm-ascend"),
+                f"vllm {ver(snap, 'vllm')} is not the vLLM that vllm-ascend {va} targets ({row.vllm})",
+                detail="Each vllm-ascend release tracks one vLLM release (RCs included: 0.14.0rc1 -> 0.14.1, 0.8.5rc1 -> "
+                       "0.8.5.post1, 0.11.0rc0 -> 0.11.0rc3); other vLLMs break its platform plugin imports.",
+                evidence={"vllm": ver(snap, "vllm"), "vllm-ascend": va, "expected_vllm": row.vllm},
+                fix=f"Build vLLM v{row.vllm} with VLLM_TARGET_DEVICE=empty (pip install -e . from the tag).",
+                source=SRC_VA_MATRIX)
+    t = pver(snap, "torch")
+    if t is not None and row.torch.startswith("==") and pkg_satisfies(".".join(map(str, release(t))), row.torch) is False:
+        yield finding(
+            "vllm-ascend-torch-mismatch", "error", ("torch", "vllm-ascend", "vllm"),
+            f"torch {ver(snap, 'torch')} is not the torch vllm-ascend {va} is built for ({row.torch[2:]})",
+            detail="vllm-ascend's custom ops are compiled against one torch; installing a vLLM that pulls a newer torch "
+                   "(e.g. vllm 0.11.0 wants torch 2.8.0, vllm-ascend 0.11.0 pins 2.7.1) leaves them unloadable.",
+            evidence={"torch": ver(snap, "torch"), "vllm-ascend": va, "vllm": ver(snap, "vllm"), "required": row.torch},
+            fix=f"Install vllm first and vllm-ascend second so torch=={row.torch[2:]} and its torch-npu are restored "
+                "(pip install --force-reinstall --no-deps torch==... torch-npu==...).",
+            source=SRC_VA_MATRIX + "; vllm-project/vllm-ascend#5710")
+    tn = ver(snap, "torch-npu")
+    if tn is not None and row.torch_npu and pkg_satisfies(tn, row.torch_npu) is False:
+        tnv = pver(snap, "torch-npu")
+        pinv = Version(row.torch_npu[2:])
+        if tnv is not None and release(tnv) == release(pinv):
+            yield finding(
+                "vllm-ascend-torch-npu-pairing", "warning", ("torch-npu", "vllm-ascend"),
+                f"torch-npu {tn} is not the build vllm-ascend {va} pins ({row.torch_npu[2:]})",
+                detail="Same torch base, different torch-npu post/dev build: usually works, but it is not what vllm-ascend "
+                       "was tested with (its FAQ: install a custom torch-npu after vllm-ascend).",
+                evidence={"torch-npu": tn, "vllm-ascend": va, "pinned": row.torch_npu[2:]},
+                fix=f"pip install torch-npu=={row.torch_npu[2:]} --no-deps (or keep it if your verified stack says so).",
+                source=SRC_VA_MATRIX)
+    c = cann(snap)
+    if c is not None and row.cann:
+        rc = CannVersion(row.cann)
+        if not c[1].is_ambiguous_against(rc) and c[1].series != rc.series:
+            yield finding(
+                "vllm-ascend-cann-pairing", "warning", ("vllm-ascend", "cann"),
+                f"vllm-ascend {va} is matrixed with CANN {row.cann}, this host has CANN {c[0]}",
+                evidence={"vllm-ascend": va, "cann": c[0], "expected_cann": row.cann},
+                fix=f"Use the vllm-ascend release for CANN {c[0]} (see `doctor profiles`).", source=SRC_VA_MATRIX)
+    py = val(snap.python, "version")
+    if py and pkg_satisfies(py, row.python) is False and release(Version(py), 2) >= (3, 10):
+        yield finding(
+            "vllm-ascend-python-unsupported", "warning", ("python", "vllm-ascend"),
+            f"vllm-ascend {va} supports Python {row.python}, this is {py}",
+            evidence={"python": py, "vllm-ascend": va, "requires": row.python},
+            fix="Use a Python inside the supported range (wheels exist only for those).", source=SRC_VA_MATRIX)
+    fam = family(snap)
+    if fam == "A3" and not row.a3:
+        yield finding(
+            "vllm-ascend-chip-unsupported", "warning", ("vllm-ascend", "npu"),
+            f"vllm-ascend {va} does not list Atlas A3 as supported",
+            evidence={"vllm-ascend": va, "chip": fam}, fix="Use vllm-ascend 0.10.0rc1 or newer on A3.",
+            source="vllm-ascend README / docs/source/faqs.md Q1 (A3 from v0.10.0rc1)")
+
+
+_DEVICE_TYPES = {"A2": "A2", "A3": "A3", "_310P": "310P", "310P": "310P", "A5": "950"}
+
+
+@check("vllm-ascend-build", "vllm")
+def vllm_ascend_build(ctx: CheckContext) -> Iterator[Finding]:
+    """vllm-ascend's _build_info device type (or SOC) matches the chip it runs on."""
+    snap = ctx.snapshot
+    m = snap.module("vllm_ascend")
+    build = val(m, "build")
+    fam = family(snap)
+    if not isinstance(build, dict) or not fam:
+        return
+    dt = build.get("device_type") or build.get("__device_type__")
+    soc = build.get("soc_version") or build.get("__soc_version__")
+    built = _DEVICE_TYPES.get(str(dt)) if dt else None
+    if built is None and soc:
+        from doctor.chips import soc_family
+
+        built = soc_family(str(soc))
+    if built and built != fam:
+        yield finding(
+            "vllm-ascend-build-device-mismatch", "error", ("vllm-ascend", "npu"),
+            f"vllm-ascend was built for {dt or soc}, this host has {fam} chips",
+            detail="PyPI wheels are compiled for A2; on A3 the custom kernels do not match the chip.",
+            evidence={"built_for": dt or soc, "chip": fam},
+            fix="Reinstall vllm-ascend from source on this host (pip install -e . with SOC_VERSION set for the chip) "
+                "or from the vendor's per-chip 'variant' index.",
+            source="vllm-project/vllm-ascend#6206; vllm_ascend/_build_info.py (shared/reference/cann_torchnpu_vllm.md §1.2)")
+
+
+@check("vllm-ascend-runtime-env", "vllm")
+def vllm_ascend_runtime_env(ctx: CheckContext) -> Iterator[Finding]:
+    """Settings vllm-ascend cannot combine: sleep mode with expandable segments; dev vLLM without VLLM_VERSION."""
+    snap = ctx.snapshot
+    if not env_known(snap):
+        return
+    has_va = installed(snap, "vllm-ascend") or (known(snap.modules) and snap.modules.get("vllm_ascend") is not None
+                                                and "vllm_ascend" in snap.modules)
+    if not has_va:
+        return
+    conf = env(snap, "PYTORCH_NPU_ALLOC_CONF") or ""
+    if "expandable_segments:true" in conf.replace(" ", "").lower():
+        yield finding(
+            "vllm-ascend-sleep-expandable-segments", "warning", ("env", "vllm-ascend"),
+            "PYTORCH_NPU_ALLOC_CONF enables expandable segments, which vllm-ascend sleep mode cannot release",
+            detail="With verl's colocated rollout the first sleep does not free the KV cache memory.",
+            evidence={"PYTORCH_NPU_ALLOC_CONF": conf},
+            fix='export PYTORCH_NPU_ALLOC_CONF="expandable_segments:False" when vLLM sleep mode (free_cache_engine) is on.',
+            source="modelscope/ms-swift#6636")
+    vl = ver(snap, "vllm")
+    vlp = pver(snap, "vllm")
+    if vl is not None and (vlp is None or vlp.is_devrelease) and not env(snap, "VLLM_VERSION"):
+        yield finding(
+            "vllm-version-unparseable", "warning", ("vllm", "env"),
+            f"vllm reports version {vl!r}, which vllm-ascend cannot compare",
+            detail="vllm-ascend's vllm_version_is() raises InvalidVersion for dev/editable vLLM builds.",
+            evidence={"vllm": vl}, fix="export VLLM_VERSION=<the vLLM release you built, e.g. 0.13.0>",
+            source="vllm-ascend FAQ Q11 (shared/reference/cann_torchnpu_vllm.md §1.3)")

@@ -1,0 +1,96 @@
+"""`doctor check`: gather snapshot(s) (live, --from files, or --ray), diagnose, render."""
+
+from __future__ import annotations
+
+import click
+
+from doctor.cli._common import doctor_command, output_options
+
+
+@click.command("check")
+@click.option("--from", "from_files", multiple=True, metavar="FILE",
+              help="Diagnose a snapshot or cluster file instead of this host ('-' = stdin). Repeat for a cluster.")
+@click.option("--profile", "profile_name", metavar="NAME", help="Force a verified stack (see `doctor profiles`).")
+@click.option("--only", multiple=True, metavar="AREA", help="Run only these areas (system, cann, devices, torch_npu, vllm, mindspeed, packages, env, network, deep, cluster) or check ids. Repeatable.")
+@click.option("--ignore", multiple=True, metavar="ID", help="Waive a finding or check id. Repeatable.")
+@click.option("--config", "config_file", metavar="FILE",
+              help="Waivers file ([tool.doctor] only/ignore/profile/strict). Default: doctor.toml or pyproject.toml in cwd.")
+@click.option("--deep", is_flag=True, help="Also import torch_npu, mindspeed.megatron_adaptor, vllm_ascend in subprocesses.")
+@click.option("--deep-timeout", type=float, default=120.0, show_default=True, help="Seconds per --deep import.")
+@click.option("--strict", is_flag=True, default=None, help="Exit 1 on warnings too.")
+@click.option("--junit", "junit_file", metavar="FILE", help="Also write a JUnit XML report (one testcase per check).")
+@click.option("--root", default="/", show_default=True, help="Read Ascend files under this root (tests, chroots).")
+@click.option("--python", "python", metavar="PATH", help="Target interpreter whose packages are probed (default: this one).")
+@click.option("--npu-smi-timeout", type=float, default=10.0, show_default=True, help="Seconds before npu-smi counts as hung.")
+@click.option("--ray", "use_ray", is_flag=True, help="Probe every node of the Ray cluster (needs verl-ascend-doctor[ray]).")
+@click.option("--address", metavar="ADDR", help="Ray address for --ray (default: RAY_ADDRESS or auto).")
+@click.option("--ray-timeout", type=float, default=120.0, show_default=True, help="Seconds to wait for all nodes.")
+@output_options
+@doctor_command
+def command(console, from_files, profile_name, only, ignore, config_file, deep, deep_timeout, strict, junit_file,
+            root, python, npu_smi_timeout, use_ray, address, ray_timeout) -> int:  # type: ignore[no-untyped-def]
+    """Diagnose this machine (or snapshots / a Ray cluster) and print findings with fixes.
+
+    Exit 0: no errors; 1: an error finding (or a warning with --strict); 2: the doctor could not do its job."""
+    from doctor.diagnose import diagnose, facts, load_check_config, nodes_from_documents
+    from doctor.errors import DoctorError
+    from doctor.render import emit, junit_xml, write_text_atomic
+
+    cfg = load_check_config(config_file)
+    if from_files and use_ray:
+        raise DoctorError("use either --from or --ray, not both", source="usage")
+    if deep and (from_files or use_ray):
+        raise DoctorError("--deep imports in this host's interpreter; it cannot be combined with --from or --ray",
+                          source="usage")
+    if from_files:
+        from doctor.snapshot import load_document
+
+        docs = [(f, load_document(f)) for f in from_files]
+        nodes, cluster = nodes_from_documents(docs)
+    elif use_ray:
+        from doctor.cluster_collect import collect_ray
+
+        cl = collect_ray(address=address, python=python, timeout=ray_timeout, root=root)
+        nodes, _ = nodes_from_documents([("ray", cl)])
+        cluster = True
+    else:
+        try:
+            from doctor.probes import collect_snapshot
+        except ImportError as e:  # pragma: no cover - only while the probe package is incomplete
+            raise DoctorError(f"live probing is unavailable ({e}); use --from FILE", source="doctor.probes") from None
+        console.status("probing this host…")
+        # parse the profiles and import the check modules while the probes wait on their subprocesses
+        import threading
+
+        from doctor.checks import load_all
+        from doctor.profiles import load_profiles
+
+        preload = threading.Thread(target=lambda: (load_profiles(), load_all()), daemon=True)
+        preload.start()
+        snap = collect_snapshot(root=root, python=python, npu_smi_timeout=npu_smi_timeout, environ=None)
+        preload.join()
+        if deep:
+            from doctor.probes.deep import run_deep_probes
+            from doctor.snapshot import ImportResult, known
+
+            console.status("importing torch_npu, mindspeed.megatron_adaptor, vllm_ascend…")
+            res = run_deep_probes(python=python, timeout=deep_timeout)
+            imports = dict(snap.imports) if known(snap.imports) else {}
+            for name, r in res.items():
+                imports[name] = ImportResult(ok=r["ok"], error=r.get("error"), seconds=r.get("seconds"),
+                                             detail=r.get("detail") or {})
+            snap.imports = imports
+        nodes, cluster = [(None, snap, None)], False
+    report = diagnose(nodes, forced_profile=profile_name or cfg.profile, only=list(only) or cfg.only,
+                      ignore=list(ignore) + cfg.ignore, cluster=cluster)
+    if cfg.source:
+        report.extra["config"] = cfg.source
+    if not console.json_mode and console.verbosity >= 1:
+        for node, nsnap, _ in nodes:
+            if nsnap is None:
+                continue
+            fs = ", ".join(f"{k}={v}" for k, v in facts(nsnap).items() if v is not None)
+            console.print(console.style(f"facts{f' [{node}]' if node else ''}: {fs or 'none known'}", "dim"))
+    if junit_file:
+        write_text_atomic(junit_file, junit_xml(report))
+    return emit(report, console, strict=bool(strict if strict is not None else cfg.strict))

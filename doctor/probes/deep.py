@@ -1,0 +1,93 @@
+"""`doctor check --deep`: the imports the normal probe path must never do, each in its own subprocess of
+the target interpreter with a timeout, so a hang or a segfault in torch_npu is a finding, not a hung doctor.
+
+Results go to `snapshot.imports` (`{"torch_npu": {"ok": false, "error": "...", "seconds": 2.1}}`).
+`TORCH_DEVICE_BACKEND_AUTOLOAD=0` keeps a broken torch_npu from being loaded by `import torch` itself
+(torch >= 2.5 autoloads backends) in the probes that are not about torch_npu.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from collections.abc import Mapping
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
+# name -> (python code, environment overrides). The code prints one JSON line prefixed by a marker.
+_MARK = "@@doctor-deep@@"
+PROBES: dict[str, tuple[str, dict[str, str]]] = {
+    "torch_npu": (
+        "import json, torch, torch_npu\n"
+        "d = {'device_count': int(torch.npu.device_count())}\n"
+        "try:\n    d['soc'] = str(torch_npu.npu.get_soc_version())\nexcept Exception:\n    pass\n"
+        f"print({_MARK!r} + json.dumps(d))\n",
+        {},
+    ),
+    "mindspeed.megatron_adaptor": (
+        "import json, mindspeed.megatron_adaptor as m\n"
+        f"print({_MARK!r} + json.dumps({{'repatch': hasattr(m, 'repatch')}}))\n",
+        {"TORCH_DEVICE_BACKEND_AUTOLOAD": "0"},
+    ),
+    "vllm_ascend": (
+        "import json, vllm_ascend\n"
+        f"print({_MARK!r} + json.dumps({{'file': getattr(vllm_ascend, '__file__', None)}}))\n",
+        {"TORCH_DEVICE_BACKEND_AUTOLOAD": "0"},
+    ),
+}
+
+
+def _last_error(stderr: str) -> str:
+    lines = [ln for ln in stderr.strip().splitlines() if ln.strip()]
+    if not lines:
+        return ""
+    # the exception line is the last line that looks like "SomeError: ..." (torch_npu appends [ERROR] lines)
+    for ln in reversed(lines):
+        head = ln.split(":", 1)[0].strip()
+        if head.endswith(("Error", "Exception")) or head in ("KeyboardInterrupt", "SystemExit"):
+            return "\n".join(lines[max(0, lines.index(ln) - 0):])[-4000:]
+    return "\n".join(lines[-5:])[-4000:]
+
+
+def run_probe(name: str, python: str, timeout: float, environ: Mapping[str, str] | None = None,
+              cwd: str | None = None) -> dict[str, Any]:
+    """Run one import probe; never raises for what happens inside the target."""
+    code, overrides = PROBES[name]
+    env = dict(os.environ if environ is None else environ)
+    env.update(overrides)
+    env.setdefault("PYTHONDONTWRITEBYTECODE", "1")
+    t0 = time.perf_counter()
+    try:
+        cp = subprocess.run([python, "-c", code], capture_output=True, text=True, timeout=timeout, env=env,
+                            cwd=cwd, stdin=subprocess.DEVNULL, check=False)
+    except subprocess.TimeoutExpired:
+        return {"ok": False, "error": f"timed out after {timeout:g} s", "seconds": round(time.perf_counter() - t0, 3)}
+    except OSError as e:
+        return {"ok": False, "error": f"cannot run {python}: {e.strerror or e}", "seconds": 0.0}
+    dt = round(time.perf_counter() - t0, 3)
+    detail: dict[str, Any] = {}
+    for line in cp.stdout.splitlines():
+        if line.startswith(_MARK):
+            try:
+                detail = json.loads(line[len(_MARK):])
+            except ValueError:
+                pass
+    if cp.returncode == 0 and detail is not None:
+        return {"ok": True, "error": None, "seconds": dt, "detail": detail}
+    err = _last_error(cp.stderr) or f"exited with status {cp.returncode}"
+    if cp.returncode < 0:
+        err = f"killed by signal {-cp.returncode}" + (f": {err}" if err else "")
+    return {"ok": False, "error": err, "seconds": dt}
+
+
+def run_deep_probes(python: str | None = None, timeout: float = 120.0, environ: Mapping[str, str] | None = None,
+                    cwd: str | None = None, only: tuple[str, ...] | None = None) -> dict[str, dict[str, Any]]:
+    """All import probes in parallel (each bounded by `timeout`), keyed like `snapshot.imports`."""
+    py = python or sys.executable
+    names = [n for n in PROBES if only is None or n in only]
+    with ThreadPoolExecutor(max_workers=len(names) or 1) as pool:
+        futs = {n: pool.submit(run_probe, n, py, timeout, environ, cwd) for n in names}
+        return {n: f.result() for n, f in futs.items()}

@@ -1,0 +1,85 @@
+from tests.stacks import bare, found, healthy
+
+
+def test_no_cann_is_an_error():
+    f = found(bare(ascend={"toolkit": None, "devices": []}))
+    assert f["cann-not-installed"] == "error"
+
+
+def test_set_env_not_sourced():
+    d = healthy()
+    for k in ("ASCEND_HOME_PATH", "ASCEND_TOOLKIT_HOME", "ASCEND_OPP_PATH"):
+        del d["env"][k]
+    d["env"]["LD_LIBRARY_PATH"] = "/usr/lib"
+    assert found(d)["cann-set-env-not-sourced"] == "error"
+
+
+def test_set_env_missing_lib64_on_ld_library_path():
+    d = healthy()
+    d["env"]["LD_LIBRARY_PATH"] = "/usr/local/Ascend/driver/lib64/driver"
+    assert found(d)["cann-set-env-not-sourced"] == "error"
+
+
+def test_env_points_at_another_toolkit():
+    d = healthy()
+    d["ascend"]["toolkits"] = [{"version": "8.5.0", "path": "/usr/local/Ascend/cann-8.5.0", "active": True},
+                               {"version": "8.3.RC1", "path": "/usr/local/Ascend/ascend-toolkit/8.3.RC1", "active": False}]
+    home = "/usr/local/Ascend/ascend-toolkit/8.3.RC1"
+    d["env"].update(ASCEND_HOME_PATH=home, ASCEND_TOOLKIT_HOME=home, ASCEND_OPP_PATH=home + "/opp",
+                    LD_LIBRARY_PATH=home + "/lib64")
+    assert found(d)["cann-env-points-elsewhere"] == "warning"
+
+
+def test_kernels_missing_and_wrong_soc():
+    assert found(bare(ascend={"toolkit": {"version": "8.0.RC1"}, "kernels": None,
+                              "devices": [{"id": 0, "chip": "910B"}]}))["cann-kernels-missing"] == "error"
+    d = healthy()
+    d["ascend"]["kernels"]["soc"] = "ascend310p1"
+    assert found(d)["cann-kernels-wrong-soc"] == "error"
+    d = healthy()
+    d["ascend"]["kernels"]["version"] = "8.3.RC1"
+    assert found(d)["cann-kernels-version-mismatch"] == "warning"
+
+
+def test_nnal_missing_with_vllm_ascend_is_an_error():
+    d = bare(ascend={"toolkit": {"version": "8.0.0"}, "nnal": None}, packages={"vllm-ascend": {"version": "0.7.1rc1"}})
+    assert found(d)["cann-nnal-missing"] == "error"
+
+
+def test_nnal_version_and_sourcing():
+    d = healthy()
+    d["ascend"]["nnal"]["version"] = "8.3.RC1"
+    del d["env"]["ATB_HOME_PATH"]
+    f = found(d)
+    assert f["cann-nnal-version-mismatch"] == "warning" and f["cann-nnal-not-sourced"] == "warning"
+
+
+def test_driver_too_old_for_cann():
+    d = bare(host={"in_container": True}, ascend={"toolkit": {"version": "8.3"}, "driver": {"version": "24.1"},
+                                                  "devices": [{"id": 0, "chip": "910B1"}]})
+    assert found(d)["driver-too-old"] == "error"
+
+
+def test_driver_below_profile_recommendation_is_a_warning():
+    d = healthy()
+    d["ascend"]["driver"]["version"] = "25.2.0"
+    assert found(d)["driver-below-recommended"] == "warning"
+
+
+def test_driver_missing_in_container():
+    d = healthy()
+    d["ascend"]["driver"] = None
+    assert found(d)["driver-missing"] == "error"
+
+
+def test_newer_cann_is_info_not_error():
+    d = healthy("verl-main-cann9.1.0-a2")
+    d["ascend"]["toolkit"]["version"] = d["ascend"]["kernels"]["version"] = d["ascend"]["nnal"]["version"] = "9.3.0"
+    f = found(d)
+    assert f["cann-newer-than-profiles"] == "info" and "error" not in f.values()
+
+
+def test_older_cann_is_a_warning():
+    d = healthy("verl-0.6.1-cann8.2.rc1-a2")
+    d["ascend"]["toolkit"]["version"] = d["ascend"]["kernels"]["version"] = d["ascend"]["nnal"]["version"] = "8.1.RC1"
+    assert found(d)["cann-older-than-profiles"] == "warning"

@@ -1,0 +1,54 @@
+from tests.stacks import bare, found, healthy
+
+
+def test_branch_vs_megatron():
+    d = healthy()
+    d["modules"]["megatron"]["version"] = "0.16.1"
+    d["packages"]["megatron-core"]["version"] = "0.16.1"
+    assert found(d)["mindspeed-megatron-mismatch"] == "error"
+
+
+def test_patch_release_untested_is_warning():
+    d = healthy()
+    d["modules"]["megatron"]["version"] = "0.12.3"
+    assert found(d)["mindspeed-megatron-patch-untested"] == "warning"
+
+
+def test_no_repatch():
+    d = healthy()
+    d["modules"]["mindspeed"]["features"] = {"repatch": False}
+    assert found(d)["mindspeed-no-repatch"] == "error"
+
+
+def test_two_megatrons():
+    d = bare(modules={"megatron": {"origins": ["/Megatron-LM/megatron", "/usr/lib/python3.11/site-packages/megatron"]}})
+    assert found(d)["megatron-multiple-copies"] == "error"
+
+
+def test_nvidia_te_next_to_mindspeed():
+    d = healthy()
+    d["packages"]["transformer-engine"] = {"version": "2.4.0"}
+    d["modules"]["transformer_engine"] = {"origins": ["/opt/venv/lib/python3.11/site-packages/transformer_engine"]}
+    assert found(d)["transformer-engine-with-mindspeed"] == "error"
+
+
+def test_core_r017_needs_te_npu():
+    d = healthy()
+    d["modules"]["mindspeed"]["git"]["branch"] = "core_r0.17.0"
+    d["modules"]["megatron"]["version"] = "0.17.1"
+    assert found(d)["transformer-engine-npu-missing"] == "error"
+
+
+def test_placeholder_and_missing_megatron():
+    assert found(bare(packages={"mindspeed": {"version": "0.0.1.dev1"}}))["mindspeed-pypi-placeholder"] == "error"
+    d = healthy()
+    d["modules"]["megatron"] = None
+    assert found(d)["mindspeed-megatron-missing"] == "error"
+
+
+def test_off_profile_refs():
+    d = healthy()  # 0.7.1 documents 2.3.0_core_r0.12.1
+    d["modules"]["mindspeed"]["git"]["branch"] = "core_r0.16.0"
+    d["modules"]["megatron"]["version"] = "0.16.0"
+    f = found(d, forced="verl-0.7.1-cann8.5.0-a2")
+    assert f["mindspeed-off-profile"] == "warning" and f["megatron-off-profile"] == "warning"

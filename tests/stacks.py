@@ -1,0 +1,134 @@
+"""Build the snapshot of a verified stack exactly as its profile documents it (tests only).
+
+Used to prove that a profile's own stack passes `doctor check` with zero errors, and as a healthy base
+that single tests break one fact at a time.
+"""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+from packaging.specifiers import SpecifierSet
+
+from doctor.profiles import Profile
+
+CHIP_ROWS = {
+    "A2": [{"id": i, "chip_index": 0, "phy_id": i, "chip": "910B3", "soc": "Ascend910B3", "health": "OK",
+            "hbm_total_mb": 65536, "hbm_used_mb": 3390, "processes": []} for i in range(8)],
+    "A3": [{"id": i // 2, "chip_index": i % 2, "phy_id": i, "chip": "Ascend910", "soc": "Ascend910_9392",
+            "health": "OK", "hbm_total_mb": 65536, "hbm_used_mb": 3400, "processes": []} for i in range(16)],
+}
+KERNEL_SOC = {"A2": "ascend910b3", "A3": "ascend910_9392"}
+PCI_ID = {"A2": "d802", "A3": "d803"}
+
+
+def pin_version(spec: str) -> str:
+    """A concrete version satisfying a pin: ==X -> X, ==X.* -> X.0, <2.0.0 -> 1.26.4, ranges -> lower bound."""
+    s = SpecifierSet(spec)
+    for sp in s:
+        if sp.operator == "==":
+            return sp.version[:-2] + (".0" if sp.version.count(".") < 3 else "") if sp.version.endswith(".*") else sp.version
+    for sp in s:
+        if sp.operator == ">=":
+            return sp.version
+    if any(sp.operator == "<" and sp.version.startswith("2") for sp in s):
+        return "1.26.4"
+    raise ValueError(f"no concrete version for {spec}")
+
+
+def stack_snapshot(p: Profile, arch: str = "aarch64") -> dict[str, Any]:
+    chip = p.chips[0]
+    home = "/usr/local/Ascend/ascend-toolkit/latest"
+    py = p.python_recommended or "3.11"
+    site = f"/opt/venv/lib/python{py}/site-packages"
+    pkgs: dict[str, Any] = {}
+    for name, spec in p.pins.items():
+        v = pin_version(spec)
+        if name == "torch" and arch == "x86_64":
+            v += "+cpu"
+        if name == "vllm":
+            v += "+empty"
+        pkgs[name] = {"version": v, "location": site}
+    pkgs.setdefault("verl", {"version": "0.9.1.dev0", "location": "/verl", "editable": True})
+    ms = p.git.get("mindspeed")
+    mg = p.git.get("megatron-lm")
+    pkgs["mindspeed"] = {"version": ms.version if ms else "0.12.1", "location": "/MindSpeed", "editable": True}
+    pkgs["megatron-core"] = {"version": mg.version if mg else "0.12.1", "location": "/Megatron-LM", "editable": True}
+    pkgs.setdefault("ray", {"version": "2.46.0"})
+    pkgs.setdefault("numpy", {"version": "1.26.4"})
+    for extra in ("ninja", "pybind11", "einops", "hydra-core", "omegaconf"):
+        pkgs.setdefault(extra, {"version": "1.0.0"})
+    devices = copy.deepcopy(CHIP_ROWS[chip])
+    return {
+        "schema": "doctor.snapshot/1", "complete": True,
+        "host": {"hostname": "node-0", "arch": arch, "os": "Ubuntu 22.04.4 LTS", "cpu_count": 192, "memory_gb": 1510.0,
+                 "shm_gb": 755.0, "cwd": "/workspace", "in_container": True, "tools": {"ninja": "/usr/bin/ninja", "g++": "/usr/bin/g++"},
+                 "torch_extensions_locks": []},
+        "python": {"version": f"{py}.9", "executable": "/opt/venv/bin/python", "implementation": "CPython",
+                   "prefix": "/opt/venv", "site_packages": [site]},
+        "packages": pkgs,
+        "modules": {
+            "megatron": {"origins": ["/Megatron-LM/megatron"], "version": mg.version if mg else "0.12.1"},
+            "mindspeed": {"origins": ["/MindSpeed/mindspeed"], "features": {"repatch": True},
+                          "git": {"commit": ms.commit if ms and ms.commit else "0" * 40, "branch": ms.ref if ms else None,
+                                  "tag": None, "dirty": False}},
+            "vllm_ascend": {"origins": [f"{site}/vllm_ascend"], "build": {"device_type": chip}},
+            "torch": {"origins": [f"{site}/torch"], "build": {"cuda": None}},
+            "transformer_engine": None,
+        },
+        "ascend": {
+            "root": "/usr/local/Ascend",
+            "toolkit": {"version": p.cann_version, "path": f"/usr/local/Ascend/ascend-toolkit/{p.cann_version}", "arch": arch},
+            "kernels": {"version": p.cann_version, "soc": KERNEL_SOC[chip]},
+            "nnal": {"version": p.cann_version, "path": "/usr/local/Ascend/nnal/atb"},
+            "driver": {"version": p.driver_min or "26.0.rc1"},
+            "firmware": {"version": "7.7.0.1.231"},
+            "npu_smi": {"status": "ok", "version": p.driver_min or "26.0.rc1"},
+            "devices": devices,
+            "pci": [{"address": f"0000:{0xc1 + i:02x}:00.0", "device_id": PCI_ID[chip]} for i in range(8)],
+            "device_files": [f"/dev/davinci{i}" for i in range(len(devices))]
+            + ["/dev/davinci_manager", "/dev/devmm_svm", "/dev/hisi_hdc"],
+            "toolkits": [{"version": p.cann_version, "path": f"/usr/local/Ascend/ascend-toolkit/{p.cann_version}", "active": True}],
+        },
+        "env": {
+            "ASCEND_HOME_PATH": home, "ASCEND_TOOLKIT_HOME": home, "ASCEND_OPP_PATH": f"{home}/opp",
+            "ASCEND_AICPU_PATH": home, "TOOLCHAIN_HOME": f"{home}/toolkit",
+            "ATB_HOME_PATH": "/usr/local/Ascend/nnal/atb/latest/atb/cxx_abi_1",
+            "LD_LIBRARY_PATH": f"/usr/local/Ascend/nnal/atb/latest/atb/cxx_abi_1/lib:{home}/lib64:{home}/lib64/plugin/opskernel:"
+                               "/usr/local/Ascend/driver/lib64/common:/usr/local/Ascend/driver/lib64/driver",
+            "PATH": f"{home}/bin:/usr/local/bin:/usr/bin:/bin",
+            **dict(p.exports),
+        },
+        "network": {"interfaces": [{"name": "enp189s0f0", "addresses": ["10.1.2.3"], "up": True},
+                                   {"name": "lo", "addresses": ["127.0.0.1"], "up": True}],
+                    "listening_ports": [22, 6379]},
+    }
+
+
+def healthy(name: str = "verl-0.7.1-cann8.5.0-a2", arch: str = "aarch64") -> dict[str, Any]:
+    """A fresh, mutable snapshot dict of one verified stack (zero warnings on its own)."""
+    from doctor.profiles import find_profile, load_profiles
+
+    return stack_snapshot(find_profile(load_profiles(), name), arch)
+
+
+def diagnose_dict(d: dict[str, Any], *, forced: str | None = None, only: tuple[str, ...] = ()) -> Any:
+    from doctor.diagnose import diagnose
+    from doctor.snapshot import snapshot_from_dict
+
+    return diagnose([(None, snapshot_from_dict(d), None)], forced_profile=forced, only=only)
+
+
+def found(d: dict[str, Any], **kw: Any) -> dict[str, Any]:
+    """finding id -> severity value (the worst one when an id repeats)."""
+    out: dict[str, Any] = {}
+    for f in diagnose_dict(d, **kw).findings:
+        if f.id not in out or f.severity.rank > {"info": 0, "warning": 1, "error": 2}[out[f.id]]:
+            out[f.id] = f.severity.value
+    return out
+
+
+def bare(**sections: Any) -> dict[str, Any]:
+    """A hand-written partial snapshot: only the given sections are known."""
+    return {"schema": "doctor.snapshot/1", **sections}

@@ -33,15 +33,27 @@ def emit(report: Report, console: Console, *, strict: bool = False) -> int:
 
 
 def render_text(report: Report, console: Console) -> None:
+    """Findings grouped by the component to change, worst first. `-q` keeps errors, warnings and the
+    summary line; `-v` adds detail of info findings, evidence, sources and every check that ran."""
     c = console
-    if report.profile:
-        c.print(c.style(f"profile: {report.profile.get('name')}", "bold") + c.style(f"  ({report.profile.get('reason', '')})", "dim"))
+
+    def say(text: str = "") -> None:
+        c.print(text, min_verbosity=-1)
+
+    quiet = c.verbosity < 0
+    if report.profile and not quiet:
+        name = report.profile.get("name") or "none"
+        c.print(c.style(f"profile: {name}", "bold") + c.style(f"  ({report.profile.get('reason', '')})", "dim"))
     if report.nodes:
         for n in report.nodes:
+            if quiet and n.get("ok"):
+                continue
             mark = c.style("✓", "green") if n.get("ok") else c.style("✗", "red")
-            c.print(f"{mark} node {n['node']}" + (f": {n['error']}" if n.get("error") else ""))
+            say(f"{mark} node {n['node']}" + (f": {n['error']}" if n.get("error") else ""))
     by_area: dict[str, list[Finding]] = defaultdict(list)
     for f in sorted_findings(report.findings):
+        if quiet and f.severity is Severity.INFO:
+            continue
         by_area[f.components[0]].append(f)
     checks_by_area: dict[str, list] = defaultdict(list)
     for ch in report.checks:
@@ -51,37 +63,35 @@ def render_text(report: Report, console: Console) -> None:
         fs = by_area.get(area, [])
         worst = max((f.severity.rank for f in fs), default=-1)
         head_mark = {2: ("✗", "red"), 1: ("!", "yellow"), 0: ("✓", "green"), -1: ("✓", "green")}[worst]
-        c.print(c.style(f"[{head_mark[0]}] {area}", head_mark[1], "bold"))
+        say(c.style(f"[{head_mark[0]}] {area}", head_mark[1], "bold"))
         for f in fs:
-            if f.severity is Severity.INFO and c.verbosity < 0:
-                continue
             mark, color = _MARK[f.severity]
             where = f" [{f.node}]" if f.node else ""
             key = f" ({f.key})" if f.key else ""
-            c.print(f"    {c.style(mark, color)} {f.title}{key}{where}" + c.style(f"  [{f.id}]", "dim"))
+            say(f"    {c.style(mark, color)} {f.title}{key}{where}" + c.style(f"  [{f.id}]", "dim"))
             if f.detail and (c.verbosity >= 1 or f.severity is not Severity.INFO):
                 for line in f.detail.splitlines():
-                    c.print(c.style(f"        {line}", "dim"))
+                    say(c.style(f"        {line}", "dim"))
             if f.fix:
-                c.print(f"        {c.style('fix:', 'cyan')} {f.fix.text}")
+                say(f"        {c.style('fix:', 'cyan')} {f.fix.text}")
                 for cmd in f.fix.commands:
-                    c.print(f"          $ {cmd}")
+                    say(f"          $ {cmd}")
             if c.verbosity >= 1 and f.evidence:
                 ev = ", ".join(f"{k}={v}" for k, v in f.evidence.items())
-                c.print(c.style(f"        evidence: {ev}", "dim"))
+                say(c.style(f"        evidence: {ev}", "dim"))
             if c.verbosity >= 1 and f.source:
-                c.print(c.style(f"        source: {f.source}", "dim"))
+                say(c.style(f"        source: {f.source}", "dim"))
         if c.verbosity >= 1:
             for ch in checks_by_area.get(area, []):
                 m, col = _CHECK_MARK[ch.status]
                 node = f" [{ch.node}]" if ch.node else ""
-                c.print(c.style(f"    {m} check {ch.id}{node} {ch.status.value} ({ch.seconds * 1000:.1f} ms)", col))
+                say(c.style(f"    {m} check {ch.id}{node} {ch.status.value} ({ch.seconds * 1000:.1f} ms)", col))
                 if ch.traceback:
                     for line in ch.traceback.rstrip().splitlines():
-                        c.print(c.style(f"        {line}", "dim"))
+                        say(c.style(f"        {line}", "dim"))
     s = report.summary
     word = {"ok": c.style("ok", "green", "bold"), "warning": c.style("warnings", "yellow", "bold"), "error": c.style("errors", "red", "bold")}[report.status]
-    c.print(f"{report.command}: {word} — {s['error']} error(s), {s['warning']} warning(s), {s['info']} info; {len(report.checks)} check(s) ran")
+    say(f"{report.command}: {word} — {s['error']} error(s), {s['warning']} warning(s), {s['info']} info; {len(report.checks)} check(s) ran")
 
 
 def junit_xml(report: Report, suite_name: str | None = None) -> str:

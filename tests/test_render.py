@@ -69,3 +69,11 @@ def test_atomic_write_leaves_no_partial_file(tmp_path):
     with pytest.raises(OSError):
         write_text_atomic(str(blocker / "sub.json"), "data")  # ENOTDIR even as root
     assert sorted(os.listdir(tmp_path)) == ["file", "out.json"]
+
+
+def test_quiet_keeps_problems_and_summary_but_hides_info():
+    out = io.StringIO()
+    emit(_report(), Console(out=out, err=io.StringIO(), verbosity=-1))
+    text = out.getvalue()
+    assert "CANN toolkit not found" in text and "fix: Install CANN." in text
+    assert "Python 3.11.7" not in text and "check: errors" in text

@@ -65,6 +65,51 @@ def glibc_version() -> str | None:
     return f"{lib} {ver}".strip() or None
 
 
+def build_tools(environ: Mapping[str, str]) -> dict[str, str | None]:
+    """ninja and g++ on the PATH the training process will see (MindSpeed JIT-builds fused ops with them)."""
+    import shutil
+
+    path = environ.get("PATH", os.defpath)
+    return {tool: shutil.which(tool, path=path) for tool in ("ninja", "g++")}
+
+
+STALE_LOCK_SECONDS = 600.0  # a JIT build of one MindSpeed op takes seconds to a few minutes
+
+
+def stale_extension_locks(fs: RootFS, environ: Mapping[str, str], now: float | None = None) -> list[str] | None:
+    """`lock` files left in torch_extensions build dirs by an interrupted JIT build (older than 10 min).
+
+    torch.utils.cpp_extension waits forever on such a file, so the next run hangs at "Using ... as PyTorch
+    extensions root". None when there is no extensions dir to look at. Bounded: two levels, 500 entries."""
+    import time
+
+    base = environ.get("TORCH_EXTENSIONS_DIR") or os.path.join(environ.get("HOME") or os.path.expanduser("~"), ".cache", "torch_extensions")
+    try:
+        top = fs.host(fs.resolve(base))
+    except FsError:
+        return None
+    if not os.path.isdir(top):
+        return None
+    now = time.time() if now is None else now
+    found: list[str] = []
+    seen = 0
+    for dirpath, dirnames, filenames in os.walk(top):
+        depth = dirpath[len(top):].count(os.sep)
+        if depth >= 2:
+            dirnames[:] = []
+        seen += len(filenames) + len(dirnames)
+        if "lock" in filenames:
+            p = os.path.join(dirpath, "lock")
+            try:
+                if now - os.stat(p).st_mtime > STALE_LOCK_SECONDS:
+                    found.append(os.path.join(base, os.path.relpath(p, top)))
+            except OSError:
+                pass
+        if seen > 500:
+            break
+    return sorted(found)
+
+
 def probe_system(fs: RootFS, environ: Mapping[str, str], cwd: str) -> tuple[dict[str, Any], list[str]]:
     import psutil
 
@@ -92,6 +137,10 @@ def probe_system(fs: RootFS, environ: Mapping[str, str], cwd: str) -> tuple[dict
         host["shm_gb"] = None
         errors.append(f"{shm}: cannot stat")
     host["cwd"] = cwd
+    host["tools"] = build_tools(environ)
+    locks = stale_extension_locks(fs, environ)
+    if locks is not None:
+        host["torch_extensions_locks"] = locks
     evidence = container_evidence(fs, environ)
     host["in_container"] = bool(evidence)
     if evidence:

@@ -318,8 +318,9 @@ def fake_npu_smi(bin_dir: Path, spec: str, *, board: dict[str, str] | None = Non
     elif spec == "exit1":
         body = 'echo "dcmi module initialize failed. ret is -8005" >&2\nexit 1\n'
     else:
-        fixture = NPU_SMI_FIXTURES / f"{spec}.txt"
-        if not fixture.is_file() and re.fullmatch(r"[A-Za-z0-9_.-]+", spec):
+        is_name = "\n" not in spec and len(spec) < 200
+        fixture = NPU_SMI_FIXTURES / f"{spec}.txt" if is_name else NPU_SMI_FIXTURES / "-"
+        if not fixture.is_file() and is_name and re.fullmatch(r"[A-Za-z0-9_.-]+", spec):
             raise FileNotFoundError(f"no npu-smi fixture {fixture} (pass output text, 'hang' or 'exit1')")
         info = fixture.read_text(encoding="utf-8") if fixture.is_file() else spec
         info_file = write(bin_dir / "npu-smi.info.txt", info)

@@ -121,6 +121,14 @@ def cwd_shadowing(ctx: CheckContext) -> Iterator[Finding]:
             source="Ascend/pytorch#24 (ModuleNotFoundError: No module named 'torch_npu._C' when run from the source dir)")
 
 
+_PROBE_FIX = {
+    "python": "Point --python at the training environment's interpreter (Python >= 3.8) and run `doctor collect -v` "
+              "to see its error.",
+    "npu_smi": "npu-smi hung or failed: re-run with a longer --npu-smi-timeout (e.g. 30); if it still hangs, the "
+               "driver or a card is sick (check `dmesg`, then reset the card or reboot).",
+}
+
+
 @check("probe-status", "system")
 def probe_status(ctx: CheckContext) -> Iterator[Finding]:
     """A probe that timed out or crashed leaves its facts unknown: say so, so silence is not read as health."""
@@ -136,5 +144,5 @@ def probe_status(ctx: CheckContext) -> Iterator[Finding]:
             "probe-failed", "warning", ("system",), f"The {name} probe {'timed out' if st['status'] == 'timeout' else 'failed'}",
             detail="Its facts are unknown, so the checks that need them stayed silent. " + "; ".join(errs),
             evidence={"probe": name, "status": st.get("status"), "errors": errs, "seconds": st.get("seconds")},
-            fix="Re-run with a longer timeout (e.g. --npu-smi-timeout 30) or run `doctor collect -v` to see the error.",
+            fix=_PROBE_FIX.get(name, "Run `doctor collect -v` to see the probe's error."),
             source="doctor probes (DESIGN.md: a hung or crashing probe becomes a finding)")

@@ -50,11 +50,18 @@ def doctor_command(f: Callable[..., int | None]) -> Callable[..., None]:
         try:
             code = f(console, **kwargs)
         except DoctorError as e:
+            # stdout stays empty: with --json it holds one report or nothing
             console.error(str(e))
-            if console.json_mode:
-                # stdout must still hold exactly one JSON document (or nothing); say nothing there.
-                pass
             sys.exit(e.exit_code)
+        except (click.exceptions.Exit, click.ClickException, KeyboardInterrupt, SystemExit):
+            raise
+        except Exception as e:  # noqa: BLE001 - the doctor's own crash is exit 2 with a message, not a traceback
+            import traceback
+
+            console.error(f"internal error: {type(e).__name__}: {e} (this is a bug in the doctor; -v shows the traceback)")
+            if console.verbosity >= 1:
+                console.err.write(traceback.format_exc())
+            sys.exit(2)
         sys.exit(code or 0)
 
     return wrapper

@@ -92,5 +92,8 @@ def command(console, from_files, profile_name, only, ignore, config_file, deep, 
             fs = ", ".join(f"{k}={v}" for k, v in facts(nsnap).items() if v is not None)
             console.print(console.style(f"facts{f' [{node}]' if node else ''}: {fs or 'none known'}", "dim"))
     if junit_file:
-        write_text_atomic(junit_file, junit_xml(report))
+        try:
+            write_text_atomic(junit_file, junit_xml(report))
+        except OSError as e:
+            raise DoctorError(f"cannot write the JUnit file: {e.strerror or e}", source=junit_file) from None
     return emit(report, console, strict=bool(strict if strict is not None else cfg.strict))

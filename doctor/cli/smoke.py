@@ -56,7 +56,12 @@ def command(console, workdir, model, tp, pp, steps, run_timeout, ignore_prefligh
     )
     report = run_smoke(opts, console)
     if junit_path:
-        write_text_atomic(junit_path, junit_xml(report, "doctor-smoke"))
+        try:
+            write_text_atomic(junit_path, junit_xml(report, "doctor-smoke"))
+        except OSError as e:
+            from doctor.errors import DoctorError
+
+            raise DoctorError(f"cannot write the JUnit file: {e.strerror or e}", source=junit_path) from None
     if not console.json_mode:
         _print_summary(console, report.extra)
     return emit(report, console)

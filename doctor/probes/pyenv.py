@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import sys
 from collections.abc import Mapping
 from pathlib import Path
@@ -143,6 +144,19 @@ def freeze_lines(doc: Mapping[str, Any]) -> list[str]:
     return sorted(lines, key=lambda s: s.lower().lstrip("-e "))
 
 
+_VERSION_RE = re.compile(r"Python (\d+)\.(\d+)(?:\.\d+)?\S*")
+
+
+def _too_old(exe: str, env: Mapping[str, str], cwd: str) -> str | None:
+    """After a failed probe, ask the interpreter its version (`-V`, which Python 2 prints to stderr):
+    "Python 2.7.18" when it is older than the probe script supports, else None."""
+    r = run_bounded([exe, "-V"], 5.0, env=dict(env), cwd=cwd)
+    m = _VERSION_RE.search((r.out or "") + (r.err or ""))
+    if m and (int(m[1]), int(m[2])) < (3, 8):
+        return m[0]
+    return None
+
+
 def run_target_probe(
     python: str | None, *, timeout: float = 60.0, environ: Mapping[str, str] | None = None, cwd: str | None = None
 ) -> tuple[dict[str, Any] | None, str | None, RunResult | None]:
@@ -170,6 +184,9 @@ def run_target_probe(
     if doc is None:
         tail = r.err.strip().splitlines()[-1:] if r.err.strip() else []
         reason = f"exit code {r.returncode}" + (f": {tail[0][:300]}" if tail else "")
+        too_old = _too_old(exe, env, work)
+        if too_old:
+            return None, f"target Python {exe} is {too_old}: the probe needs Python >= 3.8 (verl itself needs >= 3.10)", r
         return None, f"target Python {exe}: {err} ({reason})", r
     if doc.get("fatal"):
         return doc, f"target Python {exe}: probe failed: {doc['fatal']}", r

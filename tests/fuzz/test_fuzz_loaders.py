@@ -1,0 +1,99 @@
+"""Loaders of user-supplied files: profiles, launch scripts (lint), signature databases, launch specs.
+
+Each either returns a value or raises InputError with the file named in the message; nothing else escapes,
+so the CLI turns every bad input into exit 2 with a reason."""
+
+from __future__ import annotations
+
+import copy
+import sys
+from pathlib import Path
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from doctor.errors import InputError
+from doctor.launch.script_parser import parse_script
+from doctor.profiles import parse_profile
+
+from ._budget import fuzz
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover
+    import tomli as tomllib
+
+ROOT = Path(__file__).resolve().parents[2]
+PROFILES = [tomllib.loads(p.read_text()) for p in sorted((ROOT / "profiles").glob("verl-*.toml"))]
+SHARED = ROOT.parent / "shared"
+SCRIPTS = [p.read_text() for p in sorted((SHARED / "cases").glob("*.lint.sh"))] or [
+    "python3 -m verl.trainer.main_ppo --config-name=ppo_megatron_trainer a=1 \\\n  b=2\n"]
+
+leaf = st.one_of(st.none(), st.booleans(), st.integers(-5, 10**6), st.text(max_size=12),
+                 st.sampled_from([">=8.3.RC1", "<9.0", "==2.5.1", "~=1", "8.5.0", "a2", "A3", "x86_64", ">=3.10,<3.12",
+                                  "not a spec", "", "9.0.0-beta.1"]))
+
+
+@st.composite
+def mutated_profile(draw):
+    doc = copy.deepcopy(draw(st.sampled_from(PROFILES)))
+    for _ in range(draw(st.integers(1, 5))):
+        node, path = doc, []
+        while isinstance(node, dict) and node and draw(st.booleans()):
+            key = draw(st.sampled_from(sorted(node)))
+            path.append(key)
+            if not isinstance(node[key], dict):
+                break
+            node = node[key]
+        if not isinstance(node, dict) or not node:
+            continue
+        key = draw(st.sampled_from(sorted(node)))
+        op = draw(st.sampled_from(["drop", "set", "add"]))
+        if op == "drop":
+            del node[key]
+        elif op == "set":
+            node[key] = draw(st.one_of(leaf, st.lists(leaf, max_size=3), st.dictionaries(st.text(max_size=6), leaf, max_size=2)))
+        else:
+            node[draw(st.text(max_size=8))] = draw(leaf)
+    return doc
+
+
+@fuzz
+@given(mutated_profile())
+def test_profile_loader(doc):
+    try:
+        parse_profile(doc, "fuzz.toml")
+    except InputError as e:
+        assert str(e).startswith("fuzz.toml")
+
+
+@st.composite
+def mutated_script(draw):
+    text = draw(st.sampled_from(SCRIPTS))
+    i = draw(st.integers(0, len(text)))
+    junk = draw(st.one_of(st.text(max_size=20), st.sampled_from(["\\\n", "'", '"', "$(", "${", "`", "(", ")", "=(", "\n)",
+                                                                  "<<EOF\n", "#", "&&", ";;", "$X", "\x00"])))
+    cut = draw(st.integers(0, 10))
+    return text[:i] + junk + text[i + cut:]
+
+
+@fuzz
+@given(st.one_of(st.text(max_size=300), mutated_script()))
+def test_lint_script_parser(text):
+    try:
+        parse_script(text, "fuzz.sh")
+    except InputError as e:
+        assert "fuzz.sh" in str(e)
+
+
+@fuzz
+@given(st.text(max_size=400))
+def test_signature_db_loader(tmp_path_factory, text):
+    from doctor.explain import load_signatures
+
+    p = tmp_path_factory.getbasetemp() / "fuzz-sigs.toml"
+    p.write_text(text)
+    try:
+        load_signatures(p)
+    except InputError as e:
+        assert str(p) in str(e)

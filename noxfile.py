@@ -12,6 +12,8 @@ nox.options.sessions = ["lint", "tests"]
 nox.options.reuse_existing_virtualenvs = True
 
 VERL_WHEEL = "verl==0.9.1"
+# Older releases whose yaml the launch tests compose against (one verl can be installed; these are only unpacked).
+OLDER_VERL = ("0.6.1", "0.7.1", "0.8.0", "0.9.0")
 
 
 def _install_test_env(session: nox.Session) -> None:
@@ -19,12 +21,33 @@ def _install_test_env(session: nox.Session) -> None:
     session.install("--no-deps", VERL_WHEEL)
 
 
+def _older_verl_configs(session: nox.Session) -> str:
+    """Unpack verl/trainer/config of older verl wheels into .nox/verl-configs/<version>/ (downloaded once)."""
+    import pathlib
+    import zipfile
+
+    base = pathlib.Path(".nox/verl-configs").resolve()
+    for version in OLDER_VERL:
+        dest = base / version
+        if (dest / "verl" / "trainer" / "config").is_dir():
+            continue
+        wheels = base / "wheels"
+        session.run("python", "-m", "pip", "download", "-q", "--no-deps", "-d", str(wheels), f"verl=={version}")
+        wheel = next(wheels.glob(f"verl-{version}-*.whl"))
+        with zipfile.ZipFile(wheel) as z:
+            for member in z.namelist():
+                if member.startswith("verl/trainer/config/") and ".." not in member:
+                    z.extract(member, dest)
+    return str(base)
+
+
 @nox.session
 def tests(session: nox.Session) -> None:
     """The full test suite (npu-marked tests skip without an Ascend NPU)."""
     _install_test_env(session)
+    configs = _older_verl_configs(session)
     workers = ["-n", "2"] if not any(a.startswith("-n") for a in session.posargs) else []
-    session.run("python", "-m", "pytest", *workers, *session.posargs)
+    session.run("python", "-m", "pytest", *workers, *session.posargs, env={"DOCTOR_TEST_VERL_CONFIGS": configs})
 
 
 @nox.session

@@ -1,0 +1,360 @@
+"""Cross-node checks: what only shows when several nodes are looked at together.
+
+They run once over `CheckContext.nodes` ([(node, snapshot or None, error)]) — a Ray collection, a
+cluster file, or several `--from` snapshots. A finding about the relation between nodes has `node=None`
+and lists the nodes involved in `evidence.nodes`; a finding about one node's Ray setup names that node.
+Skew is reported against the majority: the odd nodes are the ones to change (`doctor.cluster_facts`).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from typing import Any
+
+from doctor.checks import CheckContext, check
+from doctor.cluster_facts import (
+    ASCEND_PARTS,
+    SOURCE_MODULES,
+    STACK_PACKAGES,
+    Value,
+    ascend_fact,
+    collect,
+    describe_groups,
+    device_count,
+    expected_npus,
+    interfaces,
+    is_head,
+    odd_ones,
+    package_fact,
+    python_minor,
+    ray_npu,
+    ray_version,
+    short_name,
+    source_fact,
+    text_value,
+    visible_devices,
+)
+from doctor.report import Finding, finding
+from doctor.snapshot import UNKNOWN, Snapshot, known
+
+AREA = "cluster"
+
+SRC_SKEW = ("shared/reference/peers.md §3.11: version skew between nodes is the real multi-node failure "
+            "(msprechecker dump/compare, ascend-deployer inventory)")
+SRC_RAY_VERSION = ("ray python/ray/_private/utils.py::check_version_info — Ray refuses to connect a process "
+                   "whose Ray version or Python major.minor differs from the cluster's")
+SRC_VERL_NPU = ("verl verl/single_controller/ray/base.py: RayResourcePool.get_placement_groups requests an "
+                "`NPU` bundle per worker on Ascend and ResourcePoolManager._check_resource_available counts "
+                "each node's `NPU` resource")
+SRC_RAY_NPU = "ray python/ray/_private/accelerators/npu.py (NPU detection honours ASCEND_RT_VISIBLE_DEVICES)"
+SRC_HEAD = ("verl verl/trainer/main_ppo.py (TaskRunner is `ray.remote(num_cpus=1)`: it may be placed on the "
+            "head; comment 'please make sure main_task is not scheduled on head') and verl/utils/device.py "
+            "(is_npu_available = torch.npu.is_available() decides the device in that process)")
+SRC_IFNAME = ("CANN env reference HCCL_SOCKET_IFNAME (envref_07_0075: prefix, '=' exact, '^' exclude; HCCL_IF_IP "
+              "wins); torch ProcessGroupGloo GLOO_SOCKET_IFNAME and tensorpipe TP_SOCKET_IFNAME take exact "
+              "interface names")
+
+
+def _alive(ctx: CheckContext) -> list[tuple[str, Snapshot]]:
+    return [(n, s) for n, s, _e in ctx.nodes if s is not None]
+
+
+def _skew(ctx: CheckContext, fact: Any, *, id: str, severity: str, components: tuple[str, ...], what: str,
+          fix: str, source: str, detail: str = "", commands: tuple[str, ...] = ()) -> Iterator[Finding]:
+    values = collect(_alive(ctx), fact)
+    odd, groups = odd_ones(values)
+    if not odd:
+        return
+    yield finding(
+        id, severity, components,
+        f"{what} differs between nodes: {describe_groups(values, groups)}",
+        detail=detail,
+        evidence={"nodes": odd, "values": {n: v.text for n, v in values.items()}},
+        fix=fix, commands=commands, source=source,
+    )
+
+
+# -- reachability ---------------------------------------------------------------------------------------
+
+
+@check("cluster-nodes-reachable", AREA, cluster=True)
+def nodes_reachable(ctx: CheckContext) -> Iterator[Finding]:
+    """Every node must answer the probe: a node Ray cannot run a task on cannot run verl workers either."""
+    for name, snap, err in ctx.nodes:
+        if snap is not None:
+            continue
+        err = err or "no snapshot"
+        if err.startswith("timeout"):
+            yield finding(
+                "cluster-node-timeout", "warning", ("cluster", "ray"),
+                f"node {short_name(name)} did not answer the probe in time",
+                detail="The probe task was force-cancelled. A node that cannot run a tiny task in time is "
+                       "overloaded or hung (sick card, stuck mount); verl workers placed there will stall.",
+                evidence={"nodes": [name], "error": err}, node=name,
+                fix="Check the node (`ray status -v`, `npu-smi info` on it) and re-run with a larger --timeout.",
+                source="issue 7 (per-node timeout, never hang on a sick node)",
+            )
+        else:
+            yield finding(
+                "cluster-node-unreachable", "error", ("cluster", "ray"),
+                f"node {short_name(name)} could not be probed: {err.splitlines()[0][:200]}",
+                detail="Ray could not run a task on this node (it died, its worker crashed, or the task could "
+                       "not be scheduled there). verl's workers on it would fail the same way.",
+                evidence={"nodes": [name], "error": err}, node=name,
+                fix="Restart Ray on that node (`ray stop` then `ray start --address=<head>`) and check its "
+                    "raylet log under /tmp/ray/session_latest/logs.",
+                source="issue 7; ray NodeAffinitySchedulingStrategy(soft=False) fails when the node is gone",
+            )
+
+
+# -- versions -------------------------------------------------------------------------------------------
+
+
+@check("cluster-ray-version", AREA, cluster=True)
+def ray_version_skew(ctx: CheckContext) -> Iterator[Finding]:
+    """Ray and the Python minor version must be the same on every node."""
+    yield from _skew(
+        ctx, ray_version, id="cluster-ray-version-skew", severity="error", components=("ray", "cluster"),
+        what="Ray version", source=SRC_RAY_VERSION,
+        detail="Ray refuses processes whose Ray version differs from the cluster's; nodes on another Ray "
+               "cannot host verl workers.",
+        fix="Install the same Ray version on every node (the head's), then restart Ray on the odd nodes.",
+    )
+    yield from _skew(
+        ctx, python_minor_value, id="cluster-python-skew", severity="error", components=("python", "cluster"),
+        what="Python minor version", source=SRC_RAY_VERSION,
+        detail="Ray requires the same Python major.minor on the driver and all workers.",
+        fix="Use one training environment (same Python minor) on every node.",
+    )
+
+
+def python_minor_value(snap: Snapshot) -> Any:
+    v = python_minor(snap)
+    if v is UNKNOWN:
+        return UNKNOWN
+    return Value(str(v.key[1]), v.key)
+
+
+@check("cluster-package-versions", AREA, cluster=True)
+def package_skew(ctx: CheckContext) -> Iterator[Finding]:
+    """Each stack package (and MindSpeed/Megatron source commits) must be the same on every node."""
+    for dist, comp in STACK_PACKAGES:
+        yield from _skew(
+            ctx, lambda s, d=dist: package_fact(s, d), id="cluster-package-skew", severity="warning",
+            components=(comp, "cluster"), what=dist, source=SRC_SKEW,
+            detail="Workers of one job run the same code on every node; a different version on some nodes "
+                   "gives different kernels, numerics or APIs inside one collective.",
+            fix=f"Install the same {dist} version on every node (usually the majority's).",
+        )
+    for module, comp in SOURCE_MODULES:
+        yield from _skew(
+            ctx, lambda s, m=module: source_fact(s, m), id="cluster-source-skew", severity="warning",
+            components=(comp, "cluster"), what=f"{module} source checkout", source=SRC_SKEW,
+            detail="The source tree imported on each node is at a different commit (or dirty).",
+            fix=f"Check out the same {module} commit on every node (or install it the same way everywhere).",
+        )
+
+
+@check("cluster-ascend-versions", AREA, cluster=True)
+def ascend_skew(ctx: CheckContext) -> Iterator[Finding]:
+    """CANN toolkit, kernels, NNAL, driver and firmware must match across nodes."""
+    labels = {"toolkit": "CANN toolkit", "kernels": "CANN kernels (ops) package", "nnal": "NNAL/ATB",
+              "driver": "Ascend driver", "firmware": "Ascend firmware"}
+    for part, comp, kind in ASCEND_PARTS:
+        yield from _skew(
+            ctx, lambda s, p=part, k=kind: ascend_fact(s, p, k), id=f"cluster-{comp}-skew", severity="warning",
+            components=(comp, "cluster"), what=labels[part], source=SRC_SKEW,
+            detail="HCCL collectives and the torch_npu build expect the same Ascend software on every rank; "
+                   "nodes that differ are off the matrix the others were verified on.",
+            fix=f"Install the same {labels[part]} version on every node (usually the majority's).",
+        )
+
+
+# -- Ray resources --------------------------------------------------------------------------------------
+
+
+@check("cluster-ray-npu-resource", AREA, cluster=True)
+def npu_resource(ctx: CheckContext) -> Iterator[Finding]:
+    """Each node's Ray `NPU` resource must match the NPUs it has (limited by ASCEND_RT_VISIBLE_DEVICES)."""
+    for name, snap in _alive(ctx):
+        have = device_count(snap)
+        want = expected_npus(snap)
+        ray_n = ray_npu(snap)
+        if want is UNKNOWN or ray_n is UNKNOWN or want == 0:
+            continue
+        vis = visible_devices(snap)
+        ev = {"nodes": [name], "npus": have, "expected_ray_npu": want, "ray_npu": ray_n}
+        if isinstance(vis, list):
+            ev["ASCEND_RT_VISIBLE_DEVICES"] = ",".join(vis)
+        start = f"ray start --address=<head> --resources='{{\"NPU\": {want}}}'"
+        if ray_n is None:
+            yield finding(
+                "cluster-npu-resource-missing", "error", ("ray", "npu", "cluster"),
+                f"Ray advertises no NPU resource on node {short_name(name)}, which has {want} NPU(s)",
+                detail="verl asks Ray for `NPU` resources for every worker; this node will get none and the "
+                       "job waits for resources (or fails 'Total available GPUs ... is less than total desired').",
+                evidence=ev, node=name, source=SRC_VERL_NPU,
+                fix=f"Restart Ray on this node advertising its NPUs: `ray stop`, then `{start}` (Ray counts "
+                    "NPUs itself only when AscendCL or /dev/davinci* is visible to `ray start`, e.g. not in a "
+                    "container without the devices).",
+            )
+        elif ray_n < want:
+            yield finding(
+                "cluster-npu-resource-low", "warning", ("ray", "npu", "cluster"),
+                f"Ray advertises {ray_n:g} NPU(s) on node {short_name(name)}, which has {want}",
+                detail="Only that many verl workers can be placed on this node; the rest of its NPUs idle and a "
+                       "layout that assumes n_gpus_per_node NPUs per node will not be scheduled.",
+                evidence=ev, node=name, source=SRC_VERL_NPU,
+                fix=f"Restart Ray on this node with `{start}`, or set trainer.n_gpus_per_node to {ray_n:g}.",
+            )
+        elif ray_n > want:
+            yield finding(
+                "cluster-npu-resource-high", "warning", ("ray", "npu", "cluster"),
+                f"Ray advertises {ray_n:g} NPU(s) on node {short_name(name)}, which has only {want}",
+                detail="Ray will hand out NPU slots that do not exist; workers placed on them fail to open "
+                       "their device.",
+                evidence=ev, node=name, source=SRC_RAY_NPU,
+                fix=f"Restart Ray on this node with `{start}` (or fix ASCEND_RT_VISIBLE_DEVICES there).",
+            )
+
+
+@check("cluster-head-torch-npu", AREA, cluster=True)
+def head_without_npu(ctx: CheckContext) -> Iterator[Finding]:
+    """A head node without NPUs should not carry torch_npu: verl's TaskRunner may land there."""
+    for name, snap in _alive(ctx):
+        if not is_head(snap) or snap.has_package("torch-npu") is not True:
+            continue
+        n = device_count(snap)
+        ray_n = ray_npu(snap)
+        if n is UNKNOWN:
+            if ray_n is UNKNOWN or ray_n is not None:
+                continue
+        elif n != 0:
+            continue
+        yield finding(
+            "cluster-head-torch-npu-without-npu", "warning", ("torch-npu", "cluster"),
+            f"head node {short_name(name)} has torch_npu installed but no NPU",
+            detail="verl's TaskRunner (the driver of the training loop) can be scheduled on the head; there "
+                   "`import torch_npu` needs the Ascend driver libraries and torch.npu.is_available() is False, "
+                   "so device detection in that process differs from the workers'.",
+            evidence={"nodes": [name], "torch-npu": snap.version("torch-npu"), "npus": 0 if n is UNKNOWN else n},
+            node=name, source=SRC_HEAD,
+            fix="Start the head with --num-cpus=0 so no verl actor runs there, or run the head on an NPU node; "
+                "keep the head's environment free of torch_npu if it has no Ascend driver.",
+        )
+
+
+# -- environment and network ----------------------------------------------------------------------------
+
+ENV_PREFIXES = ("ASCEND_", "HCCL_", "GLOO_")
+ENV_NAMES = ("LD_LIBRARY_PATH", "PYTHONPATH")
+# Differ per node by design: each node's own address, and interface names (checked against the node's NICs).
+ENV_PER_NODE = re.compile(r"^(HCCL_IF_IP|.*_SOCKET_IFNAME)$")
+
+
+def _relevant(name: str) -> bool:
+    return (name.startswith(ENV_PREFIXES) or name in ENV_NAMES) and not ENV_PER_NODE.match(name)
+
+
+@check("cluster-env", AREA, cluster=True)
+def env_skew(ctx: CheckContext) -> Iterator[Finding]:
+    """Ascend/HCCL/Gloo variables, LD_LIBRARY_PATH and PYTHONPATH should be the same on every node."""
+    nodes = [(n, s) for n, s in _alive(ctx) if known(s.env)]
+    if len(nodes) < 2:
+        return
+    names = sorted({k for _n, s in nodes for k in s.env if _relevant(k)})
+    for var in names:
+        values = {n: text_value(s.env.get(var)) for n, s in nodes}
+        odd, groups = odd_ones(values)
+        if not odd:
+            continue
+        yield finding(
+            "cluster-env-skew", "warning", ("env", "cluster"),
+            f"{var} differs between nodes: {describe_groups(values, groups)}",
+            detail="Ray workers inherit the environment of the raylet that started them; a node where "
+                   "set_env.sh was not sourced (or sourced for another CANN) gives its workers different "
+                   "libraries or HCCL settings.",
+            evidence={"nodes": odd, "variable": var, "values": {n: v.text for n, v in values.items()}},
+            key=var, source="issue 7; shared/reference/cann_torchnpu_vllm.md §7 (set_env.sh not sourced)",
+            fix=f"Set {var} the same way on every node before `ray start` (source the same set_env.sh), "
+                "then restart Ray on the odd nodes.",
+        )
+
+
+IFNAME_VARS = ("HCCL_SOCKET_IFNAME", "GLOO_SOCKET_IFNAME", "TP_SOCKET_IFNAME", "NCCL_SOCKET_IFNAME")
+
+
+def ifname_matches(var: str, value: str, names: list[str]) -> bool | None:
+    """Would `var=value` select an interface among `names`? None when the value only excludes."""
+    v = value.strip()
+    if not v:
+        return None
+    if v.startswith("^"):
+        return None  # an exclude list selects "anything else": nothing to verify
+    exact = var in ("GLOO_SOCKET_IFNAME", "TP_SOCKET_IFNAME")
+    if v.startswith("="):
+        exact, v = True, v[1:]
+    wanted = [p.strip() for p in v.split(",") if p.strip()]
+    if exact:
+        return any(w in names for w in wanted)
+    return any(n.startswith(w) for w in wanted for n in names)
+
+
+@check("cluster-socket-ifname", AREA, cluster=True)
+def socket_ifname(ctx: CheckContext) -> Iterator[Finding]:
+    """A *_SOCKET_IFNAME value that matches interfaces on some nodes but not on others (the per-node
+    check `socket-ifname-missing` covers a node on its own; this one names the nodes where it breaks)."""
+    nodes = [(n, s) for n, s in _alive(ctx) if known(s.env)]
+    for var in IFNAME_VARS:
+        settings = {n: s.env[var] for n, s in nodes if s.env.get(var)}
+        if not settings:
+            continue
+        for value in sorted(set(settings.values())):
+            missing_set: list[str] = []
+            missing_other: list[str] = []
+            present: list[str] = []
+            for n, s in _alive(ctx):
+                names = interfaces(s)
+                if names is UNKNOWN:
+                    continue
+                if var == "HCCL_SOCKET_IFNAME" and known(s.env) and s.env.get("HCCL_IF_IP"):
+                    continue  # HCCL_IF_IP takes precedence on that node
+                own = s.env.get(var) if known(s.env) else UNKNOWN
+                if own is not None and own is not UNKNOWN and own != value:
+                    continue  # that node uses its own value; checked in its own round
+                match = ifname_matches(var, value, names)
+                if match is False:
+                    (missing_set if own == value else missing_other).append(n)
+                elif match:
+                    present.append(n)
+            if not present:
+                continue  # absent everywhere: the per-node check (socket-ifname-missing) reports each node
+            if missing_set:
+                yield finding(
+                    "cluster-socket-ifname-missing", "error", ("network", "hccl", "cluster"),
+                    f"{var}={value} names an interface that exists on {', '.join(map(short_name, present))} "
+                    f"but not on {', '.join(map(short_name, missing_set))}",
+                    detail="The interface exists on some nodes but not on these, so the setting was copied "
+                           "from a node with other NIC names; the collective library will not find the interface "
+                           "there and the communicator cannot be created (HCCL/Gloo init fails or hangs).",
+                    evidence={"nodes": missing_set, "variable": var, "value": value, "present_on": present,
+                              "set_on": sorted(n for n, v in settings.items() if v == value),
+                              "interfaces": {n: interfaces(s) for n, s in _alive(ctx) if n in missing_set}},
+                    key=var, source=SRC_IFNAME,
+                    fix=f"On those nodes set {var} to an interface they have (see evidence.interfaces), or use "
+                        "a prefix that matches the NIC names on every node.",
+                )
+            if missing_other:
+                yield finding(
+                    "cluster-socket-ifname-absent-elsewhere", "warning", ("network", "hccl", "cluster"),
+                    f"{var}={value} (set on {', '.join(sorted(short_name(n) for n, v in settings.items() if v == value))}) "
+                    f"names no interface on {', '.join(map(short_name, missing_other))}",
+                    detail="If this value reaches the other nodes' workers (a runtime_env, a launcher that "
+                           "exports it everywhere), their collectives cannot find the interface.",
+                    evidence={"nodes": missing_other, "variable": var, "value": value, "present_on": present,
+                              "interfaces": {n: interfaces(s) for n, s in _alive(ctx) if n in missing_other}},
+                    key=var, source=SRC_IFNAME,
+                    fix=f"Use a {var} value that matches an interface on every node (a common prefix), or set "
+                        "it per node.",
+                )

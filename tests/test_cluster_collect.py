@@ -113,6 +113,25 @@ def test_check_ray_json_reports_cann_skew_and_missing_npu_resource(sim: SimClust
                 and f["node"] != nonpu]
 
 
+def test_collect_ray_writes_a_cluster_document_and_check_reads_it(sim: SimCluster, tmp_path):
+    """`doctor collect --ray -o` then `doctor check --from` (offline) gives the same cross-node verdict, and the
+    human output shows the node x component table with the odd CANN marked."""
+    out = tmp_path / "cluster.json"
+    p = subprocess.run([sys.executable, "-m", "doctor", "collect", "--ray", "--address", sim.address,
+                        "--ray-timeout", "60", "-o", str(out)], capture_output=True, text=True, timeout=180, cwd=str(REPO))
+    assert p.returncode == 0, p.stderr
+    doc = json.loads(out.read_text())
+    assert doc["schema"] == "doctor.cluster/1" and len(doc["nodes"]) == 3
+    assert all(n["snapshot"]["schema"] == "doctor.snapshot/1" for n in doc["nodes"])
+    p = subprocess.run([sys.executable, "-m", "doctor", "--no-color", "check", "--from", str(out)],
+                       capture_output=True, text=True, timeout=60, cwd=str(REPO))
+    assert p.returncode == 1
+    cann_node = _node(sim, "w-cann").full_name
+    assert "9.1.0*" in p.stdout  # the odd one out is marked in the table
+    assert "cluster-cann-skew" in p.stdout and "cluster-npu-resource-missing" in p.stdout
+    assert cann_node.split("/")[0] in p.stdout
+
+
 HANG = "#!/bin/sh\n: > \"$DOCTOR_TEST_MARK\"\nkill -STOP $PPID\n"
 
 

@@ -85,6 +85,10 @@ def command(console, from_files, profile_name, only, ignore, config_file, deep, 
                       ignore=list(ignore) + cfg.ignore, cluster=cluster)
     if cfg.source:
         report.extra["config"] = cfg.source
+    if cluster and not console.json_mode and console.verbosity >= 0:
+        from doctor.cluster_table import render_cluster_table
+
+        render_cluster_table(nodes, console)
     if not console.json_mode and console.verbosity >= 1:
         for node, nsnap, _ in nodes:
             if nsnap is None:

@@ -38,9 +38,15 @@ def resolve_python(value: str | None) -> str | None:
               help="Seconds all npu-smi calls together may take; past it npu-smi is killed.")
 @click.option("--bundle", type=click.Path(dir_okay=False), default=None,
               help="Also write FILE.tar.gz with the raw inputs (npu-smi output, version files, pip freeze), redacted.")
+@click.option("--ray", "use_ray", is_flag=True,
+              help="Probe every alive node of the Ray cluster and write a doctor.cluster/1 document "
+                   "(needs verl-ascend-doctor[ray], or --python with the cluster's Ray).")
+@click.option("--address", metavar="ADDR", help="Ray address for --ray (default: RAY_ADDRESS or auto).")
+@click.option("--ray-timeout", type=click.FloatRange(min=1), default=120.0, show_default=True,
+              help="Seconds to wait for all nodes (a node past it is recorded as timed out).")
 @output_options
 @doctor_command
-def command(console, output, root, python, npu_smi_timeout, bundle):
+def command(console, output, root, python, npu_smi_timeout, bundle, use_ray, address, ray_timeout):
     """Write a snapshot (doctor.snapshot/1) of this host and Python environment.
 
     Without -o the snapshot JSON goes to stdout. With --json stdout holds one doctor.report/1 object
@@ -52,6 +58,8 @@ def command(console, output, root, python, npu_smi_timeout, bundle):
     from doctor.render import emit, write_text_atomic
 
     python_path = resolve_python(python)
+    if use_ray:
+        return _collect_ray(console, output, root, python_path, address, ray_timeout, bundle)
     collection = collect(CollectOptions(root=root, python=python_path, npu_smi_timeout=npu_smi_timeout))
     text = collection.snapshot.to_json(indent=2) + "\n"
     if output:
@@ -79,4 +87,47 @@ def command(console, output, root, python, npu_smi_timeout, bundle):
     if console.verbosity >= 1:
         for name, st in collection.probes.items():
             console.status(f"  probe {name}: {st.status} in {st.seconds:.3f} s" + "".join(f"\n    {e}" for e in st.errors))
+    return report.exit_code()
+
+
+def _collect_ray(console, output, root, python, address, timeout, bundle) -> int:  # type: ignore[no-untyped-def]
+    """`collect --ray`: one doctor.cluster/1 document; a node that failed is in it with its error."""
+    import json
+
+    from doctor.cluster_collect import collect_ray
+    from doctor.errors import DoctorError
+    from doctor.render import emit, write_text_atomic
+    from doctor.report import Report, finding
+
+    if bundle:
+        raise DoctorError("--bundle is per host; run `doctor collect --bundle` on the node you want to report",
+                          source="usage")
+    console.status(f"probing every node of the Ray cluster at {address or 'RAY_ADDRESS/auto'}…")
+    cl = collect_ray(address=address, python=python, timeout=timeout, root=root)
+    text = json.dumps(cl.to_dict(), indent=2, ensure_ascii=False) + "\n"
+    if output:
+        try:
+            write_text_atomic(output, text)
+        except OSError as e:
+            raise DoctorError(f"cannot write the cluster document: {e.strerror or e}", source=output) from None
+    failed = [n for n in cl.nodes if n.snapshot is None]
+    report = Report("collect", nodes=[{"node": n.node, "ok": n.snapshot is not None, "error": n.error} for n in cl.nodes])
+    for n in failed:
+        report.findings.append(finding(
+            "collect-node-failed", "warning", ("cluster", "ray"), f"node {n.node} could not be probed",
+            detail=n.error or "", evidence={"node": n.node, "error": n.error}, node=n.node,
+            fix="Check the node with `ray status` / its raylet logs; re-run with a longer --ray-timeout if it is busy."))
+    if output:
+        report.extra["output"] = output
+    elif console.json_mode:
+        report.extra["cluster"] = cl.to_dict()
+    if console.json_mode:
+        return emit(report, console)
+    if not output:
+        console.out.write(text)
+        console.out.flush()
+    say = console.print if output else console.status
+    say(f"collected {len(cl.nodes)} node(s), {len(failed)} failed" + (f"; wrote {output}" if output else ""))
+    for f in report.findings:
+        console.err.write(console.style("warning: ", "yellow", "bold") + f"{f.title}: {f.detail}\n")
     return report.exit_code()

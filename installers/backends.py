@@ -1,0 +1,206 @@
+"""pip and uv as installer backends: each turns a step into one command line for the *target* interpreter.
+
+Backends only build argv + environment; running, logging and timeouts are the executor's job, so command
+lines can be printed by `--dry-run` and compared in tests. Modelled on pipx's `backends/` split.
+
+- pip runs from the doctor's own environment with `--python TARGET` (pip >= 22.3), so a target created
+  with `venv --without-pip` works; if the doctor has no pip, the target's `python -m pip` is used.
+- uv runs `uv pip install --python TARGET` with `--index-strategy unsafe-best-match`: uv's default
+  (`first-index`) would take `torch` from the first index that has the name at all, so the PyTorch CPU index
+  could never serve `torch==X+cpu` next to PyPI (shared/reference/cann_torchnpu_vllm.md §0.5, §2.4).
+- `isolated=True` ignores user/site configuration and environment (pip `--isolated` + PIP_CONFIG_FILE=/dev/null,
+  uv `--no-config` + UV_NO_CONFIG=1): reproducible installs, and hermetic tests on hosts with a pip.conf.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import shutil
+import sys
+from abc import ABC, abstractmethod
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from doctor.errors import InputError
+from installers.plan import IndexOptions
+
+
+@dataclass(frozen=True)
+class Source:
+    """Where an install may look: index options, or a local wheelhouse (`find_links` + `no_index`)."""
+
+    index: IndexOptions = field(default_factory=IndexOptions)
+    find_links: tuple[str, ...] = ()
+    no_index: bool = False
+    offline: bool = False
+
+
+@dataclass(frozen=True)
+class Command:
+    argv: tuple[str, ...]
+    env: tuple[tuple[str, str], ...] = ()  # set in the child environment
+    unset: tuple[str, ...] = ()  # removed from the child environment
+
+    def environ(self, base: dict[str, str] | None = None) -> dict[str, str]:
+        env = dict(os.environ if base is None else base)
+        for k in self.unset:
+            env.pop(k, None)
+        env.update(dict(self.env))
+        return env
+
+
+# environment variables that would leak this host's installer configuration into an isolated run
+_PIP_VARS = ("PIP_",)
+_UV_VARS = ("UV_",)
+
+
+def _config_vars(prefixes: tuple[str, ...], keep: tuple[str, ...] = ()) -> tuple[str, ...]:
+    return tuple(k for k in os.environ if k.startswith(prefixes) and k not in keep)
+
+
+class Backend(ABC):
+    name = "?"
+
+    def __init__(self, *, isolated: bool = False) -> None:
+        self.isolated = isolated
+
+    @abstractmethod
+    def install(self, python: str, requirements: Sequence[str] = (), *, editable: str | None = None,
+                source: Source = Source(), no_deps: bool = False, no_build_isolation: bool = False,
+                env: Sequence[tuple[str, str]] = ()) -> Command: ...
+
+    @abstractmethod
+    def uninstall(self, python: str, packages: Sequence[str]) -> Command: ...
+
+
+class PipBackend(Backend):
+    name = "pip"
+
+    def _base(self, python: str) -> list[str]:
+        if importlib.util.find_spec("pip") is not None:
+            base = [sys.executable, "-m", "pip", "--python", python]
+        else:
+            base = [python, "-m", "pip"]
+        if self.isolated:
+            base.append("--isolated")
+        return base + ["--disable-pip-version-check", "--no-input"]
+
+    def _wrap(self, argv: list[str], env: Sequence[tuple[str, str]]) -> Command:
+        extra = list(env)
+        unset: tuple[str, ...] = ()
+        if self.isolated:
+            extra.append(("PIP_CONFIG_FILE", os.devnull))
+            unset = _config_vars(_PIP_VARS)
+        return Command(tuple(argv), tuple(extra), unset)
+
+    def install(self, python: str, requirements: Sequence[str] = (), *, editable: str | None = None,
+                source: Source = Source(), no_deps: bool = False, no_build_isolation: bool = False,
+                env: Sequence[tuple[str, str]] = ()) -> Command:
+        argv = self._base(python) + ["install", "--progress-bar", "off"]
+        argv += _source_args(source, trusted_flag="--trusted-host")
+        if no_deps:
+            argv.append("--no-deps")
+        if no_build_isolation:
+            argv.append("--no-build-isolation")
+        argv += list(requirements)
+        if editable:
+            argv += ["-e", editable]
+        return self._wrap(argv, env)
+
+    def uninstall(self, python: str, packages: Sequence[str]) -> Command:
+        return self._wrap(self._base(python) + ["uninstall", "-y", *packages], ())
+
+    def download(self, requirements: Sequence[str], dest: str, *, python_version: str, platforms: Sequence[str],
+                 source: Source = Source(), no_deps: bool = False) -> Command:
+        """`pip download` for another machine: binary wheels only, for its platform tags and Python."""
+        major_minor = python_version.replace(".", "")
+        argv = [sys.executable, "-m", "pip"] + (["--isolated"] if self.isolated else [])
+        argv += ["--disable-pip-version-check", "--no-input", "download", "--progress-bar", "off", "--dest", dest,
+                 "--only-binary=:all:", "--python-version", python_version, "--implementation", "cp",
+                 "--abi", f"cp{major_minor}", "--abi", "abi3", "--abi", "none"]
+        for p in platforms:
+            argv += ["--platform", p]
+        argv += _source_args(source, trusted_flag="--trusted-host")
+        if no_deps:
+            argv.append("--no-deps")
+        argv += list(requirements)
+        return self._wrap(argv, ())
+
+
+class UvBackend(Backend):
+    name = "uv"
+
+    def __init__(self, *, isolated: bool = False, uv: str | None = None) -> None:
+        super().__init__(isolated=isolated)
+        found = uv or find_uv()
+        if not found:
+            raise InputError("uv is not installed (use --backend pip, or install uv)", source="--backend uv")
+        self.uv = found
+
+    def _wrap(self, argv: list[str], env: Sequence[tuple[str, str]]) -> Command:
+        extra = list(env)
+        unset: tuple[str, ...] = ()
+        if self.isolated:
+            extra.append(("UV_NO_CONFIG", "1"))
+            unset = _config_vars(_UV_VARS, keep=("UV_CACHE_DIR",))
+        return Command(tuple(argv), tuple(extra), unset)
+
+    def install(self, python: str, requirements: Sequence[str] = (), *, editable: str | None = None,
+                source: Source = Source(), no_deps: bool = False, no_build_isolation: bool = False,
+                env: Sequence[tuple[str, str]] = ()) -> Command:
+        argv = [self.uv, "pip", "install", "--python", python, "--index-strategy", "unsafe-best-match"]
+        if self.isolated:
+            argv.append("--no-config")
+        argv += _source_args(source, trusted_flag="--allow-insecure-host")
+        if source.offline:
+            argv.append("--offline")
+        if no_deps:
+            argv.append("--no-deps")
+        if no_build_isolation:
+            argv.append("--no-build-isolation")
+        argv += list(requirements)
+        if editable:
+            argv += ["-e", editable]
+        return self._wrap(argv, env)
+
+    def uninstall(self, python: str, packages: Sequence[str]) -> Command:
+        argv = [self.uv, "pip", "uninstall", "--python", python]
+        if self.isolated:
+            argv.append("--no-config")
+        return self._wrap(argv + list(packages), ())
+
+
+def _source_args(source: Source, *, trusted_flag: str) -> list[str]:
+    argv: list[str] = []
+    if source.no_index:
+        argv.append("--no-index")
+    else:
+        if source.index.index_url:
+            argv += ["--index-url", source.index.index_url]
+        for u in source.index.extra_index_urls:
+            argv += ["--extra-index-url", u]
+        for h in source.index.trusted_hosts:
+            argv += [trusted_flag, h]
+    for d in source.find_links:
+        argv += ["--find-links", d]
+    return argv
+
+
+def find_uv() -> str | None:
+    """uv next to the doctor's interpreter (pip-installed into the same venv), then on PATH."""
+    here = os.path.join(os.path.dirname(sys.executable), "uv")
+    if os.path.isfile(here) and os.access(here, os.X_OK):
+        return here
+    return shutil.which("uv")
+
+
+def make_backend(name: str, *, isolated: bool = False) -> Backend:
+    """`auto` picks uv when it is present (issue 4 item 3), else pip."""
+    if name == "auto":
+        name = "uv" if find_uv() else "pip"
+    if name == "uv":
+        return UvBackend(isolated=isolated)
+    if name == "pip":
+        return PipBackend(isolated=isolated)
+    raise InputError(f"unknown backend {name!r} (auto, pip or uv)", source="--backend")

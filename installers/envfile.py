@@ -1,0 +1,62 @@
+"""`doctor-env.sh`: one file to source before training, instead of a page of exports.
+
+It sources the CANN/NNAL `set_env.sh` files the profile needs (verl's docs source
+`ascend-toolkit/set_env.sh` and `nnal/atb/set_env.sh` from v0.7.0 on; CANN 9.x installs use `cann/set_env.sh`:
+shared/reference/verl.md §1.4), puts Megatron-LM on PYTHONPATH where that era's docs do, and exports the
+profile's recommended variables. Huawei's set_env.sh files read unset variables, so they are sourced with
+`set +u` and the caller's `-u` is restored afterwards. Every value is quoted with shlex.quote: a path with a
+space or a quote cannot break out of its assignment.
+"""
+
+from __future__ import annotations
+
+import shlex
+from pathlib import Path
+
+from installers.plan import EnvSpec
+
+_NAME_OK = set("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_")
+
+
+def _check_name(name: str) -> str:
+    if not name or name[0].isdigit() or set(name) - _NAME_OK:
+        raise ValueError(f"not a shell variable name: {name!r}")
+    return name
+
+
+def render(spec: EnvSpec, *, header: str = "") -> str:
+    q = shlex.quote
+    lines = ["# doctor-env.sh — written by `doctor install`; source it:  . " + q(spec.path)]
+    if header:
+        lines += [f"# {h}" for h in header.splitlines()]
+    lines += [
+        "case $- in *u*) _doctor_had_u=1 ;; *) _doctor_had_u= ;; esac",
+        "set +u",
+    ]
+    for f in spec.set_env_files:
+        lines += [
+            f"if [ -f {q(f)} ]; then . {q(f)}; else echo {q('doctor-env.sh: missing ' + f)} >&2; fi",
+        ]
+    lines += ['if [ -n "$_doctor_had_u" ]; then set -u; fi', "unset _doctor_had_u"]
+    if spec.pythonpath:
+        joined = ":".join(spec.pythonpath)
+        lines.append(f'export PYTHONPATH={q(joined)}"${{PYTHONPATH:+:$PYTHONPATH}}"')
+    for k, v in spec.exports:
+        lines.append(f"export {_check_name(k)}={q(v)}")
+    return "\n".join(lines) + "\n"
+
+
+def is_current(spec: EnvSpec, *, header: str = "") -> bool:
+    try:
+        return Path(spec.path).read_text(encoding="utf-8") == render(spec, header=header)
+    except OSError:
+        return False
+
+
+def write(spec: EnvSpec, *, header: str = "") -> Path:
+    from doctor.render import write_text_atomic
+
+    p = Path(spec.path)
+    p.parent.mkdir(parents=True, exist_ok=True)
+    write_text_atomic(str(p), render(spec, header=header))
+    return p

@@ -1,0 +1,303 @@
+"""Run a plan into the target interpreter: skip satisfied steps, run the rest under a journal, verify each.
+
+Every step is checked before it runs (a second run does nothing: one probe of the target, a `git rev-parse`
+per clone, one file compare) and again after it ran, so a step that "succeeded" without producing the pinned
+versions (a CUDA torch instead of `+cpu`, a moving branch) fails right there. The first change starts the
+journal; a failure, Ctrl-C or SIGTERM restores the recorded set (installers.journal.Transaction) and the
+report names the failed step with the tail of its log. Children run in their own session so a terminal
+Ctrl-C reaches only the doctor, which then stops its child and restores.
+"""
+
+from __future__ import annotations
+
+import collections
+import os
+import signal
+import subprocess
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import IO, Any
+
+from doctor.errors import DoctorError
+from installers import envfile, gitsrc
+from installers.backends import Backend, Command, Source
+from installers.journal import Interrupted, Transaction
+from installers.plan import CLONE, EDITABLE, ENVFILE, INSTALL, UNINSTALL, Plan, Step
+from installers.satisfy import expectations, live_view, satisfied
+from installers.target import TargetEnv, probe
+
+STEP_TIMEOUT = 3 * 3600.0  # a vllm-ascend source build compiles kernels
+
+SATISFIED, DONE, FAILED, PENDING, NOT_RUN = "satisfied", "done", "failed", "pending", "not-run"
+
+
+class StepFailed(DoctorError):
+    exit_code = 1
+
+    def __init__(self, step: Step, message: str, tail: list[str] | None = None) -> None:
+        self.step = step
+        self.tail = tail or []
+        super().__init__(message)
+
+
+@dataclass
+class StepResult:
+    id: str
+    kind: str
+    title: str
+    status: str
+    seconds: float = 0.0
+    command: str | None = None
+    detail: str = ""
+    log_tail: list[str] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        d: dict[str, Any] = {"id": self.id, "kind": self.kind, "title": self.title, "status": self.status,
+                             "seconds": round(self.seconds, 3)}
+        if self.command:
+            d["command"] = self.command
+        if self.detail:
+            d["detail"] = self.detail
+        if self.log_tail:
+            d["log_tail"] = self.log_tail
+        return d
+
+
+@dataclass
+class Outcome:
+    results: list[StepResult]
+    ok: bool
+    changed: bool
+    journal: str | None = None
+    diff: dict[str, list[str]] | None = None
+    restored: dict[str, Any] | None = None
+    error: str | None = None
+    interrupted: str | None = None
+
+
+class Executor:
+    def __init__(self, plan: Plan, backend: Backend, python: str, *, source: Source, log_path: str | Path,
+                 mirrors: dict[str, str] | None = None, bundles: dict[str, dict[str, Any]] | None = None,
+                 progress: Callable[[str], None] | None = None, step_timeout: float = STEP_TIMEOUT,
+                 env_header: str = "", preflight: Callable[[], object] | None = None) -> None:
+        self.bundles = bundles or {}  # offline: source name -> {bundle: abs path, commit}
+        self.plan = _pin_bundled(plan, self.bundles)
+        self.backend = backend
+        self.python = python
+        self.source = source
+        self.log_path = Path(log_path)
+        self.mirrors = mirrors or {}
+        self.progress = progress or (lambda _m: None)
+        self.step_timeout = step_timeout
+        self.env_header = env_header
+        self.preflight = preflight  # runs once, right before the first change (e.g. verify wheelhouse hashes)
+        self.src_dir = plan.target.src_dir
+        self._log: IO[str] | None = None
+
+    # -- logging -------------------------------------------------------------------------------------------
+
+    def log(self, text: str) -> None:
+        if self._log is not None:
+            self._log.write(text.rstrip("\n") + "\n")
+            self._log.flush()
+
+    # -- planning view ---------------------------------------------------------------------------------------
+
+    def view(self, env: TargetEnv) -> Any:
+        env_ok = envfile.is_current(self.plan.env, header=self.env_header) if self.plan.env else True
+        return live_view(env, src_dir=self.src_dir, sources=self.plan.sources(), env_ok=env_ok)
+
+    def statuses(self, env: TargetEnv) -> list[StepResult]:
+        """Dry run: which steps would run."""
+        v = self.view(env)
+        return [StepResult(s.id, s.kind, s.title, SATISFIED if satisfied(s, v) else PENDING,
+                           command=self.describe(s)) for s in self.plan.steps]
+
+    def describe(self, step: Step) -> str | None:
+        cmd = self._command(step)
+        if cmd is not None:
+            envs = " ".join(f"{k}={v}" for k, v in step.env)
+            return (envs + " " if envs else "") + " ".join(cmd.argv)
+        if step.kind == CLONE and step.source:
+            return f"git clone {gitsrc.map_url(step.source.url, self.mirrors)} @ {step.source.ref}" + \
+                (f" (commit {step.source.commit})" if step.source.commit else "")
+        if step.kind == ENVFILE and self.plan.env:
+            return f"write {self.plan.env.path}"
+        return None
+
+    def _command(self, step: Step) -> Command | None:
+        src = self.source
+        if not src.no_index and not (src.index.index_url or src.index.extra_index_urls):
+            # the user's --index-url/--extra-index-url are mirrors: they replace the plan's indexes entirely
+            src = replace(src, index=step.index)
+        if step.kind == UNINSTALL:
+            return self.backend.uninstall(self.python, step.packages)
+        if step.kind == INSTALL:
+            return self.backend.install(self.python, step.requirements, source=src, no_deps=step.no_deps,
+                                        no_build_isolation=step.no_build_isolation, env=step.env)
+        if step.kind == EDITABLE and step.source is not None:
+            path = os.path.join(self.src_dir or ".", step.source.name)
+            return self.backend.install(self.python, (), editable=path, source=src, no_deps=step.no_deps,
+                                        no_build_isolation=step.no_build_isolation, env=step.env)
+        return None
+
+    # -- running ---------------------------------------------------------------------------------------------
+
+    def run(self, env: TargetEnv | None = None) -> Outcome:
+        """Run the plan; `env` is the target as just probed (saves one probe)."""
+        self.log_path.parent.mkdir(parents=True, exist_ok=True)
+        results: list[StepResult] = []
+        env_files = (self.plan.env.path,) if self.plan.env else ()
+        with open(self.log_path, "a", encoding="utf-8") as fh:
+            self._log = fh
+            self.log(f"== doctor install: profile {self.plan.profile} into {self.python} ({self.backend.name})")
+            tx = Transaction(self.python, profile=self.plan.profile, files=env_files, log=self.log)
+            current: StepResult | None = None
+            try:
+                with tx:
+                    env = env or probe(self.python)
+                    view = self.view(env)
+                    for step in self.plan.steps:
+                        if satisfied(step, view):
+                            results.append(StepResult(step.id, step.kind, step.title, SATISFIED))
+                            self.log(f"-- {step.id}: already satisfied")
+                            continue
+                        if tx.journal is None and self.preflight is not None:
+                            self.preflight()
+                        tx.begin()
+                        current = StepResult(step.id, step.kind, step.title, FAILED, command=self.describe(step))
+                        results.append(current)
+                        t0 = time.monotonic()
+                        self.progress(f"[{len(results)}/{len(self.plan.steps)}] {step.title}")
+                        self._do(step)
+                        env = probe(self.python)
+                        view = self.view(env)
+                        self._verify(step, env, view)
+                        current.status, current.seconds = DONE, time.monotonic() - t0
+                        assert tx.journal is not None
+                        tx.journal.step_done(step.id)
+                        current = None
+            except (StepFailed, gitsrc.GitError, Interrupted, KeyboardInterrupt, OSError) as e:
+                interrupted = None
+                if isinstance(e, KeyboardInterrupt):
+                    interrupted = e.args[0] if e.args else "SIGINT"
+                    msg = f"interrupted by {interrupted}"
+                else:
+                    msg = str(e)
+                if current is not None:
+                    current.detail = msg
+                    current.log_tail = getattr(e, "tail", []) or self._tail()
+                done_ids = {r.id for r in results}
+                results += [StepResult(s.id, s.kind, s.title, NOT_RUN) for s in self.plan.steps if s.id not in done_ids]
+                self.log(f"== failed: {msg}")
+                return Outcome(results, ok=False, changed=tx.journal is not None,
+                               journal=str(tx.journal.dir) if tx.journal else None, restored=tx.restored,
+                               error=msg, interrupted=interrupted)
+            finally:
+                self._log = None
+        return Outcome(results, ok=True, changed=tx.journal is not None,
+                       journal=str(tx.journal.dir) if tx.journal else None, diff=tx.diff)
+
+    def _tail(self, n: int = 30) -> list[str]:
+        try:
+            with open(self.log_path, encoding="utf-8", errors="replace") as fh:
+                return [ln.rstrip("\n") for ln in collections.deque(fh, maxlen=n)]
+        except OSError:
+            return []
+
+    def _do(self, step: Step) -> None:
+        self.log(f"-- {step.id}: {step.title}")
+        if step.kind == CLONE:
+            assert step.source is not None and self.src_dir is not None
+            bundle = self.bundles.get(step.source.name, {}).get("bundle")
+            gitsrc.clone(step.source, os.path.join(self.src_dir, step.source.name), mirrors=self.mirrors, bundle=bundle,
+                         log=self.log)
+            return
+        if step.kind == ENVFILE:
+            assert self.plan.env is not None
+            path = envfile.write(self.plan.env, header=self.env_header)
+            self.log(f"wrote {path}")
+            return
+        cmd = self._command(step)
+        assert cmd is not None
+        self._run(step, cmd)
+
+    def _run(self, step: Step, cmd: Command) -> None:
+        self.log("$ " + " ".join(cmd.argv))
+        tail: collections.deque[str] = collections.deque(maxlen=30)
+        proc = subprocess.Popen(cmd.argv, env=cmd.environ(), stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                                stdin=subprocess.DEVNULL, text=True, errors="replace", start_new_session=True)
+
+        def pump() -> None:
+            assert proc.stdout is not None
+            for line in proc.stdout:
+                tail.append(line.rstrip("\n"))
+                self.log(line)
+
+        reader = threading.Thread(target=pump, daemon=True)
+        reader.start()
+        t0 = time.monotonic()
+        try:
+            while True:  # a heartbeat for long steps (source builds): elapsed time and the last log line
+                try:
+                    rc = proc.wait(timeout=min(15.0, max(0.1, t0 + self.step_timeout - time.monotonic())))
+                    break
+                except subprocess.TimeoutExpired:
+                    if time.monotonic() - t0 >= self.step_timeout:
+                        raise
+                    last = tail[-1][:100] if tail else ""
+                    self.progress(f"    … {step.id} still running ({time.monotonic() - t0:.0f} s) {last}")
+        except subprocess.TimeoutExpired:
+            _stop(proc)
+            reader.join(5)
+            raise StepFailed(step, f"{step.id}: no result after {self.step_timeout:.0f} s", list(tail)) from None
+        except BaseException:
+            _stop(proc)
+            reader.join(5)
+            raise
+        reader.join(30)
+        if rc != 0:
+            raise StepFailed(step, f"{step.id}: `{cmd.argv[0]} … {' '.join(cmd.argv[1:4])}` exited with {rc}", list(tail))
+
+    def _verify(self, step: Step, env: TargetEnv, view: Any) -> None:
+        if not step.verify or satisfied(step, view):
+            return
+        found = {n: env.dists[n].version if n in env.dists else None for n, _ in expectations(step)}
+        want = dict(expectations(step))
+        raise StepFailed(step, f"{step.id}: the step ran but the target does not have what it pins "
+                               f"(wanted {want}, found {found})", self._tail())
+
+
+def _pin_bundled(plan: Plan, bundles: dict[str, dict[str, Any]]) -> Plan:
+    """From a wheelhouse, a source is the commit its bundle holds (recorded in the manifest): pin it, so the
+    clone is verified against that commit and a second run recognises it."""
+    if not bundles:
+        return plan
+    steps = []
+    for s in plan.steps:
+        b = bundles.get(s.source.name) if s.source is not None else None
+        if s.source is not None and b and b.get("commit") and not s.source.commit:
+            s = replace(s, source=replace(s.source, commit=str(b["commit"])))
+        steps.append(s)
+    return replace(plan, steps=tuple(steps))
+
+
+def _stop(proc: subprocess.Popen[str]) -> None:
+    """Stop the child we started (its own process group), politely first."""
+    if proc.poll() is not None:
+        return
+    try:
+        os.killpg(proc.pid, signal.SIGTERM)
+    except (ProcessLookupError, PermissionError):
+        return
+    try:
+        proc.wait(10)
+    except subprocess.TimeoutExpired:
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        proc.wait(10)

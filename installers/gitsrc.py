@@ -1,0 +1,185 @@
+"""Git sources: clone a repository at an exact ref, verify the commit, map URLs to mirrors, make bundles.
+
+MindSpeed is not installable from PyPI (the `mindspeed` there is a placeholder) and Megatron-LM refs are easy
+to get wrong (`core_v0.12.1` is a tag, `core_r0.16.0` a moving branch): shared/reference/mindspeed.md §0.1,
+§1.3. So every source carries its ref *and* the commit that ref had when the profile was verified; a clone whose
+HEAD is not that commit is an error, not a warning. `--git-mirror ORIGINAL=URL` maps gitcode/github URLs to
+internal mirrors; air-gapped hosts clone from git bundles made by `--download-only`.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+
+from doctor.errors import DoctorError, InputError
+from installers.plan import GitSource
+
+_SHA = re.compile(r"^[0-9a-f]{7,40}$")
+GIT_TIMEOUT = 1800.0  # a full Megatron-LM clone over a slow link
+
+
+class GitError(DoctorError):
+    """A clone/fetch/checkout failed or the checked-out commit is not the pinned one (exit 1 in a run)."""
+
+    exit_code = 1
+
+
+def is_sha(ref: str) -> bool:
+    return bool(_SHA.match(ref))
+
+
+def parse_mirrors(specs: Sequence[str]) -> dict[str, str]:
+    """`ORIGINAL=URL` strings -> mapping; InputError on a spec without '=' or with an empty side."""
+    out: dict[str, str] = {}
+    for spec in specs:
+        orig, sep, url = spec.partition("=")
+        if not sep or not orig.strip() or not url.strip():
+            raise InputError(f"expected ORIGINAL=URL, got {spec!r}", source="--git-mirror")
+        out[_strip(orig.strip())] = url.strip()
+    return out
+
+
+def _strip(url: str) -> str:
+    url = url.rstrip("/")
+    return url[:-4] if url.endswith(".git") else url
+
+
+def map_url(url: str, mirrors: Mapping[str, str]) -> str:
+    """Longest matching prefix wins: `https://github.com/NVIDIA=/srv/git/nvidia` maps every NVIDIA repo,
+    `https://github.com/NVIDIA/Megatron-LM.git=/srv/megatron.git` maps just that one."""
+    key = _strip(url)
+    best = ""
+    for orig in mirrors:
+        if (key == orig or key.startswith(orig + "/")) and len(orig) > len(best):
+            best = orig
+    if not best:
+        return url
+    target = mirrors[best]
+    if key == best:
+        return target
+    rest = key[len(best):]
+    return target.rstrip("/") + rest + (".git" if url.rstrip("/").endswith(".git") else "")
+
+
+Log = Callable[[str], None]
+
+
+def _git(args: Sequence[str], *, cwd: str | Path | None = None, log: Log | None = None,
+         timeout: float = GIT_TIMEOUT, check: bool = True) -> subprocess.CompletedProcess[str]:
+    argv = ["git", "-c", "advice.detachedHead=false", *args]
+    env = {**os.environ, "GIT_TERMINAL_PROMPT": "0"}
+    if log:
+        log("$ " + " ".join(argv) + (f"   (in {cwd})" if cwd else ""))
+    try:
+        cp = subprocess.run(argv, cwd=cwd, env=env, capture_output=True, text=True, timeout=timeout)
+    except FileNotFoundError:
+        raise GitError("git is not installed") from None
+    except subprocess.TimeoutExpired:
+        raise GitError(f"git {args[0]} did not finish within {timeout:.0f} s") from None
+    if log and (cp.stdout or cp.stderr):
+        log((cp.stdout + cp.stderr).rstrip())
+    if check and cp.returncode != 0:
+        msg = (cp.stderr.strip().splitlines() or ["failed"])[-1]
+        raise GitError(f"git {' '.join(args[:2])}: {msg}")
+    return cp
+
+
+def head(dest: str | Path) -> str | None:
+    """The checked-out commit of a clone, None when `dest` is not a git work tree."""
+    if not (Path(dest) / ".git").exists():
+        return None
+    cp = _git(["rev-parse", "HEAD"], cwd=dest, check=False, timeout=30)
+    return cp.stdout.strip() if cp.returncode == 0 else None
+
+
+def _resolve(dest: str | Path, ref: str) -> str | None:
+    for cand in (f"refs/tags/{ref}^{{commit}}", f"refs/remotes/origin/{ref}^{{commit}}", f"{ref}^{{commit}}"):
+        cp = _git(["rev-parse", "--verify", "--quiet", cand], cwd=dest, check=False, timeout=30)
+        if cp.returncode == 0 and cp.stdout.strip():
+            return cp.stdout.strip()
+    return None
+
+
+def matches(commit: str | None, want: str | None) -> bool:
+    return bool(commit and want and commit.lower().startswith(want.lower()))
+
+
+def satisfied(src: GitSource, dest: str | Path) -> bool:
+    """Already cloned at the pinned commit (or, with no commit pinned, at what the ref names locally)."""
+    h = head(dest)
+    if h is None:
+        return False
+    if src.commit:
+        return matches(h, src.commit)
+    if is_sha(src.ref):
+        return matches(h, src.ref)
+    return _resolve(dest, src.ref) == h
+
+
+def clone(src: GitSource, dest: str | Path, *, mirrors: Mapping[str, str] | None = None, bundle: str | None = None,
+          log: Log | None = None, shallow: bool = True) -> str:
+    """Make `dest` a clone of `src` checked out (detached) at the pinned commit; return that commit.
+
+    From a bundle, the bundle is the origin (air-gapped). An existing clone is fetched and re-checked-out;
+    an existing directory that is not a clone is refused rather than overwritten."""
+    dest = Path(dest)
+    url = bundle or map_url(src.url, mirrors or {})
+    want = src.commit or (src.ref if is_sha(src.ref) else None)
+    if dest.exists() and any(dest.iterdir()) and head(dest) is None:
+        raise GitError(f"{dest} exists and is not a git clone; move it away or choose another --src")
+    if head(dest) is None:
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        if bundle or is_sha(src.ref) or not shallow:
+            _git(["clone", "--no-checkout", url, str(dest)], log=log)
+        else:
+            _git(["clone", "--depth", "1", "--no-checkout", "--branch", src.ref, url, str(dest)], log=log)
+        target = want or _resolve(dest, src.ref) or "FETCH_HEAD"
+    else:
+        _git(["remote", "set-url", "origin", url], cwd=dest, log=log)
+        if is_sha(src.ref):
+            _git(["fetch", "origin", src.ref], cwd=dest, log=log, check=False)
+        else:
+            # update the local tag / remote-tracking branch, so the ref resolves to what it names *now*
+            for spec in (f"+refs/tags/{src.ref}:refs/tags/{src.ref}", f"+refs/heads/{src.ref}:refs/remotes/origin/{src.ref}"):
+                if _git(["fetch", "origin", spec], cwd=dest, log=log, check=False).returncode == 0:
+                    break
+        target = want or _resolve(dest, src.ref) or src.ref
+    cp = _git(["checkout", "--detach", target], cwd=dest, log=log, check=False)
+    if cp.returncode != 0 and want:
+        # a shallow clone of a moving branch may not contain the pinned commit any more: fetch it
+        _git(["fetch", "origin", want], cwd=dest, log=log, check=False)
+        cp = _git(["checkout", "--detach", want], cwd=dest, log=log, check=False)
+        if cp.returncode != 0 and (dest / ".git" / "shallow").exists():
+            _git(["fetch", "--unshallow", "--tags", "origin"], cwd=dest, log=log, check=False)
+            cp = _git(["checkout", "--detach", want], cwd=dest, log=log, check=False)
+    if cp.returncode != 0:
+        raise GitError(f"{src.name}: cannot check out {target} from {url}: "
+                       f"{(cp.stderr.strip().splitlines() or ['unknown error'])[-1]}")
+    got = head(dest)
+    if want and not matches(got, want):
+        raise GitError(f"{src.name}: {src.ref} is at {got}, but the profile pins commit {want}")
+    if src.submodules:
+        _git(["submodule", "update", "--init", "--recursive"], cwd=dest, log=log)
+    assert got is not None
+    return got
+
+
+def make_bundle(src: GitSource, out: str | Path, workdir: str | Path, *, mirrors: Mapping[str, str] | None = None,
+                log: Log | None = None, keep: bool = False) -> str:
+    """Clone `src` (full history of its ref) into workdir and write a bundle with HEAD; return the commit.
+    The offline install clones the bundle and checks out that commit. `keep` leaves the work tree (the
+    download reads requirement files from it)."""
+    tmp = Path(workdir) / src.name
+    if tmp.exists():
+        shutil.rmtree(tmp)
+    commit = clone(src, tmp, mirrors=mirrors, log=log, shallow=False)
+    _git(["branch", "-f", "doctor-pinned", commit], cwd=tmp, log=log)
+    _git(["bundle", "create", str(out), "doctor-pinned"], cwd=tmp, log=log)
+    if not keep:
+        shutil.rmtree(tmp, ignore_errors=True)
+    return commit

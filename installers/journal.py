@@ -1,0 +1,445 @@
+"""The install journal: what the environment held before the first change, and how to put it back.
+
+Before the first change the journal records every installed distribution (name, version, dist-info, RECORD
+paths and a hash of RECORD) and keeps a copy of each distribution's installed files (hard links when the
+journal is on the same file system, else copies). Restoring therefore needs no index, no wheel cache and no
+build: it removes what the plan added, and puts the kept files of what it replaced or removed back, byte for
+byte (pip's own RECORD is the list). After a successful run the copies of untouched distributions are pruned,
+so the journal keeps exactly the distributions the plan replaced (`--rollback` uses them later, offline).
+
+Only distributions whose state differs from the recorded one are touched: a package the plan did not touch
+is never uninstalled. The journal lives in `<target prefix>/.doctor/journal/<id>/`; a journal left in state
+`running` means a run died without restoring (SIGKILL, power loss) and is detected at the next start.
+
+Why not pipx's `preserve_venv` (copy the whole venv): a training venv is tens of GB (torch, torch_npu);
+keeping one copy of each RECORD file is what the restore really needs (shared/reference/peers.md §3.4).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import datetime as _dt
+import hashlib
+import json
+import os
+import shutil
+import signal
+import sys
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from doctor.errors import RefusedError
+from installers.target import Dist, TargetEnv, freeze, probe
+
+SCHEMA = "doctor.journal/1"
+RUNNING, DONE, ROLLED_BACK, RESTORE_FAILED, UNDONE = "running", "done", "rolled-back", "restore-failed", "undone"
+KEEP_JOURNALS = 5  # `--rollback` needs only the newest; a few more help a post-mortem
+
+Log = Callable[[str], None]
+
+
+class Interrupted(KeyboardInterrupt):
+    """SIGTERM (or SIGINT) arrived during a run; raised in the main thread so the journal can restore."""
+
+    def __init__(self, signum: int) -> None:
+        self.signum = signum
+        super().__init__(signal.Signals(signum).name)
+
+
+def state_root(prefix: str) -> Path:
+    return Path(os.environ.get("DOCTOR_STATE_DIR") or Path(prefix) / ".doctor")
+
+
+def _now() -> str:
+    return _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+
+def _record_sha(dist_info: str) -> str | None:
+    try:
+        return hashlib.sha256(Path(dist_info, "RECORD").read_bytes()).hexdigest()
+    except OSError:
+        return None
+
+
+def _abs(site: str, rel: str) -> str:
+    return os.path.normpath(os.path.join(site, rel))
+
+
+def _inside(path: str, roots: tuple[str, ...]) -> bool:
+    return any(os.path.commonpath([path, r]) == r for r in roots)
+
+
+def _link_or_copy(src: str, dst: str) -> None:
+    os.makedirs(os.path.dirname(dst), exist_ok=True)
+    if os.path.lexists(dst):
+        os.unlink(dst)
+    if os.path.islink(src):
+        os.symlink(os.readlink(src), dst)
+        return
+    try:
+        os.link(src, dst)
+    except OSError:
+        shutil.copy2(src, dst)
+
+
+@dataclass
+class Journal:
+    dir: Path
+    data: dict[str, Any] = field(default_factory=dict)
+
+    # -- creation and bookkeeping -------------------------------------------------------------------------
+
+    @classmethod
+    def start(cls, env: TargetEnv, *, profile: str, files: tuple[str, ...] = (), log: Log | None = None) -> Journal:
+        """Record `env` (probed with files=True) and keep its files; `files` are other paths the run may write
+        (doctor-env.sh), kept by content."""
+        root = state_root(env.prefix) / "journal"
+        jid = _dt.datetime.now(_dt.timezone.utc).strftime("%Y%m%dT%H%M%S%fZ")
+        d = root / jid
+        (d / "kept").mkdir(parents=True)
+        roots = _roots(env)
+        before: dict[str, Any] = {}
+        for name, dist in sorted(env.dists.items()):
+            kept = d / "kept" / name
+            entries = []
+            for i, rel in enumerate(dist.files):
+                src = _abs(dist.site or env.purelib, rel)
+                if not _inside(src, roots) or not (os.path.isfile(src) or os.path.islink(src)):
+                    continue
+                _link_or_copy(src, str(kept / str(i)))
+                entries.append([i, rel])
+            before[name] = {"version": dist.version, "dist_info": dist.dist_info, "site": dist.site,
+                            "record_sha": _record_sha(dist.dist_info), "files": entries, "editable": dist.editable,
+                            "url": dist.url}
+        other: dict[str, str | None] = {}
+        for p in files:
+            try:
+                other[p] = Path(p).read_text(encoding="utf-8")
+            except FileNotFoundError:
+                other[p] = None
+            except OSError:
+                continue
+        j = cls(d, {"schema": SCHEMA, "id": jid, "state": RUNNING, "started": _now(), "profile": profile,
+                    "python": env.python, "prefix": env.prefix, "roots": list(roots), "before": before,
+                    "listing": _listing(env),
+                    "freeze_before": freeze(env), "files_before": other, "steps": [], "changed": []})
+        j.save()
+        _prune(root, keep=KEEP_JOURNALS, current=d)
+        if log:
+            log(f"journal {d}: recorded {len(before)} distributions before the first change")
+        return j
+
+    @classmethod
+    def load(cls, d: Path) -> Journal:
+        return cls(d, json.loads((d / "journal.json").read_text(encoding="utf-8")))
+
+    def save(self) -> None:
+        tmp = self.dir / "journal.json.tmp"
+        tmp.write_text(json.dumps(self.data, indent=1), encoding="utf-8")
+        os.replace(tmp, self.dir / "journal.json")
+
+    @property
+    def state(self) -> str:
+        return str(self.data.get("state"))
+
+    def set_state(self, state: str, **extra: Any) -> None:
+        self.data["state"] = state
+        self.data[f"{state}_at"] = _now()
+        self.data.update(extra)
+        self.save()
+
+    def step_done(self, step_id: str) -> None:
+        self.data["steps"].append(step_id)
+        self.save()
+
+    # -- what changed ---------------------------------------------------------------------------------------
+
+    def diff(self, env: TargetEnv) -> dict[str, list[str]]:
+        """added / changed / removed distribution names between the recorded set and `env`."""
+        before = self.data["before"]
+        added = sorted(n for n in env.dists if n not in before)
+        removed = sorted(n for n in before if n not in env.dists)
+        changed = sorted(n for n, d in env.dists.items() if n in before and _differs(before[n], d))
+        return {"added": added, "changed": changed, "removed": removed}
+
+    def finish(self, env: TargetEnv) -> dict[str, list[str]]:
+        """Mark done; keep only the copies of distributions the run replaced or removed."""
+        diff = self.diff(env)
+        touched = set(diff["changed"]) | set(diff["removed"])
+        for name in self.data["before"]:
+            if name not in touched:
+                shutil.rmtree(self.dir / "kept" / name, ignore_errors=True)
+        self.set_state(DONE, changed=sorted(touched | set(diff["added"])), diff=diff, freeze_after=freeze(env))
+        return diff
+
+    # -- restore ----------------------------------------------------------------------------------------------
+
+    def restore(self, python: str, *, log: Log | None = None, only: set[str] | None = None) -> dict[str, Any]:
+        """Put the recorded set back: remove what was added, put back what was replaced or removed. `only`
+        limits the work to those names (a finished journal restores just what its run touched)."""
+        say = log or (lambda _m: None)
+        env = probe(python, files=True)
+        roots = tuple(self.data.get("roots") or _roots(env))
+        before = self.data["before"]
+        diff = self.diff(env)
+        if only is not None:
+            diff = {k: [n for n in v if n in only] for k, v in diff.items()}
+        for name in diff["added"] + diff["changed"]:
+            say(f"restore: removing {name} {env.dists[name].version}")
+            _remove(env.dists[name], env, roots)
+        for name in diff["changed"] + diff["removed"]:
+            say(f"restore: putting back {name} {before[name]['version']}")
+            self._put_back(name, roots)
+        # a file shared with a removed distribution may have gone with it: re-link anything missing
+        for name, b in before.items():
+            if only is not None and name not in only:
+                continue
+            for i, rel in b["files"]:
+                dst = _abs(b["site"], rel)
+                if not os.path.lexists(dst) and (self.dir / "kept" / name / str(i)).exists():
+                    _link_or_copy(str(self.dir / "kept" / name / str(i)), dst)
+        if only is None:
+            self._sweep(python, roots)
+        for p, content in (self.data.get("files_before") or {}).items():
+            if content is None:
+                with contextlib.suppress(FileNotFoundError):
+                    os.unlink(p)
+            else:
+                Path(p).write_text(content, encoding="utf-8")
+        after = probe(python)
+        now = freeze(after)
+        if only is None:
+            ok = now == self.data["freeze_before"]
+        else:
+            want = {n: before[n]["version"] for n in only if n in before}
+            ok = all(after.dists.get(n) is not None and after.dists[n].version == v for n, v in want.items()) and \
+                not any(n in after.dists for n in only if n not in before)
+        return {"ok": ok, "diff": diff, "freeze": now}
+
+    def _sweep(self, python: str, roots: tuple[str, ...]) -> None:
+        """Remove what a failed install left behind outside any RECORD (pip leaves the package directory of a
+        wheel that failed midway): entries of site-packages and bin that are new since the journal started
+        and that no installed distribution owns."""
+        listing = self.data.get("listing") or {}
+        env = probe(python, files=True)
+        owned: set[str] = set()
+        for d in env.dists.values():
+            site = d.site or env.purelib
+            for rel in d.files:
+                p = _abs(site, rel)
+                parent = os.path.dirname(p)
+                owned.add(p if parent in listing else _top(p, listing))
+            owned.add(os.path.normpath(d.dist_info))
+        for dir_, before in listing.items():
+            if not os.path.isdir(dir_) or not _inside(dir_, roots):
+                continue
+            for name in set(os.listdir(dir_)) - set(before):
+                p = os.path.join(dir_, name)
+                if p in owned or name == "__pycache__":
+                    continue
+                if os.path.isdir(p) and not os.path.islink(p):
+                    shutil.rmtree(p, ignore_errors=True)
+                else:
+                    with contextlib.suppress(OSError):
+                        os.unlink(p)
+
+    def _put_back(self, name: str, roots: tuple[str, ...]) -> None:
+        b = self.data["before"][name]
+        kept = self.dir / "kept" / name
+        for i, rel in b["files"]:
+            dst = _abs(b["site"], rel)
+            if _inside(dst, roots) and (kept / str(i)).exists():
+                _link_or_copy(str(kept / str(i)), dst)
+
+
+def _prune(root: Path, *, keep: int, current: Path) -> None:
+    """Drop the oldest finished journals beyond `keep` (never a running or failed-restore one)."""
+    old = [j for j in journals_in(root) if j.dir != current]
+    for j in old[: max(0, len(old) - (keep - 1))]:
+        if j.state in (DONE, ROLLED_BACK, UNDONE):
+            shutil.rmtree(j.dir, ignore_errors=True)
+
+
+def _listing(env: TargetEnv) -> dict[str, list[str]]:
+    dirs = {os.path.normpath(p) for p in (env.purelib, env.platlib or env.purelib, os.path.join(env.prefix, "bin"))}
+    return {d: sorted(os.listdir(d)) if os.path.isdir(d) else [] for d in sorted(dirs)}
+
+
+def _top(path: str, listing: dict[str, list[str]]) -> str:
+    """The entry directly under one of the listed directories that contains `path` (or path itself)."""
+    for d in listing:
+        if os.path.commonpath([path, d]) == d and path != d:
+            return os.path.join(d, os.path.relpath(path, d).split(os.sep)[0])
+    return path
+
+
+def _roots(env: TargetEnv) -> tuple[str, ...]:
+    return tuple(sorted({os.path.normpath(env.prefix)}))
+
+
+def _differs(b: dict[str, Any], d: Dist) -> bool:
+    return b["version"] != d.version or os.path.normpath(b["dist_info"]) != os.path.normpath(d.dist_info) \
+        or b.get("record_sha") != _record_sha(d.dist_info)
+
+
+def _remove(dist: Dist, env: TargetEnv, roots: tuple[str, ...]) -> None:
+    """Uninstall by RECORD, as pip does, without needing pip in the target."""
+    site = dist.site or env.purelib
+    dirs = set()
+    for rel in dist.files:
+        p = _abs(site, rel)
+        if not _inside(p, roots):
+            continue
+        if os.path.isfile(p) or os.path.islink(p):
+            os.unlink(p)
+            dirs.add(os.path.dirname(p))
+        pyc_dir = os.path.join(os.path.dirname(p), "__pycache__")
+        if p.endswith(".py") and os.path.isdir(pyc_dir):
+            stem = os.path.basename(p)[:-3] + "."
+            for f in os.listdir(pyc_dir):
+                if f.startswith(stem) and f.endswith(".pyc"):
+                    os.unlink(os.path.join(pyc_dir, f))
+            dirs.add(pyc_dir)
+    if os.path.isdir(dist.dist_info) and _inside(os.path.normpath(dist.dist_info), roots):
+        shutil.rmtree(dist.dist_info, ignore_errors=True)
+    stop = {os.path.normpath(site), os.path.normpath(env.prefix)}
+    for d in sorted(dirs, key=len, reverse=True):
+        while d not in stop and _inside(d, roots):
+            try:
+                os.rmdir(d)
+            except OSError:
+                break
+            d = os.path.dirname(d)
+
+
+# -- finding journals ---------------------------------------------------------------------------------------
+
+
+def journals(prefix: str) -> list[Journal]:
+    return journals_in(state_root(prefix) / "journal")
+
+
+def journals_in(root: Path) -> list[Journal]:
+    out = []
+    if root.is_dir():
+        for d in sorted(root.iterdir()):
+            if (d / "journal.json").is_file():
+                try:
+                    out.append(Journal.load(d))
+                except (OSError, json.JSONDecodeError):
+                    continue
+    return out
+
+
+def interrupted(prefix: str) -> Journal | None:
+    """The newest journal of a run that died without finishing or restoring, if any."""
+    for j in reversed(journals(prefix)):
+        if j.state in (RUNNING, RESTORE_FAILED):
+            return j
+        break
+    return None
+
+
+def latest(prefix: str) -> Journal | None:
+    js = journals(prefix)
+    return js[-1] if js else None
+
+
+@contextlib.contextmanager
+def lock(prefix: str) -> Iterator[None]:
+    """One install at a time per environment (flock on <state>/lock)."""
+    import fcntl
+
+    root = state_root(prefix)
+    root.mkdir(parents=True, exist_ok=True)
+    fh = open(root / "lock", "w")  # noqa: SIM115 - held for the whole block
+    try:
+        try:
+            fcntl.flock(fh, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            raise RefusedError("another `doctor install` is running on this environment", source=str(root / "lock")) from None
+        yield
+    finally:
+        fh.close()
+
+
+@contextlib.contextmanager
+def signals_raise() -> Iterator[None]:
+    """SIGTERM/SIGINT raise Interrupted in the main thread while the block runs (so `finally`/`except`
+    handlers restore), then the previous handlers come back."""
+    if sys.platform == "win32":  # pragma: no cover
+        yield
+        return
+
+    def handler(signum: int, _frame: Any) -> None:
+        raise Interrupted(signum)
+
+    old = {s: signal.signal(s, handler) for s in (signal.SIGTERM, signal.SIGINT)}
+    try:
+        yield
+    finally:
+        for s, h in old.items():
+            signal.signal(s, h)
+
+
+@contextlib.contextmanager
+def signals_deferred() -> Iterator[list[int]]:
+    """While restoring, a second Ctrl-C must not leave a half-restored environment: record, don't raise."""
+    got: list[int] = []
+
+    def handler(signum: int, _frame: Any) -> None:
+        got.append(signum)
+
+    old = {s: signal.signal(s, handler) for s in (signal.SIGTERM, signal.SIGINT)}
+    try:
+        yield got
+    finally:
+        for s, h in old.items():
+            signal.signal(s, h)
+
+
+class Transaction:
+    """Rollback as a context manager. `begin()` starts the journal (call it right before the first change);
+    leaving the block with an exception — a failed step, Ctrl-C, SIGTERM — restores the recorded set and
+    re-raises; leaving it normally finishes the journal."""
+
+    def __init__(self, python: str, *, profile: str, files: tuple[str, ...] = (), log: Log | None = None) -> None:
+        self.python = python
+        self.profile = profile
+        self.files = files
+        self.log = log
+        self.journal: Journal | None = None
+        self.restored: dict[str, Any] | None = None
+        self.diff: dict[str, list[str]] | None = None
+
+    def begin(self) -> Journal:
+        if self.journal is None:
+            self.journal = Journal.start(probe(self.python, files=True), profile=self.profile, files=self.files,
+                                         log=self.log)
+        return self.journal
+
+    def __enter__(self) -> Transaction:
+        self._signals = signals_raise()
+        self._signals.__enter__()
+        return self
+
+    def __exit__(self, exc_type: Any, exc: BaseException | None, tb: Any) -> None:
+        try:
+            if self.journal is None:
+                return
+            if exc is None:
+                self.diff = self.journal.finish(probe(self.python))
+                return
+            with signals_deferred():
+                if self.log:
+                    self.log(f"restoring the environment recorded in {self.journal.dir} ({exc_type.__name__}: {exc})")
+                try:
+                    self.restored = self.journal.restore(self.python, log=self.log)
+                except Exception as e:  # the restore itself failed: say so, keep the journal for --rollback
+                    self.restored = {"ok": False, "error": f"{type(e).__name__}: {e}"}
+                ok = bool(self.restored.get("ok"))
+                self.journal.set_state(ROLLED_BACK if ok else RESTORE_FAILED, error=f"{exc_type.__name__}: {exc}")
+        finally:
+            self._signals.__exit__(None, None, None)

@@ -1,0 +1,131 @@
+"""Is a step already done? Pure functions over a `View` of the target, built from a live interpreter or from a
+snapshot, so `--dry-run --from SNAPSHOT` and the executor's skip logic give the same answer.
+
+A step is *satisfied* when running it would change nothing: every pin is met by the installed version (local
+labels matter: `torch==2.7.1+cpu` is not met by a CUDA `2.7.1`), every package to remove is absent, the clone is
+at the pinned commit, the editable install points at the clone, the env file already says what it would write.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from typing import Any
+
+from packaging.requirements import InvalidRequirement, Requirement
+
+from doctor.snapshot import UNKNOWN, Snapshot, known, normalize_name
+from doctor.versions import pkg_satisfies
+from installers.plan import CLONE, EDITABLE, ENVFILE, INSTALL, UNINSTALL, Step
+
+
+@dataclass
+class View:
+    versions: dict[str, str | None] = field(default_factory=dict)  # installed dists (normalised names)
+    editable: dict[str, bool | None] = field(default_factory=dict)
+    locations: dict[str, str | None] = field(default_factory=dict)  # editable: the source dir
+    heads: dict[str, str | None] = field(default_factory=dict)  # source name -> checked-out commit
+    refs: dict[str, str | None] = field(default_factory=dict)  # source name -> branch/tag (snapshots)
+    env_ok: bool | None = None
+    src_dir: str | None = None
+
+
+def expectations(step: Step) -> list[tuple[str, str | None]]:
+    """(dist, specifier or None for absent) for a step; explicit `expect` wins over its requirements."""
+    if step.expect:
+        return [(normalize_name(n), s) for n, s in step.expect]
+    if step.kind == UNINSTALL:
+        return [(normalize_name(p), None) for p in step.packages]
+    out: list[tuple[str, str | None]] = []
+    for r in step.requirements:
+        try:
+            req = Requirement(r)
+        except InvalidRequirement:
+            continue
+        out.append((normalize_name(req.name), str(req.specifier)))
+    return out
+
+
+def _pin_ok(view: View, name: str, spec: str | None) -> bool:
+    if spec is None:
+        return name not in view.versions
+    if name not in view.versions:
+        return False
+    if not spec:
+        return True
+    return bool(pkg_satisfies(view.versions[name], spec))
+
+
+def satisfied(step: Step, view: View) -> bool:
+    if step.kind in (INSTALL, UNINSTALL):
+        return all(_pin_ok(view, n, s) for n, s in expectations(step))
+    if step.kind == CLONE:
+        assert step.source is not None
+        head = view.heads.get(step.source.name)
+        want = step.source.commit
+        if want:
+            return bool(head and head.lower().startswith(want.lower()))
+        return bool(head) and view.refs.get(step.source.name, step.source.ref) == step.source.ref
+    if step.kind == EDITABLE:
+        dist = normalize_name(step.editable_dist or (step.source.name if step.source else ""))
+        if not view.editable.get(dist):
+            return False
+        if not all(_pin_ok(view, n, s) for n, s in expectations(step)):
+            return False
+        loc = view.locations.get(dist)
+        if view.src_dir and step.source and loc is not None:
+            return os.path.normpath(loc) == os.path.normpath(os.path.join(view.src_dir, step.source.name))
+        return True
+    if step.kind == ENVFILE:
+        return bool(view.env_ok)
+    return False
+
+
+def _url_path(url: str | None) -> str | None:
+    if url and url.startswith("file://"):
+        from urllib.parse import unquote, urlparse
+
+        return unquote(urlparse(url).path)
+    return None
+
+
+def live_view(env: Any, *, src_dir: str | None, sources: list[Any], env_ok: bool | None) -> View:
+    """From installers.target.TargetEnv plus the clones under src_dir."""
+    from installers import gitsrc
+
+    v = View(src_dir=src_dir, env_ok=env_ok)
+    for name, d in env.dists.items():
+        v.versions[name] = d.version
+        v.editable[name] = d.editable
+        v.locations[name] = _url_path(d.url)
+    for s in sources:
+        dest = os.path.join(src_dir, s.name) if src_dir else None
+        v.heads[s.name] = gitsrc.head(dest) if dest else None
+        # with no pinned commit, "at the ref" is what the clone itself says the ref points to
+        v.refs[s.name] = s.ref if dest and v.heads[s.name] and gitsrc.satisfied(s, dest) else None
+    return v
+
+
+def snapshot_view(snap: Snapshot, *, sources: list[Any], env_ok: bool | None) -> View:
+    """From a snapshot: packages, and git facts of the modules the sources provide. A module whose git facts
+    were not recorded counts as cloned when it is importable and its distribution is installed editable."""
+    v = View(env_ok=env_ok)
+    if known(snap.packages):
+        for name, p in snap.packages.items():
+            v.versions[name] = p.version
+            v.editable[name] = p.editable if known(p.editable) else None
+    for s in sources:
+        mod = snap.module(s.module) if s.module else UNKNOWN
+        if mod is UNKNOWN or mod is None:
+            v.heads[s.name] = None
+            continue
+        git = mod.git if known(mod.git) else None
+        if git is not None and known(git.commit) and git.commit:
+            v.heads[s.name] = git.commit
+            ref = next((r for r in (git.tag, git.branch) if known(r) and r), None)
+            v.refs[s.name] = ref
+        elif known(mod.origins) and mod.origins:
+            # importable, no git facts: trust the pin only if the snapshot cannot tell otherwise
+            v.heads[s.name] = s.commit or "unrecorded"
+            v.refs[s.name] = s.ref
+    return v

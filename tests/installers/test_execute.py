@@ -1,0 +1,190 @@
+"""installers.execute: skip satisfied steps, run the rest under the journal, verify, restore on failure."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from installers.backends import PipBackend, Source, UvBackend
+from installers.execute import Executor
+from installers.plan import (
+    CLONE,
+    EDITABLE,
+    ENVFILE,
+    INSTALL,
+    UNINSTALL,
+    EnvSpec,
+    GitSource,
+    Plan,
+    Step,
+    Target,
+)
+from tests.installers.wheelkit import Hang, freeze, make_source_repo, make_venv, make_wheel
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture(scope="module")
+def wheels(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    d = tmp_path_factory.mktemp("wheels")
+    make_wheel(d, "torch", "2.7.1+cpu")
+    make_wheel(d, "torch-npu", "2.7.1", requires=["torch==2.7.1+cpu"])
+    make_wheel(d, "triton", "3.3.0")
+    make_wheel(d, "triton-ascend", "3.2.0rc4", broken=True)  # fails midway: a file and a directory of one name
+    make_wheel(d, "numpy", "1.26.4")
+    return d
+
+
+@pytest.fixture(scope="module")
+def megatron(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
+    root = tmp_path_factory.mktemp("git")
+    shas = make_source_repo(root / "Megatron-LM.git", dist="megatron-core", packages={"megatron/core/__init__.py": ""},
+                            refs=[("tag", "core_v0.12.1", "0.12.1")])
+    return root / "Megatron-LM.git", shas["core_v0.12.1"]
+
+
+def plan_for(tmp: Path, steps: tuple[Step, ...]) -> Plan:
+    env = EnvSpec(str(tmp / "doctor-env.sh"), set_env_files=("/usr/local/Ascend/ascend-toolkit/set_env.sh",),
+                  exports=(("RAY_EXPERIMENTAL_NOSET_ASCEND_RT_VISIBLE_DEVICES", "1"),))
+    return Plan("test", "", Target(None, "3.11", "x86_64", None, src_dir=str(tmp / "src")), steps, env=env)
+
+
+MEG = GitSource("Megatron-LM", "https://github.com/NVIDIA/Megatron-LM.git", "core_v0.12.1", module="megatron")
+
+
+def good_steps(commit: str) -> tuple[Step, ...]:
+    src = GitSource(MEG.name, MEG.url, MEG.ref, commit=commit[:8], module="megatron")
+    return (
+        Step("remove-conflicts", UNINSTALL, "remove triton", packages=("triton",)),
+        Step("torch-stack", INSTALL, "torch", requirements=("torch==2.7.1+cpu", "torch-npu==2.7.1")),
+        Step("clone-megatron-lm", CLONE, "clone", source=src),
+        Step("install-megatron-lm", EDITABLE, "megatron", source=src, editable_dist="megatron-core", no_deps=True,
+             expect=(("megatron-core", "==0.12.1"),)),
+        Step("env-file", ENVFILE, "env"),
+    )
+
+
+def executor(plan: Plan, py: Path, wheels: Path, backend=None, mirror: Path | None = None, **kw) -> Executor:
+    mirrors = {"https://github.com/NVIDIA/Megatron-LM": str(mirror)} if mirror else {}
+    return Executor(plan, backend or UvBackend(isolated=True), str(py), log_path=plan.target.src_dir + "/../install.log",
+                    source=Source(find_links=(str(wheels),), no_index=True, offline=True), mirrors=mirrors, **kw)
+
+
+@pytest.mark.parametrize("backend", [pytest.param(PipBackend(isolated=True), marks=pytest.mark.slow, id="pip"),
+                                     pytest.param(UvBackend(isolated=True), id="uv")])
+def test_runs_then_second_run_does_nothing_fast(backend, wheels, megatron, tmp_path, hermetic) -> None:
+    py = make_venv(tmp_path / "v")
+    plan = plan_for(tmp_path, good_steps(megatron[1]))
+    out = executor(plan, py, wheels, backend=backend, mirror=megatron[0]).run()
+    assert out.ok, out.error
+    assert [r.status for r in out.results] == ["satisfied", "done", "done", "done", "done"]
+    assert "megatron-core==0.12.1" in freeze(py) and "torch==2.7.1+cpu" in freeze(py)
+    assert (tmp_path / "doctor-env.sh").read_text().count("RAY_EXPERIMENTAL_NOSET_ASCEND_RT_VISIBLE_DEVICES=1") == 1
+    assert out.diff["added"] == ["megatron-core", "torch", "torch-npu"]
+    t0 = time.monotonic()
+    again = executor(plan, py, wheels, backend=backend, mirror=megatron[0]).run()
+    assert time.monotonic() - t0 < 2.0
+    assert again.ok and not again.changed and {r.status for r in again.results} == {"satisfied"}
+    log = (tmp_path / "install.log").read_text()
+    assert "git" in log and "already satisfied" in log
+
+
+@pytest.mark.parametrize("backend", [pytest.param(PipBackend(isolated=True), marks=pytest.mark.slow, id="pip"),
+                                     pytest.param(UvBackend(isolated=True), id="uv")])
+def test_failed_step_restores_the_environment(backend, wheels, tmp_path, hermetic) -> None:
+    py = make_venv(tmp_path / "v")
+    subprocess.run(UvBackend(isolated=True).install(str(py), ["triton==3.3.0", "numpy==1.26.4"], source=Source(
+        find_links=(str(wheels),), no_index=True)).argv, check=True, capture_output=True, timeout=60)
+    before = freeze(py)
+    site = next((tmp_path / "v" / "lib").glob("python*/site-packages"))
+    listing = sorted(os.listdir(site))
+    steps = (
+        Step("remove-conflicts", UNINSTALL, "remove triton", packages=("triton",)),
+        Step("torch-stack", INSTALL, "torch", requirements=("torch==2.7.1+cpu", "torch-npu==2.7.1")),
+        Step("triton-ascend", INSTALL, "triton-ascend", requirements=("triton-ascend==3.2.0rc4",)),
+        Step("env-file", ENVFILE, "env"),
+    )
+    out = executor(plan_for(tmp_path, steps), py, wheels, backend=backend).run()
+    assert not out.ok and out.restored["ok"]
+    assert [r.status for r in out.results] == ["done", "done", "failed", "not-run"]
+    failed = out.results[2]
+    assert "exited with" in failed.detail and failed.log_tail
+    assert freeze(py) == before
+    assert sorted(os.listdir(site)) == listing  # nothing left behind by the wheel that failed midway
+    assert not (tmp_path / "doctor-env.sh").exists()
+
+
+def test_step_that_does_not_produce_its_pin_fails_verification(wheels, tmp_path, hermetic) -> None:
+    py = make_venv(tmp_path / "v")
+    steps = (Step("torch-stack", INSTALL, "torch", requirements=("torch",), expect=(("torch", "==2.7.1"), ("torch-npu", "==2.7.1"))),)
+    out = executor(plan_for(tmp_path, steps), py, wheels).run()
+    assert not out.ok and "does not have what it pins" in out.error
+    assert freeze(py) == []
+
+
+def test_dry_run_statuses_change_nothing(wheels, megatron, tmp_path, hermetic) -> None:
+    py = make_venv(tmp_path / "v")
+    ex = executor(plan_for(tmp_path, good_steps(megatron[1])), py, wheels)
+    from installers.target import probe
+
+    st = ex.statuses(probe(str(py)))
+    assert [s.status for s in st] == ["satisfied", "pending", "pending", "pending", "pending"]
+    assert "--index-strategy" in st[1].command and "-e" in st[3].command
+    assert freeze(py) == [] and not (tmp_path / "doctor-env.sh").exists()
+
+
+DRIVER = r"""
+import json, sys
+sys.path.insert(0, {repo!r})
+from installers.backends import UvBackend, Source
+from installers.execute import Executor
+from installers.plan import *
+steps = (Step("remove-conflicts", UNINSTALL, "remove triton", packages=("triton",)),
+         Step("torch-stack", INSTALL, "torch", requirements=("torch==2.7.1+cpu",)))
+plan = Plan("test", "", Target(None, "3.11", "x86_64", None, src_dir={src!r}), steps)
+out = Executor(plan, UvBackend(isolated=True), {py!r}, log_path={log!r},
+               source=Source(index=IndexOptions(index_url={url!r}))).run()
+print(json.dumps({{"ok": out.ok, "interrupted": out.interrupted, "restored": out.restored["ok"] if out.restored else None,
+                  "statuses": [r.status for r in out.results]}}))
+sys.exit(0 if out.ok else 1)
+"""
+
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT])
+def test_signal_mid_step_restores(sig, wheels, tmp_path, hermetic) -> None:
+    py = make_venv(tmp_path / "v")
+    subprocess.run(UvBackend(isolated=True).install(str(py), ["triton==3.3.0"], source=Source(
+        find_links=(str(wheels),), no_index=True)).argv, check=True, capture_output=True, timeout=60)
+    before = freeze(py)
+    hang = Hang()
+    log = tmp_path / "install.log"
+    script = DRIVER.format(repo=str(REPO), src=str(tmp_path / "src"), py=str(py), log=str(log), url=hang.url)
+    env = {**hermetic, "UV_HTTP_TIMEOUT": "120"}
+    proc = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    try:
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:  # wait until the hanging step has started
+            if log.exists() and "-- torch-stack" in log.read_text() and hang.conns:
+                break
+            time.sleep(0.05)
+        else:
+            pytest.fail("the step never started: " + (log.read_text() if log.exists() else "no log"))
+        assert freeze(py) == []  # step 1 really removed triton
+        os.kill(proc.pid, sig)
+        out, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+        hang.close()
+    assert proc.returncode == 1, err
+    res = json.loads(out)
+    assert res["interrupted"] == signal.Signals(sig).name and res["restored"] is True
+    assert res["statuses"] == ["done", "failed"]
+    assert freeze(py) == before

@@ -1,0 +1,127 @@
+"""installers.journal: record before the first change, restore exactly (offline, no pip in the target)."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from installers import journal as jr
+from installers.backends import PipBackend, Source, UvBackend
+from installers.target import probe
+from tests.installers.wheelkit import freeze, make_venv, make_wheel
+
+
+def tree(prefix: Path) -> dict[str, str]:
+    """Every file under site-packages and bin with its hash (what 'identical' means)."""
+    out = {}
+    for sub in ("lib", "bin"):
+        for p in sorted((prefix / sub).rglob("*")):
+            if p.is_file() and "__pycache__" not in p.parts:
+                out[str(p.relative_to(prefix))] = hashlib.sha256(p.read_bytes()).hexdigest()
+    return out
+
+
+@pytest.fixture(scope="module")
+def wheels(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    d = tmp_path_factory.mktemp("wheels")
+    for v in ("1.26.0", "1.26.4"):
+        make_wheel(d, "numpy", v, files={"numpy/__init__.py": f"v = {v!r}\n", "numpy/core/x.py": v})
+    make_wheel(d, "triton", "3.3.0", files={"triton/__init__.py": "mainline\n"})
+    make_wheel(d, "triton-ascend", "3.2.0", files={"triton/__init__.py": "ascend\n", "triton/backends/ascend.py": "x"})
+    make_wheel(d, "transformers", "4.57.6", requires=["numpy>=1.17"])
+    return d
+
+
+def install(py: Path, wheels: Path, *reqs: str, backend=None) -> None:
+    cmd = (backend or UvBackend(isolated=True)).install(str(py), reqs, source=Source(find_links=(str(wheels),), no_index=True))
+    cp = subprocess.run(cmd.argv, env=cmd.environ(), capture_output=True, text=True, timeout=120)
+    assert cp.returncode == 0, cp.stdout + cp.stderr
+
+
+@pytest.mark.parametrize("backend", [pytest.param(PipBackend(isolated=True), marks=pytest.mark.slow, id="pip"),
+                                     pytest.param(UvBackend(isolated=True), id="uv")])
+def test_restore_puts_back_replaced_removed_and_removes_added(backend, wheels, tmp_path, hermetic) -> None:
+    py = make_venv(tmp_path / "v")
+    install(py, wheels, "numpy==1.26.0", "triton==3.3.0", backend=backend)
+    before_freeze, before_tree = freeze(py), tree(tmp_path / "v")
+    j = jr.Journal.start(probe(str(py), files=True), profile="p", files=(str(tmp_path / "doctor-env.sh"),))
+    # what a plan does: remove triton, upgrade numpy, add packages, write the env file
+    cmd = backend.uninstall(str(py), ["triton"])
+    subprocess.run(cmd.argv, env=cmd.environ(), check=True, capture_output=True, timeout=60)
+    install(py, wheels, "numpy==1.26.4", "triton-ascend==3.2.0", "transformers==4.57.6", backend=backend)
+    (tmp_path / "doctor-env.sh").write_text("export X=1\n")
+    assert freeze(py) != before_freeze
+    res = j.restore(str(py))
+    assert res["ok"], res
+    assert freeze(py) == before_freeze
+    assert tree(tmp_path / "v") == before_tree
+    assert not (tmp_path / "doctor-env.sh").exists()
+    assert res["diff"] == {"added": ["transformers", "triton-ascend"], "changed": ["numpy"], "removed": ["triton"]}
+
+
+def test_finish_keeps_only_replaced_and_rollback_undoes_the_run(wheels, tmp_path, hermetic) -> None:
+    py = make_venv(tmp_path / "v")
+    install(py, wheels, "numpy==1.26.0", "triton==3.3.0")
+    before = freeze(py)
+    j = jr.Journal.start(probe(str(py), files=True), profile="p")
+    install(py, wheels, "numpy==1.26.4", "transformers==4.57.6")
+    diff = j.finish(probe(str(py)))
+    assert diff == {"added": ["transformers"], "changed": ["numpy"], "removed": []}
+    assert sorted(os.listdir(j.dir / "kept")) == ["numpy"]  # triton was untouched: its copy is pruned
+    assert jr.latest(str(tmp_path / "v")).state == jr.DONE
+    # the user installs something else afterwards; rollback must not touch it
+    install(py, wheels, "triton-ascend==3.2.0")
+    res = jr.Journal.load(j.dir).restore(str(py), only=set(j.data["changed"]))
+    assert res["ok"]
+    assert freeze(py) == sorted(before + ["triton-ascend==3.2.0"])
+
+
+def test_transaction_restores_on_exception_and_keyboard_interrupt(wheels, tmp_path, hermetic) -> None:
+    py = make_venv(tmp_path / "v")
+    install(py, wheels, "numpy==1.26.0")
+    before = freeze(py)
+    for exc in (RuntimeError("step failed"), KeyboardInterrupt()):
+        tx = jr.Transaction(str(py), profile="p")
+        with pytest.raises(type(exc)):
+            with tx:
+                tx.begin()
+                install(py, wheels, "numpy==1.26.4", "transformers==4.57.6")
+                raise exc
+        assert tx.restored and tx.restored["ok"]
+        assert freeze(py) == before
+        assert tx.journal.state == jr.ROLLED_BACK
+
+
+def test_no_change_no_journal_and_interrupted_detection(wheels, tmp_path, hermetic) -> None:
+    py = make_venv(tmp_path / "v")
+    with jr.Transaction(str(py), profile="p") as tx:
+        pass
+    assert tx.journal is None and jr.latest(str(tmp_path / "v")) is None
+    j = jr.Journal.start(probe(str(py), files=True), profile="p")  # a run that was SIGKILLed here
+    assert jr.interrupted(str(tmp_path / "v")).dir == j.dir
+    j.set_state(jr.ROLLED_BACK)
+    assert jr.interrupted(str(tmp_path / "v")) is None
+
+
+def test_lock_refuses_a_second_install(tmp_path) -> None:
+    from doctor.errors import RefusedError
+
+    with jr.lock(str(tmp_path)):
+        with pytest.raises(RefusedError, match="another `doctor install`"):
+            with jr.lock(str(tmp_path)):
+                pass
+
+
+def test_old_finished_journals_are_pruned(tmp_path, hermetic) -> None:
+    py = make_venv(tmp_path / "v")
+    made = []
+    for _ in range(jr.KEEP_JOURNALS + 2):
+        j = jr.Journal.start(probe(str(py), files=True), profile="p")
+        j.set_state(jr.DONE)
+        made.append(j.dir)
+    left = [j.dir for j in jr.journals(str(tmp_path / "v"))]
+    assert left == made[-jr.KEEP_JOURNALS:]

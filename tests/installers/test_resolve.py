@@ -1,0 +1,162 @@
+"""installers.resolve: facts + profile + --set pins -> plan, with the upstream order and the refusals."""
+
+from __future__ import annotations
+
+import pytest
+
+from doctor.errors import InputError, RefusedError
+from installers.plan import CLONE, EDITABLE, PYTORCH_CPU_INDEX, UNINSTALL
+from installers.resolve import (
+    Facts,
+    check_seed_rule,
+    facts_from_snapshot,
+    nearest_profiles,
+    parse_sets,
+    resolve,
+)
+
+
+def facts(p, arch="aarch64", **kw) -> Facts:
+    return Facts(arch=arch, python_version=kw.pop("py", "3.11"), cann=kw.pop("cann", p.cann_version),
+                 chip=kw.pop("chip", p.chips[0]), **kw)
+
+
+def all_indexes(plan) -> set[str]:
+    return {u for s in plan.steps for u in s.index.extra_index_urls} | {s.index.index_url for s in plan.steps if s.index.index_url}
+
+
+@pytest.mark.parametrize("name", ["verl-0.7.1-cann8.5.0-a2", "verl-0.9.0-cann9.0.0-a3", "verl-0.6.1-cann8.2.rc1-a2"])
+def test_x86_plan_uses_cpu_torch_index_and_aarch64_does_not(profile, name) -> None:
+    p = profile(name)
+    x86 = resolve(p, facts(p, "x86_64"), src_dir="/s")
+    arm = resolve(p, facts(p, "aarch64"), src_dir="/s")
+    assert PYTORCH_CPU_INDEX in all_indexes(x86)
+    assert PYTORCH_CPU_INDEX not in all_indexes(arm)
+    torch_x86 = [r for r in x86.step("torch-stack").requirements if r.startswith("torch==")]
+    torch_arm = [r for r in arm.step("torch-stack").requirements if r.startswith("torch==")]
+    assert torch_x86 and torch_x86[0].endswith("+cpu")
+    assert torch_arm and "+cpu" not in torch_arm[0]
+
+
+def test_step_order_follows_upstream(profile) -> None:
+    p = profile("verl-0.7.1-cann8.5.0-a2")
+    ids = [s.id for s in resolve(p, facts(p), src_dir="/s").steps]
+    assert ids.index("remove-conflicts") < ids.index("torch-stack") < ids.index("install-vllm")
+    assert ids.index("install-vllm") < ids.index("install-vllm-ascend") < ids.index("remove-triton") < ids.index("triton-ascend")
+    # from verl 0.7.1 on Megatron-LM is installed (-e, --no-deps) before MindSpeed
+    assert ids.index("install-megatron-lm") < ids.index("install-mindspeed")
+    assert ids.index("final-pins") == len(ids) - 2 and ids[-1] == "env-file"
+    plan = resolve(p, facts(p), src_dir="/s")
+    assert plan.step("install-megatron-lm").no_deps
+    assert dict(plan.step("install-vllm").env) == {"VLLM_TARGET_DEVICE": "empty"}
+    assert plan.step("clone-megatron-lm").source.ref == "core_v0.12.1"
+    assert plan.step("clone-mindspeed").source.ref == "2.3.0_core_r0.12.1"
+
+
+def test_verl_070_keeps_megatron_on_pythonpath(profile) -> None:
+    p = profile("verl-0.7.0-cann8.3.rc1-a2")
+    plan = resolve(p, facts(p), src_dir="/s")
+    assert "install-megatron-lm" not in [s.id for s in plan.steps]
+    assert plan.env.pythonpath == ("/s/Megatron-LM",)
+    assert plan.step("clone-mindspeed").source.commit == "f2b0977e"
+
+
+def test_seed_rule_refuses_old_vllm_on_new_cann(profile) -> None:
+    p = profile("verl-0.7.1-cann8.5.0-a2")
+    with pytest.raises(RefusedError) as e:
+        resolve(p, facts(p), sets=parse_sets(["vllm=0.8.5"]))
+    msg = str(e.value)
+    assert "seed rule" in msg and "8.5.0" in msg and "vllm==0.8.5" in msg
+    # the same pin is fine where CANN is not newer than 8.3.RC1
+    check_seed_rule("8.2.RC1", {"vllm": "==0.8.5"}, origin="--set")
+
+
+def test_set_moves_the_git_ref_and_final_pins(profile) -> None:
+    p = profile("verl-0.7.1-cann8.5.0-a2")
+    plan = resolve(p, facts(p), sets=parse_sets(["vllm=0.13.1", "transformers=4.57.1"]), src_dir="/s")
+    assert plan.step("clone-vllm").source.ref == "v0.13.1"
+    assert dict(plan.step("install-vllm").expect) == {"vllm": "==0.13.1.*"}
+    assert "transformers==4.57.1" in plan.step("final-pins").requirements
+
+
+@pytest.mark.parametrize("bad", ["vllm", "vllm=", "=1.0", "vllm=not a version", "a b=1.0"])
+def test_bad_set_is_an_input_error(bad) -> None:
+    with pytest.raises(InputError):
+        parse_sets([bad])
+
+
+def test_inference_card_refuses_mindspeed_training(profile) -> None:
+    p = profile("verl-0.7.1-cann8.5.0-a2")
+    with pytest.raises(RefusedError, match="310P.*inference cards: MindSpeed training is not supported"):
+        resolve(p, facts(p, chip="310P"))
+
+
+def test_python_and_arch_outside_profile_are_refused(profile) -> None:
+    p = profile("verl-0.7.1-cann8.5.0-a2")
+    with pytest.raises(RefusedError, match="needs Python"):
+        resolve(p, facts(p, py="3.12"))
+
+
+def test_triton_ascend_at_wrong_version_is_removed_too(profile) -> None:
+    p = profile("verl-0.7.1-cann8.5.0-a2")
+    plan = resolve(p, facts(p, installed={"triton-ascend": "3.1.0", "triton": "3.3.0"}))
+    step = plan.step("remove-conflicts")
+    assert step.kind == UNINSTALL and step.packages == ("triton", "triton-ascend")
+    ok = resolve(p, facts(p, installed={"triton-ascend": "3.2.0"}))
+    assert ok.step("remove-conflicts").packages == ("triton",)
+
+
+def test_system_packages_are_named_never_installed(profile) -> None:
+    p = profile("verl-main-cann9.1.0-a3")
+    plan = resolve(p, facts(p, cann="9.1.0", driver="25.2.0", py="3.12"))
+    by = {r.component: r for r in plan.system}
+    assert by["cann"].ok is True
+    assert by["driver"].ok is False and "26.0.rc1" in by["driver"].need
+    assert "Ascend-cann-A3-ops 9.1.0" == by["kernels"].package
+    assert all(s.kind != "system" for s in plan.steps)
+
+
+def test_cann9_layout_sources_cann_set_env(profile) -> None:
+    p = profile("verl-main-cann9.1.0-a2")
+    plan = resolve(p, facts(p, py="3.12", ascend_root="/opt/Ascend", toolkit_path="/opt/Ascend/cann-9.1.0"))
+    assert plan.env.set_env_files[0] == "/opt/Ascend/cann/set_env.sh"
+    assert "/opt/Ascend/nnal/atb/set_env.sh" in plan.env.set_env_files
+
+
+def test_facts_from_snapshot_and_nearest_profiles(profiles) -> None:
+    from doctor.snapshot import snapshot_from_dict
+
+    snap = snapshot_from_dict({"schema": "doctor.snapshot/1", "host": {"arch": "x86_64", "libc": "glibc 2.35"},
+                               "python": {"version": "3.11.4"}, "ascend": {"toolkit": {"version": "7.0.0"},
+                                                                          "devices": [{"id": 0, "chip": "910B3"}]}})
+    f = facts_from_snapshot(snap)
+    assert (f.arch, f.python_version, f.glibc, f.cann, f.chip) == ("x86_64", "3.11", "2.35", "7.0.0", "A2")
+    near = nearest_profiles(profiles, f)
+    assert len(near) == 3 and all("CANN" in n for n in near)
+    with pytest.raises(InputError, match="--arch"):
+        facts_from_snapshot(snapshot_from_dict({"schema": "doctor.snapshot/1"}))
+
+
+def test_every_profile_resolves_on_both_arches(profiles) -> None:
+    for p in profiles:
+        for arch in p.arches:
+            py = (p.python_recommended or "3.11")
+            plan = resolve(p, facts(p, arch, py=py), src_dir="/s")
+            kinds = {s.kind for s in plan.steps}
+            assert CLONE in kinds and EDITABLE in kinds, p.name
+
+
+def test_set_cannot_move_a_git_component(profile) -> None:
+    p = profile("verl-0.7.1-cann8.5.0-a2")
+    with pytest.raises(InputError, match="installed from git"):
+        resolve(p, facts(p), sets=parse_sets(["mindspeed=0.12.2"]))
+
+
+def test_git_versions_accept_what_a_checkout_reports(profile) -> None:
+    from installers.satisfy import View, satisfied
+
+    p = profile("verl-0.8.0-cann9.0.0-a2")
+    step = resolve(p, facts(p), src_dir="/s").step("install-verl")
+    ok = View(versions={"verl": "0.8.0.dev0"}, editable={"verl": True})  # tag v0.8.0's verl/version/version
+    assert satisfied(step, ok)
+    assert not satisfied(step, View(versions={"verl": "0.7.1"}, editable={"verl": True}))

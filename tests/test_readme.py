@@ -1,0 +1,60 @@
+"""The README stays true: its first lines are the two fresh-machine commands, `.ci/run` runs its test command,
+and every finding id the code can emit (or the signature database holds) is documented in it."""
+
+from __future__ import annotations
+
+import ast
+import re
+import sys
+from pathlib import Path
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover
+    import tomli as tomllib
+
+ROOT = Path(__file__).resolve().parents[1]
+README = (ROOT / "README.md").read_text()
+FINDING_FACTORIES = {"finding", "Finding"}
+
+
+def _static_ids() -> set[str]:
+    ids: set[str] = set()
+    for path in [*(ROOT / "doctor").rglob("*.py"), *(ROOT / "installers").rglob("*.py")]:
+        for node in ast.walk(ast.parse(path.read_text())):
+            if not isinstance(node, ast.Call) or not node.args:
+                continue
+            f = node.func
+            name = f.attr if isinstance(f, ast.Attribute) else getattr(f, "id", "")
+            first = node.args[0]
+            if name in FINDING_FACTORIES and isinstance(first, ast.Constant) and isinstance(first.value, str):
+                ids.add(first.value)
+    return ids
+
+
+def test_first_lines_are_the_two_commands():
+    block = README.split("```")[1].strip().splitlines()
+    assert block[0] == "bash"
+    install, tests = block[1], block[2]
+    assert "pip install ." in install and "doctor check" in install
+    assert "nox -s tests" in tests
+
+
+def test_ci_runs_the_readme_test_command():
+    ci = (ROOT / ".ci" / "run").read_text()
+    assert "nox -s tests" in ci and "nox -s lint" in ci
+
+
+def test_every_finding_id_is_documented():
+    documented = set(re.findall(r"`([a-z0-9]+(?:-[a-z0-9]+)+)`", README))
+    missing = sorted(_static_ids() - documented)
+    assert not missing, f"finding ids missing from the README: {missing}"
+    assert len(_static_ids()) > 150
+
+
+def test_every_signature_is_documented():
+    db = tomllib.loads((ROOT / "profiles" / "signatures.toml").read_text())
+    ids = {s["id"] for s in db["signature"]}
+    documented = set(re.findall(r"`([a-z0-9]+(?:-[a-z0-9]+)+)`", README))
+    assert not sorted(ids - documented)
+    assert len(ids) >= 40

@@ -5,8 +5,8 @@ from pathlib import Path
 from hypothesis import given
 from hypothesis import strategies as st
 
-from doctor.probes import ascend_files, npu_smi
 from doctor.probes import _target_probe as target
+from doctor.probes import ascend_files, npu_smi
 
 from ._budget import fuzz
 

@@ -10,7 +10,6 @@ the archive is written to a temp file and renamed into place.
 from __future__ import annotations
 
 import json
-import os
 import time
 from typing import Any
 
@@ -72,27 +71,18 @@ def write_bundle(path: str, collection: Collection, snapshot_json: str) -> list[
     """Write the .tar.gz atomically; returns the member names."""
     import io
     import tarfile
-    import tempfile
+
+    from doctor.atomic import atomic_binary
 
     members = bundle_members(collection, snapshot_json)
-    d = os.path.dirname(os.path.abspath(path)) or "."
-    fd, tmp = tempfile.mkstemp(prefix=".doctor-bundle-", suffix=".tar.gz", dir=d)
-    now = time.time()
-    try:
-        with os.fdopen(fd, "wb") as fh, tarfile.open(fileobj=fh, mode="w:gz") as tar:
-            for name, data in members.items():
-                info = tarfile.TarInfo(name)
-                info.size = len(data)
-                info.mtime = int(now)
-                info.mode = 0o644
-                tar.addfile(info, io.BytesIO(data))
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
+    now = int(time.time())
+    with atomic_binary(path) as fh, tarfile.open(fileobj=fh, mode="w:gz") as tar:
+        for name, data in members.items():
+            info = tarfile.TarInfo(name)
+            info.size = len(data)
+            info.mtime = now
+            info.mode = 0o644
+            tar.addfile(info, io.BytesIO(data))
     return list(members)
 
 

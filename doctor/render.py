@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import os
-import tempfile
 from collections import defaultdict
 
 from doctor.console import Console
@@ -132,36 +130,3 @@ def _finding_text(f: Finding) -> str:
     if f.fix:
         s += f"\n  fix: {f.fix.text}"
     return s
-
-
-def write_text_atomic(path: str, text: str, mode: int | None = None) -> None:
-    """Write via a temp file in the same directory and rename, so a failed write leaves no partial file.
-
-    SIGXFSZ is ignored for the duration: past RLIMIT_FSIZE the kernel would otherwise kill the process
-    mid-write (leaving the temp file behind) instead of failing the write with EFBIG."""
-    import signal
-    import threading
-
-    d = os.path.dirname(os.path.abspath(path)) or "."
-    restore = None
-    if hasattr(signal, "SIGXFSZ") and threading.current_thread() is threading.main_thread():
-        restore = signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
-    try:
-        fd, tmp = tempfile.mkstemp(prefix=".doctor-", dir=d)
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as fh:
-                fh.write(text)
-                fh.flush()
-                os.fsync(fh.fileno())
-            if mode is not None:
-                os.chmod(tmp, mode)
-            os.replace(tmp, path)
-        except BaseException:
-            try:
-                os.unlink(tmp)
-            except OSError:
-                pass
-            raise
-    finally:
-        if restore is not None:
-            signal.signal(signal.SIGXFSZ, restore)

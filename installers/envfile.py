@@ -54,7 +54,7 @@ def is_current(spec: EnvSpec, *, header: str = "") -> bool:
 
 
 def write(spec: EnvSpec, *, header: str = "") -> Path:
-    from doctor.render import write_text_atomic
+    from doctor.atomic import write_text_atomic
 
     p = Path(spec.path)
     p.parent.mkdir(parents=True, exist_ok=True)

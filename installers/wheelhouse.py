@@ -106,7 +106,7 @@ def scan(root: str | Path, manifest: Manifest) -> Manifest:
 
 
 def write(root: str | Path, manifest: Manifest) -> Path:
-    from doctor.render import write_text_atomic
+    from doctor.atomic import write_text_atomic
 
     path = Path(root) / MANIFEST
     write_text_atomic(str(path), json.dumps(manifest.to_dict(), indent=2) + "\n")

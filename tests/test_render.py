@@ -4,8 +4,9 @@ import xml.etree.ElementTree as ET
 
 import pytest
 
+from doctor.atomic import write_text_atomic
 from doctor.console import Console
-from doctor.render import emit, junit_xml, write_text_atomic
+from doctor.render import emit, junit_xml
 from doctor.report import CheckResult, CheckStatus, Report, finding
 
 

@@ -32,9 +32,10 @@ def command(console, from_files, profile_name, only, ignore, config_file, deep, 
     """Diagnose this machine (or snapshots / a Ray cluster) and print findings with fixes.
 
     Exit 0: no errors; 1: an error finding (or a warning with --strict); 2: the doctor could not do its job."""
+    from doctor.atomic import write_text_atomic
     from doctor.diagnose import diagnose, facts, load_check_config, nodes_from_documents
     from doctor.errors import DoctorError
-    from doctor.render import emit, junit_xml, write_text_atomic
+    from doctor.render import emit, junit_xml
 
     cfg = load_check_config(config_file)
     if from_files and use_ray:

@@ -52,10 +52,11 @@ def command(console, output, root, python, npu_smi_timeout, bundle, use_ray, add
     Without -o the snapshot JSON goes to stdout. With --json stdout holds one doctor.report/1 object
     instead (the snapshot under "snapshot" when no -o is given). Secrets in env values are redacted.
     """
+    from doctor.atomic import write_text_atomic
     from doctor.collect import collect_report, summary_line, write_bundle
     from doctor.errors import DoctorError
     from doctor.probes.collect import CollectOptions, collect
-    from doctor.render import emit, write_text_atomic
+    from doctor.render import emit
 
     python_path = resolve_python(python)
     if use_ray:
@@ -94,9 +95,10 @@ def _collect_ray(console, output, root, python, address, timeout, bundle) -> int
     """`collect --ray`: one doctor.cluster/1 document; a node that failed is in it with its error."""
     import json
 
+    from doctor.atomic import write_text_atomic
     from doctor.cluster_collect import collect_ray
     from doctor.errors import DoctorError
-    from doctor.render import emit, write_text_atomic
+    from doctor.render import emit
     from doctor.report import Report, finding
 
     if bundle:

@@ -202,11 +202,10 @@ def _bash_n(text: str) -> None:
 
 
 def _write(path: str, text: str, *, executable: bool) -> None:
+    from doctor.atomic import write_text_atomic
     from doctor.errors import InputError
-    from doctor.render import write_text_atomic
 
     try:
-        write_text_atomic(path, text)
-        os.chmod(path, 0o755 if executable else 0o644)
+        write_text_atomic(path, text, mode=0o755 if executable else 0o644)
     except OSError as e:
         raise InputError(f"cannot write: {e.strerror or e}", source=path) from None

@@ -37,7 +37,8 @@ def command(console, workdir, model, tp, pp, steps, run_timeout, ignore_prefligh
     import os
     from pathlib import Path
 
-    from doctor.render import emit, junit_xml, write_text_atomic
+    from doctor.atomic import write_text_atomic
+    from doctor.render import emit, junit_xml
     from doctor.smoke.runner import TRAINER_ENV
     from doctor.smoke.session import SmokeOptions, run_smoke
     from doctor.smoke.workload import default_workdir

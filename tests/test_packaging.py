@@ -1,0 +1,59 @@
+"""The built wheel (not the editable install) carries everything an installed `doctor` needs at run time:
+the profiles and the signature database, the in-target probe script and the Ray driver."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture(scope="module")
+def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("dist")
+    r = subprocess.run([sys.executable, "-m", "pip", "wheel", "--isolated", "--no-deps", "--no-build-isolation",
+                        "-w", str(out), str(ROOT)], capture_output=True, text=True, timeout=300,
+                       env={**os.environ, "PIP_CONFIG_FILE": os.devnull})
+    assert r.returncode == 0, r.stdout + r.stderr
+    (whl,) = out.glob("verl_ascend_doctor-*.whl")
+    return whl
+
+
+def test_wheel_contents(wheel: Path) -> None:
+    names = set(zipfile.ZipFile(wheel).namelist())
+    for required in ("doctor/probes/_target_probe.py", "doctor/probes/_ray_driver.py", "profiles/signatures.toml",
+                     "profiles/verl-0.7.1-cann8.5.0-a2.toml", "installers/plan.py", "doctor/cli/check.py"):
+        assert required in names, required
+    assert sum(n.startswith("profiles/verl-") and n.endswith(".toml") for n in names) >= 12
+    entry = next(n for n in names if n.endswith("entry_points.txt"))
+    assert "doctor = doctor.cli:main" in zipfile.ZipFile(wheel).read(entry).decode()
+    assert not [n for n in names if n.startswith("tests/")]
+
+
+def test_installed_wheel_finds_its_data(wheel: Path, tmp_path: Path) -> None:
+    target = tmp_path / "site"
+    r = subprocess.run([sys.executable, "-m", "pip", "install", "--isolated", "--no-deps", "--no-index",
+                        "--target", str(target), str(wheel)], capture_output=True, text=True, timeout=300,
+                       env={**os.environ, "PIP_CONFIG_FILE": os.devnull})
+    assert r.returncode == 0, r.stderr
+    env = {**os.environ, "PYTHONPATH": str(target)}
+    run = lambda *a: subprocess.run([sys.executable, *a], capture_output=True, text=True, timeout=120,  # noqa: E731
+                                    env=env, cwd=tmp_path)
+    where = run("-c", "import doctor, profiles; print(doctor.__file__); print(profiles.__file__)")
+    assert where.stdout.split() == [str(target / "doctor" / "__init__.py"), str(target / "profiles" / "__init__.py")]
+    listing = run("-m", "doctor", "--json", "profiles")
+    assert listing.returncode == 0, listing.stderr
+    assert len(json.loads(listing.stdout)["profiles"]) >= 12
+    log = tmp_path / "run.log"
+    log.write_text("ImportError: libhccl.so: cannot open shared object file: No such file or directory\n")
+    explained = run("-m", "doctor", "--json", "explain", str(log))
+    assert explained.returncode == 1 and "cann-libhccl-missing" in explained.stdout
+    snap = run("-m", "doctor", "collect")
+    assert snap.returncode == 0 and json.loads(snap.stdout)["complete"] is True

@@ -141,7 +141,7 @@ def run_checks(
             results.append(r)
     if len(snapshots) > 1 or (options or {}).get("cluster"):
         first = next((s for _, s, _ in snapshots if s is not None), Snapshot())
-        ctx = CheckContext(snapshot=first, options=dict(options or {}), nodes=list(snapshots))
+        ctx = CheckContext(snapshot=first, options=dict(options or {}), nodes=[(n or "", s, e) for n, s, e in snapshots])
         for c in cluster:
             f, r = run_one(c, ctx)
             findings.extend(f)

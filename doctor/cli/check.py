@@ -89,7 +89,7 @@ def command(console, from_files, profile_name, only, ignore, config_file, deep, 
     if cluster and not console.json_mode and console.verbosity >= 0:
         from doctor.cluster_table import render_cluster_table
 
-        render_cluster_table(nodes, console)
+        render_cluster_table([(n or "", s, e) for n, s, e in nodes], console)
     if not console.json_mode and console.verbosity >= 1:
         for node, nsnap, _ in nodes:
             if nsnap is None:

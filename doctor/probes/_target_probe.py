@@ -47,11 +47,11 @@ try:
     try:
         import importlib.metadata as _metadata
     except ImportError:  # Python < 3.8: report, do not crash
-        _metadata = None
+        _metadata = None  # type: ignore[assignment]
 finally:
     sys.path[:] = _saved_path
 
-_ERRORS = []
+_ERRORS = []  # type: ignore[var-annotated]
 
 
 def _err(msg):

@@ -29,20 +29,36 @@ def torch_python(workdir: str) -> str:
     return py
 
 
+# What verl's scripts/diagnose.py and most "env report" snippets do: import torch and print its facts.
+IMPORT_TORCH_REPORT = (
+    "import platform, sys, importlib.metadata as md\n"
+    "import torch\n"
+    "print('python', sys.version.split()[0], platform.machine())\n"
+    "print('torch', torch.__version__, 'cuda', torch.version.cuda, 'threads', torch.get_num_threads())\n"
+    "for d in ('torch-npu', 'vllm', 'vllm-ascend', 'transformers', 'numpy', 'ray', 'verl'):\n"
+    "    try:\n        print(d, md.version(d))\n"
+    "    except md.PackageNotFoundError:\n        print(d, None)\n"
+)
+
+
 def run(repeat: int = 5) -> dict:
     with tempfile.TemporaryDirectory() as d:
         tpy = torch_python(d)
         cmds = {
             "doctor check (verdicts)": [sys.executable, "-m", "doctor", "--json", "check"],
             "torch.utils.collect_env (facts)": [tpy, "-m", "torch.utils.collect_env"],
+            "import-torch report script (facts)": [tpy, "-c", IMPORT_TORCH_REPORT],
         }
         m = compare(cmds, repeat=repeat, env=clean_env(), cwd=d)
-    rows = [m["torch.utils.collect_env (facts)"], m["doctor check (verdicts)"]]
-    ratio = rows[0].seconds / rows[1].seconds if rows[1].seconds else float("nan")
+    rows = [m["torch.utils.collect_env (facts)"], m["import-torch report script (facts)"], m["doctor check (verdicts)"]]
+    ratio = rows[0].seconds / rows[2].seconds if rows[2].seconds else float("nan")
+    ratio_import = rows[1].seconds / rows[2].seconds if rows[2].seconds else float("nan")
     return {
         "title": "check vs torch collect_env",
         "rows": [r.to_dict() for r in rows],
-        "ratios": {"collect_env / doctor check (time)": ratio},
+        "ratios": {"collect_env / doctor check (time)": ratio,
+                   "import-torch script / doctor check (time)": ratio_import,
+                   "collect_env / doctor check (peak RSS)": rows[0].peak_rss_mb / max(rows[2].peak_rss_mb, 1e-9)},
         "notes": ["doctor check exits 1 on a host without an NPU (it reports errors); the time is what counts."],
         "table": table("doctor check vs python -m torch.utils.collect_env", rows, baseline="torch.utils.collect_env (facts)")
         + f"\n  doctor check is {ratio:.1f}x faster (target >= 10x)",

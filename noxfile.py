@@ -74,5 +74,5 @@ def fuzz(session: nox.Session) -> None:
     """Hypothesis over every parser and loader with a large fixed budget (>= 10,000 examples per target)."""
     _install_test_env(session)
     budget = session.env.get("DOCTOR_FUZZ_EXAMPLES", "10000")
-    args = ["python", "-m", "pytest", "tests/fuzz", "-q", *session.posargs]
+    args = ["python", "-m", "pytest", "tests/fuzz", "-q", "--hypothesis-show-statistics", *session.posargs]
     session.run(*args, env={"DOCTOR_FUZZ_EXAMPLES": budget})

@@ -12,16 +12,14 @@ from __future__ import annotations
 import os
 import shutil
 import statistics
-import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 
-from bench._measure import Measurement, table  # noqa: E402
+from bench._measure import Measurement, run_once, table  # noqa: E402
 
 PROFILE = "verl-0.7.1-cann8.5.0-a2"
 
@@ -77,20 +75,23 @@ def _upstream(plan, st, venv: Path, src: Path, wheels: Path) -> list[tuple[list[
     return cmds
 
 
-def _timed(cmds: list[tuple[list[str], dict[str, str]]], env: dict[str, str]) -> tuple[float, int]:
-    t0 = time.perf_counter()
-    rc = 0
+def _timed(cmds: list[tuple[list[str], dict[str, str]]], env: dict[str, str]) -> tuple[float, int, float]:
+    """Seconds for the whole command sequence, the last non-zero exit code, and the peak RSS (MB) of any
+    process it started (pip, uv, git and their children)."""
+    seconds, rc, rss = 0.0, 0, 0.0
     for argv, extra in cmds:
-        rc = subprocess.run(argv, env={**env, **extra}, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                            timeout=900).returncode or rc
-    return time.perf_counter() - t0, rc
+        m = run_once(argv, env={**env, **extra}, timeout=900)
+        seconds += m["seconds"]
+        rc = m["returncode"] or rc
+        rss = max(rss, m["peak_rss_mb"])
+    return seconds, rc, rss
 
 
 def run(repeat: int = 3) -> dict:
     repeat = max(1, min(repeat, 3))  # each round installs the whole stack three times
     from tests.installers.wheelkit import make_venv
 
-    samples: dict[str, list[tuple[float, int]]] = {k: [] for k in ("doctor install --backend uv", "doctor install --backend pip",
+    samples: dict[str, list[tuple[float, int, float]]] = {k: [] for k in ("doctor install --backend uv", "doctor install --backend pip",
                                                                    "upstream: separate pip commands",
                                                                    "doctor install, second run (nothing to do)")}
     with tempfile.TemporaryDirectory(prefix="doctor-bench-") as d:
@@ -112,11 +113,11 @@ def run(repeat: int = 3) -> dict:
             samples["upstream: separate pip commands"].append(_timed(_upstream(plan, st, venv, src, st.wheels), env))
             shutil.rmtree(venv, ignore_errors=True)
             shutil.rmtree(src, ignore_errors=True)
-    bad = {k: [rc for _, rc in v if rc] for k, v in samples.items() if any(rc for _, rc in v)}
+    bad = {k: [rc for _, rc, _ in v if rc] for k, v in samples.items() if any(rc for _, rc, _ in v)}
     if bad:
         raise RuntimeError(f"a measured install failed (exit codes {bad}): the timings would be meaningless")
-    rows = [Measurement(name=k, seconds=statistics.median(t for t, _ in v), peak_rss_mb=float("nan"), runs=len(v),
-                        returncodes=sorted({rc for _, rc in v})) for k, v in samples.items()]
+    rows = [Measurement(name=k, seconds=statistics.median(t for t, _, _ in v), peak_rss_mb=max(r for _, _, r in v),
+                        runs=len(v), returncodes=sorted({rc for _, rc, _ in v})) for k, v in samples.items()]
     by = {r.name: r.seconds for r in rows}
     up, pip, uv = by["upstream: separate pip commands"], by["doctor install --backend pip"], by["doctor install --backend uv"]
     return {

@@ -34,6 +34,16 @@ def _load(path: Path):
     return mod
 
 
+def _generic_table(res: dict) -> str:
+    lines = [res.get("title", ""), f"  {'row':<44} {'median s':>9} {'peak RSS MB':>12}"]
+    for r in res.get("rows", []):
+        rss = r.get("peak_rss_mb")
+        lines.append(f"  {r.get('name', '?'):<44} {r.get('seconds', float('nan')):>9.3f} "
+                     f"{(f'{rss:.1f}' if isinstance(rss, (int, float)) else '-'):>12}")
+    lines += [f"  note: {n}" for n in res.get("notes", [])]
+    return "\n".join(lines)
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("only", nargs="*", help="bench names (file stems) to run; default all")
@@ -56,8 +66,7 @@ def main(argv: list[str] | None = None) -> int:
             continue
         res["wall_seconds"] = time.perf_counter() - t0
         results["benchmarks"][path.stem] = res
-        for line in res.get("table", "").splitlines():
-            print(line)
+        print(res.get("table") or _generic_table(res))
     out = Path(args.out)
     if out.exists():
         out.replace(out.with_name("results.prev.json"))

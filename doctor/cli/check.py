@@ -32,17 +32,25 @@ def command(console, from_files, profile_name, only, ignore, config_file, deep, 
     """Diagnose this machine (or snapshots / a Ray cluster) and print findings with fixes.
 
     Exit 0: no errors; 1: an error finding (or a warning with --strict); 2: the doctor could not do its job."""
-    from doctor.atomic import write_text_atomic
-    from doctor.diagnose import diagnose, facts, load_check_config, nodes_from_documents
     from doctor.errors import DoctorError
-    from doctor.render import emit, junit_xml
 
-    cfg = load_check_config(config_file)
     if from_files and use_ray:
         raise DoctorError("use either --from or --ray, not both", source="usage")
     if deep and (from_files or use_ray):
         raise DoctorError("--deep imports in this host's interpreter; it cannot be combined with --from or --ray",
                           source="usage")
+    live = None
+    if not from_files and not use_ray:
+        # Start probing first: the target interpreter and npu-smi run as children on other cores while this
+        # process imports the rules and parses the profiles.
+        console.status("probing this host…")
+        live = _Background(lambda: _collect_live(root, python, npu_smi_timeout))
+
+    from doctor.atomic import write_text_atomic
+    from doctor.diagnose import diagnose, facts, load_check_config, nodes_from_documents
+    from doctor.render import emit, junit_xml
+
+    cfg = load_check_config(config_file)
     if from_files:
         from doctor.snapshot import load_document
 
@@ -55,21 +63,13 @@ def command(console, from_files, profile_name, only, ignore, config_file, deep, 
         nodes, _ = nodes_from_documents([("ray", cl)])
         cluster = True
     else:
-        try:
-            from doctor.probes import collect_snapshot
-        except ImportError as e:  # pragma: no cover - only while the probe package is incomplete
-            raise DoctorError(f"live probing is unavailable ({e}); use --from FILE", source="doctor.probes") from None
-        console.status("probing this host…")
-        # parse the profiles and import the check modules while the probes wait on their subprocesses
-        import threading
-
         from doctor.checks import load_all
         from doctor.profiles import load_profiles
 
-        preload = threading.Thread(target=lambda: (load_profiles(), load_all()), daemon=True)
-        preload.start()
-        snap = collect_snapshot(root=root, python=python, npu_smi_timeout=npu_smi_timeout, environ=None)
-        preload.join()
+        load_profiles()
+        load_all()
+        assert live is not None
+        snap = live.result()
         if deep:
             from doctor.probes.deep import run_deep_probes
             from doctor.snapshot import ImportResult, known
@@ -102,3 +102,34 @@ def command(console, from_files, profile_name, only, ignore, config_file, deep, 
         except OSError as e:
             raise DoctorError(f"cannot write the JUnit file: {e.strerror or e}", source=junit_file) from None
     return emit(report, console, strict=bool(strict if strict is not None else cfg.strict))
+
+
+def _collect_live(root: str, python: str | None, npu_smi_timeout: float):  # type: ignore[no-untyped-def]
+    from doctor.probes import collect_snapshot
+
+    return collect_snapshot(root=root, python=python, npu_smi_timeout=npu_smi_timeout, environ=None)
+
+
+class _Background:
+    """Run one function in a thread; `result()` joins and re-raises what it raised."""
+
+    def __init__(self, fn) -> None:  # type: ignore[no-untyped-def]
+        import threading
+
+        self._value = None
+        self._error: BaseException | None = None
+
+        def run() -> None:
+            try:
+                self._value = fn()
+            except BaseException as e:  # noqa: BLE001 - handed to the caller
+                self._error = e
+
+        self._thread = threading.Thread(target=run, name="doctor-live-collect", daemon=True)
+        self._thread.start()
+
+    def result(self):  # type: ignore[no-untyped-def]
+        self._thread.join()
+        if self._error is not None:
+            raise self._error
+        return self._value

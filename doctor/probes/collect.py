@@ -178,12 +178,13 @@ Probe = Callable[[CollectOptions], ProbeOutcome]
 
 
 def probe_table(opts: CollectOptions) -> dict[str, tuple[Probe, float]]:
-    """name -> (probe, bound in seconds)."""
+    """name -> (probe, bound in seconds). The subprocess-bound probes start first: their children run on
+    other cores while the in-process probes take turns on the GIL."""
     return {
-        "ascend_files": (probe_ascend, FILE_PROBE_BOUND),
-        "npu_smi": (probe_npu, opts.npu_smi_timeout + _GRACE),
-        "pci": (probe_pci_devices, FILE_PROBE_BOUND),
         "python": (probe_python, opts.python_timeout + _GRACE),
+        "npu_smi": (probe_npu, opts.npu_smi_timeout + _GRACE),
+        "ascend_files": (probe_ascend, FILE_PROBE_BOUND),
+        "pci": (probe_pci_devices, FILE_PROBE_BOUND),
         "env": (probe_env, FILE_PROBE_BOUND),
         "system": (probe_host, FILE_PROBE_BOUND),
         "network": (probe_net, FILE_PROBE_BOUND),

@@ -9,9 +9,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import signal
-import tempfile
-import threading
 from collections.abc import Iterator
 from typing import IO
 
@@ -19,6 +16,10 @@ from typing import IO
 @contextlib.contextmanager
 def atomic_binary(path: str, mode: int | None = None) -> Iterator[IO[bytes]]:
     """Yield a binary file; on a clean exit it becomes `path` (with `mode`), on any error it vanishes."""
+    import signal
+    import tempfile  # ~60 ms of imports (random, shutil...) that a run writing nothing should not pay
+    import threading
+
     d = os.path.dirname(os.path.abspath(path)) or "."
     restore = None
     if hasattr(signal, "SIGXFSZ") and threading.current_thread() is threading.main_thread():

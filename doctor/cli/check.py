@@ -46,7 +46,6 @@ def command(console, from_files, profile_name, only, ignore, config_file, deep, 
         console.status("probing this host…")
         live = _Background(lambda: _collect_live(root, python, npu_smi_timeout))
 
-    from doctor.atomic import write_text_atomic
     from doctor.diagnose import diagnose, facts, load_check_config, nodes_from_documents
     from doctor.render import emit, junit_xml
 
@@ -97,6 +96,8 @@ def command(console, from_files, profile_name, only, ignore, config_file, deep, 
             fs = ", ".join(f"{k}={v}" for k, v in facts(nsnap).items() if v is not None)
             console.print(console.style(f"facts{f' [{node}]' if node else ''}: {fs or 'none known'}", "dim"))
     if junit_file:
+        from doctor.atomic import write_text_atomic
+
         try:
             write_text_atomic(junit_file, junit_xml(report))
         except OSError as e:

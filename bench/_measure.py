@@ -75,6 +75,9 @@ def table(title: str, rows: list[Measurement], baseline: str | None = None) -> s
 
 
 def clean_env(**extra: str) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTEST", "COV_"))}
+    """The caller's environment minus test-runner variables and PYTHONDONTWRITEBYTECODE: an installed tool
+    (pip compiles bytecode at install time) runs from cached bytecode, and so must what we measure."""
+    env = {k: v for k, v in os.environ.items()
+           if not k.startswith(("PYTEST", "COV_")) and k != "PYTHONDONTWRITEBYTECODE"}
     env.update(extra)
     return env

@@ -44,7 +44,7 @@ def command(console, from_files, profile_name, only, ignore, config_file, deep, 
         # Start probing first: the target interpreter and npu-smi run as children on other cores while this
         # process imports the rules and parses the profiles.
         console.status("probing this host…")
-        live = _Background(lambda: _collect_live(root, python, npu_smi_timeout))
+        live = _start_live(root, python, npu_smi_timeout)
 
     from doctor.diagnose import diagnose, facts, load_check_config, nodes_from_documents
     from doctor.render import emit, junit_xml
@@ -105,10 +105,20 @@ def command(console, from_files, profile_name, only, ignore, config_file, deep, 
     return emit(report, console, strict=bool(strict if strict is not None else cfg.strict))
 
 
-def _collect_live(root: str, python: str | None, npu_smi_timeout: float):  # type: ignore[no-untyped-def]
-    from doctor.probes import collect_snapshot
+def _start_live(root: str, python: str | None, npu_smi_timeout: float) -> _Background:
+    """Start the target interpreter's probe at once (it runs ~0.1 s on another core), then the other
+    probes in a thread, so both overlap with this process importing the rules."""
+    from doctor.probes.pyenv import start_target_probe
 
-    return collect_snapshot(root=root, python=python, npu_smi_timeout=npu_smi_timeout, environ=None)
+    started = start_target_probe(python)
+
+    def collect():  # type: ignore[no-untyped-def]
+        from doctor.probes.collect import CollectOptions, collect
+
+        return collect(CollectOptions(root=root, python=python, npu_smi_timeout=npu_smi_timeout,
+                                      started_python=started)).snapshot
+
+    return _Background(collect)
 
 
 class _Background:

@@ -46,19 +46,28 @@ def _kill_group(proc: subprocess.Popen[bytes]) -> None:
         pass
 
 
-def run_bounded(
+@dataclass
+class Started:
+    """A child started by `start`, to be collected by `finish`. `result` is set when it could not start."""
+
+    argv: list[str]
+    t0: float
+    proc: subprocess.Popen[bytes] | None = None
+    result: RunResult | None = None
+
+
+def start(
     argv: Sequence[str],
-    timeout: float,
     *,
     env: Mapping[str, str] | None = None,
     cwd: str | None = None,
     stdin_data: bytes | None = None,
-) -> RunResult:
-    """Run argv (never through a shell) for at most `timeout` seconds."""
+) -> Started:
+    """Start argv (never through a shell) in its own session and hand it its whole stdin now, so it works
+    while the caller does something else. stdin_data must fit a pipe buffer (64 KiB) or the write blocks
+    until the child reads it."""
     t0 = time.monotonic()
     args = [str(a) for a in argv]
-    if timeout <= 0:
-        return RunResult(args, "timeout", seconds=0.0, error="no time left in the budget")
     try:
         proc = subprocess.Popen(
             args,
@@ -70,11 +79,36 @@ def run_bounded(
             start_new_session=True,
         )
     except FileNotFoundError as e:
-        return RunResult(args, "missing", seconds=time.monotonic() - t0, error=f"not found: {e.filename or args[0]}")
+        return Started(args, t0, result=RunResult(args, "missing", seconds=time.monotonic() - t0,
+                                                  error=f"not found: {e.filename or args[0]}"))
     except OSError as e:
-        return RunResult(args, "error", seconds=time.monotonic() - t0, error=f"cannot run {args[0]}: {e.strerror or e}")
+        return Started(args, t0, result=RunResult(args, "error", seconds=time.monotonic() - t0,
+                                                  error=f"cannot run {args[0]}: {e.strerror or e}"))
+    if stdin_data is not None and proc.stdin is not None:
+        try:
+            proc.stdin.write(stdin_data)
+        except BrokenPipeError:  # it exited without reading: its output and exit code will say why
+            pass
+        try:
+            proc.stdin.close()
+        except BrokenPipeError:
+            pass
+        proc.stdin = None  # communicate() must not touch the closed pipe
+    return Started(args, t0, proc)
+
+
+def finish(started: Started, timeout: float) -> RunResult:
+    """Wait for a started child at most `timeout` seconds (counted from now); on timeout kill its group."""
+    if started.result is not None:
+        return started.result
+    proc, args, t0 = started.proc, started.argv, started.t0
+    assert proc is not None
+    if timeout <= 0:
+        _kill_group(proc)
+        proc.wait()
+        return RunResult(args, "timeout", proc.returncode, seconds=time.monotonic() - t0, error="no time left in the budget")
     try:
-        out, err = proc.communicate(stdin_data, timeout=timeout)
+        out, err = proc.communicate(timeout=timeout)
     except subprocess.TimeoutExpired:
         _kill_group(proc)
         # The group is dead; collect what it printed without waiting on pipes a stray grandchild
@@ -94,3 +128,17 @@ def run_bounded(
         proc.wait()
         raise
     return RunResult(args, "ok", proc.returncode, out, err, time.monotonic() - t0)
+
+
+def run_bounded(
+    argv: Sequence[str],
+    timeout: float,
+    *,
+    env: Mapping[str, str] | None = None,
+    cwd: str | None = None,
+    stdin_data: bytes | None = None,
+) -> RunResult:
+    """Run argv (never through a shell) for at most `timeout` seconds."""
+    if timeout <= 0:
+        return RunResult([str(a) for a in argv], "timeout", seconds=0.0, error="no time left in the budget")
+    return finish(start(argv, env=env, cwd=cwd, stdin_data=stdin_data), timeout)

@@ -37,6 +37,8 @@ class CollectOptions:
     environ: Mapping[str, str] | None = None  # None = os.environ
     path: str | None = None  # PATH used to find npu-smi; None = environ["PATH"]
     cwd: str | None = None  # where the target interpreter runs; None = os.getcwd()
+    # a target probe the caller already started (pyenv.start_target_probe) to overlap it with its start-up
+    started_python: Any = None
 
     @property
     def env(self) -> Mapping[str, str]:
@@ -135,7 +137,8 @@ def probe_python(opts: CollectOptions) -> ProbeOutcome:
     from doctor.probes.pyenv import freeze_lines, run_target_probe, to_snapshot_parts
 
     exe = opts.python or sys.executable
-    doc, err, run = run_target_probe(exe, timeout=opts.python_timeout, environ=opts.env, cwd=opts.workdir)
+    doc, err, run = run_target_probe(exe, timeout=opts.python_timeout, environ=opts.env, cwd=opts.workdir,
+                                     started=opts.started_python)
     raw: dict[str, bytes | str] = {}
     if run is not None and run.stderr:
         raw["python/stderr.txt"] = run.stderr

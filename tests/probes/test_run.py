@@ -39,3 +39,45 @@ def test_timeout_kills_the_process_group(tmp_path: Path) -> None:
 
 def test_no_budget_left() -> None:
     assert run_bounded(["true"], 0).status == "timeout"
+
+
+def test_start_then_finish_overlaps_and_collects(tmp_path):
+    from doctor.probes._run import finish, start
+
+    st = start(["cat"], stdin_data=b"x" * 1000)
+    r = finish(st, 10)
+    assert r.status == "ok" and r.stdout == b"x" * 1000
+
+
+def test_start_missing_binary_is_data():
+    from doctor.probes._run import finish, start
+
+    r = finish(start(["/nonexistent/bin/thing"]), 5)
+    assert r.status == "missing" and "not found" in (r.error or "")
+
+
+def test_finish_timeout_kills_the_started_group(tmp_path):
+    import os
+    import time
+
+    import psutil
+
+    from doctor.probes._run import finish, start
+
+    pidfile = tmp_path / "child.pid"
+    st = start(["sh", "-c", f"sleep 300 & echo $! > {pidfile}; sleep 300"])
+    time.sleep(0.3)
+    r = finish(st, 0.5)
+    assert r.status == "timeout"
+    child = int(pidfile.read_text())
+    time.sleep(0.1)
+    assert not psutil.pid_exists(child) or psutil.Process(child).status() == psutil.STATUS_ZOMBIE
+    assert os.getpgid(os.getpid()) != st.proc.pid  # the child had its own group
+
+
+def test_target_probe_script_fits_a_pipe_buffer():
+    """start() hands the script to the child's stdin before waiting: it must fit the 64 KiB pipe buffer,
+    or a target that never reads stdin could block the doctor."""
+    from doctor.probes.pyenv import SCRIPT
+
+    assert SCRIPT.stat().st_size < 60 * 1024

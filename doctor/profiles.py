@@ -22,10 +22,14 @@ from packaging.version import Version
 from doctor.errors import InputError
 from doctor.versions import CannVersion, DriverVersion, parse_pkg_version, pkg_satisfies, valid_specifier
 
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover - Python 3.10
-    import tomli as tomllib
+
+def _toml() -> Any:
+    """tomllib, imported on first use: a `doctor check` that finds the parsed profiles cached skips it."""
+    if sys.version_info >= (3, 11):
+        import tomllib
+    else:  # pragma: no cover - Python 3.10
+        import tomli as tomllib
+    return tomllib
 
 CHIPS = ("A2", "A3", "950", "310P")
 ARCHES = ("aarch64", "x86_64")
@@ -307,6 +311,7 @@ def load_profile_file(path: str | Path) -> Profile:
         raw = p.read_bytes()
     except OSError as e:
         raise InputError(f"cannot read: {e.strerror or e}", source=str(p)) from None
+    tomllib = _toml()
     try:
         data = tomllib.loads(raw.decode("utf-8"))
     except UnicodeDecodeError:
@@ -335,14 +340,7 @@ def load_profiles(dir: str | Path | None = None) -> list[Profile]:
 
         root = files("profiles")
         entries = sorted((e for e in root.iterdir() if _is_profile_file(e.name)), key=lambda e: e.name)
-        profiles = []
-        for e in entries:
-            src = str(e)
-            try:
-                data = tomllib.loads(e.read_text(encoding="utf-8"))
-            except tomllib.TOMLDecodeError as err:
-                raise InputError(f"not valid TOML: {err}", source=src) from None
-            profiles.append(parse_profile(data, src, stem=e.name[: -len(".toml")]))
+        profiles = [parse_profile(data, src, stem=stem) for src, stem, data in _installed_documents(entries)]
     else:
         d = Path(dir)
         if not d.is_dir():
@@ -357,6 +355,58 @@ def load_profiles(dir: str | Path | None = None) -> list[Profile]:
     if dir is None:
         _INSTALLED = result
     return list(result)
+
+
+def _cache_file() -> str:
+    import os
+
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return os.path.join(base, "verl-ascend-doctor", "profiles.json")
+
+
+def _installed_documents(entries: list[Any]) -> list[tuple[str, str, Any]]:
+    """(source, stem, parsed TOML) of the installed profiles, from a JSON cache when every file's path, size
+    and mtime match what was cached (TOML parsing is a third of a live check's own time). The cache only
+    saves parsing: every document is validated again by parse_profile, and any problem with the cache
+    (unreadable, stale, unwritable) falls back to parsing the files."""
+    import json
+    import os
+
+    from doctor import __version__
+
+    try:
+        key = [[str(e), os.stat(str(e)).st_size, os.stat(str(e)).st_mtime_ns] for e in entries]
+    except (OSError, TypeError):  # not plain files (e.g. a zip import): no cache
+        key = None
+    path = _cache_file()
+    if key is not None:
+        try:
+            with open(path, encoding="utf-8") as fh:
+                cached = json.load(fh)
+            if cached.get("doctor") == __version__ and cached.get("key") == key:
+                return [(src, stem, data) for src, stem, data in cached["documents"]]
+        except (OSError, ValueError, TypeError, KeyError, AttributeError):
+            pass
+    tomllib = _toml()
+    docs = []
+    for e in entries:
+        src = str(e)
+        try:
+            data = tomllib.loads(e.read_text(encoding="utf-8"))
+        except tomllib.TOMLDecodeError as err:
+            raise InputError(f"not valid TOML: {err}", source=src) from None
+        except UnicodeDecodeError:
+            raise InputError("not UTF-8 text", source=src) from None
+        docs.append((src, e.name[: -len(".toml")], data))
+    if key is not None:
+        try:
+            from doctor.atomic import write_text_atomic
+
+            os.makedirs(os.path.dirname(path), exist_ok=True)
+            write_text_atomic(path, json.dumps({"doctor": __version__, "key": key, "documents": docs}))
+        except (OSError, TypeError, ValueError):  # read-only home, or a TOML value JSON cannot hold
+            pass
+    return docs
 
 
 def find_profile(profiles: list[Profile], name: str, source: str = "--profile") -> Profile:

@@ -186,3 +186,36 @@ def test_deviation_only_applies_to_its_own_stack():
     forced = diagnose([(None, snapshot_from_dict(d), None)], profiles=PROFILES, forced_profile="verl-0.8.0-cann9.0.0-a2")
     tv = [f for f in forced.findings if f.id == "torchvision-torch-mismatch"]
     assert tv and tv[0].severity is Severity.WARNING
+
+
+def test_installed_profiles_cache_is_used_and_revalidated(tmp_path, monkeypatch):
+    """The parsed-TOML cache saves parsing only: a second process reads it, a stale or corrupt cache is
+    ignored, and a cached document is validated like a file (a bad one is refused, naming the file)."""
+    import json
+
+    import doctor.profiles as P
+    from doctor.errors import InputError
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    monkeypatch.setattr(P, "_INSTALLED", None)
+    first = P.load_profiles()
+    cache = tmp_path / "verl-ascend-doctor" / "profiles.json"
+    doc = json.loads(cache.read_text())
+    assert len(doc["documents"]) == len(first) >= 12
+
+    # a cache hit gives the same profiles
+    monkeypatch.setattr(P, "_INSTALLED", None)
+    assert [p.name for p in P.load_profiles()] == [p.name for p in first]
+
+    # a cached document is validated again: break one and it is refused with its file named
+    src, stem, data = doc["documents"][0]
+    data["pins"] = {"torch": "not a specifier"}
+    cache.write_text(json.dumps(doc))
+    monkeypatch.setattr(P, "_INSTALLED", None)
+    with pytest.raises(InputError, match=stem):
+        P.load_profiles()
+
+    # a corrupt cache falls back to the files
+    cache.write_text("{not json")
+    monkeypatch.setattr(P, "_INSTALLED", None)
+    assert [p.name for p in P.load_profiles()] == [p.name for p in first]

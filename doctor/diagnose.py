@@ -22,11 +22,6 @@ from doctor.report import CheckResult, CheckStatus, Finding, Report, Severity, f
 from doctor.snapshot import Cluster, Snapshot
 from doctor.versions import CannVersion
 
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover
-    import tomli as tomllib
-
 Node = tuple[str | None, Snapshot | None, str | None]
 
 
@@ -60,6 +55,11 @@ def load_check_config(path: str | None = None, cwd: str | Path | None = None) ->
 
 
 def _parse_config(p: Path, *, explicit: bool) -> CheckConfig:
+    # imported here: most runs have no config file, and tomllib costs ~20 ms of start-up
+    if sys.version_info >= (3, 11):
+        import tomllib
+    else:  # pragma: no cover
+        import tomli as tomllib
     try:
         data = tomllib.loads(p.read_text(encoding="utf-8"))
     except OSError as e:

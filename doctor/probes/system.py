@@ -10,7 +10,6 @@ Container detection: /.dockerenv (Docker), /run/.containerenv (Podman), `contain
 from __future__ import annotations
 
 import os
-import platform
 import re
 import socket
 from collections.abc import Mapping
@@ -61,6 +60,8 @@ def glibc_version() -> str | None:
         v = None
     if v:
         return v  # "glibc 2.35"
+    import platform  # only where confstr cannot answer (musl, non-Linux): it costs ~10 ms of imports
+
     lib, ver = platform.libc_ver()
     return f"{lib} {ver}".strip() or None
 
@@ -114,13 +115,14 @@ def probe_system(fs: RootFS, environ: Mapping[str, str], cwd: str) -> tuple[dict
     import psutil
 
     errors: list[str] = []
-    host: dict[str, Any] = {"hostname": socket.gethostname(), "kernel": platform.release(), "arch": platform.machine()}
+    uname = os.uname()
+    host: dict[str, Any] = {"hostname": socket.gethostname(), "kernel": uname.release, "arch": uname.machine}
     try:
         os_name = parse_os_release(fs.read_text("/etc/os-release") or fs.read_text("/usr/lib/os-release"))
     except FsError as e:
         os_name = None
         errors.append(str(e))
-    host["os"] = os_name or platform.system()
+    host["os"] = os_name or uname.sysname
     libc = glibc_version()
     if libc:
         host["libc"] = libc

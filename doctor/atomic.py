@@ -15,7 +15,9 @@ from typing import IO
 
 @contextlib.contextmanager
 def atomic_binary(path: str, mode: int | None = None) -> Iterator[IO[bytes]]:
-    """Yield a binary file; on a clean exit it becomes `path` (with `mode`), on any error it vanishes."""
+    """Yield a binary file; on a clean exit it becomes `path` (with `mode`, by default what a plain open()
+    would give under the umask: mkstemp's 0600 would make snapshots and env files unreadable to others),
+    on any error it vanishes."""
     import signal
     import tempfile  # ~60 ms of imports (random, shutil...) that a run writing nothing should not pay
     import threading
@@ -31,8 +33,11 @@ def atomic_binary(path: str, mode: int | None = None) -> Iterator[IO[bytes]]:
                 yield fh
                 fh.flush()
                 os.fsync(fh.fileno())
-            if mode is not None:
-                os.chmod(tmp, mode)
+            if mode is None:
+                umask = os.umask(0)
+                os.umask(umask)
+                mode = 0o666 & ~umask
+            os.chmod(tmp, mode)
             os.replace(tmp, path)
         except BaseException:
             with contextlib.suppress(OSError):

@@ -32,8 +32,6 @@ from __future__ import annotations
 
 import json
 import os
-import signal
-import subprocess
 import sys
 import tempfile
 import time
@@ -42,6 +40,7 @@ from pathlib import Path
 from typing import Any
 
 from doctor.errors import DoctorError
+from doctor.probes._run import run_bounded
 from doctor.snapshot import Cluster
 
 DRIVER = Path(__file__).resolve().parent / "probes" / "_ray_driver.py"
@@ -110,26 +109,22 @@ def collect_ray(address: str | None, python: str | None, timeout: float, root: s
     limit = connect_timeout + timeout + _OVERHEAD
     t0 = time.monotonic()
     try:
-        proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env,
-                                start_new_session=True, text=True, errors="replace")
-        try:
-            _stdout, stderr = proc.communicate(timeout=limit)
-        except subprocess.TimeoutExpired:
-            _kill_group(proc)
-            raise DoctorError(
-                f"the Ray driver did not finish within {limit:.0f} s (address {address}); "
-                "is the cluster overloaded?"
-            ) from None
-        data = _read_result(out)
+        r = run_bounded(cmd, limit, env=env)
+        data = _read_result(out) if r.status == "ok" else None
     finally:
         try:
             os.unlink(out)
         except OSError:
             pass
+    if r.status == "timeout":
+        raise DoctorError(f"the Ray driver did not finish within {limit:.0f} s (address {address}); "
+                          "is the cluster overloaded?")
+    if r.status != "ok":
+        raise DoctorError(f"the Ray driver could not start: {r.error}")
     if data is None:
-        tail = "\n".join((stderr or "").strip().splitlines()[-15:])
+        tail = "\n".join(r.err.strip().splitlines()[-15:])
         raise DoctorError(
-            f"the Ray driver ({python}) exited with code {proc.returncode} without a result"
+            f"the Ray driver ({python}) exited with code {r.returncode} without a result"
             + (f":\n{tail}" if tail else "")
         )
     if "fatal" in data:
@@ -137,17 +132,6 @@ def collect_ray(address: str | None, python: str | None, timeout: float, root: s
     cluster = cluster_from_dict(data, source=f"ray driver output ({address})")
     cluster.extra.setdefault("ray", {})["wall_seconds"] = round(time.monotonic() - t0, 3)
     return cluster
-
-
-def _kill_group(proc: subprocess.Popen[str]) -> None:
-    try:
-        os.killpg(proc.pid, signal.SIGKILL)
-    except (ProcessLookupError, PermissionError):
-        pass
-    try:
-        proc.communicate(timeout=5)
-    except subprocess.TimeoutExpired:
-        pass
 
 
 def _read_result(path: str) -> dict[str, Any] | None:

@@ -20,6 +20,7 @@ from typing import Any
 from packaging.version import Version
 
 from doctor.errors import InputError
+from doctor.snapshot import normalize_name
 from doctor.versions import CannVersion, DriverVersion, parse_pkg_version, pkg_satisfies, valid_specifier
 
 
@@ -105,7 +106,7 @@ class Profile:
         return hash(self.name)
 
     def pin(self, package: str) -> str | None:
-        return self.pins.get(_norm(package))
+        return self.pins.get(normalize_name(package))
 
     @property
     def verl_key(self) -> tuple[int, Version]:
@@ -143,10 +144,6 @@ class Profile:
             "notes": list(self.notes),
             "path": self.path,
         }
-
-
-def _norm(name: str) -> str:
-    return re.sub(r"[-_.]+", "-", name).lower()
 
 
 # -- loading and validation ----------------------------------------------------------------------------
@@ -258,7 +255,7 @@ def parse_profile(data: Any, source: str, stem: str | None = None) -> Profile:
     pins_raw = t["pins"]
     if not isinstance(pins_raw, dict):
         raise v.fail("pins", "must be a table of package = \"specifier\"")
-    pins = {_norm(k): v.spec(val, f"pins.{k}") for k, val in pins_raw.items()}
+    pins = {normalize_name(k): v.spec(val, f"pins.{k}") for k, val in pins_raw.items()}
     git: dict[str, GitSource] = {}
     g_raw = t.get("git", {})
     if not isinstance(g_raw, dict):
@@ -269,7 +266,7 @@ def parse_profile(data: Any, source: str, stem: str | None = None) -> Profile:
         install = gt.get("install", "editable")
         if install not in _INSTALL:
             raise v.fail(f"{p}.install", f"must be one of {', '.join(sorted(_INSTALL))}")
-        git[_norm(comp)] = GitSource(
+        git[normalize_name(comp)] = GitSource(
             repo=v.s(gt["repo"], f"{p}.repo") or "", ref=v.s(gt["ref"], f"{p}.ref") or "",
             commit=v.s(gt.get("commit"), f"{p}.commit", optional=True),
             version=v.s(gt.get("version"), f"{p}.version", optional=True), install=install)

@@ -136,9 +136,9 @@ class Journal:
         return cls(d, json.loads((d / "journal.json").read_text(encoding="utf-8")))
 
     def save(self) -> None:
-        tmp = self.dir / "journal.json.tmp"
-        tmp.write_text(json.dumps(self.data, indent=1), encoding="utf-8")
-        os.replace(tmp, self.dir / "journal.json")
+        from doctor.atomic import write_text_atomic
+
+        write_text_atomic(str(self.dir / "journal.json"), json.dumps(self.data, indent=1))
 
     @property
     def state(self) -> str:

@@ -78,3 +78,14 @@ def test_quiet_keeps_problems_and_summary_but_hides_info():
     text = out.getvalue()
     assert "CANN toolkit not found" in text and "fix: Install CANN." in text
     assert "Python 3.11.7" not in text and "check: errors" in text
+
+
+def test_atomic_write_gives_the_mode_a_plain_open_would(tmp_path):
+    old = os.umask(0o022)
+    try:
+        write_text_atomic(str(tmp_path / "a.json"), "{}")
+        write_text_atomic(str(tmp_path / "b.sh"), "true", mode=0o755)
+    finally:
+        os.umask(old)
+    assert (tmp_path / "a.json").stat().st_mode & 0o777 == 0o644
+    assert (tmp_path / "b.sh").stat().st_mode & 0o777 == 0o755

@@ -258,9 +258,9 @@ def write_model(out_dir: str | os.PathLike[str], spec: TinyModelSpec, texts: Ite
 
 
 def _write_json(path: Path, data: dict[str, Any]) -> None:
-    tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
-    tmp.write_text(json.dumps(data, indent=2, sort_keys=True) + "\n", encoding="utf-8")
-    os.replace(tmp, path)
+    from doctor.atomic import write_text_atomic
+
+    write_text_atomic(str(path), json.dumps(data, indent=2, sort_keys=True) + "\n", mode=0o644)
 
 
 # ---------------------------------------------------------------------------------------------- checking

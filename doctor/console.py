@@ -26,6 +26,8 @@ _STYLES = {"red": "31", "green": "32", "yellow": "33", "blue": "34", "magenta": 
 
 @dataclass
 class Console:
+    """The one I/O facade: `--json` data goes to stdout, everything meant for people to stderr."""
+
     json_mode: bool = False
     color: bool = False
     verbosity: int = 0  # -1 quiet, 0 normal, 1+ verbose

@@ -6,10 +6,10 @@ here or in the checks, so tests can diagnose a snapshot dict without a terminal.
 
 from __future__ import annotations
 
+import os
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
-from pathlib import Path
 from typing import Any
 
 from packaging.version import Version
@@ -39,33 +39,34 @@ class CheckConfig:
 _CONFIG_KEYS = {"only", "ignore", "profile", "strict"}
 
 
-def load_check_config(path: str | None = None, cwd: str | Path | None = None) -> CheckConfig:
+def load_check_config(path: str | None = None, cwd: str | os.PathLike[str] | None = None) -> CheckConfig:
     """Read waivers. An explicit file may hold a `[tool.doctor]` table or the keys at top level; without
     one, `doctor.toml` then `pyproject.toml` ([tool.doctor] only) in `cwd` are used when present."""
     if path is not None:
-        return _parse_config(Path(path), explicit=True)
-    base = Path(cwd) if cwd is not None else Path.cwd()
+        return _parse_config(os.fspath(path), explicit=True)
+    base = os.fspath(cwd) if cwd is not None else os.getcwd()
     for name in ("doctor.toml", "pyproject.toml"):
-        p = base / name
-        if p.is_file():
+        p = os.path.join(base, name)
+        if os.path.isfile(p):
             cfg = _parse_config(p, explicit=name == "doctor.toml")
             if cfg.source:
                 return cfg
     return CheckConfig()
 
 
-def _parse_config(p: Path, *, explicit: bool) -> CheckConfig:
+def _parse_config(p: str, *, explicit: bool) -> CheckConfig:
     # imported here: most runs have no config file, and tomllib costs ~20 ms of start-up
     if sys.version_info >= (3, 11):
         import tomllib
     else:  # pragma: no cover
         import tomli as tomllib
     try:
-        data = tomllib.loads(p.read_text(encoding="utf-8"))
+        with open(p, encoding="utf-8") as fh:
+            data = tomllib.loads(fh.read())
     except OSError as e:
-        raise InputError(f"cannot read: {e.strerror or e}", source=str(p)) from None
+        raise InputError(f"cannot read: {e.strerror or e}", source=p) from None
     except (UnicodeDecodeError, tomllib.TOMLDecodeError) as e:
-        raise InputError(f"not valid TOML: {e}", source=str(p)) from None
+        raise InputError(f"not valid TOML: {e}", source=p) from None
     table: Any = data.get("tool", {}).get("doctor") if isinstance(data.get("tool"), dict) else None
     where = "tool.doctor"
     if table is None:
@@ -73,24 +74,24 @@ def _parse_config(p: Path, *, explicit: bool) -> CheckConfig:
             return CheckConfig()
         table, where = data, ""
     if not isinstance(table, dict):
-        raise InputError("must be a table", source=str(p), path=where or None)
+        raise InputError("must be a table", source=p, path=where or None)
     unknown = sorted(set(table) - _CONFIG_KEYS - ({"tool"} if not where else set()))
     if unknown:
-        raise InputError(f"unknown key (allowed: {', '.join(sorted(_CONFIG_KEYS))})", source=str(p),
+        raise InputError(f"unknown key (allowed: {', '.join(sorted(_CONFIG_KEYS))})", source=p,
                          path=f"{where + '.' if where else ''}{unknown[0]}")
-    cfg = CheckConfig(source=str(p))
+    cfg = CheckConfig(source=p)
     for key in ("only", "ignore"):
         v = table.get(key, [])
         if not isinstance(v, list) or not all(isinstance(x, str) for x in v):
-            raise InputError("must be an array of strings", source=str(p), path=f"{where + '.' if where else ''}{key}")
+            raise InputError("must be an array of strings", source=p, path=f"{where + '.' if where else ''}{key}")
         setattr(cfg, key, list(v))
     prof = table.get("profile")
     if prof is not None and not isinstance(prof, str):
-        raise InputError("must be a string", source=str(p), path=f"{where + '.' if where else ''}profile")
+        raise InputError("must be a string", source=p, path=f"{where + '.' if where else ''}profile")
     cfg.profile = prof
     strict = table.get("strict", False)
     if not isinstance(strict, bool):
-        raise InputError("must be true or false", source=str(p), path=f"{where + '.' if where else ''}strict")
+        raise InputError("must be true or false", source=p, path=f"{where + '.' if where else ''}strict")
     cfg.strict = strict
     return cfg
 

@@ -9,11 +9,11 @@ breaks, so `doctor check` does not report them as problems of that stack. Schema
 
 from __future__ import annotations
 
+import os
 import re
 import sys
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
@@ -78,6 +78,8 @@ class Deviation:
 
 @dataclass(frozen=True)
 class Profile:
+    """One verified stack (profiles/verl-*.toml): the versions that work together on one chip and CANN."""
+
     name: str
     verl: str
     description: str
@@ -302,7 +304,9 @@ def parse_profile(data: Any, source: str, stem: str | None = None) -> Profile:
     )
 
 
-def load_profile_file(path: str | Path) -> Profile:
+def load_profile_file(path: str | os.PathLike[str]) -> Profile:
+    from pathlib import Path  # not at module level: a live check reads the installed set without it
+
     p = Path(path)
     try:
         raw = p.read_bytes()
@@ -326,19 +330,18 @@ def _is_profile_file(name: str) -> bool:
 _INSTALLED: list[Profile] | None = None
 
 
-def load_profiles(dir: str | Path | None = None) -> list[Profile]:
+def load_profiles(dir: str | os.PathLike[str] | None = None) -> list[Profile]:
     """Every profile (`verl-*.toml`) in `dir` (default: the installed `profiles` package), newest verl first.
     The installed set is parsed once per process (it cannot change under a running doctor)."""
     global _INSTALLED
     if dir is None and _INSTALLED is not None:
         return list(_INSTALLED)
     if dir is None:
-        from importlib.resources import files
-
-        root = files("profiles")
-        entries = sorted((e for e in root.iterdir() if _is_profile_file(e.name)), key=lambda e: e.name)
+        entries = _installed_entries()
         profiles = [parse_profile(data, src, stem=stem) for src, stem, data in _installed_documents(entries)]
     else:
+        from pathlib import Path
+
         d = Path(dir)
         if not d.is_dir():
             raise InputError("not a directory of profiles", source=str(d))
@@ -354,9 +357,41 @@ def load_profiles(dir: str | Path | None = None) -> list[Profile]:
     return list(result)
 
 
-def _cache_file() -> str:
-    import os
+def _installed_entries() -> list[Any]:
+    """The installed `verl-*.toml` files, sorted: read straight from the `profiles` package directory when
+    it is one (every pip install), through importlib.resources otherwise (a zip import). The package is
+    found the way `files("profiles")` finds it, but importlib.resources also imports tempfile, zipfile and
+    random, ~25 ms of a live check's start-up."""
+    import importlib.util
 
+    spec = importlib.util.find_spec("profiles")
+    locations = list(spec.submodule_search_locations or []) if spec is not None else []
+    if spec is not None and spec.origin and len(locations) == 1 and os.path.isdir(locations[0]):
+        names = sorted(n for n in os.listdir(locations[0]) if _is_profile_file(n))
+        return [_PackageFile(os.path.join(locations[0], n)) for n in names]
+    from importlib.resources import files
+
+    root = files("profiles")
+    return sorted((e for e in root.iterdir() if _is_profile_file(e.name)), key=lambda e: e.name)
+
+
+class _PackageFile:
+    """A file of the installed `profiles` directory, with the part of the Traversable interface used here."""
+
+    __slots__ = ("path", "name")
+
+    def __init__(self, path: str) -> None:
+        self.path, self.name = path, os.path.basename(path)
+
+    def __str__(self) -> str:
+        return self.path
+
+    def read_text(self, encoding: str = "utf-8") -> str:
+        with open(self.path, encoding=encoding) as fh:
+            return fh.read()
+
+
+def _cache_file() -> str:
     base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
     return os.path.join(base, "verl-ascend-doctor", "profiles.json")
 
@@ -367,7 +402,6 @@ def _installed_documents(entries: list[Any]) -> list[tuple[str, str, Any]]:
     saves parsing: every document is validated again by parse_profile, and any problem with the cache
     (unreadable, stale, unwritable) falls back to parsing the files."""
     import json
-    import os
 
     from doctor import __version__
 

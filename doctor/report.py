@@ -39,6 +39,8 @@ class CheckStatus(str, enum.Enum):
 
 @dataclass(frozen=True)
 class Fix:
+    """What to do about a finding: a sentence, and the commands that do it when there are any."""
+
     text: str
     commands: tuple[str, ...] = ()
 

@@ -65,11 +65,15 @@ def _uk() -> Any:
 
 @dataclass
 class _Model:
+    """Base of every snapshot section: keys the model does not know ride along in `extra` and are written back."""
+
     extra: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
 
 
 @dataclass
 class Host(_Model):
+    """`host`: the machine the snapshot was taken on (OS, kernel, arch, libc, CPUs, memory, /dev/shm, container)."""
+
     hostname: str = _uk()
     os: str = _uk()
     kernel: str = _uk()
@@ -84,6 +88,8 @@ class Host(_Model):
 
 @dataclass
 class PythonInfo(_Model):
+    """`python`: the target interpreter, which is not necessarily the doctor's own."""
+
     version: str = _uk()
     executable: str = _uk()
     implementation: str = _uk()
@@ -93,6 +99,8 @@ class PythonInfo(_Model):
 
 @dataclass
 class Package(_Model):
+    """One entry of `packages`: an installed distribution as importlib.metadata sees it."""
+
     version: str | None = None
     location: str | None = _uk()
     editable: bool | None = _uk()
@@ -103,6 +111,8 @@ class Package(_Model):
 
 @dataclass
 class GitInfo(_Model):
+    """Where a module imported from a git checkout stands (commit, branch, tag, dirty)."""
+
     commit: str | None = _uk()
     branch: str | None = _uk()
     tag: str | None = _uk()
@@ -111,6 +121,8 @@ class GitInfo(_Model):
 
 @dataclass
 class Module(_Model):
+    """One entry of `modules`: where an import name resolves from (which may differ from its package)."""
+
     origins: list[str] = _uk()
     version: str | None = _uk()
     git: GitInfo | None = _uk()
@@ -130,6 +142,8 @@ class Component(_Model):
 
 @dataclass
 class NpuSmi(_Model):
+    """How the `npu-smi` run went; `missing` is a fact about the host, not a probe failure."""
+
     status: str = _uk()  # ok | missing | timeout | error
     version: str | None = _uk()
     error: str | None = _uk()
@@ -137,6 +151,8 @@ class NpuSmi(_Model):
 
 @dataclass
 class Process(_Model):
+    """A process holding NPU memory, as `npu-smi info` lists it."""
+
     pid: int = _uk()
     name: str | None = _uk()
     hbm_mb: int | None = _uk()
@@ -144,6 +160,8 @@ class Process(_Model):
 
 @dataclass
 class Device(_Model):
+    """One NPU as `npu-smi` reports it (ids, chip, health, HBM, processes)."""
+
     id: int = _uk()
     chip_index: int | None = _uk()
     phy_id: int | None = _uk()
@@ -157,12 +175,16 @@ class Device(_Model):
 
 @dataclass
 class PciDevice(_Model):
+    """A Huawei accelerator on the PCI bus (seen even when the driver is not loaded)."""
+
     address: str = _uk()
     device_id: str = _uk()
 
 
 @dataclass
 class ToolkitEntry(_Model):
+    """One CANN toolkit install found under the Ascend root, and whether it is the active one."""
+
     version: str | None = _uk()
     path: str = _uk()
     active: bool = _uk()
@@ -170,6 +192,8 @@ class ToolkitEntry(_Model):
 
 @dataclass
 class Ascend(_Model):
+    """`ascend`: the CANN stack and the NPUs; null when the host has no Ascend software at all."""
+
     root: str | None = _uk()
     toolkit: Component | None = _uk()
     kernels: Component | None = _uk()
@@ -185,6 +209,8 @@ class Ascend(_Model):
 
 @dataclass
 class ImportResult(_Model):
+    """One `--deep` import (torch_npu, mindspeed.megatron_adaptor, vllm_ascend) in a subprocess."""
+
     ok: bool = False
     error: str | None = _uk()
     seconds: float | None = _uk()
@@ -193,6 +219,8 @@ class ImportResult(_Model):
 
 @dataclass
 class Interface(_Model):
+    """A network interface with its addresses; HCCL/Gloo *_SOCKET_IFNAME must name one of these."""
+
     name: str = _uk()
     addresses: list[str] = _uk()
     up: bool | None = _uk()
@@ -200,12 +228,16 @@ class Interface(_Model):
 
 @dataclass
 class Network(_Model):
+    """`network`: interfaces and listening TCP ports (HCCL's and Ray's ports must be free)."""
+
     interfaces: list[Interface] = _uk()
     listening_ports: list[int] = _uk()
 
 
 @dataclass
 class Snapshot(_Model):
+    """`doctor.snapshot/1`: everything checks need about one node. Missing = unknown, null = absent."""
+
     schema: str = SNAPSHOT_SCHEMA
     collected_at: str = _uk()
     tool: dict[str, Any] = _uk()
@@ -275,6 +307,8 @@ class Snapshot(_Model):
 
 @dataclass
 class ClusterNode(_Model):
+    """One node of a `doctor.cluster/1` file: its snapshot, or why it could not be taken."""
+
     node: str = ""
     snapshot: Snapshot | None = None
     error: str | None = None
@@ -282,6 +316,8 @@ class ClusterNode(_Model):
 
 @dataclass
 class Cluster(_Model):
+    """`doctor.cluster/1`: the snapshots of every node of a Ray cluster."""
+
     schema: str = CLUSTER_SCHEMA
     nodes: list[ClusterNode] = field(default_factory=list)
 

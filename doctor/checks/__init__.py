@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import importlib
 import time
-import traceback
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -51,6 +50,8 @@ CheckFn = Callable[[CheckContext], Iterable[Finding]]
 
 @dataclass(frozen=True)
 class Check:
+    """One registered check: a pure function of the snapshot(s) in one area, run by id (`--only`, `--ignore`)."""
+
     id: str
     area: str
     fn: CheckFn
@@ -94,6 +95,8 @@ def run_one(c: Check, ctx: CheckContext) -> tuple[list[Finding], CheckResult]:
     try:
         found = [replace(f, check=c.id, node=f.node if f.node is not None else ctx.node) for f in c.fn(ctx)]
     except Exception as e:  # noqa: BLE001 - a crashed check must not take the others down
+        import traceback  # only when a check crashed
+
         tb = traceback.format_exc()
         f = finding(
             "check-crashed",

@@ -41,6 +41,8 @@ def _reason(e: OSError) -> str:
 
 @dataclass
 class RootFS:
+    """A machine's files seen through a root prefix; remembers what it read for `collect --bundle`."""
+
     root: str = "/"
     # machine path -> raw bytes of every file read (for the bug-report bundle)
     files_read: dict[str, bytes] = field(default_factory=dict)

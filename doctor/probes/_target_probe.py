@@ -34,22 +34,25 @@ try:
 
     _cwd = os.getcwd()
     sys.path[:] = [p for p in sys.path if p not in ("", ".") and os.path.abspath(p) != _cwd]
-    import ast
     import importlib.machinery
     import importlib.util
     import json
-    import platform
     import re
-    import site
-    import subprocess
-    import zlib
-
-    try:
-        import importlib.metadata as _metadata
-    except ImportError:  # Python < 3.8: report, do not crash
-        _metadata = None  # type: ignore[assignment]
 finally:
     sys.path[:] = _saved_path
+
+
+def _stdlib(name):
+    """Import a standard-library module the first time it is needed, with the cwd off sys.path as above.
+    `importlib.metadata` (~60 ms with email, zipfile, csv...), `subprocess`, `ast` and `zlib` are only
+    needed on some machines; importing them up front was most of this probe's time."""
+    saved = list(sys.path)
+    try:
+        sys.path[:] = [p for p in sys.path if p not in ("", ".") and os.path.abspath(p) != _cwd]
+        return importlib.import_module(name)
+    finally:
+        sys.path[:] = saved
+
 
 _ERRORS = []  # type: ignore[var-annotated]
 
@@ -74,7 +77,12 @@ def _normalize(name):
 # -- interpreter ------------------------------------------------------------------------------------------
 
 
+_IMPLEMENTATIONS = {"cpython": "CPython", "pypy": "PyPy", "ironpython": "IronPython", "jython": "Jython"}
+
+
 def python_facts():
+    """What `platform.python_version()` / `python_implementation()` say, without importing `platform`."""
+    site = _stdlib("site")
     site_dirs = []
     try:
         site_dirs.extend(site.getsitepackages())
@@ -88,9 +96,9 @@ def python_facts():
     except Exception as e:
         _err("site.getusersitepackages: %s" % e)
     return {
-        "version": platform.python_version(),
+        "version": sys.version.split()[0],
         "executable": sys.executable,
-        "implementation": platform.python_implementation(),
+        "implementation": _IMPLEMENTATIONS.get(sys.implementation.name, sys.implementation.name),
         "prefix": sys.prefix,
         "base_prefix": getattr(sys, "base_prefix", sys.prefix),
         "site_packages": site_dirs,
@@ -109,19 +117,109 @@ def _dist_location(dist):
         return None
 
 
+class _DistDir(object):
+    """One `*.dist-info` / `*.egg-info` (a directory, or an old egg-info file) found by `_scan_dists`, read
+    with plain file reads. It answers what `distributions()` asks of an importlib.metadata distribution,
+    from the same files: `read_text` (None when unreadable) and `locate_file("")` (the directory holding it)."""
+
+    def __init__(self, path):
+        self.path = path
+
+    def read_text(self, fname):
+        target = os.path.join(self.path, fname) if fname else self.path
+        try:
+            with open(target, "rb") as fh:
+                return fh.read(MAX_READ).decode("utf-8", "replace")
+        except OSError:
+            return None
+
+    def read_header(self, fname):
+        """The header block of METADATA / PKG-INFO only (up to the first blank line): a wheel's METADATA
+        carries its whole README after it, often 100 KB that nothing here needs."""
+        target = os.path.join(self.path, fname) if fname else self.path
+        try:
+            with open(target, "rb") as fh:
+                data = fh.read(8192)
+                while b"\n\n" not in data and b"\n\r\n" not in data and len(data) < MAX_READ:
+                    more = fh.read(65536)
+                    if not more:
+                        break
+                    data += more
+        except OSError:
+            return None
+        return data.decode("utf-8", "replace")
+
+    def locate_file(self, path):
+        return os.path.join(os.path.dirname(self.path), path)
+
+    @property
+    def metadata(self):  # only for a header without a Name: the real parser decides
+        md = _stdlib("importlib.metadata")
+        return md.PathDistribution(_stdlib("pathlib").Path(self.path)).metadata
+
+    @property
+    def version(self):
+        md = _stdlib("importlib.metadata")
+        return md.PathDistribution(_stdlib("pathlib").Path(self.path)).version
+
+
+def _scan_dists(path_entries, meta_path):
+    """Every `*.dist-info` / `*.egg-info` along `path_entries`, in the order importlib.metadata finds them
+    (path entry by path entry, `os.listdir` order inside one), or None when only importlib.metadata
+    itself can answer: a zip or an `.egg` on sys.path, or a finder on sys.meta_path other than the
+    standard PathFinder that can find distributions. Skipping the import of importlib.metadata (~60 ms)
+    is most of this probe's speed; tests check both ways give the same answer."""
+    for finder in meta_path:
+        if getattr(finder, "find_distributions", None) is not None and finder is not importlib.machinery.PathFinder:
+            return None
+    found = []
+    for entry in path_entries:
+        root = entry or "."
+        if os.path.basename(root.rstrip("/\\")).lower().endswith(".egg"):
+            return None
+        try:
+            names = os.listdir(root)
+        except NotADirectoryError:
+            return None  # a zip file: importlib.metadata reads inside it
+        except OSError:
+            continue  # missing or unreadable: importlib.metadata finds nothing there either
+        for fname in names:
+            if fname.lower().endswith((".dist-info", ".egg-info")):
+                found.append(_DistDir(os.path.join(root, fname)))
+    return found
+
+
+def _all_dists():
+    """(distributions, error): the fast scan, or importlib.metadata when the scan cannot be sure."""
+    dists = _scan_dists(list(sys.path), list(sys.meta_path))
+    if dists is not None:
+        return dists, None
+    try:
+        md = _stdlib("importlib.metadata")
+    except ImportError:  # Python < 3.8: report, do not crash
+        return [], "importlib.metadata is not available (Python < 3.8)"
+    try:
+        return list(md.distributions()), None
+    except Exception as e:
+        return [], "importlib.metadata.distributions: %s: %s" % (type(e).__name__, e)
+
+
 def _name_version(dist):
     """Name and Version from the METADATA header, read as text: the email parser behind
     `dist.metadata` costs ~0.5 ms per distribution, a quarter of the probe's time on a big env."""
     text = None
+    read = getattr(dist, "read_header", None) or dist.read_text
     for fname in ("METADATA", "PKG-INFO"):
         try:
-            text = dist.read_text(fname)
+            text = read(fname)
         except Exception:
             text = None
         if text:
             break
     name = version = None
-    for line in (text or "").splitlines():
+    text = text or ""
+    ends = [i for i in (text.find("\n\n"), text.find("\n\r\n")) if i >= 0]
+    for line in (text[:min(ends)] if ends else text).splitlines():
         if not line.strip():
             break
         if name is None and line[:5].lower() == "name:":
@@ -141,14 +239,9 @@ def distributions():
     """Every installed distribution, in sys.path order; a later copy of the same name is 'shadowed'."""
     out = []
     by_key = {}
-    if _metadata is None:
-        _err("importlib.metadata is not available (Python < 3.8)")
-        return out
-    try:
-        dists = list(_metadata.distributions())
-    except Exception as e:
-        _err("importlib.metadata.distributions: %s: %s" % (type(e).__name__, e))
-        return out
+    dists, error = _all_dists()
+    if error:
+        _err(error)
     for dist in dists:
         name, version = _name_version(dist)
         location = _dist_location(dist)
@@ -218,6 +311,7 @@ def editable_finders(path_entries):
 
 
 def _literal_assignment(text, name):
+    ast = _stdlib("ast")
     try:
         tree = ast.parse(text)
     except (SyntaxError, ValueError):
@@ -240,6 +334,7 @@ def _literal_assignment(text, name):
 def simple_assignments(text):
     """Top-level `NAME = <literal>` / `NAME: T = <literal>` of a generated file (torch/version.py,
     vllm_ascend/_build_info.py), read as text."""
+    ast = _stdlib("ast")
     out = {}
     try:
         tree = ast.parse(text)
@@ -452,6 +547,7 @@ def _packed_refs(common):
 def _peel_loose(common, sha):
     """An annotated tag's ref points at a tag object: read the loose object to find the commit."""
     raw = None
+    zlib = _stdlib("zlib")
     try:
         with open(os.path.join(common, "objects", sha[:2], sha[2:]), "rb") as fh:
             raw = zlib.decompress(fh.read(1 << 16))
@@ -511,6 +607,7 @@ def git_facts(pkg_dir):
 
 
 def _git_dirty(repo):
+    subprocess = _stdlib("subprocess")
     env = dict(os.environ)
     env["GIT_OPTIONAL_LOCKS"] = "0"
     env["LC_ALL"] = "C"

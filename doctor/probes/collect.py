@@ -30,6 +30,8 @@ _GRACE = 2.0  # on top of a subprocess probe's own timeout: interpreter start-up
 
 @dataclass(frozen=True)
 class CollectOptions:
+    """Everything a collection depends on, so tests can point every probe at a fake machine."""
+
     root: str = "/"
     python: str | None = None  # target interpreter; None = the doctor's own
     npu_smi_timeout: float = 10.0  # one budget for all npu-smi calls
@@ -55,6 +57,8 @@ class CollectOptions:
 
 @dataclass
 class ProbeOutcome:
+    """What one probe returns: its part of the snapshot, its problems and the raw inputs behind it."""
+
     part: dict[str, Any] = field(default_factory=dict)
     errors: list[str] = field(default_factory=list)
     raw: dict[str, bytes | str] = field(default_factory=dict)
@@ -63,6 +67,8 @@ class ProbeOutcome:
 
 @dataclass
 class ProbeStatus:
+    """How one probe fared (ok, error, timeout) and how long it took; shown by `collect` and `-v`."""
+
     status: str  # ok | error | timeout
     seconds: float
     errors: list[str]

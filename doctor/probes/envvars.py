@@ -24,6 +24,10 @@ def edit_distance(a: str, b: str, limit: int = 2) -> int:
     """Levenshtein distance with transpositions (a swapped pair is one typo); stops early past `limit`."""
     if abs(len(a) - len(b)) > limit:
         return limit + 1
+    # One edit changes the set of distinct letters by at most two (a substitution drops one, adds one), so
+    # sets further apart than 2*limit cannot be within `limit`: this skips the table for almost every pair.
+    if len(set(a) ^ set(b)) > 2 * limit:
+        return limit + 1
     prev2: list[int] | None = None
     prev = list(range(len(b) + 1))
     for i, ca in enumerate(a, 1):

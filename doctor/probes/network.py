@@ -1,13 +1,14 @@
 """Network facts: interfaces with their addresses and state, and listening TCP ports.
 
 HCCL, Gloo and Ray pick interfaces and ports (HCCL's default base port 60000, Ray's 6379); a check needs
-to know what exists and what is taken. psutil gives both; listing sockets can be refused
-(psutil.AccessDenied on some platforms), in which case /proc/net/tcp{,6} is parsed directly.
+to know what exists and what is taken. Interfaces come from the kernel over rtnetlink (`_netlink`, what
+getifaddrs does), with psutil as the fallback where netlink is unavailable; listening ports come from
+/proc/net/tcp{,6} through the root prefix — the file psutil.net_connections reads too, without its walk
+over every process's file descriptors, which the doctor does not need and a busy node makes slow.
 """
 
 from __future__ import annotations
 
-import socket
 from typing import Any
 
 from doctor.probes._fs import FsError, RootFS
@@ -34,40 +35,52 @@ def parse_proc_net_tcp(text: str | None) -> list[int]:
     return sorted(ports)
 
 
-def probe_network(fs: RootFS) -> tuple[dict[str, Any], list[str]]:
-    import psutil
+def _interfaces(errors: list[str]) -> list[dict[str, Any]]:
+    from doctor.probes._netlink import interfaces
 
-    errors: list[str] = []
-    interfaces = []
     try:
+        return [{"name": i.name, "addresses": list(i.addresses), "up": i.up} for i in interfaces()]
+    except OSError as e:
+        errors.append(f"interfaces via netlink: {e}; asked psutil instead")
+    try:
+        import socket
+
+        import psutil
+
         addrs = psutil.net_if_addrs()
         stats = psutil.net_if_stats()
-    except (OSError, RuntimeError) as e:
-        addrs, stats = {}, {}
+    except (ImportError, OSError, RuntimeError) as e:
         errors.append(f"interfaces: {e}")
+        return []
+    out = []
     for name in sorted(addrs):
         ips = [a.address.split("%")[0] for a in addrs[name] if a.family in (socket.AF_INET, socket.AF_INET6)]
         st = stats.get(name)
-        interfaces.append({"name": name, "addresses": ips, "up": st.isup if st is not None else None})
-    ports: list[int] | None = None
-    try:
-        ports = sorted({c.laddr.port for c in psutil.net_connections(kind="tcp")
-                        if c.status == psutil.CONN_LISTEN and c.laddr})
-    except (psutil.AccessDenied, PermissionError, OSError, RuntimeError) as e:
-        errors.append(f"listening ports via psutil: {type(e).__name__}; read /proc/net/tcp instead")
-        found: set[int] = set()
-        read_any = False
-        for p in ("/proc/net/tcp", "/proc/net/tcp6"):
-            try:
-                text = fs.read_text(p, limit=4 * 1024 * 1024)
-            except FsError as fe:
-                errors.append(str(fe))
-                continue
-            if text is not None:
-                read_any = True
-                found.update(parse_proc_net_tcp(text))
-        ports = sorted(found) if read_any else None
-    out: dict[str, Any] = {"interfaces": interfaces}
+        out.append({"name": name, "addresses": ips, "up": st.isup if st is not None else None})
+    return out
+
+
+def listening_ports(fs: RootFS, errors: list[str]) -> list[int] | None:
+    """TCP ports in LISTEN state (IPv4 and IPv6), or None when neither table could be read (unknown,
+    not "nothing listens")."""
+    found: set[int] = set()
+    read_any = False
+    for p in ("/proc/net/tcp", "/proc/net/tcp6"):
+        try:
+            text = fs.read_text(p, limit=16 * 1024 * 1024)
+        except FsError as fe:
+            errors.append(str(fe))
+            continue
+        if text is not None:
+            read_any = True
+            found.update(parse_proc_net_tcp(text))
+    return sorted(found) if read_any else None
+
+
+def probe_network(fs: RootFS) -> tuple[dict[str, Any], list[str]]:
+    errors: list[str] = []
+    out: dict[str, Any] = {"interfaces": _interfaces(errors)}
+    ports = listening_ports(fs, errors)
     if ports is not None:
         out["listening_ports"] = ports
     return out, errors

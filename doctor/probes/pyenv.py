@@ -15,12 +15,11 @@ import re
 import sys
 from collections.abc import Mapping
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 from doctor.probes._run import RunResult, Started, finish, run_bounded, start
 
-SCRIPT = Path(__file__).with_name("_target_probe.py")
+SCRIPT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "_target_probe.py")
 BEGIN = "@@DOCTOR-TARGET-PROBE-BEGIN@@"
 END = "@@DOCTOR-TARGET-PROBE-END@@"
 PACKAGE_KEYS = ("version", "location", "editable", "url", "commit", "installer")
@@ -184,7 +183,8 @@ def start_target_probe(python: str | None, *, environ: Mapping[str, str] | None 
     if not os.access(exe, os.X_OK) or os.path.isdir(exe):
         return TargetProbe(exe, env, work, error=f"target Python {exe}: not an executable file")
     try:
-        source = SCRIPT.read_bytes()
+        with open(SCRIPT, "rb") as fh:
+            source = fh.read()
     except OSError as e:
         return TargetProbe(exe, env, work, error=f"cannot read the probe script {SCRIPT}: {e.strerror}")
     if not os.path.isdir(work):

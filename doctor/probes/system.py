@@ -1,6 +1,7 @@
 """Host facts: OS, kernel, arch, glibc, CPUs, memory, /dev/shm, cwd and whether we run in a container.
 
-Live facts (CPU count, memory, kernel, arch, hostname) come from psutil/platform; file facts (os-release,
+Live facts (CPU count, memory, kernel, arch, hostname) come from the os module (the same sysconf values
+psutil reports, without psutil's ~25 ms import); file facts (os-release,
 container markers, /dev/shm) are read through the root prefix. glibc comes from
 `os.confstr("CS_GNU_LIBC_VERSION")` because it decides which manylinux wheels can install.
 Container detection: /.dockerenv (Docker), /run/.containerenv (Podman), `container=` in the environment
@@ -11,7 +12,6 @@ from __future__ import annotations
 
 import os
 import re
-import socket
 from collections.abc import Mapping
 from typing import Any
 
@@ -66,12 +66,28 @@ def glibc_version() -> str | None:
     return f"{lib} {ver}".strip() or None
 
 
+def total_memory_bytes() -> int | None:
+    """Physical memory (MemTotal): pages x page size from sysconf, else psutil where sysconf has no answer."""
+    try:
+        pages, size = os.sysconf("SC_PHYS_PAGES"), os.sysconf("SC_PAGE_SIZE")
+        if pages > 0 and size > 0:
+            return int(pages * size)
+    except (ValueError, OSError, AttributeError):
+        pass
+    try:
+        import psutil
+
+        return int(psutil.virtual_memory().total)
+    except (ImportError, OSError, RuntimeError):
+        return None
+
+
 def build_tools(environ: Mapping[str, str]) -> dict[str, str | None]:
     """ninja and g++ on the PATH the training process will see (MindSpeed JIT-builds fused ops with them)."""
-    import shutil
+    from doctor.probes._run import which
 
     path = environ.get("PATH", os.defpath)
-    return {tool: shutil.which(tool, path=path) for tool in ("ninja", "g++")}
+    return {tool: which(tool, path) for tool in ("ninja", "g++")}
 
 
 STALE_LOCK_SECONDS = 600.0  # a JIT build of one MindSpeed op takes seconds to a few minutes
@@ -112,11 +128,9 @@ def stale_extension_locks(fs: RootFS, environ: Mapping[str, str], now: float | N
 
 
 def probe_system(fs: RootFS, environ: Mapping[str, str], cwd: str) -> tuple[dict[str, Any], list[str]]:
-    import psutil
-
     errors: list[str] = []
     uname = os.uname()
-    host: dict[str, Any] = {"hostname": socket.gethostname(), "kernel": uname.release, "arch": uname.machine}
+    host: dict[str, Any] = {"hostname": uname.nodename, "kernel": uname.release, "arch": uname.machine}
     try:
         os_name = parse_os_release(fs.read_text("/etc/os-release") or fs.read_text("/usr/lib/os-release"))
     except FsError as e:
@@ -126,11 +140,12 @@ def probe_system(fs: RootFS, environ: Mapping[str, str], cwd: str) -> tuple[dict
     libc = glibc_version()
     if libc:
         host["libc"] = libc
-    host["cpu_count"] = psutil.cpu_count(logical=True) or os.cpu_count() or 0
-    try:
-        host["memory_gb"] = round(psutil.virtual_memory().total / 2**30, 1)
-    except (OSError, RuntimeError) as e:
-        errors.append(f"memory: {e}")
+    host["cpu_count"] = os.cpu_count() or 0
+    memory = total_memory_bytes()
+    if memory:
+        host["memory_gb"] = round(memory / 2**30, 1)
+    else:
+        errors.append("memory: the kernel did not report the physical memory size")
     shm = fs.host("/dev/shm")
     try:
         st = os.statvfs(fs.host(fs.resolve("/dev/shm")))

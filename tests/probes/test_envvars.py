@@ -54,6 +54,29 @@ def test_edit_distance_properties(a: str, b: str) -> None:
     assert d <= max(len(a), len(b))
 
 
+def _osa(a: str, b: str) -> int:
+    """Textbook optimal-string-alignment distance, no shortcuts: the reference for the pruned version."""
+    d = [[0] * (len(b) + 1) for _ in range(len(a) + 1)]
+    for i in range(len(a) + 1):
+        d[i][0] = i
+    for j in range(len(b) + 1):
+        d[0][j] = j
+    for i in range(1, len(a) + 1):
+        for j in range(1, len(b) + 1):
+            d[i][j] = min(d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + (a[i - 1] != b[j - 1]))
+            if i > 1 and j > 1 and a[i - 1] == b[j - 2] and a[i - 2] == b[j - 1]:
+                d[i][j] = min(d[i][j], d[i - 2][j - 2] + 1)
+    return d[len(a)][len(b)]
+
+
+@given(st.text(alphabet="ACDEGHLNOSTU_", max_size=14), st.text(alphabet="ACDEGHLNOSTU_", max_size=14),
+       st.integers(min_value=0, max_value=3))
+def test_edit_distance_is_the_capped_osa_distance(a: str, b: str, limit: int) -> None:
+    """The early exits (length gap, distinct-letter gap, row minimum) never change a result within the cap."""
+    got, true = edit_distance(a, b, limit), _osa(a, b)
+    assert got == true if true <= limit else got > limit
+
+
 @given(st.dictionaries(st.text(min_size=1, max_size=30), st.text(max_size=50), max_size=20))
 def test_collect_env_never_raises(env: dict[str, str]) -> None:
     got = collect_env(env)

@@ -1,7 +1,8 @@
-"""Network facts: interfaces and listening ports, with the /proc/net/tcp fallback when psutil is refused."""
+"""Network facts: interfaces over rtnetlink (psutil where netlink is refused), listening ports from /proc/net/tcp."""
 
 from __future__ import annotations
 
+import socket
 from pathlib import Path
 
 import psutil
@@ -9,6 +10,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from doctor.probes import _netlink
 from doctor.probes._fs import RootFS
 from doctor.probes.network import parse_proc_net_tcp, probe_network
 from tests.fakes import write
@@ -30,27 +32,50 @@ def test_parse_proc_net_tcp() -> None:
     assert parse_proc_net_tcp(TCP6) == [22]
 
 
-def test_live_network_shape(tmp_path: Path) -> None:
+def test_live_interfaces_match_psutil() -> None:
+    """The netlink reader gives what psutil (getifaddrs) gives: every interface, its IPv4/IPv6 addresses in
+    the kernel's order, and whether it is up and running."""
+    net, errors = probe_network(RootFS("/"))
+    assert errors == []
+    addrs, stats = psutil.net_if_addrs(), psutil.net_if_stats()
+    expected = [{"name": n, "addresses": [a.address.split("%")[0] for a in addrs[n]
+                                          if a.family in (socket.AF_INET, socket.AF_INET6)],
+                 "up": stats[n].isup if n in stats else None} for n in sorted(addrs)]
+    assert net["interfaces"] == expected
+    assert any(i["name"] == "lo" and "127.0.0.1" in i["addresses"] and i["up"] for i in net["interfaces"])
+
+
+def test_a_port_this_test_listens_on_is_listed() -> None:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as srv:
+        srv.bind(("127.0.0.1", 0))
+        srv.listen(1)
+        port = srv.getsockname()[1]
+        net, _ = probe_network(RootFS("/"))
+        assert port in net["listening_ports"]
     net, _ = probe_network(RootFS("/"))
-    assert all(isinstance(i["name"], str) and isinstance(i["addresses"], list) for i in net["interfaces"])
-    assert any(i["name"] == "lo" for i in net["interfaces"])
-    assert all(isinstance(p, int) for p in net.get("listening_ports", []))
+    assert port not in net["listening_ports"]
 
 
-def test_access_denied_falls_back_to_proc(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    def denied(*a, **k):
-        raise psutil.AccessDenied()
-
-    monkeypatch.setattr(psutil, "net_connections", denied)
+def test_ports_come_through_the_root_prefix(tmp_path: Path) -> None:
     write(tmp_path / "proc/net/tcp", TCP)
     write(tmp_path / "proc/net/tcp6", TCP6)
     net, errors = probe_network(RootFS(str(tmp_path)))
-    assert net["listening_ports"] == [22, 6379, 60000]
-    assert any("AccessDenied" in e for e in errors)
+    assert net["listening_ports"] == [22, 6379, 60000] and errors == []
     empty = tmp_path / "empty"
     empty.mkdir()
     net, _ = probe_network(RootFS(str(empty)))
     assert "listening_ports" not in net  # unknown, not "nothing listens"
+
+
+def test_netlink_refused_falls_back_to_psutil(monkeypatch: pytest.MonkeyPatch) -> None:
+    def refused() -> list:
+        raise PermissionError(1, "Operation not permitted")
+
+    monkeypatch.setattr(_netlink, "interfaces", refused)
+    net, errors = probe_network(RootFS("/"))
+    assert any(i["name"] == "lo" for i in net["interfaces"])
+    assert any("netlink" in e and "psutil" in e for e in errors)
+
 
 
 @given(st.text())

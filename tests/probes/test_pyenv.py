@@ -211,7 +211,7 @@ def test_hanging_interpreter_is_killed(tmp_path: Path) -> None:
 
 
 def test_script_is_python38_syntax_and_stdlib_only() -> None:
-    src = SCRIPT.read_text()
+    src = Path(SCRIPT).read_text()
     tree = ast.parse(src, feature_version=(3, 8))
     imported = set()
     for node in ast.walk(tree):

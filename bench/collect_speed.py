@@ -9,7 +9,12 @@ from bench._measure import clean_env, compare, table
 
 
 def run(repeat: int = 5) -> dict:
-    cmd = [sys.executable, "-m", "doctor", "collect", "-o", "/dev/null"]
+    with tempfile.TemporaryDirectory() as out:
+        return _run(repeat, [sys.executable, "-m", "doctor", "collect", "-o", f"{out}/snapshot.json"])
+
+
+def _run(repeat: int, cmd: list[str]) -> dict:
+    # a real file (atomic write + fsync), as a user's `-o node0.json`; not /dev/null
     warm = compare({"doctor collect (warm)": cmd}, repeat=repeat, env=clean_env())
     cold_rows = {}
     for i in range(repeat):

@@ -3,6 +3,10 @@
 A failed or interrupted write (full disk, RLIMIT_FSIZE, Ctrl-C) leaves neither a partial destination nor the
 temp file. SIGXFSZ is ignored while writing: past RLIMIT_FSIZE the kernel would otherwise kill the process
 mid-write (leaving the temp file behind) instead of failing the write with EFBIG.
+
+Only regular files are replaced. A destination that is a device, a FIFO or a socket (`-o /dev/null`,
+`-o /dev/stdout`, a named pipe) is written in place: renaming over it would turn /dev/null into a regular
+file for the whole machine (the doctor often runs as root). A symlink is written through, so the link stays.
 """
 
 from __future__ import annotations
@@ -13,21 +17,47 @@ from collections.abc import Iterator
 from typing import IO
 
 
+def _special(path: str) -> bool:
+    """True when `path` exists and is not a regular file (after following symlinks)."""
+    import stat
+
+    try:
+        return not stat.S_ISREG(os.stat(path).st_mode)
+    except OSError:  # missing (or unreachable): a new regular file will be created
+        return False
+
+
+def _create_temp(directory: str) -> tuple[int, str]:
+    """A new, exclusive 0600 file next to the destination, like tempfile.mkstemp (whose import brings
+    random, shutil, bz2 and lzma along: ~25 ms of every `collect -o`)."""
+    for _ in range(100):
+        name = os.path.join(directory, f".doctor-{os.getpid()}-{os.urandom(6).hex()}")
+        try:
+            return os.open(name, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0), 0o600), name
+        except FileExistsError:
+            continue
+    raise FileExistsError(f"no free temporary name in {directory}")
+
+
 @contextlib.contextmanager
 def atomic_binary(path: str, mode: int | None = None) -> Iterator[IO[bytes]]:
     """Yield a binary file; on a clean exit it becomes `path` (with `mode`, by default what a plain open()
     would give under the umask: mkstemp's 0600 would make snapshots and env files unreadable to others),
     on any error it vanishes."""
     import signal
-    import tempfile  # ~60 ms of imports (random, shutil...) that a run writing nothing should not pay
     import threading
 
-    d = os.path.dirname(os.path.abspath(path)) or "."
+    if _special(path):
+        with open(path, "wb") as fh:
+            yield fh
+        return
+    target = os.path.realpath(path)
+    d = os.path.dirname(target) or "."
     restore = None
     if hasattr(signal, "SIGXFSZ") and threading.current_thread() is threading.main_thread():
         restore = signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
     try:
-        fd, tmp = tempfile.mkstemp(prefix=".doctor-", dir=d)
+        fd, tmp = _create_temp(d)
         try:
             with os.fdopen(fd, "wb") as fh:
                 yield fh
@@ -38,7 +68,7 @@ def atomic_binary(path: str, mode: int | None = None) -> Iterator[IO[bytes]]:
                 os.umask(umask)
                 mode = 0o666 & ~umask
             os.chmod(tmp, mode)
-            os.replace(tmp, path)
+            os.replace(tmp, target)
         except BaseException:
             with contextlib.suppress(OSError):
                 os.unlink(tmp)

@@ -320,6 +320,25 @@ def test_lint_catches_the_classic_mistakes(id_, version, extra, key, verl_cfg):
     assert hits and hits[0]["key"] == key and hits[0]["severity"] == "error"
 
 
+def test_every_invocation_is_linted_and_findings_name_their_line(verl_cfg):
+    """A script that runs main_ppo twice (a seed sweep, a resume): a mistake in the second run is found too."""
+    clean = GOOD.format(extra=f"{A}vanilla_mbridge=True").strip()
+    broken = GOOD.format(extra=f"{OTC}use_fused_rmsnorm=True {A}vanilla_mbridge=True").strip()
+    script = "#!/bin/bash\nset -e\n" + clean + "\n\necho second run\n" + broken + "\n"
+    code, report, _ = lint("--verl-version", "0.9.1", "-", input=script)
+    assert code == 1
+    lines = [inv["line"] for inv in report["invocations"]]
+    assert len(lines) == 2 and lines[0] < lines[1]
+    hits = [f for f in report["findings"] if f["id"] == "launch-key-needs-plus"]
+    assert [h["evidence"]["line"] for h in hits] == [lines[1]]
+    assert hits[0]["title"].startswith(f"line {lines[1]}: ")
+    several = next(f for f in report["findings"] if f["id"] == "lint-several-invocations")
+    assert several["evidence"]["lines"] == lines
+    # one invocation: titles stay as they were, no line prefix
+    code, report, _ = lint("--verl-version", "0.9.1", "-", input=broken)
+    assert code == 1 and not any(f["title"].startswith("line ") for f in report["findings"])
+
+
 def test_lint_clean_script_exit_0_and_text_output(verl_cfg):
     text = GOOD.format(extra=f"{A}vanilla_mbridge=True")
     r = CliRunner().invoke(cli, ["lint", "-"], input=text)

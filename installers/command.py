@@ -24,7 +24,7 @@ from installers import journal as jr
 from installers import wheelhouse as wh
 from installers.backends import PipBackend, Source, make_backend
 from installers.execute import DONE, FAILED, SATISFIED, Executor, Outcome, StepResult
-from installers.gitsrc import make_bundle, parse_mirrors
+from installers.gitsrc import bundle_submodules, make_bundle, parse_mirrors
 from installers.plan import CLONE, EDITABLE, INSTALL, IndexOptions, Plan
 from installers.resolve import Facts, facts_from_snapshot, nearest_profiles, parse_sets, resolve
 from installers.satisfy import satisfied, snapshot_view
@@ -276,7 +276,9 @@ def _source(o: Options) -> tuple[Source, dict[str, dict[str, Any]]]:
     if o.wheelhouse:
         m = wh.load(o.wheelhouse)
         root = Path(o.wheelhouse).resolve()
-        bundles = {name: {"bundle": str(wh.safe_path(root, g["bundle"])), "commit": g.get("commit")} for name, g in m.git.items()}
+        bundles = {name: {"bundle": str(wh.safe_path(root, g["bundle"])), "commit": g.get("commit"),
+                          "submodules": {sm["path"]: str(wh.safe_path(root, sm["bundle"])) for sm in g.get("submodules", [])}}
+                   for name, g in m.git.items()}
         if o.offline:
             return Source(find_links=(str(root / wh.WHEELS),), no_index=True, offline=True), bundles
         return Source(index=IndexOptions(o.index_url, tuple(o.extra_index_urls)), find_links=(str(root / wh.WHEELS),)), bundles
@@ -438,6 +440,11 @@ def _download(o: Options, plan: Plan, report: Report, console: Console) -> Repor
                     commit = make_bundle(s.source, bundle, work, mirrors=mirrors, log=say, keep=True)
                     manifest.git[s.source.name] = {"url": s.source.url, "ref": s.source.ref, "commit": commit,
                                                    "bundle": f"{wh.GIT}/{bundle.name}"}
+                    if s.source.submodules:
+                        sub_dir = f"{wh.GIT}/{s.source.name}.submodules"
+                        subs = bundle_submodules(work / s.source.name, root / sub_dir, log=say)
+                        manifest.git[s.source.name]["submodules"] = [
+                            {"path": m["path"], "commit": m["commit"], "bundle": f"{sub_dir}/{m['bundle']}"} for m in subs]
                 elif s.kind in (INSTALL, EDITABLE):
                     reqs = list(s.requirements) if s.kind == INSTALL else list(s.build_requires)
                     if s.kind == EDITABLE and not s.no_deps and s.source is not None:

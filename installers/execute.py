@@ -212,9 +212,9 @@ class Executor:
         self.log(f"-- {step.id}: {step.title}")
         if step.kind == CLONE:
             assert step.source is not None and self.src_dir is not None
-            bundle = self.bundles.get(step.source.name, {}).get("bundle")
-            gitsrc.clone(step.source, os.path.join(self.src_dir, step.source.name), mirrors=self.mirrors, bundle=bundle,
-                         log=self.log)
+            bundled = self.bundles.get(step.source.name, {})
+            gitsrc.clone(step.source, os.path.join(self.src_dir, step.source.name), mirrors=self.mirrors,
+                         bundle=bundled.get("bundle"), submodule_bundles=bundled.get("submodules"), log=self.log)
             return
         if step.kind == ENVFILE:
             assert self.plan.env is not None

@@ -5,6 +5,10 @@ to get wrong (`core_v0.12.1` is a tag, `core_r0.16.0` a moving branch): shared/r
 §1.3. So every source carries its ref *and* the commit that ref had when the profile was verified; a clone whose
 HEAD is not that commit is an error, not a warning. `--git-mirror ORIGINAL=URL` maps gitcode/github URLs to
 internal mirrors; air-gapped hosts clone from git bundles made by `--download-only`.
+
+Submodules (vllm-ascend's third-party kernels) follow the same rules: their URLs go through the mirrors, and
+`--download-only` bundles each one at the commit the superproject records, so an offline install never
+reaches for the network to fetch them.
 """
 
 from __future__ import annotations
@@ -122,11 +126,12 @@ def satisfied(src: GitSource, dest: str | Path) -> bool:
 
 
 def clone(src: GitSource, dest: str | Path, *, mirrors: Mapping[str, str] | None = None, bundle: str | None = None,
-          log: Log | None = None, shallow: bool = True) -> str:
+          log: Log | None = None, shallow: bool = True, submodule_bundles: Mapping[str, str] | None = None) -> str:
     """Make `dest` a clone of `src` checked out (detached) at the pinned commit; return that commit.
 
-    From a bundle, the bundle is the origin (air-gapped). An existing clone is fetched and re-checked-out;
-    an existing directory that is not a clone is refused rather than overwritten."""
+    From a bundle, the bundle is the origin (air-gapped), and `submodule_bundles` ({path in the superproject:
+    bundle file}) are the origins of its submodules. An existing clone is fetched and re-checked-out; an
+    existing directory that is not a clone is refused rather than overwritten."""
     dest = Path(dest)
     url = bundle or map_url(src.url, mirrors or {})
     want = src.commit or (src.ref if is_sha(src.ref) else None)
@@ -164,9 +169,74 @@ def clone(src: GitSource, dest: str | Path, *, mirrors: Mapping[str, str] | None
     if want and not matches(got, want):
         raise GitError(f"{src.name}: {src.ref} is at {got}, but the profile pins commit {want}")
     if src.submodules:
-        _git(["submodule", "update", "--init", "--recursive"], cwd=dest, log=log)
+        if bundle is not None:
+            subs = dict(submodule_bundles or {})
+
+            def from_bundle(path: str, url: str) -> str:
+                if path not in subs:
+                    raise GitError(f"{src.name}: the wheelhouse has no bundle for submodule {path} "
+                                   f"(make it again with `doctor install --download-only`)")
+                return subs[path]
+
+            update_submodules(dest, from_bundle, log=log, local=True)
+        else:
+            m = dict(mirrors or {})
+            update_submodules(dest, lambda path, url: map_url(url, m), log=log, local=bool(m))
     assert got is not None
     return got
+
+
+def update_submodules(repo: str | Path, url_for: Callable[[str, str], str], *, log: Log | None = None,
+                      local: bool = False, prefix: str = "") -> list[str]:
+    """`git submodule update --init --recursive`, one level at a time so that every submodule's URL can be
+    replaced first: `url_for(path from the top, url .gitmodules gives)` returns the URL to fetch from (a
+    mirror, or a bundle file). `local` allows the file transport, which git refuses for submodules by
+    default (CVE-2022-39253), for the mirrors and bundles the user named. Returns the paths updated."""
+    repo = Path(repo)
+    if not (repo / ".gitmodules").is_file():
+        return []
+    _git(["submodule", "init"], cwd=repo, log=log)
+    listed = _git(["config", "-f", ".gitmodules", "--get-regexp", r"^submodule\..*\.path$"], cwd=repo, check=False)
+    paths = []
+    for line in listed.stdout.splitlines():
+        key, _, path = line.partition(" ")
+        name = key[len("submodule."):-len(".path")]
+        url = _git(["config", "--get", f"submodule.{name}.url"], cwd=repo, check=False).stdout.strip()
+        _git(["config", f"submodule.{name}.url", url_for(prefix + path, url)], cwd=repo, log=log)
+        paths.append(path)
+    _git([*(["-c", "protocol.file.allow=always"] if local else []), "submodule", "update", "--checkout"],
+         cwd=repo, log=log)
+    done = []
+    for path in paths:
+        done.append(prefix + path)
+        done += update_submodules(repo / path, url_for, log=log, local=local, prefix=prefix + path + "/")
+    return done
+
+
+def submodule_commits(repo: str | Path) -> list[tuple[str, str]]:
+    """(path from the top, commit) of every checked-out submodule, recursively, parents before children."""
+    cp = _git(["submodule", "status", "--recursive"], cwd=repo, check=False, timeout=120)
+    out = []
+    for line in cp.stdout.splitlines():
+        parts = line[1:].split()
+        if len(parts) >= 2 and is_sha(parts[0]):
+            out.append((parts[1], parts[0]))
+    return out
+
+
+def bundle_submodules(repo: str | Path, out_dir: str | Path, *, log: Log | None = None) -> list[dict[str, str]]:
+    """One bundle per submodule of a clone made by `clone(..., submodules)`, holding the commit the
+    superproject records; [{path, commit, bundle file name}] in update order."""
+    out_dir = Path(out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    made = []
+    for i, (path, commit) in enumerate(submodule_commits(repo)):
+        sub = Path(repo) / path
+        fname = f"{i:02d}-{re.sub(r'[^A-Za-z0-9._-]+', '_', path)}.bundle"
+        _git(["branch", "-f", "doctor-pinned", commit], cwd=sub, log=log)
+        _git(["bundle", "create", str(out_dir / fname), "doctor-pinned"], cwd=sub, log=log)
+        made.append({"path": path, "commit": commit, "bundle": fname})
+    return made
 
 
 def make_bundle(src: GitSource, out: str | Path, workdir: str | Path, *, mirrors: Mapping[str, str] | None = None,

@@ -1,4 +1,5 @@
-"""Air-gapped installs: a wheelhouse directory with a manifest (sha256 of every artifact) and git bundles.
+"""Air-gapped installs: a wheelhouse directory with a manifest (sha256 of every artifact) and git bundles
+(one per git source, plus one per submodule of a source that has them, listed under `git.<name>.submodules`).
 
 `doctor install --download-only DIR` fills DIR/wheels (pip download for the *target's* platform tags) and
 DIR/git (bundles of the plan's git sources) and writes DIR/manifest.json last, atomically. `--wheelhouse DIR
@@ -133,6 +134,13 @@ def load(root: str | Path) -> Manifest:
     git = data.get("git") or {}
     if not isinstance(git, dict):
         raise InputError("must be an object", source=src, path="git")
+    for name, g in git.items():
+        subs = g.get("submodules", []) if isinstance(g, dict) else []
+        if not isinstance(subs, list):
+            raise InputError("must be an array", source=src, path=f"git.{name}.submodules")
+        for i, sm in enumerate(subs):
+            if not (isinstance(sm, dict) and all(isinstance(sm.get(k), str) for k in ("path", "commit", "bundle"))):
+                raise InputError("needs path, commit and bundle (strings)", source=src, path=f"git.{name}.submodules[{i}]")
     return Manifest(profile=str(data.get("profile", "")), target=dict(data.get("target") or {}), artifacts=arts,
                     git=git, created=str(data.get("created", "")))
 
@@ -162,7 +170,7 @@ def verify(root: str | Path) -> Manifest:
     for name, g in m.git.items():
         if not isinstance(g, dict) or "bundle" not in g or "commit" not in g:
             raise InputError("needs bundle and commit", source=src, path=f"git.{name}")
-        bundle = safe_path(root, str(g["bundle"]))
-        if bundle not in listed:
-            raise RefusedError(f"git bundle {g['bundle']} is not in the artifact list", source=src)
+        for b in [str(g["bundle"])] + [sm["bundle"] for sm in g.get("submodules", [])]:
+            if safe_path(root, b) not in listed:
+                raise RefusedError(f"git bundle {b} is not in the artifact list", source=src)
     return m

@@ -148,29 +148,35 @@ def test_bad_inputs_exit_2(tmp_path: Path) -> None:
 PROFILE = "verl-0.7.1-cann8.5.0-a2"
 
 
-@pytest.fixture(scope="module")
-def airgap(tmp_path_factory: pytest.TempPathFactory) -> dict:
-    """A local 'PyPI' (file:// simple index) and local git servers for the profile's stack; then
-    `doctor install --download-only` builds the wheelhouse from them, as on a connected host."""
-    root = tmp_path_factory.mktemp("airgap")
+def download_only(profile: str, root: Path, prepare=None) -> dict:  # type: ignore[no-untyped-def]
+    """A local 'PyPI' (file:// simple index) and local git servers for the profile's stack (`prepare(plan,
+    stack)` may change them); then `doctor install --download-only` builds the wheelhouse from them, as on a
+    connected host."""
     from installers.resolve import Facts, resolve
 
-    p = next(x for x in PROFILES if x.name == PROFILE)
+    p = next(x for x in PROFILES if x.name == profile)
     plan = resolve(p, Facts(arch="x86_64", python_version=f"{sys.version_info[0]}.{sys.version_info[1]}",
                             cann=p.cann_version, chip="A2"), src_dir="/x")
     st = stack.build(plan, root / "upstream")
+    if prepare is not None:
+        prepare(plan, st)
     for name, v in (("setuptools", "80.0.0"), ("wheel", "0.45.0"), ("setuptools-scm", "8.1.0"), ("pybind11", "2.13.6")):
         wheelkit.make_wheel(st.wheels, name, v)
     index = wheelkit.make_simple_index(st.wheels, root / "simple")
     env = wheelkit.hermetic_env(root, NO_COLOR="1")
     house = root / "house"
-    args = ["install", "--profile", PROFILE, "--download-only", str(house), "--arch", "x86_64", "--python-version",
+    args = ["install", "--profile", profile, "--download-only", str(house), "--arch", "x86_64", "--python-version",
             f"{sys.version_info[0]}.{sys.version_info[1]}", "--glibc", "2.35", "--index-url", index, "--isolated", "--json"]
     for m in st.mirrors:
         args += ["--git-mirror", m]
     cp = doctor(*args, env=env)
     assert cp.returncode == 0, cp.stderr
-    return {"house": house, "report": json.loads(cp.stdout), "env": env, "stack": st, "root": root}
+    return {"house": house, "report": json.loads(cp.stdout), "env": env, "stack": st, "root": root, "plan": plan}
+
+
+@pytest.fixture(scope="module")
+def airgap(tmp_path_factory: pytest.TempPathFactory) -> dict:
+    return download_only(PROFILE, tmp_path_factory.mktemp("airgap"))
 
 
 def test_download_only_builds_a_verified_wheelhouse(airgap) -> None:
@@ -181,6 +187,47 @@ def test_download_only_builds_a_verified_wheelhouse(airgap) -> None:
     assert set(m.git) == {"vllm", "vllm-ascend", "Megatron-LM", "MindSpeed", "verl"}
     assert m.git["Megatron-LM"]["commit"] == airgap["stack"].commits["Megatron-LM"]
     assert "manylinux_2_35_x86_64" in m.target["platforms"]
+
+
+def test_download_only_bundles_submodules_and_an_offline_clone_uses_them(tmp_path: Path) -> None:
+    """vllm-ascend (verl >= 0.8.0) is cloned with its submodules: the wheelhouse must carry them, or the
+    air-gapped install stops at `git submodule update` reaching for the network."""
+    from installers import gitsrc
+    from installers.command import Options, _source
+    from installers.plan import CLONE
+
+    profile = next(p.name for p in PROFILES if p.verl == "0.8.0" and "A2" in p.chips)
+    catlass_url = "https://gitcode.com/cann/catlass.git"
+
+    def add_submodule(plan, st) -> None:  # type: ignore[no-untyped-def]
+        src = next(s.source for s in plan.steps if s.kind == CLONE and s.source is not None and s.source.submodules)
+        bare = tmp_path / "upstream" / "repos" / f"{src.name}.git"
+        work = bare.with_name(bare.name + ".work")
+        cat = wheelkit.make_source_repo(tmp_path / "upstream" / "repos" / "catlass.git", dist="catlass",
+                                        packages={"include/catlass.h": "// kernels\n"}, refs=[("branch", "main", "1.0")])
+        wheelkit.git("-c", "protocol.file.allow=always", "submodule", "add", "-q",
+                     str(tmp_path / "upstream" / "repos" / "catlass.git"), "csrc/third_party/catlass", cwd=work)
+        wheelkit.git("config", "-f", ".gitmodules", "submodule.csrc/third_party/catlass.url", catlass_url, cwd=work)
+        wheelkit.git("commit", "-q", "-am", "catlass", cwd=work)
+        kind = "refs/tags/" if wheelkit.git("tag", "-l", src.ref, cwd=work) else "refs/heads/"
+        wheelkit.git(*(["tag", "-f", src.ref] if kind == "refs/tags/" else ["branch", "-f", src.ref]), cwd=work)
+        wheelkit.git("push", "-q", "-f", str(bare), f"{kind}{src.ref}", cwd=work)
+        st.mirrors.append(f"{catlass_url}={tmp_path / 'upstream' / 'repos' / 'catlass.git'}")
+        st.commits["catlass"] = cat["main"]
+
+    got = download_only(profile, tmp_path, prepare=add_submodule)
+    m = wh.verify(got["house"])
+    name = next(n for n, g in m.git.items() if g.get("submodules"))
+    subs = m.git[name]["submodules"]
+    assert [(s["path"], s["commit"]) for s in subs] == [("csrc/third_party/catlass", got["stack"].commits["catlass"])]
+    # what an offline run hands the executor, and the clone it makes, with every upstream out of reach
+    _, bundles = _source(Options(wheelhouse=str(got["house"]), offline=True))
+    (tmp_path / "upstream" / "repos").rename(tmp_path / "gone")
+    src = next(s.source for s in got["plan"].steps if s.kind == CLONE and s.source is not None and s.source.name == name)
+    pinned = type(src)(name=src.name, url=src.url, ref=src.ref, commit=bundles[name]["commit"], submodules=True)
+    gitsrc.clone(pinned, tmp_path / "offline" / name, bundle=bundles[name]["bundle"],
+                 submodule_bundles=bundles[name]["submodules"])
+    assert (tmp_path / "offline" / name / "csrc/third_party/catlass/include/catlass.h").read_text() == "// kernels\n"
 
 
 def offline_install(airgap, venv: Path, backend: str, *extra: str) -> subprocess.CompletedProcess[str]:

@@ -109,3 +109,79 @@ def test_existing_clone_follows_a_moved_branch(tmp_path: Path) -> None:
     second = gitsrc.clone(src, tmp_path / "MindSpeed", mirrors=m)
     assert second != first and second == git("rev-parse", "core_r0.16.0", cwd=bare)
     assert gitsrc.satisfied(src, tmp_path / "MindSpeed")
+
+
+# --- submodules: through mirrors online, from bundles offline ----------------------------------------------
+
+SUB_HOST = "https://submodules.invalid"  # .invalid never resolves: reaching for it fails like an air gap
+
+
+def _repo_with_submodule(work: Path, bare: Path, files: dict[str, str], sub: tuple[str, Path, str] | None) -> str:
+    """A repository (pushed to `bare`) with `files` and optionally one submodule (path, bare repo to add it
+    from, URL to record in .gitmodules); returns the commit."""
+    work.mkdir(parents=True)
+    git("init", "-q", "-b", "main", cwd=work)
+    for rel, text in files.items():
+        (work / rel).parent.mkdir(parents=True, exist_ok=True)
+        (work / rel).write_text(text)
+    if sub is not None:
+        path, source, recorded_url = sub
+        git("-c", "protocol.file.allow=always", "submodule", "add", "-q", str(source), path, cwd=work)
+        git("config", "-f", ".gitmodules", f"submodule.{path}.url", recorded_url, cwd=work)
+    git("add", "-A", cwd=work)
+    git("commit", "-q", "-m", "init", cwd=work)
+    git("clone", "-q", "--bare", str(work), str(bare))
+    return git("rev-parse", "HEAD", cwd=work)
+
+
+@pytest.fixture(scope="module")
+def nested(tmp_path_factory: pytest.TempPathFactory) -> dict[str, object]:
+    """top -> outer (submodule) -> inner (nested submodule), recorded with unreachable https URLs."""
+    root = tmp_path_factory.mktemp("nested")
+    served = root / "served"
+    inner = _repo_with_submodule(root / "w-inner", served / "inner.git", {"kernels/inner.txt": "inner v1\n"}, None)
+    outer = _repo_with_submodule(root / "w-outer", served / "outer.git", {"outer.txt": "outer v1\n"},
+                                 ("third_party/inner", served / "inner.git", f"{SUB_HOST}/inner.git"))
+    top = _repo_with_submodule(root / "w-top", served / "top.git", {"setup.py": "# top\n"},
+                               ("csrc/third_party/outer", served / "outer.git", f"{SUB_HOST}/outer.git"))
+    return {"root": root, "served": served, "inner": inner, "outer": outer, "top": top}
+
+
+def _check_tree(dest: Path, nested: dict[str, object]) -> None:
+    assert (dest / "csrc/third_party/outer/outer.txt").read_text() == "outer v1\n"
+    assert (dest / "csrc/third_party/outer/third_party/inner/kernels/inner.txt").read_text() == "inner v1\n"
+    assert dict(gitsrc.submodule_commits(dest)) == {"csrc/third_party/outer": nested["outer"],
+                                                     "csrc/third_party/outer/third_party/inner": nested["inner"]}
+
+
+def test_submodules_follow_the_mirrors(nested, tmp_path: Path) -> None:
+    mirrors = {SUB_HOST: str(nested["served"])}
+    src = GitSource("top", f"{SUB_HOST}/top.git", "main", commit=str(nested["top"]), submodules=True)
+    assert gitsrc.clone(src, tmp_path / "top", mirrors=mirrors) == nested["top"]
+    _check_tree(tmp_path / "top", nested)
+    # without a mirror the recorded https URL is used, and it is unreachable: a clear git error
+    unmapped = GitSource("top2", str(nested["served"] / "top.git"), "main", submodules=True)
+    with pytest.raises(gitsrc.GitError):
+        gitsrc.clone(unmapped, tmp_path / "top2")
+
+
+def test_offline_install_takes_every_submodule_from_its_bundle(nested, tmp_path: Path) -> None:
+    mirrors = {SUB_HOST: str(nested["served"])}
+    src = GitSource("top", f"{SUB_HOST}/top.git", "main", submodules=True)
+    commit = gitsrc.make_bundle(src, tmp_path / "top.bundle", tmp_path / "work", mirrors=mirrors, keep=True)
+    made = gitsrc.bundle_submodules(tmp_path / "work" / "top", tmp_path / "subs")
+    assert [m["path"] for m in made] == ["csrc/third_party/outer", "csrc/third_party/outer/third_party/inner"]
+    # the air gap: the served repositories are gone and the recorded URLs never resolve
+    hidden = nested["root"] / "hidden"
+    nested["served"].rename(hidden)
+    try:
+        bundles = {m["path"]: str(tmp_path / "subs" / m["bundle"]) for m in made}
+        pinned = GitSource("top", f"{SUB_HOST}/top.git", "main", commit=commit, submodules=True)
+        assert gitsrc.clone(pinned, tmp_path / "offline", bundle=str(tmp_path / "top.bundle"),
+                            submodule_bundles=bundles) == commit
+        _check_tree(tmp_path / "offline", nested)
+        missing = {k: v for k, v in bundles.items() if not k.endswith("inner")}
+        with pytest.raises(gitsrc.GitError, match="no bundle for submodule csrc/third_party/outer/third_party/inner"):
+            gitsrc.clone(pinned, tmp_path / "offline2", bundle=str(tmp_path / "top.bundle"), submodule_bundles=missing)
+    finally:
+        hidden.rename(nested["served"])

@@ -87,3 +87,29 @@ def test_bad_manifest_is_an_input_error(tmp_path: Path) -> None:
     (tmp_path / "manifest.json").write_text("{not json")
     with pytest.raises(InputError, match="manifest.json"):
         wh.verify(tmp_path)
+
+
+def test_submodule_bundles_are_verified_like_the_rest(tmp_path: Path) -> None:
+    subs = tmp_path / "git" / "vllm-ascend.submodules"
+    subs.mkdir(parents=True)
+    (tmp_path / "git" / "vllm-ascend.bundle").write_bytes(b"# v2 git bundle\n")
+    (subs / "00-csrc_third_party_catlass.bundle").write_bytes(b"# v2 git bundle\n")
+    entry = {"bundle": "git/vllm-ascend.bundle", "commit": "abc",
+             "submodules": [{"path": "csrc/third_party/catlass", "commit": "def",
+                             "bundle": "git/vllm-ascend.submodules/00-csrc_third_party_catlass.bundle"}]}
+    m = wh.Manifest(profile="p", target={}, git={"vllm-ascend": entry})
+    wh.write(tmp_path, wh.scan(tmp_path, m))
+    assert wh.verify(tmp_path).git["vllm-ascend"]["submodules"][0]["path"] == "csrc/third_party/catlass"
+    # a submodule bundle the artifact list does not hold is refused before anything is installed
+    data = json.loads((tmp_path / "manifest.json").read_text())
+    data["artifacts"] = [a for a in data["artifacts"] if "submodules" not in a["path"]]
+    (tmp_path / "manifest.json").write_text(json.dumps(data))
+    (subs / "00-csrc_third_party_catlass.bundle").unlink()
+    with pytest.raises(RefusedError, match="catlass"):
+        wh.verify(tmp_path)
+    # a malformed submodule entry is bad input (exit 2) naming where it is
+    data["git"]["vllm-ascend"]["submodules"] = [{"path": "x"}]
+    (tmp_path / "manifest.json").write_text(json.dumps(data))
+    with pytest.raises(InputError) as e:
+        wh.load(tmp_path)
+    assert e.value.path == "git.vllm-ascend.submodules[0]"

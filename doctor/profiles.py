@@ -392,8 +392,9 @@ class _PackageFile:
 
 
 def _cache_file() -> str:
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return os.path.join(base, "verl-ascend-doctor", "profiles.json")
+    from doctor.cachedir import cache_dir
+
+    return cache_dir("profiles.json")
 
 
 def _installed_documents(entries: list[Any]) -> list[tuple[str, str, Any]]:

@@ -99,13 +99,7 @@ class PipBackend(Backend):
                 env: Sequence[tuple[str, str]] = ()) -> Command:
         argv = self._base(python) + ["install", "--progress-bar", "off"]
         argv += _source_args(source, trusted_flag="--trusted-host")
-        if no_deps:
-            argv.append("--no-deps")
-        if no_build_isolation:
-            argv.append("--no-build-isolation")
-        argv += list(requirements)
-        if editable:
-            argv += ["-e", editable]
+        argv += _install_args(requirements, editable, no_deps, no_build_isolation)
         return self._wrap(argv, env)
 
     def uninstall(self, python: str, packages: Sequence[str]) -> Command:
@@ -155,13 +149,7 @@ class UvBackend(Backend):
         argv += _source_args(source, trusted_flag="--allow-insecure-host")
         if source.offline:
             argv.append("--offline")
-        if no_deps:
-            argv.append("--no-deps")
-        if no_build_isolation:
-            argv.append("--no-build-isolation")
-        argv += list(requirements)
-        if editable:
-            argv += ["-e", editable]
+        argv += _install_args(requirements, editable, no_deps, no_build_isolation)
         return self._wrap(argv, env)
 
     def uninstall(self, python: str, packages: Sequence[str]) -> Command:
@@ -169,6 +157,14 @@ class UvBackend(Backend):
         if self.isolated:
             argv.append("--no-config")
         return self._wrap(argv + list(packages), ())
+
+
+def _install_args(requirements: Sequence[str], editable: str | None, no_deps: bool,
+                  no_build_isolation: bool) -> list[str]:
+    """The end of an install command, the same for pip and `uv pip`."""
+    argv = (["--no-deps"] if no_deps else []) + (["--no-build-isolation"] if no_build_isolation else [])
+    argv += list(requirements)
+    return argv + (["-e", editable] if editable else [])
 
 
 def _source_args(source: Source, *, trusted_flag: str) -> list[str]:

@@ -187,14 +187,14 @@ def clone(src: GitSource, dest: str | Path, *, mirrors: Mapping[str, str] | None
 
 
 def update_submodules(repo: str | Path, url_for: Callable[[str, str], str], *, log: Log | None = None,
-                      local: bool = False, prefix: str = "") -> list[str]:
+                      local: bool = False, prefix: str = "") -> None:
     """`git submodule update --init --recursive`, one level at a time so that every submodule's URL can be
     replaced first: `url_for(path from the top, url .gitmodules gives)` returns the URL to fetch from (a
     mirror, or a bundle file). `local` allows the file transport, which git refuses for submodules by
-    default (CVE-2022-39253), for the mirrors and bundles the user named. Returns the paths updated."""
+    default (CVE-2022-39253), for the mirrors and bundles the user named."""
     repo = Path(repo)
     if not (repo / ".gitmodules").is_file():
-        return []
+        return
     _git(["submodule", "init"], cwd=repo, log=log)
     listed = _git(["config", "-f", ".gitmodules", "--get-regexp", r"^submodule\..*\.path$"], cwd=repo, check=False)
     paths = []
@@ -206,11 +206,8 @@ def update_submodules(repo: str | Path, url_for: Callable[[str, str], str], *, l
         paths.append(path)
     _git([*(["-c", "protocol.file.allow=always"] if local else []), "submodule", "update", "--checkout"],
          cwd=repo, log=log)
-    done = []
     for path in paths:
-        done.append(prefix + path)
-        done += update_submodules(repo / path, url_for, log=log, local=local, prefix=prefix + path + "/")
-    return done
+        update_submodules(repo / path, url_for, log=log, local=local, prefix=prefix + path + "/")
 
 
 def submodule_commits(repo: str | Path) -> list[tuple[str, str]]:

@@ -28,12 +28,11 @@ def collect_snapshot(
     npu-smi is looked up; `cwd` is where the target interpreter runs. A CollectOptions may be passed
     instead of the keywords. Never raises for machine problems."""
     from doctor.probes.collect import CollectOptions, collect
-    from doctor.probes.collect import collect_snapshot as _collect
 
-    if isinstance(root, CollectOptions):
-        return collect(root).snapshot
-    return _collect(root=root, python=python, npu_smi_timeout=npu_smi_timeout, environ=environ, path=path,
-                    cwd=cwd, python_timeout=python_timeout)
+    opts = root if isinstance(root, CollectOptions) else CollectOptions(
+        root=root, python=python, npu_smi_timeout=npu_smi_timeout, environ=environ, path=path, cwd=cwd,
+        python_timeout=python_timeout)
+    return collect(opts).snapshot
 
 
 __all__ = ["collect_snapshot"]

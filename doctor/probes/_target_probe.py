@@ -152,15 +152,16 @@ class _DistDir(object):
     def locate_file(self, path):
         return os.path.join(os.path.dirname(self.path), path)
 
+    def _parsed(self):  # only for a header without a Name: the real parser decides
+        return _stdlib("importlib.metadata").PathDistribution(_stdlib("pathlib").Path(self.path))
+
     @property
-    def metadata(self):  # only for a header without a Name: the real parser decides
-        md = _stdlib("importlib.metadata")
-        return md.PathDistribution(_stdlib("pathlib").Path(self.path)).metadata
+    def metadata(self):
+        return self._parsed().metadata
 
     @property
     def version(self):
-        md = _stdlib("importlib.metadata")
-        return md.PathDistribution(_stdlib("pathlib").Path(self.path)).version
+        return self._parsed().version
 
 
 def _scan_dists(path_entries, meta_path):

@@ -304,16 +304,3 @@ def _to_snapshot(doc: dict[str, Any], statuses: dict[str, ProbeStatus]) -> Snaps
             doc["collect"]["probes"]["assemble"]["errors"].append(f"dropped {key}: {e}")
     return snapshot_from_dict(doc, "<collect>")
 
-
-def collect_snapshot(
-    root: str = "/",
-    python: str | None = None,
-    npu_smi_timeout: float = 10.0,
-    environ: Mapping[str, str] | None = None,
-    path: str | None = None,
-    cwd: str | None = None,
-    python_timeout: float = 60.0,
-) -> Snapshot:
-    """The live snapshot of this host (through `root`) and the `python` environment."""
-    return collect(CollectOptions(root=root, python=python, npu_smi_timeout=npu_smi_timeout, environ=environ,
-                                  path=path, cwd=cwd, python_timeout=python_timeout)).snapshot

@@ -26,8 +26,9 @@ MANIFEST = "manifest.json"
 
 def default_workdir() -> Path:
     """`$XDG_CACHE_HOME/verl-ascend-doctor/smoke` (default `~/.cache/...`): survives between CI jobs on a runner."""
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return Path(base) / "verl-ascend-doctor" / "smoke"
+    from doctor.cachedir import cache_dir
+
+    return Path(cache_dir("smoke"))
 
 
 @dataclass(frozen=True)

@@ -25,7 +25,7 @@ LIMIT_4_VS_1 = 2.0
 
 
 def _measure(address: str, n: int, repeat: int, timeout: float) -> dict:
-    from doctor.cluster_collect import collect_ray
+    from doctor.cluster.collect_ray import collect_ray
 
     warm = collect_ray(address, None, timeout)  # warm-up: first job on fresh nodes, file caches
     if len(warm.nodes) != n:

@@ -25,9 +25,9 @@ PROFILE = "verl-0.7.1-cann8.5.0-a2"
 
 
 def _setup(root: Path) -> tuple[object, object, dict[str, str]]:
-    from doctor.profiles import find_profile, load_profiles
-    from installers import wheelhouse as wh
-    from installers.resolve import Facts, resolve
+    from doctor.installers import wheelhouse as wh
+    from doctor.installers.resolve import Facts, resolve
+    from doctor.knowledge.profiles import find_profile, load_profiles
     from tests.installers import stack, wheelkit
 
     prof = find_profile(load_profiles(), PROFILE)
@@ -50,8 +50,8 @@ def _doctor_cmd(venv: Path, house: Path, mirrors: list[str], backend: str) -> li
 
 def _upstream(plan, st, venv: Path, src: Path, wheels: Path) -> list[tuple[list[str], dict[str, str]]]:
     """The documented sequence: one pip process per package, git clones, editable installs."""
-    from installers.gitsrc import map_url, parse_mirrors
-    from installers.plan import CLONE, EDITABLE, INSTALL, UNINSTALL
+    from doctor.installers.gitsrc import map_url, parse_mirrors
+    from doctor.installers.plan import CLONE, EDITABLE, INSTALL, UNINSTALL
 
     py = str(venv / "bin" / "python")
     pip = [sys.executable, "-m", "pip", "--python", py, "--isolated", "--disable-pip-version-check"]

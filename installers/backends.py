@@ -23,7 +23,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from doctor.errors import InputError
-from installers.plan import IndexOptions
+from doctor.installers.plan import IndexOptions
 
 
 @dataclass(frozen=True)

@@ -18,16 +18,16 @@ from typing import Any
 
 from doctor.console import Console
 from doctor.errors import InputError, RefusedError
+from doctor.installers import journal as jr
+from doctor.installers import wheelhouse as wh
+from doctor.installers.backends import PipBackend, Source, make_backend
+from doctor.installers.execute import DONE, FAILED, SATISFIED, Executor, Outcome, StepResult
+from doctor.installers.gitsrc import bundle_submodules, make_bundle, parse_mirrors
+from doctor.installers.plan import CLONE, EDITABLE, INSTALL, IndexOptions, Plan
+from doctor.installers.resolve import Facts, facts_from_snapshot, nearest_profiles, parse_sets, resolve
+from doctor.installers.satisfy import satisfied, snapshot_view
 from doctor.report import Finding, Report, finding
-from doctor.snapshot import Snapshot
-from installers import journal as jr
-from installers import wheelhouse as wh
-from installers.backends import PipBackend, Source, make_backend
-from installers.execute import DONE, FAILED, SATISFIED, Executor, Outcome, StepResult
-from installers.gitsrc import bundle_submodules, make_bundle, parse_mirrors
-from installers.plan import CLONE, EDITABLE, INSTALL, IndexOptions, Plan
-from installers.resolve import Facts, facts_from_snapshot, nearest_profiles, parse_sets, resolve
-from installers.satisfy import satisfied, snapshot_view
+from doctor.snapshot.model import Snapshot
 
 SYSTEM_COMPONENTS = {"cann": "cann", "kernels": "kernels", "nnal": "nnal", "driver": "driver"}
 
@@ -164,7 +164,7 @@ def _target_python(o: Options, console: Console) -> tuple[str | None, bool]:
             return o.python or sys.executable, True
         base = o.python or sys.executable
         console.status(f"creating venv {o.venv} from {base}")
-        from installers.backends import find_uv
+        from doctor.installers.backends import find_uv
 
         uv = find_uv() if o.backend in ("auto", "uv") else None
         cmd = [uv, "venv", "--python", base, o.venv] if uv else [base, "-m", "venv", o.venv]
@@ -179,10 +179,10 @@ def _target_python(o: Options, console: Console) -> tuple[str | None, bool]:
 
 
 def _facts_source(o: Options, python: str | None, console: Console) -> tuple[Snapshot, Any]:
-    from installers.target import probe
+    from doctor.installers.target import probe
 
     if o.from_snapshot:
-        from doctor.snapshot import load_document
+        from doctor.snapshot.model import load_document
 
         doc = load_document(o.from_snapshot)
         if not isinstance(doc, Snapshot):
@@ -198,13 +198,13 @@ def _facts_source(o: Options, python: str | None, console: Console) -> tuple[Sna
 
 def _host_snapshot(root: str, python: str) -> tuple[Snapshot, Any]:
     """Host facts (Ascend files, npu-smi, PCI, system, env) from the probes, and the target's installed set
-    from installers.target, in parallel. The full `doctor collect` python probe (module origins, git facts)
+    from doctor.installers.target, in parallel. The full `doctor collect` python probe (module origins, git facts)
     is not needed to plan, and skipping it keeps a run with nothing to do under 2 s."""
     from concurrent.futures import ThreadPoolExecutor
 
-    from doctor.probes import collect as pc
-    from doctor.snapshot import snapshot_from_dict
-    from installers.target import probe
+    from doctor.installers.target import probe
+    from doctor.probes import host as pc
+    from doctor.snapshot.model import snapshot_from_dict
 
     opts = pc.CollectOptions(root=root, python=python)
     probes = (pc.probe_ascend, pc.probe_npu, pc.probe_pci_devices, pc.probe_host, pc.probe_env)
@@ -236,7 +236,7 @@ def _host_snapshot(root: str, python: str) -> tuple[Snapshot, Any]:
 
 
 def _snapshot_prefix(snap: Snapshot) -> str | None:
-    from doctor.snapshot import known
+    from doctor.snapshot.model import known
 
     if known(snap.python) and known(snap.python.prefix) and snap.python.prefix:
         return str(snap.python.prefix)
@@ -244,14 +244,14 @@ def _snapshot_prefix(snap: Snapshot) -> str | None:
 
 
 def _minimal_snapshot(env: Any) -> Snapshot:
-    from doctor.snapshot import snapshot_from_dict
+    from doctor.snapshot.model import snapshot_from_dict
 
     return snapshot_from_dict({"schema": "doctor.snapshot/1", "host": {"arch": env.arch, "libc": f"glibc {env.glibc}" if env.glibc else None},
                                "python": {"version": env.version}})
 
 
 def _profile(o: Options, snap: Snapshot, facts: Facts) -> tuple[Any, str]:
-    from doctor.profiles import load_profiles, select_profile
+    from doctor.knowledge.profiles import load_profiles, select_profile
 
     profiles = load_profiles(o.profiles_dir)
     prof, reason = select_profile(snap, profiles, forced=o.profile)
@@ -260,7 +260,7 @@ def _profile(o: Options, snap: Snapshot, facts: Facts) -> tuple[Any, str]:
         raise RefusedError(f"no verified stack matches this machine ({reason}). Nearest profiles: " + "; ".join(near)
                            + ". Choose one with --profile NAME if you accept the difference.", source="doctor install")
     if not o.profile:
-        from installers.resolve import check_target
+        from doctor.installers.resolve import check_target
 
         try:
             check_target(prof, facts)
@@ -288,7 +288,7 @@ def _source(o: Options) -> tuple[Source, dict[str, dict[str, Any]]]:
 def _env_ok_from_snapshot(plan: Plan, snap: Snapshot) -> bool | None:
     """From a snapshot, the env file counts as in effect when its exports and PYTHONPATH entries are set and
     the set_env.sh files were sourced (ASCEND_HOME_PATH or ASCEND_TOOLKIT_HOME set)."""
-    from doctor.snapshot import known
+    from doctor.snapshot.model import known
 
     if plan.env is None:
         return True
@@ -364,7 +364,7 @@ def _outcome_findings(outcome: Outcome, log_path: str, python: str) -> list[Find
 def _post_check(o: Options, python: str, profile: Any, report: Report) -> list[Finding]:
     """Re-probe and run the check, so the report says what the check now finds."""
     try:
-        from doctor.checks import run_checks
+        from doctor.checks.runner import run_checks
         from doctor.probes import collect_snapshot
 
         snap = collect_snapshot(root=o.root, python=python)
@@ -380,7 +380,7 @@ def _post_check(o: Options, python: str, profile: Any, report: Report) -> list[F
 
 
 def _rollback(o: Options, console: Console) -> Report:
-    from installers.target import probe
+    from doctor.installers.target import probe
 
     python = str(Path(o.venv) / "bin" / "python") if o.venv else (o.python or sys.executable)
     env = probe(python)

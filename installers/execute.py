@@ -22,12 +22,12 @@ from pathlib import Path
 from typing import IO, Any
 
 from doctor.errors import DoctorError
-from installers import envfile, gitsrc
-from installers.backends import Backend, Command, Source
-from installers.journal import Interrupted, Transaction
-from installers.plan import CLONE, EDITABLE, ENVFILE, INSTALL, UNINSTALL, Plan, Step
-from installers.satisfy import expectations, live_view, satisfied
-from installers.target import TargetEnv, probe
+from doctor.installers import envfile, gitsrc
+from doctor.installers.backends import Backend, Command, Source
+from doctor.installers.journal import Interrupted, Transaction
+from doctor.installers.plan import CLONE, EDITABLE, ENVFILE, INSTALL, UNINSTALL, Plan, Step
+from doctor.installers.satisfy import expectations, live_view, satisfied
+from doctor.installers.target import TargetEnv, probe
 
 STEP_TIMEOUT = 3 * 3600.0  # a vllm-ascend source build compiles kernels
 

@@ -21,7 +21,7 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
 from doctor.errors import DoctorError, InputError
-from installers.plan import GitSource
+from doctor.installers.plan import GitSource
 
 _SHA = re.compile(r"^[0-9a-f]{7,40}$")
 GIT_TIMEOUT = 1800.0  # a full Megatron-LM clone over a slow link

@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from doctor.errors import RefusedError
-from installers.target import Dist, TargetEnv, freeze, probe
+from doctor.installers.target import Dist, TargetEnv, freeze, probe
 
 SCHEMA = "doctor.journal/1"
 RUNNING, DONE, ROLLED_BACK, RESTORE_FAILED, UNDONE = "running", "done", "rolled-back", "restore-failed", "undone"

@@ -29,9 +29,7 @@ from packaging.specifiers import SpecifierSet
 from packaging.version import Version
 
 from doctor.errors import InputError, RefusedError
-from doctor.snapshot import UNKNOWN, Snapshot, known, normalize_name
-from doctor.versions import CannVersion, DriverVersion, parse_pkg_version, pkg_satisfies
-from installers.plan import (
+from doctor.installers.plan import (
     CLONE,
     EDITABLE,
     ENVFILE,
@@ -46,6 +44,8 @@ from installers.plan import (
     SystemRequirement,
     Target,
 )
+from doctor.knowledge.versions import CannVersion, DriverVersion, parse_pkg_version, pkg_satisfies
+from doctor.snapshot.model import UNKNOWN, Snapshot, known, normalize_name
 
 TORCH_STACK = ("torch", "torch-npu", "torchvision", "torchaudio")
 CPU_LOCAL = ("torch", "torchvision", "torchaudio")  # the packages the PyTorch CPU index serves as +cpu
@@ -92,7 +92,7 @@ def _glibc(libc: Any) -> str | None:
 def facts_from_snapshot(snap: Snapshot, *, arch: str | None = None, python_version: str | None = None,
                         glibc: str | None = None) -> Facts:
     """Facts from any snapshot (live or --from); explicit --arch/--python-version/--glibc win."""
-    from doctor import chips
+    from doctor.knowledge import chips
 
     host = snap.host if known(snap.host) else None
     py = snap.python if known(snap.python) else None
@@ -137,8 +137,8 @@ def parse_sets(specs: Sequence[str]) -> dict[str, str]:
 
 def check_seed_rule(cann: str | None, pins: Mapping[str, str], *, origin: str) -> None:
     """Refuse (exit 2) a pin that breaks the seed rule: CANN newer than 8.3.RC1 needs vllm and vllm-ascend
-    >= 0.9.1 (doctor.rules; DESIGN.md 'Knowledge')."""
-    from doctor import rules
+    >= 0.9.1 (doctor.knowledge.seed; DESIGN.md 'Knowledge')."""
+    from doctor.knowledge import seed as rules
 
     for pkg in rules.SEED_RULE_PACKAGES:
         spec = pins.get(pkg)

@@ -14,9 +14,9 @@ from typing import Any
 
 from packaging.requirements import InvalidRequirement, Requirement
 
-from doctor.snapshot import UNKNOWN, Snapshot, known, normalize_name
-from doctor.versions import pkg_satisfies
-from installers.plan import CLONE, EDITABLE, ENVFILE, INSTALL, UNINSTALL, Step
+from doctor.installers.plan import CLONE, EDITABLE, ENVFILE, INSTALL, UNINSTALL, Step
+from doctor.knowledge.versions import pkg_satisfies
+from doctor.snapshot.model import UNKNOWN, Snapshot, known, normalize_name
 
 
 @dataclass
@@ -91,7 +91,7 @@ def _url_path(url: str | None) -> str | None:
 
 def live_view(env: Any, *, src_dir: str | None, sources: list[Any], env_ok: bool | None) -> View:
     """From installers.target.TargetEnv plus the clones under src_dir."""
-    from installers import gitsrc
+    from doctor.installers import gitsrc
 
     v = View(src_dir=src_dir, env_ok=env_ok)
     for name, d in env.dists.items():

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from doctor.errors import InputError
-from doctor.snapshot import normalize_name
+from doctor.snapshot.model import normalize_name
 
 _SCRIPT = r"""
 import json, os, platform, sys, sysconfig

@@ -9,7 +9,10 @@ from pathlib import Path
 
 import pytest
 
-SHARED = Path(os.environ.get("DOCTOR_SHARED", Path(__file__).resolve().parents[2] / "shared"))
+ROOT = Path(__file__).resolve().parents[1]
+SHARED = Path(os.environ.get("DOCTOR_SHARED", ROOT.parent / "shared"))
+# The report and snapshot contracts, as this repo defines them (docs/schemas; extended beyond the brief's copy).
+SCHEMAS = ROOT / "docs" / "schemas"
 
 
 def _has_npu() -> bool:

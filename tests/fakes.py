@@ -19,7 +19,8 @@ import stat
 from pathlib import Path
 from typing import Any
 
-SHARED = Path(os.environ.get("DOCTOR_SHARED", Path(__file__).resolve().parents[2] / "shared"))
+from tests.conftest import SHARED
+
 NPU_SMI_FIXTURES = SHARED / "fixtures" / "npu-smi"
 
 ASCEND_KINDS = (

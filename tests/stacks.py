@@ -11,7 +11,7 @@ from typing import Any
 
 from packaging.specifiers import SpecifierSet
 
-from doctor.profiles import Profile
+from doctor.knowledge.profiles import Profile
 
 CHIP_ROWS = {
     "A2": [{"id": i, "chip_index": 0, "phy_id": i, "chip": "910B3", "soc": "Ascend910B3", "health": "OK",
@@ -108,14 +108,14 @@ def stack_snapshot(p: Profile, arch: str = "aarch64") -> dict[str, Any]:
 
 def healthy(name: str = "verl-0.7.1-cann8.5.0-a2", arch: str = "aarch64") -> dict[str, Any]:
     """A fresh, mutable snapshot dict of one verified stack (zero warnings on its own)."""
-    from doctor.profiles import find_profile, load_profiles
+    from doctor.knowledge.profiles import find_profile, load_profiles
 
     return stack_snapshot(find_profile(load_profiles(), name), arch)
 
 
 def diagnose_dict(d: dict[str, Any], *, forced: str | None = None, only: tuple[str, ...] = ()) -> Any:
-    from doctor.diagnose import diagnose
-    from doctor.snapshot import snapshot_from_dict
+    from doctor.checks.diagnose import diagnose
+    from doctor.snapshot.model import snapshot_from_dict
 
     return diagnose([(None, snapshot_from_dict(d), None)], forced_profile=forced, only=only)
 

@@ -28,10 +28,13 @@ def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 def test_wheel_contents(wheel: Path) -> None:
     names = set(zipfile.ZipFile(wheel).namelist())
-    for required in ("doctor/probes/_target_probe.py", "doctor/probes/_ray_driver.py", "profiles/signatures.toml",
-                     "profiles/verl-0.7.1-cann8.5.0-a2.toml", "installers/plan.py", "doctor/cli/check.py"):
+    for required in ("doctor/probes/_target_probe.py", "doctor/cluster/_ray_driver.py",
+                     "doctor/profiles/signatures.toml", "doctor/profiles/stacks/verl-0.7.1-cann8.5.0-a2.toml",
+                     "doctor/installers/plan.py", "doctor/cli/check.py"):
         assert required in names, required
-    assert sum(n.startswith("profiles/verl-") and n.endswith(".toml") for n in names) >= 12
+    assert sum(n.startswith("doctor/profiles/stacks/") and n.endswith(".toml") for n in names) >= 12
+    # exactly one top-level import name: nothing outside doctor/ but the dist-info
+    assert {n.split("/")[0] for n in names if not n.split("/")[0].endswith(".dist-info")} == {"doctor"}
     entry = next(n for n in names if n.endswith("entry_points.txt"))
     assert "doctor = doctor.cli:main" in zipfile.ZipFile(wheel).read(entry).decode()
     assert not [n for n in names if n.startswith("tests/")]
@@ -46,8 +49,10 @@ def test_installed_wheel_finds_its_data(wheel: Path, tmp_path: Path) -> None:
     env = {**os.environ, "PYTHONPATH": str(target)}
     run = lambda *a: subprocess.run([sys.executable, *a], capture_output=True, text=True, timeout=120,  # noqa: E731
                                     env=env, cwd=tmp_path)
-    where = run("-c", "import doctor, profiles; print(doctor.__file__); print(profiles.__file__)")
-    assert where.stdout.split() == [str(target / "doctor" / "__init__.py"), str(target / "profiles" / "__init__.py")]
+    where = run("-c", "import doctor, doctor.installers; print(doctor.__file__); print(doctor.installers.__file__)")
+    assert where.stdout.split() == [str(target / "doctor" / "__init__.py"),
+                                    str(target / "doctor" / "installers" / "__init__.py")]
+    assert sorted(p.name for p in target.iterdir() if not p.name.endswith(".dist-info")) == ["bin", "doctor"]
     listing = run("-m", "doctor", "--json", "profiles")
     assert listing.returncode == 0, listing.stderr
     assert len(json.loads(listing.stdout)["profiles"]) >= 12

@@ -4,6 +4,7 @@ import jsonschema
 import pytest
 
 from doctor.report import CheckResult, CheckStatus, Finding, Report, Severity, finding
+from tests.conftest import SCHEMAS
 
 
 def _f(sev: str, id_: str = "x-y") -> Finding:
@@ -30,7 +31,7 @@ def test_crashed_check_means_exit_2_even_without_errors():
 
 
 def test_report_json_validates_against_shared_schema(shared_dir):
-    schema = json.loads((shared_dir / "schemas" / "report.schema.json").read_text())
+    schema = json.loads((SCHEMAS / "report.schema.json").read_text())
     r = Report(
         "check",
         findings=[_f("info", "a-b"), _f("error", "c-d").with_node("n1")],

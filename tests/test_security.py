@@ -85,11 +85,11 @@ def test_log_text_is_never_executed(tmp_path):
 
 def test_profile_strings_are_data(tmp_path):
     """A profile whose free text looks like shell is loaded and printed as text, never run."""
-    from doctor.profiles import load_profiles
+    from doctor.knowledge.profiles import load_profiles
 
     marker = tmp_path / "pwned"
     payload = "https://example.invalid/" + _payloads(marker)[0]
-    src = (ROOT / "profiles" / "verl-0.7.1-cann8.5.0-a2.toml").read_text()
+    src = (ROOT / "profiles" / "stacks" / "verl-0.7.1-cann8.5.0-a2.toml").read_text()
     lines = [f"source = {json.dumps(payload)}" if ln.startswith("source =") else ln for ln in src.splitlines()]
     d = tmp_path / "profiles"
     d.mkdir()

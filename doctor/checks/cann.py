@@ -5,13 +5,13 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from doctor import chips as chipmod
-from doctor.checks import CheckContext, check
-from doctor.checks._facts import arch, cann, driver, env, env_known, family, installed, npu_host, val, ver
-from doctor.matrix import DRIVER_MINIMUM, DRIVER_RECOMMENDED, SRC_DRIVER
+from doctor.checks.facts import arch, cann, driver, env, env_known, family, installed, npu_host, val, ver
+from doctor.checks.runner import CheckContext, check
+from doctor.knowledge import chips as chipmod
+from doctor.knowledge.matrix import DRIVER_MINIMUM, DRIVER_RECOMMENDED, SRC_DRIVER
+from doctor.knowledge.versions import CannVersion, DriverVersion
 from doctor.report import Finding, finding
-from doctor.snapshot import known
-from doctor.versions import CannVersion, DriverVersion
+from doctor.snapshot.model import known
 
 SRC_SET_ENV = ("CANN ascend-toolkit/set_env.sh exports and torch_npu/__init__.py 'Please run source set_env.sh' "
                "(shared/reference/cann_torchnpu_vllm.md §2.7, §5.1, §5.3)")

@@ -3,7 +3,7 @@
 They run once over `CheckContext.nodes` ([(node, snapshot or None, error)]) — a Ray collection, a
 cluster file, or several `--from` snapshots. A finding about the relation between nodes has `node=None`
 and lists the nodes involved in `evidence.nodes`; a finding about one node's Ray setup names that node.
-Skew is reported against the majority: the odd nodes are the ones to change (`doctor.cluster_facts`).
+Skew is reported against the majority: the odd nodes are the ones to change (`doctor.checks.cluster_facts`).
 """
 
 from __future__ import annotations
@@ -12,8 +12,7 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
-from doctor.checks import CheckContext, check
-from doctor.cluster_facts import (
+from doctor.checks.cluster_facts import (
     ASCEND_PARTS,
     SOURCE_MODULES,
     STACK_PACKAGES,
@@ -35,8 +34,9 @@ from doctor.cluster_facts import (
     text_value,
     visible_devices,
 )
+from doctor.checks.runner import CheckContext, check
 from doctor.report import Finding, finding
-from doctor.snapshot import UNKNOWN, Snapshot, known
+from doctor.snapshot.model import UNKNOWN, Snapshot, known
 
 AREA = "cluster"
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from doctor.checks import CheckContext, check
+from doctor.checks.runner import CheckContext, check
 from doctor.report import Finding, finding
-from doctor.snapshot import known
+from doctor.snapshot.model import known
 
 # error text -> (finding id, components, why, fix, source); first match wins
 _SIGNATURES: tuple[tuple[str, str, tuple[str, ...], str, str, str], ...] = (

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from doctor.checks import CheckContext, check
-from doctor.checks._facts import devices, env, env_known, family, installed, val
+from doctor.checks.facts import devices, env, env_known, family, installed, val
+from doctor.checks.runner import CheckContext, check
 from doctor.report import Finding, finding
-from doctor.snapshot import known
+from doctor.snapshot.model import known
 
 SRC_VISIBLE = ("agentscope-ai/Trinity-RFT PR #618 (CANN requires ascending ASCEND_RT_VISIBLE_DEVICES; otherwise "
                "torch.npu.is_available() is False)")

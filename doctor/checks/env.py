@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from doctor.checks import CheckContext, check
-from doctor.checks._facts import env, env_known, installed
+from doctor.checks.facts import env, env_known, installed
+from doctor.checks.runner import CheckContext, check
 from doctor.report import Finding, finding
 
 # Names the stack reads. A collected variable within edit distance 2 of one of these, and not itself a known

@@ -8,11 +8,11 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
-from doctor.checks import CheckContext, check
-from doctor.checks._facts import installed, origins, pver, val, ver
+from doctor.checks.facts import installed, origins, pver, val, ver
+from doctor.checks.runner import CheckContext, check
+from doctor.knowledge.versions import parse_pkg_version
 from doctor.report import Finding, finding
-from doctor.snapshot import known
-from doctor.versions import parse_pkg_version
+from doctor.snapshot.model import known
 
 SRC_PATCH = ("MindSpeed patch_utils ('RuntimeError: no exist X of <module megatron...>' when the MindSpeed branch does "
              "not match Megatron; shared/reference/mindspeed.md §1.5, §6)")

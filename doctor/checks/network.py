@@ -5,10 +5,10 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from doctor.checks import CheckContext, check
-from doctor.checks._facts import env, env_known, val
+from doctor.checks.facts import env, env_known, val
+from doctor.checks.runner import CheckContext, check
 from doctor.report import Finding, finding
-from doctor.snapshot import known
+from doctor.snapshot.model import known
 
 HCCL_DEFAULT_BASE_PORT = 60000
 HCCL_PORTS_PER_HOST = 16  # one listen port per device: base .. base+15 (A3 nodes have 16 chips)

@@ -8,11 +8,11 @@ from collections.abc import Iterator
 from packaging.specifiers import SpecifierSet
 from packaging.version import Version
 
-from doctor.checks import CheckContext, check
-from doctor.checks._facts import absent, installed, npu_host, pver, ver
+from doctor.checks.facts import absent, installed, npu_host, pver, ver
+from doctor.checks.runner import CheckContext, check
+from doctor.knowledge.versions import pkg_satisfies
 from doctor.report import Finding, finding
-from doctor.snapshot import known
-from doctor.versions import pkg_satisfies
+from doctor.snapshot.model import known
 
 # Packages whose absence stops verl on NPU: reported by their own checks (torch_npu area), skipped here.
 _OWN_CHECK = {"torch", "torch-npu"}

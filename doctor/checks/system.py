@@ -6,10 +6,10 @@ from __future__ import annotations
 import posixpath
 from collections.abc import Iterator
 
-from doctor.checks import CheckContext, check
-from doctor.checks._facts import arch, pver, py_version, release, val, ver
+from doctor.checks.facts import arch, pver, py_version, release, val, ver
+from doctor.checks.runner import CheckContext, check
+from doctor.knowledge.versions import pkg_satisfies
 from doctor.report import Finding, finding
-from doctor.versions import pkg_satisfies
 
 # Package -> (min Python, source). Hard limits: the installed code or wheels cannot run below them.
 _PY_FLOORS = (

@@ -7,18 +7,18 @@ from collections.abc import Iterator
 
 from packaging.version import Version
 
-from doctor.checks import CheckContext, check
-from doctor.checks._facts import absent, arch, cann, npu_host, pver, release, val, ver
-from doctor.matrix import (
+from doctor.checks.facts import absent, arch, cann, npu_host, pver, release, val, ver
+from doctor.checks.runner import CheckContext, check
+from doctor.knowledge.matrix import (
     SRC_PT_COMPAT,
     SRC_TORCHVISION,
     TORCH_NPU_CANN,
     torch_npu_cann,
     torchvision_for_torch,
 )
+from doctor.knowledge.versions import CannVersion
 from doctor.report import Finding, finding
-from doctor.snapshot import known
-from doctor.versions import CannVersion
+from doctor.snapshot.model import known
 
 SRC_PIN = "torch_npu wheel METADATA pins torch==X (x86: torch==X+cpu) (Ascend/pytorch setup.py; shared/reference/cann_torchnpu_vllm.md §2.4)"
 

@@ -7,13 +7,13 @@ from collections.abc import Iterator
 
 from packaging.version import Version
 
-from doctor.checks import CheckContext, check
-from doctor.checks._facts import cann, env, env_known, family, installed, pver, release, val, ver
-from doctor.matrix import SRC_VA_MATRIX, VLLM_ASCEND, vllm_ascend_row
+from doctor.checks.facts import cann, env, env_known, family, installed, pver, release, val, ver
+from doctor.checks.runner import CheckContext, check
+from doctor.knowledge.matrix import SRC_VA_MATRIX, VLLM_ASCEND, vllm_ascend_row
+from doctor.knowledge.seed import SEED_RULE_PACKAGES, SEED_RULE_SOURCE, seed_rule_violation
+from doctor.knowledge.versions import CannVersion, pkg_satisfies
 from doctor.report import Finding, finding
-from doctor.rules import SEED_RULE_PACKAGES, SEED_RULE_SOURCE, seed_rule_violation
-from doctor.snapshot import known
-from doctor.versions import CannVersion, pkg_satisfies
+from doctor.snapshot.model import known
 
 
 @check("vllm-cann-minimum", "vllm")
@@ -135,7 +135,7 @@ def vllm_ascend_build(ctx: CheckContext) -> Iterator[Finding]:
     soc = build.get("soc_version") or build.get("__soc_version__")
     built = _DEVICE_TYPES.get(str(dt)) if dt else None
     if built is None and soc:
-        from doctor.chips import soc_family
+        from doctor.knowledge.chips import soc_family
 
         built = soc_family(str(soc))
     if built and built != fam:

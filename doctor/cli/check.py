@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from doctor.cli._common import doctor_command, output_options
+from doctor.cli.options import doctor_command, output_options
 
 
 @click.command("check")
@@ -46,24 +46,24 @@ def command(console, from_files, profile_name, only, ignore, config_file, deep, 
         console.status("probing this host…")
         live = _start_live(root, python, npu_smi_timeout)
 
-    from doctor.diagnose import diagnose, facts, load_check_config, nodes_from_documents
+    from doctor.checks.diagnose import diagnose, facts, load_check_config, nodes_from_documents
     from doctor.render import emit, junit_xml
 
     cfg = load_check_config(config_file)
     if from_files:
-        from doctor.snapshot import load_document
+        from doctor.snapshot.model import load_document
 
         docs = [(f, load_document(f)) for f in from_files]
         nodes, cluster = nodes_from_documents(docs)
     elif use_ray:
-        from doctor.cluster_collect import collect_ray
+        from doctor.cluster.collect_ray import collect_ray
 
         cl = collect_ray(address=address, python=python, timeout=ray_timeout, root=root)
         nodes, _ = nodes_from_documents([("ray", cl)])
         cluster = True
     else:
-        from doctor.checks import load_all
-        from doctor.profiles import load_profiles
+        from doctor.checks.runner import load_all
+        from doctor.knowledge.profiles import load_profiles
 
         load_profiles()
         load_all()
@@ -71,7 +71,7 @@ def command(console, from_files, profile_name, only, ignore, config_file, deep, 
         snap = live.result()
         if deep:
             from doctor.probes.deep import run_deep_probes
-            from doctor.snapshot import ImportResult, known
+            from doctor.snapshot.model import ImportResult, known
 
             console.status("importing torch_npu, mindspeed.megatron_adaptor, vllm_ascend…")
             res = run_deep_probes(python=python, timeout=deep_timeout)
@@ -86,7 +86,7 @@ def command(console, from_files, profile_name, only, ignore, config_file, deep, 
     if cfg.source:
         report.extra["config"] = cfg.source
     if cluster and not console.json_mode and console.verbosity >= 0:
-        from doctor.cluster_table import render_cluster_table
+        from doctor.cluster.table import render_cluster_table
 
         render_cluster_table([(n or "", s, e) for n, s, e in nodes], console)
     if not console.json_mode and console.verbosity >= 1:
@@ -113,7 +113,7 @@ def _start_live(root: str, python: str | None, npu_smi_timeout: float) -> _Backg
     started = start_target_probe(python)
 
     def collect():  # type: ignore[no-untyped-def]
-        from doctor.probes.collect import CollectOptions, collect
+        from doctor.probes.host import CollectOptions, collect
 
         return collect(CollectOptions(root=root, python=python, npu_smi_timeout=npu_smi_timeout,
                                       started_python=started)).snapshot

@@ -6,7 +6,7 @@ import os
 
 import click
 
-from doctor.cli._common import doctor_command, output_options
+from doctor.cli.options import doctor_command, output_options
 
 
 def resolve_python(value: str | None) -> str | None:
@@ -53,10 +53,10 @@ def command(console, output, root, python, npu_smi_timeout, bundle, use_ray, add
     instead (the snapshot under "snapshot" when no -o is given). Secrets in env values are redacted.
     """
     from doctor.atomic import write_text_atomic
-    from doctor.collect import collect_report, summary_line, write_bundle
     from doctor.errors import DoctorError
-    from doctor.probes.collect import CollectOptions, collect
+    from doctor.probes.host import CollectOptions, collect
     from doctor.render import emit
+    from doctor.snapshot.bundle import collect_report, summary_line, write_bundle
 
     python_path = resolve_python(python)
     if use_ray:
@@ -96,7 +96,7 @@ def _collect_ray(console, output, root, python, address, timeout, bundle) -> int
     import json
 
     from doctor.atomic import write_text_atomic
-    from doctor.cluster_collect import collect_ray
+    from doctor.cluster.collect_ray import collect_ray
     from doctor.errors import DoctorError
     from doctor.render import emit
     from doctor.report import Report, finding

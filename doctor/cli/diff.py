@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import click
 
-from doctor.cli._common import doctor_command, output_options
+from doctor.cli.options import doctor_command, output_options
 
 
 @click.command("diff")
@@ -19,8 +19,8 @@ from doctor.cli._common import doctor_command, output_options
 def command(console, a: str, b: str, show_all: bool) -> int:  # type: ignore[no-untyped-def]
     """Show what differs between two snapshots."""
     from doctor.errors import InputError
-    from doctor.snapshot import Snapshot, load_document
-    from doctor.snapshot_diff import UNKNOWN_MARK, diff_snapshots
+    from doctor.snapshot.diff import UNKNOWN_MARK, diff_snapshots
+    from doctor.snapshot.model import Snapshot, load_document
 
     docs = []
     for path in (a, b):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from doctor.cli._common import doctor_command, output_options
+from doctor.cli.options import doctor_command, output_options
 
 
 @click.command("explain")
@@ -33,7 +33,7 @@ def command(console, log: str, signatures_path: str | None, context_lines: int) 
     (an info finding says when nothing matched at all), 1 when one did, 2 when the log or the
     signature database cannot be read.
     """
-    from doctor.explain import explain_path, load_signatures
+    from doctor.explain.signatures import explain_path, load_signatures
     from doctor.render import emit
     from doctor.report import CheckResult, CheckStatus, Report, Severity
 

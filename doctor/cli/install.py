@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import click
 
-from doctor.cli._common import doctor_command, output_options
+from doctor.cli.options import doctor_command, output_options
 
 
 @click.command("install")
@@ -47,8 +47,8 @@ def command(console, **kw) -> int:  # type: ignore[no-untyped-def]
     Python-level packages only: CANN, kernels, NNAL and the driver are checked and named, never installed.
     A failed or interrupted run restores the environment recorded before the first change (exit 1).
     """
+    from doctor.installers.command import Options, run
     from doctor.render import emit
-    from installers.command import Options, run
 
     kw["sets"] = tuple(kw["sets"])
     kw["extra_index_urls"] = tuple(kw["extra_index_urls"])

@@ -7,7 +7,7 @@ from typing import Any
 
 import click
 
-from doctor.cli._common import doctor_command, output_options
+from doctor.cli.options import doctor_command, output_options
 
 _SPEC_OPTIONS = (
     "model", "verl_version", "nodes", "npus_per_node", "tp", "pp", "vpp", "cp", "ep", "etp", "sp", "recompute",

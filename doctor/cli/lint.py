@@ -7,7 +7,7 @@ from typing import Any
 
 import click
 
-from doctor.cli._common import doctor_command, output_options
+from doctor.cli.options import doctor_command, output_options
 
 
 @click.command("lint")
@@ -28,11 +28,11 @@ def command(console: Any, script: str, verl_version: str | None, model: str | No
     from dataclasses import replace
 
     from doctor.errors import InputError
+    from doctor.knowledge.versions import parse_pkg_version
     from doctor.launch import hydra_compose
     from doctor.launch.script_parser import parse_script
     from doctor.render import emit
     from doctor.report import Report, finding
-    from doctor.versions import parse_pkg_version
 
     source = "<stdin>" if script == "-" else script
     try:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from doctor.cli._common import doctor_command, output_options
+from doctor.cli.options import doctor_command, output_options
 
 
 @click.group("profiles", invoke_without_command=True)
@@ -25,7 +25,7 @@ def command(ctx: click.Context, profiles_dir: str | None, **kw: object) -> None:
 @doctor_command
 def list_cmd(console, **_: object) -> int:  # type: ignore[no-untyped-def]
     """List every profile: name, verl, CANN range, chips, Python."""
-    from doctor.profiles import load_profiles
+    from doctor.knowledge.profiles import load_profiles
 
     profiles = load_profiles(_dir())
     if console.json_mode:
@@ -49,7 +49,7 @@ def list_cmd(console, **_: object) -> int:  # type: ignore[no-untyped-def]
 @doctor_command
 def show_cmd(console, name: str, **_: object) -> int:  # type: ignore[no-untyped-def]
     """Print one profile in full: pins, git sources, indexes, env, known deviations, sources."""
-    from doctor.profiles import find_profile, load_profiles
+    from doctor.knowledge.profiles import find_profile, load_profiles
 
     p = find_profile(load_profiles(_dir()), name, source="doctor profiles show")
     if console.json_mode:

@@ -8,7 +8,7 @@ from __future__ import annotations
 import importlib.util
 from pathlib import Path
 
-from doctor.chips import DEFAULT_NPUS_PER_NODE, PCI_FAMILY
+from doctor.knowledge.chips import DEFAULT_NPUS_PER_NODE, PCI_FAMILY
 
 HUAWEI_VENDOR = "0x19e5"
 

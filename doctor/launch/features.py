@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from doctor.versions import parse_pkg_version
+from doctor.knowledge.versions import parse_pkg_version
 
 A = "actor_rollout_ref.actor.megatron."
 O = A + "override_transformer_config."  # noqa: E741 - the issue's own name for the prefix

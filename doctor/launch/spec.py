@@ -176,7 +176,7 @@ def _shape_problems(spec: LaunchSpec) -> list[tuple[str, str]]:
         out.append(("gpu_memory_utilization", f"must be a number in (0, 1], got {g!r}"))
     if isinstance(spec.lr, bool) or not isinstance(spec.lr, (int, float)) or spec.lr <= 0:
         out.append(("lr", f"must be a positive number, got {spec.lr!r}"))
-    from doctor.versions import parse_pkg_version
+    from doctor.knowledge.versions import parse_pkg_version
 
     if not isinstance(spec.verl_version, str) or parse_pkg_version(spec.verl_version) is None:
         out.append(("verl_version", f"is not a version: {spec.verl_version!r}"))
@@ -208,14 +208,9 @@ def load_spec_file(path: str | Path) -> dict[str, Any]:
     except (OSError, UnicodeDecodeError) as e:
         raise InputError(f"cannot read spec file: {e.strerror if isinstance(e, OSError) else e}", source=src) from e
     if p.suffix.lower() == ".toml":
-        try:
-            import tomllib
-        except ModuleNotFoundError:  # pragma: no cover - python 3.10
-            import tomli as tomllib  # type: ignore[no-redef]
-        try:
-            data: Any = tomllib.loads(text)
-        except tomllib.TOMLDecodeError as e:
-            raise InputError(f"not valid TOML: {e}", source=src) from e
+        from doctor.tomlfile import load_toml
+
+        data: Any = load_toml(text.encode("utf-8"), src)
     else:
         import yaml
 

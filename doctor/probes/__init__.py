@@ -8,8 +8,8 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from doctor.probes.collect import CollectOptions
-    from doctor.snapshot import Snapshot
+    from doctor.probes.host import CollectOptions
+    from doctor.snapshot.model import Snapshot
 
 
 def collect_snapshot(
@@ -27,7 +27,7 @@ def collect_snapshot(
     env vars, $ASCEND_HOME_PATH and the target interpreter see; `path` (default environ PATH) is where
     npu-smi is looked up; `cwd` is where the target interpreter runs. A CollectOptions may be passed
     instead of the keywords. Never raises for machine problems."""
-    from doctor.probes.collect import CollectOptions, collect
+    from doctor.probes.host import CollectOptions, collect
 
     opts = root if isinstance(root, CollectOptions) else CollectOptions(
         root=root, python=python, npu_smi_timeout=npu_smi_timeout, environ=environ, path=path, cwd=cwd,

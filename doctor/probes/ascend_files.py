@@ -155,7 +155,7 @@ def soc_from_ops_package(package_name: str | None) -> str | None:
 
 def version_key(text: str | None) -> Any:
     """Sort key for toolkit versions found on disk (unparseable ones sort first)."""
-    from doctor.versions import CannVersion
+    from doctor.knowledge.versions import CannVersion
 
     v = CannVersion.try_parse(text) if text else None
     return (1, v) if v is not None else (0, None)

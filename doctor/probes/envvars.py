@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from doctor.redact import redact_value
+from doctor.snapshot.redact import redact_value
 
 PREFIXES = ("ASCEND_", "ATB_", "HCCL_", "HCCN_", "GLOO_", "RAY_", "VLLM_", "VERL_", "PYTORCH_NPU_", "TORCH_",
             "TRANSFORMERS_", "HF_")

@@ -3,7 +3,7 @@ missing or hung.
 
 Source: shared/reference/cann_torchnpu_vllm.md §7 — vendor 0x19e5 (Huawei) with class 0x1200xx
 ("Processing accelerators"); the class test separates NPUs from Huawei NICs, which share the vendor id.
-Device id -> family lives in doctor.chips.PCI_FAMILY (d500 310P, d801 910, d802 A2, d803 A3, d806 950).
+Device id -> family lives in doctor.knowledge.chips.PCI_FAMILY (d500 310P, d801 910, d802 A2, d803 A3, d806 950).
 """
 
 from __future__ import annotations

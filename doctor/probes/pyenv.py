@@ -54,7 +54,7 @@ def _bool(v: Any) -> bool | None:
 def to_snapshot_parts(doc: Mapping[str, Any]) -> dict[str, Any]:
     """Probe document -> {"python", "packages", "modules"} in snapshot shape; tolerant of missing or
     wrongly typed fields (an old copy of the probe, a hand-edited file)."""
-    from doctor.snapshot import normalize_name
+    from doctor.snapshot.model import normalize_name
 
     parts: dict[str, Any] = {}
     py = doc.get("python")

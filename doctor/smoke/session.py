@@ -261,12 +261,12 @@ class Progress:
 
 
 def explain_log(path: str) -> list[Finding]:
-    """The signature matcher's findings for a failed run's log (doctor.explain); empty when not available."""
+    """The signature matcher's findings for a failed run's log (doctor.explain.signatures); empty when not available."""
     try:
-        from doctor.explain import explain_file
+        from doctor.explain.signatures import explain_file
     except ImportError:
         return [finding("smoke-explain-unavailable", "info", "verl",
-                        "The failure-signature matcher (doctor.explain) is not available; read the log")]
+                        "The failure-signature matcher (doctor.explain.signatures) is not available; read the log")]
     return list(explain_file(path))
 
 
@@ -274,7 +274,7 @@ def run_preflight(python: str) -> list[Finding] | None:
     """`doctor check` on this host for the training interpreter (same probes, profile choice and waivers as
     the command: `doctor.toml` / `[tool.doctor]` in the cwd); None when the check is not available."""
     try:
-        from doctor.diagnose import diagnose, load_check_config
+        from doctor.checks.diagnose import diagnose, load_check_config
         from doctor.probes import collect_snapshot
     except ImportError:
         return None

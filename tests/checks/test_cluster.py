@@ -13,11 +13,11 @@ from typing import Any
 
 import pytest
 
-from doctor.checks import run_checks
-from doctor.cluster_facts import short_name
-from doctor.cluster_table import render_cluster_table, table_rows
+from doctor.checks.cluster_facts import short_name
+from doctor.checks.runner import run_checks
+from doctor.cluster.table import render_cluster_table, table_rows
 from doctor.console import Console
-from doctor.snapshot import cluster_from_dict, snapshot_from_dict
+from doctor.snapshot.model import cluster_from_dict, snapshot_from_dict
 
 HEAD_ID = "a" * 56
 

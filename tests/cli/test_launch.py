@@ -13,6 +13,7 @@ import pytest
 from click.testing import CliRunner
 
 from doctor.cli import cli
+from tests.conftest import SCHEMAS
 from tests.launch.helpers import QWEN3_06B, require_verl_config, write_model
 
 
@@ -64,7 +65,7 @@ def test_json_report_carries_overrides_and_keys(model, verl_cfg, shared_dir):
 
     r = launch("--json", "--model", model, "--tp", "2", "--sp", "--gpu-memory-utilization", "0.95")
     rep = json.loads(r.stdout)
-    jsonschema.validate(rep, json.loads((shared_dir / "schemas" / "report.schema.json").read_text()))
+    jsonschema.validate(rep, json.loads((SCHEMAS / "report.schema.json").read_text()))
     assert rep["command"] == "launch"
     assert f"+{OTC}sequence_parallel=True" in rep["overrides"]
     assert rep["text"].startswith("#!/usr/bin/env bash")

@@ -10,6 +10,7 @@ import pytest
 from click.testing import CliRunner
 
 from doctor.cli import cli
+from tests.conftest import SCHEMAS
 from tests.launch.helpers import QWEN3_06B, QWEN25_05B, require_verl_config, write_model
 
 
@@ -363,7 +364,7 @@ def test_lint_json_every_warning_and_error_has_a_key(shared_dir):
     code, report, r = lint("--verl-version", "0.9.1", "--no-compose", "-", input=text)
     assert r.stdout.lstrip().startswith("{")
     assert report["schema"] == "doctor.report/1" and report["command"] == "lint"
-    jsonschema.validate(report, json.loads((shared_dir / "schemas" / "report.schema.json").read_text()))
+    jsonschema.validate(report, json.loads((SCHEMAS / "report.schema.json").read_text()))
     assert code == 1
     for f in report["findings"]:
         if f["severity"] != "info":

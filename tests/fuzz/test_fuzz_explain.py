@@ -5,7 +5,7 @@ import io
 from hypothesis import given
 from hypothesis import strategies as st
 
-from doctor.explain import explain_lines, load_signatures, scan_stream
+from doctor.explain.signatures import explain_lines, load_signatures, scan_stream
 
 from ._budget import fuzz
 

@@ -13,8 +13,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from doctor.errors import InputError
+from doctor.knowledge.profiles import parse_profile
 from doctor.launch.script_parser import parse_script
-from doctor.profiles import parse_profile
 
 from ._budget import fuzz
 
@@ -24,7 +24,7 @@ else:  # pragma: no cover
     import tomli as tomllib
 
 ROOT = Path(__file__).resolve().parents[2]
-PROFILES = [tomllib.loads(p.read_text()) for p in sorted((ROOT / "profiles").glob("verl-*.toml"))]
+PROFILES = [tomllib.loads(p.read_text()) for p in sorted((ROOT / "profiles" / "stacks").glob("*.toml"))]
 SHARED = ROOT.parent / "shared"
 SCRIPTS = [p.read_text() for p in sorted((SHARED / "cases").glob("*.lint.sh"))] or [
     "python3 -m verl.trainer.main_ppo --config-name=ppo_megatron_trainer a=1 \\\n  b=2\n"]
@@ -89,7 +89,7 @@ def test_lint_script_parser(text):
 @fuzz
 @given(st.text(max_size=400))
 def test_signature_db_loader(tmp_path_factory, text):
-    from doctor.explain import load_signatures
+    from doctor.explain.signatures import load_signatures
 
     p = tmp_path_factory.getbasetemp() / "fuzz-sigs.toml"
     p.write_text(text)

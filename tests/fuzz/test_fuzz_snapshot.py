@@ -6,7 +6,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from doctor.errors import InputError
-from doctor.snapshot import parse_document
+from doctor.snapshot.model import parse_document
 
 from ._budget import fuzz
 

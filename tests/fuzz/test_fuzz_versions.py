@@ -4,7 +4,13 @@ from hypothesis import given
 from hypothesis import strategies as st
 from packaging.version import InvalidVersion
 
-from doctor.versions import CannVersion, DriverVersion, base_version, parse_pkg_version, pkg_satisfies
+from doctor.knowledge.versions import (
+    CannVersion,
+    DriverVersion,
+    base_version,
+    parse_pkg_version,
+    pkg_satisfies,
+)
 
 from ._budget import fuzz
 

@@ -30,7 +30,7 @@ def hermetic(monkeypatch: pytest.MonkeyPatch, tmp_path, uv_cache: str) -> dict[s
 
 @pytest.fixture(scope="session")
 def profiles():
-    from doctor.profiles import load_profiles
+    from doctor.knowledge.profiles import load_profiles
 
     return load_profiles()
 

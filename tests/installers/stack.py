@@ -16,8 +16,8 @@ from pathlib import Path
 from packaging.specifiers import SpecifierSet
 from packaging.version import Version
 
-from installers.plan import CLONE, EDITABLE, INSTALL, Plan
-from installers.resolve import SOURCES
+from doctor.installers.plan import CLONE, EDITABLE, INSTALL, Plan
+from doctor.installers.resolve import SOURCES
 from tests.installers.wheelkit import make_source_repo, make_wheel
 
 # candidate versions for non-exact pins (first match wins)

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from installers.backends import PipBackend, Source, UvBackend, find_uv, make_backend
-from installers.plan import IndexOptions
+from doctor.installers.backends import PipBackend, Source, UvBackend, find_uv, make_backend
+from doctor.installers.plan import IndexOptions
 from tests.installers.wheelkit import freeze, make_simple_index, make_venv, make_wheel
 
 pytestmark = pytest.mark.skipif(find_uv() is None, reason="uv is not installed")

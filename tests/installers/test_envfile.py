@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from installers import envfile
-from installers.plan import EnvSpec
+from doctor.installers import envfile
+from doctor.installers.plan import EnvSpec
 
 pytestmark = pytest.mark.skipif(shutil.which("bash") is None, reason="needs bash")
 

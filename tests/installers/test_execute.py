@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from installers.backends import PipBackend, Source, UvBackend
-from installers.execute import Executor
-from installers.plan import (
+from doctor.installers.backends import PipBackend, Source, UvBackend
+from doctor.installers.execute import Executor
+from doctor.installers.plan import (
     CLONE,
     EDITABLE,
     ENVFILE,
@@ -132,7 +132,7 @@ def test_step_that_does_not_produce_its_pin_fails_verification(wheels, tmp_path,
 def test_dry_run_statuses_change_nothing(wheels, megatron, tmp_path, hermetic) -> None:
     py = make_venv(tmp_path / "v")
     ex = executor(plan_for(tmp_path, good_steps(megatron[1])), py, wheels)
-    from installers.target import probe
+    from doctor.installers.target import probe
 
     st = ex.statuses(probe(str(py)))
     assert [s.status for s in st] == ["satisfied", "pending", "pending", "pending", "pending"]
@@ -143,9 +143,9 @@ def test_dry_run_statuses_change_nothing(wheels, megatron, tmp_path, hermetic) -
 DRIVER = r"""
 import json, sys
 sys.path.insert(0, {repo!r})
-from installers.backends import UvBackend, Source
-from installers.execute import Executor
-from installers.plan import *
+from doctor.installers.backends import UvBackend, Source
+from doctor.installers.execute import Executor
+from doctor.installers.plan import *
 steps = (Step("remove-conflicts", UNINSTALL, "remove triton", packages=("triton",)),
          Step("torch-stack", INSTALL, "torch", requirements=("torch==2.7.1+cpu",)))
 plan = Plan("test", "", Target(None, "3.11", "x86_64", None, src_dir={src!r}), steps)

@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 
 from doctor.errors import InputError
-from installers import gitsrc
-from installers.plan import GitSource
+from doctor.installers import gitsrc
+from doctor.installers.plan import GitSource
 from tests.installers.wheelkit import git, make_source_repo
 
 MEGATRON_URL = "https://github.com/NVIDIA/Megatron-LM.git"

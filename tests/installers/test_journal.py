@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from installers import journal as jr
-from installers.backends import PipBackend, Source, UvBackend
-from installers.target import probe
+from doctor.installers import journal as jr
+from doctor.installers.backends import PipBackend, Source, UvBackend
+from doctor.installers.target import probe
 from tests.installers.wheelkit import freeze, make_venv, make_wheel
 
 

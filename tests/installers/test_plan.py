@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from installers.plan import CLONE, INSTALL, EnvSpec, GitSource, IndexOptions, Plan, Step, Target
+from doctor.installers.plan import CLONE, INSTALL, EnvSpec, GitSource, IndexOptions, Plan, Step, Target
 
 
 def _plan() -> Plan:

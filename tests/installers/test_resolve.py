@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from doctor.errors import InputError, RefusedError
-from installers.plan import CLONE, EDITABLE, PYTORCH_CPU_INDEX, UNINSTALL
-from installers.resolve import (
+from doctor.installers.plan import CLONE, EDITABLE, PYTORCH_CPU_INDEX, UNINSTALL
+from doctor.installers.resolve import (
     Facts,
     check_seed_rule,
     facts_from_snapshot,
@@ -124,7 +124,7 @@ def test_cann9_layout_sources_cann_set_env(profile) -> None:
 
 
 def test_facts_from_snapshot_and_nearest_profiles(profiles) -> None:
-    from doctor.snapshot import snapshot_from_dict
+    from doctor.snapshot.model import snapshot_from_dict
 
     snap = snapshot_from_dict({"schema": "doctor.snapshot/1", "host": {"arch": "x86_64", "libc": "glibc 2.35"},
                                "python": {"version": "3.11.4"}, "ascend": {"toolkit": {"version": "7.0.0"},
@@ -153,7 +153,7 @@ def test_set_cannot_move_a_git_component(profile) -> None:
 
 
 def test_git_versions_accept_what_a_checkout_reports(profile) -> None:
-    from installers.satisfy import View, satisfied
+    from doctor.installers.satisfy import View, satisfied
 
     p = profile("verl-0.8.0-cann9.0.0-a2")
     step = resolve(p, facts(p), src_dir="/s").step("install-verl")

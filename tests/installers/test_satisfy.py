@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from doctor.snapshot import snapshot_from_dict
-from installers.plan import CLONE, EDITABLE, INSTALL, UNINSTALL, GitSource, Step
-from installers.satisfy import View, satisfied, snapshot_view
+from doctor.installers.plan import CLONE, EDITABLE, INSTALL, UNINSTALL, GitSource, Step
+from doctor.installers.satisfy import View, satisfied, snapshot_view
+from doctor.snapshot.model import snapshot_from_dict
 
 TORCH = Step("torch-stack", INSTALL, "t", requirements=("torch==2.7.1+cpu", "torch-npu==2.7.1"))
 SRC = GitSource("MindSpeed", "u", "master", commit="f2b0977e", module="mindspeed")

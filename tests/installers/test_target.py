@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from doctor.errors import InputError
-from installers.target import freeze, probe
+from doctor.installers.target import freeze, probe
 from tests.installers.wheelkit import make_venv
 
 

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from doctor.errors import InputError, RefusedError
-from installers import wheelhouse as wh
+from doctor.installers import wheelhouse as wh
 from tests.installers.wheelkit import make_wheel
 
 

@@ -2,7 +2,7 @@
 WHEEL and RECORD), git source repositories with an in-tree PEP 517/660 backend (no build requirements, so
 pip/uv build isolation needs no index), bare repositories with the real upstream ref names, and cheap venvs.
 
-Used by tests/installers/*, tests/test_install_cli.py and bench/install_speed.py.
+Used by tests/installers/*, tests/cli/test_install.py and bench/install_speed.py.
 """
 
 from __future__ import annotations

@@ -6,7 +6,7 @@ from __future__ import annotations
 import threading
 import time
 
-from doctor.probes.collect import CollectOptions, ProbeOutcome, _run_all, assemble
+from doctor.probes.host import CollectOptions, ProbeOutcome, _run_all, assemble
 
 
 def test_crash_and_hang_are_recorded_not_raised() -> None:

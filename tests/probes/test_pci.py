@@ -7,7 +7,7 @@ from pathlib import Path
 from hypothesis import given
 from hypothesis import strategies as st
 
-from doctor.chips import PCI_FAMILY
+from doctor.knowledge.chips import PCI_FAMILY
 from doctor.probes._fs import RootFS
 from doctor.probes.pci import device_id, is_npu, probe_pci
 from tests.fakes import EXPECTED, make_ascend_root, write

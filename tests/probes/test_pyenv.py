@@ -17,7 +17,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from doctor.probes.pyenv import SCRIPT, extract_document, freeze_lines, run_target_probe, to_snapshot_parts
-from doctor.snapshot import snapshot_from_dict
+from doctor.snapshot.model import snapshot_from_dict
 from tests.fakes import make_git_repo, make_package, make_site_packages, write
 
 FINDER = '''\

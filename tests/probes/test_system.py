@@ -83,10 +83,10 @@ def test_jit_facts_reach_the_check(tmp_path):
     import os
     import time
 
-    from doctor.checks import run_checks
+    from doctor.checks.runner import run_checks
     from doctor.probes._fs import RootFS
     from doctor.probes.system import probe_system
-    from doctor.snapshot import snapshot_from_dict
+    from doctor.snapshot.model import snapshot_from_dict
 
     lock = tmp_path / "h" / ".cache" / "torch_extensions" / "py311_cpu" / "op" / "lock"
     lock.parent.mkdir(parents=True)

@@ -49,7 +49,7 @@ def test_failure_exit_code_and_signature_in_log(tmp_path: Path) -> None:
     assert res.exit_code == 1 and not res.timed_out
     log = tmp_path / "run.log"
     assert "libhccl.so: cannot open shared object file" in log.read_text()
-    from doctor.explain import explain_file
+    from doctor.explain.signatures import explain_file
 
     ids = [f.id for f in explain_file(str(log))]
     assert "cann-libhccl-missing" in ids

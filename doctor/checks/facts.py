@@ -1,0 +1,123 @@
+"""Small, pure accessors checks share, each answering "don't know" (None) instead of guessing.
+
+The snapshot model keeps UNKNOWN (not probed) apart from None (probed, absent); most rules only care
+whether a fact is *usable*, so these helpers collapse both to None where that is the right reading and
+keep them apart (`absent`) where "not installed" matters.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from packaging.version import Version
+
+from doctor.knowledge import chips
+from doctor.knowledge.versions import CannVersion, DriverVersion, parse_pkg_version
+from doctor.snapshot.model import UNKNOWN, Snapshot, known
+
+
+def val(obj: Any, attr: str) -> Any:
+    """obj.attr when both are known and not None, else None."""
+    if obj is None or not known(obj):
+        return None
+    v = getattr(obj, attr, UNKNOWN)
+    return v if known(v) else None
+
+
+def ver(snap: Snapshot, name: str) -> str | None:
+    """Installed version string, or None (not installed, not recorded, or unknown)."""
+    v = snap.version(name)
+    return v if isinstance(v, str) and v.strip() else None
+
+
+def pver(snap: Snapshot, name: str) -> Version | None:
+    """Installed version parsed by PEP 440 (local label kept), or None."""
+    return parse_pkg_version(ver(snap, name))
+
+
+def public(v: Version) -> Version:
+    return Version(v.public)
+
+
+def installed(snap: Snapshot, name: str) -> bool | None:
+    return snap.has_package(name)
+
+
+def absent(snap: Snapshot, name: str) -> bool:
+    """True only when a complete snapshot says the package is not installed."""
+    return snap.has_package(name) is False
+
+
+def env(snap: Snapshot, name: str) -> Any:
+    """Value, None when unset (env collected), UNKNOWN when env was not collected."""
+    return snap.getenv(name)
+
+
+def env_known(snap: Snapshot) -> bool:
+    return known(snap.env)
+
+
+def cann(snap: Snapshot) -> tuple[str, CannVersion] | None:
+    tk = snap.ascend_part("toolkit")
+    s = val(tk, "version")
+    if not isinstance(s, str):
+        return None
+    c = CannVersion.try_parse(s)
+    return (s, c) if c is not None else None
+
+
+def driver(snap: Snapshot) -> tuple[str, DriverVersion] | None:
+    d = snap.ascend_part("driver")
+    s = val(d, "version")
+    if not isinstance(s, str):
+        npu = snap.ascend_part("npu_smi")
+        s = val(npu, "version")
+    if not isinstance(s, str):
+        return None
+    dv = DriverVersion.try_parse(s)
+    return (s, dv) if dv is not None else None
+
+
+def family(snap: Snapshot) -> str | None:
+    f = chips.family(snap)
+    return f if isinstance(f, str) else None
+
+
+def devices(snap: Snapshot) -> list[Any] | None:
+    d = snap.ascend_part("devices")
+    return d if isinstance(d, list) else None
+
+
+def npu_host(snap: Snapshot) -> bool:
+    """Evidence that this host is meant to run on Ascend: a known chip, devices, CANN, or torch-npu."""
+    if family(snap):
+        return True
+    devs = devices(snap)
+    if devs:
+        return True
+    if cann(snap) is not None:
+        return True
+    return bool(installed(snap, "torch-npu"))
+
+
+def arch(snap: Snapshot) -> str | None:
+    return val(snap.host, "arch")
+
+
+def py_version(snap: Snapshot) -> Version | None:
+    return parse_pkg_version(val(snap.python, "version"))
+
+
+def module(snap: Snapshot, name: str) -> Any:
+    """The Module record, None when probed and not importable, UNKNOWN when not probed."""
+    return snap.module(name)
+
+
+def origins(snap: Snapshot, name: str) -> list[str]:
+    m = snap.module(name)
+    o = val(m, "origins")
+    return list(o) if isinstance(o, list) else []
+
+
+def release(v: Version, n: int = 3) -> tuple[int, ...]:
+    return tuple((list(v.release) + [0, 0, 0])[:n])

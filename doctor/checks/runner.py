@@ -1,0 +1,154 @@
+"""The check registry and runner.
+
+A check is a pure function `CheckContext -> iterable of Finding`: no I/O, no imports of heavy modules.
+Area modules register their checks with `@check(...)`; `AREA_MODULES` is the one list of those modules.
+The runner isolates checks from each other: one that raises becomes a `check-crashed` finding with its
+traceback, and the rest still run (the command then exits 2).
+"""
+
+from __future__ import annotations
+
+import importlib
+import time
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from doctor.report import CheckResult, CheckStatus, Finding, Severity, finding
+from doctor.snapshot.model import Snapshot
+
+# Every module that registers checks, in report order. Import is lazy (only `doctor check` pays for it).
+AREA_MODULES: tuple[str, ...] = (
+    "doctor.checks.system",
+    "doctor.checks.cann",
+    "doctor.checks.devices",
+    "doctor.checks.torch_npu",
+    "doctor.checks.vllm",
+    "doctor.checks.mindspeed",
+    "doctor.checks.packages",
+    "doctor.checks.env",
+    "doctor.checks.network",
+    "doctor.checks.deep",
+    "doctor.checks.cluster",
+)
+
+
+@dataclass
+class CheckContext:
+    """What a check may look at. `profile` is the chosen verified stack (or None); `nodes` is set for
+    cluster checks: (node name, snapshot or None, error)."""
+
+    snapshot: Snapshot
+    profile: Any = None
+    node: str | None = None
+    options: dict[str, Any] = field(default_factory=dict)
+    nodes: Sequence[tuple[str, Snapshot | None, str | None]] = ()
+
+
+CheckFn = Callable[[CheckContext], Iterable[Finding]]
+
+
+@dataclass(frozen=True)
+class Check:
+    """One registered check: a pure function of the snapshot(s) in one area, run by id (`--only`, `--ignore`)."""
+
+    id: str
+    area: str
+    fn: CheckFn
+    cluster: bool = False  # runs once over all nodes instead of once per snapshot
+    doc: str = ""
+
+
+REGISTRY: dict[str, Check] = {}
+
+
+def check(id: str, area: str, *, cluster: bool = False) -> Callable[[CheckFn], CheckFn]:
+    """Register a check function under a stable id and an area (the report groups by area)."""
+
+    def deco(fn: CheckFn) -> CheckFn:
+        if id in REGISTRY and REGISTRY[id].fn is not fn:
+            raise ValueError(f"duplicate check id {id!r}")
+        REGISTRY[id] = Check(id=id, area=area, fn=fn, cluster=cluster, doc=(fn.__doc__ or "").strip())
+        return fn
+
+    return deco
+
+
+def load_all() -> dict[str, Check]:
+    for mod in AREA_MODULES:
+        try:
+            importlib.import_module(mod)
+        except ModuleNotFoundError as e:
+            if e.name != mod:  # a missing area module is tolerated while the project grows; a broken import is not
+                raise
+    return REGISTRY
+
+
+def _selected(c: Check, only: Sequence[str], ignore: Sequence[str]) -> bool:
+    if only and c.area not in only and c.id not in only:
+        return False
+    return c.id not in ignore
+
+
+def run_one(c: Check, ctx: CheckContext) -> tuple[list[Finding], CheckResult]:
+    t0 = time.perf_counter()
+    try:
+        found = [replace(f, check=c.id, node=f.node if f.node is not None else ctx.node) for f in c.fn(ctx)]
+    except Exception as e:  # noqa: BLE001 - a crashed check must not take the others down
+        import traceback  # only when a check crashed
+
+        tb = traceback.format_exc()
+        f = finding(
+            "check-crashed",
+            Severity.ERROR,
+            ("system",),
+            f"check {c.id} crashed: {type(e).__name__}: {e}",
+            detail="This is a bug in the doctor, not in your environment. Run with -v for the traceback and report it.",
+            evidence={"check": c.id, "exception": f"{type(e).__name__}: {e}"},
+            fix="Re-run with `doctor check -v` and attach the output (and `doctor collect -o snap.json`) to a bug report.",
+            node=ctx.node,
+        )
+        dt = time.perf_counter() - t0
+        return [replace(f, check=c.id)], CheckResult(c.id, c.area, CheckStatus.CRASH, dt, ctx.node, tb)
+    dt = time.perf_counter() - t0
+    worst = max((f.severity.rank for f in found), default=-1)
+    status = CheckStatus.FAIL if worst == 2 else CheckStatus.WARN if worst == 1 else CheckStatus.PASS
+    return found, CheckResult(c.id, c.area, status, dt, ctx.node)
+
+
+def run_checks(
+    snapshots: Sequence[tuple[str | None, Snapshot | None, str | None]],
+    *,
+    profile_for: Callable[[Snapshot], Any] | None = None,
+    only: Sequence[str] = (),
+    ignore: Sequence[str] = (),
+    options: dict[str, Any] | None = None,
+) -> tuple[list[Finding], list[CheckResult]]:
+    """Run per-node checks on each snapshot, then cluster checks once when there is more than one node.
+
+    `snapshots` is [(node name or None, snapshot or None when the node failed, error)]. Ignored ids also
+    drop findings with that id, so a waiver works for a finding raised by a check with another id."""
+    registry = load_all()
+    findings: list[Finding] = []
+    results: list[CheckResult] = []
+    per_node = [c for c in registry.values() if not c.cluster and _selected(c, only, ignore)]
+    cluster = [c for c in registry.values() if c.cluster and _selected(c, only, ignore)]
+    for node, snap, _err in snapshots:
+        if snap is None:
+            continue
+        prof = profile_for(snap) if profile_for else None
+        ctx = CheckContext(snapshot=snap, profile=prof, node=node, options=dict(options or {}))
+        for c in per_node:
+            f, r = run_one(c, ctx)
+            findings.extend(f)
+            results.append(r)
+    if len(snapshots) > 1 or (options or {}).get("cluster"):
+        first = next((s for _, s, _ in snapshots if s is not None), Snapshot())
+        ctx = CheckContext(snapshot=first, options=dict(options or {}), nodes=[(n or "", s, e) for n, s, e in snapshots])
+        for c in cluster:
+            f, r = run_one(c, ctx)
+            findings.extend(f)
+            results.append(r)
+    if ignore:
+        findings = [f for f in findings if f.id not in ignore]
+    return findings, results

@@ -1,0 +1,209 @@
+"""Collect a `doctor.cluster/1` document from a running Ray cluster (`doctor collect --ray`, `check --ray`).
+
+How the work is split, and why:
+
+* **The driver runs under the target interpreter.** Ray refuses a driver whose Ray or Python minor version
+  differs from the cluster's, and the doctor may live in its own venv or pipx. So `collect_ray` always runs
+  `doctor/probes/_ray_driver.py` (stdlib + ray only) as a subprocess of `--python` (the training env, whose
+  Ray is the cluster's) or, without `--python`, of the doctor's own interpreter when it has Ray. Running
+  it as a subprocess even then keeps Ray's global state, logs and threads out of the doctor process and
+  lets one hard timeout bound the whole run.
+* **The nodes run the same collector as `doctor collect`.** The driver zips the doctor package directory
+  (the one this module is imported from), puts it in Ray's object store once, and each node task unpacks
+  it into a private temp dir and calls `node_probe` below, which runs the local collection with the
+  worker's own interpreter as the target Python. The alternative, shipping only the stdlib target-probe
+  script text, would give the nodes a second, poorer code path (no Ascend files, npu-smi, PCI or network
+  facts) whose snapshots checks could not trust the same way. The package's runtime needs are met in
+  every Ray worker: Ray itself depends on click and packaging and vendors psutil
+  (`ray/thirdparty_files`). The one limit is the doctor's own Python floor (3.10): on an older node the
+  task reports that as the node's error. (Ray's runtime_env `py_modules` ships a package the same way
+  but costs a fresh worker process plus runtime-env setup per node; a plain task reuses the node's
+  prestarted worker, which is what keeps 4 nodes within 2x the time of one.)
+* **Per-node root.** Each node reads its Ascend files under `DOCTOR_ROOT` from the node's own environment
+  when it is set (the env form of `--root`), else under the `root` the caller passed. That is how tests
+  give simulated nodes on one host different fake Ascend installs (`DOCTOR_ROOT=... ray start ...`), and
+  how a node whose driver is mounted elsewhere (a container) can be pointed at it.
+* **Never hang.** One task per node, pinned (soft=False), num_cpus=0; all wait together for at most
+  `timeout` seconds; stragglers are force-cancelled and recorded with their error; the subprocess has
+  an outer timeout too.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import tempfile
+import time
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from doctor.errors import DoctorError
+from doctor.probes._run import run_bounded
+from doctor.snapshot.model import Cluster
+
+DRIVER = Path(__file__).resolve().parent / "_ray_driver.py"
+NODE_ENTRY = "doctor.cluster.collect_ray:node_probe"
+INSTALL_HINT = "pip install 'verl-ascend-doctor[ray]'"
+CONNECT_TIMEOUT = 60.0
+# Time the driver needs around the per-node wait: start the interpreter, import ray, write, shut down.
+_OVERHEAD = 45.0
+
+
+def default_address() -> str:
+    """`RAY_ADDRESS` when set, else "auto" (the cluster this host belongs to), as `ray.init` does."""
+    return os.environ.get("RAY_ADDRESS") or "auto"
+
+
+def _doctor_has_ray() -> bool:
+    import importlib.util
+
+    try:
+        return importlib.util.find_spec("ray") is not None
+    except (ImportError, ValueError):
+        return False
+
+
+def driver_command(python: str, out: str, address: str, timeout: float, root: str,
+                   connect_timeout: float = CONNECT_TIMEOUT) -> list[str]:
+    """The argv that runs the driver; the doctor package directory is what the nodes receive."""
+    package_dir = str(Path(__file__).resolve().parent.parent)
+    return [
+        python, str(DRIVER), "--out", out, "--address", address, "--timeout", f"{timeout:g}",
+        "--connect-timeout", f"{connect_timeout:g}", "--root", root, "--package", package_dir,
+        "--entry", NODE_ENTRY,
+    ]
+
+
+def collect_ray(address: str | None, python: str | None, timeout: float, root: str = "/",
+                *, connect_timeout: float = CONNECT_TIMEOUT) -> Cluster:
+    """Probe every alive node of the Ray cluster at `address` and return the cluster document.
+
+    `python`: the interpreter whose Ray is the cluster's (None: the doctor's own, if it has Ray).
+    `timeout`: seconds all node probes together may take; a node that has not answered by then is
+    recorded as timed out. Raises DoctorError (exit 2) when Ray is missing or the cluster unreachable.
+    """
+    from doctor.snapshot.model import cluster_from_dict
+
+    if timeout <= 0:
+        raise DoctorError(f"--timeout must be positive, got {timeout:g}")
+    if python is None:
+        if not _doctor_has_ray():
+            raise DoctorError(
+                f"Ray is not installed in the doctor's Python ({sys.executable}). Install it with "
+                f"`{INSTALL_HINT}` (the cluster's Ray version), or pass --python with the training "
+                "environment's interpreter, whose Ray runs the cluster."
+            )
+        python = sys.executable
+    elif not (os.path.isfile(python) and os.access(python, os.X_OK)):
+        raise DoctorError(f"--python {python}: not an executable file")
+    address = address or default_address()
+
+    fd, out = tempfile.mkstemp(prefix="doctor-cluster-", suffix=".json")
+    os.close(fd)
+    os.unlink(out)
+    cmd = driver_command(python, out, address, timeout, root, connect_timeout)
+    env = dict(os.environ)
+    env.setdefault("RAY_USAGE_STATS_ENABLED", "0")
+    limit = connect_timeout + timeout + _OVERHEAD
+    t0 = time.monotonic()
+    try:
+        r = run_bounded(cmd, limit, env=env)
+        data = _read_result(out) if r.status == "ok" else None
+    finally:
+        try:
+            os.unlink(out)
+        except OSError:
+            pass
+    if r.status == "timeout":
+        raise DoctorError(f"the Ray driver did not finish within {limit:.0f} s (address {address}); "
+                          "is the cluster overloaded?")
+    if r.status != "ok":
+        raise DoctorError(f"the Ray driver could not start: {r.error}")
+    if data is None:
+        tail = "\n".join(r.err.strip().splitlines()[-15:])
+        raise DoctorError(
+            f"the Ray driver ({python}) exited with code {r.returncode} without a result"
+            + (f":\n{tail}" if tail else "")
+        )
+    if "fatal" in data:
+        raise DoctorError(_fatal_message(data, python))
+    cluster = cluster_from_dict(data, source=f"ray driver output ({address})")
+    cluster.extra.setdefault("ray", {})["wall_seconds"] = round(time.monotonic() - t0, 3)
+    return cluster
+
+
+def _read_result(path: str) -> dict[str, Any] | None:
+    try:
+        with open(path, encoding="utf-8") as fh:
+            data = json.load(fh)
+    except (OSError, ValueError):
+        return None
+    return data if isinstance(data, dict) else None
+
+
+def _fatal_message(data: dict[str, Any], python: str) -> str:
+    kind, msg = data.get("kind"), str(data.get("fatal"))
+    if kind == "no-ray":
+        return (f"{msg}. Run the doctor with --python pointing at the training environment's interpreter "
+                f"(the one whose Ray runs the cluster), or install the cluster's Ray there ({INSTALL_HINT} "
+                "for the doctor's own environment).")
+    if kind == "connect" and "version mismatch" in msg.lower():
+        return (f"{msg}\nRay only accepts a driver with the cluster's Ray and Python minor version: pass "
+                "--python with the interpreter of the environment that started the cluster.")
+    return msg
+
+
+# -- node side ------------------------------------------------------------------------------------------
+
+
+def node_root(default: str) -> str:
+    """The root prefix on this node: DOCTOR_ROOT from the node's environment wins over the caller's."""
+    return os.environ.get("DOCTOR_ROOT") or default
+
+
+VISIBLE = "ASCEND_RT_VISIBLE_DEVICES"
+
+
+def worker_environ(environ: Mapping[str, str] | None = None) -> dict[str, str]:
+    """The Ray worker's environment as the node's processes have it, minus Ray's own per-task override.
+
+    Ray versions before the RAY_ACCEL_ENV_VAR_OVERRIDE_ON_ZERO default flipped set
+    ASCEND_RT_VISIBLE_DEVICES="" in any task that asked for no NPU (ray `_private/utils.py::
+    set_visible_accelerator_ids`); our probe asks for none, so that empty value is Ray's, not the user's.
+    When the worker sees "" but its raylet (RAY_RAYLET_PID, whose environment every worker inherits)
+    does not, the raylet's value (or its absence) is restored."""
+    env = dict(os.environ if environ is None else environ)
+    pid = env.get("RAY_RAYLET_PID", "")
+    if env.get(VISIBLE) != "" or not pid.isdigit():
+        return env
+    try:
+        with open(f"/proc/{pid}/environ", "rb") as fh:
+            raw = fh.read()
+    except OSError:
+        return env
+    parent = {}
+    for item in raw.split(b"\0"):
+        key, sep, value = item.partition(b"=")
+        if sep:
+            parent[key.decode("utf-8", "replace")] = value.decode("utf-8", "replace")
+    if parent.get(VISIBLE) != "":
+        if VISIBLE in parent:
+            env[VISIBLE] = parent[VISIBLE]
+        else:
+            env.pop(VISIBLE, None)
+    return env
+
+
+def node_probe(root: str = "/", budget: float = 30.0) -> dict[str, Any]:
+    """Runs inside a Ray worker on each node: the local collection, as `doctor collect` does it, with the
+    worker's interpreter as the target Python and the worker's environment (what verl's workers inherit
+    from the raylet). npu-smi gets at most half the node budget, so a hung card still yields a snapshot
+    (npu_smi status `timeout`) instead of a timed-out node. Returns the snapshot as a JSON-able dict."""
+    from doctor.probes import collect_snapshot
+
+    snap = collect_snapshot(root=node_root(root), python=sys.executable, environ=worker_environ(),
+                            npu_smi_timeout=max(1.0, min(10.0, budget / 2)),
+                            python_timeout=max(5.0, budget * 0.9))
+    return snap.to_dict()

@@ -1,0 +1,1 @@
+"""`doctor explain`: failure logs matched against the signature database (`profiles/signatures.toml`)."""

@@ -1,0 +1,92 @@
+"""Chip families and how to recognise them from any fact we have (npu-smi names, SOC strings, PCI ids).
+
+Sources: shared/reference/cann_torchnpu_vllm.md §1.2 (vllm-ascend `vllm_ascend/device/hardware.py`) and
+§7 (PCI device ids from Huawei's log-collection script).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from doctor.snapshot.model import UNKNOWN, Snapshot, known
+
+A2, A3, P310, A5, GEN1, P310B = "A2", "A3", "310P", "950", "910", "310"
+
+# PCI device id (vendor 0x19e5, class 0x1200xx) -> family
+PCI_FAMILY = {"d100": P310B, "d500": P310, "d801": GEN1, "d802": A2, "d803": A3, "d806": A5}
+
+# NPUs (devices as torch_npu counts them) per node, by family: an A3 node shows 16 chips.
+DEFAULT_NPUS_PER_NODE = {A2: 8, A3: 16, A5: 8, P310: 4, GEN1: 8}
+
+TRAINING_FAMILIES = frozenset({A2, A3, A5})
+
+_SOC_PATTERNS = [
+    (re.compile(r"950"), A5),
+    (re.compile(r"910_?93|910_?9[0-9]{3}|910c", re.I), A3),
+    (re.compile(r"910b", re.I), A2),
+    (re.compile(r"310p", re.I), P310),
+    (re.compile(r"310b", re.I), P310B),
+    (re.compile(r"910(a|prob|pro|premiuma)?$", re.I), GEN1),
+]
+
+
+def family_from_name(name: Any) -> str | None:
+    """'910B3', 'Ascend910B3', 'ascend910_9391', '310P3', 'Ascend950DT' -> family; None if unrecognised.
+
+    A bare 'Ascend910' / '910' is ambiguous: the A3 table of driver 24.1 prints 'Ascend910' for 910_93
+    chips, and first-generation boards print '910'. It returns None; use PCI ids or chip counts to decide."""
+    if not isinstance(name, str) or not name.strip():
+        return None
+    n = name.strip().lower().replace("ascend", "").replace(" ", "")
+    if n in ("910", ""):
+        return None
+    for pat, fam in _SOC_PATTERNS:
+        if pat.search(n):
+            return fam
+    return None
+
+
+def family(snapshot: Snapshot) -> str | Any:
+    """The chip family of a host: from device names, SOC strings, then PCI ids; None when the host has
+    no Ascend device, UNKNOWN when nothing was probed. npu-smi names come first because they are
+    per-chip; PCI decides when names are ambiguous ('Ascend910' on A3)."""
+    asc = snapshot.ascend
+    if asc is UNKNOWN:
+        return UNKNOWN
+    if asc is None:
+        return None
+    fams: list[str] = []
+    if known(asc.devices):
+        for d in asc.devices:
+            for n in (d.soc, d.chip):
+                f = family_from_name(n) if known(n) else None
+                if f:
+                    fams.append(f)
+                    break
+    if not fams and known(asc.pci):
+        fams = [PCI_FAMILY[p.device_id.lower().removeprefix("0x")] for p in asc.pci
+                if known(p.device_id) and p.device_id.lower().removeprefix("0x") in PCI_FAMILY]
+    if not fams and known(asc.devices) and asc.devices:
+        names = {d.chip for d in asc.devices if known(d.chip)}
+        if names and all(isinstance(n, str) and n.lower().replace("ascend", "") == "910" for n in names):
+            # 'Ascend910' with two chips per NPU id is the A3 layout of driver 24.1 (fixture vllm-ascend-5111)
+            per_id: dict[int, int] = {}
+            for d in asc.devices:
+                if known(d.id):
+                    per_id[d.id] = per_id.get(d.id, 0) + 1
+            return A3 if per_id and max(per_id.values()) >= 2 else GEN1
+    if fams:
+        return max(set(fams), key=fams.count)
+    no_devices = known(asc.devices) and not asc.devices
+    no_pci = known(asc.pci) and not asc.pci
+    if no_devices and (no_pci or not known(asc.pci)):
+        return None
+    if no_pci and not known(asc.devices):
+        return None
+    return UNKNOWN
+
+
+def soc_family(soc: Any) -> str | None:
+    """Family of a SOC_VERSION / kernels-package SOC string (ascend910b1, ascend910_9391, ascend310p1)."""
+    return family_from_name(soc)

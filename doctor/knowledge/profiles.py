@@ -1,0 +1,423 @@
+"""Verified stacks ("profiles"): one TOML file per stack under `profiles/`, loaded and validated here,
+and the rule that picks the one matching a snapshot.
+
+A profile is what an upstream documents as working together (verl's Ascend install guide at a release
+tag, plus its release Dockerfile): CANN range, driver, chips, arches, Python, exact pins, git sources,
+index options, env, and the *known deviations* — vendor pairings that the documented stack itself
+breaks, so `doctor check` does not report them as problems of that stack. Schema: profiles/README.md.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Any
+
+from packaging.version import Version
+
+from doctor.errors import InputError
+from doctor.knowledge.versions import (
+    CannVersion,
+    DriverVersion,
+    parse_pkg_version,
+    pkg_satisfies,
+    valid_specifier,
+)
+from doctor.snapshot.model import normalize_name
+from doctor.tomlfile import read_toml
+
+CHIPS = ("A2", "A3", "950", "310P")
+ARCHES = ("aarch64", "x86_64")
+_ID = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
+_NAME = re.compile(r"^verl-(?P<verl>[0-9a-z.]+)-cann(?P<cann>[0-9a-z.\-]+)-(?P<chip>a2|a3|950|310p)$")
+
+
+@dataclass(frozen=True)
+class GitSource:
+    """A component installed from git (MindSpeed, Megatron-LM, vllm, vllm-ascend, verl)."""
+
+    repo: str
+    ref: str
+    commit: str | None = None
+    version: str | None = None  # the version the checkout reports once installed (e.g. megatron-core 0.12.1)
+    install: str = "editable"  # editable | pythonpath | empty-target (vllm built with VLLM_TARGET_DEVICE=empty)
+
+
+@dataclass(frozen=True)
+class Deviation:
+    """A vendor pairing the documented stack itself breaks: findings with this id whose evidence matches
+    `when` are reported as info, citing `source`, instead of as problems."""
+
+    finding: str
+    reason: str
+    source: str
+    when: Mapping[str, str] = field(default_factory=dict)
+
+    def matches(self, finding_id: str, evidence: Mapping[str, Any]) -> bool:
+        if finding_id != self.finding:
+            return False
+        for k, want in self.when.items():
+            got = evidence.get(k)
+            if got is None:
+                return False
+            if str(got) == want:
+                continue
+            a, b = parse_pkg_version(str(got)), parse_pkg_version(want)
+            if a is None or b is None or Version(a.public) != Version(b.public):
+                ca, cb = CannVersion.try_parse(str(got)), CannVersion.try_parse(want)
+                if ca is None or cb is None or ca != cb:
+                    return False
+        return True
+
+
+@dataclass(frozen=True)
+class Profile:
+    """One verified stack (profiles/verl-*.toml): the versions that work together on one chip and CANN."""
+
+    name: str
+    verl: str
+    description: str
+    source: str
+    cann_version: str
+    cann_min: str
+    cann_max: str | None
+    chips: tuple[str, ...]
+    arches: tuple[str, ...]
+    python: str
+    pins: Mapping[str, str]
+    driver_min: str | None = None
+    nnal: bool = True
+    python_recommended: str | None = None
+    sources: tuple[str, ...] = ()
+    git: Mapping[str, GitSource] = field(default_factory=dict)
+    index_x86_cpu_torch: str | None = None
+    index_extra: tuple[str, ...] = ()
+    set_env: tuple[str, ...] = ()
+    exports: Mapping[str, str] = field(default_factory=dict)
+    deviations: tuple[Deviation, ...] = ()
+    notes: tuple[str, ...] = ()
+    path: str = ""
+
+    def __hash__(self) -> int:
+        return hash(self.name)
+
+    def pin(self, package: str) -> str | None:
+        return self.pins.get(normalize_name(package))
+
+    @property
+    def verl_key(self) -> tuple[int, Version]:
+        """Newest-first ordering key: 'main' is newer than any release."""
+        if self.verl == "main":
+            return (1, Version("0"))
+        return (0, Version(self.verl))
+
+    def cann_matches(self, cann: CannVersion) -> bool:
+        """Half-open [cann_min, cann_max). A series-only version ("8.3") matches when the documented
+        CANN is in that series."""
+        if cann.precision == 2:
+            return CannVersion(self.cann_version).series == cann.series
+        if cann < CannVersion(self.cann_min):
+            return False
+        return self.cann_max is None or cann < CannVersion(self.cann_max)
+
+    def deviation_for(self, finding_id: str, evidence: Mapping[str, Any]) -> Deviation | None:
+        return next((d for d in self.deviations if d.matches(finding_id, evidence)), None)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "name": self.name, "verl": self.verl, "description": self.description, "source": self.source,
+            "sources": list(self.sources),
+            "cann": {"version": self.cann_version, "min": self.cann_min, "max": self.cann_max,
+                     "driver_min": self.driver_min, "nnal": self.nnal},
+            "chips": list(self.chips), "arches": list(self.arches), "python": self.python,
+            "python_recommended": self.python_recommended, "pins": dict(self.pins),
+            "git": {k: {"repo": g.repo, "ref": g.ref, "commit": g.commit, "version": g.version, "install": g.install}
+                    for k, g in self.git.items()},
+            "index": {"x86_cpu_torch": self.index_x86_cpu_torch, "extra": list(self.index_extra)},
+            "env": {"set_env": list(self.set_env), "exports": dict(self.exports)},
+            "deviations": [{"finding": d.finding, "when": dict(d.when), "reason": d.reason, "source": d.source}
+                           for d in self.deviations],
+            "notes": list(self.notes),
+            "path": self.path,
+        }
+
+
+# -- loading and validation ----------------------------------------------------------------------------
+
+_TOP = {"name", "verl", "description", "source", "sources", "cann", "chips", "arches", "python",
+        "python_recommended", "pins", "git", "index", "env", "deviations", "notes"}
+_CANN = {"version", "min", "max", "driver_min", "nnal"}
+_GIT = {"repo", "ref", "commit", "version", "install"}
+_INDEX = {"x86_cpu_torch", "extra"}
+_ENV = {"set_env", "exports"}
+_DEV = {"finding", "when", "reason", "source"}
+_INSTALL = {"editable", "pythonpath", "empty-target", "wheel"}
+
+
+class _V:
+    """Validation helper that names the file and the key path in every error."""
+
+    def __init__(self, source: str) -> None:
+        self.source = source
+
+    def fail(self, path: str, msg: str) -> InputError:
+        return InputError(msg, source=self.source, path=path or None)
+
+    def keys(self, table: Any, allowed: set[str], path: str, required: Iterable[str] = ()) -> dict[str, Any]:
+        if not isinstance(table, dict):
+            raise self.fail(path, "must be a table")
+        unknown = sorted(set(table) - allowed)
+        if unknown:
+            raise self.fail(f"{path + '.' if path else ''}{unknown[0]}", f"unknown key (allowed: {', '.join(sorted(allowed))})")
+        for r in required:
+            if r not in table:
+                raise self.fail(f"{path + '.' if path else ''}{r}", "required key is missing")
+        return table
+
+    def s(self, value: Any, path: str, *, optional: bool = False) -> str | None:
+        if value is None and optional:
+            return None
+        if not isinstance(value, str) or not value.strip():
+            raise self.fail(path, "must be a non-empty string")
+        return value
+
+    def strs(self, value: Any, path: str) -> tuple[str, ...]:
+        if value is None:
+            return ()
+        if not isinstance(value, list) or not all(isinstance(x, str) and x for x in value):
+            raise self.fail(path, "must be an array of non-empty strings")
+        return tuple(value)
+
+    def cann(self, value: Any, path: str) -> str:
+        s = self.s(value, path)
+        assert s is not None
+        if CannVersion.try_parse(s) is None:
+            raise self.fail(path, f"not a CANN version: {s!r} (e.g. 8.3.RC1, 8.5.0, 9.0.0-beta.1)")
+        return s
+
+    def spec(self, value: Any, path: str) -> str:
+        s = self.s(value, path)
+        assert s is not None
+        if not valid_specifier(s):
+            raise self.fail(path, f"not a version specifier: {s!r} (e.g. ==2.8.0, >=3.10,<3.12)")
+        return s
+
+
+def parse_profile(data: Any, source: str, stem: str | None = None) -> Profile:
+    """Validate one parsed TOML document; InputError names the file and key on any problem."""
+    v = _V(source)
+    t = v.keys(data, _TOP, "", required=("name", "verl", "source", "cann", "chips", "arches", "python", "pins"))
+    name = v.s(t["name"], "name")
+    assert name is not None
+    if not _NAME.match(name):
+        raise v.fail("name", f"must look like verl-<ver>-cann<ver>-<a2|a3>, got {name!r}")
+    if stem is not None and stem != name:
+        raise v.fail("name", f"must equal the file name {stem!r}, got {name!r}")
+    verl = v.s(t["verl"], "verl")
+    assert verl is not None
+    if verl != "main" and parse_pkg_version(verl) is None:
+        raise v.fail("verl", f"must be a version or 'main', got {verl!r}")
+    src = v.s(t["source"], "source")
+    assert src is not None
+    if not src.startswith(("https://", "http://")):
+        raise v.fail("source", "must be the URL the pins were read from")
+    c = v.keys(t["cann"], _CANN, "cann", required=("version", "min"))
+    cann_version = v.cann(c["version"], "cann.version")
+    cann_min = v.cann(c["min"], "cann.min")
+    cann_max = v.cann(c["max"], "cann.max") if "max" in c else None
+    if cann_max is not None and not CannVersion(cann_min) < CannVersion(cann_max):
+        raise v.fail("cann.max", f"range is empty: min {cann_min} is not below max {cann_max}")
+    cv = CannVersion(cann_version)
+    if cv < CannVersion(cann_min) or (cann_max is not None and not cv < CannVersion(cann_max)):
+        raise v.fail("cann.version", f"{cann_version} is outside [{cann_min}, {cann_max or '∞'})")
+    driver_min = None
+    if "driver_min" in c:
+        driver_min = v.s(c["driver_min"], "cann.driver_min")
+        if DriverVersion.try_parse(driver_min) is None:
+            raise v.fail("cann.driver_min", f"not a driver version: {driver_min!r} (e.g. 25.0.rc1, 26.0.rc1)")
+    nnal = c.get("nnal", True)
+    if not isinstance(nnal, bool):
+        raise v.fail("cann.nnal", "must be true or false")
+    chips = v.strs(t["chips"], "chips")
+    bad = [x for x in chips if x not in CHIPS]
+    if not chips or bad:
+        raise v.fail("chips", f"must list chip families from {', '.join(CHIPS)}" + (f"; got {bad[0]!r}" if bad else ""))
+    arches = v.strs(t["arches"], "arches")
+    bad = [x for x in arches if x not in ARCHES]
+    if not arches or bad:
+        raise v.fail("arches", f"must list arches from {', '.join(ARCHES)}" + (f"; got {bad[0]!r}" if bad else ""))
+    python = v.spec(t["python"], "python")
+    py_rec = v.s(t.get("python_recommended"), "python_recommended", optional=True)
+    pins_raw = t["pins"]
+    if not isinstance(pins_raw, dict):
+        raise v.fail("pins", "must be a table of package = \"specifier\"")
+    pins = {normalize_name(k): v.spec(val, f"pins.{k}") for k, val in pins_raw.items()}
+    git: dict[str, GitSource] = {}
+    g_raw = t.get("git", {})
+    if not isinstance(g_raw, dict):
+        raise v.fail("git", "must be a table of tables")
+    for comp, g in g_raw.items():
+        p = f"git.{comp}"
+        gt = v.keys(g, _GIT, p, required=("repo", "ref"))
+        install = gt.get("install", "editable")
+        if install not in _INSTALL:
+            raise v.fail(f"{p}.install", f"must be one of {', '.join(sorted(_INSTALL))}")
+        git[normalize_name(comp)] = GitSource(
+            repo=v.s(gt["repo"], f"{p}.repo") or "", ref=v.s(gt["ref"], f"{p}.ref") or "",
+            commit=v.s(gt.get("commit"), f"{p}.commit", optional=True),
+            version=v.s(gt.get("version"), f"{p}.version", optional=True), install=install)
+    idx = v.keys(t.get("index", {}), _INDEX, "index")
+    env = v.keys(t.get("env", {}), _ENV, "env")
+    exports_raw = env.get("exports", {})
+    if not isinstance(exports_raw, dict) or not all(isinstance(x, str) for x in exports_raw.values()):
+        raise v.fail("env.exports", "must be a table of NAME = \"value\"")
+    devs: list[Deviation] = []
+    d_raw = t.get("deviations", [])
+    if not isinstance(d_raw, list):
+        raise v.fail("deviations", "must be an array of tables ([[deviations]])")
+    for i, d in enumerate(d_raw):
+        p = f"deviations[{i}]"
+        dt = v.keys(d, _DEV, p, required=("finding", "reason", "source"))
+        fid = v.s(dt["finding"], f"{p}.finding") or ""
+        if not _ID.match(fid):
+            raise v.fail(f"{p}.finding", f"must be a kebab-case finding id, got {fid!r}")
+        when = dt.get("when", {})
+        if not isinstance(when, dict) or not all(isinstance(x, str) for x in when.values()):
+            raise v.fail(f"{p}.when", "must be a table of evidence key = \"value\"")
+        devs.append(Deviation(fid, v.s(dt["reason"], f"{p}.reason") or "", v.s(dt["source"], f"{p}.source") or "",
+                              MappingProxyType(dict(when))))
+    return Profile(
+        name=name, verl=verl, description=str(t.get("description", "")), source=src,
+        sources=v.strs(t.get("sources"), "sources"), cann_version=cann_version, cann_min=cann_min, cann_max=cann_max,
+        driver_min=driver_min, nnal=nnal, chips=chips, arches=arches, python=python, python_recommended=py_rec,
+        pins=MappingProxyType(pins), git=MappingProxyType(git),
+        index_x86_cpu_torch=v.s(idx.get("x86_cpu_torch"), "index.x86_cpu_torch", optional=True),
+        index_extra=v.strs(idx.get("extra"), "index.extra"), set_env=v.strs(env.get("set_env"), "env.set_env"),
+        exports=MappingProxyType(dict(exports_raw)), deviations=tuple(devs), notes=v.strs(t.get("notes"), "notes"),
+        path=source,
+    )
+
+
+def load_profile_file(path: str | os.PathLike[str]) -> Profile:
+    path = os.fspath(path)
+    data = read_toml(path)
+    return parse_profile(data, path, stem=os.path.splitext(os.path.basename(path))[0])
+
+
+def installed_stacks_dir() -> str:
+    """`profiles/stacks` inside the installed doctor package (the repo's top-level `profiles/` in a checkout)."""
+    return os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "profiles", "stacks")
+
+
+_INSTALLED: list[Profile] | None = None
+
+
+def load_profiles(dir: str | os.PathLike[str] | None = None) -> list[Profile]:
+    """Every profile (`*.toml`) in `dir` (default: the installed `profiles/stacks`), newest verl first.
+    The installed set is parsed once per process (it cannot change under a running doctor)."""
+    global _INSTALLED
+    if dir is None and _INSTALLED is not None:
+        return list(_INSTALLED)
+    d = installed_stacks_dir() if dir is None else os.fspath(dir)
+    if not os.path.isdir(d):
+        raise InputError("not a directory of profiles", source=d)
+    profiles = [load_profile_file(os.path.join(d, n)) for n in sorted(os.listdir(d)) if n.endswith(".toml")]
+    seen: dict[str, str] = {}
+    for p in profiles:
+        if p.name in seen:
+            raise InputError(f"duplicate profile name {p.name!r} (also in {seen[p.name]})", source=p.path)
+        seen[p.name] = p.path
+    result = sorted(profiles, key=lambda p: (p.verl_key, p.name), reverse=True)
+    if dir is None:
+        _INSTALLED = result
+    return list(result)
+
+
+def find_profile(profiles: list[Profile], name: str, source: str = "--profile") -> Profile:
+    for p in profiles:
+        if p.name == name:
+            return p
+    raise InputError(f"no profile named {name!r}; known: {', '.join(p.name for p in profiles)} (see `doctor profiles`)",
+                     source=source)
+
+
+# -- selection -----------------------------------------------------------------------------------------
+
+
+def select_profile(snapshot: Any, profiles: list[Profile], forced: str | None = None) -> tuple[Profile | None, str]:
+    """Pick the verified stack that matches this snapshot and say why.
+
+    Order: CANN inside the profile's half-open range; then chip family, arch and Python (a filter that
+    would leave nothing is skipped and said in the reason); ties go to the profile of the installed verl,
+    then to the newest. CANN newer than every profile picks the newest profile; older picks none."""
+    from doctor.knowledge import chips as chipmod
+    from doctor.snapshot.model import known
+
+    if forced:
+        p = find_profile(profiles, forced)
+        return p, "forced with --profile"
+    if not profiles:
+        return None, "no profiles installed"
+    facts: list[str] = []
+    toolkit = snapshot.ascend_part("toolkit")
+    cann_s = toolkit.version if toolkit not in (None,) and known(toolkit) and known(toolkit.version) else None
+    cann = CannVersion.try_parse(cann_s) if isinstance(cann_s, str) else None
+    verl_installed = snapshot.version("verl")
+    verl_v = parse_pkg_version(verl_installed) if isinstance(verl_installed, str) else None
+    if cann is None:
+        by_verl = [p for p in profiles if verl_v is not None and p.verl != "main"
+                   and Version(p.verl).release[:3] == verl_v.release[:3]]
+        if by_verl:
+            cands = by_verl
+            facts.append(f"CANN {'unreadable' if cann_s else 'unknown'}; matched installed verl {verl_installed}")
+        else:
+            if toolkit is None or (known(snapshot.ascend) and snapshot.ascend is None):
+                return None, "no CANN toolkit installed; no profile applies"
+            return None, f"CANN version {'unreadable: ' + repr(cann_s) if cann_s else 'unknown'}; no profile applies"
+    else:
+        cands = [p for p in profiles if p.cann_matches(cann)]
+        if not cands:
+            if all(cann > CannVersion(p.cann_version) for p in profiles):
+                top = max(CannVersion(p.cann_version) for p in profiles)
+                cands = [p for p in profiles if CannVersion(p.cann_version) == top]
+                facts.append(f"CANN {cann} is newer than every verified stack; using the newest (CANN {top})")
+            else:
+                lowest = min(CannVersion(p.cann_min) for p in profiles)
+                if cann < lowest:
+                    return None, f"CANN {cann} is older than every verified stack (the oldest starts at CANN {lowest})"
+                return None, f"CANN {cann} is between the verified stacks' CANN ranges; no profile applies"
+        else:
+            facts.append(f"CANN {cann} in [{cands[0].cann_min}, {cands[0].cann_max or '∞'})")
+    fam = chipmod.family(snapshot)
+    arch = snapshot.host.arch if known(snapshot.host) and known(snapshot.host.arch) else None
+    py = snapshot.python.version if known(snapshot.python) and known(snapshot.python.version) else None
+    for label, value, pred in (
+        ("chip", fam if isinstance(fam, str) else None, lambda p, x: x in p.chips),
+        ("arch", arch, lambda p, x: x in p.arches),
+        ("Python", py, lambda p, x: pkg_satisfies(x, p.python) is not False),
+    ):
+        if value is None:
+            continue
+        kept = [p for p in cands if pred(p, value)]
+        if kept:
+            cands = kept
+            facts.append(f"{label} {value}")
+        else:
+            facts.append(f"no verified stack for {label} {value}")
+    if verl_v is not None:
+        same = [p for p in cands if p.verl != "main" and Version(p.verl).release[:3] == verl_v.release[:3]]
+        if same:
+            cands = same
+            facts.append(f"installed verl {verl_installed}")
+    best = max(cands, key=lambda p: (p.verl_key, p.name))
+    if len({p.verl for p in cands}) > 1:
+        facts.append("newest of several matches")
+    return best, ", ".join(facts)
+
+
+def newest_cann(profiles: list[Profile]) -> CannVersion | None:
+    vs = [CannVersion(p.cann_version) for p in profiles]
+    return max(vs) if vs else None

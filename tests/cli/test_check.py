@@ -1,0 +1,201 @@
+"""`doctor check` as a user runs it: text, JSON (validated against the report schema), JUnit, exit codes,
+waivers, cluster input, a crashing check, and the live run on this NPU-less machine."""
+
+from __future__ import annotations
+
+import glob
+import json
+import subprocess
+import sys
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import jsonschema
+import pytest
+from click.testing import CliRunner
+
+from doctor.checks.runner import REGISTRY, Check
+from doctor.cli import cli
+from tests.conftest import SCHEMAS
+from tests.stacks import healthy
+
+HAS_NPU = bool(glob.glob("/dev/davinci[0-9]*"))
+
+
+@pytest.fixture(scope="module")
+def schema(shared_dir):
+    return json.loads((SCHEMAS / "report.schema.json").read_text())
+
+
+def write(tmp_path: Path, name: str, data: dict) -> str:
+    p = tmp_path / name
+    p.write_text(json.dumps(data))
+    return str(p)
+
+
+def run(*args: str):
+    return CliRunner().invoke(cli, list(args), catch_exceptions=False)
+
+
+def broken(tmp_path: Path) -> str:
+    d = healthy()
+    d["packages"]["torch"]["version"] = "2.12.0"  # ABI break with torch-npu 2.8.0
+    d["host"]["shm_gb"] = 0.06  # a warning too
+    return write(tmp_path, "broken.json", d)
+
+
+def test_healthy_stack_exits_0_and_names_the_profile(tmp_path):
+    r = run("check", "--from", write(tmp_path, "ok.json", healthy()))
+    assert r.exit_code == 0, r.output
+    assert "profile: verl-0.7.1-cann8.5.0-a2" in r.stdout and "CANN 8.5.0" in r.stdout
+
+
+def test_text_groups_by_component_with_fix_lines(tmp_path):
+    r = run("check", "--from", broken(tmp_path))
+    assert r.exit_code == 1
+    out = r.stdout
+    assert "[✗] torch-npu" in out and "[torch-npu-torch-mismatch]" in out and "fix: Install torch==2.8.0" in out
+    assert "[!] system" in out and "shm-too-small" in out
+    assert "check: errors" in out
+
+
+def test_verbose_adds_facts_sources_and_passing_checks(tmp_path):
+    r = run("check", "-v", "--from", broken(tmp_path))
+    assert "facts: arch=aarch64" in r.stdout and "cann=8.5.0" in r.stdout
+    assert "source: " in r.stdout and "check cann-toolkit pass" in r.stdout
+
+
+def test_json_is_one_valid_report(tmp_path, schema):
+    r = run("--json", "check", "--from", broken(tmp_path))
+    assert r.exit_code == 1
+    data = json.loads(r.stdout)
+    jsonschema.validate(data, schema)
+    assert data["status"] == "error" and data["profile"]["name"] == "verl-0.7.1-cann8.5.0-a2"
+    ids = {f["id"] for f in data["findings"]}
+    assert {"torch-npu-torch-mismatch", "shm-too-small"} <= ids
+    for f in data["findings"]:
+        if f["severity"] != "info":
+            assert f["evidence"] and f["fix"]["text"] and f["source"]
+    assert {c["status"] for c in data["checks"]} >= {"pass", "fail", "warn"}
+
+
+def test_junit_one_testcase_per_check(tmp_path):
+    junit = tmp_path / "out" / "junit.xml"
+    junit.parent.mkdir()
+    r = run("check", "--from", broken(tmp_path), "--junit", str(junit))
+    assert r.exit_code == 1
+    suite = ET.parse(junit).getroot().find("testsuite")
+    cases = suite.findall("testcase")
+    assert len(cases) == int(suite.get("tests")) > 20
+    failed = [c.get("name") for c in cases if c.find("failure") is not None]
+    # torch 2.12 breaks both torch-npu's and vllm-ascend's torch pin
+    assert sorted(failed) == ["torch-torch-npu-base", "vllm-ascend-matrix"] and suite.get("failures") == "2"
+
+
+def test_strict_turns_warnings_into_exit_1(tmp_path):
+    d = healthy()
+    d["host"]["shm_gb"] = 0.06
+    f = write(tmp_path, "warn.json", d)
+    assert run("check", "--from", f).exit_code == 0
+    assert run("check", "--from", f, "--strict").exit_code == 1
+
+
+def test_only_and_ignore(tmp_path):
+    f = broken(tmp_path)
+    r = run("--json", "check", "--from", f, "--only", "network")
+    data = json.loads(r.stdout)
+    assert {c["area"] for c in data["checks"]} == {"network"} and r.exit_code == 0
+    r = run("--json", "check", "--from", f, "--ignore", "torch-npu-torch-mismatch", "--ignore", "shm-too-small",
+            "--ignore", "vllm-ascend-torch-mismatch")
+    data = json.loads(r.stdout)
+    assert r.exit_code == 0 and not {"torch-npu-torch-mismatch", "shm-too-small"} & {x["id"] for x in data["findings"]}
+    r = run("check", "--from", f, "--only", "netwrok")
+    assert r.exit_code == 2 and "netwrok" in r.stderr and "network" in r.stderr
+
+
+def test_waivers_from_pyproject_and_config_file(tmp_path, monkeypatch):
+    f = broken(tmp_path)
+    proj = tmp_path / "proj"
+    proj.mkdir()
+    (proj / "pyproject.toml").write_text('[project]\nname = "x"\n[tool.doctor]\nignore = ["torch-npu-torch-mismatch", "vllm-ascend-matrix"]\n')
+    monkeypatch.chdir(proj)
+    assert run("check", "--from", f).exit_code == 0
+    cfg = tmp_path / "waivers.toml"
+    cfg.write_text('ignore = ["shm-too-small"]\nstrict = true\n')
+    monkeypatch.chdir(tmp_path)
+    r = run("check", "--from", f, "--config", str(cfg))
+    assert r.exit_code == 1 and "shm-too-small" not in r.stdout
+    d = healthy()
+    d["host"]["shm_gb"] = 0.06
+    warn_only = write(tmp_path, "warn.json", d)
+    cfg.write_text("strict = true\n")
+    assert run("check", "--from", warn_only).exit_code == 0
+    assert run("check", "--from", warn_only, "--config", str(cfg)).exit_code == 1
+    (tmp_path / "doctor.toml").write_text('[tool.doctor]\nignore = ["shm-too-small"]\nstrict = true\n')
+    assert run("check", "--from", warn_only).exit_code == 0  # doctor.toml in cwd: waived, strict
+    cfg.write_text('ignroe = ["x"]\n')
+    r = run("check", "--from", f, "--config", str(cfg))
+    assert r.exit_code == 2 and str(cfg) in r.stderr and "ignroe" in r.stderr
+
+
+def test_crashed_check_exits_2_and_others_still_run(tmp_path, monkeypatch):
+    def boom(ctx):
+        raise RuntimeError("kaboom")
+
+    monkeypatch.setitem(REGISTRY, "test-boom", Check("test-boom", "system", boom))
+    r = run("--json", "check", "--from", write(tmp_path, "ok.json", healthy()))
+    assert r.exit_code == 2
+    data = json.loads(r.stdout)
+    crashed = [c for c in data["checks"] if c["status"] == "crash"]
+    assert [c["id"] for c in crashed] == ["test-boom"] and "kaboom" in crashed[0]["traceback"]
+    assert any(f["id"] == "check-crashed" for f in data["findings"])
+    assert sum(c["status"] == "pass" for c in data["checks"]) > 20
+
+
+def test_several_snapshots_are_a_cluster(tmp_path, schema):
+    a = write(tmp_path, "a.json", healthy())
+    d = healthy()
+    d["packages"]["torch-npu"]["version"] = "2.8.0.post2"
+    b = write(tmp_path, "b.json", d)
+    r = run("--json", "check", "--from", a, "--from", b)
+    data = json.loads(r.stdout)
+    jsonschema.validate(data, schema)
+    assert [n["node"] for n in data["nodes"]] == [a, b] and all(n["ok"] for n in data["nodes"])
+    assert {f["node"] for f in data["findings"] if f["id"] == "package-off-profile"} == {b}
+
+
+def test_cluster_file_with_a_failed_node(tmp_path, schema):
+    doc = {"schema": "doctor.cluster/1", "nodes": [{"node": "n0", "snapshot": healthy(), "error": None},
+                                                     {"node": "n1", "snapshot": None, "error": "timed out"}]}
+    r = run("--json", "check", "--from", write(tmp_path, "c.json", doc))
+    data = json.loads(r.stdout)
+    jsonschema.validate(data, schema)
+    assert data["nodes"][1] == {"node": "n1", "ok": False, "error": "timed out"}
+
+
+def test_bad_input_exits_2_naming_the_file(tmp_path):
+    p = tmp_path / "bad.json"
+    p.write_text("{not json")
+    r = run("check", "--from", str(p))
+    assert r.exit_code == 2 and str(p) in r.stderr
+    r = run("check", "--from", str(p), "--deep")
+    assert r.exit_code == 2 and "--deep" in r.stderr
+
+
+def test_forced_profile(tmp_path):
+    r = run("--json", "check", "--from", write(tmp_path, "ok.json", healthy()), "--profile", "verl-0.8.0-cann9.0.0-a2")
+    data = json.loads(r.stdout)
+    assert data["profile"]["name"] == "verl-0.8.0-cann9.0.0-a2" and "forced" in data["profile"]["reason"]
+    assert any(f["id"] == "cann-outside-profile" for f in data["findings"])
+    assert run("check", "--from", write(tmp_path, "ok.json", healthy()), "--profile", "nope").exit_code == 2
+
+
+@pytest.mark.skipif(HAS_NPU, reason="this host has an NPU")
+def test_live_check_without_npu_says_so_and_exits_1(tmp_path, schema):
+    r = subprocess.run([sys.executable, "-m", "doctor", "--json", "check"], capture_output=True, text=True,
+                       timeout=120, cwd=tmp_path)
+    assert r.returncode == 1, r.stderr
+    data = json.loads(r.stdout)
+    jsonschema.validate(data, schema)
+    ids = {f["id"] for f in data["findings"] if f["severity"] == "error"}
+    assert {"cann-not-installed", "npu-not-visible"} <= ids

@@ -1,0 +1,248 @@
+"""`doctor collect`: what a user runs, what lands in the file, and what the bundle holds."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import tarfile
+import time
+from pathlib import Path
+
+import jsonschema
+import pytest
+from click.testing import CliRunner
+
+from doctor.cli import cli
+from doctor.probes import collect_snapshot
+from doctor.snapshot.bundle import safe_member_name
+from tests.conftest import SCHEMAS
+from tests.fakes import (
+    ASCEND_KINDS,
+    EXPECTED,
+    EXPECTED_SOC,
+    FIXTURE_FOR_KIND,
+    fake_npu_smi,
+    make_ascend_root,
+    write,
+)
+
+
+@pytest.fixture(scope="module")
+def snapshot_schema(shared_dir: Path) -> dict:
+    return json.loads((SCHEMAS / "snapshot.schema.json").read_text())
+
+
+@pytest.fixture(scope="module")
+def report_schema(shared_dir: Path) -> dict:
+    return json.loads((SCHEMAS / "report.schema.json").read_text())
+
+
+def run(args: list[str], monkeypatch: pytest.MonkeyPatch, env: dict[str, str] | None = None):
+    for k, v in (env or {}).items():
+        monkeypatch.setenv(k, v)
+    return CliRunner().invoke(cli, ["collect", *args], catch_exceptions=False)
+
+
+@pytest.mark.parametrize("kind", ASCEND_KINDS)
+def test_collect_on_every_fake_root_validates(tmp_path: Path, kind: str, snapshot_schema: dict,
+                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    root = make_ascend_root(tmp_path, kind)
+    fixture = FIXTURE_FOR_KIND.get(kind)
+    bin_dir = tmp_path / "bin"
+    if fixture:
+        fake_npu_smi(bin_dir, fixture)
+    out = tmp_path / "node0.json"
+    r = run(["-o", str(out), "--root", str(root)], monkeypatch, {"PATH": f"{bin_dir}:{os.environ['PATH']}"})
+    assert r.exit_code == 0, r.output
+    assert f"wrote {out}" in r.stdout
+    doc = json.loads(out.read_text())
+    jsonschema.validate(doc, snapshot_schema)
+    assert doc["complete"] is True and doc["schema"] == "doctor.snapshot/1"
+    asc = doc["ascend"]
+    assert asc["toolkit"]["version"] == EXPECTED[kind]["toolkit"]
+    assert [p["device_id"] for p in asc["pci"]] == [EXPECTED[kind]["pci"]] * EXPECTED[kind]["pci_count"]
+    if fixture:
+        assert asc["npu_smi"]["status"] == "ok"
+        assert {d["soc"] for d in asc["devices"]} == {EXPECTED_SOC[fixture]}
+    else:
+        assert asc["npu_smi"]["status"] == "missing" and "devices" not in asc
+    assert "pytest" in doc["packages"] and doc["modules"]["torch"]["origins"]
+    assert set(doc["collect"]["probes"]) == {"ascend_files", "npu_smi", "pci", "python", "env", "system", "network"}
+
+
+def test_stdout_is_the_snapshot_without_o(tmp_path: Path, snapshot_schema: dict, monkeypatch: pytest.MonkeyPatch) -> None:
+    r = run(["--root", str(make_ascend_root(tmp_path, "310p"))], monkeypatch)
+    assert r.exit_code == 0
+    doc = json.loads(r.stdout)
+    jsonschema.validate(doc, snapshot_schema)
+    assert doc["ascend"]["kernels"]["soc"] == "ascend310p"
+    assert "collected in" in r.stderr
+
+
+def test_json_mode_prints_one_report(tmp_path: Path, report_schema: dict, snapshot_schema: dict,
+                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    r = run(["--json"], monkeypatch)
+    assert r.exit_code == 0
+    rep = json.loads(r.stdout)
+    jsonschema.validate(rep, report_schema)
+    assert rep["command"] == "collect" and rep["status"] == "ok"
+    jsonschema.validate(rep["snapshot"], snapshot_schema)
+    out = tmp_path / "s.json"
+    r = run(["--json", "-o", str(out)], monkeypatch)
+    rep = json.loads(r.stdout)
+    assert rep["output"] == str(out) and "snapshot" not in rep
+    jsonschema.validate(json.loads(out.read_text()), snapshot_schema)
+
+
+def test_env_secrets_are_redacted_in_the_snapshot(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    out = tmp_path / "s.json"
+    r = run(["-o", str(out)], monkeypatch, {"HF_TOKEN": "hf_supersecret", "ASCEBD_RT_VISIBLE_DEVICES": "0,1",
+                                            "HF_ENDPOINT": "https://bob:hunter2@mirror.example/hf"})
+    assert r.exit_code == 0
+    text = out.read_text()
+    assert "hf_supersecret" not in text and "hunter2" not in text
+    env = json.loads(text)["env"]
+    assert env["HF_TOKEN"] == "<redacted>" and env["ASCEBD_RT_VISIBLE_DEVICES"] == "0,1"
+
+
+def test_output_is_atomic(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    out = tmp_path / "s.json"
+    out.write_text("previous content")
+    r = run(["-o", str(out)], monkeypatch)
+    assert r.exit_code == 0
+    json.loads(out.read_text())
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["s.json"]  # no temp file left behind
+    # a target directory that is really a file: exit 2, a message naming the file, nothing written
+    blocker = tmp_path / "not-a-dir"
+    blocker.write_text("x")
+    r = run(["-o", str(blocker / "s.json")], monkeypatch)
+    assert r.exit_code == 2
+    assert f"{blocker / 's.json'}: cannot write the snapshot" in r.stderr
+    assert blocker.read_text() == "x"
+
+
+def test_usage_errors_exit_2(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    assert run(["--root", str(tmp_path / "missing")], monkeypatch).exit_code == 2
+    assert run(["--python", str(tmp_path / "missing")], monkeypatch).exit_code == 2
+    assert run(["--npu-smi-timeout", "0"], monkeypatch).exit_code == 2
+
+
+def test_failing_target_python_is_a_warning_and_packages_stay_unknown(tmp_path: Path, report_schema: dict,
+                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    bad = write(tmp_path / "python3", "#!/bin/sh\necho 'error while loading shared libraries: libpython3.9.so' >&2\nexit 127\n", mode=0o755)
+    out = tmp_path / "s.json"
+    r = run(["--json", "-o", str(out), "--python", str(bad)], monkeypatch)
+    assert r.exit_code == 0
+    rep = json.loads(r.stdout)
+    jsonschema.validate(rep, report_schema)
+    assert [f["id"] for f in rep["findings"]] == ["collect-probe-failed"]
+    assert "libpython3.9.so" in rep["findings"][0]["detail"]
+    doc = json.loads(out.read_text())
+    assert doc["complete"] is True and "packages" not in doc and "modules" not in doc  # unknown, not "none installed"
+    assert doc["python"] == {"executable": str(bad)}
+    assert doc["collect"]["probes"]["python"]["status"] == "error"
+
+
+def test_hung_npu_smi_costs_its_timeout_and_is_recorded(tmp_path: Path, snapshot_schema: dict,
+                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    fake_npu_smi(tmp_path / "bin", "hang")
+    out = tmp_path / "s.json"
+    t0 = time.monotonic()
+    r = run(["-o", str(out), "--npu-smi-timeout", "1", "--root", str(make_ascend_root(tmp_path, "a3-cann9.1.0-new-layout"))],
+            monkeypatch, {"PATH": f"{tmp_path / 'bin'}:{os.environ['PATH']}"})
+    assert time.monotonic() - t0 < 30  # the fake sleeps 600 s
+    assert r.exit_code == 0
+    doc = json.loads(out.read_text())
+    jsonschema.validate(doc, snapshot_schema)
+    assert doc["ascend"]["npu_smi"]["status"] == "timeout"
+    assert len(doc["ascend"]["pci"]) == 16  # the chip is still known from PCI
+    assert doc["collect"]["probes"]["npu_smi"]["errors"]
+
+
+def test_bundle_holds_redacted_raw_inputs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    root = make_ascend_root(tmp_path, "a2-cann8.3rc1-old-layout")
+    fake_npu_smi(tmp_path / "bin", "vllm-ascend-5111")
+    # a secret inside a file the probe reads, and in the env
+    info = root / "etc/ascend_install.info"
+    info.write_text(info.read_text() + "Repo_Password=p@ssw0rd\nMirror=https://alice:s3cret@mirror.example/ascend\n")
+    bundle = tmp_path / "bug.tar.gz"
+    r = run(["-o", str(tmp_path / "s.json"), "--root", str(root), "--bundle", str(bundle)], monkeypatch,
+            {"PATH": f"{tmp_path / 'bin'}:{os.environ['PATH']}", "VLLM_API_KEY": "sk-live-123"})
+    assert r.exit_code == 0, r.output
+    with tarfile.open(bundle) as tar:
+        names = tar.getnames()
+        contents = {m.name: tar.extractfile(m).read().decode() for m in tar.getmembers() if m.isfile()}
+        assert all(not n.startswith("/") and ".." not in n.split("/") and n.startswith("doctor-bundle/") for n in names)
+        tar.extractall(tmp_path / "x", filter="data")  # the strict filter accepts every member
+    for must in ("doctor-bundle/snapshot.json", "doctor-bundle/README.txt", "doctor-bundle/collect.json",
+                 "doctor-bundle/python/pip-freeze.txt", "doctor-bundle/env.txt", "doctor-bundle/npu-smi/commands.txt",
+                 "doctor-bundle/npu-smi/0-info.stdout.txt", "doctor-bundle/files/etc/ascend_install.info",
+                 "doctor-bundle/files/usr/local/Ascend/driver/version.info",
+                 "doctor-bundle/files/usr/local/Ascend/ascend-toolkit/8.3.RC1/aarch64-linux/ascend_toolkit_install.info"):
+        assert must in names, must
+    everything = "\n".join(contents.values())
+    for secret in ("p@ssw0rd", "s3cret", "sk-live-123"):
+        assert secret not in everything
+    assert "Repo_Password=<redacted>" in contents["doctor-bundle/files/etc/ascend_install.info"]
+    assert "VLLM_API_KEY=<redacted>" in contents["doctor-bundle/env.txt"]
+    assert "| 0       0                 | 16143" in contents["doctor-bundle/npu-smi/0-info.stdout.txt"]
+    assert "pytest==" in contents["doctor-bundle/python/pip-freeze.txt"]
+    assert json.loads(contents["doctor-bundle/snapshot.json"]) == json.loads((tmp_path / "s.json").read_text())
+
+
+@pytest.mark.parametrize(("name", "safe"), [
+    ("files/usr/local/x", "doctor-bundle/files/usr/local/x"), ("/etc/passwd", "doctor-bundle/etc/passwd"),
+    ("../../evil", "doctor-bundle/evil"), ("a/./b/../c", "doctor-bundle/a/b/c"), ("..", None), ("", None),
+])
+def test_member_names_cannot_escape(name: str, safe: str | None) -> None:
+    assert safe_member_name(name) == safe
+
+
+def test_collect_snapshot_api(tmp_path: Path) -> None:
+    """The entry point other commands (check, the Ray node runner) call."""
+    root = make_ascend_root(tmp_path, "a3-cann9.1.0-new-layout")
+    fake_npu_smi(tmp_path / "bin", "vllm-ascend-960")
+    snap = collect_snapshot(root=str(root), python=sys.executable, npu_smi_timeout=5.0,
+                            environ={"PATH": "/usr/bin:/bin", "HOME": "/root", "HCCL_BUFFSIZE": "200"},
+                            path=str(tmp_path / "bin"), cwd=str(tmp_path))
+    assert snap.is_complete and snap.getenv("HCCL_BUFFSIZE") == "200" and snap.getenv("ASCEND_HOME_PATH") is None
+    assert snap.ascend.toolkit.version == "9.1.0" and len(snap.ascend.devices) == 16
+    assert snap.ascend.devices[1].chip_index == 1 and snap.ascend.devices[1].phy_id == 1
+    assert snap.host.cwd == str(tmp_path)
+    assert snap.has_package("pytest") is True and snap.has_package("surely-not-installed-xyz") is False
+    from doctor.knowledge.chips import family
+
+    assert family(snap) == "A3"
+
+
+def test_real_command_never_imports_torch(tmp_path: Path) -> None:
+    """End to end through the installed entry point; the doctor process itself imports no heavy module."""
+    code = ("import sys, runpy; sys.argv=['doctor','collect','-o',sys.argv[1]]\n"
+            "try:\n    runpy.run_module('doctor', run_name='__main__')\nexcept SystemExit as e: code = e.code\n"
+            "heavy=[m for m in ('torch','torch_npu','vllm','megatron','mindspeed','transformers','numpy','ray') if m in sys.modules]\n"
+            "print('HEAVY=' + ','.join(heavy)); print('CODE=%s' % code)")
+    out = tmp_path / "s.json"
+    p = subprocess.run([sys.executable, "-c", code, str(out)], capture_output=True, text=True, timeout=120, cwd=tmp_path)
+    assert "HEAVY=\n" in p.stdout and "CODE=0" in p.stdout, p.stdout + p.stderr
+    assert json.loads(out.read_text())["modules"]["torch"]["origins"]
+
+
+def test_python_by_name_on_path(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    (bin_dir / "python3.99").symlink_to(sys.executable)
+    out = tmp_path / "s.json"
+    r = run(["-o", str(out), "--python", "python3.99"], monkeypatch, {"PATH": f"{bin_dir}:{os.environ['PATH']}"})
+    assert r.exit_code == 0, r.output
+    assert json.loads(out.read_text())["collect"]["probes"]["python"]["status"] == "ok"
+    r = run(["--python", "python3.98"], monkeypatch)
+    assert r.exit_code == 2 and "not found on PATH" in r.output
+
+
+def test_collect_snapshot_accepts_options(tmp_path: Path) -> None:
+    from doctor.probes.host import CollectOptions
+
+    snap = collect_snapshot(CollectOptions(root=str(make_ascend_root(tmp_path, "310p")), path=str(tmp_path), cwd=str(tmp_path)))
+    assert snap.ascend.toolkit.version == "8.0.0" and snap.ascend.npu_smi.status == "missing"

@@ -1,0 +1,393 @@
+"""`doctor install` end to end: plans from snapshots of each profile's machine, refusals with exit 2, and real
+offline installs into temporary venvs (pip and uv) from a wheelhouse built with --download-only."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from doctor.installers import wheelhouse as wh
+from doctor.installers.plan import PYTORCH_CPU_INDEX
+from doctor.installers.resolve import CPU_LOCAL, SOURCES
+from doctor.knowledge.profiles import load_profiles
+from tests.conftest import SCHEMAS
+from tests.installers import stack, wheelkit
+
+PROFILES = load_profiles()
+CHIP_NAME = {"A2": "910B3", "A3": "Ascend910_9391", "950": "Ascend950DT", "310P": "310P3"}
+
+
+def doctor(*args: str, env: dict[str, str] | None = None, timeout: float = 300) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "doctor", *args], capture_output=True, text=True, timeout=timeout,
+                          env=env or {**os.environ, "NO_COLOR": "1"})
+
+
+def machine(p, arch: str, *, installed: bool, cann: str | None = None, chip: str | None = None, py: str | None = None) -> dict:
+    """A snapshot of the machine a profile is for; `installed` adds the profile's complete stack, built from
+    the profile's pins (not from the plan), as `doctor collect` would record it."""
+    pyv = (py or p.python_recommended or "3.11") + ".4"
+    snap: dict = {
+        "schema": "doctor.snapshot/1", "complete": True,
+        "host": {"arch": arch, "libc": "glibc 2.35"},
+        "python": {"version": pyv, "prefix": "/opt/venv"},
+        "packages": {"pip": {"version": "24.0"}}, "modules": {}, "env": {},
+        "ascend": {"root": "/usr/local/Ascend",
+                   "toolkit": {"version": cann or p.cann_version, "path": "/usr/local/Ascend/ascend-toolkit/latest"},
+                   "kernels": {"version": cann or p.cann_version}, "nnal": {"version": cann or p.cann_version},
+                   "driver": {"version": p.driver_min or "25.5.0"},
+                   "devices": [{"id": 0, "chip": CHIP_NAME[chip or p.chips[0]]}]},
+    }
+    if not installed:
+        return snap
+    pk = snap["packages"]
+    for name, spec in p.pins.items():
+        if name in {v[1] for v in SOURCES.values()} and name in ("vllm-ascend", "vllm", "verl", "mindspeed"):
+            continue
+        v = stack.choose(name, spec) if spec.strip() else "1.0"
+        if arch == "x86_64" and name in CPU_LOCAL:
+            v += "+cpu"
+        pk[name] = {"version": v}
+    if "mbridge" not in pk and p.verl in ("main",) or (p.verl != "main" and p.verl >= "0.7.0" and "mbridge" not in pk):
+        pk["mbridge"] = {"version": "0.15.1"}
+    for key, g in p.git.items():
+        d, dist, mod = SOURCES[key]
+        version = g.version or stack.choose(dist, p.pins.get(dist, "==0.0.1"))
+        if key == "vllm":
+            version += "+empty"
+        if g.install == "pythonpath":
+            snap["env"]["PYTHONPATH"] = f"/opt/venv/src/{d}"
+        else:
+            pk[dist] = {"version": version, "editable": True, "location": f"/opt/venv/src/{d}"}
+        commit = g.commit or "0123456789abcdef0123456789abcdef01234567"
+        snap["modules"][mod] = {"origins": [f"/opt/venv/src/{d}/{mod}"], "git": {"commit": commit, "branch": g.ref}}
+    snap["env"].update(p.exports)
+    snap["env"]["ASCEND_HOME_PATH"] = "/usr/local/Ascend/ascend-toolkit/latest"
+    return snap
+
+
+def dry_run(tmp_path: Path, snap: dict, *extra: str) -> tuple[subprocess.CompletedProcess[str], dict | None]:
+    f = tmp_path / f"snap-{len(list(tmp_path.iterdir()))}.json"
+    f.write_text(json.dumps(snap))
+    cp = doctor("install", "--dry-run", "--from", str(f), "--json", "--backend", "pip", *extra)
+    return cp, (json.loads(cp.stdout) if cp.stdout.strip() else None)
+
+
+def cases():
+    for p in PROFILES:
+        for arch in p.arches:
+            yield pytest.param(p, arch, id=f"{p.name}-{arch}")
+
+
+@pytest.mark.parametrize("p, arch", list(cases()))
+def test_dry_run_plan_for_each_profile_machine(p, arch, tmp_path: Path) -> None:
+    cp, rep = dry_run(tmp_path, machine(p, arch, installed=False), "--profile", p.name)
+    assert cp.returncode == 0, cp.stderr
+    assert rep["command"] == "install" and rep["profile"]["name"] == p.name
+    plan, steps = rep["plan"], rep["steps"]
+    assert [s["id"] for s in plan["steps"]] == [s["id"] for s in steps]
+    # empty environment: everything runs except removals of what is not there
+    assert {s["status"] for s in steps if s["kind"] != "uninstall"} == {"pending"}
+    urls = {u for s in plan["steps"] for u in (s.get("index") or {}).get("extra_index_urls", [])}
+    assert (PYTORCH_CPU_INDEX in urls) == (arch == "x86_64")
+    reqs = [r for s in plan["steps"] for r in s.get("requirements", [])]
+    torch = [r for r in reqs if r.startswith("torch==")]
+    assert torch and all(r.endswith("+cpu") == (arch == "x86_64") for r in torch)
+    assert {r["component"] for r in plan["system"]} >= {"cann", "kernels"}
+    assert all(r["ok"] for r in plan["system"])
+    # the same machine with the profile's complete stack installed: only satisfied steps
+    cp, rep = dry_run(tmp_path, machine(p, arch, installed=True), "--profile", p.name)
+    assert cp.returncode == 0, cp.stderr
+    pending = [s["id"] for s in rep["steps"] if s["status"] != "satisfied"]
+    assert pending == [], pending
+
+
+def test_profile_is_selected_from_the_snapshot_and_reason_given(tmp_path: Path) -> None:
+    p = next(x for x in PROFILES if x.name == "verl-0.7.1-cann8.5.0-a3")
+    cp, rep = dry_run(tmp_path, machine(p, "aarch64", installed=True))
+    assert cp.returncode == 0, cp.stderr
+    assert rep["profile"]["name"] == p.name and "CANN 8.5.0" in rep["profile"]["reason"]
+
+
+def test_seed_rule_refusal(tmp_path: Path) -> None:
+    p = next(x for x in PROFILES if x.name == "verl-0.7.1-cann8.5.0-a2")
+    cp, rep = dry_run(tmp_path, machine(p, "aarch64", installed=False), "--set", "vllm-ascend=0.7.3")
+    assert cp.returncode == 2 and rep is None
+    assert "seed rule" in cp.stderr and "CANN 8.5.0" in cp.stderr and "vllm-ascend==0.7.3" in cp.stderr
+
+
+def test_no_matching_profile_lists_the_nearest(tmp_path: Path) -> None:
+    p = PROFILES[-1]
+    cp, _ = dry_run(tmp_path, machine(p, "aarch64", installed=False, cann="7.0.0"))
+    assert cp.returncode == 2
+    assert "no verified stack matches" in cp.stderr and "Nearest profiles" in cp.stderr and "verl-" in cp.stderr
+
+
+def test_atlas_310p_is_refused(tmp_path: Path) -> None:
+    p = next(x for x in PROFILES if x.name == "verl-0.7.1-cann8.5.0-a2")
+    cp, _ = dry_run(tmp_path, machine(p, "aarch64", installed=False, chip="310P"), "--profile", p.name)
+    assert cp.returncode == 2 and "inference cards" in cp.stderr
+
+
+def test_bad_inputs_exit_2(tmp_path: Path) -> None:
+    (tmp_path / "bad.json").write_text("{nope")
+    cp = doctor("install", "--dry-run", "--from", str(tmp_path / "bad.json"))
+    assert cp.returncode == 2 and "bad.json" in cp.stderr
+    cp = doctor("install", "--offline")
+    assert cp.returncode == 2 and "--wheelhouse" in cp.stderr
+    cp = doctor("install", "--from", str(tmp_path / "bad.json"))
+    assert cp.returncode == 2 and "--dry-run" in cp.stderr
+
+
+# -- real installs -------------------------------------------------------------------------------------------
+
+PROFILE = "verl-0.7.1-cann8.5.0-a2"
+
+
+def download_only(profile: str, root: Path, prepare=None) -> dict:  # type: ignore[no-untyped-def]
+    """A local 'PyPI' (file:// simple index) and local git servers for the profile's stack (`prepare(plan,
+    stack)` may change them); then `doctor install --download-only` builds the wheelhouse from them, as on a
+    connected host."""
+    from doctor.installers.resolve import Facts, resolve
+
+    p = next(x for x in PROFILES if x.name == profile)
+    plan = resolve(p, Facts(arch="x86_64", python_version=f"{sys.version_info[0]}.{sys.version_info[1]}",
+                            cann=p.cann_version, chip="A2"), src_dir="/x")
+    st = stack.build(plan, root / "upstream")
+    if prepare is not None:
+        prepare(plan, st)
+    for name, v in (("setuptools", "80.0.0"), ("wheel", "0.45.0"), ("setuptools-scm", "8.1.0"), ("pybind11", "2.13.6")):
+        wheelkit.make_wheel(st.wheels, name, v)
+    index = wheelkit.make_simple_index(st.wheels, root / "simple")
+    env = wheelkit.hermetic_env(root, NO_COLOR="1")
+    house = root / "house"
+    args = ["install", "--profile", profile, "--download-only", str(house), "--arch", "x86_64", "--python-version",
+            f"{sys.version_info[0]}.{sys.version_info[1]}", "--glibc", "2.35", "--index-url", index, "--isolated", "--json"]
+    for m in st.mirrors:
+        args += ["--git-mirror", m]
+    cp = doctor(*args, env=env)
+    assert cp.returncode == 0, cp.stderr
+    return {"house": house, "report": json.loads(cp.stdout), "env": env, "stack": st, "root": root, "plan": plan}
+
+
+@pytest.fixture(scope="module")
+def airgap(tmp_path_factory: pytest.TempPathFactory) -> dict:
+    return download_only(PROFILE, tmp_path_factory.mktemp("airgap"))
+
+
+def test_download_only_builds_a_verified_wheelhouse(airgap) -> None:
+    house = airgap["house"]
+    m = wh.verify(house)
+    names = {Path(a.path).name.split("-")[0] for a in m.artifacts}
+    assert {"torch", "torch_npu", "torchvision", "triton_ascend", "mbridge", "numpy", "transformers"} <= names
+    assert set(m.git) == {"vllm", "vllm-ascend", "Megatron-LM", "MindSpeed", "verl"}
+    assert m.git["Megatron-LM"]["commit"] == airgap["stack"].commits["Megatron-LM"]
+    assert "manylinux_2_35_x86_64" in m.target["platforms"]
+
+
+def test_download_only_bundles_submodules_and_an_offline_clone_uses_them(tmp_path: Path) -> None:
+    """vllm-ascend (verl >= 0.8.0) is cloned with its submodules: the wheelhouse must carry them, or the
+    air-gapped install stops at `git submodule update` reaching for the network."""
+    from doctor.installers import gitsrc
+    from doctor.installers.command import Options, _source
+    from doctor.installers.plan import CLONE
+
+    profile = next(p.name for p in PROFILES if p.verl == "0.8.0" and "A2" in p.chips)
+    catlass_url = "https://gitcode.com/cann/catlass.git"
+
+    def add_submodule(plan, st) -> None:  # type: ignore[no-untyped-def]
+        src = next(s.source for s in plan.steps if s.kind == CLONE and s.source is not None and s.source.submodules)
+        bare = tmp_path / "upstream" / "repos" / f"{src.name}.git"
+        work = bare.with_name(bare.name + ".work")
+        cat = wheelkit.make_source_repo(tmp_path / "upstream" / "repos" / "catlass.git", dist="catlass",
+                                        packages={"include/catlass.h": "// kernels\n"}, refs=[("branch", "main", "1.0")])
+        wheelkit.git("-c", "protocol.file.allow=always", "submodule", "add", "-q",
+                     str(tmp_path / "upstream" / "repos" / "catlass.git"), "csrc/third_party/catlass", cwd=work)
+        wheelkit.git("config", "-f", ".gitmodules", "submodule.csrc/third_party/catlass.url", catlass_url, cwd=work)
+        wheelkit.git("commit", "-q", "-am", "catlass", cwd=work)
+        kind = "refs/tags/" if wheelkit.git("tag", "-l", src.ref, cwd=work) else "refs/heads/"
+        wheelkit.git(*(["tag", "-f", src.ref] if kind == "refs/tags/" else ["branch", "-f", src.ref]), cwd=work)
+        wheelkit.git("push", "-q", "-f", str(bare), f"{kind}{src.ref}", cwd=work)
+        st.mirrors.append(f"{catlass_url}={tmp_path / 'upstream' / 'repos' / 'catlass.git'}")
+        st.commits["catlass"] = cat["main"]
+
+    got = download_only(profile, tmp_path, prepare=add_submodule)
+    m = wh.verify(got["house"])
+    name = next(n for n, g in m.git.items() if g.get("submodules"))
+    subs = m.git[name]["submodules"]
+    assert [(s["path"], s["commit"]) for s in subs] == [("csrc/third_party/catlass", got["stack"].commits["catlass"])]
+    # what an offline run hands the executor, and the clone it makes, with every upstream out of reach
+    _, bundles = _source(Options(wheelhouse=str(got["house"]), offline=True))
+    (tmp_path / "upstream" / "repos").rename(tmp_path / "gone")
+    src = next(s.source for s in got["plan"].steps if s.kind == CLONE and s.source is not None and s.source.name == name)
+    pinned = type(src)(name=src.name, url=src.url, ref=src.ref, commit=bundles[name]["commit"], submodules=True)
+    gitsrc.clone(pinned, tmp_path / "offline" / name, bundle=bundles[name]["bundle"],
+                 submodule_bundles=bundles[name]["submodules"])
+    assert (tmp_path / "offline" / name / "csrc/third_party/catlass/include/catlass.h").read_text() == "// kernels\n"
+
+
+def offline_install(airgap, venv: Path, backend: str, *extra: str) -> subprocess.CompletedProcess[str]:
+    # no git mirrors and an unreachable index: everything must come from the wheelhouse
+    return doctor("install", "--profile", PROFILE, "--venv", str(venv), "--wheelhouse", str(airgap["house"]),
+                  "--offline", "--isolated", "--no-check", "--backend", backend, "--index-url", "http://127.0.0.1:9/simple",
+                  "--json", *extra, env={**airgap["env"], "HTTPS_PROXY": "http://127.0.0.1:9", "HTTP_PROXY": "http://127.0.0.1:9"})
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("backend", ["uv"])  # pip: same flow in tests/installers (executor, journal) and the bench
+def test_offline_install_idempotent_and_rollback(airgap, backend, tmp_path: Path) -> None:
+    venv = tmp_path / "venv"
+    wheelkit.make_venv(venv)
+    # the first run also re-probes and runs `doctor check` (this host has no CANN: its errors make exit 1)
+    cp = doctor("install", "--profile", PROFILE, "--venv", str(venv), "--wheelhouse", str(airgap["house"]),
+                "--offline", "--isolated", "--backend", backend, "--json", env=airgap["env"])
+    rep = json.loads(cp.stdout)
+    assert cp.returncode == (1 if rep["summary"]["error"] else 0), cp.stderr
+    assert rep["checks"] and any(f["id"] == "install-complete" for f in rep["findings"])
+    assert {s["status"] for s in rep["steps"]} <= {"done", "satisfied"}
+    frozen = wheelkit.freeze(venv / "bin" / "python")
+    for want in ("torch==2.8.0+cpu", "torch-npu==2.8.0", "vllm==0.13.0+empty", "megatron-core==0.12.1",
+                 "mindspeed==0.12.1", "triton-ascend==3.2.0", "verl==0.7.1", "transformers==4.57.6"):
+        assert want in frozen, frozen
+    env_sh = (venv / "doctor-env.sh").read_text()
+    assert "ascend-toolkit/set_env.sh" in env_sh and "RAY_EXPERIMENTAL_NOSET_ASCEND_RT_VISIBLE_DEVICES=1" in env_sh
+    cp = offline_install(airgap, venv, backend)
+    assert cp.returncode == 0, cp.stderr
+    rep = json.loads(cp.stdout)
+    # a second run does nothing: probe, plan, check every step, in under 2 s (interpreter start-up excluded)
+    assert {s["status"] for s in rep["steps"]} == {"satisfied"} and rep["seconds"] < 2.0, rep["seconds"]
+    assert any(f["id"] == "install-nothing-to-do" for f in rep["findings"])
+    cp = doctor("install", "--rollback", "--venv", str(venv), "--json", env=airgap["env"])
+    assert cp.returncode == 0, cp.stderr
+    assert wheelkit.freeze(venv / "bin" / "python") == []
+    assert not (venv / "doctor-env.sh").exists()
+
+
+def test_tampered_wheelhouse_is_refused_before_any_change(airgap, tmp_path: Path) -> None:
+    import shutil
+
+    house = tmp_path / "house"
+    shutil.copytree(airgap["house"], house)
+    w = next((house / "wheels").glob("torch_npu-*.whl"))
+    w.write_bytes(w.read_bytes()[:-10] + b"0123456789")
+    venv = tmp_path / "venv"
+    wheelkit.make_venv(venv)
+    cp = doctor("install", "--profile", PROFILE, "--venv", str(venv), "--wheelhouse", str(house), "--offline",
+                "--isolated", "--no-check", "--backend", "uv", env=airgap["env"])
+    assert cp.returncode == 2
+    assert "sha256 mismatch" in cp.stderr and w.name in cp.stderr
+    assert wheelkit.freeze(venv / "bin" / "python") == []
+
+
+def test_interrupted_journal_is_detected_and_rolled_back(airgap, tmp_path: Path) -> None:
+    from doctor.installers import journal as jr
+    from doctor.installers.target import probe
+
+    venv = tmp_path / "venv"
+    py = wheelkit.make_venv(venv)
+    j = jr.Journal.start(probe(str(py), files=True), profile=PROFILE)  # the run was SIGKILLed after this
+    wheelkit.make_wheel(tmp_path / "w", "numpy", "1.26.4")
+    from doctor.installers.backends import find_uv
+
+    subprocess.run([find_uv() or "uv", "pip", "install", "--python", str(py), "--no-index", "--find-links", str(tmp_path / "w"),
+                    "numpy==1.26.4"], env=airgap["env"], check=True, capture_output=True, timeout=60)
+    cp = offline_install(airgap, venv, "uv")
+    assert cp.returncode == 2 and "interrupted" in cp.stderr and "--rollback" in cp.stderr
+    cp = doctor("install", "--rollback", "--venv", str(venv), env=airgap["env"])
+    assert cp.returncode == 0, cp.stderr
+    assert wheelkit.freeze(py) == []
+    assert jr.Journal.load(j.dir).state == jr.ROLLED_BACK
+
+
+def test_report_matches_the_shared_schema(tmp_path: Path, shared_dir: Path) -> None:
+    import jsonschema
+
+    p = next(x for x in PROFILES if x.name == "verl-0.9.0-cann9.0.0-a2")
+    cp, rep = dry_run(tmp_path, machine(p, "x86_64", installed=False), "--profile", p.name)
+    assert cp.returncode == 0, cp.stderr
+    schema = json.loads((SCHEMAS / "report.schema.json").read_text())
+    jsonschema.validate(rep, schema)
+    assert rep["plan"]["profile"] == p.name and len(rep["steps"]) == len(rep["plan"]["steps"])
+    assert not rep["findings"]  # CANN, kernels, NNAL and driver all match
+
+
+def test_system_packages_are_named_not_installed(tmp_path: Path) -> None:
+    p = next(x for x in PROFILES if x.name == "verl-main-cann9.1.0-a3")
+    snap = machine(p, "aarch64", installed=False)
+    snap["ascend"]["driver"]["version"] = "24.1.rc3"
+    snap["ascend"]["nnal"] = None
+    cp, rep = dry_run(tmp_path, snap, "--profile", p.name)
+    assert cp.returncode == 0, cp.stderr
+    by = {f["id"]: f for f in rep["findings"]}
+    drv = by["install-system-driver-mismatch"]
+    assert drv["severity"] == "warning" and "Ascend-hdk-a3-npu-driver >= 26.0.rc1" in drv["title"]
+    assert "install-system-nnal-missing" in by and "Ascend-cann-nnal 9.1.0" in by["install-system-nnal-missing"]["title"]
+    assert all(s["kind"] in ("uninstall", "install", "clone", "editable", "envfile") for s in rep["plan"]["steps"])
+
+
+def test_failed_install_exits_1_names_the_step_and_restores(airgap, tmp_path: Path) -> None:
+    import shutil
+
+    house = tmp_path / "house"
+    shutil.copytree(airgap["house"], house)
+    for w in (house / "wheels").glob("triton_ascend-*.whl"):
+        w.unlink()
+    wheelkit.make_wheel(house / "wheels", "triton-ascend", "3.2.0", broken=True)  # fails midway through its files
+    m = wh.load(house)
+    wh.write(house, wh.scan(house, m))
+    venv = tmp_path / "venv"
+    py = wheelkit.make_venv(venv)
+    cp = doctor("install", "--profile", PROFILE, "--venv", str(venv), "--wheelhouse", str(house), "--offline",
+                "--isolated", "--no-check", "--backend", "uv", "--json", env=airgap["env"])
+    assert cp.returncode == 1, cp.stderr
+    rep = json.loads(cp.stdout)
+    f = next(f for f in rep["findings"] if f["id"] == "install-step-failed")
+    assert f["severity"] == "error" and "triton-ascend" in f["title"] and "restored" in f["title"]
+    assert "log tail" in f["detail"] and f["evidence"]["restored"] is True
+    st = {s["id"]: s["status"] for s in rep["steps"]}
+    assert st["torch-stack"] == "done" and st["triton-ascend"] == "failed" and st["env-file"] == "not-run"
+    assert wheelkit.freeze(py) == []  # torch, vllm, vllm-ascend ... were installed, then removed again
+    assert Path(rep["log"]).is_file()
+
+
+def test_sigterm_mid_step_restores_and_reports(airgap, tmp_path: Path) -> None:
+    import signal
+
+    venv = tmp_path / "venv"
+    py = wheelkit.make_venv(venv)
+    from doctor.installers.backends import find_uv
+
+    wheelkit.make_wheel(tmp_path / "w", "triton", "3.3.0")
+    subprocess.run([find_uv() or "uv", "pip", "install", "--python", str(py), "--no-index", "--find-links",
+                    str(tmp_path / "w"), "triton==3.3.0"], env=airgap["env"], check=True, capture_output=True, timeout=60)
+    before = wheelkit.freeze(py)
+    hang = wheelkit.Hang()
+    log = tmp_path / "install.log"
+    # online mode with a wheelhouse: the index is asked too, and it never answers
+    cmd = [sys.executable, "-m", "doctor", "install", "--profile", PROFILE, "--venv", str(venv), "--wheelhouse",
+           str(airgap["house"]), "--index-url", hang.url, "--isolated", "--no-check", "--backend", "uv", "--json",
+           "--log", str(log)]
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            env={**airgap["env"], "UV_HTTP_TIMEOUT": "120"})
+    try:
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline and not (log.exists() and "-- torch-stack" in log.read_text() and hang.conns):
+            time.sleep(0.05)
+        assert hang.conns, log.read_text() if log.exists() else "no log"
+        assert wheelkit.freeze(py) == []  # remove-conflicts really ran
+        proc.send_signal(signal.SIGTERM)
+        out, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+        hang.close()
+    assert proc.returncode == 1, err
+    rep = json.loads(out)
+    f = next(f for f in rep["findings"] if f["id"] == "install-interrupted")
+    assert "SIGTERM" in f["title"] and f["evidence"]["restored"] is True
+    assert wheelkit.freeze(py) == before

@@ -1,0 +1,392 @@
+"""`doctor explain`: the signature database, the streaming matcher and the command users run."""
+
+from __future__ import annotations
+
+import io
+import json
+import re
+import tracemalloc
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+from hypothesis import given
+from hypothesis import strategies as st
+
+from doctor.cli import cli
+from doctor.errors import InputError
+from doctor.explain.signatures import (
+    DEFAULT_DB,
+    MAX_LINE,
+    NO_MATCH_ID,
+    SHOWN_CHARS,
+    explain_file,
+    explain_lines,
+    iter_log_lines,
+    load_signatures,
+)
+from doctor.report import COMPONENTS, Severity
+from tests.conftest import SCHEMAS
+from tests.fuzz._budget import fuzz
+
+DB = load_signatures()
+SIGS = DB.signatures
+
+
+def ids(findings):
+    return [f.id for f in findings]
+
+
+def run(*args, input=None):
+    return CliRunner().invoke(cli, ["explain", *args], input=input)
+
+
+# ------------------------------------------------------------------------------------------- the database
+
+
+def test_database_has_at_least_40_sourced_signatures():
+    assert len(SIGS) >= 40
+    assert len({s.id for s in SIGS}) == len(SIGS)
+    for s in SIGS:
+        assert re.fullmatch(r"[a-z0-9]+(-[a-z0-9]+)*", s.id)
+        assert set(s.components) <= COMPONENTS
+        assert s.source.startswith(("https://", "http://"))
+        assert s.fix and s.title
+        if s.severity is not Severity.INFO:
+            assert s.fix.strip()
+
+
+@pytest.mark.parametrize("sig", SIGS, ids=[s.id for s in SIGS])
+def test_every_example_is_explained_by_its_own_signature_only(sig):
+    found = explain_lines([*sig.example_context, sig.example], context_lines=0)
+    assert ids(found) == [sig.id]
+    # Every other signature that also matches this line is less specific, or it is a symptom this root
+    # cause supersedes, or a generic fallback: it loses.
+    for other in SIGS:
+        if other.id != sig.id and other.matches(sig.example) and not other.context:
+            assert (
+                other.specificity < sig.specificity
+                or (other.specificity == sig.specificity and other.order > sig.order)
+                or other.id in sig.supersedes
+                or other.fallback
+            ), other.id
+
+
+def test_the_issue_coverage_list_is_in_the_database():
+    wanted = {
+        "nnal-libatb-missing", "cann-libhccl-missing", "cann-libascendcl-missing", "driver-libraries-missing",
+        "torch-npu-abi-mismatch", "cann-env-not-sourced", "cann-op-env-init-failed", "hccl-connect-timeout",
+        "hccl-port-in-use", "npu-device-in-use", "npu-dcmi-init-failed", "npu-out-of-memory",
+        "mindspeed-pypi-placeholder", "hydra-could-not-override", "hydra-key-not-in-struct",
+        "hydra-could-not-append", "mbridge-with-vpp-unsupported", "mindspeed-flash-attn-required",
+        "recompute-config-invalid", "sequence-parallel-without-tp", "mindspeed-megatron-mismatch",
+        "transformer-engine-on-npu", "triton-namespace-clash", "numpy2-abi-break", "python-too-old-pep604",
+    }
+    assert wanted <= {s.id for s in SIGS}
+
+
+def test_500001_and_eh9999_lines_are_explained():
+    found = explain_lines([
+        "EH9999: Inner Error!",
+        "EH9999  [Init][Env]init env failed![FUNC:ReportInnerError][FILE:log_inner.cpp][LINE:145]",
+        "        build op model failed, result = 500001[FUNC:ReportInnerError][FILE:log_inner.cpp][LINE:145]",
+    ])
+    assert ids(found) == ["cann-op-env-init-failed"]  # the generic EH9999 fallback is dropped
+    assert found[0].evidence["line"] == 2 and found[0].evidence["occurrences"] == 2
+
+
+# ------------------------------------------------------------------------------------------- the public cases
+
+
+def _cases(shared: Path):
+    manifest = json.loads((shared / "cases" / "manifest.json").read_text())
+    return [c for c in manifest["cases"] if c.get("log")]
+
+
+def test_every_public_case_log_is_explained_with_an_expected_component(shared_dir):
+    rank = {"info": 0, "warning": 1, "error": 2}
+    cases = _cases(shared_dir)
+    assert cases
+    for case in cases:
+        findings = explain_file(shared_dir / "cases" / case["log"])
+        want = set(case["expect"]["components"])
+        floor = rank[case["expect"]["min_severity"]]
+        assert any(set(f.components) & want and f.severity.rank >= floor for f in findings), (
+            case["id"], [(f.id, f.components, f.severity.value) for f in findings])
+
+
+def test_every_case_log_with_cli_json_is_a_valid_report(shared_dir):
+    jsonschema = pytest.importorskip("jsonschema")
+    schema = json.loads((SCHEMAS / "report.schema.json").read_text())
+    for case in _cases(shared_dir):
+        r = run("--json", str(shared_dir / "cases" / case["log"]))
+        assert r.exit_code == 1, r.output  # every case log holds an error
+        report = json.loads(r.stdout)  # stdout is exactly one JSON document
+        jsonschema.validate(report, schema)
+        assert report["command"] == "explain" and report["status"] == "error"
+        f = report["findings"][0]
+        assert f["evidence"]["line"] >= 1 and f["evidence"]["text"] and f["fix"]["text"] and f["source"]
+
+
+# ------------------------------------------------------------------------------------------- matching rules
+
+
+def test_most_specific_signature_wins_a_line():
+    line = "ImportError: libatb.so: cannot open shared object file: No such file or directory"
+    assert {"nnal-libatb-missing", "shared-library-missing"} <= {s.id for s in SIGS if s.matches(line)}
+    assert ids(explain_lines([line])) == ["nnal-libatb-missing"]
+
+
+def test_several_distinct_problems_give_several_findings_in_log_order():
+    log = [
+        "starting",
+        "ImportError: libhccl.so: cannot open shared object file: No such file or directory",
+        "noise",
+        "RuntimeError: NPU out of memory. Tried to allocate 2.00 GiB (NPU 0; 60.97 GiB total capacity)",
+        "hydra.errors.ConfigCompositionException: Could not override 'a.b'. To append to your config use +a.b=1",
+        "Key 'b' is not in struct",
+    ]
+    found = explain_lines(log)
+    assert ids(found) == ["cann-libhccl-missing", "npu-out-of-memory", "hydra-could-not-override"]
+    assert [f.evidence["line"] for f in found] == [2, 4, 5]
+
+
+def test_a_root_cause_supersedes_its_symptom():
+    log = ["RuntimeError: Failed to infer device type", "ImportError: libatb.so: cannot open shared object file"]
+    assert ids(explain_lines(log)) == ["nnal-libatb-missing"]
+    assert ids(explain_lines(log[:1])) == ["vllm-device-type-not-inferred"]
+
+
+def test_fallback_signatures_only_when_nothing_specific_matched():
+    generic = "[E OpParamMaker.cpp:273] call aclnnEqScalar failed, detail:EZ9999: Inner Error!"
+    assert ids(explain_lines([generic])) == ["cann-inner-error"]
+    specific = "EZ9999: 2024-05-17-18:46:14.721.067  Op Equal does not has any binary."
+    assert ids(explain_lines([generic, specific])) == ["cann-kernels-missing"]
+
+
+def test_context_rule_is_required_and_the_line_falls_back_without_it():
+    line = "IndexError: too many indices for tensor of dimension 3"
+    assert ids(explain_lines([line])) == [NO_MATCH_ID]
+    # context may come after the match, too
+    found = explain_lines([line, "use_mbridge=True", "virtual_pipeline_model_parallel_size=4"])
+    assert ids(found) == ["mbridge-with-vpp-unsupported"]
+    assert ids(explain_lines([line, "'use_mbridge': True", "'virtual_pipeline_model_parallel_size': None"])) == [
+        NO_MATCH_ID]
+
+
+def test_repeated_error_is_one_finding_with_a_count():
+    line = "(WorkerDict pid=7) RuntimeError: NPU out of memory. Tried to allocate 1.00 GiB"
+    found = explain_lines([line] * 50)
+    assert ids(found) == ["npu-out-of-memory"]
+    ev = found[0].evidence
+    assert ev["occurrences"] == 50 and ev["line"] == 1 and ev["lines"] == [1, 2, 3, 4, 5]
+
+
+def test_evidence_is_trimmed_with_context_lines():
+    long_tail = "x" * 5000
+    log = ["a", "b", "c", f"   RuntimeError: 0 active drivers ([]). There should only be one. {long_tail}", "d", "e", "f"]
+    (f,) = explain_lines(log)
+    assert f.evidence["line"] == 4
+    assert f.evidence["text"].startswith("RuntimeError: 0 active") and len(f.evidence["text"]) <= SHOWN_CHARS
+    assert f.evidence["context"] == {"before": ["b", "c"], "after": ["d", "e"]}
+    assert f.fix and f.fix.text and f.source.startswith("https://")
+
+
+def test_ansi_colours_and_crlf_do_not_hide_a_match():
+    log = "\x1b[36m(TaskRunner pid=1)\x1b[0m Could not append to config. An item is already at 'x'.\r\n"
+    (f,) = explain_lines([log])
+    assert f.id == "hydra-could-not-append" and "\x1b" not in f.evidence["text"]
+
+
+def test_no_match_is_an_info_finding():
+    (f,) = explain_lines(["all good", "step:1 - actor/pg_loss:0.1"])
+    assert f.id == NO_MATCH_ID and f.severity is Severity.INFO and f.evidence["lines_read"] == 2
+
+
+# ------------------------------------------------------------------------------------------- the command
+
+
+def test_cli_no_match_exits_0_with_info_finding(tmp_path):
+    log = tmp_path / "ok.log"
+    log.write_text("(TaskRunner pid=1) step:1 - actor/pg_loss:np.float64(0.1) - actor/grad_norm:np.float64(1.0)\n")
+    r = run("--json", str(log))
+    assert r.exit_code == 0, r.output
+    report = json.loads(r.stdout)
+    assert report["status"] == "ok" and [f["id"] for f in report["findings"]] == [NO_MATCH_ID]
+    assert report["lines"] == 1 and report["log"] == str(log)
+
+
+def test_cli_reads_stdin_dash():
+    text = "Traceback (most recent call last):\nValueError: *WARNING*:This project is not functional and is a placeholder form HUAWEI Ascend\n"
+    r = run("-", input=text)
+    assert r.exit_code == 1
+    assert "mindspeed-pypi-placeholder" in r.stdout and "line 2:" in r.stdout
+
+
+def test_cli_text_output_names_fix_and_evidence(shared_dir):
+    r = run(str(shared_dir / "cases" / "vllm-ascend-nnal-not-installed-libatb.log.txt"))
+    assert r.exit_code == 1
+    assert "[nnal-libatb-missing]" in r.stdout and "fix:" in r.stdout and "line 9:" in r.stdout
+
+
+def test_cli_missing_log_is_exit_2_naming_the_file(tmp_path):
+    missing = tmp_path / "nope.log"
+    r = run(str(missing))
+    assert r.exit_code == 2
+    assert str(missing) in r.stderr and "cannot read log" in r.stderr
+    r = run(str(tmp_path))  # a directory
+    assert r.exit_code == 2 and str(tmp_path) in r.stderr
+
+
+MINIMAL = """schema = "doctor.signatures/1"
+[[signature]]
+id = "{id}"
+severity = "error"
+components = {components}
+specificity = 50
+regex = [{regex}]
+title = "t"
+fix = "f"
+source = "https://example.org/x"
+example = "{example}"
+"""
+
+
+@pytest.mark.parametrize(
+    ("fields", "words"),
+    [
+        ({"regex": "'bad(regex'"}, ["does not compile"]),
+        ({"components": '["gpu"]'}, ["unknown component", "gpu"]),
+        ({"example": "something else"}, ["example is not explained"]),
+        ({"id": "Not_Kebab"}, ["kebab-case"]),
+    ],
+)
+def test_malformed_database_is_exit_2_naming_file_and_signature(tmp_path, fields, words):
+    values = {"id": "my-sig", "components": '["cann"]', "regex": "'boom'", "example": "boom here"} | fields
+    db = tmp_path / "sigs.toml"
+    db.write_text(MINIMAL.format(**values))
+    log = tmp_path / "x.log"
+    log.write_text("boom\n")
+    r = run("--signatures", str(db), str(log))
+    assert r.exit_code == 2, r.output
+    assert str(db) in r.stderr
+    assert "signature" in r.stderr and all(w in r.stderr for w in words), r.stderr
+    if fields.get("id") is None:
+        assert "my-sig" in r.stderr
+
+
+def test_malformed_database_variants_raise_input_error(tmp_path):
+    bad = tmp_path / "bad.toml"
+    for text, needle in [
+        ("schema = 'x'", "schema"),
+        ("schema = \"doctor.signatures/1\"\n[[signature]\n", "TOML"),
+        (MINIMAL.format(id="a", components='["cann"]', regex="'boom'", example="boom") + "colour = 1\n", "unknown field"),
+        (MINIMAL.format(id="a", components='["cann"]', regex="'boom'", example="boom") + "supersedes = ['zz']\n", "zz"),
+    ]:
+        bad.write_text(text)
+        with pytest.raises(InputError) as e:
+            load_signatures(bad)
+        assert str(bad) in str(e.value) and needle in str(e.value)
+    with pytest.raises(InputError):
+        load_signatures(tmp_path / "absent.toml")
+
+
+def test_custom_database_is_used(tmp_path):
+    db = tmp_path / "sigs.toml"
+    db.write_text(MINIMAL.format(id="my-sig", components='["ray"]', regex="'boom'", example="boom here"))
+    found = explain_lines(["x", "big boom"], db=load_signatures(db))
+    assert ids(found) == ["my-sig"] and found[0].components == ("ray",)
+
+
+def test_default_database_ships_in_profiles():
+    assert DEFAULT_DB.name == "signatures.toml" and DEFAULT_DB.parent.name == "profiles" and DEFAULT_DB.is_file()
+
+
+# ------------------------------------------------------------------------------------------- streaming
+
+
+def test_overlong_line_is_capped_and_the_next_line_still_read():
+    data = b"A" * (3 * MAX_LINE + 17) + b"\nRuntimeError: 0 active drivers ([]). There should only be one.\n"
+    lines = list(iter_log_lines(io.BytesIO(data)))
+    assert len(lines) == 2 and len(lines[0]) == MAX_LINE and lines[1].startswith("RuntimeError")
+
+
+def test_large_log_is_streamed_with_bounded_memory(tmp_path):
+    log = tmp_path / "big.log"
+    filler = (b"(WorkerDict pid=12345) INFO 11-30 12:00:00 [model_runner.py:123] Loading weights took 3.2 s and "
+              b"used 1.2 GiB of memory\n")
+    with open(log, "wb") as fh:
+        fh.write(b"ImportError: libhccl.so: cannot open shared object file: No such file or directory\n")
+        fh.write(filler * 40_000)
+        fh.write(b"B" * (2 * 1024 * 1024) + b"\n")  # one 2 MiB line without structure
+        fh.write(filler * 10_000)
+        fh.write(b"RuntimeError: NPU out of memory. Tried to allocate 9.00 GiB\n")
+    size = log.stat().st_size
+    assert size > 7_000_000
+    load_signatures()  # the database is cached; measure the scan only
+    tracemalloc.start()
+    try:
+        found = explain_file(log)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert ids(found) == ["cann-libhccl-missing", "npu-out-of-memory"]
+    assert found[1].evidence["line"] == 1 + 40_000 + 1 + 10_000 + 1
+    assert peak < 1_000_000 and peak < size / 7, peak
+
+
+# ------------------------------------------------------------------------------------------- robustness
+
+
+@fuzz
+@given(st.lists(st.text(max_size=200), max_size=20))
+def test_arbitrary_text_never_raises(lines):
+    found = explain_lines(lines)
+    assert found
+    for f in found:
+        assert f.id and set(f.components) <= COMPONENTS
+        if f.severity is not Severity.INFO:
+            assert f.fix is not None and f.evidence["line"] >= 1
+
+
+@fuzz
+@given(st.binary(max_size=2000))
+def test_arbitrary_bytes_stream_never_raises(data):
+    lines = list(iter_log_lines(io.BytesIO(data), max_len=64))
+    assert all(len(line) <= 64 for line in lines)
+    assert explain_lines(lines)
+
+
+@pytest.mark.parametrize(
+    ("pattern", "text", "matches"),
+    [
+        (r"abcd?e", "abce", True),
+        (r"colou?r value", "color value", True),
+        (r"x(yy|zz)+ tail", "xzz tail", True),
+        (r"a|bcdef", "a", True),
+        (r"Can ?not use", "Cannot use", True),
+        (r"foo\.bar{2}baz", "foo.barrbaz", True),
+        (r"[abc]+ literal", "b literal", True),
+        (r"\bword\d{3,4}: end", "word1234: end", True),
+    ],
+)
+def test_prefilter_literal_never_rejects_a_matching_line(pattern, text, matches):
+    from doctor.explain.signatures import _literal_for
+
+    compiled = re.compile(pattern)
+    assert bool(compiled.search(text)) is matches
+    literal = _literal_for(compiled)
+    assert literal is None or literal in text
+
+
+@fuzz
+@given(st.sampled_from([p for s in SIGS for p in s.patterns]), st.text(max_size=60), st.text(max_size=60))
+def test_prefilter_literal_is_in_every_match(pattern, prefix, suffix):
+    from doctor.explain.signatures import _literal_for
+
+    literal = _literal_for(pattern)
+    for sig in SIGS:
+        if pattern in sig.patterns:
+            text = prefix + sig.example + suffix
+            if pattern.search(text):
+                assert literal is None or literal in text

@@ -1,0 +1,190 @@
+"""Profiles: the loader refuses bad files by name, selection follows the documented rules, and every
+profile's own documented stack passes `doctor check` with zero errors."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from doctor.checks.diagnose import diagnose
+from doctor.cli import cli
+from doctor.errors import InputError
+from doctor.knowledge.profiles import installed_stacks_dir, load_profile_file, load_profiles, select_profile
+from doctor.report import Severity
+from doctor.snapshot.model import snapshot_from_dict
+from tests.stacks import stack_snapshot
+
+PROFILES = load_profiles()
+SRC = Path(installed_stacks_dir())
+
+
+def test_documented_stacks_are_all_there():
+    names = {p.name for p in PROFILES}
+    for verl, cann in [("0.6.1", "8.2.rc1"), ("0.7.0", "8.3.rc1"), ("0.7.1", "8.5.0"), ("0.8.0", "9.0.0"),
+                       ("0.9.0", "9.0.0"), ("main", "9.1.0")]:
+        for chip in ("a2", "a3"):
+            assert f"verl-{verl}-cann{cann}-{chip}" in names
+    for p in PROFILES:
+        assert p.source.startswith("https://") and p.pins and p.git.get("mindspeed") and p.git.get("megatron-lm")
+
+
+def test_profiles_are_newest_first():
+    assert PROFILES[0].verl == "main" and PROFILES[-1].verl == "0.6.1"
+
+
+def _copy(tmp_path: Path, name: str = "verl-0.7.1-cann8.5.0-a2") -> Path:
+    d = tmp_path / "profiles"
+    d.mkdir(exist_ok=True)
+    dst = d / f"{name}.toml"
+    shutil.copy(SRC / f"{name}.toml", dst)
+    return dst
+
+
+@pytest.mark.parametrize("edit,needle", [
+    (lambda t: 'frobnicate = 1\n' + t, "frobnicate: unknown key"),
+    (lambda t: t.replace('torch = "==2.8.0"', 'torch = "=>2.8"'), "pins.torch: not a version specifier"),
+    (lambda t: t.replace('version = "8.5.0"\nmin', 'version = "eight"\nmin'), "cann.version: not a CANN version"),
+    (lambda t: t.replace('max = "9.0.0"', 'max = "8.5.0"'), "cann.max: range is empty"),
+    (lambda t: t.replace('chips = [\n    "A2",', 'chips = [\n    "A9",'), "chips: must list"),
+    (lambda t: t.replace('python = ">=3.10,<3.12"', 'python = "three"'), "python: not a version specifier"),
+    (lambda t: t.replace('finding = "torchvision-torch-mismatch"', 'finding = "Not An Id"'), "finding: must be a kebab-case"),
+    (lambda t: t.replace("[pins]", "[pins\n"), "not valid TOML"),
+])
+def test_loader_refuses_bad_profiles_naming_the_file(tmp_path, edit, needle):
+    f = _copy(tmp_path)
+    f.write_text(edit(f.read_text()))
+    with pytest.raises(InputError) as e:
+        load_profiles(f.parent)
+    assert str(f) in str(e.value) and needle in str(e.value)
+
+
+def test_name_must_match_file(tmp_path):
+    f = _copy(tmp_path)
+    f.rename(f.parent / "verl-0.7.1-cann8.5.0-a3.toml")
+    with pytest.raises(InputError, match="must equal the file name"):
+        load_profile_file(f.parent / "verl-0.7.1-cann8.5.0-a3.toml")
+
+
+def test_every_toml_in_a_profile_dir_is_a_profile(tmp_path):
+    """Signatures live beside profiles/stacks, not in it: a stray TOML there is refused by name, not skipped."""
+    f = _copy(tmp_path)
+    (f.parent / "signatures.toml").write_text("[[signature]]\nid = 'x'\n")
+    with pytest.raises(InputError) as e:
+        load_profiles(f.parent)
+    assert "signatures.toml" in str(e.value)
+
+
+def test_cli_bad_profile_dir_exits_2_naming_the_file(tmp_path):
+    f = _copy(tmp_path)
+    f.write_text(f.read_text().replace('torch = "==2.8.0"', 'torch = "==="'))
+    r = CliRunner().invoke(cli, ["profiles", "--dir", str(f.parent)])
+    assert r.exit_code == 2 and str(f) in r.output + (r.stderr if r.stderr_bytes is not None else "")
+
+
+def test_profiles_cli_lists_and_shows():
+    r = CliRunner().invoke(cli, ["profiles"])
+    assert r.exit_code == 0 and "verl-0.9.0-cann9.0.0-a3" in r.output and "[9.0.0, 9.1.0)" in r.output
+    r = CliRunner().invoke(cli, ["profiles", "show", "verl-0.7.1-cann8.5.0-a2"])
+    assert r.exit_code == 0
+    assert "torch-npu==2.8.0" in r.output and "known deviations" in r.output and "2.3.0_core_r0.12.1" in r.output
+    r = CliRunner().invoke(cli, ["profiles", "show", "verl-9.9.9-cann1.0.0-a2"])
+    assert r.exit_code == 2
+
+
+def test_profiles_json():
+    import json
+
+    r = CliRunner().invoke(cli, ["--json", "profiles"])
+    data = json.loads(r.output)
+    assert data["schema"] == "doctor.profiles/1" and len(data["profiles"]) == len(PROFILES)
+
+
+# -- selection ---------------------------------------------------------------------------------------------
+
+
+def snap(cann=None, chip="910B3", arch=None, py=None, verl=None):
+    d: dict = {"schema": "doctor.snapshot/1", "ascend": {"devices": [{"id": 0, "chip": chip}]}}
+    if cann:
+        d["ascend"]["toolkit"] = {"version": cann}
+    if arch:
+        d["host"] = {"arch": arch}
+    if py:
+        d["python"] = {"version": py}
+    if verl:
+        d["packages"] = {"verl": {"version": verl}}
+    return snapshot_from_dict(d)
+
+
+@pytest.mark.parametrize("cann,chip,expect", [
+    ("8.2.RC1", "910B3", "verl-0.6.1-cann8.2.rc1-a2"),
+    ("8.2.RC2", "910B3", "verl-0.6.1-cann8.2.rc1-a2"),
+    ("8.3.RC1", "910B3", "verl-0.7.0-cann8.3.rc1-a2"),  # lower bound inclusive
+    ("8.3.RC1.alpha001", "910B3", "verl-0.6.1-cann8.2.rc1-a2"),  # alpha ships before 8.3.RC1
+    ("8.3.RC2", "Ascend910_9392", "verl-0.7.0-cann8.3.rc1-a3"),
+    ("8.5.0", "910B3", "verl-0.7.1-cann8.5.0-a2"),  # upper bound of 0.7.0 exclusive
+    ("9.0.0", "910B3", "verl-0.9.0-cann9.0.0-a2"),  # tie: newest
+    ("9.1.0", "910B3", "verl-main-cann9.1.0-a2"),
+    ("9.3.0", "910B3", "verl-main-cann9.1.0-a2"),  # newer than every profile: newest
+])
+def test_select_by_cann_half_open_and_chip(cann, chip, expect):
+    p, why = select_profile(snap(cann, chip), PROFILES)
+    assert p is not None and p.name == expect, why
+    assert cann in why
+
+
+def test_tie_broken_by_installed_verl():
+    p, why = select_profile(snap("9.0.0", verl="0.8.0"), PROFILES)
+    assert p.name == "verl-0.8.0-cann9.0.0-a2" and "installed verl 0.8.0" in why
+
+
+def test_older_cann_selects_none_and_says_why():
+    p, why = select_profile(snap("8.0.RC1"), PROFILES)
+    assert p is None and "older than every verified stack" in why
+
+
+def test_python_and_arch_filters():
+    p, why = select_profile(snap("9.0.0", py="3.12.3"), PROFILES)
+    assert p is not None and "no verified stack for Python 3.12.3" in why
+    p, why = select_profile(snap("9.1.0", py="3.12.3", arch="x86_64"), PROFILES)
+    assert p.name == "verl-main-cann9.1.0-a2" and "Python 3.12.3" in why and "arch x86_64" in why
+
+
+def test_forced_profile_and_unknown_name():
+    p, why = select_profile(snap("8.0.RC1"), PROFILES, forced="verl-0.7.0-cann8.3.rc1-a3")
+    assert p.name == "verl-0.7.0-cann8.3.rc1-a3" and "forced" in why
+    with pytest.raises(InputError, match="no profile named"):
+        select_profile(snap("8.0.RC1"), PROFILES, forced="nope")
+
+
+def test_unknown_cann_uses_installed_verl():
+    p, why = select_profile(snapshot_from_dict({"schema": "doctor.snapshot/1", "packages": {"verl": {"version": "0.7.1"}}}),
+                            PROFILES)
+    assert p is not None and p.verl == "0.7.1"
+
+
+# -- each profile's own stack --------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("arch", ["aarch64", "x86_64"])
+@pytest.mark.parametrize("profile", PROFILES, ids=lambda p: p.name)
+def test_documented_stack_has_zero_errors(profile, arch):
+    s = snapshot_from_dict(stack_snapshot(profile, arch))
+    report = diagnose([(None, s, None)], profiles=PROFILES)
+    assert report.profile["name"] == profile.name
+    errors = [f"{f.id}: {f.title}" for f in report.findings if f.severity is Severity.ERROR]
+    assert errors == []
+    # known deviations are reported as info, never as warnings of the stack itself
+    assert [f.id for f in report.findings if f.severity is Severity.WARNING] == []
+    assert report.exit_code(strict=True) == 0
+
+
+def test_deviation_only_applies_to_its_own_stack():
+    p = next(x for x in PROFILES if x.name == "verl-0.7.1-cann8.5.0-a2")
+    d = stack_snapshot(p)
+    d["packages"]["torchvision"]["version"] = "0.22.1"
+    forced = diagnose([(None, snapshot_from_dict(d), None)], profiles=PROFILES, forced_profile="verl-0.8.0-cann9.0.0-a2")
+    tv = [f for f in forced.findings if f.id == "torchvision-torch-mismatch"]
+    assert tv and tv[0].severity is Severity.WARNING

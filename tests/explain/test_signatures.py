@@ -332,7 +332,7 @@ def test_large_log_is_streamed_with_bounded_memory(tmp_path):
         tracemalloc.stop()
     assert ids(found) == ["cann-libhccl-missing", "npu-out-of-memory"]
     assert found[1].evidence["line"] == 1 + 40_000 + 1 + 10_000 + 1
-    assert peak < 1_000_000 and peak < size / 7, peak
+    assert peak < 2_000_000 and peak < size / 3.5, peak  # one read block (256 KiB) and a few copies of it
 
 
 # ------------------------------------------------------------------------------------------- robustness
@@ -345,7 +345,9 @@ def test_arbitrary_text_never_raises(lines):
     assert found
     for f in found:
         assert f.id and set(f.components) <= COMPONENTS
-        if f.severity is not Severity.INFO:
+        if f.id == "log-unreadable":
+            assert f.severity is Severity.WARNING and (f.evidence["binary"] or not "".join(lines).strip())
+        elif f.severity is not Severity.INFO:
             assert f.fix is not None and f.evidence["line"] >= 1
 
 

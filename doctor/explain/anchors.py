@@ -119,8 +119,12 @@ def _skip_class(pattern: str, i: int) -> int:
     return j + 1
 
 
+# `(?` not followed by `:` (non-capturing group) or `P<` (named group): inline flags or look-arounds.
+_UNSAFE_GROUP = re.compile(r"\(\?(?!:|P<)")
+
+
 def literal_for(pattern: re.Pattern[str]) -> str | None:
-    if pattern.flags & re.IGNORECASE or "(?" in pattern.pattern:
+    if pattern.flags & re.IGNORECASE or _UNSAFE_GROUP.search(pattern.pattern):
         return None  # flags or look-arounds: no safe literal
     return required_literal(pattern.pattern)
 

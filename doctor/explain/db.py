@@ -7,6 +7,9 @@ messages, expanded here so that the database lists each cause once:
   form the dynamic loader, ctypes, torch and the linker print for a missing library is matched
   (`LIBRARY_MESSAGES`), so one entry maps the library to the package that ships it.
 * `modules = ["torch_npu", ...]`: "No module named ..." for that module (or a submodule).
+* a regex with a named group `module` (e.g. `cannot import name '\\w+' from '(?P<module>[\\w.]+)'`): the finding's
+  first component becomes the one that Python package belongs to (`MODULE_COMPONENTS`), so one class signature
+  ("this package does not export what its caller expects") points at the right package.
 
 Every pattern must contain a fixed phrase of at least three characters (its *anchor*): the streaming
 matcher only runs regular expressions on lines that contain one (see `doctor.explain.anchors`).
@@ -37,6 +40,13 @@ LIBRARY_MESSAGES = (
     r"Failed to import [\w.]+: ?{lib}[\w.+-]*: cannot open",
 )
 MODULE_MESSAGES = (r"No module named '{mod}(?:['.]|$)", r"No module named {mod}\b")
+# Top-level Python package -> the component that owns it (for signatures with a `module` group).
+MODULE_COMPONENTS = {
+    "torch_npu": "torch-npu", "torch": "torch", "torchvision": "torchvision", "vllm": "vllm",
+    "vllm_ascend": "vllm-ascend", "transformers": "transformers", "mindspeed": "mindspeed", "mindspeed_llm": "mindspeed",
+    "megatron": "megatron", "verl": "verl", "numpy": "numpy", "triton": "triton", "ray": "ray", "mbridge": "mbridge",
+    "transformer_engine": "transformer-engine", "te": "cann", "tbe": "cann", "topi": "cann", "acl": "cann",
+}
 
 ROLES = ("root", "knock-on")
 _ID_RE = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
@@ -79,6 +89,19 @@ class Signature:
 
     def matches(self, line: str) -> bool:
         return any(p.search(line) for p in self.patterns)
+
+    def components_for(self, line: str) -> tuple[tuple[str, ...], str | None]:
+        """The finding's components for this matched line, and the Python package it names (if any)."""
+        for p in self.patterns:
+            m = p.search(line)
+            if m is None or "module" not in p.groupindex or not m.group("module"):
+                continue
+            module = m.group("module")
+            comp = MODULE_COMPONENTS.get(module.split(".")[0])
+            if comp is None:
+                return self.components, module
+            return (comp, *(c for c in self.components if c != comp)), module
+        return self.components, None
 
 
 @dataclass(frozen=True)

@@ -79,12 +79,15 @@ def signature_finding(sig: Signature, hit: Hit, *, rank: int, log: str | None) -
     evidence = hit_evidence(hit)
     evidence["rank"] = rank
     evidence["role"] = ROLE_LABEL[sig.role]
+    components, module = sig.components_for(hit.text)
+    if module:
+        evidence["module"] = module
     if log:
         evidence["log"] = log
     return Finding(
         id=sig.id,
         severity=sig.severity,
-        components=sig.components,
+        components=components,
         title=sig.title,
         detail=sig.detail,
         evidence=evidence,

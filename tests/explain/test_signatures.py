@@ -332,7 +332,8 @@ def test_large_log_is_streamed_with_bounded_memory(tmp_path):
         tracemalloc.stop()
     assert ids(found) == ["cann-libhccl-missing", "npu-out-of-memory"]
     assert found[1].evidence["line"] == 1 + 40_000 + 1 + 10_000 + 1
-    assert peak < 2_000_000 and peak < size / 3.5, peak  # one read block (256 KiB) and a few copies of it
+    # one read block (256 KiB), a few copies of it and the compiled pre-filter; independent of the log size
+    assert peak < 3_000_000 and peak < size / 2.5, peak
 
 
 # ------------------------------------------------------------------------------------------- robustness

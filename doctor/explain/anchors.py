@@ -13,9 +13,11 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Iterable, Mapping
+from functools import lru_cache
 
 MIN_LITERAL = 3
 SAMPLE_BYTES = 256 * 1024  # bytes of the log used to rank byte frequencies
+MIN_SAMPLE = 64 * 1024  # below this the static byte order is used (and the compiled pre-filter is shared)
 
 # Bytes from rarest to most common in typical training logs; used before a sample is seen and to break ties.
 _STATIC_ORDER = (
@@ -140,12 +142,25 @@ def minimal_literals(literals: Iterable[str]) -> list[str]:
 
 
 def byte_frequencies(sample: bytes) -> Counter[int]:
+    """Byte counts of the log's first region; empty for a sample too small to say more than the static order."""
+    if len(sample) < MIN_SAMPLE:
+        return Counter()
     return Counter(sample[:SAMPLE_BYTES])
 
 
 def build_prefilter(literals: Iterable[str], freq: Mapping[int, int] | None = None) -> re.Pattern[bytes] | None:
-    """One byte regex matching wherever any literal occurs; None when there is no literal at all."""
+    """One byte regex matching wherever any literal occurs; None when there is no literal at all.
+
+    Compiled patterns are cached: the same literals under the same byte ranking give the same regex, so short
+    inputs (which all use the static ranking) share one compiled pre-filter."""
     freq = freq or {}
+    ranking = tuple(sorted(freq.items()))
+    return _build_cached(tuple(literals), ranking)
+
+
+@lru_cache(maxsize=16)
+def _build_cached(literals: tuple[str, ...], ranking: tuple[tuple[int, int], ...]) -> re.Pattern[bytes] | None:
+    freq = dict(ranking)
     groups: dict[int, list[bytes]] = {}
     for lit in minimal_literals(literals):
         raw = lit.encode("utf-8")

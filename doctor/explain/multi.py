@@ -55,6 +55,7 @@ class Event:
     line: int
     text: str
     time: float | None
+    severity: Severity = Severity.WARNING
 
     def to_dict(self) -> dict[str, Any]:
         return {"node": self.node, "log": self.log, "id": self.id, "role": ROLE_LABEL.get(self.role, self.role),
@@ -111,17 +112,19 @@ def _size(path: Path) -> int:
 
 def events_of(db: SignatureDB, log: LogInput, res: ScanResult) -> list[Event]:
     kept = kept_hits(db, res)
-    out = [_event(log, sig_id, db.get(sig_id).title, db.get(sig_id).role, hit) for sig_id, hit in kept.items()]
+    out = [_event(log, sig_id, db.get(sig_id).title, db.get(sig_id).role, hit, db.get(sig_id).severity)
+           for sig_id, hit in kept.items()]
     if not out and res.first_error is not None:
         out.append(_event(log, "first-error-line", "First error line (no known signature)", "unmatched",
                           res.first_error))
     return out
 
 
-def _event(log: LogInput, sig_id: str, title: str, role: str, hit: Hit) -> Event:
+def _event(log: LogInput, sig_id: str, title: str, role: str, hit: Hit,
+           severity: Severity = Severity.WARNING) -> Event:
     m = _RAY_PREFIX.match(hit.text)
     return Event(node=m.group(1) if m else log.node, log=str(log.path), id=sig_id, title=title, role=role,
-                 line=hit.line, text=hit.text, time=hit.time)
+                 line=hit.line, text=hit.text, time=hit.time, severity=severity)
 
 
 def timeline(events: list[Event]) -> list[Event]:
@@ -176,8 +179,9 @@ def _root_finding(first: Event, knock: list[Event], n_nodes: int) -> Finding:
     if others:
         detail += f" The errors on {', '.join(others[:10])}{' ...' if len(others) > 10 else ''} came after it " \
                   "(HCCL timeouts and lost peers are what a rank reports when another rank died)."
+    # The summary ranks with the failure it names (an error when the first failure is one).
     return finding(
-        ROOT_NODE_ID, Severity.INFO, ("cluster",), f"The first failure was on {first.node}: {first.id}",
+        ROOT_NODE_ID, first.severity, ("cluster",), f"The first failure was on {first.node}: {first.id}",
         detail=detail, evidence={**first.to_dict(), "knock_on_nodes": others},
         fix=f"Fix the failure on {first.node} first; the other nodes' errors follow from it.",
         node=first.node, source="https://github.com/Ascend/mind-cluster/blob/22bb3d987bc0208c3eb7395e222b661276133c58/"

@@ -33,8 +33,8 @@ PROBE_BYTES = 64 * 1024  # bytes inspected to tell text from binary
 
 _ANSI = re.compile(rb"\x1b\[[0-9;?]*[ -/]*[@-~]")
 # Generic error markers, each with a fixed phrase (pre-filter anchors), for "the first error line".
+# A traceback header is not itself the error: the exception line after it is.
 FIRST_ERROR_PATTERNS = (
-    r"Traceback \(most recent call last\)",
     r"[A-Za-z]Error\b",
     r"[A-Za-z]Exception\b",
     r"\bERROR\b",
@@ -45,6 +45,8 @@ FIRST_ERROR_PATTERNS = (
     r"core dumped",
     r"Segmentation fault",
     r"Killed",
+    r"StopIteration",
+    r"KeyboardInterrupt",
 )
 _FIRST_ERROR = tuple(re.compile(p) for p in FIRST_ERROR_PATTERNS)
 _FIRST_ERROR_LITERALS = tuple(lit for p in _FIRST_ERROR if (lit := anchors.literal_for(p)))

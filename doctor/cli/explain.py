@@ -27,7 +27,7 @@ from doctor.cli.options import doctor_command, output_options
     help="Log lines kept before and after each match as evidence.",
 )
 @click.option("--jobs", type=click.IntRange(1, 64), default=None,
-              help="Processes reading several logs at once (default: one per CPU, only for large inputs).")
+              help="Processes reading logs, or parts of one big log, at once (default: one per CPU, only for large inputs).")
 @output_options
 @doctor_command
 def command(console, logs: tuple[str, ...], signatures_path: str | None, context_lines: int, jobs: int | None) -> int:
@@ -49,7 +49,7 @@ def command(console, logs: tuple[str, ...], signatures_path: str | None, context
     if single:
         from doctor.explain.signatures import explain_path
 
-        findings, lines_read = explain_path(logs[0], db=db, context_lines=context_lines)
+        findings, lines_read = explain_path(logs[0], db=db, context_lines=context_lines, jobs=jobs)
         extra = {"log": logs[0], "lines": lines_read}
         header = f"log: {logs[0]} ({lines_read} lines, {len(db)} signatures)"
     else:

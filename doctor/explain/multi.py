@@ -100,7 +100,8 @@ def scan_all(inputs: list[LogInput], db: SignatureDB, *, db_path: str | None, co
     if workers > 1 and total >= PARALLEL_BYTES:
         with ProcessPoolExecutor(max_workers=workers) as pool:
             return list(pool.map(_scan_one, args))
-    return [scan_path(a[0], db=db, context_lines=context_lines) for a in args]
+    one = jobs if len(args) == 1 else 1  # a single big log may still be read in parts
+    return [scan_path(a[0], db=db, context_lines=context_lines, jobs=one) for a in args]
 
 
 def _size(path: Path) -> int:

@@ -1,8 +1,8 @@
 """Streaming scan of one log: bytes in, hits out, in bounded memory.
 
-The log is read in blocks. One pre-filter regex (`doctor.explain.anchors`) finds, at C speed, the lines that
-contain the fixed phrase of some signature; only those lines are decoded and matched against the signature
-regexes. Memory holds one block, one capped partial line and, per signature, the first matching line with a
+The log is read in blocks. The pre-filter (`doctor.explain.prefilter`) finds, at C speed, the lines that
+contain a fixed phrase of some signature; only those lines are decoded, freed of terminal colour codes and
+matched against the signature regexes (so a fixed phrase with a colour code inside it is not seen). Memory holds one block, one capped partial line and, per signature, the first matching line with a
 few context lines. Per line:
 
 1. every signature whose regex matches is a candidate; the highest `specificity` wins the line (file order
@@ -20,10 +20,10 @@ import re
 from collections import deque
 from dataclasses import dataclass, field
 
-from doctor.explain import anchors, timestamps
+from doctor.explain import anchors, prefilter, timestamps
 from doctor.explain.db import Signature, SignatureDB, load_signatures
 
-BLOCK = 256 * 1024  # bytes read at a time
+BLOCK = 112 * 1024  # bytes read at a time (below the allocator's mmap threshold: buffers are reused, not faulted in)
 MAX_LINE = 64 * 1024  # bytes kept of one line; the rest of an over-long line is skipped
 SHOWN_CHARS = 300  # characters of a line kept as evidence
 DEFAULT_CONTEXT = 2  # lines kept before and after the first match of each signature
@@ -41,7 +41,6 @@ FIRST_ERROR_PATTERNS = (
     r"\bFAILED\b",
     r"\bFatal\b",
     r"error: ",
-    r"\bERR\d{5}\b",
     r"core dumped",
     r"Segmentation fault",
     r"Killed",
@@ -49,7 +48,7 @@ FIRST_ERROR_PATTERNS = (
     r"KeyboardInterrupt",
 )
 _FIRST_ERROR = tuple(re.compile(p) for p in FIRST_ERROR_PATTERNS)
-_FIRST_ERROR_LITERALS = tuple(lit for p in _FIRST_ERROR if (lit := anchors.literal_for(p)))
+_FIRST_ERROR_RUNS = tuple(runs for p in _FIRST_ERROR if (runs := anchors.runs_for(p)))
 # Lines logged at info/warning level are not "the first error", whatever words they contain.
 _NOT_AN_ERROR = re.compile(r"^\W*(?:\([^)]*\)\s*)?(?:INFO|WARNING|WARN|DEBUG)\b|^\W*[IW]\d{3,4} |\bWarning: |UserWarning")
 
@@ -77,6 +76,14 @@ class ScanResult:
     first_error: Hit | None
     binary: bool
     has_text: bool  # some line holds more than whitespace
+    # For merging the parts of one log read by several processes (doctor.explain.parts):
+    unmet_rules: dict[str, set[int]] = field(default_factory=dict)  # per signature, its context rules never met
+    head: list[str] = field(default_factory=list)  # the first `context` lines
+    tail: list[str] = field(default_factory=list)  # the last `context` lines
+
+
+def _decode(raw: bytes) -> str:
+    return (_ANSI.sub(b"", raw) if b"\x1b" in raw else raw).decode("utf-8", "replace")
 
 
 def _shorten(line: str) -> str:
@@ -109,13 +116,21 @@ class LogScanner:
         self._open: list[tuple[Hit, int]] = []  # hits still collecting "after" context: (hit, lines wanted)
         self._carry = b""
         self._dropping = False  # inside the unread rest of an over-long line
-        self._rx: re.Pattern[bytes] | None = None
-        self._freq: dict[int, int] | None = None
+        self._rx: prefilter.Prefilter | None = None
+        self._sample: prefilter.Sample | None = None
+        self._sampled = False
         self._probe = bytearray()
         self._binary = False
         self._has_text = False
+        self._head: list[str] = []
 
     # -- feeding
+
+    def prime(self, before: bytes) -> None:
+        """Start as if `before` (complete lines) had just been read: it gives the first lines their context and
+        their timestamp, but is not scanned or counted (for a part of a log read by another process)."""
+        if before:
+            self._remember_tail(before)
 
     def feed_bytes(self, chunk: bytes) -> None:
         if not chunk or self._binary:
@@ -159,40 +174,33 @@ class LogScanner:
 
     # -- one region of complete lines
 
-    def _prefilter(self, sample: bytes) -> re.Pattern[bytes] | None:
-        if self._freq is None:
-            self._freq = dict(anchors.byte_frequencies(sample))
-        lits = list(self.db.literals)
+    def _prefilter(self, region: bytes) -> prefilter.Prefilter | None:
+        if not self._sampled:
+            self._sample, self._sampled = prefilter.sample_of(region), True
+        options = self.db.literal_options
         if self._first_error is None:
-            lits.extend(_FIRST_ERROR_LITERALS)
-        return anchors.build_prefilter(lits, self._freq)
+            options = (*options, *_FIRST_ERROR_RUNS)
+        return prefilter.build_prefilter(options, self._sample)
 
     def _scan_region(self, region: bytes) -> None:
-        if b"\x1b" in region:
-            region = _ANSI.sub(b"", region)
         if not self._has_text:
             self._has_text = not region.isspace()
         if self._rx is None:
             self._rx = self._prefilter(region)
+        if len(self._head) < self.context_lines:
+            self._head.extend(self._first_lines(region, self.context_lines - len(self._head)))
         if self._open:
             self._fill_open(region)
-        base, counted_to, seen, pos = self.lines_read, 0, 0, 0
-        while self._rx is not None:
-            m = self._rx.search(region, pos)
-            if m is None:
-                break
-            start = region.rfind(b"\n", 0, m.start()) + 1
-            end = region.find(b"\n", m.end())
+        base, counted_to, seen = self.lines_read, 0, 0
+        for start, end in self._rx.candidates(region) if self._rx is not None else ():
             seen += region.count(b"\n", counted_to, start)
             counted_to = start
             self._candidate(region, start, end, base + seen + 1)
-            pos = end + 1
         self.lines_read = base + region.count(b"\n")
         self._remember_tail(region)
 
     def _candidate(self, region: bytes, start: int, end: int, lineno: int) -> None:
-        raw = region[start : min(end, start + MAX_LINE)]
-        text = raw.decode("utf-8", "replace").rstrip("\r")
+        text = _decode(region[start : min(end, start + MAX_LINE)]).rstrip("\r")
         for sig_id, rules in list(self._context_todo.items()):
             left = [rule for rule in rules
                     if not any((lit is None or lit in text) and p.search(text) for lit, p in rule)]
@@ -247,7 +255,7 @@ class LogScanner:
             after, pos = [], end + 1
             while len(after) < self.context_lines and pos < len(region):
                 nxt = region.find(b"\n", pos)
-                after.append(_shorten(region[pos : min(nxt, pos + MAX_LINE)].decode("utf-8", "replace")))
+                after.append(_shorten(_decode(region[pos : min(nxt, pos + MAX_LINE)])))
                 pos = nxt + 1
             hit.after = after
             if len(after) < self.context_lines:
@@ -261,7 +269,7 @@ class LogScanner:
         end = start - 1  # the newline before the line
         while len(out) < self.context_lines and end > 0:
             begin = region.rfind(b"\n", 0, end) + 1
-            out.append(_shorten(region[begin : min(end, begin + MAX_LINE)].decode("utf-8", "replace")))
+            out.append(_shorten(_decode(region[begin : min(end, begin + MAX_LINE)])))
             end = begin - 1
         out.reverse()
         missing = self.context_lines - len(out)
@@ -277,14 +285,18 @@ class LogScanner:
         own = timestamps.parse(region[start : min(end, start + MAX_LINE)], self._year)
         return own if own is not None else timestamps.parse(window, self._year)
 
-    def _fill_open(self, region: bytes) -> None:
-        pos, still = 0, []
-        lines: list[str] = []
-        need = max(n for _, n in self._open)
+    @staticmethod
+    def _first_lines(region: bytes, need: int) -> list[str]:
+        pos, lines = 0, []
         while len(lines) < need and pos < len(region):
             nxt = region.find(b"\n", pos)
-            lines.append(_shorten(region[pos : min(nxt, pos + MAX_LINE)].decode("utf-8", "replace")))
+            lines.append(_shorten(_decode(region[pos : min(nxt, pos + MAX_LINE)])))
             pos = nxt + 1
+        return lines
+
+    def _fill_open(self, region: bytes) -> None:
+        still = []
+        lines = self._first_lines(region, max(n for _, n in self._open))
         for hit, n in self._open:
             hit.after.extend(lines[:n])
             if len(lines) < n:
@@ -298,7 +310,7 @@ class LogScanner:
         end, lines = len(region) - 1, []
         while len(lines) < self.context_lines and end > 0:
             begin = region.rfind(b"\n", 0, end) + 1
-            lines.append(_shorten(region[begin : min(end, begin + MAX_LINE)].decode("utf-8", "replace")))
+            lines.append(_shorten(_decode(region[begin : min(end, begin + MAX_LINE)])))
             end = begin - 1
         for line in reversed(lines):
             self._tail.append(line)
@@ -315,6 +327,10 @@ class LogScanner:
             first_error=self._first_error,
             binary=self._binary,
             has_text=self._has_text,
+            unmet_rules={k: {self.db.context_rules[k].index(rule) for rule in rules}
+                         for k, rules in self._context_todo.items()},
+            head=list(self._head),
+            tail=list(self._tail),
         )
 
 

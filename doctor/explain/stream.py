@@ -6,12 +6,14 @@ Public API for other commands (smoke): `explain_lines(lines)`, `explain_file(pat
 
 from __future__ import annotations
 
+import os
 import sys
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import IO
 
 from doctor.errors import InputError
+from doctor.explain import parts
 from doctor.explain.db import SignatureDB, load_signatures
 from doctor.explain.findings import build_findings
 from doctor.explain.scanner import BLOCK, DEFAULT_CONTEXT, MAX_LINE, LogScanner, ScanResult
@@ -86,18 +88,26 @@ def explain_file(
 
 
 def explain_path(
-    path: str | Path, *, db: SignatureDB | None = None, context_lines: int = DEFAULT_CONTEXT
+    path: str | Path, *, db: SignatureDB | None = None, context_lines: int = DEFAULT_CONTEXT, jobs: int | None = 1
 ) -> tuple[list[Finding], int]:
-    """Like `explain_file`, also returning the number of lines read (for the report)."""
+    """Like `explain_file`, also returning the number of lines read (for the report). `jobs`: processes that
+    may read parts of one big file at once (None: one per CPU)."""
     db = db if db is not None else load_signatures()
-    res = scan_path(path, db=db, context_lines=context_lines)
+    res = scan_path(path, db=db, context_lines=context_lines, jobs=jobs)
     return build_findings(db, res, log=str(path)), res.lines_read
 
 
-def scan_path(path: str | Path, *, db: SignatureDB, context_lines: int = DEFAULT_CONTEXT) -> ScanResult:
+def scan_path(path: str | Path, *, db: SignatureDB, context_lines: int = DEFAULT_CONTEXT,
+              jobs: int | None = 1) -> ScanResult:
     name = str(path)
     if name == "-":
         return scan(sys.stdin.buffer, db=db, context_lines=context_lines)
+    try:
+        size = os.stat(name).st_size if os.path.isfile(name) else 0
+        if (count := parts.part_count(size, jobs)) > 1:
+            return parts.scan_parts(name, size, db=db, context_lines=context_lines, parts=count)
+    except OSError:
+        pass  # reported by the plain read below
     try:
         fh = open(name, "rb")  # closed below; a `with` block would also catch read errors as open errors
     except OSError as e:

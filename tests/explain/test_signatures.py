@@ -302,6 +302,11 @@ def test_default_database_ships_in_profiles():
     assert DEFAULT_DB.name == "signatures.toml" and DEFAULT_DB.parent.name == "profiles" and DEFAULT_DB.is_file()
 
 
+def test_shipped_examples_are_explained_by_their_own_signature():
+    # The default load skips this check for start-up speed; loading the file by path runs it.
+    assert len(load_signatures(DEFAULT_DB).signatures) == len(DB.signatures)
+
+
 # ------------------------------------------------------------------------------------------- streaming
 
 

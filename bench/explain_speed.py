@@ -73,8 +73,16 @@ def make_log(path: str, size: int = SIZE) -> int:
     return lines
 
 
+def _load() -> str:
+    try:
+        return f"{os.getloadavg()[0]:.1f}"
+    except OSError:
+        return "?"
+
+
 def run(repeat: int = 5) -> dict:
-    repeat = max(1, min(repeat, 3))  # each round reads 200 MB three times
+    repeat = max(1, min(repeat, 3))  # each round reads 200 MB four times
+    load_before = _load()
     with tempfile.TemporaryDirectory() as d:
         log = os.path.join(d, "run.log")
         n = make_log(log)
@@ -96,7 +104,9 @@ def run(repeat: int = 5) -> dict:
                    "doctor explain --jobs 1 / text line reading (time)": single.seconds / max(plain.seconds, 1e-9),
                    "doctor explain / binary line reading (time)": explain.seconds / max(binary.seconds, 1e-9)},
         "notes": [f"log: {size_mb:.0f} MB, {n} lines, generated in a temp dir; explain exits 1 (it finds the errors)",
-                  f"doctor explain peak RSS {explain.peak_rss_mb:.0f} MB (bounded: the log is streamed)"],
+                  f"doctor explain peak RSS {explain.peak_rss_mb:.0f} MB (bounded: the log is streamed)",
+                  f"load average {load_before} before, {_load()} after, on {os.cpu_count()} CPUs (a busy machine "
+                  "slows the longer command more: compare runs at similar load)"],
         "table": table(f"doctor explain on a {size_mb:.0f} MB log vs plain Python line reading",
                        [plain, binary, explain, single], baseline="python: for line in open(log)")
         + f"\n  doctor explain takes {ratio:.2f}x the plain text line reading (target <= {TARGET:.0f}x); in one "
@@ -105,4 +115,6 @@ def run(repeat: int = 5) -> dict:
 
 
 if __name__ == "__main__":
-    print(run(int(os.environ.get("DOCTOR_BENCH_REPEAT", "3")))["table"])
+    res = run(int(os.environ.get("DOCTOR_BENCH_REPEAT", "3")))
+    print(res["table"])
+    print("\n".join(f"  note: {n}" for n in res["notes"]))

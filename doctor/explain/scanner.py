@@ -30,6 +30,7 @@ DEFAULT_CONTEXT = 2  # lines kept before and after the first match of each signa
 MAX_LINE_NUMBERS = 5  # line numbers listed per finding
 TIME_WINDOW = 16 * 1024  # bytes looked back for the timestamp of a line that has none
 PROBE_BYTES = 64 * 1024  # bytes inspected to tell text from binary
+REPLAN_AFTER = 200  # unmatched candidate lines after the first error line before the pre-filter drops the markers
 
 _ANSI = re.compile(rb"\x1b\[[0-9;?]*[ -/]*[@-~]")
 # Generic error markers, each with a fixed phrase (pre-filter anchors), for "the first error line".
@@ -123,6 +124,8 @@ class LogScanner:
         self._binary = False
         self._has_text = False
         self._head: list[str] = []
+        self._generic = True  # the pre-filter still looks for the generic error markers
+        self._wasted = 0  # candidate lines no signature matched since the first error line
 
     # -- feeding
 
@@ -178,7 +181,7 @@ class LogScanner:
         if not self._sampled:
             self._sample, self._sampled = prefilter.sample_of(region), True
         options = self.db.literal_options
-        if self._first_error is None:
+        if self._generic:
             options = (*options, *_FIRST_ERROR_RUNS)
         return prefilter.build_prefilter(options, self._sample)
 
@@ -209,16 +212,25 @@ class LogScanner:
             else:
                 del self._context_todo[sig_id]
         segments = text.split("\r") if "\r" in text else (text,)
+        matched = False
         for seg in segments:
             winner, runner_up = self._match(seg)
             if winner is not None:
+                matched = True
                 self._record(self._hits, winner, region, start, end, lineno, text)
                 if winner.context and runner_up is not None:
                     self._record(self._runner_up.setdefault(winner.id, {}), runner_up, region, start, end, lineno, text)
                 break
-        if self._first_error is None and _is_error_line(text):
-            self._first_error = self._new_hit(region, start, end, lineno, text)
-            self._rx = self._prefilter(b"")  # the generic markers are no longer needed
+        if self._first_error is None:
+            if _is_error_line(text):
+                self._first_error = self._new_hit(region, start, end, lineno, text)
+        elif self._generic and not matched:
+            # The generic markers are no longer needed; re-planning the pre-filter without them costs about
+            # as much as this many wasted lines, so it is only done once they add up.
+            self._wasted += 1
+            if self._wasted >= REPLAN_AFTER:
+                self._generic = False
+                self._rx = self._prefilter(b"")
 
     def _match(self, line: str) -> tuple[Signature | None, Signature | None]:
         """The most specific matching signature and, if it has context rules, the best one without."""

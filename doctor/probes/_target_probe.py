@@ -44,7 +44,7 @@ finally:
 
 def _stdlib(name):
     """Import a standard-library module the first time it is needed, with the cwd off sys.path as above.
-    `importlib.metadata` (~60 ms with email, zipfile, csv...), `subprocess`, `ast` and `zlib` are only
+    `importlib.metadata`, `subprocess`, `ast` and `sysconfig` are only
     needed on some machines; importing them up front was most of this probe's time."""
     saved = list(sys.path)
     try:
@@ -104,7 +104,28 @@ def python_facts():
         "site_packages": site_dirs,
         "sys_path": [os.path.abspath(p) if p else os.getcwd() for p in sys.path],
         "cwd": os.getcwd(),
+        "arch": os.uname().machine,
+        "libc": _libc(),
+        "install_paths": _install_paths(),
     }
+
+
+def _libc():
+    """"glibc 2.35" as the C library reports it (what manylinux tags are chosen by), or None (musl, ...)."""
+    try:
+        return os.confstr("CS_GNU_LIBC_VERSION")
+    except (AttributeError, ValueError, OSError):
+        return None
+
+
+def _install_paths():
+    """Where pip installs into this interpreter (sysconfig's purelib/platlib)."""
+    try:
+        paths = _stdlib("sysconfig").get_paths()
+        return {"purelib": paths.get("purelib"), "platlib": paths.get("platlib")}
+    except Exception as e:
+        _err("sysconfig.get_paths: %s" % e)
+        return None
 
 
 # -- distributions ----------------------------------------------------------------------------------------
@@ -117,170 +138,77 @@ def _dist_location(dist):
         return None
 
 
-class _DistDir(object):
-    """One `*.dist-info` / `*.egg-info` (a directory, or an old egg-info file) found by `_scan_dists`, read
-    with plain file reads. It answers what `distributions()` asks of an importlib.metadata distribution,
-    from the same files: `read_text` (None when unreadable) and `locate_file("")` (the directory holding it)."""
-
-    def __init__(self, path):
-        self.path = path
-
-    def read_text(self, fname):
-        target = os.path.join(self.path, fname) if fname else self.path
-        try:
-            with open(target, "rb") as fh:
-                return fh.read(MAX_READ).decode("utf-8", "replace")
-        except OSError:
-            return None
-
-    def read_header(self, fname):
-        """The header block of METADATA / PKG-INFO only (up to the first blank line): a wheel's METADATA
-        carries its whole README after it, often 100 KB that nothing here needs."""
-        target = os.path.join(self.path, fname) if fname else self.path
-        try:
-            with open(target, "rb") as fh:
-                data = fh.read(8192)
-                while b"\n\n" not in data and b"\n\r\n" not in data and len(data) < MAX_READ:
-                    more = fh.read(65536)
-                    if not more:
-                        break
-                    data += more
-        except OSError:
-            return None
-        return data.decode("utf-8", "replace")
-
-    def locate_file(self, path):
-        return os.path.join(os.path.dirname(self.path), path)
-
-    def _parsed(self):  # only for a header without a Name: the real parser decides
-        return _stdlib("importlib.metadata").PathDistribution(_stdlib("pathlib").Path(self.path))
-
-    @property
-    def metadata(self):
-        return self._parsed().metadata
-
-    @property
-    def version(self):
-        return self._parsed().version
+def _read_dist_text(dist, fname):
+    try:
+        return dist.read_text(fname)
+    except Exception:
+        return None
 
 
-def _scan_dists(path_entries, meta_path):
-    """Every `*.dist-info` / `*.egg-info` along `path_entries`, in the order importlib.metadata finds them
-    (path entry by path entry, `os.listdir` order inside one), or None when only importlib.metadata
-    itself can answer: a zip or an `.egg` on sys.path, or a finder on sys.meta_path other than the
-    standard PathFinder that can find distributions. Skipping the import of importlib.metadata (~60 ms)
-    is most of this probe's speed; tests check both ways give the same answer."""
-    for finder in meta_path:
-        if getattr(finder, "find_distributions", None) is not None and finder is not importlib.machinery.PathFinder:
-            return None
-    found = []
-    for entry in path_entries:
-        root = entry or "."
-        if os.path.basename(root.rstrip("/\\")).lower().endswith(".egg"):
-            return None
-        try:
-            names = os.listdir(root)
-        except NotADirectoryError:
-            return None  # a zip file: importlib.metadata reads inside it
-        except OSError:
-            continue  # missing or unreadable: importlib.metadata finds nothing there either
-        for fname in names:
-            if fname.lower().endswith((".dist-info", ".egg-info")):
-                found.append(_DistDir(os.path.join(root, fname)))
-    return found
+def _direct_url_facts(name, raw):
+    """What direct_url.json (PEP 610) says: the URL, editable, and the VCS commit / requested revision."""
+    facts = {"editable": False}
+    if not raw:
+        return facts
+    try:
+        du = json.loads(raw)
+        facts["url"] = du.get("url")
+        facts["editable"] = bool((du.get("dir_info") or {}).get("editable", False))
+        vcs = du.get("vcs_info") or {}
+        for key, out in (("commit_id", "commit"), ("requested_revision", "requested_revision"), ("vcs", "vcs")):
+            if vcs.get(key):
+                facts[out] = vcs.get(key)
+    except (ValueError, AttributeError) as e:
+        _err("%s: direct_url.json is not valid: %s" % (name, e))
+    return facts
 
 
-def _all_dists():
-    """(distributions, error): the fast scan, or importlib.metadata when the scan cannot be sure."""
-    dists = _scan_dists(list(sys.path), list(sys.meta_path))
-    if dists is not None:
-        return dists, None
+def _record_files(dist):
+    """RECORD paths of a distribution (what the installer's journal keeps), relative to its site dir."""
+    try:
+        return [str(f) for f in (dist.files or [])]
+    except Exception as e:
+        _err("%s: RECORD: %s" % (dist, e))
+        return []
+
+
+def distributions(with_files=False):
+    """Every installed distribution as importlib.metadata finds it, in sys.path order; a later copy of the
+    same (PEP 503) name is recorded under the first as 'shadowed'. `with_files` adds RECORD paths."""
     try:
         md = _stdlib("importlib.metadata")
     except ImportError:  # Python < 3.8: report, do not crash
-        return [], "importlib.metadata is not available (Python < 3.8)"
+        _err("importlib.metadata is not available (Python < 3.8)")
+        return []
     try:
-        return list(md.distributions()), None
+        dists = list(md.distributions())
     except Exception as e:
-        return [], "importlib.metadata.distributions: %s: %s" % (type(e).__name__, e)
-
-
-def _name_version(dist):
-    """Name and Version from the METADATA header, read as text: the email parser behind
-    `dist.metadata` costs ~0.5 ms per distribution, a quarter of the probe's time on a big env."""
-    text = None
-    read = getattr(dist, "read_header", None) or dist.read_text
-    for fname in ("METADATA", "PKG-INFO"):
-        try:
-            text = read(fname)
-        except Exception:
-            text = None
-        if text:
-            break
-    name = version = None
-    text = text or ""
-    ends = [i for i in (text.find("\n\n"), text.find("\n\r\n")) if i >= 0]
-    for line in (text[:min(ends)] if ends else text).splitlines():
-        if not line.strip():
-            break
-        if name is None and line[:5].lower() == "name:":
-            name = line[5:].strip()
-        elif version is None and line[:8].lower() == "version:":
-            version = line[8:].strip()
-    if name is None:
-        try:
-            name = dist.metadata["Name"]
-            version = dist.version
-        except Exception:
-            pass
-    return name, version
-
-
-def distributions():
-    """Every installed distribution, in sys.path order; a later copy of the same name is 'shadowed'."""
+        _err("importlib.metadata.distributions: %s: %s" % (type(e).__name__, e))
+        return []
     out = []
     by_key = {}
-    dists, error = _all_dists()
-    if error:
-        _err(error)
     for dist in dists:
-        name, version = _name_version(dist)
+        try:
+            name, version = dist.metadata["Name"], dist.version
+        except Exception as e:
+            name, version = None, None
+            _err("unreadable metadata in %s: %s" % (_dist_location(dist), e))
         location = _dist_location(dist)
         if not name:
             _err("a distribution without a Name in %s" % location)
             continue
-        entry = {"name": name, "version": version, "location": location}
-        raw = None
-        try:
-            raw = dist.read_text("direct_url.json")
-        except Exception:
-            raw = None
-        if raw:
-            try:
-                du = json.loads(raw)
-                entry["url"] = du.get("url")
-                entry["editable"] = bool((du.get("dir_info") or {}).get("editable", False))
-                vcs = du.get("vcs_info") or {}
-                if vcs.get("commit_id"):
-                    entry["commit"] = vcs.get("commit_id")
-                if vcs.get("requested_revision"):
-                    entry["requested_revision"] = vcs.get("requested_revision")
-                if vcs.get("vcs"):
-                    entry["vcs"] = vcs.get("vcs")
-            except (ValueError, AttributeError) as e:
-                _err("%s: direct_url.json is not valid: %s" % (name, e))
-        else:
-            entry["editable"] = False
-        try:
-            installer = dist.read_text("INSTALLER")
-            if installer:
-                entry["installer"] = installer.strip()
-        except Exception:
-            pass
         key = _normalize(name)
         if key in by_key:
             by_key[key].setdefault("shadowed", []).append({"version": version, "location": location})
             continue
+        entry = {"name": name, "version": version, "location": location,
+                 "dist_info": str(getattr(dist, "_path", "") or "") or None}
+        entry.update(_direct_url_facts(name, _read_dist_text(dist, "direct_url.json")))
+        installer = _read_dist_text(dist, "INSTALLER")
+        if installer:
+            entry["installer"] = installer.strip()
+        if with_files:
+            entry["files"] = _record_files(dist)
         by_key[key] = entry
         out.append(entry)
     return out
@@ -517,120 +445,61 @@ def _find_repo(pkg_dir):
     return None
 
 
-def _git_dir(repo):
-    dot = os.path.join(repo, ".git")
-    if os.path.isdir(dot):
-        return dot
-    text = _read(dot) or ""
-    m = re.match(r"gitdir:\s*(.+)", text.strip())
-    if m:
-        g = m.group(1).strip()
-        return g if os.path.isabs(g) else os.path.normpath(os.path.join(repo, g))
-    return None
-
-
-def _packed_refs(common):
-    refs, peeled, last = {}, {}, None
-    text = _read(os.path.join(common, "packed-refs")) or ""
-    for line in text.splitlines():
-        if line.startswith("#") or not line.strip():
-            continue
-        if line.startswith("^") and last:
-            peeled[last] = line[1:].strip()
-            continue
-        parts = line.split()
-        if len(parts) == 2:
-            refs[parts[1]] = parts[0]
-            last = parts[1]
-    return refs, peeled
-
-
-def _peel_loose(common, sha):
-    """An annotated tag's ref points at a tag object: read the loose object to find the commit."""
-    raw = None
-    zlib = _stdlib("zlib")
-    try:
-        with open(os.path.join(common, "objects", sha[:2], sha[2:]), "rb") as fh:
-            raw = zlib.decompress(fh.read(1 << 16))
-    except (OSError, zlib.error):
-        return sha
-    if raw.startswith(b"tag "):
-        m = re.search(rb"\x00object ([0-9a-f]{40})", raw)
-        if m:
-            return m.group(1).decode()
-    return sha
-
-
 _SHA = re.compile(r"^[0-9a-f]{40}([0-9a-f]{24})?$")
 
 
-def git_facts(pkg_dir):
-    repo = _find_repo(pkg_dir)
-    if repo is None:
-        return None
-    gd = _git_dir(repo)
-    if gd is None:
-        return None
-    common = gd
-    cd = _read(os.path.join(gd, "commondir"))
-    if cd:
-        common = os.path.normpath(os.path.join(gd, cd.strip()))
-    head = (_read(os.path.join(gd, "HEAD")) or "").strip()
-    refs, peeled = _packed_refs(common)
-    branch = commit = None
-    if head.startswith("ref:"):
-        ref = head[4:].strip()
-        if ref.startswith("refs/heads/"):
-            branch = ref[len("refs/heads/"):]
-        loose = _read(os.path.join(gd, ref)) or _read(os.path.join(common, ref))
-        commit = loose.strip() if loose else refs.get(ref)
-    elif _SHA.match(head):
-        commit = head
-    if commit and not _SHA.match(commit):
-        commit = None
-    tag = None
-    if commit:
-        tags_dir = os.path.join(common, "refs", "tags")
-        for dirpath, _dirs, files in os.walk(tags_dir):
-            for fname in sorted(files):
-                sha = (_read(os.path.join(dirpath, fname)) or "").strip()
-                if sha and (sha == commit or _peel_loose(common, sha) == commit):
-                    tag = os.path.relpath(os.path.join(dirpath, fname), tags_dir)
-                    break
-            if tag:
-                break
-        if tag is None:
-            for ref, sha in sorted(refs.items()):
-                if ref.startswith("refs/tags/") and (sha == commit or peeled.get(ref) == commit):
-                    tag = ref[len("refs/tags/"):]
-                    break
-    return {"commit": commit, "branch": branch, "tag": tag, "dirty": _git_dirty(repo), "root": repo}
-
-
-def _git_dirty(repo):
+def _git(repo, *args):
+    """`git -C repo ARGS` with no optional locks and the C locale: its stdout, or None (the reason is
+    recorded) when git is missing, hangs or refuses the directory."""
     subprocess = _stdlib("subprocess")
     env = dict(os.environ)
     env["GIT_OPTIONAL_LOCKS"] = "0"
     env["LC_ALL"] = "C"
     try:
-        proc = subprocess.run(
-            ["git", "-c", "safe.directory=*", "-C", repo, "status", "--porcelain", "--untracked-files=no"],
-            stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL,
-            timeout=GIT_TIMEOUT, env=env,
-        )
+        proc = subprocess.run(["git", "-c", "safe.directory=*", "-C", repo] + list(args),
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL,
+                              timeout=GIT_TIMEOUT, env=env)
     except (OSError, subprocess.SubprocessError) as e:
-        _err("git status in %s: %s" % (repo, e))
+        _err("git %s in %s: %s" % (args[0], repo, e))
         return None
     if proc.returncode != 0:
-        _err("git status in %s: %s" % (repo, proc.stderr.decode("utf-8", "replace").strip()[:200]))
+        _err("git %s in %s: %s" % (args[0], repo, proc.stderr.decode("utf-8", "replace").strip()[:200]))
         return None
-    return bool(proc.stdout.strip())
+    return proc.stdout.decode("utf-8", "replace")
+
+
+def git_facts(pkg_dir):
+    """Commit, branch, tag and dirty state of the source tree holding `pkg_dir`, as git reports them:
+    one `git status --porcelain=v2 --branch` (commit, branch, tracked changes) and, on a commit, one
+    `git tag --points-at HEAD` (annotated tags peeled by git)."""
+    repo = _find_repo(pkg_dir)
+    if repo is None:
+        return None
+    status = _git(repo, "status", "--porcelain=v2", "--branch", "--untracked-files=no")
+    if status is None:
+        return None
+    commit = branch = None
+    dirty = False
+    for line in status.splitlines():
+        if line.startswith("# branch.oid "):
+            oid = line[len("# branch.oid "):].strip()
+            commit = oid if _SHA.match(oid) else None
+        elif line.startswith("# branch.head "):
+            head = line[len("# branch.head "):].strip()
+            branch = None if head == "(detached)" else head
+        elif line and not line.startswith("#"):
+            dirty = True
+    tag = None
+    if commit:
+        tags = sorted((_git(repo, "tag", "--points-at", "HEAD") or "").split())
+        tag = tags[0] if tags else None
+    return {"commit": commit, "branch": branch, "tag": tag, "dirty": dirty, "root": repo}
 
 
 # -- main -------------------------------------------------------------------------------------------------
 
 
-def collect(modules=None):
+def collect(modules=None, with_files=False):
     py = python_facts()
     path_entries = []
     for p in py["sys_path"]:
@@ -638,7 +507,7 @@ def collect(modules=None):
             path_entries.append(p)
     finders = editable_finders(path_entries)
     mods = {}
-    for name in modules or MODULES:
+    for name in MODULES if modules is None else modules:
         try:
             mods[name] = module_facts(name, path_entries, finders)
         except Exception as e:  # one odd module must not lose the others
@@ -646,16 +515,19 @@ def collect(modules=None):
     return {
         "probe": "doctor.target-probe/1",
         "python": py,
-        "distributions": distributions(),
+        "distributions": distributions(with_files),
         "modules": mods,
         "editable_finders": finders,
         "errors": _ERRORS,
     }
 
 
-def main():
+def main(argv=None):
+    """`--dists-only` skips the module facts (the installer needs only the installed set); `--files` adds
+    each distribution's RECORD paths (what the installer's journal keeps)."""
+    args = sys.argv[1:] if argv is None else argv
     try:
-        result = collect()
+        result = collect(modules=[] if "--dists-only" in args else None, with_files="--files" in args)
     except Exception as e:
         result = {"probe": "doctor.target-probe/1", "fatal": "%s: %s" % (type(e).__name__, e), "errors": _ERRORS}
     sys.stdout.write("\n" + BEGIN + "\n" + json.dumps(result, default=str) + "\n" + END + "\n")

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from doctor.checks.facts import devices, env, env_known, family, installed, val
-from doctor.checks.runner import CheckContext, check
+from doctor.checks.facts import devices, env, env_known, env_unset, family, installed, val
+from doctor.checks.runner import CheckContext, check, skip
 from doctor.report import Finding, finding
 from doctor.snapshot.model import known
 
@@ -15,13 +15,13 @@ SRC_VISIBLE = ("agentscope-ai/Trinity-RFT PR #618 (CANN requires ascending ASCEN
 _NODES = ("/dev/davinci_manager", "/dev/devmm_svm", "/dev/hisi_hdc")
 
 
-@check("npu-visible", "devices")
+@check("npu-visible", "devices", findings=("npu-not-visible", "npu-smi-failed"))
 def npu_visible(ctx: CheckContext) -> Iterator[Finding]:
     """At least one NPU is visible (npu-smi, PCI or device nodes) and npu-smi answers."""
     snap = ctx.snapshot
     asc = snap.ascend
     if not known(asc):
-        return
+        skip("the snapshot has no Ascend facts")
     devs = devices(snap)
     pci = val(asc, "pci")
     files = val(asc, "device_files")
@@ -47,10 +47,12 @@ def npu_visible(ctx: CheckContext) -> Iterator[Finding]:
             source="shared/reference/cann_torchnpu_vllm.md §7 (PCI 19e5:d802/d803, /dev/davinci*)")
 
 
-@check("npu-health", "devices")
+@check("npu-health", "devices", findings=("npu-hbm-in-use", "npu-unhealthy"))
 def npu_health(ctx: CheckContext) -> Iterator[Finding]:
     """Every chip reports health OK and no other process holds its HBM."""
     snap = ctx.snapshot
+    if devices(snap) is None:
+        skip("npu-smi's device list is not in the snapshot")
     devs = devices(snap) or []
     bad = [(d.id, d.health) for d in devs if known(d.health) and d.health and d.health.upper() != "OK"]
     crit = [b for b in bad if b[1].lower() in ("critical", "alarm", "error")]
@@ -81,15 +83,16 @@ def npu_health(ctx: CheckContext) -> Iterator[Finding]:
             source="npu-smi process table (shared/reference/cann_torchnpu_vllm.md §6.2); dcmi -8020 'device is used' (§5.3)")
 
 
-@check("visible-devices", "devices")
+@check("visible-devices", "devices",
+       findings=("visible-devices-duplicate", "visible-devices-invalid", "visible-devices-out-of-range", "visible-devices-rt-unset", "visible-devices-unsorted"))
 def visible_devices(ctx: CheckContext) -> Iterator[Finding]:
     """ASCEND_RT_VISIBLE_DEVICES: integers, no duplicates, ascending, inside the device count."""
     snap = ctx.snapshot
     if not env_known(snap):
-        return
+        skip("the snapshot has no environment variables")
     raw = env(snap, "ASCEND_RT_VISIBLE_DEVICES")
     vis = env(snap, "ASCEND_VISIBLE_DEVICES")
-    if raw is None and vis:
+    if raw is None and vis and env_unset(snap, "ASCEND_RT_VISIBLE_DEVICES"):
         ids = [x.strip() for x in vis.split(",") if x.strip()]
         if ids and not (all(x.isdigit() for x in ids) and sorted(int(x) for x in ids) == list(range(len(ids)))):
             yield finding(
@@ -101,6 +104,8 @@ def visible_devices(ctx: CheckContext) -> Iterator[Finding]:
                 fix=f"export ASCEND_RT_VISIBLE_DEVICES={','.join(str(i) for i in range(len(ids)))}",
                 source="Project-HAMi/HAMi#1894")
     if not raw:
+        if not env_unset(snap, "ASCEND_RT_VISIBLE_DEVICES"):
+            skip("ASCEND_RT_VISIBLE_DEVICES is not in the snapshot")
         return
     parts = [x.strip() for x in raw.split(",")]
     bad = [x for x in parts if not x.isdigit()]
@@ -133,15 +138,16 @@ def visible_devices(ctx: CheckContext) -> Iterator[Finding]:
                 fix=f"Use ids 0..{n - 1}.", source="CANN runtime: ASCEND_RT_VISIBLE_DEVICES indexes the logical devices")
 
 
-@check("container-devices", "devices")
+@check("container-devices", "devices",
+       findings=("container-device-nodes-missing", "container-driver-not-mounted", "container-no-devices"))
 def container_devices(ctx: CheckContext) -> Iterator[Finding]:
     """In a container, the davinci manager nodes and the driver must be passed through."""
     snap = ctx.snapshot
     if val(snap.host, "in_container") is not True:
-        return
+        skip("not known to run in a container")
     files = val(snap.ascend, "device_files") if known(snap.ascend) and snap.ascend is not None else None
     if files is None:
-        return
+        skip("the snapshot does not list the /dev device nodes")
     davinci = [f for f in files if f.startswith("/dev/davinci") and f[12:].isdigit()]
     missing = [n for n in _NODES if n not in files]
     has_npu = bool(davinci) or bool(devices(snap)) or bool(family(snap))
@@ -177,13 +183,16 @@ def container_devices(ctx: CheckContext) -> Iterator[Finding]:
             source="verl container template (shared/reference/verl.md §1.5)")
 
 
-@check("jit-prerequisites", "devices")
+@check("jit-prerequisites", "devices",
+       findings=("mindspeed-jit-tools-missing", "torch-extensions-stale-lock"))
 def jit_prerequisites(ctx: CheckContext) -> Iterator[Finding]:
     """MindSpeed JIT-builds its ops with ninja and g++; a stale torch_extensions lock makes runs hang."""
     snap = ctx.snapshot
     tools = snap.host.extra.get("tools") if known(snap.host) else None
     locks = snap.host.extra.get("torch_extensions_locks") if known(snap.host) else None
     ms = installed(snap, "mindspeed") or bool(val(snap.module("mindspeed"), "origins"))
+    if not (ms and isinstance(tools, dict)) and not isinstance(locks, list):
+        skip("MindSpeed or the build tools are not known" if not ms else "the build tools are not in the snapshot")
     if ms and isinstance(tools, dict):
         missing = [t for t in ("ninja", "g++") if t in tools and not tools[t]]
         if "ninja" in missing and installed(snap, "ninja"):

@@ -9,7 +9,7 @@ from packaging.specifiers import SpecifierSet
 from packaging.version import Version
 
 from doctor.checks.facts import absent, installed, npu_host, pver, ver
-from doctor.checks.runner import CheckContext, check
+from doctor.checks.runner import CheckContext, check, skip
 from doctor.knowledge.versions import pkg_satisfies
 from doctor.report import Finding, finding
 from doctor.snapshot.model import known
@@ -18,12 +18,12 @@ from doctor.snapshot.model import known
 _OWN_CHECK = {"torch", "torch-npu"}
 
 
-@check("profile-pins", "packages")
+@check("profile-pins", "packages", findings=("package-missing", "package-off-profile"))
 def profile_pins(ctx: CheckContext) -> Iterator[Finding]:
     """Every package the verified stack pins is installed at a version the pin allows."""
     snap, p = ctx.snapshot, ctx.profile
     if p is None:
-        return
+        skip("no verified stack (profile) applies")
     for name, spec in p.pins.items():
         v = ver(snap, name)
         if v is None:
@@ -55,11 +55,13 @@ def _comp(name: str) -> str:
     return "python"
 
 
-@check("triton", "packages")
+@check("triton", "packages", findings=("triton-on-npu", "triton-with-triton-ascend"))
 def triton(ctx: CheckContext) -> Iterator[Finding]:
     """Mainline triton and triton-ascend share the `triton` package directory: only triton-ascend may stay."""
     snap = ctx.snapshot
     t, ta = installed(snap, "triton"), installed(snap, "triton-ascend")
+    if t is None and ta is None:
+        skip("the snapshot does not say whether triton or triton-ascend is installed")
     if t and ta:
         yield finding(
             "triton-with-triton-ascend", "error", ("triton", "triton-ascend"),
@@ -78,12 +80,14 @@ def triton(ctx: CheckContext) -> Iterator[Finding]:
             source="vllm-ascend Dockerfile comment ('triton ... does not work on Ascend')")
 
 
-@check("numpy", "packages")
+@check("numpy", "packages", findings=("numpy2-with-old-torch", "numpy2-with-verl"))
 def numpy(ctx: CheckContext) -> Iterator[Finding]:
     """numpy 2 breaks torch wheels built against numpy 1.x; the NPU stacks pin numpy<2."""
     snap = ctx.snapshot
     n, t = pver(snap, "numpy"), pver(snap, "torch")
-    if n is None or n.major < 2:
+    if n is None:
+        skip("numpy's version is not known")
+    if n.major < 2:
         return
     if t is not None and t.release[:2] < (2, 3):
         yield finding(
@@ -115,13 +119,13 @@ _TRANSFORMERS_WINDOWS = (
 )
 
 
-@check("transformers-window", "packages")
+@check("transformers-window", "packages", findings=("transformers-outside-verl-window",))
 def transformers_window(ctx: CheckContext) -> Iterator[Finding]:
     """transformers inside the window the installed verl supports."""
     snap = ctx.snapshot
     verl, tr = pver(snap, "verl"), ver(snap, "transformers")
     if verl is None or tr is None:
-        return
+        skip("verl's or transformers' version is not known")
     vpub = Version(verl.public)
     for vrange, spec, source in _TRANSFORMERS_WINDOWS:
         if not SpecifierSet(vrange).contains(vpub, prereleases=True):
@@ -139,12 +143,14 @@ def transformers_window(ctx: CheckContext) -> Iterator[Finding]:
 _CUDA_ONLY = ("apex", "flash-attn", "flash-attn-3", "liger-kernel", "xformers", "bitsandbytes", "deepspeed-kernels")
 
 
-@check("cuda-only-packages", "packages")
+@check("cuda-only-packages", "packages", findings=("cuda-only-packages",))
 def cuda_only_packages(ctx: CheckContext) -> Iterator[Finding]:
     """CUDA-only packages on an Ascend host: unusable, and some break imports."""
     snap = ctx.snapshot
-    if not npu_host(snap) or not known(snap.packages):
-        return
+    if not npu_host(snap):
+        skip("nothing says this is an Ascend host")
+    if not known(snap.packages):
+        skip("the snapshot lists no packages")
     found = [n for n in _CUDA_ONLY if n in snap.packages]
     nvidia = sorted(n for n in snap.packages if n.startswith("nvidia-"))
     te = [n for n in snap.packages if n.startswith("transformer-engine")]

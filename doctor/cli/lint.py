@@ -7,7 +7,7 @@ from typing import Any
 
 import click
 
-from doctor.cli.options import doctor_command, output_options
+from doctor.cli.options import doctor_command, output_options, strict_option
 
 
 @click.command("lint")
@@ -19,7 +19,7 @@ from doctor.cli.options import doctor_command, output_options
 @click.option("--compose/--no-compose", default=None, help="Require / skip the real Hydra composition [auto].")
 @click.option("--megatron-bridge/--no-megatron-bridge", default=None,
               help="Whether Megatron-Bridge is installed on the target [unknown].")
-@click.option("--strict", is_flag=True, help="Warnings also fail (exit 1).")
+@strict_option()
 @output_options
 @doctor_command
 def command(console: Any, script: str, verl_version: str | None, model: str | None, verl_config: str | None,

@@ -24,6 +24,7 @@ from doctor.knowledge.versions import (
     DriverVersion,
     parse_pkg_version,
     pkg_satisfies,
+    release,
     valid_specifier,
 )
 from doctor.snapshot.model import normalize_name
@@ -369,7 +370,7 @@ def select_profile(snapshot: Any, profiles: list[Profile], forced: str | None = 
     verl_v = parse_pkg_version(verl_installed) if isinstance(verl_installed, str) else None
     if cann is None:
         by_verl = [p for p in profiles if verl_v is not None and p.verl != "main"
-                   and Version(p.verl).release[:3] == verl_v.release[:3]]
+                   and release(Version(p.verl)) == release(verl_v)]
         if by_verl:
             cands = by_verl
             facts.append(f"CANN {'unreadable' if cann_s else 'unknown'}; matched installed verl {verl_installed}")
@@ -400,6 +401,7 @@ def select_profile(snapshot: Any, profiles: list[Profile], forced: str | None = 
         ("Python", py, lambda p, x: pkg_satisfies(x, p.python) is not False),
     ):
         if value is None:
+            facts.append(f"{label} unknown")
             continue
         kept = [p for p in cands if pred(p, value)]
         if kept:
@@ -408,16 +410,16 @@ def select_profile(snapshot: Any, profiles: list[Profile], forced: str | None = 
         else:
             facts.append(f"no verified stack for {label} {value}")
     if verl_v is not None:
-        same = [p for p in cands if p.verl != "main" and Version(p.verl).release[:3] == verl_v.release[:3]]
+        same = [p for p in cands if p.verl != "main" and release(Version(p.verl)) == release(verl_v)]
         if same:
             cands = same
             facts.append(f"installed verl {verl_installed}")
     best = max(cands, key=lambda p: (p.verl_key, p.name))
     if len({p.verl for p in cands}) > 1:
         facts.append("newest of several matches")
+    tied = sorted(p.name for p in cands if p.verl_key == best.verl_key)
+    if len(tied) > 1:
+        # e.g. the chip family is unknown: the A2 and the A3 stack of one verl both match
+        facts.append(f"{' and '.join(tied)} both match; {best.name} chosen as the last by name "
+                     "(pass --profile NAME to choose)")
     return best, ", ".join(facts)
-
-
-def newest_cann(profiles: list[Profile]) -> CannVersion | None:
-    vs = [CannVersion(p.cann_version) for p in profiles]
-    return max(vs) if vs else None

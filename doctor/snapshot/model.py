@@ -284,11 +284,17 @@ class Snapshot(_Model):
             return self.modules[name]
         return None if self.is_complete and known(self.modules) else UNKNOWN
 
+    @property
+    def env_is_full(self) -> bool:
+        """Does `env` hold every relevant variable that is set (rule 3)? On a complete snapshot, yes; on a
+        hand-written one only when it is a capture of a real environment, which always has PATH."""
+        return known(self.env) and (self.is_complete or "PATH" in self.env)
+
     def getenv(self, name: str) -> str | None | Any:
-        """Value, None when unset (env was collected), UNKNOWN when env was not collected."""
-        if not known(self.env):
-            return UNKNOWN
-        return self.env.get(name)
+        """Value; None when a full env does not list it (unset); else UNKNOWN (as rule 6 says for packages)."""
+        if known(self.env) and name in self.env:
+            return self.env[name]
+        return None if self.env_is_full else UNKNOWN
 
     def ascend_part(self, name: str) -> Any:
         """ascend.<name>, with UNKNOWN when `ascend` itself is unknown and None when it is null."""

@@ -286,3 +286,10 @@ def test_suggested_commands_are_runnable():
             cmd.make_context(argv[0], argv[1:], parent=ctx)
         except click.UsageError as e:
             pytest.fail(f"{line!r} is not runnable as suggested: {e}")
+
+
+def test_a_flag_the_user_did_not_type_is_not_blamed(tmp_path):
+    """`install --python-version 3.9`: the refusal must not say `--python:` (never typed)."""
+    r = run("install", "--dry-run", "--from", snap_file(tmp_path, healthy()), "--python-version", "3.9",
+            "--profile", "verl-0.7.1-cann8.5.0-a2")
+    assert r.exit_code == 2 and "needs Python" in r.stderr and "--python:" not in r.stderr

@@ -115,13 +115,13 @@ def visible_devices(ctx: CheckContext) -> Iterator[Finding]:
             "visible-devices-invalid", "error", ("env", "npu"), f"ASCEND_RT_VISIBLE_DEVICES has non-integer entries {bad}",
             evidence=ev, fix="Use a comma-separated list of device ids, e.g. 0,1,2,3.", source=SRC_VISIBLE)
         return
-    ids = [int(x) for x in parts]
-    fixed = ",".join(str(i) for i in sorted(set(ids)))
-    if len(set(ids)) != len(ids):
+    nums = [int(x) for x in parts]
+    fixed = ",".join(str(i) for i in sorted(set(nums)))
+    if len(set(nums)) != len(nums):
         yield finding(
             "visible-devices-duplicate", "error", ("env", "npu"), "ASCEND_RT_VISIBLE_DEVICES lists a device twice",
             evidence=ev, fix=f"export ASCEND_RT_VISIBLE_DEVICES={fixed}", source=SRC_VISIBLE)
-    elif ids != sorted(ids):
+    elif nums != sorted(nums):
         yield finding(
             "visible-devices-unsorted", "error", ("env", "npu"), "ASCEND_RT_VISIBLE_DEVICES is not in ascending order",
             detail="The CANN runtime then reports no devices and torch.npu.is_available() silently returns False.",
@@ -129,7 +129,7 @@ def visible_devices(ctx: CheckContext) -> Iterator[Finding]:
     devs = devices(snap)
     if devs:
         n = len(devs)
-        out = [i for i in ids if i >= n]
+        out = [i for i in nums if i >= n]
         if out:
             yield finding(
                 "visible-devices-out-of-range", "error", ("env", "npu"),

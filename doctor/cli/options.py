@@ -296,7 +296,7 @@ def report_usage_error(e: click.ClickException, argv: Sequence[str]) -> None:
     DOCTOR_JSON) the one report on stdout, so a CI step that parses stdout still gets a document."""
     from doctor.report import failure_report
 
-    e.exit_code = 2
+    setattr(e, "exit_code", 2)  # noqa: B010 - a usage error is exit 2 everywhere (click's plain ClickException is 1)
     args = list(argv)
     args = args[: args.index("--")] if "--" in args else args
     if "--json" not in args and os.environ.get("DOCTOR_JSON", "") in ("", "0"):

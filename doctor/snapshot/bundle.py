@@ -20,7 +20,7 @@ from doctor.snapshot.redact import redact_text
 
 BUNDLE_DIR = "doctor-bundle"
 
-# probe name -> component of the finding vocabulary (shared/schemas/report.md)
+# probe name -> component of the finding vocabulary (docs/schemas/report.md)
 PROBE_COMPONENT = {"ascend_files": "cann", "npu_smi": "npu", "pci": "npu", "python": "python", "env": "env",
                    "system": "system", "network": "network", "assemble": "system"}
 
@@ -102,7 +102,6 @@ def collect_report(collection: Collection, *, output: str | None, bundle: str | 
             evidence={"probe": name, "status": st.status, "seconds": round(st.seconds, 3)},
             fix=("Re-run with -v to see the probe's errors; for the python probe check that --python runs, "
                  "for npu-smi raise --npu-smi-timeout or check the card with `npu-smi info`."),
-            source="doctor/probes/collect.py (each probe is bounded; a failed one leaves its facts unknown)",
         ))
     extra: dict[str, Any] = {"seconds": round(collection.seconds, 3)}
     if output:

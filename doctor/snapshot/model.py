@@ -1,6 +1,6 @@
 """The snapshot model (`doctor.snapshot/1` and `doctor.cluster/1`), with a strict-but-forgiving loader.
 
-Contract (shared/schemas/snapshot.md): a missing key means *unknown* and is kept as the `UNKNOWN`
+Contract (docs/schemas/snapshot.md): a missing key means *unknown* and is kept as the `UNKNOWN`
 sentinel, `null` means *probed and absent* and is kept as None. The distinction is what lets checks stay
 silent about facts nobody gathered. Keys the model does not know are kept in `extra` and written back, so
 a hand-written snapshot survives a load/dump round trip. Wrongly typed values are refused with the file,

@@ -17,12 +17,12 @@ from doctor.checks.npu_net_facts import (
     VLLM_ASCEND_MULTINODE,
     addressed,
     conf_routes,
+    fact,
     hccn,
     ports,
     ports_up_value,
     reachable_static,
     speed_value,
-    val,
 )
 from doctor.checks.runner import CheckContext, check
 from doctor.report import Finding, finding
@@ -41,7 +41,7 @@ def duplicate_addresses(nodes: list[tuple[str, Snapshot]]) -> dict[str, list[tup
     seen: dict[str, list[tuple[str, int]]] = {}
     for name, snap in nodes:
         for p in addressed(snap):
-            seen.setdefault(p.address, []).append((name, val(p, "id")))
+            seen.setdefault(p.address, []).append((name, fact(p, "id")))
     return {a: users for a, users in seen.items() if len(users) > 1}
 
 
@@ -75,11 +75,11 @@ def npu_routes(ctx: CheckContext) -> Iterator[Finding]:
     for name, snap in alive:
         bad: dict[str, list[str]] = {}
         for p in addressed(snap):
-            dev = val(p, "id")
+            dev = fact(p, "id")
             for other, osnap in alive:
                 if other == name:
                     continue
-                peer = next((q for q in addressed(osnap) if val(q, "id") == dev), None)
+                peer = next((q for q in addressed(osnap) if fact(q, "id") == dev), None)
                 if peer is None:
                     continue
                 if reachable_static(p, peer.address, conf_routes(snap, dev)) is False:
@@ -166,11 +166,11 @@ def reach_matrix(nodes: list[tuple[str, Snapshot]]) -> dict[str, dict[str, dict[
         h = hccn(snap)
         if not known(h) or h is None:
             continue
-        err = val(h, "reach_error")
-        reach = val(h, "reach")
+        err = fact(h, "reach_error")
+        reach = fact(h, "reach")
         if isinstance(reach, list):
-            row = {val(r, "node"): {k: val(r, k) for k in ("device", "address", "target_device", "ok", "loss_pct",
-                                                            "error") if known(val(r, k))} for r in reach}
+            row = {fact(r, "node"): {k: fact(r, k) for k in ("device", "address", "target_device", "ok", "loss_pct",
+                                                            "error") if known(fact(r, k))} for r in reach}
             out[name] = {p: row[p] for p in names if p in row}
         elif isinstance(err, str):
             out[name] = {p: {"ok": None, "error": err} for p in names if p != name}

@@ -52,9 +52,10 @@ def has_npus(snap: Snapshot) -> bool | None:
     return None if n is UNKNOWN else n > 0
 
 
-def val(obj: Any, name: str) -> Any:
-    v = getattr(obj, name, UNKNOWN)
-    return v
+def fact(obj: Any, name: str) -> Any:
+    """obj.name, UNKNOWN when obj lacks it; unlike checks.facts.val it keeps UNKNOWN (not probed) apart from
+    None (probed, absent), which these checks need (`"address": null` is a finding, a missing key is not)."""
+    return getattr(obj, name, UNKNOWN)
 
 
 def network(address: Any, netmask: Any) -> ipaddress.IPv4Network | None:
@@ -67,12 +68,12 @@ def network(address: Any, netmask: Any) -> ipaddress.IPv4Network | None:
 
 
 def port_network(p: Any) -> ipaddress.IPv4Network | None:
-    return network(val(p, "address"), val(p, "netmask"))
+    return network(fact(p, "address"), fact(p, "netmask"))
 
 
 def flaps(p: Any) -> int | None:
     """Link drops since the driver started: the printed down count, else up count - 1."""
-    down, up = val(p, "link_down_count"), val(p, "link_up_count")
+    down, up = fact(p, "link_down_count"), fact(p, "link_up_count")
     if isinstance(down, int):
         return down
     return max(up - 1, 0) if isinstance(up, int) else None
@@ -81,7 +82,7 @@ def flaps(p: Any) -> int | None:
 def addressed(snap: Snapshot) -> list[Any]:
     """Ports with a known address (empty when unknown)."""
     ps = ports(snap)
-    return [p for p in ps if isinstance(val(p, "address"), str)] if isinstance(ps, list) else []
+    return [p for p in ps if isinstance(fact(p, "address"), str)] if isinstance(ps, list) else []
 
 
 def describe(devs: Iterable[int]) -> str:
@@ -112,10 +113,10 @@ def reachable_static(src: Any, dst_address: str, routes: Sequence[Any] = ()) -> 
         dst = ipaddress.IPv4Address(dst_address)
     except ValueError:
         return None
-    if dst in net or isinstance(val(src, "gateway"), str):
+    if dst in net or isinstance(fact(src, "gateway"), str):
         return True
     for r in routes:
-        rnet = network(val(r, "address"), val(r, "netmask"))
+        rnet = network(fact(r, "address"), fact(r, "netmask"))
         if rnet is not None and dst in rnet:
             return True
     return False
@@ -123,12 +124,12 @@ def reachable_static(src: Any, dst_address: str, routes: Sequence[Any] = ()) -> 
 
 def conf_routes(snap: Snapshot, dev: int) -> list[Any]:
     h = hccn(snap)
-    conf = val(h, "conf") if known(h) and h is not None else UNKNOWN
-    if not known(conf) or conf is None or not isinstance(val(conf, "devices"), list):
+    conf = fact(h, "conf") if known(h) and h is not None else UNKNOWN
+    if not known(conf) or conf is None or not isinstance(fact(conf, "devices"), list):
         return []
     for d in conf.devices:
-        if val(d, "id") == dev:
-            return list(val(d, "routes")) if isinstance(val(d, "routes"), list) else []
+        if fact(d, "id") == dev:
+            return list(fact(d, "routes")) if isinstance(fact(d, "routes"), list) else []
     return []
 
 
@@ -140,7 +141,7 @@ def ports_up_value(snap: Snapshot) -> Any:
     ps = ports(snap)
     if not isinstance(ps, list) or not ps:
         return UNKNOWN
-    links = [val(p, "link") for p in ps]
+    links = [fact(p, "link") for p in ps]
     if not all(isinstance(x, str) for x in links):
         return UNKNOWN
     up = sum(1 for x in links if x == "UP")
@@ -152,7 +153,7 @@ def speed_value(snap: Snapshot) -> Any:
     ps = ports(snap)
     if not isinstance(ps, list):
         return UNKNOWN
-    speeds = sorted({s for p in ps if isinstance(s := val(p, "speed_mbps"), int)})
+    speeds = sorted({s for p in ps if isinstance(s := fact(p, "speed_mbps"), int)})
     if not speeds:
         return UNKNOWN
     return Value(",".join(f"{s // 1000}G" if s % 1000 == 0 else f"{s}M" for s in speeds), ("speeds", tuple(speeds)))

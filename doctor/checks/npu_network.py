@@ -19,13 +19,13 @@ from doctor.checks.npu_net_facts import (
     NOT_PROBED,
     VLLM_ASCEND_MULTINODE,
     describe,
+    fact,
     flaps,
     has_npus,
     hccn,
     port_network,
     ports,
     severity,
-    val,
     why,
 )
 from doctor.checks.runner import CheckContext, check
@@ -39,7 +39,7 @@ SRC_MOUNT = VLLM_ASCEND_MULTINODE + " (docker run -v /usr/local/Ascend/driver/to
 
 def _in_container(ctx: CheckContext) -> bool:
     h = ctx.snapshot.host
-    return known(h) and val(h, "in_container") is True
+    return known(h) and fact(h, "in_container") is True
 
 
 @check("roce-tool", AREA)
@@ -50,14 +50,14 @@ def roce_tool(ctx: CheckContext) -> Iterator[Finding]:
         return
     where = "mounted into this container" if _in_container(ctx) else "installed on this host"
     cluster = bool(ctx.options.get("cluster"))
-    status = val(h, "status")
+    status = fact(h, "status")
     if status == "missing":
         yield finding(
             "hccn-tool-missing", "warning" if cluster else "info", COMPONENTS,
             f"hccn_tool is not {where}: the NPUs' RoCE ports cannot be checked",
             detail="The doctor reads each NPU's link, address and health with the driver's hccn_tool; without it "
                    "a down port or a missing address shows up only as an HCCL timeout in a multi-node job.",
-            evidence={"error": val(h, "error"), "in_container": _in_container(ctx)},
+            evidence={"error": fact(h, "error"), "in_container": _in_container(ctx)},
             fix="Mount it: docker run ... -v /usr/local/Ascend/driver/tools/hccn_tool:"
                 "/usr/local/Ascend/driver/tools/hccn_tool (it is part of the Ascend driver package).",
             source=SRC_MOUNT)
@@ -65,13 +65,13 @@ def roce_tool(ctx: CheckContext) -> Iterator[Finding]:
         yield finding(
             f"hccn-tool-{'timeout' if status == 'timeout' else 'failed'}", "warning", COMPONENTS,
             f"hccn_tool {'did not answer in time' if status == 'timeout' else 'failed'}: "
-            f"{str(val(h, 'error'))[:160]}",
+            f"{str(fact(h, 'error'))[:160]}",
             detail="Facts of the ports it did not answer for are unknown. A hung hccn_tool usually means a sick "
                    "device or driver; other jobs on the host can also hold it busy.",
-            evidence={"error": val(h, "error"), "path": val(h, "path")},
+            evidence={"error": fact(h, "error"), "path": fact(h, "path")},
             fix="Run `hccn_tool -i 0 -link -g` by hand; check `npu-smi info` and the driver log (/var/log/npu).",
             source=HCCN_SRC + "hccn_tool/cmd.c")
-    if val(h, "conf") is None:
+    if fact(h, "conf") is None:
         yield finding(
             "hccn-conf-missing", "info", COMPONENTS, f"/etc/hccn.conf is not {where}",
             detail="hccn_tool writes every NPU address it sets to /etc/hccn.conf; rank-table generators and "
@@ -83,7 +83,7 @@ def roce_tool(ctx: CheckContext) -> Iterator[Finding]:
 
 
 def _group(ps: list[Any], test: Any) -> list[int]:
-    return [val(p, "id") for p in ps if test(p)]
+    return [fact(p, "id") for p in ps if test(p)]
 
 
 @check("roce-ports", AREA)
@@ -94,9 +94,9 @@ def roce_ports(ctx: CheckContext) -> Iterator[Finding]:
         return
     cluster = bool(ctx.options.get("cluster"))
     sev = severity(cluster)
-    down = _group(ps, lambda p: val(p, "link") == "DOWN")
+    down = _group(ps, lambda p: fact(p, "link") == "DOWN")
     if down:
-        no_optic = _group([p for p in ps if val(p, "id") in down], lambda p: val(p, "optical_present") is False)
+        no_optic = _group([p for p in ps if fact(p, "id") in down], lambda p: fact(p, "optical_present") is False)
         yield finding(
             "npu-port-down", sev, COMPONENTS, f"RoCE port down on {describe(down)}",
             detail=why(cluster) + (f" No optical module is present on {describe(no_optic)}." if no_optic else ""),
@@ -105,7 +105,7 @@ def roce_ports(ctx: CheckContext) -> Iterator[Finding]:
                 "say UP. `hccn_tool -i N -cfg recovery` restores a port taken down by software.",
             commands=tuple(f"hccn_tool -i {d} -link -g" for d in down[:4]),
             source=VLLM_ASCEND_MULTINODE)
-    no_addr = _group(ps, lambda p: val(p, "address") is None)
+    no_addr = _group(ps, lambda p: fact(p, "address") is None)
     if no_addr:
         yield finding(
             "npu-no-address", sev, COMPONENTS, f"No IP address on the RoCE port of {describe(no_addr)}",
@@ -116,7 +116,7 @@ def roce_ports(ctx: CheckContext) -> Iterator[Finding]:
             commands=tuple(f"hccn_tool -i {d} -ip -g" for d in no_addr[:4]),
             source=HCCN_SRC + "hccn_tool/cmd.c")
     yield from _health(ps, cluster)
-    flapping = {val(p, "id"): flaps(p) for p in ps if (flaps(p) or 0) >= FLAP_THRESHOLD}
+    flapping = {fact(p, "id"): flaps(p) for p in ps if (flaps(p) or 0) >= FLAP_THRESHOLD}
     if flapping:
         yield finding(
             "npu-link-flapping", "warning", COMPONENTS,
@@ -132,8 +132,8 @@ def roce_ports(ctx: CheckContext) -> Iterator[Finding]:
 
 def _health(ps: list[Any], cluster: bool) -> Iterator[Finding]:
     # a port that is DOWN always reports Fault: npu-port-down already says so
-    health = {val(p, "id"): val(p, "health") for p in ps
-              if isinstance(val(p, "health"), str) and val(p, "link") != "DOWN"}
+    health = {fact(p, "id"): fact(p, "health") for p in ps
+              if isinstance(fact(p, "health"), str) and fact(p, "link") != "DOWN"}
     bad = {d: h for d, h in health.items() if h.lower() not in HEALTHY | NOT_PROBED}
     if bad:
         yield finding(
@@ -169,7 +169,7 @@ def roce_config(ctx: CheckContext) -> Iterator[Finding]:
     masks: dict[str, list[int]] = {}
     for p in ps:
         if port_network(p) is not None:
-            masks.setdefault(val(p, "netmask"), []).append(val(p, "id"))
+            masks.setdefault(fact(p, "netmask"), []).append(fact(p, "id"))
     if len(masks) > 1:
         yield finding(
             "npu-subnet-inconsistent", severity(cluster), COMPONENTS,
@@ -184,21 +184,21 @@ def roce_config(ctx: CheckContext) -> Iterator[Finding]:
 
 def _conf_mismatch(ctx: CheckContext, ps: list[Any], cluster: bool) -> Iterator[Finding]:
     h = hccn(ctx.snapshot)
-    conf = val(h, "conf")
-    if not known(conf) or conf is None or not isinstance(val(conf, "devices"), list):
+    conf = fact(h, "conf")
+    if not known(conf) or conf is None or not isinstance(fact(conf, "devices"), list):
         return
-    by_id = {val(d, "id"): d for d in conf.devices}
+    by_id = {fact(d, "id"): d for d in conf.devices}
     diffs: dict[int, dict[str, Any]] = {}
     for p in ps:
-        c = by_id.get(val(p, "id"))
+        c = by_id.get(fact(p, "id"))
         for key in ("address", "netmask"):
-            dev_v = val(p, key)
+            dev_v = fact(p, key)
             if not known(dev_v) or (c is None and dev_v is None):
                 continue
-            conf_v = val(c, key) if c is not None else None
+            conf_v = fact(c, key) if c is not None else None
             conf_v = None if not known(conf_v) else conf_v
             if conf_v != dev_v:
-                diffs.setdefault(val(p, "id"), {})[key] = {"device": dev_v, "hccn.conf": conf_v}
+                diffs.setdefault(fact(p, "id"), {})[key] = {"device": dev_v, "hccn.conf": conf_v}
     if diffs:
         yield finding(
             "hccn-conf-mismatch", severity(cluster), COMPONENTS,

@@ -92,6 +92,8 @@ def device_facts(dev: int, runs: Sequence[RunResult]) -> dict[str, Any]:
         for key in _FACT_KEYS:
             if key in parsed and not (key == "link_down_count" and parsed[key] is None):
                 facts[key] = parsed[key]
+    for name, _args, _parse in QUERIES[len(runs):]:
+        errors[name] = "not run: no time left in the budget"
     facts["errors"] = errors
     return facts
 

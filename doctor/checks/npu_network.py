@@ -119,10 +119,10 @@ def roce_ports(ctx: CheckContext) -> Iterator[Finding]:
     flapping = {fact(p, "id"): flaps(p) for p in ps if (flaps(p) or 0) >= FLAP_THRESHOLD}
     if flapping:
         yield finding(
-            "npu-link-flapping", "warning", COMPONENTS,
+            "npu-link-flapping", sev, COMPONENTS,
             f"RoCE link dropped {max(flapping.values())} times since boot on {describe(flapping)}",
-            detail=f"More than {FLAP_THRESHOLD - 1} link drops since the driver started (a healthy port shows one, at "
-                   "bring-up). A flapping link aborts collectives mid-job with error CQEs (EI0013).",
+            detail=why(cluster) + f" More than {FLAP_THRESHOLD - 1} link drops since the driver started (a healthy "
+                   "port shows one, at bring-up): a flapping link aborts collectives mid-job with error CQEs (EI0013).",
             evidence={"link_drops": flapping, "threshold": FLAP_THRESHOLD},
             fix="Replace or re-seat the optical module/cable and check the switch port's error counters; "
                 "`hccn_tool -i N -link_stat -g` lists the last changes.",

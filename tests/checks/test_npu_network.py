@@ -188,3 +188,14 @@ def test_reach_matrix_names_the_failures():
     assert "10.0.1.13 from NPU 1" in bad[0].title
     assert bad[0].evidence["matrix"]["node-a"] == {"node-b": "ok", "node-c": "FAIL"}
     assert [f.node for f in found["npu-reach-not-run"]] == ["node-c"]
+
+
+def test_the_same_port_problems_are_errors_in_a_cluster_and_warnings_alone():
+    ports = [port(i) for i in range(8)]
+    ports[1] = port(1, address=None, netmask=None)
+    ports[6] = port(6, link_up_count=9)
+    alone = {f.id: f.severity.value for f in run(snap(ports, conf=None)) if f.id.startswith("npu-")}
+    assert alone == {"npu-no-address": "warning", "npu-link-flapping": "warning"}
+    both = run(snap(ports, conf=None), snap([port(i, f"10.0.{i}.12") for i in range(8)]))
+    cluster = {(f.id, f.node): f.severity.value for f in both if f.id.startswith("npu-")}
+    assert cluster == {("npu-no-address", "node-a"): "error", ("npu-link-flapping", "node-a"): "error"}

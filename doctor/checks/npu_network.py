@@ -73,7 +73,8 @@ def roce_tool(ctx: CheckContext) -> Iterator[Finding]:
             source=HCCN_SRC + "hccn_tool/cmd.c")
     if fact(h, "conf") is None:
         yield finding(
-            "hccn-conf-missing", "info", COMPONENTS, f"/etc/hccn.conf is not {where}",
+            "hccn-conf-missing", "info", COMPONENTS,
+            f"/etc/hccn.conf is not {'mounted into this container' if _in_container(ctx) else 'present on this host'}",
             detail="hccn_tool writes every NPU address it sets to /etc/hccn.conf; rank-table generators and "
                    "Mooncake/LLM-DataDist read it. Inside a container it must be mounted from the host.",
             evidence={"in_container": _in_container(ctx)},

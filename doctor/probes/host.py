@@ -157,6 +157,7 @@ def probe_python(opts: CollectOptions) -> ProbeOutcome:
     import json
     import sys
 
+    from doctor.probes.gitrepo import add_git_facts
     from doctor.probes.pyenv import freeze_lines, run_target_probe, to_snapshot_parts
 
     exe = opts.python or sys.executable
@@ -172,6 +173,7 @@ def probe_python(opts: CollectOptions) -> ProbeOutcome:
     errors = [str(e) for e in doc.get("errors") or []]
     if err:
         errors.insert(0, err)
+    errors.extend(add_git_facts(doc, opts.env))
     parts = to_snapshot_parts(doc)
     return ProbeOutcome(parts, errors, raw, failed=err if "packages" not in parts else None)
 

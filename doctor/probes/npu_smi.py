@@ -15,10 +15,11 @@ from __future__ import annotations
 
 import os
 import re
+import shutil
 import time
 from typing import Any
 
-from doctor.probes._run import RunResult, run_bounded, which
+from doctor.probes._run import RunResult, run_bounded
 
 FALLBACK_LOCATIONS = ("/usr/local/sbin/npu-smi", "/usr/local/bin/npu-smi", "/usr/local/Ascend/driver/tools/npu-smi")
 
@@ -244,7 +245,7 @@ def _na(v: str | None) -> str | None:
 
 def find_npu_smi(path: str | None, root: str = "/") -> str | None:
     """npu-smi on PATH, else where hosts (/usr/local/sbin) and containers (/usr/local/bin) keep it (§6.1)."""
-    found = which("npu-smi", path if path is not None else os.environ.get("PATH", ""))
+    found = shutil.which("npu-smi", path=path if path is not None else os.environ.get("PATH", ""))
     if found:
         return found
     for loc in FALLBACK_LOCATIONS:

@@ -20,10 +20,13 @@ What it does:
     stragglers and records them as timed out; a node that dies or whose task fails is recorded with its
     error; the document is written either way;
   * writes one `doctor.cluster/1` JSON document to --out (temp file + rename) and exits 0; on a problem
-    that stops the whole run (no ray, cannot connect) it writes {"fatal": ..., "kind": ...} and exits 3.
+    that stops the whole run (no ray, cannot connect) it writes {"fatal": ..., "kind": ...} and exits 3;
+  * with --reach-entry (`doctor check --ray --deep`), runs a second round: every node gets all nodes'
+    `ascend.hccn` facts and pings one NPU address of each other node (doctor/cluster/npu_reach.py says
+    why this is a second round); the answers go into each snapshot's ascend.hccn.reach.
 
 Usage: python _ray_driver.py --out FILE --address ADDR --timeout S --root ROOT --package DIR
-       --entry MODULE:FUNCTION [--connect-timeout S]
+       --entry MODULE:FUNCTION [--connect-timeout S] [--reach-entry MODULE:FUNCTION --reach-timeout S]
 """
 
 import argparse
@@ -70,40 +73,106 @@ def package_payload(package_dir):
 def _node_task(entry, payload, root, budget, expected_node_id):
     """Runs on the node. Unpacks the shipped doctor package, imports its node entry and returns its
     result plus what only the node knows: its own Ray version, its node id (proof of the pinning)."""
-    import importlib
+    info = _task_info(expected_node_id)
+    if "error" not in info:
+        _call_shipped(entry, payload, {"root": root, "budget": budget}, info, "snapshot")
+    return info
+
+
+def _task_info(expected_node_id):
     import platform
-    import shutil
 
     import ray
 
-    t0 = time.time()
     here = ray.get_runtime_context().get_node_id()
     info = {"ray_version": ray.__version__, "node_id": here, "python": platform.python_version(),
             "executable": sys.executable, "pid": os.getpid()}
     if here != expected_node_id:
         info["error"] = f"task ran on node {here} instead of {expected_node_id}"
-        return info
+    return info
+
+
+def _call_shipped(entry, payload, kwargs, info, key):
+    """Unpack the package into a fresh private dir, call entry(**kwargs), store its result in info[key]."""
+    import importlib
+    import platform
+    import shutil
+
+    t0 = time.time()
+    mod_name, _, fn_name = entry.partition(":")
+    # A task of an earlier round in this worker imported the package from its own, now deleted, directory.
+    top = mod_name.split(".")[0]
+    for name in [m for m in sys.modules if m == top or m.startswith(top + ".")]:
+        del sys.modules[name]
     # A fresh private directory per run (mkdtemp is 0700): a predictable shared path could be planted.
     where = tempfile.mkdtemp(prefix="verl-ascend-doctor-")
     try:
         zipfile.ZipFile(io.BytesIO(payload)).extractall(where)
         sys.path.insert(0, where)
-        mod_name, _, fn_name = entry.partition(":")
         try:
             fn = getattr(importlib.import_module(mod_name), fn_name)
         except Exception as e:  # SyntaxError/ImportError: the node's Python cannot run the doctor's code
             info["error"] = (f"the doctor's node probe cannot run under Python {platform.python_version()} "
                              f"on this node: {type(e).__name__}: {e}")
-            return info
+            return
         try:
-            info["snapshot"] = fn(root=root, budget=budget)
+            info[key] = fn(**kwargs)
         except Exception as e:  # a crashing probe is this node's error, not the whole run's
             info["error"] = f"node probe crashed: {type(e).__name__}: {e}"
             info["traceback"] = traceback.format_exc()
     finally:
+        sys.path[:] = [p for p in sys.path if p != where]
         shutil.rmtree(where, ignore_errors=True)
-    info["seconds"] = round(time.time() - t0, 3)
+        info["seconds"] = round(time.time() - t0, 3)
+
+
+def _reach_task(entry, payload, root, budget, me, peers, expected_node_id):
+    """Round 2 of `--deep`: on node `me`, ping one NPU address of every other node (doctor.cluster.npu_reach)."""
+    info = _task_info(expected_node_id)
+    if "error" not in info:
+        _call_shipped(entry, payload, {"me": me, "peers": peers, "root": root, "budget": budget}, info, "result")
     return info
+
+
+def _reach_round(args, nodes, ray_nodes):
+    """After the probe round: hand every node all nodes' `ascend.hccn` facts and let each ping the others
+    (one pinned task per node, in parallel, at most --reach-timeout in total). Results go into each
+    snapshot's ascend.hccn.reach, or its reach_error."""
+    import ray
+    from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
+
+    ids = {m["node"]: m["node_id"] for m in ray_nodes if m.get("alive")}
+    hccn = {}
+    for entry in nodes:
+        h = ((entry.get("snapshot") or {}).get("ascend") or {}).get("hccn")
+        if isinstance(h, dict) and entry["node"] in ids:
+            hccn[entry["node"]] = h
+    if len(hccn) < 2:
+        return
+    peers = {n: {"devices": h.get("devices")} for n, h in hccn.items()}
+    payload = ray.put(package_payload(args.package))
+    remote = ray.remote(num_cpus=0, max_retries=0)(_reach_task)
+    budget = max(1.0, args.reach_timeout * 0.8)
+    refs = {remote.options(scheduling_strategy=NodeAffinitySchedulingStrategy(node_id=ids[n], soft=False),
+                           name="doctor-reach").remote(args.reach_entry, payload, args.root, budget, n, peers, ids[n]): n
+            for n in hccn}
+    ready, pending = ray.wait(list(refs), num_returns=len(refs), timeout=args.reach_timeout)
+    for r in pending:
+        try:
+            ray.cancel(r, force=True)
+        except Exception:
+            pass
+        hccn[refs[r]]["reach_error"] = f"timeout: no answer within {args.reach_timeout:g} s"
+    for r in ready:
+        try:
+            info = ray.get(r, timeout=5)
+        except Exception as e:
+            hccn[refs[r]]["reach_error"] = "{}: {}".format(*_describe(e))
+            continue
+        result = info.get("result") if isinstance(info.get("result"), dict) else {}
+        if info.get("error"):
+            result = {"reach_error": info["error"]}
+        hccn[refs[r]].update({k: v for k, v in result.items() if k in ("reach", "reach_error")})
 
 
 def _describe(exc):
@@ -134,6 +203,8 @@ def _parse_args(argv):
     ap.add_argument("--root", default="/")
     ap.add_argument("--package", required=True)
     ap.add_argument("--entry", required=True)
+    ap.add_argument("--reach-entry", default=None)  # --deep: the second round (doctor.cluster.npu_reach)
+    ap.add_argument("--reach-timeout", type=float, default=30.0)
     return ap.parse_args(argv)
 
 
@@ -268,6 +339,8 @@ def main(argv=None):
         nodes.append(entry)
         ray_nodes.append(meta)
     ray_nodes.extend(_dead_node(n) for n in all_nodes if not n.get("Alive"))
+    if args.reach_entry:
+        _reach_round(args, nodes, ray_nodes)
     import platform
 
     doc = {

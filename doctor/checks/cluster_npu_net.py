@@ -13,7 +13,7 @@ from typing import Any
 
 from doctor.checks.cluster_facts import Value, collect, describe_groups, odd_ones, short_name
 from doctor.checks.npu_net_facts import (
-    HCCN_SRC,
+    SRC_HCCN_CMD,
     VLLM_ASCEND_MULTINODE,
     addressed,
     conf_routes,
@@ -65,7 +65,7 @@ def npu_addresses(ctx: CheckContext) -> Iterator[Finding]:
                       "addresses": {a: [f"{n}:{d}" for n, d in users] for a, users in mine.items()}},
             node=node,
             fix="Give one of the ports another address: hccn_tool -i N -ip -s address <unused A> netmask <M>.",
-            source=HCCN_SRC + "hccn_tool/cmd.c")
+            source=SRC_HCCN_CMD)
 
 
 @check("cluster-npu-routes", AREA, cluster=True)

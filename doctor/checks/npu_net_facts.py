@@ -14,6 +14,15 @@ HCCN_SRC = ("https://github.com/verylucky01/driver/blob/e29d066fd6ee84cae705e200
             "src/custom/network/hccn/ascend910B/")
 MIND_CLUSTER = "https://github.com/Ascend/mind-cluster/blob/v26.1.0/"
 VLLM_ASCEND_MULTINODE = "https://github.com/vllm-project/vllm-ascend/blob/v0.23.0/docs/source/installation.md"
+SRC_HCCN_CMD = ("https://github.com/verylucky01/driver/blob/e29d066fd6ee84cae"
+                "705e2000a0387d721d3aaa0/src/custom/network/hccn/ascend910B/hccn_tool/cmd.c")
+SRC_HCCN_TOOL_OPS = ("https://github.com/verylucky01/driver/blob/e29d066fd6ee84cae"
+                "705e2000a0387d721d3aaa0/src/custom/network/hccn/ascend910B/hccn_tool/tool_ops.c")
+SRC_HCCN_CFG = ("https://github.com/verylucky01/driver/blob/e29d066fd6ee84cae"
+                "705e2000a0387d721d3aaa0/src/custom/network/hccn/ascend910B/hccn_tool/cfg.c")
+SRC_FAULTDIAG_LOGS = "https://github.com/Ascend/mind-cluster/blob/v26.1.0/docs/en/faultdiag/user_guide/03_collecting_logs.md"
+SRC_EXPORTER_HCCN = ("https://github.com/Ascend/mind-cluster/blob/v26.1.0/"
+                     "component/ascend-common/devmanager/hccn/hccn_tool.go")
 
 # `net health status` values that mean the port's health probe passed. hccn_tool's own table
 # (g_net_health_status in HCCN_SRC hccn_tool/tool_ops.c) has Success, Socket fail, Receive timeout,

@@ -13,10 +13,13 @@ from typing import Any
 
 from doctor.checks.npu_net_facts import (
     FLAP_THRESHOLD,
-    HCCN_SRC,
     HEALTHY,
-    MIND_CLUSTER,
     NOT_PROBED,
+    SRC_EXPORTER_HCCN,
+    SRC_FAULTDIAG_LOGS,
+    SRC_HCCN_CFG,
+    SRC_HCCN_CMD,
+    SRC_HCCN_TOOL_OPS,
     VLLM_ASCEND_MULTINODE,
     describe,
     fact,
@@ -34,7 +37,7 @@ from doctor.snapshot.model import known
 
 AREA = "npu_network"
 COMPONENTS = ("network", "hccl", "npu")
-SRC_MOUNT = VLLM_ASCEND_MULTINODE + " (docker run -v /usr/local/Ascend/driver/tools/hccn_tool, -v /etc/hccn.conf)"
+SRC_MOUNT = VLLM_ASCEND_MULTINODE  # docker run -v .../driver/tools/hccn_tool -v /etc/hccn.conf
 
 
 def _in_container(ctx: CheckContext) -> bool:
@@ -70,7 +73,7 @@ def roce_tool(ctx: CheckContext) -> Iterator[Finding]:
                    "device or driver; other jobs on the host can also hold it busy.",
             evidence={"error": fact(h, "error"), "path": fact(h, "path")},
             fix="Run `hccn_tool -i 0 -link -g` by hand; check `npu-smi info` and the driver log (/var/log/npu).",
-            source=HCCN_SRC + "hccn_tool/cmd.c")
+            source=SRC_HCCN_CMD)
     if fact(h, "conf") is None:
         yield finding(
             "hccn-conf-missing", "info", COMPONENTS,
@@ -115,7 +118,7 @@ def roce_ports(ctx: CheckContext) -> Iterator[Finding]:
             fix="Set each address on the host: hccn_tool -i N -ip -s address <A> netmask <M> (it is saved to "
                 "/etc/hccn.conf and restored at boot).",
             commands=tuple(f"hccn_tool -i {d} -ip -g" for d in no_addr[:4]),
-            source=HCCN_SRC + "hccn_tool/cmd.c")
+            source=SRC_HCCN_CMD)
     yield from _health(ps, cluster)
     flapping = {fact(p, "id"): flaps(p) for p in ps if (flaps(p) or 0) >= FLAP_THRESHOLD}
     if flapping:
@@ -128,7 +131,7 @@ def roce_ports(ctx: CheckContext) -> Iterator[Finding]:
             fix="Replace or re-seat the optical module/cable and check the switch port's error counters; "
                 "`hccn_tool -i N -link_stat -g` lists the last changes.",
             commands=tuple(f"hccn_tool -i {d} -link_stat -g" for d in list(flapping)[:4]),
-            source=MIND_CLUSTER + "docs/en/faultdiag/user_guide/03_collecting_logs.md")
+            source=SRC_FAULTDIAG_LOGS)
 
 
 def _health(ps: list[Any], cluster: bool) -> Iterator[Finding]:
@@ -147,7 +150,7 @@ def _health(ps: list[Any], cluster: bool) -> Iterator[Finding]:
             fix="Check the link (`-link -g`), the address (`-ip -g`) and the netdetect address "
                 "(`-netdetect -g`, usually the gateway) of each device.",
             commands=tuple(f"hccn_tool -i {d} -net_health -g" for d in list(bad)[:4]),
-            source=HCCN_SRC + "hccn_tool/tool_ops.c")
+            source=SRC_HCCN_TOOL_OPS)
     init = [d for d, h in health.items() if h.lower() in NOT_PROBED]
     if init:
         yield finding(
@@ -156,7 +159,7 @@ def _health(ps: list[Any], cluster: bool) -> Iterator[Finding]:
                    "never probed; npu-exporter counts it as normal.",
             evidence={"devices": init},
             fix="Optionally set one: hccn_tool -i N -netdetect -s address <gateway or a peer NPU address>.",
-            source=MIND_CLUSTER + "component/ascend-common/devmanager/hccn/hccn_tool.go")
+            source=SRC_EXPORTER_HCCN)
 
 
 @check("roce-config", AREA)
@@ -209,4 +212,4 @@ def _conf_mismatch(ctx: CheckContext, ps: list[Any], cluster: bool) -> Iterator[
             evidence={"differences": diffs},
             fix="Set the addresses again with hccn_tool -i N -ip -s address A netmask M (it rewrites the file), or "
                 "mount the host's /etc/hccn.conf into the container.",
-            source=HCCN_SRC + "hccn_tool/cfg.c")
+            source=SRC_HCCN_CFG)

@@ -317,7 +317,7 @@ def test_report_matches_the_shared_schema(tmp_path: Path, shared_dir: Path) -> N
 
 
 def test_system_packages_are_named_not_installed(tmp_path: Path) -> None:
-    p = next(x for x in PROFILES if x.name == "verl-main-cann9.1.0-a3")
+    p = next(x for x in PROFILES if x.name == "verl-0.10.0.dev20260822-cann9.1.0-a3")
     snap = machine(p, "aarch64", installed=False)
     snap["ascend"]["driver"]["version"] = "24.1.rc3"
     snap["ascend"]["nnal"] = None

@@ -87,7 +87,8 @@ VLLM_ASCEND: tuple[VllmAscendRow, ...] = (
     _r("0.9.1rc1", "0.9.1", _P39, "8.1.RC1", ">=2.5.1", "==2.5.1.post1.dev20250528", False),
     _r("0.9.2rc1", "0.9.2", _P39, "8.1.RC1", ">=2.5.1", "==2.5.1.post1.dev20250619", False),
     _r("0.9.1rc2", "0.9.1", _P39, "8.2.RC1", ">=2.5.1", "==2.5.1.post1", False),
-    _r("0.9.1rc3", "0.9.1", _P39, "8.2.RC1", ">=2.5.1", "==2.5.1.post1", False),
+    _r("0.9.1rc3", "0.9.1", _P39, "8.2.RC1", ">=2.5.1", "==2.5.1.post1", False, cann_also=("8.1.RC1",),
+       note="The tag's own matrix (the v0.9.1-dev branch table) says CANN 8.1.RC1; later matrices and its Dockerfile say 8.2.RC1."),
     _r("0.9.1", "0.9.1", _P39, "8.2.RC1", ">=2.5.1", "==2.5.1.post1", True,
        note=f"Atlas A3 Training is listed among the supported products in the tag's FAQ ({_A3_FAQ})."),
     _r("0.10.0rc1", "0.10.0", _P39, "8.2.RC1", ">=2.7.1", "==2.7.1.dev20250724"),
@@ -109,7 +110,8 @@ VLLM_ASCEND: tuple[VllmAscendRow, ...] = (
     _r("0.13.0", "0.13.0", _P310, "8.5.0", "==2.8.0", "==2.8.0.post2", triton_ascend="3.2.0"),
     _r("0.14.0rc1", "0.14.1", _P310, "8.5.0", "==2.9.0", "==2.9.0", triton_ascend="3.2.0"),
     _r("0.15.0rc1", "0.15.0", _P310, "8.5.0", "==2.9.0", "==2.9.0", triton_ascend="3.2.0"),
-    _r("0.16.0rc1", "0.16.0", _P310, "8.5.1", "==2.9.0", "==2.9.0", triton_ascend="3.2.0"),
+    _r("0.16.0rc1", "0.16.0", _P310, "8.5.1", "==2.9.0", "==2.9.0", triton_ascend="3.2.0", cann_also=("8.5.0",),
+       note="The tag's own matrix says CANN 8.5.0; later matrices and its Dockerfile say 8.5.1."),
     _r("0.17.0rc1", "0.17.0", _P310, "8.5.1", "==2.9.0", "==2.9.0", triton_ascend="3.2.0"),
     _r("0.18.0rc1", "0.18.0", _P310, "8.5.1", "==2.9.0", "==2.9.0", triton_ascend="3.2.0",
        torch_npu_also=("2.9.0.post1+git4c901a4",),
@@ -128,7 +130,10 @@ VLLM_ASCEND: tuple[VllmAscendRow, ...] = (
     _r("0.22.1rc1", "0.22.1", _P313, "9.0.0", "==2.10.0", "==2.10.0", triton_ascend="3.2.1"),
     _r("0.23.0rc1", "0.23.0", _P313, "9.0.1", "==2.10.0", "==2.10.0.post2", triton_ascend="3.2.1"),
     _r("0.24.0rc1", "0.24.0", _P313, "9.0.1", "==2.10.0", "==2.10.0.post2", triton_ascend="3.2.1"),
-    _r("0.23.0", "0.23.0", _P313, "9.1.0", "==2.10.0", "==2.10.0.post4", triton_ascend="3.2.2"),
+    _r("0.23.0", "0.23.0", _P313, "9.1.0", "==2.10.0", "==2.10.0.post4", triton_ascend="3.2.2", cann_also=("9.0.1",),
+       torch_npu_also=("2.10.0.post2",),
+       note="The tag's own matrix still gives the rc1 stack (CANN 9.0.1, torch-npu 2.10.0.post2); its requirements.txt, "
+            "Dockerfile and every later matrix say torch-npu 2.10.0.post4 and CANN 9.1.0."),
     _r("0.25.1rc1", "0.25.1", _P313, "9.0.1", "==2.10.0", "==2.10.0.post2", triton_ascend="3.2.1"),
     _r("0.23.0.post1", "0.23.0", _P313, "9.1.0", "==2.10.0", "==2.10.0.post4", triton_ascend="3.2.2",
        source=_pypi("0.23.0.post1"), note="Read from the PyPI sdist (2026-09-22): requirements.txt, versioning_policy.md."),
@@ -186,11 +191,12 @@ def _pt_branch(commit: str) -> str:
     return f"{_PT}/blob/{commit}/version.txt"
 
 
-# COMPATIBILITY.en.md at master 9e73e708 (2026-08-21) is the table; builds it does not list yet come from the
-# version.txt of their `v<torch>-<TorchNPU release>` branch (TorchNPU 26.0.0 -> CANN 9.0.0, 26.1.0 -> CANN 9.1.0,
-# the decoding COMPATIBILITY.en.md uses) or from their PyPI release.
+# COMPATIBILITY.en.md at master 9e73e708 (2026-08-21) is the table (active and historical rows); builds it does
+# not list come from the version.txt of their `v<torch>-<TorchNPU release>` branch, whose suffix decodes to a CANN
+# by the table's own branch column (PTA_CANN), or from their PyPI release.
 PTA_CANN = {"26.1.0": "9.1.0", "26.0.0": "9.0.0", "7.3.0": "8.5.0", "7.2.0": "8.3.RC1", "7.1.0": "8.2.RC1",
-            "7.0.0": "8.1.RC1", "6.0.0": "8.0.0"}
+            "7.0.0": "8.1.RC1", "6.0.0": "8.0.0", "6.0.rc3": "8.0.RC3", "6.0.rc2": "8.0.RC2", "6.0.rc1": "8.0.RC1",
+            "5.0.0": "7.0.0", "5.0.rc3": "7.0.RC1", "5.0.rc2": "6.3.RC2"}
 _COMPAT_ROWS = {
     "9.1.0": ("2.12.0", "2.11.0", "2.10.0.post4", "2.9.0.post6", "2.7.1.post8"),
     "9.0.0": ("2.9.0.post2", "2.8.0.post4", "2.7.1.post4"),
@@ -203,18 +209,36 @@ _COMPAT_ROWS = {
     "8.0.RC2": ("2.3.1", "2.2.0.post2", "2.1.0.post6"),
     "8.0.RC1": ("2.2.0", "2.1.0.post4"),
     "7.0.0": ("2.1.0", "2.0.1.post1"),
+    "7.0.RC1": ("2.1.0.rc1", "2.0.1"),
+    "6.3.RC2": ("2.0.1.rc1",),
 }
 # (version, branch, commit the branch's version.txt was read at, 2026-08-22)
 _BRANCH_ROWS = (
-    ("2.10.0.post2", "v2.10.0-26.0.0", "8a33cdd6f159625e4ed73d614763f7985f92083e"),
-    ("2.9.0.post4", "v2.9.0-26.0.0", "82a855102b72dd3d4f9f92d3aa01361bac5520ac"),
-    ("2.8.0.post5", "v2.8.0-26.0.0", "d9d5433c75da516d5a7e04cb7aaaf7b9dd7111fd"),
-    ("2.7.1.post6", "v2.7.1-26.0.0", "89d88d4560c996734712e9b5585c7745f21875d2"),
     ("2.12.0.post2", "v2.12.0-26.1.0", "42d8c46e6bb0ededf8cf3e4f324b670e4bddc316"),
     ("2.11.0.post2", "v2.11.0-26.1.0", "d0c34067860f6517df4cf34b003aed6ee3c32f4d"),
     ("2.10.0.post6", "v2.10.0-26.1.0", "f48eb6ecf09e8fb302fcacb12a738caa762e1c6d"),
+    ("2.10.0.post2", "v2.10.0-26.0.0", "8a33cdd6f159625e4ed73d614763f7985f92083e"),
     ("2.9.0.post8", "v2.9.0-26.1.0", "323a8176b6fadd58adfe265524a1865a862a7a44"),
+    ("2.9.0.post4", "v2.9.0-26.0.0", "82a855102b72dd3d4f9f92d3aa01361bac5520ac"),
+    ("2.9.0.post1", "v2.9.0-7.3.0", "9a918166922ee507361a713b52072ca717ba5a59"),
+    ("2.8.0.post5", "v2.8.0-26.0.0", "d9d5433c75da516d5a7e04cb7aaaf7b9dd7111fd"),
+    ("2.8.0.post3", "v2.8.0-7.3.0", "44070563dcd108439e32e96ea184e2891dae9196"),
+    ("2.8.0.post1", "v2.8.0-7.2.0", "c7b6b321c0a711d46f961f8585149a1da48fb3d9"),
     ("2.7.1.post10", "v2.7.1-26.1.0", "928743e649ee25c8da47670791b2f7fee34fd3b0"),
+    ("2.7.1.post6", "v2.7.1-26.0.0", "89d88d4560c996734712e9b5585c7745f21875d2"),
+    ("2.7.1.post3", "v2.7.1-7.3.0", "90441fa551dc016f9f3c6eedb427ae6cfa83ed0c"),
+    ("2.7.1.post1", "v2.7.1-7.2.0", "831bb29476ef7f0613017c812f10d90b7c86b707"),
+    ("2.6.0.post6", "v2.6.0-7.3.0", "0db038ca42a917da2db0d4fd06a68735029f3363"),
+    ("2.6.0.post4", "v2.6.0-7.2.0", "ad9d514913d41bf2525ba78537ee8853cb38fcb8"),
+    ("2.6.0.post2", "v2.6.0-7.1.0", "44886de91c40fed9b432649900315e64aa735291"),
+    ("2.5.1.post3", "v2.5.1-7.1.0", "7c59c54b2e5e73bbc8cb1e7bc88522c8366f0608"),
+    ("2.4.0.post5", "v2.4.0-7.0.0", "3788e4f7cca0537a19a8371119dfec2fa5336f80"),
+    ("2.4.0.post3", "v2.4.0-6.0.0", "38dc4eecba8f8d4f0acd13ab32d2f526da48c102"),
+    ("2.4.0.post1", "v2.4.0-6.0.rc3", "6855da3b9d5742bd6972a3d9c5c2ec267d1c26d9"),
+    ("2.3.1.post5", "v2.3.1-6.0.0", "c77b8ae3b2b0aa19491261521fd24b9f19b273ba"),
+    ("2.3.1.post3", "v2.3.1-6.0.rc3", "3d1997a5f6954c7e6904e95770cd7b1e5fafb5ef"),
+    ("2.3.1.post1", "v2.3.1-6.0.rc2", "6c0d5d22f95ea56797b2b4a96b0686b4e25330d6"),
+    ("2.2.0.post3", "v2.2.0-6.0.rc2", "b9aab990390cac9b4d9dcaa0b67b1f88ff5a9497"),
 )
 TORCH_NPU: tuple[TorchNpuRow, ...] = (
     *(TorchNpuRow(v, c, SRC_PT_COMPAT) for c, vs in _COMPAT_ROWS.items() for v in vs),
@@ -288,6 +312,7 @@ class MindSpeedRow:
     checkout: str
     source: str
     note: str = ""
+    readme_checkout: str | None = None  # what the README literally checks out, when that is not `checkout`
 
     @property
     def series(self) -> tuple[int, int]:
@@ -314,17 +339,23 @@ MINDSPEED_MEGATRON: tuple[MindSpeedRow, ...] = (
     MindSpeedRow("2.3.0_core_r0.12.1", "0.12.1", "0.12.1", "core_v0.12.1", _ms("674226a15a8214cc0c78f986b0b89fbe6b879ba1")),
     MindSpeedRow("2.2.0_core_r0.12.1", "0.12.1", "0.12.1", "core_v0.12.1", _ms("a654440c14159a68c8a7f1e1665a89bdec8e74f0")),
     MindSpeedRow("2.1.0_core_r0.12.1", "0.12.1", "0.12.1", "core_v0.12.1", _ms("5a9ee296b4d80991c53f9ee16738788550e5cc08")),
-    MindSpeedRow("2.1.0_core_r0.8.0", "0.8.0", "0.8.0", "core_r0.8.0", _ms("1e898a29c7505860dc711295349472e8a9dd66f4")),
-    MindSpeedRow("2.0.0_core_r0.8.0", "0.8.0", "0.8.0", "core_r0.8.0", _ms("c721ce33e5995c2f2f8f91a433d726f2571053b7")),
-    MindSpeedRow("core_r0.8.0", "0.8.0", "0.8.0", "core_r0.8.0", _ms("46f6ca8c3d04d9abd591f80346db8a8ebdb2eccd")),
-    MindSpeedRow("core_r0.9.0", "0.9.0", "0.9.0", "core_r0.9.0", _ms("2c920f7e8eb5af004e2c006cd22979b2072cf8ce")),
-    MindSpeedRow("core_r0.10.0", "0.10.0", "0.10.0", "core_r0.10.0", _ms("341447fa2143949feb0ef6e4a276a7ad70cbe080")),
+    MindSpeedRow("1.0.0_core_r0.6.0", "0.6.0", "0.6", "core_r0.6.0", _ms("25b60baa78daab5efaf85abee67cb0012b14d2c7")),
+    MindSpeedRow("1.0.0_core_r0.7.0", "0.7.0", "0.7", "core_r0.7.0", _ms("af939b4b7e4a1c4a1552089983544a57cc81cef7")),
+    MindSpeedRow("core_r0.6.0", "0.6.0", "0.6", "core_r0.6.0", _ms("199daaa776cd90fac55ca1b0e27cf27d48333229")),
+    MindSpeedRow("core_r0.7.0", "0.7.0", "0.7", "core_r0.7.0", _ms("ffc055fceecf7e23e79a1a68aa173f42b45185ee")),
+    MindSpeedRow("2.1.0_core_r0.8.0", "0.8.0", "0.8", "core_r0.8.0", _ms("1e898a29c7505860dc711295349472e8a9dd66f4")),
+    MindSpeedRow("2.0.0_core_r0.8.0", "0.8.0", "0.8", "core_r0.8.0", _ms("c721ce33e5995c2f2f8f91a433d726f2571053b7")),
+    MindSpeedRow("core_r0.8.0", "0.8.0", "0.8", "core_r0.8.0", _ms("46f6ca8c3d04d9abd591f80346db8a8ebdb2eccd")),
+    MindSpeedRow("core_r0.9.0", "0.9.0", "0.9", "core_r0.9.0", _ms("2c920f7e8eb5af004e2c006cd22979b2072cf8ce")),
+    MindSpeedRow("core_r0.10.0", "0.10.0", "0.10", "core_r0.10.0", _ms("341447fa2143949feb0ef6e4a276a7ad70cbe080")),
     MindSpeedRow("core_r0.14.0", "0.14.1", "0.14", "core_r0.14.0", _ms("71b9e055b2183f5e0247c2e9d869f7c4890bdb45")),
     MindSpeedRow("core_r0.15.3", "0.15.3", "0.15.3", "v0.15.3", _ms("d0d5809d4323eb908f89e87958de254465eb57b4")),
     MindSpeedRow("core_r0.16.0", "0.16.0", "0.16", "core_r0.16.0", _ms("e4772499f7eb9fa9a68919dd1eaddef00e915b2d"),
                  "core_r0.16.0 is a moving Megatron-LM branch (0.16.2 at 2026-04-17)"),
-    MindSpeedRow("core_r0.17.0", "0.12.1", "0.17.1", "core_v0.17.1", _ms("1f5feb86da9e6ccc6f8e981f5f0ac655a2d00ae5"), _R017),
-    MindSpeedRow("core_r0.18.0", "0.12.1", "0.17.1", "core_v0.17.1", _ms("4213c91313fe4de6da12794109515f6275572750"), _R017),
+    MindSpeedRow("core_r0.17.0", "0.12.1", "0.17.1", "core_v0.17.1", _ms("1f5feb86da9e6ccc6f8e981f5f0ac655a2d00ae5"), _R017,
+                 readme_checkout="core_r0.17.1"),
+    MindSpeedRow("core_r0.18.0", "0.12.1", "0.17.1", "core_v0.17.1", _ms("4213c91313fe4de6da12794109515f6275572750"), _R017,
+                 readme_checkout="core_r0.17.1"),
 )
 
 

@@ -339,12 +339,13 @@ def select_profile(snapshot: Any, profiles: list[Profile], forced: str | None = 
     verl_installed = snapshot.version("verl")
     verl_v = parse_pkg_version(verl_installed) if isinstance(verl_installed, str) else None
     if cann is None:
-        by_verl = [p for p in profiles if _same_verl(p, verl_v)]
+        absent = toolkit is None or (known(snapshot.ascend) and snapshot.ascend is None)
+        by_verl = [] if absent else [p for p in profiles if _same_verl(p, verl_v)]
         if by_verl:
             cands = by_verl
             facts.append(f"CANN {'unreadable' if cann_s else 'unknown'}; matched installed verl {verl_installed}")
         else:
-            if toolkit is None or (known(snapshot.ascend) and snapshot.ascend is None):
+            if absent:
                 return None, "no CANN toolkit installed; no profile applies"
             return None, f"CANN version {'unreadable: ' + repr(cann_s) if cann_s else 'unknown'}; no profile applies"
     else:

@@ -142,6 +142,39 @@ class ReleaseTable:
     def launch_rows(self) -> tuple[Release, ...]:
         return tuple(r for r in self.rows if r.launch is not None)
 
+    def key_history(self, block: str = "megatron") -> dict[str, tuple[str, str | None]]:
+        """key -> (first release that has it, first release that dropped it or None), in version order;
+        `block` is "megatron" (actor_rollout_ref.actor.megatron.*) or "override" (its override_transformer_config).
+        Dated main snapshots are left out: they sit between releases by date, not by version."""
+        out: dict[str, tuple[str, str | None]] = {}
+        for r in self.launch_rows():
+            assert r.launch is not None
+            if r.snapshot:
+                continue
+            for k in (r.launch.megatron_keys if block == "megatron" else r.launch.override_keys):
+                out.setdefault(k, (r.verl, None))
+            if block == "megatron":
+                for k in r.launch.megatron_keys_removed:
+                    if k in out and out[k][1] is None:
+                        out[k] = (out[k][0], r.verl)
+        return out
+
+    def megatron_keys_at(self, verl: str | None) -> frozenset[str] | None:
+        """The actor_rollout_ref.actor.megatron keys of the row that applies to `verl` (None without one): the
+        launch rows' additions and removals accumulated in release-date order, so a dated main snapshot has the
+        keys main had on its date (0.10.0.dev20260822 still has grad_offload, which 0.9.1 dropped a month later)."""
+        row = self.era(verl)
+        if row is None or row.launch is None:
+            return None
+        keys: set[str] = set()
+        for r in sorted(self.launch_rows(), key=lambda x: (x.date, x.version)):
+            assert r.launch is not None
+            keys |= set(r.launch.megatron_keys)
+            keys -= set(r.launch.megatron_keys_removed)
+            if r is row:
+                break
+        return frozenset(keys)
+
 
 def parse_releases(data: Any, source: str) -> ReleaseTable:
     """Validate the parsed releases.toml; InputError names the file and key on any problem."""
@@ -249,19 +282,7 @@ def knowledge_date() -> str:
 
 
 def key_history(block: str = "megatron") -> dict[str, tuple[str, str | None]]:
-    """key -> (first release that has it, first release that dropped it or None), from the launch rows;
-    `block` is "megatron" (actor_rollout_ref.actor.megatron.*) or "override" (its override_transformer_config)."""
-    out: dict[str, tuple[str, str | None]] = {}
-    for r in load_releases().launch_rows():
-        assert r.launch is not None
-        added = r.launch.megatron_keys if block == "megatron" else r.launch.override_keys
-        for k in added:
-            out.setdefault(k, (r.verl, None))
-        if block == "megatron":
-            for k in r.launch.megatron_keys_removed:
-                if k in out and out[k][1] is None:
-                    out[k] = (out[k][0], r.verl)
-    return out
+    return load_releases().key_history(block)
 
 
 def knowledge_fix() -> str:
@@ -287,3 +308,7 @@ def knowledge_summary() -> dict[str, Any]:
         },
         "refresh": REFRESH_COMMAND,
     }
+
+
+def megatron_keys_at(verl: str | None) -> frozenset[str] | None:
+    return load_releases().megatron_keys_at(verl)

@@ -17,7 +17,7 @@ from doctor.installers.resolve import (
 
 
 def facts(p, arch="aarch64", **kw) -> Facts:
-    return Facts(arch=arch, python_version=kw.pop("py", "3.11"), cann=kw.pop("cann", p.cann_version),
+    return Facts(arch=arch, python_version=kw.pop("py", p.python_recommended or "3.11"), cann=kw.pop("cann", p.cann_version),
                  chip=kw.pop("chip", p.chips[0]), **kw)
 
 

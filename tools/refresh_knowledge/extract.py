@@ -231,6 +231,16 @@ def compat_rows(text: str | None) -> dict[str, str]:
     return out
 
 
+def compat_branches(text: str | None) -> dict[str, str]:
+    """The TorchNPU release lines of COMPATIBILITY.en.md's branch column -> CANN ('v2.9.0-26.0.0' -> {'26.0.0': '9.0.0'})."""
+    out: dict[str, str] = {}
+    for line in (text or "").splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if len(cells) >= 4 and re.match(r"^v\d+\.\d+\.\d+-", cells[1]) and cells[-1].upper().startswith("CANN "):
+            out.setdefault(cells[1].split("-", 1)[1], cells[-1][5:].strip())
+    return out
+
+
 def mindspeed_megatron(readme: str | None) -> dict[str, str]:
     """MindSpeed README -> {'checkout': the Megatron-LM ref it checks out, 'version': the Megatron-LM version it names}."""
     out: dict[str, str] = {}

@@ -28,8 +28,20 @@ INSTALL_FLAGS = ("vllm_ascend_submodules", "vllm_ascend_no_build_isolation", "mb
 _MEGATRON_INSTALL = ("pythonpath", "editable")
 
 
+class _Flags:
+    """Era flags read as attributes: `era.mbridge_required`."""
+
+    flags: Mapping[str, bool]
+
+    def __getattr__(self, name: str) -> bool:
+        flags = self.__dict__.get("flags")
+        if flags is not None and name in flags:
+            return bool(flags[name])
+        raise AttributeError(name)
+
+
 @dataclass(frozen=True)
-class LaunchEra:
+class LaunchEra(_Flags):
     """verl's megatron key schema changes and the launch-relevant defaults of one release."""
 
     source: str
@@ -38,26 +50,14 @@ class LaunchEra:
     override_keys: tuple[str, ...]
     flags: Mapping[str, bool]
 
-    def __getattr__(self, name: str) -> bool:
-        flags = self.__dict__.get("flags")
-        if flags is not None and name in flags:
-            return bool(flags[name])
-        raise AttributeError(name)
-
 
 @dataclass(frozen=True)
-class InstallEra:
+class InstallEra(_Flags):
     """How this release's Ascend docs install the stack (the installer's era gates)."""
 
     source: str
     megatron_install: str
     flags: Mapping[str, bool]
-
-    def __getattr__(self, name: str) -> bool:
-        flags = self.__dict__.get("flags")
-        if flags is not None and name in flags:
-            return bool(flags[name])
-        raise AttributeError(name)
 
 
 @dataclass(frozen=True)

@@ -191,3 +191,21 @@ def test_cann_newer_than_every_profile(cann, beyond):
     assert f.severity.value == "info" and report.profile["name"] == "verl-0.9.1-cann9.1.0-a2"
     assert (f.fix is not None and "tools.refresh_knowledge" in f.fix.text) == beyond
     assert ("newer than every CANN the doctor knows" in f.detail) == beyond
+
+
+def test_check_cli_prints_the_knowledge_date(tmp_path):
+    import json
+
+    from click.testing import CliRunner
+
+    from doctor.cli import cli
+
+    p = next(x for x in PROFILES if x.name == "verl-0.9.1-cann9.1.0-a2")
+    f = tmp_path / "node.json"
+    f.write_text(json.dumps(stack_snapshot(p)))
+    r = CliRunner().invoke(cli, ["check", "--from", str(f)])
+    out = r.output + (r.stderr if r.stderr_bytes is not None else "")
+    assert f"knowledge: {TABLE.knowledge_date}" in out and "vllm-ascend 0.30.0rc2" in out
+    r = CliRunner().invoke(cli, ["--json", "check", "--from", str(f)])
+    doc = json.loads(r.stdout)
+    assert doc["knowledge"]["date"] == TABLE.knowledge_date and doc["profile"]["name"] == p.name

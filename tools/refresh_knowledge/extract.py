@@ -221,22 +221,29 @@ def policy_rows(text: str | None) -> dict[str, dict[str, str]]:
     return out
 
 
-def compat_rows(text: str | None) -> dict[str, str]:
-    """Ascend/pytorch COMPATIBILITY.en.md -> {torch-npu version: CANN} (every table, active and historical)."""
-    out: dict[str, str] = {}
+def _compat_cells(text: str | None) -> list[list[str]]:
+    """The version rows of Ascend/pytorch COMPATIBILITY.en.md: [package version, branch, PyTorch, 'CANN x']."""
+    rows = []
     for line in (text or "").splitlines():
         cells = [c.strip() for c in line.strip().strip("|").split("|")]
         if len(cells) >= 4 and re.match(r"^\d+\.\d+\.\d+", cells[0]) and cells[-1].upper().startswith("CANN "):
-            out.setdefault(cells[0], cells[-1][5:].strip())
+            rows.append(cells)
+    return rows
+
+
+def compat_rows(text: str | None) -> dict[str, str]:
+    """Ascend/pytorch COMPATIBILITY.en.md -> {torch-npu version: CANN} (every table, active and historical)."""
+    out: dict[str, str] = {}
+    for cells in _compat_cells(text):
+        out.setdefault(cells[0], cells[-1][5:].strip())
     return out
 
 
 def compat_branches(text: str | None) -> dict[str, str]:
-    """The TorchNPU release lines of COMPATIBILITY.en.md's branch column -> CANN ('v2.9.0-26.0.0' -> {'26.0.0': '9.0.0'})."""
+    """Its branch column's TorchNPU release lines -> CANN ('v2.9.0-26.0.0' -> {'26.0.0': '9.0.0'})."""
     out: dict[str, str] = {}
-    for line in (text or "").splitlines():
-        cells = [c.strip() for c in line.strip().strip("|").split("|")]
-        if len(cells) >= 4 and re.match(r"^v\d+\.\d+\.\d+-", cells[1]) and cells[-1].upper().startswith("CANN "):
+    for cells in _compat_cells(text):
+        if re.match(r"^v\d+\.\d+\.\d+-", cells[1]):
             out.setdefault(cells[1].split("-", 1)[1], cells[-1][5:].strip())
     return out
 

@@ -264,9 +264,7 @@ def _deviations(v: Validator, d_raw: Any) -> tuple[Deviation, ...]:
         when = dt.get("when", {})
         if not isinstance(when, dict) or not all(isinstance(x, str) for x in when.values()):
             raise v.fail(f"{p}.when", "must be a table of evidence key = \"value\"")
-        src = v.req(dt["source"], f"{p}.source")
-        for part in src.split("; "):
-            v.url(part, f"{p}.source")
+        src = v.urls(dt["source"], f"{p}.source")
         devs.append(Deviation(fid, v.req(dt["reason"], f"{p}.reason"), src, MappingProxyType(dict(when))))
     return tuple(devs)
 

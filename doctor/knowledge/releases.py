@@ -220,7 +220,7 @@ def _row(v: Validator, r: Any, p: str) -> Release:
     for key in ("numpy", "transformers"):
         if key in t:
             opt[key] = v.spec(t[key], f"{p}.{key}")
-            opt[f"{key}_source"] = v.url(t.get(f"{key}_source"), f"{p}.{key}_source")
+            opt[f"{key}_source"] = v.urls(t.get(f"{key}_source"), f"{p}.{key}_source")
     inferred = v.strs(t.get("inferred"), f"{p}.inferred")
     return Release(
         verl=verl, date=v.date(t["date"], f"{p}.date"), source=v.url(t["source"], f"{p}.source"),

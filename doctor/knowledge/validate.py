@@ -106,6 +106,13 @@ class Validator:
                 raise self.fail(path, f"{problem}; got {s!r}")
         return s
 
+    def urls(self, value: Any, path: str) -> str:
+        """One or more pinned upstream URLs joined by '; ' (the form user-visible `source` fields take)."""
+        s = self.req(value, path)
+        for part in s.split("; "):
+            self.url(part, path)
+        return s
+
     def date(self, value: Any, path: str) -> str:
         s = self.req(value, path)
         if not re.match(r"^\d{4}-\d{2}-\d{2}$", s):

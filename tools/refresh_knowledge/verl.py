@@ -93,13 +93,12 @@ def _tags(git: GitDir, tags: list[str], releases: ReleaseTable, profiles: list[P
 
 
 def _cited(git: GitDir, url: str | None, repo: str = REPO) -> tuple[str, str] | None:
-    """(ref, path) of a URL into `repo` whose ref the clone has; None when it is not a file of `repo`."""
-    if not url:
-        return None
-    p = parse_url(url)
-    if p is None or p[0] != repo:
-        return None
-    return p[1], p[2]
+    """(ref, path) of the first URL (of a '; '-joined list) into a file of `repo`; None when none is one."""
+    for part in (url or "").split("; "):
+        p = parse_url(part)
+        if p is not None and p[0] == repo:
+            return p[1], p[2]
+    return None
 
 
 def _release_row(git: GitDir, r: Any, out: Findings) -> None:
@@ -114,6 +113,7 @@ def _release_row(git: GitDir, r: Any, out: Findings) -> None:
         if not _has_ref(git, ref, f"release {r.verl} {key}", url, out):
             continue
         facts = file_facts(git.show(ref, path), path)
+        url = f"https://github.com/{REPO}/blob/{ref}/{path}"
         up = facts.versions.get("python") if key == "python" else facts.pip.get(key)
         if key == "python" or path.endswith(("setup.py", "pyproject.toml")):
             out.count("verl")

@@ -56,8 +56,10 @@ def cann_toolkit(ctx: CheckContext) -> Iterator[Finding]:
     if p is not None and c is not None and not p.cann_matches(c[1]) and ctx.options.get("profile_forced"):
         yield finding(
             "cann-outside-profile", "warning", ("cann",),
-            f"CANN {c[0]} is outside {p.name}'s range [{p.cann_min}, {p.cann_max or '∞'})",
-            evidence={"cann": c[0], "profile": p.name}, fix=f"Use CANN {p.cann_version} for this stack, or drop --profile.",
+            f"CANN {c[0]} is outside {p.name}'s range [{p.cann_min}, {p.cann_max})",
+            evidence={"cann": c[0], "profile": p.name},
+            fix=(f"Use a CANN in [{p.cann_min}, {p.cann_max})" if p.cann_unknown else f"Use CANN {p.cann_version}")
+            + " for this stack, or drop --profile.",
             source=p.source)
 
 

@@ -12,10 +12,12 @@ from doctor.checks.runner import CheckContext, check
 from doctor.knowledge.matrix import (
     SRC_PT_COMPAT,
     SRC_TORCHVISION,
+    TORCH_NPU,
     TORCH_NPU_CANN,
     torch_npu_cann,
     torchvision_for_torch,
 )
+from doctor.knowledge.releases import knowledge_fix
 from doctor.knowledge.versions import CannVersion
 from doctor.report import Finding, finding
 from doctor.snapshot.model import known
@@ -133,7 +135,7 @@ def torch_npu_cann_pairing(ctx: CheckContext) -> Iterator[Finding]:
             yield finding(
                 "torch-npu-newer-than-known", "info", ("torch-npu",),
                 f"torch-npu {tn} is newer than the compatibility table the doctor knows (up to {newest})",
-                evidence={"torch-npu": tn, "cann": c[0]}, source=SRC_PT_COMPAT)
+                evidence={"torch-npu": tn, "cann": c[0]}, fix=knowledge_fix(), source=SRC_PT_COMPAT)
         return
     wc = CannVersion(want)
     if c[1].is_ambiguous_against(wc) or c[1] == wc:
@@ -145,4 +147,5 @@ def torch_npu_cann_pairing(ctx: CheckContext) -> Iterator[Finding]:
         detail=("torch-npu newer than the toolkit may call ACL functions the toolkit lacks ('Please upgrade CANN version')."
                 if older else "This pairing is off Ascend/pytorch's compatibility table."),
         evidence={"torch-npu": tn, "cann": c[0], "expected_cann": want},
-        fix=f"Use the torch-npu release listed for CANN {c[0]}, or CANN {want}.", source=SRC_PT_COMPAT)
+        fix=f"Use the torch-npu release listed for CANN {c[0]}, or CANN {want}.",
+        source=next((r.source for r in TORCH_NPU if r.version == str(Version(n.public))), SRC_PT_COMPAT) if n else SRC_PT_COMPAT)

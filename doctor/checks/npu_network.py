@@ -120,7 +120,11 @@ def roce_ports(ctx: CheckContext) -> Iterator[Finding]:
             commands=tuple(f"hccn_tool -i {d} -ip -g" for d in no_addr[:4]),
             source=SRC_HCCN_CMD)
     yield from _health(ps, cluster)
-    flapping = {fact(p, "id"): flaps(p) for p in ps if (flaps(p) or 0) >= FLAP_THRESHOLD}
+    flapping: dict[Any, int] = {}
+    for p in ps:
+        drops = flaps(p)
+        if drops is not None and drops >= FLAP_THRESHOLD:
+            flapping[fact(p, "id")] = drops
     if flapping:
         yield finding(
             "npu-link-flapping", sev, COMPONENTS,

@@ -166,6 +166,7 @@ def _launch(opts: SmokeOptions, target: plan.Target, layout: plan.Layout, wl: wo
     t = time.monotonic()
     run_id = runner.new_run_id()
     ray_tmp = runner.ray_temp_path(run_id)
+    assert target.verl is not None  # run_smoke refused an interpreter without verl
     spec = plan.build_spec(layout=layout, steps=opts.steps, verl_version=target.verl, model_dir=wl.model_dir,
                            train_file=wl.train_file, val_file=wl.val_file,
                            megatron_bridge=bool(target.megatron_bridge),

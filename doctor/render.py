@@ -42,6 +42,11 @@ def render_text(report: Report, console: Console) -> None:
     if report.profile and not quiet:
         name = report.profile.get("name") or "none"
         c.print(c.style(f"profile: {name}", "bold") + c.style(f"  ({report.profile.get('reason', '')})", "dim"))
+    know = report.extra.get("knowledge")
+    if isinstance(know, dict) and not quiet:
+        n = know.get("newest") or {}
+        c.print(c.style(f"knowledge: {know.get('date')} (newest known: verl {n.get('verl')}, vllm-ascend {n.get('vllm-ascend')}, "
+                        f"torch-npu {n.get('torch-npu')}, CANN {n.get('cann')})", "dim"))
     if report.nodes:
         for n in report.nodes:
             if quiet and n.get("ok"):

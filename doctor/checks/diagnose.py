@@ -19,6 +19,7 @@ from doctor.checks.facts import cann, family, pver
 from doctor.checks.runner import run_checks
 from doctor.errors import InputError
 from doctor.knowledge.profiles import Profile, load_profiles, select_profile
+from doctor.knowledge.releases import knowledge_fix, knowledge_summary, load_releases
 from doctor.knowledge.versions import CannVersion
 from doctor.report import CheckResult, CheckStatus, Finding, Report, Severity, finding
 from doctor.snapshot.model import Cluster, Snapshot
@@ -173,6 +174,7 @@ def diagnose(
         findings = [_about_the_snapshot(f) for f in findings]
     results = _restatus(results, findings)
     report = Report(command="check", findings=findings, checks=results)
+    report.extra["knowledge"] = knowledge_summary()
     first = next(((n, s) for n, s, _ in nodes if s is not None), None)
     if first is not None:
         p, why = chosen[id(first[1])]
@@ -223,29 +225,59 @@ def _selection_findings(snap: Snapshot, profs: list[Profile], prof: Profile | No
     out: list[Finding] = []
     c = cann(snap)
     if c is not None and profs:
-        top = max(CannVersion(p.cann_version) for p in profs)
-        low = min(CannVersion(p.cann_min) for p in profs)
-        if c[1] > top and not c[1].is_ambiguous_against(top):
-            out.append(finding(
-                "cann-newer-than-profiles", "info", ("cann",), f"CANN {c[0]} is newer than every verified stack",
-                detail=f"The newest verified stack documents CANN {top}; checks use {prof.name if prof else 'no profile'}.",
-                evidence={"cann": c[0], "newest_profile_cann": str(top)}, source="profiles/*.toml"))
-        elif c[1] < low and not c[1].is_ambiguous_against(low):
-            out.append(finding(
-                "cann-older-than-profiles", "warning", ("cann",), f"CANN {c[0]} is older than every verified stack",
-                detail=f"No verl release documents an Ascend stack on this CANN (the oldest profile starts at {low}).",
-                evidence={"cann": c[0], "oldest_profile_cann": str(low)},
-                fix="Upgrade CANN (and driver) to a verified stack: see `doctor profiles`.", source="profiles/*.toml"))
+        out.extend(_cann_range_findings(c, profs, prof))
     v = pver(snap, "verl")
-    rel = [Version(p.verl) for p in profs if p.verl != "main"]
-    if v is not None and rel and Version(v.public) > max(rel) and not any(p.verl == "main" for p in profs if p is prof):
+    rel = [p.verl_version for p in profs if not p.is_snapshot]
+    own_snapshot = prof is not None and prof.is_snapshot and v is not None and prof.verl_version.release[:3] == v.release[:3]
+    if v is not None and rel and Version(v.public) > max(rel) and not own_snapshot:
+        beyond = load_releases().newer_than_known(str(v))
         out.append(finding(
             "verl-newer-than-profiles", "info", ("verl",), f"verl {v} is newer than every verified release stack",
-            evidence={"verl": str(v), "newest_profile_verl": str(max(rel))}, source="profiles/*.toml"))
+            detail=(f"No verl release after {max(rel)} has a profile yet"
+                    + (f"; verl {v} is newer than every release the doctor knows." if beyond else ".")),
+            evidence={"verl": str(v), "newest_profile_verl": str(max(rel))},
+            fix=knowledge_fix() if beyond else None, source=prof.source if prof else load_releases().newest.source))
+    if prof is not None and prof.unknown:
+        out.append(finding(
+            "profile-facts-unknown", "info", tuple(_UNKNOWN_COMPONENT.get(k, "verl") for k in prof.unknown),
+            f"{prof.name} leaves {' and '.join(prof.unknown)} unknown",
+            detail="The upstream stack names no version for them yet: " + "; ".join(f"{k}: {t}" for k, t in prof.unknown.items())
+            + ". Checks of these pairings use the vendor tables only.",
+            evidence={"profile": prof.name, "unknown": sorted(prof.unknown)}, source=prof.source))
     if prof is None and c is not None and not out:
         out.append(finding("no-profile", "info", ("cann",), "No verified stack applies", detail=why,
-                           evidence={"cann": c[0], "chip": family(snap)}, source="profiles/*.toml"))
+                           evidence={"cann": c[0], "chip": family(snap)}))
     return out
+
+
+_UNKNOWN_COMPONENT = {"cann": "cann", "torch-npu": "torch-npu", "driver": "driver", "torch": "torch"}
+
+
+def _cann_range_findings(c: tuple[str, CannVersion], profs: list[Profile], prof: Profile | None) -> list[Finding]:
+    """CANN above every profile's range (info; newer than the doctor's knowledge says so) or below all (warning)."""
+    from doctor.knowledge.matrix import newest_known_cann
+
+    top = max(CannVersion(p.cann_max) for p in profs)
+    documented = max(CannVersion(p.cann_version) for p in profs)
+    low = min(CannVersion(p.cann_min) for p in profs)
+    known_top = CannVersion(newest_known_cann())
+    if not c[1] < top and not c[1].is_ambiguous_against(top):
+        beyond = c[1] > known_top and not c[1].is_ambiguous_against(known_top)
+        return [finding(
+            "cann-newer-than-profiles", "info", ("cann",), f"CANN {c[0]} is newer than every verified stack",
+            detail=f"The newest verified stack documents CANN {documented}; checks use {prof.name if prof else 'no profile'}. "
+                   + (f"CANN {c[0]} is newer than every CANN the doctor knows (up to {known_top})." if beyond else
+                      f"Vendor tables know CANN up to {known_top}, but no verl release documents a stack on it yet."),
+            evidence={"cann": c[0], "newest_profile_cann": str(documented), "newest_known_cann": str(known_top)},
+            fix=knowledge_fix() if beyond else None, source=prof.source if prof else load_releases().newest.source)]
+    if c[1] < low and not c[1].is_ambiguous_against(low):
+        return [finding(
+            "cann-older-than-profiles", "warning", ("cann",), f"CANN {c[0]} is older than every verified stack",
+            detail=f"No verl release documents an Ascend stack on this CANN (the oldest profile starts at {low}).",
+            evidence={"cann": c[0], "oldest_profile_cann": str(low)},
+            fix="Upgrade CANN (and driver) to a verified stack: see `doctor profiles`.", source=min(
+                profs, key=lambda p: CannVersion(p.cann_min)).source)]
+    return []
 
 
 def apply_deviations(findings: list[Finding], nodes: Sequence[Node],

@@ -12,15 +12,18 @@ from doctor.checks.runner import CheckContext, check, skip
 from doctor.knowledge.matrix import (
     SRC_PT_COMPAT,
     SRC_TORCHVISION,
+    TORCH_NPU,
     TORCH_NPU_CANN,
     torch_npu_cann,
     torchvision_for_torch,
 )
+from doctor.knowledge.releases import knowledge_fix
 from doctor.knowledge.versions import CannVersion, release
 from doctor.report import Finding, finding
 from doctor.snapshot.model import known
 
-SRC_PIN = "torch_npu wheel METADATA pins torch==X (x86: torch==X+cpu) (Ascend/pytorch setup.py; shared/reference/cann_torchnpu_vllm.md §2.4)"
+# The torch_npu wheel pins torch==X exactly (x86_64: torch==X+cpu), written by its setup.py.
+SRC_PIN = "https://github.com/Ascend/pytorch/blob/v7.2.0-pytorch2.7.1/setup.py; https://pypi.org/project/torch-npu/2.7.1/"
 
 
 @check("torch-npu-installed", "torch_npu", findings=("torch-not-installed", "torch-npu-not-installed"))
@@ -58,7 +61,7 @@ def torch_torch_npu_base(ctx: CheckContext) -> Iterator[Finding]:
                    "to load (`undefined symbol: _ZNK3c1010TensorImpl...`).",
             evidence={"torch": ver(snap, "torch"), "torch-npu": ver(snap, "torch-npu")},
             fix=f"Install torch=={nb}{'+cpu' if arch(snap) == 'x86_64' else ''} (or the torch-npu built for torch {tb}).",
-            source=SRC_PIN + "; sgl-project/sglang#28628")
+            source=SRC_PIN + "; https://github.com/sgl-project/sglang/issues/28628")
 
 
 @check("torch-cuda-build", "torch_npu", findings=("torch-cuda-build", "torch-not-cpu-build-x86"))
@@ -84,7 +87,7 @@ def torch_cuda_build(ctx: CheckContext) -> Iterator[Finding]:
             evidence={"torch": tv, "cuda": cuda or local},
             fix=("pip install --force-reinstall --index-url https://download.pytorch.org/whl/cpu torch=="
                  f"{'.'.join(map(str, release(t)))}" if t else "Install the CPU build of torch."),
-            source="Ascend/pytorch torch_npu/__init__.py (shared/reference/cann_torchnpu_vllm.md §2.6)")
+            source="https://github.com/Ascend/pytorch/blob/v7.2.0-pytorch2.7.1/torch_npu/__init__.py")
         return
     if arch(snap) == "x86_64" and t is not None and not local.startswith("cpu"):
         sure = bool(nvidia)
@@ -95,7 +98,7 @@ def torch_cuda_build(ctx: CheckContext) -> Iterator[Finding]:
                    "PyTorch CPU index." + (f" CUDA runtime packages are installed: {', '.join(nvidia[:4])}." if nvidia else ""),
             evidence={"torch": tv, "arch": "x86_64", "nvidia_packages": nvidia[:10]},
             fix=f"pip install --force-reinstall --index-url https://download.pytorch.org/whl/cpu torch=={'.'.join(map(str, release(t)))}+cpu",
-            source=SRC_PIN + "; vllm-project/vllm-ascend#1411")
+            source=SRC_PIN + "; https://github.com/vllm-project/vllm-ascend/issues/1411")
 
 
 @check("torchvision-pairing", "torch_npu", findings=("torchvision-torch-mismatch",))
@@ -129,7 +132,7 @@ def torch_npu_cann_pairing(ctx: CheckContext) -> Iterator[Finding]:
         yield finding(
             "torch-npu-dev-build", "info", ("torch-npu",), f"torch-npu {tn} is a dev/POC build",
             detail="Dev builds come from Huawei's mirror, not PyPI, and are tied to the NNAL/ATB of their date.",
-            evidence={"torch-npu": tn}, source="shared/reference/cann_torchnpu_vllm.md §2.3 (not on PyPI)")
+            evidence={"torch-npu": tn}, source="https://github.com/vllm-project/vllm-ascend/blob/v0.13.0/docs/source/community/versioning_policy.md")
     want = torch_npu_cann(tn)
     if want is None:
         newest = max(Version(k) for k in TORCH_NPU_CANN)
@@ -137,7 +140,7 @@ def torch_npu_cann_pairing(ctx: CheckContext) -> Iterator[Finding]:
             yield finding(
                 "torch-npu-newer-than-known", "info", ("torch-npu",),
                 f"torch-npu {tn} is newer than the compatibility table the doctor knows (up to {newest})",
-                evidence={"torch-npu": tn, "cann": c[0]}, source=SRC_PT_COMPAT)
+                evidence={"torch-npu": tn, "cann": c[0]}, fix=knowledge_fix(), source=SRC_PT_COMPAT)
         return
     wc = CannVersion(want)
     if c[1].is_ambiguous_against(wc) or c[1] == wc:
@@ -149,4 +152,5 @@ def torch_npu_cann_pairing(ctx: CheckContext) -> Iterator[Finding]:
         detail=("torch-npu newer than the toolkit may call ACL functions the toolkit lacks ('Please upgrade CANN version')."
                 if older else "This pairing is off Ascend/pytorch's compatibility table."),
         evidence={"torch-npu": tn, "cann": c[0], "expected_cann": want},
-        fix=f"Use the torch-npu release listed for CANN {c[0]}, or CANN {want}.", source=SRC_PT_COMPAT)
+        fix=f"Use the torch-npu release listed for CANN {c[0]}, or CANN {want}.",
+        source=next((r.source for r in TORCH_NPU if r.version == str(Version(n.public))), SRC_PT_COMPAT) if n else SRC_PT_COMPAT)

@@ -22,6 +22,8 @@ from doctor.cli.options import (
 from doctor.console import Console
 from doctor.errors import DoctorError, UsageError
 
+REACH_TIMEOUT = 60.0  # upper bound of the --ray --deep ping round (a reachable NPU answers in milliseconds)
+
 
 @click.command("check")
 @click.option("--from", "from_files", multiple=True, metavar="FILE",
@@ -29,14 +31,15 @@ from doctor.errors import DoctorError, UsageError
 @profile_option("profile_name")
 @click.option("--only", multiple=True, metavar="NAME",
               help="Run only these: an area (system, cann, devices, torch_npu, vllm, mindspeed, packages, env, network, "
-                   "deep, cluster), a check id, or a finding id (only that finding is reported). Repeatable.")
+                   "npu_network, deep, cluster), a check id, or a finding id (only that finding is reported). Repeatable.")
 @click.option("--ignore", multiple=True, metavar="NAME",
               help="Waive an area, a check id or a finding id. Repeatable.")
 @click.option("--config", "config_file", metavar="FILE",
               help="Waivers file ([tool.doctor] only/ignore/profile/strict). Default: doctor.toml or pyproject.toml in cwd.")
-@click.option("--deep", is_flag=True, help="Also import torch_npu, mindspeed.megatron_adaptor, vllm_ascend in subprocesses.")
+@click.option("--deep", is_flag=True, help="Also import torch_npu, mindspeed.megatron_adaptor, vllm_ascend in subprocesses; "
+              "with --ray: RoCE-ping one NPU address of every other node from each node.")
 @click.option("--deep-timeout", type=click.FloatRange(min=1), default=120.0, show_default=True,
-              help="Seconds per --deep import.")
+              help="Seconds per --deep import (with --ray: for the whole ping round, at most 60).")
 @strict_option()
 @junit_option()
 @root_option()
@@ -70,7 +73,8 @@ def command(console, from_files, profile_name, only, ignore, config_file, deep, 
     elif use_ray:
         from doctor.cluster.collect_ray import collect_ray
 
-        cl = collect_ray(address=address, python=python, timeout=ray_timeout, root=root)
+        cl = collect_ray(address=address, python=python, timeout=ray_timeout, root=root,
+                         reach_timeout=min(deep_timeout, REACH_TIMEOUT) if deep else None)
         nodes, _ = nodes_from_documents([("ray", cl)])
         cluster = True
     else:
@@ -104,8 +108,9 @@ def _refuse_combinations(from_files: tuple[str, ...], use_ray: bool, deep: bool)
     """Options that describe the live host mean nothing for a snapshot file: refuse them, naming them."""
     if from_files and use_ray:
         raise UsageError("use either --from or --ray, not both")
-    if deep and (from_files or use_ray):
-        raise UsageError("--deep imports in this host's interpreter; it cannot be combined with --from or --ray")
+    if deep and from_files:
+        raise UsageError("--deep probes this host (or, with --ray, pings between the nodes' NPUs); it cannot be "
+                         "combined with --from")
     if from_files:
         live_only = given("root", "python", "npu_smi_timeout", "address", "ray_timeout")
         if live_only:

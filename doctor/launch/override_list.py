@@ -28,6 +28,15 @@ from doctor.launch.spec import LaunchSpec
 CONFIG_NAME = "ppo_megatron_trainer"
 ENTRY_MODULE = "verl.trainer.main_ppo"
 
+class _Unknown:
+    """A value only the run knows: never equal to anything, never a bool or a number."""
+
+    def __repr__(self) -> str:
+        return "UNKNOWN"
+
+
+UNKNOWN: Any = _Unknown()
+
 _BARE_SAFE = re.compile(r"^[A-Za-z0-9_./@%+\-:]*$")
 _NUMBER = re.compile(r"^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$")
 
@@ -40,6 +49,8 @@ class Override:
     value: str | None
     prefix: str = ""
     line: int | None = None  # where lint found it
+    unknown: tuple[str, ...] = ()  # what the value holds that only the run knows ($(…), environment, …)
+    shown: str | None = None  # the word as the script writes it, when `unknown` (value then has samples)
 
     @property
     def text(self) -> str:
@@ -48,8 +59,16 @@ class Override:
         return f"{self.prefix}{self.key}={self.value}"
 
     @property
+    def display(self) -> str:
+        """The override for messages: with the script's `$(…)`/`$VAR` where the value is not known."""
+        return self.shown if self.shown is not None else self.text
+
+    @property
     def py(self) -> Any:
-        """Best-effort Python value of the override text (bools, ints, floats, null, unquoted strings)."""
+        """Best-effort Python value of the override text (bools, ints, floats, null, unquoted strings);
+        UNKNOWN when part of the value is only known at run time."""
+        if self.unknown:
+            return UNKNOWN
         return parse_value(self.value)
 
     def __str__(self) -> str:

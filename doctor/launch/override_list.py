@@ -28,6 +28,13 @@ from doctor.launch.spec import LaunchSpec
 CONFIG_NAME = "ppo_megatron_trainer"
 ENTRY_MODULE = "verl.trainer.main_ppo"
 
+
+def config_name_for(version: str) -> str:
+    """The config `launch` selects: from 0.9.0 `ppo_trainer` with `model_engine=megatron` (ppo_megatron_trainer is
+    deprecated there, https://github.com/verl-project/verl/blob/v0.9.0/verl/trainer/config/ppo_megatron_trainer.yaml);
+    before, `ppo_megatron_trainer`."""
+    return "ppo_trainer" if at_least(version, "0.9.0") else CONFIG_NAME
+
 class _Unknown:
     """A value only the run knows: never equal to anything, never a bool or a number."""
 

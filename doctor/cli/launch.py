@@ -165,17 +165,17 @@ def _render(spec: Any, fmt: str, compose: bool | None, verl_config: str | None) 
 
         return render_overrides(spec)
     if fmt == "yaml":
-        from doctor.launch import hydra_compose
-        from doctor.launch.override_list import build_overrides
+        from doctor.launch.compose_cache import compose_cached
+        from doctor.launch.override_list import build_overrides, config_name_for
         from doctor.launch.validation import resolve_config_dir
 
         cdir, _ = resolve_config_dir(spec.verl_version, verl_config, True if compose is None else compose)
         if cdir is None:
             raise DoctorError("--format yaml needs verl's config files (drop --no-compose)")
-        res = hydra_compose.compose(build_overrides(spec), cdir)
-        if res.config is None:  # pragma: no cover - validation already refused
+        res = compose_cached(build_overrides(spec), cdir, config_name_for(spec.verl_version), spec.verl_version)
+        if res.yaml is None:  # pragma: no cover - validation already refused
             raise DoctorError("verl's config did not compose")
-        return hydra_compose.to_yaml(res.config)
+        return res.yaml
     from doctor.launch.render import render_script
 
     text = render_script(spec)

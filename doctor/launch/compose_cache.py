@@ -47,7 +47,9 @@ def _hydra_version() -> str:
 
 def cache_key(ovs: list[Override], config_dir: Path, config_name: str, verl_version: str) -> str:
     h = hashlib.sha256()
-    for part in (FORMAT, str(config_dir.resolve()), _fingerprint(config_dir), config_name, verl_version,
+    from doctor import __version__
+
+    for part in (FORMAT, __version__, str(config_dir.resolve()), _fingerprint(config_dir), config_name, verl_version,
                  _hydra_version(), *(o.text for o in ovs)):
         h.update(part.encode("utf-8", "replace") + b"\0")
     return h.hexdigest()

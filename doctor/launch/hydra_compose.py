@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from doctor.errors import InputError
+from doctor.launch import sources as S
 from doctor.launch.override_list import CONFIG_NAME, Override
 from doctor.report import Finding, finding
 
@@ -26,6 +27,7 @@ _KEY_PATTERNS = (
     re.compile(r"Could not delete from config\. The value of '([^']+)'"),
     re.compile(r"Could not append to config\. An item is already at '([^']+)'"),
     re.compile(r"full_key: (\S+)"),
+    re.compile(r"Could not find '([^'/]+)/"),  # a config group option that does not exist in this release
 )
 
 
@@ -192,7 +194,10 @@ def compose(ovs: list[Override], config_dir: str | Path, config_name: str = CONF
         result.findings.append(finding(
             "launch-compose-failed", "error", ("config", "verl"), "verl's config does not compose",
             detail=msg, evidence={"config_dir": cdir}, key=_key_of(msg),
-            fix="Fix the override named in the message.", source="Hydra compose of verl's own config"))
+            fix="Fix the override named in the message.", source=S.HYDRA_OVERRIDES))
+    from doctor.launch.advice import advise
+
+    result.findings = advise(result.findings, result.flat, result.dicts, result.groups, {o.key: o.value for o in ovs})
     return result
 
 
@@ -301,7 +306,7 @@ def _finding(id_: str, o: Override, msg: str, cdir: str) -> Finding:
     }.get(id_, f"Hydra rejects {o.prefix}{o.key} against verl's config")
     return finding(id_, "error", ("config",), title,
                    detail=msg, evidence=ev, fix=fix, key=o.key,
-                   source="real Hydra compose of verl's ppo_megatron_trainer (hydra-core)")
+                   source=S.HYDRA_OVERRIDES)
 
 
 def to_yaml(config: Any) -> str:

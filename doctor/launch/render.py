@@ -13,7 +13,7 @@ from __future__ import annotations
 import shlex
 
 from doctor import __version__
-from doctor.launch.override_list import CONFIG_NAME, ENTRY_MODULE, build_overrides
+from doctor.launch.override_list import ENTRY_MODULE, build_overrides, config_name_for
 from doctor.launch.spec import LaunchSpec
 
 # (name, value, one-line reason). Sources: verl NPU example scripts and FAQ (shared/reference/verl.md §4.2-§4.3,
@@ -74,7 +74,7 @@ def render_script(spec: LaunchSpec, *, findings_note: str | None = None) -> str:
     if spec.nodes > 1:
         lines += _ray_block(spec)
     lines.append("# The run. Extra overrides given to this script are appended (\"$@\").")
-    lines.append(f"python3 -m {ENTRY_MODULE} --config-name={CONFIG_NAME} \\")
+    lines.append(f"python3 -m {ENTRY_MODULE} --config-name={config_name_for(spec.verl_version)} \\")
     for o in ovs:
         lines.append(f"    {_q(o)} \\")
     lines.append('    "$@"')

@@ -70,7 +70,7 @@ def compose_findings(ovs: list[Override], ctx: Context, cdir: Path, config_name:
     ctx.flat = res.flat
     ctx.engine, _ = engine_of(ovs, config_name, res.flat)
     unknown = {o.key for o in ovs if o.unknown}
-    keep = [f for f in res.findings if f.key not in unknown
+    keep = [_removed(f, ctx.verl_version) for f in res.findings if f.key not in unknown
             or f.id in ("launch-key-needs-plus", "launch-key-not-in-config", "launch-key-plus-on-existing")]
     if res.flat is not None:
         keep.append(finding("launch-schema-composed", "info", ("config",),
@@ -79,6 +79,23 @@ def compose_findings(ovs: list[Override], ctx: Context, cdir: Path, config_name:
                             evidence={"config_dir": str(cdir), "config_name": config_name,
                                       "rejected": len(res.rejected), "engine": ctx.engine}))
     return keep, res
+
+
+def _removed(f: Finding, version: str) -> Finding:
+    """An unknown key that this release removed says so (not a did-you-mean to a neighbour)."""
+    from dataclasses import replace
+
+    from doctor.launch.features import key_info
+    from doctor.report import Fix
+
+    if f.id not in ("launch-key-needs-plus", "launch-key-not-in-config") or not f.key:
+        return f
+    state, info = key_info(f.key, version)
+    if state != "removed" or info is None:
+        return f
+    return replace(f, id="launch-key-removed", components=("config", "verl"),
+                   title=f"{f.key} was removed in verl {info.removed}",
+                   fix=Fix(f"Delete the override {f.evidence.get('override', f.key)}."), source=S.VERL_MEGATRON_YAML)
 
 
 def validate_overrides(

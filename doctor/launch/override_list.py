@@ -58,6 +58,7 @@ class Override:
     line: int | None = None  # where lint found it
     unknown: tuple[str, ...] = ()  # what the value holds that only the run knows ($(…), environment, …)
     shown: str | None = None  # the word as the script writes it, when `unknown` (value then has samples)
+    shell: str | None = None  # how launch writes it in bash when bash must expand it (`"k=${HOME}/…"`)
 
     @property
     def text(self) -> str:
@@ -165,13 +166,22 @@ def _engine_and_data(spec: LaunchSpec, out: _Out) -> None:
     if at_least(spec.verl_version, "0.9.0"):
         out.add("model_engine", "megatron", "")  # the non-deprecated engine selection (config_name_for)
     out.add("algorithm.adv_estimator", {"grpo": "grpo", "dapo": "grpo", "ppo": "gae"}[spec.algorithm])
-    out.add("data.train_files", hydra_quote(spec.train_files))
-    out.add("data.val_files", hydra_quote(spec.val_files))
+    for key, path in (("data.train_files", spec.train_files), ("data.val_files", spec.val_files)):
+        out.append(data_path(key, path))
     out.add("data.train_batch_size", str(spec.train_batch_size))
     out.add("data.max_prompt_length", str(spec.max_prompt_length))
     out.add("data.max_response_length", str(spec.max_response_length))
     out.add("data.filter_overlong_prompts", "True")
     out.add("data.truncation", "error")
+
+
+def data_path(key: str, path: str) -> Override:
+    """A data path bash expands: `~/…` is written as `"key=${HOME}/…"` (neither bash, inside quotes, nor verl
+    expands a literal `~`)."""
+    rest = path[2:]
+    if path.startswith("~/") and rest and _BARE_SAFE.match(rest):
+        return Override(key, hydra_quote(path), shell=f'"{key}=${{HOME}}/{rest}"')
+    return Override(key, hydra_quote(path))
 
 
 def _actor(spec: LaunchSpec, out: _Out) -> None:
@@ -243,6 +253,25 @@ _FUSIONS = (("rope", (("position_embedding_type", "rope"), ("use_fused_rotary_po
             ("permute", (("use_fused_moe_token_permute_and_unpermute", "True"),)))
 
 
+def _memory(spec: LaunchSpec, out: _Out) -> None:
+    """Offload and dynamic batch size, as upstream's NPU examples write them (doctor.launch.examples)."""
+    ref = "actor_rollout_ref.ref.megatron."
+    if spec.offload is not None:
+        keys = ["param_offload", "optimizer_offload"] + ([] if at_least(spec.verl_version, "0.9.1") else ["grad_offload"])
+        for k in keys:
+            out.add(A + k, _b(spec.offload))
+        out.add(ref + "param_offload", _b(spec.offload))
+    if spec.dynamic_bsz is not None:
+        out.add("actor_rollout_ref.actor.use_dynamic_bsz", _b(spec.dynamic_bsz))
+        out.add("actor_rollout_ref.ref.log_prob_use_dynamic_bsz", _b(spec.dynamic_bsz))
+        out.add("actor_rollout_ref.rollout.log_prob_use_dynamic_bsz", _b(spec.dynamic_bsz))
+    if spec.max_token_len_per_npu is not None:
+        n = str(spec.max_token_len_per_npu)
+        out.add("actor_rollout_ref.actor.ppo_max_token_len_per_gpu", n)
+        out.add("actor_rollout_ref.ref.log_prob_max_token_len_per_gpu", n)
+        out.add("actor_rollout_ref.rollout.log_prob_max_token_len_per_gpu", n)
+
+
 def _ref_and_critic(spec: LaunchSpec, out: _Out) -> None:
     """The ref inherits the actor's layout since 0.7.0 (literal 1 before); PPO adds a megatron critic."""
     out.add("actor_rollout_ref.ref.log_prob_micro_batch_size_per_gpu", str(spec.log_prob_micro_batch_size_per_gpu))
@@ -268,6 +297,11 @@ def _rollout(spec: LaunchSpec, out: _Out) -> None:
     out.add("actor_rollout_ref.rollout.gpu_memory_utilization", _num(spec.gpu_memory_utilization))
     out.add("actor_rollout_ref.rollout.n", str(spec.rollout_n))
     out.add("actor_rollout_ref.rollout.log_prob_micro_batch_size_per_gpu", str(spec.log_prob_micro_batch_size_per_gpu))
+    if spec.max_model_len is not None:
+        out.add("actor_rollout_ref.rollout.max_model_len", str(spec.max_model_len))
+    for key, flag in (("enforce_eager", spec.enforce_eager), ("free_cache_engine", spec.free_cache_engine)):
+        if flag is not None:
+            out.add("actor_rollout_ref.rollout." + key, _b(flag))
     out.add("algorithm.use_kl_in_reward", "False")
 
 
@@ -291,7 +325,8 @@ def _trainer(spec: LaunchSpec, out: _Out) -> None:
             out.append(o)
 
 
-STEPS = (_engine_and_data, _actor, _megatron_layout, _mindspeed_features, _ref_and_critic, _rollout, _trainer)
+STEPS = (_engine_and_data, _actor, _megatron_layout, _mindspeed_features, _memory, _ref_and_critic, _rollout,
+         _trainer)
 
 
 def build_overrides(spec: LaunchSpec) -> list[Override]:

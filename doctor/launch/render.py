@@ -34,13 +34,18 @@ RECOMMENDED_ENV: tuple[tuple[str, str, str], ...] = (
 )
 
 
+AIV = (("HCCL_OP_EXPANSION_MODE", "AIV",
+        "HCCL collectives expanded on the AI vector cores, as verl v0.9.0's NPU scripts for Qwen3-30B-A3B and "
+        "Qwen3-32B do (tests/special_npu/nightly_ci_ascend/run_grpo_qwen3_30b_megatron_sglang_npu.sh)"),)
+
+
 def _q(s: str) -> str:
     return shlex.quote(s)
 
 
 def render_script(spec: LaunchSpec, *, findings_note: str | None = None) -> str:
     """The bash launch script for `spec` (single node, or one script for all nodes of a Ray cluster)."""
-    ovs = [o.text for o in build_overrides(spec)]
+    ovs = build_overrides(spec)
     lines: list[str] = [
         "#!/usr/bin/env bash",
         f"# verl + MindSpeed launch script written by doctor {__version__} for verl {spec.verl_version}.",
@@ -67,7 +72,7 @@ def render_script(spec: LaunchSpec, *, findings_note: str | None = None) -> str:
             lines.append(f"source {_q(path)}{args}")
         lines.append("set -u")
     lines.append("")
-    for name, value, why in RECOMMENDED_ENV:
+    for name, value, why in RECOMMENDED_ENV + (AIV if spec.hccl_aiv else ()):
         lines.append(f"# {why}")
         lines.append(f'export {name}="${{{name}:-{value}}}"')
     lines.append("")
@@ -76,7 +81,7 @@ def render_script(spec: LaunchSpec, *, findings_note: str | None = None) -> str:
     lines.append("# The run. Extra overrides given to this script are appended (\"$@\").")
     lines.append(f"python3 -m {ENTRY_MODULE} --config-name={config_name_for(spec.verl_version)} \\")
     for o in ovs:
-        lines.append(f"    {_q(o)} \\")
+        lines.append(f"    {o.shell or _q(o.text)} \\")
     lines.append('    "$@"')
     return "\n".join(lines) + "\n"
 

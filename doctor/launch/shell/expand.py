@@ -136,6 +136,7 @@ class Expander:
             return pos[i - 1] if i <= len(pos) else None
         v = self.scope.get(name)
         if v is None and name in ENVIRONMENT:
+            self.note(text)
             return Str((env_hole(name, text),))
         return v
 

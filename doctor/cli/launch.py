@@ -213,7 +213,10 @@ def _render(spec: Any, fmt: str, compose: bool | None, verl_config: str | None) 
         cdir, _ = resolve_config_dir(spec.verl_version, verl_config, True if compose is None else compose)
         if cdir is None:
             raise DoctorError("--format yaml needs verl's config files (drop --no-compose)")
-        res = compose_cached(build_overrides(spec), cdir, config_name_for(spec.verl_version), spec.verl_version)
+        ovs = build_overrides(spec)
+        res = compose_cached(ovs, cdir, config_name_for(spec.verl_version), spec.verl_version)
+        if res.yaml is None:  # cached from a composition with other paths: compose this one
+            res = compose_cached(ovs, cdir, config_name_for(spec.verl_version), spec.verl_version, use_cache=False)
         if res.yaml is None:  # pragma: no cover - validation already refused
             raise DoctorError("verl's config did not compose")
         return res.yaml

@@ -14,6 +14,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 from pathlib import Path
 from typing import Any
 
@@ -45,12 +46,24 @@ def _hydra_version() -> str:
         return "none"
 
 
+_PATH = re.compile(r"^/[\w./@+-]*$")
+
+
+def _normal(o: Override) -> str:
+    """An absolute path composes the same whatever it names (Hydra reads it as a plain string), so a per-run
+    path (a Ray temp dir, a workload file) does not make every composition new. Rules read overridden keys from
+    the overrides themselves, never from the cached config."""
+    if o.value is not None and _PATH.match(o.value):
+        return f"{o.prefix}{o.key}=<path>"
+    return o.text
+
+
 def cache_key(ovs: list[Override], config_dir: Path, config_name: str, verl_version: str) -> str:
     h = hashlib.sha256()
     from doctor import __version__
 
     for part in (FORMAT, __version__, str(config_dir.resolve()), _fingerprint(config_dir), config_name, verl_version,
-                 _hydra_version(), *(o.text for o in ovs)):
+                 _hydra_version(), *(_normal(o) for o in ovs)):
         h.update(part.encode("utf-8", "replace") + b"\0")
     return h.hexdigest()
 
@@ -69,6 +82,8 @@ def compose_cached(ovs: list[Override], config_dir: str | Path, config_name: str
     if use_cache:
         hit = _load(_path(key))
         if hit is not None:
+            if any(_normal(o) != o.text for o in ovs):
+                hit.yaml = None  # composed with other paths: the YAML is not this one's
             return hit
     from doctor.launch import hydra_compose
 

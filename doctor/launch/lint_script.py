@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from doctor.launch import entry as E
+from doctor.launch import sources as S
 from doctor.launch.rules import Context, check
 from doctor.launch.script_parser import Call, Invocation, ParsedScript
 from doctor.launch.validation import compose_findings, load_model, resolve_config_dir
@@ -108,7 +109,7 @@ def lint_path(inv: Invocation, version: str, trainer_dir: Path | None, opts: Opt
                                detail="The rules ran on the overrides alone; keys were not checked against a config.",
                                evidence={"entry": inv.entry, "config_name": sel.config_name},
                                fix="Pass --verl-config pointing at the trainer config of a verl checkout that has it.",
-                               source=E.__doc__ and "https://github.com/verl-project/verl/blob/v0.9.0/verl/trainer/main_ppo.py"))
+                               source=S.VERL_MAIN_PPO))
     engine, why = E.engine_of(inv.overrides, sel.config_name, ctx.flat)
     out.append(finding("lint-engine", "info", ("config",),
                        f"{inv.entry} composes {sel.config_name} ({sel.why}); engine {engine} ({why})"

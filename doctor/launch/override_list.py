@@ -1,11 +1,11 @@
 """Spec -> the ordered list of Hydra override strings verl's `main_ppo` receives, and the Override type
 that `lint` parses scripts into.
 
-Version rules (shared/reference/verl.md §2-§3, §8): FA is always written (`+O.use_flash_attn=True`; verl
+Version rules (verl's megatron yaml and engines at each tag, https://github.com/verl-project/verl/blob/v0.9.0/verl/trainer/config/engine/megatron.yaml): FA is always written (`+O.use_flash_attn=True`; verl
 < 0.8.0 has no default); verl >= 0.9.0 gets `A.vanilla_mbridge=True` unless Megatron-Bridge is installed
 (its default flipped to false, which needs `megatron.bridge`); verl <= 0.6.x gets explicit ref TP/PP/CP
 (literal 1 defaults there); `trainer.device=npu` is written for every version (needed <= 0.6.x, harmless
-later, verl.md §8). Prefixes per key come from features.prefix_for (the key schema of that release).
+later). Prefixes per key come from features.prefix_for (the key schema of that release).
 """
 
 from __future__ import annotations

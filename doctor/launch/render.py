@@ -5,7 +5,7 @@ first (overrides.hydra_quote), so a model path with spaces, quotes, `$(…)`, ba
 verl byte for byte and runs nothing. The set_env.sh files are sourced with `set +u` around them: CANN 9.x's
 script reads unset variables (`CMAKE_PREFIX_PATH: unbound variable`), and the NNAL script gets
 `--cxx_abi=1` because without it it runs `python3 -c 'import torch'` to ask for the ABI
-(shared/reference/cann_torchnpu_vllm.md §5.1-§5.2).
+(CANN's own set_env.sh and NNAL's atb/set_env.sh).
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from doctor import __version__
 from doctor.launch.override_list import ENTRY_MODULE, build_overrides, config_name_for
 from doctor.launch.spec import LaunchSpec
 
-# (name, value, one-line reason). Sources: verl NPU example scripts and FAQ (shared/reference/verl.md §4.2-§4.3,
+# (name, value, one-line reason). Sources: verl NPU example scripts and FAQ (https://github.com/verl-project/verl/blob/v0.9.0/docs/ascend_tutorial/faq/faq.rst,
 # cann_torchnpu_vllm.md). `${X:-default}` keeps a value the user already exported.
 RECOMMENDED_ENV: tuple[tuple[str, str, str], ...] = (
     ("RAY_EXPERIMENTAL_NOSET_ASCEND_RT_VISIBLE_DEVICES", "1",

@@ -180,7 +180,8 @@ def data_path(key: str, path: str) -> Override:
     expands a literal `~`)."""
     rest = path[2:]
     if path.startswith("~/") and rest and _BARE_SAFE.match(rest):
-        return Override(key, hydra_quote(path), shell=f'"{key}=${{HOME}}/{rest}"')
+        return Override(key, hydra_quote(path), shell=  # noqa: S604 - a bash word, not a subprocess flag
+                        f'"{key}=${{HOME}}/{rest}"')
     return Override(key, hydra_quote(path))
 
 

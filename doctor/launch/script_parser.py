@@ -119,7 +119,7 @@ def parse_script(text: str, source: str = "-", path: str | None = None) -> Parse
 
 def _common(a: tuple[str, ...], b: tuple[str, ...]) -> tuple[str, ...]:
     out = []
-    for x, y in zip(a, b):
+    for x, y in zip(a, b, strict=False):
         if x != y:
             break
         out.append(x)
@@ -142,7 +142,7 @@ def _invocation(c: _WalkCall, text: str) -> Invocation:
     if entry.endswith(".py"):
         entry = entry.rsplit("/", 1)[-1][:-3]
         entry = "verl.trainer.main_ppo" if entry == "main_ppo" else entry
-    rest = list(zip(c.argv[at + 1:], c.lines[at + 1:]))
+    rest = list(zip(c.argv[at + 1:], c.lines[at + 1:], strict=True))
     inv = Invocation(line=c.line, entry=entry, args=[a.text for a, _ in rest], label=c.label,
                      hints=sorted(c.hints), unknown_args=list(c.unsplit), passthrough=_passthrough(text, c.line))
     k = 0

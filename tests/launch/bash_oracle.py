@@ -83,7 +83,7 @@ def matches(ours: Invocation, theirs: list[str]) -> bool:
     mine = ours.args
     if len(mine) != len(theirs):
         return False
-    return all(_word_pattern(m).fullmatch(t) or INJECTED in t for m, t in zip(mine, theirs))
+    return all(_word_pattern(m).fullmatch(t) or INJECTED in t for m, t in zip(mine, theirs, strict=True))
 
 
 def _word_pattern(text: str) -> re.Pattern[str]:

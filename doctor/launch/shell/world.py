@@ -80,7 +80,7 @@ def merge(worlds: list[World]) -> list[World]:
             out[sig] = w
             continue
         common = []
-        for a, b in zip(have.label, w.label):
+        for a, b in zip(have.label, w.label, strict=False):
             if a != b:
                 break
             common.append(a)

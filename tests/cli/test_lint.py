@@ -389,3 +389,16 @@ def test_lint_json_every_warning_and_error_has_a_key(shared_dir):
     for f in report["findings"]:
         if f["severity"] != "info":
             assert f["key"], f
+
+
+def test_missing_grammar_names_the_extra(monkeypatch, tmp_path):
+    """Without tree-sitter the lint stops with exit 2 and says which extra to install (no traceback)."""
+    import sys
+
+    from doctor.launch.shell import tree
+
+    monkeypatch.setattr(tree, "_PARSER", None)
+    monkeypatch.setitem(sys.modules, "tree_sitter", None)
+    (tmp_path / "run.sh").write_text("python3 -m verl.trainer.main_ppo a=1\n")
+    r = CliRunner().invoke(cli, ["lint", str(tmp_path / "run.sh"), "--verl-version", "0.9.1", "--no-compose"])
+    assert r.exit_code == 2 and "verl-ascend-doctor[launch]" in r.output and "Traceback" not in r.output

@@ -1,8 +1,7 @@
 """Knowledge as data: the MindSpeed feature table and verl's megatron key schema per release.
 
-The feature table is MindSpeed's verl page (MS@master docs/zh/user-guide/verl.md; shared/reference/mindspeed.md
-§2.2) with the column "how a script must write it" from verl's Hydra rules (shared/reference/verl.md §2.4-§2.6).
-The key schema is verl.md §2.5's history table of `actor_rollout_ref.actor.megatron` (read from the verl tags and
+The feature table is MindSpeed's verl page (https://github.com/Ascend/MindSpeed/blob/92f0e92234ddb7a7643ab9fd8e1a6f316e15be2e/docs/zh/user-guide/verl.md) with the column "how a script must write it" from verl's Hydra rules (the `+`/`++` override grammar on verl's yaml).
+The key schema is the history of `actor_rollout_ref.actor.megatron` (read from the verl tags and
 the PyPI wheels); it was re-checked against the generated yaml of the PyPI wheels 0.6.1, 0.7.1, 0.8.0, 0.9.0 and
 0.9.1 (the test `test_rows_compose_against_older_real_configs` repeats that when DOCTOR_TEST_VERL_CONFIGS is set). It is what lets `lint` say "needs +" for a verl version whose config files are not installed;
 when they are, the real Hydra composition (hydra_compose.py) is the final word.
@@ -19,8 +18,8 @@ O = A + "override_transformer_config."  # noqa: E741 - the issue's own name for 
 REF = "actor_rollout_ref.ref.megatron."
 REF_O = REF + "override_transformer_config."
 
-SRC_MS_VERL = "MindSpeed docs/zh/user-guide/verl.md feature table (shared/reference/mindspeed.md §2.2)"
-SRC_HYDRA = "Hydra +/++ rules verified on verl's yaml (shared/reference/verl.md §2.4, §2.6)"
+SRC_MS_VERL = "https://github.com/Ascend/MindSpeed/blob/92f0e92234ddb7a7643ab9fd8e1a6f316e15be2e/docs/zh/user-guide/verl.md"
+SRC_HYDRA = "https://github.com/facebookresearch/hydra/blob/v1.3.2/website/docs/advanced/override_grammar/basic.md"
 
 
 @dataclass(frozen=True)
@@ -102,7 +101,7 @@ class KeyInfo:
     is_dict: bool = False
 
 
-# actor_rollout_ref.actor.megatron.* (verl.md §2.5 history table; keys not listed there exist since <= 0.4.1)
+# actor_rollout_ref.actor.megatron.* (history from the verl tags; keys without `since` exist since <= 0.4.1)
 MEGATRON_KEYS: dict[str, KeyInfo] = {
     "param_offload": KeyInfo(),
     "grad_offload": KeyInfo(removed="0.9.1"),
@@ -135,14 +134,14 @@ MEGATRON_KEYS: dict[str, KeyInfo] = {
     "pad_bshd_to_minibatch_max": KeyInfo(since="0.9.0"),
     "pad_to_length": KeyInfo(since="0.9.0"),
     "pad_to_length_bucket": KeyInfo(since="0.9.0"),
-    # Not in verl.md's history table; read from the PyPI wheels 0.6.1/0.7.1/0.8.0/0.9.0/0.9.1 yaml.
+    # Read from the PyPI wheels 0.6.1/0.7.1/0.8.0/0.9.0/0.9.1 yaml.
     "forward_only": KeyInfo(since="0.6.0"),
     "distrib_optim_fully_reshardable_mem_efficient": KeyInfo(since="0.7.1"),
     "entropy_from_logits_with_chunking": KeyInfo(since="0.9.0"),
     "entropy_from_logits_chunk_size": KeyInfo(since="0.9.0"),
 }
 
-# Keys present inside the default override_transformer_config dict (verl.md §2.5/§2.6).
+# Keys present inside the default override_transformer_config dict (verl's engine/megatron.yaml at each tag).
 OVERRIDE_DICT_KEYS: dict[str, KeyInfo] = {
     "recompute_granularity": KeyInfo(since="0.5.0", null_default=True),
     "recompute_method": KeyInfo(since="0.5.0", null_default=True),
@@ -151,7 +150,7 @@ OVERRIDE_DICT_KEYS: dict[str, KeyInfo] = {
     "attention_backend": KeyInfo(since="0.6.0"),
 }
 
-# Keys `launch` writes outside the megatron block that changed over time (verl.md §4.3, §6.3).
+# Keys `launch` writes outside the megatron block that changed over time (verl's ppo_trainer.yaml at each tag).
 OTHER_KEYS: dict[str, KeyInfo] = {
     "trainer.device": KeyInfo(),
 }
@@ -219,30 +218,30 @@ def prefix_for(full_key: str, version: str) -> str:
 
 
 def default_use_mbridge(version: str) -> bool:
-    """verl's default for actor.megatron.use_mbridge: false in 0.5-0.6.x, true from 0.7.0 (verl.md §2.5)."""
+    """verl's default for actor.megatron.use_mbridge: false in 0.5-0.6.x, true from 0.7.0."""
     return at_least(version, "0.7.0")
 
 
 def default_vanilla_mbridge(version: str) -> bool:
-    """True in 0.7.0-0.8.x; false from 0.9.0 (#6951), which needs Megatron-Bridge (verl.md §2.3, §2.5)."""
+    """True in 0.7.0-0.8.x; false from 0.9.0 (#6951), which needs Megatron-Bridge."""
     return at_least(version, "0.7.0") and not at_least(version, "0.9.0")
 
 
 def ref_inherits_parallel(version: str) -> bool:
-    """Ref TP/PP/CP are literal 1 up to 0.6.x, oc.select from the actor since 0.7.0 (verl.md §2.5)."""
+    """Ref TP/PP/CP are literal 1 up to 0.6.x, oc.select from the actor since 0.7.0."""
     return at_least(version, "0.7.0")
 
 
 def engine_defaults_fa(version: str) -> bool:
-    """Since 0.8.0 the only path is the MindSpeed engine, which setdefaults use_flash_attn=True (verl.md §2.1)."""
+    """Since 0.8.0 the only path is the MindSpeed engine, which setdefaults use_flash_attn=True."""
     return at_least(version, "0.8.0")
 
 
 def mbridge_required(version: str) -> bool:
-    """Since 0.8.0 the engine asserts `use_mbridge must be True` (legacy worker deleted; verl.md §3)."""
+    """Since 0.8.0 the engine asserts `use_mbridge must be True` (legacy worker deleted)."""
     return at_least(version, "0.8.0")
 
 
 def needs_trainer_device(version: str) -> bool:
-    """<= 0.6.x needs trainer.device=npu; 0.7.0 added auto_set_device (verl.md §4.3)."""
+    """<= 0.6.x needs trainer.device=npu; 0.7.0 added auto_set_device."""
     return not at_least(version, "0.7.0")

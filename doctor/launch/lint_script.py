@@ -46,14 +46,14 @@ def target_version(text: str, opts: Options) -> tuple[str | None, str]:
 
 def lint_parsed(parsed: ParsedScript, text: str, opts: Options) -> tuple[list[Finding], str | None, list[dict[str, Any]]]:
     """(findings, verl version, per-call summaries) for a parsed script."""
-    from doctor.launch.features import NEWEST_KNOWN
+    from doctor.launch.features import known_releases
 
     findings: list[Finding] = []
     version, how = target_version(text, opts)
     if version is None:
-        version = NEWEST_KNOWN
+        version = known_releases()[1]
         findings.append(finding("lint-verl-version-unknown", "warning", ("verl",),
-                                f"no verl version to lint against; the rules of {NEWEST_KNOWN} were applied",
+                                f"no verl version to lint against; the rules of {version} were applied",
                                 detail="No --verl-version, no `written by doctor … for verl X` header, no verl installed.",
                                 fix="Pass --verl-version VERSION (the verl the cluster runs)."))
     trainer_dir, note = resolve_config_dir(version, opts.verl_config, opts.compose)

@@ -18,8 +18,10 @@ from doctor.launch.features import (
     REF,
     A,
     O,
-    at_least,
     default_vanilla_mbridge,
+    key_info,
+    megatron_bridge_default,
+    model_engine_key,
     prefix_for,
     ref_inherits_parallel,
 )
@@ -33,7 +35,7 @@ def config_name_for(version: str) -> str:
     """The config `launch` selects: from 0.9.0 `ppo_trainer` with `model_engine=megatron` (ppo_megatron_trainer is
     deprecated there, https://github.com/verl-project/verl/blob/v0.9.0/verl/trainer/config/ppo_megatron_trainer.yaml);
     before, `ppo_megatron_trainer`."""
-    return "ppo_trainer" if at_least(version, "0.9.0") else CONFIG_NAME
+    return "ppo_trainer" if model_engine_key(version) else CONFIG_NAME
 
 class _Unknown:
     """A value only the run knows: never equal to anything, never a bool or a number."""
@@ -163,7 +165,7 @@ class _Out(list[Override]):
 
 
 def _engine_and_data(spec: LaunchSpec, out: _Out) -> None:
-    if at_least(spec.verl_version, "0.9.0"):
+    if model_engine_key(spec.verl_version):
         out.add("model_engine", "megatron", "")  # the non-deprecated engine selection (config_name_for)
     out.add("algorithm.adv_estimator", {"grpo": "grpo", "dapo": "grpo", "ppo": "gae"}[spec.algorithm])
     for key, path in (("data.train_files", spec.train_files), ("data.val_files", spec.val_files)):
@@ -221,7 +223,7 @@ def _megatron_layout(spec: LaunchSpec, out: _Out) -> None:
         out.add(A + "use_distributed_optimizer", _b(spec.dist_opt))
     if spec.mbridge is not None:
         out.add(A + "use_mbridge", _b(spec.mbridge))
-    if at_least(v, "0.9.0") and not spec.megatron_bridge and not default_vanilla_mbridge(v):
+    if megatron_bridge_default(v) and not spec.megatron_bridge and not default_vanilla_mbridge(v):
         out.add(A + "vanilla_mbridge", "True")
 
 
@@ -258,7 +260,8 @@ def _memory(spec: LaunchSpec, out: _Out) -> None:
     """Offload and dynamic batch size, as upstream's NPU examples write them (doctor.launch.examples)."""
     ref = "actor_rollout_ref.ref.megatron."
     if spec.offload is not None:
-        keys = ["param_offload", "optimizer_offload"] + ([] if at_least(spec.verl_version, "0.9.1") else ["grad_offload"])
+        keys = [k for k in ("param_offload", "grad_offload", "optimizer_offload")
+                if key_info(A + k, spec.verl_version)[0] == "present"]  # 0.9.1 dropped grad_offload
         for k in keys:
             out.add(A + k, _b(spec.offload))
         out.add(ref + "param_offload", _b(spec.offload))

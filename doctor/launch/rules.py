@@ -15,16 +15,16 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from doctor.knowledge.releases import load_releases
 from doctor.launch import sources as S
 from doctor.launch.features import (
-    NEWEST_KNOWN,
-    OLDEST_KNOWN,
-    OVERRIDE_DICT_KEYS,
     REF,
     REF_O,
     at_least,
     key_info,
+    known_releases,
     needs_trainer_device,
+    override_dict_keys,
     ref_inherits_parallel,
 )
 from doctor.launch.model_config import ModelInfo
@@ -149,14 +149,15 @@ def _not_npu(f: Finding) -> Finding:
 
 def _version_known(v: _View, ctx: Context) -> list[Finding]:
     ver = ctx.verl_version
-    if not at_least(ver, OLDEST_KNOWN):
+    oldest, newest = known_releases()
+    if not at_least(ver, oldest):
         return [finding("launch-verl-version-unknown", "warning", ("verl",), f"verl {ver} is older than the rules know",
-                        detail=f"The key tables cover verl {OLDEST_KNOWN}..{NEWEST_KNOWN}.",
-                        evidence={"verl_version": ver}, fix=f"Use verl >= {OLDEST_KNOWN}.",
+                        detail=f"The key tables cover verl {oldest}..{newest}.",
+                        evidence={"verl_version": ver}, fix=f"Use verl >= {oldest}.",
                         source=S.VERL_MEGATRON_YAML)]
-    if at_least(ver, NEWEST_KNOWN) and ver != NEWEST_KNOWN and not ver.startswith(NEWEST_KNOWN):
+    if load_releases().newer_than_known(ver):
         return [finding("launch-verl-version-newer", "info", ("verl",), f"verl {ver} is newer than the rules know "
-                        f"({NEWEST_KNOWN}); rules of {NEWEST_KNOWN} applied", evidence={"verl_version": ver})]
+                        f"({newest}); rules of {newest} applied", evidence={"verl_version": ver})]
     return []
 
 
@@ -208,7 +209,7 @@ def _prefixes(v: _View, ctx: Context) -> list[Finding]:
 
 
 def _actor_dict_keys(v: _View, ver: str) -> list[str]:
-    keys = [k for k, info in OVERRIDE_DICT_KEYS.items() if at_least(ver, info.since)]
+    keys = [k for k, info in override_dict_keys().items() if at_least(ver, info.since)]
     for o in v.ovs:
         if o.key.startswith(v.O) and o.prefix != "~":
             k = o.key[len(v.O):]
@@ -247,8 +248,8 @@ def _ref_override(v: _View, ctx: Context) -> list[Finding]:
                                source=S.MINDSPEED_VERL))
         elif o.prefix == "+" and not replaced:
             actor_val = v.get(v.O + k, None) if v.has(v.O + k) else (
-                None if k not in OVERRIDE_DICT_KEYS or OVERRIDE_DICT_KEYS[k].null_default
-                or not at_least(ver, OVERRIDE_DICT_KEYS[k].since) else "default")
+                None if k not in override_dict_keys() or override_dict_keys()[k].null_default
+                or not at_least(ver, override_dict_keys()[k].since) else "default")
             if actor_val is not None:
                 out.append(finding("launch-key-plus-on-existing", "error", ("config",),
                                    f"'+{o.key}' fails: the ref inherits {k} from the actor",

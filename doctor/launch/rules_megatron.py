@@ -6,11 +6,12 @@ from __future__ import annotations
 
 from doctor.launch import sources as S
 from doctor.launch.features import (
-    at_least,
+    cp_needs_override_key,
     default_use_mbridge,
     default_vanilla_mbridge,
     engine_defaults_fa,
     mbridge_required,
+    megatron_bridge_default,
 )
 from doctor.launch.model_config import is_gated_silu
 from doctor.launch.rules import Context, _View
@@ -60,7 +61,7 @@ def mbridge(v: _View, ctx: Context) -> list[Finding]:
                            evidence=v.ev(v.A + "virtual_pipeline_model_parallel_size", v.A + "use_mbridge"),
                            key=v.A + "virtual_pipeline_model_parallel_size",
                            fix=f"Drop VPP, or use verl < 0.8.0 with {v.A}use_mbridge=False.", source=S.VERL_MBRIDGE_VPP))
-    if at_least(ver, "0.9.0") and use:
+    if megatron_bridge_default(ver) and use:
         vanilla = v.bool(v.A + "vanilla_mbridge", default_vanilla_mbridge(ver))
         if vanilla is False and ctx.megatron_bridge is not True:
             sev = "error" if ctx.megatron_bridge is False else "warning"
@@ -208,7 +209,7 @@ def cp(v: _View, ctx: Context) -> list[Finding]:
                         detail="verl builds the groups from the megatron key, MindSpeed patches from the dict.",
                         evidence=v.ev(v.A + "context_parallel_size", v.O + "context_parallel_size"),
                         key=v.O + "context_parallel_size", fix="Write the same CP to both keys.", source=src)]
-    if cp_a and cp_a > 1 and not v.has(v.O + "context_parallel_size") and not at_least(ctx.verl_version, "0.8.0"):
+    if cp_a and cp_a > 1 and not v.has(v.O + "context_parallel_size") and cp_needs_override_key(ctx.verl_version):
         return [finding("launch-cp-override-missing", "warning", ("config", "mindspeed"),
                         "CP > 1 but override_transformer_config.context_parallel_size is not set",
                         detail="verl < 0.8.0's legacy worker hands MindSpeed only the override dict, so MindSpeed's "

@@ -178,7 +178,7 @@ def refuse_unrunnable_python(probes: dict[str, Any], python: str | None) -> None
 # names first when a module is in several.
 EXTRAS: dict[str, tuple[str, ...]] = {
     "ray": ("ray",),
-    "launch": ("hydra", "omegaconf", "yaml"),
+    "launch": ("hydra", "omegaconf", "yaml", "tree_sitter", "tree_sitter_bash"),
     "smoke": ("numpy", "safetensors", "tokenizers", "pyarrow", "hydra", "omegaconf", "yaml"),
 }
 _COMMAND_EXTRA = {"smoke": "smoke", "launch": "launch", "lint": "launch"}

@@ -23,7 +23,8 @@ REFRESH_COMMAND = ("python -m tools.refresh_knowledge --verl VERL_GIT --vllm-asc
                    "--torch-npu TORCH_NPU_GIT --mindspeed MINDSPEED_GIT")
 
 LAUNCH_FLAGS = ("use_mbridge_default", "vanilla_mbridge_default", "megatron_bridge_default", "ref_inherits_parallel",
-                "engine_defaults_fa", "mbridge_required", "trainer_device_required", "cp_needs_override_key")
+                "engine_defaults_fa", "mbridge_required", "trainer_device_required", "cp_needs_override_key",
+                "model_engine_key")
 INSTALL_FLAGS = ("vllm_ascend_submodules", "vllm_ascend_no_build_isolation", "mbridge", "verl_before_requirements")
 _MEGATRON_INSTALL = ("pythonpath", "editable")
 

@@ -31,7 +31,11 @@ LINT_OK = """python3 -m verl.trainer.main_ppo --config-name=ppo_megatron_trainer
     actor_rollout_ref.ref.log_prob_micro_batch_size_per_gpu=4 \\
     +actor_rollout_ref.actor.megatron.override_transformer_config.use_flash_attn=True
 """
-LINT_BAD = LINT_OK.replace("use_flash_attn=True", "use_flash_attn=False")
+# EP > 1 with TP > 1 and SP off: Megatron rejects it (launch-ep-tp-needs-sp)
+LINT_BAD = LINT_OK.replace("use_flash_attn=True", "use_flash_attn=True \\\n"
+                           "    actor_rollout_ref.actor.megatron.tensor_model_parallel_size=2 \\\n"
+                           "    actor_rollout_ref.actor.megatron.expert_model_parallel_size=2 \\\n"
+                           "    actor_rollout_ref.actor.megatron.sequence_parallel=False")
 
 
 def doctor(*args: str, env: dict[str, str] | None = None, stdout: int | None = subprocess.PIPE,
@@ -228,7 +232,8 @@ def test_extras_table_matches_pyproject():
     from doctor.cli.options import EXTRAS
 
     module_of = {"ray": "ray", "hydra-core": "hydra", "omegaconf": "omegaconf", "pyyaml": "yaml", "numpy": "numpy",
-                 "safetensors": "safetensors", "tokenizers": "tokenizers", "pyarrow": "pyarrow"}
+                 "safetensors": "safetensors", "tokenizers": "tokenizers", "pyarrow": "pyarrow",
+                 "tree-sitter": "tree_sitter", "tree-sitter-bash": "tree_sitter_bash"}
     extras = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["optional-dependencies"]
     for extra, modules in EXTRAS.items():
         dists = [re.split(r"[<>=!\[; ]", d)[0].lower() for d in extras[extra]]
@@ -240,5 +245,6 @@ def test_readme_names_the_extra_next_to_each_command_that_needs_one():
     for section, extra in (("## `doctor launch`", "launch"), ("## `doctor smoke`", "smoke"),
                            ("## Whole cluster", "ray")):
         body = text[text.index(section):]
-        body = body[:body.index("```", body.index("```") + 3)]  # up to the end of its first example block
+        end_of_block = body.index("```", body.index("```") + 3) + 3
+        body = body[:body.find("\n\n", end_of_block + 1)]  # the first example block and the paragraph after it
         assert f"verl-ascend-doctor[{extra}]" in body, section

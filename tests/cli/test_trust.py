@@ -251,14 +251,26 @@ def test_bundle_help_says_the_name_is_used_as_given_and_collect_root_is_a_direct
 # -- messages name what the user typed ---------------------------------------------------------------------------
 
 
-def test_messages_name_the_flag_the_user_typed(tmp_path):
+def test_messages_name_the_flag_the_user_typed():
     r = run("launch", "--no-compose", "--verl-version", "0.9.0", "--tp", "0")
     assert r.exit_code == 2 and "--tp:" in r.stderr and "command line: tp" not in r.stderr
-    # --format yaml with no config to compose: the message must not blame --compose or --no-compose, never typed
-    model = write_model(tmp_path / "m", "Qwen3-0.6B", QWEN3_06B)
-    r = run("launch", "--verl-version", "0.7.1", "--format", "yaml", "--model", model)
-    assert r.exit_code == 2 and "--verl-config" in r.stderr
-    assert "--compose" not in r.stderr and "--no-compose" not in r.stderr
+
+
+def test_a_flag_left_to_its_default_is_not_named():
+    """`--compose: cannot compose ...` when the user never passed --compose: the flag is dropped from the message."""
+    from doctor.cli.options import _name_the_flag
+    from doctor.errors import InputError
+
+    @click.command()
+    @click.option("--compose/--no-compose", default=None)
+    def cmd(compose):  # pragma: no cover - only its parameters are used
+        pass
+
+    ctx = cmd.make_context("launch", [])
+    e = _name_the_flag(InputError("cannot compose verl 0.7.1's config", path="--compose"), ctx)
+    assert str(e) == "cannot compose verl 0.7.1's config"
+    ctx = cmd.make_context("launch", ["--compose"])
+    assert str(_name_the_flag(InputError("cannot compose", path="--compose"), ctx)) == "--compose: cannot compose"
 
 
 def test_findings_about_a_snapshot_say_the_snapshot(tmp_path):

@@ -3,6 +3,7 @@ that used to keep their own per-release constants, and a verl release is diagnos
 
 from __future__ import annotations
 
+import re
 import sys
 import types
 from pathlib import Path
@@ -60,35 +61,34 @@ def test_every_pin_names_its_upstream_source():
                                          "mbridge", "git"), (p.name, key)
 
 
-def test_launch_key_history_is_what_launch_uses_today():
-    """The table reproduces launch's key schema, so doctor/launch can switch to it without a change in behaviour."""
-    from doctor.launch.features import MEGATRON_KEYS, NEWEST_KNOWN, OLDEST_KNOWN, OVERRIDE_DICT_KEYS
+def test_launch_reads_its_eras_from_the_table(monkeypatch, tmp_path):
+    """A release's launch rules are its row: flip the 0.9.0 row's model_engine_key in a copy of the table and
+    launch selects the megatron trainer config for 0.9.0 again (no constant in doctor/launch to edit)."""
+    from doctor.knowledge import releases
+    from doctor.launch import features
+    from doctor.launch.override_list import config_name_for
 
-    hist = TABLE.key_history("megatron")
-    first = TABLE.launch_rows()[0].verl
-    for key, info in MEGATRON_KEYS.items():
-        since, removed = hist[key]
-        assert since == max(info.since, first, key=lambda v: tuple(int(x) for x in v.split("."))), key
-        assert removed == info.removed, key
-    assert set(hist) == set(MEGATRON_KEYS)
-    ov = TABLE.key_history("override")
-    assert {k: v[0] for k, v in ov.items()} == {k: max(i.since, first) for k, i in OVERRIDE_DICT_KEYS.items()}
-    released = [r.verl for r in TABLE.launch_rows() if not r.snapshot]
-    assert released[0] == OLDEST_KNOWN and released[-1] == NEWEST_KNOWN
+    assert config_name_for("0.9.0") == "ppo_trainer" and config_name_for("0.8.0") == "ppo_megatron_trainer"
+    text = Path(releases.releases_path()).read_text()
+    rows = re.split(r"(?m)^(?=\[\[release\]\]$)", text)
+    rows = [r.replace("model_engine_key = true", "model_engine_key = false") if 'verl = "0.9.0"' in r else r
+            for r in rows]
+    edited = tmp_path / "releases.toml"
+    edited.write_text("".join(rows))
+    monkeypatch.setattr(releases, "_TABLE", releases.load_releases(edited))
+    for fn in (features.megatron_keys, features.override_dict_keys):
+        fn.cache_clear()
+    assert config_name_for("0.9.0") == "ppo_megatron_trainer" and config_name_for("0.9.1") == "ppo_trainer"
 
 
-def test_era_flags_match_the_launch_functions_they_replace():
+def test_era_flags_step_at_the_releases_that_changed_them():
     from doctor.launch import features as f
 
-    pairs = {"use_mbridge_default": f.default_use_mbridge, "vanilla_mbridge_default": f.default_vanilla_mbridge,
-             "ref_inherits_parallel": f.ref_inherits_parallel, "engine_defaults_fa": f.engine_defaults_fa,
-             "mbridge_required": f.mbridge_required, "trainer_device_required": f.needs_trainer_device}
-    for row in TABLE.launch_rows():
-        assert row.launch is not None
-        for flag, fn in pairs.items():
-            assert getattr(row.launch, flag) == fn(row.verl), (row.verl, flag)
-        assert row.launch.cp_needs_override_key == (row.release < (0, 8, 0))
-        assert row.launch.megatron_bridge_default == (row.release >= (0, 9, 0))
+    assert [f.mbridge_required(v) for v in ("0.7.1", "0.8.0")] == [False, True]
+    assert [f.needs_trainer_device(v) for v in ("0.6.1", "0.7.0")] == [True, False]
+    assert [f.default_vanilla_mbridge(v) for v in ("0.6.1", "0.7.0", "0.8.0", "0.9.0")] == [False, True, True, False]
+    assert f.known_releases() == (TABLE.launch_rows()[0].verl, max(r.verl for r in TABLE.launch_rows()
+                                                                     if not r.snapshot))
 
 
 def test_snapshot_keeps_the_keys_main_had_on_its_date():

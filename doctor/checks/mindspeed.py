@@ -9,7 +9,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from doctor.checks.facts import installed, origins, pver, val, ver
-from doctor.checks.runner import CheckContext, check
+from doctor.checks.runner import CheckContext, check, skip
 from doctor.knowledge.matrix import MindSpeedRow, mindspeed_rows
 from doctor.knowledge.versions import parse_pkg_version
 from doctor.report import Finding, finding
@@ -65,12 +65,13 @@ def _mindspeed_present(snap: Any) -> bool:
     return bool(installed(snap, "mindspeed")) or bool(origins(snap, "mindspeed"))
 
 
-@check("mindspeed-megatron", "mindspeed")
+@check("mindspeed-megatron", "mindspeed",
+       findings=("mindspeed-megatron-mismatch", "mindspeed-megatron-missing", "mindspeed-megatron-patch-untested", "mindspeed-pypi-placeholder"))
 def mindspeed_megatron(ctx: CheckContext) -> Iterator[Finding]:
     """MindSpeed's branch targets the installed Megatron-core release."""
     snap = ctx.snapshot
     if not _mindspeed_present(snap):
-        return
+        skip("MindSpeed is not installed (or not known to be)")
     msv = ver(snap, "mindspeed")
     if msv and parse_pkg_version(msv) is not None and parse_pkg_version(msv).release[:3] == (0, 0, 1):  # type: ignore[union-attr]
         yield finding(
@@ -92,7 +93,7 @@ def mindspeed_megatron(ctx: CheckContext) -> Iterator[Finding]:
     mv = _megatron_version(snap)
     mvp = parse_pkg_version(mv)
     if not accepted or mvp is None:
-        return
+        skip("the MindSpeed branch or the Megatron version is unknown")
     if (mvp.major, mvp.minor) not in accepted:
         want = " or ".join(f"{a}.{b}" for a, b in sorted(accepted))
         ref = rows[0].checkout if rows else next(f"core_r{a}.{b}.0" for a, b in sorted(accepted))
@@ -117,7 +118,7 @@ def mindspeed_megatron(ctx: CheckContext) -> Iterator[Finding]:
             source=r.source)
 
 
-@check("mindspeed-repatch", "mindspeed")
+@check("mindspeed-repatch", "mindspeed", findings=("mindspeed-no-repatch",))
 def mindspeed_repatch(ctx: CheckContext) -> Iterator[Finding]:
     """verl imports `repatch` from mindspeed.megatron_adaptor inside try/except ImportError: without it
     MindSpeed is silently skipped."""
@@ -125,7 +126,7 @@ def mindspeed_repatch(ctx: CheckContext) -> Iterator[Finding]:
     m = snap.module("mindspeed")
     feats = val(m, "features")
     if not isinstance(feats, dict) or "repatch" not in feats:
-        return
+        skip("the snapshot does not say whether MindSpeed has `repatch`")
     if feats["repatch"] is False:
         yield finding(
             "mindspeed-no-repatch", "error", ("mindspeed", "verl"),
@@ -146,10 +147,12 @@ def _git(m: Any) -> dict[str, Any] | None:
     return {k: val(g, k) for k in ("commit", "branch", "tag")}
 
 
-@check("megatron-single-copy", "mindspeed")
+@check("megatron-single-copy", "mindspeed", findings=("megatron-multiple-copies",))
 def megatron_single_copy(ctx: CheckContext) -> Iterator[Finding]:
     """Exactly one `megatron` package on the path."""
     snap = ctx.snapshot
+    if not isinstance(val(snap.module("megatron"), "origins"), list):
+        skip("megatron's import origins are not in the snapshot")
     o = origins(snap, "megatron")
     distinct = list(dict.fromkeys(posixpath.normpath(x) for x in o))
     if len(distinct) > 1:
@@ -165,12 +168,13 @@ def megatron_single_copy(ctx: CheckContext) -> Iterator[Finding]:
             source="https://github.com/modelscope/ms-swift/issues/9661; https://github.com/modelscope/ms-swift/pull/9245")
 
 
-@check("transformer-engine", "mindspeed")
+@check("transformer-engine", "mindspeed",
+       findings=("transformer-engine-npu-missing", "transformer-engine-with-mindspeed"))
 def transformer_engine(ctx: CheckContext) -> Iterator[Finding]:
     """No NVIDIA transformer_engine beside MindSpeed <= core_r0.16; core_r0.17+ needs TransformerEngineNPU."""
     snap = ctx.snapshot
     if not _mindspeed_present(snap):
-        return
+        skip("MindSpeed is not installed (or not known to be)")
     te_mod = snap.module("transformer_engine")
     te_pkgs = [p for p in ("transformer-engine", "transformer-engine-torch", "transformer-engine-cu12") if installed(snap, p)]
     te_present = bool(te_pkgs) or bool(val(te_mod, "origins"))
@@ -198,12 +202,12 @@ def transformer_engine(ctx: CheckContext) -> Iterator[Finding]:
             source="https://github.com/modelscope/ms-swift/issues/6968; https://github.com/Ascend/MindSpeed/blob/4213c91313fe4de6da12794109515f6275572750/README.md")
 
 
-@check("mindspeed-profile", "mindspeed")
+@check("mindspeed-profile", "mindspeed", findings=("megatron-off-profile", "mindspeed-off-profile"))
 def mindspeed_profile(ctx: CheckContext) -> Iterator[Finding]:
     """MindSpeed and Megatron are the refs the verified stack documents."""
     snap, p = ctx.snapshot, ctx.profile
     if p is None:
-        return
+        skip("no verified stack (profile) applies")
     ms = p.git.get("mindspeed")
     if ms is not None and _mindspeed_present(snap):
         target, why = _ms_line(snap)

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from doctor.checks.facts import absent, installed, npu_host, pver, ver
-from doctor.checks.runner import CheckContext, check
+from doctor.checks.runner import CheckContext, check, skip
 from doctor.knowledge.releases import release_for
 from doctor.knowledge.versions import pkg_satisfies
 from doctor.report import Finding, finding
@@ -16,12 +16,12 @@ from doctor.snapshot.model import known
 _OWN_CHECK = {"torch", "torch-npu"}
 
 
-@check("profile-pins", "packages")
+@check("profile-pins", "packages", findings=("package-missing", "package-off-profile"))
 def profile_pins(ctx: CheckContext) -> Iterator[Finding]:
     """Every package the verified stack pins is installed at a version the pin allows."""
     snap, p = ctx.snapshot, ctx.profile
     if p is None:
-        return
+        skip("no verified stack (profile) applies")
     for name, spec in p.pins.items():
         v = ver(snap, name)
         if v is None:
@@ -53,11 +53,13 @@ def _comp(name: str) -> str:
     return "python"
 
 
-@check("triton", "packages")
+@check("triton", "packages", findings=("triton-on-npu", "triton-with-triton-ascend"))
 def triton(ctx: CheckContext) -> Iterator[Finding]:
     """Mainline triton and triton-ascend share the `triton` package directory: only triton-ascend may stay."""
     snap = ctx.snapshot
     t, ta = installed(snap, "triton"), installed(snap, "triton-ascend")
+    if t is None and ta is None:
+        skip("the snapshot does not say whether triton or triton-ascend is installed")
     if t and ta:
         yield finding(
             "triton-with-triton-ascend", "error", ("triton", "triton-ascend"),
@@ -76,12 +78,14 @@ def triton(ctx: CheckContext) -> Iterator[Finding]:
             source="https://github.com/vllm-project/vllm-ascend/blob/v0.13.0/Dockerfile")
 
 
-@check("numpy", "packages")
+@check("numpy", "packages", findings=("numpy2-with-old-torch", "numpy2-with-verl"))
 def numpy(ctx: CheckContext) -> Iterator[Finding]:
     """numpy 2 breaks torch wheels built against numpy 1.x; the NPU stacks pin numpy<2."""
     snap = ctx.snapshot
     n, t = pver(snap, "numpy"), pver(snap, "torch")
-    if n is None or n.major < 2:
+    if n is None:
+        skip("numpy's version is not known")
+    if n.major < 2:
         return
     if t is not None and t.release[:2] < (2, 3):
         yield finding(
@@ -104,14 +108,14 @@ def numpy(ctx: CheckContext) -> Iterator[Finding]:
             fix=f"pip install 'numpy{row.numpy}'", source=row.numpy_source)
 
 
-@check("transformers-window", "packages")
+@check("transformers-window", "packages", findings=("transformers-outside-verl-window",))
 def transformers_window(ctx: CheckContext) -> Iterator[Finding]:
     """transformers inside the window the installed verl supports (its row of profiles/releases.toml)."""
     snap = ctx.snapshot
     verl, tr = ver(snap, "verl"), ver(snap, "transformers")
     row = release_for(verl)
     if row is None or tr is None or not row.transformers:
-        return
+        skip("verl's or transformers' version, or verl's transformers window, is not known")
     spec = row.transformers
     if pkg_satisfies(tr, spec) is False:
         yield finding(
@@ -126,12 +130,14 @@ def transformers_window(ctx: CheckContext) -> Iterator[Finding]:
 _CUDA_ONLY = ("apex", "flash-attn", "flash-attn-3", "liger-kernel", "xformers", "bitsandbytes", "deepspeed-kernels")
 
 
-@check("cuda-only-packages", "packages")
+@check("cuda-only-packages", "packages", findings=("cuda-only-packages",))
 def cuda_only_packages(ctx: CheckContext) -> Iterator[Finding]:
     """CUDA-only packages on an Ascend host: unusable, and some break imports."""
     snap = ctx.snapshot
-    if not npu_host(snap) or not known(snap.packages):
-        return
+    if not npu_host(snap):
+        skip("nothing says this is an Ascend host")
+    if not known(snap.packages):
+        skip("the snapshot lists no packages")
     found = [n for n in _CUDA_ONLY if n in snap.packages]
     nvidia = sorted(n for n in snap.packages if n.startswith("nvidia-"))
     te = [n for n in snap.packages if n.startswith("transformer-engine")]

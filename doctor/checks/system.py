@@ -8,10 +8,10 @@ from collections.abc import Iterator
 
 from packaging.specifiers import SpecifierSet
 
-from doctor.checks.facts import arch, pver, py_version, release, val, ver
-from doctor.checks.runner import CheckContext, check
+from doctor.checks.facts import arch, pver, py_version, val, ver
+from doctor.checks.runner import CheckContext, check, skip
 from doctor.knowledge.releases import release_for
-from doctor.knowledge.versions import pkg_satisfies
+from doctor.knowledge.versions import pkg_satisfies, release
 from doctor.report import Finding, finding
 
 # vllm-ascend: (first release that needs it, min Python, source). Hard limit: its code cannot run below it (PEP 604
@@ -21,13 +21,14 @@ _VA_PY_FLOOR = ("0.11.0rc0", (3, 10), "https://github.com/vllm-project/vllm-asce
                 "https://github.com/vllm-project/vllm-ascend/pull/3926")
 
 
-@check("python-version", "system")
+@check("python-version", "system",
+       findings=("python-outside-profile", "python-too-new-for-package", "python-too-old-for-package"))
 def python_version(ctx: CheckContext) -> Iterator[Finding]:
     """Python inside what installed packages and the chosen stack support."""
     snap = ctx.snapshot
     py = py_version(snap)
     if py is None:
-        return
+        skip("the target Python's version is not known")
     pys = ".".join(str(x) for x in release(py))
     since, floor, source = _VA_PY_FLOOR
     va = pver(snap, "vllm-ascend")
@@ -66,12 +67,12 @@ def _too_old(pys: str, pkg: str, v: str | None, requires: str, source: str, why:
         commands=("doctor install --dry-run",), source=source)
 
 
-@check("host-arch", "system")
+@check("host-arch", "system", findings=("arch-outside-profile", "arch-unsupported"))
 def host_arch(ctx: CheckContext) -> Iterator[Finding]:
     """Ascend software ships for aarch64 and x86_64 only."""
     a = arch(ctx.snapshot)
     if a is None:
-        return
+        skip("the CPU architecture is not known")
     if a not in ("aarch64", "x86_64"):
         yield finding(
             "arch-unsupported", "error", ("system",), f"CPU architecture {a} has no Ascend software",
@@ -94,13 +95,13 @@ _SHADOWABLE = {
 }
 
 
-@check("cwd-shadowing", "system")
+@check("cwd-shadowing", "system", findings=("cwd-shadows-package",))
 def cwd_shadowing(ctx: CheckContext) -> Iterator[Finding]:
     """A source tree in the current directory wins over the installed package on sys.path[0]."""
     snap = ctx.snapshot
     cwd = val(snap.host, "cwd")
     if not isinstance(cwd, str) or not cwd:
-        return
+        skip("the working directory is not known")
     cwd = posixpath.normpath(cwd)
     for mod, (dist, compiled) in _SHADOWABLE.items():
         m = snap.module(mod)
@@ -137,13 +138,13 @@ _PROBE_FIX = {
 }
 
 
-@check("probe-status", "system")
+@check("probe-status", "system", findings=("probe-failed",))
 def probe_status(ctx: CheckContext) -> Iterator[Finding]:
     """A probe that timed out or crashed leaves its facts unknown: say so, so silence is not read as health."""
     meta = ctx.snapshot.extra.get("collect")
     probes = meta.get("probes") if isinstance(meta, dict) else None
     if not isinstance(probes, dict):
-        return
+        skip("the snapshot does not record how its probes ran")
     for name, st in sorted(probes.items()):
         if not isinstance(st, dict) or st.get("status") not in ("timeout", "error"):
             continue

@@ -7,23 +7,23 @@ from collections.abc import Iterator
 
 from packaging.version import Version
 
-from doctor.checks.facts import cann, env, env_known, family, installed, pver, release, val, ver
-from doctor.checks.runner import CheckContext, check
+from doctor.checks.facts import cann, env, env_known, env_unset, family, installed, pver, val, ver
+from doctor.checks.runner import CheckContext, check, skip
 from doctor.knowledge.matrix import SRC_VA_MATRIX, VLLM_ASCEND, vllm_ascend_row
 from doctor.knowledge.releases import knowledge_fix
 from doctor.knowledge.seed import SEED_RULE_PACKAGES, SEED_RULE_SOURCE, seed_rule_violation
-from doctor.knowledge.versions import CannVersion, pkg_satisfies
+from doctor.knowledge.versions import CannVersion, pkg_satisfies, release
 from doctor.report import Finding, finding
 from doctor.snapshot.model import known
 
 
-@check("vllm-cann-minimum", "vllm")
+@check("vllm-cann-minimum", "vllm", findings=("vllm-below-minimum-for-cann",))
 def vllm_cann_minimum(ctx: CheckContext) -> Iterator[Finding]:
     """The seed rule: CANN newer than 8.3.RC1 needs vllm and vllm-ascend >= 0.9.1."""
     snap = ctx.snapshot
     c = cann(snap)
     if c is None:
-        return
+        skip("the CANN version is not known")
     for pkg in SEED_RULE_PACKAGES:
         v = ver(snap, pkg)
         msg = seed_rule_violation(c[0], pkg, v)
@@ -38,14 +38,17 @@ def vllm_cann_minimum(ctx: CheckContext) -> Iterator[Finding]:
                 source=SEED_RULE_SOURCE)
 
 
-@check("vllm-ascend-matrix", "vllm")
+@check("vllm-ascend-matrix", "vllm",
+       findings=("vllm-ascend-cann-pairing", "vllm-ascend-chip-unsupported", "vllm-ascend-newer-than-known",
+                 "vllm-ascend-python-unsupported", "vllm-ascend-torch-mismatch", "vllm-ascend-torch-npu-pairing",
+                 "vllm-ascend-vllm-mismatch"))
 def vllm_ascend_matrix(ctx: CheckContext) -> Iterator[Finding]:
     """vllm-ascend's release pins: its vLLM, torch (compiled ops: an ABI pin), torch-npu, CANN and chips."""
     snap = ctx.snapshot
     va = ver(snap, "vllm-ascend")
     row = vllm_ascend_row(va)
     if va is None:
-        return
+        skip("vllm-ascend is not installed (or not known to be)")
     if row is None:
         vp = pver(snap, "vllm-ascend")
         newest = max(Version(r.version) for r in VLLM_ASCEND if r.branch is None)
@@ -127,7 +130,7 @@ _A3_SOURCE = "https://github.com/vllm-project/vllm-ascend/blob/v0.9.1/docs/sourc
 _DEVICE_TYPES = {"A2": "A2", "A3": "A3", "_310P": "310P", "310P": "310P", "A5": "950"}
 
 
-@check("vllm-ascend-build", "vllm")
+@check("vllm-ascend-build", "vllm", findings=("vllm-ascend-build-device-mismatch",))
 def vllm_ascend_build(ctx: CheckContext) -> Iterator[Finding]:
     """vllm-ascend's _build_info device type (or SOC) matches the chip it runs on."""
     snap = ctx.snapshot
@@ -135,7 +138,7 @@ def vllm_ascend_build(ctx: CheckContext) -> Iterator[Finding]:
     build = val(m, "build")
     fam = family(snap)
     if not isinstance(build, dict) or not fam:
-        return
+        skip("vllm-ascend's build info or the chip family is not known")
     dt = build.get("device_type") or build.get("__device_type__")
     soc = build.get("soc_version") or build.get("__soc_version__")
     built = _DEVICE_TYPES.get(str(dt)) if dt else None
@@ -154,16 +157,17 @@ def vllm_ascend_build(ctx: CheckContext) -> Iterator[Finding]:
             source="https://github.com/vllm-project/vllm-ascend/issues/6206; https://github.com/vllm-project/vllm-ascend/blob/v0.13.0/setup.py")
 
 
-@check("vllm-ascend-runtime-env", "vllm")
+@check("vllm-ascend-runtime-env", "vllm",
+       findings=("vllm-ascend-sleep-expandable-segments", "vllm-version-unparseable"))
 def vllm_ascend_runtime_env(ctx: CheckContext) -> Iterator[Finding]:
     """Settings vllm-ascend cannot combine: sleep mode with expandable segments; dev vLLM without VLLM_VERSION."""
     snap = ctx.snapshot
     if not env_known(snap):
-        return
+        skip("the snapshot has no environment variables")
     has_va = installed(snap, "vllm-ascend") or (known(snap.modules) and snap.modules.get("vllm_ascend") is not None
                                                 and "vllm_ascend" in snap.modules)
     if not has_va:
-        return
+        skip("vllm-ascend is not installed (or not known to be)")
     conf = env(snap, "PYTORCH_NPU_ALLOC_CONF") or ""
     if "expandable_segments:true" in conf.replace(" ", "").lower():
         yield finding(
@@ -175,7 +179,7 @@ def vllm_ascend_runtime_env(ctx: CheckContext) -> Iterator[Finding]:
             source="https://github.com/modelscope/ms-swift/issues/6636")
     vl = ver(snap, "vllm")
     vlp = pver(snap, "vllm")
-    if vl is not None and (vlp is None or vlp.is_devrelease) and not env(snap, "VLLM_VERSION"):
+    if vl is not None and (vlp is None or vlp.is_devrelease) and env_unset(snap, "VLLM_VERSION"):
         yield finding(
             "vllm-version-unparseable", "warning", ("vllm", "env"),
             f"vllm reports version {vl!r}, which vllm-ascend cannot compare",

@@ -33,18 +33,20 @@ def command(console, log: str, signatures_path: str | None, context_lines: int) 
     (an info finding says when nothing matched at all), 1 when one did, 2 when the log or the
     signature database cannot be read.
     """
+    import time
+
     from doctor.explain.signatures import explain_path, load_signatures
     from doctor.render import emit
     from doctor.report import CheckResult, CheckStatus, Report, Severity
 
     db = load_signatures(signatures_path)
+    t0 = time.perf_counter()
     findings, lines_read = explain_path(log, db=db, context_lines=context_lines)
-    worst = max((f.severity.rank for f in findings), default=0)
-    status = {2: CheckStatus.FAIL, 1: CheckStatus.WARN}.get(worst, CheckStatus.PASS)
     report = Report(
         command="explain",
         findings=findings,
-        checks=[CheckResult(id="log-signatures", area="explain", status=status)],
+        checks=[CheckResult(id="log-signatures", area="explain", status=CheckStatus.of(findings),
+                            seconds=time.perf_counter() - t0)],
         extra={"log": log, "lines": lines_read, "signatures": {"path": db.path, "count": len(db)}},
     )
     if not console.json_mode:

@@ -7,7 +7,7 @@ from typing import Any
 
 import click
 
-from doctor.cli.options import doctor_command, output_options
+from doctor.cli.options import doctor_command, output_file_options, output_options, root_option, strict_option
 
 _SPEC_OPTIONS = (
     "model", "verl_version", "nodes", "npus_per_node", "tp", "pp", "vpp", "cp", "ep", "etp", "sp", "recompute",
@@ -82,12 +82,11 @@ def _opt(*names: str, **kw: Any) -> Any:
 @_opt("--verl-config", type=click.Path(file_okay=False), help="verl's trainer/config directory to compose against.")
 @click.option("--compose/--no-compose", default=None, help="Require / skip the real Hydra composition [auto].")
 @click.option("--format", "fmt", type=click.Choice(["script", "overrides", "yaml"]), default="script", show_default=True)
-@click.option("-o", "--output", type=click.Path(dir_okay=False), help="Write to FILE (script: mode 0755).")
-@click.option("--overwrite", "--force", "overwrite", is_flag=True, help="Replace an existing output file.")
-@click.option("--strict", is_flag=True, help="Warnings also fail (exit 1, nothing written).")
-@_opt("--root", "sys_root", hidden=True, default="/", help="Filesystem root for chip detection (tests).")
+@output_file_options("the script (or the overrides / YAML; script: mode 0755)")
+@strict_option()
+@root_option(dest="sys_root", hidden=True)
 @output_options
-@doctor_command
+@doctor_command(data_stdout=True)
 def command(console: Any, spec_file: str | None, chip: str | None, verl_config: str | None, compose: bool | None,
             fmt: str, output: str | None, overwrite: bool, strict: bool, sys_root: str, extra_overrides: tuple[str, ...],
             **opts: Any) -> int:
@@ -95,14 +94,11 @@ def command(console: Any, spec_file: str | None, chip: str | None, verl_config: 
 
     Nothing is written when a rule finds an error: the findings say which key to change.
     """
-    from doctor.errors import RefusedError
     from doctor.launch import hydra_compose
     from doctor.launch.env import default_npus_per_node, megatron_bridge_installed
     from doctor.launch.spec import build_spec, load_spec_file
     from doctor.report import Report, finding
 
-    if output and os.path.lexists(output) and not overwrite:
-        raise RefusedError("exists; pass --overwrite (or --force) to replace it", source=output)
     values: dict[str, Any] = load_spec_file(spec_file) if spec_file else {}
     for k in _SPEC_OPTIONS:
         if opts.get(k) is not None:
@@ -212,7 +208,8 @@ def _render(spec: Any, fmt: str, compose: bool | None, verl_config: str | None) 
 
         cdir, _ = resolve_config_dir(spec.verl_version, verl_config, True if compose is None else compose)
         if cdir is None:
-            raise DoctorError("--format yaml needs verl's config files (drop --no-compose)")
+            raise DoctorError("--format yaml needs verl's config files: "
+                              + ("drop --no-compose" if compose is False else "install verl or pass --verl-config DIR"))
         ovs = build_overrides(spec)
         res = compose_cached(ovs, cdir, config_name_for(spec.verl_version), spec.verl_version)
         if res.yaml is None:  # cached from a composition with other paths: compose this one

@@ -7,7 +7,7 @@ from typing import Any
 
 import click
 
-from doctor.cli.options import doctor_command, output_options
+from doctor.cli.options import doctor_command, output_options, strict_option
 
 
 @click.command("lint")
@@ -22,7 +22,7 @@ from doctor.cli.options import doctor_command, output_options
               help="Whether Megatron-Bridge is installed on the target [unknown].")
 @click.option("--target", type=click.Choice(["auto", "npu", "gpu"]), default="auto", show_default=True,
               help="Device the run targets (auto: from trainer.device and Ascend variables in the script).")
-@click.option("--strict", is_flag=True, help="Warnings also fail (exit 1).")
+@strict_option()
 @output_options
 @doctor_command
 def command(console: Any, script: str, verl_version: str | None, model: str | None, verl_config: str | None,

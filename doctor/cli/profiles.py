@@ -27,11 +27,18 @@ def list_cmd(console, **_: object) -> int:  # type: ignore[no-untyped-def]
     """List every profile: name, verl, CANN range, chips, Python."""
     from doctor.knowledge.profiles import load_profiles
     from doctor.knowledge.releases import knowledge_date
+    from doctor.render import emit
+    from doctor.report import Report, finding
 
-    profiles = load_profiles(_dir())
-    if console.json_mode:
-        console.emit_json({"schema": "doctor.profiles/1", "profiles": [p.to_dict() for p in profiles]})
-        return 0
+    where = _dir()
+    profiles = load_profiles(where)
+    report = Report("profiles", extra={"profiles": [p.to_dict() for p in profiles]})
+    if not profiles:
+        report.findings.append(finding(
+            "no-profiles-found", "warning", ("system",), f"no verified stack (profile) found in {where or 'the install'}",
+            evidence={"dir": where}, fix="Point --dir at a directory of profile TOML files (profiles/stacks/*.toml)."))
+    if console.json_mode or not profiles:
+        return emit(report, console)
     rows = [("NAME", "VERL", "CANN", "CHIPS", "PYTHON", "TORCH-NPU", "VLLM-ASCEND")]
     for p in profiles:
         rows.append((p.name, p.verl, f"[{p.cann_min}, {p.cann_max})", ",".join(p.chips), p.python,
@@ -52,11 +59,12 @@ def list_cmd(console, **_: object) -> int:  # type: ignore[no-untyped-def]
 def show_cmd(console, name: str, **_: object) -> int:  # type: ignore[no-untyped-def]
     """Print one profile in full: pins, git sources, indexes, env, known deviations, sources."""
     from doctor.knowledge.profiles import find_profile, load_profiles
+    from doctor.render import emit
+    from doctor.report import Report
 
     p = find_profile(load_profiles(_dir()), name, source="doctor profiles show")
     if console.json_mode:
-        console.emit_json({"schema": "doctor.profiles/1", "profiles": [p.to_dict()]})
-        return 0
+        return emit(Report("profiles", extra={"profiles": [p.to_dict()]}), console)
     c = console
     c.print(c.style(p.name, "bold") + f"  — {p.description}")
     c.print(f"source: {p.source}")

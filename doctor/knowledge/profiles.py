@@ -20,7 +20,7 @@ from packaging.version import Version
 
 from doctor.errors import InputError
 from doctor.knowledge.validate import Validator
-from doctor.knowledge.versions import CannVersion, DriverVersion, parse_pkg_version, pkg_satisfies
+from doctor.knowledge.versions import CannVersion, DriverVersion, parse_pkg_version, pkg_satisfies, release
 from doctor.snapshot.model import normalize_name
 from doctor.tomlfile import read_toml
 
@@ -369,6 +369,7 @@ def select_profile(snapshot: Any, profiles: list[Profile], forced: str | None = 
         ("Python", py, lambda p, x: pkg_satisfies(x, p.python) is not False),
     ):
         if value is None:
+            facts.append(f"{label} unknown")
             continue
         kept = [p for p in cands if pred(p, value)]
         if kept:
@@ -384,17 +385,35 @@ def select_profile(snapshot: Any, profiles: list[Profile], forced: str | None = 
     best = max(cands, key=lambda p: (not p.is_snapshot, p.verl_version, p.name))
     if len({p.verl for p in cands}) > 1:
         facts.append("newest release of several matches")
+    tied = [p for p in cands if p.verl_version == best.verl_version and p.is_snapshot == best.is_snapshot]
+    if len(tied) > 1:
+        best, why = _break_tie(snapshot, tied)
+        names = [p.name for p in sorted(tied, key=lambda p: p.name)]
+        facts.append(f"{', '.join(names[:-1])} and {names[-1]} {'both' if len(names) == 2 else 'all'} match; "
+                     f"{best.name} chosen: {why} "
+                     "(pass --profile NAME to choose)")
     return best, ", ".join(facts)
+
+
+def _break_tie(snapshot: Any, tied: list[Profile]) -> tuple[Profile, str]:
+    """Stacks that match equally (the chip family is unknown: A2, A3 and 950 of one verl): the one whose pins
+    the installed packages satisfy most, so an unknown chip never makes a stack's own packages look off it;
+    then one whose facts upstream has all named (not a stack with `unknown` fields); then the last by name."""
+    def satisfied(p: Profile) -> int:
+        return sum(1 for name, spec in p.pins.items() if pkg_satisfies(snapshot.version(name), spec) is True)
+
+    scores = {p.name: satisfied(p) for p in tied}
+    best = max(tied, key=lambda p: (scores[p.name], not p.unknown, p.name))
+    if len(set(scores.values())) > 1:
+        return best, f"the installed packages satisfy {scores[best.name]} of its {len(best.pins)} pins"
+    if any(p.unknown for p in tied) and not best.unknown:
+        return best, "upstream names all of its facts"
+    return best, "the last by name"
 
 
 def _same_verl(p: Profile, installed: Version | None) -> bool:
     """The profile documents the installed verl's release line: same X.Y.Z; a main snapshot only for a
     pre/dev build of its line (an installed 0.10.0 final is newer than the 0.10.0.dev2026… snapshot)."""
-    if installed is None or p.verl_version.release[:3] != installed.release[:3]:
+    if installed is None or release(p.verl_version) != release(installed):
         return False
     return not p.is_snapshot or installed.is_prerelease
-
-
-def newest_cann(profiles: list[Profile]) -> CannVersion | None:
-    vs = [CannVersion(p.cann_version) for p in profiles]
-    return max(vs) if vs else None

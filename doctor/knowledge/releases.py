@@ -16,7 +16,7 @@ from typing import Any
 from packaging.version import Version
 
 from doctor.knowledge.validate import Validator
-from doctor.knowledge.versions import parse_pkg_version
+from doctor.knowledge.versions import parse_pkg_version, release
 from doctor.tomlfile import read_toml
 
 REFRESH_COMMAND = ("python -m tools.refresh_knowledge --verl VERL_GIT --vllm-ascend VLLM_ASCEND_GIT "
@@ -89,7 +89,7 @@ class Release:
 
     @property
     def release(self) -> tuple[int, int, int]:
-        r = (list(self.version.release) + [0, 0, 0])[:3]
+        r = release(self.version)
         return (r[0], r[1], r[2])
 
 
@@ -112,7 +112,7 @@ class ReleaseTable:
         v = parse_pkg_version(verl)
         if v is None:
             return None
-        rel = (list(v.release) + [0, 0, 0])[:3]
+        rel = list(release(v))
         # a final release never takes a snapshot row of main before it (0.10.0 is newer than 0.10.0.dev20260822)
         same = [r for r in self.rows if list(r.release) == rel and (v.is_prerelease or not r.snapshot)]
         if same:

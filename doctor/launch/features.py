@@ -13,7 +13,7 @@ import functools
 from dataclasses import dataclass
 
 from doctor.knowledge.releases import LaunchEra, load_releases
-from doctor.knowledge.versions import parse_pkg_version
+from doctor.knowledge.versions import parse_pkg_version, release
 
 A = "actor_rollout_ref.actor.megatron."
 O = A + "override_transformer_config."  # noqa: E741 - the issue's own name for the prefix
@@ -153,7 +153,7 @@ def vt(version: str) -> tuple[int, int, int]:
     v = parse_pkg_version(version)
     if v is None:
         return (0, 0, 0)
-    r = (list(v.release) + [0, 0, 0])[:3]
+    r = release(v)
     return (r[0], r[1], r[2])
 
 

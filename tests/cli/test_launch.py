@@ -162,6 +162,7 @@ def test_npus_per_node_from_chip_and_sysfs(tmp_path, model):
     (dev / "device").write_text("0xd803\n")
     rep = json.loads(launch("--json", "--no-compose", "--model", model, "--root", str(tmp_path / "root")).stdout)
     assert rep["spec"]["npus_per_node"] == 16
+    (tmp_path / "empty").mkdir()
     rep = json.loads(launch("--json", "--no-compose", "--model", model, "--root", str(tmp_path / "empty")).stdout)
     assert rep["spec"]["npus_per_node"] == 8
     assert any(f["id"] == "launch-npus-per-node" for f in rep["findings"])

@@ -21,6 +21,9 @@ _PARSER: Any = None
 class MissingDependency(InputError):
     """A package of an optional extra is not installed (exit 2, the message names the extra)."""
 
+    finding_id = "extra-not-installed"  # the id every command's missing extra reports (doctor.errors)
+    fix = EXTRA_HINT
+
 
 def parser() -> Any:
     global _PARSER

@@ -12,6 +12,7 @@ names its upstream source (doctor.launch.sources).
 
 from __future__ import annotations
 
+import builtins
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -102,7 +103,7 @@ class _View:
             return None
         return float(v) if isinstance(v, (int, float)) else None
 
-    def known(self, key: str) -> bool:
+    def known(self, key: str) -> builtins.bool:
         """The key's value is known (not a `$(…)`/environment value the run decides)."""
         o = self.last.get(key)
         return o is None or not o.unknown

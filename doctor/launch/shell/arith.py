@@ -73,9 +73,9 @@ def evaluate(n: Node, ex: Expander) -> int:
             raise ArithUnknown(n.text)
         return evaluate_text(s.text, ex)
     if t == "unary_expression":
-        op = n.children[0].text
+        sign = n.children[0].text
         v = evaluate(n.named[-1], ex)
-        return {"-": -v, "+": v, "!": int(not v), "~": ~v}.get(op, v)
+        return {"-": -v, "+": v, "!": int(not v), "~": ~v}.get(sign, v)
     if t == "binary_expression":
         op = n.child("operator")
         left, right = n.child("left"), n.child("right")

@@ -1,60 +1,19 @@
-"""Facts about the target interpreter, asked from the interpreter itself (importlib.metadata in a subprocess).
+"""The target interpreter's installed set, as the installer needs it (a `TargetEnv`).
 
-The doctor may live in another venv (DESIGN principle 3), so the installed set of the *target* is read by
-running a small script with the target's Python. The script must stay Python 3.8 compatible and import
-nothing heavy. `files=True` also returns each distribution's RECORD paths (what the journal keeps).
+The doctor may live in another venv, so the *target* is asked itself: this runs the same in-target probe as
+`doctor check` (`doctor/probes/_target_probe.py`, importlib.metadata inside the target), isolated (`-I`: the
+installed set, not what the cwd shadows) and without module facts. Check and install therefore cannot disagree
+about what is installed. `files=True` also returns each distribution's RECORD paths (what the journal keeps).
 """
 
 from __future__ import annotations
 
-import json
 import os
-import subprocess
 from dataclasses import dataclass, field
 from typing import Any
 
 from doctor.errors import InputError
 from doctor.snapshot.model import normalize_name
-
-_SCRIPT = r"""
-import json, os, platform, sys, sysconfig
-try:
-    from importlib import metadata as md
-except ImportError:  # pragma: no cover
-    md = None
-want_files = sys.argv[1] == "1"
-out = {"python": sys.executable, "version": "%d.%d.%d" % sys.version_info[:3], "prefix": sys.prefix,
-       "base_prefix": getattr(sys, "base_prefix", sys.prefix), "arch": platform.machine(),
-       "libc": list(platform.libc_ver()), "purelib": sysconfig.get_paths()["purelib"],
-       "platlib": sysconfig.get_paths()["platlib"], "dists": []}
-seen = set()
-for d in (md.distributions() if md else []):
-    try:
-        name = d.metadata["Name"]
-    except Exception:
-        continue
-    if not name:
-        continue
-    key = name.lower().replace("_", "-").replace(".", "-")
-    if key in seen:
-        continue
-    seen.add(key)
-    path = str(getattr(d, "_path", "") or "")
-    item = {"name": name, "version": d.version, "dist_info": path, "direct_url": None}
-    try:
-        du = d.read_text("direct_url.json")
-        item["direct_url"] = json.loads(du) if du else None
-    except Exception:
-        pass
-    if want_files:
-        try:
-            item["site"] = str(d.locate_file(""))
-            item["files"] = [str(f) for f in (d.files or [])]
-        except Exception:
-            item["files"] = []
-    out["dists"].append(item)
-sys.stdout.write(json.dumps(out))
-"""
 
 
 @dataclass(frozen=True)
@@ -89,36 +48,30 @@ class TargetEnv:
 
 
 def probe(python: str, *, files: bool = False, timeout: float = 60) -> TargetEnv:
-    """Run the probe script with `python`; InputError (exit 2) when it is not a working interpreter."""
+    """Ask `python` for its installed set with the doctor's one in-target probe (isolated, distributions only;
+    `files` adds RECORD paths). InputError (exit 2) when it is not a working interpreter."""
+    from doctor.probes.pyenv import run_target_probe
+
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "PYTHONHOME", "PYTHONSTARTUP")}
-    env["PYTHONNOUSERSITE"] = env.get("PYTHONNOUSERSITE", "")
-    try:
-        cp = subprocess.run([python, "-I", "-c", _SCRIPT, "1" if files else "0"], capture_output=True, text=True,
-                            timeout=timeout, env=env)
-    except FileNotFoundError:
-        raise InputError("no such interpreter", source=python) from None
-    except PermissionError:
-        raise InputError("not executable", source=python) from None
-    except subprocess.TimeoutExpired:
-        raise InputError(f"the interpreter did not answer within {timeout:.0f} s", source=python) from None
-    if cp.returncode != 0:
-        tail = (cp.stderr or "").strip().splitlines()[-1:] or ["no output"]
-        raise InputError(f"cannot run the probe script: {tail[0]}", source=python)
-    try:
-        data: dict[str, Any] = json.loads(cp.stdout)
-    except json.JSONDecodeError:
-        raise InputError("the probe script printed something that is not JSON", source=python) from None
-    libc = data.get("libc") or []
-    glibc = libc[1] if len(libc) == 2 and libc[0] == "glibc" and libc[1] else None
-    t = TargetEnv(python=data["python"] or python, version=data["version"], prefix=data["prefix"],
-                  base_prefix=data["base_prefix"], arch=data["arch"], glibc=glibc, purelib=data["purelib"],
-                  platlib=data.get("platlib"))
-    for item in data["dists"]:
-        du = item.get("direct_url") or {}
-        editable = bool(isinstance(du, dict) and (du.get("dir_info") or {}).get("editable"))
+    args = ["--dists-only", *(["--files"] if files else [])]
+    doc, error, _run = run_target_probe(python, timeout=timeout, environ=env, isolated=True, args=args)
+    if doc is None or error:
+        raise InputError(error or f"target Python {python}: the probe printed no result")
+    return _target_env(python, doc)
+
+
+def _target_env(python: str, doc: dict[str, Any]) -> TargetEnv:
+    py = doc.get("python") or {}
+    libc = (py.get("libc") or "").split()
+    paths = py.get("install_paths") or {}
+    t = TargetEnv(python=py.get("executable") or python, version=py.get("version") or "", prefix=py.get("prefix") or "",
+                  base_prefix=py.get("base_prefix") or "", arch=py.get("arch") or "",
+                  glibc=libc[1] if len(libc) == 2 and libc[0] == "glibc" else None,
+                  purelib=paths.get("purelib") or "", platlib=paths.get("platlib"))
+    for item in doc.get("distributions") or []:
         name = normalize_name(item["name"])
-        t.dists[name] = Dist(name=name, version=item["version"], dist_info=item["dist_info"], editable=editable,
-                             url=du.get("url") if isinstance(du, dict) else None, site=item.get("site"),
+        t.dists[name] = Dist(name=name, version=item.get("version") or "", dist_info=item.get("dist_info") or "",
+                             editable=bool(item.get("editable")), url=item.get("url"), site=item.get("location"),
                              files=tuple(item.get("files") or ()))
     return t
 

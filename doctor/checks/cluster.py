@@ -34,30 +34,40 @@ from doctor.checks.cluster_facts import (
     text_value,
     visible_devices,
 )
-from doctor.checks.runner import CheckContext, check
+from doctor.checks.runner import CheckContext, check, skip
 from doctor.report import Finding, finding
 from doctor.snapshot.model import UNKNOWN, Snapshot, known
 
 AREA = "cluster"
 
-SRC_SKEW = ("shared/reference/peers.md §3.11: version skew between nodes is the real multi-node failure "
-            "(msprechecker dump/compare, ascend-deployer inventory)")
-SRC_RAY_VERSION = ("ray python/ray/_private/utils.py::check_version_info — Ray refuses to connect a process "
-                   "whose Ray version or Python major.minor differs from the cluster's")
-SRC_VERL_NPU = ("verl verl/single_controller/ray/base.py: RayResourcePool.get_placement_groups requests an "
-                "`NPU` bundle per worker on Ascend and ResourcePoolManager._check_resource_available counts "
-                "each node's `NPU` resource")
-SRC_RAY_NPU = "ray python/ray/_private/accelerators/npu.py (NPU detection honours ASCEND_RT_VISIBLE_DEVICES)"
-SRC_HEAD = ("verl verl/trainer/main_ppo.py (TaskRunner is `ray.remote(num_cpus=1)`: it may be placed on the "
-            "head; comment 'please make sure main_task is not scheduled on head') and verl/utils/device.py "
-            "(is_npu_available = torch.npu.is_available() decides the device in that process)")
-SRC_IFNAME = ("CANN env reference HCCL_SOCKET_IFNAME (envref_07_0075: prefix, '=' exact, '^' exclude; HCCL_IF_IP "
-              "wins); torch ProcessGroupGloo GLOO_SOCKET_IFNAME and tensorpipe TP_SOCKET_IFNAME take exact "
-              "interface names")
+# Version skew between nodes: Ascend's msprechecker compares per-node dumps; Ray itself refuses a Ray or
+# Python mismatch (node.py check_version_info).
+SRC_SKEW = "https://github.com/Ascend/msit/blob/743bc29c4b1165ebbf7357a3f9c4abc4fbc16f6c/msprechecker/README_EN.md"
+SRC_RAY_VERSION = "https://github.com/ray-project/ray/blob/db0751709c198542103f931604b2293c0e99256c/python/ray/_private/node.py"
+# RayResourcePool.get_placement_groups asks for an `NPU` bundle per worker on Ascend;
+# ResourcePoolManager._check_resource_available counts each node's `NPU` resource.
+SRC_VERL_NPU = "https://github.com/verl-project/verl/blob/v0.9.0/verl/single_controller/ray/base.py"
+# Ray's NPU detection and the ASCEND_RT_VISIBLE_DEVICES it sets per worker.
+SRC_RAY_NPU = "https://github.com/ray-project/ray/blob/ad047a724cc854c52c8441a35a01f909ff5d2fec/python/ray/_private/accelerators/npu.py"
+# TaskRunner is `ray.remote(num_cpus=1)` and may land on the head ("please make sure main_task is not
+# scheduled on head"); verl/utils/device.py decides the device from torch.npu.is_available() in that process.
+SRC_HEAD = ("https://github.com/verl-project/verl/blob/v0.7.1/verl/trainer/main_ppo.py; "
+            "https://github.com/verl-project/verl/blob/v0.9.0/verl/utils/device.py")
+# HCCL_SOCKET_IFNAME takes prefixes, '=' for exact names and '^' to exclude (HCCL_IF_IP wins); Gloo's
+# GLOO_SOCKET_IFNAME and tensorpipe's TP_SOCKET_IFNAME take exact interface names.
+SRC_IFNAME = ("https://www.hiascend.com/document/detail/en/canncommercial/800/apiref/envvar/envref_07_0075.html; "
+              "https://github.com/pytorch/gloo/blob/aeaea26ca72896ac85e04b7678e5835a903f1e1f/gloo/transport/tcp/device.cc; "
+              "https://github.com/pytorch/pytorch/blob/420a5e3d97dc7e8f2d66fec9f00c8019057df052/torch/csrc/distributed/rpc/tensorpipe_agent.cpp")
 
 
 def _alive(ctx: CheckContext) -> list[tuple[str, Snapshot]]:
     return [(n, s) for n, s, _e in ctx.nodes if s is not None]
+
+
+def _two_nodes(ctx: CheckContext) -> None:
+    """Skew needs two nodes that answered; with fewer there is nothing to compare."""
+    if len(_alive(ctx)) < 2:
+        skip("fewer than two nodes have a snapshot")
 
 
 def _skew(ctx: CheckContext, fact: Any, *, id: str, severity: str, components: tuple[str, ...], what: str,
@@ -78,7 +88,8 @@ def _skew(ctx: CheckContext, fact: Any, *, id: str, severity: str, components: t
 # -- reachability ---------------------------------------------------------------------------------------
 
 
-@check("cluster-nodes-reachable", AREA, cluster=True)
+@check("cluster-nodes-reachable", AREA, cluster=True,
+       findings=("cluster-node-timeout", "cluster-node-unreachable"))
 def nodes_reachable(ctx: CheckContext) -> Iterator[Finding]:
     """Every node must answer the probe: a node Ray cannot run a task on cannot run verl workers either."""
     for name, snap, err in ctx.nodes:
@@ -93,7 +104,6 @@ def nodes_reachable(ctx: CheckContext) -> Iterator[Finding]:
                        "overloaded or hung (sick card, stuck mount); verl workers placed there will stall.",
                 evidence={"nodes": [name], "error": err}, node=name,
                 fix="Check the node (`ray status -v`, `npu-smi info` on it) and re-run with a larger --timeout.",
-                source="issue 7 (per-node timeout, never hang on a sick node)",
             )
         else:
             yield finding(
@@ -104,16 +114,17 @@ def nodes_reachable(ctx: CheckContext) -> Iterator[Finding]:
                 evidence={"nodes": [name], "error": err}, node=name,
                 fix="Restart Ray on that node (`ray stop` then `ray start --address=<head>`) and check its "
                     "raylet log under /tmp/ray/session_latest/logs.",
-                source="issue 7; ray NodeAffinitySchedulingStrategy(soft=False) fails when the node is gone",
             )
 
 
 # -- versions -------------------------------------------------------------------------------------------
 
 
-@check("cluster-ray-version", AREA, cluster=True)
+@check("cluster-ray-version", AREA, cluster=True,
+       findings=("cluster-python-skew", "cluster-ray-version-skew"))
 def ray_version_skew(ctx: CheckContext) -> Iterator[Finding]:
     """Ray and the Python minor version must be the same on every node."""
+    _two_nodes(ctx)
     yield from _skew(
         ctx, ray_version, id="cluster-ray-version-skew", severity="error", components=("ray", "cluster"),
         what="Ray version", source=SRC_RAY_VERSION,
@@ -136,9 +147,11 @@ def python_minor_value(snap: Snapshot) -> Any:
     return Value(str(v.key[1]), v.key)
 
 
-@check("cluster-package-versions", AREA, cluster=True)
+@check("cluster-package-versions", AREA, cluster=True,
+       findings=("cluster-package-skew", "cluster-source-skew"))
 def package_skew(ctx: CheckContext) -> Iterator[Finding]:
     """Each stack package (and MindSpeed/Megatron source commits) must be the same on every node."""
+    _two_nodes(ctx)
     for dist, comp in STACK_PACKAGES:
         yield from _skew(
             ctx, lambda s, d=dist: package_fact(s, d), id="cluster-package-skew", severity="warning",
@@ -156,9 +169,11 @@ def package_skew(ctx: CheckContext) -> Iterator[Finding]:
         )
 
 
-@check("cluster-ascend-versions", AREA, cluster=True)
+@check("cluster-ascend-versions", AREA, cluster=True,
+       findings=("cluster-cann-skew", "cluster-driver-skew", "cluster-firmware-skew", "cluster-kernels-skew", "cluster-nnal-skew"))
 def ascend_skew(ctx: CheckContext) -> Iterator[Finding]:
     """CANN toolkit, kernels, NNAL, driver and firmware must match across nodes."""
+    _two_nodes(ctx)
     labels = {"toolkit": "CANN toolkit", "kernels": "CANN kernels (ops) package", "nnal": "NNAL/ATB",
               "driver": "Ascend driver", "firmware": "Ascend firmware"}
     for part, comp, kind in ASCEND_PARTS:
@@ -174,15 +189,18 @@ def ascend_skew(ctx: CheckContext) -> Iterator[Finding]:
 # -- Ray resources --------------------------------------------------------------------------------------
 
 
-@check("cluster-ray-npu-resource", AREA, cluster=True)
+@check("cluster-ray-npu-resource", AREA, cluster=True,
+       findings=("cluster-npu-resource-high", "cluster-npu-resource-low", "cluster-npu-resource-missing"))
 def npu_resource(ctx: CheckContext) -> Iterator[Finding]:
     """Each node's Ray `NPU` resource must match the NPUs it has (limited by ASCEND_RT_VISIBLE_DEVICES)."""
+    looked = False
     for name, snap in _alive(ctx):
         have = device_count(snap)
         want = expected_npus(snap)
         ray_n = ray_npu(snap)
         if want is UNKNOWN or ray_n is UNKNOWN or want == 0:
             continue
+        looked = True
         vis = visible_devices(snap)
         ev = {"nodes": [name], "npus": have, "expected_ray_npu": want, "ray_npu": ray_n}
         if isinstance(vis, list):
@@ -217,11 +235,15 @@ def npu_resource(ctx: CheckContext) -> Iterator[Finding]:
                 evidence=ev, node=name, source=SRC_RAY_NPU,
                 fix=f"Restart Ray on this node with `{start}` (or fix ASCEND_RT_VISIBLE_DEVICES there).",
             )
+    if not looked:
+        skip("no node records both its NPUs and its Ray NPU resource")
 
 
-@check("cluster-head-torch-npu", AREA, cluster=True)
+@check("cluster-head-torch-npu", AREA, cluster=True, findings=("cluster-head-torch-npu-without-npu",))
 def head_without_npu(ctx: CheckContext) -> Iterator[Finding]:
     """A head node without NPUs should not carry torch_npu: verl's TaskRunner may land there."""
+    if not any(is_head(s) for _, s in _alive(ctx)):
+        skip("no node is known to be the Ray head")
     for name, snap in _alive(ctx):
         if not is_head(snap) or snap.has_package("torch-npu") is not True:
             continue
@@ -257,15 +279,16 @@ def _relevant(name: str) -> bool:
     return (name.startswith(ENV_PREFIXES) or name in ENV_NAMES) and not ENV_PER_NODE.match(name)
 
 
-@check("cluster-env", AREA, cluster=True)
+@check("cluster-env", AREA, cluster=True, findings=("cluster-env-skew",))
 def env_skew(ctx: CheckContext) -> Iterator[Finding]:
     """Ascend/HCCL/Gloo variables, LD_LIBRARY_PATH and PYTHONPATH should be the same on every node."""
     nodes = [(n, s) for n, s in _alive(ctx) if known(s.env)]
     if len(nodes) < 2:
-        return
+        skip("fewer than two nodes have their environment in the snapshot")
     names = sorted({k for _n, s in nodes for k in s.env if _relevant(k)})
     for var in names:
-        values = {n: text_value(s.env.get(var)) for n, s in nodes}
+        # a partial snapshot that does not list the variable does not say it is unset: leave that node out
+        values = {n: text_value(s.getenv(var)) for n, s in nodes if s.getenv(var) is not UNKNOWN}
         odd, groups = odd_ones(values)
         if not odd:
             continue
@@ -276,7 +299,7 @@ def env_skew(ctx: CheckContext) -> Iterator[Finding]:
                    "set_env.sh was not sourced (or sourced for another CANN) gives its workers different "
                    "libraries or HCCL settings.",
             evidence={"nodes": odd, "variable": var, "values": {n: v.text for n, v in values.items()}},
-            key=var, source="issue 7; shared/reference/cann_torchnpu_vllm.md §7 (set_env.sh not sourced)",
+            key=var, source=SRC_SKEW,
             fix=f"Set {var} the same way on every node before `ray start` (source the same set_env.sh), "
                 "then restart Ray on the odd nodes.",
         )
@@ -301,11 +324,14 @@ def ifname_matches(var: str, value: str, names: list[str]) -> bool | None:
     return any(n.startswith(w) for w in wanted for n in names)
 
 
-@check("cluster-socket-ifname", AREA, cluster=True)
+@check("cluster-socket-ifname", AREA, cluster=True,
+       findings=("cluster-socket-ifname-absent-elsewhere", "cluster-socket-ifname-missing"))
 def socket_ifname(ctx: CheckContext) -> Iterator[Finding]:
     """A *_SOCKET_IFNAME value that matches interfaces on some nodes but not on others (the per-node
     check `socket-ifname-missing` covers a node on its own; this one names the nodes where it breaks)."""
     nodes = [(n, s) for n, s in _alive(ctx) if known(s.env)]
+    if not nodes:
+        skip("no node has its environment in the snapshot")
     for var in IFNAME_VARS:
         settings = {n: s.env[var] for n, s in nodes if s.env.get(var)}
         if not settings:

@@ -5,15 +5,15 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from doctor.checks.facts import env, env_known, val
-from doctor.checks.runner import CheckContext, check
+from doctor.checks.facts import env, env_known, env_unset, val
+from doctor.checks.runner import CheckContext, check, skip
 from doctor.report import Finding, finding
 from doctor.snapshot.model import known
 
 HCCL_DEFAULT_BASE_PORT = 60000
 HCCL_PORTS_PER_HOST = 16  # one listen port per device: base .. base+15 (A3 nodes have 16 chips)
-SRC_HCCL_TIMEOUT = ("modelscope/ms-swift PR #8281 (HCCL_CONNECT_TIMEOUT defaults to 120 s; valid 120-7200); CANN "
-                    "environment variable reference")
+# HCCL_CONNECT_TIMEOUT defaults to 120 s; valid values are 120-7200.
+SRC_HCCL_TIMEOUT = "https://github.com/modelscope/ms-swift/pull/8281"
 
 
 def _multi_node(ctx: CheckContext) -> bool | None:
@@ -29,13 +29,15 @@ def _multi_node(ctx: CheckContext) -> bool | None:
     return None
 
 
-@check("hccl-timeout", "network")
+@check("hccl-timeout", "network", findings=("hccl-connect-timeout-invalid", "hccl-connect-timeout-short"))
 def hccl_timeout(ctx: CheckContext) -> Iterator[Finding]:
     """HCCL_CONNECT_TIMEOUT long enough for multi-node start-up skew."""
     snap = ctx.snapshot
     if not env_known(snap):
-        return
+        skip("the snapshot has no environment variables")
     raw = env(snap, "HCCL_CONNECT_TIMEOUT")
+    if raw is None and not env_unset(snap, "HCCL_CONNECT_TIMEOUT"):
+        skip("HCCL_CONNECT_TIMEOUT is not in the snapshot")
     if raw is not None:
         try:
             secs = int(raw)
@@ -77,14 +79,16 @@ def _own_ports(snap: Any) -> set[int]:
     return own
 
 
-@check("hccl-ports", "network")
+@check("hccl-ports", "network", findings=("hccl-port-in-use",))
 def hccl_ports(ctx: CheckContext) -> Iterator[Finding]:
     """Nothing else listens on HCCL's host ports (HCCL_IF_BASE_PORT .. +15, default 60000)."""
     snap = ctx.snapshot
     ports = val(snap.network, "listening_ports")
-    if not isinstance(ports, list) or not env_known(snap) and not ports:
-        return
-    raw = env(snap, "HCCL_IF_BASE_PORT") if env_known(snap) else None
+    if not isinstance(ports, list):
+        skip("the listening ports are not in the snapshot")
+    raw = env(snap, "HCCL_IF_BASE_PORT")
+    if raw is None and not env_unset(snap, "HCCL_IF_BASE_PORT"):
+        skip("HCCL_IF_BASE_PORT is not in the snapshot, so HCCL's port range is not known")
     try:
         base = int(raw) if raw else HCCL_DEFAULT_BASE_PORT
     except ValueError:
@@ -98,18 +102,20 @@ def hccl_ports(ctx: CheckContext) -> Iterator[Finding]:
                    "`Communication_Error_Bind_IP_Port(EI0019)`, then NPU timeouts.",
             evidence={"listening": busy, "HCCL_IF_BASE_PORT": raw},
             fix=f"Give each job its own range: export HCCL_IF_BASE_PORT={base + 100 * (1 + len(busy) // 16)}",
-            source="vllm-project/vllm-ascend PR #16205 (EI0019 on default HCCL port 60000)")
+            source="https://github.com/vllm-project/vllm-ascend/pull/16205; https://github.com/vllm-project/vllm-ascend/issues/405; "
+                   "https://www.hiascend.com/document/detail/en/canncommercial/800/apiref/envvar/envref_07_0074.html")
 
 
 _IFNAME_VARS = ("GLOO_SOCKET_IFNAME", "TP_SOCKET_IFNAME", "HCCL_SOCKET_IFNAME")
 
 
-@check("socket-ifname", "network")
+@check("socket-ifname", "network",
+       findings=("socket-ifname-missing", "socket-ifname-not-single", "socket-ifname-syntax"))
 def socket_ifname(ctx: CheckContext) -> Iterator[Finding]:
     """*_SOCKET_IFNAME name existing interfaces, in the syntax each library accepts."""
     snap = ctx.snapshot
     if not env_known(snap):
-        return
+        skip("the snapshot has no environment variables")
     ifaces = val(snap.network, "interfaces")
     names = [i.name for i in ifaces if known(i.name)] if isinstance(ifaces, list) else None
     for var in _IFNAME_VARS:
@@ -123,7 +129,7 @@ def socket_ifname(ctx: CheckContext) -> Iterator[Finding]:
                 detail=f"{var} takes concrete interface names; Gloo fails with `Unable to find address for: {value.split(',')[0]}`.",
                 evidence={var: raw, "interfaces": names},
                 fix=f"export {var}=<the interface that routes to the head node, e.g. from `ip -4 route get $MASTER_ADDR`>",
-                source="aws-samples/aws-do-eks PR #51 (GLOO_SOCKET_IFNAME '^lo,...' -> 'Unable to find address for: ^lo')")
+                source="https://github.com/aws-samples/aws-do-eks/pull/51; https://github.com/pytorch/gloo/blob/aeaea26ca72896ac85e04b7678e5835a903f1e1f/gloo/transport/tcp/device.cc")
             continue
         body = value.lstrip("^=") if var == "HCCL_SOCKET_IFNAME" else value
         items = [x.strip() for x in body.split(",") if x.strip()]
@@ -131,13 +137,13 @@ def socket_ifname(ctx: CheckContext) -> Iterator[Finding]:
             yield finding(
                 "socket-ifname-not-single", "error", ("network", "env"), f"{var}={raw!r} is not a single interface name",
                 evidence={var: raw}, fix=f"export {var}={items[0]}",
-                source="PyTorch tensorpipe: TP_SOCKET_IFNAME takes one interface name")
+                source="https://github.com/pytorch/pytorch/blob/420a5e3d97dc7e8f2d66fec9f00c8019057df052/torch/csrc/distributed/rpc/tensorpipe_agent.cpp")
         elif var == "GLOO_SOCKET_IFNAME" and len(items) > 1:
             yield finding(
                 "socket-ifname-not-single", "warning", ("network", "env"), f"{var}={raw!r} lists several interfaces",
                 detail="Gloo then uses all of them round-robin; every one must reach every other node.",
                 evidence={var: raw}, fix=f"export {var}=<one interface>, e.g. {items[0]}",
-                source="PyTorch distributed docs (GLOO_SOCKET_IFNAME)")
+                source="https://docs.pytorch.org/docs/2.7/distributed.html")
         if names is None or value.startswith("^"):
             continue
         exact = var != "HCCL_SOCKET_IFNAME" or value.startswith("=")
@@ -148,16 +154,17 @@ def socket_ifname(ctx: CheckContext) -> Iterator[Finding]:
                 f"{var} names interface(s) that do not exist here: {', '.join(missing)}",
                 evidence={var: raw, "interfaces": names},
                 fix=f"export {var}=<one of: {', '.join(names[:8])}>",
-                source="gloo transport/tcp/device.cc ('Unable to find address for'); CANN HCCL_SOCKET_IFNAME reference")
+                source="https://github.com/pytorch/gloo/blob/aeaea26ca72896ac85e04b7678e5835a903f1e1f/gloo/transport/tcp/device.cc; "
+                       "https://www.hiascend.com/document/detail/en/canncommercial/800/apiref/envvar/envref_07_0075.html")
 
 
-@check("shm-size", "network")
+@check("shm-size", "network", findings=("shm-too-small",))
 def shm_size(ctx: CheckContext) -> Iterator[Finding]:
     """/dev/shm large enough for Ray's object store and dataloader workers."""
     snap = ctx.snapshot
     shm = val(snap.host, "shm_gb")
     if not isinstance(shm, (int, float)):
-        return
+        skip("the size of /dev/shm is not known")
     if shm < 1.0:
         yield finding(
             "shm-too-small", "warning", ("system", "ray"), f"/dev/shm is only {shm:.2f} GB",
@@ -165,4 +172,4 @@ def shm_size(ctx: CheckContext) -> Iterator[Finding]:
                    "or fall back to slow disk spilling.",
             evidence={"shm_gb": shm, "in_container": val(snap.host, "in_container")},
             fix="Start the container with --ipc=host (as verl's template does) or --shm-size=64g.",
-            source="verl container template `docker run --ipc=host` (shared/reference/verl.md §1.5); Ray docs (/dev/shm object store)")
+            source="https://github.com/verl-project/verl/blob/v0.9.0/docs/ascend_tutorial/get_start/dockerfile_build_guidance.rst")

@@ -5,11 +5,9 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from packaging.specifiers import SpecifierSet
-from packaging.version import Version
-
 from doctor.checks.facts import absent, installed, npu_host, pver, ver
-from doctor.checks.runner import CheckContext, check
+from doctor.checks.runner import CheckContext, check, skip
+from doctor.knowledge.releases import release_for
 from doctor.knowledge.versions import pkg_satisfies
 from doctor.report import Finding, finding
 from doctor.snapshot.model import known
@@ -18,12 +16,12 @@ from doctor.snapshot.model import known
 _OWN_CHECK = {"torch", "torch-npu"}
 
 
-@check("profile-pins", "packages")
+@check("profile-pins", "packages", findings=("package-missing", "package-off-profile"))
 def profile_pins(ctx: CheckContext) -> Iterator[Finding]:
     """Every package the verified stack pins is installed at a version the pin allows."""
     snap, p = ctx.snapshot, ctx.profile
     if p is None:
-        return
+        skip("no verified stack (profile) applies")
     for name, spec in p.pins.items():
         v = ver(snap, name)
         if v is None:
@@ -55,11 +53,13 @@ def _comp(name: str) -> str:
     return "python"
 
 
-@check("triton", "packages")
+@check("triton", "packages", findings=("triton-on-npu", "triton-with-triton-ascend"))
 def triton(ctx: CheckContext) -> Iterator[Finding]:
     """Mainline triton and triton-ascend share the `triton` package directory: only triton-ascend may stay."""
     snap = ctx.snapshot
     t, ta = installed(snap, "triton"), installed(snap, "triton-ascend")
+    if t is None and ta is None:
+        skip("the snapshot does not say whether triton or triton-ascend is installed")
     if t and ta:
         yield finding(
             "triton-with-triton-ascend", "error", ("triton", "triton-ascend"),
@@ -69,21 +69,23 @@ def triton(ctx: CheckContext) -> Iterator[Finding]:
             evidence={"triton": ver(snap, "triton"), "triton-ascend": ver(snap, "triton-ascend")},
             fix="pip uninstall -y triton triton-ascend && pip install --force-reinstall --no-deps triton-ascend"
                 + (f"{ctx.profile.pin('triton-ascend')}" if ctx.profile and ctx.profile.pin("triton-ascend") else ""),
-            source="triton-lang/triton-ascend#306; vllm-ascend Dockerfile (`pip uninstall -y triton triton-ascend`)")
+            source="https://github.com/triton-lang/triton-ascend/issues/306; https://github.com/vllm-project/vllm-ascend/blob/v0.13.0/Dockerfile")
     elif t and npu_host(snap):
         yield finding(
             "triton-on-npu", "warning", ("triton",), "Mainline (CUDA) triton is installed on an Ascend host",
             detail="vLLM pulls it in on x86; it does not work on Ascend and shadows triton-ascend if that is added later.",
             evidence={"triton": ver(snap, "triton")}, fix="pip uninstall -y triton",
-            source="vllm-ascend Dockerfile comment ('triton ... does not work on Ascend')")
+            source="https://github.com/vllm-project/vllm-ascend/blob/v0.13.0/Dockerfile")
 
 
-@check("numpy", "packages")
+@check("numpy", "packages", findings=("numpy2-with-old-torch", "numpy2-with-verl"))
 def numpy(ctx: CheckContext) -> Iterator[Finding]:
     """numpy 2 breaks torch wheels built against numpy 1.x; the NPU stacks pin numpy<2."""
     snap = ctx.snapshot
     n, t = pver(snap, "numpy"), pver(snap, "torch")
-    if n is None or n.major < 2:
+    if n is None:
+        skip("numpy's version is not known")
+    if n.major < 2:
         return
     if t is not None and t.release[:2] < (2, 3):
         yield finding(
@@ -92,59 +94,50 @@ def numpy(ctx: CheckContext) -> Iterator[Finding]:
             detail="torch 2.1/2.2 wheels (the builds older torch-npu pairs with) are compiled against NumPy 1.x and fail "
                    "with NumPy 2 (`A module that was compiled using NumPy 1.x cannot be run in NumPy 2`).",
             evidence={"numpy": ver(snap, "numpy"), "torch": ver(snap, "torch")}, fix="pip install 'numpy<2' (e.g. numpy==1.26.4)",
-            source="hiyouga/LlamaFactory PR #4382; Ascend/docs#22")
+            source="https://github.com/hiyouga/LlamaFactory/pull/4382; https://github.com/Ascend/docs/issues/22")
         return
     pin = ctx.profile.pin("numpy") if ctx.profile else None
     if pin and pkg_satisfies(ver(snap, "numpy"), pin) is False:
         return  # reported as package-off-profile
-    verl = pver(snap, "verl")
-    if verl is not None and verl < Version("0.9.0") and verl >= Version("0.5.0"):
+    row = release_for(ver(snap, "verl"))
+    if row is not None and row.numpy and pkg_satisfies(ver(snap, "numpy"), row.numpy) is False:
         yield finding(
             "numpy2-with-verl", "warning", ("numpy", "verl"),
-            f"numpy {ver(snap, 'numpy')} with verl {ver(snap, 'verl')}, which pins numpy<2",
-            evidence={"numpy": ver(snap, "numpy"), "verl": ver(snap, "verl")}, fix="pip install 'numpy<2'",
-            source="verl requirements-npu.txt / wheel METADATA numpy<2.0.0 (shared/reference/verl.md §1.6, §7)")
+            f"numpy {ver(snap, 'numpy')} with verl {ver(snap, 'verl')}, which requires numpy{row.numpy}",
+            evidence={"numpy": ver(snap, "numpy"), "verl": ver(snap, "verl"), "requires": row.numpy},
+            fix=f"pip install 'numpy{row.numpy}'", source=row.numpy_source)
 
 
-# verl release range -> (transformers specifier verl supports, source)
-_TRANSFORMERS_WINDOWS = (
-    ("<0.6.0", "<4.56.0", "verl-project/verl#3561 (index_first_axis moved in transformers 4.56, transformers PR #40002); "
-                          "fixed in verl PR #3596"),
-    (">=0.7.0,<0.8.0", "<5.0.0", "verl v0.7.1 docs/ascend_tutorial/ascend_quick_start.rst ('verl does not support transformers >= 5.0.0')"),
-    (">=0.9.0,<0.10.0", ">=5.5.3,!=5.6.0,<5.11", "verl 0.9.x wheel METADATA Requires-Dist (shared/reference/verl.md §7)"),
-)
-
-
-@check("transformers-window", "packages")
+@check("transformers-window", "packages", findings=("transformers-outside-verl-window",))
 def transformers_window(ctx: CheckContext) -> Iterator[Finding]:
-    """transformers inside the window the installed verl supports."""
+    """transformers inside the window the installed verl supports (its row of profiles/releases.toml)."""
     snap = ctx.snapshot
-    verl, tr = pver(snap, "verl"), ver(snap, "transformers")
-    if verl is None or tr is None:
-        return
-    vpub = Version(verl.public)
-    for vrange, spec, source in _TRANSFORMERS_WINDOWS:
-        if not SpecifierSet(vrange).contains(vpub, prereleases=True):
-            continue
-        if pkg_satisfies(tr, spec) is False:
-            yield finding(
-                "transformers-outside-verl-window", "error", ("transformers", "verl"),
-                f"transformers {tr} is outside what verl {ver(snap, 'verl')} supports ({spec})",
-                detail="verl imports transformers internals that move between releases (e.g. `cannot import name "
-                       "'index_first_axis' from 'transformers.integrations.npu_flash_attention'`).",
-                evidence={"transformers": tr, "verl": ver(snap, "verl"), "supported": spec},
-                fix=f"pip install 'transformers{spec}' (or upgrade verl).", source=source)
+    verl, tr = ver(snap, "verl"), ver(snap, "transformers")
+    row = release_for(verl)
+    if row is None or tr is None or not row.transformers:
+        skip("verl's or transformers' version, or verl's transformers window, is not known")
+    spec = row.transformers
+    if pkg_satisfies(tr, spec) is False:
+        yield finding(
+            "transformers-outside-verl-window", "error", ("transformers", "verl"),
+            f"transformers {tr} is outside what verl {verl} supports ({spec})",
+            detail="verl imports transformers internals that move between releases (e.g. `cannot import name "
+                   "'index_first_axis' from 'transformers.integrations.npu_flash_attention'`).",
+            evidence={"transformers": tr, "verl": verl, "supported": spec},
+            fix=f"pip install 'transformers{spec}' (or upgrade verl).", source=row.transformers_source)
 
 
 _CUDA_ONLY = ("apex", "flash-attn", "flash-attn-3", "liger-kernel", "xformers", "bitsandbytes", "deepspeed-kernels")
 
 
-@check("cuda-only-packages", "packages")
+@check("cuda-only-packages", "packages", findings=("cuda-only-packages",))
 def cuda_only_packages(ctx: CheckContext) -> Iterator[Finding]:
     """CUDA-only packages on an Ascend host: unusable, and some break imports."""
     snap = ctx.snapshot
-    if not npu_host(snap) or not known(snap.packages):
-        return
+    if not npu_host(snap):
+        skip("nothing says this is an Ascend host")
+    if not known(snap.packages):
+        skip("the snapshot lists no packages")
     found = [n for n in _CUDA_ONLY if n in snap.packages]
     nvidia = sorted(n for n in snap.packages if n.startswith("nvidia-"))
     te = [n for n in snap.packages if n.startswith("transformer-engine")]
@@ -160,4 +153,4 @@ def cuda_only_packages(ctx: CheckContext) -> Iterator[Finding]:
                    "comes from MindSpeed or transformers' NPU path), and nvidia-* usually arrive with a CUDA torch.",
             evidence={"packages": found, "nvidia": nvidia[:20]},
             fix="pip uninstall -y " + " ".join((found + nvidia)[:12]),
-            source="verl install_guidance appendix (flash_attn / liger not supported on NPU; shared/reference/mindspeed.md §6)")
+            source="https://github.com/verl-project/verl/blob/v0.9.0/docs/ascend_tutorial/get_start/install_guidance.rst")

@@ -6,47 +6,48 @@ from __future__ import annotations
 import posixpath
 from collections.abc import Iterator
 
-from doctor.checks.facts import arch, pver, py_version, release, val, ver
-from doctor.checks.runner import CheckContext, check
-from doctor.knowledge.versions import pkg_satisfies
+from packaging.specifiers import SpecifierSet
+
+from doctor.checks.facts import arch, pver, py_version, val, ver
+from doctor.checks.runner import CheckContext, check, skip
+from doctor.knowledge.releases import release_for
+from doctor.knowledge.versions import pkg_satisfies, release
 from doctor.report import Finding, finding
 
-# Package -> (min Python, source). Hard limits: the installed code or wheels cannot run below them.
-_PY_FLOORS = (
-    ("vllm-ascend", "0.11.0rc0", (3, 10),
-     "vllm-project/vllm-ascend#3728 (PEP 604 annotations fail on Python 3.9; PR #3926 raised python_requires to >=3.10)"),
-    ("verl", "0.5.0", (3, 10), "verl wheel METADATA Requires-Python >=3.10 since 0.5.0 (shared/reference/verl.md §7)"),
-)
+# vllm-ascend: (first release that needs it, min Python, source). Hard limit: its code cannot run below it (PEP 604
+# annotations fail on Python 3.9; the pull request cited raised python_requires to >=3.10). verl's own Python range
+# is in its row of profiles/releases.toml (the release's Requires-Python).
+_VA_PY_FLOOR = ("0.11.0rc0", (3, 10), "https://github.com/vllm-project/vllm-ascend/issues/3728; "
+                "https://github.com/vllm-project/vllm-ascend/pull/3926")
 
 
-@check("python-version", "system")
+@check("python-version", "system",
+       findings=("python-outside-profile", "python-too-new-for-package", "python-too-old-for-package"))
 def python_version(ctx: CheckContext) -> Iterator[Finding]:
     """Python inside what installed packages and the chosen stack support."""
     snap = ctx.snapshot
     py = py_version(snap)
     if py is None:
-        return
+        skip("the target Python's version is not known")
     pys = ".".join(str(x) for x in release(py))
-    for pkg, since, floor, source in _PY_FLOORS:
-        v = pver(snap, pkg)
-        if v is None or v < type(v)(since):
-            continue
-        if release(py, 2) < floor:
+    since, floor, source = _VA_PY_FLOOR
+    va = pver(snap, "vllm-ascend")
+    if va is not None and not va < type(va)(since) and release(py, 2) < floor:
+        yield _too_old(pys, "vllm-ascend", ver(snap, "vllm-ascend"), f">={floor[0]}.{floor[1]}", source,
+                       f"vllm-ascend {since} and newer need Python {floor[0]}.{floor[1]} or newer")
+    row = release_for(ver(snap, "verl"))
+    if row is not None and pkg_satisfies(pys, row.python) is False:
+        lows = [s for s in SpecifierSet(row.python) if s.operator in (">=", ">") and not pkg_satisfies(pys, str(s))]
+        if lows:
+            yield _too_old(pys, "verl", ver(snap, "verl"), row.python, row.python_source,
+                           f"verl {row.verl} declares Requires-Python {row.python}")
+        else:
             yield finding(
-                "python-too-old-for-package", "error", ("python", pkg),
-                f"Python {pys} is too old for {pkg} {ver(snap, pkg)}",
-                detail=f"{pkg} {since} and newer need Python {floor[0]}.{floor[1]} or newer; imports fail at start-up.",
-                evidence={"python": pys, pkg: ver(snap, pkg), "requires": f">={floor[0]}.{floor[1]}"},
-                fix="Create the environment with Python 3.10 or 3.11 and reinstall the stack (`doctor install`).",
-                commands=("doctor install --dry-run",), source=source)
-    verl = pver(snap, "verl")
-    if verl is not None and verl >= type(verl)("0.9.1") and release(py, 2) >= (3, 13):
-        yield finding(
-            "python-too-new-for-package", "error", ("python", "verl"),
-            f"Python {pys} is too new for verl {ver(snap, 'verl')}",
-            detail="verl 0.9.1 declares Requires-Python <3.13.",
-            evidence={"python": pys, "verl": ver(snap, "verl"), "requires": "<3.13"},
-            fix="Use Python 3.10–3.12 for this verl.", source="verl 0.9.1 wheel METADATA (shared/reference/verl.md §7)")
+                "python-too-new-for-package", "error", ("python", "verl"),
+                f"Python {pys} is too new for verl {ver(snap, 'verl')}",
+                detail=f"verl {row.verl} declares Requires-Python {row.python}.",
+                evidence={"python": pys, "verl": ver(snap, "verl"), "requires": row.python},
+                fix=f"Use a Python inside {row.python} for this verl.", source=row.python_source)
     p = ctx.profile
     if p is not None and pkg_satisfies(pys, p.python) is False:
         yield finding(
@@ -58,18 +59,26 @@ def python_version(ctx: CheckContext) -> Iterator[Finding]:
             fix=f"Use Python {p.python_recommended or p.python} for this stack.", source=p.source)
 
 
-@check("host-arch", "system")
+def _too_old(pys: str, pkg: str, v: str | None, requires: str, source: str, why: str) -> Finding:
+    return finding(
+        "python-too-old-for-package", "error", ("python", pkg), f"Python {pys} is too old for {pkg} {v}",
+        detail=f"{why}; imports fail at start-up.", evidence={"python": pys, pkg: v, "requires": requires},
+        fix=f"Create the environment with a Python {requires} and reinstall the stack (`doctor install`).",
+        commands=("doctor install --dry-run",), source=source)
+
+
+@check("host-arch", "system", findings=("arch-outside-profile", "arch-unsupported"))
 def host_arch(ctx: CheckContext) -> Iterator[Finding]:
     """Ascend software ships for aarch64 and x86_64 only."""
     a = arch(ctx.snapshot)
     if a is None:
-        return
+        skip("the CPU architecture is not known")
     if a not in ("aarch64", "x86_64"):
         yield finding(
             "arch-unsupported", "error", ("system",), f"CPU architecture {a} has no Ascend software",
             detail="CANN, torch-npu and vllm-ascend are published for aarch64 and x86_64 only.",
             evidence={"arch": a}, fix="Run on an aarch64 or x86_64 Ascend host.",
-            source="PyPI torch-npu / vllm-ascend wheel tags (shared/reference/cann_torchnpu_vllm.md §2.3, §8)")
+            source="https://pypi.org/project/torch-npu/2.7.1/#files; https://pypi.org/project/vllm-ascend/0.13.0/#files")
     p = ctx.profile
     if p is not None and a in ("aarch64", "x86_64") and a not in p.arches:
         yield finding(
@@ -86,13 +95,13 @@ _SHADOWABLE = {
 }
 
 
-@check("cwd-shadowing", "system")
+@check("cwd-shadowing", "system", findings=("cwd-shadows-package",))
 def cwd_shadowing(ctx: CheckContext) -> Iterator[Finding]:
     """A source tree in the current directory wins over the installed package on sys.path[0]."""
     snap = ctx.snapshot
     cwd = val(snap.host, "cwd")
     if not isinstance(cwd, str) or not cwd:
-        return
+        skip("the working directory is not known")
     cwd = posixpath.normpath(cwd)
     for mod, (dist, compiled) in _SHADOWABLE.items():
         m = snap.module(mod)
@@ -118,7 +127,7 @@ def cwd_shadowing(ctx: CheckContext) -> Iterator[Finding]:
                                   if compiled else ".")),
             evidence={"module": mod, "origin": first, "cwd": cwd, "other_origins": o[1:]},
             fix=f"Run from another directory (cd ~) or remove {first} from the path.",
-            source="Ascend/pytorch#24 (ModuleNotFoundError: No module named 'torch_npu._C' when run from the source dir)")
+            source="https://github.com/Ascend/pytorch/issues/24")
 
 
 _PROBE_FIX = {
@@ -129,13 +138,13 @@ _PROBE_FIX = {
 }
 
 
-@check("probe-status", "system")
+@check("probe-status", "system", findings=("probe-failed",))
 def probe_status(ctx: CheckContext) -> Iterator[Finding]:
     """A probe that timed out or crashed leaves its facts unknown: say so, so silence is not read as health."""
     meta = ctx.snapshot.extra.get("collect")
     probes = meta.get("probes") if isinstance(meta, dict) else None
     if not isinstance(probes, dict):
-        return
+        skip("the snapshot does not record how its probes ran")
     for name, st in sorted(probes.items()):
         if not isinstance(st, dict) or st.get("status") not in ("timeout", "error"):
             continue
@@ -144,5 +153,4 @@ def probe_status(ctx: CheckContext) -> Iterator[Finding]:
             "probe-failed", "warning", ("system",), f"The {name} probe {'timed out' if st['status'] == 'timeout' else 'failed'}",
             detail="Its facts are unknown, so the checks that need them stayed silent. " + "; ".join(errs),
             evidence={"probe": name, "status": st.get("status"), "errors": errs, "seconds": st.get("seconds")},
-            fix=_PROBE_FIX.get(name, "Run `doctor collect -v` to see the probe's error."),
-            source="doctor probes (DESIGN.md: a hung or crashing probe becomes a finding)")
+            fix=_PROBE_FIX.get(name, "Run `doctor collect -v` to see the probe's error."))

@@ -40,11 +40,14 @@ def command(console, logs: tuple[str, ...], signatures_path: str | None, context
     says when nothing matched, a warning when nothing readable was found), 1 when one did, 2 when a log or
     the signature database cannot be read.
     """
+    import time
+
     from doctor.explain.signatures import load_signatures
     from doctor.render import emit
     from doctor.report import CheckResult, CheckStatus, Report, Severity
 
     db = load_signatures(signatures_path)
+    t0 = time.perf_counter()
     single = len(logs) == 1 and (logs[0] == "-" or not Path(logs[0]).is_dir())
     if single:
         from doctor.explain.signatures import explain_path
@@ -58,12 +61,11 @@ def command(console, logs: tuple[str, ...], signatures_path: str | None, context
         findings, extra = explain_many(list(logs), db=db, db_path=signatures_path, context_lines=context_lines,
                                        jobs=jobs)
         header = f"logs: {len(extra['logs'])} file(s), {sum(x['lines'] for x in extra['logs'])} lines, {len(db)} signatures"
-    worst = max((f.severity.rank for f in findings), default=0)
-    status = {2: CheckStatus.FAIL, 1: CheckStatus.WARN}.get(worst, CheckStatus.PASS)
     report = Report(
         command="explain",
         findings=findings,
-        checks=[CheckResult(id="log-signatures", area="explain", status=status)],
+        checks=[CheckResult(id="log-signatures", area="explain", status=CheckStatus.of(findings),
+                            seconds=time.perf_counter() - t0)],
         extra={**extra, "signatures": {"path": db.path, "count": len(db)}},
     )
     if not console.json_mode:

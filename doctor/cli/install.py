@@ -7,14 +7,13 @@ from __future__ import annotations
 
 import click
 
-from doctor.cli.options import doctor_command, output_options
+from doctor.cli.options import doctor_command, output_options, profile_option, python_option, root_option
 
 
 @click.command("install")
-@click.option("--profile", metavar="NAME", help="Use this verified stack instead of the one matching the machine.")
+@profile_option()
 @click.option("--set", "sets", multiple=True, metavar="PKG=VER", help="Override one pin (validated against the rules). Repeatable.")
-@click.option("--python", metavar="PATH", help="Target interpreter (default: the doctor's own); with --venv, the "
-              "interpreter a new venv is made from.")
+@python_option("With --venv, the interpreter a new venv is made from.")
 @click.option("--venv", metavar="DIR", help="Install into this venv; created if it does not exist.")
 @click.option("--backend", type=click.Choice(["auto", "pip", "uv"]), default="auto", show_default=True,
               help="Installer; auto picks uv when present.")
@@ -37,7 +36,7 @@ from doctor.cli.options import doctor_command, output_options
 @click.option("--isolated", is_flag=True, help="Ignore pip/uv configuration files and PIP_*/UV_* variables.")
 @click.option("--no-check", is_flag=True, help="Do not run `doctor check` after installing.")
 @click.option("--step-timeout", type=float, metavar="SECONDS", help="Give up on a step after this long (default 3 h).")
-@click.option("--root", default="/", hidden=True, help="Read Ascend files under this root (tests).")
+@root_option(hidden=True)
 @click.option("--profiles-dir", hidden=True, metavar="DIR", help="Load profiles from this directory.")
 @output_options
 @doctor_command

@@ -1,6 +1,6 @@
 """Run an external command with a hard deadline and leave nothing behind.
 
-`npu-smi` can hang on a sick card (DESIGN principle 4). The child gets its own session
+`npu-smi` can hang on a sick card (principle 4 of docs/design.md). The child gets its own session
 (`start_new_session=True`), so on timeout the whole process group — the command and anything it
 spawned — is killed with SIGKILL. The outcome is data (`ok`, `missing`, `timeout`, `error`), never an
 exception.
@@ -35,31 +35,6 @@ class RunResult:
     @property
     def err(self) -> str:
         return self.stderr.decode("utf-8", errors="replace")
-
-
-def which(name: str, path: str | None = None) -> str | None:
-    """`shutil.which(name, path=path)` for POSIX, without importing shutil: that import pulls in bz2,
-    lzma and fnmatch, ~10 ms a live `doctor check` spends on nothing else. Same rules: a name with a
-    slash is checked as is; an empty PATH finds nothing; the first executable regular file wins."""
-    if os.sep in name:
-        return name if _executable(name) else None
-    if path is None:
-        path = os.environ.get("PATH", os.defpath)
-    if not path:
-        return None
-    seen: set[str] = set()
-    for d in path.split(os.pathsep):
-        if d in seen:
-            continue
-        seen.add(d)
-        cand = os.path.join(d, name)
-        if _executable(cand):
-            return cand
-    return None
-
-
-def _executable(p: str) -> bool:
-    return os.path.exists(p) and os.access(p, os.X_OK) and not os.path.isdir(p)
 
 
 def _kill_group(proc: subprocess.Popen[bytes]) -> None:

@@ -1,10 +1,9 @@
 """Network facts: interfaces with their addresses and state, and listening TCP ports.
 
 HCCL, Gloo and Ray pick interfaces and ports (HCCL's default base port 60000, Ray's 6379); a check needs
-to know what exists and what is taken. Interfaces come from the kernel over rtnetlink (`_netlink`, what
-getifaddrs does), with psutil as the fallback where netlink is unavailable; listening ports come from
-/proc/net/tcp{,6} through the root prefix — the file psutil.net_connections reads too, without its walk
-over every process's file descriptors, which the doctor does not need and a busy node makes slow.
+to know what exists and what is taken. Interfaces and addresses come from psutil; listening ports come from
+/proc/net/tcp{,6} read through the root prefix, so a test (or `--root` on an image) sees that machine's
+table, not this host's.
 """
 
 from __future__ import annotations
@@ -36,12 +35,7 @@ def parse_proc_net_tcp(text: str | None) -> list[int]:
 
 
 def _interfaces(errors: list[str]) -> list[dict[str, Any]]:
-    from doctor.probes._netlink import interfaces
-
-    try:
-        return [{"name": i.name, "addresses": list(i.addresses), "up": i.up} for i in interfaces()]
-    except OSError as e:
-        errors.append(f"interfaces via netlink: {e}; asked psutil instead")
+    """Interfaces, their IPv4/IPv6 addresses and up state, from psutil (getifaddrs + the link flags)."""
     try:
         import socket
 

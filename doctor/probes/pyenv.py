@@ -1,7 +1,7 @@
 """The target Python environment: run `_target_probe.py` inside the target interpreter and turn its
 JSON into snapshot `python`, `packages` and `modules`.
 
-DESIGN principle 3: the target is an interpreter, not the doctor's own. The script goes in on stdin
+Principle 3 of docs/design.md: the target is an interpreter, not the doctor's own. The script goes in on stdin
 (`<python> -`), so sys.path[0] is the user's cwd exactly as for `python -c` / `python -m` — no `-I`, no
 `-S`: a source tree in the cwd that shadows an installed package must show. The run is bounded in time; a
 missing or failing interpreter is a recorded error, never an exception.
@@ -13,7 +13,7 @@ import json
 import os
 import re
 import sys
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -170,9 +170,12 @@ class TargetProbe:
 
 
 def start_target_probe(python: str | None, *, environ: Mapping[str, str] | None = None,
-                       cwd: str | None = None) -> TargetProbe:
+                       cwd: str | None = None, isolated: bool = False,
+                       args: Sequence[str] = ()) -> TargetProbe:
     """Start the probe in the target interpreter now; `run_target_probe(..., started=...)` collects it.
-    Lets a caller overlap the child's work (~0.1 s) with its own start-up."""
+    Lets a caller overlap the child's work (~0.1 s) with its own start-up. `isolated` runs it under `-I`
+    (the installer wants the installed set, not what the user's cwd shadows); `args` are the probe's own
+    options (`--dists-only`, `--files`)."""
     exe = python or sys.executable
     env = dict(environ) if environ is not None else dict(os.environ)
     env["PYTHONDONTWRITEBYTECODE"] = "1"
@@ -189,16 +192,18 @@ def start_target_probe(python: str | None, *, environ: Mapping[str, str] | None 
         return TargetProbe(exe, env, work, error=f"cannot read the probe script {SCRIPT}: {e.strerror}")
     if not os.path.isdir(work):
         return TargetProbe(exe, env, work, error=f"working directory {work} does not exist")
-    return TargetProbe(exe, env, work, started=start([exe, "-"], env=env, cwd=work, stdin_data=source))
+    argv = [exe, *(["-I"] if isolated else []), "-", *args]
+    return TargetProbe(exe, env, work, started=start(argv, env=env, cwd=work, stdin_data=source))
 
 
 def run_target_probe(
     python: str | None, *, timeout: float = 60.0, environ: Mapping[str, str] | None = None, cwd: str | None = None,
-    started: TargetProbe | None = None,
+    started: TargetProbe | None = None, isolated: bool = False, args: Sequence[str] = (),
 ) -> tuple[dict[str, Any] | None, str | None, RunResult | None]:
     """(document, error, run). `error` is set when the interpreter is missing, hangs, crashes or prints
     no result; the document may still be partial (then its own `errors` list says why)."""
-    tp = started if started is not None else start_target_probe(python, environ=environ, cwd=cwd)
+    tp = started if started is not None else start_target_probe(python, environ=environ, cwd=cwd,
+                                                                 isolated=isolated, args=args)
     exe, env, work = tp.exe, tp.env, tp.cwd
     if tp.error is not None or tp.started is None:
         return None, tp.error, None

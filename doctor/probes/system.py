@@ -84,10 +84,10 @@ def total_memory_bytes() -> int | None:
 
 def build_tools(environ: Mapping[str, str]) -> dict[str, str | None]:
     """ninja and g++ on the PATH the training process will see (MindSpeed JIT-builds fused ops with them)."""
-    from doctor.probes._run import which
+    from shutil import which
 
     path = environ.get("PATH", os.defpath)
-    return {tool: which(tool, path) for tool in ("ninja", "g++")}
+    return {tool: which(tool, path=path) for tool in ("ninja", "g++")}
 
 
 STALE_LOCK_SECONDS = 600.0  # a JIT build of one MindSpeed op takes seconds to a few minutes

@@ -20,9 +20,9 @@ from doctor.snapshot.redact import redact_text
 
 BUNDLE_DIR = "doctor-bundle"
 
-# probe name -> component of the finding vocabulary (shared/schemas/report.md)
-PROBE_COMPONENT = {"ascend_files": "cann", "npu_smi": "npu", "pci": "npu", "python": "python", "env": "env",
-                   "system": "system", "network": "network", "assemble": "system"}
+# probe name -> component of the finding vocabulary (docs/schemas/report.md)
+PROBE_COMPONENT = {"ascend_files": "cann", "npu_smi": "npu", "hccn": "network", "pci": "npu", "python": "python",
+                   "env": "env", "system": "system", "network": "network", "assemble": "system"}
 
 README = """This bundle was written by `doctor collect --bundle` (verl-ascend-doctor).
 
@@ -30,6 +30,7 @@ snapshot.json         the snapshot (doctor.snapshot/1) built from the files belo
 collect.json          how each probe fared (status, seconds, problems met)
 files/...             every version/info file the probes read, at its path on the machine
 npu-smi/...           the npu-smi commands run, their stdout/stderr and exit status
+hccn/...              the hccn_tool commands run for each NPU's RoCE port (files/etc/hccn.conf: its config)
 python/pip-freeze.txt the target interpreter's distributions, in pip freeze form (from the probe, no pip run)
 python/probe.json     the raw answer of the probe script run inside the target interpreter
 env.txt               the environment variables the doctor collects (secrets redacted)
@@ -90,19 +91,21 @@ def collect_report(collection: Collection, *, output: str | None, bundle: str | 
     """The `collect` report: the snapshot (when not written to a file) and a warning per failed probe."""
     report = Report(command="collect")
     for name, st in collection.probes.items():
-        if st.status == "ok":
+        # npu-smi that hung or failed is recorded inside a probe that itself finished: its devices are unknown too
+        hung = name == "npu_smi" and st.status == "ok" and bool(st.errors)
+        if st.status == "ok" and not hung:
             continue
         comp = PROBE_COMPONENT.get(name, "system")
+        what = "failed" if st.status == "error" else "timed out" if st.status == "timeout" else "hung or failed"
         report.findings.append(finding(
             "collect-probe-failed",
             "warning",
             [comp],
-            f"the {name} probe {'timed out' if st.status == 'timeout' else 'failed'}; its facts are unknown",
+            f"the {name} probe {what}; its facts are unknown",
             detail="\n".join(st.errors[:5]),
             evidence={"probe": name, "status": st.status, "seconds": round(st.seconds, 3)},
             fix=("Re-run with -v to see the probe's errors; for the python probe check that --python runs, "
                  "for npu-smi raise --npu-smi-timeout or check the card with `npu-smi info`."),
-            source="doctor/probes/collect.py (each probe is bounded; a failed one leaves its facts unknown)",
         ))
     extra: dict[str, Any] = {"seconds": round(collection.seconds, 3)}
     if output:

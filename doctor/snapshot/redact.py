@@ -1,6 +1,6 @@
 """Secret redaction for everything the doctor writes out: collected env values, bundle files, pip freeze.
 
-Rule (shared/schemas/snapshot.md rule 3): the value of a variable whose *name* contains TOKEN, SECRET,
+Rule (docs/schemas/snapshot.md rule 3): the value of a variable whose *name* contains TOKEN, SECRET,
 PASSWORD, KEY, CREDENTIAL or AUTH becomes "<redacted>". Credentials embedded in URLs
 (`https://user:pass@host`, `git+https://TOKEN@github.com/...`) are redacted wherever they appear, because
 index URLs and git sources routinely carry them (PIP_INDEX_URL, HF_ENDPOINT, pip freeze `@ git+https://`).
@@ -39,10 +39,6 @@ def redact_value(name: str, value: str) -> str:
     if is_secret_name(name):
         return REDACTED
     return redact_url_credentials(value)
-
-
-def redact_env(env: dict[str, str]) -> dict[str, str]:
-    return {k: redact_value(k, v) for k, v in env.items()}
 
 
 def redact_text(text: str) -> str:

@@ -82,20 +82,3 @@ def test_target_probe_script_fits_a_pipe_buffer():
     from doctor.probes.pyenv import SCRIPT
 
     assert os.stat(SCRIPT).st_size < 60 * 1024
-
-
-def test_which_agrees_with_shutil(tmp_path: Path) -> None:
-    import shutil
-
-    from doctor.probes._run import which
-
-    a, b = tmp_path / "a", tmp_path / "b"
-    write(a / "npu-smi", "#!/bin/sh\n")
-    write(b / "npu-smi", "#!/bin/sh\n")
-    os.chmod(b / "npu-smi", 0o755)  # only b's copy is executable
-    (a / "ninja").mkdir()  # a directory is never the answer
-    write(b / "ninja", "#!/bin/sh\n")
-    os.chmod(b / "ninja", 0o755)
-    for path in (f"{a}:{b}", f"{b}:{a}", str(a), "", f"{a}:{a}:{b}"):
-        for name in ("npu-smi", "ninja", "absent", str(b / "npu-smi"), str(a / "npu-smi")):
-            assert which(name, path) == shutil.which(name, path=path), (name, path)

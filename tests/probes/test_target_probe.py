@@ -1,14 +1,13 @@
-"""The in-target probe's own distribution scan gives what importlib.metadata gives, and steps aside for it
-whenever it could not be sure (a zip or an .egg on sys.path, another metadata finder on sys.meta_path)."""
+"""The in-target probe's distribution list: what importlib.metadata finds along sys.path, first copy wins and
+later copies are recorded as shadowed, with PEP 610 facts; the same script serves `doctor install` (`--dists-only
+--files`), so check and install read one list."""
 
 from __future__ import annotations
 
-import importlib.machinery
 import importlib.metadata
 import importlib.util
 import os
 import sys
-import zipfile
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -47,73 +46,58 @@ def sites(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> list[str]:
     return ["", str(a), str(b), str(tmp_path / "missing")]
 
 
-def _doc(probe: ModuleType, monkeypatch: pytest.MonkeyPatch, path: list[str], fast: bool) -> list[dict[str, Any]]:
+def _doc(probe: ModuleType, monkeypatch: pytest.MonkeyPatch, path: list[str], **kw: Any) -> list[dict[str, Any]]:
     monkeypatch.setattr(sys, "path", list(path))
-    if not fast:
-        monkeypatch.setattr(probe, "_scan_dists", lambda *a: None)
     probe._ERRORS[:] = []
     try:
-        return probe.distributions()
+        return probe.distributions(**kw)
     finally:
         monkeypatch.undo()
 
 
-def test_scan_finds_the_same_metadata_dirs(probe: ModuleType, sites: list[str]) -> None:
-    scanned = probe._scan_dists(sites, [importlib.machinery.PathFinder])
-    real = importlib.metadata.distributions(path=sites)
-    assert sorted(os.path.abspath(d.path) for d in scanned) == sorted(os.path.abspath(str(d._path)) for d in real)
-
-
-def test_same_document_with_and_without_the_fast_scan(probe: ModuleType, sites: list[str],
-                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+def test_distributions_in_path_order_with_shadowed_copies(probe: ModuleType, sites: list[str],
+                                                          monkeypatch: pytest.MonkeyPatch) -> None:
     cwd = os.getcwd()
-    assert probe._scan_dists(sites, sys.meta_path) is not None  # pytest's own import hooks find no distributions
-    fast = _doc(probe, monkeypatch, sites, fast=True)
-    monkeypatch.chdir(cwd)
-    slow = _doc(probe, monkeypatch, sites, fast=False)
-    assert fast == slow
-    by_name = {d["name"]: d for d in fast}
+    doc = _doc(probe, monkeypatch, sites)
+    by_name = {d["name"]: d for d in doc}
     assert by_name["torch"]["version"] == "2.5.1" and by_name["torch"]["shadowed"][0]["version"] == "2.1.0"
-    assert by_name["vllm_ascend"]["editable"] is True and by_name["numpy"]["installer"] == "uv"
+    assert by_name["vllm_ascend"]["editable"] is True and by_name["vllm_ascend"]["url"] == "file:///src/vllm-ascend"
+    assert by_name["numpy"]["installer"] == "uv"
     assert by_name["megatron-core"]["version"] == "0.12.1" and by_name["oldpkg"]["version"] == "1.0"
     assert by_name["big"]["version"] == "3.0" and by_name["verl"]["location"] == cwd
+    assert "noname" not in str(doc)  # no Name: skipped, and the reason recorded
+    assert any("without a Name" in e for e in probe._ERRORS)
+    # every distribution importlib.metadata finds (less the nameless one) is listed once
+    names = {probe._normalize(d.metadata["Name"]) for d in importlib.metadata.distributions(path=[p or cwd for p in sites])
+             if d.metadata["Name"]}
+    assert {probe._normalize(d["name"]) for d in doc} == names
 
 
-def test_same_document_for_this_interpreter(probe: ModuleType, monkeypatch: pytest.MonkeyPatch) -> None:
-    """The test venv itself (pytest, hypothesis, click, torch...): a real environment of a hundred-odd wheels."""
-    path = list(sys.path)
-    assert probe._scan_dists(path, [importlib.machinery.PathFinder]) is not None
-    fast = _doc(probe, monkeypatch, path, fast=True)
-    slow = _doc(probe, monkeypatch, path, fast=False)
-    assert fast == slow and len(fast) > 20
+def test_files_mode_lists_record_paths(probe: ModuleType, monkeypatch: pytest.MonkeyPatch) -> None:
+    doc = {d["name"].lower(): d for d in _doc(probe, monkeypatch, list(sys.path), with_files=True)}
+    click = doc["click"]
+    assert click["dist_info"].endswith(".dist-info") and "click/__init__.py" in click["files"]
 
 
-def test_steps_aside_when_it_cannot_be_sure(probe: ModuleType, tmp_path: Path) -> None:
-    archive = tmp_path / "deps.zip"
-    with zipfile.ZipFile(archive, "w") as zf:
-        zf.writestr("pkg-1.0.dist-info/METADATA", "Name: pkg\nVersion: 1.0\n")
-    assert probe._scan_dists([str(archive)], [importlib.machinery.PathFinder]) is None
-    (tmp_path / "old.egg").mkdir()
-    assert probe._scan_dists([str(tmp_path / "old.egg")], [importlib.machinery.PathFinder]) is None
+def test_installer_and_check_read_the_same_installed_set() -> None:
+    """`doctor install`'s TargetEnv and `doctor check`'s snapshot come from the one probe: same names, versions."""
+    from doctor.installers.target import probe as install_probe
+    from doctor.probes import collect_snapshot
 
-    class PluginFinder:
-        @staticmethod
-        def find_distributions(context: Any = None) -> list[Any]:
-            return []
-
-    assert probe._scan_dists([str(tmp_path)], [importlib.machinery.PathFinder, PluginFinder]) is None
-    # a zip is read by importlib.metadata, so the document still lists what it holds
-    assert [d.metadata["Name"] for d in importlib.metadata.distributions(path=[str(archive)])] == ["pkg"]
+    env = install_probe(sys.executable)
+    snap = collect_snapshot(python=sys.executable)
+    assert {k: v for k, v in env.versions().items()} == {k: p.version for k, p in snap.packages.items()}
+    assert env.arch == os.uname().machine and env.purelib and env.glibc
 
 
 def test_probe_imports_only_what_it_needs(tmp_path: Path) -> None:
-    """The probe's start-up is most of a live check's critical path: importlib.metadata, subprocess and
-    platform stay out of an environment without git checkouts or zips on sys.path."""
+    """The probe's start-up is most of a live check's critical path: subprocess (only for git checkouts) and
+    platform stay out, and nothing it probes is imported."""
     import subprocess
 
     code = (f"import runpy, sys; runpy.run_path({str(SCRIPT)!r}, run_name='__main__'); "
             "sys.stderr.write(' '.join(sorted(m for m in sys.modules if m in "
-            "('importlib.metadata', 'subprocess', 'platform', 'email'))))")
+            "('subprocess', 'platform', 'torch', 'numpy'))))")
     env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "PYTHONNOUSERSITE": "1"}
     out = subprocess.run([sys.executable, "-S", "-c", code], capture_output=True, text=True, env=env,
                          cwd=str(tmp_path), timeout=60)

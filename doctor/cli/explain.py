@@ -58,9 +58,11 @@ def command(console, logs: tuple[str, ...], signatures_path: str | None, context
     else:
         from doctor.explain.multi import explain_many
 
-        findings, extra = explain_many(list(logs), db=db, db_path=signatures_path, context_lines=context_lines,
-                                       jobs=jobs)
-        header = f"logs: {len(extra['logs'])} file(s), {sum(x['lines'] for x in extra['logs'])} lines, {len(db)} signatures"
+        findings, many = explain_many(list(logs), db=db, db_path=signatures_path, context_lines=context_lines,
+                                      jobs=jobs)
+        logs_read: list[dict] = many["logs"]
+        extra = many
+        header = f"logs: {len(logs_read)} file(s), {sum(x['lines'] for x in logs_read)} lines, {len(db)} signatures"
     report = Report(
         command="explain",
         findings=findings,

@@ -7,6 +7,7 @@ pattern's phrases cannot match it, so the scanner only runs regexes on lines the
 from __future__ import annotations
 
 import re
+
 MIN_LITERAL = 3
 
 

@@ -150,14 +150,14 @@ def explain_many(paths: list[str], *, db: SignatureDB | None = None, db_path: st
     results = scan_all(inputs, db, db_path=db_path, context_lines=context_lines, jobs=jobs)
     findings: list[Finding] = []
     events: list[Event] = []
-    for log, res in zip(inputs, results):
+    for log, res in zip(inputs, results, strict=True):
         findings.extend(f.with_node(log.node) for f in build_findings(db, res, log=str(log.path)))
         events.extend(events_of(db, log, res))
     first = root_cause(events)
     line = timeline(events)
     extra: dict[str, Any] = {
         "logs": [{"log": str(i.path), "node": i.node, "lines": r.lines_read, "bytes": r.bytes_read}
-                 for i, r in zip(inputs, results)],
+                 for i, r in zip(inputs, results, strict=True)],
         "timeline": [e.to_dict() for e in line[:200]],
     }
     if first is not None:

@@ -18,7 +18,15 @@ from pathlib import Path
 
 from doctor.explain import timestamps
 from doctor.explain.db import DEFAULT_DB, SignatureDB, load_signatures
-from doctor.explain.scanner import BLOCK, MAX_LINE_NUMBERS, PROBE_BYTES, TIME_WINDOW, Hit, LogScanner, ScanResult
+from doctor.explain.scanner import (
+    BLOCK,
+    MAX_LINE_NUMBERS,
+    PROBE_BYTES,
+    TIME_WINDOW,
+    Hit,
+    LogScanner,
+    ScanResult,
+)
 
 PART_BYTES = 48 * 1024 * 1024  # a part smaller than this is not worth a process
 MAX_PARTS = 8

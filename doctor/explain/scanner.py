@@ -264,7 +264,8 @@ class LogScanner:
         hit = Hit(line=lineno, text=_shorten(text), before=self._lines_before(region, start), lines=[lineno],
                   time=self._time_of(region, start, end))
         if self.context_lines:
-            after, pos = [], end + 1
+            after: list[str] = []
+            pos = end + 1
             while len(after) < self.context_lines and pos < len(region):
                 nxt = region.find(b"\n", pos)
                 after.append(_shorten(_decode(region[pos : min(nxt, pos + MAX_LINE)])))
@@ -299,7 +300,7 @@ class LogScanner:
 
     @staticmethod
     def _first_lines(region: bytes, need: int) -> list[str]:
-        pos, lines = 0, []
+        pos, lines = 0, list[str]()
         while len(lines) < need and pos < len(region):
             nxt = region.find(b"\n", pos)
             lines.append(_shorten(_decode(region[pos : min(nxt, pos + MAX_LINE)])))
@@ -319,7 +320,7 @@ class LogScanner:
         self._tail_bytes = region[-TIME_WINDOW:]
         if not self.context_lines:
             return
-        end, lines = len(region) - 1, []
+        end, lines = len(region) - 1, list[str]()
         while len(lines) < self.context_lines and end > 0:
             begin = region.rfind(b"\n", 0, end) + 1
             lines.append(_shorten(_decode(region[begin : min(end, begin + MAX_LINE)])))

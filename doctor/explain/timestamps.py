@@ -46,7 +46,8 @@ def parse(text: bytes, default_year: int) -> float | None:
     """The last timestamp in `text` (one line, or a window of lines), as epoch seconds; None if there is none."""
     best: tuple[int, float] | None = None
     for m in _FULL.finditer(text):
-        t = _epoch(*(int(g) for g in m.groups()[:6]), m.group(7))
+        y, mo, d, hh, mi, ss = (int(g) for g in m.groups()[:6])
+        t = _epoch(y, mo, d, hh, mi, ss, m.group(7))
         if t is not None and (best is None or m.start() >= best[0]):
             best = (m.start(), t)
     for rx, has_frac in ((_VLLM, False), (_GLOG, True), (_SLASH, False)):

@@ -127,3 +127,16 @@ def test_evidence_lines_are_printed(tmp_path: Path):
     log.write_text(HCCL)
     out = run("explain", str(log)).stdout
     assert "evidence:" in out and "libhccl.so" in out
+
+
+def test_jobs_reads_one_big_log_in_parts_with_the_same_report(tmp_path, monkeypatch):
+    from doctor.explain import parts
+
+    monkeypatch.setattr(parts, "PART_BYTES", 64 * 1024)
+    log = tmp_path / "big.log"
+    filler = "".join(f"(WorkerDict pid=2231, ip=10.0.0.2) step:{i} - actor/pg_loss:0.0213\n" for i in range(20_000))
+    log.write_text(filler + "RuntimeError: NPU out of memory. Tried to allocate 2.00 GiB\n" + filler + HCCL)
+    one, four = js(run("explain", "--json", "--jobs", "1", str(log))), js(run("explain", "--json", "--jobs", "4", str(log)))
+    assert [(f["id"], f["evidence"]["line"]) for f in four["findings"]] == [
+        (f["id"], f["evidence"]["line"]) for f in one["findings"]]
+    assert one["lines"] == four["lines"] == 40_002

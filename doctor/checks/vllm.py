@@ -193,12 +193,14 @@ def vllm_ascend_runtime_env(ctx: CheckContext) -> Iterator[Finding]:
 _HCCL_BUFFSIZE_DEFAULT_MB = 200
 
 
-@check("hccl-buffsize", "vllm")
+@check("hccl-buffsize", "vllm", findings=("hccl-buffsize-below-default",))
 def hccl_buffsize(ctx: CheckContext) -> Iterator[Finding]:
     """HCCL_BUFFSIZE set below HCCL's 200 MB default on a vllm-ascend host."""
     snap = ctx.snapshot
-    if not env_known(snap) or not installed(snap, "vllm-ascend"):
-        return
+    if not env_known(snap):
+        skip("the snapshot has no environment variables")
+    if not installed(snap, "vllm-ascend"):
+        skip("vllm-ascend is not installed (or not known to be)")
     raw = env(snap, "HCCL_BUFFSIZE")
     if not isinstance(raw, str) or not raw.strip().isdigit():
         return

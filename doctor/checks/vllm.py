@@ -186,3 +186,32 @@ def vllm_ascend_runtime_env(ctx: CheckContext) -> Iterator[Finding]:
             detail="vllm-ascend's vllm_version_is() raises InvalidVersion for dev/editable vLLM builds.",
             evidence={"vllm": vl}, fix="export VLLM_VERSION=<the vLLM release you built, e.g. 0.13.0>",
             source="https://github.com/vllm-project/vllm-ascend/blob/v0.13.0/docs/source/faqs.md")
+
+
+# HCCL's own default for HCCL_BUFFSIZE, in MB; vllm-ascend's MoE dispatch/combine kernels carve their windows
+# out of this buffer, so a smaller value makes them address past it.
+_HCCL_BUFFSIZE_DEFAULT_MB = 200
+
+
+@check("hccl-buffsize", "vllm", findings=("hccl-buffsize-below-default",))
+def hccl_buffsize(ctx: CheckContext) -> Iterator[Finding]:
+    """HCCL_BUFFSIZE set below HCCL's 200 MB default on a vllm-ascend host."""
+    snap = ctx.snapshot
+    if not env_known(snap):
+        skip("the snapshot has no environment variables")
+    if not installed(snap, "vllm-ascend"):
+        skip("vllm-ascend is not installed (or not known to be)")
+    raw = env(snap, "HCCL_BUFFSIZE")
+    if not isinstance(raw, str) or not raw.strip().isdigit():
+        return
+    mb = int(raw.strip())
+    if mb >= _HCCL_BUFFSIZE_DEFAULT_MB:
+        return
+    yield finding(
+        "hccl-buffsize-below-default", "warning", ("env", "hccl"),
+        f"HCCL_BUFFSIZE={mb} MB is below HCCL's {_HCCL_BUFFSIZE_DEFAULT_MB} MB default",
+        detail="vllm-ascend's MoE dispatch/combine operators place their buffers inside the HCCL buffer; with expert "
+               "parallelism a small HCCL_BUFFSIZE ends in 'HCCL_BUFFSIZE is too SMALL' or 'The DDR address of the MTE "
+               "instruction is out of range'.",
+        evidence={"HCCL_BUFFSIZE": raw}, fix="Unset HCCL_BUFFSIZE or raise it (the MoE error prints NEEDED_HCCL_BUFFSIZE).",
+        source="https://github.com/vllm-project/vllm-ascend/issues/2674")

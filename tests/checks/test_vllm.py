@@ -109,3 +109,16 @@ def test_release_branch_build_uses_the_branch_row():
     d["packages"]["vllm-ascend"]["version"] = "0.18.0"  # the tag itself pins torch-npu 2.9.0 and CANN 8.5.1
     f = found(d)
     assert f["vllm-ascend-torch-npu-pairing"] == "warning" and f["vllm-ascend-cann-pairing"] == "warning"
+
+
+@pytest.mark.parametrize(("value", "expected"), [("50", "warning"), ("199", "warning"), ("200", None), ("1024", None),
+                                                  ("lots", None)])
+def test_hccl_buffsize_below_the_default_on_a_vllm_ascend_host(value, expected):
+    d = healthy("verl-0.7.1-cann8.5.0-a3")
+    d["env"]["HCCL_BUFFSIZE"] = value
+    assert found(d).get("hccl-buffsize-below-default") == expected
+
+
+def test_hccl_buffsize_unknown_facts_are_not_findings():
+    assert "hccl-buffsize-below-default" not in found(bare(env={"HCCL_BUFFSIZE": "50"}))  # vllm-ascend unknown
+    assert "hccl-buffsize-below-default" not in found(healthy("verl-0.7.1-cann8.5.0-a3"))  # unset: HCCL's default

@@ -17,7 +17,7 @@ from packaging.version import Version
 from doctor.knowledge.versions import parse_pkg_version
 
 _VA = "https://github.com/vllm-project/vllm-ascend"
-SRC_VA_POLICY = f"{_VA}/blob/v0.25.1rc1/docs/source/community/versioning_policy.md"
+SRC_VA_POLICY = "https://github.com/vllm-project/vllm-ascend/blob/v0.25.1rc1/docs/source/community/versioning_policy.md"
 SRC_VA_MATRIX = SRC_VA_POLICY  # the release matrix; each row names its own tag below
 SRC_PT_COMPAT = "https://github.com/Ascend/pytorch/blob/9e73e708ab9350d203475609f36f8a43f6a0c2ab/COMPATIBILITY.en.md"
 SRC_DRIVER = "https://github.com/Ascend/docs/blob/36ae37d3834de5b9a0449a28e0f442f2bea3593f/_static/package_info.js"
@@ -121,7 +121,7 @@ VLLM_ASCEND: tuple[VllmAscendRow, ...] = (
        note="requirements.txt pins torch-npu==2.9.0 and triton-ascend==3.2.0; the matrix says 2.9.0.post1+git4c901a4 "
             "and 3.2.0.dev20260322."),
     _r("0.18.1.dev0", "0.18.0", _P310, "9.0.0", "==2.9.0", "==2.9.0.post2", triton_ascend="3.2.1", branch="releases/v0.18.0",
-       source=f"{_VA}/tree/a2796db45beb541a52aaaa35ff3da4863c91f62a",
+       source="https://github.com/vllm-project/vllm-ascend/tree/a2796db45beb541a52aaaa35ff3da4863c91f62a",
        note="Builds of the releases/v0.18.0 branch after v0.18.0 (they report 0.18.1.devN): a2796db45 (2026-05-20) "
             "re-pinned torch-npu 2.9.0.post2, triton-ascend 3.2.1 and CANN 9.0.0, before verl v0.8.0 cloned the branch."),
     _r("0.19.1rc1", "0.19.1", _P310, "8.5.1", "==2.9.0", "==2.9.0", triton_ascend="3.2.0"),

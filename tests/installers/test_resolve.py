@@ -58,7 +58,7 @@ def test_verl_070_keeps_megatron_on_pythonpath(profile) -> None:
     plan = resolve(p, facts(p), src_dir="/s")
     assert "install-megatron-lm" not in [s.id for s in plan.steps]
     assert plan.env.pythonpath == ("/s/Megatron-LM",)
-    assert plan.step("clone-mindspeed").source.commit == "f2b0977e"
+    assert plan.step("clone-mindspeed").source.commit.startswith("f2b0977e")
 
 
 def test_seed_rule_refuses_old_vllm_on_new_cann(profile) -> None:

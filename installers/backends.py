@@ -106,15 +106,20 @@ class PipBackend(Backend):
         return self._wrap(self._base(python) + ["uninstall", "-y", *packages], ())
 
     def download(self, requirements: Sequence[str], dest: str, *, python_version: str, platforms: Sequence[str],
-                 source: Source = Source(), no_deps: bool = False) -> Command:
-        """`pip download` for another machine: binary wheels only, for its platform tags and Python."""
-        major_minor = python_version.replace(".", "")
+                 source: Source = Source(), no_deps: bool = False, binary_only: bool = True) -> Command:
+        """`pip download` for the target: for another kind of machine, binary wheels for its platform tags and
+        Python (pip allows no sdist there); for this machine's kind (`platforms` empty), sdists where no wheel
+        exists, preferring wheels."""
         argv = [sys.executable, "-m", "pip"] + (["--isolated"] if self.isolated else [])
-        argv += ["--disable-pip-version-check", "--no-input", "download", "--progress-bar", "off", "--dest", dest,
-                 "--only-binary=:all:", "--python-version", python_version, "--implementation", "cp",
-                 "--abi", f"cp{major_minor}", "--abi", "abi3", "--abi", "none"]
-        for p in platforms:
-            argv += ["--platform", p]
+        argv += ["--disable-pip-version-check", "--no-input", "download", "--progress-bar", "off", "--dest", dest]
+        if binary_only or platforms:
+            major_minor = python_version.replace(".", "")
+            argv += ["--only-binary=:all:", "--python-version", python_version, "--implementation", "cp",
+                     "--abi", f"cp{major_minor}", "--abi", "abi3", "--abi", "none"]
+            for p in platforms:
+                argv += ["--platform", p]
+        else:
+            argv.append("--prefer-binary")
         argv += _source_args(source, trusted_flag="--trusted-host")
         if no_deps:
             argv.append("--no-deps")

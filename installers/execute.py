@@ -76,6 +76,7 @@ class Outcome:
     restored: dict[str, Any] | None = None
     error: str | None = None
     interrupted: str | None = None
+    fix: str = ""  # what the failure's own error says to do (e.g. --git-mirror for a source out of reach)
 
 
 class Executor:
@@ -113,10 +114,14 @@ class Executor:
     def statuses(self, env: TargetEnv) -> list[StepResult]:
         """Dry run: which steps would run."""
         v = self.view(env)
-        return [StepResult(s.id, s.kind, s.title, SATISFIED if satisfied(s, v) else PENDING,
+        return [StepResult(s.id, s.kind, s.title, SATISFIED if satisfied(s, v, self.plan) else PENDING,
                            command=self.describe(s)) for s in self.plan.steps]
 
     def describe(self, step: Step) -> str | None:
+        served = self.plan.step(step.build_for).source if step.build_for else None
+        if served is not None and not (Path(self.src_dir or ".") / served.name).is_dir():
+            return (f"install [build-system].requires of {served.name}/pyproject.toml, {' '.join(step.requirements)}"
+                    + "".join(f", -r {served.name}/{f}" for f in step.requirement_files) + " (read after the clone)")
         cmd = self._command(step)
         if cmd is not None:
             envs = " ".join(f"{k}={v}" for k, v in step.env)
@@ -136,13 +141,22 @@ class Executor:
         if step.kind == UNINSTALL:
             return self.backend.uninstall(self.python, step.packages)
         if step.kind == INSTALL:
-            return self.backend.install(self.python, step.requirements, source=src, no_deps=step.no_deps,
+            reqs = self._build_requirements(step) if step.build_for else step.requirements
+            return self.backend.install(self.python, reqs, source=src, no_deps=step.no_deps,
                                         no_build_isolation=step.no_build_isolation, env=step.env)
         if step.kind == EDITABLE and step.source is not None:
             path = os.path.join(self.src_dir or ".", step.source.name)
             return self.backend.install(self.python, (), editable=path, source=src, no_deps=step.no_deps,
                                         no_build_isolation=step.no_build_isolation, env=step.env)
         return None
+
+    def _build_requirements(self, step: Step) -> tuple[str, ...]:
+        """What a `build_for` step installs: the served clone's [build-system].requires (read now, from the commit
+        that is checked out), the step's own requirements, and `-r` of its requirement files."""
+        served = self.plan.step(str(step.build_for))
+        assert served.source is not None
+        clone = Path(self.src_dir or ".") / served.source.name
+        return build_requirements(clone, step)
 
     # -- running ---------------------------------------------------------------------------------------------
 
@@ -161,7 +175,7 @@ class Executor:
                     env = env or probe(self.python)
                     view = self.view(env)
                     for step in self.plan.steps:
-                        if satisfied(step, view):
+                        if satisfied(step, view, self.plan):
                             results.append(StepResult(step.id, step.kind, step.title, SATISFIED))
                             self.log(f"-- {step.id}: already satisfied")
                             continue
@@ -195,7 +209,7 @@ class Executor:
                 self.log(f"== failed: {msg}")
                 return Outcome(results, ok=False, changed=tx.journal is not None,
                                journal=str(tx.journal.dir) if tx.journal else None, restored=tx.restored,
-                               error=msg, interrupted=interrupted)
+                               error=msg, interrupted=interrupted, fix=str(getattr(e, "fix", "") or ""))
             finally:
                 self._log = None
         return Outcome(results, ok=True, changed=tx.journal is not None,
@@ -263,12 +277,33 @@ class Executor:
             raise StepFailed(step, f"{step.id}: `{cmd.argv[0]} … {' '.join(cmd.argv[1:4])}` exited with {rc}", list(tail))
 
     def _verify(self, step: Step, env: TargetEnv, view: Any) -> None:
-        if not step.verify or satisfied(step, view):
+        if not step.verify or step.build_for or satisfied(step, view, self.plan):
             return
-        found = {n: env.dists[n].version if n in env.dists else None for n, _ in expectations(step)}
-        want = dict(expectations(step))
+        found = {n: env.dists[n].version if n in env.dists else None for n, _ in expectations(step, view)}
+        want = dict(expectations(step, view))
         raise StepFailed(step, f"{step.id}: the step ran but the target does not have what it pins "
                                f"(wanted {want}, found {found})", self._tail())
+
+
+def build_requirements(clone: Path, step: Step) -> tuple[str, ...]:
+    """[build-system].requires of clone/pyproject.toml + step.requirements + `-r clone/<file>` per existing file."""
+    from doctor.tomlfile import read_toml
+
+    reqs: list[str] = []
+    pyproject = clone / "pyproject.toml"
+    if pyproject.is_file():
+        try:
+            data: Any = read_toml(pyproject)
+        except DoctorError:
+            data = {}
+        bs = data.get("build-system") if isinstance(data, dict) else None
+        if isinstance(bs, dict) and isinstance(bs.get("requires"), list):
+            reqs += [str(r) for r in bs["requires"]]
+    reqs += [r for r in step.requirements if r not in reqs]
+    for f in step.requirement_files:
+        if (clone / f).is_file():
+            reqs += ["-r", str(clone / f)]
+    return tuple(reqs)
 
 
 def _pin_bundled(plan: Plan, bundles: dict[str, dict[str, Any]]) -> Plan:

@@ -56,7 +56,7 @@ def machine(p, arch: str, *, installed: bool, cann: str | None = None, chip: str
     if "mbridge" not in pk and p.verl in ("main",) or (p.verl != "main" and p.verl >= "0.7.0" and "mbridge" not in pk):
         pk["mbridge"] = {"version": "0.15.1"}
     for key, g in p.git.items():
-        d, dist, mod = SOURCES[key]
+        d, dist, mod = SOURCES[key][:3]
         version = g.version or stack.choose(dist, p.pins.get(dist, "==0.0.1"))
         if key == "vllm":
             version += "+empty"

@@ -97,7 +97,7 @@ def build(plan: Plan, root: Path, *, broken: str | None = None) -> Stack:
             continue
         s = step.source
         key = next(k for k, v in SOURCES.items() if v[0] == s.name)
-        _d, dist, module = SOURCES[key]
+        _d, dist, module = SOURCES[key][:3]
         version = next((spec for st in plan.steps if st.kind == EDITABLE and st.source == s for _n, spec in st.expect), None)
         version = choose(dist, version) if version else "0.0.1"
         requires: list[str] = []

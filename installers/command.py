@@ -90,6 +90,8 @@ def run(opts: Options, console: Console) -> Report:
     where = "the snapshot" if opts.from_snapshot else "this host"
     facts = facts_from_snapshot(snap, arch=opts.arch, python_version=opts.python_version, glibc=opts.glibc, where=where)
     profile, reason = _profile(opts, snap, facts)
+    if tgt.prefix is None:
+        tgt.prefix = target_env.prefix if target_env is not None else _snapshot_prefix(snap)
     base = Path(tgt.prefix) if tgt.prefix else Path.cwd()
     src_dir = os.path.abspath(opts.src) if opts.src else str(base / "src")
     env_path = os.path.abspath(opts.env_file) if opts.env_file else str(base / "doctor-env.sh")
@@ -98,11 +100,11 @@ def run(opts: Options, console: Console) -> Report:
                    "--from" if opts.from_snapshot else "--python")
     report = Report(command="install", profile={"name": profile.name, "reason": reason, "source": profile.source})
     report.extra["plan"] = plan.to_dict()
-    report.findings += fd.system_findings(plan, where=where)
-    if opts.download_only:
+    if opts.download_only:  # the wheelhouse is made here for another machine: its host is not judged here
         from doctor.installers.download import download
 
         return download(opts, plan, report, console)
+    report.findings += fd.system_findings(plan, where=where)
     mirrors = parse_mirrors(opts.git_mirrors)
     backend = make_backend(opts.backend, isolated=opts.isolated)
     header = f"profile {plan.profile} ({profile.source})"

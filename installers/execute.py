@@ -307,14 +307,15 @@ def build_requirements(clone: Path, step: Step) -> tuple[str, ...]:
 
 
 def _pin_bundled(plan: Plan, bundles: dict[str, dict[str, Any]]) -> Plan:
-    """From a wheelhouse, a source is the commit its bundle holds (recorded in the manifest): pin it, so the
-    clone is verified against that commit and a second run recognises it."""
+    """From a wheelhouse, a source is the commit its bundle holds (recorded in the manifest, hash-verified): the
+    wheelhouse was made for this plan, with the profile's pins or with the --git-ref chosen then. Pin that commit,
+    so the clone is verified against it and a second run recognises it; the version is read from the clone."""
     if not bundles:
         return plan
     steps = []
     for s in plan.steps:
         b = bundles.get(s.source.name) if s.source is not None else None
-        if s.source is not None and b and b.get("commit") and not s.source.commit:
+        if s.source is not None and b and b.get("commit") and not gitsrc.matches(str(b["commit"]), s.source.commit):
             s = replace(s, source=replace(s.source, commit=str(b["commit"])))
         steps.append(s)
     return replace(plan, steps=tuple(steps))

@@ -99,7 +99,7 @@ def test_dry_run_plan_for_each_profile_machine(p, arch, tmp_path: Path) -> None:
     torch = [r for r in reqs if r.startswith("torch==")]
     assert torch and all(r.endswith("+cpu") == (arch == "x86_64") for r in torch)
     assert {r["component"] for r in plan["system"]} >= {"cann", "kernels"}
-    assert all(r["ok"] for r in plan["system"])
+    assert all(r["ok"] for r in plan["system"] if r["component"] != "firmware")
     # the same machine with the profile's complete stack installed: only satisfied steps
     cp, rep = dry_run(tmp_path, machine(p, arch, installed=True), "--profile", p.name)
     assert cp.returncode == 0, cp.stderr
@@ -170,6 +170,8 @@ def download_only(profile: str, root: Path, prepare=None) -> dict:  # type: igno
             f"{sys.version_info[0]}.{sys.version_info[1]}", "--glibc", "2.35", "--index-url", index, "--isolated", "--json"]
     for m in st.mirrors:
         args += ["--git-mirror", m]
+    for r in st.git_refs:  # the local repos have their own commits: choose their refs deliberately
+        args += ["--git-ref", r]
     cp = doctor(*args, env=env)
     assert cp.returncode == 0, cp.stderr
     return {"house": house, "report": json.loads(cp.stdout), "env": env, "stack": st, "root": root, "plan": plan}
@@ -234,8 +236,8 @@ def test_download_only_bundles_submodules_and_an_offline_clone_uses_them(tmp_pat
 def offline_install(airgap, venv: Path, backend: str, *extra: str) -> subprocess.CompletedProcess[str]:
     # no git mirrors and an unreachable index: everything must come from the wheelhouse
     return doctor("install", "--profile", PROFILE, "--venv", str(venv), "--wheelhouse", str(airgap["house"]),
-                  "--offline", "--isolated", "--no-check", "--backend", backend, "--index-url", "http://127.0.0.1:9/simple",
-                  "--json", *extra, env={**airgap["env"], "HTTPS_PROXY": "http://127.0.0.1:9", "HTTP_PROXY": "http://127.0.0.1:9"})
+                  "--offline", "--isolated", "--no-check", "--no-host-check", "--backend", backend,
+                  "--index-url", "http://127.0.0.1:9/simple", "--json", *extra, env={**airgap["env"], "HTTPS_PROXY": "http://127.0.0.1:9", "HTTP_PROXY": "http://127.0.0.1:9"})
 
 
 @pytest.mark.slow
@@ -317,17 +319,27 @@ def test_report_matches_the_shared_schema(tmp_path: Path, shared_dir: Path) -> N
 
 
 def test_system_packages_are_named_not_installed(tmp_path: Path) -> None:
+    """Issue 13: a dry run from a snapshot whose driver `check` calls too old shows every host prerequisite with its
+    state (CANN, kernels, NNAL, driver, firmware) and exits 1; the messages say "the snapshot", not "this host"."""
     p = next(x for x in PROFILES if x.name == "verl-main-cann9.1.0-a3")
     snap = machine(p, "aarch64", installed=False)
     snap["ascend"]["driver"]["version"] = "24.1.rc3"
     snap["ascend"]["nnal"] = None
     cp, rep = dry_run(tmp_path, snap, "--profile", p.name)
-    assert cp.returncode == 0, cp.stderr
+    assert cp.returncode == 1, cp.stderr
     by = {f["id"]: f for f in rep["findings"]}
     drv = by["install-system-driver-mismatch"]
-    assert drv["severity"] == "warning" and "Ascend-hdk-a3-npu-driver >= 26.0.rc1" in drv["title"]
+    assert drv["severity"] == "error" and "Ascend-hdk-a3-npu-driver >= 26.0.rc1" in drv["title"]
+    assert "on the snapshot" in drv["title"] and "this host" not in drv["title"]
     assert "install-system-nnal-missing" in by and "Ascend-cann-nnal 9.1.0" in by["install-system-nnal-missing"]["title"]
     assert all(s["kind"] in ("uninstall", "install", "clone", "editable", "envfile") for s in rep["plan"]["steps"])
+    for part in ("cann", "kernels", "nnal", "driver", "firmware"):
+        assert f"host {part}:" in cp.stderr, part
+    assert "host driver: Ascend-hdk-a3-npu-driver >= 26.0.rc1 — NOT MET (found 24.1.rc3 on the snapshot" in cp.stderr
+    # with the profile's driver the dry run exits 0 again
+    snap = machine(p, "aarch64", installed=False)
+    cp, rep = dry_run(tmp_path, snap, "--profile", p.name)
+    assert cp.returncode == 0 and not rep["findings"], cp.stderr
 
 
 def test_failed_install_exits_1_names_the_step_and_restores(airgap, tmp_path: Path) -> None:

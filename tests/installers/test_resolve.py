@@ -50,7 +50,7 @@ def test_step_order_follows_upstream(profile) -> None:
     assert ids[-1] == "env-file"
     plan = resolve(p, facts(p), src_dir="/s")
     assert plan.step("install-megatron-lm").no_deps
-    assert dict(plan.step("install-vllm").env) == {"VLLM_TARGET_DEVICE": "empty"}
+    assert dict(plan.step("install-vllm").env) == {"VLLM_TARGET_DEVICE": "empty", "TORCH_DEVICE_BACKEND_AUTOLOAD": "0"}
     assert plan.step("clone-megatron-lm").source.ref == "core_v0.12.1"
     assert plan.step("clone-mindspeed").source.ref == "2.3.0_core_r0.12.1"
 

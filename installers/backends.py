@@ -7,7 +7,7 @@ lines can be printed by `--dry-run` and compared in tests. Modelled on pipx's `b
   with `venv --without-pip` works; if the doctor has no pip, the target's `python -m pip` is used.
 - uv runs `uv pip install --python TARGET` with `--index-strategy unsafe-best-match`: uv's default
   (`first-index`) would take `torch` from the first index that has the name at all, so the PyTorch CPU index
-  could never serve `torch==X+cpu` next to PyPI (shared/reference/cann_torchnpu_vllm.md §0.5, §2.4).
+  could never serve `torch==X+cpu` next to PyPI (https://docs.astral.sh/uv/pip/compatibility/#packages-that-exist-on-multiple-indexes).
 - `isolated=True` ignores user/site configuration and environment (pip `--isolated` + PIP_CONFIG_FILE=/dev/null,
   uv `--no-config` + UV_NO_CONFIG=1): reproducible installs, and hermetic tests on hosts with a pip.conf.
 """

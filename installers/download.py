@@ -29,7 +29,7 @@ from doctor.console import Console
 from doctor.errors import InputError
 from doctor.installers import wheelhouse as wh
 from doctor.installers.backends import PipBackend, Source
-from doctor.installers.execute import DONE, FAILED, StepResult, build_requirements
+from doctor.installers.execute import DONE, FAILED, StepResult, build_requirements, map_requirement_file
 from doctor.installers.gitsrc import bundle_submodules, make_bundle, parse_mirrors
 from doctor.installers.plan import CLONE, EDITABLE, INSTALL, IndexOptions, Plan, Step
 from doctor.report import Report, finding
@@ -121,6 +121,10 @@ class Downloader:
         if "-r" in reqs:
             i = reqs.index("-r")
             reqs[i + 1] = str(self.work / Path(reqs[i + 1]).parent.name / Path(reqs[i + 1]).name)
+        for i, a in enumerate(reqs[:-1]):  # git requirements inside a file go through --git-mirror too
+            out = self.work / f"{s.id}-{i}-requirements.txt"
+            if a == "-r" and map_requirement_file(Path(reqs[i + 1]), out, parse_mirrors(self.o.git_mirrors), offline=False):
+                reqs[i + 1] = str(out)
         return reqs
 
     def build_requires_of_sources(self) -> list[str]:

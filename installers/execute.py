@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import collections
 import os
+import re
 import signal
 import subprocess
 import threading
@@ -215,6 +216,19 @@ class Executor:
         return Outcome(results, ok=True, changed=tx.journal is not None,
                        journal=str(tx.journal.dir) if tx.journal else None, diff=tx.diff)
 
+    def _mapped_requirement_files(self, step: Step, cmd: Command) -> Command:
+        """A `-r FILE` whose lines install from git (`name @ git+URL@REF`, verl main's TransferQueue) is given as a
+        copy with each URL through --git-mirror; offline, as the bare name the wheelhouse carries."""
+        argv = list(cmd.argv)
+        for i, a in enumerate(argv[:-1]):
+            if a != "-r":
+                continue
+            out = self.log_path.parent / f"{step.id}-{i}-requirements.txt"
+            if map_requirement_file(Path(argv[i + 1]), out, self.mirrors, offline=self.source.no_index):
+                self.log(f"{argv[i + 1]}: git requirements mapped -> {out}")
+                argv[i + 1] = str(out)
+        return replace(cmd, argv=tuple(argv))
+
     def _tail(self, n: int = 30) -> list[str]:
         try:
             with open(self.log_path, encoding="utf-8", errors="replace") as fh:
@@ -237,7 +251,7 @@ class Executor:
             return
         cmd = self._command(step)
         assert cmd is not None
-        self._run(step, cmd)
+        self._run(step, self._mapped_requirement_files(step, cmd))
 
     def _run(self, step: Step, cmd: Command) -> None:
         self.log("$ " + " ".join(cmd.argv))
@@ -283,6 +297,38 @@ class Executor:
         want = dict(expectations(step, view))
         raise StepFailed(step, f"{step.id}: the step ran but the target does not have what it pins "
                                f"(wanted {want}, found {found})", self._tail())
+
+
+_GIT_REQ = re.compile(r"^\s*(?P<name>[A-Za-z0-9][A-Za-z0-9._-]*)\s*@\s*git\+(?P<url>[^\s@#;]+(?:@(?!\S*/)[^\s#;]*)?)"
+                      r"(?P<tail>\s*[;#].*)?$")
+
+
+def map_requirement_file(src: Path, out: Path, mirrors: dict[str, str], *, offline: bool) -> bool:
+    """Write `out` with the git requirements of `src` mapped (see Executor._mapped_requirement_files); False when
+    nothing needed mapping (then `out` is not written)."""
+    try:
+        lines = src.read_text(encoding="utf-8").splitlines()
+    except OSError:
+        return False
+    changed = False
+    for i, ln in enumerate(lines):
+        m = _GIT_REQ.match(ln)
+        if not m:
+            continue
+        url, _, ref = m.group("url").partition("@")
+        if offline:
+            lines[i] = m.group("name") + (m.group("tail") or "")
+        else:
+            mapped = gitsrc.map_url(url, mirrors)
+            if mapped == url:
+                continue
+            mapped = "file://" + mapped if mapped.startswith("/") else mapped
+            lines[i] = f"{m.group('name')} @ git+{mapped}" + (f"@{ref}" if ref else "") + (m.group("tail") or "")
+        changed = True
+    if changed:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return changed
 
 
 def build_requirements(clone: Path, step: Step) -> tuple[str, ...]:

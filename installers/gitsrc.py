@@ -1,8 +1,8 @@
 """Git sources: clone a repository at an exact ref, verify the commit, map URLs to mirrors, make bundles.
 
 MindSpeed is not installable from PyPI (the `mindspeed` there is a placeholder) and Megatron-LM refs are easy
-to get wrong (`core_v0.12.1` is a tag, `core_r0.16.0` a moving branch): shared/reference/mindspeed.md §0.1,
-§1.3. So every source carries its ref *and* the commit that ref had when the profile was verified; a clone whose
+to get wrong (`core_v0.12.1` is a tag, `core_r0.16.0` a moving branch that reported 0.16.2 by the time verl 0.8.0
+used it). So every source carries its ref *and* the commit that ref had when the profile was verified; a clone whose
 HEAD is not that commit is an error, not a warning. `--git-mirror ORIGINAL=URL` maps gitcode/github URLs to
 internal mirrors; air-gapped hosts clone from git bundles made by `--download-only`.
 

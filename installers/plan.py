@@ -3,7 +3,7 @@
 A plan is computed from facts + profile + user pins (installers.resolve) and never changes while it runs;
 the executor only decides, per step, whether the target already satisfies it. Keeping the plan as plain
 frozen data is what makes `--dry-run`, `--json`, `--download-only` and the bench all use the same steps
-(pip-audit's frozen `ResolvedFixVersion` and uv's `--dry-run` are the models, shared/reference/peers.md §3.4).
+(pip-audit's frozen `ResolvedFixVersion` and uv's `--dry-run` are the models).
 """
 
 from __future__ import annotations

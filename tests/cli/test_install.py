@@ -270,6 +270,28 @@ def test_offline_install_idempotent_and_rollback(airgap, backend, tmp_path: Path
     assert not (venv / "doctor-env.sh").exists()
 
 
+@pytest.mark.slow
+def test_triton_pulled_back_by_a_late_resolve_is_gone_after_the_first_run(tmp_path: Path) -> None:
+    """Issue 15 item 5: on x86 a later full resolve (xgrammar, here the final pins' transformers) brings mainline
+    triton back after remove-triton; the first run must end with triton gone and triton-ascend in place."""
+    def triton_again(plan, st) -> None:  # type: ignore[no-untyped-def]
+        for w in st.wheels.glob("transformers-*.whl"):
+            w.unlink()
+        wheelkit.make_wheel(st.wheels, "transformers", "4.57.6", requires=["triton"])
+        wheelkit.make_wheel(st.wheels, "triton", "3.3.0")
+
+    got = download_only(PROFILE, tmp_path, prepare=triton_again)
+    venv = tmp_path / "venv"
+    wheelkit.make_venv(venv)
+    cp = offline_install(got, venv, "uv")
+    assert cp.returncode == 0, cp.stderr
+    frozen = wheelkit.freeze(venv / "bin" / "python")
+    assert "triton-ascend==3.2.0" in frozen and not any(x.startswith("triton==") for x in frozen), frozen
+    # and the second run has nothing to repair
+    rep = json.loads(offline_install(got, venv, "uv").stdout)
+    assert {s["status"] for s in rep["steps"]} == {"satisfied"}
+
+
 def test_tampered_wheelhouse_is_refused_before_any_change(airgap, tmp_path: Path) -> None:
     import shutil
 
@@ -403,3 +425,84 @@ def test_sigterm_mid_step_restores_and_reports(airgap, tmp_path: Path) -> None:
     f = next(f for f in rep["findings"] if f["id"] == "install-interrupted")
     assert "SIGTERM" in f["title"] and f["evidence"]["restored"] is True
     assert wheelkit.freeze(py) == before
+
+
+# -- issue 15 item 7 and issue 13: explicit targets, validated inputs, messages that name the flag ---------------
+
+
+def test_install_needs_an_explicit_target(tmp_path: Path) -> None:
+    p = next(x for x in PROFILES if x.name == PROFILE)
+    cp = doctor("install", "--profile", p.name, "--dry-run")
+    assert cp.returncode == 2 and "--venv" in cp.stderr and "its own environment" in cp.stderr
+
+
+def test_dry_run_for_a_venv_that_does_not_exist_yet_judges_nothing_installed(tmp_path: Path) -> None:
+    venv = tmp_path / "new-venv"
+    cp = doctor("install", "--profile", PROFILE, "--venv", str(venv), "--dry-run", "--no-host-check", "--json", "-v")
+    assert cp.returncode == 0, cp.stderr
+    rep = json.loads(cp.stdout)
+    st = {s["id"]: s for s in rep["steps"]}
+    # the doctor's own environment has packages (click, packaging, torch here): none of them counts as installed
+    assert all(s["status"] == "pending" for s in rep["steps"] if s["kind"] != "uninstall"), st
+    assert str(venv / "bin" / "python") in st["torch-stack"]["command"] and sys.executable not in st["torch-stack"]["command"]
+    assert rep["plan"]["target"]["prefix"] == str(venv) and not venv.exists()
+
+
+def test_offline_against_a_folder_that_is_not_a_wheelhouse_fails_before_the_venv(tmp_path: Path) -> None:
+    venv = tmp_path / "venv"
+    (tmp_path / "notahouse").mkdir()
+    cp = doctor("install", "--profile", PROFILE, "--venv", str(venv), "--wheelhouse", str(tmp_path / "notahouse"),
+                "--offline")
+    assert cp.returncode == 2 and "manifest.json" in cp.stderr
+    assert not venv.exists()
+
+
+@pytest.mark.parametrize("args, flag, text", [
+    (("--set", "garbage"), "--set", "expected PKG=VERSION"),
+    (("--set", "transformer=4.57.1"), "--set", "did you mean transformers"),
+    (("--set", "nosuchpkg=1.0"), "--set", "not a package"),
+    (("--set", "torch=2.1.0"), "--set", "built for torch"),
+    (("--python-version", "banana"), "--python-version", "not a Python version"),
+    (("--glibc", "banana"), "--glibc", "not a glibc version"),
+])
+def test_bad_choices_are_exit_2_naming_the_flag(tmp_path: Path, args, flag, text) -> None:
+    p = next(x for x in PROFILES if x.name == PROFILE)
+    snap = machine(p, "aarch64", installed=False)
+    snap["ascend"]["toolkit"]["version"] = "7.0.0"  # no profile matches: the --set error must still come first
+    if args[0] == "--set" and args[1] in ("torch=2.1.0", "transformer=4.57.1", "nosuchpkg=1.0"):
+        snap = machine(p, "aarch64", installed=False)
+    cp, _ = dry_run(tmp_path, snap, *args)
+    assert cp.returncode == 2, cp.stderr
+    assert flag in cp.stderr and text in cp.stderr and "no verified stack matches" not in cp.stderr
+
+
+def test_seed_rule_is_checked_against_the_profiles_cann_on_a_host_without_cann(tmp_path: Path) -> None:
+    venv = tmp_path / "venv"
+    cp = doctor("install", "--profile", "verl-0.9.0-cann9.0.0-a2", "--venv", str(venv), "--dry-run", "--set", "vllm=0.9.0")
+    assert cp.returncode == 2 and "seed rule" in cp.stderr and "CANN 9.0.0" in cp.stderr, cp.stderr
+    assert not venv.exists()
+
+
+def test_rollback_walks_the_history_and_lists_it(airgap, tmp_path: Path) -> None:
+    """Issue 15 item 7: `--rollback` undoes the newest install not yet undone; run again, the one before it;
+    `--rollback --list` shows the history and what goes next."""
+    venv = tmp_path / "venv"
+    py = wheelkit.make_venv(venv)
+    assert offline_install(airgap, venv, "uv").returncode == 0
+    first = wheelkit.freeze(py)
+    have = next(x.split("==")[1] for x in first if x.startswith("numpy=="))
+    other = next(v for v in ("1.26.0", "1.26.4") if v != have)
+    cp = offline_install(airgap, venv, "uv", "--set", f"numpy={other}")
+    assert cp.returncode == 0, cp.stderr
+    second = wheelkit.freeze(py)
+    assert f"numpy=={other}" in second
+    rows = json.loads(doctor("install", "--rollback", "--list", "--venv", str(venv), "--json", env=airgap["env"]).stdout)["journals"]
+    assert [r["state"] for r in rows] == ["done", "done"] and rows[0]["next"] and not rows[1]["next"]
+    assert doctor("install", "--rollback", "--venv", str(venv), env=airgap["env"]).returncode == 0
+    assert wheelkit.freeze(py) == first  # back to before the second install
+    rows = json.loads(doctor("install", "--rollback", "--list", "--venv", str(venv), "--json", env=airgap["env"]).stdout)["journals"]
+    assert [r["state"] for r in rows] == ["undone", "done"] and rows[1]["next"]
+    assert doctor("install", "--rollback", "--venv", str(venv), env=airgap["env"]).returncode == 0
+    assert wheelkit.freeze(py) == []  # one further: the empty venv
+    cp = doctor("install", "--rollback", "--venv", str(venv), env=airgap["env"])
+    assert cp.returncode == 2 and "already undone" in cp.stderr

@@ -50,7 +50,8 @@ def dist_of(filename: str) -> tuple[str, str] | None:
 
 
 def _names(reqs: list[str]) -> set[str]:
-    """Distribution names a requirement list pins itself (including inside -r files): never constrained."""
+    """Distribution names a requirement list pins exactly itself (`==`, also inside -r files): those may differ
+    from what an earlier step chose (the plan moves them on purpose), so they are not constrained."""
     out: set[str] = set()
     it = iter(reqs)
     for r in it:
@@ -61,7 +62,7 @@ def _names(reqs: list[str]) -> set[str]:
                 continue
             out |= _names([ln.split("#")[0].strip() for ln in lines if ln.split("#")[0].strip() and not ln.startswith("-")])
             continue
-        m = re.match(r"^\s*([A-Za-z0-9][A-Za-z0-9._-]*)", r)
+        m = re.match(r"^\s*([A-Za-z0-9][A-Za-z0-9._-]*)\s*(\[[^\]]*\])?\s*===?", r)
         if m and not r.startswith(("/", ".")):
             out.add(normalize_name(m.group(1)))
     return out

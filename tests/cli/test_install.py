@@ -292,6 +292,32 @@ def test_triton_pulled_back_by_a_late_resolve_is_gone_after_the_first_run(tmp_pa
     assert {s["status"] for s in rep["steps"]} == {"satisfied"}
 
 
+@pytest.mark.slow
+def test_download_only_is_one_resolution_carrying_sdists_with_their_build_requirements(tmp_path: Path) -> None:
+    """Issue 15 item 6: arctic-inference 0.1.1 has no wheel; the wheelhouse carries its sdist and what building it
+    needs, one numpy serves every step, the size is reported, and the offline install builds the sdist."""
+    def sdist_only(plan, st) -> None:  # type: ignore[no-untyped-def]
+        for w in st.wheels.glob("transformers-*.whl"):
+            w.unlink()
+        wheelkit.make_wheel(st.wheels, "transformers", "4.57.6", requires=["arctic-inference==0.1.1"])
+        wheelkit.make_sdist(st.wheels, "arctic-inference", "0.1.1", build_requires=["fake-build-helper"])
+        wheelkit.make_wheel(st.wheels, "fake-build-helper", "1.0")
+
+    got = download_only(PROFILE, tmp_path, prepare=sdist_only)
+    house, rep = got["house"], got["report"]
+    m = wh.verify(house)
+    names = sorted(Path(a.path).name for a in m.artifacts)
+    assert "arctic_inference-0.1.1.tar.gz" in names and any(n.startswith("fake_build_helper-1.0") for n in names)
+    assert len([n for n in names if n.startswith("numpy-")]) == 1, names  # one resolution, not one per step
+    info = rep["wheelhouse"]
+    assert info["bytes"] == sum(a.size for a in m.artifacts) > 0 and info["sdists"] == ["wheels/arctic_inference-0.1.1.tar.gz"]
+    venv = tmp_path / "venv"
+    wheelkit.make_venv(venv)
+    cp = offline_install(got, venv, "pip")
+    assert cp.returncode == 0, cp.stderr
+    assert "arctic-inference==0.1.1" in wheelkit.freeze(venv / "bin" / "python")
+
+
 def test_tampered_wheelhouse_is_refused_before_any_change(airgap, tmp_path: Path) -> None:
     import shutil
 

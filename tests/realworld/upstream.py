@@ -111,8 +111,13 @@ def sdist_repo(project: str, version: str, ref: str, dest: Path, cache: Path) ->
     with tarfile.open(sdist(project, version, cache)) as t:
         t.extractall(work, filter="data")
     top = next(work.iterdir())
+    # what `sdist` generated is not in upstream's repository: PKG-INFO, the egg-info, and (through the sdist's own
+    # .gitignore) setuptools-scm's version file, which would otherwise make every build "dirty"
+    (top / "PKG-INFO").unlink(missing_ok=True)
+    for egg in top.glob("*.egg-info"):
+        shutil.rmtree(egg)
     _git("init", "-q", "-b", "main", cwd=top)
-    _git("add", "-A", "-f", cwd=top)
+    _git("add", "-A", cwd=top)
     _git("-c", "user.email=rw@example.invalid", "-c", "user.name=realworld", "commit", "-q", "-m", f"{project} {version} sdist",
          cwd=top)
     _git("tag", ref, cwd=top)

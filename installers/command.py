@@ -25,7 +25,14 @@ from doctor.installers.backends import Source, make_backend
 from doctor.installers.execute import SATISFIED, Executor, StepResult
 from doctor.installers.gitsrc import parse_mirrors
 from doctor.installers.plan import IndexOptions, Plan
-from doctor.installers.resolve import Facts, facts_from_snapshot, nearest_profiles, parse_git_refs, parse_sets, resolve
+from doctor.installers.resolve import (
+    Facts,
+    facts_from_snapshot,
+    nearest_profiles,
+    parse_git_refs,
+    parse_sets,
+    resolve,
+)
 from doctor.installers.satisfy import satisfied, snapshot_view
 from doctor.report import Report
 from doctor.snapshot.model import Snapshot

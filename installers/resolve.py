@@ -16,8 +16,23 @@ from typing import Any
 from doctor.errors import InputError, RefusedError
 from doctor.installers import steps as st
 from doctor.installers import upstream as up
-from doctor.installers.plan import ENVFILE, PYTORCH_CPU_INDEX, EnvSpec, IndexOptions, Plan, Step, SystemRequirement, Target
-from doctor.knowledge.versions import CannVersion, DriverVersion, base_version, parse_pkg_version, pkg_satisfies
+from doctor.installers.plan import (
+    ENVFILE,
+    PYTORCH_CPU_INDEX,
+    EnvSpec,
+    IndexOptions,
+    Plan,
+    Step,
+    SystemRequirement,
+    Target,
+)
+from doctor.knowledge.versions import (
+    CannVersion,
+    DriverVersion,
+    base_version,
+    parse_pkg_version,
+    pkg_satisfies,
+)
 from doctor.snapshot.model import UNKNOWN, Snapshot, known, normalize_name
 
 TORCH_STACK, CPU_LOCAL, FINAL, SOURCES = st.TORCH_STACK, st.CPU_LOCAL, st.FINAL, st.SOURCES

@@ -188,10 +188,10 @@ def make_sdist(dest: Path | str, name: str, version: str, *, build_requires: Ite
     dest.mkdir(parents=True, exist_ok=True)
     dist = _norm(name)
     top = f"{dist}-{version}"
+    reqs = ", ".join(json.dumps(r) for r in build_requires)
     files = {
         "_fake_backend.py": BACKEND,
-        "pyproject.toml": "[build-system]\nrequires = [%s]\nbuild-backend = \"_fake_backend\"\nbackend-path = [\".\"]\n"
-                          % ", ".join(json.dumps(r) for r in build_requires),
+        "pyproject.toml": f'[build-system]\nrequires = [{reqs}]\nbuild-backend = "_fake_backend"\nbackend-path = ["."]\n',
         "fake.json": json.dumps({"name": name, "version": version, "packages": [dist], "requires": list(requires)}),
         f"{dist}/__init__.py": f"__version__ = {version!r}\n",
         "PKG-INFO": f"Metadata-Version: 2.1\nName: {name}\nVersion: {version}\n",

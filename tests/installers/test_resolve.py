@@ -313,3 +313,25 @@ def test_host_prerequisites_include_driver_and_firmware_for_every_profile(profil
         by = {r.component: r for r in plan.system}
         assert {"cann", "kernels", "driver", "firmware"} <= set(by), p.name
         assert by["driver"].ok is False, p.name  # 23.0.0 is older than every profile's CANN needs
+
+
+def test_every_step_cites_an_upstream_file_at_a_tag_or_commit(profiles) -> None:
+    """Issue 12: a step's source is a URL a user can open, pinned to a tag or commit (never an internal note)."""
+    import re
+
+    pinned = re.compile(r"^https://(github\.com|gitcode\.com)/[^/]+/[^/]+/(blob|tree)/(v\d[\w.\-]*|[0-9a-f]{7,40})(/|$)")
+    for p in profiles:
+        for arch in p.arches:
+            plan = resolve(p, facts(p, arch, py=p.python_recommended or "3.11", cann=None, npu_seen=False), src_dir="/s")
+            for s in plan.steps:
+                assert pinned.match(s.source_ref), (p.name, s.id, s.source_ref)
+            assert all("shared/" not in n and "§" not in n for n in plan.notes[:1])
+
+
+def test_installers_cite_no_internal_documents() -> None:
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    for f in [*sorted((root / "installers").glob("*.py")), root / "doctor" / "cli" / "install.py"]:
+        text = f.read_text(encoding="utf-8")
+        assert "shared/" not in text and "DESIGN.md" not in text and "§" not in text, f.name

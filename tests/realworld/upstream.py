@@ -38,6 +38,7 @@ MIRRORED = {
     "https://gitcode.com/Ascend/MindSpeed.git": "Ascend+MindSpeed",
     "https://gitcode.com/cann/catlass.git": "hicann+catlass",
     "https://github.com/Ascend/TransferQueue.git": "Ascend+TransferQueue",
+    "https://gitcode.com/GitHub_Trending/go/googletest.git": "google+googletest",  # catlass's own submodule
 }
 SDIST = {"vllm": "vllm"}  # clone dir -> PyPI project whose sdist stands for the repository
 CUDA_ONLY = re.compile(r"^(nvidia-|cuda-|triton\b)", re.I)
@@ -166,7 +167,8 @@ def build(plan, root: Path) -> Upstream:  # type: ignore[no-untyped-def]
             up.sources[s.name] = f"PyPI sdist {project}-{version}.tar.gz as a repository tagged {s.ref}"
             up.git_refs.append(f"{s.name}={s.ref}")
         up.mirrors.append(f"{s.url}={dest}")
-    for url in ("https://gitcode.com/cann/catlass.git", "https://github.com/Ascend/TransferQueue.git"):
+    for url in ("https://gitcode.com/cann/catlass.git", "https://github.com/Ascend/TransferQueue.git",
+                "https://gitcode.com/GitHub_Trending/go/googletest.git"):
         dest = root / "repos" / (url.rsplit("/", 1)[1])
         if mirror_repo(url, dest) is not None:
             up.mirrors.append(f"{url.removesuffix('.git')}={dest}")

@@ -149,7 +149,8 @@ def test_bad_inputs_exit_2(tmp_path: Path) -> None:
 PROFILE = "verl-0.7.1-cann8.5.0-a2"
 
 
-def download_only(profile: str, root: Path, prepare=None) -> dict:  # type: ignore[no-untyped-def]
+def download_only(profile: str, root: Path, prepare=None, isolated: bool = True,  # type: ignore[no-untyped-def]
+                  **extra_env: str) -> dict:
     """A local 'PyPI' (file:// simple index) and local git servers for the profile's stack (`prepare(plan,
     stack)` may change them); then `doctor install --download-only` builds the wheelhouse from them, as on a
     connected host."""
@@ -166,13 +167,15 @@ def download_only(profile: str, root: Path, prepare=None) -> dict:  # type: igno
     index = wheelkit.make_simple_index(st.wheels, root / "simple")
     env = wheelkit.hermetic_env(root, NO_COLOR="1")
     house = root / "house"
+    dl_env = {**env, **extra_env}
     args = ["install", "--profile", profile, "--download-only", str(house), "--arch", "x86_64", "--python-version",
-            f"{sys.version_info[0]}.{sys.version_info[1]}", "--glibc", "2.35", "--index-url", index, "--isolated", "--json"]
+            f"{sys.version_info[0]}.{sys.version_info[1]}", "--glibc", "2.35", "--index-url", index, "--json",
+            *(["--isolated"] if isolated else [])]
     for m in st.mirrors:
         args += ["--git-mirror", m]
     for r in st.git_refs:  # the local repos have their own commits: choose their refs deliberately
         args += ["--git-ref", r]
-    cp = doctor(*args, env=env)
+    cp = doctor(*args, env=dl_env)
     assert cp.returncode == 0, cp.stderr
     return {"house": house, "report": json.loads(cp.stdout), "env": env, "stack": st, "root": root, "plan": plan}
 
@@ -303,7 +306,8 @@ def test_download_only_is_one_resolution_carrying_sdists_with_their_build_requir
         wheelkit.make_sdist(st.wheels, "arctic-inference", "0.1.1", build_requires=["fake-build-helper"])
         wheelkit.make_wheel(st.wheels, "fake-build-helper", "1.0")
 
-    got = download_only(PROFILE, tmp_path, prepare=sdist_only)
+    # the host's pip configuration is never read (it used to be): here it would forbid every index
+    got = download_only(PROFILE, tmp_path, prepare=sdist_only, isolated=False, PIP_NO_INDEX="1", PIP_ONLY_BINARY=":all:")
     house, rep = got["house"], got["report"]
     m = wh.verify(house)
     names = sorted(Path(a.path).name for a in m.artifacts)
@@ -531,3 +535,18 @@ def test_rollback_walks_the_history_and_lists_it(airgap, tmp_path: Path) -> None
     assert wheelkit.freeze(py) == []  # one further: the empty venv
     cp = doctor("install", "--rollback", "--venv", str(venv), env=airgap["env"])
     assert cp.returncode == 2 and "already undone" in cp.stderr
+
+
+def test_no_host_check_lets_a_complete_python_stack_exit_0_on_a_host_without_cann(tmp_path: Path) -> None:
+    """Issue 15 item 4: image builds and CI runners have no CANN and no NPU; their host findings are listed apart."""
+    venv = tmp_path / "venv"
+    cp = doctor("install", "--profile", PROFILE, "--venv", str(venv), "--dry-run", "--json", "--root", str(tmp_path))
+    assert cp.returncode == 1 and any(f["id"] == "install-system-cann-missing" for f in json.loads(cp.stdout)["findings"])
+    cp = doctor("install", "--profile", PROFILE, "--venv", str(venv), "--dry-run", "--json", "--root", str(tmp_path),
+                "--no-host-check")
+    rep = json.loads(cp.stdout)
+    assert cp.returncode == 0, cp.stderr
+    assert not rep["findings"] and [f["id"] for f in rep["host_findings"]] == ["install-system-cann-missing"]
+    assert "host (--no-host-check: not part of the verdict)" in cp.stderr
+    env = dict(next(s for s in rep["plan"]["steps"] if s["id"] == "install-vllm-ascend").get("env", {}))
+    assert env.get("TORCH_DEVICE_BACKEND_AUTOLOAD") == "0"

@@ -1,6 +1,6 @@
 """Builders of fake machines for tests: Ascend roots, npu-smi scripts, site-packages with real dist-info.
 
-Everything here uses the real file names and key formats from shared/reference/cann_torchnpu_vllm.md §3
+Everything here uses the real file names and key formats of docs/ascend-install-layouts.md
 and the real npu-smi pastes in shared/fixtures/npu-smi, so the probes under test read what a real
 machine would show them. Other helpers import these:
 
@@ -72,7 +72,7 @@ EXPECTED: dict[str, dict[str, Any]] = {
                             "driver": None, "firmware": "7.8.0.5.216", "pci": "d802", "pci_count": 8},
 }
 
-# npu-smi fixture that matches each healthy kind, and board answers per chip family (§6.3 captures).
+# npu-smi fixture that matches each healthy kind, and board answers per chip family (docs/npu-smi.md).
 FIXTURE_FOR_KIND = {"a2-cann8.3rc1-old-layout": "vllm-ascend-5111", "a3-cann9.1.0-new-layout": "vllm-ascend-960",
                     "310p": "ascend-pytorch-94"}
 BOARD = {
@@ -208,7 +208,7 @@ def _old_layout(asc: Path, version: str, internal: str, inner: str, arch: str, s
         (vdir / f"opp/built-in/op_impl/ai_core/tbe/kernel/{soc}").mkdir(parents=True, exist_ok=True)
         (vdir / "opp/built-in/op_impl/ai_core/tbe/kernel/config").mkdir(parents=True, exist_ok=True)
     if latest:
-        # `latest` is a real directory of relative symlinks plus version.cfg (§3.1, MindIE image listing)
+        # `latest` is a real directory of relative symlinks plus version.cfg (docs/ascend-install-layouts.md, old layout)
         lat = tk / "latest"
         lat.mkdir(parents=True, exist_ok=True)
         for comp in ("runtime", "compiler", "opp", "toolkit", f"{arch}-linux", *(["opp_kernel"] if soc else [])):

@@ -13,8 +13,8 @@ from doctor.knowledge.versions import CannVersion, DriverVersion
 from doctor.report import Finding, finding
 from doctor.snapshot.model import known
 
-SRC_SET_ENV = ("CANN ascend-toolkit/set_env.sh exports and torch_npu/__init__.py 'Please run source set_env.sh' "
-               "(shared/reference/cann_torchnpu_vllm.md §2.7, §5.1, §5.3)")
+SRC_SET_ENV = ("https://github.com/Ascend/pytorch/blob/v7.2.0-pytorch2.7.1/torch_npu/__init__.py; "
+               "https://github.com/verl-project/verl/blob/v0.9.0/docs/ascend_tutorial/get_start/install_guidance.rst")
 _INSTALL_CANN = "Install the CANN toolkit for this chip (e.g. Ascend-cann-toolkit_<ver>_linux-<arch>.run --install) and source its set_env.sh."
 
 
@@ -32,7 +32,7 @@ def cann_toolkit(ctx: CheckContext) -> Iterator[Finding]:
             detail="Neither ascend-toolkit/ nor cann-<ver>/ was found under the Ascend root; torch-npu cannot load "
                    "libascendcl.so / libhccl.so without it.",
             evidence={"ascend_root": val(asc, "root")}, fix=_INSTALL_CANN,
-            source="CANN layouts (shared/reference/cann_torchnpu_vllm.md §3.1, §3.2); torch_npu/__init__.py missing-library errors")
+            source="https://github.com/Ascend/pytorch/blob/v7.2.0-pytorch2.7.1/torch_npu/__init__.py; https://github.com/vllm-project/vllm-ascend/blob/v0.11.0/docs/source/installation.md")
         return
     if not known(tk):
         return
@@ -43,14 +43,14 @@ def cann_toolkit(ctx: CheckContext) -> Iterator[Finding]:
             detail="No version.info / ascend_toolkit_install.info gave a version; pairing rules are skipped.",
             evidence={"version": v, "path": val(tk, "path")},
             fix="Check <toolkit>/<arch>-linux/ascend_toolkit_install.info (key version=) or reinstall the toolkit.",
-            source="shared/reference/cann_torchnpu_vllm.md §3.4 probe order")
+            source="https://github.com/verl-project/verl/blob/v0.9.0/.github/workflows/e2e_ascend.yml")
     tarch = val(tk, "arch")
     harch = arch(snap)
     if tarch and harch and tarch != harch:
         yield finding(
             "cann-arch-mismatch", "error", ("cann", "system"), f"CANN toolkit is built for {tarch}, the host is {harch}",
             evidence={"toolkit_arch": tarch, "host_arch": harch}, fix=f"Install the {harch} toolkit package.",
-            source="ascend_toolkit_install.info arch= (shared/reference/cann_torchnpu_vllm.md §3.3)")
+            source="https://github.com/vllm-project/vllm-ascend/blob/v0.11.0/docs/source/installation.md")
     p = ctx.profile
     c = cann(snap)
     if p is not None and c is not None and not p.cann_matches(c[1]) and ctx.options.get("profile_forced"):
@@ -111,7 +111,7 @@ def cann_set_env(ctx: CheckContext) -> Iterator[Finding]:
             yield finding(
                 "cann-multiple-toolkits", "info", ("cann",), f"{len(tks)} CANN toolkits are installed",
                 evidence={"toolkits": versions, "ASCEND_HOME_PATH": home},
-                source="shared/reference/cann_torchnpu_vllm.md §3.4")
+                source="https://github.com/Ascend/pytorch/blob/v7.2.0-pytorch2.7.1/torch_npu/utils/collect_env.py")
 
 
 def _names_version(path: str, version: str) -> bool:
@@ -145,8 +145,8 @@ def cann_kernels(ctx: CheckContext) -> Iterator[Finding]:
                    "not has any binary ... errno:561000`.",
             evidence={"cann": c[0] if c else None, "chip": fam},
             fix=f"Install {pkg} matching the toolkit version and chip.",
-            source="hiyouga/LlamaFactory#3796 (aclnnCast 'does not has any binary'); CANN package names "
-                   "(shared/reference/cann_torchnpu_vllm.md §3.1–3.2)")
+            source="https://github.com/hiyouga/LlamaFactory/issues/3796; https://github.com/vllm-project/vllm-ascend/blob/v0.11.0/docs/source/installation.md; "
+                   "https://github.com/vllm-project/vllm-ascend/blob/v0.18.0/docs/source/installation.md")
         return
     soc = val(k, "soc")
     kfam = chipmod.soc_family(soc) if soc else None
@@ -159,7 +159,7 @@ def cann_kernels(ctx: CheckContext) -> Iterator[Finding]:
             detail="Kernel binaries for another SOC do not load: `the socversion ... of bin package does not match the "
                    "current device socverison`.",
             evidence={"kernels_soc": soc, "chip_family": fam}, fix=f"Install {pkg}.",
-            source="vllm-project/vllm-ascend#6676; CANN ops package names (shared/reference/cann_torchnpu_vllm.md §3.1–3.2)")
+            source="https://github.com/vllm-project/vllm-ascend/issues/6676; https://github.com/vllm-project/vllm-ascend/blob/v0.18.0/docs/source/installation.md")
     kv = val(k, "version")
     kc = CannVersion.try_parse(kv) if isinstance(kv, str) else None
     if c is not None and kc is not None and not kc.is_ambiguous_against(c[1]) and kc != c[1]:
@@ -167,7 +167,7 @@ def cann_kernels(ctx: CheckContext) -> Iterator[Finding]:
             "cann-kernels-version-mismatch", "warning", ("kernels", "cann"),
             f"Kernels package {kv} does not match toolkit {c[0]}",
             evidence={"kernels": kv, "cann": c[0]}, fix=f"Install the {c[0]} kernels/ops package for this chip.",
-            source="opp_kernel version.info required_package_opp_kernel_version (shared/reference/cann_torchnpu_vllm.md §3.3)")
+            source="https://github.com/vllm-project/vllm-ascend/blob/v0.11.0/docs/source/installation.md")
 
 
 def _kernels_package(fam: str | None, c: CannVersion | None) -> str:
@@ -206,7 +206,7 @@ def cann_nnal(ctx: CheckContext) -> Iterator[Finding]:
             evidence={"cann": c[0] if c else None, "vllm-ascend": ver(snap, "vllm-ascend"), "torch-npu": ver(snap, "torch-npu")},
             fix="Install Ascend-cann-nnal_<ver>_linux-<arch>.run matching the toolkit, then "
                 "`source /usr/local/Ascend/nnal/atb/set_env.sh`.",
-            source="vllm-project/vllm-ascend#130, #2727 (libatb.so missing); vllm-ascend FAQ Q6")
+            source="https://github.com/vllm-project/vllm-ascend/issues/130; https://github.com/vllm-project/vllm-ascend/issues/2727; https://github.com/vllm-project/vllm-ascend/blob/v0.13.0/docs/source/faqs.md")
         return
     nv = val(n, "version")
     nc = CannVersion.try_parse(nv) if isinstance(nv, str) else None
@@ -215,13 +215,13 @@ def cann_nnal(ctx: CheckContext) -> Iterator[Finding]:
             "cann-nnal-version-mismatch", "warning", ("nnal", "cann"), f"NNAL {nv} does not match toolkit {c[0]}",
             detail="ATB built for another CANN fails with undefined symbols in libtbe_adapter.so / libatb.so.",
             evidence={"nnal": nv, "cann": c[0]}, fix=f"Install NNAL {c[0]}.",
-            source="Ascend/pytorch#99 (libtbe_adapter.so undefined symbol); shared/reference/cann_torchnpu_vllm.md §3.4 step 4")
+            source="https://github.com/Ascend/pytorch/issues/99")
     if env_known(snap) and installed(snap, "vllm-ascend") and not env(snap, "ATB_HOME_PATH"):
         yield finding(
             "cann-nnal-not-sourced", "warning", ("env", "nnal"), "NNAL's set_env.sh is not sourced",
             detail="ATB_HOME_PATH is unset, so libatb.so is not on LD_LIBRARY_PATH for vllm-ascend.",
             evidence={"ATB_HOME_PATH": None}, fix="source /usr/local/Ascend/nnal/atb/set_env.sh",
-            source="vllm-ascend installation.md / verl install guide (source nnal/atb/set_env.sh)")
+            source="https://github.com/vllm-project/vllm-ascend/blob/v0.11.0/docs/source/installation.md; https://github.com/verl-project/verl/blob/v0.9.0/docs/ascend_tutorial/get_start/install_guidance.rst")
 
 
 def _torch_npu_dev(v: str | None) -> bool:
@@ -244,7 +244,7 @@ def cann_driver(ctx: CheckContext) -> Iterator[Finding]:
             evidence={"in_container": in_ct},
             fix=("Start the container with -v /usr/local/Ascend/driver:/usr/local/Ascend/driver (and the device nodes), "
                  "or use the Ascend Docker Runtime." if in_ct else "Install the Ascend HDK driver and firmware for this chip."),
-            source="verl container template; shared/reference/cann_torchnpu_vllm.md §5.3 (libascend_hal.so)")
+            source="https://github.com/verl-project/verl/blob/v0.9.0/docs/ascend_tutorial/get_start/dockerfile_build_guidance.rst; https://github.com/vllm-project/vllm-ascend/blob/v0.11.0/docs/source/installation.md")
         return
     dr = driver(snap)
     if dr is None or c is None:
@@ -266,7 +266,7 @@ def cann_driver(ctx: CheckContext) -> Iterator[Finding]:
                 detail="A CANN newer than its driver fails at device open or hangs (e.g. plog 'watchdog timeout').",
                 evidence={"driver": dr[0], "cann": c[0], "driver_min": need},
                 fix=f"Upgrade the Ascend HDK driver and firmware to {need} or newer (or use a CANN that matches the driver).",
-                source=SRC_DRIVER + "; vllm-project/vllm-ascend#5468 (CANN 8.3 image on driver 24.1)")
+                source=SRC_DRIVER + "; https://github.com/vllm-project/vllm-ascend/issues/5468")
             return
     rec, why = None, ""
     for cmin, dmin, src in DRIVER_RECOMMENDED:
@@ -275,7 +275,7 @@ def cann_driver(ctx: CheckContext) -> Iterator[Finding]:
             rec, why = dmin, src
     p = ctx.profile
     if p is not None and p.driver_min and p.cann_matches(c[1]):
-        rec, why = p.driver_min, f"{p.name}: {p.source}"
+        rec, why = p.driver_min, p.source
     if rec is not None:
         rd = DriverVersion(rec)
         if not dv.is_ambiguous_against(rd) and dv < rd:

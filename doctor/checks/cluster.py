@@ -40,20 +40,24 @@ from doctor.snapshot.model import UNKNOWN, Snapshot, known
 
 AREA = "cluster"
 
-SRC_SKEW = ("shared/reference/peers.md §3.11: version skew between nodes is the real multi-node failure "
-            "(msprechecker dump/compare, ascend-deployer inventory)")
-SRC_RAY_VERSION = ("ray python/ray/_private/utils.py::check_version_info — Ray refuses to connect a process "
-                   "whose Ray version or Python major.minor differs from the cluster's")
-SRC_VERL_NPU = ("verl verl/single_controller/ray/base.py: RayResourcePool.get_placement_groups requests an "
-                "`NPU` bundle per worker on Ascend and ResourcePoolManager._check_resource_available counts "
-                "each node's `NPU` resource")
-SRC_RAY_NPU = "ray python/ray/_private/accelerators/npu.py (NPU detection honours ASCEND_RT_VISIBLE_DEVICES)"
-SRC_HEAD = ("verl verl/trainer/main_ppo.py (TaskRunner is `ray.remote(num_cpus=1)`: it may be placed on the "
-            "head; comment 'please make sure main_task is not scheduled on head') and verl/utils/device.py "
-            "(is_npu_available = torch.npu.is_available() decides the device in that process)")
-SRC_IFNAME = ("CANN env reference HCCL_SOCKET_IFNAME (envref_07_0075: prefix, '=' exact, '^' exclude; HCCL_IF_IP "
-              "wins); torch ProcessGroupGloo GLOO_SOCKET_IFNAME and tensorpipe TP_SOCKET_IFNAME take exact "
-              "interface names")
+# Version skew between nodes: Ascend's msprechecker compares per-node dumps; Ray itself refuses a Ray or
+# Python mismatch (node.py check_version_info).
+SRC_SKEW = "https://github.com/Ascend/msit/blob/743bc29c4b1165ebbf7357a3f9c4abc4fbc16f6c/msprechecker/README_EN.md"
+SRC_RAY_VERSION = "https://github.com/ray-project/ray/blob/db0751709c198542103f931604b2293c0e99256c/python/ray/_private/node.py"
+# RayResourcePool.get_placement_groups asks for an `NPU` bundle per worker on Ascend;
+# ResourcePoolManager._check_resource_available counts each node's `NPU` resource.
+SRC_VERL_NPU = "https://github.com/verl-project/verl/blob/v0.9.0/verl/single_controller/ray/base.py"
+# Ray's NPU detection and the ASCEND_RT_VISIBLE_DEVICES it sets per worker.
+SRC_RAY_NPU = "https://github.com/ray-project/ray/blob/ad047a724cc854c52c8441a35a01f909ff5d2fec/python/ray/_private/accelerators/npu.py"
+# TaskRunner is `ray.remote(num_cpus=1)` and may land on the head ("please make sure main_task is not
+# scheduled on head"); verl/utils/device.py decides the device from torch.npu.is_available() in that process.
+SRC_HEAD = ("https://github.com/verl-project/verl/blob/v0.7.1/verl/trainer/main_ppo.py; "
+            "https://github.com/verl-project/verl/blob/v0.9.0/verl/utils/device.py")
+# HCCL_SOCKET_IFNAME takes prefixes, '=' for exact names and '^' to exclude (HCCL_IF_IP wins); Gloo's
+# GLOO_SOCKET_IFNAME and tensorpipe's TP_SOCKET_IFNAME take exact interface names.
+SRC_IFNAME = ("https://www.hiascend.com/document/detail/en/canncommercial/800/apiref/envvar/envref_07_0075.html; "
+              "https://github.com/pytorch/gloo/blob/aeaea26ca72896ac85e04b7678e5835a903f1e1f/gloo/transport/tcp/device.cc; "
+              "https://github.com/pytorch/pytorch/blob/420a5e3d97dc7e8f2d66fec9f00c8019057df052/torch/csrc/distributed/rpc/tensorpipe_agent.cpp")
 
 
 def _alive(ctx: CheckContext) -> list[tuple[str, Snapshot]]:
@@ -93,7 +97,6 @@ def nodes_reachable(ctx: CheckContext) -> Iterator[Finding]:
                        "overloaded or hung (sick card, stuck mount); verl workers placed there will stall.",
                 evidence={"nodes": [name], "error": err}, node=name,
                 fix="Check the node (`ray status -v`, `npu-smi info` on it) and re-run with a larger --timeout.",
-                source="issue 7 (per-node timeout, never hang on a sick node)",
             )
         else:
             yield finding(
@@ -104,7 +107,6 @@ def nodes_reachable(ctx: CheckContext) -> Iterator[Finding]:
                 evidence={"nodes": [name], "error": err}, node=name,
                 fix="Restart Ray on that node (`ray stop` then `ray start --address=<head>`) and check its "
                     "raylet log under /tmp/ray/session_latest/logs.",
-                source="issue 7; ray NodeAffinitySchedulingStrategy(soft=False) fails when the node is gone",
             )
 
 
@@ -276,7 +278,7 @@ def env_skew(ctx: CheckContext) -> Iterator[Finding]:
                    "set_env.sh was not sourced (or sourced for another CANN) gives its workers different "
                    "libraries or HCCL settings.",
             evidence={"nodes": odd, "variable": var, "values": {n: v.text for n, v in values.items()}},
-            key=var, source="issue 7; shared/reference/cann_torchnpu_vllm.md §7 (set_env.sh not sourced)",
+            key=var, source=SRC_SKEW,
             fix=f"Set {var} the same way on every node before `ray start` (source the same set_env.sh), "
                 "then restart Ray on the odd nodes.",
         )

@@ -246,6 +246,9 @@ def table_columns() -> list[tuple[str, Callable[[Snapshot], Any]]]:
     cols.append(("ray", ray_version))
     for dist, _comp in STACK_PACKAGES:
         cols.append((dist, functools.partial(package_fact, dist=dist)))
+    from doctor.checks.npu_net_facts import ports_up_value, speed_value, subnet_value
+
+    cols += [("roce up", ports_up_value), ("roce speed", speed_value), ("roce subnets", subnet_value)]
     return cols
 
 

@@ -13,29 +13,32 @@ from doctor.snapshot.model import known
 _SIGNATURES: tuple[tuple[str, str, tuple[str, ...], str, str, str], ...] = (
     (r"libatb\.so", "import-needs-nnal", ("nnal", "cann"), "NNAL/ATB is missing or not sourced.",
      "Install Ascend-cann-nnal for the toolkit and `source /usr/local/Ascend/nnal/atb/set_env.sh`.",
-     "vllm-project/vllm-ascend#130"),
+     "https://github.com/vllm-project/vllm-ascend/issues/130"),
     (r"lib(hccl|ascendcl|ascend_hal|c_sec)\.so|Please run 'source set_env\.sh'|PTA resource not found",
      "import-needs-cann-env", ("env", "cann"), "CANN libraries are not on the library path (set_env.sh not sourced, "
      "or the driver is not mounted).", "source /usr/local/Ascend/ascend-toolkit/set_env.sh (and mount the driver in containers).",
-     "Ascend/pytorch torch_npu/__init__.py (ERR00008 PTA resource not found)"),
+     "https://github.com/Ascend/pytorch/blob/v7.2.0-pytorch2.7.1/torch_npu/__init__.py"),
     (r"Two accelerators cannot be used", "import-cuda-torch", ("torch",), "A CUDA torch is installed.",
-     "Install the CPU torch build matching torch-npu.", "Ascend/pytorch torch_npu/__init__.py"),
+     "Install the CPU torch build matching torch-npu.", "https://github.com/Ascend/pytorch/blob/v7.2.0-pytorch2.7.1/torch_npu/__init__.py"),
     (r"libtorch_npu\.so: undefined symbol|_C\..*undefined symbol", "import-torch-abi", ("torch-npu", "torch"),
      "torch and torch-npu are from different releases (ABI mismatch).",
-     "Install the torch release torch-npu was built for.", "sgl-project/sglang#28628; Ascend/pytorch#35"),
+     "Install the torch release torch-npu was built for.",
+     "https://github.com/sgl-project/sglang/issues/28628; https://github.com/Ascend/pytorch/issues/35"),
     (r"No module named 'torch_npu\._C'", "import-source-tree", ("torch-npu", "python"),
      "An unbuilt torch_npu source tree is imported instead of the installed package.",
-     "Run from another directory.", "Ascend/pytorch#24"),
+     "Run from another directory.", "https://github.com/Ascend/pytorch/issues/24"),
     (r"transformer_engine|_load_cudnn", "import-transformer-engine", ("transformer-engine", "mindspeed"),
-     "NVIDIA transformer_engine breaks MindSpeed's import.", "pip uninstall -y transformer-engine", "modelscope/ms-swift#6968"),
+     "NVIDIA transformer_engine breaks MindSpeed's import.", "pip uninstall -y transformer-engine",
+     "https://github.com/modelscope/ms-swift/issues/6968"),
     (r"no exist|patch_utils", "import-mindspeed-megatron", ("megatron", "mindspeed"),
      "MindSpeed's branch does not match the installed Megatron.", "Check out the Megatron ref the MindSpeed branch targets.",
-     "MindSpeed patch_utils (shared/reference/mindspeed.md §6)"),
+     "https://github.com/Ascend/MindSpeed/blob/v2.3.0_core_r0.12.1/mindspeed/patch_utils.py"),
     (r"cannot import name 'repatch'", "import-mindspeed-no-repatch", ("mindspeed",),
      "This MindSpeed predates `repatch`; verl skips it silently.", "Use MindSpeed 2.2.0_core_r0.12.1 or newer.",
-     "MindSpeed git log (repatch added 2025-07-18)"),
+     "https://github.com/Ascend/MindSpeed/commit/8b14ec4c4897e77d6734175d0e05e89fc9fe3b58"),
     (r"No module named 'megatron", "import-megatron-missing", ("megatron", "mindspeed"), "Megatron is not importable.",
-     "pip install -e Megatron-LM (or add it to PYTHONPATH).", "shared/reference/mindspeed.md §1.3"),
+     "pip install -e Megatron-LM (or add it to PYTHONPATH).",
+     "https://github.com/Ascend/MindSpeed/blob/v2.3.0_core_r0.12.1/docs/user-guide/installation.md; https://github.com/NVIDIA/Megatron-LM/blob/core_v0.12.1/setup.py"),
 )
 
 _TARGETS = {"torch_npu": "torch-npu", "mindspeed.megatron_adaptor": "mindspeed", "vllm_ascend": "vllm-ascend"}
@@ -58,7 +61,7 @@ def deep_imports(ctx: CheckContext) -> Iterator[Finding]:
                            "container's device nodes.",
                     evidence={"device_count": 0, **{k: v for k, v in detail.items() if k != "device_count"}},
                     fix="Fix ASCEND_RT_VISIBLE_DEVICES / the device mounts; set RAY_EXPERIMENTAL_NOSET_ASCEND_RT_VISIBLE_DEVICES=1 with Ray.",
-                    source="verl docs/ascend_tutorial/faq/faq.rst (torch_npu.npu.is_available() False)")
+                    source="https://github.com/verl-project/verl/blob/v0.9.0/docs/ascend_tutorial/faq/faq.rst")
             continue
         err = res.error if known(res.error) and res.error else "unknown error"
         timeout = "timed out" in err.lower() or "timeout" in err.lower()
@@ -70,4 +73,4 @@ def deep_imports(ctx: CheckContext) -> Iterator[Finding]:
             detail=(sig[3] if sig else "The import raised; see the error text.") + (f" ({sig[1]})" if sig else ""),
             evidence={"module": mod, "error": err[-2000:], "seconds": res.seconds if known(res.seconds) else None},
             fix=sig[4] if sig else f"Run `python -c 'import {mod}'` in the target environment and fix the first error.",
-            source=sig[5] if sig else "doctor --deep import probe")
+            source=sig[5] if sig else None)

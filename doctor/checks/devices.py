@@ -10,8 +10,8 @@ from doctor.checks.runner import CheckContext, check
 from doctor.report import Finding, finding
 from doctor.snapshot.model import known
 
-SRC_VISIBLE = ("agentscope-ai/Trinity-RFT PR #618 (CANN requires ascending ASCEND_RT_VISIBLE_DEVICES; otherwise "
-               "torch.npu.is_available() is False)")
+# CANN requires ASCEND_RT_VISIBLE_DEVICES in ascending order; otherwise torch.npu.is_available() is False.
+SRC_VISIBLE = "https://github.com/agentscope-ai/Trinity-RFT/pull/618"
 _NODES = ("/dev/davinci_manager", "/dev/devmm_svm", "/dev/hisi_hdc")
 
 
@@ -35,7 +35,7 @@ def npu_visible(ctx: CheckContext) -> Iterator[Finding]:
                    "(`dcmi module initialize failed`).".strip(),
             evidence={"status": status, "error": val(smi, "error")},
             fix="Check `dmesg` and the device health (`npu-smi info -t health -i <id>`); reset or reboot the card, or "
-                "reinstall the driver.", source="shared/reference/cann_torchnpu_vllm.md §5.3 (dcmi errors), DESIGN.md probes")
+                "reinstall the driver.", source="https://github.com/vllm-project/vllm-ascend/issues/2698")
     seen_any = bool(devs) or bool(pci) or bool(davinci)
     probed_any = devs is not None or pci is not None or files is not None
     if asc is None or (probed_any and not seen_any):
@@ -44,7 +44,7 @@ def npu_visible(ctx: CheckContext) -> Iterator[Finding]:
             detail="npu-smi lists no device and there are no /dev/davinciN nodes or Huawei accelerators on PCI.",
             evidence={"npu_smi": status, "devices": len(devs or []), "pci": len(pci or []), "device_files": files or []},
             fix="Run on an Ascend host (Atlas A2/A3); in a container pass --device=/dev/davinciN and the manager nodes.",
-            source="shared/reference/cann_torchnpu_vllm.md §7 (PCI 19e5:d802/d803, /dev/davinci*)")
+            source="https://github.com/ray-project/ray/blob/ad047a724cc854c52c8441a35a01f909ff5d2fec/python/ray/_private/accelerators/npu.py")
 
 
 @check("npu-health", "devices")
@@ -61,7 +61,7 @@ def npu_health(ctx: CheckContext) -> Iterator[Finding]:
             detail="npu-smi health: " + ", ".join(f"NPU {i}: {h}" for i, h in bad),
             evidence={"devices": [{"id": i, "health": h} for i, h in bad]},
             fix="Inspect with `npu-smi info -t health -i <id>`; exclude the chip via ASCEND_RT_VISIBLE_DEVICES or repair it.",
-            source="npu-smi info Health column (OK/Warning/Alarm/Critical; shared/reference/cann_torchnpu_vllm.md §6.2, §11)")
+            source="https://github.com/vllm-project/vllm-ascend/issues/5111; https://github.com/vllm-project/vllm-ascend/issues/960")
     held = []
     for d in devs:
         procs = val(d, "processes")
@@ -78,7 +78,7 @@ def npu_health(ctx: CheckContext) -> Iterator[Finding]:
             detail="A training job sharing a chip runs out of memory or fails to start (`device is used`).",
             evidence={"devices": held},
             fix="Stop the other jobs (see `npu-smi info`) or pick free chips with ASCEND_RT_VISIBLE_DEVICES.",
-            source="npu-smi process table (shared/reference/cann_torchnpu_vllm.md §6.2); dcmi -8020 'device is used' (§5.3)")
+            source="https://github.com/vllm-project/vllm-ascend/issues/5111; https://github.com/Ascend/cann-container-image/issues/46")
 
 
 @check("visible-devices", "devices")
@@ -99,7 +99,7 @@ def visible_devices(ctx: CheckContext) -> Iterator[Finding]:
                        "open a device the pod was not given (SetDevice error 507033).",
                 evidence={"ASCEND_VISIBLE_DEVICES": vis, "ASCEND_RT_VISIBLE_DEVICES": None},
                 fix=f"export ASCEND_RT_VISIBLE_DEVICES={','.join(str(i) for i in range(len(ids)))}",
-                source="Project-HAMi/HAMi#1894")
+                source="https://github.com/Project-HAMi/HAMi/issues/1894")
     if not raw:
         return
     parts = [x.strip() for x in raw.split(",")]
@@ -130,7 +130,7 @@ def visible_devices(ctx: CheckContext) -> Iterator[Finding]:
                 "visible-devices-out-of-range", "error", ("env", "npu"),
                 f"ASCEND_RT_VISIBLE_DEVICES names device(s) {out}, but only {n} are present",
                 evidence={**ev, "device_count": n},
-                fix=f"Use ids 0..{n - 1}.", source="CANN runtime: ASCEND_RT_VISIBLE_DEVICES indexes the logical devices")
+                fix=f"Use ids 0..{n - 1}.", source=SRC_VISIBLE + "; https://github.com/ray-project/ray/blob/ad047a724cc854c52c8441a35a01f909ff5d2fec/python/ray/_private/accelerators/npu.py")
 
 
 @check("container-devices", "devices")
@@ -153,7 +153,7 @@ def container_devices(ctx: CheckContext) -> Iterator[Finding]:
             evidence={"missing": missing, "device_files": files},
             fix="docker run --device=/dev/davinci_manager --device=/dev/devmm_svm --device=/dev/hisi_hdc "
                 "--device=/dev/davinciN ... (or use the Ascend Docker Runtime / --privileged).",
-            source="shared/reference/cann_torchnpu_vllm.md §7 (device nodes); verl container template (verl.md §1.5)")
+            source="https://github.com/vllm-project/vllm-ascend/blob/v0.11.0/docs/source/installation.md; https://github.com/vllm-project/vllm-ascend/issues/2698")
     mounts = snap.ascend.extra.get("driver_mounts") if known(snap.ascend) and snap.ascend is not None else None
     if has_npu and isinstance(mounts, dict):
         lost = [p for p in ("/usr/local/Ascend/driver", "/usr/local/Ascend/driver/lib64", "/etc/ascend_install.info")
@@ -167,14 +167,14 @@ def container_devices(ctx: CheckContext) -> Iterator[Finding]:
                 evidence={"missing": lost, "driver_mounts": mounts},
                 fix="docker run -v /usr/local/Ascend/driver:/usr/local/Ascend/driver:ro "
                     "-v /etc/ascend_install.info:/etc/ascend_install.info:ro (or use the Ascend Docker Runtime).",
-                source="verl container template (shared/reference/verl.md §1.5); torch_npu get_cann_version(DRIVER) "
-                       "needs both visible (shared/reference/cann_torchnpu_vllm.md §2.8)")
+                source="https://github.com/verl-project/verl/blob/v0.9.0/docs/ascend_tutorial/get_start/dockerfile_build_guidance.rst; "
+                       "https://github.com/Ascend/pytorch/blob/v7.2.0-pytorch2.7.1/torch_npu/csrc/core/npu/GetCANNInfo.cpp")
     if not davinci and not files and known(snap.ascend) and snap.ascend is not None and val(snap.ascend, "toolkit"):
         yield finding(
             "container-no-devices", "error", ("npu",), "No /dev/davinci* device is passed into this container",
             evidence={"device_files": files},
             fix="Start the container with --device=/dev/davinciN for each NPU plus the manager nodes.",
-            source="verl container template (shared/reference/verl.md §1.5)")
+            source="https://github.com/verl-project/verl/blob/v0.9.0/docs/ascend_tutorial/get_start/dockerfile_build_guidance.rst; https://github.com/vllm-project/vllm-ascend/blob/v0.11.0/docs/source/installation.md")
 
 
 @check("jit-prerequisites", "devices")
@@ -195,7 +195,8 @@ def jit_prerequisites(ctx: CheckContext) -> Iterator[Finding]:
                 detail="MindSpeed compiles some fused ops at first use (torch.utils.cpp_extension); without them the run "
                        "fails when the feature is enabled.",
                 evidence={"tools": tools}, fix="pip install ninja; install g++ (apt-get install g++ / yum install gcc-c++).",
-                source="MindSpeed requirements.txt (ninja) and docs/zh/FAQ.md (torch_extensions JIT build)")
+                source="https://github.com/Ascend/MindSpeed/blob/v2.3.0_core_r0.12.1/requirements.txt; "
+                       "https://github.com/Ascend/MindSpeed/blob/028de58ca629d035185b00ff7d1eb7eff4f7fd48/docs/zh/FAQ.md")
     if isinstance(locks, list) and locks:
         yield finding(
             "torch-extensions-stale-lock", "warning", ("mindspeed", "system"),
@@ -204,4 +205,4 @@ def jit_prerequisites(ctx: CheckContext) -> Iterator[Finding]:
                    "extensions root'.",
             evidence={"locks": locks[:10]},
             fix="Delete the listed lock files (or ~/.cache/torch_extensions/py3xx_cpu) when no build is running.",
-            source="MindSpeed docs/zh/FAQ.md (hang at torch_extensions root; shared/reference/mindspeed.md §6)")
+            source="https://github.com/Ascend/MindSpeed/blob/028de58ca629d035185b00ff7d1eb7eff4f7fd48/docs/zh/FAQ.md")

@@ -175,22 +175,25 @@ def _selection_findings(snap: Snapshot, profs: list[Profile], prof: Profile | No
             out.append(finding(
                 "cann-newer-than-profiles", "info", ("cann",), f"CANN {c[0]} is newer than every verified stack",
                 detail=f"The newest verified stack documents CANN {top}; checks use {prof.name if prof else 'no profile'}.",
-                evidence={"cann": c[0], "newest_profile_cann": str(top)}, source="profiles/*.toml"))
+                evidence={"cann": c[0], "newest_profile_cann": str(top)},
+                source=max(profs, key=lambda p: CannVersion(p.cann_version)).source))
         elif c[1] < low and not c[1].is_ambiguous_against(low):
             out.append(finding(
                 "cann-older-than-profiles", "warning", ("cann",), f"CANN {c[0]} is older than every verified stack",
                 detail=f"No verl release documents an Ascend stack on this CANN (the oldest profile starts at {low}).",
                 evidence={"cann": c[0], "oldest_profile_cann": str(low)},
-                fix="Upgrade CANN (and driver) to a verified stack: see `doctor profiles`.", source="profiles/*.toml"))
+                fix="Upgrade CANN (and driver) to a verified stack: see `doctor profiles`.",
+                source=min(profs, key=lambda p: CannVersion(p.cann_min)).source))
     v = pver(snap, "verl")
     rel = [Version(p.verl) for p in profs if p.verl != "main"]
     if v is not None and rel and Version(v.public) > max(rel) and not any(p.verl == "main" for p in profs if p is prof):
         out.append(finding(
             "verl-newer-than-profiles", "info", ("verl",), f"verl {v} is newer than every verified release stack",
-            evidence={"verl": str(v), "newest_profile_verl": str(max(rel))}, source="profiles/*.toml"))
+            evidence={"verl": str(v), "newest_profile_verl": str(max(rel))},
+            source=max((p for p in profs if p.verl != "main"), key=lambda p: Version(p.verl)).source))
     if prof is None and c is not None and not out:
         out.append(finding("no-profile", "info", ("cann",), "No verified stack applies", detail=why,
-                           evidence={"cann": c[0], "chip": family(snap)}, source="profiles/*.toml"))
+                           evidence={"cann": c[0], "chip": family(snap)}))
     return out
 
 

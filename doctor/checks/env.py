@@ -69,8 +69,7 @@ def env_near_miss(ctx: CheckContext) -> Iterator[Finding]:
                     "env-var-misspelled", "warning", ("env",), f"{name} looks like a misspelling of {target}",
                     detail=f"{target} is unset, so the setting in {name} has no effect.",
                     evidence={"name": name, "value": snap.env[name], "meant": target},
-                    fix=f"export {target}=\"$${name}\"; unset {name}".replace("$$", "$"),
-                    source="shared/schemas/snapshot.md rule 3 (near-miss names, edit distance <= 2); heuristic")
+                    fix=f"export {target}=\"$${name}\"; unset {name}".replace("$$", "$"))
                 break
 
 
@@ -91,4 +90,4 @@ def env_ray_visible_devices(ctx: CheckContext) -> Iterator[Finding]:
             evidence={"ASCEND_RT_VISIBLE_DEVICES": env(snap, "ASCEND_RT_VISIBLE_DEVICES"),
                       "RAY_EXPERIMENTAL_NOSET_ASCEND_RT_VISIBLE_DEVICES": env(snap, "RAY_EXPERIMENTAL_NOSET_ASCEND_RT_VISIBLE_DEVICES")},
             fix="export RAY_EXPERIMENTAL_NOSET_ASCEND_RT_VISIBLE_DEVICES=1 before `ray start`.",
-            source="verl docs/ascend_tutorial/faq/faq.rst (shared/reference/cann_torchnpu_vllm.md §9)")
+            source="https://github.com/verl-project/verl/blob/v0.9.0/docs/ascend_tutorial/faq/faq.rst; https://github.com/ray-project/ray/blob/ad047a724cc854c52c8441a35a01f909ff5d2fec/python/ray/_private/accelerators/npu.py")

@@ -14,8 +14,9 @@ from doctor.knowledge.versions import parse_pkg_version
 from doctor.report import Finding, finding
 from doctor.snapshot.model import known
 
-SRC_PATCH = ("MindSpeed patch_utils ('RuntimeError: no exist X of <module megatron...>' when the MindSpeed branch does "
-             "not match Megatron; shared/reference/mindspeed.md §1.5, §6)")
+# MindSpeed patches Megatron by name: 'RuntimeError: no exist X of <module megatron...>' when its branch does
+# not match the installed Megatron.
+SRC_PATCH = "https://github.com/Ascend/MindSpeed/blob/v2.3.0_core_r0.12.1/mindspeed/patch_utils.py"
 
 
 def _ms_target(snap: Any) -> tuple[tuple[int, int] | None, str]:
@@ -59,7 +60,7 @@ def mindspeed_megatron(ctx: CheckContext) -> Iterator[Finding]:
             detail="The PyPI project is not functional; MindSpeed is installed from git (gitcode.com/Ascend/MindSpeed).",
             evidence={"mindspeed": msv},
             fix="pip uninstall -y mindspeed; git clone https://gitcode.com/Ascend/MindSpeed.git && git -C MindSpeed checkout "
-                "<branch> && pip install -e MindSpeed", source="PyPI mindspeed 0.0.1.dev1 (shared/reference/mindspeed.md §0, §4)")
+                "<branch> && pip install -e MindSpeed", source="https://pypi.org/project/mindspeed/0.0.1.dev1/")
         return
     mg = snap.module("megatron")
     if mg is None:
@@ -67,7 +68,7 @@ def mindspeed_megatron(ctx: CheckContext) -> Iterator[Finding]:
             "mindspeed-megatron-missing", "error", ("megatron", "mindspeed"), "MindSpeed is installed but Megatron is not importable",
             detail="`import mindspeed.megatron_adaptor` needs megatron.core importable first.",
             evidence={"mindspeed": msv}, fix="Clone Megatron-LM at the ref MindSpeed targets and `pip install -e Megatron-LM` "
-            "(or put it on PYTHONPATH).", source="shared/reference/mindspeed.md §0.3, §1.3")
+            "(or put it on PYTHONPATH).", source="https://github.com/Ascend/MindSpeed/blob/v2.3.0_core_r0.12.1/docs/user-guide/installation.md; https://github.com/Ascend/MindSpeed/blob/v2.3.0_core_r0.12.1/mindspeed/megatron_adaptor.py")
         return
     target, why = _ms_target(snap)
     mv = _megatron_version(snap)
@@ -88,7 +89,7 @@ def mindspeed_megatron(ctx: CheckContext) -> Iterator[Finding]:
             "mindspeed-megatron-patch-untested", "warning", ("megatron", "mindspeed"),
             f"MindSpeed *_core_r0.12.1 is documented with Megatron core_v0.12.1, this is {mv}",
             evidence={"megatron": mv}, fix="git -C Megatron-LM checkout core_v0.12.1",
-            source="MindSpeed docs/user-guide/installation.md (checkout tag core_v0.12.1; shared/reference/mindspeed.md §1.3)")
+            source="https://github.com/Ascend/MindSpeed/blob/v2.3.0_core_r0.12.1/docs/user-guide/installation.md")
 
 
 @check("mindspeed-repatch", "mindspeed")
@@ -109,8 +110,8 @@ def mindspeed_repatch(ctx: CheckContext) -> Iterator[Finding]:
                    "from 2.2.0_core_r0.12.1 on.",
             evidence={"origins": val(m, "origins"), "git": _git(m)},
             fix="git -C <MindSpeed> checkout 2.3.0_core_r0.12.1 (or core_r0.16.0 for Megatron 0.16) && pip install -e <MindSpeed>",
-            source="MindSpeed git log (repatch added 2025-07-18, PR !2650 'support verl'); verl "
-                   "verl/workers/engine/__init__.py (shared/reference/mindspeed.md §6, verl.md §0.2)")
+            source="https://github.com/Ascend/MindSpeed/commit/8b14ec4c4897e77d6734175d0e05e89fc9fe3b58; "
+                   "https://github.com/verl-project/verl/blob/v0.9.0/verl/workers/engine/mindspeed/transformer_impl.py")
 
 
 def _git(m: Any) -> dict[str, Any] | None:
@@ -136,7 +137,7 @@ def megatron_single_copy(ctx: CheckContext) -> Iterator[Finding]:
                       "PYTHONPATH": snap.getenv("PYTHONPATH") if known(snap.env) else None},
             fix="Keep one Megatron-LM matching the MindSpeed branch: pip uninstall -y megatron-core, or drop the extra "
                 "Megatron-LM from PYTHONPATH / MEGATRON_LM_PATH.",
-            source="modelscope/ms-swift#9661 and PR #9245 (NPU FAQ Q14)")
+            source="https://github.com/modelscope/ms-swift/issues/9661; https://github.com/modelscope/ms-swift/pull/9245")
 
 
 @check("transformer-engine", "mindspeed")
@@ -159,7 +160,7 @@ def transformer_engine(ctx: CheckContext) -> Iterator[Finding]:
                 "MindSpeed core_r0.17+ needs TransformerEngineNPU installed as `transformer_engine`",
                 evidence={"mindspeed_target": f"{target[0]}.{target[1]}" if target else None},
                 fix="Install MegatronAdaptor, then TransformerEngineNPU (gitcode.com/Ascend/TransformerEngineNPU), then MindSpeed.",
-                source="MindSpeed core_r0.18.0 README (shared/reference/mindspeed.md §1.1)")
+                source="https://github.com/Ascend/MindSpeed/blob/4213c91313fe4de6da12794109515f6275572750/README.md")
         return
     if te_present and not npu_fork:
         yield finding(
@@ -169,7 +170,7 @@ def transformer_engine(ctx: CheckContext) -> Iterator[Finding]:
                    "_load_cudnn during `import mindspeed.megatron_adaptor`.",
             evidence={"packages": te_pkgs, "origins": origins_},
             fix="pip uninstall -y transformer-engine transformer-engine-torch transformer-engine-cu12",
-            source="modelscope/ms-swift#6968; shared/reference/mindspeed.md §0.6, §6")
+            source="https://github.com/modelscope/ms-swift/issues/6968; https://github.com/Ascend/MindSpeed/blob/4213c91313fe4de6da12794109515f6275572750/README.md")
 
 
 @check("mindspeed-profile", "mindspeed")

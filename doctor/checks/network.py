@@ -12,8 +12,8 @@ from doctor.snapshot.model import known
 
 HCCL_DEFAULT_BASE_PORT = 60000
 HCCL_PORTS_PER_HOST = 16  # one listen port per device: base .. base+15 (A3 nodes have 16 chips)
-SRC_HCCL_TIMEOUT = ("modelscope/ms-swift PR #8281 (HCCL_CONNECT_TIMEOUT defaults to 120 s; valid 120-7200); CANN "
-                    "environment variable reference")
+# HCCL_CONNECT_TIMEOUT defaults to 120 s; valid values are 120-7200.
+SRC_HCCL_TIMEOUT = "https://github.com/modelscope/ms-swift/pull/8281"
 
 
 def _multi_node(ctx: CheckContext) -> bool | None:
@@ -98,7 +98,8 @@ def hccl_ports(ctx: CheckContext) -> Iterator[Finding]:
                    "`Communication_Error_Bind_IP_Port(EI0019)`, then NPU timeouts.",
             evidence={"listening": busy, "HCCL_IF_BASE_PORT": raw},
             fix=f"Give each job its own range: export HCCL_IF_BASE_PORT={base + 100 * (1 + len(busy) // 16)}",
-            source="vllm-project/vllm-ascend PR #16205 (EI0019 on default HCCL port 60000)")
+            source="https://github.com/vllm-project/vllm-ascend/pull/16205; https://github.com/vllm-project/vllm-ascend/issues/405; "
+                   "https://www.hiascend.com/document/detail/en/canncommercial/800/apiref/envvar/envref_07_0074.html")
 
 
 _IFNAME_VARS = ("GLOO_SOCKET_IFNAME", "TP_SOCKET_IFNAME", "HCCL_SOCKET_IFNAME")
@@ -123,7 +124,7 @@ def socket_ifname(ctx: CheckContext) -> Iterator[Finding]:
                 detail=f"{var} takes concrete interface names; Gloo fails with `Unable to find address for: {value.split(',')[0]}`.",
                 evidence={var: raw, "interfaces": names},
                 fix=f"export {var}=<the interface that routes to the head node, e.g. from `ip -4 route get $MASTER_ADDR`>",
-                source="aws-samples/aws-do-eks PR #51 (GLOO_SOCKET_IFNAME '^lo,...' -> 'Unable to find address for: ^lo')")
+                source="https://github.com/aws-samples/aws-do-eks/pull/51; https://github.com/pytorch/gloo/blob/aeaea26ca72896ac85e04b7678e5835a903f1e1f/gloo/transport/tcp/device.cc")
             continue
         body = value.lstrip("^=") if var == "HCCL_SOCKET_IFNAME" else value
         items = [x.strip() for x in body.split(",") if x.strip()]
@@ -131,13 +132,13 @@ def socket_ifname(ctx: CheckContext) -> Iterator[Finding]:
             yield finding(
                 "socket-ifname-not-single", "error", ("network", "env"), f"{var}={raw!r} is not a single interface name",
                 evidence={var: raw}, fix=f"export {var}={items[0]}",
-                source="PyTorch tensorpipe: TP_SOCKET_IFNAME takes one interface name")
+                source="https://github.com/pytorch/pytorch/blob/420a5e3d97dc7e8f2d66fec9f00c8019057df052/torch/csrc/distributed/rpc/tensorpipe_agent.cpp")
         elif var == "GLOO_SOCKET_IFNAME" and len(items) > 1:
             yield finding(
                 "socket-ifname-not-single", "warning", ("network", "env"), f"{var}={raw!r} lists several interfaces",
                 detail="Gloo then uses all of them round-robin; every one must reach every other node.",
                 evidence={var: raw}, fix=f"export {var}=<one interface>, e.g. {items[0]}",
-                source="PyTorch distributed docs (GLOO_SOCKET_IFNAME)")
+                source="https://docs.pytorch.org/docs/2.7/distributed.html")
         if names is None or value.startswith("^"):
             continue
         exact = var != "HCCL_SOCKET_IFNAME" or value.startswith("=")
@@ -148,7 +149,8 @@ def socket_ifname(ctx: CheckContext) -> Iterator[Finding]:
                 f"{var} names interface(s) that do not exist here: {', '.join(missing)}",
                 evidence={var: raw, "interfaces": names},
                 fix=f"export {var}=<one of: {', '.join(names[:8])}>",
-                source="gloo transport/tcp/device.cc ('Unable to find address for'); CANN HCCL_SOCKET_IFNAME reference")
+                source="https://github.com/pytorch/gloo/blob/aeaea26ca72896ac85e04b7678e5835a903f1e1f/gloo/transport/tcp/device.cc; "
+                       "https://www.hiascend.com/document/detail/en/canncommercial/800/apiref/envvar/envref_07_0075.html")
 
 
 @check("shm-size", "network")
@@ -165,4 +167,4 @@ def shm_size(ctx: CheckContext) -> Iterator[Finding]:
                    "or fall back to slow disk spilling.",
             evidence={"shm_gb": shm, "in_container": val(snap.host, "in_container")},
             fix="Start the container with --ipc=host (as verl's template does) or --shm-size=64g.",
-            source="verl container template `docker run --ipc=host` (shared/reference/verl.md §1.5); Ray docs (/dev/shm object store)")
+            source="https://github.com/verl-project/verl/blob/v0.9.0/docs/ascend_tutorial/get_start/dockerfile_build_guidance.rst")

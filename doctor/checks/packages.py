@@ -69,13 +69,13 @@ def triton(ctx: CheckContext) -> Iterator[Finding]:
             evidence={"triton": ver(snap, "triton"), "triton-ascend": ver(snap, "triton-ascend")},
             fix="pip uninstall -y triton triton-ascend && pip install --force-reinstall --no-deps triton-ascend"
                 + (f"{ctx.profile.pin('triton-ascend')}" if ctx.profile and ctx.profile.pin("triton-ascend") else ""),
-            source="triton-lang/triton-ascend#306; vllm-ascend Dockerfile (`pip uninstall -y triton triton-ascend`)")
+            source="https://github.com/triton-lang/triton-ascend/issues/306; https://github.com/vllm-project/vllm-ascend/blob/v0.13.0/Dockerfile")
     elif t and npu_host(snap):
         yield finding(
             "triton-on-npu", "warning", ("triton",), "Mainline (CUDA) triton is installed on an Ascend host",
             detail="vLLM pulls it in on x86; it does not work on Ascend and shadows triton-ascend if that is added later.",
             evidence={"triton": ver(snap, "triton")}, fix="pip uninstall -y triton",
-            source="vllm-ascend Dockerfile comment ('triton ... does not work on Ascend')")
+            source="https://github.com/vllm-project/vllm-ascend/blob/v0.13.0/Dockerfile")
 
 
 @check("numpy", "packages")
@@ -92,7 +92,7 @@ def numpy(ctx: CheckContext) -> Iterator[Finding]:
             detail="torch 2.1/2.2 wheels (the builds older torch-npu pairs with) are compiled against NumPy 1.x and fail "
                    "with NumPy 2 (`A module that was compiled using NumPy 1.x cannot be run in NumPy 2`).",
             evidence={"numpy": ver(snap, "numpy"), "torch": ver(snap, "torch")}, fix="pip install 'numpy<2' (e.g. numpy==1.26.4)",
-            source="hiyouga/LlamaFactory PR #4382; Ascend/docs#22")
+            source="https://github.com/hiyouga/LlamaFactory/pull/4382; https://github.com/Ascend/docs/issues/22")
         return
     pin = ctx.profile.pin("numpy") if ctx.profile else None
     if pin and pkg_satisfies(ver(snap, "numpy"), pin) is False:
@@ -103,15 +103,17 @@ def numpy(ctx: CheckContext) -> Iterator[Finding]:
             "numpy2-with-verl", "warning", ("numpy", "verl"),
             f"numpy {ver(snap, 'numpy')} with verl {ver(snap, 'verl')}, which pins numpy<2",
             evidence={"numpy": ver(snap, "numpy"), "verl": ver(snap, "verl")}, fix="pip install 'numpy<2'",
-            source="verl requirements-npu.txt / wheel METADATA numpy<2.0.0 (shared/reference/verl.md §1.6, §7)")
+            source="https://github.com/verl-project/verl/blob/v0.8.0/requirements-npu.txt; https://github.com/verl-project/verl/blob/v0.8.0/setup.py")
 
 
-# verl release range -> (transformers specifier verl supports, source)
+# verl release range -> (transformers specifier verl supports, source). <0.6.0: index_first_axis moved in
+# transformers 4.56 (verl#3561, fixed in verl#3596); 0.7.x: "verl is not support transformers 5.0.0 or
+# higher" (its quick start); 0.9.x: the Requires-Dist of setup.py / the wheel.
 _TRANSFORMERS_WINDOWS = (
-    ("<0.6.0", "<4.56.0", "verl-project/verl#3561 (index_first_axis moved in transformers 4.56, transformers PR #40002); "
-                          "fixed in verl PR #3596"),
-    (">=0.7.0,<0.8.0", "<5.0.0", "verl v0.7.1 docs/ascend_tutorial/ascend_quick_start.rst ('verl does not support transformers >= 5.0.0')"),
-    (">=0.9.0,<0.10.0", ">=5.5.3,!=5.6.0,<5.11", "verl 0.9.x wheel METADATA Requires-Dist (shared/reference/verl.md §7)"),
+    ("<0.6.0", "<4.56.0", "https://github.com/verl-project/verl/issues/3561; https://github.com/verl-project/verl/pull/3596; "
+                          "https://github.com/huggingface/transformers/pull/40002"),
+    (">=0.7.0,<0.8.0", "<5.0.0", "https://github.com/verl-project/verl/blob/v0.7.1/docs/ascend_tutorial/ascend_quick_start.rst"),
+    (">=0.9.0,<0.10.0", ">=5.5.3,!=5.6.0,<5.11", "https://github.com/verl-project/verl/blob/v0.9.0/setup.py; https://pypi.org/project/verl/0.9.1/"),
 )
 
 
@@ -160,4 +162,4 @@ def cuda_only_packages(ctx: CheckContext) -> Iterator[Finding]:
                    "comes from MindSpeed or transformers' NPU path), and nvidia-* usually arrive with a CUDA torch.",
             evidence={"packages": found, "nvidia": nvidia[:20]},
             fix="pip uninstall -y " + " ".join((found + nvidia)[:12]),
-            source="verl install_guidance appendix (flash_attn / liger not supported on NPU; shared/reference/mindspeed.md §6)")
+            source="https://github.com/verl-project/verl/blob/v0.9.0/docs/ascend_tutorial/get_start/install_guidance.rst")

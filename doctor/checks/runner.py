@@ -28,8 +28,10 @@ AREA_MODULES: tuple[str, ...] = (
     "doctor.checks.packages",
     "doctor.checks.env",
     "doctor.checks.network",
+    "doctor.checks.npu_network",
     "doctor.checks.deep",
     "doctor.checks.cluster",
+    "doctor.checks.cluster_npu_net",
 )
 
 

@@ -13,9 +13,10 @@ from doctor.report import Finding, finding
 
 # Package -> (min Python, source). Hard limits: the installed code or wheels cannot run below them.
 _PY_FLOORS = (
-    ("vllm-ascend", "0.11.0rc0", (3, 10),
-     "vllm-project/vllm-ascend#3728 (PEP 604 annotations fail on Python 3.9; PR #3926 raised python_requires to >=3.10)"),
-    ("verl", "0.5.0", (3, 10), "verl wheel METADATA Requires-Python >=3.10 since 0.5.0 (shared/reference/verl.md §7)"),
+    # PEP 604 annotations fail on Python 3.9; the pull request cited raised python_requires to >=3.10
+    ("vllm-ascend", "0.11.0rc0", (3, 10), "https://github.com/vllm-project/vllm-ascend/issues/3728; https://github.com/vllm-project/vllm-ascend/pull/3926"),
+    # requires-python >=3.10 since verl 0.5.0
+    ("verl", "0.5.0", (3, 10), "https://github.com/verl-project/verl/blob/v0.5.0/pyproject.toml"),
 )
 
 
@@ -46,7 +47,7 @@ def python_version(ctx: CheckContext) -> Iterator[Finding]:
             f"Python {pys} is too new for verl {ver(snap, 'verl')}",
             detail="verl 0.9.1 declares Requires-Python <3.13.",
             evidence={"python": pys, "verl": ver(snap, "verl"), "requires": "<3.13"},
-            fix="Use Python 3.10–3.12 for this verl.", source="verl 0.9.1 wheel METADATA (shared/reference/verl.md §7)")
+            fix="Use Python 3.10–3.12 for this verl.", source="https://pypi.org/project/verl/0.9.1/")
     p = ctx.profile
     if p is not None and pkg_satisfies(pys, p.python) is False:
         yield finding(
@@ -69,7 +70,7 @@ def host_arch(ctx: CheckContext) -> Iterator[Finding]:
             "arch-unsupported", "error", ("system",), f"CPU architecture {a} has no Ascend software",
             detail="CANN, torch-npu and vllm-ascend are published for aarch64 and x86_64 only.",
             evidence={"arch": a}, fix="Run on an aarch64 or x86_64 Ascend host.",
-            source="PyPI torch-npu / vllm-ascend wheel tags (shared/reference/cann_torchnpu_vllm.md §2.3, §8)")
+            source="https://pypi.org/project/torch-npu/2.7.1/#files; https://pypi.org/project/vllm-ascend/0.13.0/#files")
     p = ctx.profile
     if p is not None and a in ("aarch64", "x86_64") and a not in p.arches:
         yield finding(
@@ -126,7 +127,7 @@ def cwd_shadowing(ctx: CheckContext) -> Iterator[Finding]:
                                   if compiled else ".")),
             evidence={"module": mod, "origin": first, "cwd": cwd, "other_origins": o[1:]},
             fix=f"Run from another directory (cd ~) or remove {first} from the path.",
-            source="Ascend/pytorch#24 (ModuleNotFoundError: No module named 'torch_npu._C' when run from the source dir)")
+            source="https://github.com/Ascend/pytorch/issues/24")
 
 
 _PROBE_FIX = {
@@ -152,5 +153,4 @@ def probe_status(ctx: CheckContext) -> Iterator[Finding]:
             "probe-failed", "warning", ("system",), f"The {name} probe {'timed out' if st['status'] == 'timeout' else 'failed'}",
             detail="Its facts are unknown, so the checks that need them stayed silent. " + "; ".join(errs),
             evidence={"probe": name, "status": st.get("status"), "errors": errs, "seconds": st.get("seconds")},
-            fix=_PROBE_FIX.get(name, "Run `doctor collect -v` to see the probe's error."),
-            source="doctor probes (DESIGN.md: a hung or crashing probe becomes a finding)")
+            fix=_PROBE_FIX.get(name, "Run `doctor collect -v` to see the probe's error."))

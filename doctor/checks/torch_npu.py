@@ -20,7 +20,8 @@ from doctor.knowledge.versions import CannVersion
 from doctor.report import Finding, finding
 from doctor.snapshot.model import known
 
-SRC_PIN = "torch_npu wheel METADATA pins torch==X (x86: torch==X+cpu) (Ascend/pytorch setup.py; shared/reference/cann_torchnpu_vllm.md §2.4)"
+# The torch_npu wheel pins torch==X exactly (x86_64: torch==X+cpu), written by its setup.py.
+SRC_PIN = "https://github.com/Ascend/pytorch/blob/v7.2.0-pytorch2.7.1/setup.py; https://pypi.org/project/torch-npu/2.7.1/"
 
 
 @check("torch-npu-installed", "torch_npu")
@@ -56,7 +57,7 @@ def torch_torch_npu_base(ctx: CheckContext) -> Iterator[Finding]:
                    "to load (`undefined symbol: _ZNK3c1010TensorImpl...`).",
             evidence={"torch": ver(snap, "torch"), "torch-npu": ver(snap, "torch-npu")},
             fix=f"Install torch=={nb}{'+cpu' if arch(snap) == 'x86_64' else ''} (or the torch-npu built for torch {tb}).",
-            source=SRC_PIN + "; sgl-project/sglang#28628")
+            source=SRC_PIN + "; https://github.com/sgl-project/sglang/issues/28628")
 
 
 @check("torch-cuda-build", "torch_npu")
@@ -80,7 +81,7 @@ def torch_cuda_build(ctx: CheckContext) -> Iterator[Finding]:
             evidence={"torch": tv, "cuda": cuda or local},
             fix=("pip install --force-reinstall --index-url https://download.pytorch.org/whl/cpu torch=="
                  f"{'.'.join(map(str, release(t)))}" if t else "Install the CPU build of torch."),
-            source="Ascend/pytorch torch_npu/__init__.py (shared/reference/cann_torchnpu_vllm.md §2.6)")
+            source="https://github.com/Ascend/pytorch/blob/v7.2.0-pytorch2.7.1/torch_npu/__init__.py")
         return
     if arch(snap) == "x86_64" and t is not None and not local.startswith("cpu"):
         sure = bool(nvidia)
@@ -91,7 +92,7 @@ def torch_cuda_build(ctx: CheckContext) -> Iterator[Finding]:
                    "PyTorch CPU index." + (f" CUDA runtime packages are installed: {', '.join(nvidia[:4])}." if nvidia else ""),
             evidence={"torch": tv, "arch": "x86_64", "nvidia_packages": nvidia[:10]},
             fix=f"pip install --force-reinstall --index-url https://download.pytorch.org/whl/cpu torch=={'.'.join(map(str, release(t)))}+cpu",
-            source=SRC_PIN + "; vllm-project/vllm-ascend#1411")
+            source=SRC_PIN + "; https://github.com/vllm-project/vllm-ascend/issues/1411")
 
 
 @check("torchvision-pairing", "torch_npu")
@@ -124,7 +125,7 @@ def torch_npu_cann_pairing(ctx: CheckContext) -> Iterator[Finding]:
         yield finding(
             "torch-npu-dev-build", "info", ("torch-npu",), f"torch-npu {tn} is a dev/POC build",
             detail="Dev builds come from Huawei's mirror, not PyPI, and are tied to the NNAL/ATB of their date.",
-            evidence={"torch-npu": tn}, source="shared/reference/cann_torchnpu_vllm.md §2.3 (not on PyPI)")
+            evidence={"torch-npu": tn}, source="https://github.com/vllm-project/vllm-ascend/blob/v0.13.0/docs/source/community/versioning_policy.md")
     want = torch_npu_cann(tn)
     if want is None:
         newest = max(Version(k) for k in TORCH_NPU_CANN)

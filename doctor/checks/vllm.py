@@ -80,7 +80,7 @@ def vllm_ascend_matrix(ctx: CheckContext) -> Iterator[Finding]:
             evidence={"torch": ver(snap, "torch"), "vllm-ascend": va, "vllm": ver(snap, "vllm"), "required": row.torch},
             fix=f"Install vllm first and vllm-ascend second so torch=={row.torch[2:]} and its torch-npu are restored "
                 "(pip install --force-reinstall --no-deps torch==... torch-npu==...).",
-            source=SRC_VA_MATRIX + "; vllm-project/vllm-ascend#5710")
+            source=SRC_VA_MATRIX + "; https://github.com/vllm-project/vllm-ascend/issues/5710")
     tn = ver(snap, "torch-npu")
     if tn is not None and row.torch_npu and pkg_satisfies(tn, row.torch_npu) is False:
         tnv = pver(snap, "torch-npu")
@@ -116,7 +116,7 @@ def vllm_ascend_matrix(ctx: CheckContext) -> Iterator[Finding]:
             "vllm-ascend-chip-unsupported", "warning", ("vllm-ascend", "npu"),
             f"vllm-ascend {va} does not list Atlas A3 as supported",
             evidence={"vllm-ascend": va, "chip": fam}, fix="Use vllm-ascend 0.10.0rc1 or newer on A3.",
-            source="vllm-ascend README / docs/source/faqs.md Q1 (A3 from v0.10.0rc1)")
+            source="https://github.com/vllm-project/vllm-ascend/blob/v0.10.0rc1/docs/source/faqs.md")
 
 
 _DEVICE_TYPES = {"A2": "A2", "A3": "A3", "_310P": "310P", "310P": "310P", "A5": "950"}
@@ -146,7 +146,7 @@ def vllm_ascend_build(ctx: CheckContext) -> Iterator[Finding]:
             evidence={"built_for": dt or soc, "chip": fam},
             fix="Reinstall vllm-ascend from source on this host (pip install -e . with SOC_VERSION set for the chip) "
                 "or from the vendor's per-chip 'variant' index.",
-            source="vllm-project/vllm-ascend#6206; vllm_ascend/_build_info.py (shared/reference/cann_torchnpu_vllm.md §1.2)")
+            source="https://github.com/vllm-project/vllm-ascend/issues/6206; https://github.com/vllm-project/vllm-ascend/blob/v0.13.0/setup.py")
 
 
 @check("vllm-ascend-runtime-env", "vllm")
@@ -167,7 +167,7 @@ def vllm_ascend_runtime_env(ctx: CheckContext) -> Iterator[Finding]:
             detail="With verl's colocated rollout the first sleep does not free the KV cache memory.",
             evidence={"PYTORCH_NPU_ALLOC_CONF": conf},
             fix='export PYTORCH_NPU_ALLOC_CONF="expandable_segments:False" when vLLM sleep mode (free_cache_engine) is on.',
-            source="modelscope/ms-swift#6636")
+            source="https://github.com/modelscope/ms-swift/issues/6636")
     vl = ver(snap, "vllm")
     vlp = pver(snap, "vllm")
     if vl is not None and (vlp is None or vlp.is_devrelease) and not env(snap, "VLLM_VERSION"):
@@ -176,4 +176,4 @@ def vllm_ascend_runtime_env(ctx: CheckContext) -> Iterator[Finding]:
             f"vllm reports version {vl!r}, which vllm-ascend cannot compare",
             detail="vllm-ascend's vllm_version_is() raises InvalidVersion for dev/editable vLLM builds.",
             evidence={"vllm": vl}, fix="export VLLM_VERSION=<the vLLM release you built, e.g. 0.13.0>",
-            source="vllm-ascend FAQ Q11 (shared/reference/cann_torchnpu_vllm.md §1.3)")
+            source="https://github.com/vllm-project/vllm-ascend/blob/v0.13.0/docs/source/faqs.md")

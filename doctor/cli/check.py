@@ -6,17 +6,21 @@ import click
 
 from doctor.cli.options import doctor_command, output_options
 
+REACH_TIMEOUT = 60.0  # upper bound of the --ray --deep ping round (a reachable NPU answers in milliseconds)
+
 
 @click.command("check")
 @click.option("--from", "from_files", multiple=True, metavar="FILE",
               help="Diagnose a snapshot or cluster file instead of this host ('-' = stdin). Repeat for a cluster.")
 @click.option("--profile", "profile_name", metavar="NAME", help="Force a verified stack (see `doctor profiles`).")
-@click.option("--only", multiple=True, metavar="AREA", help="Run only these areas (system, cann, devices, torch_npu, vllm, mindspeed, packages, env, network, deep, cluster) or check ids. Repeatable.")
+@click.option("--only", multiple=True, metavar="AREA", help="Run only these areas (system, cann, devices, torch_npu, vllm, mindspeed, packages, env, network, npu_network, deep, cluster) or check ids. Repeatable.")
 @click.option("--ignore", multiple=True, metavar="ID", help="Waive a finding or check id. Repeatable.")
 @click.option("--config", "config_file", metavar="FILE",
               help="Waivers file ([tool.doctor] only/ignore/profile/strict). Default: doctor.toml or pyproject.toml in cwd.")
-@click.option("--deep", is_flag=True, help="Also import torch_npu, mindspeed.megatron_adaptor, vllm_ascend in subprocesses.")
-@click.option("--deep-timeout", type=float, default=120.0, show_default=True, help="Seconds per --deep import.")
+@click.option("--deep", is_flag=True, help="Also import torch_npu, mindspeed.megatron_adaptor, vllm_ascend in subprocesses; "
+              "with --ray: RoCE-ping one NPU address of every other node from each node.")
+@click.option("--deep-timeout", type=float, default=120.0, show_default=True,
+              help="Seconds per --deep import (with --ray: for the whole ping round, at most 60).")
 @click.option("--strict", is_flag=True, default=None, help="Exit 1 on warnings too.")
 @click.option("--junit", "junit_file", metavar="FILE", help="Also write a JUnit XML report (one testcase per check).")
 @click.option("--root", default="/", show_default=True, help="Read Ascend files under this root (tests, chroots).")
@@ -36,9 +40,9 @@ def command(console, from_files, profile_name, only, ignore, config_file, deep, 
 
     if from_files and use_ray:
         raise DoctorError("use either --from or --ray, not both", source="usage")
-    if deep and (from_files or use_ray):
-        raise DoctorError("--deep imports in this host's interpreter; it cannot be combined with --from or --ray",
-                          source="usage")
+    if deep and from_files:
+        raise DoctorError("--deep probes this host (or, with --ray, pings between the nodes' NPUs); it cannot be "
+                          "combined with --from", source="usage")
     live = None
     if not from_files and not use_ray:
         # Start probing first: the target interpreter and npu-smi run as children on other cores while this
@@ -58,7 +62,8 @@ def command(console, from_files, profile_name, only, ignore, config_file, deep, 
     elif use_ray:
         from doctor.cluster.collect_ray import collect_ray
 
-        cl = collect_ray(address=address, python=python, timeout=ray_timeout, root=root)
+        cl = collect_ray(address=address, python=python, timeout=ray_timeout, root=root,
+                         reach_timeout=min(deep_timeout, REACH_TIMEOUT) if deep else None)
         nodes, _ = nodes_from_documents([("ray", cl)])
         cluster = True
     else:

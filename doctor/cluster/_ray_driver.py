@@ -20,10 +20,13 @@ What it does:
     stragglers and records them as timed out; a node that dies or whose task fails is recorded with its
     error; the document is written either way;
   * writes one `doctor.cluster/1` JSON document to --out (temp file + rename) and exits 0; on a problem
-    that stops the whole run (no ray, cannot connect) it writes {"fatal": ..., "kind": ...} and exits 3.
+    that stops the whole run (no ray, cannot connect) it writes {"fatal": ..., "kind": ...} and exits 3;
+  * with --reach-entry (`doctor check --ray --deep`), runs a second round: every node gets all nodes'
+    `ascend.hccn` facts and pings one NPU address of each other node (doctor/cluster/npu_reach.py says
+    why this is a second round); the answers go into each snapshot's ascend.hccn.reach.
 
 Usage: python _ray_driver.py --out FILE --address ADDR --timeout S --root ROOT --package DIR
-       --entry MODULE:FUNCTION [--connect-timeout S]
+       --entry MODULE:FUNCTION [--connect-timeout S] [--reach-entry MODULE:FUNCTION --reach-timeout S]
 """
 
 import argparse
@@ -70,40 +73,106 @@ def package_payload(package_dir):
 def _node_task(entry, payload, root, budget, expected_node_id):
     """Runs on the node. Unpacks the shipped doctor package, imports its node entry and returns its
     result plus what only the node knows: its own Ray version, its node id (proof of the pinning)."""
-    import importlib
+    info = _task_info(expected_node_id)
+    if "error" not in info:
+        _call_shipped(entry, payload, {"root": root, "budget": budget}, info, "snapshot")
+    return info
+
+
+def _task_info(expected_node_id):
     import platform
-    import shutil
 
     import ray
 
-    t0 = time.time()
     here = ray.get_runtime_context().get_node_id()
     info = {"ray_version": ray.__version__, "node_id": here, "python": platform.python_version(),
             "executable": sys.executable, "pid": os.getpid()}
     if here != expected_node_id:
         info["error"] = f"task ran on node {here} instead of {expected_node_id}"
-        return info
+    return info
+
+
+def _call_shipped(entry, payload, kwargs, info, key):
+    """Unpack the package into a fresh private dir, call entry(**kwargs), store its result in info[key]."""
+    import importlib
+    import platform
+    import shutil
+
+    t0 = time.time()
+    mod_name, _, fn_name = entry.partition(":")
+    # A task of an earlier round in this worker imported the package from its own, now deleted, directory.
+    top = mod_name.split(".")[0]
+    for name in [m for m in sys.modules if m == top or m.startswith(top + ".")]:
+        del sys.modules[name]
     # A fresh private directory per run (mkdtemp is 0700): a predictable shared path could be planted.
     where = tempfile.mkdtemp(prefix="verl-ascend-doctor-")
     try:
         zipfile.ZipFile(io.BytesIO(payload)).extractall(where)
         sys.path.insert(0, where)
-        mod_name, _, fn_name = entry.partition(":")
         try:
             fn = getattr(importlib.import_module(mod_name), fn_name)
         except Exception as e:  # SyntaxError/ImportError: the node's Python cannot run the doctor's code
             info["error"] = (f"the doctor's node probe cannot run under Python {platform.python_version()} "
                              f"on this node: {type(e).__name__}: {e}")
-            return info
+            return
         try:
-            info["snapshot"] = fn(root=root, budget=budget)
+            info[key] = fn(**kwargs)
         except Exception as e:  # a crashing probe is this node's error, not the whole run's
             info["error"] = f"node probe crashed: {type(e).__name__}: {e}"
             info["traceback"] = traceback.format_exc()
     finally:
+        sys.path[:] = [p for p in sys.path if p != where]
         shutil.rmtree(where, ignore_errors=True)
-    info["seconds"] = round(time.time() - t0, 3)
+        info["seconds"] = round(time.time() - t0, 3)
+
+
+def _reach_task(entry, payload, root, budget, me, peers, expected_node_id):
+    """Round 2 of `--deep`: on node `me`, ping one NPU address of every other node (doctor.cluster.npu_reach)."""
+    info = _task_info(expected_node_id)
+    if "error" not in info:
+        _call_shipped(entry, payload, {"me": me, "peers": peers, "root": root, "budget": budget}, info, "result")
     return info
+
+
+def _reach_round(args, nodes, ray_nodes):
+    """After the probe round: hand every node all nodes' `ascend.hccn` facts and let each ping the others
+    (one pinned task per node, in parallel, at most --reach-timeout in total). Results go into each
+    snapshot's ascend.hccn.reach, or its reach_error."""
+    import ray
+    from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
+
+    ids = {m["node"]: m["node_id"] for m in ray_nodes if m.get("alive")}
+    hccn = {}
+    for entry in nodes:
+        h = ((entry.get("snapshot") or {}).get("ascend") or {}).get("hccn")
+        if isinstance(h, dict) and entry["node"] in ids:
+            hccn[entry["node"]] = h
+    if len(hccn) < 2:
+        return
+    peers = {n: {"devices": h.get("devices")} for n, h in hccn.items()}
+    payload = ray.put(package_payload(args.package))
+    remote = ray.remote(num_cpus=0, max_retries=0)(_reach_task)
+    budget = max(1.0, args.reach_timeout * 0.8)
+    refs = {remote.options(scheduling_strategy=NodeAffinitySchedulingStrategy(node_id=ids[n], soft=False),
+                           name="doctor-reach").remote(args.reach_entry, payload, args.root, budget, n, peers, ids[n]): n
+            for n in hccn}
+    ready, pending = ray.wait(list(refs), num_returns=len(refs), timeout=args.reach_timeout)
+    for r in pending:
+        try:
+            ray.cancel(r, force=True)
+        except Exception:
+            pass
+        hccn[refs[r]]["reach_error"] = f"timeout: no answer within {args.reach_timeout:g} s"
+    for r in ready:
+        try:
+            info = ray.get(r, timeout=5)
+        except Exception as e:
+            hccn[refs[r]]["reach_error"] = "{}: {}".format(*_describe(e))
+            continue
+        result = info.get("result") if isinstance(info.get("result"), dict) else {}
+        if info.get("error"):
+            result = {"reach_error": info["error"]}
+        hccn[refs[r]].update({k: v for k, v in result.items() if k in ("reach", "reach_error")})
 
 
 def _describe(exc):
@@ -125,7 +194,7 @@ def _describe(exc):
     return kind, f"{name}: {first}"[:2000]
 
 
-def main(argv=None):
+def _parse_args(argv):
     ap = argparse.ArgumentParser()
     ap.add_argument("--out", required=True)
     ap.add_argument("--address", required=True)
@@ -134,51 +203,48 @@ def main(argv=None):
     ap.add_argument("--root", default="/")
     ap.add_argument("--package", required=True)
     ap.add_argument("--entry", required=True)
-    args = ap.parse_args(argv)
-    out = args.out
+    ap.add_argument("--reach-entry", default=None)  # --deep: the second round (doctor.cluster.npu_reach)
+    ap.add_argument("--reach-timeout", type=float, default=30.0)
+    return ap.parse_args(argv)
 
-    try:
-        import ray
-        from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
-    except ImportError as e:
-        _fatal(out, "no-ray", f"ray is not importable in {sys.executable}: {e}")
-        return 3
 
-    # ray.init on an unreachable address can retry for minutes; the watchdog bounds it.
+def _connect(ray, args):
+    """ray.init under a watchdog (an unreachable address can retry for minutes). True when connected; on
+    failure the error document is written."""
     connected = threading.Event()
 
     def _watchdog():
         if not connected.wait(args.connect_timeout):
-            _fatal(out, "connect", f"could not connect to the Ray cluster at {args.address} within {args.connect_timeout:.0f} s")
+            _fatal(args.out, "connect",
+                   f"could not connect to the Ray cluster at {args.address} within {args.connect_timeout:.0f} s")
 
     threading.Thread(target=_watchdog, daemon=True).start()
-    t_start = time.time()
     try:
-        ray.init(address=args.address,
-                 namespace="verl-ascend-doctor", log_to_driver=False, logging_level="ERROR",
+        ray.init(address=args.address, namespace="verl-ascend-doctor", log_to_driver=False, logging_level="ERROR",
                  configure_logging=True)
     except Exception as e:  # version mismatch, no cluster, bad address
-        _fatal(out, "connect", f"cannot connect to Ray at {args.address}: {type(e).__name__}: {str(e).strip()}")
-        return 3
+        _fatal(args.out, "connect", f"cannot connect to Ray at {args.address}: {type(e).__name__}: {str(e).strip()}")
+        return False
     connected.set()
-    t_connected = time.time()
+    return True
 
-    gcs = None
-    try:
-        gcs = ray.get_runtime_context().gcs_address
-    except Exception:
-        pass
-    all_nodes = ray.nodes()
-    # head first, then by name: a stable order for the document and the table
-    alive = sorted((n for n in all_nodes if n.get("Alive")),
-                   key=lambda n: ("node:__internal_head__" not in (n.get("Resources") or {}),
-                                  str(n.get("NodeName")), n["NodeID"]))
+
+def _alive_nodes(all_nodes):
+    """Alive nodes, head first, then by name: a stable order for the document and the table."""
+    return sorted((n for n in all_nodes if n.get("Alive")),
+                  key=lambda n: ("node:__internal_head__" not in (n.get("Resources") or {}),
+                                 str(n.get("NodeName")), n["NodeID"]))
+
+
+def _run_probes(ray, affinity, alive, args, t_connected):
+    """One pinned task per alive node; wait until all answered or the deadline, force-cancel the rest.
+    Returns ({ref: node}, {ref: seconds to answer})."""
     remote = ray.remote(num_cpus=0, max_retries=0)(_node_task)
     payload = ray.put(package_payload(args.package))
-    refs = {}
     budget = max(1.0, args.timeout * 0.8)
+    refs = {}
     for n in alive:
-        strategy = NodeAffinitySchedulingStrategy(node_id=n["NodeID"], soft=False)
+        strategy = affinity(node_id=n["NodeID"], soft=False)
         ref = remote.options(scheduling_strategy=strategy, name="doctor-probe").remote(
             args.entry, payload, args.root, budget, n["NodeID"])
         refs[ref] = n
@@ -197,54 +263,84 @@ def main(argv=None):
             ray.cancel(r, force=True)
         except Exception:
             pass
+    return refs, done
 
-    nodes = []
-    ray_nodes = []
-    for ref, n in refs.items():
-        node_id = n["NodeID"]
-        node_name = n.get("NodeName") or n.get("NodeManagerAddress") or "?"
-        name = f"{node_name}/{node_id}"
-        resources = {k: v for k, v in (n.get("Resources") or {}).items()}
-        is_head = "node:__internal_head__" in resources
-        entry = {"node": name, "snapshot": None, "error": None}
-        meta = {"node": name, "node_id": node_id, "node_name": node_name,
-                "address": n.get("NodeManagerAddress"), "alive": True, "is_head": is_head,
-                "resources": resources, "seconds": None, "error": None}
-        if ref not in done:
-            entry["error"] = f"timeout: no answer within {args.timeout:g} s (task force-cancelled)"
+
+def _node_result(ray, ref, n, seconds, gcs, timeout):
+    """(cluster entry, ray node record) for one probed node."""
+    node_id = n["NodeID"]
+    node_name = n.get("NodeName") or n.get("NodeManagerAddress") or "?"
+    name = f"{node_name}/{node_id}"
+    resources = {k: v for k, v in (n.get("Resources") or {}).items()}
+    is_head = "node:__internal_head__" in resources
+    entry = {"node": name, "snapshot": None, "error": None}
+    meta = {"node": name, "node_id": node_id, "node_name": node_name,
+            "address": n.get("NodeManagerAddress"), "alive": True, "is_head": is_head,
+            "resources": resources, "seconds": None, "error": None}
+    if seconds is None:
+        entry["error"] = f"timeout: no answer within {timeout:g} s (task force-cancelled)"
+    else:
+        meta["seconds"] = round(seconds, 3)
+        try:
+            info = ray.get(ref, timeout=5)
+        except Exception as e:
+            kind, text = _describe(e)
+            entry["error"] = f"{kind}: {text}"
         else:
-            meta["seconds"] = round(done[ref], 3)
-            try:
-                info = ray.get(ref, timeout=5)
-            except Exception as e:
-                kind, text = _describe(e)
-                entry["error"] = f"{kind}: {text}"
-            else:
-                if info.get("error"):
-                    entry["error"] = "failed: " + info["error"]
-                snap = info.get("snapshot")
-                if isinstance(snap, dict):
-                    ray_facts = dict(snap.get("ray") or {})
-                    ray_facts.update({
-                        "version": info.get("ray_version"), "address": gcs, "node_id": node_id,
-                        "node_name": node_name, "node_ip": n.get("NodeManagerAddress"), "is_head": is_head,
-                        "resources": resources, "alive": True,
-                    })
-                    snap["ray"] = ray_facts
-                    entry["snapshot"] = snap
-                meta["ray_version"] = info.get("ray_version")
-                meta["python"] = info.get("python")
-                meta["probe_seconds"] = info.get("seconds")
-        meta["error"] = entry["error"]
+            if info.get("error"):
+                entry["error"] = "failed: " + info["error"]
+            snap = info.get("snapshot")
+            if isinstance(snap, dict):
+                ray_facts = dict(snap.get("ray") or {})
+                ray_facts.update({
+                    "version": info.get("ray_version"), "address": gcs, "node_id": node_id,
+                    "node_name": node_name, "node_ip": n.get("NodeManagerAddress"), "is_head": is_head,
+                    "resources": resources, "alive": True,
+                })
+                snap["ray"] = ray_facts
+                entry["snapshot"] = snap
+            meta["ray_version"] = info.get("ray_version")
+            meta["python"] = info.get("python")
+            meta["probe_seconds"] = info.get("seconds")
+    meta["error"] = entry["error"]
+    return entry, meta
+
+
+def _dead_node(n):
+    return {"node": "{}/{}".format(n.get("NodeName") or "?", n["NodeID"]),
+            "node_id": n["NodeID"], "node_name": n.get("NodeName"),
+            "address": n.get("NodeManagerAddress"), "alive": False, "is_head": False,
+            "resources": dict(n.get("Resources") or {}), "seconds": None,
+            "error": "Ray reports this node dead; it was not probed"}
+
+
+def main(argv=None):
+    args = _parse_args(argv)
+    try:
+        import ray
+        from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
+    except ImportError as e:
+        _fatal(args.out, "no-ray", f"ray is not importable in {sys.executable}: {e}")
+        return 3
+    t_start = time.time()
+    if not _connect(ray, args):
+        return 3
+    t_connected = time.time()
+    gcs = None
+    try:
+        gcs = ray.get_runtime_context().gcs_address
+    except Exception:
+        pass
+    all_nodes = ray.nodes()
+    refs, done = _run_probes(ray, NodeAffinitySchedulingStrategy, _alive_nodes(all_nodes), args, t_connected)
+    nodes, ray_nodes = [], []
+    for ref, n in refs.items():
+        entry, meta = _node_result(ray, ref, n, done.get(ref), gcs, args.timeout)
         nodes.append(entry)
         ray_nodes.append(meta)
-    for n in all_nodes:
-        if not n.get("Alive"):
-            ray_nodes.append({"node": "{}/{}".format(n.get("NodeName") or "?", n["NodeID"]),
-                              "node_id": n["NodeID"], "node_name": n.get("NodeName"),
-                              "address": n.get("NodeManagerAddress"), "alive": False, "is_head": False,
-                              "resources": dict(n.get("Resources") or {}), "seconds": None,
-                              "error": "Ray reports this node dead; it was not probed"})
+    ray_nodes.extend(_dead_node(n) for n in all_nodes if not n.get("Alive"))
+    if args.reach_entry:
+        _reach_round(args, nodes, ray_nodes)
     import platform
 
     doc = {
@@ -257,7 +353,7 @@ def main(argv=None):
             "collect_seconds": round(time.time() - t_connected, 3), "nodes": ray_nodes,
         },
     }
-    _write(out, doc)
+    _write(args.out, doc)
     sys.stdout.flush()
     sys.stderr.flush()
     # ray.shutdown() can wait on a hung, force-cancelled worker; bound it, then leave without atexit hooks.

@@ -45,6 +45,7 @@ from doctor.snapshot.model import Cluster
 
 DRIVER = Path(__file__).resolve().parent / "_ray_driver.py"
 NODE_ENTRY = "doctor.cluster.collect_ray:node_probe"
+REACH_ENTRY = "doctor.cluster.npu_reach:node_reach"
 INSTALL_HINT = "pip install 'verl-ascend-doctor[ray]'"
 CONNECT_TIMEOUT = 60.0
 # Time the driver needs around the per-node wait: start the interpreter, import ray, write, shut down.
@@ -66,23 +67,26 @@ def _doctor_has_ray() -> bool:
 
 
 def driver_command(python: str, out: str, address: str, timeout: float, root: str,
-                   connect_timeout: float = CONNECT_TIMEOUT) -> list[str]:
-    """The argv that runs the driver; the doctor package directory is what the nodes receive."""
+                   connect_timeout: float = CONNECT_TIMEOUT, reach_timeout: float | None = None) -> list[str]:
+    """The argv that runs the driver; the doctor package directory is what the nodes receive.
+    `reach_timeout`: also run the `--deep` RoCE reachability round, bounded by it."""
     package_dir = str(Path(__file__).resolve().parent.parent)
+    reach = ["--reach-entry", REACH_ENTRY, "--reach-timeout", f"{reach_timeout:g}"] if reach_timeout else []
     return [
         python, str(DRIVER), "--out", out, "--address", address, "--timeout", f"{timeout:g}",
         "--connect-timeout", f"{connect_timeout:g}", "--root", root, "--package", package_dir,
-        "--entry", NODE_ENTRY,
+        "--entry", NODE_ENTRY, *reach,
     ]
 
 
 def collect_ray(address: str | None, python: str | None, timeout: float, root: str = "/",
-                *, connect_timeout: float = CONNECT_TIMEOUT) -> Cluster:
+                *, connect_timeout: float = CONNECT_TIMEOUT, reach_timeout: float | None = None) -> Cluster:
     """Probe every alive node of the Ray cluster at `address` and return the cluster document.
 
     `python`: the interpreter whose Ray is the cluster's (None: the doctor's own, if it has Ray).
     `timeout`: seconds all node probes together may take; a node that has not answered by then is
-    recorded as timed out. Raises DoctorError (exit 2) when Ray is missing or the cluster unreachable.
+    recorded as timed out. `reach_timeout`: then ping between the nodes' NPUs (`--deep`) for at most that
+    long. Raises DoctorError (exit 2) when Ray is missing or the cluster unreachable.
     """
     from doctor.snapshot.model import cluster_from_dict
 
@@ -103,10 +107,10 @@ def collect_ray(address: str | None, python: str | None, timeout: float, root: s
     fd, out = tempfile.mkstemp(prefix="doctor-cluster-", suffix=".json")
     os.close(fd)
     os.unlink(out)
-    cmd = driver_command(python, out, address, timeout, root, connect_timeout)
+    cmd = driver_command(python, out, address, timeout, root, connect_timeout, reach_timeout)
     env = dict(os.environ)
     env.setdefault("RAY_USAGE_STATS_ENABLED", "0")
-    limit = connect_timeout + timeout + _OVERHEAD
+    limit = connect_timeout + timeout + (reach_timeout or 0.0) + _OVERHEAD
     t0 = time.monotonic()
     try:
         r = run_bounded(cmd, limit, env=env)

@@ -23,7 +23,7 @@ from doctor.checks.cluster_facts import (
 from doctor.console import Console
 from doctor.snapshot.model import UNKNOWN, Cluster, Snapshot
 
-KEY_COLUMNS = ("cann", "driver", "npus", "ray NPU", "python", "ray", "torch", "torch-npu")
+KEY_COLUMNS = ("cann", "driver", "npus", "ray NPU", "python", "ray", "torch", "torch-npu", "roce up")
 NodeRow = tuple[str, Snapshot | None, str | None]
 
 
@@ -52,6 +52,11 @@ def table_rows(nodes: Cluster | Sequence[NodeRow], verbose: bool = False) -> tup
             continue
         if not verbose and label not in KEY_COLUMNS and all(v.text == NOT_INSTALLED for v in values.values()):
             continue
+        headers.append(label)
+        cols.append((values, odd))
+    from doctor.checks.cluster_npu_net import cross_node_columns
+
+    for label, values, odd in cross_node_columns(alive):
         headers.append(label)
         cols.append((values, odd))
     rows: list[list[tuple[str, bool]]] = []
@@ -98,3 +103,6 @@ def render_cluster_table(nodes: Cluster | Sequence[NodeRow], console: Console) -
         c.print("  ".join(texts).rstrip())
     if any(odd for row in rows for _t, odd in row[1:]):
         c.print(c.style("* differs from the majority of nodes (ray NPU: from the node's own NPU count)", "dim"))
+    from doctor.cluster.reach_table import render_reach_matrix
+
+    render_reach_matrix(_rows_in(nodes), console)

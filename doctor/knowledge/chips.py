@@ -1,7 +1,8 @@
 """Chip families and how to recognise them from any fact we have (npu-smi names, SOC strings, PCI ids).
 
-Sources: shared/reference/cann_torchnpu_vllm.md §1.2 (vllm-ascend `vllm_ascend/device/hardware.py`) and
-§7 (PCI device ids from Huawei's log-collection script).
+Sources: vllm-ascend's SOC table
+(https://github.com/vllm-project/vllm-ascend/blob/182b75ea84ff13ece27b57391331ef8935410aea/vllm_ascend/device/hardware.py)
+and the PCI device ids of docs/ascend-install-layouts.md ("Chips without npu-smi").
 """
 
 from __future__ import annotations

@@ -13,10 +13,12 @@ from doctor.knowledge.versions import CannVersion, parse_pkg_version
 SEED_RULE_CANN = "8.3.RC1"
 SEED_RULE_MIN = "0.9.1"
 SEED_RULE_PACKAGES = ("vllm", "vllm-ascend")
+# The rule is this project's own hard floor (docs/design.md, "The seed rule"). No upstream states it
+# literally; it is weaker than vllm-ascend's release matrix, where every release paired with a CANN newer
+# than 8.3.RC1 is 0.11.0rc2 or newer, and verl's v0.6.1 stack pairs CANN 8.2.RC1 with vLLM 0.9.1.
 SEED_RULE_SOURCE = (
-    "project seed rule (DESIGN.md 'Knowledge': CANN newer than 8.3.RC1 => vllm and vllm-ascend >= 0.9.1); "
-    "consistent with vllm-ascend versioning_policy.md, where every release paired with CANN > 8.3.RC1 is >= 0.11.0rc2 "
-    "(shared/reference/cann_torchnpu_vllm.md §0.7, §1.1)"
+    "https://github.com/vllm-project/vllm-ascend/blob/v0.13.0/docs/source/community/versioning_policy.md; "
+    "https://github.com/verl-project/verl/blob/v0.6.1/docs/ascend_tutorial/ascend_quick_start.rst"
 )
 
 

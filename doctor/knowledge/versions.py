@@ -1,8 +1,8 @@
 """Version types for what PEP 440 cannot order: CANN toolkits, Ascend drivers, and package strings as
 Ascend docs spell them.
 
-CANN order (shared/reference/cann_torchnpu_vllm.md §4, the "semantic" order, chosen over torch_npu's
-numeric formula because alpha builds ship *before* their RC):
+CANN order (docs/versions.md: the release order, chosen over torch_npu's numeric formula because alpha
+builds ship *before* their RC):
 
     8.0.T13 < 8.0.RC1 < 8.0.RC2.alpha003 < 8.0.RC2 < 8.0.RC3 < 8.0.0 < 8.1.RC1 < ... < 8.5.0
     9.0.0~weekly.X < 9.0.0-alpha.1 < 9.0.0-beta.1 < 9.0.0-rc.1 < 9.0.0 < 9.0.1

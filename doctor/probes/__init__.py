@@ -1,5 +1,5 @@
-"""Probes: one module per fact source (ascend_files, npu_smi, pci, pyenv + _target_probe, envvars, system,
-network). `collect_snapshot` runs them all; it is imported lazily so `import doctor.probes` stays cheap
+"""Probes: one module per fact source (ascend_files, npu_smi, hccn + hccn_parse, pci, pyenv + _target_probe,
+envvars, system, network). `collect_snapshot` runs them all; it is imported lazily so `import doctor.probes` stays cheap
 (the Ray node runner imports submodules of this package)."""
 
 from __future__ import annotations

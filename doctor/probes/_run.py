@@ -1,6 +1,6 @@
 """Run an external command with a hard deadline and leave nothing behind.
 
-`npu-smi` can hang on a sick card (DESIGN principle 4). The child gets its own session
+`npu-smi` can hang on a sick card (principle 4 of docs/design.md). The child gets its own session
 (`start_new_session=True`), so on timeout the whole process group — the command and anything it
 spawned — is killed with SIGKILL. The outcome is data (`ok`, `missing`, `timeout`, `error`), never an
 exception.

@@ -4,14 +4,16 @@ Run as `<target python> -` with this file on stdin, from the user's working dire
 sys.path is exactly what the user's `python` sees (a source tree in the cwd that shadows an installed
 package is a real failure the doctor must see). Prints one JSON document between two marker lines.
 
-Rules this script keeps (DESIGN principle 2; shared/schemas/snapshot.md "modules"):
+Rules this script keeps (the snapshot's "modules" contract, docs/schemas/snapshot.md):
 - standard library only, and valid Python 3.8 syntax (a 3.9 training env can be diagnosed) — the test
   suite checks this with ast.parse(feature_version=(3, 8));
 - never imports torch, torch_npu, vllm, megatron, mindspeed or any probed package: only top-level
-  importlib.util.find_spec (which imports no parent for a top-level name), file reads and `git`;
+  importlib.util.find_spec (which imports no parent for a top-level name) and file reads (git facts of
+  source checkouts are asked from git by the doctor afterwards, doctor/probes/gitrepo.py);
 - self-contained: the Ray cluster collector ships it to nodes as is.
 """
 
+import os
 import sys
 
 BEGIN = "@@DOCTOR-TARGET-PROBE-BEGIN@@"
@@ -24,34 +26,28 @@ MODULES = [
 VERSION_FILES = ["version.py", "_version.py", "__init__.py"]
 BUILD_FILES = {"torch": "version.py", "torch_npu": "version.py", "vllm_ascend": "_build_info.py"}
 MAX_READ = 256 * 1024
-GIT_TIMEOUT = 5.0
 
-# Import the stdlib with the cwd off sys.path: a `json.py` or `re.py` in the user's directory must not
-# break the probe (it would break the user's own imports, but the probe has to report, not crash).
-_saved_path = list(sys.path)
-try:
-    import os
-
-    _cwd = os.getcwd()
-    sys.path[:] = [p for p in sys.path if p not in ("", ".") and os.path.abspath(p) != _cwd]
-    import importlib.machinery
-    import importlib.util
-    import json
-    import re
-finally:
-    sys.path[:] = _saved_path
+_cwd = os.getcwd()
 
 
 def _stdlib(name):
-    """Import a standard-library module the first time it is needed, with the cwd off sys.path as above.
-    `importlib.metadata`, `subprocess`, `ast` and `sysconfig` are only
-    needed on some machines; importing them up front was most of this probe's time."""
+    """Import a standard-library module with the cwd off sys.path: a `json.py` or `re.py` in the user's
+    directory must not break the probe (it would break the user's own imports, but the probe has to report,
+    not crash). Modules needed only on some machines (`ast`, `sysconfig`) are imported on first use."""
     saved = list(sys.path)
     try:
         sys.path[:] = [p for p in sys.path if p not in ("", ".") and os.path.abspath(p) != _cwd]
-        return importlib.import_module(name)
+        __import__(name)
+        return sys.modules[name]
     finally:
         sys.path[:] = saved
+
+
+importlib = _stdlib("importlib")
+_stdlib("importlib.machinery")
+_stdlib("importlib.util")
+json = _stdlib("json")
+re = _stdlib("re")
 
 
 _ERRORS = []  # type: ignore[var-annotated]
@@ -231,7 +227,7 @@ def editable_finders(path_entries):
             text = _read(path)
             if not text:
                 continue
-            mapping = _literal_assignment(text, "MAPPING")
+            mapping = literal_assignments(text).get("MAPPING")
             if isinstance(mapping, dict):
                 for mod, src in mapping.items():
                     if isinstance(mod, str) and isinstance(src, str):
@@ -239,30 +235,8 @@ def editable_finders(path_entries):
     return found
 
 
-def _literal_assignment(text, name):
-    ast = _stdlib("ast")
-    try:
-        tree = ast.parse(text)
-    except (SyntaxError, ValueError):
-        return None
-    for node in tree.body:
-        targets = []
-        if isinstance(node, ast.Assign):
-            targets = node.targets
-        elif isinstance(node, ast.AnnAssign) and node.value is not None:
-            targets = [node.target]
-        for t in targets:
-            if isinstance(t, ast.Name) and t.id == name:
-                try:
-                    return ast.literal_eval(node.value)
-                except (ValueError, SyntaxError, TypeError):
-                    return None
-    return None
-
-
-def simple_assignments(text):
-    """Top-level `NAME = <literal>` / `NAME: T = <literal>` of a generated file (torch/version.py,
-    vllm_ascend/_build_info.py), read as text."""
+def literal_assignments(text):
+    """Top-level `NAME = <literal>` / `NAME: T = <literal>` of a file, read as text, never imported."""
     ast = _stdlib("ast")
     out = {}
     try:
@@ -280,12 +254,17 @@ def simple_assignments(text):
             lit = ast.literal_eval(value)
         except (ValueError, SyntaxError, TypeError):
             continue
-        if not isinstance(lit, (str, int, float, bool, type(None))):
-            continue
         for t in targets:
             if isinstance(t, ast.Name):
                 out[t.id] = lit
     return out
+
+
+def simple_assignments(text):
+    """The scalar ones (str, number, bool, None) of a generated file such as torch/version.py or
+    vllm_ascend/_build_info.py."""
+    return {k: v for k, v in literal_assignments(text).items()
+            if isinstance(v, (str, int, float, bool, type(None)))}
 
 
 # -- modules ----------------------------------------------------------------------------------------------
@@ -420,80 +399,7 @@ def module_facts(name, path_entries, finders):
         text = _read(os.path.join(pkg_dir, "megatron_adaptor.py"))
         if text is not None:
             facts["features"] = {"repatch": bool(re.search(r"^\s*def\s+repatch\s*\(", text, re.M))}
-    if pkg_dir:
-        git = git_facts(pkg_dir)
-        if git is not None:
-            facts["git"] = git
     return facts
-
-
-# -- git --------------------------------------------------------------------------------------------------
-
-
-def _find_repo(pkg_dir):
-    parts = os.path.abspath(pkg_dir).split(os.sep)
-    if "site-packages" in parts or "dist-packages" in parts:
-        return None
-    d = os.path.abspath(pkg_dir)
-    for _ in range(4):
-        if os.path.exists(os.path.join(d, ".git")):
-            return d
-        parent = os.path.dirname(d)
-        if parent == d:
-            break
-        d = parent
-    return None
-
-
-_SHA = re.compile(r"^[0-9a-f]{40}([0-9a-f]{24})?$")
-
-
-def _git(repo, *args):
-    """`git -C repo ARGS` with no optional locks and the C locale: its stdout, or None (the reason is
-    recorded) when git is missing, hangs or refuses the directory."""
-    subprocess = _stdlib("subprocess")
-    env = dict(os.environ)
-    env["GIT_OPTIONAL_LOCKS"] = "0"
-    env["LC_ALL"] = "C"
-    try:
-        proc = subprocess.run(["git", "-c", "safe.directory=*", "-C", repo] + list(args),
-                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL,
-                              timeout=GIT_TIMEOUT, env=env)
-    except (OSError, subprocess.SubprocessError) as e:
-        _err("git %s in %s: %s" % (args[0], repo, e))
-        return None
-    if proc.returncode != 0:
-        _err("git %s in %s: %s" % (args[0], repo, proc.stderr.decode("utf-8", "replace").strip()[:200]))
-        return None
-    return proc.stdout.decode("utf-8", "replace")
-
-
-def git_facts(pkg_dir):
-    """Commit, branch, tag and dirty state of the source tree holding `pkg_dir`, as git reports them:
-    one `git status --porcelain=v2 --branch` (commit, branch, tracked changes) and, on a commit, one
-    `git tag --points-at HEAD` (annotated tags peeled by git)."""
-    repo = _find_repo(pkg_dir)
-    if repo is None:
-        return None
-    status = _git(repo, "status", "--porcelain=v2", "--branch", "--untracked-files=no")
-    if status is None:
-        return None
-    commit = branch = None
-    dirty = False
-    for line in status.splitlines():
-        if line.startswith("# branch.oid "):
-            oid = line[len("# branch.oid "):].strip()
-            commit = oid if _SHA.match(oid) else None
-        elif line.startswith("# branch.head "):
-            head = line[len("# branch.head "):].strip()
-            branch = None if head == "(detached)" else head
-        elif line and not line.startswith("#"):
-            dirty = True
-    tag = None
-    if commit:
-        tags = sorted((_git(repo, "tag", "--points-at", "HEAD") or "").split())
-        tag = tags[0] if tags else None
-    return {"commit": commit, "branch": branch, "tag": tag, "dirty": dirty, "root": repo}
 
 
 # -- main -------------------------------------------------------------------------------------------------

@@ -1,16 +1,17 @@
 """Ascend software on disk: CANN toolkits (old and new layout), the chip's kernels/ops package, NNAL/ATB,
 driver, firmware and the device nodes a container needs.
 
-Sources (shared/reference/cann_torchnpu_vllm.md):
-- §3.1 old layout: `ascend-toolkit/<ver>/`, `ascend-toolkit/latest/` (a directory of symlinks plus
+The layouts, file formats and probe order are described, with their upstream sources, in
+docs/ascend-install-layouts.md:
+- old layout: `ascend-toolkit/<ver>/`, `ascend-toolkit/latest/` (a directory of symlinks plus
   `version.cfg`), `<arch>-linux/ascend_toolkit_install.info`, component `version.info` with `version_dir=`.
-- §3.2 new layout (8.5+/9.x): `cann-<ver>/`, `cann -> cann-<ver>`, `share/info/runtime/version.info`
+- new layout (8.5+/9.x): `cann-<ver>/`, `cann -> cann-<ver>`, `share/info/runtime/version.info`
   (what ACL's aclsysGetCANNVersion reads), `<arch>-linux/ascend_ops_install.info`.
-- §3.3 key formats; §3.4 probe order: $ASCEND_HOME_PATH, $ASCEND_TOOLKIT_HOME, $ASCEND_TOOLKIT_LATEST_HOME,
-  then `cann`, `ascend-toolkit/latest`, the versioned directories, under /usr/local/Ascend and $HOME/Ascend.
-- Driver: `/etc/ascend_install.info` -> `Driver_Install_Path_Param` -> `<p>/driver/version.info` (§3.3,
-  the same path ACL uses for DRIVER).
-- §11: pasted files carry `cat -n` prefixes and junk; parse `key=value` leniently, anywhere on a line.
+- probe order: $ASCEND_HOME_PATH, $ASCEND_TOOLKIT_HOME, $ASCEND_TOOLKIT_LATEST_HOME, then `cann`,
+  `ascend-toolkit/latest`, the versioned directories, under /usr/local/Ascend and $HOME/Ascend.
+- driver: `/etc/ascend_install.info` -> `Driver_Install_Path_Param` -> `<p>/driver/version.info` (the
+  same path ACL uses for DRIVER).
+- pasted files carry `cat -n` prefixes and junk; parse `key=value` leniently, anywhere on a line.
 
 The layout is recognised from the files present, never from the version number (8.5 pre-releases use the
 old layout). The parsers at the top are pure (text in, value out) so a stdlib-only runner can reuse them.
@@ -98,7 +99,7 @@ def parse_version_cfg(text: str) -> str | None:
 
 def component_version(kv: Mapping[str, str]) -> str | None:
     """Component `version.info`: the marketing version is `version_dir=` (old layout); in 9.x it reads
-    `cann`, so `Version=` is used instead (§3.3 "Prefer version_dir")."""
+    `cann`, so `Version=` is used instead (docs/ascend-install-layouts.md, "Component version.info")."""
     vdir = get_ci(kv, "version_dir")
     if vdir and vdir.lower() != "cann":
         return vdir
@@ -132,7 +133,8 @@ def parse_version_file(kind: str, text: str) -> str | None:
     return get_ci(kv, "Version", "version")
 
 
-# Ops/kernels package name -> SOC directory name used by the op binaries (§3.1/§3.2 package names).
+# Ops/kernels package name -> SOC directory name used by the op binaries (docs/ascend-install-layouts.md,
+# "Package names, by era").
 _OPS_SOC = [
     (re.compile(r"910b", re.I), "ascend910b"),
     (re.compile(r"(?:^|-)a3(?:-|$)|910_?93|910c", re.I), "ascend910_93"),
@@ -267,7 +269,7 @@ class _Probe:
         return [a for a in ARCHES if self.fs.is_dir(f"{path}/{a}-linux")]
 
     def toolkit_facts(self, path: str) -> dict[str, Any]:
-        """Version, arch and layout of one toolkit directory, in §3.4 order."""
+        """Version, arch and layout of one toolkit directory, in the order of docs/ascend-install-layouts.md."""
         if path in self._facts_cache:
             return self._facts_cache[path]
         facts: dict[str, Any] = {"version": None, "path": path}
@@ -368,7 +370,7 @@ class _Probe:
         atb_home = self.environ.get("ATB_HOME_PATH")
         candidates: list[tuple[str, str]] = []
         if atb_home:
-            # ATB_HOME_PATH=<nnal>/atb/latest/atb/cxx_abi_<0|1> (§5.2)
+            # ATB_HOME_PATH=<nnal>/atb/latest/atb/cxx_abi_<0|1>, as NNAL's set_env.sh exports it
             ver_dir = os.path.dirname(os.path.dirname(atb_home.rstrip("/")))
             candidates.append((os.path.dirname(ver_dir), f"{ver_dir}/version.info"))
         for base in bases:
@@ -435,7 +437,8 @@ class _Probe:
 
     def driver_mounts(self, info: dict[str, str]) -> dict[str, bool]:
         """What a container needs mounted besides the device nodes (Ascend Docker Runtime mounts these):
-        the install record, the driver tree and its libraries, DCMI and npu-smi (reference §3.1, §5.3)."""
+        the install record, the driver tree and its libraries, DCMI and npu-smi (docs/ascend-install-layouts.md,
+        "What a container needs")."""
         base = (get_ci(info, "Driver_Install_Path_Param") or "/usr/local/Ascend").rstrip("/")
         paths = ("/etc/ascend_install.info", f"{base}/driver", f"{base}/driver/lib64", "/usr/local/dcmi",
                  "/usr/local/bin/npu-smi", "/usr/local/sbin/npu-smi")

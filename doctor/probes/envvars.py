@@ -1,4 +1,4 @@
-"""Environment variables relevant to this stack, secrets redacted (shared/schemas/snapshot.md rule 3).
+"""Environment variables relevant to this stack, secrets redacted (docs/schemas/snapshot.md rule 3).
 
 A variable is collected when it matches a relevant prefix or name, or when its name is a near miss
 (edit distance <= 2) of one — a misspelled `ASCEBD_RT_VISIBLE_DEVICES` silently does nothing, and a

@@ -35,6 +35,7 @@ class CollectOptions:
     root: str = "/"
     python: str | None = None  # target interpreter; None = the doctor's own
     npu_smi_timeout: float = 10.0  # one budget for all npu-smi calls
+    hccn_timeout: float = 10.0  # one budget for all hccn_tool calls (every device's RoCE port)
     python_timeout: float = 60.0
     environ: Mapping[str, str] | None = None  # None = os.environ
     path: str | None = None  # PATH used to find npu-smi; None = environ["PATH"]
@@ -104,26 +105,42 @@ def probe_ascend(opts: CollectOptions) -> ProbeOutcome:
     return ProbeOutcome({"ascend": facts}, errors, _files_raw(fs.files_read))
 
 
-def probe_npu(opts: CollectOptions) -> ProbeOutcome:
-    from doctor.probes.npu_smi import probe_npu_smi
-
-    facts, runs = probe_npu_smi(opts.npu_smi_timeout, path=opts.search_path, root=opts.root,
-                                environ=dict(opts.env))
+def _runs_raw(folder: str, runs: list[Any]) -> dict[str, bytes | str]:
+    """The bundle members for external commands: each run's stdout/stderr and a commands.txt index."""
     raw: dict[str, bytes | str] = {}
     lines = []
     for i, r in enumerate(runs):
-        stem = f"npu-smi/{i}-" + "_".join(a.lstrip("-") for a in r.argv[1:]).replace("/", "_")
+        stem = f"{folder}/{i}-" + "_".join(a.lstrip("-") for a in r.argv[1:]).replace("/", "_")
         raw[f"{stem}.stdout.txt"] = r.stdout
         if r.stderr:
             raw[f"{stem}.stderr.txt"] = r.stderr
         lines.append(f"{' '.join(r.argv)}\tstatus={r.status}\texit={r.returncode}\tseconds={r.seconds:.3f}"
                      + (f"\terror={r.error}" if r.error else ""))
     if lines:
-        raw["npu-smi/commands.txt"] = "\n".join(lines) + "\n"
+        raw[f"{folder}/commands.txt"] = "\n".join(lines) + "\n"
+    return raw
+
+
+def probe_npu(opts: CollectOptions) -> ProbeOutcome:
+    from doctor.probes.npu_smi import probe_npu_smi
+
+    facts, runs = probe_npu_smi(opts.npu_smi_timeout, path=opts.search_path, root=opts.root,
+                                environ=dict(opts.env))
+    raw = _runs_raw("npu-smi", runs)
     smi = facts["npu_smi"]
     # `missing` is a fact about the machine (no NPU driver), not a problem of the probe.
     errors = [smi["error"]] if smi.get("error") and smi.get("status") != "missing" else []
     return ProbeOutcome({"ascend": facts}, errors, raw)
+
+
+def probe_roce(opts: CollectOptions) -> ProbeOutcome:
+    from doctor.probes.hccn import probe_hccn
+
+    facts, runs, fs = probe_hccn(opts.hccn_timeout, root=opts.root, path=opts.search_path,
+                                 environ=dict(opts.env))
+    raw = {**_runs_raw("hccn", runs), **_files_raw(fs.files_read)}
+    errors = [facts["error"]] if facts.get("error") and facts.get("status") != "missing" else []
+    return ProbeOutcome({"ascend": {"hccn": facts}}, errors, raw)
 
 
 def probe_pci_devices(opts: CollectOptions) -> ProbeOutcome:
@@ -140,6 +157,7 @@ def probe_python(opts: CollectOptions) -> ProbeOutcome:
     import json
     import sys
 
+    from doctor.probes.gitrepo import add_git_facts
     from doctor.probes.pyenv import freeze_lines, run_target_probe, to_snapshot_parts
 
     exe = opts.python or sys.executable
@@ -155,6 +173,7 @@ def probe_python(opts: CollectOptions) -> ProbeOutcome:
     errors = [str(e) for e in doc.get("errors") or []]
     if err:
         errors.insert(0, err)
+    errors.extend(add_git_facts(doc, opts.env))
     parts = to_snapshot_parts(doc)
     return ProbeOutcome(parts, errors, raw, failed=err if "packages" not in parts else None)
 
@@ -192,6 +211,7 @@ def probe_table(opts: CollectOptions) -> dict[str, tuple[Probe, float]]:
     return {
         "python": (probe_python, opts.python_timeout + _GRACE),
         "npu_smi": (probe_npu, opts.npu_smi_timeout + _GRACE),
+        "hccn": (probe_roce, opts.hccn_timeout + _GRACE),
         "ascend_files": (probe_ascend, FILE_PROBE_BOUND),
         "pci": (probe_pci_devices, FILE_PROBE_BOUND),
         "env": (probe_env, FILE_PROBE_BOUND),
@@ -270,7 +290,8 @@ def collect(opts: CollectOptions | None = None) -> Collection:
     if "ascend" in data:
         asc = data["ascend"]
         data["ascend"] = {k: asc[k] for k in ("root", "toolkit", "kernels", "nnal", "driver", "firmware", "npu_smi",
-                                               "devices", "pci", "device_files", "driver_mounts", "toolkits") if k in asc}
+                                               "devices", "pci", "device_files", "driver_mounts", "toolkits",
+                                               "hccn") if k in asc}
     doc: dict[str, Any] = {"schema": SNAPSHOT_SCHEMA, "collected_at": started, "tool": dict(TOOL), "complete": True}
     for k in _ORDER:
         if k in data and k not in doc:

@@ -1,11 +1,11 @@
 """`npu-smi`: the device table, the board query for the SOC name, under one time budget.
 
-Layouts (shared/reference/cann_torchnpu_vllm.md §6.2, §6.3, §11; real pastes in shared/fixtures/npu-smi):
+Layouts (docs/npu-smi.md, with the public pastes each comes from):
 A2 (98 columns, `Chip` header), A3 (two chips per NPU, `Chip  Phy-ID`), 310P (`Chip    Device`, no HBM
 column), 950 (an extra `NPU ID` column, bus id on the second row only), the 116-column table of driver
 26.0+, and first-generation 910 (`910ProB`: a non-zero Memory-Usage pair before the HBM pair). The parser
 never relies on column widths: it splits on `|`, keys on the `+===`/`+---` separators and reads used/total
-pairs with a regex, because §11 shows `41052/ 65536` and `18   / 32768` spacing in real output.
+pairs with a regex, because real output prints both `41052/ 65536` and `18   / 32768`.
 
 The parsers are pure (text in, dict out) and never raise; the probe runs `npu-smi` through
 `run_bounded` so a hung card costs at most the budget and leaves no process behind.
@@ -202,7 +202,7 @@ def _process_from_cells(cells: list[str]) -> dict[str, Any] | None:
 def parse_board(text: Any) -> dict[str, Any]:
     """`npu-smi info -t board -i N [-c C]` -> {"fields": {...}, "soc", "firmware", "error"}.
 
-    SOC as vllm-ascend's setup.py builds it (§1.2): `Chip Type`+`Chip Name` (A2/310P: 'Ascend910B4'),
+    SOC as vllm-ascend's setup.py builds it (get_chip_type, docs/npu-smi.md): `Chip Type`+`Chip Name` (A2/310P: 'Ascend910B4'),
     otherwise `Chip Name`+'_'+`NPU Name` (A3: 'Ascend910_9392', 950: 'Ascend950PR_9579')."""
     out: dict[str, Any] = {"fields": {}, "soc": None, "firmware": None, "error": None}
     if isinstance(text, bytes):
@@ -244,7 +244,7 @@ def _na(v: str | None) -> str | None:
 
 
 def find_npu_smi(path: str | None, root: str = "/") -> str | None:
-    """npu-smi on PATH, else where hosts (/usr/local/sbin) and containers (/usr/local/bin) keep it (§6.1)."""
+    """npu-smi on PATH, else where hosts (/usr/local/sbin) and containers (/usr/local/bin) keep it."""
     found = shutil.which("npu-smi", path=path if path is not None else os.environ.get("PATH", ""))
     if found:
         return found

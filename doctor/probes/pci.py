@@ -1,7 +1,7 @@
 """Ascend NPUs on the PCI bus, read from sysfs, so the chip family is known even when npu-smi is
 missing or hung.
 
-Source: shared/reference/cann_torchnpu_vllm.md §7 — vendor 0x19e5 (Huawei) with class 0x1200xx
+See docs/ascend-install-layouts.md, "Chips without npu-smi": vendor 0x19e5 (Huawei) with class 0x1200xx
 ("Processing accelerators"); the class test separates NPUs from Huawei NICs, which share the vendor id.
 Device id -> family lives in doctor.knowledge.chips.PCI_FAMILY (d500 310P, d801 910, d802 A2, d803 A3, d806 950).
 """

@@ -1,7 +1,7 @@
 """The target Python environment: run `_target_probe.py` inside the target interpreter and turn its
 JSON into snapshot `python`, `packages` and `modules`.
 
-DESIGN principle 3: the target is an interpreter, not the doctor's own. The script goes in on stdin
+Principle 3 of docs/design.md: the target is an interpreter, not the doctor's own. The script goes in on stdin
 (`<python> -`), so sys.path[0] is the user's cwd exactly as for `python -c` / `python -m` — no `-I`, no
 `-S`: a source tree in the cwd that shadows an installed package must show. The run is bounded in time; a
 missing or failing interpreter is a recorded error, never an exception.

@@ -1,7 +1,7 @@
 """A synthetic arithmetic dataset in verl's GSM8K parquet schema, built from a seed.
 
 Clusters are often air-gapped, so the smoke run cannot download GSM8K. Instead we write rows with exactly
-the shape `examples/data_preprocess/gsm8k.py` produces (verl.md §6.4): `data_source="openai/gsm8k"` makes
+the shape `examples/data_preprocess/gsm8k.py` produces (docs/verl-mindspeed.md, "Dataset"): `data_source="openai/gsm8k"` makes
 verl's default reward manager route every row to `verl.utils.reward_score.gsm8k.compute_score`, which
 extracts the text after `#### ` and compares it with `reward_model.ground_truth` as a string.
 

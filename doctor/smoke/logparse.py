@@ -1,6 +1,6 @@
 """Parse verl's console metrics lines: `(TaskRunner pid=N) step:K - key:value - key:value …`.
 
-Format (verl.md §6.1, `verl/utils/logger/aggregate_logger.py::concat_dict_to_str`): "step:{step}" then one
+Format (docs/verl-mindspeed.md "Log lines", `verl/utils/logger/aggregate_logger.py::concat_dict_to_str`): "step:{step}" then one
 "{key}:{value}" per numeric metric, joined by " - ". Since verl 0.5.0 values are `pprint.pformat(v)`, so numpy
 scalars print as `np.float64(0.1)` / `np.int64(5)` under numpy >= 2 and plain under numpy < 2; ≤ 0.4.x used
 "%.3f". Keys contain `/` and `@` but no `:`, so each item splits on its last `:`. Ray prefixes actor output

@@ -4,10 +4,11 @@ The spec goes through `doctor.launch` — the same validator and override writer
 the smoke proves the exact overrides the tool recommends. What the smoke adds on top, as `extra_overrides`:
 no validation before training (`trainer.val_before_train=False`; test_freq/save_freq stay -1 = no validation,
 no checkpoint), torch.compile off for actor and ref (as verl's own NPU smoke script does since v0.7.1,
-verl.md §4.2), and Ray isolation (its own temp dir).
+docs/verl-mindspeed.md "The smoke run"), and Ray isolation (its own temp dir).
 
 Sizes mirror verl's `tests/special_npu/run_qwen3_06b_grpo_mindspeed.sh` scaled down: rollout n=2, one or
-two training steps, micro batch 1, and batches that satisfy verl's divisibility rules (verl.md §3).
+two training steps, micro batch 1, and batches that satisfy verl's divisibility rules (docs/verl-mindspeed.md,
+"verl's batch rules").
 """
 
 from __future__ import annotations

@@ -63,40 +63,29 @@ class _Checks:
                       internal_error=internal_error)
 
 
+VERL_FAQ = "https://github.com/verl-project/verl/blob/v0.9.0/docs/ascend_tutorial/faq/faq.rst"
+MEGATRON_CONFIG = ("https://github.com/NVIDIA/Megatron-LM/blob/core_v0.12.1/"
+                   "megatron/core/transformer/transformer_config.py")
+
+
+@dataclass
+class _Launch:
+    """What the run needs from the launch step: argv, the environment, and where its files go."""
+
+    argv: list[str]
+    launch_env: dict[str, str]
+    run_id: str
+    run_dir: Path
+    log_path: Path
+    script: str | None
+
+
 def run_smoke(opts: SmokeOptions, console: Console, *, preflight: Callable[[str], list[Finding] | None] | None = None) -> Report:
     """Do the whole smoke and return its report (exit code: 0 pass, 1 fail, 2 could not run)."""
     c = _Checks()
     extra: dict[str, Any] = {"dry_run": opts.dry_run, "steps": opts.steps}
-
-    # 1. Preflight: the check, refusing on errors (a dry run reports what it would do).
-    t = time.monotonic()
-    console.status("preflight: doctor check…")
-    pre = (preflight or run_preflight)(opts.python)
-    if pre is None:
-        c.add("smoke-preflight", "smoke", [
-            finding("smoke-preflight-unavailable", "info", "verl", "`doctor check` is not available; preflight skipped")
-        ], time.monotonic() - t, skip=True)
-        extra["preflight"] = {"ran": False}
-    else:
-        errors = [f for f in pre if f.severity is Severity.ERROR]
-        extra["preflight"] = {"ran": True, "errors": len(errors),
-                              "warnings": sum(f.severity is Severity.WARNING for f in pre),
-                              "ignored": bool(errors and (opts.ignore_preflight or opts.dry_run))}
-        if errors and not opts.ignore_preflight and not opts.dry_run:
-            refusal = finding(
-                "smoke-preflight-failed", "error", errors[0].components[0],
-                f"`doctor check` found {len(errors)} error(s); the smoke run was not started",
-                evidence={"errors": [f.id for f in errors]},
-                fix="Fix the errors below (or pass --ignore-preflight to run anyway).",
-                source="doctor check (issue 6: preflight refuses on errors)",
-            )
-            c.add("smoke-preflight", "smoke", [refusal, *pre], time.monotonic() - t)
-            return c.report(extra)
-        # Errors ignored (or a dry run): keep them visible as "(ignored)" infos; warnings stay warnings.
-        shown_pre = [_as_info(f) if f.severity is Severity.ERROR else f for f in pre if f.severity is not Severity.INFO]
-        c.add("smoke-preflight", "smoke", shown_pre, time.monotonic() - t)
-
-    # 2. Target interpreter and device layout.
+    if not _preflight(opts, console, c, extra, preflight or run_preflight):
+        return c.report(extra)
     target = plan.probe_target(opts.python)
     if not target.verl:
         raise InputError("verl is not installed in this interpreter (pass --python PATH, or run `doctor install`)",
@@ -105,8 +94,52 @@ def run_smoke(opts: SmokeOptions, console: Console, *, preflight: Callable[[str]
     extra["target"] = {"python": target.python, "python_version": target.python_version, "verl": target.verl,
                        "megatron_bridge": target.megatron_bridge}
     extra["layout"] = layout.to_dict()
+    wl = _workload(opts, layout, console, c, extra)
+    if wl is None:
+        return c.report(extra, internal_error=True)
+    launch = _launch(opts, target, layout, wl, c, extra)
+    if c.has_errors():
+        return c.report(extra)
+    if opts.dry_run:
+        console.status("dry run: nothing was started")
+        c.add("smoke-run", "smoke", [], 0.0, skip=True)
+        return c.report(extra)
+    return _run(opts, layout, launch, console, c, extra)
 
-    # 3. Workload.
+
+def _preflight(opts: SmokeOptions, console: Console, c: _Checks, extra: dict[str, Any],
+               preflight: Callable[[str], list[Finding] | None]) -> bool:
+    """`doctor check` first; False when its errors refuse the run (a dry run reports what it would do)."""
+    t = time.monotonic()
+    console.status("preflight: doctor check…")
+    pre = preflight(opts.python)
+    if pre is None:
+        c.add("smoke-preflight", "smoke", [
+            finding("smoke-preflight-unavailable", "info", "verl", "`doctor check` is not available; preflight skipped")
+        ], time.monotonic() - t, skip=True)
+        extra["preflight"] = {"ran": False}
+        return True
+    errors = [f for f in pre if f.severity is Severity.ERROR]
+    extra["preflight"] = {"ran": True, "errors": len(errors),
+                          "warnings": sum(f.severity is Severity.WARNING for f in pre),
+                          "ignored": bool(errors and (opts.ignore_preflight or opts.dry_run))}
+    if errors and not opts.ignore_preflight and not opts.dry_run:
+        refusal = finding(
+            "smoke-preflight-failed", "error", errors[0].components[0],
+            f"`doctor check` found {len(errors)} error(s); the smoke run was not started",
+            evidence={"errors": [f.id for f in errors]},
+            fix="Fix the errors below (or pass --ignore-preflight to run anyway).")
+        c.add("smoke-preflight", "smoke", [refusal, *pre], time.monotonic() - t)
+        return False
+    # Errors ignored (or a dry run): keep them visible as "(ignored)" infos; warnings stay warnings.
+    shown_pre = [_as_info(f) if f.severity is Severity.ERROR else f for f in pre if f.severity is not Severity.INFO]
+    c.add("smoke-preflight", "smoke", shown_pre, time.monotonic() - t)
+    return True
+
+
+def _workload(opts: SmokeOptions, layout: plan.Layout, console: Console, c: _Checks,
+              extra: dict[str, Any]) -> workload.Workload | None:
+    """Build or reuse the tiny model and dataset; None (after an error finding) when it is not usable."""
     t = time.monotonic()
     params = workload.WorkloadParams(tp=layout.tp, pp=layout.pp, seed=opts.seed,
                                      model_dir=str(opts.model) if opts.model else None)
@@ -119,13 +152,17 @@ def run_smoke(opts: SmokeOptions, console: Console, *, preflight: Callable[[str]
                       evidence={"problems": list(wl.problems)},
                       fix="Pass a model directory that fits the layout (--model) or different --tp/--pp."
                       if opts.model else "Delete the work directory and run again.",
-                      source="Megatron TransformerConfig divisibility rules (mindspeed.md §2.2); verl.md §6.4")
+                      source=MEGATRON_CONFIG)
         c.add("smoke-workload", "smoke", [bad], time.monotonic() - t)
-        return c.report(extra, internal_error=True)
+        return None
     console.status(f"workload {'reused' if wl.reused else 'built'}: {wl.root}")
     c.add("smoke-workload", "smoke", [], time.monotonic() - t)
+    return wl
 
-    # 4. Launch spec through doctor.launch.
+
+def _launch(opts: SmokeOptions, target: plan.Target, layout: plan.Layout, wl: workload.Workload, c: _Checks,
+            extra: dict[str, Any]) -> _Launch:
+    """The launch spec through doctor.launch's validator and renderer: the exact argv and env of the run."""
     t = time.monotonic()
     run_id = runner.new_run_id()
     ray_tmp = runner.ray_temp_path(run_id)
@@ -144,41 +181,43 @@ def run_smoke(opts: SmokeOptions, console: Console, *, preflight: Callable[[str]
     log_path = run_dir / "main_ppo.log"
     extra.update({"argv": argv, "command_line": shlex.join(argv), "env_set": env_set, "env_unset": env_unset,
                   "run_dir": str(run_dir), "log": str(log_path), "ray_temp_dir": str(ray_tmp)})
-    if c.has_errors():
-        return c.report(extra)
+    return _Launch(argv, launch_env, run_id, run_dir, log_path, out.script)
 
-    if opts.dry_run:
-        console.status("dry run: nothing was started")
-        c.add("smoke-run", "smoke", [], 0.0, skip=True)
-        return c.report(extra)
 
-    # 5. Run.
+def _write_run_files(launch: _Launch, extra: dict[str, Any]) -> None:
+    run_dir = launch.run_dir
+    _prune_runs(run_dir.parent)
+    run_dir.mkdir(parents=True, exist_ok=True)
+    if launch.script is not None:
+        (run_dir / "launch.sh").write_text(launch.script, encoding="utf-8")
+        os.chmod(run_dir / "launch.sh", 0o755)
+        extra["launch_script"] = str(run_dir / "launch.sh")
+    command = {"argv": launch.argv, "env_set": extra["env_set"], "env_unset": extra["env_unset"]}
+    (run_dir / "command.json").write_text(json.dumps(command, indent=2) + "\n", encoding="utf-8")
+
+
+def _run(opts: SmokeOptions, layout: plan.Layout, launch: _Launch, console: Console, c: _Checks,
+         extra: dict[str, Any]) -> Report:
+    """Run main_ppo, then judge its exit and log; one JUnit case for the run and one per step."""
     if layout.assumed:
         c.add("smoke-devices", "npu", [finding(
             "smoke-no-npu-visible", "warning", "npu",
             f"No NPU is visible to this process; the run was planned for {plan.ASSUMED_NPUS}",
             evidence={"ASCEND_RT_VISIBLE_DEVICES": os.environ.get("ASCEND_RT_VISIBLE_DEVICES"), "dev": "/dev/davinci*"},
             fix="Run on an Ascend host (in a container, pass the /dev/davinci* devices), or use --dry-run.",
-            source="verl NPU FAQ: ASCEND_RT_VISIBLE_DEVICES / npu-smi (verl.md §4.3)",
+            source=VERL_FAQ,
         )], 0.0)
-    _prune_runs(run_dir.parent)
-    run_dir.mkdir(parents=True, exist_ok=True)
-    if out.script is not None:
-        (run_dir / "launch.sh").write_text(out.script, encoding="utf-8")
-        os.chmod(run_dir / "launch.sh", 0o755)
-        extra["launch_script"] = str(run_dir / "launch.sh")
-    (run_dir / "command.json").write_text(json.dumps({"argv": argv, "env_set": env_set, "env_unset": env_unset},
-                                                     indent=2) + "\n", encoding="utf-8")
-    ray_dir = runner.make_ray_temp_dir(run_id)
-    env = runner.run_env(os.environ, ray_tmp=ray_dir, run_id=run_id, extra=launch_env)
+    _write_run_files(launch, extra)
+    ray_dir = runner.make_ray_temp_dir(launch.run_id)
+    env = runner.run_env(os.environ, ray_tmp=ray_dir, run_id=launch.run_id, extra=launch.launch_env)
     console.status(f"running {opts.steps} step(s) on {layout.world} NPU(s) (TP{layout.tp} PP{layout.pp} "
-                   f"DP{layout.dp}); log: {log_path}; time limit {opts.run_timeout:.0f} s")
+                   f"DP{layout.dp}); log: {launch.log_path}; time limit {opts.run_timeout:.0f} s")
     t = time.monotonic()
     progress = Progress(console)
-    res = runner.run(argv, env, log_path, timeout=opts.run_timeout, ray_tmp=ray_dir, run_id=run_id,
-                     cwd=str(run_dir), on_line=progress, on_tick=progress.tick)
+    res = runner.run(launch.argv, env, launch.log_path, timeout=opts.run_timeout, ray_tmp=ray_dir,
+                     run_id=launch.run_id, cwd=str(launch.run_dir), on_line=progress, on_tick=progress.tick)
     scan = LogScanner()
-    with open(log_path, encoding="utf-8", errors="replace") as fh:
+    with open(launch.log_path, encoding="utf-8", errors="replace") as fh:
         scan.feed_all(fh)
     verdict = judge(res, scan, opts.steps, explain=explain_log)
     extra.update(verdict.to_extra())
@@ -191,11 +230,7 @@ def run_smoke(opts: SmokeOptions, console: Console, *, preflight: Callable[[str]
         c.add(f"smoke-step-{step}", "smoke", step_f, 0.0)
     if verdict.passed:
         _remove_tree(ray_dir)  # keep Ray's session logs only when they help explain a failure
-    if not res.started:
-        return c.report(extra, internal_error=True)
-    if res.interrupted:
-        return c.report(extra, internal_error=True)
-    return c.report(extra)
+    return c.report(extra, internal_error=not res.started or res.interrupted)
 
 
 def _as_info(f: Finding) -> Finding:

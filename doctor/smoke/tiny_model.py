@@ -3,7 +3,7 @@
 Why these shapes: the NPU fused attention (`torch_npu.npu_fusion_attention`, used by MindSpeed's
 `use_flash_attn`) is exercised with head_dim 64 or 128 in every shipped model, so we use 64; layers are a
 multiple of PP and heads / KV heads multiples of TP (Megatron rejects anything else: "num_attention_heads
-(H) must be a multiple of tensor_model_parallel_size (T)", mindspeed.md §2.2); the vocabulary is a multiple of
+(H) must be a multiple of tensor_model_parallel_size (T)", docs/verl-mindspeed.md); the vocabulary is a multiple of
 TP×128 so Megatron does not pad it (its `make_vocab_size_divisible_by` is 128 per TP rank) and every logit row
 maps to a token the tokenizer can decode — we pad the tokenizer with reserved special tokens to the same size.
 

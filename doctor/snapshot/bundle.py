@@ -20,9 +20,9 @@ from doctor.snapshot.redact import redact_text
 
 BUNDLE_DIR = "doctor-bundle"
 
-# probe name -> component of the finding vocabulary (shared/schemas/report.md)
-PROBE_COMPONENT = {"ascend_files": "cann", "npu_smi": "npu", "pci": "npu", "python": "python", "env": "env",
-                   "system": "system", "network": "network", "assemble": "system"}
+# probe name -> component of the finding vocabulary (docs/schemas/report.md)
+PROBE_COMPONENT = {"ascend_files": "cann", "npu_smi": "npu", "hccn": "network", "pci": "npu", "python": "python",
+                   "env": "env", "system": "system", "network": "network", "assemble": "system"}
 
 README = """This bundle was written by `doctor collect --bundle` (verl-ascend-doctor).
 
@@ -30,6 +30,7 @@ snapshot.json         the snapshot (doctor.snapshot/1) built from the files belo
 collect.json          how each probe fared (status, seconds, problems met)
 files/...             every version/info file the probes read, at its path on the machine
 npu-smi/...           the npu-smi commands run, their stdout/stderr and exit status
+hccn/...              the hccn_tool commands run for each NPU's RoCE port (files/etc/hccn.conf: its config)
 python/pip-freeze.txt the target interpreter's distributions, in pip freeze form (from the probe, no pip run)
 python/probe.json     the raw answer of the probe script run inside the target interpreter
 env.txt               the environment variables the doctor collects (secrets redacted)
@@ -102,7 +103,6 @@ def collect_report(collection: Collection, *, output: str | None, bundle: str | 
             evidence={"probe": name, "status": st.status, "seconds": round(st.seconds, 3)},
             fix=("Re-run with -v to see the probe's errors; for the python probe check that --python runs, "
                  "for npu-smi raise --npu-smi-timeout or check the card with `npu-smi info`."),
-            source="doctor/probes/collect.py (each probe is bounded; a failed one leaves its facts unknown)",
         ))
     extra: dict[str, Any] = {"seconds": round(collection.seconds, 3)}
     if output:

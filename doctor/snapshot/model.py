@@ -1,73 +1,26 @@
 """The snapshot model (`doctor.snapshot/1` and `doctor.cluster/1`), with a strict-but-forgiving loader.
 
-Contract (shared/schemas/snapshot.md): a missing key means *unknown* and is kept as the `UNKNOWN`
-sentinel, `null` means *probed and absent* and is kept as None. The distinction is what lets checks stay
-silent about facts nobody gathered. Keys the model does not know are kept in `extra` and written back, so
-a hand-written snapshot survives a load/dump round trip. Wrongly typed values are refused with the file,
-the path inside it and the reason (exit 2 via InputError).
+Contract (docs/schemas/snapshot.md): a missing key means *unknown* (the `UNKNOWN` sentinel), `null` means
+*probed and absent* (None); that distinction keeps checks silent about facts nobody gathered. Unknown keys
+are kept in `extra` and written back, so a hand-written snapshot survives a load/dump round trip. Wrongly
+typed values are refused with the file, the path inside it and the reason (exit 2 via InputError).
 """
 
 from __future__ import annotations
 
 import dataclasses
 import json
-import re
 import types
 import typing
 from dataclasses import dataclass, field
 from typing import Any, Union
 
 from doctor.errors import InputError
+from doctor.snapshot._base import UNKNOWN, _Model, _uk, known, normalize_name  # noqa: F401 - re-exported
+from doctor.snapshot.npu_net import Hccn
 
 SNAPSHOT_SCHEMA = "doctor.snapshot/1"
 CLUSTER_SCHEMA = "doctor.cluster/1"
-
-
-class _Unknown:
-    """Sentinel for "not probed". Falsy, a singleton, and never written to JSON."""
-
-    _inst: _Unknown | None = None
-
-    def __new__(cls) -> _Unknown:
-        if cls._inst is None:
-            cls._inst = super().__new__(cls)
-        return cls._inst
-
-    def __bool__(self) -> bool:
-        return False
-
-    def __repr__(self) -> str:
-        return "UNKNOWN"
-
-    def __copy__(self) -> _Unknown:
-        return self
-
-    def __deepcopy__(self, memo: Any) -> _Unknown:
-        return self
-
-
-UNKNOWN: Any = _Unknown()
-Unknown = _Unknown
-
-
-def known(value: Any) -> bool:
-    return value is not UNKNOWN
-
-
-def normalize_name(name: str) -> str:
-    """PEP 503: lower case, runs of -_. become '-'; `torch_npu` and `Torch-NPU` are one key."""
-    return re.sub(r"[-_.]+", "-", name).lower()
-
-
-def _uk() -> Any:
-    return field(default=UNKNOWN)
-
-
-@dataclass
-class _Model:
-    """Base of every snapshot section: keys the model does not know ride along in `extra` and are written back."""
-
-    extra: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
 
 
 @dataclass
@@ -205,6 +158,7 @@ class Ascend(_Model):
     pci: list[PciDevice] = _uk()
     device_files: list[str] = _uk()
     toolkits: list[ToolkitEntry] = _uk()
+    hccn: Hccn | None = _uk()  # the NPUs' RoCE ports (hccn_tool, /etc/hccn.conf): see npu_net.py
 
 
 @dataclass
@@ -253,7 +207,6 @@ class Snapshot(_Model):
     ray: dict[str, Any] | None = _uk()
 
     # -- questions checks ask; each answers UNKNOWN rather than guessing -------------------------------
-
     @property
     def is_complete(self) -> bool:
         return self.complete is True

@@ -1,6 +1,6 @@
 """Secret redaction for everything the doctor writes out: collected env values, bundle files, pip freeze.
 
-Rule (shared/schemas/snapshot.md rule 3): the value of a variable whose *name* contains TOKEN, SECRET,
+Rule (docs/schemas/snapshot.md rule 3): the value of a variable whose *name* contains TOKEN, SECRET,
 PASSWORD, KEY, CREDENTIAL or AUTH becomes "<redacted>". Credentials embedded in URLs
 (`https://user:pass@host`, `git+https://TOKEN@github.com/...`) are redacted wherever they appear, because
 index URLs and git sources routinely carry them (PIP_INDEX_URL, HF_ENDPOINT, pip freeze `@ git+https://`).

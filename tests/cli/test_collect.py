@@ -69,7 +69,7 @@ def test_collect_on_every_fake_root_validates(tmp_path: Path, kind: str, snapsho
     else:
         assert asc["npu_smi"]["status"] == "missing" and "devices" not in asc
     assert "pytest" in doc["packages"] and doc["modules"]["torch"]["origins"]
-    assert set(doc["collect"]["probes"]) == {"ascend_files", "npu_smi", "pci", "python", "env", "system", "network"}
+    assert set(doc["collect"]["probes"]) == {"ascend_files", "npu_smi", "hccn", "pci", "python", "env", "system", "network"}
 
 
 def test_stdout_is_the_snapshot_without_o(tmp_path: Path, snapshot_schema: dict, monkeypatch: pytest.MonkeyPatch) -> None:

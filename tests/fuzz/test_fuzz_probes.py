@@ -6,7 +6,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from doctor.probes import _target_probe as target
-from doctor.probes import ascend_files, npu_smi
+from doctor.probes import ascend_files, hccn_parse, npu_smi
 
 from ._budget import fuzz
 
@@ -20,6 +20,8 @@ def _samples(sub: str, pattern: str) -> list[str]:
 
 NPU_SMI = _samples("npu-smi", "*.txt") or ["+---+\n| NPU Name | Health |\n"]
 INFO = _samples("info", "*.info") + _samples("info", "*.cfg") or ["Version=8.3.RC1\n"]
+HCCN_DIR = Path(__file__).resolve().parents[1] / "fixtures" / "hccn"
+HCCN = [p.read_text(errors="replace") for p in sorted(HCCN_DIR.iterdir()) if p.name != "SOURCES.md"]
 
 
 @st.composite
@@ -51,6 +53,19 @@ def test_npu_smi_parsers(text):
     info = npu_smi.parse_info(text)
     assert isinstance(info, dict)
     assert isinstance(npu_smi.parse_board(text), dict)
+
+
+@fuzz
+@given(st.one_of(st.text(max_size=300), mutated(HCCN)), st.sampled_from([None, 0, 1, 13, -9]))
+def test_hccn_tool_parsers(text, rc):
+    for parse in (hccn_parse.parse_link, hccn_parse.parse_ip, hccn_parse.parse_net_health, hccn_parse.parse_speed,
+                  hccn_parse.parse_link_stat, hccn_parse.parse_optical, hccn_parse.parse_gateway):
+        out = parse(text)
+        assert isinstance(out, dict) and out
+    ping = hccn_parse.parse_ping(text, rc)
+    assert ping["ok"] in (True, False, None)
+    conf = hccn_parse.parse_hccn_conf(text)
+    assert all(isinstance(k, int) and isinstance(v, dict) for k, v in conf["devices"].items())
 
 
 @fuzz

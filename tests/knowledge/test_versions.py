@@ -1,4 +1,4 @@
-"""Version types against the documented release order (shared/reference/cann_torchnpu_vllm.md §4):
+"""Version types against the documented release order (docs/versions.md):
 a total order that agrees with the release calendar, for CANN, driver and torch-npu strings."""
 
 import pytest

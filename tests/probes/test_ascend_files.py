@@ -121,7 +121,7 @@ def test_non_root_install_under_home(tmp_path: Path) -> None:
 
 
 def test_layout_comes_from_files_not_from_the_version(tmp_path: Path) -> None:
-    """8.5 pre-releases shipped in the old layout (reference §3.1)."""
+    """8.5 pre-releases shipped in the old layout (docs/ascend-install-layouts.md)."""
     root = tmp_path / "r"
     v = root / "usr/local/Ascend/ascend-toolkit/8.5.0.alpha002"
     write(v / "aarch64-linux/ascend_toolkit_install.info", "package_name=Ascend-cann-toolkit\nversion=8.5.0.alpha002\narch=aarch64\n")

@@ -48,7 +48,7 @@ def test_a3_rows_carry_phy_ids_and_310p_rows_their_device_number(shared_dir: Pat
     assert all(d["phy_id"] is None for d in p310["devices"])
 
 
-# 950 / A5 layout from shared/reference/cann_torchnpu_vllm.md §6.2 (an extra NPU ID column)
+# 950 / A5 layout (docs/npu-smi.md: an extra NPU ID column; rebuilt from a single capture)
 A5 = """\
 +-------------------------------------------------------------------------------------------------+
 | npu-smi 25.7.rc1.6                               Version: 25.7.rc1.6                            |

@@ -16,6 +16,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from doctor.probes.gitrepo import add_git_facts
 from doctor.probes.pyenv import SCRIPT, extract_document, freeze_lines, run_target_probe, to_snapshot_parts
 from doctor.snapshot.model import snapshot_from_dict
 from tests.fakes import make_git_repo, make_package, make_site_packages, write
@@ -100,6 +101,8 @@ def target(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(base), "PYTHONPATH": str(mlm),
            "GIT_CONFIG_NOSYSTEM": "1"}
     doc, err, run = run_target_probe(str(py), environ=env, cwd=str(work), timeout=60)
+    git_errors = add_git_facts(doc or {}, env)  # what host.probe_python does after the in-target probe
+    assert git_errors == []
     return {"doc": doc, "err": err, "run": run, "parts": to_snapshot_parts(doc or {}), "site": site, "work": work,
             "mlm": mlm, "ms": ms, "ms_sha": ms_sha, "vs": vs, "verl_sha": verl_sha, "markers": markers, "py": py}
 
@@ -257,6 +260,6 @@ def test_in_target_text_readers_never_raise(text: str) -> None:
     from doctor.probes import _target_probe as tp
 
     assert isinstance(tp.simple_assignments(text), dict)
-    tp._literal_assignment(text, "MAPPING")
+    assert isinstance(tp.literal_assignments(text), dict)
     m = tp._VERSION_RE.search(text)
     assert m is None or isinstance(m.group(1), str)

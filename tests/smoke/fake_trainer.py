@@ -1,6 +1,6 @@
 """A stand-in for `python -m verl.trainer.main_ppo` (the runner's DOCTOR_SMOKE_TRAINER seam).
 
-It prints what verl prints (verl.md §6.1: Ray-prefixed `step:N - key:value` lines with np.float64 values)
+It prints what verl prints (docs/verl-mindspeed.md "Log lines": Ray-prefixed `step:N - key:value` lines with np.float64 values)
 and behaves as FAKE_TRAINER_MODE says: pass | nan | fail | hang | nosteps.
 FAKE_TRAINER_DUMP (optional): write {"argv": …, "env": …} there. FAKE_TRAINER_PIDS (hang): child pids.
 """

@@ -1,4 +1,4 @@
-"""verl console metrics lines as they really print (verl.md §6.1)."""
+"""verl console metrics lines as they really print (docs/verl-mindspeed.md, "Log lines")."""
 
 from __future__ import annotations
 

@@ -144,12 +144,20 @@ class Executor:
         if step.kind == INSTALL:
             reqs = self._build_requirements(step) if step.build_for else step.requirements
             return self.backend.install(self.python, reqs, source=src, no_deps=step.no_deps,
-                                        no_build_isolation=step.no_build_isolation, env=step.env)
+                                        no_build_isolation=step.no_build_isolation, env=self._env(step))
         if step.kind == EDITABLE and step.source is not None:
             path = os.path.join(self.src_dir or ".", step.source.name)
             return self.backend.install(self.python, (), editable=path, source=src, no_deps=step.no_deps,
-                                        no_build_isolation=step.no_build_isolation, env=step.env)
+                                        no_build_isolation=step.no_build_isolation, env=self._env(step))
         return None
+
+    def _env(self, step: Step) -> tuple[tuple[str, str], ...]:
+        """The step's environment, with the target's bin directory first on PATH, as in an activated environment:
+        a build that looks for `python3`, `cmake` or `ninja` on PATH (arctic-inference's CMake FindPython) must
+        find the target's, not whatever interpreter comes first on the doctor's PATH (a pyenv shim)."""
+        bindir = os.path.dirname(os.path.abspath(self.python))
+        path = os.environ.get("PATH", "")
+        return (*step.env, ("PATH", bindir + (os.pathsep + path if path else "")))
 
     def _build_requirements(self, step: Step) -> tuple[str, ...]:
         """What a `build_for` step installs: the served clone's [build-system].requires (read now, from the commit

@@ -68,7 +68,8 @@ def world() -> dict:
                                                      for f in upstream.simple_files(n))}
     up.index, up.substituted = upstream.standin_index(WORK / "upstream", wanted, reachable)
     env = {k: v for k, v in os.environ.items() if not k.startswith(("PIP_", "UV_"))}
-    env.update({"NO_COLOR": "1", "PIP_CACHE_DIR": str(WORK / "pip-cache")})
+    # pip --isolated ignores PIP_CACHE_DIR; its cache follows XDG_CACHE_HOME, so "cold" really starts empty
+    env.update({"NO_COLOR": "1", "XDG_CACHE_HOME": str(WORK / "cache")})
     common = ["--profile", p.name, "--backend", "pip", "--isolated", "--no-host-check", "--json"]
     online = [*common, "--index-url", upstream.PYPI + "/", "--extra-index-url", up.index]
     for m in up.mirrors:
@@ -88,7 +89,7 @@ def test_realworld_install_check_noop_rollback_offline(world) -> None:
 
     env, res = world["env"], world["results"]
     shutil.rmtree(WORK / "venv1", ignore_errors=True)
-    shutil.rmtree(WORK / "pip-cache", ignore_errors=True)
+    shutil.rmtree(WORK / "cache", ignore_errors=True)
     venv = WORK / "venv1"
     py = wheelkit.make_venv(venv)
     empty, empty_files = wheelkit.freeze(py), listing(venv)
@@ -137,7 +138,7 @@ def test_realworld_install_check_noop_rollback_offline(world) -> None:
     shutil.rmtree(venv2, ignore_errors=True)
     wheelkit.make_venv(venv2)
     cp, off = doctor("install", "--venv", str(venv2), "--wheelhouse", str(house), "--offline", *world["common"],
-                     "--index-url", "http://127.0.0.1:9/simple", env={**env, **CUT, "PIP_CACHE_DIR": str(WORK / "pip-cache-2")})
+                     "--index-url", "http://127.0.0.1:9/simple", env={**env, **CUT, "XDG_CACHE_HOME": str(WORK / "cache-offline")})
     (WORK / "offline.json").write_text(cp.stdout)
     assert cp.returncode == 0, cp.stderr[-6000:]
     res["offline_seconds"] = round(off, 1)

@@ -188,3 +188,15 @@ def test_signal_mid_step_restores(sig, wheels, tmp_path, hermetic) -> None:
     assert res["interrupted"] == signal.Signals(sig).name and res["restored"] is True
     assert res["statuses"] == ["done", "failed"]
     assert freeze(py) == before
+
+
+def test_build_steps_find_the_targets_tools_first_on_path(tmp_path: Path) -> None:
+    """A build that looks for `python3` on PATH (arctic-inference's CMake FindPython) must find the target's
+    interpreter, as in an activated environment, not the first one on the doctor's PATH (a pyenv shim)."""
+    step = Step("x", INSTALL, "x", requirements=("numpy",), env=(("TORCH_DEVICE_BACKEND_AUTOLOAD", "0"),))
+    py = str(tmp_path / "venv" / "bin" / "python")
+    ex = Executor(plan_for(tmp_path, (step,)), PipBackend(isolated=True), py, source=Source(), log_path=tmp_path / "log")
+    env = dict(ex._command(step).env)
+    assert env["PATH"].split(os.pathsep)[0] == str(tmp_path / "venv" / "bin")
+    assert env["TORCH_DEVICE_BACKEND_AUTOLOAD"] == "0"
+    assert "PATH=" not in (ex.describe(step) or "")

@@ -142,9 +142,10 @@ def standin_index(root: Path, wanted: dict[str, str], reachable: set[str]) -> tu
         if project == "torch":
             files["torch/version.py"] = f"__version__ = {version!r}\ncuda = None\ngit_version = 'stand-in'\n"
         wheelkit.make_wheel(wheels, project, version, requires=requires, files=files)
-        said.append(f"{project}=={version}: metadata-only stand-in (Requires-Dist of the PyPI {project} {public} wheel"
-                    + (", CUDA-only requirements dropped" if project in ("torch", "torchvision", "torchaudio") else "")
-                    + "; no binaries)")
+        origin = (f"Requires-Dist of the PyPI {project} {public} wheel"
+                  + (", CUDA-only requirements dropped" if project in ("torch", "torchvision", "torchaudio") else "")
+                  if meta else f"PyPI has no {project} {public} wheel and its index does not answer here: no Requires-Dist")
+        said.append(f"{project}=={version}: metadata-only stand-in ({origin}; no binaries)")
     return wheelkit.make_simple_index(wheels, root / "standin-simple"), said
 
 

@@ -22,7 +22,7 @@ from doctor.installers import findings as fd
 from doctor.installers import journal as jr
 from doctor.installers import wheelhouse as wh
 from doctor.installers.backends import Source, make_backend
-from doctor.installers.execute import SATISFIED, Executor, StepResult
+from doctor.installers.execute import SATISFIED, STEP_TIMEOUT, Executor, StepResult
 from doctor.installers.gitsrc import parse_mirrors
 from doctor.installers.plan import IndexOptions, Plan
 from doctor.installers.resolve import (
@@ -162,7 +162,7 @@ def _execute(o: Options, plan: Plan, report: Report, console: Console, *, profil
                             f"install-{_dt.datetime.now(_dt.timezone.utc).strftime('%Y%m%dT%H%M%SZ')}.log")
     ex = Executor(plan, python=python, log_path=log_path, progress=console.status,
                   preflight=(lambda: wh.verify(str(o.wheelhouse))) if o.wheelhouse else None,
-                  **({"step_timeout": o.step_timeout} if o.step_timeout else {}), **ex_args)
+                  step_timeout=o.step_timeout or STEP_TIMEOUT, **ex_args)
     with jr.lock(prefix):
         outcome = ex.run(target_env)
     report.extra["steps"] = [r.to_dict() for r in outcome.results]

@@ -200,3 +200,20 @@ def test_build_steps_find_the_targets_tools_first_on_path(tmp_path: Path) -> Non
     assert env["PATH"].split(os.pathsep)[0] == str(tmp_path / "venv" / "bin")
     assert env["TORCH_DEVICE_BACKEND_AUTOLOAD"] == "0"
     assert "PATH=" not in (ex.describe(step) or "")
+
+
+def test_a_no_isolation_build_gets_its_build_system_requires_read_from_the_clone(tmp_path: Path) -> None:
+    """Issue 15 item 3: install-vllm-ascend died on `No module named 'setuptools_scm'`; the step before it installs
+    the clone's [build-system].requires (read at the checked-out commit), upstream's setuptools-scm and its
+    requirements.txt."""
+    from doctor.installers.execute import build_requirements
+
+    clone = tmp_path / "vllm-ascend"
+    clone.mkdir()
+    (clone / "pyproject.toml").write_text('[build-system]\nrequires = ["setuptools>=64", "setuptools-scm>=8", '
+                                          '"arctic-inference==0.1.1"]\nbuild-backend = "setuptools.build_meta"\n')
+    (clone / "requirements.txt").write_text("torch-npu==2.10.0.post4\n")
+    step = Step("vllm-ascend-build-deps", INSTALL, "deps", requirements=("setuptools-scm",), build_for="install-vllm-ascend",
+                requirement_files=("requirements.txt", "missing.txt"))
+    assert build_requirements(clone, step) == ("setuptools>=64", "setuptools-scm>=8", "arctic-inference==0.1.1",
+                                               "setuptools-scm", "-r", str(clone / "requirements.txt"))

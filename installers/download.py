@@ -49,6 +49,22 @@ def dist_of(filename: str) -> tuple[str, str] | None:
     return (normalize_name(m.group("name")), m.group("version")) if m else None
 
 
+def _expand(reqs: list[str]) -> list[str]:
+    """Requirement strings with every `-r FILE` replaced by the file's requirement lines."""
+    out: list[str] = []
+    it = iter(reqs)
+    for r in it:
+        if r != "-r":
+            out.append(r)
+            continue
+        try:
+            lines = Path(next(it)).read_text(encoding="utf-8").splitlines()
+        except (OSError, StopIteration):
+            continue
+        out += [ln.split(" #")[0].strip() for ln in lines if ln.strip() and not ln.lstrip().startswith(("#", "-"))]
+    return out
+
+
 def _names(reqs: list[str]) -> set[str]:
     """Distribution names a requirement list pins exactly itself (`==`, also inside -r files): those may differ
     from what an earlier step chose (the plan moves them on purpose), so they are not constrained."""
@@ -79,6 +95,7 @@ class Downloader:
         self.platforms = wh.manylinux_platforms(plan.target.arch, plan.target.glibc)
         self.user_index = IndexOptions(o.index_url, tuple(o.extra_index_urls))
         self.native = native(plan)
+        self.preferred: dict[str, str] = {}
 
     def say(self, m: str) -> None:
         self.log.write(m.rstrip("\n") + "\n")
@@ -92,23 +109,78 @@ class Downloader:
                 out.setdefault(d[0], d[1])
         return out
 
+    def constraints(self, own: set[str]) -> dict[str, str]:
+        """What earlier steps chose, overlaid by the whole plan's resolution, minus what this step pins itself."""
+        picked = {**self.chosen(), **self.preferred}
+        return {n: v for n, v in picked.items() if n not in own}
+
     def fetch(self, reqs: list[str], index: IndexOptions, *, no_deps: bool = False, env: tuple[tuple[str, str], ...] = ()) -> None:
-        own = _names(reqs)
-        cons = self.work / "constraints.txt"
-        cons.write_text("".join(f"{n}=={v}\n" for n, v in sorted(self.chosen().items()) if n not in own))
+        """pip download under the constraints; a constraint pip names as the conflict is dropped and the download
+        retried (a few rounds), so one conflicting package does not free every other one."""
+        cons = self.constraints(_names(reqs))
         idx = self.user_index if (self.user_index.index_url or self.user_index.extra_index_urls) else index
-        for attempt in ("constrained", "free"):
-            extra = ["-c", str(cons)] if attempt == "constrained" else []
-            cmd = self.pip.download([*extra, *reqs], str(self.wheels), python_version=self.plan.target.python_version,
+        for _round in range(8):
+            path = self.work / "constraints.txt"
+            path.write_text("".join(f"{n}=={v}\n" for n, v in sorted(cons.items())))
+            cmd = self.pip.download(["-c", str(path), *reqs], str(self.wheels), python_version=self.plan.target.python_version,
                                     platforms=() if self.native else self.platforms, source=Source(index=idx),
                                     no_deps=no_deps, binary_only=not self.native)
             self.say("$ " + " ".join(cmd.argv))
-            cp = subprocess.run(cmd.argv, env={**cmd.environ(), **dict(env)}, stdout=self.log, stderr=subprocess.STDOUT,
-                                timeout=7200)
+            cp = subprocess.run(cmd.argv, env={**cmd.environ(), **dict(env)}, capture_output=True, text=True, timeout=7200)
+            self.say(cp.stdout + cp.stderr)
             if cp.returncode == 0:
                 return
-            self.say(f"-- pip download failed ({attempt}); " + ("retrying without the constraints" if attempt == "constrained" else ""))
+            clash = {normalize_name(m) for m in re.findall(r"requested \(constraint\) ([A-Za-z0-9][A-Za-z0-9._-]*)==", cp.stdout + cp.stderr)}
+            if not cons or not (clash & set(cons)):
+                clash = set(cons)  # pip named no constraint: the last try is unconstrained
+            self.say(f"-- pip download failed; dropping the constraints on {', '.join(sorted(clash)) or 'nothing'}")
+            if not cons:
+                break
+            cons = {n: v for n, v in cons.items() if n not in clash}
         raise InputError(f"pip download failed for {' '.join(reqs)[:200]} (see the log)", source=str(self.root))
+
+    def resolve_plan(self, groups: list[list[str]]) -> None:
+        """One resolution of everything the plan installs (`pip install --dry-run --report`), leaving out the packages
+        the steps pin to different versions on purpose; its versions are preferred by every step's download."""
+        exact: dict[str, set[str]] = {}
+        flat: list[str] = []
+        for g in groups:
+            for r in _expand(g):
+                m = re.match(r"^\s*([A-Za-z0-9][A-Za-z0-9._-]*)\s*===?\s*(\S+)", r)
+                if m:
+                    exact.setdefault(normalize_name(m.group(1)), set()).add(m.group(2))
+                flat.append(r)
+        moved = {n for n, vs in exact.items() if len(vs) > 1}
+        union = [r for r in dict.fromkeys(flat) if not (re.match(r"^\s*([A-Za-z0-9][A-Za-z0-9._-]*)", r) and
+                                                        normalize_name(re.match(r"^\s*([A-Za-z0-9][A-Za-z0-9._-]*)", r).group(1)) in moved)]
+        report = self.work / "plan-resolution.json"
+        argv = [sys.executable, "-m", "pip", "--isolated", "--disable-pip-version-check", "--no-input", "install", "--dry-run",
+                "--ignore-installed", "--quiet", "--report", str(report), "--prefer-binary"]
+        if not self.native:
+            argv += ["--target", str(self.work / "target"), "--only-binary=:all:", "--python-version",
+                     self.plan.target.python_version, *[x for p in self.platforms for x in ("--platform", p)]]
+        from doctor.installers.backends import _source_args
+
+        idx = self.user_index
+        if not (idx.index_url or idx.extra_index_urls):
+            for st in self.plan.steps:
+                idx = idx.merged(st.index)
+        argv += _source_args(Source(index=idx), trusted_flag="--trusted-host") + union
+        self.say("$ " + " ".join(argv))
+        cp = subprocess.run(argv, env=self.pip._wrap([], ()).environ(), capture_output=True, text=True, timeout=7200)
+        self.say(cp.stdout + cp.stderr)
+        if cp.returncode != 0:
+            self.say("-- the plan does not resolve as one set; each step is constrained by the steps before it only")
+            return
+        import json
+
+        data = json.loads(report.read_text(encoding="utf-8"))
+        for item in data.get("install") or []:
+            meta = item.get("metadata") or {}
+            if meta.get("name") and meta.get("version") and not item.get("is_direct"):
+                self.preferred[normalize_name(meta["name"])] = str(meta["version"])
+        self.say(f"-- one resolution of the plan: {len(self.preferred)} versions preferred ({len(moved)} moved on purpose: "
+                 f"{', '.join(sorted(moved))})")
 
     def step_requirements(self, s: Step) -> list[str]:
         """What one plan step needs in the wheelhouse (requirement files read from the bundling work trees)."""
@@ -207,7 +279,14 @@ def download(o: Any, plan: Plan, report: Report, console: Console) -> Report:
     with open(log_path, "a", encoding="utf-8") as log:
         d = Downloader(o, plan, root, log)
         try:
-            for s in plan.steps:
+            # the git sources first: the plan's requirement files and build requirements are read from them
+            order = [s for s in plan.steps if s.kind == CLONE] + [s for s in plan.steps if s.kind != CLONE]
+            resolved = False
+            for s in order:
+                if s.kind != CLONE and not resolved:
+                    console.status("resolving the whole plan once")
+                    d.resolve_plan([d.step_requirements(x) for x in plan.steps if x.kind in (INSTALL, EDITABLE)])
+                    resolved = True
                 t0 = time.monotonic()
                 try:
                     if not _download_step(d, s, manifest, console):

@@ -81,10 +81,15 @@ def world() -> dict:
 
 
 def _write(results: dict) -> None:
-    RESULTS.write_text(json.dumps(results, indent=2) + "\n")
+    """Merge into bench/realworld.json (the two tests can be run alone: `nox -s realworld -- -k offline`)."""
+    try:
+        old = json.loads(RESULTS.read_text())
+    except (OSError, ValueError):
+        old = {}
+    RESULTS.write_text(json.dumps({**old, **results}, indent=2) + "\n")
 
 
-def test_realworld_install_check_noop_rollback_offline(world) -> None:
+def test_realworld_install_check_noop_rollback_warm(world) -> None:
     import shutil
 
     env, res = world["env"], world["results"]
@@ -125,7 +130,12 @@ def test_realworld_install_check_noop_rollback_offline(world) -> None:
     assert cp.returncode == 0, cp.stderr[-3000:]
     res["warm_seconds"] = round(warm, 1)
     _write(res)
-    # --download-only, then --offline into a second venv with the network cut
+
+
+def test_realworld_download_only_then_offline_with_the_network_cut(world) -> None:
+    import shutil
+
+    env, res = world["env"], world["results"]
     house = WORK / "house"
     shutil.rmtree(house, ignore_errors=True)
     cp, dl = doctor("install", "--download-only", str(house), *world["online"], env=env)
@@ -142,6 +152,12 @@ def test_realworld_install_check_noop_rollback_offline(world) -> None:
     (WORK / "offline.json").write_text(cp.stdout)
     assert cp.returncode == 0, cp.stderr[-6000:]
     res["offline_seconds"] = round(off, 1)
-    assert sorted(wheelkit.freeze(venv2 / "bin" / "python")) and any(
-        x.startswith("vllm-ascend==") for x in wheelkit.freeze(venv2 / "bin" / "python"))
+    rep = json.loads(cp.stdout)
+    assert {s["status"] for s in rep["steps"]} <= {"done", "satisfied"}
+    frozen = {x.split("==")[0].replace("_", "-"): x.split("==")[1] for x in wheelkit.freeze(venv2 / "bin" / "python")}
+    assert {"vllm", "vllm-ascend", "megatron-core", "mindspeed", "verl", "triton-ascend"} <= set(frozen), frozen
+    assert "triton" not in frozen and not [f for f in rep["findings"] if f["severity"] in ("error", "warning")]
+    res["offline_versions"] = {k: frozen[k] for k in ("vllm", "vllm-ascend", "megatron-core", "mindspeed", "verl",
+                                                       "torch", "torch-npu", "triton-ascend", "transformers", "numpy")
+                               if k in frozen}
     _write(res)

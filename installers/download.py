@@ -167,7 +167,9 @@ class Downloader:
                 idx = idx.merged(st.index)
         argv += _source_args(Source(index=idx), trusted_flag="--trusted-host") + union
         self.say("$ " + " ".join(argv))
-        cp = subprocess.run(argv, env=self.pip._wrap([], ()).environ(), capture_output=True, text=True, timeout=7200)
+        step_env = {k: v for st in self.plan.steps for k, v in st.env}  # VLLM_TARGET_DEVICE=empty shapes vLLM's metadata
+        cp = subprocess.run(argv, env={**self.pip._wrap([], ()).environ(), **step_env}, capture_output=True, text=True,
+                            timeout=7200)
         self.say(cp.stdout + cp.stderr)
         if cp.returncode != 0:
             self.say("-- the plan does not resolve as one set; each step is constrained by the steps before it only")

@@ -155,7 +155,7 @@ class Downloader:
                                                         normalize_name(re.match(r"^\s*([A-Za-z0-9][A-Za-z0-9._-]*)", r).group(1)) in moved)]
         report = self.work / "plan-resolution.json"
         argv = [sys.executable, "-m", "pip", "--isolated", "--disable-pip-version-check", "--no-input", "install", "--dry-run",
-                "--ignore-installed", "--quiet", "--report", str(report), "--prefer-binary"]
+                "--ignore-installed", "--report", str(report), "--prefer-binary"]
         if not self.native:
             argv += ["--target", str(self.work / "target"), "--only-binary=:all:", "--python-version",
                      self.plan.target.python_version, *[x for p in self.platforms for x in ("--platform", p)]]
@@ -172,7 +172,8 @@ class Downloader:
                             timeout=7200)
         self.say(cp.stdout + cp.stderr)
         if cp.returncode != 0:
-            self.say("-- the plan does not resolve as one set; each step is constrained by the steps before it only")
+            self.say("-- the plan does not resolve as one set (see the conflict above: its steps leave a requirement broken "
+                     "on purpose); each step is constrained by the steps before it, a conflicting constraint dropped alone")
             return
         import json
 

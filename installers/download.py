@@ -131,8 +131,8 @@ class Downloader:
             if cp.returncode == 0:
                 return
             clash = {normalize_name(m) for m in re.findall(r"requested \(constraint\) ([A-Za-z0-9][A-Za-z0-9._-]*)==", cp.stdout + cp.stderr)}
-            if not cons or not (clash & set(cons)):
-                clash = set(cons)  # pip named no constraint: the last try is unconstrained
+            if not cons or not (clash & set(cons)) or _round >= 5:
+                clash = set(cons)  # pip named no constraint, or too many: the last try is unconstrained
             self.say(f"-- pip download failed; dropping the constraints on {', '.join(sorted(clash)) or 'nothing'}")
             if not cons:
                 break

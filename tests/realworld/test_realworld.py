@@ -28,11 +28,13 @@ CUT = {"HTTPS_PROXY": "http://127.0.0.1:9", "HTTP_PROXY": "http://127.0.0.1:9", 
 
 
 def newest_profile():  # type: ignore[no-untyped-def]
+    from packaging.version import Version
+
     from doctor.knowledge.profiles import load_profiles
     from doctor.knowledge.versions import CannVersion
 
     ps = [p for p in load_profiles() if "x86_64" in p.arches and "A2" in p.chips]
-    return max(ps, key=lambda p: (CannVersion(p.cann_version), p.verl == "main", p.verl))
+    return max(ps, key=lambda p: (CannVersion(p.cann_version), p.verl == "main", Version(p.verl) if p.verl != "main" else Version("0")))
 
 
 def doctor(*args: str, env: dict[str, str], timeout: float = 4 * 3600) -> tuple[subprocess.CompletedProcess[str], float]:

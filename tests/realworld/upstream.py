@@ -144,7 +144,7 @@ def standin_index(root: Path, wanted: dict[str, str], reachable: set[str]) -> tu
         wheelkit.make_wheel(wheels, project, version, requires=requires, files=files)
         origin = (f"Requires-Dist of the PyPI {project} {public} wheel"
                   + (", CUDA-only requirements dropped" if project in ("torch", "torchvision", "torchaudio") else "")
-                  if meta else f"PyPI has no {project} {public} wheel and its index does not answer here: no Requires-Dist")
+                  if meta else f"the PEP 658 metadata of a PyPI {project} {public} wheel could not be read: no Requires-Dist")
         said.append(f"{project}=={version}: metadata-only stand-in ({origin}; no binaries)")
     return wheelkit.make_simple_index(wheels, root / "standin-simple"), said
 

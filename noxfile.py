@@ -12,9 +12,27 @@ import nox
 nox.options.sessions = ["lint", "tests"]
 nox.options.reuse_existing_virtualenvs = True
 
-VERL_WHEEL = "verl==0.9.1"
-# Older releases whose yaml the launch tests compose against (one verl can be installed; these are only unpacked).
-OLDER_VERL = ("0.6.1", "0.7.1", "0.8.0", "0.9.0")
+
+
+def _release_rows() -> list[dict]:
+    """The verl release table (profiles/releases.toml) read without importing the doctor (nox's own Python)."""
+    import pathlib
+
+    try:
+        import tomllib
+    except ModuleNotFoundError:  # Python 3.10
+        import tomli as tomllib
+    data = tomllib.loads((pathlib.Path(__file__).parent / "profiles" / "releases.toml").read_text())
+    from packaging.version import Version
+
+    return sorted((r for r in data["release"] if not r.get("snapshot")), key=lambda r: Version(r["verl"]))
+
+
+_RELEASES = _release_rows()
+# The newest verl release is installed (--no-deps) so launch validation composes against its real config files;
+# the older releases that have profiles are only unpacked, for the older-release launch tests.
+VERL_WHEEL = f"verl=={_RELEASES[-1]['verl']}"
+OLDER_VERL = tuple(r["verl"] for r in _RELEASES[:-1] if "no_profile" not in r)
 
 
 def _install_test_env(session: nox.Session) -> None:
@@ -54,7 +72,7 @@ def tests(session: nox.Session) -> None:
 @nox.session
 def lint(session: nox.Session) -> None:
     session.install("ruff>=0.6")
-    session.run("ruff", "check", "doctor", "installers", "tests", "bench", "noxfile.py")
+    session.run("ruff", "check", "doctor", "installers", "tests", "bench", "tools", "noxfile.py")
 
 
 @nox.session

@@ -7,11 +7,12 @@ off in CI and when stdin/stderr are not terminals.
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import sys
 from dataclasses import dataclass, field
-from typing import IO, Any
+from typing import IO, Any, NoReturn
 
 _CI_VARS = ("CI", "GITHUB_ACTIONS", "GITLAB_CI", "BUILDKITE", "JENKINS_URL", "TF_BUILD")
 
@@ -34,19 +35,24 @@ class Console:
     interactive: bool = False
     out: IO[str] = field(default_factory=lambda: sys.stdout)
     err: IO[str] = field(default_factory=lambda: sys.stderr)
+    # stdout carries the command's data (a script, a snapshot): people's text goes to stderr
+    data_stdout: bool = False
+    emitted: bool = field(default=False, init=False)  # the one JSON document is on stdout
 
     @classmethod
-    def create(cls, *, json_mode: bool = False, no_color: bool = False, verbose: int = 0, quiet: bool = False) -> Console:
+    def create(cls, *, json_mode: bool = False, no_color: bool = False, verbose: int = 0, quiet: bool = False,
+               data_stdout: bool = False) -> Console:
         ci = running_in_ci()
-        human = sys.stderr if json_mode else sys.stdout
+        human = sys.stderr if json_mode or data_stdout else sys.stdout
         color = not (no_color or "NO_COLOR" in os.environ or ci or json_mode) and _isatty(human)
         interactive = not ci and _isatty(sys.stdin) and _isatty(sys.stderr)
-        return cls(json_mode=json_mode, color=color, verbosity=-1 if quiet else verbose, interactive=interactive)
+        return cls(json_mode=json_mode, color=color, verbosity=-1 if quiet else verbose, interactive=interactive,
+                   data_stdout=data_stdout)
 
     @property
     def human(self) -> IO[str]:
-        """Where people-facing text goes: stderr when stdout is reserved for JSON."""
-        return self.err if self.json_mode else self.out
+        """Where people-facing text goes: stderr when stdout is reserved for JSON or for data."""
+        return self.err if self.json_mode or self.data_stdout else self.out
 
     def style(self, text: str, *styles: str) -> str:
         if not self.color or not styles:
@@ -67,9 +73,29 @@ class Console:
         print(self.style("error: ", "red", "bold") + text, file=self.err)
 
     def emit_json(self, data: Any) -> None:
+        self.emitted = True
         self.out.write(json.dumps(data, indent=2, sort_keys=False, ensure_ascii=False))
         self.out.write("\n")
         self.out.flush()
+
+    def flush(self) -> None:
+        """Push out what is buffered, so a closed pipe shows up here (BrokenPipeError) and not at exit."""
+        for stream in (self.out, self.err):
+            stream.flush()
+
+
+BROKEN_PIPE_EXIT = 141
+
+
+def quiet_broken_pipe() -> NoReturn:
+    """The reader of stdout went away (`doctor check | head -1`): stop quietly with 141 (128 + SIGPIPE), as
+    coreutils and git do. stdout is pointed at /dev/null so the interpreter's last flush cannot complain."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError, AttributeError, io.UnsupportedOperation):
+        pass  # not a real file descriptor (tests): nothing will flush to it at exit
+    sys.exit(BROKEN_PIPE_EXIT)
 
 
 def _isatty(stream: Any) -> bool:

@@ -11,6 +11,9 @@ class DoctorError(Exception):
     """The doctor could not do its job: usage error, unreadable input, refused request. Exit 2."""
 
     exit_code = 2
+    # the finding id of the one report `--json` prints when this error ends a command (README: finding ids)
+    finding_id = "doctor-failed"
+    fix = "Read the message above: it names what the doctor could not read, write or run."
 
     def __init__(self, message: str, *, source: str | None = None, path: str | None = None) -> None:
         self.message = message
@@ -30,9 +33,34 @@ class DoctorError(Exception):
         return f"{where}{self.message}"
 
 
+class UsageError(DoctorError):
+    """The command line asks for something the doctor cannot do (options that exclude each other, a bad value)."""
+
+    finding_id = "usage-error"
+    fix = "Fix the command line (the message names the option); `doctor COMMAND --help` lists every option."
+
+
 class InputError(DoctorError):
     """A snapshot, profile, spec or script could not be read or does not have the expected shape."""
+
+    finding_id = "input-invalid"
+    fix = "Fix or replace the input the message names (file, path inside it, reason)."
 
 
 class RefusedError(DoctorError):
     """The request is understood but refused by a rule (e.g. a pin that breaks the seed rule)."""
+
+    finding_id = "request-refused"
+    fix = "Change the request as the message says (it names the rule or the file that refused it)."
+
+
+class ExtraNotInstalled(DoctorError):
+    """A command needs an optional dependency that is not installed; the message names the extra."""
+
+    finding_id = "extra-not-installed"
+
+    def __init__(self, module: str, extra: str, command: str) -> None:
+        self.module, self.extra = module, extra
+        self.fix = f"pip install 'verl-ascend-doctor[{extra}]'"
+        super().__init__(f"`doctor {command}` needs the optional dependency {module!r}, which is not installed: "
+                         f"{self.fix}")

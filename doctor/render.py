@@ -42,6 +42,11 @@ def render_text(report: Report, console: Console) -> None:
     if report.profile and not quiet:
         name = report.profile.get("name") or "none"
         c.print(c.style(f"profile: {name}", "bold") + c.style(f"  ({report.profile.get('reason', '')})", "dim"))
+    know = report.extra.get("knowledge")
+    if isinstance(know, dict) and not quiet:
+        n = know.get("newest") or {}
+        c.print(c.style(f"knowledge: {know.get('date')} (newest known: verl {n.get('verl')}, vllm-ascend {n.get('vllm-ascend')}, "
+                        f"torch-npu {n.get('torch-npu')}, CANN {n.get('cann')})", "dim"))
     if report.nodes:
         for n in report.nodes:
             if quiet and n.get("ok"):
@@ -59,8 +64,13 @@ def render_text(report: Report, console: Console) -> None:
     areas = list(dict.fromkeys([*by_area.keys(), *(checks_by_area.keys() if c.verbosity >= 1 else [])]))
     for area in areas:
         fs = by_area.get(area, [])
-        worst = max((f.severity.rank for f in fs), default=-1)
-        head_mark = {2: ("✗", "red"), 1: ("!", "yellow"), 0: ("✓", "green"), -1: ("✓", "green")}[worst]
+        shown = checks_by_area.get(area, []) if c.verbosity >= 1 else []
+        # the header is the worst of what is listed under it: its findings and (with -v) its checks
+        worst = max([f.severity.rank for f in fs] + [ch.status.rank for ch in shown], default=-1)
+        if worst < 0 and shown and all(ch.status is CheckStatus.SKIP for ch in shown):
+            head_mark = ("-", "dim")
+        else:
+            head_mark = {2: ("✗", "red"), 1: ("!", "yellow")}.get(worst, ("✓", "green"))
         say(c.style(f"[{head_mark[0]}] {area}", head_mark[1], "bold"))
         for f in fs:
             mark, color = _MARK[f.severity]
@@ -79,17 +89,37 @@ def render_text(report: Report, console: Console) -> None:
                 say(c.style(f"        evidence: {ev}", "dim"))
             if c.verbosity >= 1 and f.source:
                 say(c.style(f"        source: {f.source}", "dim"))
-        if c.verbosity >= 1:
-            for ch in checks_by_area.get(area, []):
-                m, col = _CHECK_MARK[ch.status]
-                node = f" [{ch.node}]" if ch.node else ""
-                say(c.style(f"    {m} check {ch.id}{node} {ch.status.value} ({ch.seconds * 1000:.1f} ms)", col))
+        for ch in shown:
+            m, col = _CHECK_MARK[ch.status]
+            node = f" [{ch.node}]" if ch.node else ""
+            if ch.status is CheckStatus.SKIP:
+                say(c.style(f"    {m} check {ch.id}{node} skipped: {ch.reason or 'not applicable'}", col))
+            else:
+                say(c.style(f"    {m} check {ch.id}{node} {ch.status.value} ({duration(ch.seconds)})", col))
                 if ch.traceback:
                     for line in ch.traceback.rstrip().splitlines():
                         say(c.style(f"        {line}", "dim"))
     s = report.summary
     word = {"ok": c.style("ok", "green", "bold"), "warning": c.style("warnings", "yellow", "bold"), "error": c.style("errors", "red", "bold")}[report.status]
-    say(f"{report.command}: {word} — {s['error']} error(s), {s['warning']} warning(s), {s['info']} info; {len(report.checks)} check(s) ran")
+    say(f"{report.command}: {word} — {s['error']} error(s), {s['warning']} warning(s), {s['info']} info{_checks_clause(report)}")
+
+
+def _checks_clause(report: Report) -> str:
+    """`; 40 check(s) ran, 8 skipped` — only for commands that run checks (launch and lint validate rules)."""
+    if not report.checks:
+        return ""
+    skipped = sum(1 for ch in report.checks if ch.status is CheckStatus.SKIP)
+    ran = len(report.checks) - skipped
+    return f"; {ran} check(s) ran" + (f", {skipped} skipped" if skipped else "")
+
+
+def duration(seconds: float) -> str:
+    """A check's time as measured: `37 µs`, `1.4 ms`, `2.31 s`."""
+    if seconds < 1e-3:
+        return f"{seconds * 1e6:.0f} µs" if seconds >= 1e-6 else "<1 µs"
+    if seconds < 1:
+        return f"{seconds * 1e3:.1f} ms"
+    return f"{seconds:.2f} s"
 
 
 def junit_xml(report: Report, suite_name: str | None = None) -> str:
@@ -115,7 +145,7 @@ def junit_xml(report: Report, suite_name: str | None = None) -> str:
             body = f"<failure message={quoteattr(msg)}>{escape(text)}</failure>"
         elif ch.status is CheckStatus.SKIP:
             skipped += 1
-            body = "<skipped/>"
+            body = f"<skipped message={quoteattr(ch.reason or 'not applicable')}/>"
         elif fs:
             body = f"<system-out>{escape(chr(10).join(_finding_text(f) for f in fs))}</system-out>"
         cases.append(f'  <testcase classname={quoteattr(classname)} name={quoteattr(label)} time="{ch.seconds:.6f}">{body}</testcase>')

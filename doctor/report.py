@@ -7,6 +7,7 @@ is what lets the same findings feed the console, `--json`, `--junit` and the clu
 from __future__ import annotations
 
 import enum
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -35,6 +36,17 @@ class CheckStatus(str, enum.Enum):
     FAIL = "fail"
     SKIP = "skip"
     CRASH = "crash"
+
+    @classmethod
+    def of(cls, findings: Iterable[Finding]) -> CheckStatus:
+        """The status of a check that ran and found these: fail on an error, warn on a warning, else pass."""
+        worst = max((f.severity.rank for f in findings), default=-1)
+        return {2: cls.FAIL, 1: cls.WARN}.get(worst, cls.PASS)
+
+    @property
+    def rank(self) -> int:
+        """Severity rank of the status (2 fail/crash, 1 warn, 0 pass, -1 skip): what an area header shows."""
+        return {"fail": 2, "crash": 2, "warn": 1, "pass": 0}.get(self.value, -1)
 
 
 @dataclass(frozen=True)
@@ -133,7 +145,7 @@ def finding(
 
 @dataclass(frozen=True)
 class CheckResult:
-    """One check that ran: its status, how long it took and (if it crashed) the traceback."""
+    """One check: its status, how long it took, why it was skipped and (if it crashed) the traceback."""
 
     id: str
     area: str
@@ -141,11 +153,14 @@ class CheckResult:
     seconds: float = 0.0
     node: str | None = None
     traceback: str | None = None
+    reason: str | None = None  # why a skipped check did not look
 
     def to_dict(self) -> dict[str, Any]:
         d: dict[str, Any] = {"id": self.id, "area": self.area, "status": self.status.value, "seconds": round(self.seconds, 6)}
         if self.node is not None:
             d["node"] = self.node
+        if self.reason:
+            d["reason"] = self.reason
         if self.traceback:
             d["traceback"] = self.traceback
         return d
@@ -223,3 +238,10 @@ def _jsonable(value: Any) -> Any:
     if hasattr(value, "to_dict"):
         return value.to_dict()
     return str(value)
+
+
+def failure_report(command: str, finding_id: str, message: str, *, fix: str) -> Report:
+    """The one report `--json` prints when a command could not do its job (exit 2): a single error finding
+    with the message (which names the flag, file or path) and what to do."""
+    f = finding(finding_id, "error", ("system",), message, evidence={"message": message}, fix=fix)
+    return Report(command=command, findings=[f], internal_error=True)

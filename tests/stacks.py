@@ -11,6 +11,7 @@ from typing import Any
 
 from packaging.specifiers import SpecifierSet
 
+from doctor.knowledge.matrix import vllm_ascend_row
 from doctor.knowledge.profiles import Profile
 
 CHIP_ROWS = {
@@ -18,9 +19,12 @@ CHIP_ROWS = {
             "hbm_total_mb": 65536, "hbm_used_mb": 3390, "processes": []} for i in range(8)],
     "A3": [{"id": i // 2, "chip_index": i % 2, "phy_id": i, "chip": "Ascend910", "soc": "Ascend910_9392",
             "health": "OK", "hbm_total_mb": 65536, "hbm_used_mb": 3400, "processes": []} for i in range(16)],
+    "950": [{"id": i, "chip_index": 0, "phy_id": i, "chip": "Ascend950DT", "soc": "Ascend950DT", "health": "OK",
+             "hbm_total_mb": 131072, "hbm_used_mb": 4096, "processes": []} for i in range(8)],
 }
-KERNEL_SOC = {"A2": "ascend910b3", "A3": "ascend910_9392"}
-PCI_ID = {"A2": "d802", "A3": "d803"}
+KERNEL_SOC = {"A2": "ascend910b3", "A3": "ascend910_9392", "950": "ascend950dt_9582"}
+PCI_ID = {"A2": "d802", "A3": "d803", "950": "d806"}
+DEVICE_TYPE = {"A2": "A2", "A3": "A3", "950": "A5"}  # vllm_ascend/_build_info.py __device_type__
 
 
 def pin_version(spec: str) -> str:
@@ -50,7 +54,18 @@ def stack_snapshot(p: Profile, arch: str = "aarch64") -> dict[str, Any]:
         if name == "vllm":
             v += "+empty"
         pkgs[name] = {"version": v, "location": site}
-    pkgs.setdefault("verl", {"version": "0.9.1.dev0", "location": "/verl", "editable": True})
+    va = p.git.get("vllm-ascend")
+    if va is not None and va.ref.startswith("releases/v") and "vllm-ascend" in pkgs:
+        # a build of a release branch after its tag reports the next patch's dev version (setuptools-scm)
+        base = [int(x) for x in va.ref.removeprefix("releases/v").split(".")]
+        pkgs["vllm-ascend"]["version"] = f"{base[0]}.{base[1]}.{base[2] + 1}.dev1+g{(va.commit or '0' * 9)[:9]}"
+    if "torch-npu" not in pkgs and "vllm-ascend" in pkgs:  # the stack names no torch-npu: vllm-ascend's own pin
+        row = vllm_ascend_row(pkgs["vllm-ascend"]["version"])
+        if row is not None and row.torch_npu:
+            pkgs["torch-npu"] = {"version": row.torch_npu[2:], "location": site}
+    rel = p.verl_version.release
+    pkgs.setdefault("verl", {"version": f"{rel[0]}.{rel[1]}.{rel[2]}.dev0" if p.is_snapshot else p.verl,
+                             "location": "/verl", "editable": True})
     ms = p.git.get("mindspeed")
     mg = p.git.get("megatron-lm")
     pkgs["mindspeed"] = {"version": ms.version if ms else "0.12.1", "location": "/MindSpeed", "editable": True}
@@ -73,7 +88,7 @@ def stack_snapshot(p: Profile, arch: str = "aarch64") -> dict[str, Any]:
             "mindspeed": {"origins": ["/MindSpeed/mindspeed"], "features": {"repatch": True},
                           "git": {"commit": ms.commit if ms and ms.commit else "0" * 40, "branch": ms.ref if ms else None,
                                   "tag": None, "dirty": False}},
-            "vllm_ascend": {"origins": [f"{site}/vllm_ascend"], "build": {"device_type": chip}},
+            "vllm_ascend": {"origins": [f"{site}/vllm_ascend"], "build": {"device_type": DEVICE_TYPE[chip]}},
             "torch": {"origins": [f"{site}/torch"], "build": {"cuda": None}},
             "transformer_engine": None,
         },

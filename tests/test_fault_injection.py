@@ -103,8 +103,9 @@ def test_target_python_2_is_named_as_such(tmp_path):
         'echo "SyntaxError: invalid syntax" >&2\nexit 1\n'
     )
     stub.chmod(0o755)
-    r = _run(["--json", "check", "--python", str(stub)])
-    report = json.loads(r.stdout)
-    failed = [f for f in report["findings"] if f["id"] == "probe-failed"]
-    assert failed and "Python 2.7.18" in failed[0]["detail"]
-    assert "--python" in failed[0]["fix"]["text"]
+    # an interpreter the probe cannot run in is exit 2 (the doctor could not do its job), in check and collect
+    for cmd in ("check", "collect"):
+        r = _run(["--json", cmd, "--python", str(stub)])
+        report = json.loads(r.stdout)
+        assert r.returncode == 2 and [f["id"] for f in report["findings"]] == ["usage-error"]
+        assert "Python 2.7.18" in report["findings"][0]["title"] and "--python" in r.stderr

@@ -88,14 +88,14 @@ def test_profile_strings_are_data(tmp_path):
     from doctor.knowledge.profiles import load_profiles
 
     marker = tmp_path / "pwned"
-    payload = "https://example.invalid/" + _payloads(marker)[0]
+    payload = "The stack " + _payloads(marker)[0]  # source URLs must be pinned upstream URLs: free text carries it
     src = (ROOT / "profiles" / "stacks" / "verl-0.7.1-cann8.5.0-a2.toml").read_text()
-    lines = [f"source = {json.dumps(payload)}" if ln.startswith("source =") else ln for ln in src.splitlines()]
+    lines = [f"description = {json.dumps(payload)}" if ln.startswith("description =") else ln for ln in src.splitlines()]
     d = tmp_path / "profiles"
     d.mkdir()
     (d / "verl-0.7.1-cann8.5.0-a2.toml").write_text("\n".join(lines) + "\n")
     (loaded,) = load_profiles(d)
-    assert loaded.source == payload
+    assert loaded.description == payload
     r = subprocess.run([*DOCTOR, "profiles", "--dir", str(d), "show", loaded.name], capture_output=True, text=True,
                        timeout=60)
     assert r.returncode == 0, r.stderr

@@ -5,26 +5,39 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from doctor.checks.facts import arch, cann, driver, env, env_known, family, installed, npu_host, val, ver
-from doctor.checks.runner import CheckContext, check
+from doctor.checks.facts import (
+    arch,
+    cann,
+    driver,
+    env,
+    env_known,
+    env_unset,
+    family,
+    installed,
+    npu_host,
+    val,
+    ver,
+)
+from doctor.checks.runner import CheckContext, check, skip
 from doctor.knowledge import chips as chipmod
 from doctor.knowledge.matrix import DRIVER_MINIMUM, DRIVER_RECOMMENDED, SRC_DRIVER
 from doctor.knowledge.versions import CannVersion, DriverVersion
 from doctor.report import Finding, finding
-from doctor.snapshot.model import known
+from doctor.snapshot.model import Snapshot, known
 
 SRC_SET_ENV = ("https://github.com/Ascend/pytorch/blob/v7.2.0-pytorch2.7.1/torch_npu/__init__.py; "
                "https://github.com/verl-project/verl/blob/v0.9.0/docs/ascend_tutorial/get_start/install_guidance.rst")
 _INSTALL_CANN = "Install the CANN toolkit for this chip (e.g. Ascend-cann-toolkit_<ver>_linux-<arch>.run --install) and source its set_env.sh."
 
 
-@check("cann-toolkit", "cann")
+@check("cann-toolkit", "cann",
+       findings=("cann-arch-mismatch", "cann-not-installed", "cann-outside-profile", "cann-version-unreadable"))
 def cann_toolkit(ctx: CheckContext) -> Iterator[Finding]:
     """The CANN toolkit is installed and its version readable."""
     snap = ctx.snapshot
     asc = snap.ascend
     if not known(asc):
-        return
+        skip("the snapshot has no Ascend facts")
     tk = snap.ascend_part("toolkit")
     if asc is None or tk is None:
         yield finding(
@@ -35,9 +48,9 @@ def cann_toolkit(ctx: CheckContext) -> Iterator[Finding]:
             source="https://github.com/Ascend/pytorch/blob/v7.2.0-pytorch2.7.1/torch_npu/__init__.py; https://github.com/vllm-project/vllm-ascend/blob/v0.11.0/docs/source/installation.md")
         return
     if not known(tk):
-        return
-    v = val(tk, "version")
-    if v is None or CannVersion.try_parse(v) is None:
+        skip("the snapshot does not say whether a CANN toolkit is installed")
+    v = tk.version  # a missing key is unknown; null (or garbage) is what the probe could not read
+    if known(v) and (v is None or CannVersion.try_parse(v) is None):
         yield finding(
             "cann-version-unreadable", "warning", ("cann",), "The CANN toolkit version could not be read",
             detail="No version.info / ascend_toolkit_install.info gave a version; pairing rules are skipped.",
@@ -56,33 +69,28 @@ def cann_toolkit(ctx: CheckContext) -> Iterator[Finding]:
     if p is not None and c is not None and not p.cann_matches(c[1]) and ctx.options.get("profile_forced"):
         yield finding(
             "cann-outside-profile", "warning", ("cann",),
-            f"CANN {c[0]} is outside {p.name}'s range [{p.cann_min}, {p.cann_max or '∞'})",
-            evidence={"cann": c[0], "profile": p.name}, fix=f"Use CANN {p.cann_version} for this stack, or drop --profile.",
+            f"CANN {c[0]} is outside {p.name}'s range [{p.cann_min}, {p.cann_max})",
+            evidence={"cann": c[0], "profile": p.name},
+            fix=(f"Use a CANN in [{p.cann_min}, {p.cann_max})" if p.cann_unknown else f"Use CANN {p.cann_version}")
+            + " for this stack, or drop --profile.",
             source=p.source)
 
 
-@check("cann-set-env", "cann")
+@check("cann-set-env", "cann",
+       findings=("cann-env-points-elsewhere", "cann-multiple-toolkits", "cann-set-env-not-sourced"))
 def cann_set_env(ctx: CheckContext) -> Iterator[Finding]:
     """set_env.sh is sourced: ASCEND_HOME_PATH, ASCEND_OPP_PATH and the toolkit lib64 on LD_LIBRARY_PATH."""
     snap = ctx.snapshot
     if not env_known(snap):
-        return
+        skip("the snapshot has no environment variables")
     tk = snap.ascend_part("toolkit")
-    if tk is None or (not known(tk) and not npu_host(snap)):
-        return  # no CANN: cann-not-installed says it; unknown CANN and no other evidence: nothing to say
+    if tk is None:
+        skip("no CANN toolkit (cann-toolkit reports it)")
+    if not known(tk) and not npu_host(snap):
+        skip("nothing says this is an Ascend host")
+    missing = _set_env_missing(snap)
     home = env(snap, "ASCEND_HOME_PATH") or env(snap, "ASCEND_TOOLKIT_HOME")
     opp = env(snap, "ASCEND_OPP_PATH")
-    ld = env(snap, "LD_LIBRARY_PATH") or ""
-    missing = []
-    if not home:
-        missing.append("ASCEND_HOME_PATH")
-    if not opp:
-        missing.append("ASCEND_OPP_PATH")
-    ld_parts = [x.rstrip("/") for x in ld.split(":") if x]
-    if home and not any(x.startswith(home.rstrip("/")) and x.endswith("lib64") for x in ld_parts):
-        missing.append(f"LD_LIBRARY_PATH entry {home.rstrip('/')}/lib64")
-    elif not home and not any(re.search(r"/(ascend-toolkit|cann)[^:]*/lib64$", x) for x in ld_parts):
-        missing.append("LD_LIBRARY_PATH entry <toolkit>/lib64")
     if missing:
         script = _set_env_path(snap)
         yield finding(
@@ -114,6 +122,26 @@ def cann_set_env(ctx: CheckContext) -> Iterator[Finding]:
                 source="https://github.com/Ascend/pytorch/blob/v7.2.0-pytorch2.7.1/torch_npu/utils/collect_env.py")
 
 
+def _set_env_missing(snap: Snapshot) -> list[str]:
+    """What set_env.sh would have set and the snapshot says is not set. A variable a partial snapshot does
+    not list is unknown, so it is never reported missing (snapshot rule 6)."""
+    home = env(snap, "ASCEND_HOME_PATH") or env(snap, "ASCEND_TOOLKIT_HOME")
+    missing = []
+    if not home and env_unset(snap, "ASCEND_HOME_PATH") and env_unset(snap, "ASCEND_TOOLKIT_HOME"):
+        missing.append("ASCEND_HOME_PATH")
+    if env_unset(snap, "ASCEND_OPP_PATH"):
+        missing.append("ASCEND_OPP_PATH")
+    ld = env(snap, "LD_LIBRARY_PATH")
+    if ld is None and not env_unset(snap, "LD_LIBRARY_PATH"):
+        return missing  # LD_LIBRARY_PATH unknown
+    ld_parts = [x.rstrip("/") for x in (ld or "").split(":") if x]
+    if home and not any(x.startswith(home.rstrip("/")) and x.endswith("lib64") for x in ld_parts):
+        missing.append(f"LD_LIBRARY_PATH entry {home.rstrip('/')}/lib64")
+    elif not home and not any(re.search(r"/(ascend-toolkit|cann)[^:]*/lib64$", x) for x in ld_parts):
+        missing.append("LD_LIBRARY_PATH entry <toolkit>/lib64")
+    return missing
+
+
 def _names_version(path: str, version: str) -> bool:
     return re.search(rf"(^|[/-]){re.escape(version)}(/|$)", path, re.I) is not None
 
@@ -125,16 +153,17 @@ def _set_env_path(snap: object) -> str:
     return "/usr/local/Ascend/ascend-toolkit/set_env.sh"
 
 
-@check("cann-kernels", "cann")
+@check("cann-kernels", "cann",
+       findings=("cann-kernels-missing", "cann-kernels-version-mismatch", "cann-kernels-wrong-soc"))
 def cann_kernels(ctx: CheckContext) -> Iterator[Finding]:
     """The op-kernel (ops) package for this chip is installed and matches the toolkit."""
     snap = ctx.snapshot
     tk = snap.ascend_part("toolkit")
     if not known(tk) or tk is None:
-        return
+        skip("no CANN toolkit known")
     k = snap.ascend_part("kernels")
     if not known(k):
-        return
+        skip("the snapshot does not say whether the kernels package is installed")
     c = cann(snap)
     fam = family(snap)
     pkg = _kernels_package(fam, c[1] if c else None)
@@ -180,13 +209,14 @@ def _kernels_package(fam: str | None, c: CannVersion | None) -> str:
     return f"Ascend-cann-kernels-{tag}_<ver>_linux-<arch>.run"
 
 
-@check("cann-nnal", "cann")
+@check("cann-nnal", "cann",
+       findings=("cann-nnal-missing", "cann-nnal-not-sourced", "cann-nnal-version-mismatch"))
 def cann_nnal(ctx: CheckContext) -> Iterator[Finding]:
     """NNAL/ATB is installed (vllm-ascend and torch-npu's ATB ops link libatb.so) and matches the toolkit."""
     snap = ctx.snapshot
     n = snap.ascend_part("nnal")
     if not known(n):
-        return
+        skip("the snapshot does not say whether NNAL is installed")
     c = cann(snap)
     if n is None:
         va, tn = installed(snap, "vllm-ascend"), installed(snap, "torch-npu")
@@ -216,7 +246,7 @@ def cann_nnal(ctx: CheckContext) -> Iterator[Finding]:
             detail="ATB built for another CANN fails with undefined symbols in libtbe_adapter.so / libatb.so.",
             evidence={"nnal": nv, "cann": c[0]}, fix=f"Install NNAL {c[0]}.",
             source="https://github.com/Ascend/pytorch/issues/99")
-    if env_known(snap) and installed(snap, "vllm-ascend") and not env(snap, "ATB_HOME_PATH"):
+    if installed(snap, "vllm-ascend") and env_unset(snap, "ATB_HOME_PATH"):
         yield finding(
             "cann-nnal-not-sourced", "warning", ("env", "nnal"), "NNAL's set_env.sh is not sourced",
             detail="ATB_HOME_PATH is unset, so libatb.so is not on LD_LIBRARY_PATH for vllm-ascend.",
@@ -228,7 +258,7 @@ def _torch_npu_dev(v: str | None) -> bool:
     return bool(v) and ".dev" in str(v)
 
 
-@check("cann-driver", "cann")
+@check("cann-driver", "cann", findings=("driver-below-recommended", "driver-missing", "driver-too-old"))
 def cann_driver(ctx: CheckContext) -> Iterator[Finding]:
     """The NPU driver (HDK) is present and new enough for the toolkit."""
     snap = ctx.snapshot
@@ -248,7 +278,7 @@ def cann_driver(ctx: CheckContext) -> Iterator[Finding]:
         return
     dr = driver(snap)
     if dr is None or c is None:
-        return
+        skip("the driver or the CANN version is unknown")
     dv = dr[1]
     need = None
     for cmin, dmin in DRIVER_MINIMUM:

@@ -34,7 +34,7 @@ from doctor.checks.cluster_facts import (
     text_value,
     visible_devices,
 )
-from doctor.checks.runner import CheckContext, check
+from doctor.checks.runner import CheckContext, check, skip
 from doctor.report import Finding, finding
 from doctor.snapshot.model import UNKNOWN, Snapshot, known
 
@@ -64,6 +64,12 @@ def _alive(ctx: CheckContext) -> list[tuple[str, Snapshot]]:
     return [(n, s) for n, s, _e in ctx.nodes if s is not None]
 
 
+def _two_nodes(ctx: CheckContext) -> None:
+    """Skew needs two nodes that answered; with fewer there is nothing to compare."""
+    if len(_alive(ctx)) < 2:
+        skip("fewer than two nodes have a snapshot")
+
+
 def _skew(ctx: CheckContext, fact: Any, *, id: str, severity: str, components: tuple[str, ...], what: str,
           fix: str, source: str, detail: str = "", commands: tuple[str, ...] = ()) -> Iterator[Finding]:
     values = collect(_alive(ctx), fact)
@@ -82,7 +88,8 @@ def _skew(ctx: CheckContext, fact: Any, *, id: str, severity: str, components: t
 # -- reachability ---------------------------------------------------------------------------------------
 
 
-@check("cluster-nodes-reachable", AREA, cluster=True)
+@check("cluster-nodes-reachable", AREA, cluster=True,
+       findings=("cluster-node-timeout", "cluster-node-unreachable"))
 def nodes_reachable(ctx: CheckContext) -> Iterator[Finding]:
     """Every node must answer the probe: a node Ray cannot run a task on cannot run verl workers either."""
     for name, snap, err in ctx.nodes:
@@ -113,9 +120,11 @@ def nodes_reachable(ctx: CheckContext) -> Iterator[Finding]:
 # -- versions -------------------------------------------------------------------------------------------
 
 
-@check("cluster-ray-version", AREA, cluster=True)
+@check("cluster-ray-version", AREA, cluster=True,
+       findings=("cluster-python-skew", "cluster-ray-version-skew"))
 def ray_version_skew(ctx: CheckContext) -> Iterator[Finding]:
     """Ray and the Python minor version must be the same on every node."""
+    _two_nodes(ctx)
     yield from _skew(
         ctx, ray_version, id="cluster-ray-version-skew", severity="error", components=("ray", "cluster"),
         what="Ray version", source=SRC_RAY_VERSION,
@@ -138,9 +147,11 @@ def python_minor_value(snap: Snapshot) -> Any:
     return Value(str(v.key[1]), v.key)
 
 
-@check("cluster-package-versions", AREA, cluster=True)
+@check("cluster-package-versions", AREA, cluster=True,
+       findings=("cluster-package-skew", "cluster-source-skew"))
 def package_skew(ctx: CheckContext) -> Iterator[Finding]:
     """Each stack package (and MindSpeed/Megatron source commits) must be the same on every node."""
+    _two_nodes(ctx)
     for dist, comp in STACK_PACKAGES:
         yield from _skew(
             ctx, lambda s, d=dist: package_fact(s, d), id="cluster-package-skew", severity="warning",
@@ -158,9 +169,11 @@ def package_skew(ctx: CheckContext) -> Iterator[Finding]:
         )
 
 
-@check("cluster-ascend-versions", AREA, cluster=True)
+@check("cluster-ascend-versions", AREA, cluster=True,
+       findings=("cluster-cann-skew", "cluster-driver-skew", "cluster-firmware-skew", "cluster-kernels-skew", "cluster-nnal-skew"))
 def ascend_skew(ctx: CheckContext) -> Iterator[Finding]:
     """CANN toolkit, kernels, NNAL, driver and firmware must match across nodes."""
+    _two_nodes(ctx)
     labels = {"toolkit": "CANN toolkit", "kernels": "CANN kernels (ops) package", "nnal": "NNAL/ATB",
               "driver": "Ascend driver", "firmware": "Ascend firmware"}
     for part, comp, kind in ASCEND_PARTS:
@@ -176,15 +189,18 @@ def ascend_skew(ctx: CheckContext) -> Iterator[Finding]:
 # -- Ray resources --------------------------------------------------------------------------------------
 
 
-@check("cluster-ray-npu-resource", AREA, cluster=True)
+@check("cluster-ray-npu-resource", AREA, cluster=True,
+       findings=("cluster-npu-resource-high", "cluster-npu-resource-low", "cluster-npu-resource-missing"))
 def npu_resource(ctx: CheckContext) -> Iterator[Finding]:
     """Each node's Ray `NPU` resource must match the NPUs it has (limited by ASCEND_RT_VISIBLE_DEVICES)."""
+    looked = False
     for name, snap in _alive(ctx):
         have = device_count(snap)
         want = expected_npus(snap)
         ray_n = ray_npu(snap)
         if want is UNKNOWN or ray_n is UNKNOWN or want == 0:
             continue
+        looked = True
         vis = visible_devices(snap)
         ev = {"nodes": [name], "npus": have, "expected_ray_npu": want, "ray_npu": ray_n}
         if isinstance(vis, list):
@@ -219,11 +235,15 @@ def npu_resource(ctx: CheckContext) -> Iterator[Finding]:
                 evidence=ev, node=name, source=SRC_RAY_NPU,
                 fix=f"Restart Ray on this node with `{start}` (or fix ASCEND_RT_VISIBLE_DEVICES there).",
             )
+    if not looked:
+        skip("no node records both its NPUs and its Ray NPU resource")
 
 
-@check("cluster-head-torch-npu", AREA, cluster=True)
+@check("cluster-head-torch-npu", AREA, cluster=True, findings=("cluster-head-torch-npu-without-npu",))
 def head_without_npu(ctx: CheckContext) -> Iterator[Finding]:
     """A head node without NPUs should not carry torch_npu: verl's TaskRunner may land there."""
+    if not any(is_head(s) for _, s in _alive(ctx)):
+        skip("no node is known to be the Ray head")
     for name, snap in _alive(ctx):
         if not is_head(snap) or snap.has_package("torch-npu") is not True:
             continue
@@ -259,15 +279,16 @@ def _relevant(name: str) -> bool:
     return (name.startswith(ENV_PREFIXES) or name in ENV_NAMES) and not ENV_PER_NODE.match(name)
 
 
-@check("cluster-env", AREA, cluster=True)
+@check("cluster-env", AREA, cluster=True, findings=("cluster-env-skew",))
 def env_skew(ctx: CheckContext) -> Iterator[Finding]:
     """Ascend/HCCL/Gloo variables, LD_LIBRARY_PATH and PYTHONPATH should be the same on every node."""
     nodes = [(n, s) for n, s in _alive(ctx) if known(s.env)]
     if len(nodes) < 2:
-        return
+        skip("fewer than two nodes have their environment in the snapshot")
     names = sorted({k for _n, s in nodes for k in s.env if _relevant(k)})
     for var in names:
-        values = {n: text_value(s.env.get(var)) for n, s in nodes}
+        # a partial snapshot that does not list the variable does not say it is unset: leave that node out
+        values = {n: text_value(s.getenv(var)) for n, s in nodes if s.getenv(var) is not UNKNOWN}
         odd, groups = odd_ones(values)
         if not odd:
             continue
@@ -303,11 +324,14 @@ def ifname_matches(var: str, value: str, names: list[str]) -> bool | None:
     return any(n.startswith(w) for w in wanted for n in names)
 
 
-@check("cluster-socket-ifname", AREA, cluster=True)
+@check("cluster-socket-ifname", AREA, cluster=True,
+       findings=("cluster-socket-ifname-absent-elsewhere", "cluster-socket-ifname-missing"))
 def socket_ifname(ctx: CheckContext) -> Iterator[Finding]:
     """A *_SOCKET_IFNAME value that matches interfaces on some nodes but not on others (the per-node
     check `socket-ifname-missing` covers a node on its own; this one names the nodes where it breaks)."""
     nodes = [(n, s) for n, s in _alive(ctx) if known(s.env)]
+    if not nodes:
+        skip("no node has its environment in the snapshot")
     for var in IFNAME_VARS:
         settings = {n: s.env[var] for n, s in nodes if s.env.get(var)}
         if not settings:

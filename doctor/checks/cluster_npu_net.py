@@ -24,7 +24,7 @@ from doctor.checks.npu_net_facts import (
     reachable_static,
     speed_value,
 )
-from doctor.checks.runner import CheckContext, check
+from doctor.checks.runner import CheckContext, check, skip
 from doctor.report import Finding, finding
 from doctor.snapshot.model import Snapshot, known
 
@@ -45,7 +45,7 @@ def duplicate_addresses(nodes: list[tuple[str, Snapshot]]) -> dict[str, list[tup
     return {a: users for a, users in seen.items() if len(users) > 1}
 
 
-@check("cluster-npu-addresses", AREA, cluster=True)
+@check("cluster-npu-addresses", AREA, cluster=True, findings=("npu-address-duplicate",))
 def npu_addresses(ctx: CheckContext) -> Iterator[Finding]:
     """No NPU address is used twice in the cluster."""
     dups = duplicate_addresses(_alive(ctx))
@@ -68,7 +68,7 @@ def npu_addresses(ctx: CheckContext) -> Iterator[Finding]:
             source=SRC_HCCN_CMD)
 
 
-@check("cluster-npu-routes", AREA, cluster=True)
+@check("cluster-npu-routes", AREA, cluster=True, findings=("npu-subnet-unroutable",))
 def npu_routes(ctx: CheckContext) -> Iterator[Finding]:
     """Device i of every node can reach device i of every other node by subnet, gateway or static route."""
     alive = _alive(ctx)
@@ -98,7 +98,8 @@ def npu_routes(ctx: CheckContext) -> Iterator[Finding]:
             source=VLLM_ASCEND_MULTINODE)
 
 
-@check("cluster-npu-ports", AREA, cluster=True)
+@check("cluster-npu-ports", AREA, cluster=True,
+       findings=("cluster-npu-port-count-skew", "cluster-npu-ports-up-skew", "cluster-npu-speed-skew"))
 def npu_port_skew(ctx: CheckContext) -> Iterator[Finding]:
     """Every node has the same number of RoCE ports, all UP, at the same speed."""
     alive = _alive(ctx)
@@ -125,12 +126,12 @@ def _port_count(snap: Snapshot) -> Any:
     return Value(str(len(ps)), ("n", len(ps))) if isinstance(ps, list) and ps else None
 
 
-@check("cluster-npu-reach", AREA, cluster=True)
+@check("cluster-npu-reach", AREA, cluster=True, findings=("npu-reach-not-run", "npu-unreachable"))
 def npu_reach(ctx: CheckContext) -> Iterator[Finding]:
     """`--deep`: every node's RoCE ping to one NPU address of every other node got an answer."""
     matrix = reach_matrix(_alive(ctx))
     if not matrix:
-        return
+        skip("no RoCE ping round in the snapshots (`doctor check --ray --deep`)")
     for name, row in matrix.items():
         failed = {peer: r for peer, r in row.items() if r.get("ok") is False}
         unknown = {peer: r for peer, r in row.items() if r.get("ok") is None}

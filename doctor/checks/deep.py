@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from doctor.checks.runner import CheckContext, check
+from doctor.checks.runner import CheckContext, check, skip
 from doctor.report import Finding, finding
 from doctor.snapshot.model import known
 
@@ -44,12 +44,13 @@ _SIGNATURES: tuple[tuple[str, str, tuple[str, ...], str, str, str], ...] = (
 _TARGETS = {"torch_npu": "torch-npu", "mindspeed.megatron_adaptor": "mindspeed", "vllm_ascend": "vllm-ascend"}
 
 
-@check("deep-imports", "deep")
+@check("deep-imports", "deep",
+       findings=("import-failed", "import-mindspeed-failed", "import-torch-npu-failed", "import-vllm-ascend-failed", "torch-npu-no-devices"))
 def deep_imports(ctx: CheckContext) -> Iterator[Finding]:
     """`import torch_npu` (+ device count), `import mindspeed.megatron_adaptor`, `import vllm_ascend` succeed."""
     snap = ctx.snapshot
     if not known(snap.imports):
-        return
+        skip("no --deep imports in the snapshot (run `doctor check --deep`)")
     for mod, res in snap.imports.items():
         comp = _TARGETS.get(mod, "python")
         if res.ok:

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from doctor.checks.facts import devices, env, env_known, family, installed, val
-from doctor.checks.runner import CheckContext, check
+from doctor.checks.facts import devices, env, env_known, env_unset, family, installed, val
+from doctor.checks.runner import CheckContext, check, skip
 from doctor.report import Finding, finding
 from doctor.snapshot.model import known
 
@@ -15,13 +15,13 @@ SRC_VISIBLE = "https://github.com/agentscope-ai/Trinity-RFT/pull/618"
 _NODES = ("/dev/davinci_manager", "/dev/devmm_svm", "/dev/hisi_hdc")
 
 
-@check("npu-visible", "devices")
+@check("npu-visible", "devices", findings=("npu-not-visible", "npu-smi-failed"))
 def npu_visible(ctx: CheckContext) -> Iterator[Finding]:
     """At least one NPU is visible (npu-smi, PCI or device nodes) and npu-smi answers."""
     snap = ctx.snapshot
     asc = snap.ascend
     if not known(asc):
-        return
+        skip("the snapshot has no Ascend facts")
     devs = devices(snap)
     pci = val(asc, "pci")
     files = val(asc, "device_files")
@@ -47,10 +47,12 @@ def npu_visible(ctx: CheckContext) -> Iterator[Finding]:
             source="https://github.com/ray-project/ray/blob/ad047a724cc854c52c8441a35a01f909ff5d2fec/python/ray/_private/accelerators/npu.py")
 
 
-@check("npu-health", "devices")
+@check("npu-health", "devices", findings=("npu-hbm-in-use", "npu-unhealthy"))
 def npu_health(ctx: CheckContext) -> Iterator[Finding]:
     """Every chip reports health OK and no other process holds its HBM."""
     snap = ctx.snapshot
+    if devices(snap) is None:
+        skip("npu-smi's device list is not in the snapshot")
     devs = devices(snap) or []
     bad = [(d.id, d.health) for d in devs if known(d.health) and d.health and d.health.upper() != "OK"]
     crit = [b for b in bad if b[1].lower() in ("critical", "alarm", "error")]
@@ -81,15 +83,16 @@ def npu_health(ctx: CheckContext) -> Iterator[Finding]:
             source="https://github.com/vllm-project/vllm-ascend/issues/5111; https://github.com/Ascend/cann-container-image/issues/46")
 
 
-@check("visible-devices", "devices")
+@check("visible-devices", "devices",
+       findings=("visible-devices-duplicate", "visible-devices-invalid", "visible-devices-out-of-range", "visible-devices-rt-unset", "visible-devices-unsorted"))
 def visible_devices(ctx: CheckContext) -> Iterator[Finding]:
     """ASCEND_RT_VISIBLE_DEVICES: integers, no duplicates, ascending, inside the device count."""
     snap = ctx.snapshot
     if not env_known(snap):
-        return
+        skip("the snapshot has no environment variables")
     raw = env(snap, "ASCEND_RT_VISIBLE_DEVICES")
     vis = env(snap, "ASCEND_VISIBLE_DEVICES")
-    if raw is None and vis:
+    if raw is None and vis and env_unset(snap, "ASCEND_RT_VISIBLE_DEVICES"):
         ids = [x.strip() for x in vis.split(",") if x.strip()]
         if ids and not (all(x.isdigit() for x in ids) and sorted(int(x) for x in ids) == list(range(len(ids)))):
             yield finding(
@@ -101,6 +104,8 @@ def visible_devices(ctx: CheckContext) -> Iterator[Finding]:
                 fix=f"export ASCEND_RT_VISIBLE_DEVICES={','.join(str(i) for i in range(len(ids)))}",
                 source="https://github.com/Project-HAMi/HAMi/issues/1894")
     if not raw:
+        if not env_unset(snap, "ASCEND_RT_VISIBLE_DEVICES"):
+            skip("ASCEND_RT_VISIBLE_DEVICES is not in the snapshot")
         return
     parts = [x.strip() for x in raw.split(",")]
     bad = [x for x in parts if not x.isdigit()]
@@ -110,13 +115,13 @@ def visible_devices(ctx: CheckContext) -> Iterator[Finding]:
             "visible-devices-invalid", "error", ("env", "npu"), f"ASCEND_RT_VISIBLE_DEVICES has non-integer entries {bad}",
             evidence=ev, fix="Use a comma-separated list of device ids, e.g. 0,1,2,3.", source=SRC_VISIBLE)
         return
-    ids = [int(x) for x in parts]
-    fixed = ",".join(str(i) for i in sorted(set(ids)))
-    if len(set(ids)) != len(ids):
+    nums = [int(x) for x in parts]
+    fixed = ",".join(str(i) for i in sorted(set(nums)))
+    if len(set(nums)) != len(nums):
         yield finding(
             "visible-devices-duplicate", "error", ("env", "npu"), "ASCEND_RT_VISIBLE_DEVICES lists a device twice",
             evidence=ev, fix=f"export ASCEND_RT_VISIBLE_DEVICES={fixed}", source=SRC_VISIBLE)
-    elif ids != sorted(ids):
+    elif nums != sorted(nums):
         yield finding(
             "visible-devices-unsorted", "error", ("env", "npu"), "ASCEND_RT_VISIBLE_DEVICES is not in ascending order",
             detail="The CANN runtime then reports no devices and torch.npu.is_available() silently returns False.",
@@ -124,7 +129,7 @@ def visible_devices(ctx: CheckContext) -> Iterator[Finding]:
     devs = devices(snap)
     if devs:
         n = len(devs)
-        out = [i for i in ids if i >= n]
+        out = [i for i in nums if i >= n]
         if out:
             yield finding(
                 "visible-devices-out-of-range", "error", ("env", "npu"),
@@ -133,15 +138,16 @@ def visible_devices(ctx: CheckContext) -> Iterator[Finding]:
                 fix=f"Use ids 0..{n - 1}.", source=SRC_VISIBLE + "; https://github.com/ray-project/ray/blob/ad047a724cc854c52c8441a35a01f909ff5d2fec/python/ray/_private/accelerators/npu.py")
 
 
-@check("container-devices", "devices")
+@check("container-devices", "devices",
+       findings=("container-device-nodes-missing", "container-driver-not-mounted", "container-no-devices"))
 def container_devices(ctx: CheckContext) -> Iterator[Finding]:
     """In a container, the davinci manager nodes and the driver must be passed through."""
     snap = ctx.snapshot
     if val(snap.host, "in_container") is not True:
-        return
+        skip("not known to run in a container")
     files = val(snap.ascend, "device_files") if known(snap.ascend) and snap.ascend is not None else None
     if files is None:
-        return
+        skip("the snapshot does not list the /dev device nodes")
     davinci = [f for f in files if f.startswith("/dev/davinci") and f[12:].isdigit()]
     missing = [n for n in _NODES if n not in files]
     has_npu = bool(davinci) or bool(devices(snap)) or bool(family(snap))
@@ -177,13 +183,16 @@ def container_devices(ctx: CheckContext) -> Iterator[Finding]:
             source="https://github.com/verl-project/verl/blob/v0.9.0/docs/ascend_tutorial/get_start/dockerfile_build_guidance.rst; https://github.com/vllm-project/vllm-ascend/blob/v0.11.0/docs/source/installation.md")
 
 
-@check("jit-prerequisites", "devices")
+@check("jit-prerequisites", "devices",
+       findings=("mindspeed-jit-tools-missing", "torch-extensions-stale-lock"))
 def jit_prerequisites(ctx: CheckContext) -> Iterator[Finding]:
     """MindSpeed JIT-builds its ops with ninja and g++; a stale torch_extensions lock makes runs hang."""
     snap = ctx.snapshot
     tools = snap.host.extra.get("tools") if known(snap.host) else None
     locks = snap.host.extra.get("torch_extensions_locks") if known(snap.host) else None
     ms = installed(snap, "mindspeed") or bool(val(snap.module("mindspeed"), "origins"))
+    if not (ms and isinstance(tools, dict)) and not isinstance(locks, list):
+        skip("MindSpeed or the build tools are not known" if not ms else "the build tools are not in the snapshot")
     if ms and isinstance(tools, dict):
         missing = [t for t in ("ninja", "g++") if t in tools and not tools[t]]
         if "ninja" in missing and installed(snap, "ninja"):

@@ -7,6 +7,8 @@ here or in the checks, so tests can diagnose a snapshot dict without a terminal.
 from __future__ import annotations
 
 import os
+import re
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -17,6 +19,7 @@ from doctor.checks.facts import cann, family, pver
 from doctor.checks.runner import run_checks
 from doctor.errors import InputError
 from doctor.knowledge.profiles import Profile, load_profiles, select_profile
+from doctor.knowledge.releases import knowledge_fix, knowledge_summary, load_releases
 from doctor.knowledge.versions import CannVersion
 from doctor.report import CheckResult, CheckStatus, Finding, Report, Severity, finding
 from doctor.snapshot.model import Cluster, Snapshot
@@ -86,12 +89,15 @@ def _parse_config(p: str, *, explicit: bool) -> CheckConfig:
 
 
 def nodes_from_documents(docs: Sequence[tuple[str, Snapshot | Cluster]]) -> tuple[list[Node], bool]:
-    """(label, document) pairs -> check inputs, and whether to treat them as a cluster."""
+    """(label, document) pairs -> check inputs, and whether to treat them as a cluster. A cluster file
+    without nodes has nothing to check: that is bad input (exit 2), never "ok"."""
     nodes: list[Node] = []
     cluster = False
     for label, doc in docs:
         if isinstance(doc, Cluster):
             cluster = True
+            if not doc.nodes:
+                raise InputError("a cluster document without nodes has nothing to check", source=label, path="nodes")
             for n in doc.nodes:
                 nodes.append((n.node, n.snapshot, n.error if n.snapshot is None else None))
         else:
@@ -103,6 +109,32 @@ def nodes_from_documents(docs: Sequence[tuple[str, Snapshot | Cluster]]) -> tupl
     return nodes, cluster
 
 
+# profile selection reports these itself (pseudo-check `profile-selection`, area cann)
+SELECTION_FINDINGS = ("cann-newer-than-profiles", "cann-older-than-profiles", "verl-newer-than-profiles", "no-profile")
+
+
+def check_waivers(only: Sequence[str], ignore: Sequence[str]) -> None:
+    """Every `--only`/`--ignore` name must be an area, a check id or a finding id: a misspelt waiver
+    would otherwise run everything, or waive nothing, in silence."""
+    from difflib import get_close_matches
+
+    from doctor.checks.runner import load_all, waiver_names
+
+    kinds = waiver_names(load_all())
+    kinds["checks"].add("profile-selection")
+    kinds["findings"].update(SELECTION_FINDINGS)
+    valid = set().union(*kinds.values())
+    for flag, names in (("--only", only), ("--ignore", ignore)):
+        bad = [n for n in names if n not in valid]
+        if bad:
+            near = get_close_matches(bad[0], sorted(valid), n=1)
+            raise InputError(
+                f"{bad[0]!r} matches no area, check id or finding id"
+                + (f" (did you mean {near[0]!r}?)" if near else "")
+                + f"; {flag} takes an area ({', '.join(sorted(kinds['areas']))}), a check id "
+                  f"({', '.join(sorted(kinds['checks']))}) or a finding id (README: Finding ids)", source=flag)
+
+
 def diagnose(
     nodes: Sequence[Node],
     *,
@@ -111,22 +143,17 @@ def diagnose(
     only: Sequence[str] = (),
     ignore: Sequence[str] = (),
     cluster: bool = False,
+    live: bool = True,
 ) -> Report:
-    """Run every selected check on every snapshot and return the report (not rendered)."""
+    """Run every selected check on every snapshot and return the report (not rendered). `live=False`:
+    the snapshots come from files, so findings say "the snapshot" where they would say "this host"."""
     profs = load_profiles() if profiles is None else profiles
     if forced_profile:
         from doctor.knowledge.profiles import find_profile
 
         find_profile(profs, forced_profile)  # InputError before any work when the name is wrong
-    if only:
-        from doctor.checks.runner import load_all
-
-        reg = load_all()
-        known_names = {c.area for c in reg.values()} | set(reg) | {"profile-selection"}
-        bad = [o for o in only if o not in known_names]
-        if bad:
-            areas = sorted({c.area for c in reg.values()})
-            raise InputError(f"unknown area or check {bad[0]!r}; areas: {', '.join(areas)}", source="--only")
+    if only or ignore:
+        check_waivers(only, ignore)
     chosen: dict[int, tuple[Profile | None, str]] = {}
     for _, snap, _ in nodes:
         if snap is not None:
@@ -134,20 +161,20 @@ def diagnose(
     options = {"cluster": cluster, "profile_forced": bool(forced_profile)}
     findings, results = run_checks(list(nodes), profile_for=lambda s: chosen[id(s)][0], only=only, ignore=ignore,
                                    options=options)
-    # profile selection facts become findings of their own pseudo-check
-    if not only or "cann" in only or "profile-selection" in only:
+    if _selection_wanted(only, ignore):
         for node, snap, _ in nodes:
-            if snap is None:
-                continue
-            sel = [f for f in _selection_findings(snap, profs, *chosen[id(snap)]) if f.id not in ignore]
-            sel = [replace(f, node=node, check="profile-selection") for f in sel]
-            findings.extend(sel)
-            worst = max((f.severity.rank for f in sel), default=-1)
-            status = CheckStatus.FAIL if worst == 2 else CheckStatus.WARN if worst == 1 else CheckStatus.PASS
-            results.append(CheckResult("profile-selection", "cann", status, 0.0, node))
+            if snap is not None:
+                sel, result = _selection_check(snap, profs, chosen[id(snap)], node, only, ignore)
+                findings.extend(sel)
+                results.append(result)
+    if not results:
+        raise InputError("the waivers leave no check to run", source="--only/--ignore")
     findings = apply_deviations(findings, nodes, chosen)
+    if not live:
+        findings = [_about_the_snapshot(f) for f in findings]
     results = _restatus(results, findings)
     report = Report(command="check", findings=findings, checks=results)
+    report.extra["knowledge"] = knowledge_summary()
     first = next(((n, s) for n, s, _ in nodes if s is not None), None)
     if first is not None:
         p, why = chosen[id(first[1])]
@@ -165,36 +192,92 @@ def diagnose(
     return report
 
 
+def _selection_wanted(only: Sequence[str], ignore: Sequence[str]) -> bool:
+    names = {"cann", "profile-selection", *SELECTION_FINDINGS}
+    if "profile-selection" in ignore or "cann" in ignore:
+        return False
+    return not only or bool(names & set(only))
+
+
+def _selection_check(snap: Snapshot, profs: list[Profile], chosen: tuple[Profile | None, str], node: str | None,
+                     only: Sequence[str], ignore: Sequence[str]) -> tuple[list[Finding], CheckResult]:
+    """Profile selection's facts as the findings of its own pseudo-check, timed like the others."""
+    t0 = time.perf_counter()
+    by_id = bool(set(only) & set(SELECTION_FINDINGS)) and not {"cann", "profile-selection"} & set(only)
+    sel = [replace(f, node=node, check="profile-selection") for f in _selection_findings(snap, profs, *chosen)
+           if f.id not in ignore and (not by_id or f.id in only)]
+    return sel, CheckResult("profile-selection", "cann", CheckStatus.of(sel), time.perf_counter() - t0, node)
+
+
+_THIS_HOST = re.compile(r"\b(on|in) this host\b|\bthis host\b")
+
+
+def _about_the_snapshot(f: Finding) -> Finding:
+    """A snapshot from a file is not "this host": say "the snapshot" in what the finding states."""
+    def sub(text: str) -> str:
+        return _THIS_HOST.sub(lambda m: "in the snapshot" if m.group(1) else "the snapshot", text)
+
+    title, detail = sub(f.title), sub(f.detail)
+    return f if (title, detail) == (f.title, f.detail) else replace(f, title=title, detail=detail)
+
+
 def _selection_findings(snap: Snapshot, profs: list[Profile], prof: Profile | None, why: str) -> list[Finding]:
     out: list[Finding] = []
     c = cann(snap)
     if c is not None and profs:
-        top = max(CannVersion(p.cann_version) for p in profs)
-        low = min(CannVersion(p.cann_min) for p in profs)
-        if c[1] > top and not c[1].is_ambiguous_against(top):
-            out.append(finding(
-                "cann-newer-than-profiles", "info", ("cann",), f"CANN {c[0]} is newer than every verified stack",
-                detail=f"The newest verified stack documents CANN {top}; checks use {prof.name if prof else 'no profile'}.",
-                evidence={"cann": c[0], "newest_profile_cann": str(top)},
-                source=max(profs, key=lambda p: CannVersion(p.cann_version)).source))
-        elif c[1] < low and not c[1].is_ambiguous_against(low):
-            out.append(finding(
-                "cann-older-than-profiles", "warning", ("cann",), f"CANN {c[0]} is older than every verified stack",
-                detail=f"No verl release documents an Ascend stack on this CANN (the oldest profile starts at {low}).",
-                evidence={"cann": c[0], "oldest_profile_cann": str(low)},
-                fix="Upgrade CANN (and driver) to a verified stack: see `doctor profiles`.",
-                source=min(profs, key=lambda p: CannVersion(p.cann_min)).source))
+        out.extend(_cann_range_findings(c, profs, prof))
     v = pver(snap, "verl")
-    rel = [Version(p.verl) for p in profs if p.verl != "main"]
-    if v is not None and rel and Version(v.public) > max(rel) and not any(p.verl == "main" for p in profs if p is prof):
+    rel = [p.verl_version for p in profs if not p.is_snapshot]
+    own_snapshot = prof is not None and prof.is_snapshot and v is not None and prof.verl_version.release[:3] == v.release[:3]
+    if v is not None and rel and Version(v.public) > max(rel) and not own_snapshot:
+        beyond = load_releases().newer_than_known(str(v))
         out.append(finding(
             "verl-newer-than-profiles", "info", ("verl",), f"verl {v} is newer than every verified release stack",
+            detail=(f"No verl release after {max(rel)} has a profile yet"
+                    + (f"; verl {v} is newer than every release the doctor knows." if beyond else ".")),
             evidence={"verl": str(v), "newest_profile_verl": str(max(rel))},
-            source=max((p for p in profs if p.verl != "main"), key=lambda p: Version(p.verl)).source))
+            fix=knowledge_fix() if beyond else None, source=prof.source if prof else load_releases().newest.source))
+    if prof is not None and prof.unknown:
+        out.append(finding(
+            "profile-facts-unknown", "info", tuple(_UNKNOWN_COMPONENT.get(k, "verl") for k in prof.unknown),
+            f"{prof.name} leaves {' and '.join(prof.unknown)} unknown",
+            detail="The upstream stack names no version for them yet: " + "; ".join(f"{k}: {t}" for k, t in prof.unknown.items())
+            + ". Checks of these pairings use the vendor tables only.",
+            evidence={"profile": prof.name, "unknown": sorted(prof.unknown)}, source=prof.source))
     if prof is None and c is not None and not out:
         out.append(finding("no-profile", "info", ("cann",), "No verified stack applies", detail=why,
                            evidence={"cann": c[0], "chip": family(snap)}))
     return out
+
+
+_UNKNOWN_COMPONENT = {"cann": "cann", "torch-npu": "torch-npu", "driver": "driver", "torch": "torch"}
+
+
+def _cann_range_findings(c: tuple[str, CannVersion], profs: list[Profile], prof: Profile | None) -> list[Finding]:
+    """CANN above every profile's range (info; newer than the doctor's knowledge says so) or below all (warning)."""
+    from doctor.knowledge.matrix import newest_known_cann
+
+    top = max(CannVersion(p.cann_max) for p in profs)
+    documented = max(CannVersion(p.cann_version) for p in profs)
+    low = min(CannVersion(p.cann_min) for p in profs)
+    known_top = CannVersion(newest_known_cann())
+    if not c[1] < top and not c[1].is_ambiguous_against(top):
+        beyond = c[1] > known_top and not c[1].is_ambiguous_against(known_top)
+        return [finding(
+            "cann-newer-than-profiles", "info", ("cann",), f"CANN {c[0]} is newer than every verified stack",
+            detail=f"The newest verified stack documents CANN {documented}; checks use {prof.name if prof else 'no profile'}. "
+                   + (f"CANN {c[0]} is newer than every CANN the doctor knows (up to {known_top})." if beyond else
+                      f"Vendor tables know CANN up to {known_top}, but no verl release documents a stack on it yet."),
+            evidence={"cann": c[0], "newest_profile_cann": str(documented), "newest_known_cann": str(known_top)},
+            fix=knowledge_fix() if beyond else None, source=prof.source if prof else load_releases().newest.source)]
+    if c[1] < low and not c[1].is_ambiguous_against(low):
+        return [finding(
+            "cann-older-than-profiles", "warning", ("cann",), f"CANN {c[0]} is older than every verified stack",
+            detail=f"No verl release documents an Ascend stack on this CANN (the oldest profile starts at {low}).",
+            evidence={"cann": c[0], "oldest_profile_cann": str(low)},
+            fix="Upgrade CANN (and driver) to a verified stack: see `doctor profiles`.", source=min(
+                profs, key=lambda p: CannVersion(p.cann_min)).source)]
+    return []
 
 
 def apply_deviations(findings: list[Finding], nodes: Sequence[Node],
@@ -224,19 +307,13 @@ def apply_deviations(findings: list[Finding], nodes: Sequence[Node],
 
 
 def _restatus(results: list[CheckResult], findings: list[Finding]) -> list[CheckResult]:
-    worst: dict[tuple[str, str | None], int] = {}
-    for f in findings:
-        if f.check:
-            k = (f.check, f.node)
-            worst[k] = max(worst.get(k, -1), f.severity.rank)
+    """Statuses after waivers and known deviations changed the findings."""
     out = []
     for r in results:
         if r.status is CheckStatus.CRASH or r.status is CheckStatus.SKIP:
             out.append(r)
             continue
-        w = worst.get((r.id, r.node), -1)
-        st = CheckStatus.FAIL if w == 2 else CheckStatus.WARN if w == 1 else CheckStatus.PASS
-        out.append(replace(r, status=st))
+        out.append(replace(r, status=CheckStatus.of(f for f in findings if f.check == r.id and f.node == r.node)))
     return out
 
 

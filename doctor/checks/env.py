@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from doctor.checks.facts import env, env_known, installed
-from doctor.checks.runner import CheckContext, check
+from doctor.checks.facts import env, env_known, env_unset, installed
+from doctor.checks.runner import CheckContext, check, skip
 from doctor.report import Finding, finding
 
 # Names the stack reads. A collected variable within edit distance 2 of one of these, and not itself a known
@@ -53,18 +53,18 @@ def edit_distance(a: str, b: str, limit: int = 3) -> int:
     return prev[-1]
 
 
-@check("env-near-miss", "env")
+@check("env-near-miss", "env", findings=("env-var-misspelled",))
 def env_near_miss(ctx: CheckContext) -> Iterator[Finding]:
     """A variable whose name is one or two edits away from a name the stack reads is a typo."""
     snap = ctx.snapshot
     if not env_known(snap):
-        return
+        skip("the snapshot has no environment variables")
     for name in sorted(snap.env):
         if name in KNOWN_NAMES or name.startswith(("ATB_", "ASCEND_TOOLKIT", "HCCN_")):
             continue
         for target in _IMPORTANT:
             d = edit_distance(name.upper(), target, 2)
-            if 0 < d <= 2 and snap.env.get(target) is None:
+            if 0 < d <= 2 and env_unset(snap, target):
                 yield finding(
                     "env-var-misspelled", "warning", ("env",), f"{name} looks like a misspelling of {target}",
                     detail=f"{target} is unset, so the setting in {name} has no effect.",
@@ -73,15 +73,18 @@ def env_near_miss(ctx: CheckContext) -> Iterator[Finding]:
                 break
 
 
-@check("env-ray-visible-devices", "env")
+@check("env-ray-visible-devices", "env", findings=("ray-noset-visible-devices-unset",))
 def env_ray_visible_devices(ctx: CheckContext) -> Iterator[Finding]:
     """With Ray, verl needs Ray to leave ASCEND_RT_VISIBLE_DEVICES alone."""
     snap = ctx.snapshot
-    if not env_known(snap) or not installed(snap, "verl") or not installed(snap, "ray"):
-        return
+    if not env_known(snap):
+        skip("the snapshot has no environment variables")
+    if not installed(snap, "verl") or not installed(snap, "ray"):
+        skip("verl and Ray are not both installed (or not known to be)")
     if not env(snap, "ASCEND_RT_VISIBLE_DEVICES"):
         return
-    if env(snap, "RAY_EXPERIMENTAL_NOSET_ASCEND_RT_VISIBLE_DEVICES") != "1":
+    noset = "RAY_EXPERIMENTAL_NOSET_ASCEND_RT_VISIBLE_DEVICES"
+    if env(snap, noset) not in (None, "1") or env_unset(snap, noset):
         yield finding(
             "ray-noset-visible-devices-unset", "warning", ("env", "ray"),
             "ASCEND_RT_VISIBLE_DEVICES is set but Ray is allowed to overwrite it",

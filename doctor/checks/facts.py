@@ -48,9 +48,17 @@ def absent(snap: Snapshot, name: str) -> bool:
     return snap.has_package(name) is False
 
 
-def env(snap: Snapshot, name: str) -> Any:
-    """Value, None when unset (env collected), UNKNOWN when env was not collected."""
-    return snap.getenv(name)
+def env(snap: Snapshot, name: str) -> str | None:
+    """The variable's value when the snapshot lists it, else None (unset, or not known: see `env_unset`)."""
+    v = snap.getenv(name)
+    return v if isinstance(v, str) else None
+
+
+def env_unset(snap: Snapshot, name: str) -> bool:
+    """True only when the snapshot knows the variable is unset or empty: listed as "", or absent from a
+    complete snapshot's env. A partial snapshot that does not list it never says "not set"."""
+    v = snap.getenv(name)
+    return v is None or v == ""
 
 
 def env_known(snap: Snapshot) -> bool:
@@ -119,5 +127,3 @@ def origins(snap: Snapshot, name: str) -> list[str]:
     return list(o) if isinstance(o, list) else []
 
 
-def release(v: Version, n: int = 3) -> tuple[int, ...]:
-    return tuple((list(v.release) + [0, 0, 0])[:n])

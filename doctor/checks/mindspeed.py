@@ -9,7 +9,8 @@ from collections.abc import Iterator
 from typing import Any
 
 from doctor.checks.facts import installed, origins, pver, val, ver
-from doctor.checks.runner import CheckContext, check
+from doctor.checks.runner import CheckContext, check, skip
+from doctor.knowledge.matrix import MindSpeedRow, mindspeed_rows
 from doctor.knowledge.versions import parse_pkg_version
 from doctor.report import Finding, finding
 from doctor.snapshot.model import known
@@ -19,9 +20,26 @@ from doctor.snapshot.model import known
 SRC_PATCH = "https://github.com/Ascend/MindSpeed/blob/v2.3.0_core_r0.12.1/mindspeed/patch_utils.py"
 
 
-def _ms_target(snap: Any) -> tuple[tuple[int, int] | None, str]:
-    """The Megatron major.minor a MindSpeed install targets: from the git branch (`*_core_r0.12.1`,
-    `core_r0.16.0`) when known, else from its metadata version (which equals the targeted mcore)."""
+def _ms_target(snap: Any) -> tuple[tuple[MindSpeedRow, ...], set[tuple[int, int]], str]:
+    """What a MindSpeed install targets: the rows of the MindSpeed<->Megatron table for its git branch (or, with
+    no branch known, every branch whose setup.py reports its version), and the Megatron-core series they accept.
+    A branch the table does not know falls back to its name (`core_r0.16.0` -> 0.16), then to its version."""
+    m = snap.module("mindspeed")
+    git = val(m, "git")
+    branch = val(git, "branch") if git else None
+    branch = branch if isinstance(branch, str) else None
+    v = parse_pkg_version(val(m, "version")) or pver(snap, "mindspeed")
+    rows = mindspeed_rows(branch, str(v) if v is not None else None)
+    if rows:
+        why = f"branch {branch}" if branch and rows[0].branch == branch else f"version {v}"
+        return rows, {r.series for r in rows}, why
+    line, why = _ms_line(snap)
+    return (), ({line} if line else set()), why
+
+
+def _ms_line(snap: Any) -> tuple[tuple[int, int] | None, str]:
+    """The MindSpeed release line of an install (`core_r0.17.0` -> 0.17): from its git branch when it names one,
+    else from its metadata version."""
     m = snap.module("mindspeed")
     git = val(m, "git")
     branch = val(git, "branch") if git else None
@@ -47,12 +65,13 @@ def _mindspeed_present(snap: Any) -> bool:
     return bool(installed(snap, "mindspeed")) or bool(origins(snap, "mindspeed"))
 
 
-@check("mindspeed-megatron", "mindspeed")
+@check("mindspeed-megatron", "mindspeed",
+       findings=("mindspeed-megatron-mismatch", "mindspeed-megatron-missing", "mindspeed-megatron-patch-untested", "mindspeed-pypi-placeholder"))
 def mindspeed_megatron(ctx: CheckContext) -> Iterator[Finding]:
     """MindSpeed's branch targets the installed Megatron-core release."""
     snap = ctx.snapshot
     if not _mindspeed_present(snap):
-        return
+        skip("MindSpeed is not installed (or not known to be)")
     msv = ver(snap, "mindspeed")
     if msv and parse_pkg_version(msv) is not None and parse_pkg_version(msv).release[:3] == (0, 0, 1):  # type: ignore[union-attr]
         yield finding(
@@ -70,29 +89,36 @@ def mindspeed_megatron(ctx: CheckContext) -> Iterator[Finding]:
             evidence={"mindspeed": msv}, fix="Clone Megatron-LM at the ref MindSpeed targets and `pip install -e Megatron-LM` "
             "(or put it on PYTHONPATH).", source="https://github.com/Ascend/MindSpeed/blob/v2.3.0_core_r0.12.1/docs/user-guide/installation.md; https://github.com/Ascend/MindSpeed/blob/v2.3.0_core_r0.12.1/mindspeed/megatron_adaptor.py")
         return
-    target, why = _ms_target(snap)
+    rows, accepted, why = _ms_target(snap)
     mv = _megatron_version(snap)
     mvp = parse_pkg_version(mv)
-    if target is None or mvp is None:
-        return
-    if (mvp.major, mvp.minor) != target:
+    if not accepted or mvp is None:
+        skip("the MindSpeed branch or the Megatron version is unknown")
+    if (mvp.major, mvp.minor) not in accepted:
+        want = " or ".join(f"{a}.{b}" for a, b in sorted(accepted))
+        ref = rows[0].checkout if rows else next(f"core_r{a}.{b}.0" for a, b in sorted(accepted))
         yield finding(
             "mindspeed-megatron-mismatch", "error", ("megatron", "mindspeed"),
-            f"MindSpeed targets Megatron-core {target[0]}.{target[1]} ({why}), Megatron is {mv}",
+            f"MindSpeed targets Megatron-core {want} ({why}), Megatron is {mv}",
             detail="MindSpeed patches Megatron functions by name; another release fails at import with "
-                   "`RuntimeError: no exist ...` or ModuleNotFoundError under mindspeed/patch_utils.py.",
-            evidence={"mindspeed": why, "megatron": mv},
-            fix=f"Check out Megatron-LM {'core_v0.12.1' if target == (0, 12) else f'core_r{target[0]}.{target[1]}.0'} "
-                "(or the MindSpeed branch matching your Megatron).", source=SRC_PATCH)
-    elif target == (0, 12) and mvp.release[:3] != (0, 12, 1):
+                   "`RuntimeError: no exist ...` or ModuleNotFoundError under mindspeed/patch_utils.py."
+                   + (f" {rows[0].branch}'s README names Megatron-LM {rows[0].megatron}." if rows else ""),
+            evidence={"mindspeed": why, "megatron": mv, "accepted": want},
+            fix=f"Check out Megatron-LM {ref} (or the MindSpeed branch matching your Megatron).",
+            source=rows[0].source if rows else SRC_PATCH)
+        return
+    same = [r for r in rows if r.series == (mvp.major, mvp.minor)]
+    documented = {r.megatron for r in same}
+    if len(documented) == 1 and same[0].exact and mvp.release[:3] != tuple(int(x) for x in same[0].megatron.split(".")):
+        r = same[0]
         yield finding(
             "mindspeed-megatron-patch-untested", "warning", ("megatron", "mindspeed"),
-            f"MindSpeed *_core_r0.12.1 is documented with Megatron core_v0.12.1, this is {mv}",
-            evidence={"megatron": mv}, fix="git -C Megatron-LM checkout core_v0.12.1",
-            source="https://github.com/Ascend/MindSpeed/blob/v2.3.0_core_r0.12.1/docs/user-guide/installation.md")
+            f"MindSpeed ({why}) is documented with Megatron-core {r.megatron}, this is {mv}",
+            evidence={"megatron": mv, "documented": r.megatron}, fix=f"git -C Megatron-LM checkout {r.checkout}",
+            source=r.source)
 
 
-@check("mindspeed-repatch", "mindspeed")
+@check("mindspeed-repatch", "mindspeed", findings=("mindspeed-no-repatch",))
 def mindspeed_repatch(ctx: CheckContext) -> Iterator[Finding]:
     """verl imports `repatch` from mindspeed.megatron_adaptor inside try/except ImportError: without it
     MindSpeed is silently skipped."""
@@ -100,7 +126,7 @@ def mindspeed_repatch(ctx: CheckContext) -> Iterator[Finding]:
     m = snap.module("mindspeed")
     feats = val(m, "features")
     if not isinstance(feats, dict) or "repatch" not in feats:
-        return
+        skip("the snapshot does not say whether MindSpeed has `repatch`")
     if feats["repatch"] is False:
         yield finding(
             "mindspeed-no-repatch", "error", ("mindspeed", "verl"),
@@ -121,10 +147,12 @@ def _git(m: Any) -> dict[str, Any] | None:
     return {k: val(g, k) for k in ("commit", "branch", "tag")}
 
 
-@check("megatron-single-copy", "mindspeed")
+@check("megatron-single-copy", "mindspeed", findings=("megatron-multiple-copies",))
 def megatron_single_copy(ctx: CheckContext) -> Iterator[Finding]:
     """Exactly one `megatron` package on the path."""
     snap = ctx.snapshot
+    if not isinstance(val(snap.module("megatron"), "origins"), list):
+        skip("megatron's import origins are not in the snapshot")
     o = origins(snap, "megatron")
     distinct = list(dict.fromkeys(posixpath.normpath(x) for x in o))
     if len(distinct) > 1:
@@ -140,16 +168,17 @@ def megatron_single_copy(ctx: CheckContext) -> Iterator[Finding]:
             source="https://github.com/modelscope/ms-swift/issues/9661; https://github.com/modelscope/ms-swift/pull/9245")
 
 
-@check("transformer-engine", "mindspeed")
+@check("transformer-engine", "mindspeed",
+       findings=("transformer-engine-npu-missing", "transformer-engine-with-mindspeed"))
 def transformer_engine(ctx: CheckContext) -> Iterator[Finding]:
     """No NVIDIA transformer_engine beside MindSpeed <= core_r0.16; core_r0.17+ needs TransformerEngineNPU."""
     snap = ctx.snapshot
     if not _mindspeed_present(snap):
-        return
+        skip("MindSpeed is not installed (or not known to be)")
     te_mod = snap.module("transformer_engine")
     te_pkgs = [p for p in ("transformer-engine", "transformer-engine-torch", "transformer-engine-cu12") if installed(snap, p)]
     te_present = bool(te_pkgs) or bool(val(te_mod, "origins"))
-    target, _ = _ms_target(snap)
+    target, _ = _ms_line(snap)
     needs_tenpu = target is not None and target >= (0, 17)
     origins_ = val(te_mod, "origins") or []
     npu_fork = any("npu" in o.lower() for o in origins_)
@@ -173,15 +202,15 @@ def transformer_engine(ctx: CheckContext) -> Iterator[Finding]:
             source="https://github.com/modelscope/ms-swift/issues/6968; https://github.com/Ascend/MindSpeed/blob/4213c91313fe4de6da12794109515f6275572750/README.md")
 
 
-@check("mindspeed-profile", "mindspeed")
+@check("mindspeed-profile", "mindspeed", findings=("megatron-off-profile", "mindspeed-off-profile"))
 def mindspeed_profile(ctx: CheckContext) -> Iterator[Finding]:
     """MindSpeed and Megatron are the refs the verified stack documents."""
     snap, p = ctx.snapshot, ctx.profile
     if p is None:
-        return
+        skip("no verified stack (profile) applies")
     ms = p.git.get("mindspeed")
     if ms is not None and _mindspeed_present(snap):
-        target, why = _ms_target(snap)
+        target, why = _ms_line(snap)
         want = parse_pkg_version(ms.version)
         if target and want is not None and target != (want.major, want.minor):
             yield finding(

@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from doctor.checks.facts import env, env_known, val
-from doctor.checks.runner import CheckContext, check
+from doctor.checks.facts import env, env_known, env_unset, val
+from doctor.checks.runner import CheckContext, check, skip
 from doctor.report import Finding, finding
 from doctor.snapshot.model import known
 
@@ -29,13 +29,15 @@ def _multi_node(ctx: CheckContext) -> bool | None:
     return None
 
 
-@check("hccl-timeout", "network")
+@check("hccl-timeout", "network", findings=("hccl-connect-timeout-invalid", "hccl-connect-timeout-short"))
 def hccl_timeout(ctx: CheckContext) -> Iterator[Finding]:
     """HCCL_CONNECT_TIMEOUT long enough for multi-node start-up skew."""
     snap = ctx.snapshot
     if not env_known(snap):
-        return
+        skip("the snapshot has no environment variables")
     raw = env(snap, "HCCL_CONNECT_TIMEOUT")
+    if raw is None and not env_unset(snap, "HCCL_CONNECT_TIMEOUT"):
+        skip("HCCL_CONNECT_TIMEOUT is not in the snapshot")
     if raw is not None:
         try:
             secs = int(raw)
@@ -77,14 +79,16 @@ def _own_ports(snap: Any) -> set[int]:
     return own
 
 
-@check("hccl-ports", "network")
+@check("hccl-ports", "network", findings=("hccl-port-in-use",))
 def hccl_ports(ctx: CheckContext) -> Iterator[Finding]:
     """Nothing else listens on HCCL's host ports (HCCL_IF_BASE_PORT .. +15, default 60000)."""
     snap = ctx.snapshot
     ports = val(snap.network, "listening_ports")
-    if not isinstance(ports, list) or not env_known(snap) and not ports:
-        return
-    raw = env(snap, "HCCL_IF_BASE_PORT") if env_known(snap) else None
+    if not isinstance(ports, list):
+        skip("the listening ports are not in the snapshot")
+    raw = env(snap, "HCCL_IF_BASE_PORT")
+    if raw is None and not env_unset(snap, "HCCL_IF_BASE_PORT"):
+        skip("HCCL_IF_BASE_PORT is not in the snapshot, so HCCL's port range is not known")
     try:
         base = int(raw) if raw else HCCL_DEFAULT_BASE_PORT
     except ValueError:
@@ -105,12 +109,13 @@ def hccl_ports(ctx: CheckContext) -> Iterator[Finding]:
 _IFNAME_VARS = ("GLOO_SOCKET_IFNAME", "TP_SOCKET_IFNAME", "HCCL_SOCKET_IFNAME")
 
 
-@check("socket-ifname", "network")
+@check("socket-ifname", "network",
+       findings=("socket-ifname-missing", "socket-ifname-not-single", "socket-ifname-syntax"))
 def socket_ifname(ctx: CheckContext) -> Iterator[Finding]:
     """*_SOCKET_IFNAME name existing interfaces, in the syntax each library accepts."""
     snap = ctx.snapshot
     if not env_known(snap):
-        return
+        skip("the snapshot has no environment variables")
     ifaces = val(snap.network, "interfaces")
     names = [i.name for i in ifaces if known(i.name)] if isinstance(ifaces, list) else None
     for var in _IFNAME_VARS:
@@ -153,13 +158,13 @@ def socket_ifname(ctx: CheckContext) -> Iterator[Finding]:
                        "https://www.hiascend.com/document/detail/en/canncommercial/800/apiref/envvar/envref_07_0075.html")
 
 
-@check("shm-size", "network")
+@check("shm-size", "network", findings=("shm-too-small",))
 def shm_size(ctx: CheckContext) -> Iterator[Finding]:
     """/dev/shm large enough for Ray's object store and dataloader workers."""
     snap = ctx.snapshot
     shm = val(snap.host, "shm_gb")
     if not isinstance(shm, (int, float)):
-        return
+        skip("the size of /dev/shm is not known")
     if shm < 1.0:
         yield finding(
             "shm-too-small", "warning", ("system", "ray"), f"/dev/shm is only {shm:.2f} GB",

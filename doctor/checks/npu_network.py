@@ -31,7 +31,7 @@ from doctor.checks.npu_net_facts import (
     severity,
     why,
 )
-from doctor.checks.runner import CheckContext, check
+from doctor.checks.runner import CheckContext, check, skip
 from doctor.report import Finding, finding
 from doctor.snapshot.model import known
 
@@ -45,12 +45,15 @@ def _in_container(ctx: CheckContext) -> bool:
     return known(h) and fact(h, "in_container") is True
 
 
-@check("roce-tool", AREA)
+@check("roce-tool", AREA,
+       findings=("hccn-conf-missing", "hccn-tool-failed", "hccn-tool-missing", "hccn-tool-timeout"))
 def roce_tool(ctx: CheckContext) -> Iterator[Finding]:
     """hccn_tool ran on this NPU host (mounted into the container), and /etc/hccn.conf is there."""
     h = hccn(ctx.snapshot)
-    if not known(h) or h is None or has_npus(ctx.snapshot) is not True:
-        return
+    if not known(h) or h is None:
+        skip("the snapshot has no hccn_tool facts")
+    if has_npus(ctx.snapshot) is not True:
+        skip("no NPU is known on this host")
     where = "mounted into this container" if _in_container(ctx) else "installed on this host"
     cluster = bool(ctx.options.get("cluster"))
     status = fact(h, "status")
@@ -90,12 +93,13 @@ def _group(ps: list[Any], test: Any) -> list[int]:
     return [fact(p, "id") for p in ps if test(p)]
 
 
-@check("roce-ports", AREA)
+@check("roce-ports", AREA, findings=("npu-link-flapping", "npu-net-detect-off", "npu-net-unhealthy",
+                                     "npu-no-address", "npu-port-down"))
 def roce_ports(ctx: CheckContext) -> Iterator[Finding]:
     """Every NPU's RoCE port is UP, has an address, a healthy `net health` and no repeated link drops."""
     ps = ports(ctx.snapshot)
     if not isinstance(ps, list):
-        return
+        skip("the snapshot has no NPU RoCE ports")
     cluster = bool(ctx.options.get("cluster"))
     sev = severity(cluster)
     down = _group(ps, lambda p: fact(p, "link") == "DOWN")
@@ -120,7 +124,11 @@ def roce_ports(ctx: CheckContext) -> Iterator[Finding]:
             commands=tuple(f"hccn_tool -i {d} -ip -g" for d in no_addr[:4]),
             source=SRC_HCCN_CMD)
     yield from _health(ps, cluster)
-    flapping = {fact(p, "id"): flaps(p) for p in ps if (flaps(p) or 0) >= FLAP_THRESHOLD}
+    flapping: dict[Any, int] = {}
+    for p in ps:
+        drops = flaps(p)
+        if drops is not None and drops >= FLAP_THRESHOLD:
+            flapping[fact(p, "id")] = drops
     if flapping:
         yield finding(
             "npu-link-flapping", sev, COMPONENTS,
@@ -162,12 +170,12 @@ def _health(ps: list[Any], cluster: bool) -> Iterator[Finding]:
             source=SRC_EXPORTER_HCCN)
 
 
-@check("roce-config", AREA)
+@check("roce-config", AREA, findings=("hccn-conf-mismatch", "npu-subnet-inconsistent"))
 def roce_config(ctx: CheckContext) -> Iterator[Finding]:
     """/etc/hccn.conf matches what the devices report, and the host's NPUs use one netmask."""
     ps = ports(ctx.snapshot)
     if not isinstance(ps, list):
-        return
+        skip("the snapshot has no NPU RoCE ports")
     cluster = bool(ctx.options.get("cluster"))
     yield from _conf_mismatch(ctx, ps, cluster)
     masks: dict[str, list[int]] = {}

@@ -5,11 +5,9 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from packaging.specifiers import SpecifierSet
-from packaging.version import Version
-
 from doctor.checks.facts import absent, installed, npu_host, pver, ver
-from doctor.checks.runner import CheckContext, check
+from doctor.checks.runner import CheckContext, check, skip
+from doctor.knowledge.releases import release_for
 from doctor.knowledge.versions import pkg_satisfies
 from doctor.report import Finding, finding
 from doctor.snapshot.model import known
@@ -18,12 +16,12 @@ from doctor.snapshot.model import known
 _OWN_CHECK = {"torch", "torch-npu"}
 
 
-@check("profile-pins", "packages")
+@check("profile-pins", "packages", findings=("package-missing", "package-off-profile"))
 def profile_pins(ctx: CheckContext) -> Iterator[Finding]:
     """Every package the verified stack pins is installed at a version the pin allows."""
     snap, p = ctx.snapshot, ctx.profile
     if p is None:
-        return
+        skip("no verified stack (profile) applies")
     for name, spec in p.pins.items():
         v = ver(snap, name)
         if v is None:
@@ -55,11 +53,13 @@ def _comp(name: str) -> str:
     return "python"
 
 
-@check("triton", "packages")
+@check("triton", "packages", findings=("triton-on-npu", "triton-with-triton-ascend"))
 def triton(ctx: CheckContext) -> Iterator[Finding]:
     """Mainline triton and triton-ascend share the `triton` package directory: only triton-ascend may stay."""
     snap = ctx.snapshot
     t, ta = installed(snap, "triton"), installed(snap, "triton-ascend")
+    if t is None and ta is None:
+        skip("the snapshot does not say whether triton or triton-ascend is installed")
     if t and ta:
         yield finding(
             "triton-with-triton-ascend", "error", ("triton", "triton-ascend"),
@@ -78,12 +78,14 @@ def triton(ctx: CheckContext) -> Iterator[Finding]:
             source="https://github.com/vllm-project/vllm-ascend/blob/v0.13.0/Dockerfile")
 
 
-@check("numpy", "packages")
+@check("numpy", "packages", findings=("numpy2-with-old-torch", "numpy2-with-verl"))
 def numpy(ctx: CheckContext) -> Iterator[Finding]:
     """numpy 2 breaks torch wheels built against numpy 1.x; the NPU stacks pin numpy<2."""
     snap = ctx.snapshot
     n, t = pver(snap, "numpy"), pver(snap, "torch")
-    if n is None or n.major < 2:
+    if n is None:
+        skip("numpy's version is not known")
+    if n.major < 2:
         return
     if t is not None and t.release[:2] < (2, 3):
         yield finding(
@@ -97,56 +99,45 @@ def numpy(ctx: CheckContext) -> Iterator[Finding]:
     pin = ctx.profile.pin("numpy") if ctx.profile else None
     if pin and pkg_satisfies(ver(snap, "numpy"), pin) is False:
         return  # reported as package-off-profile
-    verl = pver(snap, "verl")
-    if verl is not None and verl < Version("0.9.0") and verl >= Version("0.5.0"):
+    row = release_for(ver(snap, "verl"))
+    if row is not None and row.numpy and pkg_satisfies(ver(snap, "numpy"), row.numpy) is False:
         yield finding(
             "numpy2-with-verl", "warning", ("numpy", "verl"),
-            f"numpy {ver(snap, 'numpy')} with verl {ver(snap, 'verl')}, which pins numpy<2",
-            evidence={"numpy": ver(snap, "numpy"), "verl": ver(snap, "verl")}, fix="pip install 'numpy<2'",
-            source="https://github.com/verl-project/verl/blob/v0.8.0/requirements-npu.txt; https://github.com/verl-project/verl/blob/v0.8.0/setup.py")
+            f"numpy {ver(snap, 'numpy')} with verl {ver(snap, 'verl')}, which requires numpy{row.numpy}",
+            evidence={"numpy": ver(snap, "numpy"), "verl": ver(snap, "verl"), "requires": row.numpy},
+            fix=f"pip install 'numpy{row.numpy}'", source=row.numpy_source)
 
 
-# verl release range -> (transformers specifier verl supports, source). <0.6.0: index_first_axis moved in
-# transformers 4.56 (verl#3561, fixed in verl#3596); 0.7.x: "verl is not support transformers 5.0.0 or
-# higher" (its quick start); 0.9.x: the Requires-Dist of setup.py / the wheel.
-_TRANSFORMERS_WINDOWS = (
-    ("<0.6.0", "<4.56.0", "https://github.com/verl-project/verl/issues/3561; https://github.com/verl-project/verl/pull/3596; "
-                          "https://github.com/huggingface/transformers/pull/40002"),
-    (">=0.7.0,<0.8.0", "<5.0.0", "https://github.com/verl-project/verl/blob/v0.7.1/docs/ascend_tutorial/ascend_quick_start.rst"),
-    (">=0.9.0,<0.10.0", ">=5.5.3,!=5.6.0,<5.11", "https://github.com/verl-project/verl/blob/v0.9.0/setup.py; https://pypi.org/project/verl/0.9.1/"),
-)
-
-
-@check("transformers-window", "packages")
+@check("transformers-window", "packages", findings=("transformers-outside-verl-window",))
 def transformers_window(ctx: CheckContext) -> Iterator[Finding]:
-    """transformers inside the window the installed verl supports."""
+    """transformers inside the window the installed verl supports (its row of profiles/releases.toml)."""
     snap = ctx.snapshot
-    verl, tr = pver(snap, "verl"), ver(snap, "transformers")
-    if verl is None or tr is None:
-        return
-    vpub = Version(verl.public)
-    for vrange, spec, source in _TRANSFORMERS_WINDOWS:
-        if not SpecifierSet(vrange).contains(vpub, prereleases=True):
-            continue
-        if pkg_satisfies(tr, spec) is False:
-            yield finding(
-                "transformers-outside-verl-window", "error", ("transformers", "verl"),
-                f"transformers {tr} is outside what verl {ver(snap, 'verl')} supports ({spec})",
-                detail="verl imports transformers internals that move between releases (e.g. `cannot import name "
-                       "'index_first_axis' from 'transformers.integrations.npu_flash_attention'`).",
-                evidence={"transformers": tr, "verl": ver(snap, "verl"), "supported": spec},
-                fix=f"pip install 'transformers{spec}' (or upgrade verl).", source=source)
+    verl, tr = ver(snap, "verl"), ver(snap, "transformers")
+    row = release_for(verl)
+    if row is None or tr is None or not row.transformers:
+        skip("verl's or transformers' version, or verl's transformers window, is not known")
+    spec = row.transformers
+    if pkg_satisfies(tr, spec) is False:
+        yield finding(
+            "transformers-outside-verl-window", "error", ("transformers", "verl"),
+            f"transformers {tr} is outside what verl {verl} supports ({spec})",
+            detail="verl imports transformers internals that move between releases (e.g. `cannot import name "
+                   "'index_first_axis' from 'transformers.integrations.npu_flash_attention'`).",
+            evidence={"transformers": tr, "verl": verl, "supported": spec},
+            fix=f"pip install 'transformers{spec}' (or upgrade verl).", source=row.transformers_source)
 
 
 _CUDA_ONLY = ("apex", "flash-attn", "flash-attn-3", "liger-kernel", "xformers", "bitsandbytes", "deepspeed-kernels")
 
 
-@check("cuda-only-packages", "packages")
+@check("cuda-only-packages", "packages", findings=("cuda-only-packages",))
 def cuda_only_packages(ctx: CheckContext) -> Iterator[Finding]:
     """CUDA-only packages on an Ascend host: unusable, and some break imports."""
     snap = ctx.snapshot
-    if not npu_host(snap) or not known(snap.packages):
-        return
+    if not npu_host(snap):
+        skip("nothing says this is an Ascend host")
+    if not known(snap.packages):
+        skip("the snapshot lists no packages")
     found = [n for n in _CUDA_ONLY if n in snap.packages]
     nvidia = sorted(n for n in snap.packages if n.startswith("nvidia-"))
     te = [n for n in snap.packages if n.startswith("transformer-engine")]

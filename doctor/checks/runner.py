@@ -12,7 +12,7 @@ import importlib
 import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Any, NoReturn
 
 from doctor.report import CheckResult, CheckStatus, Finding, Severity, finding
 from doctor.snapshot.model import Snapshot
@@ -59,43 +59,81 @@ class Check:
     fn: CheckFn
     cluster: bool = False  # runs once over all nodes instead of once per snapshot
     doc: str = ""
+    findings: tuple[str, ...] = ()  # every finding id it can report (tests hold this to its code)
 
 
 REGISTRY: dict[str, Check] = {}
 
 
-def check(id: str, area: str, *, cluster: bool = False) -> Callable[[CheckFn], CheckFn]:
-    """Register a check function under a stable id and an area (the report groups by area)."""
+def check(id: str, area: str, *, cluster: bool = False, findings: tuple[str, ...] = ()) -> Callable[[CheckFn], CheckFn]:
+    """Register a check function under a stable id and an area (the report groups by area), with the
+    finding ids it reports (so `--only`/`--ignore` can take finding ids and refuse names that match nothing)."""
 
     def deco(fn: CheckFn) -> CheckFn:
         if id in REGISTRY and REGISTRY[id].fn is not fn:
             raise ValueError(f"duplicate check id {id!r}")
-        REGISTRY[id] = Check(id=id, area=area, fn=fn, cluster=cluster, doc=(fn.__doc__ or "").strip())
+        REGISTRY[id] = Check(id=id, area=area, fn=fn, cluster=cluster, doc=(fn.__doc__ or "").strip(),
+                             findings=tuple(findings))
         return fn
 
     return deco
 
 
+class Skipped(Exception):
+    """Raised by a check (before it yields anything) that could not look: the facts it needs are unknown,
+    or it does not apply to this snapshot. The check is then `skip` with this reason, never `pass`."""
+
+    def __init__(self, reason: str) -> None:
+        self.reason = reason
+        super().__init__(reason)
+
+
+def skip(reason: str) -> NoReturn:
+    """End a check as skipped, saying why (`skip("no --deep imports in the snapshot")`)."""
+    raise Skipped(reason)
+
+
 def load_all() -> dict[str, Check]:
+    """Import every area module (a missing or misspelt one is an ImportError, not a silently smaller run).
+    The checks come back in report order: AREA_MODULES order, then each module's own order, whichever module
+    happened to be imported first."""
     for mod in AREA_MODULES:
-        try:
-            importlib.import_module(mod)
-        except ModuleNotFoundError as e:
-            if e.name != mod:  # a missing area module is tolerated while the project grows; a broken import is not
-                raise
+        importlib.import_module(mod)
+    rank = {m: i for i, m in enumerate(AREA_MODULES)}
+    ordered = sorted(REGISTRY.values(), key=lambda c: rank.get(c.fn.__module__, len(rank)))
+    if list(REGISTRY.values()) != ordered:
+        REGISTRY.clear()
+        REGISTRY.update((c.id, c) for c in ordered)
     return REGISTRY
 
 
+def _names(c: Check) -> set[str]:
+    """What `--only`/`--ignore` may call a check by: its area, its id, or a finding id it reports."""
+    return {c.area, c.id, *c.findings}
+
+
 def _selected(c: Check, only: Sequence[str], ignore: Sequence[str]) -> bool:
-    if only and c.area not in only and c.id not in only:
+    if only and not _names(c) & set(only):
         return False
-    return c.id not in ignore
+    return c.area not in ignore and c.id not in ignore
+
+
+def _kept(f: Finding, c: Check, only: Sequence[str], ignore: Sequence[str]) -> bool:
+    """A finding survives the waivers: not ignored by id, and, when `--only` picked its check by finding id
+    alone, one of the ids asked for."""
+    if f.id in ignore:
+        return False
+    if only and c.area not in only and c.id not in only and f.id != "check-crashed":
+        return f.id in only
+    return True
 
 
 def run_one(c: Check, ctx: CheckContext) -> tuple[list[Finding], CheckResult]:
     t0 = time.perf_counter()
     try:
         found = [replace(f, check=c.id, node=f.node if f.node is not None else ctx.node) for f in c.fn(ctx)]
+    except Skipped as s:
+        return [], CheckResult(c.id, c.area, CheckStatus.SKIP, time.perf_counter() - t0, ctx.node, reason=s.reason)
     except Exception as e:  # noqa: BLE001 - a crashed check must not take the others down
         import traceback  # only when a check crashed
 
@@ -113,9 +151,7 @@ def run_one(c: Check, ctx: CheckContext) -> tuple[list[Finding], CheckResult]:
         dt = time.perf_counter() - t0
         return [replace(f, check=c.id)], CheckResult(c.id, c.area, CheckStatus.CRASH, dt, ctx.node, tb)
     dt = time.perf_counter() - t0
-    worst = max((f.severity.rank for f in found), default=-1)
-    status = CheckStatus.FAIL if worst == 2 else CheckStatus.WARN if worst == 1 else CheckStatus.PASS
-    return found, CheckResult(c.id, c.area, status, dt, ctx.node)
+    return found, CheckResult(c.id, c.area, CheckStatus.of(found), dt, ctx.node)
 
 
 def run_checks(
@@ -128,8 +164,8 @@ def run_checks(
 ) -> tuple[list[Finding], list[CheckResult]]:
     """Run per-node checks on each snapshot, then cluster checks once when there is more than one node.
 
-    `snapshots` is [(node name or None, snapshot or None when the node failed, error)]. Ignored ids also
-    drop findings with that id, so a waiver works for a finding raised by a check with another id."""
+    `snapshots` is [(node name or None, snapshot or None when the node failed, error)]. `only` and `ignore`
+    take areas, check ids and finding ids: an ignored finding id is dropped whichever check raised it."""
     registry = load_all()
     findings: list[Finding] = []
     results: list[CheckResult] = []
@@ -151,6 +187,18 @@ def run_checks(
             f, r = run_one(c, ctx)
             findings.extend(f)
             results.append(r)
-    if ignore:
-        findings = [f for f in findings if f.id not in ignore]
+    if only or ignore:
+        findings = [f for f in findings if _kept(f, registry[f.check] if f.check in registry else _ANY, only, ignore)]
     return findings, results
+
+
+_ANY = Check(id="", area="", fn=lambda ctx: ())
+
+
+def waiver_names(registry: dict[str, Check]) -> dict[str, set[str]]:
+    """Every name `--only`/`--ignore` accept, by kind (areas, check ids, finding ids)."""
+    return {
+        "areas": {c.area for c in registry.values()},
+        "checks": set(registry),
+        "findings": {fid for c in registry.values() for fid in c.findings} | {"check-crashed"},
+    }

@@ -6,48 +6,48 @@ from __future__ import annotations
 import posixpath
 from collections.abc import Iterator
 
-from doctor.checks.facts import arch, pver, py_version, release, val, ver
-from doctor.checks.runner import CheckContext, check
-from doctor.knowledge.versions import pkg_satisfies
+from packaging.specifiers import SpecifierSet
+
+from doctor.checks.facts import arch, pver, py_version, val, ver
+from doctor.checks.runner import CheckContext, check, skip
+from doctor.knowledge.releases import release_for
+from doctor.knowledge.versions import pkg_satisfies, release
 from doctor.report import Finding, finding
 
-# Package -> (min Python, source). Hard limits: the installed code or wheels cannot run below them.
-_PY_FLOORS = (
-    # PEP 604 annotations fail on Python 3.9; the pull request cited raised python_requires to >=3.10
-    ("vllm-ascend", "0.11.0rc0", (3, 10), "https://github.com/vllm-project/vllm-ascend/issues/3728; https://github.com/vllm-project/vllm-ascend/pull/3926"),
-    # requires-python >=3.10 since verl 0.5.0
-    ("verl", "0.5.0", (3, 10), "https://github.com/verl-project/verl/blob/v0.5.0/pyproject.toml"),
-)
+# vllm-ascend: (first release that needs it, min Python, source). Hard limit: its code cannot run below it (PEP 604
+# annotations fail on Python 3.9; the pull request cited raised python_requires to >=3.10). verl's own Python range
+# is in its row of profiles/releases.toml (the release's Requires-Python).
+_VA_PY_FLOOR = ("0.11.0rc0", (3, 10), "https://github.com/vllm-project/vllm-ascend/issues/3728; "
+                "https://github.com/vllm-project/vllm-ascend/pull/3926")
 
 
-@check("python-version", "system")
+@check("python-version", "system",
+       findings=("python-outside-profile", "python-too-new-for-package", "python-too-old-for-package"))
 def python_version(ctx: CheckContext) -> Iterator[Finding]:
     """Python inside what installed packages and the chosen stack support."""
     snap = ctx.snapshot
     py = py_version(snap)
     if py is None:
-        return
+        skip("the target Python's version is not known")
     pys = ".".join(str(x) for x in release(py))
-    for pkg, since, floor, source in _PY_FLOORS:
-        v = pver(snap, pkg)
-        if v is None or v < type(v)(since):
-            continue
-        if release(py, 2) < floor:
+    since, floor, source = _VA_PY_FLOOR
+    va = pver(snap, "vllm-ascend")
+    if va is not None and not va < type(va)(since) and release(py, 2) < floor:
+        yield _too_old(pys, "vllm-ascend", ver(snap, "vllm-ascend"), f">={floor[0]}.{floor[1]}", source,
+                       f"vllm-ascend {since} and newer need Python {floor[0]}.{floor[1]} or newer")
+    row = release_for(ver(snap, "verl"))
+    if row is not None and pkg_satisfies(pys, row.python) is False:
+        lows = [s for s in SpecifierSet(row.python) if s.operator in (">=", ">") and not pkg_satisfies(pys, str(s))]
+        if lows:
+            yield _too_old(pys, "verl", ver(snap, "verl"), row.python, row.python_source,
+                           f"verl {row.verl} declares Requires-Python {row.python}")
+        else:
             yield finding(
-                "python-too-old-for-package", "error", ("python", pkg),
-                f"Python {pys} is too old for {pkg} {ver(snap, pkg)}",
-                detail=f"{pkg} {since} and newer need Python {floor[0]}.{floor[1]} or newer; imports fail at start-up.",
-                evidence={"python": pys, pkg: ver(snap, pkg), "requires": f">={floor[0]}.{floor[1]}"},
-                fix="Create the environment with Python 3.10 or 3.11 and reinstall the stack (`doctor install`).",
-                commands=("doctor install --dry-run",), source=source)
-    verl = pver(snap, "verl")
-    if verl is not None and verl >= type(verl)("0.9.1") and release(py, 2) >= (3, 13):
-        yield finding(
-            "python-too-new-for-package", "error", ("python", "verl"),
-            f"Python {pys} is too new for verl {ver(snap, 'verl')}",
-            detail="verl 0.9.1 declares Requires-Python <3.13.",
-            evidence={"python": pys, "verl": ver(snap, "verl"), "requires": "<3.13"},
-            fix="Use Python 3.10–3.12 for this verl.", source="https://pypi.org/project/verl/0.9.1/")
+                "python-too-new-for-package", "error", ("python", "verl"),
+                f"Python {pys} is too new for verl {ver(snap, 'verl')}",
+                detail=f"verl {row.verl} declares Requires-Python {row.python}.",
+                evidence={"python": pys, "verl": ver(snap, "verl"), "requires": row.python},
+                fix=f"Use a Python inside {row.python} for this verl.", source=row.python_source)
     p = ctx.profile
     if p is not None and pkg_satisfies(pys, p.python) is False:
         yield finding(
@@ -59,12 +59,20 @@ def python_version(ctx: CheckContext) -> Iterator[Finding]:
             fix=f"Use Python {p.python_recommended or p.python} for this stack.", source=p.source)
 
 
-@check("host-arch", "system")
+def _too_old(pys: str, pkg: str, v: str | None, requires: str, source: str, why: str) -> Finding:
+    return finding(
+        "python-too-old-for-package", "error", ("python", pkg), f"Python {pys} is too old for {pkg} {v}",
+        detail=f"{why}; imports fail at start-up.", evidence={"python": pys, pkg: v, "requires": requires},
+        fix=f"Create the environment with a Python {requires} and reinstall the stack (`doctor install`).",
+        commands=("doctor install --dry-run",), source=source)
+
+
+@check("host-arch", "system", findings=("arch-outside-profile", "arch-unsupported"))
 def host_arch(ctx: CheckContext) -> Iterator[Finding]:
     """Ascend software ships for aarch64 and x86_64 only."""
     a = arch(ctx.snapshot)
     if a is None:
-        return
+        skip("the CPU architecture is not known")
     if a not in ("aarch64", "x86_64"):
         yield finding(
             "arch-unsupported", "error", ("system",), f"CPU architecture {a} has no Ascend software",
@@ -93,13 +101,13 @@ def _is_path_hook(origin: str) -> bool:
     return base.startswith("__editable__.") and base.endswith(".__path_hook__")
 
 
-@check("cwd-shadowing", "system")
+@check("cwd-shadowing", "system", findings=("cwd-shadows-package",))
 def cwd_shadowing(ctx: CheckContext) -> Iterator[Finding]:
     """A source tree in the current directory wins over the installed package on sys.path[0]."""
     snap = ctx.snapshot
     cwd = val(snap.host, "cwd")
     if not isinstance(cwd, str) or not cwd:
-        return
+        skip("the working directory is not known")
     cwd = posixpath.normpath(cwd)
     for mod, (dist, compiled) in _SHADOWABLE.items():
         m = snap.module(mod)
@@ -138,13 +146,13 @@ _PROBE_FIX = {
 }
 
 
-@check("probe-status", "system")
+@check("probe-status", "system", findings=("probe-failed",))
 def probe_status(ctx: CheckContext) -> Iterator[Finding]:
     """A probe that timed out or crashed leaves its facts unknown: say so, so silence is not read as health."""
     meta = ctx.snapshot.extra.get("collect")
     probes = meta.get("probes") if isinstance(meta, dict) else None
     if not isinstance(probes, dict):
-        return
+        skip("the snapshot does not record how its probes ran")
     for name, st in sorted(probes.items()):
         if not isinstance(st, dict) or st.get("status") not in ("timeout", "error"):
             continue

@@ -7,16 +7,18 @@ from collections.abc import Iterator
 
 from packaging.version import Version
 
-from doctor.checks.facts import absent, arch, cann, npu_host, pver, release, val, ver
-from doctor.checks.runner import CheckContext, check
+from doctor.checks.facts import absent, arch, cann, npu_host, pver, val, ver
+from doctor.checks.runner import CheckContext, check, skip
 from doctor.knowledge.matrix import (
     SRC_PT_COMPAT,
     SRC_TORCHVISION,
+    TORCH_NPU,
     TORCH_NPU_CANN,
     torch_npu_cann,
     torchvision_for_torch,
 )
-from doctor.knowledge.versions import CannVersion
+from doctor.knowledge.releases import knowledge_fix
+from doctor.knowledge.versions import CannVersion, release
 from doctor.report import Finding, finding
 from doctor.snapshot.model import known
 
@@ -24,12 +26,14 @@ from doctor.snapshot.model import known
 SRC_PIN = "https://github.com/Ascend/pytorch/blob/v7.2.0-pytorch2.7.1/setup.py; https://pypi.org/project/torch-npu/2.7.1/"
 
 
-@check("torch-npu-installed", "torch_npu")
+@check("torch-npu-installed", "torch_npu", findings=("torch-not-installed", "torch-npu-not-installed"))
 def torch_npu_installed(ctx: CheckContext) -> Iterator[Finding]:
     """torch and torch-npu are installed on an NPU host (complete snapshots only)."""
     snap = ctx.snapshot
     if not npu_host(snap):
-        return
+        skip("nothing says this is an Ascend host")
+    if not snap.is_complete:
+        skip("a partial snapshot cannot say a package is not installed")
     for pkg in ("torch", "torch-npu"):
         if absent(snap, pkg):
             pin = ctx.profile.pin(pkg) if ctx.profile else None
@@ -41,13 +45,13 @@ def torch_npu_installed(ctx: CheckContext) -> Iterator[Finding]:
                 commands=("doctor install --dry-run",), source=SRC_PIN)
 
 
-@check("torch-torch-npu-base", "torch_npu")
+@check("torch-torch-npu-base", "torch_npu", findings=("torch-npu-torch-mismatch",))
 def torch_torch_npu_base(ctx: CheckContext) -> Iterator[Finding]:
     """torch-npu is built against one exact torch release: the major.minor.micro must match."""
     snap = ctx.snapshot
     t, n = pver(snap, "torch"), pver(snap, "torch-npu")
     if t is None or n is None:
-        return
+        skip("torch's or torch-npu's version is not known")
     if release(t) != release(n):
         tb, nb = ".".join(map(str, release(t))), ".".join(map(str, release(n)))
         yield finding(
@@ -60,13 +64,15 @@ def torch_torch_npu_base(ctx: CheckContext) -> Iterator[Finding]:
             source=SRC_PIN + "; https://github.com/sgl-project/sglang/issues/28628")
 
 
-@check("torch-cuda-build", "torch_npu")
+@check("torch-cuda-build", "torch_npu", findings=("torch-cuda-build", "torch-not-cpu-build-x86"))
 def torch_cuda_build(ctx: CheckContext) -> Iterator[Finding]:
     """No CUDA torch on an NPU host; on x86 the torch build must be the +cpu one."""
     snap = ctx.snapshot
     tv = ver(snap, "torch")
-    if tv is None or not npu_host(snap):
-        return
+    if tv is None:
+        skip("torch's version is not known")
+    if not npu_host(snap):
+        skip("nothing says this is an Ascend host")
     t = pver(snap, "torch")
     local = (t.local or "") if t is not None else ""
     tmod = snap.module("torch")
@@ -95,14 +101,14 @@ def torch_cuda_build(ctx: CheckContext) -> Iterator[Finding]:
             source=SRC_PIN + "; https://github.com/vllm-project/vllm-ascend/issues/1411")
 
 
-@check("torchvision-pairing", "torch_npu")
+@check("torchvision-pairing", "torch_npu", findings=("torchvision-torch-mismatch",))
 def torchvision_pairing(ctx: CheckContext) -> Iterator[Finding]:
     """torchvision 0.(N+15) goes with torch 2.N."""
     snap = ctx.snapshot
     tv, t = pver(snap, "torchvision"), ver(snap, "torch")
     want = torchvision_for_torch(t)
     if tv is None or want is None:
-        return
+        skip("torchvision's or torch's version is not known")
     if f"{tv.major}.{tv.minor}" != want:
         yield finding(
             "torchvision-torch-mismatch", "warning", ("torchvision", "torch"),
@@ -113,13 +119,14 @@ def torchvision_pairing(ctx: CheckContext) -> Iterator[Finding]:
             fix=f"pip install torchvision=={want}.* --no-deps", source=SRC_TORCHVISION)
 
 
-@check("torch-npu-cann", "torch_npu")
+@check("torch-npu-cann", "torch_npu",
+       findings=("torch-npu-cann-pairing", "torch-npu-dev-build", "torch-npu-newer-than-known"))
 def torch_npu_cann_pairing(ctx: CheckContext) -> Iterator[Finding]:
     """torch-npu is built and tested for one CANN release (a recommendation: tables disagree by source)."""
     snap = ctx.snapshot
     tn, c = ver(snap, "torch-npu"), cann(snap)
     if tn is None or c is None:
-        return
+        skip("torch-npu's or CANN's version is not known")
     n = pver(snap, "torch-npu")
     if n is not None and n.is_devrelease:
         yield finding(
@@ -133,7 +140,7 @@ def torch_npu_cann_pairing(ctx: CheckContext) -> Iterator[Finding]:
             yield finding(
                 "torch-npu-newer-than-known", "info", ("torch-npu",),
                 f"torch-npu {tn} is newer than the compatibility table the doctor knows (up to {newest})",
-                evidence={"torch-npu": tn, "cann": c[0]}, source=SRC_PT_COMPAT)
+                evidence={"torch-npu": tn, "cann": c[0]}, fix=knowledge_fix(), source=SRC_PT_COMPAT)
         return
     wc = CannVersion(want)
     if c[1].is_ambiguous_against(wc) or c[1] == wc:
@@ -145,4 +152,5 @@ def torch_npu_cann_pairing(ctx: CheckContext) -> Iterator[Finding]:
         detail=("torch-npu newer than the toolkit may call ACL functions the toolkit lacks ('Please upgrade CANN version')."
                 if older else "This pairing is off Ascend/pytorch's compatibility table."),
         evidence={"torch-npu": tn, "cann": c[0], "expected_cann": want},
-        fix=f"Use the torch-npu release listed for CANN {c[0]}, or CANN {want}.", source=SRC_PT_COMPAT)
+        fix=f"Use the torch-npu release listed for CANN {c[0]}, or CANN {want}.",
+        source=next((r.source for r in TORCH_NPU if r.version == str(Version(n.public))), SRC_PT_COMPAT) if n else SRC_PT_COMPAT)

@@ -7,22 +7,23 @@ from collections.abc import Iterator
 
 from packaging.version import Version
 
-from doctor.checks.facts import cann, env, env_known, family, installed, pver, release, val, ver
-from doctor.checks.runner import CheckContext, check
+from doctor.checks.facts import cann, env, env_known, env_unset, family, installed, pver, val, ver
+from doctor.checks.runner import CheckContext, check, skip
 from doctor.knowledge.matrix import SRC_VA_MATRIX, VLLM_ASCEND, vllm_ascend_row
+from doctor.knowledge.releases import knowledge_fix
 from doctor.knowledge.seed import SEED_RULE_PACKAGES, SEED_RULE_SOURCE, seed_rule_violation
-from doctor.knowledge.versions import CannVersion, pkg_satisfies
+from doctor.knowledge.versions import CannVersion, pkg_satisfies, release
 from doctor.report import Finding, finding
 from doctor.snapshot.model import known
 
 
-@check("vllm-cann-minimum", "vllm")
+@check("vllm-cann-minimum", "vllm", findings=("vllm-below-minimum-for-cann",))
 def vllm_cann_minimum(ctx: CheckContext) -> Iterator[Finding]:
     """The seed rule: CANN newer than 8.3.RC1 needs vllm and vllm-ascend >= 0.9.1."""
     snap = ctx.snapshot
     c = cann(snap)
     if c is None:
-        return
+        skip("the CANN version is not known")
     for pkg in SEED_RULE_PACKAGES:
         v = ver(snap, pkg)
         msg = seed_rule_violation(c[0], pkg, v)
@@ -37,30 +38,34 @@ def vllm_cann_minimum(ctx: CheckContext) -> Iterator[Finding]:
                 source=SEED_RULE_SOURCE)
 
 
-@check("vllm-ascend-matrix", "vllm")
+@check("vllm-ascend-matrix", "vllm",
+       findings=("vllm-ascend-cann-pairing", "vllm-ascend-chip-unsupported", "vllm-ascend-newer-than-known",
+                 "vllm-ascend-python-unsupported", "vllm-ascend-torch-mismatch", "vllm-ascend-torch-npu-pairing",
+                 "vllm-ascend-vllm-mismatch"))
 def vllm_ascend_matrix(ctx: CheckContext) -> Iterator[Finding]:
     """vllm-ascend's release pins: its vLLM, torch (compiled ops: an ABI pin), torch-npu, CANN and chips."""
     snap = ctx.snapshot
     va = ver(snap, "vllm-ascend")
     row = vllm_ascend_row(va)
     if va is None:
-        return
+        skip("vllm-ascend is not installed (or not known to be)")
     if row is None:
         vp = pver(snap, "vllm-ascend")
-        newest = max(Version(r.version) for r in VLLM_ASCEND)
+        newest = max(Version(r.version) for r in VLLM_ASCEND if r.branch is None)
         if vp is not None and Version(vp.public) > newest:
             yield finding(
                 "vllm-ascend-newer-than-known", "info", ("vllm-ascend",),
                 f"vllm-ascend {va} is newer than the release matrix the doctor knows (up to {newest})",
-                evidence={"vllm-ascend": va, "newest_known": str(newest)}, source=SRC_VA_MATRIX)
+                evidence={"vllm-ascend": va, "newest_known": str(newest)}, fix=knowledge_fix(),
+                source=next(r.source for r in VLLM_ASCEND if Version(r.version) == newest))
         return
     vav = pver(snap, "vllm-ascend")
     branch_build = vav is not None and (vav.is_devrelease or vav.local is not None)
     vl = pver(snap, "vllm")
     if vl is not None:
         got = Version(vl.public)
-        want = Version(row.vllm)
-        same = got.release[:2] == want.release[:2] if branch_build else got == want
+        wants = [Version(w) for w in row.vllm_versions()]
+        same = any(got.release[:2] == w.release[:2] if branch_build else got == w for w in wants)
         if not same:
             yield finding(
                 "vllm-ascend-vllm-mismatch", "warning", ("vllm", "vllm-ascend"),
@@ -69,7 +74,7 @@ def vllm_ascend_matrix(ctx: CheckContext) -> Iterator[Finding]:
                        "0.8.5.post1, 0.11.0rc0 -> 0.11.0rc3); other vLLMs break its platform plugin imports.",
                 evidence={"vllm": ver(snap, "vllm"), "vllm-ascend": va, "expected_vllm": row.vllm},
                 fix=f"Build vLLM v{row.vllm} with VLLM_TARGET_DEVICE=empty (pip install -e . from the tag).",
-                source=SRC_VA_MATRIX)
+                source=row.source)
     t = pver(snap, "torch")
     if t is not None and row.torch.startswith("==") and pkg_satisfies(".".join(map(str, release(t))), row.torch) is False:
         yield finding(
@@ -80,9 +85,9 @@ def vllm_ascend_matrix(ctx: CheckContext) -> Iterator[Finding]:
             evidence={"torch": ver(snap, "torch"), "vllm-ascend": va, "vllm": ver(snap, "vllm"), "required": row.torch},
             fix=f"Install vllm first and vllm-ascend second so torch=={row.torch[2:]} and its torch-npu are restored "
                 "(pip install --force-reinstall --no-deps torch==... torch-npu==...).",
-            source=SRC_VA_MATRIX + "; https://github.com/vllm-project/vllm-ascend/issues/5710")
+            source=f"{row.source}; https://github.com/vllm-project/vllm-ascend/issues/5710")
     tn = ver(snap, "torch-npu")
-    if tn is not None and row.torch_npu and pkg_satisfies(tn, row.torch_npu) is False:
+    if tn is not None and row.torch_npu and not any(pkg_satisfies(tn, f"=={x}") for x in row.torch_npu_versions()):
         tnv = pver(snap, "torch-npu")
         pinv = Version(row.torch_npu[2:])
         if tnv is not None and release(tnv) == release(pinv):
@@ -93,16 +98,16 @@ def vllm_ascend_matrix(ctx: CheckContext) -> Iterator[Finding]:
                        "was tested with (its FAQ: install a custom torch-npu after vllm-ascend).",
                 evidence={"torch-npu": tn, "vllm-ascend": va, "pinned": row.torch_npu[2:]},
                 fix=f"pip install torch-npu=={row.torch_npu[2:]} --no-deps (or keep it if your verified stack says so).",
-                source=SRC_VA_MATRIX)
+                source=row.source)
     c = cann(snap)
     if c is not None and row.cann:
-        rc = CannVersion(row.cann)
-        if not c[1].is_ambiguous_against(rc) and c[1].series != rc.series:
+        rcs = [CannVersion(x) for x in row.cann_versions()]
+        if not any(c[1].is_ambiguous_against(rc) or c[1].series == rc.series for rc in rcs):
             yield finding(
                 "vllm-ascend-cann-pairing", "warning", ("vllm-ascend", "cann"),
                 f"vllm-ascend {va} is matrixed with CANN {row.cann}, this host has CANN {c[0]}",
                 evidence={"vllm-ascend": va, "cann": c[0], "expected_cann": row.cann},
-                fix=f"Use the vllm-ascend release for CANN {c[0]} (see `doctor profiles`).", source=SRC_VA_MATRIX)
+                fix=f"Use the vllm-ascend release for CANN {c[0]} (see `doctor profiles`).", source=row.source)
     py = val(snap.python, "version")
     if py and pkg_satisfies(py, row.python) is False and release(Version(py), 2) >= (3, 10):
         yield finding(
@@ -115,14 +120,17 @@ def vllm_ascend_matrix(ctx: CheckContext) -> Iterator[Finding]:
         yield finding(
             "vllm-ascend-chip-unsupported", "warning", ("vllm-ascend", "npu"),
             f"vllm-ascend {va} does not list Atlas A3 as supported",
-            evidence={"vllm-ascend": va, "chip": fam}, fix="Use vllm-ascend 0.10.0rc1 or newer on A3.",
-            source="https://github.com/vllm-project/vllm-ascend/blob/v0.10.0rc1/docs/source/faqs.md")
+            evidence={"vllm-ascend": va, "chip": fam}, fix="Use vllm-ascend 0.9.1 or newer on A3.",
+            source=_A3_SOURCE)
 
+
+# the first release whose FAQ lists Atlas A3 Training among the supported products
+_A3_SOURCE = "https://github.com/vllm-project/vllm-ascend/blob/v0.9.1/docs/source/faqs.md"
 
 _DEVICE_TYPES = {"A2": "A2", "A3": "A3", "_310P": "310P", "310P": "310P", "A5": "950"}
 
 
-@check("vllm-ascend-build", "vllm")
+@check("vllm-ascend-build", "vllm", findings=("vllm-ascend-build-device-mismatch",))
 def vllm_ascend_build(ctx: CheckContext) -> Iterator[Finding]:
     """vllm-ascend's _build_info device type (or SOC) matches the chip it runs on."""
     snap = ctx.snapshot
@@ -130,7 +138,7 @@ def vllm_ascend_build(ctx: CheckContext) -> Iterator[Finding]:
     build = val(m, "build")
     fam = family(snap)
     if not isinstance(build, dict) or not fam:
-        return
+        skip("vllm-ascend's build info or the chip family is not known")
     dt = build.get("device_type") or build.get("__device_type__")
     soc = build.get("soc_version") or build.get("__soc_version__")
     built = _DEVICE_TYPES.get(str(dt)) if dt else None
@@ -149,16 +157,17 @@ def vllm_ascend_build(ctx: CheckContext) -> Iterator[Finding]:
             source="https://github.com/vllm-project/vllm-ascend/issues/6206; https://github.com/vllm-project/vllm-ascend/blob/v0.13.0/setup.py")
 
 
-@check("vllm-ascend-runtime-env", "vllm")
+@check("vllm-ascend-runtime-env", "vllm",
+       findings=("vllm-ascend-sleep-expandable-segments", "vllm-version-unparseable"))
 def vllm_ascend_runtime_env(ctx: CheckContext) -> Iterator[Finding]:
     """Settings vllm-ascend cannot combine: sleep mode with expandable segments; dev vLLM without VLLM_VERSION."""
     snap = ctx.snapshot
     if not env_known(snap):
-        return
+        skip("the snapshot has no environment variables")
     has_va = installed(snap, "vllm-ascend") or (known(snap.modules) and snap.modules.get("vllm_ascend") is not None
                                                 and "vllm_ascend" in snap.modules)
     if not has_va:
-        return
+        skip("vllm-ascend is not installed (or not known to be)")
     conf = env(snap, "PYTORCH_NPU_ALLOC_CONF") or ""
     if "expandable_segments:true" in conf.replace(" ", "").lower():
         yield finding(
@@ -170,10 +179,39 @@ def vllm_ascend_runtime_env(ctx: CheckContext) -> Iterator[Finding]:
             source="https://github.com/modelscope/ms-swift/issues/6636")
     vl = ver(snap, "vllm")
     vlp = pver(snap, "vllm")
-    if vl is not None and (vlp is None or vlp.is_devrelease) and not env(snap, "VLLM_VERSION"):
+    if vl is not None and (vlp is None or vlp.is_devrelease) and env_unset(snap, "VLLM_VERSION"):
         yield finding(
             "vllm-version-unparseable", "warning", ("vllm", "env"),
             f"vllm reports version {vl!r}, which vllm-ascend cannot compare",
             detail="vllm-ascend's vllm_version_is() raises InvalidVersion for dev/editable vLLM builds.",
             evidence={"vllm": vl}, fix="export VLLM_VERSION=<the vLLM release you built, e.g. 0.13.0>",
             source="https://github.com/vllm-project/vllm-ascend/blob/v0.13.0/docs/source/faqs.md")
+
+
+# HCCL's own default for HCCL_BUFFSIZE, in MB; vllm-ascend's MoE dispatch/combine kernels carve their windows
+# out of this buffer, so a smaller value makes them address past it.
+_HCCL_BUFFSIZE_DEFAULT_MB = 200
+
+
+@check("hccl-buffsize", "vllm", findings=("hccl-buffsize-below-default",))
+def hccl_buffsize(ctx: CheckContext) -> Iterator[Finding]:
+    """HCCL_BUFFSIZE set below HCCL's 200 MB default on a vllm-ascend host."""
+    snap = ctx.snapshot
+    if not env_known(snap):
+        skip("the snapshot has no environment variables")
+    if not installed(snap, "vllm-ascend"):
+        skip("vllm-ascend is not installed (or not known to be)")
+    raw = env(snap, "HCCL_BUFFSIZE")
+    if not isinstance(raw, str) or not raw.strip().isdigit():
+        return
+    mb = int(raw.strip())
+    if mb >= _HCCL_BUFFSIZE_DEFAULT_MB:
+        return
+    yield finding(
+        "hccl-buffsize-below-default", "warning", ("env", "hccl"),
+        f"HCCL_BUFFSIZE={mb} MB is below HCCL's {_HCCL_BUFFSIZE_DEFAULT_MB} MB default",
+        detail="vllm-ascend's MoE dispatch/combine operators place their buffers inside the HCCL buffer; with expert "
+               "parallelism a small HCCL_BUFFSIZE ends in 'HCCL_BUFFSIZE is too SMALL' or 'The DDR address of the MTE "
+               "instruction is out of range'.",
+        evidence={"HCCL_BUFFSIZE": raw}, fix="Unset HCCL_BUFFSIZE or raise it (the MoE error prints NEEDED_HCCL_BUFFSIZE).",
+        source="https://github.com/vllm-project/vllm-ascend/issues/2674")

@@ -37,6 +37,25 @@ class LazyGroup(click.Group):
         cmd: click.Command = module.command
         return cmd
 
+    # A usage error click finds while parsing is exit 2, and under --json also the one report on stdout.
+    def make_context(self, info_name: str | None, args: list[str], parent: click.Context | None = None,
+                     **extra: object) -> click.Context:
+        argv = list(args)
+        try:
+            ctx = super().make_context(info_name, args, parent, **extra)  # type: ignore[arg-type]
+        except click.ClickException as e:
+            _usage_error(e, argv)
+            raise
+        ctx.meta["doctor.argv"] = argv
+        return ctx
+
+    def invoke(self, ctx: click.Context) -> object:
+        try:
+            return super().invoke(ctx)
+        except click.ClickException as e:
+            _usage_error(e, ctx.meta.get("doctor.argv", []))
+            raise
+
     def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
         # Short help comes from the table above so `doctor --help` imports no command module.
         rows = [(name, help_) for name, (_, help_) in COMMANDS.items()]
@@ -44,15 +63,25 @@ class LazyGroup(click.Group):
             formatter.write_dl(rows)
 
 
-CONTEXT = {"help_option_names": ["-h", "--help"], "auto_envvar_prefix": "DOCTOR", "max_content_width": 110}
+def _usage_error(e: click.ClickException, argv: list[str]) -> None:
+    from doctor.cli.options import report_usage_error
+
+    report_usage_error(e, argv)
+
+
+# The environment twins are exactly the ones the README names (no auto prefix: no undocumented twins).
+CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 110}
 
 
 @click.group(cls=LazyGroup, context_settings=CONTEXT)
 @click.version_option(__version__, "--version", prog_name="doctor", message="%(prog)s %(version)s")
-@click.option("--json", "json_mode", is_flag=True, help="Print one JSON report on stdout and nothing else there. [env DOCTOR_JSON]")
-@click.option("--no-color", is_flag=True, help="No colour (also NO_COLOR, CI, non-TTY). [env DOCTOR_NO_COLOR]")
-@click.option("-v", "--verbose", count=True, help="More detail: passing checks, facts, sources, tracebacks.")
-@click.option("-q", "--quiet", is_flag=True, help="Only problems.")
+@click.option("--json", "json_mode", is_flag=True, envvar="DOCTOR_JSON",
+              help="Print one JSON report on stdout and nothing else there. [env DOCTOR_JSON=1]")
+@click.option("--no-color", is_flag=True, envvar="DOCTOR_NO_COLOR",
+              help="No colour (also NO_COLOR, CI, non-TTY). [env DOCTOR_NO_COLOR=1]")
+@click.option("-v", "--verbose", count=True, envvar="DOCTOR_VERBOSE",
+              help="More detail: passing checks, facts, sources, tracebacks. [env DOCTOR_VERBOSE=N]")
+@click.option("-q", "--quiet", is_flag=True, envvar="DOCTOR_QUIET", help="Only problems. [env DOCTOR_QUIET=1]")
 @click.pass_context
 def cli(ctx: click.Context, json_mode: bool, no_color: bool, verbose: int, quiet: bool) -> None:
     """Diagnose, install and smoke-test verl + MindSpeed training stacks on Huawei Ascend NPUs.

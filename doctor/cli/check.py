@@ -2,9 +2,25 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import click
 
-from doctor.cli.options import doctor_command, output_options
+from doctor.cli.options import (
+    doctor_command,
+    given,
+    junit_option,
+    npu_smi_timeout_option,
+    output_options,
+    profile_option,
+    python_option,
+    ray_options,
+    refuse_unrunnable_python,
+    root_option,
+    strict_option,
+)
+from doctor.console import Console
+from doctor.errors import DoctorError, UsageError
 
 REACH_TIMEOUT = 60.0  # upper bound of the --ray --deep ping round (a reachable NPU answers in milliseconds)
 
@@ -12,23 +28,24 @@ REACH_TIMEOUT = 60.0  # upper bound of the --ray --deep ping round (a reachable 
 @click.command("check")
 @click.option("--from", "from_files", multiple=True, metavar="FILE",
               help="Diagnose a snapshot or cluster file instead of this host ('-' = stdin). Repeat for a cluster.")
-@click.option("--profile", "profile_name", metavar="NAME", help="Force a verified stack (see `doctor profiles`).")
-@click.option("--only", multiple=True, metavar="AREA", help="Run only these areas (system, cann, devices, torch_npu, vllm, mindspeed, packages, env, network, npu_network, deep, cluster) or check ids. Repeatable.")
-@click.option("--ignore", multiple=True, metavar="ID", help="Waive a finding or check id. Repeatable.")
+@profile_option("profile_name")
+@click.option("--only", multiple=True, metavar="NAME",
+              help="Run only these: an area (system, cann, devices, torch_npu, vllm, mindspeed, packages, env, network, "
+                   "npu_network, deep, cluster), a check id, or a finding id (only that finding is reported). Repeatable.")
+@click.option("--ignore", multiple=True, metavar="NAME",
+              help="Waive an area, a check id or a finding id. Repeatable.")
 @click.option("--config", "config_file", metavar="FILE",
               help="Waivers file ([tool.doctor] only/ignore/profile/strict). Default: doctor.toml or pyproject.toml in cwd.")
 @click.option("--deep", is_flag=True, help="Also import torch_npu, mindspeed.megatron_adaptor, vllm_ascend in subprocesses; "
               "with --ray: RoCE-ping one NPU address of every other node from each node.")
-@click.option("--deep-timeout", type=float, default=120.0, show_default=True,
+@click.option("--deep-timeout", type=click.FloatRange(min=1), default=120.0, show_default=True,
               help="Seconds per --deep import (with --ray: for the whole ping round, at most 60).")
-@click.option("--strict", is_flag=True, default=None, help="Exit 1 on warnings too.")
-@click.option("--junit", "junit_file", metavar="FILE", help="Also write a JUnit XML report (one testcase per check).")
-@click.option("--root", default="/", show_default=True, help="Read Ascend files under this root (tests, chroots).")
-@click.option("--python", "python", metavar="PATH", help="Target interpreter whose packages are probed (default: this one).")
-@click.option("--npu-smi-timeout", type=float, default=10.0, show_default=True, help="Seconds before npu-smi counts as hung.")
-@click.option("--ray", "use_ray", is_flag=True, help="Probe every node of the Ray cluster (needs verl-ascend-doctor[ray]).")
-@click.option("--address", metavar="ADDR", help="Ray address for --ray (default: RAY_ADDRESS or auto).")
-@click.option("--ray-timeout", type=float, default=120.0, show_default=True, help="Seconds to wait for all nodes.")
+@strict_option()
+@junit_option()
+@root_option()
+@python_option()
+@npu_smi_timeout_option()
+@ray_options
 @output_options
 @doctor_command
 def command(console, from_files, profile_name, only, ignore, config_file, deep, deep_timeout, strict, junit_file,
@@ -36,13 +53,7 @@ def command(console, from_files, profile_name, only, ignore, config_file, deep, 
     """Diagnose this machine (or snapshots / a Ray cluster) and print findings with fixes.
 
     Exit 0: no errors; 1: an error finding (or a warning with --strict); 2: the doctor could not do its job."""
-    from doctor.errors import DoctorError
-
-    if from_files and use_ray:
-        raise DoctorError("use either --from or --ray, not both", source="usage")
-    if deep and from_files:
-        raise DoctorError("--deep probes this host (or, with --ray, pings between the nodes' NPUs); it cannot be "
-                          "combined with --from", source="usage")
+    _refuse_combinations(from_files, use_ray, deep)
     live = None
     if not from_files and not use_ray:
         # Start probing first: the target interpreter and npu-smi run as children on other cores while this
@@ -67,27 +78,10 @@ def command(console, from_files, profile_name, only, ignore, config_file, deep, 
         nodes, _ = nodes_from_documents([("ray", cl)])
         cluster = True
     else:
-        from doctor.checks.runner import load_all
-        from doctor.knowledge.profiles import load_profiles
-
-        load_profiles()
-        load_all()
         assert live is not None
-        snap = live.result()
-        if deep:
-            from doctor.probes.deep import run_deep_probes
-            from doctor.snapshot.model import ImportResult, known
-
-            console.status("importing torch_npu, mindspeed.megatron_adaptor, vllm_ascend…")
-            res = run_deep_probes(python=python, timeout=deep_timeout)
-            imports = dict(snap.imports) if known(snap.imports) else {}
-            for name, r in res.items():
-                imports[name] = ImportResult(ok=r["ok"], error=r.get("error"), seconds=r.get("seconds"),
-                                             detail=r.get("detail") or {})
-            snap.imports = imports
-        nodes, cluster = [(None, snap, None)], False
+        nodes, cluster = [(None, _live_snapshot(live, python, deep, deep_timeout, console), None)], False
     report = diagnose(nodes, forced_profile=profile_name or cfg.profile, only=list(only) or cfg.only,
-                      ignore=list(ignore) + cfg.ignore, cluster=cluster)
+                      ignore=list(ignore) + cfg.ignore, cluster=cluster, live=not from_files)
     if cfg.source:
         report.extra["config"] = cfg.source
     if cluster and not console.json_mode and console.verbosity >= 0:
@@ -110,6 +104,45 @@ def command(console, from_files, profile_name, only, ignore, config_file, deep, 
     return emit(report, console, strict=bool(strict if strict is not None else cfg.strict))
 
 
+def _refuse_combinations(from_files: tuple[str, ...], use_ray: bool, deep: bool) -> None:
+    """Options that describe the live host mean nothing for a snapshot file: refuse them, naming them."""
+    if from_files and use_ray:
+        raise UsageError("use either --from or --ray, not both")
+    if deep and from_files:
+        raise UsageError("--deep probes this host (or, with --ray, pings between the nodes' NPUs); it cannot be "
+                         "combined with --from")
+    if from_files:
+        live_only = given("root", "python", "npu_smi_timeout", "address", "ray_timeout")
+        if live_only:
+            raise UsageError(f"{', '.join(live_only)} describe{'s' if len(live_only) == 1 else ''} the machine to "
+                             "probe; with --from the snapshot is diagnosed as it is: drop "
+                             + ("it" if len(live_only) == 1 else "them"))
+
+
+def _live_snapshot(live: _Background, python: str | None, deep: bool, deep_timeout: float, console: Console) -> Any:
+    """The live host's snapshot (exit 2 when the target interpreter could not run), with --deep imports."""
+    from doctor.checks.runner import load_all
+    from doctor.knowledge.profiles import load_profiles
+
+    load_profiles()
+    load_all()
+    collection = live.result()
+    refuse_unrunnable_python(collection.probes, python)
+    snap = collection.snapshot
+    if deep:
+        from doctor.probes.deep import run_deep_probes
+        from doctor.snapshot.model import ImportResult, known
+
+        console.status("importing torch_npu, mindspeed.megatron_adaptor, vllm_ascend…")
+        res = run_deep_probes(python=python, timeout=deep_timeout)
+        imports = dict(snap.imports) if known(snap.imports) else {}
+        for name, r in res.items():
+            imports[name] = ImportResult(ok=r["ok"], error=r.get("error"), seconds=r.get("seconds"),
+                                         detail=r.get("detail") or {})
+        snap.imports = imports
+    return snap
+
+
 def _start_live(root: str, python: str | None, npu_smi_timeout: float) -> _Background:
     """Start the target interpreter's probe at once (it runs ~0.1 s on another core), then the other
     probes in a thread, so both overlap with this process importing the rules."""
@@ -121,7 +154,7 @@ def _start_live(root: str, python: str | None, npu_smi_timeout: float) -> _Backg
         from doctor.probes.host import CollectOptions, collect
 
         return collect(CollectOptions(root=root, python=python, npu_smi_timeout=npu_smi_timeout,
-                                      started_python=started)).snapshot
+                                      started_python=started))
 
     return _Background(collect)
 

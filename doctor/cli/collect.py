@@ -2,51 +2,33 @@
 
 from __future__ import annotations
 
-import os
-
 import click
 
-from doctor.cli.options import doctor_command, output_options
-
-
-def resolve_python(value: str | None) -> str | None:
-    """`--python`: a path (kept as given, made absolute — a venv's python is a symlink that must not be
-    resolved out of the venv) or a bare name looked up on PATH. Usage error (exit 2) when neither works."""
-    import shutil
-
-    if not value:
-        return None
-    if os.sep in value or os.path.exists(value):
-        if not os.path.isfile(value):
-            raise click.BadParameter(f"{value}: no such file", param_hint="--python")
-        return os.path.abspath(value)
-    found = shutil.which(value)
-    if not found:
-        raise click.BadParameter(f"{value}: not found on PATH", param_hint="--python")
-    return found
+from doctor.cli.options import (
+    doctor_command,
+    npu_smi_timeout_option,
+    output_file_options,
+    output_options,
+    python_option,
+    ray_options,
+    refuse_overwrite,
+    refuse_unrunnable_python,
+    root_option,
+)
 
 
 @click.command("collect")
-@click.option("-o", "--output", type=click.Path(dir_okay=False, writable=False), default=None,
-              help="Write the snapshot to FILE (atomically) instead of printing it on stdout.")
-@click.option("--root", type=click.Path(exists=True, file_okay=False), default="/", show_default=True,
-              help="Read the machine's files under this prefix (a mounted image, a test fixture).")
-@click.option("--python", "python", default=None, metavar="PATH|NAME",
-              help="Target interpreter whose packages are probed: a path, or a name on PATH such as python3.9 "
-                   "(default: the one running doctor).")
-@click.option("--npu-smi-timeout", type=click.FloatRange(min=0.1), default=10.0, show_default=True,
-              help="Seconds all npu-smi calls together may take; past it npu-smi is killed.")
-@click.option("--bundle", type=click.Path(dir_okay=False), default=None,
-              help="Also write FILE.tar.gz with the raw inputs (npu-smi output, version files, pip freeze), redacted.")
-@click.option("--ray", "use_ray", is_flag=True,
-              help="Probe every alive node of the Ray cluster and write a doctor.cluster/1 document "
-                   "(needs verl-ascend-doctor[ray], or --python with the cluster's Ray).")
-@click.option("--address", metavar="ADDR", help="Ray address for --ray (default: RAY_ADDRESS or auto).")
-@click.option("--ray-timeout", type=click.FloatRange(min=1), default=120.0, show_default=True,
-              help="Seconds to wait for all nodes (a node past it is recorded as timed out).")
+@output_file_options("the snapshot")
+@root_option()
+@python_option()
+@npu_smi_timeout_option()
+@click.option("--bundle", type=click.Path(dir_okay=False), default=None, metavar="FILE",
+              help="Also write a .tar.gz of the raw inputs (npu-smi output, version files, pip freeze), redacted, to "
+                   "FILE (e.g. bug.tar.gz; the name is used as given).")
+@ray_options
 @output_options
-@doctor_command
-def command(console, output, root, python, npu_smi_timeout, bundle, use_ray, address, ray_timeout):
+@doctor_command(data_stdout=True)
+def command(console, output, overwrite, root, python, npu_smi_timeout, bundle, use_ray, address, ray_timeout):
     """Write a snapshot (doctor.snapshot/1) of this host and Python environment.
 
     Without -o the snapshot JSON goes to stdout. With --json stdout holds one doctor.report/1 object
@@ -58,10 +40,11 @@ def command(console, output, root, python, npu_smi_timeout, bundle, use_ray, add
     from doctor.render import emit
     from doctor.snapshot.bundle import collect_report, summary_line, write_bundle
 
-    python_path = resolve_python(python)
+    refuse_overwrite(bundle, overwrite, "--bundle")
     if use_ray:
-        return _collect_ray(console, output, root, python_path, address, ray_timeout, bundle)
-    collection = collect(CollectOptions(root=root, python=python_path, npu_smi_timeout=npu_smi_timeout))
+        return _collect_ray(console, output, root, python, address, ray_timeout, bundle)
+    collection = collect(CollectOptions(root=root, python=python, npu_smi_timeout=npu_smi_timeout))
+    refuse_unrunnable_python(collection.probes, python)
     text = collection.snapshot.to_json(indent=2) + "\n"
     if output:
         try:
@@ -97,13 +80,12 @@ def _collect_ray(console, output, root, python, address, timeout, bundle) -> int
 
     from doctor.atomic import write_text_atomic
     from doctor.cluster.collect_ray import collect_ray
-    from doctor.errors import DoctorError
+    from doctor.errors import DoctorError, UsageError
     from doctor.render import emit
     from doctor.report import Report, finding
 
     if bundle:
-        raise DoctorError("--bundle is per host; run `doctor collect --bundle` on the node you want to report",
-                          source="usage")
+        raise UsageError("--bundle is per host; run `doctor collect --bundle` on the node you want to report")
     console.status(f"probing every node of the Ray cluster at {address or 'RAY_ADDRESS/auto'}…")
     cl = collect_ray(address=address, python=python, timeout=timeout, root=root)
     text = json.dumps(cl.to_dict(), indent=2, ensure_ascii=False) + "\n"

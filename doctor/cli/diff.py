@@ -30,9 +30,18 @@ def command(console, a: str, b: str, show_all: bool) -> int:  # type: ignore[no-
         docs.append(d)
     changes = diff_snapshots(docs[0], docs[1], volatile=show_all)
     if console.json_mode:
-        console.emit_json({"schema": "doctor.diff/1", "a": a, "b": b,
-                           "changes": [{"key": k, "a": None if x == UNKNOWN_MARK else x, "b": None if y == UNKNOWN_MARK else y,
-                                        "in_a": x != UNKNOWN_MARK, "in_b": y != UNKNOWN_MARK} for k, x, y in changes]})
+        from doctor.render import emit
+        from doctor.report import Report, finding
+
+        report = Report("diff", extra={"a": a, "b": b, "changes": [
+            {"key": k, "a": None if x == UNKNOWN_MARK else x, "b": None if y == UNKNOWN_MARK else y,
+             "in_a": x != UNKNOWN_MARK, "in_b": y != UNKNOWN_MARK} for k, x, y in changes]})
+        if changes:
+            report.findings.append(finding(
+                "snapshots-differ", "warning", ("system",), f"{len(changes)} difference(s) between {a} and {b}",
+                evidence={"count": len(changes), "keys": [k for k, _, _ in changes][:20]},
+                fix="See `changes`: the keys that differ, with both values."))
+        emit(report, console)
         return 1 if changes else 0
     c = console
     if not changes:

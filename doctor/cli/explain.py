@@ -1,6 +1,8 @@
-"""`doctor explain LOG|-`: match a failure log against the known signatures and say what to change."""
+"""`doctor explain LOG|DIR|- [LOG...]`: match failure logs against the known signatures and say what to change."""
 
 from __future__ import annotations
+
+from pathlib import Path
 
 import click
 
@@ -8,7 +10,7 @@ from doctor.cli.options import doctor_command, output_options
 
 
 @click.command("explain")
-@click.argument("log", metavar="LOG|-")
+@click.argument("logs", nargs=-1, required=True, metavar="LOG|DIR|- [LOG...]")
 @click.option(
     "--signatures",
     "signatures_path",
@@ -24,36 +26,69 @@ from doctor.cli.options import doctor_command, output_options
     show_default=True,
     help="Log lines kept before and after each match as evidence.",
 )
+@click.option("--jobs", type=click.IntRange(1, 64), default=None,
+              help="Processes reading logs, or parts of one big log, at once (default: one per CPU, only for large inputs).")
 @output_options
 @doctor_command
-def command(console, log: str, signatures_path: str | None, context_lines: int) -> int:
-    """Explain a failure LOG (a file, or - for stdin): one finding per known problem, with its fix.
+def command(console, logs: tuple[str, ...], signatures_path: str | None, context_lines: int, jobs: int | None) -> int:
+    """Explain failure logs: one finding per known problem, with its fix, root cause first.
 
-    The log is streamed, so multi-gigabyte Ray logs are fine. Exit 0 when no error signature matched
-    (an info finding says when nothing matched at all), 1 when one did, 2 when the log or the
-    signature database cannot be read.
+    LOG is a file or - for stdin. A DIR (a Ray session's logs/, one log per node or rank) or several LOGs are
+    read together: their error events are ordered in time and the node whose failure came first is named,
+    with the knock-on errors of the other nodes (HCCL timeouts, lost peers) grouped under it. Logs are
+    streamed, so multi-gigabyte Ray logs are fine. Exit 0 when no error signature matched (an info finding
+    says when nothing matched, a warning when nothing readable was found), 1 when one did, 2 when a log or
+    the signature database cannot be read.
     """
-    from doctor.explain.signatures import explain_path, load_signatures
+    import time
+
+    from doctor.explain.signatures import load_signatures
     from doctor.render import emit
     from doctor.report import CheckResult, CheckStatus, Report, Severity
 
     db = load_signatures(signatures_path)
-    findings, lines_read = explain_path(log, db=db, context_lines=context_lines)
-    worst = max((f.severity.rank for f in findings), default=0)
-    status = {2: CheckStatus.FAIL, 1: CheckStatus.WARN}.get(worst, CheckStatus.PASS)
+    t0 = time.perf_counter()
+    single = len(logs) == 1 and (logs[0] == "-" or not Path(logs[0]).is_dir())
+    if single:
+        from doctor.explain.signatures import explain_path
+
+        findings, lines_read = explain_path(logs[0], db=db, context_lines=context_lines, jobs=jobs)
+        extra = {"log": logs[0], "lines": lines_read}
+        header = f"log: {logs[0]} ({lines_read} lines, {len(db)} signatures)"
+    else:
+        from doctor.explain.multi import explain_many
+
+        findings, many = explain_many(list(logs), db=db, db_path=signatures_path, context_lines=context_lines,
+                                      jobs=jobs)
+        logs_read: list[dict] = many["logs"]
+        extra = many
+        header = f"logs: {len(logs_read)} file(s), {sum(x['lines'] for x in logs_read)} lines, {len(db)} signatures"
     report = Report(
         command="explain",
         findings=findings,
-        checks=[CheckResult(id="log-signatures", area="explain", status=status)],
-        extra={"log": log, "lines": lines_read, "signatures": {"path": db.path, "count": len(db)}},
+        checks=[CheckResult(id="log-signatures", area="explain", status=CheckStatus.of(findings),
+                            seconds=time.perf_counter() - t0)],
+        extra={**extra, "signatures": {"path": db.path, "count": len(db)}},
     )
     if not console.json_mode:
-        console.print(console.style(f"log: {log} ({lines_read} lines, {len(db)} signatures)", "dim"))
+        console.print(console.style(header, "dim"))
     code = emit(report, console)
     if not console.json_mode and console.verbosity >= 0:
-        shown = [f for f in findings if f.severity is not Severity.INFO and "line" in f.evidence]
-        if shown:
-            console.print(console.style("evidence:", "bold"))
-            for f in shown:
-                console.print(f"  [{f.id}] line {f.evidence['line']}: {f.evidence['text']}")
+        _print_evidence(console, findings, Severity)
     return code
+
+
+def _print_evidence(console, findings, severity_cls) -> None:
+    shown = [f for f in findings if f.severity is not severity_cls.INFO and "line" in f.evidence]
+    first = [f for f in findings if "first_error" in f.evidence]
+    if not shown and not first:
+        return
+    console.print(console.style("evidence:", "bold"))
+    for f in shown:
+        where = f"{f.node}: " if f.node else ""
+        when = f" [{f.evidence['time']}]" if f.evidence.get("time") else ""
+        console.print(f"  {where}[{f.id}] line {f.evidence['line']}{when}: {f.evidence['text']}")
+    for f in first:
+        fe = f.evidence["first_error"]
+        where = f"{f.node}: " if f.node else ""
+        console.print(f"  {where}first error line {fe['line']}: {fe['text']}")

@@ -7,19 +7,18 @@ from __future__ import annotations
 
 import click
 
-from doctor.cli.options import doctor_command, output_options
+from doctor.cli.options import doctor_command, output_options, profile_option, python_option, root_option
 
 
 @click.command("install")
-@click.option("--profile", metavar="NAME", help="Use this verified stack instead of the one matching the machine.")
+@profile_option()
 @click.option("--set", "sets", multiple=True, metavar="PKG=VER", help="Override one pin (validated against the rules). "
               "For a git source (vllm, vllm-ascend, megatron-core, verl) it picks that release's tag. Repeatable.")
 @click.option("--git-ref", "git_refs", multiple=True, metavar="NAME=REF", help="Clone this git source at another branch, "
               "tag or commit, deliberately (its version is then read from the clone). Repeatable.")
-@click.option("--python", metavar="PATH", help="Target interpreter (an existing environment); with --venv, the "
-              "interpreter a new venv is made from.")
-@click.option("--venv", metavar="DIR", help="Install into this venv; created if it does not exist. --venv or --python "
-              "is required: the doctor never installs into its own environment by default.")
+@python_option("For install: the environment to install into, or with --venv the interpreter a new venv is made "
+               "from; --venv or --python is required (never the doctor's own environment by default).")
+@click.option("--venv", metavar="DIR", help="Install into this venv; created if it does not exist.")
 @click.option("--backend", type=click.Choice(["auto", "pip", "uv"]), default="auto", show_default=True,
               help="Installer; auto picks uv when present.")
 @click.option("--dry-run", is_flag=True, help="Print the plan (host prerequisites, which steps would run) and change nothing.")
@@ -47,7 +46,7 @@ from doctor.cli.options import doctor_command, output_options
 @click.option("--no-host-check", is_flag=True, help="Image builds / CI runners without CANN or NPU: report host "
               "findings separately; a complete, verified Python stack exits 0.")
 @click.option("--step-timeout", type=float, metavar="SECONDS", help="Give up on a step after this long (default 3 h).")
-@click.option("--root", default="/", hidden=True, help="Read Ascend files under this root (tests).")
+@root_option(hidden=True)
 @click.option("--profiles-dir", hidden=True, metavar="DIR", help="Load profiles from this directory.")
 @output_options
 @doctor_command

@@ -7,7 +7,7 @@ from typing import Any
 
 import click
 
-from doctor.cli.options import doctor_command, output_options
+from doctor.cli.options import doctor_command, output_file_options, output_options, root_option, strict_option
 
 _SPEC_OPTIONS = (
     "model", "verl_version", "nodes", "npus_per_node", "tp", "pp", "vpp", "cp", "ep", "etp", "sp", "recompute",
@@ -16,7 +16,8 @@ _SPEC_OPTIONS = (
     "log_prob_micro_batch_size_per_gpu", "max_prompt_length", "max_response_length", "rollout_n", "rollout_tp",
     "rollout_name", "gpu_memory_utilization", "lr", "total_epochs", "total_training_steps", "test_freq",
     "save_freq", "project_name", "experiment_name", "node_rank", "head_address", "ray_port", "cann_set_env",
-    "nnal_set_env",
+    "nnal_set_env", "offload", "dynamic_bsz", "max_token_len_per_npu", "max_model_len", "enforce_eager",
+    "free_cache_engine", "hccl_aiv",
 )
 
 
@@ -70,16 +71,22 @@ def _opt(*names: str, **kw: Any) -> Any:
 @_opt("--ray-port", type=int, help="Ray head port [6379].")
 @_opt("--cann-set-env", metavar="PATH", help="CANN set_env.sh to source.")
 @_opt("--nnal-set-env", metavar="PATH", help="NNAL set_env.sh to source ('' to skip).")
+@_opt("--offload/--no-offload", help="Actor param/grad/optimizer offload [from the closest upstream NPU example].")
+@_opt("--dynamic-bsz/--no-dynamic-bsz", help="Dynamic batch size on actor, ref and rollout [from the example].")
+@_opt("--max-token-len-per-npu", type=int, help="Max tokens per NPU with dynamic batch size [prompt + response].")
+@_opt("--max-model-len", type=int, help="Rollout max_model_len [from the example].")
+@_opt("--enforce-eager/--no-enforce-eager", help="Rollout enforce_eager [from the example].")
+@_opt("--free-cache-engine/--no-free-cache-engine", help="Rollout free_cache_engine [verl default].")
+@_opt("--hccl-aiv/--no-hccl-aiv", help="Export HCCL_OP_EXPANSION_MODE=AIV [where upstream does: MoE/large, verl >= 0.9].")
 @click.option("--override", "extra_overrides", multiple=True, metavar="KEY=VALUE", help="Extra Hydra override (repeatable).")
 @_opt("--verl-config", type=click.Path(file_okay=False), help="verl's trainer/config directory to compose against.")
 @click.option("--compose/--no-compose", default=None, help="Require / skip the real Hydra composition [auto].")
 @click.option("--format", "fmt", type=click.Choice(["script", "overrides", "yaml"]), default="script", show_default=True)
-@click.option("-o", "--output", type=click.Path(dir_okay=False), help="Write to FILE (script: mode 0755).")
-@click.option("--overwrite", "--force", "overwrite", is_flag=True, help="Replace an existing output file.")
-@click.option("--strict", is_flag=True, help="Warnings also fail (exit 1, nothing written).")
-@_opt("--root", "sys_root", hidden=True, default="/", help="Filesystem root for chip detection (tests).")
+@output_file_options("the script (or the overrides / YAML; script: mode 0755)")
+@strict_option()
+@root_option(dest="sys_root", hidden=True)
 @output_options
-@doctor_command
+@doctor_command(data_stdout=True)
 def command(console: Any, spec_file: str | None, chip: str | None, verl_config: str | None, compose: bool | None,
             fmt: str, output: str | None, overwrite: bool, strict: bool, sys_root: str, extra_overrides: tuple[str, ...],
             **opts: Any) -> int:
@@ -87,14 +94,11 @@ def command(console: Any, spec_file: str | None, chip: str | None, verl_config: 
 
     Nothing is written when a rule finds an error: the findings say which key to change.
     """
-    from doctor.errors import RefusedError
     from doctor.launch import hydra_compose
     from doctor.launch.env import default_npus_per_node, megatron_bridge_installed
     from doctor.launch.spec import build_spec, load_spec_file
     from doctor.report import Report, finding
 
-    if output and os.path.lexists(output) and not overwrite:
-        raise RefusedError("exists; pass --overwrite (or --force) to replace it", source=output)
     values: dict[str, Any] = load_spec_file(spec_file) if spec_file else {}
     for k in _SPEC_OPTIONS:
         if opts.get(k) is not None:
@@ -115,6 +119,7 @@ def command(console: Any, spec_file: str | None, chip: str | None, verl_config: 
                              evidence={"npus_per_node": n}, fix="Pass --npus-per-node (A2: 8, A3: 16)."))
     if values.get("megatron_bridge") is None:
         values["megatron_bridge"] = megatron_bridge_installed()
+    notes += _example_defaults(values)
     spec = build_spec(values, source=spec_file or "command line")
 
     from doctor.launch.validation import validate
@@ -128,7 +133,8 @@ def command(console: Any, spec_file: str | None, chip: str | None, verl_config: 
         report.extra["written"] = None
         console.status("not written: fix the error findings first" if report.summary["error"]
                        else "not written: warnings under --strict")
-        return _emit(report, console, strict)
+        # stdout stays empty (a `> run.sh` never captures a report); with --json it holds the report
+        return _emit(report, console if console.json_mode else _stderr_console(console), strict)
     text = _render(spec, fmt, compose, verl_config)
     if output:
         _write(output, text, executable=(fmt == "script"))
@@ -141,14 +147,45 @@ def command(console: Any, spec_file: str | None, chip: str | None, verl_config: 
         report.extra["written"] = None
         return _emit(report, console, strict)
     # The script itself goes to stdout (so `> run.sh` works); findings go to stderr.
-    from doctor.console import Console
-
-    err_console = Console(json_mode=False, color=console.color, verbosity=console.verbosity, out=console.err,
-                          err=console.err)
-    code = _emit(report, err_console, strict)
+    code = _emit(report, _stderr_console(console), strict)
     console.out.write(text)
     console.out.flush()
     return code
+
+
+def _example_defaults(values: dict[str, Any]) -> list[Any]:
+    """Fill the memory/rollout settings the user left open from the closest upstream NPU example."""
+    from doctor.launch.examples import closest
+    from doctor.launch.features import at_least
+    from doctor.launch.validation import load_model
+    from doctor.report import finding
+
+    info, _ = load_model(values.get("model"))
+    ex = closest(info)
+    length = int(values.get("max_prompt_length") or 512) + int(values.get("max_response_length") or 1024)
+    version = str(values.get("verl_version") or "0")
+    defaults = {"offload": ex.offload, "dynamic_bsz": ex.dynamic_bsz, "enforce_eager": ex.enforce_eager,
+                "hccl_aiv": ex.hccl_aiv and at_least(version, "0.9.0"), "rollout_tp": ex.rollout_tp,
+                "gpu_memory_utilization": ex.gpu_memory_utilization,
+                "max_model_len": length if ex.offload else None}
+    if values.get("dynamic_bsz", ex.dynamic_bsz):
+        defaults["max_token_len_per_npu"] = length
+    taken = {k: v for k, v in defaults.items() if values.get(k) is None and v is not None}
+    values.update(taken)
+    if not taken:
+        return []
+    return [finding("launch-defaults-from-example", "info", ("config",),
+                    f"memory and rollout settings from upstream's closest NPU example ({ex.name}): "
+                    + ", ".join(f"{k}={v}" for k, v in taken.items()),
+                    evidence={"example": ex.url, **taken}, source=ex.url,
+                    fix="Pass the option (e.g. --offload/--no-offload, --rollout-tp) to choose otherwise.")]
+
+
+def _stderr_console(console: Any) -> Any:
+    from doctor.console import Console
+
+    return Console(json_mode=False, color=console.color, verbosity=console.verbosity, out=console.err,
+                   err=console.err)
 
 
 def _emit(report: Any, console: Any, strict: bool) -> int:
@@ -165,17 +202,21 @@ def _render(spec: Any, fmt: str, compose: bool | None, verl_config: str | None) 
 
         return render_overrides(spec)
     if fmt == "yaml":
-        from doctor.launch import hydra_compose
-        from doctor.launch.override_list import build_overrides
+        from doctor.launch.compose_cache import compose_cached
+        from doctor.launch.override_list import build_overrides, config_name_for
         from doctor.launch.validation import resolve_config_dir
 
         cdir, _ = resolve_config_dir(spec.verl_version, verl_config, True if compose is None else compose)
         if cdir is None:
-            raise DoctorError("--format yaml needs verl's config files (drop --no-compose)")
-        res = hydra_compose.compose(build_overrides(spec), cdir)
-        if res.config is None:  # pragma: no cover - validation already refused
+            raise DoctorError("--format yaml needs verl's config files: "
+                              + ("drop --no-compose" if compose is False else "install verl or pass --verl-config DIR"))
+        ovs = build_overrides(spec)
+        res = compose_cached(ovs, cdir, config_name_for(spec.verl_version), spec.verl_version)
+        if res.yaml is None:  # cached from a composition with other paths: compose this one
+            res = compose_cached(ovs, cdir, config_name_for(spec.verl_version), spec.verl_version, use_cache=False)
+        if res.yaml is None:  # pragma: no cover - validation already refused
             raise DoctorError("verl's config did not compose")
-        return hydra_compose.to_yaml(res.config)
+        return res.yaml
     from doctor.launch.render import render_script
 
     text = render_script(spec)

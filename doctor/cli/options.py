@@ -1,19 +1,32 @@
-"""What every command shares: output options (also accepted after the command name), the console,
-and turning a DoctorError into exit 2 with its message."""
+"""What every command shares: the output options (also accepted after the command name), the options
+several commands take (one definition each, so `--root` or `--python` means the same everywhere), and
+the `doctor_command` wrapper that keeps the contracts every command promises:
+
+* `--json`: stdout holds exactly one `doctor.report/1` document, also when the command fails (exit 2);
+* a `DoctorError` is exit 2 with one clear line naming the flag, file or path (never a traceback);
+* a missing optional dependency says which extra to install; a closed stdout (`| head`) ends quietly.
+"""
 
 from __future__ import annotations
 
 import functools
+import os
 import sys
-from collections.abc import Callable
-from typing import Any, TypeVar
+from collections.abc import Callable, Sequence
+from typing import Any, NoReturn, TypeVar
 
 import click
 
-from doctor.console import Console
-from doctor.errors import DoctorError
+from doctor.console import Console, quiet_broken_pipe
+from doctor.errors import DoctorError, ExtraNotInstalled, RefusedError, UsageError
 
 F = TypeVar("F", bound=Callable[..., Any])
+
+# -- output options -----------------------------------------------------------------------------------
+
+# (group option name, command option name); the group's options also read DOCTOR_JSON, DOCTOR_NO_COLOR,
+# DOCTOR_VERBOSE and DOCTOR_QUIET (see doctor.cli).
+_OUTPUT = (("json_mode", "cmd_json"), ("no_color", "cmd_no_color"), ("verbose", "cmd_verbose"), ("quiet", "cmd_quiet"))
 
 
 def output_options(f: F) -> F:
@@ -25,43 +38,276 @@ def output_options(f: F) -> F:
     return f
 
 
-def make_console(ctx: click.Context, kwargs: dict[str, Any]) -> Console:
-    obj = ctx.find_root().obj or {}
-    # pop every option first: `a or kwargs.pop(...)` would leave it in kwargs when the group set it
-    cmd = {k: kwargs.pop(k, None) for k in ("cmd_json", "cmd_no_color", "cmd_verbose", "cmd_quiet")}
-    return Console.create(
-        json_mode=bool(obj.get("json_mode") or cmd["cmd_json"]),
-        no_color=bool(obj.get("no_color") or cmd["cmd_no_color"]),
-        verbose=int(obj.get("verbose", 0)) + int(cmd["cmd_verbose"] or 0),
-        quiet=bool(obj.get("quiet") or cmd["cmd_quiet"]),
-    )
+def make_console(ctx: click.Context, kwargs: dict[str, Any], *, data_stdout: bool = False) -> Console:
+    """The console for this invocation: the output options given to the command, to any group above it
+    (`doctor profiles --json show X`) and to `doctor` itself, or their environment twins."""
+    vals: dict[str, Any] = {group: kwargs.pop(cmd, None) for group, cmd in _OUTPUT}
+    c: click.Context | None = ctx.parent
+    while c is not None:
+        for group, cmd in _OUTPUT:
+            for name in (group, cmd):
+                v = c.params.get(name)
+                if v:
+                    vals[group] = (vals[group] or 0) + v if group == "verbose" else True
+        c = c.parent
+    return Console.create(json_mode=bool(vals["json_mode"]), no_color=bool(vals["no_color"]),
+                          verbose=int(vals["verbose"] or 0), quiet=bool(vals["quiet"]), data_stdout=data_stdout)
 
 
-def doctor_command(f: Callable[..., int | None]) -> Callable[..., None]:
-    """Wrap a command body `f(console, **options) -> exit code`: builds the console, maps DoctorError to
-    exit 2 with a clear message (never a traceback), and exits with the returned code."""
+# -- options several commands share -------------------------------------------------------------------
 
-    @functools.wraps(f)
+
+class TargetPython(click.ParamType):
+    """`--python`: a path (kept as given, made absolute — a venv's python is a symlink that must not be
+    resolved out of the venv) or a bare name looked up on PATH; it must be an executable file."""
+
+    name = "PATH|NAME"
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> str:
+        import shutil
+
+        text = os.fspath(value)
+        if os.sep in text or os.path.exists(text):
+            if not os.path.exists(text):
+                self.fail(f"{text}: no such file", param, ctx)
+            if not os.path.isfile(text) or not os.access(text, os.X_OK):
+                self.fail(f"{text}: not an executable file", param, ctx)
+            return os.path.abspath(text)
+        found = shutil.which(text)
+        if not found:
+            self.fail(f"{text}: not found on PATH", param, ctx)
+        return found
+
+
+def python_option(note: str = "") -> Callable[[F], F]:
+    return click.option(
+        "--python", "python", type=TargetPython(), default=None,
+        help="Target interpreter whose packages count: a path, or a name on PATH such as python3.10 "
+             "(default: the one running doctor)." + (f" {note}" if note else ""))
+
+
+def root_option(*, dest: str = "root", hidden: bool = False) -> Callable[[F], F]:
+    return click.option(
+        "--root", dest, type=click.Path(exists=True, file_okay=False), default="/", show_default=True, hidden=hidden,
+        help="Read the machine's files (Ascend installs, /dev, /proc, /sys) under this prefix (a mounted image, "
+             "a test fixture).")
+
+
+def npu_smi_timeout_option() -> Callable[[F], F]:
+    return click.option(
+        "--npu-smi-timeout", type=click.FloatRange(min=0.1), default=10.0, show_default=True, metavar="SECONDS",
+        help="Seconds all npu-smi calls together may take; past it npu-smi is killed and counts as hung.")
+
+
+def ray_options(f: F) -> F:
+    """--ray, --address, --ray-timeout."""
+    f = click.option("--ray-timeout", type=click.FloatRange(min=1), default=120.0, show_default=True,
+                     metavar="SECONDS", help="Seconds to wait for all nodes (a node past it is recorded as timed out).")(f)
+    f = click.option("--address", metavar="ADDR", help="Ray address for --ray (default: RAY_ADDRESS or auto).")(f)
+    return click.option("--ray", "use_ray", is_flag=True,
+                        help="Probe every alive node of the Ray cluster (needs verl-ascend-doctor[ray], or --python "
+                             "with the cluster's Ray).")(f)
+
+
+def profile_option(dest: str = "profile") -> Callable[[F], F]:
+    return click.option("--profile", dest, metavar="NAME",
+                        help="Use this verified stack instead of the one that matches the machine (see `doctor profiles`).")
+
+
+def strict_option() -> Callable[[F], F]:
+    return click.option("--strict", is_flag=True, default=None, help="Warnings also fail (exit 1).")
+
+
+def junit_option(dest: str = "junit_file") -> Callable[[F], F]:
+    return click.option("--junit", dest, type=click.Path(dir_okay=False), metavar="FILE",
+                        help="Also write a JUnit XML report to FILE (one testcase per check).")
+
+
+def output_file_options(what: str) -> Callable[[F], F]:
+    """-o/--output FILE and --overwrite/--force: an existing FILE is refused unless --overwrite is given
+    (the wrapper refuses it before the command does any work)."""
+
+    def deco(f: F) -> F:
+        f = click.option("--overwrite", "--force", "overwrite", is_flag=True,
+                         help="Replace an existing output file.")(f)
+        return click.option("-o", "--output", type=click.Path(dir_okay=False), default=None, metavar="FILE",
+                            help=f"Write {what} to FILE (atomically) instead of stdout.")(f)
+
+    return deco
+
+
+def refuse_overwrite(path: str | None, overwrite: bool, flag: str = "--output") -> None:
+    """An existing output file is replaced only with --overwrite."""
+    # a regular file (or a dangling link) would be replaced; a device or FIFO such as /dev/null is written to
+    if path and os.path.lexists(path) and (os.path.isfile(path) or not os.path.exists(path)) and not overwrite:
+        raise RefusedError(f"exists; pass --overwrite (or --force) to replace it ({flag})", source=path)
+
+
+def given(*names: str) -> list[str]:
+    """The flags among these option names that the user typed (not defaults), as typed names (`--root`)."""
+    ctx = click.get_current_context()
+    out = []
+    for name in names:
+        src = ctx.get_parameter_source(name)
+        if src is not None and src.name in ("COMMANDLINE", "ENVIRONMENT"):
+            out.append(flag_name(ctx.command, name))
+    return out
+
+
+def flag_name(command: click.Command, dest: str) -> str:
+    """The long flag of the option stored under `dest` (`ppo_micro_batch_size_per_gpu` -> `--micro-batch-size`)."""
+    for p in command.params:
+        if isinstance(p, click.Option) and p.name == dest:
+            longs = [o for o in p.opts if o.startswith("--")]
+            return longs[0] if longs else p.opts[0]
+    return dest
+
+
+def refuse_unrunnable_python(probes: dict[str, Any], python: str | None) -> None:
+    """A target interpreter that could not run the probe at all is exit 2, not a warning."""
+    st = probes.get("python")
+    if st is None or getattr(st, "status", "ok") != "error":
+        return
+    why = st.errors[0] if st.errors else "it printed no result"
+    raise UsageError(f"cannot run the target interpreter {python or sys.executable}: {why}", path="--python")
+
+
+# -- the wrapper -----------------------------------------------------------------------------------------
+
+# Optional dependencies by extra (module names; tests hold them to pyproject.toml), and the extra a command
+# names first when a module is in several.
+EXTRAS: dict[str, tuple[str, ...]] = {
+    "ray": ("ray",),
+    "launch": ("hydra", "omegaconf", "yaml", "tree_sitter", "tree_sitter_bash"),
+    "smoke": ("numpy", "safetensors", "tokenizers", "pyarrow", "hydra", "omegaconf", "yaml"),
+}
+_COMMAND_EXTRA = {"smoke": "smoke", "launch": "launch", "lint": "launch"}
+
+
+def extra_for(module: str | None, command: str) -> str | None:
+    top = (module or "").split(".")[0]
+    extras = [x for x, mods in EXTRAS.items() if top in mods]
+    if not extras:
+        return None
+    preferred = _COMMAND_EXTRA.get(command)
+    return preferred if preferred in extras else extras[0]
+
+
+def command_name(ctx: click.Context) -> str:
+    """The `doctor` subcommand this context belongs to (`profiles` for `doctor profiles show`)."""
+    c = ctx
+    while c.parent is not None and c.parent.parent is not None:
+        c = c.parent
+    return c.info_name or "doctor"
+
+
+def doctor_command(f: Callable[..., int | None] | None = None, *, data_stdout: bool = False) -> Any:
+    """Wrap a command body `f(console, **options) -> exit code`. `data_stdout`: without `-o`, the
+    command's stdout carries data (a script, a snapshot), so its human text goes to stderr."""
+    if f is None:
+        return functools.partial(doctor_command, data_stdout=data_stdout)
+    body = f
+
+    @functools.wraps(body)
     @click.pass_context
     def wrapper(ctx: click.Context, **kwargs: Any) -> None:
-        for k in ("cmd_json", "cmd_no_color", "cmd_verbose", "cmd_quiet"):
-            kwargs.setdefault(k, None)
-        console = make_console(ctx, kwargs)
+        console = make_console(ctx, kwargs, data_stdout=data_stdout and not kwargs.get("output"))
+        name = command_name(ctx)
         try:
-            code = f(console, **kwargs)
+            if "overwrite" in kwargs:
+                refuse_overwrite(kwargs.get("output"), bool(kwargs["overwrite"]))
+            code = body(console, **kwargs)
+            console.flush()
+        except BrokenPipeError:
+            quiet_broken_pipe()
         except DoctorError as e:
-            # stdout stays empty: with --json it holds one report or nothing
-            console.error(str(e))
-            sys.exit(e.exit_code)
-        except (click.exceptions.Exit, click.ClickException, KeyboardInterrupt, SystemExit):
+            fail(console, name, _name_the_flag(e, ctx))
+        except click.ClickException as e:
+            fail(console, name, UsageError(e.format_message()))
+        except ModuleNotFoundError as e:
+            extra = extra_for(e.name, name)
+            if extra is None:
+                crash(console, name, e)
+            fail(console, name, ExtraNotInstalled(e.name or "?", extra, name))
+        except (click.exceptions.Exit, click.Abort, KeyboardInterrupt, SystemExit):
             raise
         except Exception as e:  # noqa: BLE001 - the doctor's own crash is exit 2 with a message, not a traceback
-            import traceback
-
-            console.error(f"internal error: {type(e).__name__}: {e} (this is a bug in the doctor; -v shows the traceback)")
-            if console.verbosity >= 1:
-                console.err.write(traceback.format_exc())
-            sys.exit(2)
+            crash(console, name, e)
         sys.exit(code or 0)
 
     return wrapper
+
+
+def _name_the_flag(e: DoctorError, ctx: click.Context) -> DoctorError:
+    """Say the flag the user typed: `command line: tp: must be ...` -> `--tp: must be ...`; and never blame
+    a flag the user did not pass (`--compose: cannot compose ...` when --compose was left to its default)."""
+    if e.source == "command line" and e.path and "." not in e.path:
+        flag = flag_name(ctx.command, e.path)
+        if flag != e.path:
+            e.source, e.path = None, flag
+    for attr in ("source", "path"):
+        if _untyped_flag(getattr(e, attr), ctx):
+            setattr(e, attr, None)
+    e.args = (str(e),)
+    return e
+
+
+def _untyped_flag(name: str | None, ctx: click.Context) -> bool:
+    """Is `name` one of this command's flags that the user left to its default?"""
+    if not name or not name.startswith("--"):
+        return False
+    param = next((p for p in ctx.command.params if isinstance(p, click.Option)
+                  and name in (*p.opts, *p.secondary_opts)), None)
+    source = ctx.get_parameter_source(param.name) if param is not None and param.name else None
+    return source is not None and source.name not in ("COMMANDLINE", "ENVIRONMENT")
+
+
+def fail(console: Console, command: str, e: DoctorError) -> NoReturn:
+    """Exit 2 (or the error's code) with one line on stderr; under --json also the one report on stdout."""
+    from doctor.report import failure_report
+
+    try:
+        console.error(str(e))
+        if console.json_mode and not console.emitted:
+            console.emit_json(failure_report(command, e.finding_id, str(e), fix=e.fix).to_dict())
+        console.flush()
+    except BrokenPipeError:
+        quiet_broken_pipe()
+    sys.exit(e.exit_code)
+
+
+def crash(console: Console, command: str, e: BaseException) -> NoReturn:
+    import traceback
+
+    tb = traceback.format_exc()
+    msg = f"internal error: {type(e).__name__}: {e} (this is a bug in the doctor; -v shows the traceback)"
+    err = DoctorError(msg)
+    err.finding_id, err.fix = "internal-error", "Re-run with -v and attach the output to a bug report."
+    if console.verbosity >= 1:
+        try:
+            console.err.write(tb)
+        except BrokenPipeError:
+            quiet_broken_pipe()
+    fail(console, command, err)
+
+
+def report_usage_error(e: click.ClickException, argv: Sequence[str]) -> None:
+    """A usage error click found while parsing (before any command ran): exit 2, and under --json (or
+    DOCTOR_JSON) the one report on stdout, so a CI step that parses stdout still gets a document."""
+    from doctor.report import failure_report
+
+    setattr(e, "exit_code", 2)  # noqa: B010 - a usage error is exit 2 everywhere (click's plain ClickException is 1)
+    args = list(argv)
+    args = args[: args.index("--")] if "--" in args else args
+    if "--json" not in args and os.environ.get("DOCTOR_JSON", "") in ("", "0"):
+        return
+    from doctor.cli import COMMANDS
+
+    command = next((a for a in args if not a.startswith("-")), "doctor")
+    command = command if command in COMMANDS else "doctor"
+    report = failure_report(command, "usage-error", e.format_message(), fix=UsageError.fix)
+    console = Console(json_mode=True)
+    try:
+        console.emit_json(report.to_dict())
+    except BrokenPipeError:
+        quiet_broken_pipe()

@@ -26,20 +26,29 @@ def command(ctx: click.Context, profiles_dir: str | None, **kw: object) -> None:
 def list_cmd(console, **_: object) -> int:  # type: ignore[no-untyped-def]
     """List every profile: name, verl, CANN range, chips, Python."""
     from doctor.knowledge.profiles import load_profiles
+    from doctor.knowledge.releases import knowledge_date
+    from doctor.render import emit
+    from doctor.report import Report, finding
 
-    profiles = load_profiles(_dir())
-    if console.json_mode:
-        console.emit_json({"schema": "doctor.profiles/1", "profiles": [p.to_dict() for p in profiles]})
-        return 0
+    where = _dir()
+    profiles = load_profiles(where)
+    report = Report("profiles", extra={"profiles": [p.to_dict() for p in profiles]})
+    if not profiles:
+        report.findings.append(finding(
+            "no-profiles-found", "warning", ("system",), f"no verified stack (profile) found in {where or 'the install'}",
+            evidence={"dir": where}, fix="Point --dir at a directory of profile TOML files (profiles/stacks/*.toml)."))
+    if console.json_mode or not profiles:
+        return emit(report, console)
     rows = [("NAME", "VERL", "CANN", "CHIPS", "PYTHON", "TORCH-NPU", "VLLM-ASCEND")]
     for p in profiles:
-        rows.append((p.name, p.verl, f"[{p.cann_min}, {p.cann_max or '∞'})", ",".join(p.chips), p.python,
+        rows.append((p.name, p.verl, f"[{p.cann_min}, {p.cann_max})", ",".join(p.chips), p.python,
                      p.pin("torch-npu") or "-", p.pin("vllm-ascend") or "-"))
     widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
     for i, r in enumerate(rows):
         line = "  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)).rstrip()
         console.print(console.style(line, "bold") if i == 0 else line)
-    console.print(console.style("`doctor profiles show NAME` prints one; `doctor check --profile NAME` forces one.", "dim"))
+    console.print(console.style("`doctor profiles show NAME` prints one; `doctor check --profile NAME` forces one. "
+                                f"Knowledge from {knowledge_date()}.", "dim"))
     return 0
 
 
@@ -50,17 +59,18 @@ def list_cmd(console, **_: object) -> int:  # type: ignore[no-untyped-def]
 def show_cmd(console, name: str, **_: object) -> int:  # type: ignore[no-untyped-def]
     """Print one profile in full: pins, git sources, indexes, env, known deviations, sources."""
     from doctor.knowledge.profiles import find_profile, load_profiles
+    from doctor.render import emit
+    from doctor.report import Report
 
     p = find_profile(load_profiles(_dir()), name, source="doctor profiles show")
     if console.json_mode:
-        console.emit_json({"schema": "doctor.profiles/1", "profiles": [p.to_dict()]})
-        return 0
+        return emit(Report("profiles", extra={"profiles": [p.to_dict()]}), console)
     c = console
     c.print(c.style(p.name, "bold") + f"  — {p.description}")
     c.print(f"source: {p.source}")
     for s in p.sources:
         c.print(f"        {s}")
-    c.print(f"CANN {p.cann_version} (matches [{p.cann_min}, {p.cann_max or '∞'}))"
+    c.print(f"CANN {'unknown' if p.cann_unknown else p.cann_version} (matches [{p.cann_min}, {p.cann_max}))"
             + (f", driver >= {p.driver_min}" if p.driver_min else "") + (", NNAL required" if p.nnal else ""))
     c.print(f"chips: {', '.join(p.chips)}   arches: {', '.join(p.arches)}   Python {p.python}"
             + (f" (recommended {p.python_recommended})" if p.python_recommended else ""))
@@ -85,6 +95,15 @@ def show_cmd(console, name: str, **_: object) -> int:  # type: ignore[no-untyped
             when = ", ".join(f"{k}={v}" for k, v in d.when.items())
             c.print(f"  {d.finding}" + (f" when {when}" if when else "") + f": {d.reason}")
             c.print(c.style(f"      source: {d.source}", "dim"))
+    for label, table in (("unknown upstream", p.unknown), ("where sources disagree", p.choices)):
+        if table:
+            c.print(c.style(f"{label}:", "bold"))
+            for k, v in table.items():
+                c.print(f"  {k}: {v}")
+    if p.provenance:
+        c.print(c.style("provenance:", "bold"))
+        for k, v in p.provenance.items():
+            c.print(c.style(f"  {k}: {v}", "dim"))
     for n in p.notes:
         c.print(c.style(f"note: {n}", "dim"))
     return 0

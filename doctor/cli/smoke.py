@@ -10,7 +10,7 @@ import sys
 
 import click
 
-from doctor.cli.options import doctor_command, output_options
+from doctor.cli.options import doctor_command, junit_option, output_options, python_option
 
 
 @click.command("smoke")
@@ -26,10 +26,8 @@ from doctor.cli.options import doctor_command, output_options
               help="Seconds before the run is ended (its process group and its own Ray daemons only).")
 @click.option("--ignore-preflight", is_flag=True, help="Run even if `doctor check` reports errors.")
 @click.option("--dry-run", is_flag=True, help="Build the workload and print the command and env; run nothing.")
-@click.option("--junit", "junit_path", type=click.Path(dir_okay=False), default=None,
-              help="Write a JUnit XML file (one test case per phase and per step).")
-@click.option("--python", "python", default=None,
-              help="The training environment's interpreter (default: the one running the doctor).")
+@junit_option("junit_path")
+@python_option("The training environment's interpreter runs the trainer.")
 @output_options
 @doctor_command
 def command(console, workdir, model, tp, pp, steps, run_timeout, ignore_preflight, dry_run, junit_path, python) -> int:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
@@ -19,13 +19,8 @@ from typing import Any
 from packaging.version import Version
 
 from doctor.errors import InputError
-from doctor.knowledge.versions import (
-    CannVersion,
-    DriverVersion,
-    parse_pkg_version,
-    pkg_satisfies,
-    valid_specifier,
-)
+from doctor.knowledge.validate import Validator
+from doctor.knowledge.versions import CannVersion, DriverVersion, parse_pkg_version, pkg_satisfies, release
 from doctor.snapshot.model import normalize_name
 from doctor.tomlfile import read_toml
 
@@ -81,15 +76,16 @@ class Profile:
     verl: str
     description: str
     source: str
-    cann_version: str
+    cann_version: str  # the CANN the stack documents; the low end of its range when `cann_unknown`
     cann_min: str
-    cann_max: str | None
+    cann_max: str
     chips: tuple[str, ...]
     arches: tuple[str, ...]
     python: str
     pins: Mapping[str, str]
     driver_min: str | None = None
     nnal: bool = True
+    cann_unknown: bool = False  # the upstream has not named the CANN yet (`unknown.cann` says what it does say)
     python_recommended: str | None = None
     sources: tuple[str, ...] = ()
     git: Mapping[str, GitSource] = field(default_factory=dict)
@@ -99,6 +95,9 @@ class Profile:
     exports: Mapping[str, str] = field(default_factory=dict)
     deviations: tuple[Deviation, ...] = ()
     notes: tuple[str, ...] = ()
+    provenance: Mapping[str, str] = field(default_factory=dict)  # field (a pin, cann, python...) -> upstream URL
+    choices: Mapping[str, str] = field(default_factory=dict)  # field -> which source was chosen where they disagree
+    unknown: Mapping[str, str] = field(default_factory=dict)  # field the upstream leaves unknown -> what it says
     path: str = ""
 
     def __hash__(self) -> int:
@@ -108,20 +107,25 @@ class Profile:
         return self.pins.get(normalize_name(package))
 
     @property
-    def verl_key(self) -> tuple[int, Version]:
-        """Newest-first ordering key: 'main' is newer than any release."""
-        if self.verl == "main":
-            return (1, Version("0"))
-        return (0, Version(self.verl))
+    def verl_version(self) -> Version:
+        return Version(self.verl)
+
+    @property
+    def is_snapshot(self) -> bool:
+        """A dated snapshot of verl main (0.10.0.dev20260822), not a release."""
+        return self.verl_version.is_devrelease
+
+    @property
+    def verl_key(self) -> tuple[Version, str]:
+        """Newest-first ordering key (a main snapshot sorts above the releases before it)."""
+        return (self.verl_version, self.name)
 
     def cann_matches(self, cann: CannVersion) -> bool:
         """Half-open [cann_min, cann_max). A series-only version ("8.3") matches when the documented
         CANN is in that series."""
         if cann.precision == 2:
             return CannVersion(self.cann_version).series == cann.series
-        if cann < CannVersion(self.cann_min):
-            return False
-        return self.cann_max is None or cann < CannVersion(self.cann_max)
+        return CannVersion(self.cann_min) <= cann < CannVersion(self.cann_max)
 
     def deviation_for(self, finding_id: str, evidence: Mapping[str, Any]) -> Deviation | None:
         return next((d for d in self.deviations if d.matches(finding_id, evidence)), None)
@@ -130,7 +134,7 @@ class Profile:
         return {
             "name": self.name, "verl": self.verl, "description": self.description, "source": self.source,
             "sources": list(self.sources),
-            "cann": {"version": self.cann_version, "min": self.cann_min, "max": self.cann_max,
+            "cann": {"version": UNKNOWN if self.cann_unknown else self.cann_version, "min": self.cann_min, "max": self.cann_max,
                      "driver_min": self.driver_min, "nnal": self.nnal},
             "chips": list(self.chips), "arches": list(self.arches), "python": self.python,
             "python_recommended": self.python_recommended, "pins": dict(self.pins),
@@ -140,7 +144,8 @@ class Profile:
             "env": {"set_env": list(self.set_env), "exports": dict(self.exports)},
             "deviations": [{"finding": d.finding, "when": dict(d.when), "reason": d.reason, "source": d.source}
                            for d in self.deviations],
-            "notes": list(self.notes),
+            "notes": list(self.notes), "provenance": dict(self.provenance), "choices": dict(self.choices),
+            "unknown": dict(self.unknown),
             "path": self.path,
         }
 
@@ -148,99 +153,30 @@ class Profile:
 # -- loading and validation ----------------------------------------------------------------------------
 
 _TOP = {"name", "verl", "description", "source", "sources", "cann", "chips", "arches", "python",
-        "python_recommended", "pins", "git", "index", "env", "deviations", "notes"}
+        "python_recommended", "pins", "git", "index", "env", "deviations", "notes", "provenance", "choices", "unknown"}
 _CANN = {"version", "min", "max", "driver_min", "nnal"}
 _GIT = {"repo", "ref", "commit", "version", "install"}
 _INDEX = {"x86_cpu_torch", "extra"}
 _ENV = {"set_env", "exports"}
 _DEV = {"finding", "when", "reason", "source"}
 _INSTALL = {"editable", "pythonpath", "empty-target", "wheel"}
-
-
-class _V:
-    """Validation helper that names the file and the key path in every error."""
-
-    def __init__(self, source: str) -> None:
-        self.source = source
-
-    def fail(self, path: str, msg: str) -> InputError:
-        return InputError(msg, source=self.source, path=path or None)
-
-    def keys(self, table: Any, allowed: set[str], path: str, required: Iterable[str] = ()) -> dict[str, Any]:
-        if not isinstance(table, dict):
-            raise self.fail(path, "must be a table")
-        unknown = sorted(set(table) - allowed)
-        if unknown:
-            raise self.fail(f"{path + '.' if path else ''}{unknown[0]}", f"unknown key (allowed: {', '.join(sorted(allowed))})")
-        for r in required:
-            if r not in table:
-                raise self.fail(f"{path + '.' if path else ''}{r}", "required key is missing")
-        return table
-
-    def s(self, value: Any, path: str, *, optional: bool = False) -> str | None:
-        if value is None and optional:
-            return None
-        if not isinstance(value, str) or not value.strip():
-            raise self.fail(path, "must be a non-empty string")
-        return value
-
-    def strs(self, value: Any, path: str) -> tuple[str, ...]:
-        if value is None:
-            return ()
-        if not isinstance(value, list) or not all(isinstance(x, str) and x for x in value):
-            raise self.fail(path, "must be an array of non-empty strings")
-        return tuple(value)
-
-    def cann(self, value: Any, path: str) -> str:
-        s = self.s(value, path)
-        assert s is not None
-        if CannVersion.try_parse(s) is None:
-            raise self.fail(path, f"not a CANN version: {s!r} (e.g. 8.3.RC1, 8.5.0, 9.0.0-beta.1)")
-        return s
-
-    def spec(self, value: Any, path: str) -> str:
-        s = self.s(value, path)
-        assert s is not None
-        if not valid_specifier(s):
-            raise self.fail(path, f"not a version specifier: {s!r} (e.g. ==2.8.0, >=3.10,<3.12)")
-        return s
+UNKNOWN = "unknown"  # cann.version of a stack whose upstream has not named its CANN yet
 
 
 def parse_profile(data: Any, source: str, stem: str | None = None) -> Profile:
     """Validate one parsed TOML document; InputError names the file and key on any problem."""
-    v = _V(source)
+    v = Validator(source)
     t = v.keys(data, _TOP, "", required=("name", "verl", "source", "cann", "chips", "arches", "python", "pins"))
-    name = v.s(t["name"], "name")
-    assert name is not None
+    name = v.req(t["name"], "name")
     if not _NAME.match(name):
-        raise v.fail("name", f"must look like verl-<ver>-cann<ver>-<a2|a3>, got {name!r}")
+        raise v.fail("name", f"must look like verl-<ver>-cann<ver>-<a2|a3|950>, got {name!r}")
     if stem is not None and stem != name:
         raise v.fail("name", f"must equal the file name {stem!r}, got {name!r}")
-    verl = v.s(t["verl"], "verl")
-    assert verl is not None
-    if verl != "main" and parse_pkg_version(verl) is None:
-        raise v.fail("verl", f"must be a version or 'main', got {verl!r}")
-    src = v.s(t["source"], "source")
-    assert src is not None
-    if not src.startswith(("https://", "http://")):
-        raise v.fail("source", "must be the URL the pins were read from")
-    c = v.keys(t["cann"], _CANN, "cann", required=("version", "min"))
-    cann_version = v.cann(c["version"], "cann.version")
-    cann_min = v.cann(c["min"], "cann.min")
-    cann_max = v.cann(c["max"], "cann.max") if "max" in c else None
-    if cann_max is not None and not CannVersion(cann_min) < CannVersion(cann_max):
-        raise v.fail("cann.max", f"range is empty: min {cann_min} is not below max {cann_max}")
-    cv = CannVersion(cann_version)
-    if cv < CannVersion(cann_min) or (cann_max is not None and not cv < CannVersion(cann_max)):
-        raise v.fail("cann.version", f"{cann_version} is outside [{cann_min}, {cann_max or '∞'})")
-    driver_min = None
-    if "driver_min" in c:
-        driver_min = v.s(c["driver_min"], "cann.driver_min")
-        if DriverVersion.try_parse(driver_min) is None:
-            raise v.fail("cann.driver_min", f"not a driver version: {driver_min!r} (e.g. 25.0.rc1, 26.0.rc1)")
-    nnal = c.get("nnal", True)
-    if not isinstance(nnal, bool):
-        raise v.fail("cann.nnal", "must be true or false")
+    verl = v.req(t["verl"], "verl")
+    if parse_pkg_version(verl) is None:
+        raise v.fail("verl", f"must be a version (a main snapshot is 0.X.0.devYYYYMMDD), got {verl!r}")
+    src = v.url(t["source"], "source")
+    c = _cann(v, t["cann"])
     chips = v.strs(t["chips"], "chips")
     bad = [x for x in chips if x not in CHIPS]
     if not chips or bad:
@@ -249,16 +185,59 @@ def parse_profile(data: Any, source: str, stem: str | None = None) -> Profile:
     bad = [x for x in arches if x not in ARCHES]
     if not arches or bad:
         raise v.fail("arches", f"must list arches from {', '.join(ARCHES)}" + (f"; got {bad[0]!r}" if bad else ""))
-    python = v.spec(t["python"], "python")
-    py_rec = v.s(t.get("python_recommended"), "python_recommended", optional=True)
     pins_raw = t["pins"]
     if not isinstance(pins_raw, dict):
         raise v.fail("pins", "must be a table of package = \"specifier\"")
     pins = {normalize_name(k): v.spec(val, f"pins.{k}") for k, val in pins_raw.items()}
-    git: dict[str, GitSource] = {}
-    g_raw = t.get("git", {})
+    idx = v.keys(t.get("index", {}), _INDEX, "index")
+    env = v.keys(t.get("env", {}), _ENV, "env")
+    exports_raw = env.get("exports", {})
+    if not isinstance(exports_raw, dict) or not all(isinstance(x, str) for x in exports_raw.values()):
+        raise v.fail("env.exports", "must be a table of NAME = \"value\"")
+    return Profile(
+        name=name, verl=verl, description=str(t.get("description", "")), source=src,
+        sources=tuple(v.url(s, f"sources[{i}]") for i, s in enumerate(v.strs(t.get("sources"), "sources"))),
+        cann_version=c["version"], cann_min=c["min"], cann_max=c["max"], driver_min=c["driver_min"], nnal=c["nnal"],
+        cann_unknown=c["unknown"],
+        chips=chips, arches=arches, python=v.spec(t["python"], "python"),
+        python_recommended=v.s(t.get("python_recommended"), "python_recommended", optional=True),
+        pins=MappingProxyType(pins), git=MappingProxyType(_git(v, t.get("git", {}))),
+        index_x86_cpu_torch=v.s(idx.get("x86_cpu_torch"), "index.x86_cpu_torch", optional=True),
+        index_extra=v.strs(idx.get("extra"), "index.extra"), set_env=v.strs(env.get("set_env"), "env.set_env"),
+        exports=MappingProxyType(dict(exports_raw)), deviations=_deviations(v, t.get("deviations", [])),
+        notes=v.strs(t.get("notes"), "notes"),
+        provenance=MappingProxyType({k: v.url(u, f"provenance.{k}") for k, u in _table(v, t, "provenance").items()}),
+        choices=MappingProxyType(_table(v, t, "choices")), unknown=MappingProxyType(_table(v, t, "unknown")),
+        path=source,
+    )
+
+
+def _table(v: Validator, t: dict[str, Any], key: str) -> dict[str, str]:
+    raw = t.get(key, {})
+    if not isinstance(raw, dict):
+        raise v.fail(key, "must be a table of name = \"text\"")
+    return {k: v.req(x, f"{key}.{k}") for k, x in raw.items()}
+
+
+def _cann(v: Validator, raw: Any) -> dict[str, Any]:
+    c = v.keys(raw, _CANN, "cann", required=("version", "min", "max"))
+    version = None if c["version"] == UNKNOWN else v.cann(c["version"], "cann.version")
+    cmin, cmax = v.cann(c["min"], "cann.min"), v.cann(c["max"], "cann.max")
+    if not CannVersion(cmin) < CannVersion(cmax):
+        raise v.fail("cann.max", f"range is empty: min {cmin} is not below max {cmax}")
+    if version is not None and (CannVersion(version) < CannVersion(cmin) or not CannVersion(version) < CannVersion(cmax)):
+        raise v.fail("cann.version", f"{version} is outside [{cmin}, {cmax})")
+    driver_min = v.s(c.get("driver_min"), "cann.driver_min", optional=True)
+    if driver_min is not None and DriverVersion.try_parse(driver_min) is None:
+        raise v.fail("cann.driver_min", f"not a driver version: {driver_min!r} (e.g. 25.0.rc1, 26.0.rc1)")
+    return {"version": version or cmin, "unknown": version is None, "min": cmin, "max": cmax, "driver_min": driver_min,
+            "nnal": v.boolean(c.get("nnal"), "cann.nnal", default=True)}
+
+
+def _git(v: Validator, g_raw: Any) -> dict[str, GitSource]:
     if not isinstance(g_raw, dict):
         raise v.fail("git", "must be a table of tables")
+    git: dict[str, GitSource] = {}
     for comp, g in g_raw.items():
         p = f"git.{comp}"
         gt = v.keys(g, _GIT, p, required=("repo", "ref"))
@@ -266,39 +245,28 @@ def parse_profile(data: Any, source: str, stem: str | None = None) -> Profile:
         if install not in _INSTALL:
             raise v.fail(f"{p}.install", f"must be one of {', '.join(sorted(_INSTALL))}")
         git[normalize_name(comp)] = GitSource(
-            repo=v.s(gt["repo"], f"{p}.repo") or "", ref=v.s(gt["ref"], f"{p}.ref") or "",
+            repo=v.req(gt["repo"], f"{p}.repo"), ref=v.req(gt["ref"], f"{p}.ref"),
             commit=v.s(gt.get("commit"), f"{p}.commit", optional=True),
             version=v.s(gt.get("version"), f"{p}.version", optional=True), install=install)
-    idx = v.keys(t.get("index", {}), _INDEX, "index")
-    env = v.keys(t.get("env", {}), _ENV, "env")
-    exports_raw = env.get("exports", {})
-    if not isinstance(exports_raw, dict) or not all(isinstance(x, str) for x in exports_raw.values()):
-        raise v.fail("env.exports", "must be a table of NAME = \"value\"")
-    devs: list[Deviation] = []
-    d_raw = t.get("deviations", [])
+    return git
+
+
+def _deviations(v: Validator, d_raw: Any) -> tuple[Deviation, ...]:
     if not isinstance(d_raw, list):
         raise v.fail("deviations", "must be an array of tables ([[deviations]])")
+    devs: list[Deviation] = []
     for i, d in enumerate(d_raw):
         p = f"deviations[{i}]"
         dt = v.keys(d, _DEV, p, required=("finding", "reason", "source"))
-        fid = v.s(dt["finding"], f"{p}.finding") or ""
+        fid = v.req(dt["finding"], f"{p}.finding")
         if not _ID.match(fid):
             raise v.fail(f"{p}.finding", f"must be a kebab-case finding id, got {fid!r}")
         when = dt.get("when", {})
         if not isinstance(when, dict) or not all(isinstance(x, str) for x in when.values()):
             raise v.fail(f"{p}.when", "must be a table of evidence key = \"value\"")
-        devs.append(Deviation(fid, v.s(dt["reason"], f"{p}.reason") or "", v.s(dt["source"], f"{p}.source") or "",
-                              MappingProxyType(dict(when))))
-    return Profile(
-        name=name, verl=verl, description=str(t.get("description", "")), source=src,
-        sources=v.strs(t.get("sources"), "sources"), cann_version=cann_version, cann_min=cann_min, cann_max=cann_max,
-        driver_min=driver_min, nnal=nnal, chips=chips, arches=arches, python=python, python_recommended=py_rec,
-        pins=MappingProxyType(pins), git=MappingProxyType(git),
-        index_x86_cpu_torch=v.s(idx.get("x86_cpu_torch"), "index.x86_cpu_torch", optional=True),
-        index_extra=v.strs(idx.get("extra"), "index.extra"), set_env=v.strs(env.get("set_env"), "env.set_env"),
-        exports=MappingProxyType(dict(exports_raw)), deviations=tuple(devs), notes=v.strs(t.get("notes"), "notes"),
-        path=source,
-    )
+        src = v.urls(dt["source"], f"{p}.source")
+        devs.append(Deviation(fid, v.req(dt["reason"], f"{p}.reason"), src, MappingProxyType(dict(when))))
+    return tuple(devs)
 
 
 def load_profile_file(path: str | os.PathLike[str]) -> Profile:
@@ -352,7 +320,8 @@ def select_profile(snapshot: Any, profiles: list[Profile], forced: str | None = 
 
     Order: CANN inside the profile's half-open range; then chip family, arch and Python (a filter that
     would leave nothing is skipped and said in the reason); ties go to the profile of the installed verl,
-    then to the newest. CANN newer than every profile picks the newest profile; older picks none."""
+    then to the newest release (a main snapshot only when it is the installed verl's line). CANN newer than
+    every profile's range picks the newest profiles; older picks none."""
     from doctor.knowledge import chips as chipmod
     from doctor.snapshot.model import known
 
@@ -368,19 +337,19 @@ def select_profile(snapshot: Any, profiles: list[Profile], forced: str | None = 
     verl_installed = snapshot.version("verl")
     verl_v = parse_pkg_version(verl_installed) if isinstance(verl_installed, str) else None
     if cann is None:
-        by_verl = [p for p in profiles if verl_v is not None and p.verl != "main"
-                   and Version(p.verl).release[:3] == verl_v.release[:3]]
+        absent = toolkit is None or (known(snapshot.ascend) and snapshot.ascend is None)
+        by_verl = [] if absent else [p for p in profiles if _same_verl(p, verl_v)]
         if by_verl:
             cands = by_verl
             facts.append(f"CANN {'unreadable' if cann_s else 'unknown'}; matched installed verl {verl_installed}")
         else:
-            if toolkit is None or (known(snapshot.ascend) and snapshot.ascend is None):
+            if absent:
                 return None, "no CANN toolkit installed; no profile applies"
             return None, f"CANN version {'unreadable: ' + repr(cann_s) if cann_s else 'unknown'}; no profile applies"
     else:
         cands = [p for p in profiles if p.cann_matches(cann)]
         if not cands:
-            if all(cann > CannVersion(p.cann_version) for p in profiles):
+            if all(not cann < CannVersion(p.cann_max) for p in profiles):
                 top = max(CannVersion(p.cann_version) for p in profiles)
                 cands = [p for p in profiles if CannVersion(p.cann_version) == top]
                 facts.append(f"CANN {cann} is newer than every verified stack; using the newest (CANN {top})")
@@ -390,7 +359,7 @@ def select_profile(snapshot: Any, profiles: list[Profile], forced: str | None = 
                     return None, f"CANN {cann} is older than every verified stack (the oldest starts at CANN {lowest})"
                 return None, f"CANN {cann} is between the verified stacks' CANN ranges; no profile applies"
         else:
-            facts.append(f"CANN {cann} in [{cands[0].cann_min}, {cands[0].cann_max or '∞'})")
+            facts.append(f"CANN {cann} in [{cands[0].cann_min}, {cands[0].cann_max})")
     fam = chipmod.family(snapshot)
     arch = snapshot.host.arch if known(snapshot.host) and known(snapshot.host.arch) else None
     py = snapshot.python.version if known(snapshot.python) and known(snapshot.python.version) else None
@@ -400,6 +369,7 @@ def select_profile(snapshot: Any, profiles: list[Profile], forced: str | None = 
         ("Python", py, lambda p, x: pkg_satisfies(x, p.python) is not False),
     ):
         if value is None:
+            facts.append(f"{label} unknown")
             continue
         kept = [p for p in cands if pred(p, value)]
         if kept:
@@ -408,16 +378,42 @@ def select_profile(snapshot: Any, profiles: list[Profile], forced: str | None = 
         else:
             facts.append(f"no verified stack for {label} {value}")
     if verl_v is not None:
-        same = [p for p in cands if p.verl != "main" and Version(p.verl).release[:3] == verl_v.release[:3]]
+        same = [p for p in cands if _same_verl(p, verl_v)]
         if same:
             cands = same
             facts.append(f"installed verl {verl_installed}")
-    best = max(cands, key=lambda p: (p.verl_key, p.name))
+    best = max(cands, key=lambda p: (not p.is_snapshot, p.verl_version, p.name))
     if len({p.verl for p in cands}) > 1:
-        facts.append("newest of several matches")
+        facts.append("newest release of several matches")
+    tied = [p for p in cands if p.verl_version == best.verl_version and p.is_snapshot == best.is_snapshot]
+    if len(tied) > 1:
+        best, why = _break_tie(snapshot, tied)
+        names = [p.name for p in sorted(tied, key=lambda p: p.name)]
+        facts.append(f"{', '.join(names[:-1])} and {names[-1]} {'both' if len(names) == 2 else 'all'} match; "
+                     f"{best.name} chosen: {why} "
+                     "(pass --profile NAME to choose)")
     return best, ", ".join(facts)
 
 
-def newest_cann(profiles: list[Profile]) -> CannVersion | None:
-    vs = [CannVersion(p.cann_version) for p in profiles]
-    return max(vs) if vs else None
+def _break_tie(snapshot: Any, tied: list[Profile]) -> tuple[Profile, str]:
+    """Stacks that match equally (the chip family is unknown: A2, A3 and 950 of one verl): the one whose pins
+    the installed packages satisfy most, so an unknown chip never makes a stack's own packages look off it;
+    then one whose facts upstream has all named (not a stack with `unknown` fields); then the last by name."""
+    def satisfied(p: Profile) -> int:
+        return sum(1 for name, spec in p.pins.items() if pkg_satisfies(snapshot.version(name), spec) is True)
+
+    scores = {p.name: satisfied(p) for p in tied}
+    best = max(tied, key=lambda p: (scores[p.name], not p.unknown, p.name))
+    if len(set(scores.values())) > 1:
+        return best, f"the installed packages satisfy {scores[best.name]} of its {len(best.pins)} pins"
+    if any(p.unknown for p in tied) and not best.unknown:
+        return best, "upstream names all of its facts"
+    return best, "the last by name"
+
+
+def _same_verl(p: Profile, installed: Version | None) -> bool:
+    """The profile documents the installed verl's release line: same X.Y.Z; a main snapshot only for a
+    pre/dev build of its line (an installed 0.10.0 final is newer than the 0.10.0.dev2026… snapshot)."""
+    if installed is None or release(p.verl_version) != release(installed):
+        return False
+    return not p.is_snapshot or installed.is_prerelease

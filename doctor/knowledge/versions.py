@@ -94,15 +94,6 @@ class _AscendVersion:
     def series(self) -> tuple[int, int]:
         return (self.major, self.minor)
 
-    @property
-    def is_prerelease(self) -> bool:
-        """RCs, alphas, betas, T and weekly builds: anything that is not a final X.Y.Z."""
-        return self.precision == 3 and (self._key[2] == 0 or self._key[4] != 0)
-
-    @property
-    def is_rc_era(self) -> bool:
-        return self.precision == 3 and self._key[2] == 0
-
     def is_ambiguous_against(self, other: _AscendVersion) -> bool:
         """True when one side names only a series ("8.3") and the other is inside that series."""
         return (self.precision == 2 or other.precision == 2) and self.series == other.series and self.precision != other.precision
@@ -166,13 +157,17 @@ def parse_pkg_version(text: Any) -> Version | None:
         return None
 
 
+def release(v: Version, n: int = 3) -> tuple[int, ...]:
+    """The first `n` release numbers, padded with zeros: 2.5 -> (2, 5, 0); 2.5.1.post1 -> (2, 5, 1)."""
+    return tuple((list(v.release) + [0] * n)[:n])
+
+
 def base_version(text: Any) -> str | None:
     """major.minor.micro of a package version: what torch and torch-npu must share."""
     v = parse_pkg_version(text)
     if v is None:
         return None
-    rel = (list(v.release) + [0, 0, 0])[:3]
-    return ".".join(str(x) for x in rel)
+    return ".".join(str(x) for x in release(v))
 
 
 def pkg_satisfies(version: Any, spec: str, *, prereleases: bool = True) -> bool | None:
@@ -193,14 +188,5 @@ def valid_specifier(spec: str) -> bool:
     try:
         SpecifierSet(spec)
     except InvalidSpecifier:
-        return False
-    return True
-
-
-def cann_in_range(version: CannVersion, lower: str | None, upper: str | None) -> bool:
-    """Half-open range [lower, upper) of CANN versions; either bound may be None (open)."""
-    if lower is not None and version < CannVersion(lower):
-        return False
-    if upper is not None and not version < CannVersion(upper):
         return False
     return True

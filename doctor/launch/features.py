@@ -1,8 +1,7 @@
 """Knowledge as data: the MindSpeed feature table and verl's megatron key schema per release.
 
-The feature table is MindSpeed's verl page (MS@master docs/zh/user-guide/verl.md; shared/reference/mindspeed.md
-§2.2) with the column "how a script must write it" from verl's Hydra rules (shared/reference/verl.md §2.4-§2.6).
-The key schema is verl.md §2.5's history table of `actor_rollout_ref.actor.megatron` (read from the verl tags and
+The feature table is MindSpeed's verl page (https://github.com/Ascend/MindSpeed/blob/92f0e92234ddb7a7643ab9fd8e1a6f316e15be2e/docs/zh/user-guide/verl.md) with the column "how a script must write it" from verl's Hydra rules (the `+`/`++` override grammar on verl's yaml).
+The key schema is the history of `actor_rollout_ref.actor.megatron` (read from the verl tags and
 the PyPI wheels); it was re-checked against the generated yaml of the PyPI wheels 0.6.1, 0.7.1, 0.8.0, 0.9.0 and
 0.9.1 (the test `test_rows_compose_against_older_real_configs` repeats that when DOCTOR_TEST_VERL_CONFIGS is set). It is what lets `lint` say "needs +" for a verl version whose config files are not installed;
 when they are, the real Hydra composition (hydra_compose.py) is the final word.
@@ -10,17 +9,19 @@ when they are, the real Hydra composition (hydra_compose.py) is the final word.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
-from doctor.knowledge.versions import parse_pkg_version
+from doctor.knowledge.releases import LaunchEra, load_releases
+from doctor.knowledge.versions import parse_pkg_version, release
 
 A = "actor_rollout_ref.actor.megatron."
 O = A + "override_transformer_config."  # noqa: E741 - the issue's own name for the prefix
 REF = "actor_rollout_ref.ref.megatron."
 REF_O = REF + "override_transformer_config."
 
-SRC_MS_VERL = "MindSpeed docs/zh/user-guide/verl.md feature table (shared/reference/mindspeed.md §2.2)"
-SRC_HYDRA = "Hydra +/++ rules verified on verl's yaml (shared/reference/verl.md §2.4, §2.6)"
+SRC_MS_VERL = "https://github.com/Ascend/MindSpeed/blob/92f0e92234ddb7a7643ab9fd8e1a6f316e15be2e/docs/zh/user-guide/verl.md"
+SRC_HYDRA = "https://github.com/facebookresearch/hydra/blob/v1.3.2/website/docs/advanced/override_grammar/basic.md"
 
 
 @dataclass(frozen=True)
@@ -93,72 +94,58 @@ FEATURES_BY_NAME = {f.name: f for f in FEATURES}
 
 @dataclass(frozen=True)
 class KeyInfo:
-    """A key in verl's yaml: the first release that has it, the first that dropped it, whether its default is
-    null (Hydra allows `+` on a null key), and whether it is a dict (`+` merges into a dict)."""
+    """A key in verl's yaml: the first release that has it, the first that dropped it (both from the release
+    table, profiles/releases.toml), whether its default is null (Hydra allows `+` on a null key), and whether it
+    is a dict (`+` merges into a dict)."""
 
-    since: str = "0.4.1"
+    since: str
     removed: str | None = None
     null_default: bool = False
     is_dict: bool = False
 
 
-# actor_rollout_ref.actor.megatron.* (verl.md §2.5 history table; keys not listed there exist since <= 0.4.1)
-MEGATRON_KEYS: dict[str, KeyInfo] = {
-    "param_offload": KeyInfo(),
-    "grad_offload": KeyInfo(removed="0.9.1"),
-    "optimizer_offload": KeyInfo(),
-    "tensor_model_parallel_size": KeyInfo(),
-    "expert_model_parallel_size": KeyInfo(),
-    "expert_tensor_parallel_size": KeyInfo(null_default=True),
-    "pipeline_model_parallel_size": KeyInfo(),
-    "virtual_pipeline_model_parallel_size": KeyInfo(null_default=True),
-    "context_parallel_size": KeyInfo(),
-    "sequence_parallel": KeyInfo(),
-    "use_distributed_optimizer": KeyInfo(),
-    "use_dist_checkpointing": KeyInfo(),
-    "dist_checkpointing_path": KeyInfo(null_default=True),
-    "seed": KeyInfo(),
-    "override_transformer_config": KeyInfo(is_dict=True),
-    "override_ddp_config": KeyInfo(since="0.5.0", is_dict=True),
-    "override_mcore_model_config": KeyInfo(since="0.6.0", is_dict=True),
-    "use_mbridge": KeyInfo(since="0.5.0"),
-    "vanilla_mbridge": KeyInfo(since="0.7.0"),
-    "use_remove_padding": KeyInfo(since="0.7.0"),
-    "dtype": KeyInfo(since="0.6.1"),
-    "dist_checkpointing_prefix": KeyInfo(since="0.7.0"),
-    "dist_ckpt_optim_fully_reshardable": KeyInfo(since="0.7.1"),
-    "dynamic_context_parallel": KeyInfo(since="0.8.0"),
-    "max_seqlen_per_dp_cp_rank": KeyInfo(since="0.8.0", null_default=True),
-    "router_replay": KeyInfo(since="0.7.1", is_dict=True),
-    "use_megatron_fsdp": KeyInfo(since="0.8.0"),
-    "qat": KeyInfo(since="0.8.0", is_dict=True),
-    "pad_bshd_to_minibatch_max": KeyInfo(since="0.9.0"),
-    "pad_to_length": KeyInfo(since="0.9.0"),
-    "pad_to_length_bucket": KeyInfo(since="0.9.0"),
-    # Not in verl.md's history table; read from the PyPI wheels 0.6.1/0.7.1/0.8.0/0.9.0/0.9.1 yaml.
-    "forward_only": KeyInfo(since="0.6.0"),
-    "distrib_optim_fully_reshardable_mem_efficient": KeyInfo(since="0.7.1"),
-    "entropy_from_logits_with_chunking": KeyInfo(since="0.9.0"),
-    "entropy_from_logits_chunk_size": KeyInfo(since="0.9.0"),
-}
+# What the release table cannot say about a key: its shape in verl's yaml (the same in every release that has it).
+MEGATRON_NULL_DEFAULT = frozenset({"expert_tensor_parallel_size", "virtual_pipeline_model_parallel_size",
+                                   "dist_checkpointing_path", "max_seqlen_per_dp_cp_rank"})
+MEGATRON_DICTS = frozenset({"override_transformer_config", "override_ddp_config", "override_mcore_model_config",
+                            "router_replay", "qat"})
+OVERRIDE_NULL_DEFAULT = frozenset({"recompute_granularity", "recompute_method", "recompute_num_layers"})
 
-# Keys present inside the default override_transformer_config dict (verl.md §2.5/§2.6).
-OVERRIDE_DICT_KEYS: dict[str, KeyInfo] = {
-    "recompute_granularity": KeyInfo(since="0.5.0", null_default=True),
-    "recompute_method": KeyInfo(since="0.5.0", null_default=True),
-    "recompute_num_layers": KeyInfo(since="0.5.0", null_default=True),
-    "recompute_modules": KeyInfo(since="0.5.0"),
-    "attention_backend": KeyInfo(since="0.6.0"),
-}
-
-# Keys `launch` writes outside the megatron block that changed over time (verl.md §4.3, §6.3).
+# Keys `launch` writes outside the megatron block that changed over time (verl's ppo_trainer.yaml at each tag).
 OTHER_KEYS: dict[str, KeyInfo] = {
-    "trainer.device": KeyInfo(),
+    "trainer.device": KeyInfo(since="0.4.1"),
 }
 
-KNOWN_VERSIONS = ("0.5.0", "0.6.0", "0.6.1", "0.7.0", "0.7.1", "0.8.0", "0.9.0", "0.9.1")
-OLDEST_KNOWN = "0.5.0"
-NEWEST_KNOWN = "0.9.1"
+
+@functools.lru_cache(maxsize=1)
+def megatron_keys() -> dict[str, KeyInfo]:
+    """actor_rollout_ref.actor.megatron.* over verl's releases, from the release table."""
+    return {k: KeyInfo(since, removed, null_default=k in MEGATRON_NULL_DEFAULT, is_dict=k in MEGATRON_DICTS)
+            for k, (since, removed) in load_releases().key_history("megatron").items()}
+
+
+@functools.lru_cache(maxsize=1)
+def override_dict_keys() -> dict[str, KeyInfo]:
+    """Keys present inside the default override_transformer_config dict, from the release table."""
+    return {k: KeyInfo(since, removed, null_default=k in OVERRIDE_NULL_DEFAULT)
+            for k, (since, removed) in load_releases().key_history("override").items()}
+
+
+def known_releases() -> tuple[str, str]:
+    """(oldest, newest) verl release whose key schema the release table holds (dated snapshots left out)."""
+    rows = [r.verl for r in load_releases().launch_rows() if not r.snapshot]
+    return rows[0], rows[-1]
+
+
+def _launch_era(version: str) -> LaunchEra:
+    """The launch era of `version`: its release row, else the newest row below it; older than every row with
+    a launch table, the oldest such row."""
+    table = load_releases()
+    row = table.era(version)
+    if row is None or row.launch is None:
+        row = table.launch_rows()[0]
+    assert row.launch is not None
+    return row.launch
 
 
 def vt(version: str) -> tuple[int, int, int]:
@@ -166,7 +153,7 @@ def vt(version: str) -> tuple[int, int, int]:
     v = parse_pkg_version(version)
     if v is None:
         return (0, 0, 0)
-    r = (list(v.release) + [0, 0, 0])[:3]
+    r = release(v)
     return (r[0], r[1], r[2])
 
 
@@ -182,7 +169,7 @@ def key_info(full_key: str, version: str) -> tuple[str, KeyInfo | None]:
     table: dict[str, KeyInfo] | None = None
     rel = full_key
     if full_key.startswith(O):
-        table, rel = OVERRIDE_DICT_KEYS, full_key[len(O):]
+        table, rel = override_dict_keys(), full_key[len(O):]
         if "." in rel:
             return "unknown", None
         info = table.get(rel)
@@ -191,14 +178,19 @@ def key_info(full_key: str, version: str) -> tuple[str, KeyInfo | None]:
     elif full_key.startswith(A):
         rel = full_key[len(A):]
         head = rel.split(".", 1)[0]
-        info = MEGATRON_KEYS.get(head)
+        table = megatron_keys()
+        info = table.get(head)
         if info is None:
             return "absent", None
         if "." in rel:
             if head in ("override_ddp_config", "override_mcore_model_config") and at_least(version, info.since):
                 return "absent", info  # empty dicts: any sub-key needs +
             return "unknown", info
-        table = MEGATRON_KEYS
+        present = load_releases().megatron_keys_at(version)
+        if present is not None and head not in present:  # a dated snapshot keeps keys a later release dropped
+            return ("removed" if at_least(version, info.since) else "absent"), info
+        if present is not None:
+            return ("present-dict" if info.is_dict else "present-null" if info.null_default else "present"), info
     elif full_key in OTHER_KEYS:
         info = OTHER_KEYS[full_key]
     else:
@@ -219,30 +211,46 @@ def prefix_for(full_key: str, version: str) -> str:
 
 
 def default_use_mbridge(version: str) -> bool:
-    """verl's default for actor.megatron.use_mbridge: false in 0.5-0.6.x, true from 0.7.0 (verl.md §2.5)."""
-    return at_least(version, "0.7.0")
+    """verl's default for actor.megatron.use_mbridge (false in 0.5-0.6.x, true from 0.7.0)."""
+    return _launch_era(version).use_mbridge_default
 
 
 def default_vanilla_mbridge(version: str) -> bool:
-    """True in 0.7.0-0.8.x; false from 0.9.0 (#6951), which needs Megatron-Bridge (verl.md §2.3, §2.5)."""
-    return at_least(version, "0.7.0") and not at_least(version, "0.9.0")
+    """True in 0.7.0-0.8.x; false from 0.9.0 (#6951), which needs Megatron-Bridge."""
+    return _launch_era(version).vanilla_mbridge_default
+
+
+def megatron_bridge_default(version: str) -> bool:
+    """From 0.9.0 verl's default bridge is Megatron-Bridge (vanilla_mbridge=False)."""
+    return _launch_era(version).megatron_bridge_default
 
 
 def ref_inherits_parallel(version: str) -> bool:
-    """Ref TP/PP/CP are literal 1 up to 0.6.x, oc.select from the actor since 0.7.0 (verl.md §2.5)."""
-    return at_least(version, "0.7.0")
+    """Ref TP/PP/CP are literal 1 up to 0.6.x, oc.select from the actor since 0.7.0."""
+    return _launch_era(version).ref_inherits_parallel
 
 
 def engine_defaults_fa(version: str) -> bool:
-    """Since 0.8.0 the only path is the MindSpeed engine, which setdefaults use_flash_attn=True (verl.md §2.1)."""
-    return at_least(version, "0.8.0")
+    """Since 0.8.0 the only path is the MindSpeed engine, which setdefaults use_flash_attn=True."""
+    return _launch_era(version).engine_defaults_fa
 
 
 def mbridge_required(version: str) -> bool:
-    """Since 0.8.0 the engine asserts `use_mbridge must be True` (legacy worker deleted; verl.md §3)."""
-    return at_least(version, "0.8.0")
+    """Since 0.8.0 the engine asserts `use_mbridge must be True` (legacy worker deleted)."""
+    return _launch_era(version).mbridge_required
 
 
 def needs_trainer_device(version: str) -> bool:
-    """<= 0.6.x needs trainer.device=npu; 0.7.0 added auto_set_device (verl.md §4.3)."""
-    return not at_least(version, "0.7.0")
+    """<= 0.6.x needs trainer.device=npu; 0.7.0 added auto_set_device."""
+    return _launch_era(version).trainer_device_required
+
+
+def model_engine_key(version: str) -> bool:
+    """From 0.9.0 the engine is chosen by the top-level `model_engine=megatron|mindspeed` on `ppo_trainer`
+    (ppo_megatron_trainer is deprecated there)."""
+    return _launch_era(version).model_engine_key
+
+
+def cp_needs_override_key(version: str) -> bool:
+    """Before 0.8.0 context parallelism must also be written into override_transformer_config."""
+    return _launch_era(version).cp_needs_override_key

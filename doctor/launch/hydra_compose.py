@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from doctor.errors import InputError
+from doctor.launch import sources as S
 from doctor.launch.override_list import CONFIG_NAME, Override
 from doctor.report import Finding, finding
 
@@ -26,15 +27,20 @@ _KEY_PATTERNS = (
     re.compile(r"Could not delete from config\. The value of '([^']+)'"),
     re.compile(r"Could not append to config\. An item is already at '([^']+)'"),
     re.compile(r"full_key: (\S+)"),
+    re.compile(r"Could not find '([^'/]+)/"),  # a config group option that does not exist in this release
 )
 
 
 @dataclass
 class ComposeResult:
     config_dir: str
-    config: Any = None  # the composed DictConfig (None when any override was rejected)
+    config: Any = None  # the composed DictConfig (None when any override was rejected, or read from the cache)
     findings: list[Finding] = field(default_factory=list)
     rejected: list[str] = field(default_factory=list)  # override texts Hydra refused
+    flat: dict[str, Any] | None = None  # every leaf of the composed config (without the rejected overrides)
+    dicts: dict[str, int] = field(default_factory=dict)  # every mapping's path -> how many keys it holds
+    yaml: str | None = None  # the composed config as YAML (only when every override was accepted)
+    groups: list[str] = field(default_factory=list)  # config groups of the directory (model_engine, actor, …)
 
 
 def installed_verl() -> tuple[str | None, Path | None]:
@@ -70,9 +76,42 @@ def installed_verl() -> tuple[str | None, Path | None]:
 
 def check_config_dir(path: str | Path) -> Path:
     p = Path(path)
-    if not (p / f"{CONFIG_NAME}.yaml").is_file():
-        raise InputError(f"not a verl config directory (no {CONFIG_NAME}.yaml)", source=str(path))
+    if not any((p / f"{n}.yaml").is_file() for n in ("ppo_trainer", CONFIG_NAME)):
+        raise InputError("not a verl config directory (no ppo_trainer.yaml)", source=str(path))
     return p.resolve()
+
+
+def flatten(cfg: Any) -> tuple[dict[str, Any], dict[str, int]]:
+    """(leaf path -> value with interpolations resolved where they resolve, mapping path -> number of keys)."""
+    from omegaconf import DictConfig, ListConfig, OmegaConf
+
+    flat: dict[str, Any] = {}
+    dicts: dict[str, int] = {"": len(cfg)}
+
+    def walk(node: Any, prefix: str) -> None:
+        for k in list(node.keys()):
+            path = f"{prefix}{k}"
+            try:
+                value = node[k]
+            except Exception:  # noqa: BLE001 - an interpolation that does not resolve outside verl: keep its text
+                raw = node._get_node(k)
+                value = raw._value() if raw is not None else None
+            if isinstance(value, DictConfig):
+                dicts[path] = len(value)
+                walk(value, path + ".")
+            elif isinstance(value, ListConfig):
+                try:
+                    flat[path] = OmegaConf.to_container(value, resolve=True)
+                except Exception:  # noqa: BLE001
+                    flat[path] = OmegaConf.to_container(value, resolve=False)
+            else:
+                flat[path] = value
+    walk(cfg, "")
+    return flat, dicts
+
+
+def config_groups(config_dir: str | Path) -> list[str]:
+    return sorted(p.name for p in Path(config_dir).iterdir() if p.is_dir() and not p.name.startswith("_"))
 
 
 def _key_of(message: str) -> str | None:
@@ -84,7 +123,8 @@ def _key_of(message: str) -> str | None:
 
 
 def compose(ovs: list[Override], config_dir: str | Path, config_name: str = CONFIG_NAME) -> ComposeResult:
-    """Compose with all overrides; every override Hydra rejects becomes a finding (id by failure kind)."""
+    """Compose with all overrides; every override Hydra rejects becomes a finding (id by failure kind), and the
+    result holds the config composed from the ones it accepts (`flat`, `dicts`)."""
     try:
         from hydra import compose as hcompose
         from hydra import initialize_config_dir
@@ -95,7 +135,7 @@ def compose(ovs: list[Override], config_dir: str | Path, config_name: str = CONF
         raise InputError(f"hydra-core/omegaconf are needed for the schema check ({e}); "
                          "pip install 'verl-ascend-doctor[launch]' or pass --no-compose") from None
     cdir = str(Path(config_dir).resolve())
-    result = ComposeResult(config_dir=cdir)
+    result = ComposeResult(config_dir=cdir, groups=config_groups(cdir))
     parser = OverridesParser.create()
     pending: list[Override] = []
     for o in ovs:
@@ -113,13 +153,21 @@ def compose(ovs: list[Override], config_dir: str | Path, config_name: str = CONF
             return hcompose(config_name=name, overrides=[o.text for o in items])
 
     try:  # the authoritative check: one real compose with every override
-        result.config = real_compose(pending)
+        cfg = real_compose(pending)
+        result.flat, result.dicts = flatten(cfg)
+        if not result.rejected:
+            result.config = cfg
+            result.yaml = to_yaml(cfg)
         return result
     except (HydraException, OmegaConfBaseException) as e:
         first_error = e
     # Hydra stops at the first bad override. Find every one: apply them in order, one at a time, onto the
     # composed base with Hydra's own override application (what compose does internally), then recompose.
-    located = _locate_all(pending, cdir, name)
+    found = _locate_all(pending, cdir, name)
+    located = None
+    if found is not None:
+        located, partial = found
+        result.flat, result.dicts = flatten(partial)
     if located is None:  # Hydra internals not available: recompose without each culprit (bounded)
         located = []
         rest = list(pending)
@@ -146,7 +194,10 @@ def compose(ovs: list[Override], config_dir: str | Path, config_name: str = CONF
         result.findings.append(finding(
             "launch-compose-failed", "error", ("config", "verl"), "verl's config does not compose",
             detail=msg, evidence={"config_dir": cdir}, key=_key_of(msg),
-            fix="Fix the override named in the message.", source="Hydra compose of verl's own config"))
+            fix="Fix the override named in the message.", source=S.HYDRA_OVERRIDES))
+    from doctor.launch.advice import advise
+
+    result.findings = advise(result.findings, result.flat, result.dicts, result.groups, {o.key: o.value for o in ovs})
     return result
 
 
@@ -166,8 +217,9 @@ def _is_group_override(o: Override, cdir: str) -> bool:
     return "." not in head and (Path(cdir) / head).is_dir()
 
 
-def _locate_all(pending: list[Override], cdir: str, name: str) -> list[tuple[Override, str]] | None:
-    """Every override Hydra rejects, in order, or None when Hydra's internals differ from 1.1-1.3."""
+def _locate_all(pending: list[Override], cdir: str, name: str) -> tuple[list[tuple[Override, str]], Any] | None:
+    """Every override Hydra rejects, in order, and the config with the others applied; None when Hydra's
+    internals differ from 1.1-1.3."""
     try:
         from hydra import compose as hcompose
         from hydra import initialize_config_dir
@@ -202,7 +254,7 @@ def _locate_all(pending: list[Override], cdir: str, name: str) -> list[tuple[Ove
             apply(parser.parse_overrides([o.text]), cfg)
         except (HydraException, OmegaConfBaseException) as e:
             out.append((o, _message(e)))
-    return out
+    return out, cfg
 
 
 def _message(e: BaseException) -> str:
@@ -254,7 +306,7 @@ def _finding(id_: str, o: Override, msg: str, cdir: str) -> Finding:
     }.get(id_, f"Hydra rejects {o.prefix}{o.key} against verl's config")
     return finding(id_, "error", ("config",), title,
                    detail=msg, evidence=ev, fix=fix, key=o.key,
-                   source="real Hydra compose of verl's ppo_megatron_trainer (hydra-core)")
+                   source=S.HYDRA_OVERRIDES)
 
 
 def to_yaml(config: Any) -> str:

@@ -5,7 +5,7 @@ first (overrides.hydra_quote), so a model path with spaces, quotes, `$(…)`, ba
 verl byte for byte and runs nothing. The set_env.sh files are sourced with `set +u` around them: CANN 9.x's
 script reads unset variables (`CMAKE_PREFIX_PATH: unbound variable`), and the NNAL script gets
 `--cxx_abi=1` because without it it runs `python3 -c 'import torch'` to ask for the ABI
-(shared/reference/cann_torchnpu_vllm.md §5.1-§5.2).
+(CANN's own set_env.sh and NNAL's atb/set_env.sh).
 """
 
 from __future__ import annotations
@@ -13,10 +13,10 @@ from __future__ import annotations
 import shlex
 
 from doctor import __version__
-from doctor.launch.override_list import CONFIG_NAME, ENTRY_MODULE, build_overrides
+from doctor.launch.override_list import ENTRY_MODULE, build_overrides, config_name_for
 from doctor.launch.spec import LaunchSpec
 
-# (name, value, one-line reason). Sources: verl NPU example scripts and FAQ (shared/reference/verl.md §4.2-§4.3,
+# (name, value, one-line reason). Sources: verl NPU example scripts and FAQ (https://github.com/verl-project/verl/blob/v0.9.0/docs/ascend_tutorial/faq/faq.rst,
 # cann_torchnpu_vllm.md). `${X:-default}` keeps a value the user already exported.
 RECOMMENDED_ENV: tuple[tuple[str, str, str], ...] = (
     ("RAY_EXPERIMENTAL_NOSET_ASCEND_RT_VISIBLE_DEVICES", "1",
@@ -34,13 +34,18 @@ RECOMMENDED_ENV: tuple[tuple[str, str, str], ...] = (
 )
 
 
+AIV = (("HCCL_OP_EXPANSION_MODE", "AIV",
+        "HCCL collectives expanded on the AI vector cores, as verl v0.9.0's NPU scripts for Qwen3-30B-A3B and "
+        "Qwen3-32B do (tests/special_npu/nightly_ci_ascend/run_grpo_qwen3_30b_megatron_sglang_npu.sh)"),)
+
+
 def _q(s: str) -> str:
     return shlex.quote(s)
 
 
 def render_script(spec: LaunchSpec, *, findings_note: str | None = None) -> str:
     """The bash launch script for `spec` (single node, or one script for all nodes of a Ray cluster)."""
-    ovs = [o.text for o in build_overrides(spec)]
+    ovs = build_overrides(spec)
     lines: list[str] = [
         "#!/usr/bin/env bash",
         f"# verl + MindSpeed launch script written by doctor {__version__} for verl {spec.verl_version}.",
@@ -67,16 +72,16 @@ def render_script(spec: LaunchSpec, *, findings_note: str | None = None) -> str:
             lines.append(f"source {_q(path)}{args}")
         lines.append("set -u")
     lines.append("")
-    for name, value, why in RECOMMENDED_ENV:
+    for name, value, why in RECOMMENDED_ENV + (AIV if spec.hccl_aiv else ()):
         lines.append(f"# {why}")
         lines.append(f'export {name}="${{{name}:-{value}}}"')
     lines.append("")
     if spec.nodes > 1:
         lines += _ray_block(spec)
     lines.append("# The run. Extra overrides given to this script are appended (\"$@\").")
-    lines.append(f"python3 -m {ENTRY_MODULE} --config-name={CONFIG_NAME} \\")
+    lines.append(f"python3 -m {ENTRY_MODULE} --config-name={config_name_for(spec.verl_version)} \\")
     for o in ovs:
-        lines.append(f"    {_q(o)} \\")
+        lines.append(f"    {o.shell or _q(o.text)} \\")
     lines.append('    "$@"')
     return "\n".join(lines) + "\n"
 

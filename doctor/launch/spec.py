@@ -33,6 +33,8 @@ replaced by `_`; unknown keys are refused)::
     cann_set_env: /usr/local/Ascend/ascend-toolkit/set_env.sh
     nnal_set_env: /usr/local/Ascend/nnal/atb/set_env.sh    # "" to skip
     extra_overrides: ["trainer.val_before_train=False"]    # raw Hydra overrides appended last
+    offload: null  dynamic_bsz: null  max_token_len_per_npu: null   # null: from the closest upstream NPU example
+    max_model_len: null  enforce_eager: null  free_cache_engine: null  hccl_aiv: null
 """
 
 from __future__ import annotations
@@ -102,6 +104,14 @@ class LaunchSpec:
     cann_set_env: str = DEFAULT_CANN_SET_ENV
     nnal_set_env: str = DEFAULT_NNAL_SET_ENV
     extra_overrides: tuple[str, ...] = field(default_factory=tuple)
+    # Memory and rollout settings; None = not written (launch fills them from the closest upstream NPU example).
+    offload: bool | None = None  # actor param/grad/optimizer offload (+ ref param offload)
+    dynamic_bsz: bool | None = None  # use_dynamic_bsz on actor, ref and rollout log-prob
+    max_token_len_per_npu: int | None = None  # ppo_max_token_len_per_gpu / log_prob_max_token_len_per_gpu
+    max_model_len: int | None = None  # rollout max_model_len
+    enforce_eager: bool | None = None
+    free_cache_engine: bool | None = None
+    hccl_aiv: bool | None = None  # export HCCL_OP_EXPANSION_MODE=AIV
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "fused", normalize_fused(self.fused))
@@ -151,7 +161,7 @@ def _shape_problems(spec: LaunchSpec) -> list[tuple[str, str]]:
         v = getattr(spec, name)
         if isinstance(v, bool) or not isinstance(v, int) or v < 1:
             out.append((name, f"must be a positive integer, got {v!r}"))
-    for name in ("vpp", "etp", "recompute_layers", "total_training_steps"):
+    for name in ("vpp", "etp", "recompute_layers", "total_training_steps", "max_token_len_per_npu", "max_model_len"):
         v = getattr(spec, name)
         if v is not None and (isinstance(v, bool) or not isinstance(v, int) or v < 1):
             out.append((name, f"must be a positive integer or null, got {v!r}"))
@@ -159,7 +169,8 @@ def _shape_problems(spec: LaunchSpec) -> list[tuple[str, str]]:
         v = getattr(spec, name)
         if isinstance(v, bool) or not isinstance(v, int) or v < 0:
             out.append((name, f"must be a non-negative integer, got {v!r}"))
-    for name in ("sp", "dist_opt", "mbridge"):
+    for name in ("sp", "dist_opt", "mbridge", "offload", "dynamic_bsz", "enforce_eager", "free_cache_engine",
+                 "hccl_aiv"):
         v = getattr(spec, name)
         if v is not None and not isinstance(v, bool):
             out.append((name, f"must be true, false or null, got {v!r}"))

@@ -1,10 +1,12 @@
-"""Validation entry points shared by `launch` and `lint`: the rules (rules.py) plus, when verl's config
-files for the target version are available, real Hydra composition (hydra_compose.py).
+"""Validation entry points shared by `launch`, `lint` and `smoke`: the rules (rules*.py) plus, when verl's
+config files for the target version are available, real Hydra composition (hydra_compose.py, answered from
+compose_cache.py when the same composition ran before).
 
-Composition is only run against config files of the *target* verl version (or a directory the user names
-with --verl-config): checking a 0.7.1 script against 0.9.1's schema would report differences between the
-releases, not mistakes. Without matching files the prefix rules come from the per-release key tables in
-features.py, and an info finding says so.
+Composition runs only against config files of the *target* verl version: the directory the user names
+(`--verl-config`), the installed verl when its version is the target, or the target release's config unpacked
+from its wheel into the cache (verl_release.py). Checking a 0.7.1 script against 0.9.1's schema would report
+differences between the releases, not mistakes. Without matching files the prefix rules come from the
+per-release key tables in features.py, and a warning says what was not checked.
 """
 
 from __future__ import annotations
@@ -12,23 +14,28 @@ from __future__ import annotations
 from pathlib import Path
 
 from doctor.errors import InputError
+from doctor.launch import sources as S
+from doctor.launch.entry import engine_of
 from doctor.launch.features import vt
 from doctor.launch.model_config import ModelInfo, load_model_config
-from doctor.launch.override_list import CONFIG_NAME, Override, build_overrides
+from doctor.launch.override_list import Override, build_overrides, config_name_for
 from doctor.launch.rules import Context, check
 from doctor.launch.spec import LaunchSpec
 from doctor.report import Finding, Severity, finding
 
+_NOT_COMPOSED_DETAIL = ("Prefix rules were checked from the per-release key tables of doctor.launch.features; keys "
+                        "outside those tables, and every key outside the megatron block, were not checked.")
 
-def resolve_config_dir(verl_version: str, config_dir: str | Path | None, compose: bool | None) -> tuple[Path | None, Finding | None]:
-    """Which verl config directory to compose against, or why none (as an info finding)."""
+
+def resolve_config_dir(verl_version: str, config_dir: str | Path | None, compose: bool | None,
+                       *, download: bool = True) -> tuple[Path | None, Finding | None]:
+    """Which verl trainer config directory to compose against, or why none (as a finding)."""
     from doctor.launch import hydra_compose
 
     if compose is False:
         return None, finding("launch-schema-not-composed", "info", ("config",),
                              f"verl {verl_version}'s Hydra config was not composed (--no-compose)",
-                             detail="Prefix rules were checked from the per-release key tables "
-                                    "(shared/reference/verl.md §2.5); keys outside those tables were not checked.")
+                             detail=_NOT_COMPOSED_DETAIL)
     if config_dir is not None:
         return hydra_compose.check_config_dir(config_dir), None
     inst_version, inst_dir = hydra_compose.installed_verl()
@@ -36,14 +43,59 @@ def resolve_config_dir(verl_version: str, config_dir: str | Path | None, compose
         return inst_dir, None
     why = (f"installed verl is {inst_version}, target is {verl_version}" if inst_dir is not None
            else "no verl installed here")
+    if download:
+        from doctor.launch.verl_release import release_config
+
+        cdir, failed = release_config(verl_version)
+        if cdir is not None:
+            return cdir, None
+        why += f"; {failed}"
     if compose is True:
         raise InputError(f"cannot compose verl {verl_version}'s config: {why}; pass --verl-config DIR",
                          path="--compose")
-    return None, finding("launch-schema-not-composed", "info", ("config",),
-                         f"verl {verl_version}'s Hydra config was not composed ({why})",
-                         detail="Prefix rules were checked from the per-release key tables "
-                                "(shared/reference/verl.md §2.5); keys outside those tables were not checked.",
-                         fix="Install the target verl (pip install --no-deps verl==VERSION) or pass --verl-config DIR.")
+    return None, finding("launch-schema-not-composed", "warning", ("config", "verl"),
+                         f"verl {verl_version}'s Hydra config could not be composed ({why})",
+                         detail=_NOT_COMPOSED_DETAIL,
+                         fix=f"Make the index reachable (the verl {verl_version} wheel is unpacked into the cache on "
+                             "first use), install the target verl (pip install --no-deps verl==VERSION) or pass "
+                             "--verl-config DIR.", source=S.VERL_TRAINER_YAML)
+
+
+def compose_findings(ovs: list[Override], ctx: Context, cdir: Path, config_name: str) -> tuple[list[Finding], object]:
+    """Hydra's verdict on the overrides (from the cache when the same composition ran before), with the
+    engine and composed values put into `ctx` for the rules."""
+    from doctor.launch.compose_cache import compose_cached
+
+    res = compose_cached(ovs, cdir, config_name, ctx.verl_version)
+    ctx.flat = res.flat
+    ctx.engine, _ = engine_of(ovs, config_name, res.flat)
+    unknown = {o.key for o in ovs if o.unknown}
+    keep = [_removed(f, ctx.verl_version) for f in res.findings if f.key not in unknown
+            or f.id in ("launch-key-needs-plus", "launch-key-not-in-config", "launch-key-plus-on-existing")]
+    if res.flat is not None:
+        keep.append(finding("launch-schema-composed", "info", ("config",),
+                            f"composed verl {ctx.verl_version}'s {config_name} config with "
+                            f"{len(ovs) - len(res.rejected)} override(s)",
+                            evidence={"config_dir": str(cdir), "config_name": config_name,
+                                      "rejected": len(res.rejected), "engine": ctx.engine}))
+    return keep, res
+
+
+def _removed(f: Finding, version: str) -> Finding:
+    """An unknown key that this release removed says so (not a did-you-mean to a neighbour)."""
+    from dataclasses import replace
+
+    from doctor.launch.features import key_info
+    from doctor.report import Fix
+
+    if f.id not in ("launch-key-needs-plus", "launch-key-not-in-config") or not f.key:
+        return f
+    state, info = key_info(f.key, version)
+    if state != "removed" or info is None:
+        return f
+    return replace(f, id="launch-key-removed", components=("config", "verl"),
+                   title=f"{f.key} was removed in verl {info.removed}",
+                   fix=Fix(f"Delete the override {f.evidence.get('override', f.key)}."), source=S.VERL_MEGATRON_YAML)
 
 
 def validate_overrides(
@@ -53,25 +105,16 @@ def validate_overrides(
     compose: bool | None = None,
     config_dir: str | Path | None = None,
 ) -> tuple[list[Finding], object | None]:
-    """Rules + optional composition. Returns (findings, composed config or None)."""
-    found = check(ovs, ctx)
+    """Composition (when possible), then the rules with what it composed. Returns (findings, ComposeResult)."""
     cdir, note = resolve_config_dir(ctx.verl_version, config_dir, compose)
-    composed = None
-    if note is not None:
-        found.append(note)
+    hydra: list[Finding] = [] if note is None else [note]
+    res = None
     if cdir is not None:
-        from doctor.launch import hydra_compose
-
-        res = hydra_compose.compose(ovs, cdir, ctx.config_name or CONFIG_NAME)
-        composed = res.config
-        flagged = {f.key for f in found if f.severity is Severity.ERROR and f.key}
-        found.extend(f for f in res.findings if f.key not in flagged)
-        if res.config is not None:
-            found.append(finding("launch-schema-composed", "info", ("config",),
-                                 f"composed verl's {CONFIG_NAME} config with "
-                                 f"{len(ovs) - len(res.rejected)} override(s)",
-                                 evidence={"config_dir": str(cdir), "rejected": len(res.rejected)}))
-    return found, composed
+        more, res = compose_findings(ovs, ctx, cdir, ctx.config_name or config_name_for(ctx.verl_version))
+        hydra += more
+    found = check(ovs, ctx)
+    flagged = {f.key for f in found if f.severity is Severity.ERROR and f.key}
+    return found + [f for f in hydra if f.key not in flagged or f.severity is not Severity.ERROR], res
 
 
 def load_model(path: str | None) -> tuple[ModelInfo | None, Finding | None]:
@@ -87,7 +130,7 @@ def load_model(path: str | None) -> tuple[ModelInfo | None, Finding | None]:
                              "model config.json not readable here: heads/layers/experts checks skipped",
                              detail=str(e), evidence={"model": path}, key="actor_rollout_ref.model.path",
                              fix="Run on a host where the model directory exists, or fix the path.",
-                             source="issue 5 (config.json gives layers, heads, experts)")
+                             source=S.HF_CONFIG)
 
 
 def validate(
@@ -103,6 +146,7 @@ def validate(
         model, note = load_model(spec.model)
         if note is not None:
             found.append(note)
-    ctx = Context(verl_version=spec.verl_version, model=model, megatron_bridge=spec.megatron_bridge)
+    ctx = Context(verl_version=spec.verl_version, model=model, megatron_bridge=spec.megatron_bridge,
+                  config_name=config_name_for(spec.verl_version))
     more, _ = validate_overrides(build_overrides(spec), ctx, compose=compose, config_dir=config_dir)
     return found + more

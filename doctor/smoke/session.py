@@ -48,11 +48,11 @@ class _Checks:
         self.checks: list[CheckResult] = []
         self.findings: list[Finding] = []
 
-    def add(self, check_id: str, area: str, findings: list[Finding], seconds: float, skip: bool = False) -> None:
+    def add(self, check_id: str, area: str, findings: list[Finding], seconds: float, skip: str | None = None) -> None:
+        """`skip`: the reason this phase did not run (it is then `skip`, never `pass`)."""
         tagged = [replace(f, check=check_id) for f in findings]
-        worst = max((f.severity.rank for f in tagged), default=-1)
-        status = CheckStatus.SKIP if skip else {2: CheckStatus.FAIL, 1: CheckStatus.WARN}.get(worst, CheckStatus.PASS)
-        self.checks.append(CheckResult(id=check_id, area=area, status=status, seconds=seconds))
+        status = CheckStatus.SKIP if skip else CheckStatus.of(tagged)
+        self.checks.append(CheckResult(id=check_id, area=area, status=status, seconds=seconds, reason=skip))
         self.findings.extend(tagged)
 
     def has_errors(self) -> bool:
@@ -102,7 +102,7 @@ def run_smoke(opts: SmokeOptions, console: Console, *, preflight: Callable[[str]
         return c.report(extra)
     if opts.dry_run:
         console.status("dry run: nothing was started")
-        c.add("smoke-run", "smoke", [], 0.0, skip=True)
+        c.add("smoke-run", "smoke", [], 0.0, skip="--dry-run: nothing was started")
         return c.report(extra)
     return _run(opts, layout, launch, console, c, extra)
 
@@ -116,7 +116,7 @@ def _preflight(opts: SmokeOptions, console: Console, c: _Checks, extra: dict[str
     if pre is None:
         c.add("smoke-preflight", "smoke", [
             finding("smoke-preflight-unavailable", "info", "verl", "`doctor check` is not available; preflight skipped")
-        ], time.monotonic() - t, skip=True)
+        ], time.monotonic() - t, skip="`doctor check` is not available")
         extra["preflight"] = {"ran": False}
         return True
     errors = [f for f in pre if f.severity is Severity.ERROR]
@@ -166,6 +166,7 @@ def _launch(opts: SmokeOptions, target: plan.Target, layout: plan.Layout, wl: wo
     t = time.monotonic()
     run_id = runner.new_run_id()
     ray_tmp = runner.ray_temp_path(run_id)
+    assert target.verl is not None  # run_smoke refused an interpreter without verl
     spec = plan.build_spec(layout=layout, steps=opts.steps, verl_version=target.verl, model_dir=wl.model_dir,
                            train_file=wl.train_file, val_file=wl.val_file,
                            megatron_bridge=bool(target.megatron_bridge),

@@ -91,14 +91,17 @@ def collect_report(collection: Collection, *, output: str | None, bundle: str | 
     """The `collect` report: the snapshot (when not written to a file) and a warning per failed probe."""
     report = Report(command="collect")
     for name, st in collection.probes.items():
-        if st.status == "ok":
+        # npu-smi that hung or failed is recorded inside a probe that itself finished: its devices are unknown too
+        hung = name == "npu_smi" and st.status == "ok" and bool(st.errors)
+        if st.status == "ok" and not hung:
             continue
         comp = PROBE_COMPONENT.get(name, "system")
+        what = "failed" if st.status == "error" else "timed out" if st.status == "timeout" else "hung or failed"
         report.findings.append(finding(
             "collect-probe-failed",
             "warning",
             [comp],
-            f"the {name} probe {'timed out' if st.status == 'timeout' else 'failed'}; its facts are unknown",
+            f"the {name} probe {what}; its facts are unknown",
             detail="\n".join(st.errors[:5]),
             evidence={"probe": name, "status": st.status, "seconds": round(st.seconds, 3)},
             fix=("Re-run with -v to see the probe's errors; for the python probe check that --python runs, "

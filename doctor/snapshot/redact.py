@@ -41,10 +41,6 @@ def redact_value(name: str, value: str) -> str:
     return redact_url_credentials(value)
 
 
-def redact_env(env: dict[str, str]) -> dict[str, str]:
-    return {k: redact_value(k, v) for k, v in env.items()}
-
-
 def redact_text(text: str) -> str:
     """Redact a free-form file: secret-named assignments on any line, then URL credentials anywhere."""
 

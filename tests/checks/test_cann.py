@@ -73,7 +73,7 @@ def test_driver_missing_in_container():
 
 
 def test_newer_cann_is_info_not_error():
-    d = healthy("verl-main-cann9.1.0-a2")
+    d = healthy("verl-0.10.0.dev20260822-cann9.1.0-a2")
     d["ascend"]["toolkit"]["version"] = d["ascend"]["kernels"]["version"] = d["ascend"]["nnal"]["version"] = "9.3.0"
     f = found(d)
     assert f["cann-newer-than-profiles"] == "info" and "error" not in f.values()

@@ -78,7 +78,8 @@ def test_uniform_cluster_has_no_cluster_findings():
     findings, results = run(doc)
     assert findings == []
     assert {r.id for r in results} >= {"cluster-ascend-versions", "cluster-ray-npu-resource", "cluster-env"}
-    assert all(r.status.value == "pass" for r in results)
+    # every check that could look passed; the RoCE ping round was not run (no --deep), so that one is skipped
+    assert {r.id: r.status.value for r in results if r.status.value != "pass"} == {"cluster-npu-reach": "skip"}
 
 
 def test_cann_skew_names_the_odd_node_and_missing_npu_resource_names_its_node():

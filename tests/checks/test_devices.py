@@ -45,6 +45,8 @@ def test_visible_devices_fine():
 
 def test_ascend_visible_devices_without_rt():
     d = bare(host={"in_container": True}, env={"ASCEND_VISIBLE_DEVICES": "4,3"})
+    assert "visible-devices-rt-unset" not in found(d)  # partial: RT may well be set
+    d["complete"] = True
     assert found(d)["visible-devices-rt-unset"] == "warning"
     assert "visible-devices-rt-unset" not in found(bare(env={"ASCEND_VISIBLE_DEVICES": "0,1"}))
 

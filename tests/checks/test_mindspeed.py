@@ -52,3 +52,30 @@ def test_off_profile_refs():
     d["modules"]["megatron"]["version"] = "0.16.0"
     f = found(d, forced="verl-0.7.1-cann8.5.0-a2")
     assert f["mindspeed-off-profile"] == "warning" and f["megatron-off-profile"] == "warning"
+
+
+def _ms(branch: str | None, reports: str, megatron: str) -> dict:
+    d = healthy("verl-0.8.0-cann9.0.0-a2")
+    d["modules"]["mindspeed"]["git"]["branch"] = branch
+    d["packages"]["mindspeed"]["version"] = reports
+    d["modules"]["megatron"]["version"] = d["packages"]["megatron-core"]["version"] = megatron
+    return d
+
+
+def test_core_r018_pairs_with_megatron_0171_as_its_readme_says():
+    """MindSpeed core_r0.17.0 / core_r0.18.0 READMEs name Megatron-LM 0.17.1 (and still report 0.12.1)."""
+    from tests.stacks import diagnose_dict
+
+    for branch in ("core_r0.17.0", "core_r0.18.0"):
+        assert "mindspeed-megatron-mismatch" not in found(_ms(branch, "0.12.1", "0.17.1"))
+    d = _ms("core_r0.18.0", "0.12.1", "0.18.0")
+    f = next(x for x in diagnose_dict(d).findings if x.id == "mindspeed-megatron-mismatch")
+    assert f.severity.value == "error" and "core_v0.17.1" in f.fix.text and "core_r0.18" not in f.fix.text
+    assert f.source.startswith("https://github.com/Ascend/MindSpeed/blob/4213c913")
+
+
+def test_reported_version_alone_accepts_every_branch_that_reports_it():
+    """Without a branch, MindSpeed 0.12.1 may be a *_core_r0.12.1 branch or core_r0.17/0.18: neither Megatron is wrong."""
+    for megatron in ("0.12.1", "0.17.1"):
+        assert "mindspeed-megatron-mismatch" not in found(_ms(None, "0.12.1", megatron))
+    assert found(_ms(None, "0.12.1", "0.16.2"))["mindspeed-megatron-mismatch"] == "error"

@@ -5,6 +5,8 @@ from tests.stacks import bare, found, healthy
 
 def test_hccl_timeout_multi_node():
     d = bare(env={}, ray={"nodes": [{"alive": True}, {"alive": True}]})
+    assert "hccl-connect-timeout-short" not in found(d)  # partial: not listing it does not say it is unset
+    d["complete"] = True
     assert found(d)["hccl-connect-timeout-short"] == "warning"
     d["env"]["HCCL_CONNECT_TIMEOUT"] = "1800"
     assert "hccl-connect-timeout-short" not in found(d)
@@ -19,7 +21,8 @@ def test_hccl_timeout_invalid():
 
 
 def test_hccl_port_in_use_and_custom_base():
-    assert found(bare(env={}, network={"listening_ports": [60000]}))["hccl-port-in-use"] == "warning"
+    assert "hccl-port-in-use" not in found(bare(env={}, network={"listening_ports": [60000]}))  # base unknown
+    assert found(bare(env={}, network={"listening_ports": [60000]}, complete=True))["hccl-port-in-use"] == "warning"
     d = bare(env={"HCCL_IF_BASE_PORT": "61000"}, network={"listening_ports": [60000]})
     assert "hccl-port-in-use" not in found(d)
 

@@ -23,7 +23,7 @@ env_values = st.sampled_from(["", "0", "1,0", "0,0", "a", "^lo", "=eth0", "eth0,
 
 @st.composite
 def snapshots(draw):
-    d = healthy(draw(st.sampled_from(["verl-0.6.1-cann8.2.rc1-a3", "verl-0.7.1-cann8.5.0-a2", "verl-main-cann9.1.0-a2"])),
+    d = healthy(draw(st.sampled_from(["verl-0.6.1-cann8.2.rc1-a3", "verl-0.7.1-cann8.5.0-a2", "verl-0.10.0.dev20260822-cann9.1.0-a2"])),
                 draw(st.sampled_from(["aarch64", "x86_64", "riscv64"])))
     for p in draw(st.lists(st.sampled_from(PKGS), max_size=6)):
         d["packages"][p] = {"version": draw(maybe_version)}

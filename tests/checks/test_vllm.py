@@ -1,11 +1,11 @@
 import pytest
 
-from tests.stacks import bare, found, healthy
+from tests.stacks import bare, diagnose_dict, found, healthy
 
 
 @pytest.mark.parametrize("pkg", ["vllm", "vllm-ascend"])
 def test_seed_rule(pkg):
-    d = healthy("verl-main-cann9.1.0-a2")
+    d = healthy("verl-0.10.0.dev20260822-cann9.1.0-a2")
     d["packages"][pkg]["version"] = "0.7.3"
     f = found(d)
     assert f["vllm-below-minimum-for-cann"] == "error", f
@@ -55,10 +55,70 @@ def test_dev_vllm_without_vllm_version():
 
 
 def test_newer_than_known_is_info():
-    d = healthy("verl-main-cann9.1.0-a2")
-    d["packages"]["vllm-ascend"]["version"] = "0.30.0rc2"
-    d["packages"]["torch-npu"]["version"] = "2.14.0"
-    d["packages"]["torch"]["version"] = "2.14.0"
+    d = healthy("verl-0.10.0.dev20260822-cann9.1.0-a2")
+    d["packages"]["vllm-ascend"]["version"] = "0.31.0rc1"
+    d["packages"]["torch-npu"]["version"] = "2.15.0"
+    d["packages"]["torch"]["version"] = "2.15.0"
     f = found(d)
     assert f["vllm-ascend-newer-than-known"] == "info" and f["torch-npu-newer-than-known"] == "info"
     assert "error" not in {v for k, v in f.items() if k.endswith("newer-than-known")}
+    fixes = [x.fix.text for x in diagnose_dict(d).findings if x.id.endswith("newer-than-known") and x.fix]
+    assert len(fixes) == 2 and all("python -m tools.refresh_knowledge" in x and "2026-12-01" in x for x in fixes)
+
+
+def test_rows_of_the_newest_releases():
+    """vllm-ascend 0.23.0.post1 and 0.26-0.30 are known; 0.30.0rc2 pairs vLLM 0.30.0, CANN 9.2.0, torch-npu post4."""
+    from doctor.knowledge.matrix import vllm_ascend_row
+
+    for v in ("0.23.0.post1", "0.26.0rc1", "0.27.1rc1", "0.28.0rc1", "0.29.0rc1", "0.30.0rc1", "0.30.0rc2"):
+        row = vllm_ascend_row(v)
+        assert row is not None and row.version == v and row.source.startswith("https://")
+    r = vllm_ascend_row("0.30.0rc2")
+    assert (r.vllm, r.cann, r.torch_npu) == ("0.30.0", "9.2.0", "==2.10.0.post4")
+    assert vllm_ascend_row("0.26.0rc1").cann == "9.1.0"
+
+
+def test_policy_and_requirements_values_are_both_accepted():
+    """Where the release matrix and the tag's requirements disagree, neither value is reported."""
+    d = healthy("verl-0.7.0-cann8.3.rc1-a2")
+    d["packages"]["vllm-ascend"]["version"] = "0.11.0"
+    d["ascend"]["toolkit"]["version"] = "8.3.RC2"
+    for tn in ("2.7.1", "2.7.1.post1"):
+        d["packages"]["torch-npu"]["version"] = tn
+        assert "vllm-ascend-torch-npu-pairing" not in found(d, forced="verl-0.7.0-cann8.3.rc1-a2")
+    d["packages"]["vllm-ascend"]["version"] = "0.10.1rc1"
+    for vl in ("0.10.1", "0.10.1.1"):
+        d["packages"]["vllm"]["version"] = vl
+        assert "vllm-ascend-vllm-mismatch" not in found(d, forced="verl-0.7.0-cann8.3.rc1-a2")
+
+
+def test_vllm_ascend_091_supports_a3():
+    """The v0.9.1 FAQ lists Atlas A3 Training: the 0.6.1 A3 stack is no longer a chip deviation."""
+    d = healthy("verl-0.6.1-cann8.2.rc1-a3")
+    assert "vllm-ascend-chip-unsupported" not in found(d)
+    d["packages"]["vllm-ascend"]["version"] = "0.9.0rc2"
+    assert found(d)["vllm-ascend-chip-unsupported"] == "warning"
+
+
+def test_release_branch_build_uses_the_branch_row():
+    """verl 0.8.0 clones releases/v0.18.0, re-pinned to torch-npu 2.9.0.post2 and CANN 9.0.0 before the tag."""
+    d = healthy("verl-0.8.0-cann9.0.0-a2")
+    assert d["packages"]["vllm-ascend"]["version"].startswith("0.18.1.dev")
+    f = found(d)
+    assert "vllm-ascend-torch-npu-pairing" not in f and "vllm-ascend-cann-pairing" not in f
+    d["packages"]["vllm-ascend"]["version"] = "0.18.0"  # the tag itself pins torch-npu 2.9.0 and CANN 8.5.1
+    f = found(d)
+    assert f["vllm-ascend-torch-npu-pairing"] == "warning" and f["vllm-ascend-cann-pairing"] == "warning"
+
+
+@pytest.mark.parametrize(("value", "expected"), [("50", "warning"), ("199", "warning"), ("200", None), ("1024", None),
+                                                  ("lots", None)])
+def test_hccl_buffsize_below_the_default_on_a_vllm_ascend_host(value, expected):
+    d = healthy("verl-0.7.1-cann8.5.0-a3")
+    d["env"]["HCCL_BUFFSIZE"] = value
+    assert found(d).get("hccl-buffsize-below-default") == expected
+
+
+def test_hccl_buffsize_unknown_facts_are_not_findings():
+    assert "hccl-buffsize-below-default" not in found(bare(env={"HCCL_BUFFSIZE": "50"}))  # vllm-ascend unknown
+    assert "hccl-buffsize-below-default" not in found(healthy("verl-0.7.1-cann8.5.0-a3"))  # unset: HCCL's default

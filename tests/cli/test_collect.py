@@ -111,6 +111,8 @@ def test_output_is_atomic(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> No
     out = tmp_path / "s.json"
     out.write_text("previous content")
     r = run(["-o", str(out)], monkeypatch)
+    assert r.exit_code == 2 and "--overwrite" in r.stderr and out.read_text() == "previous content"
+    r = run(["-o", str(out), "--overwrite"], monkeypatch)
     assert r.exit_code == 0
     json.loads(out.read_text())
     assert sorted(p.name for p in tmp_path.iterdir()) == ["s.json"]  # no temp file left behind
@@ -129,20 +131,17 @@ def test_usage_errors_exit_2(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) ->
     assert run(["--npu-smi-timeout", "0"], monkeypatch).exit_code == 2
 
 
-def test_failing_target_python_is_a_warning_and_packages_stay_unknown(tmp_path: Path, report_schema: dict,
-                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+def test_failing_target_python_is_exit_2_and_nothing_is_written(tmp_path: Path, report_schema: dict,
+                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
     bad = write(tmp_path / "python3", "#!/bin/sh\necho 'error while loading shared libraries: libpython3.9.so' >&2\nexit 127\n", mode=0o755)
     out = tmp_path / "s.json"
     r = run(["--json", "-o", str(out), "--python", str(bad)], monkeypatch)
-    assert r.exit_code == 0
+    assert r.exit_code == 2
     rep = json.loads(r.stdout)
     jsonschema.validate(rep, report_schema)
-    assert [f["id"] for f in rep["findings"]] == ["collect-probe-failed"]
-    assert "libpython3.9.so" in rep["findings"][0]["detail"]
-    doc = json.loads(out.read_text())
-    assert doc["complete"] is True and "packages" not in doc and "modules" not in doc  # unknown, not "none installed"
-    assert doc["python"] == {"executable": str(bad)}
-    assert doc["collect"]["probes"]["python"]["status"] == "error"
+    assert [f["id"] for f in rep["findings"]] == ["usage-error"]
+    assert "libpython3.9.so" in rep["findings"][0]["title"] and "--python" in rep["findings"][0]["title"]
+    assert not out.exists()
 
 
 def test_hung_npu_smi_costs_its_timeout_and_is_recorded(tmp_path: Path, snapshot_schema: dict,

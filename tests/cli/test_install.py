@@ -47,13 +47,14 @@ def machine(p, arch: str, *, installed: bool, cann: str | None = None, chip: str
         return snap
     pk = snap["packages"]
     for name, spec in p.pins.items():
-        if name in {v[1] for v in SOURCES.values()} and name in ("vllm-ascend", "vllm", "verl", "mindspeed"):
+        if name in {v[1] for v in SOURCES.values()} and name in ("vllm-ascend", "vllm", "verl", "mindspeed") \
+                and next((k for k, v in SOURCES.items() if v[1] == name), name) in p.git:
             continue
         v = stack.choose(name, spec) if spec.strip() else "1.0"
         if arch == "x86_64" and name in CPU_LOCAL:
             v += "+cpu"
         pk[name] = {"version": v}
-    if "mbridge" not in pk and p.verl in ("main",) or (p.verl != "main" and p.verl >= "0.7.0" and "mbridge" not in pk):
+    if "mbridge" not in pk and p.verl_version.release >= (0, 7):
         pk["mbridge"] = {"version": "0.15.1"}
     for key, g in p.git.items():
         d, dist, mod = SOURCES[key][:3]
@@ -117,7 +118,7 @@ def test_profile_is_selected_from_the_snapshot_and_reason_given(tmp_path: Path) 
 def test_seed_rule_refusal(tmp_path: Path) -> None:
     p = next(x for x in PROFILES if x.name == "verl-0.7.1-cann8.5.0-a2")
     cp, rep = dry_run(tmp_path, machine(p, "aarch64", installed=False), "--set", "vllm-ascend=0.7.3")
-    assert cp.returncode == 2 and rep is None
+    assert cp.returncode == 2 and [f["id"] for f in rep["findings"]] == ["request-refused"]  # one report, also on exit 2
     assert "seed rule" in cp.stderr and "CANN 8.5.0" in cp.stderr and "vllm-ascend==0.7.3" in cp.stderr
 
 
@@ -373,7 +374,7 @@ def test_report_matches_the_shared_schema(tmp_path: Path, shared_dir: Path) -> N
 def test_system_packages_are_named_not_installed(tmp_path: Path) -> None:
     """Issue 13: a dry run from a snapshot whose driver `check` calls too old shows every host prerequisite with its
     state (CANN, kernels, NNAL, driver, firmware) and exits 1; the messages say "the snapshot", not "this host"."""
-    p = next(x for x in PROFILES if x.name == "verl-main-cann9.1.0-a3")
+    p = next(x for x in PROFILES if x.name == "verl-0.10.0.dev20260822-cann9.1.0-a3")
     snap = machine(p, "aarch64", installed=False)
     snap["ascend"]["driver"]["version"] = "24.1.rc3"
     snap["ascend"]["nnal"] = None

@@ -162,20 +162,24 @@ def test_npus_per_node_from_chip_and_sysfs(tmp_path, model):
     (dev / "device").write_text("0xd803\n")
     rep = json.loads(launch("--json", "--no-compose", "--model", model, "--root", str(tmp_path / "root")).stdout)
     assert rep["spec"]["npus_per_node"] == 16
+    (tmp_path / "empty").mkdir()
     rep = json.loads(launch("--json", "--no-compose", "--model", model, "--root", str(tmp_path / "empty")).stdout)
     assert rep["spec"]["npus_per_node"] == 8
     assert any(f["id"] == "launch-npus-per-node" for f in rep["findings"])
 
 
-def test_verl_version_required_without_installed_verl(monkeypatch, model):
+def test_verl_version_required_without_installed_verl(monkeypatch, model, tmp_path):
     from doctor.launch import hydra_compose
 
     monkeypatch.setattr(hydra_compose, "installed_verl", lambda: (None, None))
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))  # no release config unpacked before
+    monkeypatch.setenv("PIP_NO_INDEX", "1")  # and no wheel to be had
+    monkeypatch.setenv("PIP_FIND_LINKS", str(tmp_path / "no-wheels"))
     r = launch("--model", model)
     assert r.exit_code == 2 and "--verl-version" in r.output
     r = launch("--json", "--model", model, "--verl-version", "0.9.1")
     rep = json.loads(r.stdout)
-    assert any(f["id"] == "launch-schema-not-composed" for f in rep["findings"])
+    assert any(f["id"] == "launch-schema-not-composed" and f["severity"] == "warning" for f in rep["findings"])
     r = launch("--model", model, "--verl-version", "0.9.1", "--compose")
     assert r.exit_code == 2 and "--verl-config" in r.output
 
@@ -196,3 +200,58 @@ def test_launch_then_lint_round_trip(tmp_path, model, verl_cfg):
     assert r.exit_code == 0, rep["findings"]
     assert rep["summary"]["error"] == 0 and rep["summary"]["warning"] == 0
     assert os.access(out, os.X_OK)
+
+
+LAYOUTS = {  # dense, MoE, every MindSpeed feature row, two nodes
+    "dense-tp2": ("dense", ["--tp", "2"]),
+    "dense-tp2-pp2-sp-distopt": ("dense", ["--tp", "2", "--pp", "2", "--sp", "--dist-opt"]),
+    "dense-cp2-recompute-full": ("dense", ["--cp", "2", "--recompute", "full", "--recompute-method", "uniform",
+                                           "--recompute-layers", "1"]),
+    "dense-recompute-selective": ("dense", ["--tp", "2", "--recompute", "selective"]),
+    "dense-fused-mbridge": ("dense", ["--tp", "2", "--fused", "rope,swiglu,rmsnorm", "--mbridge"]),
+    "moe-ep4-gmm-permute": ("moe", ["--ep", "4", "--etp", "1", "--fused", "gmm,permute"]),
+    "moe-tp2-ep2-sp": ("moe", ["--tp", "2", "--ep", "2", "--sp"]),
+    "two-nodes": ("dense", ["--nodes", "2", "--tp", "4", "--pp", "2", "--head-address", "10.0.0.1"]),
+    "0.7.1-vpp": ("dense", ["--verl-version", "0.7.1", "--pp", "2", "--vpp", "2", "--no-mbridge"]),
+    "0.6.1-dense": ("dense", ["--verl-version", "0.6.1", "--tp", "2", "--no-mbridge"]),
+}
+
+
+@pytest.mark.parametrize("name", list(LAYOUTS))
+def test_own_launch_output_lints_clean(name, tmp_path, verl_cfg, monkeypatch):
+    """`doctor lint` reads what `doctor launch` wrote (the verl version from its header) and finds nothing
+    launch did not already say."""
+    from tests.launch.helpers import QWEN3_MOE
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    kind, args = LAYOUTS[name]
+    model = write_model(tmp_path / "models", kind, QWEN3_MOE if kind == "moe" else QWEN3_06B)
+    version = next((args[i + 1] for i, a in enumerate(args) if a == "--verl-version"), None)
+    extra = []
+    if version:
+        cdir = Path(os.environ.get("DOCTOR_TEST_VERL_CONFIGS", "/nonexistent")) / version / "verl" / "trainer" / "config"
+        if not cdir.is_dir():
+            pytest.skip(f"no verl {version} config unpacked (DOCTOR_TEST_VERL_CONFIGS)")
+        extra = ["--verl-config", str(cdir)]
+    out = tmp_path / "run.sh"
+    r = CliRunner().invoke(cli, ["--json", "launch", "--model", model, *args, *extra, "-o", str(out)])
+    launched = json.loads(r.stdout)
+    assert r.exit_code == 0, [f["title"] for f in launched["findings"] if f["severity"] != "info"]
+    r = CliRunner().invoke(cli, ["--json", "lint", str(out), "--model", model, *extra])
+    report = json.loads(r.stdout)
+    assert report["verl_version"] == launched["verl_version"]
+    said = {(f["id"], f["key"]) for f in launched["findings"]}
+    new = [(f["id"], f["key"]) for f in report["findings"] if f["severity"] != "info" and (f["id"], f["key"]) not in said]
+    assert r.exit_code == 0 and new == [], new
+
+
+def test_failure_writes_nothing_to_stdout(model, verl_cfg):
+    r = launch("--model", model, "--tp", "3")  # 16 heads are not divisible by 3
+    assert r.exit_code == 1 and r.stdout == "" and "launch-heads-indivisible" in r.stderr
+
+
+def test_override_values_go_through_the_same_rules(model, verl_cfg):
+    r = CliRunner().invoke(cli, ["--json", "launch", "--model", model, "--override",
+                                 f"{A}tensor_model_parallel_size=3"])
+    report = json.loads(r.stdout)
+    assert r.exit_code == 1 and "launch-heads-indivisible" in [f["id"] for f in report["findings"]]

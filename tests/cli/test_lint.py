@@ -14,6 +14,20 @@ from tests.conftest import SCHEMAS
 from tests.launch.helpers import QWEN3_06B, QWEN25_05B, require_verl_config, write_model
 
 
+@pytest.fixture(autouse=True, scope="module")
+def _compose_cache(tmp_path_factory):
+    """Compositions are cached per test run, never in ~/.cache."""
+    import os
+
+    old = os.environ.get("XDG_CACHE_HOME")
+    os.environ["XDG_CACHE_HOME"] = str(tmp_path_factory.mktemp("xdg-cache"))
+    yield
+    if old is None:
+        os.environ.pop("XDG_CACHE_HOME", None)
+    else:
+        os.environ["XDG_CACHE_HOME"] = old
+
+
 @pytest.fixture(scope="module")
 def verl_cfg():
     return require_verl_config()
@@ -245,9 +259,12 @@ def test_upstream_v060_smoke_would_fail_on_its_own_mistakes_if_edited(upstream):
     """The same example minus `trainer.device=npu` and FA is caught for 0.6.0 (rules are not vacuous)."""
     text = upstream["v060_smoke"].read_text().replace("    trainer.device=npu \\\n", "")
     text = text.replace("+actor_rollout_ref.actor.megatron.override_transformer_config.use_flash_attn=True", "")
-    code, report, _ = lint("--verl-version", "0.6.0", "--no-compose", "-", input=text)
+    code, report, _ = lint("--verl-version", "0.6.0", "--no-compose", "--target", "npu", "-", input=text)
     assert code == 1
     assert {"launch-trainer-device", "launch-fa-missing"} <= set(ids(report, "error"))
+    # without --target npu nothing in the edited script says it runs on an NPU: the NPU-only rules are info
+    code, report, _ = lint("--verl-version", "0.6.0", "--no-compose", "-", input=text)
+    assert {"launch-trainer-device", "launch-fa-missing"} <= set(ids(report, "info"))
 
 
 # --- the shared cases -------------------------------------------------------------------------------------
@@ -350,9 +367,12 @@ def test_lint_clean_script_exit_0_and_text_output(verl_cfg):
 def test_lint_input_errors_exit_2(tmp_path):
     r = CliRunner().invoke(cli, ["lint", str(tmp_path / "missing.sh")])
     assert r.exit_code == 2 and "missing.sh" in r.output
-    (tmp_path / "x.sh").write_text("echo nothing to see\n")
-    r = CliRunner().invoke(cli, ["lint", str(tmp_path / "x.sh")])
-    assert r.exit_code == 2 and "no `python3 -m verl.trainer.main_ppo` invocation" in r.output
+    (tmp_path / "x.sh").write_text("echo nothing to see\n")  # readable: a report that says nothing was checked
+    r = CliRunner().invoke(cli, ["--json", "lint", str(tmp_path / "x.sh"), "--verl-version", "0.9.1", "--no-compose"])
+    assert r.exit_code == 0 and "lint-no-invocation" in [f["id"] for f in json.loads(r.stdout)["findings"]]
+    (tmp_path / "y.sh").write_text("python3 -m verl.trainer.main_ppo 'a=1\n")  # bash -n rejects it
+    r = CliRunner().invoke(cli, ["lint", str(tmp_path / "y.sh")])
+    assert r.exit_code == 2 and "y.sh: line" in r.output
     r = CliRunner().invoke(cli, ["lint", "-", "--verl-version", "banana"], input=GOOD.format(extra=""))
     assert r.exit_code == 2
 
@@ -369,3 +389,16 @@ def test_lint_json_every_warning_and_error_has_a_key(shared_dir):
     for f in report["findings"]:
         if f["severity"] != "info":
             assert f["key"], f
+
+
+def test_missing_grammar_names_the_extra(monkeypatch, tmp_path):
+    """Without tree-sitter the lint stops with exit 2 and says which extra to install (no traceback)."""
+    import sys
+
+    from doctor.launch.shell import tree
+
+    monkeypatch.setattr(tree, "_PARSER", None)
+    monkeypatch.setitem(sys.modules, "tree_sitter", None)
+    (tmp_path / "run.sh").write_text("python3 -m verl.trainer.main_ppo a=1\n")
+    r = CliRunner().invoke(cli, ["lint", str(tmp_path / "run.sh"), "--verl-version", "0.9.1", "--no-compose"])
+    assert r.exit_code == 2 and "verl-ascend-doctor[launch]" in r.output and "Traceback" not in r.output

@@ -34,4 +34,5 @@ def test_profiles_json():
 
     r = CliRunner().invoke(cli, ["--json", "profiles"])
     data = json.loads(r.output)
-    assert data["schema"] == "doctor.profiles/1" and len(data["profiles"]) == len(PROFILES)
+    assert data["schema"] == "doctor.report/1" and data["command"] == "profiles"
+    assert len(data["profiles"]) == len(PROFILES)

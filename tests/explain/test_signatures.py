@@ -302,6 +302,11 @@ def test_default_database_ships_in_profiles():
     assert DEFAULT_DB.name == "signatures.toml" and DEFAULT_DB.parent.name == "profiles" and DEFAULT_DB.is_file()
 
 
+def test_shipped_examples_are_explained_by_their_own_signature():
+    # The default load skips this check for start-up speed; loading the file by path runs it.
+    assert len(load_signatures(DEFAULT_DB).signatures) == len(DB.signatures)
+
+
 # ------------------------------------------------------------------------------------------- streaming
 
 
@@ -332,7 +337,8 @@ def test_large_log_is_streamed_with_bounded_memory(tmp_path):
         tracemalloc.stop()
     assert ids(found) == ["cann-libhccl-missing", "npu-out-of-memory"]
     assert found[1].evidence["line"] == 1 + 40_000 + 1 + 10_000 + 1
-    assert peak < 1_000_000 and peak < size / 7, peak
+    # one read block (256 KiB), a few copies of it and the compiled pre-filter; independent of the log size
+    assert peak < 3_000_000 and peak < size / 2.5, peak
 
 
 # ------------------------------------------------------------------------------------------- robustness
@@ -345,7 +351,9 @@ def test_arbitrary_text_never_raises(lines):
     assert found
     for f in found:
         assert f.id and set(f.components) <= COMPONENTS
-        if f.severity is not Severity.INFO:
+        if f.id == "log-unreadable":
+            assert f.severity is Severity.WARNING and (f.evidence["binary"] or not "".join(lines).strip())
+        elif f.severity is not Severity.INFO:
             assert f.fix is not None and f.evidence["line"] >= 1
 
 

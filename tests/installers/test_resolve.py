@@ -17,7 +17,7 @@ from doctor.installers.resolve import (
 
 
 def facts(p, arch="aarch64", **kw) -> Facts:
-    return Facts(arch=arch, python_version=kw.pop("py", "3.11"), cann=kw.pop("cann", p.cann_version),
+    return Facts(arch=arch, python_version=kw.pop("py", p.python_recommended or "3.11"), cann=kw.pop("cann", p.cann_version),
                  chip=kw.pop("chip", p.chips[0]), **kw)
 
 
@@ -110,7 +110,7 @@ def test_triton_ascend_at_wrong_version_is_removed_too(profile) -> None:
 
 
 def test_system_packages_are_named_never_installed(profile) -> None:
-    p = profile("verl-main-cann9.1.0-a3")
+    p = profile("verl-0.10.0.dev20260822-cann9.1.0-a3")
     plan = resolve(p, facts(p, cann="9.1.0", driver="25.2.0", py="3.12"))
     by = {r.component: r for r in plan.system}
     assert by["cann"].ok is True
@@ -120,7 +120,7 @@ def test_system_packages_are_named_never_installed(profile) -> None:
 
 
 def test_cann9_layout_sources_cann_set_env(profile) -> None:
-    p = profile("verl-main-cann9.1.0-a2")
+    p = profile("verl-0.10.0.dev20260822-cann9.1.0-a2")
     plan = resolve(p, facts(p, py="3.12", ascend_root="/opt/Ascend", toolkit_path="/opt/Ascend/cann-9.1.0"))
     assert plan.env.set_env_files[0] == "/opt/Ascend/cann/set_env.sh"
     assert "/opt/Ascend/nnal/atb/set_env.sh" in plan.env.set_env_files

@@ -22,15 +22,17 @@ SRC = Path(installed_stacks_dir())
 def test_documented_stacks_are_all_there():
     names = {p.name for p in PROFILES}
     for verl, cann in [("0.6.1", "8.2.rc1"), ("0.7.0", "8.3.rc1"), ("0.7.1", "8.5.0"), ("0.8.0", "9.0.0"),
-                       ("0.9.0", "9.0.0"), ("main", "9.1.0")]:
+                       ("0.9.0", "9.0.0"), ("0.9.1", "9.1.0"), ("0.10.0.dev20260822", "9.1.0")]:
         for chip in ("a2", "a3"):
             assert f"verl-{verl}-cann{cann}-{chip}" in names
+    assert "verl-0.9.0-cannunknown-950" in names
+    assert not any("main" in n for n in names)  # a main profile is a named, dated snapshot
     for p in PROFILES:
         assert p.source.startswith("https://") and p.pins and p.git.get("mindspeed") and p.git.get("megatron-lm")
 
 
 def test_profiles_are_newest_first():
-    assert PROFILES[0].verl == "main" and PROFILES[-1].verl == "0.6.1"
+    assert PROFILES[0].verl == "0.10.0.dev20260822" and PROFILES[0].is_snapshot and PROFILES[-1].verl == "0.6.1"
 
 
 def _copy(tmp_path: Path, name: str = "verl-0.7.1-cann8.5.0-a2") -> Path:
@@ -46,6 +48,11 @@ def _copy(tmp_path: Path, name: str = "verl-0.7.1-cann8.5.0-a2") -> Path:
     (lambda t: t.replace('torch = "==2.8.0"', 'torch = "=>2.8"'), "pins.torch: not a version specifier"),
     (lambda t: t.replace('version = "8.5.0"\nmin', 'version = "eight"\nmin'), "cann.version: not a CANN version"),
     (lambda t: t.replace('max = "9.0.0"', 'max = "8.5.0"'), "cann.max: range is empty"),
+    (lambda t: t.replace('max = "9.0.0"\n', ''), "cann.max: required key is missing"),
+    (lambda t: t.replace('/blob/v0.7.1/docs', '/blob/main/docs', 1), "moving branch 'main'"),
+    (lambda t: t.replace('verl = "0.7.1"', 'verl = "main"'), "verl: must be a version"),
+    (lambda t: t.replace('torch = "https://github.com/verl-project/verl/blob/v0.7.1/', 'torch = "see notes/', 1),
+     "provenance.torch: must be an https:// URL"),
     (lambda t: t.replace('chips = [\n    "A2",', 'chips = [\n    "A9",'), "chips: must list"),
     (lambda t: t.replace('python = ">=3.10,<3.12"', 'python = "three"'), "python: not a version specifier"),
     (lambda t: t.replace('finding = "torchvision-torch-mismatch"', 'finding = "Not An Id"'), "finding: must be a kebab-case"),
@@ -99,8 +106,9 @@ def snap(cann=None, chip="910B3", arch=None, py=None, verl=None):
     ("8.3.RC2", "Ascend910_9392", "verl-0.7.0-cann8.3.rc1-a3"),
     ("8.5.0", "910B3", "verl-0.7.1-cann8.5.0-a2"),  # upper bound of 0.7.0 exclusive
     ("9.0.0", "910B3", "verl-0.9.0-cann9.0.0-a2"),  # tie: newest
-    ("9.1.0", "910B3", "verl-main-cann9.1.0-a2"),
-    ("9.3.0", "910B3", "verl-main-cann9.1.0-a2"),  # newer than every profile: newest
+    ("9.1.0", "910B3", "verl-0.9.1-cann9.1.0-a2"),  # tie with the main snapshot: the release
+    ("9.1.0", "Ascend950DT", "verl-0.9.0-cannunknown-950"),
+    ("9.3.0", "910B3", "verl-0.9.1-cann9.1.0-a2"),  # newer than every profile: the newest release
 ])
 def test_select_by_cann_half_open_and_chip(cann, chip, expect):
     p, why = select_profile(snap(cann, chip), PROFILES)
@@ -122,7 +130,14 @@ def test_python_and_arch_filters():
     p, why = select_profile(snap("9.0.0", py="3.12.3"), PROFILES)
     assert p is not None and "no verified stack for Python 3.12.3" in why
     p, why = select_profile(snap("9.1.0", py="3.12.3", arch="x86_64"), PROFILES)
-    assert p.name == "verl-main-cann9.1.0-a2" and "Python 3.12.3" in why and "arch x86_64" in why
+    assert p.name == "verl-0.9.1-cann9.1.0-a2" and "Python 3.12.3" in why and "arch x86_64" in why
+
+
+def test_main_snapshot_is_chosen_for_a_dev_verl_of_its_line_only():
+    p, why = select_profile(snap("9.1.0", verl="0.10.0.dev0"), PROFILES)
+    assert p.name == "verl-0.10.0.dev20260822-cann9.1.0-a2" and "installed verl 0.10.0.dev0" in why
+    p, _ = select_profile(snap("9.1.0", verl="0.10.0"), PROFILES)  # a later final release is not the snapshot
+    assert p.name == "verl-0.9.1-cann9.1.0-a2"
 
 
 def test_forced_profile_and_unknown_name():

@@ -96,14 +96,14 @@ def test_key_tables_match_verl_091_yaml(verl_config_dir):
 
     gen = yaml.safe_load((verl_config_dir / "_generated_ppo_megatron_trainer.yaml").read_text())
     mega = gen["actor_rollout_ref"]["actor"]["megatron"]
-    from doctor.launch.features import MEGATRON_KEYS, OVERRIDE_DICT_KEYS
+    from doctor.launch.features import megatron_keys, override_dict_keys
 
-    for name in MEGATRON_KEYS:
+    for name in megatron_keys():
         state, info = key_info(A + name, "0.9.1")
         assert (state != "removed") == (name in mega), name
         if name in mega and state != "removed":
             assert (mega[name] is None) == (state == "present-null"), name
-    for name in OVERRIDE_DICT_KEYS:
+    for name in override_dict_keys():
         assert name in mega["override_transformer_config"], name
     assert prefix_for(OTC + "use_flash_attn", "0.9.1") == "+"
     assert prefix_for(OTC + "recompute_method", "0.4.1") == "+"
@@ -116,16 +116,16 @@ OLD_CONFIGS = os.environ.get("DOCTOR_TEST_VERL_CONFIGS")
 @pytest.mark.slow
 @pytest.mark.skipif(not OLD_CONFIGS, reason="set DOCTOR_TEST_VERL_CONFIGS=DIR with DIR/<version>/verl/trainer/config "
                                             "(yaml files extracted from `pip download --no-deps verl==<version>`)")
-@pytest.mark.parametrize("version", ["0.6.1", "0.7.1", "0.8.0", "0.9.0"])
+@pytest.mark.parametrize("version", ["0.6.1", "0.7.0", "0.7.1", "0.8.0", "0.9.0"])
 def test_rows_compose_against_older_real_configs(version, models):
     """Optional: the key tables and every row against older releases' real yaml (one verl can be installed)."""
     import yaml
 
-    from doctor.launch.features import MEGATRON_KEYS
+    from doctor.launch.features import megatron_keys
 
     cdir = Path(OLD_CONFIGS) / version / "verl" / "trainer" / "config"
     mega = yaml.safe_load((cdir / "_generated_ppo_megatron_trainer.yaml").read_text())["actor_rollout_ref"]["actor"]["megatron"]
-    for name in MEGATRON_KEYS:
+    for name in megatron_keys():
         assert (key_info(A + name, version)[0] not in ("absent", "removed")) == (name in mega), (version, name)
     for f in FEATURES:
         kw = {"mbridge": False} if f.name == "mbridge" and version == "0.6.1" else ROW_SPECS[f.name]

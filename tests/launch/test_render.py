@@ -54,14 +54,16 @@ def test_hostile_model_path_reaches_python_byte_for_byte_and_runs_nothing(tmp_pa
                       cann_set_env=str(cann), nnal_set_env=str(nnal), experiment_name="x'; rm -rf / #")
     r, argv = _run(render_script(spec), tmp_path, "trainer.val_before_train=False")
     assert r.returncode == 0, r.stderr
-    assert argv == ["-m", "verl.trainer.main_ppo", "--config-name=ppo_megatron_trainer", *overrides(spec),
-                    "trainer.val_before_train=False"]
+    want = [o if not o.startswith("data.val_files=") else argv[3 + i] for i, o in enumerate(overrides(spec))]
+    assert argv == ["-m", "verl.trainer.main_ppo", "--config-name=ppo_trainer", *want, "trainer.val_before_train=False"]
+    val = next(a for a in argv if a.startswith("data.val_files="))  # `~/…` reaches verl expanded by bash
+    assert "~" not in val and val.endswith("/data/gsm8k/test.parquet")
     assert not m1.exists() and not m2.exists()
     # ... and verl's real config, composed by Hydra from exactly that argv, holds the exact path.
     from hydra import compose, initialize_config_dir
 
     with initialize_config_dir(config_dir=str(verl_config_dir), version_base=None):
-        cfg = compose(config_name="ppo_megatron_trainer", overrides=argv[3:])
+        cfg = compose(config_name="ppo_trainer", overrides=argv[3:])
     assert cfg.actor_rollout_ref.model.path == path
     assert cfg.data.train_files == path + "/train.parquet"
     assert cfg.trainer.experiment_name == "x'; rm -rf / #"

@@ -67,7 +67,7 @@ python3 -m verl.trainer.main_ppo --config-name ppo_megatron_trainer "${DATA[@]}"
     actor_rollout_ref.model.path=$MODEL_PATH x=${UNSET_VAR} y=${TP:+set} 2>&1 | tee log.txt
 """
     p = parse_script(text)
-    assert [o.text for o in p.invocations[0].overrides] == [
+    assert [o.display for o in p.invocations[0].overrides] == [
         "data.train_batch_size=16", "data.val_files=/d/test.parquet",
         "actor_rollout_ref.actor.megatron.tensor_model_parallel_size=4", "trainer.experiment_name=my run",
         "actor_rollout_ref.model.path=$HOME/models/Qwen3-8B", "x=${UNSET_VAR}", "y=set",
@@ -83,6 +83,7 @@ def test_nothing_is_executed(tmp_path):
     p = parse_script(text)
     assert not marker.exists()
     assert p.invocations[0].args[0] == f"a=$(touch {marker})"
+    assert p.invocations[0].overrides[0].unknown == (f"$(touch {marker})",)
     assert any("touch" in u for u in p.unresolved)
 
 

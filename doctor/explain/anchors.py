@@ -1,0 +1,127 @@
+"""Fixed phrases of a regex: the text every match must contain, which the pre-filter searches for.
+
+Every signature regex must contain a fixed phrase of 3+ characters (its literal). A line that lacks all of a
+pattern's phrases cannot match it, so the scanner only runs regexes on lines the pre-filter
+(`doctor.explain.prefilter`) picks out."""
+
+from __future__ import annotations
+
+import re
+
+MIN_LITERAL = 3
+
+
+def required_literal(pattern: str) -> str | None:
+    """The longest run of plain characters every match of `pattern` must contain, or None."""
+    runs = required_runs(pattern)
+    return max(runs, key=len) if runs else None
+
+
+def required_runs(pattern: str) -> list[str]:
+    """Every run of 3+ plain characters that every match of `pattern` must contain, in pattern order.
+
+    Conservative: any construct it does not understand ends the run, and a top-level `|` means "no literal".
+    """
+    runs: list[str] = []
+    run: list[str] = []
+    depth = 0
+    i = 0
+    n = len(pattern)
+
+    def flush() -> None:
+        if len(run) >= MIN_LITERAL:
+            runs.append("".join(run))
+        run.clear()
+
+    while i < n:
+        c = pattern[i]
+        if c == "\\" and i + 1 < n:
+            nxt = pattern[i + 1]
+            if depth == 0 and not nxt.isalnum():
+                run.append(nxt)
+            else:
+                flush()
+            i += 2
+            continue
+        if c == "[":
+            flush()
+            i = _skip_class(pattern, i)
+            continue
+        if c == "(":
+            depth += 1
+            flush()
+        elif c == ")":
+            depth = max(0, depth - 1)
+            flush()
+        elif c == "|":
+            if depth == 0:
+                return []
+            flush()
+        elif c in "*?{":
+            if run:  # the previous character is optional or repeated: not required as written
+                run.pop()
+            flush()
+            if c == "{":
+                j = pattern.find("}", i)
+                i = n if j < 0 else j + 1
+                continue
+        elif c in "+.^$":
+            flush()
+        elif depth == 0:
+            run.append(c)
+        i += 1
+    flush()
+    return runs
+
+
+def split_alternatives(pattern: str) -> list[str]:
+    """`a|b(c|d)` -> ["a", "b(c|d)"]: the top-level alternatives of a regex (escapes and classes respected)."""
+    parts, depth, i, cut = [], 0, 0, 0
+    while i < len(pattern):
+        c = pattern[i]
+        if c == "\\":
+            i += 2
+            continue
+        if c == "[":
+            i = _skip_class(pattern, i)
+            continue
+        if c == "(":
+            depth += 1
+        elif c == ")":
+            depth = max(0, depth - 1)
+        elif c == "|" and depth == 0:
+            parts.append(pattern[cut:i])
+            cut = i + 1
+        i += 1
+    parts.append(pattern[cut:])
+    return parts
+
+
+def _skip_class(pattern: str, i: int) -> int:
+    """Index just past the character class starting at pattern[i] == '['."""
+    n = len(pattern)
+    j = i + 1
+    if j < n and pattern[j] == "^":
+        j += 1
+    if j < n and pattern[j] == "]":
+        j += 1
+    while j < n and pattern[j] != "]":
+        j += 2 if pattern[j] == "\\" else 1
+    return j + 1
+
+
+# `(?` not followed by `:` (non-capturing group) or `P<` (named group): inline flags or look-arounds.
+_UNSAFE_GROUP = re.compile(r"\(\?(?!:|P<)")
+
+
+def literal_for(pattern: re.Pattern[str]) -> str | None:
+    """The longest fixed phrase every match of the compiled pattern contains (None: no safe one)."""
+    runs = runs_for(pattern)
+    return max(runs, key=len) if runs else None
+
+
+def runs_for(pattern: re.Pattern[str]) -> tuple[str, ...]:
+    """Every fixed phrase every match of the compiled pattern contains (empty: no safe one)."""
+    if pattern.flags & re.IGNORECASE or _UNSAFE_GROUP.search(pattern.pattern):
+        return ()  # flags or look-arounds: no safe literal
+    return tuple(required_runs(pattern.pattern))

@@ -1,0 +1,333 @@
+"""The signature database: loading and validating `profiles/signatures.toml` (data, not code).
+
+A signature turns a log line into a finding. Besides plain regular expressions it can name *classes* of
+messages, expanded here so that the database lists each cause once:
+
+* `libraries = ["libatb\\.so", ...]`: the cause is "this shared library cannot be loaded"; every message
+  form the dynamic loader, ctypes, torch and the linker print for a missing library is matched
+  (`LIBRARY_MESSAGES`), so one entry maps the library to the package that ships it.
+* `modules = ["torch_npu", ...]`: "No module named ..." for that module (or a submodule).
+* a regex with a named group `module` (e.g. `cannot import name '\\w+' from '(?P<module>[\\w.]+)'`): the finding's
+  first component becomes the one that Python package belongs to (`MODULE_COMPONENTS`), so one class signature
+  ("this package does not export what its caller expects") points at the right package.
+
+Every pattern must contain a fixed phrase of at least three characters (its *anchor*): the streaming
+matcher only runs regular expressions on lines that contain one (see `doctor.explain.anchors`).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import cached_property, lru_cache
+from pathlib import Path
+from typing import Any
+
+from doctor.errors import InputError
+from doctor.explain.anchors import literal_for, runs_for, split_alternatives
+from doctor.report import COMPONENTS, Severity
+from doctor.tomlfile import read_toml
+
+SCHEMA = "doctor.signatures/1"
+DEFAULT_DB = Path(__file__).resolve().parent.parent / "profiles" / "signatures.toml"
+
+# How a missing shared library shows up: the loader, ctypes/torch.ops.load_library and the linker.
+LIBRARY_MESSAGES = (
+    r"{lib}[\w.+-]*: cannot open shared object file",
+    r"error while loading shared libraries: {lib}",
+    r"[Cc]ould not load (?:this )?library:? \S*{lib}",
+    r"{lib}[\w.+-]*, needed by \S+, not found",
+    r"Failed to import [\w.]+: ?{lib}[\w.+-]*: cannot open",
+)
+MODULE_MESSAGES = (r"No module named '{mod}(?:['.]|$)", r"No module named {mod}\b")
+# Top-level Python package -> the component that owns it (for signatures with a `module` group).
+MODULE_COMPONENTS = {
+    "torch_npu": "torch-npu", "torch": "torch", "torchvision": "torchvision", "vllm": "vllm",
+    "vllm_ascend": "vllm-ascend", "transformers": "transformers", "mindspeed": "mindspeed", "mindspeed_llm": "mindspeed",
+    "megatron": "megatron", "verl": "verl", "numpy": "numpy", "triton": "triton", "ray": "ray", "mbridge": "mbridge",
+    "transformer_engine": "transformer-engine", "te": "cann", "tbe": "cann", "topi": "cann", "acl": "cann",
+}
+
+ROLES = ("root", "knock-on")
+_ID_RE = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
+_REQUIRED = ("id", "severity", "components", "specificity", "title", "fix", "source")
+_KNOWN = frozenset(
+    _REQUIRED
+    + ("regex", "libraries", "modules", "example", "examples", "detail", "commands", "context", "supersedes",
+       "fallback", "role", "example_kind", "example_from", "example_context")
+)
+_EXAMPLE_KINDS = ("report", "source-message")
+
+
+@dataclass(frozen=True)
+class Signature:
+    """One known failure: how to recognise it in a log and what to tell the user."""
+
+    id: str
+    severity: Severity
+    components: tuple[str, ...]
+    specificity: int
+    patterns: tuple[re.Pattern[str], ...]
+    title: str
+    detail: str
+    fix: str
+    commands: tuple[str, ...]
+    source: str
+    examples: tuple[str, ...]
+    example_kind: str = "report"
+    example_from: str | None = None
+    example_context: tuple[str, ...] = ()
+    context: tuple[tuple[re.Pattern[str], ...], ...] = ()  # every rule must match; any alternative of a rule
+    supersedes: tuple[str, ...] = ()
+    fallback: bool = False
+    role: str = "root"  # "knock-on": usually the consequence of a failure elsewhere (a peer rank, a dead worker)
+    order: int = 0  # position in the file: breaks specificity ties
+
+    @property
+    def example(self) -> str:
+        return self.examples[0]
+
+    def matches(self, line: str) -> bool:
+        return any(p.search(line) for p in self.patterns)
+
+    def components_for(self, line: str) -> tuple[tuple[str, ...], str | None]:
+        """The finding's components for this matched line, and the Python package it names (if any)."""
+        for p in self.patterns:
+            m = p.search(line)
+            if m is None or "module" not in p.groupindex or not m.group("module"):
+                continue
+            module = m.group("module")
+            comp = MODULE_COMPONENTS.get(module.split(".")[0])
+            if comp is None:
+                return self.components, module
+            return (comp, *(c for c in self.components if c != comp)), module
+        return self.components, None
+
+
+@dataclass(frozen=True)
+class SignatureDB:
+    path: str
+    signatures: tuple[Signature, ...]
+
+    def __len__(self) -> int:
+        return len(self.signatures)
+
+    def get(self, sig_id: str) -> Signature:
+        return self._by_id[sig_id]
+
+    @cached_property
+    def _by_id(self) -> dict[str, Signature]:
+        return {s.id: s for s in self.signatures}
+
+    @cached_property
+    def match_table(self) -> tuple[tuple[str | None, re.Pattern[str], Signature], ...]:
+        """Every regex with its literal, most specific signatures first (computed once)."""
+        entries = [(literal_for(p), p, s) for s in self.signatures for p in s.patterns]
+        entries.sort(key=lambda e: (-e[2].specificity, e[2].order))
+        return tuple(entries)
+
+    @cached_property
+    def context_rules(self) -> dict[str, tuple[tuple[tuple[str | None, re.Pattern[str]], ...], ...]]:
+        return {s.id: tuple(tuple((literal_for(p), p) for p in rule) for rule in s.context)
+                for s in self.signatures if s.context}
+
+    @cached_property
+    def literal_options(self) -> tuple[tuple[str, ...], ...]:
+        """The fixed phrases of every signature and context pattern (the streaming pre-filter's input): a
+        line can only match a pattern if it holds each of the pattern's phrases, so any one of them will do."""
+        pats = [p for s in self.signatures for p in s.patterns]
+        pats += [p for rules in self.context_rules.values() for rule in rules for _, p in rule]
+        return tuple(sorted({runs for p in pats if (runs := runs_for(p))}))
+
+
+def load_signatures(path: str | Path | None = None) -> SignatureDB:
+    """Load and validate a signature database (default: the one shipped in profiles/).
+
+    Any defect — unreadable file, bad TOML, unknown field or component, a regex that does not compile or has
+    no fixed phrase, an example its own signature does not explain — is an InputError naming the file and
+    the signature id.
+    """
+    if path is None:
+        return _load_default()
+    return _load(Path(path))
+
+
+@lru_cache(maxsize=1)
+def _load_default() -> SignatureDB:
+    # The shipped database's examples are run by the test suite (tests/explain), not on every start.
+    return _load(DEFAULT_DB, check_examples=False)
+
+
+def _load(path: Path, *, check_examples: bool = True) -> SignatureDB:
+    src = str(path)
+    data = read_toml(src, "signature database")
+    if data.get("schema") != SCHEMA:
+        raise InputError(f"expected schema = {SCHEMA!r}, got {data.get('schema')!r}", source=src)
+    entries = data.get("signature")
+    if not isinstance(entries, list) or not entries:
+        raise InputError("no [[signature]] entries", source=src)
+    sigs: list[Signature] = []
+    seen: set[str] = set()
+    for i, entry in enumerate(entries):
+        sig = _parse_signature(entry, i, src)
+        if sig.id in seen:
+            raise InputError("duplicate signature id", source=src, path=f"signature {sig.id}")
+        seen.add(sig.id)
+        sigs.append(sig)
+    for sig in sigs:
+        for other in sig.supersedes:
+            if other not in seen or other == sig.id:
+                raise InputError(f"supersedes unknown signature {other!r}", source=src, path=f"signature {sig.id}")
+    db = SignatureDB(src, tuple(sigs))
+    for sig in sigs if check_examples else ():
+        _check_examples(db, sig)
+    return db
+
+
+class _Fail:
+    def __init__(self, src: str, where: str) -> None:
+        self.src, self.where = src, where
+
+    def __call__(self, msg: str) -> InputError:
+        return InputError(msg, source=self.src, path=self.where)
+
+
+def _parse_signature(entry: Any, index: int, src: str) -> Signature:
+    if not isinstance(entry, dict):
+        raise InputError("a [[signature]] entry must be a table", source=src, path=f"signature #{index + 1}")
+    sid = entry.get("id")
+    fail = _Fail(src, f"signature {sid}" if isinstance(sid, str) and sid else f"signature #{index + 1}")
+    _check_fields(entry, fail)
+    if not isinstance(sid, str) or not _ID_RE.match(sid):
+        raise fail("id must be kebab-case (a-z, 0-9, single hyphens)")
+    try:
+        severity = Severity(entry["severity"])
+    except ValueError:
+        raise fail(f"severity must be error, warning or info, not {entry['severity']!r}") from None
+    spec = entry["specificity"]
+    if not isinstance(spec, int) or isinstance(spec, bool) or not 0 <= spec <= 100:
+        raise fail("specificity must be an integer 0-100")
+    examples = _str_list(entry.get("examples", []), "examples", fail)
+    if "example" in entry:
+        examples = (*_str_list(entry["example"], "example", fail), *examples)
+    if not examples or not all(e.strip() for e in examples):
+        raise fail("needs an example (example or examples): a verbatim line the signature explains")
+    return Signature(
+        id=sid,
+        severity=severity,
+        components=_components(entry["components"], fail),
+        specificity=spec,
+        patterns=_all_patterns(entry, fail),
+        title=entry["title"].strip(),
+        detail=_opt_str(entry, "detail", fail),
+        fix=entry["fix"].strip(),
+        commands=_str_list(entry.get("commands", []), "commands", fail),
+        source=entry["source"],
+        examples=examples,
+        example_kind=_choice(entry, "example_kind", _EXAMPLE_KINDS, "report", fail),
+        example_from=_opt_str(entry, "example_from", fail) or None,
+        example_context=_str_list(entry.get("example_context", []), "example_context", fail),
+        context=tuple(_patterns([c], "context", fail, allow_empty=False)
+                      for c in _str_list(entry.get("context", []), "context", fail)),
+        supersedes=_str_list(entry.get("supersedes", []), "supersedes", fail),
+        fallback=_bool(entry, "fallback", fail),
+        role=_choice(entry, "role", ROLES, "root", fail),
+        order=index,
+    )
+
+
+def _check_fields(entry: dict[str, Any], fail: _Fail) -> None:
+    missing = [k for k in _REQUIRED if k not in entry]
+    if missing:
+        raise fail(f"missing field(s): {', '.join(missing)}")
+    unknown = sorted(set(entry) - _KNOWN)
+    if unknown:
+        raise fail(f"unknown field(s): {', '.join(unknown)}")
+    if not any(k in entry for k in ("regex", "libraries", "modules")):
+        raise fail("needs regex, libraries or modules")
+    for key in ("title", "fix", "source"):
+        if not isinstance(entry[key], str) or not entry[key].strip():
+            raise fail(f"{key} must be a non-empty string")
+    if not re.match(r"^https?://", entry["source"]):
+        raise fail("source must be a URL (upstream doc, code or issue)")
+
+
+def _components(value: Any, fail: _Fail) -> tuple[str, ...]:
+    if not isinstance(value, list) or not value or not all(isinstance(c, str) for c in value):
+        raise fail("components must be a non-empty list of strings")
+    bad = [c for c in value if c not in COMPONENTS]
+    if bad:
+        raise fail(f"unknown component(s) {bad}; allowed: {', '.join(sorted(COMPONENTS))}")
+    return tuple(value)
+
+
+def _all_patterns(entry: dict[str, Any], fail: _Fail) -> tuple[re.Pattern[str], ...]:
+    """The signature's own regexes plus those its `libraries` and `modules` expand to."""
+    sources = list(_str_list(entry.get("regex", []), "regex", fail))
+    for lib in _str_list(entry.get("libraries", []), "libraries", fail):
+        sources.extend(t.format(lib=lib) for t in LIBRARY_MESSAGES)
+    for mod in _str_list(entry.get("modules", []), "modules", fail):
+        sources.extend(t.format(mod=mod) for t in MODULE_MESSAGES)
+    return _patterns(sources, "regex", fail, allow_empty=False)
+
+
+def _choice(entry: dict[str, Any], key: str, allowed: tuple[str, ...], default: str, fail: _Fail) -> str:
+    value = entry.get(key, default)
+    if value not in allowed:
+        raise fail(f"{key} must be one of {allowed}")
+    return value
+
+
+def _bool(entry: dict[str, Any], key: str, fail: _Fail) -> bool:
+    value = entry.get(key, False)
+    if not isinstance(value, bool):
+        raise fail(f"{key} must be true or false")
+    return value
+
+
+def _opt_str(entry: dict[str, Any], key: str, fail: _Fail) -> str:
+    value = entry.get(key, "")
+    if not isinstance(value, str):
+        raise fail(f"{key} must be a string")
+    return value.strip()
+
+
+def _str_list(value: Any, key: str, fail: _Fail) -> tuple[str, ...]:
+    if isinstance(value, str):
+        value = [value]
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise fail(f"{key} must be a list of strings")
+    return tuple(value)
+
+
+def _patterns(items: Any, key: str, fail: _Fail, *, allow_empty: bool) -> tuple[re.Pattern[str], ...]:
+    items = _str_list(items, key, fail)
+    if not items and not allow_empty:
+        raise fail(f"{key} needs at least one regular expression")
+    out = []
+    for pattern in (alt for item in items for alt in split_alternatives(item)):
+        if not pattern:
+            raise fail(f"{key}: empty regular expression")
+        try:
+            compiled = re.compile(pattern)
+        except re.error as e:
+            raise fail(f"{key} {pattern!r} does not compile: {e}") from None
+        if literal_for(compiled) is None:
+            raise fail(f"{key} {pattern!r} has no fixed phrase of 3+ characters that every match contains "
+                       "(split top-level alternatives into separate patterns; no inline flags)")
+        out.append(compiled)
+    return tuple(out)
+
+
+def _check_examples(db: SignatureDB, sig: Signature) -> None:
+    """A signature whose own examples are not explained by it is a database bug: refuse the file."""
+    from doctor.explain.stream import explain_lines
+
+    for example in sig.examples:
+        found = [f.id for f in explain_lines([*sig.example_context, example], db=db, context_lines=0)]
+        if sig.id not in found:
+            raise InputError(
+                f"its example is not explained by it (got {found or 'nothing'}): {example!r}",
+                source=db.path,
+                path=f"signature {sig.id}",
+            )

@@ -1,0 +1,136 @@
+"""From one log's hits to the findings a user reads, ranked root cause first.
+
+Rules, in the order they apply:
+
+1. A signature whose `context` rules did not all match is dropped; the lines it won go to the best
+   signature without context.
+2. A signature listed in another reported signature's `supersedes` is dropped (a symptom explained by its
+   root cause), and `fallback` signatures are dropped when anything else was reported.
+3. One finding per signature; the evidence is the first matching line (with its line number, a few context
+   lines, the occurrence count and, when the log has one, its timestamp).
+4. Ranking: root causes before knock-on errors (`role = "knock-on"`: HCCL timeouts, dead peers, ...), catch-all
+   `fallback` signatures last, then by first occurrence. `evidence.rank` and `evidence.role` say where each
+   finding stands.
+
+A log with no readable text gives the warning `log-unreadable`; a log whose lines match no signature gives the
+info finding `no-known-signature`, naming its first error-looking line when there is one.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from doctor.explain import timestamps
+from doctor.explain.db import Signature, SignatureDB
+from doctor.explain.scanner import Hit, ScanResult
+from doctor.report import Finding, Fix, Severity
+
+NO_MATCH_ID = "no-known-signature"
+UNREADABLE_ID = "log-unreadable"
+ROLE_LABEL = {"root": "root-cause", "knock-on": "knock-on"}
+
+
+def kept_hits(db: SignatureDB, res: ScanResult) -> dict[str, Hit]:
+    """The hits that become findings (rules 1 and 2)."""
+    hits = dict(res.hits)
+    for sig_id in list(hits):
+        if db.get(sig_id).context and sig_id in res.unmet_context:
+            del hits[sig_id]
+            for other_id, hit in res.runner_up.get(sig_id, {}).items():
+                cur = hits.get(other_id)
+                if cur is None or hit.line < cur.line:
+                    if cur is not None:
+                        hit.count += cur.count
+                    hits[other_id] = hit
+                else:
+                    cur.count += hit.count
+    superseded = {s for sig_id in hits for s in db.get(sig_id).supersedes}
+    kept = {k: v for k, v in hits.items() if k not in superseded}
+    if any(not db.get(k).fallback for k in kept):
+        kept = {k: v for k, v in kept.items() if not db.get(k).fallback}
+    return kept
+
+
+def rank_key(sig: Signature, hit: Hit) -> tuple[int, int, int]:
+    return (1 if sig.role == "knock-on" else 0, 1 if sig.fallback else 0, hit.line)
+
+
+def build_findings(db: SignatureDB, res: ScanResult, *, log: str | None = None) -> list[Finding]:
+    if res.binary or not res.has_text:
+        return [unreadable_finding(res, log)]
+    kept = kept_hits(db, res)
+    ordered = sorted(kept.items(), key=lambda kv: rank_key(db.get(kv[0]), kv[1]))
+    out = [signature_finding(db.get(k), h, rank=i + 1, log=log) for i, (k, h) in enumerate(ordered)]
+    return out or [no_match_finding(db, res, log)]
+
+
+def hit_evidence(hit: Hit) -> dict[str, Any]:
+    evidence: dict[str, Any] = {"line": hit.line, "text": hit.text, "occurrences": hit.count}
+    if hit.count > 1:
+        evidence["lines"] = list(hit.lines)
+    if hit.before or hit.after:
+        evidence["context"] = {"before": list(hit.before), "after": list(hit.after)}
+    if hit.time is not None:
+        evidence["time"] = timestamps.format_epoch(hit.time)
+    return evidence
+
+
+def signature_finding(sig: Signature, hit: Hit, *, rank: int, log: str | None) -> Finding:
+    evidence = hit_evidence(hit)
+    evidence["rank"] = rank
+    evidence["role"] = ROLE_LABEL[sig.role]
+    components, module = sig.components_for(hit.text)
+    if module:
+        evidence["module"] = module
+    if log:
+        evidence["log"] = log
+    return Finding(
+        id=sig.id,
+        severity=sig.severity,
+        components=components,
+        title=sig.title,
+        detail=sig.detail,
+        evidence=evidence,
+        fix=Fix(sig.fix, sig.commands),
+        source=sig.source,
+        check="explain",
+    )
+
+
+def no_match_finding(db: SignatureDB, res: ScanResult, log: str | None) -> Finding:
+    evidence: dict[str, Any] = {"lines_read": res.lines_read, **({"log": log} if log else {})}
+    first = res.first_error
+    if first is not None:
+        evidence["first_error"] = hit_evidence(first)
+        detail = (f"{res.lines_read} line(s) read; none matched the {len(db)} signatures in {db.path}. The first "
+                  f"error line is line {first.line}: {first.text}")
+    else:
+        detail = (f"{res.lines_read} line(s) read; none matched the {len(db)} signatures in {db.path}, and no line "
+                  "looks like an error.")
+    return Finding(
+        id=NO_MATCH_ID,
+        severity=Severity.INFO,
+        components=("system",),
+        title="No known failure signature in the log",
+        detail=detail,
+        evidence=evidence,
+        fix=Fix("Start from the first error line; if it is a new failure, report it with the doctor collect snapshot.")
+        if first is not None else None,
+        check="explain",
+    )
+
+
+def unreadable_finding(res: ScanResult, log: str | None) -> Finding:
+    what = "binary data" if res.binary else ("an empty input" if not res.bytes_read else "only blank lines")
+    return Finding(
+        id=UNREADABLE_ID,
+        severity=Severity.WARNING,
+        components=("system",),
+        title="Nothing readable was found in the log",
+        detail=f"The input holds {what} ({res.bytes_read} bytes, {res.lines_read} lines): there is nothing to explain. "
+               "Check that the path is the run's text log (stdout/stderr of the job, a Ray worker-*.out/.err file).",
+        evidence={"bytes": res.bytes_read, "lines_read": res.lines_read, "binary": res.binary,
+                  **({"log": log} if log else {})},
+        fix=Fix("Pass the text log of the failed run (for Ray: the session's logs/ directory)."),
+        check="explain",
+    )

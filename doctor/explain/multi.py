@@ -1,0 +1,190 @@
+"""Many logs at once: a Ray session's `logs/` directory, one log per node or rank, or several files.
+
+A multi-node job that dies leaves an HCCL timeout on every rank and the real cause on one. Each log is
+scanned (in parallel processes when there is enough to read), its findings get the node they came from, and
+the error events are put on one time line:
+
+* the node is the first directory under the given directory (`DIR/node-1/worker.log` -> `node-1`), else the
+  file name without its suffix (`rank3.log` -> `rank3`); a Ray driver line `(Actor pid=1, ip=10.0.0.2)` names
+  its node itself;
+* an event is the first line of each finding (its timestamp is the line's own, or the last one before it);
+* the root-cause node is the one whose earliest *root-cause* event comes first; knock-on events (signatures with
+  `role = "knock-on"`: HCCL wait/socket timeouts, dead peers) never make a node the root cause while another
+  node has a real error. This is how MindCluster's Ascend FaultDiag reads a cluster's logs: it takes each
+  device's first error, sets aside the devices whose errors are all communication timeouts, and reports the
+  remaining devices, earliest first.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from doctor.errors import InputError
+from doctor.explain import timestamps
+from doctor.explain.db import SignatureDB, load_signatures
+from doctor.explain.findings import ROLE_LABEL, build_findings, kept_hits
+from doctor.explain.scanner import DEFAULT_CONTEXT, Hit, ScanResult
+from doctor.explain.stream import scan_path
+from doctor.report import Finding, Severity, finding
+
+LOG_SUFFIXES = (".log", ".out", ".err", ".txt")
+MAX_FILES = 10_000
+PARALLEL_BYTES = 32 * 1024 * 1024  # below this much to read, one process is faster than starting more
+ROOT_NODE_ID = "root-cause-node"
+_RAY_PREFIX = re.compile(r"^\((?:[^()]*?) pid=\d+, ip=([0-9A-Za-z.:\-]+)\)")
+
+
+@dataclass(frozen=True)
+class LogInput:
+    path: Path
+    node: str
+
+
+@dataclass(frozen=True)
+class Event:
+    node: str
+    log: str
+    id: str
+    title: str
+    role: str  # "root", "knock-on" or "unmatched" (a first error line no signature explains)
+    line: int
+    text: str
+    time: float | None
+    severity: Severity = Severity.WARNING
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"node": self.node, "log": self.log, "id": self.id, "role": ROLE_LABEL.get(self.role, self.role),
+                "line": self.line, "time": timestamps.format_epoch(self.time), "text": self.text}
+
+
+def discover(paths: list[str]) -> list[LogInput]:
+    """The log files behind the arguments: files as given, directories walked for *.log/.out/.err/.txt."""
+    out: list[LogInput] = []
+    for arg in paths:
+        p = Path(arg)
+        if p.is_dir():
+            found = sorted(f for f in p.rglob("*") if f.is_file() and f.suffix in LOG_SUFFIXES
+                           and not any(part.startswith(".") for part in f.relative_to(p).parts))
+            if not found:
+                raise InputError(f"no log files (*{', *'.join(LOG_SUFFIXES)}) in the directory", source=arg)
+            out.extend(LogInput(f, _node_name(f.relative_to(p))) for f in found)
+        elif p.exists():
+            out.append(LogInput(p, p.stem))
+        else:
+            raise InputError("cannot read log: No such file or directory", source=arg)
+    if len(out) > MAX_FILES:
+        raise InputError(f"{len(out)} log files; at most {MAX_FILES} are read at once", source=paths[0])
+    return out
+
+
+def _node_name(rel: Path) -> str:
+    return rel.parts[0] if len(rel.parts) > 1 else rel.stem
+
+
+def _scan_one(args: tuple[str, str | None, int]) -> ScanResult:
+    path, db_path, context_lines = args
+    return scan_path(path, db=load_signatures(db_path), context_lines=context_lines)
+
+
+def scan_all(inputs: list[LogInput], db: SignatureDB, *, db_path: str | None, context_lines: int = DEFAULT_CONTEXT,
+             jobs: int | None = None) -> list[ScanResult]:
+    """Scan every log, in worker processes when the logs are big enough to be worth it."""
+    total = sum(_size(i.path) for i in inputs)
+    workers = min(len(inputs), jobs or os.cpu_count() or 1)
+    args = [(str(i.path), db_path, context_lines) for i in inputs]
+    if workers > 1 and total >= PARALLEL_BYTES:
+        with ProcessPoolExecutor(max_workers=workers) as pool:
+            return list(pool.map(_scan_one, args))
+    one = jobs if len(args) == 1 else 1  # a single big log may still be read in parts
+    return [scan_path(a[0], db=db, context_lines=context_lines, jobs=one) for a in args]
+
+
+def _size(path: Path) -> int:
+    try:
+        return path.stat().st_size
+    except OSError:
+        return 0
+
+
+def events_of(db: SignatureDB, log: LogInput, res: ScanResult) -> list[Event]:
+    kept = kept_hits(db, res)
+    out = [_event(log, sig_id, db.get(sig_id).title, db.get(sig_id).role, hit, db.get(sig_id).severity)
+           for sig_id, hit in kept.items()]
+    if not out and res.first_error is not None:
+        out.append(_event(log, "first-error-line", "First error line (no known signature)", "unmatched",
+                          res.first_error))
+    return out
+
+
+def _event(log: LogInput, sig_id: str, title: str, role: str, hit: Hit,
+           severity: Severity = Severity.WARNING) -> Event:
+    m = _RAY_PREFIX.match(hit.text)
+    return Event(node=m.group(1) if m else log.node, log=str(log.path), id=sig_id, title=title, role=role,
+                 line=hit.line, text=hit.text, time=hit.time, severity=severity)
+
+
+def timeline(events: list[Event]) -> list[Event]:
+    return sorted(events, key=lambda e: (e.time is None, e.time or 0.0, e.node, e.line))
+
+
+def root_cause(events: list[Event]) -> Event | None:
+    """The first real failure: earliest root-cause event, else earliest unmatched error, else earliest event."""
+    ordered = timeline(events)
+    for roles in (("root",), ("unmatched",), ("knock-on",)):
+        for e in ordered:
+            if e.role in roles:
+                return e
+    return None
+
+
+def explain_many(paths: list[str], *, db: SignatureDB | None = None, db_path: str | None = None,
+                 context_lines: int = DEFAULT_CONTEXT, jobs: int | None = None) -> tuple[list[Finding], dict[str, Any]]:
+    """Diagnose several logs; returns the findings (each with its node) and the report's extra fields."""
+    db = db if db is not None else load_signatures(db_path)
+    inputs = discover(paths)
+    results = scan_all(inputs, db, db_path=db_path, context_lines=context_lines, jobs=jobs)
+    findings: list[Finding] = []
+    events: list[Event] = []
+    for log, res in zip(inputs, results, strict=True):
+        findings.extend(f.with_node(log.node) for f in build_findings(db, res, log=str(log.path)))
+        events.extend(events_of(db, log, res))
+    first = root_cause(events)
+    line = timeline(events)
+    extra: dict[str, Any] = {
+        "logs": [{"log": str(i.path), "node": i.node, "lines": r.lines_read, "bytes": r.bytes_read}
+                 for i, r in zip(inputs, results, strict=True)],
+        "timeline": [e.to_dict() for e in line[:200]],
+    }
+    if first is not None:
+        knock = [e for e in line if e.node != first.node and (e.role == "knock-on" or _after(e, first))]
+        extra["root_cause"] = {**first.to_dict(), "knock_on": [e.to_dict() for e in knock[:100]]}
+        findings.insert(0, _root_finding(first, knock, len({i.node for i in inputs})))
+    return findings, extra
+
+
+def _after(e: Event, first: Event) -> bool:
+    return e.time is not None and first.time is not None and e.time >= first.time
+
+
+def _root_finding(first: Event, knock: list[Event], n_nodes: int) -> Finding:
+    others = sorted({e.node for e in knock})
+    when = timestamps.format_epoch(first.time)
+    what = first.title if first.role != "unmatched" else f"an error no signature knows: {first.text}"
+    detail = (f"Of {n_nodes} node(s)/log(s), the earliest failure that is not a communication timeout is on "
+              f"{first.node}{' at ' + when if when else ''} (line {first.line} of {first.log}): {what}.")
+    if others:
+        detail += f" The errors on {', '.join(others[:10])}{' ...' if len(others) > 10 else ''} came after it " \
+                  "(HCCL timeouts and lost peers are what a rank reports when another rank died)."
+    # The summary ranks with the failure it names (an error when the first failure is one).
+    return finding(
+        ROOT_NODE_ID, first.severity, ("cluster",), f"The first failure was on {first.node}: {first.id}",
+        detail=detail, evidence={**first.to_dict(), "knock_on_nodes": others},
+        fix=f"Fix the failure on {first.node} first; the other nodes' errors follow from it.",
+        node=first.node, source="https://github.com/Ascend/mind-cluster/blob/22bb3d987bc0208c3eb7395e222b661276133c58/"
+        "component/ascend-faultdiag/src/ascend_fd/pkg/diag/root_cluster/utils.py",
+    )

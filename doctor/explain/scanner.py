@@ -1,0 +1,358 @@
+"""Streaming scan of one log: bytes in, hits out, in bounded memory.
+
+The log is read in blocks. The pre-filter (`doctor.explain.prefilter`) finds, at C speed, the lines that
+contain a fixed phrase of some signature; only those lines are decoded, freed of terminal colour codes and
+matched against the signature regexes (so a fixed phrase with a colour code inside it is not seen). Memory holds one block, one capped partial line and, per signature, the first matching line with a
+few context lines. Per line:
+
+1. every signature whose regex matches is a candidate; the highest `specificity` wins the line (file order
+   breaks ties);
+2. a signature with `context` rules counts only if each rule matched some line of the same log; when the line
+   winner's context never shows up, the line falls back to the best signature without context.
+
+Until the first error-looking line is seen, the pre-filter also looks for generic error markers, so that a log
+whose errors match no signature can still name its first error line.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import deque
+from dataclasses import dataclass, field
+
+from doctor.explain import anchors, prefilter, timestamps
+from doctor.explain.db import Signature, SignatureDB, load_signatures
+
+BLOCK = 112 * 1024  # bytes read at a time (below the allocator's mmap threshold: buffers are reused, not faulted in)
+MAX_LINE = 64 * 1024  # bytes kept of one line; the rest of an over-long line is skipped
+SHOWN_CHARS = 300  # characters of a line kept as evidence
+DEFAULT_CONTEXT = 2  # lines kept before and after the first match of each signature
+MAX_LINE_NUMBERS = 5  # line numbers listed per finding
+TIME_WINDOW = 16 * 1024  # bytes looked back for the timestamp of a line that has none
+PROBE_BYTES = 64 * 1024  # bytes inspected to tell text from binary
+REPLAN_AFTER = 200  # unmatched candidate lines after the first error line before the pre-filter drops the markers
+
+_ANSI = re.compile(rb"\x1b\[[0-9;?]*[ -/]*[@-~]")
+# Generic error markers, each with a fixed phrase (pre-filter anchors), for "the first error line".
+# A traceback header is not itself the error: the exception line after it is.
+FIRST_ERROR_PATTERNS = (
+    r"[A-Za-z]Error\b",
+    r"[A-Za-z]Exception\b",
+    r"\bERROR\b",
+    r"\bFAILED\b",
+    r"\bFatal\b",
+    r"error: ",
+    r"core dumped",
+    r"Segmentation fault",
+    r"Killed",
+    r"StopIteration",
+    r"KeyboardInterrupt",
+)
+_FIRST_ERROR = tuple(re.compile(p) for p in FIRST_ERROR_PATTERNS)
+_FIRST_ERROR_RUNS = tuple(runs for p in _FIRST_ERROR if (runs := anchors.runs_for(p)))
+# Lines logged at info/warning level are not "the first error", whatever words they contain.
+_NOT_AN_ERROR = re.compile(r"^\W*(?:\([^)]*\)\s*)?(?:INFO|WARNING|WARN|DEBUG)\b|^\W*[IW]\d{3,4} |\bWarning: |UserWarning")
+
+
+@dataclass
+class Hit:
+    line: int
+    text: str
+    before: list[str]
+    after: list[str] = field(default_factory=list)
+    count: int = 1
+    lines: list[int] = field(default_factory=list)
+    time: float | None = None
+
+
+@dataclass
+class ScanResult:
+    """What one log gave: per-signature hits and the facts the findings are built from."""
+
+    lines_read: int
+    bytes_read: int
+    hits: dict[str, Hit]
+    runner_up: dict[str, dict[str, Hit]]
+    unmet_context: set[str]
+    first_error: Hit | None
+    binary: bool
+    has_text: bool  # some line holds more than whitespace
+    # For merging the parts of one log read by several processes (doctor.explain.parts):
+    unmet_rules: dict[str, set[int]] = field(default_factory=dict)  # per signature, its context rules never met
+    head: list[str] = field(default_factory=list)  # the first `context` lines
+    tail: list[str] = field(default_factory=list)  # the last `context` lines
+
+
+def _decode(raw: bytes) -> str:
+    return (_ANSI.sub(b"", raw) if b"\x1b" in raw else raw).decode("utf-8", "replace")
+
+
+def _shorten(line: str) -> str:
+    text = line.strip()
+    return text if len(text) <= SHOWN_CHARS else text[: SHOWN_CHARS - 1] + "…"
+
+
+def _is_error_line(text: str) -> bool:
+    return any(p.search(text) for p in _FIRST_ERROR) and not _NOT_AN_ERROR.search(text)
+
+
+class LogScanner:
+    """Feed bytes with `feed_bytes`, then `close()`; `result()` gives the hits. Memory is bounded by the number
+    of signatures and the block size, not by the log."""
+
+    def __init__(self, db: SignatureDB | None = None, *, context_lines: int = DEFAULT_CONTEXT,
+                 default_year: int = 2025) -> None:
+        self.db = db if db is not None else load_signatures()
+        self.context_lines = max(0, context_lines)
+        self.lines_read = 0
+        self.bytes_read = 0
+        self._year = default_year
+        self._entries = self.db.match_table
+        self._context_todo = {k: list(v) for k, v in self.db.context_rules.items()}
+        self._hits: dict[str, Hit] = {}
+        self._runner_up: dict[str, dict[str, Hit]] = {}
+        self._first_error: Hit | None = None
+        self._tail: deque[str] = deque(maxlen=self.context_lines)  # last lines of the previous region
+        self._tail_bytes = b""  # end of the previous region, for timestamps
+        self._open: list[tuple[Hit, int]] = []  # hits still collecting "after" context: (hit, lines wanted)
+        self._carry = b""
+        self._dropping = False  # inside the unread rest of an over-long line
+        self._rx: prefilter.Prefilter | None = None
+        self._sample: prefilter.Sample | None = None
+        self._sampled = False
+        self._probe = bytearray()
+        self._binary = False
+        self._has_text = False
+        self._head: list[str] = []
+        self._generic = True  # the pre-filter still looks for the generic error markers
+        self._wasted = 0  # candidate lines no signature matched since the first error line
+
+    # -- feeding
+
+    def prime(self, before: bytes) -> None:
+        """Start as if `before` (complete lines) had just been read: it gives the first lines their context and
+        their timestamp, but is not scanned or counted (for a part of a log read by another process)."""
+        if before:
+            self._remember_tail(before)
+
+    def feed_bytes(self, chunk: bytes) -> None:
+        if not chunk or self._binary:
+            return
+        self.bytes_read += len(chunk)
+        if len(self._probe) < PROBE_BYTES:
+            self._probe += chunk[: PROBE_BYTES - len(self._probe)]
+            if len(self._probe) >= PROBE_BYTES and _looks_binary(bytes(self._probe)):
+                self._binary = True
+                return
+        if self._dropping:
+            nl = chunk.find(b"\n")
+            if nl < 0:
+                return
+            self._dropping = False
+            self._scan_region(self._carry + b"\n")
+            self._carry = b""
+            chunk = chunk[nl + 1 :]
+        data = self._carry + chunk if self._carry else chunk
+        last = data.rfind(b"\n")
+        if last < 0:
+            self._keep_partial(data)
+            return
+        self._keep_partial(data[last + 1 :])
+        self._scan_region(data[: last + 1])
+
+    def close(self) -> None:
+        if not self._binary and self._probe and _looks_binary(bytes(self._probe)):
+            self._binary = True
+        if self._binary:
+            return
+        if self._carry or self._dropping:
+            carry, self._carry, self._dropping = self._carry, b"", False
+            self._scan_region(carry + b"\n")
+
+    def _keep_partial(self, rest: bytes) -> None:
+        if len(rest) > MAX_LINE:
+            self._carry, self._dropping = rest[:MAX_LINE], True
+        else:
+            self._carry = rest
+
+    # -- one region of complete lines
+
+    def _prefilter(self, region: bytes) -> prefilter.Prefilter | None:
+        if not self._sampled:
+            self._sample, self._sampled = prefilter.sample_of(region), True
+        options = self.db.literal_options
+        if self._generic:
+            options = (*options, *_FIRST_ERROR_RUNS)
+        return prefilter.build_prefilter(options, self._sample)
+
+    def _scan_region(self, region: bytes) -> None:
+        if not self._has_text:
+            self._has_text = not region.isspace()
+        if self._rx is None:
+            self._rx = self._prefilter(region)
+        if len(self._head) < self.context_lines:
+            self._head.extend(self._first_lines(region, self.context_lines - len(self._head)))
+        if self._open:
+            self._fill_open(region)
+        base, counted_to, seen = self.lines_read, 0, 0
+        for start, end in self._rx.candidates(region) if self._rx is not None else ():
+            seen += region.count(b"\n", counted_to, start)
+            counted_to = start
+            self._candidate(region, start, end, base + seen + 1)
+        self.lines_read = base + region.count(b"\n")
+        self._remember_tail(region)
+
+    def _candidate(self, region: bytes, start: int, end: int, lineno: int) -> None:
+        text = _decode(region[start : min(end, start + MAX_LINE)]).rstrip("\r")
+        for sig_id, rules in list(self._context_todo.items()):
+            left = [rule for rule in rules
+                    if not any((lit is None or lit in text) and p.search(text) for lit, p in rule)]
+            if left:
+                self._context_todo[sig_id] = left
+            else:
+                del self._context_todo[sig_id]
+        segments = text.split("\r") if "\r" in text else (text,)
+        matched = False
+        for seg in segments:
+            winner, runner_up = self._match(seg)
+            if winner is not None:
+                matched = True
+                self._record(self._hits, winner, region, start, end, lineno, text)
+                if winner.context and runner_up is not None:
+                    self._record(self._runner_up.setdefault(winner.id, {}), runner_up, region, start, end, lineno, text)
+                break
+        if self._first_error is None:
+            if _is_error_line(text):
+                self._first_error = self._new_hit(region, start, end, lineno, text)
+        elif self._generic and not matched:
+            # The generic markers are no longer needed; re-planning the pre-filter without them costs about
+            # as much as this many wasted lines, so it is only done once they add up.
+            self._wasted += 1
+            if self._wasted >= REPLAN_AFTER:
+                self._generic = False
+                self._rx = self._prefilter(b"")
+
+    def _match(self, line: str) -> tuple[Signature | None, Signature | None]:
+        """The most specific matching signature and, if it has context rules, the best one without."""
+        winner: Signature | None = None
+        for lit, pattern, sig in self._entries:
+            if winner is not None and sig.id == winner.id:
+                continue
+            if lit is not None and lit not in line:
+                continue
+            if not pattern.search(line):
+                continue
+            if winner is None:
+                winner = sig
+                if not sig.context:
+                    return winner, None
+            elif not sig.context:
+                return winner, sig
+        return winner, None
+
+    def _record(self, table: dict[str, Hit], sig: Signature, region: bytes, start: int, end: int, lineno: int,
+                text: str) -> None:
+        hit = table.get(sig.id)
+        if hit is None:
+            table[sig.id] = self._new_hit(region, start, end, lineno, text)
+        else:
+            hit.count += 1
+            if len(hit.lines) < MAX_LINE_NUMBERS:
+                hit.lines.append(lineno)
+
+    def _new_hit(self, region: bytes, start: int, end: int, lineno: int, text: str) -> Hit:
+        hit = Hit(line=lineno, text=_shorten(text), before=self._lines_before(region, start), lines=[lineno],
+                  time=self._time_of(region, start, end))
+        if self.context_lines:
+            after: list[str] = []
+            pos = end + 1
+            while len(after) < self.context_lines and pos < len(region):
+                nxt = region.find(b"\n", pos)
+                after.append(_shorten(_decode(region[pos : min(nxt, pos + MAX_LINE)])))
+                pos = nxt + 1
+            hit.after = after
+            if len(after) < self.context_lines:
+                self._open.append((hit, self.context_lines - len(after)))
+        return hit
+
+    def _lines_before(self, region: bytes, start: int) -> list[str]:
+        if not self.context_lines:
+            return []
+        out: list[str] = []
+        end = start - 1  # the newline before the line
+        while len(out) < self.context_lines and end > 0:
+            begin = region.rfind(b"\n", 0, end) + 1
+            out.append(_shorten(_decode(region[begin : min(end, begin + MAX_LINE)])))
+            end = begin - 1
+        out.reverse()
+        missing = self.context_lines - len(out)
+        return [*list(self._tail)[-missing:], *out] if missing and self._tail else out
+
+    def _time_of(self, region: bytes, start: int, end: int) -> float | None:
+        window = region[max(0, start - TIME_WINDOW) : min(end, start + MAX_LINE)]
+        if start < TIME_WINDOW and self._tail_bytes:
+            window = self._tail_bytes + window
+        year = timestamps.full_year(window)
+        if year:
+            self._year = year
+        own = timestamps.parse(region[start : min(end, start + MAX_LINE)], self._year)
+        return own if own is not None else timestamps.parse(window, self._year)
+
+    @staticmethod
+    def _first_lines(region: bytes, need: int) -> list[str]:
+        pos, lines = 0, list[str]()
+        while len(lines) < need and pos < len(region):
+            nxt = region.find(b"\n", pos)
+            lines.append(_shorten(_decode(region[pos : min(nxt, pos + MAX_LINE)])))
+            pos = nxt + 1
+        return lines
+
+    def _fill_open(self, region: bytes) -> None:
+        still = []
+        lines = self._first_lines(region, max(n for _, n in self._open))
+        for hit, n in self._open:
+            hit.after.extend(lines[:n])
+            if len(lines) < n:
+                still.append((hit, n - len(lines)))
+        self._open = still
+
+    def _remember_tail(self, region: bytes) -> None:
+        self._tail_bytes = region[-TIME_WINDOW:]
+        if not self.context_lines:
+            return
+        end, lines = len(region) - 1, list[str]()
+        while len(lines) < self.context_lines and end > 0:
+            begin = region.rfind(b"\n", 0, end) + 1
+            lines.append(_shorten(_decode(region[begin : min(end, begin + MAX_LINE)])))
+            end = begin - 1
+        for line in reversed(lines):
+            self._tail.append(line)
+
+    # -- result
+
+    def result(self) -> ScanResult:
+        return ScanResult(
+            lines_read=self.lines_read,
+            bytes_read=self.bytes_read,
+            hits=self._hits,
+            runner_up=self._runner_up,
+            unmet_context={k for k in self._context_todo},
+            first_error=self._first_error,
+            binary=self._binary,
+            has_text=self._has_text,
+            unmet_rules={k: {self.db.context_rules[k].index(rule) for rule in rules}
+                         for k, rules in self._context_todo.items()},
+            head=list(self._head),
+            tail=list(self._tail),
+        )
+
+
+def _looks_binary(sample: bytes) -> bool:
+    """NUL bytes, or mostly bytes that are neither printable ASCII, whitespace nor UTF-8, mean binary."""
+    if not sample:
+        return False
+    if b"\x00" in sample:
+        return True
+    text = sample.decode("utf-8", "replace")
+    bad = text.count("\ufffd") + sum(1 for ch in text if ord(ch) < 32 and ch not in "\t\n\r\x1b\x0c")
+    return bad > 0.3 * len(text)

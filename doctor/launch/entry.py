@@ -1,0 +1,116 @@
+"""Which config an entry point composes and which engine it then runs, as verl's entry points decide it.
+
+`verl.trainer.main_ppo` is `@hydra.main(config_path="config", config_name="ppo_trainer")` at every release
+the rules know (https://github.com/verl-project/verl/blob/v0.9.0/verl/trainer/main_ppo.py): with no
+`--config-name` it composes `ppo_trainer`, whose engine is FSDP unless `model_engine=megatron|mindspeed|…`
+(a config group since 0.7; `ppo_megatron_trainer` is that same composition and is marked deprecated from
+0.9.0, https://github.com/verl-project/verl/blob/v0.9.0/verl/trainer/config/ppo_megatron_trainer.yaml).
+`--config-path` is relative to the entry point's own directory. Experimental and recipe entry points
+(`verl.experimental.one_step_off_policy.main_ppo`, `recipe.dapo.main_dapo`, …) keep their yaml in a `config`
+directory beside them, which the PyPI wheel carries for `verl.*` modules but not for `recipe.*`.
+The engine is read from the composed `actor_rollout_ref.actor.strategy` when composition ran, else from the
+overrides and the config name.
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass
+from pathlib import Path
+
+from doctor.launch.override_list import Override
+
+DEFAULT_NAMES = {
+    "verl.trainer.main_ppo": "ppo_trainer",
+    "verl.experimental.one_step_off_policy.main_ppo": "one_step_off_ppo_trainer",
+}
+MEGATRON_ENGINES = ("megatron", "mindspeed")
+_STRATEGY_ENGINE = {"fsdp": "fsdp", "fsdp2": "fsdp", "dp": "fsdp", "megatron": "megatron", "mindspeed": "mindspeed",
+                    "veomni": "veomni", "torchtitan": "torchtitan", "automodel": "automodel"}
+
+
+@dataclass(frozen=True)
+class Selection:
+    entry: str
+    config_dir: Path | None  # where this entry point's yaml lives here (None: not available)
+    config_name: str
+    why: str  # how the config was chosen, for the report
+    missing: str | None = None  # why config_dir is None
+
+
+def relative_config_dir(entry: str) -> Path:
+    """The yaml directory of an entry module, relative to the repository root (`verl/trainer/config`)."""
+    parts = entry.split(".")[:-1]
+    return Path(*parts, "config")
+
+
+def select(entry: str, config_name: str | None, config_path: str | None, trainer_config: Path | None) -> Selection:
+    """The config `entry` composes, given `--config-name/--config-path` and verl's trainer config directory."""
+    name = (config_name or "").removesuffix(".yaml") or None
+    rel = relative_config_dir(entry)
+    root = _repo_root(trainer_config)
+    if config_path not in (None, "config", "./config"):
+        cp = Path(config_path)
+        base = (root / Path(*entry.split(".")[:-1])) if root else None
+        cdir = cp if cp.is_absolute() else (base / cp if base else None)
+        if cdir is None or not cdir.is_dir():
+            return Selection(entry, None, name or _default_name(entry, root), f"--config-path={config_path}",
+                             f"--config-path {config_path} (relative to {entry}) is not available here")
+        return Selection(entry, cdir, name or _default_name(entry, root), f"--config-path={config_path}")
+    if entry == "verl.trainer.main_ppo":
+        cdir = trainer_config
+    elif root is not None and (root / rel).is_dir():
+        cdir = root / rel
+    else:
+        where = "recipe configs are not part of the verl wheel" if entry.startswith("recipe.") \
+            else "not beside the trainer config used here"
+        return Selection(entry, None, name or _default_name(entry, root), "entry point",
+                         f"{entry}'s config directory ({rel}) is not available: {where}")
+    chosen = name or _default_name(entry, root)
+    why = f"--config-name={chosen}" if name else f"{entry}'s default config {chosen}"
+    return Selection(entry, cdir, chosen, why)
+
+
+def _repo_root(trainer_config: Path | None) -> Path | None:
+    if trainer_config is None:
+        return None
+    p = trainer_config.resolve()
+    if p.name == "config" and p.parent.name == "trainer" and p.parent.parent.name == "verl":
+        return p.parent.parent.parent
+    return None
+
+
+def _default_name(entry: str, root: Path | None) -> str:
+    """The entry module's `@hydra.main(config_name=…)`, read from its source when it is here."""
+    if entry in DEFAULT_NAMES:
+        return DEFAULT_NAMES[entry]
+    if root is not None:
+        src = root / Path(*entry.split(".")).with_suffix(".py")
+        try:
+            tree = ast.parse(src.read_text(encoding="utf-8"))
+        except (OSError, SyntaxError, UnicodeDecodeError):
+            tree = None
+        for node in ast.walk(tree) if tree else ():
+            if isinstance(node, ast.Call) and getattr(node.func, "attr", None) == "main":
+                for kw in node.keywords:
+                    if kw.arg == "config_name" and isinstance(kw.value, ast.Constant):
+                        return str(kw.value.value)
+    return "ppo_trainer"
+
+
+def engine_of(ovs: list[Override], config_name: str, flat: dict[str, object] | None) -> tuple[str, str]:
+    """(engine, how it was decided): megatron, mindspeed, fsdp, veomni, … ."""
+    if flat is not None:
+        s = flat.get("actor_rollout_ref.actor.strategy")
+        if isinstance(s, str):
+            return _STRATEGY_ENGINE.get(s, s), f"composed actor_rollout_ref.actor.strategy={s}"
+    last = {o.key: o for o in ovs if o.prefix != "~"}
+    s_o = last.get("actor_rollout_ref.actor.strategy")
+    if s_o is not None and isinstance(s_o.py, str):
+        return _STRATEGY_ENGINE.get(s_o.py, s_o.py), f"actor_rollout_ref.actor.strategy={s_o.py}"
+    me = last.get("model_engine")
+    if me is not None and isinstance(me.py, str):
+        return _STRATEGY_ENGINE.get(me.py, me.py), f"model_engine={me.py}"
+    if config_name.removesuffix(".yaml") in ("ppo_megatron_trainer", "one_step_off_ppo_megatron_trainer"):
+        return "megatron", f"--config-name={config_name}"
+    return "fsdp", f"{config_name} defaults to the FSDP engine"

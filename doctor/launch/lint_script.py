@@ -1,0 +1,212 @@
+"""`doctor lint`: every entry-point call of a script, on every path bash can take through it, checked against
+the config that entry point composes for the target verl version, with the rules that apply to its engine and
+device. A finding that holds on some paths only is a warning naming those paths; an error only when every path
+has it."""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+from doctor.launch import entry as E
+from doctor.launch import sources as S
+from doctor.launch.rules import Context, check
+from doctor.launch.script_parser import Call, Invocation, ParsedScript
+from doctor.launch.validation import compose_findings, load_model, resolve_config_dir
+from doctor.report import Finding, Severity, finding
+
+_HEADER = re.compile(r"^# .*written by doctor \S+ for verl (\S+?)\.?$", re.M)
+
+
+@dataclass
+class Options:
+    verl_version: str | None = None
+    model: str | None = None
+    verl_config: str | None = None
+    compose: bool | None = None
+    megatron_bridge: bool | None = None
+    target: str = "auto"  # auto | npu | gpu
+
+
+def target_version(text: str, opts: Options) -> tuple[str | None, str]:
+    """The verl version to lint against and where it came from."""
+    from doctor.launch import hydra_compose
+
+    if opts.verl_version:
+        return opts.verl_version, "--verl-version"
+    m = _HEADER.search(text)
+    if m:
+        return m.group(1), "the script's header"
+    inst, _ = hydra_compose.installed_verl()
+    return (inst, "the installed verl") if inst else (None, "")
+
+
+def lint_parsed(parsed: ParsedScript, text: str, opts: Options) -> tuple[list[Finding], str | None, list[dict[str, Any]]]:
+    """(findings, verl version, per-call summaries) for a parsed script."""
+    from doctor.launch.features import known_releases
+
+    findings: list[Finding] = []
+    version, how = target_version(text, opts)
+    if version is None:
+        version = known_releases()[1]
+        findings.append(finding("lint-verl-version-unknown", "warning", ("verl",),
+                                f"no verl version to lint against; the rules of {version} were applied",
+                                detail="No --verl-version, no `written by doctor … for verl X` header, no verl installed.",
+                                fix="Pass --verl-version VERSION (the verl the cluster runs)."))
+    trainer_dir, note = resolve_config_dir(version, opts.verl_config, opts.compose)
+    if note is not None:
+        findings.append(note)
+    calls = parsed.invocations
+    if not calls:
+        findings.append(finding("lint-no-invocation", "warning", ("config",),
+                                "no verl entry point (python3 -m verl.trainer.main_ppo, a recipe main_*) is run here",
+                                detail="Nothing was checked.", fix="Lint the script that starts the training run."))
+    summaries = []
+    for call in calls:
+        found = lint_call(call, version, trainer_dir, opts)
+        if len(calls) > 1:
+            found = [replace(f, title=f"line {call.line}: {f.title}", evidence={**f.evidence, "line": call.line})
+                     for f in found]
+        findings.extend(found)
+        summaries.append(_summary(call))
+    findings.extend(_walk_notes(parsed, calls))
+    return findings, version, summaries
+
+
+def lint_call(call: Call, version: str, trainer_dir: Path | None, opts: Options) -> list[Finding]:
+    per_path = [lint_path(inv, version, trainer_dir, opts) for inv in call.alternatives]
+    return merge_paths(call.alternatives, per_path)
+
+
+def lint_path(inv: Invocation, version: str, trainer_dir: Path | None, opts: Options) -> list[Finding]:
+    """Findings for one entry-point call on one path."""
+    out: list[Finding] = []
+    if inv.ignored:
+        out.append(finding("lint-ignored-arguments", "info", ("config",),
+                           "arguments that are not Hydra overrides were ignored: " + " ".join(inv.ignored),
+                           evidence={"ignored": inv.ignored}))
+    if inv.unknown_args:
+        out.append(finding("lint-unknown-arguments", "info", ("config",),
+                           "arguments bash splits from values only the run knows were not checked: "
+                           + ", ".join(inv.unknown_args), evidence={"expansions": inv.unknown_args}))
+    info, note = load_model(_model_dir(inv, opts))
+    if note is not None:
+        out.append(note)
+    sel = E.select(inv.entry, inv.config_name, inv.config_path, trainer_dir)
+    ctx = Context(verl_version=version, model=info, megatron_bridge=opts.megatron_bridge, config_name=sel.config_name,
+                  origin="lint", npu=_targets_npu(inv, opts))
+    hydra: list[Finding] = []
+    if sel.config_dir is not None and opts.compose is not False:
+        hydra, _ = compose_findings(inv.overrides, ctx, sel.config_dir, sel.config_name)
+    else:
+        ctx.engine, _ = E.engine_of(inv.overrides, sel.config_name, None)
+        if sel.missing and opts.compose is not False and trainer_dir is not None:
+            out.append(finding("lint-entry-not-composed", "warning", ("config", "verl"),
+                               f"{inv.entry}: its config was not composed ({sel.missing})",
+                               detail="The rules ran on the overrides alone; keys were not checked against a config.",
+                               evidence={"entry": inv.entry, "config_name": sel.config_name},
+                               fix="Pass --verl-config pointing at the trainer config of a verl checkout that has it.",
+                               source=S.VERL_MAIN_PPO))
+    engine, why = E.engine_of(inv.overrides, sel.config_name, ctx.flat)
+    out.append(finding("lint-engine", "info", ("config",),
+                       f"{inv.entry} composes {sel.config_name} ({sel.why}); engine {engine} ({why})"
+                       + ("" if engine in E.MEGATRON_ENGINES else ": Megatron/MindSpeed rules not applied"),
+                       evidence={"entry": inv.entry, "config_name": sel.config_name, "engine": engine,
+                                 "npu": ctx.npu, "npu_hints": inv.hints}))
+    found = check(inv.overrides, ctx)
+    if sel.config_dir is None and inv.entry != "verl.trainer.main_ppo":
+        found = [_other_entry(f, inv.entry) for f in found]
+    flagged = {f.key for f in found if f.severity is Severity.ERROR and f.key}
+    return out + found + [f for f in hydra if f.key not in flagged or f.severity is not Severity.ERROR]
+
+
+def _other_entry(f: Finding, entry: str) -> Finding:
+    """main_ppo's rules on an entry point whose own config and trainer were not read: a warning at most."""
+    if f.severity is not Severity.ERROR:
+        return f
+    return replace(f, severity=Severity.WARNING, title=f"{f.title} (main_ppo's rule; {entry} was not composed)")
+
+
+def _model_dir(inv: Invocation, opts: Options) -> str | None:
+    if opts.model is not None:
+        return opts.model
+    path = next((o.py for o in reversed(inv.overrides) if o.key == "actor_rollout_ref.model.path"), None)
+    if isinstance(path, str) and os.path.isfile(os.path.join(os.path.expanduser(path), "config.json")):
+        return os.path.expanduser(path)
+    return None
+
+
+def _targets_npu(inv: Invocation, opts: Options) -> bool | None:
+    if opts.target != "auto":
+        return opts.target == "npu"
+    device = next((o.py for o in reversed(inv.overrides) if o.key == "trainer.device"), None)
+    if device == "npu" or inv.hints:
+        return True
+    return False if device in ("cuda", "gpu") else None
+
+
+def path_names(alternatives: list[Invocation]) -> list[str]:
+    """What sets each path apart: the branch choices not shared by all of them."""
+    common = set.intersection(*(set(a.label) for a in alternatives)) if alternatives else set()
+    return ["; ".join(c for c in a.label if c not in common) or "the path with no branch taken" for a in alternatives]
+
+
+def merge_paths(alternatives: list[Invocation], per_path: list[list[Finding]]) -> list[Finding]:
+    """One list of findings for a call reached on several paths (see the module doc)."""
+    if len(per_path) == 1:
+        return per_path[0]
+    names = path_names(alternatives)
+    seen: dict[tuple[str, str | None], list[tuple[int, Finding]]] = {}
+    for i, found in enumerate(per_path):
+        for f in found:
+            seen.setdefault((f.id, f.key), []).append((i, f))
+    out: list[Finding] = []
+    for items in seen.values():
+        paths = sorted({i for i, _ in items})
+        f = max((x for _, x in items), key=lambda x: x.severity.rank)
+        if len(paths) == len(per_path):
+            out.append(f)
+            continue
+        where = [names[i] for i in paths]
+        sev = Severity.WARNING if f.severity is Severity.ERROR else f.severity
+        out.append(replace(f, severity=sev, title=f"on {len(paths)} of {len(per_path)} paths ({' | '.join(where)}): "
+                                                  f"{f.title}", evidence={**f.evidence, "paths": where}))
+    return out
+
+
+def _summary(call: Call) -> dict[str, Any]:
+    names = path_names(call.alternatives)
+    first = call.alternatives[0]
+    return {"line": call.line, "entry": first.entry, "config_name": first.config_name,
+            "config_path": first.config_path, "overrides": [o.display for o in first.overrides],
+            "paths": [{"path": n, "npu_hints": a.hints, "overrides": [o.display for o in a.overrides]}
+                      for n, a in zip(names, call.alternatives, strict=True)] if len(call.alternatives) > 1 else []}
+
+
+def _walk_notes(parsed: ParsedScript, calls: list[Call]) -> list[Finding]:
+    out = []
+    if len(calls) > 1:
+        out.append(finding("lint-several-invocations", "info", ("config",),
+                           f"{len(calls)} entry-point calls; each is checked, findings name their line",
+                           evidence={"lines": [c.line for c in calls]}))
+    multi = [c for c in calls if len(c.alternatives) > 1]
+    if multi:
+        out.append(finding("lint-paths", "info", ("config",),
+                           "the script branches on values it cannot know; each path was checked: "
+                           + " / ".join(f"line {c.line}: " + " | ".join(path_names(c.alternatives)) for c in multi),
+                           detail="An error found on some paths only is reported as a warning naming them.",
+                           evidence={"calls": {c.line: path_names(c.alternatives) for c in multi}}))
+    if parsed.unresolved:
+        out.append(finding("lint-unresolved", "info", ("config",),
+                           "values only the run knows were not read: " + ", ".join(parsed.unresolved[:12])
+                           + (" …" if len(parsed.unresolved) > 12 else ""),
+                           detail="Command substitutions, environment variables and positional parameters; rules "
+                                  "that need their values were skipped.", evidence={"unresolved": parsed.unresolved}))
+    if parsed.notes:
+        out.append(finding("lint-not-followed", "info", ("config",),
+                           "parts of the script were not followed: " + "; ".join(parsed.notes),
+                           evidence={"notes": parsed.notes}))
+    return out

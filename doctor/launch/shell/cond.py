@@ -1,0 +1,153 @@
+"""`[ … ]`, `[[ … ]]` and `test …`: evaluated when their operands are known, otherwise unknown (the
+interpreter then follows both branches). A comparison of one unknown variable with a literal (`[ "$DEVICE" =
+npu ]`) also says what the variable must hold on each side, so a later `case "$DEVICE"` takes the same side.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from doctor.launch.shell.expand import Expander, glob_match
+from doctor.launch.shell.tree import Node
+from doctor.launch.shell.values import Str
+
+
+@dataclass
+class Cond:
+    status: bool | None  # None: depends on what the script cannot know
+    if_true: dict[str, str] = field(default_factory=dict)  # variable -> value it must hold when true
+    if_false: dict[str, str] = field(default_factory=dict)
+
+    def negate(self) -> Cond:
+        return Cond(None if self.status is None else not self.status, self.if_false, self.if_true)
+
+
+_INT_OPS = {"-eq": lambda a, b: a == b, "-ne": lambda a, b: a != b, "-lt": lambda a, b: a < b,
+            "-le": lambda a, b: a <= b, "-gt": lambda a, b: a > b, "-ge": lambda a, b: a >= b}
+
+
+def sole_variable(n: Node) -> str | None:
+    """The variable a word consists of (`$X`, `${X}`, `"$X"`), else None."""
+    if n.type == "string":
+        inner = [c for c in n.children if c.type not in ('"',)]
+        return sole_variable(inner[0]) if len(inner) == 1 else None
+    if n.type == "simple_expansion":
+        v = next((c for c in n.children if c.type == "variable_name"), None)
+        return v.text if v else None
+    if n.type == "expansion" and len(n.children) == 3 and n.children[1].type == "variable_name":
+        return n.children[1].text
+    return None
+
+
+def test_node(n: Node, ex: Expander, double: bool) -> Cond:
+    """One expression inside [ ] / [[ ]]."""
+    t = n.type
+    if t == "parenthesized_expression":
+        inner = n.named
+        return test_node(inner[0], ex, double) if inner else Cond(None)
+    if t == "unary_expression":
+        op = n.children[0].text
+        operand = n.named[-1] if n.named else None
+        if op == "!" and operand is not None:
+            return test_node(operand, ex, double).negate()
+        return _unary(op, operand, ex)
+    if t == "binary_expression":
+        op_node = n.child("operator") or (n.children[1] if len(n.children) == 3 else None)
+        op = op_node.text if op_node else ""
+        left, right = n.children[0], n.children[-1]
+        if op in ("&&", "-a", "||", "-o"):
+            a, b = test_node(left, ex, double), test_node(right, ex, double)
+            return _and(a, b) if op in ("&&", "-a") else _or(a, b)
+        return _binary(op, left, right, ex, double)
+    s = ex.scalar(n)  # a lone word: true when non-empty
+    return Cond(None if not s.known else bool(s.text))
+
+
+def _unary(op: str, operand: Node | None, ex: Expander) -> Cond:
+    s = ex.scalar(operand) if operand is not None else Str()
+    if op in ("-z", "-n"):
+        if not s.known:
+            return Cond(None)
+        return Cond((s.text == "") == (op == "-z"))
+    if op == "-v" and s.known:
+        return Cond(ex.scope.get(s.text) is not None)
+    return Cond(None)  # files, terminals, …: the target machine decides
+
+
+def _binary(op: str, left: Node, right: Node, ex: Expander, double: bool) -> Cond:
+    a, b = ex.scalar(left), ex.scalar(right)
+    if op in ("=", "==", "!="):
+        equal = None
+        if a.known and b.known:
+            if double and right.type not in ("string", "raw_string"):
+                equal = glob_match(a.text, b.text)
+            else:
+                equal = a.text == b.text
+        if equal is not None:
+            return Cond(equal if op != "!=" else not equal)
+        var = sole_variable(left)
+        binding = {var: b.text} if var and b.known and not any(c in b.text for c in "*?[") else {}
+        return Cond(None, binding, {}) if op != "!=" else Cond(None, {}, binding)
+    if op in _INT_OPS:
+        if a.known and b.known and re.fullmatch(r"\s*-?\d+\s*", a.text) and re.fullmatch(r"\s*-?\d+\s*", b.text):
+            return Cond(_INT_OPS[op](int(a.text), int(b.text)))
+        return Cond(None)
+    if op == "=~" and a.known and b.known:
+        try:
+            return Cond(re.search(b.text, a.text) is not None)
+        except re.error:
+            return Cond(None)
+    if op in ("<", ">") and a.known and b.known:
+        return Cond(a.text < b.text if op == "<" else a.text > b.text)
+    return Cond(None)
+
+
+def _and(a: Cond, b: Cond) -> Cond:
+    if a.status is False or b.status is False:
+        return Cond(False)
+    if a.status and b.status:
+        return Cond(True)
+    return Cond(None, {**a.if_true, **b.if_true}, {})
+
+
+def _or(a: Cond, b: Cond) -> Cond:
+    if a.status or b.status:
+        return Cond(True)
+    if a.status is False and b.status is False:
+        return Cond(False)
+    return Cond(None, {}, {**a.if_false, **b.if_false})
+
+
+def test_command(n: Node, ex: Expander) -> Cond:
+    """A test_command node ([ … ] or [[ … ]])."""
+    double = bool(n.children) and n.children[0].type == "[["
+    inner = n.named
+    if not inner:
+        return Cond(False)
+    return test_node(inner[0], ex, double)
+
+
+def test_argv(words: list[Str]) -> Cond:
+    """`test …` / `[ … ]` written as a plain command: the common one- to three-word forms."""
+    w = words[1:-1] if words and words[0].text == "[" else words[1:]
+    if any(not x.known for x in w):
+        return Cond(None)
+    t = [x.text for x in w]
+    if not t:
+        return Cond(False)
+    neg = t[0] == "!"
+    if neg:
+        t = t[1:]
+    res: bool | None
+    if len(t) == 1:
+        res = bool(t[0])
+    elif len(t) == 2 and t[0] in ("-z", "-n"):
+        res = (t[1] == "") == (t[0] == "-z")
+    elif len(t) == 3 and t[1] in ("=", "==", "!="):
+        res = (t[0] == t[2]) == (t[1] != "!=")
+    elif len(t) == 3 and t[1] in _INT_OPS and all(re.fullmatch(r"-?\d+", x) for x in (t[0], t[2])):
+        res = _INT_OPS[t[1]](int(t[0]), int(t[2]))
+    else:
+        res = None
+    return Cond(None if res is None else (res != neg))

@@ -1,0 +1,460 @@
+"""Walk a bash script the way bash would run it, without running anything: assignments, `export`, arrays,
+functions, `source` of a file beside the script, `if`/`case`/`&&`/`||` (both sides when the condition is not
+known, as separate paths), `for` loops over known words, subshells and pipelines (their assignments do not
+survive), `exit`. Every command whose words contain a verl entry point (`-m MODULE` or `…/main_*.py`) is
+recorded with the words bash would pass it on that path. Heredoc bodies are data; command substitutions are
+holes; no external command, `$(…)` or `eval` is ever executed.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from doctor.launch.shell.cond import Cond, sole_variable, test_argv, test_command
+from doctor.launch.shell.expand import Expander, glob_match
+from doctor.launch.shell.tree import Node, parse
+from doctor.launch.shell.values import Hole, Str, Value
+from doctor.launch.shell.world import World, merge, npu_variable
+
+MAX_PATHS = 16
+MAX_LOOP = 32
+MAX_DEPTH = 8
+
+
+@dataclass
+class Call:
+    """One command that runs an entry point, on one path."""
+
+    line: int
+    site: tuple[int, tuple[int, ...]]  # (offset of the command, loop iterations): same site = alternatives
+    argv: list[Str]
+    lines: list[int]
+    label: tuple[str, ...]
+    hints: set[str]
+    unsplit: list[str]  # unquoted unknown expansions that bash may split into several words
+
+
+@dataclass
+class Walk:
+    calls: list[Call] = field(default_factory=list)
+    unresolved: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)  # what could not be followed (said in the report)
+
+
+class Interpreter:
+    def __init__(self, path: str | None, is_entry: Callable[[list[Str]], int | None]) -> None:
+        self.path = path
+        self.is_entry = is_entry
+        self.walk = Walk()
+        self.loop: tuple[int, ...] = ()
+        self.depth = 0
+
+    # -- helpers ---------------------------------------------------------------------------------------
+    def ex(self, w: World) -> Expander:
+        e = Expander(w)
+        e.unresolved = self.walk.unresolved
+        return e
+
+    def note(self, text: str) -> None:
+        if text not in self.walk.notes:
+            self.walk.notes.append(text)
+
+    def run(self, root: Node, world: World) -> list[World]:
+        return self.block(root.children, [world])
+
+    def block(self, stmts: list[Node], worlds: list[World]) -> list[World]:
+        for s in stmts:
+            if s.type in ("comment", ";", "\n", "&", ";;", "{", "}", "do", "done", "then", "fi", "else", "esac"):
+                continue
+            nxt: list[World] = []
+            for w in worlds:
+                if w.dead or w.returning:
+                    nxt.append(w)
+                else:
+                    nxt.extend(self.stmt(s, w))
+            worlds = merge([w for w in nxt if not w.dead])
+            if len(worlds) > MAX_PATHS:
+                self.note(f"more than {MAX_PATHS} paths through the script; only the first {MAX_PATHS} were followed")
+                worlds = worlds[:MAX_PATHS]
+        return worlds
+
+    # -- statements ------------------------------------------------------------------------------------
+    def stmt(self, n: Node, w: World) -> list[World]:
+        t = n.type
+        handler = _HANDLERS.get(t)
+        if handler is not None:
+            return handler(self, n, w)
+        if t in ("variable_assignment", "variable_assignments"):
+            for a in ([n] if t == "variable_assignment" else n.named):
+                self.assign(a, w)
+            w.status = True
+            return [w]
+        if t in ("compound_statement", "do_group"):
+            return self.block(n.children, [w])
+        if t == "ERROR":
+            self.note(f"line {n.line}: the bash grammar could not read `{n.text.strip()[:60]}`; skipped")
+        return [w]
+
+    def assign(self, a: Node, w: World, local: bool = False, export: bool = False) -> None:
+        name_node = a.child("name") or (a.children[0] if a.children else None)
+        if name_node is None:
+            return
+        name, index = name_node.text, None
+        if name_node.type == "subscript":
+            idx = name_node.child("index")
+            nm = name_node.child("name")
+            name, index = (nm.text if nm else name), (idx.text if idx else None)
+        op = next((c.text for c in a.children if c.type in ("=", "+=")), "=")
+        value_node = a.child("value") or (a.children[-1] if len(a.children) > 2 else None)
+        ex = self.ex(w)
+        if local and w.locals_stack and name not in w.locals_stack[-1]:
+            w.locals_stack[-1][name] = w.get(name)
+        value: Value
+        if value_node is not None and value_node.type == "array":
+            items = []
+            for el in value_node.named:
+                if el.type == "comment":
+                    continue
+                for f in ex.fields(el):
+                    items.append(Str(f.parts, f.origin or el.line))
+            old = w.get(name)
+            value = ((old if isinstance(old, list) else ([old] if old else [])) + items) if op == "+=" else items
+        else:
+            value = ex.scalar(value_node) if value_node is not None else Str()
+            if op == "+=":
+                old = w.get(name)
+                value = (old + [value]) if isinstance(old, list) else ((old or Str()) + value)
+        if index is not None and index.isdigit() and not isinstance(value, list):
+            arr = w.get(name)
+            arr = list(arr) if isinstance(arr, list) else ([arr] if arr else [])
+            i = int(index)
+            arr += [Str()] * (i + 1 - len(arr))
+            arr[i] = value
+            value = arr
+        w.set(name, value)
+        if export:
+            w.exported.add(name)
+
+    def declaration(self, n: Node, w: World) -> list[World]:
+        kw = n.children[0].text if n.children else "declare"
+        export = kw == "export" or any(c.type == "word" and c.text.startswith("-") and "x" in c.text
+                                       for c in n.children)
+        for c in n.children[1:]:
+            if c.type == "variable_assignment":
+                self.assign(c, w, local=kw == "local", export=export)
+            elif c.type == "variable_name" and export:
+                w.exported.add(c.text)
+                if npu_variable(c.text):
+                    w.hints.add(f"exports {c.text}")
+        w.status = True
+        return [w]
+
+    def unset(self, n: Node, w: World) -> list[World]:
+        for c in n.named:
+            if c.type == "variable_name" or (c.type == "word" and not c.text.startswith("-")):
+                w.unset(c.text)
+        w.status = True
+        return [w]
+
+    def redirected(self, n: Node, w: World) -> list[World]:
+        body = n.child("body") or next((c for c in n.children if c.type not in _REDIRECTS), None)
+        return self.stmt(body, w) if body is not None else [w]
+
+    def subshell(self, n: Node, w: World) -> list[World]:
+        out = self.block(n.children, [w.copy()])
+        w.status = out[0].status if len(out) == 1 else None
+        return [w]
+
+    def pipeline(self, n: Node, w: World) -> list[World]:
+        status: bool | None = None
+        for c in n.named:
+            out = self.stmt(c, w.copy())
+            status = out[0].status if len(out) == 1 else None
+        w.status = status
+        return [w]
+
+    def negated(self, n: Node, w: World) -> list[World]:
+        out = self.stmt(n.named[-1], w) if n.named else [w]
+        for o in out:
+            o.status = None if o.status is None else not o.status
+        return out
+
+    def list_(self, n: Node, w: World) -> list[World]:
+        left, right = n.children[0], n.children[-1]
+        op = n.children[1].text if len(n.children) > 2 else "&&"
+        out: list[World] = []
+        for lw in self.condition(left, w, f"line {left.line}: `{_short(left.text)}`"):
+            if lw.dead:
+                out.append(lw)
+            elif lw.status is (op == "&&"):
+                out.extend(self.stmt(right, lw))
+            else:
+                out.append(lw)
+        return out
+
+    def condition(self, n: Node, w: World, what: str) -> list[World]:
+        """Run a condition; a result bash would only know at run time gives two paths (true, false)."""
+        cond = None
+        if n.type == "test_command":
+            cond = test_command(n, self.ex(w))
+        elif n.type == "command" and _name(n) in ("[", "test"):
+            cond = test_argv(self.words(n, w)[0])
+        if cond is None:
+            res = self.stmt(n, w)
+            if all(r.status is not None for r in res):
+                return res
+            cond_worlds: list[World] = []
+            for r in res:
+                if r.status is None:
+                    cond_worlds += self.split(r, Cond(None), what)
+                else:
+                    cond_worlds.append(r)
+            return cond_worlds
+        return self.split(w, cond, what)
+
+    def split(self, w: World, cond: Cond, what: str) -> list[World]:
+        if cond.status is not None:
+            w.status = cond.status
+            return [w]
+        yes, no = w.fork(f"{what} true"), w.fork(f"{what} false")
+        yes.status, no.status = True, False
+        for world, binding in ((yes, cond.if_true), (no, cond.if_false)):
+            for k, v in binding.items():
+                world.set(k, Str.of(v))
+        return [yes, no]
+
+    def if_(self, n: Node, w: World) -> list[World]:
+        parts = _if_parts(n)
+        out: list[World] = []
+        pending = [w]
+        for cond_nodes, body in parts:
+            nxt: list[World] = []
+            for pw in pending:
+                if cond_nodes is None:  # else
+                    out.extend(self.block(body, [pw]))
+                    continue
+                cws = self.block(cond_nodes[:-1], [pw]) if len(cond_nodes) > 1 else [pw]
+                for cw in cws:
+                    last = cond_nodes[-1]
+                    for r in self.condition(last, cw, f"line {last.line}: if `{_short(last.text)}`"):
+                        (out.extend(self.block(body, [r])) if r.status else nxt.append(r))
+            pending = nxt
+            if not pending:
+                break
+        out.extend(pending)  # no branch taken
+        return out
+
+    def case(self, n: Node, w: World) -> list[World]:
+        subject_node = n.child("value") or next((c for c in n.named if c.type != "case_item"), None)
+        items = [c for c in n.children if c.type == "case_item"]
+        ex = self.ex(w)
+        subject = ex.scalar(subject_node) if subject_node is not None else Str()
+        var = sole_variable(subject_node) if subject_node is not None else None
+        out: list[World] = []
+        for item in items:
+            patterns = [ex.scalar(p).text for p in item.all("value")] or [ex.scalar(item.named[0]).text]
+            body = [c for c in item.children if c.field not in ("value", "termination") and c.type not in (")", "|")]
+            if subject.known:
+                if any(glob_match(subject.text, p) for p in patterns):
+                    return self.block(body, [w])
+                continue
+            branch = w.fork(f"line {item.line}: case {_short(subject_node.text if subject_node else '')} → "
+                            f"{'|'.join(patterns)})")
+            literal = [p for p in patterns if not any(c in p for c in "*?[")]
+            if var and len(literal) == 1 and len(patterns) == 1:
+                branch.set(var, Str.of(literal[0]))
+            out.extend(self.block(body, [branch]))
+            if "*" in patterns:
+                return out
+        if subject.known:
+            return [w]
+        out.append(w.fork(f"line {n.line}: case {_short(subject_node.text if subject_node else '')} → no pattern"))
+        return out
+
+    def for_(self, n: Node, w: World) -> list[World]:
+        var = n.child("variable")
+        values = n.all("value")
+        body = n.child("body") or next((c for c in n.children if c.type == "do_group"), None)
+        if body is None:
+            return [w]
+        ex = self.ex(w)
+        words = [f for v in values for f in ex.fields(v)] if values else list(w.args)
+        if len(words) > MAX_LOOP:
+            self.note(f"line {n.line}: loop over {len(words)} items; the first {MAX_LOOP} were followed")
+            words = words[:MAX_LOOP]
+        worlds = [w]
+        outer = self.loop
+        for i, word in enumerate(words):
+            self.loop = outer + (i,)
+            for cw in worlds:
+                if var is not None:
+                    cw.set(var.text, word)
+            worlds = self.block(body.children, worlds)
+        self.loop = outer
+        return worlds
+
+    def while_(self, n: Node, w: World) -> list[World]:
+        body = n.child("body") or next((c for c in n.children if c.type == "do_group"), None)
+        cond = [c for c in n.children if c.field == "condition" and c.type not in (";", "\n")]
+        worlds = [w]
+        if cond:
+            worlds = self.condition(cond[-1], w, f"line {n.line}: while `{_short(cond[-1].text)}`")
+        ran = [x for x in worlds if x.status is (n.children[0].type == "while")]
+        rest = [x for x in worlds if x not in ran]
+        if body is not None and ran:
+            ran = self.block(body.children, ran)  # followed once
+        return ran + rest
+
+    def function_def(self, n: Node, w: World) -> list[World]:
+        name = n.child("name")
+        body = n.child("body") or (n.named[-1] if n.named else None)
+        if name is not None and body is not None:
+            w.funcs[name.text] = body
+        w.status = True
+        return [w]
+
+    # -- simple commands -------------------------------------------------------------------------------
+    def words(self, n: Node, w: World) -> tuple[list[Str], list[int], list[str]]:
+        ex = self.ex(w)
+        argv: list[Str] = []
+        lines: list[int] = []
+        for c in n.children:
+            if c.type == "variable_assignment" or c.type in _REDIRECTS or not c.is_named:
+                continue
+            target = c.named[0] if c.type == "command_name" and c.named else c
+            for f in ex.fields(target):
+                argv.append(f)
+                lines.append(f.origin or target.line)
+        unsplit = sorted({h.text for f in argv for h in f.holes if h.splits and len(f.parts) == 1})
+        return argv, lines, unsplit
+
+    def command(self, n: Node, w: World) -> list[World]:
+        prefix = [c for c in n.children if c.type == "variable_assignment"]
+        if not any(c.type == "command_name" for c in n.children):
+            for a in prefix:
+                self.assign(a, w)
+            w.status = True
+            return [w]
+        argv, lines, unsplit = self.words(n, w)
+        env = w.copy()
+        for a in prefix:
+            self.assign(a, env, export=True)
+        if not argv:
+            return [w]
+        at = self.is_entry(argv)
+        if at is not None:
+            self.walk.calls.append(Call(n.line, (n.start, self.loop), argv, lines, w.label,
+                                        set(w.hints) | set(env.hints), unsplit))
+            w.status = None
+            return [w]
+        from doctor.launch.shell.builtins import run_builtin
+
+        return run_builtin(self, n, w, argv)
+
+    def call_function(self, body: Node, w: World, args: list[Str]) -> list[World]:
+        if self.depth >= MAX_DEPTH:
+            self.note("functions nested deeper than 8 calls were not followed")
+            return [w]
+        saved = w.args
+        w.args = args
+        w.locals_stack.append({})
+        self.depth += 1
+        out = self.stmt(body, w)
+        self.depth -= 1
+        for o in out:
+            frame = o.locals_stack.pop() if o.locals_stack else {}
+            for k, v in frame.items():
+                (o.unset(k) if v is None else o.set(k, v))
+            o.args = saved
+            o.returning = False
+        return out
+
+    def source(self, words: list[Str], w: World, line: int) -> list[World]:
+        target = words[1].value() if len(words) > 1 else None
+        if target and ("ascend" in target.lower() or target.endswith("set_env.sh")):
+            w.hints.add(f"sources {target}")
+        path = None
+        if target and self.path:
+            cand = target if os.path.isabs(target) else os.path.join(os.path.dirname(os.path.abspath(self.path)),
+                                                                       target)
+            path = cand if os.path.isfile(cand) else None
+        if path is None or self.depth >= MAX_DEPTH:
+            self.note(f"line {line}: `source {words[1].text if len(words) > 1 else ''}` was not read "
+                      "(not a file beside the script)")
+            w.status = None
+            return [w]
+        try:
+            with open(path, encoding="utf-8") as fh:
+                text = fh.read()
+        except (OSError, UnicodeDecodeError):
+            self.note(f"line {line}: `source {target}` could not be read")
+            return [w]
+        self.depth += 1
+        out = self.block(parse(text).children, [w])
+        self.depth -= 1
+        return out
+
+
+_REDIRECTS = ("file_redirect", "heredoc_redirect", "herestring_redirect", "heredoc_body", "heredoc_start")
+
+
+def _name(n: Node) -> str:
+    cn = next((c for c in n.children if c.type == "command_name"), None)
+    return cn.text if cn else ""
+
+
+def _short(text: str) -> str:
+    t = " ".join(text.split())
+    return t if len(t) <= 60 else t[:57] + "..."
+
+
+def _if_parts(n: Node) -> list[tuple[list[Node] | None, list[Node]]]:
+    """[(condition statements, body statements)] for if / elif…, then (None, else body)."""
+    parts: list[tuple[list[Node] | None, list[Node]]] = []
+
+    def split(children: list[Node]) -> tuple[list[Node], list[Node]]:
+        cond: list[Node] = []
+        body: list[Node] = []
+        seen_then = False
+        for c in children:
+            if c.type == "then":
+                seen_then = True
+            elif c.type in ("elif_clause", "else_clause", "if", "elif", "fi", ";", "\n", "comment"):
+                continue
+            elif seen_then:
+                body.append(c)
+            else:
+                cond.append(c)
+        return cond, body
+
+    cond, body = split(n.children)
+    parts.append((cond, body))
+    for c in n.children:
+        if c.type == "elif_clause":
+            parts.append(split(c.children))
+        elif c.type == "else_clause":
+            parts.append((None, [k for k in c.children if k.type != "else"]))
+    return parts
+
+
+_HANDLERS: dict[str, Callable[[Interpreter, Node, World], list[World]]] = {
+    "command": Interpreter.command,
+    "declaration_command": Interpreter.declaration,
+    "unset_command": Interpreter.unset,
+    "redirected_statement": Interpreter.redirected,
+    "subshell": Interpreter.subshell,
+    "pipeline": Interpreter.pipeline,
+    "negated_command": Interpreter.negated,
+    "list": Interpreter.list_,
+    "if_statement": Interpreter.if_,
+    "case_statement": Interpreter.case,
+    "for_statement": Interpreter.for_,
+    "while_statement": Interpreter.while_,
+    "function_definition": Interpreter.function_def,
+    "test_command": lambda self, n, w: self.split(w, test_command(n, self.ex(w)), f"line {n.line}: `{_short(n.text)}`"),
+    "c_style_for_statement": lambda self, n, w: self.block((n.child("body") or n).children, [w]),
+}
+
+__all__ = ["Call", "Hole", "Interpreter", "Walk"]

@@ -1,0 +1,118 @@
+"""Parse bash with tree-sitter-bash (a maintained bash grammar, MIT) and give the walker plain nodes.
+
+tree-sitter and tree-sitter-bash come with the `launch` extra; without them `doctor lint` stops with exit 2
+and names the extra. One grammar quirk is repaired here: tree-sitter-bash 0.23-0.25 folds a line of several
+assignments (`A=1 B=2`) into the command on the *next* line (`A=1 B=2 export C=3` becomes one command with
+`export` as its name). Bash ends the statement at the newline, so such a command is split back in two.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from doctor.errors import InputError
+
+EXTRA_HINT = "pip install 'verl-ascend-doctor[launch]' (tree-sitter and tree-sitter-bash read the script)"
+
+_PARSER: Any = None
+
+
+class MissingDependency(InputError):
+    """A package of an optional extra is not installed (exit 2, the message names the extra)."""
+
+    finding_id = "extra-not-installed"  # the id every command's missing extra reports (doctor.errors)
+    fix = EXTRA_HINT
+
+
+def parser() -> Any:
+    global _PARSER
+    if _PARSER is None:
+        try:
+            import tree_sitter
+            import tree_sitter_bash
+        except ImportError as e:
+            raise MissingDependency(f"{e.name or 'tree-sitter'} is not installed; {EXTRA_HINT}") from None
+        _PARSER = tree_sitter.Parser(tree_sitter.Language(tree_sitter_bash.language()))
+    return _PARSER
+
+
+@dataclass
+class Node:
+    """A tree-sitter node reduced to what the walker needs (type, field name, text, children, line)."""
+
+    type: str
+    text: str
+    line: int  # 1-based
+    children: list[Node]
+    field: str | None = None
+    start: int = 0
+    end: int = 0
+    is_named: bool = True
+
+    def child(self, field: str) -> Node | None:
+        return next((c for c in self.children if c.field == field), None)
+
+    def all(self, field: str) -> list[Node]:
+        return [c for c in self.children if c.field == field]
+
+    @property
+    def named(self) -> list[Node]:
+        """Children that are not punctuation or keywords (tree-sitter's named nodes)."""
+        return [c for c in self.children if c.is_named]
+
+
+def parse(text: str) -> Node:
+    """The whole script as a Node tree (byte offsets are converted to str offsets)."""
+    data = text.encode("utf-8")
+    tree = parser().parse(data)
+    if len(data) == len(text):
+        offsets = None
+    else:  # byte offset -> str offset, for scripts with non-ASCII text
+        offsets = [0] * (len(data) + 1)
+        pos = 0
+        for i, ch in enumerate(text):
+            for _ in range(len(ch.encode("utf-8"))):
+                offsets[pos] = i
+                pos += 1
+        offsets[pos] = len(text)
+    return _convert(tree.root_node, data, None, offsets)
+
+
+def _convert(n: Any, data: bytes, field: str | None, offsets: list[int] | None) -> Node:
+    kids = [_convert(c, data, n.field_name_for_child(i), offsets) for i, c in enumerate(n.children)]
+    start, end = (n.start_byte, n.end_byte) if offsets is None else (offsets[n.start_byte], offsets[n.end_byte])
+    node = Node(n.type if not n.is_missing else "MISSING", data[n.start_byte:n.end_byte].decode("utf-8", "replace"),
+                n.start_point[0] + 1, kids, field, start, end, bool(n.is_named))
+    if node.type in ("program", "compound_statement", "do_group", "if_statement", "elif_clause", "else_clause",
+                     "case_item", "subshell"):
+        node.children = _split_folded(node.children)
+    return node
+
+
+def _split_folded(children: list[Node]) -> list[Node]:
+    """Undo the grammar's folding of `A=1 B=2 <newline> cmd` into one command (see the module doc)."""
+    out: list[Node] = []
+    for c in children:
+        if c.type != "command":
+            out.append(c)
+            continue
+        name_at = next((i for i, k in enumerate(c.children) if k.type == "command_name"), None)
+        if name_at is None or name_at == 0 or c.children[name_at - 1].type != "variable_assignment":
+            out.append(c)
+            continue
+        prev, name = c.children[name_at - 1], c.children[name_at]
+        gap = c.text[prev.end - c.start:name.start - c.start]
+        if "\n" not in gap.replace("\\\n", ""):
+            out.append(c)
+            continue
+        out.append(Node("variable_assignments", c.text[:prev.end - c.start], c.line, c.children[:name_at], c.field,
+                        c.start, prev.end))
+        rest = c.children[name_at:]
+        out.append(Node("command", c.text[name.start - c.start:], name.line, rest, c.field, name.start, c.end))
+    return out
+
+
+def leaf_text(n: Node) -> bool:
+    """True when a node (typically ERROR) holds only punctuation/word leaves: its text can stand literally."""
+    return all(not k.children and k.type not in ("$", "${", "$(", "`", "$((") for k in n.children)

@@ -1,0 +1,88 @@
+"""One path through a script: the variables, functions and positional parameters bash would hold there, and
+the branch choices that led to it (a script whose `if`/`case` depends on what it cannot know has several)."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from doctor.launch.shell.values import Str, Value
+
+# Variables whose presence says the script prepares an Ascend NPU run (CANN, HCCL, torch-npu, vllm-ascend).
+_NPU_VAR = re.compile(r"^(ASCEND_|HCCL_|VLLM_ASCEND|NPU_|ACL_|ACLNN_|LCCL_|MINDSPEED|ATB_|CPU_AFFINITY_CONF$|"
+                      r"PYTORCH_NPU_ALLOC_CONF$|TASK_QUEUE_ENABLE$|COMBINED_ENABLE$|INF_NAN_MODE_ENABLE$|"
+                      r"RAY_EXPERIMENTAL_NOSET_ASCEND_RT_VISIBLE_DEVICES$|MULTI_STREAM_MEMORY_REUSE$)")
+
+
+def npu_variable(name: str) -> bool:
+    return bool(_NPU_VAR.match(name))
+
+
+@dataclass
+class World:
+    vars: dict[str, Value] = field(default_factory=dict)
+    exported: set[str] = field(default_factory=set)
+    funcs: dict[str, object] = field(default_factory=dict)
+    args: list[Str] = field(default_factory=list)
+    label: tuple[str, ...] = ()
+    hints: set[str] = field(default_factory=set)  # why this path looks like an NPU run
+    status: bool | None = True
+    dead: bool = False  # `exit` (or `exec`) ended the script on this path
+    returning: bool = False  # `return` inside a function
+    name: str = "script.sh"
+    locals_stack: list[dict[str, Value | None]] = field(default_factory=list)
+
+    # -- Scope protocol (expand.py) ----------------------------------------------------------------------
+    def get(self, name: str) -> Value | None:
+        return self.vars.get(name)
+
+    def set(self, name: str, value: Value) -> None:
+        self.vars[name] = value
+        if npu_variable(name):
+            self.hints.add(f"sets {name}")
+
+    def positional(self) -> list[Str]:
+        return self.args
+
+    def script_name(self) -> str:
+        return self.name
+
+    # -- paths -----------------------------------------------------------------------------------------
+    def copy(self) -> World:
+        return World(dict(self.vars), set(self.exported), dict(self.funcs), list(self.args), self.label,
+                     set(self.hints), self.status, self.dead, self.returning, self.name,
+                     [dict(d) for d in self.locals_stack])
+
+    def fork(self, choice: str) -> World:
+        w = self.copy()
+        w.label = self.label + (choice,)
+        return w
+
+    def unset(self, name: str) -> None:
+        self.vars.pop(name, None)
+        self.exported.discard(name)
+
+    def signature(self) -> tuple[object, ...]:
+        """Two paths with the same signature behave the same from here on (they are merged)."""
+        return (tuple(sorted((k, repr(v)) for k, v in self.vars.items())), tuple(sorted(self.exported)),
+                tuple(sorted(self.funcs)), tuple(repr(a) for a in self.args), self.dead, self.returning,
+                tuple(sorted(self.hints)))
+
+
+def merge(worlds: list[World]) -> list[World]:
+    """Drop dead paths' duplicates and merge paths that reached the same state (their label becomes the
+    choices they share)."""
+    out: dict[tuple[object, ...], World] = {}
+    for w in worlds:
+        sig = w.signature()
+        have = out.get(sig)
+        if have is None:
+            out[sig] = w
+            continue
+        common = []
+        for a, b in zip(have.label, w.label, strict=False):
+            if a != b:
+                break
+            common.append(a)
+        have.label = tuple(common)
+    return list(out.values())

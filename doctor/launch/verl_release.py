@@ -1,0 +1,70 @@
+"""verl's config files for a release that is not installed here: unpacked from that release's PyPI wheel into
+the doctor's cache (`verl/<version>/`) on first use, then read from there.
+
+Only the yaml under `verl/**/config/`, the entry modules (`main_*.py`, for their `@hydra.main` defaults) and
+`verl/version/version` are unpacked: composing needs nothing else, and nothing of verl is imported. The wheel is
+fetched with the doctor interpreter's own pip (`pip download --no-deps --only-binary=:all:`), so pip's index
+settings (`PIP_INDEX_URL`, `PIP_FIND_LINKS`, `PIP_NO_INDEX`, a local wheelhouse) apply as they do to installs.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import sys
+import tempfile
+import zipfile
+from pathlib import Path
+
+_MEMBER = re.compile(r"^verl/(?:[\w/]*config/.+\.ya?ml|[\w/]*main_\w+\.py|version/version)$")
+DOWNLOAD_TIMEOUT = 180.0
+
+
+def cached_config(version: str) -> Path | None:
+    from doctor.cachedir import cache_dir
+
+    cfg = Path(cache_dir("verl", version)) / "verl" / "trainer" / "config"
+    return cfg if (cfg / "ppo_trainer.yaml").is_file() else None
+
+
+def release_config(version: str) -> tuple[Path | None, str | None]:
+    """(verl/trainer/config of release `version`, None) or (None, why it could not be had)."""
+    have = cached_config(version)
+    if have is not None:
+        return have, None
+    if not re.fullmatch(r"[0-9][0-9A-Za-z.+!-]*", version):
+        return None, f"not a release version: {version}"
+    from doctor.cachedir import cache_dir
+    from doctor.probes._run import run_bounded
+
+    dest = Path(cache_dir("verl", version))
+    with tempfile.TemporaryDirectory(prefix="doctor-verl-") as tmp:
+        r = run_bounded([sys.executable, "-m", "pip", "download", "--no-deps", "--only-binary=:all:", "-q",
+                         "--disable-pip-version-check", "-d", tmp, f"verl=={version}"], DOWNLOAD_TIMEOUT,
+                        env=dict(os.environ))
+        wheels = sorted(Path(tmp).glob("verl-*.whl"))
+        if r.status != "ok" or r.returncode != 0 or not wheels:
+            tail = (r.err.strip().splitlines() or [r.error or r.status])[-1]
+            return None, f"could not download the verl {version} wheel ({tail})"
+        try:
+            _unpack(wheels[0], dest)
+        except (OSError, zipfile.BadZipFile) as e:
+            return None, f"could not unpack {wheels[0].name}: {e}"
+    have = cached_config(version)
+    return (have, None) if have is not None else (None, f"the verl {version} wheel holds no trainer config")
+
+
+def _unpack(wheel: Path, dest: Path) -> None:
+    """Extract the config members into a fresh directory beside `dest`, then move it into place."""
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    work = Path(tempfile.mkdtemp(prefix=dest.name + ".", dir=dest.parent))
+    with zipfile.ZipFile(wheel) as z:
+        for member in z.namelist():
+            if _MEMBER.match(member) and ".." not in member:
+                z.extract(member, work)
+    try:
+        os.replace(work, dest)
+    except OSError:  # another run got there first
+        import shutil
+
+        shutil.rmtree(work, ignore_errors=True)

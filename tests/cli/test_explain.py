@@ -1,0 +1,142 @@
+"""`doctor explain` as a user runs it: one log, stdin, a directory of node logs, several files, empty and binary
+input, an unknown error, a user signature database, JSON output and exit codes."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from click.testing import CliRunner
+
+from doctor.cli import cli
+from tests.explain.test_multi import four_nodes
+
+HCCL = "ImportError: libhccl.so: cannot open shared object file: No such file or directory\n"
+
+
+def run(*args: str, stdin: bytes | str | None = None):
+    return CliRunner().invoke(cli, list(args), input=stdin, catch_exceptions=False)
+
+
+def js(result) -> dict:
+    return json.loads(result.stdout)
+
+
+def test_one_log_names_the_cause_and_the_line(tmp_path):
+    log = tmp_path / "run.log"
+    log.write_text("INFO starting\n" + HCCL)
+    r = run("explain", str(log))
+    assert r.exit_code == 1
+    assert "cann-libhccl-missing" in r.stdout and "line 2" in r.stdout
+
+
+def test_json_report_carries_findings_ranked_with_evidence(tmp_path):
+    log = tmp_path / "run.log"
+    log.write_text("Since the operator is called asynchronously, the stacktrace may be inaccurate.\n"
+                   "RuntimeError: NPU out of memory. Tried to allocate 2.00 GiB\n")
+    r = run("explain", "--json", str(log))
+    doc = js(r)
+    assert r.exit_code == 1 and doc["command"] == "explain"
+    ids = [f["id"] for f in doc["findings"]]
+    assert ids[0] == "npu-out-of-memory"  # the root cause before the knock-on hint
+    first = doc["findings"][0]
+    assert first["evidence"]["line"] == 2 and first["evidence"]["rank"] == 1
+    assert doc["signatures"]["count"] > 100
+
+
+def test_stdin(tmp_path):
+    r = run("explain", "--json", "-", stdin=HCCL)
+    assert r.exit_code == 1
+    assert js(r)["findings"][0]["id"] == "cann-libhccl-missing"
+
+
+def test_empty_and_binary_input_warn_that_nothing_was_readable(tmp_path):
+    empty = tmp_path / "empty.log"
+    empty.write_bytes(b"")
+    binary = tmp_path / "core.log"
+    binary.write_bytes(bytes(range(256)) * 64)
+    for p in (empty, binary):
+        r = run("explain", "--json", str(p))
+        doc = js(r)
+        assert r.exit_code == 0
+        assert [f["id"] for f in doc["findings"]] == ["log-unreadable"]
+        assert doc["findings"][0]["severity"] == "warning"
+
+
+def test_unknown_error_names_the_first_error_line(tmp_path):
+    log = tmp_path / "run.log"
+    log.write_text("INFO ok\nTraceback (most recent call last):\nFrobnicatorError: the widget is sideways\n")
+    r = run("explain", "--json", str(log))
+    doc = js(r)
+    assert r.exit_code == 0
+    f = doc["findings"][0]
+    assert f["id"] == "no-known-signature" and f["severity"] == "info"
+    assert "widget is sideways" in f["evidence"]["first_error"]["text"]
+
+
+def test_directory_of_node_logs_names_the_first_failing_node(tmp_path):
+    root = four_nodes(tmp_path / "session")
+    r = run("explain", "--json", str(root))
+    doc = js(r)
+    assert r.exit_code == 1
+    assert doc["findings"][0]["id"] == "root-cause-node"
+    assert doc["root_cause"]["node"] == "node-c"
+    assert len(doc["logs"]) == 8
+    text = run("explain", str(root)).stdout
+    assert "node-c" in text and "first failure" in text.lower()
+
+
+def test_several_files_are_read_together(tmp_path):
+    a, b = tmp_path / "rank0.log", tmp_path / "rank1.log"
+    a.write_text("EI0002: [PID: 1] 2025-03-05-07:17:45.645.648 The wait execution of the Notify register times out.\n")
+    b.write_text("[ERROR] 2025-03-05-07:15:39 (PID:2, Device:0, RankID:1) ERR00006 PTA memory error\n")
+    doc = js(run("explain", "--json", str(a), str(b)))
+    assert doc["root_cause"]["node"] == "rank1"
+
+
+def test_user_signature_database(tmp_path):
+    db = tmp_path / "mine.toml"
+    db.write_text('schema = "doctor.signatures/1"\n\n[[signature]]\nid = "widget-sideways"\nseverity = "error"\n'
+                  'components = ["config"]\nspecificity = 50\nregex = [\'the widget is sideways\']\n'
+                  'title = "The widget is sideways"\nfix = "Turn it."\nsource = "https://example.org/widget"\n'
+                  'example_kind = "source-message"\nexample = "FrobnicatorError: the widget is sideways"\n')
+    log = tmp_path / "run.log"
+    log.write_text("FrobnicatorError: the widget is sideways\n")
+    r = run("explain", "--json", "--signatures", str(db), str(log))
+    assert r.exit_code == 1 and js(r)["findings"][0]["id"] == "widget-sideways"
+
+
+def test_unreadable_inputs_exit_2(tmp_path):
+    r = run("explain", str(tmp_path / "missing.log"))
+    assert r.exit_code == 2
+    bad = tmp_path / "bad.toml"
+    bad.write_text("schema = 1\n")
+    log = tmp_path / "run.log"
+    log.write_text(HCCL)
+    r = run("explain", "--signatures", str(bad), str(log))
+    assert r.exit_code == 2 and "bad.toml" in (r.stdout + r.stderr)
+
+
+def test_no_path_runs_the_help(tmp_path):
+    r = run("explain")
+    assert r.exit_code == 2
+
+
+def test_evidence_lines_are_printed(tmp_path: Path):
+    log = tmp_path / "run.log"
+    log.write_text(HCCL)
+    out = run("explain", str(log)).stdout
+    assert "evidence:" in out and "libhccl.so" in out
+
+
+def test_jobs_reads_one_big_log_in_parts_with_the_same_report(tmp_path, monkeypatch):
+    from doctor.explain import parts
+
+    monkeypatch.setattr(parts, "PART_BYTES", 64 * 1024)
+    log = tmp_path / "big.log"
+    filler = "".join(f"(WorkerDict pid=2231, ip=10.0.0.2) step:{i} - actor/pg_loss:0.0213\n" for i in range(20_000))
+    log.write_text(filler + "RuntimeError: NPU out of memory. Tried to allocate 2.00 GiB\n" + filler + HCCL)
+    one, four = js(run("explain", "--json", "--jobs", "1", str(log))), js(run("explain", "--json", "--jobs", "4", str(log)))
+    assert [(f["id"], f["evidence"]["line"]) for f in four["findings"]] == [
+        (f["id"], f["evidence"]["line"]) for f in one["findings"]]
+    assert one["lines"] == four["lines"] == 40_002

@@ -1,0 +1,314 @@
+"""Never "ok" without having checked, and the messages say what the user typed (issue 13), through the real CLI."""
+
+from __future__ import annotations
+
+import ast
+import json
+import re
+import sys
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import click
+import pytest
+from click.testing import CliRunner
+
+from doctor.cli import COMMANDS, cli
+from tests.conftest import ROOT
+from tests.launch.helpers import QWEN3_06B, write_model
+from tests.stacks import healthy
+
+
+def run(*args: str, **kw):
+    return CliRunner().invoke(cli, list(args), catch_exceptions=False, **kw)
+
+
+def snap_file(tmp_path: Path, data: dict, name: str = "s.json") -> str:
+    p = tmp_path / name
+    p.write_text(json.dumps(data))
+    return str(p)
+
+
+# -- a target that cannot be checked is exit 2 ---------------------------------------------------------------
+
+
+@pytest.mark.parametrize("command", ["check", "collect", "install", "smoke"])
+def test_a_target_interpreter_that_does_not_exist_is_exit_2(command, tmp_path):
+    r = run(command, "--python", "/opt/tarin-venv/bin/python")
+    assert r.exit_code == 2 and "--python" in r.stderr and "/opt/tarin-venv/bin/python" in r.stderr
+
+
+def test_a_target_interpreter_that_does_not_run_is_exit_2_for_check(tmp_path):
+    bad = tmp_path / "python3"
+    bad.write_text("#!/bin/sh\nexit 3\n")
+    bad.chmod(0o755)
+    r = run("check", "--python", str(bad))
+    assert r.exit_code == 2 and "cannot run the target interpreter" in r.stderr and "--python" in r.stderr
+    (tmp_path / "notexec").write_text("x")
+    assert run("check", "--python", str(tmp_path / "notexec")).exit_code == 2
+
+
+def test_check_root_and_timeout_are_validated_as_collect_does(tmp_path):
+    f = tmp_path / "file"
+    f.write_text("x")
+    for command in ("check", "collect"):
+        r = run(command, "--root", str(f))
+        assert r.exit_code == 2 and "--root" in r.stderr and "is a file" in r.stderr
+        r = run(command, "--npu-smi-timeout", "-1")
+        assert r.exit_code == 2 and "--npu-smi-timeout" in r.stderr
+
+
+def test_from_with_live_host_options_is_refused_naming_them(tmp_path):
+    s = snap_file(tmp_path, healthy())
+    r = run("check", "--from", s, "--python", sys.executable, "--root", str(tmp_path))
+    assert r.exit_code == 2 and "--root" in r.stderr and "--python" in r.stderr and "--from" in r.stderr
+    assert run("check", "--from", s, "--npu-smi-timeout", "3").exit_code == 2
+
+
+def test_an_empty_cluster_file_is_exit_2(tmp_path):
+    c = snap_file(tmp_path, {"schema": "doctor.cluster/1", "nodes": []}, "cluster.json")
+    r = run("check", "--from", c)
+    assert r.exit_code == 2 and "cluster.json" in r.stderr and "nodes" in r.stderr
+
+
+def test_waivers_that_leave_nothing_to_run_are_exit_2(tmp_path):
+    from doctor.checks.runner import load_all
+
+    areas = sorted({c.area for c in load_all().values()})
+    ignore = [a for area in areas for a in ("--ignore", area)] + ["--ignore", "profile-selection"]
+    r = run("check", "--from", snap_file(tmp_path, healthy()), *ignore)
+    assert r.exit_code == 2 and "no check" in r.stderr
+
+
+# -- skipped is its own state ----------------------------------------------------------------------------------
+
+
+def test_verbose_and_junit_show_skipped_checks_with_their_reason(tmp_path):
+    d = healthy()
+    del d["packages"]["torch-npu"]  # complete snapshot: torch-npu is not installed
+    s = snap_file(tmp_path, d)
+    junit = tmp_path / "check.xml"
+    r = run("check", "-v", "--from", s, "--junit", str(junit))
+    assert re.search(r"- check deep-imports skipped: no --deep imports", r.stdout)
+    assert not re.search(r"check deep-imports pass", r.stdout)
+    assert "skipped" in r.stdout.splitlines()[-1]
+    suite = ET.parse(junit).getroot().find("testsuite")
+    assert suite is not None and int(suite.get("skipped", "0")) >= 1
+    case = next(c for c in suite.iter("testcase") if c.get("name") == "deep-imports")
+    skipped = case.find("skipped")
+    assert skipped is not None and "--deep" in skipped.get("message", "")
+    report = json.loads(run("--json", "check", "--from", s).stdout)
+    st = {c["id"]: c for c in report["checks"]}
+    assert st["deep-imports"]["status"] == "skip" and st["deep-imports"]["reason"]
+    assert st["torch-torch-npu-base"]["status"] == "skip"  # no torch-npu version: nothing to compare
+
+
+def test_no_ok_header_above_a_failing_check_and_real_durations(tmp_path):
+    d = healthy()
+    d["ascend"]["devices"] = []
+    d["ascend"]["pci"] = []
+    d["ascend"]["device_files"] = []
+    r = run("check", "-v", "--from", snap_file(tmp_path, d))
+    lines = r.stdout.splitlines()
+    for i, line in enumerate(lines):
+        if re.match(r"\s+✗ check \S+ fail", line):
+            header = next(x for x in reversed(lines[:i]) if x.startswith("["))
+            assert not header.startswith("[✓]"), (header, line)
+    times = re.findall(r"\((\S+ (?:µs|ms|s))\)", r.stdout)
+    assert times and "0.0 ms" not in times and any(t != "<1 µs" for t in times)
+
+
+def test_launch_and_lint_do_not_say_zero_checks_ran(tmp_path):
+    model = write_model(tmp_path / "m", "Qwen3-0.6B", QWEN3_06B)
+    r = run("launch", "--no-compose", "--model", model, "--verl-version", "0.9.0", "-o", str(tmp_path / "run.sh"))
+    assert "check(s) ran" not in r.output
+    r = run("lint", "--no-compose", "--verl-version", "0.9.0", str(tmp_path / "run.sh"))
+    assert "check(s) ran" not in r.output and r.output.strip()
+
+
+# -- profile selection says when it chose between equals ----------------------------------------------------------
+
+
+def test_unknown_chip_says_a2_and_a3_both_match_and_which_rule_chose(tmp_path):
+    d = healthy("verl-0.7.1-cann8.5.0-a2")
+    for k in ("devices", "pci", "device_files", "kernels"):
+        d["ascend"].pop(k)
+    report = json.loads(run("--json", "check", "--from", snap_file(tmp_path, d)).stdout)
+    why = report["profile"]["reason"]
+    assert "chip unknown" in why
+    assert "verl-0.7.1-cann8.5.0-a2 and verl-0.7.1-cann8.5.0-a3 both match" in why and "--profile" in why
+
+
+# -- waivers ---------------------------------------------------------------------------------------------------
+
+
+def test_waiver_names_that_match_nothing_are_refused_with_the_valid_ones(tmp_path):
+    s = snap_file(tmp_path, healthy())
+    for flag in ("--ignore", "--only"):
+        r = run("check", "--from", s, flag, "bogus-id")
+        assert r.exit_code == 2 and "bogus-id" in r.stderr and "matches no" in r.stderr
+        assert "torch_npu" in r.stderr and "profile-pins" in r.stderr  # areas and check ids listed
+    r = run("check", "--from", s, "--ignore", "shm-to-small")
+    assert "did you mean 'shm-too-small'" in r.stderr
+
+
+def test_only_and_ignore_take_areas_check_ids_and_finding_ids(tmp_path):
+    d = healthy()
+    d["host"]["shm_gb"] = 0.06
+    d["packages"]["flash-attn"] = {"version": "2.5.0"}
+    s = snap_file(tmp_path, d)
+
+    def ids(*args: str) -> set[str]:
+        return {f["id"] for f in json.loads(run("--json", "check", "--from", s, *args).stdout)["findings"]}
+
+    both = ids()
+    assert {"shm-too-small", "cuda-only-packages"} <= both
+    assert ids("--only", "shm-too-small") == {"shm-too-small"}  # a finding id in --only
+    assert "shm-too-small" not in ids("--ignore", "network")  # an area in --ignore
+    assert "shm-too-small" not in ids("--ignore", "shm-size")  # a check id in --ignore
+    assert "cuda-only-packages" in ids("--ignore", "shm-too-small")
+
+
+def test_a_misspelt_area_module_is_an_error(monkeypatch):
+    from doctor.checks import runner
+
+    monkeypatch.setattr(runner, "AREA_MODULES", (*runner.AREA_MODULES, "doctor.checks.netwrok"))
+    with pytest.raises(ModuleNotFoundError):
+        runner.load_all()
+
+
+def test_each_check_declares_the_finding_ids_its_code_reports():
+    """`@check(..., findings=...)` is what --only/--ignore accept; it must say what the function's code says."""
+    from doctor.checks.runner import load_all
+
+    reg = load_all()
+
+    def literal_ids(fn: ast.AST) -> set[str]:
+        return {n.args[0].value for n in ast.walk(fn) if isinstance(n, ast.Call) and getattr(n.func, "id", "")
+                == "finding" and n.args and isinstance(n.args[0], ast.Constant)}
+
+    for path in sorted((ROOT / "doctor" / "checks").glob("*.py")):
+        body = ast.parse(path.read_text()).body
+        helpers = {fn.name: fn for fn in body if isinstance(fn, ast.FunctionDef)}
+        for fn in body:
+            deco = [d for d in getattr(fn, "decorator_list", []) if isinstance(d, ast.Call)
+                    and getattr(d.func, "id", "") == "check"]
+            if not deco:
+                continue
+            cid = deco[0].args[0].value  # type: ignore[attr-defined]
+            called = {n.func.id for n in ast.walk(fn) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)}
+            literal = literal_ids(fn).union(*(literal_ids(helpers[c]) for c in called if c in helpers))
+            assert literal <= set(reg[cid].findings), (cid, sorted(literal - set(reg[cid].findings)))
+            dynamic = set(reg[cid].findings) - literal
+            assert all(re.search(re.escape(x), (ROOT / "README.md").read_text()) for x in dynamic), cid
+
+
+# -- stdout holds nothing on failure; one definition per shared option -------------------------------------------
+
+
+def test_a_refused_layout_writes_nothing_to_stdout(tmp_path):
+    model = write_model(tmp_path / "m", "Qwen3-0.6B", QWEN3_06B)
+    r = run("launch", "--no-compose", "--model", model, "--verl-version", "0.9.0", "--tp", "3")
+    assert r.exit_code == 1 and r.stdout == "" and "launch-heads-indivisible" in r.stderr
+
+
+def _params() -> dict[str, list[tuple[str, click.Parameter]]]:
+    by_flag: dict[str, list[tuple[str, click.Parameter]]] = {}
+    ctx = click.Context(cli)
+    for name in COMMANDS:
+        cmd = cli.get_command(ctx, name)
+        assert cmd is not None
+        cmds = [(name, cmd)] + ([(f"{name} {n}", c) for n, c in cmd.commands.items()]
+                                if isinstance(cmd, click.Group) else [])
+        for label, c in cmds:
+            for p in c.params:
+                for opt in getattr(p, "opts", []):
+                    by_flag.setdefault(opt, []).append((label, p))
+    return by_flag
+
+
+@pytest.mark.parametrize("flag", ["--python", "--root", "--npu-smi-timeout", "--junit", "--strict", "--profile",
+                                  "-o", "--overwrite", "--ray", "--address", "--ray-timeout"])
+def test_a_shared_option_is_one_definition(flag):
+    uses = _params()[flag]
+    assert len(uses) >= 2, uses
+
+    def shape(p: click.Parameter) -> str:
+        info = p.to_info_dict()
+        return json.dumps({k: info[k] for k in ("type", "opts", "default", "is_flag", "count", "multiple")
+                           if k in info}, sort_keys=True, default=str)
+
+    shapes = {label: shape(p) for label, p in uses}
+    assert len(set(shapes.values())) == 1, shapes
+
+
+def test_bundle_help_says_the_name_is_used_as_given_and_collect_root_is_a_directory():
+    r = run("collect", "--help")
+    assert "FILE.tar.gz" not in r.output and "as given" in r.output
+    assert "--root DIRECTORY" in run("check", "--help").output
+
+
+# -- messages name what the user typed ---------------------------------------------------------------------------
+
+
+def test_messages_name_the_flag_the_user_typed():
+    r = run("launch", "--no-compose", "--verl-version", "0.9.0", "--tp", "0")
+    assert r.exit_code == 2 and "--tp:" in r.stderr and "command line: tp" not in r.stderr
+
+
+def test_a_flag_left_to_its_default_is_not_named():
+    """`--compose: cannot compose ...` when the user never passed --compose: the flag is dropped from the message."""
+    from doctor.cli.options import _name_the_flag
+    from doctor.errors import InputError
+
+    @click.command()
+    @click.option("--compose/--no-compose", default=None)
+    def cmd(compose):  # pragma: no cover - only its parameters are used
+        pass
+
+    ctx = cmd.make_context("launch", [])
+    e = _name_the_flag(InputError("cannot compose verl 0.7.1's config", path="--compose"), ctx)
+    assert str(e) == "cannot compose verl 0.7.1's config"
+    ctx = cmd.make_context("launch", ["--compose"])
+    assert str(_name_the_flag(InputError("cannot compose", path="--compose"), ctx)) == "--compose: cannot compose"
+
+
+def test_findings_about_a_snapshot_say_the_snapshot(tmp_path):
+    d = healthy()
+    d["ascend"]["devices"], d["ascend"]["pci"], d["ascend"]["device_files"] = [], [], []
+    report = json.loads(run("--json", "check", "--from", snap_file(tmp_path, d)).stdout)
+    titles = [f["title"] for f in report["findings"]]
+    assert "No Ascend NPU is visible in the snapshot" in titles
+    assert not any("this host" in t for t in titles)
+
+
+def test_suggested_commands_are_runnable():
+    """Every `doctor ...` command a finding suggests (explain's signatures, the checks) parses as given."""
+    import tomllib
+
+    sigs = tomllib.loads((ROOT / "profiles" / "signatures.toml").read_text())["signature"]
+    commands = {c for s in sigs for c in s.get("commands", []) if c.startswith("doctor ")}
+    for path in (ROOT / "doctor").rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.keyword) and node.arg == "commands" and isinstance(node.value, (ast.Tuple, ast.List)):
+                commands |= {e.value for e in node.value.elts if isinstance(e, ast.Constant)
+                             and str(e.value).startswith("doctor ")}
+    assert "doctor check" in commands
+    for line in sorted(commands):
+        argv = line.split()[1:]
+        if any(a.isupper() or "<" in a for a in argv):
+            continue  # prose placeholders (`doctor install --profile NAME`) live in fix text, not commands
+        ctx = click.Context(cli)
+        cmd = cli.get_command(ctx, argv[0])
+        assert cmd is not None, line
+        try:
+            cmd.make_context(argv[0], argv[1:], parent=ctx)
+        except click.UsageError as e:
+            pytest.fail(f"{line!r} is not runnable as suggested: {e}")
+
+
+def test_a_flag_the_user_did_not_type_is_not_blamed(tmp_path):
+    """`install --python-version 3.9`: the refusal must not say `--python:` (never typed)."""
+    r = run("install", "--dry-run", "--from", snap_file(tmp_path, healthy()), "--python-version", "3.9",
+            "--profile", "verl-0.7.1-cann8.5.0-a2")
+    assert r.exit_code == 2 and "needs Python" in r.stderr and "--python:" not in r.stderr

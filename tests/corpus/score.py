@@ -1,0 +1,92 @@
+"""Score the mined corpus: `doctor explain` on each report's log lines, `doctor check` on its snapshot.
+
+    python -m tests.corpus.score            # corpus size by tracker and category, rates per half
+    python -m tests.corpus.score --misses   # also list the reports each half misses
+
+Both scorers use the public-case rule (`corpus.hit`): some finding at the expected severity or worse names one of
+the expected components first or second.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections import Counter
+from dataclasses import dataclass, field
+from functools import cache
+
+from doctor.checks.diagnose import diagnose
+from doctor.explain.signatures import explain_lines
+from doctor.snapshot.model import snapshot_from_dict
+from tests.corpus.corpus import Report, hit, load
+
+
+def explained(report: Report) -> bool:
+    """`doctor explain` on the report's log lines names an expected component at the expected severity."""
+    assert report.log is not None
+    return hit(explain_lines(report.log.splitlines()), report.components, report.severity)
+
+
+def diagnosed(report: Report) -> bool:
+    """`doctor check` on the snapshot the report's stated facts imply finds the cause."""
+    doc = report.snapshot_document()
+    assert doc is not None
+    snap = snapshot_from_dict(doc, source=f"corpus:{report.id}")
+    return hit(diagnose([(None, snap, None)]).findings, report.check_components, report.check_severity)
+
+
+@dataclass
+class Score:
+    total: int = 0
+    good: int = 0
+    misses: list[str] = field(default_factory=list)
+
+    def add(self, report_id: str, ok: bool) -> None:
+        self.total += 1
+        self.good += ok
+        if not ok:
+            self.misses.append(report_id)
+
+    @property
+    def rate(self) -> float:
+        return self.good / self.total if self.total else 0.0
+
+    def __str__(self) -> str:
+        return f"{self.good}/{self.total} = {self.rate:.0%}"
+
+
+@cache
+def scores() -> dict[tuple[str, str], Score]:
+    """(half, "logs" | "snapshots") -> Score, computed once per process."""
+    out = {(h, k): Score() for h in ("fit", "held-out") for k in ("logs", "snapshots")}
+    for r in load():
+        if r.log is not None:
+            out[(r.half, "logs")].add(r.id, explained(r))
+        if r.snapshot is not None:
+            out[(r.half, "snapshots")].add(r.id, diagnosed(r))
+    return out
+
+
+def summary(misses: bool = False) -> str:
+    reports = load()
+    lines = [f"corpus: {len(reports)} reports"]
+    for title, counter in (("by tracker", Counter(r.tracker for r in reports)),
+                           ("by category", Counter(r.category for r in reports)),
+                           ("by half", Counter(r.half for r in reports))):
+        lines.append(f"  {title}: " + ", ".join(f"{k} {v}" for k, v in counter.most_common()))
+    for (half, kind), s in scores().items():
+        lines.append(f"  {half:8} {kind:9} {s}")
+        if misses and s.misses:
+            lines.append("    missed: " + " ".join(s.misses))
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--misses", action="store_true", help="list the reports each half misses")
+    print(summary(ap.parse_args(argv).misses))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,67 @@
+"""The mined corpus loads, is big enough, and the held-out half is explained and diagnosed at the stated rates."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+import pytest
+
+from tests.corpus.corpus import half, load
+from tests.corpus.score import scores, summary
+
+# The goal (issue 17) for the held-out half, not reached yet: see the xfail tests below and the README.
+EXPLAIN_TARGET = 0.75
+CHECK_TARGET = 0.85
+# What the held-out half measured when the signatures and rules of the fitting half were written (46/113 logs,
+# 8/13 snapshots): a signature or rule change that loses held-out reports fails here.
+EXPLAIN_FLOOR = 0.40
+CHECK_FLOOR = 0.60
+
+
+def test_corpus_size_and_spread():
+    reports = load()
+    assert len(reports) >= 200
+    trackers = Counter(r.tracker for r in reports)
+    assert len(trackers) >= 10 and max(trackers.values()) < len(reports) / 3
+    assert len({r.category for r in reports}) >= 10
+
+
+def test_split_is_fixed_by_id():
+    assert half("vllm-ascend-2674") == half("vllm-ascend-2674")
+    halves = Counter(r.half for r in load())
+    assert halves["fit"] >= 60 and halves["held-out"] >= 60
+
+
+def test_every_snapshot_report_states_what_check_must_name():
+    for r in load():
+        if r.snapshot is not None:
+            assert r.check_components, r.id
+
+
+def test_held_out_logs_are_explained():
+    s = scores()[("held-out", "logs")]
+    print(summary())
+    assert s.total >= 60
+    assert s.rate >= EXPLAIN_FLOOR, f"held-out explain rate {s}; missed {s.misses}"
+
+
+def test_held_out_snapshots_are_diagnosed():
+    s = scores()[("held-out", "snapshots")]
+    assert s.total >= 10
+    assert s.rate >= CHECK_FLOOR, f"held-out check rate {s}; missed {s.misses}"
+
+
+def test_fitting_half_is_explained_and_diagnosed():
+    assert scores()[("fit", "logs")].rate >= 0.9 and scores()[("fit", "snapshots")].rate >= 0.9
+
+
+@pytest.mark.xfail(reason="held-out explain rate is about 41 %, the goal is 75 % (README, explain section)",
+                   strict=False)
+def test_held_out_logs_reach_the_goal():
+    assert scores()[("held-out", "logs")].rate >= EXPLAIN_TARGET
+
+
+@pytest.mark.xfail(reason="held-out check rate is about 62 %, the goal is 85 % (README, explain section)",
+                   strict=False)
+def test_held_out_snapshots_reach_the_goal():
+    assert scores()[("held-out", "snapshots")].rate >= CHECK_TARGET

@@ -1,0 +1,86 @@
+"""`explain` over several logs: a simulated 4-node job whose logs are built from real failure lines.
+
+Node c ran out of NPU memory first; the other three nodes then report what ranks report when a peer dies (HCCL
+notify-wait / socket timeouts, a lost heartbeat). The messages are copied from public reports (URLs below); only
+timestamps, PIDs and addresses were aligned into one coherent timeline.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from doctor.explain.multi import ROOT_NODE_ID, discover, explain_many
+
+# vllm-project/vllm-ascend#19 (NPU out of memory in a vLLM worker)
+OOM = ("(VllmWorkerProcess pid=20493) ERROR 03-05 07:15:39 multiproc_worker_utils.py:240] RuntimeError: NPU out of "
+       "memory. Tried to allocate 22.00 MiB (NPU 6; 60.97 GiB total capacity; 10.24 GiB already allocated; 10.24 GiB "
+       "current active; 19.79 MiB free; 10.65 GiB reserved in total by PyTorch) If reserved memory is >> allocated "
+       "memory try setting max_split_size_mb to avoid fragmentation.")
+RAY_START = "2025-03-05 07:10:02,118\tINFO worker.py:1821 -- Connecting to existing Ray cluster at address: 10.0.0.1:6379..."
+# vllm-project/vllm-ascend#486 (EI0006 on the surviving ranks)
+EI0006 = ("[rank1]: EI0006: [PID: 1292363] 2025-03-05-07:17:40.444.436 Getting socket times out. Reason: Remote Rank did "
+          "not send the data in time. Please check the reason for the rank being stuck")
+DIST = "[rank1]: [ERROR] 2025-03-05-07:17:41 (PID:1292363, Device:1, RankID:1) ERR02200 DIST call hccl api failed."
+# Ascend/pytorch docs/zh/user_guide/troubleshooting/troubleshooting_cases/HCCL_timeout.md (EI0002, heartbeat lost)
+EI0002 = ("EI0002: [PID: 7277] 2025-03-05-07:17:45.645.648 The wait execution of the Notify register times out. Reason: "
+          "The Notify register has not received the Notify record from remote rank [6].")
+LOCATION = ("Cluster Exception Location[IP/ID]:[10.0.0.3/6], Arrival Time:[Wed Mar  5 07:15:50 2025], "
+            "Discoverer:[10.0.0.2/0], ExceptionType:[Heartbeat Lost Occurred], Possible Reason:1. Process has exited, "
+            "2. Network Disconnected")
+# vllm-project/vllm-ascend#1955 (link set-up timeout on a surviving rank)
+LINK = ("[ERROR] HCCL(2717288,python3):2025-03-05-07:17:38.177.194 [hccl_socket_manager.cc:778] [2734049][Wait]"
+        "[LinkEstablish]wait socket establish timeout, role[1] rank[12] timeout[120]")
+FILLER = "(WorkerDict pid=4242) INFO 03-05 07:12:00 [model_runner.py:123] Loading weights took 3.2 s"
+
+
+def four_nodes(root: Path) -> Path:
+    logs = {
+        "node-a": [RAY_START, FILLER, EI0006, DIST],
+        "node-b": [RAY_START, FILLER, LOCATION, EI0002],
+        "node-c": [RAY_START, FILLER, OOM],
+        "node-d": [RAY_START, FILLER, LINK],
+    }
+    for node, lines in logs.items():
+        d = root / node
+        d.mkdir(parents=True)
+        (d / "worker-01000000ffffffff-12345.err").write_text("\n".join(lines) + "\n")
+        (d / "raylet.out").write_text(RAY_START + "\n")
+    return root
+
+
+def test_four_nodes_name_the_node_that_failed_first(tmp_path):
+    findings, extra = explain_many([str(four_nodes(tmp_path / "session"))])
+    first = findings[0]
+    assert first.id == ROOT_NODE_ID
+    assert first.node == "node-c" and first.evidence["id"] == "npu-out-of-memory"
+    assert extra["root_cause"]["node"] == "node-c"
+    assert sorted(first.evidence["knock_on_nodes"]) == ["node-a", "node-b", "node-d"]
+    knock = {e["id"] for e in extra["root_cause"]["knock_on"]}
+    assert {"hccl-connect-timeout", "hccl-notify-wait-timeout"} <= knock
+    times = [e["time"] for e in extra["timeline"] if e["time"]]
+    assert times == sorted(times)
+    assert {f.node for f in findings} == {"node-a", "node-b", "node-c", "node-d"}
+
+
+def test_logs_are_discovered_per_node_directory(tmp_path):
+    inputs = discover([str(four_nodes(tmp_path / "s"))])
+    assert sorted({i.node for i in inputs}) == ["node-a", "node-b", "node-c", "node-d"]
+    assert len(inputs) == 8
+
+
+def test_one_file_per_rank_and_ray_prefixes_name_the_node(tmp_path):
+    a = tmp_path / "rank0.log"
+    b = tmp_path / "rank1.log"
+    a.write_text(RAY_START + "\n(TaskRunner pid=30188, ip=10.0.0.2) " + EI0006 + "\n")
+    b.write_text(RAY_START + "\n(WorkerDict pid=468350, ip=10.0.0.3) " + OOM + "\n")
+    findings, extra = explain_many([str(a), str(b)])
+    assert findings[0].id == ROOT_NODE_ID
+    assert extra["root_cause"]["node"] == "10.0.0.3"
+
+
+def test_only_timeouts_everywhere_still_names_the_earliest(tmp_path):
+    (tmp_path / "n1.log").write_text(EI0002 + "\n")
+    (tmp_path / "n2.log").write_text(LINK + "\n")
+    findings, extra = explain_many([str(tmp_path)])
+    assert findings[0].id == ROOT_NODE_ID and findings[0].node == "n2"
+    assert extra["root_cause"]["role"] == "knock-on"

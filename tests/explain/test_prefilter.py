@@ -1,0 +1,77 @@
+"""The pre-filter never drops a line that holds one of a pattern's fixed phrases, whatever plan it makes."""
+
+from __future__ import annotations
+
+import random
+import re
+
+import pytest
+
+from doctor.explain import prefilter
+from doctor.explain.anchors import required_runs
+from doctor.explain.db import load_signatures
+from doctor.explain.scanner import _FIRST_ERROR_RUNS
+
+DB = load_signatures()
+OPTIONS = (*DB.literal_options, *_FIRST_ERROR_RUNS)
+ALPHABET = "abcdefghijklmnopqrstuvwxyz      ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-.:/()[]='\"`"
+
+
+def _lines_with_phrases(rng: random.Random, n: int) -> tuple[list[str], set[int]]:
+    lines, wanted = [], set()
+    for i in range(n):
+        line = "".join(rng.choice(ALPHABET) for _ in range(rng.randint(0, 120)))
+        if rng.random() < 0.05:  # a line a pattern could match holds all of the pattern's phrases
+            phrases = " ".join(rng.choice(OPTIONS))
+            cut = rng.randint(0, len(line))
+            line = line[:cut] + phrases + line[cut:]
+            wanted.add(i)
+        lines.append(line)
+    return lines, wanted
+
+
+def _candidate_lines(pf: prefilter.Prefilter, region: bytes) -> set[int]:
+    starts = {start for start, _ in pf.candidates(region)}
+    out, pos = set(), 0
+    for i, line in enumerate(region.split(b"\n")):
+        if pos in starts:
+            out.add(i)
+        pos += len(line) + 1
+    return out
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_every_line_holding_a_phrase_is_a_candidate(seed):
+    rng = random.Random(seed)
+    lines, wanted = _lines_with_phrases(rng, 3000)
+    region = ("\n".join(lines) + "\n").encode()
+    for sample in (None, prefilter.sample_of(region)):  # the static plan and one tuned to this text
+        pf = prefilter.build_prefilter(OPTIONS, sample)
+        assert pf is not None
+        got = _candidate_lines(pf, region)
+        assert wanted <= got, sorted(wanted - got)[:5]
+
+
+def test_plan_tuned_to_a_log_whose_common_letters_are_gate_bytes():
+    # a log made of the bytes the phrases need most forces two-byte gates and translated gates together
+    text = ("error code is 0 errno torch_npu lib so Error ERR " * 3000).encode()
+    sample = prefilter.sample_of(text)
+    pf = prefilter.build_prefilter(OPTIONS, sample)
+    for runs in OPTIONS:
+        line = b"x " + " ".join(runs).encode() + b" y\n"
+        assert pf.candidates(line), runs
+
+
+def test_no_phrase_no_prefilter():
+    assert prefilter.build_prefilter([]) is None
+
+
+def test_runs_are_every_required_phrase():
+    assert required_runs(r"libascend_hal\.so: cannot open (?:shared )?object") == [
+        "libascend_hal.so: cannot open ", "object"]
+    assert required_runs(r"node annotations\(\d+\) not same node idle\(\d+\)") == [
+        "node annotations(", ") not same node idle("]
+    assert required_runs("a|b") == []
+    for runs in OPTIONS:
+        for phrase in runs:
+            assert "\n" not in phrase and len(phrase) >= 3 and not re.search(r"[\x00]", phrase)

@@ -1,0 +1,49 @@
+"""Golden text: the human output of `doctor check` and `doctor explain` on fixed inputs, byte for byte.
+
+Inputs and expected outputs live in tests/golden/ (`*.snapshot.json`, `*.log` -> `*.txt`). A deliberate change of
+wording or layout is reviewed as a diff of the expected files. To regenerate them after such a change:
+
+    DOCTOR_REGEN_GOLDEN=1 python -m pytest tests/test_golden.py     # then `git diff tests/golden/`
+
+Two things are normalised under -v: check timings (`(37 µs)` -> `(T)`) and the rules' upstream sources
+(`source: <url>` -> `source: (S)`; each rule's source is tested with the rule, and sources move with upstream).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from doctor.cli import cli
+
+GOLDEN = Path(__file__).parent / "golden"
+CASES = {
+    "check-sick.txt": ["check", "--from", "check-sick.snapshot.json"],
+    "check-sick-verbose.txt": ["check", "-v", "--from", "check-sick.snapshot.json"],
+    "check-sick-quiet.txt": ["check", "-q", "--from", "check-sick.snapshot.json"],
+    "explain-run.txt": ["explain", "run.log"],
+}
+
+
+def _render(argv: list[str], monkeypatch: pytest.MonkeyPatch) -> str:
+    monkeypatch.chdir(GOLDEN)
+    for var in ("DOCTOR_JSON", "DOCTOR_VERBOSE", "DOCTOR_QUIET"):
+        monkeypatch.delenv(var, raising=False)
+    r = CliRunner().invoke(cli, ["--no-color", *argv], catch_exceptions=False)
+    assert r.exit_code in (0, 1), r.stderr
+    text = re.sub(r"\((?:<1|\d+(?:\.\d+)?) (?:µs|ms|s)\)", "(T)", r.stdout)
+    return re.sub(r"(?m)^(\s+source: ).*$", r"\1(S)", text)
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_human_output_is_the_golden_text(name: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    got = _render(CASES[name], monkeypatch)
+    expected = GOLDEN / name
+    if os.environ.get("DOCTOR_REGEN_GOLDEN") == "1":
+        expected.write_text(got, encoding="utf-8")
+    assert expected.is_file(), f"{expected} is missing: run with DOCTOR_REGEN_GOLDEN=1 to write it"
+    assert got == expected.read_text(encoding="utf-8"), f"{name}: regenerate with DOCTOR_REGEN_GOLDEN=1 if intended"

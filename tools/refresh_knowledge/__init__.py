@@ -1,0 +1,115 @@
+"""`python -m tools.refresh_knowledge`: re-read the upstream install docs, scripts, requirement files and
+compatibility tables from local clones (or bare mirrors) of verl, vllm-ascend, Ascend/pytorch and MindSpeed,
+at every tag and release branch, and print how they differ from the doctor's tables.
+
+Exit 0 when every difference is explained (by a profile's `[choices]`, a row's alternatives or notes, or a fact
+read from PyPI rather than git), 1 when some are not, 2 when a clone cannot be read. README: "Updating the knowledge".
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from tools.refresh_knowledge.diff import KINDS, Findings
+from tools.refresh_knowledge.gitdir import GitDir, GitError
+
+
+@dataclass
+class Knowledge:
+    """The tables a refresh checks; main() loads the doctor's own, tests pass small ones."""
+
+    releases: Any
+    profiles: list[Any]
+    vllm_ascend: tuple[Any, ...]
+    torch_npu: tuple[Any, ...]
+    mindspeed: tuple[Any, ...]
+    date: str = ""
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    @classmethod
+    def installed(cls, profiles_dir: str | None = None, releases_file: str | None = None) -> Knowledge:
+        from doctor.knowledge import matrix
+        from doctor.knowledge.profiles import load_profiles
+        from doctor.knowledge.releases import load_releases
+
+        rel = load_releases(releases_file)
+        return cls(rel, load_profiles(profiles_dir), matrix.VLLM_ASCEND, matrix.TORCH_NPU, matrix.MINDSPEED_MEGATRON,
+                   rel.knowledge_date)
+
+
+def refresh(k: Knowledge, repos: dict[str, GitDir]) -> Findings:
+    """Every check whose clone was given; the differences found."""
+    from tools.refresh_knowledge import mindspeed, pins, torch_npu, verl, vllm_ascend
+
+    out = Findings()
+    steps: dict[str, Callable[[GitDir], None]] = {
+        "verl": lambda g: verl.check(g, k.releases, k.profiles, out),
+        "vllm-ascend": lambda g: vllm_ascend.check(g, k.vllm_ascend, out),
+        "torch-npu": lambda g: torch_npu.check(g, k.torch_npu, out),
+        "mindspeed": lambda g: mindspeed.check(g, k.mindspeed, out),
+    }
+    for name, step in steps.items():
+        if name in repos:
+            step(repos[name])
+    pins.check(repos, k.profiles, out)
+    return out
+
+
+def render(found: Findings, repos: dict[str, GitDir], k: Knowledge, verbose: bool = False) -> str:
+    lines = [f"knowledge from {k.date}; checked against:"]
+    for name, g in repos.items():
+        head = g.head_branch()
+        lines.append(f"  {name}: {g.path} ({head or 'detached'} {g.commit(head)[:9] + ' ' + g.date(head) if head and g.has(head) else ''})")
+    for name in ("verl", "vllm-ascend", "torch-npu", "mindspeed"):
+        if name not in repos:
+            lines.append(f"  {name}: not given (--{name}); its tables were not checked")
+    for name in repos:
+        diffs = sorted((d for d in found.diffs if d.repo == name), key=lambda d: (KINDS.index(d.kind), bool(d.explained)))
+        lines.append(f"\n{name}: {found.checked.get(name, 0)} facts compared, {len(diffs)} differences, "
+                     f"{sum(1 for d in diffs if not d.explained)} unexplained")
+        lines.extend(d.line() for d in diffs)
+        skipped = found.unchecked.get(name, [])
+        if skipped:
+            lines.append(f"  ({len(skipped)} facts cite sources outside this clone (PyPI, issues, prose) and were not re-read"
+                         + (": " + "; ".join(skipped) if verbose else "; -v lists them") + ")")
+    n, u = len(found.diffs), len(found.unexplained)
+    lines.append(f"\n{n} differences, {u} unexplained" + ("" if u else ": the tables are current for these clones"))
+    return "\n".join(lines)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m tools.refresh_knowledge", description=__doc__.split("\n\n")[0])
+    for name, repo in (("verl", "verl-project/verl"), ("vllm-ascend", "vllm-project/vllm-ascend"),
+                       ("torch-npu", "Ascend/pytorch"), ("mindspeed", "Ascend/MindSpeed")):
+        ap.add_argument(f"--{name}", metavar="GIT_DIR", help=f"a clone or bare mirror of {repo}")
+    ap.add_argument("--profiles", metavar="DIR", help="profiles to check (default: the doctor's profiles/stacks)")
+    ap.add_argument("--releases", metavar="FILE", help="release table to check (default: profiles/releases.toml)")
+    ap.add_argument("-v", "--verbose", action="store_true", help="also list the facts that were not re-read")
+    args = ap.parse_args(argv)
+    repos: dict[str, GitDir] = {}
+    try:
+        for name in ("verl", "vllm-ascend", "torch-npu", "mindspeed"):
+            path = getattr(args, name.replace("-", "_"))
+            if path:
+                repos[name] = GitDir.open(path)
+        k = Knowledge.installed(args.profiles, args.releases)
+        found = refresh(k, repos)
+        print(render(found, repos, k, args.verbose))
+    except GitError as e:
+        print(f"refresh_knowledge: {e}", file=sys.stderr)
+        return 2
+    except Exception as e:  # a broken table (InputError) names its file
+        from doctor.errors import DoctorError
+
+        if isinstance(e, DoctorError):
+            print(f"refresh_knowledge: {e}", file=sys.stderr)
+            return 2
+        raise
+    if not repos:
+        print("refresh_knowledge: give at least one clone (--verl, --vllm-ascend, --torch-npu, --mindspeed)", file=sys.stderr)
+        return 2
+    return 1 if found.unexplained else 0

@@ -1,0 +1,3 @@
+from tools.refresh_knowledge import main
+
+raise SystemExit(main())

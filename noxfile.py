@@ -1,4 +1,5 @@
-"""Developer sessions: `nox -s tests` (the README's test command), `lint`, `typecheck`, `bench`, `fuzz`.
+"""Developer sessions: `nox -s tests` (the README's test command), `lint`, `typecheck`, `bench`, `fuzz`, and
+`realworld` (the real upstream install tier; not run by .ci/run: it downloads gigabytes).
 
 Each session builds its own venv with the machine's pip; the test extra pins `torch==2.13.0` (a CPU build),
 and verl's wheel is installed with `--no-deps` so its config files are real but torch is not pulled in twice.
@@ -94,3 +95,12 @@ def fuzz(session: nox.Session) -> None:
     budget = session.env.get("DOCTOR_FUZZ_EXAMPLES", "10000")
     args = ["python", "-m", "pytest", "tests/fuzz", "-q", "--hypothesis-show-statistics", *session.posargs]
     session.run(*args, env={"DOCTOR_FUZZ_EXAMPLES": budget})
+
+
+@nox.session
+def realworld(session: nox.Session) -> None:
+    """`doctor install` of the newest profile from real upstream artifacts on this x86_64 machine (gigabytes of
+    downloads, tens of minutes; not in .ci/run). Figures go to bench/realworld.json."""
+    _install_test_env(session)
+    session.run("python", "-m", "pytest", "tests/realworld", "-v", "-s", "-p", "no:cacheprovider", *session.posargs,
+                env={"DOCTOR_REALWORLD": "1"})

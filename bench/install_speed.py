@@ -1,6 +1,9 @@
 """`doctor install` speed: the same plan from a local wheelhouse with the pip backend, the uv backend, and the
 upstream documented sequence of separate `pip install` commands (verl's install guide runs one pip command per
-package: shared/reference/verl.md §1.4), each into a fresh venv; plus a second `doctor install` run (nothing to do).
+package: https://github.com/verl-project/verl/blob/v0.9.0/scripts/install_vllm_mcore_npu.sh), each into a fresh
+venv; plus a second `doctor install` run (nothing to do). The real-world tier's figures (`nox -s realworld`: the
+newest profile from real upstream artifacts; cold, warm, no-op, wheelhouse size) are read from bench/realworld.json
+when that run has written it.
 
 The stack is the verl 0.7.1 / CANN 8.5.0 profile, built locally with the real distribution names, versions and
 Requires-Dist pins (tests/installers/stack.py), so the numbers measure installer overhead, not downloads.
@@ -40,12 +43,25 @@ def _setup(root: Path) -> tuple[object, object, dict[str, str]]:
     return plan, st, env
 
 
-def _doctor_cmd(venv: Path, house: Path, mirrors: list[str], backend: str) -> list[str]:
+def _doctor_cmd(venv: Path, house: Path, st, backend: str) -> list[str]:  # type: ignore[no-untyped-def]
     cmd = [sys.executable, "-m", "doctor", "install", "--profile", PROFILE, "--venv", str(venv), "--wheelhouse",
-           str(house), "--offline", "--isolated", "--no-check", "--backend", backend, "-q"]
-    for m in mirrors:
+           str(house), "--offline", "--isolated", "--no-check", "--no-host-check", "--backend", backend, "-q"]
+    for m in st.mirrors:
         cmd += ["--git-mirror", m]
+    for r in st.git_refs:  # the local repositories have their own commits, chosen deliberately
+        cmd += ["--git-ref", r]
     return cmd
+
+
+def realworld() -> dict | None:
+    """The last `nox -s realworld` figures, if that run wrote them."""
+    import json
+
+    f = HERE / "realworld.json"
+    try:
+        return json.loads(f.read_text())
+    except (OSError, ValueError):
+        return None
 
 
 def _upstream(plan, st, venv: Path, src: Path, wheels: Path) -> list[tuple[list[str], dict[str, str]]]:
@@ -103,10 +119,10 @@ def run(repeat: int = 3) -> dict:
                 venv = root / f"v-{backend}-{i}"
                 make_venv(venv)
                 samples[f"doctor install --backend {backend}"].append(
-                    _timed([(_doctor_cmd(venv, house, st.mirrors, backend), {})], env))
+                    _timed([(_doctor_cmd(venv, house, st, backend), {})], env))
                 if backend == "uv":
                     samples["doctor install, second run (nothing to do)"].append(
-                        _timed([(_doctor_cmd(venv, house, st.mirrors, backend), {})], env))
+                        _timed([(_doctor_cmd(venv, house, st, backend), {})], env))
                 shutil.rmtree(venv, ignore_errors=True)
             venv, src = root / f"v-up-{i}", root / f"src-up-{i}"
             make_venv(venv)
@@ -120,14 +136,21 @@ def run(repeat: int = 3) -> dict:
                         runs=len(v), returncodes=sorted({rc for _, rc, _ in v})) for k, v in samples.items()]
     by = {r.name: r.seconds for r in rows}
     up, pip, uv = by["upstream: separate pip commands"], by["doctor install --backend pip"], by["doctor install --backend uv"]
+    rw = realworld()
+    notes = [f"profile {PROFILE}, {len(plan.steps)} steps, local wheelhouse + local git; fresh venv per run",
+             "doctor runs verify every step and keep a journal; the upstream sequence does neither"]
+    if rw:
+        notes.append(f"realworld ({rw.get('profile')}, real upstream artifacts): cold {rw.get('cold_seconds')} s, warm "
+                     f"{rw.get('warm_seconds')} s, no-op {rw.get('noop_seconds')} s, wheelhouse "
+                     f"{(rw.get('wheelhouse_bytes') or 0) / 1e9:.2f} GB, offline {rw.get('offline_seconds')} s")
     return {
         "title": "install: pip vs uv vs upstream pip sequence",
+        "realworld": rw,
         "rows": [r.to_dict() for r in rows],
         "ratios": {"upstream sequence / doctor pip": up / pip, "upstream sequence / doctor uv": up / uv,
                    "doctor pip / doctor uv": pip / uv,
                    "doctor uv / second run": uv / by["doctor install, second run (nothing to do)"]},
-        "notes": [f"profile {PROFILE}, {len(plan.steps)} steps, local wheelhouse + local git; fresh venv per run",
-                  "doctor runs verify every step and keep a journal; the upstream sequence does neither"],
+        "notes": notes,
         "table": table("doctor install vs upstream sequence (ratio = upstream time / command time)", rows,
                        baseline="upstream: separate pip commands"),
     }
@@ -139,3 +162,5 @@ if __name__ == "__main__":
     print(res["table"])
     for k, v in res["ratios"].items():
         print(f"  {k}: {v:.2f}x")
+    for n in res["notes"]:
+        print(f"  {n}")

@@ -7,7 +7,7 @@ lines can be printed by `--dry-run` and compared in tests. Modelled on pipx's `b
   with `venv --without-pip` works; if the doctor has no pip, the target's `python -m pip` is used.
 - uv runs `uv pip install --python TARGET` with `--index-strategy unsafe-best-match`: uv's default
   (`first-index`) would take `torch` from the first index that has the name at all, so the PyTorch CPU index
-  could never serve `torch==X+cpu` next to PyPI (shared/reference/cann_torchnpu_vllm.md §0.5, §2.4).
+  could never serve `torch==X+cpu` next to PyPI (https://docs.astral.sh/uv/pip/compatibility/#packages-that-exist-on-multiple-indexes).
 - `isolated=True` ignores user/site configuration and environment (pip `--isolated` + PIP_CONFIG_FILE=/dev/null,
   uv `--no-config` + UV_NO_CONFIG=1): reproducible installs, and hermetic tests on hosts with a pip.conf.
 """
@@ -106,15 +106,20 @@ class PipBackend(Backend):
         return self._wrap(self._base(python) + ["uninstall", "-y", *packages], ())
 
     def download(self, requirements: Sequence[str], dest: str, *, python_version: str, platforms: Sequence[str],
-                 source: Source = Source(), no_deps: bool = False) -> Command:
-        """`pip download` for another machine: binary wheels only, for its platform tags and Python."""
-        major_minor = python_version.replace(".", "")
+                 source: Source = Source(), no_deps: bool = False, binary_only: bool = True) -> Command:
+        """`pip download` for the target: for another kind of machine, binary wheels for its platform tags and
+        Python (pip allows no sdist there); for this machine's kind (`platforms` empty), sdists where no wheel
+        exists, preferring wheels."""
         argv = [sys.executable, "-m", "pip"] + (["--isolated"] if self.isolated else [])
-        argv += ["--disable-pip-version-check", "--no-input", "download", "--progress-bar", "off", "--dest", dest,
-                 "--only-binary=:all:", "--python-version", python_version, "--implementation", "cp",
-                 "--abi", f"cp{major_minor}", "--abi", "abi3", "--abi", "none"]
-        for p in platforms:
-            argv += ["--platform", p]
+        argv += ["--disable-pip-version-check", "--no-input", "download", "--progress-bar", "off", "--dest", dest]
+        if binary_only or platforms:
+            major_minor = python_version.replace(".", "")
+            argv += ["--only-binary=:all:", "--python-version", python_version, "--implementation", "cp",
+                     "--abi", f"cp{major_minor}", "--abi", "abi3", "--abi", "none"]
+            for p in platforms:
+                argv += ["--platform", p]
+        else:
+            argv.append("--prefer-binary")
         argv += _source_args(source, trusted_flag="--trusted-host")
         if no_deps:
             argv.append("--no-deps")

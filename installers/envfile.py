@@ -2,7 +2,7 @@
 
 It sources the CANN/NNAL `set_env.sh` files the profile needs (verl's docs source
 `ascend-toolkit/set_env.sh` and `nnal/atb/set_env.sh` from v0.7.0 on; CANN 9.x installs use `cann/set_env.sh`:
-shared/reference/verl.md §1.4), puts Megatron-LM on PYTHONPATH where that era's docs do, and exports the
+https://github.com/verl-project/verl/blob/v0.9.0/docs/ascend_tutorial/get_start/install_guidance.rst), puts Megatron-LM on PYTHONPATH where that era's docs do, and exports the
 profile's recommended variables. Huawei's set_env.sh files read unset variables, so they are sourced with
 `set +u` and the caller's `-u` is restored afterwards. Every value is quoted with shlex.quote: a path with a
 space or a quote cannot break out of its assignment.

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import collections
 import os
+import re
 import signal
 import subprocess
 import threading
@@ -76,6 +77,7 @@ class Outcome:
     restored: dict[str, Any] | None = None
     error: str | None = None
     interrupted: str | None = None
+    fix: str = ""  # what the failure's own error says to do (e.g. --git-mirror for a source out of reach)
 
 
 class Executor:
@@ -113,10 +115,14 @@ class Executor:
     def statuses(self, env: TargetEnv) -> list[StepResult]:
         """Dry run: which steps would run."""
         v = self.view(env)
-        return [StepResult(s.id, s.kind, s.title, SATISFIED if satisfied(s, v) else PENDING,
+        return [StepResult(s.id, s.kind, s.title, SATISFIED if satisfied(s, v, self.plan) else PENDING,
                            command=self.describe(s)) for s in self.plan.steps]
 
     def describe(self, step: Step) -> str | None:
+        served = self.plan.step(step.build_for).source if step.build_for else None
+        if served is not None and not (Path(self.src_dir or ".") / served.name).is_dir():
+            return (f"install [build-system].requires of {served.name}/pyproject.toml, {' '.join(step.requirements)}"
+                    + "".join(f", -r {served.name}/{f}" for f in step.requirement_files) + " (read after the clone)")
         cmd = self._command(step)
         if cmd is not None:
             envs = " ".join(f"{k}={v}" for k, v in step.env)
@@ -136,13 +142,30 @@ class Executor:
         if step.kind == UNINSTALL:
             return self.backend.uninstall(self.python, step.packages)
         if step.kind == INSTALL:
-            return self.backend.install(self.python, step.requirements, source=src, no_deps=step.no_deps,
-                                        no_build_isolation=step.no_build_isolation, env=step.env)
+            reqs = self._build_requirements(step) if step.build_for else step.requirements
+            return self.backend.install(self.python, reqs, source=src, no_deps=step.no_deps,
+                                        no_build_isolation=step.no_build_isolation, env=self._env(step))
         if step.kind == EDITABLE and step.source is not None:
             path = os.path.join(self.src_dir or ".", step.source.name)
             return self.backend.install(self.python, (), editable=path, source=src, no_deps=step.no_deps,
-                                        no_build_isolation=step.no_build_isolation, env=step.env)
+                                        no_build_isolation=step.no_build_isolation, env=self._env(step))
         return None
+
+    def _env(self, step: Step) -> tuple[tuple[str, str], ...]:
+        """The step's environment, with the target's bin directory first on PATH, as in an activated environment:
+        a build that looks for `python3`, `cmake` or `ninja` on PATH (arctic-inference's CMake FindPython) must
+        find the target's, not whatever interpreter comes first on the doctor's PATH (a pyenv shim)."""
+        bindir = os.path.dirname(os.path.abspath(self.python))
+        path = os.environ.get("PATH", "")
+        return (*step.env, ("PATH", bindir + (os.pathsep + path if path else "")))
+
+    def _build_requirements(self, step: Step) -> tuple[str, ...]:
+        """What a `build_for` step installs: the served clone's [build-system].requires (read now, from the commit
+        that is checked out), the step's own requirements, and `-r` of its requirement files."""
+        served = self.plan.step(str(step.build_for))
+        assert served.source is not None
+        clone = Path(self.src_dir or ".") / served.source.name
+        return build_requirements(clone, step)
 
     # -- running ---------------------------------------------------------------------------------------------
 
@@ -161,7 +184,7 @@ class Executor:
                     env = env or probe(self.python)
                     view = self.view(env)
                     for step in self.plan.steps:
-                        if satisfied(step, view):
+                        if satisfied(step, view, self.plan):
                             results.append(StepResult(step.id, step.kind, step.title, SATISFIED))
                             self.log(f"-- {step.id}: already satisfied")
                             continue
@@ -195,11 +218,24 @@ class Executor:
                 self.log(f"== failed: {msg}")
                 return Outcome(results, ok=False, changed=tx.journal is not None,
                                journal=str(tx.journal.dir) if tx.journal else None, restored=tx.restored,
-                               error=msg, interrupted=interrupted)
+                               error=msg, interrupted=interrupted, fix=str(getattr(e, "fix", "") or ""))
             finally:
                 self._log = None
         return Outcome(results, ok=True, changed=tx.journal is not None,
                        journal=str(tx.journal.dir) if tx.journal else None, diff=tx.diff)
+
+    def _mapped_requirement_files(self, step: Step, cmd: Command) -> Command:
+        """A `-r FILE` whose lines install from git (`name @ git+URL@REF`, verl main's TransferQueue) is given as a
+        copy with each URL through --git-mirror; offline, as the bare name the wheelhouse carries."""
+        argv = list(cmd.argv)
+        for i, a in enumerate(argv[:-1]):
+            if a != "-r":
+                continue
+            out = self.log_path.parent / f"{step.id}-{i}-requirements.txt"
+            if map_requirement_file(Path(argv[i + 1]), out, self.mirrors, offline=self.source.no_index):
+                self.log(f"{argv[i + 1]}: git requirements mapped -> {out}")
+                argv[i + 1] = str(out)
+        return replace(cmd, argv=tuple(argv))
 
     def _tail(self, n: int = 30) -> list[str]:
         try:
@@ -223,7 +259,7 @@ class Executor:
             return
         cmd = self._command(step)
         assert cmd is not None
-        self._run(step, cmd)
+        self._run(step, self._mapped_requirement_files(step, cmd))
 
     def _run(self, step: Step, cmd: Command) -> None:
         self.log("$ " + " ".join(cmd.argv))
@@ -263,23 +299,77 @@ class Executor:
             raise StepFailed(step, f"{step.id}: `{cmd.argv[0]} … {' '.join(cmd.argv[1:4])}` exited with {rc}", list(tail))
 
     def _verify(self, step: Step, env: TargetEnv, view: Any) -> None:
-        if not step.verify or satisfied(step, view):
+        if not step.verify or step.build_for or satisfied(step, view, self.plan):
             return
-        found = {n: env.dists[n].version if n in env.dists else None for n, _ in expectations(step)}
-        want = dict(expectations(step))
+        found = {n: env.dists[n].version if n in env.dists else None for n, _ in expectations(step, view)}
+        want = dict(expectations(step, view))
         raise StepFailed(step, f"{step.id}: the step ran but the target does not have what it pins "
                                f"(wanted {want}, found {found})", self._tail())
 
 
+_GIT_REQ = re.compile(r"^\s*(?P<name>[A-Za-z0-9][A-Za-z0-9._-]*)\s*@\s*git\+(?P<url>[^\s@#;]+(?:@(?!\S*/)[^\s#;]*)?)"
+                      r"(?P<tail>\s*[;#].*)?$")
+
+
+def map_requirement_file(src: Path, out: Path, mirrors: dict[str, str], *, offline: bool) -> bool:
+    """Write `out` with the git requirements of `src` mapped (see Executor._mapped_requirement_files); False when
+    nothing needed mapping (then `out` is not written)."""
+    try:
+        lines = src.read_text(encoding="utf-8").splitlines()
+    except OSError:
+        return False
+    changed = False
+    for i, ln in enumerate(lines):
+        m = _GIT_REQ.match(ln)
+        if not m:
+            continue
+        url, _, ref = m.group("url").partition("@")
+        if offline:
+            lines[i] = m.group("name") + (m.group("tail") or "")
+        else:
+            mapped = gitsrc.map_url(url, mirrors)
+            if mapped == url:
+                continue
+            mapped = "file://" + mapped if mapped.startswith("/") else mapped
+            lines[i] = f"{m.group('name')} @ git+{mapped}" + (f"@{ref}" if ref else "") + (m.group("tail") or "")
+        changed = True
+    if changed:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return changed
+
+
+def build_requirements(clone: Path, step: Step) -> tuple[str, ...]:
+    """[build-system].requires of clone/pyproject.toml + step.requirements + `-r clone/<file>` per existing file."""
+    from doctor.tomlfile import read_toml
+
+    reqs: list[str] = []
+    pyproject = clone / "pyproject.toml"
+    if pyproject.is_file():
+        try:
+            data: Any = read_toml(pyproject)
+        except DoctorError:
+            data = {}
+        bs = data.get("build-system") if isinstance(data, dict) else None
+        if isinstance(bs, dict) and isinstance(bs.get("requires"), list):
+            reqs += [str(r) for r in bs["requires"]]
+    reqs += [r for r in step.requirements if r not in reqs]
+    for f in step.requirement_files:
+        if (clone / f).is_file():
+            reqs += ["-r", str(clone / f)]
+    return tuple(reqs)
+
+
 def _pin_bundled(plan: Plan, bundles: dict[str, dict[str, Any]]) -> Plan:
-    """From a wheelhouse, a source is the commit its bundle holds (recorded in the manifest): pin it, so the
-    clone is verified against that commit and a second run recognises it."""
+    """From a wheelhouse, a source is the commit its bundle holds (recorded in the manifest, hash-verified): the
+    wheelhouse was made for this plan, with the profile's pins or with the --git-ref chosen then. Pin that commit,
+    so the clone is verified against it and a second run recognises it; the version is read from the clone."""
     if not bundles:
         return plan
     steps = []
     for s in plan.steps:
         b = bundles.get(s.source.name) if s.source is not None else None
-        if s.source is not None and b and b.get("commit") and not s.source.commit:
+        if s.source is not None and b and b.get("commit") and not gitsrc.matches(str(b["commit"]), s.source.commit):
             s = replace(s, source=replace(s.source, commit=str(b["commit"])))
         steps.append(s)
     return replace(plan, steps=tuple(steps))

@@ -1,8 +1,8 @@
 """Git sources: clone a repository at an exact ref, verify the commit, map URLs to mirrors, make bundles.
 
 MindSpeed is not installable from PyPI (the `mindspeed` there is a placeholder) and Megatron-LM refs are easy
-to get wrong (`core_v0.12.1` is a tag, `core_r0.16.0` a moving branch): shared/reference/mindspeed.md §0.1,
-§1.3. So every source carries its ref *and* the commit that ref had when the profile was verified; a clone whose
+to get wrong (`core_v0.12.1` is a tag, `core_r0.16.0` a moving branch that reported 0.16.2 by the time verl 0.8.0
+used it). So every source carries its ref *and* the commit that ref had when the profile was verified; a clone whose
 HEAD is not that commit is an error, not a warning. `--git-mirror ORIGINAL=URL` maps gitcode/github URLs to
 internal mirrors; air-gapped hosts clone from git bundles made by `--download-only`.
 
@@ -28,9 +28,19 @@ GIT_TIMEOUT = 1800.0  # a full Megatron-LM clone over a slow link
 
 
 class GitError(DoctorError):
-    """A clone/fetch/checkout failed or the checked-out commit is not the pinned one (exit 1 in a run)."""
+    """A clone/fetch/checkout failed or the checked-out commit is not the pinned one (exit 1 in a run).
+    `fix` is the line a report shows for it."""
 
     exit_code = 1
+
+    def __init__(self, message: str, *, fix: str = "") -> None:
+        super().__init__(message)
+        self.fix = fix
+
+
+def unreachable_fix(src: GitSource) -> str:
+    return (f"If {src.url} cannot be reached from this host, clone it from a mirror: `--git-mirror {src.url}=URL` "
+            "(a local path or an internal git server), or install from a wheelhouse made by `--download-only`.")
 
 
 def is_sha(ref: str) -> bool:
@@ -88,9 +98,36 @@ def _git(args: Sequence[str], *, cwd: str | Path | None = None, log: Log | None 
     if log and (cp.stdout or cp.stderr):
         log((cp.stdout + cp.stderr).rstrip())
     if check and cp.returncode != 0:
-        msg = (cp.stderr.strip().splitlines() or ["failed"])[-1]
-        raise GitError(f"git {' '.join(args[:2])}: {msg}")
+        raise GitError(f"git {_subcommand(args)} failed: {_last_line(cp)}")
     return cp
+
+
+def _subcommand(args: Sequence[str]) -> str:
+    """The git subcommand of an argument list, skipping `-c key=value` options (never shown to the user)."""
+    rest = list(args)
+    while rest and rest[0] == "-c":
+        rest = rest[2:]
+    return rest[0] if rest else "?"
+
+
+def _last_line(cp: subprocess.CompletedProcess[str]) -> str:
+    lines = [ln.strip() for ln in (cp.stderr or cp.stdout or "").splitlines() if ln.strip()]
+    msg = lines[-1] if lines else f"exit status {cp.returncode}"
+    return msg[len("fatal: "):] if msg.startswith("fatal: ") else msg
+
+
+def describe(dest: str | Path) -> str | None:
+    """`git describe --tags --long` of HEAD (what setuptools-scm reads), None without a reachable tag."""
+    if head(dest) is None:
+        return None
+    cp = _git(["describe", "--tags", "--long"], cwd=dest, check=False, timeout=60)
+    return cp.stdout.strip() if cp.returncode == 0 and cp.stdout.strip() else None
+
+
+def dirty(dest: str | Path) -> list[str]:
+    """Tracked files with local changes in a clone (untracked files are left alone by a checkout)."""
+    cp = _git(["status", "--porcelain", "--untracked-files=no"], cwd=dest, check=False, timeout=60)
+    return [ln[3:] for ln in cp.stdout.splitlines() if ln.strip()]
 
 
 def head(dest: str | Path) -> str | None:
@@ -129,31 +166,61 @@ def clone(src: GitSource, dest: str | Path, *, mirrors: Mapping[str, str] | None
           log: Log | None = None, shallow: bool = True, submodule_bundles: Mapping[str, str] | None = None) -> str:
     """Make `dest` a clone of `src` checked out (detached) at the pinned commit; return that commit.
 
-    From a bundle, the bundle is the origin (air-gapped), and `submodule_bundles` ({path in the superproject:
-    bundle file}) are the origins of its submodules. An existing clone is fetched and re-checked-out; an
-    existing directory that is not a clone is refused rather than overwritten."""
+    A source whose version comes from its tags (`src.tags`, setuptools-scm) is cloned with its history and tags,
+    so the project computes its real version. From a bundle, the bundle is the origin (air-gapped), and
+    `submodule_bundles` ({path in the superproject: bundle file}) are the origins of its submodules. An existing
+    clone already at the pinned commit is left as it is; one elsewhere is fetched and checked out, unless it has
+    local changes (an error naming them: the doctor never resets a user's work). An existing directory that is
+    not a clone is refused rather than overwritten."""
     dest = Path(dest)
     url = bundle or map_url(src.url, mirrors or {})
     want = src.commit or (src.ref if is_sha(src.ref) else None)
     if dest.exists() and any(dest.iterdir()) and head(dest) is None:
         raise GitError(f"{dest} exists and is not a git clone; move it away or choose another --src")
     if head(dest) is None:
-        dest.parent.mkdir(parents=True, exist_ok=True)
-        if bundle or is_sha(src.ref) or not shallow:
+        target = _fresh_clone(src, dest, url, want, log=log, full=bool(bundle) or not shallow or src.tags)
+    else:
+        if want and matches(head(dest), want):
+            return _finish(src, dest, want, bundle, mirrors, submodule_bundles, log)
+        changed = dirty(dest)
+        if changed:
+            raise GitError(f"{dest} has local changes ({', '.join(changed[:5])}{' …' if len(changed) > 5 else ''}); "
+                           f"the profile needs {src.name} at {want or src.ref}",
+                           fix=f"Commit or stash them (git -C {dest} stash), or move the clone away, then run again; "
+                               "or choose this checkout deliberately with --git-ref.")
+        target = _refetch(src, dest, url, want, log=log)
+    _checkout(src, dest, url, target, want, log=log)
+    return _finish(src, dest, want, bundle, mirrors, submodule_bundles, log)
+
+
+def _fresh_clone(src: GitSource, dest: Path, url: str, want: str | None, *, log: Log | None, full: bool) -> str:
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        if full or is_sha(src.ref):
             _git(["clone", "--no-checkout", url, str(dest)], log=log)
         else:
             _git(["clone", "--depth", "1", "--no-checkout", "--branch", src.ref, url, str(dest)], log=log)
-        target = want or _resolve(dest, src.ref) or "FETCH_HEAD"
+    except GitError as e:
+        raise GitError(f"{src.name}: cannot clone {url}: {e.message.split(' failed: ', 1)[-1]}",
+                       fix=unreachable_fix(src)) from None
+    return want or _resolve(dest, src.ref) or "FETCH_HEAD"
+
+
+def _refetch(src: GitSource, dest: Path, url: str, want: str | None, *, log: Log | None) -> str:
+    _git(["remote", "set-url", "origin", url], cwd=dest, log=log)
+    if is_sha(src.ref):
+        _git(["fetch", "origin", src.ref], cwd=dest, log=log, check=False)
     else:
-        _git(["remote", "set-url", "origin", url], cwd=dest, log=log)
-        if is_sha(src.ref):
-            _git(["fetch", "origin", src.ref], cwd=dest, log=log, check=False)
-        else:
-            # update the local tag / remote-tracking branch, so the ref resolves to what it names *now*
-            for spec in (f"+refs/tags/{src.ref}:refs/tags/{src.ref}", f"+refs/heads/{src.ref}:refs/remotes/origin/{src.ref}"):
-                if _git(["fetch", "origin", spec], cwd=dest, log=log, check=False).returncode == 0:
-                    break
-        target = want or _resolve(dest, src.ref) or src.ref
+        # update the local tag / remote-tracking branch, so the ref resolves to what it names *now*
+        for spec in (f"+refs/tags/{src.ref}:refs/tags/{src.ref}", f"+refs/heads/{src.ref}:refs/remotes/origin/{src.ref}"):
+            if _git(["fetch", "origin", spec], cwd=dest, log=log, check=False).returncode == 0:
+                break
+    if src.tags:
+        _git(["fetch", "--tags", "origin"], cwd=dest, log=log, check=False)
+    return want or _resolve(dest, src.ref) or src.ref
+
+
+def _checkout(src: GitSource, dest: Path, url: str, target: str, want: str | None, *, log: Log | None) -> None:
     cp = _git(["checkout", "--detach", target], cwd=dest, log=log, check=False)
     if cp.returncode != 0 and want:
         # a shallow clone of a moving branch may not contain the pinned commit any more: fetch it
@@ -163,11 +230,19 @@ def clone(src: GitSource, dest: str | Path, *, mirrors: Mapping[str, str] | None
             _git(["fetch", "--unshallow", "--tags", "origin"], cwd=dest, log=log, check=False)
             cp = _git(["checkout", "--detach", want], cwd=dest, log=log, check=False)
     if cp.returncode != 0:
-        raise GitError(f"{src.name}: cannot check out {target} from {url}: "
-                       f"{(cp.stderr.strip().splitlines() or ['unknown error'])[-1]}")
+        raise GitError(f"{src.name}: {url} has no commit {target} (ref {src.ref}): {_last_line(cp)}",
+                       fix=unreachable_fix(src) if not want else
+                       f"The profile pins {src.name} to {want}; point --git-mirror at a copy that has it, or choose "
+                       f"another ref deliberately with --git-ref {src.name}=REF.")
+
+
+def _finish(src: GitSource, dest: Path, want: str | None, bundle: str | None, mirrors: Mapping[str, str] | None,
+            submodule_bundles: Mapping[str, str] | None, log: Log | None) -> str:
     got = head(dest)
     if want and not matches(got, want):
-        raise GitError(f"{src.name}: {src.ref} is at {got}, but the profile pins commit {want}")
+        raise GitError(f"{src.name}: {src.ref} is at {got}, but the profile pins commit {want}",
+                       fix=f"Point --git-mirror at a copy with commit {want}, or choose the checkout deliberately with "
+                           f"--git-ref {src.name}=REF.")
     if src.submodules:
         if bundle is not None:
             subs = dict(submodule_bundles or {})
@@ -246,7 +321,9 @@ def make_bundle(src: GitSource, out: str | Path, workdir: str | Path, *, mirrors
         shutil.rmtree(tmp)
     commit = clone(src, tmp, mirrors=mirrors, log=log, shallow=False)
     _git(["branch", "-f", "doctor-pinned", commit], cwd=tmp, log=log)
-    _git(["bundle", "create", str(out), "doctor-pinned"], cwd=tmp, log=log)
+    # the tags the pinned commit contains travel too: setuptools-scm computes the version from them offline
+    tags = _git(["tag", "--merged", "doctor-pinned"], cwd=tmp, check=False).stdout.split() if src.tags else []
+    _git(["bundle", "create", str(out), "doctor-pinned", *tags], cwd=tmp, log=log)
     if not keep:
         shutil.rmtree(tmp, ignore_errors=True)
     return commit

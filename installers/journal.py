@@ -12,7 +12,7 @@ is never uninstalled. The journal lives in `<target prefix>/.doctor/journal/<id>
 `running` means a run died without restoring (SIGKILL, power loss) and is detected at the next start.
 
 Why not pipx's `preserve_venv` (copy the whole venv): a training venv is tens of GB (torch, torch_npu);
-keeping one copy of each RECORD file is what the restore really needs (shared/reference/peers.md §3.4).
+keeping one copy of each RECORD file is what the restore really needs.
 """
 
 from __future__ import annotations

@@ -3,7 +3,7 @@
 A plan is computed from facts + profile + user pins (installers.resolve) and never changes while it runs;
 the executor only decides, per step, whether the target already satisfies it. Keeping the plan as plain
 frozen data is what makes `--dry-run`, `--json`, `--download-only` and the bench all use the same steps
-(pip-audit's frozen `ResolvedFixVersion` and uv's `--dry-run` are the models, shared/reference/peers.md §3.4).
+(pip-audit's frozen `ResolvedFixVersion` and uv's `--dry-run` are the models).
 """
 
 from __future__ import annotations
@@ -32,10 +32,13 @@ class GitSource:
     commit: str | None = None
     submodules: bool = False
     module: str | None = None  # the top-level import it provides (snapshot `modules` key), e.g. "megatron"
+    version_from: str | None = None  # where the clone keeps its version (installers.versionfile kinds)
+    tags: bool = False  # the version comes from git tags (setuptools-scm): clone history and tags, bundle them
 
     def to_dict(self) -> dict[str, Any]:
         return {"name": self.name, "url": self.url, "ref": self.ref, "commit": self.commit,
-                "submodules": self.submodules, "module": self.module}
+                "submodules": self.submodules, "module": self.module, "version_from": self.version_from,
+                "tags": self.tags}
 
 
 @dataclass(frozen=True)
@@ -78,7 +81,11 @@ class Step:
     build_requires: tuple[str, ...] = ()  # what an offline wheelhouse must carry to build EDITABLE steps
     verify: bool = True  # re-check `expect` after the step ran (off when `expect` names a later step's result)
     reason: str = ""  # why this step exists
-    source_ref: str = ""  # the upstream doc/script the step mirrors
+    source_ref: str = ""  # the upstream doc/script the step mirrors (a URL at a tag or commit)
+    # INSTALL: requirements read at run time from the clone the named EDITABLE step installs: its pyproject
+    # [build-system].requires and these files (relative to the clone); done when that step is done
+    build_for: str | None = None
+    requirement_files: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         if self.kind not in KINDS:
@@ -101,6 +108,9 @@ class Step:
             d["env"] = dict(self.env)
         if self.editable_dist:
             d["editable_dist"] = self.editable_dist
+        if self.build_for:
+            d["build_for"] = self.build_for
+            d["requirement_files"] = list(self.requirement_files)
         if self.expect:
             d["expect"] = dict(self.expect)
         if self.reason:

@@ -14,7 +14,7 @@ from typing import Any
 
 from packaging.requirements import InvalidRequirement, Requirement
 
-from doctor.installers.plan import CLONE, EDITABLE, ENVFILE, INSTALL, UNINSTALL, Step
+from doctor.installers.plan import CLONE, EDITABLE, ENVFILE, INSTALL, UNINSTALL, Plan, Step
 from doctor.knowledge.versions import pkg_satisfies
 from doctor.snapshot.model import UNKNOWN, Snapshot, known, normalize_name
 
@@ -28,10 +28,17 @@ class View:
     refs: dict[str, str | None] = field(default_factory=dict)  # source name -> branch/tag (snapshots)
     env_ok: bool | None = None
     src_dir: str | None = None
+    clone_versions: dict[str, str | None] = field(default_factory=dict)  # source name -> version its clone computes
 
 
-def expectations(step: Step) -> list[tuple[str, str | None]]:
-    """(dist, specifier or None for absent) for a step; explicit `expect` wins over its requirements."""
+def expectations(step: Step, view: View | None = None) -> list[tuple[str, str | None]]:
+    """(dist, specifier or None for absent) for a step; explicit `expect` wins over its requirements. An editable
+    install from a clone expects the version that clone computes, when the view could read it."""
+    if step.kind == EDITABLE and step.source is not None and view is not None:
+        v = view.clone_versions.get(step.source.name)
+        dist = normalize_name(step.editable_dist or step.source.name)
+        if v:
+            return [(dist, f"=={v}")]
     if step.expect:
         return [(normalize_name(n), s) for n, s in step.expect]
     if step.kind == UNINSTALL:
@@ -56,7 +63,10 @@ def _pin_ok(view: View, name: str, spec: str | None) -> bool:
     return bool(pkg_satisfies(view.versions[name], spec))
 
 
-def satisfied(step: Step, view: View) -> bool:
+def satisfied(step: Step, view: View, plan: Plan | None = None) -> bool:
+    if step.build_for and plan is not None:
+        # the requirements of a build: done when the build it serves is done
+        return satisfied(plan.step(step.build_for), view, plan)
     if step.kind in (INSTALL, UNINSTALL):
         return all(_pin_ok(view, n, s) for n, s in expectations(step))
     if step.kind == CLONE:
@@ -70,7 +80,7 @@ def satisfied(step: Step, view: View) -> bool:
         dist = normalize_name(step.editable_dist or (step.source.name if step.source else ""))
         if not view.editable.get(dist):
             return False
-        if not all(_pin_ok(view, n, s) for n, s in expectations(step)):
+        if not all(_pin_ok(view, n, s) for n, s in expectations(step, view)):
             return False
         loc = view.locations.get(dist)
         if view.src_dir and step.source and loc is not None:
@@ -91,7 +101,7 @@ def _url_path(url: str | None) -> str | None:
 
 def live_view(env: Any, *, src_dir: str | None, sources: list[Any], env_ok: bool | None) -> View:
     """From installers.target.TargetEnv plus the clones under src_dir."""
-    from doctor.installers import gitsrc
+    from doctor.installers import gitsrc, versionfile
 
     v = View(src_dir=src_dir, env_ok=env_ok)
     for name, d in env.dists.items():
@@ -103,6 +113,7 @@ def live_view(env: Any, *, src_dir: str | None, sources: list[Any], env_ok: bool
         v.heads[s.name] = gitsrc.head(dest) if dest else None
         # with no pinned commit, "at the ref" is what the clone itself says the ref points to
         v.refs[s.name] = s.ref if dest and v.heads[s.name] and gitsrc.satisfied(s, dest) else None
+        v.clone_versions[s.name] = versionfile.read(s.version_from, dest) if dest and v.heads[s.name] else None
     return v
 
 

@@ -7,7 +7,7 @@ DIR/git (bundles of the plan's git sources) and writes DIR/manifest.json last, a
 file, a changed byte or a path that points outside DIR refuses the run (exit 2) before the first change.
 
 The manylinux tags follow from the target's glibc (PEP 600: manylinux_2_N runs on glibc >= 2.N); e.g. recent
-vllm-ascend wheels are manylinux_2_34 only (shared/reference/cann_torchnpu_vllm.md §8).
+vllm-ascend wheels are manylinux_2_34 only (https://pypi.org/project/vllm-ascend/0.23.0/#files).
 """
 
 from __future__ import annotations

@@ -95,6 +95,12 @@ _SHADOWABLE = {
 }
 
 
+def _is_path_hook(origin: str) -> bool:
+    """https://github.com/pypa/setuptools/blob/v70.0.0/setuptools/command/editable_wheel.py (PATH_PLACEHOLDER)."""
+    base = posixpath.basename(str(origin))
+    return base.startswith("__editable__.") and base.endswith(".__path_hook__")
+
+
 @check("cwd-shadowing", "system", findings=("cwd-shadows-package",))
 def cwd_shadowing(ctx: CheckContext) -> Iterator[Finding]:
     """A source tree in the current directory wins over the installed package on sys.path[0]."""
@@ -105,7 +111,9 @@ def cwd_shadowing(ctx: CheckContext) -> Iterator[Finding]:
     cwd = posixpath.normpath(cwd)
     for mod, (dist, compiled) in _SHADOWABLE.items():
         m = snap.module(mod)
-        o = val(m, "origins")
+        # setuptools' editable finder puts a placeholder entry (`__editable__.<dist>.finder.__path_hook__`) on a
+        # namespace package's path; made absolute it looks like a directory in the cwd, but it is no file at all
+        o = [x for x in (val(m, "origins") or []) if not _is_path_hook(x)]
         if not o:
             continue
         first = posixpath.normpath(o[0])

@@ -34,6 +34,19 @@ def test_editable_checkout_in_cwd_is_not_shadowing():
     assert "cwd-shadows-package" not in found(d)
 
 
+def test_editable_path_hook_placeholder_is_not_a_source_tree_in_the_cwd():
+    """Issue 15 item 7: setuptools' editable finder adds `__editable__.<dist>.finder.__path_hook__` to a namespace
+    package's path (megatron installed with `pip install -e Megatron-LM`); the probe makes it absolute against the
+    cwd, so it used to read as a `megatron` source tree in whatever directory `doctor check` ran from."""
+    hook = "/work/__editable__.megatron_core-0.16.2.finder.__path_hook__"
+    d = bare(host={"cwd": "/work"}, packages={"megatron-core": {"version": "0.16.2", "location": "/venv/src/Megatron-LM"}},
+             modules={"megatron": {"origins": [hook, "/venv/src/Megatron-LM/megatron"], "kind": "namespace"}})
+    assert "cwd-shadows-package" not in found(d)
+    # a real tree in the cwd next to the placeholder still counts
+    d = bare(host={"cwd": "/work"}, modules={"megatron": {"origins": [hook, "/work/megatron"], "kind": "namespace"}})
+    assert found(d)["cwd-shadows-package"] == "warning"
+
+
 def test_arch_unsupported():
     assert found(bare(host={"arch": "riscv64"}))["arch-unsupported"] == "error"
 

@@ -57,7 +57,7 @@ def machine(p, arch: str, *, installed: bool, cann: str | None = None, chip: str
     if "mbridge" not in pk and p.verl_version.release >= (0, 7):
         pk["mbridge"] = {"version": "0.15.1"}
     for key, g in p.git.items():
-        d, dist, mod = SOURCES[key]
+        d, dist, mod = SOURCES[key][:3]
         version = g.version or stack.choose(dist, p.pins.get(dist, "==0.0.1"))
         if key == "vllm":
             version += "+empty"
@@ -100,7 +100,7 @@ def test_dry_run_plan_for_each_profile_machine(p, arch, tmp_path: Path) -> None:
     torch = [r for r in reqs if r.startswith("torch==")]
     assert torch and all(r.endswith("+cpu") == (arch == "x86_64") for r in torch)
     assert {r["component"] for r in plan["system"]} >= {"cann", "kernels"}
-    assert all(r["ok"] for r in plan["system"])
+    assert all(r["ok"] for r in plan["system"] if r["component"] != "firmware")
     # the same machine with the profile's complete stack installed: only satisfied steps
     cp, rep = dry_run(tmp_path, machine(p, arch, installed=True), "--profile", p.name)
     assert cp.returncode == 0, cp.stderr
@@ -150,7 +150,8 @@ def test_bad_inputs_exit_2(tmp_path: Path) -> None:
 PROFILE = "verl-0.7.1-cann8.5.0-a2"
 
 
-def download_only(profile: str, root: Path, prepare=None) -> dict:  # type: ignore[no-untyped-def]
+def download_only(profile: str, root: Path, prepare=None, isolated: bool = True,  # type: ignore[no-untyped-def]
+                  **extra_env: str) -> dict:
     """A local 'PyPI' (file:// simple index) and local git servers for the profile's stack (`prepare(plan,
     stack)` may change them); then `doctor install --download-only` builds the wheelhouse from them, as on a
     connected host."""
@@ -167,11 +168,15 @@ def download_only(profile: str, root: Path, prepare=None) -> dict:  # type: igno
     index = wheelkit.make_simple_index(st.wheels, root / "simple")
     env = wheelkit.hermetic_env(root, NO_COLOR="1")
     house = root / "house"
+    dl_env = {**env, **extra_env}
     args = ["install", "--profile", profile, "--download-only", str(house), "--arch", "x86_64", "--python-version",
-            f"{sys.version_info[0]}.{sys.version_info[1]}", "--glibc", "2.35", "--index-url", index, "--isolated", "--json"]
+            f"{sys.version_info[0]}.{sys.version_info[1]}", "--glibc", "2.35", "--index-url", index, "--json",
+            *(["--isolated"] if isolated else [])]
     for m in st.mirrors:
         args += ["--git-mirror", m]
-    cp = doctor(*args, env=env)
+    for r in st.git_refs:  # the local repos have their own commits: choose their refs deliberately
+        args += ["--git-ref", r]
+    cp = doctor(*args, env=dl_env)
     assert cp.returncode == 0, cp.stderr
     return {"house": house, "report": json.loads(cp.stdout), "env": env, "stack": st, "root": root, "plan": plan}
 
@@ -235,8 +240,8 @@ def test_download_only_bundles_submodules_and_an_offline_clone_uses_them(tmp_pat
 def offline_install(airgap, venv: Path, backend: str, *extra: str) -> subprocess.CompletedProcess[str]:
     # no git mirrors and an unreachable index: everything must come from the wheelhouse
     return doctor("install", "--profile", PROFILE, "--venv", str(venv), "--wheelhouse", str(airgap["house"]),
-                  "--offline", "--isolated", "--no-check", "--backend", backend, "--index-url", "http://127.0.0.1:9/simple",
-                  "--json", *extra, env={**airgap["env"], "HTTPS_PROXY": "http://127.0.0.1:9", "HTTP_PROXY": "http://127.0.0.1:9"})
+                  "--offline", "--isolated", "--no-check", "--no-host-check", "--backend", backend,
+                  "--index-url", "http://127.0.0.1:9/simple", "--json", *extra, env={**airgap["env"], "HTTPS_PROXY": "http://127.0.0.1:9", "HTTP_PROXY": "http://127.0.0.1:9"})
 
 
 @pytest.mark.slow
@@ -267,6 +272,55 @@ def test_offline_install_idempotent_and_rollback(airgap, backend, tmp_path: Path
     assert cp.returncode == 0, cp.stderr
     assert wheelkit.freeze(venv / "bin" / "python") == []
     assert not (venv / "doctor-env.sh").exists()
+
+
+@pytest.mark.slow
+def test_triton_pulled_back_by_a_late_resolve_is_gone_after_the_first_run(tmp_path: Path) -> None:
+    """Issue 15 item 5: on x86 a later full resolve (xgrammar, here the final pins' transformers) brings mainline
+    triton back after remove-triton; the first run must end with triton gone and triton-ascend in place."""
+    def triton_again(plan, st) -> None:  # type: ignore[no-untyped-def]
+        for w in st.wheels.glob("transformers-*.whl"):
+            w.unlink()
+        wheelkit.make_wheel(st.wheels, "transformers", "4.57.6", requires=["triton"])
+        wheelkit.make_wheel(st.wheels, "triton", "3.3.0")
+
+    got = download_only(PROFILE, tmp_path, prepare=triton_again)
+    venv = tmp_path / "venv"
+    wheelkit.make_venv(venv)
+    cp = offline_install(got, venv, "uv")
+    assert cp.returncode == 0, cp.stderr
+    frozen = wheelkit.freeze(venv / "bin" / "python")
+    assert "triton-ascend==3.2.0" in frozen and not any(x.startswith("triton==") for x in frozen), frozen
+    # and the second run has nothing to repair
+    rep = json.loads(offline_install(got, venv, "uv").stdout)
+    assert {s["status"] for s in rep["steps"]} == {"satisfied"}
+
+
+@pytest.mark.slow
+def test_download_only_is_one_resolution_carrying_sdists_with_their_build_requirements(tmp_path: Path) -> None:
+    """Issue 15 item 6: arctic-inference 0.1.1 has no wheel; the wheelhouse carries its sdist and what building it
+    needs, one numpy serves every step, the size is reported, and the offline install builds the sdist."""
+    def sdist_only(plan, st) -> None:  # type: ignore[no-untyped-def]
+        for w in st.wheels.glob("transformers-*.whl"):
+            w.unlink()
+        wheelkit.make_wheel(st.wheels, "transformers", "4.57.6", requires=["arctic-inference==0.1.1"])
+        wheelkit.make_sdist(st.wheels, "arctic-inference", "0.1.1", build_requires=["fake-build-helper"])
+        wheelkit.make_wheel(st.wheels, "fake-build-helper", "1.0")
+
+    # the host's pip configuration is never read (it used to be): here it would forbid every index
+    got = download_only(PROFILE, tmp_path, prepare=sdist_only, isolated=False, PIP_NO_INDEX="1", PIP_ONLY_BINARY=":all:")
+    house, rep = got["house"], got["report"]
+    m = wh.verify(house)
+    names = sorted(Path(a.path).name for a in m.artifacts)
+    assert "arctic_inference-0.1.1.tar.gz" in names and any(n.startswith("fake_build_helper-1.0") for n in names)
+    assert len([n for n in names if n.startswith("numpy-")]) == 1, names  # one resolution, not one per step
+    info = rep["wheelhouse"]
+    assert info["bytes"] == sum(a.size for a in m.artifacts) > 0 and info["sdists"] == ["wheels/arctic_inference-0.1.1.tar.gz"]
+    venv = tmp_path / "venv"
+    wheelkit.make_venv(venv)
+    cp = offline_install(got, venv, "pip")
+    assert cp.returncode == 0, cp.stderr
+    assert "arctic-inference==0.1.1" in wheelkit.freeze(venv / "bin" / "python")
 
 
 def test_tampered_wheelhouse_is_refused_before_any_change(airgap, tmp_path: Path) -> None:
@@ -318,17 +372,27 @@ def test_report_matches_the_shared_schema(tmp_path: Path, shared_dir: Path) -> N
 
 
 def test_system_packages_are_named_not_installed(tmp_path: Path) -> None:
+    """Issue 13: a dry run from a snapshot whose driver `check` calls too old shows every host prerequisite with its
+    state (CANN, kernels, NNAL, driver, firmware) and exits 1; the messages say "the snapshot", not "this host"."""
     p = next(x for x in PROFILES if x.name == "verl-0.10.0.dev20260822-cann9.1.0-a3")
     snap = machine(p, "aarch64", installed=False)
     snap["ascend"]["driver"]["version"] = "24.1.rc3"
     snap["ascend"]["nnal"] = None
     cp, rep = dry_run(tmp_path, snap, "--profile", p.name)
-    assert cp.returncode == 0, cp.stderr
+    assert cp.returncode == 1, cp.stderr
     by = {f["id"]: f for f in rep["findings"]}
     drv = by["install-system-driver-mismatch"]
-    assert drv["severity"] == "warning" and "Ascend-hdk-a3-npu-driver >= 26.0.rc1" in drv["title"]
+    assert drv["severity"] == "error" and "Ascend-hdk-a3-npu-driver >= 26.0.rc1" in drv["title"]
+    assert "on the snapshot" in drv["title"] and "this host" not in drv["title"]
     assert "install-system-nnal-missing" in by and "Ascend-cann-nnal 9.1.0" in by["install-system-nnal-missing"]["title"]
     assert all(s["kind"] in ("uninstall", "install", "clone", "editable", "envfile") for s in rep["plan"]["steps"])
+    for part in ("cann", "kernels", "nnal", "driver", "firmware"):
+        assert f"host {part}:" in cp.stderr, part
+    assert "host driver: Ascend-hdk-a3-npu-driver >= 26.0.rc1 — NOT MET (found 24.1.rc3 on the snapshot" in cp.stderr
+    # with the profile's driver the dry run exits 0 again
+    snap = machine(p, "aarch64", installed=False)
+    cp, rep = dry_run(tmp_path, snap, "--profile", p.name)
+    assert cp.returncode == 0 and not rep["findings"], cp.stderr
 
 
 def test_failed_install_exits_1_names_the_step_and_restores(airgap, tmp_path: Path) -> None:
@@ -392,3 +456,98 @@ def test_sigterm_mid_step_restores_and_reports(airgap, tmp_path: Path) -> None:
     f = next(f for f in rep["findings"] if f["id"] == "install-interrupted")
     assert "SIGTERM" in f["title"] and f["evidence"]["restored"] is True
     assert wheelkit.freeze(py) == before
+
+
+# -- issue 15 item 7 and issue 13: explicit targets, validated inputs, messages that name the flag ---------------
+
+
+def test_install_needs_an_explicit_target(tmp_path: Path) -> None:
+    p = next(x for x in PROFILES if x.name == PROFILE)
+    cp = doctor("install", "--profile", p.name, "--dry-run")
+    assert cp.returncode == 2 and "--venv" in cp.stderr and "its own environment" in cp.stderr
+
+
+def test_dry_run_for_a_venv_that_does_not_exist_yet_judges_nothing_installed(tmp_path: Path) -> None:
+    venv = tmp_path / "new-venv"
+    cp = doctor("install", "--profile", PROFILE, "--venv", str(venv), "--dry-run", "--no-host-check", "--json", "-v")
+    assert cp.returncode == 0, cp.stderr
+    rep = json.loads(cp.stdout)
+    st = {s["id"]: s for s in rep["steps"]}
+    # the doctor's own environment has packages (click, packaging, torch here): none of them counts as installed
+    assert all(s["status"] == "pending" for s in rep["steps"] if s["kind"] != "uninstall"), st
+    assert str(venv / "bin" / "python") in st["torch-stack"]["command"] and sys.executable not in st["torch-stack"]["command"]
+    assert rep["plan"]["target"]["prefix"] == str(venv) and not venv.exists()
+
+
+def test_offline_against_a_folder_that_is_not_a_wheelhouse_fails_before_the_venv(tmp_path: Path) -> None:
+    venv = tmp_path / "venv"
+    (tmp_path / "notahouse").mkdir()
+    cp = doctor("install", "--profile", PROFILE, "--venv", str(venv), "--wheelhouse", str(tmp_path / "notahouse"),
+                "--offline")
+    assert cp.returncode == 2 and "manifest.json" in cp.stderr
+    assert not venv.exists()
+
+
+@pytest.mark.parametrize("args, flag, text", [
+    (("--set", "garbage"), "--set", "expected PKG=VERSION"),
+    (("--set", "transformer=4.57.1"), "--set", "did you mean transformers"),
+    (("--set", "nosuchpkg=1.0"), "--set", "not a package"),
+    (("--set", "torch=2.1.0"), "--set", "built for torch"),
+    (("--python-version", "banana"), "--python-version", "not a Python version"),
+    (("--glibc", "banana"), "--glibc", "not a glibc version"),
+])
+def test_bad_choices_are_exit_2_naming_the_flag(tmp_path: Path, args, flag, text) -> None:
+    p = next(x for x in PROFILES if x.name == PROFILE)
+    snap = machine(p, "aarch64", installed=False)
+    snap["ascend"]["toolkit"]["version"] = "7.0.0"  # no profile matches: the --set error must still come first
+    if args[0] == "--set" and args[1] in ("torch=2.1.0", "transformer=4.57.1", "nosuchpkg=1.0"):
+        snap = machine(p, "aarch64", installed=False)
+    cp, _ = dry_run(tmp_path, snap, *args)
+    assert cp.returncode == 2, cp.stderr
+    assert flag in cp.stderr and text in cp.stderr and "no verified stack matches" not in cp.stderr
+
+
+def test_seed_rule_is_checked_against_the_profiles_cann_on_a_host_without_cann(tmp_path: Path) -> None:
+    venv = tmp_path / "venv"
+    cp = doctor("install", "--profile", "verl-0.9.0-cann9.0.0-a2", "--venv", str(venv), "--dry-run", "--set", "vllm=0.9.0")
+    assert cp.returncode == 2 and "seed rule" in cp.stderr and "CANN 9.0.0" in cp.stderr, cp.stderr
+    assert not venv.exists()
+
+
+def test_rollback_walks_the_history_and_lists_it(airgap, tmp_path: Path) -> None:
+    """Issue 15 item 7: `--rollback` undoes the newest install not yet undone; run again, the one before it;
+    `--rollback --list` shows the history and what goes next."""
+    venv = tmp_path / "venv"
+    py = wheelkit.make_venv(venv)
+    assert offline_install(airgap, venv, "uv").returncode == 0
+    first = wheelkit.freeze(py)
+    assert "torch-npu==2.8.0" in first
+    # the wheelhouse also holds the torch-npu post release vllm-ascend's requirements install on the way
+    cp = offline_install(airgap, venv, "uv", "--set", "torch-npu=2.8.0.post2")
+    assert cp.returncode == 0, cp.stderr
+    assert "torch-npu==2.8.0.post2" in wheelkit.freeze(py)
+    rows = json.loads(doctor("install", "--rollback", "--list", "--venv", str(venv), "--json", env=airgap["env"]).stdout)["journals"]
+    assert [r["state"] for r in rows] == ["done", "done"] and rows[0]["next"] and not rows[1]["next"]
+    assert doctor("install", "--rollback", "--venv", str(venv), env=airgap["env"]).returncode == 0
+    assert wheelkit.freeze(py) == first  # back to before the second install
+    rows = json.loads(doctor("install", "--rollback", "--list", "--venv", str(venv), "--json", env=airgap["env"]).stdout)["journals"]
+    assert [r["state"] for r in rows] == ["undone", "done"] and rows[1]["next"]
+    assert doctor("install", "--rollback", "--venv", str(venv), env=airgap["env"]).returncode == 0
+    assert wheelkit.freeze(py) == []  # one further: the empty venv
+    cp = doctor("install", "--rollback", "--venv", str(venv), env=airgap["env"])
+    assert cp.returncode == 2 and "already undone" in cp.stderr
+
+
+def test_no_host_check_lets_a_complete_python_stack_exit_0_on_a_host_without_cann(tmp_path: Path) -> None:
+    """Issue 15 item 4: image builds and CI runners have no CANN and no NPU; their host findings are listed apart."""
+    venv = tmp_path / "venv"
+    cp = doctor("install", "--profile", PROFILE, "--venv", str(venv), "--dry-run", "--json", "--root", str(tmp_path))
+    assert cp.returncode == 1 and any(f["id"] == "install-system-cann-missing" for f in json.loads(cp.stdout)["findings"])
+    cp = doctor("install", "--profile", PROFILE, "--venv", str(venv), "--dry-run", "--json", "--root", str(tmp_path),
+                "--no-host-check")
+    rep = json.loads(cp.stdout)
+    assert cp.returncode == 0, cp.stderr
+    assert not rep["findings"] and [f["id"] for f in rep["host_findings"]] == ["install-system-cann-missing"]
+    assert "host (--no-host-check: not part of the verdict)" in cp.stderr
+    env = dict(next(s for s in rep["plan"]["steps"] if s["id"] == "install-vllm-ascend").get("env", {}))
+    assert env.get("TORCH_DEVICE_BACKEND_AUTOLOAD") == "0"

@@ -54,6 +54,7 @@ class Stack:
     wheels: Path
     mirrors: list[str]
     commits: dict[str, str]
+    git_refs: list[str]  # `--git-ref NAME=REF` for each source: the local repos' commits are not the profile's
 
 
 def build(plan: Plan, root: Path, *, broken: str | None = None) -> Stack:
@@ -97,7 +98,7 @@ def build(plan: Plan, root: Path, *, broken: str | None = None) -> Stack:
             continue
         s = step.source
         key = next(k for k, v in SOURCES.items() if v[0] == s.name)
-        _d, dist, module = SOURCES[key]
+        _d, dist, module = SOURCES[key][:3]
         version = next((spec for st in plan.steps if st.kind == EDITABLE and st.source == s for _n, spec in st.expect), None)
         version = choose(dist, version) if version else "0.0.1"
         requires: list[str] = []
@@ -129,4 +130,4 @@ def build(plan: Plan, root: Path, *, broken: str | None = None) -> Stack:
             shas[s.ref] = git("rev-parse", "HEAD", cwd=work)
         mirrors.append(f"{s.url}={bare}")
         commits[s.name] = shas[s.ref]
-    return Stack(wheels=wheels, mirrors=mirrors, commits=commits)
+    return Stack(wheels=wheels, mirrors=mirrors, commits=commits, git_refs=[f"{s.name}={s.ref}" for s in plan.sources()])

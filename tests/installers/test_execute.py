@@ -188,3 +188,32 @@ def test_signal_mid_step_restores(sig, wheels, tmp_path, hermetic) -> None:
     assert res["interrupted"] == signal.Signals(sig).name and res["restored"] is True
     assert res["statuses"] == ["done", "failed"]
     assert freeze(py) == before
+
+
+def test_build_steps_find_the_targets_tools_first_on_path(tmp_path: Path) -> None:
+    """A build that looks for `python3` on PATH (arctic-inference's CMake FindPython) must find the target's
+    interpreter, as in an activated environment, not the first one on the doctor's PATH (a pyenv shim)."""
+    step = Step("x", INSTALL, "x", requirements=("numpy",), env=(("TORCH_DEVICE_BACKEND_AUTOLOAD", "0"),))
+    py = str(tmp_path / "venv" / "bin" / "python")
+    ex = Executor(plan_for(tmp_path, (step,)), PipBackend(isolated=True), py, source=Source(), log_path=tmp_path / "log")
+    env = dict(ex._command(step).env)
+    assert env["PATH"].split(os.pathsep)[0] == str(tmp_path / "venv" / "bin")
+    assert env["TORCH_DEVICE_BACKEND_AUTOLOAD"] == "0"
+    assert "PATH=" not in (ex.describe(step) or "")
+
+
+def test_a_no_isolation_build_gets_its_build_system_requires_read_from_the_clone(tmp_path: Path) -> None:
+    """Issue 15 item 3: install-vllm-ascend died on `No module named 'setuptools_scm'`; the step before it installs
+    the clone's [build-system].requires (read at the checked-out commit), upstream's setuptools-scm and its
+    requirements.txt."""
+    from doctor.installers.execute import build_requirements
+
+    clone = tmp_path / "vllm-ascend"
+    clone.mkdir()
+    (clone / "pyproject.toml").write_text('[build-system]\nrequires = ["setuptools>=64", "setuptools-scm>=8", '
+                                          '"arctic-inference==0.1.1"]\nbuild-backend = "setuptools.build_meta"\n')
+    (clone / "requirements.txt").write_text("torch-npu==2.10.0.post4\n")
+    step = Step("vllm-ascend-build-deps", INSTALL, "deps", requirements=("setuptools-scm",), build_for="install-vllm-ascend",
+                requirement_files=("requirements.txt", "missing.txt"))
+    assert build_requirements(clone, step) == ("setuptools>=64", "setuptools-scm>=8", "arctic-inference==0.1.1",
+                                               "setuptools-scm", "-r", str(clone / "requirements.txt"))

@@ -185,3 +185,77 @@ def test_offline_install_takes_every_submodule_from_its_bundle(nested, tmp_path:
             gitsrc.clone(pinned, tmp_path / "offline2", bundle=str(tmp_path / "top.bundle"), submodule_bundles=missing)
     finally:
         hidden.rename(nested["served"])
+
+
+# -- issue 15 ----------------------------------------------------------------------------------------------------
+
+
+def _scm_repo(root: Path) -> tuple[Path, str]:
+    """vllm-ascend's shape: a release branch whose tip is commits past the last tag (setuptools-scm versioning)."""
+    work = root / "va.work"
+    work.mkdir()
+    git("init", "-q", "-b", "main", cwd=work)
+    (work / "setup.py").write_text("# setuptools-scm\n")
+    git("add", "-A", cwd=work)
+    git("commit", "-q", "-m", "rc1", cwd=work)
+    git("tag", "v0.23.0rc1", cwd=work)
+    for i in range(3):
+        (work / "f.txt").write_text(str(i))
+        git("add", "-A", cwd=work)
+        git("commit", "-q", "-m", f"fix {i}", cwd=work)
+    git("branch", "releases/v0.23.0", cwd=work)
+    bare = root / "va.git"
+    git("clone", "-q", "--bare", str(work), str(bare))
+    return bare, git("rev-parse", "HEAD", cwd=work)
+
+
+def test_scm_source_is_cloned_with_its_tags_and_bundled_with_them(tmp_path: Path) -> None:
+    """Item 2: a shallow clone drops the tags, and setuptools-scm then calls vllm-ascend 0.1.devN."""
+    from doctor.installers import versionfile
+
+    bare, tip = _scm_repo(tmp_path)
+    url = "https://github.com/vllm-project/vllm-ascend.git"
+    mirrors = {gitsrc._strip(url): f"file://{bare}"}  # file:// so that --depth would really be shallow
+    src = GitSource("vllm-ascend", url, "releases/v0.23.0", commit=tip, version_from=versionfile.SCM, tags=True)
+    gitsrc.clone(src, tmp_path / "clone", mirrors=mirrors)
+    assert versionfile.read(versionfile.SCM, tmp_path / "clone") == "0.23.0rc2.dev3"
+    # what the old shallow clone computed: no tag reachable, so no version to expect
+    shallow = GitSource("vllm-ascend", url, "releases/v0.23.0", commit=tip)
+    gitsrc.clone(shallow, tmp_path / "shallow", mirrors=mirrors)
+    assert versionfile.read(versionfile.SCM, tmp_path / "shallow") is None
+    # --download-only bundles: the offline clone computes the same version
+    gitsrc.make_bundle(src, tmp_path / "va.bundle", tmp_path / "work", mirrors=mirrors)
+    gitsrc.clone(src, tmp_path / "offline", bundle=str(tmp_path / "va.bundle"))
+    assert versionfile.read(versionfile.SCM, tmp_path / "offline") == "0.23.0rc2.dev3"
+
+
+def test_existing_clone_at_the_pinned_commit_is_left_alone_and_a_dirty_one_is_refused(repos, tmp_path: Path) -> None:
+    """Item 1: an existing clone counts only at the pinned commit; elsewhere it is fetched and checked out, but
+    local changes are an error naming them, never a silent reset."""
+    root = repos["root"]
+    mirrors = gitsrc.parse_mirrors([f"{MEGATRON_URL}={root}/Megatron-LM.git"])
+    old = GitSource("Megatron-LM", MEGATRON_URL, "core_r0.16.0", commit=repos["meg_old"])
+    dest = tmp_path / "Megatron-LM"
+    gitsrc.clone(old, dest, mirrors=mirrors)
+    # pinned there: nothing to do, even with the origin gone
+    assert gitsrc.clone(old, dest, mirrors={gitsrc._strip(MEGATRON_URL): str(tmp_path / "gone.git")}) == repos["meg_old"]
+    new = GitSource("Megatron-LM", MEGATRON_URL, "core_r0.16.0", commit=repos["meg"]["core_r0.16.0"])
+    assert not gitsrc.satisfied(new, dest)
+    (dest / "fake.json").write_text("{}")  # a local change to a tracked file
+    with pytest.raises(gitsrc.GitError, match="local changes.*fake.json") as e:
+        gitsrc.clone(new, dest, mirrors=mirrors)
+    assert "stash" in e.value.fix and gitsrc.head(dest) == repos["meg_old"]
+    assert (dest / "fake.json").read_text() == "{}"
+    git("checkout", "--", "fake.json", cwd=dest)
+    assert gitsrc.clone(new, dest, mirrors=mirrors) == repos["meg"]["core_r0.16.0"]
+
+
+def test_git_errors_read_cleanly_and_point_at_git_mirror(tmp_path: Path) -> None:
+    """Item 7: no `git -c protocol.file.allow=always: …`; the fix names --git-mirror for a source out of reach."""
+    src = GitSource("MindSpeed", MINDSPEED_URL, "core_r0.16.0", commit="e4772499f7eb9fa9a68919dd1eaddef00e915b2d")
+    with pytest.raises(gitsrc.GitError) as e:
+        gitsrc.clone(src, tmp_path / "MindSpeed", mirrors={gitsrc._strip(MINDSPEED_URL): str(tmp_path / "nowhere.git")})
+    msg = str(e.value)
+    assert msg.startswith("MindSpeed: cannot clone ") and "-c " not in msg and "protocol.file" not in msg
+    assert f"--git-mirror {MINDSPEED_URL}=URL" in e.value.fix
+    assert gitsrc._subcommand(["-c", "protocol.file.allow=always", "submodule", "update"]) == "submodule"

@@ -45,10 +45,12 @@ def test_step_order_follows_upstream(profile) -> None:
     assert ids.index("install-vllm") < ids.index("install-vllm-ascend") < ids.index("remove-triton") < ids.index("triton-ascend")
     # from verl 0.7.1 on Megatron-LM is installed (-e, --no-deps) before MindSpeed
     assert ids.index("install-megatron-lm") < ids.index("install-mindspeed")
-    assert ids.index("final-pins") == len(ids) - 2 and ids[-1] == "env-file"
+    # triton goes again after the last step that resolves dependencies, then triton-ascend (issue 15 item 5)
+    assert ids.index("final-pins") < ids.index("remove-triton") < ids.index("triton-ascend") == len(ids) - 2
+    assert ids[-1] == "env-file"
     plan = resolve(p, facts(p), src_dir="/s")
     assert plan.step("install-megatron-lm").no_deps
-    assert dict(plan.step("install-vllm").env) == {"VLLM_TARGET_DEVICE": "empty"}
+    assert dict(plan.step("install-vllm").env) == {"VLLM_TARGET_DEVICE": "empty", "TORCH_DEVICE_BACKEND_AUTOLOAD": "0"}
     assert plan.step("clone-megatron-lm").source.ref == "core_v0.12.1"
     assert plan.step("clone-mindspeed").source.ref == "2.3.0_core_r0.12.1"
 
@@ -58,7 +60,7 @@ def test_verl_070_keeps_megatron_on_pythonpath(profile) -> None:
     plan = resolve(p, facts(p), src_dir="/s")
     assert "install-megatron-lm" not in [s.id for s in plan.steps]
     assert plan.env.pythonpath == ("/s/Megatron-LM",)
-    assert plan.step("clone-mindspeed").source.commit == "f2b0977e"
+    assert plan.step("clone-mindspeed").source.commit.startswith("f2b0977e")
 
 
 def test_seed_rule_refuses_old_vllm_on_new_cann(profile) -> None:
@@ -75,7 +77,8 @@ def test_set_moves_the_git_ref_and_final_pins(profile) -> None:
     p = profile("verl-0.7.1-cann8.5.0-a2")
     plan = resolve(p, facts(p), sets=parse_sets(["vllm=0.13.1", "transformers=4.57.1"]), src_dir="/s")
     assert plan.step("clone-vllm").source.ref == "v0.13.1"
-    assert dict(plan.step("install-vllm").expect) == {"vllm": "==0.13.1.*"}
+    assert plan.step("clone-vllm").source.commit is None  # the pinned commit is the profile's ref, not this one
+    assert dict(plan.step("install-vllm").expect) == {"vllm": "==0.13.1"}
     assert "transformers==4.57.1" in plan.step("final-pins").requirements
 
 
@@ -146,9 +149,9 @@ def test_every_profile_resolves_on_both_arches(profiles) -> None:
             assert CLONE in kinds and EDITABLE in kinds, p.name
 
 
-def test_set_cannot_move_a_git_component(profile) -> None:
+def test_set_cannot_pick_a_version_of_a_source_without_release_tags(profile) -> None:
     p = profile("verl-0.7.1-cann8.5.0-a2")
-    with pytest.raises(InputError, match="installed from git"):
+    with pytest.raises(InputError, match="--git-ref mindspeed=REF"):
         resolve(p, facts(p), sets=parse_sets(["mindspeed=0.12.2"]))
 
 
@@ -160,3 +163,175 @@ def test_git_versions_accept_what_a_checkout_reports(profile) -> None:
     ok = View(versions={"verl": "0.8.0.dev0"}, editable={"verl": True})  # tag v0.8.0's verl/version/version
     assert satisfied(step, ok)
     assert not satisfied(step, View(versions={"verl": "0.7.1"}, editable={"verl": True}))
+    # the clone's own version file wins over the profile's record (a ref chosen with --git-ref has no record)
+    moved = View(versions={"verl": "0.7.1"}, editable={"verl": True}, clone_versions={"verl": "0.7.1"})
+    assert satisfied(step, moved)
+
+
+# -- issue 15 item 1: every git source pinned; --set / --git-ref choose another ref deliberately ---------------
+
+
+def test_every_git_source_of_every_profile_is_pinned_to_a_commit_with_its_version(profiles) -> None:
+    import re
+
+    for p in profiles:
+        for key, g in p.git.items():
+            assert g.commit and re.fullmatch(r"[0-9a-f]{9,40}", g.commit), (p.name, key, g.commit)
+            assert g.version, (p.name, key)  # what that commit's own version file computes
+        plan = resolve(p, facts(p, "aarch64", py=p.python_recommended or "3.11"), src_dir="/s")
+        for s in plan.sources():
+            assert s.commit, (p.name, s.name)
+
+
+def test_moving_branch_expects_the_version_its_pinned_commit_reports(profile) -> None:
+    # Megatron-LM core_r0.16.0 reports 0.16.2 at the commit verl 0.9.0 used (package_info.py there)
+    p = profile("verl-0.9.0-cann9.0.0-a2")
+    plan = resolve(p, facts(p), src_dir="/s")
+    assert plan.step("clone-megatron-lm").source.commit == "ddc0d6774783b032ddceacc5714e653651daecb9"
+    assert dict(plan.step("install-megatron-lm").expect) == {"megatron-core": "==0.16.2"}
+
+
+def test_git_ref_and_set_choose_another_ref_and_the_expectation_follows(profile) -> None:
+    from doctor.installers.resolve import parse_git_refs
+
+    p = profile("verl-0.9.0-cann9.0.0-a2")
+    plan = resolve(p, facts(p), src_dir="/s", git_refs=parse_git_refs(["megatron-core=core_r0.16.0"]))
+    s = plan.step("clone-megatron-lm").source
+    assert (s.ref, s.commit) == ("core_r0.16.0", None)
+    assert dict(plan.step("install-megatron-lm").expect) == {"megatron-core": ""}  # read from the clone
+    plan = resolve(p, facts(p), src_dir="/s", sets=parse_sets(["megatron-core=0.16.1"]))
+    assert plan.step("clone-megatron-lm").source.ref == "core_v0.16.1"
+    assert dict(plan.step("install-megatron-lm").expect) == {"megatron-core": "==0.16.1"}
+    sha = resolve(p, facts(p), src_dir="/s", git_refs=parse_git_refs(["Megatron-LM=3bec9aa97d"]))
+    assert sha.step("clone-megatron-lm").source.commit == "3bec9aa97d"
+    with pytest.raises(InputError, match="not a git source"):
+        resolve(p, facts(p), git_refs=parse_git_refs(["transformers=main"]))
+    with pytest.raises(InputError, match="NAME=REF"):
+        parse_git_refs(["verl"])
+
+
+def test_scm_versioned_sources_are_cloned_with_tags(profile) -> None:
+    p = profile("verl-0.9.0-cann9.0.0-a2")
+    plan = resolve(p, facts(p), src_dir="/s")
+    assert plan.step("clone-vllm-ascend").source.tags and plan.step("clone-vllm").source.tags
+    assert not plan.step("clone-megatron-lm").source.tags
+    assert dict(plan.step("install-vllm-ascend").expect) == {"vllm-ascend": "==0.23.0rc2.dev138"}
+
+
+# -- item 3: a --no-build-isolation step first gets its build requirements -----------------------------------
+
+
+def test_no_build_isolation_step_is_preceded_by_its_build_requirements(profile) -> None:
+    p = profile("verl-0.9.0-cann9.0.0-a2")
+    plan = resolve(p, facts(p, "x86_64"), src_dir="/s")
+    ids = [s.id for s in plan.steps]
+    deps, va = plan.step("vllm-ascend-build-deps"), plan.step("install-vllm-ascend")
+    assert ids.index("vllm-ascend-build-deps") == ids.index("install-vllm-ascend") - 1
+    assert deps.build_for == "install-vllm-ascend" and "setuptools-scm" in deps.requirements
+    assert deps.requirement_files == ("requirements.txt",) and not deps.no_build_isolation
+    assert va.no_build_isolation and va.no_deps
+    for step in plan.steps:  # every other no-isolation build has one too
+        if step.no_build_isolation:
+            assert any(s.build_for == step.id for s in plan.steps), step.id
+
+
+# -- item 4: builds on a host without CANN or NPU --------------------------------------------------------------
+
+
+@pytest.mark.parametrize("chip, soc", [("A2", "ascend910b1"), ("A3", "ascend910_9391")])
+def test_build_without_npu_smi_gets_soc_version_and_no_kernels_without_cann(profile, chip, soc) -> None:
+    p = profile(f"verl-0.9.0-cann9.0.0-{chip.lower()}")
+    bare = resolve(p, facts(p, "x86_64", cann=None, chip=None, npu_seen=False), src_dir="/s")
+    env = dict(bare.step("install-vllm-ascend").env)
+    assert env["SOC_VERSION"] == soc and env["COMPILE_CUSTOM_KERNELS"] == "0"
+    assert env["TORCH_DEVICE_BACKEND_AUTOLOAD"] == "0"
+    for s in bare.steps:
+        if s.kind == EDITABLE:
+            assert dict(s.env).get("TORCH_DEVICE_BACKEND_AUTOLOAD") == "0", s.id
+    npu = resolve(p, facts(p, "x86_64", npu_seen=True), src_dir="/s")
+    env = dict(npu.step("install-vllm-ascend").env)
+    assert "SOC_VERSION" not in env and "COMPILE_CUSTOM_KERNELS" not in env  # setup.py asks npu-smi; CANN builds kernels
+
+
+# -- item 5: triton stays out -----------------------------------------------------------------------------------
+
+
+def test_every_plan_ends_with_triton_removed_after_the_last_resolve(profiles) -> None:
+    from doctor.installers.steps import resolving
+
+    for p in profiles:
+        if "triton-ascend" not in p.pins:
+            continue
+        plan = resolve(p, facts(p, "x86_64", py=p.python_recommended or "3.11"), src_dir="/s")
+        ids = [s.id for s in plan.steps]
+        last = max(i for i, s in enumerate(plan.steps) if resolving(s))
+        assert last < ids.index("remove-triton") < ids.index("triton-ascend"), p.name
+        assert plan.step("remove-triton").packages == ("triton", "triton-ascend")
+        assert plan.step("triton-ascend").no_deps
+
+
+# -- item 7 / issue 13: --set and the target facts are validated ------------------------------------------------
+
+
+@pytest.mark.parametrize("bad, msg", [("transformer=4.57.1", "did you mean transformers"), ("nosuchpkg=1.0", "not a package")])
+def test_set_refuses_unknown_packages(profile, bad, msg) -> None:
+    p = profile("verl-0.7.1-cann8.5.0-a2")
+    with pytest.raises(InputError, match=msg) as e:
+        resolve(p, facts(p), sets=parse_sets([bad]))
+    assert e.value.source == "--set"
+
+
+def test_set_refuses_a_pin_that_breaks_the_torch_pairing(profile) -> None:
+    p = profile("verl-0.7.1-cann8.5.0-a2")
+    with pytest.raises(RefusedError, match="torch-npu 2.8.0 is built for torch 2.8.0"):
+        resolve(p, facts(p), sets=parse_sets(["torch=2.1.0"]))
+    ok = resolve(p, facts(p), sets=parse_sets(["torch=2.8.0", "torch-npu=2.8.0.post2"]))
+    assert "torch-npu==2.8.0.post2" in ok.step("torch-stack").requirements
+
+
+def test_seed_rule_uses_the_profiles_cann_when_the_host_has_none(profile) -> None:
+    p = profile("verl-0.9.0-cann9.0.0-a2")
+    with pytest.raises(RefusedError, match="seed rule") as e:
+        resolve(p, facts(p, cann=None), sets=parse_sets(["vllm=0.9.0"]))
+    assert "needs CANN 9.0.0" in str(e.value) or "CANN 9.0.0" in str(e.value)
+
+
+@pytest.mark.parametrize("kw, flag", [({"python_version": "banana"}, "--python-version"), ({"glibc": "banana"}, "--glibc"),
+                                      ({"python_version": "3.x"}, "--python-version")])
+def test_bad_target_versions_are_refused(kw, flag) -> None:
+    from doctor.snapshot.model import snapshot_from_dict
+
+    snap = snapshot_from_dict({"schema": "doctor.snapshot/1", "host": {"arch": "x86_64"}, "python": {"version": "3.11.4"}})
+    with pytest.raises(InputError) as e:
+        facts_from_snapshot(snap, **kw)
+    assert e.value.source == flag
+
+
+def test_host_prerequisites_include_driver_and_firmware_for_every_profile(profiles) -> None:
+    for p in profiles:
+        plan = resolve(p, facts(p, py=p.python_recommended or "3.11", driver="23.0.0"), src_dir="/s")
+        by = {r.component: r for r in plan.system}
+        assert {"cann", "kernels", "driver", "firmware"} <= set(by), p.name
+        assert by["driver"].ok is False, p.name  # 23.0.0 is older than every profile's CANN needs
+
+
+def test_every_step_cites_an_upstream_file_at_a_tag_or_commit(profiles) -> None:
+    """Issue 12: a step's source is a URL a user can open, pinned to a tag or commit (never an internal note)."""
+    import re
+
+    pinned = re.compile(r"^https://(github\.com|gitcode\.com)/[^/]+/[^/]+/(blob|tree)/(v\d[\w.\-]*|[0-9a-f]{7,40})(/|$)")
+    for p in profiles:
+        for arch in p.arches:
+            plan = resolve(p, facts(p, arch, py=p.python_recommended or "3.11", cann=None, npu_seen=False), src_dir="/s")
+            for s in plan.steps:
+                assert pinned.match(s.source_ref), (p.name, s.id, s.source_ref)
+            assert all("shared/" not in n and "§" not in n for n in plan.notes[:1])
+
+
+def test_installers_cite_no_internal_documents() -> None:
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    for f in [*sorted((root / "installers").glob("*.py")), root / "doctor" / "cli" / "install.py"]:
+        text = f.read_text(encoding="utf-8")
+        assert "shared/" not in text and "DESIGN.md" not in text and "§" not in text, f.name

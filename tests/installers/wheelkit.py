@@ -177,6 +177,35 @@ def make_source_repo(bare: Path | str, *, dist: str, packages: Mapping[str, str]
     return shas
 
 
+def make_sdist(dest: Path | str, name: str, version: str, *, build_requires: Iterable[str] = (),
+               requires: Iterable[str] = ()) -> Path:
+    """`<name>-<version>.tar.gz`: an sdist with the in-tree backend and these [build-system].requires (the shape
+    of arctic-inference 0.1.1, which PyPI has only as an sdist)."""
+    import io
+    import tarfile
+
+    dest = Path(dest)
+    dest.mkdir(parents=True, exist_ok=True)
+    dist = _norm(name)
+    top = f"{dist}-{version}"
+    reqs = ", ".join(json.dumps(r) for r in build_requires)
+    files = {
+        "_fake_backend.py": BACKEND,
+        "pyproject.toml": f'[build-system]\nrequires = [{reqs}]\nbuild-backend = "_fake_backend"\nbackend-path = ["."]\n',
+        "fake.json": json.dumps({"name": name, "version": version, "packages": [dist], "requires": list(requires)}),
+        f"{dist}/__init__.py": f"__version__ = {version!r}\n",
+        "PKG-INFO": f"Metadata-Version: 2.1\nName: {name}\nVersion: {version}\n",
+    }
+    path = dest / f"{top}.tar.gz"
+    with tarfile.open(path, "w:gz") as t:
+        for rel, text in files.items():
+            data = text.encode()
+            info = tarfile.TarInfo(f"{top}/{rel}")
+            info.size = len(data)
+            t.addfile(info, io.BytesIO(data))
+    return path
+
+
 def make_venv(path: Path | str) -> Path:
     """A venv without pip (fast: ~50 ms); returns its python. pip runs with --python, uv with --python."""
     path = Path(path)
@@ -208,7 +237,7 @@ def make_simple_index(wheels: Path | str, out: Path | str) -> str:
 
     wheels, out = Path(wheels), Path(out)
     by: dict[str, list[Path]] = defaultdict(list)
-    for w in sorted(wheels.glob("*.whl")):
+    for w in sorted([*wheels.glob("*.whl"), *wheels.glob("*.tar.gz")]):
         by[_re.sub(r"[-_.]+", "-", w.name.split("-")[0]).lower()].append(w)
     out.mkdir(parents=True, exist_ok=True)
     links = []

@@ -1,0 +1,347 @@
+"""`doctor install --download-only DIR`: everything the plan installs, for the target's platform, in one folder.
+
+The plan's requirements are resolved step by step in plan order (the steps really do install different versions
+of a few packages: vllm-ascend's requirements move torch-npu, the final pins move it back), but as *one*
+resolution: every step is constrained to the versions the steps before it already chose, so an unpinned
+dependency (numpy, triton, a build backend) lands in the wheelhouse once. Never with the host's pip configuration
+(pip `--isolated`, no PIP_* variables). Packages that have no wheel are carried as sdists together with their
+build requirements (`[build-system].requires` of the sdist), and so are the build requirements of every source
+the plan builds, so the offline install can build them with isolation, as online. The work trees of the git
+sources are read for their requirement files and build requirements, then bundled (with the tags their version
+needs). The report gives the wheelhouse's size.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tarfile
+import time
+import zipfile
+from pathlib import Path
+from typing import IO, Any
+
+from doctor.console import Console
+from doctor.errors import InputError
+from doctor.installers import wheelhouse as wh
+from doctor.installers.backends import PipBackend, Source
+from doctor.installers.execute import DONE, FAILED, StepResult, build_requirements, map_requirement_file
+from doctor.installers.gitsrc import bundle_submodules, make_bundle, parse_mirrors
+from doctor.installers.plan import CLONE, EDITABLE, INSTALL, IndexOptions, Plan, Step
+from doctor.report import Report, finding
+from doctor.snapshot.model import normalize_name
+
+DEFAULT_BUILD = ("setuptools>=40.8.0", "wheel")  # PEP 517's fallback for a source without [build-system]
+_DIST = re.compile(r"^(?P<name>[A-Za-z0-9_.]+?)-(?P<version>\d[^-]*?)(?:-|\.tar\.gz$|\.zip$)")
+
+
+def native(plan: Plan) -> bool:
+    """The target is this machine's kind (arch and Python): pip may build sdists' metadata here."""
+    return plan.target.arch == os.uname().machine and plan.target.python_version == f"{sys.version_info[0]}.{sys.version_info[1]}"
+
+
+def dist_of(filename: str) -> tuple[str, str] | None:
+    m = _DIST.match(filename)
+    return (normalize_name(m.group("name")), m.group("version")) if m else None
+
+
+def _expand(reqs: list[str]) -> list[str]:
+    """Requirement strings with every `-r FILE` replaced by the file's requirement lines."""
+    out: list[str] = []
+    it = iter(reqs)
+    for r in it:
+        if r != "-r":
+            out.append(r)
+            continue
+        try:
+            lines = Path(next(it)).read_text(encoding="utf-8").splitlines()
+        except (OSError, StopIteration):
+            continue
+        out += [ln.split(" #")[0].strip() for ln in lines if ln.strip() and not ln.lstrip().startswith(("#", "-"))]
+    return out
+
+
+def _names(reqs: list[str]) -> set[str]:
+    """Distribution names a requirement list pins exactly itself (`==`, also inside -r files): those may differ
+    from what an earlier step chose (the plan moves them on purpose), so they are not constrained."""
+    out: set[str] = set()
+    it = iter(reqs)
+    for r in it:
+        if r == "-r":
+            try:
+                lines = Path(next(it)).read_text(encoding="utf-8").splitlines()
+            except (OSError, StopIteration):
+                continue
+            out |= _names([ln.split("#")[0].strip() for ln in lines if ln.split("#")[0].strip() and not ln.startswith("-")])
+            continue
+        m = re.match(r"^\s*([A-Za-z0-9][A-Za-z0-9._-]*)\s*(\[[^\]]*\])?\s*===?", r)
+        if m and not r.startswith(("/", ".")):
+            out.add(normalize_name(m.group(1)))
+    return out
+
+
+class Downloader:
+    """One wheelhouse build: runs pip download per requirement group under the accumulated constraints."""
+
+    def __init__(self, o: Any, plan: Plan, root: Path, log: IO[str]) -> None:
+        self.o, self.plan, self.root, self.log = o, plan, root, log
+        self.wheels = root / wh.WHEELS
+        self.work = root / ".work"
+        self.pip = PipBackend(isolated=True)
+        self.platforms = wh.manylinux_platforms(plan.target.arch, plan.target.glibc)
+        self.user_index = IndexOptions(o.index_url, tuple(o.extra_index_urls))
+        self.native = native(plan)
+        self.preferred: dict[str, str] = {}
+
+    def say(self, m: str) -> None:
+        self.log.write(m.rstrip("\n") + "\n")
+        self.log.flush()
+
+    def chosen(self) -> dict[str, str]:
+        out: dict[str, str] = {}
+        for p in self.wheels.iterdir():
+            d = dist_of(p.name)
+            if d:
+                out.setdefault(d[0], d[1])
+        return out
+
+    def constraints(self, own: set[str]) -> dict[str, str]:
+        """What earlier steps chose, overlaid by the whole plan's resolution, minus what this step pins itself."""
+        picked = {**self.chosen(), **self.preferred}
+        return {n: v for n, v in picked.items() if n not in own}
+
+    def fetch(self, reqs: list[str], index: IndexOptions, *, no_deps: bool = False, env: tuple[tuple[str, str], ...] = ()) -> None:
+        """pip download under the constraints; a constraint pip names as the conflict is dropped and the download
+        retried (a few rounds), so one conflicting package does not free every other one."""
+        cons = self.constraints(_names(reqs))
+        idx = self.user_index if (self.user_index.index_url or self.user_index.extra_index_urls) else index
+        for _round in range(8):
+            path = self.work / "constraints.txt"
+            path.write_text("".join(f"{n}=={v}\n" for n, v in sorted(cons.items())))
+            cmd = self.pip.download(["-c", str(path), *reqs], str(self.wheels), python_version=self.plan.target.python_version,
+                                    platforms=() if self.native else self.platforms, source=Source(index=idx),
+                                    no_deps=no_deps, binary_only=not self.native)
+            self.say("$ " + " ".join(cmd.argv))
+            cp = subprocess.run(cmd.argv, env={**cmd.environ(), **dict(env)}, capture_output=True, text=True, timeout=7200)
+            self.say(cp.stdout + cp.stderr)
+            if cp.returncode == 0:
+                return
+            clash = {normalize_name(m) for m in re.findall(r"requested \(constraint\) ([A-Za-z0-9][A-Za-z0-9._-]*)==", cp.stdout + cp.stderr)}
+            if not cons or not (clash & set(cons)) or _round >= 5:
+                clash = set(cons)  # pip named no constraint, or too many: the last try is unconstrained
+            self.say(f"-- pip download failed; dropping the constraints on {', '.join(sorted(clash)) or 'nothing'}")
+            if not cons:
+                break
+            cons = {n: v for n, v in cons.items() if n not in clash}
+        raise InputError(f"pip download failed for {' '.join(reqs)[:200]} (see the log)", source=str(self.root))
+
+    def resolve_plan(self, groups: list[list[str]]) -> None:
+        """One resolution of everything the plan installs (`pip install --dry-run --report`), leaving out the packages
+        the steps pin to different versions on purpose; its versions are preferred by every step's download."""
+        exact: dict[str, set[str]] = {}
+        flat: list[str] = []
+        for g in groups:
+            for r in _expand(g):
+                m = re.match(r"^\s*([A-Za-z0-9][A-Za-z0-9._-]*)\s*===?\s*(\S+)", r)
+                if m:
+                    exact.setdefault(normalize_name(m.group(1)), set()).add(m.group(2))
+                flat.append(r)
+        moved = {n for n, vs in exact.items() if len(vs) > 1}
+        union = [r for r in dict.fromkeys(flat) if not (re.match(r"^\s*([A-Za-z0-9][A-Za-z0-9._-]*)", r) and
+                                                        normalize_name(re.match(r"^\s*([A-Za-z0-9][A-Za-z0-9._-]*)", r).group(1)) in moved)]
+        report = self.work / "plan-resolution.json"
+        argv = [sys.executable, "-m", "pip", "--isolated", "--disable-pip-version-check", "--no-input", "install", "--dry-run",
+                "--ignore-installed", "--report", str(report), "--prefer-binary"]
+        if not self.native:
+            argv += ["--target", str(self.work / "target"), "--only-binary=:all:", "--python-version",
+                     self.plan.target.python_version, *[x for p in self.platforms for x in ("--platform", p)]]
+        from doctor.installers.backends import _source_args
+
+        idx = self.user_index
+        if not (idx.index_url or idx.extra_index_urls):
+            for st in self.plan.steps:
+                idx = idx.merged(st.index)
+        argv += _source_args(Source(index=idx), trusted_flag="--trusted-host") + union
+        self.say("$ " + " ".join(argv))
+        step_env = {k: v for st in self.plan.steps for k, v in st.env}  # VLLM_TARGET_DEVICE=empty shapes vLLM's metadata
+        cp = subprocess.run(argv, env={**self.pip._wrap([], ()).environ(), **step_env}, capture_output=True, text=True,
+                            timeout=7200)
+        self.say(cp.stdout + cp.stderr)
+        if cp.returncode != 0:
+            self.say("-- the plan does not resolve as one set (see the conflict above: its steps leave a requirement broken "
+                     "on purpose); each step is constrained by the steps before it, a conflicting constraint dropped alone")
+            return
+        import json
+
+        data = json.loads(report.read_text(encoding="utf-8"))
+        for item in data.get("install") or []:
+            meta = item.get("metadata") or {}
+            if meta.get("name") and meta.get("version") and not item.get("is_direct"):
+                self.preferred[normalize_name(meta["name"])] = str(meta["version"])
+        self.say(f"-- one resolution of the plan: {len(self.preferred)} versions preferred ({len(moved)} moved on purpose: "
+                 f"{', '.join(sorted(moved))})")
+
+    def step_requirements(self, s: Step) -> list[str]:
+        """What one plan step needs in the wheelhouse (requirement files read from the bundling work trees)."""
+        if s.kind == INSTALL and s.build_for:
+            served = self.plan.step(s.build_for)
+            assert served.source is not None
+            return list(build_requirements(self.work / served.source.name, s))
+        reqs = list(s.requirements) if s.kind == INSTALL else []
+        if s.kind == EDITABLE and s.source is not None and not s.no_deps:
+            reqs.append(str(self.work / s.source.name))  # the tree's own dependencies, resolved for the target
+        if "-r" in reqs:
+            i = reqs.index("-r")
+            reqs[i + 1] = str(self.work / Path(reqs[i + 1]).parent.name / Path(reqs[i + 1]).name)
+        for i, a in enumerate(reqs[:-1]):  # git requirements inside a file go through --git-mirror too
+            out = self.work / f"{s.id}-{i}-requirements.txt"
+            if a == "-r" and map_requirement_file(Path(reqs[i + 1]), out, parse_mirrors(self.o.git_mirrors), offline=False):
+                reqs[i + 1] = str(out)
+        return reqs
+
+    def build_requires_of_sources(self) -> list[str]:
+        """[build-system].requires of every source the plan builds (the offline build is isolated too)."""
+        out: list[str] = []
+        for s in self.plan.steps:
+            if s.kind == EDITABLE and s.source is not None and not s.no_build_isolation:
+                out += [r for r in _pyproject_requires(self.work / s.source.name / "pyproject.toml") if r not in out]
+        return out
+
+    def sdist_build_requires(self) -> None:
+        """For every sdist in the wheelhouse, its build requirements too (a few rounds: they may be sdists)."""
+        seen: set[str] = set()
+        for _round in range(3):
+            new = [p for p in self.wheels.iterdir() if p.name.endswith((".tar.gz", ".zip")) and p.name not in seen]
+            if not new:
+                return
+            reqs: list[str] = []
+            for p in new:
+                seen.add(p.name)
+                reqs += [r for r in _sdist_requires(p) if r not in reqs]
+            if reqs:
+                self.say(f"-- build requirements of {', '.join(p.name for p in new)}")
+                self.fetch(reqs, IndexOptions())
+
+
+def _pyproject_requires(path: Path) -> list[str]:
+    from doctor.tomlfile import load_toml
+
+    try:
+        data = load_toml(path.read_bytes(), str(path))
+    except (OSError, InputError):
+        return list(DEFAULT_BUILD)
+    bs = data.get("build-system")
+    reqs = bs.get("requires") if isinstance(bs, dict) else None
+    return [str(r) for r in reqs] if isinstance(reqs, list) else list(DEFAULT_BUILD)
+
+
+def _sdist_requires(path: Path) -> list[str]:
+    """The [build-system].requires inside an sdist (top-level pyproject.toml), the PEP 517 default without one."""
+    from doctor.tomlfile import load_toml
+
+    raw: bytes | None = None
+    try:
+        if path.name.endswith(".zip"):
+            with zipfile.ZipFile(path) as z:
+                name = next((n for n in z.namelist() if n.count("/") == 1 and n.endswith("/pyproject.toml")), None)
+                raw = z.read(name) if name else None
+        else:
+            with tarfile.open(path) as t:
+                m = next((m for m in t.getmembers() if m.name.count("/") == 1 and m.name.endswith("/pyproject.toml")), None)
+                f = t.extractfile(m) if m is not None else None
+                raw = f.read() if f is not None else None
+    except (OSError, tarfile.TarError, zipfile.BadZipFile):
+        return list(DEFAULT_BUILD)
+    if raw is None:
+        return list(DEFAULT_BUILD)
+    try:
+        data = load_toml(raw, str(path))
+    except InputError:
+        return list(DEFAULT_BUILD)
+    bs = data.get("build-system")
+    reqs = bs.get("requires") if isinstance(bs, dict) else None
+    return [str(r) for r in reqs] if isinstance(reqs, list) else list(DEFAULT_BUILD)
+
+
+def download(o: Any, plan: Plan, report: Report, console: Console) -> Report:
+    assert o.download_only
+    root = Path(o.download_only).resolve()
+    (root / wh.WHEELS).mkdir(parents=True, exist_ok=True)
+    (root / wh.GIT).mkdir(parents=True, exist_ok=True)
+    (root / ".work").mkdir(exist_ok=True)
+    log_path = o.log or str(root / "download.log")
+    manifest = wh.Manifest(profile=plan.profile, target={**plan.target.to_dict(),
+                                                         "platforms": wh.manylinux_platforms(plan.target.arch, plan.target.glibc)},
+                           created=_dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"))
+    steps: list[StepResult] = []
+    t_all = time.monotonic()
+    with open(log_path, "a", encoding="utf-8") as log:
+        d = Downloader(o, plan, root, log)
+        try:
+            # the git sources first: the plan's requirement files and build requirements are read from them
+            order = [s for s in plan.steps if s.kind == CLONE] + [s for s in plan.steps if s.kind != CLONE]
+            resolved = False
+            for s in order:
+                if s.kind != CLONE and not resolved:
+                    console.status("resolving the whole plan once")
+                    d.resolve_plan([d.step_requirements(x) for x in plan.steps if x.kind in (INSTALL, EDITABLE)])
+                    resolved = True
+                t0 = time.monotonic()
+                try:
+                    if not _download_step(d, s, manifest, console):
+                        continue
+                except Exception as e:
+                    steps.append(StepResult(s.id, s.kind, s.title, FAILED, time.monotonic() - t0, detail=str(e)))
+                    report.extra["steps"] = [r.to_dict() for r in steps]
+                    raise
+                steps.append(StepResult(s.id, s.kind, s.title, DONE, time.monotonic() - t0))
+            extra = d.build_requires_of_sources()
+            if extra:
+                console.status("downloading the build requirements of the git sources")
+                d.fetch(extra, IndexOptions())
+            d.sdist_build_requires()
+        finally:
+            shutil.rmtree(root / ".work", ignore_errors=True)
+    wh.scan(root, manifest)
+    wh.write(root, manifest)
+    size = sum(a.size for a in manifest.artifacts)
+    sdists = sorted(a.path for a in manifest.artifacts if a.kind == "sdist")
+    report.extra["steps"] = [r.to_dict() for r in steps]
+    report.extra["wheelhouse"] = {"dir": str(root), "artifacts": len(manifest.artifacts), "bytes": size, "sdists": sdists,
+                                  "platforms": manifest.target["platforms"], "log": log_path,
+                                  "seconds": round(time.monotonic() - t_all, 1)}
+    report.findings.append(finding("install-wheelhouse-written", "info", "system",
+                                   f"wheelhouse {root}: {len(manifest.artifacts)} artifacts, {size / 1e9:.2f} GB, sha256 in "
+                                   "manifest.json", evidence={"dir": str(root), "git": sorted(manifest.git), "bytes": size,
+                                                              "sdists": sdists}))
+    console.print(f"wheelhouse {root}: {len(manifest.artifacts)} artifact(s), {size / 1e9:.2f} GB"
+                  + (f" ({len(sdists)} sdist(s), built offline)" if sdists else "")
+                  + f"; install on the target with\n  doctor install --profile {plan.profile} --wheelhouse {root} --offline --venv DIR")
+    return report
+
+
+def _download_step(d: Downloader, s: Step, manifest: wh.Manifest, console: Console) -> bool:
+    if s.kind == CLONE and s.source is not None:
+        console.status(f"bundling {s.source.name} at {s.source.commit or s.source.ref}")
+        bundle = d.root / wh.GIT / f"{s.source.name}.bundle"
+        commit = make_bundle(s.source, bundle, d.work, mirrors=parse_mirrors(d.o.git_mirrors), log=d.say, keep=True)
+        manifest.git[s.source.name] = {"url": s.source.url, "ref": s.source.ref, "commit": commit,
+                                       "bundle": f"{wh.GIT}/{bundle.name}"}
+        if s.source.submodules:
+            sub_dir = f"{wh.GIT}/{s.source.name}.submodules"
+            subs = bundle_submodules(d.work / s.source.name, d.root / sub_dir, log=d.say)
+            manifest.git[s.source.name]["submodules"] = [
+                {"path": m["path"], "commit": m["commit"], "bundle": f"{sub_dir}/{m['bundle']}"} for m in subs]
+        return True
+    if s.kind not in (INSTALL, EDITABLE):
+        return False
+    reqs = d.step_requirements(s)
+    if not reqs:
+        return False
+    console.status(f"downloading for {s.id}: {' '.join(reqs)[:120]}")
+    d.fetch(reqs, s.index, no_deps=s.no_deps and s.kind == INSTALL, env=s.env)
+    return True

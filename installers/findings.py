@@ -1,0 +1,146 @@
+"""What `doctor install` reports: the host prerequisites, the outcome of a run, the post-install check, and the
+human lines for both (the plan table of a dry run, one line per step after a run).
+
+Host findings (CANN, kernels, NNAL, driver, firmware, devices) and the Python stack's findings are kept apart:
+`--no-host-check` (image builds, CI runners: no CANN, no NPU) reports the host's separately, outside the exit
+code, so a complete, verified Python stack exits 0 there.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from doctor.console import Console
+from doctor.installers import upstream as up
+from doctor.installers.execute import DONE, FAILED, SATISFIED, Outcome, StepResult
+from doctor.installers.plan import Plan
+from doctor.report import Finding, Report, finding
+
+SYSTEM_COMPONENTS = {"cann": "cann", "kernels": "kernels", "nnal": "nnal", "driver": "driver", "firmware": "firmware"}
+HOST_COMPONENTS = frozenset({"cann", "kernels", "nnal", "driver", "firmware", "npu", "hccl", "network", "cluster"})
+
+
+def system_findings(plan: Plan, *, where: str = "this host") -> list[Finding]:
+    """One error per host prerequisite that is not met (absent, or the wrong version). Without a toolkit the
+    other parts were not looked for meaningfully: CANN itself is reported then."""
+    out = []
+    cann_found = any(r.component == "cann" and r.found for r in plan.system)
+    for r in plan.system:
+        if r.component == "firmware" or not (r.ok is False or (r.found is None and (r.component == "cann" or cann_found))):
+            continue
+        missing = r.found is None
+        out.append(finding(
+            f"install-system-{r.component}-{'missing' if missing else 'mismatch'}", "error", SYSTEM_COMPONENTS[r.component],
+            f"{r.package} is needed ({r.component} {'not found' if missing else f'{r.found} found'} on {where}; "
+            f"profile needs {r.need})",
+            detail="The doctor installs only the Python-level stack. CANN, kernels, NNAL and the driver are system "
+                   "packages installed as root from Huawei's .run files.",
+            evidence={"component": r.component, "need": r.need, "found": r.found, "profile": plan.profile},
+            fix=f"Install {r.package} (Huawei .run package, as root), then source its set_env.sh and re-run `doctor install`"
+                " (or pass --no-host-check when building an image without CANN).",
+            source=up.SYSTEM))
+    return out
+
+
+def is_host(f: Finding) -> bool:
+    return bool(f.components) and f.components[0] in HOST_COMPONENTS
+
+
+def split_host(report: Report, no_host_check: bool) -> None:
+    """With --no-host-check, host findings leave the verdict and go to `host_findings` (still shown)."""
+    if not no_host_check:
+        return
+    host = [f for f in report.findings if is_host(f)]
+    report.findings = [f for f in report.findings if not is_host(f)]
+    report.extra["host_findings"] = [f.to_dict() for f in host]
+
+
+def outcome_findings(outcome: Outcome, log_path: str, python: str) -> list[Finding]:
+    out: list[Finding] = []
+    if outcome.ok:
+        done = [r.id for r in outcome.results if r.status == DONE]
+        if done:
+            out.append(finding("install-complete", "info", "system", f"installed: {len(done)} step(s) ran, "
+                               f"{len(outcome.results) - len(done)} already satisfied",
+                               evidence={"ran": done, "diff": outcome.diff or {}, "journal": outcome.journal}))
+        else:
+            out.append(finding("install-nothing-to-do", "info", "system", "every step is already satisfied; nothing changed",
+                               evidence={"steps": len(outcome.results)}))
+        return out
+    failed = next((r for r in outcome.results if r.status == FAILED), None)
+    restored = outcome.restored or {}
+    rest = "restored" if restored.get("ok") else "NOT fully restored" if outcome.changed else "unchanged"
+    what = f"interrupted by {outcome.interrupted}" if outcome.interrupted else f"step {failed.id if failed else '?'} failed"
+    fix = f"Read the full log in {log_path}, fix the cause (network, index, disk) and run `doctor install` again."
+    out.append(finding(
+        "install-interrupted" if outcome.interrupted else "install-step-failed", "error", "system",
+        f"install {what}; the environment was {rest}",
+        detail=(outcome.error or "") + ("\n--- log tail ---\n" + "\n".join(failed.log_tail[-15:]) if failed and failed.log_tail else ""),
+        evidence={"step": failed.id if failed else None, "log": log_path, "journal": outcome.journal,
+                  "restored": restored.get("ok"), "restore_diff": restored.get("diff")},
+        fix=(outcome.fix + " " if outcome.fix else "") + fix,
+    ))
+    if outcome.changed and not restored.get("ok"):
+        out.append(finding("install-restore-failed", "error", "system",
+                           "the environment could not be restored to what it was before the install",
+                           evidence={"journal": outcome.journal, "error": restored.get("error")},
+                           fix=f"Run `doctor install --rollback --python {python}` to retry the restore."))
+    return out
+
+
+def post_check(root: str, python: str, profile: Any, report: Report) -> list[Finding]:
+    """Re-probe and run `doctor check` the way the stand-alone check does (the profile's known deviations
+    honoured), so the report says what the check now finds."""
+    try:
+        from doctor.checks.diagnose import diagnose
+        from doctor.probes import collect_snapshot
+
+        snap = collect_snapshot(root=root, python=python)
+        checked = diagnose([(None, snap, None)], profiles=[profile], forced_profile=profile.name)
+    except Exception as e:  # noqa: BLE001 - the install itself succeeded; say the check could not run
+        return [finding("install-post-check-failed", "warning", "system", f"the post-install check could not run: {e}",
+                        evidence={"error": f"{type(e).__name__}: {e}"}, fix="Run `doctor check` yourself.")]
+    report.checks += checked.checks
+    return list(checked.findings)
+
+
+# -- human output ---------------------------------------------------------------------------------------------
+
+
+def print_system(console: Console, plan: Plan, where: str) -> None:
+    c = console
+    for req in plan.system:
+        mark = c.style("✓", "green") if req.ok else c.style("✗", "red") if req.ok is False else c.style("?", "yellow")
+        state = "ok" if req.ok else "NOT MET" if req.ok is False else "not found" if req.found is None else "not checked"
+        c.print(f"  {mark} host {req.component}: {req.package} — {state} (found {req.found or 'nothing'} on {where}; "
+                f"needs {req.need}); not installed by the doctor")
+
+
+def print_plan(console: Console, plan: Plan, steps: list[StepResult], where: str = "this host") -> None:
+    c = console
+    t = plan.target
+    c.print(f"target: Python {t.python_version} on {t.arch}" + (f", glibc {t.glibc}" if t.glibc else "")
+            + (f" ({t.python})" if t.python else ""))
+    print_system(c, plan, where)
+    width = max(len(s.id) for s in plan.steps)
+    for i, (s, r) in enumerate(zip(plan.steps, steps, strict=True), 1):
+        st = c.style("satisfied", "green") if r.status == SATISFIED else c.style("will run", "yellow")
+        c.print(f"  {i:2d}. {s.id.ljust(width)}  {st:>9}  {s.title}")
+        if c.verbosity >= 1 and r.command:
+            c.print(c.style(f"        $ {r.command}", "dim"))
+    todo = sum(1 for r in steps if r.status != SATISFIED)
+    c.print(f"dry run: {todo} of {len(steps)} step(s) would run; nothing was changed")
+
+
+def print_outcome(console: Console, outcome: Outcome) -> None:
+    for r in outcome.results:
+        mark = {"satisfied": "=", "done": "✓", "failed": "✗", "not-run": "-"}.get(r.status, "?")
+        console.print(f"  {mark} {r.id}: {r.status}" + (f" ({r.seconds:.1f} s)" if r.seconds else ""))
+
+
+def print_host(console: Console, report: Report) -> None:
+    host = report.extra.get("host_findings") or []
+    if host:
+        console.print(f"host (--no-host-check: not part of the verdict): {len(host)} finding(s)")
+        for f in host:
+            console.print(f"  - {f['id']}: {f['title']}")

@@ -197,7 +197,7 @@ def find_uv() -> str | None:
 
 
 def make_backend(name: str, *, isolated: bool = False) -> Backend:
-    """`auto` picks uv when it is present (issue 4 item 3), else pip."""
+    """`auto` picks uv when it is present, else pip."""
     if name == "auto":
         name = "uv" if find_uv() else "pip"
     if name == "uv":

@@ -64,10 +64,13 @@ class Ctx:
     def arch(self) -> str:
         return str(self.facts.arch)
 
-    def verl_at_least(self, v: str) -> bool:
-        from packaging.version import Version
+    def era(self, flag: str) -> bool:
+        """An installer era gate of this profile's verl release, read from profiles/releases.toml
+        ([release.install]); a verl the table has no install row for gets none of the newer steps."""
+        from doctor.knowledge.releases import load_releases
 
-        return self.profile.verl == "main" or Version(self.profile.verl) >= Version(v)
+        row = load_releases().era(self.profile.verl)
+        return bool(row is not None and row.install is not None and getattr(row.install, flag))
 
     def doc(self) -> str:
         """The profile's own upstream install instructions: its script when it has one, else its install doc."""
@@ -78,7 +81,7 @@ class Ctx:
         g = self.git[key]
         d, _dist, mod, vkind = SOURCES[key]
         return GitSource(name=d, url=g.repo, ref=g.ref, commit=g.commit, module=mod, version_from=vkind,
-                         tags=vkind == vf.SCM, submodules=key == "vllm-ascend" and self.verl_at_least("0.8.0"))
+                         tags=vkind == vf.SCM, submodules=key == "vllm-ascend" and self.era("vllm_ascend_submodules"))
 
     def expect(self, key: str) -> tuple[tuple[str, str | None], ...]:
         """The version the pinned commit computes (the profile records what its version file says); a ref the user
@@ -178,7 +181,7 @@ def vllm(c: Ctx) -> None:
 
 
 def _vllm_ascend(c: Ctx, s: GitSource) -> None:
-    no_iso = c.verl_at_least("0.8.0")
+    no_iso = c.era("vllm_ascend_no_build_isolation")
     env = c.build_env("vllm-ascend")
     why = []
     if ("SOC_VERSION", up.SOC_VERSION.get(c.chip(), "")) in env:
@@ -218,7 +221,7 @@ def megatron_mindspeed(c: Ctx) -> None:
                             reason="MindSpeed is not installable from PyPI", source_ref=up.MINDSPEED_NOT_ON_PYPI))
         c.steps.append(Step("install-mindspeed", EDITABLE, "Install MindSpeed editable", source=s, editable_dist="mindspeed",
                             expect=c.expect("mindspeed"), env=BUILD_ENV, source_ref=up.MINDSPEED_INSTALL))
-    if "mbridge" in c.pins or c.verl_at_least("0.7.0"):
+    if "mbridge" in c.pins or c.era("mbridge"):
         spec = c.pins.get("mbridge")
         c.steps.append(Step("mbridge", INSTALL, f"Install mbridge {spec or '(latest)'}",
                             requirements=(req("mbridge", spec, c.arch),), source_ref=c.doc()))
@@ -229,14 +232,16 @@ def verl(c: Ctx) -> None:
         s = c.source("verl")
         c.steps.append(Step("clone-verl", CLONE, f"Clone verl at {s.commit or s.ref}", source=s,
                             source_ref=up.at(s.url, s.commit or s.ref)))
-        c.steps.append(Step("verl-requirements", INSTALL, "Install verl's requirements-npu.txt",
+        requirements = Step("verl-requirements", INSTALL, "Install verl's requirements-npu.txt",
                             requirements=("-r", os.path.join(c.src, s.name, "requirements-npu.txt")), index=c.cpu.merged(c.extra),
                             expect=c.expect("verl"), verify=False, env=BUILD_ENV,
-                            source_ref=up.at(s.url, s.commit or s.ref, "requirements-npu.txt")))
-        c.steps.append(Step("install-verl", EDITABLE, "Install verl editable, --no-deps", source=s, editable_dist="verl",
+                            source_ref=up.at(s.url, s.commit or s.ref, "requirements-npu.txt"))
+        editable = Step("install-verl", EDITABLE, "Install verl editable, --no-deps", source=s, editable_dist="verl",
                             no_deps=True, expect=c.expect("verl"), env=BUILD_ENV,
                             reason="verl's PyPI metadata is CUDA-oriented; its release Dockerfile installs it --no-deps",
-                            source_ref=up.VERL_DOCKERFILE))
+                            source_ref=up.VERL_DOCKERFILE)
+        # from 0.9.1 upstream's script installs verl before requirements-npu.txt, so those pins have the last word
+        c.steps.extend((editable, requirements) if c.era("verl_before_requirements") else (requirements, editable))
     elif "verl" in c.pins:
         c.steps.append(Step("install-verl", INSTALL, f"Install verl {c.pins['verl']} --no-deps",
                             requirements=(f"verl{c.pins['verl']}",), no_deps=True, source_ref=up.VERL_DOCKERFILE))

@@ -335,3 +335,42 @@ def test_installers_cite_no_internal_documents() -> None:
     for f in [*sorted((root / "installers").glob("*.py")), root / "doctor" / "cli" / "install.py"]:
         text = f.read_text(encoding="utf-8")
         assert "shared/" not in text and "DESIGN.md" not in text and "§" not in text, f.name
+
+
+def test_era_gates_come_from_the_release_table(profiles) -> None:
+    """Every profile's plan follows its verl row's [release.install] gates (profiles/releases.toml), not a
+    version comparison written into the installer."""
+    from doctor.knowledge.releases import load_releases
+
+    table = load_releases()
+    for p in profiles:
+        gates = table.era(p.verl).install
+        plan = resolve(p, facts(p, p.arches[0], py=p.python_recommended or "3.11"), src_dir="/s")
+        ids = [s.id for s in plan.steps]
+        va = plan.step("install-vllm-ascend")
+        assert va.no_build_isolation == gates.vllm_ascend_no_build_isolation, p.name
+        assert plan.step("clone-vllm-ascend").source.submodules == gates.vllm_ascend_submodules, p.name
+        assert ("mbridge" in ids) == (gates.mbridge or "mbridge" in p.pins), p.name
+        if "verl-requirements" in ids:
+            assert (ids.index("install-verl") < ids.index("verl-requirements")) == gates.verl_before_requirements, p.name
+
+
+def test_a_changed_release_row_changes_the_plan(profile, monkeypatch) -> None:
+    """Flip 0.9.0's install row in a copy of the table: the plan follows the copy."""
+    import dataclasses
+
+    from doctor.knowledge import releases
+
+    table = releases.load_releases()
+    row = table.era("0.9.0")
+    flags = dict(row.install.flags, vllm_ascend_no_build_isolation=False, verl_before_requirements=True)
+    changed = dataclasses.replace(row, install=dataclasses.replace(row.install, flags=flags))
+    monkeypatch.setattr(releases, "load_releases", lambda path=None: dataclasses.replace(
+        table, rows=tuple(changed if r is row else r for r in table.rows),
+        by_version={**table.by_version, row.verl: changed}))
+    p = profile("verl-0.9.0-cann9.0.0-a3")
+    plan = resolve(p, facts(p), src_dir="/s")
+    ids = [s.id for s in plan.steps]
+    assert not plan.step("install-vllm-ascend").no_build_isolation
+    assert "vllm-ascend-build-deps" not in ids
+    assert ids.index("install-verl") < ids.index("verl-requirements")

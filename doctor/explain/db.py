@@ -38,6 +38,7 @@ LIBRARY_MESSAGES = (
     r"[Cc]ould not load (?:this )?library:? \S*{lib}",
     r"{lib}[\w.+-]*, needed by \S+, not found",
     r"Failed to import [\w.]+: ?{lib}[\w.+-]*: cannot open",
+    r"cannot load library '{lib}",  # cffi (e.g. soundfile loading libsndfile)
 )
 MODULE_MESSAGES = (r"No module named '{mod}(?:['.]|$)", r"No module named {mod}\b")
 # Top-level Python package -> the component that owns it (for signatures with a `module` group).

@@ -16,6 +16,10 @@ region, is:
 
 Gates are picked by greedy weighted set cover under a cost model measured with CPython 3.11 on a 200 MB
 log. The plan only decides speed: whatever it picks, a line holding one of a pattern's phrases is found.
+
+This plan is the fallback: where the compiled automaton of `doctor.explain.aho` can be imported (the
+`ahocorasick-rs` dependency), `build_prefilter` returns that one, which finds the same lines about three
+times faster and needs no sample of the log.
 """
 
 from __future__ import annotations
@@ -23,6 +27,8 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable, Mapping
 from functools import lru_cache
+
+from doctor.explain import aho
 
 SAMPLE_BYTES = 256 * 1024  # bytes of the log used to count bytes
 PAIR_SAMPLE_BYTES = 16 * 1024  # bytes used to count two-byte strings
@@ -44,6 +50,8 @@ _STATIC_ORDER = (
 )
 _STATIC_RANK = {b: i for i, b in enumerate(_STATIC_ORDER)}
 _STATIC_SHARES = {b: 1e-4 * 1.08**rank for b, rank in _STATIC_RANK.items()}
+# "aho": the compiled automaton (doctor.explain.aho); "re": the regex plan below (no compiled dependency).
+BACKEND = "aho" if aho.AVAILABLE else "re"
 
 
 class Prefilter:
@@ -102,17 +110,21 @@ class Sample:
 
 
 def sample_of(region: bytes) -> Sample | None:
-    """The sample to tune to, or None when the region is too short to say more than the static order."""
-    return Sample(region) if len(region) >= MIN_SAMPLE else None
+    """The sample to tune to, or None when the region is too short to say more than the static order (or
+    the automaton, which needs none, is used)."""
+    return Sample(region) if len(region) >= MIN_SAMPLE and BACKEND == "re" else None
 
 
-def build_prefilter(options: Iterable[tuple[str, ...]], sample: Sample | None = None) -> Prefilter | None:
-    """The pre-filter for patterns given by their fixed phrases (any one phrase of a pattern will do), tuned
-    to `sample`; None when there is no phrase at all. Without a sample the plan and the compiled regexes
-    are shared by every call with the same patterns."""
+def build_prefilter(options: Iterable[tuple[str, ...]], sample: Sample | None = None
+                    ) -> Prefilter | aho.AhoPrefilter | None:
+    """The pre-filter for patterns given by their fixed phrases (any one phrase of a pattern will do): the
+    compiled automaton, or else the regex plan tuned to `sample`; None when there is no phrase at all.
+    Without a sample the plan and the compiled regexes are shared by every call with the same patterns."""
     opts = tuple(sorted({o for o in options if o}))
     if not opts:
         return None
+    if BACKEND == "aho":
+        return aho.build(opts)
     if sample is None:
         return _compile(_static_plan(opts))
     return _compile(plan(opts, sample))

@@ -20,7 +20,7 @@ import re
 from collections import deque
 from dataclasses import dataclass, field
 
-from doctor.explain import anchors, prefilter, timestamps
+from doctor.explain import aho, anchors, prefilter, timestamps
 from doctor.explain.db import Signature, SignatureDB, load_signatures
 
 BLOCK = 112 * 1024  # bytes read at a time (below the allocator's mmap threshold: buffers are reused, not faulted in)
@@ -117,7 +117,7 @@ class LogScanner:
         self._open: list[tuple[Hit, int]] = []  # hits still collecting "after" context: (hit, lines wanted)
         self._carry = b""
         self._dropping = False  # inside the unread rest of an over-long line
-        self._rx: prefilter.Prefilter | None = None
+        self._rx: prefilter.Prefilter | aho.AhoPrefilter | None = None
         self._sample: prefilter.Sample | None = None
         self._sampled = False
         self._probe = bytearray()
@@ -177,7 +177,7 @@ class LogScanner:
 
     # -- one region of complete lines
 
-    def _prefilter(self, region: bytes) -> prefilter.Prefilter | None:
+    def _prefilter(self, region: bytes) -> prefilter.Prefilter | aho.AhoPrefilter | None:
         if not self._sampled:
             self._sample, self._sampled = prefilter.sample_of(region), True
         options = self.db.literal_options

@@ -1,4 +1,5 @@
-"""The pre-filter never drops a line that holds one of a pattern's fixed phrases, whatever plan it makes."""
+"""The pre-filter never drops a line that holds one of a pattern's fixed phrases, whatever plan it makes, with
+the compiled automaton (doctor.explain.aho) and with the pure-`re` fallback alike."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ import re
 
 import pytest
 
-from doctor.explain import prefilter
+from doctor.explain import aho, prefilter
 from doctor.explain.anchors import required_runs
 from doctor.explain.db import load_signatures
 from doctor.explain.scanner import _FIRST_ERROR_RUNS
@@ -40,8 +41,16 @@ def _candidate_lines(pf: prefilter.Prefilter, region: bytes) -> set[int]:
     return out
 
 
+@pytest.fixture(params=["aho", "re"])
+def backend(request, monkeypatch):
+    if request.param == "aho" and not aho.AVAILABLE:
+        pytest.skip("ahocorasick_rs is not installed")
+    monkeypatch.setattr(prefilter, "BACKEND", request.param)
+    return request.param
+
+
 @pytest.mark.parametrize("seed", [1, 2, 3])
-def test_every_line_holding_a_phrase_is_a_candidate(seed):
+def test_every_line_holding_a_phrase_is_a_candidate(seed, backend):
     rng = random.Random(seed)
     lines, wanted = _lines_with_phrases(rng, 3000)
     region = ("\n".join(lines) + "\n").encode()
@@ -52,7 +61,7 @@ def test_every_line_holding_a_phrase_is_a_candidate(seed):
         assert wanted <= got, sorted(wanted - got)[:5]
 
 
-def test_plan_tuned_to_a_log_whose_common_letters_are_gate_bytes():
+def test_plan_tuned_to_a_log_whose_common_letters_are_gate_bytes(backend):
     # a log made of the bytes the phrases need most forces two-byte gates and translated gates together
     text = ("error code is 0 errno torch_npu lib so Error ERR " * 3000).encode()
     sample = prefilter.sample_of(text)
@@ -62,7 +71,7 @@ def test_plan_tuned_to_a_log_whose_common_letters_are_gate_bytes():
         assert pf.candidates(line), runs
 
 
-def test_no_phrase_no_prefilter():
+def test_no_phrase_no_prefilter(backend):
     assert prefilter.build_prefilter([]) is None
 
 
@@ -75,3 +84,39 @@ def test_runs_are_every_required_phrase():
     for runs in OPTIONS:
         for phrase in runs:
             assert "\n" not in phrase and len(phrase) >= 3 and not re.search(r"[\x00]", phrase)
+
+
+def test_the_automaton_is_the_default_where_it_is_installed():
+    pytest.importorskip("ahocorasick_rs")
+    assert prefilter.BACKEND == "aho"
+    assert isinstance(prefilter.build_prefilter(OPTIONS), aho.AhoPrefilter)
+
+
+def test_the_automaton_keeps_one_phrase_per_pattern_and_drops_those_holding_another():
+    assert aho.phrases_of([("cannot open shared object",), ("libhccl.so: cannot open shared object", "x" * 3),
+                           ("Error",), ("RuntimeError",)]) == (b"Error", b"cannot open shared object")
+
+
+@pytest.mark.parametrize("region", [b"ok\nan Error here and Error again\nok\n", b"ok\nlast Error"])
+def test_a_line_with_several_phrases_is_one_candidate(region, backend):
+    pf = prefilter.build_prefilter(OPTIONS)
+    assert pf is not None
+    got = pf.candidates(region)
+    assert len(got) == 1 and region[got[0][0]:].startswith(b"an Error" if b"again" in region else b"last Error")
+    assert got[0][1] == region.find(b"\n", got[0][0])
+
+
+def test_both_backends_explain_the_corpus_alike(monkeypatch):
+    pytest.importorskip("ahocorasick_rs")
+    from doctor.explain.signatures import explain_lines
+    from tests.corpus.corpus import load
+
+    def run(name: str) -> list:
+        monkeypatch.setattr(prefilter, "BACKEND", name)
+        out = []
+        for r in load():
+            if r.log is not None:
+                out.append([(f.id, f.evidence.get("line")) for f in explain_lines(r.log.splitlines(), db=DB)])
+        return out
+
+    assert run("aho") == run("re")

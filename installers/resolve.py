@@ -242,11 +242,13 @@ def driver_minimum(profile: Any) -> str | None:
     return need
 
 
-def _same_cann(found: str | None, want: CannVersion | None) -> bool | None:
+def _same_cann(found: str | None, want: CannVersion | None, toolkit_ok: bool | None) -> bool | None:
+    """Kernels and NNAL must be the toolkit's own release, and that toolkit the profile's: kernels that match a
+    wrong toolkit are reinstalled with it, so they are not met either."""
     if found is None:
         return None
     got = CannVersion.try_parse(found)
-    return bool(got is not None and want is not None and got == want)
+    return bool(got is not None and want is not None and got == want and toolkit_ok is not False)
 
 
 def system_requirements(profile: Any, facts: Facts) -> tuple[SystemRequirement, ...]:
@@ -260,10 +262,11 @@ def system_requirements(profile: Any, facts: Facts) -> tuple[SystemRequirement, 
     reqs = [SystemRequirement("cann", f"Ascend-cann-toolkit {profile.cann_version}", need, facts.cann, ok)]
     kpkg = f"Ascend-cann-{chip}-ops {profile.cann_version}" if new_line else \
         f"Ascend-cann-kernels-{'910b' if chip == 'A2' else chip.lower()} {profile.cann_version}"
-    reqs.append(SystemRequirement("kernels", kpkg, profile.cann_version, facts.kernels, _same_cann(facts.kernels, c)))
+    same = f"the toolkit's release ({facts.cann})" if ok else profile.cann_version
+    reqs.append(SystemRequirement("kernels", kpkg, same, facts.kernels, _same_cann(facts.kernels, c, ok)))
     if profile.nnal:
-        reqs.append(SystemRequirement("nnal", f"Ascend-cann-nnal {profile.cann_version}", profile.cann_version,
-                                      facts.nnal, _same_cann(facts.nnal, c)))
+        reqs.append(SystemRequirement("nnal", f"Ascend-cann-nnal {profile.cann_version}", same,
+                                      facts.nnal, _same_cann(facts.nnal, c, ok)))
     dmin = driver_minimum(profile)
     if dmin:
         dv = DriverVersion.try_parse(facts.driver) if facts.driver else None

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import os
 import re
+import sys
 from pathlib import Path
 
 import pytest
@@ -26,16 +27,23 @@ CASES = {
     "check-sick-verbose.txt": ["check", "-v", "--from", "check-sick.snapshot.json"],
     "check-sick-quiet.txt": ["check", "-q", "--from", "check-sick.snapshot.json"],
     "explain-run.txt": ["explain", "run.log"],
+    # the plan for the snapshot's machine: host prerequisites, then each step and whether the snapshot satisfies it
+    "install-dry-run.txt": ["install", "--dry-run", "--from", "check-sick.snapshot.json", "--venv", "/opt/train-venv",
+                            "--src", "/opt/src", "--env-file", "/opt/doctor-env.sh", "--backend", "pip"],
+    "install-dry-run-verbose.txt": ["-v", "install", "--dry-run", "--from", "check-sick.snapshot.json", "--venv",
+                                    "/opt/train-venv", "--src", "/opt/src", "--env-file", "/opt/doctor-env.sh",
+                                    "--profile", "verl-0.9.1-cann9.1.0-a3", "--backend", "pip"],
 }
 
 
 def _render(argv: list[str], monkeypatch: pytest.MonkeyPatch) -> str:
     monkeypatch.chdir(GOLDEN)
-    for var in ("DOCTOR_JSON", "DOCTOR_VERBOSE", "DOCTOR_QUIET"):
+    for var in ("DOCTOR_JSON", "DOCTOR_VERBOSE", "DOCTOR_QUIET", "PIP_INDEX_URL", "PIP_EXTRA_INDEX_URL", "UV_INDEX_URL"):
         monkeypatch.delenv(var, raising=False)
     r = CliRunner().invoke(cli, ["--no-color", *argv], catch_exceptions=False)
     assert r.exit_code in (0, 1), r.stderr
-    text = re.sub(r"\((?:<1|\d+(?:\.\d+)?) (?:µs|ms|s)\)", "(T)", r.stdout)
+    text = r.stdout.replace(sys.executable, "<doctor's python>")  # pip runs as `<doctor's python> -m pip --python`
+    text = re.sub(r"\((?:<1|\d+(?:\.\d+)?) (?:µs|ms|s)\)", "(T)", text)
     return re.sub(r"(?m)^(\s+source: ).*$", r"\1(S)", text)
 
 

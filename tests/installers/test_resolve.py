@@ -374,3 +374,16 @@ def test_a_changed_release_row_changes_the_plan(profile, monkeypatch) -> None:
     assert not plan.step("install-vllm-ascend").no_build_isolation
     assert "vllm-ascend-build-deps" not in ids
     assert ids.index("install-verl") < ids.index("verl-requirements")
+
+
+def test_kernels_matching_a_wrong_toolkit_are_not_met(profile) -> None:
+    """A 9.1 profile on a host whose toolkit, kernels and NNAL are all 8.5.0: all three are NOT MET (the
+    kernels match the toolkit, but that toolkit is the wrong one)."""
+    from doctor.installers.resolve import system_requirements
+
+    p = profile("verl-0.9.1-cann9.1.0-a3")
+    by = {r.component: r for r in system_requirements(p, facts(p, cann="8.5.0", kernels="8.5.0", nnal="8.5.0"))}
+    assert by["cann"].ok is False and by["kernels"].ok is False and by["nnal"].ok is False
+    good = profile("verl-0.7.1-cann8.5.0-a2")
+    by = {r.component: r for r in system_requirements(good, facts(good, cann="8.5.0", kernels="8.5.0", nnal="8.5.0"))}
+    assert by["kernels"].ok is True and by["nnal"].ok is True and "8.5.0" in by["kernels"].need

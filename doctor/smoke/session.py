@@ -229,8 +229,8 @@ def _run(opts: SmokeOptions, layout: plan.Layout, launch: _Launch, console: Cons
     for step in range(1, opts.steps + 1):
         step_f = [f for f in verdict.findings if id(f) in per_step and f.evidence.get("step") == step]
         c.add(f"smoke-step-{step}", "smoke", step_f, 0.0)
-    if verdict.passed:
-        _remove_tree(ray_dir)  # keep Ray's session logs only when they help explain a failure
+    if verdict.passed or not any(ray_dir.iterdir()):
+        _remove_tree(ray_dir)  # keep Ray's session logs only when they help explain a failure (an empty dir never does)
     return c.report(extra, internal_error=not res.started or res.interrupted)
 
 

@@ -135,6 +135,7 @@ def test_failing_run_exits_1_with_the_diagnosis(workdir: Path, tmp_path: Path) -
     failures = [c.get("name") for c in ET.parse(junit).getroot().iter("testcase") if c.find("failure") is not None]
     assert set(failures) == {"smoke-run", "smoke-step-1"}
     assert "libhccl" in ET.parse(junit).getroot().find(".//testcase[@name='smoke-run']/failure").text
+    assert not Path(doc["ray_temp_dir"]).exists()  # the run wrote no Ray logs there: an empty dir is not kept
 
 
 def test_nan_loss_fails(workdir: Path) -> None:

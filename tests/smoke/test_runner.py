@@ -19,6 +19,19 @@ from doctor.smoke.logparse import scan_file
 FAKE = str(Path(__file__).with_name("fake_trainer.py"))
 
 
+@pytest.fixture(autouse=True)
+def _ray_dirs_removed(monkeypatch):
+    """The runner tests make real /tmp/doctor-ray-<id> dirs (the run owns them in `doctor smoke`): remove them."""
+    made: list[Path] = []
+    real = runner.make_ray_temp_dir
+    monkeypatch.setattr(runner, "make_ray_temp_dir", lambda run_id: made.append(real(run_id)) or made[-1])
+    yield
+    import shutil
+
+    for d in made:
+        shutil.rmtree(d, ignore_errors=True)
+
+
 def _run(tmp_path: Path, mode: str, timeout: float = 30.0, env_extra: dict[str, str] | None = None, steps: int = 1,
          on_line=None):
     run_id = runner.new_run_id()

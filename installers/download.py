@@ -35,6 +35,14 @@ from doctor.installers.plan import CLONE, EDITABLE, INSTALL, IndexOptions, Plan,
 from doctor.report import Report, finding
 from doctor.snapshot.model import normalize_name
 
+_NAME = r"^\s*([A-Za-z0-9][A-Za-z0-9._-]*)"  # the project name at the start of a requirement line
+
+
+def _req_name(line: str) -> str | None:
+    m = re.match(_NAME, line)
+    return normalize_name(m.group(1)) if m else None
+
+
 DEFAULT_BUILD = ("setuptools>=40.8.0", "wheel")  # PEP 517's fallback for a source without [build-system]
 _DIST = re.compile(r"^(?P<name>[A-Za-z0-9_.]+?)-(?P<version>\d[^-]*?)(?:-|\.tar\.gz$|\.zip$)")
 
@@ -146,13 +154,12 @@ class Downloader:
         flat: list[str] = []
         for g in groups:
             for r in _expand(g):
-                m = re.match(r"^\s*([A-Za-z0-9][A-Za-z0-9._-]*)\s*===?\s*(\S+)", r)
+                m = re.match(_NAME + r"\s*===?\s*(\S+)", r)
                 if m:
                     exact.setdefault(normalize_name(m.group(1)), set()).add(m.group(2))
                 flat.append(r)
         moved = {n for n, vs in exact.items() if len(vs) > 1}
-        union = [r for r in dict.fromkeys(flat) if not (re.match(r"^\s*([A-Za-z0-9][A-Za-z0-9._-]*)", r) and
-                                                        normalize_name(re.match(r"^\s*([A-Za-z0-9][A-Za-z0-9._-]*)", r).group(1)) in moved)]
+        union = [r for r in dict.fromkeys(flat) if _req_name(r) not in moved]
         report = self.work / "plan-resolution.json"
         argv = [sys.executable, "-m", "pip", "--isolated", "--disable-pip-version-check", "--no-input", "install", "--dry-run",
                 "--ignore-installed", "--report", str(report), "--prefer-binary"]

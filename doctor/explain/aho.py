@@ -18,7 +18,7 @@ from functools import lru_cache
 try:
     import ahocorasick_rs
 except ImportError:  # pragma: no cover - exercised by forcing the fallback in tests
-    ahocorasick_rs = None
+    ahocorasick_rs = None  # type: ignore[assignment]
 
 AVAILABLE = ahocorasick_rs is not None
 

@@ -12,10 +12,10 @@ from tests.corpus.score import scores, summary
 # The goal (issue 17) for the held-out half, not reached yet: see the xfail tests below and the README.
 EXPLAIN_TARGET = 0.75
 CHECK_TARGET = 0.85
-# What the held-out half measured when the signatures and rules of the fitting half were written (46/113 logs,
-# 8/13 snapshots): a signature or rule change that loses held-out reports fails here.
-EXPLAIN_FLOOR = 0.40
-CHECK_FLOOR = 0.60
+# What the held-out half measured when the signatures and rules of the fitting half were written (80/162 logs,
+# 8/13 snapshots), rounded down: a signature or rule change that loses held-out reports fails here.
+EXPLAIN_FLOOR = 0.49
+CHECK_FLOOR = 0.61
 
 
 def test_corpus_size_and_spread():
@@ -55,7 +55,7 @@ def test_fitting_half_is_explained_and_diagnosed():
     assert scores()[("fit", "logs")].rate >= 0.9 and scores()[("fit", "snapshots")].rate >= 0.9
 
 
-@pytest.mark.xfail(reason="held-out explain rate is about 41 %, the goal is 75 % (README, explain section)",
+@pytest.mark.xfail(reason="held-out explain rate is about 49 %, the goal is 75 % (README, explain section)",
                    strict=False)
 def test_held_out_logs_reach_the_goal():
     assert scores()[("held-out", "logs")].rate >= EXPLAIN_TARGET

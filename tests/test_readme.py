@@ -58,3 +58,10 @@ def test_every_signature_is_documented():
     documented = set(re.findall(r"`([a-z0-9]+(?:-[a-z0-9]+)+)`", README))
     assert not sorted(ids - documented)
     assert len(ids) >= 40
+
+
+def test_the_signature_counts_the_readme_states_are_the_databases():
+    """Every "N known signatures" figure in the README is the database's current size."""
+    n = len(tomllib.loads((ROOT / "profiles" / "signatures.toml").read_text())["signature"])
+    stated = {int(x) for x in re.findall(r"\b(\d{2,4}) known signatures\b", README)}
+    assert stated and stated == {n}, f"README states {sorted(stated)} signatures; the database has {n}"

@@ -47,6 +47,20 @@ DEFAULT_BUILD = ("setuptools>=40.8.0", "wheel")  # PEP 517's fallback for a sour
 _DIST = re.compile(r"^(?P<name>[A-Za-z0-9_.]+?)-(?P<version>\d[^-]*?)(?:-|\.tar\.gz$|\.zip$)")
 
 
+def constraints_to_drop(output: str, cons: dict[str, str], held: set[str], *, last: bool) -> set[str]:
+    """Which constraints a failed `pip download` blames: those pip lists as `requested (constraint)` and those
+    whose constrained version stands in its "The conflict is caused by" lines (`scipy 1.17.1 depends on
+    numpy>=1.26.4`). When it names none, or on the last round, every constraint goes except the held pins."""
+    named = {normalize_name(m) for m in re.findall(r"requested \(constraint\) ([A-Za-z0-9][A-Za-z0-9._-]*)==", output)}
+    for name, ver in re.findall(r"(?m)^\s+([A-Za-z0-9][A-Za-z0-9._-]*) (\S+) depends on ", output):
+        if cons.get(normalize_name(name)) == ver:
+            named.add(normalize_name(name))
+    named &= set(cons)
+    if not named or last:
+        named = set(cons)
+    return named - held
+
+
 def native(plan: Plan) -> bool:
     """The target is this machine's kind (arch and Python): pip may build sdists' metadata here."""
     return plan.target.arch == os.uname().machine and plan.target.python_version == f"{sys.version_info[0]}.{sys.version_info[1]}"
@@ -104,6 +118,9 @@ class Downloader:
         self.user_index = IndexOptions(o.index_url, tuple(o.extra_index_urls))
         self.native = native(plan)
         self.preferred: dict[str, str] = {}
+        # the profile's exact torch-stack pins are never dropped, so no step brings a second (CUDA) torch along
+        self.held = {n for st in plan.steps if st.id == "torch-stack" for r in st.requirements
+                     if "==" in r and (n := _req_name(r))}
 
     def say(self, m: str) -> None:
         self.log.write(m.rstrip("\n") + "\n")
@@ -138,13 +155,13 @@ class Downloader:
             self.say(cp.stdout + cp.stderr)
             if cp.returncode == 0:
                 return
-            clash = {normalize_name(m) for m in re.findall(r"requested \(constraint\) ([A-Za-z0-9][A-Za-z0-9._-]*)==", cp.stdout + cp.stderr)}
-            if not cons or not (clash & set(cons)) or _round >= 5:
-                clash = set(cons)  # pip named no constraint, or too many: the last try is unconstrained
-            self.say(f"-- pip download failed; dropping the constraints on {', '.join(sorted(clash)) or 'nothing'}")
-            if not cons:
+            drop = constraints_to_drop(cp.stdout + cp.stderr, cons, self.held, last=_round >= 5)
+            kept = sorted(self.held & set(cons))
+            self.say(f"-- pip download failed; dropping the constraints on {', '.join(sorted(drop)) or 'nothing'}"
+                     + (f" (the profile's pins stay: {', '.join(kept)})" if kept else ""))
+            if not drop:
                 break
-            cons = {n: v for n, v in cons.items() if n not in clash}
+            cons = {n: v for n, v in cons.items() if n not in drop}
         raise InputError(f"pip download failed for {' '.join(reqs)[:200]} (see the log)", source=str(self.root))
 
     def resolve_plan(self, groups: list[list[str]]) -> None:

@@ -1,0 +1,52 @@
+"""installers.download: which constraints a failed `pip download` round gives up, on pip's own words."""
+
+from __future__ import annotations
+
+from doctor.installers.download import constraints_to_drop
+
+# pip 26's output for the MindSpeed step of `install --download-only` (verl-0.10.0.dev20260822-cann9.1.0-a2, the
+# realworld run's download.log): the constraint scipy==1.17.1 from an earlier step needs a numpy MindSpeed forbids.
+PIP_CONFLICT = """\
+INFO: pip is looking at multiple versions of scipy to determine which version is compatible with other requirements.
+
+The conflict is caused by:
+    mindspeed 0.16.0 depends on numpy<=1.26.0
+    transformers 5.24.0 depends on numpy>=1.17
+    scipy 1.17.1 depends on numpy<2.7 and >=1.26.4
+
+Additionally, some packages in these conflicts have no matching distributions available for your environment:
+    numpy
+ERROR: ResolutionImpossible: for help visit https://pip.pypa.io/en/latest/topics/dependency-resolution/
+"""
+CONS = {"scipy": "1.17.1", "transformers": "5.10.4", "torch": "2.10.0+cpu", "aiohttp": "3.13.5", "numpy": "1.26.4"}
+
+
+def test_the_constraints_pip_blames_go_and_no_others() -> None:
+    # scipy is constrained at the version pip names; transformers is constrained at another one (5.10.4, not 5.24.0)
+    assert constraints_to_drop(PIP_CONFLICT, CONS, {"torch"}, last=False) == {"scipy"}
+
+
+def test_requested_constraint_lines_are_read_too() -> None:
+    out = "ERROR: Cannot install x\n    The user requested (constraint) aiohttp==3.13.5\n"
+    assert constraints_to_drop(out, CONS, set(), last=False) == {"aiohttp"}
+
+
+def test_when_nothing_is_named_all_go_but_the_profiles_torch_pins() -> None:
+    """The fallback round that once let the MindSpeed step fetch torch 2.15.0 with its CUDA 13 libraries."""
+    assert constraints_to_drop("ERROR: something else\n", CONS, {"torch"}, last=False) == set(CONS) - {"torch"}
+    assert constraints_to_drop(PIP_CONFLICT, CONS, {"torch"}, last=True) == set(CONS) - {"torch"}
+    assert constraints_to_drop("x", {"torch": "2.10.0+cpu"}, {"torch"}, last=True) == set()
+
+
+def test_the_held_pins_are_the_profiles_torch_stack(profile, tmp_path) -> None:
+    import io
+    from types import SimpleNamespace
+
+    from doctor.installers.download import Downloader
+    from doctor.installers.resolve import resolve
+    from tests.installers.test_resolve import facts
+
+    p = profile("verl-0.9.0-cann9.0.0-a3")
+    plan = resolve(p, facts(p, "x86_64"), src_dir="/s")
+    d = Downloader(SimpleNamespace(index_url=None, extra_index_urls=()), plan, tmp_path, io.StringIO())
+    assert {"torch", "torch-npu", "torchvision"} <= d.held <= {"torch", "torch-npu", "torchvision", "torchaudio"}

@@ -106,9 +106,9 @@ def _argv(f: dict[str, str]) -> dict[str, dict[str, tuple[list[str], int | set[i
         "collect": {"success": (["collect", "--root", f["empty"], "--npu-smi-timeout", "5"], 0),
                     "finding": (["collect", "--root", f["ascend-root"], "--npu-smi-timeout", "0.2"], 0),  # npu-smi hangs
                     "usage": (["collect", "--root", f["not-json.txt"]], 2)},
-        # (install's exit code on unmet host prerequisites is issue 15's: 0 or 1 here)
+        # a dry run whose host prerequisites are not met (no CANN on the snapshot) exits 1
         "install": {"success": (install + [f["healthy.json"], "--profile", "verl-0.7.1-cann8.5.0-a2"], 0),
-                    "finding": (install + [f["no-cann.json"], "--profile", "verl-0.7.1-cann8.5.0-a2"], {0, 1}),
+                    "finding": (install + [f["no-cann.json"], "--profile", "verl-0.7.1-cann8.5.0-a2"], 1),
                     "usage": (install + [f["healthy.json"], "--backend", "conda"], 2)},
         "launch": {"success": (launch, 0), "finding": (launch + ["--tp", "3"], 1),
                    "usage": (launch + ["--tp", "abc"], 2)},

@@ -119,6 +119,9 @@ class Downloader:
         self.native = native(plan)
         self.preferred: dict[str, str] = {}
         # the profile's exact torch-stack pins are never dropped, so no step brings a second (CUDA) torch along
+        # build requirements come from the torch stack's index: on x86 the PyTorch CPU index, so a build-time
+        # `torch == 2.11.0` (vLLM's, arctic-inference's) is a CPU wheel, not PyPI's CUDA one with its nvidia-* wheels
+        self.build_index = next((st.index for st in plan.steps if st.id == "torch-stack"), IndexOptions())
         self.held = {n for st in plan.steps if st.id == "torch-stack" for r in st.requirements
                      if "==" in r and (n := _req_name(r))}
 
@@ -248,7 +251,7 @@ class Downloader:
                 reqs += [r for r in _sdist_requires(p) if r not in reqs]
             if reqs:
                 self.say(f"-- build requirements of {', '.join(p.name for p in new)}")
-                self.fetch(reqs, IndexOptions())
+                self.fetch(reqs, self.build_index)
 
 
 def _pyproject_requires(path: Path) -> list[str]:
@@ -326,7 +329,7 @@ def download(o: Any, plan: Plan, report: Report, console: Console) -> Report:
             extra = d.build_requires_of_sources()
             if extra:
                 console.status("downloading the build requirements of the git sources")
-                d.fetch(extra, IndexOptions())
+                d.fetch(extra, d.build_index)
             d.sdist_build_requires()
         finally:
             shutil.rmtree(root / ".work", ignore_errors=True)

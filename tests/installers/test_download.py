@@ -50,3 +50,22 @@ def test_the_held_pins_are_the_profiles_torch_stack(profile, tmp_path) -> None:
     plan = resolve(p, facts(p, "x86_64"), src_dir="/s")
     d = Downloader(SimpleNamespace(index_url=None, extra_index_urls=()), plan, tmp_path, io.StringIO())
     assert {"torch", "torch-npu", "torchvision"} <= d.held <= {"torch", "torch-npu", "torchvision", "torchaudio"}
+
+
+def test_build_requirements_come_from_the_torch_stacks_index(profile, tmp_path) -> None:
+    """On x86 a build-time torch pin must be a CPU wheel (PyPI's is CUDA and brings ~3 GB of nvidia-* wheels)."""
+    import io
+    from types import SimpleNamespace
+
+    from doctor.installers.download import Downloader
+    from doctor.installers.plan import PYTORCH_CPU_INDEX
+    from doctor.installers.resolve import resolve
+    from tests.installers.test_resolve import facts
+
+    p = profile("verl-0.9.0-cann9.0.0-a3")
+    x86 = Downloader(SimpleNamespace(index_url=None, extra_index_urls=()), resolve(p, facts(p, "x86_64"), src_dir="/s"),
+                     tmp_path, io.StringIO())
+    assert PYTORCH_CPU_INDEX in (x86.build_index.index_url, *x86.build_index.extra_index_urls)
+    arm = Downloader(SimpleNamespace(index_url=None, extra_index_urls=()), resolve(p, facts(p, "aarch64"), src_dir="/s"),
+                     tmp_path, io.StringIO())
+    assert PYTORCH_CPU_INDEX not in (arm.build_index.index_url, *arm.build_index.extra_index_urls)

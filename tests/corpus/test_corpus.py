@@ -13,9 +13,10 @@ from tests.corpus.score import scores, summary
 EXPLAIN_TARGET = 0.75
 CHECK_TARGET = 0.85
 # What the held-out half measured when the signatures and rules of the fitting half were written (80/162 logs,
-# 8/13 snapshots), rounded down: a signature or rule change that loses held-out reports fails here.
+# 8/18 snapshots), rounded down: a signature or rule change that loses held-out reports fails here. The snapshot
+# floor fell from 61 % to 44 % when 5 more held-out reports got the snapshots their stated versions imply.
 EXPLAIN_FLOOR = 0.49
-CHECK_FLOOR = 0.61
+CHECK_FLOOR = 0.44
 
 
 def test_corpus_size_and_spread():
@@ -42,13 +43,13 @@ def test_held_out_logs_are_explained():
     s = scores()[("held-out", "logs")]
     print(summary())
     assert s.total >= 60
-    assert s.rate >= EXPLAIN_FLOOR, f"held-out explain rate {s}; missed {s.misses}"
+    assert s.rate >= EXPLAIN_FLOOR, f"held-out explain rate {s} (held-out ids are never printed)"
 
 
 def test_held_out_snapshots_are_diagnosed():
     s = scores()[("held-out", "snapshots")]
     assert s.total >= 10
-    assert s.rate >= CHECK_FLOOR, f"held-out check rate {s}; missed {s.misses}"
+    assert s.rate >= CHECK_FLOOR, f"held-out check rate {s} (held-out ids are never printed)"
 
 
 def test_fitting_half_is_explained_and_diagnosed():

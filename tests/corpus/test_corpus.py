@@ -53,7 +53,9 @@ def test_held_out_snapshots_are_diagnosed():
 
 
 def test_fitting_half_is_explained_and_diagnosed():
-    assert scores()[("fit", "logs")].rate >= 0.9 and scores()[("fit", "snapshots")].rate >= 0.9
+    # One fitting snapshot (ascend-pytorch-99: torch-npu 2.7.1 with CANN 8.3.RC1) stays missed on purpose: its
+    # thread calls a pairing incompatible that Ascend/pytorch's own table lists, so no rule may contradict the table.
+    assert scores()[("fit", "logs")].rate >= 0.9 and scores()[("fit", "snapshots")].rate >= 0.85
 
 
 @pytest.mark.xfail(reason="held-out explain rate is about 49 %, the goal is 75 % (README, explain section)",

@@ -68,3 +68,11 @@ def test_held_out_logs_reach_the_goal():
                    strict=False)
 def test_held_out_snapshots_reach_the_goal():
     assert scores()[("held-out", "snapshots")].rate >= CHECK_TARGET
+
+
+def test_by_category_prints_aggregates_only():
+    from tests.corpus.score import category_table
+
+    table = category_table()
+    assert "version-mismatch" in table and "held-out" in table
+    assert not any(r.id in table for r in load())

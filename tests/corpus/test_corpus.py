@@ -12,7 +12,7 @@ from tests.corpus.score import scores, summary
 # The goal (issue 17) for the held-out half, not reached yet: see the xfail tests below and the README.
 EXPLAIN_TARGET = 0.75
 CHECK_TARGET = 0.85
-# What the held-out half measured when the signatures and rules of the fitting half were written (81/162 logs,
+# What the held-out half measured when the signatures and rules of the fitting half were written (84/166 logs,
 # 8/18 snapshots), rounded down: a signature or rule change that loses held-out reports fails here. The snapshot
 # floor fell from 61 % to 44 % when 5 more held-out reports got the snapshots their stated versions imply.
 EXPLAIN_FLOOR = 0.50
@@ -58,7 +58,7 @@ def test_fitting_half_is_explained_and_diagnosed():
     assert scores()[("fit", "logs")].rate >= 0.9 and scores()[("fit", "snapshots")].rate >= 0.85
 
 
-@pytest.mark.xfail(reason="held-out explain rate is about 50 %, the goal is 75 % (README, explain section)",
+@pytest.mark.xfail(reason="held-out explain rate is about 51 %, the goal is 75 % (README, explain section)",
                    strict=False)
 def test_held_out_logs_reach_the_goal():
     assert scores()[("held-out", "logs")].rate >= EXPLAIN_TARGET

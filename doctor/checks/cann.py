@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from typing import Any
 
 from doctor.checks.facts import (
     arch,
@@ -159,14 +160,17 @@ def cann_kernels(ctx: CheckContext) -> Iterator[Finding]:
     """The op-kernel (ops) package for this chip is installed and matches the toolkit."""
     snap = ctx.snapshot
     tk = snap.ascend_part("toolkit")
-    if not known(tk) or tk is None:
-        skip("no CANN toolkit known")
     k = snap.ascend_part("kernels")
     if not known(k):
         skip("the snapshot does not say whether the kernels package is installed")
     c = cann(snap)
     fam = family(snap)
     pkg = _kernels_package(fam, c[1] if c else None)
+    if k is not None:
+        # The SOC the binaries were built for against the chip: needs no toolkit fact.
+        yield from _kernels_soc(k, fam, pkg)
+    if not known(tk) or tk is None:
+        return  # without a toolkit neither "kernels missing" nor a version mismatch can be told
     if k is None:
         yield finding(
             "cann-kernels-missing", "error", ("kernels", "cann"), "The CANN kernels (ops) package is not installed",
@@ -177,18 +181,6 @@ def cann_kernels(ctx: CheckContext) -> Iterator[Finding]:
             source="https://github.com/hiyouga/LlamaFactory/issues/3796; https://github.com/vllm-project/vllm-ascend/blob/v0.11.0/docs/source/installation.md; "
                    "https://github.com/vllm-project/vllm-ascend/blob/v0.18.0/docs/source/installation.md")
         return
-    soc = val(k, "soc")
-    kfam = chipmod.soc_family(soc) if soc else None
-    if soc and kfam is None and isinstance(soc, str):
-        low = soc.lower()
-        kfam = "A3" if ("a3" in low or "910_93" in low) else "A2" if "910b" in low else None
-    if kfam and fam and kfam != fam:
-        yield finding(
-            "cann-kernels-wrong-soc", "error", ("kernels", "npu"), f"The kernels package is built for {soc}, the chip is {fam}",
-            detail="Kernel binaries for another SOC do not load: `the socversion ... of bin package does not match the "
-                   "current device socverison`.",
-            evidence={"kernels_soc": soc, "chip_family": fam}, fix=f"Install {pkg}.",
-            source="https://github.com/vllm-project/vllm-ascend/issues/6676; https://github.com/vllm-project/vllm-ascend/blob/v0.18.0/docs/source/installation.md")
     kv = val(k, "version")
     kc = CannVersion.try_parse(kv) if isinstance(kv, str) else None
     if c is not None and kc is not None and not kc.is_ambiguous_against(c[1]) and kc != c[1]:
@@ -197,6 +189,22 @@ def cann_kernels(ctx: CheckContext) -> Iterator[Finding]:
             f"Kernels package {kv} does not match toolkit {c[0]}",
             evidence={"kernels": kv, "cann": c[0]}, fix=f"Install the {c[0]} kernels/ops package for this chip.",
             source="https://github.com/vllm-project/vllm-ascend/blob/v0.11.0/docs/source/installation.md")
+
+
+def _kernels_soc(k: Any, fam: Any, pkg: str) -> Iterator[Finding]:
+    """The kernels package's SOC belongs to another chip family than the devices'."""
+    soc = val(k, "soc")
+    kfam = chipmod.soc_family(soc) if soc else None
+    if soc and kfam is None and isinstance(soc, str):
+        low = soc.lower()
+        kfam = "A3" if ("a3" in low or "910_93" in low) else "A2" if "910b" in low else None
+    if kfam and known(fam) and fam and kfam != fam:
+        yield finding(
+            "cann-kernels-wrong-soc", "error", ("kernels", "npu"), f"The kernels package is built for {soc}, the chip is {fam}",
+            detail="Kernel binaries for another SOC do not load: `the socversion ... of bin package does not match the "
+                   "current device socverison`.",
+            evidence={"kernels_soc": soc, "chip_family": fam}, fix=f"Install {pkg}.",
+            source="https://github.com/vllm-project/vllm-ascend/issues/6676; https://github.com/vllm-project/vllm-ascend/blob/v0.18.0/docs/source/installation.md")
 
 
 def _kernels_package(fam: str | None, c: CannVersion | None) -> str:

@@ -7,6 +7,7 @@ from collections.abc import Iterator
 
 from doctor.checks.facts import absent, installed, npu_host, pver, ver
 from doctor.checks.runner import CheckContext, check, skip
+from doctor.knowledge.known_bad import KNOWN_BAD
 from doctor.knowledge.releases import release_for
 from doctor.knowledge.versions import pkg_satisfies
 from doctor.report import Finding, finding
@@ -125,6 +126,21 @@ def transformers_window(ctx: CheckContext) -> Iterator[Finding]:
                    "'index_first_axis' from 'transformers.integrations.npu_flash_attention'`).",
             evidence={"transformers": tr, "verl": verl, "supported": spec},
             fix=f"pip install 'transformers{spec}' (or upgrade verl).", source=row.transformers_source)
+
+
+@check("known-bad-release", "packages", findings=("package-known-bad-release",))
+def known_bad_release(ctx: CheckContext) -> Iterator[Finding]:
+    """An installed release that a public thread established as broken (doctor/knowledge/known_bad.py)."""
+    snap = ctx.snapshot
+    for row in KNOWN_BAD:
+        v = ver(snap, row.package)
+        if v is None or pkg_satisfies(v, row.spec) is not True:
+            continue
+        yield finding(
+            "package-known-bad-release", "warning", (row.component,), f"{row.package} {v} is a release known to break",
+            detail=f"{row.package} {v}: {row.breaks}.", evidence={"package": row.package, row.package: v, "bad": row.spec},
+            fix=f"Install {row.package} {row.fixed_in} (the release that fixed it), or a later one paired with this torch "
+                "and CANN.", commands=(f"pip install '{row.package}=={row.fixed_in}' --no-deps",), source=row.source)
 
 
 _CUDA_ONLY = ("apex", "flash-attn", "flash-attn-3", "liger-kernel", "xformers", "bitsandbytes", "deepspeed-kernels")

@@ -41,6 +41,14 @@ def test_kernels_missing_and_wrong_soc():
     assert found(d)["cann-kernels-version-mismatch"] == "warning"
 
 
+def test_kernels_soc_against_the_chip_needs_no_toolkit():
+    # a report that names the kernels' SOC and the device but not the CANN version still gets the mismatch
+    f = found(bare(ascend={"kernels": {"soc": "Ascend910B1"}, "devices": [{"id": 0, "chip": "310P3"}]}))
+    assert f["cann-kernels-wrong-soc"] == "error"
+    assert "cann-kernels-missing" not in f and "cann-kernels-version-mismatch" not in f
+    assert "cann-kernels-wrong-soc" not in found(bare(ascend={"kernels": {"soc": "Ascend910B1"}}))
+
+
 def test_nnal_missing_with_vllm_ascend_is_an_error():
     d = bare(ascend={"toolkit": {"version": "8.0.0"}, "nnal": None}, packages={"vllm-ascend": {"version": "0.7.1rc1"}})
     assert found(d)["cann-nnal-missing"] == "error"

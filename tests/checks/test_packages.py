@@ -44,3 +44,11 @@ def test_off_profile_pin():
     d = healthy()
     d["packages"]["transformers"]["version"] = "4.57.1"
     assert found(d)["package-off-profile"] == "warning"
+
+
+def test_known_bad_release_warns_and_names_the_fix():
+    f = found(bare(packages={"torch": {"version": "2.1.0"}, "torch-npu": {"version": "2.1.0.post4"}}))
+    assert f["package-known-bad-release"] == "warning"
+    for good in ("2.1.0.post5", "2.1.0.post3", "2.1.0"):
+        assert "package-known-bad-release" not in found(bare(packages={"torch-npu": {"version": good}}))
+    assert "package-known-bad-release" not in found(bare(packages={"torch": {"version": "2.1.0"}}))

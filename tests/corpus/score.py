@@ -2,6 +2,7 @@
 
     python -m tests.corpus.score            # corpus size by tracker and category, rates per half
     python -m tests.corpus.score --misses   # also list the reports each half misses
+    python -m tests.corpus.score --by-category   # hit rates per category and half (aggregates only, no ids)
 
 Both scorers use the public-case rule (`corpus.hit`): some finding at the expected severity or worse names one of
 the expected components first or second.
@@ -56,18 +57,48 @@ class Score:
 
 
 @cache
-def scores() -> dict[tuple[str, str], Score]:
-    """(half, "logs" | "snapshots") -> Score, computed once per process."""
-    out = {(h, k): Score() for h in ("fit", "held-out") for k in ("logs", "snapshots")}
+def results() -> tuple[tuple[Report, str, bool], ...]:
+    """(report, "logs" | "snapshots", hit) for every scored report, computed once per process."""
+    out: list[tuple[Report, str, bool]] = []
     for r in load():
         if r.log is not None:
-            out[(r.half, "logs")].add(r.id, explained(r))
+            out.append((r, "logs", explained(r)))
         if r.snapshot is not None:
-            out[(r.half, "snapshots")].add(r.id, diagnosed(r))
+            out.append((r, "snapshots", diagnosed(r)))
+    return tuple(out)
+
+
+@cache
+def scores() -> dict[tuple[str, str], Score]:
+    """(half, "logs" | "snapshots") -> Score."""
+    out = {(h, k): Score() for h in ("fit", "held-out") for k in ("logs", "snapshots")}
+    for r, kind, ok in results():
+        out[(r.half, kind)].add(r.id, ok)
     return out
 
 
-def summary(misses: bool = False) -> str:
+def by_category(kind: str = "logs") -> dict[str, dict[str, Score]]:
+    """category -> half -> Score for one kind of scoring."""
+    out: dict[str, dict[str, Score]] = {}
+    for r, k, ok in results():
+        if k == kind:
+            out.setdefault(r.category, {"fit": Score(), "held-out": Score()})[r.half].add(r.id, ok)
+    return out
+
+
+def category_table() -> str:
+    """Per-category hit rates of both halves, weakest held-out first: counts only, never a report id."""
+    lines = []
+    for kind in ("logs", "snapshots"):
+        rows = by_category(kind)
+        lines.append(f"  {kind} by category (held-out | fit):")
+        for cat, halves in sorted(rows.items(), key=lambda kv: (kv[1]["held-out"].rate, -kv[1]["held-out"].total)):
+            ho, fit = halves["held-out"], halves["fit"]
+            lines.append(f"    {cat:17} {ho.good:3}/{ho.total:<3} {ho.rate:4.0%} | {fit.good:3}/{fit.total:<3} {fit.rate:4.0%}")
+    return "\n".join(lines)
+
+
+def summary(misses: bool = False, categories: bool = False) -> str:
     reports = load()
     lines = [f"corpus: {len(reports)} reports"]
     for title, counter in (("by tracker", Counter(r.tracker for r in reports)),
@@ -78,13 +109,18 @@ def summary(misses: bool = False) -> str:
         lines.append(f"  {half:8} {kind:9} {s}")
         if misses and s.misses:
             lines.append("    missed: " + " ".join(s.misses))
+    if categories:
+        lines.append(category_table())
     return "\n".join(lines)
 
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--misses", action="store_true", help="list the reports each half misses")
-    print(summary(ap.parse_args(argv).misses))
+    ap.add_argument("--by-category", action="store_true",
+                    help="hit rates per category and half (aggregates only: no report ids)")
+    args = ap.parse_args(argv)
+    print(summary(args.misses, args.by_category))
     return 0
 
 

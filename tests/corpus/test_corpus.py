@@ -12,10 +12,11 @@ from tests.corpus.score import scores, summary
 # The goal (issue 17) for the held-out half, not reached yet: see the xfail tests below and the README.
 EXPLAIN_TARGET = 0.75
 CHECK_TARGET = 0.85
-# What the held-out half measured when the signatures and rules of the fitting half were written (80/162 logs,
-# 8/13 snapshots), rounded down: a signature or rule change that loses held-out reports fails here.
-EXPLAIN_FLOOR = 0.49
-CHECK_FLOOR = 0.61
+# What the held-out half measured when the signatures and rules of the fitting half were written (84/166 logs,
+# 8/18 snapshots), rounded down: a signature or rule change that loses held-out reports fails here. The snapshot
+# floor fell from 61 % to 44 % when 5 more held-out reports got the snapshots their stated versions imply.
+EXPLAIN_FLOOR = 0.50
+CHECK_FLOOR = 0.44
 
 
 def test_corpus_size_and_spread():
@@ -42,26 +43,36 @@ def test_held_out_logs_are_explained():
     s = scores()[("held-out", "logs")]
     print(summary())
     assert s.total >= 60
-    assert s.rate >= EXPLAIN_FLOOR, f"held-out explain rate {s}; missed {s.misses}"
+    assert s.rate >= EXPLAIN_FLOOR, f"held-out explain rate {s} (held-out ids are never printed)"
 
 
 def test_held_out_snapshots_are_diagnosed():
     s = scores()[("held-out", "snapshots")]
     assert s.total >= 10
-    assert s.rate >= CHECK_FLOOR, f"held-out check rate {s}; missed {s.misses}"
+    assert s.rate >= CHECK_FLOOR, f"held-out check rate {s} (held-out ids are never printed)"
 
 
 def test_fitting_half_is_explained_and_diagnosed():
-    assert scores()[("fit", "logs")].rate >= 0.9 and scores()[("fit", "snapshots")].rate >= 0.9
+    # One fitting snapshot (ascend-pytorch-99: torch-npu 2.7.1 with CANN 8.3.RC1) stays missed on purpose: its
+    # thread calls a pairing incompatible that Ascend/pytorch's own table lists, so no rule may contradict the table.
+    assert scores()[("fit", "logs")].rate >= 0.9 and scores()[("fit", "snapshots")].rate >= 0.85
 
 
-@pytest.mark.xfail(reason="held-out explain rate is about 49 %, the goal is 75 % (README, explain section)",
+@pytest.mark.xfail(reason="held-out explain rate is about 51 %, the goal is 75 % (README, explain section)",
                    strict=False)
 def test_held_out_logs_reach_the_goal():
     assert scores()[("held-out", "logs")].rate >= EXPLAIN_TARGET
 
 
-@pytest.mark.xfail(reason="held-out check rate is about 62 %, the goal is 85 % (README, explain section)",
+@pytest.mark.xfail(reason="held-out check rate is about 44 %, the goal is 85 % (README, explain section)",
                    strict=False)
 def test_held_out_snapshots_reach_the_goal():
     assert scores()[("held-out", "snapshots")].rate >= CHECK_TARGET
+
+
+def test_by_category_prints_aggregates_only():
+    from tests.corpus.score import category_table
+
+    table = category_table()
+    assert "version-mismatch" in table and "held-out" in table
+    assert not any(r.id in table for r in load())

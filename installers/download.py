@@ -50,15 +50,17 @@ _DIST = re.compile(r"^(?P<name>[A-Za-z0-9_.]+?)-(?P<version>\d[^-]*?)(?:-|\.tar\
 def constraints_to_drop(output: str, cons: dict[str, str], held: set[str], *, last: bool) -> set[str]:
     """Which constraints a failed `pip download` blames: those pip lists as `requested (constraint)` and those
     whose constrained version stands in its "The conflict is caused by" lines (`scipy 1.17.1 depends on
-    numpy>=1.26.4`). When it names none, or on the last round, every constraint goes except the held pins."""
+    numpy>=1.26.4`) — a held pin too, when pip names it (a step that moves torch-npu on purpose: the final pins
+    restore it). When pip names none, or on the last round, every constraint goes except the held pins: a blanket
+    drop must not let a step pull in another torch."""
     named = {normalize_name(m) for m in re.findall(r"requested \(constraint\) ([A-Za-z0-9][A-Za-z0-9._-]*)==", output)}
     for name, ver in re.findall(r"(?m)^\s+([A-Za-z0-9][A-Za-z0-9._-]*) (\S+) depends on ", output):
         if cons.get(normalize_name(name)) == ver:
             named.add(normalize_name(name))
     named &= set(cons)
-    if not named or last:
-        named = set(cons)
-    return named - held
+    if named and not last:
+        return named
+    return set(cons) - held
 
 
 def native(plan: Plan) -> bool:
@@ -159,7 +161,7 @@ class Downloader:
             if cp.returncode == 0:
                 return
             drop = constraints_to_drop(cp.stdout + cp.stderr, cons, self.held, last=_round >= 5)
-            kept = sorted(self.held & set(cons))
+            kept = sorted(self.held & (set(cons) - drop))
             self.say(f"-- pip download failed; dropping the constraints on {', '.join(sorted(drop)) or 'nothing'}"
                      + (f" (the profile's pins stay: {', '.join(kept)})" if kept else ""))
             if not drop:

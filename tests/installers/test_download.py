@@ -31,6 +31,13 @@ def test_requested_constraint_lines_are_read_too() -> None:
     assert constraints_to_drop(out, CONS, set(), last=False) == {"aiohttp"}
 
 
+def test_a_held_pin_pip_names_goes_for_that_step() -> None:
+    """vllm-ascend 0.13 requires torch-npu==2.8.0.post2 beside the profile's 2.8.0 (the final pins restore it)."""
+    out = ("The conflict is caused by:\n    vllm-ascend 0.13.1.dev14 depends on torch-npu==2.8.0.post2\n"
+           "    The user requested (constraint) torch-npu==2.8.0\n")
+    assert constraints_to_drop(out, {"torch-npu": "2.8.0", "torch": "2.8.0"}, {"torch", "torch-npu"}, last=False) == {"torch-npu"}
+
+
 def test_when_nothing_is_named_all_go_but_the_profiles_torch_pins() -> None:
     """The fallback round that once let the MindSpeed step fetch torch 2.15.0 with its CUDA 13 libraries."""
     assert constraints_to_drop("ERROR: something else\n", CONS, {"torch"}, last=False) == set(CONS) - {"torch"}

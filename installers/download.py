@@ -25,6 +25,8 @@ import zipfile
 from pathlib import Path
 from typing import IO, Any
 
+from packaging.requirements import InvalidRequirement, Requirement
+
 from doctor.console import Console
 from doctor.errors import InputError
 from doctor.installers import wheelhouse as wh
@@ -35,12 +37,29 @@ from doctor.installers.plan import CLONE, EDITABLE, INSTALL, IndexOptions, Plan,
 from doctor.report import Report, finding
 from doctor.snapshot.model import normalize_name
 
-_NAME = r"^\s*([A-Za-z0-9][A-Za-z0-9._-]*)"  # the project name at the start of a requirement line
+
+def _requirement(line: str) -> Requirement | None:
+    """A PEP 508 requirement line, parsed by `packaging`; None for what is not one (paths, options)."""
+    try:
+        return Requirement(line)
+    except InvalidRequirement:
+        return None
 
 
 def _req_name(line: str) -> str | None:
-    m = re.match(_NAME, line)
-    return normalize_name(m.group(1)) if m else None
+    r = _requirement(line)
+    return normalize_name(r.name) if r else None
+
+
+def _exact_pin(line: str) -> tuple[str, str] | None:
+    """(name, version) of a requirement that pins one version exactly (`torch==2.10.0+cpu`), else None."""
+    r = _requirement(line)
+    if r is None or r.url:
+        return None
+    specs = list(r.specifier)
+    if len(specs) == 1 and specs[0].operator in ("==", "==="):
+        return normalize_name(r.name), specs[0].version
+    return None
 
 
 DEFAULT_BUILD = ("setuptools>=40.8.0", "wheel")  # PEP 517's fallback for a source without [build-system]
@@ -92,20 +111,7 @@ def _expand(reqs: list[str]) -> list[str]:
 def _names(reqs: list[str]) -> set[str]:
     """Distribution names a requirement list pins exactly itself (`==`, also inside -r files): those may differ
     from what an earlier step chose (the plan moves them on purpose), so they are not constrained."""
-    out: set[str] = set()
-    it = iter(reqs)
-    for r in it:
-        if r == "-r":
-            try:
-                lines = Path(next(it)).read_text(encoding="utf-8").splitlines()
-            except (OSError, StopIteration):
-                continue
-            out |= _names([ln.split("#")[0].strip() for ln in lines if ln.split("#")[0].strip() and not ln.startswith("-")])
-            continue
-        m = re.match(r"^\s*([A-Za-z0-9][A-Za-z0-9._-]*)\s*(\[[^\]]*\])?\s*===?", r)
-        if m and not r.startswith(("/", ".")):
-            out.add(normalize_name(m.group(1)))
-    return out
+    return {pin[0] for r in _expand(reqs) if (pin := _exact_pin(r))}
 
 
 class Downloader:
@@ -176,9 +182,9 @@ class Downloader:
         flat: list[str] = []
         for g in groups:
             for r in _expand(g):
-                m = re.match(_NAME + r"\s*===?\s*(\S+)", r)
-                if m:
-                    exact.setdefault(normalize_name(m.group(1)), set()).add(m.group(2))
+                pin = _exact_pin(r)
+                if pin:
+                    exact.setdefault(pin[0], set()).add(pin[1])
                 flat.append(r)
         moved = {n for n, vs in exact.items() if len(vs) > 1}
         union = [r for r in dict.fromkeys(flat) if _req_name(r) not in moved]

@@ -12,9 +12,9 @@ from doctor.checks.runner import CheckContext, check, skip
 from doctor.knowledge.matrix import (
     SRC_PT_COMPAT,
     SRC_TORCHVISION,
-    TORCH_NPU,
-    TORCH_NPU_CANN,
+    newest_torch_npu,
     torch_npu_cann,
+    torch_npu_row,
     torchvision_for_torch,
 )
 from doctor.knowledge.releases import knowledge_fix
@@ -135,7 +135,7 @@ def torch_npu_cann_pairing(ctx: CheckContext) -> Iterator[Finding]:
             evidence={"torch-npu": tn}, source="https://github.com/vllm-project/vllm-ascend/blob/v0.13.0/docs/source/community/versioning_policy.md")
     want = torch_npu_cann(tn)
     if want is None:
-        newest = max(Version(k) for k in TORCH_NPU_CANN)
+        newest = newest_torch_npu()
         if n is not None and Version(n.public) > newest:
             yield finding(
                 "torch-npu-newer-than-known", "info", ("torch-npu",),
@@ -153,4 +153,4 @@ def torch_npu_cann_pairing(ctx: CheckContext) -> Iterator[Finding]:
                 if older else "This pairing is off Ascend/pytorch's compatibility table."),
         evidence={"torch-npu": tn, "cann": c[0], "expected_cann": want},
         fix=f"Use the torch-npu release listed for CANN {c[0]}, or CANN {want}.",
-        source=next((r.source for r in TORCH_NPU if r.version == str(Version(n.public))), SRC_PT_COMPAT) if n else SRC_PT_COMPAT)
+        source=row.source if (row := torch_npu_row(tn)) else SRC_PT_COMPAT)

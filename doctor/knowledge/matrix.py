@@ -252,14 +252,25 @@ TORCH_NPU: tuple[TorchNpuRow, ...] = (
                 note="Inferred: released the same day from the same master line as 2.14.0; its own description has "
                      "no table row for it."),
 )
-TORCH_NPU_CANN: dict[str, str] = {r.version: r.cann for r in TORCH_NPU}
 
 
-def torch_npu_cann(version: str | None) -> str | None:
+def torch_npu_row(version: str | None) -> TorchNpuRow | None:
+    """The table row of an installed torch-npu, compared as versions (`2.1.0.rc1` is the row `2.1.0.rc1`;
+    a local label such as `+git…` is ignored)."""
     v = parse_pkg_version(version)
     if v is None:
         return None
-    return TORCH_NPU_CANN.get(str(Version(v.public)))
+    want = Version(v.public)
+    return next((r for r in TORCH_NPU if parse_pkg_version(r.version) == want), None)
+
+
+def torch_npu_cann(version: str | None) -> str | None:
+    row = torch_npu_row(version)
+    return row.cann if row else None
+
+
+def newest_torch_npu() -> Version:
+    return max(v for r in TORCH_NPU if (v := parse_pkg_version(r.version)) is not None)
 
 
 # CANN -> the oldest driver the official quick-install mapping pairs with it (verified rows only): a CANN at or

@@ -110,7 +110,8 @@ def nodes_from_documents(docs: Sequence[tuple[str, Snapshot | Cluster]]) -> tupl
 
 
 # profile selection reports these itself (pseudo-check `profile-selection`, area cann)
-SELECTION_FINDINGS = ("cann-newer-than-profiles", "cann-older-than-profiles", "verl-newer-than-profiles", "no-profile")
+SELECTION_FINDINGS = ("cann-newer-than-profiles", "cann-older-than-profiles", "verl-newer-than-profiles", "no-profile",
+                      "profile-facts-unknown")
 
 
 def check_waivers(only: Sequence[str], ignore: Sequence[str]) -> None:

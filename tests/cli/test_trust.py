@@ -312,3 +312,14 @@ def test_a_flag_the_user_did_not_type_is_not_blamed(tmp_path):
     r = run("install", "--dry-run", "--from", snap_file(tmp_path, healthy()), "--python-version", "3.9",
             "--profile", "verl-0.7.1-cann8.5.0-a2")
     assert r.exit_code == 2 and "needs Python" in r.stderr and "--python:" not in r.stderr
+
+
+def test_profile_selection_declares_every_finding_id_it_reports():
+    """The pseudo-check `profile-selection` (diagnose.py) reports ids outside the registry: each one must be in
+    SELECTION_FINDINGS, or `--only`/`--ignore ID` refuses an id the tool itself prints."""
+    from doctor.checks.diagnose import SELECTION_FINDINGS
+
+    tree = ast.parse((ROOT / "doctor" / "checks" / "diagnose.py").read_text())
+    emitted = {n.args[0].value for n in ast.walk(tree) if isinstance(n, ast.Call) and getattr(n.func, "id", "")
+               == "finding" and n.args and isinstance(n.args[0], ast.Constant)}
+    assert emitted <= set(SELECTION_FINDINGS), sorted(emitted - set(SELECTION_FINDINGS))

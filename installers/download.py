@@ -63,7 +63,6 @@ def _exact_pin(line: str) -> tuple[str, str] | None:
 
 
 DEFAULT_BUILD = ("setuptools>=40.8.0", "wheel")  # PEP 517's fallback for a source without [build-system]
-_DIST = re.compile(r"^(?P<name>[A-Za-z0-9_.]+?)-(?P<version>\d[^-]*?)(?:-|\.tar\.gz$|\.zip$)")
 
 
 def constraints_to_drop(output: str, cons: dict[str, str], held: set[str], *, last: bool) -> set[str]:
@@ -88,8 +87,23 @@ def native(plan: Plan) -> bool:
 
 
 def dist_of(filename: str) -> tuple[str, str] | None:
-    m = _DIST.match(filename)
-    return (normalize_name(m.group("name")), m.group("version")) if m else None
+    """(name, version) of a wheel or sdist file name, as packaging reads them (`arctic_inference-0.1.1.tar.gz`
+    and `arctic-inference-0.1.1.tar.gz` alike); None for anything else."""
+    from packaging.utils import (
+        InvalidSdistFilename,
+        InvalidWheelFilename,
+        parse_sdist_filename,
+        parse_wheel_filename,
+    )
+
+    try:
+        if filename.endswith(".whl"):
+            name, version, _build, _tags = parse_wheel_filename(filename)
+        else:
+            name, version = parse_sdist_filename(filename)
+    except (InvalidWheelFilename, InvalidSdistFilename):
+        return None
+    return normalize_name(name), str(version)
 
 
 def _expand(reqs: list[str]) -> list[str]:
@@ -130,8 +144,8 @@ class Downloader:
         # build requirements come from the torch stack's index: on x86 the PyTorch CPU index, so a build-time
         # `torch == 2.11.0` (vLLM's, arctic-inference's) is a CPU wheel, not PyPI's CUDA one with its nvidia-* wheels
         self.build_index = next((st.index for st in plan.steps if st.id == "torch-stack"), IndexOptions())
-        self.held = {n for st in plan.steps if st.id == "torch-stack" for r in st.requirements
-                     if "==" in r and (n := _req_name(r))}
+        self.held = {pin[0] for st in plan.steps if st.id == "torch-stack" for r in st.requirements
+                     if (pin := _exact_pin(r))}
 
     def say(self, m: str) -> None:
         self.log.write(m.rstrip("\n") + "\n")

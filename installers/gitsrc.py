@@ -23,7 +23,7 @@ from pathlib import Path
 from doctor.errors import DoctorError, InputError
 from doctor.installers.plan import GitSource
 
-_SHA = re.compile(r"^[0-9a-f]{7,40}$")
+_SHA = re.compile(r"^[0-9a-fA-F]{7,40}$")  # git reads hex object names in either case
 GIT_TIMEOUT = 1800.0  # a full Megatron-LM clone over a slow link
 
 

@@ -16,6 +16,7 @@ from typing import Any
 from doctor.errors import InputError, RefusedError
 from doctor.installers import steps as st
 from doctor.installers import upstream as up
+from doctor.installers.gitsrc import is_sha
 from doctor.installers.plan import (
     ENVFILE,
     PYTORCH_CPU_INDEX,
@@ -322,7 +323,7 @@ def _choices(profile: Any, facts: Facts, sets: Mapping[str, str],
         if key is None:
             raise InputError(f"{name} is not a git source of profile {profile.name} (its sources: "
                              f"{', '.join(sorted(git))})", source="--git-ref", path=name)
-        git[key] = replace(git[key], ref=ref, commit=ref if re.fullmatch(r"[0-9a-fA-F]{7,40}", ref) else None, version=None)
+        git[key] = replace(git[key], ref=ref, commit=ref if is_sha(ref) else None, version=None)
         chosen.add(key)
     validate_sets(profile, sets, pins)
     return pins, git, frozenset(chosen)

@@ -76,3 +76,16 @@ def test_build_requirements_come_from_the_torch_stacks_index(profile, tmp_path) 
     arm = Downloader(SimpleNamespace(index_url=None, extra_index_urls=()), resolve(p, facts(p, "aarch64"), src_dir="/s"),
                      tmp_path, io.StringIO())
     assert PYTORCH_CPU_INDEX not in (arm.build_index.index_url, *arm.build_index.extra_index_urls)
+
+
+def test_wheelhouse_file_names_are_read_as_packaging_reads_them() -> None:
+    """The names a real wheelhouse holds (the realworld run's): a hyphenated sdist name was once not read at all,
+    so that package was never constrained for the later steps."""
+    from doctor.installers.download import dist_of
+
+    assert dist_of("arctic-inference-0.1.1.tar.gz") == ("arctic-inference", "0.1.1")
+    assert dist_of("antlr4-python3-runtime-4.9.3.tar.gz") == ("antlr4-python3-runtime", "4.9.3")
+    assert dist_of("TransferQueue-0.1.10.dev0.zip") == ("transferqueue", "0.1.10.dev0")
+    assert dist_of("torch_npu-2.10.0.post4-cp311-cp311-manylinux_2_28_x86_64.whl") == ("torch-npu", "2.10.0.post4")
+    assert dist_of("torch-2.10.0+cpu-py3-none-any.whl") == ("torch", "2.10.0+cpu")
+    assert dist_of("manifest.json") is None

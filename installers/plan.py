@@ -78,7 +78,6 @@ class Step:
     env: tuple[tuple[str, str], ...] = ()  # extra environment for the installer (VLLM_TARGET_DEVICE=empty)
     expect: tuple[tuple[str, str | None], ...] = ()
     editable_dist: str | None = None  # EDITABLE: the distribution the clone installs as
-    build_requires: tuple[str, ...] = ()  # what an offline wheelhouse must carry to build EDITABLE steps
     verify: bool = True  # re-check `expect` after the step ran (off when `expect` names a later step's result)
     reason: str = ""  # why this step exists
     source_ref: str = ""  # the upstream doc/script the step mirrors (a URL at a tag or commit)

@@ -21,10 +21,8 @@ VA_SOC = f"{VA}/{VA_AT}/docs/source/installation.md"
 # the no-device CI job: SOC_VERSION set, COMPILE_CUSTOM_KERNELS=0, tests with TORCH_DEVICE_BACKEND_AUTOLOAD=0
 VA_CPU_BUILD = f"{VA}/{VA_AT}/.github/workflows/_selected_tests.yaml"
 # vllm-ascend's own build requirements and runtime requirements (setup.py reads requirements.txt)
-VA_PYPROJECT = f"{VA}/{VA_AT}/pyproject.toml"
 # torch-npu's x86 wheels require torch==X+cpu, which only the PyPI-compatible PyTorch CPU index serves
 TORCH_NPU_X86 = "https://github.com/Ascend/pytorch/blob/v2.10.0-26.0.0/README.md"
-MEGATRON_PYPROJECT = "https://github.com/NVIDIA/Megatron-LM/blob/ddc0d6774783b032ddceacc5714e653651daecb9/pyproject.toml"
 MINDSPEED_INSTALL = "https://gitcode.com/Ascend/MindSpeed/blob/e4772499f7eb9fa9a68919dd1eaddef00e915b2d/docs/zh/user-guide/installation.md"
 MINDSPEED_NOT_ON_PYPI = "https://gitcode.com/Ascend/MindSpeed/blob/e4772499f7eb9fa9a68919dd1eaddef00e915b2d/README.md"
 # the release Dockerfile: `pip install -r requirements.txt`, then vllm-ascend `--no-build-isolation --no-deps`

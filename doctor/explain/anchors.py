@@ -11,12 +11,6 @@ import re
 MIN_LITERAL = 3
 
 
-def required_literal(pattern: str) -> str | None:
-    """The longest run of plain characters every match of `pattern` must contain, or None."""
-    runs = required_runs(pattern)
-    return max(runs, key=len) if runs else None
-
-
 def required_runs(pattern: str) -> list[str]:
     """Every run of 3+ plain characters that every match of `pattern` must contain, in pattern order.
 

@@ -282,10 +282,6 @@ def knowledge_date() -> str:
     return load_releases().knowledge_date
 
 
-def key_history(block: str = "megatron") -> dict[str, tuple[str, str | None]]:
-    return load_releases().key_history(block)
-
-
 def knowledge_fix() -> str:
     """The fix line of every 'newer than the doctor knows' finding."""
     return (f"Update verl-ascend-doctor: its knowledge is from {knowledge_date()}. Maintainers refresh it from the upstream "

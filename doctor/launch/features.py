@@ -14,14 +14,13 @@ from dataclasses import dataclass
 
 from doctor.knowledge.releases import LaunchEra, load_releases
 from doctor.knowledge.versions import parse_pkg_version, release
+from doctor.launch import sources as S
 
 A = "actor_rollout_ref.actor.megatron."
 O = A + "override_transformer_config."  # noqa: E741 - the issue's own name for the prefix
 REF = "actor_rollout_ref.ref.megatron."
 REF_O = REF + "override_transformer_config."
 
-SRC_MS_VERL = "https://github.com/Ascend/MindSpeed/blob/92f0e92234ddb7a7643ab9fd8e1a6f316e15be2e/docs/zh/user-guide/verl.md"
-SRC_HYDRA = "https://github.com/facebookresearch/hydra/blob/v1.3.2/website/docs/advanced/override_grammar/basic.md"
 
 
 @dataclass(frozen=True)
@@ -40,7 +39,7 @@ class FeatureRow:
     writes: tuple[str, ...]
     prerequisites: tuple[str, ...] = ()
     constraints: str = ""
-    source: str = SRC_MS_VERL
+    source: str = S.MINDSPEED_VERL
 
 
 FEATURES: tuple[FeatureRow, ...] = (

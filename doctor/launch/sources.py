@@ -10,23 +10,18 @@ VERL_VALIDATE = VERL + "verl/utils/config.py"  # validate_config: batch sizes, w
 VERL_ACTOR_CONFIG = VERL + "verl/workers/config/actor.py"  # ActorConfig checks (mini batch vs train batch)
 VERL_ENGINE_CONFIG = VERL + "verl/workers/config/engine.py"  # McoreEngineConfig (SP with TP=1)
 VERL_MEGATRON_ENGINE = VERL + "verl/workers/engine/megatron/transformer_impl.py"  # use_mbridge must be True
-VERL_MINDSPEED_ENGINE = VERL + "verl/workers/engine/mindspeed/transformer_impl.py"  # repatch, FA default
 VERL_ENGINE_WORKERS = VERL + "verl/workers/engine_workers.py"  # mini batch vs DP
 VERL_MAIN_PPO = VERL + "verl/trainer/main_ppo.py"
 VERL_MEGATRON_YAML = VERL + "verl/trainer/config/engine/megatron.yaml"
 VERL_TRAINER_YAML = VERL + "verl/trainer/config/ppo_trainer.yaml"
-VERL_LEGACY_WORKER = VERL_071 + "verl/workers/megatron_workers.py"  # < 0.8: override dict to repatch as-is
 VERL_061_TRAINER_YAML = VERL_061 + "verl/trainer/config/ppo_megatron_trainer.yaml"  # device: cuda, ref TP=1
 VERL_AUTO_SET_DEVICE = "https://github.com/verl-project/verl/commit/392791bdd"  # 0.7.0: NPU detected
 VERL_VANILLA_MBRIDGE = "https://github.com/verl-project/verl/pull/6951"  # 0.9.0: vanilla_mbridge default false
 VERL_MBRIDGE_VPP = "https://github.com/verl-project/verl/issues/4815"  # mbridge + VPP IndexError
-VERL_NPU_FEATURES = VERL + "docs/ascend_tutorial/feature_support/npu_advance_features.md"
 VERL_NPU_FAQ = VERL + "docs/ascend_tutorial/faq/faq.rst"
-VERL_DEVICE = VERL + "verl/utils/device.py"
 
 MEGATRON = "https://github.com/NVIDIA/Megatron-LM/blob/core_v0.12.1/megatron/core/"
 MEGATRON_TRANSFORMER_CONFIG = MEGATRON + "transformer/transformer_config.py"
-MEGATRON_PARALLEL_CONFIG = MEGATRON + "model_parallel_config.py"
 MEGATRON_MOE = MEGATRON + "transformer/moe/moe_layer.py"
 
 MINDSPEED = "https://github.com/Ascend/MindSpeed/blob/92f0e92234ddb7a7643ab9fd8e1a6f316e15be2e/"

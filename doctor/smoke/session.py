@@ -18,6 +18,7 @@ from typing import Any
 
 from doctor.console import Console
 from doctor.errors import InputError
+from doctor.launch import sources as S
 from doctor.report import CheckResult, CheckStatus, Finding, Report, Severity, finding
 from doctor.smoke import plan, runner, workload
 from doctor.smoke.logparse import LogScanner, parse_step_line, strip_prefix
@@ -63,9 +64,6 @@ class _Checks:
                       internal_error=internal_error)
 
 
-VERL_FAQ = "https://github.com/verl-project/verl/blob/v0.9.0/docs/ascend_tutorial/faq/faq.rst"
-MEGATRON_CONFIG = ("https://github.com/NVIDIA/Megatron-LM/blob/core_v0.12.1/"
-                   "megatron/core/transformer/transformer_config.py")
 
 
 @dataclass
@@ -152,7 +150,7 @@ def _workload(opts: SmokeOptions, layout: plan.Layout, console: Console, c: _Che
                       evidence={"problems": list(wl.problems)},
                       fix="Pass a model directory that fits the layout (--model) or different --tp/--pp."
                       if opts.model else "Delete the work directory and run again.",
-                      source=MEGATRON_CONFIG)
+                      source=S.MEGATRON_TRANSFORMER_CONFIG)
         c.add("smoke-workload", "smoke", [bad], time.monotonic() - t)
         return None
     console.status(f"workload {'reused' if wl.reused else 'built'}: {wl.root}")
@@ -206,7 +204,7 @@ def _run(opts: SmokeOptions, layout: plan.Layout, launch: _Launch, console: Cons
             f"No NPU is visible to this process; the run was planned for {plan.ASSUMED_NPUS}",
             evidence={"ASCEND_RT_VISIBLE_DEVICES": os.environ.get("ASCEND_RT_VISIBLE_DEVICES"), "dev": "/dev/davinci*"},
             fix="Run on an Ascend host (in a container, pass the /dev/davinci* devices), or use --dry-run.",
-            source=VERL_FAQ,
+            source=S.VERL_NPU_FAQ,
         )], 0.0)
     _write_run_files(launch, extra)
     ray_dir = runner.make_ray_temp_dir(launch.run_id)

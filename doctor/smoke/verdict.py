@@ -13,6 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from doctor.launch import sources as S
 from doctor.report import Finding, finding
 from doctor.smoke.logparse import LogScanner, Value, is_finite
 from doctor.smoke.runner import RunResult
@@ -35,7 +36,6 @@ SHOWN_METRICS = (
 # The console metrics line (`step:N - key:value - ...`) is written by concat_dict_to_str.
 SOURCE = "https://github.com/verl-project/verl/blob/v0.9.0/verl/utils/logger/aggregate_logger.py"
 # main_ppo raises out of the Ray task on any trainer exception, so the process exits non-zero.
-SOURCE_MAIN_PPO = "https://github.com/verl-project/verl/blob/v0.9.0/verl/trainer/main_ppo.py"
 
 
 @dataclass
@@ -107,7 +107,7 @@ def _process_findings(run: RunResult, scan: LogScanner, log: str) -> list[Findin
         out.append(finding(
             "smoke-exit-nonzero", "error", "verl", f"verl.trainer.main_ppo exited with code {run.exit_code}",
             evidence={"exit_code": run.exit_code, "log": log, "last_lines": last},
-            fix="See the diagnosis below and the log.", source=SOURCE_MAIN_PPO))
+            fix="See the diagnosis below and the log.", source=S.VERL_MAIN_PPO))
     if run.survivors:
         out.append(finding(
             "smoke-orphan-processes", "warning", "ray", f"{len(run.survivors)} process(es) of this run would not exit",

@@ -16,7 +16,7 @@ from typing import Protocol
 
 from doctor.launch.shell.arith import ArithUnknown, evaluate
 from doctor.launch.shell.tree import Node, leaf_text
-from doctor.launch.shell.values import FieldBuilder, Hole, Str, Value, concat, join, scalar
+from doctor.launch.shell.values import FieldBuilder, Hole, Str, Value, concat, scalar
 
 ENVIRONMENT = {"HOME": "/home/user", "USER": "user", "LOGNAME": "user", "PWD": "/work", "OLDPWD": "/work",
                "HOSTNAME": "host", "SHELL": "/bin/bash", "PATH": "/usr/bin:/bin", "TMPDIR": "/tmp",
@@ -179,10 +179,6 @@ class Expander:
 def glob_match(text: str, pattern: str) -> bool:
     """bash pattern matching (case, ${X#pat}): fnmatch's syntax is close enough for launch scripts."""
     return fnmatch.fnmatchcase(text, pattern)
-
-
-def join_words(v: Value) -> Str:
-    return join(v)
 
 
 def _unescape_word(text: str, b: FieldBuilder, ex: Expander, first: bool, assignment: bool) -> str:

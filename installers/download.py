@@ -31,7 +31,15 @@ from doctor.console import Console
 from doctor.errors import InputError
 from doctor.installers import wheelhouse as wh
 from doctor.installers.backends import PipBackend, Source
-from doctor.installers.execute import DONE, FAILED, StepResult, build_requirements, map_requirement_file
+from doctor.installers.execute import (
+    DONE,
+    FAILED,
+    StepResult,
+    build_requirements,
+    build_system_requires,
+    map_requirement_file,
+    read_build_system_requires,
+)
 from doctor.installers.gitsrc import bundle_submodules, make_bundle, parse_mirrors
 from doctor.installers.plan import CLONE, EDITABLE, INSTALL, IndexOptions, Plan, Step
 from doctor.report import Report, finding
@@ -62,7 +70,6 @@ def _exact_pin(line: str) -> tuple[str, str] | None:
     return None
 
 
-DEFAULT_BUILD = ("setuptools>=40.8.0", "wheel")  # PEP 517's fallback for a source without [build-system]
 
 
 def constraints_to_drop(output: str, cons: dict[str, str], held: set[str], *, last: bool) -> set[str]:
@@ -257,7 +264,7 @@ class Downloader:
         out: list[str] = []
         for s in self.plan.steps:
             if s.kind == EDITABLE and s.source is not None and not s.no_build_isolation:
-                out += [r for r in _pyproject_requires(self.work / s.source.name / "pyproject.toml") if r not in out]
+                out += [r for r in read_build_system_requires(self.work / s.source.name / "pyproject.toml") if r not in out]
         return out
 
     def sdist_build_requires(self) -> None:
@@ -276,22 +283,8 @@ class Downloader:
                 self.fetch(reqs, self.build_index)
 
 
-def _pyproject_requires(path: Path) -> list[str]:
-    from doctor.tomlfile import load_toml
-
-    try:
-        data = load_toml(path.read_bytes(), str(path))
-    except (OSError, InputError):
-        return list(DEFAULT_BUILD)
-    bs = data.get("build-system")
-    reqs = bs.get("requires") if isinstance(bs, dict) else None
-    return [str(r) for r in reqs] if isinstance(reqs, list) else list(DEFAULT_BUILD)
-
-
 def _sdist_requires(path: Path) -> list[str]:
-    """The [build-system].requires inside an sdist (top-level pyproject.toml), the PEP 517 default without one."""
-    from doctor.tomlfile import load_toml
-
+    """The [build-system].requires inside an sdist (its top-level pyproject.toml)."""
     raw: bytes | None = None
     try:
         if path.name.endswith(".zip"):
@@ -304,16 +297,8 @@ def _sdist_requires(path: Path) -> list[str]:
                 f = t.extractfile(m) if m is not None else None
                 raw = f.read() if f is not None else None
     except (OSError, tarfile.TarError, zipfile.BadZipFile):
-        return list(DEFAULT_BUILD)
-    if raw is None:
-        return list(DEFAULT_BUILD)
-    try:
-        data = load_toml(raw, str(path))
-    except InputError:
-        return list(DEFAULT_BUILD)
-    bs = data.get("build-system")
-    reqs = bs.get("requires") if isinstance(bs, dict) else None
-    return [str(r) for r in reqs] if isinstance(reqs, list) else list(DEFAULT_BUILD)
+        raw = None
+    return build_system_requires(raw, str(path))
 
 
 def download(o: Any, plan: Plan, report: Report, console: Console) -> Report:

@@ -339,20 +339,36 @@ def map_requirement_file(src: Path, out: Path, mirrors: dict[str, str], *, offli
     return changed
 
 
+DEFAULT_BUILD = ("setuptools>=40.8.0", "wheel")  # PEP 517's fallback for a source without [build-system]
+
+
+def build_system_requires(raw: bytes | None, source: str) -> list[str]:
+    """[build-system].requires of a pyproject.toml's bytes; PEP 517's default when there is no file, no table
+    or the file does not parse (pip then builds it the same way)."""
+    from doctor.tomlfile import load_toml
+
+    if raw is None:
+        return list(DEFAULT_BUILD)
+    try:
+        data = load_toml(raw, source)
+    except DoctorError:
+        return list(DEFAULT_BUILD)
+    bs = data.get("build-system") if isinstance(data, dict) else None
+    reqs = bs.get("requires") if isinstance(bs, dict) else None
+    return [str(r) for r in reqs] if isinstance(reqs, list) else list(DEFAULT_BUILD)
+
+
+def read_build_system_requires(pyproject: Path) -> list[str]:
+    try:
+        raw = pyproject.read_bytes()
+    except OSError:
+        raw = None
+    return build_system_requires(raw, str(pyproject))
+
+
 def build_requirements(clone: Path, step: Step) -> tuple[str, ...]:
     """[build-system].requires of clone/pyproject.toml + step.requirements + `-r clone/<file>` per existing file."""
-    from doctor.tomlfile import read_toml
-
-    reqs: list[str] = []
-    pyproject = clone / "pyproject.toml"
-    if pyproject.is_file():
-        try:
-            data: Any = read_toml(pyproject)
-        except DoctorError:
-            data = {}
-        bs = data.get("build-system") if isinstance(data, dict) else None
-        if isinstance(bs, dict) and isinstance(bs.get("requires"), list):
-            reqs += [str(r) for r in bs["requires"]]
+    reqs = read_build_system_requires(clone / "pyproject.toml")
     reqs += [r for r in step.requirements if r not in reqs]
     for f in step.requirement_files:
         if (clone / f).is_file():

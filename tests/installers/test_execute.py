@@ -217,3 +217,15 @@ def test_a_no_isolation_build_gets_its_build_system_requires_read_from_the_clone
                 requirement_files=("requirements.txt", "missing.txt"))
     assert build_requirements(clone, step) == ("setuptools>=64", "setuptools-scm>=8", "arctic-inference==0.1.1",
                                                "setuptools-scm", "-r", str(clone / "requirements.txt"))
+
+
+def test_build_system_requires_is_read_one_way_with_pep_517s_default(tmp_path) -> None:
+    """The clone's pyproject (online build step), the git sources' and the sdists' (wheelhouse) share one reader:
+    a source without [build-system] builds with setuptools + wheel, as pip does."""
+    from doctor.installers.execute import DEFAULT_BUILD, build_system_requires, read_build_system_requires
+
+    assert build_system_requires(b'[build-system]\nrequires = ["scikit-build-core", "nanobind"]\n', "x") == [
+        "scikit-build-core", "nanobind"]
+    assert build_system_requires(b"[project]\nname = 'x'\n", "x") == list(DEFAULT_BUILD)
+    assert build_system_requires(b"not = [toml", "x") == list(DEFAULT_BUILD)
+    assert read_build_system_requires(tmp_path / "missing" / "pyproject.toml") == list(DEFAULT_BUILD)

@@ -8,10 +8,12 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
+from packaging.version import Version
+
 from doctor.checks.facts import installed, origins, pver, val, ver
 from doctor.checks.runner import CheckContext, check, skip
 from doctor.knowledge.matrix import MindSpeedRow, mindspeed_rows
-from doctor.knowledge.versions import parse_pkg_version
+from doctor.knowledge.versions import parse_pkg_version, release
 from doctor.report import Finding, finding
 from doctor.snapshot.model import known
 
@@ -109,7 +111,7 @@ def mindspeed_megatron(ctx: CheckContext) -> Iterator[Finding]:
         return
     same = [r for r in rows if r.series == (mvp.major, mvp.minor)]
     documented = {r.megatron for r in same}
-    if len(documented) == 1 and same[0].exact and mvp.release[:3] != tuple(int(x) for x in same[0].megatron.split(".")):
+    if len(documented) == 1 and same[0].exact and release(mvp) != release(Version(same[0].megatron)):
         r = same[0]
         yield finding(
             "mindspeed-megatron-patch-untested", "warning", ("megatron", "mindspeed"),

@@ -327,12 +327,13 @@ class MindSpeedRow:
 
     @property
     def series(self) -> tuple[int, int]:
-        parts = self.megatron.split(".")
-        return (int(parts[0]), int(parts[1]))
+        r = Version(self.megatron).release
+        return (r[0], r[1])
 
     @property
     def exact(self) -> bool:
-        return self.megatron.count(".") == 2
+        """The README names one Megatron-core release (0.12.1), not only its line (0.12)."""
+        return len(Version(self.megatron).release) == 3
 
 
 def _ms(commit: str) -> str:

@@ -338,7 +338,7 @@ def select_profile(snapshot: Any, profiles: list[Profile], forced: str | None = 
     verl_v = parse_pkg_version(verl_installed) if isinstance(verl_installed, str) else None
     if cann is None:
         absent = toolkit is None or (known(snapshot.ascend) and snapshot.ascend is None)
-        by_verl = [] if absent else [p for p in profiles if _same_verl(p, verl_v)]
+        by_verl = [] if absent else [p for p in profiles if same_verl_line(p, verl_v)]
         if by_verl:
             cands = by_verl
             facts.append(f"CANN {'unreadable' if cann_s else 'unknown'}; matched installed verl {verl_installed}")
@@ -378,7 +378,7 @@ def select_profile(snapshot: Any, profiles: list[Profile], forced: str | None = 
         else:
             facts.append(f"no verified stack for {label} {value}")
     if verl_v is not None:
-        same = [p for p in cands if _same_verl(p, verl_v)]
+        same = [p for p in cands if same_verl_line(p, verl_v)]
         if same:
             cands = same
             facts.append(f"installed verl {verl_installed}")
@@ -411,7 +411,7 @@ def _break_tie(snapshot: Any, tied: list[Profile]) -> tuple[Profile, str]:
     return best, "the last by name"
 
 
-def _same_verl(p: Profile, installed: Version | None) -> bool:
+def same_verl_line(p: Profile, installed: Version | None) -> bool:
     """The profile documents the installed verl's release line: same X.Y.Z; a main snapshot only for a
     pre/dev build of its line (an installed 0.10.0 final is newer than the 0.10.0.dev2026… snapshot)."""
     if installed is None or release(p.verl_version) != release(installed):

@@ -130,10 +130,13 @@ def _kept(f: Finding, c: Check, only: Sequence[str], ignore: Sequence[str]) -> b
 
 def run_one(c: Check, ctx: CheckContext) -> tuple[list[Finding], CheckResult]:
     t0 = time.perf_counter()
+    found: list[Finding] = []
     try:
-        found = [replace(f, check=c.id, node=f.node if f.node is not None else ctx.node) for f in c.fn(ctx)]
+        for f in c.fn(ctx):
+            found.append(replace(f, check=c.id, node=f.node if f.node is not None else ctx.node))
     except Skipped as s:
-        return [], CheckResult(c.id, c.area, CheckStatus.SKIP, time.perf_counter() - t0, ctx.node, reason=s.reason)
+        if not found:  # a skip after findings ends the check early; what it found stands
+            return [], CheckResult(c.id, c.area, CheckStatus.SKIP, time.perf_counter() - t0, ctx.node, reason=s.reason)
     except Exception as e:  # noqa: BLE001 - a crashed check must not take the others down
         import traceback  # only when a check crashed
 

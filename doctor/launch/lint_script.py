@@ -15,7 +15,7 @@ from doctor.launch import entry as E
 from doctor.launch import sources as S
 from doctor.launch.rules import Context, check
 from doctor.launch.script_parser import Call, Invocation, ParsedScript
-from doctor.launch.validation import compose_findings, load_model, resolve_config_dir
+from doctor.launch.validation import compose_findings, load_model, resolve_config_dir, with_hydra
 from doctor.report import Finding, Severity, finding
 
 _HEADER = re.compile(r"^# .*written by doctor \S+ for verl (\S+?)\.?$", re.M)
@@ -119,8 +119,7 @@ def lint_path(inv: Invocation, version: str, trainer_dir: Path | None, opts: Opt
     found = check(inv.overrides, ctx)
     if sel.config_dir is None and inv.entry != "verl.trainer.main_ppo":
         found = [_other_entry(f, inv.entry) for f in found]
-    flagged = {f.key for f in found if f.severity is Severity.ERROR and f.key}
-    return out + found + [f for f in hydra if f.key not in flagged or f.severity is not Severity.ERROR]
+    return out + with_hydra(found, hydra)
 
 
 def _other_entry(f: Finding, entry: str) -> Finding:

@@ -112,9 +112,13 @@ def validate_overrides(
     if cdir is not None:
         more, res = compose_findings(ovs, ctx, cdir, ctx.config_name or config_name_for(ctx.verl_version))
         hydra += more
-    found = check(ovs, ctx)
+    return with_hydra(check(ovs, ctx), hydra), res
+
+
+def with_hydra(found: list[Finding], hydra: list[Finding]) -> list[Finding]:
+    """The rules' findings, then Hydra's; a rule's error on a key stands for Hydra's error on the same key."""
     flagged = {f.key for f in found if f.severity is Severity.ERROR and f.key}
-    return found + [f for f in hydra if f.key not in flagged or f.severity is not Severity.ERROR], res
+    return found + [f for f in hydra if f.key not in flagged or f.severity is not Severity.ERROR]
 
 
 def load_model(path: str | None) -> tuple[ModelInfo | None, Finding | None]:

@@ -118,7 +118,7 @@ def _last_line(cp: subprocess.CompletedProcess[str]) -> str:
 
 def describe(dest: str | Path) -> str | None:
     """`git describe --tags --long` of HEAD (what setuptools-scm reads), None without a reachable tag."""
-    if head(dest) is None:
+    if not (Path(dest) / ".git").exists():  # not its own work tree: never describe an enclosing repository
         return None
     cp = _git(["describe", "--tags", "--long"], cwd=dest, check=False, timeout=60)
     return cp.stdout.strip() if cp.returncode == 0 and cp.stdout.strip() else None
@@ -150,9 +150,10 @@ def matches(commit: str | None, want: str | None) -> bool:
     return bool(commit and want and commit.lower().startswith(want.lower()))
 
 
-def satisfied(src: GitSource, dest: str | Path) -> bool:
-    """Already cloned at the pinned commit (or, with no commit pinned, at what the ref names locally)."""
-    h = head(dest)
+def satisfied(src: GitSource, dest: str | Path, *, at: str | None = None) -> bool:
+    """Already cloned at the pinned commit (or, with no commit pinned, at what the ref names locally).
+    `at`: the clone's HEAD when the caller has just read it (one `git rev-parse` per source, not two)."""
+    h = at or head(dest)
     if h is None:
         return False
     if src.commit:

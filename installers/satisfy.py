@@ -112,7 +112,7 @@ def live_view(env: Any, *, src_dir: str | None, sources: list[Any], env_ok: bool
         dest = os.path.join(src_dir, s.name) if src_dir else None
         v.heads[s.name] = gitsrc.head(dest) if dest else None
         # with no pinned commit, "at the ref" is what the clone itself says the ref points to
-        v.refs[s.name] = s.ref if dest and v.heads[s.name] and gitsrc.satisfied(s, dest) else None
+        v.refs[s.name] = s.ref if dest and v.heads[s.name] and gitsrc.satisfied(s, dest, at=v.heads[s.name]) else None
         v.clone_versions[s.name] = versionfile.read(s.version_from, dest) if dest and v.heads[s.name] else None
     return v
 

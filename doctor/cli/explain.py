@@ -46,6 +46,11 @@ def command(console, logs: tuple[str, ...], signatures_path: str | None, context
     from doctor.render import emit
     from doctor.report import CheckResult, CheckStatus, Report, Severity
 
+    if signatures_path is None:
+        from doctor.knowledge.location import knowledge_file, override_dir
+
+        if override_dir():  # DOCTOR_KNOWLEDGE / --knowledge: its signatures.toml, not the packaged one
+            signatures_path = knowledge_file("signatures.toml")
     db = load_signatures(signatures_path)
     t0 = time.perf_counter()
     single = len(logs) == 1 and (logs[0] == "-" or not Path(logs[0]).is_dir())

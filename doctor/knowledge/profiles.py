@@ -276,8 +276,10 @@ def load_profile_file(path: str | os.PathLike[str]) -> Profile:
 
 
 def installed_stacks_dir() -> str:
-    """`profiles/stacks` inside the installed doctor package (the repo's top-level `profiles/` in a checkout)."""
-    return os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "profiles", "stacks")
+    """`stacks/` of the knowledge in use: the packaged `profiles/stacks`, or DOCTOR_KNOWLEDGE's (location.py)."""
+    from doctor.knowledge.location import knowledge_file
+
+    return knowledge_file("stacks")
 
 
 _INSTALLED: list[Profile] | None = None
@@ -347,14 +349,15 @@ def select_profile(snapshot: Any, profiles: list[Profile], forced: str | None = 
                 return None, "no CANN toolkit installed; no profile applies"
             return None, f"CANN version {'unreadable: ' + repr(cann_s) if cann_s else 'unknown'}; no profile applies"
     else:
-        cands = [p for p in profiles if p.cann_matches(cann)]
+        pool = chip_pool(snapshot, profiles)  # an A2's CANN is judged against A2 stacks, not a 950's range
+        cands = [p for p in pool if p.cann_matches(cann)]
         if not cands:
-            if all(not cann < CannVersion(p.cann_max) for p in profiles):
-                top = max(CannVersion(p.cann_version) for p in profiles)
-                cands = [p for p in profiles if CannVersion(p.cann_version) == top]
+            if all(not cann < CannVersion(p.cann_max) for p in pool):
+                top = max(CannVersion(p.cann_version) for p in pool)
+                cands = [p for p in pool if CannVersion(p.cann_version) == top]
                 facts.append(f"CANN {cann} is newer than every verified stack; using the newest (CANN {top})")
             else:
-                lowest = min(CannVersion(p.cann_min) for p in profiles)
+                lowest = min(CannVersion(p.cann_min) for p in pool)
                 if cann < lowest:
                     return None, f"CANN {cann} is older than every verified stack (the oldest starts at CANN {lowest})"
                 return None, f"CANN {cann} is between the verified stacks' CANN ranges; no profile applies"
@@ -393,6 +396,16 @@ def select_profile(snapshot: Any, profiles: list[Profile], forced: str | None = 
                      f"{best.name} chosen: {why} "
                      "(pass --profile NAME to choose)")
     return best, ", ".join(facts)
+
+
+def chip_pool(snapshot: Any, profiles: list[Profile]) -> list[Profile]:
+    """The profiles for the snapshot's chip family, or all of them when the family is unknown or has none: CANN
+    ranges are per chip (the 950's reaches CANN 9.2.0 while the A2/A3 stacks end at 9.1.x)."""
+    from doctor.knowledge import chips as chipmod
+
+    fam = chipmod.family(snapshot)
+    same = [p for p in profiles if isinstance(fam, str) and fam in p.chips]
+    return same or profiles
 
 
 def _break_tie(snapshot: Any, tied: list[Profile]) -> tuple[Profile, str]:

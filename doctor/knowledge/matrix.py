@@ -249,7 +249,8 @@ TORCH_NPU: tuple[TorchNpuRow, ...] = (
     TorchNpuRow("2.10.0", "9.0.0", "https://pypi.org/project/torch-npu/2.10.0/",
                 note="TorchNPU 26.0.0 (CANN 9.0.0) added PyTorch 2.10.0; vllm-ascend v0.20.2rc1 pairs it with CANN 9.0.0."),
     *(TorchNpuRow(v, "9.2.0", SRC_PT_NOTES_2620, note="TorchNPU 26.2.0 release notes (branch v" + b + "-26.2.0); "
-                  "PyPI upload 2026-10-15")
+                  "PyPI upload 2026-10-15" + ("; the 2.14.0 PyPI description's 'Install CANN 9.1.0' is not the "
+                                              "vendor's pairing table" if v == "2.14.0" else ""))
       for v, b in (("2.14.0", "2.14.0"), ("2.13.0", "2.13.0"), ("2.12.0.post3", "2.12.0"), ("2.11.0.post3", "2.11.0"),
                    ("2.10.0.post7", "2.10.0"), ("2.9.0.post9", "2.9.0"), ("2.7.1.post11", "2.7.1"))),
 )

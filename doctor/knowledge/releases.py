@@ -19,8 +19,9 @@ from doctor.knowledge.validate import Validator
 from doctor.knowledge.versions import parse_pkg_version, release
 from doctor.tomlfile import read_toml
 
-REFRESH_COMMAND = ("python -m tools.refresh_knowledge --verl VERL_GIT --vllm-ascend VLLM_ASCEND_GIT "
-                   "--torch-npu TORCH_NPU_GIT --mindspeed MINDSPEED_GIT")
+REFRESH_COMMAND = ("python -m tools.refresh_knowledge --write-requirements --verl VERL_GIT "
+                   "--vllm-ascend VLLM_ASCEND_GIT --torch-npu TORCH_NPU_GIT --mindspeed MINDSPEED_GIT "
+                   "--mindspeed-llm MINDSPEED_LLM_GIT")
 
 LAUNCH_FLAGS = ("use_mbridge_default", "vanilla_mbridge_default", "megatron_bridge_default", "ref_inherits_parallel",
                 "engine_defaults_fa", "mbridge_required", "trainer_device_required", "cp_needs_override_key",

@@ -323,6 +323,16 @@ def dumps(doc: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
+def write(path: str, doc: dict[str, Any]) -> str:
+    """Replace `path` with the table (through a temporary file: a failure leaves the old one); the text written."""
+    text = dumps(doc)
+    tmp = path + ".tmp"
+    with open(tmp, "w", encoding="utf-8") as fh:
+        fh.write(text)
+    os.replace(tmp, path)
+    return text
+
+
 def default_out() -> str:
     return os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))),
                         "profiles", "requirements.json")
@@ -340,11 +350,7 @@ def main(argv: Sequence[str] | None = None, http: Http | None = None) -> int:
     except PyPIError as e:
         print(f"refresh_knowledge.pypi: {e}", file=sys.stderr)
         return 2
-    text = dumps(doc)
-    tmp = args.out + ".tmp"
-    with open(tmp, "w", encoding="utf-8") as fh:
-        fh.write(text)
-    os.replace(tmp, args.out)
+    text = write(args.out, doc)
     n = sum(len(v) for v in doc["projects"].values())
     print(f"{args.out}: {len(doc['projects'])} projects, {n} releases, {len(text.encode()) // 1024} KiB, read {doc['read']}")
     return 0

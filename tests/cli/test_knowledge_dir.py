@@ -70,6 +70,8 @@ def test_the_copys_stacks_are_the_ones_listed(copy: Path) -> None:
     r = doctor("--json", "profiles", env={"DOCTOR_KNOWLEDGE": str(copy)})
     names = {p["name"] for p in json.loads(r.stdout)["profiles"]}
     assert names == {"verl-0.9.1-cann9.1.0-a2", "verl-0.9.1-cann9.1.0-a3"}
+    text = doctor("profiles", env={"DOCTOR_KNOWLEDGE": str(copy)})
+    assert f"Knowledge from 2027-01-15 ({copy}, DOCTOR_KNOWLEDGE)." in text.stdout + text.stderr
 
 
 @pytest.mark.parametrize("file,breakage,where", [

@@ -58,7 +58,7 @@ def refresh(k: Knowledge, repos: dict[str, GitDir], pypi: dict[str, Any] | None 
         "verl": lambda g: verl.check(g, k.releases, k.profiles, out),
         "vllm-ascend": lambda g: vllm_ascend.check(g, k.vllm_ascend, out),
         "torch-npu": lambda g: torch_npu.check(g, k.torch_npu, out),
-        "mindspeed": lambda g: (mindspeed.check(g, k.mindspeed, out), mindspeed.check_notes(g, k.mindspeed, out)),
+        "mindspeed": lambda g: mindspeed.check(g, k.mindspeed, out, notes=True),
         "mindspeed-llm": lambda g: mindspeed.check_notes(g, k.mindspeed, out, "mindspeed-llm"),
     }
     for name, step in steps.items():

@@ -19,7 +19,11 @@ NOTES = {"mindspeed": ("Ascend/MindSpeed", "docs/zh/release_notes_core.md"),
 _BRANCH = re.compile(r"^(?:\d+\.\d+\.\d+_)?core_r\d+\.\d+\.\d+$|^master$")
 
 
-def check(git: GitDir, rows: Iterable[MindSpeedRow], out: Findings) -> None:
+def check(git: GitDir, rows: Iterable[MindSpeedRow], out: Findings, notes: bool = False) -> None:
+    """Every branch's README and setup.py; with `notes`, also the release notes at the default branch."""
+    rows = tuple(rows)
+    if notes:
+        check_notes(git, rows, out)
     ours = {r.branch: r for r in rows}
     for b in sorted(x for x in git.branches() if _BRANCH.match(x)):
         commit = git.commit(b)

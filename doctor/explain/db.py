@@ -25,6 +25,7 @@ from typing import Any
 
 from doctor.errors import InputError
 from doctor.explain.anchors import literal_for, runs_for, split_alternatives
+from doctor.explain.lazyre import LazyRegex
 from doctor.report import COMPONENTS, Severity
 from doctor.tomlfile import read_toml
 
@@ -68,7 +69,7 @@ class Signature:
     severity: Severity
     components: tuple[str, ...]
     specificity: int
-    patterns: tuple[re.Pattern[str], ...]
+    patterns: tuple[LazyRegex, ...]
     title: str
     detail: str
     fix: str
@@ -78,7 +79,7 @@ class Signature:
     example_kind: str = "report"
     example_from: str | None = None
     example_context: tuple[str, ...] = ()
-    context: tuple[tuple[re.Pattern[str], ...], ...] = ()  # every rule must match; any alternative of a rule
+    context: tuple[tuple[LazyRegex, ...], ...] = ()  # every rule must match; any alternative of a rule
     supersedes: tuple[str, ...] = ()
     fallback: bool = False
     role: str = "root"  # "knock-on": usually the consequence of a failure elsewhere (a peer rank, a dead worker)
@@ -121,14 +122,14 @@ class SignatureDB:
         return {s.id: s for s in self.signatures}
 
     @cached_property
-    def match_table(self) -> tuple[tuple[str | None, re.Pattern[str], Signature], ...]:
+    def match_table(self) -> tuple[tuple[str | None, LazyRegex, Signature], ...]:
         """Every regex with its literal, most specific signatures first (computed once)."""
         entries = [(literal_for(p), p, s) for s in self.signatures for p in s.patterns]
         entries.sort(key=lambda e: (-e[2].specificity, e[2].order))
         return tuple(entries)
 
     @cached_property
-    def context_rules(self) -> dict[str, tuple[tuple[tuple[str | None, re.Pattern[str]], ...], ...]]:
+    def context_rules(self) -> dict[str, tuple[tuple[tuple[str | None, LazyRegex], ...], ...]]:
         return {s.id: tuple(tuple((literal_for(p), p) for p in rule) for rule in s.context)
                 for s in self.signatures if s.context}
 
@@ -170,7 +171,7 @@ def _load(path: Path, *, check_examples: bool = True) -> SignatureDB:
     sigs: list[Signature] = []
     seen: set[str] = set()
     for i, entry in enumerate(entries):
-        sig = _parse_signature(entry, i, src)
+        sig = _parse_signature(entry, i, src, compile_now=check_examples)
         if sig.id in seen:
             raise InputError("duplicate signature id", source=src, path=f"signature {sig.id}")
         seen.add(sig.id)
@@ -193,7 +194,7 @@ class _Fail:
         return InputError(msg, source=self.src, path=self.where)
 
 
-def _parse_signature(entry: Any, index: int, src: str) -> Signature:
+def _parse_signature(entry: Any, index: int, src: str, *, compile_now: bool = True) -> Signature:
     if not isinstance(entry, dict):
         raise InputError("a [[signature]] entry must be a table", source=src, path=f"signature #{index + 1}")
     sid = entry.get("id")
@@ -218,7 +219,7 @@ def _parse_signature(entry: Any, index: int, src: str) -> Signature:
         severity=severity,
         components=_components(entry["components"], fail),
         specificity=spec,
-        patterns=_all_patterns(entry, fail),
+        patterns=_all_patterns(entry, fail, compile_now),
         title=entry["title"].strip(),
         detail=_opt_str(entry, "detail", fail),
         fix=entry["fix"].strip(),
@@ -228,7 +229,7 @@ def _parse_signature(entry: Any, index: int, src: str) -> Signature:
         example_kind=_choice(entry, "example_kind", _EXAMPLE_KINDS, "report", fail),
         example_from=_opt_str(entry, "example_from", fail) or None,
         example_context=_str_list(entry.get("example_context", []), "example_context", fail),
-        context=tuple(_patterns([c], "context", fail, allow_empty=False)
+        context=tuple(_patterns([c], "context", fail, allow_empty=False, compile_now=compile_now)
                       for c in _str_list(entry.get("context", []), "context", fail)),
         supersedes=_str_list(entry.get("supersedes", []), "supersedes", fail),
         fallback=_bool(entry, "fallback", fail),
@@ -262,14 +263,14 @@ def _components(value: Any, fail: _Fail) -> tuple[str, ...]:
     return tuple(value)
 
 
-def _all_patterns(entry: dict[str, Any], fail: _Fail) -> tuple[re.Pattern[str], ...]:
+def _all_patterns(entry: dict[str, Any], fail: _Fail, compile_now: bool) -> tuple[LazyRegex, ...]:
     """The signature's own regexes plus those its `libraries` and `modules` expand to."""
     sources = list(_str_list(entry.get("regex", []), "regex", fail))
     for lib in _str_list(entry.get("libraries", []), "libraries", fail):
         sources.extend(t.format(lib=lib) for t in LIBRARY_MESSAGES)
     for mod in _str_list(entry.get("modules", []), "modules", fail):
         sources.extend(t.format(mod=mod) for t in MODULE_MESSAGES)
-    return _patterns(sources, "regex", fail, allow_empty=False)
+    return _patterns(sources, "regex", fail, allow_empty=False, compile_now=compile_now)
 
 
 def _choice(entry: dict[str, Any], key: str, allowed: tuple[str, ...], default: str, fail: _Fail) -> str:
@@ -301,7 +302,10 @@ def _str_list(value: Any, key: str, fail: _Fail) -> tuple[str, ...]:
     return tuple(value)
 
 
-def _patterns(items: Any, key: str, fail: _Fail, *, allow_empty: bool) -> tuple[re.Pattern[str], ...]:
+def _patterns(items: Any, key: str, fail: _Fail, *, allow_empty: bool, compile_now: bool = True
+              ) -> tuple[LazyRegex, ...]:
+    """The regexes of one field, each top-level alternative apart. `compile_now`: compile (and so check) them at
+    once; the shipped database, whose regexes the test suite compiles, is compiled lazily (doctor.explain.lazyre)."""
     items = _str_list(items, key, fail)
     if not items and not allow_empty:
         raise fail(f"{key} needs at least one regular expression")
@@ -309,10 +313,12 @@ def _patterns(items: Any, key: str, fail: _Fail, *, allow_empty: bool) -> tuple[
     for pattern in (alt for item in items for alt in split_alternatives(item)):
         if not pattern:
             raise fail(f"{key}: empty regular expression")
-        try:
-            compiled = re.compile(pattern)
-        except re.error as e:
-            raise fail(f"{key} {pattern!r} does not compile: {e}") from None
+        compiled = LazyRegex(pattern)
+        if compile_now:
+            try:
+                compiled = LazyRegex(pattern, re.compile(pattern))
+            except re.error as e:
+                raise fail(f"{key} {pattern!r} does not compile: {e}") from None
         if literal_for(compiled) is None:
             raise fail(f"{key} {pattern!r} has no fixed phrase of 3+ characters that every match contains "
                        "(split top-level alternatives into separate patterns; no inline flags)")

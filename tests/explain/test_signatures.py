@@ -398,3 +398,26 @@ def test_prefilter_literal_is_in_every_match(pattern, prefix, suffix):
             text = prefix + sig.example + suffix
             if pattern.search(text):
                 assert literal is None or literal in text
+
+
+# ------------------------------------------------------------------------------------------- speed (issue 23)
+
+
+def test_a_short_log_compiles_only_the_regexes_its_lines_reach():
+    # Compiling all ~900 regexes was most of a short run; the pre-filter's literals decide which ones run.
+    from doctor.explain.db import _load
+
+    db = _load(DEFAULT_DB, check_examples=False)
+    lines = ["INFO start", "Traceback (most recent call last):", '  File "/x/site-packages/verl/a.py", line 3, in f',
+             "ImportError: libhccl.so: cannot open shared object file: No such file or directory", "done"]
+    assert "cann-libhccl-missing" in ids(explain_lines(lines, db=db))
+    pats = [p for s in db.signatures for p in (*s.patterns, *(q for rule in s.context for q in rule))]
+    compiled = [p for p in pats if p._rx is not None]
+    assert len(pats) > 500 and 0 < len(compiled) < len(pats) // 10, len(compiled)
+
+
+def test_a_user_database_with_a_broken_regex_is_refused_at_load(tmp_path):
+    db = tmp_path / "sigs.toml"
+    db.write_text(MINIMAL.format(id="my-sig", components='["ray"]', regex="'boom (unclosed'", example="boom here"))
+    with pytest.raises(InputError, match="does not compile"):
+        load_signatures(db)

@@ -55,7 +55,7 @@ _REQUIRED = ("id", "severity", "components", "specificity", "title", "fix", "sou
 _KNOWN = frozenset(
     _REQUIRED
     + ("regex", "libraries", "modules", "example", "examples", "detail", "commands", "context", "supersedes",
-       "fallback", "role", "example_kind", "example_from", "example_context")
+       "fallback", "yields", "role", "example_kind", "example_from", "example_context")
 )
 _EXAMPLE_KINDS = ("report", "source-message")
 
@@ -81,6 +81,7 @@ class Signature:
     context: tuple[tuple[LazyRegex, ...], ...] = ()  # every rule must match; any alternative of a rule
     supersedes: tuple[str, ...] = ()
     fallback: bool = False
+    yields: bool = False  # a class signature that gives way to attribution where it knows more (doctor.explain.findings)
     role: str = "root"  # "knock-on": usually the consequence of a failure elsewhere (a peer rank, a dead worker)
     order: int = 0  # position in the file: breaks specificity ties
 
@@ -232,6 +233,7 @@ def _parse_signature(entry: Any, index: int, src: str, *, compile_now: bool = Tr
                       for c in _str_list(entry.get("context", []), "context", fail)),
         supersedes=_str_list(entry.get("supersedes", []), "supersedes", fail),
         fallback=_bool(entry, "fallback", fail),
+        yields=_bool(entry, "yields", fail),
         role=_choice(entry, "role", ROLES, "root", fail),
         order=index,
     )
@@ -330,7 +332,8 @@ def _check_examples(db: SignatureDB, sig: Signature) -> None:
     from doctor.explain.stream import explain_lines
 
     for example in sig.examples:
-        found = [f.id for f in explain_lines([*sig.example_context, example], db=db, context_lines=0)]
+        found = [f.id for f in explain_lines([*sig.example_context, example], db=db, context_lines=0,
+                                             attribution=False)]
         if sig.id not in found:
             raise InputError(
                 f"its example is not explained by it (got {found or 'nothing'}): {example!r}",

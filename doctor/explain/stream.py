@@ -49,9 +49,11 @@ def scan(stream: IO[bytes], *, db: SignatureDB | None = None, context_lines: int
 
 
 def explain_lines(
-    lines: Iterable[str], *, db: SignatureDB | None = None, context_lines: int = DEFAULT_CONTEXT
+    lines: Iterable[str], *, db: SignatureDB | None = None, context_lines: int = DEFAULT_CONTEXT,
+    attribution: bool = True,
 ) -> list[Finding]:
-    """Diagnose log lines (any iterable of str, consumed lazily). Never raises on log content."""
+    """Diagnose log lines (any iterable of str, consumed lazily). Never raises on log content. `attribution=False`:
+    signatures only."""
     db = db if db is not None else load_signatures()
     if isinstance(lines, str):  # a whole text, not an iterable of lines
         lines = [lines]
@@ -68,7 +70,7 @@ def explain_lines(
     if buf:
         scanner.feed_bytes(b"".join(buf))
     scanner.close()
-    return build_findings(db, scanner.result())
+    return build_findings(db, scanner.result(), attribution=attribution)
 
 
 def scan_stream(

@@ -109,7 +109,8 @@ def _where(frame: Frame) -> str:
 
 def attribute(ev: Event, snapshot: Any = None) -> Attribution | None:
     """What the event's frames, paths, libraries, modules or codes say about who ships the failure."""
-    for rule in (_api_mismatch, _module_missing, _library, _symbol, _header, _compile_file, _code, _pip, _raised_in):
+    for rule in (_api_mismatch, _module_missing, _library, _symbol, _header, _compile_file, _code, _pip, _raised_in,
+                 _exception_class, _named_in_text):
         got = rule(ev, snapshot)
         if got is not None:
             return Attribution(**{**got.__dict__, "line": ev.line, "text": ev.text})
@@ -360,3 +361,57 @@ def _raised_in(ev: Event, snapshot: Any) -> Attribution | None:
         f"Read the message: change the value {own.distribution or own.component} rejects, or install the release of "
         f"{own.distribution or own.component} the stack profile pins.",
         SOURCE, f"{_where(frame)} -> {own.how}")
+
+
+def _exception_class(ev: Event, snapshot: Any) -> Attribution | None:
+    """`vllm.engine.async_llm_engine.AsyncEngineDeadError: ...`: the exception class is defined by a package."""
+    path = ev.facts.get("exception_path", "")
+    if ev.kind != "python" or "." not in path or ev.frames:
+        return None
+    module = path.rsplit(".", 1)[0]
+    dist = distribution_of_module(module, snapshot)
+    if dist is None:
+        return None
+    comp = component_of_distribution(dist) or "python"
+    read = f"the exception class {path} -> {module.split('.')[0]} is shipped by {dist}"
+    return Attribution(
+        "error-in-package", Severity.ERROR, _comps(comp, "config"),
+        f"{dist} raised {path.rsplit('.', 1)[1]}",
+        f"Read: {read}. The package rejected what it was given (a setting, an input, a model file) or it does not "
+        "work with the packages around it.",
+        f"Read the message: change the value {dist} rejects, or install the release of {dist} the stack profile pins.",
+        SOURCE, read)
+
+
+# A file path (`.../site-packages/<top>/...`, `/usr/local/Ascend/...`, `torch_npu/csrc/...`) or a dotted module
+# (`vllm.engine.arg_utils`) of a package that is a component of its own, inside an error line.
+_PATH_IN_TEXT = re.compile(r"(?:/[\w.+-]+)+/[\w.+-]+|(?<![\w/.])[A-Za-z_]\w*/[\w./+-]+")
+_MODULE_IN_TEXT = re.compile(r"(?<![\w./-])([A-Za-z_]\w*)(?:\.[A-Za-z_]\w*)+")
+
+
+def _named_in_text(ev: Event, snapshot: Any) -> Attribution | None:
+    """The error line itself names a file or module of a package with a component of its own."""
+    if ev.kind not in ("python", "loader", "build"):
+        return None
+    text = ev.facts.get("message", ev.text) if ev.kind == "python" else ev.text
+    for m in _PATH_IN_TEXT.finditer(text):
+        own = owner_of_path(m.group(0), snapshot) or frame_owner(Frame(m.group(0), 0, ""), snapshot)
+        if own is not None and own.component != "python":
+            return _named(ev, own.component, f"{m.group(0)} -> {own.how}")
+    for m in _MODULE_IN_TEXT.finditer(text):
+        dist = distribution_of_module(m.group(1), snapshot)
+        comp = component_of_distribution(dist) if dist else None
+        if comp is not None and comp != "python" and m.group(0).count(".") >= 1:
+            return _named(ev, comp, f"the module {m.group(0)} -> {m.group(1)} is shipped by {dist}")
+    return None
+
+
+def _named(ev: Event, comp: str, read: str) -> Attribution:
+    return Attribution(
+        "error-names-package", Severity.ERROR, _comps(comp, "config"),
+        f"The error names {comp}'s code",
+        f"No signature knows this error; the line names a file or module {comp} ships ({read}). The cause is in "
+        f"{comp}, or in the setting or input it was given.",
+        f"Read the error with {comp}'s documentation and issues; check that {comp}'s version is the one the stack "
+        "profile pins (doctor check), then the setting the message names.",
+        OWNERSHIP_SOURCE, read)

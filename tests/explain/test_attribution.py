@@ -101,3 +101,12 @@ def test_a_chained_exception_ranks_its_cause_first():
 def test_a_healthy_training_log_gives_no_error(block):
     lines = [line.replace("{i}", str(n)) for n in range(block) for line in _LINES]
     assert all(f.severity is not Severity.ERROR for f in explain_lines(lines))
+
+
+def test_an_exception_class_or_a_file_named_on_the_line_names_its_package():
+    f = first(["vllm.engine.async_llm_engine.AsyncEngineDeadError: Background loop has errored already."])
+    assert f.id == "error-in-package" and f.components == ("vllm", "config")
+    f = first(["RuntimeError: failed at /usr/local/python3.10/lib/python3.10/site-packages/vllm_ascend/worker/"
+               "model_runner_v1.py:812 while capturing"])
+    assert f.id == "error-names-package" and f.components[0] == "vllm-ascend"
+    assert "site-packages/vllm_ascend/" in f.evidence["read"]

@@ -27,6 +27,7 @@ from doctor.errors import InputError
 from doctor.explain.anchors import literal_for, runs_for, split_alternatives
 from doctor.explain.lazyre import LazyRegex
 from doctor.knowledge.ownership import MODULE_DISTRIBUTIONS, component_of_module
+from doctor.knowledge.validate import Validator
 from doctor.report import COMPONENTS, Severity
 from doctor.tomlfile import read_toml
 
@@ -142,12 +143,13 @@ class SignatureDB:
         return tuple(sorted({runs for p in pats if (runs := runs_for(p))}))
 
 
-def load_signatures(path: str | Path | None = None) -> SignatureDB:
-    """Load and validate a signature database (default: the one shipped in profiles/).
+def read_signatures(path: str | Path | None = None) -> SignatureDB:
+    """Read and validate a signature database (default: the one shipped in profiles/, read once per process).
 
     Any defect — unreadable file, bad TOML, unknown field or component, a regex that does not compile or has
-    no fixed phrase, an example its own signature does not explain — is an InputError naming the file and
-    the signature id.
+    no fixed phrase — is an InputError naming the file and the signature id. Whether each example is explained
+    by its own signature needs the scanner: `doctor.explain.loading.load_signatures` checks that on top (for a
+    database the user gives; the shipped one's examples are run by the test suite).
     """
     if path is None:
         return _load_default()
@@ -156,47 +158,46 @@ def load_signatures(path: str | Path | None = None) -> SignatureDB:
 
 @lru_cache(maxsize=1)
 def _load_default() -> SignatureDB:
-    # The shipped database's examples are run by the test suite (tests/explain), not on every start.
-    return _load(DEFAULT_DB, check_examples=False)
+    return _load(DEFAULT_DB, compile_now=False)
 
 
-def _load(path: Path, *, check_examples: bool = True) -> SignatureDB:
+def _load(path: Path, *, compile_now: bool = True) -> SignatureDB:
     src = str(path)
     data = read_toml(src, "signature database")
     if data.get("schema") != SCHEMA:
-        raise InputError(f"expected schema = {SCHEMA!r}, got {data.get('schema')!r}", source=src)
+        raise Validator(src).fail("schema", f"expected schema = {SCHEMA!r}, got {data.get('schema')!r}")
     entries = data.get("signature")
     if not isinstance(entries, list) or not entries:
-        raise InputError("no [[signature]] entries", source=src)
+        raise Validator(src).fail("", "no [[signature]] entries")
     sigs: list[Signature] = []
     seen: set[str] = set()
     for i, entry in enumerate(entries):
-        sig = _parse_signature(entry, i, src, compile_now=check_examples)
+        sig = _parse_signature(entry, i, src, compile_now=compile_now)
         if sig.id in seen:
-            raise InputError("duplicate signature id", source=src, path=f"signature {sig.id}")
+            raise _Fail(src, f"signature {sig.id}")("duplicate signature id")
         seen.add(sig.id)
         sigs.append(sig)
     for sig in sigs:
         for other in sig.supersedes:
             if other not in seen or other == sig.id:
-                raise InputError(f"supersedes unknown signature {other!r}", source=src, path=f"signature {sig.id}")
-    db = SignatureDB(src, tuple(sigs))
-    for sig in sigs if check_examples else ():
-        _check_examples(db, sig)
-    return db
+                raise _Fail(src, f"signature {sig.id}")(f"supersedes unknown signature {other!r}")
+    return SignatureDB(src, tuple(sigs))
 
 
 class _Fail:
+    """The refusals of one signature entry: the knowledge files' shared validator (doctor.knowledge.validate), with
+    the entry's key path (`signature <id>`) filled in."""
+
     def __init__(self, src: str, where: str) -> None:
-        self.src, self.where = src, where
+        self.validator, self.where = Validator(src), where
 
     def __call__(self, msg: str) -> InputError:
-        return InputError(msg, source=self.src, path=self.where)
+        return self.validator.fail(self.where, msg)
 
 
 def _parse_signature(entry: Any, index: int, src: str, *, compile_now: bool = True) -> Signature:
     if not isinstance(entry, dict):
-        raise InputError("a [[signature]] entry must be a table", source=src, path=f"signature #{index + 1}")
+        raise _Fail(src, f"signature #{index + 1}")("a [[signature]] entry must be a table")
     sid = entry.get("id")
     fail = _Fail(src, f"signature {sid}" if isinstance(sid, str) and sid else f"signature #{index + 1}")
     _check_fields(entry, fail)
@@ -325,18 +326,3 @@ def _patterns(items: Any, key: str, fail: _Fail, *, allow_empty: bool, compile_n
                        "(split top-level alternatives into separate patterns; no inline flags)")
         out.append(compiled)
     return tuple(out)
-
-
-def _check_examples(db: SignatureDB, sig: Signature) -> None:
-    """A signature whose own examples are not explained by it is a database bug: refuse the file."""
-    from doctor.explain.stream import explain_lines
-
-    for example in sig.examples:
-        found = [f.id for f in explain_lines([*sig.example_context, example], db=db, context_lines=0,
-                                             attribution=False)]
-        if sig.id not in found:
-            raise InputError(
-                f"its example is not explained by it (got {found or 'nothing'}): {example!r}",
-                source=db.path,
-                path=f"signature {sig.id}",
-            )

@@ -26,7 +26,7 @@ from typing import Any
 
 from doctor.errors import InputError
 from doctor.explain import timestamps
-from doctor.explain.db import SignatureDB, load_signatures
+from doctor.explain.db import SignatureDB, read_signatures
 from doctor.explain.findings import ROLE_LABEL, build_findings, kept_hits
 from doctor.explain.scanner import DEFAULT_CONTEXT, Hit, ScanResult
 from doctor.explain.stream import scan_path
@@ -88,7 +88,7 @@ def _node_name(rel: Path) -> str:
 
 def _scan_one(args: tuple[str, str | None, int]) -> ScanResult:
     path, db_path, context_lines = args
-    return scan_path(path, db=load_signatures(db_path), context_lines=context_lines)
+    return scan_path(path, db=read_signatures(db_path), context_lines=context_lines)
 
 
 def scan_all(inputs: list[LogInput], db: SignatureDB, *, db_path: str | None, context_lines: int = DEFAULT_CONTEXT,
@@ -145,7 +145,7 @@ def root_cause(events: list[Event]) -> Event | None:
 def explain_many(paths: list[str], *, db: SignatureDB | None = None, db_path: str | None = None,
                  context_lines: int = DEFAULT_CONTEXT, jobs: int | None = None) -> tuple[list[Finding], dict[str, Any]]:
     """Diagnose several logs; returns the findings (each with its node) and the report's extra fields."""
-    db = db if db is not None else load_signatures(db_path)
+    db = db if db is not None else read_signatures(db_path)
     inputs = discover(paths)
     results = scan_all(inputs, db, db_path=db_path, context_lines=context_lines, jobs=jobs)
     findings: list[Finding] = []

@@ -17,7 +17,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from doctor.explain import timestamps
-from doctor.explain.db import DEFAULT_DB, SignatureDB, load_signatures
+from doctor.explain.db import DEFAULT_DB, SignatureDB, read_signatures
 from doctor.explain.events import merge_events
 from doctor.explain.scanner import (
     BLOCK,
@@ -74,7 +74,7 @@ def scan_parts(path: str, size: int, *, db: SignatureDB, context_lines: int, par
 
 def _scan_range(args: tuple[str, int, int, str | None, int, int], db: SignatureDB | None = None) -> ScanResult:
     path, start, end, db_path, context_lines, year = args
-    scanner = LogScanner(db if db is not None else load_signatures(db_path), context_lines=context_lines,
+    scanner = LogScanner(db if db is not None else read_signatures(db_path), context_lines=context_lines,
                          default_year=year)
     with open(path, "rb") as fh:
         if start:  # the lines just before the part: context and timestamps for its first lines

@@ -21,7 +21,7 @@ from collections import deque
 from dataclasses import dataclass, field
 
 from doctor.explain import aho, anchors, prefilter, timestamps
-from doctor.explain.db import Signature, SignatureDB, load_signatures
+from doctor.explain.db import Signature, SignatureDB, read_signatures
 from doctor.explain.events import EVENT_PHRASES, Event, EventReader
 
 BLOCK = 112 * 1024  # bytes read at a time (below the allocator's mmap threshold: buffers are reused, not faulted in)
@@ -105,7 +105,7 @@ class LogScanner:
 
     def __init__(self, db: SignatureDB | None = None, *, context_lines: int = DEFAULT_CONTEXT,
                  default_year: int = 2025) -> None:
-        self.db = db if db is not None else load_signatures()
+        self.db = db if db is not None else read_signatures()
         self.context_lines = max(0, context_lines)
         self.lines_read = 0
         self.bytes_read = 0

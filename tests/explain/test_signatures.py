@@ -411,7 +411,7 @@ def test_a_short_log_compiles_only_the_regexes_its_lines_reach():
     # Compiling all ~900 regexes was most of a short run; the pre-filter's literals decide which ones run.
     from doctor.explain.db import _load
 
-    db = _load(DEFAULT_DB, check_examples=False)
+    db = _load(DEFAULT_DB, compile_now=False)
     lines = ["INFO start", "Traceback (most recent call last):", '  File "/x/site-packages/verl/a.py", line 3, in f',
              "ImportError: libhccl.so: cannot open shared object file: No such file or directory", "done"]
     assert "cann-libhccl-missing" in ids(explain_lines(lines, db=db))

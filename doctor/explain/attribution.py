@@ -68,6 +68,7 @@ class Attribution:
     line: int = 0
     text: str = ""
     extra: dict[str, Any] = field(default_factory=dict)
+    time: float | None = None
 
 
 def _comps(*names: str | None) -> tuple[str, ...]:
@@ -113,7 +114,7 @@ def attribute(ev: Event, snapshot: Any = None) -> Attribution | None:
                  _exception_class, _named_in_text):
         got = rule(ev, snapshot)
         if got is not None:
-            return Attribution(**{**got.__dict__, "line": ev.line, "text": ev.text})
+            return Attribution(**{**got.__dict__, "line": ev.line, "text": ev.text, "time": ev.time})
     return None
 
 

@@ -123,6 +123,8 @@ def _ranked(f: Finding, rank: int) -> Finding:
 def attribution_finding(att: Attribution, count: int, chained: bool = False, *, log: str | None) -> Finding:
     evidence: dict[str, Any] = {"line": att.line, "text": att.text, "occurrences": count, "read": att.read,
                                 "rank": 0, "role": ROLE_LABEL["knock-on" if chained else "root"], **att.extra}
+    if att.time is not None:
+        evidence["time"] = timestamps.format_epoch(att.time)
     if log:
         evidence["log"] = log
     return Finding(

@@ -27,7 +27,7 @@ from typing import Any
 from doctor.errors import InputError
 from doctor.explain import timestamps
 from doctor.explain.db import SignatureDB, read_signatures
-from doctor.explain.findings import ROLE_LABEL, build_findings, kept_hits
+from doctor.explain.findings import ROLE_LABEL, attributions, build_findings, kept_hits
 from doctor.explain.scanner import DEFAULT_CONTEXT, Hit, ScanResult
 from doctor.explain.stream import scan_path
 from doctor.report import Finding, Severity, finding
@@ -112,9 +112,14 @@ def _size(path: Path) -> int:
 
 
 def events_of(db: SignatureDB, log: LogInput, res: ScanResult) -> list[Event]:
+    """The log's findings as events: its signature hits and its attributed error events (doctor.explain.events)."""
     kept = kept_hits(db, res)
+    atts, yielded = attributions(db, res, kept)
     out = [_event(log, sig_id, db.get(sig_id).title, db.get(sig_id).role, hit, db.get(sig_id).severity)
-           for sig_id, hit in kept.items()]
+           for sig_id, hit in kept.items() if sig_id not in yielded]
+    for att, _count, chained in atts:
+        hit = Hit(line=att.line, text=att.text, before=[], time=att.time)
+        out.append(_event(log, att.id, att.title, "knock-on" if chained else "root", hit, att.severity))
     if not out and res.first_error is not None:
         out.append(_event(log, "first-error-line", "First error line (no known signature)", "unmatched",
                           res.first_error))

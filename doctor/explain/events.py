@@ -38,6 +38,10 @@ EVENT_PHRASES: tuple[tuple[str, ...], ...] = (
 # A prefix some launchers put before every line: Ray `(Actor pid=1, ip=...)`, torchrun `[rank3]:`, `[1,0]<stderr>:`.
 _PREFIX = re.compile(r"^(?:\s*(?:\x1b\[[0-9;]*m)*(?:\([^()]*pid=\d+[^()]*\)|\[rank\d+\]:|\[\d+,\d+\]<std\w+>:)"
                      r"(?:\x1b\[[0-9;]*m)*)+\s?")
+# The logger's own prefix before a logged traceback line: vLLM `ERROR 06-16 15:15:39 [core.py:845] ` (older:
+# `ERROR 06-16 15:15:39 core.py:845] `), Python logging `[2025-06-16 15:11:06,443] [ERROR] [file.py:12:fn] `.
+_LOGGER = re.compile(r"^(?:ERROR|CRITICAL) \d\d-\d\d \d\d:\d\d:\d\d(?:\.\d+)? (?:\[[^\]]*\]|[\w.-]+:\d+\]) ?"
+                     r"|^\[\d{4}-\d\d-\d\d[ T][\d:,.]+\] \[(?:ERROR|CRITICAL)\] (?:\[[^\]]*\] )?")
 _TRACEBACK = re.compile(r"^\s*Trace[Bb]ack \(most recent call last\):?\s*$")
 _FRAME = re.compile(r'^\s*File "(?P<path>[^"]+)", line (?P<line>\d+)(?:, in (?P<func>\S+))?')
 _CHAIN = re.compile(r"During handling of the above exception|The above exception was the direct cause")
@@ -131,7 +135,7 @@ def _short(text: str) -> str:
 
 
 def strip_prefix(text: str) -> str:
-    return _PREFIX.sub("", text, count=1)
+    return _LOGGER.sub("", _PREFIX.sub("", text, count=1), count=1)
 
 
 class EventReader:

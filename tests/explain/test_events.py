@@ -114,3 +114,14 @@ def test_parts_merge_events_in_log_order_with_shifted_lines():
 def test_info_lines_are_not_exceptions():
     assert explain_lines(["INFO all good", "WARNING: nothing to see"])[0].id == "no-known-signature"
     assert scan(b"[INFO] RuntimeError counters reset\n").events == []
+
+
+def test_a_traceback_logged_by_vllm_or_python_logging_is_read_behind_the_logger_prefix():
+    res = scan(b"(EngineCore_DP0 pid=3) ERROR 12-16 01:53:33 [core.py:845] Traceback (most recent call last):\n"
+               b'(EngineCore_DP0 pid=3) ERROR 12-16 01:53:33 [core.py:845]   File "/x/site-packages/vllm/v1/core.py", '
+               b"line 3, in run\n"
+               b"(EngineCore_DP0 pid=3) ERROR 12-16 01:53:33 [core.py:845] ValueError: bad block size\n"
+               b"[2025-06-16 15:11:06,443] [ERROR] [comm.py:637:init] KeyError: 'rank'\n")
+    a, b = res.events
+    assert a.exc_type == "ValueError" and [f.path for f in a.frames] == ["/x/site-packages/vllm/v1/core.py"]
+    assert b.exc_type == "KeyError"

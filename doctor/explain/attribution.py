@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any
 
 from doctor.explain.codes import owner_of_code
@@ -39,6 +40,7 @@ from doctor.knowledge.ownership import (
     owner_of_library,
     owner_of_path,
 )
+from doctor.knowledge.versions import parse_pkg_version
 from doctor.report import Severity
 
 SOURCE = "https://docs.python.org/3.11/library/traceback.html"
@@ -187,13 +189,41 @@ def _mismatch(callee: str, callee_comp: str, caller: tuple[str, str, str] | None
             f"pin it), or change the call to the installed {callee}'s API.",
             OWNERSHIP_SOURCE, read)
     dist, comp, caller_read = caller
+    pairs = pinned_pairs(dist, callee)
+    pinned = (" The verified stack profiles pin them together as " + "; ".join(f"{dist} {a} with {callee} {b}"
+                                                                          for a, b in pairs[:4]) + ".") if pairs else ""
     return Attribution(
         "api-version-mismatch", Severity.ERROR, _comps(callee_comp, comp),
         f"{dist} calls {callee} with an API the installed {callee} does not have: their versions do not match",
         f"{dist} was written against another release of {callee} ({api}). Read: {read}; caller: {caller_read}.",
         f"Align {dist} with {callee}: install the {callee} release this {dist} pins (doctor check compares them with "
-        f"the stack profiles), or the {dist} release made for the installed {callee}.",
+        f"the stack profiles), or the {dist} release made for the installed {callee}.{pinned}",
         OWNERSHIP_SOURCE, f"{read}; caller {caller_read}", extra={"caller": dist, "callee": callee})
+
+
+@lru_cache(maxsize=32)
+def pinned_pairs(a: str, b: str) -> tuple[tuple[str, str], ...]:
+    """The (a, b) version pairs the shipped stack profiles pin together, newest first (empty when none pins both).
+    Imported here: only a reported mismatch reads every profile."""
+    from doctor.knowledge.profiles import load_profiles
+
+    def pin(p: Any, dist: str) -> str | None:
+        return p.verl if dist == "verl" else p.pin(dist)
+
+    try:
+        profiles = load_profiles()
+    except Exception:  # noqa: BLE001 - a broken profile file is `doctor check`'s to report, not explain's
+        return ()
+
+    def bare(spec: str) -> str:
+        return spec[2:] if spec.startswith("==") else spec
+
+    def key(pair: tuple[str, str]) -> tuple[int, Any]:
+        v = parse_pkg_version(pair[0].removesuffix(".*"))
+        return (1, v) if v is not None else (0, pair[0])
+
+    pairs = {(bare(x), bare(y)) for p in profiles if (x := pin(p, a)) and (y := pin(p, b))}
+    return tuple(sorted(pairs, key=key, reverse=True))
 
 
 def _module_missing(ev: Event, snapshot: Any) -> Attribution | None:

@@ -47,6 +47,8 @@ def test_cannot_import_name_is_a_version_mismatch_between_caller_and_callee():
     assert f.id == "api-version-mismatch" and f.components == ("vllm", "verl")
     assert f.evidence["caller"] == "verl" and f.evidence["callee"] == "vllm"
     assert "Align verl with vllm" in f.fix.text
+    # the pairs the shipped stack profiles pin together are named, newest first
+    assert "pin them together as verl 0.10.0.dev20260822 with vllm 0.23.0; verl 0.9.1 with vllm 0.23.0" in f.fix.text
 
 
 def test_an_unexpected_keyword_in_a_librarys_call_yields_to_the_frame():

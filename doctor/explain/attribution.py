@@ -286,14 +286,41 @@ def _lib_owner(lib: str, snapshot: Any) -> Owner | None:
     return (owner_of_path(lib, snapshot) if "/" in lib else None) or owner_of_library(lib)
 
 
+# The C/C++ namespaces and prefixes of the libraries' exported symbols (their public headers: CANN's acl/acl.h,
+# aclnn/*.h, hccl/hccl.h, runtime/rt.h; torch's c10/, ATen/, torch/csrc/; torch_npu's c10_npu / at_npu namespaces).
+# Itanium mangling spells a namespace N as <len>N: `_ZN3c10` is c10::, `_ZN6at_npu` at_npu::.
+_SYMBOL_OWNERS = (
+    (re.compile(r"^_ZN\d*(?:c10_npu|at_npu|torch_npu)|^(?:c10_npu|at_npu|torch_npu)::"), "torch-npu"),
+    (re.compile(r"^_ZN\d*(?:c10|at|torch|caffe2)\d|^(?:c10|at|torch)::|^THNN_|^THC"), "torch"),
+    (re.compile(r"^(?:aclnn|aclop|aclrt|acl[A-Z]|Hccl|hccl[A-Z]|rt[A-Z]|ge::|_ZN\d*ge\d)"), "cann"),
+)
+
+
+def _symbol_owner(sym: str) -> str | None:
+    for rx, comp in _SYMBOL_OWNERS:
+        if rx.search(sym):
+            return comp
+    return None
+
+
 def _symbol(ev: Event, snapshot: Any) -> Attribution | None:
     sym, lib = ev.facts.get("symbol"), ev.facts.get("library")
+    if sym and not lib and (comp := _symbol_owner(sym)) is not None:
+        return Attribution(
+            "native-symbol-mismatch", Severity.ERROR, _comps(comp, "system"),
+            f"A symbol {comp} exports is missing: the code was built against another release of {comp}",
+            f"Read: the symbol {sym} -> {comp} (its namespace / prefix). The code being linked or loaded expects a "
+            f"{comp} release that has it; the installed one does not (renamed, moved or not yet there).",
+            f"Build against (or install) the {comp} release the code was written for.",
+            OWNERSHIP_SOURCE, f"symbol {sym} -> {comp}")
     if not sym or not lib:
         return None
     own = _lib_owner(lib, snapshot)
     if own is None:
         return None
-    other = _LINKS_AGAINST.get(own.component, "python")
+    other = _symbol_owner(sym) or _LINKS_AGAINST.get(own.component, "python")
+    if other == own.component:
+        other = _LINKS_AGAINST.get(own.component, "python")
     return Attribution(
         "native-symbol-mismatch", Severity.ERROR, _comps(own.component, other),
         f"{own.component}'s native library misses a symbol: it was built for another release of what it links to",

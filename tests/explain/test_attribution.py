@@ -112,3 +112,11 @@ def test_an_exception_class_or_a_file_named_on_the_line_names_its_package():
                "model_runner_v1.py:812 while capturing"])
     assert f.id == "error-names-package" and f.components[0] == "vllm-ascend"
     assert "site-packages/vllm_ascend/" in f.evidence["read"]
+
+
+def test_a_missing_symbol_names_the_library_that_exports_it():
+    f = first(["/usr/bin/ld: op_kernel.o: in function `run': undefined reference to `aclnnFlashAttentionScoreV3'"])
+    assert f.id == "native-symbol-mismatch" and f.components == ("cann", "system")
+    f = first(["ImportError: /x/site-packages/vllm_ascend/vllm_ascend_C.so: undefined symbol: "
+               "_ZN6c10_npu20getCurrentNPUStreamEa"])
+    assert f.components == ("vllm-ascend", "torch-npu")

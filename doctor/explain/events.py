@@ -50,6 +50,10 @@ _EXCEPTION = re.compile(
     r"^\s*(?P<type>(?:[A-Za-z_][\w]*\.)*[A-Za-z_]\w*(?:Error|Exception|Exit|Interrupt|StopIteration|Failure|Fault"
     r"|Warning)|StopIteration|KeyboardInterrupt)(?:\s*:\s*(?P<msg>.*)|\s*$)")
 _NOT_EXCEPTION = re.compile(r"^\s*(?:\[|INFO|WARNING|DEBUG)")
+# The same inside a line (`call aclnnX failed: RuntimeError: ...`, `... raise ValueError(...) ValueError: ...`): a
+# dotted or CamelCase `...Error:` / `...Exception:` followed by its message; not on info / warning lines.
+_EXCEPTION_INSIDE = re.compile(r"(?<![\w.])(?P<type>(?:[A-Za-z_]\w*\.)*[A-Z]\w*(?:Error|Exception)): (?P<msg>\S.*)")
+_INFO_LINE = re.compile(r"^\W*(?:\([^)]*\)\s*)?(?:INFO|WARNING|WARN|DEBUG)\b|\bWarning: |UserWarning")
 _LIB_MISSING = re.compile(r"(?P<lib>[\w.+/-]*lib[\w.+-]*?\.so[\w.]*): cannot open shared object file"
                           r"|error while loading shared libraries: (?P<lib2>[\w.+-]+)")
 _SYMBOL = re.compile(r"(?:(?P<path>[\w./+-]+\.so[\w.]*): )?undefined symbol:? (?P<sym>[\w@.$]+)")
@@ -194,7 +198,9 @@ class EventReader:
     def _python(self, lineno: int, text: str) -> Event | None:
         m = _EXCEPTION.match(text)
         if m is None or _NOT_EXCEPTION.match(text):
-            return None
+            m = None if _INFO_LINE.search(text) or self._frames is not None else _EXCEPTION_INSIDE.search(text)
+            if m is None:
+                return None
         etype = m.group("type")
         msg = (m.group("msg") or "").strip()
         facts = {"exception": etype.rsplit(".", 1)[-1], "exception_path": etype, "message": _short(msg)}

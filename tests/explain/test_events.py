@@ -125,3 +125,10 @@ def test_a_traceback_logged_by_vllm_or_python_logging_is_read_behind_the_logger_
     a, b = res.events
     assert a.exc_type == "ValueError" and [f.path for f in a.frames] == ["/x/site-packages/vllm/v1/core.py"]
     assert b.exc_type == "KeyError"
+
+
+def test_an_exception_inside_a_line_is_an_event_but_not_on_info_lines():
+    res = scan(b"[E OpParamMaker.cpp:273] call failed: vllm.engine.async_llm_engine.AsyncEngineDeadError: loop died\n"
+               b"INFO retrying after ConnectionError: reset by peer\n")
+    (ev,) = res.events
+    assert ev.facts["exception_path"] == "vllm.engine.async_llm_engine.AsyncEngineDeadError"

@@ -111,10 +111,10 @@ def _size(path: Path) -> int:
         return 0
 
 
-def events_of(db: SignatureDB, log: LogInput, res: ScanResult) -> list[Event]:
+def events_of(db: SignatureDB, log: LogInput, res: ScanResult, snapshot: object = None) -> list[Event]:
     """The log's findings as events: its signature hits and its attributed error events (doctor.explain.events)."""
     kept = kept_hits(db, res)
-    atts, yielded = attributions(db, res, kept)
+    atts, yielded = attributions(db, res, kept, snapshot)
     out = [_event(log, sig_id, db.get(sig_id).title, db.get(sig_id).role, hit, db.get(sig_id).severity)
            for sig_id, hit in kept.items() if sig_id not in yielded]
     for att, _count, chained in atts:
@@ -148,7 +148,8 @@ def root_cause(events: list[Event]) -> Event | None:
 
 
 def explain_many(paths: list[str], *, db: SignatureDB | None = None, db_path: str | None = None,
-                 context_lines: int = DEFAULT_CONTEXT, jobs: int | None = None) -> tuple[list[Finding], dict[str, Any]]:
+                 context_lines: int = DEFAULT_CONTEXT, jobs: int | None = None,
+                 snapshot: object = None) -> tuple[list[Finding], dict[str, Any]]:
     """Diagnose several logs; returns the findings (each with its node) and the report's extra fields."""
     db = db if db is not None else read_signatures(db_path)
     inputs = discover(paths)
@@ -156,8 +157,8 @@ def explain_many(paths: list[str], *, db: SignatureDB | None = None, db_path: st
     findings: list[Finding] = []
     events: list[Event] = []
     for log, res in zip(inputs, results, strict=True):
-        findings.extend(f.with_node(log.node) for f in build_findings(db, res, log=str(log.path)))
-        events.extend(events_of(db, log, res))
+        findings.extend(f.with_node(log.node) for f in build_findings(db, res, log=str(log.path), snapshot=snapshot))
+        events.extend(events_of(db, log, res, snapshot))
     first = root_cause(events)
     line = timeline(events)
     extra: dict[str, Any] = {

@@ -90,13 +90,15 @@ def explain_file(
 
 
 def explain_path(
-    path: str | Path, *, db: SignatureDB | None = None, context_lines: int = DEFAULT_CONTEXT, jobs: int | None = 1
+    path: str | Path, *, db: SignatureDB | None = None, context_lines: int = DEFAULT_CONTEXT, jobs: int | None = 1,
+    snapshot: object = None,
 ) -> tuple[list[Finding], int]:
     """Like `explain_file`, also returning the number of lines read (for the report). `jobs`: processes that
-    may read parts of one big file at once (None: one per CPU)."""
+    may read parts of one big file at once (None: one per CPU). `snapshot`: the run's snapshot, whose packages'
+    top-level names and editable trees attribute frames the packaged table cannot."""
     db = db if db is not None else read_signatures()
     res = scan_path(path, db=db, context_lines=context_lines, jobs=jobs)
-    return build_findings(db, res, log=str(path)), res.lines_read
+    return build_findings(db, res, log=str(path), snapshot=snapshot), res.lines_read
 
 
 def scan_path(path: str | Path, *, db: SignatureDB, context_lines: int = DEFAULT_CONTEXT,

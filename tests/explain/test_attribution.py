@@ -120,3 +120,25 @@ def test_a_missing_symbol_names_the_library_that_exports_it():
     f = first(["ImportError: /x/site-packages/vllm_ascend/vllm_ascend_C.so: undefined symbol: "
                "_ZN6c10_npu20getCurrentNPUStreamEa"])
     assert f.components == ("vllm-ascend", "torch-npu")
+
+
+def test_a_snapshot_names_the_editable_tree_a_frame_lies_in(tmp_path):
+    import json
+
+    from click.testing import CliRunner
+
+    from doctor.cli import cli
+
+    log = tmp_path / "run.log"
+    log.write_text("\n".join(tb("/work/rl/trainer_lib/core/loop.py", exc="KeyError: 'advantages'")) + "\n")
+    snap = tmp_path / "snap.json"
+    snap.write_text(json.dumps({"schema": "doctor.snapshot/1", "packages": {
+        "trainer-lib": {"version": "0.1.0", "editable": True, "location": "/work/rl", "top_level": ["trainer_lib"]}}}))
+    without = json.loads(CliRunner().invoke(cli, ["--json", "explain", str(log)]).output)
+    assert without["findings"][0]["id"] == "error-in-user-code"
+    r = CliRunner().invoke(cli, ["--json", "explain", "--snapshot", str(snap), str(log)])
+    f = json.loads(r.output)["findings"][0]
+    assert f["id"] == "error-in-package" and f["components"][:2] == ["python", "config"]
+    assert "trainer-lib is installed editable from /work/rl" in f["evidence"]["read"]
+    bad = CliRunner().invoke(cli, ["explain", "--snapshot", str(tmp_path / "absent.json"), str(log)])
+    assert bad.exit_code == 2

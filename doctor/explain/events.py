@@ -215,6 +215,8 @@ class EventReader:
         return ev
 
     def _other(self, lineno: int, text: str) -> Event | None:
+        if _INFO_LINE.search(text):
+            return None  # an optional module, a retried connection, a code logged as a warning: not an error
         facts: dict[str, str] = {}
         kind = None
         if m := _LIB_MISSING.search(text):

@@ -257,13 +257,21 @@ class LogScanner:
                 self._rx = self._prefilter(b"")
 
     def _match(self, line: str) -> tuple[Signature | None, Signature | None]:
-        """The most specific matching signature and, if it has context rules, the best one without."""
+        """The most specific matching signature and, if it has context rules, the best one without. A class
+        signature (fallback or yields) never matches a line logged at info / warning level: there the words it
+        looks for are a notice (an optional module missing, a retried connection), not the failure."""
         winner: Signature | None = None
+        notice: bool | None = None
         for lit, pattern, sig in self._entries:
             if winner is not None and sig.id == winner.id:
                 continue
             if lit is not None and lit not in line:
                 continue
+            if sig.fallback or sig.yields:
+                if notice is None:
+                    notice = bool(_NOT_AN_ERROR.search(line))
+                if notice:
+                    continue
             if not pattern.search(line):
                 continue
             if winner is None:

@@ -99,10 +99,18 @@ def test_a_chained_exception_ranks_its_cause_first():
     assert [f.id for f in found][:1] == ["error-in-package"] and found[0].components[0] == "vllm"
 
 
+HEALTHY_NOTICES = [
+    "(WorkerDict pid=2231) WARNING 06-16 15:12:03 [__init__.py:28] No module named 'flash_attn': using the eager path",
+    "INFO 06-16 15:10:58 [importing.py:53] Triton not installed; ModuleNotFoundError: No module named 'triton'",
+    "[W616 15:12:01.123456 ProcessGroupHCCL.cpp:123] Warning: libfoo.so: cannot open shared object file, falling back",
+]
+
+
 @pytest.mark.parametrize("block", [1, 3])
 def test_a_healthy_training_log_gives_no_error(block):
-    lines = [line.replace("{i}", str(n)) for n in range(block) for line in _LINES]
-    assert all(f.severity is not Severity.ERROR for f in explain_lines(lines))
+    lines = [line.replace("{i}", str(n)) for n in range(block) for line in [*_LINES, *HEALTHY_NOTICES]]
+    assert all(f.severity is not Severity.ERROR for f in explain_lines(lines)), \
+        [(f.id, f.evidence.get("text")) for f in explain_lines(lines)]
 
 
 def test_an_exception_class_or_a_file_named_on_the_line_names_its_package():

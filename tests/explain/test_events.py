@@ -3,10 +3,14 @@ signals, streaming; a `\\r` is a line break."""
 
 from __future__ import annotations
 
+from hypothesis import given
+from hypothesis import strategies as st
+
 from doctor.explain.events import MAX_EVENTS, MAX_FRAMES, EventReader
 from doctor.explain.parts import merge
 from doctor.explain.scanner import LogScanner
 from doctor.explain.stream import explain_lines
+from tests.fuzz._budget import fuzz
 
 
 def scan(data: bytes, block: int | None = None):
@@ -132,3 +136,28 @@ def test_an_exception_inside_a_line_is_an_event_but_not_on_info_lines():
                b"INFO retrying after ConnectionError: reset by peer\n")
     (ev,) = res.events
     assert ev.facts["exception_path"] == "vllm.engine.async_llm_engine.AsyncEngineDeadError"
+
+
+_PIECES = st.sampled_from([
+    "Traceback (most recent call last):", '  File "/x/site-packages/vllm/a.py", line 3, in f', "ValueError: x",
+    "During handling of the above exception, another exception occurred:", "EJ0003: bind", "Killed",
+    "fatal error: acl/acl.h: No such file or directory", "undefined symbol: _ZN3c104fooEv", "\r", "INFO ok",
+])
+
+
+@fuzz
+@given(st.lists(st.one_of(_PIECES, st.text(max_size=80)), max_size=300))
+def test_any_lines_give_bounded_events_and_valid_attributions(lines):
+    from doctor.explain.attribution import attribute
+    from doctor.report import COMPONENTS
+
+    reader = EventReader()
+    for n, line in enumerate(lines, 1):
+        reader.feed(n, line)
+    reader.close()
+    assert len(reader.events) <= MAX_EVENTS
+    for ev in reader.events:
+        assert len(ev.frames) <= MAX_FRAMES
+        assert ev.chained_from is None or 0 <= ev.chained_from < len(reader.events)
+        att = attribute(ev)
+        assert att is None or (att.components and set(att.components) <= COMPONENTS and att.read)

@@ -382,10 +382,26 @@ def _pip(ev: Event, snapshot: Any) -> Attribution | None:
     pkgs = ev.facts.get("packages")
     if ev.kind != "pip" or not pkgs or pkgs == "(resolver)":
         return None
-    name = re.split(r"[=<>!~\[; ]", pkgs.split()[0], maxsplit=1)[0]
-    comp = component_of_distribution(name) if name else None
-    if comp is None or comp == "python":
+    names = [re.split(r"[=<>!~\[; ]", p, maxsplit=1)[0] for p in pkgs.split()]
+    comps = [(n, c) for n in names if n and (c := component_of_distribution(n)) not in (None, "python")]
+    if len(names) >= 2:
+        # a resolver conflict: two packages whose requirements cannot both hold
+        if not comps:
+            return None
+        a, b = names[0], names[1]
+        return Attribution(
+            "pip-resolver-conflict", Severity.ERROR,
+            _comps(*(c for _, c in comps), "python"),
+            f"pip cannot install {a} and {b} together: their requirements conflict",
+            f"Read: {pkgs} ({ev.text}). The two releases require versions of each other (or of a shared dependency) "
+            "that cannot both hold: one of them is not the release the other was made for.",
+            f"Install the {a} / {b} pair the stack profile pins (doctor check names it), or let pip choose {b} for "
+            f"the {a} release you need.",
+            OWNERSHIP_SOURCE, f"pip: {pkgs}")
+    name = names[0]
+    if not comps:
         return None
+    comp = comps[0][1]
     return Attribution(
         "pip-package-unavailable", Severity.ERROR, _comps(comp, "python"),
         f"pip cannot install {name} as asked: the release, Python or index does not serve it",

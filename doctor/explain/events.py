@@ -30,7 +30,8 @@ EVENT_PHRASES: tuple[tuple[str, ...], ...] = (
     ("StopIteration",), ("above exception",), ("undefined symbol",), ("undefined reference",),
     ("cannot open shared object",), ("error while loading shared",), ("cannot find -l",),
     ("No such file or directory",), ("file not found",), ("error code",), ("No matching distribution",),
-    ("Could not find a version",), ("ResolutionImpossible",), ("but you have",), ("Segmentation fault",),
+    ("Could not find a version",), ("ResolutionImpossible",), ("but you have",), ("Cannot install",),
+    ("depends on",), ("Segmentation fault",),
     ("core dumped",), ("Killed",), ("SIGKILL",), ("SIGSEGV",), ("SIGABRT",), ("SIGBUS",), ("Out of memory",),
     ("oom-kill",), ("oom_kill",), ("OOM",), ("ERR",), ("No module named",), ("has no attribute",), ("cannot import name",),
 )
@@ -70,6 +71,8 @@ _ACL_CODE = re.compile(r"error code(?: is|:|=)\s*(?P<code>\d{6})\b|ret(?:Code|ur
 _PIP = re.compile(r"No matching distribution found for (?P<pkg>\S+)"
                   r"|Could not find a version that satisfies the requirement (?P<pkg2>\S+)"
                   r"|(?P<pkg3>[\w.-]+) [\w.+]+ requires (?P<pkg4>[\w.-]+)[^,]*, but you have"
+                  r"|Cannot install (?P<pkg5>[\w.-]+)[^ ,]*(?:, [\w.-]+[^ ,]*)* and (?P<pkg6>[\w.-]+)"
+                  r"|(?P<pkg7>[\w.-]+) \d[\w.+!-]* depends on (?P<pkg8>[\w.-]+)"
                   r"|(?P<resolve>ResolutionImpossible)")
 _SIGNAL = re.compile(r"Segmentation fault|core dumped|\bKilled\b|\bSIG(?:KILL|SEGV|ABRT|BUS|ILL)\b|Out of memory: Kill"
                      r"|oom[-_ ]kill|OOM kill")
@@ -237,7 +240,7 @@ class EventReader:
             kind, facts["file"], facts["message"] = "build", m.group("file"), _short(m.group("msg"))
         elif m := _PIP.search(text):
             kind = "pip"
-            pkgs = [p for p in (m.group("pkg"), m.group("pkg2"), m.group("pkg3"), m.group("pkg4")) if p]
+            pkgs = [m.group(g) for g in ("pkg", "pkg2", "pkg3", "pkg4", "pkg5", "pkg6", "pkg7", "pkg8") if m.group(g)]
             facts["packages"] = " ".join(pkgs) if pkgs else "(resolver)"
         elif m := _SIGNAL.search(text):
             kind, facts["signal"] = "signal", m.group(0)

@@ -150,3 +150,11 @@ def test_a_snapshot_names_the_editable_tree_a_frame_lies_in(tmp_path):
     assert "trainer-lib is installed editable from /work/rl" in f["evidence"]["read"]
     bad = CliRunner().invoke(cli, ["explain", "--snapshot", str(tmp_path / "absent.json"), str(log)])
     assert bad.exit_code == 2
+
+
+def test_a_resolver_conflict_names_both_packages():
+    f = first(["ERROR: Cannot install vllm==0.9.1 and torch==2.5.1 because these package versions have conflicting "
+               "dependencies."])
+    assert f.id == "pip-resolver-conflict" and f.components == ("vllm", "torch", "python")
+    f = first(["    vllm-ascend 0.9.1 depends on torch-npu==2.5.1.post1"])
+    assert f.components[:2] == ("vllm-ascend", "torch-npu")

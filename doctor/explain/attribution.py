@@ -483,7 +483,7 @@ def _named_in_text(ev: Event, snapshot: Any) -> Attribution | None:
 def _named(ev: Event, comp: str, read: str) -> Attribution:
     return Attribution(
         "error-names-package", Severity.ERROR, _comps(comp, "config"),
-        f"The error names {comp}'s code",
+        f"The error names a file or module that {comp} ships",
         f"No signature knows this error; the line names a file or module {comp} ships ({read}). The cause is in "
         f"{comp}, or in the setting or input it was given.",
         f"Read the error with {comp}'s documentation and issues; check that {comp}'s version is the one the stack "

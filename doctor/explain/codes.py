@@ -14,7 +14,6 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from doctor.knowledge.validate import Validator
 from doctor.report import COMPONENTS
 from doctor.tomlfile import read_toml
 
@@ -53,6 +52,9 @@ def owner_of_code(code: str, table: CodeTable | None = None) -> tuple[tuple[str,
 
 @lru_cache(maxsize=2)
 def load_codes(path: str | None = None) -> CodeTable:
+    """The table (validated: a defect is an InputError naming the file and key), read on the first code asked."""
+    from doctor.knowledge.validate import Validator  # imports `packaging`: only when a code is attributed
+
     src = str(path or DEFAULT_CODES)
     data = read_toml(src, "error-code table")
     v = Validator(src)

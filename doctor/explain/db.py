@@ -27,7 +27,6 @@ from doctor.errors import InputError
 from doctor.explain.anchors import literal_for, runs_for, split_alternatives
 from doctor.explain.lazyre import LazyRegex
 from doctor.knowledge.ownership import MODULE_DISTRIBUTIONS, component_of_module
-from doctor.knowledge.validate import Validator
 from doctor.report import COMPONENTS, Severity
 from doctor.tomlfile import read_toml
 
@@ -165,10 +164,10 @@ def _load(path: Path, *, compile_now: bool = True) -> SignatureDB:
     src = str(path)
     data = read_toml(src, "signature database")
     if data.get("schema") != SCHEMA:
-        raise Validator(src).fail("schema", f"expected schema = {SCHEMA!r}, got {data.get('schema')!r}")
+        raise _Fail(src, "schema")(f"expected schema = {SCHEMA!r}, got {data.get('schema')!r}")
     entries = data.get("signature")
     if not isinstance(entries, list) or not entries:
-        raise Validator(src).fail("", "no [[signature]] entries")
+        raise _Fail(src, "")("no [[signature]] entries")
     sigs: list[Signature] = []
     seen: set[str] = set()
     for i, entry in enumerate(entries):
@@ -189,10 +188,12 @@ class _Fail:
     the entry's key path (`signature <id>`) filled in."""
 
     def __init__(self, src: str, where: str) -> None:
-        self.validator, self.where = Validator(src), where
+        self.src, self.where = src, where
 
     def __call__(self, msg: str) -> InputError:
-        return self.validator.fail(self.where, msg)
+        from doctor.knowledge.validate import Validator  # only on a refusal: it imports `packaging` (~15 ms)
+
+        return Validator(self.src).fail(self.where, msg)
 
 
 def _parse_signature(entry: Any, index: int, src: str, *, compile_now: bool = True) -> Signature:

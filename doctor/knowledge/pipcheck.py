@@ -188,7 +188,7 @@ def requirement_names(snap: Snapshot, package: str) -> set[str]:
     if pkg is None or not known(pkg.requires_dist):
         return set()
     env = marker_environment(snap)
-    out = set()
+    out: set[str] = set()
     for line in pkg.requires_dist:
         req = _parse(line)
         if req is not None and marker_applies(req.marker, env) is True:

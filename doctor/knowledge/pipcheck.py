@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
+from functools import lru_cache
 
 from packaging.markers import InvalidMarker, Marker, UndefinedComparison, UndefinedEnvironmentName
 from packaging.requirements import InvalidRequirement, Requirement
@@ -98,6 +99,7 @@ def marker_applies(marker: Marker | None, env: Mapping[str, str], extra: str = "
         return None
 
 
+@lru_cache(maxsize=8192)
 def _parse(line: str) -> Requirement | None:
     try:
         return Requirement(line)
@@ -105,23 +107,60 @@ def _parse(line: str) -> Requirement | None:
         return None
 
 
-def active_extras(snap: Snapshot, env: Mapping[str, str]) -> dict[str, set[str]]:
+@lru_cache(maxsize=1024)
+def _marker(text: str) -> Marker | None:
+    try:
+        return Marker(text)
+    except InvalidMarker:
+        return None
+
+
+class _Applies:
+    """Marker verdicts for one environment, by marker text: a target's ~1500 Requires-Dist lines share a few
+    dozen distinct markers (ray alone has ~300 lines under `extra == "..."`), and a requirement is parsed only
+    when its marker holds. This keeps the whole evaluation to a few milliseconds."""
+
+    def __init__(self, env: Mapping[str, str]) -> None:
+        self.env = env
+        self.cache: dict[tuple[str, str], bool | None] = {}
+
+    def __call__(self, line: str, extra: str = "") -> Requirement | None:
+        """The parsed requirement when its marker holds for the target with this extra active, else None (a
+        false marker, one needing an unknown fact, or an unparsable line)."""
+        _, sep, text = line.partition(";")
+        text = text.strip()
+        if sep and text:
+            if "extra" not in text:
+                extra = ""  # the verdict does not depend on it: share the cache entry
+            key = (text, extra)
+            if key not in self.cache:
+                m = _marker(text)
+                self.cache[key] = None if m is None else marker_applies(m, self.env, extra)
+            if self.cache[key] is not True:
+                return None
+        return _parse(line)
+
+
+def active_extras(snap: Snapshot, env: Mapping[str, str], applies: _Applies | None = None) -> dict[str, set[str]]:
     """dist -> extras some installed distribution asks of it (`ray[default]` makes ray's `default` active),
     to a fixed point: an extra's own requirements may ask for more."""
     pkgs = snap.packages if known(snap.packages) else {}
+    applies = applies or _Applies(env)
     active: dict[str, set[str]] = {}
     changed = True
     while changed:
         changed = False
         for name, pkg in pkgs.items():
-            lines = pkg.requires_dist if known(pkg.requires_dist) else []
+            lines = [x for x in (pkg.requires_dist if known(pkg.requires_dist) else []) if "[" in x.partition(";")[0]]
+            if not lines:
+                continue
             for extra in ("", *sorted(active.get(name, ()))):
                 for line in lines:
-                    req = _parse(line)
+                    req = applies(line, extra)
                     if req is None or not req.extras:
                         continue
                     target = canonicalize_name(req.name)
-                    if target not in pkgs or marker_applies(req.marker, env, extra) is not True:
+                    if target not in pkgs:
                         continue
                     new = {canonicalize_name(e) for e in req.extras} - active.get(target, set())
                     if new:
@@ -145,7 +184,8 @@ def unmet(snap: Snapshot) -> Iterator[Unmet]:
         return
     pkgs = snap.packages
     env = marker_environment(snap)
-    extras = active_extras(snap, env)
+    applies = _Applies(env)
+    extras = active_extras(snap, env, applies)
     pyver = env.get("python_full_version")
     for name in sorted(pkgs):
         pkg = pkgs[name]
@@ -163,10 +203,10 @@ def unmet(snap: Snapshot) -> Iterator[Unmet]:
         seen: set[str] = set()
         for extra in ("", *sorted(extras.get(name, ()))):
             for line in pkg.requires_dist:
-                req = _parse(line)
-                if req is None or line in seen:
+                if line in seen:
                     continue
-                if marker_applies(req.marker, env, extra) is not True:
+                req = applies(line, extra)
+                if req is None:
                     continue
                 seen.add(line)
                 target = canonicalize_name(req.name)
@@ -187,11 +227,11 @@ def requirement_names(snap: Snapshot, package: str) -> set[str]:
     pkg = snap.packages.get(canonicalize_name(package)) if known(snap.packages) else None
     if pkg is None or not known(pkg.requires_dist):
         return set()
-    env = marker_environment(snap)
+    applies = _Applies(marker_environment(snap))
     out: set[str] = set()
     for line in pkg.requires_dist:
-        req = _parse(line)
-        if req is not None and marker_applies(req.marker, env) is True:
+        req = applies(line)
+        if req is not None:
             out.add(canonicalize_name(req.name))
     return out
 

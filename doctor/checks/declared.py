@@ -1,6 +1,10 @@
 """What the installed distributions declare, against what is installed: `pip check`, for the snapshot's
 interpreter (doctor/knowledge/pipcheck.py holds the evaluation).
 
+A snapshot that only states versions (a bug report, an older collector) has no METADATA to read: for those
+packages the declaration of the same release as published on PyPI is used (profiles/requirements.json, read by
+the knowledge refresh tool; doctor/knowledge/requirements.py), and the finding names that release's page.
+
 Each unmet requirement is one finding naming the declaring distribution, the requirement, what is installed
 and the METADATA it was read from. Severity by where the declaring package sits (issue 22):
 - error on verl's import path: verl, what verl itself requires, and the torch / torch-npu / vllm /
@@ -17,7 +21,7 @@ from typing import Any
 
 from doctor.checks.runner import CheckContext, check, skip
 from doctor.knowledge.ownership import component_of_distribution
-from doctor.knowledge.pipcheck import Unmet, bare, requirement_names, same_requirement, unmet
+from doctor.knowledge.pipcheck import Lookup, Unmet, bare, requirement_names, same_requirement, unmet
 from doctor.report import Finding, finding
 from doctor.snapshot.model import known
 
@@ -44,7 +48,35 @@ def _components(u: Unmet) -> tuple[str, ...]:
 
 
 def _where(u: Unmet) -> str:
-    return u.metadata or f"{u.package}'s METADATA"
+    if u.metadata:
+        return u.metadata
+    if u.source:
+        return f"the published metadata of {u.package} {u.version} ({u.source})"
+    return f"{u.package}'s METADATA"
+
+
+# Not judged from PyPI: on Ascend, vLLM is built from source with VLLM_TARGET_DEVICE=empty, whose requirements
+# differ from the CUDA wheel's published METADATA (torch==X, xformers, ...):
+# https://github.com/vllm-project/vllm-ascend/blob/v0.11.0/docs/source/installation.md
+_NOT_THE_PYPI_BUILD = frozenset({"vllm"})
+
+
+def published(project: str, version: str) -> tuple[str | None, tuple[str, ...], str] | None:
+    """What a release declares on PyPI (the shipped table), or None when the table does not hold it. A local
+    version label (`2.5.1+cpu`, `0.9.1+empty`) is another build than PyPI's: not judged by its metadata."""
+    if project in _NOT_THE_PYPI_BUILD or "+" in version:
+        return None
+    from doctor.knowledge.requirements import declared  # the 3 MB table loads only when a snapshot needs it
+
+    d = declared(project, version)
+    return None if d is None else (d.requires_python, d.requires_dist, d.source)
+
+
+def _lookup(snap: Any) -> Lookup | None:
+    """The release table, only when some listed package lacks its own declaration (a live snapshot never
+    needs it)."""
+    pkgs = snap.packages if known(snap.packages) else {}
+    return published if any(not known(p.requires_dist) and p.version for p in pkgs.values()) else None
 
 
 @check("declared-requirements", "packages",
@@ -52,12 +84,16 @@ def _where(u: Unmet) -> str:
 def declared_requirements(ctx: CheckContext) -> Iterator[Finding]:
     """Every Requires-Dist and Requires-Python the installed distributions declare is met (pip check)."""
     snap = ctx.snapshot
-    if not known(snap.packages) or not any(known(p.requires_dist) or known(p.requires_python)
-                                          for p in snap.packages.values()):
+    if not known(snap.packages) or not snap.packages:
+        skip("the snapshot lists no packages")
+    lookup = _lookup(snap)
+    found = list(unmet(snap, lookup))
+    if not found and lookup is None and not any(known(p.requires_dist) or known(p.requires_python)
+                                                for p in snap.packages.values()):
         skip("the snapshot does not record what the packages declare (Requires-Dist; `doctor collect` records it)")
-    on_path = set(STACK) | requirement_names(snap, "verl")
+    on_path = set(STACK) | requirement_names(snap, "verl", lookup)
     conflicts: tuple[Mapping[str, str], ...] = tuple(getattr(ctx.profile, "upstream_conflicts", ()) or ())
-    for u in unmet(snap):
+    for u in found:
         sev, conflict = _severity(u, on_path, conflicts)
         yield _finding(u, sev, conflict, ctx)
 
@@ -68,7 +104,9 @@ def _finding(u: Unmet, sev: str, conflict: Mapping[str, str] | None, ctx: CheckC
                                 "requires": u.name, "installed": u.installed, "metadata": u.metadata}
     if u.extra:
         evidence["extra"] = u.extra
-    src = conflict["source"] if conflict else PIP_CHECK_SOURCE
+    if u.source:
+        evidence["published"] = u.source
+    src = conflict["source"] if conflict else (u.source or PIP_CHECK_SOURCE)
     detail_src = f"Declared in {_where(u)}."
     if conflict:
         detail_src += f" The verified stack {ctx.profile.name} carries this conflict upstream ({conflict['source']})."

@@ -16,7 +16,7 @@ silent. Pure logic: the snapshot is the only input.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -42,8 +42,46 @@ class Unmet:
     requirement: str  # the Requires-Dist line (or the Requires-Python specifier) as declared
     name: str  # the required distribution (PEP 503 name); "python" for kind == "python"
     installed: str | None  # what is installed of it (None: nothing)
-    metadata: str | None  # the METADATA file the declaration was read from
+    metadata: str | None  # the METADATA file the declaration was read from (None: from the release table)
     extra: str | None = None  # the extra that activated the requirement, if any
+    source: str | None = None  # where a declaration not in the snapshot was read (the release's PyPI page)
+
+
+@dataclass(frozen=True)
+class Decl:
+    """What one installed package declares: from the snapshot (its METADATA, as collected), or, for a
+    snapshot that only states versions, from the table of published releases (`source` says which)."""
+
+    requires_python: str | None
+    requires_dist: tuple[str, ...] | None  # None: unknown
+    metadata: str | None = None
+    source: str | None = None
+
+
+# (project, version) -> (requires_python, requires_dist, source URL) of that published release, or None
+Lookup = Callable[[str, str], "tuple[str | None, tuple[str, ...], str] | None"]
+
+
+def declarations(snap: Snapshot, lookup: Lookup | None = None) -> dict[str, Decl]:
+    """name -> what it declares, for every package whose declaration is known. A package the snapshot lists
+    with a version but without `requires_dist` (a hand-written snapshot, an older collector) gets its
+    release's published metadata through `lookup`, when the table holds that release."""
+    out: dict[str, Decl] = {}
+    if not known(snap.packages):
+        return out
+    for name, pkg in snap.packages.items():
+        if known(pkg.requires_dist):
+            out[name] = Decl(pkg.requires_python if known(pkg.requires_python) else None, tuple(pkg.requires_dist),
+                             pkg.metadata if known(pkg.metadata) else None)
+        elif lookup is not None and isinstance(pkg.version, str) and pkg.version:
+            row = lookup(name, pkg.version)
+            if row is not None:
+                out[name] = Decl(row[0], tuple(row[1]), None, row[2])
+            elif known(pkg.requires_python):
+                out[name] = Decl(pkg.requires_python, None, pkg.metadata if known(pkg.metadata) else None)
+        elif known(pkg.requires_python):
+            out[name] = Decl(pkg.requires_python, None, pkg.metadata if known(pkg.metadata) else None)
+    return out
 
 
 def marker_environment(snap: Snapshot) -> dict[str, str]:
@@ -141,17 +179,19 @@ class _Applies:
         return _parse(line)
 
 
-def active_extras(snap: Snapshot, env: Mapping[str, str], applies: _Applies | None = None) -> dict[str, set[str]]:
+def active_extras(snap: Snapshot, env: Mapping[str, str], applies: _Applies | None = None,
+                  decls: Mapping[str, Decl] | None = None) -> dict[str, set[str]]:
     """dist -> extras some installed distribution asks of it (`ray[default]` makes ray's `default` active),
     to a fixed point: an extra's own requirements may ask for more."""
     pkgs = snap.packages if known(snap.packages) else {}
+    decls = declarations(snap) if decls is None else decls
     applies = applies or _Applies(env)
     active: dict[str, set[str]] = {}
     changed = True
     while changed:
         changed = False
-        for name, pkg in pkgs.items():
-            lines = [x for x in (pkg.requires_dist if known(pkg.requires_dist) else []) if "[" in x.partition(";")[0]]
+        for name, d in decls.items():
+            lines = [x for x in (d.requires_dist or ()) if "[" in x.partition(";")[0]]
             if not lines:
                 continue
             for extra in ("", *sorted(active.get(name, ()))):
@@ -176,33 +216,34 @@ def _contains(spec: SpecifierSet, version: str) -> bool | None:
         return None
 
 
-def unmet(snap: Snapshot) -> Iterator[Unmet]:
+def unmet(snap: Snapshot, lookup: Lookup | None = None) -> Iterator[Unmet]:
     """Every declared requirement the snapshot's installed set does not meet, in package order. Silent for
-    what the snapshot cannot tell: a package without `requires_dist`, a version not recorded, a missing
-    package on an incomplete snapshot, a marker needing an unknown fact."""
+    what the snapshot cannot tell: a package whose declaration is unknown (not collected, not in the release
+    table), a version not recorded, a missing package on an incomplete snapshot, a marker needing an unknown
+    fact."""
     if not known(snap.packages):
         return
     pkgs = snap.packages
     env = marker_environment(snap)
     applies = _Applies(env)
-    extras = active_extras(snap, env, applies)
+    decls = declarations(snap, lookup)
+    extras = active_extras(snap, env, applies, decls)
     pyver = env.get("python_full_version")
-    for name in sorted(pkgs):
-        pkg = pkgs[name]
-        meta = pkg.metadata if known(pkg.metadata) else None
-        rp = pkg.requires_python if known(pkg.requires_python) else None
-        if rp and pyver:
+    for name in sorted(decls):
+        d = decls[name]
+        version = pkgs[name].version
+        if d.requires_python and pyver:
             try:
-                ok = _contains(SpecifierSet(rp), pyver)
+                ok = _contains(SpecifierSet(d.requires_python), pyver)
             except InvalidSpecifier:
                 ok = None
             if ok is False:
-                yield Unmet("python", name, pkg.version, rp, "python", pyver, meta)
-        if not known(pkg.requires_dist):
+                yield Unmet("python", name, version, d.requires_python, "python", pyver, d.metadata, None, d.source)
+        if d.requires_dist is None:
             continue
         seen: set[str] = set()
         for extra in ("", *sorted(extras.get(name, ()))):
-            for line in pkg.requires_dist:
+            for line in d.requires_dist:
                 if line in seen:
                     continue
                 req = applies(line, extra)
@@ -212,24 +253,27 @@ def unmet(snap: Snapshot) -> Iterator[Unmet]:
                 target = canonicalize_name(req.name)
                 dep = pkgs.get(target)
                 if dep is None:
-                    if snap.is_complete:
-                        yield Unmet("missing", name, pkg.version, line, target, None, meta, extra or None)
+                    # "not installed" needs a complete snapshot, and the package's own METADATA: a release's
+                    # published metadata says what its wheel needs, while the documented stacks install some
+                    # packages from source or --no-deps on purpose (Megatron from git, vLLM's empty build)
+                    if snap.is_complete and d.source is None:
+                        yield Unmet("missing", name, version, line, target, None, d.metadata, extra or None, d.source)
                     continue
                 if dep.version is None or not str(req.specifier):
                     continue
                 if _contains(req.specifier, dep.version) is False:
-                    yield Unmet("version", name, pkg.version, line, target, dep.version, meta, extra or None)
+                    yield Unmet("version", name, version, line, target, dep.version, d.metadata, extra or None, d.source)
 
 
-def requirement_names(snap: Snapshot, package: str) -> set[str]:
+def requirement_names(snap: Snapshot, package: str, lookup: Lookup | None = None) -> set[str]:
     """The distributions `package` requires for the target (base requirements whose marker holds): what
     "on verl's import path" widens to."""
-    pkg = snap.packages.get(canonicalize_name(package)) if known(snap.packages) else None
-    if pkg is None or not known(pkg.requires_dist):
+    d = declarations(snap, lookup).get(canonicalize_name(package))
+    if d is None or d.requires_dist is None:
         return set()
     applies = _Applies(marker_environment(snap))
     out: set[str] = set()
-    for line in pkg.requires_dist:
+    for line in d.requires_dist:
         req = applies(line)
         if req is not None:
             out.add(canonicalize_name(req.name))

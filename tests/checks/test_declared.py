@@ -49,7 +49,7 @@ def _declared(snap: Any, profile: Any = None) -> list[Any]:
 def test_missing_requirement_of_verl_is_an_error_naming_verl_the_requirement_and_the_metadata():
     snap = _snap({"verl": {"version": "0.9.1", "requires_dist": ["codetiming", "tensordict<=0.10.0,>=0.8.0,!=0.9.0"],
                            "metadata": "/v/site-packages/verl-0.9.1.dist-info/METADATA"},
-                  "tensordict": {"version": "0.9.0"}})
+                  "tensordict": {"version": "0.9.0", "requires_dist": []}})
     fs = _declared(snap)
     assert [(f.id, f.severity.value) for f in fs] == [("requirement-missing", "error"), ("requirement-version-unmet", "error")]
     miss, bad = fs
@@ -81,8 +81,8 @@ def test_unknown_facts_stay_silent():
     # no arch: the arch marker is not judged; incomplete snapshot: "not installed" is not said; no python: no
     # Requires-Python verdict
     assert _declared(_snap(pkgs, complete=False, arch=None, python=None)) == []
-    # an old snapshot without declarations: the check skips
-    assert _declared(_snap({"verl": {"version": "0.9.1"}})) == []
+    # an old snapshot without declarations, of a package the release table does not hold: the check skips
+    assert _declared(_snap({"in-house-lib": {"version": "0.9.1"}})) == []
 
 
 def test_requires_python_unmet_is_a_finding():
@@ -94,11 +94,11 @@ def test_requires_python_unmet_is_a_finding():
 
 def test_prereleases_satisfy_a_specifier_as_pip_check_judges_them():
     snap = _snap({"vllm-ascend": {"version": "0.11.0rc1", "requires_dist": ["torch-npu>=2.7.1"]},
-                  "torch-npu": {"version": "2.7.1rc1"}})
+                  "torch-npu": {"version": "2.7.1rc1", "requires_dist": []}})
     # pip check compares with prereleases=True: 2.7.1rc1 < 2.7.1 is unmet, the rc itself is not excluded
     assert [f.id for f in _declared(snap)] == ["requirement-version-unmet"]
     snap2 = _snap({"vllm-ascend": {"version": "0.11.0rc1", "requires_dist": ["torch-npu>=2.7.1.dev0"]},
-                   "torch-npu": {"version": "2.7.1rc1"}})
+                   "torch-npu": {"version": "2.7.1rc1", "requires_dist": []}})
     assert _declared(snap2) == []
 
 
@@ -107,7 +107,7 @@ def test_extras_asked_by_another_package_are_active():
         "verl": {"version": "0.9.1", "requires_dist": ["ray[default]>=2.41.0"]},
         "ray": {"version": "2.46.0", "requires_dist": ["click>=7.0", 'aiohttp>=3.7; extra == "default"',
                                                        'fastapi; extra == "serve"']},
-        "click": {"version": "8.1.7"},
+        "click": {"version": "8.1.7", "requires_dist": []},
     })
     (f,) = _declared(snap)
     assert f.evidence["requires"] == "aiohttp" and f.evidence["extra"] == "default" and f.severity.value == "error"
@@ -121,7 +121,7 @@ def test_a_conflict_the_profile_names_as_upstreams_own_is_info():
                                "source": "https://github.com/vllm-project/vllm-ascend/issues/1"},)
 
     snap = _snap({"vllm-ascend": {"version": "0.11.0", "requires_dist": ["torch-npu==2.7.1"]},
-                  "torch-npu": {"version": "2.7.1.post1"}})
+                  "torch-npu": {"version": "2.7.1.post1", "requires_dist": []}})
     (f,) = _declared(snap, P())
     assert f.severity.value == "info" and f.source == "https://github.com/vllm-project/vllm-ascend/issues/1"
     (g,) = _declared(snap)
@@ -141,6 +141,31 @@ def test_unmet_matches_pip_check_on_the_same_requirements():
 def test_older_snapshots_without_the_fields_still_load_and_write_back_unchanged():
     doc = {"schema": "doctor.snapshot/1", "packages": {"verl": {"version": "0.9.1"}}}
     assert snapshot_from_dict(doc).to_dict() == doc
+
+
+# -- snapshots that only state versions: the published metadata of those releases ------------------------
+
+
+def test_stated_versions_are_checked_against_the_published_metadata_of_those_releases():
+    # a bug report's versions only: vllm-ascend 0.11.0rc1 declares torch==2.7.1 and torch-npu==2.7.1 (its wheel's
+    # METADATA on PyPI, profiles/requirements.json)
+    snap = _snap({"vllm-ascend": {"version": "0.11.0rc1"}, "torch": {"version": "2.8.0"},
+                  "torch-npu": {"version": "2.8.0"}}, complete=False)
+    fs = [f for f in _declared(snap) if f.evidence["package"] == "vllm-ascend"]
+    assert {(f.id, f.evidence["requires"], f.severity.value) for f in fs} == {
+        ("requirement-version-unmet", "torch", "error"), ("requirement-version-unmet", "torch-npu", "error")}
+    f = fs[0]
+    assert f.source.startswith("https://pypi.org/project/vllm-ascend/0.11.0rc1/")
+    assert "published metadata of vllm-ascend 0.11.0rc1" in f.detail
+    # incomplete: nothing is said about what the report does not list
+    assert not any(f.id == "requirement-missing" for f in _declared(snap))
+
+
+def test_a_stated_python_outside_a_releases_requires_python():
+    snap = _snap({"verl": {"version": "0.9.1"}}, complete=False, python="3.13.1")
+    (f,) = _declared(snap)
+    assert f.id == "requires-python-unmet" and f.severity.value == "error" and "<3.13,>=3.10" in f.title
+    assert f.source == "https://pypi.org/project/verl/0.9.1/#verl-0.9.1-py3-none-any.whl"
 
 
 # -- collection: the probe reads what the dists declare ----------------------------------------------------
@@ -214,3 +239,19 @@ def test_real_verl_wheel_installed_no_deps_gets_an_error_naming_verl_and_a_missi
     post = post_check("/", str(py), profile, Report(command="install"))
     assert any(f.id == "requirement-missing" and f.severity.value == "error" and f.evidence["package"] == "verl"
                for f in post)
+
+
+def test_every_documented_stack_gives_no_error_from_its_declared_requirements():
+    """The stacks as their profiles document them (tests/stacks.py), judged by the published metadata of their
+    releases: conflicts upstream itself leaves are in the profile's upstream_conflicts, and come out as info."""
+    from doctor.knowledge.profiles import load_profiles
+    from tests.stacks import diagnose_dict, stack_snapshot
+
+    infos = 0
+    for p in load_profiles():
+        for arch in p.arches:
+            r = diagnose_dict(stack_snapshot(p, arch), forced=p.name)
+            fs = [f for f in r.findings if f.check == "declared-requirements"]
+            assert not [f.title for f in fs if f.severity.value != "info"], (p.name, arch)
+            infos += len(fs)
+    assert infos  # the 0.6.1 and 0.9.x stacks do carry upstream conflicts

@@ -38,6 +38,8 @@ def _severity(u: Unmet, on_path: set[str], conflicts: tuple[Mapping[str, str], .
     for c in conflicts:
         if c.get("package") == u.package and same_requirement(c.get("requirement", ""), u.requirement):
             return "info", c
+    if u.inferred:
+        return "warning", None  # the extra is only presumed in use
     return ("error" if u.package in on_path else "warning"), None
 
 
@@ -104,6 +106,8 @@ def _finding(u: Unmet, sev: str, conflict: Mapping[str, str] | None, ctx: CheckC
                                 "requires": u.name, "installed": u.installed, "metadata": u.metadata}
     if u.extra:
         evidence["extra"] = u.extra
+    if u.inferred:
+        evidence["extra_inferred"] = True
     if u.source:
         evidence["published"] = u.source
     src = conflict["source"] if conflict else (u.source or PIP_CHECK_SOURCE)
@@ -131,9 +135,11 @@ def _finding(u: Unmet, sev: str, conflict: Mapping[str, str] | None, ctx: CheckC
             evidence=evidence, key=f"{u.package}:{u.name}",
             fix=f"Install what {u.package} declares (into the same interpreter).",
             commands=(f"pip install '{bare(u.requirement)}'",), source=src)
+    why = (f" (its [{u.extra}] extra, in use since {u.name} is installed)" if u.inferred
+           else f" (for its extra [{u.extra}])" if u.extra else "")
     return finding(
         "requirement-version-unmet", sev, _components(u),
-        f"{decl} requires {u.requirement}, but {u.name} {u.installed} is installed",
+        f"{decl} requires {bare(u.requirement)}{why}, but {u.name} {u.installed} is installed",
         detail=f"The installed {u.name} is outside the range the package declares (pip check reports the same "
                f"conflict). {detail_src}",
         evidence=evidence, key=f"{u.package}:{u.name}",

@@ -16,9 +16,11 @@ silent. Pure logic: the snapshot is the only input.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import Any
 
 from packaging.markers import InvalidMarker, Marker, UndefinedComparison, UndefinedEnvironmentName
 from packaging.requirements import InvalidRequirement, Requirement
@@ -45,6 +47,7 @@ class Unmet:
     metadata: str | None  # the METADATA file the declaration was read from (None: from the release table)
     extra: str | None = None  # the extra that activated the requirement, if any
     source: str | None = None  # where a declaration not in the snapshot was read (the release's PyPI page)
+    inferred: bool = False  # the extra is judged in use because the distribution it is named for is installed
 
 
 @dataclass(frozen=True)
@@ -263,6 +266,43 @@ def unmet(snap: Snapshot, lookup: Lookup | None = None) -> Iterator[Unmet]:
                     continue
                 if _contains(req.specifier, dep.version) is False:
                     yield Unmet("version", name, version, line, target, dep.version, d.metadata, extra or None, d.source)
+        yield from _named_extras(name, version, d, pkgs, applies, extras.get(name, set()))
+
+
+# A `[vllm]` extra pins the CUDA vLLM wheel; on Ascend vLLM is built from source (VLLM_TARGET_DEVICE=empty) at the
+# release vllm-ascend pairs with, so such pins say nothing about the NPU stack:
+# https://github.com/vllm-project/vllm-ascend/blob/v0.11.0/docs/source/installation.md
+_SOURCE_BUILT = frozenset({"vllm"})
+_EXTRA = re.compile(r"""extra\s*==\s*['"]([^'"]+)['"]""")
+
+
+def _named_for(extra: str, dist: str) -> bool:
+    """An extra named for the distribution it brings (`mbridge[megatron]` -> megatron-core, `x[vllm]` -> vllm)."""
+    e = canonicalize_name(extra)
+    return dist == e or dist.startswith(e + "-")
+
+
+def _named_extras(name: str, version: str | None, d: Decl, pkgs: Mapping[str, Any], applies: _Applies,
+                  active: set[str]) -> Iterator[Unmet]:
+    """A package's extra named for a distribution that is installed is the integration in use (mbridge's
+    `megatron` extra when megatron-core is installed): the range that extra declares for that distribution is
+    the range the package supports, even when nobody installed `pkg[extra]` (pip check would not look)."""
+    if not d.requires_dist:
+        return
+    extras = {canonicalize_name(m) for line in d.requires_dist for m in _EXTRA.findall(line.partition(";")[2])}
+    for extra in sorted(extras - active):
+        for line in d.requires_dist:
+            if "extra" not in line.partition(";")[2] or applies(line, "") is not None:
+                continue
+            req = applies(line, extra)
+            if req is None or not str(req.specifier):
+                continue
+            target = canonicalize_name(req.name)
+            dep = pkgs.get(target)
+            if dep is None or dep.version is None or not _named_for(extra, target) or target in _SOURCE_BUILT:
+                continue
+            if _contains(req.specifier, dep.version) is False:
+                yield Unmet("version", name, version, line, target, dep.version, d.metadata, extra, d.source, True)
 
 
 def requirement_names(snap: Snapshot, package: str, lookup: Lookup | None = None) -> set[str]:

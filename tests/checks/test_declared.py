@@ -255,3 +255,15 @@ def test_every_documented_stack_gives_no_error_from_its_declared_requirements():
             assert not [f.title for f in fs if f.severity.value != "info"], (p.name, arch)
             infos += len(fs)
     assert infos  # the 0.6.1 and 0.9.x stacks do carry upstream conflicts
+
+
+def test_an_extra_named_for_an_installed_package_is_judged_in_use():
+    # mbridge declares megatron-core>=0.12.0 under its `megatron` extra (its wheel METADATA on PyPI); a report that
+    # states mbridge and an older megatron-core breaks that range although nobody asked for mbridge[megatron]
+    snap = _snap({"mbridge": {"version": "0.13.0"}, "megatron-core": {"version": "0.11.0"}}, complete=False)
+    (f,) = _declared(snap)
+    assert f.id == "requirement-version-unmet" and f.severity.value == "warning"
+    assert f.components == ("megatron", "mbridge") and "its [megatron] extra" in f.title
+    assert f.evidence["extra_inferred"] is True
+    ok = _snap({"mbridge": {"version": "0.13.0"}, "megatron-core": {"version": "0.12.1"}}, complete=False)
+    assert _declared(ok) == []

@@ -50,7 +50,8 @@ def wheel_glibc_check(ctx: CheckContext) -> Iterator[Finding]:
     arch = val(snap.host, "arch")
     if libc is None or not isinstance(arch, str):
         skip("the host's glibc version or arch is not known")
-    from doctor.knowledge.requirements import declared  # the table loads only when this rule has facts to judge
+    # the table loads only when this rule has facts to judge
+    from doctor.knowledge.requirements import declared
 
     for name in _WHEEL_PACKAGES:
         v = ver(snap, name)

@@ -69,3 +69,18 @@ def test_cann_python_dependencies_missing_from_the_target():
     doc["complete"] = False  # a hand-written snapshot cannot say decorator is absent
     assert _run(cann_python_deps, doc) == []
     assert _run(cann_python_deps, {"complete": True, "packages": pkgs, "ascend": {"toolkit": None}}) == []
+
+
+def test_vllm_ascend_release_on_a_chip_family_it_does_not_support():
+    from doctor.checks.vllm import vllm_ascend_chip_support
+
+    def doc(va: str, chip: str) -> dict[str, Any]:
+        return {"packages": {"vllm-ascend": {"version": va}}, "ascend": {"devices": [{"id": 0, "chip": chip}]}}
+
+    (f,) = _run(vllm_ascend_chip_support, doc("0.9.1", "310P3"))
+    assert f.id == "vllm-ascend-release-chip-unsupported" and f.severity.value == "error" and "v0.9.1" in f.source
+    assert _run(vllm_ascend_chip_support, doc("0.10.0rc1", "310P3")) == []
+    assert [x.evidence["chip"] for x in _run(vllm_ascend_chip_support, doc("0.13.0", "Ascend950DT"))] == ["950"]
+    assert _run(vllm_ascend_chip_support, doc("0.23.0", "Ascend950DT")) == []
+    assert _run(vllm_ascend_chip_support, doc("0.9.1", "910B3")) == []
+    assert _run(vllm_ascend_chip_support, {"packages": {"vllm-ascend": {"version": "0.9.1"}}}) == []  # chip unknown

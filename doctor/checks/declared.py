@@ -74,11 +74,37 @@ def published(project: str, version: str) -> tuple[str | None, tuple[str, ...], 
     return None if d is None else (d.requires_python, d.requires_dist, d.source)
 
 
+# Installed from git by the documented stacks: judged by what they declare at the commit the snapshot names
+# (profiles/requirements-git.toml), the module whose git facts give that commit.
+_GIT_MODULES = {"mindspeed": "mindspeed", "megatron-core": "megatron"}
+
+
+def _commit(snap: Any, project: str) -> str | None:
+    mod = _GIT_MODULES.get(project)
+    m = snap.module(mod) if mod else None
+    git = getattr(m, "git", None) if m else None
+    c = getattr(git, "commit", None) if git else None
+    return c if isinstance(c, str) and c else None
+
+
 def _lookup(snap: Any) -> Lookup | None:
-    """The release table, only when some listed package lacks its own declaration (a live snapshot never
-    needs it)."""
+    """The release tables, only when some listed package lacks its own declaration (a live snapshot never
+    needs them): the git table for a MindSpeed / Megatron checkout at a known commit, else PyPI's."""
     pkgs = snap.packages if known(snap.packages) else {}
-    return published if any(not known(p.requires_dist) and p.version for p in pkgs.values()) else None
+    if not any(not known(p.requires_dist) and p.version for p in pkgs.values()):
+        return None
+
+    def lookup(project: str, version: str) -> tuple[str | None, tuple[str, ...], str] | None:
+        commit = _commit(snap, project)
+        if commit is not None:
+            from doctor.knowledge.requirements_git import declared_at
+
+            g = declared_at(project, commit)
+            if g is not None:
+                return g.requires_python, g.requires_dist, g.source
+        return published(project, version)
+
+    return lookup
 
 
 @check("declared-requirements", "packages",

@@ -267,3 +267,33 @@ def test_an_extra_named_for_an_installed_package_is_judged_in_use():
     assert f.evidence["extra_inferred"] is True
     ok = _snap({"mbridge": {"version": "0.13.0"}, "megatron-core": {"version": "0.12.1"}}, complete=False)
     assert _declared(ok) == []
+
+
+def test_mindspeed_from_git_is_judged_by_what_it_declares_at_that_commit():
+    # MindSpeed is installed from git: its requirements.txt at the pinned commit (profiles/requirements-git.toml)
+    snap = snapshot_from_dict({
+        "schema": "doctor.snapshot/1", "python": {"version": "3.11.9"},
+        "packages": {"mindspeed": {"version": "0.12.1"}, "numpy": {"version": "1.26.4"}},
+        "modules": {"mindspeed": {"origins": ["/MindSpeed/mindspeed"],
+                                  "git": {"commit": "f2b0977ec85f0ce3906e34df1e1aafed7b22cafd"}}}})
+    (f,) = _declared(snap)
+    assert f.id == "requirement-version-unmet" and f.severity.value == "error" and f.components == ("numpy", "mindspeed")
+    assert f.source == "https://github.com/Ascend/MindSpeed/blob/f2b0977ec85f0ce3906e34df1e1aafed7b22cafd/requirements.txt"
+    # an unknown commit: MindSpeed is not on PyPI, so nothing is said
+    snap.modules["mindspeed"].git.commit = "0" * 40
+    assert _declared(snap) == []
+
+
+def test_the_git_requirements_table_is_validated(tmp_path):
+    from doctor.errors import InputError
+    from doctor.knowledge.requirements_git import load
+
+    bad = tmp_path / "requirements-git.toml"
+    bad.write_text('schema = "doctor.requirements-git/1"\nread = "2026-12-03"\n[[release]]\nproject = "mindspeed"\n'
+                   'commit = "abc"\nref = "master"\nversion = "0.12.1"\nrequires_dist = []\nread_from = "x"\n'
+                   'source = "https://github.com/Ascend/MindSpeed/blob/abc/requirements.txt"\n')
+    with pytest.raises(InputError) as e:
+        load(str(bad))
+    assert "release[0].commit" in str(e.value)
+    table = load()
+    assert {r.project for r in table.releases} == {"mindspeed", "megatron-core"} and table.read == "2026-12-03"

@@ -287,22 +287,21 @@ def _named_extras(name: str, version: str | None, d: Decl, pkgs: Mapping[str, An
     """A package's extra named for a distribution that is installed is the integration in use (mbridge's
     `megatron` extra when megatron-core is installed): the range that extra declares for that distribution is
     the range the package supports, even when nobody installed `pkg[extra]` (pip check would not look)."""
-    if not d.requires_dist:
-        return
-    extras = {canonicalize_name(m) for line in d.requires_dist for m in _EXTRA.findall(line.partition(";")[2])}
-    for extra in sorted(extras - active):
-        for line in d.requires_dist:
-            if "extra" not in line.partition(";")[2] or applies(line, "") is not None:
+    for line in d.requires_dist or ():
+        head, _, marker = line.partition(";")
+        if "extra" not in marker or not any(c in head for c in "<>=!~"):
+            continue  # only extra-only requirements with a version range can be judged
+        for extra in {canonicalize_name(m) for m in _EXTRA.findall(marker)} - active:
+            target = canonicalize_name(re.split(r"[\s\[<>=!~;(]", head.strip(), maxsplit=1)[0])
+            if not _named_for(extra, target) or target in _SOURCE_BUILT:
+                continue
+            dep = pkgs.get(target)
+            if dep is None or dep.version is None or applies(line, "") is not None:
                 continue
             req = applies(line, extra)
-            if req is None or not str(req.specifier):
-                continue
-            target = canonicalize_name(req.name)
-            dep = pkgs.get(target)
-            if dep is None or dep.version is None or not _named_for(extra, target) or target in _SOURCE_BUILT:
-                continue
-            if _contains(req.specifier, dep.version) is False:
+            if req is not None and str(req.specifier) and _contains(req.specifier, dep.version) is False:
                 yield Unmet("version", name, version, line, target, dep.version, d.metadata, extra, d.source, True)
+                break
 
 
 def requirement_names(snap: Snapshot, package: str, lookup: Lookup | None = None) -> set[str]:

@@ -140,12 +140,49 @@ def marker_applies(marker: Marker | None, env: Mapping[str, str], extra: str = "
         return None
 
 
+@dataclass(frozen=True)
+class _Req:
+    """The parts of a requirement the check needs (name, extras, specifier), without its marker."""
+
+    name: str
+    extras: frozenset[str]
+    spec: str  # the specifier as text ("" for none)
+
+    @property
+    def specifier(self) -> SpecifierSet:
+        return _specifier(self.spec)
+
+
+# `name [extras] specifier ; marker` without a URL: what nearly every Requires-Dist line is (PEP 508). Split with
+# one regular expression; anything else goes through packaging's full parser.
+_SIMPLE = re.compile(r"^\s*([A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?)\s*(?:\[([^\]]*)\])?\s*"
+                     r"\(?\s*((?:[<>=!~]=?|===)[^;()@]*?)?\s*\)?\s*(?:;.*)?$")
+
+
 @lru_cache(maxsize=8192)
-def _parse(line: str) -> Requirement | None:
+def _parse(line: str) -> _Req | None:
+    m = _SIMPLE.match(line) if "@" not in line.partition(";")[0] else None
+    if m is not None:
+        extras = frozenset(e.strip() for e in (m.group(2) or "").split(",") if e.strip())
+        spec = (m.group(3) or "").strip()
+        try:
+            _specifier(spec)
+        except InvalidSpecifier:
+            return None
+        return _Req(m.group(1), extras, spec)
     try:
-        return Requirement(line)
+        r = Requirement(line)
     except InvalidRequirement:
         return None
+    return _Req(r.name, frozenset(r.extras), str(r.specifier))
+
+
+@lru_cache(maxsize=4096)
+def _specifier(text: str) -> SpecifierSet:
+    return SpecifierSet(text)
+
+
+_ONLY_EXTRA = re.compile(r"""^extra\s*==\s*['"]([^'"]+)['"]$""")
 
 
 @lru_cache(maxsize=1024)
@@ -165,7 +202,7 @@ class _Applies:
         self.env = env
         self.cache: dict[tuple[str, str], bool | None] = {}
 
-    def __call__(self, line: str, extra: str = "") -> Requirement | None:
+    def __call__(self, line: str, extra: str = "") -> _Req | None:
         """The parsed requirement when its marker holds for the target with this extra active, else None (a
         false marker, one needing an unknown fact, or an unparsable line)."""
         _, sep, text = line.partition(";")
@@ -175,8 +212,12 @@ class _Applies:
                 extra = ""  # the verdict does not depend on it: share the cache entry
             key = (text, extra)
             if key not in self.cache:
-                m = _marker(text)
-                self.cache[key] = None if m is None else marker_applies(m, self.env, extra)
+                only = _ONLY_EXTRA.match(text)
+                if only is not None:  # `extra == "x"`, most of them: no marker evaluation needed (PEP 685 names)
+                    self.cache[key] = bool(extra) and canonicalize_name(only.group(1)) == canonicalize_name(extra)
+                else:
+                    m = _marker(text)
+                    self.cache[key] = None if m is None else marker_applies(m, self.env, extra)
             if self.cache[key] is not True:
                 return None
         return _parse(line)
@@ -262,7 +303,7 @@ def unmet(snap: Snapshot, lookup: Lookup | None = None) -> Iterator[Unmet]:
                     if snap.is_complete and d.source is None:
                         yield Unmet("missing", name, version, line, target, None, d.metadata, extra or None, d.source)
                     continue
-                if dep.version is None or not str(req.specifier):
+                if dep.version is None or not req.spec:
                     continue
                 if _contains(req.specifier, dep.version) is False:
                     yield Unmet("version", name, version, line, target, dep.version, d.metadata, extra or None, d.source)
@@ -291,15 +332,17 @@ def _named_extras(name: str, version: str | None, d: Decl, pkgs: Mapping[str, An
         head, _, marker = line.partition(";")
         if "extra" not in marker or not any(c in head for c in "<>=!~"):
             continue  # only extra-only requirements with a version range can be judged
+        target = canonicalize_name(re.split(r"[\s\[<>=!~;(]", head.strip(), maxsplit=1)[0])
+        if target not in pkgs or target in _SOURCE_BUILT:
+            continue
         for extra in {canonicalize_name(m) for m in _EXTRA.findall(marker)} - active:
-            target = canonicalize_name(re.split(r"[\s\[<>=!~;(]", head.strip(), maxsplit=1)[0])
-            if not _named_for(extra, target) or target in _SOURCE_BUILT:
+            if not _named_for(extra, target):
                 continue
             dep = pkgs.get(target)
             if dep is None or dep.version is None or applies(line, "") is not None:
                 continue
             req = applies(line, extra)
-            if req is not None and str(req.specifier) and _contains(req.specifier, dep.version) is False:
+            if req is not None and req.spec and _contains(req.specifier, dep.version) is False:
                 yield Unmet("version", name, version, line, target, dep.version, d.metadata, extra, d.source, True)
                 break
 

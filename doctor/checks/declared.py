@@ -38,8 +38,6 @@ def _severity(u: Unmet, on_path: set[str], conflicts: tuple[Mapping[str, str], .
     for c in conflicts:
         if c.get("package") == u.package and same_requirement(c.get("requirement", ""), u.requirement):
             return "info", c
-    if u.inferred:
-        return "warning", None  # the extra is only presumed in use
     return ("error" if u.package in on_path else "warning"), None
 
 

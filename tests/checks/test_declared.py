@@ -262,9 +262,13 @@ def test_an_extra_named_for_an_installed_package_is_judged_in_use():
     # states mbridge and an older megatron-core breaks that range although nobody asked for mbridge[megatron]
     snap = _snap({"mbridge": {"version": "0.13.0"}, "megatron-core": {"version": "0.11.0"}}, complete=False)
     (f,) = _declared(snap)
-    assert f.id == "requirement-version-unmet" and f.severity.value == "warning"
+    assert f.id == "requirement-version-unmet" and f.severity.value == "error"  # mbridge is on verl's import path
     assert f.components == ("megatron", "mbridge") and "its [megatron] extra" in f.title
     assert f.evidence["extra_inferred"] is True
+    # elsewhere a warning: a library whose `torch` extra asks for a newer torch than the one installed
+    lib = _snap({"somelib": {"version": "1.0", "requires_dist": ['torch>=2.6; extra == "torch"']},
+                 "torch": {"version": "2.5.1", "requires_dist": []}}, complete=False)
+    assert [(g.severity.value, g.evidence["requires"]) for g in _declared(lib)] == [("warning", "torch")]
     ok = _snap({"mbridge": {"version": "0.13.0"}, "megatron-core": {"version": "0.12.1"}}, complete=False)
     assert _declared(ok) == []
 

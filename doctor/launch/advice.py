@@ -3,8 +3,9 @@
 
 Hydra's message for an unknown key always says "To append to your config use +key". Followed blindly it
 hides a typo: `+actor_rollout_ref.actor.megatron.tensor_parallel_size=4` composes, and TP silently stays 1. So
-`+` is advised only when the key's parent is a mapping of the composed config and no existing key there (or
-anywhere, for a key written without its prefix) is a near miss — open dicts such as
+`+` is advised only when the key's parent is an open mapping of the composed config (schema.py: a plain dict,
+not a section verl builds as a dataclass from its `_target_`, unless that dataclass declares the field) and no
+existing key there (or anywhere, for a key written without its prefix) is a near miss — open dicts such as
 `override_transformer_config` or `engine_kwargs.vllm`. A key whose last part names a config group
 (`actor_rollout_ref.actor.model_engine=megatron`) gets the group override (`model_engine=megatron`).
 """
@@ -13,8 +14,10 @@ from __future__ import annotations
 
 import difflib
 from dataclasses import replace
+from pathlib import Path
 from typing import Any
 
+from doctor.launch.schema import TARGET, is_open
 from doctor.report import Finding, Fix
 
 _IDS = ("launch-key-needs-plus", "launch-key-not-in-config")
@@ -28,7 +31,8 @@ def did_you_mean(key: str, paths: set[str], parent_exists: bool, limit: int = 3)
     parent = ".".join(parts[:-1])
     out: list[str] = []
     siblings = {p.rsplit(".", 1)[-1]: p for p in paths if "." in p and p.rsplit(".", 1)[0] == parent}
-    out += [siblings[m] for m in difflib.get_close_matches(leaf, list(siblings), n=limit, cutoff=0.75)]
+    out += [siblings[m] for m in difflib.get_close_matches(leaf, list(siblings), n=limit, cutoff=0.75)
+            if siblings[m] != key]  # the key itself is there when another override added it with '+'
     if parent_exists:
         return out[:limit]
     out += sorted((p for p in paths if p.endswith("." + key)), key=len)  # written without its prefix
@@ -52,15 +56,27 @@ def _overlap(path: str, parts: list[str]) -> int:
 
 
 def advise(findings: list[Finding], flat: dict[str, Any] | None, dicts: dict[str, int], groups: list[str],
-           values: dict[str, str | None]) -> list[Finding]:
-    """Rewrite the unknown-key findings' id and fix (see the module doc)."""
+           values: dict[str, str | None], root: Path | None = None) -> list[Finding]:
+    """Rewrite the unknown-key findings' id and fix (see the module doc); `root` holds the release's `verl`
+    source, read for the dataclasses that back sections."""
     if flat is None:
         return findings
-    paths = set(flat) | {p for p in dicts if p}
-    return [_one(f, paths, dicts, groups, values) if f.id in _IDS and f.key else f for f in findings]
+    paths = {p for p in set(flat) | set(dicts) if p and not p.endswith("." + TARGET)}
+    return [_one(f, paths, flat, dicts, groups, values, root) if f.id in _IDS and f.key else f for f in findings]
 
 
-def _one(f: Finding, paths: set[str], dicts: dict[str, int], groups: list[str], values: dict[str, str | None]) -> Finding:
+def closed_section(key: str, value: str | None, target: str) -> tuple[str, str]:
+    """(title, fix) for a new key under a section verl builds as a dataclass that does not declare it."""
+    parent, leaf = key.rsplit(".", 1)
+    title = f"{key}: {parent} is {target.rsplit('.', 1)[-1]}, which has no field {leaf}"
+    fix = (f"Delete the override: {parent} is built as {target} (its _target_), so a new key is not allowed there; "
+           f"with '+' the run fails at start-up (TypeError: {target.rsplit('.', 1)[-1]}.__init__() got an unexpected "
+           f"keyword argument '{leaf}').")
+    return title, fix
+
+
+def _one(f: Finding, paths: set[str], flat: dict[str, Any], dicts: dict[str, int], groups: list[str],
+         values: dict[str, str | None], root: Path | None) -> Finding:
     key = f.key or ""
     value = values.get(key)
     leaf = key.rsplit(".", 1)[-1]
@@ -78,10 +94,15 @@ def _one(f: Finding, paths: set[str], dicts: dict[str, int], groups: list[str], 
               f"? Write {near[0]}={value}. A '+' would add a new key that nothing reads."
         return replace(f, id="launch-key-not-in-config", title=f"{key} is not in verl's config (did you mean {near[0]}?)",
                        fix=Fix(fix), evidence=evidence)
-    if parent in dicts:
+    open_, target = is_open(flat, dicts, parent, root, leaf)
+    if open_:
         fix = (f"Write +{key}={value}: {parent} is a mapping that accepts new keys (check the spelling against the "
                "consumer's documentation: a misspelt new key is silently ignored).")
         return replace(f, id="launch-key-needs-plus", fix=Fix(fix), evidence=evidence)
+    if target is not None:
+        title, fix = closed_section(key, value, target)
+        evidence["dataclass"] = target
+        return replace(f, id="launch-key-not-in-config", title=title, fix=Fix(fix), evidence=evidence)
     missing = parent
     while missing and missing.rsplit(".", 1)[0] not in dicts and "." in missing:
         missing = missing.rsplit(".", 1)[0]

@@ -196,8 +196,10 @@ def compose(ovs: list[Override], config_dir: str | Path, config_name: str = CONF
             detail=msg, evidence={"config_dir": cdir}, key=_key_of(msg),
             fix="Fix the override named in the message.", source=S.HYDRA_OVERRIDES))
     from doctor.launch.advice import advise
+    from doctor.launch.schema import verl_root
 
-    result.findings = advise(result.findings, result.flat, result.dicts, result.groups, {o.key: o.value for o in ovs})
+    result.findings = advise(result.findings, result.flat, result.dicts, result.groups, {o.key: o.value for o in ovs},
+                             verl_root(cdir))
     return result
 
 

@@ -1,0 +1,87 @@
+"""Issue 26 (lint/launch round 3): advice from the schema (`+` only where a mapping is open, removed keys named
+with their release), values typed against the config, overrides cut off from their entry point, every entry
+point composed, engines per device, the NPU target inferred, parameter counts from the model config.
+
+The releases' configs come from their wheels (tests/launch/conftest.py points pip at a local wheelhouse,
+DOCTOR_TEST_VERL_CONFIGS/wheels), unpacked into the per-run cache as `doctor lint --verl-version X` does."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from doctor.cli import cli
+
+WHEELS = Path(os.environ.get("DOCTOR_TEST_VERL_CONFIGS", "/nonexistent")) / "wheels"
+needs_wheels = pytest.mark.skipif(not WHEELS.is_dir(), reason="no verl wheelhouse (DOCTOR_TEST_VERL_CONFIGS/wheels)")
+HEAD = """#!/bin/bash
+python3 -m verl.trainer.main_ppo trainer.device=npu \\
+    actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu=1 \\
+    actor_rollout_ref.rollout.log_prob_micro_batch_size_per_gpu=1 \\
+    actor_rollout_ref.ref.log_prob_micro_batch_size_per_gpu=1 \\
+"""
+
+
+@pytest.fixture(autouse=True)
+def _wheelhouse(monkeypatch):
+    """Releases come from the local wheelhouse only (whatever PIP_FIND_LINKS the host sets)."""
+    monkeypatch.setenv("PIP_FIND_LINKS", str(WHEELS))
+    monkeypatch.setenv("PIP_NO_INDEX", "1")
+
+
+def lint(text: str, *args: str) -> tuple[int, dict]:
+    r = CliRunner().invoke(cli, ["--json", "lint", "-", *args], input=text)
+    assert r.stdout.strip(), r.output
+    return r.exit_code, json.loads(r.stdout)
+
+
+def by_key(report: dict, key: str) -> list[dict]:
+    return [f for f in report["findings"] if f["key"] == key]
+
+
+# --- item 1: '+' only where the mapping is open; removed keys named with their release -------------------
+
+@needs_wheels
+def test_no_plus_advice_for_a_dataclass_section():
+    """0.7.1's CheckpointConfig has no `strict`: `+` would fail at start-up with a TypeError, so it is not advised,
+    and a `+` already written is an error; an open dict (engine_kwargs.vllm) still gets the `+` advice."""
+    _, report = lint(HEAD + "    actor_rollout_ref.actor.checkpoint.strict=False \\\n"
+                            "    actor_rollout_ref.rollout.engine_kwargs.vllm.foo=1\n", "--verl-version", "0.7.1")
+    strict = by_key(report, "actor_rollout_ref.actor.checkpoint.strict")
+    assert [f["id"] for f in strict] == ["launch-key-not-in-config"] and strict[0]["severity"] == "error"
+    assert "CheckpointConfig" in strict[0]["title"] and "+actor" not in strict[0]["fix"]["text"]
+    vllm = by_key(report, "actor_rollout_ref.rollout.engine_kwargs.vllm.foo")
+    assert [f["id"] for f in vllm] == ["launch-key-needs-plus"]
+    code, report = lint(HEAD + "    +actor_rollout_ref.actor.checkpoint.strict=False\n", "--verl-version", "0.7.1")
+    plus = by_key(report, "actor_rollout_ref.actor.checkpoint.strict")
+    assert code == 1 and plus and plus[0]["severity"] == "error" and "TypeError" in plus[0]["fix"]["text"]
+    code, report = lint(HEAD + "    actor_rollout_ref.actor.checkpoint.strict=False\n", "--verl-version", "0.8.0")
+    assert not by_key(report, "actor_rollout_ref.actor.checkpoint.strict")  # 0.8.0 has the field
+
+
+@needs_wheels
+def test_removed_key_names_its_release_for_any_section():
+    """trainer.use_legacy_worker_impl went in 0.8.0 (verl #6067): named so, not a did-you-mean; with `+` it is
+    accepted and read by nothing, which is said too."""
+    _, report = lint(HEAD + "    trainer.use_legacy_worker_impl=disable\n", "--verl-version", "0.8.0")
+    f = by_key(report, "trainer.use_legacy_worker_impl")
+    assert [x["id"] for x in f] == ["launch-key-removed"] and "removed in verl 0.8.0" in f[0]["title"]
+    _, report = lint(HEAD + "    +trainer.use_legacy_worker_impl=disable\n", "--verl-version", "0.9.0")
+    f = by_key(report, "trainer.use_legacy_worker_impl")
+    assert [x["id"] for x in f] == ["launch-key-removed"] and f[0]["severity"] == "warning"
+    assert "nothing reads it" in f[0]["title"]
+    _, report = lint(HEAD + "    trainer.use_legacy_worker_impl=disable\n", "--verl-version", "0.7.1")
+    assert not by_key(report, "trainer.use_legacy_worker_impl")  # still there in 0.7.1
+
+
+def test_removed_table_is_computed_from_consecutive_releases():
+    from doctor.launch.removed_keys import removed_in
+
+    assert removed_in("trainer.use_legacy_worker_impl", "0.8.0")[1:] == ("0.7.1", "0.8.0")
+    assert removed_in("trainer.use_legacy_worker_impl", "0.7.1") is None
+    assert removed_in("reward_model.megatron.dtype", "0.9.1")[0] == "reward_model.megatron.dtype"
+

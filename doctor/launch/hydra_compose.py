@@ -41,6 +41,7 @@ class ComposeResult:
     dicts: dict[str, int] = field(default_factory=dict)  # every mapping's path -> how many keys it holds
     yaml: str | None = None  # the composed config as YAML (only when every override was accepted)
     groups: list[str] = field(default_factory=list)  # config groups of the directory (model_engine, actor, …)
+    types: dict[str, str] = field(default_factory=dict)  # overridden key -> type of its default (bool, int, …)
 
 
 def installed_verl() -> tuple[str | None, Path | None]:
@@ -152,6 +153,7 @@ def compose(ovs: list[Override], config_dir: str | Path, config_name: str = CONF
         with initialize_config_dir(config_dir=cdir, version_base=None):
             return hcompose(config_name=name, overrides=[o.text for o in items])
 
+    result.types = default_types(pending, cdir, name)
     try:  # the authoritative check: one real compose with every override
         cfg = real_compose(pending)
         result.flat, result.dicts = flatten(cfg)
@@ -219,12 +221,51 @@ def _is_group_override(o: Override, cdir: str) -> bool:
     return "." not in head and (Path(cdir) / head).is_dir()
 
 
+def _base(groups: list[Override], cdir: str, name: str) -> Any:
+    """The config composed with the config-group overrides only (what every other override applies onto)."""
+    from hydra import compose as hcompose
+    from hydra import initialize_config_dir
+    from hydra.errors import HydraException
+    from omegaconf.errors import OmegaConfBaseException
+
+    ckey = (cdir, name, tuple(o.text for o in groups))
+    base = _BASE_CACHE.get(ckey)
+    if base is None:
+        try:
+            with initialize_config_dir(config_dir=cdir, version_base=None):
+                base = hcompose(config_name=name, overrides=[o.text for o in groups])
+        except (HydraException, OmegaConfBaseException):
+            return None
+        _BASE_CACHE[ckey] = base
+    return base
+
+
+def default_types(pending: list[Override], cdir: str, name: str) -> dict[str, str]:
+    """The type of each overridden key's default in the base config (interpolations and null are left out)."""
+    from omegaconf import DictConfig
+
+    base = _base([o for o in pending if _is_group_override(o, cdir)], cdir, name)
+    out: dict[str, str] = {}
+    for o in pending if base is not None else ():
+        node: Any = base
+        parts = o.key.split(".")
+        for part in parts[:-1]:
+            node = node._get_node(part) if isinstance(node, DictConfig) and part in node else None
+            if node is None:
+                break
+        leaf = node._get_node(parts[-1]) if isinstance(node, DictConfig) and parts[-1] in node else None
+        if leaf is None or not hasattr(leaf, "_is_interpolation") or leaf._is_interpolation():
+            continue
+        value = leaf._value()
+        if isinstance(value, bool | int | float | str):
+            out[o.key] = type(value).__name__
+    return out
+
+
 def _locate_all(pending: list[Override], cdir: str, name: str) -> tuple[list[tuple[Override, str]], Any] | None:
     """Every override Hydra rejects, in order, and the config with the others applied; None when Hydra's
     internals differ from 1.1-1.3."""
     try:
-        from hydra import compose as hcompose
-        from hydra import initialize_config_dir
         from hydra._internal.config_loader_impl import ConfigLoaderImpl
         from hydra.core.override_parser.overrides_parser import OverridesParser
         from hydra.errors import HydraException
@@ -236,15 +277,9 @@ def _locate_all(pending: list[Override], cdir: str, name: str) -> tuple[list[tup
     if apply is None:
         return None
     groups = [o for o in pending if _is_group_override(o, cdir)]
-    ckey = (cdir, name, tuple(o.text for o in groups))
-    base = _BASE_CACHE.get(ckey)
+    base = _base(groups, cdir, name)
     if base is None:
-        try:
-            with initialize_config_dir(config_dir=cdir, version_base=None):
-                base = hcompose(config_name=name, overrides=[o.text for o in groups])
-        except (HydraException, OmegaConfBaseException):
-            return None
-        _BASE_CACHE[ckey] = base
+        return None
     cfg = OmegaConf.create(OmegaConf.to_container(base, resolve=False))
     OmegaConf.set_struct(cfg, True)
     parser = OverridesParser.create()

@@ -14,7 +14,7 @@ from typing import Any
 from doctor.launch import entry as E
 from doctor.launch import sources as S
 from doctor.launch.rules import Context, check
-from doctor.launch.script_parser import Call, Invocation, ParsedScript
+from doctor.launch.script_parser import Call, CutOff, Invocation, ParsedScript
 from doctor.launch.validation import compose_findings, load_model, resolve_config_dir, with_hydra
 from doctor.report import Finding, Severity, finding
 
@@ -100,7 +100,8 @@ def lint_path(inv: Invocation, version: str, trainer_dir: Path | None, opts: Opt
                   origin="lint", npu=_targets_npu(inv, opts))
     hydra: list[Finding] = []
     if sel.config_dir is not None and opts.compose is not False:
-        hydra, _ = compose_findings(inv.overrides, ctx, sel.config_dir, sel.config_name)
+        hydra, _ = compose_findings(inv.overrides, ctx, sel.config_dir, sel.config_name,
+                                    main_ppo=inv.entry == "verl.trainer.main_ppo")
     else:
         ctx.engine, _ = E.engine_of(inv.overrides, sel.config_name, None)
         if sel.missing and opts.compose is not False and trainer_dir is not None:
@@ -176,6 +177,21 @@ def merge_paths(alternatives: list[Invocation], per_path: list[list[Finding]]) -
     return out
 
 
+def _cut_off(c: CutOff) -> Finding:
+    """Overrides bash runs as a command of their own: the entry point's line ended without a backslash."""
+    shown = " ".join(c.words[:3]) + (" …" if len(c.words) > 3 else "")
+    return finding("lint-overrides-cut-off", "error", ("config",),
+                   f"line {c.line}: {len(c.words)} override(s) are cut off from the entry point of line {c.entry_line} "
+                   f"(its command ends at line {c.entry_end} without `\\`)",
+                   detail=f"The command that starts at line {c.entry_line} ends at line {c.entry_end} without a trailing "
+                          "`\\`, so bash runs "
+                          f"line {c.line} ({shown}) as a command of its own (command not found) and the training run "
+                          "never receives these overrides.",
+                   evidence={"entry_line": c.entry_line, "entry_end": c.entry_end, "line": c.line,
+                             "overrides": list(c.words)},
+                   fix=f"End line {c.entry_end} with ` \\` (and every line up to line {c.line}).", source=S.BASH_MANUAL)
+
+
 def _summary(call: Call) -> dict[str, Any]:
     names = path_names(call.alternatives)
     first = call.alternatives[0]
@@ -186,7 +202,7 @@ def _summary(call: Call) -> dict[str, Any]:
 
 
 def _walk_notes(parsed: ParsedScript, calls: list[Call]) -> list[Finding]:
-    out = []
+    out = [_cut_off(c) for c in parsed.cut_off]
     if len(calls) > 1:
         out.append(finding("lint-several-invocations", "info", ("config",),
                            f"{len(calls)} entry-point calls; each is checked, findings name their line",

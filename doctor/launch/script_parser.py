@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from doctor.errors import InputError
 from doctor.launch.override_list import Override, parse_override
 from doctor.launch.shell.interp import Call as _WalkCall
-from doctor.launch.shell.interp import Interpreter
+from doctor.launch.shell.interp import CutOff, Interpreter
 from doctor.launch.shell.tree import parse
 from doctor.launch.shell.values import Str
 from doctor.launch.shell.world import World
@@ -64,6 +64,7 @@ class ParsedScript:
     invocations: list[Call]
     unresolved: list[str]
     notes: list[str] = field(default_factory=list)
+    cut_off: list[CutOff] = field(default_factory=list)  # override-only commands right after an entry point
 
 
 def entry_index(argv: list[Str]) -> int | None:
@@ -114,7 +115,7 @@ def parse_script(text: str, source: str = "-", path: str | None = None) -> Parse
         else:
             same.label = _common(same.label, inv.label)
     ordered = sorted(calls.items(), key=lambda kv: kv[0])
-    return ParsedScript([Call(v) for _, v in ordered], it.walk.unresolved, it.walk.notes)
+    return ParsedScript([Call(v) for _, v in ordered], it.walk.unresolved, it.walk.notes, it.walk.cut_off)
 
 
 def _common(a: tuple[str, ...], b: tuple[str, ...]) -> tuple[str, ...]:

@@ -61,10 +61,13 @@ def resolve_config_dir(verl_version: str, config_dir: str | Path | None, compose
                              "--verl-config DIR.", source=S.VERL_TRAINER_YAML)
 
 
-def compose_findings(ovs: list[Override], ctx: Context, cdir: Path, config_name: str) -> tuple[list[Finding], object]:
+def compose_findings(ovs: list[Override], ctx: Context, cdir: Path, config_name: str,
+                     main_ppo: bool = True) -> tuple[list[Finding], object]:
     """Hydra's verdict on the overrides (from the cache when the same composition ran before), with the
     engine and composed values put into `ctx` for the rules."""
     from doctor.launch.compose_cache import compose_cached
+    from doctor.launch.schema import verl_root
+    from doctor.launch.value_types import check_values
 
     res = compose_cached(ovs, cdir, config_name, ctx.verl_version)
     ctx.flat = res.flat
@@ -74,6 +77,8 @@ def compose_findings(ovs: list[Override], ctx: Context, cdir: Path, config_name:
             or f.id in ("launch-key-needs-plus", "launch-key-not-in-config", "launch-key-plus-on-existing")]
     keep += _plus_on_closed(ovs, res.flat, res.dicts, cdir, {f.key for f in keep})
     keep += _plus_removed(ovs, ctx.verl_version, {f.key for f in keep})
+    keep += check_values([o for o in ovs if o.text not in res.rejected], res.flat, res.types, verl_root(cdir),
+                         main_ppo, {f.key for f in keep})
     if res.flat is not None:
         keep.append(finding("launch-schema-composed", "info", ("config",),
                             f"composed verl {ctx.verl_version}'s {config_name} config with "
@@ -128,6 +133,9 @@ def _removed(f: Finding, version: str) -> Finding:
         return f
     path, last, removed = gone
     what = f.key if path == f.key else f"{f.key} ({path} is gone)"
+    if f.id == "launch-key-needs-plus":  # its section is an open mapping: '+' still hands it on
+        fix = Fix(f"Delete the override, or write +{f.key}={f.evidence.get('override', '=').split('=', 1)[-1]} if "
+                  f"the consumer of {f.key.rsplit('.', 1)[0]} (an open mapping) still reads it.")
     return replace(f, id="launch-key-removed", components=("config", "verl"),
                    title=f"{what} was removed in {release_name(removed)} (last in verl {last})", fix=fix,
                    evidence={**f.evidence, "removed_in": removed, "last_release": last},

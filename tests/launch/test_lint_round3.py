@@ -85,3 +85,64 @@ def test_removed_table_is_computed_from_consecutive_releases():
     assert removed_in("trainer.use_legacy_worker_impl", "0.7.1") is None
     assert removed_in("reward_model.megatron.dtype", "0.9.1")[0] == "reward_model.megatron.dtype"
 
+
+
+# --- item 4: values typed against the config -----------------------------------------------------------
+
+TYPED = """#!/bin/bash
+python3 -m verl.trainer.main_ppo trainer.device=npu \\
+    actor_rollout_ref.actor.use_kl_loss={kl} \\
+    actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu={micro} \\
+    actor_rollout_ref.rollout.log_prob_micro_batch_size_per_gpu=2 \\
+    actor_rollout_ref.ref.log_prob_micro_batch_size_per_gpu=2 \\
+    actor_rollout_ref.actor.optim.lr=1e-6 data.max_prompt_length=512 trainer.total_epochs=15 \\
+    actor_rollout_ref.rollout.name={name} algorithm.adv_estimator={adv}
+"""
+
+
+@needs_wheels
+@pytest.mark.parametrize("version", ["0.6.1", "0.8.0"])
+def test_values_are_checked_against_the_configs_types(version):
+    """`use_kl_loss=Ture` is a type error (not a truthy string); `ppo_micro_batch_size_per_gpu=one` is a type
+    error, not "micro batch size is not set"; a rollout engine or advantage estimator the release does not have
+    is named with the ones it has; correct values give nothing."""
+    code, report = lint(TYPED.format(kl="Ture", micro="one", name="vllmm", adv="grpoo"), "--verl-version", version)
+    got = {(f["id"], f["key"]) for f in report["findings"] if f["severity"] == "error"}
+    assert ("launch-value-type", "actor_rollout_ref.actor.use_kl_loss") in got
+    assert ("launch-value-type", "actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu") in got
+    assert ("launch-value-not-allowed", "actor_rollout_ref.rollout.name") in got
+    assert ("launch-value-not-allowed", "algorithm.adv_estimator") in got
+    assert not any(i == "launch-micro-batch-missing" for i, _ in got) and code == 1
+    code, report = lint(TYPED.format(kl="True", micro="1", name="vllm", adv="grpo"), "--verl-version", version)
+    assert [f for f in report["findings"] if f["severity"] == "error"] == []
+
+
+# --- item 3: overrides cut off from the entry point -------------------------------------------------------
+
+CUT = """#!/bin/bash
+ARGS=(actor_rollout_ref.rollout.n=4 trainer.total_epochs=2)
+python3 -m verl.trainer.main_ppo trainer.device=npu \\
+    data.train_batch_size=16
+    actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu=1 \\
+    actor_rollout_ref.rollout.log_prob_micro_batch_size_per_gpu=1
+
+python3 -m verl.trainer.main_ppo trainer.device=npu actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu=1 \\
+    actor_rollout_ref.rollout.log_prob_micro_batch_size_per_gpu=1
+    "${ARGS[@]}"
+echo done
+"""
+
+
+def test_overrides_cut_off_from_the_entry_point_are_an_error_naming_both_lines():
+    """An entry-point line that ends without `\\` leaves the next lines to run as a command of their own (two
+    scripts of verl PR #5266): override words, or an array expansion of them, right after it are an error."""
+    code, report = lint(CUT, "--verl-version", "0.9.1")
+    cut = [f for f in report["findings"] if f["id"] == "lint-overrides-cut-off"]
+    assert code == 1 and [(f["evidence"]["entry_line"], f["evidence"]["entry_end"], f["evidence"]["line"])
+                          for f in cut] == [(3, 4, 5), (8, 9, 10)]
+    assert all(f["severity"] == "error" for f in cut) and "line 4" in cut[0]["fix"]["text"]
+    assert cut[1]["evidence"]["overrides"] == ["actor_rollout_ref.rollout.n=4", "trainer.total_epochs=2"]
+    fixed = CUT.replace("train_batch_size=16\n", "train_batch_size=16 \\\n").replace(
+        "log_prob_micro_batch_size_per_gpu=1\n    \"$", "log_prob_micro_batch_size_per_gpu=1 \\\n    \"$")
+    _, report = lint(fixed, "--verl-version", "0.9.1")
+    assert not [f for f in report["findings"] if f["id"] == "lint-overrides-cut-off"]

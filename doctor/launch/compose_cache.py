@@ -22,7 +22,7 @@ from doctor.launch.hydra_compose import ComposeResult
 from doctor.launch.override_list import Override
 from doctor.report import Finding, finding
 
-FORMAT = "doctor.compose/2"
+FORMAT = "doctor.compose/3"
 
 
 def _fingerprint(config_dir: Path) -> str:

@@ -149,9 +149,11 @@ def compose(ovs: list[Override], config_dir: str | Path, config_name: str = CONF
         pending.append(o)
     name = config_name.removesuffix(".yaml")
 
+    search = searchpath_override(cdir, name)
+
     def real_compose(items: list[Override]) -> Any:
         with initialize_config_dir(config_dir=cdir, version_base=None):
-            return hcompose(config_name=name, overrides=[o.text for o in items])
+            return hcompose(config_name=name, overrides=search + [o.text for o in items])
 
     result.types = default_types(pending, cdir, name)
     try:  # the authoritative check: one real compose with every override
@@ -221,6 +223,32 @@ def _is_group_override(o: Override, cdir: str) -> bool:
     return "." not in head and (Path(cdir) / head).is_dir()
 
 
+def searchpath_override(cdir: str, name: str) -> list[str]:
+    """`hydra.searchpath` of the primary config, made to point into the release being composed: verl runs from its
+    source root, so `file://verl/trainer/config` is relative to that root (not to the doctor's working directory),
+    and `pkg://verl.trainer.config` is that release's package (not whatever verl is importable here)."""
+    from omegaconf import OmegaConf
+
+    from doctor.launch.schema import verl_root
+
+    root = verl_root(cdir)
+    try:
+        sp = OmegaConf.select(OmegaConf.load(Path(cdir, f"{name}.yaml")), "hydra.searchpath")
+    except Exception:  # noqa: BLE001 - an unreadable primary config: Hydra itself will say so
+        return []
+    if root is None or not sp:
+        return []
+    out, changed = [], False
+    for p in sp:
+        p = str(p)
+        if p.startswith("file://") and not Path(p[7:]).is_absolute():
+            p, changed = f"file://{root / p[7:]}", True
+        elif p.startswith("pkg://verl"):
+            p, changed = f"file://{root.joinpath(*p[6:].split('.'))}", True
+        out.append(p)
+    return ["hydra.searchpath=[" + ",".join(f"'{p}'" for p in out) + "]"] if changed else []
+
+
 def _base(groups: list[Override], cdir: str, name: str) -> Any:
     """The config composed with the config-group overrides only (what every other override applies onto)."""
     from hydra import compose as hcompose
@@ -233,7 +261,7 @@ def _base(groups: list[Override], cdir: str, name: str) -> Any:
     if base is None:
         try:
             with initialize_config_dir(config_dir=cdir, version_base=None):
-                base = hcompose(config_name=name, overrides=[o.text for o in groups])
+                base = hcompose(config_name=name, overrides=searchpath_override(cdir, name) + [o.text for o in groups])
         except (HydraException, OmegaConfBaseException):
             return None
         _BASE_CACHE[ckey] = base

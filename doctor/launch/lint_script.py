@@ -117,7 +117,7 @@ def lint_path(inv: Invocation, version: str, trainer_dir: Path | None, opts: Opt
                        + ("" if engine in E.MEGATRON_ENGINES else ": Megatron/MindSpeed rules not applied"),
                        evidence={"entry": inv.entry, "config_name": sel.config_name, "engine": engine,
                                  "npu": ctx.npu, "npu_hints": inv.hints}))
-    found = check(inv.overrides, ctx)
+    found = [] if E.is_sft(inv.entry) else check(inv.overrides, ctx)  # main_ppo's rules are not SFT's
     if sel.config_dir is None and inv.entry != "verl.trainer.main_ppo":
         found = [_other_entry(f, inv.entry) for f in found]
     return out + with_hydra(found, hydra)

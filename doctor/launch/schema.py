@@ -26,13 +26,14 @@ class DataclassInfo:
 
 
 def verl_root(config_dir: str | Path | None) -> Path | None:
-    """The directory holding the `verl` package whose trainer config is `config_dir` (…/verl/trainer/config)."""
+    """The directory holding the `verl` package of a config directory of that tree (…/verl/trainer/config, a
+    recipe's or an experimental entry point's `config`)."""
     if config_dir is None:
         return None
     p = Path(config_dir).resolve()
-    for cand in (p, *p.parents):
-        if cand.name == "verl" and (cand / "trainer").is_dir():
-            return cand.parent
+    for cand in (p, *p.parents):  # verl/trainer/config, verl/experimental/x/config, recipe/x/config
+        if (cand / "verl" / "trainer").is_dir():
+            return cand
     return None
 
 

@@ -3,7 +3,8 @@ would expand them, without running anything.
 
 The script is parsed with tree-sitter-bash and walked by doctor.launch.shell (expansion, arrays, functions,
 `source`, branches as separate paths). Each entry-point command (`python3 -m verl.trainer.main_ppo`, a recipe
-or experimental `main_*` module, or `…/main_ppo.py`) becomes a `Call`; a call reached on several paths (an
+or experimental `main_*` / `*_main` module such as `fully_async_main`, an SFT trainer such as
+`verl.trainer.fsdp_sft_trainer` under `torchrun`, or `…/main_ppo.py`) becomes a `Call`; a call reached on several paths (an
 `if`/`case` the script cannot decide by itself) has one `Invocation` per path, its *alternatives*.
 Syntax errors are bash's own: `bash -n` (when bash exists) decides, and its message names the line.
 """
@@ -22,8 +23,8 @@ from doctor.launch.shell.tree import parse
 from doctor.launch.shell.values import Str
 from doctor.launch.shell.world import World
 
-_MODULE = re.compile(r"^(?:verl|recipe)(?:\.\w+)*\.main_\w+$")
-_FILE = re.compile(r"(?:^|/)main_\w+\.py$")
+_MODULE = re.compile(r"^(?:verl|recipe)(?:\.\w+)*\.(?:main_\w+|\w+_main|\w*sft_trainer\w*)$")
+_FILE = re.compile(r"(?:^|/)(?:main_\w+|\w+_main|\w*sft_trainer\w*)\.py$")
 
 
 @dataclass

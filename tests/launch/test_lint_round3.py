@@ -146,3 +146,73 @@ def test_overrides_cut_off_from_the_entry_point_are_an_error_naming_both_lines()
         "log_prob_micro_batch_size_per_gpu=1\n    \"$", "log_prob_micro_batch_size_per_gpu=1 \\\n    \"$")
     _, report = lint(fixed, "--verl-version", "0.9.1")
     assert not [f for f in report["findings"] if f["id"] == "lint-overrides-cut-off"]
+
+
+# --- item 2: every entry point that composes verl's trainer config ----------------------------------------
+
+ONE_STEP = """#!/bin/bash
+python3 -m verl.experimental.one_step_off_policy.main_ppo trainer.device=npu \\
+    actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu=1 \\
+    actor_rollout_ref.rollout.log_prob_micro_batch_size_per_gpu=1 \\
+    actor_rollout_ref.ref.log_prob_micro_batch_size_per_gpu=1 \\
+    rollout.nnodes=1 rollout.n_gpus_per_node=4 {bad}
+"""
+
+
+def composed(report: dict) -> list[str]:
+    return [f["evidence"]["config_name"] for f in report["findings"] if f["id"] == "launch-schema-composed"]
+
+
+@needs_wheels
+def test_one_step_off_policy_composes_with_its_searchpath_relative_to_the_verl_root():
+    """Its yaml says `hydra.searchpath: [file://verl/trainer/config]`, relative to where verl runs (its source
+    root), not to the doctor's working directory: no false launch-compose-failed, and its keys are checked."""
+    code, report = lint(ONE_STEP.format(bad=""), "--verl-version", "0.8.0")
+    assert composed(report) == ["one_step_off_ppo_trainer"] and code == 0, report["findings"]
+    _, report = lint(ONE_STEP.format(bad="rollout.nnodez=1"), "--verl-version", "0.8.0")
+    assert [f["key"] for f in report["findings"] if f["severity"] == "error"] == ["rollout.nnodez"]
+
+
+@needs_wheels
+def test_fully_async_main_is_an_entry_point_and_composes_through_pkg_searchpath():
+    """`verl.experimental.fully_async_policy.fully_async_main` (searchpath `pkg://verl.trainer.config`: the
+    release's package, not whatever verl is importable here)."""
+    text = ONE_STEP.replace("one_step_off_policy.main_ppo", "fully_async_policy.fully_async_main").format(
+        bad="async_training.staleness_threshold=Ture")
+    code, report = lint(text, "--verl-version", "0.8.0")
+    assert report["invocations"] and report["invocations"][0]["entry"].endswith("fully_async_main")
+    assert composed(report) == ["fully_async_ppo_trainer"]
+    assert [(f["id"], f["key"]) for f in report["findings"] if f["severity"] == "error"] == \
+        [("launch-value-type", "async_training.staleness_threshold")]
+
+
+SFT = """set -x
+torchrun --standalone --nnodes=1 --nproc_per_node=8 \\
+     -m verl.trainer.fsdp_sft_trainer \\
+    data.train_files=$HOME/data/gsm8k/train.parquet \\
+    data.micro_batch_size_per_gpu={micro} \\
+    model.partial_pretrain=Qwen/Qwen2.5-0.5B-Instruct \\
+    trainer.total_epochs=1 $@ \\
+    model.lora_rank=32 ulysses_sequence_parallel_size=2 use_remove_padding=true trainer.device=npu
+"""
+
+
+@needs_wheels
+def test_sft_trainer_under_torchrun_is_linted_against_the_sft_config():
+    """verl v0.5.0's tests/special_npu/run_qwen2_5_05b_sft_peft_sp2.sh shape: torchrun … -m fsdp_sft_trainer
+    composes sft_trainer (main_ppo's batch rules do not apply), and its keys and values are checked."""
+    code, report = lint(SFT.format(micro=32), "--verl-version", "0.6.1")
+    assert composed(report) == ["sft_trainer"] and code == 0, [f["title"] for f in report["findings"]]
+    _, report = lint(SFT.format(micro="thirty"), "--verl-version", "0.6.1")
+    assert [(f["id"], f["key"]) for f in report["findings"] if f["severity"] == "error"] == \
+        [("launch-value-type", "data.micro_batch_size_per_gpu")]
+
+
+@needs_wheels
+def test_absolute_config_path_inside_a_verl_tree_is_that_releases_config():
+    """`--config-path=/verl/trainer/config` (a container's checkout) means the linted release's trainer config."""
+    text = HEAD.replace("main_ppo ", "main_ppo --config-path=/verl/trainer/config --config-name=ppo_trainer ") \
+        + "    trainer.nnodez=1\n"
+    _, report = lint(text, "--verl-version", "0.8.0")
+    assert composed(report) == ["ppo_trainer"]
+    assert [f["key"] for f in report["findings"] if f["severity"] == "error"] == ["trainer.nnodez"]

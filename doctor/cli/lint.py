@@ -47,7 +47,8 @@ def command(console: Any, script: str, verl_version: str | None, model: str | No
     if verl_version is not None and parse_pkg_version(verl_version) is None:
         raise InputError(f"not a version: {verl_version!r}", path="--verl-version")
     parsed = parse_script(text, source, None if script == "-" else script)
-    opts = Options(verl_version, model, verl_config, compose, megatron_bridge, target)
+    opts = Options(verl_version, model, verl_config, compose, megatron_bridge, target,
+                   None if script == "-" else script)
     findings, version, calls = lint_parsed(parsed, text, opts)
     first = calls[0] if calls else {}
     report = Report(command="lint", findings=findings, extra={

@@ -50,6 +50,20 @@ def did_you_mean(key: str, paths: set[str], parent_exists: bool, limit: int = 3)
     return seen[:limit]
 
 
+_MEGATRON_SECTIONS = ("megatron", "mcore_kwargs", "mindspeed")
+
+
+def _engine_section(key: str, dicts: dict[str, int]) -> str | None:
+    """The megatron-engine section a key sits in (`actor_rollout_ref.actor.megatron`) when the composed config does
+    not have it: the run composes the FSDP engine."""
+    parts = key.split(".")
+    for i, p in enumerate(parts[:-1]):
+        if p in _MEGATRON_SECTIONS:
+            section = ".".join(parts[:i + 1])
+            return section if section not in dicts else None
+    return None
+
+
 def _overlap(path: str, parts: list[str]) -> int:
     have = path.split(".")
     return sum(1 for p in parts if p in have)
@@ -87,6 +101,15 @@ def _one(f: Finding, paths: set[str], flat: dict[str, Any], dicts: dict[str, int
         evidence["did_you_mean"] = [f"{leaf}={value}"]
         return replace(f, id="launch-key-not-in-config", title=f"{key}: no such key; {leaf} is a config group",
                        fix=Fix(fix), evidence=evidence)
+    engine = _engine_section(key, dicts)
+    if engine is not None:
+        sel = ("model_engine=megatron" if "model_engine" in groups
+               else "--config-name=ppo_megatron_trainer (actor_rollout_ref.actor.strategy=megatron)")
+        fix = (f"{engine} exists only with the megatron engine: select it with {sel}, or delete the override if the run "
+               "is meant to use FSDP.")
+        evidence["needs_engine"] = "megatron"
+        return replace(f, id="launch-key-not-in-config", title=f"{key} needs the megatron engine ({engine} is not in "
+                                                               "this FSDP config)", fix=Fix(fix), evidence=evidence)
     near = did_you_mean(key, paths, parent in dicts)
     if near:
         evidence["did_you_mean"] = near

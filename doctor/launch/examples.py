@@ -16,7 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from doctor.launch import sources as S
-from doctor.launch.model_config import ModelInfo
+from doctor.launch.model_config import ModelInfo, parameters
 
 
 @dataclass(frozen=True)
@@ -38,13 +38,6 @@ LARGE = Example("MoE or large model",
                 S.VERL + "tests/special_npu/nightly_ci_ascend/run_grpo_qwen3_30b_megatron_sglang_npu.sh",
                 offload=True, dynamic_bsz=False, enforce_eager=False, hccl_aiv=True, gpu_memory_utilization=0.5,
                 rollout_tp=4)
-
-
-def parameters(m: ModelInfo) -> float | None:
-    """Rough parameter count of a decoder (12·L·h² + V·h), enough to tell a 0.6B from a 32B model."""
-    if not (m.num_layers and m.hidden_size):
-        return None
-    return 12.0 * m.num_layers * m.hidden_size ** 2 + (m.vocab_size or 0) * m.hidden_size
 
 
 def closest(m: ModelInfo | None) -> Example:

@@ -29,6 +29,7 @@ class Options:
     compose: bool | None = None
     megatron_bridge: bool | None = None
     target: str = "auto"  # auto | npu | gpu
+    script_path: str | None = None  # the script's file name (an `*_npu.sh` says the target)
 
 
 def target_version(text: str, opts: Options) -> tuple[str | None, str]:
@@ -97,7 +98,7 @@ def lint_path(inv: Invocation, version: str, trainer_dir: Path | None, opts: Opt
         out.append(note)
     sel = E.select(inv.entry, inv.config_name, inv.config_path, trainer_dir)
     ctx = Context(verl_version=version, model=info, megatron_bridge=opts.megatron_bridge, config_name=sel.config_name,
-                  origin="lint", npu=_targets_npu(inv, opts))
+                  origin="lint", npu=_targets_npu(inv, opts, opts.script_path))
     hydra: list[Finding] = []
     if sel.config_dir is not None and opts.compose is not False:
         hydra, _ = compose_findings(inv.overrides, ctx, sel.config_dir, sel.config_name,
@@ -139,13 +140,33 @@ def _model_dir(inv: Invocation, opts: Options) -> str | None:
     return None
 
 
-def _targets_npu(inv: Invocation, opts: Options) -> bool | None:
+HOST_NPUS = "/dev/davinci[0-9]*"  # the NPUs of this host (a glob, so tests can point it elsewhere)
+_NPU_NAME = re.compile(r"(?:^|[_\-/.])(?:npu|ascend)(?:[_\-/.]|$)", re.I)
+
+
+def _targets_npu(inv: Invocation, opts: Options, path: str | None = None) -> bool | None:
+    """Whether the run targets an Ascend NPU: --target, else trainer.device, else what the script says (Ascend/HCCL/
+    vllm-ascend variables, a sourced set_env.sh, vllm-ascend settings among the overrides, an `*_npu.sh` name),
+    else whether this host has NPUs; None when nothing says."""
     if opts.target != "auto":
         return opts.target == "npu"
     device = next((o.py for o in reversed(inv.overrides) if o.key == "trainer.device"), None)
+    if device in ("cuda", "gpu"):
+        return False
     if device == "npu" or inv.hints:
         return True
-    return False if device in ("cuda", "gpu") else None
+    if any("ascend" in o.key.lower() for o in inv.overrides):
+        inv.hints.append("vllm-ascend settings among the overrides")
+        return True
+    if path and _NPU_NAME.search(os.path.basename(path)):
+        inv.hints.append(f"the script's name ({os.path.basename(path)})")
+        return True
+    import glob
+
+    if glob.glob(HOST_NPUS):
+        inv.hints.append("this host has Ascend NPUs")
+        return True
+    return None
 
 
 def path_names(alternatives: list[Invocation]) -> list[str]:

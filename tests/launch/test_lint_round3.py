@@ -216,3 +216,117 @@ def test_absolute_config_path_inside_a_verl_tree_is_that_releases_config():
     _, report = lint(text, "--verl-version", "0.8.0")
     assert composed(report) == ["ppo_trainer"]
     assert [f["key"] for f in report["findings"] if f["severity"] == "error"] == ["trainer.nnodez"]
+
+
+# --- items 5, 6, 7: engines per device, Megatron keys in an FSDP run, the NPU target --------------------------
+
+BASE = """#!/bin/bash
+{env}python3 -m verl.trainer.main_ppo {device}\\
+    actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu=1 \\
+    actor_rollout_ref.rollout.log_prob_micro_batch_size_per_gpu=1 \\
+    {extra}
+"""
+
+
+def test_trtllm_rollout_is_an_error_on_npu_and_nothing_on_gpu(verl_config_dir):
+    """verl's own example refuses INFER_BACKEND=trtllm with DEVICE=npu; vllm and sglang run on Ascend."""
+    text = BASE.format(env="", device="trainer.device=npu ", extra="actor_rollout_ref.rollout.name=trtllm")
+    code, report = lint(text, "--verl-version", "0.9.1")
+    hit = [f for f in report["findings"] if f["id"] == "launch-rollout-not-on-npu"]
+    assert code == 1 and hit and hit[0]["severity"] == "error" and hit[0]["key"] == "actor_rollout_ref.rollout.name"
+    _, report = lint(text.replace("trainer.device=npu", "trainer.device=cuda"), "--verl-version", "0.9.1")
+    assert not [f for f in report["findings"] if f["id"] == "launch-rollout-not-on-npu" and f["severity"] != "info"]
+    _, report = lint(text.replace("=trtllm", "=sglang"), "--verl-version", "0.9.1")
+    assert not [f for f in report["findings"] if f["id"] == "launch-rollout-not-on-npu"]
+
+
+def test_megatron_key_in_an_fsdp_run_says_it_needs_the_megatron_engine(verl_config_dir):
+    """Not a did-you-mean to the rollout's TP: the key exists only with the megatron engine."""
+    text = BASE.format(env="", device="trainer.device=npu ",
+                       extra="actor_rollout_ref.actor.megatron.tensor_model_parallel_size=2")
+    _, report = lint(text, "--verl-version", "0.9.1")
+    f = by_key(report, "actor_rollout_ref.actor.megatron.tensor_model_parallel_size")
+    assert f and "needs the megatron engine" in f[0]["title"] and "model_engine=megatron" in f[0]["fix"]["text"]
+    assert "rollout.tensor_model_parallel_size" not in f[0]["fix"]["text"] and "did_you_mean" not in f[0]["evidence"]
+
+
+@pytest.mark.parametrize("env,name,want", [
+    ("export HCCL_CONNECT_TIMEOUT=1500\n", "run.sh", True),
+    ("export VLLM_ASCEND_ENABLE_NZ=0\n", "run.sh", True),
+    ("", "run_qwen3_8b_npu.sh", True),
+    ("", "run.sh", None),
+])
+def test_npu_target_inferred_from_what_the_script_says(env, name, want, tmp_path, monkeypatch, verl_config_dir):
+    """Ascend/HCCL/vllm-ascend variables and an `*_npu.sh` name say NPU; when nothing says, what breaks on an NPU
+    (trtllm here) is a warning, not info."""
+    from doctor.launch import lint_script
+
+    monkeypatch.setattr(lint_script, "HOST_NPUS", str(tmp_path / "no-davinci[0-9]*"))
+    script = tmp_path / name
+    script.write_text(BASE.format(env=env, device="", extra="actor_rollout_ref.rollout.name=trtllm"))
+    r = CliRunner().invoke(cli, ["--json", "lint", str(script), "--verl-version", "0.9.1"])
+    report = json.loads(r.stdout)
+    hit = [f for f in report["findings"] if f["id"] == "launch-rollout-not-on-npu"]
+    assert hit and hit[0]["severity"] == ("error" if want else "warning")
+    engine = next(f for f in report["findings"] if f["id"] == "lint-engine")
+    assert engine["evidence"]["npu"] is want
+
+
+def test_npus_on_this_host_make_it_the_target(tmp_path, monkeypatch, verl_config_dir):
+    from doctor.launch import lint_script
+
+    (tmp_path / "davinci0").write_text("")
+    monkeypatch.setattr(lint_script, "HOST_NPUS", str(tmp_path / "davinci[0-9]*"))
+    _, report = lint(BASE.format(env="", device="", extra="actor_rollout_ref.rollout.name=trtllm"), "--verl-version",
+                     "0.9.1")
+    assert [f["severity"] for f in report["findings"] if f["id"] == "launch-rollout-not-on-npu"] == ["error"]
+
+
+# --- item 8: launch's parameter count -------------------------------------------------------------------------
+
+# config.json fields of the models the README names (and Qwen2.5-7B, the issue's case), as published on the Hub.
+HUB = {
+    "Qwen2.5-7B": ({"architectures": ["Qwen2ForCausalLM"], "hidden_act": "silu", "hidden_size": 3584,
+                    "intermediate_size": 18944, "num_attention_heads": 28, "num_hidden_layers": 28,
+                    "num_key_value_heads": 4, "vocab_size": 152064, "tie_word_embeddings": False,
+                    "rms_norm_eps": 1e-06, "model_type": "qwen2"}, 7.62e9),
+    "Qwen3-8B": ({"architectures": ["Qwen3ForCausalLM"], "hidden_act": "silu", "hidden_size": 4096, "head_dim": 128,
+                  "intermediate_size": 12288, "num_attention_heads": 32, "num_hidden_layers": 36,
+                  "num_key_value_heads": 8, "vocab_size": 151936, "tie_word_embeddings": False,
+                  "rms_norm_eps": 1e-06, "model_type": "qwen3"}, 8.19e9),
+    "Qwen2.5-0.5B-Instruct": ({"architectures": ["Qwen2ForCausalLM"], "hidden_act": "silu", "hidden_size": 896,
+                               "intermediate_size": 4864, "num_attention_heads": 14, "num_hidden_layers": 24,
+                               "num_key_value_heads": 2, "vocab_size": 151936, "tie_word_embeddings": True,
+                               "rms_norm_eps": 1e-06, "model_type": "qwen2"}, 0.494e9),
+    "Qwen3-30B-A3B": ({"architectures": ["Qwen3MoeForCausalLM"], "hidden_act": "silu", "hidden_size": 2048,
+                       "head_dim": 128, "intermediate_size": 6144, "moe_intermediate_size": 768, "num_experts": 128,
+                       "num_experts_per_tok": 8, "num_attention_heads": 32, "num_hidden_layers": 48,
+                       "num_key_value_heads": 4, "vocab_size": 151936, "tie_word_embeddings": False,
+                       "rms_norm_eps": 1e-06, "model_type": "qwen3_moe"}, 30.5e9),
+}
+
+
+@pytest.mark.parametrize("name", sorted(HUB))
+def test_parameter_count_from_the_model_config(name):
+    """GQA attention, the MLP's intermediate size, tied embeddings and every expert counted: within 2% of the
+    published size (12·L·h² + V·h gave 4.86B for Qwen2.5-7B)."""
+    from doctor.launch.model_config import parameters, parse_model_config
+
+    cfg, want = HUB[name]
+    got = parameters(parse_model_config(cfg))
+    assert got is not None and abs(got - want) / want < 0.02, (name, got)
+
+
+def test_qwen25_7b_gets_the_large_model_defaults_and_the_index_total_size_wins(tmp_path):
+    """The README's rule (a dense model of ≥ ~5B follows the large-model example) holds for Qwen2.5-7B; the
+    safetensors index's total_size (bytes / dtype size) is the count when it is there."""
+    from doctor.launch.examples import LARGE, SMALL, closest
+    from doctor.launch.model_config import load_model_config, parameters
+
+    d = tmp_path / "Qwen2.5-7B"
+    d.mkdir()
+    (d / "config.json").write_text(json.dumps({**HUB["Qwen2.5-7B"][0], "torch_dtype": "bfloat16"}))
+    assert closest(load_model_config(d)) is LARGE
+    (d / "model.safetensors.index.json").write_text(json.dumps({"metadata": {"total_size": 2 * 3_000_000_000}}))
+    m = load_model_config(d)
+    assert parameters(m) == 3e9 and closest(m) is SMALL

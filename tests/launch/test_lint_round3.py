@@ -330,3 +330,29 @@ def test_qwen25_7b_gets_the_large_model_defaults_and_the_index_total_size_wins(t
     (d / "model.safetensors.index.json").write_text(json.dumps({"metadata": {"total_size": 2 * 3_000_000_000}}))
     m = load_model_config(d)
     assert parameters(m) == 3e9 and closest(m) is SMALL
+
+
+# --- what kept entry points of verl main from being linted: bash semantics the walker missed ----------------
+
+def test_walker_joins_an_array_in_a_scalar_assignment_and_splits_it_again():
+    """verl main's run_nemotron_nano_v3_megatron.sh: `E="${A[@]}"` joins with spaces, `${E}` splits again
+    (it gave one word `engine=megatronoptim=…`, a false launch-override-syntax)."""
+    from doctor.launch.script_parser import parse_script
+
+    text = 'b=${B:-megatron}\nA=(\n  engine=${b}\n  optim=${b}\n)\nE="${A[@]}"\n' \
+           'torchrun --nproc_per_node=8 -m verl.trainer.sft_trainer ${E} trainer.x=1\n'
+    assert parse_script(text).invocations[0].args == ["engine=megatron", "optim=megatron", "trainer.x=1"]
+
+
+def test_walker_takes_both_ways_of_an_arithmetic_condition_on_unknown_values_and_of_the_argument_count():
+    """`if ((N <= 0)); then exit 1; fi` with N from the environment, and `[ "$#" -lt 2 ] && exit` (verl v0.5.0's
+    SFT example): the entry point after them is reached (they were taken as always true)."""
+    from doctor.launch.script_parser import parse_script
+
+    arith = 'N=${N:-$((G / 2))}\nif ((N <= 0)); then\n  exit 1\nfi\npython3 -m verl.trainer.main_ppo a.b=1\n'
+    assert len(parse_script(arith).invocations) == 1
+    argc = 'if [ "$#" -lt 2 ]; then\n  exit 1\nfi\ntorchrun -m verl.trainer.fsdp_sft_trainer a.b=$1\n'
+    assert len(parse_script(argc).invocations) == 1
+    known = 'if ((2 > 3)); then\n  exit 1\nfi\npython3 -m verl.trainer.main_ppo a.b=1\nif ((1)); then exit 1; fi\n' \
+            'python3 -m verl.trainer.main_ppo a.b=2\n'
+    assert [c.args for c in parse_script(known).invocations] == [["a.b=1"]]

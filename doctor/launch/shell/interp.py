@@ -217,6 +217,8 @@ class Interpreter:
             cond = test_command(n, self.ex(w))
         elif n.type == "command" and _name(n) in ("[", "test"):
             cond = test_argv(self.words(n, w)[0])
+        elif n.type == "compound_statement" and n.children and n.children[0].type == "((" and n.named:
+            cond = _arith_cond(n.named[0], self.ex(w))  # `(( … ))`: true when the value is not 0
         if cond is None:
             res = self.stmt(n, w)
             if all(r.status is not None for r in res):
@@ -424,6 +426,15 @@ class Interpreter:
 
 _OVERRIDE_WORD = re.compile(r"^(?:\+\+|\+|~)?[A-Za-z_][\w\-]*(?:\.[\w\-@/]+)+=")  # a dotted Hydra key=value word
 _REDIRECTS = ("file_redirect", "heredoc_redirect", "herestring_redirect", "heredoc_body", "heredoc_start")
+
+
+def _arith_cond(expr: Node, ex: Expander) -> Cond:
+    from doctor.launch.shell.arith import ArithUnknown, evaluate
+
+    try:
+        return Cond(evaluate(expr, ex) != 0)
+    except ArithUnknown:
+        return Cond(None)
 
 
 def _name(n: Node) -> str:

@@ -165,7 +165,7 @@ def _rollout_device(v: _View, ctx: Context) -> list[Finding]:
     """A rollout engine with no Ascend backend (NPU_ROLLOUTS) in a run that may target an NPU."""
     name = v.get("actor_rollout_ref.rollout.name")
     if not isinstance(name, str) or name in NPU_ROLLOUTS or not v.known("actor_rollout_ref.rollout.name") \
-            or "${" in name:
+            or "${" in name or name == "???":  # ??? : a mandatory value the composed default leaves open
         return []
     return [finding("launch-rollout-not-on-npu", "error", ("config", "verl"),
                     f"rollout engine {name} does not run on Ascend NPUs",

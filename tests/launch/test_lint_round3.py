@@ -356,3 +356,42 @@ def test_walker_takes_both_ways_of_an_arithmetic_condition_on_unknown_values_and
     known = 'if ((2 > 3)); then\n  exit 1\nfi\npython3 -m verl.trainer.main_ppo a.b=1\nif ((1)); then exit 1; fi\n' \
             'python3 -m verl.trainer.main_ppo a.b=2\n'
     assert [c.args for c in parse_script(known).invocations] == [["a.b=1"]]
+
+
+# --- items 9, 10: per release, what upstream's NPU examples set and install ------------------------------------
+
+def test_launch_writes_the_releases_npu_quick_start_rollout_settings(tmp_path, verl_config_dir):
+    """verl 0.9.x's tests/special_npu/quick_start sets enable_chunked_prefill=False and cudagraph_mode=
+    FULL_AND_PIECEWISE on the vLLM rollout: launch writes them for the small-model defaults (cited), the composed
+    config accepts them; a release whose NPU examples do not set them gets none."""
+    from tests.launch.helpers import QWEN3_06B, write_model
+
+    model = write_model(tmp_path, "Qwen3-0.6B", QWEN3_06B)
+    r = CliRunner().invoke(cli, ["launch", "--model", model, "--tp", "2", "--verl-version", "0.9.1",
+                                 "--format", "overrides"])
+    assert r.exit_code == 0, r.output
+    assert "actor_rollout_ref.rollout.enable_chunked_prefill=False" in r.stdout.splitlines()
+    assert "+actor_rollout_ref.rollout.engine_kwargs.vllm.compilation_config.cudagraph_mode=FULL_AND_PIECEWISE" \
+        in r.stdout.splitlines()
+    r = CliRunner().invoke(cli, ["--json", "launch", "--model", model, "--tp", "2", "--verl-version", "0.9.1",
+                                 "-o", str(tmp_path / "run.sh")])
+    ex = next(f for f in json.loads(r.stdout)["findings"] if f["id"] == "launch-defaults-from-example")
+    assert ex["evidence"]["rollout_tuning_source"].endswith("tests/special_npu/quick_start")
+    from doctor.launch.features import npu_rollout_settings
+
+    assert npu_rollout_settings("0.8.0", "vllm")[0] == ()
+
+
+def test_vanilla_mbridge_decided_by_the_releases_npu_install(verl_config_dir):
+    """verl 0.9.x's Ascend images install Megatron-Bridge: vanilla_mbridge=False is not a warning there (info,
+    citing the install); with --no-megatron-bridge it is still an error."""
+    text = ("python3 -m verl.trainer.main_ppo model_engine=megatron trainer.device=npu "
+            "actor_rollout_ref.actor.megatron.vanilla_mbridge=False "
+            "actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu=1 "
+            "actor_rollout_ref.rollout.log_prob_micro_batch_size_per_gpu=1 "
+            "+actor_rollout_ref.actor.megatron.override_transformer_config.use_flash_attn=True\n")
+    _, report = lint(text, "--verl-version", "0.9.1")
+    f = [x for x in report["findings"] if x["id"] == "launch-vanilla-mbridge"]
+    assert [x["severity"] for x in f] == ["info"] and "Dockerfile.ascend" in f[0]["source"]
+    _, report = lint(text, "--verl-version", "0.9.1", "--no-megatron-bridge")
+    assert [x["severity"] for x in report["findings"] if x["id"] == "launch-vanilla-mbridge"] == ["error"]

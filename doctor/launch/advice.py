@@ -70,11 +70,15 @@ def _overlap(path: str, parts: list[str]) -> int:
 
 
 def advise(findings: list[Finding], flat: dict[str, Any] | None, dicts: dict[str, int], groups: list[str],
-           values: dict[str, str | None], root: Path | None = None) -> list[Finding]:
+           values: dict[str, str | None], root: Path | None = None,
+           base_dicts: set[str] | None = None) -> list[Finding]:
     """Rewrite the unknown-key findings' id and fix (see the module doc); `root` holds the release's `verl`
-    source, read for the dataclasses that back sections."""
+    source, read for the dataclasses that back sections; `base_dicts` are the sections of verl's own config (a
+    section only a '+' override created is not one that accepts keys)."""
     if flat is None:
         return findings
+    if base_dicts is not None:
+        dicts = {k: n for k, n in dicts.items() if k in base_dicts}
     paths = {p for p in set(flat) | set(dicts) if p and not p.endswith("." + TARGET)}
     return [_one(f, paths, flat, dicts, groups, values, root) if f.id in _IDS and f.key else f for f in findings]
 

@@ -202,8 +202,12 @@ def compose(ovs: list[Override], config_dir: str | Path, config_name: str = CONF
     from doctor.launch.advice import advise
     from doctor.launch.schema import verl_root
 
+    base_dicts = None
+    if result.findings:  # the sections verl's own config has (a '+' override may have created others)
+        base = _base([o for o in pending if _is_group_override(o, cdir)], cdir, name)
+        base_dicts = set(flatten(base)[1]) if base is not None else None
     result.findings = advise(result.findings, result.flat, result.dicts, result.groups, {o.key: o.value for o in ovs},
-                             verl_root(cdir))
+                             verl_root(cdir), base_dicts)
     return result
 
 

@@ -395,3 +395,14 @@ def test_vanilla_mbridge_decided_by_the_releases_npu_install(verl_config_dir):
     assert [x["severity"] for x in f] == ["info"] and "Dockerfile.ascend" in f[0]["source"]
     _, report = lint(text, "--verl-version", "0.9.1", "--no-megatron-bridge")
     assert [x["severity"] for x in report["findings"] if x["id"] == "launch-vanilla-mbridge"] == ["error"]
+
+
+def test_walker_keeps_the_blank_between_two_expansions_in_a_double_quoted_string():
+    """verl main's tests/special_e2e/sft/run_sft_engine.sh: COMMAND="torchrun --nproc-per-node=${N:-1} ${ENTRYPOINT}"
+    (tree-sitter puts that blank inside the second expansion's token; it was lost: `=1-m`, no entry point)."""
+    from doctor.launch.script_parser import parse_script
+
+    text = 'E=${E:-"-m verl.trainer.sft_trainer"}\nC="torchrun --nproc-per-node=${N:-1} ${E}"\n$C a.b=1\n' \
+           'python3 -m verl.trainer.main_ppo "x.y=${N:-1} ${N:-2}"\n'
+    calls = parse_script(text).invocations
+    assert [c.args for c in calls] == [["a.b=1"], ["x.y=1 2"]]

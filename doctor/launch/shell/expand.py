@@ -110,6 +110,9 @@ class Expander:
             if c.type == "string_content":
                 b.literal(_unescape_dq(c.text))
             else:
+                lead = len(c.text) - len(c.text.lstrip(" \t"))
+                if lead and c.type in ("expansion", "simple_expansion"):  # tree-sitter puts the blank before a
+                    b.literal(c.text[:lead])  # `${` that follows another expansion inside its token: keep it
                 self._word(c, b, quoted=True)
             pos = c.end
         if n.children and n.children[-1].type == '"' and n.children[-1].start > pos:

@@ -46,6 +46,7 @@ NPU_ONLY = frozenset({"launch-fa-missing", "launch-fa-off", "launch-trainer-devi
 # (verl main 1dda039, examples/grpo_trainer/run_qwen3_8b_fsdp.sh: "INFER_BACKEND=trtllm
 # is only supported with DEVICE=gpu").
 NPU_ROLLOUTS = frozenset({"vllm", "sglang", "hf"})
+GPU_ONLY_ROLLOUTS = frozenset({"trtllm"})  # a name in neither set is judged against the release's registry
 
 
 @dataclass
@@ -164,8 +165,7 @@ def _not_npu(f: Finding, npu: bool | None = False) -> Finding:
 def _rollout_device(v: _View, ctx: Context) -> list[Finding]:
     """A rollout engine with no Ascend backend (NPU_ROLLOUTS) in a run that may target an NPU."""
     name = v.get("actor_rollout_ref.rollout.name")
-    if not isinstance(name, str) or name in NPU_ROLLOUTS or not v.known("actor_rollout_ref.rollout.name") \
-            or "${" in name or name == "???":  # ??? : a mandatory value the composed default leaves open
+    if not isinstance(name, str) or name not in GPU_ONLY_ROLLOUTS or not v.known("actor_rollout_ref.rollout.name"):
         return []
     return [finding("launch-rollout-not-on-npu", "error", ("config", "verl"),
                     f"rollout engine {name} does not run on Ascend NPUs",

@@ -3,7 +3,9 @@ backs its section (schema.py), else the type of the yaml default of that release
 the values of the enumerations verl dispatches on (`actor_rollout_ref.rollout.name` from the release's rollout
 registry, `algorithm.adv_estimator` from its `AdvantageEstimator` and `register_adv_est` names).
 
-Hydra composes any scalar into verl's untyped yaml, so `use_kl_loss=Ture` starts a run with the string "Ture"
+A word where only a numeric yaml default (no dataclass) says a number is expected is a warning: some keys also
+take a sentinel word (the SFT trainer's `test_freq=after_each_epoch`). Hydra composes any scalar into verl's
+untyped yaml, so `use_kl_loss=Ture` starts a run with the string "Ture"
 (truthy: KL loss on) and `ppo_micro_batch_size_per_gpu=one` fails only once verl does arithmetic with it. Values
 only the run knows, interpolations and null are not judged.
 """
@@ -42,9 +44,11 @@ def expected(annotation: str | None, default_type: str | None, key: str = "") ->
         return None  # a union, a list, a Literal, a nested config: not judged
     if default_type == "bool":
         return "bool"
+    if default_type in ("int", "float", None) and _INT_LEAF.search(key.rsplit(".", 1)[-1]):
+        return "int"
     if default_type in ("int", "float"):  # `entropy_coeff: 0` is a float field: a yaml int says only "a number"
         return "float"
-    return "int" if default_type is None and _INT_LEAF.search(key.rsplit(".", 1)[-1]) else None
+    return None
 
 
 def mismatch(want: str, value: Any, text: str) -> bool:
@@ -76,11 +80,14 @@ def check_values(ovs: list[Override], flat: dict[str, Any] | None, default_types
                                key=o.key, evidence={"override": o.text, "allowed": sorted(allowed)},
                                fix=f"Write one of {', '.join(sorted(allowed))}.", source=S.VERL_TRAINER_YAML))
             continue
-        want = expected(field_type(flat, root, o.key), default_types.get(o.key), o.key)
+        annotation = field_type(flat, root, o.key)
+        want = expected(annotation, default_types.get(o.key), o.key)
         if want is None or not mismatch(want, value, o.value):
             continue
         how = {"bool": "True or False", "int": "an integer", "float": "a number"}[want]
-        out.append(finding("launch-value-type", "error", ("config",),
+        # only a numeric yaml default says it: the code may also take a word (sft's test_freq=after_each_epoch)
+        sev = "error" if annotation is not None or want in ("bool", "int") else "warning"
+        out.append(finding("launch-value-type", sev, ("config",),
                            f"{o.key}={o.value}: verl's config expects {how} here",
                            detail=f"{o.key} is a {want} in this release's config; Hydra passes '{o.value}' through "
                                   "as a string, and verl misreads it (any non-empty string is true) or fails later.",

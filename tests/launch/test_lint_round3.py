@@ -182,8 +182,8 @@ def test_fully_async_main_is_an_entry_point_and_composes_through_pkg_searchpath(
     code, report = lint(text, "--verl-version", "0.8.0")
     assert report["invocations"] and report["invocations"][0]["entry"].endswith("fully_async_main")
     assert composed(report) == ["fully_async_ppo_trainer"]
-    assert [(f["id"], f["key"]) for f in report["findings"] if f["severity"] == "error"] == \
-        [("launch-value-type", "async_training.staleness_threshold")]
+    assert [(f["id"], f["key"], f["severity"]) for f in report["findings"] if f["id"] == "launch-value-type"] == \
+        [("launch-value-type", "async_training.staleness_threshold", "warning")]  # a yaml number default only
 
 
 SFT = """set -x
@@ -406,3 +406,16 @@ def test_walker_keeps_the_blank_between_two_expansions_in_a_double_quoted_string
            'python3 -m verl.trainer.main_ppo "x.y=${N:-1} ${N:-2}"\n'
     calls = parse_script(text).invocations
     assert [c.args for c in calls] == [["a.b=1"], ["x.y=1 2"]]
+
+
+def test_a_word_where_only_a_numeric_yaml_default_says_number_is_a_warning(verl_config_dir):
+    """verl's SFT trainer takes trainer.test_freq=after_each_epoch though its yaml default is -1 (verl main
+    tests/special_e2e/sft/run_sft_engine.sh): a warning, not a false error."""
+    text = "torchrun -m verl.trainer.sft_trainer trainer.test_freq=after_each_epoch trainer.total_epochs=two\n"
+    _, report = lint(text, "--verl-version", "0.9.1")
+    sev = {f["key"]: f["severity"] for f in report["findings"] if f["id"] == "launch-value-type"}
+    assert sev == {"trainer.test_freq": "warning", "trainer.total_epochs": "warning"}
+    _, report = lint(text.replace("trainer.total_epochs=two", "data.micro_batch_size_per_gpu=two"), "--verl-version",
+                     "0.9.1")  # a batch size verl divides by: an integer whatever the default says
+    assert ("launch-value-type", "data.micro_batch_size_per_gpu", "error") in \
+        [(f["id"], f["key"], f["severity"]) for f in report["findings"]]

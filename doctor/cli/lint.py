@@ -21,7 +21,8 @@ from doctor.cli.options import doctor_command, output_options, strict_option
 @click.option("--megatron-bridge/--no-megatron-bridge", default=None,
               help="Whether Megatron-Bridge is installed on the target [unknown].")
 @click.option("--target", type=click.Choice(["auto", "npu", "gpu"]), default="auto", show_default=True,
-              help="Device the run targets (auto: from trainer.device and Ascend variables in the script).")
+              help="Device the run targets (auto: trainer.device, else Ascend/HCCL/vllm-ascend settings or an "
+                   "*_npu.sh name in the script, else NPUs on this host; unknown: NPU breaks are warnings).")
 @strict_option()
 @output_options
 @doctor_command

@@ -41,7 +41,7 @@ NPU_ONLY = frozenset({"launch-fa-missing", "launch-fa-off", "launch-trainer-devi
                       "launch-cp-override-missing", "launch-cp-mismatch", "launch-fused-prereq-missing",
                       "launch-mbridge-vpp", "launch-vpp-unsupported", "launch-rollout-not-on-npu"})
 # Rollout engines with an Ascend NPU backend: vLLM through vllm-ascend (https://docs.vllm.ai/projects/ascend/),
-# SGLang natively (https://docs.sglang.ai/platforms/ascend_npu.html), and HF generate (torch-npu). TensorRT-LLM
+# SGLang natively (https://docs.sglang.io/platforms/ascend_npu.html), and HF generate (torch-npu). TensorRT-LLM
 # is NVIDIA-only; verl's own example refuses it on NPU
 # (verl main 1dda039, examples/grpo_trainer/run_qwen3_8b_fsdp.sh: "INFER_BACKEND=trtllm
 # is only supported with DEVICE=gpu").

@@ -167,17 +167,29 @@ def _example_defaults(values: dict[str, Any]) -> list[Any]:
     defaults = {"offload": ex.offload, "dynamic_bsz": ex.dynamic_bsz, "enforce_eager": ex.enforce_eager,
                 "hccl_aiv": ex.hccl_aiv and at_least(version, "0.9.0"), "rollout_tp": ex.rollout_tp,
                 "gpu_memory_utilization": ex.gpu_memory_utilization,
-                "max_model_len": length if ex.offload else None}
+                "max_model_len": length if ex.offload else None,
+                "rollout_tuning": ex.rollout_tuning or None}
     if values.get("dynamic_bsz", ex.dynamic_bsz):
         defaults["max_token_len_per_npu"] = length
     taken = {k: v for k, v in defaults.items() if values.get(k) is None and v is not None}
     values.update(taken)
     if not taken:
         return []
+    tuning: dict[str, Any] = {}
+    if taken.get("rollout_tuning"):
+        from doctor.launch.features import npu_rollout_settings
+
+        sets, where = npu_rollout_settings(version, str(values.get("rollout_name") or "vllm"))
+        if sets:
+            tuning = {"rollout_tuning_overrides": list(sets), "rollout_tuning_source": where}
+        else:  # this release's NPU examples set nothing for the engine
+            del taken["rollout_tuning"]
     return [finding("launch-defaults-from-example", "info", ("config",),
                     f"memory and rollout settings from upstream's closest NPU example ({ex.name}): "
-                    + ", ".join(f"{k}={v}" for k, v in taken.items()),
-                    evidence={"example": ex.url, **taken}, source=ex.url,
+                    + ", ".join(f"{k}={v}" for k, v in taken.items())
+                    + (f" ({', '.join(tuning['rollout_tuning_overrides'])}, as {tuning['rollout_tuning_source']} sets them)"
+                       if tuning.get("rollout_tuning_overrides") else ""),
+                    evidence={"example": ex.url, **taken, **tuning}, source=ex.url,
                     fix="Pass the option (e.g. --offload/--no-offload, --rollout-tp) to choose otherwise.")]
 
 

@@ -21,7 +21,8 @@ from doctor.cli.options import doctor_command, output_options, strict_option
 @click.option("--megatron-bridge/--no-megatron-bridge", default=None,
               help="Whether Megatron-Bridge is installed on the target [unknown].")
 @click.option("--target", type=click.Choice(["auto", "npu", "gpu"]), default="auto", show_default=True,
-              help="Device the run targets (auto: from trainer.device and Ascend variables in the script).")
+              help="Device the run targets (auto: trainer.device, else Ascend/HCCL/vllm-ascend settings or an "
+                   "*_npu.sh name in the script, else NPUs on this host; unknown: NPU breaks are warnings).")
 @strict_option()
 @output_options
 @doctor_command
@@ -47,7 +48,8 @@ def command(console: Any, script: str, verl_version: str | None, model: str | No
     if verl_version is not None and parse_pkg_version(verl_version) is None:
         raise InputError(f"not a version: {verl_version!r}", path="--verl-version")
     parsed = parse_script(text, source, None if script == "-" else script)
-    opts = Options(verl_version, model, verl_config, compose, megatron_bridge, target)
+    opts = Options(verl_version, model, verl_config, compose, megatron_bridge, target,
+                   None if script == "-" else script)
     findings, version, calls = lint_parsed(parsed, text, opts)
     first = calls[0] if calls else {}
     report = Report(command="lint", findings=findings, extra={

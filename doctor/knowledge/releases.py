@@ -51,6 +51,11 @@ class LaunchEra(_Flags):
     megatron_keys_removed: tuple[str, ...]
     override_keys: tuple[str, ...]
     flags: Mapping[str, bool]
+    # What this release's NPU install and NPU examples do (optional; rows before 0.9.0 leave them out):
+    npu_megatron_bridge: bool = False  # its Ascend images install Megatron-Bridge
+    npu_megatron_bridge_source: str | None = None
+    npu_rollout: Mapping[str, tuple[str, ...]] = field(default_factory=dict)  # engine -> overrides its example sets
+    npu_rollout_source: str | None = None
 
 
 @dataclass(frozen=True)
@@ -240,11 +245,24 @@ def _flags(v: Validator, t: dict[str, Any], names: tuple[str, ...], p: str) -> M
 
 def _launch(v: Validator, raw: Any, p: str) -> LaunchEra:
     lists = ("megatron_keys", "megatron_keys_removed", "override_keys")
-    t = v.keys(raw, {"source", *lists, *LAUNCH_FLAGS}, p, required=("source", "megatron_keys", *LAUNCH_FLAGS))
+    npu = ("npu_megatron_bridge", "npu_megatron_bridge_source", "npu_rollout_vllm", "npu_rollout_sglang",
+           "npu_rollout_source")
+    t = v.keys(raw, {"source", *lists, *LAUNCH_FLAGS, *npu}, p, required=("source", "megatron_keys", *LAUNCH_FLAGS))
+    bridge = "npu_megatron_bridge" in t
+    rollout = {e: v.strs(t[f"npu_rollout_{e}"], f"{p}.npu_rollout_{e}") for e in ("vllm", "sglang")
+               if f"npu_rollout_{e}" in t}
+    if bridge != ("npu_megatron_bridge_source" in t) or bool(rollout) != ("npu_rollout_source" in t):
+        raise v.fail(p, "npu_megatron_bridge and npu_rollout_* each need their *_source")
     return LaunchEra(source=v.url(t["source"], f"{p}.source"), megatron_keys=v.strs(t["megatron_keys"], f"{p}.megatron_keys"),
                      megatron_keys_removed=v.strs(t.get("megatron_keys_removed"), f"{p}.megatron_keys_removed"),
                      override_keys=v.strs(t.get("override_keys"), f"{p}.override_keys"),
-                     flags=_flags(v, t, LAUNCH_FLAGS, p))
+                     flags=_flags(v, t, LAUNCH_FLAGS, p),
+                     npu_megatron_bridge=v.boolean(t["npu_megatron_bridge"], f"{p}.npu_megatron_bridge") if bridge
+                     else False,
+                     npu_megatron_bridge_source=v.url(t["npu_megatron_bridge_source"], f"{p}.npu_megatron_bridge_source")
+                     if bridge else None,
+                     npu_rollout=MappingProxyType(rollout),
+                     npu_rollout_source=v.url(t["npu_rollout_source"], f"{p}.npu_rollout_source") if rollout else None)
 
 
 def _install(v: Validator, raw: Any, p: str) -> InstallEra:

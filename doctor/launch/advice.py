@@ -3,8 +3,9 @@
 
 Hydra's message for an unknown key always says "To append to your config use +key". Followed blindly it
 hides a typo: `+actor_rollout_ref.actor.megatron.tensor_parallel_size=4` composes, and TP silently stays 1. So
-`+` is advised only when the key's parent is a mapping of the composed config and no existing key there (or
-anywhere, for a key written without its prefix) is a near miss — open dicts such as
+`+` is advised only when the key's parent is an open mapping of the composed config (schema.py: a plain dict,
+not a section verl builds as a dataclass from its `_target_`, unless that dataclass declares the field) and no
+existing key there (or anywhere, for a key written without its prefix) is a near miss — open dicts such as
 `override_transformer_config` or `engine_kwargs.vllm`. A key whose last part names a config group
 (`actor_rollout_ref.actor.model_engine=megatron`) gets the group override (`model_engine=megatron`).
 """
@@ -13,8 +14,10 @@ from __future__ import annotations
 
 import difflib
 from dataclasses import replace
+from pathlib import Path
 from typing import Any
 
+from doctor.launch.schema import TARGET, is_open
 from doctor.report import Finding, Fix
 
 _IDS = ("launch-key-needs-plus", "launch-key-not-in-config")
@@ -28,7 +31,8 @@ def did_you_mean(key: str, paths: set[str], parent_exists: bool, limit: int = 3)
     parent = ".".join(parts[:-1])
     out: list[str] = []
     siblings = {p.rsplit(".", 1)[-1]: p for p in paths if "." in p and p.rsplit(".", 1)[0] == parent}
-    out += [siblings[m] for m in difflib.get_close_matches(leaf, list(siblings), n=limit, cutoff=0.75)]
+    out += [siblings[m] for m in difflib.get_close_matches(leaf, list(siblings), n=limit, cutoff=0.75)
+            if siblings[m] != key]  # the key itself is there when another override added it with '+'
     if parent_exists:
         return out[:limit]
     out += sorted((p for p in paths if p.endswith("." + key)), key=len)  # written without its prefix
@@ -46,21 +50,51 @@ def did_you_mean(key: str, paths: set[str], parent_exists: bool, limit: int = 3)
     return seen[:limit]
 
 
+_MEGATRON_SECTIONS = ("megatron", "mcore_kwargs", "mindspeed")
+
+
+def _engine_section(key: str, dicts: dict[str, int]) -> str | None:
+    """The megatron-engine section a key sits in (`actor_rollout_ref.actor.megatron`) when the composed config does
+    not have it: the run composes the FSDP engine."""
+    parts = key.split(".")
+    for i, p in enumerate(parts[:-1]):
+        if p in _MEGATRON_SECTIONS:
+            section = ".".join(parts[:i + 1])
+            return section if section not in dicts else None
+    return None
+
+
 def _overlap(path: str, parts: list[str]) -> int:
     have = path.split(".")
     return sum(1 for p in parts if p in have)
 
 
 def advise(findings: list[Finding], flat: dict[str, Any] | None, dicts: dict[str, int], groups: list[str],
-           values: dict[str, str | None]) -> list[Finding]:
-    """Rewrite the unknown-key findings' id and fix (see the module doc)."""
+           values: dict[str, str | None], root: Path | None = None,
+           base_dicts: set[str] | None = None) -> list[Finding]:
+    """Rewrite the unknown-key findings' id and fix (see the module doc); `root` holds the release's `verl`
+    source, read for the dataclasses that back sections; `base_dicts` are the sections of verl's own config (a
+    section only a '+' override created is not one that accepts keys)."""
     if flat is None:
         return findings
-    paths = set(flat) | {p for p in dicts if p}
-    return [_one(f, paths, dicts, groups, values) if f.id in _IDS and f.key else f for f in findings]
+    if base_dicts is not None:
+        dicts = {k: n for k, n in dicts.items() if k in base_dicts}
+    paths = {p for p in set(flat) | set(dicts) if p and not p.endswith("." + TARGET)}
+    return [_one(f, paths, flat, dicts, groups, values, root) if f.id in _IDS and f.key else f for f in findings]
 
 
-def _one(f: Finding, paths: set[str], dicts: dict[str, int], groups: list[str], values: dict[str, str | None]) -> Finding:
+def closed_section(key: str, value: str | None, target: str) -> tuple[str, str]:
+    """(title, fix) for a new key under a section verl builds as a dataclass that does not declare it."""
+    parent, leaf = key.rsplit(".", 1)
+    title = f"{key}: {parent} is {target.rsplit('.', 1)[-1]}, which has no field {leaf}"
+    fix = (f"Delete the override: {parent} is built as {target} (its _target_), so a new key is not allowed there; "
+           f"with '+' the run fails at start-up (TypeError: {target.rsplit('.', 1)[-1]}.__init__() got an unexpected "
+           f"keyword argument '{leaf}').")
+    return title, fix
+
+
+def _one(f: Finding, paths: set[str], flat: dict[str, Any], dicts: dict[str, int], groups: list[str],
+         values: dict[str, str | None], root: Path | None) -> Finding:
     key = f.key or ""
     value = values.get(key)
     leaf = key.rsplit(".", 1)[-1]
@@ -71,6 +105,15 @@ def _one(f: Finding, paths: set[str], dicts: dict[str, int], groups: list[str], 
         evidence["did_you_mean"] = [f"{leaf}={value}"]
         return replace(f, id="launch-key-not-in-config", title=f"{key}: no such key; {leaf} is a config group",
                        fix=Fix(fix), evidence=evidence)
+    engine = _engine_section(key, dicts)
+    if engine is not None:
+        sel = ("model_engine=megatron" if "model_engine" in groups
+               else "--config-name=ppo_megatron_trainer (actor_rollout_ref.actor.strategy=megatron)")
+        fix = (f"{engine} exists only with the megatron engine: select it with {sel}, or delete the override if the run "
+               "is meant to use FSDP.")
+        evidence["needs_engine"] = "megatron"
+        return replace(f, id="launch-key-not-in-config", title=f"{key} needs the megatron engine ({engine} is not in "
+                                                               "this FSDP config)", fix=Fix(fix), evidence=evidence)
     near = did_you_mean(key, paths, parent in dicts)
     if near:
         evidence["did_you_mean"] = near
@@ -78,10 +121,15 @@ def _one(f: Finding, paths: set[str], dicts: dict[str, int], groups: list[str], 
               f"? Write {near[0]}={value}. A '+' would add a new key that nothing reads."
         return replace(f, id="launch-key-not-in-config", title=f"{key} is not in verl's config (did you mean {near[0]}?)",
                        fix=Fix(fix), evidence=evidence)
-    if parent in dicts:
+    open_, target = is_open(flat, dicts, parent, root, leaf)
+    if open_:
         fix = (f"Write +{key}={value}: {parent} is a mapping that accepts new keys (check the spelling against the "
                "consumer's documentation: a misspelt new key is silently ignored).")
         return replace(f, id="launch-key-needs-plus", fix=Fix(fix), evidence=evidence)
+    if target is not None:
+        title, fix = closed_section(key, value, target)
+        evidence["dataclass"] = target
+        return replace(f, id="launch-key-not-in-config", title=title, fix=Fix(fix), evidence=evidence)
     missing = parent
     while missing and missing.rsplit(".", 1)[0] not in dicts and "." in missing:
         missing = missing.rsplit(".", 1)[0]

@@ -22,7 +22,7 @@ from doctor.launch.hydra_compose import ComposeResult
 from doctor.launch.override_list import Override
 from doctor.report import Finding, finding
 
-FORMAT = "doctor.compose/1"
+FORMAT = "doctor.compose/3"
 
 
 def _fingerprint(config_dir: Path) -> str:
@@ -103,7 +103,8 @@ def _load(path: Path) -> ComposeResult | None:
     try:
         return ComposeResult(config_dir=data["config_dir"], findings=[_finding(d) for d in data["findings"]],
                              rejected=list(data["rejected"]), flat=data["flat"], dicts=dict(data["dicts"]),
-                             yaml=data.get("yaml"), groups=list(data.get("groups", [])))
+                             yaml=data.get("yaml"), groups=list(data.get("groups", [])),
+                             types=dict(data.get("types", {})))
     except (KeyError, TypeError, ValueError):
         return None
 
@@ -112,7 +113,8 @@ def _store(path: Path, res: ComposeResult) -> None:
     from doctor.atomic import write_text_atomic
 
     data = {"format": FORMAT, "config_dir": res.config_dir, "findings": [f.to_dict() for f in res.findings],
-            "rejected": res.rejected, "flat": res.flat, "dicts": res.dicts, "yaml": res.yaml, "groups": res.groups}
+            "rejected": res.rejected, "flat": res.flat, "dicts": res.dicts, "yaml": res.yaml, "groups": res.groups,
+            "types": res.types}
     try:
         text = json.dumps(data, default=str)
         path.parent.mkdir(parents=True, exist_ok=True)

@@ -20,10 +20,19 @@ from pathlib import Path
 
 from doctor.launch.override_list import Override
 
-DEFAULT_NAMES = {
+DEFAULT_NAMES = {  # when the entry module's source is not here to read its @hydra.main
     "verl.trainer.main_ppo": "ppo_trainer",
     "verl.experimental.one_step_off_policy.main_ppo": "one_step_off_ppo_trainer",
+    "verl.experimental.fully_async_policy.fully_async_main": "fully_async_ppo_trainer",
+    "verl.trainer.fsdp_sft_trainer": "sft_trainer",
+    "verl.trainer.sft_trainer": "sft_trainer_engine",
+    "verl.trainer.sft_trainer_ray": "sft_trainer_engine",
 }
+
+
+def is_sft(entry: str) -> bool:
+    """An SFT trainer: it composes an sft config, and main_ppo's rules do not apply to it."""
+    return "sft_trainer" in entry.rsplit(".", 1)[-1]
 MEGATRON_ENGINES = ("megatron", "mindspeed")
 _STRATEGY_ENGINE = {"fsdp": "fsdp", "fsdp2": "fsdp", "dp": "fsdp", "megatron": "megatron", "mindspeed": "mindspeed",
                     "veomni": "veomni", "torchtitan": "torchtitan", "automodel": "automodel"}
@@ -53,11 +62,13 @@ def select(entry: str, config_name: str | None, config_path: str | None, trainer
         cp = Path(config_path)
         base = (root / Path(*entry.split(".")[:-1])) if root else None
         cdir = cp if cp.is_absolute() else (base / cp if base else None)
+        if (cdir is None or not cdir.is_dir()) and (cp.is_absolute() or "$" in config_path):
+            cdir = in_release(config_path, root, trainer_config)
         if cdir is None or not cdir.is_dir():
             return Selection(entry, None, name or _default_name(entry, root), f"--config-path={config_path}",
                              f"--config-path {config_path} (relative to {entry}) is not available here")
         return Selection(entry, cdir, name or _default_name(entry, root), f"--config-path={config_path}")
-    if entry == "verl.trainer.main_ppo":
+    if entry == "verl.trainer.main_ppo" or rel == Path("verl", "trainer", "config"):
         cdir = trainer_config
     elif root is not None and (root / rel).is_dir():
         cdir = root / rel
@@ -71,6 +82,20 @@ def select(entry: str, config_name: str | None, config_path: str | None, trainer
     return Selection(entry, cdir, chosen, why)
 
 
+def in_release(config_path: str, root: Path | None, trainer_config: Path | None) -> Path | None:
+    """An absolute `--config-path` (or one built from `$(pwd)`/`$VAR`) that names a directory of a verl tree
+    (`/verl/trainer/config`, `/workspace/verl/examples/x/config`): that directory of the release being linted,
+    found by the longest tail of the path that exists under its root."""
+    parts = [p for p in config_path.split("/") if p and "$" not in p and p != "."]
+    for i in range(len(parts)):
+        tail = Path(*parts[i:])
+        if tail == Path("verl", "trainer", "config") and trainer_config is not None:
+            return trainer_config
+        if root is not None and (root / tail).is_dir():
+            return root / tail
+    return None
+
+
 def _repo_root(trainer_config: Path | None) -> Path | None:
     if trainer_config is None:
         return None
@@ -82,8 +107,6 @@ def _repo_root(trainer_config: Path | None) -> Path | None:
 
 def _default_name(entry: str, root: Path | None) -> str:
     """The entry module's `@hydra.main(config_name=…)`, read from its source when it is here."""
-    if entry in DEFAULT_NAMES:
-        return DEFAULT_NAMES[entry]
     if root is not None:
         src = root / Path(*entry.split(".")).with_suffix(".py")
         try:
@@ -95,7 +118,7 @@ def _default_name(entry: str, root: Path | None) -> str:
                 for kw in node.keywords:
                     if kw.arg == "config_name" and isinstance(kw.value, ast.Constant):
                         return str(kw.value.value)
-    return "ppo_trainer"
+    return DEFAULT_NAMES.get(entry, "ppo_trainer")
 
 
 def engine_of(ovs: list[Override], config_name: str, flat: dict[str, object] | None) -> tuple[str, str]:

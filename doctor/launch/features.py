@@ -219,6 +219,18 @@ def default_vanilla_mbridge(version: str) -> bool:
     return _launch_era(version).vanilla_mbridge_default
 
 
+def npu_megatron_bridge(version: str) -> tuple[bool, str | None]:
+    """(whether this release's Ascend install ships Megatron-Bridge, the file that says so)."""
+    era = _launch_era(version)
+    return era.npu_megatron_bridge, era.npu_megatron_bridge_source
+
+
+def npu_rollout_settings(version: str, engine: str) -> tuple[tuple[str, ...], str | None]:
+    """(the rollout overrides this release's NPU quick start sets for `engine`, where it sets them)."""
+    era = _launch_era(version)
+    return tuple(era.npu_rollout.get(engine, ())), era.npu_rollout_source
+
+
 def megatron_bridge_default(version: str) -> bool:
     """From 0.9.0 verl's default bridge is Megatron-Bridge (vanilla_mbridge=False)."""
     return _launch_era(version).megatron_bridge_default

@@ -41,6 +41,7 @@ class ComposeResult:
     dicts: dict[str, int] = field(default_factory=dict)  # every mapping's path -> how many keys it holds
     yaml: str | None = None  # the composed config as YAML (only when every override was accepted)
     groups: list[str] = field(default_factory=list)  # config groups of the directory (model_engine, actor, …)
+    types: dict[str, str] = field(default_factory=dict)  # overridden key -> type of its default (bool, int, …)
 
 
 def installed_verl() -> tuple[str | None, Path | None]:
@@ -148,10 +149,13 @@ def compose(ovs: list[Override], config_dir: str | Path, config_name: str = CONF
         pending.append(o)
     name = config_name.removesuffix(".yaml")
 
+    search = searchpath_override(cdir, name)
+
     def real_compose(items: list[Override]) -> Any:
         with initialize_config_dir(config_dir=cdir, version_base=None):
-            return hcompose(config_name=name, overrides=[o.text for o in items])
+            return hcompose(config_name=name, overrides=search + [o.text for o in items])
 
+    result.types = default_types(pending, cdir, name)
     try:  # the authoritative check: one real compose with every override
         cfg = real_compose(pending)
         result.flat, result.dicts = flatten(cfg)
@@ -196,8 +200,14 @@ def compose(ovs: list[Override], config_dir: str | Path, config_name: str = CONF
             detail=msg, evidence={"config_dir": cdir}, key=_key_of(msg),
             fix="Fix the override named in the message.", source=S.HYDRA_OVERRIDES))
     from doctor.launch.advice import advise
+    from doctor.launch.schema import verl_root
 
-    result.findings = advise(result.findings, result.flat, result.dicts, result.groups, {o.key: o.value for o in ovs})
+    base_dicts = None
+    if result.findings:  # the sections verl's own config has (a '+' override may have created others)
+        base = _base([o for o in pending if _is_group_override(o, cdir)], cdir, name)
+        base_dicts = set(flatten(base)[1]) if base is not None else None
+    result.findings = advise(result.findings, result.flat, result.dicts, result.groups, {o.key: o.value for o in ovs},
+                             verl_root(cdir), base_dicts)
     return result
 
 
@@ -217,12 +227,77 @@ def _is_group_override(o: Override, cdir: str) -> bool:
     return "." not in head and (Path(cdir) / head).is_dir()
 
 
+def searchpath_override(cdir: str, name: str) -> list[str]:
+    """`hydra.searchpath` of the primary config, made to point into the release being composed: verl runs from its
+    source root, so `file://verl/trainer/config` is relative to that root (not to the doctor's working directory),
+    and `pkg://verl.trainer.config` is that release's package (not whatever verl is importable here)."""
+    from omegaconf import OmegaConf
+
+    from doctor.launch.schema import verl_root
+
+    root = verl_root(cdir)
+    try:
+        sp = OmegaConf.select(OmegaConf.load(Path(cdir, f"{name}.yaml")), "hydra.searchpath")
+    except Exception:  # noqa: BLE001 - an unreadable primary config: Hydra itself will say so
+        return []
+    if root is None or not sp:
+        return []
+    out, changed = [], False
+    for p in sp:
+        p = str(p)
+        if p.startswith("file://") and not Path(p[7:]).is_absolute():
+            p, changed = f"file://{root / p[7:]}", True
+        elif p.startswith("pkg://verl"):
+            p, changed = f"file://{root.joinpath(*p[6:].split('.'))}", True
+        out.append(p)
+    return ["hydra.searchpath=[" + ",".join(f"'{p}'" for p in out) + "]"] if changed else []
+
+
+def _base(groups: list[Override], cdir: str, name: str) -> Any:
+    """The config composed with the config-group overrides only (what every other override applies onto)."""
+    from hydra import compose as hcompose
+    from hydra import initialize_config_dir
+    from hydra.errors import HydraException
+    from omegaconf.errors import OmegaConfBaseException
+
+    ckey = (cdir, name, tuple(o.text for o in groups))
+    base = _BASE_CACHE.get(ckey)
+    if base is None:
+        try:
+            with initialize_config_dir(config_dir=cdir, version_base=None):
+                base = hcompose(config_name=name, overrides=searchpath_override(cdir, name) + [o.text for o in groups])
+        except (HydraException, OmegaConfBaseException):
+            return None
+        _BASE_CACHE[ckey] = base
+    return base
+
+
+def default_types(pending: list[Override], cdir: str, name: str) -> dict[str, str]:
+    """The type of each overridden key's default in the base config (interpolations and null are left out)."""
+    from omegaconf import DictConfig
+
+    base = _base([o for o in pending if _is_group_override(o, cdir)], cdir, name)
+    out: dict[str, str] = {}
+    for o in pending if base is not None else ():
+        node: Any = base
+        parts = o.key.split(".")
+        for part in parts[:-1]:
+            node = node._get_node(part) if isinstance(node, DictConfig) and part in node else None
+            if node is None:
+                break
+        leaf = node._get_node(parts[-1]) if isinstance(node, DictConfig) and parts[-1] in node else None
+        if leaf is None or not hasattr(leaf, "_is_interpolation") or leaf._is_interpolation():
+            continue
+        value = leaf._value()
+        if isinstance(value, bool | int | float | str):
+            out[o.key] = type(value).__name__
+    return out
+
+
 def _locate_all(pending: list[Override], cdir: str, name: str) -> tuple[list[tuple[Override, str]], Any] | None:
     """Every override Hydra rejects, in order, and the config with the others applied; None when Hydra's
     internals differ from 1.1-1.3."""
     try:
-        from hydra import compose as hcompose
-        from hydra import initialize_config_dir
         from hydra._internal.config_loader_impl import ConfigLoaderImpl
         from hydra.core.override_parser.overrides_parser import OverridesParser
         from hydra.errors import HydraException
@@ -234,15 +309,9 @@ def _locate_all(pending: list[Override], cdir: str, name: str) -> tuple[list[tup
     if apply is None:
         return None
     groups = [o for o in pending if _is_group_override(o, cdir)]
-    ckey = (cdir, name, tuple(o.text for o in groups))
-    base = _BASE_CACHE.get(ckey)
+    base = _base(groups, cdir, name)
     if base is None:
-        try:
-            with initialize_config_dir(config_dir=cdir, version_base=None):
-                base = hcompose(config_name=name, overrides=[o.text for o in groups])
-        except (HydraException, OmegaConfBaseException):
-            return None
-        _BASE_CACHE[ckey] = base
+        return None
     cfg = OmegaConf.create(OmegaConf.to_container(base, resolve=False))
     OmegaConf.set_struct(cfg, True)
     parser = OverridesParser.create()

@@ -14,7 +14,7 @@ from typing import Any
 from doctor.launch import entry as E
 from doctor.launch import sources as S
 from doctor.launch.rules import Context, check
-from doctor.launch.script_parser import Call, Invocation, ParsedScript
+from doctor.launch.script_parser import Call, CutOff, Invocation, ParsedScript
 from doctor.launch.validation import compose_findings, load_model, resolve_config_dir, with_hydra
 from doctor.report import Finding, Severity, finding
 
@@ -29,6 +29,7 @@ class Options:
     compose: bool | None = None
     megatron_bridge: bool | None = None
     target: str = "auto"  # auto | npu | gpu
+    script_path: str | None = None  # the script's file name (an `*_npu.sh` says the target)
 
 
 def target_version(text: str, opts: Options) -> tuple[str | None, str]:
@@ -97,10 +98,11 @@ def lint_path(inv: Invocation, version: str, trainer_dir: Path | None, opts: Opt
         out.append(note)
     sel = E.select(inv.entry, inv.config_name, inv.config_path, trainer_dir)
     ctx = Context(verl_version=version, model=info, megatron_bridge=opts.megatron_bridge, config_name=sel.config_name,
-                  origin="lint", npu=_targets_npu(inv, opts))
+                  origin="lint", npu=_targets_npu(inv, opts, opts.script_path))
     hydra: list[Finding] = []
     if sel.config_dir is not None and opts.compose is not False:
-        hydra, _ = compose_findings(inv.overrides, ctx, sel.config_dir, sel.config_name)
+        hydra, _ = compose_findings(inv.overrides, ctx, sel.config_dir, sel.config_name,
+                                    main_ppo=inv.entry == "verl.trainer.main_ppo")
     else:
         ctx.engine, _ = E.engine_of(inv.overrides, sel.config_name, None)
         if sel.missing and opts.compose is not False and trainer_dir is not None:
@@ -116,7 +118,7 @@ def lint_path(inv: Invocation, version: str, trainer_dir: Path | None, opts: Opt
                        + ("" if engine in E.MEGATRON_ENGINES else ": Megatron/MindSpeed rules not applied"),
                        evidence={"entry": inv.entry, "config_name": sel.config_name, "engine": engine,
                                  "npu": ctx.npu, "npu_hints": inv.hints}))
-    found = check(inv.overrides, ctx)
+    found = [] if E.is_sft(inv.entry) else check(inv.overrides, ctx)  # main_ppo's rules are not SFT's
     if sel.config_dir is None and inv.entry != "verl.trainer.main_ppo":
         found = [_other_entry(f, inv.entry) for f in found]
     return out + with_hydra(found, hydra)
@@ -138,13 +140,33 @@ def _model_dir(inv: Invocation, opts: Options) -> str | None:
     return None
 
 
-def _targets_npu(inv: Invocation, opts: Options) -> bool | None:
+HOST_NPUS = "/dev/davinci[0-9]*"  # the NPUs of this host (a glob, so tests can point it elsewhere)
+_NPU_NAME = re.compile(r"(?:^|[_\-/.])(?:npu|ascend)(?:[_\-/.]|$)", re.I)
+
+
+def _targets_npu(inv: Invocation, opts: Options, path: str | None = None) -> bool | None:
+    """Whether the run targets an Ascend NPU: --target, else trainer.device, else what the script says (Ascend/HCCL/
+    vllm-ascend variables, a sourced set_env.sh, vllm-ascend settings among the overrides, an `*_npu.sh` name),
+    else whether this host has NPUs; None when nothing says."""
     if opts.target != "auto":
         return opts.target == "npu"
     device = next((o.py for o in reversed(inv.overrides) if o.key == "trainer.device"), None)
+    if device in ("cuda", "gpu"):
+        return False
     if device == "npu" or inv.hints:
         return True
-    return False if device in ("cuda", "gpu") else None
+    if any("ascend" in o.key.lower() for o in inv.overrides):
+        inv.hints.append("vllm-ascend settings among the overrides")
+        return True
+    if path and _NPU_NAME.search(os.path.basename(path)):
+        inv.hints.append(f"the script's name ({os.path.basename(path)})")
+        return True
+    import glob
+
+    if glob.glob(HOST_NPUS):
+        inv.hints.append("this host has Ascend NPUs")
+        return True
+    return None
 
 
 def path_names(alternatives: list[Invocation]) -> list[str]:
@@ -176,6 +198,21 @@ def merge_paths(alternatives: list[Invocation], per_path: list[list[Finding]]) -
     return out
 
 
+def _cut_off(c: CutOff) -> Finding:
+    """Overrides bash runs as a command of their own: the entry point's line ended without a backslash."""
+    shown = " ".join(c.words[:3]) + (" …" if len(c.words) > 3 else "")
+    return finding("lint-overrides-cut-off", "error", ("config",),
+                   f"line {c.line}: {len(c.words)} override(s) are cut off from the entry point of line {c.entry_line} "
+                   f"(its command ends at line {c.entry_end} without `\\`)",
+                   detail=f"The command that starts at line {c.entry_line} ends at line {c.entry_end} without a trailing "
+                          "`\\`, so bash runs "
+                          f"line {c.line} ({shown}) as a command of its own (command not found) and the training run "
+                          "never receives these overrides.",
+                   evidence={"entry_line": c.entry_line, "entry_end": c.entry_end, "line": c.line,
+                             "overrides": list(c.words)},
+                   fix=f"End line {c.entry_end} with ` \\` (and every line up to line {c.line}).", source=S.BASH_MANUAL)
+
+
 def _summary(call: Call) -> dict[str, Any]:
     names = path_names(call.alternatives)
     first = call.alternatives[0]
@@ -186,7 +223,7 @@ def _summary(call: Call) -> dict[str, Any]:
 
 
 def _walk_notes(parsed: ParsedScript, calls: list[Call]) -> list[Finding]:
-    out = []
+    out = [_cut_off(c) for c in parsed.cut_off]
     if len(calls) > 1:
         out.append(finding("lint-several-invocations", "info", ("config",),
                            f"{len(calls)} entry-point calls; each is checked, findings name their line",

@@ -7,7 +7,8 @@ conventions: `num_hidden_layers`/`n_layer`, `num_attention_heads`/`n_head`, `num
 Normalisation: `rms_norm_eps` means RMSNorm (Llama/Qwen family), `layer_norm_eps`/`layer_norm_epsilon`
 without it means LayerNorm (GPT-2, GPT-NeoX, Falcon). Rotary embeddings: `rope_theta`/`rope_scaling`/
 `rotary_emb_base`/`rotary_pct` or `position_embedding_type == "rotary"`; `n_positions` alone (GPT-2) means
-learned absolute positions. Activation: `hidden_act`/`activation_function`.
+learned absolute positions. Activation: `hidden_act`/`activation_function`. The parameter count (for launch's
+defaults) comes from the safetensors index when it is beside the config, else from the shapes (`parameters`).
 """
 
 from __future__ import annotations
@@ -40,6 +41,12 @@ class ModelInfo:
     normalization: str | None  # "RMSNorm" | "LayerNorm" | None (unknown)
     activation: str | None
     rotary: bool | None  # None = unknown
+    intermediate_size: int | None = None  # the dense MLP's (`intermediate_size`, `ffn_hidden_size`, `n_inner`)
+    moe_intermediate_size: int | None = None  # one expert's MLP
+    shared_expert_intermediate_size: int | None = None  # DeepSeek/Qwen2-MoE shared experts, all together
+    head_dim: int | None = None  # `head_dim` when it is not hidden/heads (Qwen3)
+    tie_embeddings: bool | None = None  # `tie_word_embeddings`: the LM head shares the input embedding
+    stored_parameters: int | None = None  # from model.safetensors.index.json `total_size` and the dtype
 
     @property
     def is_moe(self) -> bool:
@@ -100,7 +107,47 @@ def parse_model_config(cfg: dict[str, Any], path: str = "") -> ModelInfo:
         normalization=norm,
         activation=act if isinstance(act, str) else None,
         rotary=rotary,
+        intermediate_size=_first_int(cfg, ("intermediate_size", "ffn_hidden_size", "n_inner")),
+        moe_intermediate_size=_first_int(cfg, ("moe_intermediate_size", "expert_intermediate_size")),
+        shared_expert_intermediate_size=_shared(cfg),
+        head_dim=_first_int(cfg, ("head_dim", "kv_channels")),
+        tie_embeddings=cfg.get("tie_word_embeddings") if isinstance(cfg.get("tie_word_embeddings"), bool) else None,
     )
+
+
+def _shared(cfg: dict[str, Any]) -> int | None:
+    size = _first_int(cfg, ("shared_expert_intermediate_size",))
+    if size is not None:
+        return size
+    n, each = _first_int(cfg, ("n_shared_experts",)), _first_int(cfg, ("moe_intermediate_size",))
+    return n * each if n and each else None
+
+
+_DTYPE_BYTES = {"bfloat16": 2, "float16": 2, "float32": 4, "float8_e4m3fn": 1, "int8": 1}
+
+
+def parameters(m: ModelInfo) -> float | None:
+    """The model's parameter count: the safetensors index's `total_size` over the dtype's bytes when it is here,
+    else counted from the config — attention with its own KV head count (GQA) and head size, the MLP with its
+    intermediate size (three matrices when gated, two otherwise), every expert of a MoE layer plus the shared
+    ones and the router, the input embedding and an LM head unless tied. Norms and biases are left out (< 0.1%)."""
+    if m.stored_parameters:
+        return float(m.stored_parameters)
+    h, L = m.hidden_size, m.num_layers
+    if not (h and L):
+        return None
+    heads = m.num_heads or 1
+    hd = m.head_dim or h // heads
+    attn = h * heads * hd * 2 + h * (m.num_kv_heads or heads) * hd * 2
+    mats = 3 if is_gated_silu(m) is not False else 2
+    if m.is_moe:
+        each = m.moe_intermediate_size or m.intermediate_size or 4 * h
+        mlp = (m.num_experts or 1) * mats * h * each + mats * h * (m.shared_expert_intermediate_size or 0) \
+            + h * (m.num_experts or 1)
+    else:
+        mlp = mats * h * (m.intermediate_size or 4 * h)
+    embed = (m.vocab_size or 0) * h * (1 if m.tie_embeddings else 2)
+    return float(L * (attn + mlp) + embed)
 
 
 def is_gated_silu(info: ModelInfo) -> bool | None:
@@ -127,4 +174,24 @@ def load_model_config(model_dir: str | Path) -> ModelInfo:
         raise InputError(f"not valid JSON: {e}", source=str(cfg_path)) from None
     if not isinstance(data, dict):
         raise InputError("config.json must be a JSON object", source=str(cfg_path))
-    return parse_model_config(data, str(model_dir))
+    info = parse_model_config(data, str(model_dir))
+    stored = _stored_parameters(cfg_path.parent, data)
+    if stored is None:
+        return info
+    from dataclasses import replace
+
+    return replace(info, stored_parameters=stored)
+
+
+def _stored_parameters(model_dir: Path, cfg: dict[str, Any]) -> int | None:
+    """`metadata.total_size` (bytes) of model.safetensors.index.json over the config's dtype size."""
+    try:
+        index = json.loads((model_dir / "model.safetensors.index.json").read_text(encoding="utf-8"))
+        total = index["metadata"]["total_size"]
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+    dtype = cfg.get("torch_dtype") or cfg.get("dtype")
+    size = _DTYPE_BYTES.get(dtype) if isinstance(dtype, str) else None
+    if not isinstance(total, int) or size is None:
+        return None
+    return total // size

@@ -22,6 +22,7 @@ from doctor.launch.features import (
     key_info,
     megatron_bridge_default,
     model_engine_key,
+    npu_rollout_settings,
     prefix_for,
     ref_inherits_parallel,
 )
@@ -306,6 +307,11 @@ def _rollout(spec: LaunchSpec, out: _Out) -> None:
     for key, flag in (("enforce_eager", spec.enforce_eager), ("free_cache_engine", spec.free_cache_engine)):
         if flag is not None:
             out.add("actor_rollout_ref.rollout." + key, _b(flag))
+    if spec.rollout_tuning:  # what the release's NPU quick start sets for this engine (releases.toml)
+        for raw in npu_rollout_settings(spec.verl_version, spec.rollout_name)[0]:
+            o = parse_override(raw)
+            if o is not None:
+                out.append(o)
     out.add("algorithm.use_kl_in_reward", "False")
 
 

@@ -39,7 +39,14 @@ KEY_SPACES = {  # engine -> (engine block, MindSpeed/Megatron option dict)
 # Rules about what an Ascend NPU stack needs (MindSpeed, CANN-era verl defaults, no Megatron-Bridge).
 NPU_ONLY = frozenset({"launch-fa-missing", "launch-fa-off", "launch-trainer-device", "launch-vanilla-mbridge",
                       "launch-cp-override-missing", "launch-cp-mismatch", "launch-fused-prereq-missing",
-                      "launch-mbridge-vpp", "launch-vpp-unsupported"})
+                      "launch-mbridge-vpp", "launch-vpp-unsupported", "launch-rollout-not-on-npu"})
+# Rollout engines with an Ascend NPU backend: vLLM through vllm-ascend (https://docs.vllm.ai/projects/ascend/),
+# SGLang natively (https://docs.sglang.io/platforms/ascend_npu.html), and HF generate (torch-npu). TensorRT-LLM
+# is NVIDIA-only; verl's own example refuses it on NPU
+# (verl main 1dda039, examples/grpo_trainer/run_qwen3_8b_fsdp.sh: "INFER_BACKEND=trtllm
+# is only supported with DEVICE=gpu").
+NPU_ROLLOUTS = frozenset({"vllm", "sglang", "hf"})
+GPU_ONLY_ROLLOUTS = frozenset({"trtllm"})  # a name in neither set is judged against the release's registry
 
 
 @dataclass
@@ -126,12 +133,12 @@ def check(ovs: list[Override], ctx: Context) -> list[Finding]:
             rules.append(_prefixes)
         rules += [_ref_override, RM.fa, RM.mbridge, RM.sp, RM.ep_sp, RM.recompute, RM.vpp, RM.cp, RM.moe, RM.fused,
                   RM.heads_layers, RB.world_size, RB.parallel_batch, _ref_parallel]
-    rules += [RB.batch, _gpu_mem, _trainer_device, _model_path]
+    rules += [RB.batch, _gpu_mem, _trainer_device, _model_path, _rollout_device]
     out: list[Finding] = []
     for rule in rules:
         out.extend(f for f in rule(v, ctx) if not _needs_unknown(f, v))
     if ctx.npu is not True:
-        out = [_not_npu(f) for f in out]
+        out = [_not_npu(f, ctx.npu) for f in out]
     return out
 
 
@@ -141,11 +148,31 @@ def _needs_unknown(f: Finding, v: _View) -> bool:
     return bool(v.unknown) and any(k in v.unknown for k in (f.key, *f.evidence))
 
 
-def _not_npu(f: Finding) -> Finding:
+def _not_npu(f: Finding, npu: bool | None = False) -> Finding:
+    """An NPU-only finding on a run that targets another device is info; on a run whose device is unknown it is
+    a warning (what breaks on an NPU is not hidden because the script does not name its device)."""
     if f.id not in NPU_ONLY or f.severity is Severity.INFO:
         return f
+    if npu is None:
+        sev = Severity.WARNING if f.severity is Severity.ERROR else f.severity
+        return replace(f, severity=sev, title=f"if run on NPU: {f.title}",
+                       detail=(f.detail + " " if f.detail else "") + "(The target device is not known: pass --target "
+                                                                    "npu|gpu or set trainer.device.)")
     return replace(f, severity=Severity.INFO, title=f"if run on NPU: {f.title}",
                    detail=(f.detail + " " if f.detail else "") + "(Info: the script does not target an Ascend NPU.)")
+
+
+def _rollout_device(v: _View, ctx: Context) -> list[Finding]:
+    """A rollout engine with no Ascend backend (NPU_ROLLOUTS) in a run that may target an NPU."""
+    name = v.get("actor_rollout_ref.rollout.name")
+    if not isinstance(name, str) or name not in GPU_ONLY_ROLLOUTS or not v.known("actor_rollout_ref.rollout.name"):
+        return []
+    return [finding("launch-rollout-not-on-npu", "error", ("config", "verl"),
+                    f"rollout engine {name} does not run on Ascend NPUs",
+                    detail="Ascend NPUs run vLLM (vllm-ascend), SGLang and HF rollouts; TensorRT-LLM is NVIDIA-only.",
+                    evidence=v.ev("actor_rollout_ref.rollout.name"), key="actor_rollout_ref.rollout.name",
+                    fix="Write actor_rollout_ref.rollout.name=vllm (vllm-ascend) or sglang.",
+                    source=S.VERL_TRTLLM_GPU_ONLY)]
 
 
 def _version_known(v: _View, ctx: Context) -> list[Finding]:

@@ -113,7 +113,7 @@ def batch(v: _View, ctx: Context) -> list[Finding]:
                            source=S.VERL_ACTOR_CONFIG))
     if v.get("actor_rollout_ref.actor.use_dynamic_bsz") is True:
         return out
-    micro = v.int("actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu")
+    micro = v.get("actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu")  # set but not a number: a type error
     if micro is None and v.get("actor_rollout_ref.actor.ppo_micro_batch_size") is None:
         out.append(finding("launch-micro-batch-missing", "error", ("config",),
                            "actor micro batch size is not set",

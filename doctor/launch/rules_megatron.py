@@ -12,6 +12,7 @@ from doctor.launch.features import (
     engine_defaults_fa,
     mbridge_required,
     megatron_bridge_default,
+    npu_megatron_bridge,
 )
 from doctor.launch.model_config import is_gated_silu
 from doctor.launch.rules import Context, _View
@@ -63,7 +64,17 @@ def mbridge(v: _View, ctx: Context) -> list[Finding]:
                            fix=f"Drop VPP, or use verl < 0.8.0 with {v.A}use_mbridge=False.", source=S.VERL_MBRIDGE_VPP))
     if megatron_bridge_default(ver) and use:
         vanilla = v.bool(v.A + "vanilla_mbridge", default_vanilla_mbridge(ver))
-        if vanilla is False and ctx.megatron_bridge is not True:
+        ships, where = npu_megatron_bridge(ver)
+        if vanilla is False and ctx.megatron_bridge is None and ships:
+            out.append(finding("launch-vanilla-mbridge", "info", ("config", "mbridge"),
+                               f"verl {ver} uses Megatron-Bridge (vanilla_mbridge=False), which its Ascend install ships",
+                               detail="This release's Ascend images install Megatron-Bridge; a stack built otherwise "
+                                      "needs it too (or vanilla_mbridge=True).",
+                               evidence={**v.ev(v.A + "vanilla_mbridge"), "megatron_bridge_installed": None,
+                                         "release_npu_install": where},
+                               key=v.A + "vanilla_mbridge", fix="Pass --megatron-bridge/--no-megatron-bridge to say "
+                                                                "what the target has.", source=where))
+        elif vanilla is False and ctx.megatron_bridge is not True:
             sev = "error" if ctx.megatron_bridge is False else "warning"
             out.append(finding("launch-vanilla-mbridge", sev, ("config", "mbridge"),
                                f"verl {ver} uses Megatron-Bridge (vanilla_mbridge=False), which NPU stacks do not install",

@@ -3,7 +3,8 @@ would expand them, without running anything.
 
 The script is parsed with tree-sitter-bash and walked by doctor.launch.shell (expansion, arrays, functions,
 `source`, branches as separate paths). Each entry-point command (`python3 -m verl.trainer.main_ppo`, a recipe
-or experimental `main_*` module, or `…/main_ppo.py`) becomes a `Call`; a call reached on several paths (an
+or experimental `main_*` / `*_main` module such as `fully_async_main`, an SFT trainer such as
+`verl.trainer.fsdp_sft_trainer` under `torchrun`, or `…/main_ppo.py`) becomes a `Call`; a call reached on several paths (an
 `if`/`case` the script cannot decide by itself) has one `Invocation` per path, its *alternatives*.
 Syntax errors are bash's own: `bash -n` (when bash exists) decides, and its message names the line.
 """
@@ -17,13 +18,13 @@ from dataclasses import dataclass, field
 from doctor.errors import InputError
 from doctor.launch.override_list import Override, parse_override
 from doctor.launch.shell.interp import Call as _WalkCall
-from doctor.launch.shell.interp import Interpreter
+from doctor.launch.shell.interp import CutOff, Interpreter
 from doctor.launch.shell.tree import parse
 from doctor.launch.shell.values import Str
 from doctor.launch.shell.world import World
 
-_MODULE = re.compile(r"^(?:verl|recipe)(?:\.\w+)*\.main_\w+$")
-_FILE = re.compile(r"(?:^|/)main_\w+\.py$")
+_MODULE = re.compile(r"^(?:verl|recipe)(?:\.\w+)*\.(?:main_\w+|\w+_main|\w*sft_trainer\w*)$")
+_FILE = re.compile(r"(?:^|/)(?:main_\w+|\w+_main|\w*sft_trainer\w*)\.py$")
 
 
 @dataclass
@@ -64,6 +65,7 @@ class ParsedScript:
     invocations: list[Call]
     unresolved: list[str]
     notes: list[str] = field(default_factory=list)
+    cut_off: list[CutOff] = field(default_factory=list)  # override-only commands right after an entry point
 
 
 def entry_index(argv: list[Str]) -> int | None:
@@ -114,7 +116,7 @@ def parse_script(text: str, source: str = "-", path: str | None = None) -> Parse
         else:
             same.label = _common(same.label, inv.label)
     ordered = sorted(calls.items(), key=lambda kv: kv[0])
-    return ParsedScript([Call(v) for _, v in ordered], it.walk.unresolved, it.walk.notes)
+    return ParsedScript([Call(v) for _, v in ordered], it.walk.unresolved, it.walk.notes, it.walk.cut_off)
 
 
 def _common(a: tuple[str, ...], b: tuple[str, ...]) -> tuple[str, ...]:

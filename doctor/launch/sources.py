@@ -33,3 +33,5 @@ HYDRA_OVERRIDES = "https://github.com/facebookresearch/hydra/blob/v1.3.2/website
 HF_CONFIG = "https://github.com/huggingface/transformers/blob/v4.57.1/src/transformers/configuration_utils.py"
 NPU_EXAMPLE = VERL + "tests/special_npu/run_qwen3_06b_grpo_mindspeed.sh"  # gpu_memory_utilization=0.6
 MEGATRON_PARALLEL_STATE = MEGATRON + "parallel_state.py"  # world size vs EP x ETP x PP
+BASH_MANUAL = "https://www.gnu.org/software/bash/manual/bash.html#Escape-Character"  # `\` newline continues a line
+VERL_TRTLLM_GPU_ONLY = "https://github.com/verl-project/verl/blob/1dda039b9c6311889a9c9a26040677e1254814f9/examples/grpo_trainer/run_qwen3_8b_fsdp.sh"  # trtllm: DEVICE=gpu only

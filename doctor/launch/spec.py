@@ -34,7 +34,7 @@ replaced by `_`; unknown keys are refused)::
     nnal_set_env: /usr/local/Ascend/nnal/atb/set_env.sh    # "" to skip
     extra_overrides: ["trainer.val_before_train=False"]    # raw Hydra overrides appended last
     offload: null  dynamic_bsz: null  max_token_len_per_npu: null   # null: from the closest upstream NPU example
-    max_model_len: null  enforce_eager: null  free_cache_engine: null  hccl_aiv: null
+    max_model_len: null  enforce_eager: null  free_cache_engine: null  hccl_aiv: null  rollout_tuning: null
 """
 
 from __future__ import annotations
@@ -112,6 +112,7 @@ class LaunchSpec:
     enforce_eager: bool | None = None
     free_cache_engine: bool | None = None
     hccl_aiv: bool | None = None  # export HCCL_OP_EXPANSION_MODE=AIV
+    rollout_tuning: bool | None = None  # the rollout settings the release's NPU quick start sets for the engine
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "fused", normalize_fused(self.fused))
@@ -170,7 +171,7 @@ def _shape_problems(spec: LaunchSpec) -> list[tuple[str, str]]:
         if isinstance(v, bool) or not isinstance(v, int) or v < 0:
             out.append((name, f"must be a non-negative integer, got {v!r}"))
     for name in ("sp", "dist_opt", "mbridge", "offload", "dynamic_bsz", "enforce_eager", "free_cache_engine",
-                 "hccl_aiv"):
+                 "hccl_aiv", "rollout_tuning"):
         v = getattr(spec, name)
         if v is not None and not isinstance(v, bool):
             out.append((name, f"must be true, false or null, got {v!r}"))

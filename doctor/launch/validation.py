@@ -61,10 +61,13 @@ def resolve_config_dir(verl_version: str, config_dir: str | Path | None, compose
                              "--verl-config DIR.", source=S.VERL_TRAINER_YAML)
 
 
-def compose_findings(ovs: list[Override], ctx: Context, cdir: Path, config_name: str) -> tuple[list[Finding], object]:
+def compose_findings(ovs: list[Override], ctx: Context, cdir: Path, config_name: str,
+                     main_ppo: bool = True) -> tuple[list[Finding], object]:
     """Hydra's verdict on the overrides (from the cache when the same composition ran before), with the
     engine and composed values put into `ctx` for the rules."""
     from doctor.launch.compose_cache import compose_cached
+    from doctor.launch.schema import verl_root
+    from doctor.launch.value_types import check_values
 
     res = compose_cached(ovs, cdir, config_name, ctx.verl_version)
     ctx.flat = res.flat
@@ -72,6 +75,10 @@ def compose_findings(ovs: list[Override], ctx: Context, cdir: Path, config_name:
     unknown = {o.key for o in ovs if o.unknown}
     keep = [_removed(f, ctx.verl_version) for f in res.findings if f.key not in unknown
             or f.id in ("launch-key-needs-plus", "launch-key-not-in-config", "launch-key-plus-on-existing")]
+    keep += _plus_on_closed(ovs, res.flat, res.dicts, cdir, {f.key for f in keep})
+    keep += _plus_removed(ovs, ctx.verl_version, {f.key for f in keep})
+    keep += check_values([o for o in ovs if o.text not in res.rejected], res.flat, res.types, verl_root(cdir),
+                         main_ppo, {f.key for f in keep})
     if res.flat is not None:
         keep.append(finding("launch-schema-composed", "info", ("config",),
                             f"composed verl {ctx.verl_version}'s {config_name} config with "
@@ -81,21 +88,78 @@ def compose_findings(ovs: list[Override], ctx: Context, cdir: Path, config_name:
     return keep, res
 
 
+def _plus_on_closed(ovs: list[Override], flat: dict[str, object] | None, dicts: dict[str, int], cdir: Path,
+                    flagged: set[str | None]) -> list[Finding]:
+    """`+key=…` that Hydra accepts into a section verl builds as a dataclass without that field: the run fails at
+    start-up (schema.py)."""
+    from doctor.launch.advice import closed_section
+    from doctor.launch.schema import dataclass_info, section_target, verl_root
+
+    out: list[Finding] = []
+    root = verl_root(cdir)
+    for o in ovs:
+        if o.prefix != "+" or "." not in o.key or o.key in flagged:
+            continue
+        section, leaf = o.key.rsplit(".", 1)
+        target = section_target(flat, section)
+        info = dataclass_info(root, target) if target else None
+        if target is None or info is None or leaf in info.fields:
+            continue
+        title, fix = closed_section(o.key, o.value, target)
+        out.append(finding("launch-key-not-in-config", "error", ("config",), title, key=o.key, fix=fix,
+                           evidence={"override": o.text, "dataclass": target, **({"line": o.line} if o.line else {})},
+                           source=S.HYDRA_OVERRIDES))
+    return out
+
+
 def _removed(f: Finding, version: str) -> Finding:
-    """An unknown key that this release removed says so (not a did-you-mean to a neighbour)."""
+    """An unknown key that this release removed says so (not a did-you-mean to a neighbour): from the Megatron
+    key table, else from the composed configs of consecutive releases (removed_keys.py)."""
     from dataclasses import replace
 
     from doctor.launch.features import key_info
+    from doctor.launch.removed_keys import release_name, removed_in
     from doctor.report import Fix
 
     if f.id not in ("launch-key-needs-plus", "launch-key-not-in-config") or not f.key:
         return f
+    fix = Fix(f"Delete the override {f.evidence.get('override', f.key)}.")
     state, info = key_info(f.key, version)
-    if state != "removed" or info is None:
+    if state == "removed" and info is not None:
+        return replace(f, id="launch-key-removed", components=("config", "verl"),
+                       title=f"{f.key} was removed in verl {info.removed}", fix=fix, source=S.VERL_MEGATRON_YAML)
+    gone = removed_in(f.key, version)
+    if gone is None:
         return f
+    path, last, removed = gone
+    what = f.key if path == f.key else f"{f.key} ({path} is gone)"
+    if f.id == "launch-key-needs-plus":  # its section is an open mapping: '+' still hands it on
+        fix = Fix(f"Delete the override, or write +{f.key}={f.evidence.get('override', '=').split('=', 1)[-1]} if "
+                  f"the consumer of {f.key.rsplit('.', 1)[0]} (an open mapping) still reads it.")
     return replace(f, id="launch-key-removed", components=("config", "verl"),
-                   title=f"{f.key} was removed in verl {info.removed}",
-                   fix=Fix(f"Delete the override {f.evidence.get('override', f.key)}."), source=S.VERL_MEGATRON_YAML)
+                   title=f"{what} was removed in {release_name(removed)} (last in verl {last})", fix=fix,
+                   evidence={**f.evidence, "removed_in": removed, "last_release": last},
+                   source=S.VERL_TRAINER_YAML)
+
+
+def _plus_removed(ovs: list[Override], version: str, flagged: set[str | None]) -> list[Finding]:
+    """`+key=…` for a key this release removed: Hydra adds it, and verl reads it no more."""
+    from doctor.launch.removed_keys import release_name, removed_in
+
+    out = []
+    for o in ovs:
+        if o.prefix not in ("+", "++") or o.key in flagged:
+            continue
+        gone = removed_in(o.key, version)
+        if gone is None:
+            continue
+        path, last, removed = gone
+        out.append(finding("launch-key-removed", "warning", ("config", "verl"),
+                           f"{o.key} was removed in {release_name(removed)} (last in verl {last}): with "
+                           f"'{o.prefix}' the run accepts it and nothing reads it",
+                           key=o.key, evidence={"override": o.text, "removed_in": removed, "last_release": last},
+                           fix=f"Delete the override {o.text}.", source=S.VERL_TRAINER_YAML))
+    return out
 
 
 def validate_overrides(

@@ -1,7 +1,9 @@
 """verl's config files for a release that is not installed here: unpacked from that release's PyPI wheel into
 the doctor's cache (`verl/<version>/`) on first use, then read from there.
 
-Only the yaml under `verl/**/config/`, the entry modules (`main_*.py`, for their `@hydra.main` defaults) and
+Only the yaml under `verl/**/config/`, the entry modules (`main_*.py`, `*_main.py`, the SFT trainers, for their
+`@hydra.main` defaults), the config dataclasses' source (`verl/**/config*.py`, `verl/base_config.py`, read by
+schema.py with `ast`), the enums values are checked against (`core_algos.py`, the rollout registry) and
 `verl/version/version` are unpacked: composing needs nothing else, and nothing of verl is imported. The wheel is
 fetched with the doctor interpreter's own pip (`pip download --no-deps --only-binary=:all:`), so pip's index
 settings (`PIP_INDEX_URL`, `PIP_FIND_LINKS`, `PIP_NO_INDEX`, a local wheelhouse) apply as they do to installs.
@@ -16,15 +18,18 @@ import tempfile
 import zipfile
 from pathlib import Path
 
-_MEMBER = re.compile(r"^verl/(?:[\w/]*config/.+\.ya?ml|[\w/]*main_\w+\.py|version/version)$")
+_MEMBER = re.compile(r"^verl/(?:[\w/]*config/.+\.ya?ml|[\w/]*main_\w+\.py|[\w/]*\w_main\.py|[\w/]*sft_trainer\w*\.py"
+                     r"|[\w/]*config[\w/]*\.py|trainer/ppo/core_algos\.py|workers/rollout/\w+\.py|version/version)$")
+LAYOUT = ".doctor-layout-2"  # a cache unpacked before the dataclass sources were kept is unpacked again
 DOWNLOAD_TIMEOUT = 180.0
 
 
 def cached_config(version: str) -> Path | None:
     from doctor.cachedir import cache_dir
 
-    cfg = Path(cache_dir("verl", version)) / "verl" / "trainer" / "config"
-    return cfg if (cfg / "ppo_trainer.yaml").is_file() else None
+    root = Path(cache_dir("verl", version))
+    cfg = root / "verl" / "trainer" / "config"
+    return cfg if (cfg / "ppo_trainer.yaml").is_file() and (root / LAYOUT).is_file() else None
 
 
 def release_config(version: str) -> tuple[Path | None, str | None]:
@@ -62,6 +67,11 @@ def _unpack(wheel: Path, dest: Path) -> None:
         for member in z.namelist():
             if _MEMBER.match(member) and ".." not in member:
                 z.extract(member, work)
+    (work / LAYOUT).write_text("", encoding="utf-8")
+    if dest.exists():  # an older layout: replaced whole
+        import shutil
+
+        shutil.rmtree(dest, ignore_errors=True)
     try:
         os.replace(work, dest)
     except OSError:  # another run got there first

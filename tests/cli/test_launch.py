@@ -100,7 +100,8 @@ def test_missing_plus_is_also_caught_by_real_hydra(model, verl_cfg):
     r = launch("--json", "--model", model, "--override", "actor_rollout_ref.actor.no_such_knob=1")
     rep = json.loads(r.stdout)
     hit = [f for f in rep["findings"] if f["key"] == "actor_rollout_ref.actor.no_such_knob"]
-    assert hit and hit[0]["id"] == "launch-key-needs-plus" and "Could not override" in hit[0]["detail"]
+    assert hit and hit[0]["id"] == "launch-key-not-in-config" and "Could not override" in hit[0]["detail"]
+    assert "+" + "actor_rollout_ref.actor.no_such_knob" not in hit[0]["fix"]["text"]  # a dataclass: '+' would fail
     assert r.exit_code == 1
 
 

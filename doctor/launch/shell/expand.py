@@ -56,7 +56,13 @@ class Expander:
             return Str()
         b = FieldBuilder(split=False)
         self._word(node, b, quoted=False, assignment=True)
-        return concat(b.result()) if len(b.fields) != 1 else b.fields[0]
+        fields = b.result()
+        if len(fields) == 1:
+            return fields[0]
+        joined: list[Str] = []  # `X="${A[@]}"`: bash joins the elements with a space
+        for i, f in enumerate(fields):
+            joined += [Str.of(" "), f] if i else [f]
+        return concat(joined)
 
     def _word(self, n: Node, b: FieldBuilder, quoted: bool, assignment: bool = False) -> None:
         t = n.type
@@ -104,6 +110,9 @@ class Expander:
             if c.type == "string_content":
                 b.literal(_unescape_dq(c.text))
             else:
+                lead = len(c.text) - len(c.text.lstrip(" \t"))
+                if lead and c.type in ("expansion", "simple_expansion"):  # tree-sitter puts the blank before a
+                    b.literal(c.text[:lead])  # `${` that follows another expansion inside its token: keep it
                 self._word(c, b, quoted=True)
             pos = c.end
         if n.children and n.children[-1].type == '"' and n.children[-1].start > pos:

@@ -9,6 +9,7 @@ holes; no external command, `$(…)` or `eval` is ever executed.
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -36,9 +37,21 @@ class Call:
     unsplit: list[str]  # unquoted unknown expansions that bash may split into several words
 
 
+@dataclass(frozen=True)
+class CutOff:
+    """A command of override words only, right after an entry-point command that ended without `\\`: bash runs
+    it as a command of its own (`command not found`), and the entry point never receives those overrides."""
+
+    entry_line: int
+    entry_end: int  # the line the entry-point command ends on
+    line: int
+    words: tuple[str, ...]
+
+
 @dataclass
 class Walk:
     calls: list[Call] = field(default_factory=list)
+    cut_off: list[CutOff] = field(default_factory=list)
     unresolved: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)  # what could not be followed (said in the report)
 
@@ -50,6 +63,7 @@ class Interpreter:
         self.walk = Walk()
         self.loop: tuple[int, ...] = ()
         self.depth = 0
+        self.after_entry: tuple[int, int] | None = None  # first/last line of the entry-point command just run
 
     # -- helpers ---------------------------------------------------------------------------------------
     def ex(self, w: World) -> Expander:
@@ -68,6 +82,8 @@ class Interpreter:
         for s in stmts:
             if s.type in ("comment", ";", "\n", "&", ";;", "{", "}", "do", "done", "then", "fi", "else", "esac"):
                 continue
+            if s.type not in ("command", "redirected_statement"):
+                self.after_entry = None
             nxt: list[World] = []
             for w in worlds:
                 if w.dead or w.returning:
@@ -201,6 +217,8 @@ class Interpreter:
             cond = test_command(n, self.ex(w))
         elif n.type == "command" and _name(n) in ("[", "test"):
             cond = test_argv(self.words(n, w)[0])
+        elif n.type == "compound_statement" and n.children and n.children[0].type == "((" and n.named:
+            cond = _arith_cond(n.named[0], self.ex(w))  # `(( … ))`: true when the value is not 0
         if cond is None:
             res = self.stmt(n, w)
             if all(r.status is not None for r in res):
@@ -348,6 +366,15 @@ class Interpreter:
             self.walk.calls.append(Call(n.line, (n.start, self.loop), argv, lines, w.label,
                                         set(w.hints) | set(env.hints), unsplit))
             w.status = None
+            self.after_entry = (n.line, n.line + n.text.rstrip().count("\n"))
+            return [w]
+        entry, self.after_entry = self.after_entry, None
+        words = [a.text for a in prefix] + [f.text for f in argv]
+        if entry is not None and all(_OVERRIDE_WORD.match(f.text) for f in argv):
+            cut = CutOff(entry[0], entry[1], n.line, tuple(words))
+            if cut not in self.walk.cut_off:
+                self.walk.cut_off.append(cut)
+            w.status = False  # bash: command not found
             return [w]
         from doctor.launch.shell.builtins import run_builtin
 
@@ -397,7 +424,17 @@ class Interpreter:
         return out
 
 
+_OVERRIDE_WORD = re.compile(r"^(?:\+\+|\+|~)?[A-Za-z_][\w\-]*(?:\.[\w\-@/]+)+=")  # a dotted Hydra key=value word
 _REDIRECTS = ("file_redirect", "heredoc_redirect", "herestring_redirect", "heredoc_body", "heredoc_start")
+
+
+def _arith_cond(expr: Node, ex: Expander) -> Cond:
+    from doctor.launch.shell.arith import ArithUnknown, evaluate
+
+    try:
+        return Cond(evaluate(expr, ex) != 0)
+    except ArithUnknown:
+        return Cond(None)
 
 
 def _name(n: Node) -> str:

@@ -65,6 +65,9 @@ def _read(ex: Expander, name: str, index: str | None, text: str) -> Value | None
     if name in ("@", "*"):
         return list(ex.scope.positional())
     if name == "#":
+        if not ex.scope.positional() and not getattr(ex.scope, "locals_stack", None):
+            # the script's own argument count is the run's: `[ "$#" -lt 2 ] && exit 1` takes both ways
+            return Str((Hole(text, "positional parameter", "0"),))
         return Str.of(str(len(ex.scope.positional())))
     if name in ("?", "$", "!", "-"):
         return Str((Hole(text, "special parameter", "0"),))

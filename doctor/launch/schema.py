@@ -1,0 +1,123 @@
+"""What verl's own source says about a config section: whether a mapping is open (a plain dict that takes any
+new key) or backed by a dataclass (its yaml has `_target_: verl.….SomeConfig`, and verl builds the section with
+`SomeConfig(**section)`, so a key the class does not declare fails at start-up with
+`TypeError: SomeConfig.__init__() got an unexpected keyword argument`), and the declared type of each field.
+
+The dataclass is read from the release's source files with `ast` (nothing of verl is imported): the module of
+`_target_`, or the package of that name, beside the config directory being composed. When the source is not
+here the section is still known to be closed, but its fields are not.
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+TARGET = "_target_"
+
+
+@dataclass(frozen=True)
+class DataclassInfo:
+    name: str  # the `_target_` (dotted)
+    fields: dict[str, str]  # field name -> its annotation as written (`bool`, `Optional[int]`, `str | None`)
+
+
+def verl_root(config_dir: str | Path | None) -> Path | None:
+    """The directory holding the `verl` package of a config directory of that tree (…/verl/trainer/config, a
+    recipe's or an experimental entry point's `config`)."""
+    if config_dir is None:
+        return None
+    p = Path(config_dir).resolve()
+    for cand in (p, *p.parents):  # verl/trainer/config, verl/experimental/x/config, recipe/x/config
+        if (cand / "verl" / "trainer").is_dir():
+            return cand
+    return None
+
+
+def section_target(flat: dict[str, Any] | None, section: str) -> str | None:
+    """The `_target_` of a composed section (`actor_rollout_ref.actor.checkpoint`), None for a plain mapping."""
+    if not flat:
+        return None
+    t = flat.get(f"{section}.{TARGET}" if section else TARGET)
+    return t if isinstance(t, str) and t else None
+
+
+def dataclass_info(root: Path | None, target: str) -> DataclassInfo | None:
+    """The fields verl's source declares for `target`, or None when that source is not here."""
+    if root is None or "." not in target:
+        return None
+    return _info(str(root), target)
+
+
+@lru_cache(maxsize=256)
+def _info(root: str, target: str) -> DataclassInfo | None:
+    module, name = target.rsplit(".", 1)
+    classes = _classes(root, module)
+    if name not in classes:
+        return None
+    fields: dict[str, str] = {}
+    seen: set[str] = set()
+
+    def collect(cls: str) -> None:
+        if cls in seen or cls not in classes:
+            return
+        seen.add(cls)
+        node = classes[cls]
+        for base in node.bases:  # a base's fields first: the subclass may redeclare one
+            bname = base.id if isinstance(base, ast.Name) else base.attr if isinstance(base, ast.Attribute) else ""
+            collect(bname)
+        for stmt in node.body:
+            if isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name):
+                ann = ast.unparse(stmt.annotation)
+                if not ann.startswith("ClassVar") and not stmt.target.id.startswith("_"):
+                    fields[stmt.target.id] = ann
+
+    collect(name)
+    return DataclassInfo(target, fields)
+
+
+@lru_cache(maxsize=64)
+def _classes(root: str, module: str) -> dict[str, ast.ClassDef]:
+    """Every class defined in `module` (a file, or every file of a package) and in verl's base_config."""
+    base = Path(root, *module.split("."))
+    files = [base.with_suffix(".py")] if base.with_suffix(".py").is_file() else sorted(base.glob("*.py"))
+    files.append(Path(root, "verl", "base_config.py"))
+    out: dict[str, ast.ClassDef] = {}
+    for f in files:
+        try:
+            tree = ast.parse(f.read_text(encoding="utf-8"))
+        except (OSError, SyntaxError, UnicodeDecodeError):
+            continue
+        for node in tree.body:
+            if isinstance(node, ast.ClassDef):
+                out.setdefault(node.name, node)
+    return out
+
+
+def is_open(flat: dict[str, Any] | None, dicts: dict[str, int], section: str, root: Path | None,
+            key: str) -> tuple[bool, str | None]:
+    """(whether `section` accepts the new `key` with '+', the dataclass that closes it when it does not)."""
+    if section not in dicts:
+        return False, None
+    target = section_target(flat, section)
+    if target is None:
+        return True, None
+    info = dataclass_info(root, target)
+    if info is not None and key in info.fields:
+        return True, None
+    return False, target
+
+
+def field_type(flat: dict[str, Any] | None, root: Path | None, key: str) -> str | None:
+    """The declared annotation of `key` in the dataclass of its section, when that source is here."""
+    if "." not in key:
+        return None
+    section, leaf = key.rsplit(".", 1)
+    target = section_target(flat, section)
+    if target is None:
+        return None
+    info = dataclass_info(root, target)
+    return info.fields.get(leaf) if info is not None else None

@@ -1,0 +1,63 @@
+"""What a new user met, round 2 (issue 25): verdicts that are not so, fixes that break the stack, inputs and
+outputs, and a crash, each through the real CLI."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from click.testing import CliRunner
+
+from doctor.cli import cli
+from tests.conftest import ROOT
+
+
+def run(*args: str, **kw):
+    return CliRunner().invoke(cli, list(args), catch_exceptions=False, **kw)
+
+
+def doctor_proc(*args: str, cwd: Path | None = None, env: dict[str, str] | None = None, **kw):
+    """The doctor in a child process (a crash of the interpreter must show as a signal, not kill the tests)."""
+    full_env = {**os.environ, "PYTHONPATH": str(ROOT), **(env or {})}
+    return subprocess.run([sys.executable, "-m", "doctor", *args], capture_output=True, text=True, timeout=120,
+                          cwd=cwd, env=full_env, **kw)
+
+
+# -- 15: no input crashes the process ---------------------------------------------------------------------------
+
+
+def test_lint_survives_a_brace_before_a_four_byte_character(tmp_path):
+    """tree-sitter-bash#337: `{` then U+105456 made the scanner read out of bounds (SIGSEGV, exit -11)."""
+    for i, body in enumerate([b"{\xf4\x85\x91\x96", b"echo {\xf4\x85\x91\x96}\n",
+                              b"python3 -m verl.trainer.main_ppo trainer.n_gpus_per_node=8 x={\xf4\x85\x91\x96\n"]):
+        script = tmp_path / f"s{i}.sh"
+        script.write_bytes(body)
+        r = doctor_proc("lint", str(script), "--json")
+        assert r.returncode in (0, 1), (body, r.returncode, r.stderr)
+        assert json.loads(r.stdout)["findings"] is not None
+
+
+def test_astral_characters_do_not_change_what_lint_reads():
+    """The placeholder keeps every node's offsets and text: the tree of a script with emoji (which the unguarded
+    parser happens to survive) is the same node for node whether the guard maps them or not."""
+    from doctor.launch.shell import tree
+
+    text = ("# \U0001F600 run\nMSG='\U0001F680 go'\npython3 -m verl.trainer.main_ppo trainer.project_name=\U00020000x "
+            "data.path=\"${HOME}/\U0001F4BE\" $\U0001F600 {a,\U0001F600} ${x:-\U0001F600}\ncat <<EOF\n\U0001F600\nEOF\n")
+    raw = subprocess.run([sys.executable, "-c", (
+        "import sys, json, tree_sitter as t, tree_sitter_bash as b\n"
+        "p = t.Parser(t.Language(b.language())); data = sys.stdin.buffer.read()\n"
+        "def walk(n): return [n.type, n.start_byte, n.end_byte, [walk(c) for c in n.children]]\n"
+        "print(json.dumps(walk(p.parse(data).root_node)))")], input=text.encode(), capture_output=True, timeout=60)
+    assert raw.returncode == 0, raw.stderr
+
+    def walk(n):
+        return [n.type, n.start_byte, n.end_byte, [walk(c) for c in n.children]]
+
+    assert tree.parser_bytes(text) != text.encode() and len(tree.parser_bytes(text)) == len(text.encode())
+    assert walk(tree.parser().parse(tree.parser_bytes(text)).root_node) == json.loads(raw.stdout)
+    root = tree.parse(text)
+    assert root.text == text

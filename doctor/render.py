@@ -23,14 +23,16 @@ _CHECK_MARK = {
 
 def emit(report: Report, console: Console, *, strict: bool = False) -> int:
     """Write the report the way the console is set up and return the exit code."""
+    if strict:
+        report.extra["strict"] = True  # JSON readers see why warnings give exit 1
     if console.json_mode:
         console.emit_json(report.to_dict())
     else:
-        render_text(report, console)
+        render_text(report, console, strict=strict)
     return report.exit_code(strict=strict)
 
 
-def render_text(report: Report, console: Console) -> None:
+def render_text(report: Report, console: Console, *, strict: bool = False) -> None:
     """Findings grouped by the component to change, worst first. `-q` keeps errors, warnings and the
     summary line; `-v` adds detail of info findings, evidence, sources and every check that ran."""
     c = console
@@ -101,6 +103,8 @@ def render_text(report: Report, console: Console) -> None:
                         say(c.style(f"        {line}", "dim"))
     s = report.summary
     word = {"ok": c.style("ok", "green", "bold"), "warning": c.style("warnings", "yellow", "bold"), "error": c.style("errors", "red", "bold")}[report.status]
+    if strict and report.status == "warning":  # the summary says what the exit code does
+        word = c.style("failed (strict: warnings fail)", "red", "bold")
     say(f"{report.command}: {word} — {s['error']} error(s), {s['warning']} warning(s), {s['info']} info{_checks_clause(report)}")
 
 

@@ -42,6 +42,17 @@ class CheckConfig:
 _CONFIG_KEYS = {"only", "ignore", "profile", "strict"}
 
 
+def describe_config(cfg: CheckConfig) -> str | None:
+    """The line check prints whenever a waivers file applied: which file, and everything it changed."""
+    if not cfg.source:
+        return None
+    parts = [f"ignore {', '.join(cfg.ignore)}" if cfg.ignore else "",
+             f"only {', '.join(cfg.only)}" if cfg.only else "",
+             f"profile {cfg.profile}" if cfg.profile else "", "strict (warnings fail)" if cfg.strict else ""]
+    said = "; ".join(p for p in parts if p)
+    return f"config: {cfg.source} applies: {said or 'nothing (the table is empty)'}"
+
+
 def load_check_config(path: str | None = None, cwd: str | os.PathLike[str] | None = None) -> CheckConfig:
     """Read waivers. An explicit file may hold a `[tool.doctor]` table or the keys at top level; without
     one, `doctor.toml` then `pyproject.toml` ([tool.doctor] only) in `cwd` are used when present."""

@@ -61,3 +61,45 @@ def test_astral_characters_do_not_change_what_lint_reads():
     assert walk(tree.parser().parse(tree.parser_bytes(text)).root_node) == json.loads(raw.stdout)
     root = tree.parse(text)
     assert root.text == text
+
+
+# -- 1: waivers from a config file are said, and the summary agrees with the exit code -----------------------
+
+
+def _snap(tmp_path: Path, data: dict, name: str = "s.json") -> str:
+    p = tmp_path / name
+    p.write_text(json.dumps(data))
+    return str(p)
+
+
+def test_a_waivers_file_in_the_cwd_is_named_with_what_it_waived(tmp_path, monkeypatch):
+    from tests.stacks import healthy
+
+    d = healthy()
+    d["ascend"]["devices"] = []
+    d["ascend"]["pci"] = []
+    d["ascend"]["device_files"] = []
+    s = _snap(tmp_path, d)
+    assert run("check", "--from", s).exit_code == 1  # no NPU: an error
+    (tmp_path / "pyproject.toml").write_text('[tool.doctor]\nignore = ["devices"]\n')
+    monkeypatch.chdir(tmp_path)
+    for flags in ((), ("-v",), ("-q",)):
+        r = run("check", "--from", s, *flags)
+        assert r.exit_code == 0
+        assert f"config: {tmp_path / 'pyproject.toml'} applies: ignore devices" in r.output, (flags, r.output)
+
+
+def test_strict_from_a_config_file_makes_the_summary_say_failed(tmp_path, monkeypatch):
+    from tests.stacks import healthy
+
+    d = healthy()
+    d["env"]["HCCL_CONNECT_TIMEOUT"] = "60"  # a warning only
+    s = _snap(tmp_path, d)
+    (tmp_path / "doctor.toml").write_text("strict = true\n")
+    monkeypatch.chdir(tmp_path)
+    r = run("check", "--from", s)
+    last = r.output.strip().splitlines()[-1]
+    assert r.exit_code == 1 and last.startswith("check: failed (strict: warnings fail)"), r.output
+    assert "strict (warnings fail)" in r.output
+    report = json.loads(run("--json", "check", "--from", s).stdout)
+    assert report["strict"] is True and report["status"] == "warning"

@@ -129,9 +129,14 @@ def _preflight(opts: SmokeOptions, console: Console, c: _Checks, extra: dict[str
             fix="Fix the errors below (or pass --ignore-preflight to run anyway).")
         c.add("smoke-preflight", "smoke", [refusal, *pre], time.monotonic() - t)
         return False
-    # Errors ignored (or a dry run): keep them visible as "(ignored)" infos; warnings stay warnings.
-    shown_pre = [_as_info(f) if f.severity is Severity.ERROR else f for f in pre if f.severity is not Severity.INFO]
-    c.add("smoke-preflight", "smoke", shown_pre, time.monotonic() - t)
+    # Errors ignored (or a dry run): keep them visible as "(ignored)" warnings, never under a ✓, and the preflight
+    # is not a pass (JUnit shows it skipped, with why); warnings stay warnings.
+    shown_pre = [_as_ignored(f) if f.severity is Severity.ERROR else f for f in pre if f.severity is not Severity.INFO]
+    why = None
+    if errors:
+        flag = "--dry-run" if opts.dry_run and not opts.ignore_preflight else "--ignore-preflight"
+        why = f"`doctor check` found {len(errors)} error(s), ignored under {flag}: the host was not found ready"
+    c.add("smoke-preflight", "smoke", shown_pre, time.monotonic() - t, skip=why)
     return True
 
 
@@ -232,8 +237,8 @@ def _run(opts: SmokeOptions, layout: plan.Layout, launch: _Launch, console: Cons
     return c.report(extra, internal_error=not res.started or res.interrupted)
 
 
-def _as_info(f: Finding) -> Finding:
-    return replace(f, severity=Severity.INFO, title=f"(ignored) {f.title}")
+def _as_ignored(f: Finding) -> Finding:
+    return replace(f, severity=Severity.WARNING, title=f"(ignored) {f.title}")
 
 
 KEEP_RUNS = 20

@@ -56,7 +56,9 @@ def test_dry_run_json_passes_and_its_artifacts_are_valid(workdir: Path) -> None:
     assert r.returncode == 0, r.stderr
     doc = json.loads(r.stdout)  # stdout holds exactly one JSON document
     _schema_check(doc)
-    assert doc["command"] == "smoke" and doc["status"] == "ok" and doc["dry_run"] is True
+    assert doc["command"] == "smoke" and doc["dry_run"] is True
+    # a host that is not ready (no NPU here) is said: its errors stand as "(ignored)" warnings, never "ok"
+    assert doc["status"] == ("warning" if doc["preflight"].get("ignored") else "ok")
     assert doc["workload"]["valid"] is True
     assert {a["name"] for a in doc["artifacts"]} >= {"data/train.parquet", "data/test.parquet",
                                                      "model/model.safetensors", "model/config.json",

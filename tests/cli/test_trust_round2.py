@@ -103,3 +103,60 @@ def test_strict_from_a_config_file_makes_the_summary_say_failed(tmp_path, monkey
     assert "strict (warnings fail)" in r.output
     report = json.loads(run("--json", "check", "--from", s).stdout)
     assert report["strict"] is True and report["status"] == "warning"
+
+
+# -- 2: a check that could not judge is skipped, with its reason, everywhere ------------------------------------
+
+
+def test_cann_checks_without_a_toolkit_are_skipped_not_passed(tmp_path):
+    import xml.etree.ElementTree as ET
+
+    from tests.stacks import healthy
+
+    d = healthy()
+    d["ascend"]["toolkit"] = None
+    d["ascend"]["toolkits"] = []
+    d["ascend"]["kernels"] = None
+    d["ascend"]["nnal"] = None
+    for name in ("torch-npu", "vllm-ascend"):
+        d["packages"].pop(name, None)
+    s = _snap(tmp_path, d)
+    junit = tmp_path / "c.xml"
+    r = run("check", "-v", "--from", s, "--junit", str(junit))
+    assert "check cann-kernels pass" not in r.output and "check cann-nnal pass" not in r.output
+    assert "- check cann-kernels skipped: no CANN toolkit" in r.output, r.output
+    assert "- check cann-nnal skipped: no CANN toolkit" in r.output
+    suite = ET.parse(junit).getroot().find("testsuite")
+    assert suite is not None
+    case = next(c for c in suite.iter("testcase") if c.get("name") == "cann-kernels")
+    assert case.find("skipped") is not None
+
+
+def test_smoke_dry_run_does_not_pass_a_preflight_whose_errors_it_ignored(tmp_path):
+    import importlib.util
+    import io
+
+    import pytest
+
+    if importlib.util.find_spec("verl") is None:
+        pytest.skip("verl not installed")
+    from doctor.console import Console
+    from doctor.render import junit_xml, render_text
+    from doctor.report import finding
+    from doctor.smoke.session import SmokeOptions, run_smoke
+
+    def broken(python: str):
+        return [finding("cann-not-installed", "error", "cann", "No Ascend CANN toolkit found", evidence={}, fix="x")]
+
+    console = Console(json_mode=True, out=io.StringIO(), err=io.StringIO())
+    rep = run_smoke(SmokeOptions(workdir=tmp_path / "w", dry_run=True), console, preflight=broken)
+    assert rep.exit_code() == 0
+    pre = next(c for c in rep.checks if c.id == "smoke-preflight")
+    assert pre.status.value == "skip" and "--dry-run" in (pre.reason or "")
+    xml = junit_xml(rep, "doctor-smoke")
+    assert '<testcase classname="doctor.smoke.smoke" name="smoke-preflight"' in xml
+    case = xml.split('name="smoke-preflight"')[1].split("</testcase>")[0]
+    assert "<skipped" in case
+    out = io.StringIO()
+    render_text(rep, Console(out=out, err=io.StringIO()))
+    assert "[✓] cann" not in out.getvalue() and "(ignored) No Ascend CANN toolkit found" in out.getvalue()

@@ -199,12 +199,17 @@ def validate_sets(profile: Any, sets: Mapping[str, str], pins: Mapping[str, str]
 
 
 def check_target(profile: Any, facts: Facts, *, python_flag: str = "--python") -> None:
-    """Refuse what the profile cannot serve: an inference card, another arch, another Python."""
+    """Refuse what the profile cannot serve: an inference card, another chip family, another arch, another Python."""
     if facts.chip in ("310P", "310"):
         raise RefusedError(
             f"Atlas 300I/310P ({facts.chip}) are inference cards: MindSpeed training is not supported there "
             f"(MindSpeed lists Atlas A2/A3 training products: {up.MINDSPEED_NOT_ON_PYPI}). "
             "Use vllm-ascend for inference instead.", source="doctor install")
+    from doctor.knowledge.profiles import wrong_chip
+
+    bad_chip = wrong_chip(profile, facts.chip, where=f"of {facts.where}")
+    if bad_chip:  # the plan would name (and the env file source) the other chip's kernels, driver and firmware
+        raise RefusedError(bad_chip + "; see `doctor profiles`", source="--profile")
     if facts.arch not in profile.arches:
         raise RefusedError(f"profile {profile.name} is verified for {', '.join(profile.arches)}, not {facts.arch} "
                            f"({facts.where})", source="--profile")

@@ -122,7 +122,7 @@ def nodes_from_documents(docs: Sequence[tuple[str, Snapshot | Cluster]]) -> tupl
 
 # profile selection reports these itself (pseudo-check `profile-selection`, area cann)
 SELECTION_FINDINGS = ("cann-newer-than-profiles", "cann-older-than-profiles", "verl-newer-than-profiles", "no-profile",
-                      "profile-facts-unknown")
+                      "profile-facts-unknown", "profile-wrong-chip")
 
 
 def check_waivers(only: Sequence[str], ignore: Sequence[str]) -> None:
@@ -234,7 +234,19 @@ def _about_the_snapshot(f: Finding) -> Finding:
 
 
 def _selection_findings(snap: Snapshot, profs: list[Profile], prof: Profile | None, why: str) -> list[Finding]:
+    from doctor.knowledge.profiles import wrong_chip
+
     out: list[Finding] = []
+    fam = family(snap)
+    bad_chip = wrong_chip(prof, fam if isinstance(fam, str) else None, profs, "on this host") if prof else None
+    if bad_chip and prof is not None:  # only a forced profile can be for another chip: selection filters by chip
+        out.append(finding(
+            "profile-wrong-chip", "error", ("npu", "kernels"), bad_chip,
+            detail="The CANN kernels (ops), driver and firmware packages are built per chip family; a stack for "
+                   "another chip names (and `doctor install` would plan) the wrong ones.",
+            evidence={"profile": prof.name, "profile_chips": list(prof.chips), "chip": fam},
+            fix=f"Drop --profile (the doctor picks the stack for {fam}) or pass a profile for {fam} (`doctor profiles`).",
+            source=prof.source))
     c = cann(snap)
     if c is not None and profs:
         out.extend(_cann_range_findings(c, profs, prof))

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
@@ -313,6 +313,19 @@ def find_profile(profiles: list[Profile], name: str, source: str = "--profile") 
 
 
 # -- selection -----------------------------------------------------------------------------------------
+
+
+def wrong_chip(profile: Profile, chip: str | None, profiles: Sequence[Profile] = (),
+               where: str = "here") -> str | None:
+    """Why a profile cannot serve NPUs of this chip family (None when it can, or the family is unknown): its
+    kernels, driver and firmware packages are the chip's own, so a stack forced for another chip installs
+    and names the wrong ones. One rule for `check --profile` (an error) and `install --profile` (refused)."""
+    if not chip or chip in profile.chips:
+        return None
+    same = [p.name for p in profiles if p.verl == profile.verl and p.cann_version == profile.cann_version
+            and chip in p.chips]
+    return (f"profile {profile.name} is for {'/'.join(profile.chips)} NPUs, not the {chip} NPUs {where}"
+            + (f"; the {chip} stack of this release is {same[0]}" if same else ""))
 
 
 def select_profile(snapshot: Any, profiles: list[Profile], forced: str | None = None) -> tuple[Profile | None, str]:

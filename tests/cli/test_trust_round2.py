@@ -160,3 +160,19 @@ def test_smoke_dry_run_does_not_pass_a_preflight_whose_errors_it_ignored(tmp_pat
     out = io.StringIO()
     render_text(rep, Console(out=out, err=io.StringIO()))
     assert "[✓] cann" not in out.getvalue() and "(ignored) No Ascend CANN toolkit found" in out.getvalue()
+
+
+# -- 3: a profile forced for another chip --------------------------------------------------------------------
+
+
+def test_a_profile_forced_for_another_chip_is_an_error_and_install_refuses_it(tmp_path):
+    from tests.stacks import healthy
+
+    s = _snap(tmp_path, healthy("verl-0.7.1-cann8.5.0-a2"))
+    r = run("check", "--from", s, "--profile", "verl-0.7.1-cann8.5.0-a3")
+    assert r.exit_code == 1 and "[profile-wrong-chip]" in r.output
+    assert "verl-0.7.1-cann8.5.0-a2" in r.output  # the right stack is named
+    assert "[profile-wrong-chip]" not in run("check", "--from", s, "--profile", "verl-0.7.1-cann8.5.0-a2").output
+    r = run("install", "--from", s, "--profile", "verl-0.7.1-cann8.5.0-a3", "--dry-run", "--venv", str(tmp_path / "v"))
+    assert r.exit_code == 2 and "--profile" in r.stderr and "A3" in r.stderr and "A2" in r.stderr
+    assert "Ascend-hdk-a2" not in r.output

@@ -32,7 +32,6 @@ from doctor.knowledge.versions import (
     DriverVersion,
     base_version,
     parse_pkg_version,
-    pkg_satisfies,
 )
 from doctor.snapshot.model import UNKNOWN, Snapshot, known, normalize_name
 
@@ -213,7 +212,7 @@ def check_target(profile: Any, facts: Facts, *, python_flag: str = "--python") -
     if facts.arch not in profile.arches:
         raise RefusedError(f"profile {profile.name} is verified for {', '.join(profile.arches)}, not {facts.arch} "
                            f"({facts.where})", source="--profile")
-    if pkg_satisfies(facts.python_version + ".0", profile.python) is False:
+    if profile.python_fits(facts.python_version) is False:
         raise RefusedError(f"profile {profile.name} needs Python {profile.python}; {facts.where} has {facts.python_version}",
                            source=python_flag)
 

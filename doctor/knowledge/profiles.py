@@ -127,6 +127,13 @@ class Profile:
             return CannVersion(self.cann_version).series == cann.series
         return CannVersion(self.cann_min) <= cann < CannVersion(self.cann_max)
 
+    def python_fits(self, version: str) -> bool | None:
+        """Whether a Python (`3.11` or `3.11.9`) is inside the stack's range; None when unreadable. The one rule
+        of selection, `check` (python-outside-profile) and `install` (refusal): the range covers what the
+        release's docs and its release image run."""
+        v = version if version.count(".") >= 2 else version + ".0"
+        return pkg_satisfies(v, self.python)
+
     def deviation_for(self, finding_id: str, evidence: Mapping[str, Any]) -> Deviation | None:
         return next((d for d in self.deviations if d.matches(finding_id, evidence)), None)
 
@@ -379,7 +386,7 @@ def select_profile(snapshot: Any, profiles: list[Profile], forced: str | None = 
     for label, value, pred in (
         ("chip", fam if isinstance(fam, str) else None, lambda p, x: x in p.chips),
         ("arch", arch, lambda p, x: x in p.arches),
-        ("Python", py, lambda p, x: pkg_satisfies(x, p.python) is not False),
+        ("Python", py, lambda p, x: p.python_fits(x) is not False),
     ):
         if value is None:
             facts.append(f"{label} unknown")

@@ -176,3 +176,46 @@ def test_a_profile_forced_for_another_chip_is_an_error_and_install_refuses_it(tm
     r = run("install", "--from", s, "--profile", "verl-0.7.1-cann8.5.0-a3", "--dry-run", "--venv", str(tmp_path / "v"))
     assert r.exit_code == 2 and "--profile" in r.stderr and "A3" in r.stderr and "A2" in r.stderr
     assert "Ascend-hdk-a2" not in r.output
+
+
+# -- 4: check and install agree on Python, and upstream's own release image is accepted -------------------------
+
+
+def test_verl_061_on_upstreams_python_311_image_is_accepted_by_check_and_install(tmp_path):
+    from tests.stacks import healthy
+
+    d = healthy("verl-0.6.1-cann8.2.rc1-a2")
+    d["python"]["version"] = "3.11.9"  # Dockerfile.ascend_8.2.rc1_a2 at v0.6.1: FROM cann:8.2.rc1-910b-ubuntu22.04-py3.11
+    s = _snap(tmp_path, d)
+    r = run("check", "--from", s)
+    assert "python-outside-profile" not in r.output and "verl-0.6.1-cann8.2.rc1-a2" in r.output
+    r = run("install", "--from", s, "--dry-run", "--venv", str(tmp_path / "v"))
+    assert r.exit_code == 0, r.output
+
+
+def test_check_and_install_judge_python_by_one_rule():
+    """For every profile and Python 3.8-3.14: check's python-outside-profile iff install refuses that Python."""
+    from dataclasses import replace
+
+    from doctor.checks.diagnose import diagnose
+    from doctor.errors import RefusedError
+    from doctor.installers.resolve import check_target, facts_from_snapshot
+    from doctor.knowledge.profiles import load_profiles
+    from doctor.snapshot.model import snapshot_from_dict
+    from tests.stacks import stack_snapshot
+
+    profiles = load_profiles()
+    for p in profiles:
+        for minor in range(8, 15):
+            d = stack_snapshot(p, p.arches[0])
+            d["python"]["version"] = f"3.{minor}.2"
+            snap = snapshot_from_dict(d, "t")
+            warned = any(f.id == "python-outside-profile" for f in
+                         diagnose([(None, snap, None)], profiles=profiles, forced_profile=p.name).findings)
+            facts = replace(facts_from_snapshot(snap, where="the snapshot"), chip=p.chips[0])
+            try:
+                check_target(p, facts)
+                refused = False
+            except RefusedError as e:
+                refused = "Python" in e.message
+            assert warned == refused, (p.name, minor, warned, refused)

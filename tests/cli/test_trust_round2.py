@@ -219,3 +219,17 @@ def test_check_and_install_judge_python_by_one_rule():
             except RefusedError as e:
                 refused = "Python" in e.message
             assert warned == refused, (p.name, minor, warned, refused)
+
+
+# -- 5: EP larger than the NPUs --------------------------------------------------------------------------------
+
+
+def test_ep_that_no_default_etp_fits_is_an_error_and_nothing_is_written(tmp_path):
+    out = tmp_path / "run.sh"
+    r = run("launch", "--ep", "16", "--chip", "A2", "-o", str(out))
+    assert r.exit_code == 1 and not out.exists()
+    assert "✗ 8 NPUs are not divisible by EP*ETP*PP" in r.output and "[launch-expert-world-indivisible]" in r.output
+    r = run("launch", "--ep", "16", "--tp", "2", "--chip", "A2", "-o", str(out))  # ETP=TP=2 or 1: neither fits
+    assert r.exit_code == 1 and not out.exists() and "(and with ETP=1)" in r.output
+    r = run("launch", "--ep", "4", "--tp", "4", "--chip", "A2", "-o", str(out))  # ETP=TP breaks, ETP=1 fits: a hedge
+    assert "! 8 NPUs are not divisible by EP*ETP*PP = 4*4*1 = 16; ETP=1 would fit" in r.output and out.exists()

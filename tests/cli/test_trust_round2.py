@@ -233,3 +233,58 @@ def test_ep_that_no_default_etp_fits_is_an_error_and_nothing_is_written(tmp_path
     assert r.exit_code == 1 and not out.exists() and "(and with ETP=1)" in r.output
     r = run("launch", "--ep", "4", "--tp", "4", "--chip", "A2", "-o", str(out))  # ETP=TP breaks, ETP=1 fits: a hedge
     assert "! 8 NPUs are not divisible by EP*ETP*PP = 4*4*1 = 16; ETP=1 would fit" in r.output and out.exists()
+
+
+# -- 6: a package's fix line is the command the install plan runs for it ------------------------------------
+
+
+def _off_profile_fixes(tmp_path: Path, profile: str, arch: str) -> dict[str, str]:
+    from tests.stacks import healthy
+
+    d = healthy(profile, arch=arch)
+    for name, pkg in d["packages"].items():
+        if name in ("torch", "torch-npu", "torchvision", "vllm", "vllm-ascend", "transformers", "triton-ascend", "verl"):
+            pkg["version"] = "0.0.1"
+    report = json.loads(run("--json", "check", "--from", _snap(tmp_path, d, f"{profile}-{arch}.json"),
+                            "--profile", profile).stdout)
+    return {f["evidence"]["package"]: f["fix"]["text"] for f in report["findings"] if f["id"] == "package-off-profile"}
+
+
+def test_off_profile_fix_lines_never_install_another_build(tmp_path):
+    fixes = _off_profile_fixes(tmp_path, "verl-0.9.1-cann9.1.0-a2", "x86_64")
+    # vLLM and vllm-ascend are built from source (VLLM_TARGET_DEVICE=empty): PyPI's vllm wheel is a CUDA build
+    assert fixes["vllm"] == fixes["vllm-ascend"] == "doctor install --profile verl-0.9.1-cann9.1.0-a2"
+    # on x86 the torch stack is the +cpu build from the PyTorch CPU index, in one resolver call with torch-npu
+    assert "torch==2.10.0+cpu" in fixes["torch"] and "--extra-index-url https://download.pytorch.org/whl/cpu" in fixes["torch"]
+    assert "torch-npu==2.10.0.post4" in fixes["torch"]
+    assert fixes["verl"] == "pip install verl==0.9.1 --no-deps"
+    assert fixes["triton-ascend"].startswith("pip uninstall -y triton triton-ascend && pip install triton-ascend==3.2.2 --no-deps")
+    arm = _off_profile_fixes(tmp_path, "verl-0.9.1-cann9.1.0-a2", "aarch64")
+    assert "+cpu" not in arm["torch"] and "download.pytorch.org" not in arm["torch"]
+
+
+def test_every_fix_line_is_a_step_of_the_plan(tmp_path):
+    """For every profile and arch: each off-profile fix is `doctor install --profile P` or exactly the requirements
+    of one INSTALL step of the real plan for that machine."""
+    import shlex
+
+    from doctor.installers.resolve import facts_from_snapshot, resolve
+    from doctor.knowledge.profiles import load_profiles
+    from doctor.snapshot.model import snapshot_from_dict
+    from tests.stacks import healthy
+
+    for p in load_profiles():
+        if p.is_snapshot:
+            continue
+        for arch in p.arches:
+            fixes = _off_profile_fixes(tmp_path, p.name, arch)
+            assert fixes, (p.name, arch)
+            plan = resolve(p, facts_from_snapshot(snapshot_from_dict(healthy(p.name, arch=arch), "t")))
+            steps = {s.requirements for s in plan.steps if s.requirements}
+            for name, fix in fixes.items():
+                if fix == f"doctor install --profile {p.name}":
+                    continue
+                words = shlex.split(fix.split("&&")[-1])
+                after = words[words.index("install") + 1:]
+                reqs = tuple(after[:next((i for i, w in enumerate(after) if w.startswith("-")), len(after))])
+                assert reqs in steps, (p.name, arch, name, fix)

@@ -288,3 +288,17 @@ def test_every_fix_line_is_a_step_of_the_plan(tmp_path):
                 after = words[words.index("install") + 1:]
                 reqs = tuple(after[:next((i for i, w in enumerate(after) if w.startswith("-")), len(after))])
                 assert reqs in steps, (p.name, arch, name, fix)
+
+
+# -- 8: install never targets a file or the doctor's own environment ----------------------------------------------
+
+
+def test_install_refuses_a_file_as_venv_and_the_doctors_own_environment(tmp_path):
+    r = run("install", "--dry-run", "--venv", "/etc/passwd")
+    assert r.exit_code == 2 and "--venv" in r.stderr and "not a directory" in r.stderr
+    r = run("install", "--dry-run", "--venv", sys.prefix)
+    assert r.exit_code == 2 and "--venv" in r.stderr and "own environment" in r.stderr
+    r = run("install", "--dry-run", "--python", sys.executable)
+    assert r.exit_code == 2 and "--python" in r.stderr and "own interpreter" in r.stderr
+    r = run("--json", "install", "--dry-run", "--venv", sys.prefix)
+    assert r.exit_code == 2 and json.loads(r.stdout)["status"] == "error"

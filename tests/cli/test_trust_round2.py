@@ -302,3 +302,33 @@ def test_install_refuses_a_file_as_venv_and_the_doctors_own_environment(tmp_path
     assert r.exit_code == 2 and "--python" in r.stderr and "own interpreter" in r.stderr
     r = run("--json", "install", "--dry-run", "--venv", sys.prefix)
     assert r.exit_code == 2 and json.loads(r.stdout)["status"] == "error"
+
+
+# -- 9: a missing [smoke] extra is named, cache or no cache -----------------------------------------------------
+
+
+def test_smoke_with_a_cached_workload_and_no_pyarrow_names_the_extra(tmp_path):
+    """Build the workload once, then run the dry run where pyarrow cannot be imported (a sitecustomize that blocks
+    it, as in an environment without the [smoke] extra)."""
+    import importlib.util
+
+    import pytest
+
+    if importlib.util.find_spec("verl") is None:
+        pytest.skip("verl not installed")
+    work = tmp_path / "w"
+    first = doctor_proc("smoke", "--dry-run", "--json", "--workdir", str(work))
+    assert first.returncode in (0, 1), first.stderr
+    block = tmp_path / "block"
+    block.mkdir()
+    (block / "sitecustomize.py").write_text(
+        "import sys\n"
+        "class _Block:\n"
+        "    def find_spec(self, name, path=None, target=None):\n"
+        "        if name.split('.')[0] in ('pyarrow', 'tokenizers', 'safetensors'):\n"
+        "            raise ModuleNotFoundError(f\"No module named '{name}'\", name=name)\n"
+        "sys.meta_path.insert(0, _Block())\n")
+    r = doctor_proc("smoke", "--dry-run", "--workdir", str(work),
+                    env={"PYTHONPATH": f"{block}{os.pathsep}{ROOT}"})
+    assert r.returncode == 2, (r.stdout, r.stderr)
+    assert "verl-ascend-doctor[smoke]" in r.stderr and "Delete the work directory" not in r.stdout + r.stderr

@@ -193,6 +193,26 @@ def extra_for(module: str | None, command: str) -> str | None:
     return preferred if preferred in extras else extras[0]
 
 
+# options where an empty value is documented to mean "none" (`--nnal-set-env ''` skips NNAL)
+EMPTY_MEANS_NONE = {"nnal_set_env"}
+_PATH_METAVARS = {"FILE", "DIR", "PATH", "SNAPSHOT"}
+
+
+def refuse_empty_paths(ctx: click.Context, values: dict[str, Any]) -> None:
+    """An empty file, directory or log argument is a usage error (exit 2), never "the current directory" or "no
+    file": `doctor explain "$LOG"` with LOG unset would otherwise read the whole cwd tree, `--spec ""` be ignored."""
+    for p in ctx.command.params:
+        v = values.get(p.name or "")
+        given = v if isinstance(v, (tuple, list)) else (v,)
+        if "" not in given or p.name in EMPTY_MEANS_NONE:
+            continue
+        pathlike = isinstance(p, click.Argument) or isinstance(p.type, click.Path) \
+            or (p.metavar or "").split("|")[0].upper() in _PATH_METAVARS
+        if pathlike:
+            label = p.opts[0] if isinstance(p, click.Option) else (p.metavar or p.name or "").split(" ")[0]
+            raise UsageError("the value is empty (an unset shell variable?): give a path", path=label)
+
+
 def command_name(ctx: click.Context) -> str:
     """The `doctor` subcommand this context belongs to (`profiles` for `doctor profiles show`)."""
     c = ctx
@@ -214,6 +234,7 @@ def doctor_command(f: Callable[..., int | None] | None = None, *, data_stdout: b
         console = make_console(ctx, kwargs, data_stdout=data_stdout and not kwargs.get("output"))
         name = command_name(ctx)
         try:
+            refuse_empty_paths(ctx, kwargs)
             if "overwrite" in kwargs:
                 refuse_overwrite(kwargs.get("output"), bool(kwargs["overwrite"]))
             code = body(console, **kwargs)

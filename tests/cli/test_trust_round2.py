@@ -332,3 +332,19 @@ def test_smoke_with_a_cached_workload_and_no_pyarrow_names_the_extra(tmp_path):
                     env={"PYTHONPATH": f"{block}{os.pathsep}{ROOT}"})
     assert r.returncode == 2, (r.stdout, r.stderr)
     assert "verl-ascend-doctor[smoke]" in r.stderr and "Delete the work directory" not in r.stdout + r.stderr
+
+
+# -- 10: an empty path argument (an unset "$LOG") is a usage error ------------------------------------------------
+
+
+def test_an_empty_path_argument_is_exit_2_not_the_current_directory(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "big.log").write_text("RuntimeError: ACL stream synchronize failed, error code:507035\n")
+    for argv in (["explain", ""], ["explain", "x.log", ""], ["lint", ""], ["check", "--from", ""],
+                 ["collect", "-o", ""], ["launch", "--spec", ""], ["diff", "", ""]):
+        r = run(*argv)
+        assert r.exit_code == 2 and "empty" in r.stderr, (argv, r.output)
+        assert "big.log" not in r.output
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["big.log"]
+    r = run("launch", "--nnal-set-env", "", "-o", str(tmp_path / "run.sh"))  # '' documented as "skip NNAL"
+    assert r.exit_code == 0, r.output

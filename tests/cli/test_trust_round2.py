@@ -348,3 +348,30 @@ def test_an_empty_path_argument_is_exit_2_not_the_current_directory(tmp_path, mo
     assert sorted(p.name for p in tmp_path.iterdir()) == ["big.log"]
     r = run("launch", "--nnal-set-env", "", "-o", str(tmp_path / "run.sh"))  # '' documented as "skip NNAL"
     assert r.exit_code == 0, r.output
+
+
+# -- 11: redaction of *PASSWD* -------------------------------------------------------------------------------------
+
+
+def test_passwd_variables_are_redacted_in_the_snapshot_and_the_bundle(tmp_path):
+    import tarfile
+
+    snap, bundle = tmp_path / "s.json", tmp_path / "b.tgz"
+    r = doctor_proc("collect", "-o", str(snap), "--bundle", str(bundle),
+                    env={"HCCL_PASSWD": "hunter2-hccl", "ASCEND_PASSWD": "hunter2-ascend"})
+    assert r.returncode == 0, r.stderr
+    text = snap.read_text()
+    assert "hunter2" not in text and json.loads(text)["env"]["HCCL_PASSWD"] == "<redacted>"
+    with tarfile.open(bundle) as t:
+        for m in t.getmembers():
+            f = t.extractfile(m)
+            assert f is None or b"hunter2" not in f.read(), m.name
+
+
+def test_every_secret_word_is_documented():
+    from doctor.snapshot.redact import SECRET_WORDS
+
+    for doc in (ROOT / "README.md", ROOT / "docs" / "schemas" / "snapshot.md"):
+        text = " ".join(doc.read_text().split())
+        for word in SECRET_WORDS:
+            assert f"{word}," in text or f"{word} " in text, (doc.name, word)

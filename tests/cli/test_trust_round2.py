@@ -375,3 +375,34 @@ def test_every_secret_word_is_documented():
         text = " ".join(doc.read_text().split())
         for word in SECRET_WORDS:
             assert f"{word}," in text or f"{word} " in text, (doc.name, word)
+
+
+# -- 12: no literal `~` in the override list or the composed YAML --------------------------------------------------
+
+
+def test_overrides_and_yaml_formats_resolve_home_instead_of_a_literal_tilde(tmp_path):
+    import importlib.util
+
+    import pytest
+
+    if importlib.util.find_spec("verl") is None:
+        pytest.skip("verl not installed")
+    from omegaconf import OmegaConf
+
+    home = os.path.expanduser("~")
+    ov = tmp_path / "o.txt"
+    r = run("launch", "--format", "overrides", "-o", str(ov))
+    assert r.exit_code == 0, r.output
+    lines = [x for x in ov.read_text().splitlines() if x.startswith("data.train_files=")]
+    assert lines and "~" not in lines[0]
+    from hydra.core.override_parser.overrides_parser import OverridesParser
+
+    o = OverridesParser.create().parse_overrides(lines)[0]
+    cfg = OmegaConf.create({"data": {"train_files": o.value()}})
+    assert OmegaConf.to_container(cfg, resolve=True)["data"]["train_files"] == f"{home}/data/gsm8k/train.parquet"
+    y = tmp_path / "c.yaml"
+    r = run("launch", "--format", "yaml", "-o", str(y))
+    assert r.exit_code == 0, r.output
+    data = OmegaConf.to_container(OmegaConf.load(y).data, resolve=True)
+    assert data["train_files"] == f"{home}/data/gsm8k/train.parquet"
+    assert data["val_files"] == f"{home}/data/gsm8k/test.parquet"

@@ -177,7 +177,7 @@ def _launch(opts: SmokeOptions, target: plan.Target, layout: plan.Layout, wl: wo
     out = plan.through_launch(spec)
     c.add("smoke-launch-spec", "config", out.findings, time.monotonic() - t)
     extra["launch"] = {"spec": spec.to_dict(), "missing_api": out.missing}
-    argv = runner.trainer_argv(opts.python, [f"--config-name={plan.CONFIG_NAME}", *out.overrides], opts.trainer_script)
+    argv = runner.trainer_argv(opts.python, [f"--config-name={out.config_name}", *out.overrides], opts.trainer_script)
     launch_env = plan.recommended_env(os.environ)
     env_set = runner.run_env({}, ray_tmp=ray_tmp, run_id=run_id, extra=launch_env)
     env_unset = [k for k in runner.RAY_CLUSTER_VARS if k in os.environ]

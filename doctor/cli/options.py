@@ -130,10 +130,16 @@ def output_file_options(what: str) -> Callable[[F], F]:
     def deco(f: F) -> F:
         f = click.option("--overwrite", "--force", "overwrite", is_flag=True,
                          help="Replace an existing output file.")(f)
-        return click.option("-o", "--output", type=click.Path(dir_okay=False), default=None, metavar="FILE",
-                            help=f"Write {what} to FILE (atomically) instead of stdout.")(f)
+        return click.option("-o", "--output", type=click.Path(dir_okay=False, allow_dash=True), default=None,
+                            metavar="FILE", callback=_dash_is_stdout,
+                            help=f"Write {what} to FILE (atomically) instead of stdout (`-o -`: stdout).")(f)
 
     return deco
+
+
+def _dash_is_stdout(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
+    """`-o -` is stdout, as for every Unix tool, never a file named `-`."""
+    return None if value == "-" else value
 
 
 def refuse_overwrite(path: str | None, overwrite: bool, flag: str = "--output") -> None:
@@ -252,6 +258,11 @@ def doctor_command(f: Callable[..., int | None] | None = None, *, data_stdout: b
             fail(console, name, ExtraNotInstalled(e.name or "?", extra, name))
         except (click.exceptions.Exit, click.Abort, KeyboardInterrupt, SystemExit):
             raise
+        except OSError as e:
+            where = console.output_failed(e)
+            if where is not None:  # the output cannot be written (a full disk): the machine's, not a doctor bug
+                fail(console, name, DoctorError(f"cannot write: {e.strerror or e}", source=where))
+            crash(console, name, e)
         except Exception as e:  # noqa: BLE001 - the doctor's own crash is exit 2 with a message, not a traceback
             crash(console, name, e)
         sys.exit(code or 0)

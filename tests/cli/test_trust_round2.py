@@ -428,3 +428,35 @@ def test_smoke_runs_the_config_it_composed_and_launch_writes(tmp_path):
     assert f"--config-name={name} " in script
     if doc["target"]["verl"].startswith("0.9"):
         assert name == "ppo_trainer" and "model_engine=megatron" in doc["argv"]
+
+
+# -- 14: smaller ones ------------------------------------------------------------------------------------------
+
+
+def test_collect_that_cannot_write_its_bundle_leaves_no_snapshot(tmp_path):
+    out = tmp_path / "ok.json"
+    r = doctor_proc("collect", "--bundle", "/nonexistent/x.tgz", "-o", str(out))
+    assert r.returncode == 2 and "/nonexistent/x.tgz" in r.stderr and not out.exists()
+
+
+def test_a_full_stdout_is_a_clear_exit_2_not_a_doctor_bug(tmp_path):
+    import pytest
+
+    if not os.path.exists("/dev/full"):
+        pytest.skip("no /dev/full")
+    snap = _snap(tmp_path, __import__("tests.stacks", fromlist=["healthy"]).healthy())
+    for argv in (["check", "--from", snap], ["--json", "check", "--from", snap], ["launch"]):
+        with open("/dev/full", "w") as full:
+            r = subprocess.run([sys.executable, "-m", "doctor", *argv], stdout=full, stderr=subprocess.PIPE, text=True,
+                               env={**os.environ, "PYTHONPATH": str(ROOT)}, timeout=120)
+        assert r.returncode == 2, (argv, r.stderr)
+        assert "No space left on device" in r.stderr and "bug in the doctor" not in r.stderr
+        assert "Exception ignored" not in r.stderr
+
+
+def test_dash_output_is_stdout_not_a_file_named_dash(tmp_path):
+    r = doctor_proc("launch", "-o", "-", cwd=tmp_path)
+    assert r.returncode == 0 and r.stdout.startswith("#!/usr/bin/env bash")
+    r = doctor_proc("collect", "-o", "-", cwd=tmp_path)
+    assert r.returncode == 0 and json.loads(r.stdout)["schema"].startswith("doctor.snapshot")
+    assert not (tmp_path / "-").exists()

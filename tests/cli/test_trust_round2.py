@@ -460,3 +460,31 @@ def test_dash_output_is_stdout_not_a_file_named_dash(tmp_path):
     r = doctor_proc("collect", "-o", "-", cwd=tmp_path)
     assert r.returncode == 0 and json.loads(r.stdout)["schema"].startswith("doctor.snapshot")
     assert not (tmp_path / "-").exists()
+
+
+def test_one_hccl_connect_timeout_in_check_launch_and_explain(tmp_path):
+    import re
+
+    from doctor.knowledge.hccl_env import CONNECT_TIMEOUT
+    from tests.stacks import healthy
+
+    d = healthy()
+    d["env"]["HCCL_CONNECT_TIMEOUT"] = "60"
+    report = json.loads(run("--json", "check", "--from", _snap(tmp_path, d)).stdout)
+    fix = next(f["fix"]["text"] for f in report["findings"] if f["id"] == "hccl-connect-timeout-invalid")
+    script = run("launch").stdout
+    log = tmp_path / "run.log"
+    log.write_text("[ERROR] HCCL(2717288,python3):2025-07-23-03:49:57.177.194 [hccl_socket_manager.cc:778] "
+                   "[2734049][Wait][LinkEstablish]wait socket establish timeout, role[1] rank[12] timeout[120]\n")
+    explained = json.loads(run("--json", "explain", str(log)).stdout)
+    said = {
+        "check": re.findall(r"HCCL_CONNECT_TIMEOUT=(\d+)", fix),
+        "launch": re.findall(r"HCCL_CONNECT_TIMEOUT:-(\d+)|HCCL_CONNECT_TIMEOUT=(\d+)", script),
+        "explain": re.findall(r"HCCL_CONNECT_TIMEOUT=(\d+)", json.dumps(explained["findings"])),
+    }
+    values = {k: {x for m in v for x in (m if isinstance(m, tuple) else (m,)) if x} for k, v in said.items()}
+    assert values == {"check": {CONNECT_TIMEOUT}, "launch": {CONNECT_TIMEOUT}, "explain": {CONNECT_TIMEOUT}}, values
+    # and nowhere in the shipped rules or signatures is another value advised
+    texts = [p.read_text() for p in (ROOT / "doctor").rglob("*.py")] + [(ROOT / "profiles" / "signatures.toml").read_text()]
+    advised = {v for t in texts for v in re.findall(r"HCCL_CONNECT_TIMEOUT=(\d+)", t)}
+    assert advised <= {CONNECT_TIMEOUT}, advised

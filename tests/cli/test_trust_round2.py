@@ -488,3 +488,19 @@ def test_one_hccl_connect_timeout_in_check_launch_and_explain(tmp_path):
     texts = [p.read_text() for p in (ROOT / "doctor").rglob("*.py")] + [(ROOT / "profiles" / "signatures.toml").read_text()]
     advised = {v for t in texts for v in re.findall(r"HCCL_CONNECT_TIMEOUT=(\d+)", t)}
     assert advised <= {CONNECT_TIMEOUT}, advised
+
+
+def test_launch_help_does_not_state_a_fixed_default_the_model_changes(tmp_path):
+    import re
+
+    from tests.launch.helpers import QWEN3_MOE, write_model
+
+    text = " ".join(run("launch", "--help").output.split())
+    model = write_model(tmp_path, "moe", QWEN3_MOE)
+    r = run("--json", "launch", "--model", model, "--tp", "4", "--ep", "2", "--chip", "A3", "-o", str(tmp_path / "r.sh"))
+    note = next(f for f in json.loads(r.stdout)["findings"] if f["id"] == "launch-defaults-from-example")["title"]
+    for flag, key in (("--rollout-tp", "rollout_tp"), ("--gpu-memory-utilization", "gpu_memory_utilization")):
+        used = re.search(rf"{key}=([0-9.]+)", note)
+        assert used, note
+        shown = re.search(rf"{flag} \S+ (.*?)(?= --|$)", text)
+        assert shown and used.group(1) in shown.group(1), (flag, used.group(1), shown.group(1) if shown else None)

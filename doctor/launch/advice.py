@@ -12,6 +12,7 @@ anywhere, for a key written without its prefix) is a near miss — open dicts su
 from __future__ import annotations
 
 import difflib
+import re
 from dataclasses import replace
 from typing import Any
 
@@ -60,7 +61,18 @@ def advise(findings: list[Finding], flat: dict[str, Any] | None, dicts: dict[str
     return [_one(f, paths, dicts, groups, values) if f.id in _IDS and f.key else f for f in findings]
 
 
+_PLUS_HINT = re.compile(r"^\s*To append to your config use \+.*$\n?", re.M)
+
+
 def _one(f: Finding, paths: set[str], dicts: dict[str, int], groups: list[str], values: dict[str, str | None]) -> Finding:
+    out = _advice(f, paths, dicts, groups, values)
+    if out.id == "launch-key-not-in-config":  # Hydra's "use +key" would contradict the fix: never for a near miss
+        out = replace(out, detail=_PLUS_HINT.sub("", out.detail or "").rstrip() or out.detail)
+    return out
+
+
+def _advice(f: Finding, paths: set[str], dicts: dict[str, int], groups: list[str],
+            values: dict[str, str | None]) -> Finding:
     key = f.key or ""
     value = values.get(key)
     leaf = key.rsplit(".", 1)[-1]

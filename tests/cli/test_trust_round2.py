@@ -504,3 +504,16 @@ def test_launch_help_does_not_state_a_fixed_default_the_model_changes(tmp_path):
         assert used, note
         shown = re.search(rf"{flag} \S+ (.*?)(?= --|$)", text)
         assert shown and used.group(1) in shown.group(1), (flag, used.group(1), shown.group(1) if shown else None)
+
+
+def test_a_mistyped_override_key_gets_no_plus_hint_anywhere(tmp_path):
+    import importlib.util
+
+    import pytest
+
+    if importlib.util.find_spec("verl") is None:
+        pytest.skip("verl not installed")
+    r = run("--json", "launch", "--override", "actor_rollout_ref.actor.optim.lrr=1e-6", "-o", str(tmp_path / "r.sh"))
+    f = next(x for x in json.loads(r.stdout)["findings"] if x.get("key") == "actor_rollout_ref.actor.optim.lrr")
+    assert f["id"] == "launch-key-not-in-config" and "actor_rollout_ref.actor.optim.lr=" in f["fix"]["text"]
+    assert "+actor_rollout_ref" not in (f["detail"] or "") and "To append" not in (f["detail"] or "")

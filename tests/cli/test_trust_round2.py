@@ -517,3 +517,17 @@ def test_a_mistyped_override_key_gets_no_plus_hint_anywhere(tmp_path):
     f = next(x for x in json.loads(r.stdout)["findings"] if x.get("key") == "actor_rollout_ref.actor.optim.lrr")
     assert f["id"] == "launch-key-not-in-config" and "actor_rollout_ref.actor.optim.lr=" in f["fix"]["text"]
     assert "+actor_rollout_ref" not in (f["detail"] or "") and "To append" not in (f["detail"] or "")
+
+
+def test_explain_ends_with_its_summary_and_dates_only_lines_that_hold_a_time(tmp_path):
+    log = tmp_path / "t.log"
+    log.write_text("2025-07-23 03:49:50 INFO starting\n"
+                   "RuntimeError: ACL stream synchronize failed, error code:507035\n")
+    r = run("explain", str(log))
+    lines = r.output.strip().splitlines()
+    assert lines[-1].startswith("explain: errors"), lines
+    ev = next(x for x in lines if "line 2" in x)
+    assert "[2025-07-23" not in ev and "no timestamp; the last one before it: 2025-07-23 03:49:50" in ev
+    report = json.loads(run("--json", "explain", str(log)).stdout)
+    f = next(x for x in report["findings"] if x["evidence"].get("line") == 2)
+    assert f["evidence"]["time_from"] == "earlier line"

@@ -264,13 +264,18 @@ def system_requirements(profile: Any, facts: Facts) -> tuple[SystemRequirement, 
     need = f">={profile.cann_min}" + (f",<{profile.cann_max}" if profile.cann_max else "")
     ok = None if facts.cann is None else bool(c is not None and profile.cann_matches(c))
     new_line = CannVersion(profile.cann_version).major >= 9
-    reqs = [SystemRequirement("cann", f"Ascend-cann-toolkit {profile.cann_version}", need, facts.cann, ok)]
-    kpkg = f"Ascend-cann-{chip}-ops {profile.cann_version}" if new_line else \
-        f"Ascend-cann-kernels-{'910b' if chip == 'A2' else chip.lower()} {profile.cann_version}"
-    same = f"the toolkit's release ({facts.cann})" if ok else profile.cann_version
+    # a stack whose upstream names no CANN yet (the 950 one) has only an inferred range: never a release to install
+    shown = (f"in [{profile.cann_min}, {profile.cann_max}) (upstream names no CANN for {profile.name} yet; the range "
+             "is inferred)") if getattr(profile, "cann_unknown", False) else profile.cann_version
+    reqs = [SystemRequirement("cann", f"Ascend-cann-toolkit {shown}", need, facts.cann, ok)]
+    kpkg = f"Ascend-cann-{chip}-ops" if new_line else f"Ascend-cann-kernels-{'910b' if chip == 'A2' else chip.lower()}"
+    kpkg += f" {profile.cann_version}" if shown == profile.cann_version else " (the toolkit's release)"
+    same = f"the toolkit's release ({facts.cann})" if ok else \
+        profile.cann_version if shown == profile.cann_version else "the toolkit's release"
     reqs.append(SystemRequirement("kernels", kpkg, same, facts.kernels, _same_cann(facts.kernels, c, ok)))
     if profile.nnal:
-        reqs.append(SystemRequirement("nnal", f"Ascend-cann-nnal {profile.cann_version}", same,
+        reqs.append(SystemRequirement("nnal", "Ascend-cann-nnal " + (profile.cann_version if shown == profile.cann_version
+                                                                    else "(the toolkit's release)"), same,
                                       facts.nnal, _same_cann(facts.nnal, c, ok)))
     dmin = driver_minimum(profile)
     if dmin:

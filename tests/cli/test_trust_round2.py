@@ -531,3 +531,16 @@ def test_explain_ends_with_its_summary_and_dates_only_lines_that_hold_a_time(tmp
     report = json.loads(run("--json", "explain", str(log)).stdout)
     f = next(x for x in report["findings"] if x["evidence"].get("line") == 2)
     assert f["evidence"]["time_from"] == "earlier line"
+
+
+def test_the_950_stack_never_names_a_cann_release_upstream_has_not_named(tmp_path):
+    from tests.stacks import healthy
+
+    d = healthy("verl-0.9.0-cannunknown-950")
+    d["ascend"]["toolkit"]["version"] = "8.5.0"
+    r = run("--json", "install", "--from", _snap(tmp_path, d), "--profile", "verl-0.9.0-cannunknown-950", "--dry-run",
+            "--venv", str(tmp_path / "v"))
+    report = json.loads(r.stdout)
+    text = json.dumps(report["findings"]) + json.dumps(report.get("plan", {}).get("system", []))
+    assert "Ascend-cann-toolkit 9.1.0" not in text and "-ops 9.1.0" not in text and "Ascend-cann-nnal 9.1.0" not in text
+    assert "[9.1.0, 9.2.0)" in text and "inferred" in text

@@ -109,7 +109,12 @@ def _preflight(opts: SmokeOptions, console: Console, c: _Checks, extra: dict[str
                preflight: Callable[[str], list[Finding] | None]) -> bool:
     """`doctor check` first; False when its errors refuse the run (a dry run reports what it would do)."""
     t = time.monotonic()
-    console.status("preflight: doctor check…")
+    if opts.ignore_preflight:  # still run, so what was ignored is said; but it is not a gate
+        console.status("doctor check (its errors do not stop the run: --ignore-preflight)…")
+    elif opts.dry_run:
+        console.status("doctor check (a dry run reports its errors; it starts nothing)…")
+    else:
+        console.status("preflight: doctor check…")
     pre = preflight(opts.python)
     if pre is None:
         c.add("smoke-preflight", "smoke", [

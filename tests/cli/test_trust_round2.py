@@ -544,3 +544,14 @@ def test_the_950_stack_never_names_a_cann_release_upstream_has_not_named(tmp_pat
     text = json.dumps(report["findings"]) + json.dumps(report.get("plan", {}).get("system", []))
     assert "Ascend-cann-toolkit 9.1.0" not in text and "-ops 9.1.0" not in text and "Ascend-cann-nnal 9.1.0" not in text
     assert "[9.1.0, 9.2.0)" in text and "inferred" in text
+
+
+def test_ignore_preflight_does_not_announce_a_preflight_gate(tmp_path):
+    import importlib.util
+
+    import pytest
+
+    if importlib.util.find_spec("verl") is None:
+        pytest.skip("verl not installed")
+    r = doctor_proc("smoke", "--dry-run", "--ignore-preflight", "--workdir", str(tmp_path / "w"))
+    assert "preflight: doctor check" not in r.stderr and "--ignore-preflight" in r.stderr, r.stderr

@@ -143,7 +143,8 @@ def check_waivers(only: Sequence[str], ignore: Sequence[str]) -> None:
             raise InputError(
                 f"{bad[0]!r} matches no area, check id or finding id"
                 + (f" (did you mean {near[0]!r}?)" if near else "")
-                + f"; {flag} takes an area ({', '.join(sorted(kinds['areas']))}), a check id "
+                + f"; {flag} takes an area ({', '.join(sorted(kinds['areas']))}), a group header of the output "
+                  f"({', '.join(sorted(kinds['headers']))}), a check id "
                   f"({', '.join(sorted(kinds['checks']))}) or a finding id (README: Finding ids)", source=flag)
 
 
@@ -205,7 +206,9 @@ def diagnose(
 
 
 def _selection_wanted(only: Sequence[str], ignore: Sequence[str]) -> bool:
-    names = {"cann", "profile-selection", *SELECTION_FINDINGS}
+    from doctor.checks.runner import REGISTRY, headers
+
+    names = {"cann", "profile-selection", *SELECTION_FINDINGS, *headers(REGISTRY)}
     if "profile-selection" in ignore or "cann" in ignore:
         return False
     return not only or bool(names & set(only))
@@ -215,9 +218,19 @@ def _selection_check(snap: Snapshot, profs: list[Profile], chosen: tuple[Profile
                      only: Sequence[str], ignore: Sequence[str]) -> tuple[list[Finding], CheckResult]:
     """Profile selection's facts as the findings of its own pseudo-check, timed like the others."""
     t0 = time.perf_counter()
-    by_id = bool(set(only) & set(SELECTION_FINDINGS)) and not {"cann", "profile-selection"} & set(only)
+    from doctor.checks.runner import REGISTRY, headers
+
+    heads = headers(REGISTRY)
+    narrowed = bool(only) and not {"cann", "profile-selection"} & set(only)  # picked by finding id or header
+
+    def kept(f: Finding) -> bool:
+        head = f.components[0] if f.components else ""
+        if f.id in ignore or (head in ignore and head in heads):
+            return False
+        return not narrowed or f.id in only or head in only
+
     sel = [replace(f, node=node, check="profile-selection") for f in _selection_findings(snap, profs, *chosen)
-           if f.id not in ignore and (not by_id or f.id in only)]
+           if kept(f)]
     return sel, CheckResult("profile-selection", "cann", CheckStatus.of(sel), time.perf_counter() - t0, node)
 
 

@@ -555,3 +555,23 @@ def test_ignore_preflight_does_not_announce_a_preflight_gate(tmp_path):
         pytest.skip("verl not installed")
     r = doctor_proc("smoke", "--dry-run", "--ignore-preflight", "--workdir", str(tmp_path / "w"))
     assert "preflight: doctor check" not in r.stderr and "--ignore-preflight" in r.stderr, r.stderr
+
+
+def test_every_group_header_of_check_is_a_name_only_and_ignore_accept():
+    import re
+
+    snap = str(ROOT / "tests" / "golden" / "check-sick.snapshot.json")
+    out = run("check", "--from", snap).output
+    heads = re.findall(r"^\[.\] (\S+)$", out, re.M)
+    assert "npu" in heads or len(heads) > 3, out
+    from doctor.checks.runner import headers, load_all
+
+    pure = headers(load_all())  # a header that is also an area (vllm, system, ...) keeps meaning the area
+    assert "npu" in pure and "python" in pure
+    for h in heads:
+        r = run("check", "--from", snap, "--only", h)
+        assert r.exit_code in (0, 1), (h, r.output)
+        if h in pure:
+            assert re.findall(r"^\[.\] (\S+)$", r.output, re.M) == [h], (h, r.output)
+            r = run("check", "--from", snap, "--ignore", h)
+            assert r.exit_code in (0, 1) and f"] {h}\n" not in r.output, (h, r.output)

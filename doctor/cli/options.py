@@ -323,12 +323,24 @@ def crash(console: Console, command: str, e: BaseException) -> NoReturn:
     fail(console, command, err)
 
 
+def _name_the_variable(e: click.ClickException) -> None:
+    """A bad value that came from an environment twin (DOCTOR_VERBOSE=abc) is said as that variable, not as the
+    flag the user never typed."""
+    if not isinstance(e, click.BadParameter) or e.ctx is None or e.param is None or not e.param.name:
+        return
+    src = e.ctx.get_parameter_source(e.param.name)
+    env = e.param.envvar if isinstance(e.param.envvar, str) else None
+    if src is not None and src.name == "ENVIRONMENT" and env:
+        e.param_hint = f"{env}={os.environ.get(env, '')!r} (the environment twin of {'/'.join(e.param.opts)})"
+
+
 def report_usage_error(e: click.ClickException, argv: Sequence[str]) -> None:
     """A usage error click found while parsing (before any command ran): exit 2, and under --json (or
     DOCTOR_JSON) the one report on stdout, so a CI step that parses stdout still gets a document."""
     from doctor.report import failure_report
 
     setattr(e, "exit_code", 2)  # noqa: B010 - a usage error is exit 2 everywhere (click's plain ClickException is 1)
+    _name_the_variable(e)
     args = list(argv)
     args = args[: args.index("--")] if "--" in args else args
     if "--json" not in args and os.environ.get("DOCTOR_JSON", "") in ("", "0"):

@@ -575,3 +575,9 @@ def test_every_group_header_of_check_is_a_name_only_and_ignore_accept():
             assert re.findall(r"^\[.\] (\S+)$", r.output, re.M) == [h], (h, r.output)
             r = run("check", "--from", snap, "--ignore", h)
             assert r.exit_code in (0, 1) and f"] {h}\n" not in r.output, (h, r.output)
+
+
+def test_a_bad_environment_twin_is_named_as_the_variable(tmp_path):
+    for var in ("DOCTOR_VERBOSE", "DOCTOR_QUIET"):
+        r = doctor_proc("check", "--from", "/nonexistent.json", env={var: "abc"})
+        assert r.returncode == 2 and f"{var}='abc'" in r.stderr, (var, r.stderr)

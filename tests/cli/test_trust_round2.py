@@ -581,3 +581,16 @@ def test_a_bad_environment_twin_is_named_as_the_variable(tmp_path):
     for var in ("DOCTOR_VERBOSE", "DOCTOR_QUIET"):
         r = doctor_proc("check", "--from", "/nonexistent.json", env={var: "abc"})
         assert r.returncode == 2 and f"{var}='abc'" in r.stderr, (var, r.stderr)
+
+
+def test_every_id_the_readme_lists_under_check_is_one_check_only_accepts():
+    import re
+
+    text = (ROOT / "README.md").read_text()
+    section = text.split("### `doctor check`", 1)[1].split("\n### ", 1)[0]
+    ids = [i for row in section.splitlines() if row.startswith("| `")
+           for i in re.findall(r"`([a-z0-9]+(?:-[a-z0-9]+)+)`", row.split("|")[1])]
+    assert len(ids) > 50
+    snap = str(ROOT / "tests" / "golden" / "check-sick.snapshot.json")
+    refused = [i for i in ids if "matches no area" in run("check", "--from", snap, "--only", i).stderr]
+    assert not refused, refused

@@ -15,6 +15,20 @@ import tempfile
 
 from bench._measure import clean_env, compare, table
 
+SHORT_TARGET = 0.3  # seconds for a 10-line log: start-up, loading the database, one block
+# A 10-line log as a user pastes it: a traceback ending in a Python error no signature names precisely.
+SHORT_LOG = (
+    "INFO 06-16 15:10:58 [__init__.py:44] plugin ascend loaded.\n"
+    "(TaskRunner pid=12345) step:3 - actor/pg_loss:0.0213\n"
+    "Traceback (most recent call last):\n"
+    '  File "/usr/local/python3.10/lib/python3.10/site-packages/verl/trainer/main_ppo.py", line 64, in main\n'
+    "    run_ppo(config)\n"
+    '  File "/usr/local/python3.10/lib/python3.10/site-packages/vllm/engine/arg_utils.py", line 1012, in __init__\n'
+    "    raise ValueError(msg)\n"
+    "ValueError: max_num_batched_tokens (512) is smaller than max_model_len (4096).\n"
+    "(TaskRunner pid=12345) exiting\n"
+    "done\n"
+)
 SIZE = int(os.environ.get("DOCTOR_BENCH_EXPLAIN_MB", "200")) * 1024 * 1024
 TARGET = 3.0
 
@@ -122,7 +136,32 @@ def run(repeat: int = 5) -> dict:
     }
 
 
+def run_short(repeat: int = 7) -> dict:
+    """`doctor explain` on a 10-line log, whole process (interpreter start included) vs `python -c pass`."""
+    with tempfile.TemporaryDirectory() as d:
+        log = os.path.join(d, "short.log")
+        with open(log, "w", encoding="utf-8") as fh:
+            fh.write(SHORT_LOG)
+        cmds = {"python -c pass": [sys.executable, "-c", "pass"],
+                "doctor explain LOG (10 lines)": [sys.executable, "-m", "doctor", "explain", log]}
+        m = compare(cmds, repeat=repeat, env=clean_env(), cwd=d)
+    base, short = (m[k] for k in cmds)
+    return {
+        "title": "explain on a 10-line log",
+        "rows": [r.to_dict() for r in (base, short)],
+        "ratios": {"doctor explain on 10 lines (seconds)": short.seconds},
+        "notes": [f"load average {_load()} on {os.cpu_count()} CPUs"],
+        "table": table("doctor explain on a 10-line log", [base, short], baseline="python -c pass")
+        + f"\n  doctor explain on a 10-line log takes {short.seconds:.2f} s (target < {SHORT_TARGET} s)",
+    }
+
+
 if __name__ == "__main__":
+    if "--short" in sys.argv[1:]:
+        res = run_short()
+        print(res["table"])
+        print("\n".join(f"  note: {n}" for n in res["notes"]))
+        sys.exit(0)
     res = run(int(os.environ.get("DOCTOR_BENCH_REPEAT", "3")))
     print(res["table"])
     print("\n".join(f"  note: {n}" for n in res["notes"]))

@@ -15,7 +15,7 @@ else:  # pragma: no cover
 
 ROOT = Path(__file__).resolve().parents[1]
 README = (ROOT / "README.md").read_text()
-FINDING_FACTORIES = {"finding", "Finding"}
+FINDING_FACTORIES = {"finding", "Finding", "Attribution"}  # explain: doctor/explain/attribution.py
 
 
 def _static_ids() -> set[str]:

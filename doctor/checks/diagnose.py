@@ -18,7 +18,7 @@ from packaging.version import Version
 from doctor.checks.facts import cann, family, pver
 from doctor.checks.runner import run_checks
 from doctor.errors import InputError
-from doctor.knowledge.profiles import Profile, load_profiles, same_verl_line, select_profile
+from doctor.knowledge.profiles import Profile, chip_pool, load_profiles, same_verl_line, select_profile
 from doctor.knowledge.releases import knowledge_fix, knowledge_summary, load_releases
 from doctor.knowledge.versions import CannVersion
 from doctor.report import CheckResult, CheckStatus, Finding, Report, Severity, finding
@@ -262,7 +262,7 @@ def _selection_findings(snap: Snapshot, profs: list[Profile], prof: Profile | No
             source=prof.source))
     c = cann(snap)
     if c is not None and profs:
-        out.extend(_cann_range_findings(c, profs, prof))
+        out.extend(_cann_range_findings(c, chip_pool(snap, profs), prof))
     v = pver(snap, "verl")
     rel = [p.verl_version for p in profs if not p.is_snapshot]
     own_snapshot = prof is not None and prof.is_snapshot and same_verl_line(prof, v)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from doctor.checks.facts import env, env_known, env_unset, val
+from doctor.checks.facts import env, env_known, env_unset, installed, val
 from doctor.checks.runner import CheckContext, check, skip
 from doctor.knowledge.hccl_env import CONNECT_TIMEOUT, CONNECT_TIMEOUT_RANGE, CONNECT_TIMEOUT_SOURCE
 from doctor.report import Finding, finding
@@ -167,10 +167,14 @@ def shm_size(ctx: CheckContext) -> Iterator[Finding]:
     if not isinstance(shm, (int, float)):
         skip("the size of /dev/shm is not known")
     if shm < 1.0:
+        vllm = bool(installed(snap, "vllm") or installed(snap, "vllm-ascend"))
         yield finding(
-            "shm-too-small", "warning", ("system", "ray"), f"/dev/shm is only {shm:.2f} GB",
+            "shm-too-small", "warning", ("system", "ray", *(("vllm",) if vllm else ())), f"/dev/shm is only {shm:.2f} GB",
             detail="Docker's default is 64 MB; Ray's object store and torch dataloader workers then fail with bus errors "
-                   "or fall back to slow disk spilling.",
+                   "or fall back to slow disk spilling."
+                   + (" vLLM's container guidance asks for --ipc=host or --shm-size too: vLLM and PyTorch share tensors "
+                      "between its worker processes through /dev/shm (tensor parallelism)." if vllm else ""),
             evidence={"shm_gb": shm, "in_container": val(snap.host, "in_container")},
             fix="Start the container with --ipc=host (as verl's template does) or --shm-size=64g.",
-            source="https://github.com/verl-project/verl/blob/v0.9.0/docs/ascend_tutorial/get_start/dockerfile_build_guidance.rst")
+            source="https://github.com/verl-project/verl/blob/v0.9.0/docs/ascend_tutorial/get_start/dockerfile_build_guidance.rst"
+                   + ("; https://docs.vllm.ai/en/stable/deployment/docker.html" if vllm else ""))

@@ -26,6 +26,8 @@ AREA_MODULES: tuple[str, ...] = (
     "doctor.checks.vllm",
     "doctor.checks.mindspeed",
     "doctor.checks.packages",
+    "doctor.checks.declared",
+    "doctor.checks.host_facts",
     "doctor.checks.env",
     "doctor.checks.network",
     "doctor.checks.npu_network",

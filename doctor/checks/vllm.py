@@ -127,6 +127,41 @@ def vllm_ascend_matrix(ctx: CheckContext) -> Iterator[Finding]:
 # the first release whose FAQ lists Atlas A3 Training among the supported products
 _A3_SOURCE = "https://github.com/vllm-project/vllm-ascend/blob/v0.9.1/docs/source/faqs.md"
 
+# Chip families per vllm-ascend release, from its FAQ "What devices are currently supported?" at each tag (and the
+# installation guide's SOC list for the Ascend 950): (family, first release that supports it or None for none,
+# what the source says, source). A3 is judged by the release matrix above (vllm-ascend-chip-unsupported).
+_FAQ = "https://github.com/vllm-project/vllm-ascend/blob/{}/docs/source/faqs.md"
+CHIP_SUPPORT = (
+    ("310P", "0.10.0rc1", "Atlas 300I (310P) is \"NOT supported yet\" up to v0.9.x; experimental from v0.10.0rc1 "
+     "(whose 310P build v0.11.0's FAQ calls the stable one)", _FAQ.format("v0.9.1") + "; " + _FAQ.format("v0.10.0rc1")),
+    ("910", None, "Ascend 910 / 910 Pro B (first generation) are \"NOT supported yet, unplanned\" in every release",
+     _FAQ.format("v0.23.0")),
+    ("950", "0.17.0rc1", "the Ascend 950 (Atlas A5) build target (SOC_VERSION ascend950*) first appears in v0.17.0rc1's "
+     "installation guide", "https://github.com/vllm-project/vllm-ascend/blob/v0.17.0rc1/docs/source/installation.md"),
+)
+
+
+@check("vllm-ascend-chip-support", "vllm", findings=("vllm-ascend-release-chip-unsupported",))
+def vllm_ascend_chip_support(ctx: CheckContext) -> Iterator[Finding]:
+    """The installed vllm-ascend release supports this host's chip family (310P, first-generation 910, 950)."""
+    snap = ctx.snapshot
+    vp, fam = pver(snap, "vllm-ascend"), family(snap)
+    if vp is None or not isinstance(fam, str) or not fam:
+        skip("vllm-ascend's version or the chip family is not known")
+    for chip, first, says, src in CHIP_SUPPORT:
+        if fam != chip:
+            continue
+        if first is not None and Version(vp.public) >= Version(first):
+            continue
+        yield finding(
+            "vllm-ascend-release-chip-unsupported", "error", ("vllm-ascend", "npu"),
+            f"vllm-ascend {ver(snap, 'vllm-ascend')} does not support the {chip} chip family",
+            detail=f"Its FAQ / installation guide: {says}. Its custom operators and kernels are not built for this chip.",
+            evidence={"vllm-ascend": ver(snap, "vllm-ascend"), "chip": chip, "first_supported": first},
+            fix=(f"Use vllm-ascend {first} or newer on {chip}." if first else
+                 f"Run vllm-ascend on a supported chip (Atlas A2 / A3); {chip} is not supported by any release."),
+            source=src)
+
 _DEVICE_TYPES = {"A2": "A2", "A3": "A3", "_310P": "310P", "310P": "310P", "A5": "950"}
 
 

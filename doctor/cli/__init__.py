@@ -6,6 +6,7 @@ Start-up must stay cheap (`doctor --version` well under 0.3 s), so nothing heavy
 from __future__ import annotations
 
 import importlib
+import os
 import sys
 
 import click
@@ -82,8 +83,12 @@ CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 110}
 @click.option("-v", "--verbose", count=True, envvar="DOCTOR_VERBOSE",
               help="More detail: passing checks, facts, sources, tracebacks. [env DOCTOR_VERBOSE=N]")
 @click.option("-q", "--quiet", is_flag=True, envvar="DOCTOR_QUIET", help="Only problems. [env DOCTOR_QUIET=1]")
+@click.option("--knowledge", "knowledge", metavar="DIR", envvar="DOCTOR_KNOWLEDGE",
+              type=click.Path(exists=True, file_okay=False),
+              help="Use this copy of the knowledge (a profiles/ directory: stacks/, releases.toml, signatures.toml, "
+                   "requirements.json) instead of the packaged one; validated the same way. [env DOCTOR_KNOWLEDGE=DIR]")
 @click.pass_context
-def cli(ctx: click.Context, json_mode: bool, no_color: bool, verbose: int, quiet: bool) -> None:
+def cli(ctx: click.Context, json_mode: bool, no_color: bool, verbose: int, quiet: bool, knowledge: str | None) -> None:
     """Diagnose, install and smoke-test verl + MindSpeed training stacks on Huawei Ascend NPUs.
 
     Exit codes: 0 no error findings, 1 at least one error finding (or a warning with --strict),
@@ -91,6 +96,8 @@ def cli(ctx: click.Context, json_mode: bool, no_color: bool, verbose: int, quiet
     """
     ctx.ensure_object(dict)
     ctx.obj.update(json_mode=json_mode, no_color=no_color, verbose=verbose, quiet=quiet)
+    if knowledge:  # the loaders (doctor/knowledge/location.py) and worker processes read it from the environment
+        os.environ["DOCTOR_KNOWLEDGE"] = os.path.abspath(knowledge)
 
 
 def main() -> None:

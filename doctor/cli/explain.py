@@ -26,11 +26,20 @@ from doctor.cli.options import doctor_command, output_options
     show_default=True,
     help="Log lines kept before and after each match as evidence.",
 )
+@click.option(
+    "--snapshot",
+    "snapshot_path",
+    type=click.Path(dir_okay=False, allow_dash=False),
+    default=None,
+    help="The run's snapshot (doctor collect): its packages' import names and editable source trees say which "
+         "package a traceback frame belongs to.",
+)
 @click.option("--jobs", type=click.IntRange(1, 64), default=None,
               help="Processes reading logs, or parts of one big log, at once (default: one per CPU, only for large inputs).")
 @output_options
 @doctor_command
-def command(console, logs: tuple[str, ...], signatures_path: str | None, context_lines: int, jobs: int | None) -> int:
+def command(console, logs: tuple[str, ...], signatures_path: str | None, context_lines: int, jobs: int | None,
+            snapshot_path: str | None) -> int:
     """Explain failure logs: one finding per known problem, with its fix, root cause first.
 
     LOG is a file or - for stdin. A DIR (a Ray session's logs/, one log per node or rank) or several LOGs are
@@ -46,20 +55,33 @@ def command(console, logs: tuple[str, ...], signatures_path: str | None, context
     from doctor.render import emit
     from doctor.report import CheckResult, CheckStatus, Report, Severity
 
+    if signatures_path is None:
+        from doctor.knowledge.location import knowledge_file, override_dir
+
+        if override_dir():  # DOCTOR_KNOWLEDGE / --knowledge: its signatures.toml, not the packaged one
+            signatures_path = knowledge_file("signatures.toml")
     db = load_signatures(signatures_path)
+    snapshot = None
+    if snapshot_path is not None:
+        from doctor.snapshot.loader import load_document
+
+        doc = load_document(snapshot_path)
+        # a cluster file: the first node that has a snapshot (every node runs the same stack)
+        snapshot = next((n.snapshot for n in getattr(doc, "nodes", []) if n.snapshot is not None), None) \
+            if hasattr(doc, "nodes") else doc
     t0 = time.perf_counter()
     single = len(logs) == 1 and (logs[0] == "-" or not Path(logs[0]).is_dir())
     if single:
         from doctor.explain.signatures import explain_path
 
-        findings, lines_read = explain_path(logs[0], db=db, context_lines=context_lines, jobs=jobs)
+        findings, lines_read = explain_path(logs[0], db=db, context_lines=context_lines, jobs=jobs, snapshot=snapshot)
         extra = {"log": logs[0], "lines": lines_read}
         header = f"log: {logs[0]} ({lines_read} lines, {len(db)} signatures)"
     else:
         from doctor.explain.multi import explain_many
 
         findings, many = explain_many(list(logs), db=db, db_path=signatures_path, context_lines=context_lines,
-                                      jobs=jobs)
+                                      jobs=jobs, snapshot=snapshot)
         logs_read: list[dict] = many["logs"]
         extra = many
         header = f"logs: {len(logs_read)} file(s), {sum(x['lines'] for x in logs_read)} lines, {len(db)} signatures"

@@ -35,12 +35,17 @@ def output_options(f: F) -> F:
     f = click.option("-v", "--verbose", "cmd_verbose", count=True, help="More detail.")(f)
     f = click.option("--no-color", "cmd_no_color", is_flag=True, help="No colour.")(f)
     f = click.option("--json", "cmd_json", is_flag=True, help="One JSON report on stdout, nothing else there.")(f)
+    f = click.option("--knowledge", "cmd_knowledge", metavar="DIR", type=click.Path(exists=True, file_okay=False),
+                     help="A newer copy of the knowledge (profiles/) to use instead of the packaged one.")(f)
     return f
 
 
 def make_console(ctx: click.Context, kwargs: dict[str, Any], *, data_stdout: bool = False) -> Console:
     """The console for this invocation: the output options given to the command, to any group above it
     (`doctor profiles --json show X`) and to `doctor` itself, or their environment twins."""
+    knowledge = kwargs.pop("cmd_knowledge", None)
+    if knowledge:  # `doctor check --knowledge DIR`: the same as `doctor --knowledge DIR check` (DOCTOR_KNOWLEDGE)
+        os.environ["DOCTOR_KNOWLEDGE"] = os.path.abspath(knowledge)
     vals: dict[str, Any] = {group: kwargs.pop(cmd, None) for group, cmd in _OUTPUT}
     c: click.Context | None = ctx.parent
     while c is not None:

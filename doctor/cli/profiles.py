@@ -47,8 +47,11 @@ def list_cmd(console, **_: object) -> int:  # type: ignore[no-untyped-def]
     for i, r in enumerate(rows):
         line = "  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)).rstrip()
         console.print(console.style(line, "bold") if i == 0 else line)
+    from doctor.knowledge.location import override_dir
+
+    copy = f" ({override_dir()}, DOCTOR_KNOWLEDGE)" if override_dir() else ""
     console.print(console.style("`doctor profiles show NAME` prints one; `doctor check --profile NAME` forces one. "
-                                f"Knowledge from {knowledge_date()}.", "dim"))
+                                f"Knowledge from {knowledge_date()}{copy}.", "dim"))
     return 0
 
 

@@ -49,6 +49,13 @@ class AhoPrefilter:
 def phrases_of(options: Iterable[tuple[str, ...]]) -> tuple[bytes, ...]:
     """One phrase per pattern (its longest), without phrases that hold another kept one."""
     longest = sorted({max(runs, key=len).encode("utf-8") for runs in options if runs}, key=lambda p: (len(p), p))
+    if ahocorasick_rs is not None and longest:
+        # Which phrases hold another: one overlapping automaton search per phrase (the pairwise `in` test below
+        # took 0.09 s for the ~900 phrases, a third of a short run). A phrase holding none is minimal and kept;
+        # one holding another holds a minimal one too, so the result is the same as the greedy loop's.
+        ac = ahocorasick_rs.BytesAhoCorasick(longest)
+        return tuple(sorted(p for p in longest
+                            if all(longest[i] == p for i, _, _ in ac.find_matches_as_indexes(p, overlapping=True))))
     kept: list[bytes] = []
     for phrase in longest:
         if not any(k in phrase for k in kept):

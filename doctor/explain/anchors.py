@@ -7,14 +7,30 @@ pattern's phrases cannot match it, so the scanner only runs regexes on lines the
 from __future__ import annotations
 
 import re
+from functools import lru_cache
+from typing import Protocol
 
 MIN_LITERAL = 3
 
 
-def required_runs(pattern: str) -> list[str]:
-    """Every run of 3+ plain characters that every match of `pattern` must contain, in pattern order.
+class RegexLike(Protocol):
+    """A compiled pattern or a `doctor.explain.lazyre.LazyRegex`: only its source and flags are read here."""
 
-    Conservative: any construct it does not understand ends the run, and a top-level `|` means "no literal".
+    @property
+    def pattern(self) -> str: ...
+
+    @property
+    def flags(self) -> int: ...
+
+
+def required_runs(pattern: str) -> list[str]:
+    """Every run of 3+ plain characters that every match of `pattern` must contain, in pattern order."""
+    return list(_required_runs(pattern))
+
+
+@lru_cache(maxsize=8192)  # the loader, the match table and the pre-filter all ask for the same patterns
+def _required_runs(pattern: str) -> tuple[str, ...]:
+    """Conservative: any construct it does not understand ends the run, and a top-level `|` means "no literal".
     """
     runs: list[str] = []
     run: list[str] = []
@@ -49,7 +65,7 @@ def required_runs(pattern: str) -> list[str]:
             flush()
         elif c == "|":
             if depth == 0:
-                return []
+                return ()
             flush()
         elif c in "*?{":
             if run:  # the previous character is optional or repeated: not required as written
@@ -65,7 +81,7 @@ def required_runs(pattern: str) -> list[str]:
             run.append(c)
         i += 1
     flush()
-    return runs
+    return tuple(runs)
 
 
 def split_alternatives(pattern: str) -> list[str]:
@@ -108,14 +124,14 @@ def _skip_class(pattern: str, i: int) -> int:
 _UNSAFE_GROUP = re.compile(r"\(\?(?!:|P<)")
 
 
-def literal_for(pattern: re.Pattern[str]) -> str | None:
+def literal_for(pattern: RegexLike) -> str | None:
     """The longest fixed phrase every match of the compiled pattern contains (None: no safe one)."""
     runs = runs_for(pattern)
     return max(runs, key=len) if runs else None
 
 
-def runs_for(pattern: re.Pattern[str]) -> tuple[str, ...]:
+def runs_for(pattern: RegexLike) -> tuple[str, ...]:
     """Every fixed phrase every match of the compiled pattern contains (empty: no safe one)."""
     if pattern.flags & re.IGNORECASE or _UNSAFE_GROUP.search(pattern.pattern):
         return ()  # flags or look-arounds: no safe literal
-    return tuple(required_runs(pattern.pattern))
+    return _required_runs(pattern.pattern)

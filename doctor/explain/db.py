@@ -25,6 +25,8 @@ from typing import Any
 
 from doctor.errors import InputError
 from doctor.explain.anchors import literal_for, runs_for, split_alternatives
+from doctor.explain.lazyre import LazyRegex
+from doctor.knowledge.ownership import MODULE_DISTRIBUTIONS, component_of_module
 from doctor.report import COMPONENTS, Severity
 from doctor.tomlfile import read_toml
 
@@ -41,13 +43,11 @@ LIBRARY_MESSAGES = (
     r"cannot load library '{lib}",  # cffi (e.g. soundfile loading libsndfile)
 )
 MODULE_MESSAGES = (r"No module named '{mod}(?:['.]|$)", r"No module named {mod}\b")
-# Top-level Python package -> the component that owns it (for signatures with a `module` group).
-MODULE_COMPONENTS = {
-    "torch_npu": "torch-npu", "torch": "torch", "torchvision": "torchvision", "vllm": "vllm",
-    "vllm_ascend": "vllm-ascend", "transformers": "transformers", "mindspeed": "mindspeed", "mindspeed_llm": "mindspeed",
-    "megatron": "megatron", "verl": "verl", "numpy": "numpy", "triton": "triton", "ray": "ray", "mbridge": "mbridge",
-    "transformer_engine": "transformer-engine", "te": "cann", "tbe": "cann", "topi": "cann", "acl": "cann",
-}
+# Top-level Python package -> the component that owns it (for signatures with a `module` group): the one
+# ownership table the whole doctor shares (doctor.knowledge.ownership). Packages without a component of their own
+# ("python") leave the signature's components as they are.
+MODULE_COMPONENTS = {m: c for m in (*MODULE_DISTRIBUTIONS, "te", "tbe", "topi", "acl")
+                     if (c := component_of_module(m)) not in (None, "python")}
 
 ROLES = ("root", "knock-on")
 _ID_RE = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
@@ -55,7 +55,7 @@ _REQUIRED = ("id", "severity", "components", "specificity", "title", "fix", "sou
 _KNOWN = frozenset(
     _REQUIRED
     + ("regex", "libraries", "modules", "example", "examples", "detail", "commands", "context", "supersedes",
-       "fallback", "role", "example_kind", "example_from", "example_context")
+       "fallback", "yields", "role", "example_kind", "example_from", "example_context")
 )
 _EXAMPLE_KINDS = ("report", "source-message")
 
@@ -68,7 +68,7 @@ class Signature:
     severity: Severity
     components: tuple[str, ...]
     specificity: int
-    patterns: tuple[re.Pattern[str], ...]
+    patterns: tuple[LazyRegex, ...]
     title: str
     detail: str
     fix: str
@@ -78,9 +78,10 @@ class Signature:
     example_kind: str = "report"
     example_from: str | None = None
     example_context: tuple[str, ...] = ()
-    context: tuple[tuple[re.Pattern[str], ...], ...] = ()  # every rule must match; any alternative of a rule
+    context: tuple[tuple[LazyRegex, ...], ...] = ()  # every rule must match; any alternative of a rule
     supersedes: tuple[str, ...] = ()
     fallback: bool = False
+    yields: bool = False  # a class signature that gives way to attribution where it knows more (doctor.explain.findings)
     role: str = "root"  # "knock-on": usually the consequence of a failure elsewhere (a peer rank, a dead worker)
     order: int = 0  # position in the file: breaks specificity ties
 
@@ -98,8 +99,8 @@ class Signature:
             if m is None or "module" not in p.groupindex or not m.group("module"):
                 continue
             module = m.group("module")
-            comp = MODULE_COMPONENTS.get(module.split(".")[0])
-            if comp is None:
+            comp = component_of_module(module)
+            if comp in (None, "python"):
                 return self.components, module
             return (comp, *(c for c in self.components if c != comp)), module
         return self.components, None
@@ -121,14 +122,14 @@ class SignatureDB:
         return {s.id: s for s in self.signatures}
 
     @cached_property
-    def match_table(self) -> tuple[tuple[str | None, re.Pattern[str], Signature], ...]:
+    def match_table(self) -> tuple[tuple[str | None, LazyRegex, Signature], ...]:
         """Every regex with its literal, most specific signatures first (computed once)."""
         entries = [(literal_for(p), p, s) for s in self.signatures for p in s.patterns]
         entries.sort(key=lambda e: (-e[2].specificity, e[2].order))
         return tuple(entries)
 
     @cached_property
-    def context_rules(self) -> dict[str, tuple[tuple[tuple[str | None, re.Pattern[str]], ...], ...]]:
+    def context_rules(self) -> dict[str, tuple[tuple[tuple[str | None, LazyRegex], ...], ...]]:
         return {s.id: tuple(tuple((literal_for(p), p) for p in rule) for rule in s.context)
                 for s in self.signatures if s.context}
 
@@ -141,12 +142,13 @@ class SignatureDB:
         return tuple(sorted({runs for p in pats if (runs := runs_for(p))}))
 
 
-def load_signatures(path: str | Path | None = None) -> SignatureDB:
-    """Load and validate a signature database (default: the one shipped in profiles/).
+def read_signatures(path: str | Path | None = None) -> SignatureDB:
+    """Read and validate a signature database (default: the one shipped in profiles/, read once per process).
 
     Any defect — unreadable file, bad TOML, unknown field or component, a regex that does not compile or has
-    no fixed phrase, an example its own signature does not explain — is an InputError naming the file and
-    the signature id.
+    no fixed phrase — is an InputError naming the file and the signature id. Whether each example is explained
+    by its own signature needs the scanner: `doctor.explain.loading.load_signatures` checks that on top (for a
+    database the user gives; the shipped one's examples are run by the test suite).
     """
     if path is None:
         return _load_default()
@@ -155,47 +157,48 @@ def load_signatures(path: str | Path | None = None) -> SignatureDB:
 
 @lru_cache(maxsize=1)
 def _load_default() -> SignatureDB:
-    # The shipped database's examples are run by the test suite (tests/explain), not on every start.
-    return _load(DEFAULT_DB, check_examples=False)
+    return _load(DEFAULT_DB, compile_now=False)
 
 
-def _load(path: Path, *, check_examples: bool = True) -> SignatureDB:
+def _load(path: Path, *, compile_now: bool = True) -> SignatureDB:
     src = str(path)
     data = read_toml(src, "signature database")
     if data.get("schema") != SCHEMA:
-        raise InputError(f"expected schema = {SCHEMA!r}, got {data.get('schema')!r}", source=src)
+        raise _Fail(src, "schema")(f"expected schema = {SCHEMA!r}, got {data.get('schema')!r}")
     entries = data.get("signature")
     if not isinstance(entries, list) or not entries:
-        raise InputError("no [[signature]] entries", source=src)
+        raise _Fail(src, "")("no [[signature]] entries")
     sigs: list[Signature] = []
     seen: set[str] = set()
     for i, entry in enumerate(entries):
-        sig = _parse_signature(entry, i, src)
+        sig = _parse_signature(entry, i, src, compile_now=compile_now)
         if sig.id in seen:
-            raise InputError("duplicate signature id", source=src, path=f"signature {sig.id}")
+            raise _Fail(src, f"signature {sig.id}")("duplicate signature id")
         seen.add(sig.id)
         sigs.append(sig)
     for sig in sigs:
         for other in sig.supersedes:
             if other not in seen or other == sig.id:
-                raise InputError(f"supersedes unknown signature {other!r}", source=src, path=f"signature {sig.id}")
-    db = SignatureDB(src, tuple(sigs))
-    for sig in sigs if check_examples else ():
-        _check_examples(db, sig)
-    return db
+                raise _Fail(src, f"signature {sig.id}")(f"supersedes unknown signature {other!r}")
+    return SignatureDB(src, tuple(sigs))
 
 
 class _Fail:
+    """The refusals of one signature entry: the knowledge files' shared validator (doctor.knowledge.validate), with
+    the entry's key path (`signature <id>`) filled in."""
+
     def __init__(self, src: str, where: str) -> None:
         self.src, self.where = src, where
 
     def __call__(self, msg: str) -> InputError:
-        return InputError(msg, source=self.src, path=self.where)
+        from doctor.knowledge.validate import Validator  # only on a refusal: it imports `packaging` (~15 ms)
+
+        return Validator(self.src).fail(self.where, msg)
 
 
-def _parse_signature(entry: Any, index: int, src: str) -> Signature:
+def _parse_signature(entry: Any, index: int, src: str, *, compile_now: bool = True) -> Signature:
     if not isinstance(entry, dict):
-        raise InputError("a [[signature]] entry must be a table", source=src, path=f"signature #{index + 1}")
+        raise _Fail(src, f"signature #{index + 1}")("a [[signature]] entry must be a table")
     sid = entry.get("id")
     fail = _Fail(src, f"signature {sid}" if isinstance(sid, str) and sid else f"signature #{index + 1}")
     _check_fields(entry, fail)
@@ -218,7 +221,7 @@ def _parse_signature(entry: Any, index: int, src: str) -> Signature:
         severity=severity,
         components=_components(entry["components"], fail),
         specificity=spec,
-        patterns=_all_patterns(entry, fail),
+        patterns=_all_patterns(entry, fail, compile_now),
         title=entry["title"].strip(),
         detail=_opt_str(entry, "detail", fail),
         fix=entry["fix"].strip(),
@@ -228,10 +231,11 @@ def _parse_signature(entry: Any, index: int, src: str) -> Signature:
         example_kind=_choice(entry, "example_kind", _EXAMPLE_KINDS, "report", fail),
         example_from=_opt_str(entry, "example_from", fail) or None,
         example_context=_str_list(entry.get("example_context", []), "example_context", fail),
-        context=tuple(_patterns([c], "context", fail, allow_empty=False)
+        context=tuple(_patterns([c], "context", fail, allow_empty=False, compile_now=compile_now)
                       for c in _str_list(entry.get("context", []), "context", fail)),
         supersedes=_str_list(entry.get("supersedes", []), "supersedes", fail),
         fallback=_bool(entry, "fallback", fail),
+        yields=_bool(entry, "yields", fail),
         role=_choice(entry, "role", ROLES, "root", fail),
         order=index,
     )
@@ -262,14 +266,14 @@ def _components(value: Any, fail: _Fail) -> tuple[str, ...]:
     return tuple(value)
 
 
-def _all_patterns(entry: dict[str, Any], fail: _Fail) -> tuple[re.Pattern[str], ...]:
+def _all_patterns(entry: dict[str, Any], fail: _Fail, compile_now: bool) -> tuple[LazyRegex, ...]:
     """The signature's own regexes plus those its `libraries` and `modules` expand to."""
     sources = list(_str_list(entry.get("regex", []), "regex", fail))
     for lib in _str_list(entry.get("libraries", []), "libraries", fail):
         sources.extend(t.format(lib=lib) for t in LIBRARY_MESSAGES)
     for mod in _str_list(entry.get("modules", []), "modules", fail):
         sources.extend(t.format(mod=mod) for t in MODULE_MESSAGES)
-    return _patterns(sources, "regex", fail, allow_empty=False)
+    return _patterns(sources, "regex", fail, allow_empty=False, compile_now=compile_now)
 
 
 def _choice(entry: dict[str, Any], key: str, allowed: tuple[str, ...], default: str, fail: _Fail) -> str:
@@ -301,7 +305,10 @@ def _str_list(value: Any, key: str, fail: _Fail) -> tuple[str, ...]:
     return tuple(value)
 
 
-def _patterns(items: Any, key: str, fail: _Fail, *, allow_empty: bool) -> tuple[re.Pattern[str], ...]:
+def _patterns(items: Any, key: str, fail: _Fail, *, allow_empty: bool, compile_now: bool = True
+              ) -> tuple[LazyRegex, ...]:
+    """The regexes of one field, each top-level alternative apart. `compile_now`: compile (and so check) them at
+    once; the shipped database, whose regexes the test suite compiles, is compiled lazily (doctor.explain.lazyre)."""
     items = _str_list(items, key, fail)
     if not items and not allow_empty:
         raise fail(f"{key} needs at least one regular expression")
@@ -309,26 +316,14 @@ def _patterns(items: Any, key: str, fail: _Fail, *, allow_empty: bool) -> tuple[
     for pattern in (alt for item in items for alt in split_alternatives(item)):
         if not pattern:
             raise fail(f"{key}: empty regular expression")
-        try:
-            compiled = re.compile(pattern)
-        except re.error as e:
-            raise fail(f"{key} {pattern!r} does not compile: {e}") from None
+        compiled = LazyRegex(pattern)
+        if compile_now:
+            try:
+                compiled = LazyRegex(pattern, re.compile(pattern))
+            except re.error as e:
+                raise fail(f"{key} {pattern!r} does not compile: {e}") from None
         if literal_for(compiled) is None:
             raise fail(f"{key} {pattern!r} has no fixed phrase of 3+ characters that every match contains "
                        "(split top-level alternatives into separate patterns; no inline flags)")
         out.append(compiled)
     return tuple(out)
-
-
-def _check_examples(db: SignatureDB, sig: Signature) -> None:
-    """A signature whose own examples are not explained by it is a database bug: refuse the file."""
-    from doctor.explain.stream import explain_lines
-
-    for example in sig.examples:
-        found = [f.id for f in explain_lines([*sig.example_context, example], db=db, context_lines=0)]
-        if sig.id not in found:
-            raise InputError(
-                f"its example is not explained by it (got {found or 'nothing'}): {example!r}",
-                source=db.path,
-                path=f"signature {sig.id}",
-            )

@@ -8,7 +8,12 @@ Rules, in the order they apply:
    root cause), and `fallback` signatures are dropped when anything else was reported.
 3. One finding per signature; the evidence is the first matching line (with its line number, a few context
    lines, the occurrence count and, when the log has one, its timestamp).
-4. Ranking: root causes before knock-on errors (`role = "knock-on"`: HCCL timeouts, dead peers, ...), catch-all
+4. Attribution (doctor.explain.attribution) explains the error events no signature explains, and those only a
+   generic signature (`fallback`, or `yields = true`: python-api-unexpected-keyword, python-check-failed, the
+   compiler ones, pip's no-matching-distribution) matched: the component that ships the frame, path, library,
+   module or code the event names. Where it knows something, the generic signature's finding gives way to it.
+   Only events before the first specific root-cause finding are attributed (what comes after is a knock-on).
+5. Ranking: root causes before knock-on errors (`role = "knock-on"`: HCCL timeouts, dead peers, ...), catch-all
    `fallback` signatures last, then by first occurrence. `evidence.rank` and `evidence.role` say where each
    finding stands.
 
@@ -21,6 +26,7 @@ from __future__ import annotations
 from typing import Any
 
 from doctor.explain import timestamps
+from doctor.explain.attribution import Attribution, attribute
 from doctor.explain.db import Signature, SignatureDB
 from doctor.explain.scanner import Hit, ScanResult
 from doctor.report import Finding, Fix, Severity
@@ -55,13 +61,83 @@ def rank_key(sig: Signature, hit: Hit) -> tuple[int, int, int]:
     return (1 if sig.role == "knock-on" else 0, 1 if sig.fallback else 0, hit.line)
 
 
-def build_findings(db: SignatureDB, res: ScanResult, *, log: str | None = None) -> list[Finding]:
+def generic(sig: Signature) -> bool:
+    """A class signature that gives way to attribution where attribution knows more."""
+    return sig.fallback or sig.yields
+
+
+def attributions(db: SignatureDB, res: ScanResult, kept: dict[str, Hit],
+                 snapshot: object = None) -> tuple[list[tuple[Attribution, int, bool]], set[str]]:
+    """The attributed events (one per attribution id: the first, with its count and whether it was raised while
+    handling an earlier exception: a knock-on of its cause) and the generic signatures they replace."""
+    specific = [h.line for k, h in kept.items() if not generic(db.get(k)) and db.get(k).role == "root"]
+    first_root = min(specific) if specific else None
+    any_specific = any(not db.get(k).fallback for k in res.hits)
+    found: dict[str, list] = {}
+    yielded: set[str] = set()
+    for ev in res.events:
+        sig = ev.signature
+        if sig is not None and not generic(db.get(sig)):
+            continue  # a specific signature explains the line
+        if sig is not None and db.get(sig).fallback and any_specific:
+            continue  # a catch-all line in a log where something specific matched: a symptom
+        if first_root is not None and ev.line > first_root:
+            continue
+        att = attribute(ev, snapshot)
+        if att is None or (sig is not None and att.id == "error-code-owner"):
+            continue  # an error code's family is what its signature already says
+        if sig is not None:
+            yielded.add(sig)
+        if att.id in found:
+            found[att.id][1] += 1
+        else:
+            found[att.id] = [att, 1, ev.chained_from is not None]
+    return [(a, n, chained) for a, n, chained in found.values()], yielded
+
+
+def build_findings(db: SignatureDB, res: ScanResult, *, log: str | None = None,
+                   snapshot: object = None, attribution: bool = True) -> list[Finding]:
+    """The findings of one log; `attribution=False`: signatures only (a database's own example check)."""
     if res.binary or not res.has_text:
         return [unreadable_finding(res, log)]
     kept = kept_hits(db, res)
-    ordered = sorted(kept.items(), key=lambda kv: rank_key(db.get(kv[0]), kv[1]))
-    out = [signature_finding(db.get(k), h, rank=i + 1, log=log) for i, (k, h) in enumerate(ordered)]
+    atts, yielded = attributions(db, res, kept, snapshot) if attribution else ([], set())
+    kept = {k: h for k, h in kept.items() if k not in yielded}
+    # (group, line): specific root causes and attributions by line, then knock-ons, then catch-alls
+    entries: list[tuple[tuple[int, int, int], Finding]] = []
+    for k, h in kept.items():
+        sig = db.get(k)
+        entries.append((rank_key(sig, h), signature_finding(sig, h, rank=0, log=log)))
+    for att, count, chained in atts:
+        entries.append(((1 if chained else 0, 0, att.line), attribution_finding(att, count, chained, log=log)))
+    entries.sort(key=lambda e: e[0])
+    out = [_ranked(f, i + 1) for i, (_, f) in enumerate(entries)]
     return out or [no_match_finding(db, res, log)]
+
+
+def _ranked(f: Finding, rank: int) -> Finding:
+    f.evidence["rank"] = rank
+    return f
+
+
+def attribution_finding(att: Attribution, count: int, chained: bool = False, *, log: str | None) -> Finding:
+    evidence: dict[str, Any] = {"line": att.line, "text": att.text, "occurrences": count, "read": att.read,
+                                "rank": 0, "role": ROLE_LABEL["knock-on" if chained else "root"], **att.extra}
+    if att.time is not None:
+        evidence["time"] = timestamps.format_epoch(att.time)
+    if log:
+        evidence["log"] = log
+    return Finding(
+        id=att.id,
+        severity=att.severity,
+        components=att.components,
+        title=att.title,
+        detail=att.detail,
+        evidence=evidence,
+        fix=Fix(att.fix, ()),
+        source=att.source,
+        check="explain",
+    )
 
 
 def hit_evidence(hit: Hit) -> dict[str, Any]:

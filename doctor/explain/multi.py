@@ -26,8 +26,8 @@ from typing import Any
 
 from doctor.errors import InputError
 from doctor.explain import timestamps
-from doctor.explain.db import SignatureDB, load_signatures
-from doctor.explain.findings import ROLE_LABEL, build_findings, kept_hits
+from doctor.explain.db import SignatureDB, read_signatures
+from doctor.explain.findings import ROLE_LABEL, attributions, build_findings, kept_hits
 from doctor.explain.scanner import DEFAULT_CONTEXT, Hit, ScanResult
 from doctor.explain.stream import scan_path
 from doctor.report import Finding, Severity, finding
@@ -88,7 +88,7 @@ def _node_name(rel: Path) -> str:
 
 def _scan_one(args: tuple[str, str | None, int]) -> ScanResult:
     path, db_path, context_lines = args
-    return scan_path(path, db=load_signatures(db_path), context_lines=context_lines)
+    return scan_path(path, db=read_signatures(db_path), context_lines=context_lines)
 
 
 def scan_all(inputs: list[LogInput], db: SignatureDB, *, db_path: str | None, context_lines: int = DEFAULT_CONTEXT,
@@ -111,10 +111,15 @@ def _size(path: Path) -> int:
         return 0
 
 
-def events_of(db: SignatureDB, log: LogInput, res: ScanResult) -> list[Event]:
+def events_of(db: SignatureDB, log: LogInput, res: ScanResult, snapshot: object = None) -> list[Event]:
+    """The log's findings as events: its signature hits and its attributed error events (doctor.explain.events)."""
     kept = kept_hits(db, res)
+    atts, yielded = attributions(db, res, kept, snapshot)
     out = [_event(log, sig_id, db.get(sig_id).title, db.get(sig_id).role, hit, db.get(sig_id).severity)
-           for sig_id, hit in kept.items()]
+           for sig_id, hit in kept.items() if sig_id not in yielded]
+    for att, _count, chained in atts:
+        hit = Hit(line=att.line, text=att.text, before=[], time=att.time)
+        out.append(_event(log, att.id, att.title, "knock-on" if chained else "root", hit, att.severity))
     if not out and res.first_error is not None:
         out.append(_event(log, "first-error-line", "First error line (no known signature)", "unmatched",
                           res.first_error))
@@ -143,16 +148,17 @@ def root_cause(events: list[Event]) -> Event | None:
 
 
 def explain_many(paths: list[str], *, db: SignatureDB | None = None, db_path: str | None = None,
-                 context_lines: int = DEFAULT_CONTEXT, jobs: int | None = None) -> tuple[list[Finding], dict[str, Any]]:
+                 context_lines: int = DEFAULT_CONTEXT, jobs: int | None = None,
+                 snapshot: object = None) -> tuple[list[Finding], dict[str, Any]]:
     """Diagnose several logs; returns the findings (each with its node) and the report's extra fields."""
-    db = db if db is not None else load_signatures(db_path)
+    db = db if db is not None else read_signatures(db_path)
     inputs = discover(paths)
     results = scan_all(inputs, db, db_path=db_path, context_lines=context_lines, jobs=jobs)
     findings: list[Finding] = []
     events: list[Event] = []
     for log, res in zip(inputs, results, strict=True):
-        findings.extend(f.with_node(log.node) for f in build_findings(db, res, log=str(log.path)))
-        events.extend(events_of(db, log, res))
+        findings.extend(f.with_node(log.node) for f in build_findings(db, res, log=str(log.path), snapshot=snapshot))
+        events.extend(events_of(db, log, res, snapshot))
     first = root_cause(events)
     line = timeline(events)
     extra: dict[str, Any] = {

@@ -17,7 +17,8 @@ from dataclasses import replace
 from pathlib import Path
 
 from doctor.explain import timestamps
-from doctor.explain.db import DEFAULT_DB, SignatureDB, load_signatures
+from doctor.explain.db import DEFAULT_DB, SignatureDB, read_signatures
+from doctor.explain.events import merge_events
 from doctor.explain.scanner import (
     BLOCK,
     MAX_LINE_NUMBERS,
@@ -73,7 +74,7 @@ def scan_parts(path: str, size: int, *, db: SignatureDB, context_lines: int, par
 
 def _scan_range(args: tuple[str, int, int, str | None, int, int], db: SignatureDB | None = None) -> ScanResult:
     path, start, end, db_path, context_lines, year = args
-    scanner = LogScanner(db if db is not None else load_signatures(db_path), context_lines=context_lines,
+    scanner = LogScanner(db if db is not None else read_signatures(db_path), context_lines=context_lines,
                          default_year=year)
     with open(path, "rb") as fh:
         if start:  # the lines just before the part: context and timestamps for its first lines
@@ -114,11 +115,14 @@ def merge(results: list[ScanResult], context_lines: int) -> ScanResult:
             sig: rules & res.unmet_rules.get(sig, set()) for sig, rules in unmet.items()}
         base += res.lines_read
     unmet = {sig: rules for sig, rules in (unmet or {}).items() if rules}
+    bases = [sum(r.lines_read for r in results[:k]) for k in range(len(results))]
+    events, dropped = merge_events([(r.events, b, r.events_dropped) for r, b in zip(results, bases, strict=True)])
     head, last = results[0], results[-1]
     return ScanResult(
         lines_read=base, bytes_read=sum(r.bytes_read for r in results), hits=hits, runner_up=runner_up,
         unmet_context=set(unmet), first_error=first_error, binary=head.binary,
         has_text=any(r.has_text for r in results), unmet_rules=unmet, head=head.head, tail=last.tail,
+        events=events, events_dropped=dropped,
     )
 
 

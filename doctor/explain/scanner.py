@@ -21,7 +21,8 @@ from collections import deque
 from dataclasses import dataclass, field
 
 from doctor.explain import aho, anchors, prefilter, timestamps
-from doctor.explain.db import Signature, SignatureDB, load_signatures
+from doctor.explain.db import Signature, SignatureDB, read_signatures
+from doctor.explain.events import EVENT_PHRASES, Event, EventReader
 
 BLOCK = 112 * 1024  # bytes read at a time (below the allocator's mmap threshold: buffers are reused, not faulted in)
 MAX_LINE = 64 * 1024  # bytes kept of one line; the rest of an over-long line is skipped
@@ -81,6 +82,8 @@ class ScanResult:
     unmet_rules: dict[str, set[int]] = field(default_factory=dict)  # per signature, its context rules never met
     head: list[str] = field(default_factory=list)  # the first `context` lines
     tail: list[str] = field(default_factory=list)  # the last `context` lines
+    events: list[Event] = field(default_factory=list)  # the log's error events, first ones (doctor.explain.events)
+    events_dropped: int = 0
 
 
 def _decode(raw: bytes) -> str:
@@ -102,7 +105,7 @@ class LogScanner:
 
     def __init__(self, db: SignatureDB | None = None, *, context_lines: int = DEFAULT_CONTEXT,
                  default_year: int = 2025) -> None:
-        self.db = db if db is not None else load_signatures()
+        self.db = db if db is not None else read_signatures()
         self.context_lines = max(0, context_lines)
         self.lines_read = 0
         self.bytes_read = 0
@@ -126,6 +129,8 @@ class LogScanner:
         self._head: list[str] = []
         self._generic = True  # the pre-filter still looks for the generic error markers
         self._wasted = 0  # candidate lines no signature matched since the first error line
+        self._events = EventReader()
+        self._cr = False  # the last block ended with a \r (its \n, if any, starts the next block)
 
     # -- feeding
 
@@ -144,6 +149,10 @@ class LogScanner:
             if len(self._probe) >= PROBE_BYTES and _looks_binary(bytes(self._probe)):
                 self._binary = True
                 return
+        if self._cr or b"\r" in chunk:
+            chunk = self._line_breaks(chunk)
+            if not chunk:
+                return
         if self._dropping:
             nl = chunk.find(b"\n")
             if nl < 0:
@@ -160,11 +169,25 @@ class LogScanner:
         self._keep_partial(data[last + 1 :])
         self._scan_region(data[: last + 1])
 
+    def _line_breaks(self, chunk: bytes) -> bytes:
+        """A lone `\r` is a line break (a progress bar redraws its line with it, and the error printed after it
+        is a line of its own); `\r\n` is one break. A `\r` at the end of a block waits for the next one."""
+        if self._cr:
+            chunk = b"\r" + chunk
+        self._cr = chunk.endswith(b"\r")
+        if self._cr:
+            chunk = chunk[:-1]
+        return chunk.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
+
     def close(self) -> None:
         if not self._binary and self._probe and _looks_binary(bytes(self._probe)):
             self._binary = True
         if self._binary:
             return
+        if self._cr:
+            self._cr = False
+            self.feed_bytes(b"\n")
+            self.bytes_read -= 1
         if self._carry or self._dropping:
             carry, self._carry, self._dropping = self._carry, b"", False
             self._scan_region(carry + b"\n")
@@ -180,7 +203,7 @@ class LogScanner:
     def _prefilter(self, region: bytes) -> prefilter.Prefilter | aho.AhoPrefilter | None:
         if not self._sampled:
             self._sample, self._sampled = prefilter.sample_of(region), True
-        options = self.db.literal_options
+        options = (*self.db.literal_options, *EVENT_PHRASES)
         if self._generic:
             options = (*options, *_FIRST_ERROR_RUNS)
         return prefilter.build_prefilter(options, self._sample)
@@ -211,16 +234,17 @@ class LogScanner:
                 self._context_todo[sig_id] = left
             else:
                 del self._context_todo[sig_id]
-        segments = text.split("\r") if "\r" in text else (text,)
-        matched = False
-        for seg in segments:
-            winner, runner_up = self._match(seg)
-            if winner is not None:
-                matched = True
-                self._record(self._hits, winner, region, start, end, lineno, text)
-                if winner.context and runner_up is not None:
-                    self._record(self._runner_up.setdefault(winner.id, {}), runner_up, region, start, end, lineno, text)
-                break
+        winner, runner_up = self._match(text)
+        matched = winner is not None
+        if winner is not None:
+            self._record(self._hits, winner, region, start, end, lineno, text)
+            if winner.context and runner_up is not None:
+                self._record(self._runner_up.setdefault(winner.id, {}), runner_up, region, start, end, lineno, text)
+        kept = len(self._events.events)
+        event = self._events.feed(lineno, text)
+        if event is not None and len(self._events.events) > kept:
+            event.signature = winner.id if winner is not None else None
+            event.time = self._time_of(region, start, end)
         if self._first_error is None:
             if _is_error_line(text):
                 self._first_error = self._new_hit(region, start, end, lineno, text)
@@ -233,13 +257,21 @@ class LogScanner:
                 self._rx = self._prefilter(b"")
 
     def _match(self, line: str) -> tuple[Signature | None, Signature | None]:
-        """The most specific matching signature and, if it has context rules, the best one without."""
+        """The most specific matching signature and, if it has context rules, the best one without. A class
+        signature (fallback or yields) never matches a line logged at info / warning level: there the words it
+        looks for are a notice (an optional module missing, a retried connection), not the failure."""
         winner: Signature | None = None
+        notice: bool | None = None
         for lit, pattern, sig in self._entries:
             if winner is not None and sig.id == winner.id:
                 continue
             if lit is not None and lit not in line:
                 continue
+            if sig.fallback or sig.yields:
+                if notice is None:
+                    notice = bool(_NOT_AN_ERROR.search(line))
+                if notice:
+                    continue
             if not pattern.search(line):
                 continue
             if winner is None:
@@ -344,6 +376,8 @@ class LogScanner:
                          for k, rules in self._context_todo.items()},
             head=list(self._head),
             tail=list(self._tail),
+            events=list(self._events.events),
+            events_dropped=self._events.dropped,
         )
 
 

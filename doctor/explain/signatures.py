@@ -8,8 +8,9 @@ unreadable logs), `stream` (files, stdin, lines) and `multi` (a directory or sev
 from __future__ import annotations
 
 from doctor.explain.anchors import literal_for as _literal_for
-from doctor.explain.db import DEFAULT_DB, SCHEMA, Signature, SignatureDB, load_signatures
+from doctor.explain.db import DEFAULT_DB, SCHEMA, Signature, SignatureDB
 from doctor.explain.findings import NO_MATCH_ID, UNREADABLE_ID
+from doctor.explain.loading import load_signatures
 from doctor.explain.scanner import DEFAULT_CONTEXT, MAX_LINE, SHOWN_CHARS, LogScanner
 from doctor.explain.stream import explain_file, explain_lines, explain_path, iter_log_lines, scan_stream
 

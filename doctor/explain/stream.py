@@ -14,7 +14,7 @@ from typing import IO
 
 from doctor.errors import InputError
 from doctor.explain import parts
-from doctor.explain.db import SignatureDB, load_signatures
+from doctor.explain.db import SignatureDB, read_signatures
 from doctor.explain.findings import build_findings
 from doctor.explain.scanner import BLOCK, DEFAULT_CONTEXT, MAX_LINE, LogScanner, ScanResult
 from doctor.report import Finding
@@ -49,10 +49,12 @@ def scan(stream: IO[bytes], *, db: SignatureDB | None = None, context_lines: int
 
 
 def explain_lines(
-    lines: Iterable[str], *, db: SignatureDB | None = None, context_lines: int = DEFAULT_CONTEXT
+    lines: Iterable[str], *, db: SignatureDB | None = None, context_lines: int = DEFAULT_CONTEXT,
+    attribution: bool = True,
 ) -> list[Finding]:
-    """Diagnose log lines (any iterable of str, consumed lazily). Never raises on log content."""
-    db = db if db is not None else load_signatures()
+    """Diagnose log lines (any iterable of str, consumed lazily). Never raises on log content. `attribution=False`:
+    signatures only."""
+    db = db if db is not None else read_signatures()
     if isinstance(lines, str):  # a whole text, not an iterable of lines
         lines = [lines]
     scanner = LogScanner(db, context_lines=context_lines)
@@ -68,14 +70,14 @@ def explain_lines(
     if buf:
         scanner.feed_bytes(b"".join(buf))
     scanner.close()
-    return build_findings(db, scanner.result())
+    return build_findings(db, scanner.result(), attribution=attribution)
 
 
 def scan_stream(
     stream: IO[bytes], *, db: SignatureDB | None = None, context_lines: int = DEFAULT_CONTEXT, log: str | None = None
 ) -> tuple[list[Finding], int]:
     """Diagnose a binary stream; returns the findings and the number of lines read."""
-    db = db if db is not None else load_signatures()
+    db = db if db is not None else read_signatures()
     res = scan(stream, db=db, context_lines=context_lines)
     return build_findings(db, res, log=log), res.lines_read
 
@@ -88,13 +90,15 @@ def explain_file(
 
 
 def explain_path(
-    path: str | Path, *, db: SignatureDB | None = None, context_lines: int = DEFAULT_CONTEXT, jobs: int | None = 1
+    path: str | Path, *, db: SignatureDB | None = None, context_lines: int = DEFAULT_CONTEXT, jobs: int | None = 1,
+    snapshot: object = None,
 ) -> tuple[list[Finding], int]:
     """Like `explain_file`, also returning the number of lines read (for the report). `jobs`: processes that
-    may read parts of one big file at once (None: one per CPU)."""
-    db = db if db is not None else load_signatures()
+    may read parts of one big file at once (None: one per CPU). `snapshot`: the run's snapshot, whose packages'
+    top-level names and editable trees attribute frames the packaged table cannot."""
+    db = db if db is not None else read_signatures()
     res = scan_path(path, db=db, context_lines=context_lines, jobs=jobs)
-    return build_findings(db, res, log=str(path)), res.lines_read
+    return build_findings(db, res, log=str(path), snapshot=snapshot), res.lines_read
 
 
 def scan_path(path: str | Path, *, db: SignatureDB, context_lines: int = DEFAULT_CONTEXT,

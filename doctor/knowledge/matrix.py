@@ -20,6 +20,8 @@ _VA = "https://github.com/vllm-project/vllm-ascend"
 SRC_VA_POLICY = "https://github.com/vllm-project/vllm-ascend/blob/v0.25.1rc1/docs/source/community/versioning_policy.md"
 SRC_VA_MATRIX = SRC_VA_POLICY  # the release matrix; each row names its own tag below
 SRC_PT_COMPAT = "https://github.com/Ascend/pytorch/blob/9e73e708ab9350d203475609f36f8a43f6a0c2ab/COMPATIBILITY.en.md"
+# TorchNPU 26.2.0 (October 2026): its release notes pair all seven 26.2.0 wheels with CANN 9.2.0
+SRC_PT_NOTES_2620 = "https://github.com/Ascend/pytorch/blob/04937a13212ac75868424b6e9dae31ff4d9d9866/docs/zh/release_notes.md"
 SRC_DRIVER = "https://github.com/Ascend/docs/blob/36ae37d3834de5b9a0449a28e0f442f2bea3593f/_static/package_info.js"
 SRC_TORCHVISION = "https://github.com/pytorch/vision/blob/v0.25.0/README.md"
 
@@ -194,7 +196,7 @@ def _pt_branch(commit: str) -> str:
 # COMPATIBILITY.en.md at master 9e73e708 (2026-08-21) is the table (active and historical rows); builds it does
 # not list come from the version.txt of their `v<torch>-<TorchNPU release>` branch, whose suffix decodes to a CANN
 # by the table's own branch column (PTA_CANN), or from their PyPI release.
-PTA_CANN = {"26.1.0": "9.1.0", "26.0.0": "9.0.0", "7.3.0": "8.5.0", "7.2.0": "8.3.RC1", "7.1.0": "8.2.RC1",
+PTA_CANN = {"26.2.0": "9.2.0", "26.1.0": "9.1.0", "26.0.0": "9.0.0", "7.3.0": "8.5.0", "7.2.0": "8.3.RC1", "7.1.0": "8.2.RC1",
             "7.0.0": "8.1.RC1", "6.0.0": "8.0.0", "6.0.rc3": "8.0.RC3", "6.0.rc2": "8.0.RC2", "6.0.rc1": "8.0.RC1",
             "5.0.0": "7.0.0", "5.0.rc3": "7.0.RC1", "5.0.rc2": "6.3.RC2"}
 _COMPAT_ROWS = {
@@ -246,13 +248,23 @@ TORCH_NPU: tuple[TorchNpuRow, ...] = (
       for v, b, c in _BRANCH_ROWS),
     TorchNpuRow("2.10.0", "9.0.0", "https://pypi.org/project/torch-npu/2.10.0/",
                 note="TorchNPU 26.0.0 (CANN 9.0.0) added PyTorch 2.10.0; vllm-ascend v0.20.2rc1 pairs it with CANN 9.0.0."),
-    TorchNpuRow("2.14.0", "9.1.0", "https://pypi.org/project/torch-npu/2.14.0/",
-                note="The 2.14.0 release description (PyPI, 2026-10-15) says 'Install CANN 9.1.0'."),
-    TorchNpuRow("2.13.0", "9.1.0", "https://pypi.org/project/torch-npu/2.13.0/",
-                note="Inferred: released the same day from the same master line as 2.14.0; its own description has "
-                     "no table row for it."),
+    *(TorchNpuRow(v, "9.2.0", SRC_PT_NOTES_2620, note="TorchNPU 26.2.0 release notes (branch v" + b + "-26.2.0); "
+                  "PyPI upload 2026-10-15" + ("; the 2.14.0 PyPI description's 'Install CANN 9.1.0' is not the "
+                                              "vendor's pairing table" if v == "2.14.0" else ""))
+      for v, b in (("2.14.0", "2.14.0"), ("2.13.0", "2.13.0"), ("2.12.0.post3", "2.12.0"), ("2.11.0.post3", "2.11.0"),
+                   ("2.10.0.post7", "2.10.0"), ("2.9.0.post9", "2.9.0"), ("2.7.1.post11", "2.7.1"))),
 )
 
+
+# torch-npu builds PyPI publishes that no vendor table pairs with a CANN (so they have no TorchNpuRow and an
+# installed one is off the table): the refresh accepts them with these notes instead of reporting new releases.
+TORCH_NPU_UNPAIRED: tuple[tuple[str, str, str], ...] = (
+    ("2.1.0.post3", "https://pypi.org/project/torch-npu/2.1.0.post3/",
+     "Uploaded 2024-04-19; no COMPATIBILITY.en.md row, release notes table or branch version.txt names it."),
+    ("2.9.1", "https://pypi.org/project/torch-npu/2.9.1/",
+     "Uploaded 2026-05-11; no COMPATIBILITY.en.md row, release notes table or branch version.txt names it (the v2.9.0 "
+     "branches give 2.9.0.postN)."),
+)
 
 def torch_npu_row(version: str | None) -> TorchNpuRow | None:
     """The table row of an installed torch-npu, compared as versions (`2.1.0.rc1` is the row `2.1.0.rc1`;
@@ -293,7 +305,7 @@ DRIVER_RECOMMENDED: tuple[tuple[str, str, str], ...] = (
 # newer than all of these is newer than the doctor's knowledge.
 KNOWN_CANN: tuple[tuple[str, str], ...] = (
     ("9.1.0", SRC_PT_COMPAT),
-    ("9.2.0", _pypi("0.30.0rc2")),
+    ("9.2.0", f"{SRC_PT_NOTES_2620}; {_pypi('0.30.0rc2')}"),
 )
 
 
@@ -324,6 +336,9 @@ class MindSpeedRow:
     source: str
     note: str = ""
     readme_checkout: str | None = None  # what the README literally checks out, when that is not `checkout`
+    cann: str | None = None  # the CANN the MindSpeed / MindSpeed-LLM release notes pair the branch with
+    torch: str | None = None  # the PyTorch they pair it with
+    pairing_source: str = ""  # the release notes that say so
 
     @property
     def series(self) -> tuple[int, int]:
@@ -341,13 +356,22 @@ def _ms(commit: str) -> str:
 
 
 _CORE_V0121 = "the README checks out Megatron-LM tag core_v0.12.1"
+_MS_NOTES = "https://github.com/Ascend/MindSpeed/blob/028de58ca629d035185b00ff7d1eb7eff4f7fd48/docs/zh/release_notes_core.md"
+_LLM_NOTES_2620 = "https://github.com/Ascend/MindSpeed-LLM/blob/26.2.0/docs/zh/release_notes_llm.md"
 _R017 = ("The README says 'git checkout core_r0.17.1', a ref Megatron-LM does not have: its 0.17.1 is tag core_v0.17.1 "
          "(branch core_r0.17.0 has moved on to 0.17.2). setup.py still reports 0.12.1.")
 # Read at the branch heads of the MindSpeed mirror of 2026-07-21 (the newest commit it holds).
 MINDSPEED_MEGATRON: tuple[MindSpeedRow, ...] = (
     MindSpeedRow("master", "0.12.1", "0.12.1", "core_v0.12.1", _ms("028de58ca629d035185b00ff7d1eb7eff4f7fd48"), _CORE_V0121),
-    MindSpeedRow("26.1.0_core_r0.12.1", "0.12.1", "0.12.1", "core_v0.12.1", _ms("57a33053c4eccd5b14aa58e3ca595ab414e65b94")),
-    MindSpeedRow("26.0.0_core_r0.12.1", "0.12.1", "0.12.1", "core_v0.12.1", _ms("3c44c134f396fc14a22a38934c7d5d8bedb37ff5")),
+    MindSpeedRow("26.2.0_core_r0.12.1", "0.12.1", "0.12.1", "core_v0.12.1", _LLM_NOTES_2620,
+                 "MindSpeed-LLM 26.2.0's release notes pair this branch with Megatron-LM core_v0.12.1, PyTorch 2.10.0, "
+                 "TorchNPU 26.2.0 and CANN 9.2.0; the branch is newer than the MindSpeed mirror (2026-07-21), so "
+                 "'reports 0.12.1' is inferred from every other *_core_r0.12.1 branch's setup.py.",
+                 cann="9.2.0", torch="2.10.0", pairing_source=_LLM_NOTES_2620),
+    MindSpeedRow("26.1.0_core_r0.12.1", "0.12.1", "0.12.1", "core_v0.12.1", _ms("57a33053c4eccd5b14aa58e3ca595ab414e65b94"),
+                 cann="9.1.0", torch="2.7.1", pairing_source=_MS_NOTES),
+    MindSpeedRow("26.0.0_core_r0.12.1", "0.12.1", "0.12.1", "core_v0.12.1", _ms("3c44c134f396fc14a22a38934c7d5d8bedb37ff5"),
+                 cann="9.0.0", torch="2.7.1", pairing_source=_MS_NOTES),
     MindSpeedRow("2.3.0_core_r0.12.1", "0.12.1", "0.12.1", "core_v0.12.1", _ms("674226a15a8214cc0c78f986b0b89fbe6b879ba1")),
     MindSpeedRow("2.2.0_core_r0.12.1", "0.12.1", "0.12.1", "core_v0.12.1", _ms("a654440c14159a68c8a7f1e1665a89bdec8e74f0")),
     MindSpeedRow("2.1.0_core_r0.12.1", "0.12.1", "0.12.1", "core_v0.12.1", _ms("5a9ee296b4d80991c53f9ee16738788550e5cc08")),

@@ -98,6 +98,9 @@ class Profile:
     provenance: Mapping[str, str] = field(default_factory=dict)  # field (a pin, cann, python...) -> upstream URL
     choices: Mapping[str, str] = field(default_factory=dict)  # field -> which source was chosen where they disagree
     unknown: Mapping[str, str] = field(default_factory=dict)  # field the upstream leaves unknown -> what it says
+    # Requirements the stack's own packages leave unmet upstream (`pip check` fails on the documented stack too):
+    # each {package, requirement, source}; the requirement checks report these as info, not as errors.
+    upstream_conflicts: tuple[Mapping[str, str], ...] = ()
     path: str = ""
 
     def __hash__(self) -> int:
@@ -153,6 +156,7 @@ class Profile:
                            for d in self.deviations],
             "notes": list(self.notes), "provenance": dict(self.provenance), "choices": dict(self.choices),
             "unknown": dict(self.unknown),
+            "upstream_conflicts": [dict(c) for c in self.upstream_conflicts],
             "path": self.path,
         }
 
@@ -160,7 +164,9 @@ class Profile:
 # -- loading and validation ----------------------------------------------------------------------------
 
 _TOP = {"name", "verl", "description", "source", "sources", "cann", "chips", "arches", "python",
-        "python_recommended", "pins", "git", "index", "env", "deviations", "notes", "provenance", "choices", "unknown"}
+        "python_recommended", "pins", "git", "index", "env", "deviations", "notes", "provenance", "choices", "unknown",
+        "upstream_conflicts"}
+_UPSTREAM_CONFLICT = {"package", "requirement", "source"}
 _CANN = {"version", "min", "max", "driver_min", "nnal"}
 _GIT = {"repo", "ref", "commit", "version", "install"}
 _INDEX = {"x86_cpu_torch", "extra"}
@@ -215,8 +221,21 @@ def parse_profile(data: Any, source: str, stem: str | None = None) -> Profile:
         notes=v.strs(t.get("notes"), "notes"),
         provenance=MappingProxyType({k: v.url(u, f"provenance.{k}") for k, u in _table(v, t, "provenance").items()}),
         choices=MappingProxyType(_table(v, t, "choices")), unknown=MappingProxyType(_table(v, t, "unknown")),
+        upstream_conflicts=_upstream_conflicts(v, t.get("upstream_conflicts", [])),
         path=source,
     )
+
+
+def _upstream_conflicts(v: Validator, raw: Any) -> tuple[Mapping[str, str], ...]:
+    if not isinstance(raw, list):
+        raise v.fail("upstream_conflicts", "must be an array of {package, requirement, source}")
+    out = []
+    for i, item in enumerate(raw):
+        c = v.keys(item, _UPSTREAM_CONFLICT, f"upstream_conflicts[{i}]", required=("package", "requirement", "source"))
+        out.append(MappingProxyType({"package": normalize_name(v.req(c["package"], f"upstream_conflicts[{i}].package")),
+                                     "requirement": v.req(c["requirement"], f"upstream_conflicts[{i}].requirement"),
+                                     "source": v.url(c["source"], f"upstream_conflicts[{i}].source")}))
+    return tuple(out)
 
 
 def _table(v: Validator, t: dict[str, Any], key: str) -> dict[str, str]:
@@ -283,8 +302,10 @@ def load_profile_file(path: str | os.PathLike[str]) -> Profile:
 
 
 def installed_stacks_dir() -> str:
-    """`profiles/stacks` inside the installed doctor package (the repo's top-level `profiles/` in a checkout)."""
-    return os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "profiles", "stacks")
+    """`stacks/` of the knowledge in use: the packaged `profiles/stacks`, or DOCTOR_KNOWLEDGE's (location.py)."""
+    from doctor.knowledge.location import knowledge_file
+
+    return knowledge_file("stacks")
 
 
 _INSTALLED: list[Profile] | None = None
@@ -367,14 +388,15 @@ def select_profile(snapshot: Any, profiles: list[Profile], forced: str | None = 
                 return None, "no CANN toolkit installed; no profile applies"
             return None, f"CANN version {'unreadable: ' + repr(cann_s) if cann_s else 'unknown'}; no profile applies"
     else:
-        cands = [p for p in profiles if p.cann_matches(cann)]
+        pool = chip_pool(snapshot, profiles)  # an A2's CANN is judged against A2 stacks, not a 950's range
+        cands = [p for p in pool if p.cann_matches(cann)]
         if not cands:
-            if all(not cann < CannVersion(p.cann_max) for p in profiles):
-                top = max(CannVersion(p.cann_version) for p in profiles)
-                cands = [p for p in profiles if CannVersion(p.cann_version) == top]
+            if all(not cann < CannVersion(p.cann_max) for p in pool):
+                top = max(CannVersion(p.cann_version) for p in pool)
+                cands = [p for p in pool if CannVersion(p.cann_version) == top]
                 facts.append(f"CANN {cann} is newer than every verified stack; using the newest (CANN {top})")
             else:
-                lowest = min(CannVersion(p.cann_min) for p in profiles)
+                lowest = min(CannVersion(p.cann_min) for p in pool)
                 if cann < lowest:
                     return None, f"CANN {cann} is older than every verified stack (the oldest starts at CANN {lowest})"
                 return None, f"CANN {cann} is between the verified stacks' CANN ranges; no profile applies"
@@ -413,6 +435,16 @@ def select_profile(snapshot: Any, profiles: list[Profile], forced: str | None = 
                      f"{best.name} chosen: {why} "
                      "(pass --profile NAME to choose)")
     return best, ", ".join(facts)
+
+
+def chip_pool(snapshot: Any, profiles: list[Profile]) -> list[Profile]:
+    """The profiles for the snapshot's chip family, or all of them when the family is unknown or has none: CANN
+    ranges are per chip (the 950's reaches CANN 9.2.0 while the A2/A3 stacks end at 9.1.x)."""
+    from doctor.knowledge import chips as chipmod
+
+    fam = chipmod.family(snapshot)
+    same = [p for p in profiles if isinstance(fam, str) and fam in p.chips]
+    return same or profiles
 
 
 def _break_tie(snapshot: Any, tied: list[Profile]) -> tuple[Profile, str]:

@@ -19,8 +19,9 @@ from doctor.knowledge.validate import Validator
 from doctor.knowledge.versions import parse_pkg_version, release
 from doctor.tomlfile import read_toml
 
-REFRESH_COMMAND = ("python -m tools.refresh_knowledge --verl VERL_GIT --vllm-ascend VLLM_ASCEND_GIT "
-                   "--torch-npu TORCH_NPU_GIT --mindspeed MINDSPEED_GIT")
+REFRESH_COMMAND = ("python -m tools.refresh_knowledge --write-requirements --verl VERL_GIT "
+                   "--vllm-ascend VLLM_ASCEND_GIT --torch-npu TORCH_NPU_GIT --mindspeed MINDSPEED_GIT "
+                   "--mindspeed-llm MINDSPEED_LLM_GIT")
 
 LAUNCH_FLAGS = ("use_mbridge_default", "vanilla_mbridge_default", "megatron_bridge_default", "ref_inherits_parallel",
                 "engine_defaults_fa", "mbridge_required", "trainer_device_required", "cp_needs_override_key",
@@ -255,8 +256,10 @@ def _install(v: Validator, raw: Any, p: str) -> InstallEra:
 
 
 def releases_path() -> str:
-    """`profiles/releases.toml` inside the installed doctor package (the repo's top-level `profiles/`)."""
-    return os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "profiles", "releases.toml")
+    """`releases.toml` of the knowledge in use: the packaged `profiles/releases.toml`, or DOCTOR_KNOWLEDGE's."""
+    from doctor.knowledge.location import knowledge_file
+
+    return knowledge_file("releases.toml")
 
 
 _TABLE: ReleaseTable | None = None
@@ -289,16 +292,25 @@ def knowledge_fix() -> str:
 
 
 def knowledge_summary() -> dict[str, Any]:
-    """What `doctor check` reports about its own knowledge: the date, and the newest release each table knows."""
+    """What `doctor check` reports about its own knowledge: which copy (the packaged one or DOCTOR_KNOWLEDGE's),
+    its date, the day PyPI was read, and the newest release each table knows."""
     from doctor.knowledge import matrix
+    from doctor.knowledge.location import knowledge_dir, override_dir
+    from doctor.knowledge.requirements import load_requirements
 
     t = load_releases()
+    req = load_requirements()
     released = [r for r in t.rows if not r.snapshot]
+    vllm = req.projects.get("vllm") or {}
     return {
         "date": t.knowledge_date,
+        "copy": "DOCTOR_KNOWLEDGE" if override_dir() else "packaged",
+        "dir": knowledge_dir(),
+        "pypi_read": req.read,
         "newest": {
             "verl": released[-1].verl if released else None,
             "verl_snapshot": next((r.verl for r in reversed(t.rows) if r.snapshot), None),
+            "vllm": str(max(Version(v) for v in vllm)) if vllm else None,
             "vllm-ascend": str(max(Version(r.version) for r in matrix.VLLM_ASCEND if r.branch is None)),
             "torch-npu": str(max(Version(r.version) for r in matrix.TORCH_NPU)),
             "cann": matrix.newest_known_cann(),

@@ -13,10 +13,13 @@ from doctor.knowledge.versions import CannVersion, parse_pkg_version
 SEED_RULE_CANN = "8.3.RC1"
 SEED_RULE_MIN = "0.9.1"
 SEED_RULE_PACKAGES = ("vllm", "vllm-ascend")
-# The rule is this project's own hard floor (docs/design.md, "The seed rule"). No upstream states it
-# literally; it is weaker than vllm-ascend's release matrix, where every release paired with a CANN newer
-# than 8.3.RC1 is 0.11.0rc2 or newer, and verl's v0.6.1 stack pairs CANN 8.2.RC1 with vLLM 0.9.1.
+# The rule is this project's hard floor (docs/design.md, "The seed rule"), and MindSpeed's verl guide states it
+# literally since commit 6810de8c (2025-09-22): "若使用的CANN版本高于8.3.RC1，vllm和vllm-ascend安装版本须大于等于0.9.1"
+# ("CANN higher than 8.3.RC1: vllm and vllm-ascend must be 0.9.1 or newer"; 8.3.RC1 itself is excluded, as here).
+# It is weaker than vllm-ascend's release matrix, where every release paired with a CANN newer than 8.3.RC1 is
+# 0.11.0rc2 or newer, and verl's v0.6.1 stack pairs CANN 8.2.RC1 with vLLM 0.9.1.
 SEED_RULE_SOURCE = (
+    "https://github.com/Ascend/MindSpeed/blob/6810de8c41835cdf8dd2f3e14739971d799e0633/docs/user-guide/verl.md; "
     "https://github.com/vllm-project/vllm-ascend/blob/v0.13.0/docs/source/community/versioning_policy.md; "
     "https://github.com/verl-project/verl/blob/v0.6.1/docs/ascend_tutorial/ascend_quick_start.rst"
 )

@@ -88,8 +88,9 @@ def test_junit_one_testcase_per_check(tmp_path):
     cases = suite.findall("testcase")
     assert len(cases) == int(suite.get("tests")) > 20
     failed = [c.get("name") for c in cases if c.find("failure") is not None]
-    # torch 2.12 breaks both torch-npu's and vllm-ascend's torch pin
-    assert sorted(failed) == ["torch-torch-npu-base", "vllm-ascend-matrix"] and suite.get("failures") == "2"
+    # torch 2.12 breaks both torch-npu's and vllm-ascend's torch pin (the matrix, and vllm-ascend's own METADATA)
+    assert sorted(failed) == ["declared-requirements", "torch-torch-npu-base", "vllm-ascend-matrix"]
+    assert suite.get("failures") == "3"
 
 
 def test_strict_turns_warnings_into_exit_1(tmp_path):
@@ -106,7 +107,7 @@ def test_only_and_ignore(tmp_path):
     data = json.loads(r.stdout)
     assert {c["area"] for c in data["checks"]} == {"network"} and r.exit_code == 0
     r = run("--json", "check", "--from", f, "--ignore", "torch-npu-torch-mismatch", "--ignore", "shm-too-small",
-            "--ignore", "vllm-ascend-torch-mismatch")
+            "--ignore", "vllm-ascend-torch-mismatch", "--ignore", "requirement-version-unmet")
     data = json.loads(r.stdout)
     assert r.exit_code == 0 and not {"torch-npu-torch-mismatch", "shm-too-small"} & {x["id"] for x in data["findings"]}
     r = run("check", "--from", f, "--only", "netwrok")
@@ -117,7 +118,8 @@ def test_waivers_from_pyproject_and_config_file(tmp_path, monkeypatch):
     f = broken(tmp_path)
     proj = tmp_path / "proj"
     proj.mkdir()
-    (proj / "pyproject.toml").write_text('[project]\nname = "x"\n[tool.doctor]\nignore = ["torch-npu-torch-mismatch", "vllm-ascend-matrix"]\n')
+    (proj / "pyproject.toml").write_text('[project]\nname = "x"\n[tool.doctor]\nignore = ["torch-npu-torch-mismatch", "vllm-ascend-matrix", '
+                                        '"declared-requirements"]\n')
     monkeypatch.chdir(proj)
     assert run("check", "--from", f).exit_code == 0
     cfg = tmp_path / "waivers.toml"

@@ -195,9 +195,11 @@ def _readme_twins() -> list[str]:
 
 def test_every_env_twin_the_readme_names_works(files):
     twins = _readme_twins()
-    assert set(twins) == {"DOCTOR_JSON", "DOCTOR_NO_COLOR", "DOCTOR_VERBOSE", "DOCTOR_QUIET"}
+    assert set(twins) == {"DOCTOR_JSON", "DOCTOR_NO_COLOR", "DOCTOR_VERBOSE", "DOCTOR_QUIET", "DOCTOR_KNOWLEDGE"}
     argv = ["check", "--from", files["healthy.json"]]
     assert json.loads(doctor(*argv, env={"DOCTOR_JSON": "1"}).stdout)["command"] == "check"
+    know = json.loads(doctor("--json", *argv, env={"DOCTOR_KNOWLEDGE": str(ROOT / "profiles")}).stdout)["knowledge"]
+    assert know["copy"] == "DOCTOR_KNOWLEDGE" and know["dir"] == str(ROOT / "profiles")
     assert "check profile-pins" in doctor(*argv, env={"DOCTOR_VERBOSE": "1"}).stdout
     assert "[" not in doctor(*argv, env={"DOCTOR_QUIET": "1"}).stdout.split("check:")[0]
     tty = doctor("--help", env={"DOCTOR_NO_COLOR": "1"})

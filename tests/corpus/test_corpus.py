@@ -15,7 +15,8 @@ CHECK_TARGET = 0.85
 # What the held-out half measured when the signatures and rules of the fitting half were written (84/166 logs,
 # 8/18 snapshots), rounded down: a signature or rule change that loses held-out reports fails here. The snapshot
 # floor fell from 61 % to 44 % when 5 more held-out reports got the snapshots their stated versions imply.
-EXPLAIN_FLOOR = 0.50
+# Issue 23 (attribution by ownership, 3 inferred reports dropped): 90/164 logs.
+EXPLAIN_FLOOR = 0.54
 CHECK_FLOOR = 0.44
 
 
@@ -58,7 +59,7 @@ def test_fitting_half_is_explained_and_diagnosed():
     assert scores()[("fit", "logs")].rate >= 0.9 and scores()[("fit", "snapshots")].rate >= 0.85
 
 
-@pytest.mark.xfail(reason="held-out explain rate is about 51 %, the goal is 75 % (README, explain section)",
+@pytest.mark.xfail(reason="held-out explain rate is about 55 %, the goal is 75 % (README, explain section)",
                    strict=False)
 def test_held_out_logs_reach_the_goal():
     assert scores()[("held-out", "logs")].rate >= EXPLAIN_TARGET

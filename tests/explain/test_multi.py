@@ -84,3 +84,15 @@ def test_only_timeouts_everywhere_still_names_the_earliest(tmp_path):
     findings, extra = explain_many([str(tmp_path)])
     assert findings[0].id == ROOT_NODE_ID and findings[0].node == "n2"
     assert extra["root_cause"]["role"] == "knock-on"
+
+
+def test_the_root_cause_node_reads_attributed_events(tmp_path):
+    # No signature knows node a's error; attribution does (the frame is vllm's), and it came before node b's timeout.
+    (tmp_path / "a.log").write_text(
+        "2025-03-05 07:10:00,000 start\n2025-03-05 07:11:06,443 worker crashed:\nTraceback (most recent call last):\n"
+        '  File "/usr/lib/python3.10/site-packages/vllm/worker/model_runner.py", line 3, in run\n    x()\n'
+        "ValueError: block table shape mismatch\n")
+    (tmp_path / "b.log").write_text(EI0002 + "\n")
+    findings, extra = explain_many([str(tmp_path)])
+    assert findings[0].id == "root-cause-node" and findings[0].node == "a"
+    assert extra["root_cause"]["id"] == "error-in-package"

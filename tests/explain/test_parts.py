@@ -7,7 +7,7 @@ import random
 import pytest
 
 from doctor.explain import parts
-from doctor.explain.db import load_signatures
+from doctor.explain.db import read_signatures as load_signatures
 from doctor.explain.stream import explain_path, scan_path
 
 DB = load_signatures()

@@ -10,7 +10,7 @@ import pytest
 
 from doctor.explain import aho, prefilter
 from doctor.explain.anchors import required_runs
-from doctor.explain.db import load_signatures
+from doctor.explain.db import read_signatures as load_signatures
 from doctor.explain.scanner import _FIRST_ERROR_RUNS
 
 DB = load_signatures()

@@ -228,15 +228,41 @@ def test_row_disagreeing_with_its_tag_and_unpinned_git_commit(upstream):
 def test_cli_exit_codes_and_output(upstream, tmp_path):
     def run(*extra: str) -> subprocess.CompletedProcess[str]:
         return subprocess.run([sys.executable, "-m", "tools.refresh_knowledge", "--verl", str(upstream["verl"].path),  # type: ignore[attr-defined]
-                               "--profiles", str(upstream["profiles"]), "--releases", str(upstream["releases"]), *extra],
+                               "--profiles", str(upstream["profiles"]), "--releases", str(upstream["releases"]),
+                               "--no-pypi", *extra],
                               cwd=ROOT, capture_output=True, text=True, timeout=120)
 
     r = run()
     assert r.returncode == 0, r.stdout + r.stderr
     assert "0 unexplained: the tables are current" in r.stdout and "vllm-ascend: not given" in r.stdout
+    assert "pypi: not read (--no-pypi)" in r.stdout
     upstream["verl"].commit({"x": "1"}, tag="v0.8.0")  # type: ignore[attr-defined]
     r = run()
     assert r.returncode == 1 and "✗ new-release" in r.stdout and "verl 0.8.0" in r.stdout
-    r = subprocess.run([sys.executable, "-m", "tools.refresh_knowledge", "--verl", str(tmp_path / "nope")], cwd=ROOT,
+    r = subprocess.run([sys.executable, "-m", "tools.refresh_knowledge", "--verl", str(tmp_path / "nope"), "--no-pypi"], cwd=ROOT,
                        capture_output=True, text=True, timeout=60)
     assert r.returncode == 2 and "not a git directory" in r.stderr
+
+
+def test_without_pyyaml_the_refresh_exits_2_naming_the_extra(upstream):
+    """A missing dependency is 'could not do its job' (2), not 'unexplained differences' (1)."""
+    code = ("import sys\nsys.modules['yaml'] = None  # as if PyYAML were not installed\n"
+            "from tools.refresh_knowledge import main\n"
+            f"raise SystemExit(main(['--verl', {str(upstream['verl'].path)!r}, '--profiles', {str(upstream['profiles'])!r}, "  # type: ignore[attr-defined]
+            f"'--releases', {str(upstream['releases'])!r}, '--no-pypi']))\n")
+    r = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert r.returncode == 2, r.stdout + r.stderr
+    assert "PyYAML is not installed" in r.stderr and "verl-ascend-doctor[refresh]" in r.stderr
+
+
+def test_an_internal_error_exits_2_not_1(upstream, monkeypatch, capsys):
+    import tools.refresh_knowledge as rk
+
+    def boom(*a: object, **k: object) -> None:
+        raise KeyError("actor_rollout_ref")
+
+    monkeypatch.setattr(rk, "refresh", boom)
+    rc = rk.main(["--verl", str(upstream["verl"].path), "--profiles", str(upstream["profiles"]),  # type: ignore[attr-defined]
+                  "--releases", str(upstream["releases"]), "--no-pypi"])
+    assert rc == 2
+    assert "could not finish (KeyError" in capsys.readouterr().err

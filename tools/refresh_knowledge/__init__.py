@@ -1,9 +1,12 @@
-"""`python -m tools.refresh_knowledge`: re-read the upstream install docs, scripts, requirement files and
-compatibility tables from local clones (or bare mirrors) of verl, vllm-ascend, Ascend/pytorch and MindSpeed,
-at every tag and release branch, and print how they differ from the doctor's tables.
+"""`python -m tools.refresh_knowledge`: read where releases are published — PyPI (every release of every tracked
+project, its upload date, wheel tags and Requires-*) and the vendors' release notes at the newest commit of local
+clones (or bare mirrors) of verl, vllm-ascend, Ascend/pytorch, MindSpeed and MindSpeed-LLM — re-read the install
+docs, scripts, requirement files and compatibility tables at every tag and release branch, and print how all of
+it differs from the doctor's tables.
 
-Exit 0 when every difference is explained (by a profile's `[choices]`, a row's alternatives or notes, or a fact
-read from PyPI rather than git), 1 when some are not, 2 when a clone cannot be read. README: "Updating the knowledge".
+Exit 0 when every difference is explained (by a profile's `[choices]`, a row's alternatives or notes, a fact read
+from a source newer than the clone), 1 when some are not, 2 when the refresh cannot do its job (a missing
+dependency, an unreadable clone, no answer from PyPI). README: "Updating the knowledge".
 """
 
 from __future__ import annotations
@@ -29,6 +32,7 @@ class Knowledge:
     mindspeed: tuple[Any, ...]
     date: str = ""
     extra: dict[str, Any] = field(default_factory=dict)
+    requirements: Any = None  # doctor.knowledge.requirements.RequirementsTable; None: the packaged one
 
     @classmethod
     def installed(cls, profiles_dir: str | None = None, releases_file: str | None = None) -> Knowledge:
@@ -41,8 +45,12 @@ class Knowledge:
                    rel.knowledge_date)
 
 
-def refresh(k: Knowledge, repos: dict[str, GitDir]) -> Findings:
-    """Every check whose clone was given; the differences found."""
+CLONES = (("verl", "verl-project/verl"), ("vllm-ascend", "vllm-project/vllm-ascend"), ("torch-npu", "Ascend/pytorch"),
+          ("mindspeed", "Ascend/MindSpeed"), ("mindspeed-llm", "Ascend/MindSpeed-LLM"))
+
+
+def refresh(k: Knowledge, repos: dict[str, GitDir], pypi: dict[str, Any] | None = None) -> Findings:
+    """Every check whose clone was given, and PyPI's release lists when read; the differences found."""
     from tools.refresh_knowledge import mindspeed, pins, torch_npu, verl, vllm_ascend
 
     out = Findings()
@@ -50,66 +58,124 @@ def refresh(k: Knowledge, repos: dict[str, GitDir]) -> Findings:
         "verl": lambda g: verl.check(g, k.releases, k.profiles, out),
         "vllm-ascend": lambda g: vllm_ascend.check(g, k.vllm_ascend, out),
         "torch-npu": lambda g: torch_npu.check(g, k.torch_npu, out),
-        "mindspeed": lambda g: mindspeed.check(g, k.mindspeed, out),
+        "mindspeed": lambda g: mindspeed.check(g, k.mindspeed, out, notes=True),
+        "mindspeed-llm": lambda g: mindspeed.check_notes(g, k.mindspeed, out, "mindspeed-llm"),
     }
     for name, step in steps.items():
         if name in repos:
             step(repos[name])
     pins.check(repos, k.profiles, out)
+    if pypi is not None:
+        from doctor.knowledge.requirements import load_requirements
+        from tools.refresh_knowledge import published
+
+        published.check(pypi, k, k.requirements or load_requirements(), out)
     return out
 
 
-def render(found: Findings, repos: dict[str, GitDir], k: Knowledge, verbose: bool = False) -> str:
+def render(found: Findings, repos: dict[str, GitDir], k: Knowledge, verbose: bool = False,
+           pypi: dict[str, Any] | None = None) -> str:
     lines = [f"knowledge from {k.date}; checked against:"]
     for name, g in repos.items():
         head = g.head_branch()
         lines.append(f"  {name}: {g.path} ({head or 'detached'} {g.commit(head)[:9] + ' ' + g.date(head) if head and g.has(head) else ''})")
-    for name in ("verl", "vllm-ascend", "torch-npu", "mindspeed"):
+    for name, _ in CLONES:
         if name not in repos:
             lines.append(f"  {name}: not given (--{name}); its tables were not checked")
-    for name in repos:
+    if pypi is not None:
+        n = sum(len(v) for v in pypi.values())
+        newest = max((r.uploaded for v in pypi.values() for r in v), default="-")
+        lines.append(f"  pypi: {len(pypi)} projects, {n} releases (newest upload {newest})")
+    else:
+        lines.append("  pypi: not read (--no-pypi); published releases were not checked")
+    for name in [*repos, *(["pypi"] if pypi is not None else [])]:
         diffs = sorted((d for d in found.diffs if d.repo == name), key=lambda d: (KINDS.index(d.kind), bool(d.explained)))
         lines.append(f"\n{name}: {found.checked.get(name, 0)} facts compared, {len(diffs)} differences, "
                      f"{sum(1 for d in diffs if not d.explained)} unexplained")
         lines.extend(d.line() for d in diffs)
         skipped = found.unchecked.get(name, [])
         if skipped:
-            lines.append(f"  ({len(skipped)} facts cite sources outside this clone (PyPI, issues, prose) and were not re-read"
-                         + (": " + "; ".join(skipped) if verbose else "; -v lists them") + ")")
+            lines.append(f"  ({len(skipped)} facts cite sources outside this clone (PyPI, issues, prose, newer commits) "
+                         "and were not re-read" + (": " + "; ".join(skipped) if verbose else "; -v lists them") + ")")
     n, u = len(found.diffs), len(found.unexplained)
-    lines.append(f"\n{n} differences, {u} unexplained" + ("" if u else ": the tables are current for these clones"))
+    lines.append(f"\n{n} differences, {u} unexplained" + ("" if u else ": the tables are current for these sources"))
     return "\n".join(lines)
 
 
-def main(argv: Sequence[str] | None = None) -> int:
+EXTRA = "refresh"  # pyproject extra with what the refresh needs beyond the doctor's own dependencies
+
+
+def _missing_dependency() -> str | None:
+    """The refresh reads verl's generated trainer yaml with PyYAML: without it, say so before reading anything."""
+    try:
+        import yaml  # noqa: F401
+    except ImportError:
+        return (f"PyYAML is not installed (the refresh reads verl's generated trainer yaml with it): "
+                f"pip install 'verl-ascend-doctor[{EXTRA}]' or pip install pyyaml")
+    return None
+
+
+def main(argv: Sequence[str] | None = None, http: Any = None) -> int:
+    """Exit 0: nothing unexplained; 1: unexplained differences; 2: the refresh could not do its job (a missing
+    dependency, an unreadable clone or table, no answer from PyPI, an internal error). `http`: tests replay PyPI."""
     ap = argparse.ArgumentParser(prog="python -m tools.refresh_knowledge", description=__doc__.split("\n\n")[0])
-    for name, repo in (("verl", "verl-project/verl"), ("vllm-ascend", "vllm-project/vllm-ascend"),
-                       ("torch-npu", "Ascend/pytorch"), ("mindspeed", "Ascend/MindSpeed")):
+    for name, repo in CLONES:
         ap.add_argument(f"--{name}", metavar="GIT_DIR", help=f"a clone or bare mirror of {repo}")
+    ap.add_argument("--no-pypi", action="store_true", help="do not read PyPI (offline: only the clones)")
+    ap.add_argument("--write-requirements", action="store_true",
+                    help="rewrite profiles/requirements.json from what PyPI declares today before comparing")
     ap.add_argument("--profiles", metavar="DIR", help="profiles to check (default: the doctor's profiles/stacks)")
     ap.add_argument("--releases", metavar="FILE", help="release table to check (default: profiles/releases.toml)")
     ap.add_argument("-v", "--verbose", action="store_true", help="also list the facts that were not re-read")
     args = ap.parse_args(argv)
     repos: dict[str, GitDir] = {}
     try:
-        for name in ("verl", "vllm-ascend", "torch-npu", "mindspeed"):
+        if args.verl:
+            missing = _missing_dependency()
+            if missing:
+                print(f"refresh_knowledge: {missing}", file=sys.stderr)
+                return 2
+        for name, _ in CLONES:
             path = getattr(args, name.replace("-", "_"))
             if path:
                 repos[name] = GitDir.open(path)
+        if not repos and args.no_pypi:
+            print("refresh_knowledge: nothing to read: give a clone (--verl, --vllm-ascend, --torch-npu, --mindspeed, "
+                  "--mindspeed-llm) or let it read PyPI", file=sys.stderr)
+            return 2
         k = Knowledge.installed(args.profiles, args.releases)
-        found = refresh(k, repos)
-        print(render(found, repos, k, args.verbose))
+        found_pypi = None if args.no_pypi else _read_pypi(k, http, args.write_requirements)
+        found = refresh(k, repos, found_pypi)
+        print(render(found, repos, k, args.verbose, found_pypi))
     except GitError as e:
         print(f"refresh_knowledge: {e}", file=sys.stderr)
         return 2
-    except Exception as e:  # a broken table (InputError) names its file
+    except Exception as e:  # noqa: BLE001 - every failure to do the job is exit 2, never 1 (= differences)
         from doctor.errors import DoctorError
+        from tools.refresh_knowledge.pypi import PyPIError
 
-        if isinstance(e, DoctorError):
+        if isinstance(e, (DoctorError, PyPIError)):  # a broken table (InputError) names its file; PyPI its URL
             print(f"refresh_knowledge: {e}", file=sys.stderr)
-            return 2
-        raise
-    if not repos:
-        print("refresh_knowledge: give at least one clone (--verl, --vllm-ascend, --torch-npu, --mindspeed)", file=sys.stderr)
+        else:
+            import traceback
+
+            traceback.print_exc()
+            print(f"refresh_knowledge: could not finish ({type(e).__name__}: {e})", file=sys.stderr)
         return 2
     return 1 if found.unexplained else 0
+
+
+def _read_pypi(k: Knowledge, http: Any, write: bool) -> dict[str, Any]:
+    """Every tracked project's release list; with `write`, requirements.json rewritten from today's answers."""
+    from tools.refresh_knowledge import pypi
+
+    found = pypi.read_all(pypi.PROJECTS, http)
+    if write:
+        from doctor.knowledge.location import knowledge_file
+        from doctor.knowledge.requirements import parse_requirements
+
+        doc = pypi.requirements_table(found, http)
+        path = knowledge_file("requirements.json")
+        k.requirements = parse_requirements(doc, path)  # validated before it replaces the file
+        pypi.write(path, doc)
+    return found

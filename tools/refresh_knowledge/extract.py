@@ -267,3 +267,81 @@ def mindspeed_megatron(readme: str | None) -> dict[str, str]:
         elif w[0] == "cd" and len(w) > 1 and w[1].strip("/").lower() == "megatron-lm":
             last = "megatron-lm"
     return out
+
+
+def md_tables(text: str | None) -> list[list[dict[str, str]]]:
+    """Every markdown table in `text` as rows of {header cell: cell} (headers and cells stripped)."""
+    tables: list[list[dict[str, str]]] = []
+    header: list[str] | None = None
+    rows: list[dict[str, str]] = []
+    for line in (text or "").splitlines() + [""]:
+        s = line.strip()
+        if not s.startswith("|"):
+            if header is not None:
+                tables.append(rows)
+            header, rows = None, []
+            continue
+        cells = [c.strip() for c in s.strip("|").split("|")]
+        if header is None:
+            header = cells
+        elif all(set(c) <= set("-: ") for c in cells):
+            continue
+        else:
+            rows.append(dict(zip(header, cells, strict=False)))
+    return tables
+
+
+_CANN_IN_CELL = re.compile(r"\d+\.\d+\.(?:\d+|RC\d+)", re.I)
+
+
+def first_cann(cell: str | None) -> str | None:
+    """'商用版：9.0.0<br>社区版：9.0.0' -> '9.0.0'; '在研版本' (in development) -> None."""
+    m = _CANN_IN_CELL.search(cell or "")
+    return m.group(0) if m else None
+
+
+def _column(row: dict[str, str], *names: str) -> str | None:
+    """The cell whose header contains one of `names` (release notes rename columns between releases)."""
+    for h, v in row.items():
+        if any(n.lower() in h.lower() for n in names):
+            return v
+    return None
+
+
+def torch_npu_release_notes(text: str | None) -> list[dict[str, str]]:
+    """Ascend/pytorch docs/zh/release_notes.md -> [{'wheel', 'cann', 'line', 'branch'}]: the table that pairs each
+    TorchNPU wheel (安装包版本) with its CANN (both the 26.0.0 layout, CANN first, and the 26.1.0+ layout)."""
+    out = []
+    for table in md_tables(text):
+        for row in table:
+            wheel, cann = _column(row, "安装包版本"), first_cann(_column(row, "CANN版本"))
+            if wheel and cann and re.match(r"^\d+\.\d+\.\d+", wheel):
+                out.append({"wheel": wheel, "cann": cann, "line": _column(row, "TorchNPU版本") or "",
+                            "branch": _column(row, "代码分支名称") or ""})
+    return out
+
+
+def mindspeed_release_notes(text: str | None) -> list[dict[str, str]]:
+    """MindSpeed release_notes_core.md / MindSpeed-LLM release_notes_llm.md -> [{'branch', 'cann', 'torch',
+    'megatron'}]: each MindSpeed Core branch and the CANN / PyTorch (and Megatron-LM) the notes pair it with.
+    Rows still 'in development' (在研版本, no CANN) are left out."""
+    out = []
+    seen: set[tuple[str, str]] = set()
+    for table in md_tables(text):
+        for row in table:
+            branch, cann = _column(row, "MindSpeed Core代码分支"), first_cann(_column(row, "CANN版本"))
+            torch = _column(row, "PyTorch版本") or ""
+            if not branch or not cann or (branch, cann) in seen:
+                continue
+            seen.add((branch, cann))
+            out.append({"branch": branch, "cann": cann, "torch": torch.strip(),
+                        "megatron": (_column(row, "Megatron") or "").strip()})
+    return out
+
+
+_VA_NOTE = re.compile(r"^##\s+v(\d+\.\d+\.\d+(?:rc\d+|\.post\d+)?)\s*(?:-\s*(\d{4}\.\d{2}\.\d{2}))?", re.M)
+
+
+def vllm_ascend_release_notes(text: str | None) -> dict[str, str]:
+    """vllm-ascend docs/source/user_guide/release_notes.md -> {version: date 'YYYY.MM.DD' or ''} per '## vX - date'."""
+    return {m.group(1): m.group(2) or "" for m in _VA_NOTE.finditer(text or "")}

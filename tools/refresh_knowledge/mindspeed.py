@@ -1,5 +1,7 @@
 """MindSpeed: every release branch's README (the Megatron-LM it checks out and names) and setup.py (the version
-it reports) against the MindSpeed <-> Megatron table."""
+it reports) against the MindSpeed <-> Megatron table; the release notes of MindSpeed (docs/zh/release_notes_core.md)
+and MindSpeed-LLM (docs/zh/release_notes_llm.md) at their default branch: the CANN and PyTorch (and Megatron-LM)
+each MindSpeed Core branch is paired with."""
 
 from __future__ import annotations
 
@@ -8,14 +10,20 @@ from collections.abc import Iterable
 
 from doctor.knowledge.matrix import MindSpeedRow
 from tools.refresh_knowledge import extract
-from tools.refresh_knowledge.diff import Difference, Findings
+from tools.refresh_knowledge.diff import Difference, Findings, same_cann
 from tools.refresh_knowledge.gitdir import GitDir
 
 REPO = "Ascend/MindSpeed"
+NOTES = {"mindspeed": ("Ascend/MindSpeed", "docs/zh/release_notes_core.md"),
+         "mindspeed-llm": ("Ascend/MindSpeed-LLM", "docs/zh/release_notes_llm.md")}
 _BRANCH = re.compile(r"^(?:\d+\.\d+\.\d+_)?core_r\d+\.\d+\.\d+$|^master$")
 
 
-def check(git: GitDir, rows: Iterable[MindSpeedRow], out: Findings) -> None:
+def check(git: GitDir, rows: Iterable[MindSpeedRow], out: Findings, notes: bool = False) -> None:
+    """Every branch's README and setup.py; with `notes`, also the release notes at the default branch."""
+    rows = tuple(rows)
+    if notes:
+        check_notes(git, rows, out)
     ours = {r.branch: r for r in rows}
     for b in sorted(x for x in git.branches() if _BRANCH.match(x)):
         commit = git.commit(b)
@@ -49,3 +57,26 @@ def _ref_series(ref: str | None) -> str | None:
     if m:
         return f"{m.group(1)}.{m.group(2)}"
     return None
+
+
+def check_notes(git: GitDir, rows: Iterable[MindSpeedRow], out: Findings, name: str = "mindspeed") -> None:
+    """The pairings the release notes of MindSpeed (name='mindspeed') or MindSpeed-LLM ('mindspeed-llm') give."""
+    ours = {r.branch: r for r in rows}
+    repo, path = NOTES[name]
+    head = git.head_branch() or "master"
+    if not git.has(head):
+        return
+    url = f"https://github.com/{repo}/blob/{git.commit(head)}/{path}"
+    for n in extract.mindspeed_release_notes(git.show(head, path)):
+        out.count(name)
+        r = ours.get(n["branch"])
+        pairing = f"CANN {n['cann']}, torch {n['torch']}" + (f", Megatron-LM {n['megatron']}" if n["megatron"] else "")
+        if r is None:
+            out.add(Difference(name, "missing-row", f"MindSpeed {n['branch']}", None, pairing, url))
+            continue
+        if r.cann is None or not same_cann(r.cann, n["cann"]):
+            out.add(Difference(name, "changed", f"MindSpeed {n['branch']} CANN", r.cann, n["cann"], url))
+        if n["torch"] and r.torch != n["torch"]:
+            out.add(Difference(name, "changed", f"MindSpeed {n['branch']} torch", r.torch, n["torch"], url))
+        if n["megatron"] and n["megatron"] not in (r.checkout, r.readme_checkout):
+            out.add(Difference(name, "changed", f"MindSpeed {n['branch']} Megatron-LM", r.checkout, n["megatron"], url))

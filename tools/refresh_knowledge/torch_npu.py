@@ -1,5 +1,6 @@
-"""torch-npu (Ascend/pytorch): COMPATIBILITY.en.md at the default branch against our torch-npu -> CANN rows,
-and every `v<torch>-<TorchNPU release>` branch's version.txt (the builds that table does not list yet)."""
+"""torch-npu (Ascend/pytorch): COMPATIBILITY.en.md and the release notes (docs/zh/release_notes.md: each TorchNPU
+wheel and its CANN) at the default branch against our torch-npu -> CANN rows, and every `v<torch>-<TorchNPU
+release>` branch's version.txt (the builds those tables do not list yet)."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from tools.refresh_knowledge.gitdir import GitDir
 from tools.refresh_knowledge.verl import parse_url
 
 REPO = "Ascend/pytorch"
+NOTES = "docs/zh/release_notes.md"
 _BRANCH = re.compile(r"^v(\d+\.\d+\.\d+)-(\d+\.\d+\.(?:\d+|rc\d+))$")
 
 
@@ -32,6 +34,21 @@ def check(git: GitDir, rows: Iterable[TorchNpuRow], out: Findings) -> None:
             out.add(Difference("torch-npu", "missing-row", f"torch-npu {v}", None, f"CANN {cann}", url))
         elif not same_cann(r.cann, cann):
             out.add(Difference("torch-npu", "changed", f"torch-npu {v} CANN", r.cann, cann, url, r.note or None))
+    notes_url = url.replace("COMPATIBILITY.en.md", NOTES)
+    for n in extract.torch_npu_release_notes(git.show(head, NOTES) if git.has(head) else None):
+        out.count("torch-npu")
+        r = ours.get(n["wheel"])
+        if r is None:
+            out.add(Difference("torch-npu", "missing-row", f"torch-npu {n['wheel']}", None,
+                               f"CANN {n['cann']} (TorchNPU {n['line']})", notes_url))
+        elif not same_cann(r.cann, n["cann"]):
+            out.add(Difference("torch-npu", "changed", f"torch-npu {n['wheel']} CANN", r.cann, n["cann"], notes_url,
+                               r.note or None))
+        line = n["line"]
+        if line and line not in PTA_CANN:
+            out.add(Difference("torch-npu", "missing-row", f"TorchNPU release {line}", None, f"CANN {n['cann']}", notes_url))
+        elif line and not same_cann(PTA_CANN[line], n["cann"]):
+            out.add(Difference("torch-npu", "changed", f"TorchNPU release {line} CANN", PTA_CANN[line], n["cann"], notes_url))
     for pta, cann in lines.items():
         if pta in PTA_CANN and not same_cann(PTA_CANN[pta], cann):
             out.add(Difference("torch-npu", "changed", f"TorchNPU release {pta} CANN", PTA_CANN[pta], cann, url))
@@ -55,6 +72,10 @@ def check(git: GitDir, rows: Iterable[TorchNpuRow], out: Findings) -> None:
                 out.add(Difference("torch-npu", "changed", f"torch-npu {v} CANN", r.cann, f"{cann} (branch {b})", burl))
     for r in ours.values():
         cited = parse_url(r.source)
+        if cited is not None and cited[0] == REPO and cited[2] == NOTES:
+            if not git.has(cited[1]):  # release notes newer than this clone: said, not re-read
+                out.skip("torch-npu", f"{r.version} ({r.source}: a commit newer than this clone)")
+            continue
         if cited is None or cited[0] != REPO or not cited[2].endswith("version.txt"):
             if cited is None:
                 out.skip("torch-npu", f"{r.version} ({r.source})")

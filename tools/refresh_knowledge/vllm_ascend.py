@@ -1,5 +1,6 @@
 """vllm-ascend: every release tag against the release-matrix rows (requirements.txt, Dockerfile, the tag's own
-versioning_policy.md), the release-branch rows at their commits, and the newest policy table's rows."""
+versioning_policy.md), the release-branch rows at their commits, the newest policy table's rows, and every release
+the news (docs/source/user_guide/release_notes.md at the default branch) announces."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from tools.refresh_knowledge.verl import parse_url
 
 REPO = "vllm-project/vllm-ascend"
 POLICY = "docs/source/community/versioning_policy.md"
+NEWS = "docs/source/user_guide/release_notes.md"
 _TAG = re.compile(r"^v\d+\.\d+\.\d+(?:rc\d+|\.post\d+)?$")
 
 
@@ -38,6 +40,12 @@ def check(git: GitDir, rows: Iterable[VllmAscendRow], out: Findings) -> None:
             out.add(Difference("vllm-ascend", "not-in-clone", f"vllm-ascend {r.version}", ref, None, r.source))
             continue
         _row(git, r, ref, head_policy, out)
+    news = extract.vllm_ascend_release_notes(git.show(head, NEWS)) if git.has(head) else {}
+    for v, date in news.items():
+        out.count("vllm-ascend")
+        if v not in by_version and not any(t[1:] == v for t in tags):
+            out.add(Difference("vllm-ascend", "missing-row", f"vllm-ascend {v}", None,
+                               f"{head} release notes ({date or 'no date'})", _url(head, NEWS)))
     for v, pol in head_policy.items():
         if v not in by_version and not any(t[1:] == v for t in tags):
             out.add(Difference("vllm-ascend", "missing-row", f"vllm-ascend {v}", None, f"{head} matrix: {pol}",

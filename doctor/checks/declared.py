@@ -1,0 +1,171 @@
+"""What the installed distributions declare, against what is installed: `pip check`, for the snapshot's
+interpreter (doctor/knowledge/pipcheck.py holds the evaluation).
+
+A snapshot that only states versions (a bug report, an older collector) has no METADATA to read: for those
+packages the declaration of the same release as published on PyPI is used (profiles/requirements.json, read by
+the knowledge refresh tool; doctor/knowledge/requirements.py), and the finding names that release's page.
+
+Each unmet requirement is one finding naming the declaring distribution, the requirement, what is installed
+and the METADATA it was read from. Severity by where the declaring package sits (issue 22):
+- error on verl's import path: verl, what verl itself requires, and the torch / torch-npu / vllm /
+  vllm-ascend / MindSpeed / Megatron stack (these are imported when a verl job starts);
+- warning for any other installed distribution;
+- info when the chosen profile names the conflict as upstream's own (`upstream_conflicts`): the documented
+  stack itself carries it, so it must not turn a verified stack red (docs/design.md severity policy).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from typing import Any
+
+from doctor.checks.runner import CheckContext, check, skip
+from doctor.knowledge.ownership import component_of_distribution
+from doctor.knowledge.pipcheck import Lookup, Unmet, bare, requirement_names, same_requirement, unmet
+from doctor.report import Finding, finding
+from doctor.snapshot.model import known
+
+# The packages a verl job imports on Ascend, whatever verl's own METADATA lists (MindSpeed and Megatron come
+# from git and are not in it): docs/verl-mindspeed.md, verl's Ascend install guide.
+STACK = frozenset({
+    "verl", "torch", "torch-npu", "torchvision", "vllm", "vllm-ascend", "triton-ascend", "mindspeed", "megatron-core",
+    "mbridge", "transformers", "tensordict", "ray", "numpy",
+})
+PIP_CHECK_SOURCE = "https://pip.pypa.io/en/stable/cli/pip_check/"
+
+
+def _severity(u: Unmet, on_path: set[str], conflicts: tuple[Mapping[str, str], ...]) -> tuple[str, Mapping[str, str] | None]:
+    for c in conflicts:
+        if c.get("package") == u.package and same_requirement(c.get("requirement", ""), u.requirement):
+            return "info", c
+    return ("error" if u.package in on_path else "warning"), None
+
+
+def _components(u: Unmet) -> tuple[str, ...]:
+    declaring = component_of_distribution(u.package) or "python"
+    first = "python" if u.kind == "python" else (component_of_distribution(u.name) or "python")
+    return (first,) + ((declaring,) if declaring != first else ())
+
+
+def _where(u: Unmet) -> str:
+    if u.metadata:
+        return u.metadata
+    if u.source:
+        return f"the published metadata of {u.package} {u.version} ({u.source})"
+    return f"{u.package}'s METADATA"
+
+
+# Not judged from PyPI: on Ascend, vLLM is built from source with VLLM_TARGET_DEVICE=empty, whose requirements
+# differ from the CUDA wheel's published METADATA (torch==X, xformers, ...):
+# https://github.com/vllm-project/vllm-ascend/blob/v0.11.0/docs/source/installation.md
+_NOT_THE_PYPI_BUILD = frozenset({"vllm"})
+
+
+def published(project: str, version: str) -> tuple[str | None, tuple[str, ...], str] | None:
+    """What a release declares on PyPI (the shipped table), or None when the table does not hold it. A local
+    version label (`2.5.1+cpu`, `0.9.1+empty`) is another build than PyPI's: not judged by its metadata."""
+    if project in _NOT_THE_PYPI_BUILD or "+" in version:
+        return None
+    from doctor.knowledge.requirements import declared  # the 3 MB table loads only when a snapshot needs it
+
+    d = declared(project, version)
+    return None if d is None else (d.requires_python, d.requires_dist, d.source)
+
+
+# Installed from git by the documented stacks: judged by what they declare at the commit the snapshot names
+# (profiles/requirements-git.toml), the module whose git facts give that commit.
+_GIT_MODULES = {"mindspeed": "mindspeed", "megatron-core": "megatron"}
+
+
+def _commit(snap: Any, project: str) -> str | None:
+    mod = _GIT_MODULES.get(project)
+    m = snap.module(mod) if mod else None
+    git = getattr(m, "git", None) if m else None
+    c = getattr(git, "commit", None) if git else None
+    return c if isinstance(c, str) and c else None
+
+
+def _lookup(snap: Any) -> Lookup | None:
+    """The release tables, only when some listed package lacks its own declaration (a live snapshot never
+    needs them): the git table for a MindSpeed / Megatron checkout at a known commit, else PyPI's."""
+    pkgs = snap.packages if known(snap.packages) else {}
+    if not any(not known(p.requires_dist) and p.version for p in pkgs.values()):
+        return None
+
+    def lookup(project: str, version: str) -> tuple[str | None, tuple[str, ...], str] | None:
+        commit = _commit(snap, project)
+        if commit is not None:
+            from doctor.knowledge.requirements_git import declared_at
+
+            g = declared_at(project, commit)
+            if g is not None:
+                return g.requires_python, g.requires_dist, g.source
+        return published(project, version)
+
+    return lookup
+
+
+@check("declared-requirements", "packages",
+       findings=("requirement-missing", "requirement-version-unmet", "requires-python-unmet"))
+def declared_requirements(ctx: CheckContext) -> Iterator[Finding]:
+    """Every Requires-Dist and Requires-Python the installed distributions declare is met (pip check)."""
+    snap = ctx.snapshot
+    if not known(snap.packages) or not snap.packages:
+        skip("the snapshot lists no packages")
+    lookup = _lookup(snap)
+    found = list(unmet(snap, lookup))
+    if not found and lookup is None and not any(known(p.requires_dist) or known(p.requires_python)
+                                                for p in snap.packages.values()):
+        skip("the snapshot does not record what the packages declare (Requires-Dist; `doctor collect` records it)")
+    on_path = set(STACK) | requirement_names(snap, "verl", lookup)
+    conflicts: tuple[Mapping[str, str], ...] = tuple(getattr(ctx.profile, "upstream_conflicts", ()) or ())
+    for u in found:
+        sev, conflict = _severity(u, on_path, conflicts)
+        yield _finding(u, sev, conflict, ctx)
+
+
+def _finding(u: Unmet, sev: str, conflict: Mapping[str, str] | None, ctx: CheckContext) -> Finding:
+    decl = f"{u.package} {u.version}" if u.version else u.package
+    evidence: dict[str, Any] = {"package": u.package, "version": u.version, "requirement": u.requirement,
+                                "requires": u.name, "installed": u.installed, "metadata": u.metadata}
+    if u.extra:
+        evidence["extra"] = u.extra
+    if u.inferred:
+        evidence["extra_inferred"] = True
+    if u.source:
+        evidence["published"] = u.source
+    src = conflict["source"] if conflict else (u.source or PIP_CHECK_SOURCE)
+    detail_src = f"Declared in {_where(u)}."
+    if conflict:
+        detail_src += f" The verified stack {ctx.profile.name} carries this conflict upstream ({conflict['source']})."
+    if u.kind == "python":
+        return finding(
+            "requires-python-unmet", sev, _components(u),
+            f"{decl} requires Python {u.requirement}; the interpreter is {u.installed}",
+            detail=f"Requires-Python is what the package's own METADATA declares: pip would not install this release "
+                   f"for this interpreter, and it may use syntax or APIs this Python lacks. {detail_src}",
+            evidence=evidence, key=f"{u.package}:python",
+            fix=f"Use a Python that satisfies {u.requirement} for this environment, or install a release of "
+                f"{u.package} that supports Python {u.installed}.",
+            source=src)
+    if u.kind == "missing":
+        why = f" (for its extra [{u.extra}])" if u.extra else ""
+        return finding(
+            "requirement-missing", sev, _components(u),
+            f"{decl} requires {u.requirement}{why}, which is not installed",
+            detail=f"The package declares this requirement for this interpreter and platform, and no distribution "
+                   f"named {u.name} is installed: importing the code that needs it fails with ModuleNotFoundError. "
+                   f"{detail_src}",
+            evidence=evidence, key=f"{u.package}:{u.name}",
+            fix=f"Install what {u.package} declares (into the same interpreter).",
+            commands=(f"pip install '{bare(u.requirement)}'",), source=src)
+    why = (f" (its [{u.extra}] extra, in use since {u.name} is installed)" if u.inferred
+           else f" (for its extra [{u.extra}])" if u.extra else "")
+    return finding(
+        "requirement-version-unmet", sev, _components(u),
+        f"{decl} requires {bare(u.requirement)}{why}, but {u.name} {u.installed} is installed",
+        detail=f"The installed {u.name} is outside the range the package declares (pip check reports the same "
+               f"conflict). {detail_src}",
+        evidence=evidence, key=f"{u.package}:{u.name}",
+        fix=f"Install a {u.name} in the declared range, or a release of {u.package} that accepts {u.name} {u.installed}.",
+        commands=(f"pip install '{bare(u.requirement)}'",), source=src)

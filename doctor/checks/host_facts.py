@@ -1,0 +1,141 @@
+"""Host facts that bug reports name, judged by class rules with their upstream source (issue 22 item 4): the C
+library against the wheels' manylinux tags, /dev/shm against Ray's object store (network.py's shm check cites
+vLLM's container guidance), and CANN's Python-side
+dependencies in the target interpreter. An unknown fact keeps each rule silent.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from doctor.checks.facts import absent, installed, val, ver
+from doctor.checks.runner import CheckContext, check, skip
+from doctor.report import Finding, finding
+from doctor.snapshot.model import known
+
+# -- glibc against the manylinux tag of a release's wheels ---------------------------------------------------
+
+# PEP 600: manylinux_X_Y needs glibc >= X.Y; the legacy aliases (PEP 513/571/599/600) name glibc 2.5/2.12/2.17.
+_LEGACY = {"manylinux1": (2, 5), "manylinux2010": (2, 12), "manylinux2014": (2, 17)}
+_TAG = re.compile(r"(manylinux_(\d+)_(\d+)|manylinux1|manylinux2010|manylinux2014)_(x86_64|aarch64)")
+MANYLINUX_SOURCE = "https://peps.python.org/pep-0600/"
+# Linux-only packages of the stack whose every release ships manylinux wheels (the table's source names one).
+_WHEEL_PACKAGES = ("torch-npu", "vllm-ascend", "triton-ascend")
+
+
+def glibc_of(libc: str | None) -> tuple[int, int] | None:
+    """`glibc 2.35` (what the probe records) -> (2, 35); None for another C library or an unreadable string."""
+    if not isinstance(libc, str):
+        return None
+    m = re.match(r"\s*glibc\s+(\d+)\.(\d+)", libc)
+    return (int(m.group(1)), int(m.group(2))) if m else None
+
+
+def wheel_glibc(filename: str, arch: str | None) -> tuple[int, int] | None:
+    """The oldest glibc a wheel file installs on (the lowest of its compressed manylinux tags for `arch`)."""
+    found = []
+    for m in _TAG.finditer(filename):
+        if arch and m.group(4) != arch:
+            continue
+        found.append((int(m.group(2)), int(m.group(3))) if m.group(2) else _LEGACY[m.group(1)])
+    return min(found) if found else None
+
+
+@check("wheel-glibc", "system", findings=("glibc-older-than-wheel",))
+def wheel_glibc_check(ctx: CheckContext) -> Iterator[Finding]:
+    """The host's glibc is new enough for the manylinux wheels of the installed (or stated) releases."""
+    snap = ctx.snapshot
+    libc = glibc_of(val(snap.host, "libc"))
+    arch = val(snap.host, "arch")
+    if libc is None or not isinstance(arch, str):
+        skip("the host's glibc version or arch is not known")
+    # the table loads only when this rule has facts to judge
+    from doctor.knowledge.requirements import declared
+
+    for name in _WHEEL_PACKAGES:
+        v = ver(snap, name)
+        if not v or "+" in v:
+            continue
+        d = declared(name, v)
+        if d is None:
+            continue
+        need = wheel_glibc(d.source.rsplit("#", 1)[-1], arch)
+        if need is None or libc >= need:
+            continue
+        yield finding(
+            "glibc-older-than-wheel", "error", ("system", name),
+            f"glibc {libc[0]}.{libc[1]} is older than {name} {v}'s wheels need (manylinux glibc >= {need[0]}.{need[1]})",
+            detail=f"{name} {v} is published as manylinux wheels ({d.source.rsplit('#', 1)[-1]}): pip does not install "
+                   f"them on an older glibc, and a copy installed anyway fails to load with `version GLIBC_{need[0]}.{need[1]}' "
+                   "not found`.",
+            evidence={"package": name, name: v, "glibc": f"{libc[0]}.{libc[1]}", "needs": f"{need[0]}.{need[1]}",
+                      "wheel": d.source},
+            fix=f"Run on an OS with glibc >= {need[0]}.{need[1]} (e.g. the stack's container image), or use a {name} "
+                "release built for this glibc.",
+            source=f"{d.source}; {MANYLINUX_SOURCE}")
+
+
+# -- /dev/shm against Ray's object store and vLLM's container guidance ---------------------------------------
+
+RAY_SHM_SOURCE = "https://github.com/ray-project/ray/blob/ad047a724cc854c52c8441a35a01f909ff5d2fec/python/ray/_private/services.py"
+RAY_OBJECT_STORE_SHARE = 0.3  # Ray's default object store size: 30% of memory ("more than 30% of available RAM")
+
+
+@check("shm-ray-object-store", "system", findings=("shm-below-ray-object-store",))
+def shm_ray_object_store(ctx: CheckContext) -> Iterator[Finding]:
+    """/dev/shm holds Ray's object store (30% of memory by default)."""
+    snap = ctx.snapshot
+    shm, mem = val(snap.host, "shm_gb"), val(snap.host, "memory_gb")
+    if not isinstance(shm, (int, float)):
+        skip("the size of /dev/shm is not known")
+    in_container = val(snap.host, "in_container")
+    if not isinstance(mem, (int, float)) or mem <= 0 or shm < 1.0:
+        return  # below 1 GB: shm-too-small (network area) already says it
+    if installed(snap, "ray") is False:
+        return
+    want = RAY_OBJECT_STORE_SHARE * mem
+    if shm < want:
+        yield finding(
+            "shm-below-ray-object-store", "warning", ("system", "ray"),
+            f"/dev/shm ({shm:.1f} GB) is smaller than Ray's default object store (30% of {mem:.0f} GB = {want:.0f} GB)",
+            detail="Ray then puts its object store in /tmp instead of /dev/shm (`The object store is using /tmp instead of "
+                   "/dev/shm ... This will harm performance!`): rollouts and weights passed through Ray slow down.",
+            evidence={"shm_gb": shm, "memory_gb": mem, "ray_object_store_gb": round(want, 1),
+                      "in_container": in_container},
+            fix=f"Give /dev/shm more than 30% of RAM (docker run --shm-size={int(want) + 1}g, or --ipc=host), or set "
+                "ray.init(object_store_memory=...) below the /dev/shm size.",
+            source=RAY_SHM_SOURCE)
+
+
+# -- CANN's Python-side dependencies in the target interpreter -------------------------------------------------
+
+# What CANN's operator compiler (te / tbe, run inside the training process) imports, as the CANN install steps
+# list them: `pip3 install attrs 'numpy<2.0.0' decorator sympy cffi pyyaml pathlib2 psutil protobuf scipy requests
+# absl-py wheel typing_extensions` (vllm-ascend's "Install CANN manually"). The ones the issue reports name.
+CANN_PYTHON_DEPS = ("attrs", "decorator", "sympy", "cffi", "psutil", "scipy", "numpy", "pyyaml", "protobuf")
+CANN_DEPS_SOURCE = "https://github.com/vllm-project/vllm-ascend/blob/v0.11.0/docs/source/installation.md"
+
+
+@check("cann-python-deps", "cann", findings=("cann-python-deps-missing",))
+def cann_python_deps(ctx: CheckContext) -> Iterator[Finding]:
+    """The Python packages CANN's runtime imports are installed in the interpreter that runs torch_npu."""
+    snap = ctx.snapshot
+    tk = snap.ascend_part("toolkit")
+    if not tk or not known(snap.packages) or not snap.is_complete:
+        skip("no CANN toolkit, or the snapshot does not list every installed package")
+    if installed(snap, "torch-npu") is False:
+        skip("torch_npu is not installed: nothing in this interpreter runs CANN's operator compiler")
+    missing = [n for n in CANN_PYTHON_DEPS if absent(snap, n)]
+    if missing:
+        yield finding(
+            "cann-python-deps-missing", "error", ("python", "cann"),
+            f"CANN's Python dependencies are missing from this interpreter: {', '.join(missing)}",
+            detail="CANN's operator compiler (te / tbe) runs inside the training process and imports them; without them "
+                   "operator compilation fails at the first NPU op (`EH9999 ... init env failed`, `No module named "
+                   "'decorator'`).",
+            evidence={"missing": missing, "cann": val(tk, "version")},
+            fix="Install them into the interpreter that runs torch_npu.",
+            commands=("pip install attrs 'numpy<2.0.0' decorator sympy cffi pyyaml pathlib2 psutil protobuf scipy requests "
+                      "absl-py",),
+            source=CANN_DEPS_SOURCE)

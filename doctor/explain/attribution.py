@@ -1,0 +1,491 @@
+"""Attribution: name the component that ships what an error event names.
+
+An engineer reads a log by asking which package ships the thing that failed: the frame, the file, the library,
+the module, the code. Signatures know specific causes; attribution explains the rest at the class level, with the
+ownership table the whole doctor shares (`doctor.knowledge.ownership`: module -> distribution -> component,
+file path / shared library / header -> the package that ships it):
+
+* a traceback frame's path -> its distribution (`site-packages/<top>/`, an editable tree a snapshot names, a
+  source checkout whose directory is a package's import name) or the Ascend install tree (cann / kernels / nnal /
+  driver); stdlib frames are skipped;
+* a shared library or header -> the package that ships it; an undefined symbol in a package's own library -> that
+  package against what it was built with;
+* the module of a ModuleNotFoundError -> the distribution that provides it (a missing *submodule* of an installed
+  package is a version mismatch);
+* an API mismatch at a frame boundary (TypeError unexpected / missing argument, AttributeError on a module or
+  class, ImportError "cannot import name X from Y") -> the caller's and the callee's distributions, as a version
+  mismatch ("align A with B");
+* an exception raised inside a package's own code -> that package, with the configuration that fed it; raised in
+  the user's own code (outside every distribution) -> config / user code;
+* a CANN / HCCL error code -> the component its module part names (`doctor.explain.codes`); pip's "no matching
+  distribution" -> the package it names.
+
+Each `Attribution` says what it read (`evidence["read"]`: the frame, path, library, module or code). Pure logic.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import Any
+
+from doctor.explain.codes import owner_of_code
+from doctor.explain.events import Event, Frame
+from doctor.knowledge.ownership import (
+    Owner,
+    component_of_distribution,
+    distribution_of_module,
+    owner_of_header,
+    owner_of_library,
+    owner_of_path,
+)
+from doctor.knowledge.versions import parse_pkg_version
+from doctor.report import Severity
+
+SOURCE = "https://docs.python.org/3.11/library/traceback.html"
+OWNERSHIP_SOURCE = "https://packaging.python.org/en/latest/specifications/recording-installed-packages/"
+# A frame in the interpreter's own library or generated code belongs to no package.
+_STDLIB = re.compile(r"(?:^<[^>]*>$|/lib/python3(?:\.\d+)?/(?!site-packages/|dist-packages/)[^/]+(?:/[^/]+)?$|"
+                     r"^<frozen |/lib/python3\.\d+/(?:importlib|concurrent|multiprocessing|asyncio|runpy|subprocess)"
+                     r"(?:/|\.py))")
+# Exceptions that say "the program was given a value it does not accept" (raised by a package: fed by the config).
+_CHECK_TYPES = frozenset({"ValueError", "KeyError", "AssertionError", "TypeError", "IndexError", "NotImplementedError",
+                          "FileNotFoundError", "RuntimeError", "AttributeError", "StopIteration", "ZeroDivisionError"})
+# A package's native library that misses a symbol was built against another release of what it links to.
+_LINKS_AGAINST = {"torch-npu": "torch", "vllm-ascend": "torch-npu", "nnal": "cann", "torch": "system",
+                  "vllm": "torch", "transformer-engine": "torch", "mindspeed": "torch-npu"}
+
+
+@dataclass(frozen=True)
+class Attribution:
+    id: str
+    severity: Severity
+    components: tuple[str, ...]
+    title: str
+    detail: str
+    fix: str
+    source: str
+    read: str  # what was read to decide: a frame, a path, a library, a module, a code
+    line: int = 0
+    text: str = ""
+    extra: dict[str, Any] = field(default_factory=dict)
+    time: float | None = None
+
+
+def _comps(*names: str | None) -> tuple[str, ...]:
+    out: list[str] = []
+    for n in names:
+        if n and n not in out:
+            out.append(n)
+    return tuple(out)
+
+
+def frame_owner(frame: Frame, snapshot: Any = None) -> Owner | None:
+    """The package a frame's file belongs to; None for user code; an Owner with component "stdlib" is never
+    returned: stdlib frames are skipped by the callers (`is_stdlib`)."""
+    own = owner_of_path(frame.path, snapshot)
+    if own is not None:
+        return own
+    # A source checkout (`/workspace/verl/verl/trainer/x.py`, `vllm/model_executor/...`): a directory named like a
+    # package's import name, with the file under it.
+    parts = frame.path.replace("\\", "/").split("/")
+    for i, seg in enumerate(parts[:-1]):
+        dist = distribution_of_module(seg, snapshot) if seg.isidentifier() else None
+        if dist is not None:
+            comp = component_of_distribution(dist) or "python"
+            return Owner(comp, dist, f"{'/'.join(parts[: i + 1])}/ -> {dist} (a source tree named like its package)")
+    return None
+
+
+def is_stdlib(frame: Frame) -> bool:
+    return bool(_STDLIB.search(frame.path.replace("\\", "/")))
+
+
+def _frames_with_owners(ev: Event, snapshot: Any) -> list[tuple[Frame, Owner | None]]:
+    return [(f, frame_owner(f, snapshot)) for f in ev.frames if not is_stdlib(f)]
+
+
+def _where(frame: Frame) -> str:
+    return f'File "{frame.path}", line {frame.line}' + (f", in {frame.func}" if frame.func else "")
+
+
+def attribute(ev: Event, snapshot: Any = None) -> Attribution | None:
+    """What the event's frames, paths, libraries, modules or codes say about who ships the failure."""
+    for rule in (_api_mismatch, _module_missing, _library, _symbol, _header, _compile_file, _code, _pip, _raised_in,
+                 _exception_class, _named_in_text):
+        got = rule(ev, snapshot)
+        if got is not None:
+            return Attribution(**{**got.__dict__, "line": ev.line, "text": ev.text, "time": ev.time})
+    return None
+
+
+# -- rules, most specific first
+
+
+def _api_mismatch(ev: Event, snapshot: Any) -> Attribution | None:
+    f = ev.facts
+    etype = f.get("exception")
+    owned = _frames_with_owners(ev, snapshot)
+    if etype in ("ImportError", "AttributeError") and f.get("module") and f.get("name"):
+        callee = distribution_of_module(f["module"], snapshot)
+        if callee is None:
+            return None
+        callee_comp = component_of_distribution(callee) or "python"
+        caller = _caller(owned, exclude=callee)
+        what = (f"cannot import name '{f['name']}' from '{f['module']}'" if etype == "ImportError"
+                else f"module '{f['module']}' has no attribute '{f['name']}'")
+        read = f"{what} -> {f['module'].split('.')[0]} is shipped by {callee}"
+        return _mismatch(callee, callee_comp, caller, read, f"{f['module']}.{f['name']}")
+    if etype == "TypeError" and "call" in f and owned:
+        # The call that does not fit the callee's signature is made in the last frame (the callee's own frame never
+        # starts): that frame's package is the caller; the package it calls is the one whose version differs (it
+        # is the last frame's own package when the call goes through its own wrapper).
+        frame, own = owned[-1]
+        if own is None:
+            return None
+        outer = _caller(owned[:-1], exclude=own.distribution)
+        read = f"{_where(frame)} -> {own.how}"
+        return _mismatch(own.distribution or own.component, own.component, outer, read, f.get("call") or "a call",
+                         caller_side=True)
+    if etype == "AttributeError" and f.get("class") and owned:
+        frame, own = owned[-1]
+        if own is None:
+            return None
+        caller = _caller(owned[:-1], exclude=own.distribution)
+        return _mismatch(own.distribution or own.component, own.component, caller,
+                         f"{_where(frame)} -> {own.how}", f"{f['class']}.{f['name']}")
+    return None
+
+
+def _caller(owned: list[tuple[Frame, Owner | None]], exclude: str | None) -> tuple[str, str, str] | None:
+    """The nearest frame (innermost first) owned by another distribution: (dist, component, what was read)."""
+    for frame, own in reversed(owned):
+        if own is not None and own.distribution and own.distribution != exclude:
+            return own.distribution, own.component, f"{_where(frame)} -> {own.how}"
+    return None
+
+
+def _mismatch(callee: str, callee_comp: str, caller: tuple[str, str, str] | None, read: str,
+              api: str, *, caller_side: bool = False) -> Attribution:
+    if caller_side:
+        # `callee` is the package whose code made the call (the last frame); `caller` is the package that called it.
+        other = f" (called from {caller[0]}: {caller[2]})" if caller else ""
+        return Attribution(
+            "api-version-mismatch", Severity.ERROR, _comps(callee_comp, caller[1] if caller else "python"),
+            f"{callee} makes a call ({api}) that the installed version of the package it calls does not accept",
+            f"The call in {callee}'s code passes an argument the callee does not take (or misses one it needs): "
+            f"{callee} and the package it calls are at releases that do not match. Read: {read}{other}.",
+            f"Align {callee} with the package it calls: install the versions the stack profile pins together (doctor "
+            f"check compares them), or the {callee} release made for the installed callee.",
+            OWNERSHIP_SOURCE, read + other)
+    if caller is None:
+        return Attribution(
+            "api-version-mismatch", Severity.ERROR, _comps(callee_comp, "python"),
+            f"The code calls an API of {callee} that the installed {callee} does not have ({api})",
+            f"The call was written for another release of {callee}: the name, keyword or argument was added later "
+            "or removed. Read: " + read + ".",
+            f"Install the {callee} release the calling code was written for (its requirements or the stack profile "
+            f"pin it), or change the call to the installed {callee}'s API.",
+            OWNERSHIP_SOURCE, read)
+    dist, comp, caller_read = caller
+    pairs = pinned_pairs(dist, callee)
+    pinned = (" The verified stack profiles pin them together as " + "; ".join(f"{dist} {a} with {callee} {b}"
+                                                                          for a, b in pairs[:4]) + ".") if pairs else ""
+    return Attribution(
+        "api-version-mismatch", Severity.ERROR, _comps(callee_comp, comp),
+        f"{dist} calls {callee} with an API the installed {callee} does not have: their versions do not match",
+        f"{dist} was written against another release of {callee} ({api}). Read: {read}; caller: {caller_read}.",
+        f"Align {dist} with {callee}: install the {callee} release this {dist} pins (doctor check compares them with "
+        f"the stack profiles), or the {dist} release made for the installed {callee}.{pinned}",
+        OWNERSHIP_SOURCE, f"{read}; caller {caller_read}", extra={"caller": dist, "callee": callee})
+
+
+@lru_cache(maxsize=32)
+def pinned_pairs(a: str, b: str) -> tuple[tuple[str, str], ...]:
+    """The (a, b) version pairs the shipped stack profiles pin together, newest first (empty when none pins both).
+    Imported here: only a reported mismatch reads every profile."""
+    from doctor.knowledge.profiles import load_profiles
+
+    def pin(p: Any, dist: str) -> str | None:
+        return p.verl if dist == "verl" else p.pin(dist)
+
+    try:
+        profiles = load_profiles()
+    except Exception:  # noqa: BLE001 - a broken profile file is `doctor check`'s to report, not explain's
+        return ()
+
+    def bare(spec: str) -> str:
+        return spec[2:] if spec.startswith("==") else spec
+
+    def key(pair: tuple[str, str]) -> tuple[int, Any]:
+        v = parse_pkg_version(pair[0].removesuffix(".*"))
+        return (1, v) if v is not None else (0, pair[0])
+
+    pairs = {(bare(x), bare(y)) for p in profiles if (x := pin(p, a)) and (y := pin(p, b))}
+    return tuple(sorted(pairs, key=key, reverse=True))
+
+
+def _module_missing(ev: Event, snapshot: Any) -> Attribution | None:
+    f = ev.facts
+    mod = f.get("module")
+    if not mod or f.get("exception") not in ("ModuleNotFoundError", "ImportError") or "name" in f:
+        return None
+    dist = distribution_of_module(mod, snapshot)
+    if dist is None:
+        return None
+    comp = component_of_distribution(dist) or "python"
+    if "." in mod:
+        read = f"No module named '{mod}' -> {mod.split('.')[0]} is shipped by {dist}"
+        return Attribution(
+            "module-of-package-missing", Severity.ERROR, _comps(comp, "python"),
+            f"{dist} is installed without {mod}: a build or release that lacks it",
+            f"The package {dist} is importable but has no {mod}: another release (the module was added, moved or "
+            "removed), a build without its compiled part, or a source tree shadowing the installed wheel. " + read,
+            f"Install the {dist} release the caller needs (or the wheel instead of the source checkout on "
+            "PYTHONPATH), then retry.",
+            OWNERSHIP_SOURCE, read)
+    read = f"No module named '{mod}' -> shipped by {dist}"
+    return Attribution(
+        "module-of-package-missing", Severity.ERROR, _comps(comp, "env"),
+        f"{dist} is not installed in the interpreter that ran (module {mod})",
+        f"Python could not import {mod}, which {dist} provides: it is not installed in this environment (or another "
+        "interpreter / virtualenv ran the job). " + read,
+        f"Install {dist} (the release the stack profile pins) into the interpreter that runs the job.",
+        OWNERSHIP_SOURCE, read)
+
+
+def _library(ev: Event, snapshot: Any) -> Attribution | None:
+    lib = ev.facts.get("library")
+    if not lib or "symbol" in ev.facts:
+        return None
+    own = _lib_owner(lib, snapshot)
+    if own is None:
+        return None
+    if ev.kind == "build":
+        return Attribution(
+            "library-of-package-missing", Severity.ERROR, _comps(own.component, "system"),
+            f"The linker cannot find {lib}, which {own.component} ships",
+            f"Read: {own.how}. The library's directory is not on the linker path, or the release of "
+            f"{own.component} installed no longer ships it.",
+            f"Install {own.component} (or the release that ships {lib}) and point the build at its lib directory "
+            "(source the CANN set_env.sh for CANN libraries).",
+            OWNERSHIP_SOURCE, own.how)
+    return Attribution(
+        "library-of-package-missing", Severity.ERROR, _comps(own.component, "env"),
+        f"{lib} cannot be loaded: it is shipped by {own.component}",
+        f"Read: {own.how}. The package is not installed, or its library directory is not on the loader path.",
+        f"Install {own.component} or put its library directory on LD_LIBRARY_PATH (for Ascend packages: source "
+        "their set_env.sh).",
+        OWNERSHIP_SOURCE, own.how)
+
+
+def _lib_owner(lib: str, snapshot: Any) -> Owner | None:
+    """A library named with its path belongs to the tree it lies in (nnal/atb/.../libtbe_adapter.so is NNAL's);
+    a bare soname to the package whose file list has it."""
+    return (owner_of_path(lib, snapshot) if "/" in lib else None) or owner_of_library(lib)
+
+
+# The C/C++ namespaces and prefixes of the libraries' exported symbols (their public headers: CANN's acl/acl.h,
+# aclnn/*.h, hccl/hccl.h, runtime/rt.h; torch's c10/, ATen/, torch/csrc/; torch_npu's c10_npu / at_npu namespaces).
+# Itanium mangling spells a namespace N as <len>N: `_ZN3c10` is c10::, `_ZN6at_npu` at_npu::.
+_SYMBOL_OWNERS = (
+    (re.compile(r"^_ZN\d*(?:c10_npu|at_npu|torch_npu)|^(?:c10_npu|at_npu|torch_npu)::"), "torch-npu"),
+    (re.compile(r"^_ZN\d*(?:c10|at|torch|caffe2)\d|^(?:c10|at|torch)::|^THNN_|^THC"), "torch"),
+    (re.compile(r"^(?:aclnn|aclop|aclrt|acl[A-Z]|Hccl|hccl[A-Z]|rt[A-Z]|ge::|_ZN\d*ge\d)"), "cann"),
+)
+
+
+def _symbol_owner(sym: str) -> str | None:
+    for rx, comp in _SYMBOL_OWNERS:
+        if rx.search(sym):
+            return comp
+    return None
+
+
+def _symbol(ev: Event, snapshot: Any) -> Attribution | None:
+    sym, lib = ev.facts.get("symbol"), ev.facts.get("library")
+    if sym and not lib and (comp := _symbol_owner(sym)) is not None:
+        return Attribution(
+            "native-symbol-mismatch", Severity.ERROR, _comps(comp, "system"),
+            f"A symbol {comp} exports is missing: the code was built against another release of {comp}",
+            f"Read: the symbol {sym} -> {comp} (its namespace / prefix). The code being linked or loaded expects a "
+            f"{comp} release that has it; the installed one does not (renamed, moved or not yet there).",
+            f"Build against (or install) the {comp} release the code was written for.",
+            OWNERSHIP_SOURCE, f"symbol {sym} -> {comp}")
+    if not sym or not lib:
+        return None
+    own = _lib_owner(lib, snapshot)
+    if own is None:
+        return None
+    other = _symbol_owner(sym) or _LINKS_AGAINST.get(own.component, "python")
+    if other == own.component:
+        other = _LINKS_AGAINST.get(own.component, "python")
+    return Attribution(
+        "native-symbol-mismatch", Severity.ERROR, _comps(own.component, other),
+        f"{own.component}'s native library misses a symbol: it was built for another release of what it links to",
+        f"Read: {own.how}; undefined symbol {sym}. The library was compiled against a different release of "
+        f"{other} (or of the compiler's C++ runtime) than the one installed.",
+        f"Install the {own.component} build made for the installed {other} (or the {other} release it pairs with).",
+        OWNERSHIP_SOURCE, f"{own.how}; undefined symbol {sym}")
+
+
+def _header(ev: Event, snapshot: Any) -> Attribution | None:
+    header = ev.facts.get("header")
+    if not header:
+        return None
+    own = owner_of_header(header)
+    if own is None:
+        return None
+    return Attribution(
+        "header-of-package-missing", Severity.ERROR, _comps(own.component, "system"),
+        f"The compiler cannot find {header}, which {own.component} ships",
+        f"Read: {own.how}. The include path does not reach it, or the {own.component} release installed moved or "
+        "dropped the header.",
+        f"Build against the {own.component} release the sources were written for, with its include directory on the "
+        "include path (for CANN: source set_env.sh).",
+        OWNERSHIP_SOURCE, own.how)
+
+
+def _compile_file(ev: Event, snapshot: Any) -> Attribution | None:
+    path = ev.facts.get("file")
+    if ev.kind != "build" or not path:
+        return None
+    own = owner_of_path(path, snapshot) or owner_of_header(path)
+    if own is None:
+        return None
+    return Attribution(
+        "header-of-package-missing", Severity.ERROR, _comps(own.component, "system"),
+        f"Native code fails to compile in a file {own.component} ships",
+        f"Read: {own.how}. The sources being built expect another release of {own.component}, or the compiler is "
+        "not the one it supports.",
+        f"Build against the {own.component} release the sources were written for.",
+        OWNERSHIP_SOURCE, own.how)
+
+
+def _code(ev: Event, snapshot: Any) -> Attribution | None:
+    for key in ("code", "acl_code"):
+        code = ev.facts.get(key)
+        if code and (hit := owner_of_code(code)) is not None:
+            comps, meaning, source = hit
+            return Attribution(
+                "error-code-owner", Severity.ERROR, comps,
+                f"Error code {code}: {meaning}",
+                f"Read: the error code {code} on line {ev.line}. Its documentation names the module that raised it.",
+                "Read the lines before the code (the first error of the run) and the component's documentation for "
+                "the code.",
+                source, f"error code {code} -> {meaning}")
+    return None
+
+
+def _pip(ev: Event, snapshot: Any) -> Attribution | None:
+    pkgs = ev.facts.get("packages")
+    if ev.kind != "pip" or not pkgs or pkgs == "(resolver)":
+        return None
+    names = [re.split(r"[=<>!~\[; ]", p, maxsplit=1)[0] for p in pkgs.split()]
+    comps = [(n, c) for n in names if n and (c := component_of_distribution(n)) not in (None, "python")]
+    if len(names) >= 2:
+        # a resolver conflict: two packages whose requirements cannot both hold
+        if not comps:
+            return None
+        a, b = names[0], names[1]
+        return Attribution(
+            "pip-resolver-conflict", Severity.ERROR,
+            _comps(*(c for _, c in comps), "python"),
+            f"pip cannot install {a} and {b} together: their requirements conflict",
+            f"Read: {pkgs} ({ev.text}). The two releases require versions of each other (or of a shared dependency) "
+            "that cannot both hold: one of them is not the release the other was made for.",
+            f"Install the {a} / {b} pair the stack profile pins (doctor check names it), or let pip choose {b} for "
+            f"the {a} release you need.",
+            OWNERSHIP_SOURCE, f"pip: {pkgs}")
+    name = names[0]
+    if not comps:
+        return None
+    comp = comps[0][1]
+    return Attribution(
+        "pip-package-unavailable", Severity.ERROR, _comps(comp, "python"),
+        f"pip cannot install {name} as asked: the release, Python or index does not serve it",
+        f"Read: {pkgs}. {name} belongs to {comp}; its releases for this platform come from the index its vendor "
+        "documents (torch's +cpu wheels from download.pytorch.org, Ascend packages from their release pages), "
+        "for the Python versions listed there.",
+        f"Install {name} from the index and with the version the stack profile pins (pip index versions {name}).",
+        OWNERSHIP_SOURCE, f"pip: {pkgs}")
+
+
+def _raised_in(ev: Event, snapshot: Any) -> Attribution | None:
+    if ev.kind != "python" or ev.exc_type not in _CHECK_TYPES or not ev.frames:
+        return None
+    owned = _frames_with_owners(ev, snapshot)
+    if not owned:
+        return None
+    frame, own = owned[-1]
+    if own is None:
+        return Attribution(
+            "error-in-user-code", Severity.ERROR, ("config", "model"),
+            f"{ev.exc_type} raised in the job's own code, outside every installed package",
+            f"Read: {_where(frame)} -> no installed distribution or Ascend package owns it: the script, model or "
+            "dataset code of the job (or the data/config it reads).",
+            "Fix the script, model file or the configuration value the message names.",
+            SOURCE, _where(frame))
+    return Attribution(
+        "error-in-package", Severity.ERROR, _comps(own.component, "config"),
+        f"{ev.exc_type} raised inside {own.distribution or own.component}'s own code",
+        f"Read: {_where(frame)} -> {own.how}. The package rejected what it was given (a setting, an input, a "
+        "model file) or it does not work with the packages around it.",
+        f"Read the message: change the value {own.distribution or own.component} rejects, or install the release of "
+        f"{own.distribution or own.component} the stack profile pins.",
+        SOURCE, f"{_where(frame)} -> {own.how}")
+
+
+def _exception_class(ev: Event, snapshot: Any) -> Attribution | None:
+    """`vllm.engine.async_llm_engine.AsyncEngineDeadError: ...`: the exception class is defined by a package."""
+    path = ev.facts.get("exception_path", "")
+    if ev.kind != "python" or "." not in path or ev.frames:
+        return None
+    module = path.rsplit(".", 1)[0]
+    dist = distribution_of_module(module, snapshot)
+    if dist is None:
+        return None
+    comp = component_of_distribution(dist) or "python"
+    read = f"the exception class {path} -> {module.split('.')[0]} is shipped by {dist}"
+    return Attribution(
+        "error-in-package", Severity.ERROR, _comps(comp, "config"),
+        f"{dist} raised {path.rsplit('.', 1)[1]}",
+        f"Read: {read}. The package rejected what it was given (a setting, an input, a model file) or it does not "
+        "work with the packages around it.",
+        f"Read the message: change the value {dist} rejects, or install the release of {dist} the stack profile pins.",
+        SOURCE, read)
+
+
+# A file path (`.../site-packages/<top>/...`, `/usr/local/Ascend/...`, `torch_npu/csrc/...`) or a dotted module
+# (`vllm.engine.arg_utils`) of a package that is a component of its own, inside an error line.
+_PATH_IN_TEXT = re.compile(r"(?:/[\w.+-]+)+/[\w.+-]+|(?<![\w/.])[A-Za-z_]\w*/[\w./+-]+")
+_MODULE_IN_TEXT = re.compile(r"(?<![\w./-])([A-Za-z_]\w*)(?:\.[A-Za-z_]\w*)+")
+
+
+def _named_in_text(ev: Event, snapshot: Any) -> Attribution | None:
+    """The error line itself names a file or module of a package with a component of its own."""
+    if ev.kind not in ("python", "loader", "build"):
+        return None
+    text = ev.facts.get("message", ev.text) if ev.kind == "python" else ev.text
+    for m in _PATH_IN_TEXT.finditer(text):
+        own = owner_of_path(m.group(0), snapshot) or frame_owner(Frame(m.group(0), 0, ""), snapshot)
+        if own is not None and own.component != "python":
+            return _named(ev, own.component, f"{m.group(0)} -> {own.how}")
+    for m in _MODULE_IN_TEXT.finditer(text):
+        dist = distribution_of_module(m.group(1), snapshot)
+        comp = component_of_distribution(dist) if dist else None
+        if comp is not None and comp != "python" and m.group(0).count(".") >= 1:
+            return _named(ev, comp, f"the module {m.group(0)} -> {m.group(1)} is shipped by {dist}")
+    return None
+
+
+def _named(ev: Event, comp: str, read: str) -> Attribution:
+    return Attribution(
+        "error-names-package", Severity.ERROR, _comps(comp, "config"),
+        f"The error names a file or module that {comp} ships",
+        f"No signature knows this error; the line names a file or module {comp} ships ({read}). The cause is in "
+        f"{comp}, or in the setting or input it was given.",
+        f"Read the error with {comp}'s documentation and issues; check that {comp}'s version is the one the stack "
+        "profile pins (doctor check), then the setting the message names.",
+        OWNERSHIP_SOURCE, read)

@@ -1,0 +1,303 @@
+"""Error events: what a log's error lines say, read the way an engineer reads them.
+
+A signature matches one line; an engineer reads a *traceback* (its frames and its exception, and the exceptions
+chained to it), a *compiler, linker or loader error* (the file, library or symbol it names), an *error code*
+(CANN / ACL / HCCL: the code and the module part of it), a *pip error* (the packages it names) and a *signal or
+OOM kill*. `EventReader` turns the candidate lines of a log (the lines the pre-filter picked, in order, each with
+its number) into such events, so that attribution (`doctor.explain.attribution`) can ask which package ships the
+frame, file, library, module or code each event names.
+
+Streaming and bounded: the reader holds at most one open traceback (MAX_FRAMES frames: the first and the last
+ones) and MAX_EVENTS events (the first ones: the root cause of a failure comes first in its log; later events are
+counted, not kept). Pure logic: no I/O.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field, replace
+
+MAX_EVENTS = 64  # events kept per log (the first ones)
+MAX_FRAMES = 40  # frames kept per traceback: the first HEAD_FRAMES and the last ones
+HEAD_FRAMES = 8
+MAX_TEXT = 300  # characters of a line kept
+TRACEBACK_GAP = 60  # candidate lines after the last frame before an open traceback without its exception is closed
+
+# The phrases a line must hold to be one of these events: added to the pre-filter's phrases (doctor.explain.scanner),
+# so the reader only sees candidate lines, never the whole log.
+EVENT_PHRASES: tuple[tuple[str, ...], ...] = (
+    ("Traceback",), ("TraceBack",), ('File "',), ("Error",), ("Exception",), ("error:",), ("Interrupt",),
+    ("StopIteration",), ("above exception",), ("undefined symbol",), ("undefined reference",),
+    ("cannot open shared object",), ("error while loading shared",), ("cannot find -l",),
+    ("No such file or directory",), ("file not found",), ("error code",), ("No matching distribution",),
+    ("Could not find a version",), ("ResolutionImpossible",), ("but you have",), ("Cannot install",),
+    ("depends on",), ("Segmentation fault",),
+    ("core dumped",), ("Killed",), ("SIGKILL",), ("SIGSEGV",), ("SIGABRT",), ("SIGBUS",), ("Out of memory",),
+    ("oom-kill",), ("oom_kill",), ("OOM",), ("ERR",), ("No module named",), ("has no attribute",), ("cannot import name",),
+)
+
+# A prefix some launchers put before every line: Ray `(Actor pid=1, ip=...)`, torchrun `[rank3]:`, `[1,0]<stderr>:`.
+_PREFIX = re.compile(r"^(?:\s*(?:\x1b\[[0-9;]*m)*(?:\([^()]*pid=\d+[^()]*\)|\[rank\d+\]:|\[\d+,\d+\]<std\w+>:)"
+                     r"(?:\x1b\[[0-9;]*m)*)+\s?")
+# The logger's own prefix before a logged traceback line: vLLM `ERROR 06-16 15:15:39 [core.py:845] ` (older:
+# `ERROR 06-16 15:15:39 core.py:845] `), Python logging `[2025-06-16 15:11:06,443] [ERROR] [file.py:12:fn] `.
+_LOGGER = re.compile(r"^(?:ERROR|CRITICAL) \d\d-\d\d \d\d:\d\d:\d\d(?:\.\d+)? (?:\[[^\]]*\]|[\w.-]+:\d+\]) ?"
+                     r"|^\[\d{4}-\d\d-\d\d[ T][\d:,.]+\] \[(?:ERROR|CRITICAL)\] (?:\[[^\]]*\] )?")
+_TRACEBACK = re.compile(r"^\s*Trace[Bb]ack \(most recent call last\):?\s*$")
+_FRAME = re.compile(r'^\s*File "(?P<path>[^"]+)", line (?P<line>\d+)(?:, in (?P<func>\S+))?')
+_CHAIN = re.compile(r"During handling of the above exception|The above exception was the direct cause")
+# `pkg.mod.SomeError: message` or a bare `AssertionError` at the start of a line (after a launcher prefix).
+_EXCEPTION = re.compile(
+    r"^\s*(?P<type>(?:[A-Za-z_][\w]*\.)*[A-Za-z_]\w*(?:Error|Exception|Exit|Interrupt|StopIteration|Failure|Fault"
+    r"|Warning)|StopIteration|KeyboardInterrupt)(?:\s*:\s*(?P<msg>.*)|\s*$)")
+_NOT_EXCEPTION = re.compile(r"^\s*(?:\[|INFO|WARNING|DEBUG)")
+# The same inside a line (`call aclnnX failed: RuntimeError: ...`, `... raise ValueError(...) ValueError: ...`): a
+# dotted or CamelCase `...Error:` / `...Exception:` followed by its message; not on info / warning lines.
+_EXCEPTION_INSIDE = re.compile(r"(?<![\w.])(?P<type>(?:[A-Za-z_]\w*\.)*[A-Z]\w*(?:Error|Exception)): (?P<msg>\S.*)")
+_INFO_LINE = re.compile(r"^\W*(?:\([^)]*\)\s*)?(?:INFO|WARNING|WARN|DEBUG)\b|\bWarning: |UserWarning")
+_LIB_MISSING = re.compile(r"(?P<lib>[\w.+/-]*lib[\w.+-]*?\.so[\w.]*): cannot open shared object file"
+                          r"|error while loading shared libraries: (?P<lib2>[\w.+-]+)")
+_SYMBOL = re.compile(r"(?:(?P<path>[\w./+-]+\.so[\w.]*): )?undefined symbol:? (?P<sym>[\w@.$]+)")
+_LINK = re.compile(r"undefined reference to [`'](?P<sym>[^'`]+)'|cannot find -l(?P<lib>[\w+.-]+)"
+                   r"|unable to find library -l(?P<lib2>[\w+.-]+)")
+_HEADER = re.compile(r"fatal error: '?(?P<header>[\w./+-]+\.(?:h|hpp|hh|hxx|inc)|[\w./+-]+)'?(?::| file not found)"
+                     r"(?: No such file or directory| file not found)?")
+_COMPILE = re.compile(r"(?P<file>[\w./+-]+\.(?:h|hpp|hh|c|cc|cpp|cxx|cu))(?::\d+){1,2}: (?:fatal )?error: (?P<msg>.*)")
+# CANN error codes E<module><class>xxxx (EZ9999, EI0002, EE1001, EL0004, EJ0003, E80000, EB0000, ...), the torch_npu
+# ERRxxyyy codes and the numeric ACL / aclnn return codes.
+_CANN_CODE = re.compile(r"(?<![\w])(?P<code>E[A-Z0-9][0-9]{4})(?![\w])")
+_NPU_ERR = re.compile(r"\b(?P<code>ERR\d{5})\b")
+_ACL_CODE = re.compile(r"error code(?: is|:|=)\s*(?P<code>\d{6})\b|ret(?:Code|urn code)?[=: ]+(?P<code2>\d{6})\b")
+_PIP = re.compile(r"No matching distribution found for (?P<pkg>\S+)"
+                  r"|Could not find a version that satisfies the requirement (?P<pkg2>\S+)"
+                  r"|(?P<pkg3>[\w.-]+) [\w.+]+ requires (?P<pkg4>[\w.-]+)[^,]*, but you have"
+                  r"|Cannot install (?P<pkg5>[\w.-]+)[^ ,]*(?:, [\w.-]+[^ ,]*)* and (?P<pkg6>[\w.-]+)"
+                  r"|(?P<pkg7>[\w.-]+) \d[\w.+!-]* depends on (?P<pkg8>[\w.-]+)"
+                  r"|(?P<resolve>ResolutionImpossible)")
+_SIGNAL = re.compile(r"Segmentation fault|core dumped|\bKilled\b|\bSIG(?:KILL|SEGV|ABRT|BUS|ILL)\b|Out of memory: Kill"
+                     r"|oom[-_ ]kill|OOM kill")
+_MODULE_MISSING = re.compile(r"No module named '?(?P<mod>[\w.]+)'?")
+_IMPORT_NAME = re.compile(r"cannot import name '(?P<name>[\w.]+)' from '(?P<mod>[\w.]+)'(?: \((?P<path>[^)]+)\))?")
+_NO_ATTR = re.compile(r"module '(?P<mod>[\w.]+)' has no attribute '(?P<name>\w+)'"
+                      r"|'(?P<cls>\w+)' object has no attribute '(?P<name2>\w+)'"
+                      r"|type object '(?P<cls2>\w+)' has no attribute '(?P<name3>\w+)'")
+_KWARG = re.compile(r"(?P<func>[\w.]+)\(\) (?:got an unexpected keyword argument|missing \d+ required (?:positional|"
+                    r"keyword-only) arguments?:|takes (?:from )?\d+ (?:to \d+ )?positional arguments? but)"
+                    r"|[Uu]nexpected keyword argument '(?P<kw>\w+)'")
+
+
+@dataclass(frozen=True)
+class Frame:
+    path: str
+    line: int
+    func: str
+
+
+@dataclass
+class Event:
+    """One error event. `kind`: python | loader | build | code | pip | signal. `line`: the line number of the line
+    that states the error (a traceback's exception line); `facts`: what it names (module, library, symbol,
+    header, file, code, packages, exception type)."""
+
+    kind: str
+    line: int
+    text: str
+    frames: list[Frame] = field(default_factory=list)
+    facts: dict[str, str] = field(default_factory=dict)
+    chained_from: int | None = None  # index (in the reader's events) of the exception this one was raised while handling
+    frames_dropped: int = 0
+    time: float | None = None
+    signature: str | None = None  # the signature that matched the event's line, if one did
+
+    @property
+    def exc_type(self) -> str | None:
+        return self.facts.get("exception")
+
+    def shifted(self, lines: int) -> Event:
+        return replace(self, line=self.line + lines, frames=list(self.frames), facts=dict(self.facts))
+
+
+def merge_events(parts: list[tuple[list[Event], int, int]]) -> tuple[list[Event], int]:
+    """The events of consecutive parts of one log (each: its events, the lines before it, its dropped count), as
+    one log's: line numbers shifted, chain links re-indexed, at most MAX_EVENTS kept."""
+    out: list[Event] = []
+    dropped = 0
+    for events, base, part_dropped in parts:
+        offset = len(out)
+        for ev in events:
+            if len(out) >= MAX_EVENTS:
+                dropped += 1
+                continue
+            moved = ev.shifted(base)
+            if moved.chained_from is not None:
+                moved.chained_from += offset
+            out.append(moved)
+        dropped += part_dropped
+    return out, dropped
+
+
+def _short(text: str) -> str:
+    text = text.strip()
+    return text if len(text) <= MAX_TEXT else text[: MAX_TEXT - 1] + "…"
+
+
+def strip_prefix(text: str) -> str:
+    return _LOGGER.sub("", _PREFIX.sub("", text, count=1), count=1)
+
+
+class EventReader:
+    """Feed candidate lines in order with `feed(lineno, text)`; `close()`; then `events` (at most MAX_EVENTS) and
+    `dropped` (events not kept)."""
+
+    def __init__(self) -> None:
+        self.events: list[Event] = []
+        self.dropped = 0
+        self._frames: list[Frame] | None = None  # the open traceback's frames
+        self._frames_dropped = 0
+        self._tb_line = 0
+        self._last_frame_line = 0
+        self._chain_pending = False
+        self._last_python: int | None = None  # index of the last python event (for chaining)
+
+    # -- feeding
+
+    def feed(self, lineno: int, raw: str, time: float | None = None) -> Event | None:
+        """Read one candidate line; returns the event it completed, if any."""
+        text = strip_prefix(raw.rstrip("\r\n"))
+        if self._frames is not None and lineno - self._last_frame_line > TRACEBACK_GAP:
+            self._frames = None  # a traceback whose exception line never came (or was filtered out)
+        if _TRACEBACK.match(text):
+            self._frames, self._frames_dropped, self._tb_line = [], 0, lineno
+            self._last_frame_line = lineno
+            return None
+        if _CHAIN.search(text):
+            self._chain_pending = True
+            return None
+        m = _FRAME.match(text)
+        if m is not None:
+            if self._frames is None:  # frames quoted without their header
+                self._frames, self._frames_dropped, self._tb_line = [], 0, lineno
+            self._add_frame(Frame(m.group("path"), int(m.group("line")), m.group("func") or ""))
+            self._last_frame_line = lineno
+            return None
+        ev = self._python(lineno, text) or self._other(lineno, text)
+        if ev is None:
+            return None
+        ev.time = time
+        return self._keep(ev)
+
+    def close(self) -> None:
+        self._frames = None
+
+    # -- parts
+
+    def _add_frame(self, frame: Frame) -> None:
+        assert self._frames is not None
+        if len(self._frames) >= MAX_FRAMES:
+            del self._frames[HEAD_FRAMES]  # keep the first frames (the entry point) and the last (where it failed)
+            self._frames_dropped += 1
+        self._frames.append(frame)
+
+    def _python(self, lineno: int, text: str) -> Event | None:
+        m = _EXCEPTION.match(text)
+        if m is None or _NOT_EXCEPTION.match(text):
+            m = None if _INFO_LINE.search(text) or self._frames is not None else _EXCEPTION_INSIDE.search(text)
+            if m is None:
+                return None
+        etype = m.group("type")
+        msg = (m.group("msg") or "").strip()
+        facts = {"exception": etype.rsplit(".", 1)[-1], "exception_path": etype, "message": _short(msg)}
+        _python_facts(msg, facts)
+        ev = Event("python", lineno, _short(text), facts=facts)
+        if self._frames is not None:
+            ev.frames, ev.frames_dropped = self._frames, self._frames_dropped
+            self._frames = None
+        if self._chain_pending and self._last_python is not None:
+            ev.chained_from = self._last_python
+        self._chain_pending = False
+        return ev
+
+    def _other(self, lineno: int, text: str) -> Event | None:
+        if _INFO_LINE.search(text):
+            return None  # an optional module, a retried connection, a code logged as a warning: not an error
+        facts: dict[str, str] = {}
+        kind = None
+        if m := _LIB_MISSING.search(text):
+            kind, facts["library"] = "loader", m.group("lib") or m.group("lib2")
+        elif m := _SYMBOL.search(text):
+            kind, facts["symbol"] = "loader", m.group("sym")
+            if m.group("path"):
+                facts["library"] = m.group("path")
+        elif m := _LINK.search(text):
+            kind = "build"
+            if m.group("sym"):
+                facts["symbol"] = m.group("sym")
+            else:
+                facts["library"] = "lib" + (m.group("lib") or m.group("lib2"))
+        elif "fatal error:" in text and (m := _HEADER.search(text)):
+            kind, facts["header"] = "build", m.group("header")
+        elif m := _COMPILE.search(text):
+            kind, facts["file"], facts["message"] = "build", m.group("file"), _short(m.group("msg"))
+        elif m := _PIP.search(text):
+            kind = "pip"
+            pkgs = [m.group(g) for g in ("pkg", "pkg2", "pkg3", "pkg4", "pkg5", "pkg6", "pkg7", "pkg8") if m.group(g)]
+            facts["packages"] = " ".join(pkgs) if pkgs else "(resolver)"
+        elif m := _SIGNAL.search(text):
+            kind, facts["signal"] = "signal", m.group(0)
+        elif m := _MODULE_MISSING.search(text):
+            kind, facts["module"] = "python", m.group("mod")
+            facts["exception"] = "ModuleNotFoundError"
+        code = _codes(text)
+        if code:
+            facts.update(code)
+            kind = kind or "code"
+        if kind is None:
+            return None
+        return Event(kind, lineno, _short(text), facts=facts)
+
+    def _keep(self, ev: Event) -> Event:
+        if len(self.events) >= MAX_EVENTS:
+            self.dropped += 1
+            return ev
+        if ev.kind == "python":
+            self._last_python = len(self.events)
+        self.events.append(ev)
+        return ev
+
+
+def _python_facts(msg: str, facts: dict[str, str]) -> None:
+    """What a Python exception's message names: a missing module, an import of a name, an attribute, a call."""
+    if m := _MODULE_MISSING.search(msg):
+        facts["module"] = m.group("mod")
+    elif m := _IMPORT_NAME.search(msg):
+        facts["module"], facts["name"] = m.group("mod"), m.group("name")
+        if m.group("path"):
+            facts["path"] = m.group("path")
+    elif m := _NO_ATTR.search(msg):
+        if m.group("mod"):
+            facts["module"], facts["name"] = m.group("mod"), m.group("name")
+        else:
+            facts["class"] = m.group("cls") or m.group("cls2")
+            facts["name"] = m.group("name2") or m.group("name3")
+    elif m := _KWARG.search(msg):
+        facts["call"] = m.group("func") or ""
+        if m.group("kw"):
+            facts["keyword"] = m.group("kw")
+    if m := _LIB_MISSING.search(msg):
+        facts["library"] = m.group("lib") or m.group("lib2")
+    elif m := _SYMBOL.search(msg):
+        facts["symbol"] = m.group("sym")
+        if m.group("path"):
+            facts["library"] = m.group("path")
+    facts.update(_codes(msg))
+
+
+def _codes(text: str) -> dict[str, str]:
+    out: dict[str, str] = {}
+    if m := _CANN_CODE.search(text):
+        out["code"] = m.group("code")
+    if m := _ACL_CODE.search(text):
+        out["acl_code"] = m.group("code") or m.group("code2")
+    if m := _NPU_ERR.search(text):
+        out["npu_err"] = m.group("code")
+    return out

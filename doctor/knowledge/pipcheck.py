@@ -1,0 +1,381 @@
+"""`pip check` semantics over a snapshot: which requirements the installed distributions declare and the
+installed set does not meet.
+
+What the distributions declare is the first ground for a verdict (issue 22): each one's Requires-Python and
+Requires-Dist, with markers and extras, as the in-target probe read them from its METADATA (snapshot rule 7).
+The evaluation follows pip's own `pip check` (pip/_internal/operations/check.py): a requirement whose marker
+is false for the target interpreter is ignored, a missing requirement is one whose name is not installed, and a
+version is compared with the specifier allowing pre-releases (`contains(version, prereleases=True)`).
+Beyond pip check, the extras other installed distributions ask for (`ray[default]`) are active, so their
+requirements count too.
+
+Markers are evaluated for the *snapshot's* interpreter and host, never the doctor's own: a marker that needs a
+fact the snapshot does not hold (e.g. platform_machine with no `host.arch`) leaves that requirement unknown and
+silent. Pure logic: the snapshot is the only input.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any
+
+from packaging.markers import InvalidMarker, Marker, UndefinedComparison, UndefinedEnvironmentName
+from packaging.requirements import InvalidRequirement, Requirement
+from packaging.specifiers import InvalidSpecifier, SpecifierSet
+from packaging.utils import canonicalize_name
+from packaging.version import InvalidVersion, Version
+
+from doctor.snapshot.model import Snapshot, known
+
+
+@dataclass(frozen=True)
+class Unmet:
+    """One requirement the installed set does not meet.
+
+    kind: "missing" (the required distribution is not installed), "version" (installed at a version outside
+    the specifier) or "python" (the interpreter is outside the declaring distribution's Requires-Python)."""
+
+    kind: str
+    package: str  # the declaring distribution (PEP 503 name)
+    version: str | None  # its installed version
+    requirement: str  # the Requires-Dist line (or the Requires-Python specifier) as declared
+    name: str  # the required distribution (PEP 503 name); "python" for kind == "python"
+    installed: str | None  # what is installed of it (None: nothing)
+    metadata: str | None  # the METADATA file the declaration was read from (None: from the release table)
+    extra: str | None = None  # the extra that activated the requirement, if any
+    source: str | None = None  # where a declaration not in the snapshot was read (the release's PyPI page)
+    inferred: bool = False  # the extra is judged in use because the distribution it is named for is installed
+
+
+@dataclass(frozen=True)
+class Decl:
+    """What one installed package declares: from the snapshot (its METADATA, as collected), or, for a
+    snapshot that only states versions, from the table of published releases (`source` says which)."""
+
+    requires_python: str | None
+    requires_dist: tuple[str, ...] | None  # None: unknown
+    metadata: str | None = None
+    source: str | None = None
+
+
+# (project, version) -> (requires_python, requires_dist, source URL) of that published release, or None
+Lookup = Callable[[str, str], "tuple[str | None, tuple[str, ...], str] | None"]
+
+
+def declarations(snap: Snapshot, lookup: Lookup | None = None) -> dict[str, Decl]:
+    """name -> what it declares, for every package whose declaration is known. A package the snapshot lists
+    with a version but without `requires_dist` (a hand-written snapshot, an older collector) gets its
+    release's published metadata through `lookup`, when the table holds that release."""
+    out: dict[str, Decl] = {}
+    if not known(snap.packages):
+        return out
+    for name, pkg in snap.packages.items():
+        if known(pkg.requires_dist):
+            out[name] = Decl(pkg.requires_python if known(pkg.requires_python) else None, tuple(pkg.requires_dist),
+                             pkg.metadata if known(pkg.metadata) else None)
+        elif lookup is not None and isinstance(pkg.version, str) and pkg.version:
+            row = lookup(name, pkg.version)
+            if row is not None:
+                out[name] = Decl(row[0], tuple(row[1]), None, row[2])
+            elif known(pkg.requires_python):
+                out[name] = Decl(pkg.requires_python, None, pkg.metadata if known(pkg.metadata) else None)
+        elif known(pkg.requires_python):
+            out[name] = Decl(pkg.requires_python, None, pkg.metadata if known(pkg.metadata) else None)
+    return out
+
+
+def marker_environment(snap: Snapshot) -> dict[str, str]:
+    """The marker variables the snapshot knows (PEP 508), for its interpreter and host. Unknown ones are left
+    out, so a marker that needs them is not evaluated against the doctor's own interpreter by accident."""
+    env: dict[str, str] = {}
+    py = snap.python if known(snap.python) else None
+    ver = getattr(py, "version", None)
+    if isinstance(ver, str) and ver:
+        try:
+            v = Version(ver)
+            env["python_version"] = f"{v.major}.{v.minor}"
+            env["python_full_version"] = ver
+        except InvalidVersion:
+            pass
+    impl = getattr(py, "implementation", None)
+    if isinstance(impl, str) and impl:
+        env["platform_python_implementation"] = impl
+        env["implementation_name"] = impl.lower()
+    host = snap.host if known(snap.host) else None
+    arch = getattr(host, "arch", None)
+    if isinstance(arch, str) and arch:
+        env["platform_machine"] = arch
+    # Snapshots are of Linux hosts (the probes read /proc, /sys and the Ascend tree): what CPython reports there.
+    env.update(sys_platform="linux", platform_system="Linux", os_name="posix")
+    kernel = getattr(host, "kernel", None)
+    if isinstance(kernel, str) and kernel:
+        env["platform_release"] = kernel
+    return env
+
+
+_MARKER_VARS = ("python_version", "python_full_version", "platform_python_implementation", "implementation_name",
+                "platform_machine", "sys_platform", "platform_system", "os_name", "platform_release",
+                "platform_version", "implementation_version")
+
+
+def marker_applies(marker: Marker | None, env: Mapping[str, str], extra: str = "") -> bool | None:
+    """True / False for the target, None when the marker needs a fact the environment lacks."""
+    if marker is None:
+        return True
+    text = str(marker)
+    full = dict(env)
+    for var in _MARKER_VARS:
+        if var in text and var not in full:
+            return None
+    # variables the marker does not use still need values for packaging; they cannot change the result
+    for var in _MARKER_VARS:
+        full.setdefault(var, "")
+    full["extra"] = extra
+    try:
+        return bool(marker.evaluate(full))
+    except (UndefinedComparison, UndefinedEnvironmentName, InvalidMarker, ValueError, TypeError):
+        return None
+
+
+@dataclass(frozen=True)
+class _Req:
+    """The parts of a requirement the check needs (name, extras, specifier), without its marker."""
+
+    name: str
+    extras: frozenset[str]
+    spec: str  # the specifier as text ("" for none)
+
+    @property
+    def specifier(self) -> SpecifierSet:
+        return _specifier(self.spec)
+
+
+# `name [extras] specifier ; marker` without a URL: what nearly every Requires-Dist line is (PEP 508). Split with
+# one regular expression; anything else goes through packaging's full parser.
+_SIMPLE = re.compile(r"^\s*([A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?)\s*(?:\[([^\]]*)\])?\s*"
+                     r"\(?\s*((?:[<>=!~]=?|===)[^;()@]*?)?\s*\)?\s*(?:;.*)?$")
+
+
+@lru_cache(maxsize=8192)
+def _parse(line: str) -> _Req | None:
+    m = _SIMPLE.match(line) if "@" not in line.partition(";")[0] else None
+    if m is not None:
+        extras = frozenset(e.strip() for e in (m.group(2) or "").split(",") if e.strip())
+        spec = (m.group(3) or "").strip()
+        try:
+            _specifier(spec)
+        except InvalidSpecifier:
+            return None
+        return _Req(m.group(1), extras, spec)
+    try:
+        r = Requirement(line)
+    except InvalidRequirement:
+        return None
+    return _Req(r.name, frozenset(r.extras), str(r.specifier))
+
+
+@lru_cache(maxsize=4096)
+def _specifier(text: str) -> SpecifierSet:
+    return SpecifierSet(text)
+
+
+_ONLY_EXTRA = re.compile(r"""^extra\s*==\s*['"]([^'"]+)['"]$""")
+
+
+@lru_cache(maxsize=1024)
+def _marker(text: str) -> Marker | None:
+    try:
+        return Marker(text)
+    except InvalidMarker:
+        return None
+
+
+class _Applies:
+    """Marker verdicts for one environment, by marker text: a target's ~1500 Requires-Dist lines share a few
+    dozen distinct markers (ray alone has ~300 lines under `extra == "..."`), and a requirement is parsed only
+    when its marker holds. This keeps the whole evaluation to a few milliseconds."""
+
+    def __init__(self, env: Mapping[str, str]) -> None:
+        self.env = env
+        self.cache: dict[tuple[str, str], bool | None] = {}
+
+    def __call__(self, line: str, extra: str = "") -> _Req | None:
+        """The parsed requirement when its marker holds for the target with this extra active, else None (a
+        false marker, one needing an unknown fact, or an unparsable line)."""
+        _, sep, text = line.partition(";")
+        text = text.strip()
+        if sep and text:
+            if "extra" not in text:
+                extra = ""  # the verdict does not depend on it: share the cache entry
+            key = (text, extra)
+            if key not in self.cache:
+                only = _ONLY_EXTRA.match(text)
+                if only is not None:  # `extra == "x"`, most of them: no marker evaluation needed (PEP 685 names)
+                    self.cache[key] = bool(extra) and canonicalize_name(only.group(1)) == canonicalize_name(extra)
+                else:
+                    m = _marker(text)
+                    self.cache[key] = None if m is None else marker_applies(m, self.env, extra)
+            if self.cache[key] is not True:
+                return None
+        return _parse(line)
+
+
+def active_extras(snap: Snapshot, env: Mapping[str, str], applies: _Applies | None = None,
+                  decls: Mapping[str, Decl] | None = None) -> dict[str, set[str]]:
+    """dist -> extras some installed distribution asks of it (`ray[default]` makes ray's `default` active),
+    to a fixed point: an extra's own requirements may ask for more."""
+    pkgs = snap.packages if known(snap.packages) else {}
+    decls = declarations(snap) if decls is None else decls
+    applies = applies or _Applies(env)
+    active: dict[str, set[str]] = {}
+    changed = True
+    while changed:
+        changed = False
+        for name, d in decls.items():
+            lines = [x for x in (d.requires_dist or ()) if "[" in x.partition(";")[0]]
+            if not lines:
+                continue
+            for extra in ("", *sorted(active.get(name, ()))):
+                for line in lines:
+                    req = applies(line, extra)
+                    if req is None or not req.extras:
+                        continue
+                    target = canonicalize_name(req.name)
+                    if target not in pkgs:
+                        continue
+                    new = {canonicalize_name(e) for e in req.extras} - active.get(target, set())
+                    if new:
+                        active.setdefault(target, set()).update(new)
+                        changed = True
+    return active
+
+
+def _contains(spec: SpecifierSet, version: str) -> bool | None:
+    try:
+        return spec.contains(Version(version), prereleases=True)
+    except InvalidVersion:
+        return None
+
+
+def unmet(snap: Snapshot, lookup: Lookup | None = None) -> Iterator[Unmet]:
+    """Every declared requirement the snapshot's installed set does not meet, in package order. Silent for
+    what the snapshot cannot tell: a package whose declaration is unknown (not collected, not in the release
+    table), a version not recorded, a missing package on an incomplete snapshot, a marker needing an unknown
+    fact."""
+    if not known(snap.packages):
+        return
+    pkgs = snap.packages
+    env = marker_environment(snap)
+    applies = _Applies(env)
+    decls = declarations(snap, lookup)
+    extras = active_extras(snap, env, applies, decls)
+    pyver = env.get("python_full_version")
+    for name in sorted(decls):
+        d = decls[name]
+        version = pkgs[name].version
+        if d.requires_python and pyver:
+            try:
+                ok = _contains(SpecifierSet(d.requires_python), pyver)
+            except InvalidSpecifier:
+                ok = None
+            if ok is False:
+                yield Unmet("python", name, version, d.requires_python, "python", pyver, d.metadata, None, d.source)
+        if d.requires_dist is None:
+            continue
+        seen: set[str] = set()
+        for extra in ("", *sorted(extras.get(name, ()))):
+            for line in d.requires_dist:
+                if line in seen:
+                    continue
+                req = applies(line, extra)
+                if req is None:
+                    continue
+                seen.add(line)
+                target = canonicalize_name(req.name)
+                dep = pkgs.get(target)
+                if dep is None:
+                    # "not installed" needs a complete snapshot, and the package's own METADATA: a release's
+                    # published metadata says what its wheel needs, while the documented stacks install some
+                    # packages from source or --no-deps on purpose (Megatron from git, vLLM's empty build)
+                    if snap.is_complete and d.source is None:
+                        yield Unmet("missing", name, version, line, target, None, d.metadata, extra or None, d.source)
+                    continue
+                if dep.version is None or not req.spec:
+                    continue
+                if _contains(req.specifier, dep.version) is False:
+                    yield Unmet("version", name, version, line, target, dep.version, d.metadata, extra or None, d.source)
+        yield from _named_extras(name, version, d, pkgs, applies, extras.get(name, set()))
+
+
+# A `[vllm]` extra pins the CUDA vLLM wheel; on Ascend vLLM is built from source (VLLM_TARGET_DEVICE=empty) at the
+# release vllm-ascend pairs with, so such pins say nothing about the NPU stack:
+# https://github.com/vllm-project/vllm-ascend/blob/v0.11.0/docs/source/installation.md
+_SOURCE_BUILT = frozenset({"vllm"})
+_EXTRA = re.compile(r"""extra\s*==\s*['"]([^'"]+)['"]""")
+
+
+def _named_for(extra: str, dist: str) -> bool:
+    """An extra named for the distribution it brings (`mbridge[megatron]` -> megatron-core, `x[vllm]` -> vllm)."""
+    e = canonicalize_name(extra)
+    return dist == e or dist.startswith(e + "-")
+
+
+def _named_extras(name: str, version: str | None, d: Decl, pkgs: Mapping[str, Any], applies: _Applies,
+                  active: set[str]) -> Iterator[Unmet]:
+    """A package's extra named for a distribution that is installed is the integration in use (mbridge's
+    `megatron` extra when megatron-core is installed): the range that extra declares for that distribution is
+    the range the package supports, even when nobody installed `pkg[extra]` (pip check would not look)."""
+    for line in d.requires_dist or ():
+        head, _, marker = line.partition(";")
+        if "extra" not in marker or not any(c in head for c in "<>=!~"):
+            continue  # only extra-only requirements with a version range can be judged
+        target = canonicalize_name(re.split(r"[\s\[<>=!~;(]", head.strip(), maxsplit=1)[0])
+        if target not in pkgs or target in _SOURCE_BUILT:
+            continue
+        for extra in {canonicalize_name(m) for m in _EXTRA.findall(marker)} - active:
+            if not _named_for(extra, target):
+                continue
+            dep = pkgs.get(target)
+            if dep is None or dep.version is None or applies(line, "") is not None:
+                continue
+            req = applies(line, extra)
+            if req is not None and req.spec and _contains(req.specifier, dep.version) is False:
+                yield Unmet("version", name, version, line, target, dep.version, d.metadata, extra, d.source, True)
+                break
+
+
+def requirement_names(snap: Snapshot, package: str, lookup: Lookup | None = None) -> set[str]:
+    """The distributions `package` requires for the target (base requirements whose marker holds): what
+    "on verl's import path" widens to."""
+    d = declarations(snap, lookup).get(canonicalize_name(package))
+    if d is None or d.requires_dist is None:
+        return set()
+    applies = _Applies(marker_environment(snap))
+    out: set[str] = set()
+    for line in d.requires_dist:
+        req = applies(line)
+        if req is not None:
+            out.add(canonicalize_name(req.name))
+    return out
+
+
+def bare(requirement: str) -> str:
+    """`name[extras]specifier` without the marker: what a fix installs."""
+    req = _parse(requirement)
+    if req is None:
+        return requirement
+    return f"{req.name}{'[' + ','.join(sorted(req.extras)) + ']' if req.extras else ''}{req.specifier}"
+
+
+def same_requirement(a: str, b: str) -> bool:
+    """Two requirement strings name the same distribution with the same specifier (markers aside); a bare
+    name matches any specifier of that name."""
+    ra, rb = _parse(a), _parse(b)
+    if ra is None or rb is None:
+        return a.strip() == b.strip()
+    if canonicalize_name(ra.name) != canonicalize_name(rb.name):
+        return False
+    return not str(ra.specifier) or not str(rb.specifier) or ra.specifier == rb.specifier

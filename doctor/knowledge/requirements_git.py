@@ -1,0 +1,95 @@
+"""What MindSpeed and Megatron-LM declare at the git commits the verified stacks pin: profiles/requirements-git.toml.
+
+They are installed from git (`pip install -e` of a checkout, or PYTHONPATH), so PyPI's table
+(doctor/knowledge/requirements.py) does not hold them: their `setup.py` / requirements files / `pyproject.toml`
+were read at each pinned commit. A snapshot that names the commit (`modules.mindspeed.git.commit`) but not the
+package's own METADATA is judged by this entry. Read and validated on first use; a malformed file is an
+InputError naming the file and the key (exit 2).
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+
+from doctor.knowledge.location import knowledge_file, packaged_dir
+from doctor.knowledge.validate import Validator
+from doctor.knowledge.versions import valid_specifier
+from doctor.tomlfile import read_toml
+
+SCHEMA = "doctor.requirements-git/1"
+FILE = "requirements-git.toml"
+_RELEASE = {"project", "commit", "ref", "version", "requires_python", "requires_dist", "read_from", "source"}
+
+
+@dataclass(frozen=True)
+class GitDeclared:
+    """One project at one commit: its version there, Requires-Python and requirements, and the file read."""
+
+    project: str
+    commit: str
+    ref: str
+    version: str
+    requires_python: str | None
+    requires_dist: tuple[str, ...]
+    source: str
+
+
+@dataclass(frozen=True)
+class GitTable:
+    read: str
+    releases: tuple[GitDeclared, ...]
+
+    def at(self, project: str, commit: str) -> GitDeclared | None:
+        """The entry of `project` at `commit` (a full sha, or an unambiguous prefix of at least 7 characters)."""
+        c = commit.strip().lower()
+        if len(c) < 7:
+            return None
+        hits = [r for r in self.releases if r.project == project and r.commit.startswith(c)]
+        return hits[0] if len(hits) == 1 else None
+
+
+def parse(data: object, source: str) -> GitTable:
+    v = Validator(source)
+    t = v.keys(data, {"schema", "read", "release"}, "", required=("schema", "read", "release"))
+    if t["schema"] != SCHEMA:
+        raise v.fail("schema", f"unsupported schema {t['schema']!r} (this doctor reads {SCHEMA!r})")
+    read = v.date(t["read"], "read")
+    if not isinstance(t["release"], list):
+        raise v.fail("release", "must be an array of tables")
+    out = []
+    for i, raw in enumerate(t["release"]):
+        p = f"release[{i}]"
+        r = v.keys(raw, _RELEASE, p, required=tuple(sorted(_RELEASE - {"requires_python"})))
+        rp = r.get("requires_python") or None
+        if rp is not None and not (isinstance(rp, str) and valid_specifier(rp)):
+            raise v.fail(f"{p}.requires_python", f"must be a version specifier, got {rp!r}")
+        rd = r["requires_dist"]
+        if not isinstance(rd, list) or not all(isinstance(x, str) and x.strip() for x in rd):
+            raise v.fail(f"{p}.requires_dist", "must be an array of requirement strings")
+        commit = v.req(r["commit"], f"{p}.commit")
+        if len(commit) != 40 or any(ch not in "0123456789abcdef" for ch in commit):
+            raise v.fail(f"{p}.commit", "must be a full 40-character commit id")
+        v.version(r["version"], f"{p}.version")
+        out.append(GitDeclared(v.req(r["project"], f"{p}.project"), commit, v.req(r["ref"], f"{p}.ref"), r["version"],
+                               rp, tuple(rd), v.url(r["source"], f"{p}.source")))
+    return GitTable(read, tuple(out))
+
+
+_TABLES: dict[str, GitTable] = {}
+
+
+def load(path: str | None = None) -> GitTable:
+    """The table in use: the knowledge directory's copy, else the packaged one (an older carried-in knowledge
+    directory may predate this file)."""
+    p = path or knowledge_file(FILE)
+    if path is None and not os.path.exists(p):
+        p = os.path.join(packaged_dir(), FILE)
+    if p not in _TABLES:
+        _TABLES[p] = parse(read_toml(p, "requirements table of git sources"), p)
+    return _TABLES[p]
+
+
+def declared_at(project: str, commit: str) -> GitDeclared | None:
+    """What `project` declares at `commit`, None when the table does not hold that commit."""
+    return load().at(project, commit)

@@ -1,0 +1,86 @@
+"""Class rules for host facts (issue 22 item 4): glibc vs the wheels' manylinux tags, /dev/shm vs Ray and vLLM,
+CANN's Python dependencies. Each is silent when its fact is unknown."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from doctor.checks.host_facts import glibc_of, wheel_glibc
+from doctor.checks.runner import CheckContext, Skipped
+from doctor.snapshot.model import snapshot_from_dict
+
+
+def _run(fn: Any, doc: dict[str, Any]) -> list[Any]:
+    snap = snapshot_from_dict({"schema": "doctor.snapshot/1", **doc})
+    try:
+        return list(fn(CheckContext(snapshot=snap)))
+    except Skipped:
+        return []
+
+
+def test_manylinux_tags_and_glibc_strings():
+    assert glibc_of("glibc 2.35") == (2, 35) and glibc_of("musl 1.2") is None and glibc_of(None) is None
+    assert wheel_glibc("torch_npu-2.7.1-cp310-cp310-manylinux_2_28_aarch64.whl", "aarch64") == (2, 28)
+    assert wheel_glibc("x-1-cp38-cp38-manylinux_2_17_aarch64.manylinux2014_aarch64.whl", "aarch64") == (2, 17)
+    assert wheel_glibc("x-1-cp311-cp311-manylinux_2_27_aarch64.manylinux_2_28_aarch64.whl", "aarch64") == (2, 27)
+    assert wheel_glibc("x-1-cp310-cp310-manylinux_2_28_aarch64.whl", "x86_64") is None
+
+
+def test_glibc_older_than_the_releases_wheels_is_an_error():
+    from doctor.checks.host_facts import wheel_glibc_check
+
+    # torch-npu 2.7.1's wheel on PyPI is manylinux_2_28 (profiles/requirements.json names the file)
+    doc = {"host": {"arch": "aarch64", "libc": "glibc 2.27"}, "packages": {"torch-npu": {"version": "2.7.1"}}}
+    (f,) = _run(wheel_glibc_check, doc)
+    assert f.id == "glibc-older-than-wheel" and f.severity.value == "error" and f.components == ("system", "torch-npu")
+    assert "2.28" in f.title and "pypi.org/project/torch-npu/2.7.1" in f.source
+    doc["host"]["libc"] = "glibc 2.35"
+    assert _run(wheel_glibc_check, doc) == []
+    assert _run(wheel_glibc_check, {"packages": {"torch-npu": {"version": "2.7.1"}}}) == []  # glibc unknown
+
+
+def test_shm_against_rays_object_store_and_vllms_container_guidance():
+    from doctor.checks.host_facts import shm_ray_object_store
+    from doctor.checks.network import shm_size
+
+    mid = {"host": {"shm_gb": 64.0, "memory_gb": 1024.0, "in_container": True}, "packages": {"ray": {"version": "2.46.0"}}}
+    (f,) = _run(shm_ray_object_store, mid)
+    assert f.id == "shm-below-ray-object-store" and f.severity.value == "warning" and "307 GB" in f.title
+    ok = {"host": {"shm_gb": 400.0, "memory_gb": 1024.0}, "packages": {"ray": {"version": "2.46.0"}}}
+    assert _run(shm_ray_object_store, ok) == []
+    assert _run(shm_ray_object_store, {"host": {"memory_gb": 1024.0}}) == []  # shm unknown
+    # under 1 GB with vLLM: the shm-too-small warning names vLLM and cites its container guidance
+    small = {"host": {"shm_gb": 0.06, "memory_gb": 512.0, "in_container": True},
+             "packages": {"vllm-ascend": {"version": "0.11.0"}}}
+    (g,) = _run(shm_size, small)
+    assert g.id == "shm-too-small" and "vllm" in g.components and "docs.vllm.ai" in g.source
+    assert _run(shm_ray_object_store, small) == []
+
+
+def test_cann_python_dependencies_missing_from_the_target():
+    from doctor.checks.host_facts import cann_python_deps
+
+    pkgs = {n: {"version": "1.0"} for n in ("torch-npu", "attrs", "sympy", "cffi", "psutil", "scipy", "numpy", "pyyaml",
+                                            "protobuf")}
+    doc = {"complete": True, "packages": pkgs, "ascend": {"toolkit": {"version": "8.3.RC1"}}}
+    (f,) = _run(cann_python_deps, doc)
+    assert f.id == "cann-python-deps-missing" and f.evidence["missing"] == ["decorator"] and f.severity.value == "error"
+    assert f.components == ("python", "cann")
+    doc["complete"] = False  # a hand-written snapshot cannot say decorator is absent
+    assert _run(cann_python_deps, doc) == []
+    assert _run(cann_python_deps, {"complete": True, "packages": pkgs, "ascend": {"toolkit": None}}) == []
+
+
+def test_vllm_ascend_release_on_a_chip_family_it_does_not_support():
+    from doctor.checks.vllm import vllm_ascend_chip_support
+
+    def doc(va: str, chip: str) -> dict[str, Any]:
+        return {"packages": {"vllm-ascend": {"version": va}}, "ascend": {"devices": [{"id": 0, "chip": chip}]}}
+
+    (f,) = _run(vllm_ascend_chip_support, doc("0.9.1", "310P3"))
+    assert f.id == "vllm-ascend-release-chip-unsupported" and f.severity.value == "error" and "v0.9.1" in f.source
+    assert _run(vllm_ascend_chip_support, doc("0.10.0rc1", "310P3")) == []
+    assert [x.evidence["chip"] for x in _run(vllm_ascend_chip_support, doc("0.13.0", "Ascend950DT"))] == ["950"]
+    assert _run(vllm_ascend_chip_support, doc("0.23.0", "Ascend950DT")) == []
+    assert _run(vllm_ascend_chip_support, doc("0.9.1", "910B3")) == []
+    assert _run(vllm_ascend_chip_support, {"packages": {"vllm-ascend": {"version": "0.9.1"}}}) == []  # chip unknown

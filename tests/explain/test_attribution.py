@@ -1,0 +1,160 @@
+"""Attribution by ownership (issue 23, items 2-4): the component that ships the frame, path, library, header,
+module or code an error names; generic signatures give way to it; specific ones win."""
+
+from __future__ import annotations
+
+import pytest
+
+from bench.explain_speed import _LINES
+from doctor.explain.codes import owner_of_code
+from doctor.explain.stream import explain_lines
+from doctor.report import Severity
+
+SITE = "/usr/local/python3.10/lib/python3.10/site-packages"
+
+
+def tb(*frames: str, exc: str) -> list[str]:
+    out = ["Traceback (most recent call last):"]
+    for f in frames:
+        out += [f'  File "{f}", line 12, in run', "    do()"]
+    return [*out, exc]
+
+
+def first(lines):
+    found = explain_lines(lines)
+    return found[0]
+
+
+def test_an_assertion_inside_a_library_names_the_library_not_config_model():
+    # python-check-failed alone said [config, model]; the frame says which package raised it.
+    f = first(tb(f"{SITE}/verl/trainer/main_ppo.py", f"{SITE}/mindspeed/core/context_parallel/utils.py",
+                 exc="AssertionError: expected the sequence length to divide the context-parallel size"))
+    assert f.id == "error-in-package" and f.components[:2] == ("mindspeed", "config")
+    assert "site-packages/mindspeed/" in f.evidence["read"] and f.evidence["line"] == 6
+
+
+def test_an_exception_in_the_users_own_script_is_config_and_user_code():
+    f = first(tb("/home/me/train.py", f"{SITE}/torch/nn/modules/module.py", "/home/me/model.py",
+                 exc="ValueError: hidden size 4095 is not divisible by 32 heads"))
+    assert f.id == "error-in-user-code" and f.components == ("config", "model")
+    assert "/home/me/model.py" in f.evidence["read"]
+
+
+def test_cannot_import_name_is_a_version_mismatch_between_caller_and_callee():
+    f = first(tb(f"{SITE}/verl/workers/rollout/vllm_rollout.py",
+                 exc=f"ImportError: cannot import name 'get_tensor_model_parallel_group' from "
+                     f"'vllm.distributed.parallel_state' ({SITE}/vllm/distributed/parallel_state.py)"))
+    assert f.id == "api-version-mismatch" and f.components == ("vllm", "verl")
+    assert f.evidence["caller"] == "verl" and f.evidence["callee"] == "vllm"
+    assert "Align verl with vllm" in f.fix.text
+    # the pairs the shipped stack profiles pin together are named, newest first
+    assert "pin them together as verl 0.10.0.dev20260822 with vllm 0.23.0; verl 0.9.1 with vllm 0.23.0" in f.fix.text
+
+
+def test_an_unexpected_keyword_in_a_librarys_call_yields_to_the_frame():
+    f = first(tb(f"{SITE}/verl/workers/fsdp_workers.py", f"{SITE}/vllm/entrypoints/llm.py",
+                 exc="TypeError: EngineArgs.__init__() got an unexpected keyword argument 'max_num_seqs_x'"))
+    assert f.id == "api-version-mismatch" and f.components == ("vllm", "verl")
+    ids = [x.id for x in explain_lines(tb(f"{SITE}/verl/a.py", f"{SITE}/vllm/b.py",
+                                          exc="TypeError: f() got an unexpected keyword argument 'x'"))]
+    assert "python-api-unexpected-keyword" not in ids  # the generic signature gave way
+
+
+def test_a_missing_submodule_of_an_installed_package_and_a_missing_package():
+    f = first(["ModuleNotFoundError: No module named 'vllm_ascend.patch.platform'"])
+    assert f.id == "module-of-package-missing" and f.components[0] == "vllm-ascend"
+
+
+def test_libraries_headers_and_paths_name_their_shipper():
+    f = first(["OSError: /usr/local/Ascend/nnal/atb/latest/atb/cxx_abi_1/lib/libtbe_adapter.so: undefined symbol: "
+               "_ZN3Mki2DlC1ERKNSt7__cxx1112basic_stringIcSt11char_traitsIcESaIcEEEb"])
+    assert f.components[0] == "nnal"
+    f = first(["/tmp/build/op.cpp:3:10: fatal error: acl/acl_base.h: No such file or directory"])
+    assert f.id == "header-of-package-missing" and f.components == ("cann", "system")
+    assert "acl/acl_base.h" in f.evidence["read"]
+
+
+def test_the_rocE_and_hccp_layer_codes_have_an_owner():
+    assert owner_of_code("EJ0003")[0] == ("network", "hccl")
+    assert owner_of_code("EI0013")[0] == ("network", "hccl")
+    assert owner_of_code("EL0004")[0] == ("driver", "npu")
+    assert owner_of_code("EZ9999")[0][0] == "cann" and owner_of_code("EZ1001")[0][0] == "model"
+    assert owner_of_code("561103")[0][0] == "kernels" and owner_of_code("999999") is None
+    # a code in a form no signature knows is still attributed by its module part
+    f = first(["rdma setup: EJ0004 ra_socket_init fail"])
+    assert f.id == "error-code-owner" and f.components == ("network", "hccl") and "EJ0004" in f.evidence["read"]
+
+
+def test_a_specific_signature_still_wins():
+    f = first(tb(f"{SITE}/torch_npu/__init__.py",
+                 exc="ImportError: libhccl.so: cannot open shared object file: No such file or directory"))
+    assert f.id == "cann-libhccl-missing"
+
+
+def test_a_chained_exception_ranks_its_cause_first():
+    lines = [*tb(f"{SITE}/vllm/engine/llm.py", exc="KeyError: 'max_model_len'"), "",
+             "During handling of the above exception, another exception occurred:", "",
+             *tb("/home/me/run.py", exc="RuntimeError: engine failed")]
+    found = explain_lines(lines)
+    assert [f.id for f in found][:1] == ["error-in-package"] and found[0].components[0] == "vllm"
+
+
+HEALTHY_NOTICES = [
+    "(WorkerDict pid=2231) WARNING 06-16 15:12:03 [__init__.py:28] No module named 'flash_attn': using the eager path",
+    "INFO 06-16 15:10:58 [importing.py:53] Triton not installed; ModuleNotFoundError: No module named 'triton'",
+    "[W616 15:12:01.123456 ProcessGroupHCCL.cpp:123] Warning: libfoo.so: cannot open shared object file, falling back",
+]
+
+
+@pytest.mark.parametrize("block", [1, 3])
+def test_a_healthy_training_log_gives_no_error(block):
+    lines = [line.replace("{i}", str(n)) for n in range(block) for line in [*_LINES, *HEALTHY_NOTICES]]
+    assert all(f.severity is not Severity.ERROR for f in explain_lines(lines)), \
+        [(f.id, f.evidence.get("text")) for f in explain_lines(lines)]
+
+
+def test_an_exception_class_or_a_file_named_on_the_line_names_its_package():
+    f = first(["vllm.engine.async_llm_engine.AsyncEngineDeadError: Background loop has errored already."])
+    assert f.id == "error-in-package" and f.components == ("vllm", "config")
+    f = first(["RuntimeError: failed at /usr/local/python3.10/lib/python3.10/site-packages/vllm_ascend/worker/"
+               "model_runner_v1.py:812 while capturing"])
+    assert f.id == "error-names-package" and f.components[0] == "vllm-ascend"
+    assert "site-packages/vllm_ascend/" in f.evidence["read"]
+
+
+def test_a_missing_symbol_names_the_library_that_exports_it():
+    f = first(["/usr/bin/ld: op_kernel.o: in function `run': undefined reference to `aclnnFlashAttentionScoreV3'"])
+    assert f.id == "native-symbol-mismatch" and f.components == ("cann", "system")
+    f = first(["ImportError: /x/site-packages/vllm_ascend/vllm_ascend_C.so: undefined symbol: "
+               "_ZN6c10_npu20getCurrentNPUStreamEa"])
+    assert f.components == ("vllm-ascend", "torch-npu")
+
+
+def test_a_snapshot_names_the_editable_tree_a_frame_lies_in(tmp_path):
+    import json
+
+    from click.testing import CliRunner
+
+    from doctor.cli import cli
+
+    log = tmp_path / "run.log"
+    log.write_text("\n".join(tb("/work/rl/trainer_lib/core/loop.py", exc="KeyError: 'advantages'")) + "\n")
+    snap = tmp_path / "snap.json"
+    snap.write_text(json.dumps({"schema": "doctor.snapshot/1", "packages": {
+        "trainer-lib": {"version": "0.1.0", "editable": True, "location": "/work/rl", "top_level": ["trainer_lib"]}}}))
+    without = json.loads(CliRunner().invoke(cli, ["--json", "explain", str(log)]).output)
+    assert without["findings"][0]["id"] == "error-in-user-code"
+    r = CliRunner().invoke(cli, ["--json", "explain", "--snapshot", str(snap), str(log)])
+    f = json.loads(r.output)["findings"][0]
+    assert f["id"] == "error-in-package" and f["components"][:2] == ["python", "config"]
+    assert "trainer-lib is installed editable from /work/rl" in f["evidence"]["read"]
+    bad = CliRunner().invoke(cli, ["explain", "--snapshot", str(tmp_path / "absent.json"), str(log)])
+    assert bad.exit_code == 2
+
+
+def test_a_resolver_conflict_names_both_packages():
+    f = first(["ERROR: Cannot install vllm==0.9.1 and torch==2.5.1 because these package versions have conflicting "
+               "dependencies."])
+    assert f.id == "pip-resolver-conflict" and f.components == ("vllm", "torch", "python")
+    f = first(["    vllm-ascend 0.9.1 depends on torch-npu==2.5.1.post1"])
+    assert f.components[:2] == ("vllm-ascend", "torch-npu")

@@ -1,0 +1,163 @@
+"""Error events (issue 23, item 1): a log read into tracebacks, build / loader errors, error codes, pip errors and
+signals, streaming; a `\\r` is a line break."""
+
+from __future__ import annotations
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from doctor.explain.events import MAX_EVENTS, MAX_FRAMES, EventReader
+from doctor.explain.parts import merge
+from doctor.explain.scanner import LogScanner
+from doctor.explain.stream import explain_lines
+from tests.fuzz._budget import fuzz
+
+
+def scan(data: bytes, block: int | None = None):
+    s = LogScanner()
+    if block:
+        for i in range(0, len(data), block):
+            s.feed_bytes(data[i : i + block])
+    else:
+        s.feed_bytes(data)
+    s.close()
+    return s.result()
+
+
+CHAINED = b"""INFO starting
+Traceback (most recent call last):
+  File "/usr/lib/python3.10/site-packages/verl/workers/rollout.py", line 10, in generate
+    x()
+  File "/usr/lib/python3.10/site-packages/vllm/engine/llm.py", line 20, in __init__
+    y
+KeyError: 'max_model_len'
+
+During handling of the above exception, another exception occurred:
+
+Traceback (most recent call last):
+  File "/home/me/train.py", line 3, in <module>
+    main()
+(WorkerDict pid=12, ip=10.0.0.2) RuntimeError: engine failed
+"""
+
+
+def test_a_chained_traceback_is_two_events_with_frames_and_the_link():
+    res = scan(CHAINED)
+    first, second = res.events
+    assert (first.kind, first.line, first.exc_type) == ("python", 7, "KeyError")
+    assert [f.path.rsplit("site-packages/", 1)[1] for f in first.frames] == ["verl/workers/rollout.py",
+                                                                             "vllm/engine/llm.py"]
+    assert first.frames[1].func == "__init__" and first.frames[1].line == 20
+    assert second.exc_type == "RuntimeError" and second.chained_from == 0
+    assert [f.path for f in second.frames] == ["/home/me/train.py"]
+
+
+def test_the_same_events_whatever_the_block_size():
+    whole = scan(CHAINED).events
+    assert [(e.line, e.facts, e.frames) for e in scan(CHAINED, block=7).events] == \
+           [(e.line, e.facts, e.frames) for e in whole]
+
+
+def test_build_loader_code_pip_and_signal_events_name_what_failed():
+    lines = [
+        "fatal error: acl/acl_rt.h: No such file or directory",
+        "/usr/bin/ld: cannot find -lhccl",
+        "OSError: /x/site-packages/torch_npu/lib/libtorch_npu.so: undefined symbol: _ZN3c104impl3fooEv",
+        "EJ0003: [PID: 159] Failed to bind the IP port.",
+        "RuntimeError: call aclnnCast failed, error code is 561103",
+        "ERROR: No matching distribution found for torch-npu==2.1.0rc1",
+        "Segmentation fault (core dumped)",
+        "ModuleNotFoundError: No module named 'vllm_ascend.ops'",
+        "ImportError: cannot import name 'Foo' from 'transformers.utils' (/x/site-packages/transformers/utils/__init__.py)",
+    ]
+    res = scan(("\n".join(lines) + "\n").encode())
+    got = [(e.kind, e.facts) for e in res.events]
+    assert got[0] == ("build", {"header": "acl/acl_rt.h"})
+    assert got[1] == ("build", {"library": "libhccl"})
+    assert got[2][0] == "python" and got[2][1]["symbol"] == "_ZN3c104impl3fooEv"
+    assert got[2][1]["library"] == "/x/site-packages/torch_npu/lib/libtorch_npu.so"
+    assert got[3] == ("code", {"code": "EJ0003"})
+    assert got[4][1]["acl_code"] == "561103"
+    assert got[5] == ("pip", {"packages": "torch-npu==2.1.0rc1"})
+    assert got[6][0] == "signal"
+    assert got[7][1]["module"] == "vllm_ascend.ops"
+    assert got[8][1]["module"] == "transformers.utils" and got[8][1]["name"] == "Foo"
+
+
+def test_an_error_after_a_long_progress_bar_on_the_same_line_is_found():
+    # The bar is redrawn with \r; before, only the first 64 KiB of that "line" was read and the error was lost.
+    data = b"start\nTraining " + b"\xe2\x96\x88" * 40_000 + b"\r" + b"#" * 30_000 + \
+        b"\rImportError: libhccl.so: cannot open shared object file: No such file or directory\r\nnext\n"
+    for block in (None, 4096):
+        res = scan(data, block)
+        assert "cann-libhccl-missing" in res.hits, block
+        assert res.events[-1].facts["library"] == "libhccl.so"
+    assert scan(b"a\r\nb\r\nc\r\n").lines_read == 3  # \r\n stays one break
+
+
+def test_memory_is_bounded_events_and_frames():
+    reader = EventReader()
+    reader.feed(1, "Traceback (most recent call last):")
+    for n in range(500):
+        reader.feed(2 + n, f'  File "/x/site-packages/pkg/m{n}.py", line 1, in f')
+    ev = reader.feed(502, "RecursionError: maximum recursion depth exceeded")
+    assert ev is not None and len(ev.frames) == MAX_FRAMES and ev.frames_dropped == 500 - MAX_FRAMES
+    assert ev.frames[0].path.endswith("m0.py") and ev.frames[-1].path.endswith("m499.py")
+    for n in range(3 * MAX_EVENTS):
+        reader.feed(1000 + n, f"ValueError: bad {n}")
+    assert len(reader.events) == MAX_EVENTS and reader.dropped == 3 * MAX_EVENTS + 1 - MAX_EVENTS
+
+
+def test_parts_merge_events_in_log_order_with_shifted_lines():
+    a, b = scan(CHAINED), scan(CHAINED)
+    merged = merge([a, b], 2)
+    assert [e.line for e in merged.events] == [7, 14, 7 + a.lines_read, 14 + a.lines_read]
+    assert merged.events[3].chained_from == 2
+
+
+def test_info_lines_are_not_exceptions():
+    assert explain_lines(["INFO all good", "WARNING: nothing to see"])[0].id == "no-known-signature"
+    assert scan(b"[INFO] RuntimeError counters reset\n").events == []
+
+
+def test_a_traceback_logged_by_vllm_or_python_logging_is_read_behind_the_logger_prefix():
+    res = scan(b"(EngineCore_DP0 pid=3) ERROR 12-16 01:53:33 [core.py:845] Traceback (most recent call last):\n"
+               b'(EngineCore_DP0 pid=3) ERROR 12-16 01:53:33 [core.py:845]   File "/x/site-packages/vllm/v1/core.py", '
+               b"line 3, in run\n"
+               b"(EngineCore_DP0 pid=3) ERROR 12-16 01:53:33 [core.py:845] ValueError: bad block size\n"
+               b"[2025-06-16 15:11:06,443] [ERROR] [comm.py:637:init] KeyError: 'rank'\n")
+    a, b = res.events
+    assert a.exc_type == "ValueError" and [f.path for f in a.frames] == ["/x/site-packages/vllm/v1/core.py"]
+    assert b.exc_type == "KeyError"
+
+
+def test_an_exception_inside_a_line_is_an_event_but_not_on_info_lines():
+    res = scan(b"[E OpParamMaker.cpp:273] call failed: vllm.engine.async_llm_engine.AsyncEngineDeadError: loop died\n"
+               b"INFO retrying after ConnectionError: reset by peer\n")
+    (ev,) = res.events
+    assert ev.facts["exception_path"] == "vllm.engine.async_llm_engine.AsyncEngineDeadError"
+
+
+_PIECES = st.sampled_from([
+    "Traceback (most recent call last):", '  File "/x/site-packages/vllm/a.py", line 3, in f', "ValueError: x",
+    "During handling of the above exception, another exception occurred:", "EJ0003: bind", "Killed",
+    "fatal error: acl/acl.h: No such file or directory", "undefined symbol: _ZN3c104fooEv", "\r", "INFO ok",
+])
+
+
+@fuzz
+@given(st.lists(st.one_of(_PIECES, st.text(max_size=80)), max_size=300))
+def test_any_lines_give_bounded_events_and_valid_attributions(lines):
+    from doctor.explain.attribution import attribute
+    from doctor.report import COMPONENTS
+
+    reader = EventReader()
+    for n, line in enumerate(lines, 1):
+        reader.feed(n, line)
+    reader.close()
+    assert len(reader.events) <= MAX_EVENTS
+    for ev in reader.events:
+        assert len(ev.frames) <= MAX_FRAMES
+        assert ev.chained_from is None or 0 <= ev.chained_from < len(reader.events)
+        att = attribute(ev)
+        assert att is None or (att.components and set(att.components) <= COMPONENTS and att.read)

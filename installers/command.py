@@ -105,8 +105,12 @@ def run(opts: Options, console: Console) -> Report:
     plan = resolve(profile, facts, sets=sets, git_refs=git_refs, python=tgt.python, src_dir=src_dir, env_path=env_path,
                    prefix=tgt.prefix, reason=reason, python_flag="--python-version" if opts.python_version else
                    "--from" if opts.from_snapshot else "--python")
+    from doctor.installers.setcheck import check_sets
+
+    set_warnings = check_sets(profile, facts, plan, sets)  # a --set pin check would call an error: exit 2
     report = Report(command="install", profile={"name": profile.name, "reason": reason, "source": profile.source})
     report.extra["plan"] = plan.to_dict()
+    report.findings += set_warnings
     if opts.download_only:  # the wheelhouse is made here for another machine: its host is not judged here
         from doctor.installers.download import download
 

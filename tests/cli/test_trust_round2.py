@@ -597,3 +597,38 @@ def test_every_id_the_readme_lists_under_check_is_one_check_only_accepts():
     snap = str(ROOT / "tests" / "golden" / "check-sick.snapshot.json")
     refused = [i for i in ids if "matches no area" in run("check", "--from", snap, "--only", i).stderr]
     assert not refused, refused
+
+
+# -- 7: --set refuses a pin check would call an error, allows and says a warning-level one ----------------------------
+
+
+def test_set_refuses_a_pin_that_check_would_call_an_error(tmp_path):
+    from tests.stacks import healthy
+
+    s = _snap(tmp_path, healthy("verl-0.9.1-cann9.1.0-a2"))
+    r = run("install", "--from", s, "--profile", "verl-0.9.1-cann9.1.0-a2", "--set", "transformers=4.57.1",
+            "--dry-run", "--venv", str(tmp_path / "v"))
+    assert r.exit_code == 2 and "--set" in r.stderr and "transformers" in r.stderr, r.output
+    assert "verl 0.9.1" in r.stderr and ">=5.5.3" in r.stderr
+    # the same stack as check sees it: the pin is an error there
+    d = healthy("verl-0.9.1-cann9.1.0-a2")
+    d["packages"]["transformers"]["version"] = "4.57.1"
+    checked = json.loads(run("--json", "check", "--from", _snap(tmp_path, d, "c.json")).stdout)
+    assert any(f["id"] == "requirement-version-unmet" and f["severity"] == "error"
+               and f["evidence"]["requires"] == "transformers" for f in checked["findings"])
+    r = run("install", "--from", s, "--profile", "verl-0.9.1-cann9.1.0-a2", "--set", "transformers=5.9.0",
+            "--dry-run", "--venv", str(tmp_path / "v"))
+    assert r.exit_code != 2 and "install-set-breaks-requirement" not in r.output, r.output
+
+
+def test_set_allows_and_says_a_warning_level_pin(tmp_path):
+    from tests.stacks import healthy
+
+    d = healthy("verl-0.7.1-cann8.5.0-a2")
+    d["packages"]["trl"] = {"version": "0.18.0"}  # declares transformers>=4.50.0; not on verl's import path
+    r = run("--json", "install", "--from", _snap(tmp_path, d), "--set", "transformers=4.49.0", "--dry-run",
+            "--venv", str(tmp_path / "v"))
+    report = json.loads(r.stdout)
+    said = [f for f in report["findings"] if f["id"] == "install-set-breaks-requirement"]
+    assert r.exit_code in (0, 1) and said and said[0]["severity"] == "warning", report["findings"]
+    assert said[0]["title"].startswith("--set transformers=4.49.0: trl 0.18.0 requires transformers>=4.50.0")

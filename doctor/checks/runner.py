@@ -147,8 +147,11 @@ def run_one(c: Check, ctx: CheckContext) -> tuple[list[Finding], CheckResult]:
         for f in c.fn(ctx):
             found.append(replace(f, check=c.id, node=f.node if f.node is not None else ctx.node))
     except Skipped as s:
-        if not found:  # a skip after findings ends the check early; what it found stands
-            return [], CheckResult(c.id, c.area, CheckStatus.SKIP, time.perf_counter() - t0, ctx.node, reason=s.reason)
+        # a skip after findings ends the check early; what it found stands, and the check is still `skip` (with
+        # its reason) unless what it found is a warning or an error: notes alone are not a pass
+        if all(f.severity is Severity.INFO for f in found):
+            return found, CheckResult(c.id, c.area, CheckStatus.SKIP, time.perf_counter() - t0, ctx.node,
+                                      reason=s.reason)
     except Exception as e:  # noqa: BLE001 - a crashed check must not take the others down
         import traceback  # only when a check crashed
 

@@ -632,3 +632,15 @@ def test_set_allows_and_says_a_warning_level_pin(tmp_path):
     said = [f for f in report["findings"] if f["id"] == "install-set-breaks-requirement"]
     assert r.exit_code in (0, 1) and said and said[0]["severity"] == "warning", report["findings"]
     assert said[0]["title"].startswith("--set transformers=4.49.0: trl 0.18.0 requires transformers>=4.50.0")
+
+
+def test_a_release_the_tables_do_not_hold_is_skipped_not_passed(tmp_path):
+    from tests.stacks import healthy
+
+    d = healthy()
+    d["packages"]["torch-npu"]["version"] = "2.0.1.post77"  # in no compatibility table
+    d["packages"]["vllm-ascend"]["version"] = "0.0.3"  # in no release matrix
+    report = json.loads(run("--json", "check", "--from", _snap(tmp_path, d)).stdout)
+    st = {c["id"]: c for c in report["checks"]}
+    assert st["torch-npu-cann"]["status"] == "skip" and "compatibility table" in st["torch-npu-cann"]["reason"]
+    assert st["vllm-ascend-matrix"]["status"] == "skip" and "release matrix" in st["vllm-ascend-matrix"]["reason"]

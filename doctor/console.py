@@ -7,6 +7,7 @@ off in CI and when stdin/stderr are not terminals.
 
 from __future__ import annotations
 
+import errno
 import io
 import json
 import os
@@ -83,6 +84,28 @@ class Console:
         for stream in (self.out, self.err):
             stream.flush()
 
+    def output_failed(self, e: OSError) -> str | None:
+        """What could not be written when `e` is the machine's and not the doctor's (a full disk: `doctor check >
+        /dev/full`, a quota, an I/O error): "stdout" or the file, else None (a bug). When stdout is the one that
+        failed (the write was this module's, or a command's `console.out`/`sys.stdout` write), it is pointed at
+        /dev/null so nothing more is lost to it and the interpreter's last flush is quiet."""
+        if e.errno not in _DEVICE_ERRNOS:
+            return None
+        import traceback
+
+        last = traceback.extract_tb(e.__traceback__)[-1:] if e.__traceback__ else []
+        to_stdout = bool(last) and (os.path.abspath(last[0].filename) == os.path.abspath(__file__)
+                                    or any(w in (last[0].line or "") for w in (".out.", "sys.stdout")))
+        if not to_stdout:
+            return e.filename if isinstance(e.filename, str) else "the output file"
+        self.emitted = True  # no JSON document can reach stdout any more
+        _stdout_to_devnull()
+        return "stdout"
+
+
+# errors of the device written to, never of the doctor: no space, quota, file too large, I/O error
+_DEVICE_ERRNOS = {errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EIO}
+
 
 BROKEN_PIPE_EXIT = 141
 
@@ -90,12 +113,16 @@ BROKEN_PIPE_EXIT = 141
 def quiet_broken_pipe() -> NoReturn:
     """The reader of stdout went away (`doctor check | head -1`): stop quietly with 141 (128 + SIGPIPE), as
     coreutils and git do. stdout is pointed at /dev/null so the interpreter's last flush cannot complain."""
+    _stdout_to_devnull()
+    sys.exit(BROKEN_PIPE_EXIT)
+
+
+def _stdout_to_devnull() -> None:
     try:
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
     except (OSError, ValueError, AttributeError, io.UnsupportedOperation):
         pass  # not a real file descriptor (tests): nothing will flush to it at exit
-    sys.exit(BROKEN_PIPE_EXIT)
 
 
 def _isatty(stream: Any) -> bool:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Callable
 
 from doctor.console import Console
 from doctor.report import CheckStatus, Finding, Report, Severity, sorted_findings
@@ -21,16 +22,21 @@ _CHECK_MARK = {
 }
 
 
-def emit(report: Report, console: Console, *, strict: bool = False) -> int:
-    """Write the report the way the console is set up and return the exit code."""
+def emit(report: Report, console: Console, *, strict: bool = False,
+         before_summary: Callable[[], None] | None = None) -> int:
+    """Write the report the way the console is set up and return the exit code. `before_summary`: a command's
+    own text block (explain's evidence) printed after the findings, so the summary line stays the last line."""
+    if strict:
+        report.extra["strict"] = True  # JSON readers see why warnings give exit 1
     if console.json_mode:
         console.emit_json(report.to_dict())
     else:
-        render_text(report, console)
+        render_text(report, console, strict=strict, before_summary=before_summary)
     return report.exit_code(strict=strict)
 
 
-def render_text(report: Report, console: Console) -> None:
+def render_text(report: Report, console: Console, *, strict: bool = False,
+                before_summary: Callable[[], None] | None = None) -> None:
     """Findings grouped by the component to change, worst first. `-q` keeps errors, warnings and the
     summary line; `-v` adds detail of info findings, evidence, sources and every check that ran."""
     c = console
@@ -101,8 +107,12 @@ def render_text(report: Report, console: Console) -> None:
                 if ch.traceback:
                     for line in ch.traceback.rstrip().splitlines():
                         say(c.style(f"        {line}", "dim"))
+    if before_summary is not None:
+        before_summary()
     s = report.summary
     word = {"ok": c.style("ok", "green", "bold"), "warning": c.style("warnings", "yellow", "bold"), "error": c.style("errors", "red", "bold")}[report.status]
+    if strict and report.status == "warning":  # the summary says what the exit code does
+        word = c.style("failed (strict: warnings fail)", "red", "bold")
     say(f"{report.command}: {word} — {s['error']} error(s), {s['warning']} warning(s), {s['info']} info{_checks_clause(report)}")
 
 

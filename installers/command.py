@@ -105,8 +105,12 @@ def run(opts: Options, console: Console) -> Report:
     plan = resolve(profile, facts, sets=sets, git_refs=git_refs, python=tgt.python, src_dir=src_dir, env_path=env_path,
                    prefix=tgt.prefix, reason=reason, python_flag="--python-version" if opts.python_version else
                    "--from" if opts.from_snapshot else "--python")
+    from doctor.installers.setcheck import check_sets
+
+    set_warnings = check_sets(profile, facts, plan, sets)  # a --set pin check would call an error: exit 2
     report = Report(command="install", profile={"name": profile.name, "reason": reason, "source": profile.source})
     report.extra["plan"] = plan.to_dict()
+    report.findings += set_warnings
     if opts.download_only:  # the wheelhouse is made here for another machine: its host is not judged here
         from doctor.installers.download import download
 
@@ -201,6 +205,29 @@ def _validate(o: Options) -> None:
         raise InputError("say where to install: --venv DIR (created if missing) or --python PATH (an existing "
                          "environment's interpreter); the doctor never installs into its own environment by default",
                          source="--venv")
+    if not o.from_snapshot:
+        _refuse_bad_target(o)
+
+
+def _refuse_bad_target(o: Options) -> None:
+    """A --venv that is a file, and a --venv or --python that is the doctor's own environment, are refused: the
+    README promises the doctor never installs into itself (its own packages would be replaced under it)."""
+    own = os.path.realpath(sys.prefix)
+    if o.venv:
+        if os.path.exists(o.venv) and not os.path.isdir(o.venv):
+            raise InputError(f"{o.venv} exists and is not a directory (--venv takes a venv directory, created if "
+                             "missing)", source="--venv")
+        if os.path.realpath(o.venv) == own:
+            raise InputError(f"{o.venv} is the doctor's own environment; install into another venv", source="--venv")
+    if o.python:
+        import shutil
+
+        exe = o.python if os.sep in o.python else shutil.which(o.python)
+        # the interpreter's environment is the directory above its bin/ (a venv's python links to the base one,
+        # so the file itself is not resolved)
+        if exe and os.path.realpath(os.path.dirname(os.path.dirname(os.path.abspath(exe)))) == own:
+            raise InputError(f"{o.python} is the doctor's own interpreter ({sys.prefix}); pass another environment's "
+                             "python, or --venv DIR", source="--python")
 
 
 def _rollback_python(o: Options) -> str:

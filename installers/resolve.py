@@ -32,7 +32,6 @@ from doctor.knowledge.versions import (
     DriverVersion,
     base_version,
     parse_pkg_version,
-    pkg_satisfies,
 )
 from doctor.snapshot.model import UNKNOWN, Snapshot, known, normalize_name
 
@@ -199,16 +198,21 @@ def validate_sets(profile: Any, sets: Mapping[str, str], pins: Mapping[str, str]
 
 
 def check_target(profile: Any, facts: Facts, *, python_flag: str = "--python") -> None:
-    """Refuse what the profile cannot serve: an inference card, another arch, another Python."""
+    """Refuse what the profile cannot serve: an inference card, another chip family, another arch, another Python."""
     if facts.chip in ("310P", "310"):
         raise RefusedError(
             f"Atlas 300I/310P ({facts.chip}) are inference cards: MindSpeed training is not supported there "
             f"(MindSpeed lists Atlas A2/A3 training products: {up.MINDSPEED_NOT_ON_PYPI}). "
             "Use vllm-ascend for inference instead.", source="doctor install")
+    from doctor.knowledge.profiles import wrong_chip
+
+    bad_chip = wrong_chip(profile, facts.chip, where=f"of {facts.where}")
+    if bad_chip:  # the plan would name (and the env file source) the other chip's kernels, driver and firmware
+        raise RefusedError(bad_chip + "; see `doctor profiles`", source="--profile")
     if facts.arch not in profile.arches:
         raise RefusedError(f"profile {profile.name} is verified for {', '.join(profile.arches)}, not {facts.arch} "
                            f"({facts.where})", source="--profile")
-    if pkg_satisfies(facts.python_version + ".0", profile.python) is False:
+    if profile.python_fits(facts.python_version) is False:
         raise RefusedError(f"profile {profile.name} needs Python {profile.python}; {facts.where} has {facts.python_version}",
                            source=python_flag)
 
@@ -260,13 +264,18 @@ def system_requirements(profile: Any, facts: Facts) -> tuple[SystemRequirement, 
     need = f">={profile.cann_min}" + (f",<{profile.cann_max}" if profile.cann_max else "")
     ok = None if facts.cann is None else bool(c is not None and profile.cann_matches(c))
     new_line = CannVersion(profile.cann_version).major >= 9
-    reqs = [SystemRequirement("cann", f"Ascend-cann-toolkit {profile.cann_version}", need, facts.cann, ok)]
-    kpkg = f"Ascend-cann-{chip}-ops {profile.cann_version}" if new_line else \
-        f"Ascend-cann-kernels-{'910b' if chip == 'A2' else chip.lower()} {profile.cann_version}"
-    same = f"the toolkit's release ({facts.cann})" if ok else profile.cann_version
+    # a stack whose upstream names no CANN yet (the 950 one) has only an inferred range: never a release to install
+    shown = (f"in [{profile.cann_min}, {profile.cann_max}) (upstream names no CANN for {profile.name} yet; the range "
+             "is inferred)") if getattr(profile, "cann_unknown", False) else profile.cann_version
+    reqs = [SystemRequirement("cann", f"Ascend-cann-toolkit {shown}", need, facts.cann, ok)]
+    kpkg = f"Ascend-cann-{chip}-ops" if new_line else f"Ascend-cann-kernels-{'910b' if chip == 'A2' else chip.lower()}"
+    kpkg += f" {profile.cann_version}" if shown == profile.cann_version else " (the toolkit's release)"
+    same = f"the toolkit's release ({facts.cann})" if ok else \
+        profile.cann_version if shown == profile.cann_version else "the toolkit's release"
     reqs.append(SystemRequirement("kernels", kpkg, same, facts.kernels, _same_cann(facts.kernels, c, ok)))
     if profile.nnal:
-        reqs.append(SystemRequirement("nnal", f"Ascend-cann-nnal {profile.cann_version}", same,
+        reqs.append(SystemRequirement("nnal", "Ascend-cann-nnal " + (profile.cann_version if shown == profile.cann_version
+                                                                    else "(the toolkit's release)"), same,
                                       facts.nnal, _same_cann(facts.nnal, c, ok)))
     dmin = driver_minimum(profile)
     if dmin:

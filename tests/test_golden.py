@@ -32,7 +32,7 @@ CASES = {
                             "--src", "/opt/src", "--env-file", "/opt/doctor-env.sh", "--backend", "pip"],
     "install-dry-run-verbose.txt": ["-v", "install", "--dry-run", "--from", "check-sick.snapshot.json", "--venv",
                                     "/opt/train-venv", "--src", "/opt/src", "--env-file", "/opt/doctor-env.sh",
-                                    "--profile", "verl-0.9.1-cann9.1.0-a3", "--backend", "pip"],
+                                    "--profile", "verl-0.9.1-cann9.1.0-a2", "--backend", "pip"],
 }
 
 

@@ -170,7 +170,8 @@ def cann_kernels(ctx: CheckContext) -> Iterator[Finding]:
         # The SOC the binaries were built for against the chip: needs no toolkit fact.
         yield from _kernels_soc(k, fam, pkg)
     if not known(tk) or tk is None:
-        return  # without a toolkit neither "kernels missing" nor a version mismatch can be told
+        # without a toolkit neither "kernels missing" nor a version mismatch can be told: not a pass
+        skip("no CANN toolkit in the snapshot: nothing to match the kernels package against")
     if k is None:
         yield finding(
             "cann-kernels-missing", "error", ("kernels", "cann"), "The CANN kernels (ops) package is not installed",
@@ -228,6 +229,8 @@ def cann_nnal(ctx: CheckContext) -> Iterator[Finding]:
     c = cann(snap)
     if n is None:
         va, tn = installed(snap, "vllm-ascend"), installed(snap, "torch-npu")
+        if not (va or tn) and not val(snap.ascend, "toolkit"):
+            skip("no CANN toolkit and nothing that links NNAL (vllm-ascend, torch-npu) in the snapshot")
         if not (va or tn):
             if ctx.profile is not None and ctx.profile.nnal and val(snap.ascend, "toolkit"):
                 yield finding(

@@ -42,6 +42,17 @@ class CheckConfig:
 _CONFIG_KEYS = {"only", "ignore", "profile", "strict"}
 
 
+def describe_config(cfg: CheckConfig) -> str | None:
+    """The line check prints whenever a waivers file applied: which file, and everything it changed."""
+    if not cfg.source:
+        return None
+    parts = [f"ignore {', '.join(cfg.ignore)}" if cfg.ignore else "",
+             f"only {', '.join(cfg.only)}" if cfg.only else "",
+             f"profile {cfg.profile}" if cfg.profile else "", "strict (warnings fail)" if cfg.strict else ""]
+    said = "; ".join(p for p in parts if p)
+    return f"config: {cfg.source} applies: {said or 'nothing (the table is empty)'}"
+
+
 def load_check_config(path: str | None = None, cwd: str | os.PathLike[str] | None = None) -> CheckConfig:
     """Read waivers. An explicit file may hold a `[tool.doctor]` table or the keys at top level; without
     one, `doctor.toml` then `pyproject.toml` ([tool.doctor] only) in `cwd` are used when present."""
@@ -111,7 +122,7 @@ def nodes_from_documents(docs: Sequence[tuple[str, Snapshot | Cluster]]) -> tupl
 
 # profile selection reports these itself (pseudo-check `profile-selection`, area cann)
 SELECTION_FINDINGS = ("cann-newer-than-profiles", "cann-older-than-profiles", "verl-newer-than-profiles", "no-profile",
-                      "profile-facts-unknown")
+                      "profile-facts-unknown", "profile-wrong-chip")
 
 
 def check_waivers(only: Sequence[str], ignore: Sequence[str]) -> None:
@@ -132,7 +143,8 @@ def check_waivers(only: Sequence[str], ignore: Sequence[str]) -> None:
             raise InputError(
                 f"{bad[0]!r} matches no area, check id or finding id"
                 + (f" (did you mean {near[0]!r}?)" if near else "")
-                + f"; {flag} takes an area ({', '.join(sorted(kinds['areas']))}), a check id "
+                + f"; {flag} takes an area ({', '.join(sorted(kinds['areas']))}), a group header of the output "
+                  f"({', '.join(sorted(kinds['headers']))}), a check id "
                   f"({', '.join(sorted(kinds['checks']))}) or a finding id (README: Finding ids)", source=flag)
 
 
@@ -194,7 +206,9 @@ def diagnose(
 
 
 def _selection_wanted(only: Sequence[str], ignore: Sequence[str]) -> bool:
-    names = {"cann", "profile-selection", *SELECTION_FINDINGS}
+    from doctor.checks.runner import REGISTRY, headers
+
+    names = {"cann", "profile-selection", *SELECTION_FINDINGS, *headers(REGISTRY)}
     if "profile-selection" in ignore or "cann" in ignore:
         return False
     return not only or bool(names & set(only))
@@ -204,9 +218,19 @@ def _selection_check(snap: Snapshot, profs: list[Profile], chosen: tuple[Profile
                      only: Sequence[str], ignore: Sequence[str]) -> tuple[list[Finding], CheckResult]:
     """Profile selection's facts as the findings of its own pseudo-check, timed like the others."""
     t0 = time.perf_counter()
-    by_id = bool(set(only) & set(SELECTION_FINDINGS)) and not {"cann", "profile-selection"} & set(only)
+    from doctor.checks.runner import REGISTRY, headers
+
+    heads = headers(REGISTRY)
+    narrowed = bool(only) and not {"cann", "profile-selection"} & set(only)  # picked by finding id or header
+
+    def kept(f: Finding) -> bool:
+        head = f.components[0] if f.components else ""
+        if f.id in ignore or (head in ignore and head in heads):
+            return False
+        return not narrowed or f.id in only or head in only
+
     sel = [replace(f, node=node, check="profile-selection") for f in _selection_findings(snap, profs, *chosen)
-           if f.id not in ignore and (not by_id or f.id in only)]
+           if kept(f)]
     return sel, CheckResult("profile-selection", "cann", CheckStatus.of(sel), time.perf_counter() - t0, node)
 
 
@@ -223,7 +247,19 @@ def _about_the_snapshot(f: Finding) -> Finding:
 
 
 def _selection_findings(snap: Snapshot, profs: list[Profile], prof: Profile | None, why: str) -> list[Finding]:
+    from doctor.knowledge.profiles import wrong_chip
+
     out: list[Finding] = []
+    fam = family(snap)
+    bad_chip = wrong_chip(prof, fam if isinstance(fam, str) else None, profs, "on this host") if prof else None
+    if bad_chip and prof is not None:  # only a forced profile can be for another chip: selection filters by chip
+        out.append(finding(
+            "profile-wrong-chip", "error", ("npu", "kernels"), bad_chip,
+            detail="The CANN kernels (ops), driver and firmware packages are built per chip family; a stack for "
+                   "another chip names (and `doctor install` would plan) the wrong ones.",
+            evidence={"profile": prof.name, "profile_chips": list(prof.chips), "chip": fam},
+            fix=f"Drop --profile (the doctor picks the stack for {fam}) or pass a profile for {fam} (`doctor profiles`).",
+            source=prof.source))
     c = cann(snap)
     if c is not None and profs:
         out.extend(_cann_range_findings(c, chip_pool(snap, profs), prof))

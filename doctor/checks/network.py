@@ -7,6 +7,7 @@ from typing import Any
 
 from doctor.checks.facts import env, env_known, env_unset, installed, val
 from doctor.checks.runner import CheckContext, check, skip
+from doctor.knowledge.hccl_env import CONNECT_TIMEOUT, CONNECT_TIMEOUT_RANGE, CONNECT_TIMEOUT_SOURCE
 from doctor.report import Finding, finding
 from doctor.snapshot.model import known
 
@@ -44,13 +45,13 @@ def hccl_timeout(ctx: CheckContext) -> Iterator[Finding]:
         except ValueError:
             yield finding(
                 "hccl-connect-timeout-invalid", "error", ("hccl", "env"), f"HCCL_CONNECT_TIMEOUT={raw!r} is not a number",
-                evidence={"HCCL_CONNECT_TIMEOUT": raw}, fix="export HCCL_CONNECT_TIMEOUT=1800", source=SRC_HCCL_TIMEOUT)
+                evidence={"HCCL_CONNECT_TIMEOUT": raw}, fix=f"export HCCL_CONNECT_TIMEOUT={CONNECT_TIMEOUT} (verl's NPU scripts: {CONNECT_TIMEOUT_SOURCE})", source=SRC_HCCL_TIMEOUT)
             return
-        if not 120 <= secs <= 7200:
+        if not CONNECT_TIMEOUT_RANGE[0] <= secs <= CONNECT_TIMEOUT_RANGE[1]:
             yield finding(
                 "hccl-connect-timeout-invalid", "warning", ("hccl", "env"),
                 f"HCCL_CONNECT_TIMEOUT={secs} is outside the valid range 120-7200 s",
-                evidence={"HCCL_CONNECT_TIMEOUT": raw}, fix="export HCCL_CONNECT_TIMEOUT=1800", source=SRC_HCCL_TIMEOUT)
+                evidence={"HCCL_CONNECT_TIMEOUT": raw}, fix=f"export HCCL_CONNECT_TIMEOUT={CONNECT_TIMEOUT} (verl's NPU scripts: {CONNECT_TIMEOUT_SOURCE})", source=SRC_HCCL_TIMEOUT)
             return
     if not _multi_node(ctx):
         return
@@ -61,7 +62,7 @@ def hccl_timeout(ctx: CheckContext) -> Iterator[Finding]:
             "HCCL_CONNECT_TIMEOUT is " + (f"only {secs} s" if raw is not None else "unset (default 120 s)") + " on a multi-node job",
             detail="Ranks on several nodes start with seconds-to-minutes of skew (model loading, Ray scheduling); HCCL "
                    "gives up on link establishment after this timeout.",
-            evidence={"HCCL_CONNECT_TIMEOUT": raw}, fix="export HCCL_CONNECT_TIMEOUT=1800 on every node.",
+            evidence={"HCCL_CONNECT_TIMEOUT": raw}, fix=f"export HCCL_CONNECT_TIMEOUT={CONNECT_TIMEOUT} on every node (verl's NPU scripts: {CONNECT_TIMEOUT_SOURCE}).",
             source=SRC_HCCL_TIMEOUT)
 
 

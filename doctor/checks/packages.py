@@ -30,7 +30,7 @@ def profile_pins(ctx: CheckContext) -> Iterator[Finding]:
                 yield finding(
                     "package-missing", "warning", (_comp(name),), f"{name} is not installed ({p.name} pins {spec})",
                     evidence={"package": name, "profile": p.name, "pin": spec},
-                    fix=f"pip install '{name}{spec}'", source=p.source)
+                    fix=_plan_fix(ctx, name), source=p.source)
             continue
         ok = pkg_satisfies(v, spec)
         if ok is False:
@@ -39,7 +39,14 @@ def profile_pins(ctx: CheckContext) -> Iterator[Finding]:
                 f"{name} {v} is not the version {p.name} pins ({spec})",
                 detail="Off the documented matrix: this combination was not tested upstream.",
                 evidence={"package": name, name: v, "pin": spec, "profile": p.name},
-                fix=f"pip install '{name}{spec}'" + (" --no-deps" if name not in ("torch",) else ""), source=p.source)
+                fix=_plan_fix(ctx, name), source=p.source)
+
+
+def _plan_fix(ctx: CheckContext, name: str) -> str:
+    """The command `doctor install`'s plan runs for this package (never a PyPI line that installs another build)."""
+    from doctor.installers.fixline import plan_command  # only when a package is off its profile
+
+    return plan_command(ctx.profile, ctx.snapshot, name)
 
 
 _COMPS = {"torch", "torch-npu", "torchvision", "vllm", "vllm-ascend", "triton", "triton-ascend", "mindspeed", "mbridge",

@@ -114,19 +114,29 @@ def _names(c: Check) -> set[str]:
     return {c.area, c.id, *c.findings}
 
 
+def headers(registry: dict[str, Check]) -> set[str]:
+    """The group headers of check's text output (a finding's first component) that are not also an area: `--only
+    npu` keeps what is listed under `[npu]`, `--ignore npu` drops it. A name that is both (cann, system, vllm,
+    network, env, cluster) keeps meaning the area."""
+    from doctor.report import COMPONENTS
+
+    return set(COMPONENTS) - {c.area for c in registry.values()}
+
+
 def _selected(c: Check, only: Sequence[str], ignore: Sequence[str]) -> bool:
-    if only and not _names(c) & set(only):
+    if only and not _names(c) & set(only) and not set(only) & headers(REGISTRY):
         return False
     return c.area not in ignore and c.id not in ignore
 
 
 def _kept(f: Finding, c: Check, only: Sequence[str], ignore: Sequence[str]) -> bool:
-    """A finding survives the waivers: not ignored by id, and, when `--only` picked its check by finding id
-    alone, one of the ids asked for."""
-    if f.id in ignore:
+    """A finding survives the waivers: not ignored by id or by its header, and, when `--only` picked its check by
+    finding id or header alone, one of those asked for."""
+    head = f.components[0] if f.components else ""
+    if f.id in ignore or (head in ignore and head in headers(REGISTRY)):
         return False
     if only and c.area not in only and c.id not in only and f.id != "check-crashed":
-        return f.id in only
+        return f.id in only or head in only
     return True
 
 
@@ -137,8 +147,11 @@ def run_one(c: Check, ctx: CheckContext) -> tuple[list[Finding], CheckResult]:
         for f in c.fn(ctx):
             found.append(replace(f, check=c.id, node=f.node if f.node is not None else ctx.node))
     except Skipped as s:
-        if not found:  # a skip after findings ends the check early; what it found stands
-            return [], CheckResult(c.id, c.area, CheckStatus.SKIP, time.perf_counter() - t0, ctx.node, reason=s.reason)
+        # a skip after findings ends the check early; what it found stands, and the check is still `skip` (with
+        # its reason) unless what it found is a warning or an error: notes alone are not a pass
+        if all(f.severity is Severity.INFO for f in found):
+            return found, CheckResult(c.id, c.area, CheckStatus.SKIP, time.perf_counter() - t0, ctx.node,
+                                      reason=s.reason)
     except Exception as e:  # noqa: BLE001 - a crashed check must not take the others down
         import traceback  # only when a check crashed
 
@@ -204,6 +217,7 @@ def waiver_names(registry: dict[str, Check]) -> dict[str, set[str]]:
     """Every name `--only`/`--ignore` accept, by kind (areas, check ids, finding ids)."""
     return {
         "areas": {c.area for c in registry.values()},
+        "headers": headers(registry),
         "checks": set(registry),
         "findings": {fid for c in registry.values() for fid in c.findings} | {"check-crashed"},
     }

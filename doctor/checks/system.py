@@ -49,7 +49,7 @@ def python_version(ctx: CheckContext) -> Iterator[Finding]:
                 evidence={"python": pys, "verl": ver(snap, "verl"), "requires": row.python},
                 fix=f"Use a Python inside {row.python} for this verl.", source=row.python_source)
     p = ctx.profile
-    if p is not None and pkg_satisfies(pys, p.python) is False:
+    if p is not None and p.python_fits(pys) is False:
         yield finding(
             "python-outside-profile", "warning", ("python",),
             f"Python {pys} is outside the verified stack's range {p.python}",

@@ -141,7 +141,8 @@ def torch_npu_cann_pairing(ctx: CheckContext) -> Iterator[Finding]:
                 "torch-npu-newer-than-known", "info", ("torch-npu",),
                 f"torch-npu {tn} is newer than the compatibility table the doctor knows (up to {newest})",
                 evidence={"torch-npu": tn, "cann": c[0]}, fix=knowledge_fix(), source=SRC_PT_COMPAT)
-        return
+        # not in the table: the pairing could not be judged (skipped, never a pass; what was found stands)
+        skip(f"torch-npu {tn} is not in the compatibility table the doctor knows")
     wc = CannVersion(want)
     if c[1].is_ambiguous_against(wc) or c[1] == wc:
         return

@@ -58,7 +58,8 @@ def vllm_ascend_matrix(ctx: CheckContext) -> Iterator[Finding]:
                 f"vllm-ascend {va} is newer than the release matrix the doctor knows (up to {newest})",
                 evidence={"vllm-ascend": va, "newest_known": str(newest)}, fix=knowledge_fix(),
                 source=next(r.source for r in VLLM_ASCEND if Version(r.version) == newest))
-        return
+        # not in the matrix: its pins could not be judged (skipped, never a pass; what was found stands)
+        skip(f"vllm-ascend {va} is not in the release matrix the doctor knows")
     vav = pver(snap, "vllm-ascend")
     branch_build = vav is not None and (vav.is_devrelease or vav.local is not None)
     vl = pver(snap, "vllm")

@@ -84,6 +84,10 @@ def command(console, from_files, profile_name, only, ignore, config_file, deep, 
                       ignore=list(ignore) + cfg.ignore, cluster=cluster, live=not from_files)
     if cfg.source:
         report.extra["config"] = cfg.source
+        from doctor.checks.diagnose import describe_config
+
+        # said every time, even with -q: a waiver that is applied in silence turns a failing host into "ok"
+        console.print(console.style(describe_config(cfg) or "", "yellow"), min_verbosity=-1)
     if cluster and not console.json_mode and console.verbosity >= 0:
         from doctor.cluster.table import render_cluster_table
 

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import contextlib
+import os
+
 import click
 
 from doctor.cli.options import (
@@ -46,16 +49,20 @@ def command(console, output, overwrite, root, python, npu_smi_timeout, bundle, u
     collection = collect(CollectOptions(root=root, python=python, npu_smi_timeout=npu_smi_timeout))
     refuse_unrunnable_python(collection.probes, python)
     text = collection.snapshot.to_json(indent=2) + "\n"
-    if output:
-        try:
-            write_text_atomic(output, text)
-        except OSError as e:
-            raise DoctorError(f"cannot write the snapshot: {e.strerror or e}", source=output) from None
+    # the bundle first: when either cannot be written the command fails (exit 2) and leaves no file of this run
     if bundle:
         try:
             write_bundle(bundle, collection, text)
         except OSError as e:
             raise DoctorError(f"cannot write the bundle: {e.strerror or e}", source=bundle) from None
+    if output:
+        try:
+            write_text_atomic(output, text)
+        except OSError as e:
+            if bundle:
+                with contextlib.suppress(OSError):
+                    os.unlink(bundle)
+            raise DoctorError(f"cannot write the snapshot: {e.strerror or e}", source=output) from None
     report = collect_report(collection, output=output, bundle=bundle)
     if console.json_mode:
         return emit(report, console)

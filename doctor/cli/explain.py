@@ -94,10 +94,11 @@ def command(console, logs: tuple[str, ...], signatures_path: str | None, context
     )
     if not console.json_mode:
         console.print(console.style(header, "dim"))
-    code = emit(report, console)
-    if not console.json_mode and console.verbosity >= 0:
-        _print_evidence(console, findings, Severity)
-    return code
+    def evidence() -> None:
+        if console.verbosity >= 0:
+            _print_evidence(console, findings, Severity)
+
+    return emit(report, console, before_summary=evidence)
 
 
 def _print_evidence(console, findings, severity_cls) -> None:
@@ -108,7 +109,10 @@ def _print_evidence(console, findings, severity_cls) -> None:
     console.print(console.style("evidence:", "bold"))
     for f in shown:
         where = f"{f.node}: " if f.node else ""
-        when = f" [{f.evidence['time']}]" if f.evidence.get("time") else ""
+        when = ""
+        if f.evidence.get("time"):  # a line without its own timestamp is dated by the last one before it: say so
+            when = (f" [{f.evidence['time']}]" if f.evidence.get("time_from") != "earlier line"
+                    else f" (no timestamp; the last one before it: {f.evidence['time']})")
         console.print(f"  {where}[{f.id}] line {f.evidence['line']}{when}: {f.evidence['text']}")
     for f in first:
         fe = f.evidence["first_error"]

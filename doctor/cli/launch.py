@@ -8,6 +8,14 @@ from typing import Any
 import click
 
 from doctor.cli.options import doctor_command, output_file_options, output_options, root_option, strict_option
+from doctor.launch.examples import LARGE, SMALL
+
+
+def _by_example(field: str) -> str:
+    """A default the closest upstream NPU example sets (so the model changes it), said as such in --help."""
+    return (f"[from the closest upstream NPU example: {getattr(SMALL, field)} for a {SMALL.name}, "
+            f"{getattr(LARGE, field)} for a {LARGE.name}]")
+
 
 _SPEC_OPTIONS = (
     "model", "verl_version", "nodes", "npus_per_node", "tp", "pp", "vpp", "cp", "ep", "etp", "sp", "recompute",
@@ -56,9 +64,9 @@ def _opt(*names: str, **kw: Any) -> Any:
 @_opt("--max-prompt-length", type=int, help="[512]")
 @_opt("--max-response-length", type=int, help="[1024]")
 @_opt("--rollout-n", type=int, help="Responses per prompt [5].")
-@_opt("--rollout-tp", type=int, help="Rollout (vLLM) tensor parallel size [2].")
+@_opt("--rollout-tp", type=int, help=f"Rollout (vLLM) tensor parallel size {_by_example('rollout_tp')}.")
 @_opt("--rollout-name", help="Rollout engine [vllm].")
-@_opt("--gpu-memory-utilization", type=float, help="Rollout memory fraction [0.6].")
+@_opt("--gpu-memory-utilization", type=float, help=f"Rollout memory fraction {_by_example('gpu_memory_utilization')}.")
 @_opt("--lr", type=float, help="Actor learning rate [1e-6].")
 @_opt("--total-epochs", type=int, help="[1]")
 @_opt("--total-training-steps", type=int, help="Stop after N steps.")

@@ -135,10 +135,16 @@ def output_file_options(what: str) -> Callable[[F], F]:
     def deco(f: F) -> F:
         f = click.option("--overwrite", "--force", "overwrite", is_flag=True,
                          help="Replace an existing output file.")(f)
-        return click.option("-o", "--output", type=click.Path(dir_okay=False), default=None, metavar="FILE",
-                            help=f"Write {what} to FILE (atomically) instead of stdout.")(f)
+        return click.option("-o", "--output", type=click.Path(dir_okay=False, allow_dash=True), default=None,
+                            metavar="FILE", callback=_dash_is_stdout,
+                            help=f"Write {what} to FILE (atomically) instead of stdout (`-o -`: stdout).")(f)
 
     return deco
+
+
+def _dash_is_stdout(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
+    """`-o -` is stdout, as for every Unix tool, never a file named `-`."""
+    return None if value == "-" else value
 
 
 def refuse_overwrite(path: str | None, overwrite: bool, flag: str = "--output") -> None:
@@ -198,6 +204,26 @@ def extra_for(module: str | None, command: str) -> str | None:
     return preferred if preferred in extras else extras[0]
 
 
+# options where an empty value is documented to mean "none" (`--nnal-set-env ''` skips NNAL)
+EMPTY_MEANS_NONE = {"nnal_set_env"}
+_PATH_METAVARS = {"FILE", "DIR", "PATH", "SNAPSHOT"}
+
+
+def refuse_empty_paths(ctx: click.Context, values: dict[str, Any]) -> None:
+    """An empty file, directory or log argument is a usage error (exit 2), never "the current directory" or "no
+    file": `doctor explain "$LOG"` with LOG unset would otherwise read the whole cwd tree, `--spec ""` be ignored."""
+    for p in ctx.command.params:
+        v = values.get(p.name or "")
+        given = v if isinstance(v, (tuple, list)) else (v,)
+        if "" not in given or p.name in EMPTY_MEANS_NONE:
+            continue
+        pathlike = isinstance(p, click.Argument) or isinstance(p.type, click.Path) \
+            or (p.metavar or "").split("|")[0].upper() in _PATH_METAVARS
+        if pathlike:
+            label = p.opts[0] if isinstance(p, click.Option) else (p.metavar or p.name or "").split(" ")[0]
+            raise UsageError("the value is empty (an unset shell variable?): give a path", path=label)
+
+
 def command_name(ctx: click.Context) -> str:
     """The `doctor` subcommand this context belongs to (`profiles` for `doctor profiles show`)."""
     c = ctx
@@ -219,6 +245,7 @@ def doctor_command(f: Callable[..., int | None] | None = None, *, data_stdout: b
         console = make_console(ctx, kwargs, data_stdout=data_stdout and not kwargs.get("output"))
         name = command_name(ctx)
         try:
+            refuse_empty_paths(ctx, kwargs)
             if "overwrite" in kwargs:
                 refuse_overwrite(kwargs.get("output"), bool(kwargs["overwrite"]))
             code = body(console, **kwargs)
@@ -236,6 +263,11 @@ def doctor_command(f: Callable[..., int | None] | None = None, *, data_stdout: b
             fail(console, name, ExtraNotInstalled(e.name or "?", extra, name))
         except (click.exceptions.Exit, click.Abort, KeyboardInterrupt, SystemExit):
             raise
+        except OSError as e:
+            where = console.output_failed(e)
+            if where is not None:  # the output cannot be written (a full disk): the machine's, not a doctor bug
+                fail(console, name, DoctorError(f"cannot write: {e.strerror or e}", source=where))
+            crash(console, name, e)
         except Exception as e:  # noqa: BLE001 - the doctor's own crash is exit 2 with a message, not a traceback
             crash(console, name, e)
         sys.exit(code or 0)
@@ -296,12 +328,24 @@ def crash(console: Console, command: str, e: BaseException) -> NoReturn:
     fail(console, command, err)
 
 
+def _name_the_variable(e: click.ClickException) -> None:
+    """A bad value that came from an environment twin (DOCTOR_VERBOSE=abc) is said as that variable, not as the
+    flag the user never typed."""
+    if not isinstance(e, click.BadParameter) or e.ctx is None or e.param is None or not e.param.name:
+        return
+    src = e.ctx.get_parameter_source(e.param.name)
+    env = e.param.envvar if isinstance(e.param.envvar, str) else None
+    if src is not None and src.name == "ENVIRONMENT" and env:
+        e.param_hint = f"{env}={os.environ.get(env, '')!r} (the environment twin of {'/'.join(e.param.opts)})"
+
+
 def report_usage_error(e: click.ClickException, argv: Sequence[str]) -> None:
     """A usage error click found while parsing (before any command ran): exit 2, and under --json (or
     DOCTOR_JSON) the one report on stdout, so a CI step that parses stdout still gets a document."""
     from doctor.report import failure_report
 
     setattr(e, "exit_code", 2)  # noqa: B010 - a usage error is exit 2 everywhere (click's plain ClickException is 1)
+    _name_the_variable(e)
     args = list(argv)
     args = args[: args.index("--")] if "--" in args else args
     if "--json" not in args and os.environ.get("DOCTOR_JSON", "") in ("", "0"):

@@ -148,7 +148,18 @@ def hit_evidence(hit: Hit) -> dict[str, Any]:
         evidence["context"] = {"before": list(hit.before), "after": list(hit.after)}
     if hit.time is not None:
         evidence["time"] = timestamps.format_epoch(hit.time)
+        if not _own_time(hit.text, hit.time):
+            evidence["time_from"] = "earlier line"  # the scanner dated it by the nearest earlier timestamp
     return evidence
+
+
+def _own_time(text: str, t: float) -> bool:
+    """Whether the matched line itself holds the timestamp `t` (else it came from a line before it)."""
+    import datetime
+
+    year = datetime.datetime.fromtimestamp(t, datetime.timezone.utc).year
+    own = timestamps.parse(text.encode("utf-8", "replace"), year)
+    return own is not None and abs(own - t) < 1e-3
 
 
 def signature_finding(sig: Signature, hit: Hit, *, rank: int, log: str | None) -> Finding:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
@@ -129,6 +129,13 @@ class Profile:
         if cann.precision == 2:
             return CannVersion(self.cann_version).series == cann.series
         return CannVersion(self.cann_min) <= cann < CannVersion(self.cann_max)
+
+    def python_fits(self, version: str) -> bool | None:
+        """Whether a Python (`3.11` or `3.11.9`) is inside the stack's range; None when unreadable. The one rule
+        of selection, `check` (python-outside-profile) and `install` (refusal): the range covers what the
+        release's docs and its release image run."""
+        v = version if version.count(".") >= 2 else version + ".0"
+        return pkg_satisfies(v, self.python)
 
     def deviation_for(self, finding_id: str, evidence: Mapping[str, Any]) -> Deviation | None:
         return next((d for d in self.deviations if d.matches(finding_id, evidence)), None)
@@ -336,6 +343,19 @@ def find_profile(profiles: list[Profile], name: str, source: str = "--profile") 
 # -- selection -----------------------------------------------------------------------------------------
 
 
+def wrong_chip(profile: Profile, chip: str | None, profiles: Sequence[Profile] = (),
+               where: str = "here") -> str | None:
+    """Why a profile cannot serve NPUs of this chip family (None when it can, or the family is unknown): its
+    kernels, driver and firmware packages are the chip's own, so a stack forced for another chip installs
+    and names the wrong ones. One rule for `check --profile` (an error) and `install --profile` (refused)."""
+    if not chip or chip in profile.chips:
+        return None
+    same = [p.name for p in profiles if p.verl == profile.verl and p.cann_version == profile.cann_version
+            and chip in p.chips]
+    return (f"profile {profile.name} is for {'/'.join(profile.chips)} NPUs, not the {chip} NPUs {where}"
+            + (f"; the {chip} stack of this release is {same[0]}" if same else ""))
+
+
 def select_profile(snapshot: Any, profiles: list[Profile], forced: str | None = None) -> tuple[Profile | None, str]:
     """Pick the verified stack that matches this snapshot and say why.
 
@@ -388,7 +408,7 @@ def select_profile(snapshot: Any, profiles: list[Profile], forced: str | None = 
     for label, value, pred in (
         ("chip", fam if isinstance(fam, str) else None, lambda p, x: x in p.chips),
         ("arch", arch, lambda p, x: x in p.arches),
-        ("Python", py, lambda p, x: pkg_satisfies(x, p.python) is not False),
+        ("Python", py, lambda p, x: p.python_fits(x) is not False),
     ):
         if value is None:
             facts.append(f"{label} unknown")

@@ -13,6 +13,7 @@ existing key there (or anywhere, for a key written without its prefix) is a near
 from __future__ import annotations
 
 import difflib
+import re
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -93,8 +94,19 @@ def closed_section(key: str, value: str | None, target: str) -> tuple[str, str]:
     return title, fix
 
 
+_PLUS_HINT = re.compile(r"^\s*To append to your config use \+.*$\n?", re.M)
+
+
 def _one(f: Finding, paths: set[str], flat: dict[str, Any], dicts: dict[str, int], groups: list[str],
          values: dict[str, str | None], root: Path | None) -> Finding:
+    out = _advice(f, paths, flat, dicts, groups, values, root)
+    if out.id == "launch-key-not-in-config":  # Hydra's "use +key" would contradict the fix: never for a near miss
+        out = replace(out, detail=_PLUS_HINT.sub("", out.detail or "").rstrip() or out.detail)
+    return out
+
+
+def _advice(f: Finding, paths: set[str], flat: dict[str, Any], dicts: dict[str, int], groups: list[str],
+            values: dict[str, str | None], root: Path | None) -> Finding:
     key = f.key or ""
     value = values.get(key)
     leaf = key.rsplit(".", 1)[-1]

@@ -62,10 +62,29 @@ def cache_key(ovs: list[Override], config_dir: Path, config_name: str, verl_vers
     h = hashlib.sha256()
     from doctor import __version__
 
-    for part in (FORMAT, __version__, str(config_dir.resolve()), _fingerprint(config_dir), config_name, verl_version,
+    for part in (FORMAT, __version__, _code_fingerprint(), str(config_dir.resolve()), _fingerprint(config_dir),
+                 config_name, verl_version,
                  _hydra_version(), *(_normal(o) for o in ovs)):
         h.update(part.encode("utf-8", "replace") + b"\0")
     return h.hexdigest()
+
+
+_CODE: list[str] = []
+
+
+def _code_fingerprint() -> str:
+    """The code that turns a composition into findings (this module, hydra_compose, advice): a change to it must not
+    be answered from a cache written by the code before (an edited checkout keeps its __version__)."""
+    if not _CODE:
+        h = hashlib.sha256()
+        here = Path(__file__).parent
+        for name in ("compose_cache.py", "hydra_compose.py", "advice.py"):
+            try:
+                h.update((here / name).read_bytes())
+            except OSError:
+                h.update(name.encode())
+        _CODE.append(h.hexdigest()[:16])
+    return _CODE[0]
 
 
 def _path(key: str) -> Path:

@@ -179,11 +179,12 @@ def _engine_and_data(spec: LaunchSpec, out: _Out) -> None:
 
 
 def data_path(key: str, path: str) -> Override:
-    """A data path bash expands: `~/…` is written as `"key=${HOME}/…"` (neither bash, inside quotes, nor verl
-    expands a literal `~`)."""
+    """A data path under the home directory: neither bash (inside quotes), Hydra nor verl expands a literal `~`,
+    so `~/…` is written as `"key=${HOME}/…"` in the script and as OmegaConf's `${oc.env:HOME}/…` in the override
+    list and the composed YAML (resolved when verl resolves its config, on the machine that runs it)."""
     rest = path[2:]
     if path.startswith("~/") and rest and _BARE_SAFE.match(rest):
-        return Override(key, hydra_quote(path), shell=  # noqa: S604 - a bash word, not a subprocess flag
+        return Override(key, f"'${{oc.env:HOME}}/{rest}'", shell=  # noqa: S604 - a bash word, not a subprocess flag
                         f'"{key}=${{HOME}}/{rest}"')
     return Override(key, hydra_quote(path))
 

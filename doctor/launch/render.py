@@ -13,6 +13,7 @@ from __future__ import annotations
 import shlex
 
 from doctor import __version__
+from doctor.knowledge.hccl_env import CONNECT_TIMEOUT
 from doctor.launch.override_list import ENTRY_MODULE, build_overrides, config_name_for
 from doctor.launch.spec import LaunchSpec
 
@@ -21,7 +22,7 @@ from doctor.launch.spec import LaunchSpec
 RECOMMENDED_ENV: tuple[tuple[str, str, str], ...] = (
     ("RAY_EXPERIMENTAL_NOSET_ASCEND_RT_VISIBLE_DEVICES", "1",
      "Ray must not rewrite ASCEND_RT_VISIBLE_DEVICES per worker, or NPUs become invisible (verl NPU FAQ)"),
-    ("HCCL_CONNECT_TIMEOUT", "1500",
+    ("HCCL_CONNECT_TIMEOUT", CONNECT_TIMEOUT,
      "HCCL's 120 s default link set-up timeout is too short for large jobs (verl NPU scripts)"),
     ("HCCL_HOST_SOCKET_PORT_RANGE", "60000-60050",
      "explicit HCCL host port range avoids collisions on the default port 60000 (verl NPU scripts)"),

@@ -30,14 +30,22 @@ def world_size(v: _View, ctx: Context) -> list[Finding]:
         return out
     ep = v.int(v.A + "expert_model_parallel_size", 1) or 1
     explicit = v.get(v.A + "expert_tensor_parallel_size") is not None
-    etp = v.int(v.A + "expert_tensor_parallel_size") if explicit else tp
-    if etp and ep * etp * pp > 0 and n_gpus % (ep * etp * pp):
-        out.append(finding("launch-expert-world-indivisible", "error" if explicit else "warning", ("config", "cluster"),
-                           f"{n_gpus} NPUs are not divisible by EP*ETP*PP = {ep}*{etp}*{pp} = {ep * etp * pp}",
+    # ETP unset (verl's yaml: null): Megatron takes TP; a release or bridge may pass 1. The layout is an error when
+    # it breaks for every ETP it may run with, and a warning when only some of them break it.
+    etps = [v.int(v.A + "expert_tensor_parallel_size")] if explicit else sorted({tp, 1}, reverse=True)
+    broken = [e for e in etps if e and n_gpus % (ep * e * pp)]
+    if broken:
+        etp = broken[0]
+        every = len(broken) == len(etps)
+        also = "" if explicit or len(etps) == 1 else (" (and with ETP=1)" if every else "; ETP=1 would fit")
+        out.append(finding("launch-expert-world-indivisible", "error" if every else "warning", ("config", "cluster"),
+                           f"{n_gpus} NPUs are not divisible by EP*ETP*PP = {ep}*{etp}*{pp} = {ep * etp * pp}{also}",
                            detail="Megatron: 'world_size is not divisible by expert_tensor_model_pipeline_parallel_size' "
-                                  "(ETP defaults to TP).",
-                           evidence=v.ev("trainer.n_gpus_per_node", "trainer.nnodes", v.A + "expert_model_parallel_size",
-                                         v.A + "expert_tensor_parallel_size", v.A + "pipeline_model_parallel_size"),
+                                  "(ETP defaults to TP)." + ("" if explicit or every else
+                                                             " Set ETP to pin down the layout."),
+                           evidence={**v.ev("trainer.n_gpus_per_node", "trainer.nnodes", v.A + "expert_model_parallel_size",
+                                            v.A + "expert_tensor_parallel_size", v.A + "pipeline_model_parallel_size"),
+                                     "etp_considered": etps},
                            key=v.A + "expert_model_parallel_size",
                            fix="Choose EP, ETP and PP whose product divides the NPU count.",
                            source=S.MEGATRON_PARALLEL_STATE))

@@ -163,6 +163,8 @@ def validate_dataset(path: str | os.PathLike[str]) -> list[str]:
     """Problems with a dataset file, as sentences (empty = valid): columns, data_source, answer format."""
     try:
         rows = read_rows(path)
+    except ModuleNotFoundError:
+        raise  # the [smoke] extra is missing (the CLI names it): not a bad file, and deleting the cache cannot help
     except Exception as e:  # pyarrow raises several types for a bad file
         return [f"{path}: cannot read as parquet: {e}"]
     problems = []

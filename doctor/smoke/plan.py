@@ -24,7 +24,6 @@ from typing import Any
 from doctor.errors import InputError
 from doctor.report import Finding, finding
 
-CONFIG_NAME = "ppo_megatron_trainer"
 ASSUMED_NPUS = 8  # dry-run on a host without NPUs: plan for an A2 node (chips.DEFAULT_NPUS_PER_NODE)
 MAX_DP = 2  # a smoke needs DP>1 to exercise the gradient all-reduce, not more
 
@@ -145,6 +144,7 @@ class LaunchOutput:
     findings: list[Finding]
     script: str | None
     missing: list[str]  # launch API pieces that were not available (reported, never silently skipped)
+    config_name: str = "ppo_trainer"  # the config launch composed and validated, and its script runs
 
 
 def through_launch(spec: Any) -> LaunchOutput:
@@ -183,7 +183,11 @@ def through_launch(spec: Any) -> LaunchOutput:
         script = str(render(spec))
     else:
         missing.append("doctor.launch.render_script")
-    return LaunchOutput(overrides=overrides, findings=findings, script=script, missing=missing)
+    from doctor.launch.override_list import config_name_for
+
+    # the run uses the config validation composed (verl 0.9: ppo_trainer with model_engine=megatron), as the script does
+    return LaunchOutput(overrides=overrides, findings=findings, script=script, missing=missing,
+                        config_name=config_name_for(spec.verl_version))
 
 
 def recommended_env(environ: Mapping[str, str]) -> dict[str, str]:

@@ -109,7 +109,12 @@ def _preflight(opts: SmokeOptions, console: Console, c: _Checks, extra: dict[str
                preflight: Callable[[str], list[Finding] | None]) -> bool:
     """`doctor check` first; False when its errors refuse the run (a dry run reports what it would do)."""
     t = time.monotonic()
-    console.status("preflight: doctor check…")
+    if opts.ignore_preflight:  # still run, so what was ignored is said; but it is not a gate
+        console.status("doctor check (its errors do not stop the run: --ignore-preflight)…")
+    elif opts.dry_run:
+        console.status("doctor check (a dry run reports its errors; it starts nothing)…")
+    else:
+        console.status("preflight: doctor check…")
     pre = preflight(opts.python)
     if pre is None:
         c.add("smoke-preflight", "smoke", [
@@ -129,9 +134,14 @@ def _preflight(opts: SmokeOptions, console: Console, c: _Checks, extra: dict[str
             fix="Fix the errors below (or pass --ignore-preflight to run anyway).")
         c.add("smoke-preflight", "smoke", [refusal, *pre], time.monotonic() - t)
         return False
-    # Errors ignored (or a dry run): keep them visible as "(ignored)" infos; warnings stay warnings.
-    shown_pre = [_as_info(f) if f.severity is Severity.ERROR else f for f in pre if f.severity is not Severity.INFO]
-    c.add("smoke-preflight", "smoke", shown_pre, time.monotonic() - t)
+    # Errors ignored (or a dry run): keep them visible as "(ignored)" warnings, never under a ✓, and the preflight
+    # is not a pass (JUnit shows it skipped, with why); warnings stay warnings.
+    shown_pre = [_as_ignored(f) if f.severity is Severity.ERROR else f for f in pre if f.severity is not Severity.INFO]
+    why = None
+    if errors:
+        flag = "--dry-run" if opts.dry_run and not opts.ignore_preflight else "--ignore-preflight"
+        why = f"`doctor check` found {len(errors)} error(s), ignored under {flag}: the host was not found ready"
+    c.add("smoke-preflight", "smoke", shown_pre, time.monotonic() - t, skip=why)
     return True
 
 
@@ -172,7 +182,7 @@ def _launch(opts: SmokeOptions, target: plan.Target, layout: plan.Layout, wl: wo
     out = plan.through_launch(spec)
     c.add("smoke-launch-spec", "config", out.findings, time.monotonic() - t)
     extra["launch"] = {"spec": spec.to_dict(), "missing_api": out.missing}
-    argv = runner.trainer_argv(opts.python, [f"--config-name={plan.CONFIG_NAME}", *out.overrides], opts.trainer_script)
+    argv = runner.trainer_argv(opts.python, [f"--config-name={out.config_name}", *out.overrides], opts.trainer_script)
     launch_env = plan.recommended_env(os.environ)
     env_set = runner.run_env({}, ray_tmp=ray_tmp, run_id=run_id, extra=launch_env)
     env_unset = [k for k in runner.RAY_CLUSTER_VARS if k in os.environ]
@@ -232,8 +242,8 @@ def _run(opts: SmokeOptions, layout: plan.Layout, launch: _Launch, console: Cons
     return c.report(extra, internal_error=not res.started or res.interrupted)
 
 
-def _as_info(f: Finding) -> Finding:
-    return replace(f, severity=Severity.INFO, title=f"(ignored) {f.title}")
+def _as_ignored(f: Finding) -> Finding:
+    return replace(f, severity=Severity.WARNING, title=f"(ignored) {f.title}")
 
 
 KEEP_RUNS = 20

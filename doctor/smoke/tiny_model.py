@@ -316,17 +316,17 @@ def _check_tiny_files(p: Path, cfg: dict[str, Any]) -> list[str]:
         return [f"{p / 'tokenizer_config.json'}: {e}"]
     if "im_start" not in str(tcfg.get("chat_template", "")):
         out.append(f"{p / 'tokenizer_config.json'}: no ChatML chat_template")
-    try:
-        from tokenizers import Tokenizer
+    from tokenizers import Tokenizer  # outside the try: a missing [smoke] extra is not a bad file
 
+    try:
         size = Tokenizer.from_file(str(p / "tokenizer.json")).get_vocab_size(with_added_tokens=True)
     except Exception as e:  # tokenizers raises its own Exception type for a bad file
         return [*out, f"{p / 'tokenizer.json'}: cannot load: {e}"]
     if size != cfg.get("vocab_size"):
         out.append(f"{p}: tokenizer has {size} tokens but config.json vocab_size is {cfg.get('vocab_size')}")
-    try:
-        from safetensors import safe_open
+    from safetensors import safe_open
 
+    try:
         with safe_open(str(p / "model.safetensors"), framework="numpy") as f:
             names = set(f.keys())
     except Exception as e:  # safetensors raises SafetensorError

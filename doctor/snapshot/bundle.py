@@ -35,8 +35,8 @@ python/pip-freeze.txt the target interpreter's distributions, in pip freeze form
 python/probe.json     the raw answer of the probe script run inside the target interpreter
 env.txt               the environment variables the doctor collects (secrets redacted)
 
-Values of variables whose names contain TOKEN, SECRET, PASSWORD, KEY, CREDENTIAL or AUTH, and credentials
-inside URLs, were replaced by <redacted>.
+Values of variables whose names contain TOKEN, SECRET, PASSWORD, PASSWD, PASSPHRASE, KEY, CREDENTIAL or AUTH, and
+credentials inside URLs, were replaced by <redacted>.
 """
 
 

@@ -1,7 +1,8 @@
 """Secret redaction for everything the doctor writes out: collected env values, bundle files, pip freeze.
 
-Rule (docs/schemas/snapshot.md rule 3): the value of a variable whose *name* contains TOKEN, SECRET,
-PASSWORD, KEY, CREDENTIAL or AUTH becomes "<redacted>". Credentials embedded in URLs
+Rule (docs/schemas/snapshot.md rule 3): the value of a variable whose *name* contains one of SECRET_WORDS (TOKEN,
+SECRET, PASSWORD, PASSWD, PASSPHRASE, KEY, CREDENTIAL or AUTH) becomes "<redacted>"; HCCL_PASSWD and
+ASCEND_PASSWD are real Ascend names. Credentials embedded in URLs
 (`https://user:pass@host`, `git+https://TOKEN@github.com/...`) are redacted wherever they appear, because
 index URLs and git sources routinely carry them (PIP_INDEX_URL, HF_ENDPOINT, pip freeze `@ git+https://`).
 """
@@ -11,7 +12,7 @@ from __future__ import annotations
 import re
 
 REDACTED = "<redacted>"
-SECRET_WORDS = ("TOKEN", "SECRET", "PASSWORD", "KEY", "CREDENTIAL", "AUTH")
+SECRET_WORDS = ("TOKEN", "SECRET", "PASSWORD", "PASSWD", "PASSPHRASE", "KEY", "CREDENTIAL", "AUTH")
 
 # scheme://userinfo@host — userinfo is everything up to the last '@' before the next '/', space or quote.
 _URL_CRED = re.compile(r"(?P<scheme>\b[a-zA-Z][a-zA-Z0-9+.\-]*://)(?P<userinfo>[^\s/@'\"<>]+)@")

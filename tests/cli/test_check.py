@@ -126,7 +126,7 @@ def test_waivers_from_pyproject_and_config_file(tmp_path, monkeypatch):
     cfg.write_text('ignore = ["shm-too-small"]\nstrict = true\n')
     monkeypatch.chdir(tmp_path)
     r = run("check", "--from", f, "--config", str(cfg))
-    assert r.exit_code == 1 and "shm-too-small" not in r.stdout
+    assert r.exit_code == 1 and "[shm-too-small]" not in r.stdout and "applies: ignore shm-too-small" in r.stdout
     d = healthy()
     d["host"]["shm_gb"] = 0.06
     warn_only = write(tmp_path, "warn.json", d)

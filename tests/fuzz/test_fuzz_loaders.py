@@ -72,7 +72,10 @@ def mutated_script(draw):
     text = draw(st.sampled_from(SCRIPTS))
     i = draw(st.integers(0, len(text)))
     junk = draw(st.one_of(st.text(max_size=20), st.sampled_from(["\\\n", "'", '"', "$(", "${", "`", "(", ")", "=(", "\n)",
-                                                                  "<<EOF\n", "#", "&&", ";;", "$X", "\x00"])))
+                                                                  "<<EOF\n", "#", "&&", ";;", "$X", "\x00"]),
+                            # a brace before an astral character crashed tree-sitter-bash's scanner (#337)
+                            st.builds("{".__add__, st.characters(min_codepoint=0x10000)),
+                            st.builds("{".__add__, st.sampled_from(["\U00105456", "\U00031860", "\U000E0000"]))))
     cut = draw(st.integers(0, 10))
     return text[:i] + junk + text[i + cut:]
 
@@ -97,3 +100,19 @@ def test_signature_db_loader(tmp_path_factory, text):
         load_signatures(p)
     except InputError as e:
         assert str(p) in str(e)
+
+
+@fuzz
+@given(st.one_of(st.text(max_size=200), mutated_script()))
+def test_lint_parser_input_holds_no_astral_character(text):
+    """What tree-sitter-bash reads never holds the characters its scanner crashes on (#337), and keeps every byte
+    offset and every ASCII byte of the script (so node text and positions are the script's own)."""
+    from doctor.launch.shell.tree import parser_bytes
+
+    try:
+        raw = text.encode("utf-8")
+    except UnicodeEncodeError:  # a lone surrogate: parse_script refuses it before the parser
+        return
+    data = parser_bytes(text)
+    assert len(data) == len(raw) and not any(0xF0 <= b <= 0xF7 for b in data)
+    assert all(a == b for a, b in zip(raw, data, strict=True) if a < 0x80)

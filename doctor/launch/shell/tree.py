@@ -4,10 +4,18 @@ tree-sitter and tree-sitter-bash come with the `launch` extra; without them `doc
 and names the extra. One grammar quirk is repaired here: tree-sitter-bash 0.23-0.25 folds a line of several
 assignments (`A=1 B=2`) into the command on the *next* line (`A=1 B=2 export C=3` becomes one command with
 `export` as its name). Bash ends the statement at the newline, so such a command is split back in two.
+
+One grammar bug is guarded here: tree-sitter-bash's external scanner (0.23.3-0.25.1, tree-sitter-bash#337) reads
+out of bounds on `{` followed by a 4-byte UTF-8 character and kills the interpreter with SIGSEGV on Linux. The
+grammar gives every character above U+FFFF the same role (bash has no syntax outside ASCII), so each one is
+handed to the parser as two 2-byte characters of the same class: the byte length, hence every node's offsets, is
+unchanged, and node text is always cut from the script's own bytes, so what lint reports cannot change. (The
+grammar never finds the end of a heredoc whose delimiter is not ASCII; an astral one now reads as a BMP one does.)
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -62,10 +70,23 @@ class Node:
         return [c for c in self.children if c.is_named]
 
 
+_ASTRAL = re.compile("[\U00010000-\U0010FFFF]")
+
+
+def _placeholder(m: re.Match[str]) -> str:
+    """Two 2-byte characters (4 UTF-8 bytes, like the astral one) that keep its alphanumeric class."""
+    return "\u00aa\u00aa" if m.group().isalnum() else "\u00a6\u00a6"
+
+
+def parser_bytes(text: str) -> bytes:
+    """The bytes handed to tree-sitter: the script's UTF-8 with astral characters mapped (see the module doc)."""
+    return _ASTRAL.sub(_placeholder, text).encode("utf-8")
+
+
 def parse(text: str) -> Node:
     """The whole script as a Node tree (byte offsets are converted to str offsets)."""
     data = text.encode("utf-8")
-    tree = parser().parse(data)
+    tree = parser().parse(parser_bytes(text) if _ASTRAL.search(text) else data)
     if len(data) == len(text):
         offsets = None
     else:  # byte offset -> str offset, for scripts with non-ASCII text

@@ -1,4 +1,4 @@
-"""A `--set` pin judged the way `doctor check` would judge the stack it leaves (issue 25 item 7).
+"""A `--set` pin judged the way `doctor check` would judge the stack it leaves.
 
 `--set transformers=4.57.1` on a verl 0.9.1 stack (verl declares transformers>=5.5.3,!=5.6.0,<5.11) used to give
 `install: ok` and a multi-GB install that check then calls broken. So before anything runs, check's own

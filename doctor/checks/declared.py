@@ -6,7 +6,7 @@ packages the declaration of the same release as published on PyPI is used (profi
 the knowledge refresh tool; doctor/knowledge/requirements.py), and the finding names that release's page.
 
 Each unmet requirement is one finding naming the declaring distribution, the requirement, what is installed
-and the METADATA it was read from. Severity by where the declaring package sits (issue 22):
+and the METADATA it was read from. Severity by where the declaring package sits:
 - error on verl's import path: verl, what verl itself requires, and the torch / torch-npu / vllm /
   vllm-ascend / MindSpeed / Megatron stack (these are imported when a verl job starts);
 - warning for any other installed distribution;

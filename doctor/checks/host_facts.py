@@ -1,4 +1,4 @@
-"""Host facts that bug reports name, judged by class rules with their upstream source (issue 22 item 4): the C
+"""Host facts that bug reports name, judged by class rules with their upstream source: the C
 library against the wheels' manylinux tags, /dev/shm against Ray's object store (network.py's shm check cites
 vLLM's container guidance), and CANN's Python-side
 dependencies in the target interpreter. An unknown fact keeps each rule silent.

@@ -97,7 +97,7 @@ MODULE_DISTRIBUTIONS: dict[str, str] = {
 
 # Import names no pip distribution owns: CANN's Python packages, which the toolkit's set_env.sh puts on
 # PYTHONPATH (<toolkit>/python/site-packages: te, tbe, topi, ...; pyACL's `acl`), per
-# shared/reference/cann_torchnpu_vllm.md §3 and docs/ascend-install-layouts.md.
+# docs/ascend-install-layouts.md.
 _MODULE_ONLY_COMPONENTS: dict[str, str] = {
     "te": "cann", "tbe": "cann", "topi": "cann", "acl": "cann", "te_fusion": "cann", "op_gen": "cann",
     "op_compile_tool": "cann", "schedule_search": "cann", "auto_tune": "cann", "dataflow": "cann",
@@ -244,7 +244,7 @@ def _tree_owner(path: str, snapshot: Any) -> Owner | None:
     return None
 
 
-# The Ascend install tree (docs/ascend-install-layouts.md; shared/reference/cann_torchnpu_vllm.md §3): the
+# The Ascend install tree (docs/ascend-install-layouts.md): the
 # first directory under the root decides, and inside a toolkit the op-kernel directories are the chip's
 # kernels/ops package (opp_kernel/ up to 8.3; opp/built-in/op_impl/ai_core/tbe/kernel/<soc>/ in both layouts).
 _ASCEND_ROOT = re.compile(r"^(?P<root>.*?/Ascend)/(?P<top>[^/]+)(?P<rest>(?:/.*)?)$")

@@ -1,7 +1,7 @@
 """`pip check` semantics over a snapshot: which requirements the installed distributions declare and the
 installed set does not meet.
 
-What the distributions declare is the first ground for a verdict (issue 22): each one's Requires-Python and
+What the distributions declare is the first ground for a verdict: each one's Requires-Python and
 Requires-Dist, with markers and extras, as the in-target probe read them from its METADATA (snapshot rule 7).
 The evaluation follows pip's own `pip check` (pip/_internal/operations/check.py): a requirement whose marker
 is false for the target interpreter is ignored, a missing requirement is one whose name is not installed, and a

@@ -157,8 +157,8 @@ def _finding(u: Unmet, sev: str, conflict: Mapping[str, str] | None, ctx: CheckC
                    f"named {u.name} is installed: importing the code that needs it fails with ModuleNotFoundError. "
                    f"{detail_src}",
             evidence=evidence, key=f"{u.package}:{u.name}",
-            fix=f"Install what {u.package} declares (into the same interpreter).",
-            commands=(f"pip install '{bare(u.requirement)}'",), source=src)
+            fix=_fix(f"Install what {u.package} declares (into the same interpreter).", u, conflict, ctx),
+            commands=_commands(u, conflict, ctx), source=src)
     why = (f" (its [{u.extra}] extra, in use since {u.name} is installed)" if u.inferred
            else f" (for its extra [{u.extra}])" if u.extra else "")
     return finding(
@@ -167,5 +167,46 @@ def _finding(u: Unmet, sev: str, conflict: Mapping[str, str] | None, ctx: CheckC
         detail=f"The installed {u.name} is outside the range the package declares (pip check reports the same "
                f"conflict). {detail_src}",
         evidence=evidence, key=f"{u.package}:{u.name}",
-        fix=f"Install a {u.name} in the declared range, or a release of {u.package} that accepts {u.name} {u.installed}.",
-        commands=(f"pip install '{bare(u.requirement)}'",), source=src)
+        fix=_fix(f"Install a {u.name} in the declared range, or a release of {u.package} that accepts {u.name} "
+                 f"{u.installed}.", u, conflict, ctx),
+        commands=_commands(u, conflict, ctx), source=src)
+
+
+def _fix(text: str, u: Unmet, conflict: Mapping[str, str] | None, ctx: CheckContext) -> str:
+    """An upstream conflict is the verified stack as documented: the fix is to keep it, not to undo its pin."""
+    if conflict:
+        return (f"Nothing to change: {ctx.profile.name} installs {u.name} this way on purpose (upstream's own "
+                f"conflict); installing the declared range would undo the stack's pin.")
+    return text
+
+
+def _commands(u: Unmet, conflict: Mapping[str, str] | None, ctx: CheckContext) -> tuple[str, ...]:
+    """A package the verified stack pins is installed the way its plan does (index, build, --no-deps): PyPI's
+    `torch` or `vllm` for a bare range is another build on Ascend (CUDA wheels). When the profile's own pin of the
+    required package is outside the range, the declaring package is the one off the stack: its plan line. Packages
+    the stack does not pin get pip's own line."""
+    if conflict:
+        return ()
+    profile = ctx.profile
+    pins = getattr(profile, "pins", {}) if profile is not None else {}
+    for name in (u.name, u.package) if _pin_meets(pins.get(u.name), u.requirement) else (u.package,):
+        if name in pins:
+            from doctor.installers.fixline import plan_command  # only when such a finding exists
+
+            return (plan_command(profile, ctx.snapshot, name),)
+    if u.name in pins:
+        return (f"doctor install --profile {profile.name}",)
+    return (f"pip install '{bare(u.requirement)}'",)
+
+
+def _pin_meets(pin: str | None, requirement: str) -> bool:
+    """Whether the profile's exact pin (`==X`) lies in the requirement's range (unknown: no)."""
+    from packaging.requirements import InvalidRequirement, Requirement
+    from packaging.version import InvalidVersion, Version
+
+    if not pin or not pin.startswith("=="):
+        return False
+    try:
+        return Requirement(requirement).specifier.contains(Version(pin[2:].strip()), prereleases=True)
+    except (InvalidRequirement, InvalidVersion):
+        return False

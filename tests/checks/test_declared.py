@@ -301,3 +301,32 @@ def test_the_git_requirements_table_is_validated(tmp_path):
     assert "release[0].commit" in str(e.value)
     table = load()
     assert {r.project for r in table.releases} == {"mindspeed", "megatron-core"} and table.read == "2026-12-03"
+
+
+def test_fix_lines_never_undo_an_upstream_conflict_nor_install_another_build_of_a_pinned_package():
+    """An upstream conflict's fix is to keep the stack as documented (no command); a requirement on a package
+    the verified stack pins is fixed with the command its install plan runs (on x86 PyPI's bare `torch` range
+    is the CUDA build), never `pip install '<requirement>'`."""
+    from doctor.knowledge.profiles import load_profiles
+    from tests.stacks import stack_snapshot
+
+    p = next(p for p in load_profiles() if p.name == "verl-0.9.1-cann9.1.0-a2")
+    conflict = {"package": "vllm-ascend", "requirement": "torch-npu==2.7.1", "source": "https://example.invalid/x"}
+
+    class P:
+        name = p.name
+        upstream_conflicts = (conflict,)
+
+    snap = _snap({"vllm-ascend": {"version": "0.11.0", "requires_dist": ["torch-npu==2.7.1"]},
+                  "torch-npu": {"version": "2.7.1.post1", "requires_dist": []}})
+    (f,) = _declared(snap, P())
+    assert f.fix.commands == () and "Nothing to change" in f.fix.text
+
+    doc = stack_snapshot(p, "x86_64")
+    torch = doc["packages"]["torch"]["version"]
+    doc["packages"]["helper-lib"] = {"version": "1.0", "requires_dist": ["torch>=99"]}
+    (g,) = [x for x in _declared(snapshot_from_dict(doc), p) if x.evidence.get("package") == "helper-lib"]
+    assert g.evidence["installed"] == torch
+    (cmd,) = g.fix.commands
+    assert cmd != "pip install 'torch>=99'"
+    assert cmd.startswith("doctor install --profile") or "download.pytorch.org/whl/cpu" in cmd, cmd

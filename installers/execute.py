@@ -177,7 +177,8 @@ class Executor:
         with open(self.log_path, "a", encoding="utf-8") as fh:
             self._log = fh
             self.log(f"== doctor install: profile {self.plan.profile} into {self.python} ({self.backend.name})")
-            tx = Transaction(self.python, profile=self.plan.profile, files=env_files, log=self.log)
+            tx = Transaction(self.python, profile=self.plan.profile, files=env_files, log=self.log,
+                             protect=(self.src_dir,) if self.src_dir else ())
             current: StepResult | None = None
             try:
                 with tx:

@@ -116,7 +116,7 @@ class Executor:
         """Dry run: which steps would run."""
         v = self.view(env)
         return [StepResult(s.id, s.kind, s.title, SATISFIED if satisfied(s, v, self.plan) else PENDING,
-                           command=self.describe(s)) for s in self.plan.steps]
+                           command=self.describe(s), detail=clone_detail(s, v)) for s in self.plan.steps]
 
     def describe(self, step: Step) -> str | None:
         served = self.plan.step(step.build_for).source if step.build_for else None
@@ -306,6 +306,21 @@ class Executor:
         want = dict(expectations(step, view))
         raise StepFailed(step, f"{step.id}: the step ran but the target does not have what it pins "
                                f"(wanted {want}, found {found})", self._tail())
+
+
+def clone_detail(step: Step, view: Any) -> str:
+    """Why an existing clone does not count: tracked files deleted (the run checks them out again) or changed
+    (the run refuses them: they are someone's work)."""
+    if step.kind != CLONE or step.source is None:
+        return ""
+    changed = view.dirty.get(step.source.name) or []
+    if not changed:
+        return ""
+    dest = os.path.join(view.src_dir or ".", step.source.name)
+    codes = gitsrc.changes(dest)
+    if gitsrc.deleted_only(codes):
+        return f"{len(codes)} tracked file(s) missing from the work tree ({gitsrc.named(changed)}): checked out again"
+    return f"local changes ({gitsrc.named(changed)}): the run refuses them (commit or stash them first)"
 
 
 _GIT_REQ = re.compile(r"^\s*(?P<name>[A-Za-z0-9][A-Za-z0-9._-]*)\s*@\s*git\+(?P<url>[^\s@#;]+(?:@(?!\S*/)[^\s#;]*)?)"

@@ -126,6 +126,8 @@ def print_plan(console: Console, plan: Plan, steps: list[StepResult], where: str
     for i, (s, r) in enumerate(zip(plan.steps, steps, strict=True), 1):
         st = c.style("satisfied", "green") if r.status == SATISFIED else c.style("will run", "yellow")
         c.print(f"  {i:2d}. {s.id.ljust(width)}  {st:>9}  {s.title}")
+        if r.detail:
+            c.print(f"        {r.detail}")
         if c.verbosity >= 1 and r.command:
             c.print(c.style(f"        $ {r.command}", "dim"))
     todo = sum(1 for r in steps if r.status != SATISFIED)

@@ -22,9 +22,9 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import IO, Any
 
-from doctor.errors import DoctorError
+from doctor.errors import DoctorError, InputError
 from doctor.installers import envfile, gitsrc
-from doctor.installers.backends import Backend, Command, Source
+from doctor.installers.backends import PIP_FLOOR, Backend, Command, PipBackend, Source
 from doctor.installers.journal import Interrupted, Transaction
 from doctor.installers.plan import CLONE, EDITABLE, ENVFILE, INSTALL, UNINSTALL, Plan, Step
 from doctor.installers.satisfy import expectations, live_view, satisfied
@@ -112,8 +112,23 @@ class Executor:
         env_ok = envfile.is_current(self.plan.env, header=self.env_header) if self.plan.env else True
         return live_view(env, src_dir=self.src_dir, sources=self.plan.sources(), env_ok=env_ok)
 
+    def with_pip(self, env: TargetEnv) -> None:
+        """Put the pip step first when the target's own pip runs the plan (installers.backends, PIP_FLOOR)."""
+        step = pip_step(self.backend, env)
+        if step is not None and not any(s.id == step.id for s in self.plan.steps):
+            self.plan = replace(self.plan, steps=(step, *self.plan.steps))
+
+    def pip_note(self, env: TargetEnv) -> dict[str, Any] | None:
+        """Which pip runs the plan, its version and the target's (what the dry run shows)."""
+        if not isinstance(self.backend, PipBackend):
+            return None
+        target = env.dists["pip"].version if "pip" in env.dists else None
+        who, version = self.backend.runs(target)
+        return {"runs": who, "version": version, "target_pip": target, "floor": PIP_FLOOR}
+
     def statuses(self, env: TargetEnv) -> list[StepResult]:
         """Dry run: which steps would run."""
+        self.with_pip(env)
         v = self.view(env)
         return [StepResult(s.id, s.kind, s.title, SATISFIED if satisfied(s, v, self.plan) else PENDING,
                            command=self.describe(s), detail=clone_detail(s, v)) for s in self.plan.steps]
@@ -183,6 +198,7 @@ class Executor:
             try:
                 with tx:
                     env = env or probe(self.python)
+                    self.with_pip(env)
                     view = self.view(env)
                     for step in self.plan.steps:
                         if satisfied(step, view, self.plan):
@@ -306,6 +322,23 @@ class Executor:
         want = dict(expectations(step, view))
         raise StepFailed(step, f"{step.id}: the step ran but the target does not have what it pins "
                                f"(wanted {want}, found {found})", self._tail())
+
+
+def pip_step(backend: Backend, env: TargetEnv) -> Step | None:
+    """The plan's editable installs need pip >= PIP_FLOOR (PEP 660). The doctor's own pip runs them when it has
+    `--python`; otherwise the target's pip does, and a target made by `python3 -m venv` has the pip its Python
+    bundles (21.2.x on early 3.10 releases): then the first step brings pip to the floor, as an ordinary journalled
+    install, so a rollback puts the bundled pip back. No pip at all to run: refused before any change."""
+    if not isinstance(backend, PipBackend) or backend.own:
+        return None
+    if "pip" not in env.dists:
+        raise InputError(f"the pip backend needs pip >= 22.3 in the doctor's environment or a pip in the target "
+                         f"({env.python} has none): run `{env.python} -m ensurepip`, or use --backend uv",
+                         source="--backend")
+    return Step("pip", INSTALL, f"Bring the target's pip to >= {PIP_FLOOR}", requirements=(f"pip>={PIP_FLOOR}",),
+                reason=f"the target's pip runs the plan; editable installs of setup.py-only projects (MindSpeed) need "
+                       f"PEP 660 (pip >= {PIP_FLOOR}), else pip runs `setup.py develop`",
+                source_ref="https://pip.pypa.io/en/stable/news/#v21-3")
 
 
 def clone_detail(step: Step, view: Any) -> str:

@@ -29,6 +29,7 @@ from doctor.installers.journal import Interrupted, Transaction
 from doctor.installers.plan import CLONE, EDITABLE, ENVFILE, INSTALL, UNINSTALL, Plan, Step
 from doctor.installers.satisfy import expectations, live_view, satisfied
 from doctor.installers.target import TargetEnv, probe
+from doctor.snapshot.model import normalize_name
 
 STEP_TIMEOUT = 3 * 3600.0  # a vllm-ascend source build compiles kernels
 
@@ -38,9 +39,10 @@ SATISFIED, DONE, FAILED, PENDING, NOT_RUN = "satisfied", "done", "failed", "pend
 class StepFailed(DoctorError):
     exit_code = 1
 
-    def __init__(self, step: Step, message: str, tail: list[str] | None = None) -> None:
+    def __init__(self, step: Step, message: str, tail: list[str] | None = None, *, fix: str = "") -> None:
         self.step = step
         self.tail = tail or []
+        self.fix = fix  # what the cause calls for (a verification names it); empty: read the log
         super().__init__(message)
 
 
@@ -318,10 +320,50 @@ class Executor:
     def _verify(self, step: Step, env: TargetEnv, view: Any) -> None:
         if not step.verify or step.build_for or satisfied(step, view, self.plan):
             return
-        found = {n: env.dists[n].version if n in env.dists else None for n, _ in expectations(step, view)}
-        want = dict(expectations(step, view))
-        raise StepFailed(step, f"{step.id}: the step ran but the target does not have what it pins "
-                               f"(wanted {want}, found {found})", self._tail())
+        reading, fix = mismatch(step, env, view, self.src_dir)
+        raise StepFailed(step, f"{step.id}: the step ran, but {reading}", self._tail(), fix=fix)
+
+
+def mismatch(step: Step, env: TargetEnv, view: Any, src_dir: str | None) -> tuple[str, str]:
+    """What a step that ran did not produce, read from the target: (expected / found / how it was read, the fix
+    that follows from it). The first unmet expectation is the one explained."""
+    from doctor.installers.journal import linked, site_dirs
+    from doctor.installers.satisfy import _pin_ok
+
+    for name, spec in expectations(step, view):
+        d = env.dists.get(name)
+        if spec is None:
+            if d is not None:
+                return (f"{name} {d.version} is still installed ({d.dist_info}); the step removes it",
+                        f"Remove it by hand (`{env.python} -m pip uninstall {name}`) and look for what reinstalls it.")
+            continue
+        if d is None:
+            return (f"{name} is not installed (expected {name}{spec}; importlib.metadata in the target finds no "
+                    f"distribution of that name)", "Read the log: the installer said what it installed instead.")
+        if not _pin_ok(view, name, spec):
+            how = "its metadata in " + d.dist_info
+            local = "" if "+" in d.version or "+" not in spec else " (no local label: not the build the pin names)"
+            return (f"{name} is {d.version}{local}, expected {name}{spec}, read from {how}",
+                    "An index served another build: check --index-url/--extra-index-url (the PyTorch CPU index on x86)."
+                    if local else "Read the log for what moved it; a later pin or --set decides the version.")
+    if step.kind == EDITABLE and step.source is not None:
+        name = normalize_name(step.editable_dist or step.source.name)
+        d = env.dists.get(name)
+        clone = os.path.join(src_dir or ".", step.source.name)
+        if d is not None and not d.editable:
+            if linked(d, site_dirs(env)):
+                return (f"{name} {d.version} is installed, but not as an editable install: no direct_url.json; its "
+                        f"metadata is the egg-info {d.dist_info}, linked by an .egg-link (pip ran `setup.py develop`)",
+                        f"Let a pip >= {PIP_FLOOR} build it through PEP 660 (`--use-pep517`, which the doctor passes; "
+                        "or --backend uv): remove the develop install (`pip uninstall " + name + "`) and run again.")
+            return (f"{name} {d.version} is installed, but not as an editable install: "
+                    + ("no direct_url.json in " + d.dist_info if not d.url else f"direct_url.json says {d.url}, not "
+                       "editable"), f"Uninstall it (`{env.python} -m pip uninstall {name}`) and run again.")
+        if d is not None:
+            return (f"{name} is installed editable from {view.locations.get(name) or d.url}, not from the clone {clone}",
+                    f"Uninstall the other checkout's install (`{env.python} -m pip uninstall {name}`), or point --src "
+                    "at that checkout, and run again.")
+    return ("the target does not have what the step pins", "Read the log in full.")
 
 
 def pip_step(backend: Backend, env: TargetEnv) -> Step | None:

@@ -71,7 +71,8 @@ def outcome_findings(outcome: Outcome, log_path: str, python: str) -> list[Findi
     restored = outcome.restored or {}
     rest = "restored" if restored.get("ok") else "NOT fully restored" if outcome.changed else "unchanged"
     what = f"interrupted by {outcome.interrupted}" if outcome.interrupted else f"step {failed.id if failed else '?'} failed"
-    fix = f"Read the full log in {log_path}, fix the cause (network, index, disk) and run `doctor install` again."
+    fix = (f"The full log: {log_path}." if outcome.fix else
+           f"Read the full log in {log_path}, fix the cause (network, index, disk) and run `doctor install` again.")
     out.append(finding(
         "install-interrupted" if outcome.interrupted else "install-step-failed", "error", "system",
         f"install {what}; the environment was {rest}",

@@ -84,3 +84,40 @@ def _setuptools_vendor() -> str:
     spec = importlib.util.find_spec("setuptools")  # found, not imported (importing it patches distutils)
     assert spec is not None and spec.origin
     return str(Path(spec.origin).parent / "_vendor")
+
+
+def test_a_develop_install_is_reported_as_what_it_is(tmp_path: Path) -> None:
+    """Issue 21 item 7: not "wanted {'mindspeed': '==0.16.0'}, found {'mindspeed': '0.16.0'}" with a fix about the
+    network, but what was expected, what was found, how it was read, and the fix that follows."""
+    from doctor.installers.findings import outcome_findings
+    from doctor.installers.satisfy import live_view
+
+    e = env_with("23.2.1")
+    src_dir = str(tmp_path / "src")
+    e.dists["mindspeed"] = Dist("mindspeed", "0.16.0", f"{src_dir}/MindSpeed/mindspeed.egg-info", site=f"{src_dir}/MindSpeed")
+    src = GitSource("MindSpeed", "https://gitcode.com/Ascend/MindSpeed.git", "core_r0.16.0", module="mindspeed")
+    step = Step("install-mindspeed", EDITABLE, "Install MindSpeed editable", source=src, editable_dist="mindspeed",
+                expect=(("mindspeed", "==0.16.0"),))
+    view = live_view(e, src_dir=src_dir, sources=[], env_ok=True)
+    reading, fix = ex.mismatch(step, e, view, src_dir)
+    assert reading.startswith("mindspeed 0.16.0 is installed, but not as an editable install: no direct_url.json")
+    assert "setup.py develop" in reading and "mindspeed.egg-info" in reading
+    assert "PEP 660" in fix and "network" not in fix
+    failed = ex.StepFailed(step, f"install-mindspeed: the step ran, but {reading}", fix=fix)
+    out = ex.Outcome([ex.StepResult(step.id, step.kind, step.title, ex.FAILED, detail=str(failed))], ok=False,
+                     changed=True, restored={"ok": True}, error=str(failed), fix=failed.fix)
+    f = outcome_findings(out, "/log", "/t/bin/python")[0]
+    assert f.id == "install-step-failed" and "not as an editable install" in f.detail
+    assert "PEP 660" in str(f.fix) and "network" not in str(f.fix)
+
+
+def test_a_cuda_torch_is_reported_by_its_missing_local_label() -> None:
+    from doctor.installers.plan import INSTALL
+    from doctor.installers.satisfy import live_view
+
+    e = env_with("23.2.1")
+    e.dists["torch"] = Dist("torch", "2.7.1", "/t/lib/python3.10/site-packages/torch-2.7.1.dist-info")
+    step = Step("torch-stack", INSTALL, "torch", requirements=("torch==2.7.1+cpu",))
+    reading, fix = ex.mismatch(step, e, live_view(e, src_dir=None, sources=[], env_ok=True), None)
+    assert reading.startswith("torch is 2.7.1 (no local label: not the build the pin names), expected torch==2.7.1+cpu")
+    assert "--index-url" in fix

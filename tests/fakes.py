@@ -355,10 +355,13 @@ def make_site_packages(
     direct_url: dict[str, dict[str, Any]] | None = None,
     installer: str = "pip",
     top_level: dict[str, list[str]] | None = None,
+    requires: dict[str, list[str]] | None = None,
+    requires_python: dict[str, str] | None = None,
 ) -> Path:
     """Real `*.dist-info` directories (METADATA, INSTALLER, RECORD, direct_url.json) that the real
     importlib.metadata reads. `editable={"verl": "/src/verl"}` writes a PEP 660 direct_url.json with
-    dir_info.editable; `direct_url` writes arbitrary direct_url.json content per distribution."""
+    dir_info.editable; `direct_url` writes arbitrary direct_url.json content per distribution; `requires` and
+    `requires_python` write Requires-Dist / Requires-Python lines into METADATA."""
     site_dir = Path(site_dir)
     site_dir.mkdir(parents=True, exist_ok=True)
     dists = dict(dists)
@@ -370,7 +373,11 @@ def make_site_packages(
     for name, version in dists.items():
         stem = f"{name.replace('-', '_')}-{version}"
         di = site_dir / f"{stem}.dist-info"
-        write(di / "METADATA", f"Metadata-Version: 2.1\nName: {name}\nVersion: {version}\nSummary: fake {name}\n\nlong description\n")
+        declared = "".join(f"Requires-Dist: {r}\n" for r in (requires or {}).get(name, []))
+        if requires_python and name in requires_python:
+            declared = f"Requires-Python: {requires_python[name]}\n" + declared
+        write(di / "METADATA", f"Metadata-Version: 2.1\nName: {name}\nVersion: {version}\nSummary: fake {name}\n"
+                               f"{declared}\nlong description\n")
         write(di / "INSTALLER", f"{installer}\n")
         write(di / "RECORD", "")
         if name in direct_url:

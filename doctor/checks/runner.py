@@ -26,6 +26,7 @@ AREA_MODULES: tuple[str, ...] = (
     "doctor.checks.vllm",
     "doctor.checks.mindspeed",
     "doctor.checks.packages",
+    "doctor.checks.declared",
     "doctor.checks.env",
     "doctor.checks.network",
     "doctor.checks.npu_network",

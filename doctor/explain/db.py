@@ -25,6 +25,7 @@ from typing import Any
 
 from doctor.errors import InputError
 from doctor.explain.anchors import literal_for, runs_for, split_alternatives
+from doctor.knowledge.ownership import MODULE_DISTRIBUTIONS, component_of_module
 from doctor.report import COMPONENTS, Severity
 from doctor.tomlfile import read_toml
 
@@ -41,13 +42,11 @@ LIBRARY_MESSAGES = (
     r"cannot load library '{lib}",  # cffi (e.g. soundfile loading libsndfile)
 )
 MODULE_MESSAGES = (r"No module named '{mod}(?:['.]|$)", r"No module named {mod}\b")
-# Top-level Python package -> the component that owns it (for signatures with a `module` group).
-MODULE_COMPONENTS = {
-    "torch_npu": "torch-npu", "torch": "torch", "torchvision": "torchvision", "vllm": "vllm",
-    "vllm_ascend": "vllm-ascend", "transformers": "transformers", "mindspeed": "mindspeed", "mindspeed_llm": "mindspeed",
-    "megatron": "megatron", "verl": "verl", "numpy": "numpy", "triton": "triton", "ray": "ray", "mbridge": "mbridge",
-    "transformer_engine": "transformer-engine", "te": "cann", "tbe": "cann", "topi": "cann", "acl": "cann",
-}
+# Top-level Python package -> the component that owns it (for signatures with a `module` group): the one
+# ownership table the whole doctor shares (doctor.knowledge.ownership). Packages without a component of their own
+# ("python") leave the signature's components as they are.
+MODULE_COMPONENTS = {m: c for m in (*MODULE_DISTRIBUTIONS, "te", "tbe", "topi", "acl")
+                     if (c := component_of_module(m)) not in (None, "python")}
 
 ROLES = ("root", "knock-on")
 _ID_RE = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
@@ -98,8 +97,8 @@ class Signature:
             if m is None or "module" not in p.groupindex or not m.group("module"):
                 continue
             module = m.group("module")
-            comp = MODULE_COMPONENTS.get(module.split(".")[0])
-            if comp is None:
+            comp = component_of_module(module)
+            if comp in (None, "python"):
                 return self.components, module
             return (comp, *(c for c in self.components if c != comp)), module
         return self.components, None

@@ -98,6 +98,9 @@ class Profile:
     provenance: Mapping[str, str] = field(default_factory=dict)  # field (a pin, cann, python...) -> upstream URL
     choices: Mapping[str, str] = field(default_factory=dict)  # field -> which source was chosen where they disagree
     unknown: Mapping[str, str] = field(default_factory=dict)  # field the upstream leaves unknown -> what it says
+    # Requirements the stack's own packages leave unmet upstream (`pip check` fails on the documented stack too):
+    # each {package, requirement, source}; the requirement checks report these as info, not as errors.
+    upstream_conflicts: tuple[Mapping[str, str], ...] = ()
     path: str = ""
 
     def __hash__(self) -> int:
@@ -146,6 +149,7 @@ class Profile:
                            for d in self.deviations],
             "notes": list(self.notes), "provenance": dict(self.provenance), "choices": dict(self.choices),
             "unknown": dict(self.unknown),
+            "upstream_conflicts": [dict(c) for c in self.upstream_conflicts],
             "path": self.path,
         }
 
@@ -153,7 +157,9 @@ class Profile:
 # -- loading and validation ----------------------------------------------------------------------------
 
 _TOP = {"name", "verl", "description", "source", "sources", "cann", "chips", "arches", "python",
-        "python_recommended", "pins", "git", "index", "env", "deviations", "notes", "provenance", "choices", "unknown"}
+        "python_recommended", "pins", "git", "index", "env", "deviations", "notes", "provenance", "choices", "unknown",
+        "upstream_conflicts"}
+_UPSTREAM_CONFLICT = {"package", "requirement", "source"}
 _CANN = {"version", "min", "max", "driver_min", "nnal"}
 _GIT = {"repo", "ref", "commit", "version", "install"}
 _INDEX = {"x86_cpu_torch", "extra"}
@@ -208,8 +214,21 @@ def parse_profile(data: Any, source: str, stem: str | None = None) -> Profile:
         notes=v.strs(t.get("notes"), "notes"),
         provenance=MappingProxyType({k: v.url(u, f"provenance.{k}") for k, u in _table(v, t, "provenance").items()}),
         choices=MappingProxyType(_table(v, t, "choices")), unknown=MappingProxyType(_table(v, t, "unknown")),
+        upstream_conflicts=_upstream_conflicts(v, t.get("upstream_conflicts", [])),
         path=source,
     )
+
+
+def _upstream_conflicts(v: Validator, raw: Any) -> tuple[Mapping[str, str], ...]:
+    if not isinstance(raw, list):
+        raise v.fail("upstream_conflicts", "must be an array of {package, requirement, source}")
+    out = []
+    for i, item in enumerate(raw):
+        c = v.keys(item, _UPSTREAM_CONFLICT, f"upstream_conflicts[{i}]", required=("package", "requirement", "source"))
+        out.append(MappingProxyType({"package": normalize_name(v.req(c["package"], f"upstream_conflicts[{i}].package")),
+                                     "requirement": v.req(c["requirement"], f"upstream_conflicts[{i}].requirement"),
+                                     "source": v.url(c["source"], f"upstream_conflicts[{i}].source")}))
+    return tuple(out)
 
 
 def _table(v: Validator, t: dict[str, Any], key: str) -> dict[str, str]:

@@ -168,6 +168,50 @@ def _record_files(dist):
         return []
 
 
+def _declared(dist, meta, dist_info):
+    """What the distribution declares about itself (snapshot rule 7): Requires-Python, the Requires-Dist lines
+    as written (egg-info keeps them in requires.txt, which `dist.requires` reads), its importable top-level
+    names and the METADATA file they were read from."""
+    facts = {}
+    try:
+        facts["requires_python"] = meta.get("Requires-Python") if meta is not None else None
+        reqs = meta.get_all("Requires-Dist") if meta is not None else None
+        if reqs is None and dist_info and not dist_info.endswith(".dist-info"):
+            reqs = dist.requires
+        facts["requires_dist"] = [str(r) for r in (reqs or [])]
+    except Exception as e:
+        _err("%s: requirements: %s: %s" % (dist_info, type(e).__name__, e))
+    if dist_info:
+        facts["metadata"] = os.path.join(dist_info, "METADATA" if dist_info.endswith(".dist-info") else "PKG-INFO") \
+            if os.path.isdir(dist_info) else dist_info
+    facts["top_level"] = _top_level(dist)
+    return facts
+
+
+def _top_level(dist):
+    """top_level.txt when the build wrote one, else the first path segments of RECORD that are importable
+    (a package directory or a module file; not the .dist-info, .data, scripts or __pycache__)."""
+    text = _read_dist_text(dist, "top_level.txt")
+    if text is not None:
+        return sorted(set(t.strip().split("/")[0] for t in text.splitlines() if t.strip()))
+    record = _read_dist_text(dist, "RECORD")
+    if not record:
+        return []
+    names = set()
+    for line in record[:MAX_READ * 32].splitlines():
+        path = line.split(",", 1)[0].strip().strip('"')
+        if not path or path.startswith(("..", "/")):
+            continue
+        first, sep, _rest = path.partition("/")
+        if sep:
+            if first.endswith((".dist-info", ".data", ".egg-info")) or first == "__pycache__" or "." in first:
+                continue
+            names.add(first)
+        elif first.endswith((".py", ".so", ".pyd")) and not first.startswith("__editable__"):
+            names.add(first.split(".", 1)[0])
+    return sorted(names)
+
+
 def distributions(with_files=False):
     """Every installed distribution as importlib.metadata finds it, in sys.path order; a later copy of the
     same (PEP 503) name is recorded under the first as 'shadowed'. `with_files` adds RECORD paths."""
@@ -184,8 +228,10 @@ def distributions(with_files=False):
     out = []
     by_key = {}
     for dist in dists:
+        meta = None
         try:
-            name, version = dist.metadata["Name"], dist.version
+            meta = dist.metadata  # parsed once: every `dist.metadata` / `dist.version` access re-reads the file
+            name, version = meta["Name"], meta["Version"]
         except Exception as e:
             name, version = None, None
             _err("unreadable metadata in %s: %s" % (_dist_location(dist), e))
@@ -197,8 +243,9 @@ def distributions(with_files=False):
         if key in by_key:
             by_key[key].setdefault("shadowed", []).append({"version": version, "location": location})
             continue
-        entry = {"name": name, "version": version, "location": location,
-                 "dist_info": str(getattr(dist, "_path", "") or "") or None}
+        dist_info = str(getattr(dist, "_path", "") or "") or None
+        entry = {"name": name, "version": version, "location": location, "dist_info": dist_info}
+        entry.update(_declared(dist, meta, dist_info))
         entry.update(_direct_url_facts(name, _read_dist_text(dist, "direct_url.json")))
         installer = _read_dist_text(dist, "INSTALLER")
         if installer:

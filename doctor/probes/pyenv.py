@@ -86,6 +86,14 @@ def to_snapshot_parts(doc: Mapping[str, Any]) -> dict[str, Any]:
                         entry[k] = d[k]
                 elif k in d and (d[k] is None or isinstance(d[k], str)):
                     entry[k] = d[k]
+            if d.get("requires_python") is None or isinstance(d.get("requires_python"), str):
+                if "requires_python" in d:
+                    entry["requires_python"] = d["requires_python"]
+            for k in ("requires_dist", "top_level"):
+                if isinstance(d.get(k), list):
+                    entry[k] = [r for r in d[k] if isinstance(r, str)]
+            if isinstance(d.get("metadata"), str):
+                entry["metadata"] = d["metadata"]
             if isinstance(d.get("shadowed"), list):
                 entry["shadowed"] = [s for s in d["shadowed"] if isinstance(s, dict)]
             if key in packages:  # first on sys.path wins, as importlib.metadata.version() does

@@ -58,6 +58,11 @@ class Package(_Model):
     url: str | None = _uk()
     commit: str | None = _uk()
     installer: str | None = _uk()
+    # What the distribution declares (its METADATA), collected since issue 22; older snapshots lack them.
+    requires_python: str | None = _uk()  # Requires-Python; null: the METADATA has none
+    requires_dist: list[str] = _uk()  # Requires-Dist lines, exactly as written (markers and extras included)
+    top_level: list[str] = _uk()  # importable top-level names (top_level.txt, else derived from RECORD)
+    metadata: str | None = _uk()  # path of the METADATA file read (the source a finding cites)
 
 
 @dataclass

@@ -240,3 +240,27 @@ def test_cli_exit_codes_and_output(upstream, tmp_path):
     r = subprocess.run([sys.executable, "-m", "tools.refresh_knowledge", "--verl", str(tmp_path / "nope")], cwd=ROOT,
                        capture_output=True, text=True, timeout=60)
     assert r.returncode == 2 and "not a git directory" in r.stderr
+
+
+def test_without_pyyaml_the_refresh_exits_2_naming_the_extra(upstream):
+    """A missing dependency is 'could not do its job' (2), not 'unexplained differences' (1)."""
+    code = ("import sys\nsys.modules['yaml'] = None  # as if PyYAML were not installed\n"
+            "from tools.refresh_knowledge import main\n"
+            f"raise SystemExit(main(['--verl', {str(upstream['verl'].path)!r}, '--profiles', {str(upstream['profiles'])!r}, "  # type: ignore[attr-defined]
+            f"'--releases', {str(upstream['releases'])!r}]))\n")
+    r = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert r.returncode == 2, r.stdout + r.stderr
+    assert "PyYAML is not installed" in r.stderr and "verl-ascend-doctor[refresh]" in r.stderr
+
+
+def test_an_internal_error_exits_2_not_1(upstream, monkeypatch, capsys):
+    import tools.refresh_knowledge as rk
+
+    def boom(*a: object, **k: object) -> None:
+        raise KeyError("actor_rollout_ref")
+
+    monkeypatch.setattr(rk, "refresh", boom)
+    rc = rk.main(["--verl", str(upstream["verl"].path), "--profiles", str(upstream["profiles"]),  # type: ignore[attr-defined]
+                  "--releases", str(upstream["releases"])])
+    assert rc == 2
+    assert "could not finish (KeyError" in capsys.readouterr().err

@@ -81,7 +81,22 @@ def render(found: Findings, repos: dict[str, GitDir], k: Knowledge, verbose: boo
     return "\n".join(lines)
 
 
+EXTRA = "refresh"  # pyproject extra with what the refresh needs beyond the doctor's own dependencies
+
+
+def _missing_dependency() -> str | None:
+    """The refresh reads verl's generated trainer yaml with PyYAML: without it, say so before reading anything."""
+    try:
+        import yaml  # noqa: F401
+    except ImportError:
+        return (f"PyYAML is not installed (the refresh reads verl's generated trainer yaml with it): "
+                f"pip install 'verl-ascend-doctor[{EXTRA}]' or pip install pyyaml")
+    return None
+
+
 def main(argv: Sequence[str] | None = None) -> int:
+    """Exit 0: nothing unexplained; 1: unexplained differences; 2: the refresh could not do its job (a missing
+    dependency, an unreadable clone or table, an internal error)."""
     ap = argparse.ArgumentParser(prog="python -m tools.refresh_knowledge", description=__doc__.split("\n\n")[0])
     for name, repo in (("verl", "verl-project/verl"), ("vllm-ascend", "vllm-project/vllm-ascend"),
                        ("torch-npu", "Ascend/pytorch"), ("mindspeed", "Ascend/MindSpeed")):
@@ -92,24 +107,34 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = ap.parse_args(argv)
     repos: dict[str, GitDir] = {}
     try:
+        if args.verl:
+            missing = _missing_dependency()
+            if missing:
+                print(f"refresh_knowledge: {missing}", file=sys.stderr)
+                return 2
         for name in ("verl", "vllm-ascend", "torch-npu", "mindspeed"):
             path = getattr(args, name.replace("-", "_"))
             if path:
                 repos[name] = GitDir.open(path)
+        if not repos:
+            print("refresh_knowledge: give at least one clone (--verl, --vllm-ascend, --torch-npu, --mindspeed)",
+                  file=sys.stderr)
+            return 2
         k = Knowledge.installed(args.profiles, args.releases)
         found = refresh(k, repos)
         print(render(found, repos, k, args.verbose))
     except GitError as e:
         print(f"refresh_knowledge: {e}", file=sys.stderr)
         return 2
-    except Exception as e:  # a broken table (InputError) names its file
+    except Exception as e:  # noqa: BLE001 - every failure to do the job is exit 2, never 1 (= differences)
         from doctor.errors import DoctorError
 
-        if isinstance(e, DoctorError):
+        if isinstance(e, DoctorError):  # a broken table (InputError) names its file
             print(f"refresh_knowledge: {e}", file=sys.stderr)
-            return 2
-        raise
-    if not repos:
-        print("refresh_knowledge: give at least one clone (--verl, --vllm-ascend, --torch-npu, --mindspeed)", file=sys.stderr)
+        else:
+            import traceback
+
+            traceback.print_exc()
+            print(f"refresh_knowledge: could not finish ({type(e).__name__}: {e})", file=sys.stderr)
         return 2
     return 1 if found.unexplained else 0

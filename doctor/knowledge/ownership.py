@@ -1,0 +1,388 @@
+"""Who owns what: importable module -> distribution -> doctor component, and file path / shared library /
+header -> the package that ships it.
+
+One table for the whole doctor, so `check` (which package declares a requirement, which component to change)
+and `explain` (which package a traceback frame, a missing library or a missing header belongs to) attribute
+the same thing the same way. Two sources, in this order:
+
+1. what the stack itself says, when a snapshot carries it: each distribution's top-level import names (its
+   `top_level.txt`, or the first path segment of its RECORD, collected by the in-target probe as
+   `packages.<dist>.top_level`), editable source trees (`location`, `url` of direct_url.json), and where the
+   probed modules resolve (`modules.<name>.origins`);
+2. a packaged table for the ecosystem (below), for snapshots that lack those fields (hand-written ones, older
+   collectors) and for names that no distribution declares (CANN's Python packages `te`, `tbe`, ...).
+
+Pure logic: no file is read here; everything comes from the arguments and the tables.
+"""
+
+from __future__ import annotations
+
+import re
+import weakref
+from dataclasses import dataclass
+from typing import Any
+
+from doctor.report import COMPONENTS
+
+_NORM = re.compile(r"[-_.]+")
+
+
+def normalize(dist: str) -> str:
+    """PEP 503: lower case, runs of `-_.` become `-` (`Torch_NPU` -> `torch-npu`)."""
+    return _NORM.sub("-", dist).lower()
+
+
+# -- distribution -> component -----------------------------------------------------------------------------
+
+# Distributions that are a doctor component of their own (doctor/report.py COMPONENTS), by PEP 503 name.
+# Every other distribution is a Python package without one: component "python".
+_DIST_COMPONENTS: dict[str, str] = {
+    "torch": "torch", "torch-npu": "torch-npu", "torchvision": "torchvision",
+    "vllm": "vllm", "vllm-ascend": "vllm-ascend",
+    "triton": "triton", "pytorch-triton": "triton", "triton-ascend": "triton-ascend",
+    "mindspeed": "mindspeed", "mindspeed-llm": "mindspeed", "mindspeed-rl": "mindspeed", "mindspeed-mm": "mindspeed",
+    "megatron-core": "megatron", "megatron-lm": "megatron",
+    "mbridge": "mbridge",
+    "transformer-engine": "transformer-engine", "transformer-engine-torch": "transformer-engine",
+    "transformer-engine-cu12": "transformer-engine",
+    "verl": "verl", "transformers": "transformers", "numpy": "numpy", "ray": "ray",
+    # CANN's own Python packages, when installed as wheels by older CANN toolkits (te, topi, hccl, op_gen, ...:
+    # the whl files under <toolkit>/lib64 / fwkacllib/lib64 that the toolkit's install script pip-installs).
+    "te": "cann", "topi": "cann", "op-gen": "cann", "op-compile-tool": "cann", "opc-tool": "cann",
+    "schedule-search": "cann", "auto-tune": "cann", "dataflow": "cann", "llm-datadist": "cann", "hccl": "hccl",
+}
+assert set(_DIST_COMPONENTS.values()) <= COMPONENTS
+
+
+def component_of_distribution(dist: str) -> str | None:
+    """The component a distribution belongs to: its own one (`megatron-core` -> "megatron"), else "python"
+    (every installed distribution is a Python package); None for an empty or malformed name."""
+    if not isinstance(dist, str) or not dist.strip() or not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9._-]*", dist.strip()):
+        return None
+    return _DIST_COMPONENTS.get(normalize(dist.strip()), "python")
+
+
+# -- module -> distribution --------------------------------------------------------------------------------
+
+# Top-level import name -> distribution, for the ecosystem, where no snapshot says better. Read from each
+# distribution's top_level.txt / RECORD (the wheels in /work/venv here: torch -> torch, functorch, torchgen;
+# yaml and _yaml -> pyyaml; attr and attrs -> attrs; google -> protobuf and the google-* dists share it) and
+# from the projects' setup files (torch_npu: Ascend/pytorch setup.py packages; megatron: megatron-core's
+# pyproject; mindspeed: MindSpeed setup.py).
+MODULE_DISTRIBUTIONS: dict[str, str] = {
+    "torch": "torch", "functorch": "torch", "torchgen": "torch",
+    "torch_npu": "torch-npu", "torchvision": "torchvision", "torchaudio": "torchaudio",
+    "vllm": "vllm", "vllm_ascend": "vllm-ascend",
+    "triton": "triton",  # triton-ascend installs the same `triton` package (see component_of_module)
+    "triton_ascend": "triton-ascend",
+    "megatron": "megatron-core",  # or a Megatron-LM source tree on PYTHONPATH (owner_of_path tells them apart)
+    "mindspeed": "mindspeed", "mindspeed_llm": "mindspeed-llm", "mindspeed_rl": "mindspeed-rl",
+    "mbridge": "mbridge",
+    "transformer_engine": "transformer-engine", "transformer_engine_torch": "transformer-engine-torch",
+    "verl": "verl", "transformers": "transformers", "numpy": "numpy", "ray": "ray",
+    "accelerate": "accelerate", "peft": "peft", "trl": "trl", "tensordict": "tensordict", "datasets": "datasets",
+    "tokenizers": "tokenizers", "safetensors": "safetensors", "huggingface_hub": "huggingface-hub",
+    "hydra": "hydra-core", "omegaconf": "omegaconf", "codetiming": "codetiming", "dill": "dill",
+    "pyarrow": "pyarrow", "pandas": "pandas", "wandb": "wandb", "tensorboard": "tensorboard",
+    "torchdata": "torchdata", "pylatexenc": "pylatexenc", "qwen_vl_utils": "qwen-vl-utils",
+    "yaml": "pyyaml", "_yaml": "pyyaml", "cv2": "opencv-python-headless", "sklearn": "scikit-learn",
+    "PIL": "pillow", "google": "protobuf", "attr": "attrs", "attrs": "attrs", "dateutil": "python-dateutil",
+    "decorator": "decorator", "sympy": "sympy", "cffi": "cffi", "psutil": "psutil", "scipy": "scipy",
+    "cloudpickle": "cloudpickle", "ml_dtypes": "ml-dtypes", "tornado": "tornado", "absl": "absl-py",
+    "einops": "einops", "sentencepiece": "sentencepiece", "tiktoken": "tiktoken", "xgrammar": "xgrammar",
+    "pybind11": "pybind11", "packaging": "packaging", "setuptools": "setuptools", "pkg_resources": "setuptools",
+    "pydantic": "pydantic", "msgpack": "msgpack", "zmq": "pyzmq", "flash_attn": "flash-attn", "apex": "apex",
+    "deepspeed": "deepspeed", "liger_kernel": "liger-kernel", "xformers": "xformers", "bitsandbytes": "bitsandbytes",
+}
+
+# Import names no pip distribution owns: CANN's Python packages, which the toolkit's set_env.sh puts on
+# PYTHONPATH (<toolkit>/python/site-packages: te, tbe, topi, ...; pyACL's `acl`), per
+# shared/reference/cann_torchnpu_vllm.md §3 and docs/ascend-install-layouts.md.
+_MODULE_ONLY_COMPONENTS: dict[str, str] = {
+    "te": "cann", "tbe": "cann", "topi": "cann", "acl": "cann", "te_fusion": "cann", "op_gen": "cann",
+    "op_compile_tool": "cann", "schedule_search": "cann", "auto_tune": "cann", "dataflow": "cann",
+    "llm_datadist": "cann", "asc_op_compile_base": "cann", "hccl": "hccl",
+}
+
+
+class _Index:
+    """A snapshot's own answers, computed once per snapshot: module -> dist (top_level), editable trees."""
+
+    def __init__(self, snapshot: Any) -> None:
+        self.modules: dict[str, str] = {}
+        self.trees: list[tuple[str, str, str]] = []  # (directory, dist, what said so)
+        pkgs = getattr(snapshot, "packages", None)
+        if isinstance(pkgs, dict):
+            for name, pkg in sorted(pkgs.items()):
+                tops = getattr(pkg, "top_level", None)
+                if isinstance(tops, list):
+                    for t in tops:
+                        if isinstance(t, str) and t:
+                            self.modules.setdefault(t, name)
+                if getattr(pkg, "editable", None) is True:
+                    loc = getattr(pkg, "location", None)
+                    url = getattr(pkg, "url", None)
+                    if isinstance(url, str) and url.startswith("file://"):
+                        self.trees.append((_clean(url[len("file://"):]), name, f"direct_url.json of {name}: {url}"))
+                    if isinstance(loc, str) and loc and not _SITE.search(loc + "/"):
+                        self.trees.append((_clean(loc), name, f"{name} is installed editable from {loc}"))
+        mods = getattr(snapshot, "modules", None)
+        if isinstance(mods, dict):
+            for mod, facts in mods.items():
+                for origin in getattr(facts, "origins", None) or []:
+                    if isinstance(origin, str) and not _SITE.search(origin):
+                        dist = self.modules.get(mod) or MODULE_DISTRIBUTIONS.get(mod)
+                        if dist:
+                            self.trees.append((_clean(origin), dist, f"`{mod}` resolves to {origin}"))
+        self.trees.sort(key=lambda t: -len(t[0]))
+
+
+_INDEXES: dict[int, tuple[weakref.ref[Any], _Index]] = {}
+
+
+def _index(snapshot: Any) -> _Index | None:
+    if snapshot is None:
+        return None
+    hit = _INDEXES.get(id(snapshot))
+    if hit is not None and hit[0]() is snapshot:
+        return hit[1]
+    idx = _Index(snapshot)
+    key = id(snapshot)
+
+    def _forget(_ref: weakref.ref[Any]) -> None:
+        _INDEXES.pop(key, None)
+
+    try:
+        ref = weakref.ref(snapshot, _forget)
+    except TypeError:
+        return idx
+    _INDEXES[key] = (ref, idx)
+    return idx
+
+
+def distribution_of_module(module: str, snapshot: Any = None) -> str | None:
+    """The distribution that installs a module's top-level package (`torch_npu.npu.utils` -> "torch-npu"):
+    the snapshot's own `top_level` names first, else the packaged table; None when neither knows it."""
+    if not isinstance(module, str) or not module:
+        return None
+    top = module.split(".")[0]
+    idx = _index(snapshot)
+    if idx is not None and top in idx.modules:
+        return idx.modules[top]
+    return MODULE_DISTRIBUTIONS.get(top)
+
+
+def component_of_module(module: str, snapshot: Any = None) -> str | None:
+    """The component a module belongs to (`megatron.core` -> "megatron", `yaml` -> "python", `te` -> "cann");
+    None for a module no table or snapshot knows (user code, or a package the doctor has no row for)."""
+    if not isinstance(module, str) or not module:
+        return None
+    top = module.split(".")[0]
+    dist = distribution_of_module(module, snapshot)
+    if dist is not None:
+        return component_of_distribution(dist)
+    return _MODULE_ONLY_COMPONENTS.get(top)
+
+
+# -- paths -------------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Owner:
+    """Who ships a file: the component, the distribution when a pip distribution does, and one line saying
+    what was read to decide (`site-packages/vllm_ascend/ -> vllm-ascend`)."""
+
+    component: str
+    distribution: str | None
+    how: str
+
+
+_SITE = re.compile(r"/(?:site|dist)-packages/")
+_MOD_SUFFIX = re.compile(r"(?:\.cpython-[^/]*|\.abi3|\.pypy[^/]*)?\.(?:py|pyc|pyi|so|pyd)$")
+_INFO_DIR = re.compile(r"^(?P<name>[A-Za-z0-9][A-Za-z0-9._]*?)-[^-/]+\.(?:dist|egg)-info$")
+
+
+def _clean(path: str) -> str:
+    p = path.replace("\\", "/")
+    p = re.sub(r"/+", "/", p)
+    return p.rstrip("/") or "/"
+
+
+def _site_owner(path: str, snapshot: Any) -> Owner | None:
+    matches = list(_SITE.finditer(path))
+    if not matches:
+        return None
+    m = matches[-1]
+    rest = path[m.end():]
+    first = rest.split("/")[0]
+    if not first:
+        return None
+    info = _INFO_DIR.match(first)
+    if info:
+        named = normalize(info.group("name"))
+        return Owner(component_of_distribution(named) or "python", named, f"{m.group(0)[1:]}{first}/ -> {named}")
+    top = _MOD_SUFFIX.sub("", first)
+    where = f"{m.group(0)[1:]}{first}" + ("/" if "/" in rest else "")
+    dist = distribution_of_module(top, snapshot)
+    if dist is not None:
+        idx = _index(snapshot)
+        how = "its top_level names" if idx is not None and top in idx.modules else "the ecosystem table"
+        return Owner(component_of_distribution(dist) or "python", dist, f"{where} -> {dist} ({how})")
+    comp = _MODULE_ONLY_COMPONENTS.get(top)
+    if comp is not None:
+        return Owner(comp, None, f"{where} -> {comp}'s Python package {top}")
+    return Owner("python", None, f"{where} -> an installed Python package ({top}) the tables do not name")
+
+
+def _tree_owner(path: str, snapshot: Any) -> Owner | None:
+    idx = _index(snapshot)
+    if idx is None:
+        return None
+    for tree, dist, said in idx.trees:
+        if path == tree or path.startswith(tree + "/"):
+            return Owner(component_of_distribution(dist) or "python", dist, f"{tree}/ -> {dist} ({said})")
+    return None
+
+
+# The Ascend install tree (docs/ascend-install-layouts.md; shared/reference/cann_torchnpu_vllm.md §3): the
+# first directory under the root decides, and inside a toolkit the op-kernel directories are the chip's
+# kernels/ops package (opp_kernel/ up to 8.3; opp/built-in/op_impl/ai_core/tbe/kernel/<soc>/ in both layouts).
+_ASCEND_ROOT = re.compile(r"^(?P<root>.*?/Ascend)/(?P<top>[^/]+)(?P<rest>(?:/.*)?)$")
+_TOOLKIT_TOP = re.compile(r"^(?:ascend-toolkit|cann|cann-[^/]+|latest)$")
+_KERNELS = re.compile(r"/(?:opp_kernel|opp/built-in/op_impl)(?:/|$)")
+_OTHER_TREES = {
+    "driver": "driver", "firmware": "firmware", "nnal": "nnal", "add-ons": "driver",
+}
+
+
+def _ascend_owner(path: str, snapshot: Any) -> Owner | None:
+    root: str | None = None
+    asc = getattr(snapshot, "ascend", None) if snapshot is not None else None
+    r = getattr(asc, "root", None)
+    if isinstance(r, str) and r and (path == r or path.startswith(r.rstrip("/") + "/")):
+        root = r.rstrip("/")
+    if root is not None:
+        rest = path[len(root):].lstrip("/")
+        top, _, tail = rest.partition("/")
+        tail = "/" + tail if tail else ""
+    else:
+        m = _ASCEND_ROOT.match(path)
+        if m is None:
+            return _fixed_owner(path)
+        root, top, tail = str(m.group("root")), str(m.group("top")), str(m.group("rest"))
+    if top in _OTHER_TREES:
+        comp = _OTHER_TREES[top]
+        return Owner(comp, None, f"{root}/{top}/ -> {comp} (Ascend install layout)")
+    if _TOOLKIT_TOP.match(top):
+        if _KERNELS.search(tail):
+            return Owner("kernels", None, f"{root}/{top}/.../{_KERNELS.search(tail).group(0).strip('/')} -> the chip's "  # type: ignore[union-attr]
+                         "kernels/ops package (Ascend install layout)")
+        return Owner("cann", None, f"{root}/{top}/ -> the CANN toolkit (Ascend install layout)")
+    return _fixed_owner(path)
+
+
+_FIXED = (
+    (re.compile(r"^/usr/local/dcmi(?:/|$)"), "driver", "/usr/local/dcmi/ -> the driver's DCMI library"),
+    (re.compile(r"^/usr/local/s?bin/npu-smi$"), "driver", "npu-smi -> the driver package"),
+    (re.compile(r"^/etc/ascend_install\.info$"), "driver", "/etc/ascend_install.info -> the driver's install record"),
+)
+
+
+def _fixed_owner(path: str) -> Owner | None:
+    for pat, comp, how in _FIXED:
+        if pat.search(path):
+            return Owner(comp, None, how)
+    return None
+
+
+def owner_of_path(path: str, snapshot: Any = None) -> Owner | None:
+    """The package a file belongs to: an Ascend install directory (cann / kernels / nnal / driver / firmware);
+    a source tree the snapshot names (an editable install's location or URL, a probed module's origin); a
+    `site-packages/<top>/` entry's distribution. None for a path outside all of them: the caller's user code."""
+    if not isinstance(path, str) or not path.strip():
+        return None
+    p = _clean(path.strip())
+    return _ascend_owner(p, snapshot) or _tree_owner(p, snapshot) or _site_owner(p, snapshot)
+
+
+# -- shared libraries and headers --------------------------------------------------------------------------
+
+_CANN_LIBS_SOURCE = ("https://github.com/Ascend/pytorch/blob/9e73e708ab9350d203475609f36f8a43f6a0c2ab/torch_npu/__init__.py; "
+                     "docs/ascend-install-layouts.md (<toolkit>/lib64)")
+_DRIVER_SOURCE = "docs/ascend-install-layouts.md (driver/lib64/{common,driver}, /usr/local/dcmi)"
+_NNAL_SOURCE = "https://github.com/vllm-project/vllm-ascend/blob/v0.13.0/docs/source/faqs.md (libatb.so ships with NNAL)"
+_TORCH_SOURCE = "torch 2.13.0 wheel RECORD (torch/lib/*.so)"
+
+# soname stem (no `.so`, no version) -> (component, distribution, where it is shipped)
+_LIBRARIES: dict[str, tuple[str, str | None, str]] = {}
+for _stem in ("libascendcl libhccl libhccl_alg libhcomm libge_runner libge_common libgraph libruntime libopapi "
+              "libopapi_nn libopapi_math libaclnn_ops_infer libaclnn_ops_train libaclnn_math libnnopbase "
+              "libacl_op_compiler libascend_protobuf libtiling_api libplatform libregister libmsprofiler "
+              "libascendalog libmmpa libascend_dump libtbe_adapter libacl_tdt_channel libfmk_parser "
+              "libacl_dvpp libascend_ml libprofapi liberror_manager libc_sec_cann").split():
+    _LIBRARIES[_stem] = ("cann", None, "the CANN toolkit's lib64 (" + _CANN_LIBS_SOURCE + ")")
+for _stem in "libascend_hal libdrvdsmi_host libc_sec libdcmi libmmpa_driver".split():
+    _LIBRARIES[_stem] = ("driver", None, "the NPU driver (" + _DRIVER_SOURCE + ")")
+for _stem in "libatb libasdops liblcal libatb_speed libmki".split():
+    _LIBRARIES[_stem] = ("nnal", None, "NNAL/ATB (nnal/atb/latest/atb/cxx_abi_*/lib; " + _NNAL_SOURCE + ")")
+for _stem in "libtorch_npu libnpu_profiler libop_plugin_atb".split():
+    _LIBRARIES[_stem] = ("torch-npu", "torch-npu", "the torch_npu wheel (torch_npu/lib; " + _CANN_LIBS_SOURCE.split(";")[0] + ")")
+for _stem in "libc10 libtorch libtorch_cpu libtorch_python libtorch_global_deps libshm libaoti_custom_ops".split():
+    _LIBRARIES[_stem] = ("torch", "torch", "the torch wheel (" + _TORCH_SOURCE + ")")
+
+_LIB_STEM = re.compile(r"^(?P<stem>lib[\w+-]+?)(?:\.so(?:\.[\w.]*)?|\.a)?$")
+
+
+def owner_of_library(soname: str) -> Owner | None:
+    """Which package ships a shared library (`libhccl.so`, `/x/libascend_hal.so.1` -> driver); None when the
+    table does not know it."""
+    if not isinstance(soname, str) or not soname.strip():
+        return None
+    base = soname.strip().replace("\\", "/").rsplit("/", 1)[-1]
+    m = _LIB_STEM.match(base)
+    if m is None:
+        return None
+    row = _LIBRARIES.get(m.group("stem"))
+    if row is None and m.group("stem").startswith(("libaclnn_", "libopapi_")):
+        row = _LIBRARIES["libopapi"]
+    if row is None:
+        return None
+    comp, dist, where = row
+    return Owner(comp, dist, f"{base} -> {where}")
+
+
+# header path prefix -> (component, distribution, where)
+_HEADERS: tuple[tuple[str, str, str | None, str], ...] = (
+    ("torch_npu/csrc/", "torch-npu", "torch-npu", "the torch_npu wheel (torch_npu/include)"),
+    ("torch_npu/", "torch-npu", "torch-npu", "the torch_npu wheel (torch_npu/include)"),
+    ("torch/csrc/", "torch", "torch", "the torch wheel (torch/include; " + _TORCH_SOURCE + ")"),
+    ("ATen/", "torch", "torch", "the torch wheel (torch/include)"),
+    ("c10/", "torch", "torch", "the torch wheel (torch/include)"),
+    ("torch/", "torch", "torch", "the torch wheel (torch/include)"),
+    ("acl/", "cann", None, "the CANN toolkit's include/"),
+    ("aclnn/", "cann", None, "the CANN toolkit's include/"),
+    ("aclnnop/", "cann", None, "the CANN toolkit's include/"),
+    ("hccl/", "cann", None, "the CANN toolkit's include/ (HCCL)"),
+    ("ge/", "cann", None, "the CANN toolkit's include/"),
+    ("graph/", "cann", None, "the CANN toolkit's include/"),
+    ("runtime/", "cann", None, "the CANN toolkit's include/"),
+    ("tikcfw/", "cann", None, "the CANN toolkit's include/"),
+    ("kernel_operator.h", "cann", None, "the CANN toolkit's Ascend C headers"),
+    ("atb/", "nnal", None, "NNAL/ATB (nnal/atb/latest/atb/cxx_abi_*/include)"),
+    ("ascend_hal.h", "driver", None, "the NPU driver's headers"),
+    ("dcmi_interface_api.h", "driver", None, "/usr/local/dcmi (the driver's DCMI)"),
+)
+
+
+def owner_of_header(header: str) -> Owner | None:
+    """Which package ships a C/C++ header (`acl/acl.h` -> cann, `torch_npu/csrc/core/npu/NPUStream.h` ->
+    torch-npu); a header under an include/ directory is judged from the part after it."""
+    if not isinstance(header, str) or not header.strip():
+        return None
+    h = _clean(header.strip().strip("<>\"'"))
+    if "/include/" in h:
+        h = h.rsplit("/include/", 1)[1]
+    for prefix, comp, dist, where in _HEADERS:
+        if h == prefix or h.startswith(prefix):
+            return Owner(comp, dist, f"{h} -> {where}")
+    return None

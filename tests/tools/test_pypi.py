@@ -1,0 +1,82 @@
+"""tools.refresh_knowledge.pypi on responses recorded from pypi.org (never the network): the release lists
+with upload dates and wheel tags, Requires-* read from wheel METADATA through byte ranges or from an sdist's
+PKG-INFO, the requirements.json it writes, and exit 2 when PyPI does not answer."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from doctor.knowledge.requirements import parse_requirements
+from tests.tools.pypi_fake import RecordedPyPI
+from tools.refresh_knowledge import pypi
+
+
+def test_release_list_has_upload_dates_wheel_tags_and_skips_deleted_uploads() -> None:
+    rels = pypi.releases("Torch_NPU", RecordedPyPI())
+    assert [r.version for r in rels] == ["2.13.0", "2.14.0"]  # the empty 0.0.1 entry is not a release
+    r = rels[-1]
+    assert r.uploaded == "2026-10-15"
+    assert "cp311-cp311-manylinux_2_28_aarch64" in r.wheels
+    assert r.url == "https://pypi.org/project/torch-npu/2.14.0/"
+
+
+def test_wheel_metadata_is_read_through_byte_ranges_not_downloaded() -> None:
+    http = RecordedPyPI()
+    r = next(x for x in pypi.releases("verl", http) if x.version == "0.9.1")
+    d = pypi.declared(http, r)
+    assert d is not None
+    assert d["requires_python"] == "<3.13,>=3.10"
+    assert "transformers!=5.6.0,<5.11,>=5.5.3" in d["requires_dist"]
+    assert d["source"] == "https://pypi.org/project/verl/0.9.1/#verl-0.9.1-py3-none-any.whl"
+    whl = [x for x in http.requests if x[0].endswith(".whl")]
+    assert whl and all(rng not in (None, "stream") for _, rng in whl)  # only ranges, never the whole file
+
+
+def test_sdist_only_release_reads_pkg_info() -> None:
+    http = RecordedPyPI()
+    r = next(x for x in pypi.releases("vllm-ascend", http) if x.version == "0.30.0rc2")
+    assert r.wheels == () and r.sdist
+    d = pypi.declared(http, r)
+    assert d is not None and "torch-npu==2.10.0.post4" in d["requires_dist"]
+    assert d["source"].endswith("#vllm_ascend-0.30.0rc2.tar.gz")
+
+
+def test_main_writes_a_requirements_table_the_loader_accepts(tmp_path, capsys) -> None:
+    out = tmp_path / "requirements.json"
+    rc = pypi.main(["--out", str(out), "--project", "verl", "--project", "torch-npu", "--project", "vllm-ascend"],
+                   http=RecordedPyPI())
+    assert rc == 0, capsys.readouterr().err
+    doc = json.loads(out.read_text())
+    assert doc["schema"] == "doctor.requirements/1"
+    assert set(doc["projects"]) == {"verl", "torch-npu", "vllm-ascend"}
+    assert "0.8.0.dev0" not in doc["projects"]["verl"]  # dev releases are left out (the size policy)
+    t = parse_requirements(doc, str(out))
+    d = t.declared("torch_npu", "2.14.0")
+    assert d is not None and d.requires_dist == ("torch==2.14.0.*", "numpy", "pyyaml")
+    assert d.uploaded == "2026-10-15"
+
+
+def test_no_answer_from_pypi_exits_2_and_writes_nothing(tmp_path, capsys) -> None:
+    out = tmp_path / "requirements.json"
+    rc = pypi.main(["--out", str(out), "--project", "verl"], http=RecordedPyPI(down=True))
+    assert rc == 2
+    assert "no answer" in capsys.readouterr().err
+    assert not out.exists()
+
+
+def test_unknown_project_exits_2(tmp_path, capsys) -> None:
+    rc = pypi.main(["--out", str(tmp_path / "r.json"), "--project", "no-such-project"], http=RecordedPyPI())
+    assert rc == 2
+    assert "HTTP 404" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("name,tag", [
+    ("torch_npu-2.14.0-cp311-cp311-manylinux_2_28_aarch64.whl", "cp311-cp311-manylinux_2_28_aarch64"),
+    ("verl-0.9.1-py3-none-any.whl", "py3-none-any"),
+    ("pkg-1.0-1-py3-none-any.whl", "py3-none-any"),
+    ("verl-0.9.1.tar.gz", None),
+])
+def test_wheel_tag(name: str, tag: str | None) -> None:
+    assert pypi.wheel_tag(name) == tag

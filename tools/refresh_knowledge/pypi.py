@@ -1,0 +1,354 @@
+"""PyPI: every release of the projects the tables track, with upload dates and wheel tags, from the JSON API
+(https://pypi.org/pypi/<project>/json), and what each release declares (Requires-Python, Requires-Dist) from
+the METADATA of its smallest wheel, read through HTTP byte ranges (or the PKG-INFO at the top of its sdist when
+it has no wheel). The per-version JSON (/pypi/<project>/<version>/json) and PEP 658 `.metadata` files are not
+used: the PyPI this project is refreshed from answers 404 for both, while files and byte ranges are served.
+
+It writes profiles/requirements.json, the table the doctor's checks read through doctor/knowledge/requirements.py,
+and gives the refresh the release lists it compares with the tables. Standard library only (urllib), every
+request bounded by a timeout; no answer is `PyPIError` (the refresh exits 2). `python -m
+tools.refresh_knowledge.pypi [--out FILE]` rewrites the table; tests pass an `Http` replaying recorded answers.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import email.parser
+import io
+import json
+import os
+import re
+import sys
+import tarfile
+import urllib.error
+import urllib.parse
+import urllib.request
+import zipfile
+from collections.abc import Callable, Iterable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from typing import IO, Any
+
+from packaging.version import InvalidVersion, Version
+
+API = "https://pypi.org/pypi"
+SCHEMA = "doctor.requirements/1"
+TIMEOUT = 30.0
+# every project a table, a profile or a check names (normalised names)
+PROJECTS = ("verl", "vllm", "vllm-ascend", "torch-npu", "torch", "transformers", "accelerate", "peft", "trl",
+            "megatron-core", "mbridge", "ray", "triton-ascend", "tensordict", "numpy")
+
+class PyPIError(Exception):
+    """PyPI did not answer, or answered something that is not its JSON API (the refresh cannot do its job)."""
+
+
+def normalize(name: str) -> str:
+    """PEP 503 name: 'Torch_NPU' -> 'torch-npu'."""
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
+class Http:
+    """What the reader needs from the network: a whole small document, a byte range of a file, a stream.
+    Tests replace it with one that replays recorded answers (tests/tools/pypi_recorded/)."""
+
+    def __init__(self, timeout: float = TIMEOUT) -> None:
+        self.timeout = timeout
+
+    def _open(self, url: str, headers: dict[str, str] | None = None) -> Any:
+        req = urllib.request.Request(url, headers={"User-Agent": "verl-ascend-doctor refresh_knowledge", **(headers or {})})
+        try:
+            return urllib.request.urlopen(req, timeout=self.timeout)  # noqa: S310 - https URLs only
+        except urllib.error.HTTPError as e:
+            raise PyPIError(f"{url}: HTTP {e.code} {e.reason}") from None
+        except (urllib.error.URLError, TimeoutError, OSError) as e:
+            raise PyPIError(f"{url}: no answer ({getattr(e, 'reason', None) or e})") from None
+
+    def get(self, url: str) -> bytes:
+        with self._open(url) as r:
+            return self._read(r, url)
+
+    def get_range(self, url: str, start: int, end: int) -> tuple[bytes, int]:
+        """Bytes start..end (inclusive; start < 0: the last -start bytes) and the file's total size."""
+        rng = f"bytes={start}" if start < 0 else f"bytes={start}-{end}"
+        with self._open(url, {"Range": rng}) as r:
+            data = self._read(r, url)
+            total = r.headers.get("Content-Range", "").rpartition("/")[2]
+            if r.status != 206 or not total.isdigit():
+                raise PyPIError(f"{url}: the server ignores byte ranges (HTTP {r.status})")
+            return data, int(total)
+
+    def stream(self, url: str) -> IO[bytes]:
+        r: IO[bytes] = self._open(url)
+        return r
+
+    def _read(self, r: Any, url: str) -> bytes:
+        try:
+            data: bytes = r.read()
+        except (TimeoutError, OSError) as e:
+            raise PyPIError(f"{url}: answer cut off ({e})") from None
+        return data
+
+
+def _json(http: Http, url: str) -> dict[str, Any]:
+    raw = http.get(url)
+    try:
+        data = json.loads(raw)
+    except (ValueError, UnicodeDecodeError) as e:
+        raise PyPIError(f"{url}: not JSON ({e})") from None
+    if not isinstance(data, dict) or not isinstance(data.get("info"), dict):
+        raise PyPIError(f"{url}: not a PyPI JSON API answer (no 'info')")
+    return data
+
+
+class _RemoteFile(io.RawIOBase):
+    """A file on the server read through byte ranges, so zipfile reads a wheel's METADATA (its central directory
+    and one member) without downloading the wheel: torch's are hundreds of MB."""
+
+    _BLOCK = 1 << 16
+
+    def __init__(self, http: Http, url: str) -> None:
+        self.http, self.url, self.pos = http, url, 0
+        tail, self.size = http.get_range(url, -self._BLOCK, 0)
+        self.blocks: dict[int, bytes] = {}
+        self._tail = (self.size - len(tail), tail)  # the end of the file: zip's directory and its locator
+
+    def readable(self) -> bool:
+        return True
+
+    def seekable(self) -> bool:
+        return True
+
+    def tell(self) -> int:
+        return self.pos
+
+    def seek(self, offset: int, whence: int = 0) -> int:
+        self.pos = offset if whence == 0 else self.pos + offset if whence == 1 else self.size + offset
+        return self.pos
+
+    def read(self, n: int = -1) -> bytes:
+        end = self.size if n is None or n < 0 else min(self.size, self.pos + n)
+        if end <= self.pos:
+            return b""
+        base, tail = self._tail
+        if self.pos >= base:
+            out = tail[self.pos - base:end - base]
+        else:
+            out = self._ranged(self.pos, end)
+        self.pos += len(out)
+        return out
+
+    def _ranged(self, start: int, end: int) -> bytes:
+        first, last = start // self._BLOCK, (end - 1) // self._BLOCK
+        missing = [b for b in range(first, last + 1) if b not in self.blocks]
+        if missing:
+            lo, hi = missing[0] * self._BLOCK, min(self.size, (missing[-1] + 1) * self._BLOCK) - 1
+            data, _ = self.http.get_range(self.url, lo, hi)
+            for b in range(missing[0], missing[-1] + 1):
+                self.blocks[b] = data[(b - missing[0]) * self._BLOCK:(b - missing[0] + 1) * self._BLOCK]
+        buf = b"".join(self.blocks[b] for b in range(first, last + 1))
+        return buf[start - first * self._BLOCK:end - first * self._BLOCK]
+
+
+_WHEEL = re.compile(r"^(?P<name>[^-]+)-(?P<ver>[^-]+)(?:-(?P<build>\d[^-]*))?-(?P<py>[^-]+)-(?P<abi>[^-]+)-(?P<plat>[^-]+)\.whl$")
+
+
+def wheel_tag(filename: str) -> str | None:
+    """'torch_npu-2.14.0-cp311-cp311-manylinux_2_28_aarch64.whl' -> 'cp311-cp311-manylinux_2_28_aarch64'."""
+    m = _WHEEL.match(filename)
+    return f"{m['py']}-{m['abi']}-{m['plat']}" if m else None
+
+
+@dataclass(frozen=True)
+class PypiFile:
+    filename: str
+    url: str
+    size: int
+    requires_python: str | None
+
+
+@dataclass(frozen=True)
+class PypiRelease:
+    """One release as PyPI lists it: when its first file was uploaded, its wheel tags, yanked or not."""
+
+    project: str
+    version: str
+    uploaded: str  # YYYY-MM-DD of the earliest file
+    wheels: tuple[str, ...]  # wheel tags (py-abi-platform)
+    sdist: bool
+    yanked: bool
+    files: tuple[PypiFile, ...] = ()
+
+    @property
+    def url(self) -> str:
+        return f"https://pypi.org/project/{self.project}/{self.version}/"
+
+    @property
+    def key(self) -> Version:
+        return Version(self.version)
+
+
+def file_url(project_url: str, url: str) -> str:
+    """A file's URL as the JSON API gives it (absolute, or relative to the project page on a mirror)."""
+    return urllib.parse.urljoin(project_url, url)
+
+
+def releases(project: str, http: Http) -> list[PypiRelease]:
+    """Every release of `project` that has files (PyPI keeps empty entries for deleted uploads), oldest first.
+    Versions PEP 440 cannot read are left out (none of the tracked projects has one since 2019)."""
+    p = normalize(project)
+    url = f"{API}/{p}/json"
+    data = _json(http, url)
+    rels = data.get("releases")
+    if not isinstance(rels, dict):
+        raise PyPIError(f"{url}: no 'releases' table")
+    out: list[PypiRelease] = []
+    for ver, files in rels.items():
+        if not files or not isinstance(files, list):
+            continue
+        try:
+            Version(ver)
+        except InvalidVersion:
+            continue
+        dates = [str(f.get("upload_time_iso_8601") or f.get("upload_time") or "")[:10] for f in files]
+        dates = [d for d in dates if re.match(r"^\d{4}-\d{2}-\d{2}$", d)]
+        fl = tuple(PypiFile(str(f.get("filename", "")), file_url(url, str(f.get("url", ""))), int(f.get("size") or 0),
+                            f.get("requires_python") or None) for f in files)
+        tags = sorted({t for f in fl if (t := wheel_tag(f.filename))})
+        out.append(PypiRelease(p, ver, min(dates) if dates else "", tuple(tags),
+                               any(f.filename.endswith((".tar.gz", ".zip")) for f in fl),
+                               all(bool(f.get("yanked")) for f in files), fl))
+    return sorted(out, key=lambda r: r.key)
+
+
+def _metadata_text(text: str, where: str) -> dict[str, Any]:
+    msg = email.parser.Parser().parsestr(text, headersonly=True)
+    rp = msg.get("Requires-Python")
+    return {"requires_python": str(rp).strip() if rp and str(rp).strip() else None,
+            "requires_dist": [str(x).strip() for x in msg.get_all("Requires-Dist") or []],
+            "dynamic": [str(x).strip().lower() for x in msg.get_all("Dynamic") or []],
+            "metadata_version": str(msg.get("Metadata-Version") or ""), "where": where}
+
+
+def wheel_metadata(http: Http, f: PypiFile) -> dict[str, Any]:
+    """The METADATA of a wheel on the server, read through byte ranges."""
+    try:
+        with zipfile.ZipFile(_RemoteFile(http, f.url)) as z:
+            name = next((n for n in z.namelist() if re.match(r"^[^/]+\.dist-info/METADATA$", n)), None)
+            if name is None:
+                raise PyPIError(f"{f.url}: no *.dist-info/METADATA in the wheel")
+            return _metadata_text(z.read(name).decode("utf-8", "replace"), f.filename)
+    except (zipfile.BadZipFile, OSError, EOFError) as e:
+        raise PyPIError(f"{f.url}: not a readable wheel ({e})") from None
+
+
+def sdist_metadata(http: Http, f: PypiFile) -> dict[str, Any]:
+    """The PKG-INFO at the top of an sdist, read from the start of the .tar.gz stream (it stops there)."""
+    try:
+        with http.stream(f.url) as s, tarfile.open(fileobj=s, mode="r|gz") as t:
+            for m in t:
+                if re.match(r"^[^/]+/PKG-INFO$", m.name) and m.isfile():
+                    fh = t.extractfile(m)
+                    if fh is not None:
+                        return _metadata_text(fh.read().decode("utf-8", "replace"), f.filename)
+    except (tarfile.TarError, OSError, EOFError) as e:
+        raise PyPIError(f"{f.url}: not a readable sdist ({e})") from None
+    raise PyPIError(f"{f.url}: no top-level PKG-INFO in the sdist")
+
+
+def declared(http: Http, r: PypiRelease) -> dict[str, Any] | None:
+    """What one release declares, from its smallest wheel's METADATA, else its sdist's PKG-INFO when that lists
+    its requirements (Metadata-Version 2.2+ without Requires-Dist in Dynamic); None when neither can say."""
+    wheels = sorted((f for f in r.files if f.filename.endswith(".whl")), key=lambda f: f.size)
+    sdists = [f for f in r.files if f.filename.endswith(".tar.gz")]
+    if wheels:
+        md = wheel_metadata(http, wheels[0])
+    elif sdists:
+        md = sdist_metadata(http, sdists[0])
+        if not md["requires_dist"] and (Version(md["metadata_version"] or "1.0") < Version("2.2")
+                                        or "requires-dist" in md["dynamic"]):
+            return None
+    else:
+        return None
+    rp = md["requires_python"] or next((f.requires_python for f in r.files if f.requires_python), None)
+    return {"requires_python": rp, "requires_dist": md["requires_dist"], "uploaded": r.uploaded,
+            "source": f"{r.url}#{md['where']}"}
+
+
+def read_all(projects: Iterable[str] = PROJECTS, http: Http | None = None, workers: int = 6) -> dict[str, list[PypiRelease]]:
+    """The release list of every project (one request each)."""
+    h = http or Http()
+    names = [normalize(p) for p in projects]
+    with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
+        lists = list(pool.map(lambda p: releases(p, h), names))
+    return dict(zip(names, lists, strict=True))
+
+
+# The size policy: releases before this date predate every stack the tables cover (the oldest row, torch-npu
+# 2.1.0 on CANN 7.0, is older, but no profile or check compares its Requires-Dist); dev releases are nightly
+# builds of main that pip never picks without --pre and a pin.
+SINCE = "2024-01-01"
+
+
+def kept(r: PypiRelease) -> bool:
+    return r.uploaded >= SINCE and not r.key.is_devrelease
+
+
+def requirements_table(found: dict[str, list[PypiRelease]], http: Http | None = None, today: str | None = None,
+                       workers: int = 6, keep: Callable[[PypiRelease], bool] = kept) -> dict[str, Any]:
+    """The profiles/requirements.json document: per project, per kept release, what it declares. Yanked releases
+    are kept: an installed yanked build still declares its needs."""
+    h = http or Http()
+    jobs = [r for rs in found.values() for r in rs if keep(r)]
+    with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
+        decl = list(pool.map(lambda r: declared(h, r), jobs))
+    projects: dict[str, dict[str, Any]] = {p: {} for p in found}
+    for r, d in zip(jobs, decl, strict=True):
+        if d is not None:
+            projects[r.project][r.version] = d
+    return {"schema": SCHEMA, "read": today or datetime.date.today().isoformat(), "projects": projects}
+
+
+def dumps(doc: dict[str, Any]) -> str:
+    """One release per line: small diffs when a refresh adds releases."""
+    lines = ["{", f'  "schema": {json.dumps(doc["schema"])},', f'  "read": {json.dumps(doc["read"])},', '  "projects": {']
+    projs = list(doc["projects"].items())
+    for i, (p, rels) in enumerate(projs):
+        lines.append(f"    {json.dumps(p)}: {{")
+        items = sorted(rels.items(), key=lambda kv: Version(kv[0]))
+        for j, (v, d) in enumerate(items):
+            lines.append(f"      {json.dumps(v)}: {json.dumps(d, ensure_ascii=False)}" + ("," if j < len(items) - 1 else ""))
+        lines.append("    }" + ("," if i < len(projs) - 1 else ""))
+    lines += ["  }", "}", ""]
+    return "\n".join(lines)
+
+
+def default_out() -> str:
+    return os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))),
+                        "profiles", "requirements.json")
+
+
+def main(argv: Sequence[str] | None = None, http: Http | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m tools.refresh_knowledge.pypi",
+                                 description="Rewrite profiles/requirements.json from PyPI's JSON API.")
+    ap.add_argument("--out", metavar="FILE", default=default_out(), help="where to write (default: %(default)s)")
+    ap.add_argument("--project", action="append", metavar="NAME", help="only these projects (default: every tracked one)")
+    args = ap.parse_args(argv)
+    try:
+        found = read_all(args.project or PROJECTS, http)
+        doc = requirements_table(found, http)
+    except PyPIError as e:
+        print(f"refresh_knowledge.pypi: {e}", file=sys.stderr)
+        return 2
+    text = dumps(doc)
+    tmp = args.out + ".tmp"
+    with open(tmp, "w", encoding="utf-8") as fh:
+        fh.write(text)
+    os.replace(tmp, args.out)
+    n = sum(len(v) for v in doc["projects"].values())
+    print(f"{args.out}: {len(doc['projects'])} projects, {n} releases, {len(text.encode()) // 1024} KiB, read {doc['read']}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -38,6 +38,7 @@ from doctor.installers.execute import (
     build_requirements,
     build_system_requires,
     map_requirement_file,
+    map_requirement_line,
     read_build_system_requires,
 )
 from doctor.installers.gitsrc import bundle_submodules, make_bundle, parse_mirrors
@@ -253,6 +254,10 @@ class Downloader:
         if "-r" in reqs:
             i = reqs.index("-r")
             reqs[i + 1] = str(self.work / Path(reqs[i + 1]).parent.name / Path(reqs[i + 1]).name)
+        mirrors = parse_mirrors(self.o.git_mirrors)
+        for i, a in enumerate(reqs):  # a git requirement given as a line (a profile's verl_requirements)
+            if a in s.requirements and (i == 0 or reqs[i - 1] != "-r"):
+                reqs[i] = map_requirement_line(a, mirrors, offline=False) or a
         for i, a in enumerate(reqs[:-1]):  # git requirements inside a file go through --git-mirror too
             out = self.work / f"{s.id}-{i}-requirements.txt"
             if a == "-r" and map_requirement_file(Path(reqs[i + 1]), out, parse_mirrors(self.o.git_mirrors), offline=False):

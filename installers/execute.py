@@ -247,6 +247,11 @@ class Executor:
         """A `-r FILE` whose lines install from git (`name @ git+URL@REF`, verl main's TransferQueue) is given as a
         copy with each URL through --git-mirror; offline, as the bare name the wheelhouse carries."""
         argv = list(cmd.argv)
+        for i, a in enumerate(argv):  # a git requirement given as an argument (a profile's verl_requirements)
+            if a in step.requirements and (i == 0 or argv[i - 1] != "-r"):
+                mapped = map_requirement_line(a, self.mirrors, offline=self.source.no_index)
+                if mapped is not None:
+                    argv[i] = mapped
         for i, a in enumerate(argv[:-1]):
             if a != "-r":
                 continue
@@ -402,6 +407,22 @@ _GIT_REQ = re.compile(r"^\s*(?P<name>[A-Za-z0-9][A-Za-z0-9._-]*)\s*@\s*git\+(?P<
                       r"(?P<tail>\s*[;#].*)?$")
 
 
+def map_requirement_line(line: str, mirrors: dict[str, str], *, offline: bool) -> str | None:
+    """`name @ git+URL@REF` through --git-mirror (offline: the bare name the wheelhouse carries); None when the line
+    is not a git requirement or no mirror maps it."""
+    m = _GIT_REQ.match(line)
+    if not m:
+        return None
+    if offline:
+        return m.group("name") + (m.group("tail") or "")
+    url, _, ref = m.group("url").partition("@")
+    mapped = gitsrc.map_url(url, mirrors)
+    if mapped == url:
+        return None
+    mapped = "file://" + mapped if mapped.startswith("/") else mapped
+    return f"{m.group('name')} @ git+{mapped}" + (f"@{ref}" if ref else "") + (m.group("tail") or "")
+
+
 def map_requirement_file(src: Path, out: Path, mirrors: dict[str, str], *, offline: bool) -> bool:
     """Write `out` with the git requirements of `src` mapped (see Executor._mapped_requirement_files); False when
     nothing needed mapping (then `out` is not written)."""
@@ -411,19 +432,10 @@ def map_requirement_file(src: Path, out: Path, mirrors: dict[str, str], *, offli
         return False
     changed = False
     for i, ln in enumerate(lines):
-        m = _GIT_REQ.match(ln)
-        if not m:
-            continue
-        url, _, ref = m.group("url").partition("@")
-        if offline:
-            lines[i] = m.group("name") + (m.group("tail") or "")
-        else:
-            mapped = gitsrc.map_url(url, mirrors)
-            if mapped == url:
-                continue
-            mapped = "file://" + mapped if mapped.startswith("/") else mapped
-            lines[i] = f"{m.group('name')} @ git+{mapped}" + (f"@{ref}" if ref else "") + (m.group("tail") or "")
-        changed = True
+        mapped = map_requirement_line(ln, mirrors, offline=offline)
+        if mapped is not None:
+            lines[i] = mapped
+            changed = True
     if changed:
         out.parent.mkdir(parents=True, exist_ok=True)
         out.write_text("\n".join(lines) + "\n", encoding="utf-8")

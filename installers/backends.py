@@ -151,8 +151,7 @@ class PipBackend(Backend):
         """`pip download` for the target: for another kind of machine, binary wheels for its platform tags and
         Python (pip allows no sdist there); for this machine's kind (`platforms` empty), sdists where no wheel
         exists, preferring wheels."""
-        argv = [sys.executable, "-m", "pip"] + (["--isolated"] if self.isolated else [])
-        argv += ["--disable-pip-version-check", "--no-input", "download", "--progress-bar", "off", "--dest", dest]
+        argv = self._own_argv() + ["download", "--progress-bar", "off", "--dest", dest]
         if binary_only or platforms:
             major_minor = python_version.replace(".", "")
             argv += ["--only-binary=:all:", "--python-version", python_version, "--implementation", "cp",
@@ -165,6 +164,26 @@ class PipBackend(Backend):
         if no_deps:
             argv.append("--no-deps")
         argv += list(requirements)
+        return self._wrap(argv, ())
+
+
+    def _own_argv(self) -> list[str]:
+        """The doctor's own pip, for what has no target interpreter to run in (downloads, a resolution for another
+        machine)."""
+        return [sys.executable, "-m", "pip"] + (["--isolated"] if self.isolated else []) + \
+            ["--disable-pip-version-check", "--no-input"]
+
+    def resolve_report(self, requirements: Sequence[str], report: str, *, python_version: str,
+                       foreign: bool = False, platforms: Sequence[str] = (), target: str | None = None,
+                       source: Source = Source()) -> Command:
+        """One resolution of `requirements`, written as pip's installation report (`install --dry-run
+        --ignore-installed --report`, pip >= 22.2): for another kind of machine (`foreign`), binary wheels for its
+        platform tags and Python into a throw-away `--target`."""
+        argv = self._own_argv() + ["install", "--dry-run", "--ignore-installed", "--report", report, "--prefer-binary"]
+        if foreign:
+            argv += ["--target", str(target), "--only-binary=:all:", "--python-version", python_version,
+                     *[x for p in platforms for x in ("--platform", p)]]
+        argv += _source_args(source, trusted_flag="--trusted-host") + list(requirements)
         return self._wrap(argv, ())
 
 

@@ -211,22 +211,17 @@ class Downloader:
         moved = {n for n, vs in exact.items() if len(vs) > 1}
         union = [r for r in dict.fromkeys(flat) if _req_name(r) not in moved]
         report = self.work / "plan-resolution.json"
-        argv = [sys.executable, "-m", "pip", "--isolated", "--disable-pip-version-check", "--no-input", "install", "--dry-run",
-                "--ignore-installed", "--report", str(report), "--prefer-binary"]
-        if not self.native:
-            argv += ["--target", str(self.work / "target"), "--only-binary=:all:", "--python-version",
-                     self.plan.target.python_version, *[x for p in self.platforms for x in ("--platform", p)]]
-        from doctor.installers.backends import _source_args
-
         idx = self.user_index
         if not (idx.index_url or idx.extra_index_urls):
             for st in self.plan.steps:
                 idx = idx.merged(st.index)
-        argv += _source_args(Source(index=idx), trusted_flag="--trusted-host") + union
+        cmd = self.pip.resolve_report(union, str(report), python_version=self.plan.target.python_version,
+                                      foreign=not self.native, platforms=self.platforms, target=str(self.work / "target"),
+                                      source=Source(index=idx))
+        argv = list(cmd.argv)
         self.say("$ " + " ".join(argv))
         step_env = {k: v for st in self.plan.steps for k, v in st.env}  # VLLM_TARGET_DEVICE=empty shapes vLLM's metadata
-        cp = subprocess.run(argv, env={**self.pip._wrap([], ()).environ(), **step_env}, capture_output=True, text=True,
-                            timeout=7200)
+        cp = subprocess.run(argv, env={**cmd.environ(), **step_env}, capture_output=True, text=True, timeout=7200)
         self.say(cp.stdout + cp.stderr)
         if cp.returncode != 0:
             self.say("-- the plan does not resolve as one set (see the conflict above: its steps leave a requirement broken "

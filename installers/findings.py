@@ -38,7 +38,7 @@ def system_findings(plan: Plan, *, where: str = "this host") -> list[Finding]:
             evidence={"component": r.component, "need": r.need, "found": r.found, "profile": plan.profile},
             fix=f"Install {r.package} (Huawei .run package, as root), then source its set_env.sh and re-run `doctor install`"
                 " (or pass --no-host-check when building an image without CANN).",
-            source=up.SYSTEM))
+            source=up.INSTALL_GUIDE))
     return out
 
 

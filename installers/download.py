@@ -187,6 +187,8 @@ class Downloader:
             cp = subprocess.run(cmd.argv, env={**cmd.environ(), **dict(env)}, capture_output=True, text=True, timeout=7200)
             self.say(cp.stdout + cp.stderr)
             if cp.returncode == 0:
+                if set(cons) - self.held:
+                    self._replaceable(reqs, idx, no_deps=no_deps, env=env)
                 return
             drop = constraints_to_drop(cp.stdout + cp.stderr, cons, self.held, last=_round >= 5)
             kept = sorted(self.held & (set(cons) - drop))
@@ -196,6 +198,25 @@ class Downloader:
                 break
             cons = {n: v for n, v in cons.items() if n not in drop}
         raise InputError(f"pip download failed for {' '.join(reqs)[:200]} (see the log)", source=str(self.root))
+
+    def _replaceable(self, reqs: list[str], idx: IndexOptions, *, no_deps: bool,
+                     env: tuple[tuple[str, str], ...]) -> None:
+        """The versions the online install would move to. Online, what earlier steps installed is only preferred:
+        pip replaces it when this step needs another version (vllm-ascend's fastapi<0.124.0 takes starlette back
+        below 0.51). Under hard constraints pip may instead satisfy both with an ancient release (fastapi 0.1.17)
+        and blame nothing. So the step is downloaded once more with only the profile's held pins: the wheelhouse
+        then also holds what the online install picks. Best effort: a failure here leaves the constrained set."""
+        held = {n: v for n, v in self.constraints(_names(reqs)).items() if n in self.held}
+        path = self.work / "constraints-held.txt"
+        path.write_text("".join(f"{n}=={v}\n" for n, v in sorted(held.items())))
+        cmd = self.pip.download(["-c", str(path), *reqs], str(self.wheels), python_version=self.plan.target.python_version,
+                                platforms=() if self.native else self.platforms, source=Source(index=idx),
+                                no_deps=no_deps, binary_only=not self.native)
+        self.say("$ " + " ".join(cmd.argv) + "   (the versions this step may move to, as online)")
+        cp = subprocess.run(cmd.argv, env={**cmd.environ(), **dict(env)}, capture_output=True, text=True, timeout=7200)
+        self.say(cp.stdout + cp.stderr)
+        if cp.returncode != 0:
+            self.say("-- that resolution failed: the constrained download above stands")
 
     def resolve_plan(self, groups: list[list[str]]) -> None:
         """One resolution of everything the plan installs (`pip install --dry-run --report`), leaving out the packages

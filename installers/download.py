@@ -177,6 +177,7 @@ class Downloader:
         retried (a few rounds), so one conflicting package does not free every other one."""
         cons = self.constraints(_names(reqs))
         idx = self.user_index if (self.user_index.index_url or self.user_index.extra_index_urls) else index
+        before = {p.name for p in self.wheels.iterdir()} if self.wheels.is_dir() else set()
         for _round in range(8):
             path = self.work / "constraints.txt"
             path.write_text("".join(f"{n}=={v}\n" for n, v in sorted(cons.items())))
@@ -187,7 +188,8 @@ class Downloader:
             cp = subprocess.run(cmd.argv, env={**cmd.environ(), **dict(env)}, capture_output=True, text=True, timeout=7200)
             self.say(cp.stdout + cp.stderr)
             if cp.returncode == 0:
-                if set(cons) - self.held:
+                named = {n for r in _expand(reqs) if (n := _req_name(r))}
+                if set(cons) - self.held and self._went_back(named, before):
                     self._replaceable(reqs, idx, no_deps=no_deps, env=env)
                 return
             drop = constraints_to_drop(cp.stdout + cp.stderr, cons, self.held, last=_round >= 5)
@@ -199,13 +201,31 @@ class Downloader:
             cons = {n: v for n, v in cons.items() if n not in drop}
         raise InputError(f"pip download failed for {' '.join(reqs)[:200]} (see the log)", source=str(self.root))
 
+    def _went_back(self, own: set[str], before: set[str]) -> bool:
+        """Did this step pick, for a package it names itself, a version older than one an earlier step chose? (Where
+        a constraint may have pushed pip to an ancient release: `_replaceable`.)"""
+        from packaging.version import InvalidVersion, Version
+
+        old: dict[str, list[Version]] = {}
+        new: dict[str, list[Version]] = {}
+        for name in {p.name for p in self.wheels.iterdir()}:
+            d = dist_of(name)
+            if d is None or d[0] not in own:
+                continue
+            try:
+                (old if name in before else new).setdefault(d[0], []).append(Version(d[1]))
+            except InvalidVersion:
+                continue
+        return any(n in old and min(vs) < max(old[n]) for n, vs in new.items())
+
     def _replaceable(self, reqs: list[str], idx: IndexOptions, *, no_deps: bool,
                      env: tuple[tuple[str, str], ...]) -> None:
         """The versions the online install would move to. Online, what earlier steps installed is only preferred:
         pip replaces it when this step needs another version (vllm-ascend's fastapi<0.124.0 takes starlette back
         below 0.51). Under hard constraints pip may instead satisfy both with an ancient release (fastapi 0.1.17)
-        and blame nothing. So the step is downloaded once more with only the profile's held pins: the wheelhouse
-        then also holds what the online install picks. Best effort: a failure here leaves the constrained set."""
+        and blame nothing. So a step that went back on a package it names is downloaded once more with only the
+        profile's held pins: the wheelhouse then also holds what the online install picks. Best effort: a failure
+        here leaves the constrained set."""
         held = {n: v for n, v in self.constraints(_names(reqs)).items() if n in self.held}
         path = self.work / "constraints-held.txt"
         path.write_text("".join(f"{n}=={v}\n" for n, v in sorted(held.items())))

@@ -103,8 +103,13 @@ def fuzz(session: nox.Session) -> None:
 
 @nox.session
 def realworld(session: nox.Session) -> None:
-    """`doctor install` of the newest profile from real upstream artifacts on this x86_64 machine (gigabytes of
-    downloads, tens of minutes; not in .ci/run). Figures go to bench/realworld.json."""
+    """`doctor install` from real upstream artifacts on this x86_64 machine into targets made by `python3 -m venv`:
+    the newest release profile and the newest snapshot, or the profiles named (`nox -s realworld -- PROFILE ...`;
+    other arguments go to pytest). Needs DOCTOR_REALWORLD_MIRRORS, a directory of `git clone --mirror` copies
+    (tests/realworld/upstream.py). Gigabytes of downloads, tens of minutes; not in .ci/run. Figures go to
+    bench/realworld.json."""
     _install_test_env(session)
-    session.run("python", "-m", "pytest", "tests/realworld", "-v", "-s", "-p", "no:cacheprovider", *session.posargs,
-                env={"DOCTOR_REALWORLD": "1"})
+    names = [a for a in session.posargs if a.startswith("verl-")]
+    rest = [a for a in session.posargs if a not in names]
+    session.run("python", "-m", "pytest", "tests/realworld", "-v", "-s", "-p", "no:cacheprovider", *rest,
+                env={"DOCTOR_REALWORLD": "1", "DOCTOR_REALWORLD_PROFILES": ",".join(names)})

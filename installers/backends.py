@@ -3,8 +3,14 @@
 Backends only build argv + environment; running, logging and timeouts are the executor's job, so command
 lines can be printed by `--dry-run` and compared in tests. Modelled on pipx's `backends/` split.
 
-- pip runs from the doctor's own environment with `--python TARGET` (pip >= 22.3), so a target created
-  with `venv --without-pip` works; if the doctor has no pip, the target's `python -m pip` is used.
+- pip runs from the doctor's own environment with `--python TARGET` when that pip has the option (pip >= 22.3),
+  so a target created with `venv --without-pip` works; otherwise the target's `python -m pip` runs, and the plan
+  brings it to PIP_FLOOR first (an explicit, journalled step: installers.execute.pip_step).
+- pip's editable installs pass `--use-pep517`: a setup.py-only project (MindSpeed) is then built through PEP 660
+  (pip >= 21.3, setuptools >= 64 in the build environment, which isolation provides), which records
+  direct_url.json. Without it, pip before 25.3 falls back to `setup.py develop` whenever setuptools and `wheel`
+  are importable in the target (vllm-ascend's build requirements install `wheel`): an egg-link with no
+  direct_url.json, which no verifier can read as "editable from this clone" and no RECORD describes.
 - uv runs `uv pip install --python TARGET` with `--index-strategy unsafe-best-match`: uv's default
   (`first-index`) would take `torch` from the first index that has the name at all, so the PyTorch CPU index
   could never serve `torch==X+cpu` next to PyPI (https://docs.astral.sh/uv/pip/compatibility/#packages-that-exist-on-multiple-indexes).
@@ -74,11 +80,45 @@ class Backend(ABC):
     def uninstall(self, python: str, packages: Sequence[str]) -> Command: ...
 
 
+PIP_FLOOR = "21.3"  # PEP 660 editable installs (`--use-pep517 -e` of a setup.py-only project)
+PIP_PYTHON_OPTION = "22.3"  # `pip --python TARGET`
+
+
+def own_pip_version() -> str | None:
+    """The version of the pip in the doctor's own environment, None without one."""
+    from importlib import metadata
+
+    if importlib.util.find_spec("pip") is None:
+        return None
+    try:
+        return metadata.version("pip")
+    except metadata.PackageNotFoundError:
+        return None
+
+
+def at_least(version: str | None, floor: str) -> bool:
+    from doctor.knowledge.versions import parse_pkg_version
+
+    v, f = parse_pkg_version(version or ""), parse_pkg_version(floor)
+    return v is not None and f is not None and v >= f
+
+
 class PipBackend(Backend):
     name = "pip"
 
+    def __init__(self, *, isolated: bool = False, own: str | None | bool = True) -> None:
+        """`own`: True = the doctor's pip when it has `--python` (the version is read), a version string to say
+        which, False/None = always the target's pip."""
+        super().__init__(isolated=isolated)
+        version = own_pip_version() if own is True else own or None
+        self.own: str | None = version if at_least(version, PIP_PYTHON_OPTION) else None
+
+    def runs(self, target_pip: str | None) -> tuple[str, str | None]:
+        """(whose pip runs the steps, its version)."""
+        return ("the doctor's pip (--python TARGET)", self.own) if self.own else ("the target's pip", target_pip)
+
     def _base(self, python: str) -> list[str]:
-        if importlib.util.find_spec("pip") is not None:
+        if self.own:
             base = [sys.executable, "-m", "pip", "--python", python]
         else:
             base = [python, "-m", "pip"]
@@ -99,6 +139,7 @@ class PipBackend(Backend):
                 env: Sequence[tuple[str, str]] = ()) -> Command:
         argv = self._base(python) + ["install", "--progress-bar", "off"]
         argv += _source_args(source, trusted_flag="--trusted-host")
+        argv += ["--use-pep517"] if editable else []  # PEP 660, never `setup.py develop` (module docstring)
         argv += _install_args(requirements, editable, no_deps, no_build_isolation)
         return self._wrap(argv, env)
 
@@ -110,8 +151,7 @@ class PipBackend(Backend):
         """`pip download` for the target: for another kind of machine, binary wheels for its platform tags and
         Python (pip allows no sdist there); for this machine's kind (`platforms` empty), sdists where no wheel
         exists, preferring wheels."""
-        argv = [sys.executable, "-m", "pip"] + (["--isolated"] if self.isolated else [])
-        argv += ["--disable-pip-version-check", "--no-input", "download", "--progress-bar", "off", "--dest", dest]
+        argv = self._own_argv() + ["download", "--progress-bar", "off", "--dest", dest]
         if binary_only or platforms:
             major_minor = python_version.replace(".", "")
             argv += ["--only-binary=:all:", "--python-version", python_version, "--implementation", "cp",
@@ -124,6 +164,26 @@ class PipBackend(Backend):
         if no_deps:
             argv.append("--no-deps")
         argv += list(requirements)
+        return self._wrap(argv, ())
+
+
+    def _own_argv(self) -> list[str]:
+        """The doctor's own pip, for what has no target interpreter to run in (downloads, a resolution for another
+        machine)."""
+        return [sys.executable, "-m", "pip"] + (["--isolated"] if self.isolated else []) + \
+            ["--disable-pip-version-check", "--no-input"]
+
+    def resolve_report(self, requirements: Sequence[str], report: str, *, python_version: str,
+                       foreign: bool = False, platforms: Sequence[str] = (), target: str | None = None,
+                       source: Source = Source()) -> Command:
+        """One resolution of `requirements`, written as pip's installation report (`install --dry-run
+        --ignore-installed --report`, pip >= 22.2): for another kind of machine (`foreign`), binary wheels for its
+        platform tags and Python into a throw-away `--target`."""
+        argv = self._own_argv() + ["install", "--dry-run", "--ignore-installed", "--report", report, "--prefer-binary"]
+        if foreign:
+            argv += ["--target", str(target), "--only-binary=:all:", "--python-version", python_version,
+                     *[x for p in platforms for x in ("--platform", p)]]
+        argv += _source_args(source, trusted_flag="--trusted-host") + list(requirements)
         return self._wrap(argv, ())
 
 

@@ -143,7 +143,15 @@ def _dry_run(o: Options, plan: Plan, report: Report, console: Console, *, snap: 
                             command=ex.describe(s)) for s in plan.steps]
     else:
         assert tgt.python is not None
-        steps = Executor(plan, python=tgt.python, log_path=os.devnull, **ex_args).statuses(target_env)
+        ex = Executor(plan, python=tgt.python, log_path=os.devnull, **ex_args)
+        steps = ex.statuses(target_env)
+        plan = ex.plan  # with the pip step, when the target's pip runs it
+        report.extra["plan"] = plan.to_dict()
+        pip = ex.pip_note(target_env)
+        if pip is not None:
+            report.extra["pip"] = pip
+            console.print(f"pip: {pip['runs']} {pip['version'] or '(none)'} runs the steps; the target's pip is "
+                          f"{pip['target_pip'] or 'absent'}; editable installs need >= {pip['floor']} (PEP 660)")
     report.extra["steps"] = [s.to_dict() for s in steps]
     report.extra["dry_run"] = True
     fd.split_host(report, o.no_host_check)

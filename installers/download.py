@@ -38,6 +38,7 @@ from doctor.installers.execute import (
     build_requirements,
     build_system_requires,
     map_requirement_file,
+    map_requirement_line,
     read_build_system_requires,
 )
 from doctor.installers.gitsrc import bundle_submodules, make_bundle, parse_mirrors
@@ -176,6 +177,7 @@ class Downloader:
         retried (a few rounds), so one conflicting package does not free every other one."""
         cons = self.constraints(_names(reqs))
         idx = self.user_index if (self.user_index.index_url or self.user_index.extra_index_urls) else index
+        before = {p.name for p in self.wheels.iterdir()} if self.wheels.is_dir() else set()
         for _round in range(8):
             path = self.work / "constraints.txt"
             path.write_text("".join(f"{n}=={v}\n" for n, v in sorted(cons.items())))
@@ -186,6 +188,9 @@ class Downloader:
             cp = subprocess.run(cmd.argv, env={**cmd.environ(), **dict(env)}, capture_output=True, text=True, timeout=7200)
             self.say(cp.stdout + cp.stderr)
             if cp.returncode == 0:
+                named = {n for r in _expand(reqs) if (n := _req_name(r))}
+                if set(cons) - self.held and self._went_back(named, before):
+                    self._replaceable(reqs, idx, no_deps=no_deps, env=env)
                 return
             drop = constraints_to_drop(cp.stdout + cp.stderr, cons, self.held, last=_round >= 5)
             kept = sorted(self.held & (set(cons) - drop))
@@ -195,6 +200,43 @@ class Downloader:
                 break
             cons = {n: v for n, v in cons.items() if n not in drop}
         raise InputError(f"pip download failed for {' '.join(reqs)[:200]} (see the log)", source=str(self.root))
+
+    def _went_back(self, own: set[str], before: set[str]) -> bool:
+        """Did this step pick, for a package it names itself, a version older than one an earlier step chose? (Where
+        a constraint may have pushed pip to an ancient release: `_replaceable`.)"""
+        from packaging.version import InvalidVersion, Version
+
+        old: dict[str, list[Version]] = {}
+        new: dict[str, list[Version]] = {}
+        for name in {p.name for p in self.wheels.iterdir()}:
+            d = dist_of(name)
+            if d is None or d[0] not in own:
+                continue
+            try:
+                (old if name in before else new).setdefault(d[0], []).append(Version(d[1]))
+            except InvalidVersion:
+                continue
+        return any(n in old and min(vs) < max(old[n]) for n, vs in new.items())
+
+    def _replaceable(self, reqs: list[str], idx: IndexOptions, *, no_deps: bool,
+                     env: tuple[tuple[str, str], ...]) -> None:
+        """The versions the online install would move to. Online, what earlier steps installed is only preferred:
+        pip replaces it when this step needs another version (vllm-ascend's fastapi<0.124.0 takes starlette back
+        below 0.51). Under hard constraints pip may instead satisfy both with an ancient release (fastapi 0.1.17)
+        and blame nothing. So a step that went back on a package it names is downloaded once more with only the
+        profile's held pins: the wheelhouse then also holds what the online install picks. Best effort: a failure
+        here leaves the constrained set."""
+        held = {n: v for n, v in self.constraints(_names(reqs)).items() if n in self.held}
+        path = self.work / "constraints-held.txt"
+        path.write_text("".join(f"{n}=={v}\n" for n, v in sorted(held.items())))
+        cmd = self.pip.download(["-c", str(path), *reqs], str(self.wheels), python_version=self.plan.target.python_version,
+                                platforms=() if self.native else self.platforms, source=Source(index=idx),
+                                no_deps=no_deps, binary_only=not self.native)
+        self.say("$ " + " ".join(cmd.argv) + "   (the versions this step may move to, as online)")
+        cp = subprocess.run(cmd.argv, env={**cmd.environ(), **dict(env)}, capture_output=True, text=True, timeout=7200)
+        self.say(cp.stdout + cp.stderr)
+        if cp.returncode != 0:
+            self.say("-- that resolution failed: the constrained download above stands")
 
     def resolve_plan(self, groups: list[list[str]]) -> None:
         """One resolution of everything the plan installs (`pip install --dry-run --report`), leaving out the packages
@@ -210,22 +252,17 @@ class Downloader:
         moved = {n for n, vs in exact.items() if len(vs) > 1}
         union = [r for r in dict.fromkeys(flat) if _req_name(r) not in moved]
         report = self.work / "plan-resolution.json"
-        argv = [sys.executable, "-m", "pip", "--isolated", "--disable-pip-version-check", "--no-input", "install", "--dry-run",
-                "--ignore-installed", "--report", str(report), "--prefer-binary"]
-        if not self.native:
-            argv += ["--target", str(self.work / "target"), "--only-binary=:all:", "--python-version",
-                     self.plan.target.python_version, *[x for p in self.platforms for x in ("--platform", p)]]
-        from doctor.installers.backends import _source_args
-
         idx = self.user_index
         if not (idx.index_url or idx.extra_index_urls):
             for st in self.plan.steps:
                 idx = idx.merged(st.index)
-        argv += _source_args(Source(index=idx), trusted_flag="--trusted-host") + union
+        cmd = self.pip.resolve_report(union, str(report), python_version=self.plan.target.python_version,
+                                      foreign=not self.native, platforms=self.platforms, target=str(self.work / "target"),
+                                      source=Source(index=idx))
+        argv = list(cmd.argv)
         self.say("$ " + " ".join(argv))
         step_env = {k: v for st in self.plan.steps for k, v in st.env}  # VLLM_TARGET_DEVICE=empty shapes vLLM's metadata
-        cp = subprocess.run(argv, env={**self.pip._wrap([], ()).environ(), **step_env}, capture_output=True, text=True,
-                            timeout=7200)
+        cp = subprocess.run(argv, env={**cmd.environ(), **step_env}, capture_output=True, text=True, timeout=7200)
         self.say(cp.stdout + cp.stderr)
         if cp.returncode != 0:
             self.say("-- the plan does not resolve as one set (see the conflict above: its steps leave a requirement broken "
@@ -253,6 +290,10 @@ class Downloader:
         if "-r" in reqs:
             i = reqs.index("-r")
             reqs[i + 1] = str(self.work / Path(reqs[i + 1]).parent.name / Path(reqs[i + 1]).name)
+        mirrors = parse_mirrors(self.o.git_mirrors)
+        for i, a in enumerate(reqs):  # a git requirement given as a line (a profile's verl_requirements)
+            if a in s.requirements and (i == 0 or reqs[i - 1] != "-r"):
+                reqs[i] = map_requirement_line(a, mirrors, offline=False) or a
         for i, a in enumerate(reqs[:-1]):  # git requirements inside a file go through --git-mirror too
             out = self.work / f"{s.id}-{i}-requirements.txt"
             if a == "-r" and map_requirement_file(Path(reqs[i + 1]), out, parse_mirrors(self.o.git_mirrors), offline=False):

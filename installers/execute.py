@@ -22,13 +22,14 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import IO, Any
 
-from doctor.errors import DoctorError
+from doctor.errors import DoctorError, InputError
 from doctor.installers import envfile, gitsrc
-from doctor.installers.backends import Backend, Command, Source
+from doctor.installers.backends import PIP_FLOOR, Backend, Command, PipBackend, Source
 from doctor.installers.journal import Interrupted, Transaction
 from doctor.installers.plan import CLONE, EDITABLE, ENVFILE, INSTALL, UNINSTALL, Plan, Step
 from doctor.installers.satisfy import expectations, live_view, satisfied
 from doctor.installers.target import TargetEnv, probe
+from doctor.snapshot.model import normalize_name
 
 STEP_TIMEOUT = 3 * 3600.0  # a vllm-ascend source build compiles kernels
 
@@ -38,9 +39,10 @@ SATISFIED, DONE, FAILED, PENDING, NOT_RUN = "satisfied", "done", "failed", "pend
 class StepFailed(DoctorError):
     exit_code = 1
 
-    def __init__(self, step: Step, message: str, tail: list[str] | None = None) -> None:
+    def __init__(self, step: Step, message: str, tail: list[str] | None = None, *, fix: str = "") -> None:
         self.step = step
         self.tail = tail or []
+        self.fix = fix  # what the cause calls for (a verification names it); empty: read the log
         super().__init__(message)
 
 
@@ -112,11 +114,26 @@ class Executor:
         env_ok = envfile.is_current(self.plan.env, header=self.env_header) if self.plan.env else True
         return live_view(env, src_dir=self.src_dir, sources=self.plan.sources(), env_ok=env_ok)
 
+    def with_pip(self, env: TargetEnv) -> None:
+        """Put the pip step first when the target's own pip runs the plan (installers.backends, PIP_FLOOR)."""
+        step = pip_step(self.backend, env)
+        if step is not None and not any(s.id == step.id for s in self.plan.steps):
+            self.plan = replace(self.plan, steps=(step, *self.plan.steps))
+
+    def pip_note(self, env: TargetEnv) -> dict[str, Any] | None:
+        """Which pip runs the plan, its version and the target's (what the dry run shows)."""
+        if not isinstance(self.backend, PipBackend):
+            return None
+        target = env.dists["pip"].version if "pip" in env.dists else None
+        who, version = self.backend.runs(target)
+        return {"runs": who, "version": version, "target_pip": target, "floor": PIP_FLOOR}
+
     def statuses(self, env: TargetEnv) -> list[StepResult]:
         """Dry run: which steps would run."""
+        self.with_pip(env)
         v = self.view(env)
         return [StepResult(s.id, s.kind, s.title, SATISFIED if satisfied(s, v, self.plan) else PENDING,
-                           command=self.describe(s)) for s in self.plan.steps]
+                           command=self.describe(s), detail=clone_detail(s, v)) for s in self.plan.steps]
 
     def describe(self, step: Step) -> str | None:
         served = self.plan.step(step.build_for).source if step.build_for else None
@@ -177,11 +194,13 @@ class Executor:
         with open(self.log_path, "a", encoding="utf-8") as fh:
             self._log = fh
             self.log(f"== doctor install: profile {self.plan.profile} into {self.python} ({self.backend.name})")
-            tx = Transaction(self.python, profile=self.plan.profile, files=env_files, log=self.log)
+            tx = Transaction(self.python, profile=self.plan.profile, files=env_files, log=self.log,
+                             protect=(self.src_dir,) if self.src_dir else ())
             current: StepResult | None = None
             try:
                 with tx:
                     env = env or probe(self.python)
+                    self.with_pip(env)
                     view = self.view(env)
                     for step in self.plan.steps:
                         if satisfied(step, view, self.plan):
@@ -228,6 +247,11 @@ class Executor:
         """A `-r FILE` whose lines install from git (`name @ git+URL@REF`, verl main's TransferQueue) is given as a
         copy with each URL through --git-mirror; offline, as the bare name the wheelhouse carries."""
         argv = list(cmd.argv)
+        for i, a in enumerate(argv):  # a git requirement given as an argument (a profile's verl_requirements)
+            if a in step.requirements and (i == 0 or argv[i - 1] != "-r"):
+                mapped = map_requirement_line(a, self.mirrors, offline=self.source.no_index)
+                if mapped is not None:
+                    argv[i] = mapped
         for i, a in enumerate(argv[:-1]):
             if a != "-r":
                 continue
@@ -301,14 +325,102 @@ class Executor:
     def _verify(self, step: Step, env: TargetEnv, view: Any) -> None:
         if not step.verify or step.build_for or satisfied(step, view, self.plan):
             return
-        found = {n: env.dists[n].version if n in env.dists else None for n, _ in expectations(step, view)}
-        want = dict(expectations(step, view))
-        raise StepFailed(step, f"{step.id}: the step ran but the target does not have what it pins "
-                               f"(wanted {want}, found {found})", self._tail())
+        reading, fix = mismatch(step, env, view, self.src_dir)
+        raise StepFailed(step, f"{step.id}: the step ran, but {reading}", self._tail(), fix=fix)
+
+
+def mismatch(step: Step, env: TargetEnv, view: Any, src_dir: str | None) -> tuple[str, str]:
+    """What a step that ran did not produce, read from the target: (expected / found / how it was read, the fix
+    that follows from it). The first unmet expectation is the one explained."""
+    from doctor.installers.journal import linked, site_dirs
+    from doctor.installers.satisfy import _pin_ok
+
+    for name, spec in expectations(step, view):
+        d = env.dists.get(name)
+        if spec is None:
+            if d is not None:
+                return (f"{name} {d.version} is still installed ({d.dist_info}); the step removes it",
+                        f"Remove it by hand (`{env.python} -m pip uninstall {name}`) and look for what reinstalls it.")
+            continue
+        if d is None:
+            return (f"{name} is not installed (expected {name}{spec}; importlib.metadata in the target finds no "
+                    f"distribution of that name)", "Read the log: the installer said what it installed instead.")
+        if not _pin_ok(view, name, spec):
+            how = "its metadata in " + d.dist_info
+            local = "" if "+" in d.version or "+" not in spec else " (no local label: not the build the pin names)"
+            return (f"{name} is {d.version}{local}, expected {name}{spec}, read from {how}",
+                    "An index served another build: check --index-url/--extra-index-url (the PyTorch CPU index on x86)."
+                    if local else "Read the log for what moved it; a later pin or --set decides the version.")
+    if step.kind == EDITABLE and step.source is not None:
+        name = normalize_name(step.editable_dist or step.source.name)
+        d = env.dists.get(name)
+        clone = os.path.join(src_dir or ".", step.source.name)
+        if d is not None and not d.editable:
+            if linked(d, site_dirs(env)):
+                return (f"{name} {d.version} is installed, but not as an editable install: no direct_url.json; its "
+                        f"metadata is the egg-info {d.dist_info}, linked by an .egg-link (pip ran `setup.py develop`)",
+                        f"Let a pip >= {PIP_FLOOR} build it through PEP 660 (`--use-pep517`, which the doctor passes; "
+                        "or --backend uv): remove the develop install (`pip uninstall " + name + "`) and run again.")
+            return (f"{name} {d.version} is installed, but not as an editable install: "
+                    + ("no direct_url.json in " + d.dist_info if not d.url else f"direct_url.json says {d.url}, not "
+                       "editable"), f"Uninstall it (`{env.python} -m pip uninstall {name}`) and run again.")
+        if d is not None:
+            return (f"{name} is installed editable from {view.locations.get(name) or d.url}, not from the clone {clone}",
+                    f"Uninstall the other checkout's install (`{env.python} -m pip uninstall {name}`), or point --src "
+                    "at that checkout, and run again.")
+    return ("the target does not have what the step pins", "Read the log in full.")
+
+
+def pip_step(backend: Backend, env: TargetEnv) -> Step | None:
+    """The plan's editable installs need pip >= PIP_FLOOR (PEP 660). The doctor's own pip runs them when it has
+    `--python`; otherwise the target's pip does, and a target made by `python3 -m venv` has the pip its Python
+    bundles (21.2.x on early 3.10 releases): then the first step brings pip to the floor, as an ordinary journalled
+    install, so a rollback puts the bundled pip back. No pip at all to run: refused before any change."""
+    if not isinstance(backend, PipBackend) or backend.own:
+        return None
+    if "pip" not in env.dists:
+        raise InputError(f"the pip backend needs pip >= 22.3 in the doctor's environment or a pip in the target "
+                         f"({env.python} has none): run `{env.python} -m ensurepip`, or use --backend uv",
+                         source="--backend")
+    return Step("pip", INSTALL, f"Bring the target's pip to >= {PIP_FLOOR}", requirements=(f"pip>={PIP_FLOOR}",),
+                reason=f"the target's pip runs the plan; editable installs of setup.py-only projects (MindSpeed) need "
+                       f"PEP 660 (pip >= {PIP_FLOOR}), else pip runs `setup.py develop`",
+                source_ref="https://pip.pypa.io/en/stable/news/#v21-3")
+
+
+def clone_detail(step: Step, view: Any) -> str:
+    """Why an existing clone does not count: tracked files deleted (the run checks them out again) or changed
+    (the run refuses them: they are someone's work)."""
+    if step.kind != CLONE or step.source is None:
+        return ""
+    changed = view.dirty.get(step.source.name) or []
+    if not changed:
+        return ""
+    dest = os.path.join(view.src_dir or ".", step.source.name)
+    codes = gitsrc.changes(dest)
+    if gitsrc.deleted_only(codes):
+        return f"{len(codes)} tracked file(s) missing from the work tree ({gitsrc.named(changed)}): checked out again"
+    return f"local changes ({gitsrc.named(changed)}): the run refuses them (commit or stash them first)"
 
 
 _GIT_REQ = re.compile(r"^\s*(?P<name>[A-Za-z0-9][A-Za-z0-9._-]*)\s*@\s*git\+(?P<url>[^\s@#;]+(?:@(?!\S*/)[^\s#;]*)?)"
                       r"(?P<tail>\s*[;#].*)?$")
+
+
+def map_requirement_line(line: str, mirrors: dict[str, str], *, offline: bool) -> str | None:
+    """`name @ git+URL@REF` through --git-mirror (offline: the bare name the wheelhouse carries); None when the line
+    is not a git requirement or no mirror maps it."""
+    m = _GIT_REQ.match(line)
+    if not m:
+        return None
+    if offline:
+        return m.group("name") + (m.group("tail") or "")
+    url, _, ref = m.group("url").partition("@")
+    mapped = gitsrc.map_url(url, mirrors)
+    if mapped == url:
+        return None
+    mapped = "file://" + mapped if mapped.startswith("/") else mapped
+    return f"{m.group('name')} @ git+{mapped}" + (f"@{ref}" if ref else "") + (m.group("tail") or "")
 
 
 def map_requirement_file(src: Path, out: Path, mirrors: dict[str, str], *, offline: bool) -> bool:
@@ -320,19 +432,10 @@ def map_requirement_file(src: Path, out: Path, mirrors: dict[str, str], *, offli
         return False
     changed = False
     for i, ln in enumerate(lines):
-        m = _GIT_REQ.match(ln)
-        if not m:
-            continue
-        url, _, ref = m.group("url").partition("@")
-        if offline:
-            lines[i] = m.group("name") + (m.group("tail") or "")
-        else:
-            mapped = gitsrc.map_url(url, mirrors)
-            if mapped == url:
-                continue
-            mapped = "file://" + mapped if mapped.startswith("/") else mapped
-            lines[i] = f"{m.group('name')} @ git+{mapped}" + (f"@{ref}" if ref else "") + (m.group("tail") or "")
-        changed = True
+        mapped = map_requirement_line(ln, mirrors, offline=offline)
+        if mapped is not None:
+            lines[i] = mapped
+            changed = True
     if changed:
         out.parent.mkdir(parents=True, exist_ok=True)
         out.write_text("\n".join(lines) + "\n", encoding="utf-8")

@@ -38,7 +38,7 @@ def system_findings(plan: Plan, *, where: str = "this host") -> list[Finding]:
             evidence={"component": r.component, "need": r.need, "found": r.found, "profile": plan.profile},
             fix=f"Install {r.package} (Huawei .run package, as root), then source its set_env.sh and re-run `doctor install`"
                 " (or pass --no-host-check when building an image without CANN).",
-            source=up.SYSTEM))
+            source=up.INSTALL_GUIDE))
     return out
 
 
@@ -71,7 +71,8 @@ def outcome_findings(outcome: Outcome, log_path: str, python: str) -> list[Findi
     restored = outcome.restored or {}
     rest = "restored" if restored.get("ok") else "NOT fully restored" if outcome.changed else "unchanged"
     what = f"interrupted by {outcome.interrupted}" if outcome.interrupted else f"step {failed.id if failed else '?'} failed"
-    fix = f"Read the full log in {log_path}, fix the cause (network, index, disk) and run `doctor install` again."
+    fix = (f"The full log: {log_path}." if outcome.fix else
+           f"Read the full log in {log_path}, fix the cause (network, index, disk) and run `doctor install` again.")
     out.append(finding(
         "install-interrupted" if outcome.interrupted else "install-step-failed", "error", "system",
         f"install {what}; the environment was {rest}",
@@ -126,6 +127,8 @@ def print_plan(console: Console, plan: Plan, steps: list[StepResult], where: str
     for i, (s, r) in enumerate(zip(plan.steps, steps, strict=True), 1):
         st = c.style("satisfied", "green") if r.status == SATISFIED else c.style("will run", "yellow")
         c.print(f"  {i:2d}. {s.id.ljust(width)}  {st:>9}  {s.title}")
+        if r.detail:
+            c.print(f"        {r.detail}")
         if c.verbosity >= 1 and r.command:
             c.print(c.style(f"        $ {r.command}", "dim"))
     todo = sum(1 for r in steps if r.status != SATISFIED)

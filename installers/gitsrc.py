@@ -124,10 +124,34 @@ def describe(dest: str | Path) -> str | None:
     return cp.stdout.strip() if cp.returncode == 0 and cp.stdout.strip() else None
 
 
+def changes(dest: str | Path) -> list[tuple[str, str]]:
+    """(`git status --porcelain` XY code, path) of every tracked file that differs from HEAD (untracked files
+    are left alone by a checkout, and a build leaves some: they do not make a work tree incomplete)."""
+    cp = _git(["status", "--porcelain", "--untracked-files=no"], cwd=dest, check=False, timeout=120)
+    return [(ln[:2], ln[3:]) for ln in cp.stdout.splitlines() if ln.strip()]
+
+
 def dirty(dest: str | Path) -> list[str]:
-    """Tracked files with local changes in a clone (untracked files are left alone by a checkout)."""
-    cp = _git(["status", "--porcelain", "--untracked-files=no"], cwd=dest, check=False, timeout=60)
-    return [ln[3:] for ln in cp.stdout.splitlines() if ln.strip()]
+    """Tracked files with local changes in a clone (deleted ones included)."""
+    return [path for _code, path in changes(dest)]
+
+
+def deleted_only(changed: Sequence[tuple[str, str]]) -> bool:
+    """Every change is a deleted tracked file: `git checkout` restores them and loses no one's work."""
+    return bool(changed) and all(code.strip() == "D" for code, _p in changed)
+
+
+def named(paths: Sequence[str], n: int = 5) -> str:
+    return ", ".join(paths[:n]) + (f" … ({len(paths)} files)" if len(paths) > n else "")
+
+
+def restore_deleted(dest: Path, changed: Sequence[tuple[str, str]], *, log: Log | None = None) -> None:
+    """Check the deleted tracked files out again from HEAD (in chunks: a gutted tree has thousands)."""
+    paths = [p for _c, p in changed]
+    if log:
+        log(f"{dest}: {len(paths)} tracked file(s) missing at HEAD ({named(paths)}): checking them out again")
+    for i in range(0, len(paths), 500):
+        _git(["checkout", "HEAD", "--", *paths[i:i + 500]], cwd=dest, log=None)
 
 
 def head(dest: str | Path) -> str | None:
@@ -181,14 +205,21 @@ def clone(src: GitSource, dest: str | Path, *, mirrors: Mapping[str, str] | None
     if head(dest) is None:
         target = _fresh_clone(src, dest, url, want, log=log, full=bool(bundle) or not shallow or src.tags)
     else:
-        if want and matches(head(dest), want):
-            return _finish(src, dest, want, bundle, mirrors, submodule_bundles, log)
-        changed = dirty(dest)
+        # complete means HEAD at the pinned commit *and* every tracked file as that commit has it: deleted files
+        # are checked out again, changed ones are the user's work and refused, never reset
+        changed = changes(dest)
+        if deleted_only(changed):
+            restore_deleted(dest, changed, log=log)
+            changed = changes(dest)
         if changed:
-            raise GitError(f"{dest} has local changes ({', '.join(changed[:5])}{' …' if len(changed) > 5 else ''}); "
-                           f"the profile needs {src.name} at {want or src.ref}",
+            at_pin = bool(want and matches(head(dest), want))
+            raise GitError(f"{dest} has local changes ({named([p for _c, p in changed])})" +
+                           (f"; it is at the pinned commit {want}, but its work tree is not that commit's" if at_pin
+                            else f"; the profile needs {src.name} at {want or src.ref}"),
                            fix=f"Commit or stash them (git -C {dest} stash), or move the clone away, then run again; "
                                "or choose this checkout deliberately with --git-ref.")
+        if want and matches(head(dest), want):
+            return _finish(src, dest, want, bundle, mirrors, submodule_bundles, log)
         target = _refetch(src, dest, url, want, log=log)
     _checkout(src, dest, url, target, want, log=log)
     return _finish(src, dest, want, bundle, mirrors, submodule_bundles, log)

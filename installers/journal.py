@@ -11,6 +11,13 @@ Only distributions whose state differs from the recorded one are touched: a pack
 is never uninstalled. The journal lives in `<target prefix>/.doctor/journal/<id>/`; a journal left in state
 `running` means a run died without restoring (SIGKILL, power loss) and is detected at the next start.
 
+Every removal goes through one guard (`Guard.may_touch`): a path is removed or written only when it lies inside
+the target's prefix, outside every source tree (the clone directory, the project directory of an editable or
+legacy `setup.py develop` install) and outside every git work tree. A legacy develop install registers an egg-info
+that lives in the user's source tree, and its "files" (SOURCES.txt) are that tree's sources: undoing it removes
+the link (`<name>.egg-link`, its line in `easy-install.pth`), never the files the metadata lists. The `.pth` files
+of the site directories are kept by content, so a line a failed step added is gone after the restore.
+
 Why not pipx's `preserve_venv` (copy the whole venv): a training venv is tens of GB (torch, torch_npu);
 keeping one copy of each RECORD file is what the restore really needs.
 """
@@ -71,6 +78,70 @@ def _inside(path: str, roots: tuple[str, ...]) -> bool:
     return any(os.path.commonpath([path, r]) == r for r in roots)
 
 
+class Guard:
+    """What a restore may remove or write: inside the target's prefix (`roots`), outside every protected
+    directory (source trees: the clone directory, project directories of editable and develop installs) and
+    outside every git work tree under the prefix (`<prefix>/src/MindSpeed`). Failure, interrupt and
+    `--rollback` all restore through it."""
+
+    def __init__(self, roots: tuple[str, ...], protected: tuple[str, ...] = ()) -> None:
+        self.roots = tuple(os.path.normpath(os.path.abspath(r)) for r in roots)
+        self.protected = tuple(sorted({os.path.normpath(os.path.abspath(p)) for p in protected if p}))
+        self._git: dict[str, bool] = {}
+
+    def may_touch(self, path: str) -> bool:
+        path = os.path.normpath(os.path.abspath(path))
+        if not _inside(path, self.roots) or _inside(path, self.protected):
+            return False
+        return not self._in_work_tree(os.path.dirname(path) if not os.path.isdir(path) or os.path.islink(path)
+                                      else path)
+
+    def _in_work_tree(self, d: str) -> bool:
+        """Is `d` (or a directory above it, up to the prefix) a git work tree?"""
+        if d in self._git:
+            return self._git[d]
+        if not _inside(d, self.roots):
+            return False
+        here = os.path.lexists(os.path.join(d, ".git"))
+        parent = os.path.dirname(d)
+        res = here or (parent != d and d not in self.roots and self._in_work_tree(parent))
+        self._git[d] = res
+        return res
+
+
+def site_dirs(env: TargetEnv) -> tuple[str, ...]:
+    return tuple(sorted({os.path.normpath(p) for p in (env.purelib, env.platlib or env.purelib) if p}))
+
+
+def linked(dist: Dist | dict[str, Any], sites: tuple[str, ...]) -> bool:
+    """A distribution whose metadata is not in a site directory: a legacy `setup.py develop` install (egg-info in
+    the project's source tree, found through an egg-link / easy-install.pth). Its file list is the source tree."""
+    info = dist.dist_info if isinstance(dist, Dist) else dist.get("dist_info")
+    return bool(info) and os.path.dirname(os.path.normpath(str(info))) not in sites
+
+
+def source_dirs(env: TargetEnv) -> set[str]:
+    """Project directories the target points at: develop installs' locations and editable installs' file:// URLs."""
+    from urllib.parse import unquote, urlparse
+
+    sites = site_dirs(env)
+    out = set()
+    for d in env.dists.values():
+        if linked(d, sites) and d.site:
+            out.add(os.path.normpath(d.site))
+        if d.editable and d.url and d.url.startswith("file://"):
+            out.add(os.path.normpath(unquote(urlparse(d.url).path)))
+    return out
+
+
+def _pth_files(env: TargetEnv) -> list[str]:
+    out = []
+    for d in site_dirs(env):
+        with contextlib.suppress(OSError):
+            out += [os.path.join(d, n) for n in sorted(os.listdir(d)) if n.endswith((".pth", ".egg-link"))]
+    return out
+
+
 def _link_or_copy(src: str, dst: str) -> None:
     os.makedirs(os.path.dirname(dst), exist_ok=True)
     if os.path.lexists(dst):
@@ -92,21 +163,26 @@ class Journal:
     # -- creation and bookkeeping -------------------------------------------------------------------------
 
     @classmethod
-    def start(cls, env: TargetEnv, *, profile: str, files: tuple[str, ...] = (), log: Log | None = None) -> Journal:
+    def start(cls, env: TargetEnv, *, profile: str, files: tuple[str, ...] = (), log: Log | None = None,
+              protect: tuple[str, ...] = ()) -> Journal:
         """Record `env` (probed with files=True) and keep its files; `files` are other paths the run may write
-        (doctor-env.sh), kept by content."""
+        (doctor-env.sh), kept by content, as are the site directories' .pth and .egg-link files. `protect`:
+        directories a restore never touches (the clone directory), besides every source tree it finds."""
         root = state_root(env.prefix) / "journal"
         jid = _dt.datetime.now(_dt.timezone.utc).strftime("%Y%m%dT%H%M%S%fZ")
         d = root / jid
         (d / "kept").mkdir(parents=True)
         roots = _roots(env)
+        protected = tuple(sorted({os.path.normpath(os.path.abspath(p)) for p in protect} | source_dirs(env)))
+        guard = Guard(roots, protected)
+        sites = site_dirs(env)
         before: dict[str, Any] = {}
         for name, dist in sorted(env.dists.items()):
             kept = d / "kept" / name
             entries = []
-            for i, rel in enumerate(dist.files):
+            for i, rel in enumerate(() if linked(dist, sites) else dist.files):
                 src = _abs(dist.site or env.purelib, rel)
-                if not _inside(src, roots) or not (os.path.isfile(src) or os.path.islink(src)):
+                if not guard.may_touch(src) or not (os.path.isfile(src) or os.path.islink(src)):
                     continue
                 _link_or_copy(src, str(kept / str(i)))
                 entries.append([i, rel])
@@ -114,7 +190,7 @@ class Journal:
                             "record_sha": _record_sha(dist.dist_info), "files": entries, "editable": dist.editable,
                             "url": dist.url}
         other: dict[str, str | None] = {}
-        for p in files:
+        for p in (*files, *_pth_files(env)):
             try:
                 other[p] = Path(p).read_text(encoding="utf-8")
             except FileNotFoundError:
@@ -122,7 +198,8 @@ class Journal:
             except OSError:
                 continue
         j = cls(d, {"schema": SCHEMA, "id": jid, "state": RUNNING, "started": _now(), "profile": profile,
-                    "python": env.python, "prefix": env.prefix, "roots": list(roots), "before": before,
+                    "python": env.python, "prefix": env.prefix, "roots": list(roots), "protect": list(protected),
+                    "before": before,
                     "listing": _listing(env),
                     "freeze_before": freeze(env), "files_before": other, "steps": [], "changed": []})
         j.save()
@@ -181,28 +258,30 @@ class Journal:
         limits the work to those names (a finished journal restores just what its run touched)."""
         say = log or (lambda _m: None)
         env = probe(python, files=True)
-        roots = tuple(self.data.get("roots") or _roots(env))
+        guard = self.guard(env)
         before = self.data["before"]
         diff = self.diff(env)
         if only is not None:
             diff = {k: [n for n in v if n in only] for k, v in diff.items()}
         for name in diff["added"] + diff["changed"]:
             say(f"restore: removing {name} {env.dists[name].version}")
-            _remove(env.dists[name], env, roots)
+            _remove(env.dists[name], env, guard)
         for name in diff["changed"] + diff["removed"]:
             say(f"restore: putting back {name} {before[name]['version']}")
-            self._put_back(name, roots)
+            self._put_back(name, guard)
         # a file shared with a removed distribution may have gone with it: re-link anything missing
         for name, b in before.items():
             if only is not None and name not in only:
                 continue
             for i, rel in b["files"]:
                 dst = _abs(b["site"], rel)
-                if not os.path.lexists(dst) and (self.dir / "kept" / name / str(i)).exists():
+                if not os.path.lexists(dst) and (self.dir / "kept" / name / str(i)).exists() and guard.may_touch(dst):
                     _link_or_copy(str(self.dir / "kept" / name / str(i)), dst)
         if only is None:
-            self._sweep(python, roots)
+            self._sweep(python, guard)
         for p, content in (self.data.get("files_before") or {}).items():
+            if p.endswith((".pth", ".egg-link")) and (only is not None or not guard.may_touch(p)):
+                continue  # `--rollback` of one install: its distributions' links went with them
             if content is None:
                 with contextlib.suppress(FileNotFoundError):
                     os.unlink(p)
@@ -218,14 +297,23 @@ class Journal:
                 not any(n in after.dists for n in only if n not in before)
         return {"ok": ok, "diff": diff, "freeze": now}
 
-    def _sweep(self, python: str, roots: tuple[str, ...]) -> None:
+    def guard(self, env: TargetEnv) -> Guard:
+        """The one guard of this restore: the recorded prefix and protected directories, plus every source tree
+        the target points at now (a develop install the failed step made)."""
+        roots = tuple(self.data.get("roots") or _roots(env))
+        return Guard(roots, (*(self.data.get("protect") or ()), *source_dirs(env)))
+
+    def _sweep(self, python: str, guard: Guard) -> None:
         """Remove what a failed install left behind outside any RECORD (pip leaves the package directory of a
         wheel that failed midway): entries of site-packages and bin that are new since the journal started
         and that no installed distribution owns."""
         listing = self.data.get("listing") or {}
         env = probe(python, files=True)
         owned: set[str] = set()
+        sites = site_dirs(env)
         for d in env.dists.values():
+            if linked(d, sites):
+                continue  # its "files" are a source tree; what links it into the site dir is not owned by it
             site = d.site or env.purelib
             for rel in d.files:
                 p = _abs(site, rel)
@@ -233,11 +321,11 @@ class Journal:
                 owned.add(p if parent in listing else _top(p, listing))
             owned.add(os.path.normpath(d.dist_info))
         for dir_, before in listing.items():
-            if not os.path.isdir(dir_) or not _inside(dir_, roots):
+            if not os.path.isdir(dir_):
                 continue
             for name in set(os.listdir(dir_)) - set(before):
                 p = os.path.join(dir_, name)
-                if p in owned or name == "__pycache__":
+                if p in owned or name == "__pycache__" or not guard.may_touch(p):
                     continue
                 if os.path.isdir(p) and not os.path.islink(p):
                     shutil.rmtree(p, ignore_errors=True)
@@ -245,12 +333,12 @@ class Journal:
                     with contextlib.suppress(OSError):
                         os.unlink(p)
 
-    def _put_back(self, name: str, roots: tuple[str, ...]) -> None:
+    def _put_back(self, name: str, guard: Guard) -> None:
         b = self.data["before"][name]
         kept = self.dir / "kept" / name
         for i, rel in b["files"]:
             dst = _abs(b["site"], rel)
-            if _inside(dst, roots) and (kept / str(i)).exists():
+            if guard.may_touch(dst) and (kept / str(i)).exists():
                 _link_or_copy(str(kept / str(i)), dst)
 
 
@@ -284,13 +372,18 @@ def _differs(b: dict[str, Any], d: Dist) -> bool:
         or b.get("record_sha") != _record_sha(d.dist_info)
 
 
-def _remove(dist: Dist, env: TargetEnv, roots: tuple[str, ...]) -> None:
-    """Uninstall by RECORD, as pip does, without needing pip in the target."""
+def _remove(dist: Dist, env: TargetEnv, guard: Guard) -> None:
+    """Uninstall by RECORD, as pip does, without needing pip in the target; a legacy develop install by its link
+    only. Nothing outside what `guard` allows is touched."""
+    sites = site_dirs(env)
+    if linked(dist, sites):
+        _unlink_develop(dist, sites, guard)
+        return
     site = dist.site or env.purelib
     dirs = set()
     for rel in dist.files:
         p = _abs(site, rel)
-        if not _inside(p, roots):
+        if not guard.may_touch(p):
             continue
         if os.path.isfile(p) or os.path.islink(p):
             os.unlink(p)
@@ -302,16 +395,41 @@ def _remove(dist: Dist, env: TargetEnv, roots: tuple[str, ...]) -> None:
                 if f.startswith(stem) and f.endswith(".pyc"):
                     os.unlink(os.path.join(pyc_dir, f))
             dirs.add(pyc_dir)
-    if os.path.isdir(dist.dist_info) and _inside(os.path.normpath(dist.dist_info), roots):
+    if os.path.isdir(dist.dist_info) and guard.may_touch(dist.dist_info):
         shutil.rmtree(dist.dist_info, ignore_errors=True)
     stop = {os.path.normpath(site), os.path.normpath(env.prefix)}
     for d in sorted(dirs, key=len, reverse=True):
-        while d not in stop and _inside(d, roots):
+        while d not in stop and guard.may_touch(d):
             try:
                 os.rmdir(d)
             except OSError:
                 break
             d = os.path.dirname(d)
+
+
+def _unlink_develop(dist: Dist, sites: tuple[str, ...], guard: Guard) -> None:
+    """Undo `setup.py develop` as `pip uninstall` does: the `<name>.egg-link` pointing at the project and the
+    project's line in easy-install.pth. The project directory and its egg-info are the user's source tree."""
+    project = os.path.normpath(dist.site or os.path.dirname(dist.dist_info))
+    for site in sites:
+        for n in os.listdir(site) if os.path.isdir(site) else ():
+            p = os.path.join(site, n)
+            if n.endswith(".egg-link") and guard.may_touch(p):
+                try:
+                    first = Path(p).read_text(encoding="utf-8").splitlines()[:1]
+                except OSError:
+                    continue
+                if first and os.path.normpath(first[0].strip()) == project:
+                    os.unlink(p)
+        pth = os.path.join(site, "easy-install.pth")
+        if os.path.isfile(pth) and guard.may_touch(pth):
+            lines = Path(pth).read_text(encoding="utf-8").splitlines()
+            keep = [ln for ln in lines if os.path.normpath(ln.strip() or ".") != project or not ln.strip()]
+            if len(keep) != len(lines):
+                if any(ln.strip() for ln in keep):
+                    Path(pth).write_text("\n".join(keep) + "\n", encoding="utf-8")
+                else:
+                    os.unlink(pth)
 
 
 # -- finding journals ---------------------------------------------------------------------------------------
@@ -405,10 +523,12 @@ class Transaction:
     leaving the block with an exception — a failed step, Ctrl-C, SIGTERM — restores the recorded set and
     re-raises; leaving it normally finishes the journal."""
 
-    def __init__(self, python: str, *, profile: str, files: tuple[str, ...] = (), log: Log | None = None) -> None:
+    def __init__(self, python: str, *, profile: str, files: tuple[str, ...] = (), log: Log | None = None,
+                 protect: tuple[str, ...] = ()) -> None:
         self.python = python
         self.profile = profile
         self.files = files
+        self.protect = protect
         self.log = log
         self.journal: Journal | None = None
         self.restored: dict[str, Any] | None = None
@@ -417,7 +537,7 @@ class Transaction:
     def begin(self) -> Journal:
         if self.journal is None:
             self.journal = Journal.start(probe(self.python, files=True), profile=self.profile, files=self.files,
-                                         log=self.log)
+                                         log=self.log, protect=self.protect)
         return self.journal
 
     def __enter__(self) -> Transaction:

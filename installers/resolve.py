@@ -37,7 +37,7 @@ from doctor.snapshot.model import UNKNOWN, Snapshot, known, normalize_name
 
 TORCH_STACK, CPU_LOCAL, FINAL, SOURCES = st.TORCH_STACK, st.CPU_LOCAL, st.FINAL, st.SOURCES
 SYSTEM_SOURCE = ("CANN, kernels, NNAL and the driver are system packages installed as root from Huawei's .run files "
-                 f"({up.SYSTEM}): the doctor never installs them")
+                 f"({up.INSTALL_GUIDE}): the doctor never installs them")
 _PY_VERSION = re.compile(r"3\.\d{1,2}")
 _GLIBC = re.compile(r"\d+\.\d+")
 
@@ -360,7 +360,7 @@ def resolve(profile: Any, facts: Facts, *, sets: Mapping[str, str] | None = None
     env = EnvSpec(path=env_path or "doctor-env.sh", set_env_files=_set_env_files(profile, facts),
                   pythonpath=tuple(c.pythonpath), exports=tuple(sorted(profile.exports.items())))
     c.steps.append(Step("env-file", ENVFILE, f"Write {env.path}", reason="sources set_env.sh, exports PYTHONPATH and "
-                        "the recommended variables", source_ref=up.ENVFILE))
+                        "the recommended variables", source_ref=up.INSTALL_GUIDE))
     ids = [s.id for s in c.steps]
     assert len(ids) == len(set(ids)), ids
     target = Target(python=python, python_version=facts.python_version, arch=facts.arch, glibc=facts.glibc,

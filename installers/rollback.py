@@ -17,12 +17,7 @@ from doctor.report import Report, finding
 
 def next_to_undo(journals: list[jr.Journal]) -> jr.Journal | None:
     """The newest interrupted run, else the newest finished install that was not undone yet."""
-    for j in reversed(journals):
-        if j.state in (jr.RUNNING, jr.RESTORE_FAILED):
-            return j
-        if j.state == jr.DONE:
-            return j
-    return None
+    return next((j for j in reversed(journals) if j.state in (jr.RUNNING, jr.RESTORE_FAILED, jr.DONE)), None)
 
 
 def listing(python: str, console: Console) -> Report:

@@ -29,6 +29,7 @@ class View:
     env_ok: bool | None = None
     src_dir: str | None = None
     clone_versions: dict[str, str | None] = field(default_factory=dict)  # source name -> version its clone computes
+    dirty: dict[str, list[str]] = field(default_factory=dict)  # source name -> tracked files that differ from HEAD
 
 
 def expectations(step: Step, view: View | None = None) -> list[tuple[str, str | None]]:
@@ -72,6 +73,8 @@ def satisfied(step: Step, view: View, plan: Plan | None = None) -> bool:
     if step.kind == CLONE:
         assert step.source is not None
         head = view.heads.get(step.source.name)
+        if view.dirty.get(step.source.name):
+            return False  # HEAD alone does not make a work tree: a gutted or edited clone is not the pinned one
         want = step.source.commit
         if want:
             return bool(head and head.lower().startswith(want.lower()))
@@ -114,6 +117,8 @@ def live_view(env: Any, *, src_dir: str | None, sources: list[Any], env_ok: bool
         # with no pinned commit, "at the ref" is what the clone itself says the ref points to
         v.refs[s.name] = s.ref if dest and v.heads[s.name] and gitsrc.satisfied(s, dest, at=v.heads[s.name]) else None
         v.clone_versions[s.name] = versionfile.read(s.version_from, dest) if dest and v.heads[s.name] else None
+        if dest and v.heads[s.name]:
+            v.dirty[s.name] = gitsrc.dirty(dest)
     return v
 
 

@@ -8,7 +8,8 @@ Dockerfiles, vllm-ascend's Dockerfile):
    build and runtime requirements first (with isolation, so a source-only dependency such as arctic-inference
    builds in its own environment), then vllm-ascend itself `--no-build-isolation --no-deps`;
 4. Megatron-LM at the pinned commit (PYTHONPATH for verl <= 0.7.0, editable `--no-deps` from 0.7.1), MindSpeed
-   editable, mbridge; 5. verl (requirements-npu.txt, then editable `--no-deps`); 6. the final pins;
+   editable, mbridge; 5. verl with its dependencies and requirements-npu.txt, in the release's order (from PyPI, the
+   profile's `verl_requirements` lines); 6. the final pins (transformers, xgrammar, ...);
 7. last, after every step that resolves dependencies: triton removed again and triton-ascend installed
    `--no-deps` (x86 resolves pull mainline triton back in: vLLM, xgrammar); 8. doctor-env.sh.
 Build steps run with TORCH_DEVICE_BACKEND_AUTOLOAD=0 (an import of torch must not load torch_npu on a host
@@ -228,6 +229,8 @@ def megatron_mindspeed(c: Ctx) -> None:
 
 
 def verl(c: Ctx) -> None:
+    """verl with its dependencies (upstream's scripts run `pip install -e .`, which resolves them) and the
+    release's requirements-npu.txt, in the order the release's script has them."""
     if "verl" in c.git:
         s = c.source("verl")
         c.steps.append(Step("clone-verl", CLONE, f"Clone verl at {s.commit or s.ref}", source=s,
@@ -236,15 +239,27 @@ def verl(c: Ctx) -> None:
                             requirements=("-r", os.path.join(c.src, s.name, "requirements-npu.txt")), index=c.cpu.merged(c.extra),
                             expect=c.expect("verl"), verify=False, env=BUILD_ENV,
                             source_ref=up.at(s.url, s.commit or s.ref, "requirements-npu.txt"))
-        editable = Step("install-verl", EDITABLE, "Install verl editable, --no-deps", source=s, editable_dist="verl",
-                            no_deps=True, expect=c.expect("verl"), env=BUILD_ENV,
-                            reason="verl's PyPI metadata is CUDA-oriented; its release Dockerfile installs it --no-deps",
-                            source_ref=up.VERL_DOCKERFILE)
+        editable = Step("install-verl", EDITABLE, "Install verl editable, with its dependencies", source=s,
+                        editable_dist="verl", expect=c.expect("verl"), env=BUILD_ENV, index=c.cpu.merged(c.extra),
+                        reason="upstream's install script runs `pip install -e .`: verl's install_requires "
+                               "(tensordict, hydra-core, ray, ...) come with it",
+                        source_ref=c.doc())
         # from 0.9.1 upstream's script installs verl before requirements-npu.txt, so those pins have the last word
         c.steps.extend((editable, requirements) if c.era("verl_before_requirements") else (requirements, editable))
     elif "verl" in c.pins:
-        c.steps.append(Step("install-verl", INSTALL, f"Install verl {c.pins['verl']} --no-deps",
-                            requirements=(f"verl{c.pins['verl']}",), no_deps=True, source_ref=up.VERL_DOCKERFILE))
+        c.steps.append(Step("install-verl", INSTALL, f"Install verl {c.pins['verl']} with its dependencies",
+                            requirements=(f"verl{c.pins['verl']}",), index=c.cpu.merged(c.extra), env=BUILD_ENV,
+                            reason="upstream's install script installs verl with its dependencies (`pip install -e .`); "
+                                   "its Requires-Dist (tensordict, hydra-core, ray, ...) is what `import verl` needs",
+                            source_ref=c.doc()))
+        reqs = getattr(c.profile, "verl_requirements", None)
+        if reqs:
+            name = str(reqs["file"]).rsplit("/", 1)[-1]
+            c.steps.append(Step("verl-requirements", INSTALL, f"Install verl's {name}", requirements=tuple(reqs["lines"]),
+                                index=c.cpu.merged(c.extra), env=BUILD_ENV,
+                                reason=f"upstream's script installs {name} after verl; the profile carries its lines "
+                                       "(verl from PyPI has no clone to read it from)",
+                                source_ref=str(reqs["file"])))
 
 
 def final_pins(c: Ctx, skip: set[str]) -> None:

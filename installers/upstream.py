@@ -10,8 +10,9 @@ VERL = "https://github.com/verl-project/verl/blob"
 VA = "https://github.com/vllm-project/vllm-ascend/blob"
 VA_AT = "c835624845a279a0f13074c0d2e684a7ec5fb632"  # releases/v0.23.0 on the verl v0.9.0 release date
 
-# CANN, kernels, NNAL and the driver: system packages from Huawei's .run files (verl's install guide, HDK/CANN part)
-SYSTEM = f"{VERL}/v0.9.0/docs/ascend_tutorial/get_start/install_guidance.rst"
+# verl's install guide: CANN, kernels, NNAL and the driver are system packages from Huawei's .run files (its HDK/CANN
+# part), and the environment a shell needs (set_env.sh, the exports) that doctor-env.sh writes
+INSTALL_GUIDE = f"{VERL}/v0.9.0/docs/ascend_tutorial/get_start/install_guidance.rst"
 # triton and triton-ascend share the triton/ package directory: verl's script removes both first
 SCRIPT_D = f"{VERL}/v0.9.0/scripts/install_vllm_mcore_npu.sh"
 # "In x86, triton will be installed by vllm ... we need to uninstall it"; triton-ascend installed after vllm-ascend
@@ -27,7 +28,6 @@ MINDSPEED_INSTALL = "https://gitcode.com/Ascend/MindSpeed/blob/e4772499f7eb9fa9a
 MINDSPEED_NOT_ON_PYPI = "https://gitcode.com/Ascend/MindSpeed/blob/e4772499f7eb9fa9a68919dd1eaddef00e915b2d/README.md"
 # the release Dockerfile: `pip install -r requirements.txt`, then vllm-ascend `--no-build-isolation --no-deps`
 VERL_DOCKERFILE = f"{VERL}/v0.9.0/docker/ascend/Dockerfile.ascend_9.1.0_a2"
-ENVFILE = f"{VERL}/v0.9.0/docs/ascend_tutorial/get_start/install_guidance.rst"
 
 # SOC_VERSION a vllm-ascend build needs where npu-smi cannot tell it (VA_SOC: "Atlas A2: ascend910b1, Atlas A3:
 # ascend910_9391, Atlas 300I DUO: ascend310p1, Atlas 950DT: ascend950dt_9582")

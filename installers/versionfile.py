@@ -16,7 +16,6 @@ Each source project keeps its version in one place (read at the pinned commits):
 
 from __future__ import annotations
 
-import ast
 import re
 from pathlib import Path
 
@@ -27,47 +26,32 @@ KINDS = (SCM, VERL_FILE, MEGATRON_FILE, SETUP_PY)
 
 
 def read(kind: str | None, clone: str | Path) -> str | None:
-    """The version the clone at `clone` computes, None when it cannot be read (not a clone, no file, no tag)."""
+    """The version the clone at `clone` computes, None when it cannot be read (not a clone, no file, no tag).
+    The files are read by the in-target probe's own readers (doctor/probes/_target_probe.py), so the version an
+    install step expects and the version `doctor check` later reads from the same tree cannot disagree."""
+    from doctor.probes import _target_probe as tp
+
     d = Path(clone)
-    try:
-        if kind == VERL_FILE:
-            return _normal((d / "verl" / "version" / "version").read_text(encoding="utf-8").strip())
-        if kind == MEGATRON_FILE:
-            return _megatron((d / "megatron" / "core" / "package_info.py").read_text(encoding="utf-8"))
-        if kind == SETUP_PY:
-            m = re.search(r"""^__version__\s*=\s*['"]([^'"]+)['"]""", (d / "setup.py").read_text(encoding="utf-8"), re.M)
-            return _normal(m.group(1)) if m else None
-    except (OSError, UnicodeDecodeError):
-        return None
+    if kind == VERL_FILE:
+        return _normal(tp.file_version(str(d / "verl")))
+    if kind == MEGATRON_FILE:
+        return _normal(tp.megatron_version(str(d / "megatron")))
+    if kind == SETUP_PY:
+        text = tp._read(str(d / "setup.py"))
+        m = tp._VERSION_RE.search(text) if text else None
+        return _normal(m.group(1) if m else None)
     if kind == SCM:
         return scm_version(d)
     return None
 
 
-def _normal(text: str) -> str | None:
+def _normal(text: str | None) -> str | None:
+    if not text:
+        return None
     try:
         return str(Version(text))
     except InvalidVersion:
         return None
-
-
-def _megatron(src: str) -> str | None:
-    vals: dict[str, object] = {}
-    try:
-        tree = ast.parse(src)
-    except SyntaxError:
-        return None
-    for node in tree.body:
-        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
-            try:
-                vals[node.targets[0].id] = ast.literal_eval(node.value)
-            except ValueError:
-                continue
-    if all(k in vals for k in ("MAJOR", "MINOR", "PATCH")):
-        return _normal(f"{vals['MAJOR']}.{vals['MINOR']}.{vals['PATCH']}{vals.get('PRE_RELEASE') or ''}")
-    if isinstance(vals.get("VERSION"), str):
-        return _normal(str(vals["VERSION"]))
-    return None
 
 
 def scm_version(clone: str | Path) -> str | None:

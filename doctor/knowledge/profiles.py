@@ -101,6 +101,9 @@ class Profile:
     # Requirements the stack's own packages leave unmet upstream (`pip check` fails on the documented stack too):
     # each {package, requirement, source}; the requirement checks report these as info, not as errors.
     upstream_conflicts: tuple[Mapping[str, str], ...] = ()
+    # verl from PyPI (no git.verl clone to read it from): the requirement file upstream's script installs after
+    # verl (`pip install -r requirements-npu.txt`), {file: its URL at the pinned commit, lines: its requirements}
+    verl_requirements: Mapping[str, Any] | None = None
     path: str = ""
 
     def __hash__(self) -> int:
@@ -157,6 +160,7 @@ class Profile:
             "notes": list(self.notes), "provenance": dict(self.provenance), "choices": dict(self.choices),
             "unknown": dict(self.unknown),
             "upstream_conflicts": [dict(c) for c in self.upstream_conflicts],
+            "verl_requirements": dict(self.verl_requirements) if self.verl_requirements else None,
             "path": self.path,
         }
 
@@ -165,7 +169,7 @@ class Profile:
 
 _TOP = {"name", "verl", "description", "source", "sources", "cann", "chips", "arches", "python",
         "python_recommended", "pins", "git", "index", "env", "deviations", "notes", "provenance", "choices", "unknown",
-        "upstream_conflicts"}
+        "upstream_conflicts", "verl_requirements"}
 _UPSTREAM_CONFLICT = {"package", "requirement", "source"}
 _CANN = {"version", "min", "max", "driver_min", "nnal"}
 _GIT = {"repo", "ref", "commit", "version", "install"}
@@ -222,8 +226,31 @@ def parse_profile(data: Any, source: str, stem: str | None = None) -> Profile:
         provenance=MappingProxyType({k: v.url(u, f"provenance.{k}") for k, u in _table(v, t, "provenance").items()}),
         choices=MappingProxyType(_table(v, t, "choices")), unknown=MappingProxyType(_table(v, t, "unknown")),
         upstream_conflicts=_upstream_conflicts(v, t.get("upstream_conflicts", [])),
+        verl_requirements=_verl_requirements(v, t),
         path=source,
     )
+
+
+def _verl_requirements(v: Validator, t: dict[str, Any]) -> Mapping[str, Any] | None:
+    """`verl_requirements = {file, lines}`: only for a verl installed from PyPI (with git.verl the clone's own file
+    is read); every line a PEP 508 requirement, the file a URL at a tag or commit."""
+    raw = t.get("verl_requirements")
+    if raw is None:
+        return None
+    r = v.keys(raw, {"file", "lines"}, "verl_requirements", required=("file", "lines"))
+    if "verl" in (t.get("git") or {}):
+        raise v.fail("verl_requirements", "is for a verl installed from PyPI; with [git.verl] the clone's file is read")
+    from packaging.requirements import InvalidRequirement, Requirement
+
+    lines = v.strs(r["lines"], "verl_requirements.lines")
+    for i, line in enumerate(lines):
+        try:
+            Requirement(line)
+        except InvalidRequirement as e:
+            raise v.fail(f"verl_requirements.lines[{i}]", f"not a requirement: {e}") from None
+    if not lines:
+        raise v.fail("verl_requirements.lines", "must list the file's requirements")
+    return MappingProxyType({"file": v.url(r["file"], "verl_requirements.file"), "lines": lines})
 
 
 def _upstream_conflicts(v: Validator, raw: Any) -> tuple[Mapping[str, str], ...]:

@@ -56,6 +56,15 @@ def machine(p, arch: str, *, installed: bool, cann: str | None = None, chip: str
         pk[name] = {"version": v}
     if "mbridge" not in pk and p.verl_version.release >= (0, 7):
         pk["mbridge"] = {"version": "0.15.1"}
+    for line in (p.verl_requirements or {}).get("lines", ()):  # a PyPI verl's requirements-npu.txt (issue 21 item 4)
+        from packaging.requirements import Requirement
+
+        r = Requirement(line)
+        name = r.name.lower().replace("_", "-")
+        if name not in pk:
+            v = stack.choose(name, str(r.specifier)) if str(r.specifier) and name in stack.CANDIDATES else None
+            bounds = [x.version for x in r.specifier] + ["1.0"]  # a version the line accepts: one of its own bounds
+            pk[name] = {"version": v or next(c for c in bounds if r.specifier.contains(c))}
     for key, g in p.git.items():
         d, dist, mod = SOURCES[key][:3]
         version = g.version or stack.choose(dist, p.pins.get(dist, "==0.0.1"))

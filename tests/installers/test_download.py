@@ -89,3 +89,38 @@ def test_wheelhouse_file_names_are_read_as_packaging_reads_them() -> None:
     assert dist_of("torch_npu-2.10.0.post4-cp311-cp311-manylinux_2_28_x86_64.whl") == ("torch-npu", "2.10.0.post4")
     assert dist_of("torch-2.10.0+cpu-py3-none-any.whl") == ("torch", "2.10.0+cpu")
     assert dist_of("manifest.json") is None
+
+
+def test_a_step_gets_the_versions_the_online_install_moves_to(tmp_path, hermetic) -> None:
+    """Issue 21, item 6 (the real 0.9.1 run): vLLM's step chose fastapi 0.165.0 + starlette 1.10.0; vllm-ascend's
+    `fastapi<0.124.0` under the accumulated constraint starlette==1.10.0 made pip pick the ancient fastapi 0.1.17
+    (it caps no starlette), blaming nothing. Online, pip takes fastapi 0.123.10 and moves starlette back to 0.50.0:
+    the wheelhouse must hold those too, or the offline install differs."""
+    import io
+    import os
+    import sys
+    from types import SimpleNamespace
+
+    from doctor.installers.download import Downloader
+    from doctor.installers.plan import Plan, Target
+    from tests.installers.wheelkit import make_simple_index, make_wheel
+
+    wheels = tmp_path / "index-wheels"
+    make_wheel(wheels, "starlette", "0.50.0")
+    make_wheel(wheels, "starlette", "1.10.0")
+    make_wheel(wheels, "fastapi", "0.165.0", requires=["starlette>=1.0"])
+    make_wheel(wheels, "fastapi", "0.123.10", requires=["starlette<0.51,>=0.40"])
+    make_wheel(wheels, "fastapi", "0.1.17", requires=["starlette"])
+    index = make_simple_index(wheels, tmp_path / "simple")
+    py = f"{sys.version_info[0]}.{sys.version_info[1]}"
+    plan = Plan("p", "", Target(None, py, os.uname().machine, None), ())
+    d = Downloader(SimpleNamespace(index_url=index, extra_index_urls=(), git_mirrors=()), plan, tmp_path / "house",
+                   io.StringIO())
+    d.wheels.mkdir(parents=True)
+    d.work.mkdir(parents=True)
+    from doctor.installers.plan import IndexOptions
+
+    d.fetch(["fastapi"], IndexOptions())  # the vLLM step
+    d.fetch(["fastapi<0.124.0"], IndexOptions())  # vllm-ascend's requirements, under starlette==1.10.0
+    got = sorted(p.name.split("-py3")[0] for p in d.wheels.iterdir())
+    assert "fastapi-0.123.10" in got and "starlette-0.50.0" in got, got

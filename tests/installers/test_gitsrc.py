@@ -259,3 +259,56 @@ def test_git_errors_read_cleanly_and_point_at_git_mirror(tmp_path: Path) -> None
     assert msg.startswith("MindSpeed: cannot clone ") and "-c " not in msg and "protocol.file" not in msg
     assert f"--git-mirror {MINDSPEED_URL}=URL" in e.value.fix
     assert gitsrc._subcommand(["-c", "protocol.file.allow=always", "submodule", "update"]) == "submodule"
+
+
+def _gut(dest: Path) -> list[str]:
+    """What the restore of issue 21 left: every tracked file deleted, `.git` kept."""
+    tracked = git("ls-files", cwd=dest).split()
+    for f in tracked:
+        (dest / f).unlink()
+    return tracked
+
+
+def test_a_gutted_clone_at_the_pinned_commit_is_not_satisfied_and_is_checked_out_again(repos, tmp_path: Path) -> None:
+    """Issue 21 item 3: HEAD at the pinned commit is not enough; the work tree must be that commit's."""
+    from doctor.installers.plan import CLONE, Step
+    from doctor.installers.satisfy import live_view, satisfied
+
+    root = repos["root"]
+    mirrors = gitsrc.parse_mirrors([f"{MINDSPEED_URL}={root}/MindSpeed.git"])
+    src = GitSource("MindSpeed", MINDSPEED_URL, "master", commit=repos["ms"]["master"], module="mindspeed")
+    dest = tmp_path / "src" / "MindSpeed"
+    gitsrc.clone(src, dest, mirrors=mirrors)
+    step = Step("clone-mindspeed", CLONE, "c", source=src)
+
+    class Env:
+        dists: dict = {}
+
+    def view():
+        return live_view(Env(), src_dir=str(tmp_path / "src"), sources=[src], env_ok=True)
+
+    assert satisfied(step, view())
+    tracked = _gut(dest)
+    assert gitsrc.head(dest) == repos["ms"]["master"]  # what the old check read
+    assert not satisfied(step, view())
+    from doctor.installers.execute import clone_detail
+
+    assert clone_detail(step, view()).startswith(f"{len(tracked)} tracked file(s) missing")
+    # the run restores it, offline (the origin is gone): checkout, not a fetch
+    gitsrc.clone(src, dest, mirrors={gitsrc._strip(MINDSPEED_URL): str(tmp_path / "gone.git")})
+    assert sorted(git("ls-files", cwd=dest).split()) == sorted(tracked) and all((dest / f).is_file() for f in tracked)
+    assert git("status", "--porcelain", cwd=dest) == ""
+    assert satisfied(step, view())
+
+
+def test_an_edited_clone_at_the_pinned_commit_is_refused_naming_the_files(repos, tmp_path: Path) -> None:
+    root = repos["root"]
+    mirrors = gitsrc.parse_mirrors([f"{MINDSPEED_URL}={root}/MindSpeed.git"])
+    src = GitSource("MindSpeed", MINDSPEED_URL, "master", commit=repos["ms"]["master"], module="mindspeed")
+    dest = tmp_path / "MindSpeed"
+    gitsrc.clone(src, dest, mirrors=mirrors)
+    (dest / "mindspeed" / "__init__.py").write_text("patched = True\n")
+    with pytest.raises(gitsrc.GitError, match=r"local changes \(mindspeed/__init__.py\).*pinned commit") as e:
+        gitsrc.clone(src, dest, mirrors=mirrors)
+    assert "stash" in e.value.fix
+    assert (dest / "mindspeed" / "__init__.py").read_text() == "patched = True\n"  # never reset

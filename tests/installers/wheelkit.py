@@ -16,7 +16,7 @@ import subprocess
 import sys
 import threading
 import zipfile
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 
 GIT_ENV = {
@@ -273,3 +273,29 @@ class Hang:
         for c in self.conns:
             c.close()
         self.sock.close()
+
+
+def wheel_of_installed(name: str, dest: Path | str | None = None, *, path: Sequence[str] | None = None) -> Path:
+    """Repack a distribution installed in the doctor's own environment (or in `path`, e.g. setuptools' vendored
+    `wheel`) into a wheel (its RECORD lists every file with its hash), so a test's isolated build environment gets
+    a real build backend offline; returns the folder."""
+    import importlib.metadata
+    import tempfile
+    import zipfile
+
+    found = [d for d in importlib.metadata.distributions(**({"path": list(path)} if path else {}))
+             if _norm(d.metadata["Name"]) == _norm(name)]
+    if not found:
+        raise LookupError(f"{name} is not installed" + (f" in {path}" if path else ""))
+    dist = found[0]
+    out = Path(dest or tempfile.mkdtemp(prefix="wheel-of-installed-"))
+    out.mkdir(parents=True, exist_ok=True)
+    whl = out / f"{_norm(name).replace('-', '_')}-{dist.version}-py3-none-any.whl"
+    if not whl.exists():
+        with zipfile.ZipFile(whl, "w", zipfile.ZIP_DEFLATED) as z:
+            for f in dist.files or ():
+                p = Path(str(f.locate()))
+                if "__pycache__" in f.parts or ".." in f.parts or not p.is_file():
+                    continue
+                z.write(p, str(f))
+    return out

@@ -1,12 +1,20 @@
-"""The real-world tier (`nox -s realworld`, not in .ci/run: it downloads gigabytes): the newest profile's Python
-stack installed on this x86_64 machine into a fresh venv from real upstream artifacts, end to end; then the check
-shows only host findings, a second install is a no-op in under 2 s, --rollback restores the empty venv exactly,
-and --download-only + --offline (network cut) installs a second venv. Figures go to bench/realworld.json."""
+"""The real-world tier (`nox -s realworld`, not in .ci/run: it downloads gigabytes): a profile's Python stack
+installed on this x86_64 machine from real upstream artifacts into a target made by plain `python3 -m venv` (the
+pip its Python bundles), end to end. By default the newest release profile and the newest snapshot profile for A2;
+`nox -s realworld -- PROFILE ...` (DOCTOR_REALWORLD_PROFILES) runs the ones named.
+
+Per profile it records in bench/realworld.json: the cold install, `pip check` (only the profile's
+upstream_conflicts may remain), the import checks, the check's findings, a no-op rerun, `--rollback`, a forced
+failure after the MindSpeed step (src/ intact, the venv as before), the warm install, the wheelhouse's size and the
+offline install's freeze against the online one. The git sources come from $DOCTOR_REALWORLD_MIRRORS (a directory
+of `git clone --mirror` copies; tests/realworld/upstream.py)."""
 
 from __future__ import annotations
 
 import json
 import os
+import re
+import shutil
 import subprocess
 import sys
 import time
@@ -17,24 +25,37 @@ import pytest
 from tests.installers import wheelkit
 from tests.realworld import upstream
 
-pytestmark = pytest.mark.skipif(os.environ.get("DOCTOR_REALWORLD") != "1",
-                                reason="the real-world tier downloads gigabytes: run `nox -s realworld`")
+pytestmark = [
+    pytest.mark.skipif(os.environ.get("DOCTOR_REALWORLD") != "1",
+                       reason="the real-world tier downloads gigabytes: run `nox -s realworld`"),
+    pytest.mark.skipif(os.environ.get("DOCTOR_REALWORLD") == "1" and not upstream.mirrors_dir(),
+                       reason=f"set {upstream.MIRRORS_ENV} to a directory of `git clone --mirror` copies"),
+]
 REPO = Path(__file__).resolve().parents[2]
 WORK = Path(os.environ.get("DOCTOR_REALWORLD_DIR", REPO / ".nox" / "realworld-work"))
 RESULTS = REPO / "bench" / "realworld.json"
 HOST = {"cann", "kernels", "nnal", "driver", "firmware", "npu", "hccl", "network", "cluster"}
 CUT = {"HTTPS_PROXY": "http://127.0.0.1:9", "HTTP_PROXY": "http://127.0.0.1:9", "https_proxy": "http://127.0.0.1:9",
        "http_proxy": "http://127.0.0.1:9", "NO_PROXY": "", "no_proxy": ""}
+# what a user imports; each runs in the target on a host without CANN (TORCH_DEVICE_BACKEND_AUTOLOAD=0)
+IMPORTS = ("verl.trainer.main_ppo", "vllm", "vllm_ascend", "mindspeed.megatron_adaptor")
+# the step after MindSpeed's install is made to fail (a version no index has)
+FORCED = ("mbridge", "0.0.999")
 
 
-def newest_profile():  # type: ignore[no-untyped-def]
-    from packaging.version import Version
-
+def default_profiles() -> list[str]:
+    """The newest release profile and the newest snapshot profile for x86_64 / A2."""
     from doctor.knowledge.profiles import load_profiles
-    from doctor.knowledge.versions import CannVersion
 
     ps = [p for p in load_profiles() if "x86_64" in p.arches and "A2" in p.chips]
-    return max(ps, key=lambda p: (CannVersion(p.cann_version), p.verl == "main", Version(p.verl) if p.verl != "main" else Version("0")))
+    releases = [p for p in ps if not p.is_snapshot]
+    snapshots = [p for p in ps if p.is_snapshot]
+    return [max(g, key=lambda p: p.verl_key).name for g in (releases, snapshots) if g]
+
+
+def chosen() -> list[str]:
+    named = [n for n in os.environ.get("DOCTOR_REALWORLD_PROFILES", "").split(",") if n.strip()]
+    return named or default_profiles()
 
 
 def doctor(*args: str, env: dict[str, str], timeout: float = 4 * 3600) -> tuple[subprocess.CompletedProcess[str], float]:
@@ -43,22 +64,70 @@ def doctor(*args: str, env: dict[str, str], timeout: float = 4 * 3600) -> tuple[
     return cp, time.monotonic() - t0
 
 
+def plain_venv(path: Path) -> Path:
+    """A target as a user makes it: `python3 -m venv`, with the pip its Python bundles."""
+    shutil.rmtree(path, ignore_errors=True)
+    subprocess.run([sys.executable, "-m", "venv", str(path)], check=True, timeout=600)
+    return path / "bin" / "python"
+
+
 def listing(venv: Path) -> list[str]:
-    """Every path under the venv except the doctor's own state and bytecode caches."""
+    """Every path under the venv except the doctor's own state, bytecode caches and the clones."""
     out = []
     for p in sorted(venv.rglob("*")):
         rel = p.relative_to(venv).as_posix()
-        if rel.startswith(".doctor") or "__pycache__" in rel:
+        if rel.startswith((".doctor", "src")) or "__pycache__" in rel:
             continue
         out.append(rel)
     return out
 
 
-@pytest.fixture(scope="module")
-def world() -> dict:
-    from doctor.installers.resolve import Facts, resolve
+def work_tree(src: Path) -> dict[str, object]:
+    """What a clone holds: tracked files present, and `git status --porcelain`."""
+    tracked = subprocess.run(["git", "ls-files"], cwd=src, capture_output=True, text=True, check=True).stdout.split("\n")
+    status = subprocess.run(["git", "status", "--porcelain"], cwd=src, capture_output=True, text=True, check=True).stdout
+    return {"tracked": len([t for t in tracked if t]), "present": sum(1 for t in tracked if t and (src / t).exists()),
+            "status": status.splitlines()}
 
-    p = newest_profile()
+
+_PIP_CHECK = re.compile(r"^(?P<pkg>\S+) \S+ (?:has requirement (?P<req>.+?), but you have|requires (?P<missing>\S+), which)")
+
+
+def pip_check(py: Path, profile) -> dict[str, object]:  # type: ignore[no-untyped-def]
+    """`pip check` in the target, each line sorted into the profile's named upstream conflicts or not."""
+    from doctor.knowledge.pipcheck import same_requirement
+    from doctor.snapshot.model import normalize_name
+
+    cp = subprocess.run([str(py), "-m", "pip", "--isolated", "check"], capture_output=True, text=True, timeout=300,
+                        env={**os.environ, "PIP_CONFIG_FILE": os.devnull})
+    lines = [ln for ln in cp.stdout.splitlines() if ln.strip() and not ln.startswith("No broken")]
+    named, other = [], []
+    for ln in lines:
+        m = _PIP_CHECK.match(ln)
+        req = (m.group("req") or m.group("missing")) if m else None
+        ok = m is not None and any(normalize_name(m.group("pkg")) == c["package"] and same_requirement(c["requirement"], req)
+                                   for c in profile.upstream_conflicts)
+        (named if ok else other).append(ln)
+    return {"exit": cp.returncode, "named_upstream_conflicts": named, "other": other}
+
+
+def import_checks(py: Path) -> dict[str, str]:
+    out = {}
+    for mod in IMPORTS:
+        cp = subprocess.run([str(py), "-c", f"import {mod}"], capture_output=True, text=True, timeout=600,
+                            env={**os.environ, "TORCH_DEVICE_BACKEND_AUTOLOAD": "0"}, cwd="/")
+        last = (cp.stderr.strip().splitlines() or ["?"])[-1]
+        out[mod] = "ok" if cp.returncode == 0 else last[:300]
+    return out
+
+
+@pytest.fixture(scope="module", params=chosen())
+def world(request) -> dict:  # type: ignore[no-untyped-def]
+    from doctor.installers.resolve import Facts, resolve
+    from doctor.knowledge.profiles import load_profiles
+
+    p = next(x for x in load_profiles() if x.name == request.param)
+    work = WORK / p.name
     py = f"{sys.version_info[0]}.{sys.version_info[1]}"
     plan = resolve(p, Facts(arch="x86_64", python_version=py, chip="A2", npu_seen=False), src_dir="/x")
     up = upstream.build(plan, WORK / "upstream")
@@ -68,98 +137,128 @@ def world() -> dict:
             wanted[n] += "+cpu"
     reachable = {n for n, v in wanted.items() if any(f["filename"].endswith(".whl") and f["filename"].split("-")[1] == v
                                                      for f in upstream.simple_files(n))}
-    up.index, up.substituted = upstream.standin_index(WORK / "upstream", wanted, reachable)
+    up.index, up.substituted = upstream.standin_index(work / "upstream", wanted, reachable)
     env = {k: v for k, v in os.environ.items() if not k.startswith(("PIP_", "UV_"))}
     # pip --isolated ignores PIP_CACHE_DIR; its cache follows XDG_CACHE_HOME, so "cold" really starts empty
-    env.update({"NO_COLOR": "1", "XDG_CACHE_HOME": str(WORK / "cache")})
+    env.update({"NO_COLOR": "1", "XDG_CACHE_HOME": str(work / "cache")})
     common = ["--profile", p.name, "--backend", "pip", "--isolated", "--no-host-check", "--json"]
     online = [*common, "--index-url", upstream.PYPI + "/", "--extra-index-url", up.index]
     for m in up.mirrors:
         online += ["--git-mirror", m]
     for r in up.git_refs:
         online += ["--git-ref", r]
-    return {"profile": p, "plan": plan, "up": up, "env": env, "online": online, "common": common,
-            "results": {"profile": p.name, "substituted": up.substituted, "sources": up.sources, "git_refs": up.git_refs}}
+    return {"profile": p, "plan": plan, "up": up, "env": env, "online": online, "common": common, "work": work,
+            "results": {"substituted": up.substituted, "sources": up.sources, "git_refs": up.git_refs}}
 
 
-def _write(results: dict) -> None:
-    """Merge into bench/realworld.json (the two tests can be run alone: `nox -s realworld -- -k offline`)."""
+def _write(name: str, results: dict) -> None:
+    """Merge into bench/realworld.json under the profile's name (the tests can run alone: `-k offline`)."""
     try:
         old = json.loads(RESULTS.read_text())
     except (OSError, ValueError):
         old = {}
-    RESULTS.write_text(json.dumps({**old, **results}, indent=2) + "\n")
+    profiles = old.get("profiles", {}) if isinstance(old.get("profiles"), dict) else {}
+    profiles[name] = {**profiles.get(name, {}), **results}
+    RESULTS.write_text(json.dumps({"profiles": profiles}, indent=2) + "\n")
 
 
-def test_realworld_install_check_noop_rollback_warm(world) -> None:
-    import shutil
-
-    env, res = world["env"], world["results"]
-    shutil.rmtree(WORK / "venv1", ignore_errors=True)
-    shutil.rmtree(WORK / "cache", ignore_errors=True)
-    venv = WORK / "venv1"
-    py = wheelkit.make_venv(venv)
+def test_realworld_install_check_noop_forced_failure_rollback_warm(world) -> None:
+    env, res, work, p = world["env"], world["results"], world["work"], world["profile"]
+    shutil.rmtree(work / "cache", ignore_errors=True)
+    venv = work / "venv1"
+    py = plain_venv(venv)
+    res["target_pip"] = next(x for x in wheelkit.freeze(py) if x.startswith("pip=="))
     empty, empty_files = wheelkit.freeze(py), listing(venv)
     # cold: a fresh venv, an empty pip cache, nothing cloned
     cp, cold = doctor("install", "--venv", str(venv), *world["online"], env=env)
-    rep = json.loads(cp.stdout)
-    (WORK / "cold.json").write_text(cp.stdout)
+    (work / "cold.json").write_text(cp.stdout)
+    (work / "cold.stderr").write_text(cp.stderr)
+    res["cold_exit"] = cp.returncode
+    _write(p.name, res)
     assert cp.returncode == 0, cp.stderr[-6000:]
+    rep = json.loads(cp.stdout)
     assert {s["status"] for s in rep["steps"]} <= {"done", "satisfied"}
     res["cold_seconds"] = round(cold, 1)
     frozen = wheelkit.freeze(py)
+    online_freeze = sorted(frozen)
     assert not any(x.startswith("triton==") for x in frozen), frozen  # triton stays out on the first run
     assert any(x.startswith("triton-ascend==") for x in frozen), frozen
-    # the check of the result shows only host findings
-    ck, _ = doctor("check", "--python", str(py), "--json", env=env)
+    res["pip_check"] = pip_check(py, p)
+    res["imports"] = import_checks(py)
+    res["torch_is_standin"] = any(s.startswith("torch==") for s in world["up"].substituted)
+    _write(p.name, res)
+    # the check of the result: the stack's errors are none (the profile's upstream conflicts are info)
+    ck, _ = doctor("check", "--python", str(py), "--profile", p.name, "--json", env=env)
     found = json.loads(ck.stdout)["findings"]
-    stack = [f for f in found if f["severity"] in ("error", "warning") and f["components"][0] not in HOST]
+    stack = [f for f in found if f["severity"] == "error" and f["components"][0] not in HOST]
     res["check_host_findings"] = sorted({f["id"] for f in found if f["components"][0] in HOST and f["severity"] != "info"})
+    res["check_stack_findings"] = sorted({f"{f['severity']} {f['id']}: {f['title']}" for f in found
+                                          if f["components"][0] not in HOST and f["severity"] != "info"})
+    _write(p.name, res)
+    assert not res["pip_check"]["other"], res["pip_check"]
     assert not stack, json.dumps(stack, indent=1)[:4000]
     # a second install is a no-op in under 2 s
     cp, noop = doctor("install", "--venv", str(venv), *world["online"], env=env)
     rep = json.loads(cp.stdout)
     assert cp.returncode == 0 and {s["status"] for s in rep["steps"]} == {"satisfied"}, cp.stderr[-3000:]
     res["noop_seconds"], res["noop_report_seconds"] = round(noop, 2), rep["seconds"]
+    _write(p.name, res)
     assert noop < 2.0, noop
-    # --rollback restores the empty venv exactly
+    # --rollback restores the empty venv exactly; the clones stay
     cp, _ = doctor("install", "--rollback", "--venv", str(venv), "--json", env=env)
     assert cp.returncode == 0, cp.stderr[-3000:]
     assert wheelkit.freeze(py) == empty
-    assert [f for f in listing(venv) if not f.startswith("src")] == empty_files
+    assert listing(venv) == empty_files
+    # forced failure after the MindSpeed step: restored to the empty venv, src/MindSpeed intact
+    ms = venv / "src" / "MindSpeed"
+    before_ms = work_tree(ms)
+    cp, forced = doctor("install", "--venv", str(venv), *world["online"], "--set", f"{FORCED[0]}={FORCED[1]}", env=env)
+    rep = json.loads(cp.stdout)
+    after_ms = work_tree(ms)
+    res["forced_failure"] = {"exit": cp.returncode, "seconds": round(forced, 1),
+                             "failed_step": next((s["id"] for s in rep["steps"] if s["status"] == "failed"), None),
+                             "findings": sorted(f["id"] for f in rep["findings"] if f["severity"] == "error"),
+                             "mindspeed_before": before_ms, "mindspeed_after": after_ms,
+                             "venv_as_before": wheelkit.freeze(py) == empty and listing(venv) == empty_files}
+    _write(p.name, res)
+    assert cp.returncode == 1 and res["forced_failure"]["failed_step"] == FORCED[0]
+    assert after_ms == before_ms and after_ms["status"] == [] and after_ms["present"] == after_ms["tracked"]
+    assert res["forced_failure"]["venv_as_before"]
     # warm: the same install again, the pip cache and the clones in place
     cp, warm = doctor("install", "--venv", str(venv), *world["online"], env=env)
     assert cp.returncode == 0, cp.stderr[-3000:]
     res["warm_seconds"] = round(warm, 1)
-    _write(res)
+    res["online_freeze"] = online_freeze
+    _write(p.name, res)
 
 
 def test_realworld_download_only_then_offline_with_the_network_cut(world) -> None:
-    import shutil
-
-    env, res = world["env"], world["results"]
-    house = WORK / "house"
+    env, res, work, p = world["env"], world["results"], world["work"], world["profile"]
+    house = work / "house"
     shutil.rmtree(house, ignore_errors=True)
     cp, dl = doctor("install", "--download-only", str(house), *world["online"], env=env)
     assert cp.returncode == 0, cp.stderr[-6000:]
     wh = json.loads(cp.stdout)["wheelhouse"]
     res.update({"download_seconds": round(dl, 1), "wheelhouse_bytes": wh["bytes"], "wheelhouse_artifacts": wh["artifacts"],
                 "wheelhouse_sdists": wh["sdists"]})
-    _write(res)
-    venv2 = WORK / "venv2"
-    shutil.rmtree(venv2, ignore_errors=True)
-    wheelkit.make_venv(venv2)
+    _write(p.name, res)
+    venv2 = work / "venv2"
+    py2 = plain_venv(venv2)
     cp, off = doctor("install", "--venv", str(venv2), "--wheelhouse", str(house), "--offline", *world["common"],
-                     "--index-url", "http://127.0.0.1:9/simple", env={**env, **CUT, "XDG_CACHE_HOME": str(WORK / "cache-offline")})
-    (WORK / "offline.json").write_text(cp.stdout)
+                     "--index-url", "http://127.0.0.1:9/simple", env={**env, **CUT, "XDG_CACHE_HOME": str(work / "cache-offline")})
+    (work / "offline.json").write_text(cp.stdout)
+    res["offline_exit"] = cp.returncode
+    _write(p.name, res)
     assert cp.returncode == 0, cp.stderr[-6000:]
     res["offline_seconds"] = round(off, 1)
     rep = json.loads(cp.stdout)
     assert {s["status"] for s in rep["steps"]} <= {"done", "satisfied"}
-    frozen = {x.split("==")[0].replace("_", "-"): x.split("==")[1] for x in wheelkit.freeze(venv2 / "bin" / "python")}
-    assert {"vllm", "vllm-ascend", "megatron-core", "mindspeed", "verl", "triton-ascend"} <= set(frozen), frozen
-    assert "triton" not in frozen and not [f for f in rep["findings"] if f["severity"] in ("error", "warning")]
-    res["offline_versions"] = {k: frozen[k] for k in ("vllm", "vllm-ascend", "megatron-core", "mindspeed", "verl",
-                                                       "torch", "torch-npu", "triton-ascend", "transformers", "numpy")
-                               if k in frozen}
-    _write(res)
+    offline = sorted(wheelkit.freeze(py2))
+    try:
+        online = json.loads(RESULTS.read_text())["profiles"][p.name]["online_freeze"]
+    except (OSError, ValueError, KeyError):
+        online = None
+    res["offline_freeze_equals_online"] = offline == online if online is not None else None
+    res["offline_freeze_differs"] = sorted(set(offline) ^ set(online or [])) if online is not None else None
+    _write(p.name, res)
+    assert online is None or offline == online, res["offline_freeze_differs"]

@@ -1,9 +1,9 @@
 """The real upstream world, made local: git repositories for every source the plan clones, and the one index this
 machine cannot reach replaced by stand-ins, said exactly.
 
-- Sources with a public mirror fetched into MIRRORS (`fetch` of github:verl-project/verl, vllm-project/vllm-ascend,
-  NVIDIA/Megatron-LM, Ascend/MindSpeed, hicann/catlass, Ascend/TransferQueue) are served from a bare clone of that
-  mirror: the real history, tags, submodule gitlinks and commits, so the profile's pinned commits are verified as
+- Sources with a mirror in $DOCTOR_REALWORLD_MIRRORS (what `git clone --mirror URL DIR/<owner>+<name>` makes, for
+  verl-project/verl, vllm-project/vllm-ascend, NVIDIA/Megatron-LM, Ascend/MindSpeed, hicann/catlass,
+  Ascend/TransferQueue, google/googletest) are served from a bare clone of that mirror: the real history, tags, submodule gitlinks and commits, so the profile's pinned commits are verified as
   they are for a user.
 - Sources without one (vllm: its repository is larger than a snapshot may be) come from their real PyPI sdist, made
   into a local repository with one commit tagged with the profile's ref; its commit cannot be upstream's, so the
@@ -28,7 +28,14 @@ from pathlib import Path
 
 from tests.installers import wheelkit
 
-MIRRORS = Path(os.environ.get("DOCTOR_REALWORLD_MIRRORS", "/work/.mirror"))
+# A directory of `git clone --mirror URL <dir>/<owner>+<name>` copies (one per MIRRORED entry; `<owner>+<name>/repo`
+# is read too). No default: a path that exists on one machine names nothing on another.
+MIRRORS_ENV = "DOCTOR_REALWORLD_MIRRORS"
+
+
+def mirrors_dir() -> Path | None:
+    d = os.environ.get(MIRRORS_ENV)
+    return Path(d) if d else None
 PYPI = "https://pypi.org/simple"
 # upstream URL -> mirror directory name (owner+repo, as `fetch` names them)
 MIRRORED = {
@@ -94,8 +101,11 @@ def wheel_metadata(project: str, version: str, tag_hint: str = "x86_64") -> str 
 def mirror_repo(url: str, dest: Path) -> Path | None:
     """A bare clone of the fetched mirror (objects shared, so it is quick), or None without a mirror."""
     name = MIRRORED.get(url)
-    src = MIRRORS / name / "repo" if name else None
-    if src is None or not src.is_dir():
+    root = mirrors_dir()
+    if name is None or root is None:
+        return None
+    src = next((c for c in (root / name, root / name / "repo") if (c / "HEAD").is_file()), None)
+    if src is None:
         return None
     if not dest.exists():
         _git("clone", "-q", "--bare", "--shared", str(src), str(dest))

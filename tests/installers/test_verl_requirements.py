@@ -1,0 +1,66 @@
+"""Every profile installs what its verl release needs to run (issue 21, item 4).
+
+The requirements are read from the real verl wheel's METADATA (verl 0.9.1, installed `--no-deps` in the test
+venv, read with importlib.metadata): every requirement without an extra marker must be installed by some step of
+every profile's plan — by name in a step's requirements, or by a verl install that resolves dependencies (upstream's
+scripts run `pip install -e .`, never `--no-deps`)."""
+
+from __future__ import annotations
+
+import importlib.metadata
+
+import pytest
+from packaging.requirements import Requirement
+
+from doctor.installers.plan import EDITABLE, INSTALL
+from doctor.installers.resolve import resolve
+from doctor.knowledge.profiles import load_profiles
+from doctor.snapshot.model import normalize_name
+from tests.installers.test_resolve import facts
+
+
+def verl_requires() -> list[Requirement]:
+    try:
+        dist = importlib.metadata.distribution("verl")
+    except importlib.metadata.PackageNotFoundError:
+        pytest.skip("verl is not installed in the test environment (nox -s tests installs its wheel --no-deps)")
+    reqs = [Requirement(r) for r in dist.requires or ()]
+    return [r for r in reqs if not (r.marker and "extra" in str(r.marker))]
+
+
+def covered(plan, req: Requirement) -> str | None:
+    """The id of the step that installs `req`, None when no step does."""
+    name = normalize_name(req.name)
+    for s in plan.steps:
+        verl_step = (s.kind == EDITABLE and s.editable_dist == "verl") or \
+            (s.kind == INSTALL and any(normalize_name(Requirement(r).name) == "verl" for r in s.requirements if r[:1].isalpha()))
+        if verl_step and not s.no_deps:
+            return s.id
+        if s.kind == INSTALL and any(normalize_name(Requirement(r).name) == name for r in s.requirements
+                                     if r[:1].isalpha() and "@" not in r):
+            return s.id
+    return None
+
+
+@pytest.mark.parametrize("profile", load_profiles(), ids=lambda p: p.name)
+def test_every_profile_installs_verls_declared_requirements(profile) -> None:
+    reqs = verl_requires()
+    assert {"tensordict", "hydra-core", "ray", "torchdata", "tensorboard"} <= {normalize_name(r.name) for r in reqs}
+    plan = resolve(profile, facts(profile, "x86_64"), src_dir="/s")
+    missing = [str(r) for r in reqs if covered(plan, r) is None]
+    assert not missing, f"{profile.name}: no step installs {missing}"
+
+
+@pytest.mark.parametrize("name", ["verl-0.9.1-cann9.1.0-a2", "verl-0.9.1-cann9.1.0-a3"])
+def test_091_does_what_upstreams_script_does(profile, name) -> None:
+    """verl with its dependencies, then requirements-npu.txt, then transformers==5.10.4 xgrammar==0.1.33."""
+    p = profile(name)
+    plan = resolve(p, facts(p, "x86_64"), src_dir="/s")
+    ids = [s.id for s in plan.steps]
+    assert ids.index("install-verl") < ids.index("verl-requirements") < ids.index("final-pins")
+    v = plan.step("install-verl")
+    assert v.requirements == ("verl==0.9.1",) and not v.no_deps
+    r = plan.step("verl-requirements")
+    assert "numpy<2.0.0" in r.requirements and "tensordict>=0.8.0,<=0.10.0,!=0.9.0" in r.requirements
+    assert r.source_ref.endswith("/requirements-npu.txt")
+    assert {"transformers==5.10.4", "xgrammar==0.1.33"} <= set(plan.step("final-pins").requirements)

@@ -262,6 +262,8 @@ def _upstream_conflicts(v: Validator, raw: Any) -> tuple[Mapping[str, str], ...]
         out.append(MappingProxyType({"package": normalize_name(v.req(c["package"], f"upstream_conflicts[{i}].package")),
                                      "requirement": v.req(c["requirement"], f"upstream_conflicts[{i}].requirement"),
                                      "source": v.url(c["source"], f"upstream_conflicts[{i}].source")}))
+        if any((o["package"], o["requirement"]) == (out[-1]["package"], out[-1]["requirement"]) for o in out[:-1]):
+            raise v.fail(f"upstream_conflicts[{i}]", f"names {out[-1]['package']} {out[-1]['requirement']!r} twice")
     return tuple(out)
 
 

@@ -176,3 +176,14 @@ def test_deviation_only_applies_to_its_own_stack():
     forced = diagnose([(None, snapshot_from_dict(d), None)], profiles=PROFILES, forced_profile="verl-0.8.0-cann9.0.0-a2")
     tv = [f for f in forced.findings if f.id == "torchvision-torch-mismatch"]
     assert tv and tv[0].severity is Severity.WARNING
+
+
+def test_an_upstream_conflict_named_twice_is_refused(tmp_path):
+    """Two merges once left the same conflict twice in a stack: the loader refuses it, naming the entry."""
+    f = _copy(tmp_path)
+    block = ('\n[[upstream_conflicts]]\npackage = "mindspeed"\nrequirement = "numpy<=1.26.0"\n'
+             'source = "https://github.com/Ascend/MindSpeed/blob/v0.1/setup.py"\n')
+    f.write_text(f.read_text() + block + block)
+    with pytest.raises(InputError) as e:
+        load_profiles(f.parent)
+    assert str(f) in str(e.value) and "upstream_conflicts[" in str(e.value) and "twice" in str(e.value)

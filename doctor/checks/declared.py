@@ -62,12 +62,12 @@ _NOT_THE_PYPI_BUILD = frozenset({"vllm"})
 
 
 def published(project: str, version: str, python: str | None = None, arch: str | None = None,
-              from_source: frozenset[str] = frozenset()) -> tuple[str | None, tuple[str, ...], str] | None:
+              profile: Any = None) -> tuple[str | None, tuple[str, ...], str] | None:
     """What a release declares on PyPI (the shipped table), or None when the table does not hold it or it does
-    not apply: a local version label (`2.5.1+cpu`, `0.9.1+empty`) or a package the chosen stack builds from
-    source (`from_source`, its plan's git steps) is another build than PyPI's; metadata read from a platform
-    wheel applies only to the Python and machine its tags name (`python` X.Y.Z, `arch`; unknown: silent)."""
-    if project in _NOT_THE_PYPI_BUILD or project in from_source or "+" in version:
+    not apply: a local version label (`2.5.1+cpu`, `0.9.1+empty`) or the chosen stack's own source build of a
+    package (`profile.builds`: a git step in its plan) is another build than PyPI's; metadata read from a
+    platform wheel applies only to the Python and machine its tags name (`python` X.Y.Z, `arch`; unknown: silent)."""
+    if project in _NOT_THE_PYPI_BUILD or "+" in version or (profile is not None and profile.builds(project, version)):
         return None
     from doctor.knowledge.requirements import declared  # the 3 MB table loads only when a snapshot needs it
 
@@ -101,12 +101,12 @@ def _target(snap: Any) -> tuple[str | None, str | None]:
 def _lookup(snap: Any, profile: Any = None) -> Lookup | None:
     """The release tables, only when some listed package lacks its own declaration (a live snapshot never
     needs them): the git table for a MindSpeed / Megatron checkout at a known commit, else PyPI's, except for
-    what the chosen profile builds from source."""
+    the chosen profile's own source builds."""
     pkgs = snap.packages if known(snap.packages) else {}
     if not any(not known(p.requires_dist) and p.version for p in pkgs.values()):
         return None
     python, arch = _target(snap)
-    from_source: frozenset[str] = getattr(profile, "built_from_source", frozenset()) if profile is not None else frozenset()
+    stack = profile if callable(getattr(profile, "builds", None)) else None
 
     def lookup(project: str, version: str) -> tuple[str | None, tuple[str, ...], str] | None:
         commit = _commit(snap, project)
@@ -116,7 +116,7 @@ def _lookup(snap: Any, profile: Any = None) -> Lookup | None:
             g = declared_at(project, commit)
             if g is not None:
                 return g.requires_python, g.requires_dist, g.source
-        return published(project, version, python, arch, from_source)
+        return published(project, version, python, arch, stack)
 
     return lookup
 

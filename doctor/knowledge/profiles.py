@@ -121,6 +121,20 @@ class Profile:
         transformers==5.5.4; the stack builds releases/v0.23.0 next to transformers 5.10.4)."""
         return frozenset(_GIT_DIST.get(k, k) for k, g in self.git.items() if g.install != "wheel")
 
+    def builds(self, dist: str, version: Any) -> bool:
+        """Whether an installed `dist` at `version` is this stack's source build: one it builds from git, at a
+        version its pin accepts (vllm-ascend ==0.23.*), else the same major.minor as the checkout reports. Another
+        release (vllm-ascend 0.7.3 on a 0.13 stack) was installed some other way, most likely PyPI's wheel."""
+        name = normalize_name(dist)
+        if name not in self.built_from_source:
+            return False
+        pin = self.pin(name)
+        if pin:
+            return pkg_satisfies(version, pin) is True
+        key = next((k for k in self.git if _GIT_DIST.get(k, k) == name), None)
+        got, ref = parse_pkg_version(version), parse_pkg_version(self.git[key].version if key else None)
+        return got is not None and ref is not None and release(got, 2) == release(ref, 2)
+
     @property
     def verl_version(self) -> Version:
         return Version(self.verl)

@@ -86,7 +86,7 @@ def check_release_exists(profile: Any, sets: Mapping[str, str]) -> None:
     from doctor.snapshot.model import normalize_name
 
     table = load_requirements()
-    built = getattr(profile, "built_from_source", frozenset())
+    built: frozenset[str] = getattr(profile, "built_from_source", frozenset())
     for raw, version in sets.items():
         name = normalize_name(raw)
         rels = table.projects.get(name)

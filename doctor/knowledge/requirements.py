@@ -11,6 +11,10 @@ Format (schema "doctor.requirements/1"):
      "projects": {"<PEP 503 name>": {"<version as PyPI lists it>": {
          "requires_python": str | null, "requires_dist": [str, ...], "uploaded": "YYYY-MM-DD",
          "source": "https://pypi.org/project/<p>/<v>/#<file the metadata was read from>"}}}}
+
+One file is read per release; its name in `source` records which. A platform wheel's Requires-Dist can differ from
+its siblings' (vllm-ascend 0.23.0's cp312 aarch64 wheel pins transformers==5.5.4), so `Declared.fits` applies it
+only to a target whose Python and machine one of its tags names.
 """
 
 from __future__ import annotations

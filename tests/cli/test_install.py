@@ -597,3 +597,21 @@ def test_set_refuses_a_release_pypi_does_not_have(tmp_path: Path) -> None:
     assert "numpy 3.0.0 is not a release of numpy on PyPI" in cp.stderr and "newest 2." in cp.stderr
     # older than the table keeps (releases since 2024): it cannot tell, so it does not refuse
     assert _set_dry_run(tmp_path, "numpy=1.20.0").returncode == 0
+
+
+@pytest.mark.parametrize("arch, py", [("x86_64", "3.11"), ("aarch64", "3.12")])
+def test_check_and_install_agree_on_the_versions_only_form_of_a_documented_stack(tmp_path: Path, arch, py) -> None:
+    """Trial item 2: a bug-report snapshot with exactly verl-0.9.1-cann9.1.0-a3's pins. check --from said
+    `vllm-ascend 0.23.0 requires transformers==5.5.4` (PyPI's cp312 aarch64 wheel) while install --dry-run said ok:
+    the stack builds vllm-ascend from releases/v0.23.0, and on 3.11 x86_64 that wheel is not even the target's."""
+    from tests.stacks import versions_only
+
+    p = next(x for x in PROFILES if x.name == "verl-0.9.1-cann9.1.0-a3")
+    f = tmp_path / "report.json"
+    f.write_text(json.dumps(versions_only(p, arch, py)))
+    checked = json.loads(doctor("--json", "check", "--from", str(f)).stdout)
+    assert checked["profile"]["name"] == p.name
+    assert not [x["title"] for x in checked["findings"] if x["check"] == "declared-requirements" and x["severity"] != "info"]
+    cp = doctor("--json", "install", "--dry-run", "--from", str(f), "--profile", p.name, "--venv", str(tmp_path / "v"),
+                "--no-host-check")
+    assert cp.returncode == 0 and json.loads(cp.stdout)["status"] == "ok", cp.stderr

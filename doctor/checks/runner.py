@@ -9,6 +9,7 @@ traceback, and the rest still run (the command then exits 2).
 from __future__ import annotations
 
 import importlib
+import re
 import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
@@ -152,11 +153,18 @@ def _pip_of(snap: Snapshot) -> str | None:
     return f"{shlex.quote(exe)} -m pip"
 
 
+_PIP = re.compile(r"(^|&& |; )pip (?=\S)")
+
+
 def _for_target(fix: Fix | None, pip: str | None) -> Fix | None:
-    """The fix's `pip ...` commands run by the snapshot's interpreter (one place for every check)."""
-    if fix is None or pip is None or not any(c.startswith("pip ") for c in fix.commands):
+    """The fix's `pip ...` commands run by the snapshot's interpreter (one place for every check): each command
+    that starts with `pip `, and a fix sentence that is itself a pip command line (`pip uninstall -y triton && pip
+    install ...`), at the start and after `&&` / `;`."""
+    if fix is None or pip is None:
         return fix
-    return replace(fix, commands=tuple(pip + c[3:] if c.startswith("pip ") else c for c in fix.commands))
+    cmds = tuple(_PIP.sub(lambda m: m.group(1) + pip + " ", c) if c.startswith("pip ") else c for c in fix.commands)
+    text = _PIP.sub(lambda m: m.group(1) + pip + " ", fix.text) if fix.text.startswith("pip ") else fix.text
+    return fix if (cmds, text) == (fix.commands, fix.text) else replace(fix, text=text, commands=cmds)
 
 
 def run_one(c: Check, ctx: CheckContext) -> tuple[list[Finding], CheckResult]:

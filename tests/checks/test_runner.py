@@ -61,3 +61,15 @@ def test_pip_fix_commands_run_by_the_snapshots_interpreter(tmp_path):
                        env={**os.environ, "PYTHONPATH": str(root)})
     (f,) = [f for f in json.loads(r.stdout)["findings"] if f["id"] == "requirement-version-unmet"]
     assert f["fix"]["commands"] == ["pip install 'urllib3<3,>=1.26'"]
+
+
+def test_a_fix_sentence_that_is_a_pip_command_line_runs_by_the_snapshots_interpreter_too():
+    from doctor.checks.runner import _for_target
+    from doctor.report import Fix
+
+    f = _for_target(Fix("pip uninstall -y triton triton-ascend && pip install --no-deps triton-ascend"), "/t/bin/python -m pip")
+    assert f is not None and f.text == ("/t/bin/python -m pip uninstall -y triton triton-ascend && "
+                                        "/t/bin/python -m pip install --no-deps triton-ascend")
+    g = _for_target(Fix("Install them with pip into the target.", ("doctor install --profile p",)), "/t/bin/python -m pip")
+    assert g is not None and g.text == "Install them with pip into the target." and g.commands == ("doctor install --profile p",)
+

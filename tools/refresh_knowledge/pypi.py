@@ -1,6 +1,6 @@
 """PyPI: every release of the projects the tables track, with upload dates and wheel tags, from the JSON API
 (https://pypi.org/pypi/<project>/json), and what each release declares (Requires-Python, Requires-Dist) from
-the METADATA of its smallest wheel, read through HTTP byte ranges (or the PKG-INFO at the top of its sdist when
+the METADATA of one wheel (a pure py3-none-any one if any, else its smallest; named in the row), read through HTTP byte ranges (or the PKG-INFO at the top of its sdist when
 it has no wheel). The per-version JSON (/pypi/<project>/<version>/json) and PEP 658 `.metadata` files are not
 used: the PyPI this project is refreshed from answers 404 for both, while files and byte ranges are served.
 

@@ -102,12 +102,15 @@ def run(opts: Options, console: Console) -> Report:
     base = Path(tgt.prefix) if tgt.prefix else Path.cwd()
     src_dir = os.path.abspath(opts.src) if opts.src else str(base / "src")
     env_path = os.path.abspath(opts.env_file) if opts.env_file else str(base / "doctor-env.sh")
+    python_flag = "--python-version" if opts.python_version else "--from" if opts.from_snapshot else "--python"
     plan = resolve(profile, facts, sets=sets, git_refs=git_refs, python=tgt.python, src_dir=src_dir, env_path=env_path,
-                   prefix=tgt.prefix, reason=reason, python_flag="--python-version" if opts.python_version else
-                   "--from" if opts.from_snapshot else "--python")
+                   prefix=tgt.prefix, reason=reason, python_flag=python_flag)
     from doctor.installers.setcheck import check_sets
 
-    set_warnings = check_sets(profile, facts, plan, sets)  # a --set pin check would call an error: exit 2
+    # a --set pin check would call an error: exit 2; one it would warn on: said (against the plan without --set)
+    set_warnings = check_sets(profile, facts, plan, sets, base=lambda: resolve(
+        profile, facts, git_refs=git_refs, python=tgt.python, src_dir=src_dir, env_path=env_path, prefix=tgt.prefix,
+        reason=reason, python_flag=python_flag))
     report = Report(command="install", profile={"name": profile.name, "reason": reason, "source": profile.source})
     report.extra["plan"] = plan.to_dict()
     report.findings += set_warnings

@@ -1,31 +1,50 @@
 """A `--set` pin judged the way `doctor check` would judge the stack it leaves.
 
 `--set transformers=4.57.1` on a verl 0.9.1 stack (verl declares transformers>=5.5.3,!=5.6.0,<5.11) used to give
-`install: ok` and a multi-GB install that check then calls broken. So before anything runs, check's own
-`declared-requirements` rule runs on the stack the plan would leave: the plan's pins (after `--set`) at their
-exact versions, over what the target already has, for the snapshot's Python and arch. What each release declares
-comes from the published-metadata table (profiles/requirements.json). Only what a `--set` pin breaks counts
-(the verified stack's own pins are check's business): an error there (a package on verl's import path) refuses
-the install, exit 2, naming `--set`; a warning is allowed and said as an `install-set-breaks-requirement`
-finding.
+`install: ok` and a multi-GB install that check then calls broken; `--set vllm=0.22.0` beside vllm-ascend 0.23
+gave `0 warning(s)` where check warns `vllm-ascend-vllm-mismatch`. So before anything runs, check's own per-node
+checks (doctor/checks: declared-requirements, vllm-ascend-matrix, transformers-window, ...) run on the stack the
+plan would leave: the plan's pins (after `--set`) and the versions its source builds report, over what the target
+already has, for the snapshot's Python and arch, with the chosen profile. The same checks run on the plan without
+the `--set` pins; only what is new counts (the verified stack's own state is check's business, not the pin's):
+an error refuses the install, exit 2, naming `--set`; a warning is allowed and said as an
+`install-set-breaks-requirement` finding (the check's own finding id in its evidence and title).
+`package-off-profile` is not repeated: a `--set` pin is off the profile's pin by definition, and the plan says so.
+
+A pinned release PyPI does not have (`--set numpy=3.0.0`) is refused too, when profiles/requirements.json lists
+that project's releases for the period the pin falls in (its size policy keeps releases since 2024 and no dev
+builds: an older or dev version cannot be told apart from one left out, and is not refused).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from doctor.errors import RefusedError
 from doctor.report import Finding, finding
 
+# What a --set pin means on its own (check says it too, but the plan already states the pin).
+_INHERENT = frozenset({"package-off-profile"})
+
 
 def plan_packages(plan: Any, installed: Mapping[str, str | None]) -> dict[str, str]:
-    """name -> version the target holds after the plan: what is installed, overlaid by the plan's exact pins.
-    A range or wildcard pin leaves the installed version when it satisfies the pin, else the version unknown."""
+    """name -> version the target holds after the plan: what is installed, overlaid by what the plan's source
+    builds report (their `expect`, e.g. vllm-ascend 0.23.1.dev12 from releases/v0.23.0) and by its exact pins.
+    A range or wildcard pin leaves the version a step expects or the installed one when it satisfies the pin,
+    else the version unknown; what a step removes (triton) is gone."""
     from doctor.installers import steps as st
     from doctor.knowledge.versions import pkg_satisfies
+    from doctor.snapshot.model import normalize_name
 
-    out = {n: v for n, v in installed.items() if v}
+    out = {normalize_name(n): v for n, v in installed.items() if v}
+    for step in plan.steps:
+        for name, spec in step.expect:
+            n = normalize_name(name)
+            if spec is None:
+                out.pop(n, None)
+            elif (v := st.exact(spec)) is not None and "*" not in spec:
+                out[n] = v
     for name, spec in plan.pins:
         v = st.exact(spec) if "*" not in spec else None
         if v is not None:
@@ -35,44 +54,113 @@ def plan_packages(plan: Any, installed: Mapping[str, str | None]) -> dict[str, s
     return out
 
 
-def check_sets(profile: Any, facts: Any, plan: Any, sets: Mapping[str, str]) -> list[Finding]:
-    """Refuse (RefusedError, exit 2) a --set pin that check would call an error; the warning-level ones back."""
-    if not sets:
-        return []
-    from doctor.checks.declared import declared_requirements
-    from doctor.checks.runner import CheckContext, Skipped
-    from doctor.snapshot.model import normalize_name, snapshot_from_dict
+def plan_snapshot(plan: Any, facts: Any) -> Any:
+    """The snapshot `doctor check --from` would read of the target once the plan ran: versions only (a
+    bug-report-like snapshot), so declared requirements come from the published-metadata table."""
+    from doctor.snapshot.model import snapshot_from_dict
 
-    pkgs = plan_packages(plan, facts.installed)
-    snap = snapshot_from_dict({
+    return snapshot_from_dict({
         "schema": "doctor.snapshot/1",
         "host": {"arch": facts.arch},
-        "python": {"version": f"{facts.python_version}.0"},
-        "packages": {n: {"version": v} for n, v in pkgs.items()},
+        "python": {"version": f"{facts.python_version}.0", "implementation": "CPython"},
+        "packages": {n: {"version": v} for n, v in plan_packages(plan, facts.installed).items()},
     }, "<the plan>")
-    try:
-        found = list(declared_requirements(CheckContext(snapshot=snap, profile=profile)))
-    except Skipped:
+
+
+def check_findings(snap: Any, profile: Any) -> list[Finding]:
+    """Every per-node check of doctor/checks on `snap` with `profile` (what `doctor check --from` runs)."""
+    from doctor.checks.runner import run_checks
+
+    found, _ = run_checks([(None, snap, None)], profile_for=lambda _s: profile)
+    return found
+
+
+def _key(f: Finding) -> tuple[Any, ...]:
+    return (f.check, f.id, f.key, f.components, f.severity.value)
+
+
+def check_release_exists(profile: Any, sets: Mapping[str, str]) -> None:
+    """Refuse a --set version PyPI does not list, where the release table covers that project and period."""
+    from doctor.knowledge.requirements import load_requirements
+    from doctor.knowledge.versions import parse_pkg_version
+    from doctor.snapshot.model import normalize_name
+
+    table = load_requirements()
+    built: frozenset[str] = getattr(profile, "built_from_source", frozenset())
+    for raw, version in sets.items():
+        name = normalize_name(raw)
+        rels = table.projects.get(name)
+        v = parse_pkg_version(version)
+        if not rels or name in built or v is None or v.is_devrelease or table.declared(name, version) is not None:
+            continue  # a source build's versions are its tags (resolve checks those)
+        known = sorted(k for k in (parse_pkg_version(r) for r in rels) if k is not None)
+        if not known or v < known[0]:
+            continue  # older than the table keeps: cannot tell
+        near = [str(k) for k in known if k.release[:2] == v.release[:2]][-3:] or [str(known[-1])]
+        raise RefusedError(
+            f"{name} {version} is not a release of {name} on PyPI (profiles/requirements.json, read {table.read}: "
+            f"{'nearest' if len(near) > 1 else 'newest'} {', '.join(near)}); pin a published release, or refresh the "
+            "knowledge if it is newer", source="--set", path=raw)
+
+
+def check_sets(profile: Any, facts: Any, plan: Any, sets: Mapping[str, str],
+               base: Callable[[], Any] | None = None) -> list[Finding]:
+    """Refuse (RefusedError, exit 2) a --set pin that leaves a stack check would call an error, or a release PyPI
+    does not have; the warning-level ones back, as install findings. `base` builds the plan without the pins."""
+    if not sets:
         return []
+    from doctor.snapshot.model import normalize_name
+
+    check_release_exists(profile, sets)
+    pkgs = plan_packages(plan, facts.installed)
+    before = {_key(f) for f in check_findings(plan_snapshot(base(), facts), profile)} if base is not None else set()
     names = {normalize_name(n) for n in sets}
-    mine = [f for f in found if f.evidence.get("package") in names or f.evidence.get("requires") in names]
-    errors = [f for f in mine if f.severity.value == "error"]
+    new = [f for f in check_findings(plan_snapshot(plan, facts), profile)
+           if _key(f) not in before and f.id not in _INHERENT and f.severity.value != "info"]
+    if base is None:  # no baseline: only what names a --set package
+        new = [f for f in new if names & _named(f)]
+
+    def pin(f: Finding) -> str:
+        hit = [n for n in sorted(names) if n in _named(f)] or sorted(names)
+        return ", ".join(f"{n}={sets.get(n) or pkgs.get(n)}" for n in hit)
+
+    # the declaration itself first: it names the package and the range that the pin breaks
+    errors = sorted((f for f in new if f.severity.value == "error"), key=lambda f: f.check != "declared-requirements")
     if errors:
         f = errors[0]
-        culprit = f.evidence["requires"] if f.evidence.get("requires") in names else f.evidence["package"]
+        e = f.evidence
+        if f.check == "declared-requirements":
+            culprit = e["requires"] if e.get("requires") in names else e["package"]
+            what = f"breaks what {e['package']} {e.get('version')} declares ({e.get('requirement')})"
+        else:
+            culprit, what = pin(f), f"leaves a stack where {f.title}"
         raise RefusedError(
-            f"{culprit}={sets.get(culprit) or pkgs.get(culprit)} breaks what {f.evidence['package']} "
-            f"{f.evidence.get('version')} declares ({f.evidence.get('requirement')}); `doctor check` would report "
-            f"it as an error ({f.id}, {f.source}). Pin a version the requirement allows, or leave {culprit} to the "
-            "profile", source="--set", path=culprit)
+            f"{culprit if '=' in culprit else culprit + '=' + str(sets.get(culprit) or pkgs.get(culprit))} {what}; "
+            f"`doctor check` would report it as an error ({f.id}, {f.source}). Pin a version that fits, or leave it "
+            "to the profile", source="--set", path=culprit.split("=")[0])
+
     def title(f: Finding) -> str:
         e = f.evidence
-        culprit = e["requires"] if e.get("requires") in names else e["package"]
-        return (f"--set {culprit}={sets.get(culprit) or pkgs.get(culprit)}: {e['package']} {e.get('version')} "
-                f"requires {e.get('requirement')}")
+        if f.check == "declared-requirements":
+            culprit = e["requires"] if e.get("requires") in names else e["package"]
+            return (f"--set {culprit}={sets.get(culprit) or pkgs.get(culprit)}: {e['package']} {e.get('version')} "
+                    f"requires {e.get('requirement')}")
+        return f"--set {pin(f)}: {f.title} [{f.id}]"
 
     return [finding(
         "install-set-breaks-requirement", "warning", f.components, title(f),
         detail=(f.detail + " " if f.detail else "") + "Allowed (`doctor check` would warn, not fail); installed as asked.",
-        evidence=dict(f.evidence), fix=f.fix.text if f.fix else None, source=f.source) for f in mine
+        evidence={**f.evidence, "finding": f.id}, fix=f.fix.text if f.fix else None, source=f.source) for f in new
         if f.severity.value == "warning"]
+
+
+def _named(f: Finding) -> set[str]:
+    """The package names a finding's evidence mentions (keys and string values), PEP 503 normalised."""
+    from doctor.snapshot.model import normalize_name
+
+    out: set[str] = set()
+    for k, v in f.evidence.items():
+        out.add(normalize_name(str(k)))
+        if isinstance(v, str):
+            out.add(normalize_name(v))
+    return out

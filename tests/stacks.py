@@ -41,6 +41,15 @@ def pin_version(spec: str) -> str:
     raise ValueError(f"no concrete version for {spec}")
 
 
+def versions_only(p: Profile, arch: str = "aarch64", python: str | None = None) -> dict[str, Any]:
+    """The stack as a bug report states it: the profile's pins as plain versions (no METADATA, no local labels),
+    the Python and machine, nothing else: `check --from` then judges it by the published metadata."""
+    return {"schema": "doctor.snapshot/1",
+            "python": {"version": f"{python or p.python_recommended or '3.11'}.9", "implementation": "CPython"},
+            "host": {"arch": arch},
+            "packages": {name: {"version": pin_version(spec)} for name, spec in p.pins.items()}}
+
+
 def stack_snapshot(p: Profile, arch: str = "aarch64") -> dict[str, Any]:
     chip = p.chips[0]
     home = "/usr/local/Ascend/ascend-toolkit/latest"

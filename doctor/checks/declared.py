@@ -61,15 +61,20 @@ def _where(u: Unmet) -> str:
 _NOT_THE_PYPI_BUILD = frozenset({"vllm"})
 
 
-def published(project: str, version: str) -> tuple[str | None, tuple[str, ...], str] | None:
-    """What a release declares on PyPI (the shipped table), or None when the table does not hold it. A local
-    version label (`2.5.1+cpu`, `0.9.1+empty`) is another build than PyPI's: not judged by its metadata."""
-    if project in _NOT_THE_PYPI_BUILD or "+" in version:
+def published(project: str, version: str, python: str | None = None, arch: str | None = None,
+              profile: Any = None) -> tuple[str | None, tuple[str, ...], str] | None:
+    """What a release declares on PyPI (the shipped table), or None when the table does not hold it or it does
+    not apply: a local version label (`2.5.1+cpu`, `0.9.1+empty`) or the chosen stack's own source build of a
+    package (`profile.builds`: a git step in its plan) is another build than PyPI's; metadata read from a
+    platform wheel applies only to the Python and machine its tags name (`python` X.Y.Z, `arch`; unknown: silent)."""
+    if project in _NOT_THE_PYPI_BUILD or "+" in version or (profile is not None and profile.builds(project, version)):
         return None
     from doctor.knowledge.requirements import declared  # the 3 MB table loads only when a snapshot needs it
 
     d = declared(project, version)
-    return None if d is None else (d.requires_python, d.requires_dist, d.source)
+    if d is None or not d.fits(python, arch):
+        return None
+    return d.requires_python, d.requires_dist, d.source
 
 
 # Installed from git by the documented stacks: judged by what they declare at the commit the snapshot names
@@ -85,12 +90,23 @@ def _commit(snap: Any, project: str) -> str | None:
     return c if isinstance(c, str) and c else None
 
 
-def _lookup(snap: Any) -> Lookup | None:
+def _target(snap: Any) -> tuple[str | None, str | None]:
+    """The snapshot's Python version and machine, which a platform wheel's tags must fit."""
+    py = snap.python if known(snap.python) else None
+    host = snap.host if known(snap.host) else None
+    ver, arch = getattr(py, "version", None), getattr(host, "arch", None)
+    return (ver if isinstance(ver, str) and ver else None), (arch if isinstance(arch, str) and arch else None)
+
+
+def _lookup(snap: Any, profile: Any = None) -> Lookup | None:
     """The release tables, only when some listed package lacks its own declaration (a live snapshot never
-    needs them): the git table for a MindSpeed / Megatron checkout at a known commit, else PyPI's."""
+    needs them): the git table for a MindSpeed / Megatron checkout at a known commit, else PyPI's, except for
+    the chosen profile's own source builds."""
     pkgs = snap.packages if known(snap.packages) else {}
     if not any(not known(p.requires_dist) and p.version for p in pkgs.values()):
         return None
+    python, arch = _target(snap)
+    stack = profile if callable(getattr(profile, "builds", None)) else None
 
     def lookup(project: str, version: str) -> tuple[str | None, tuple[str, ...], str] | None:
         commit = _commit(snap, project)
@@ -100,7 +116,7 @@ def _lookup(snap: Any) -> Lookup | None:
             g = declared_at(project, commit)
             if g is not None:
                 return g.requires_python, g.requires_dist, g.source
-        return published(project, version)
+        return published(project, version, python, arch, stack)
 
     return lookup
 
@@ -112,7 +128,7 @@ def declared_requirements(ctx: CheckContext) -> Iterator[Finding]:
     snap = ctx.snapshot
     if not known(snap.packages) or not snap.packages:
         skip("the snapshot lists no packages")
-    lookup = _lookup(snap)
+    lookup = _lookup(snap, ctx.profile)
     found = list(unmet(snap, lookup))
     if not found and lookup is None and not any(known(p.requires_dist) or known(p.requires_python)
                                                 for p in snap.packages.values()):

@@ -30,6 +30,10 @@ _ID = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
 _NAME = re.compile(r"^verl-(?P<verl>[0-9a-z.]+)-cann(?P<cann>[0-9a-z.\-]+)-(?P<chip>a2|a3|950|310p)$")
 
 
+# A git source's key -> the distribution its checkout installs as (Megatron-LM's setup.py names megatron-core).
+_GIT_DIST = {"megatron-lm": "megatron-core"}
+
+
 @dataclass(frozen=True)
 class GitSource:
     """A component installed from git (MindSpeed, Megatron-LM, vllm, vllm-ascend, verl)."""
@@ -111,6 +115,28 @@ class Profile:
 
     def pin(self, package: str) -> str | None:
         return self.pins.get(normalize_name(package))
+
+    @property
+    def built_from_source(self) -> frozenset[str]:
+        """The distributions this stack's install plan builds from a git checkout (installers/steps.py: an
+        editable, PYTHONPATH or VLLM_TARGET_DEVICE=empty install of `git.<name>`). Their requirements are the
+        checkout's, not those of PyPI's wheel of the same version (vllm-ascend 0.23.0's aarch64 cp312 wheel pins
+        transformers==5.5.4; the stack builds releases/v0.23.0 next to transformers 5.10.4)."""
+        return frozenset(_GIT_DIST.get(k, k) for k, g in self.git.items() if g.install != "wheel")
+
+    def builds(self, dist: str, version: Any) -> bool:
+        """Whether an installed `dist` at `version` is this stack's source build: one it builds from git, at a
+        version its pin accepts (vllm-ascend ==0.23.*), else the same major.minor as the checkout reports. Another
+        release (vllm-ascend 0.7.3 on a 0.13 stack) was installed some other way, most likely PyPI's wheel."""
+        name = normalize_name(dist)
+        if name not in self.built_from_source:
+            return False
+        pin = self.pin(name)
+        if pin:
+            return pkg_satisfies(version, pin) is True
+        key = next((k for k in self.git if _GIT_DIST.get(k, k) == name), None)
+        got, ref = parse_pkg_version(version), parse_pkg_version(self.git[key].version if key else None)
+        return got is not None and ref is not None and release(got, 2) == release(ref, 2)
 
     @property
     def verl_version(self) -> Version:

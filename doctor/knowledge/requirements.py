@@ -11,6 +11,10 @@ Format (schema "doctor.requirements/1"):
      "projects": {"<PEP 503 name>": {"<version as PyPI lists it>": {
          "requires_python": str | null, "requires_dist": [str, ...], "uploaded": "YYYY-MM-DD",
          "source": "https://pypi.org/project/<p>/<v>/#<file the metadata was read from>"}}}}
+
+One file is read per release; its name in `source` records which. A platform wheel's Requires-Dist can differ from
+its siblings' (vllm-ascend 0.23.0's cp312 aarch64 wheel pins transformers==5.5.4), so `Declared.fits` applies it
+only to a target whose Python and machine one of its tags names.
 """
 
 from __future__ import annotations
@@ -23,6 +27,8 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any
 
+from packaging.tags import Tag
+from packaging.utils import InvalidWheelFilename, parse_wheel_filename
 from packaging.version import Version
 
 from doctor.errors import InputError
@@ -44,6 +50,24 @@ class Declared:
     source: str
     uploaded: str = ""
 
+    @property
+    def wheel(self) -> str | None:
+        """The file the metadata was read from, when it is a wheel: the source URL's fragment names it (the refresh
+        tool reads one file per release, tools/refresh_knowledge/pypi.py), and its tags say which Pythons and
+        platforms that metadata was built for."""
+        name = self.source.rpartition("#")[2]
+        return name if name.endswith(".whl") else None
+
+    def fits(self, python: str | None, arch: str | None) -> bool:
+        """Whether the release's metadata applies to an interpreter `python` (X.Y[.Z]) on `arch`: a pure wheel,
+        an sdist or an unknown file always; a platform wheel (whose Requires-Dist may differ from its siblings':
+        vllm-ascend 0.23.0's cp312 aarch64 wheel pins transformers==5.5.4) only when one of its tags is for that
+        Python and machine. An unknown Python or machine does not fit a platform wheel."""
+        tags = _wheel_tags(self.wheel)
+        if tags is None or all(t.platform == "any" and t.abi == "none" for t in tags):
+            return True
+        return any(_tag_fits(t, python, arch) for t in tags)
+
 
 @dataclass(frozen=True)
 class RequirementsTable:
@@ -64,6 +88,34 @@ class RequirementsTable:
             return None
         want = Version(v.public)
         return next((d for k, d in rels.items() if Version(k) == want), None)
+
+
+def _wheel_tags(filename: str | None) -> frozenset[Tag] | None:
+    if not filename:
+        return None
+    try:
+        return parse_wheel_filename(filename)[3]
+    except InvalidWheelFilename:
+        return None
+
+
+def _tag_fits(t: Tag, python: str | None, arch: str | None) -> bool:
+    """One wheel tag against the snapshot's Python and machine (PEP 425: cpXY / abi3 from cpXY up / pyX[Y]; a
+    platform `any` or one ending in the machine, `manylinux_2_28_aarch64`, `linux_x86_64`)."""
+    if t.platform != "any" and not (arch and t.platform.endswith("_" + arch)):
+        return False
+    v = parse_pkg_version(python or "")
+    if v is None or len(v.release) < 2:
+        return False
+    major, minor = v.release[0], v.release[1]
+    m = re.fullmatch(r"(cp|py)(\d)(\d*)", t.interpreter)
+    if m is None or int(m.group(2)) != major:
+        return False
+    if not m.group(3):  # py3
+        return True
+    tag_minor = int(m.group(3))
+    return tag_minor == minor or (t.abi == "abi3" and tag_minor <= minor) or (m.group(1) == "py" and t.abi == "none"
+                                                                            and tag_minor <= minor)
 
 
 def _normalize(name: str) -> str:

@@ -245,7 +245,7 @@ def test_every_documented_stack_gives_no_error_from_its_declared_requirements():
     """The stacks as their profiles document them (tests/stacks.py), judged by the published metadata of their
     releases: conflicts upstream itself leaves are in the profile's upstream_conflicts, and come out as info."""
     from doctor.knowledge.profiles import load_profiles
-    from tests.stacks import diagnose_dict, stack_snapshot
+    from tests.stacks import diagnose_dict, stack_snapshot, versions_only
 
     infos = 0
     for p in load_profiles():
@@ -254,7 +254,46 @@ def test_every_documented_stack_gives_no_error_from_its_declared_requirements():
             fs = [f for f in r.findings if f.check == "declared-requirements"]
             assert not [f.title for f in fs if f.severity.value != "info"], (p.name, arch)
             infos += len(fs)
+            # the versions-only form (a bug report, `check --from`): each pin as a plain version, judged by what
+            # PyPI publishes for it, except what the stack builds from source (vllm-ascend 0.23.0's PyPI wheel
+            # pins transformers==5.5.4; the stack builds releases/v0.23.0 with transformers 5.10.4)
+            for py in sorted({p.python_recommended or "3.11", "3.11"}):
+                r = diagnose_dict(versions_only(p, arch, py), forced=p.name)
+                bad = [f.title for f in r.findings if f.check == "declared-requirements" and f.severity.value != "info"]
+                assert not bad, (p.name, arch, py, bad)
     assert infos  # the 0.6.1 and 0.9.x stacks do carry upstream conflicts
+
+
+def test_a_package_the_profile_builds_from_source_is_not_judged_by_pypis_wheel():
+    from doctor.knowledge.profiles import load_profiles
+
+    p = next(p for p in load_profiles() if p.name == "verl-0.9.1-cann9.1.0-a3")
+    assert {"vllm", "vllm-ascend", "mindspeed", "megatron-core"} <= p.built_from_source
+    # the wheel's tags fit (cp312 aarch64): PyPI's metadata would say transformers==5.5.4
+    snap = _snap({"vllm-ascend": {"version": "0.23.0"}, "transformers": {"version": "5.10.4"}}, complete=False,
+                 python="3.12.3", arch="aarch64")
+    assert [f.evidence["requires"] for f in _declared(snap)] == ["transformers"]
+    assert _declared(snap, p) == []
+    # another release than the stack builds (0.22.x on a releases/v0.23.0 stack) came some other way: PyPI's
+    assert p.builds("vllm-ascend", "0.23.0") and not p.builds("vllm-ascend", "0.22.0")
+    assert p.builds("megatron-core", "0.16.2") and not p.builds("transformers", "5.10.4")
+
+
+def test_a_platform_wheels_metadata_applies_only_to_the_python_and_machine_its_tags_name():
+    from doctor.checks.declared import published
+    from doctor.knowledge.requirements import declared
+
+    d = declared("vllm-ascend", "0.23.0")
+    assert d is not None and d.wheel == "vllm_ascend-0.23.0-cp312-cp312-manylinux_2_34_aarch64.whl"
+    assert d.fits("3.12.3", "aarch64") and not d.fits("3.11.9", "x86_64") and not d.fits("3.11.9", "aarch64")
+    assert not d.fits("3.12.3", "x86_64") and not d.fits(None, "aarch64") and not d.fits("3.12.3", None)
+    assert published("vllm-ascend", "0.23.0", "3.11.9", "x86_64") is None
+    assert published("verl", "0.9.1") is not None  # a pure wheel (py3-none-any) fits every target
+    # the trial's report: py3.11 x86_64, vllm-ascend 0.23.0 and transformers 5.10.4, no profile: nothing from a
+    # cp312 aarch64 wheel
+    snap = _snap({"vllm-ascend": {"version": "0.23.0"}, "transformers": {"version": "5.10.4"}}, complete=False,
+                 python="3.11.9", arch="x86_64")
+    assert _declared(snap) == []
 
 
 def test_an_extra_named_for_an_installed_package_is_judged_in_use():

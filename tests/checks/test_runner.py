@@ -28,3 +28,48 @@ def test_a_skip_after_a_finding_keeps_the_finding() -> None:
 
     found, res = run_one(Check("t", "system", fn), _ctx())
     assert [f.id for f in found] == ["t-bad"] and res.status is CheckStatus.of(found)
+
+
+def test_pip_fix_commands_run_by_the_snapshots_interpreter(tmp_path):
+    """`check --python /tmp/t2/bin/python`: a bare `pip install ...` would run the first pip on PATH (the doctor's
+    own venv), so every check's `pip ...` fix is rendered as `<snapshot's python> -m pip ...` (trial item 6)."""
+    import json
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    doc = {"schema": "doctor.snapshot/1", "complete": True,
+           "python": {"version": "3.11.9", "implementation": "CPython", "executable": "/tmp/t 2/bin/python"},
+           "host": {"arch": "x86_64"},
+           "packages": {"requests": {"version": "2.32.3", "requires_dist": ["urllib3<3,>=1.26"]},
+                        "urllib3": {"version": "1.25.0", "requires_dist": []}}}
+    snap = tmp_path / "snap.json"
+    snap.write_text(json.dumps(doc))
+    r = subprocess.run([sys.executable, "-m", "doctor", "--json", "check", "--from", str(snap), "--only", "packages"],
+                       capture_output=True, text=True, timeout=120, cwd=str(tmp_path),
+                       env={**os.environ, "PYTHONPATH": str(root)})
+    rep = json.loads(r.stdout)
+    (f,) = [f for f in rep["findings"] if f["id"] == "requirement-version-unmet"]
+    assert f["fix"]["commands"] == ["'/tmp/t 2/bin/python' -m pip install 'urllib3<3,>=1.26'"]
+    # without a named interpreter the command stays pip's own
+    del doc["python"]["executable"]
+    snap.write_text(json.dumps(doc))
+    r = subprocess.run([sys.executable, "-m", "doctor", "--json", "check", "--from", str(snap), "--only", "packages"],
+                       capture_output=True, text=True, timeout=120, cwd=str(tmp_path),
+                       env={**os.environ, "PYTHONPATH": str(root)})
+    (f,) = [f for f in json.loads(r.stdout)["findings"] if f["id"] == "requirement-version-unmet"]
+    assert f["fix"]["commands"] == ["pip install 'urllib3<3,>=1.26'"]
+
+
+def test_a_fix_sentence_that_is_a_pip_command_line_runs_by_the_snapshots_interpreter_too():
+    from doctor.checks.runner import _for_target
+    from doctor.report import Fix
+
+    f = _for_target(Fix("pip uninstall -y triton triton-ascend && pip install --no-deps triton-ascend"), "/t/bin/python -m pip")
+    assert f is not None and f.text == ("/t/bin/python -m pip uninstall -y triton triton-ascend && "
+                                        "/t/bin/python -m pip install --no-deps triton-ascend")
+    g = _for_target(Fix("Install them with pip into the target.", ("doctor install --profile p",)), "/t/bin/python -m pip")
+    assert g is not None and g.text == "Install them with pip into the target." and g.commands == ("doctor install --profile p",)
+

@@ -560,3 +560,67 @@ def test_no_host_check_lets_a_complete_python_stack_exit_0_on_a_host_without_can
     assert "host (--no-host-check: not part of the verdict)" in cp.stderr
     env = dict(next(s for s in rep["plan"]["steps"] if s["id"] == "install-vllm-ascend").get("env", {}))
     assert env.get("TORCH_DEVICE_BACKEND_AUTOLOAD") == "0"
+
+
+# -- trial item 4: --set judged by check's own package checks on the stack the plan leaves ---------------------
+
+
+def _set_dry_run(tmp_path: Path, pin: str, *extra: str) -> subprocess.CompletedProcess[str]:
+    return doctor("install", "--profile", "verl-0.9.1-cann9.1.0-a3", "--venv", str(tmp_path / "v"), "--dry-run",
+                  "--no-host-check", "--arch", "x86_64", "--python-version", "3.11", "--set", pin, *extra)
+
+
+def test_set_says_a_pin_check_would_warn_on_in_the_plan_output(tmp_path: Path) -> None:
+    # vllm 0.22.0 beside vllm-ascend 0.23 (built from releases/v0.23.0): check warns vllm-ascend-vllm-mismatch
+    cp = _set_dry_run(tmp_path, "vllm=0.22.0")
+    assert cp.returncode == 0, cp.stderr
+    assert "--set vllm=0.22.0" in cp.stdout and "[vllm-ascend-vllm-mismatch]" in cp.stdout
+    assert "install: warnings" in cp.stdout and "1 warning(s)" in cp.stdout
+    rep = json.loads(_set_dry_run(tmp_path, "vllm=0.22.0", "--json").stdout)
+    (f,) = [f for f in rep["findings"] if f["id"] == "install-set-breaks-requirement"]
+    assert f["severity"] == "warning" and f["evidence"]["finding"] == "vllm-ascend-vllm-mismatch"
+    # the stack's own pins say nothing (package-off-profile is what --set means, and the plan shows it)
+    cp = _set_dry_run(tmp_path, "transformers=5.9.0")
+    assert cp.returncode == 0 and "install: ok" in cp.stdout and "install-set" not in cp.stdout, cp.stdout
+
+
+def test_set_refuses_what_check_calls_an_error_from_releases_toml_not_only_requirements_json(tmp_path: Path) -> None:
+    # a knowledge copy whose requirements.json relaxes verl's transformers range: check still errors with
+    # transformers-outside-verl-window (releases.toml), so --set refuses too
+    import shutil
+
+    kn = tmp_path / "kn"
+    shutil.copytree(Path(__file__).resolve().parents[2] / "profiles", kn)
+    doc = json.loads((kn / "requirements.json").read_text())
+    doc["projects"]["verl"]["0.9.1"]["requires_dist"] = [
+        r for r in doc["projects"]["verl"]["0.9.1"]["requires_dist"] if not r.startswith("transformers")]
+    (kn / "requirements.json").write_text(json.dumps(doc))
+    cp = _set_dry_run(tmp_path, "transformers=4.57.1", "--knowledge", str(kn))
+    assert cp.returncode == 2, cp.stdout
+    assert "--set" in cp.stderr and "transformers-outside-verl-window" in cp.stderr and not (tmp_path / "v").exists()
+
+
+def test_set_refuses_a_release_pypi_does_not_have(tmp_path: Path) -> None:
+    cp = _set_dry_run(tmp_path, "numpy=3.0.0")
+    assert cp.returncode == 2 and "--set" in cp.stderr
+    assert "numpy 3.0.0 is not a release of numpy on PyPI" in cp.stderr and "newest 2." in cp.stderr
+    # older than the table keeps (releases since 2024): it cannot tell, so it does not refuse
+    assert _set_dry_run(tmp_path, "numpy=1.20.0").returncode == 0
+
+
+@pytest.mark.parametrize("arch, py", [("x86_64", "3.11"), ("aarch64", "3.12")])
+def test_check_and_install_agree_on_the_versions_only_form_of_a_documented_stack(tmp_path: Path, arch, py) -> None:
+    """Trial item 2: a bug-report snapshot with exactly verl-0.9.1-cann9.1.0-a3's pins. check --from said
+    `vllm-ascend 0.23.0 requires transformers==5.5.4` (PyPI's cp312 aarch64 wheel) while install --dry-run said ok:
+    the stack builds vllm-ascend from releases/v0.23.0, and on 3.11 x86_64 that wheel is not even the target's."""
+    from tests.stacks import versions_only
+
+    p = next(x for x in PROFILES if x.name == "verl-0.9.1-cann9.1.0-a3")
+    f = tmp_path / "report.json"
+    f.write_text(json.dumps(versions_only(p, arch, py)))
+    checked = json.loads(doctor("--json", "check", "--from", str(f)).stdout)
+    assert checked["profile"]["name"] == p.name
+    assert not [x["title"] for x in checked["findings"] if x["check"] == "declared-requirements" and x["severity"] != "info"]
+    cp = doctor("--json", "install", "--dry-run", "--from", str(f), "--profile", p.name, "--venv", str(tmp_path / "v"),
+                "--no-host-check")
+    assert cp.returncode == 0 and json.loads(cp.stdout)["status"] == "ok", cp.stderr

@@ -34,6 +34,20 @@ def test_wheel_metadata_is_read_through_byte_ranges_not_downloaded() -> None:
     assert whl and all(rng not in (None, "stream") for _, rng in whl)  # only ranges, never the whole file
 
 
+def test_a_pure_wheel_is_read_before_a_smaller_platform_wheel(monkeypatch) -> None:
+    # one wheel's metadata is kept per release: a py3-none-any one holds for every target, a cp312 aarch64 one
+    # only for its own (vllm-ascend 0.23.0's pins transformers==5.5.4); the row's source names the file read
+    files = (pypi.PypiFile("x-1.0-cp312-cp312-manylinux_2_34_aarch64.whl", "https://f/a.whl", 10, None),
+             pypi.PypiFile("x-1.0-py3-none-any.whl", "https://f/b.whl", 999, None))
+    r = pypi.PypiRelease("x", "1.0", "2026-01-01", tuple(pypi.wheel_tag(f.filename) or "" for f in files), False, False, files)
+    monkeypatch.setattr(pypi, "wheel_metadata", lambda http, f: {"requires_python": None, "requires_dist": [],
+                                                                 "where": f.filename})
+    d = pypi.declared(None, r)  # type: ignore[arg-type]
+    assert d is not None and d["source"].endswith("#x-1.0-py3-none-any.whl")
+    d = pypi.declared(None, pypi.PypiRelease("x", "1.0", "2026-01-01", (), False, False, files[:1]))  # type: ignore[arg-type]
+    assert d is not None and d["source"].endswith("#x-1.0-cp312-cp312-manylinux_2_34_aarch64.whl")
+
+
 def test_sdist_only_release_reads_pkg_info() -> None:
     http = RecordedPyPI()
     r = next(x for x in pypi.releases("vllm-ascend", http) if x.version == "0.30.0rc2")

@@ -1,6 +1,6 @@
 """PyPI: every release of the projects the tables track, with upload dates and wheel tags, from the JSON API
 (https://pypi.org/pypi/<project>/json), and what each release declares (Requires-Python, Requires-Dist) from
-the METADATA of its smallest wheel, read through HTTP byte ranges (or the PKG-INFO at the top of its sdist when
+the METADATA of one wheel (a pure py3-none-any one if any, else its smallest; named in the row), read through HTTP byte ranges (or the PKG-INFO at the top of its sdist when
 it has no wheel). The per-version JSON (/pypi/<project>/<version>/json) and PEP 658 `.metadata` files are not
 used: the PyPI this project is refreshed from answers 404 for both, while files and byte ranges are served.
 
@@ -159,6 +159,12 @@ def wheel_tag(filename: str) -> str | None:
     return f"{m['py']}-{m['abi']}-{m['plat']}" if m else None
 
 
+def _pure(filename: str) -> bool:
+    """A wheel for every Python 3 and platform (`...-py3-none-any.whl`, `py2.py3-none-any`)."""
+    tag = wheel_tag(filename)
+    return tag is not None and tag.endswith("-none-any") and tag.split("-")[0].split(".")[-1].startswith("py")
+
+
 @dataclass(frozen=True)
 class PypiFile:
     filename: str
@@ -257,9 +263,14 @@ def sdist_metadata(http: Http, f: PypiFile) -> dict[str, Any]:
 
 
 def declared(http: Http, r: PypiRelease) -> dict[str, Any] | None:
-    """What one release declares, from its smallest wheel's METADATA, else its sdist's PKG-INFO when that lists
-    its requirements (Metadata-Version 2.2+ without Requires-Dist in Dynamic); None when neither can say."""
-    wheels = sorted((f for f in r.files if f.filename.endswith(".whl")), key=lambda f: f.size)
+    """What one release declares, from one wheel's METADATA, else its sdist's PKG-INFO when that lists its
+    requirements (Metadata-Version 2.2+ without Requires-Dist in Dynamic); None when neither can say.
+
+    The wheel is a pure one (`py3-none-any`: its metadata holds for every target) when the release has one, else
+    the smallest; the source URL's fragment names the file, so its tags are kept with the row and the doctor
+    applies a platform wheel's metadata only to the Python and machine they name (siblings may differ: one
+    wheel per release is read)."""
+    wheels = sorted((f for f in r.files if f.filename.endswith(".whl")), key=lambda f: (not _pure(f.filename), f.size))
     sdists = [f for f in r.files if f.filename.endswith(".tar.gz")]
     if wheels:
         md = wheel_metadata(http, wheels[0])

@@ -73,10 +73,10 @@ def compose_findings(ovs: list[Override], ctx: Context, cdir: Path, config_name:
     ctx.flat = res.flat
     ctx.engine, _ = engine_of(ovs, config_name, res.flat)
     unknown = {o.key for o in ovs if o.unknown}
-    keep = [_removed(f, ctx.verl_version) for f in res.findings if f.key not in unknown
+    keep = [_removed(f, ctx.verl_version, res.flat, res.dicts) for f in res.findings if f.key not in unknown
             or f.id in ("launch-key-needs-plus", "launch-key-not-in-config", "launch-key-plus-on-existing")]
     keep += _plus_on_closed(ovs, res.flat, res.dicts, cdir, {f.key for f in keep})
-    keep += _plus_removed(ovs, ctx.verl_version, {f.key for f in keep})
+    keep += _plus_removed(ovs, ctx.verl_version, {f.key for f in keep}, res.flat, res.dicts)
     keep += check_values([o for o in ovs if o.text not in res.rejected], res.flat, res.types, verl_root(cdir),
                          main_ppo, {f.key for f in keep})
     if res.flat is not None:
@@ -112,9 +112,11 @@ def _plus_on_closed(ovs: list[Override], flat: dict[str, object] | None, dicts: 
     return out
 
 
-def _removed(f: Finding, version: str) -> Finding:
+def _removed(f: Finding, version: str, flat: dict[str, object] | None = None,
+             dicts: dict[str, int] | None = None) -> Finding:
     """An unknown key that this release removed says so (not a did-you-mean to a neighbour): from the Megatron
-    key table, else from the composed configs of consecutive releases (removed_keys.py)."""
+    key table, else from the composed configs of consecutive releases (removed_keys.py). A key under an open
+    mapping of the composed config (schema.open_mapping: engine_kwargs.sglang) is handed on, never "removed"."""
     from dataclasses import replace
 
     from doctor.launch.features import key_info
@@ -128,7 +130,7 @@ def _removed(f: Finding, version: str) -> Finding:
     if state == "removed" and info is not None:
         return replace(f, id="launch-key-removed", components=("config", "verl"),
                        title=f"{f.key} was removed in verl {info.removed}", fix=fix, source=S.VERL_MEGATRON_YAML)
-    gone = removed_in(f.key, version)
+    gone = None if _handed_on(f.key, flat, dicts) else removed_in(f.key, version)
     if gone is None:
         return f
     path, last, removed = gone
@@ -142,13 +144,22 @@ def _removed(f: Finding, version: str) -> Finding:
                    source=S.VERL_TRAINER_YAML)
 
 
-def _plus_removed(ovs: list[Override], version: str, flagged: set[str | None]) -> list[Finding]:
-    """`+key=…` for a key this release removed: Hydra adds it, and verl reads it no more."""
+def _handed_on(key: str, flat: dict[str, object] | None, dicts: dict[str, int] | None) -> bool:
+    """Whether `key` sits in an open mapping of the composed config, which verl passes to its consumer whole."""
+    from doctor.launch.schema import under_open_mapping
+
+    return dicts is not None and under_open_mapping(flat, dicts, key) is not None
+
+
+def _plus_removed(ovs: list[Override], version: str, flagged: set[str | None],
+                  flat: dict[str, object] | None = None, dicts: dict[str, int] | None = None) -> list[Finding]:
+    """`+key=…` for a key this release removed: Hydra adds it, and verl reads it no more (unless it lands in an
+    open mapping, whose consumer reads what it is given: +rollout.engine_kwargs.sglang.attention_backend)."""
     from doctor.launch.removed_keys import release_name, removed_in
 
     out = []
     for o in ovs:
-        if o.prefix not in ("+", "++") or o.key in flagged:
+        if o.prefix not in ("+", "++") or o.key in flagged or _handed_on(o.key, flat, dicts):
             continue
         gone = removed_in(o.key, version)
         if gone is None:

@@ -1,0 +1,86 @@
+"""New-user trial of `doctor lint` (items 1, 7, 8 of its report): keys under an open mapping (engine_kwargs.sglang,
+which verl hands to SGLang whole) are never "removed"; `--verl-config DIR` without verl's dataclass source still
+checks (or says it did not check) `+key` on a closed section; a script whose config group exists only in some
+releases is linted against one that has it, and a group a release dropped is one finding, not a cascade.
+
+The releases' configs come from their wheels in the local wheelhouse (DOCTOR_TEST_VERL_CONFIGS/wheels)."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from doctor.cli import cli
+
+WHEELS = Path(os.environ.get("DOCTOR_TEST_VERL_CONFIGS", "/nonexistent")) / "wheels"
+needs_wheels = pytest.mark.skipif(not WHEELS.is_dir(), reason="no verl wheelhouse (DOCTOR_TEST_VERL_CONFIGS/wheels)")
+HEAD = """#!/bin/bash
+python3 -m verl.trainer.main_ppo trainer.device=npu \\
+    actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu=1 \\
+    actor_rollout_ref.rollout.log_prob_micro_batch_size_per_gpu=1 \\
+    actor_rollout_ref.ref.log_prob_micro_batch_size_per_gpu=1 \\
+"""
+SGLANG = "+actor_rollout_ref.rollout.engine_kwargs.sglang.attention_backend"
+VLLM = "+actor_rollout_ref.rollout.engine_kwargs.vllm.disable_mm_preprocessor_cache"
+
+
+@pytest.fixture(autouse=True)
+def _wheelhouse(monkeypatch):
+    monkeypatch.setenv("PIP_FIND_LINKS", str(WHEELS))
+    monkeypatch.setenv("PIP_NO_INDEX", "1")
+
+
+def lint(text: str, *args: str) -> tuple[int, dict]:
+    r = CliRunner().invoke(cli, ["--json", "lint", "-", *args], input=text)
+    assert r.stdout.strip(), r.output
+    return r.exit_code, json.loads(r.stdout)
+
+
+def ids(report: dict, key: str | None = None) -> list[str]:
+    return [f["id"] for f in report["findings"] if key is None or f["key"] == key]
+
+
+# --- item 1: open mappings are handed on, not "removed" ------------------------------------------------------
+
+@needs_wheels
+@pytest.mark.parametrize("version", ["0.7.1", "0.9.0", "0.9.1"])
+def test_engine_kwargs_keys_are_not_removed(version):
+    """Upstream's NPU scripts set SGLang's attention backend through the open engine_kwargs.sglang mapping: no
+    "Delete the override" (that would break SGLang on NPU)."""
+    code, report = lint(HEAD + f"    {SGLANG}=ascend \\\n    {VLLM}=True\n", "--verl-version", version)
+    assert "launch-key-removed" not in ids(report), [f["title"] for f in report["findings"]]
+    assert code == 0
+
+
+@needs_wheels
+def test_composed_open_mapping_overrides_a_stale_table(monkeypatch):
+    """Even a table that still lists such a key (one made before the rule) does not turn it into "removed": the
+    composed target config says the section is open."""
+    from doctor.launch import removed_keys
+
+    monkeypatch.setattr(removed_keys, "_table", lambda: (["0.5.0", "0.6.0"], {SGLANG[1:]: ["0.5.0"]}))
+    _, report = lint(HEAD + f"    {SGLANG}=ascend\n", "--verl-version", "0.9.0")
+    assert "launch-key-removed" not in ids(report)
+    monkeypatch.setattr(removed_keys, "_table", lambda: (["0.7.1", "0.8.0"],
+                                                        {"trainer.use_legacy_worker_impl": ["0.7.1"]}))
+    _, report = lint(HEAD + "    +trainer.use_legacy_worker_impl=disable\n", "--verl-version", "0.9.0")
+    assert ids(report, "trainer.use_legacy_worker_impl") == ["launch-key-removed"]  # a closed section still is
+
+
+def test_removed_table_has_no_key_under_an_open_mapping():
+    """tools/verl_removed_keys.py drops a key that left the yaml default of a mapping which stays open, and keeps
+    one whose section is a dataclass or a plain section of a release without dataclasses."""
+    from doctor.launch.removed_keys import removed_in
+    from tools.verl_removed_keys import dropped
+
+    flat = {"a._target_": "verl.X", "a.kw.vllm.x": 1, "a.b._target_": "verl.B", "a.b.y": 1, "p.q": 1}
+    dicts = {"": 2, "a": 2, "a.kw": 2, "a.kw.vllm": 1, "a.kw.sglang": 0, "a.b": 1, "p": 1}
+    prev = {"a.kw.sglang.attention_backend", "a.kw.vllm.swap_space", "a.b.gone", "p.gone", "p.sec.z"}
+    assert dropped(prev, (set(flat) | set(dicts), flat, dicts)) == {"a.b.gone", "p.gone", "p.sec.z"}
+    for key in (SGLANG[1:], VLLM[1:], "actor_rollout_ref.rollout.engine_kwargs.vllm.swap_space"):
+        assert removed_in(key, "0.9.1") is None
+    assert removed_in("actor_rollout_ref.actor.profile.save_path", "0.9.1") is not None  # verl <= 0.5's section

@@ -66,7 +66,6 @@ def compose_findings(ovs: list[Override], ctx: Context, cdir: Path, config_name:
     """Hydra's verdict on the overrides (from the cache when the same composition ran before), with the
     engine and composed values put into `ctx` for the rules."""
     from doctor.launch.compose_cache import compose_cached
-    from doctor.launch.schema import verl_root
     from doctor.launch.value_types import check_values
 
     res = compose_cached(ovs, cdir, config_name, ctx.verl_version)
@@ -75,9 +74,10 @@ def compose_findings(ovs: list[Override], ctx: Context, cdir: Path, config_name:
     unknown = {o.key for o in ovs if o.unknown}
     keep = [_removed(f, ctx.verl_version, res.flat, res.dicts) for f in res.findings if f.key not in unknown
             or f.id in ("launch-key-needs-plus", "launch-key-not-in-config", "launch-key-plus-on-existing")]
-    keep += _plus_on_closed(ovs, res.flat, res.dicts, cdir, {f.key for f in keep})
+    root = source_root(cdir, ctx.verl_version)
+    keep += _plus_on_closed(ovs, res.flat, root, {f.key for f in keep})
     keep += _plus_removed(ovs, ctx.verl_version, {f.key for f in keep}, res.flat, res.dicts)
-    keep += check_values([o for o in ovs if o.text not in res.rejected], res.flat, res.types, verl_root(cdir),
+    keep += check_values([o for o in ovs if o.text not in res.rejected], res.flat, res.types, root,
                          main_ppo, {f.key for f in keep})
     if res.flat is not None:
         keep.append(finding("launch-schema-composed", "info", ("config",),
@@ -88,26 +88,55 @@ def compose_findings(ovs: list[Override], ctx: Context, cdir: Path, config_name:
     return keep, res
 
 
-def _plus_on_closed(ovs: list[Override], flat: dict[str, object] | None, dicts: dict[str, int], cdir: Path,
+def source_root(cdir: Path, version: str) -> Path | None:
+    """Where verl's dataclass sources for `cdir` are: the checkout the config directory sits in, else the cached
+    release of the target version (a `--verl-config DIR` that is a bare config copy has no sources)."""
+    from doctor.launch.schema import verl_root
+    from doctor.launch.verl_release import cached_config
+
+    root = verl_root(cdir)
+    if root is not None and (root / "verl" / "base_config.py").is_file():
+        return root
+    cached = cached_config(version)
+    return verl_root(cached) if cached is not None else root
+
+
+def _plus_on_closed(ovs: list[Override], flat: dict[str, object] | None, root: Path | None,
                     flagged: set[str | None]) -> list[Finding]:
     """`+key=…` that Hydra accepts into a section verl builds as a dataclass without that field: the run fails at
-    start-up (schema.py)."""
+    start-up (schema.py). When the dataclass source is not here, an info names the keys that were not checked."""
     from doctor.launch.advice import closed_section
-    from doctor.launch.schema import dataclass_info, section_target, verl_root
+    from doctor.launch.schema import dataclass_info, section_target
 
     out: list[Finding] = []
-    root = verl_root(cdir)
+    unchecked: dict[str, str] = {}
     for o in ovs:
         if o.prefix != "+" or "." not in o.key or o.key in flagged:
             continue
         section, leaf = o.key.rsplit(".", 1)
         target = section_target(flat, section)
-        info = dataclass_info(root, target) if target else None
-        if target is None or info is None or leaf in info.fields:
+        if target is None:
+            continue
+        info = dataclass_info(root, target)
+        if info is None:
+            unchecked[o.key] = target
+            continue
+        if leaf in info.fields:
             continue
         title, fix = closed_section(o.key, o.value, target)
         out.append(finding("launch-key-not-in-config", "error", ("config",), title, key=o.key, fix=fix,
                            evidence={"override": o.text, "dataclass": target, **({"line": o.line} if o.line else {})},
+                           source=S.HYDRA_OVERRIDES))
+    if unchecked:
+        out.append(finding("launch-plus-keys-not-checked", "info", ("config", "verl"),
+                           f"not checked: whether verl's dataclasses take {', '.join('+' + k for k in unchecked)} "
+                           "(their source is not here)",
+                           detail="A '+key' in a section verl builds as a dataclass fails at start-up when the class "
+                                  "has no such field; the config directory has no verl source beside it and the "
+                                  "target release is not cached.",
+                           evidence={"keys": unchecked, "root": str(root) if root else None},
+                           fix="Pass --verl-config …/verl/trainer/config of a verl checkout, or run `doctor lint "
+                               "--verl-version X` once without --verl-config (it caches release X's wheel).",
                            source=S.HYDRA_OVERRIDES))
     return out
 

@@ -84,3 +84,39 @@ def test_removed_table_has_no_key_under_an_open_mapping():
     for key in (SGLANG[1:], VLLM[1:], "actor_rollout_ref.rollout.engine_kwargs.vllm.swap_space"):
         assert removed_in(key, "0.9.1") is None
     assert removed_in("actor_rollout_ref.actor.profile.save_path", "0.9.1") is not None  # verl <= 0.5's section
+
+
+# --- item 2 (report item 7): `--verl-config DIR` without verl's source never silences the closed-section rule --
+
+SAVE_HF = """#!/bin/bash
+python3 -m verl.trainer.main_ppo --config-name=ppo_megatron_trainer trainer.device=npu \\
+    actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu=1 \\
+    actor_rollout_ref.rollout.log_prob_micro_batch_size_per_gpu=1 \\
+    actor_rollout_ref.ref.log_prob_micro_batch_size_per_gpu=1 \\
+    +actor_rollout_ref.actor.checkpoint.save_hf=True
+"""
+SAVE_HF_KEY = "actor_rollout_ref.actor.checkpoint.save_hf"
+
+
+@needs_wheels
+def test_bare_config_dir_checks_plus_keys_with_the_cached_release(tmp_path, monkeypatch):
+    """A bare copy of 0.9.1's trainer config (no dataclass source beside it): while release 0.9.1 is not cached the
+    unchecked '+key' is named (an info, not silence); once it is cached, its source gives the start-up error."""
+    import shutil
+
+    from doctor.launch.verl_release import release_config
+
+    staging = tmp_path / "staging"
+    monkeypatch.setenv("XDG_CACHE_HOME", str(staging))
+    cfg, why = release_config("0.9.1")
+    assert cfg is not None, why
+    bare = tmp_path / "v0.9.1" / "config"
+    shutil.copytree(cfg, bare)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "empty"))
+    _, report = lint(SAVE_HF, "--verl-version", "0.9.1", "--verl-config", str(bare))
+    notes = [f for f in report["findings"] if f["id"] == "launch-plus-keys-not-checked"]
+    assert notes and SAVE_HF_KEY in notes[0]["title"] and notes[0]["severity"] == "info"
+    monkeypatch.setenv("XDG_CACHE_HOME", str(staging))
+    code, report = lint(SAVE_HF, "--verl-version", "0.9.1", "--verl-config", str(bare))
+    assert ids(report, SAVE_HF_KEY) == ["launch-key-not-in-config"] and code == 1
+    assert "launch-plus-keys-not-checked" not in ids(report)

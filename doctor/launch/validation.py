@@ -79,6 +79,7 @@ def compose_findings(ovs: list[Override], ctx: Context, cdir: Path, config_name:
     keep += _plus_removed(ovs, ctx.verl_version, {f.key for f in keep}, res.flat, res.dicts)
     keep += check_values([o for o in ovs if o.text not in res.rejected], res.flat, res.types, root,
                          main_ppo, {f.key for f in keep})
+    keep = _group_removed(ovs, keep, ctx.verl_version)
     if res.flat is not None:
         keep.append(finding("launch-schema-composed", "info", ("config",),
                             f"composed verl {ctx.verl_version}'s {config_name} config with "
@@ -171,6 +172,44 @@ def _removed(f: Finding, version: str, flat: dict[str, object] | None = None,
                    title=f"{what} was removed in {release_name(removed)} (last in verl {last})", fix=fix,
                    evidence={**f.evidence, "removed_in": removed, "last_release": last},
                    source=S.VERL_TRAINER_YAML)
+
+
+_GROUP_NOUN = {"model_engine": "engine"}
+
+
+def _group_removed(ovs: list[Override], found: list[Finding], version: str) -> list[Finding]:
+    """A config group option the target release dropped (`model_engine=mindspeed` on 0.9.1) is one finding that
+    names the removal; the keys of that option's own section (`actor.mindspeed.*`), absent for the same reason,
+    are listed in it rather than each told "delete"."""
+    from doctor.launch.removed_keys import group_removed, release_name
+
+    for o in ovs:
+        if "." in o.key or "@" in o.key or o.prefix == "~" or not o.value:
+            continue
+        gone = group_removed(f"{o.key}/{o.value}", version)
+        if gone is None:
+            continue
+        last, removed = gone
+        mine = [f for f in found if f.key and f.key != o.key and o.value in f.key.split(".")
+                and f.severity is not Severity.INFO]
+        noun = _GROUP_NOUN.get(o.key, f"{o.key} option")
+        folded = finding(
+            "launch-group-removed", "error", ("config", "verl"),
+            f"{o.key}={o.value}: no such {noun} in verl {version} (last in verl {last})",
+            detail=f"{release_name(removed)} removed {o.key}/{o.value}.yaml. The script was written for a release "
+                   f"that has it; {len(mine)} override(s) of its section were not judged one by one"
+                   + (f" ({', '.join(sorted({f.key for f in mine if f.key})[:4])}"
+                      + (" …)" if len(mine) > 4 else ")") if mine else "") + ".",
+            key=o.key, evidence={"override": o.text, "last_release": last, "removed_in": removed,
+                                 "keys": sorted({f.key for f in mine if f.key})},
+            fix=f"Lint and run it with verl {last} (--verl-version {last}), or port it to a {o.key} that verl "
+                f"{version} has.", source=S.VERL_TRAINER_YAML)
+        drop = {id(f) for f in mine}
+        found = [folded if f.key == o.key and f.severity is Severity.ERROR else f for f in found
+                 if id(f) not in drop]
+        if not any(f is folded for f in found):
+            found.insert(0, folded)
+    return found
 
 
 def _handed_on(key: str, flat: dict[str, object] | None, dicts: dict[str, int] | None) -> bool:

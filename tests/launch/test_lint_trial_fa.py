@@ -120,3 +120,43 @@ def test_bare_config_dir_checks_plus_keys_with_the_cached_release(tmp_path, monk
     code, report = lint(SAVE_HF, "--verl-version", "0.9.1", "--verl-config", str(bare))
     assert ids(report, SAVE_HF_KEY) == ["launch-key-not-in-config"] and code == 1
     assert "launch-plus-keys-not-checked" not in ids(report)
+
+
+# --- item 3 (report item 8): a script's config group names its release; a dropped group is one finding --------
+
+MINDSPEED = """#!/bin/bash
+python3 -m verl.trainer.main_ppo model_engine=mindspeed trainer.device=npu \\
+    actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu=1 \\
+    actor_rollout_ref.rollout.log_prob_micro_batch_size_per_gpu=1 \\
+    actor_rollout_ref.ref.log_prob_micro_batch_size_per_gpu=1 \\
+    actor_rollout_ref.actor.mindspeed.tensor_model_parallel_size=4 \\
+    actor_rollout_ref.actor.mindspeed.pipeline_model_parallel_size=2 \\
+    actor_rollout_ref.actor.mindspeed.param_offload=True \\
+    actor_rollout_ref.actor.mindspeed.use_mbridge=True
+"""
+
+
+@needs_wheels
+def test_unstated_version_is_the_newest_release_with_the_scripts_engine(monkeypatch):
+    """No --verl-version, no header, no verl installed: model_engine=mindspeed exists in 0.8.0 and 0.9.0 only, so
+    the script is linted against 0.9.0 (not the newest 0.9.1, where it would not compose) — and it is clean."""
+    from doctor.launch import hydra_compose
+
+    monkeypatch.setattr(hydra_compose, "installed_verl", lambda: (None, None))
+    code, report = lint(MINDSPEED)
+    unknown = [f for f in report["findings"] if f["id"] == "lint-verl-version-unknown"]
+    assert unknown and unknown[0]["evidence"]["verl_version"] == "0.9.0", unknown
+    assert "model_engine=mindspeed" in unknown[0]["title"]
+    assert [f for f in report["findings"] if f["severity"] == "error"] == [] and code == 0
+
+
+@needs_wheels
+def test_a_dropped_engine_is_one_finding_not_a_delete_cascade():
+    """Against 0.9.1 (which dropped model_engine/mindspeed) the removal is named once; its actor.mindspeed.* keys are
+    listed in it, never each told "Delete" (that would drop the parallel layout)."""
+    code, report = lint(MINDSPEED, "--verl-version", "0.9.1")
+    errors = [f for f in report["findings"] if f["severity"] in ("error", "warning")]
+    assert [f["id"] for f in errors] == ["launch-group-removed"], [f["title"] for f in errors]
+    assert errors[0]["title"] == "model_engine=mindspeed: no such engine in verl 0.9.1 (last in verl 0.9.0)"
+    assert "actor_rollout_ref.actor.mindspeed.use_mbridge" in errors[0]["evidence"]["keys"] and code == 1
+    assert not any("Delete" in (f.get("fix") or {}).get("text", "") for f in report["findings"])

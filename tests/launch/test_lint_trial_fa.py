@@ -160,3 +160,23 @@ def test_a_dropped_engine_is_one_finding_not_a_delete_cascade():
     assert errors[0]["title"] == "model_engine=mindspeed: no such engine in verl 0.9.1 (last in verl 0.9.0)"
     assert "actor_rollout_ref.actor.mindspeed.use_mbridge" in errors[0]["evidence"]["keys"] and code == 1
     assert not any("Delete" in (f.get("fix") or {}).get("text", "") for f in report["findings"])
+
+
+@needs_wheels
+def test_a_dropped_engine_is_located_without_a_recompose_per_key(tmp_path, monkeypatch):
+    """The trial's first lint of a v0.9.0 mindspeed script against 0.9.1 took 9.9 s: the failing group option made
+    the one-pass locator give up, and each of its 22 keys was found by a full recompose. Now the bad group option is
+    set aside and the rest located in one pass: a handful of composes, not one per rejected key."""
+    import hydra
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))  # no compose cache from an earlier test
+    real = hydra.compose
+    calls = []
+    monkeypatch.setattr(hydra, "compose", lambda *a, **k: calls.append(1) or real(*a, **k))
+    more = "".join(f"    actor_rollout_ref.actor.mindspeed.{k}=1 \\\n" for k in (
+        "context_parallel_size", "expert_model_parallel_size", "expert_tensor_parallel_size", "seed",
+        "virtual_pipeline_model_parallel_size", "optimizer_offload", "grad_offload", "vanilla_mbridge"))
+    _, report = lint(MINDSPEED.replace("model_engine=mindspeed", "model_engine=mindspeed \\\n" + more), "--verl-version", "0.9.1")
+    assert "launch-group-removed" in ids(report) and len(next(
+        f for f in report["findings"] if f["id"] == "launch-group-removed")["evidence"]["keys"]) == 12
+    assert len(calls) <= 8, len(calls)  # it was 5 + one per rejected key

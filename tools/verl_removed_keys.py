@@ -6,7 +6,11 @@ the trainer configs of consecutive releases with real Hydra and diffing their ke
 GIT_DIR is a clone of github.com/verl-project/verl (a bare one will do); every release tag from v0.4.0 on is read
 with `git archive`. `--extra` adds a release whose tag is not in the clone (its verl/trainer/config directory).
 Composed per release: ppo_trainer, ppo_megatron_trainer, and ppo_trainer with model_engine=megatron where that
-group exists. A key is recorded only when some release has it and a later one does not.
+group exists. Config group options (`model_engine/mindspeed`) that not every release has are listed with the releases that
+have them (`group_options`). A key is recorded only when some release has it and a later one does not, and that later release
+does not hold it in an open mapping: a key that left a yaml default while its parent section stays a plain
+mapping (`rollout.engine_kwargs.sglang: {}`, which verl hands to SGLang whole) is still read by
+the consumer of that mapping, so `+key` there is not "removed" (doctor/launch/schema.py `open_mapping`).
 """
 
 from __future__ import annotations
@@ -19,19 +23,23 @@ import tarfile
 import tempfile
 from io import BytesIO
 from pathlib import Path
+from typing import Any
 
 from packaging.version import Version
 
 OUT = Path(__file__).resolve().parents[1] / "doctor" / "launch" / "removed_keys.json"
 
 
-def keys_of(cdir: Path) -> set[str]:
+def keys_of(cdir: Path) -> tuple[set[str], dict[str, Any], dict[str, int]]:
+    """(every key path of the composed trainer configs, their merged leaves and mappings)."""
     from hydra import compose, initialize_config_dir
 
     from doctor.launch.hydra_compose import flatten
 
     out: set[str] = set()
-    runs = [("ppo_trainer", []), ("ppo_megatron_trainer", [])]
+    flats: dict[str, Any] = {}
+    maps: dict[str, int] = {}
+    runs: list[tuple[str, list[str]]] = [("ppo_trainer", []), ("ppo_megatron_trainer", [])]
     if (cdir / "model_engine" / "megatron.yaml").is_file():
         runs.append(("ppo_trainer", ["model_engine=megatron"]))
     for name, ovs in runs:
@@ -41,7 +49,24 @@ def keys_of(cdir: Path) -> set[str]:
             cfg = compose(config_name=name, overrides=ovs)
         flat, dicts = flatten(cfg)
         out |= {k for k in set(flat) | set(dicts) if k and not k.endswith("._target_")}
-    return out
+        flats.update(flat)
+        maps.update(dicts)
+    return out, flats, maps
+
+
+def options_of(cdir: Path) -> set[str]:
+    """The config group options of a release (`model_engine/mindspeed`): what `group=option` can select."""
+    return {f"{g.name}/{y.stem}" for g in cdir.iterdir() if g.is_dir() and not g.name.startswith("_")
+            for y in g.glob("*.yaml")}
+
+
+def dropped(prev: set[str], cur: tuple[set[str], dict[str, Any], dict[str, int]]) -> set[str]:
+    """Keys of `prev` that the release `cur` no longer reads: gone from its config, and the nearest section of
+    theirs that it still has is not an open mapping (schema.under_open_mapping)."""
+    from doctor.launch.schema import under_open_mapping
+
+    keys, flat, dicts = cur
+    return {k for k in prev - keys if under_open_mapping(flat, dicts, k) is None}
 
 
 def main() -> None:
@@ -52,7 +77,8 @@ def main() -> None:
     tags = [t for t in subprocess.run(["git", "--git-dir", a.git_dir, "tag"], capture_output=True, text=True,
                                       check=True).stdout.split() if re.fullmatch(r"v\d+\.\d+\.\d+", t)]
     tags = sorted((t for t in tags if Version(t[1:]) >= Version("0.4.0")), key=lambda t: Version(t[1:]))
-    present: dict[str, set[str]] = {}
+    composed: dict[str, tuple[set[str], dict[str, Any], dict[str, int]]] = {}
+    options: dict[str, set[str]] = {}
     with tempfile.TemporaryDirectory() as tmp:
         for t in tags:
             data = subprocess.run(["git", "--git-dir", a.git_dir, "archive", t, "verl/trainer/config"],
@@ -60,18 +86,22 @@ def main() -> None:
             dest = Path(tmp, t)
             with tarfile.open(fileobj=BytesIO(data)) as tf:
                 tf.extractall(dest, filter="data")
-            present[t[1:]] = keys_of(dest / "verl" / "trainer" / "config")
+            composed[t[1:]] = keys_of(dest / "verl" / "trainer" / "config")
+            options[t[1:]] = options_of(dest / "verl" / "trainer" / "config")
         for e in a.extra:
             v, d = e.split("=", 1)
-            present[v] = keys_of(Path(d))
+            composed[v] = keys_of(Path(d))
+            options[v] = options_of(Path(d))
+    present = {v: c[0] for v, c in composed.items()}
     releases = sorted(present, key=Version)
-    removed: dict[str, list[str]] = {}
+    removed: set[str] = set()
     for prev, cur in zip(releases, releases[1:], strict=False):
-        for k in present[prev] - present[cur]:
-            removed.setdefault(k, [])
+        removed |= dropped(present[prev], composed[cur])
     table = {k: [v for v in releases if k in present[v]] for k in sorted(removed)}
+    everywhere = set.intersection(*options.values()) if options else set()
+    groups = {o: [v for v in releases if o in options[v]] for o in sorted(set().union(*options.values()) - everywhere)}
     OUT.write_text(json.dumps({"source": "composed verl trainer configs (tools/verl_removed_keys.py)",
-                               "releases": releases, "present_in": table}, indent=0, sort_keys=True) + "\n",
+                               "releases": releases, "present_in": table, "group_options": groups}, indent=0, sort_keys=True) + "\n",
                    encoding="utf-8")
     print(f"{len(table)} keys dropped by some release, {len(releases)} releases -> {OUT}")
 

@@ -310,8 +310,12 @@ def _locate_all(pending: list[Override], cdir: str, name: str) -> tuple[list[tup
         return None
     groups = [o for o in pending if _is_group_override(o, cdir)]
     base = _base(groups, cdir, name)
-    if base is None:
-        return None
+    bad: list[tuple[Override, str]] = []
+    if base is None:  # a group option this release lacks (model_engine=mindspeed on 0.9.1): blame it, keep the rest
+        bad = [(g, msg) for g in groups if (msg := _group_error(g, cdir, name)) is not None]
+        base = _base([g for g in groups if all(g is not b for b, _ in bad)], cdir, name) if bad else None
+        if base is None:
+            return None
     cfg = OmegaConf.create(OmegaConf.to_container(base, resolve=False))
     OmegaConf.set_struct(cfg, True)
     parser = OverridesParser.create()
@@ -323,7 +327,24 @@ def _locate_all(pending: list[Override], cdir: str, name: str) -> tuple[list[tup
             apply(parser.parse_overrides([o.text]), cfg)
         except (HydraException, OmegaConfBaseException) as e:
             out.append((o, _message(e)))
-    return out, cfg
+    order = {id(o): i for i, o in enumerate(pending)}
+    return sorted(bad + out, key=lambda x: order[id(x[0])]), cfg
+
+
+def _group_error(group: Override, cdir: str, name: str) -> str | None:
+    """Hydra's message when the config group override alone does not compose, else None (one compose each: with a
+    bad group option every other override would otherwise be located by a recompose of its own)."""
+    from hydra import compose as hcompose
+    from hydra import initialize_config_dir
+    from hydra.errors import HydraException
+    from omegaconf.errors import OmegaConfBaseException
+
+    try:
+        with initialize_config_dir(config_dir=cdir, version_base=None):
+            hcompose(config_name=name, overrides=searchpath_override(cdir, name) + [group.text])
+    except (HydraException, OmegaConfBaseException) as e:
+        return _message(e)
+    return None
 
 
 def _message(e: BaseException) -> str:

@@ -45,6 +45,19 @@ def target_version(text: str, opts: Options) -> tuple[str | None, str]:
     return (inst, "the installed verl") if inst else (None, "")
 
 
+def inferred_version(parsed: ParsedScript, newest: str) -> tuple[str, str]:
+    """The release to lint a script against when nothing states it: the newest in which every config group option
+    the script selects exists (`model_engine=mindspeed`: 0.9.0), else the newest the doctor knows."""
+    from doctor.launch.removed_keys import newest_with
+
+    chosen = {f"{o.key}/{o.value}": o.text for call in parsed.invocations for inv in call.alternatives
+              for o in inv.overrides if "." not in o.key and "@" not in o.key and o.prefix != "~" and o.value}
+    found = newest_with(set(chosen), newest)
+    if found is None:
+        return newest, "the newest release it knows"
+    return found, "the newest release with " + ", ".join(sorted(chosen.values()))
+
+
 def lint_parsed(parsed: ParsedScript, text: str, opts: Options) -> tuple[list[Finding], str | None, list[dict[str, Any]]]:
     """(findings, verl version, per-call summaries) for a parsed script."""
     from doctor.launch.features import known_releases
@@ -52,10 +65,11 @@ def lint_parsed(parsed: ParsedScript, text: str, opts: Options) -> tuple[list[Fi
     findings: list[Finding] = []
     version, how = target_version(text, opts)
     if version is None:
-        version = known_releases()[1]
+        version, why = inferred_version(parsed, known_releases()[1])
         findings.append(finding("lint-verl-version-unknown", "warning", ("verl",),
-                                f"no verl version to lint against; the rules of {version} were applied",
+                                f"no verl version to lint against; the rules of {version} were applied ({why})",
                                 detail="No --verl-version, no `written by doctor … for verl X` header, no verl installed.",
+                                evidence={"verl_version": version},
                                 fix="Pass --verl-version VERSION (the verl the cluster runs)."))
     trainer_dir, note = resolve_config_dir(version, opts.verl_config, opts.compose)
     if note is not None:

@@ -1,6 +1,9 @@
 """Config keys a verl release dropped, from removed_keys.json: the key paths of consecutive releases' composed
 trainer configs (ppo_trainer, ppo_megatron_trainer, model_engine=megatron), diffed by tools/verl_removed_keys.py.
 
+Config group options (`model_engine/mindspeed`) that only some releases have are listed with those releases:
+a script that selects one names the release it was written for, and a release without it gets one finding.
+
 A key Hydra does not know in the target release is named "removed in verl X" when an earlier release had it
 (or had the section it sits in); a `+key` that Hydra accepts because of the `+` is one verl no longer reads.
 """
@@ -14,6 +17,42 @@ from pathlib import Path
 from doctor.launch.features import vt
 
 _FILE = Path(__file__).with_name("removed_keys.json")
+
+
+@lru_cache(maxsize=1)
+def _groups() -> dict[str, list[str]]:
+    """Config group options not every release has (`model_engine/mindspeed`) -> the releases that have them."""
+    try:
+        data = json.loads(_FILE.read_text(encoding="utf-8"))
+        return {k: list(v) for k, v in data.get("group_options", {}).items()}
+    except (OSError, ValueError, AttributeError, TypeError):
+        return {}
+
+
+def group_removed(option: str, version: str) -> tuple[str, str] | None:
+    """(the last release that had config group option `option` ("model_engine/mindspeed"), the release that dropped
+    it) when an earlier release had it and `version` does not; None otherwise."""
+    releases = _table()[0]
+    had = _groups().get(option)
+    if not had or version in had:
+        return None
+    target = vt(version)
+    last = max((r for r in had if vt(r) < target), key=vt, default=None)
+    if last is None:
+        return None
+    later = [r for r in releases if vt(last) < vt(r) <= target]
+    return (last, min(later, key=vt)) if later else None
+
+
+def newest_with(options: set[str], newest: str) -> str | None:
+    """The newest release (no later than `newest`, never a dev version) that has every one of `options` the table
+    knows; None when no option of them is release-specific, or no release has them all."""
+    groups = _groups()
+    known = [o for o in options if o in groups]
+    if not known:
+        return None
+    cands = [r for r in _table()[0] if "dev" not in r and vt(r) <= vt(newest) and all(r in groups[o] for o in known)]
+    return max(cands, key=vt, default=None)
 
 
 @lru_cache(maxsize=1)

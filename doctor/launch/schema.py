@@ -111,6 +111,33 @@ def is_open(flat: dict[str, Any] | None, dicts: dict[str, int], section: str, ro
     return False, target
 
 
+def open_mapping(flat: dict[str, Any] | None, dicts: dict[str, int], section: str) -> bool:
+    """Whether `section` is a mapping verl hands on whole rather than a schema of its own: a plain mapping (no
+    `_target_`, the notion `is_open` uses for '+') that is empty by default (`engine_kwargs.sglang: {}`), a dict
+    field of a dataclass section (`rollout.engine_kwargs`, `model.override_config`), or inside such a mapping. A key
+    that leaves the yaml default of such a mapping is still read by its consumer (SGLang, vLLM, the HF config);
+    a plain section of a release without dataclasses (verl <= 0.5's `actor.profile`) is not one."""
+    if not section or section not in dicts or section_target(flat, section) is not None:
+        return False
+    if dicts[section] == 0:
+        return True
+    parent = section.rsplit(".", 1)[0] if "." in section else ""
+    if not parent:
+        return False
+    return section_target(flat, parent) is not None or open_mapping(flat, dicts, parent)
+
+
+def under_open_mapping(flat: dict[str, Any] | None, dicts: dict[str, int], key: str) -> str | None:
+    """The open mapping (open_mapping) that holds `key` in a composed config: its nearest section that exists
+    there, when that one is open; None when that section is a dataclass or a closed plain section."""
+    parts = key.split(".")
+    for n in range(len(parts) - 1, 0, -1):
+        section = ".".join(parts[:n])
+        if section in dicts:
+            return section if open_mapping(flat, dicts, section) else None
+    return None
+
+
 def field_type(flat: dict[str, Any] | None, root: Path | None, key: str) -> str | None:
     """The declared annotation of `key` in the dataclass of its section, when that source is here."""
     if "." not in key:

@@ -66,19 +66,20 @@ def compose_findings(ovs: list[Override], ctx: Context, cdir: Path, config_name:
     """Hydra's verdict on the overrides (from the cache when the same composition ran before), with the
     engine and composed values put into `ctx` for the rules."""
     from doctor.launch.compose_cache import compose_cached
-    from doctor.launch.schema import verl_root
     from doctor.launch.value_types import check_values
 
     res = compose_cached(ovs, cdir, config_name, ctx.verl_version)
     ctx.flat = res.flat
     ctx.engine, _ = engine_of(ovs, config_name, res.flat)
     unknown = {o.key for o in ovs if o.unknown}
-    keep = [_removed(f, ctx.verl_version) for f in res.findings if f.key not in unknown
+    keep = [_removed(f, ctx.verl_version, res.flat, res.dicts) for f in res.findings if f.key not in unknown
             or f.id in ("launch-key-needs-plus", "launch-key-not-in-config", "launch-key-plus-on-existing")]
-    keep += _plus_on_closed(ovs, res.flat, res.dicts, cdir, {f.key for f in keep})
-    keep += _plus_removed(ovs, ctx.verl_version, {f.key for f in keep})
-    keep += check_values([o for o in ovs if o.text not in res.rejected], res.flat, res.types, verl_root(cdir),
+    root = source_root(cdir, ctx.verl_version)
+    keep += _plus_on_closed(ovs, res.flat, root, {f.key for f in keep})
+    keep += _plus_removed(ovs, ctx.verl_version, {f.key for f in keep}, res.flat, res.dicts)
+    keep += check_values([o for o in ovs if o.text not in res.rejected], res.flat, res.types, root,
                          main_ppo, {f.key for f in keep})
+    keep = _group_removed(ovs, keep, ctx.verl_version)
     if res.flat is not None:
         keep.append(finding("launch-schema-composed", "info", ("config",),
                             f"composed verl {ctx.verl_version}'s {config_name} config with "
@@ -88,33 +89,64 @@ def compose_findings(ovs: list[Override], ctx: Context, cdir: Path, config_name:
     return keep, res
 
 
-def _plus_on_closed(ovs: list[Override], flat: dict[str, object] | None, dicts: dict[str, int], cdir: Path,
+def source_root(cdir: Path, version: str) -> Path | None:
+    """Where verl's dataclass sources for `cdir` are: the checkout the config directory sits in, else the cached
+    release of the target version (a `--verl-config DIR` that is a bare config copy has no sources)."""
+    from doctor.launch.schema import verl_root
+    from doctor.launch.verl_release import cached_config
+
+    root = verl_root(cdir)
+    if root is not None and (root / "verl" / "base_config.py").is_file():
+        return root
+    cached = cached_config(version)
+    return verl_root(cached) if cached is not None else root
+
+
+def _plus_on_closed(ovs: list[Override], flat: dict[str, object] | None, root: Path | None,
                     flagged: set[str | None]) -> list[Finding]:
     """`+key=…` that Hydra accepts into a section verl builds as a dataclass without that field: the run fails at
-    start-up (schema.py)."""
+    start-up (schema.py). When the dataclass source is not here, an info names the keys that were not checked."""
     from doctor.launch.advice import closed_section
-    from doctor.launch.schema import dataclass_info, section_target, verl_root
+    from doctor.launch.schema import dataclass_info, section_target
 
     out: list[Finding] = []
-    root = verl_root(cdir)
+    unchecked: dict[str, str] = {}
     for o in ovs:
         if o.prefix != "+" or "." not in o.key or o.key in flagged:
             continue
         section, leaf = o.key.rsplit(".", 1)
         target = section_target(flat, section)
-        info = dataclass_info(root, target) if target else None
-        if target is None or info is None or leaf in info.fields:
+        if target is None:
+            continue
+        info = dataclass_info(root, target)
+        if info is None:
+            unchecked[o.key] = target
+            continue
+        if leaf in info.fields:
             continue
         title, fix = closed_section(o.key, o.value, target)
         out.append(finding("launch-key-not-in-config", "error", ("config",), title, key=o.key, fix=fix,
                            evidence={"override": o.text, "dataclass": target, **({"line": o.line} if o.line else {})},
                            source=S.HYDRA_OVERRIDES))
+    if unchecked:
+        out.append(finding("launch-plus-keys-not-checked", "info", ("config", "verl"),
+                           f"not checked: whether verl's dataclasses take {', '.join('+' + k for k in unchecked)} "
+                           "(their source is not here)",
+                           detail="A '+key' in a section verl builds as a dataclass fails at start-up when the class "
+                                  "has no such field; the config directory has no verl source beside it and the "
+                                  "target release is not cached.",
+                           evidence={"keys": unchecked, "root": str(root) if root else None},
+                           fix="Pass --verl-config …/verl/trainer/config of a verl checkout, or run `doctor lint "
+                               "--verl-version X` once without --verl-config (it caches release X's wheel).",
+                           source=S.HYDRA_OVERRIDES))
     return out
 
 
-def _removed(f: Finding, version: str) -> Finding:
+def _removed(f: Finding, version: str, flat: dict[str, object] | None = None,
+             dicts: dict[str, int] | None = None) -> Finding:
     """An unknown key that this release removed says so (not a did-you-mean to a neighbour): from the Megatron
-    key table, else from the composed configs of consecutive releases (removed_keys.py)."""
+    key table, else from the composed configs of consecutive releases (removed_keys.py). A key under an open
+    mapping of the composed config (schema.open_mapping: engine_kwargs.sglang) is handed on, never "removed"."""
     from dataclasses import replace
 
     from doctor.launch.features import key_info
@@ -128,7 +160,7 @@ def _removed(f: Finding, version: str) -> Finding:
     if state == "removed" and info is not None:
         return replace(f, id="launch-key-removed", components=("config", "verl"),
                        title=f"{f.key} was removed in verl {info.removed}", fix=fix, source=S.VERL_MEGATRON_YAML)
-    gone = removed_in(f.key, version)
+    gone = None if _handed_on(f.key, flat, dicts) else removed_in(f.key, version)
     if gone is None:
         return f
     path, last, removed = gone
@@ -142,13 +174,60 @@ def _removed(f: Finding, version: str) -> Finding:
                    source=S.VERL_TRAINER_YAML)
 
 
-def _plus_removed(ovs: list[Override], version: str, flagged: set[str | None]) -> list[Finding]:
-    """`+key=…` for a key this release removed: Hydra adds it, and verl reads it no more."""
+_GROUP_NOUN = {"model_engine": "engine"}
+
+
+def _group_removed(ovs: list[Override], found: list[Finding], version: str) -> list[Finding]:
+    """A config group option the target release dropped (`model_engine=mindspeed` on 0.9.1) is one finding that
+    names the removal; the keys of that option's own section (`actor.mindspeed.*`), absent for the same reason,
+    are listed in it rather than each told "delete"."""
+    from doctor.launch.removed_keys import group_removed, release_name
+
+    for o in ovs:
+        if "." in o.key or "@" in o.key or o.prefix == "~" or not o.value:
+            continue
+        gone = group_removed(f"{o.key}/{o.value}", version)
+        if gone is None:
+            continue
+        last, removed = gone
+        mine = [f for f in found if f.key and f.key != o.key and o.value in f.key.split(".")
+                and f.severity is not Severity.INFO]
+        noun = _GROUP_NOUN.get(o.key, f"{o.key} option")
+        folded = finding(
+            "launch-group-removed", "error", ("config", "verl"),
+            f"{o.key}={o.value}: no such {noun} in verl {version} (last in verl {last})",
+            detail=f"{release_name(removed)} removed {o.key}/{o.value}.yaml. The script was written for a release "
+                   f"that has it; {len(mine)} override(s) of its section were not judged one by one"
+                   + (f" ({', '.join(sorted({f.key for f in mine if f.key})[:4])}"
+                      + (" …)" if len(mine) > 4 else ")") if mine else "") + ".",
+            key=o.key, evidence={"override": o.text, "last_release": last, "removed_in": removed,
+                                 "keys": sorted({f.key for f in mine if f.key})},
+            fix=f"Lint and run it with verl {last} (--verl-version {last}), or port it to a {o.key} that verl "
+                f"{version} has.", source=S.VERL_TRAINER_YAML)
+        drop = {id(f) for f in mine}
+        found = [folded if f.key == o.key and f.severity is Severity.ERROR else f for f in found
+                 if id(f) not in drop]
+        if not any(f is folded for f in found):
+            found.insert(0, folded)
+    return found
+
+
+def _handed_on(key: str, flat: dict[str, object] | None, dicts: dict[str, int] | None) -> bool:
+    """Whether `key` sits in an open mapping of the composed config, which verl passes to its consumer whole."""
+    from doctor.launch.schema import under_open_mapping
+
+    return dicts is not None and under_open_mapping(flat, dicts, key) is not None
+
+
+def _plus_removed(ovs: list[Override], version: str, flagged: set[str | None],
+                  flat: dict[str, object] | None = None, dicts: dict[str, int] | None = None) -> list[Finding]:
+    """`+key=…` for a key this release removed: Hydra adds it, and verl reads it no more (unless it lands in an
+    open mapping, whose consumer reads what it is given: +rollout.engine_kwargs.sglang.attention_backend)."""
     from doctor.launch.removed_keys import release_name, removed_in
 
     out = []
     for o in ovs:
-        if o.prefix not in ("+", "++") or o.key in flagged:
+        if o.prefix not in ("+", "++") or o.key in flagged or _handed_on(o.key, flat, dicts):
             continue
         gone = removed_in(o.key, version)
         if gone is None:

@@ -282,29 +282,68 @@ def test_findings_about_a_snapshot_say_the_snapshot(tmp_path):
     assert not any("this host" in t for t in titles)
 
 
-def test_suggested_commands_are_runnable():
-    """Every `doctor ...` command a finding suggests (explain's signatures, the checks) parses as given."""
+def _suggested_commands() -> set[str]:
+    """Every `doctor ...` command a finding suggests: explain's signatures, the checks' literal command lines, and
+    the install line checks build (`doctor.checks.commands.install_dry_run`) for each kind of target."""
+    from types import SimpleNamespace
+
     import tomllib
+
+    from doctor.checks.commands import install_dry_run
+    from doctor.knowledge.profiles import load_profiles
 
     sigs = tomllib.loads((ROOT / "profiles" / "signatures.toml").read_text())["signature"]
     commands = {c for s in sigs for c in s.get("commands", []) if c.startswith("doctor ")}
     for path in (ROOT / "doctor").rglob("*.py"):
         for node in ast.walk(ast.parse(path.read_text())):
             if isinstance(node, ast.keyword) and node.arg == "commands" and isinstance(node.value, (ast.Tuple, ast.List)):
-                commands |= {e.value for e in node.value.elts if isinstance(e, ast.Constant)
-                             and str(e.value).startswith("doctor ")}
-    assert "doctor check" in commands
+                for e in node.value.elts:
+                    commands |= {e.value} if isinstance(e, ast.Constant) and str(e.value).startswith("doctor ") else set()
+                    # a built `doctor` line goes through install_dry_run, which this test runs for every target
+                    assert not (isinstance(e, ast.JoinedStr) and isinstance(e.values[0], ast.Constant)
+                                and str(e.values[0].value).startswith("doctor ")), f"{path}: an f-string doctor command"
+    profile = next(p for p in load_profiles() if p.name == "verl-0.9.1-cann9.1.0-a3")
+    for exe in ("/usr/bin/python3", sys.executable, None):
+        snap = SimpleNamespace(python=SimpleNamespace(executable=exe)) if exe else None
+        commands |= {install_dry_run(snap), install_dry_run(snap, profile)}
+    return commands
+
+
+def test_suggested_commands_are_runnable(tmp_path, monkeypatch):
+    """Every `doctor ...` command a finding suggests (explain's signatures, the checks) runs as given on an Ascend
+    host (a fake root; `--dry-run` added where it would install): none is a usage error (exit 2). Trial item 5:
+    `doctor install --dry-run` alone exits 2 ("say where to install")."""
+    import shlex
+
+    from tests.fakes import make_ascend_root
+
+    root = str(make_ascend_root(tmp_path, "a3-cann9.1.0-new-layout"))
+    work = tmp_path / "work"
+    work.mkdir()
+    monkeypatch.chdir(work)
+    commands = _suggested_commands()
+    assert "doctor check" in commands and "doctor install --dry-run --venv verl-venv" in commands
+    assert "doctor install --profile verl-0.9.1-cann9.1.0-a3 --dry-run --python /usr/bin/python3" in commands
+    ran = 0
     for line in sorted(commands):
-        argv = line.split()[1:]
+        argv = shlex.split(line)[1:]
         if any(a.isupper() or "<" in a for a in argv):
             continue  # prose placeholders (`doctor install --profile NAME`) live in fix text, not commands
         ctx = click.Context(cli)
         cmd = cli.get_command(ctx, argv[0])
         assert cmd is not None, line
-        try:
+        if "--ray" in argv:  # needs a running Ray cluster: parses as given
             cmd.make_context(argv[0], argv[1:], parent=ctx)
-        except click.UsageError as e:
-            pytest.fail(f"{line!r} is not runnable as suggested: {e}")
+            continue
+        if argv[0] == "install" and "--dry-run" not in argv:
+            argv.append("--dry-run")
+        if any(p.name == "root" for p in cmd.params):
+            argv += ["--root", root]
+        r = run(*argv)
+        assert r.exit_code != 2, f"{line!r} is not runnable as suggested: {r.stderr[-400:]}"
+        ran += 1
+    assert ran >= 5
+    assert not list(work.iterdir())  # a dry run creates nothing (no verl-venv)
 
 
 def test_a_flag_the_user_did_not_type_is_not_blamed(tmp_path):

@@ -134,6 +134,22 @@ def duration(seconds: float) -> str:
     return f"{seconds:.2f} s"
 
 
+def write_junit(report: Report, path: str, console: Console, suite_name: str | None = None) -> None:
+    """`--junit FILE` (atomically) or `--junit -` (stdout, whose human text the console already sent to stderr)."""
+    xml = junit_xml(report, suite_name)
+    if path == "-":
+        console.out.write(xml if xml.endswith("\n") else xml + "\n")
+        console.out.flush()
+        return
+    from doctor.atomic import write_text_atomic
+    from doctor.errors import DoctorError
+
+    try:
+        write_text_atomic(path, xml)
+    except OSError as e:
+        raise DoctorError(f"cannot write the JUnit file: {e.strerror or e}", source=path) from None
+
+
 def junit_xml(report: Report, suite_name: str | None = None) -> str:
     """One testcase per check; error findings of a check become its failure, a crash its error."""
     # imported here: xml.sax.saxutils pulls in urllib.request/http.client/ssl (~60 ms) that text and JSON never need

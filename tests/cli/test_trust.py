@@ -362,3 +362,29 @@ def test_profile_selection_declares_every_finding_id_it_reports():
     emitted = {n.args[0].value for n in ast.walk(tree) if isinstance(n, ast.Call) and getattr(n.func, "id", "")
                == "finding" and n.args and isinstance(n.args[0], ast.Constant)}
     assert emitted <= set(SELECTION_FINDINGS), sorted(emitted - set(SELECTION_FINDINGS))
+
+
+# -- `--junit -` is stdout, as `-o -` (trial item 9) ---------------------------------------------------------
+
+
+def test_junit_dash_is_stdout_and_the_human_text_goes_to_stderr(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    d = healthy()
+    del d["packages"]["torch-npu"]
+    s = snap_file(tmp_path, d)
+    r = run("check", "--from", s, "--junit", "-")
+    assert r.exit_code == 1 and not (tmp_path / "-").exists()  # never a file named `-`
+    suite = ET.fromstring(r.stdout).find("testsuite")  # stdout is exactly the XML document
+    assert suite is not None and suite.get("name") == "doctor-check" and int(suite.get("failures", "0")) >= 1
+    assert "torch-npu-not-installed" in r.stderr and "check: errors" in r.stderr.splitlines()[-1]
+
+
+@pytest.mark.parametrize("argv", [("--json", "check", "--junit", "-"), ("check", "--json", "--junit", "-"),
+                                  ("--json", "smoke", "--dry-run", "--junit", "-")])
+def test_junit_dash_with_json_is_refused_stdout_holds_one_document(argv, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    r = run(*argv)
+    assert r.exit_code == 2 and not (tmp_path / "-").exists()
+    doc = json.loads(r.stdout)  # still exactly one JSON document
+    assert doc["findings"][0]["id"] == "usage-error" and "--junit" in doc["findings"][0]["title"]
+    assert "--junit: - is stdout" in r.stderr

@@ -51,7 +51,7 @@ def render_text(report: Report, console: Console, *, strict: bool = False,
     know = report.extra.get("knowledge")
     if isinstance(know, dict) and not quiet:
         n = know.get("newest") or {}
-        copy = "packaged" if know.get("copy") == "packaged" else f"{know.get('dir')} (DOCTOR_KNOWLEDGE)"
+        copy = "packaged" if know.get("copy") == "packaged" else f"{know.get('dir')} ({know.get('copy')})"
         c.print(c.style(f"knowledge: {know.get('date')}, {copy} (newest known: verl {n.get('verl')}, vllm {n.get('vllm')}, "
                         f"vllm-ascend {n.get('vllm-ascend')}, torch-npu {n.get('torch-npu')}, CANN {n.get('cann')}; "
                         f"PyPI read {know.get('pypi_read')})", "dim"))

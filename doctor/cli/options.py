@@ -45,7 +45,9 @@ def make_console(ctx: click.Context, kwargs: dict[str, Any], *, data_stdout: boo
     (`doctor profiles --json show X`) and to `doctor` itself, or their environment twins."""
     knowledge = kwargs.pop("cmd_knowledge", None)
     if knowledge:  # `doctor check --knowledge DIR`: the same as `doctor --knowledge DIR check` (DOCTOR_KNOWLEDGE)
-        os.environ["DOCTOR_KNOWLEDGE"] = os.path.abspath(knowledge)
+        from doctor.knowledge.location import use_override
+
+        use_override(knowledge, "--knowledge")
     vals: dict[str, Any] = {group: kwargs.pop(cmd, None) for group, cmd in _OUTPUT}
     c: click.Context | None = ctx.parent
     while c is not None:

@@ -388,3 +388,24 @@ def test_junit_dash_with_json_is_refused_stdout_holds_one_document(argv, tmp_pat
     doc = json.loads(r.stdout)  # still exactly one JSON document
     assert doc["findings"][0]["id"] == "usage-error" and "--junit" in doc["findings"][0]["title"]
     assert "--junit: - is stdout" in r.stderr
+
+
+# -- smoke without verl in the interpreter says to pass the training one (trial item 12) ---------------------
+
+
+def test_smoke_without_verl_says_to_pass_the_training_interpreter(tmp_path, monkeypatch):
+    import subprocess
+
+    bare = tmp_path / "bare"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(bare)], check=True)
+    py = str(bare / "bin" / "python")
+    r = run("smoke", "--dry-run", "--python", py)
+    assert r.exit_code == 2 and "verl is not installed in this interpreter" in r.stderr
+    assert "pass --python with the training environment's interpreter" in r.stderr
+    assert f"doctor install --dry-run --python {py}" in r.stderr
+    # the doctor's own interpreter without verl: no install plan offered for it (the doctor never installs there)
+    monkeypatch.setattr(sys, "prefix", str(bare))
+    monkeypatch.setattr(sys, "executable", py)
+    r = run("smoke", "--dry-run")
+    assert r.exit_code == 2 and "verl is not installed in the doctor's own interpreter" in r.stderr
+    assert "--python with the training environment's interpreter" in r.stderr and "doctor install" not in r.stderr

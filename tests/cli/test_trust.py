@@ -409,3 +409,14 @@ def test_smoke_without_verl_says_to_pass_the_training_interpreter(tmp_path, monk
     r = run("smoke", "--dry-run")
     assert r.exit_code == 2 and "verl is not installed in the doctor's own interpreter" in r.stderr
     assert "--python with the training environment's interpreter" in r.stderr and "doctor install" not in r.stderr
+
+
+def test_launch_writes_an_existing_relative_model_path_as_absolute(tmp_path, monkeypatch):
+    # trial item 12: `--model m/Qwen3-8B` was written as a relative model.path (breaks when run from elsewhere)
+    write_model(tmp_path / "m", "Qwen3-0.6B", QWEN3_06B)
+    monkeypatch.chdir(tmp_path)
+    r = run("launch", "--no-compose", "--model", "m/Qwen3-0.6B", "--verl-version", "0.9.0", "--format", "overrides",
+            "-o", "o.txt")
+    assert r.exit_code == 0, r.output
+    paths = [x for x in (tmp_path / "o.txt").read_text().splitlines() if x.startswith("actor_rollout_ref.model.path=")]
+    assert paths == [f"actor_rollout_ref.model.path={tmp_path / 'm' / 'Qwen3-0.6B'}"]

@@ -420,3 +420,43 @@ def test_launch_writes_an_existing_relative_model_path_as_absolute(tmp_path, mon
     assert r.exit_code == 0, r.output
     paths = [x for x in (tmp_path / "o.txt").read_text().splitlines() if x.startswith("actor_rollout_ref.model.path=")]
     assert paths == [f"actor_rollout_ref.model.path={tmp_path / 'm' / 'Qwen3-0.6B'}"]
+
+
+def _check_commands(snapshot: Path) -> set[str]:
+    """The `doctor ...` commands `doctor check` prints for this snapshot (what a user copies)."""
+    r = run("--json", "check", "--from", str(snapshot))
+    return {c for f in json.loads(r.stdout)["findings"] for c in (f.get("fix") or {}).get("commands") or ()
+            if c.startswith("doctor ")}
+
+
+def _fails_as_written(line: str, snapshot: Path) -> str | None:
+    """Why the line would exit 2 on the snapshot's machine: an install that names no target (`say where to
+    install`), or any usage error when run against the snapshot (`--from`: that machine, planned here)."""
+    import shlex
+
+    argv = shlex.split(line)[1:]
+    if argv[0] == "install":
+        if not {"--python", "--venv"} & set(argv):
+            return "no --python / --venv: exit 2 'say where to install'"
+        argv = [a for i, a in enumerate(argv) if a != "--python" and (i == 0 or argv[i - 1] != "--python")]
+        argv += [] if "--dry-run" in argv else ["--dry-run"]
+        argv += ["--from", str(snapshot)] + ([] if "--venv" in argv else ["--venv", "verl-venv"])
+    r = run(*argv, "--from", str(snapshot)) if argv[0] == "check" else run(*argv)
+    # a fact the (hand-written) snapshot lacks is the emulation's limit, not the command's: the machine knows it
+    return r.stderr[-300:] if r.exit_code == 2 and "of the snapshot is unknown" not in r.stderr else None
+
+
+@pytest.mark.xfail(strict=True, reason="`doctor install --profile P` (doctor/installers/fixline.py, checks/declared.py) "
+                   "names no target: exit 2 'say where to install' — follow-up outside this branch's files")
+def test_commands_check_prints_for_broken_stacks_are_runnable(tmp_path, monkeypatch):
+    snaps = [ROOT / "tests" / "golden" / "check-sick.snapshot.json",
+             *sorted((ROOT.parent / "shared" / "cases").glob("*.snapshot.json"))]
+    monkeypatch.chdir(tmp_path)
+    bad, seen = {}, 0
+    for snap in (s for s in snaps if s.exists()):
+        for line in _check_commands(snap):
+            seen += 1
+            why = _fails_as_written(line, snap)
+            if why:
+                bad[line] = why
+    assert seen and not bad, bad

@@ -51,7 +51,7 @@ def render_text(report: Report, console: Console, *, strict: bool = False,
     know = report.extra.get("knowledge")
     if isinstance(know, dict) and not quiet:
         n = know.get("newest") or {}
-        copy = "packaged" if know.get("copy") == "packaged" else f"{know.get('dir')} (DOCTOR_KNOWLEDGE)"
+        copy = "packaged" if know.get("copy") == "packaged" else f"{know.get('dir')} ({know.get('copy')})"
         c.print(c.style(f"knowledge: {know.get('date')}, {copy} (newest known: verl {n.get('verl')}, vllm {n.get('vllm')}, "
                         f"vllm-ascend {n.get('vllm-ascend')}, torch-npu {n.get('torch-npu')}, CANN {n.get('cann')}; "
                         f"PyPI read {know.get('pypi_read')})", "dim"))
@@ -132,6 +132,22 @@ def duration(seconds: float) -> str:
     if seconds < 1:
         return f"{seconds * 1e3:.1f} ms"
     return f"{seconds:.2f} s"
+
+
+def write_junit(report: Report, path: str, console: Console, suite_name: str | None = None) -> None:
+    """`--junit FILE` (atomically) or `--junit -` (stdout, whose human text the console already sent to stderr)."""
+    xml = junit_xml(report, suite_name)
+    if path == "-":
+        console.out.write(xml if xml.endswith("\n") else xml + "\n")
+        console.out.flush()
+        return
+    from doctor.atomic import write_text_atomic
+    from doctor.errors import DoctorError
+
+    try:
+        write_text_atomic(path, xml)
+    except OSError as e:
+        raise DoctorError(f"cannot write the JUnit file: {e.strerror or e}", source=path) from None
 
 
 def junit_xml(report: Report, suite_name: str | None = None) -> str:

@@ -8,6 +8,7 @@ from collections.abc import Iterator
 
 from packaging.specifiers import SpecifierSet
 
+from doctor.checks.commands import install_dry_run
 from doctor.checks.facts import arch, pver, py_version, val, ver
 from doctor.checks.runner import CheckContext, check, skip
 from doctor.knowledge.releases import release_for
@@ -33,13 +34,13 @@ def python_version(ctx: CheckContext) -> Iterator[Finding]:
     since, floor, source = _VA_PY_FLOOR
     va = pver(snap, "vllm-ascend")
     if va is not None and not va < type(va)(since) and release(py, 2) < floor:
-        yield _too_old(pys, "vllm-ascend", ver(snap, "vllm-ascend"), f">={floor[0]}.{floor[1]}", source,
+        yield _too_old(ctx, pys, "vllm-ascend", ver(snap, "vllm-ascend"), f">={floor[0]}.{floor[1]}", source,
                        f"vllm-ascend {since} and newer need Python {floor[0]}.{floor[1]} or newer")
     row = release_for(ver(snap, "verl"))
     if row is not None and pkg_satisfies(pys, row.python) is False:
         lows = [s for s in SpecifierSet(row.python) if s.operator in (">=", ">") and not pkg_satisfies(pys, str(s))]
         if lows:
-            yield _too_old(pys, "verl", ver(snap, "verl"), row.python, row.python_source,
+            yield _too_old(ctx, pys, "verl", ver(snap, "verl"), row.python, row.python_source,
                            f"verl {row.verl} declares Requires-Python {row.python}")
         else:
             yield finding(
@@ -59,12 +60,12 @@ def python_version(ctx: CheckContext) -> Iterator[Finding]:
             fix=f"Use Python {p.python_recommended or p.python} for this stack.", source=p.source)
 
 
-def _too_old(pys: str, pkg: str, v: str | None, requires: str, source: str, why: str) -> Finding:
+def _too_old(ctx: CheckContext, pys: str, pkg: str, v: str | None, requires: str, source: str, why: str) -> Finding:
     return finding(
         "python-too-old-for-package", "error", ("python", pkg), f"Python {pys} is too old for {pkg} {v}",
         detail=f"{why}; imports fail at start-up.", evidence={"python": pys, pkg: v, "requires": requires},
         fix=f"Create the environment with a Python {requires} and reinstall the stack (`doctor install`).",
-        commands=("doctor install --dry-run",), source=source)
+        commands=(install_dry_run(None),), source=source)  # a new venv (the old Python stays)
 
 
 @check("host-arch", "system", findings=("arch-outside-profile", "arch-unsupported"))

@@ -7,6 +7,7 @@ from collections.abc import Iterator
 
 from packaging.version import Version
 
+from doctor.checks.commands import install_dry_run
 from doctor.checks.facts import absent, arch, cann, npu_host, pver, val, ver
 from doctor.checks.runner import CheckContext, check, skip
 from doctor.knowledge.matrix import (
@@ -42,7 +43,7 @@ def torch_npu_installed(ctx: CheckContext) -> Iterator[Finding]:
                 detail="verl runs on Ascend through torch + torch-npu; nothing can reach the NPU without them.",
                 evidence={"python": val(snap.python, "executable")},
                 fix=f"Install {pkg}{pin or ''} (`doctor install` installs the verified stack).",
-                commands=("doctor install --dry-run",), source=SRC_PIN)
+                commands=(install_dry_run(snap, ctx.profile),), source=SRC_PIN)
 
 
 @check("torch-torch-npu-base", "torch_npu", findings=("torch-npu-torch-mismatch",))

@@ -7,6 +7,7 @@ from collections.abc import Iterator
 
 from packaging.version import Version
 
+from doctor.checks.commands import install_dry_run
 from doctor.checks.facts import cann, env, env_known, env_unset, family, installed, pver, val, ver
 from doctor.checks.runner import CheckContext, check, skip
 from doctor.knowledge.matrix import SRC_VA_MATRIX, VLLM_ASCEND, vllm_ascend_row
@@ -34,7 +35,7 @@ def vllm_cann_minimum(ctx: CheckContext) -> Iterator[Finding]:
                 detail="CANN newer than 8.3.RC1 needs vllm and vllm-ascend 0.9.1 or newer.",
                 evidence={pkg: v, "cann": c[0], "minimum": "0.9.1"},
                 fix=f"Install the stack for CANN {c[0]}" + (f" ({pkg}{pin})" if pin else "") + ".",
-                commands=(f"doctor install --profile {ctx.profile.name} --dry-run",) if ctx.profile else (),
+                commands=(install_dry_run(snap, ctx.profile),) if ctx.profile else (),
                 source=SEED_RULE_SOURCE)
 
 

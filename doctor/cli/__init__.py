@@ -6,7 +6,6 @@ Start-up must stay cheap (`doctor --version` well under 0.3 s), so nothing heavy
 from __future__ import annotations
 
 import importlib
-import os
 import sys
 
 import click
@@ -96,8 +95,12 @@ def cli(ctx: click.Context, json_mode: bool, no_color: bool, verbose: int, quiet
     """
     ctx.ensure_object(dict)
     ctx.obj.update(json_mode=json_mode, no_color=no_color, verbose=verbose, quiet=quiet)
-    if knowledge:  # the loaders (doctor/knowledge/location.py) and worker processes read it from the environment
-        os.environ["DOCTOR_KNOWLEDGE"] = os.path.abspath(knowledge)
+    # the loaders (doctor/knowledge/location.py) and worker processes read it from the environment; the reports
+    # name what the user used (`--knowledge`, or DOCTOR_KNOWLEDGE when the variable gave it)
+    from doctor.knowledge.location import use_override
+
+    typed = ctx.get_parameter_source("knowledge") == click.core.ParameterSource.COMMANDLINE
+    use_override(knowledge if knowledge and typed else None, "--knowledge" if typed else None)
 
 
 def main() -> None:

@@ -20,7 +20,7 @@ from doctor.cli.options import (
     strict_option,
 )
 from doctor.console import Console
-from doctor.errors import DoctorError, UsageError
+from doctor.errors import UsageError
 
 REACH_TIMEOUT = 60.0  # upper bound of the --ray --deep ping round (a reachable NPU answers in milliseconds)
 
@@ -62,7 +62,7 @@ def command(console, from_files, profile_name, only, ignore, config_file, deep, 
         live = _start_live(root, python, npu_smi_timeout)
 
     from doctor.checks.diagnose import diagnose, facts, load_check_config, nodes_from_documents
-    from doctor.render import emit, junit_xml
+    from doctor.render import emit, write_junit
 
     cfg = load_check_config(config_file)
     if from_files:
@@ -99,12 +99,7 @@ def command(console, from_files, profile_name, only, ignore, config_file, deep, 
             fs = ", ".join(f"{k}={v}" for k, v in facts(nsnap).items() if v is not None)
             console.print(console.style(f"facts{f' [{node}]' if node else ''}: {fs or 'none known'}", "dim"))
     if junit_file:
-        from doctor.atomic import write_text_atomic
-
-        try:
-            write_text_atomic(junit_file, junit_xml(report))
-        except OSError as e:
-            raise DoctorError(f"cannot write the JUnit file: {e.strerror or e}", source=junit_file) from None
+        write_junit(report, junit_file, console)
     return emit(report, console, strict=bool(strict if strict is not None else cfg.strict))
 
 

@@ -111,6 +111,11 @@ def command(console: Any, spec_file: str | None, chip: str | None, verl_config: 
     for k in _SPEC_OPTIONS:
         if opts.get(k) is not None:
             values[k] = opts[k]
+    model = values.get("model")
+    if isinstance(model, str) and model and os.path.isdir(os.path.expanduser(model)):
+        # a local model directory: the script runs from another directory (and on other nodes), so the path it
+        # writes is absolute; a path that does not exist here (another node's) is kept as given
+        values["model"] = os.path.abspath(os.path.expanduser(model))
     if extra_overrides:
         values["extra_overrides"] = list(values.get("extra_overrides") or []) + list(extra_overrides)
     notes = []

@@ -45,7 +45,9 @@ def make_console(ctx: click.Context, kwargs: dict[str, Any], *, data_stdout: boo
     (`doctor profiles --json show X`) and to `doctor` itself, or their environment twins."""
     knowledge = kwargs.pop("cmd_knowledge", None)
     if knowledge:  # `doctor check --knowledge DIR`: the same as `doctor --knowledge DIR check` (DOCTOR_KNOWLEDGE)
-        os.environ["DOCTOR_KNOWLEDGE"] = os.path.abspath(knowledge)
+        from doctor.knowledge.location import use_override
+
+        use_override(knowledge, "--knowledge")
     vals: dict[str, Any] = {group: kwargs.pop(cmd, None) for group, cmd in _OUTPUT}
     c: click.Context | None = ctx.parent
     while c is not None:
@@ -124,8 +126,21 @@ def strict_option() -> Callable[[F], F]:
 
 
 def junit_option(dest: str = "junit_file") -> Callable[[F], F]:
-    return click.option("--junit", dest, type=click.Path(dir_okay=False), metavar="FILE",
-                        help="Also write a JUnit XML report to FILE (one testcase per check).")
+    """`--junit FILE`; `--junit -` is stdout (as `-o -`): the XML is then stdout's one document and the human
+    text goes to stderr (`junit_to_stdout`); with --json it is refused (`refuse_two_stdout_documents`)."""
+    return click.option("--junit", dest, type=click.Path(dir_okay=False, allow_dash=True), metavar="FILE",
+                        help="Also write a JUnit XML report to FILE (one testcase per check; `--junit -`: stdout).")
+
+
+def junit_to_stdout(ctx: click.Context, kwargs: dict[str, Any]) -> bool:
+    """The command's --junit (whatever its dest) was given as `-`."""
+    return any(isinstance(p, click.Option) and "--junit" in p.opts and kwargs.get(p.name or "") == "-"
+               for p in ctx.command.params)
+
+
+def refuse_two_stdout_documents(console: Console, junit_stdout: bool) -> None:
+    if junit_stdout and console.json_mode:
+        raise UsageError("- is stdout, which holds the one --json document: give --junit a FILE", path="--junit")
 
 
 def output_file_options(what: str) -> Callable[[F], F]:
@@ -242,9 +257,11 @@ def doctor_command(f: Callable[..., int | None] | None = None, *, data_stdout: b
     @functools.wraps(body)
     @click.pass_context
     def wrapper(ctx: click.Context, **kwargs: Any) -> None:
-        console = make_console(ctx, kwargs, data_stdout=data_stdout and not kwargs.get("output"))
+        junit_stdout = junit_to_stdout(ctx, kwargs)
+        console = make_console(ctx, kwargs, data_stdout=(data_stdout and not kwargs.get("output")) or junit_stdout)
         name = command_name(ctx)
         try:
+            refuse_two_stdout_documents(console, junit_stdout)
             refuse_empty_paths(ctx, kwargs)
             if "overwrite" in kwargs:
                 refuse_overwrite(kwargs.get("output"), bool(kwargs["overwrite"]))

@@ -47,9 +47,9 @@ def list_cmd(console, **_: object) -> int:  # type: ignore[no-untyped-def]
     for i, r in enumerate(rows):
         line = "  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)).rstrip()
         console.print(console.style(line, "bold") if i == 0 else line)
-    from doctor.knowledge.location import override_dir
+    from doctor.knowledge.location import override_dir, override_named_by
 
-    copy = f" ({override_dir()}, DOCTOR_KNOWLEDGE)" if override_dir() else ""
+    copy = f" ({override_dir()}, {override_named_by()})" if override_dir() else ""
     console.print(console.style("`doctor profiles show NAME` prints one; `doctor check --profile NAME` forces one. "
                                 f"Knowledge from {knowledge_date()}{copy}.", "dim"))
     return 0

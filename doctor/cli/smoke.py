@@ -35,8 +35,7 @@ def command(console, workdir, model, tp, pp, steps, run_timeout, ignore_prefligh
     import os
     from pathlib import Path
 
-    from doctor.atomic import write_text_atomic
-    from doctor.render import emit, junit_xml
+    from doctor.render import emit, write_junit
     from doctor.smoke.runner import TRAINER_ENV
     from doctor.smoke.session import SmokeOptions, run_smoke
     from doctor.smoke.workload import default_workdir
@@ -55,12 +54,7 @@ def command(console, workdir, model, tp, pp, steps, run_timeout, ignore_prefligh
     )
     report = run_smoke(opts, console)
     if junit_path:
-        try:
-            write_text_atomic(junit_path, junit_xml(report, "doctor-smoke"))
-        except OSError as e:
-            from doctor.errors import DoctorError
-
-            raise DoctorError(f"cannot write the JUnit file: {e.strerror or e}", source=junit_path) from None
+        write_junit(report, junit_path, console, "doctor-smoke")
     if not console.json_mode:
         _print_summary(console, report.extra)
     return emit(report, console)

@@ -14,7 +14,10 @@ file path / shared library / header -> the package that ships it):
   package is a version mismatch);
 * an API mismatch at a frame boundary (TypeError unexpected / missing argument, AttributeError on a module or
   class, ImportError "cannot import name X from Y") -> the caller's and the callee's distributions, as a version
-  mismatch ("align A with B");
+  mismatch ("align A with B"). The callee is the package the error is raised in (the innermost frame's, or the
+  module's); the caller is the first frame outwards that another distribution owns: the last boundary crossed.
+  When every frame is one package's there is no boundary: that package's own parts disagree (never "align A
+  with A");
 * an exception raised inside a package's own code -> that package, with the configuration that fed it; raised in
   the user's own code (outside every distribution) -> config / user code;
 * a CANN / HCCL error code -> the component its module part names (`doctor.explain.codes`); pip's "no matching
@@ -138,24 +141,49 @@ def _api_mismatch(ev: Event, snapshot: Any) -> Attribution | None:
         read = f"{what} -> {f['module'].split('.')[0]} is shipped by {callee}"
         return _mismatch(callee, callee_comp, caller, read, f"{f['module']}.{f['name']}")
     if etype == "TypeError" and "call" in f and owned:
-        # The call that does not fit the callee's signature is made in the last frame (the callee's own frame never
-        # starts): that frame's package is the caller; the package it calls is the one whose version differs (it
-        # is the last frame's own package when the call goes through its own wrapper).
-        frame, own = owned[-1]
-        if own is None:
-            return None
-        outer = _caller(owned[:-1], exclude=own.distribution)
-        read = f"{_where(frame)} -> {own.how}"
-        return _mismatch(own.distribution or own.component, own.component, outer, read, f.get("call") or "a call",
-                         caller_side=True)
+        # A call that does not fit the callee's signature fails at the call site, or in the callee's own wrapper
+        # that passes the arguments on (vllm's LLM(**kwargs) -> EngineArgs(**kwargs)): the innermost frame's
+        # package is the one called; the caller is across the last boundary into it.
+        return _at_boundary(owned, f.get("call") or "a call")
     if etype == "AttributeError" and f.get("class") and owned:
-        frame, own = owned[-1]
-        if own is None:
-            return None
-        caller = _caller(owned[:-1], exclude=own.distribution)
-        return _mismatch(own.distribution or own.component, own.component, caller,
-                         f"{_where(frame)} -> {own.how}", f"{f['class']}.{f['name']}")
+        return _at_boundary(owned, f"{f['class']}.{f['name']}")
     return None
+
+
+def _key(own: Owner) -> str:
+    return own.distribution or own.component
+
+
+def _at_boundary(owned: list[tuple[Frame, Owner | None]], api: str) -> Attribution | None:
+    """The API mismatch at the last boundary crossed: walking out from the innermost frame, the first frame that
+    another distribution (or the job's own code) owns made the call into the innermost frame's distribution."""
+    frame, own = owned[-1]
+    if own is None:
+        return None
+    callee = _key(own)
+    read = f"{_where(frame)} -> {own.how}"
+    for outer, outer_own in reversed(owned[:-1]):
+        if outer_own is None:
+            # the job's own code called the package
+            return _mismatch(callee, own.component, None, f"{read}; caller {_where(outer)} (the job's own code)", api)
+        if _key(outer_own) != callee:
+            caller = (_key(outer_own), outer_own.component, f"{_where(outer)} -> {outer_own.how}")
+            return _mismatch(callee, own.component, caller, read, api)
+    return _own_inconsistency(callee, own.component, read, api)
+
+
+def _own_inconsistency(dist: str, comp: str, read: str, api: str) -> Attribution:
+    """Every frame is one package's: no boundary to align across; its own parts (or what it calls without a Python
+    frame) disagree."""
+    return Attribution(
+        "api-version-mismatch", Severity.ERROR, _comps(comp, "python"),
+        f"{dist}'s own code makes a call ({api}) that the code it reaches does not accept",
+        f"Every frame of the traceback is {dist}'s: its modules are from different releases (a partial upgrade, a "
+        f"source tree over the installed wheel, stale files), or a package it calls without a Python frame (a native "
+        f"extension, a dependency) is at a release {dist} was not made for. Read: {read}.",
+        f"Reinstall {dist} cleanly at the release the stack profile pins (remove any source tree on PYTHONPATH that "
+        f"shadows it), and install the dependency versions that release requires (doctor check compares them).",
+        OWNERSHIP_SOURCE, read, extra={"callee": dist})
 
 
 def _caller(owned: list[tuple[Frame, Owner | None]], exclude: str | None) -> tuple[str, str, str] | None:
@@ -167,18 +195,7 @@ def _caller(owned: list[tuple[Frame, Owner | None]], exclude: str | None) -> tup
 
 
 def _mismatch(callee: str, callee_comp: str, caller: tuple[str, str, str] | None, read: str,
-              api: str, *, caller_side: bool = False) -> Attribution:
-    if caller_side:
-        # `callee` is the package whose code made the call (the last frame); `caller` is the package that called it.
-        other = f" (called from {caller[0]}: {caller[2]})" if caller else ""
-        return Attribution(
-            "api-version-mismatch", Severity.ERROR, _comps(callee_comp, caller[1] if caller else "python"),
-            f"{callee} makes a call ({api}) that the installed version of the package it calls does not accept",
-            f"The call in {callee}'s code passes an argument the callee does not take (or misses one it needs): "
-            f"{callee} and the package it calls are at releases that do not match. Read: {read}{other}.",
-            f"Align {callee} with the package it calls: install the versions the stack profile pins together (doctor "
-            f"check compares them), or the {callee} release made for the installed callee.",
-            OWNERSHIP_SOURCE, read + other)
+              api: str) -> Attribution:
     if caller is None:
         return Attribution(
             "api-version-mismatch", Severity.ERROR, _comps(callee_comp, "python"),

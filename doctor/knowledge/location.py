@@ -24,6 +24,28 @@ def override_dir() -> str | None:
     return os.path.abspath(d) if d else None
 
 
+# How the user named the copy in use, when the CLI's `--knowledge DIR` set ENV (the reports say what was typed,
+# not an environment variable the user never set); reset by every invocation of the CLI.
+_NAMED_BY: tuple[str, str] | None = None
+
+
+def use_override(path: str | None, named_by: str | None) -> None:
+    """The CLI's `--knowledge DIR` (named_by "--knowledge"), or None: the environment's DOCTOR_KNOWLEDGE, if any."""
+    global _NAMED_BY
+    if path is None or named_by is None:
+        _NAMED_BY = None
+        return
+    os.environ[ENV] = os.path.abspath(path)
+    _NAMED_BY = (named_by, os.environ[ENV])
+
+
+def override_named_by() -> str | None:
+    """`--knowledge` or `DOCTOR_KNOWLEDGE`: what named the copy in use (None: the packaged copy)."""
+    if override_dir() is None:
+        return None
+    return _NAMED_BY[0] if _NAMED_BY is not None and os.environ.get(ENV) == _NAMED_BY[1] else ENV
+
+
 def knowledge_dir() -> str:
     return override_dir() or packaged_dir()
 

@@ -310,10 +310,11 @@ def knowledge_fix() -> str:
 
 
 def knowledge_summary() -> dict[str, Any]:
-    """What `doctor check` reports about its own knowledge: which copy (the packaged one or DOCTOR_KNOWLEDGE's),
+    """What `doctor check` reports about its own knowledge: which copy (the packaged one, or the one `--knowledge`
+    or DOCTOR_KNOWLEDGE names: `copy` says which the user used),
     its date, the day PyPI was read, and the newest release each table knows."""
     from doctor.knowledge import matrix
-    from doctor.knowledge.location import knowledge_dir, override_dir
+    from doctor.knowledge.location import knowledge_dir, override_named_by
     from doctor.knowledge.requirements import load_requirements
 
     t = load_releases()
@@ -322,7 +323,7 @@ def knowledge_summary() -> dict[str, Any]:
     vllm = req.projects.get("vllm") or {}
     return {
         "date": t.knowledge_date,
-        "copy": "DOCTOR_KNOWLEDGE" if override_dir() else "packaged",
+        "copy": override_named_by() or "packaged",
         "dir": knowledge_dir(),
         "pypi_read": req.read,
         "newest": {

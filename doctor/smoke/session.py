@@ -78,6 +78,18 @@ class _Launch:
     script: str | None
 
 
+def _no_verl(python: str) -> str:
+    """The smoke runs verl in the training environment, which is rarely the doctor's own (pipx, a tools venv)."""
+    # an interpreter's environment is the directory above its bin/ (a venv's python links to the base one)
+    own = os.path.realpath(os.path.dirname(os.path.dirname(os.path.abspath(python)))) == os.path.realpath(sys.prefix)
+    where = "the doctor's own interpreter" if own else "this interpreter"
+    msg = (f"verl is not installed in {where}: "
+           "pass --python with the training environment's interpreter (the python that imports verl, e.g. "
+           "--python /opt/verl/bin/python)")
+    # the doctor never installs into itself: an install plan is offered only for another interpreter
+    return msg if own else f"{msg}; `doctor install --dry-run --python {shlex.quote(python)}` plans the stack for it"
+
+
 def run_smoke(opts: SmokeOptions, console: Console, *, preflight: Callable[[str], list[Finding] | None] | None = None) -> Report:
     """Do the whole smoke and return its report (exit code: 0 pass, 1 fail, 2 could not run)."""
     c = _Checks()
@@ -86,8 +98,7 @@ def run_smoke(opts: SmokeOptions, console: Console, *, preflight: Callable[[str]
         return c.report(extra)
     target = plan.probe_target(opts.python)
     if not target.verl:
-        raise InputError("verl is not installed in this interpreter (pass --python PATH, or run `doctor install`)",
-                         source=opts.python)
+        raise InputError(_no_verl(opts.python), source=opts.python)
     layout = plan.choose_layout(plan.visible_npus(), opts.tp, opts.pp)
     extra["target"] = {"python": target.python, "python_version": target.python_version, "verl": target.verl,
                        "megatron_bridge": target.megatron_bridge}

@@ -1,8 +1,9 @@
 """Secret redaction for everything the doctor writes out: collected env values, bundle files, pip freeze.
 
 Rule (docs/schemas/snapshot.md rule 3): the value of a variable whose *name* contains one of SECRET_WORDS (TOKEN,
-SECRET, PASSWORD, PASSWD, PASSPHRASE, KEY, CREDENTIAL or AUTH) becomes "<redacted>"; HCCL_PASSWD and
-ASCEND_PASSWD are real Ascend names. Credentials embedded in URLs
+SECRET, PASSWORD, PASSWD, PASSPHRASE, KEY, CREDENTIAL or AUTH), or has PW or PWD as a whole part (SECRET_PARTS:
+HCCL_PW, PW_FILE, DB_PWD — but not the shell's own PWD / OLDPWD, the working directory, kept as paths), becomes
+"<redacted>"; HCCL_PASSWD and ASCEND_PASSWD are real Ascend names. Credentials embedded in URLs
 (`https://user:pass@host`, `git+https://TOKEN@github.com/...`) are redacted wherever they appear, because
 index URLs and git sources routinely carry them (PIP_INDEX_URL, HF_ENDPOINT, pip freeze `@ git+https://`).
 """
@@ -13,6 +14,11 @@ import re
 
 REDACTED = "<redacted>"
 SECRET_WORDS = ("TOKEN", "SECRET", "PASSWORD", "PASSWD", "PASSPHRASE", "KEY", "CREDENTIAL", "AUTH")
+# Abbreviations too short to match inside a word (PW in "POWER"?), so only as a part between `_`, `.` or `-`.
+SECRET_PARTS = ("PW", "PWD")
+# The shell's working directories: paths, not passwords (a name of one part, PWD, would otherwise match).
+NOT_SECRET = frozenset({"PWD", "OLDPWD"})
+_PARTS = re.compile(r"[_.\-]+")
 
 # scheme://userinfo@host — userinfo is everything up to the last '@' before the next '/', space or quote.
 _URL_CRED = re.compile(r"(?P<scheme>\b[a-zA-Z][a-zA-Z0-9+.\-]*://)(?P<userinfo>[^\s/@'\"<>]+)@")
@@ -25,7 +31,9 @@ _ASSIGN = re.compile(
 
 def is_secret_name(name: str) -> bool:
     upper = name.upper()
-    return any(word in upper for word in SECRET_WORDS)
+    if upper in NOT_SECRET:
+        return False
+    return any(word in upper for word in SECRET_WORDS) or any(p in SECRET_PARTS for p in _PARTS.split(upper))
 
 
 def redact_url_credentials(text: str) -> str:

@@ -58,9 +58,13 @@ def test_a_newer_copy_is_used_and_named(copy: Path, snap: Path, how: str) -> Non
     r = doctor(*pre, "--json", "check", "--from", str(snap), *post, env=env)
     assert r.returncode in (0, 1), r.stderr
     k = json.loads(r.stdout)["knowledge"]
-    assert (k["copy"], k["dir"], k["date"]) == ("DOCTOR_KNOWLEDGE", str(copy), "2027-01-15")
+    # named by what the user used (trial item 11: `--knowledge kn` was reported as DOCTOR_KNOWLEDGE)
+    named = "DOCTOR_KNOWLEDGE" if how == "env" else "--knowledge"
+    assert (k["copy"], k["dir"], k["date"]) == (named, str(copy), "2027-01-15")
     text = doctor(*pre, "check", "--from", str(snap), *post, env=env)
-    assert f"knowledge: 2027-01-15, {copy} (DOCTOR_KNOWLEDGE)" in text.stdout + text.stderr
+    assert f"knowledge: 2027-01-15, {copy} ({named})" in text.stdout + text.stderr
+    listed = doctor(*pre, "profiles", env=env) if how != "option-after" else doctor("profiles", *post, env=env)
+    assert f"Knowledge from 2027-01-15 ({copy}, {named})." in listed.stdout + listed.stderr
 
 
 def test_the_copys_stacks_are_the_ones_listed(copy: Path) -> None:

@@ -282,29 +282,68 @@ def test_findings_about_a_snapshot_say_the_snapshot(tmp_path):
     assert not any("this host" in t for t in titles)
 
 
-def test_suggested_commands_are_runnable():
-    """Every `doctor ...` command a finding suggests (explain's signatures, the checks) parses as given."""
+def _suggested_commands() -> set[str]:
+    """Every `doctor ...` command a finding suggests: explain's signatures, the checks' literal command lines, and
+    the install line checks build (`doctor.checks.commands.install_dry_run`) for each kind of target."""
+    from types import SimpleNamespace
+
     import tomllib
+
+    from doctor.checks.commands import install_dry_run
+    from doctor.knowledge.profiles import load_profiles
 
     sigs = tomllib.loads((ROOT / "profiles" / "signatures.toml").read_text())["signature"]
     commands = {c for s in sigs for c in s.get("commands", []) if c.startswith("doctor ")}
     for path in (ROOT / "doctor").rglob("*.py"):
         for node in ast.walk(ast.parse(path.read_text())):
             if isinstance(node, ast.keyword) and node.arg == "commands" and isinstance(node.value, (ast.Tuple, ast.List)):
-                commands |= {e.value for e in node.value.elts if isinstance(e, ast.Constant)
-                             and str(e.value).startswith("doctor ")}
-    assert "doctor check" in commands
+                for e in node.value.elts:
+                    commands |= {e.value} if isinstance(e, ast.Constant) and str(e.value).startswith("doctor ") else set()
+                    # a built `doctor` line goes through install_dry_run, which this test runs for every target
+                    assert not (isinstance(e, ast.JoinedStr) and isinstance(e.values[0], ast.Constant)
+                                and str(e.values[0].value).startswith("doctor ")), f"{path}: an f-string doctor command"
+    profile = next(p for p in load_profiles() if p.name == "verl-0.9.1-cann9.1.0-a3")
+    for exe in ("/usr/bin/python3", sys.executable, None):
+        snap = SimpleNamespace(python=SimpleNamespace(executable=exe)) if exe else None
+        commands |= {install_dry_run(snap), install_dry_run(snap, profile)}
+    return commands
+
+
+def test_suggested_commands_are_runnable(tmp_path, monkeypatch):
+    """Every `doctor ...` command a finding suggests (explain's signatures, the checks) runs as given on an Ascend
+    host (a fake root; `--dry-run` added where it would install): none is a usage error (exit 2). Trial item 5:
+    `doctor install --dry-run` alone exits 2 ("say where to install")."""
+    import shlex
+
+    from tests.fakes import make_ascend_root
+
+    root = str(make_ascend_root(tmp_path, "a3-cann9.1.0-new-layout"))
+    work = tmp_path / "work"
+    work.mkdir()
+    monkeypatch.chdir(work)
+    commands = _suggested_commands()
+    assert "doctor check" in commands and "doctor install --dry-run --venv verl-venv" in commands
+    assert "doctor install --profile verl-0.9.1-cann9.1.0-a3 --dry-run --python /usr/bin/python3" in commands
+    ran = 0
     for line in sorted(commands):
-        argv = line.split()[1:]
+        argv = shlex.split(line)[1:]
         if any(a.isupper() or "<" in a for a in argv):
             continue  # prose placeholders (`doctor install --profile NAME`) live in fix text, not commands
         ctx = click.Context(cli)
         cmd = cli.get_command(ctx, argv[0])
         assert cmd is not None, line
-        try:
+        if "--ray" in argv:  # needs a running Ray cluster: parses as given
             cmd.make_context(argv[0], argv[1:], parent=ctx)
-        except click.UsageError as e:
-            pytest.fail(f"{line!r} is not runnable as suggested: {e}")
+            continue
+        if argv[0] == "install" and "--dry-run" not in argv:
+            argv.append("--dry-run")
+        if any(p.name == "root" for p in cmd.params):
+            argv += ["--root", root]
+        r = run(*argv)
+        assert r.exit_code != 2, f"{line!r} is not runnable as suggested: {r.stderr[-400:]}"
+        ran += 1
+    assert ran >= 5
+    assert not list(work.iterdir())  # a dry run creates nothing (no verl-venv)
 
 
 def test_a_flag_the_user_did_not_type_is_not_blamed(tmp_path):
@@ -323,3 +362,101 @@ def test_profile_selection_declares_every_finding_id_it_reports():
     emitted = {n.args[0].value for n in ast.walk(tree) if isinstance(n, ast.Call) and getattr(n.func, "id", "")
                == "finding" and n.args and isinstance(n.args[0], ast.Constant)}
     assert emitted <= set(SELECTION_FINDINGS), sorted(emitted - set(SELECTION_FINDINGS))
+
+
+# -- `--junit -` is stdout, as `-o -` (trial item 9) ---------------------------------------------------------
+
+
+def test_junit_dash_is_stdout_and_the_human_text_goes_to_stderr(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    d = healthy()
+    del d["packages"]["torch-npu"]
+    s = snap_file(tmp_path, d)
+    r = run("check", "--from", s, "--junit", "-")
+    assert r.exit_code == 1 and not (tmp_path / "-").exists()  # never a file named `-`
+    suite = ET.fromstring(r.stdout).find("testsuite")  # stdout is exactly the XML document
+    assert suite is not None and suite.get("name") == "doctor-check" and int(suite.get("failures", "0")) >= 1
+    assert "torch-npu-not-installed" in r.stderr and "check: errors" in r.stderr.splitlines()[-1]
+
+
+@pytest.mark.parametrize("argv", [("--json", "check", "--junit", "-"), ("check", "--json", "--junit", "-"),
+                                  ("--json", "smoke", "--dry-run", "--junit", "-")])
+def test_junit_dash_with_json_is_refused_stdout_holds_one_document(argv, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    r = run(*argv)
+    assert r.exit_code == 2 and not (tmp_path / "-").exists()
+    doc = json.loads(r.stdout)  # still exactly one JSON document
+    assert doc["findings"][0]["id"] == "usage-error" and "--junit" in doc["findings"][0]["title"]
+    assert "--junit: - is stdout" in r.stderr
+
+
+# -- smoke without verl in the interpreter says to pass the training one (trial item 12) ---------------------
+
+
+def test_smoke_without_verl_says_to_pass_the_training_interpreter(tmp_path, monkeypatch):
+    import subprocess
+
+    bare = tmp_path / "bare"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(bare)], check=True)
+    py = str(bare / "bin" / "python")
+    r = run("smoke", "--dry-run", "--python", py)
+    assert r.exit_code == 2 and "verl is not installed in this interpreter" in r.stderr
+    assert "pass --python with the training environment's interpreter" in r.stderr
+    assert f"doctor install --dry-run --python {py}" in r.stderr
+    # the doctor's own interpreter without verl: no install plan offered for it (the doctor never installs there)
+    monkeypatch.setattr(sys, "prefix", str(bare))
+    monkeypatch.setattr(sys, "executable", py)
+    r = run("smoke", "--dry-run")
+    assert r.exit_code == 2 and "verl is not installed in the doctor's own interpreter" in r.stderr
+    assert "--python with the training environment's interpreter" in r.stderr and "doctor install" not in r.stderr
+
+
+def test_launch_writes_an_existing_relative_model_path_as_absolute(tmp_path, monkeypatch):
+    # trial item 12: `--model m/Qwen3-8B` was written as a relative model.path (breaks when run from elsewhere)
+    write_model(tmp_path / "m", "Qwen3-0.6B", QWEN3_06B)
+    monkeypatch.chdir(tmp_path)
+    r = run("launch", "--no-compose", "--model", "m/Qwen3-0.6B", "--verl-version", "0.9.0", "--format", "overrides",
+            "-o", "o.txt")
+    assert r.exit_code == 0, r.output
+    paths = [x for x in (tmp_path / "o.txt").read_text().splitlines() if x.startswith("actor_rollout_ref.model.path=")]
+    assert paths == [f"actor_rollout_ref.model.path={tmp_path / 'm' / 'Qwen3-0.6B'}"]
+
+
+def _check_commands(snapshot: Path) -> set[str]:
+    """The `doctor ...` commands `doctor check` prints for this snapshot (what a user copies)."""
+    r = run("--json", "check", "--from", str(snapshot))
+    return {c for f in json.loads(r.stdout)["findings"] for c in (f.get("fix") or {}).get("commands") or ()
+            if c.startswith("doctor ")}
+
+
+def _fails_as_written(line: str, snapshot: Path) -> str | None:
+    """Why the line would exit 2 on the snapshot's machine: an install that names no target (`say where to
+    install`), or any usage error when run against the snapshot (`--from`: that machine, planned here)."""
+    import shlex
+
+    argv = shlex.split(line)[1:]
+    if argv[0] == "install":
+        if not {"--python", "--venv"} & set(argv):
+            return "no --python / --venv: exit 2 'say where to install'"
+        argv = [a for i, a in enumerate(argv) if a != "--python" and (i == 0 or argv[i - 1] != "--python")]
+        argv += [] if "--dry-run" in argv else ["--dry-run"]
+        argv += ["--from", str(snapshot)] + ([] if "--venv" in argv else ["--venv", "verl-venv"])
+    r = run(*argv, "--from", str(snapshot)) if argv[0] == "check" else run(*argv)
+    # a fact the (hand-written) snapshot lacks is the emulation's limit, not the command's: the machine knows it
+    return r.stderr[-300:] if r.exit_code == 2 and "of the snapshot is unknown" not in r.stderr else None
+
+
+@pytest.mark.xfail(strict=True, reason="`doctor install --profile P` (doctor/installers/fixline.py, checks/declared.py) "
+                   "names no target: exit 2 'say where to install' — follow-up outside this branch's files")
+def test_commands_check_prints_for_broken_stacks_are_runnable(tmp_path, monkeypatch):
+    snaps = [ROOT / "tests" / "golden" / "check-sick.snapshot.json",
+             *sorted((ROOT.parent / "shared" / "cases").glob("*.snapshot.json"))]
+    monkeypatch.chdir(tmp_path)
+    bad, seen = {}, 0
+    for snap in (s for s in snaps if s.exists()):
+        for line in _check_commands(snap):
+            seen += 1
+            why = _fails_as_written(line, snap)
+            if why:
+                bad[line] = why
+    assert seen and not bad, bad

@@ -158,3 +158,32 @@ def test_a_resolver_conflict_names_both_packages():
     assert f.id == "pip-resolver-conflict" and f.components == ("vllm", "torch", "python")
     f = first(["    vllm-ascend 0.9.1 depends on torch-npu==2.5.1.post1"])
     assert f.components[:2] == ("vllm-ascend", "torch-npu")
+
+
+VLLM_KWARG = "TypeError: EngineArgs.__init__() got an unexpected keyword argument 'enable_sleep_mode_v2'"
+
+
+def test_an_unexpected_keyword_passed_through_vllm_is_verl_against_vllm_not_vllm_against_itself():
+    # trial item 3: verl's rollout -> vllm's LLM(**kwargs) -> vllm's EngineArgs: the boundary is verl -> vllm
+    f = first(tb(f"{SITE}/verl/workers/rollout/vllm_rollout/vllm_rollout_spmd.py",
+                 f"{SITE}/vllm/entrypoints/llm.py", f"{SITE}/vllm/engine/arg_utils.py", exc=VLLM_KWARG))
+    assert f.id == "api-version-mismatch" and f.components == ("vllm", "verl")
+    assert f.evidence["caller"] == "verl" and f.evidence["callee"] == "vllm"
+    assert "verl calls vllm" in f.title and "vllm makes a call" not in f.title
+    assert f.fix.text.startswith("Align verl with vllm")
+    assert "Align vllm with" not in f.fix.text and "verl 0.9.1 with vllm 0.23.0" in f.fix.text
+    assert "vllm_rollout_spmd.py" in f.evidence["read"]
+
+
+def test_an_api_mismatch_with_every_frame_in_one_package_is_its_own_inconsistency():
+    f = first(tb(f"{SITE}/vllm/entrypoints/llm.py", f"{SITE}/vllm/engine/arg_utils.py", exc=VLLM_KWARG))
+    assert f.id == "api-version-mismatch" and f.components[0] == "vllm"
+    assert "vllm's own code" in f.title and "Align" not in f.fix.text
+    assert "caller" not in f.evidence
+
+
+def test_an_api_mismatch_called_from_the_jobs_own_code_names_no_caller_package():
+    f = first(tb("/home/me/train.py", f"{SITE}/verl/trainer/main_ppo.py", "/home/me/rollout.py",
+                 f"{SITE}/vllm/entrypoints/llm.py", exc=VLLM_KWARG))
+    assert f.id == "api-version-mismatch" and f.components == ("vllm", "python")
+    assert "/home/me/rollout.py" in f.evidence["read"] and "Align" not in f.fix.text

@@ -14,6 +14,25 @@ def test_secret_names() -> None:
     assert not is_secret_name("ASCEND_HOME_PATH")
 
 
+def test_pw_as_a_name_part_is_a_secret_but_the_shells_working_directories_are_paths() -> None:
+    # trial item 12: HCCL_PW (an allow-listed prefix) was captured unredacted
+    for n in ("HCCL_PW", "hccl_pw", "PW_FILE", "MYSQL_PWD", "DB_PWD", "ASCEND.PW", "X-PW-Y"):
+        assert is_secret_name(n), n
+    for n in ("PWD", "OLDPWD", "pwd", "HCCL_POWER", "NPU_PWR_LIMIT", "PWDIR_X", "MPWD", "HCCL_IF_IP"):
+        assert not is_secret_name(n), n
+    out = redact_text("PWD=/home/me/run\nOLDPWD=/home/me\nHCCL_PW=hunter2\nexport DB_PWD=s3cr3t\n")
+    assert "PWD=/home/me/run" in out and "OLDPWD=/home/me" in out
+    assert "hunter2" not in out and "s3cr3t" not in out and "HCCL_PW=<redacted>" in out
+
+
+def test_collected_env_redacts_hccl_pw() -> None:
+    from doctor.probes.envvars import collect_env
+
+    env = collect_env({"HCCL_PW": "hunter2", "HCCL_IF_IP": "10.0.0.1", "PWD": "/home/me", "PATH": "/bin"})
+    assert env["HCCL_PW"] == REDACTED and env["HCCL_IF_IP"] == "10.0.0.1"
+    assert env.get("PWD", "/home/me") == "/home/me"
+
+
 def test_url_credentials() -> None:
     assert redact_url_credentials("https://user:pass@host/simple") == f"https://{REDACTED}@host/simple"
     assert redact_url_credentials("mb @ git+https://ghp_x@github.com/a/b.git@abc") == f"mb @ git+https://{REDACTED}@github.com/a/b.git@abc"

@@ -10,14 +10,37 @@ package the plan builds from a clone, or a machine the plan cannot be made for, 
 
 from __future__ import annotations
 
+import os
 import shlex
+import sys
 from typing import Any
 
 from doctor.snapshot.model import normalize_name
 
+NEW_VENV = "verl-venv"
 
-def doctor_install(profile: Any) -> str:
-    return f"doctor install --profile {profile.name}"
+
+def _own_environment(exe: str) -> bool:
+    """The interpreter's environment is the directory above its bin/ (as `doctor install` decides)."""
+    env = os.path.dirname(os.path.dirname(os.path.abspath(exe)))
+    return os.path.realpath(env) == os.path.realpath(sys.prefix)
+
+
+def install_target(snap: Any) -> str:
+    """Where a suggested `doctor install` installs, so the line runs as written (install needs an explicit target
+    and refuses the doctor's own environment): the interpreter the snapshot examined when it is another
+    environment, else a new venv (`--venv verl-venv`)."""
+    from doctor.checks.facts import val
+
+    exe = val(getattr(snap, "python", None), "executable") if snap is not None else None
+    if isinstance(exe, str) and os.path.isabs(exe) and not _own_environment(exe):
+        return f"--python {shlex.quote(exe)}"
+    return f"--venv {NEW_VENV}"
+
+
+def doctor_install(profile: Any, snap: Any = None) -> str:
+    """`doctor install --profile P <target>`: the whole verified stack, into the examined environment."""
+    return f"doctor install --profile {shlex.quote(profile.name)} {install_target(snap)}"
 
 
 def plan_command(profile: Any, snap: Any, name: str) -> str:
@@ -29,22 +52,24 @@ def plan_command(profile: Any, snap: Any, name: str) -> str:
     try:
         plan = resolve(profile, facts_from_snapshot(snap))
     except DoctorError:  # arch or Python unknown, or a target the profile does not serve
-        return doctor_install(profile)
+        return doctor_install(profile, snap)
     want = normalize_name(name)
     steps = list(plan.steps)
-    for i, s in enumerate(steps):
+    # the last step that installs it is the one whose result the stack keeps (a requirements list may name it
+    # earlier, then a later step re-pins it or reinstalls it alone)
+    for i, s in reversed(list(enumerate(steps))):
         if s.kind == EDITABLE and s.editable_dist and normalize_name(s.editable_dist) == want:
-            return doctor_install(profile)  # built from its clone (build environment, pinned commit)
+            return doctor_install(profile, snap)  # built from its clone (build environment, pinned commit)
         if s.kind != INSTALL or s.build_for or not any(_dist(r) == want for r in s.requirements):
             continue
         if any(r.startswith("-") for r in s.requirements):
-            return doctor_install(profile)  # a requirements file inside a clone
+            return doctor_install(profile, snap)  # a requirements file inside a clone
         line = _pip(s)
         prev = steps[i - 1] if i else None
         if prev is not None and prev.kind == UNINSTALL and want in {normalize_name(p) for p in prev.packages}:
             line = f"pip uninstall -y {' '.join(prev.packages)} && {line}"
         return line
-    return doctor_install(profile)
+    return doctor_install(profile, snap)
 
 
 def _dist(requirement: str) -> str:

@@ -211,7 +211,9 @@ def _commands(u: Unmet, conflict: Mapping[str, str] | None, ctx: CheckContext) -
 
             return (plan_command(profile, ctx.snapshot, name),)
     if u.name in pins:
-        return (f"doctor install --profile {profile.name}",)
+        from doctor.installers.fixline import doctor_install
+
+        return (doctor_install(profile, ctx.snapshot),)
     return (f"pip install '{bare(u.requirement)}'",)
 
 

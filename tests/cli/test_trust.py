@@ -446,8 +446,6 @@ def _fails_as_written(line: str, snapshot: Path) -> str | None:
     return r.stderr[-300:] if r.exit_code == 2 and "of the snapshot is unknown" not in r.stderr else None
 
 
-@pytest.mark.xfail(strict=True, reason="`doctor install --profile P` (doctor/installers/fixline.py, checks/declared.py) "
-                   "names no target: exit 2 'say where to install' — follow-up outside this branch's files")
 def test_commands_check_prints_for_broken_stacks_are_runnable(tmp_path, monkeypatch):
     snaps = [ROOT / "tests" / "golden" / "check-sick.snapshot.json",
              *sorted((ROOT.parent / "shared" / "cases").glob("*.snapshot.json"))]

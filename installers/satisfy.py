@@ -54,6 +54,33 @@ def expectations(step: Step, view: View | None = None) -> list[tuple[str, str | 
     return out
 
 
+def requirements_file(step: Step) -> list[tuple[str, str]] | None:
+    """(dist, specifier) of each requirement line of the step's `-r FILE` (None while the file cannot be read: a
+    clone not made yet is not a satisfied step). Options and nested files are pip's business; a line whose marker
+    is false for this interpreter does not apply."""
+    reqs = list(step.requirements)
+    out: list[tuple[str, str]] = []
+    for i, word in enumerate(reqs[:-1]):
+        if word != "-r":
+            continue
+        try:
+            with open(reqs[i + 1], encoding="utf-8") as fh:
+                text = fh.read()
+        except OSError:
+            return None
+        for line in text.splitlines():
+            line = line.split(" #", 1)[0].strip()
+            if not line or line.startswith(("#", "-")):
+                continue
+            try:
+                req = Requirement(line)
+            except InvalidRequirement:
+                continue
+            if req.marker is None or req.marker.evaluate():
+                out.append((normalize_name(req.name), str(req.specifier)))
+    return out
+
+
 def _pin_ok(view: View, name: str, spec: str | None) -> bool:
     if spec is None:
         return name not in view.versions
@@ -68,6 +95,9 @@ def satisfied(step: Step, view: View, plan: Plan | None = None) -> bool:
     if step.build_for and plan is not None:
         # the requirements of a build: done when the build it serves is done
         return satisfied(plan.step(step.build_for), view, plan)
+    if step.kind == INSTALL and "-r" in step.requirements:
+        lines = requirements_file(step)  # a clone's requirements file: met when every line of it is
+        return lines is not None and all(_pin_ok(view, n, s) for n, s in lines)
     if step.kind in (INSTALL, UNINSTALL):
         return all(_pin_ok(view, n, s) for n, s in expectations(step))
     if step.kind == CLONE:

@@ -114,7 +114,9 @@ def test_dry_run_plan_for_each_profile_machine(p, arch, tmp_path: Path) -> None:
     cp, rep = dry_run(tmp_path, machine(p, arch, installed=True), "--profile", p.name)
     assert cp.returncode == 0, cp.stderr
     pending = [s["id"] for s in rep["steps"] if s["status"] != "satisfied"]
-    assert pending == [], pending
+    # a git verl's requirements-npu.txt lives in the clone, which a snapshot of another machine does not bring:
+    # the step cannot be judged met from here, so it runs (pip -r of met lines changes nothing)
+    assert pending == (["verl-requirements"] if "verl" in p.git else []), pending
 
 
 def test_profile_is_selected_from_the_snapshot_and_reason_given(tmp_path: Path) -> None:

@@ -40,3 +40,16 @@ def test_snapshot_view_reads_git_facts_of_modules() -> None:
     assert satisfied(Step("clone-mindspeed", CLONE, "c", source=SRC), v)
     other = snapshot_from_dict({"schema": "doctor.snapshot/1", "modules": {"mindspeed": {"origins": ["/x"], "git": {"commit": "abc"}}}})
     assert not satisfied(Step("clone-mindspeed", CLONE, "c", source=SRC), snapshot_view(other, sources=[SRC], env_ok=True))
+
+
+def test_a_clones_requirements_file_is_satisfied_only_when_every_line_is_met(tmp_path) -> None:
+    """A real run of the main-snapshot profile skipped `pip install -r requirements-npu.txt` as "satisfied"
+    because verl itself was installed; numpy stayed 2.4.6 where the file pins numpy<2.0.0."""
+    f = tmp_path / "requirements-npu.txt"
+    f.write_text("# npu\nnumpy<2.0.0\nhydra-core  # config\ntriton; sys_platform == 'win32'\n--extra-index-url x\n")
+    step = Step("verl-requirements", INSTALL, "r", requirements=("-r", str(f)))
+    assert not satisfied(step, View(versions={"verl": "0.10.0.dev0", "numpy": "2.4.6", "hydra-core": "1.3.2"}))
+    assert not satisfied(step, View(versions={"verl": "0.10.0.dev0", "numpy": "1.26.4"}))  # hydra-core missing
+    assert satisfied(step, View(versions={"numpy": "1.26.4", "hydra-core": "1.3.2"}))  # the win32 line does not apply
+    gone = Step("verl-requirements", INSTALL, "r", requirements=("-r", str(tmp_path / "no-clone-yet.txt")))
+    assert not satisfied(gone, View(versions={"numpy": "1.26.4"}))

@@ -41,7 +41,8 @@ def _install_test_env(session: nox.Session) -> None:
 
 
 def _older_verl_configs(session: nox.Session) -> str:
-    """Unpack verl/trainer/config of older verl wheels into .nox/verl-configs/<version>/ (downloaded once)."""
+    """Unpack verl/trainer/config of older verl wheels into .nox/verl-configs/<version>/, and keep the newest
+    release's wheel in .nox/verl-configs/wheels/ (downloaded once)."""
     import pathlib
     import zipfile
 
@@ -57,6 +58,12 @@ def _older_verl_configs(session: nox.Session) -> str:
             for member in z.namelist():
                 if member.startswith("verl/trainer/config/") and ".." not in member:
                     z.extract(member, dest)
+    # the newest release's wheel too, as a file: tests install it into plain venvs (declared requirements) and
+    # unpack it as a release for lint (a bare config dir checked with the release's dataclass source)
+    newest = _RELEASES[-1]["verl"]
+    wheels = base / "wheels"
+    if not any(wheels.glob(f"verl-{newest}-*.whl")):
+        session.run("python", "-m", "pip", "download", "-q", "--no-deps", "-d", str(wheels), f"verl=={newest}")
     return str(base)
 
 

@@ -65,7 +65,7 @@ def component_of_distribution(dist: str) -> str | None:
 # -- module -> distribution --------------------------------------------------------------------------------
 
 # Top-level import name -> distribution, for the ecosystem, where no snapshot says better. Read from each
-# distribution's top_level.txt / RECORD (the wheels in /work/venv here: torch -> torch, functorch, torchgen;
+# distribution's top_level.txt / RECORD (as the wheels install them: torch -> torch, functorch, torchgen;
 # yaml and _yaml -> pyyaml; attr and attrs -> attrs; google -> protobuf and the google-* dists share it) and
 # from the projects' setup files (torch_npu: Ascend/pytorch setup.py packages; megatron: megatron-core's
 # pyproject; mindspeed: MindSpeed setup.py).

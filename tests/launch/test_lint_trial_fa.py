@@ -7,37 +7,13 @@ The releases' configs come from their wheels in the local wheelhouse (DOCTOR_TES
 
 from __future__ import annotations
 
-import json
-import os
-from pathlib import Path
-
 import pytest
-from click.testing import CliRunner
 
-from doctor.cli import cli
+# the same script head, wheelhouse fixture and lint runner as the round-3 lint tests
+from tests.launch.test_lint_round3 import HEAD, WHEELS, _wheelhouse, lint, needs_wheels  # noqa: F401
 
-WHEELS = Path(os.environ.get("DOCTOR_TEST_VERL_CONFIGS", "/nonexistent")) / "wheels"
-needs_wheels = pytest.mark.skipif(not WHEELS.is_dir(), reason="no verl wheelhouse (DOCTOR_TEST_VERL_CONFIGS/wheels)")
-HEAD = """#!/bin/bash
-python3 -m verl.trainer.main_ppo trainer.device=npu \\
-    actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu=1 \\
-    actor_rollout_ref.rollout.log_prob_micro_batch_size_per_gpu=1 \\
-    actor_rollout_ref.ref.log_prob_micro_batch_size_per_gpu=1 \\
-"""
 SGLANG = "+actor_rollout_ref.rollout.engine_kwargs.sglang.attention_backend"
 VLLM = "+actor_rollout_ref.rollout.engine_kwargs.vllm.disable_mm_preprocessor_cache"
-
-
-@pytest.fixture(autouse=True)
-def _wheelhouse(monkeypatch):
-    monkeypatch.setenv("PIP_FIND_LINKS", str(WHEELS))
-    monkeypatch.setenv("PIP_NO_INDEX", "1")
-
-
-def lint(text: str, *args: str) -> tuple[int, dict]:
-    r = CliRunner().invoke(cli, ["--json", "lint", "-", *args], input=text)
-    assert r.stdout.strip(), r.output
-    return r.exit_code, json.loads(r.stdout)
 
 
 def ids(report: dict, key: str | None = None) -> list[str]:

@@ -122,6 +122,16 @@ def _normalize(name: str) -> str:
     return re.sub(r"[-_.]+", "-", name).lower()
 
 
+def declaration(v: Validator, rp: Any, rd: Any, path: str) -> tuple[str | None, tuple[str, ...]]:
+    """A release's Requires-Python (null or a version specifier) and Requires-Dist (requirement strings), checked
+    the same way in the PyPI table and the git-sources table; InputError names `path`."""
+    if rp is not None and not (isinstance(rp, str) and valid_specifier(rp)):
+        raise v.fail(f"{path}.requires_python", f"must be null or a version specifier, got {rp!r}")
+    if not isinstance(rd, list) or not all(isinstance(x, str) and x.strip() for x in rd):
+        raise v.fail(f"{path}.requires_dist", "must be an array of requirement strings")
+    return rp, tuple(rd)
+
+
 def parse_requirements(data: Any, source: str) -> RequirementsTable:
     """Validate the parsed requirements.json; InputError names the file and the key on any problem."""
     v = Validator(source)
@@ -144,13 +154,8 @@ def parse_requirements(data: Any, source: str) -> RequirementsTable:
             q = f"{p}.{ver}"
             v.version(ver, q)
             t2 = v.keys(e, _ENTRY, q, required=tuple(sorted(_ENTRY)))
-            rp = t2["requires_python"]
-            if rp is not None and not (isinstance(rp, str) and valid_specifier(rp)):
-                raise v.fail(f"{q}.requires_python", f"must be null or a version specifier, got {rp!r}")
-            rd = t2["requires_dist"]
-            if not isinstance(rd, list) or not all(isinstance(x, str) and x.strip() for x in rd):
-                raise v.fail(f"{q}.requires_dist", "must be an array of requirement strings")
-            out[ver] = Declared(rp, tuple(rd), v.url(t2["source"], f"{q}.source"), v.date(t2["uploaded"], f"{q}.uploaded"))
+            rp, rd = declaration(v, t2["requires_python"], t2["requires_dist"], q)
+            out[ver] = Declared(rp, rd, v.url(t2["source"], f"{q}.source"), v.date(t2["uploaded"], f"{q}.uploaded"))
         projects[name] = MappingProxyType(out)
     return RequirementsTable(read, MappingProxyType(projects), source)
 

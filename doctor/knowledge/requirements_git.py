@@ -13,8 +13,8 @@ import os
 from dataclasses import dataclass
 
 from doctor.knowledge.location import knowledge_file, packaged_dir
+from doctor.knowledge.requirements import declaration
 from doctor.knowledge.validate import Validator
-from doctor.knowledge.versions import valid_specifier
 from doctor.tomlfile import read_toml
 
 SCHEMA = "doctor.requirements-git/1"
@@ -61,18 +61,13 @@ def parse(data: object, source: str) -> GitTable:
     for i, raw in enumerate(t["release"]):
         p = f"release[{i}]"
         r = v.keys(raw, _RELEASE, p, required=tuple(sorted(_RELEASE - {"requires_python"})))
-        rp = r.get("requires_python") or None
-        if rp is not None and not (isinstance(rp, str) and valid_specifier(rp)):
-            raise v.fail(f"{p}.requires_python", f"must be a version specifier, got {rp!r}")
-        rd = r["requires_dist"]
-        if not isinstance(rd, list) or not all(isinstance(x, str) and x.strip() for x in rd):
-            raise v.fail(f"{p}.requires_dist", "must be an array of requirement strings")
+        rp, rd = declaration(v, r.get("requires_python") or None, r["requires_dist"], p)
         commit = v.req(r["commit"], f"{p}.commit")
         if len(commit) != 40 or any(ch not in "0123456789abcdef" for ch in commit):
             raise v.fail(f"{p}.commit", "must be a full 40-character commit id")
         v.version(r["version"], f"{p}.version")
         out.append(GitDeclared(v.req(r["project"], f"{p}.project"), commit, v.req(r["ref"], f"{p}.ref"), r["version"],
-                               rp, tuple(rd), v.url(r["source"], f"{p}.source")))
+                               rp, rd, v.url(r["source"], f"{p}.source")))
     return GitTable(read, tuple(out))
 
 

@@ -33,6 +33,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
+from doctor.explain.classes import Class, exception_class, line_class
 from doctor.explain.codes import owner_of_code
 from doctor.explain.events import Event, Frame
 from doctor.knowledge.ownership import (
@@ -115,8 +116,8 @@ def _where(frame: Frame) -> str:
 
 def attribute(ev: Event, snapshot: Any = None) -> Attribution | None:
     """What the event's frames, paths, libraries, modules or codes say about who ships the failure."""
-    for rule in (_api_mismatch, _module_missing, _library, _symbol, _header, _compile_file, _code, _pip, _raised_in,
-                 _exception_class, _named_in_text):
+    for rule in (_warning, _api_mismatch, _module_missing, _library, _symbol, _header, _compile_file, _code, _pip, _typed_class,
+                 _raised_in, _exception_class, _named_in_text, _checked_class, _line_class):
         got = rule(ev, snapshot)
         if got is not None:
             return Attribution(**{**got.__dict__, "line": ev.line, "text": ev.text, "time": ev.time})
@@ -124,6 +125,74 @@ def attribute(ev: Event, snapshot: Any = None) -> Attribution | None:
 
 
 # -- rules, most specific first
+
+# The classes an exception's type defines more precisely than the package it was raised in (a network error raised
+# inside requests is the network's, not requests'); the others give way to ownership.
+_TYPED_FIRST = frozenset({"network-error", "collective-backend-error", "config-rejected", "operator-not-registered", "operator-dtype-unsupported",
+                          "python-too-old"})
+
+
+def _from_class(cls: Class, read: str) -> Attribution:
+    return Attribution(cls.id, cls.severity, cls.components, cls.title, cls.detail, cls.fix, cls.source, read)
+
+
+def _class_of(ev: Event) -> Class | None:
+    if ev.kind != "python" or not ev.exc_type:
+        return None
+    return exception_class(ev.exc_type, ev.facts.get("exception_path", ev.exc_type), ev.facts.get("message", ""),
+                           bool(ev.frames))
+
+
+def _typed_class(ev: Event, snapshot: Any) -> Attribution | None:
+    cls = _class_of(ev)
+    if cls is None or cls.id not in _TYPED_FIRST:
+        return None
+    return _from_class(cls, f"the exception {ev.facts.get('exception_path', ev.exc_type)} -> {cls.id}")
+
+
+def _checked_class(ev: Event, snapshot: Any) -> Attribution | None:
+    cls = _class_of(ev)
+    if cls is None or cls.id in _TYPED_FIRST:
+        return None
+    return _from_class(cls, f"the exception {ev.facts.get('exception_path', ev.exc_type)} -> {cls.id}")
+
+
+WARNINGS_SOURCE = "https://docs.python.org/3/library/warnings.html#warnings.formatwarning"
+
+
+def _warning(ev: Event, snapshot: Any) -> Attribution | None:
+    """`<file>.py:<line>: <Category>: <message>`: a Python warning, owned by the package whose file issued it."""
+    if ev.kind != "warning":
+        return None
+    path, cat = ev.facts["path"], ev.facts["category"]
+    frame = Frame(path, 0, "")
+    if is_stdlib(frame):
+        return None
+    own = frame_owner(frame, snapshot)
+    who = (own.distribution or own.component) if own is not None else "the job's own code"
+    comps = _comps(own.component, "config") if own is not None else ("config", "model")
+    later = cat in ("DeprecationWarning", "FutureWarning", "PendingDeprecationWarning")
+    read = f"{path} -> {own.how}" if own is not None else f"{path} -> no installed package owns it"
+    return Attribution(
+        "warning-from-package", Severity.WARNING, comps,
+        f"{who} warns ({cat}): not a failure by itself",
+        f"A {cat} printed by {who}: {ev.facts['message']}. A warning does not stop the run; it matters only when the "
+        "run then fails on what it warns about" + (" (a deprecated use that a later release removes)." if later
+                                                   else "."),
+        ("Nothing to change if the run went on; otherwise, or before upgrading " + who + ", change the use the "
+         "warning names." if later else f"Nothing to change if the run went on; otherwise act on what {who} warns "
+         "about (its message names the setting or input)."),
+        WARNINGS_SOURCE, read)
+
+
+def _line_class(ev: Event, snapshot: Any) -> Attribution | None:
+    if ev.kind not in ("text", "build", "python"):
+        return None
+    # an exception's message read like an error line (`RuntimeError: connect() timed out` is the network's)
+    cls = line_class(ev.text if ev.kind != "python" else f"error: {ev.facts.get('message', '')}")
+    if cls is None:
+        return None
+    return _from_class(cls, f"the error line's own words -> {cls.id}")
 
 
 def _api_mismatch(ev: Event, snapshot: Any) -> Attribution | None:

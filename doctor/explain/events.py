@@ -17,7 +17,10 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field, replace
 
+from doctor.explain.classes import LINE_PHRASES, line_class
+
 MAX_EVENTS = 64  # events kept per log (the first ones)
+MAX_WARNINGS = 8  # Python warnings kept per log (the first ones), apart from MAX_EVENTS: noise never crowds out errors
 MAX_FRAMES = 40  # frames kept per traceback: the first HEAD_FRAMES and the last ones
 HEAD_FRAMES = 8
 MAX_TEXT = 300  # characters of a line kept
@@ -34,6 +37,7 @@ EVENT_PHRASES: tuple[tuple[str, ...], ...] = (
     ("depends on",), ("Segmentation fault",),
     ("core dumped",), ("Killed",), ("SIGKILL",), ("SIGSEGV",), ("SIGABRT",), ("SIGBUS",), ("Out of memory",),
     ("oom-kill",), ("oom_kill",), ("OOM",), ("ERR",), ("No module named",), ("has no attribute",), ("cannot import name",),
+    *LINE_PHRASES, ("Warning: ",),
 )
 
 # A prefix some launchers put before every line: Ray `(Actor pid=1, ip=...)`, torchrun `[rank3]:`, `[1,0]<stderr>:`.
@@ -54,6 +58,9 @@ _NOT_EXCEPTION = re.compile(r"^\s*(?:\[|INFO|WARNING|DEBUG)")
 # The same inside a line (`call aclnnX failed: RuntimeError: ...`, `... raise ValueError(...) ValueError: ...`): a
 # dotted or CamelCase `...Error:` / `...Exception:` followed by its message; not on info / warning lines.
 _EXCEPTION_INSIDE = re.compile(r"(?<![\w.])(?P<type>(?:[A-Za-z_]\w*\.)*[A-Z]\w*(?:Error|Exception)): (?P<msg>\S.*)")
+# Python's warnings module prints `{file}:{line}: {category}: {message}` (warnings.formatwarning).
+_PY_WARNING = re.compile(r"(?P<path>(?:/|[A-Za-z]:\\|\.{1,2}/|[\w.-]+/)[^:\s]*\.py):(?P<line>\d+): "
+                         r"(?P<cat>[A-Z]\w*Warning): (?P<msg>.*)")
 _INFO_LINE = re.compile(r"^\W*(?:\([^)]*\)\s*)?(?:INFO|WARNING|WARN|DEBUG)\b|\bWarning: |UserWarning")
 _LIB_MISSING = re.compile(r"(?P<lib>[\w.+/-]*lib[\w.+-]*?\.so[\w.]*): cannot open shared object file"
                           r"|error while loading shared libraries: (?P<lib2>[\w.+-]+)")
@@ -95,7 +102,8 @@ class Frame:
 
 @dataclass
 class Event:
-    """One error event. `kind`: python | loader | build | code | pip | signal. `line`: the line number of the line
+    """One error event. `kind`: python | loader | build | code | pip | signal | warning (a Python warning) | text (an error line of a class:
+    `doctor.explain.classes`). `line`: the line number of the line
     that states the error (a traceback's exception line); `facts`: what it names (module, library, symbol,
     header, file, code, packages, exception type)."""
 
@@ -121,11 +129,15 @@ def merge_events(parts: list[tuple[list[Event], int, int]]) -> tuple[list[Event]
     """The events of consecutive parts of one log (each: its events, the lines before it, its dropped count), as
     one log's: line numbers shifted, chain links re-indexed, at most MAX_EVENTS kept."""
     out: list[Event] = []
-    dropped = 0
+    dropped = warnings = 0
     for events, base, part_dropped in parts:
         offset = len(out)
         for ev in events:
-            if len(out) >= MAX_EVENTS:
+            if ev.kind == "warning":
+                if warnings >= MAX_WARNINGS:
+                    continue
+                warnings += 1
+            elif len(out) - warnings >= MAX_EVENTS:
                 dropped += 1
                 continue
             moved = ev.shifted(base)
@@ -158,6 +170,7 @@ class EventReader:
         self._last_frame_line = 0
         self._chain_pending = False
         self._last_python: int | None = None  # index of the last python event (for chaining)
+        self._warnings = 0  # Python warnings kept (MAX_WARNINGS, not counted in MAX_EVENTS)
 
     # -- feeding
 
@@ -218,6 +231,9 @@ class EventReader:
         return ev
 
     def _other(self, lineno: int, text: str) -> Event | None:
+        if m := _PY_WARNING.search(text):
+            facts = {"path": m.group("path"), "category": m.group("cat"), "message": _short(m.group("msg"))}
+            return Event("warning", lineno, _short(text), facts=facts)
         if _INFO_LINE.search(text):
             return None  # an optional module, a retried connection, a code logged as a warning: not an error
         facts: dict[str, str] = {}
@@ -251,12 +267,19 @@ class EventReader:
         if code:
             facts.update(code)
             kind = kind or "code"
+        if kind is None and (cls := line_class(text)) is not None:
+            kind, facts["class"] = "text", cls.id  # an error line whose own words name its class
         if kind is None:
             return None
         return Event(kind, lineno, _short(text), facts=facts)
 
     def _keep(self, ev: Event) -> Event:
-        if len(self.events) >= MAX_EVENTS:
+        if ev.kind == "warning":
+            if self._warnings < MAX_WARNINGS:
+                self._warnings += 1
+                self.events.append(ev)
+            return ev
+        if len(self.events) - self._warnings >= MAX_EVENTS:
             self.dropped += 1
             return ev
         if ev.kind == "python":

@@ -1,0 +1,259 @@
+"""Failure classes: what an error says about its cause when no frame, path, library, module or code names a package.
+
+Ownership (`doctor.explain.attribution`) asks *who ships* what failed. Some errors answer a different question just
+as well: *what kind* of failure it is. The exception's class or the error line's own words say so, as their
+documentation defines them:
+
+* a network exception (`ConnectionError`, `TimeoutError`, `ssl.SSLError`, requests' / urllib3's / torch.distributed's
+  network errors) -> network;
+* a configuration reader's exception (OmegaConf, Hydra, pydantic, PyYAML, json, argparse) -> config, and verl when the
+  key it names is one of verl's top-level config sections;
+* a path that does not exist (`FileNotFoundError`) -> the config that named it; a permission refused -> system;
+* torch's dispatcher: an operator with no kernel for a backend or a dtype -> the package that registers the operator
+  (torch, or torch_npu for `npu::` operators) and the config that chose the dtype / device;
+* a Python too old for the syntax the code uses (PEP 585 / 604 generics) -> python;
+* a failed subprocess / build tool (`CMake Error`, `make: ***`, `gcc: error`, pip's wheel build) -> system / python;
+* a shell that could not run a script (`command not found`, `syntax error near unexpected token`, `$'\\r'`) -> system;
+* a line in klog's format (`E1024 19:45:08.438884 6 file.go:127] ...`): Kubernetes / MindCluster -> cluster;
+* a network error in an error line (timed out, refused, unreachable, heartbeat lost) -> network (hccl when HCCL /
+  HCCP says it);
+* an exception with no frames whose message is a check (`must`, `should`, `exceeds`, `not supported`, ...) -> the
+  config and model it checked.
+
+Class rules run after ownership: a package that ships the failure is the better answer. Pure logic.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from doctor.report import Severity
+
+PY_EXC = "https://docs.python.org/3/library/exceptions.html"
+REQUESTS_EXC = "https://requests.readthedocs.io/en/latest/api/#exceptions"
+TORCH_DIST_EXC = "https://pytorch.org/docs/stable/distributed.html#torch.distributed.DistNetworkError"
+OMEGACONF_EXC = "https://omegaconf.readthedocs.io/en/latest/structured_config.html#errors"
+HYDRA_OVERRIDES = "https://hydra.cc/docs/advanced/override_grammar/basic/"
+PYDANTIC_EXC = "https://docs.pydantic.dev/latest/errors/validation_errors/"
+TORCH_DISPATCH = "https://pytorch.org/tutorials/advanced/dispatcher.html"
+PEP_585 = "https://peps.python.org/pep-0585/"
+PEP_604 = "https://peps.python.org/pep-0604/"
+KLOG = "https://github.com/kubernetes/klog#klog"
+BASH_MANUAL = "https://www.gnu.org/software/bash/manual/bash.html#Shell-Syntax"
+CMAKE = "https://cmake.org/cmake/help/latest/manual/cmake.1.html"
+PIP_BUILD = "https://pip.pypa.io/en/stable/reference/build-system/"
+
+
+@dataclass(frozen=True)
+class Class:
+    """A failure class: its finding id, components, title, what it means, the fix, and its source."""
+
+    id: str
+    components: tuple[str, ...]
+    title: str
+    detail: str
+    fix: str
+    source: str
+    severity: Severity = Severity.ERROR
+
+
+# -- Python exceptions, by the class the exception's documentation defines
+
+_NETWORK_TYPES = frozenset("""ConnectionError ConnectionRefusedError ConnectionResetError ConnectionAbortedError
+    TimeoutError timeout gaierror herror SSLError SSLCertVerificationError SSLZeroReturnError SSLEOFError
+    ConnectTimeout ReadTimeout ConnectTimeoutError ReadTimeoutError MaxRetryError NewConnectionError ProxyError
+    ProtocolError RemoteDisconnected URLError IncompleteRead ChunkedEncodingError DistNetworkError DistStoreError
+    LocalEntryNotFoundError""".split())
+# Modules whose exceptions are all about reading a configuration (their documentation's error lists).
+_CONFIG_MODULES = ("omegaconf", "hydra", "pydantic", "pydantic_core", "yaml", "argparse", "tomllib", "toml",
+                   "jsonschema")
+_CONFIG_TYPES = frozenset("""ConfigKeyError ConfigAttributeError ConfigTypeError ConfigValueError ConfigIndexError
+    MissingMandatoryValue InterpolationKeyError InterpolationResolutionError InterpolationToMissingValueError
+    UnsupportedInterpolationType ReadonlyConfigError KeyValidationError GrammarParseError ConfigCompositionException
+    OverrideParseException MissingConfigException InstantiationException ScannerError ParserError ConstructorError
+    JSONDecodeError ArgumentError TOMLDecodeError""".split())
+# verl's top-level config sections (its trainer config: ppo_trainer.yaml and the sft / generation configs).
+_VERL_SECTIONS = re.compile(r"\b(?:actor_rollout_ref|algorithm|critic|reward_model|custom_reward_function|"
+                            r"trainer|data|ray_init|ray_kwargs|global_profiler|transfer_queue)\.\w")
+_FILE_TYPES = frozenset({"FileNotFoundError", "IsADirectoryError", "NotADirectoryError", "FileExistsError"})
+# torch's dispatcher: "Could not run 'npu::npu_format_cast' with arguments from the 'CPU' backend" and the dtype
+# switch of ATen kernels: "\"lerp_kernel_scalar\" not implemented for 'Half'".
+_NO_KERNEL = re.compile(r"Could not run '(?P<op>[\w:.]+)' with arguments from the '(?P<backend>\w+)' backend")
+_NO_DTYPE = re.compile(r"\"(?P<kernel>\w+)\" not implemented for '(?P<dtype>\w+)'")
+_OLD_PYTHON = re.compile(r"'type' object is not subscriptable|unsupported operand type\(s\) for \|: 'type'")
+# The words of a check's message: the program compared a value with what it accepts.
+_CHECK_WORDS = re.compile(
+    r"\b(?:must|should|expect(?:s|ed)?|exceeds?|exceeded|divisible|invalid|not supported|unsupported|only supports?|"
+    r"requires?|required|cannot be|can ?not be|larger than|smaller than|greater than|less than|mismatch|"
+    r"out of range|does not match|doesn't match|not match|not allowed|at least|at most|not equal|not found|"
+    r"not exist|does not exist|no such)\b", re.I)
+_CHECKED_TYPES = frozenset({"ValueError", "AssertionError", "RuntimeError", "Exception", "KeyError", "TypeError",
+                            "NotImplementedError", "IndexError"})
+
+
+def exception_class(etype: str, path: str, message: str, has_frames: bool) -> Class | None:
+    """The class a Python exception's type (or its message, for torch's dispatcher) defines; None if it says none."""
+    module = path.rsplit(".", 1)[0] if "." in path else ""
+    top = module.split(".", 1)[0]
+    if etype == "DistBackendError":
+        hccl = "HCCL" in message or "hccl" in message or "ERR02" in message
+        return Class(
+            "collective-backend-error", ("hccl", "network") if hccl else ("network", "system"),
+            f"The collective backend ({'HCCL' if hccl else 'NCCL / Gloo'}) failed",
+            "torch.distributed raises DistBackendError when its backend library fails: a collective that could not "
+            "connect, a peer rank that died, a link or shared-memory transport that failed. The rank that failed "
+            "first has the cause in its own log.",
+            "Find the first rank that failed (its log, before this line); check the links and addresses the backend "
+            "uses (HCCL_IF_IP / the rank table for HCCL) and its timeouts (HCCL_CONNECT_TIMEOUT, HCCL_EXEC_TIMEOUT).",
+            TORCH_DIST_EXC)
+    if etype in _NETWORK_TYPES or (top in ("requests", "urllib3", "httpx", "aiohttp") and "Timeout" in etype):
+        return Class(
+            "network-error", ("network", "env"), f"A network operation failed ({etype})",
+            f"{etype} is a network error by its definition: a connection refused, reset or timed out, a name that "
+            "does not resolve, a TLS handshake that failed. The peer (another node, the master address, a model hub, "
+            "a package index) was not reachable from this host as configured.",
+            "Check the address and port the job uses (MASTER_ADDR / MASTER_PORT, the hub or index URL), that the peer "
+            "is up, and the route from this host (firewall, proxy variables, HCCL_IF_IP / GLOO_SOCKET_IFNAME).",
+            TORCH_DIST_EXC if etype.startswith("Dist") else (REQUESTS_EXC if top == "requests" else PY_EXC))
+    if etype in _CONFIG_TYPES or top in _CONFIG_MODULES:
+        verl = bool(_VERL_SECTIONS.search(message))
+        return Class(
+            "config-rejected", ("config", "verl") if verl else ("config", "python"),
+            f"The configuration was rejected by its reader ({etype})",
+            f"{etype} is raised by a configuration reader (OmegaConf / Hydra / pydantic / YAML / JSON / argparse): a "
+            "key that the schema does not have, a value of the wrong type, a missing mandatory value or a file that "
+            "does not parse." + (" The key is one of verl's config sections." if verl else ""),
+            "Fix the key or value the message names (compare it with the config of the installed release: "
+            "doctor lint SCRIPT checks a launch script's overrides).",
+            OMEGACONF_EXC if top == "omegaconf" else (PYDANTIC_EXC if top.startswith("pydantic") else HYDRA_OVERRIDES))
+    if etype in _FILE_TYPES:
+        return Class(
+            "path-not-found", ("config", "model"), f"A path the job was given does not exist ({etype})",
+            f"{etype}: a file or directory the job opens is not there (or is not of the kind expected): a model, "
+            "dataset or checkpoint path in the configuration, or a directory that only one node of the cluster sees.",
+            "Check the path the message names on every node (shared storage for checkpoints), and the configuration "
+            "key that sets it.", PY_EXC)
+    if etype == "PermissionError":
+        return Class(
+            "permission-denied", ("system", "env"), "The job was refused access to a file or device (PermissionError)",
+            "PermissionError: the user the job runs as may not open the file or device (device nodes of the NPU, a "
+            "log or cache directory owned by another user).",
+            "Run as a user with access (for Ascend devices: in the HwHiAiUser group), or fix the owner / mode of the "
+            "path the message names.", PY_EXC)
+    if m := _NO_KERNEL.search(message):
+        npu = m.group("op").startswith("npu::") or m.group("backend").upper().startswith(("NPU", "PRIVATEUSE1"))
+        owner = "torch-npu" if npu else "torch"
+        return Class(
+            "operator-not-registered", (owner, "config"),
+            f"The operator {m.group('op')} has no kernel for the {m.group('backend')} backend",
+            f"torch's dispatcher found no kernel of {m.group('op')} for the {m.group('backend')} backend: the tensors "
+            f"are on a device the operator does not support, or the {owner} release installed does not register it.",
+            f"Move the tensors to the device the operator supports, or install the {owner} release that registers it "
+            "(the one the stack profile pins).", TORCH_DISPATCH)
+    if m := _NO_DTYPE.search(message):
+        return Class(
+            "operator-dtype-unsupported", ("torch", "config"),
+            f"The kernel {m.group('kernel')} does not support {m.group('dtype')}",
+            f"The kernel {m.group('kernel')} has no {m.group('dtype')} implementation in the torch build that ran "
+            "(a newer torch may add it; the device's own kernels may differ).",
+            f"Run that operation in another dtype (a float32 cast around it), or install the torch release that "
+            f"implements it for {m.group('dtype')}.", TORCH_DISPATCH)
+    if _OLD_PYTHON.search(message):
+        return Class(
+            "python-too-old", ("python", "config"), "The code uses typing syntax the running Python does not have",
+            "`list[int]` / `dict[str, X]` on builtins needs Python 3.9 (PEP 585) and `X | Y` needs 3.10 (PEP 604): "
+            "the interpreter that ran is older than the code's Requires-Python.",
+            "Run the job with the Python the stack profile names (doctor check compares it with each package's "
+            "Requires-Python).", PEP_604 if "|" in message else PEP_585)
+    if not has_frames and etype in _CHECKED_TYPES and _CHECK_WORDS.search(message):
+        return Class(
+            "check-failed", ("config", "model"), f"The run stopped on a check of its input ({etype})",
+            f"{etype}: {message[:200]} — the message states what was expected: a setting, the model's shape or the "
+            "data did not pass a check of the program that read it. No frame of the log names the package.",
+            "Change the setting the message names (or the model / data it checked); the full traceback (rerun with "
+            "HYDRA_FULL_ERROR=1 for verl) names the package that checks it.", PY_EXC)
+    return None
+
+
+# -- error lines that are not Python exceptions
+
+# Hydra's and OmegaConf's own messages when the exception type is not printed (HYDRA_FULL_ERROR unset): the
+# override grammar's errors and the config node's error context (`full_key: ...`).
+_HYDRA = re.compile(r"Could not override '|Error merging override|Could not append to config|Could not delete from "
+                    r"config|Key '[^']+' is not in struct|Missing mandatory value|Interpolation key '[^']*' not found|"
+                    r"^\s*full_key: \S")
+_KLOG = re.compile(r"^[EF]\d{4} \d\d:\d\d:\d\d\.\d+\s+\d+ [\w./@-]+\.go:\d+\]")
+_GO_ERROR = re.compile(r"\[ERROR\]\s+\d{4}/\d\d/\d\d [\d:.]+\s+\d+\s+[\w./-]+\.go:\d+")
+_SHELL = re.compile(r": command not found\b|syntax error near unexpected token|\$'\\r': command not found|"
+                    r"bad interpreter: |/bin/(?:ba)?sh\^M")
+_BUILD = re.compile(r"^CMake Error\b|^make(?:\[\d+\])?: \*\*\*|^ninja: build stopped|^(?:gcc|g\+\+|cc|c\+\+|clang(?:\+\+)?|"
+                    r"nvcc|ld|collect2)(?:: | fatal ?: )(?:fatal )?error\b|^nvcc fatal|error: invalid command '|"
+                    r"Failed building wheel for |ERROR: Failed to build |error: subprocess-exited-with-error|"
+                    r"metadata-generation-failed|error: command '[^']+' failed")
+_ERRORISH = re.compile(r"\b(?:error|errors|failed|failure|fatal|abort(?:ed)?|exception|cannot|could not|unable)\b|"
+                       r"\[ERROR\]|\bERROR\b", re.I)
+_NET_WORDS = re.compile(
+    r"\btimed? ?out\b|\btimes out\b|\btimeout\b|connection refused|connect(?:ion)? (?:failed|reset)|no route to host|"
+    r"network is unreachable|name or service not known|temporary failure in name resolution|"
+    r"address already in use|heartbeat lost|\bGoAway\b|ssl routines|tls handshake|\bunreachable\b|"
+    r"connectFullMesh|socket (?:error|timeout)", re.I)
+_HCCL_WORDS = re.compile(r"\bHCC[LP]\b|hccl|\bEI\d{4}\b|\bEJ\d{4}\b|Notify|rank ?table", re.I)
+_NOT_ERROR = re.compile(r"^\W*(?:\([^)]*\)\s*)?(?:INFO|DEBUG|WARNING|WARN)\b|\btimeout\s*[=:]\s*\d|"
+                        r"\btimeout\b[^.]*\b(?:set|is|to)\b\s*\d", re.I)
+
+# The phrases a line must hold to be read here (the scanner's pre-filter gets them with the event phrases).
+LINE_PHRASES: tuple[tuple[str, ...], ...] = (
+    ("command not found",), ("syntax error near",), ("bad interpreter",), ("CMake Error",), ("make:",), ("make[",), ("ninja:",),
+    ("fatal",), ("invalid command",), ("Failed building wheel",), ("Failed to build",), ("subprocess-exited",),
+    ("metadata-generation-failed",), ("timed out",), ("timeout",), ("Timeout",), ("TIMEOUT",), ("times out",),
+    ("refused",), ("Refused",), ("unreachable",), ("Unreachable",), ("no route",), ("No route",),
+    ("name resolution",), ("service not known",), ("already in use",), ("Heartbeat",), ("heartbeat",),
+    ("GoAway",), ("SSL",), ("ssl",), ("handshake",), ("connectFullMesh",), (".go:",), ("Connection reset",),
+    ("connection reset",), ("connect failed",), ("Timed out",), ("TIMED OUT",), ("Could not override",),
+    ("Error merging override",), ("Could not append to config",), ("Could not delete from config",),
+    ("is not in struct",), ("Missing mandatory value",), ("Interpolation key",), ("full_key:",),
+)
+
+
+def line_class(text: str) -> Class | None:
+    """The class an error line's own words define (None for an ordinary line, or info / warning lines)."""
+    if _HYDRA.search(text):
+        return exception_class("ConfigKeyError", "omegaconf.errors.ConfigKeyError", text, False)
+    if _KLOG.search(text) or _GO_ERROR.search(text):
+        return Class(
+            "cluster-component-error", ("cluster", "config"), "A cluster component (Kubernetes / MindCluster) logged "
+            "an error",
+            "The line is in klog's format (E/F, date, time, thread, file.go:line): a Go component of the cluster "
+            "(the scheduler, Volcano, an Ascend device plugin or exporter, ClusterD) failed, not the training job.",
+            "Read that component's log and its deployment (CRDs installed, its config map, the node labels and "
+            "device annotations it needs).", KLOG)
+    if _SHELL.search(text):
+        return Class(
+            "shell-cannot-run-script", ("system", "config"), "The shell could not run the script",
+            "The shell stopped before the job started: a command that is not on PATH, or a script it cannot parse "
+            "(Windows CRLF line endings show as $'\\r' and as a syntax error near an unexpected token).",
+            "Install the command or fix PATH; convert the script to Unix line endings (dos2unix SCRIPT / sed -i "
+            "'s/\\r$//' SCRIPT).", BASH_MANUAL)
+    if _BUILD.search(text):
+        pip = "wheel" in text or "subprocess-exited" in text or "metadata-generation" in text
+        return Class(
+            "native-build-failed", ("system", "python"), "A native build failed",
+            "A compiler, CMake, make or a package's build backend failed: a build tool, header or library the "
+            "source needs is missing or too old / too new for it (the first error above this line says which).",
+            "Read the first error of the build (above this line); install the build tool or development package it "
+            "names, at the version the package supports, or install a prebuilt wheel instead.",
+            PIP_BUILD if pip else CMAKE)
+    if _NET_WORDS.search(text) and _ERRORISH.search(text) and not _NOT_ERROR.search(text):
+        hccl = bool(_HCCL_WORDS.search(text))
+        return Class(
+            "network-error", ("hccl", "network") if hccl else ("network", "env"),
+            "A connection between hosts or processes failed or timed out",
+            "The error line states a network failure (a timeout, a refused or reset connection, an unreachable "
+            "peer, a lost heartbeat)" + (" in the collective layer (HCCL / HCCP): one rank did not reach the other "
+            "in time — its own failure earlier in its log, a wrong NIC, or a timeout too short for the job's "
+            "start-up." if hccl else ": the peer was down, the address or port wrong, or the route blocked."),
+            "Find the first rank or process that failed (its own log, before this line); then check the addresses "
+            "and ports (MASTER_ADDR / MASTER_PORT, HCCL_IF_IP, GLOO_SOCKET_IFNAME) and the timeouts "
+            "(HCCL_CONNECT_TIMEOUT, HCCL_EXEC_TIMEOUT).", PY_EXC)
+    return None

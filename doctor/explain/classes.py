@@ -42,6 +42,7 @@ PEP_604 = "https://peps.python.org/pep-0604/"
 KLOG = "https://github.com/kubernetes/klog#klog"
 BASH_MANUAL = "https://www.gnu.org/software/bash/manual/bash.html#Shell-Syntax"
 CMAKE = "https://cmake.org/cmake/help/latest/manual/cmake.1.html"
+CANN_LOG = "https://www.hiascend.com/document/detail/zh/canncommercial/900/maintenref/logreference/logreference_0001.html"
 PIP_BUILD = "https://pip.pypa.io/en/stable/reference/build-system/"
 
 
@@ -183,6 +184,14 @@ def exception_class(etype: str, path: str, message: str, has_frames: bool) -> Cl
 _HYDRA = re.compile(r"Could not override '|Error merging override|Could not append to config|Could not delete from "
                     r"config|Key '[^']+' is not in struct|Missing mandatory value|Interpolation key '[^']*' not found|"
                     r"^\s*full_key: \S")
+# CANN's log line: `[ERROR] MODULE(pid,process):date [file:line]tid func:message`; the module is the CANN part that
+# logged it (the log reference lists them).
+_CANN_LOG = re.compile(r"\[(?:ERROR|EVENT)\]\s*(?P<module>[A-Z][A-Z0-9_]+)\(\d+,")
+_CANN_LOG_MODULES: tuple[tuple[frozenset[str], tuple[str, ...], str], ...] = (
+    (frozenset("HCCL HCCP ROCE TSDUMP HCCN".split()), ("hccl", "network"), "the collective communication library"),
+    (frozenset("DRV DEVMM HDC DCMI DMP TSDRV DEVDRV PCIE DVPP QUEUE_SCHEDULE".split()), ("driver", "npu"),
+     "the driver"),
+)
 _KLOG = re.compile(r"^[EF]\d{4} \d\d:\d\d:\d\d\.\d+\s+\d+ [\w./@-]+\.go:\d+\]")
 _GO_ERROR = re.compile(r"\[ERROR\]\s+\d{4}/\d\d/\d\d [\d:.]+\s+\d+\s+[\w./-]+\.go:\d+")
 _SHELL = re.compile(r": command not found\b|syntax error near unexpected token|\$'\\r': command not found|"
@@ -212,7 +221,7 @@ LINE_PHRASES: tuple[tuple[str, ...], ...] = (
     ("GoAway",), ("SSL",), ("ssl",), ("handshake",), ("connectFullMesh",), (".go:",), ("Connection reset",),
     ("connection reset",), ("connect failed",), ("Timed out",), ("TIMED OUT",), ("Could not override",),
     ("Error merging override",), ("Could not append to config",), ("Could not delete from config",),
-    ("is not in struct",), ("Missing mandatory value",), ("Interpolation key",), ("full_key:",),
+    ("is not in struct",), ("[ERROR]",), ("[EVENT]",), ("Missing mandatory value",), ("Interpolation key",), ("full_key:",),
 )
 
 
@@ -220,6 +229,20 @@ def line_class(text: str) -> Class | None:
     """The class an error line's own words define (None for an ordinary line, or info / warning lines)."""
     if _HYDRA.search(text):
         return exception_class("ConfigKeyError", "omegaconf.errors.ConfigKeyError", text, False)
+    if m := _CANN_LOG.search(text):
+        module = m.group("module")
+        comps, what = ("cann", "model"), "CANN's runtime / graph engine / operator stack"
+        for names, c, w in _CANN_LOG_MODULES:
+            if module in names:
+                comps, what = c, w
+        return Class(
+            "cann-module-error", comps, f"CANN's {module} module logged an error",
+            f"The line is a CANN log line whose module field is {module}: {what}. For the runtime and operator "
+            "modules the usual cause is an operator that failed on what the model gave it (a shape, dtype or "
+            "address), or an operator package that does not match the CANN release.",
+            "Read the first [ERROR] line of the CANN log (ASCEND_GLOBAL_LOG_LEVEL=3, plog under ~/ascend/log) and the "
+            "operator or error code it names; check that the CANN toolkit, kernels and torch_npu releases pair "
+            "(doctor check).", CANN_LOG)
     if _KLOG.search(text) or _GO_ERROR.search(text):
         return Class(
             "cluster-component-error", ("cluster", "config"), "A cluster component (Kubernetes / MindCluster) logged "

@@ -88,10 +88,11 @@ def attributions(db: SignatureDB, res: ScanResult, kept: dict[str, Hit],
             continue  # an error code's family is what its signature already says
         if sig is not None:
             yielded.add(sig)
-        if att.id in found:
-            found[att.id][1] += 1
+        key = f"{att.id}:{att.components[0]}" if att.id == "warning-from-package" else att.id  # one per package
+        if key in found:
+            found[key][1] += 1
         else:
-            found[att.id] = [att, 1, ev.chained_from is not None]
+            found[key] = [att, 1, ev.chained_from is not None]
     return [(a, n, chained) for a, n, chained in found.values()], yielded
 
 

@@ -1,0 +1,151 @@
+"""Failure classes (issue 23, item 2 at the class level): what an exception's type or an error line's own words say
+when no frame, path, library, module or code names the package. Each input is written in the format its
+documentation defines (Python's exceptions and warnings, OmegaConf / Hydra, torch's dispatcher, CANN's log line,
+klog, bash, CMake), not copied from a corpus report."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from functools import cache
+
+import pytest
+
+from bench.explain_speed import _LINES
+from doctor.explain.classes import exception_class, line_class
+from doctor.explain.events import MAX_EVENTS, MAX_WARNINGS, EventReader
+from doctor.explain.stream import explain_lines, read_signatures
+from doctor.report import Severity
+
+SITE = "/usr/local/python3.10/lib/python3.10/site-packages"
+
+
+@cache
+def generic_db():
+    """The shipped database without its specific signatures: what the doctor says of wording no signature knows."""
+    db = read_signatures()
+    return replace(db, signatures=tuple(s for s in db.signatures if s.fallback or s.yields))
+
+
+def errors(lines: list[str], *, specific: bool = False):
+    found = explain_lines(lines, db=None if specific else generic_db())
+    return [f for f in found if f.severity is Severity.ERROR]
+
+
+@pytest.mark.parametrize(("line", "fid", "comps"), [
+    ("requests.exceptions.ConnectTimeout: HTTPSConnectionPool(host='example.org', port=443): Max retries exceeded",
+     "network-error", ("network", "env")),
+    ("ConnectionRefusedError: [Errno 111] Connection refused", "network-error", ("network", "env")),
+    ("torch.distributed.DistNetworkError: The client socket has timed out after 600s", "network-error",
+     ("network", "env")),
+    ("torch.distributed.DistBackendError: [PG ID 0 Rank 3] HCCL communicator was aborted",
+     "collective-backend-error", ("hccl", "network")),
+    ("omegaconf.errors.ConfigAttributeError: Key 'ppo_micro_batch' is not in struct\n", "config-rejected",
+     ("config", "python")),
+    ("omegaconf.errors.ConfigKeyError: Key 'x' is not in struct    full_key: actor_rollout_ref.actor.x",
+     "config-rejected", ("config", "verl")),
+    ("pydantic_core._pydantic_core.ValidationError: 1 validation error for EngineArgs", "config-rejected",
+     ("config", "python")),
+    ("yaml.scanner.ScannerError: mapping values are not allowed here", "config-rejected", ("config", "python")),
+    ("FileNotFoundError: [Errno 2] No such file or directory: '/data/models/qwen/config.json'", "path-not-found",
+     ("config", "model")),
+    ("PermissionError: [Errno 13] Permission denied: '/dev/davinci0'", "permission-denied", ("system", "env")),
+    ("NotImplementedError: Could not run 'npu::npu_format_cast' with arguments from the 'CPU' backend.",
+     "operator-not-registered", ("torch-npu", "config")),
+    ("NotImplementedError: Could not run 'aten::_foo' with arguments from the 'Meta' backend.",
+     "operator-not-registered", ("torch", "config")),
+    ('RuntimeError: "addmm_impl_cpu_" not implemented for \'Half\'', "operator-dtype-unsupported", ("torch", "config")),
+    ("TypeError: 'type' object is not subscriptable", "python-too-old", ("python", "config")),
+    ("ValueError: num_heads (28) must be divisible by tensor_model_parallel_size (8)", "check-failed",
+     ("config", "model")),
+    ("RuntimeError: connect() timed out.", "network-error", ("network", "env")),
+])
+def test_an_exception_without_frames_is_named_by_its_class(line, fid, comps):
+    f = errors([line])[0]
+    assert (f.id, f.components) == (fid, comps)
+    assert f.evidence["read"].startswith(("the exception", "the error line")) and f.source.startswith("https://")
+
+
+@pytest.mark.parametrize(("line", "fid", "comps"), [
+    ("Could not override 'actor_rollout_ref.rollout.nn'.", "config-rejected", ("config", "verl")),
+    ("Error merging override trainer.n_gpus_per_node=eight", "config-rejected", ("config", "verl")),
+    ("E1203 10:11:12.123456    7 reflector.go:138] failed to list *v1alpha1.Job: the server could not find it",
+     "cluster-component-error", ("cluster", "config")),
+    ("run.sh: line 3: $'\\r': command not found", "shell-cannot-run-script", ("system", "config")),
+    ("train.sh: line 9: syntax error near unexpected token `fi'", "shell-cannot-run-script", ("system", "config")),
+    ("CMake Error at CMakeLists.txt:4 (find_package):", "native-build-failed", ("system", "python")),
+    ("make[2]: *** [CMakeFiles/op.dir/build.make:76: op.o] Error 1", "native-build-failed", ("system", "python")),
+    ("  error: subprocess-exited-with-error", "native-build-failed", ("system", "python")),
+    ("[ERROR] RUNTIME(4242,python3):2025-01-02-03:04:05.678.901 [stream.cc:1010]4242 Sync:Stream synchronize failed",
+     "cann-module-error", ("cann", "model")),
+    ("[ERROR] HCCL(4242,python3):2025-01-02-03:04:05.678.901 [transport.cc:77]4242 [Link]connect failed",
+     "cann-module-error", ("hccl", "network")),
+    ("[ERROR] DRV(4242,python3):2025-01-02-03:04:05.678.901 [hdc.c:12]4242 drvHdcSessionConnect failed",
+     "cann-module-error", ("driver", "npu")),
+    ("rank 3: error: connection to 10.0.0.2:29500 timed out", "network-error", ("network", "env")),
+    ("HCCL error: heartbeat lost between rank 0 and rank 5", "network-error", ("hccl", "network")),
+])
+def test_an_error_line_is_named_by_its_own_words(line, fid, comps):
+    f = errors([line])[0]
+    assert (f.id, f.components) == (fid, comps)
+
+
+@pytest.mark.parametrize("line", [
+    "INFO 12-03 10:00:00 [engine.py:12] connect timeout=30 retries=3",
+    "WARNING 12-03 10:00:00 [ray.py:1] connection refused, retrying in 1s",
+    "(TaskRunner pid=12) init_process_group(backend='hccl', timeout=1800)",
+    "HCCL_CONNECT_TIMEOUT=1500",
+    "make sure the config is right",
+    "step:10 - timing/gen:1.23 - timing/update_actor:2.0",
+])
+def test_ordinary_lines_are_not_errors(line):
+    assert line_class(line) is None
+    assert errors([line]) == [] and errors([line], specific=True) == []
+
+
+def test_a_healthy_training_log_with_warnings_gives_no_error():
+    lines = [*_LINES, f"{SITE}/torch_npu/utils/collect_env.py:58: UserWarning: Warning: The /usr/local/Ascend "
+                      "owner does not match the current user.", "INFO: ray timeout set to 1800"]
+    found = explain_lines(lines)
+    assert not [f for f in found if f.severity is Severity.ERROR]
+    w = [f for f in found if f.id == "warning-from-package" and f.components[0] == "torch-npu"]
+    assert w and w[0].severity is Severity.WARNING and "site-packages/torch_npu/" in w[0].evidence["read"]
+
+
+def test_a_warning_ranks_after_the_failure_it_preceded():
+    found = explain_lines([
+        f"{SITE}/transformers/modeling_utils.py:10: FutureWarning: `resume_download` is deprecated",
+        "PermissionError: [Errno 13] Permission denied: '/dev/davinci3'",
+    ])
+    assert found[0].id == "permission-denied" and found[1].id == "warning-from-package"
+    assert found[1].components[0] == "transformers" and "later release removes it" not in found[1].title
+
+
+def test_warnings_never_crowd_the_errors_out_of_the_event_budget():
+    reader = EventReader()
+    n = 0
+    for _ in range(MAX_EVENTS * 2):
+        n += 1
+        reader.feed(n, f"{SITE}/torch/x.py:1: UserWarning: noise {n}")
+    n += 1
+    reader.feed(n, "ConnectionResetError: [Errno 104] Connection reset by peer")
+    kinds = [e.kind for e in reader.events]
+    assert kinds.count("warning") == MAX_WARNINGS and kinds[-1] == "python"
+
+
+def test_ownership_wins_over_the_class():
+    # a FileNotFoundError raised inside a package is that package's (with the config that fed it)
+    lines = ["Traceback (most recent call last):", f'  File "{SITE}/transformers/utils/hub.py", line 3, in f',
+             "    open(p)", "FileNotFoundError: [Errno 2] No such file or directory: 'tokenizer.json'"]
+    f = errors(lines)[0]
+    assert f.id == "error-in-package" and f.components == ("transformers", "config")
+
+
+def test_a_specific_signature_wins_over_a_class():
+    # CMake's error has a signature of its own: the class gives way to it
+    assert [f.id for f in errors(["CMake Error at CMakeLists.txt:4 (find_package):"], specific=True)] == [
+        "cmake-configure-failed"]
+
+
+def test_unknown_exception_without_check_words_has_no_class():
+    assert exception_class("RuntimeError", "RuntimeError", "something odd happened", False) is None
+    assert exception_class("ValueError", "ValueError", "must be positive", True) is None  # frames: ownership decides

@@ -231,7 +231,8 @@ def line_class(text: str) -> Class | None:
         return exception_class("ConfigKeyError", "omegaconf.errors.ConfigKeyError", text, False)
     if m := _CANN_LOG.search(text):
         module = m.group("module")
-        comps, what = ("cann", "model"), "CANN's runtime / graph engine / operator stack"
+        comps: tuple[str, ...] = ("cann", "model")
+        what = "CANN's runtime / graph engine / operator stack"
         for names, c, w in _CANN_LOG_MODULES:
             if module in names:
                 comps, what = c, w

@@ -232,8 +232,8 @@ class EventReader:
 
     def _other(self, lineno: int, text: str) -> Event | None:
         if m := _PY_WARNING.search(text):
-            facts = {"path": m.group("path"), "category": m.group("cat"), "message": _short(m.group("msg"))}
-            return Event("warning", lineno, _short(text), facts=facts)
+            said = {"path": m.group("path"), "category": m.group("cat"), "message": _short(m.group("msg"))}
+            return Event("warning", lineno, _short(text), facts=said)
         if _INFO_LINE.search(text):
             return None  # an optional module, a retried connection, a code logged as a warning: not an error
         facts: dict[str, str] = {}

@@ -117,7 +117,8 @@ def _where(frame: Frame) -> str:
 def attribute(ev: Event, snapshot: Any = None) -> Attribution | None:
     """What the event's frames, paths, libraries, modules or codes say about who ships the failure."""
     for rule in (_warning, _api_mismatch, _module_missing, _library, _symbol, _header, _compile_file, _code, _pip, _typed_class,
-                 _raised_in, _exception_class, _named_in_text, _checked_class, _line_class):
+                 _raised_in, _exception_class, _named_in_text, _checked_class, _line_class,
+                 _names_component):
         got = rule(ev, snapshot)
         if got is not None:
             return Attribution(**{**got.__dict__, "line": ev.line, "text": ev.text, "time": ev.time})
@@ -155,6 +156,37 @@ def _checked_class(ev: Event, snapshot: Any) -> Attribution | None:
     if cls is None or cls.id in _TYPED_FIRST:
         return None
     return _from_class(cls, f"the exception {ev.facts.get('exception_path', ev.exc_type)} -> {cls.id}")
+
+
+LAST_RESORT_ID = "error-line-names-component"
+_SECOND = ((re.compile(r"not found|no such|not exist", re.I), "config"),
+           (re.compile(r"time(?:d)? ?out|times out|refused|unreachable|lost", re.I), "network"),
+           (re.compile(r"denied|errno", re.I), "system"))
+
+
+def _names_component(ev: Event, snapshot: Any) -> Attribution | None:
+    """The last resort: a plain line stating a failure that names a component's daemon, tool, library, variable,
+    chip or module (`doctor.explain.lexicon`). Kept only when nothing else in the log is an error."""
+    if ev.kind != "failure":
+        return None
+    from doctor.explain.lexicon import components_named
+
+    named = components_named(ev.text)
+    if not named:
+        return None
+    comps = [c for c, _ in named[:2]]
+    if len(comps) == 1:
+        comps.append(next((c for rx, c in _SECOND if rx.search(ev.text)), "config"))
+    read = "; ".join(r for _, r in named[:2])
+    first = comps[0]
+    return Attribution(
+        LAST_RESORT_ID, Severity.ERROR, _comps(*comps),
+        f"A failure line names {first}: start there",
+        f"No signature, traceback, library or code explains the log. Its line \"{ev.text[:160]}\" states a failure "
+        f"and names what {first} ships ({read}). This is where an engineer starts reading, not a diagnosis.",
+        f"Read {first}'s own log and documentation for this message; check {first}'s version against the stack "
+        "profile (doctor check) and the setting the line names.",
+        OWNERSHIP_SOURCE, read)
 
 
 WARNINGS_SOURCE = "https://docs.python.org/3/library/warnings.html#warnings.formatwarning"

@@ -18,9 +18,12 @@ import re
 from dataclasses import dataclass, field, replace
 
 from doctor.explain.classes import LINE_PHRASES, line_class
+from doctor.explain.lexicon import FAILURE, FAILURE_PHRASES
 
 MAX_EVENTS = 64  # events kept per log (the first ones)
 MAX_WARNINGS = 8  # Python warnings kept per log (the first ones), apart from MAX_EVENTS: noise never crowds out errors
+MAX_FAILURE_LINES = 8  # plain lines that state a failure (kind "failure"), kept apart from MAX_EVENTS as well
+_APART = {"warning": MAX_WARNINGS, "failure": MAX_FAILURE_LINES}
 MAX_FRAMES = 40  # frames kept per traceback: the first HEAD_FRAMES and the last ones
 HEAD_FRAMES = 8
 MAX_TEXT = 300  # characters of a line kept
@@ -37,8 +40,11 @@ EVENT_PHRASES: tuple[tuple[str, ...], ...] = (
     ("depends on",), ("Segmentation fault",),
     ("core dumped",), ("Killed",), ("SIGKILL",), ("SIGSEGV",), ("SIGABRT",), ("SIGBUS",), ("Out of memory",),
     ("oom-kill",), ("oom_kill",), ("OOM",), ("ERR",), ("No module named",), ("has no attribute",), ("cannot import name",),
-    *LINE_PHRASES, ("Warning: ",),
+    *LINE_PHRASES,
 )
+# The phrases of the kinds kept apart (Python warnings, plain failure lines): frequent in healthy logs, so the
+# scanner drops them from its pre-filter once their budgets are full or they have only cost it lines.
+APART_PHRASES: tuple[tuple[str, ...], ...] = (("Warning: ",), *FAILURE_PHRASES)
 
 # A prefix some launchers put before every line: Ray `(Actor pid=1, ip=...)`, torchrun `[rank3]:`, `[1,0]<stderr>:`.
 _PREFIX = re.compile(r"^(?:\s*(?:\x1b\[[0-9;]*m)*(?:\([^()]*pid=\d+[^()]*\)|\[rank\d+\]:|\[\d+,\d+\]<std\w+>:)"
@@ -102,7 +108,8 @@ class Frame:
 
 @dataclass
 class Event:
-    """One error event. `kind`: python | loader | build | code | pip | signal | warning (a Python warning) | text (an error line of a class:
+    """One error event. `kind`: python | loader | build | code | pip | signal | warning (a Python warning) | failure (a plain line
+    stating a failure) | text (an error line of a class:
     `doctor.explain.classes`). `line`: the line number of the line
     that states the error (a traceback's exception line); `facts`: what it names (module, library, symbol,
     header, file, code, packages, exception type)."""
@@ -129,15 +136,16 @@ def merge_events(parts: list[tuple[list[Event], int, int]]) -> tuple[list[Event]
     """The events of consecutive parts of one log (each: its events, the lines before it, its dropped count), as
     one log's: line numbers shifted, chain links re-indexed, at most MAX_EVENTS kept."""
     out: list[Event] = []
-    dropped = warnings = 0
+    dropped = 0
+    apart = dict.fromkeys(_APART, 0)
     for events, base, part_dropped in parts:
         offset = len(out)
         for ev in events:
-            if ev.kind == "warning":
-                if warnings >= MAX_WARNINGS:
+            if ev.kind in _APART:
+                if apart[ev.kind] >= _APART[ev.kind]:
                     continue
-                warnings += 1
-            elif len(out) - warnings >= MAX_EVENTS:
+                apart[ev.kind] += 1
+            elif len(out) - sum(apart.values()) >= MAX_EVENTS:
                 dropped += 1
                 continue
             moved = ev.shifted(base)
@@ -170,7 +178,7 @@ class EventReader:
         self._last_frame_line = 0
         self._chain_pending = False
         self._last_python: int | None = None  # index of the last python event (for chaining)
-        self._warnings = 0  # Python warnings kept (MAX_WARNINGS, not counted in MAX_EVENTS)
+        self._apart = dict.fromkeys(_APART, 0)  # warnings / failure lines kept (not counted in MAX_EVENTS)
 
     # -- feeding
 
@@ -201,6 +209,11 @@ class EventReader:
 
     def close(self) -> None:
         self._frames = None
+
+    @property
+    def apart_full(self) -> bool:
+        """Whether every kind kept apart has its budget full (their phrases are no longer needed)."""
+        return all(self._apart[k] >= n for k, n in _APART.items())
 
     # -- parts
 
@@ -269,17 +282,19 @@ class EventReader:
             kind = kind or "code"
         if kind is None and (cls := line_class(text)) is not None:
             kind, facts["class"] = "text", cls.id  # an error line whose own words name its class
+        if kind is None and self._apart["failure"] < MAX_FAILURE_LINES and FAILURE.search(text):
+            kind = "failure"  # a plain line that states a failure (the last resort: doctor.explain.lexicon)
         if kind is None:
             return None
         return Event(kind, lineno, _short(text), facts=facts)
 
     def _keep(self, ev: Event) -> Event:
-        if ev.kind == "warning":
-            if self._warnings < MAX_WARNINGS:
-                self._warnings += 1
+        if ev.kind in _APART:
+            if self._apart[ev.kind] < _APART[ev.kind]:
+                self._apart[ev.kind] += 1
                 self.events.append(ev)
             return ev
-        if len(self.events) - self._warnings >= MAX_EVENTS:
+        if len(self.events) - sum(self._apart.values()) >= MAX_EVENTS:
             self.dropped += 1
             return ev
         if ev.kind == "python":

@@ -26,7 +26,7 @@ from __future__ import annotations
 from typing import Any
 
 from doctor.explain import timestamps
-from doctor.explain.attribution import Attribution, attribute
+from doctor.explain.attribution import LAST_RESORT_ID, Attribution, attribute
 from doctor.explain.db import Signature, SignatureDB
 from doctor.explain.scanner import Hit, ScanResult
 from doctor.report import Finding, Fix, Severity
@@ -103,6 +103,8 @@ def build_findings(db: SignatureDB, res: ScanResult, *, log: str | None = None,
         return [unreadable_finding(res, log)]
     kept = kept_hits(db, res)
     atts, yielded = attributions(db, res, kept, snapshot) if attribution else ([], set())
+    if any(not db.get(k).fallback or db.get(k).severity is Severity.ERROR for k in kept) or any(a.id != LAST_RESORT_ID and a.severity is Severity.ERROR for a, _, _ in atts):
+        atts = [t for t in atts if t[0].id != LAST_RESORT_ID]  # the last resort only where nothing else is an error
     kept = {k: h for k, h in kept.items() if k not in yielded}
     # (group, line): specific root causes and attributions by line, then knock-ons, then catch-alls
     entries: list[tuple[tuple[int, int, int], Finding]] = []

@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 
 from doctor.explain import aho, anchors, prefilter, timestamps
 from doctor.explain.db import Signature, SignatureDB, read_signatures
-from doctor.explain.events import EVENT_PHRASES, Event, EventReader
+from doctor.explain.events import APART_PHRASES, EVENT_PHRASES, Event, EventReader
 
 BLOCK = 112 * 1024  # bytes read at a time (below the allocator's mmap threshold: buffers are reused, not faulted in)
 MAX_LINE = 64 * 1024  # bytes kept of one line; the rest of an over-long line is skipped
@@ -128,6 +128,8 @@ class LogScanner:
         self._has_text = False
         self._head: list[str] = []
         self._generic = True  # the pre-filter still looks for the generic error markers
+        self._apart = True  # ... and for Python warnings and plain failure lines (doctor.explain.events)
+        self._apart_wasted = 0
         self._wasted = 0  # candidate lines no signature matched since the first error line
         self._events = EventReader()
         self._cr = False  # the last block ended with a \r (its \n, if any, starts the next block)
@@ -204,6 +206,8 @@ class LogScanner:
         if not self._sampled:
             self._sample, self._sampled = prefilter.sample_of(region), True
         options = (*self.db.literal_options, *EVENT_PHRASES)
+        if self._apart:
+            options = (*options, *APART_PHRASES)
         if self._generic:
             options = (*options, *_FIRST_ERROR_RUNS)
         return prefilter.build_prefilter(options, self._sample)
@@ -245,6 +249,10 @@ class LogScanner:
         if event is not None and len(self._events.events) > kept:
             event.signature = winner.id if winner is not None else None
             event.time = self._time_of(region, start, end)
+        if self._apart and (self._events.apart_full or (
+                not matched and len(self._events.events) == kept and self._count_apart_waste())):
+            self._apart = False
+            self._rx = self._prefilter(b"")
         if self._first_error is None:
             if _is_error_line(text):
                 self._first_error = self._new_hit(region, start, end, lineno, text)
@@ -255,6 +263,11 @@ class LogScanner:
             if self._wasted >= REPLAN_AFTER:
                 self._generic = False
                 self._rx = self._prefilter(b"")
+
+    def _count_apart_waste(self) -> bool:
+        """A candidate line that gave nothing: after REPLAN_AFTER of them the warning / failure phrases go."""
+        self._apart_wasted += 1
+        return self._apart_wasted >= REPLAN_AFTER
 
     def _match(self, line: str) -> tuple[Signature | None, Signature | None]:
         """The most specific matching signature and, if it has context rules, the best one without. A class

@@ -149,3 +149,30 @@ def test_a_specific_signature_wins_over_a_class():
 def test_unknown_exception_without_check_words_has_no_class():
     assert exception_class("RuntimeError", "RuntimeError", "something odd happened", False) is None
     assert exception_class("ValueError", "ValueError", "must be positive", True) is None  # frames: ownership decides
+
+
+@pytest.mark.parametrize(("line", "comps"), [
+    ("dcmi module initialize failed. ret is -8005", ("driver", "config")),
+    ("Unable to register worker with raylet", ("ray", "config")),
+    ("the socversion Ascend910B1 of bin package does not match the device Ascend310P3", ("npu", "config")),
+    ("HCCL_CONNECT_TIMEOUT reached: rank 3 lost", ("hccl", "network")),
+])
+def test_a_plain_failure_line_names_the_component_whose_name_it_carries(line, comps):
+    (f,) = errors([line])  # the database without its specific signatures: some of these lines have their own
+    assert (f.id, f.components) == ("error-line-names-component", comps)
+    assert "->" in f.evidence["read"]
+
+
+@pytest.mark.parametrize("lines", [
+    ["the job failed"],  # a failure, but no component named
+    ["INFO 12-03 10:00:00 [worker.py:1] raylet connection failed once, retrying"],  # logged at info
+    ["raylet started on node 10.0.0.1"],  # names a component, states no failure
+])
+def test_the_last_resort_stays_silent_without_a_failure_and_a_name(lines):
+    assert errors(lines, specific=True) == []
+
+
+def test_the_last_resort_gives_way_to_any_other_error():
+    found = errors(["Unable to register worker with raylet",
+                    "PermissionError: [Errno 13] Permission denied: '/dev/davinci1'"])
+    assert [f.id for f in found] == ["permission-denied"]

@@ -129,7 +129,7 @@ def attribute(ev: Event, snapshot: Any = None) -> Attribution | None:
 
 # The classes an exception's type defines more precisely than the package it was raised in (a network error raised
 # inside requests is the network's, not requests'); the others give way to ownership.
-_TYPED_FIRST = frozenset({"network-error", "collective-backend-error", "config-rejected", "operator-not-registered", "operator-dtype-unsupported",
+_TYPED_FIRST = frozenset({"network-error", "collective-backend-error", "installed-version-conflict", "config-rejected", "operator-not-registered", "operator-dtype-unsupported",
                           "python-too-old"})
 
 

@@ -43,6 +43,12 @@ KLOG = "https://github.com/kubernetes/klog#klog"
 BASH_MANUAL = "https://www.gnu.org/software/bash/manual/bash.html#Shell-Syntax"
 CMAKE = "https://cmake.org/cmake/help/latest/manual/cmake.1.html"
 CANN_LOG = "https://www.hiascend.com/document/detail/zh/canncommercial/900/maintenref/logreference/logreference_0001.html"
+GLIBC_TLS = "https://sourceware.org/glibc/wiki/Tunables#Static_TLS"
+CTYPES_FIND = "https://docs.python.org/3/library/ctypes.html#finding-shared-libraries"
+TORCH_FORK = "https://pytorch.org/docs/stable/notes/multiprocessing.html#cuda-in-multiprocessing"
+PY_MP_MAIN = "https://docs.python.org/3/library/multiprocessing.html#the-spawn-and-forkserver-start-methods"
+SETUPTOOLS_PKG = "https://setuptools.pypa.io/en/latest/pkg_resources.html#exceptions"
+NUMPY2_ABI = "https://numpy.org/devdocs/numpy_2_0_migration_guide.html#numpy-2-0-migration-guide"
 PIP_BUILD = "https://pip.pypa.io/en/stable/reference/build-system/"
 
 
@@ -77,6 +83,9 @@ _CONFIG_TYPES = frozenset("""ConfigKeyError ConfigAttributeError ConfigTypeError
 # verl's top-level config sections (its trainer config: ppo_trainer.yaml and the sft / generation configs).
 _VERL_SECTIONS = re.compile(r"\b(?:actor_rollout_ref|algorithm|critic|reward_model|custom_reward_function|"
                             r"trainer|data|ray_init|ray_kwargs|global_profiler|transfer_queue)\.\w")
+# pkg_resources / importlib.metadata: an installed distribution's version does not satisfy a requirement, or is absent.
+_DIST_TYPES = frozenset({"VersionConflict", "ContextualVersionConflict", "DistributionNotFound", "PackageNotFoundError",
+                         "RequirementParseError"})
 _FILE_TYPES = frozenset({"FileNotFoundError", "IsADirectoryError", "NotADirectoryError", "FileExistsError"})
 # torch's dispatcher: "Could not run 'npu::npu_format_cast' with arguments from the 'CPU' backend" and the dtype
 # switch of ATen kernels: "\"lerp_kernel_scalar\" not implemented for 'Half'".
@@ -128,6 +137,16 @@ def exception_class(etype: str, path: str, message: str, has_frames: bool) -> Cl
             "Fix the key or value the message names (compare it with the config of the installed release: "
             "doctor lint SCRIPT checks a launch script's overrides).",
             OMEGACONF_EXC if top == "omegaconf" else (PYDANTIC_EXC if top.startswith("pydantic") else HYDRA_OVERRIDES))
+    if etype in _DIST_TYPES:
+        return Class(
+            "installed-version-conflict", ("python", "env"),
+            f"An installed distribution does not satisfy a requirement ({etype})",
+            f"{etype}: a package checked the installed distributions at start-up (pkg_resources / importlib.metadata) "
+            "and one is missing or at a version outside the range it requires.",
+            "Install the version the message names (pip check lists every unmet requirement; doctor check compares "
+            "them with the stack profile).", SETUPTOOLS_PKG)
+    if cls := _message_class(message):
+        return cls
     if etype in _FILE_TYPES:
         return Class(
             "path-not-found", ("config", "model"), f"A path the job was given does not exist ({etype})",
@@ -177,6 +196,85 @@ def exception_class(etype: str, path: str, message: str, has_frames: bool) -> Cl
     return None
 
 
+_TLS = re.compile(r"cannot allocate memory in static TLS block")
+_NO_LIB = re.compile(r"(?P<lib>[\w.+-]+) library not found|cannot load library '(?P<lib2>[^']+)'|"
+                     r"cannot open shared ?object file")
+_FORKED = re.compile(r"Cannot re-initialize (?P<dev>\w+) in forked subprocess")
+_BOOTSTRAP = re.compile(r"before the current process has finished its bootstrapping phase|forgotten to use the proper "
+                        r"idiom")
+_NUMPY_ABI = re.compile(r"compiled (?:using|with|against) NumPy 1\.x|must be compiled with NumPy 2|"
+                        r"numpy\.dtype size changed, may indicate binary incompatibility|_ARRAY_API not found")
+_VERSION_REQUIRED = re.compile(r"\b(?P<pkg>[A-Za-z][\w.-]*)\s*(?:>=|==|~=|<=|>|<)\s*\d[\w.]*(?:,\s*[<>=!~]+\s*\d[\w.]*)*"
+                               r" (?:is|are) required")
+_PLEASE_INSTALL = re.compile(r"[Pp]lease (?:install|pip install) (?:`|'|\")?(?P<pkg>[A-Za-z][\w.-]*)")
+
+
+def _message_class(message: str) -> Class | None:
+    """Classes a message's own wording defines, whatever the exception type (or none) that carries it."""
+    from doctor.knowledge.ownership import component_of_distribution
+
+    if _TLS.search(message):
+        return Class(
+            "static-tls-exhausted", ("system", "env"), "A library cannot be loaded: the static TLS block is full",
+            "glibc could not fit a library's thread-local storage into the static TLS block it reserves at start-up: "
+            "a library with initial-exec TLS (libgomp from a wheel's .libs, on aarch64 above all) was loaded late, "
+            "after others had used the space.",
+            "Load it first: export LD_PRELOAD=<the path in the message> (or import that package before torch), or "
+            "raise the reserve with GLIBC_TUNABLES=glibc.rtld.optional_static_tls=<bytes> on glibc >= 2.33.",
+            GLIBC_TLS)
+    if m := _FORKED.search(message):
+        return Class(
+            "device-initialised-before-fork", ("env", "python"),
+            f"A forked process cannot use the {m.group('dev')}: it was initialised before the fork",
+            f"The {m.group('dev')} runtime was initialised in the parent, then a child was started with the 'fork' "
+            "method; the runtime cannot be re-initialised in a forked child.",
+            "Use the 'spawn' start method (for vLLM: VLLM_WORKER_MULTIPROC_METHOD=spawn; in Python: "
+            "multiprocessing.set_start_method('spawn')), or do not touch the device before starting workers.",
+            TORCH_FORK)
+    if _BOOTSTRAP.search(message):
+        return Class(
+            "spawn-without-main-guard", ("python", "config"),
+            "A process was started while the main module was still being imported",
+            "With the 'spawn' start method each child imports the main module again; code that starts processes at "
+            "import time (no `if __name__ == '__main__':` guard) starts them again in each child.",
+            "Put the script's entry code under `if __name__ == '__main__':`.", PY_MP_MAIN)
+    if _NUMPY_ABI.search(message):
+        return Class(
+            "numpy-abi-mismatch", ("numpy", "python"), "A compiled module was built for another NumPy major release",
+            "An extension module compiled against NumPy 1.x cannot run with NumPy 2 (and the reverse): NumPy 2.0 "
+            "changed its C ABI.",
+            "Install numpy<2 (the range the stack's packages declare), or the releases of the compiled packages built "
+            "for NumPy 2.", NUMPY2_ABI)
+    if m := _VERSION_REQUIRED.search(message):
+        pkg = m.group("pkg")
+        comp = component_of_distribution(pkg) or "python"
+        return Class(
+            "package-version-required", (comp, "python") if comp != "python" else ("python", "env"),
+            f"A package requires another release of {pkg}",
+            f"The message states a version range of {pkg} that the installed {pkg} is outside of: the code was "
+            f"written for another {pkg} release.",
+            f"Install {pkg} in the range the message states (doctor check compares the stack's declared ranges).",
+            SETUPTOOLS_PKG)
+    if m := _PLEASE_INSTALL.search(message):
+        pkg = m.group("pkg").split("[", 1)[0]
+        comp = component_of_distribution(pkg) or "python"
+        return Class(
+            "package-asked-for", ("python", "env") if comp == "python" else (comp, "python"),
+            f"The program asks for {pkg} to be installed",
+            f"A feature of the run needs {pkg} (or one of its extras), which is not installed in this interpreter.",
+            f"Install {m.group('pkg')} into the interpreter that runs the job (at the release the stack pins).",
+            PY_EXC)
+    if m := _NO_LIB.search(message):
+        lib = m.group("lib") or m.group("lib2") or "a shared library"
+        return Class(
+            "system-library-missing", ("system", "env"), f"The system library {lib} cannot be loaded",
+            f"A Python package loads {lib} through ctypes / cffi at run time; it is not installed on the system or "
+            "not on the loader's path.",
+            f"Install the system package that provides {lib} (apt / yum), or add its directory to LD_LIBRARY_PATH.",
+            CTYPES_FIND)
+    return None
+
+
 # -- error lines that are not Python exceptions
 
 # Hydra's and OmegaConf's own messages when the exception type is not printed (HYDRA_FULL_ERROR unset): the
@@ -222,11 +320,16 @@ LINE_PHRASES: tuple[tuple[str, ...], ...] = (
     ("connection reset",), ("connect failed",), ("Timed out",), ("TIMED OUT",), ("Could not override",),
     ("Error merging override",), ("Could not append to config",), ("Could not delete from config",),
     ("is not in struct",), ("[ERROR]",), ("[EVENT]",), ("Missing mandatory value",), ("Interpolation key",), ("full_key:",),
+    ("static TLS",), ("library not found",), ("cannot load library",), ("forked subprocess",),
+    ("bootstrapping phase",), ("proper idiom",), ("NumPy",), ("_ARRAY_API",), ("is required",), ("are required",),
+    ("lease install",), ("VersionConflict",), ("DistributionNotFound",),
 )
 
 
 def line_class(text: str) -> Class | None:
     """The class an error line's own words define (None for an ordinary line, or info / warning lines)."""
+    if cls := _message_class(text):
+        return cls
     if _HYDRA.search(text):
         return exception_class("ConfigKeyError", "omegaconf.errors.ConfigKeyError", text, False)
     if m := _CANN_LOG.search(text):

@@ -59,7 +59,7 @@ _CHAIN = re.compile(r"During handling of the above exception|The above exception
 # `pkg.mod.SomeError: message` or a bare `AssertionError` at the start of a line (after a launcher prefix).
 _EXCEPTION = re.compile(
     r"^\s*(?P<type>(?:[A-Za-z_][\w]*\.)*[A-Za-z_]\w*(?:Error|Exception|Exit|Interrupt|StopIteration|Failure|Fault"
-    r"|Warning|Timeout)|StopIteration|KeyboardInterrupt)(?:\s*:\s*(?P<msg>.*)|\s*$)")
+    r"|Warning|Timeout|Conflict|NotFound)|StopIteration|KeyboardInterrupt)(?:\s*:\s*(?P<msg>.*)|\s*$)")
 _NOT_EXCEPTION = re.compile(r"^\s*(?:\[|INFO|WARNING|DEBUG)")
 # The same inside a line (`call aclnnX failed: RuntimeError: ...`, `... raise ValueError(...) ValueError: ...`): a
 # dotted or CamelCase `...Error:` / `...Exception:` followed by its message; not on info / warning lines.

@@ -176,3 +176,26 @@ def test_the_last_resort_gives_way_to_any_other_error():
     found = errors(["Unable to register worker with raylet",
                     "PermissionError: [Errno 13] Permission denied: '/dev/davinci1'"])
     assert [f.id for f in found] == ["permission-denied"]
+
+
+@pytest.mark.parametrize(("line", "fid", "comps"), [
+    ("ImportError: /opt/venv/lib/python3.11/site-packages/scikit_learn.libs/libgomp-a34b3233.so.1.0.0: cannot "
+     "allocate memory in static TLS block", "static-tls-exhausted", ("system", "env")),
+    ("OSError: cannot load library 'libsndfile.so': libsndfile.so: cannot open shared object file",
+     "system-library-missing", ("system", "env")),
+    ("RuntimeError: Cannot re-initialize CUDA in forked subprocess. To use CUDA with multiprocessing, you must use "
+     "the 'spawn' start method", "device-initialised-before-fork", ("env", "python")),
+    ("RuntimeError: An attempt has been made to start a new process before the current process has finished its "
+     "bootstrapping phase.", "spawn-without-main-guard", ("python", "config")),
+    ("A module that was compiled using NumPy 1.x cannot be run in NumPy 2.1.0 as it may crash.",
+     "numpy-abi-mismatch", ("numpy", "python")),
+    ("ImportError: peft>=0.11.0 is required for a normal functioning of this module", "package-version-required",
+     ("python", "env")),
+    ("ImportError: torch_npu>=2.5.1 is required, but found 2.1.0", "package-version-required", ("torch-npu", "python")),
+    ("ImportError: Please install librosa to use audio features", "package-asked-for", ("python", "env")),
+    ("pkg_resources.VersionConflict: (numpy 2.1.0, Requirement.parse('numpy<2'))", "installed-version-conflict",
+     ("python", "env")),
+])
+def test_a_message_is_named_by_the_class_its_wording_defines(line, fid, comps):
+    f = errors([line])[0]
+    assert (f.id, f.components) == (fid, comps)

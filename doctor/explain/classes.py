@@ -49,6 +49,8 @@ TORCH_FORK = "https://pytorch.org/docs/stable/notes/multiprocessing.html#cuda-in
 PY_MP_MAIN = "https://docs.python.org/3/library/multiprocessing.html#the-spawn-and-forkserver-start-methods"
 SETUPTOOLS_PKG = "https://setuptools.pypa.io/en/latest/pkg_resources.html#exceptions"
 NUMPY2_ABI = "https://numpy.org/devdocs/numpy_2_0_migration_guide.html#numpy-2-0-migration-guide"
+ACLNN_LOOKUP = ("https://github.com/vllm-project/vllm-ascend/blob/182b75ea84ff13ece27b57391331ef8935410aea/csrc/"
+                "aclnn_torch_adapter/op_api_common.h#L699")
 PIP_BUILD = "https://pip.pypa.io/en/stable/reference/build-system/"
 
 
@@ -196,6 +198,8 @@ def exception_class(etype: str, path: str, message: str, has_frames: bool) -> Cl
     return None
 
 
+# The aclnn adapters (torch_npu's and vllm-ascend's op_api_common.h) look an operator up in CANN's libopapi.so.
+_OP_NOT_IN_CANN = re.compile(r"(?P<op>aclnn\w+) or \w+GetWorkspaceSize not in (?P<lib>[\w.]+)")
 _TLS = re.compile(r"cannot allocate memory in static TLS block")
 _NO_LIB = re.compile(r"(?P<lib>[\w.+-]+) library not found|cannot load library '(?P<lib2>[^']+)'|"
                      r"cannot open shared ?object file")
@@ -213,6 +217,15 @@ def _message_class(message: str) -> Class | None:
     """Classes a message's own wording defines, whatever the exception type (or none) that carries it."""
     from doctor.knowledge.ownership import component_of_distribution
 
+    if m := _OP_NOT_IN_CANN.search(message):
+        return Class(
+            "operator-missing-from-cann", ("kernels", "cann"),
+            f"CANN's {m.group('lib')} has no {m.group('op')}: the operator is newer than the CANN installed",
+            f"The package calling {m.group('op')} (torch_npu or a plugin's custom op) was built for a CANN release "
+            f"whose operator library has it; the installed CANN / kernels package does not (or {m.group('lib')} is "
+            "not on the loader path).",
+            "Install the CANN toolkit and kernels release the calling package's release notes pair it with "
+            "(doctor check compares them), and source its set_env.sh.", ACLNN_LOOKUP)
     if _TLS.search(message):
         return Class(
             "static-tls-exhausted", ("system", "env"), "A library cannot be loaded: the static TLS block is full",
@@ -322,7 +335,7 @@ LINE_PHRASES: tuple[tuple[str, ...], ...] = (
     ("is not in struct",), ("[ERROR]",), ("[EVENT]",), ("Missing mandatory value",), ("Interpolation key",), ("full_key:",),
     ("static TLS",), ("library not found",), ("cannot load library",), ("forked subprocess",),
     ("bootstrapping phase",), ("proper idiom",), ("NumPy",), ("_ARRAY_API",), ("is required",), ("are required",),
-    ("lease install",), ("VersionConflict",), ("DistributionNotFound",),
+    ("lease install",), ("VersionConflict",), ("DistributionNotFound",), ("GetWorkspaceSize not in",),
 )
 
 

@@ -193,6 +193,8 @@ def test_the_last_resort_gives_way_to_any_other_error():
      ("python", "env")),
     ("ImportError: torch_npu>=2.5.1 is required, but found 2.1.0", "package-version-required", ("torch-npu", "python")),
     ("ImportError: Please install librosa to use audio features", "package-asked-for", ("python", "env")),
+    ("RuntimeError: aclnnFooBar or aclnnFooBarGetWorkspaceSize not in libopapi.so, or libopapi.so not found.",
+     "operator-missing-from-cann", ("kernels", "cann")),
     ("pkg_resources.VersionConflict: (numpy 2.1.0, Requirement.parse('numpy<2'))", "installed-version-conflict",
      ("python", "env")),
 ])

@@ -34,7 +34,7 @@ from functools import lru_cache
 from typing import Any
 
 from doctor.explain.classes import Class, exception_class, line_class
-from doctor.explain.codes import owner_of_code
+from doctor.explain.codes import owner_of_code, owner_of_npu_err
 from doctor.explain.events import Event, Frame
 from doctor.knowledge.ownership import (
     Owner,
@@ -482,12 +482,12 @@ def _compile_file(ev: Event, snapshot: Any) -> Attribution | None:
 
 
 def _code(ev: Event, snapshot: Any) -> Attribution | None:
-    for key in ("code", "acl_code"):
+    for key in ("code", "acl_code", "npu_err"):
         code = ev.facts.get(key)
-        if code and (hit := owner_of_code(code)) is not None:
+        if code and (hit := (owner_of_npu_err(code) if key == "npu_err" else owner_of_code(code))) is not None:
             comps, meaning, source = hit
             return Attribution(
-                "error-code-owner", Severity.ERROR, comps,
+                "torch-npu-code-owner" if key == "npu_err" else "error-code-owner", Severity.ERROR, comps,
                 f"Error code {code}: {meaning}",
                 f"Read: the error code {code} on line {ev.line}. Its documentation names the module that raised it.",
                 "Read the lines before the code (the first error of the run) and the component's documentation for "

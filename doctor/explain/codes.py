@@ -107,3 +107,34 @@ def load_codes(path: str | None = None) -> CodeTable:
         ranges.append((low, high, v.req(row["meaning"], f"{p}.meaning"), comps(row["components"], f"{p}.components"),
                        source(row, p)))
     return CodeTable(modules, codes, tuple(sorted(ranges)))
+
+
+# torch_npu's own codes ERR<submodule:2><code:3> (torch_npu/csrc/core/npu/NPUException.h: SubModule, ErrCode).
+TORCH_NPU_CODES = ("https://github.com/Ascend/pytorch/blob/9e73e708ab9350d203475609f36f8a43f6a0c2ab/torch_npu/csrc/core/"
+                   "npu/NPUException.h#L58")
+_SUBMODULES = {0: "PTA", 1: "OPS", 2: "DIST", 3: "GRAPH", 4: "PROF"}
+# ErrCode -> (meaning, components); DIST (the distributed layer) puts hccl first wherever the layer decides.
+_ERRCODES: dict[int, tuple[str, tuple[str, ...]]] = {
+    1: ("invalid parameter", ("config", "torch-npu")), 2: ("invalid type", ("config", "torch-npu")),
+    3: ("invalid value", ("config", "torch-npu")), 4: ("invalid pointer", ("torch-npu", "model")),
+    5: ("internal error", ("torch-npu", "cann")), 6: ("memory error", ("npu", "config")),
+    7: ("not supported", ("torch-npu", "config")), 8: ("not found", ("env", "torch-npu")),
+    9: ("unavailable", ("npu", "env")), 10: ("system call failed", ("system", "env")),
+    11: ("timeout", ("npu", "network")), 12: ("permission denied", ("system", "env")),
+    100: ("a call into CANN's ACL failed", ("cann", "torch-npu")), 200: ("a call into HCCL failed", ("hccl", "network")),
+    300: ("a call into CANN's graph engine failed", ("cann", "torch-npu")),
+}
+
+
+def owner_of_npu_err(code: str) -> tuple[tuple[str, ...], str, str] | None:
+    """(components, meaning, source) for torch_npu's `ERR02200`-style code; None for an unknown one."""
+    m = re.fullmatch(r"ERR(\d\d)(\d{3})", code)
+    if m is None:
+        return None
+    sub, num = _SUBMODULES.get(int(m.group(1))), int(m.group(2))
+    if sub is None or num not in _ERRCODES:
+        return None
+    meaning, comps = _ERRCODES[num]
+    if sub == "DIST" and comps[0] not in ("hccl", "config", "system"):
+        comps = ("hccl", comps[0])
+    return comps, f"torch_npu {sub}: {meaning}", TORCH_NPU_CODES

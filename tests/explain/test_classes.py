@@ -201,3 +201,14 @@ def test_the_last_resort_gives_way_to_any_other_error():
 def test_a_message_is_named_by_the_class_its_wording_defines(line, fid, comps):
     f = errors([line])[0]
     assert (f.id, f.components) == (fid, comps)
+
+
+@pytest.mark.parametrize(("line", "comps"), [
+    ("[ERROR] 2025-01-02-03:04:05 (PID:77, Device:0, RankID:3) ERR02200 DIST call hccl api failed.", ("hccl", "network")),
+    ("[ERROR] 2025-01-02-03:04:05 (PID:77, Device:0, RankID:-1) ERR00100 PTA call acl api failed",
+     ("cann", "torch-npu")),
+    ("RuntimeError: x must be 2-D ERR01001 OPS invalid parameter", ("config", "torch-npu")),
+])
+def test_a_torch_npu_code_is_read_by_its_layer_and_code(line, comps):
+    (f,) = errors([line])  # without the specific signatures (two of these codes have their own)
+    assert (f.id, f.components) == ("torch-npu-code-owner", comps) and "NPUException.h" in f.source

@@ -70,9 +70,12 @@ def attributions(db: SignatureDB, res: ScanResult, kept: dict[str, Hit],
                  snapshot: object = None) -> tuple[list[tuple[Attribution, int, bool]], set[str]]:
     """The attributed events (one per attribution id: the first, with its count and whether it was raised while
     handling an earlier exception: a knock-on of its cause) and the generic signatures they replace."""
-    specific = [h.line for k, h in kept.items() if not generic(db.get(k)) and db.get(k).role == "root"]
+    # Only an error-level signature is a root cause: a notice (vLLM's pre-plugin platform message, a deprecation)
+    # at the top of a log must not hide the failure below it.
+    specific = [h.line for k, h in kept.items()
+                if not generic(db.get(k)) and db.get(k).role == "root" and db.get(k).severity is Severity.ERROR]
     first_root = min(specific) if specific else None
-    any_specific = any(not db.get(k).fallback for k in res.hits)
+    any_specific = any(not db.get(k).fallback and db.get(k).severity is Severity.ERROR for k in res.hits)
     found: dict[str, list] = {}
     yielded: set[str] = set()
     for ev in res.events:

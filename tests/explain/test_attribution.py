@@ -187,3 +187,12 @@ def test_an_api_mismatch_called_from_the_jobs_own_code_names_no_caller_package()
                  f"{SITE}/vllm/entrypoints/llm.py", exc=VLLM_KWARG))
     assert f.id == "api-version-mismatch" and f.components == ("vllm", "python")
     assert "/home/me/rollout.py" in f.evidence["read"] and "Align" not in f.fix.text
+
+
+def test_a_notice_at_the_top_of_the_log_does_not_hide_the_failure_below_it():
+    # vLLM's pre-plugin platform notice is an info-level signature; the error after it is still attributed
+    found = explain_lines(["INFO 06-16 15:10:58 [__init__.py:44] No platform detected, vLLM is running on "
+                           "UnspecifiedPlatform",
+                           *tb(f"{SITE}/verl/trainer/main_ppo.py", exc="ValueError: bad batch size")])
+    assert [f.id for f in found if f.severity is Severity.ERROR] == ["error-in-package"]
+    assert found[0].components == ("verl", "config")

@@ -115,10 +115,9 @@ def build_findings(db: SignatureDB, res: ScanResult, *, log: str | None = None,
         sig = db.get(k)
         entries.append((rank_key(sig, h), signature_finding(sig, h, rank=0, log=log)))
     for att, count, chained in atts:
-        # a warning's finding after every error's: noise never ranks above the failure
-        group = 2 if att.severity is not Severity.ERROR else (1 if chained else 0)
-        entries.append(((group, 0, att.line), attribution_finding(att, count, chained, log=log)))
-    entries.sort(key=lambda e: e[0])
+        entries.append(((1 if chained else 0, 0, att.line), attribution_finding(att, count, chained, log=log)))
+    # errors first, then warnings, then notices: a notice or a warning never ranks above the failure
+    entries.sort(key=lambda e: (-e[1].severity.rank, e[0]))
     out = [_ranked(f, i + 1) for i, (_, f) in enumerate(entries)]
     return out or [no_match_finding(db, res, log)]
 

@@ -167,11 +167,12 @@ _SECOND = ((re.compile(r"not found|no such|not exist", re.I), "config"),
 def _names_component(ev: Event, snapshot: Any) -> Attribution | None:
     """The last resort: a plain line stating a failure that names a component's daemon, tool, library, variable,
     chip or module (`doctor.explain.lexicon`). Kept only when nothing else in the log is an error."""
-    if ev.kind != "failure":
+    if ev.kind not in ("failure", "python") or ev.frames:
         return None
     from doctor.explain.lexicon import components_named
 
-    named = components_named(ev.text)
+    # an exception with no frame is read by its message (its type names nothing a component ships)
+    named = components_named(ev.text if ev.kind == "failure" else ev.facts.get("message", ""))
     if not named:
         return None
     comps = [c for c, _ in named[:2]]

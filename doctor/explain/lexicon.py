@@ -29,6 +29,7 @@ NAMES: dict[str, tuple[str, str]] = {
     "davinci": ("driver", "the NPU device nodes /dev/davinci*"),
     "npu-smi": ("driver", "the driver's npu-smi tool"),
     "hwhiaiuser": ("driver", "the user the driver's install creates"),
+    "npu": ("npu", "the NPU device"),
     "hwts": ("npu", "the NPU's hardware task scheduler"),
     "sdma": ("npu", "the NPU's system DMA engine"),
     "mte": ("npu", "the AI Core's memory transfer engine"),
@@ -85,20 +86,24 @@ _ENV_PREFIXES: tuple[tuple[str, str], ...] = (
     ("TORCH_NPU_", "torch-npu"), ("MASTER_", "network"), ("CUDA_", "env"),
 )
 _CHIP = re.compile(r"^Ascend(?:910|310|950)[A-Z0-9_]*$|^Atlas$", re.I)
-_WORD = re.compile(r"[A-Za-z_][\w-]*")
+_WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_-]*")
 # The words of a line that states a failure (case-insensitive).
 FAILURE = re.compile(
     r"\b(?:failed|fails?|failure|error|errno|cannot|can't|could not|couldn't|unable|not found|no such|not exist|"
     r"invalid|illegal|out of range|overflow|mismatch|does not match|doesn't match|not match|not same|timeout(?!\s*[=(]|\s*:?\s*\d)|"
     r"timed out|times out|unavailable|denied|refused|abnormal|unsafe|not supported|unsupported|lost|abort(?:ed)?|"
-    r"exceed(?:s|ed)?|insufficient|not enough|negative|not ready|not initialized|crash(?:ed)?)\b", re.I)
+    r"exceed(?:s|ed)?|insufficient|not enough|negative|not ready|not initialized|crash(?:ed)?)\b"
+    # the same in Chinese, as Ascend's tools and documentation print them: failed, error, abnormal, timeout,
+    # not supported, not found, cannot, mismatch, does not exist
+    r"|失败|错误|报错|异常|超时|不支持|未找到|找不到|无法|不匹配|不存在", re.I)
 # The phrases the streaming pre-filter needs to hand such a line to the event reader.
 FAILURE_PHRASES: tuple[tuple[str, ...], ...] = tuple((p,) for p in (
     "failed", "Failed", "FAILED", "fail", "Fail", "errno", "cannot", "Cannot", "can't", "could not", "Could not",
     "unable", "Unable", "not found", "no such", "not exist", "invalid", "Invalid", "illegal", "out of range",
     "overflow", "mismatch", "not match", "not same", "timeout", "Timeout", "timed out", "times out", "unavailable",
     "denied", "refused", "abnormal", "unsafe", "not supported", "unsupported", "lost", "abort", "exceed",
-    "insufficient", "not enough", "negative", "not ready", "not initialized", "crash"))
+    "insufficient", "not enough", "negative", "not ready", "not initialized", "crash",
+    "失败", "错误", "报错", "异常", "超时", "不支持", "未找到", "找不到", "无法", "不匹配", "不存在"))
 
 
 def components_named(text: str) -> list[tuple[str, str]]:

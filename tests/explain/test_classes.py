@@ -212,3 +212,12 @@ def test_a_message_is_named_by_the_class_its_wording_defines(line, fid, comps):
 def test_a_torch_npu_code_is_read_by_its_layer_and_code(line, comps):
     (f,) = errors([line])  # without the specific signatures (two of these codes have their own)
     assert (f.id, f.components) == ("torch-npu-code-owner", comps) and "NPUException.h" in f.source
+
+
+@pytest.mark.parametrize(("line", "comp"), [
+    ("HCCL 建链失败", "hccl"),
+    ("RuntimeError: NPU is in a state the driver does not accept", "npu"),
+])
+def test_the_last_resort_reads_chinese_failure_words_and_bare_exception_messages(line, comp):
+    (f,) = errors([line])
+    assert f.id == "error-line-names-component" and f.components[0] == comp

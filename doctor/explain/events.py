@@ -17,6 +17,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field, replace
 
+from doctor.explain.loglines import PHRASES as LOG_PHRASES
+from doctor.explain.loglines import LogLineReader
+
 MAX_EVENTS = 64  # events kept per log (the first ones)
 MAX_FRAMES = 40  # frames kept per traceback: the first HEAD_FRAMES and the last ones
 HEAD_FRAMES = 8
@@ -34,6 +37,7 @@ EVENT_PHRASES: tuple[tuple[str, ...], ...] = (
     ("depends on",), ("Segmentation fault",),
     ("core dumped",), ("Killed",), ("SIGKILL",), ("SIGSEGV",), ("SIGABRT",), ("SIGBUS",), ("Out of memory",),
     ("oom-kill",), ("oom_kill",), ("OOM",), ("ERR",), ("No module named",), ("has no attribute",), ("cannot import name",),
+    *LOG_PHRASES,
 )
 
 # A prefix some launchers put before every line: Ray `(Actor pid=1, ip=...)`, torchrun `[rank3]:`, `[1,0]<stderr>:`.
@@ -95,7 +99,7 @@ class Frame:
 
 @dataclass
 class Event:
-    """One error event. `kind`: python | loader | build | code | pip | signal. `line`: the line number of the line
+    """One error event. `kind`: python | loader | build | code | pip | signal | log (doctor.explain.loglines). `line`: the line number of the line
     that states the error (a traceback's exception line); `facts`: what it names (module, library, symbol,
     header, file, code, packages, exception type)."""
 
@@ -158,6 +162,7 @@ class EventReader:
         self._last_frame_line = 0
         self._chain_pending = False
         self._last_python: int | None = None  # index of the last python event (for chaining)
+        self._logs = LogLineReader()  # logged error / warning lines (doctor.explain.loglines)
 
     # -- feeding
 
@@ -181,6 +186,8 @@ class EventReader:
             self._last_frame_line = lineno
             return None
         ev = self._python(lineno, text) or self._other(lineno, text)
+        if ev is None and (facts := self._logs.read(_PREFIX.sub("", raw.rstrip("\r\n"), count=1))):
+            ev = Event("log", lineno, _short(text), facts=facts)
         if ev is None:
             return None
         ev.time = time

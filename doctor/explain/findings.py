@@ -28,6 +28,7 @@ from typing import Any
 from doctor.explain import timestamps
 from doctor.explain.attribution import Attribution, attribute
 from doctor.explain.db import Signature, SignatureDB
+from doctor.explain.messages import attribute_message
 from doctor.explain.scanner import Hit, ScanResult
 from doctor.report import Finding, Fix, Severity
 
@@ -83,7 +84,7 @@ def attributions(db: SignatureDB, res: ScanResult, kept: dict[str, Hit],
             continue  # a catch-all line in a log where something specific matched: a symptom
         if first_root is not None and ev.line > first_root:
             continue
-        att = attribute(ev, snapshot)
+        att = attribute(ev, snapshot) or attribute_message(ev)
         if att is None or (sig is not None and att.id == "error-code-owner"):
             continue  # an error code's family is what its signature already says
         if sig is not None:
@@ -91,7 +92,7 @@ def attributions(db: SignatureDB, res: ScanResult, kept: dict[str, Hit],
         if att.id in found:
             found[att.id][1] += 1
         else:
-            found[att.id] = [att, 1, ev.chained_from is not None]
+            found[att.id] = [att, 1, ev.chained_from is not None or att.severity is not Severity.ERROR]
     return [(a, n, chained) for a, n, chained in found.values()], yielded
 
 

@@ -97,20 +97,21 @@ def _words(piece: str, open_before: bool, open_after: bool) -> list[str]:
     return [m.group(0).lower() for m in found]
 
 
-def index_key(pieces: tuple[str, ...]) -> str | None:
-    """The template's index key: the longest run of up to three consecutive whole words of one literal."""
-    best: tuple[int, str] | None = None
+def index_keys(pieces: tuple[str, ...]) -> set[str]:
+    """The template's index keys: the longest run of up to three consecutive whole words of any literal, and the
+    longest among the first five whole words (a log line cut short still holds the start of its message)."""
+    runs: list[tuple[int, str]] = []
     last = len(pieces) - 1
+    first: tuple[int, str] | None = None
     for i, piece in enumerate(pieces):
         words = _words(piece, i > 0, i < last)
-        for j in range(max(1, len(words) - 2)):
-            run = words[j:j + 3]
-            if not run:
-                continue
-            cand = (sum(len(w) for w in run), " ".join(run))
-            if best is None or cand[0] > best[0]:
-                best = cand
-    return best[1] if best and best[0] >= 6 else None
+        here = [(sum(len(w) for w in words[j:j + 3]), " ".join(words[j:j + 3])) for j in range(max(1, len(words) - 2))
+                if words[j:j + 3]]
+        runs.extend(here)
+        if first is None and words:
+            first = max(here[:3])
+    keys = {k for n, k in (max(runs, default=(0, "")), first or (0, "")) if n >= 6}
+    return keys
 
 
 def message_grams(text: str) -> set[str]:
@@ -194,8 +195,7 @@ def load_table(path: str | None = None) -> MessageTable:
                 raise v.fail(f"{p}[{j}]", "must be [function, kind (raise:Type | assert | log:error | log:warning | "
                                           "warn:Category), [literal pieces], other sites?]")
             site = Site(row[0], row[1], t[0], t[1], tuple(t[2]), t[3] if len(t) == 4 else 0)
-            key = index_key(site.pieces)
-            if key is not None:
+            for key in index_keys(site.pieces):
                 index.setdefault(key, []).append(len(sites))
             sites.append(site)
     return MessageTable(read, tuple(origins), tuple(sites), {k: tuple(x) for k, x in index.items()})

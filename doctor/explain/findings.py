@@ -13,6 +13,8 @@ Rules, in the order they apply:
    compiler ones, pip's no-matching-distribution) matched: the component that ships the frame, path, library,
    module or code the event names. Where it knows something, the generic signature's finding gives way to it.
    Only events before the first specific root-cause finding are attributed (what comes after is a knock-on).
+   An exception or logged line that nothing there attributes is looked up among the messages the packages'
+   sources write (doctor.explain.messages, `message-owner`); a warning ranks as a knock-on, never a root cause.
 5. Ranking: root causes before knock-on errors (`role = "knock-on"`: HCCL timeouts, dead peers, ...), catch-all
    `fallback` signatures last, then by first occurrence. `evidence.rank` and `evidence.role` say where each
    finding stands.
@@ -28,7 +30,6 @@ from typing import Any
 from doctor.explain import timestamps
 from doctor.explain.attribution import Attribution, attribute
 from doctor.explain.db import Signature, SignatureDB
-from doctor.explain.messages import attribute_message
 from doctor.explain.scanner import Hit, ScanResult
 from doctor.report import Finding, Fix, Severity
 
@@ -84,7 +85,11 @@ def attributions(db: SignatureDB, res: ScanResult, kept: dict[str, Hit],
             continue  # a catch-all line in a log where something specific matched: a symptom
         if first_root is not None and ev.line > first_root:
             continue
-        att = attribute(ev, snapshot) or attribute_message(ev)
+        att = attribute(ev, snapshot)
+        if att is None and ev.kind in ("python", "log"):
+            from doctor.explain.messages import attribute_message  # its table: only when an event needs it
+
+            att = attribute_message(ev)
         if att is None or (sig is not None and att.id == "error-code-owner"):
             continue  # an error code's family is what its signature already says
         if sig is not None:

@@ -7,8 +7,8 @@ MindSpeed-LLM, torch_npu and Megatron-LM at a named commit, torch / transformers
 installed release) holds every distinctive message template of those packages: its literal pieces with a wildcard
 where a value is formatted in, its kind (exception type, `assert`, log level), the module and the function.
 
-A message is looked up by the word n-grams of its text (each template is indexed by the longest run of up to three
-whole words of its longest literal), then verified against the whole template (every piece, in order). The most
+A message is looked up by the 12-character substrings of its text (each template is indexed by the start of its
+longest literal and of its first one), then verified against the whole template (every piece, in order). The most
 specific match wins (most literal characters; a template of the event's own exception type or log level first);
 when the same text is raised in several packages (a vendored copy, a shared check) all of them are named, never one
 guessed. The table is read only when an event needs it, never by `doctor check` or a log whose events the other
@@ -22,7 +22,7 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from doctor.explain.attribution import Attribution
 from doctor.explain.events import Event
@@ -32,10 +32,10 @@ SCHEMA = "doctor.message_owners/1"
 DEFAULT_TABLE = Path(__file__).resolve().parent.parent / "profiles" / "message_owners.json"
 FINDING_ID = "message-owner"
 MIN_MATCH = 12  # literal characters a template must match
+KEY = 12  # characters of a literal that index it (templates are kept only with a literal this long)
 MIN_SHARE = 0.5  # ... and at least this share of the message, unless it matches LONG_MATCH characters
 LONG_MATCH = 40
 MAX_OWNERS = 3  # more packages than this raising the same text: too common to name anyone
-_WORD = re.compile(r"[A-Za-z0-9_]+")
 # The operating system's own text (`[Errno 2] No such file or directory: ...`): no package wrote it.
 _OS_MESSAGE = re.compile(r"^\[(?:Errno|WinError) -?\d+\]")
 _KIND = re.compile(r"^(?:raise:[A-Za-z_][\w.]*|assert|log:(?:error|warning)|warn:[A-Za-z_]\w*)$")
@@ -57,8 +57,7 @@ class Origin:
     commit: str | None
 
 
-@dataclass(frozen=True)
-class Site:
+class Site(NamedTuple):  # a tuple: ~20,000 of them are built on each load
     origin: int
     path: str
     func: str
@@ -87,36 +86,27 @@ class MessageTable:
         return self.sites
 
 
-def _words(piece: str, open_before: bool, open_after: bool) -> list[str]:
-    """The whole words of a literal: a word touching a wildcard may be the end of a longer one (`{x}_size`)."""
-    found = list(_WORD.finditer(piece))
-    if open_before and found and found[0].start() == 0:
-        found = found[1:]
-    if open_after and found and found[-1].end() == len(piece):
-        found = found[:-1]
-    return [m.group(0).lower() for m in found]
-
-
 def index_keys(pieces: tuple[str, ...]) -> set[str]:
-    """The template's index keys: the longest run of up to three consecutive whole words of any literal, and the
-    longest among the first five whole words (a log line cut short still holds the start of its message)."""
-    runs: list[tuple[int, str]] = []
-    last = len(pieces) - 1
-    first: tuple[int, str] | None = None
-    for i, piece in enumerate(pieces):
-        words = _words(piece, i > 0, i < last)
-        here = [(sum(len(w) for w in words[j:j + 3]), " ".join(words[j:j + 3])) for j in range(max(1, len(words) - 2))
-                if words[j:j + 3]]
-        runs.extend(here)
-        if first is None and words:
-            first = max(here[:3])
-    keys = {k for n, k in (max(runs, default=(0, "")), first or (0, "")) if n >= 6}
+    """The template's index keys: the first KEY characters of its longest literal, and of its first literal when that
+    is long enough (a log line cut short still holds the start of its message). A key is a plain substring, so a
+    literal that starts inside a word (`{name}_size must be`) is found as well."""
+    longest = max(pieces, key=len)
+    keys = {longest[:KEY]} if len(longest) >= KEY else set()
+    head = next((p for p in pieces if p), "")
+    if len(head) >= KEY:
+        keys.add(head[:KEY])
     return keys
 
 
-def message_grams(text: str) -> set[str]:
-    words = [w.lower() for w in _WORD.findall(text)]
-    return {" ".join(words[i:i + n]) for n in (1, 2, 3) for i in range(len(words) - n + 1)}
+def candidates(text: str, index: dict[str, tuple[int, ...]]) -> set[int]:
+    """The templates one of whose keys occurs in `text` (one dictionary look-up per position)."""
+    get = index.get
+    out: set[int] = set()
+    for i in range(len(text) - KEY + 1):
+        hit = get(text[i:i + KEY])
+        if hit:
+            out.update(hit)
+    return out
 
 
 def matched(pieces: tuple[str, ...], text: str) -> int:
@@ -182,22 +172,28 @@ def load_table(path: str | None = None) -> MessageTable:
         raise v.fail("files", "must be an array of [source, path, templates]")
     sites: list[Site] = []
     index: dict[str, list[int]] = {}
+    kinds: set[str] = set()
+    n_origins = len(origins)
     for i, row in enumerate(data["files"]):
-        p = f"files[{i}]"
-        if not (isinstance(row, list) and len(row) == 3 and isinstance(row[0], int) and 0 <= row[0] < len(origins)
-                and isinstance(row[1], str) and row[1] and isinstance(row[2], list)):
-            raise v.fail(p, "must be [source index, path, [templates]]")
-        for j, t in enumerate(row[2]):
-            if not (isinstance(t, list) and len(t) in (3, 4) and isinstance(t[0], str) and isinstance(t[1], str)
-                    and _KIND.match(t[1]) and isinstance(t[2], list) and t[2]
-                    and all(isinstance(x, str) for x in t[2]) and any(t[2])
-                    and (len(t) == 3 or (isinstance(t[3], int) and t[3] > 0))):
-                raise v.fail(f"{p}[{j}]", "must be [function, kind (raise:Type | assert | log:error | log:warning | "
-                                          "warn:Category), [literal pieces], other sites?]")
-            site = Site(row[0], row[1], t[0], t[1], tuple(t[2]), t[3] if len(t) == 4 else 0)
-            for key in index_keys(site.pieces):
-                index.setdefault(key, []).append(len(sites))
-            sites.append(site)
+        if not (type(row) is list and len(row) == 3 and type(row[0]) is int and 0 <= row[0] < n_origins
+                and type(row[1]) is str and row[1] and type(row[2]) is list):
+            raise v.fail(f"files[{i}]", "must be [source index, path, [templates]]")
+        origin, path, templates = row
+        for j, t in enumerate(templates):
+            ok = type(t) is list and 3 <= len(t) <= 4 and type(t[0]) is str and type(t[1]) is str
+            if ok and t[1] not in kinds:
+                ok = bool(_KIND.match(t[1]))
+                kinds.add(t[1])
+            pieces = tuple(t[2]) if ok and type(t[2]) is list else ()
+            if not (pieces and all(type(x) is str for x in pieces) and max(map(len, pieces)) >= KEY
+                    and (len(t) == 3 or (type(t[3]) is int and t[3] > 0))):
+                raise v.fail(f"files[{i}][{j}]", "must be [function, kind (raise:Type | assert | log:error | "
+                                                 "log:warning | warn:Category), [literal pieces, one of 12+ "
+                                                 "characters], other sites?]")
+            n = len(sites)
+            for key in index_keys(pieces):
+                index.setdefault(key, []).append(n)
+            sites.append(Site(origin, path, t[0], t[1], pieces, t[3] if len(t) == 4 else 0))
     return MessageTable(read, tuple(origins), tuple(sites), {k: tuple(x) for k, x in index.items()})
 
 
@@ -216,7 +212,7 @@ def owners_of(text: str, ev: Event | None = None, table: MessageTable | None = N
     if len(text) < MIN_MATCH or _OS_MESSAGE.match(text):
         return []
     t = table if table is not None else load_table()
-    cands = {i for g in message_grams(text) for i in t.index.get(g, ())}
+    cands = candidates(text, t.index)
     scored = [(n, s) for s in (t.sites[i] for i in cands) if (n := matched(s.pieces, text)) >= MIN_MATCH]
     hits = [(n, s) for n, s in scored if n >= LONG_MATCH or n >= MIN_SHARE * len(text)]
     if not hits:
@@ -298,4 +294,5 @@ def attribute_message(ev: Event, table: MessageTable | None = None) -> Attributi
         {"distribution": t.origins[s.origin].distribution, "file": s.path, "function": s.func, "kind": s.kind,
          "version": t.origins[s.origin].version} for s in sites[:MAX_OWNERS]]}
     return Attribution(FINDING_ID, Severity.WARNING if warning else Severity.ERROR, components, title, detail, fix,
-                       _source_url(t.origins[first.origin], first), read, extra=extra)
+                       _source_url(t.origins[first.origin], first), read, line=ev.line, text=ev.text, extra=extra,
+                       time=ev.time)

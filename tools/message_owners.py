@@ -58,12 +58,13 @@ class Source:
     dirs: tuple[str, ...] = ()
     url: str = ""  # https://github.com/<owner>/<repo>
     skip: tuple[str, ...] = ()  # path prefixes of parts a training job on this stack does not run
+    cpp: bool = False  # also its C++ (csrc, headers): the checks whose message reaches Python
 
 
 SOURCES: tuple[Source, ...] = (
     Source("verl", "verl", "verl-project+verl/repo", "main", ("verl",), "https://github.com/verl-project/verl"),
-    Source("vllm-ascend", "vllm-ascend", "vllm-project+vllm-ascend/repo", "main", ("vllm_ascend",),
-           "https://github.com/vllm-project/vllm-ascend"),
+    Source("vllm-ascend", "vllm-ascend", "vllm-project+vllm-ascend/repo", "main", ("vllm_ascend", "csrc"),
+           "https://github.com/vllm-project/vllm-ascend", cpp=True),
     # older releases still in use: only the texts main no longer has are added (same distribution)
     Source("verl@v0.7.1", "verl", "verl-project+verl/repo", "v0.7.1", ("verl",), "https://github.com/verl-project/verl"),
     Source("verl@v0.5.0", "verl", "verl-project+verl/repo", "v0.5.0", ("verl",), "https://github.com/verl-project/verl"),
@@ -76,10 +77,11 @@ SOURCES: tuple[Source, ...] = (
     Source("mindspeed", "mindspeed", "Ascend+MindSpeed/repo", "HEAD", ("mindspeed",), "https://github.com/Ascend/MindSpeed"),
     Source("mindspeed-llm", "mindspeed-llm", "Ascend+MindSpeed-LLM/repo", "HEAD", ("mindspeed_llm",),
            "https://github.com/Ascend/MindSpeed-LLM"),
-    Source("torch-npu", "torch-npu", "Ascend+pytorch/repo", "master", ("torch_npu",), "https://github.com/Ascend/pytorch"),
+    Source("torch-npu", "torch-npu", "Ascend+pytorch/repo", "master", ("torch_npu",), "https://github.com/Ascend/pytorch",
+           cpp=True),
     Source("megatron", "megatron-core", "NVIDIA+Megatron-LM/repo", "HEAD", ("megatron",),
            "https://github.com/NVIDIA/Megatron-LM"),
-    Source("torch", "torch", skip=tuple(f"torch/{d}/" for d in (
+    Source("torch", "torch", cpp=True, skip=tuple(f"torch/{d}/" for d in (
         "onnx", "ao", "_export", "export", "_vendor", "_inductor", "_higher_order_ops", "nested", "jit", "testing",
         "package", "_dynamo", "fx/experimental", "_functorch", "masked", "_numpy", "_library", "_prims",
         "_refs", "_decomp", "_subclasses", "sparse", "quantization", "utils/_sympy", "utils/benchmark")) + ("torchgen/",)),
@@ -254,8 +256,91 @@ def templates_of(text: str, path: str = "<string>") -> list[Template]:
     return [t for t in v.found if not (t in seen or seen.add(t))]  # type: ignore[func-returns-value]
 
 
-def wanted(path: str) -> bool:
-    return path.endswith(".py") and not _SKIP_DIR.search(path) and not _SKIP_FILE.search(path)
+_CPP_SUFFIX = (".cpp", ".cc", ".h", ".hpp", ".cu")
+
+
+def wanted(path: str, cpp: bool = False) -> bool:
+    return ((path.endswith(".py") or (cpp and path.endswith(_CPP_SUFFIX)))
+            and not _SKIP_DIR.search(path) and not _SKIP_FILE.search(path))
+
+
+def templates_of_file(path: str, text: str) -> list[Template]:
+    return cpp_templates_of(text) if path.endswith(_CPP_SUFFIX) else templates_of(text, path)
+
+
+# -- from a C++ source to its templates (torch_npu's and vllm-ascend's csrc, torch's headers)
+
+# The macros whose message reaches the Python user: c10::Error -> RuntimeError (ValueError / TypeError /
+# NotImplementedError for the typed checks), TORCH_WARN -> a Python warning, CANN's ASCEND_LOGE/W -> the log.
+_CPP_MACROS = {
+    "TORCH_CHECK": "raise:RuntimeError", "TORCH_CHECK_VALUE": "raise:ValueError", "TORCH_CHECK_TYPE": "raise:TypeError",
+    "TORCH_CHECK_INDEX": "raise:IndexError", "TORCH_CHECK_NOT_IMPLEMENTED": "raise:NotImplementedError",
+    "TORCH_INTERNAL_ASSERT": "raise:RuntimeError", "AT_ERROR": "raise:RuntimeError", "TORCH_NPU_WARN": "warn:UserWarning",
+    "TORCH_NPU_WARN_ONCE": "warn:UserWarning", "TORCH_WARN": "warn:UserWarning", "TORCH_WARN_ONCE": "warn:UserWarning",
+    "ASCEND_LOGE": "log:error", "ASCEND_LOGW": "log:warning",
+}
+_CPP_CALL = re.compile(r"\b(" + "|".join(sorted(_CPP_MACROS, key=len, reverse=True)) + r")\s*\(")
+_CPP_FUNC = re.compile(r"^(?:[\w:<>,*&]+[ \t]+)+[*&]?(?P<name>[A-Za-z_~][\w:~]*)\s*\([^;]*$", re.M)
+_CPP_STR = re.compile(r'"((?:[^"\\\n]|\\.)*)"')
+_CPP_ESC = {"n": "\n", "t": " ", '"': '"', "\\": "\\", "'": "'"}
+
+
+def _cpp_args(text: str, start: int) -> list[str] | None:
+    """The top-level arguments of the call whose "(" is at `start` (strings, chars and nesting respected)."""
+    args: list[str] = []
+    depth, i, cur = 0, start, start + 1
+    while i < len(text):
+        c = text[i]
+        if c in "\"'":
+            j = i + 1
+            while j < len(text) and text[j] != c:
+                j += 2 if text[j] == "\\" else 1
+            i = j
+        elif c in "([{":
+            depth += 1
+        elif c in ")]}":
+            depth -= 1
+            if depth == 0:
+                args.append(text[cur:i].strip())
+                return args
+        elif c == "," and depth == 1:
+            args.append(text[cur:i].strip())
+            cur = i + 1
+        i += 1
+    return None
+
+
+def _cpp_literal(arg: str) -> str | None:
+    """One argument made only of adjacent string literals ("a" "b"), unescaped; None otherwise."""
+    parts = _CPP_STR.findall(arg)
+    if not parts or _CPP_STR.sub("", arg).strip():
+        return None
+    return "".join(re.sub(r"\\(.)", lambda m: _CPP_ESC.get(m.group(1), m.group(1)), p) for p in parts)
+
+
+def cpp_templates_of(text: str) -> list[Template]:
+    """The message templates of one C++ file: the literal arguments of the checks / warnings / logs above."""
+    out: list[Template] = []
+    for m in _CPP_CALL.finditer(text):
+        args = _cpp_args(text, m.end() - 1)
+        if not args:
+            continue
+        kind = _CPP_MACROS[m.group(1)]
+        if kind.startswith("log:"):
+            fmt = _cpp_literal(args[0])
+            parts: list[str | None] = _split_percent(fmt) if fmt is not None else [None]
+        else:
+            msg_args = args[1:] if m.group(1).startswith(("TORCH_CHECK", "TORCH_INTERNAL")) else args
+            parts = [_cpp_literal(a) for a in msg_args]
+        pieces = normalize(parts)
+        if not pieces or not distinctive(pieces):
+            continue
+        func = None
+        for f in _CPP_FUNC.finditer(text, 0, m.start()):
+            func = f.group("name")
+        out.append(Template(kind, (func or "<file>").rsplit("::", 2)[-1] if func else "<file>", pieces))
+    seen: set[Template] = set()
+    return [t for t in out if not (t in seen or seen.add(t))]  # type: ignore[func-returns-value]
 
 
 # -- reading the sources
@@ -265,12 +350,12 @@ def _git(gitdir: Path, *args: str, data: bytes | None = None) -> bytes:
     return subprocess.run(["git", f"--git-dir={gitdir}", *args], input=data, capture_output=True, check=True).stdout
 
 
-def git_files(gitdir: Path, ref: str, dirs: Iterable[str],
-              skip: tuple[str, ...] = ()) -> tuple[str, Iterator[tuple[str, str]]]:
+def git_files(gitdir: Path, ref: str, dirs: Iterable[str], skip: tuple[str, ...] = (),
+              cpp: bool = False) -> tuple[str, Iterator[tuple[str, str]]]:
     """(the commit `ref` names, its wanted .py files as (path, text)) from a bare git dir."""
     commit = _git(gitdir, "rev-parse", f"{ref}^{{commit}}").decode().strip()
     names = [n for n in _git(gitdir, "ls-tree", "-r", "--name-only", commit, "--", *dirs).decode().splitlines()
-             if wanted(n) and not n.startswith(skip)]
+             if wanted(n, cpp) and not n.startswith(skip)]
 
     def read() -> Iterator[tuple[str, str]]:
         out = _git(gitdir, "cat-file", "--batch", data="".join(f"{commit}:{n}\n" for n in names).encode())
@@ -284,12 +369,13 @@ def git_files(gitdir: Path, ref: str, dirs: Iterable[str],
     return commit, read()
 
 
-def wheel_files(dist: str, skip: tuple[str, ...] = ()) -> tuple[str, Iterator[tuple[str, str]]]:
+def wheel_files(dist: str, skip: tuple[str, ...] = (),
+                cpp: bool = False) -> tuple[str, Iterator[tuple[str, str]]]:
     """(the installed version, its wanted .py files as (path, text)) from the distribution's RECORD."""
     from importlib.metadata import distribution
 
     d = distribution(dist)
-    files = [f for f in (d.files or []) if wanted(str(f)) and not str(f).startswith(skip)]
+    files = [f for f in (d.files or []) if wanted(str(f), cpp) and not str(f).startswith(skip)]
 
     def read() -> Iterator[tuple[str, str]]:
         for f in files:
@@ -310,10 +396,10 @@ def build(sources: Iterable[Source] = SOURCES, mirror: Path = MIRROR, date: str 
     seen: dict[str, set[tuple[str, tuple[str, ...]]]] = {}
     for si, src in enumerate(sources):
         if src.git:
-            commit, texts = git_files(mirror / src.git, src.ref, src.dirs, src.skip)
+            commit, texts = git_files(mirror / src.git, src.ref, src.dirs, src.skip, src.cpp)
             where = {"commit": commit, "ref": src.ref, "url": f"{src.url}/tree/{commit}"}
         else:
-            version, texts = wheel_files(src.distribution, src.skip)
+            version, texts = wheel_files(src.distribution, src.skip, src.cpp)
             where = {"version": version, "url": f"https://pypi.org/project/{src.distribution}/{version}/"}
         n_files = n_templates = 0
         # One row per (kind, pieces) in a source: the first site read, with how many other sites raise the same
@@ -323,7 +409,7 @@ def build(sources: Iterable[Source] = SOURCES, mirror: Path = MIRROR, date: str 
         earlier = seen.setdefault(src.distribution, set())
         for path, text in texts:
             n_files += 1
-            for t in templates_of(text, path):
+            for t in templates_of_file(path, text):
                 n_templates += 1
                 key = (t.kind, t.pieces)
                 if key in earlier:
@@ -362,11 +448,11 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     if args.cmd == "extract":
         rows = []
-        for p in sorted(args.dir.rglob("*.py")):
+        for p in sorted(args.dir.rglob("*")):
             rel = p.relative_to(args.dir).as_posix()
-            if wanted(rel):
+            if p.is_file() and wanted(rel, cpp=True):
                 rows += [{"path": rel, "func": t.func, "kind": t.kind, "pieces": list(t.pieces)}
-                         for t in templates_of(p.read_text(encoding="utf-8", errors="replace"), rel)]
+                         for t in templates_of_file(rel, p.read_text(encoding="utf-8", errors="replace"))]
         json.dump(rows, sys.stdout, indent=1, ensure_ascii=False)
         print()
         return 0

@@ -130,3 +130,40 @@ def test_the_shipped_table_is_valid_and_names_its_sources():
     assert {"verl", "vllm-ascend", "mindspeed", "torch-npu", "megatron", "torch", "transformers"} <= ids
     assert all(o.commit or o.version for o in table.sources)
     assert len(table.templates) > 10_000
+
+
+CPP = '''
+namespace c10_npu {
+void SetDevice(c10::DeviceIndex device) {
+  TORCH_CHECK(device >= 0, "device index must be non-negative, got ", device, PTA_ERROR(ErrCode::VALUE));
+  TORCH_CHECK_VALUE(count, "No NPUs are available on this host " "at all");
+  TORCH_NPU_WARN_ONCE("The operator ", name, " runs in high accuracy but with low performance");
+  ASCEND_LOGE("Device %d set failed with error code %d, please check the driver", device, ret);
+  TORCH_CHECK(a, "short");
+  TORCH_CHECK(b, msg);
+}
+}
+'''
+
+
+def test_the_cpp_checks_whose_message_reaches_python_give_templates(tmp_path):
+    from tools.message_owners import cpp_templates_of, main
+
+    got = {(t.kind, t.func, t.pieces) for t in cpp_templates_of(CPP)}
+    assert got == {
+        ("raise:RuntimeError", "SetDevice", ("device index must be non-negative, got ", "")),
+        ("raise:ValueError", "SetDevice", ("No NPUs are available on this host at all",)),
+        ("warn:UserWarning", "SetDevice", ("The operator ", " runs in high accuracy but with low performance")),
+        ("log:error", "SetDevice", ("Device ", " set failed with error code ", ", please check the driver")),
+    }
+    (tmp_path / "csrc").mkdir()
+    (tmp_path / "csrc" / "npu.cpp").write_text(CPP)
+    (tmp_path / "pkg.py").write_text(MODULE)
+    import contextlib
+    import io
+
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        assert main(["extract", str(tmp_path)]) == 0
+    rows = json.loads(out.getvalue())
+    assert {r["path"] for r in rows} == {"csrc/npu.cpp", "pkg.py"} and len(rows) == 12

@@ -1,6 +1,6 @@
 """Regenerate profiles/message_owners.json: who prints a message, read from the upstream sources themselves.
 
-    python -m tools.message_owners build [--out FILE] [--date YYYY-MM-DD]   # every source of SOURCES
+    python -m tools.message_owners build [--out FILE] [--date YYYY-MM-DD] [--tree DIST=VERSION=DIR ...]
     python -m tools.message_owners extract DIR                              # the templates of a source tree (json)
     python -m tools.message_owners check FILE                               # validate a data file (exit 2 if bad)
 
@@ -13,8 +13,8 @@ first newline (a log line holds the message's first line), with its kind (the ex
 log level), the module path and the function that raises or logs it.
 
 Sources are the real upstream code: the bare git mirrors under /work/.mirror read at a named commit
-(`git ls-tree` + `git cat-file --batch`, no work tree), and the wheels installed in the running interpreter (their
-RECORD). Only templates whose longest literal has MIN_LITERAL characters or more (and a few letters) are kept,
+(`git ls-tree` + `git cat-file --batch`, no work tree), the wheels installed in the running interpreter (their
+RECORD), and releases unpacked from their sdist (`--tree`, for vLLM, which has neither). Only templates whose longest literal has MIN_LITERAL characters or more (and a few letters) are kept,
 deduplicated. The data is the short message texts and where they are raised; no code is copied.
 """
 
@@ -59,6 +59,8 @@ class Source:
     url: str = ""  # https://github.com/<owner>/<repo>
     skip: tuple[str, ...] = ()  # path prefixes of parts a training job on this stack does not run
     cpp: bool = False  # also its C++ (csrc, headers): the checks whose message reaches Python
+    tree: str | None = None  # an unpacked sdist (`--tree`): its directory
+    version: str | None = None  # ... and the release it is
 
 
 SOURCES: tuple[Source, ...] = (
@@ -387,6 +389,24 @@ def wheel_files(dist: str, skip: tuple[str, ...] = (),
     return d.version, read()
 
 
+def tree_files(root: Path, dirs: Iterable[str], skip: tuple[str, ...] = (),
+               cpp: bool = False) -> Iterator[tuple[str, str]]:
+    """The wanted files of an unpacked source distribution, as (path, text)."""
+    for d in dirs:
+        for p in sorted((root / d).rglob("*")):
+            rel = p.relative_to(root).as_posix()
+            if p.is_file() and wanted(rel, cpp) and not rel.startswith(skip):
+                yield rel, p.read_text(encoding="utf-8", errors="replace")
+
+
+def parse_tree(spec: str) -> Source:
+    """`--tree vllm=0.11.0=/tmp/vllm-0.11.0[:vllm,csrc]`: a distribution's release, unpacked from its sdist."""
+    dist, version, rest = spec.split("=", 2)
+    where, _, dirs = rest.partition(":")
+    return Source(f"{dist}@{version}", dist, dirs=tuple(dirs.split(",")) if dirs else (dist.replace("-", "_"),),
+                  tree=where, version=version, cpp=True)
+
+
 def build(sources: Iterable[Source] = SOURCES, mirror: Path = MIRROR, date: str | None = None) -> dict[str, Any]:
     """The data file's content: sources (where each was read) and per file its templates."""
     from doctor.knowledge.ownership import component_of_distribution
@@ -395,7 +415,10 @@ def build(sources: Iterable[Source] = SOURCES, mirror: Path = MIRROR, date: str 
     files: list[list[Any]] = []
     seen: dict[str, set[tuple[str, tuple[str, ...]]]] = {}
     for si, src in enumerate(sources):
-        if src.git:
+        if src.tree:
+            texts = tree_files(Path(src.tree), src.dirs, src.skip, src.cpp)
+            where = {"version": src.version, "url": f"https://pypi.org/project/{src.distribution}/{src.version}/"}
+        elif src.git:
             commit, texts = git_files(mirror / src.git, src.ref, src.dirs, src.skip, src.cpp)
             where = {"commit": commit, "ref": src.ref, "url": f"{src.url}/tree/{commit}"}
         else:
@@ -441,6 +464,10 @@ def main(argv: list[str] | None = None) -> int:
     b.add_argument("--out", type=Path, default=OUT)
     b.add_argument("--date")
     b.add_argument("--mirror", type=Path, default=MIRROR)
+    b.add_argument("--tree", action="append", default=[], metavar="DIST=VERSION=DIR[:SUBDIRS]",
+                   help="also read a release unpacked from its sdist (read first: most specific), e.g. vllm, which "
+                        "has no mirror: pip download vllm==0.11.0 --no-deps --no-binary vllm --no-clean keeps the "
+                        "unpacked sdist in pip's temporary directory")
     e = sub.add_parser("extract")
     e.add_argument("dir", type=Path)
     c = sub.add_parser("check")
@@ -467,7 +494,8 @@ def main(argv: list[str] | None = None) -> int:
             return 2
         print(f"{args.file}: {len(t.templates)} templates from {len(t.sources)} sources")
         return 0
-    data = build(mirror=args.mirror, date=args.date)
+    trees = [parse_tree(t) for t in args.tree]
+    data = build((*SOURCES[:2], *trees, *SOURCES[2:]), mirror=args.mirror, date=args.date)
     args.out.write_text(json.dumps(data, ensure_ascii=False, separators=(",", ":")) + "\n", encoding="utf-8")
     print(f"wrote {args.out} ({args.out.stat().st_size} bytes)", file=sys.stderr)
     return 0

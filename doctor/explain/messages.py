@@ -31,7 +31,7 @@ from doctor.report import COMPONENTS, Severity
 SCHEMA = "doctor.message_owners/1"
 DEFAULT_TABLE = Path(__file__).resolve().parent.parent / "profiles" / "message_owners.json"
 FINDING_ID = "message-owner"
-MIN_MATCH = 12  # literal characters a template must match
+MIN_MATCH = 16  # literal characters a template must match
 KEY = 12  # characters of a literal that index it (templates are kept only with a literal this long)
 MIN_SHARE = 0.5  # ... and at least this share of the message, unless it matches LONG_MATCH characters
 LONG_MATCH = 40
@@ -42,6 +42,9 @@ _KIND = re.compile(r"^(?:raise:[A-Za-z_][\w.]*|assert|log:(?:error|warning)|warn
 # A raise site that checks the configuration or the arguments it was given.
 _CONFIG_FUNC = re.compile(r"valid|check|__post_init__|config|argument|args\b|_args|parse", re.I)
 _CONFIG_MODULE = re.compile(r"config|argument|(?:^|/|_)args?(?:\.py|/|_)", re.I)
+# Facts the ownership rules read (doctor.explain.attribution): packages that copy the interpreter's wording
+# ("No module named '...'") would otherwise be named for it.
+_READ_ELSEWHERE = ("module", "name", "call", "class", "library", "symbol", "header")
 _CHECK_KINDS = ("raise:ValueError", "raise:AssertionError", "raise:TypeError", "assert", "raise:KeyError")
 
 
@@ -245,8 +248,8 @@ def _source_url(o: Origin, s: Site) -> str:
 
 def attribute_message(ev: Event, table: MessageTable | None = None) -> Attribution | None:
     """The `message-owner` attribution of an exception or logged line whose text a package's source writes."""
-    if ev.kind not in ("python", "log"):
-        return None
+    if ev.kind not in ("python", "log") or any(k in ev.facts for k in _READ_ELSEWHERE):
+        return None  # a missing module / name / argument / library is the interpreter's or loader's own text
     text = ev.facts.get("message") or ""
     if len(text.strip()) < MIN_MATCH:
         return None

@@ -75,7 +75,7 @@ def attributions(db: SignatureDB, res: ScanResult, kept: dict[str, Hit],
     specific = [h.line for k, h in kept.items() if not generic(db.get(k)) and db.get(k).role == "root"]
     first_root = min(specific) if specific else None
     any_specific = any(not db.get(k).fallback for k in res.hits)
-    found: dict[str, list] = {}
+    found: dict[tuple[str, Severity], list] = {}
     yielded: set[str] = set()
     for ev in res.events:
         sig = ev.signature
@@ -94,10 +94,11 @@ def attributions(db: SignatureDB, res: ScanResult, kept: dict[str, Hit],
             continue  # an error code's family is what its signature already says
         if sig is not None:
             yielded.add(sig)
-        if att.id in found:
-            found[att.id][1] += 1
+        key = (att.id, att.severity)  # a warning never absorbs a later error of the same id
+        if key in found:
+            found[key][1] += 1
         else:
-            found[att.id] = [att, 1, ev.chained_from is not None or att.severity is not Severity.ERROR]
+            found[key] = [att, 1, ev.chained_from is not None or att.severity is not Severity.ERROR]
     return [(a, n, chained) for a, n, chained in found.values()], yielded
 
 

@@ -78,3 +78,9 @@ def test_the_short_log_does_not_load_the_table():
     assert findings and load_table.cache_info().currsize == 0
     explain_lines([VERL_CONFIG])
     assert load_table.cache_info().currsize == 1  # the same process does load it when an event needs it
+
+
+def test_a_warning_first_does_not_hide_a_later_error():
+    findings = explain_lines([VLLM_ASCEND_WARNING, "some output", MINDSPEED_RUNTIME])
+    owned = [(f.severity, f.components[0]) for f in findings if f.id == FINDING_ID]
+    assert owned == [(Severity.ERROR, "mindspeed"), (Severity.WARNING, "vllm-ascend")]  # the error ranks first

@@ -199,6 +199,29 @@ class _Visitor(ast.NodeVisitor):
     def __init__(self) -> None:
         self.scope: list[str] = []
         self.found: list[Template] = []
+        self.names: list[dict[str, list[str | None]]] = [{}]  # per function: a message built in a variable first
+
+    def _pieces(self, node: ast.AST | None, percent: bool = False) -> list[str | None]:
+        """A message expression's pieces; a plain name is the message last assigned to it in this function
+        (`msg = f"..."; raise ValueError(msg)`)."""
+        if isinstance(node, ast.Name) and node.id in self.names[-1]:
+            return list(self.names[-1][node.id])
+        return pieces_of(node, percent)
+
+    def visit_Assign(self, node: ast.Assign) -> None:  # noqa: N802
+        if len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+            parts = pieces_of(node.value)
+            if parts != [None]:
+                self.names[-1][node.targets[0].id] = parts
+            else:
+                self.names[-1].pop(node.targets[0].id, None)
+        self.generic_visit(node)
+
+    def visit_AugAssign(self, node: ast.AugAssign) -> None:  # noqa: N802
+        t = node.target
+        if isinstance(t, ast.Name) and isinstance(node.op, ast.Add) and t.id in self.names[-1]:
+            self.names[-1][t.id] = self.names[-1][t.id] + pieces_of(node.value)
+        self.generic_visit(node)
 
     def _func(self) -> str:
         return ".".join(self.scope[-2:]) if self.scope else "<module>"
@@ -210,7 +233,9 @@ class _Visitor(ast.NodeVisitor):
 
     def _scoped(self, node: ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef) -> None:
         self.scope.append(node.name)
+        self.names.append({})
         self.generic_visit(node)
+        self.names.pop()
         self.scope.pop()
 
     visit_ClassDef = visit_FunctionDef = visit_AsyncFunctionDef = _scoped  # noqa: N815
@@ -218,12 +243,12 @@ class _Visitor(ast.NodeVisitor):
     def visit_Raise(self, node: ast.Raise) -> None:  # noqa: N802
         exc = node.exc
         if isinstance(exc, ast.Call) and (name := _call_name(exc.func)) and exc.args:
-            self._add(f"raise:{name}", pieces_of(exc.args[0]))
+            self._add(f"raise:{name}", self._pieces(exc.args[0]))
         self.generic_visit(node)
 
     def visit_Assert(self, node: ast.Assert) -> None:  # noqa: N802
         if node.msg is not None:
-            self._add("assert", pieces_of(node.msg))
+            self._add("assert", self._pieces(node.msg))
         self.generic_visit(node)
 
     def visit_Call(self, node: ast.Call) -> None:  # noqa: N802
@@ -235,14 +260,14 @@ class _Visitor(ast.NodeVisitor):
                 for kw in node.keywords:
                     if kw.arg == "category":
                         cat = _call_name(kw.value)
-                self._add(f"warn:{cat or 'UserWarning'}", pieces_of(node.args[0]))
+                self._add(f"warn:{cat or 'UserWarning'}", self._pieces(node.args[0]))
             elif level and _is_logger(f.value):
-                self._add(f"log:{level}", pieces_of(node.args[0], percent=len(node.args) > 1))
+                self._add(f"log:{level}", self._pieces(node.args[0], percent=len(node.args) > 1))
         elif isinstance(f, ast.Name) and f.id == "warn" and node.args:
-            self._add("warn:UserWarning", pieces_of(node.args[0]))
+            self._add("warn:UserWarning", self._pieces(node.args[0]))
         if len(node.args) >= 2 and _ASSERT_HELPER.search(_call_name(f) or ""):
             # an assertion helper: `_p_assert(cond, msg)`, `ensure_valid(cond, msg)`, `_assert(cond, msg)`
-            self._add("assert", pieces_of(node.args[1]))
+            self._add("assert", self._pieces(node.args[1]))
         self.generic_visit(node)
 
 

@@ -167,3 +167,18 @@ def test_the_cpp_checks_whose_message_reaches_python_give_templates(tmp_path):
         assert main(["extract", str(tmp_path)]) == 0
     rows = json.loads(out.getvalue())
     assert {r["path"] for r in rows} == {"csrc/npu.cpp", "pkg.py"} and len(rows) == 12
+
+
+def test_a_message_built_in_a_variable_first_is_read_from_its_assignment():
+    src = '''
+def check(cfg):
+    msg = f"The rollout batch size {cfg.n} is not divisible by the number of workers"
+    msg += f" ({cfg.w})"
+    raise ValueError(msg)
+
+
+def passthrough(msg):
+    raise RuntimeError(msg)                  # a parameter: no text to read
+'''
+    assert [(t.kind, t.pieces) for t in templates_of(src)] == [
+        ("raise:ValueError", ("The rollout batch size ", " is not divisible by the number of workers (", ")"))]

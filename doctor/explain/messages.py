@@ -122,6 +122,9 @@ def matched(pieces: tuple[str, ...], text: str) -> int:
         if not p:
             continue
         i = text.find(p, pos)
+        if i < 0 and p != p.rstrip():
+            p = p.rstrip()  # a log line's trailing blanks are gone
+            i = text.find(p, pos)
         if i < 0:
             rest = text[pos:]
             for k in range(min(len(p), len(rest)), MIN_MATCH - 1, -1):

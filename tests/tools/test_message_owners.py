@@ -9,6 +9,8 @@ import sys
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from doctor.errors import InputError
 from doctor.explain.messages import load_table, owners_of
@@ -182,3 +184,32 @@ def passthrough(msg):
 '''
     assert [(t.kind, t.pieces) for t in templates_of(src)] == [
         ("raise:ValueError", ("The rollout batch size ", " is not divisible by the number of workers (", ")"))]
+
+
+_JSON = st.recursive(st.none() | st.booleans() | st.integers(-3, 50) | st.text(max_size=20),
+                     lambda kids: st.lists(kids, max_size=4) | st.dictionaries(st.text(max_size=12), kids, max_size=4),
+                     max_leaves=25)
+_GOOD = {"schema": "doctor.message_owners/1", "read": "2026-12-03",
+         "sources": [{"id": "verl", "distribution": "verl", "component": "verl", "version": "0.9.1",
+                      "url": "https://pypi.org/project/verl/0.9.1/"}],
+         "files": [[0, "verl/x.py", [["f", "raise:ValueError", ["a message long enough to index", ""]]]]]}
+
+
+@settings(max_examples=60, deadline=None)
+@given(path=st.sampled_from([("schema",), ("read",), ("sources",), ("sources", 0), ("sources", 0, "version"),
+                             ("files",), ("files", 0), ("files", 0, 2), ("files", 0, 2, 0), ("files", 0, 2, 0, 2)]),
+       value=_JSON)
+def test_any_defect_is_an_input_error_never_a_crash(tmp_path_factory, path, value):
+    import copy
+
+    data = copy.deepcopy(_GOOD)
+    node = data
+    for key in path[:-1]:
+        node = node[key]
+    node[path[-1]] = value
+    f = tmp_path_factory.mktemp("fuzz") / "owners.json"
+    f.write_text(json.dumps(data), encoding="utf-8")
+    try:
+        load_table(str(f))
+    except InputError as exc:
+        assert str(f) in str(exc)

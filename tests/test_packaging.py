@@ -29,7 +29,7 @@ def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def test_wheel_contents(wheel: Path) -> None:
     names = set(zipfile.ZipFile(wheel).namelist())
     for required in ("doctor/probes/_target_probe.py", "doctor/cluster/_ray_driver.py",
-                     "doctor/profiles/signatures.toml", "doctor/profiles/error_codes.toml", "doctor/profiles/stacks/verl-0.7.1-cann8.5.0-a2.toml",
+                     "doctor/profiles/signatures.toml", "doctor/profiles/error_codes.toml", "doctor/profiles/message_owners.json", "doctor/profiles/stacks/verl-0.7.1-cann8.5.0-a2.toml",
                      "doctor/installers/plan.py", "doctor/cli/check.py"):
         assert required in names, required
     assert sum(n.startswith("doctor/profiles/stacks/") and n.endswith(".toml") for n in names) >= 12

@@ -29,13 +29,14 @@ Each `Attribution` says what it read (`evidence["read"]`: the frame, path, libra
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
+from doctor.explain.attributed import Attribution
 from doctor.explain.classes import Class, exception_class, line_class
 from doctor.explain.codes import owner_of_code, owner_of_npu_err
 from doctor.explain.events import Event, Frame
+from doctor.explain.lexicon import FAILURE as FAILURE_WORDS
 from doctor.knowledge.ownership import (
     Owner,
     component_of_distribution,
@@ -59,22 +60,6 @@ _CHECK_TYPES = frozenset({"ValueError", "KeyError", "AssertionError", "TypeError
 # A package's native library that misses a symbol was built against another release of what it links to.
 _LINKS_AGAINST = {"torch-npu": "torch", "vllm-ascend": "torch-npu", "nnal": "cann", "torch": "system",
                   "vllm": "torch", "transformer-engine": "torch", "mindspeed": "torch-npu"}
-
-
-@dataclass(frozen=True)
-class Attribution:
-    id: str
-    severity: Severity
-    components: tuple[str, ...]
-    title: str
-    detail: str
-    fix: str
-    source: str
-    read: str  # what was read to decide: a frame, a path, a library, a module, a code
-    line: int = 0
-    text: str = ""
-    extra: dict[str, Any] = field(default_factory=dict)
-    time: float | None = None
 
 
 def _comps(*names: str | None) -> tuple[str, ...]:
@@ -117,8 +102,8 @@ def _where(frame: Frame) -> str:
 def attribute(ev: Event, snapshot: Any = None) -> Attribution | None:
     """What the event's frames, paths, libraries, modules or codes say about who ships the failure."""
     for rule in (_warning, _api_mismatch, _module_missing, _library, _symbol, _header, _compile_file, _code, _pip, _typed_class,
-                 _raised_in, _exception_class, _named_in_text, _checked_class, _line_class,
-                 _names_component):
+                 _raised_in, _exception_class, _named_in_text, _message_owner, _checked_class,
+                 _line_class, _names_component):
         got = rule(ev, snapshot)
         if got is not None:
             return Attribution(**{**got.__dict__, "line": ev.line, "text": ev.text, "time": ev.time})
@@ -129,7 +114,11 @@ def attribute(ev: Event, snapshot: Any = None) -> Attribution | None:
 
 # The classes an exception's type defines more precisely than the package it was raised in (a network error raised
 # inside requests is the network's, not requests'); the others give way to ownership.
-_TYPED_FIRST = frozenset({"network-error", "collective-backend-error", "installed-version-conflict", "config-rejected", "operator-not-registered", "operator-dtype-unsupported",
+_TYPED_FIRST = frozenset({"network-error", "collective-backend-error", "installed-version-conflict",
+                          # classes whose wording names their cause (doctor.explain.classes._message_class)
+                          "operator-missing-from-cann", "static-tls-exhausted", "device-initialised-before-fork",
+                          "spawn-without-main-guard", "numpy-abi-mismatch", "package-version-required",
+                          "package-asked-for", "system-library-missing", "config-rejected", "operator-not-registered", "operator-dtype-unsupported",
                           "python-too-old"})
 
 
@@ -151,6 +140,16 @@ def _typed_class(ev: Event, snapshot: Any) -> Attribution | None:
     return _from_class(cls, f"the exception {ev.facts.get('exception_path', ev.exc_type)} -> {cls.id}")
 
 
+def _message_owner(ev: Event, snapshot: Any) -> Attribution | None:
+    """Who writes this text: the package whose source raises or logs the message (`doctor.explain.messages`; its
+    table is read only when an event gets this far)."""
+    if ev.kind not in ("python", "log", "failure"):
+        return None
+    from doctor.explain.messages import attribute_message
+
+    return attribute_message(ev)
+
+
 def _checked_class(ev: Event, snapshot: Any) -> Attribution | None:
     cls = _class_of(ev)
     if cls is None or cls.id in _TYPED_FIRST:
@@ -167,12 +166,14 @@ _SECOND = ((re.compile(r"not found|no such|not exist", re.I), "config"),
 def _names_component(ev: Event, snapshot: Any) -> Attribution | None:
     """The last resort: a plain line stating a failure that names a component's daemon, tool, library, variable,
     chip or module (`doctor.explain.lexicon`). Kept only when nothing else in the log is an error."""
-    if ev.kind not in ("failure", "python") or ev.frames:
+    if ev.kind not in ("failure", "python", "log") or ev.frames or ev.facts.get("level") == "warning":
         return None
     from doctor.explain.lexicon import components_named
 
     # an exception with no frame is read by its message (its type names nothing a component ships)
     named = components_named(ev.text if ev.kind == "failure" else ev.facts.get("message", ""))
+    if ev.kind == "log" and not FAILURE_WORDS.search(ev.facts.get("message", "")):
+        return None  # a logged error line that states no failure is not read by its names
     if not named:
         return None
     comps = [c for c, _ in named[:2]]
@@ -219,10 +220,10 @@ def _warning(ev: Event, snapshot: Any) -> Attribution | None:
 
 
 def _line_class(ev: Event, snapshot: Any) -> Attribution | None:
-    if ev.kind not in ("text", "build", "python"):
+    if ev.kind not in ("text", "build", "python", "log") or (ev.kind == "log" and ev.facts.get("level") != "error"):
         return None
     # an exception's message read like an error line (`RuntimeError: connect() timed out` is the network's)
-    cls = line_class(ev.text if ev.kind != "python" else f"error: {ev.facts.get('message', '')}")
+    cls = line_class(ev.text if ev.kind not in ("python", "log") else f"error: {ev.facts.get('message', '')}")
     if cls is None:
         return None
     return _from_class(cls, f"the error line's own words -> {cls.id}")

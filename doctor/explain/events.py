@@ -19,6 +19,8 @@ from dataclasses import dataclass, field, replace
 
 from doctor.explain.classes import LINE_PHRASES, line_class
 from doctor.explain.lexicon import FAILURE, FAILURE_PHRASES
+from doctor.explain.loglines import PHRASES as LOG_PHRASES
+from doctor.explain.loglines import LogLineReader
 
 MAX_EVENTS = 64  # events kept per log (the first ones)
 MAX_WARNINGS = 8  # Python warnings kept per log (the first ones), apart from MAX_EVENTS: noise never crowds out errors
@@ -40,7 +42,7 @@ EVENT_PHRASES: tuple[tuple[str, ...], ...] = (
     ("depends on",), ("Segmentation fault",),
     ("core dumped",), ("Killed",), ("SIGKILL",), ("SIGSEGV",), ("SIGABRT",), ("SIGBUS",), ("Out of memory",),
     ("oom-kill",), ("oom_kill",), ("OOM",), ("ERR",), ("No module named",), ("has no attribute",), ("cannot import name",),
-    *LINE_PHRASES,
+    *LINE_PHRASES, *LOG_PHRASES,
 )
 # The phrases of the kinds kept apart (Python warnings, plain failure lines): frequent in healthy logs, so the
 # scanner drops them from its pre-filter once their budgets are full or they have only cost it lines.
@@ -108,9 +110,9 @@ class Frame:
 
 @dataclass
 class Event:
-    """One error event. `kind`: python | loader | build | code | pip | signal | warning (a Python warning) | failure (a plain line
-    stating a failure) | text (an error line of a class:
-    `doctor.explain.classes`). `line`: the line number of the line
+    """One error event. `kind`: python | loader | build | code | pip | signal | warning (a Python warning) |
+    failure (a plain line stating a failure: doctor.explain.lexicon) | text (an error line of a class:
+    doctor.explain.classes) | log (a logged error / warning line: doctor.explain.loglines). `line`: the line number of the line
     that states the error (a traceback's exception line); `facts`: what it names (module, library, symbol,
     header, file, code, packages, exception type)."""
 
@@ -179,6 +181,7 @@ class EventReader:
         self._chain_pending = False
         self._last_python: int | None = None  # index of the last python event (for chaining)
         self._apart = dict.fromkeys(_APART, 0)  # warnings / failure lines kept (not counted in MAX_EVENTS)
+        self._logs = LogLineReader()  # logged error / warning lines (doctor.explain.loglines)
 
     # -- feeding
 
@@ -202,6 +205,8 @@ class EventReader:
             self._last_frame_line = lineno
             return None
         ev = self._python(lineno, text) or self._other(lineno, text)
+        if ev is None and (facts := self._logs.read(_PREFIX.sub("", raw.rstrip("\r\n"), count=1))):
+            ev = Event("log", lineno, _short(text), facts=facts)
         if ev is None:
             return None
         ev.time = time

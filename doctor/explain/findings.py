@@ -13,6 +13,8 @@ Rules, in the order they apply:
    compiler ones, pip's no-matching-distribution) matched: the component that ships the frame, path, library,
    module or code the event names. Where it knows something, the generic signature's finding gives way to it.
    Only events before the first specific root-cause finding are attributed (what comes after is a knock-on).
+   An exception or logged line that nothing there attributes is looked up among the messages the packages'
+   sources write (doctor.explain.messages, `message-owner`); a warning ranks as a knock-on, never a root cause.
 5. Ranking: root causes before knock-on errors (`role = "knock-on"`: HCCL timeouts, dead peers, ...), catch-all
    `fallback` signatures last, then by first occurrence. `evidence.rank` and `evidence.role` say where each
    finding stands.
@@ -76,7 +78,7 @@ def attributions(db: SignatureDB, res: ScanResult, kept: dict[str, Hit],
                 if not generic(db.get(k)) and db.get(k).role == "root" and db.get(k).severity is Severity.ERROR]
     first_root = min(specific) if specific else None
     any_specific = any(not db.get(k).fallback and db.get(k).severity is Severity.ERROR for k in res.hits)
-    found: dict[str, list] = {}
+    found: dict[tuple[str, Severity], list] = {}
     yielded: set[str] = set()
     for ev in res.events:
         sig = ev.signature
@@ -91,7 +93,9 @@ def attributions(db: SignatureDB, res: ScanResult, kept: dict[str, Hit],
             continue  # an error code's family is what its signature already says
         if sig is not None:
             yielded.add(sig)
-        key = f"{att.id}:{att.components[0]}" if att.id == "warning-from-package" else att.id  # one per package
+        # one per id and severity (a warning never absorbs a later error of the same id); a package's warnings one
+        # per package
+        key = (f"{att.id}:{att.components[0]}" if att.id == "warning-from-package" else att.id, att.severity)
         if key in found:
             found[key][1] += 1
         else:

@@ -1,0 +1,112 @@
+"""Who prints this message: a bare exception or logged line attributed to the package whose source writes it
+(doctor/explain/messages.py over profiles/message_owners.json, read from the upstream sources)."""
+
+from __future__ import annotations
+
+from bench.explain_speed import SHORT_LOG
+from doctor.explain.messages import FINDING_ID, load_table
+from doctor.explain.signatures import explain_lines
+from doctor.report import Severity
+
+# Real upstream messages, as the shipped table read them:
+# verl main 1dda039, verl/workers/config/rollout.py RolloutConfig.__post_init__ (a configuration check)
+VERL_CONFIG = ("ValueError: Rollout mode 'sync' has been removed. Please set `actor_rollout_ref.rollout.mode=async` or "
+               "remove the mode setting entirely.")
+# vllm-ascend main 182b75e, vllm_ascend/ascend_config.py AscendConfig.__init__ (logger.warning)
+VLLM_ASCEND_WARNING = ("(EngineCore_DP0 pid=30023) WARNING 12-03 10:00:00 [ascend_config.py:123] enable_reduce_sample "
+                       "is an experimental feature. Use with caution.")
+# MindSpeed 028de58, mindspeed/core/context_parallel/utils.py AdaptiveCpOps.adaptive_remap (not a config check)
+MINDSPEED_RUNTIME = "RuntimeError: Only 2-dimensional self-attention mask supported in adaptive cp"
+
+
+def _owned(lines: list[str]):
+    return [f for f in explain_lines(lines) if f.id == FINDING_ID]
+
+
+def test_a_bare_verl_config_check_message_names_verl_and_the_raising_file():
+    (f,) = _owned([VERL_CONFIG])
+    assert f.severity is Severity.ERROR and f.components == ("config", "verl")
+    assert "verl/workers/config/rollout.py" in f.title and "RolloutConfig.__post_init__" in f.title
+    owner = f.evidence["owners"][0]
+    assert owner["distribution"] == "verl" and owner["version"].startswith("main@")
+    assert f.source.startswith("https://github.com/verl-project/verl/blob/") and f.source.endswith(
+        "/verl/workers/config/rollout.py")
+
+
+def test_a_message_cut_short_or_logged_instead_of_raised_is_still_found():
+    cut = VERL_CONFIG[: VERL_CONFIG.index("`")]
+    (f,) = _owned(["[2025-06-16 15:11:06,443] [ERROR] [main_ppo.py:64:main] " + cut.removeprefix("ValueError: ")])
+    assert f.components == ("config", "verl") and f.severity is Severity.ERROR
+
+
+def test_a_package_error_that_is_no_config_check_names_the_package_first():
+    (f,) = _owned([MINDSPEED_RUNTIME])
+    assert f.severity is Severity.ERROR and f.components == ("mindspeed", "config")
+    assert "mindspeed/core/context_parallel/utils.py" in f.title and "adaptive_remap" in f.title
+
+
+def test_a_logged_vllm_ascend_warning_is_vllm_ascend_at_warning():
+    findings = explain_lines([VLLM_ASCEND_WARNING])
+    (f,) = [x for x in findings if x.id == FINDING_ID]
+    assert f.severity is Severity.WARNING and f.components == ("vllm-ascend", "config")
+    assert all(x.severity is not Severity.ERROR for x in findings)
+
+
+def test_a_specific_signature_still_wins_over_the_message_owner():
+    # verl's own batch-size check: the signature verl-batch-size-invalid knows it; no message-owner finding
+    findings = explain_lines(["ValueError: [critic] ppo_mini_batch_size (256) must be divisible by "
+                              "ppo_micro_batch_size (3)"])
+    assert findings[0].id == "verl-batch-size-invalid"
+    assert not [f for f in findings if f.id == FINDING_ID]
+
+
+def test_a_frame_attribution_is_not_replaced_by_the_message():
+    lines = ["Traceback (most recent call last):",
+             '  File "/usr/lib/python3.10/site-packages/verl/workers/config/rollout.py", line 120, in __post_init__',
+             "    raise ValueError(msg)", VERL_CONFIG]
+    assert explain_lines(lines)[0].id == "error-in-package"
+
+
+def test_os_text_and_unknown_messages_name_nobody():
+    assert not _owned(["FileNotFoundError: [Errno 2] No such file or directory: 'common.pt'"])
+    assert not _owned(["RuntimeError: the frobnicator refused the widget configuration entirely"])
+
+
+def test_the_short_log_does_not_load_the_table():
+    load_table.cache_clear()
+    findings = explain_lines(SHORT_LOG.splitlines())
+    assert findings and load_table.cache_info().currsize == 0
+    explain_lines([VERL_CONFIG])
+    assert load_table.cache_info().currsize == 1  # the same process does load it when an event needs it
+
+
+def test_a_warning_first_does_not_hide_a_later_error():
+    findings = explain_lines([VLLM_ASCEND_WARNING, "some output", MINDSPEED_RUNTIME])
+    owned = [(f.severity, f.components[0]) for f in findings if f.id == FINDING_ID]
+    assert owned == [(Severity.ERROR, "mindspeed"), (Severity.WARNING, "vllm-ascend")]  # the error ranks first
+
+
+def test_the_shipped_templates_find_their_own_package_when_printed():
+    """Round trip over a fixed sample of the table: fill every wildcard, print the message the way its kind
+    reaches a log, and read it back. The misses are by design: a text more than 3 packages share (optimizer checks
+    copied everywhere), one shorter than 16 literal characters, or one that names a missing module."""
+    import random
+
+    from doctor.explain.events import EventReader
+    from doctor.explain.messages import attribute_message
+
+    table = load_table()
+    heads = {"assert": "AssertionError: ", "log:error": "ERROR 12-03 10:00:00 [x.py:1] ",
+             "log:warning": "WARNING 12-03 10:00:00 [x.py:1] "}
+    found = tried = 0
+    for i in random.Random(5).sample(range(len(table.templates)), 200):
+        site = table.templates[i]
+        if site.kind.startswith("warn:"):
+            continue
+        head = f"{site.kind[6:]}: " if site.kind.startswith("raise:") else heads[site.kind]
+        ev = EventReader().feed(1, head + ("val" if not site.pieces[0] else "") + "7".join(site.pieces))
+        tried += 1
+        att = attribute_message(ev, table) if ev is not None else None
+        found += att is not None and table.sources[site.origin].distribution in {
+            o["distribution"] for o in att.extra["owners"]}
+    assert tried > 150 and found >= 0.9 * tried, (found, tried)

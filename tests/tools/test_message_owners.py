@@ -1,0 +1,215 @@
+"""tools/message_owners.py: the message templates of a source tree, read from a git repo at a commit, and the
+refusal of a malformed data file."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from doctor.errors import InputError
+from doctor.explain.messages import load_table, owners_of
+from tools.message_owners import Source, build, templates_of
+
+ROOT = Path(__file__).resolve().parents[2]
+
+MODULE = '''
+import logging
+import warnings
+
+logger = logging.getLogger(__name__)
+
+
+class TrainerConfig:
+    def __post_init__(self):
+        assert self.tp > 0, f"tensor_model_parallel_size must be positive, got {self.tp}"
+        if self.micro > self.mini:
+            raise ValueError("micro_batch_size_per_device ({}) must not exceed {}".format(self.micro, self.mini))
+        raise NotImplementedError("Unsupported rollout engine %s for this backend" % self.name)
+
+
+def load(path):
+    logger.warning("Falling back to the eager attention implementation because %s", path)
+    logger.error(f"Checkpoint shard {path} is truncated")
+    warnings.warn(f"The {path} argument is deprecated and will be removed", FutureWarning)
+    _p_assert(path is not None, "Expects a checkpoint directory to resume from")
+    raise RuntimeError("first line of a long message\\n with a second line")
+    raise ValueError(path)                     # no literal: nothing to record
+    raise KeyError("too short")                # under 12 characters: not distinctive
+'''
+
+
+def test_every_raise_assert_log_and_warning_form_gives_its_template():
+    got = {(t.kind, t.func, t.pieces) for t in templates_of(MODULE)}
+    assert got == {
+        ("assert", "TrainerConfig.__post_init__", ("tensor_model_parallel_size must be positive, got ", "")),
+        ("raise:ValueError", "TrainerConfig.__post_init__", ("micro_batch_size_per_device (", ") must not exceed ", "")),
+        ("raise:NotImplementedError", "TrainerConfig.__post_init__",
+         ("Unsupported rollout engine ", " for this backend")),
+        ("log:warning", "load", ("Falling back to the eager attention implementation because ", "")),
+        ("log:error", "load", ("Checkpoint shard ", " is truncated")),
+        ("warn:FutureWarning", "load", ("The ", " argument is deprecated and will be removed")),
+        ("assert", "load", ("Expects a checkpoint directory to resume from",)),
+        ("raise:RuntimeError", "load", ("first line of a long message", "")),  # cut at its first line
+    }
+
+
+def test_a_file_that_does_not_parse_gives_no_template():
+    assert templates_of("def broken(:\n    raise ValueError('a message long enough to keep')\n") == []
+
+
+def _git(repo: Path, *args: str) -> str:
+    return subprocess.run(["git", "-C", str(repo), *args], capture_output=True, text=True, check=True).stdout.strip()
+
+
+@pytest.fixture()
+def repo(tmp_path: Path) -> tuple[Path, str]:
+    """A tiny git repo: pkg/config.py (a configuration check), tests/ (never read) and a later commit."""
+    work = tmp_path / "work"
+    (work / "pkg").mkdir(parents=True)
+    (work / "tests").mkdir()
+    (work / "pkg" / "config.py").write_text(MODULE, encoding="utf-8")
+    (work / "tests" / "test_x.py").write_text("raise ValueError('a message that only a test raises')\n")
+    _git(work, "init", "-q")
+    _git(work, "-c", "user.name=t", "-c", "user.email=t@t", "add", "-A")
+    _git(work, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "one")
+    commit = _git(work, "rev-parse", "HEAD")
+    (work / "pkg" / "config.py").write_text("raise ValueError('a message added by the second commit')\n")
+    _git(work, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qam", "two")
+    return work / ".git", commit
+
+
+def test_a_git_source_is_read_at_its_commit_and_the_table_finds_the_message(repo, tmp_path):
+    gitdir, commit = repo
+    src = Source("verl", "verl", str(gitdir), commit, ("pkg", "tests"), "https://github.com/verl-project/verl")
+    data = build([src], mirror=Path("/"), date="2026-12-03")
+    (row,) = data["sources"]
+    assert row["commit"] == commit and row["url"].endswith(f"/tree/{commit}") and row["component"] == "verl"
+    paths = {f[1] for f in data["files"]}
+    assert paths == {"pkg/config.py"}  # tests/ is not the package; the second commit is not read
+    out = tmp_path / "owners.json"
+    out.write_text(json.dumps(data), encoding="utf-8")
+    table = load_table(str(out))
+    (site,) = owners_of("micro_batch_size_per_device (8) must not exceed 4", table=table)
+    assert (site.path, site.func, site.kind) == ("pkg/config.py", "TrainerConfig.__post_init__", "raise:ValueError")
+    assert owners_of("a message added by the second commit", table=table) == []
+    assert owners_of("micro_batch_size_per_device is fine", table=table) == []  # one piece is not the template
+
+
+@pytest.mark.parametrize("defect", [
+    lambda d: d.update(schema="doctor.message_owners/0"),
+    lambda d: d["sources"][0].update(component="not-a-component"),
+    lambda d: d["sources"][0].update(commit="abc"),
+    lambda d: d["files"][0].__setitem__(0, 7),
+    lambda d: d["files"][0][2][0].__setitem__(1, "shout:loudly"),
+    lambda d: d["files"][0][2][0].__setitem__(2, []),
+    lambda d: d.update(read="yesterday"),
+])
+def test_a_malformed_table_is_refused_with_exit_2(repo, tmp_path, defect):
+    gitdir, commit = repo
+    data = build([Source("verl", "verl", str(gitdir), commit, ("pkg",), "https://github.com/verl-project/verl")],
+                 mirror=Path("/"), date="2026-12-03")
+    defect(data)
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps(data), encoding="utf-8")
+    with pytest.raises(InputError) as err:
+        load_table(str(bad))
+    assert str(bad) in str(err.value)
+    run = subprocess.run([sys.executable, "-m", "tools.message_owners", "check", str(bad)], cwd=ROOT,
+                         capture_output=True, text=True, env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"})
+    assert run.returncode == 2, run.stderr
+    assert str(bad) in run.stderr
+
+
+def test_the_shipped_table_is_valid_and_names_its_sources():
+    table = load_table()
+    ids = {o.id for o in table.sources}
+    assert {"verl", "vllm-ascend", "mindspeed", "torch-npu", "megatron", "torch", "transformers"} <= ids
+    assert all(o.commit or o.version for o in table.sources)
+    assert len(table.templates) > 10_000
+
+
+CPP = '''
+namespace c10_npu {
+void SetDevice(c10::DeviceIndex device) {
+  TORCH_CHECK(device >= 0, "device index must be non-negative, got ", device, PTA_ERROR(ErrCode::VALUE));
+  TORCH_CHECK_VALUE(count, "No NPUs are available on this host " "at all");
+  TORCH_NPU_WARN_ONCE("The operator ", name, " runs in high accuracy but with low performance");
+  ASCEND_LOGE("Device %d set failed with error code %d, please check the driver", device, ret);
+  TORCH_CHECK(a, "short");
+  TORCH_CHECK(b, msg);
+}
+}
+'''
+
+
+def test_the_cpp_checks_whose_message_reaches_python_give_templates(tmp_path):
+    from tools.message_owners import cpp_templates_of, main
+
+    got = {(t.kind, t.func, t.pieces) for t in cpp_templates_of(CPP)}
+    assert got == {
+        ("raise:RuntimeError", "SetDevice", ("device index must be non-negative, got ", "")),
+        ("raise:ValueError", "SetDevice", ("No NPUs are available on this host at all",)),
+        ("warn:UserWarning", "SetDevice", ("The operator ", " runs in high accuracy but with low performance")),
+        ("log:error", "SetDevice", ("Device ", " set failed with error code ", ", please check the driver")),
+    }
+    (tmp_path / "csrc").mkdir()
+    (tmp_path / "csrc" / "npu.cpp").write_text(CPP)
+    (tmp_path / "pkg.py").write_text(MODULE)
+    import contextlib
+    import io
+
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        assert main(["extract", str(tmp_path)]) == 0
+    rows = json.loads(out.getvalue())
+    assert {r["path"] for r in rows} == {"csrc/npu.cpp", "pkg.py"} and len(rows) == 12
+
+
+def test_a_message_built_in_a_variable_first_is_read_from_its_assignment():
+    src = '''
+def check(cfg):
+    msg = f"The rollout batch size {cfg.n} is not divisible by the number of workers"
+    msg += f" ({cfg.w})"
+    raise ValueError(msg)
+
+
+def passthrough(msg):
+    raise RuntimeError(msg)                  # a parameter: no text to read
+'''
+    assert [(t.kind, t.pieces) for t in templates_of(src)] == [
+        ("raise:ValueError", ("The rollout batch size ", " is not divisible by the number of workers (", ")"))]
+
+
+_JSON = st.recursive(st.none() | st.booleans() | st.integers(-3, 50) | st.text(max_size=20),
+                     lambda kids: st.lists(kids, max_size=4) | st.dictionaries(st.text(max_size=12), kids, max_size=4),
+                     max_leaves=25)
+_GOOD = {"schema": "doctor.message_owners/1", "read": "2026-12-03",
+         "sources": [{"id": "verl", "distribution": "verl", "component": "verl", "version": "0.9.1",
+                      "url": "https://pypi.org/project/verl/0.9.1/"}],
+         "files": [[0, "verl/x.py", [["f", "raise:ValueError", ["a message long enough to index", ""]]]]]}
+
+
+@settings(max_examples=60, deadline=None)
+@given(path=st.sampled_from([("schema",), ("read",), ("sources",), ("sources", 0), ("sources", 0, "version"),
+                             ("files",), ("files", 0), ("files", 0, 2), ("files", 0, 2, 0), ("files", 0, 2, 0, 2)]),
+       value=_JSON)
+def test_any_defect_is_an_input_error_never_a_crash(tmp_path_factory, path, value):
+    import copy
+
+    data = copy.deepcopy(_GOOD)
+    node = data
+    for key in path[:-1]:
+        node = node[key]
+    node[path[-1]] = value
+    f = tmp_path_factory.mktemp("fuzz") / "owners.json"
+    f.write_text(json.dumps(data), encoding="utf-8")
+    try:
+        load_table(str(f))
+    except InputError as exc:
+        assert str(f) in str(exc)

@@ -200,6 +200,14 @@ def exception_class(etype: str, path: str, message: str, has_frames: bool) -> Cl
 
 # The aclnn adapters (torch_npu's and vllm-ascend's op_api_common.h) look an operator up in CANN's libopapi.so.
 _OP_NOT_IN_CANN = re.compile(r"(?P<op>aclnn\w+) or \w+GetWorkspaceSize not in (?P<lib>[\w.]+)")
+# A message that says two releases disagree: a version word with a verdict, or two version numbers set against each
+# other ("built with 2.1 but found 2.3", "requires CANN >= 8.0, got 7.0").
+_VERSION_WORDS = re.compile(
+    r"\b(?:version|versions|compiled|built)\b.{0,80}?\b(?:mismatch(?:ed)?|incompatible|not compatible|"
+    r"does(?:n't| not) match|not match|not supported|unsupported|too old|too new|is older|is newer|requires?|"
+    r"expected|required|is not the same)\b"
+    r"|\b(?:mismatch(?:ed)?|incompatible)\b.{0,60}?\bversions?\b"
+    r"|\d+\.\d+(?:\.\w+)*\b.{1,60}?\b(?:but|while|whereas|got|found|installed is)\b.{1,40}?\d+\.\d+", re.I)
 _TLS = re.compile(r"cannot allocate memory in static TLS block")
 _NO_LIB = re.compile(r"(?P<lib>[\w.+-]+) library not found|cannot load library '(?P<lib2>[^']+)'|"
                      r"cannot open shared ?object file")
@@ -277,6 +285,19 @@ def _message_class(message: str) -> Class | None:
             f"A feature of the run needs {pkg} (or one of its extras), which is not installed in this interpreter.",
             f"Install {m.group('pkg')} into the interpreter that runs the job (at the release the stack pins).",
             PY_EXC)
+    if _VERSION_WORDS.search(message):
+        from doctor.explain.lexicon import components_named
+
+        named = [c for c, _ in components_named(message) if c not in ("config", "cluster")]
+        if named:
+            comps = tuple(named[:2]) if len(named) > 1 else (named[0], "python")
+            return Class(
+                "versions-disagree", comps, f"The message says releases do not fit together ({', '.join(comps)})",
+                "The error states a version that is not the one the code was built for or requires: two packages "
+                f"of the stack are from releases not made for each other ({' and '.join(named[:3])} are named).",
+                "Install the releases the stack profile pins together (doctor check compares the installed versions "
+                "with the profiles and with each package's declared requirements).", SETUPTOOLS_PKG)
+
     if m := _NO_LIB.search(message):
         lib = m.group("lib") or m.group("lib2") or "a shared library"
         return Class(
@@ -335,7 +356,7 @@ LINE_PHRASES: tuple[tuple[str, ...], ...] = (
     ("is not in struct",), ("[ERROR]",), ("[EVENT]",), ("Missing mandatory value",), ("Interpolation key",), ("full_key:",),
     ("static TLS",), ("library not found",), ("cannot load library",), ("forked subprocess",),
     ("bootstrapping phase",), ("proper idiom",), ("NumPy",), ("_ARRAY_API",), ("is required",), ("are required",),
-    ("lease install",), ("VersionConflict",), ("DistributionNotFound",), ("GetWorkspaceSize not in",),
+    ("lease install",), ("VersionConflict",), ("DistributionNotFound",), ("GetWorkspaceSize not in",), ("version",), ("Version",), ("compiled",),
 )
 
 

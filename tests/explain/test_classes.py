@@ -221,3 +221,17 @@ def test_a_torch_npu_code_is_read_by_its_layer_and_code(line, comps):
 def test_the_last_resort_reads_chinese_failure_words_and_bare_exception_messages(line, comp):
     (f,) = errors([line])
     assert f.id == "error-line-names-component" and f.components[0] == comp
+
+
+@pytest.mark.parametrize(("line", "comps"), [
+    ("RuntimeError: torch_npu was built for torch 2.1.0 but torch 2.3.1 is installed: version mismatch",
+     ("torch-npu", "torch")),
+    ("The CANN version 8.0.RC1 is not supported by this vllm_ascend release", ("cann", "vllm-ascend")),
+])
+def test_a_message_that_sets_releases_against_each_other_names_the_packages(line, comps):
+    f = errors([line])[0]
+    assert (f.id, f.components) == ("versions-disagree", comps)
+
+
+def test_a_version_line_without_a_verdict_is_not_an_error():
+    assert errors(["Using vLLM version 0.9.1 with torch 2.5.1"]) == []

@@ -8,7 +8,6 @@ documentation defines them:
   network errors) -> network;
 * a configuration reader's exception (OmegaConf, Hydra, pydantic, PyYAML, json, argparse) -> config, and verl when the
   key it names is one of verl's top-level config sections;
-* a path that does not exist (`FileNotFoundError`) -> the config that named it; a permission refused -> system;
 * torch's dispatcher: an operator with no kernel for a backend or a dtype -> the package that registers the operator
   (torch, or torch_npu for `npu::` operators) and the config that chose the dtype / device;
 * a Python too old for the syntax the code uses (PEP 585 / 604 generics) -> python;
@@ -88,7 +87,6 @@ _VERL_SECTIONS = re.compile(r"\b(?:actor_rollout_ref|algorithm|critic|reward_mod
 # pkg_resources / importlib.metadata: an installed distribution's version does not satisfy a requirement, or is absent.
 _DIST_TYPES = frozenset({"VersionConflict", "ContextualVersionConflict", "DistributionNotFound", "PackageNotFoundError",
                          "RequirementParseError"})
-_FILE_TYPES = frozenset({"FileNotFoundError", "IsADirectoryError", "NotADirectoryError", "FileExistsError"})
 # torch's dispatcher: "Could not run 'npu::npu_format_cast' with arguments from the 'CPU' backend" and the dtype
 # switch of ATen kernels: "\"lerp_kernel_scalar\" not implemented for 'Half'".
 _NO_KERNEL = re.compile(r"Could not run '(?P<op>[\w:.]+)' with arguments from the '(?P<backend>\w+)' backend")
@@ -149,20 +147,6 @@ def exception_class(etype: str, path: str, message: str, has_frames: bool) -> Cl
             "them with the stack profile).", SETUPTOOLS_PKG)
     if cls := _message_class(message):
         return cls
-    if etype in _FILE_TYPES:
-        return Class(
-            "path-not-found", ("config", "model"), f"A path the job was given does not exist ({etype})",
-            f"{etype}: a file or directory the job opens is not there (or is not of the kind expected): a model, "
-            "dataset or checkpoint path in the configuration, or a directory that only one node of the cluster sees.",
-            "Check the path the message names on every node (shared storage for checkpoints), and the configuration "
-            "key that sets it.", PY_EXC)
-    if etype == "PermissionError":
-        return Class(
-            "permission-denied", ("system", "env"), "The job was refused access to a file or device (PermissionError)",
-            "PermissionError: the user the job runs as may not open the file or device (device nodes of the NPU, a "
-            "log or cache directory owned by another user).",
-            "Run as a user with access (for Ascend devices: in the HwHiAiUser group), or fix the owner / mode of the "
-            "path the message names.", PY_EXC)
     if m := _NO_KERNEL.search(message):
         npu = m.group("op").startswith("npu::") or m.group("backend").upper().startswith(("NPU", "PRIVATEUSE1"))
         owner = "torch-npu" if npu else "torch"

@@ -91,6 +91,8 @@ def attributions(db: SignatureDB, res: ScanResult, kept: dict[str, Hit],
         att = attribute(ev, snapshot)
         if att is None or (sig is not None and att.id == "error-code-owner"):
             continue  # an error code's family is what its signature already says
+        if att.id == LAST_RESORT_ID and sig is not None:
+            continue  # the last resort never replaces a signature (it reads only names on a line)
         if sig is not None:
             yielded.add(sig)
         # one per id and severity (a warning never absorbs a later error of the same id); a package's warnings one

@@ -16,6 +16,7 @@ from __future__ import annotations
 import re
 
 from doctor.knowledge.ownership import component_of_distribution, distribution_of_module
+from doctor.report import COMPONENTS
 
 # word (lower case) -> (component, what it is). Each is a name the component's documentation gives its part.
 NAMES: dict[str, tuple[str, str]] = {
@@ -85,6 +86,10 @@ _ENV_PREFIXES: tuple[tuple[str, str], ...] = (
     ("VLLM_", "vllm"), ("NCCL_", "network"), ("GLOO_", "network"), ("PYTORCH_NPU_", "torch-npu"),
     ("TORCH_NPU_", "torch-npu"), ("MASTER_", "network"), ("CUDA_", "env"),
 )
+# The components whose own name is a word a failure line uses for them (the generic ones, like model or config,
+# are not: those words appear in every kind of line).
+_COMPONENT_WORDS = frozenset(COMPONENTS) - {"system", "python", "env", "config", "model", "network", "cluster",
+                                            "kernels", "npu"}
 _CHIP = re.compile(r"^Ascend(?:910|310|950)[A-Z0-9_]*$|^Atlas$", re.I)
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_-]*")
 # The words of a line that states a failure (case-insensitive).
@@ -119,6 +124,9 @@ def components_named(text: str) -> list[tuple[str, str]]:
     for m in _WORD.finditer(text):
         word = m.group(0)
         low = word.lower()
+        if (comp_name := low.replace("_", "-")) in _COMPONENT_WORDS:
+            add(comp_name, f"{word} -> the component's own name")
+            continue
         if low in NAMES:
             comp, what = NAMES[low]
             add(comp, f"{word} -> {what} ({comp})")

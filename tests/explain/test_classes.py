@@ -240,3 +240,8 @@ def test_the_last_resort_never_replaces_a_fallback_signature():
     found = [f for f in explain_lines(["npu allocator failed: out of memory at the hbm of device 3"])
              if f.severity is Severity.ERROR]
     assert found and found[0].id == "device-out-of-memory"
+
+
+def test_a_component_named_by_its_own_name_is_read():
+    (f,) = errors(["Version mismatch: the cluster was started with Ray 2.9.0, this process with Ray 2.40.0"])
+    assert f.id == "versions-disagree" and f.components[0] == "ray"

@@ -16,8 +16,11 @@ CHECK_TARGET = 0.85
 # 8/18 snapshots), rounded down: a signature or rule change that loses held-out reports fails here. The snapshot
 # floor fell from 61 % to 44 % when 5 more held-out reports got the snapshots their stated versions imply.
 # Issue 23 (attribution by ownership, 3 inferred reports dropped): 90/164 logs.
-EXPLAIN_FLOOR = 0.54
-CHECK_FLOOR = 0.44
+# Re-reading fixed samples of reports against their pages dropped 5 more held-out reports (a log line not on
+# the page, causes the page does not state, a snapshot fact the thread does not state) and one held-out snapshot
+# whose facts the page does not state: 86/160 logs, 6/16 snapshots; the floors follow the measured rates down.
+EXPLAIN_FLOOR = 0.53
+CHECK_FLOOR = 0.37
 
 
 def test_corpus_size_and_spread():
@@ -59,13 +62,13 @@ def test_fitting_half_is_explained_and_diagnosed():
     assert scores()[("fit", "logs")].rate >= 0.9 and scores()[("fit", "snapshots")].rate >= 0.85
 
 
-@pytest.mark.xfail(reason="held-out explain rate is about 55 %, the goal is 75 % (README, explain section)",
+@pytest.mark.xfail(reason="held-out explain rate is about 54 %, the goal is 75 % (README, explain section)",
                    strict=False)
 def test_held_out_logs_reach_the_goal():
     assert scores()[("held-out", "logs")].rate >= EXPLAIN_TARGET
 
 
-@pytest.mark.xfail(reason="held-out check rate is about 44 %, the goal is 85 % (README, explain section)",
+@pytest.mark.xfail(reason="held-out check rate is about 38 %, the goal is 85 % (README, explain section)",
                    strict=False)
 def test_held_out_snapshots_reach_the_goal():
     assert scores()[("held-out", "snapshots")].rate >= CHECK_TARGET

@@ -81,6 +81,19 @@ def load(folder: Path = HERE) -> list[Report]:
     return out
 
 
+def load_file(path: Path) -> list[Report]:
+    """The reports of one TOML file anywhere (e.g. tests/fresh/reports.toml), validated like the corpus's own
+    files and checked for duplicate ids within the file; `load()` is unchanged and never reads such a file."""
+    data = tomllib.loads(Path(path).read_text(encoding="utf-8"))
+    out = [_report(entry, Path(path).stem) for entry in data.get("report", [])]
+    seen: set[str] = set()
+    for r in out:
+        if r.id in seen:
+            raise ValueError(f"{Path(path).name}: duplicate report id {r.id!r}")
+        seen.add(r.id)
+    return out
+
+
 def _report(e: dict[str, Any], tracker: str) -> Report:
     where = f"{tracker}.toml report {e.get('id')!r}"
     unknown = set(e) - _FIELDS

@@ -73,25 +73,24 @@ def load(folder: Path = HERE) -> list[Report]:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
         for entry in data.get("report", []):
             out.append(_report(entry, path.stem))
+    return _unique(out)
+
+
+def _unique(reports: list[Report]) -> list[Report]:
+    """The reports, refused (ValueError naming the file and id) when two share an id."""
     seen: set[str] = set()
-    for r in out:
+    for r in reports:
         if r.id in seen:
             raise ValueError(f"{r.tracker}.toml: duplicate report id {r.id!r}")
         seen.add(r.id)
-    return out
+    return reports
 
 
 def load_file(path: Path) -> list[Report]:
     """The reports of one TOML file anywhere (e.g. tests/fresh/reports.toml), validated like the corpus's own
     files and checked for duplicate ids within the file; `load()` is unchanged and never reads such a file."""
     data = tomllib.loads(Path(path).read_text(encoding="utf-8"))
-    out = [_report(entry, Path(path).stem) for entry in data.get("report", [])]
-    seen: set[str] = set()
-    for r in out:
-        if r.id in seen:
-            raise ValueError(f"{Path(path).name}: duplicate report id {r.id!r}")
-        seen.add(r.id)
-    return out
+    return _unique([_report(entry, Path(path).stem) for entry in data.get("report", [])])
 
 
 def _report(e: dict[str, Any], tracker: str) -> Report:

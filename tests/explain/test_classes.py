@@ -245,3 +245,10 @@ def test_the_last_resort_never_replaces_a_fallback_signature():
 def test_a_component_named_by_its_own_name_is_read():
     (f,) = errors(["Version mismatch: the cluster was started with Ray 2.9.0, this process with Ray 2.40.0"])
     assert f.id == "versions-disagree" and f.components[0] == "ray"
+
+
+def test_a_runtime_symbol_version_is_the_system_not_a_package_even_without_the_quotes():
+    # a log pasted into markdown loses the backquote of ld.so's "version `GLIBCXX_3.4.29' not found"
+    (f,) = errors(["ImportError: /opt/conda/lib/libstdc++.so.6: version GLIBCXX_3.4.29 not found (required by "
+                   "/usr/local/lib/python3.10/site-packages/torch/lib/libtorch.so)"], specific=True)
+    assert f.id == "glibc-version-too-old" and f.components[0] == "system"

@@ -30,7 +30,7 @@ from packaging.requirements import InvalidRequirement, Requirement
 from doctor.console import Console
 from doctor.errors import InputError
 from doctor.installers import wheelhouse as wh
-from doctor.installers.backends import PipBackend, Source
+from doctor.installers.backends import PIP_FLOOR, PipBackend, Source
 from doctor.installers.execute import (
     DONE,
     FAILED,
@@ -379,6 +379,10 @@ def download(o: Any, plan: Plan, report: Report, console: Console) -> Report:
                 console.status("downloading the build requirements of the git sources")
                 d.fetch(extra, d.build_index)
             d.sdist_build_requires()
+            # the target's own pip runs an offline plan, and a target older than PIP_FLOOR gets the plan's first
+            # step "bring pip to >= PIP_FLOOR" (installers.execute.pip_step): that needs a pip wheel here too
+            console.status(f"downloading pip>={PIP_FLOOR} (the plan's pip step on an older target)")
+            d.fetch([f"pip>={PIP_FLOOR}"], IndexOptions(), no_deps=True)
         finally:
             shutil.rmtree(root / ".work", ignore_errors=True)
     wh.scan(root, manifest)

@@ -174,7 +174,8 @@ def download_only(profile: str, root: Path, prepare=None, isolated: bool = True,
     st = stack.build(plan, root / "upstream")
     if prepare is not None:
         prepare(plan, st)
-    for name, v in (("setuptools", "80.0.0"), ("wheel", "0.45.0"), ("setuptools-scm", "8.1.0"), ("pybind11", "2.13.6")):
+    for name, v in (("setuptools", "80.0.0"), ("wheel", "0.45.0"), ("setuptools-scm", "8.1.0"), ("pybind11", "2.13.6"),
+                    ("pip", "24.0")):
         wheelkit.make_wheel(st.wheels, name, v)
     index = wheelkit.make_simple_index(st.wheels, root / "simple")
     env = wheelkit.hermetic_env(root, NO_COLOR="1")
@@ -202,6 +203,8 @@ def test_download_only_builds_a_verified_wheelhouse(airgap) -> None:
     m = wh.verify(house)
     names = {Path(a.path).name.split("-")[0] for a in m.artifacts}
     assert {"torch", "torch_npu", "torchvision", "triton_ascend", "mbridge", "numpy", "transformers"} <= names
+    # an offline target older than pip 21.3 runs the plan's pip step from the wheelhouse
+    assert any(Path(a.path).name.startswith("pip-24.0-") for a in m.artifacts)
     assert set(m.git) == {"vllm", "vllm-ascend", "Megatron-LM", "MindSpeed", "verl"}
     assert m.git["Megatron-LM"]["commit"] == airgap["stack"].commits["Megatron-LM"]
     assert "manylinux_2_35_x86_64" in m.target["platforms"]

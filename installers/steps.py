@@ -264,10 +264,13 @@ def verl(c: Ctx) -> None:
 
 def final_pins(c: Ctx, skip: set[str]) -> None:
     final = [req(n, c.pins[n], c.arch) for n in (*TORCH_STACK, *FINAL) if n in c.pins]
-    final += [req(n, c.pins[n], c.arch) for n in sorted(c.pins) if n not in TORCH_STACK + FINAL and n not in skip
+    others = [n for n in sorted(c.pins) if n not in TORCH_STACK + FINAL and n not in skip
               and n not in ("triton-ascend", "mbridge")]
+    final += [req(n, c.pins[n], c.arch) for n in others]
     if final:
-        c.steps.append(Step("final-pins", INSTALL, "Re-pin the torch stack, transformers and numpy",
+        # the title names every package the step pins beyond the torch stack, transformers and numpy (xgrammar, ...)
+        title = "Re-pin the torch stack, transformers and numpy" + (f", and {', '.join(others)}" if others else "")
+        c.steps.append(Step("final-pins", INSTALL, title,
                             requirements=tuple(dict.fromkeys(final)), index=c.cpu, env=BUILD_ENV,
                             reason="vllm-ascend and MindSpeed requirements move torch-npu and numpy",
                             source_ref=c.doc()))

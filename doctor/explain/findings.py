@@ -161,12 +161,12 @@ def hit_evidence(hit: Hit) -> dict[str, Any]:
         evidence["context"] = {"before": list(hit.before), "after": list(hit.after)}
     if hit.time is not None:
         evidence["time"] = timestamps.format_epoch(hit.time)
-        if not _own_time(hit.text, hit.time):
+        if not own_time(hit.text, hit.time):
             evidence["time_from"] = "earlier line"  # the scanner dated it by the nearest earlier timestamp
     return evidence
 
 
-def _own_time(text: str, t: float) -> bool:
+def own_time(text: str, t: float) -> bool:
     """Whether the matched line itself holds the timestamp `t` (else it came from a line before it)."""
     import datetime
 

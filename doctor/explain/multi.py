@@ -27,7 +27,7 @@ from typing import Any
 from doctor.errors import InputError
 from doctor.explain import timestamps
 from doctor.explain.db import SignatureDB, read_signatures
-from doctor.explain.findings import ROLE_LABEL, attributions, build_findings, kept_hits
+from doctor.explain.findings import ROLE_LABEL, attributions, build_findings, kept_hits, own_time
 from doctor.explain.scanner import DEFAULT_CONTEXT, Hit, ScanResult
 from doctor.explain.stream import scan_path
 from doctor.report import Finding, Severity, finding
@@ -58,8 +58,11 @@ class Event:
     severity: Severity = Severity.WARNING
 
     def to_dict(self) -> dict[str, Any]:
-        return {"node": self.node, "log": self.log, "id": self.id, "role": ROLE_LABEL.get(self.role, self.role),
-                "line": self.line, "time": timestamps.format_epoch(self.time), "text": self.text}
+        d = {"node": self.node, "log": self.log, "id": self.id, "role": ROLE_LABEL.get(self.role, self.role),
+             "line": self.line, "time": timestamps.format_epoch(self.time), "text": self.text}
+        if self.time is not None and not own_time(self.text, self.time):
+            d["time_from"] = "earlier line"  # dated by the nearest earlier timestamp: its own line holds none
+        return d
 
 
 def discover(paths: list[str]) -> list[LogInput]:

@@ -649,3 +649,16 @@ def test_a_release_the_tables_do_not_hold_is_skipped_not_passed(tmp_path):
     st = {c["id"]: c for c in report["checks"]}
     assert st["torch-npu-cann"]["status"] == "skip" and "compatibility table" in st["torch-npu-cann"]["reason"]
     assert st["vllm-ascend-matrix"]["status"] == "skip" and "release matrix" in st["vllm-ascend-matrix"]["reason"]
+
+
+def test_explain_of_several_logs_says_which_events_took_their_time_from_an_earlier_line(tmp_path):
+    # the root-cause timeline of a directory of logs marks the times its lines do not hold, as one log's JSON does
+    (tmp_path / "a.log").write_text("2025-07-23 03:49:50 INFO starting\n"
+                                    "RuntimeError: ACL stream synchronize failed, error code:507035\n")
+    (tmp_path / "b.log").write_text("[ERROR] 2025-07-23-03:50:01 (PID:77, Device:1, RankID:1) ERR02200 DIST call "
+                                    "hccl api failed.\n")
+    report = json.loads(run("--json", "explain", str(tmp_path)).stdout)
+    dated = {e["log"].rsplit("/", 1)[-1]: e for e in report["timeline"] if e["time"]}
+    assert dated["a.log"]["time_from"] == "earlier line" and "time_from" not in dated["b.log"]
+    root = next(f for f in report["findings"] if f["id"] == "root-cause-node")
+    assert root["evidence"]["log"].endswith("a.log") and root["evidence"]["time_from"] == "earlier line"

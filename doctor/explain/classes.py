@@ -191,7 +191,8 @@ _VERSION_WORDS = re.compile(
     r"does(?:n't| not) match|not match|not supported|unsupported|too old|too new|is older|is newer|requires?|"
     r"expected|required|is not the same)\b"
     r"|\b(?:mismatch(?:ed)?|incompatible)\b.{0,60}?\bversions?\b"
-    r"|\d+\.\d+(?:\.\w+)*\b.{1,60}?\b(?:but|while|whereas|got|found|installed is)\b.{1,40}?\d+\.\d+", re.I)
+    # two release numbers (three parts: 2.1.0, not a size such as 2.00 GiB or a shape) set against each other
+    r"|\b\d+\.\d+\.\w+\b.{1,60}?\b(?:but|while|whereas|got|found|installed is)\b.{1,40}?\b\d+\.\d+\.\w+", re.I)
 # ld.so's symbol versions (GLIBC_2.34, GLIBCXX_3.4.30, CXXABI_1.3.13) are the C/C++ runtime's, not a package's.
 _SYMBOL_VERSION = re.compile(r"\b(?:GLIBC|GLIBCXX|CXXABI|GCC)_\d")
 _TLS = re.compile(r"cannot allocate memory in static TLS block")

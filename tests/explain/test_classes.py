@@ -234,6 +234,14 @@ def test_a_version_line_without_a_verdict_is_not_an_error():
     assert errors(["Using vLLM version 0.9.1 with torch 2.5.1"]) == []
 
 
+@pytest.mark.parametrize("line", [
+    "ValueError: Available KV cache memory: -0.87 GiB but the model needs 2.50 GiB on vllm",
+    "RuntimeError: expected hidden size 4.096 k but got 2.048 k in the vllm layer",
+])
+def test_sizes_set_against_each_other_are_not_versions(line):
+    assert not [f for f in errors([line]) if f.id == "versions-disagree"]
+
+
 def test_the_last_resort_never_replaces_a_fallback_signature():
     # device-out-of-memory is a fallback signature written for this line; the last resort would read "NPU" on it
     # and then, as another error is there, drop itself: the log would lose its only finding

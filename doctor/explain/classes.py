@@ -205,6 +205,8 @@ _NUMPY_ABI = re.compile(r"compiled (?:using|with|against) NumPy 1\.x|must be com
                         r"numpy\.dtype size changed, may indicate binary incompatibility|_ARRAY_API not found")
 _VERSION_REQUIRED = re.compile(r"\b(?P<pkg>[A-Za-z][\w.-]*)\s*(?:>=|==|~=|<=|>|<)\s*\d[\w.]*(?:,\s*[<>=!~]+\s*\d[\w.]*)*"
                                r" (?:is|are) required")
+_NOT_A_PACKAGE = frozenset("the a an it its them this that these those our your their all any one some required "
+                           "missing needed correct right latest newest proper".split())
 _PLEASE_INSTALL = re.compile(r"[Pp]lease (?:install|pip install) (?:`|'|\")?(?P<pkg>[A-Za-z][\w.-]*)")
 
 
@@ -263,7 +265,7 @@ def _message_class(message: str) -> Class | None:
             f"written for another {pkg} release.",
             f"Install {pkg} in the range the message states (doctor check compares the stack's declared ranges).",
             SETUPTOOLS_PKG)
-    if m := _PLEASE_INSTALL.search(message):
+    if (m := _PLEASE_INSTALL.search(message)) and m.group("pkg").lower() not in _NOT_A_PACKAGE:
         pkg = m.group("pkg").split("[", 1)[0]
         comp = component_of_distribution(pkg) or "python"
         return Class(

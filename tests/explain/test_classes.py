@@ -242,6 +242,12 @@ def test_sizes_set_against_each_other_are_not_versions(line):
     assert not [f for f in errors([line]) if f.id == "versions-disagree"]
 
 
+def test_please_install_the_driver_is_not_a_package_named_the():
+    assert not [f for f in errors(["RuntimeError: Please install the latest driver and firmware"])
+                if f.id == "package-asked-for"]
+
+
+
 def test_the_last_resort_never_replaces_a_fallback_signature():
     # device-out-of-memory is a fallback signature written for this line; the last resort would read "NPU" on it
     # and then, as another error is there, drop itself: the log would lose its only finding

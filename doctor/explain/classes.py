@@ -194,6 +194,7 @@ _VERSION_WORDS = re.compile(
     # two release numbers (three parts: 2.1.0, not a size such as 2.00 GiB or a shape) set against each other
     r"|\b\d+\.\d+\.\w+\b.{1,60}?\b(?:but|while|whereas|got|found|installed is)\b.{1,40}?\b\d+\.\d+\.\w+", re.I)
 # ld.so's symbol versions (GLIBC_2.34, GLIBCXX_3.4.30, CXXABI_1.3.13) are the C/C++ runtime's, not a package's.
+_RELEASE = re.compile(r"\b\d+\.\d+")
 _SYMBOL_VERSION = re.compile(r"\b(?:GLIBC|GLIBCXX|CXXABI|GCC)_\d")
 _TLS = re.compile(r"cannot allocate memory in static TLS block")
 _NO_LIB = re.compile(r"(?P<lib>[\w.+-]+) library not found|cannot load library '(?P<lib2>[^']+)'|"
@@ -274,7 +275,8 @@ def _message_class(message: str) -> Class | None:
             f"A feature of the run needs {pkg} (or one of its extras), which is not installed in this interpreter.",
             f"Install {m.group('pkg')} into the interpreter that runs the job (at the release the stack pins).",
             PY_EXC)
-    if _VERSION_WORDS.search(message) and not _SYMBOL_VERSION.search(message):
+    # a release is numbered with dots: autograd's "is at version 1; expected version 0" is a tensor's counter
+    if _VERSION_WORDS.search(message) and _RELEASE.search(message) and not _SYMBOL_VERSION.search(message):
         from doctor.explain.lexicon import components_named
 
         named = [c for c, _ in components_named(message) if c not in ("config", "cluster")]

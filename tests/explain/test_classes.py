@@ -237,6 +237,8 @@ def test_a_version_line_without_a_verdict_is_not_an_error():
 @pytest.mark.parametrize("line", [
     "ValueError: Available KV cache memory: -0.87 GiB but the model needs 2.50 GiB on vllm",
     "RuntimeError: expected hidden size 4.096 k but got 2.048 k in the vllm layer",
+    "RuntimeError: one of the variables needed for gradient computation has been modified by an inplace operation: "
+    "[torch.FloatTensor [5]], which is output 0 of AddBackward0, is at version 1; expected version 0 instead.",
 ])
 def test_sizes_set_against_each_other_are_not_versions(line):
     assert not [f for f in errors([line]) if f.id == "versions-disagree"]

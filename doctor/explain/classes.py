@@ -310,10 +310,13 @@ _HYDRA = re.compile(r"Could not override '|Error merging override|Could not appe
 # CANN's log line: `[ERROR] MODULE(pid,process):date [file:line]tid func:message`; the module is the CANN part that
 # logged it (the log reference lists them).
 _CANN_LOG = re.compile(r"\[(?:ERROR|EVENT)\]\s*(?P<module>[A-Z][A-Z0-9_]+)\(\d+,")
-_CANN_LOG_MODULES: tuple[tuple[frozenset[str], tuple[str, ...], str], ...] = (
-    (frozenset("HCCL HCCP ROCE TSDUMP HCCN".split()), ("hccl", "network"), "the collective communication library"),
+_CANN_LOG_MODULES: tuple[tuple[frozenset[str], tuple[str, ...], str, str], ...] = (
+    (frozenset("HCCL HCCP ROCE TSDUMP HCCN".split()), ("hccl", "network"), "the collective communication library",
+     "the usual cause is a link or a peer rank: the rank that failed first, a NIC or address HCCL cannot reach, or "
+     "a timeout shorter than the job's start-up"),
     (frozenset("DRV DEVMM HDC DCMI DMP TSDRV DEVDRV PCIE DVPP QUEUE_SCHEDULE".split()), ("driver", "npu"),
-     "the driver"),
+     "the driver", "the usual cause is the device or its driver: a device another process holds, a driver / "
+     "firmware release the CANN release does not support, or a device in a fault state (npu-smi info)"),
 )
 _KLOG = re.compile(r"^[EF]\d{4} \d\d:\d\d:\d\d\.\d+\s+\d+ [\w./@-]+\.go:\d+\]")
 _GO_ERROR = re.compile(r"\[ERROR\]\s+\d{4}/\d\d/\d\d [\d:.]+\s+\d+\s+[\w./-]+\.go:\d+")
@@ -361,14 +364,14 @@ def line_class(text: str) -> Class | None:
         module = m.group("module")
         comps: tuple[str, ...] = ("cann", "model")
         what = "CANN's runtime / graph engine / operator stack"
-        for names, c, w in _CANN_LOG_MODULES:
+        usual = ("the usual cause is an operator that failed on what the model gave it (a shape, dtype or address), "
+                 "or an operator package that does not match the CANN release")
+        for names, c, w, u in _CANN_LOG_MODULES:
             if module in names:
-                comps, what = c, w
+                comps, what, usual = c, w, u
         return Class(
             "cann-module-error", comps, f"CANN's {module} module logged an error",
-            f"The line is a CANN log line whose module field is {module}: {what}. For the runtime and operator "
-            "modules the usual cause is an operator that failed on what the model gave it (a shape, dtype or "
-            "address), or an operator package that does not match the CANN release.",
+            f"The line is a CANN log line whose module field is {module}: {what}; {usual}.",
             "Read the first [ERROR] line of the CANN log (ASCEND_GLOBAL_LOG_LEVEL=3, plog under ~/ascend/log) and the "
             "operator or error code it names; check that the CANN toolkit, kernels and torch_npu releases pair "
             "(doctor check).", CANN_LOG)

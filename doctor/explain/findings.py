@@ -138,6 +138,8 @@ def attribution_finding(att: Attribution, count: int, chained: bool = False, *, 
                                 "rank": 0, "role": ROLE_LABEL["knock-on" if chained else "root"], **att.extra}
     if att.time is not None:
         evidence["time"] = timestamps.format_epoch(att.time)
+        if not own_time(att.text, att.time):
+            evidence["time_from"] = "earlier line"  # as for a signature's line: its own line holds no time
     if log:
         evidence["log"] = log
     return Finding(

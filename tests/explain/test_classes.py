@@ -268,3 +268,8 @@ def test_a_runtime_symbol_version_is_the_system_not_a_package_even_without_the_q
     (f,) = errors(["ImportError: /opt/conda/lib/libstdc++.so.6: version GLIBCXX_3.4.29 not found (required by "
                    "/usr/local/lib/python3.10/site-packages/torch/lib/libtorch.so)"], specific=True)
     assert f.id == "glibc-version-too-old" and f.components[0] == "system"
+
+
+def test_an_attributed_line_without_its_own_time_says_where_its_time_came_from():
+    (f,) = errors(["2025-07-23 03:49:50 INFO starting", "ConnectionResetError: [Errno 104] Connection reset by peer"])
+    assert f.evidence["time"].startswith("2025-07-23 03:49:50") and f.evidence["time_from"] == "earlier line"

@@ -2,7 +2,7 @@
 interpreter (doctor/knowledge/pipcheck.py holds the evaluation).
 
 A snapshot that only states versions (a bug report, an older collector) has no METADATA to read: for those
-packages the declaration of the same release as published on PyPI is used (profiles/requirements.json, read by
+packages the declaration of the same release as published on PyPI is used (profiles/requirements/, read by
 the knowledge refresh tool; doctor/knowledge/requirements.py), and the finding names that release's page.
 
 Each unmet requirement is one finding naming the declaring distribution, the requirement, what is installed

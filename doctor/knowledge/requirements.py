@@ -1,16 +1,25 @@
 """What each release of the tracked projects declares on PyPI: Requires-Python and Requires-Dist, read from the
-release's own wheel METADATA (or sdist PKG-INFO) by `python -m tools.refresh_knowledge.pypi` into
-profiles/requirements.json.
+release's own wheel METADATA (or sdist PKG-INFO) by `python -m tools.refresh_knowledge.pypi` into the directory
+profiles/requirements/.
 
 Checks ask `declared("vllm-ascend", "0.30.0rc2")` for what an installed release itself requires, instead of
-keeping copies of those pins. The file is read and validated on first use (a check that never asks never pays
-for it); a malformed file is an InputError naming the file and the key (exit 2).
+keeping copies of those pins. The table is several MB, and a plain `doctor check` needs only its read date and the
+newest vLLM release (the knowledge line): so it is laid out as one small index plus one file per project, and a
+project's file is read and validated only when a check asks about that project. A malformed file is an
+InputError naming the file and the key (exit 2) when it is read.
 
-Format (schema "doctor.requirements/1"):
-    {"schema": "doctor.requirements/1", "read": "YYYY-MM-DD",
-     "projects": {"<PEP 503 name>": {"<version as PyPI lists it>": {
-         "requires_python": str | null, "requires_dist": [str, ...], "uploaded": "YYYY-MM-DD",
-         "source": "https://pypi.org/project/<p>/<v>/#<file the metadata was read from>"}}}}
+Layout (`layout()` builds it from the refresh tool's whole document, so the writer and this reader share it):
+    index.json      {"schema": "doctor.requirements-index/1", "read": "YYYY-MM-DD",
+                     "projects": {"<PEP 503 name>": {"releases": <count>, "newest": "<version>" | null}}}
+    <name>.json     {"schema": "doctor.requirements-project/1", "read": "YYYY-MM-DD", "project": "<name>",
+                     "releases": {"<version as PyPI lists it>": {
+                         "requires_python": str | null, "requires_dist": [str, ...], "uploaded": "YYYY-MM-DD",
+                         "source": "https://pypi.org/project/<p>/<v>/#<file the metadata was read from>"}}}
+A project's file must agree with the index (same read date, release count and newest release): the index is a
+summary of the files, never a second source, and a copy mixing files of two refreshes is refused.
+
+The refresh tool's whole document (schema "doctor.requirements/1": {"schema", "read", "projects": {name:
+{version: entry}}}) is validated by `parse_requirements` with the same per-release rules before it is written.
 
 One file is read per release; its name in `source` records which. A platform wheel's Requires-Dist can differ from
 its siblings' (vllm-ascend 0.23.0's cp312 aarch64 wheel pins transformers==5.5.4), so `Declared.fits` applies it
@@ -22,7 +31,7 @@ from __future__ import annotations
 import json
 import os
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any
@@ -36,8 +45,11 @@ from doctor.knowledge.location import knowledge_file
 from doctor.knowledge.validate import Validator
 from doctor.knowledge.versions import parse_pkg_version, valid_specifier
 
-SCHEMA = "doctor.requirements/1"
-FILE = "requirements.json"
+SCHEMA = "doctor.requirements/1"  # the refresh tool's whole document
+INDEX_SCHEMA = "doctor.requirements-index/1"
+PROJECT_SCHEMA = "doctor.requirements-project/1"
+DIR = "requirements"  # inside the knowledge directory
+INDEX = "index.json"
 _ENTRY = {"requires_python", "requires_dist", "uploaded", "source"}
 
 
@@ -70,15 +82,64 @@ class Declared:
 
 
 @dataclass(frozen=True)
+class ProjectSummary:
+    """A project's line of the index: how many releases its file holds and the newest of them."""
+
+    releases: int
+    newest: str | None
+
+
+def newest_of(versions: Iterable[str]) -> str | None:
+    """The highest release (pre-releases count: an rc is on PyPI for anyone who pins it); the one definition the
+    index, the knowledge line and the agreement check use."""
+    vs = list(versions)
+    return max(vs, key=Version) if vs else None
+
+
+class _Projects(Mapping[str, Mapping[str, Declared]]):
+    """project -> its releases, each project's file read (and validated) on first access."""
+
+    def __init__(self, names: Iterable[str], load: Callable[[str], Mapping[str, Declared]]) -> None:
+        self._names = tuple(names)
+        self._load = load
+        self._cache: dict[str, Mapping[str, Declared]] = {}
+
+    def __getitem__(self, name: str) -> Mapping[str, Declared]:
+        if name not in self._names:
+            raise KeyError(name)
+        if name not in self._cache:
+            self._cache[name] = self._load(name)
+        return self._cache[name]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._names)
+
+    def __len__(self) -> int:
+        return len(self._names)
+
+
 class RequirementsTable:
-    read: str
-    projects: Mapping[str, Mapping[str, Declared]]
-    path: str = ""
+    """The table in use: the index eagerly, each project's releases lazily (`projects[name]`)."""
+
+    def __init__(self, read: str, index: Mapping[str, ProjectSummary],
+                 load: Callable[[str], Mapping[str, Declared]], path: str = "") -> None:
+        self.read = read
+        self.index = MappingProxyType(dict(index))
+        self.projects: Mapping[str, Mapping[str, Declared]] = _Projects(self.index, load)
+        self.path = path
+
+    def newest(self, project: str) -> str | None:
+        """The newest release the table holds for `project` (from the index: no project file is read)."""
+        s = self.index.get(_normalize(project))
+        return s.newest if s else None
 
     def declared(self, project: str, version: str) -> Declared | None:
         """The release's entry: the version as PyPI lists it, else the same public version (2.8.0+cpu -> 2.8.0,
         2.10.0.post04 -> 2.10.0.post4); None for a project or release the table does not hold."""
-        rels = self.projects.get(_normalize(project))
+        name = _normalize(project)
+        if name not in self.index:
+            return None
+        rels = self.projects[name]
         if not rels:
             return None
         if version in rels:
@@ -132,8 +193,29 @@ def declaration(v: Validator, rp: Any, rd: Any, path: str) -> tuple[str | None, 
     return rp, tuple(rd)
 
 
+def _project_name(v: Validator, name: Any, path: str) -> str:
+    if not isinstance(name, str) or not name or name != _normalize(name):
+        raise v.fail(path, f"project names are PEP 503 normalised ({_normalize(str(name))!r})")
+    return name
+
+
+def _releases(v: Validator, rels: Any, path: str) -> Mapping[str, Declared]:
+    """One project's releases (version -> entry), every entry checked; the rules of every copy of the table."""
+    if not isinstance(rels, dict):
+        raise v.fail(path, "must be an object of version -> entry")
+    out: dict[str, Declared] = {}
+    for ver, e in rels.items():
+        q = f"{path}.{ver}"
+        v.version(ver, q)
+        t = v.keys(e, _ENTRY, q, required=tuple(sorted(_ENTRY)))
+        rp, rd = declaration(v, t["requires_python"], t["requires_dist"], q)
+        out[ver] = Declared(rp, rd, v.url(t["source"], f"{q}.source"), v.date(t["uploaded"], f"{q}.uploaded"))
+    return MappingProxyType(out)
+
+
 def parse_requirements(data: Any, source: str) -> RequirementsTable:
-    """Validate the parsed requirements.json; InputError names the file and the key on any problem."""
+    """Validate the refresh tool's whole document (every project, eagerly); InputError names `source` and the
+    key on any problem. The refresh validates what it read with this before it writes the directory."""
     v = Validator(source)
     t = v.keys(data, {"schema", "read", "projects"}, "", required=("schema", "read", "projects"))
     if t["schema"] != SCHEMA:
@@ -142,47 +224,100 @@ def parse_requirements(data: Any, source: str) -> RequirementsTable:
     raw = t["projects"]
     if not isinstance(raw, dict):
         raise v.fail("projects", "must be an object of project -> releases")
-    projects: dict[str, Mapping[str, Declared]] = {}
-    for name, rels in raw.items():
-        p = f"projects.{name}"
-        if name != _normalize(name):
-            raise v.fail(p, f"project names are PEP 503 normalised ({_normalize(name)!r})")
-        if not isinstance(rels, dict):
-            raise v.fail(p, "must be an object of version -> entry")
-        out: dict[str, Declared] = {}
-        for ver, e in rels.items():
-            q = f"{p}.{ver}"
-            v.version(ver, q)
-            t2 = v.keys(e, _ENTRY, q, required=tuple(sorted(_ENTRY)))
-            rp, rd = declaration(v, t2["requires_python"], t2["requires_dist"], q)
-            out[ver] = Declared(rp, rd, v.url(t2["source"], f"{q}.source"), v.date(t2["uploaded"], f"{q}.uploaded"))
-        projects[name] = MappingProxyType(out)
-    return RequirementsTable(read, MappingProxyType(projects), source)
+    projects = {_project_name(v, name, f"projects.{name}"): _releases(v, rels, f"projects.{name}")
+                for name, rels in raw.items()}
+    index = {p: ProjectSummary(len(r), newest_of(r)) for p, r in projects.items()}
+    return RequirementsTable(read, index, projects.__getitem__, source)
 
 
-def read_file(path: str) -> RequirementsTable:
+def layout(doc: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
+    """The files of the requirements directory for a whole document `parse_requirements` accepted: the index
+    (read date, per project its release count and newest release) and one file per project."""
+    projects = doc["projects"]
+    files: dict[str, dict[str, Any]] = {INDEX: {
+        "schema": INDEX_SCHEMA, "read": doc["read"],
+        "projects": {p: {"releases": len(r), "newest": newest_of(r)} for p, r in sorted(projects.items())}}}
+    for p, rels in sorted(projects.items()):
+        files[f"{p}.json"] = {"schema": PROJECT_SCHEMA, "read": doc["read"], "project": p, "releases": rels}
+    return files
+
+
+def _read_json(path: str) -> Any:
     try:
         with open(path, "rb") as fh:
             raw = fh.read()
     except OSError as e:
         raise InputError(f"cannot read the requirements table: {e.strerror or e}", source=path) from None
     try:
-        data = json.loads(raw.decode("utf-8"))
+        return json.loads(raw.decode("utf-8"))
     except UnicodeDecodeError:
         raise InputError("not UTF-8 text", source=path) from None
     except ValueError as e:
         raise InputError(f"not valid JSON: {e}", source=path) from None
-    return parse_requirements(data, path)
+
+
+def parse_index(data: Any, source: str) -> tuple[str, dict[str, ProjectSummary]]:
+    """index.json: the read date and each project's summary line."""
+    v = Validator(source)
+    t = v.keys(data, {"schema", "read", "projects"}, "", required=("schema", "read", "projects"))
+    if t["schema"] != INDEX_SCHEMA:
+        raise v.fail("schema", f"unsupported schema {t['schema']!r} (this doctor reads {INDEX_SCHEMA!r})")
+    read = v.date(t["read"], "read")
+    if not isinstance(t["projects"], dict):
+        raise v.fail("projects", "must be an object of project -> {releases, newest}")
+    index: dict[str, ProjectSummary] = {}
+    for name, e in t["projects"].items():
+        p = f"projects.{name}"
+        _project_name(v, name, p)
+        s = v.keys(e, {"releases", "newest"}, p, required=("releases", "newest"))
+        n = s["releases"]
+        if not isinstance(n, int) or isinstance(n, bool) or n < 0:
+            raise v.fail(f"{p}.releases", f"must be a count of releases, got {n!r}")
+        newest = None if s["newest"] is None else v.version(s["newest"], f"{p}.newest")
+        if (newest is None) != (n == 0):
+            raise v.fail(f"{p}.newest", "must be null exactly when the project has no releases")
+        index[name] = ProjectSummary(n, newest)
+    return read, index
+
+
+def parse_project(data: Any, source: str, name: str, read: str, summary: ProjectSummary) -> Mapping[str, Declared]:
+    """<name>.json: the project's releases, which must agree with its index line (and the index's read date)."""
+    v = Validator(source)
+    t = v.keys(data, {"schema", "read", "project", "releases"}, "", required=("schema", "read", "project", "releases"))
+    if t["schema"] != PROJECT_SCHEMA:
+        raise v.fail("schema", f"unsupported schema {t['schema']!r} (this doctor reads {PROJECT_SCHEMA!r})")
+    if v.date(t["read"], "read") != read:
+        raise v.fail("read", f"read {t['read']}, but {INDEX} says {read}: the files come from different refreshes")
+    if t["project"] != name:
+        raise v.fail("project", f"is {t['project']!r}, but the file is {name}.json")
+    rels = _releases(v, t["releases"], "releases")
+    got = ProjectSummary(len(rels), newest_of(rels))
+    if got != summary:
+        raise v.fail("releases", f"{got.releases} releases, newest {got.newest}, but {INDEX} says {summary.releases}, "
+                                 f"newest {summary.newest}: the index and this file disagree")
+    return rels
+
+
+def read_dir(path: str) -> RequirementsTable:
+    """The requirements directory at `path`: its index now, each project's file when it is asked for."""
+    ipath = os.path.join(path, INDEX)
+    read, index = parse_index(_read_json(ipath), ipath)
+
+    def load(name: str) -> Mapping[str, Declared]:
+        p = os.path.join(path, f"{name}.json")
+        return parse_project(_read_json(p), p, name, read, index[name])
+
+    return RequirementsTable(read, index, load, path)
 
 
 _TABLE: dict[str, RequirementsTable] = {}
 
 
 def load_requirements(path: str | os.PathLike[str] | None = None) -> RequirementsTable:
-    """The table in use (the knowledge directory's requirements.json), read once per process and path."""
-    p = os.fspath(path) if path is not None else knowledge_file(FILE)
+    """The table in use (the knowledge directory's requirements/), read once per process and path."""
+    p = os.fspath(path) if path is not None else knowledge_file(DIR)
     if p not in _TABLE:
-        _TABLE[p] = read_file(p)
+        _TABLE[p] = read_dir(p)
     return _TABLE[p]
 
 

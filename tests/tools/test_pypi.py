@@ -1,6 +1,6 @@
 """tools.refresh_knowledge.pypi on responses recorded from pypi.org (never the network): the release lists
 with upload dates and wheel tags, Requires-* read from wheel METADATA through byte ranges or from an sdist's
-PKG-INFO, the requirements.json it writes, and exit 2 when PyPI does not answer."""
+PKG-INFO, the requirements directory it writes, and exit 2 when PyPI does not answer."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import json
 
 import pytest
 
-from doctor.knowledge.requirements import parse_requirements
+from doctor.knowledge.requirements import read_dir
 from tests.tools.pypi_fake import RecordedPyPI
 from tools.refresh_knowledge import pypi
 
@@ -58,22 +58,26 @@ def test_sdist_only_release_reads_pkg_info() -> None:
 
 
 def test_main_writes_a_requirements_table_the_loader_accepts(tmp_path, capsys) -> None:
-    out = tmp_path / "requirements.json"
+    out = tmp_path / "requirements"
     rc = pypi.main(["--out", str(out), "--project", "verl", "--project", "torch-npu", "--project", "vllm-ascend"],
                    http=RecordedPyPI())
     assert rc == 0, capsys.readouterr().err
-    doc = json.loads(out.read_text())
-    assert doc["schema"] == "doctor.requirements/1"
-    assert set(doc["projects"]) == {"verl", "torch-npu", "vllm-ascend"}
-    assert "0.8.0.dev0" not in doc["projects"]["verl"]  # dev releases are left out (the size policy)
-    t = parse_requirements(doc, str(out))
+    assert sorted(f.name for f in out.iterdir()) == ["index.json", "torch-npu.json", "verl.json", "vllm-ascend.json"]
+    index = json.loads((out / "index.json").read_text())
+    assert index["schema"] == "doctor.requirements-index/1"
+    assert index["projects"]["torch-npu"] == {"releases": 2, "newest": "2.14.0"}
+    assert "0.8.0.dev0" not in json.loads((out / "verl.json").read_text())["releases"]  # dev releases are left out
+    t = read_dir(str(out))
     d = t.declared("torch_npu", "2.14.0")
     assert d is not None and d.requires_dist == ("torch==2.14.0.*", "numpy", "pyyaml")
     assert d.uploaded == "2026-10-15"
+    # a project no longer tracked loses its file (no stale file the index does not name)
+    assert pypi.main(["--out", str(out), "--project", "verl"], http=RecordedPyPI()) == 0
+    assert sorted(f.name for f in out.iterdir()) == ["index.json", "verl.json"]
 
 
 def test_no_answer_from_pypi_exits_2_and_writes_nothing(tmp_path, capsys) -> None:
-    out = tmp_path / "requirements.json"
+    out = tmp_path / "requirements"
     rc = pypi.main(["--out", str(out), "--project", "verl"], http=RecordedPyPI(down=True))
     assert rc == 2
     assert "no answer" in capsys.readouterr().err

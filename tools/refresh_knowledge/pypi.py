@@ -4,7 +4,7 @@ the METADATA of one wheel (a pure py3-none-any one if any, else its smallest; na
 it has no wheel). The per-version JSON (/pypi/<project>/<version>/json) and PEP 658 `.metadata` files are not
 used: the PyPI this project is refreshed from answers 404 for both, while files and byte ranges are served.
 
-It writes profiles/requirements.json, the table the doctor's checks read through doctor/knowledge/requirements.py,
+It writes profiles/requirements/ (an index and one file per project), the table the doctor's checks read through doctor/knowledge/requirements.py,
 and gives the refresh the release lists it compares with the tables. Standard library only (urllib), every
 request bounded by a timeout; no answer is `PyPIError` (the refresh exits 2). `python -m
 tools.refresh_knowledge.pypi [--out FILE]` rewrites the table; tests pass an `Http` replaying recorded answers.
@@ -307,7 +307,7 @@ def kept(r: PypiRelease) -> bool:
 
 def requirements_table(found: dict[str, list[PypiRelease]], http: Http | None = None, today: str | None = None,
                        workers: int = 6, keep: Callable[[PypiRelease], bool] = kept) -> dict[str, Any]:
-    """The profiles/requirements.json document: per project, per kept release, what it declares. Yanked releases
+    """The requirements document (written as profiles/requirements/ by `write`): per project, per kept release, what it declares. Yanked releases
     are kept: an installed yanked build still declares its needs."""
     h = http or Http()
     jobs = [r for rs in found.values() for r in rs if keep(r)]
@@ -321,38 +321,49 @@ def requirements_table(found: dict[str, list[PypiRelease]], http: Http | None = 
 
 
 def dumps(doc: dict[str, Any]) -> str:
-    """One release per line: small diffs when a refresh adds releases."""
-    lines = ["{", f'  "schema": {json.dumps(doc["schema"])},', f'  "read": {json.dumps(doc["read"])},', '  "projects": {']
-    projs = list(doc["projects"].items())
-    for i, (p, rels) in enumerate(projs):
-        lines.append(f"    {json.dumps(p)}: {{")
-        items = sorted(rels.items(), key=lambda kv: Version(kv[0]))
-        for j, (v, d) in enumerate(items):
-            lines.append(f"      {json.dumps(v)}: {json.dumps(d, ensure_ascii=False)}" + ("," if j < len(items) - 1 else ""))
-        lines.append("    }" + ("," if i < len(projs) - 1 else ""))
-    lines += ["  }", "}", ""]
-    return "\n".join(lines)
+    """One file of the requirements directory (requirements.layout), one release per line: small diffs when a
+    refresh adds releases."""
+    rels = doc.get("releases")
+    if not isinstance(rels, dict):
+        return json.dumps(doc, indent=2, ensure_ascii=False) + "\n"
+    head = [f"  {json.dumps(k)}: {json.dumps(v)}," for k, v in doc.items() if k != "releases"]
+    items = sorted(rels.items(), key=lambda kv: Version(kv[0]))
+    body = [f"    {json.dumps(v)}: {json.dumps(d, ensure_ascii=False)}" + ("," if j < len(items) - 1 else "")
+            for j, (v, d) in enumerate(items)]
+    return "\n".join(["{", *head, '  "releases": {', *body, "  }", "}", ""])
 
 
-def write(path: str, doc: dict[str, Any]) -> str:
-    """Replace `path` with the table (through a temporary file: a failure leaves the old one); the text written."""
-    text = dumps(doc)
-    tmp = path + ".tmp"
-    with open(tmp, "w", encoding="utf-8") as fh:
-        fh.write(text)
-    os.replace(tmp, path)
-    return text
+def write(path: str, doc: dict[str, Any]) -> int:
+    """Replace the requirements directory `path` with the table (validate `doc` with parse_requirements first).
+    Each file goes through a temporary file, the index last, and project files the table no longer holds are
+    removed; the bytes written."""
+    from doctor.knowledge.requirements import INDEX, layout
+
+    os.makedirs(path, exist_ok=True)
+    files = layout(doc)
+    size = 0
+    for name in sorted(files, key=lambda n: n == INDEX):
+        text = dumps(files[name])
+        tmp = os.path.join(path, name + ".tmp")
+        with open(tmp, "w", encoding="utf-8") as fh:
+            fh.write(text)
+        os.replace(tmp, os.path.join(path, name))
+        size += len(text.encode())
+    for old in os.listdir(path):
+        if old.endswith(".json") and old not in files:
+            os.remove(os.path.join(path, old))
+    return size
 
 
 def default_out() -> str:
     return os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))),
-                        "profiles", "requirements.json")
+                        "profiles", "requirements")
 
 
 def main(argv: Sequence[str] | None = None, http: Http | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m tools.refresh_knowledge.pypi",
-                                 description="Rewrite profiles/requirements.json from PyPI's JSON API.")
-    ap.add_argument("--out", metavar="FILE", default=default_out(), help="where to write (default: %(default)s)")
+                                 description="Rewrite profiles/requirements/ from PyPI's JSON API.")
+    ap.add_argument("--out", metavar="DIR", default=default_out(), help="where to write (default: %(default)s)")
     ap.add_argument("--project", action="append", metavar="NAME", help="only these projects (default: every tracked one)")
     args = ap.parse_args(argv)
     try:
@@ -361,9 +372,17 @@ def main(argv: Sequence[str] | None = None, http: Http | None = None) -> int:
     except PyPIError as e:
         print(f"refresh_knowledge.pypi: {e}", file=sys.stderr)
         return 2
-    text = write(args.out, doc)
+    from doctor.errors import InputError
+    from doctor.knowledge.requirements import parse_requirements
+
+    try:
+        parse_requirements(doc, args.out)  # validated before it replaces the files
+    except InputError as e:
+        print(f"refresh_knowledge.pypi: PyPI's answers make an invalid table: {e}", file=sys.stderr)
+        return 2
+    size = write(args.out, doc)
     n = sum(len(v) for v in doc["projects"].values())
-    print(f"{args.out}: {len(doc['projects'])} projects, {n} releases, {len(text.encode()) // 1024} KiB, read {doc['read']}")
+    print(f"{args.out}: {len(doc['projects'])} projects, {n} releases, {size // 1024} KiB, read {doc['read']}")
     return 0
 
 

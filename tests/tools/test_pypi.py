@@ -12,6 +12,8 @@ from doctor.knowledge.requirements import read_dir
 from tests.tools.pypi_fake import RecordedPyPI
 from tools.refresh_knowledge import pypi
 
+_REAL_OPEN = pypi.Http._open  # captured before conftest's guard replaces it (the retry test fakes urlopen)
+
 
 def test_release_list_has_upload_dates_wheel_tags_and_skips_deleted_uploads() -> None:
     rels = pypi.releases("Torch_NPU", RecordedPyPI())
@@ -46,6 +48,25 @@ def test_a_pure_wheel_is_read_before_a_smaller_platform_wheel(monkeypatch) -> No
     assert d is not None and d["source"].endswith("#x-1.0-py3-none-any.whl")
     d = pypi.declared(None, pypi.PypiRelease("x", "1.0", "2026-01-01", (), False, False, files[:1]))  # type: ignore[arg-type]
     assert d is not None and d["source"].endswith("#x-1.0-cp312-cp312-manylinux_2_34_aarch64.whl")
+
+
+def test_without_a_pure_wheel_a_linux_wheel_for_the_stacks_pythons_is_read_not_the_smallest(monkeypatch) -> None:
+    # torch's smallest wheel is a macOS one, whose metadata never applies to an Ascend host (Declared.fits): the
+    # table held torch rows no report could be judged by. Linux aarch64 first, then x86_64; CPython 3.10, 3.11.
+    names = ["torch-2.1.0-cp311-none-macosx_11_0_arm64.whl", "torch-2.1.0-cp38-cp38-manylinux2014_aarch64.whl",
+             "torch-2.1.0-cp310-cp310-manylinux_2_17_x86_64.manylinux2014_x86_64.whl",
+             "torch-2.1.0-cp311-cp311-manylinux2014_aarch64.whl", "torch-2.1.0-cp310-cp310-manylinux2014_aarch64.whl",
+             "torch-2.1.0-cp310-cp310-win_amd64.whl"]
+    files = tuple(pypi.PypiFile(n, f"https://f/{i}.whl", 10 if "macosx" in n or "win" in n else 100 + i, None)
+                  for i, n in enumerate(names))
+    monkeypatch.setattr(pypi, "wheel_metadata", lambda http, f: {"requires_python": None, "requires_dist": [],
+                                                                 "where": f.filename})
+    r = pypi.PypiRelease("torch", "2.1.0", "2023-10-04", (), False, False, files)
+    d = pypi.declared(None, r)  # type: ignore[arg-type]
+    assert d is not None and d["source"].endswith("#torch-2.1.0-cp310-cp310-manylinux2014_aarch64.whl")
+    r = pypi.PypiRelease("torch", "2.1.0", "2023-10-04", (), False, False, tuple(f for f in files if "aarch64" not in f.filename))
+    d = pypi.declared(None, r)  # type: ignore[arg-type]
+    assert d is not None and "manylinux_2_17_x86_64" in d["source"]
 
 
 def test_sdist_only_release_reads_pkg_info() -> None:
@@ -98,3 +119,34 @@ def test_unknown_project_exits_2(tmp_path, capsys) -> None:
 ])
 def test_wheel_tag(name: str, tag: str | None) -> None:
     assert pypi.wheel_tag(name) == tag
+
+
+def test_a_dropped_request_is_retried_a_missing_page_is_not(monkeypatch) -> None:
+    # a refresh makes thousands of requests (every release since 2023 of ~55 projects): one reset connection
+    # must not throw the whole table away; a 404 is an answer and fails at once
+    import io
+    import urllib.error
+
+    calls: list[str] = []
+
+    def flaky(req, timeout):  # type: ignore[no-untyped-def]
+        calls.append(req.full_url)
+        if req.full_url.endswith("/missing"):
+            raise urllib.error.HTTPError(req.full_url, 404, "Not Found", {}, None)  # type: ignore[arg-type]
+        if len(calls) < 3:
+            raise urllib.error.URLError("Connection reset by peer")
+        return io.BytesIO(b"ok")
+
+    monkeypatch.setattr(pypi.Http, "_open", _REAL_OPEN)
+    monkeypatch.setattr(pypi.urllib.request, "urlopen", flaky)
+    monkeypatch.setattr(pypi.time, "sleep", lambda s: None)
+    assert pypi.Http().get("https://pypi.org/x") == b"ok" and len(calls) == 3
+    calls.clear()
+    with pytest.raises(pypi.PyPIError, match="HTTP 404"):
+        pypi.Http().get("https://pypi.org/missing")
+    assert len(calls) == 1
+    calls.clear()
+    monkeypatch.setattr(pypi.urllib.request, "urlopen", lambda req, timeout: (_ for _ in ()).throw(
+        urllib.error.URLError("Network is unreachable")))
+    with pytest.raises(pypi.PyPIError, match="no answer"):
+        pypi.Http(tries=2).get("https://pypi.org/y")

@@ -21,6 +21,7 @@ import os
 import re
 import sys
 import tarfile
+import time
 import urllib.error
 import urllib.parse
 import urllib.request
@@ -36,8 +37,19 @@ API = "https://pypi.org/pypi"
 SCHEMA = "doctor.requirements/1"
 TIMEOUT = 30.0
 # every project a table, a profile or a check names (normalised names)
-PROJECTS = ("verl", "vllm", "vllm-ascend", "torch-npu", "torch", "transformers", "accelerate", "peft", "trl",
-            "megatron-core", "mbridge", "ray", "triton-ascend", "tensordict", "numpy")
+CORE = ("verl", "vllm", "vllm-ascend", "torch-npu", "torch", "transformers", "accelerate", "peft", "trl",
+        "megatron-core", "mbridge", "ray", "triton-ascend", "tensordict", "numpy")
+# what the stacks around them declare, so a bug report's stated versions of these are judged too: the torch
+# family, the Hugging Face libraries, the other trainers / engines Ascend reports name, and every name verl, vllm
+# or vllm-ascend lists in Requires-Dist that the ownership table (doctor/knowledge/ownership.py) maps to a
+# component. Not `apex`: PyPI's project of that name is not NVIDIA Apex (which is built from git).
+ECOSYSTEM = ("torchvision", "torchaudio", "tokenizers", "huggingface-hub", "datasets", "safetensors", "deepspeed",
+             "sglang", "xformers", "flash-attn", "triton", "transformer-engine", "liger-kernel", "xgrammar",
+             "torchdata", "hydra-core", "codetiming", "dill", "pybind11", "pylatexenc", "qwen-vl-utils", "wandb",
+             "tensorboard", "pandas", "pyarrow", "scipy", "pillow", "protobuf", "pydantic", "tiktoken",
+             "sentencepiece", "einops", "opencv-python-headless", "cloudpickle", "msgpack", "pyzmq", "psutil",
+             "pyyaml", "decorator", "packaging", "setuptools")
+PROJECTS = CORE + ECOSYSTEM
 
 class PyPIError(Exception):
     """PyPI did not answer, or answered something that is not its JSON API (the refresh cannot do its job)."""
@@ -52,17 +64,23 @@ class Http:
     """What the reader needs from the network: a whole small document, a byte range of a file, a stream.
     Tests replace it with one that replays recorded answers (tests/tools/pypi_recorded/)."""
 
-    def __init__(self, timeout: float = TIMEOUT) -> None:
+    def __init__(self, timeout: float = TIMEOUT, tries: int = 3) -> None:
         self.timeout = timeout
+        self.tries = max(1, tries)
 
     def _open(self, url: str, headers: dict[str, str] | None = None) -> Any:
         req = urllib.request.Request(url, headers={"User-Agent": "verl-ascend-doctor refresh_knowledge", **(headers or {})})
-        try:
-            return urllib.request.urlopen(req, timeout=self.timeout)  # noqa: S310 - https URLs only
-        except urllib.error.HTTPError as e:
-            raise PyPIError(f"{url}: HTTP {e.code} {e.reason}") from None
-        except (urllib.error.URLError, TimeoutError, OSError) as e:
-            raise PyPIError(f"{url}: no answer ({getattr(e, 'reason', None) or e})") from None
+        for attempt in range(self.tries):
+            try:
+                return urllib.request.urlopen(req, timeout=self.timeout)  # noqa: S310 - https URLs only
+            except urllib.error.HTTPError as e:
+                if e.code < 500 or attempt == self.tries - 1:
+                    raise PyPIError(f"{url}: HTTP {e.code} {e.reason}") from None
+            except (urllib.error.URLError, TimeoutError, OSError) as e:
+                if attempt == self.tries - 1:
+                    raise PyPIError(f"{url}: no answer ({getattr(e, 'reason', None) or e})") from None
+            time.sleep(2.0 * (attempt + 1))  # a refresh makes thousands of requests: one dropped is not fatal
+        raise PyPIError(f"{url}: no answer")
 
     def get(self, url: str) -> bytes:
         with self._open(url) as r:
@@ -262,15 +280,31 @@ def sdist_metadata(http: Http, f: PypiFile) -> dict[str, Any]:
     raise PyPIError(f"{f.url}: no top-level PKG-INFO in the sdist")
 
 
+# Which platform wheel's METADATA to read when a release has no pure one: the doctor applies it only to the
+# Python and machine its tags name (Declared.fits), so a Linux wheel of the machines Ascend servers have (aarch64
+# first: Atlas 800 A2/A3 are Kunpeng hosts; then x86_64), for the Pythons the documented stacks run (3.10, 3.11),
+# is the one whose metadata can apply to a report; a macOS wheel (torch's smallest) never could.
+_PREFERRED_PYTHONS = ("cp310", "cp311")
+
+
+def _wheel_preference(f: PypiFile) -> tuple[int, int, int, int]:
+    tag = wheel_tag(f.filename) or ""
+    py, _abi, plat = (tag.split("-") + ["", "", ""])[:3]
+    arch = 0 if "linux" in plat and plat.endswith("aarch64") else 1 if "linux" in plat and plat.endswith("x86_64") else 2
+    pys = py.split(".")
+    rank = min((_PREFERRED_PYTHONS.index(p) for p in pys if p in _PREFERRED_PYTHONS), default=len(_PREFERRED_PYTHONS))
+    return (0 if _pure(f.filename) else 1, arch, rank, f.size)
+
+
 def declared(http: Http, r: PypiRelease) -> dict[str, Any] | None:
     """What one release declares, from one wheel's METADATA, else its sdist's PKG-INFO when that lists its
     requirements (Metadata-Version 2.2+ without Requires-Dist in Dynamic); None when neither can say.
 
     The wheel is a pure one (`py3-none-any`: its metadata holds for every target) when the release has one, else
-    the smallest; the source URL's fragment names the file, so its tags are kept with the row and the doctor
+    a Linux aarch64, then x86_64 one, for CPython 3.10, then 3.11, the smallest of its rank (_wheel_preference); the source URL's fragment names the file, so its tags are kept with the row and the doctor
     applies a platform wheel's metadata only to the Python and machine they name (siblings may differ: one
     wheel per release is read)."""
-    wheels = sorted((f for f in r.files if f.filename.endswith(".whl")), key=lambda f: (not _pure(f.filename), f.size))
+    wheels = sorted((f for f in r.files if f.filename.endswith(".whl")), key=_wheel_preference)
     sdists = [f for f in r.files if f.filename.endswith(".tar.gz")]
     if wheels:
         md = wheel_metadata(http, wheels[0])
@@ -295,10 +329,10 @@ def read_all(projects: Iterable[str] = PROJECTS, http: Http | None = None, worke
     return dict(zip(names, lists, strict=True))
 
 
-# The size policy: releases before this date predate every stack the tables cover (the oldest row, torch-npu
-# 2.1.0 on CANN 7.0, is older, but no profile or check compares its Requires-Dist); dev releases are nightly
-# builds of main that pip never picks without --pre and a pin.
-SINCE = "2024-01-01"
+# The size policy: releases uploaded since 2023 (bug reports on Ascend trackers still state 2023 stacks: torch
+# 2.1.x, torch-npu 2.1.0.x, numpy 1.26.0-1.26.2, transformers 4.3x; older ones predate every Ascend stack the
+# tables cover); dev releases are nightly builds of main that pip never picks without --pre and a pin.
+SINCE = "2023-01-01"
 
 
 def kept(r: PypiRelease) -> bool:

@@ -12,7 +12,7 @@ an error refuses the install, exit 2, naming `--set`; a warning is allowed and s
 `package-off-profile` is not repeated: a `--set` pin is off the profile's pin by definition, and the plan says so.
 
 A pinned release PyPI does not have (`--set numpy=3.0.0`) is refused too, when profiles/requirements/ lists
-that project's releases for the period the pin falls in (its size policy keeps releases since 2024 and no dev
+that project's releases for the period the pin falls in (its size policy keeps releases since 2023 and no dev
 builds: an older or dev version cannot be told apart from one left out, and is not refused).
 """
 

@@ -21,9 +21,9 @@ summary of the files, never a second source, and a copy mixing files of two refr
 The refresh tool's whole document (schema "doctor.requirements/1": {"schema", "read", "projects": {name:
 {version: entry}}}) is validated by `parse_requirements` with the same per-release rules before it is written.
 
-One file is read per release; its name in `source` records which. A platform wheel's Requires-Dist can differ from
-its siblings' (vllm-ascend 0.23.0's cp312 aarch64 wheel pins transformers==5.5.4), so `Declared.fits` applies it
-only to a target whose Python and machine one of its tags names.
+One file is read per release; its name in `source` records which. A platform wheel's METADATA is written per build
+and may differ from its siblings' (only one is read), so `Declared.fits` applies it only to a target whose Python
+and machine one of its tags names.
 """
 
 from __future__ import annotations
@@ -72,9 +72,8 @@ class Declared:
 
     def fits(self, python: str | None, arch: str | None) -> bool:
         """Whether the release's metadata applies to an interpreter `python` (X.Y[.Z]) on `arch`: a pure wheel,
-        an sdist or an unknown file always; a platform wheel (whose Requires-Dist may differ from its siblings':
-        vllm-ascend 0.23.0's cp312 aarch64 wheel pins transformers==5.5.4) only when one of its tags is for that
-        Python and machine. An unknown Python or machine does not fit a platform wheel."""
+        an sdist or an unknown file always; a platform wheel (whose Requires-Dist may differ from its siblings', which
+        were not read) only when one of its tags is for that Python and machine. An unknown Python or machine does not fit a platform wheel."""
         tags = _wheel_tags(self.wheel)
         if tags is None or all(t.platform == "any" and t.abi == "none" for t in tags):
             return True

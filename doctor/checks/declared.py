@@ -69,7 +69,7 @@ def published(project: str, version: str, python: str | None = None, arch: str |
     platform wheel applies only to the Python and machine its tags name (`python` X.Y.Z, `arch`; unknown: silent)."""
     if project in _NOT_THE_PYPI_BUILD or "+" in version or (profile is not None and profile.builds(project, version)):
         return None
-    from doctor.knowledge.requirements import declared  # the 3 MB table loads only when a snapshot needs it
+    from doctor.knowledge.requirements import declared  # a project's file loads only when a snapshot needs it
 
     d = declared(project, version)
     if d is None or not d.fits(python, arch):

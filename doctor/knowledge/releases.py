@@ -328,7 +328,7 @@ def knowledge_summary() -> dict[str, Any]:
         "newest": {
             "verl": released[-1].verl if released else None,
             "verl_snapshot": next((r.verl for r in reversed(t.rows) if r.snapshot), None),
-            "vllm": req.newest("vllm"),  # the index's line: the 3 MB of project files stay unread
+            "vllm": req.newest("vllm"),  # the index's line: the 6.5 MB of project files stay unread
             "vllm-ascend": str(max(Version(r.version) for r in matrix.VLLM_ASCEND if r.branch is None)),
             "torch-npu": str(max(Version(r.version) for r in matrix.TORCH_NPU)),
             "cann": matrix.newest_known_cann(),

@@ -135,6 +135,15 @@ def _dist_location(dist):
 
 
 def _read_dist_text(dist, fname):
+    """`dist.read_text(fname)`; for a dist-info / egg-info directory on disk (nearly all) the file is opened
+    directly: pathlib's joinpath per read was a tenth of the probe (~4 reads per distribution)."""
+    base = getattr(dist, "_path", None)
+    if fname and type(base).__module__ == "pathlib":
+        try:
+            with open(os.path.join(str(base), fname), encoding="utf-8") as fh:
+                return fh.read()
+        except (OSError, UnicodeDecodeError):  # what importlib.metadata's read_text suppresses
+            return None
     try:
         return dist.read_text(fname)
     except Exception:

@@ -14,12 +14,16 @@ Layout (`layout()` builds it from the refresh tool's whole document, so the writ
     <name>.json     {"schema": "doctor.requirements-project/1", "read": "YYYY-MM-DD", "project": "<name>",
                      "releases": {"<version as PyPI lists it>": {
                          "requires_python": str | null, "requires_dist": [str, ...], "uploaded": "YYYY-MM-DD",
-                         "source": "https://pypi.org/project/<p>/<v>/#<file the metadata was read from>"}}}
+                         "source": "https://pypi.org/project/<p>/<v>/#<file the metadata was read from>"}},
+                     "unstated": ["<version>", ...]}
+`unstated` (optional) lists the releases the size policy keeps whose only file is an sdist that does not state its
+requirements (PKG-INFO before Metadata-Version 2.2: older deepspeed and flash-attn): nothing can be said about
+them, and the refresh must not report them as missing from the table.
 A project's file must agree with the index (same read date, release count and newest release): the index is a
 summary of the files, never a second source, and a copy mixing files of two refreshes is refused.
 
 The refresh tool's whole document (schema "doctor.requirements/1": {"schema", "read", "projects": {name:
-{version: entry}}}) is validated by `parse_requirements` with the same per-release rules before it is written.
+{version: entry}}, "unstated": {name: [version, ...]}}) is validated by `parse_requirements` with the same per-release rules before it is written.
 
 One file is read per release; its name in `source` records which. A platform wheel's METADATA is written per build
 and may differ from its siblings' (only one is read), so `Declared.fits` applies it only to a target whose Python
@@ -95,20 +99,31 @@ def newest_of(versions: Iterable[str]) -> str | None:
     return max(vs, key=Version) if vs else None
 
 
+@dataclass(frozen=True)
+class ProjectTable:
+    """One project's file: its releases, and the kept releases whose metadata states nothing (`unstated`)."""
+
+    releases: Mapping[str, Declared]
+    unstated: frozenset[str] = frozenset()
+
+
 class _Projects(Mapping[str, Mapping[str, Declared]]):
     """project -> its releases, each project's file read (and validated) on first access."""
 
-    def __init__(self, names: Iterable[str], load: Callable[[str], Mapping[str, Declared]]) -> None:
+    def __init__(self, names: Iterable[str], load: Callable[[str], ProjectTable]) -> None:
         self._names = tuple(names)
         self._load = load
-        self._cache: dict[str, Mapping[str, Declared]] = {}
+        self._cache: dict[str, ProjectTable] = {}
 
-    def __getitem__(self, name: str) -> Mapping[str, Declared]:
+    def table(self, name: str) -> ProjectTable:
         if name not in self._names:
             raise KeyError(name)
         if name not in self._cache:
             self._cache[name] = self._load(name)
         return self._cache[name]
+
+    def __getitem__(self, name: str) -> Mapping[str, Declared]:
+        return self.table(name).releases
 
     def __iter__(self) -> Iterator[str]:
         return iter(self._names)
@@ -121,11 +136,17 @@ class RequirementsTable:
     """The table in use: the index eagerly, each project's releases lazily (`projects[name]`)."""
 
     def __init__(self, read: str, index: Mapping[str, ProjectSummary],
-                 load: Callable[[str], Mapping[str, Declared]], path: str = "") -> None:
+                 load: Callable[[str], ProjectTable], path: str = "") -> None:
         self.read = read
         self.index = MappingProxyType(dict(index))
-        self.projects: Mapping[str, Mapping[str, Declared]] = _Projects(self.index, load)
+        self._projects = _Projects(self.index, load)
+        self.projects: Mapping[str, Mapping[str, Declared]] = self._projects
         self.path = path
+
+    def unstated(self, project: str) -> frozenset[str]:
+        """The kept releases of `project` whose published metadata states no requirements (an old sdist)."""
+        name = _normalize(project)
+        return self._projects.table(name).unstated if name in self.index else frozenset()
 
     def newest(self, project: str) -> str | None:
         """The newest release the table holds for `project` (from the index: no project file is read)."""
@@ -212,11 +233,23 @@ def _releases(v: Validator, rels: Any, path: str) -> Mapping[str, Declared]:
     return MappingProxyType(out)
 
 
+def _unstated(v: Validator, raw: Any, rels: Mapping[str, Declared], path: str) -> frozenset[str]:
+    if raw is None:
+        return frozenset()
+    if not isinstance(raw, list):
+        raise v.fail(path, "must be an array of versions")
+    out = frozenset(v.version(x, f"{path}.{x}") for x in raw)
+    both = sorted(out & set(rels))
+    if both:
+        raise v.fail(f"{path}.{both[0]}", "is also in releases: a release either states its requirements or not")
+    return out
+
+
 def parse_requirements(data: Any, source: str) -> RequirementsTable:
     """Validate the refresh tool's whole document (every project, eagerly); InputError names `source` and the
     key on any problem. The refresh validates what it read with this before it writes the directory."""
     v = Validator(source)
-    t = v.keys(data, {"schema", "read", "projects"}, "", required=("schema", "read", "projects"))
+    t = v.keys(data, {"schema", "read", "projects", "unstated"}, "", required=("schema", "read", "projects"))
     if t["schema"] != SCHEMA:
         raise v.fail("schema", f"unsupported schema {t['schema']!r} (this doctor reads {SCHEMA!r})")
     read = v.date(t["read"], "read")
@@ -225,8 +258,15 @@ def parse_requirements(data: Any, source: str) -> RequirementsTable:
         raise v.fail("projects", "must be an object of project -> releases")
     projects = {_project_name(v, name, f"projects.{name}"): _releases(v, rels, f"projects.{name}")
                 for name, rels in raw.items()}
+    unstated = t.get("unstated") or {}
+    if not isinstance(unstated, dict):
+        raise v.fail("unstated", "must be an object of project -> versions")
+    for name in unstated:
+        if name not in projects:
+            raise v.fail(f"unstated.{name}", "is not a project of the table")
+    tables = {p: ProjectTable(r, _unstated(v, unstated.get(p), r, f"unstated.{p}")) for p, r in projects.items()}
     index = {p: ProjectSummary(len(r), newest_of(r)) for p, r in projects.items()}
-    return RequirementsTable(read, index, projects.__getitem__, source)
+    return RequirementsTable(read, index, tables.__getitem__, source)
 
 
 def layout(doc: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
@@ -236,8 +276,11 @@ def layout(doc: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
     files: dict[str, dict[str, Any]] = {INDEX: {
         "schema": INDEX_SCHEMA, "read": doc["read"],
         "projects": {p: {"releases": len(r), "newest": newest_of(r)} for p, r in sorted(projects.items())}}}
+    unstated = doc.get("unstated") or {}
     for p, rels in sorted(projects.items()):
         files[f"{p}.json"] = {"schema": PROJECT_SCHEMA, "read": doc["read"], "project": p, "releases": rels}
+        if unstated.get(p):
+            files[f"{p}.json"]["unstated"] = sorted(unstated[p], key=Version)
     return files
 
 
@@ -279,10 +322,11 @@ def parse_index(data: Any, source: str) -> tuple[str, dict[str, ProjectSummary]]
     return read, index
 
 
-def parse_project(data: Any, source: str, name: str, read: str, summary: ProjectSummary) -> Mapping[str, Declared]:
+def parse_project(data: Any, source: str, name: str, read: str, summary: ProjectSummary) -> ProjectTable:
     """<name>.json: the project's releases, which must agree with its index line (and the index's read date)."""
     v = Validator(source)
-    t = v.keys(data, {"schema", "read", "project", "releases"}, "", required=("schema", "read", "project", "releases"))
+    t = v.keys(data, {"schema", "read", "project", "releases", "unstated"}, "",
+               required=("schema", "read", "project", "releases"))
     if t["schema"] != PROJECT_SCHEMA:
         raise v.fail("schema", f"unsupported schema {t['schema']!r} (this doctor reads {PROJECT_SCHEMA!r})")
     if v.date(t["read"], "read") != read:
@@ -294,7 +338,7 @@ def parse_project(data: Any, source: str, name: str, read: str, summary: Project
     if got != summary:
         raise v.fail("releases", f"{got.releases} releases, newest {got.newest}, but {INDEX} says {summary.releases}, "
                                  f"newest {summary.newest}: the index and this file disagree")
-    return rels
+    return ProjectTable(rels, _unstated(v, t.get("unstated"), rels, "unstated"))
 
 
 def read_dir(path: str) -> RequirementsTable:
@@ -302,7 +346,7 @@ def read_dir(path: str) -> RequirementsTable:
     ipath = os.path.join(path, INDEX)
     read, index = parse_index(_read_json(ipath), ipath)
 
-    def load(name: str) -> Mapping[str, Declared]:
+    def load(name: str) -> ProjectTable:
         p = os.path.join(path, f"{name}.json")
         return parse_project(_read_json(p), p, name, read, index[name])
 

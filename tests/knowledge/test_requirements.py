@@ -48,6 +48,9 @@ def test_lookup_by_public_version_and_unknowns() -> None:
     (lambda d: d["projects"]["torch-npu"]["2.14.0"].pop("source"), "projects.torch-npu.2.14.0.source"),
     (lambda d: d["projects"]["torch-npu"]["2.14.0"].update(source="https://pypi.org/simple/torch-npu/"), "projects.torch-npu.2.14.0.source"),
     (lambda d: d["projects"].update(Torch_NPU={}), "projects.Torch_NPU"),
+    (lambda d: d.update(unstated={"torch-npu": ["2.14.0"]}), "unstated.torch-npu.2.14.0"),
+    (lambda d: d.update(unstated={"torch-npu": "2.13.0"}), "unstated.torch-npu"),
+    (lambda d: d.update(unstated={"deepspeed": ["0.12.6"]}), "unstated.deepspeed"),
 ])
 def test_malformed_table_names_file_and_key(mutate, where) -> None:
     d = json.loads(json.dumps(GOOD))
@@ -133,3 +136,16 @@ def test_the_packaged_index_and_every_project_file_agree_and_the_knowledge_line_
     assert k["newest"]["vllm"] == max(t.projects["vllm"], key=Version)
     on_disk = {p.name for p in (ROOT / "profiles" / "requirements").glob("*.json")}
     assert on_disk == {"index.json", *(f"{n}.json" for n in t.index)}  # no stray file a refresh left
+
+
+def test_releases_whose_sdist_states_nothing_are_recorded_in_their_projects_file(tmp_path) -> None:
+    t = req.load_requirements()
+    assert "0.12.6" in t.unstated("deepspeed") and t.declared("deepspeed", "0.12.6") is None
+    assert t.unstated("verl") == frozenset() and t.unstated("not-tracked") == frozenset()
+    d = _write(tmp_path / "r", {**GOOD, "unstated": {"torch-npu": ["2.13.0"]}})
+    assert json.loads((d / "torch-npu.json").read_text())["unstated"] == ["2.13.0"]
+    assert req.read_dir(str(d)).unstated("torch-npu") == {"2.13.0"}
+    f = json.loads((d / "torch-npu.json").read_text())
+    (d / "torch-npu.json").write_text(json.dumps({**f, "unstated": ["2.14.0"]}))
+    with pytest.raises(InputError, match="unstated.2.14.0: is also in releases"):
+        req.read_dir(str(d)).unstated("torch-npu")

@@ -52,6 +52,24 @@ def test_a_release_missing_from_the_requirements_table_is_unexplained(upstream):
     assert found.unexplained == []
 
 
+def test_a_kept_release_whose_sdist_states_no_requirements_is_recorded_not_reported_missing(upstream, monkeypatch):  # noqa: F811
+    # older deepspeed / flash-attn / vllm 0.1.x sdists have a PKG-INFO before Metadata-Version 2.2 without
+    # Requires-Dist: the refresh records them as `unstated` instead of reporting them missing on every run
+    tn = (TorchNpuRow("2.13.0", "9.2.0", "https://pypi.org/project/torch-npu/2.13.0/"),
+          TorchNpuRow("2.14.0", "9.2.0", "https://pypi.org/project/torch-npu/2.14.0/"))
+    real = pypi_mod.declared
+    monkeypatch.setattr(pypi_mod, "declared", lambda http, r: None if r.version == "2.13.0" else real(http, r))
+    doc = pypi_mod.requirements_table(_pypi(("torch-npu",)), RecordedPyPI())
+    assert doc["unstated"] == {"torch-npu": ["2.13.0"]} and "2.13.0" not in doc["projects"]["torch-npu"]
+    k = _k(upstream, req=doc, tn=tn)
+    assert k.requirements.unstated("torch_npu") == {"2.13.0"}
+    assert refresh(k, {}, _pypi(("torch-npu",))).unexplained == []
+    # without the record it would be a difference
+    doc.pop("unstated")
+    found = refresh(_k(upstream, req=doc, tn=tn), {}, _pypi(("torch-npu",)))
+    assert [d.subject for d in found.unexplained] == ["torch-npu 2.13.0"]
+
+
 def test_declared_pins_that_contradict_a_row_are_changed(upstream):  # noqa: F811
     va = (VllmAscendRow("0.30.0rc2", "0.30.0", ">=3.10,<3.13", "9.2.0", "==2.10.0", "==2.10.0.post2", True,
                         "https://pypi.org/project/vllm-ascend/0.30.0rc2/", triton_ascend="3.2.2"),)

@@ -38,7 +38,7 @@ def check(found: Mapping[str, list[PypiRelease]], k: Any, req: RequirementsTable
             explained = _row(project, r, k, out)
             if explained is False:
                 continue
-            if kept(r) and req.declared(project, r.version) is None:
+            if kept(r) and req.declared(project, r.version) is None and r.version not in req.unstated(project):
                 out.add(Difference(REPO, "new-release", f"{project} {r.version}", None,
                                    f"{_what(r)}; not in profiles/requirements/", _where(r)))
     _declared(k, req, out)

@@ -348,10 +348,16 @@ def requirements_table(found: dict[str, list[PypiRelease]], http: Http | None = 
     with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
         decl = list(pool.map(lambda r: declared(h, r), jobs))
     projects: dict[str, dict[str, Any]] = {p: {} for p in found}
+    unstated: dict[str, list[str]] = {}
     for r, d in zip(jobs, decl, strict=True):
         if d is not None:
             projects[r.project][r.version] = d
-    return {"schema": SCHEMA, "read": today or datetime.date.today().isoformat(), "projects": projects}
+        else:  # an sdist whose PKG-INFO does not state its requirements: recorded, so it is not "missing"
+            unstated.setdefault(r.project, []).append(r.version)
+    doc: dict[str, Any] = {"schema": SCHEMA, "read": today or datetime.date.today().isoformat(), "projects": projects}
+    if unstated:
+        doc["unstated"] = unstated
+    return doc
 
 
 def dumps(doc: dict[str, Any]) -> str:

@@ -93,6 +93,8 @@ def check_release_exists(profile: Any, sets: Mapping[str, str]) -> None:
         v = parse_pkg_version(version)
         if not rels or name in built or v is None or v.is_devrelease or table.declared(name, version) is not None:
             continue  # a source build's versions are its tags (resolve checks those)
+        if any(parse_pkg_version(u) == v for u in table.unstated(name)):
+            continue  # on PyPI, as an sdist that states no requirements (flash-attn 2.3.6)
         known = sorted(k for k in (parse_pkg_version(r) for r in rels) if k is not None)
         if not known or v < known[0]:
             continue  # older than the table keeps: cannot tell

@@ -606,6 +606,17 @@ def test_set_refuses_a_release_pypi_does_not_have(tmp_path: Path) -> None:
     cp = _set_dry_run(tmp_path, "numpy=3.0.0")
     assert cp.returncode == 2 and "--set" in cp.stderr
     assert "numpy 3.0.0 is not a release of numpy on PyPI" in cp.stderr and "newest 2." in cp.stderr
+    # a release PyPI has as an sdist stating no requirements (the table's `unstated`) is not refused as unknown
+    # (a profile that pins flash-attn: none of the packaged ones does, so the refusal is asked directly)
+    from types import SimpleNamespace
+
+    from doctor.errors import RefusedError
+    from installers.setcheck import check_release_exists
+
+    stack = SimpleNamespace(built_from_source=frozenset())
+    check_release_exists(stack, {"deepspeed": "0.16.0"})  # between stated releases 0.15.0 and 0.16.1
+    with pytest.raises(RefusedError, match="deepspeed 0.16.99 is not a release of deepspeed on PyPI"):
+        check_release_exists(stack, {"deepspeed": "0.16.99"})
     # older than the table keeps (releases since 2024): it cannot tell, so it does not refuse
     assert _set_dry_run(tmp_path, "numpy=1.20.0").returncode == 0
 

@@ -182,8 +182,9 @@ def _wheel_tags(filename: str | None) -> frozenset[Tag] | None:
 
 def _tag_fits(t: Tag, python: str | None, arch: str | None) -> bool:
     """One wheel tag against the snapshot's Python and machine (PEP 425: cpXY / abi3 from cpXY up / pyX[Y]; a
-    platform `any` or one ending in the machine, `manylinux_2_28_aarch64`, `linux_x86_64`)."""
-    if t.platform != "any" and not (arch and t.platform.endswith("_" + arch)):
+    platform `any` or a Linux one ending in the machine, `manylinux_2_28_aarch64`, `linux_x86_64`: the doctor's
+    targets are Linux hosts, and a macOS wheel's `macosx_10_9_x86_64` says nothing about them)."""
+    if t.platform != "any" and not (arch and t.platform.endswith("_" + arch) and "linux" in t.platform):
         return False
     v = parse_pkg_version(python or "")
     if v is None or len(v.release) < 2:

@@ -149,3 +149,16 @@ def test_releases_whose_sdist_states_nothing_are_recorded_in_their_projects_file
     (d / "torch-npu.json").write_text(json.dumps({**f, "unstated": ["2.14.0"]}))
     with pytest.raises(InputError, match="unstated.2.14.0: is also in releases"):
         req.read_dir(str(d)).unstated("torch-npu")
+
+
+def test_a_platform_wheels_metadata_fits_only_linux_targets_of_its_python_and_machine() -> None:
+    def fits(wheel: str, py: str, arch: str) -> bool:
+        return req.Declared(None, (), f"https://pypi.org/project/torch/2.2.0/#{wheel}").fits(py, arch)
+
+    # torch 2.2.0's smallest wheel (the one the table used to read) is for macOS: not a Linux x86_64 host's
+    assert not fits("torch-2.2.0-cp311-none-macosx_10_9_x86_64.whl", "3.11.7", "x86_64")
+    assert not fits("torch-2.2.0-cp311-none-macosx_11_0_arm64.whl", "3.11.7", "aarch64")
+    assert fits("torch-2.2.0-cp311-cp311-manylinux1_x86_64.whl", "3.11.7", "x86_64")
+    assert fits("tokenizers-0.15.0-cp37-abi3-manylinux_2_17_aarch64.manylinux2014_aarch64.whl", "3.10.1", "aarch64")
+    assert not fits("torch-2.2.0-cp311-cp311-win_amd64.whl", "3.11.7", "x86_64")
+    assert fits("verl-0.9.1-py3-none-any.whl", "3.11.7", "x86_64")

@@ -14,8 +14,11 @@ Layout (`layout()` builds it from the refresh tool's whole document, so the writ
     <name>.json     {"schema": "doctor.requirements-project/1", "read": "YYYY-MM-DD", "project": "<name>",
                      "releases": {"<version as PyPI lists it>": {
                          "requires_python": str | null, "requires_dist": [str, ...], "uploaded": "YYYY-MM-DD",
-                         "source": "https://pypi.org/project/<p>/<v>/#<file the metadata was read from>"}},
+                         "source": "https://pypi.org/project/<p>/<v>/#<file the metadata was read from>",
+                         "wheels": ["<sibling wheel declaring the same>", ...]}},
                      "unstated": ["<version>", ...]}
+`wheels` (optional) names the release's other Linux wheels that were read and declare exactly the same: the row
+applies to their Pythons and machines too.
 `unstated` (optional) lists the releases the size policy keeps whose only file is an sdist that does not state its
 requirements (PKG-INFO before Metadata-Version 2.2: older deepspeed and flash-attn): nothing can be said about
 them, and the refresh must not report them as missing from the table.
@@ -55,6 +58,7 @@ PROJECT_SCHEMA = "doctor.requirements-project/1"
 DIR = "requirements"  # inside the knowledge directory
 INDEX = "index.json"
 _ENTRY = {"requires_python", "requires_dist", "uploaded", "source"}
+_ENTRY_OPTIONAL = {"wheels"}
 
 
 @dataclass(frozen=True)
@@ -65,6 +69,7 @@ class Declared:
     requires_dist: tuple[str, ...]
     source: str
     uploaded: str = ""
+    wheels: tuple[str, ...] = ()  # siblings of the source wheel read and found to declare the same
 
     @property
     def wheel(self) -> str | None:
@@ -81,7 +86,7 @@ class Declared:
         tags = _wheel_tags(self.wheel)
         if tags is None or all(t.platform == "any" and t.abi == "none" for t in tags):
             return True
-        return any(_tag_fits(t, python, arch) for t in tags)
+        return any(_tag_fits(t, python, arch) for w in (self.wheel, *self.wheels) for t in (_wheel_tags(w) or ()))
 
 
 @dataclass(frozen=True)
@@ -228,9 +233,13 @@ def _releases(v: Validator, rels: Any, path: str) -> Mapping[str, Declared]:
     for ver, e in rels.items():
         q = f"{path}.{ver}"
         v.version(ver, q)
-        t = v.keys(e, _ENTRY, q, required=tuple(sorted(_ENTRY)))
+        t = v.keys(e, _ENTRY | _ENTRY_OPTIONAL, q, required=tuple(sorted(_ENTRY)))
         rp, rd = declaration(v, t["requires_python"], t["requires_dist"], q)
-        out[ver] = Declared(rp, rd, v.url(t["source"], f"{q}.source"), v.date(t["uploaded"], f"{q}.uploaded"))
+        wheels = v.strs(t.get("wheels"), f"{q}.wheels")
+        bad = next((w for w in wheels if _wheel_tags(w) is None), None)
+        if bad is not None:
+            raise v.fail(f"{q}.wheels", f"not a wheel file name: {bad!r}")
+        out[ver] = Declared(rp, rd, v.url(t["source"], f"{q}.source"), v.date(t["uploaded"], f"{q}.uploaded"), wheels)
     return MappingProxyType(out)
 
 

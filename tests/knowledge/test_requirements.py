@@ -162,3 +162,14 @@ def test_a_platform_wheels_metadata_fits_only_linux_targets_of_its_python_and_ma
     assert fits("tokenizers-0.15.0-cp37-abi3-manylinux_2_17_aarch64.manylinux2014_aarch64.whl", "3.10.1", "aarch64")
     assert not fits("torch-2.2.0-cp311-cp311-win_amd64.whl", "3.11.7", "x86_64")
     assert fits("verl-0.9.1-py3-none-any.whl", "3.11.7", "x86_64")
+
+
+def test_a_row_applies_to_the_siblings_read_and_found_to_declare_the_same() -> None:
+    d = req.Declared(None, ("torch==2.1.0",), "https://pypi.org/project/t/1.0/#t-1.0-cp310-cp310-manylinux2014_aarch64.whl",
+                     wheels=("t-1.0-cp311-cp311-manylinux2014_aarch64.whl",))
+    assert d.fits("3.10.12", "aarch64") and d.fits("3.11.7", "aarch64")
+    assert not d.fits("3.12.1", "aarch64") and not d.fits("3.11.7", "x86_64")
+    bad = json.loads(json.dumps(GOOD))
+    bad["projects"]["torch-npu"]["2.14.0"]["wheels"] = ["torch_npu-2.14.0.tar.gz"]
+    with pytest.raises(InputError, match="projects.torch-npu.2.14.0.wheels: not a wheel file name"):
+        req.parse_requirements(bad, "x.json")

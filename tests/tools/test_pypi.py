@@ -69,6 +69,30 @@ def test_without_a_pure_wheel_a_linux_wheel_for_the_stacks_pythons_is_read_not_t
     assert d is not None and "manylinux_2_17_x86_64" in d["source"]
 
 
+def test_a_platform_release_lists_the_linux_siblings_that_declare_the_same(monkeypatch) -> None:
+    # one wheel's metadata applied only to its own Python and machine: a report on Python 3.11 was never judged
+    # by torch's cp310 row. The siblings for cp39-cp312 on aarch64 / x86_64 are read; identical ones are listed
+    http = RecordedPyPI()
+    r = next(x for x in pypi.releases("torch-npu", http) if x.version == "2.14.0")
+    d = pypi.declared(http, r)
+    assert d is not None and d["source"].endswith("#torch_npu-2.14.0-cp311-cp311-manylinux_2_28_aarch64.whl")
+    assert d["wheels"] == ["torch_npu-2.14.0-cp311-cp311-manylinux_2_28_x86_64.whl"]
+    names = ["t-1.0-cp310-cp310-manylinux2014_aarch64.whl", "t-1.0-cp311-cp311-manylinux2014_aarch64.whl",
+             "t-1.0-cp312-cp312-manylinux2014_x86_64.whl", "t-1.0-cp38-cp38-manylinux2014_x86_64.whl",
+             "t-1.0-cp311-cp311-macosx_11_0_arm64.whl", "t-1.0-cp311-cp311-manylinux2014_aarch64.whl"]
+    files = tuple(pypi.PypiFile(n, f"https://f/{i}.whl", 100 + i, None) for i, n in enumerate(names))
+
+    def meta(http, f):  # type: ignore[no-untyped-def]
+        deps = ["torch==2.1.0"] if "x86_64" not in f.filename else ["torch==2.1.0", "nvidia-nccl"]
+        return {"requires_python": ">=3.8", "requires_dist": deps, "where": f.filename}
+
+    monkeypatch.setattr(pypi, "wheel_metadata", meta)
+    d = pypi.declared(None, pypi.PypiRelease("t", "1.0", "2023-10-04", (), False, False, files))  # type: ignore[arg-type]
+    assert d is not None and d["source"].endswith("#t-1.0-cp310-cp310-manylinux2014_aarch64.whl")
+    # cp311 aarch64 declares the same: listed (once); cp312 x86_64 declares more: left out; cp38 and macOS: not read
+    assert d["wheels"] == ["t-1.0-cp311-cp311-manylinux2014_aarch64.whl"]
+
+
 def test_sdist_only_release_reads_pkg_info() -> None:
     http = RecordedPyPI()
     r = next(x for x in pypi.releases("vllm-ascend", http) if x.version == "0.30.0rc2")

@@ -301,13 +301,21 @@ def declared(http: Http, r: PypiRelease) -> dict[str, Any] | None:
     requirements (Metadata-Version 2.2+ without Requires-Dist in Dynamic); None when neither can say.
 
     The wheel is a pure one (`py3-none-any`: its metadata holds for every target) when the release has one, else
-    a Linux aarch64, then x86_64 one, for CPython 3.10, then 3.11, the smallest of its rank (_wheel_preference); the source URL's fragment names the file, so its tags are kept with the row and the doctor
-    applies a platform wheel's metadata only to the Python and machine they name (siblings may differ: one
-    wheel per release is read)."""
+    a Linux aarch64, then x86_64 one, for CPython 3.10, then 3.11, the smallest of its rank (_wheel_preference); the
+    source URL's fragment names the file, so its tags are kept with the row and the doctor applies a platform
+    wheel's metadata only to the Python and machine they name. Without a pure wheel, the Linux siblings for the
+    other Pythons a report may state (SIBLING_PYTHONS) are read too, and those whose Requires-Python and
+    Requires-Dist are the same as the first's are listed in `wheels`: the row then applies to their targets too (a
+    sibling that declares something else is left out, so nothing is claimed for its target)."""
     wheels = sorted((f for f in r.files if f.filename.endswith(".whl")), key=_wheel_preference)
     sdists = [f for f in r.files if f.filename.endswith(".tar.gz")]
+    same: list[str] = []
     if wheels:
         md = wheel_metadata(http, wheels[0])
+        for f in _siblings(wheels):
+            other = wheel_metadata(http, f)
+            if (other["requires_python"], other["requires_dist"]) == (md["requires_python"], md["requires_dist"]):
+                same.append(f.filename)
     elif sdists:
         md = sdist_metadata(http, sdists[0])
         if not md["requires_dist"] and (Version(md["metadata_version"] or "1.0") < Version("2.2")
@@ -316,8 +324,46 @@ def declared(http: Http, r: PypiRelease) -> dict[str, Any] | None:
     else:
         return None
     rp = md["requires_python"] or next((f.requires_python for f in r.files if f.requires_python), None)
-    return {"requires_python": rp, "requires_dist": md["requires_dist"], "uploaded": r.uploaded,
-            "source": f"{r.url}#{md['where']}"}
+    out = {"requires_python": rp, "requires_dist": md["requires_dist"], "uploaded": r.uploaded,
+           "source": f"{r.url}#{md['where']}"}
+    if same:
+        out["wheels"] = same
+    return out
+
+
+# The Pythons a report on an Ascend host states (CANN supports 3.7-3.12; the stacks run 3.9-3.12): a platform
+# release's Linux wheels for these are read as well as the first one.
+SIBLING_PYTHONS = ("cp39", "cp310", "cp311", "cp312")
+
+
+def _siblings(ranked: list[PypiFile]) -> list[PypiFile]:
+    """The other Linux aarch64 / x86_64 wheels of a release without a pure wheel: one per (machine, Python of
+    SIBLING_PYTHONS), or per machine for abi3 wheels (one covers every later Python), the first in `ranked`
+    order of each; none when the first is pure."""
+    first = ranked[0]
+    if _pure(first.filename):
+        return []
+    picked: dict[tuple[str, str], PypiFile] = {}
+    for f in ranked[1:]:
+        tag = wheel_tag(f.filename) or ""
+        py, abi, plat = (tag.split("-") + ["", "", ""])[:3]
+        arch = "aarch64" if plat.endswith("aarch64") else "x86_64" if plat.endswith("x86_64") else ""
+        if "linux" not in plat or not arch:
+            continue
+        for p in py.split("."):
+            key = (arch, "abi3" if abi == "abi3" else p)
+            if (p in SIBLING_PYTHONS or abi == "abi3") and key not in picked:
+                picked[key] = f
+    first_tag = (wheel_tag(first.filename) or "").split("-")
+    first_arch = "aarch64" if first_tag[-1].endswith("aarch64") else "x86_64"
+    first_keys = {(first_arch, "abi3" if first_tag[1] == "abi3" else p) for p in first_tag[0].split(".")}
+    seen: set[str] = {first.filename}
+    out = []
+    for key, f in picked.items():
+        if key not in first_keys and f.filename not in seen:
+            seen.add(f.filename)
+            out.append(f)
+    return out
 
 
 def read_all(projects: Iterable[str] = PROJECTS, http: Http | None = None, workers: int = 6) -> dict[str, list[PypiRelease]]:

@@ -174,3 +174,32 @@ def test_a_dropped_request_is_retried_a_missing_page_is_not(monkeypatch) -> None
         urllib.error.URLError("Network is unreachable")))
     with pytest.raises(pypi.PyPIError, match="no answer"):
         pypi.Http(tries=2).get("https://pypi.org/y")
+
+
+def test_an_answer_cut_off_mid_body_is_asked_for_again(monkeypatch) -> None:
+    # the first full refresh of the broader table died on http.client.IncompleteRead (97957 of 1227064 bytes)
+    import http.client
+    import io
+
+    calls: list[str] = []
+
+    class Cut(io.BytesIO):
+        status = 206
+        headers = {"Content-Range": "bytes 0-3/10"}
+
+        def read(self, *a):  # type: ignore[no-untyped-def, override]
+            if len(calls) < 2:
+                raise http.client.IncompleteRead(b"ab", 2)
+            return b"abcd"
+
+    def opener(req, timeout):  # type: ignore[no-untyped-def]
+        calls.append(req.full_url)
+        return Cut()
+
+    monkeypatch.setattr(pypi.Http, "_open", _REAL_OPEN)
+    monkeypatch.setattr(pypi.urllib.request, "urlopen", opener)
+    monkeypatch.setattr(pypi.time, "sleep", lambda s: None)
+    assert pypi.Http().get_range("https://files.pythonhosted.org/x.whl", 0, 3) == (b"abcd", 10) and len(calls) == 2
+    calls.clear()
+    with pytest.raises(pypi.PyPIError, match="answer cut off"):
+        pypi.Http(tries=1).get("https://pypi.org/pypi/x/json")

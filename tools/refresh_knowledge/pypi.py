@@ -15,6 +15,7 @@ from __future__ import annotations
 import argparse
 import datetime
 import email.parser
+import http.client
 import io
 import json
 import os
@@ -82,19 +83,31 @@ class Http:
             time.sleep(2.0 * (attempt + 1))  # a refresh makes thousands of requests: one dropped is not fatal
         raise PyPIError(f"{url}: no answer")
 
+    def _fetch(self, url: str, headers: dict[str, str] | None = None) -> tuple[bytes, int, str]:
+        """The whole answer (body, status, Content-Range); an answer cut off mid-body is asked for again, like a
+        dropped connection (a refresh reads thousands of byte ranges)."""
+        for attempt in range(self.tries):
+            with self._open(url, headers) as r:
+                try:
+                    headers_in = getattr(r, "headers", None) or {}
+                    return self._read(r, url), getattr(r, "status", 200), headers_in.get("Content-Range", "")
+                except PyPIError:
+                    if attempt == self.tries - 1:
+                        raise
+            time.sleep(2.0 * (attempt + 1))
+        raise PyPIError(f"{url}: no answer")
+
     def get(self, url: str) -> bytes:
-        with self._open(url) as r:
-            return self._read(r, url)
+        return self._fetch(url)[0]
 
     def get_range(self, url: str, start: int, end: int) -> tuple[bytes, int]:
         """Bytes start..end (inclusive; start < 0: the last -start bytes) and the file's total size."""
         rng = f"bytes={start}" if start < 0 else f"bytes={start}-{end}"
-        with self._open(url, {"Range": rng}) as r:
-            data = self._read(r, url)
-            total = r.headers.get("Content-Range", "").rpartition("/")[2]
-            if r.status != 206 or not total.isdigit():
-                raise PyPIError(f"{url}: the server ignores byte ranges (HTTP {r.status})")
-            return data, int(total)
+        data, status, content_range = self._fetch(url, {"Range": rng})
+        total = content_range.rpartition("/")[2]
+        if status != 206 or not total.isdigit():
+            raise PyPIError(f"{url}: the server ignores byte ranges (HTTP {status})")
+        return data, int(total)
 
     def stream(self, url: str) -> IO[bytes]:
         r: IO[bytes] = self._open(url)
@@ -103,7 +116,7 @@ class Http:
     def _read(self, r: Any, url: str) -> bytes:
         try:
             data: bytes = r.read()
-        except (TimeoutError, OSError) as e:
+        except (TimeoutError, OSError, http.client.HTTPException) as e:  # IncompleteRead: the answer was cut off
             raise PyPIError(f"{url}: answer cut off ({e})") from None
         return data
 

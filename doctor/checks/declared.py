@@ -74,7 +74,7 @@ def published(project: str, version: str, python: str | None = None, arch: str |
     d = declared(project, version)
     if d is None or not d.fits(python, arch):
         return None
-    return d.requires_python, d.requires_dist, d.source
+    return d.requires_python, d.requires_dist, d.source_for(python, arch)
 
 
 # Installed from git by the documented stacks: judged by what they declare at the commit the snapshot names

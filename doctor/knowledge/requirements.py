@@ -86,7 +86,18 @@ class Declared:
         tags = _wheel_tags(self.wheel)
         if tags is None or all(t.platform == "any" and t.abi == "none" for t in tags):
             return True
-        return any(_tag_fits(t, python, arch) for w in (self.wheel, *self.wheels) for t in (_wheel_tags(w) or ()))
+        return self.fitting_wheel(python, arch) is not None
+
+    def fitting_wheel(self, python: str | None, arch: str | None) -> str | None:
+        """The first of the wheels read (the source's, then `wheels`) whose tags name this Python and machine."""
+        return next((w for w in (self.wheel, *self.wheels) if w and any(_tag_fits(t, python, arch)
+                                                                       for t in (_wheel_tags(w) or ()))), None)
+
+    def source_for(self, python: str | None, arch: str | None) -> str:
+        """The page of the file whose metadata applies to this target: the source, or the sibling wheel that fits
+        (it declares the same, and it is the file that target installs)."""
+        w = self.fitting_wheel(python, arch) if self.wheels else None
+        return f"{self.source.rpartition('#')[0]}#{w}" if w and w != self.wheel else self.source
 
 
 @dataclass(frozen=True)

@@ -281,17 +281,23 @@ def test_a_platform_wheels_metadata_applies_only_to_the_python_and_machine_its_t
     from doctor.knowledge.requirements import declared
 
     d = declared("vllm-ascend", "0.23.0")
-    # no pure wheel: the refresh reads a Linux aarch64 CPython 3.10 one (tools/refresh_knowledge/pypi.py)
+    # no pure wheel: the refresh reads a Linux aarch64 CPython 3.10 one (tools/refresh_knowledge/pypi.py), and its
+    # Linux siblings for 3.9-3.12: all six of 0.23.0's (cp310-cp312, aarch64 and x86_64) declare the same
     assert d is not None and d.wheel == "vllm_ascend-0.23.0-cp310-cp310-manylinux_2_34_aarch64.whl"
-    assert d.fits("3.10.14", "aarch64") and not d.fits("3.11.9", "x86_64") and not d.fits("3.11.9", "aarch64")
-    assert not d.fits("3.10.14", "x86_64") and not d.fits(None, "aarch64") and not d.fits("3.10.14", None)
-    assert published("vllm-ascend", "0.23.0", "3.11.9", "x86_64") is None
+    assert "vllm_ascend-0.23.0-cp311-cp311-manylinux_2_34_x86_64.whl" in d.wheels
+    assert d.fits("3.10.14", "aarch64") and d.fits("3.11.9", "x86_64") and d.fits("3.12.3", "aarch64")
+    assert not d.fits("3.9.18", "aarch64") and not d.fits(None, "aarch64") and not d.fits("3.10.14", None)
+    assert not d.fits("3.11.9", "ppc64le")
+    assert published("vllm-ascend", "0.23.0", "3.9.18", "aarch64") is None  # no cp39 wheel: nothing claimed
     assert published("verl", "0.9.1") is not None  # a pure wheel (py3-none-any) fits every target
-    # the trial's report: py3.11 x86_64, vllm-ascend 0.23.0 and transformers 5.10.4, no profile: nothing from a
-    # cp310 aarch64 wheel
+    # the trial's report: py3.11 x86_64, vllm-ascend 0.23.0 and transformers 5.10.4, no profile: PyPI's cp311 x86_64
+    # wheel (the one that target installs) pins transformers==5.5.4, and the finding cites that file
     snap = _snap({"vllm-ascend": {"version": "0.23.0"}, "transformers": {"version": "5.10.4"}}, complete=False,
                  python="3.11.9", arch="x86_64")
-    assert _declared(snap) == []
+    (f,) = _declared(snap)
+    assert f.evidence["requires"] == "transformers" and "==5.5.4" in f.title
+    assert f.source == ("https://pypi.org/project/vllm-ascend/0.23.0/"
+                        "#vllm_ascend-0.23.0-cp311-cp311-manylinux_2_34_x86_64.whl")
 
 
 def test_an_extra_named_for_an_installed_package_is_judged_in_use():

@@ -173,3 +173,17 @@ def test_a_row_applies_to_the_siblings_read_and_found_to_declare_the_same() -> N
     bad["projects"]["torch-npu"]["2.14.0"]["wheels"] = ["torch_npu-2.14.0.tar.gz"]
     with pytest.raises(InputError, match="projects.torch-npu.2.14.0.wheels: not a wheel file name"):
         req.parse_requirements(bad, "x.json")
+
+
+def test_the_packaged_rows_of_platform_releases_cover_the_stacks_pythons() -> None:
+    # torch 2.1.0: its aarch64 wheels for 3.9-3.11 declare the same; its x86_64 wheels also list the CUDA wheels
+    # (nvidia-*, triton==2.1.0 for Linux x86_64), so nothing is claimed for x86_64 from the aarch64 metadata
+    torch = req.declared("torch", "2.1.0")
+    assert torch is not None
+    assert all(torch.fits(py, "aarch64") for py in ("3.9.18", "3.10.12", "3.11.7"))
+    assert not torch.fits("3.11.7", "x86_64")
+    # torchvision 0.16.0: the same on both machines
+    tv = req.declared("torchvision", "0.16.0")
+    assert tv is not None and tv.fits("3.11.7", "x86_64") and tv.fits("3.9.18", "aarch64")
+    assert tv.source_for("3.11.7", "x86_64").endswith("#torchvision-0.16.0-cp311-cp311-manylinux1_x86_64.whl")
+    assert tv.source_for("3.10.12", "aarch64") == tv.source

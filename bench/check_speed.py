@@ -42,6 +42,7 @@ IMPORT_TORCH_REPORT = (
 
 
 def run(repeat: int = 5) -> dict:
+    load_before = os.getloadavg()  # the machine is shared: a ratio means little without the load it ran under
     with tempfile.TemporaryDirectory() as d:
         tpy = torch_python(d)
         cmds = {
@@ -60,9 +61,15 @@ def run(repeat: int = 5) -> dict:
                    "import-torch script / doctor check (time)": ratio_import,
                    "collect_env / doctor check (peak RSS)": rows[0].peak_rss_mb / max(rows[2].peak_rss_mb, 1e-9)},
         "notes": ["doctor check exits 1 on a host without an NPU (it reports errors); the time is what counts."],
+        "load_average": {"before": list(load_before), "after": list(os.getloadavg())},
         "table": table("doctor check vs python -m torch.utils.collect_env", rows, baseline="torch.utils.collect_env (facts)")
-        + f"\n  doctor check is {ratio:.1f}x faster (target >= 10x)",
+        + f"\n  doctor check is {ratio:.1f}x faster (target >= 10x)"
+        + f"\n  load average (1/5/15 min) before {_load(load_before)}, after {_load(os.getloadavg())}",
     }
+
+
+def _load(avg: tuple[float, ...]) -> str:
+    return "/".join(f"{x:.2f}" for x in avg)
 
 
 if __name__ == "__main__":

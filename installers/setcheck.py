@@ -11,8 +11,8 @@ an error refuses the install, exit 2, naming `--set`; a warning is allowed and s
 `install-set-breaks-requirement` finding (the check's own finding id in its evidence and title).
 `package-off-profile` is not repeated: a `--set` pin is off the profile's pin by definition, and the plan says so.
 
-A pinned release PyPI does not have (`--set numpy=3.0.0`) is refused too, when profiles/requirements.json lists
-that project's releases for the period the pin falls in (its size policy keeps releases since 2024 and no dev
+A pinned release PyPI does not have (`--set numpy=3.0.0`) is refused too, when profiles/requirements/ lists
+that project's releases for the period the pin falls in (its size policy keeps releases since 2023 and no dev
 builds: an older or dev version cannot be told apart from one left out, and is not refused).
 """
 
@@ -93,12 +93,14 @@ def check_release_exists(profile: Any, sets: Mapping[str, str]) -> None:
         v = parse_pkg_version(version)
         if not rels or name in built or v is None or v.is_devrelease or table.declared(name, version) is not None:
             continue  # a source build's versions are its tags (resolve checks those)
+        if any(parse_pkg_version(u) == v for u in table.unstated(name)):
+            continue  # on PyPI, as an sdist that states no requirements (flash-attn 2.3.6)
         known = sorted(k for k in (parse_pkg_version(r) for r in rels) if k is not None)
         if not known or v < known[0]:
             continue  # older than the table keeps: cannot tell
         near = [str(k) for k in known if k.release[:2] == v.release[:2]][-3:] or [str(known[-1])]
         raise RefusedError(
-            f"{name} {version} is not a release of {name} on PyPI (profiles/requirements.json, read {table.read}: "
+            f"{name} {version} is not a release of {name} on PyPI (profiles/requirements/, read {table.read}: "
             f"{'nearest' if len(near) > 1 else 'newest'} {', '.join(near)}); pin a published release, or refresh the "
             "knowledge if it is newer", source="--set", path=raw)
 

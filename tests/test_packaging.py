@@ -53,6 +53,8 @@ def test_installed_wheel_finds_its_data(wheel: Path, tmp_path: Path) -> None:
     assert where.stdout.split() == [str(target / "doctor" / "__init__.py"),
                                     str(target / "doctor" / "installers" / "__init__.py")]
     assert sorted(p.name for p in target.iterdir() if not p.name.endswith(".dist-info")) == ["bin", "doctor"]
+    req = target / "doctor" / "profiles" / "requirements"  # the PyPI table: an index and one file per project
+    assert (req / "index.json").is_file() and (req / "torch-npu.json").is_file()
     listing = run("-m", "doctor", "--json", "profiles")
     assert listing.returncode == 0, listing.stderr
     assert len(json.loads(listing.stdout)["profiles"]) >= 12

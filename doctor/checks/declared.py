@@ -2,7 +2,7 @@
 interpreter (doctor/knowledge/pipcheck.py holds the evaluation).
 
 A snapshot that only states versions (a bug report, an older collector) has no METADATA to read: for those
-packages the declaration of the same release as published on PyPI is used (profiles/requirements.json, read by
+packages the declaration of the same release as published on PyPI is used (profiles/requirements/, read by
 the knowledge refresh tool; doctor/knowledge/requirements.py), and the finding names that release's page.
 
 Each unmet requirement is one finding naming the declaring distribution, the requirement, what is installed
@@ -69,12 +69,12 @@ def published(project: str, version: str, python: str | None = None, arch: str |
     platform wheel applies only to the Python and machine its tags name (`python` X.Y.Z, `arch`; unknown: silent)."""
     if project in _NOT_THE_PYPI_BUILD or "+" in version or (profile is not None and profile.builds(project, version)):
         return None
-    from doctor.knowledge.requirements import declared  # the 3 MB table loads only when a snapshot needs it
+    from doctor.knowledge.requirements import declared  # a project's file loads only when a snapshot needs it
 
     d = declared(project, version)
     if d is None or not d.fits(python, arch):
         return None
-    return d.requires_python, d.requires_dist, d.source
+    return d.requires_python, d.requires_dist, d.source_for(python, arch)
 
 
 # Installed from git by the documented stacks: judged by what they declare at the commit the snapshot names

@@ -85,7 +85,7 @@ CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 110}
 @click.option("--knowledge", "knowledge", metavar="DIR", envvar="DOCTOR_KNOWLEDGE",
               type=click.Path(exists=True, file_okay=False),
               help="Use this copy of the knowledge (a profiles/ directory: stacks/, releases.toml, signatures.toml, "
-                   "requirements.json) instead of the packaged one; validated the same way. [env DOCTOR_KNOWLEDGE=DIR]")
+                   "requirements/) instead of the packaged one; validated the same way. [env DOCTOR_KNOWLEDGE=DIR]")
 @click.pass_context
 def cli(ctx: click.Context, json_mode: bool, no_color: bool, verbose: int, quiet: bool, knowledge: str | None) -> None:
     """Diagnose, install and smoke-test verl + MindSpeed training stacks on Huawei Ascend NPUs.

@@ -1,7 +1,7 @@
 """Where the knowledge files live: the packaged `profiles/` directory, or a newer copy a cluster carried in.
 
 `DOCTOR_KNOWLEDGE=DIR` (or the global `doctor --knowledge DIR`, which sets it) names a directory laid out like
-the packaged `profiles/` (stacks/, releases.toml, signatures.toml, requirements.json). Every loader reads its
+the packaged `profiles/` (stacks/, releases.toml, signatures.toml, requirements/). Every loader reads its
 file from here and validates it exactly as it validates the packaged copy, so an air-gapped cluster updates
 the knowledge by copying a directory, not by installing a new wheel.
 """
@@ -51,5 +51,5 @@ def knowledge_dir() -> str:
 
 
 def knowledge_file(*parts: str) -> str:
-    """A file of the knowledge in use: knowledge_file('requirements.json'), knowledge_file('stacks')."""
+    """A file of the knowledge in use: knowledge_file('requirements', 'index.json'), knowledge_file('stacks')."""
     return os.path.join(knowledge_dir(), *parts)

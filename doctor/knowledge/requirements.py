@@ -1,20 +1,36 @@
 """What each release of the tracked projects declares on PyPI: Requires-Python and Requires-Dist, read from the
-release's own wheel METADATA (or sdist PKG-INFO) by `python -m tools.refresh_knowledge.pypi` into
-profiles/requirements.json.
+release's own wheel METADATA (or sdist PKG-INFO) by `python -m tools.refresh_knowledge.pypi` into the directory
+profiles/requirements/.
 
 Checks ask `declared("vllm-ascend", "0.30.0rc2")` for what an installed release itself requires, instead of
-keeping copies of those pins. The file is read and validated on first use (a check that never asks never pays
-for it); a malformed file is an InputError naming the file and the key (exit 2).
+keeping copies of those pins. The table is several MB, and a plain `doctor check` needs only its read date and the
+newest vLLM release (the knowledge line): so it is laid out as one small index plus one file per project, and a
+project's file is read and validated only when a check asks about that project. A malformed file is an
+InputError naming the file and the key (exit 2) when it is read.
 
-Format (schema "doctor.requirements/1"):
-    {"schema": "doctor.requirements/1", "read": "YYYY-MM-DD",
-     "projects": {"<PEP 503 name>": {"<version as PyPI lists it>": {
-         "requires_python": str | null, "requires_dist": [str, ...], "uploaded": "YYYY-MM-DD",
-         "source": "https://pypi.org/project/<p>/<v>/#<file the metadata was read from>"}}}}
+Layout (`layout()` builds it from the refresh tool's whole document, so the writer and this reader share it):
+    index.json      {"schema": "doctor.requirements-index/1", "read": "YYYY-MM-DD",
+                     "projects": {"<PEP 503 name>": {"releases": <count>, "newest": "<version>" | null}}}
+    <name>.json     {"schema": "doctor.requirements-project/1", "read": "YYYY-MM-DD", "project": "<name>",
+                     "releases": {"<version as PyPI lists it>": {
+                         "requires_python": str | null, "requires_dist": [str, ...], "uploaded": "YYYY-MM-DD",
+                         "source": "https://pypi.org/project/<p>/<v>/#<file the metadata was read from>",
+                         "wheels": ["<sibling wheel declaring the same>", ...]}},
+                     "unstated": ["<version>", ...]}
+`wheels` (optional) names the release's other Linux wheels that were read and declare exactly the same: the row
+applies to their Pythons and machines too.
+`unstated` (optional) lists the releases the size policy keeps whose only file is an sdist that does not state its
+requirements (PKG-INFO before Metadata-Version 2.2: older deepspeed and flash-attn): nothing can be said about
+them, and the refresh must not report them as missing from the table.
+A project's file must agree with the index (same read date, release count and newest release): the index is a
+summary of the files, never a second source, and a copy mixing files of two refreshes is refused.
 
-One file is read per release; its name in `source` records which. A platform wheel's Requires-Dist can differ from
-its siblings' (vllm-ascend 0.23.0's cp312 aarch64 wheel pins transformers==5.5.4), so `Declared.fits` applies it
-only to a target whose Python and machine one of its tags names.
+The refresh tool's whole document (schema "doctor.requirements/1": {"schema", "read", "projects": {name:
+{version: entry}}, "unstated": {name: [version, ...]}}) is validated by `parse_requirements` with the same per-release rules before it is written.
+
+One file is read per release; its name in `source` records which. A platform wheel's METADATA is written per build
+and may differ from its siblings' (only one is read), so `Declared.fits` applies it only to a target whose Python
+and machine one of its tags names.
 """
 
 from __future__ import annotations
@@ -22,7 +38,7 @@ from __future__ import annotations
 import json
 import os
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any
@@ -36,9 +52,13 @@ from doctor.knowledge.location import knowledge_file
 from doctor.knowledge.validate import Validator
 from doctor.knowledge.versions import parse_pkg_version, valid_specifier
 
-SCHEMA = "doctor.requirements/1"
-FILE = "requirements.json"
+SCHEMA = "doctor.requirements/1"  # the refresh tool's whole document
+INDEX_SCHEMA = "doctor.requirements-index/1"
+PROJECT_SCHEMA = "doctor.requirements-project/1"
+DIR = "requirements"  # inside the knowledge directory
+INDEX = "index.json"
 _ENTRY = {"requires_python", "requires_dist", "uploaded", "source"}
+_ENTRY_OPTIONAL = {"wheels"}
 
 
 @dataclass(frozen=True)
@@ -49,6 +69,7 @@ class Declared:
     requires_dist: tuple[str, ...]
     source: str
     uploaded: str = ""
+    wheels: tuple[str, ...] = ()  # siblings of the source wheel read and found to declare the same
 
     @property
     def wheel(self) -> str | None:
@@ -60,25 +81,101 @@ class Declared:
 
     def fits(self, python: str | None, arch: str | None) -> bool:
         """Whether the release's metadata applies to an interpreter `python` (X.Y[.Z]) on `arch`: a pure wheel,
-        an sdist or an unknown file always; a platform wheel (whose Requires-Dist may differ from its siblings':
-        vllm-ascend 0.23.0's cp312 aarch64 wheel pins transformers==5.5.4) only when one of its tags is for that
-        Python and machine. An unknown Python or machine does not fit a platform wheel."""
+        an sdist or an unknown file always; a platform wheel (whose Requires-Dist may differ from its siblings', which
+        were not read) only when one of its tags is for that Python and machine. An unknown Python or machine does not fit a platform wheel."""
         tags = _wheel_tags(self.wheel)
         if tags is None or all(t.platform == "any" and t.abi == "none" for t in tags):
             return True
-        return any(_tag_fits(t, python, arch) for t in tags)
+        return self.fitting_wheel(python, arch) is not None
+
+    def fitting_wheel(self, python: str | None, arch: str | None) -> str | None:
+        """The first of the wheels read (the source's, then `wheels`) whose tags name this Python and machine."""
+        return next((w for w in (self.wheel, *self.wheels) if w and any(_tag_fits(t, python, arch)
+                                                                       for t in (_wheel_tags(w) or ()))), None)
+
+    def source_for(self, python: str | None, arch: str | None) -> str:
+        """The page of the file whose metadata applies to this target: the source, or the sibling wheel that fits
+        (it declares the same, and it is the file that target installs)."""
+        w = self.fitting_wheel(python, arch) if self.wheels else None
+        return f"{self.source.rpartition('#')[0]}#{w}" if w and w != self.wheel else self.source
 
 
 @dataclass(frozen=True)
+class ProjectSummary:
+    """A project's line of the index: how many releases its file holds and the newest of them."""
+
+    releases: int
+    newest: str | None
+
+
+def newest_of(versions: Iterable[str]) -> str | None:
+    """The highest release (pre-releases count: an rc is on PyPI for anyone who pins it); the one definition the
+    index, the knowledge line and the agreement check use."""
+    vs = list(versions)
+    return max(vs, key=Version) if vs else None
+
+
+@dataclass(frozen=True)
+class ProjectTable:
+    """One project's file: its releases, and the kept releases whose metadata states nothing (`unstated`)."""
+
+    releases: Mapping[str, Declared]
+    unstated: frozenset[str] = frozenset()
+
+
+class _Projects(Mapping[str, Mapping[str, Declared]]):
+    """project -> its releases, each project's file read (and validated) on first access."""
+
+    def __init__(self, names: Iterable[str], load: Callable[[str], ProjectTable]) -> None:
+        self._names = tuple(names)
+        self._load = load
+        self._cache: dict[str, ProjectTable] = {}
+
+    def table(self, name: str) -> ProjectTable:
+        if name not in self._names:
+            raise KeyError(name)
+        if name not in self._cache:
+            self._cache[name] = self._load(name)
+        return self._cache[name]
+
+    def __getitem__(self, name: str) -> Mapping[str, Declared]:
+        return self.table(name).releases
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._names)
+
+    def __len__(self) -> int:
+        return len(self._names)
+
+
 class RequirementsTable:
-    read: str
-    projects: Mapping[str, Mapping[str, Declared]]
-    path: str = ""
+    """The table in use: the index eagerly, each project's releases lazily (`projects[name]`)."""
+
+    def __init__(self, read: str, index: Mapping[str, ProjectSummary],
+                 load: Callable[[str], ProjectTable], path: str = "") -> None:
+        self.read = read
+        self.index = MappingProxyType(dict(index))
+        self._projects = _Projects(self.index, load)
+        self.projects: Mapping[str, Mapping[str, Declared]] = self._projects
+        self.path = path
+
+    def unstated(self, project: str) -> frozenset[str]:
+        """The kept releases of `project` whose published metadata states no requirements (an old sdist)."""
+        name = _normalize(project)
+        return self._projects.table(name).unstated if name in self.index else frozenset()
+
+    def newest(self, project: str) -> str | None:
+        """The newest release the table holds for `project` (from the index: no project file is read)."""
+        s = self.index.get(_normalize(project))
+        return s.newest if s else None
 
     def declared(self, project: str, version: str) -> Declared | None:
         """The release's entry: the version as PyPI lists it, else the same public version (2.8.0+cpu -> 2.8.0,
         2.10.0.post04 -> 2.10.0.post4); None for a project or release the table does not hold."""
-        rels = self.projects.get(_normalize(project))
+        name = _normalize(project)
+        if name not in self.index:
+            return None
+        rels = self.projects[name]
         if not rels:
             return None
         if version in rels:
@@ -101,8 +198,9 @@ def _wheel_tags(filename: str | None) -> frozenset[Tag] | None:
 
 def _tag_fits(t: Tag, python: str | None, arch: str | None) -> bool:
     """One wheel tag against the snapshot's Python and machine (PEP 425: cpXY / abi3 from cpXY up / pyX[Y]; a
-    platform `any` or one ending in the machine, `manylinux_2_28_aarch64`, `linux_x86_64`)."""
-    if t.platform != "any" and not (arch and t.platform.endswith("_" + arch)):
+    platform `any` or a Linux one ending in the machine, `manylinux_2_28_aarch64`, `linux_x86_64`: the doctor's
+    targets are Linux hosts, and a macOS wheel's `macosx_10_9_x86_64` says nothing about them)."""
+    if t.platform != "any" and not (arch and t.platform.endswith("_" + arch) and "linux" in t.platform):
         return False
     v = parse_pkg_version(python or "")
     if v is None or len(v.release) < 2:
@@ -132,57 +230,158 @@ def declaration(v: Validator, rp: Any, rd: Any, path: str) -> tuple[str | None, 
     return rp, tuple(rd)
 
 
+def _project_name(v: Validator, name: Any, path: str) -> str:
+    if not isinstance(name, str) or not name or name != _normalize(name):
+        raise v.fail(path, f"project names are PEP 503 normalised ({_normalize(str(name))!r})")
+    return name
+
+
+def _releases(v: Validator, rels: Any, path: str) -> Mapping[str, Declared]:
+    """One project's releases (version -> entry), every entry checked; the rules of every copy of the table."""
+    if not isinstance(rels, dict):
+        raise v.fail(path, "must be an object of version -> entry")
+    out: dict[str, Declared] = {}
+    for ver, e in rels.items():
+        q = f"{path}.{ver}"
+        v.version(ver, q)
+        t = v.keys(e, _ENTRY | _ENTRY_OPTIONAL, q, required=tuple(sorted(_ENTRY)))
+        rp, rd = declaration(v, t["requires_python"], t["requires_dist"], q)
+        wheels = v.strs(t.get("wheels"), f"{q}.wheels")
+        bad = next((w for w in wheels if _wheel_tags(w) is None), None)
+        if bad is not None:
+            raise v.fail(f"{q}.wheels", f"not a wheel file name: {bad!r}")
+        out[ver] = Declared(rp, rd, v.url(t["source"], f"{q}.source"), v.date(t["uploaded"], f"{q}.uploaded"), wheels)
+    return MappingProxyType(out)
+
+
+def _unstated(v: Validator, raw: Any, rels: Mapping[str, Declared], path: str) -> frozenset[str]:
+    if raw is None:
+        return frozenset()
+    if not isinstance(raw, list):
+        raise v.fail(path, "must be an array of versions")
+    out = frozenset(v.version(x, f"{path}.{x}") for x in raw)
+    both = sorted(out & set(rels))
+    if both:
+        raise v.fail(f"{path}.{both[0]}", "is also in releases: a release either states its requirements or not")
+    return out
+
+
 def parse_requirements(data: Any, source: str) -> RequirementsTable:
-    """Validate the parsed requirements.json; InputError names the file and the key on any problem."""
+    """Validate the refresh tool's whole document (every project, eagerly); InputError names `source` and the
+    key on any problem. The refresh validates what it read with this before it writes the directory."""
     v = Validator(source)
-    t = v.keys(data, {"schema", "read", "projects"}, "", required=("schema", "read", "projects"))
+    t = v.keys(data, {"schema", "read", "projects", "unstated"}, "", required=("schema", "read", "projects"))
     if t["schema"] != SCHEMA:
         raise v.fail("schema", f"unsupported schema {t['schema']!r} (this doctor reads {SCHEMA!r})")
     read = v.date(t["read"], "read")
     raw = t["projects"]
     if not isinstance(raw, dict):
         raise v.fail("projects", "must be an object of project -> releases")
-    projects: dict[str, Mapping[str, Declared]] = {}
-    for name, rels in raw.items():
-        p = f"projects.{name}"
-        if name != _normalize(name):
-            raise v.fail(p, f"project names are PEP 503 normalised ({_normalize(name)!r})")
-        if not isinstance(rels, dict):
-            raise v.fail(p, "must be an object of version -> entry")
-        out: dict[str, Declared] = {}
-        for ver, e in rels.items():
-            q = f"{p}.{ver}"
-            v.version(ver, q)
-            t2 = v.keys(e, _ENTRY, q, required=tuple(sorted(_ENTRY)))
-            rp, rd = declaration(v, t2["requires_python"], t2["requires_dist"], q)
-            out[ver] = Declared(rp, rd, v.url(t2["source"], f"{q}.source"), v.date(t2["uploaded"], f"{q}.uploaded"))
-        projects[name] = MappingProxyType(out)
-    return RequirementsTable(read, MappingProxyType(projects), source)
+    projects = {_project_name(v, name, f"projects.{name}"): _releases(v, rels, f"projects.{name}")
+                for name, rels in raw.items()}
+    unstated = t.get("unstated") or {}
+    if not isinstance(unstated, dict):
+        raise v.fail("unstated", "must be an object of project -> versions")
+    for name in unstated:
+        if name not in projects:
+            raise v.fail(f"unstated.{name}", "is not a project of the table")
+    tables = {p: ProjectTable(r, _unstated(v, unstated.get(p), r, f"unstated.{p}")) for p, r in projects.items()}
+    index = {p: ProjectSummary(len(r), newest_of(r)) for p, r in projects.items()}
+    return RequirementsTable(read, index, tables.__getitem__, source)
 
 
-def read_file(path: str) -> RequirementsTable:
+def layout(doc: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
+    """The files of the requirements directory for a whole document `parse_requirements` accepted: the index
+    (read date, per project its release count and newest release) and one file per project."""
+    projects = doc["projects"]
+    files: dict[str, dict[str, Any]] = {INDEX: {
+        "schema": INDEX_SCHEMA, "read": doc["read"],
+        "projects": {p: {"releases": len(r), "newest": newest_of(r)} for p, r in sorted(projects.items())}}}
+    unstated = doc.get("unstated") or {}
+    for p, rels in sorted(projects.items()):
+        files[f"{p}.json"] = {"schema": PROJECT_SCHEMA, "read": doc["read"], "project": p, "releases": rels}
+        if unstated.get(p):
+            files[f"{p}.json"]["unstated"] = sorted(unstated[p], key=Version)
+    return files
+
+
+def _read_json(path: str) -> Any:
     try:
         with open(path, "rb") as fh:
             raw = fh.read()
     except OSError as e:
         raise InputError(f"cannot read the requirements table: {e.strerror or e}", source=path) from None
     try:
-        data = json.loads(raw.decode("utf-8"))
+        return json.loads(raw.decode("utf-8"))
     except UnicodeDecodeError:
         raise InputError("not UTF-8 text", source=path) from None
     except ValueError as e:
         raise InputError(f"not valid JSON: {e}", source=path) from None
-    return parse_requirements(data, path)
+
+
+def parse_index(data: Any, source: str) -> tuple[str, dict[str, ProjectSummary]]:
+    """index.json: the read date and each project's summary line."""
+    v = Validator(source)
+    t = v.keys(data, {"schema", "read", "projects"}, "", required=("schema", "read", "projects"))
+    if t["schema"] != INDEX_SCHEMA:
+        raise v.fail("schema", f"unsupported schema {t['schema']!r} (this doctor reads {INDEX_SCHEMA!r})")
+    read = v.date(t["read"], "read")
+    if not isinstance(t["projects"], dict):
+        raise v.fail("projects", "must be an object of project -> {releases, newest}")
+    index: dict[str, ProjectSummary] = {}
+    for name, e in t["projects"].items():
+        p = f"projects.{name}"
+        _project_name(v, name, p)
+        s = v.keys(e, {"releases", "newest"}, p, required=("releases", "newest"))
+        n = s["releases"]
+        if not isinstance(n, int) or isinstance(n, bool) or n < 0:
+            raise v.fail(f"{p}.releases", f"must be a count of releases, got {n!r}")
+        newest = None if s["newest"] is None else v.version(s["newest"], f"{p}.newest")
+        if (newest is None) != (n == 0):
+            raise v.fail(f"{p}.newest", "must be null exactly when the project has no releases")
+        index[name] = ProjectSummary(n, newest)
+    return read, index
+
+
+def parse_project(data: Any, source: str, name: str, read: str, summary: ProjectSummary) -> ProjectTable:
+    """<name>.json: the project's releases, which must agree with its index line (and the index's read date)."""
+    v = Validator(source)
+    t = v.keys(data, {"schema", "read", "project", "releases", "unstated"}, "",
+               required=("schema", "read", "project", "releases"))
+    if t["schema"] != PROJECT_SCHEMA:
+        raise v.fail("schema", f"unsupported schema {t['schema']!r} (this doctor reads {PROJECT_SCHEMA!r})")
+    if v.date(t["read"], "read") != read:
+        raise v.fail("read", f"read {t['read']}, but {INDEX} says {read}: the files come from different refreshes")
+    if t["project"] != name:
+        raise v.fail("project", f"is {t['project']!r}, but the file is {name}.json")
+    rels = _releases(v, t["releases"], "releases")
+    got = ProjectSummary(len(rels), newest_of(rels))
+    if got != summary:
+        raise v.fail("releases", f"{got.releases} releases, newest {got.newest}, but {INDEX} says {summary.releases}, "
+                                 f"newest {summary.newest}: the index and this file disagree")
+    return ProjectTable(rels, _unstated(v, t.get("unstated"), rels, "unstated"))
+
+
+def read_dir(path: str) -> RequirementsTable:
+    """The requirements directory at `path`: its index now, each project's file when it is asked for."""
+    ipath = os.path.join(path, INDEX)
+    read, index = parse_index(_read_json(ipath), ipath)
+
+    def load(name: str) -> ProjectTable:
+        p = os.path.join(path, f"{name}.json")
+        return parse_project(_read_json(p), p, name, read, index[name])
+
+    return RequirementsTable(read, index, load, path)
 
 
 _TABLE: dict[str, RequirementsTable] = {}
 
 
 def load_requirements(path: str | os.PathLike[str] | None = None) -> RequirementsTable:
-    """The table in use (the knowledge directory's requirements.json), read once per process and path."""
-    p = os.fspath(path) if path is not None else knowledge_file(FILE)
+    """The table in use (the knowledge directory's requirements/), read once per process and path."""
+    p = os.fspath(path) if path is not None else knowledge_file(DIR)
     if p not in _TABLE:
-        _TABLE[p] = read_file(p)
+        _TABLE[p] = read_dir(p)
     return _TABLE[p]
 
 

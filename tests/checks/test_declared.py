@@ -266,9 +266,9 @@ def test_a_package_the_profile_builds_from_source_is_not_judged_by_pypis_wheel()
 
     p = next(p for p in load_profiles() if p.name == "verl-0.9.1-cann9.1.0-a3")
     assert {"vllm", "vllm-ascend", "mindspeed", "megatron-core"} <= p.built_from_source
-    # the wheel's tags fit (cp312 aarch64): PyPI's metadata would say transformers==5.5.4
+    # the wheel's tags fit (cp310 aarch64, the one the table read): PyPI's metadata would say transformers==5.5.4
     snap = _snap({"vllm-ascend": {"version": "0.23.0"}, "transformers": {"version": "5.10.4"}}, complete=False,
-                 python="3.12.3", arch="aarch64")
+                 python="3.10.14", arch="aarch64")
     assert [f.evidence["requires"] for f in _declared(snap)] == ["transformers"]
     assert _declared(snap, p) == []
     # another release than the stack builds (0.22.x on a releases/v0.23.0 stack) came some other way: PyPI's
@@ -281,16 +281,23 @@ def test_a_platform_wheels_metadata_applies_only_to_the_python_and_machine_its_t
     from doctor.knowledge.requirements import declared
 
     d = declared("vllm-ascend", "0.23.0")
-    assert d is not None and d.wheel == "vllm_ascend-0.23.0-cp312-cp312-manylinux_2_34_aarch64.whl"
-    assert d.fits("3.12.3", "aarch64") and not d.fits("3.11.9", "x86_64") and not d.fits("3.11.9", "aarch64")
-    assert not d.fits("3.12.3", "x86_64") and not d.fits(None, "aarch64") and not d.fits("3.12.3", None)
-    assert published("vllm-ascend", "0.23.0", "3.11.9", "x86_64") is None
+    # no pure wheel: the refresh reads a Linux aarch64 CPython 3.10 one (tools/refresh_knowledge/pypi.py), and its
+    # Linux siblings for 3.9-3.12: all six of 0.23.0's (cp310-cp312, aarch64 and x86_64) declare the same
+    assert d is not None and d.wheel == "vllm_ascend-0.23.0-cp310-cp310-manylinux_2_34_aarch64.whl"
+    assert "vllm_ascend-0.23.0-cp311-cp311-manylinux_2_34_x86_64.whl" in d.wheels
+    assert d.fits("3.10.14", "aarch64") and d.fits("3.11.9", "x86_64") and d.fits("3.12.3", "aarch64")
+    assert not d.fits("3.9.18", "aarch64") and not d.fits(None, "aarch64") and not d.fits("3.10.14", None)
+    assert not d.fits("3.11.9", "ppc64le")
+    assert published("vllm-ascend", "0.23.0", "3.9.18", "aarch64") is None  # no cp39 wheel: nothing claimed
     assert published("verl", "0.9.1") is not None  # a pure wheel (py3-none-any) fits every target
-    # the trial's report: py3.11 x86_64, vllm-ascend 0.23.0 and transformers 5.10.4, no profile: nothing from a
-    # cp312 aarch64 wheel
+    # the trial's report: py3.11 x86_64, vllm-ascend 0.23.0 and transformers 5.10.4, no profile: PyPI's cp311 x86_64
+    # wheel (the one that target installs) pins transformers==5.5.4, and the finding cites that file
     snap = _snap({"vllm-ascend": {"version": "0.23.0"}, "transformers": {"version": "5.10.4"}}, complete=False,
                  python="3.11.9", arch="x86_64")
-    assert _declared(snap) == []
+    (f,) = _declared(snap)
+    assert f.evidence["requires"] == "transformers" and "==5.5.4" in f.title
+    assert f.source == ("https://pypi.org/project/vllm-ascend/0.23.0/"
+                        "#vllm_ascend-0.23.0-cp311-cp311-manylinux_2_34_x86_64.whl")
 
 
 def test_an_extra_named_for_an_installed_package_is_judged_in_use():
@@ -366,3 +373,44 @@ def test_fix_lines_never_undo_an_upstream_conflict_nor_install_another_build_of_
     (cmd,) = g.fix.commands
     assert cmd != "pip install 'torch>=99'"
     assert cmd.startswith("doctor install --profile") or "download.pytorch.org/whl/cpu" in cmd, cmd
+
+
+def test_a_2023_stack_in_a_report_is_judged_by_what_those_releases_published():
+    """Bug reports on Ascend trackers state 2023 stacks and packages beyond the core projects: the table keeps
+    releases since 2023-01-01 of the ecosystem the stacks declare (torchvision, tokenizers, datasets, xformers,
+    ...), read from a Linux wheel of the stacks' Pythons when there is no pure one; `check --from` on a
+    versions-only report names the release whose published metadata is broken."""
+    report = {"schema": "doctor.snapshot/1", "python": {"version": "3.10.12", "implementation": "CPython"},
+              "host": {"arch": "aarch64"},
+              "packages": {"torch": {"version": "2.0.1"}, "torchvision": {"version": "0.16.0"},
+                           "transformers": {"version": "4.36.0"}, "tokenizers": {"version": "0.13.3"},
+                           "datasets": {"version": "2.16.0"}, "dill": {"version": "0.3.8"},
+                           "numpy": {"version": "1.26.2"}, "torch-npu": {"version": "2.1.0.post3"}}}
+    fs = _declared(snapshot_from_dict(report))
+    got = {(f.evidence["package"], f.evidence["requires"], f.severity.value) for f in fs}
+    assert got == {("torchvision", "torch", "error"), ("transformers", "tokenizers", "error"),
+                   ("datasets", "dill", "warning"), ("torch-npu", "torch", "error")}, got
+    tv = next(f for f in fs if f.evidence["package"] == "torchvision")
+    assert tv.title == "torchvision 0.16.0 requires torch==2.1.0, but torch 2.0.1 is installed"
+    assert tv.source == ("https://pypi.org/project/torchvision/0.16.0/"
+                         "#torchvision-0.16.0-cp310-cp310-manylinux2014_aarch64.whl")
+    assert "published metadata of torchvision 0.16.0" in tv.detail
+    tok = next(f for f in fs if f.evidence["package"] == "transformers")
+    assert tok.source.startswith("https://pypi.org/project/transformers/4.36.0/") and "<0.19,>=0.14" in tok.title
+    # the same report through the CLI: exit 1, the findings in the JSON report
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as d:
+        f = Path(d) / "report.json"
+        f.write_text(json.dumps(report))
+        r = subprocess.run([sys.executable, "-m", "doctor", "--json", "check", "--from", str(f)], cwd=ROOT,
+                           capture_output=True, text=True, env={**os.environ, "PYTHONPATH": str(ROOT)}, timeout=120)
+    assert r.returncode == 1, r.stderr
+    cli = {(x["evidence"]["package"], x["evidence"]["requires"]) for x in json.loads(r.stdout)["findings"]
+           if x["check"] == "declared-requirements"}
+    assert {("torchvision", "torch"), ("transformers", "tokenizers"), ("datasets", "dill")} <= cli
+    # a wheel for x86_64 only (xformers 0.0.23 has no aarch64 wheel): judged on x86_64, silent on aarch64
+    x86 = {**report, "host": {"arch": "x86_64"}, "packages": {"torch": {"version": "2.1.0"}, "xformers": {"version": "0.0.23"}}}
+    (x,) = _declared(snapshot_from_dict(x86))
+    assert (x.evidence["package"], x.evidence["requires"]) == ("xformers", "torch") and "==2.1.1" in x.title
+    assert _declared(snapshot_from_dict({**x86, "host": {"arch": "aarch64"}})) == []

@@ -590,16 +590,16 @@ def test_set_says_a_pin_check_would_warn_on_in_the_plan_output(tmp_path: Path) -
 
 
 def test_set_refuses_what_check_calls_an_error_from_releases_toml_not_only_requirements_json(tmp_path: Path) -> None:
-    # a knowledge copy whose requirements.json relaxes verl's transformers range: check still errors with
+    # a knowledge copy whose requirements table relaxes verl's transformers range: check still errors with
     # transformers-outside-verl-window (releases.toml), so --set refuses too
     import shutil
 
     kn = tmp_path / "kn"
     shutil.copytree(Path(__file__).resolve().parents[2] / "profiles", kn)
-    doc = json.loads((kn / "requirements.json").read_text())
-    doc["projects"]["verl"]["0.9.1"]["requires_dist"] = [
-        r for r in doc["projects"]["verl"]["0.9.1"]["requires_dist"] if not r.startswith("transformers")]
-    (kn / "requirements.json").write_text(json.dumps(doc))
+    doc = json.loads((kn / "requirements" / "verl.json").read_text())
+    doc["releases"]["0.9.1"]["requires_dist"] = [
+        r for r in doc["releases"]["0.9.1"]["requires_dist"] if not r.startswith("transformers")]
+    (kn / "requirements" / "verl.json").write_text(json.dumps(doc))
     cp = _set_dry_run(tmp_path, "transformers=4.57.1", "--knowledge", str(kn))
     assert cp.returncode == 2, cp.stdout
     assert "--set" in cp.stderr and "transformers-outside-verl-window" in cp.stderr and not (tmp_path / "v").exists()
@@ -609,6 +609,17 @@ def test_set_refuses_a_release_pypi_does_not_have(tmp_path: Path) -> None:
     cp = _set_dry_run(tmp_path, "numpy=3.0.0")
     assert cp.returncode == 2 and "--set" in cp.stderr
     assert "numpy 3.0.0 is not a release of numpy on PyPI" in cp.stderr and "newest 2." in cp.stderr
+    # a release PyPI has as an sdist stating no requirements (the table's `unstated`) is not refused as unknown
+    # (a profile that pins flash-attn: none of the packaged ones does, so the refusal is asked directly)
+    from types import SimpleNamespace
+
+    from doctor.errors import RefusedError
+    from installers.setcheck import check_release_exists
+
+    stack = SimpleNamespace(built_from_source=frozenset())
+    check_release_exists(stack, {"deepspeed": "0.16.0"})  # between stated releases 0.15.0 and 0.16.1
+    with pytest.raises(RefusedError, match="deepspeed 0.16.99 is not a release of deepspeed on PyPI"):
+        check_release_exists(stack, {"deepspeed": "0.16.99"})
     # older than the table keeps (releases since 2024): it cannot tell, so it does not refuse
     assert _set_dry_run(tmp_path, "numpy=1.20.0").returncode == 0
 

@@ -1,5 +1,5 @@
 """`DOCTOR_KNOWLEDGE=DIR` / `doctor --knowledge DIR`: a newer copy of profiles/ (stacks, releases, signatures,
-requirements.json) carried onto an air-gapped cluster is used instead of the packaged one, validated the same
+requirements/) carried onto an air-gapped cluster is used instead of the packaged one, validated the same
 way (a broken copy is exit 2 naming its file), and `doctor check` names the copy and its date."""
 
 from __future__ import annotations
@@ -80,7 +80,8 @@ def test_the_copys_stacks_are_the_ones_listed(copy: Path) -> None:
 
 @pytest.mark.parametrize("file,breakage,where", [
     ("releases.toml", ('knowledge_date = "2027-01-15"', 'knowledge_date = "soon"'), "releases.toml: knowledge_date"),
-    ("requirements.json", ('"schema": "doctor.requirements/1"', '"schema": "x"'), "requirements.json: schema"),
+    ("requirements/index.json", ('"schema": "doctor.requirements-index/1"', '"schema": "x"'),
+     "requirements/index.json: schema"),
     ("stacks/verl-0.9.1-cann9.1.0-a2.toml", ('max = "9.2.0"', 'max = "9.0.0"'), "verl-0.9.1-cann9.1.0-a2.toml: cann.max"),
 ])
 def test_a_broken_copy_is_refused_like_the_packaged_one(copy: Path, snap: Path, file: str,

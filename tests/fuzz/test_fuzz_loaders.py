@@ -1,4 +1,5 @@
-"""Loaders of user-supplied files: profiles, launch scripts (lint), signature databases, launch specs.
+"""Loaders of user-supplied files: profiles, the requirements table, launch scripts (lint), signature databases,
+launch specs.
 
 Each either returns a value or raises InputError with the file named in the message; nothing else escapes,
 so the CLI turns every bad input into exit 2 with a reason."""
@@ -6,6 +7,7 @@ so the CLI turns every bad input into exit 2 with a reason."""
 from __future__ import annotations
 
 import copy
+import json
 import sys
 from pathlib import Path
 
@@ -14,6 +16,7 @@ from hypothesis import strategies as st
 
 from doctor.errors import InputError
 from doctor.knowledge.profiles import parse_profile
+from doctor.knowledge.requirements import ProjectSummary, parse_index, parse_project
 from doctor.launch.script_parser import parse_script
 
 from ._budget import fuzz
@@ -35,8 +38,8 @@ leaf = st.one_of(st.none(), st.booleans(), st.integers(-5, 10**6), st.text(max_s
 
 
 @st.composite
-def mutated_profile(draw):
-    doc = copy.deepcopy(draw(st.sampled_from(PROFILES)))
+def mutated_profile(draw, docs=None):
+    doc = copy.deepcopy(draw(st.sampled_from(docs or PROFILES)))
     for _ in range(draw(st.integers(1, 5))):
         node, path = doc, []
         while isinstance(node, dict) and node and draw(st.booleans()):
@@ -116,3 +119,22 @@ def test_lint_parser_input_holds_no_astral_character(text):
     data = parser_bytes(text)
     assert len(data) == len(raw) and not any(0xF0 <= b <= 0xF7 for b in data)
     assert all(a == b for a, b in zip(raw, data, strict=True) if a < 0x80)
+
+
+# the requirements table's files, as packaged: the index and small project files (flash-attn's has `unstated`)
+_REQ = ROOT / "profiles" / "requirements"
+REQ_DOCS = [json.loads((_REQ / n).read_text()) for n in ("index.json", "torch-npu.json", "mbridge.json",
+                                                               "flash-attn.json")]
+
+
+@fuzz
+@given(mutated_profile(REQ_DOCS))
+def test_requirements_table_loaders(doc):
+    try:
+        if doc.get("schema") == "doctor.requirements-index/1" or "project" not in doc:
+            parse_index(doc, "fuzz/index.json")
+        else:
+            name = str(doc.get("project"))
+            parse_project(doc, "fuzz/x.json", name, str(doc.get("read")), ProjectSummary(1, "1.0"))
+    except InputError as e:
+        assert str(e).startswith("fuzz/")

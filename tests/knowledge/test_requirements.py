@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from packaging.version import Version
 
 from doctor.errors import InputError
 from doctor.knowledge import requirements as req
@@ -47,6 +48,9 @@ def test_lookup_by_public_version_and_unknowns() -> None:
     (lambda d: d["projects"]["torch-npu"]["2.14.0"].pop("source"), "projects.torch-npu.2.14.0.source"),
     (lambda d: d["projects"]["torch-npu"]["2.14.0"].update(source="https://pypi.org/simple/torch-npu/"), "projects.torch-npu.2.14.0.source"),
     (lambda d: d["projects"].update(Torch_NPU={}), "projects.Torch_NPU"),
+    (lambda d: d.update(unstated={"torch-npu": ["2.14.0"]}), "unstated.torch-npu.2.14.0"),
+    (lambda d: d.update(unstated={"torch-npu": "2.13.0"}), "unstated.torch-npu"),
+    (lambda d: d.update(unstated={"deepspeed": ["0.12.6"]}), "unstated.deepspeed"),
 ])
 def test_malformed_table_names_file_and_key(mutate, where) -> None:
     d = json.loads(json.dumps(GOOD))
@@ -56,23 +60,130 @@ def test_malformed_table_names_file_and_key(mutate, where) -> None:
     assert str(e.value).startswith(f"/k/requirements.json: {where}: ")
 
 
+def _write(d: Path, doc: dict) -> Path:
+    """The directory layout the refresh tool writes (requirements.layout), for a whole document."""
+    d.mkdir(parents=True, exist_ok=True)
+    for name, content in req.layout(doc).items():
+        (d / name).write_text(json.dumps(content))
+    return d
+
+
 def test_unreadable_or_invalid_json_is_an_input_error(tmp_path) -> None:
     with pytest.raises(InputError, match="cannot read"):
-        req.read_file(str(tmp_path / "missing.json"))
-    bad = tmp_path / "requirements.json"
-    bad.write_text("{not json")
-    with pytest.raises(InputError, match="not valid JSON"):
-        req.read_file(str(bad))
+        req.read_dir(str(tmp_path / "missing"))
+    d = _write(tmp_path / "r", GOOD)
+    (d / "index.json").write_text("{not json")
+    with pytest.raises(InputError, match="index.json: not valid JSON"):
+        req.read_dir(str(d))
 
 
 def test_malformed_table_makes_the_loader_exit_2(tmp_path) -> None:
-    bad = tmp_path / "requirements.json"
-    bad.write_text(json.dumps({**GOOD, "schema": "x"}))
+    d = _write(tmp_path / "r", GOOD)
+    idx = json.loads((d / "index.json").read_text())
+    (d / "index.json").write_text(json.dumps({**idx, "schema": "x"}))
     code = ("import sys\nfrom doctor.knowledge.requirements import load_requirements\n"
             "from doctor.errors import DoctorError\n"
-            f"try:\n    load_requirements({str(bad)!r})\nexcept DoctorError as e:\n    print(e, file=sys.stderr)\n"
+            f"try:\n    load_requirements({str(d)!r})\nexcept DoctorError as e:\n    print(e, file=sys.stderr)\n"
             "    raise SystemExit(e.exit_code)\n")
     r = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True,
                        env={**os.environ, "PYTHONPATH": str(ROOT)})
     assert r.returncode == 2
-    assert "requirements.json: schema: unsupported schema" in r.stderr
+    assert "index.json: schema: unsupported schema" in r.stderr
+
+
+def test_a_projects_file_is_read_and_validated_only_when_that_project_is_asked_for(tmp_path) -> None:
+    # `doctor check` prints the read date and the newest vLLM on every run: the index answers both, and a
+    # project's file (transformers' alone is 1.7 MB) is read only when a check asks about that project
+    doc = json.loads(json.dumps(GOOD))
+    doc["projects"]["vllm"] = {"0.11.0": {**GOOD["projects"]["torch-npu"]["2.14.0"],
+                                          "source": "https://pypi.org/project/vllm/0.11.0/#vllm-0.11.0.tar.gz"}}
+    d = _write(tmp_path / "r", doc)
+    (d / "torch-npu.json").write_text((d / "torch-npu.json").read_text().replace('"numpy"', '7'))
+    t = req.read_dir(str(d))
+    assert (t.read, t.newest("vllm"), t.newest("torch_npu"), t.newest("nope")) == ("2026-12-03", "0.11.0", "2.14.0", None)
+    assert t.declared("vllm", "0.11.0") is not None
+    with pytest.raises(InputError) as e:
+        t.declared("torch-npu", "2.14.0")
+    assert str(e.value).startswith(f"{d / 'torch-npu.json'}: releases.2.14.0.requires_dist: ")
+
+
+@pytest.mark.parametrize("mutate,where,reason", [
+    (lambda f: f["releases"].pop("2.14.0"), "releases", "the index and this file disagree"),
+    (lambda f: f.update(read="2027-01-01"), "read", "different refreshes"),
+    (lambda f: f.update(project="torch"), "project", "the file is torch-npu.json"),
+    (lambda f: f.update(schema="doctor.requirements/1"), "schema", "unsupported schema"),
+])
+def test_a_project_file_that_disagrees_with_the_index_is_refused(tmp_path, mutate, where, reason) -> None:
+    d = _write(tmp_path / "r", GOOD)
+    f = json.loads((d / "torch-npu.json").read_text())
+    mutate(f)
+    (d / "torch-npu.json").write_text(json.dumps(f))
+    with pytest.raises(InputError) as e:
+        req.read_dir(str(d)).declared("torch-npu", "2.14.0")
+    assert str(e.value).startswith(f"{d / 'torch-npu.json'}: {where}: ") and reason in str(e.value)
+
+
+def test_the_packaged_index_and_every_project_file_agree_and_the_knowledge_line_says_the_same() -> None:
+    from doctor.knowledge.releases import knowledge_summary
+
+    t = req.load_requirements()
+    assert t.path.endswith(os.path.join("profiles", "requirements"))
+    for name in t.index:
+        rels = t.projects[name]  # each read validates its count and newest against the index
+        assert t.newest(name) == req.newest_of(rels)
+    k = knowledge_summary()
+    assert k["pypi_read"] == t.read
+    assert k["newest"]["vllm"] == max(t.projects["vllm"], key=Version)
+    on_disk = {p.name for p in (ROOT / "profiles" / "requirements").glob("*.json")}
+    assert on_disk == {"index.json", *(f"{n}.json" for n in t.index)}  # no stray file a refresh left
+
+
+def test_releases_whose_sdist_states_nothing_are_recorded_in_their_projects_file(tmp_path) -> None:
+    t = req.load_requirements()
+    assert "0.12.6" in t.unstated("deepspeed") and t.declared("deepspeed", "0.12.6") is None
+    assert t.unstated("verl") == frozenset() and t.unstated("not-tracked") == frozenset()
+    d = _write(tmp_path / "r", {**GOOD, "unstated": {"torch-npu": ["2.13.0"]}})
+    assert json.loads((d / "torch-npu.json").read_text())["unstated"] == ["2.13.0"]
+    assert req.read_dir(str(d)).unstated("torch-npu") == {"2.13.0"}
+    f = json.loads((d / "torch-npu.json").read_text())
+    (d / "torch-npu.json").write_text(json.dumps({**f, "unstated": ["2.14.0"]}))
+    with pytest.raises(InputError, match="unstated.2.14.0: is also in releases"):
+        req.read_dir(str(d)).unstated("torch-npu")
+
+
+def test_a_platform_wheels_metadata_fits_only_linux_targets_of_its_python_and_machine() -> None:
+    def fits(wheel: str, py: str, arch: str) -> bool:
+        return req.Declared(None, (), f"https://pypi.org/project/torch/2.2.0/#{wheel}").fits(py, arch)
+
+    # torch 2.2.0's smallest wheel (the one the table used to read) is for macOS: not a Linux x86_64 host's
+    assert not fits("torch-2.2.0-cp311-none-macosx_10_9_x86_64.whl", "3.11.7", "x86_64")
+    assert not fits("torch-2.2.0-cp311-none-macosx_11_0_arm64.whl", "3.11.7", "aarch64")
+    assert fits("torch-2.2.0-cp311-cp311-manylinux1_x86_64.whl", "3.11.7", "x86_64")
+    assert fits("tokenizers-0.15.0-cp37-abi3-manylinux_2_17_aarch64.manylinux2014_aarch64.whl", "3.10.1", "aarch64")
+    assert not fits("torch-2.2.0-cp311-cp311-win_amd64.whl", "3.11.7", "x86_64")
+    assert fits("verl-0.9.1-py3-none-any.whl", "3.11.7", "x86_64")
+
+
+def test_a_row_applies_to_the_siblings_read_and_found_to_declare_the_same() -> None:
+    d = req.Declared(None, ("torch==2.1.0",), "https://pypi.org/project/t/1.0/#t-1.0-cp310-cp310-manylinux2014_aarch64.whl",
+                     wheels=("t-1.0-cp311-cp311-manylinux2014_aarch64.whl",))
+    assert d.fits("3.10.12", "aarch64") and d.fits("3.11.7", "aarch64")
+    assert not d.fits("3.12.1", "aarch64") and not d.fits("3.11.7", "x86_64")
+    bad = json.loads(json.dumps(GOOD))
+    bad["projects"]["torch-npu"]["2.14.0"]["wheels"] = ["torch_npu-2.14.0.tar.gz"]
+    with pytest.raises(InputError, match="projects.torch-npu.2.14.0.wheels: not a wheel file name"):
+        req.parse_requirements(bad, "x.json")
+
+
+def test_the_packaged_rows_of_platform_releases_cover_the_stacks_pythons() -> None:
+    # torch 2.1.0: its aarch64 wheels for 3.9-3.11 declare the same; its x86_64 wheels also list the CUDA wheels
+    # (nvidia-*, triton==2.1.0 for Linux x86_64), so nothing is claimed for x86_64 from the aarch64 metadata
+    torch = req.declared("torch", "2.1.0")
+    assert torch is not None
+    assert all(torch.fits(py, "aarch64") for py in ("3.9.18", "3.10.12", "3.11.7"))
+    assert not torch.fits("3.11.7", "x86_64")
+    # torchvision 0.16.0: the same on both machines
+    tv = req.declared("torchvision", "0.16.0")
+    assert tv is not None and tv.fits("3.11.7", "x86_64") and tv.fits("3.9.18", "aarch64")
+    assert tv.source_for("3.11.7", "x86_64").endswith("#torchvision-0.16.0-cp311-cp311-manylinux1_x86_64.whl")
+    assert tv.source_for("3.10.12", "aarch64") == tv.source

@@ -92,15 +92,49 @@ def test_installer_and_check_read_the_same_installed_set() -> None:
 
 def test_probe_imports_only_what_it_needs(tmp_path: Path) -> None:
     """The probe's start-up is most of a live check's critical path: subprocess (only for git checkouts) and
-    platform stay out, and nothing it probes is imported."""
+    platform stay out, nothing it probes is imported, and no METADATA goes through the email parser (it fed
+    every long description through line by line: most of the probe's time on a stack's ~300 dists)."""
     import subprocess
 
-    code = (f"import runpy, sys; runpy.run_path({str(SCRIPT)!r}, run_name='__main__'); "
+    site = make_site_packages(tmp_path / "site", {"verl": "0.9.1"}, requires={"verl": ["numpy>=2"]})
+    code = (f"import runpy, sys; sys.path.insert(0, {str(site)!r}); runpy.run_path({str(SCRIPT)!r}, run_name='__main__'); "
             "sys.stderr.write(' '.join(sorted(m for m in sys.modules if m in "
-            "('subprocess', 'platform', 'torch', 'numpy'))))")
+            "('subprocess', 'platform', 'torch', 'numpy', 'email.feedparser'))))")
     env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "PYTHONNOUSERSITE": "1"}
     out = subprocess.run([sys.executable, "-S", "-c", code], capture_output=True, text=True, env=env,
                          cwd=str(tmp_path), timeout=60)
     assert out.returncode == 0, out.stderr
     assert out.stderr.strip() == ""
-    assert "@@DOCTOR-TARGET-PROBE-BEGIN@@" in out.stdout
+    assert "@@DOCTOR-TARGET-PROBE-BEGIN@@" in out.stdout and '"requires_dist": ["numpy>=2"]' in out.stdout
+
+
+def test_declared_fields_are_what_importlib_metadata_reads(probe: ModuleType, tmp_path: Path,
+                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    """The probe reads only METADATA's header block: Name, Version, Requires-Python and every Requires-Dist come
+    out as `dist.metadata` gives them, for this interpreter's real distributions and for odd headers (folded
+    lines, other case, a body that looks like headers, CRLF, PKG-INFO only)."""
+    site = tmp_path / "s"
+    write(site / "folded-1.0.dist-info" / "METADATA",
+          "Metadata-Version: 2.1\nname: folded\nVersion: 1.0\nDescription: one\n        |two\n"
+          "REQUIRES-DIST: numpy>=1.26; python_version >= \"3.9\"\nRequires-Dist:   torch==2.1.0\n\n"
+          "Requires-Dist: not-a-header\n")
+    write(site / "crlf-2.0.dist-info" / "METADATA",
+          "Metadata-Version: 2.1\r\nName: crlf\r\nVersion: 2.0\r\nRequires-Python: >=3.8\r\n\r\nRequires-Dist: x\r\n")
+    write(site / "egg-3.0-py3.11.egg-info" / "PKG-INFO", "Metadata-Version: 2.1\nName: egg\nVersion: 3.0\n")
+    path = [str(site), *sys.path]
+    doc = {d["name"]: d for d in _doc(probe, monkeypatch, path)}
+    seen = 0
+    for dist in importlib.metadata.distributions(path=path):
+        m = dist.metadata
+        name = m["Name"]
+        if not name or name not in doc or doc[name]["dist_info"] != str(getattr(dist, "_path", "")):
+            continue
+        seen += 1
+        d = doc[name]
+        assert d["version"] == m["Version"], name
+        assert d["requires_python"] == m.get("Requires-Python"), name
+        if d["dist_info"].endswith(".dist-info"):
+            assert d["requires_dist"] == (m.get_all("Requires-Dist") or []), name
+    assert seen > 20
+    assert doc["folded"]["requires_dist"] == ['numpy>=1.26; python_version >= "3.9"', "torch==2.1.0"]
+    assert doc["crlf"]["requires_python"] == ">=3.8" and doc["crlf"]["requires_dist"] == []

@@ -1,6 +1,6 @@
 """tools.refresh_knowledge.pypi on responses recorded from pypi.org (never the network): the release lists
 with upload dates and wheel tags, Requires-* read from wheel METADATA through byte ranges or from an sdist's
-PKG-INFO, the requirements.json it writes, and exit 2 when PyPI does not answer."""
+PKG-INFO, the requirements directory it writes, and exit 2 when PyPI does not answer."""
 
 from __future__ import annotations
 
@@ -8,9 +8,11 @@ import json
 
 import pytest
 
-from doctor.knowledge.requirements import parse_requirements
+from doctor.knowledge.requirements import read_dir
 from tests.tools.pypi_fake import RecordedPyPI
 from tools.refresh_knowledge import pypi
+
+_REAL_OPEN = pypi.Http._open  # captured before conftest's guard replaces it (the retry test fakes urlopen)
 
 
 def test_release_list_has_upload_dates_wheel_tags_and_skips_deleted_uploads() -> None:
@@ -48,6 +50,49 @@ def test_a_pure_wheel_is_read_before_a_smaller_platform_wheel(monkeypatch) -> No
     assert d is not None and d["source"].endswith("#x-1.0-cp312-cp312-manylinux_2_34_aarch64.whl")
 
 
+def test_without_a_pure_wheel_a_linux_wheel_for_the_stacks_pythons_is_read_not_the_smallest(monkeypatch) -> None:
+    # torch's smallest wheel is a macOS one, whose metadata never applies to an Ascend host (Declared.fits): the
+    # table held torch rows no report could be judged by. Linux aarch64 first, then x86_64; CPython 3.10, 3.11.
+    names = ["torch-2.1.0-cp311-none-macosx_11_0_arm64.whl", "torch-2.1.0-cp38-cp38-manylinux2014_aarch64.whl",
+             "torch-2.1.0-cp310-cp310-manylinux_2_17_x86_64.manylinux2014_x86_64.whl",
+             "torch-2.1.0-cp311-cp311-manylinux2014_aarch64.whl", "torch-2.1.0-cp310-cp310-manylinux2014_aarch64.whl",
+             "torch-2.1.0-cp310-cp310-win_amd64.whl"]
+    files = tuple(pypi.PypiFile(n, f"https://f/{i}.whl", 10 if "macosx" in n or "win" in n else 100 + i, None)
+                  for i, n in enumerate(names))
+    monkeypatch.setattr(pypi, "wheel_metadata", lambda http, f: {"requires_python": None, "requires_dist": [],
+                                                                 "where": f.filename})
+    r = pypi.PypiRelease("torch", "2.1.0", "2023-10-04", (), False, False, files)
+    d = pypi.declared(None, r)  # type: ignore[arg-type]
+    assert d is not None and d["source"].endswith("#torch-2.1.0-cp310-cp310-manylinux2014_aarch64.whl")
+    r = pypi.PypiRelease("torch", "2.1.0", "2023-10-04", (), False, False, tuple(f for f in files if "aarch64" not in f.filename))
+    d = pypi.declared(None, r)  # type: ignore[arg-type]
+    assert d is not None and "manylinux_2_17_x86_64" in d["source"]
+
+
+def test_a_platform_release_lists_the_linux_siblings_that_declare_the_same(monkeypatch) -> None:
+    # one wheel's metadata applied only to its own Python and machine: a report on Python 3.11 was never judged
+    # by torch's cp310 row. The siblings for cp39-cp312 on aarch64 / x86_64 are read; identical ones are listed
+    http = RecordedPyPI()
+    r = next(x for x in pypi.releases("torch-npu", http) if x.version == "2.14.0")
+    d = pypi.declared(http, r)
+    assert d is not None and d["source"].endswith("#torch_npu-2.14.0-cp311-cp311-manylinux_2_28_aarch64.whl")
+    assert d["wheels"] == ["torch_npu-2.14.0-cp311-cp311-manylinux_2_28_x86_64.whl"]
+    names = ["t-1.0-cp310-cp310-manylinux2014_aarch64.whl", "t-1.0-cp311-cp311-manylinux2014_aarch64.whl",
+             "t-1.0-cp312-cp312-manylinux2014_x86_64.whl", "t-1.0-cp38-cp38-manylinux2014_x86_64.whl",
+             "t-1.0-cp311-cp311-macosx_11_0_arm64.whl", "t-1.0-cp311-cp311-manylinux2014_aarch64.whl"]
+    files = tuple(pypi.PypiFile(n, f"https://f/{i}.whl", 100 + i, None) for i, n in enumerate(names))
+
+    def meta(http, f):  # type: ignore[no-untyped-def]
+        deps = ["torch==2.1.0"] if "x86_64" not in f.filename else ["torch==2.1.0", "nvidia-nccl"]
+        return {"requires_python": ">=3.8", "requires_dist": deps, "where": f.filename}
+
+    monkeypatch.setattr(pypi, "wheel_metadata", meta)
+    d = pypi.declared(None, pypi.PypiRelease("t", "1.0", "2023-10-04", (), False, False, files))  # type: ignore[arg-type]
+    assert d is not None and d["source"].endswith("#t-1.0-cp310-cp310-manylinux2014_aarch64.whl")
+    # cp311 aarch64 declares the same: listed (once); cp312 x86_64 declares more: left out; cp38 and macOS: not read
+    assert d["wheels"] == ["t-1.0-cp311-cp311-manylinux2014_aarch64.whl"]
+
+
 def test_sdist_only_release_reads_pkg_info() -> None:
     http = RecordedPyPI()
     r = next(x for x in pypi.releases("vllm-ascend", http) if x.version == "0.30.0rc2")
@@ -58,22 +103,26 @@ def test_sdist_only_release_reads_pkg_info() -> None:
 
 
 def test_main_writes_a_requirements_table_the_loader_accepts(tmp_path, capsys) -> None:
-    out = tmp_path / "requirements.json"
+    out = tmp_path / "requirements"
     rc = pypi.main(["--out", str(out), "--project", "verl", "--project", "torch-npu", "--project", "vllm-ascend"],
                    http=RecordedPyPI())
     assert rc == 0, capsys.readouterr().err
-    doc = json.loads(out.read_text())
-    assert doc["schema"] == "doctor.requirements/1"
-    assert set(doc["projects"]) == {"verl", "torch-npu", "vllm-ascend"}
-    assert "0.8.0.dev0" not in doc["projects"]["verl"]  # dev releases are left out (the size policy)
-    t = parse_requirements(doc, str(out))
+    assert sorted(f.name for f in out.iterdir()) == ["index.json", "torch-npu.json", "verl.json", "vllm-ascend.json"]
+    index = json.loads((out / "index.json").read_text())
+    assert index["schema"] == "doctor.requirements-index/1"
+    assert index["projects"]["torch-npu"] == {"releases": 2, "newest": "2.14.0"}
+    assert "0.8.0.dev0" not in json.loads((out / "verl.json").read_text())["releases"]  # dev releases are left out
+    t = read_dir(str(out))
     d = t.declared("torch_npu", "2.14.0")
     assert d is not None and d.requires_dist == ("torch==2.14.0.*", "numpy", "pyyaml")
     assert d.uploaded == "2026-10-15"
+    # a project no longer tracked loses its file (no stale file the index does not name)
+    assert pypi.main(["--out", str(out), "--project", "verl"], http=RecordedPyPI()) == 0
+    assert sorted(f.name for f in out.iterdir()) == ["index.json", "verl.json"]
 
 
 def test_no_answer_from_pypi_exits_2_and_writes_nothing(tmp_path, capsys) -> None:
-    out = tmp_path / "requirements.json"
+    out = tmp_path / "requirements"
     rc = pypi.main(["--out", str(out), "--project", "verl"], http=RecordedPyPI(down=True))
     assert rc == 2
     assert "no answer" in capsys.readouterr().err
@@ -94,3 +143,63 @@ def test_unknown_project_exits_2(tmp_path, capsys) -> None:
 ])
 def test_wheel_tag(name: str, tag: str | None) -> None:
     assert pypi.wheel_tag(name) == tag
+
+
+def test_a_dropped_request_is_retried_a_missing_page_is_not(monkeypatch) -> None:
+    # a refresh makes thousands of requests (every release since 2023 of ~55 projects): one reset connection
+    # must not throw the whole table away; a 404 is an answer and fails at once
+    import io
+    import urllib.error
+
+    calls: list[str] = []
+
+    def flaky(req, timeout):  # type: ignore[no-untyped-def]
+        calls.append(req.full_url)
+        if req.full_url.endswith("/missing"):
+            raise urllib.error.HTTPError(req.full_url, 404, "Not Found", {}, None)  # type: ignore[arg-type]
+        if len(calls) < 3:
+            raise urllib.error.URLError("Connection reset by peer")
+        return io.BytesIO(b"ok")
+
+    monkeypatch.setattr(pypi.Http, "_open", _REAL_OPEN)
+    monkeypatch.setattr(pypi.urllib.request, "urlopen", flaky)
+    monkeypatch.setattr(pypi.time, "sleep", lambda s: None)
+    assert pypi.Http().get("https://pypi.org/x") == b"ok" and len(calls) == 3
+    calls.clear()
+    with pytest.raises(pypi.PyPIError, match="HTTP 404"):
+        pypi.Http().get("https://pypi.org/missing")
+    assert len(calls) == 1
+    calls.clear()
+    monkeypatch.setattr(pypi.urllib.request, "urlopen", lambda req, timeout: (_ for _ in ()).throw(
+        urllib.error.URLError("Network is unreachable")))
+    with pytest.raises(pypi.PyPIError, match="no answer"):
+        pypi.Http(tries=2).get("https://pypi.org/y")
+
+
+def test_an_answer_cut_off_mid_body_is_asked_for_again(monkeypatch) -> None:
+    # the first full refresh of the broader table died on http.client.IncompleteRead (97957 of 1227064 bytes)
+    import http.client
+    import io
+
+    calls: list[str] = []
+
+    class Cut(io.BytesIO):
+        status = 206
+        headers = {"Content-Range": "bytes 0-3/10"}
+
+        def read(self, *a):  # type: ignore[no-untyped-def, override]
+            if len(calls) < 2:
+                raise http.client.IncompleteRead(b"ab", 2)
+            return b"abcd"
+
+    def opener(req, timeout):  # type: ignore[no-untyped-def]
+        calls.append(req.full_url)
+        return Cut()
+
+    monkeypatch.setattr(pypi.Http, "_open", _REAL_OPEN)
+    monkeypatch.setattr(pypi.urllib.request, "urlopen", opener)
+    monkeypatch.setattr(pypi.time, "sleep", lambda s: None)
+    assert pypi.Http().get_range("https://files.pythonhosted.org/x.whl", 0, 3) == (b"abcd", 10) and len(calls) == 2
+    calls.clear()
+    with pytest.raises(pypi.PyPIError, match="answer cut off"):
+        pypi.Http(tries=1).get("https://pypi.org/pypi/x/json")

@@ -28,7 +28,7 @@ def _k(up, req=REQ, **rows):  # type: ignore[no-untyped-def]
 
 
 def test_published_releases_no_row_explains_are_unexplained_new_releases(upstream):  # noqa: F811
-    doc = pypi_mod.requirements_table(_pypi(), RecordedPyPI())  # requirements.json current: only rows are missing
+    doc = pypi_mod.requirements_table(_pypi(), RecordedPyPI())  # the requirements table current: only rows are missing
     found = refresh(_k(upstream, req=doc), {}, _pypi())
     got = {(d.kind, d.subject): d for d in found.diffs}
     # verl 0.9.0 / 0.9.1 are on PyPI, the (test) release table ends at 0.7.1; the nightly 0.8.0.dev0 is not a release
@@ -41,15 +41,33 @@ def test_published_releases_no_row_explains_are_unexplained_new_releases(upstrea
     assert found.checked["pypi"] >= 7
 
 
-def test_a_release_missing_from_requirements_json_is_unexplained(upstream):  # noqa: F811
+def test_a_release_missing_from_the_requirements_table_is_unexplained(upstream):  # noqa: F811
     tn = (TorchNpuRow("2.13.0", "9.2.0", "https://pypi.org/project/torch-npu/2.13.0/"),
           TorchNpuRow("2.14.0", "9.2.0", "https://pypi.org/project/torch-npu/2.14.0/"))
     found = refresh(_k(upstream, tn=tn), {}, _pypi(("torch-npu",)))
     assert {d.subject for d in found.unexplained} == {"torch-npu 2.13.0", "torch-npu 2.14.0"}
-    assert all("not in requirements.json" in str(d.upstream) for d in found.unexplained)
+    assert all("not in profiles/requirements/" in str(d.upstream) for d in found.unexplained)
     doc = pypi_mod.requirements_table(_pypi(("torch-npu",)), RecordedPyPI())
     found = refresh(_k(upstream, req=doc, tn=tn), {}, _pypi(("torch-npu",)))
     assert found.unexplained == []
+
+
+def test_a_kept_release_whose_sdist_states_no_requirements_is_recorded_not_reported_missing(upstream, monkeypatch):  # noqa: F811
+    # older deepspeed / flash-attn / vllm 0.1.x sdists have a PKG-INFO before Metadata-Version 2.2 without
+    # Requires-Dist: the refresh records them as `unstated` instead of reporting them missing on every run
+    tn = (TorchNpuRow("2.13.0", "9.2.0", "https://pypi.org/project/torch-npu/2.13.0/"),
+          TorchNpuRow("2.14.0", "9.2.0", "https://pypi.org/project/torch-npu/2.14.0/"))
+    real = pypi_mod.declared
+    monkeypatch.setattr(pypi_mod, "declared", lambda http, r: None if r.version == "2.13.0" else real(http, r))
+    doc = pypi_mod.requirements_table(_pypi(("torch-npu",)), RecordedPyPI())
+    assert doc["unstated"] == {"torch-npu": ["2.13.0"]} and "2.13.0" not in doc["projects"]["torch-npu"]
+    k = _k(upstream, req=doc, tn=tn)
+    assert k.requirements.unstated("torch_npu") == {"2.13.0"}
+    assert refresh(k, {}, _pypi(("torch-npu",))).unexplained == []
+    # without the record it would be a difference
+    doc.pop("unstated")
+    found = refresh(_k(upstream, req=doc, tn=tn), {}, _pypi(("torch-npu",)))
+    assert [d.subject for d in found.unexplained] == ["torch-npu 2.13.0"]
 
 
 def test_declared_pins_that_contradict_a_row_are_changed(upstream):  # noqa: F811
@@ -100,16 +118,20 @@ def test_write_requirements_rewrites_the_knowledge_copys_table(upstream, tmp_pat
 
     kdir = tmp_path / "knowledge"
     shutil.copytree(Path(__file__).parents[2] / "profiles", kdir)
-    before = (kdir / "requirements.json").read_text()
+    before = {f.name: f.read_text() for f in (kdir / "requirements").iterdir()}
     monkeypatch.setenv("DOCTOR_KNOWLEDGE", str(kdir))
     args = ["--torch-npu", str(upstream["torch-npu"].path), "--profiles", str(upstream["profiles"]),  # type: ignore[attr-defined]
             "--releases", str(upstream["releases"]), "--write-requirements"]
     # a project PyPI does not answer for: exit 2 and the table is left as it was
     assert main(args, http=RecordedPyPI()) == 2
-    assert "HTTP 404" in capsys.readouterr().err and (kdir / "requirements.json").read_text() == before
+    assert "HTTP 404" in capsys.readouterr().err
+    assert {f.name: f.read_text() for f in (kdir / "requirements").iterdir()} == before
     monkeypatch.setattr(pypi_mod, "PROJECTS", ("verl", "torch-npu", "vllm-ascend"))
     assert main(args, http=RecordedPyPI()) in (0, 1)
-    doc = json.loads((kdir / "requirements.json").read_text())
-    assert set(doc["projects"]) == {"verl", "torch-npu", "vllm-ascend"}
-    assert "torch==2.14.0.*" in doc["projects"]["torch-npu"]["2.14.0"]["requires_dist"]
+    assert sorted(f.name for f in (kdir / "requirements").iterdir()) == [
+        "index.json", "torch-npu.json", "verl.json", "vllm-ascend.json"]
+    index = json.loads((kdir / "requirements" / "index.json").read_text())
+    assert set(index["projects"]) == {"verl", "torch-npu", "vllm-ascend"}
+    doc = json.loads((kdir / "requirements" / "torch-npu.json").read_text())
+    assert "torch==2.14.0.*" in doc["releases"]["2.14.0"]["requires_dist"]
     assert "pypi: 3 projects, 7 releases" in capsys.readouterr().out

@@ -123,7 +123,7 @@ def main(argv: Sequence[str] | None = None, http: Any = None) -> int:
         ap.add_argument(f"--{name}", metavar="GIT_DIR", help=f"a clone or bare mirror of {repo}")
     ap.add_argument("--no-pypi", action="store_true", help="do not read PyPI (offline: only the clones)")
     ap.add_argument("--write-requirements", action="store_true",
-                    help="rewrite profiles/requirements.json from what PyPI declares today before comparing")
+                    help="rewrite profiles/requirements/ from what PyPI declares today before comparing")
     ap.add_argument("--profiles", metavar="DIR", help="profiles to check (default: the doctor's profiles/stacks)")
     ap.add_argument("--releases", metavar="FILE", help="release table to check (default: profiles/releases.toml)")
     ap.add_argument("-v", "--verbose", action="store_true", help="also list the facts that were not re-read")
@@ -166,16 +166,16 @@ def main(argv: Sequence[str] | None = None, http: Any = None) -> int:
 
 
 def _read_pypi(k: Knowledge, http: Any, write: bool) -> dict[str, Any]:
-    """Every tracked project's release list; with `write`, requirements.json rewritten from today's answers."""
+    """Every tracked project's release list; with `write`, the requirements directory rewritten from today's answers."""
     from tools.refresh_knowledge import pypi
 
     found = pypi.read_all(pypi.PROJECTS, http)
     if write:
         from doctor.knowledge.location import knowledge_file
-        from doctor.knowledge.requirements import parse_requirements
+        from doctor.knowledge.requirements import DIR, parse_requirements
 
         doc = pypi.requirements_table(found, http)
-        path = knowledge_file("requirements.json")
+        path = knowledge_file(DIR)
         k.requirements = parse_requirements(doc, path)  # validated before it replaces the file
         pypi.write(path, doc)
     return found

@@ -1,6 +1,6 @@
 """PyPI against the tables: every release PyPI publishes of a tracked project must be explained by a row (verl:
 a release row and its profiles; vllm-ascend: a matrix row; torch-npu: a CANN row, or an entry of
-TORCH_NPU_UNPAIRED), and every release the size policy keeps must be in profiles/requirements.json. A published
+TORCH_NPU_UNPAIRED), and every release the size policy keeps must be in profiles/requirements/. A published
 release nothing explains is an unexplained `new-release`. What the kept releases declare (Requires-Python,
 Requires-Dist) is compared with the rows that restate it (a verl row's Python, a vllm-ascend row's torch /
 torch-npu / triton-ascend pins)."""
@@ -38,14 +38,14 @@ def check(found: Mapping[str, list[PypiRelease]], k: Any, req: RequirementsTable
             explained = _row(project, r, k, out)
             if explained is False:
                 continue
-            if kept(r) and req.declared(project, r.version) is None:
+            if kept(r) and req.declared(project, r.version) is None and r.version not in req.unstated(project):
                 out.add(Difference(REPO, "new-release", f"{project} {r.version}", None,
-                                   f"{_what(r)}; not in requirements.json", _where(r)))
+                                   f"{_what(r)}; not in profiles/requirements/", _where(r)))
     _declared(k, req, out)
 
 
 def _row(project: str, r: PypiRelease, k: Any, out: Findings) -> bool:
-    """Report `r` when no row explains it; False when it was reported (so requirements.json is not also asked)."""
+    """Report `r` when no row explains it; False when it was reported (so the requirements table is not also asked)."""
     v = r.key
     if project == "verl":
         if v.is_devrelease or v < k.releases.rows[0].version:

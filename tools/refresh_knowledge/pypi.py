@@ -4,7 +4,7 @@ the METADATA of one wheel (a pure py3-none-any one if any, else its smallest; na
 it has no wheel). The per-version JSON (/pypi/<project>/<version>/json) and PEP 658 `.metadata` files are not
 used: the PyPI this project is refreshed from answers 404 for both, while files and byte ranges are served.
 
-It writes profiles/requirements.json, the table the doctor's checks read through doctor/knowledge/requirements.py,
+It writes profiles/requirements/ (an index and one file per project), the table the doctor's checks read through doctor/knowledge/requirements.py,
 and gives the refresh the release lists it compares with the tables. Standard library only (urllib), every
 request bounded by a timeout; no answer is `PyPIError` (the refresh exits 2). `python -m
 tools.refresh_knowledge.pypi [--out FILE]` rewrites the table; tests pass an `Http` replaying recorded answers.
@@ -15,12 +15,14 @@ from __future__ import annotations
 import argparse
 import datetime
 import email.parser
+import http.client
 import io
 import json
 import os
 import re
 import sys
 import tarfile
+import time
 import urllib.error
 import urllib.parse
 import urllib.request
@@ -36,8 +38,19 @@ API = "https://pypi.org/pypi"
 SCHEMA = "doctor.requirements/1"
 TIMEOUT = 30.0
 # every project a table, a profile or a check names (normalised names)
-PROJECTS = ("verl", "vllm", "vllm-ascend", "torch-npu", "torch", "transformers", "accelerate", "peft", "trl",
-            "megatron-core", "mbridge", "ray", "triton-ascend", "tensordict", "numpy")
+CORE = ("verl", "vllm", "vllm-ascend", "torch-npu", "torch", "transformers", "accelerate", "peft", "trl",
+        "megatron-core", "mbridge", "ray", "triton-ascend", "tensordict", "numpy")
+# what the stacks around them declare, so a bug report's stated versions of these are judged too: the torch
+# family, the Hugging Face libraries, the other trainers / engines Ascend reports name, and every name verl, vllm
+# or vllm-ascend lists in Requires-Dist that the ownership table (doctor/knowledge/ownership.py) maps to a
+# component. Not `apex`: PyPI's project of that name is not NVIDIA Apex (which is built from git).
+ECOSYSTEM = ("torchvision", "torchaudio", "tokenizers", "huggingface-hub", "datasets", "safetensors", "deepspeed",
+             "sglang", "xformers", "flash-attn", "triton", "transformer-engine", "liger-kernel", "xgrammar",
+             "torchdata", "hydra-core", "codetiming", "dill", "pybind11", "pylatexenc", "qwen-vl-utils", "wandb",
+             "tensorboard", "pandas", "pyarrow", "scipy", "pillow", "protobuf", "pydantic", "tiktoken",
+             "sentencepiece", "einops", "opencv-python-headless", "cloudpickle", "msgpack", "pyzmq", "psutil",
+             "pyyaml", "decorator", "packaging", "setuptools")
+PROJECTS = CORE + ECOSYSTEM
 
 class PyPIError(Exception):
     """PyPI did not answer, or answered something that is not its JSON API (the refresh cannot do its job)."""
@@ -52,31 +65,49 @@ class Http:
     """What the reader needs from the network: a whole small document, a byte range of a file, a stream.
     Tests replace it with one that replays recorded answers (tests/tools/pypi_recorded/)."""
 
-    def __init__(self, timeout: float = TIMEOUT) -> None:
+    def __init__(self, timeout: float = TIMEOUT, tries: int = 3) -> None:
         self.timeout = timeout
+        self.tries = max(1, tries)
 
     def _open(self, url: str, headers: dict[str, str] | None = None) -> Any:
         req = urllib.request.Request(url, headers={"User-Agent": "verl-ascend-doctor refresh_knowledge", **(headers or {})})
-        try:
-            return urllib.request.urlopen(req, timeout=self.timeout)  # noqa: S310 - https URLs only
-        except urllib.error.HTTPError as e:
-            raise PyPIError(f"{url}: HTTP {e.code} {e.reason}") from None
-        except (urllib.error.URLError, TimeoutError, OSError) as e:
-            raise PyPIError(f"{url}: no answer ({getattr(e, 'reason', None) or e})") from None
+        for attempt in range(self.tries):
+            try:
+                return urllib.request.urlopen(req, timeout=self.timeout)  # noqa: S310 - https URLs only
+            except urllib.error.HTTPError as e:
+                if e.code < 500 or attempt == self.tries - 1:
+                    raise PyPIError(f"{url}: HTTP {e.code} {e.reason}") from None
+            except (urllib.error.URLError, TimeoutError, OSError) as e:
+                if attempt == self.tries - 1:
+                    raise PyPIError(f"{url}: no answer ({getattr(e, 'reason', None) or e})") from None
+            time.sleep(2.0 * (attempt + 1))  # a refresh makes thousands of requests: one dropped is not fatal
+        raise PyPIError(f"{url}: no answer")
+
+    def _fetch(self, url: str, headers: dict[str, str] | None = None) -> tuple[bytes, int, str]:
+        """The whole answer (body, status, Content-Range); an answer cut off mid-body is asked for again, like a
+        dropped connection (a refresh reads thousands of byte ranges)."""
+        for attempt in range(self.tries):
+            with self._open(url, headers) as r:
+                try:
+                    headers_in = getattr(r, "headers", None) or {}
+                    return self._read(r, url), getattr(r, "status", 200), headers_in.get("Content-Range", "")
+                except PyPIError:
+                    if attempt == self.tries - 1:
+                        raise
+            time.sleep(2.0 * (attempt + 1))
+        raise PyPIError(f"{url}: no answer")
 
     def get(self, url: str) -> bytes:
-        with self._open(url) as r:
-            return self._read(r, url)
+        return self._fetch(url)[0]
 
     def get_range(self, url: str, start: int, end: int) -> tuple[bytes, int]:
         """Bytes start..end (inclusive; start < 0: the last -start bytes) and the file's total size."""
         rng = f"bytes={start}" if start < 0 else f"bytes={start}-{end}"
-        with self._open(url, {"Range": rng}) as r:
-            data = self._read(r, url)
-            total = r.headers.get("Content-Range", "").rpartition("/")[2]
-            if r.status != 206 or not total.isdigit():
-                raise PyPIError(f"{url}: the server ignores byte ranges (HTTP {r.status})")
-            return data, int(total)
+        data, status, content_range = self._fetch(url, {"Range": rng})
+        total = content_range.rpartition("/")[2]
+        if status != 206 or not total.isdigit():
+            raise PyPIError(f"{url}: the server ignores byte ranges (HTTP {status})")
+        return data, int(total)
 
     def stream(self, url: str) -> IO[bytes]:
         r: IO[bytes] = self._open(url)
@@ -85,7 +116,7 @@ class Http:
     def _read(self, r: Any, url: str) -> bytes:
         try:
             data: bytes = r.read()
-        except (TimeoutError, OSError) as e:
+        except (TimeoutError, OSError, http.client.HTTPException) as e:  # IncompleteRead: the answer was cut off
             raise PyPIError(f"{url}: answer cut off ({e})") from None
         return data
 
@@ -262,18 +293,42 @@ def sdist_metadata(http: Http, f: PypiFile) -> dict[str, Any]:
     raise PyPIError(f"{f.url}: no top-level PKG-INFO in the sdist")
 
 
+# Which platform wheel's METADATA to read when a release has no pure one: the doctor applies it only to the
+# Python and machine its tags name (Declared.fits), so a Linux wheel of the machines Ascend servers have (aarch64
+# first: Atlas 800 A2/A3 are Kunpeng hosts; then x86_64), for the Pythons the documented stacks run (3.10, 3.11),
+# is the one whose metadata can apply to a report; a macOS wheel (torch's smallest) never could.
+_PREFERRED_PYTHONS = ("cp310", "cp311")
+
+
+def _wheel_preference(f: PypiFile) -> tuple[int, int, int, int]:
+    tag = wheel_tag(f.filename) or ""
+    py, _abi, plat = (tag.split("-") + ["", "", ""])[:3]
+    arch = 0 if "linux" in plat and plat.endswith("aarch64") else 1 if "linux" in plat and plat.endswith("x86_64") else 2
+    pys = py.split(".")
+    rank = min((_PREFERRED_PYTHONS.index(p) for p in pys if p in _PREFERRED_PYTHONS), default=len(_PREFERRED_PYTHONS))
+    return (0 if _pure(f.filename) else 1, arch, rank, f.size)
+
+
 def declared(http: Http, r: PypiRelease) -> dict[str, Any] | None:
     """What one release declares, from one wheel's METADATA, else its sdist's PKG-INFO when that lists its
     requirements (Metadata-Version 2.2+ without Requires-Dist in Dynamic); None when neither can say.
 
     The wheel is a pure one (`py3-none-any`: its metadata holds for every target) when the release has one, else
-    the smallest; the source URL's fragment names the file, so its tags are kept with the row and the doctor
-    applies a platform wheel's metadata only to the Python and machine they name (siblings may differ: one
-    wheel per release is read)."""
-    wheels = sorted((f for f in r.files if f.filename.endswith(".whl")), key=lambda f: (not _pure(f.filename), f.size))
+    a Linux aarch64, then x86_64 one, for CPython 3.10, then 3.11, the smallest of its rank (_wheel_preference); the
+    source URL's fragment names the file, so its tags are kept with the row and the doctor applies a platform
+    wheel's metadata only to the Python and machine they name. Without a pure wheel, the Linux siblings for the
+    other Pythons a report may state (SIBLING_PYTHONS) are read too, and those whose Requires-Python and
+    Requires-Dist are the same as the first's are listed in `wheels`: the row then applies to their targets too (a
+    sibling that declares something else is left out, so nothing is claimed for its target)."""
+    wheels = sorted((f for f in r.files if f.filename.endswith(".whl")), key=_wheel_preference)
     sdists = [f for f in r.files if f.filename.endswith(".tar.gz")]
+    same: list[str] = []
     if wheels:
         md = wheel_metadata(http, wheels[0])
+        for f in _siblings(wheels):
+            other = wheel_metadata(http, f)
+            if (other["requires_python"], other["requires_dist"]) == (md["requires_python"], md["requires_dist"]):
+                same.append(f.filename)
     elif sdists:
         md = sdist_metadata(http, sdists[0])
         if not md["requires_dist"] and (Version(md["metadata_version"] or "1.0") < Version("2.2")
@@ -282,8 +337,46 @@ def declared(http: Http, r: PypiRelease) -> dict[str, Any] | None:
     else:
         return None
     rp = md["requires_python"] or next((f.requires_python for f in r.files if f.requires_python), None)
-    return {"requires_python": rp, "requires_dist": md["requires_dist"], "uploaded": r.uploaded,
-            "source": f"{r.url}#{md['where']}"}
+    out = {"requires_python": rp, "requires_dist": md["requires_dist"], "uploaded": r.uploaded,
+           "source": f"{r.url}#{md['where']}"}
+    if same:
+        out["wheels"] = same
+    return out
+
+
+# The Pythons a report on an Ascend host states (CANN supports 3.7-3.12; the stacks run 3.9-3.12): a platform
+# release's Linux wheels for these are read as well as the first one.
+SIBLING_PYTHONS = ("cp39", "cp310", "cp311", "cp312")
+
+
+def _siblings(ranked: list[PypiFile]) -> list[PypiFile]:
+    """The other Linux aarch64 / x86_64 wheels of a release without a pure wheel: one per (machine, Python of
+    SIBLING_PYTHONS), or per machine for abi3 wheels (one covers every later Python), the first in `ranked`
+    order of each; none when the first is pure."""
+    first = ranked[0]
+    if _pure(first.filename):
+        return []
+    picked: dict[tuple[str, str], PypiFile] = {}
+    for f in ranked[1:]:
+        tag = wheel_tag(f.filename) or ""
+        py, abi, plat = (tag.split("-") + ["", "", ""])[:3]
+        arch = "aarch64" if plat.endswith("aarch64") else "x86_64" if plat.endswith("x86_64") else ""
+        if "linux" not in plat or not arch:
+            continue
+        for p in py.split("."):
+            key = (arch, "abi3" if abi == "abi3" else p)
+            if (p in SIBLING_PYTHONS or abi == "abi3") and key not in picked:
+                picked[key] = f
+    first_tag = (wheel_tag(first.filename) or "").split("-")
+    first_arch = "aarch64" if first_tag[-1].endswith("aarch64") else "x86_64"
+    first_keys = {(first_arch, "abi3" if first_tag[1] == "abi3" else p) for p in first_tag[0].split(".")}
+    seen: set[str] = {first.filename}
+    out = []
+    for key, f in picked.items():
+        if key not in first_keys and f.filename not in seen:
+            seen.add(f.filename)
+            out.append(f)
+    return out
 
 
 def read_all(projects: Iterable[str] = PROJECTS, http: Http | None = None, workers: int = 6) -> dict[str, list[PypiRelease]]:
@@ -295,10 +388,10 @@ def read_all(projects: Iterable[str] = PROJECTS, http: Http | None = None, worke
     return dict(zip(names, lists, strict=True))
 
 
-# The size policy: releases before this date predate every stack the tables cover (the oldest row, torch-npu
-# 2.1.0 on CANN 7.0, is older, but no profile or check compares its Requires-Dist); dev releases are nightly
-# builds of main that pip never picks without --pre and a pin.
-SINCE = "2024-01-01"
+# The size policy: releases uploaded since 2023 (bug reports on Ascend trackers still state 2023 stacks: torch
+# 2.1.x, torch-npu 2.1.0.x, numpy 1.26.0-1.26.2, transformers 4.3x; older ones predate every Ascend stack the
+# tables cover); dev releases are nightly builds of main that pip never picks without --pre and a pin.
+SINCE = "2023-01-01"
 
 
 def kept(r: PypiRelease) -> bool:
@@ -307,52 +400,69 @@ def kept(r: PypiRelease) -> bool:
 
 def requirements_table(found: dict[str, list[PypiRelease]], http: Http | None = None, today: str | None = None,
                        workers: int = 6, keep: Callable[[PypiRelease], bool] = kept) -> dict[str, Any]:
-    """The profiles/requirements.json document: per project, per kept release, what it declares. Yanked releases
+    """The requirements document (written as profiles/requirements/ by `write`): per project, per kept release, what it declares. Yanked releases
     are kept: an installed yanked build still declares its needs."""
     h = http or Http()
     jobs = [r for rs in found.values() for r in rs if keep(r)]
     with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
         decl = list(pool.map(lambda r: declared(h, r), jobs))
     projects: dict[str, dict[str, Any]] = {p: {} for p in found}
+    unstated: dict[str, list[str]] = {}
     for r, d in zip(jobs, decl, strict=True):
         if d is not None:
             projects[r.project][r.version] = d
-    return {"schema": SCHEMA, "read": today or datetime.date.today().isoformat(), "projects": projects}
+        else:  # an sdist whose PKG-INFO does not state its requirements: recorded, so it is not "missing"
+            unstated.setdefault(r.project, []).append(r.version)
+    doc: dict[str, Any] = {"schema": SCHEMA, "read": today or datetime.date.today().isoformat(), "projects": projects}
+    if unstated:
+        doc["unstated"] = unstated
+    return doc
 
 
 def dumps(doc: dict[str, Any]) -> str:
-    """One release per line: small diffs when a refresh adds releases."""
-    lines = ["{", f'  "schema": {json.dumps(doc["schema"])},', f'  "read": {json.dumps(doc["read"])},', '  "projects": {']
-    projs = list(doc["projects"].items())
-    for i, (p, rels) in enumerate(projs):
-        lines.append(f"    {json.dumps(p)}: {{")
-        items = sorted(rels.items(), key=lambda kv: Version(kv[0]))
-        for j, (v, d) in enumerate(items):
-            lines.append(f"      {json.dumps(v)}: {json.dumps(d, ensure_ascii=False)}" + ("," if j < len(items) - 1 else ""))
-        lines.append("    }" + ("," if i < len(projs) - 1 else ""))
-    lines += ["  }", "}", ""]
-    return "\n".join(lines)
+    """One file of the requirements directory (requirements.layout), one release per line: small diffs when a
+    refresh adds releases."""
+    rels = doc.get("releases")
+    if not isinstance(rels, dict):
+        return json.dumps(doc, indent=2, ensure_ascii=False) + "\n"
+    head = [f"  {json.dumps(k)}: {json.dumps(v)}," for k, v in doc.items() if k != "releases"]
+    items = sorted(rels.items(), key=lambda kv: Version(kv[0]))
+    body = [f"    {json.dumps(v)}: {json.dumps(d, ensure_ascii=False)}" + ("," if j < len(items) - 1 else "")
+            for j, (v, d) in enumerate(items)]
+    return "\n".join(["{", *head, '  "releases": {', *body, "  }", "}", ""])
 
 
-def write(path: str, doc: dict[str, Any]) -> str:
-    """Replace `path` with the table (through a temporary file: a failure leaves the old one); the text written."""
-    text = dumps(doc)
-    tmp = path + ".tmp"
-    with open(tmp, "w", encoding="utf-8") as fh:
-        fh.write(text)
-    os.replace(tmp, path)
-    return text
+def write(path: str, doc: dict[str, Any]) -> int:
+    """Replace the requirements directory `path` with the table (validate `doc` with parse_requirements first).
+    Each file goes through a temporary file, the index last, and project files the table no longer holds are
+    removed; the bytes written."""
+    from doctor.knowledge.requirements import INDEX, layout
+
+    os.makedirs(path, exist_ok=True)
+    files = layout(doc)
+    size = 0
+    for name in sorted(files, key=lambda n: n == INDEX):
+        text = dumps(files[name])
+        tmp = os.path.join(path, name + ".tmp")
+        with open(tmp, "w", encoding="utf-8") as fh:
+            fh.write(text)
+        os.replace(tmp, os.path.join(path, name))
+        size += len(text.encode())
+    for old in os.listdir(path):
+        if old.endswith(".json") and old not in files:
+            os.remove(os.path.join(path, old))
+    return size
 
 
 def default_out() -> str:
     return os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))),
-                        "profiles", "requirements.json")
+                        "profiles", "requirements")
 
 
 def main(argv: Sequence[str] | None = None, http: Http | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m tools.refresh_knowledge.pypi",
-                                 description="Rewrite profiles/requirements.json from PyPI's JSON API.")
-    ap.add_argument("--out", metavar="FILE", default=default_out(), help="where to write (default: %(default)s)")
+                                 description="Rewrite profiles/requirements/ from PyPI's JSON API.")
+    ap.add_argument("--out", metavar="DIR", default=default_out(), help="where to write (default: %(default)s)")
     ap.add_argument("--project", action="append", metavar="NAME", help="only these projects (default: every tracked one)")
     args = ap.parse_args(argv)
     try:
@@ -361,9 +471,17 @@ def main(argv: Sequence[str] | None = None, http: Http | None = None) -> int:
     except PyPIError as e:
         print(f"refresh_knowledge.pypi: {e}", file=sys.stderr)
         return 2
-    text = write(args.out, doc)
+    from doctor.errors import InputError
+    from doctor.knowledge.requirements import parse_requirements
+
+    try:
+        parse_requirements(doc, args.out)  # validated before it replaces the files
+    except InputError as e:
+        print(f"refresh_knowledge.pypi: PyPI's answers make an invalid table: {e}", file=sys.stderr)
+        return 2
+    size = write(args.out, doc)
     n = sum(len(v) for v in doc["projects"].values())
-    print(f"{args.out}: {len(doc['projects'])} projects, {n} releases, {len(text.encode()) // 1024} KiB, read {doc['read']}")
+    print(f"{args.out}: {len(doc['projects'])} projects, {n} releases, {size // 1024} KiB, read {doc['read']}")
     return 0
 
 

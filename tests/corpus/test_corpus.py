@@ -19,7 +19,8 @@ CHECK_TARGET = 0.85
 # Re-reading fixed samples of reports against their pages dropped 5 more held-out reports (a log line not on
 # the page, causes the page does not state, a snapshot fact the thread does not state) and one held-out snapshot
 # whose facts the page does not state: 86/160 logs, 6/16 snapshots; the floors follow the measured rates down.
-EXPLAIN_FLOOR = 0.53
+# Issue 23, second round (failure classes, message owners, the last resort; no held-out report read): 96/160 logs.
+EXPLAIN_FLOOR = 0.59
 CHECK_FLOOR = 0.37
 
 
@@ -62,7 +63,7 @@ def test_fitting_half_is_explained_and_diagnosed():
     assert scores()[("fit", "logs")].rate >= 0.9 and scores()[("fit", "snapshots")].rate >= 0.85
 
 
-@pytest.mark.xfail(reason="held-out explain rate is about 54 %, the goal is 75 % (README, explain section)",
+@pytest.mark.xfail(reason="held-out explain rate is about 60 %, the goal is 75 % (README, explain section)",
                    strict=False)
 def test_held_out_logs_reach_the_goal():
     assert scores()[("held-out", "logs")].rate >= EXPLAIN_TARGET

@@ -25,3 +25,26 @@ def test_lines(lines):
 def test_bytes(raw):
     findings, n = scan_stream(io.BytesIO(raw), db=DB)
     assert n >= 0 and findings
+
+
+# Openings that reach the attribution rules, the failure classes, the message table and the last resort (each in
+# its documented shape), followed by arbitrary text: none of them may raise, whatever follows.
+OPENINGS = [
+    "Traceback (most recent call last):", '  File "/usr/lib/python3.10/site-packages/verl/x.py", line 3, in f',
+    "ValueError: ", "RuntimeError: ", "omegaconf.errors.ConfigKeyError: Key '", "Could not override '",
+    "full_key: actor_rollout_ref.", "requests.exceptions.ConnectTimeout: ", "torch.distributed.DistBackendError: ",
+    "[ERROR] HCCL(1,python):2025-01-02-03:04:05.678.901 [x.cc:1]1 ", "E1203 10:11:12.123456    7 x.go:1] ",
+    "ERR02200 ", "ERR0", "/usr/lib/python3.10/site-packages/torch_npu/x.py:5: UserWarning: ",
+    "aclnnX or aclnnXGetWorkspaceSize not in ", "version GLIBCXX_3.4.", "Please install ", "torch>=2.1.0 is required",
+    "dcmi module initialize failed ", "HCCL 建链失败 ", "Version mismatch: Ray 2.9.0 but ", "NotImplementedError: Could not run '",
+    'RuntimeError: "', "make[2]: *** ", "ERROR 06-16 15:15:39 [core.py:845] ", "pkg_resources.VersionConflict: (",
+]
+GENERIC = DB.__class__(DB.path, tuple(s for s in DB.signatures if s.fallback or s.yields))
+
+
+@fuzz
+@given(st.lists(st.tuples(st.sampled_from(OPENINGS), st.text(max_size=80)), max_size=10), st.booleans())
+def test_attribution_openings(parts, generic_only):
+    lines = [a + b for a, b in parts]
+    for f in explain_lines(lines, db=GENERIC if generic_only else DB):
+        assert f.id and f.components and f.title and f.severity

@@ -62,9 +62,13 @@ class SimCluster:
         return f"127.0.0.1:{self.port}"
 
     def _env(self, extra: dict[str, str]) -> dict[str, str]:
+        (Path(self.temp_dir) / "home").mkdir(exist_ok=True)
         env = {k: v for k, v in os.environ.items() if not k.startswith(("RAY_", "DOCTOR_"))}
         env.update({"RAY_USAGE_STATS_ENABLED": "0", "PYTHONUNBUFFERED": "1",
-                    "RAY_health_check_period_ms": "1000", "RAY_health_check_failure_threshold": "3"})
+                    "RAY_health_check_period_ms": "1000", "RAY_health_check_failure_threshold": "3",
+                    # the user's own Ray state stays out: a ~/.ray/auth_token that an earlier `ray.init()` wrote
+                    # made the head require a token its workers do not send
+                    "HOME": str(Path(self.temp_dir) / "home")})
         env.update(self.base_env)
         env.update(extra)
         return env

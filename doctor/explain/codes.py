@@ -59,8 +59,7 @@ def load_codes(path: str | None = None) -> CodeTable:
     data = read_toml(src, "error-code table")
     v = Validator(src)
     v.keys(data, {"schema", "sources", "cann_module", "code", "acl_range"}, "", required=("schema", "sources"))
-    if data["schema"] != SCHEMA:
-        raise v.fail("schema", f"expected {SCHEMA!r}")
+    v.schema(data["schema"], SCHEMA)
     sources = {k: v.url(u, f"sources.{k}", pinned=False) for k, u in v.keys(data["sources"], set(data["sources"]),
                                                                             "sources").items()}
 

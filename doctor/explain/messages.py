@@ -152,8 +152,7 @@ def load_table(path: str | None = None) -> MessageTable:
     v = Validator(src)
     v.keys(data, {"schema", "read", "min_literal", "tool", "sources", "files"}, "",
            required=("schema", "read", "sources", "files"))
-    if data["schema"] != SCHEMA:
-        raise v.fail("schema", f"expected {SCHEMA!r}")
+    v.schema(data["schema"], SCHEMA)
     read = v.date(data["read"], "read")
     if not isinstance(data["sources"], list) or not data["sources"]:
         raise v.fail("sources", "must be a non-empty array")

@@ -188,8 +188,7 @@ def parse_releases(data: Any, source: str) -> ReleaseTable:
     v = Validator(source)
     t = v.keys(data, {"schema", "knowledge_date", "profiles_from", "release"}, "",
                required=("schema", "knowledge_date", "profiles_from", "release"))
-    if t["schema"] != 1:
-        raise v.fail("schema", f"unsupported schema {t['schema']!r} (this doctor reads 1)")
+    v.schema(t["schema"], 1)
     rows_raw = t["release"]
     if not isinstance(rows_raw, list) or not rows_raw:
         raise v.fail("release", "must be a non-empty array of tables ([[release]])")

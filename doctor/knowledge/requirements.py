@@ -271,8 +271,7 @@ def parse_requirements(data: Any, source: str) -> RequirementsTable:
     key on any problem. The refresh validates what it read with this before it writes the directory."""
     v = Validator(source)
     t = v.keys(data, {"schema", "read", "projects", "unstated"}, "", required=("schema", "read", "projects"))
-    if t["schema"] != SCHEMA:
-        raise v.fail("schema", f"unsupported schema {t['schema']!r} (this doctor reads {SCHEMA!r})")
+    v.schema(t["schema"], SCHEMA)
     read = v.date(t["read"], "read")
     raw = t["projects"]
     if not isinstance(raw, dict):
@@ -323,8 +322,7 @@ def parse_index(data: Any, source: str) -> tuple[str, dict[str, ProjectSummary]]
     """index.json: the read date and each project's summary line."""
     v = Validator(source)
     t = v.keys(data, {"schema", "read", "projects"}, "", required=("schema", "read", "projects"))
-    if t["schema"] != INDEX_SCHEMA:
-        raise v.fail("schema", f"unsupported schema {t['schema']!r} (this doctor reads {INDEX_SCHEMA!r})")
+    v.schema(t["schema"], INDEX_SCHEMA)
     read = v.date(t["read"], "read")
     if not isinstance(t["projects"], dict):
         raise v.fail("projects", "must be an object of project -> {releases, newest}")
@@ -348,8 +346,7 @@ def parse_project(data: Any, source: str, name: str, read: str, summary: Project
     v = Validator(source)
     t = v.keys(data, {"schema", "read", "project", "releases", "unstated"}, "",
                required=("schema", "read", "project", "releases"))
-    if t["schema"] != PROJECT_SCHEMA:
-        raise v.fail("schema", f"unsupported schema {t['schema']!r} (this doctor reads {PROJECT_SCHEMA!r})")
+    v.schema(t["schema"], PROJECT_SCHEMA)
     if v.date(t["read"], "read") != read:
         raise v.fail("read", f"read {t['read']}, but {INDEX} says {read}: the files come from different refreshes")
     if t["project"] != name:

@@ -52,8 +52,7 @@ class GitTable:
 def parse(data: object, source: str) -> GitTable:
     v = Validator(source)
     t = v.keys(data, {"schema", "read", "release"}, "", required=("schema", "read", "release"))
-    if t["schema"] != SCHEMA:
-        raise v.fail("schema", f"unsupported schema {t['schema']!r} (this doctor reads {SCHEMA!r})")
+    v.schema(t["schema"], SCHEMA)
     read = v.date(t["read"], "read")
     if not isinstance(t["release"], list):
         raise v.fail("release", "must be an array of tables")

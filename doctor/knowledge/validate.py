@@ -40,6 +40,11 @@ class Validator:
     def fail(self, path: str, msg: str) -> InputError:
         return InputError(msg, source=self.source, path=path or None)
 
+    def schema(self, value: Any, expected: Any, path: str = "schema") -> None:
+        """The file's format marker: one refusal wording for every loader."""
+        if value != expected:
+            raise self.fail(path, f"unsupported schema {value!r} (this doctor reads {expected!r})")
+
     def keys(self, table: Any, allowed: set[str], path: str, required: Iterable[str] = ()) -> dict[str, Any]:
         if not isinstance(table, dict):
             raise self.fail(path, "must be a table")

@@ -37,6 +37,7 @@ from doctor.explain.classes import Class, exception_class, line_class
 from doctor.explain.codes import owner_of_code, owner_of_npu_err
 from doctor.explain.events import Event, Frame
 from doctor.explain.lexicon import FAILURE as FAILURE_WORDS
+from doctor.explain.lexicon import components_named
 from doctor.knowledge.ownership import (
     Owner,
     component_of_distribution,
@@ -168,8 +169,6 @@ def _names_component(ev: Event, snapshot: Any) -> Attribution | None:
     chip or module (`doctor.explain.lexicon`). Kept only when nothing else in the log is an error."""
     if ev.kind not in ("failure", "python", "log") or ev.frames or ev.facts.get("level") == "warning":
         return None
-    from doctor.explain.lexicon import components_named
-
     # an exception with no frame is read by its message (its type names nothing a component ships)
     named = components_named(ev.text if ev.kind == "failure" else ev.facts.get("message", ""))
     if ev.kind == "log" and not FAILURE_WORDS.search(ev.facts.get("message", "")):

@@ -27,6 +27,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from doctor.explain.lexicon import components_named
+from doctor.knowledge.ownership import component_of_distribution
 from doctor.report import Severity
 
 PY_EXC = "https://docs.python.org/3/library/exceptions.html"
@@ -213,8 +215,6 @@ _PLEASE_INSTALL = re.compile(r"[Pp]lease (?:install|pip install) (?:`|'|\")?(?P<
 
 def _message_class(message: str) -> Class | None:
     """Classes a message's own wording defines, whatever the exception type (or none) that carries it."""
-    from doctor.knowledge.ownership import component_of_distribution
-
     if m := _OP_NOT_IN_CANN.search(message):
         return Class(
             "operator-missing-from-cann", ("kernels", "cann"),
@@ -277,8 +277,6 @@ def _message_class(message: str) -> Class | None:
             PY_EXC)
     # a release is numbered with dots: autograd's "is at version 1; expected version 0" is a tensor's counter
     if _VERSION_WORDS.search(message) and _RELEASE.search(message) and not _SYMBOL_VERSION.search(message):
-        from doctor.explain.lexicon import components_named
-
         named = [c for c, _ in components_named(message) if c not in ("config", "cluster")]
         if named:
             comps = tuple(named[:2]) if len(named) > 1 else (named[0], "python")

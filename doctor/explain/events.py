@@ -285,8 +285,8 @@ class EventReader:
         if code:
             facts.update(code)
             kind = kind or "code"
-        if kind is None and (cls := line_class(text)) is not None:
-            kind, facts["class"] = "text", cls.id  # an error line whose own words name its class
+        if kind is None and line_class(text) is not None:
+            kind = "text"  # an error line whose own words name its class (attribution reads which one)
         if kind is None and self._apart["failure"] < MAX_FAILURE_LINES and FAILURE.search(text):
             kind = "failure"  # a plain line that states a failure (the last resort: doctor.explain.lexicon)
         if kind is None:

@@ -407,11 +407,16 @@ def _lib_owner(lib: str, snapshot: Any) -> Owner | None:
 
 # The C/C++ namespaces and prefixes of the libraries' exported symbols (their public headers: CANN's acl/acl.h,
 # aclnn/*.h, hccl/hccl.h, runtime/rt.h; torch's c10/, ATen/, torch/csrc/; torch_npu's c10_npu / at_npu namespaces).
-# Itanium mangling spells a namespace N as <len>N: `_ZN3c10` is c10::, `_ZN6at_npu` at_npu::.
+# Itanium mangling spells a namespace N as <len>N: `_ZN3c10` is c10::, `_ZN6at_npu` at_npu::; a const / volatile
+# member function puts K / V (and r) between _ZN and the name (`_ZNK6AsdOps3Ops...` is AsdOps::Ops::... const).
+# NNAL's libraries (libatb, libasdops, libmki, liblcal: the library table above) export the atb::, AsdOps::, Mki::
+# and Lcal:: namespaces.
+_ZN = r"^_ZN[rVK]*\d*"
 _SYMBOL_OWNERS = (
-    (re.compile(r"^_ZN\d*(?:c10_npu|at_npu|torch_npu)|^(?:c10_npu|at_npu|torch_npu)::"), "torch-npu"),
-    (re.compile(r"^_ZN\d*(?:c10|at|torch|caffe2)\d|^(?:c10|at|torch)::|^THNN_|^THC"), "torch"),
-    (re.compile(r"^(?:aclnn|aclop|aclrt|acl[A-Z]|Hccl|hccl[A-Z]|rt[A-Z]|ge::|_ZN\d*ge\d)"), "cann"),
+    (re.compile(_ZN + r"(?:c10_npu|at_npu|torch_npu)|^(?:c10_npu|at_npu|torch_npu)::"), "torch-npu"),
+    (re.compile(_ZN + r"(?:c10|at|torch|caffe2)\d|^(?:c10|at|torch)::|^THNN_|^THC"), "torch"),
+    (re.compile(_ZN + r"(?:atb|AsdOps|Mki|Lcal|atb_speed)\d|^(?:atb|AsdOps|Mki|Lcal)::"), "nnal"),
+    (re.compile(r"^(?:aclnn|aclop|aclrt|acl[A-Z]|Hccl|hccl[A-Z]|rt[A-Z]|ge::)|" + _ZN + r"ge\d"), "cann"),
 )
 
 

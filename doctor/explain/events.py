@@ -30,6 +30,7 @@ MAX_FRAMES = 40  # frames kept per traceback: the first HEAD_FRAMES and the last
 HEAD_FRAMES = 8
 MAX_TEXT = 300  # characters of a line kept
 TRACEBACK_GAP = 60  # candidate lines after the last frame before an open traceback without its exception is closed
+MAX_CONTINUATION = 8  # lines of an exception message after its first one (Python prints str(exc) whole)
 
 # The phrases a line must hold to be one of these events: added to the pre-filter's phrases (doctor.explain.scanner),
 # so the reader only sees candidate lines, never the whole log.
@@ -61,7 +62,7 @@ _CHAIN = re.compile(r"During handling of the above exception|The above exception
 # `pkg.mod.SomeError: message` or a bare `AssertionError` at the start of a line (after a launcher prefix).
 _EXCEPTION = re.compile(
     r"^\s*(?P<type>(?:[A-Za-z_][\w]*\.)*[A-Za-z_]\w*(?:Error|Exception|Exit|Interrupt|StopIteration|Failure|Fault"
-    r"|Warning|Timeout|Conflict|NotFound)|StopIteration|KeyboardInterrupt)(?:\s*:\s*(?P<msg>.*)|\s*$)")
+    r"|Warning|Timeout|Conflict|NotFound)|(?:builtins\.)?Exception|StopIteration|KeyboardInterrupt)(?:\s*:\s*(?P<msg>.*)|\s*$)")
 _NOT_EXCEPTION = re.compile(r"^\s*(?:\[|INFO|WARNING|DEBUG)")
 # The same inside a line (`call aclnnX failed: RuntimeError: ...`, `... raise ValueError(...) ValueError: ...`): a
 # dotted or CamelCase `...Error:` / `...Exception:` followed by its message; not on info / warning lines.
@@ -306,6 +307,35 @@ class EventReader:
             self._last_python = len(self.events)
         self.events.append(ev)
         return ev
+
+
+# A line that starts something else, not the next line of an exception's message: a traceback, a frame, another
+# exception, a logger's record (a level word or a date first), a launcher's prefix.
+_NOT_CONTINUATION = re.compile(r"^\s*(?:Traceback|File \"|During handling|The above exception|\[|\(\w+ pid=|"
+                               r"(?:INFO|DEBUG|WARNING|WARN|ERROR|CRITICAL)\b|\d{4}-\d\d-\d\d|[EWIF]\d{4} )")
+
+
+def wants_continuation(ev: Event) -> bool:
+    """An exception whose message announces more lines (it ends with ':'): Python prints str(exc) whole, and a
+    message such as Ray's "Version mismatch: The cluster was started with:" says what it means below."""
+    return ev.kind == "python" and ev.facts.get("message", "").endswith(":")
+
+
+def continue_message(ev: Event, lines: list[str]) -> None:
+    """Add the lines that follow an exception line to its message, up to the first blank line or the first line
+    that starts something else (a frame, a traceback, a logged record), at most MAX_CONTINUATION; the facts the
+    message names are read again from the whole of it."""
+    more: list[str] = []
+    for raw in lines[:MAX_CONTINUATION]:
+        text = strip_prefix(raw.rstrip("\r\n"))
+        if not text.strip() or _NOT_CONTINUATION.match(text) or _EXCEPTION.match(text) and not text[:1].isspace():
+            break
+        more.append(text.strip())
+    if not more:
+        return
+    msg = " ".join([ev.facts.get("message", ""), *more]).strip()
+    ev.facts["message"] = _short(msg)
+    _python_facts(msg, ev.facts)
 
 
 def _python_facts(msg: str, facts: dict[str, str]) -> None:

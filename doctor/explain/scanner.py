@@ -22,7 +22,15 @@ from dataclasses import dataclass, field
 
 from doctor.explain import aho, anchors, prefilter, timestamps
 from doctor.explain.db import Signature, SignatureDB, read_signatures
-from doctor.explain.events import APART_PHRASES, EVENT_PHRASES, Event, EventReader
+from doctor.explain.events import (
+    APART_PHRASES,
+    EVENT_PHRASES,
+    MAX_CONTINUATION,
+    Event,
+    EventReader,
+    continue_message,
+    wants_continuation,
+)
 
 BLOCK = 112 * 1024  # bytes read at a time (below the allocator's mmap threshold: buffers are reused, not faulted in)
 MAX_LINE = 64 * 1024  # bytes kept of one line; the rest of an over-long line is skipped
@@ -249,6 +257,8 @@ class LogScanner:
         if event is not None and len(self._events.events) > kept:
             event.signature = winner.id if winner is not None else None
             event.time = self._time_of(region, start, end)
+            if wants_continuation(event):
+                continue_message(event, self._lines_after(region, end, MAX_CONTINUATION))
         if self._apart and (self._events.apart_full or (
                 not matched and len(self._events.events) == kept and self._count_apart_waste())):
             self._apart = False
@@ -319,6 +329,18 @@ class LogScanner:
             if len(after) < self.context_lines:
                 self._open.append((hit, self.context_lines - len(after)))
         return hit
+
+    @staticmethod
+    def _lines_after(region: bytes, end: int, need: int) -> list[str]:
+        """The next `need` lines of the region after the line ending at `end` (fewer at the region's end)."""
+        out: list[str] = []
+        pos = end + 1
+        while len(out) < need and pos < len(region):
+            nxt = region.find(b"\n", pos)
+            nxt = len(region) if nxt < 0 else nxt
+            out.append(_decode(region[pos : min(nxt, pos + MAX_LINE)]))
+            pos = nxt + 1
+        return out
 
     def _lines_before(self, region: bytes, start: int) -> list[str]:
         if not self.context_lines:

@@ -130,6 +130,14 @@ def test_a_missing_symbol_names_the_library_that_exports_it():
     assert f.components == ("vllm-ascend", "torch-npu")
 
 
+def test_a_const_member_symbol_is_read_through_its_qualifier_and_nnal_namespaces_are_nnal():
+    # _ZNK: a const member function (Itanium mangling puts K between _ZN and the name); AsdOps:: is NNAL's.
+    f = first(["undefined symbol: _ZNK6AsdOps3Ops18GetOperationByNameERKSs"])
+    assert f.id == "native-symbol-mismatch" and f.components[0] == "nnal", (f.id, f.components)
+    f = first(["undefined symbol: _ZNK3c1010TensorImpl4sizeEl"])
+    assert f.id == "native-symbol-mismatch" and f.components[0] == "torch", (f.id, f.components)
+
+
 def test_a_snapshot_names_the_editable_tree_a_frame_lies_in(tmp_path):
     import json
 

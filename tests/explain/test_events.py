@@ -52,6 +52,37 @@ def test_a_chained_traceback_is_two_events_with_frames_and_the_link():
     assert [f.path for f in second.frames] == ["/home/me/train.py"]
 
 
+RAY_MISMATCH = b"""Traceback (most recent call last):
+  File "/opt/conda/lib/python3.9/site-packages/ray/_private/worker.py", line 1510, in init
+    connect(
+RuntimeError: Version mismatch: The cluster was started with:
+    Ray: 2.12.0
+    Python: 3.11.11
+This process on node 10.0.0.8 was started with:
+    Ray: 2.42.0
+    Python: 3.9.21
+
+INFO next record
+"""
+
+
+def test_an_exception_message_that_ends_with_a_colon_goes_on_below():
+    ev = scan(RAY_MISMATCH).events[0]
+    assert ev.facts["message"].startswith("Version mismatch: The cluster was started with: Ray: 2.12.0")
+    assert ev.facts["message"].endswith("Python: 3.9.21") and "INFO" not in ev.facts["message"]
+    f = explain_lines(RAY_MISMATCH.decode().splitlines())[0]
+    assert f.id == "versions-disagree" and set(f.components) == {"ray", "python"}, (f.id, f.components)
+    # a message that does not end with ':' is one line: what follows is another record
+    one = scan(b"ValueError: bad value\n    Ray: 2.12.0\n").events[0]
+    assert one.facts["message"] == "bad value"
+
+
+def test_a_bare_exception_is_an_exception_event():
+    ev = scan(b'  File "/x/site-packages/ray/services.py", line 574, in check\n    raise Exception(m)\n'
+              b"Exception: the cluster and this process disagree\n").events[0]
+    assert ev.kind == "python" and ev.exc_type == "Exception" and ev.frames
+
+
 def test_the_same_events_whatever_the_block_size():
     whole = scan(CHAINED).events
     assert [(e.line, e.facts, e.frames) for e in scan(CHAINED, block=7).events] == \

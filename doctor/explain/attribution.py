@@ -537,12 +537,25 @@ def _pip(ev: Event, snapshot: Any) -> Attribution | None:
 
 
 def _raised_in(ev: Event, snapshot: Any) -> Attribution | None:
-    if ev.kind != "python" or ev.exc_type not in _CHECK_TYPES or not ev.frames:
+    unfinished = bool(ev.facts.get("unfinished"))
+    if ev.kind != "python" or not ev.frames or not (unfinished or ev.exc_type in _CHECK_TYPES):
         return None
     owned = _frames_with_owners(ev, snapshot)
     if not owned:
         return None
     frame, own = owned[-1]
+    if unfinished:
+        if own is None:
+            return None  # the job's own frame, and no exception to say what it rejected: nothing to name
+        who = own.distribution or own.component
+        return Attribution(
+            "traceback-ends-in-package", Severity.ERROR, _comps(own.component, "config"),
+            f"A traceback ends in {who}'s own code (its exception line is not in the log)",
+            f"Read: {_where(frame)} -> {own.how}: the innermost frame of a traceback whose exception line is cut off "
+            f"(a log cut short, a paste that stops at the frames). The failure is in {who}, or in what it was given.",
+            f"Find the exception line below the traceback in the full log; then check {who}'s version against the "
+            "stack profile (doctor check) and the setting or input it was given.",
+            SOURCE, f"{_where(frame)} -> {own.how}")
     if own is None:
         return Attribution(
             "error-in-user-code", Severity.ERROR, ("config", "model"),

@@ -35,7 +35,7 @@ MAX_CONTINUATION = 8  # lines of an exception message after its first one (Pytho
 # The phrases a line must hold to be one of these events: added to the pre-filter's phrases (doctor.explain.scanner),
 # so the reader only sees candidate lines, never the whole log.
 EVENT_PHRASES: tuple[tuple[str, ...], ...] = (
-    ("Traceback",), ("TraceBack",), ('File "',), ("Error",), ("Exception",), ("error:",), ("Interrupt",),
+    ("Traceback",), ("TraceBack",), ('File "',), ("most recent call",), ("Exit",), ("Error",), ("Exception",), ("error:",), ("Interrupt",),
     ("StopIteration",), ("above exception",), ("undefined symbol",), ("undefined reference",),
     ("cannot open shared object",), ("error while loading shared",), ("cannot find -l",),
     ("No such file or directory",), ("file not found",), ("error code",), ("No matching distribution",),
@@ -57,6 +57,11 @@ _PREFIX = re.compile(r"^(?:\s*(?:\x1b\[[0-9;]*m)*(?:\([^()]*pid=\d+[^()]*\)|\[ra
 _LOGGER = re.compile(r"^(?:ERROR|CRITICAL) \d\d-\d\d \d\d:\d\d:\d\d(?:\.\d+)? (?:\[[^\]]*\]|[\w.-]+:\d+\]) ?"
                      r"|^\[\d{4}-\d\d-\d\d[ T][\d:,.]+\] \[(?:ERROR|CRITICAL)\] (?:\[[^\]]*\] )?")
 _TRACEBACK = re.compile(r"^\s*Trace[Bb]ack \(most recent call last\):?\s*$")
+# Frames that are not a failure's traceback: logging's stack_info ("Stack (most recent call last):") and the other
+# threads of a faulthandler dump ("Thread 0x... (most recent call first):"); faulthandler's "Current thread 0x...
+# (most recent call first):" is the failing thread, innermost frame first.
+_NOT_A_TRACEBACK = re.compile(r"^\s*(?:Stack \(most recent call last\)|Thread 0x[0-9a-f]+ \(most recent call first\))")
+_CURRENT_THREAD = re.compile(r"^\s*Current thread 0x[0-9a-f]+ \(most recent call first\)")
 _FRAME = re.compile(r'^\s*File "(?P<path>[^"]+)", line (?P<line>\d+)(?:, in (?P<func>\S+))?')
 _CHAIN = re.compile(r"During handling of the above exception|The above exception was the direct cause")
 # `pkg.mod.SomeError: message` or a bare `AssertionError` at the start of a line (after a launcher prefix).
@@ -176,6 +181,9 @@ class EventReader:
         self.events: list[Event] = []
         self.dropped = 0
         self._frames: list[Frame] | None = None  # the open traceback's frames
+        self._frames_signature: str | None = None  # a signature that matched one of its frame lines
+        self._innermost_first = False  # the open frames are a faulthandler dump's (innermost first)
+        self._ignore_frames = False  # frames of a logged stack or another thread: not a failure
         self._frames_dropped = 0
         self._tb_line = 0
         self._last_frame_line = 0
@@ -190,8 +198,10 @@ class EventReader:
         """Read one candidate line; returns the event it completed, if any."""
         text = strip_prefix(raw.rstrip("\r\n"))
         if self._frames is not None and lineno - self._last_frame_line > TRACEBACK_GAP:
-            self._frames = None  # a traceback whose exception line never came (or was filtered out)
+            self._close_frames()  # a traceback whose exception line never came (or was filtered out)
         if _TRACEBACK.match(text):
+            self._close_frames()
+            self._ignore_frames = self._innermost_first = False
             self._frames, self._frames_dropped, self._tb_line = [], 0, lineno
             self._last_frame_line = lineno
             return None
@@ -199,6 +209,19 @@ class EventReader:
             self._chain_pending = True
             return None
         m = _FRAME.match(text)
+        if m is None:
+            self._ignore_frames = False
+        if _NOT_A_TRACEBACK.match(text):
+            self._close_frames()
+            self._ignore_frames = True
+            return None
+        if _CURRENT_THREAD.match(text):
+            self._close_frames()
+            self._frames, self._frames_dropped, self._tb_line = [], 0, lineno
+            self._last_frame_line, self._innermost_first = lineno, True
+            return None
+        if m is not None and self._ignore_frames:
+            return None
         if m is not None:
             if self._frames is None:  # frames quoted without their header
                 self._frames, self._frames_dropped, self._tb_line = [], 0, lineno
@@ -214,7 +237,31 @@ class EventReader:
         return self._keep(ev)
 
     def close(self) -> None:
-        self._frames = None
+        self._close_frames()
+
+    def note_signature(self, sig_id: str) -> None:
+        """A signature matched the line just fed, which made no event: if it was a frame of the open traceback, the
+        traceback's event carries it should its exception line never come (the signature then explains it)."""
+        if self._frames:
+            self._frames_signature = sig_id
+
+    def _close_frames(self) -> None:
+        """An open traceback whose exception line never came (a log cut short, a paste that stops at the last
+        frame, a faulthandler dump): its frames are still an event — the innermost one is where it failed."""
+        frames, self._frames = self._frames, None
+        sig, self._frames_signature = self._frames_signature, None
+        if not frames:
+            return
+        if self._innermost_first:
+            frames.reverse()
+            self._innermost_first = False
+        last = frames[-1]
+        ev = Event("python", self._last_frame_line, _short(f'File "{last.path}", line {last.line}, in {last.func}'),
+                   frames=frames, frames_dropped=self._frames_dropped,
+                   facts={"exception": "", "exception_path": "", "message": "", "unfinished": "1"})
+        ev.signature = sig
+        self._chain_pending = False
+        self._keep(ev)
 
     @property
     def apart_full(self) -> bool:
@@ -243,7 +290,7 @@ class EventReader:
         ev = Event("python", lineno, _short(text), facts=facts)
         if self._frames is not None:
             ev.frames, ev.frames_dropped = self._frames, self._frames_dropped
-            self._frames = None
+            self._frames, self._frames_signature, self._innermost_first = None, None, False
         if self._chain_pending and self._last_python is not None:
             ev.chained_from = self._last_python
         self._chain_pending = False

@@ -201,6 +201,7 @@ class LogScanner:
         if self._carry or self._dropping:
             carry, self._carry, self._dropping = self._carry, b"", False
             self._scan_region(carry + b"\n")
+        self._events.close()
 
     def _keep_partial(self, rest: bytes) -> None:
         if len(rest) > MAX_LINE:
@@ -259,6 +260,8 @@ class LogScanner:
             event.time = self._time_of(region, start, end)
             if wants_continuation(event):
                 continue_message(event, self._lines_after(region, end, MAX_CONTINUATION))
+        elif event is None and winner is not None:
+            self._events.note_signature(winner.id)
         if self._apart and (self._events.apart_full or (
                 not matched and len(self._events.events) == kept and self._count_apart_waste())):
             self._apart = False

@@ -83,6 +83,37 @@ def test_a_bare_exception_is_an_exception_event():
     assert ev.kind == "python" and ev.exc_type == "Exception" and ev.frames
 
 
+CUT_SHORT = b"""  File "/env/lib/python3.10/site-packages/verl/workers/megatron_workers.py", line 57, in init_model
+    self.actor_module = self._build_model()
+  File "/env/lib/python3.10/site-packages/megatron/core/models/gpt/gpt_model.py", line 48, in __init__
+    self.rotary = RotaryEmbedding(**kw)
+  File "/env/lib/python3.10/functools.py", line 369, in wrapper
+    return f(*a)
+"""
+
+
+def test_a_traceback_cut_before_its_exception_line_is_still_read_at_its_innermost_package_frame():
+    ev = scan(CUT_SHORT).events[0]
+    assert ev.kind == "python" and ev.facts["unfinished"] and len(ev.frames) == 3
+    f = explain_lines(CUT_SHORT.decode().splitlines())[0]
+    assert f.id == "traceback-ends-in-package" and f.components[0] == "megatron", (f.id, f.components)
+    assert "megatron/core/models/gpt/gpt_model.py" in f.evidence["read"]
+
+
+def test_frames_of_a_logged_stack_or_an_idle_thread_are_no_failure_and_faulthandler_reads_innermost_first():
+    stack = (b"WARNING something odd\nStack (most recent call last):\n"
+             b'  File "/env/lib/python3.10/site-packages/vllm/engine/llm.py", line 20, in run\n    x()\n')
+    assert scan(stack).events == []
+    dump = (b"Fatal Python error: Aborted\n\nThread 0x00007f00 (most recent call first):\n"
+            b'  File "/env/lib/python3.10/site-packages/ray/_private/worker.py", line 9 in wait\n\n'
+            b"Current thread 0x00007f01 (most recent call first):\n"
+            b'  File "/env/lib/python3.10/site-packages/torch_npu/npu/utils.py", line 5 in synchronize\n'
+            b'  File "/env/lib/python3.10/site-packages/verl/workers/actor.py", line 7 in step\n')
+    evs = [e for e in scan(dump).events if e.facts.get("unfinished")]
+    assert len(evs) == 1 and evs[0].frames[-1].path.endswith("torch_npu/npu/utils.py")
+    assert all("ray" not in f.path for f in evs[0].frames)
+
+
 def test_the_same_events_whatever_the_block_size():
     whole = scan(CHAINED).events
     assert [(e.line, e.facts, e.frames) for e in scan(CHAINED, block=7).events] == \

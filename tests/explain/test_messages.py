@@ -110,3 +110,32 @@ def test_the_shipped_templates_find_their_own_package_when_printed():
         found += att is not None and table.sources[site.origin].distribution in {
             o["distribution"] for o in att.extra["owners"]}
     assert tried > 150 and found >= 0.9 * tried, (found, tried)
+
+
+def test_the_indexed_table_is_kept_in_the_cache_and_a_changed_file_is_read_and_validated_again(tmp_path, monkeypatch):
+    import json
+    import os
+
+    import pytest
+
+    from doctor.errors import InputError
+    from doctor.explain.messages import DEFAULT_TABLE, owners_of
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    table = tmp_path / "owners.json"
+    table.write_bytes(DEFAULT_TABLE.read_bytes())
+    first = load_table.__wrapped__(str(table))
+    cached = list((tmp_path / "cache").rglob("*.marshal"))
+    assert len(cached) == 1
+    again = load_table.__wrapped__(str(table))  # from the cache: the same table
+    assert again.sites == first.sites and again.index == first.index and again.origins == first.origins
+    text = "ppo_mini_batch_size must be greater than or equal to the number of GPUs"
+    assert [s.path for s in owners_of(text, table=again)] == [s.path for s in owners_of(text, table=first)]
+    cached[0].write_bytes(b"not marshal")  # a damaged cache is read past, never trusted
+    assert load_table.__wrapped__(str(table)).sites == first.sites
+    data = json.loads(table.read_text())
+    data["sources"][0]["component"] = "nonsense"
+    table.write_text(json.dumps(data))
+    os.utime(table, ns=(1, 1))  # whatever its mtime, a changed size or mtime is another key
+    with pytest.raises(InputError, match="component"):
+        load_table.__wrapped__(str(table))

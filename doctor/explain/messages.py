@@ -192,7 +192,7 @@ def _store(cache: Path, t: MessageTable) -> None:
 
     from doctor.atomic import atomic_binary
 
-    data = (CACHE_FORMAT, t.read, tuple((o.id, o.distribution, o.component, o.version, o.url, o.commit)
+    data: Any = (CACHE_FORMAT, t.read, tuple((o.id, o.distribution, o.component, o.version, o.url, o.commit)
                                         for o in t.origins), tuple(tuple(s) for s in t.sites), t.index)
     try:
         cache.parent.mkdir(parents=True, exist_ok=True)

@@ -1,6 +1,6 @@
 """Regenerate profiles/message_owners.json: who prints a message, read from the upstream sources themselves.
 
-    python -m tools.message_owners build [--out FILE] [--date YYYY-MM-DD] [--tree DIST=VERSION=DIR ...]
+    python -m tools.message_owners build [--out FILE] [--date YYYY-MM-DD] [--tree DIST=VERSION=DIR ...] [--pypi DIR]
     python -m tools.message_owners extract DIR                              # the templates of a source tree (json)
     python -m tools.message_owners check FILE                               # validate a data file (exit 2 if bad)
 
@@ -91,6 +91,25 @@ SOURCES: tuple[Source, ...] = (
         "rllib", "serve", "tune", "dashboard", "autoscaler", "llm", "data", "workflow", "air", "train/v2",
         "experimental", "util/dask", "util/spark", "_private/runtime_env/agent", "tests"))),
     *(Source(d, d) for d in ("transformers", "numpy", "huggingface-hub", "safetensors", "omegaconf", "hydra-core")),
+)
+# Releases read from their PyPI files (`build --pypi DIR` downloads and unpacks them there): vLLM, the trainers and
+# libraries around the stack whose messages reach its logs (ms-swift, LlamaFactory, TRL, PEFT, Accelerate, datasets,
+# DeepSpeed, tensordict, mbridge), and transformers' last 4.x release (the installed wheel is 5.x). (distribution,
+# version, the package directories to read).
+PYPI_RELEASES: tuple[tuple[str, str, tuple[str, ...]], ...] = (
+    ("vllm", "0.13.0", ("vllm", "csrc")),  # vLLM: no pure wheel and no mirror here: its sdist
+    ("vllm", "0.11.0", ("vllm", "csrc")),
+    ("transformers", "4.57.1", ("transformers",)),
+    ("ms-swift", "4.6.0", ("swift",)),
+    ("ms-swift", "3.8.3", ("swift",)),
+    ("llamafactory", "0.9.5", ("llamafactory",)),
+    ("trl", "1.16.0", ("trl",)),
+    ("peft", "0.21.2", ("peft",)),
+    ("accelerate", "1.16.0", ("accelerate",)),
+    ("datasets", "5.2.0", ("datasets",)),
+    ("deepspeed", "0.19.8", ("deepspeed",)),
+    ("tensordict", "0.15.3", ("tensordict",)),
+    ("mbridge", "0.15.1", ("mbridge",)),
 )
 MAX_PIECE = 160  # characters of one literal kept (a longer one is cut; what follows becomes a wildcard)
 
@@ -432,6 +451,47 @@ def parse_tree(spec: str) -> Source:
                   tree=where, version=version, cpp=True)
 
 
+def pypi_trees(where: Path, releases: Iterable[tuple[str, str, tuple[str, ...]]] = PYPI_RELEASES,
+               http: Any = None) -> list[Source]:
+    """Each release's file from PyPI (its pure wheel, else its sdist; found through the JSON API, so nothing is
+    built), unpacked into `where` and returned as a tree source. A release already unpacked there is not fetched
+    again."""
+    import io
+    import shutil
+    import tarfile
+    import zipfile
+
+    from tools.refresh_knowledge.pypi import API, Http, _json, _pure, file_url, normalize
+
+    http = http or Http()
+    out: list[Source] = []
+    for dist, version, dirs in releases:
+        root = where / f"{dist}-{version}"
+        if not root.is_dir():
+            url = f"{API}/{normalize(dist)}/json"
+            files = [f for f in (_json(http, url).get("releases") or {}).get(version, []) if isinstance(f, dict)]
+            pure = [f for f in files if _pure(str(f.get("filename", "")))]
+            sdist = [f for f in files if str(f.get("filename", "")).endswith(".tar.gz")]
+            if not (pure or sdist):
+                raise SystemExit(f"{dist} {version}: PyPI has neither a pure wheel nor an sdist")
+            chosen = (pure or sdist)[0]
+            data = http.get(file_url(url, str(chosen["url"])))
+            tmp = where / ".unpack" / f"{dist}-{version}"
+            shutil.rmtree(tmp, ignore_errors=True)
+            tmp.mkdir(parents=True)
+            if pure:
+                with zipfile.ZipFile(io.BytesIO(data)) as z:
+                    z.extractall(tmp)
+                top = tmp
+            else:
+                with tarfile.open(fileobj=io.BytesIO(data)) as t:
+                    t.extractall(tmp, filter="data")
+                (top,) = [p for p in tmp.iterdir() if p.is_dir()]
+            top.rename(root)
+        out.append(Source(f"{dist}@{version}", dist, dirs=dirs, tree=str(root), version=version, cpp=True))
+    return out
+
+
 def build(sources: Iterable[Source] = SOURCES, mirror: Path = MIRROR, date: str | None = None) -> dict[str, Any]:
     """The data file's content: sources (where each was read) and per file its templates."""
     from doctor.knowledge.ownership import component_of_distribution
@@ -493,6 +553,8 @@ def main(argv: list[str] | None = None) -> int:
                    help="also read a release unpacked from its sdist (read first: most specific), e.g. vllm, which "
                         "has no mirror: pip download vllm==0.11.0 --no-deps --no-binary vllm --no-clean keeps the "
                         "unpacked sdist in pip's temporary directory")
+    b.add_argument("--pypi", type=Path, metavar="DIR",
+                   help="also read the releases of PYPI_RELEASES, downloaded from PyPI and unpacked into DIR")
     e = sub.add_parser("extract")
     e.add_argument("dir", type=Path)
     c = sub.add_parser("check")
@@ -520,7 +582,13 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{args.file}: {len(t.templates)} templates from {len(t.sources)} sources")
         return 0
     trees = [parse_tree(t) for t in args.tree]
-    data = build((*SOURCES[:2], *trees, *SOURCES[2:]), mirror=args.mirror, date=args.date)
+    if args.pypi:  # vLLM's releases first (as --tree), the others after the installed wheels
+        pypi = pypi_trees(args.pypi)
+        trees += [t for t in pypi if t.distribution == "vllm"]
+        late = [t for t in pypi if t.distribution != "vllm"]
+    else:
+        late = []
+    data = build((*SOURCES[:2], *trees, *SOURCES[2:], *late), mirror=args.mirror, date=args.date)
     args.out.write_text(json.dumps(data, ensure_ascii=False, separators=(",", ":")) + "\n", encoding="utf-8")
     print(f"wrote {args.out} ({args.out.stat().st_size} bytes)", file=sys.stderr)
     return 0

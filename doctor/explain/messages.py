@@ -332,6 +332,8 @@ def attribute_message(ev: Event, table: MessageTable | None = None) -> Attributi
             comps.append(o.component)
     if len(dists) > MAX_OWNERS:
         return None
+    # a package with no component of its own (ms-swift, PEFT, ...: "python") adds nothing beside one that has one
+    comps = [c for c in comps if c != "python"] or comps
     first = sites[0]
     config = is_config_check(first)
     components = ("config", *comps) if config else (*comps, "config")

@@ -139,3 +139,11 @@ def test_the_indexed_table_is_kept_in_the_cache_and_a_changed_file_is_read_and_v
     os.utime(table, ns=(1, 1))  # whatever its mtime, a changed size or mtime is another key
     with pytest.raises(InputError, match="component"):
         load_table.__wrapped__(str(table))
+
+
+def test_a_text_two_packages_raise_names_the_component_of_each_and_no_bare_python():
+    # transformers' Trainer.compute_loss text, copied by ms-swift (a package with no component of its own)
+    f = explain_lines(["ValueError: The model did not return a loss from the inputs, only the following keys: "
+                       "logits. For reference, the inputs it received are input_ids,attention_mask."])[0]
+    assert f.id == FINDING_ID and f.components == ("transformers", "config"), f.components
+    assert {o["distribution"] for o in f.evidence["owners"]} == {"transformers", "ms-swift"}

@@ -213,3 +213,42 @@ def test_any_defect_is_an_input_error_never_a_crash(tmp_path_factory, path, valu
         load_table(str(f))
     except InputError as exc:
         assert str(f) in str(exc)
+
+
+class _FakePyPI:
+    """The two answers `pypi_trees` asks PyPI for: the project's JSON and the file it picks."""
+
+    def __init__(self, files: dict[str, bytes], listing: list[dict]) -> None:
+        self.files, self.listing, self.asked = files, listing, []
+
+    def get(self, url: str) -> bytes:
+        self.asked.append(url)
+        if url.endswith("/json"):
+            return json.dumps({"info": {"name": "pkg"}, "releases": {"1.0": self.listing}}).encode()
+        return self.files[url.rsplit("/", 1)[1]]
+
+
+def test_a_pypi_release_is_read_from_its_pure_wheel_and_names_its_release(tmp_path):
+    import io
+    import zipfile
+
+    from tools.message_owners import pypi_trees
+
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w") as z:
+        z.writestr("swiftpkg/args.py", "def check(n):\n    raise ValueError(f'--max_length must be at least {n} tokens')\n")
+    listing = [{"filename": "ms_swift-1.0-cp311-cp311-manylinux_2_28_x86_64.whl", "url": "https://f/x.whl"},
+               {"filename": "ms_swift-1.0-py3-none-any.whl", "url": "https://f/pure.whl"},
+               {"filename": "ms_swift-1.0.tar.gz", "url": "https://f/sd.tar.gz"}]
+    http = _FakePyPI({"pure.whl": buf.getvalue()}, listing)
+    (src,) = pypi_trees(tmp_path, [("ms-swift", "1.0", ("swiftpkg",))], http=http)
+    assert http.asked == ["https://pypi.org/pypi/ms-swift/json", "https://f/pure.whl"]
+    data = build([src], date="2026-12-03")
+    assert data["sources"][0]["url"] == "https://pypi.org/project/ms-swift/1.0/"
+    assert data["sources"][0]["component"] == "python"  # no component of its own
+    out = tmp_path / "t.json"
+    out.write_text(json.dumps(data), encoding="utf-8")
+    (site,) = owners_of("--max_length must be at least 8 tokens", table=load_table(str(out)))
+    assert site.path == "swiftpkg/args.py"
+    pypi_trees(tmp_path, [("ms-swift", "1.0", ("swiftpkg",))], http=http)  # unpacked already: not fetched again
+    assert len(http.asked) == 2

@@ -1,7 +1,10 @@
-"""Score `doctor explain` on the fresh test set (tests/fresh/reports.toml): real reports no rule was written from.
+"""Score `doctor explain` on a fresh test set: real reports no rule was written from.
 
-    python -m tests.fresh.score                                     # this worktree's doctor
-    cd OTHER && PYTHONPATH=$PWD python /path/to/tests/fresh/score.py  # another branch's doctor, same labels
+    python -m tests.fresh.score                                     # tests/fresh/reports.toml, this worktree's doctor
+    python -m tests.fresh.score reports2.toml                       # the second fresh set (a name in tests/fresh/)
+    cd OTHER && PYTHONPATH=$PWD python /path/to/tests/fresh/score.py [FILE]  # another branch's doctor, same labels
+
+FILE is a file name in tests/fresh/ or a path; the default stays reports.toml so earlier figures reproduce.
 
 The reports, their validation and the hit rule come from the files next to this one (loaded by path), so any
 branch's `doctor` package is measured against the same labels with the corpus's rule (`corpus.hit`): some finding
@@ -20,6 +23,7 @@ from typing import Any
 
 HERE = Path(__file__).resolve().parent
 REPORTS = HERE / "reports.toml"
+REPORTS2 = HERE / "reports2.toml"
 
 
 def _corpus_module() -> ModuleType:
@@ -36,16 +40,26 @@ def _corpus_module() -> ModuleType:
 corpus = _corpus_module()
 
 
-def load() -> list[Any]:
-    return list(corpus.load_file(REPORTS))
+def resolve(name: str | Path | None = None) -> Path:
+    """The reports file: None is reports.toml; a bare name is looked up next to this file, else taken as a path."""
+    if name is None:
+        return REPORTS
+    path = Path(name)
+    if not path.is_absolute() and (HERE / path).is_file():
+        return HERE / path
+    return path
 
 
-def results() -> list[tuple[Any, bool, list[Any]]]:
+def load(path: Path = REPORTS) -> list[Any]:
+    return list(corpus.load_file(path))
+
+
+def results(path: Path = REPORTS) -> list[tuple[Any, bool, list[Any]]]:
     """(report, hit, findings) for every report with log lines."""
     from doctor.explain.stream import explain_lines
 
     out = []
-    for r in load():
+    for r in load(path):
         if r.log is None:
             continue
         findings = explain_lines(r.log.splitlines())
@@ -57,13 +71,14 @@ def _finding(f: Any) -> str:
     return f"{f.id} [{f.severity.value}] {'/'.join(f.components[:2])}"
 
 
-def summary() -> str:
+def summary(path: Path = REPORTS) -> str:
     import doctor
 
-    rows = results()
+    rows = results(path)
     good = sum(ok for _, ok, _ in rows)
+    label = "fresh" if path == REPORTS else f"fresh {path.name}"  # the default line reads as it always did
     lines = [f"doctor from {Path(doctor.__file__).resolve().parent.parent}",
-             f"fresh: {good}/{len(rows)} = {good / len(rows):.0%} explained" if rows else "fresh: no reports"]
+             f"{label}: {good}/{len(rows)} = {good / len(rows):.0%} explained" if rows else f"{label}: no reports"]
     total, hits = Counter(r.category for r, _, _ in rows), Counter(r.category for r, ok, _ in rows if ok)
     for cat, n in sorted(total.items(), key=lambda kv: (hits[kv[0]] / kv[1], -kv[1])):
         lines.append(f"  {cat:17} {hits[cat]:2}/{n:<2} {hits[cat] / n:4.0%}")
@@ -76,8 +91,16 @@ def summary() -> str:
     return "\n".join(lines)
 
 
-def main() -> int:
-    print(summary())
+def main(argv: list[str] | None = None) -> int:
+    args = sys.argv[1:] if argv is None else argv
+    if len(args) > 1:
+        print("usage: python -m tests.fresh.score [REPORTS_FILE]", file=sys.stderr)
+        return 2
+    path = resolve(args[0] if args else None)
+    if not path.is_file():
+        print(f"error: no reports file {path}", file=sys.stderr)
+        return 2
+    print(summary(path))
     return 0
 
 

@@ -1,17 +1,22 @@
-"""The fresh test set loads, every report is valid, and none of it comes from the mined corpus (no rate asserted:
-tests/fresh/score.py measures it)."""
+"""The fresh test sets load, every report is valid, and none of it comes from the mined corpus or from the other
+fresh set (no rate asserted: tests/fresh/score.py measures it)."""
 
 from __future__ import annotations
 
 import pytest
 
 from tests.corpus.corpus import CATEGORIES, load, load_file
-from tests.fresh.score import REPORTS
+from tests.fresh import score
+from tests.fresh.score import REPORTS, REPORTS2
+
+# (file, the number of reports it was committed with): a set may grow, never shrink below what was measured
+FRESH_SETS = [(REPORTS, 30), (REPORTS2, 40)]
 
 
-def test_fresh_reports_load_and_are_valid():
-    reports = load_file(REPORTS)
-    assert len(reports) >= 30
+@pytest.mark.parametrize(("path", "size"), FRESH_SETS, ids=[p.name for p, _ in FRESH_SETS])
+def test_fresh_reports_load_and_are_valid(path, size):
+    reports = load_file(path)
+    assert len(reports) >= size
     for r in reports:
         assert r.log, r.id  # every fresh report is scored on its log lines
         assert r.category in CATEGORIES and 1 <= len(r.components) <= 3, r.id
@@ -19,11 +24,18 @@ def test_fresh_reports_load_and_are_valid():
     assert len({r.url for r in reports}) == len(reports)
 
 
-def test_fresh_reports_are_not_in_the_corpus():
-    fresh = load_file(REPORTS)
+@pytest.mark.parametrize("path", [p for p, _ in FRESH_SETS], ids=[p.name for p, _ in FRESH_SETS])
+def test_fresh_reports_are_not_in_the_corpus(path):
+    fresh = load_file(path)
     mined = load()
     assert not {r.url for r in fresh} & {r.url for r in mined}
     assert not {r.id for r in fresh} & {r.id for r in mined}
+
+
+def test_the_two_fresh_sets_do_not_overlap():
+    first, second = load_file(REPORTS), load_file(REPORTS2)
+    assert not {r.url for r in first} & {r.url for r in second}
+    assert not {r.id for r in first} & {r.id for r in second}
 
 
 def test_load_file_rejects_a_duplicate_id(tmp_path):
@@ -33,3 +45,15 @@ def test_load_file_rejects_a_duplicate_id(tmp_path):
     path.write_text(entry + entry, encoding="utf-8")
     with pytest.raises(ValueError, match="duplicate report id 'x-1'"):
         load_file(path)
+
+
+def test_score_resolves_a_file_name_next_to_it_and_defaults_to_the_first_set():
+    assert score.resolve(None) == REPORTS
+    assert score.resolve("reports2.toml") == REPORTS2
+    assert score.resolve(str(REPORTS2)) == REPORTS2
+
+
+def test_score_refuses_a_missing_file_with_exit_2(tmp_path, capsys):
+    assert score.main([str(tmp_path / "nope.toml")]) == 2
+    assert "no reports file" in capsys.readouterr().err
+    assert score.main(["a.toml", "b.toml"]) == 2

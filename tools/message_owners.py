@@ -310,6 +310,16 @@ def wanted(path: str, cpp: bool = False) -> bool:
             and not _SKIP_DIR.search(path) and not _SKIP_FILE.search(path))
 
 
+# A class defined at the top of a module (column 0): public, CamelCase. `X.__init__() got an unexpected keyword
+# argument` with no frame names only the class; the package that defines it is the one called.
+_CLASS_DEF = re.compile(r"^class ([A-Z][A-Za-z0-9_]*)\b", re.M)
+
+
+def classes_of_file(path: str, text: str) -> list[str]:
+    """The public classes a Python module defines at its top level, sorted (none for C++)."""
+    return [] if path.endswith(_CPP_SUFFIX) else sorted(set(_CLASS_DEF.findall(text)))
+
+
 def templates_of_file(path: str, text: str) -> list[Template]:
     return cpp_templates_of(text) if path.endswith(_CPP_SUFFIX) else templates_of(text, path)
 
@@ -498,6 +508,8 @@ def build(sources: Iterable[Source] = SOURCES, mirror: Path = MIRROR, date: str 
 
     out_sources: list[dict[str, Any]] = []
     files: list[list[Any]] = []
+    classes: list[list[Any]] = []
+    class_seen: dict[str, set[str]] = {}
     seen: dict[str, set[tuple[str, tuple[str, ...]]]] = {}
     for si, src in enumerate(sources):
         if src.tree:
@@ -515,8 +527,13 @@ def build(sources: Iterable[Source] = SOURCES, mirror: Path = MIRROR, date: str 
         first: dict[tuple[str, tuple[str, ...]], list[Any]] = {}
         rows: dict[str, list[list[Any]]] = {}
         earlier = seen.setdefault(src.distribution, set())
+        known = class_seen.setdefault(src.distribution, set())
         for path, text in texts:
             n_files += 1
+            names = [c for c in classes_of_file(path, text) if c not in known]
+            if names:
+                known.update(names)
+                classes.append([si, path, names])
             for t in templates_of_file(path, text):
                 n_templates += 1
                 key = (t.kind, t.pieces)
@@ -539,7 +556,7 @@ def build(sources: Iterable[Source] = SOURCES, mirror: Path = MIRROR, date: str 
               file=sys.stderr)
     return {"schema": "doctor.message_owners/1", "read": date or _dt.date.today().isoformat(),
             "min_literal": MIN_LITERAL, "tool": "python -m tools.message_owners build", "sources": out_sources,
-            "files": files}
+            "files": files, "classes": classes}
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -29,6 +29,7 @@ Each `Attribution` says what it read (`evidence["read"]`: the frame, path, libra
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from functools import lru_cache
 from typing import Any
 
@@ -85,6 +86,11 @@ def frame_owner(frame: Frame, snapshot: Any = None) -> Owner | None:
         if dist is not None:
             comp = component_of_distribution(dist) or "python"
             return Owner(comp, dist, f"{'/'.join(parts[: i + 1])}/ -> {dist} (a source tree named like its package)")
+        # a git checkout is named like its repository, which for the stack's packages is the distribution's name
+        # (`/home/vllm-ascend/csrc/...`, `/work/torch-npu/...`)
+        if "-" in seg and (comp := component_of_distribution(seg)) not in (None, "python"):
+            return Owner(comp, seg, f"{'/'.join(parts[: i + 1])}/ -> {seg} (a source checkout named like the "
+                                    "distribution)")
     return None
 
 
@@ -246,10 +252,50 @@ def _api_mismatch(ev: Event, snapshot: Any) -> Attribution | None:
         # A call that does not fit the callee's signature fails at the call site, or in the callee's own wrapper
         # that passes the arguments on (vllm's LLM(**kwargs) -> EngineArgs(**kwargs)): the innermost frame's
         # package is the one called; the caller is across the last boundary into it.
-        return _at_boundary(owned, f.get("call") or "a call")
+        if (got := _at_boundary(owned, f.get("call") or "a call")) is not None:
+            return got
     if etype == "AttributeError" and f.get("class") and owned:
-        return _at_boundary(owned, f"{f['class']}.{f['name']}")
-    return None
+        if (got := _at_boundary(owned, f"{f['class']}.{f['name']}")) is not None:
+            return got
+    return _class_api(ev, owned)
+
+
+def _class_api(ev: Event, owned: list[tuple[Frame, Owner | None]]) -> Attribution | None:
+    """`Trainer.__init__() got an unexpected keyword argument`, `'TransformerConfig' object has no attribute`: no
+    package frame says who was called, but the class does — the package that defines a public class of that name
+    (`doctor.explain.messages.class_owners`, read from the packages' sources; several packages defining it are all
+    named, more than three: nobody)."""
+    f = ev.facts
+    etype = f.get("exception")
+    if etype == "TypeError":
+        api = f.get("call") or ""
+        parts = api.split(".")
+        cls = parts[-2] if len(parts) >= 2 else ""
+    elif etype == "AttributeError" and f.get("class"):
+        cls, api = f["class"], f"{f['class']}.{f.get('name', '')}"
+    else:
+        return None
+    cls = cls.rsplit(".", 1)[-1]
+    if not cls[:1].isupper():
+        return None
+    from doctor.explain.messages import class_owners
+
+    owners = class_owners(cls)
+    if not owners:
+        return None
+    comps = [c for o, _ in owners if (c := o.component) != "python"] or ["python"]
+    dists = [o.distribution for o, _ in owners]
+    read = f"the class {cls} -> defined by " + "; ".join(f"{o.distribution} ({path}, read at {o.distribution} "
+                                                          f"{o.version})" for o, path in owners)
+    caller = _caller(owned, exclude=dists[0])
+    got = _mismatch(dists[0] if len(dists) == 1 else " / ".join(dists), comps[0], caller, read, api)
+    if all("/models/" in path for _, path in owners):
+        # a model implementation (transformers/models/..., vllm/model_executor/models/...): its signature is the
+        # model's own, so the mismatch is between the caller and this model's code
+        return replace(got, components=_comps(comps[0], "model"))
+    if len(comps) > 1 and caller is None:
+        got = replace(got, components=_comps(*comps, "python"))
+    return got
 
 
 def _key(own: Owner) -> str:
@@ -429,24 +475,28 @@ def _symbol_owner(sym: str) -> str | None:
 
 def _symbol(ev: Event, snapshot: Any) -> Attribution | None:
     sym, lib = ev.facts.get("symbol"), ev.facts.get("library")
-    if sym and not lib and (comp := _symbol_owner(sym)) is not None:
+    own = _lib_owner(lib, snapshot) if sym and lib else None
+    if sym and own is None and (comp := _symbol_owner(sym)) is not None:
+        # no library named, or one no table knows (a third-party extension such as flash_attn_2_cuda.so): the
+        # symbol's namespace still says whose release it was built against
+        where = f"{lib.rsplit('/', 1)[-1]} " if lib else "The code being linked or loaded "
         return Attribution(
             "native-symbol-mismatch", Severity.ERROR, _comps(comp, "system"),
             f"A symbol {comp} exports is missing: the code was built against another release of {comp}",
-            f"Read: the symbol {sym} -> {comp} (its namespace / prefix). The code being linked or loaded expects a "
+            f"Read: the symbol {sym} -> {comp} (its namespace / prefix). {where}expects a "
             f"{comp} release that has it; the installed one does not (renamed, moved or not yet there).",
-            f"Build against (or install) the {comp} release the code was written for.",
-            OWNERSHIP_SOURCE, f"symbol {sym} -> {comp}")
-    if not sym or not lib:
-        return None
-    own = _lib_owner(lib, snapshot)
-    if own is None:
+            f"Build against (or install) the {comp} release the code was written for (or the build of the "
+            f"extension made for the installed {comp}).",
+            OWNERSHIP_SOURCE, f"symbol {sym} -> {comp}" + (f" (in {lib})" if lib else ""))
+    if not sym or not lib or own is None:
         return None
     other = _symbol_owner(sym) or _LINKS_AGAINST.get(own.component, "python")
     if other == own.component:
         other = _LINKS_AGAINST.get(own.component, "python")
     return Attribution(
-        "native-symbol-mismatch", Severity.ERROR, _comps(own.component, other),
+        "native-symbol-mismatch", Severity.ERROR,
+        # a package with no component of its own (flash-attn's extension): the release it was built against first
+        _comps(other, own.component) if own.component == "python" else _comps(own.component, other),
         f"{own.component}'s native library misses a symbol: it was built for another release of what it links to",
         f"Read: {own.how}; undefined symbol {sym}. The library was compiled against a different release of "
         f"{other} (or of the compiler's C++ runtime) than the one installed.",

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -35,6 +35,9 @@ MIN_MATCH = 16  # literal characters a template must match
 KEY = 12  # characters of a literal that index it (templates are kept only with a literal this long)
 MIN_SHARE = 0.5  # ... and at least this share of the message, unless it matches LONG_MATCH characters
 LONG_MATCH = 40
+# plugin distribution -> the host distribution whose code (and messages) it copies or patches
+_COPIED_FROM = {"mindspeed": "megatron-core", "mindspeed-llm": "megatron-core", "vllm-ascend": "vllm",
+                "torch-npu": "torch"}
 MAX_OWNERS = 3  # more packages than this raising the same text: too common to name anyone
 # The operating system's own text (`[Errno 2] No such file or directory: ...`): no package wrote it.
 _OS_MESSAGE = re.compile(r"^\[(?:Errno|WinError) -?\d+\]")
@@ -79,6 +82,8 @@ class MessageTable:
     origins: tuple[Origin, ...]
     sites: tuple[Site, ...]
     index: dict[str, tuple[int, ...]]
+    # a public class name -> where it is defined: (origin index, module path), one per source
+    classes: dict[str, tuple[tuple[int, str], ...]] = field(default_factory=dict)
 
     @property
     def sources(self) -> tuple[Origin, ...]:
@@ -136,7 +141,7 @@ def matched(pieces: tuple[str, ...], text: str) -> int:
     return got
 
 
-CACHE_FORMAT = "message-owners/1"
+CACHE_FORMAT = "message-owners/2"
 
 
 @lru_cache(maxsize=2)
@@ -179,10 +184,10 @@ def _cached(cache: Path) -> MessageTable | None:
     import marshal
 
     try:
-        fmt, read, origins, sites, index = marshal.loads(cache.read_bytes())
+        fmt, read, origins, sites, index, classes = marshal.loads(cache.read_bytes())
         if fmt != CACHE_FORMAT:
             return None
-        return MessageTable(read, tuple(Origin(*o) for o in origins), tuple(map(Site._make, sites)), index)
+        return MessageTable(read, tuple(Origin(*o) for o in origins), tuple(map(Site._make, sites)), index, classes)
     except (OSError, EOFError, ValueError, TypeError):
         return None  # no cache, or one this code cannot read: the file is read again
 
@@ -193,7 +198,7 @@ def _store(cache: Path, t: MessageTable) -> None:
     from doctor.atomic import atomic_binary
 
     data: Any = (CACHE_FORMAT, t.read, tuple((o.id, o.distribution, o.component, o.version, o.url, o.commit)
-                                        for o in t.origins), tuple(tuple(s) for s in t.sites), t.index)
+                                        for o in t.origins), tuple(tuple(s) for s in t.sites), t.index, t.classes)
     try:
         cache.parent.mkdir(parents=True, exist_ok=True)
         with atomic_binary(str(cache)) as fh:
@@ -213,7 +218,7 @@ def _read_table(src: str) -> MessageTable:
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:
         raise InputError(f"not JSON: {exc}", source=src) from exc
     v = Validator(src)
-    v.keys(data, {"schema", "read", "min_literal", "tool", "sources", "files"}, "",
+    v.keys(data, {"schema", "read", "min_literal", "tool", "sources", "files", "classes"}, "",
            required=("schema", "read", "sources", "files"))
     v.schema(data["schema"], SCHEMA)
     read = v.date(data["read"], "read")
@@ -262,7 +267,40 @@ def _read_table(src: str) -> MessageTable:
             for key in index_keys(pieces):
                 index.setdefault(key, []).append(n)
             sites.append(Site(origin, path, t[0], t[1], pieces, t[3] if len(t) == 4 else 0))
-    return MessageTable(read, tuple(origins), tuple(sites), {k: tuple(x) for k, x in index.items()})
+    classes: dict[str, list[tuple[int, str]]] = {}
+    rows = data.get("classes", [])
+    if not isinstance(rows, list):
+        raise v.fail("classes", "must be an array of [source, path, [class names]]")
+    for i, row in enumerate(rows):
+        if not (type(row) is list and len(row) == 3 and type(row[0]) is int and 0 <= row[0] < n_origins
+                and type(row[1]) is str and row[1] and type(row[2]) is list and row[2]
+                and all(type(c) is str and c.isidentifier() for c in row[2])):
+            raise v.fail(f"classes[{i}]", "must be [source index, path, [class names]]")
+        for c in row[2]:
+            classes.setdefault(c, []).append((row[0], row[1]))
+    return MessageTable(read, tuple(origins), tuple(sites), {k: tuple(x) for k, x in index.items()},
+                        {k: tuple(x) for k, x in classes.items()})
+
+
+def class_owners(name: str, table: MessageTable | None = None) -> list[tuple[Origin, str]]:
+    """The packages that define a public class of this name, (origin, module path) one per distribution (the
+    newest source read first); empty when none does, or when more than MAX_OWNERS do (too common to name)."""
+    t = table if table is not None else load_table()
+    out: list[tuple[Origin, str]] = []
+    for origin, path in t.classes.get(name, ()):
+        o = t.origins[origin]
+        if all(o.distribution != seen.distribution for seen, _ in out):
+            out.append((o, path))
+    # the libraries the others build on first: an application's class of the same name (MindSpeed-LLM's or
+    # ms-swift's Trainer) is usually a subclass or a wrapper of the library's
+    out.sort(key=lambda op: _LIBRARY_TIER.get(op[0].distribution, 2))
+    return out if len(out) <= MAX_OWNERS else []
+
+
+# 0: the base libraries, 1: the libraries built on them; 2 (default): frameworks and applications
+_LIBRARY_TIER = {"torch": 0, "numpy": 0, "transformers": 1, "vllm": 1, "megatron-core": 1, "ray": 1,
+                 "torch-npu": 1, "deepspeed": 1, "accelerate": 1, "datasets": 1, "huggingface-hub": 1,
+                 "safetensors": 1, "omegaconf": 1, "hydra-core": 1, "tensordict": 1, "peft": 1}
 
 
 def _agrees(site: Site, ev: Event) -> bool:
@@ -332,6 +370,12 @@ def attribute_message(ev: Event, table: MessageTable | None = None) -> Attributi
             comps.append(o.component)
     if len(dists) > MAX_OWNERS:
         return None
+    # a plugin that carries copies of its host's checks (MindSpeed / MindSpeed-LLM patch Megatron's argument
+    # validation, vllm-ascend vLLM's, torch_npu torch's): the host wrote the text, so the host is named first
+    hosts = [_COPIED_FROM[d] for d in dists if _COPIED_FROM.get(d) in dists]
+    if hosts:
+        host_comps = [t.origins[s.origin].component for s in sites if t.origins[s.origin].distribution in hosts]
+        comps = [*dict.fromkeys([*host_comps, *comps])]
     # a package with no component of its own (ms-swift, PEFT, ...: "python") adds nothing beside one that has one
     comps = [c for c in comps if c != "python"] or comps
     first = sites[0]

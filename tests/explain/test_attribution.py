@@ -204,3 +204,36 @@ def test_a_notice_at_the_top_of_the_log_does_not_hide_the_failure_below_it():
                            *tb(f"{SITE}/verl/trainer/main_ppo.py", exc="ValueError: bad batch size")])
     assert [f.id for f in found if f.severity is Severity.ERROR] == ["error-in-package"]
     assert found[0].components == ("verl", "config")
+
+
+def test_a_call_with_no_frame_is_read_through_the_class_it_names():
+    # the class's package (read from the packages' own sources) is the one called
+    f = first(["TypeError: TransformerConfig.__init__() got an unexpected keyword argument 'moe_router_dtype'"])
+    assert f.id == "api-version-mismatch" and f.components[0] == "megatron", (f.id, f.components)
+    assert "megatron/core/transformer/transformer_config.py" in f.evidence["read"]
+    f = first(["AttributeError: 'DataProto' object has no attribute 'select_idxs'"])
+    assert f.id == "api-version-mismatch" and f.components[0] == "verl"
+    # a class several packages define: the library the others build on first (transformers' Trainer)
+    f = first(["TypeError: Trainer.__init__() got an unexpected keyword argument 'processing_class'"])
+    assert f.components[0] == "transformers", f.components
+    # a model implementation: the model's own signature
+    f = first(["TypeError: Qwen2VLForConditionalGeneration.__init__() got an unexpected keyword argument 'x'"])
+    assert f.components[1] == "model" and f.components[0] in ("vllm", "transformers"), f.components
+    # a class no package defines (the job's own): nothing is claimed
+    assert first(["TypeError: MyTrainerOverride.compute_loss() got an unexpected keyword argument 'n'"]).id != \
+        "api-version-mismatch"
+
+
+def test_an_extension_no_table_knows_is_read_through_its_symbols_namespace():
+    f = first(["ImportError: /env/site-packages/flash_attn_2_cuda.cpython-310-x86_64-linux-gnu.so: undefined symbol: "
+               "_ZN3c104cuda9SetDeviceEi"])
+    assert f.id == "native-symbol-mismatch" and f.components[0] == "torch", (f.id, f.components)
+    f = first(["OSError: /home/x/dlinfer/vendor/ascend/ascend_extension.so: undefined symbol: "
+               "_ZN7c10_npu3acl20AclrtPeekAtLastErrorE17aclrtLastErrLevel"])
+    assert f.components[0] == "torch-npu", f.components
+
+
+def test_a_source_checkout_named_like_its_distribution_owns_its_files():
+    f = first(["/home/vllm-ascend/csrc/kernels/pos_encoding_kernels.cpp:357:9: error: use of undeclared identifier "
+               "'rope_custom_true_half'"])
+    assert f.components[0] == "vllm-ascend", (f.id, f.components)

@@ -147,3 +147,11 @@ def test_a_text_two_packages_raise_names_the_component_of_each_and_no_bare_pytho
                        "logits. For reference, the inputs it received are input_ids,attention_mask."])[0]
     assert f.id == FINDING_ID and f.components == ("transformers", "config"), f.components
     assert {o["distribution"] for o in f.evidence["owners"]} == {"transformers", "ms-swift"}
+
+
+def test_a_check_megatron_wrote_and_mindspeed_copied_names_megatron_first():
+    f = explain_lines(["AssertionError: Number of layers should be divisible by the pipeline-model-parallel size"])[0]
+    assert f.id == FINDING_ID
+    dists = {o["distribution"] for o in f.evidence["owners"]}
+    assert "megatron-core" in dists and any(d.startswith("mindspeed") for d in dists), dists
+    assert f.components.index("megatron") < f.components.index("mindspeed"), f.components

@@ -109,6 +109,8 @@ def test_a_git_source_is_read_at_its_commit_and_the_table_finds_the_message(repo
     lambda d: d["files"][0][2][0].__setitem__(1, "shout:loudly"),
     lambda d: d["files"][0][2][0].__setitem__(2, []),
     lambda d: d.update(read="yesterday"),
+    lambda d: d.update(classes=[[0, "pkg/config.py", ["not an identifier"]]]),
+    lambda d: d.update(classes=[[9, "pkg/config.py", ["TrainerConfig"]]]),
 ])
 def test_a_malformed_table_is_refused_with_exit_2(repo, tmp_path, defect):
     gitdir, commit = repo
@@ -236,7 +238,8 @@ def test_a_pypi_release_is_read_from_its_pure_wheel_and_names_its_release(tmp_pa
 
     buf = io.BytesIO()
     with zipfile.ZipFile(buf, "w") as z:
-        z.writestr("swiftpkg/args.py", "def check(n):\n    raise ValueError(f'--max_length must be at least {n} tokens')\n")
+        z.writestr("swiftpkg/args.py", "class SwiftArguments:\n    pass\n\nclass _Private:\n    pass\n\n"
+                                       "def check(n):\n    raise ValueError(f'--max_length must be at least {n} tokens')\n")
     listing = [{"filename": "ms_swift-1.0-cp311-cp311-manylinux_2_28_x86_64.whl", "url": "https://f/x.whl"},
                {"filename": "ms_swift-1.0-py3-none-any.whl", "url": "https://f/pure.whl"},
                {"filename": "ms_swift-1.0.tar.gz", "url": "https://f/sd.tar.gz"}]
@@ -250,5 +253,10 @@ def test_a_pypi_release_is_read_from_its_pure_wheel_and_names_its_release(tmp_pa
     out.write_text(json.dumps(data), encoding="utf-8")
     (site,) = owners_of("--max_length must be at least 8 tokens", table=load_table(str(out)))
     assert site.path == "swiftpkg/args.py"
+    assert data["classes"] == [[0, "swiftpkg/args.py", ["SwiftArguments"]]]  # public, top-level classes only
+    from doctor.explain.messages import class_owners
+
+    ((origin, path),) = class_owners("SwiftArguments", table=load_table(str(out)))
+    assert (origin.distribution, path) == ("ms-swift", "swiftpkg/args.py")
     pypi_trees(tmp_path, [("ms-swift", "1.0", ("swiftpkg",))], http=http)  # unpacked already: not fetched again
     assert len(http.asked) == 2

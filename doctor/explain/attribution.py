@@ -88,8 +88,9 @@ def frame_owner(frame: Frame, snapshot: Any = None) -> Owner | None:
             return Owner(comp, dist, f"{'/'.join(parts[: i + 1])}/ -> {dist} (a source tree named like its package)")
         # a git checkout is named like its repository, which for the stack's packages is the distribution's name
         # (`/home/vllm-ascend/csrc/...`, `/work/torch-npu/...`)
-        if "-" in seg and (comp := component_of_distribution(seg)) not in (None, "python"):
-            return Owner(comp, seg, f"{'/'.join(parts[: i + 1])}/ -> {seg} (a source checkout named like the "
+        named = component_of_distribution(seg) if "-" in seg else None
+        if named is not None and named != "python":
+            return Owner(named, seg, f"{'/'.join(parts[: i + 1])}/ -> {seg} (a source checkout named like the "
                                     "distribution)")
     return None
 

@@ -20,8 +20,11 @@ CHECK_TARGET = 0.85
 # the page, causes the page does not state, a snapshot fact the thread does not state) and one held-out snapshot
 # whose facts the page does not state: 86/160 logs, 6/16 snapshots; the floors follow the measured rates down.
 # Issue 23, second round (failure classes, message owners, the last resort; no held-out report read): 96/160 logs.
-EXPLAIN_FLOOR = 0.59
-CHECK_FLOOR = 0.37
+# The re-read of the other three fixed samples dropped 3 more held-out reports (a log line the page does not quote,
+# a cause the thread does not state, a snapshot pairing only in a screenshot) and one held-out snapshot whose device
+# ids the thread contradicts: 95/158 logs, 4/14 snapshots; the floors follow the measured rates.
+EXPLAIN_FLOOR = 0.60
+CHECK_FLOOR = 0.28
 
 
 def test_corpus_size_and_spread():
@@ -69,7 +72,7 @@ def test_held_out_logs_reach_the_goal():
     assert scores()[("held-out", "logs")].rate >= EXPLAIN_TARGET
 
 
-@pytest.mark.xfail(reason="held-out check rate is about 38 %, the goal is 85 % (README, explain section)",
+@pytest.mark.xfail(reason="held-out check rate is about 29 %, the goal is 85 % (README, explain section)",
                    strict=False)
 def test_held_out_snapshots_reach_the_goal():
     assert scores()[("held-out", "snapshots")].rate >= CHECK_TARGET

@@ -50,7 +50,16 @@ EVENT_PHRASES: tuple[tuple[str, ...], ...] = (
 APART_PHRASES: tuple[tuple[str, ...], ...] = (("Warning: ",), *FAILURE_PHRASES)
 
 # A prefix some launchers put before every line: Ray `(Actor pid=1, ip=...)`, torchrun `[rank3]:`, `[1,0]<stderr>:`.
-_PREFIX = re.compile(r"^(?:\s*(?:\x1b\[[0-9;]*m)*(?:\([^()]*pid=\d+[^()]*\)|\[rank\d+\]:|\[\d+,\d+\]<std\w+>:)"
+# Also the prefixes of the tools a log passes through: a markdown quote (`> `), a container runtime's
+# `2025-01-01T10:00:00.1Z stderr F `, docker compose's `trainer-1  | `, srun --label's `0: `, torchrun's
+# `[default0]:`, Ray's own processes `(raylet) `; and a logger's date with an error level (never a warning or info
+# level: what a line is logged as says whether it is an error); loguru's error prefix and a bare `date | `.
+_PREFIX = re.compile(r"^(?:\s*(?:\x1b\[[0-9;]*m)*(?:\([^()]*pid=\d+[^()]*\)|\[rank\d+\]:|\[\d+,\d+\]<std\w+>:|"
+                     r">+(?= |$)|\d{4}-\d\d-\d\dT[\d:.]+Z? (?:stdout|stderr) [FP](?= )|(?!(?:INFO|DEBUG|WARNING|WARN|TRACE|SUCCESS|NOTICE|ERROR|CRITICAL)\b)[\w.-]+ +\|(?= )|\d{1,4}:(?= )|"
+                     r"\[default\d+\]:|\((?:raylet|gcs_server|autoscaler|monitor|dashboard\w*|log_monitor)[^()]*\)|"
+                     r"\d{4}-\d\d-\d\d[ T][\d:,.]+(?: -)?(?: [\w.]+ -)? (?:ERROR|CRITICAL|FATAL)(?: -|:)?(?= )|"
+                     # loguru's `date | ERROR    | module:function:line - ` and a bare `date | `
+                     r"\d{4}-\d\d-\d\d[ T][\d:,.]+ \| (?:(?:ERROR|CRITICAL) +\| [\w.:<>-]+ -|(?=\S)))"
                      r"(?:\x1b\[[0-9;]*m)*)+\s?")
 # The logger's own prefix before a logged traceback line: vLLM `ERROR 06-16 15:15:39 [core.py:845] ` (older:
 # `ERROR 06-16 15:15:39 core.py:845] `), Python logging `[2025-06-16 15:11:06,443] [ERROR] [file.py:12:fn] `.
@@ -63,6 +72,9 @@ _TRACEBACK = re.compile(r"^\s*Trace[Bb]ack \(most recent call last\):?\s*$")
 _NOT_A_TRACEBACK = re.compile(r"^\s*(?:Stack \(most recent call last\)|Thread 0x[0-9a-f]+ \(most recent call first\))")
 _CURRENT_THREAD = re.compile(r"^\s*Current thread 0x[0-9a-f]+ \(most recent call first\)")
 _FRAME = re.compile(r'^\s*File "(?P<path>[^"]+)", line (?P<line>\d+)(?:, in (?P<func>\S+))?')
+# The same anywhere on a line: behind a prefix the reader does not know yet (`_unprefixed` learns it).
+_TRACEBACK_ANY = re.compile(r"Trace[Bb]ack \(most recent call last\):?\s*$")
+_FRAME_ANY = re.compile(r'(?<=\s)File "[^"]+", line \d+|(?<=[^\w\s"])File "[^"]+", line \d+')
 _CHAIN = re.compile(r"During handling of the above exception|The above exception was the direct cause")
 # `pkg.mod.SomeError: message` or a bare `AssertionError` at the start of a line (after a launcher prefix).
 _EXCEPTION = re.compile(
@@ -183,6 +195,7 @@ class EventReader:
         self._frames: list[Frame] | None = None  # the open traceback's frames
         self._frames_signature: str | None = None  # a signature that matched one of its frame lines
         self._innermost_first = False  # the open frames are a faulthandler dump's (innermost first)
+        self._shape: re.Pattern[str] | None = None  # the prefix this log puts before each line (`_unprefixed`)
         self._ignore_frames = False  # frames of a logged stack or another thread: not a failure
         self._frames_dropped = 0
         self._tb_line = 0
@@ -196,7 +209,7 @@ class EventReader:
 
     def feed(self, lineno: int, raw: str, time: float | None = None) -> Event | None:
         """Read one candidate line; returns the event it completed, if any."""
-        text = strip_prefix(raw.rstrip("\r\n"))
+        text = self._unprefixed(strip_prefix(raw.rstrip("\r\n")))
         if self._frames is not None and lineno - self._last_frame_line > TRACEBACK_GAP:
             self._close_frames()  # a traceback whose exception line never came (or was filtered out)
         if _TRACEBACK.match(text):
@@ -235,6 +248,20 @@ class EventReader:
             return None
         ev.time = time
         return self._keep(ev)
+
+    def _unprefixed(self, text: str) -> str:
+        """The line without the prefix its log puts before every line (a container runtime's timestamp and
+        stream, docker compose's `name  | `, srun's `0: `, a quote's `> `, a logger's date and level): learned from
+        the first traceback header or frame that does not start the line — their words are unmistakable — as the
+        shape of what precedes them (digits free), then stripped from every line that starts with that shape."""
+        if self._shape is not None and (m := self._shape.match(text)):
+            return text[m.end():]
+        m = _TRACEBACK_ANY.search(text) or _FRAME_ANY.search(text)
+        if m is None or m.start() == 0 or not text[: m.start()].strip():
+            return text
+        prefix = text[: m.start()]
+        self._shape = re.compile(re.sub(r"(?:\\d)+|\d+", r"\\d+", re.escape(prefix)))
+        return text[m.start():]
 
     def close(self) -> None:
         self._close_frames()

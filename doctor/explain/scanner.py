@@ -29,6 +29,7 @@ from doctor.explain.events import (
     Event,
     EventReader,
     continue_message,
+    strip_prefix,
     wants_continuation,
 )
 
@@ -248,6 +249,8 @@ class LogScanner:
             else:
                 del self._context_todo[sig_id]
         winner, runner_up = self._match(text)
+        if winner is None and (bare := strip_prefix(text)) != text:
+            winner, runner_up = self._match(bare)  # behind a prefix a signature anchored at the line start misses
         matched = winner is not None
         if winner is not None:
             self._record(self._hits, winner, region, start, end, lineno, text)

@@ -223,3 +223,31 @@ def test_any_lines_give_bounded_events_and_valid_attributions(lines):
         assert ev.chained_from is None or 0 <= ev.chained_from < len(reader.events)
         att = attribute(ev)
         assert att is None or (att.components and set(att.components) <= COMPONENTS and att.read)
+
+
+def test_a_prefix_the_log_puts_before_every_line_is_learned_from_its_traceback():
+    # a prefix no table knows: its shape (digits free) is learned from the traceback header, then stripped
+    log = [f"node07/rank{n} @@ {line}" for n, line in enumerate([
+        "Traceback (most recent call last):",
+        '  File "/env/lib/python3.10/site-packages/vllm/engine/llm.py", line 20, in __init__',
+        "    self.engine = Engine(**kw)",
+        "TypeError: Engine.__init__() got an unexpected keyword argument 'seed'"])]
+    ev = scan("\n".join(log).encode() + b"\n").events[0]
+    assert ev.exc_type == "TypeError" and [f.path.rsplit("/", 1)[-1] for f in ev.frames] == ["llm.py"]
+
+
+def test_the_prefixes_of_containers_launchers_and_loggers_are_read_past_but_a_level_is_kept():
+    from doctor.explain.events import strip_prefix
+
+    for prefixed in ("> ValueError: x", "2025-01-01T10:00:00.123456789Z stderr F ValueError: x",
+                     "trainer-1  | ValueError: x", "0: ValueError: x", "[default0]:ValueError: x",
+                     "2025-01-01 10:00:00,123 - root - ERROR - ValueError: x",
+                     "2025-01-01 10:00:00.123 | ERROR    | swift.llm:main:12 - ValueError: x"):
+        assert strip_prefix(prefixed) == "ValueError: x", prefixed
+    # a warning or info line keeps its level: it is not an error
+    assert strip_prefix("2025-01-01 10:00:00,123 WARNING x").endswith("WARNING x")
+    assert strip_prefix("2025-01-01 10:00:00.123 | INFO     | a:b:1 - hi").startswith("INFO")
+    assert strip_prefix("trainer-1  | WARNING x") == "WARNING x"
+    # a signature anchored at the line start still matches behind such a prefix
+    plain = explain_lines(["nvcc fatal : Unsupported gpu architecture 'compute_86'"])[0]
+    assert explain_lines(["> nvcc fatal : Unsupported gpu architecture 'compute_86'"])[0].id == plain.id

@@ -25,12 +25,13 @@ info finding `no-known-signature`, naming its first error-looking line when ther
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from doctor.explain import timestamps
 from doctor.explain.attribution import LAST_RESORT_ID, Attribution, attribute
 from doctor.explain.db import Signature, SignatureDB
-from doctor.explain.scanner import Hit, ScanResult
+from doctor.explain.scanner import HEAD_LINES, Hit, ScanResult
 from doctor.report import Finding, Fix, Severity
 
 NO_MATCH_ID = "no-known-signature"
@@ -125,7 +126,30 @@ def build_findings(db: SignatureDB, res: ScanResult, *, log: str | None = None,
     # errors first, then warnings, then notices: a notice or a warning never ranks above the failure
     entries.sort(key=lambda e: (-e[1].severity.rank, e[0]))
     out = [_ranked(f, i + 1) for i, (_, f) in enumerate(entries)]
+    if not out and attribution and (said := _said_by_a_package(res, snapshot)) is not None:
+        return [_ranked(attribution_finding(said, 1, log=log), 1)]
     return out or [no_match_finding(db, res, log)]
+
+
+# A log this short is a quoted message (a bug report's one or two lines), not a run's output.
+SHORT_LOG = HEAD_LINES
+
+
+def _said_by_a_package(res: ScanResult, snapshot: object) -> Attribution | None:
+    """Nothing else explains a short log: its lines may still be a package's own message, pasted without the
+    exception type or logger prefix that would make them an event (`X does not appear to have a file named Y`).
+    Each of its first lines is looked up in the message-owner table (doctor.explain.messages)."""
+    if res.lines_read > SHORT_LOG:
+        return None
+    from doctor.explain.events import Event
+    from doctor.explain.messages import attribute_message
+
+    for i, text in enumerate(res.head[:SHORT_LOG]):
+        if text.strip():
+            att = attribute_message(Event("failure", i + 1, text, facts={"message": text.strip()}))
+            if att is not None:
+                return replace(att, line=i + 1, text=text)
+    return None
 
 
 def _ranked(f: Finding, rank: int) -> Finding:

@@ -135,6 +135,10 @@ def matched(pieces: tuple[str, ...], text: str) -> int:
             for k in range(min(len(p), len(rest)), MIN_MATCH - 1, -1):
                 if rest.endswith(p[:k]):
                     return got + k
+            # cut right after a formatted-in value (`... a file named tokenization_chatglm.py`): what is left is
+            # one word, and the pieces before it matched
+            if got and pos and rest.strip() and not any(c.isspace() for c in rest.strip()):
+                return got
             return 0
         pos = i + len(p)
         got += len(p)

@@ -37,6 +37,7 @@ BLOCK = 112 * 1024  # bytes read at a time (below the allocator's mmap threshold
 MAX_LINE = 64 * 1024  # bytes kept of one line; the rest of an over-long line is skipped
 SHOWN_CHARS = 300  # characters of a line kept as evidence
 DEFAULT_CONTEXT = 2  # lines kept before and after the first match of each signature
+HEAD_LINES = 4  # the log's first lines kept (at least): a log this short is a quoted message
 MAX_LINE_NUMBERS = 5  # line numbers listed per finding
 TIME_WINDOW = 16 * 1024  # bytes looked back for the timestamp of a line that has none
 PROBE_BYTES = 64 * 1024  # bytes inspected to tell text from binary
@@ -89,7 +90,7 @@ class ScanResult:
     has_text: bool  # some line holds more than whitespace
     # For merging the parts of one log read by several processes (doctor.explain.parts):
     unmet_rules: dict[str, set[int]] = field(default_factory=dict)  # per signature, its context rules never met
-    head: list[str] = field(default_factory=list)  # the first `context` lines
+    head: list[str] = field(default_factory=list)  # the first lines (`context`, at least HEAD_LINES)
     tail: list[str] = field(default_factory=list)  # the last `context` lines
     events: list[Event] = field(default_factory=list)  # the log's error events, first ones (doctor.explain.events)
     events_dropped: int = 0
@@ -227,8 +228,8 @@ class LogScanner:
             self._has_text = not region.isspace()
         if self._rx is None:
             self._rx = self._prefilter(region)
-        if len(self._head) < self.context_lines:
-            self._head.extend(self._first_lines(region, self.context_lines - len(self._head)))
+        if len(self._head) < max(self.context_lines, HEAD_LINES):
+            self._head.extend(self._first_lines(region, max(self.context_lines, HEAD_LINES) - len(self._head)))
         if self._open:
             self._fill_open(region)
         base, counted_to, seen = self.lines_read, 0, 0

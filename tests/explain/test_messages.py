@@ -155,3 +155,18 @@ def test_a_check_megatron_wrote_and_mindspeed_copied_names_megatron_first():
     dists = {o["distribution"] for o in f.evidence["owners"]}
     assert "megatron-core" in dists and any(d.startswith("mindspeed") for d in dists), dists
     assert f.components.index("megatron") < f.components.index("mindspeed"), f.components
+
+
+def test_a_short_log_that_is_a_packages_message_without_its_exception_type_is_still_owned():
+    from dataclasses import replace
+
+    from doctor.explain.db import read_signatures
+
+    db = read_signatures()
+    generic = replace(db, signatures=tuple(s for s in db.signatures if s.fallback or s.yields))
+    # pasted without `OSError:` and cut after the file name it formats in
+    f = explain_lines(["XXXX does not appear to have a file named tokenization_chatglm.py"], db=generic)[0]
+    assert f.id == FINDING_ID and "transformers" in f.components, (f.id, f.components)
+    # a longer log is a run's output: its plain lines are not looked up one by one
+    many = ["step 1", "step 2", "step 3", "step 4", "XXXX does not appear to have a file named tokenization_chatglm.py"]
+    assert explain_lines(many, db=generic)[0].id != FINDING_ID

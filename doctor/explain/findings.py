@@ -83,6 +83,9 @@ def attributions(db: SignatureDB, res: ScanResult, kept: dict[str, Hit],
     yielded: set[str] = set()
     for ev in res.events:
         sig = ev.signature
+        if sig is not None and db.get(sig).context and sig in res.unmet_context:
+            # its context never came: the signature did not fire; the line's runner-up (if any) explains it
+            sig = next((k for k, h in res.runner_up.get(sig, {}).items() if h.line == ev.line), None)
         if sig is not None and not generic(db.get(sig)):
             continue  # a specific signature explains the line
         if sig is not None and db.get(sig).fallback and any_specific:

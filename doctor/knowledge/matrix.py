@@ -49,6 +49,9 @@ class VllmAscendRow:
     triton_ascend: str | None = None
     branch: str | None = None  # a release-branch row: builds of `branch` after its last tag
     note: str = ""
+    # the unreleased torch-npu nightly the tag's installation.md installs by hand ("vllm-ascend relies on an
+    # unreleased version of torch-npu"): the released torch-npu builds before it lack ops this release calls
+    torch_npu_unreleased: str | None = None
 
     def vllm_versions(self) -> tuple[str, ...]:
         return (self.vllm, *self.vllm_also)
@@ -75,13 +78,23 @@ _P310 = ">=3.10,<3.12"
 _P313 = ">=3.10,<3.13"
 _A3_FAQ = f"{_VA}/blob/v0.9.1/docs/source/faqs.md"
 
+
+def install_doc(v: str) -> str:
+    """The installation guide at a vllm-ascend tag (where its torch-npu and CANN prerequisites are stated)."""
+    return f"{_VA}/blob/v{v}/docs/source/installation.md"
+
+
 VLLM_ASCEND: tuple[VllmAscendRow, ...] = (
-    _r("0.7.1rc1", "0.7.1", ">=3.9", "8.0.0", "==2.5.1", None, False),
-    _r("0.7.3rc1", "0.7.3", ">=3.9", "8.0.0", ">=2.5.1", None, False),
-    _r("0.7.3rc2", "0.7.3", ">=3.9", "8.0.0", ">=2.5.1", None, False),
+    _r("0.7.1rc1", "0.7.1", ">=3.9", "8.0.0", "==2.5.1", None, False,
+       torch_npu_unreleased="2.5.1.dev20250218"),
+    _r("0.7.3rc1", "0.7.3", ">=3.9", "8.0.0", ">=2.5.1", None, False,
+       torch_npu_unreleased="2.5.1.dev20250308"),
+    _r("0.7.3rc2", "0.7.3", ">=3.9", "8.0.0", ">=2.5.1", None, False,
+       torch_npu_unreleased="2.5.1.dev20250320"),
     _r("0.7.3", "0.7.3", _P39, "8.1.RC1", ">=2.5.1", "==2.5.1", False),
     _r("0.7.3.post1", "0.7.3", _P39, "8.1.RC1", ">=2.5.1", "==2.5.1", False),
-    _r("0.8.4rc1", "0.8.4", _P39, "8.0.0", ">=2.5.1", None, False),
+    _r("0.8.4rc1", "0.8.4", _P39, "8.0.0", ">=2.5.1", None, False,
+       torch_npu_unreleased="2.5.1.dev20250320"),
     _r("0.8.4rc2", "0.8.4", _P39, "8.0.0", ">=2.5.1", "==2.5.1", False),
     _r("0.8.5rc1", "0.8.5.post1", _P39, "8.1.RC1", ">=2.5.1", "==2.5.1", False),
     _r("0.9.0rc1", "0.9.0", _P39, "8.1.RC1", ">=2.5.1", "==2.5.1", False),

@@ -8,10 +8,12 @@ from collections.abc import Iterator
 from doctor.checks.facts import absent, installed, npu_host, pver, ver
 from doctor.checks.runner import CheckContext, check, skip
 from doctor.knowledge.known_bad import KNOWN_BAD
+from doctor.knowledge.ownership import component_of_distribution
 from doctor.knowledge.releases import release_for
+from doctor.knowledge.removed_api import REMOVED_APIS
 from doctor.knowledge.versions import pkg_satisfies
 from doctor.report import Finding, finding
-from doctor.snapshot.model import known
+from doctor.snapshot.model import Snapshot, known
 
 # Packages whose absence stops verl on NPU: reported by their own checks (torch_npu area), skipped here.
 _OWN_CHECK = {"torch", "torch-npu"}
@@ -148,6 +150,40 @@ def known_bad_release(ctx: CheckContext) -> Iterator[Finding]:
             detail=f"{row.package} {v}: {row.breaks}.", evidence={"package": row.package, row.package: v, "bad": row.spec},
             fix=f"Install {row.package} {row.fixed_in} (the release that fixed it), or a later one paired with this torch "
                 "and CANN.", commands=(f"pip install '{row.package}=={row.fixed_in}' --no-deps",), source=row.source)
+
+
+def _version_of(snap: Snapshot, name: str) -> str | None:
+    """An installed distribution's version; Megatron-Core also from the probed megatron module (a git checkout on
+    PYTHONPATH has no dist-info)."""
+    if name == "megatron-core":
+        m = snap.module("megatron")
+        v = getattr(m, "version", None) if m else None
+        if isinstance(v, str) and v:
+            return v
+    return ver(snap, name)
+
+
+@check("removed-api", "packages", findings=("package-calls-removed-api",))
+def removed_api(ctx: CheckContext) -> Iterator[Finding]:
+    """A release that calls an API the installed release of another package removed (doctor/knowledge/removed_api.py)."""
+    snap = ctx.snapshot
+    for row in REMOVED_APIS:
+        caller, callee = ver(snap, row.package), _version_of(snap, row.needs)
+        if caller is None or callee is None:
+            continue
+        if pkg_satisfies(caller, row.spec) is not True or pkg_satisfies(callee, row.removed) is not True:
+            continue
+        comps = tuple(dict.fromkeys(c for c in (component_of_distribution(row.package),
+                                                component_of_distribution(row.needs)) if c))
+        yield finding(
+            "package-calls-removed-api", "error", comps or ("python",),
+            f"{row.package} {caller} calls {row.api}, which {row.needs} {callee} no longer has",
+            detail=f"{row.package} {row.spec} calls {row.api}; {row.needs} removed it ({row.needs}{row.removed}): "
+                   f"{row.breaks}.",
+            evidence={row.package: caller, row.needs: callee, "api": row.api, "removed_in": row.removed},
+            fix=f"Install a {row.needs} older than the removal alongside {row.package} {caller}, or a {row.package} "
+                f"release that no longer calls {row.api}.",
+            source=row.source)
 
 
 _CUDA_ONLY = ("apex", "flash-attn", "flash-attn-3", "liger-kernel", "xformers", "bitsandbytes", "deepspeed-kernels")

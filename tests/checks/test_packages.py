@@ -52,3 +52,26 @@ def test_known_bad_release_warns_and_names_the_fix():
     for good in ("2.1.0.post5", "2.1.0.post3", "2.1.0"):
         assert "package-known-bad-release" not in found(bare(packages={"torch-npu": {"version": good}}))
     assert "package-known-bad-release" not in found(bare(packages={"torch": {"version": "2.1.0"}}))
+
+
+def test_mbridge_calling_an_api_megatron_core_removed_is_an_error():
+    """mbridge 0.15.1's get_model compares with ModelType.encoder_and_decoder (mbridge/core/util.py at v0.15.1);
+    Megatron-Core 0.17.0 removed it (verl issue 6936: mbridge 0.15.1 on Megatron-Core 0.18)."""
+    from doctor.checks.diagnose import diagnose
+    from doctor.snapshot.model import snapshot_from_dict
+
+    assert found(bare(packages={"mbridge": {"version": "0.15.1"}, "megatron-core": {"version": "0.18"}})).get(
+        "package-calls-removed-api") == "error"
+    # still there (a deprecated property) in 0.16.x; an older mbridge calls it too
+    assert "package-calls-removed-api" not in found(bare(packages={"mbridge": {"version": "0.15.1"},
+                                                                  "megatron-core": {"version": "0.16.1"}}))
+    assert "package-calls-removed-api" in found(bare(packages={"mbridge": {"version": "0.13.1"},
+                                                              "megatron-core": {"version": "0.17.0"}}))
+    # Megatron from a git checkout: the probed module's version counts
+    snap = snapshot_from_dict({"schema": "doctor.snapshot/1", "packages": {"mbridge": {"version": "0.15.1"}},
+                               "modules": {"megatron": {"origins": ["/Megatron-LM/megatron"], "version": "0.17.1"}}})
+    (f,) = [f for f in diagnose([(None, snap, None)]).findings if f.id == "package-calls-removed-api"]
+    assert f.components[:2] == ("mbridge", "megatron") and "encoder_and_decoder" in f.title
+    assert "mbridge/blob/v0.15.1/mbridge/core/util.py" in f.source and "core_v0.17.0" in f.source
+    # unknown versions say nothing
+    assert "package-calls-removed-api" not in found(bare(packages={"mbridge": {"version": "0.15.1"}}))

@@ -255,6 +255,34 @@ _BRANCH_ROWS = (
     ("2.3.1.post1", "v2.3.1-6.0.rc2", "6c0d5d22f95ea56797b2b4a96b0686b4e25330d6"),
     ("2.2.0.post3", "v2.2.0-6.0.rc2", "b9aab990390cac9b4d9dcaa0b67b1f88ff5a9497"),
 )
+# COMPATIBILITY.en.md "PyTorch and Python versions": the Pythons Ascend builds torch-npu for, per PyTorch base (a
+# torch-npu release carries its PyTorch base in its version: 2.6.0.post3 -> 2.6.0). No wheel exists for another Python.
+TORCH_NPU_PYTHONS: dict[str, tuple[str, ...]] = {
+    "2.13.0": ("3.10", "3.11", "3.12", "3.13", "3.14"),
+    "2.12.0": ("3.10", "3.11", "3.12", "3.13", "3.14"),
+    "2.11.0": ("3.10", "3.11", "3.12", "3.13", "3.14"),
+    "2.10.0": ("3.10", "3.11", "3.12", "3.13"),
+    "2.9.0": ("3.10", "3.11", "3.12", "3.13"),
+    "2.8.0": ("3.9", "3.10", "3.11", "3.12", "3.13"),
+    "2.7.1": ("3.9", "3.10", "3.11", "3.12", "3.13"),
+    "2.6.0": ("3.9", "3.10", "3.11"),
+    "2.5.1": ("3.9", "3.10", "3.11"),
+    "2.4.0": ("3.8", "3.9", "3.10", "3.11"),
+    "2.3.1": ("3.8", "3.9", "3.10", "3.11"),
+    "2.2.0": ("3.8", "3.9", "3.10"),
+    "2.1.0": ("3.8", "3.9", "3.10", "3.11"),
+    "1.11.0": ("3.7", "3.8", "3.9", "3.10"),
+}
+
+
+def torch_npu_pythons(torch_npu: str | None) -> tuple[str, ...] | None:
+    """The Python X.Y versions torch-npu `torch_npu` is built for (its PyTorch base's row), None when unknown."""
+    v = parse_pkg_version(torch_npu)
+    if v is None:
+        return None
+    return TORCH_NPU_PYTHONS.get(".".join(str(x) for x in (v.release + (0, 0))[:3]))
+
+
 TORCH_NPU: tuple[TorchNpuRow, ...] = (
     *(TorchNpuRow(v, c, SRC_PT_COMPAT) for c, vs in _COMPAT_ROWS.items() for v in vs),
     *(TorchNpuRow(v, PTA_CANN[b.rsplit("-", 1)[1]], _pt_branch(c), note=f"version.txt of branch {b}")

@@ -8,9 +8,9 @@ from collections.abc import Iterator
 from doctor.checks.facts import absent, installed, npu_host, pver, ver
 from doctor.checks.runner import CheckContext, check, skip
 from doctor.knowledge.known_bad import KNOWN_BAD
+from doctor.knowledge.missing_api import MISSING_APIS
 from doctor.knowledge.ownership import component_of_distribution
 from doctor.knowledge.releases import release_for
-from doctor.knowledge.removed_api import REMOVED_APIS
 from doctor.knowledge.versions import pkg_satisfies
 from doctor.report import Finding, finding
 from doctor.snapshot.model import Snapshot, known
@@ -163,26 +163,30 @@ def _version_of(snap: Snapshot, name: str) -> str | None:
     return ver(snap, name)
 
 
-@check("removed-api", "packages", findings=("package-calls-removed-api",))
-def removed_api(ctx: CheckContext) -> Iterator[Finding]:
-    """A release that calls an API the installed release of another package removed (doctor/knowledge/removed_api.py)."""
+@check("missing-api", "packages", findings=("package-calls-missing-api",))
+def missing_api(ctx: CheckContext) -> Iterator[Finding]:
+    """A release that calls an API the installed release of another package lacks, removed since or not there yet
+    (doctor/knowledge/missing_api.py)."""
     snap = ctx.snapshot
-    for row in REMOVED_APIS:
+    for row in MISSING_APIS:
         caller, callee = ver(snap, row.package), _version_of(snap, row.needs)
-        if caller is None or callee is None:
+        if callee is None or pkg_satisfies(callee, row.missing) is not True:
             continue
-        if pkg_satisfies(caller, row.spec) is not True or pkg_satisfies(callee, row.removed) is not True:
+        if row.spec:
+            if caller is None or pkg_satisfies(caller, row.spec) is not True:
+                continue
+        elif not installed(snap, row.package):
             continue
         comps = tuple(dict.fromkeys(c for c in (component_of_distribution(row.package),
                                                 component_of_distribution(row.needs)) if c))
+        who = f"{row.package} {caller}" if caller else row.package
         yield finding(
-            "package-calls-removed-api", "error", comps or ("python",),
-            f"{row.package} {caller} calls {row.api}, which {row.needs} {callee} no longer has",
-            detail=f"{row.package} {row.spec} calls {row.api}; {row.needs} removed it ({row.needs}{row.removed}): "
-                   f"{row.breaks}.",
-            evidence={row.package: caller, row.needs: callee, "api": row.api, "removed_in": row.removed},
-            fix=f"Install a {row.needs} older than the removal alongside {row.package} {caller}, or a {row.package} "
-                f"release that no longer calls {row.api}.",
+            "package-calls-missing-api", "error", comps or ("python",),
+            f"{who} calls {row.api}, which {row.needs} {callee} does not have",
+            detail=f"{row.package}{' ' + row.spec if row.spec else ''} calls {row.api}; {row.why}: {row.breaks}.",
+            evidence={row.package: caller, row.needs: callee, "api": row.api, "missing_in": row.missing},
+            fix=f"Install a {row.needs} release that has {row.api} alongside {row.package}, or a {row.package} release "
+                "that no longer calls it.",
             source=row.source)
 
 

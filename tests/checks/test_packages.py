@@ -61,17 +61,33 @@ def test_mbridge_calling_an_api_megatron_core_removed_is_an_error():
     from doctor.snapshot.model import snapshot_from_dict
 
     assert found(bare(packages={"mbridge": {"version": "0.15.1"}, "megatron-core": {"version": "0.18"}})).get(
-        "package-calls-removed-api") == "error"
+        "package-calls-missing-api") == "error"
     # still there (a deprecated property) in 0.16.x; an older mbridge calls it too
-    assert "package-calls-removed-api" not in found(bare(packages={"mbridge": {"version": "0.15.1"},
+    assert "package-calls-missing-api" not in found(bare(packages={"mbridge": {"version": "0.15.1"},
                                                                   "megatron-core": {"version": "0.16.1"}}))
-    assert "package-calls-removed-api" in found(bare(packages={"mbridge": {"version": "0.13.1"},
+    assert "package-calls-missing-api" in found(bare(packages={"mbridge": {"version": "0.13.1"},
                                                               "megatron-core": {"version": "0.17.0"}}))
     # Megatron from a git checkout: the probed module's version counts
     snap = snapshot_from_dict({"schema": "doctor.snapshot/1", "packages": {"mbridge": {"version": "0.15.1"}},
                                "modules": {"megatron": {"origins": ["/Megatron-LM/megatron"], "version": "0.17.1"}}})
-    (f,) = [f for f in diagnose([(None, snap, None)]).findings if f.id == "package-calls-removed-api"]
+    (f,) = [f for f in diagnose([(None, snap, None)]).findings if f.id == "package-calls-missing-api"]
     assert f.components[:2] == ("mbridge", "megatron") and "encoder_and_decoder" in f.title
     assert "mbridge/blob/v0.15.1/mbridge/core/util.py" in f.source and "core_v0.17.0" in f.source
     # unknown versions say nothing
-    assert "package-calls-removed-api" not in found(bare(packages={"mbridge": {"version": "0.15.1"}}))
+    assert "package-calls-missing-api" not in found(bare(packages={"mbridge": {"version": "0.15.1"}}))
+
+
+def test_verl_with_a_tensordict_that_lacks_membership_checks_is_an_error():
+    """verl's FAQ: on linux-arm64 pip resolves tensordict 0.1.2, whose TensorDict does not support `key in td`, which
+    verl uses (verl pull 1776). Any verl counts, also one whose version a report does not give."""
+    from doctor.checks.diagnose import diagnose
+    from doctor.snapshot.model import snapshot_from_dict
+
+    snap = snapshot_from_dict({"schema": "doctor.snapshot/1", "host": {"arch": "aarch64"},
+                               "packages": {"verl": {}, "tensordict": {"version": "0.1.2"}}})
+    (f,) = [f for f in diagnose([(None, snap, None)]).findings if f.id == "package-calls-missing-api"]
+    assert f.severity.value == "error" and f.components[:2] == ("verl", "python")
+    assert f.source == "https://github.com/verl-project/verl/blob/v0.4.1/docs/faq/faq.rst"
+    assert "package-calls-missing-api" not in found(bare(packages={"verl": {"version": "0.4.1"},
+                                                                  "tensordict": {"version": "0.6.2"}}))
+    assert "package-calls-missing-api" not in found(bare(packages={"tensordict": {"version": "0.1.2"}}))

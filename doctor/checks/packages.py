@@ -143,13 +143,17 @@ def known_bad_release(ctx: CheckContext) -> Iterator[Finding]:
     snap = ctx.snapshot
     for row in KNOWN_BAD:
         v = ver(snap, row.package)
-        if v is None or pkg_satisfies(v, row.spec) is not True:
+        if v is None or pkg_satisfies(v, row.spec) is not True or (row.npu_only and not npu_host(snap)):
             continue
+        use = row.fixed_in or row.instead
+        fix = (f"Install {row.package} {row.fixed_in} (the release that fixed it), or a later one paired with this torch "
+               "and CANN." if row.fixed_in else
+               f"Install {row.package} {row.instead} (the release the upstream that hit it pins), or another release "
+               "outside the broken one.")
         yield finding(
             "package-known-bad-release", "warning", (row.component,), f"{row.package} {v} is a release known to break",
             detail=f"{row.package} {v}: {row.breaks}.", evidence={"package": row.package, row.package: v, "bad": row.spec},
-            fix=f"Install {row.package} {row.fixed_in} (the release that fixed it), or a later one paired with this torch "
-                "and CANN.", commands=(f"pip install '{row.package}=={row.fixed_in}' --no-deps",), source=row.source)
+            fix=fix, commands=(f"pip install '{row.package}=={use}' --no-deps",), source=row.source)
 
 
 def _version_of(snap: Snapshot, name: str) -> str | None:

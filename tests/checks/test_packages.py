@@ -91,3 +91,21 @@ def test_verl_with_a_tensordict_that_lacks_membership_checks_is_an_error():
     assert "package-calls-missing-api" not in found(bare(packages={"verl": {"version": "0.4.1"},
                                                                   "tensordict": {"version": "0.6.2"}}))
     assert "package-calls-missing-api" not in found(bare(packages={"tensordict": {"version": "0.1.2"}}))
+
+
+def test_a_release_known_to_break_only_on_npu_is_judged_only_on_an_ascend_host():
+    """transformers 4.53.0: Flash Attention 2 does not work on Ascend NPU (verl pull 2291 pins 4.52.4 for NPU;
+    transformers pull 39166 fixes it). Beside torch-npu it is a warning that points at 4.52.4; on a CUDA host it is
+    not this doctor's business."""
+    from doctor.checks.diagnose import diagnose
+    from doctor.snapshot.model import snapshot_from_dict
+
+    snap = snapshot_from_dict({"schema": "doctor.snapshot/1", "packages": {
+        "transformers": {"version": "4.53.0"}, "torch-npu": {}}})
+    (f,) = [f for f in diagnose([(None, snap, None)]).findings if f.id == "package-known-bad-release"]
+    assert f.severity.value == "warning" and f.components == ("transformers",)
+    assert "Flash Attention 2" in f.detail and f.fix.commands == ("pip install 'transformers==4.52.4' --no-deps",)
+    assert "verl/pull/2291" in f.source and "transformers/pull/39166" in f.source
+    assert "package-known-bad-release" not in found(bare(packages={"transformers": {"version": "4.53.0"}}))
+    assert "package-known-bad-release" not in found(bare(packages={"transformers": {"version": "4.52.4"},
+                                                                  "torch-npu": {"version": "2.5.1"}}))

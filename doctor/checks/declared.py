@@ -19,6 +19,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from typing import Any
 
+from doctor.checks.facts import installed, npu_host
 from doctor.checks.runner import CheckContext, check, skip
 from doctor.knowledge.ownership import component_of_distribution
 from doctor.knowledge.pipcheck import Lookup, Unmet, bare, requirement_names, same_requirement, unmet
@@ -55,26 +56,30 @@ def _where(u: Unmet) -> str:
     return f"{u.package}'s METADATA"
 
 
-# Not judged from PyPI: on Ascend, vLLM is built from source with VLLM_TARGET_DEVICE=empty, whose requirements
-# differ from the CUDA wheel's published METADATA (torch==X, xformers, ...):
+# On Ascend, vllm-ascend's install guide installs vLLM first and vllm-ascend second, which replaces the torch the
+# vLLM wheel pinned (or builds vLLM from source with VLLM_TARGET_DEVICE=empty): there the vLLM wheel's published
+# Requires-Dist (torch==X, xformers, ...) is knowingly left unmet, and only its Requires-Python is judged. Off
+# Ascend (no vllm-ascend, no NPU facts) vLLM is PyPI's build and its published METADATA holds in full.
 # https://github.com/vllm-project/vllm-ascend/blob/v0.11.0/docs/source/installation.md
-_NOT_THE_PYPI_BUILD = frozenset({"vllm"})
+_NOT_THE_PYPI_BUILD_ON_ASCEND = frozenset({"vllm"})
 
 
 def published(project: str, version: str, python: str | None = None, arch: str | None = None,
-              profile: Any = None) -> tuple[str | None, tuple[str, ...], str] | None:
+              profile: Any = None, ascend: bool = False) -> tuple[str | None, tuple[str, ...], str] | None:
     """What a release declares on PyPI (the shipped table), or None when the table does not hold it or it does
     not apply: a local version label (`2.5.1+cpu`, `0.9.1+empty`) or the chosen stack's own source build of a
     package (`profile.builds`: a git step in its plan) is another build than PyPI's; metadata read from a
-    platform wheel applies only to the Python and machine its tags name (`python` X.Y.Z, `arch`; unknown: silent)."""
-    if project in _NOT_THE_PYPI_BUILD or "+" in version or (profile is not None and profile.builds(project, version)):
+    platform wheel applies only to the Python and machine its wheels name (`python` X.Y.Z, `arch`; a fact the
+    snapshot does not state rules none out). On an Ascend stack (`ascend`) vLLM's Requires-Dist is not PyPI's."""
+    if "+" in version or (profile is not None and profile.builds(project, version)):
         return None
     from doctor.knowledge.requirements import declared  # a project's file loads only when a snapshot needs it
 
     d = declared(project, version)
     if d is None or not d.fits(python, arch):
         return None
-    return d.requires_python, d.requires_dist, d.source_for(python, arch)
+    requires_dist = () if ascend and project in _NOT_THE_PYPI_BUILD_ON_ASCEND else d.requires_dist
+    return d.requires_python, requires_dist, d.source_for(python, arch)
 
 
 # Installed from git by the documented stacks: judged by what they declare at the commit the snapshot names
@@ -107,6 +112,7 @@ def _lookup(snap: Any, profile: Any = None) -> Lookup | None:
         return None
     python, arch = _target(snap)
     stack = profile if callable(getattr(profile, "builds", None)) else None
+    ascend = npu_host(snap) or bool(installed(snap, "vllm-ascend"))
 
     def lookup(project: str, version: str) -> tuple[str | None, tuple[str, ...], str] | None:
         commit = _commit(snap, project)
@@ -116,7 +122,7 @@ def _lookup(snap: Any, profile: Any = None) -> Lookup | None:
             g = declared_at(project, commit)
             if g is not None:
                 return g.requires_python, g.requires_dist, g.source
-        return published(project, version, python, arch, stack)
+        return published(project, version, python, arch, stack, ascend)
 
     return lookup
 
@@ -152,6 +158,11 @@ def _finding(u: Unmet, sev: str, conflict: Mapping[str, str] | None, ctx: CheckC
         evidence["published"] = u.source
     src = conflict["source"] if conflict else (u.source or PIP_CHECK_SOURCE)
     detail_src = f"Declared in {_where(u)}."
+    untold = _untold_target(u, ctx.snapshot)
+    if untold:
+        evidence["target"] = f"not stated ({untold})"
+        detail_src += (f" The snapshot does not state its {untold}: this is what the published wheel named there "
+                       "declares; a wheel for another target of the same release may declare otherwise.")
     if conflict:
         detail_src += f" The verified stack {ctx.profile.name} carries this conflict upstream ({conflict['source']})."
     if u.kind == "python":
@@ -186,6 +197,15 @@ def _finding(u: Unmet, sev: str, conflict: Mapping[str, str] | None, ctx: CheckC
         fix=_fix(f"Install a {u.name} in the declared range, or a release of {u.package} that accepts {u.name} "
                  f"{u.installed}.", u, conflict, ctx),
         commands=_commands(u, conflict, ctx), source=src)
+
+
+def _untold_target(u: Unmet, snap: Any) -> str:
+    """'Python version' / 'machine' / both when a platform wheel's published metadata judged this package without
+    the snapshot stating that fact (a bug report); '' otherwise (METADATA read, a pure wheel, an sdist)."""
+    if u.metadata or not u.source or not u.source.endswith(".whl") or u.source.endswith("-none-any.whl"):
+        return ""
+    python, arch = _target(snap)
+    return " and ".join(x for x, v in (("Python version", python), ("machine", arch)) if v is None)
 
 
 def _fix(text: str, u: Unmet, conflict: Mapping[str, str] | None, ctx: CheckContext) -> str:

@@ -8,10 +8,12 @@ from collections.abc import Iterator
 from doctor.checks.facts import absent, installed, npu_host, pver, ver
 from doctor.checks.runner import CheckContext, check, skip
 from doctor.knowledge.known_bad import KNOWN_BAD
+from doctor.knowledge.missing_api import MISSING_APIS
+from doctor.knowledge.ownership import component_of_distribution
 from doctor.knowledge.releases import release_for
 from doctor.knowledge.versions import pkg_satisfies
 from doctor.report import Finding, finding
-from doctor.snapshot.model import known
+from doctor.snapshot.model import Snapshot, known
 
 # Packages whose absence stops verl on NPU: reported by their own checks (torch_npu area), skipped here.
 _OWN_CHECK = {"torch", "torch-npu"}
@@ -141,13 +143,55 @@ def known_bad_release(ctx: CheckContext) -> Iterator[Finding]:
     snap = ctx.snapshot
     for row in KNOWN_BAD:
         v = ver(snap, row.package)
-        if v is None or pkg_satisfies(v, row.spec) is not True:
+        if v is None or pkg_satisfies(v, row.spec) is not True or (row.npu_only and not npu_host(snap)):
             continue
+        use = row.fixed_in or row.instead
+        fix = (f"Install {row.package} {row.fixed_in} (the release that fixed it), or a later one paired with this torch "
+               "and CANN." if row.fixed_in else
+               f"Install {row.package} {row.instead} (the release the upstream that hit it pins), or another release "
+               "outside the broken one.")
         yield finding(
             "package-known-bad-release", "warning", (row.component,), f"{row.package} {v} is a release known to break",
             detail=f"{row.package} {v}: {row.breaks}.", evidence={"package": row.package, row.package: v, "bad": row.spec},
-            fix=f"Install {row.package} {row.fixed_in} (the release that fixed it), or a later one paired with this torch "
-                "and CANN.", commands=(f"pip install '{row.package}=={row.fixed_in}' --no-deps",), source=row.source)
+            fix=fix, commands=(f"pip install '{row.package}=={use}' --no-deps",), source=row.source)
+
+
+def _version_of(snap: Snapshot, name: str) -> str | None:
+    """An installed distribution's version; Megatron-Core also from the probed megatron module (a git checkout on
+    PYTHONPATH has no dist-info)."""
+    if name == "megatron-core":
+        m = snap.module("megatron")
+        v = getattr(m, "version", None) if m else None
+        if isinstance(v, str) and v:
+            return v
+    return ver(snap, name)
+
+
+@check("missing-api", "packages", findings=("package-calls-missing-api",))
+def missing_api(ctx: CheckContext) -> Iterator[Finding]:
+    """A release that calls an API the installed release of another package lacks, removed since or not there yet
+    (doctor/knowledge/missing_api.py)."""
+    snap = ctx.snapshot
+    for row in MISSING_APIS:
+        caller, callee = ver(snap, row.package), _version_of(snap, row.needs)
+        if callee is None or pkg_satisfies(callee, row.missing) is not True:
+            continue
+        if row.spec:
+            if caller is None or pkg_satisfies(caller, row.spec) is not True:
+                continue
+        elif not installed(snap, row.package):
+            continue
+        comps = tuple(dict.fromkeys(c for c in (component_of_distribution(row.package),
+                                                component_of_distribution(row.needs)) if c))
+        who = f"{row.package} {caller}" if caller else row.package
+        yield finding(
+            "package-calls-missing-api", "error", comps or ("python",),
+            f"{who} calls {row.api}, which {row.needs} {callee} does not have",
+            detail=f"{row.package}{' ' + row.spec if row.spec else ''} calls {row.api}; {row.why}: {row.breaks}.",
+            evidence={row.package: caller, row.needs: callee, "api": row.api, "missing_in": row.missing},
+            fix=f"Install a {row.needs} release that has {row.api} alongside {row.package}, or a {row.package} release "
+                "that no longer calls it.",
+            source=row.source)
 
 
 _CUDA_ONLY = ("apex", "flash-attn", "flash-attn-3", "liger-kernel", "xformers", "bitsandbytes", "deepspeed-kernels")

@@ -7,13 +7,16 @@ import posixpath
 from collections.abc import Iterator
 
 from packaging.specifiers import SpecifierSet
+from packaging.version import Version
 
 from doctor.checks.commands import install_dry_run
 from doctor.checks.facts import arch, pver, py_version, val, ver
 from doctor.checks.runner import CheckContext, check, skip
+from doctor.knowledge.matrix import SRC_PT_COMPAT, torch_npu_pythons
 from doctor.knowledge.releases import release_for
 from doctor.knowledge.versions import pkg_satisfies, release
 from doctor.report import Finding, finding
+from doctor.snapshot.model import Snapshot
 
 # vllm-ascend: (first release that needs it, min Python, source). Hard limit: its code cannot run below it (PEP 604
 # annotations fail on Python 3.9; the pull request cited raised python_requires to >=3.10). verl's own Python range
@@ -36,6 +39,7 @@ def python_version(ctx: CheckContext) -> Iterator[Finding]:
     if va is not None and not va < type(va)(since) and release(py, 2) < floor:
         yield _too_old(ctx, pys, "vllm-ascend", ver(snap, "vllm-ascend"), f">={floor[0]}.{floor[1]}", source,
                        f"vllm-ascend {since} and newer need Python {floor[0]}.{floor[1]} or newer")
+    yield from _torch_npu_python(snap, py, pys)
     row = release_for(ver(snap, "verl"))
     if row is not None and pkg_satisfies(pys, row.python) is False:
         lows = [s for s in SpecifierSet(row.python) if s.operator in (">=", ">") and not pkg_satisfies(pys, str(s))]
@@ -58,6 +62,27 @@ def python_version(ctx: CheckContext) -> Iterator[Finding]:
             + "; wheels for other versions may not exist or be untested.",
             evidence={"python": pys, "profile": p.name, "range": p.python},
             fix=f"Use Python {p.python_recommended or p.python} for this stack.", source=p.source)
+
+
+def _torch_npu_python(snap: Snapshot, py: Version, pys: str) -> Iterator[Finding]:
+    """torch-npu is built only for the Pythons Ascend's compatibility table lists for its PyTorch base (torch-npu
+    2.6.0: 3.9-3.11); on another Python there is no wheel, and an installed one is not for this interpreter."""
+    tn = ver(snap, "torch-npu")
+    pythons = torch_npu_pythons(tn)
+    if not pythons:
+        return
+    xy = f"{py.release[0]}.{py.release[1] if len(py.release) > 1 else 0}"
+    if xy in pythons:
+        return
+    too_new = Version(xy) > max(Version(p) for p in pythons)
+    yield finding(
+        "python-too-new-for-package" if too_new else "python-too-old-for-package", "error", ("python", "torch-npu"),
+        f"Python {pys} is too {'new' if too_new else 'old'} for torch-npu {tn}",
+        detail=f"Ascend builds torch-npu {tn} for Python {', '.join(pythons)} only (its PyTorch base's row of the "
+               "compatibility table): there is no wheel for this interpreter.",
+        evidence={"python": pys, "torch-npu": tn, "pythons": list(pythons)},
+        fix=f"Use Python {pythons[-1]} (or another of {', '.join(pythons)}) for torch-npu {tn}, or a torch-npu built "
+            f"for Python {xy}.", source=SRC_PT_COMPAT)
 
 
 def _too_old(ctx: CheckContext, pys: str, pkg: str, v: str | None, requires: str, source: str, why: str) -> Finding:

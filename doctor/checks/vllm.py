@@ -10,12 +10,12 @@ from packaging.version import Version
 from doctor.checks.commands import install_dry_run
 from doctor.checks.facts import cann, env, env_known, env_unset, family, installed, pver, val, ver
 from doctor.checks.runner import CheckContext, check, skip
-from doctor.knowledge.matrix import SRC_VA_MATRIX, VLLM_ASCEND, vllm_ascend_row
+from doctor.knowledge.matrix import SRC_VA_MATRIX, VLLM_ASCEND, VllmAscendRow, install_doc, vllm_ascend_row
 from doctor.knowledge.releases import knowledge_fix
 from doctor.knowledge.seed import SEED_RULE_PACKAGES, SEED_RULE_SOURCE, seed_rule_violation
 from doctor.knowledge.versions import CannVersion, pkg_satisfies, release
 from doctor.report import Finding, finding
-from doctor.snapshot.model import known
+from doctor.snapshot.model import Snapshot, known
 
 
 @check("vllm-cann-minimum", "vllm", findings=("vllm-below-minimum-for-cann",))
@@ -42,7 +42,7 @@ def vllm_cann_minimum(ctx: CheckContext) -> Iterator[Finding]:
 @check("vllm-ascend-matrix", "vllm",
        findings=("vllm-ascend-cann-pairing", "vllm-ascend-chip-unsupported", "vllm-ascend-newer-than-known",
                  "vllm-ascend-python-unsupported", "vllm-ascend-torch-mismatch", "vllm-ascend-torch-npu-pairing",
-                 "vllm-ascend-vllm-mismatch"))
+                 "vllm-ascend-torch-npu-unreleased-build", "vllm-ascend-vllm-mismatch"))
 def vllm_ascend_matrix(ctx: CheckContext) -> Iterator[Finding]:
     """vllm-ascend's release pins: its vLLM, torch (compiled ops: an ABI pin), torch-npu, CANN and chips."""
     snap = ctx.snapshot
@@ -101,6 +101,7 @@ def vllm_ascend_matrix(ctx: CheckContext) -> Iterator[Finding]:
                 evidence={"torch-npu": tn, "vllm-ascend": va, "pinned": row.torch_npu[2:]},
                 fix=f"pip install torch-npu=={row.torch_npu[2:]} --no-deps (or keep it if your verified stack says so).",
                 source=row.source)
+    yield from _unreleased_torch_npu(snap, row, va)
     c = cann(snap)
     if c is not None and row.cann:
         rcs = [CannVersion(x) for x in row.cann_versions()]
@@ -124,6 +125,32 @@ def vllm_ascend_matrix(ctx: CheckContext) -> Iterator[Finding]:
             f"vllm-ascend {va} does not list Atlas A3 as supported",
             evidence={"vllm-ascend": va, "chip": fam}, fix="Use vllm-ascend 0.9.1 or newer on A3.",
             source=_A3_SOURCE)
+
+
+def _unreleased_torch_npu(snap: Snapshot, row: VllmAscendRow, va: str) -> Iterator[Finding]:
+    """Early vllm-ascend releases whose installation guide says they rely on an unreleased torch-npu nightly
+    (`row.torch_npu_unreleased`): a released torch-npu older than that base's final release (2.5.1rc1, 2.4.0) lacks
+    ops the release calls (AttributeError on torch_npu._npu_*). A nightly at or after the one named, or the final
+    release of that base and later, are not judged here."""
+    need_s = row.torch_npu_unreleased
+    tnv = pver(snap, "torch-npu")
+    if not need_s or tnv is None:
+        return
+    need = Version(need_s)
+    final = Version(".".join(map(str, need.release)))
+    pub = Version(tnv.public)
+    if pub >= final or (pub.is_devrelease and pub >= need):
+        return
+    tn = ver(snap, "torch-npu")
+    yield finding(
+        "vllm-ascend-torch-npu-unreleased-build", "error", ("torch-npu", "vllm-ascend"),
+        f"vllm-ascend {va} relies on the unreleased torch-npu {need_s} build; torch-npu {tn} lacks what it calls",
+        detail=f"vllm-ascend {va}'s installation guide installs torch-npu {need_s} by hand \"because vllm-ascend relies on "
+               f"an unreleased version of torch-npu\"; released builds before {final} do not have the NPU ops it calls "
+               "(AttributeError: module 'torch_npu' has no attribute '_npu_...').",
+        evidence={"torch-npu": tn, "vllm-ascend": va, "required_build": need_s},
+        fix=f"Install the torch-npu {need_s} wheel the guide names (or a later vllm-ascend, which works with a released "
+            "torch-npu).", source=install_doc(row.version))
 
 
 # the first release whose FAQ lists Atlas A3 Training among the supported products

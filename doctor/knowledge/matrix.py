@@ -49,6 +49,9 @@ class VllmAscendRow:
     triton_ascend: str | None = None
     branch: str | None = None  # a release-branch row: builds of `branch` after its last tag
     note: str = ""
+    # the unreleased torch-npu nightly the tag's installation.md installs by hand ("vllm-ascend relies on an
+    # unreleased version of torch-npu"): the released torch-npu builds before it lack ops this release calls
+    torch_npu_unreleased: str | None = None
 
     def vllm_versions(self) -> tuple[str, ...]:
         return (self.vllm, *self.vllm_also)
@@ -75,13 +78,23 @@ _P310 = ">=3.10,<3.12"
 _P313 = ">=3.10,<3.13"
 _A3_FAQ = f"{_VA}/blob/v0.9.1/docs/source/faqs.md"
 
+
+def install_doc(v: str) -> str:
+    """The installation guide at a vllm-ascend tag (where its torch-npu and CANN prerequisites are stated)."""
+    return f"{_VA}/blob/v{v}/docs/source/installation.md"
+
+
 VLLM_ASCEND: tuple[VllmAscendRow, ...] = (
-    _r("0.7.1rc1", "0.7.1", ">=3.9", "8.0.0", "==2.5.1", None, False),
-    _r("0.7.3rc1", "0.7.3", ">=3.9", "8.0.0", ">=2.5.1", None, False),
-    _r("0.7.3rc2", "0.7.3", ">=3.9", "8.0.0", ">=2.5.1", None, False),
+    _r("0.7.1rc1", "0.7.1", ">=3.9", "8.0.0", "==2.5.1", None, False,
+       torch_npu_unreleased="2.5.1.dev20250218"),
+    _r("0.7.3rc1", "0.7.3", ">=3.9", "8.0.0", ">=2.5.1", None, False,
+       torch_npu_unreleased="2.5.1.dev20250308"),
+    _r("0.7.3rc2", "0.7.3", ">=3.9", "8.0.0", ">=2.5.1", None, False,
+       torch_npu_unreleased="2.5.1.dev20250320"),
     _r("0.7.3", "0.7.3", _P39, "8.1.RC1", ">=2.5.1", "==2.5.1", False),
     _r("0.7.3.post1", "0.7.3", _P39, "8.1.RC1", ">=2.5.1", "==2.5.1", False),
-    _r("0.8.4rc1", "0.8.4", _P39, "8.0.0", ">=2.5.1", None, False),
+    _r("0.8.4rc1", "0.8.4", _P39, "8.0.0", ">=2.5.1", None, False,
+       torch_npu_unreleased="2.5.1.dev20250320"),
     _r("0.8.4rc2", "0.8.4", _P39, "8.0.0", ">=2.5.1", "==2.5.1", False),
     _r("0.8.5rc1", "0.8.5.post1", _P39, "8.1.RC1", ">=2.5.1", "==2.5.1", False),
     _r("0.9.0rc1", "0.9.0", _P39, "8.1.RC1", ">=2.5.1", "==2.5.1", False),
@@ -242,6 +255,34 @@ _BRANCH_ROWS = (
     ("2.3.1.post1", "v2.3.1-6.0.rc2", "6c0d5d22f95ea56797b2b4a96b0686b4e25330d6"),
     ("2.2.0.post3", "v2.2.0-6.0.rc2", "b9aab990390cac9b4d9dcaa0b67b1f88ff5a9497"),
 )
+# COMPATIBILITY.en.md "PyTorch and Python versions": the Pythons Ascend builds torch-npu for, per PyTorch base (a
+# torch-npu release carries its PyTorch base in its version: 2.6.0.post3 -> 2.6.0). No wheel exists for another Python.
+TORCH_NPU_PYTHONS: dict[str, tuple[str, ...]] = {
+    "2.13.0": ("3.10", "3.11", "3.12", "3.13", "3.14"),
+    "2.12.0": ("3.10", "3.11", "3.12", "3.13", "3.14"),
+    "2.11.0": ("3.10", "3.11", "3.12", "3.13", "3.14"),
+    "2.10.0": ("3.10", "3.11", "3.12", "3.13"),
+    "2.9.0": ("3.10", "3.11", "3.12", "3.13"),
+    "2.8.0": ("3.9", "3.10", "3.11", "3.12", "3.13"),
+    "2.7.1": ("3.9", "3.10", "3.11", "3.12", "3.13"),
+    "2.6.0": ("3.9", "3.10", "3.11"),
+    "2.5.1": ("3.9", "3.10", "3.11"),
+    "2.4.0": ("3.8", "3.9", "3.10", "3.11"),
+    "2.3.1": ("3.8", "3.9", "3.10", "3.11"),
+    "2.2.0": ("3.8", "3.9", "3.10"),
+    "2.1.0": ("3.8", "3.9", "3.10", "3.11"),
+    "1.11.0": ("3.7", "3.8", "3.9", "3.10"),
+}
+
+
+def torch_npu_pythons(torch_npu: str | None) -> tuple[str, ...] | None:
+    """The Python X.Y versions torch-npu `torch_npu` is built for (its PyTorch base's row), None when unknown."""
+    v = parse_pkg_version(torch_npu)
+    if v is None:
+        return None
+    return TORCH_NPU_PYTHONS.get(".".join(str(x) for x in (v.release + (0, 0))[:3]))
+
+
 TORCH_NPU: tuple[TorchNpuRow, ...] = (
     *(TorchNpuRow(v, c, SRC_PT_COMPAT) for c, vs in _COMPAT_ROWS.items() for v in vs),
     *(TorchNpuRow(v, PTA_CANN[b.rsplit("-", 1)[1]], _pt_branch(c), note=f"version.txt of branch {b}")

@@ -82,7 +82,10 @@ class Declared:
     def fits(self, python: str | None, arch: str | None) -> bool:
         """Whether the release's metadata applies to an interpreter `python` (X.Y[.Z]) on `arch`: a pure wheel,
         an sdist or an unknown file always; a platform wheel (whose Requires-Dist may differ from its siblings', which
-        were not read) only when one of its tags is for that Python and machine. An unknown Python or machine does not fit a platform wheel."""
+        were not read) only when one of the wheels read is for that Python and machine. A fact the snapshot does not
+        state (a bug report gives versions, rarely the interpreter or machine) rules no wheel out: the stated
+        release's published wheels declare what they declare, and a stated Python or machine that none of them is
+        for still fits nothing (`2.6.0` on Python 3.12 with only cp39-cp311 wheels read)."""
         tags = _wheel_tags(self.wheel)
         if tags is None or all(t.platform == "any" and t.abi == "none" for t in tags):
             return True
@@ -199,10 +202,13 @@ def _wheel_tags(filename: str | None) -> frozenset[Tag] | None:
 def _tag_fits(t: Tag, python: str | None, arch: str | None) -> bool:
     """One wheel tag against the snapshot's Python and machine (PEP 425: cpXY / abi3 from cpXY up / pyX[Y]; a
     platform `any` or a Linux one ending in the machine, `manylinux_2_28_aarch64`, `linux_x86_64`: the doctor's
-    targets are Linux hosts, and a macOS wheel's `macosx_10_9_x86_64` says nothing about them)."""
-    if t.platform != "any" and not (arch and t.platform.endswith("_" + arch) and "linux" in t.platform):
+    targets are Linux hosts, and a macOS wheel's `macosx_10_9_x86_64` says nothing about them). An unknown Python
+    (None) or machine (None) is not held against a tag; a Linux platform is still required."""
+    if t.platform != "any" and not ("linux" in t.platform and (arch is None or t.platform.endswith("_" + arch))):
         return False
-    v = parse_pkg_version(python or "")
+    if python is None:
+        return re.fullmatch(r"(cp|py)\d\d*", t.interpreter) is not None
+    v = parse_pkg_version(python)
     if v is None or len(v.release) < 2:
         return False
     major, minor = v.release[0], v.release[1]

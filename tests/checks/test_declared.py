@@ -286,8 +286,10 @@ def test_a_platform_wheels_metadata_applies_only_to_the_python_and_machine_its_t
     assert d is not None and d.wheel == "vllm_ascend-0.23.0-cp310-cp310-manylinux_2_34_aarch64.whl"
     assert "vllm_ascend-0.23.0-cp311-cp311-manylinux_2_34_x86_64.whl" in d.wheels
     assert d.fits("3.10.14", "aarch64") and d.fits("3.11.9", "x86_64") and d.fits("3.12.3", "aarch64")
-    assert not d.fits("3.9.18", "aarch64") and not d.fits(None, "aarch64") and not d.fits("3.10.14", None)
-    assert not d.fits("3.11.9", "ppc64le")
+    assert not d.fits("3.9.18", "aarch64") and not d.fits("3.9.18", None)  # a stated Python no wheel is for
+    assert not d.fits("3.11.9", "ppc64le") and not d.fits(None, "ppc64le")
+    # a fact the snapshot does not state rules no wheel out (issue 22 fresh set: bug reports give versions only)
+    assert d.fits(None, "aarch64") and d.fits("3.10.14", None) and d.fits(None, None)
     assert published("vllm-ascend", "0.23.0", "3.9.18", "aarch64") is None  # no cp39 wheel: nothing claimed
     assert published("verl", "0.9.1") is not None  # a pure wheel (py3-none-any) fits every target
     # the trial's report: py3.11 x86_64, vllm-ascend 0.23.0 and transformers 5.10.4, no profile: PyPI's cp311 x86_64
@@ -414,3 +416,43 @@ def test_a_2023_stack_in_a_report_is_judged_by_what_those_releases_published():
     (x,) = _declared(snapshot_from_dict(x86))
     assert (x.evidence["package"], x.evidence["requires"]) == ("xformers", "torch") and "==2.1.1" in x.title
     assert _declared(snapshot_from_dict({**x86, "host": {"arch": "aarch64"}})) == []
+
+
+def test_a_report_that_states_versions_but_not_its_python_or_machine_is_judged_by_the_published_wheels():
+    """tensordict 0.6.2 ships only platform wheels (cp39-cp312 x86_64): a report stating tensordict 0.6.2 and torch
+    2.4.0+cu124, but no interpreter or machine (verl issue 62), used to get nothing; the wheels declare
+    torch>=2.5.0 whatever the target, so it is a finding, which says the target was not stated."""
+    snap = _snap({"tensordict": {"version": "0.6.2"}, "torch": {"version": "2.4.0+cu124"}}, complete=False,
+                 python=None, arch=None)
+    (f,) = _declared(snap)
+    assert f.id == "requirement-version-unmet" and f.severity.value == "error"
+    assert f.components[:2] == ("torch", "python") and "torch>=2.5.0" in f.title
+    assert f.evidence["target"] == "not stated (Python version and machine)"
+    assert "does not state its Python version and machine" in f.detail
+    assert f.source.startswith("https://pypi.org/project/tensordict/0.6.2/#tensordict-0.6.2-")
+    # a stated machine no wheel is for still fits nothing: tensordict 0.6.2 has no aarch64 wheel
+    assert _declared(_snap({"tensordict": {"version": "0.6.2"}, "torch": {"version": "2.4.0"}}, complete=False,
+                           python=None, arch="aarch64")) == []
+    # stated in full: no note
+    (g,) = _declared(_snap({"tensordict": {"version": "0.6.2"}, "torch": {"version": "2.4.0"}}, complete=False,
+                           python="3.10.12", arch="x86_64"))
+    assert "target" not in g.evidence and "does not state" not in g.detail
+
+
+def test_vllm_is_judged_by_its_published_metadata_off_ascend_and_only_by_requires_python_on_ascend():
+    """vllm 0.6.3 declares torch==2.4.0. Off Ascend (verl issue 1084: torch 2.6.0 beside vllm 0.6.3) that is PyPI's
+    build and an error; beside vllm-ascend or torch-npu the vllm-ascend install guide replaces vLLM's torch on
+    purpose, so only vLLM's Requires-Python is judged there."""
+    pkgs = {"vllm": {"version": "0.6.3"}, "torch": {"version": "2.6.0"}}
+    (f,) = _declared(_snap(pkgs, complete=False, python="3.10", arch=None))
+    assert f.id == "requirement-version-unmet" and f.severity.value == "error"
+    assert f.components[:2] == ("torch", "vllm") and "vllm 0.6.3 requires torch==2.4.0" in f.title
+    assert f.source.startswith("https://pypi.org/project/vllm/0.6.3/")
+    for ascend in ({"vllm-ascend": {"version": "0.7.1rc1"}}, {"torch-npu": {"version": "2.5.1"}}):
+        assert not [x for x in _declared(_snap({**pkgs, **ascend}, complete=False, python="3.10", arch=None))
+                    if x.evidence["package"] == "vllm"]
+    # Requires-Python still holds on Ascend (vllm 0.9.1: <3.13,>=3.9; its cp38-abi3 wheel installs on 3.13)
+    on_npu = _declared(_snap({"vllm": {"version": "0.9.1"}, "torch": {"version": "2.5.1"},
+                              "torch-npu": {"version": "2.5.1.post1"}}, complete=False, python="3.13.1", arch="x86_64"))
+    assert [(x.id, x.evidence["package"]) for x in on_npu if x.evidence["package"] == "vllm"] == [
+        ("requires-python-unmet", "vllm")]

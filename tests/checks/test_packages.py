@@ -52,3 +52,60 @@ def test_known_bad_release_warns_and_names_the_fix():
     for good in ("2.1.0.post5", "2.1.0.post3", "2.1.0"):
         assert "package-known-bad-release" not in found(bare(packages={"torch-npu": {"version": good}}))
     assert "package-known-bad-release" not in found(bare(packages={"torch": {"version": "2.1.0"}}))
+
+
+def test_mbridge_calling_an_api_megatron_core_removed_is_an_error():
+    """mbridge 0.15.1's get_model compares with ModelType.encoder_and_decoder (mbridge/core/util.py at v0.15.1);
+    Megatron-Core 0.17.0 removed it (verl issue 6936: mbridge 0.15.1 on Megatron-Core 0.18)."""
+    from doctor.checks.diagnose import diagnose
+    from doctor.snapshot.model import snapshot_from_dict
+
+    assert found(bare(packages={"mbridge": {"version": "0.15.1"}, "megatron-core": {"version": "0.18"}})).get(
+        "package-calls-missing-api") == "error"
+    # still there (a deprecated property) in 0.16.x; an older mbridge calls it too
+    assert "package-calls-missing-api" not in found(bare(packages={"mbridge": {"version": "0.15.1"},
+                                                                  "megatron-core": {"version": "0.16.1"}}))
+    assert "package-calls-missing-api" in found(bare(packages={"mbridge": {"version": "0.13.1"},
+                                                              "megatron-core": {"version": "0.17.0"}}))
+    # Megatron from a git checkout: the probed module's version counts
+    snap = snapshot_from_dict({"schema": "doctor.snapshot/1", "packages": {"mbridge": {"version": "0.15.1"}},
+                               "modules": {"megatron": {"origins": ["/Megatron-LM/megatron"], "version": "0.17.1"}}})
+    (f,) = [f for f in diagnose([(None, snap, None)]).findings if f.id == "package-calls-missing-api"]
+    assert f.components[:2] == ("mbridge", "megatron") and "encoder_and_decoder" in f.title
+    assert "mbridge/blob/v0.15.1/mbridge/core/util.py" in f.source and "core_v0.17.0" in f.source
+    # unknown versions say nothing
+    assert "package-calls-missing-api" not in found(bare(packages={"mbridge": {"version": "0.15.1"}}))
+
+
+def test_verl_with_a_tensordict_that_lacks_membership_checks_is_an_error():
+    """verl's FAQ: on linux-arm64 pip resolves tensordict 0.1.2, whose TensorDict does not support `key in td`, which
+    verl uses (verl pull 1776). Any verl counts, also one whose version a report does not give."""
+    from doctor.checks.diagnose import diagnose
+    from doctor.snapshot.model import snapshot_from_dict
+
+    snap = snapshot_from_dict({"schema": "doctor.snapshot/1", "host": {"arch": "aarch64"},
+                               "packages": {"verl": {}, "tensordict": {"version": "0.1.2"}}})
+    (f,) = [f for f in diagnose([(None, snap, None)]).findings if f.id == "package-calls-missing-api"]
+    assert f.severity.value == "error" and f.components[:2] == ("verl", "python")
+    assert f.source == "https://github.com/verl-project/verl/blob/v0.4.1/docs/faq/faq.rst"
+    assert "package-calls-missing-api" not in found(bare(packages={"verl": {"version": "0.4.1"},
+                                                                  "tensordict": {"version": "0.6.2"}}))
+    assert "package-calls-missing-api" not in found(bare(packages={"tensordict": {"version": "0.1.2"}}))
+
+
+def test_a_release_known_to_break_only_on_npu_is_judged_only_on_an_ascend_host():
+    """transformers 4.53.0: Flash Attention 2 does not work on Ascend NPU (verl pull 2291 pins 4.52.4 for NPU;
+    transformers pull 39166 fixes it). Beside torch-npu it is a warning that points at 4.52.4; on a CUDA host it is
+    not this doctor's business."""
+    from doctor.checks.diagnose import diagnose
+    from doctor.snapshot.model import snapshot_from_dict
+
+    snap = snapshot_from_dict({"schema": "doctor.snapshot/1", "packages": {
+        "transformers": {"version": "4.53.0"}, "torch-npu": {}}})
+    (f,) = [f for f in diagnose([(None, snap, None)]).findings if f.id == "package-known-bad-release"]
+    assert f.severity.value == "warning" and f.components == ("transformers",)
+    assert "Flash Attention 2" in f.detail and f.fix.commands == ("pip install 'transformers==4.52.4' --no-deps",)
+    assert "verl/pull/2291" in f.source and "transformers/pull/39166" in f.source
+    assert "package-known-bad-release" not in found(bare(packages={"transformers": {"version": "4.53.0"}}))
+    assert "package-known-bad-release" not in found(bare(packages={"transformers": {"version": "4.52.4"},
+                                                                  "torch-npu": {"version": "2.5.1"}}))

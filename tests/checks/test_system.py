@@ -1,3 +1,5 @@
+import pytest
+
 from tests.stacks import bare, found, healthy
 
 
@@ -60,3 +62,33 @@ def test_failed_probe_is_reported():
                                  "pci": {"status": "ok", "seconds": 0.1, "errors": []}}})
     f = found(d)
     assert f["probe-failed"] == "warning" and len([k for k in f if k == "probe-failed"]) == 1
+
+
+@pytest.mark.parametrize("python, torch_npu, expected", [
+    ("3.12", "2.6.0", "python-too-new-for-package"),        # mineru-tianshu issue 27: no cp312 torch-npu 2.6.0
+    ("3.12.3", "2.5.1.post1", "python-too-new-for-package"),
+    ("3.8.18", "2.9.0", "python-too-old-for-package"),
+    ("3.11.9", "2.6.0.post3", None),
+    ("3.12.3", "2.7.1.dev20250724", None),                  # 2.7.1's row lists 3.9-3.13
+    ("3.14.0", "2.12.0", None),
+])
+def test_torch_npu_is_built_only_for_the_pythons_of_its_compatibility_row(python, torch_npu, expected):
+    from tests.stacks import bare, found
+
+    f = found(bare(python={"version": python}, packages={"torch-npu": {"version": torch_npu}}))
+    got = [k for k in ("python-too-new-for-package", "python-too-old-for-package") if k in f]
+    assert got == ([expected] if expected else [])
+    if expected:
+        assert f[expected] == "error"
+
+
+def test_the_torch_npu_python_finding_names_torch_npu_and_cites_the_compatibility_table():
+    from doctor.checks.diagnose import diagnose
+    from doctor.knowledge.matrix import SRC_PT_COMPAT
+    from doctor.snapshot.model import snapshot_from_dict
+
+    snap = snapshot_from_dict({"schema": "doctor.snapshot/1", "python": {"version": "3.12"},
+                               "packages": {"torch-npu": {"version": "2.6.0"}}})
+    (f,) = [x for x in diagnose([(None, snap, None)]).findings if x.id == "python-too-new-for-package"]
+    assert f.components == ("python", "torch-npu") and f.source == SRC_PT_COMPAT
+    assert "3.9, 3.10, 3.11" in f.detail

@@ -124,3 +124,35 @@ def test_hccl_buffsize_below_the_default_on_a_vllm_ascend_host(value, expected):
 def test_hccl_buffsize_unknown_facts_are_not_findings():
     assert "hccl-buffsize-below-default" not in found(bare(env={"HCCL_BUFFSIZE": "50"}))  # vllm-ascend unknown
     assert "hccl-buffsize-below-default" not in found(healthy("verl-0.7.1-cann8.5.0-a3"))  # unset: HCCL's default
+
+
+@pytest.mark.parametrize("torch_npu, expected", [
+    ("2.5.1rc1", "error"),            # the released build before the nightly (vllm-ascend issue 143)
+    ("2.4.0", "error"),               # an older base altogether
+    ("2.5.1.dev20250101", "error"),   # a nightly older than the one the guide names
+    ("2.5.1.dev20250218", None),      # the guide's own build
+    ("2.5.1.dev20250301", None),      # a later nightly
+    ("2.5.1", None),                  # the final release of that base: not judged by this rule
+])
+def test_an_early_vllm_ascend_needs_the_unreleased_torch_npu_its_install_guide_names(torch_npu, expected):
+    """vllm-ascend 0.7.1rc1's installation.md: "vllm-ascend relies on an unreleased version of torch-npu"
+    (2.5.1.dev20250218); vllm serve then fails on the missing torch_npu functions with a released torch-npu."""
+    d = bare(packages={"vllm": {"version": "0.7.1+empty"}, "vllm-ascend": {"version": "0.7.1rc1"},
+                       "torch": {"version": "2.5.1"}, "torch-npu": {"version": torch_npu}})
+    assert found(d).get("vllm-ascend-torch-npu-unreleased-build") == expected
+
+
+def test_the_unreleased_torch_npu_rows_cite_their_tags_installation_guide():
+    from doctor.checks.diagnose import diagnose
+    from doctor.knowledge.matrix import vllm_ascend_row
+    from doctor.snapshot.model import snapshot_from_dict
+
+    rows = {v: vllm_ascend_row(v) for v in ("0.7.1rc1", "0.7.3rc1", "0.7.3rc2", "0.8.4rc1", "0.7.3", "0.8.4rc2")}
+    assert {v: r.torch_npu_unreleased for v, r in rows.items() if r is not None} == {
+        "0.7.1rc1": "2.5.1.dev20250218", "0.7.3rc1": "2.5.1.dev20250308", "0.7.3rc2": "2.5.1.dev20250320",
+        "0.8.4rc1": "2.5.1.dev20250320", "0.7.3": None, "0.8.4rc2": None}
+    snap = snapshot_from_dict({"schema": "doctor.snapshot/1", "packages": {
+        "vllm-ascend": {"version": "0.7.3rc2"}, "torch-npu": {"version": "2.5.1rc1"}}})
+    (f,) = [f for f in diagnose([(None, snap, None)]).findings if f.id == "vllm-ascend-torch-npu-unreleased-build"]
+    assert f.components[:2] == ("torch-npu", "vllm-ascend") and "2.5.1.dev20250320" in f.title
+    assert f.source == "https://github.com/vllm-project/vllm-ascend/blob/v0.7.3rc2/docs/source/installation.md"

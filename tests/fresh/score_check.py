@@ -1,0 +1,95 @@
+"""Score `doctor check` on the fresh snapshot set (tests/fresh/snapshots.toml): real reports no check rule was
+written from when the set was committed.
+
+    python -m tests.fresh.score_check                                      # this worktree's doctor
+    cd OTHER && PYTHONPATH=$PWD python /path/to/tests/fresh/score_check.py  # another branch's doctor, same labels
+
+Each report's `[report.snapshot]` (the facts its thread states) is diagnosed with `doctor.checks.diagnose`, as
+`tests/corpus/score.py diagnosed()` does, and judged with the corpus's rule (`corpus.hit`): some finding at the
+expected severity or worse names an expected component first or second. The set is no half of the corpus, so its
+misses, and what check said instead, are printed.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+from collections import Counter
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+HERE = Path(__file__).resolve().parent
+SNAPSHOTS = HERE / "snapshots.toml"
+
+
+def _corpus_module() -> ModuleType:
+    """tests/corpus/corpus.py of this checkout, whatever `tests` package PYTHONPATH would resolve first."""
+    path = HERE.parent / "corpus" / "corpus.py"
+    spec = importlib.util.spec_from_file_location("_fresh_check_corpus", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+corpus = _corpus_module()
+
+
+def load() -> list[Any]:
+    return list(corpus.load_file(SNAPSHOTS))
+
+
+def findings_for(report: Any) -> list[Any]:
+    """`doctor check` on the snapshot the report's stated facts imply (as tests/corpus/score.py diagnosed())."""
+    from doctor.checks.diagnose import diagnose
+    from doctor.snapshot.model import snapshot_from_dict
+
+    snap = snapshot_from_dict(report.snapshot_document(), source=f"fresh:{report.id}")
+    return list(diagnose([(None, snap, None)]).findings)
+
+
+def results() -> list[tuple[Any, bool, list[Any]]]:
+    """(report, hit, findings) for every report of the set."""
+    out = []
+    for r in load():
+        fs = findings_for(r)
+        out.append((r, corpus.hit(fs, r.check_components, r.check_severity), fs))
+    return out
+
+
+def _finding(f: Any) -> str:
+    return f"{f.id} [{f.severity.value}] {'/'.join(f.components[:2])}"
+
+
+def _worst_first(fs: list[Any]) -> list[Any]:
+    return sorted(fs, key=lambda f: -corpus.RANK[f.severity.value])
+
+
+def summary() -> str:
+    import doctor
+
+    rows = results()
+    good = sum(ok for _, ok, _ in rows)
+    lines = [f"doctor from {Path(doctor.__file__).resolve().parent.parent}",
+             f"fresh snapshots: {good}/{len(rows)} = {good / len(rows):.0%} diagnosed" if rows else "no reports"]
+    total, hits = Counter(r.category for r, _, _ in rows), Counter(r.category for r, ok, _ in rows if ok)
+    for cat, n in sorted(total.items(), key=lambda kv: (hits[kv[0]] / kv[1], -kv[1])):
+        lines.append(f"  {cat:17} {hits[cat]:2}/{n:<2} {hits[cat] / n:4.0%}")
+    missed = [(r, fs) for r, ok, fs in rows if not ok]
+    if missed:
+        lines.append("missed (expected -> what check said, worst first):")
+        for r, fs in missed:
+            said = "; ".join(_finding(f) for f in _worst_first(fs)[:4]) or "nothing"
+            lines.append(f"  {r.id}: {'/'.join(r.check_components)} [{r.check_severity}] -> {said}")
+    return "\n".join(lines)
+
+
+def main() -> int:
+    print(summary())
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,37 @@
+"""The fresh snapshot set (tests/fresh/snapshots.toml) loads, every report is valid and carries a snapshot with
+its check labels, and none of it comes from the mined corpus or the fresh log set (no rate asserted:
+tests/fresh/score_check.py measures it)."""
+
+from __future__ import annotations
+
+import sys
+
+from doctor.snapshot.model import snapshot_from_dict
+from tests.corpus.corpus import CATEGORIES, load, load_file
+from tests.fresh.score_check import SNAPSHOTS
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover
+    import tomli as tomllib
+
+
+def test_fresh_snapshots_load_and_are_valid():
+    reports = load_file(SNAPSHOTS)
+    assert len(reports) >= 15
+    for r in reports:
+        assert r.snapshot is not None and r.check_components, r.id
+        assert r.category in CATEGORIES and 1 <= len(r.check_components) <= 3, r.id
+        assert r.url.startswith("https://github.com/"), r.id
+        snapshot_from_dict(r.snapshot_document(), source=r.id)  # a valid doctor.snapshot/1
+    assert len({r.url for r in reports}) == len(reports)
+
+
+def test_fresh_snapshots_are_not_in_the_corpus_nor_the_fresh_log_set():
+    fresh = load_file(SNAPSHOTS)
+    mined = load()
+    logs = tomllib.loads((SNAPSHOTS.parent / "reports.toml").read_text(encoding="utf-8")).get("report", [])
+    seen_urls = {r.url for r in mined} | {e["url"] for e in logs}
+    seen_ids = {r.id for r in mined} | {e["id"] for e in logs}
+    assert not {r.url for r in fresh} & seen_urls
+    assert not {r.id for r in fresh} & seen_ids

@@ -29,11 +29,14 @@ KNOWN_BAD: tuple[KnownBad, ...] = (
              "its torch_npu.dynamo.torchair has no get_npu_backend, which torchair graph mode and MindIE's ATB models "
              "call (`AttributeError: module 'torch_npu.dynamo.torchair' has no attribute 'get_npu_backend'`)",
              "2.1.0.post5", "https://github.com/Ascend/pytorch/issues/37"),
-    # verl pins transformers==4.52.4 in requirements-npu.txt from v0.5.0 to v0.6.1 because of it (PR 2291); the
-    # transformers fix (PR 39166) names PR 38972 (Flash Attention 3) as what broke the NPU function names.
+    # verl pins transformers==4.52.4 in requirements-npu.txt from v0.5.0 to v0.6.1 because of it
+    # (https://github.com/verl-project/verl/pull/2291); the transformers fix
+    # (https://github.com/huggingface/transformers/pull/39166) names the Flash Attention 3 change
+    # (https://github.com/huggingface/transformers/pull/38972) as what broke the NPU function names.
     KnownBad("transformers", "==4.53.0", "transformers",
-             "Flash Attention 2 does not work on Ascend NPU in it: the Flash Attention 3 change (transformers PR 38972) "
-             "broke the names of the NPU flash-attention functions in modeling_flash_attention_utils",
+             "Flash Attention 2 does not work on Ascend NPU in it: the Flash Attention 3 change "
+             "(https://github.com/huggingface/transformers/pull/38972) broke the names of the NPU flash-attention "
+             "functions in modeling_flash_attention_utils",
              "", "https://github.com/verl-project/verl/pull/2291; https://github.com/huggingface/transformers/pull/39166; "
              "https://github.com/verl-project/verl/blob/v0.5.0/requirements-npu.txt",
              npu_only=True, instead="4.52.4"),

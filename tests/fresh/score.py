@@ -24,6 +24,7 @@ from typing import Any
 HERE = Path(__file__).resolve().parent
 REPORTS = HERE / "reports.toml"
 REPORTS2 = HERE / "reports2.toml"
+REPORTS3 = HERE / "reports3.toml"
 
 
 def _corpus_module() -> ModuleType:

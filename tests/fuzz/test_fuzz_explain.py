@@ -38,7 +38,28 @@ OPENINGS = [
     "aclnnX or aclnnXGetWorkspaceSize not in ", "version GLIBCXX_3.4.", "Please install ", "torch>=2.1.0 is required",
     "dcmi module initialize failed ", "HCCL 建链失败 ", "Version mismatch: Ray 2.9.0 but ", "NotImplementedError: Could not run '",
     'RuntimeError: "', "make[2]: *** ", "ERROR 06-16 15:15:39 [core.py:845] ", "pkg_resources.VersionConflict: (",
+    # this session's readers: a message that goes on below, frames with no exception line, a faulthandler dump, a
+    # logged stack, a class named by a call, a symbol's namespace, a checkout named like its distribution
+    "RuntimeError: Version mismatch: The cluster was started with:", "    Ray: 2.12.0", "Exception: ",
+    "Current thread 0x00007f01 (most recent call first):", "Thread 0x00007f00 (most recent call first):",
+    "Stack (most recent call last):", '  File "/env/site-packages/megatron/core/x.py", line 9 in f',
+    "TypeError: Trainer.__init__() got an unexpected keyword argument '", "AttributeError: 'DataProto' object has no ",
+    "undefined symbol: _ZNK6AsdOps", "/home/vllm-ascend/csrc/k.cpp:3:9: error: ",
+    "XXXX does not appear to have a file named ",
 ]
+# The prefixes the reader strips or learns (a container runtime's, compose's, srun's, a quote's, loguru's, any).
+PREFIXES = ["", "> ", "2025-01-01T10:00:00.1Z stderr F ", "trainer-1  | ", "0: ", "[default0]:",
+            "2025-01-01 10:00:00.123 | ERROR    | m:f:1 - ", "2025-01-01 10:00:00.123 | INFO     | m:f:1 - "]
+
+
+@fuzz
+@given(st.sampled_from(PREFIXES), st.text(max_size=12),
+       st.lists(st.tuples(st.sampled_from(OPENINGS), st.text(max_size=40)), max_size=8))
+def test_prefixed_openings(known, unknown, parts):
+    # every line behind the same prefix (a known one, or one the reader must learn from a traceback header)
+    lines = [known + unknown + a + b for a, b in parts]
+    for f in explain_lines(lines, db=DB):
+        assert f.id and f.components and f.title and f.severity
 GENERIC = DB.__class__(DB.path, tuple(s for s in DB.signatures if s.fallback or s.yields))
 
 

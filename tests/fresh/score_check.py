@@ -21,6 +21,7 @@ from typing import Any
 
 HERE = Path(__file__).resolve().parent
 SNAPSHOTS = HERE / "snapshots.toml"
+SNAPSHOTS2 = HERE / "snapshots2.toml"
 
 
 def _corpus_module() -> ModuleType:
@@ -37,8 +38,8 @@ def _corpus_module() -> ModuleType:
 corpus = _corpus_module()
 
 
-def load() -> list[Any]:
-    return list(corpus.load_file(SNAPSHOTS))
+def load(path: Path = SNAPSHOTS) -> list[Any]:
+    return list(corpus.load_file(path))
 
 
 def findings_for(report: Any) -> list[Any]:
@@ -50,10 +51,10 @@ def findings_for(report: Any) -> list[Any]:
     return list(diagnose([(None, snap, None)]).findings)
 
 
-def results() -> list[tuple[Any, bool, list[Any]]]:
+def results(path: Path = SNAPSHOTS) -> list[tuple[Any, bool, list[Any]]]:
     """(report, hit, findings) for every report of the set."""
     out = []
-    for r in load():
+    for r in load(path):
         fs = findings_for(r)
         out.append((r, corpus.hit(fs, r.check_components, r.check_severity), fs))
     return out
@@ -67,18 +68,18 @@ def _worst_first(fs: list[Any]) -> list[Any]:
     return sorted(fs, key=lambda f: -corpus.RANK[f.severity.value])
 
 
-def summary() -> str:
+def summary(path: Path = SNAPSHOTS, misses: bool = True) -> str:
     import doctor
 
-    rows = results()
+    rows = results(path)
     good = sum(ok for _, ok, _ in rows)
     lines = [f"doctor from {Path(doctor.__file__).resolve().parent.parent}",
-             f"fresh snapshots: {good}/{len(rows)} = {good / len(rows):.0%} diagnosed" if rows else "no reports"]
+             f"fresh {path.name}: {good}/{len(rows)} = {good / len(rows):.0%} diagnosed" if rows else "no reports"]
     total, hits = Counter(r.category for r, _, _ in rows), Counter(r.category for r, ok, _ in rows if ok)
     for cat, n in sorted(total.items(), key=lambda kv: (hits[kv[0]] / kv[1], -kv[1])):
         lines.append(f"  {cat:17} {hits[cat]:2}/{n:<2} {hits[cat] / n:4.0%}")
     missed = [(r, fs) for r, ok, fs in rows if not ok]
-    if missed:
+    if missed and misses:
         lines.append("missed (expected -> what check said, worst first):")
         for r, fs in missed:
             said = "; ".join(_finding(f) for f in _worst_first(fs)[:4]) or "nothing"
@@ -86,8 +87,20 @@ def summary() -> str:
     return "\n".join(lines)
 
 
-def main() -> int:
-    print(summary())
+def main(argv: list[str] | None = None) -> int:
+    """`python -m tests.fresh.score_check [FILE] [--no-misses]`: FILE is a name next to this module or a path
+    (default snapshots.toml); --no-misses prints the rates only (a set kept for a final, independent measure)."""
+    args = list(sys.argv[1:] if argv is None else argv)
+    misses = "--no-misses" not in args
+    args = [a for a in args if a != "--no-misses"]
+    if len(args) > 1:
+        print("usage: python -m tests.fresh.score_check [FILE] [--no-misses]", file=sys.stderr)
+        return 2
+    path = SNAPSHOTS if not args else (HERE / args[0] if (HERE / args[0]).is_file() else Path(args[0]))
+    if not path.is_file():
+        print(f"no reports file {path}", file=sys.stderr)
+        return 2
+    print(summary(path, misses))
     return 0
 
 

@@ -8,7 +8,10 @@ import sys
 
 from doctor.snapshot.model import snapshot_from_dict
 from tests.corpus.corpus import CATEGORIES, load, load_file
-from tests.fresh.score_check import SNAPSHOTS
+import pytest
+
+from tests.fresh import score_check
+from tests.fresh.score_check import SNAPSHOTS, SNAPSHOTS2
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -16,9 +19,10 @@ else:  # pragma: no cover
     import tomli as tomllib
 
 
-def test_fresh_snapshots_load_and_are_valid():
-    reports = load_file(SNAPSHOTS)
-    assert len(reports) >= 15
+@pytest.mark.parametrize(("path", "size"), [(SNAPSHOTS, 15), (SNAPSHOTS2, 14)], ids=["set1", "set2"])
+def test_fresh_snapshots_load_and_are_valid(path, size):
+    reports = load_file(path)
+    assert len(reports) >= size
     for r in reports:
         assert r.snapshot is not None and r.check_components, r.id
         assert r.category in CATEGORIES and 1 <= len(r.check_components) <= 3, r.id
@@ -27,11 +31,20 @@ def test_fresh_snapshots_load_and_are_valid():
     assert len({r.url for r in reports}) == len(reports)
 
 
-def test_fresh_snapshots_are_not_in_the_corpus_nor_the_fresh_log_set():
-    fresh = load_file(SNAPSHOTS)
+@pytest.mark.parametrize("path", [SNAPSHOTS, SNAPSHOTS2], ids=["set1", "set2"])
+def test_fresh_snapshots_are_not_in_the_corpus_nor_the_fresh_log_sets(path):
+    fresh = load_file(path)
     mined = load()
-    logs = tomllib.loads((SNAPSHOTS.parent / "reports.toml").read_text(encoding="utf-8")).get("report", [])
+    logs = [e for name in ("reports.toml", "reports2.toml", "reports3.toml")
+            for e in tomllib.loads((SNAPSHOTS.parent / name).read_text(encoding="utf-8")).get("report", [])]
     seen_urls = {r.url for r in mined} | {e["url"] for e in logs}
     seen_ids = {r.id for r in mined} | {e["id"] for e in logs}
     assert not {r.url for r in fresh} & seen_urls
     assert not {r.id for r in fresh} & seen_ids
+
+
+def test_the_two_snapshot_sets_do_not_overlap_and_the_scorer_takes_either():
+    first, second = load_file(SNAPSHOTS), load_file(SNAPSHOTS2)
+    assert not {r.url for r in first} & {r.url for r in second}
+    assert not {r.id for r in first} & {r.id for r in second}
+    assert score_check.main(["nope.toml"]) == 2 and score_check.main(["a", "b"]) == 2

@@ -6,10 +6,10 @@ from __future__ import annotations
 
 import sys
 
-from doctor.snapshot.model import snapshot_from_dict
-from tests.corpus.corpus import CATEGORIES, load, load_file
 import pytest
 
+from doctor.snapshot.model import snapshot_from_dict
+from tests.corpus.corpus import CATEGORIES, load, load_file
 from tests.fresh import score_check
 from tests.fresh.score_check import SNAPSHOTS, SNAPSHOTS2
 

@@ -135,7 +135,7 @@ def declared_requirements(ctx: CheckContext) -> Iterator[Finding]:
     if not known(snap.packages) or not snap.packages:
         skip("the snapshot lists no packages")
     lookup = _lookup(snap, ctx.profile)
-    found = list(unmet(snap, lookup))
+    found = list(unmet(snap, lookup, ascend=npu_host(snap) or bool(installed(snap, "vllm-ascend"))))
     if not found and lookup is None and not any(known(p.requires_dist) or known(p.requires_python)
                                                 for p in snap.packages.values()):
         skip("the snapshot does not record what the packages declare (Requires-Dist; `doctor collect` records it)")

@@ -64,10 +64,13 @@ def env_near_miss(ctx: CheckContext) -> Iterator[Finding]:
             continue
         for target in _IMPORTANT:
             d = edit_distance(name.upper(), target, 2)
-            if 0 < d <= 2 and env_unset(snap, target):
+            # nothing reads the misspelled name: unless the right one is set too, the setting has no effect (a
+            # bug report states the variable it set, not every one it did not)
+            if 0 < d <= 2 and not env(snap, target):
                 yield finding(
                     "env-var-misspelled", "warning", ("env",), f"{name} looks like a misspelling of {target}",
-                    detail=f"{target} is unset, so the setting in {name} has no effect.",
+                    detail=(f"{target} is unset, so the setting in {name} has no effect." if env_unset(snap, target)
+                            else f"Nothing reads {name}; unless {target} is set as well, the setting has no effect."),
                     evidence={"name": name, "value": snap.env[name], "meant": target},
                     fix=f"export {target}=\"$${name}\"; unset {name}".replace("$$", "$"))
                 break

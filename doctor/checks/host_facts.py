@@ -20,8 +20,9 @@ from doctor.snapshot.model import known
 _LEGACY = {"manylinux1": (2, 5), "manylinux2010": (2, 12), "manylinux2014": (2, 17)}
 _TAG = re.compile(r"(manylinux_(\d+)_(\d+)|manylinux1|manylinux2010|manylinux2014)_(x86_64|aarch64)")
 MANYLINUX_SOURCE = "https://peps.python.org/pep-0600/"
-# Linux-only packages of the stack whose every release ships manylinux wheels (the table's source names one).
-_WHEEL_PACKAGES = ("torch-npu", "vllm-ascend", "triton-ascend")
+# Packages of the stack whose Linux releases are manylinux wheels (the table's source names one); a local build
+# (`2.7.0+cpu`, `0.9.1+empty`: another index or a source build) is not judged.
+_WHEEL_PACKAGES = ("torch", "torch-npu", "vllm", "vllm-ascend", "triton-ascend")
 
 
 def glibc_of(libc: str | None) -> tuple[int, int] | None:
@@ -48,8 +49,10 @@ def wheel_glibc_check(ctx: CheckContext) -> Iterator[Finding]:
     snap = ctx.snapshot
     libc = glibc_of(val(snap.host, "libc"))
     arch = val(snap.host, "arch")
-    if libc is None or not isinstance(arch, str):
-        skip("the host's glibc version or arch is not known")
+    if libc is None:
+        skip("the host's glibc version is not known")
+    if not isinstance(arch, str):
+        arch = None  # a bug report names its OS, rarely its machine: then every Linux wheel read must be too new
     # the table loads only when this rule has facts to judge
     from doctor.knowledge.requirements import declared
 
@@ -60,7 +63,7 @@ def wheel_glibc_check(ctx: CheckContext) -> Iterator[Finding]:
         d = declared(name, v)
         if d is None:
             continue
-        need = wheel_glibc(d.source.rsplit("#", 1)[-1], arch)
+        need = _least_glibc(d, arch)
         if need is None or libc >= need:
             continue
         yield finding(
@@ -70,10 +73,20 @@ def wheel_glibc_check(ctx: CheckContext) -> Iterator[Finding]:
                    f"them on an older glibc, and a copy installed anyway fails to load with `version GLIBC_{need[0]}.{need[1]}' "
                    "not found`.",
             evidence={"package": name, name: v, "glibc": f"{libc[0]}.{libc[1]}", "needs": f"{need[0]}.{need[1]}",
-                      "wheel": d.source},
+                      "wheel": d.source, **({} if arch else {"machine": "not stated: every Linux wheel read"})},
             fix=f"Run on an OS with glibc >= {need[0]}.{need[1]} (e.g. the stack's container image), or use a {name} "
                 "release built for this glibc.",
             source=f"{d.source}; {MANYLINUX_SOURCE}")
+
+
+def _least_glibc(d: object, arch: str | None) -> tuple[int, int] | None:
+    """The oldest glibc a release installs on: its source wheel's tag for `arch`; with the machine unknown, the
+    lowest over every Linux wheel read (the source and its siblings), and None unless each of them is manylinux."""
+    source = str(getattr(d, "source", "")).rsplit("#", 1)[-1]
+    if arch is not None:
+        return wheel_glibc(source, arch)
+    needs = [wheel_glibc(w, None) for w in (source, *getattr(d, "wheels", ()))]
+    return min(needs) if needs and all(n is not None for n in needs) else None  # type: ignore[type-var]
 
 
 # -- /dev/shm against Ray's object store and vLLM's container guidance ---------------------------------------

@@ -260,7 +260,7 @@ def _contains(spec: SpecifierSet, version: str) -> bool | None:
         return None
 
 
-def unmet(snap: Snapshot, lookup: Lookup | None = None) -> Iterator[Unmet]:
+def unmet(snap: Snapshot, lookup: Lookup | None = None, ascend: bool = True) -> Iterator[Unmet]:
     """Every declared requirement the snapshot's installed set does not meet, in package order. Silent for
     what the snapshot cannot tell: a package whose declaration is unknown (not collected, not in the release
     table), a version not recorded, a missing package on an incomplete snapshot, a marker needing an unknown
@@ -307,11 +307,13 @@ def unmet(snap: Snapshot, lookup: Lookup | None = None) -> Iterator[Unmet]:
                     continue
                 if _contains(req.specifier, dep.version) is False:
                     yield Unmet("version", name, version, line, target, dep.version, d.metadata, extra or None, d.source)
-        yield from _named_extras(name, version, d, pkgs, applies, extras.get(name, set()))
+        yield from _named_extras(name, version, d, pkgs, applies, extras.get(name, set()),
+                                 _SOURCE_BUILT if ascend else frozenset())
 
 
 # A `[vllm]` extra pins the CUDA vLLM wheel; on Ascend vLLM is built from source (VLLM_TARGET_DEVICE=empty) at the
-# release vllm-ascend pairs with, so such pins say nothing about the NPU stack:
+# release vllm-ascend pairs with, so such pins say nothing about the NPU stack (`unmet(..., ascend=False)`: a
+# stack with no Ascend fact is judged by them like any other):
 # https://github.com/vllm-project/vllm-ascend/blob/v0.11.0/docs/source/installation.md
 _SOURCE_BUILT = frozenset({"vllm"})
 _EXTRA = re.compile(r"""extra\s*==\s*['"]([^'"]+)['"]""")
@@ -324,7 +326,7 @@ def _named_for(extra: str, dist: str) -> bool:
 
 
 def _named_extras(name: str, version: str | None, d: Decl, pkgs: Mapping[str, Any], applies: _Applies,
-                  active: set[str]) -> Iterator[Unmet]:
+                  active: set[str], source_built: frozenset[str] = _SOURCE_BUILT) -> Iterator[Unmet]:
     """A package's extra named for a distribution that is installed is the integration in use (mbridge's
     `megatron` extra when megatron-core is installed): the range that extra declares for that distribution is
     the range the package supports, even when nobody installed `pkg[extra]` (pip check would not look)."""
@@ -333,7 +335,7 @@ def _named_extras(name: str, version: str | None, d: Decl, pkgs: Mapping[str, An
         if "extra" not in marker or not any(c in head for c in "<>=!~"):
             continue  # only extra-only requirements with a version range can be judged
         target = canonicalize_name(re.split(r"[\s\[<>=!~;(]", head.strip(), maxsplit=1)[0])
-        if target not in pkgs or target in _SOURCE_BUILT:
+        if target not in pkgs or target in source_built:
             continue
         for extra in {canonicalize_name(m) for m in _EXTRA.findall(marker)} - active:
             if not _named_for(extra, target):

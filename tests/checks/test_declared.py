@@ -318,6 +318,18 @@ def test_an_extra_named_for_an_installed_package_is_judged_in_use():
     assert _declared(ok) == []
 
 
+def test_verls_vllm_extra_is_judged_off_ascend_but_not_beside_vllm_ascend():
+    # verl 0.5.0 declares vllm<=0.8.5,>=0.7.3 under its `vllm` extra (its PyPI wheel); a report of verl 0.5 with
+    # vllm 0.11 on a CUDA host breaks it. On Ascend vLLM is vllm-ascend's source build, paired by its own guide.
+    off = _snap({"verl": {"version": "0.5"}, "vllm": {"version": "0.11"}}, complete=False)
+    (f,) = _declared(off)
+    assert f.id == "requirement-version-unmet" and set(f.components) == {"verl", "vllm"}, (f.id, f.components)
+    assert "[vllm] extra" in f.title
+    on = _snap({"verl": {"version": "0.5"}, "vllm": {"version": "0.11"}, "vllm-ascend": {"version": "0.11.0rc0"}},
+               complete=False)
+    assert [g for g in _declared(on) if g.evidence.get("requires") == "vllm"] == []
+
+
 def test_mindspeed_from_git_is_judged_by_what_it_declares_at_that_commit():
     # MindSpeed is installed from git: its requirements.txt at the pinned commit (profiles/requirements-git.toml)
     snap = snapshot_from_dict({

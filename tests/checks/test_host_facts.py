@@ -39,6 +39,20 @@ def test_glibc_older_than_the_releases_wheels_is_an_error():
     assert _run(wheel_glibc_check, {"packages": {"torch-npu": {"version": "2.7.1"}}}) == []  # glibc unknown
 
 
+def test_a_report_that_names_its_glibc_but_not_its_machine_is_judged_by_every_linux_wheel():
+    from doctor.checks.host_facts import wheel_glibc_check
+
+    # "CentOS 7 (glibc 2.17), torch 2.7": torch 2.7.0's Linux wheels (x86_64 and aarch64) are all manylinux_2_28
+    doc = {"host": {"libc": "glibc 2.17"}, "packages": {"torch": {"version": "2.7"}}}
+    (f,) = _run(wheel_glibc_check, doc)
+    assert f.id == "glibc-older-than-wheel" and f.components == ("system", "torch") and "2.28" in f.title
+    assert f.evidence["machine"].startswith("not stated")
+    doc["host"]["libc"] = "glibc 2.28"
+    assert _run(wheel_glibc_check, doc) == []
+    # a local build (another index's, or built from source) is not PyPI's wheel: not judged
+    assert _run(wheel_glibc_check, {"host": {"libc": "glibc 2.17"}, "packages": {"torch": {"version": "2.7.0+cpu"}}}) == []
+
+
 def test_shm_against_rays_object_store_and_vllms_container_guidance():
     from doctor.checks.host_facts import shm_ray_object_store
     from doctor.checks.network import shm_size

@@ -27,7 +27,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from doctor.explain.lexicon import components_named
+from doctor.explain.lexicon import NOTICE_RECORD, components_named
 from doctor.knowledge.ownership import component_of_distribution
 from doctor.report import Severity
 
@@ -207,10 +207,12 @@ _BOOTSTRAP = re.compile(r"before the current process has finished its bootstrapp
 _NUMPY_ABI = re.compile(r"compiled (?:using|with|against) NumPy 1\.x|must be compiled with NumPy 2|"
                         r"numpy\.dtype size changed, may indicate binary incompatibility|_ARRAY_API not found")
 _VERSION_REQUIRED = re.compile(r"\b(?P<pkg>[A-Za-z][\w.-]*)\s*(?:>=|==|~=|<=|>|<)\s*\d[\w.]*(?:,\s*[<>=!~]+\s*\d[\w.]*)*"
-                               r" (?:is|are) required")
+                               r" (?:is|are) required"
+                               # transformers' "Using the `Trainer` with `PyTorch` requires `accelerate>=1.1.0`"
+                               r"|\brequires? [`'\"](?P<pkg2>[A-Za-z][\w.-]*)\s*(?:>=|==|~=)\s*\d[\w.]*[`'\"]")
 _NOT_A_PACKAGE = frozenset("the a an it its them this that these those our your their all any one some required "
                            "missing needed correct right latest newest proper".split())
-_PLEASE_INSTALL = re.compile(r"[Pp]lease (?:install|pip install) (?:`|'|\")?(?P<pkg>[A-Za-z][\w.-]*)")
+_PLEASE_INSTALL = re.compile(r"[Pp]lease (?:run )?(?:install|[`'\"]?pip install) (?:`|'|\")?(?P<pkg>[A-Za-z][\w.-]*)")
 
 
 def _message_class(message: str) -> Class | None:
@@ -257,7 +259,7 @@ def _message_class(message: str) -> Class | None:
             "Install numpy<2 (the range the stack's packages declare), or the releases of the compiled packages built "
             "for NumPy 2.", NUMPY2_ABI)
     if m := _VERSION_REQUIRED.search(message):
-        pkg = m.group("pkg")
+        pkg = m.group("pkg") or m.group("pkg2")
         comp = component_of_distribution(pkg) or "python"
         return Class(
             "package-version-required", (comp, "python") if comp != "python" else ("python", "env"),
@@ -348,7 +350,8 @@ LINE_PHRASES: tuple[tuple[str, ...], ...] = (
     ("is not in struct",), ("[ERROR]",), ("[EVENT]",), ("Missing mandatory value",), ("Interpolation key",), ("full_key:",),
     ("static TLS",), ("library not found",), ("cannot load library",), ("forked subprocess",),
     ("bootstrapping phase",), ("proper idiom",), ("NumPy",), ("_ARRAY_API",), ("is required",), ("are required",),
-    ("lease install",), ("VersionConflict",), ("DistributionNotFound",), ("GetWorkspaceSize not in",), ("version",), ("Version",), ("compiled",),
+    ("lease install",), ("lease run",), ("requires `",), ("requires '",), ('requires "',), ("require `",),
+    ("VersionConflict",), ("DistributionNotFound",), ("GetWorkspaceSize not in",), ("version",), ("Version",), ("compiled",),
 )
 
 
@@ -397,7 +400,8 @@ def line_class(text: str) -> Class | None:
             "Read the first error of the build (above this line); install the build tool or development package it "
             "names, at the version the package supports, or install a prebuilt wheel instead.",
             PIP_BUILD if pip else CMAKE)
-    if _NET_WORDS.search(text) and _ERRORISH.search(text) and not _NOT_ERROR.search(text):
+    if _NET_WORDS.search(text) and _ERRORISH.search(text) and not _NOT_ERROR.search(text) \
+            and not NOTICE_RECORD.search(text):
         hccl = bool(_HCCL_WORDS.search(text))
         return Class(
             "network-error", ("hccl", "network") if hccl else ("network", "env"),

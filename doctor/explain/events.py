@@ -18,7 +18,7 @@ import re
 from dataclasses import dataclass, field, replace
 
 from doctor.explain.classes import LINE_PHRASES, line_class
-from doctor.explain.lexicon import FAILURE, FAILURE_PHRASES
+from doctor.explain.lexicon import FAILURE_PHRASES, NOTICE_RECORD, states_failure
 from doctor.explain.loglines import PHRASES as LOG_PHRASES
 from doctor.explain.loglines import LogLineReader
 
@@ -181,6 +181,12 @@ def _short(text: str) -> str:
     return text if len(text) <= MAX_TEXT else text[: MAX_TEXT - 1] + "…"
 
 
+def is_notice(text: str) -> bool:
+    """A line logged at info / debug / warning level (after any launcher prefix): a notice, not a failure."""
+    bare = strip_prefix(text)
+    return bool(_INFO_LINE.search(bare) or NOTICE_RECORD.search(bare))
+
+
 def strip_prefix(text: str) -> str:
     return _LOGGER.sub("", _PREFIX.sub("", text, count=1), count=1)
 
@@ -327,7 +333,7 @@ class EventReader:
         if m := _PY_WARNING.search(text):
             said = {"path": m.group("path"), "category": m.group("cat"), "message": _short(m.group("msg"))}
             return Event("warning", lineno, _short(text), facts=said)
-        if _INFO_LINE.search(text):
+        if _INFO_LINE.search(text) or NOTICE_RECORD.search(text):
             return None  # an optional module, a retried connection, a code logged as a warning: not an error
         facts: dict[str, str] = {}
         kind = None
@@ -362,7 +368,8 @@ class EventReader:
             kind = kind or "code"
         if kind is None and line_class(text) is not None:
             kind = "text"  # an error line whose own words name its class (attribution reads which one)
-        if kind is None and self._apart["failure"] < MAX_FAILURE_LINES and FAILURE.search(text):
+        if kind is None and self._apart["failure"] < MAX_FAILURE_LINES and states_failure(text) \
+                and not LogLineReader.recognises(text):  # a logged record is read with its level (loglines)
             kind = "failure"  # a plain line that states a failure (the last resort: doctor.explain.lexicon)
         if kind is None:
             return None

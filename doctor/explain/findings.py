@@ -144,11 +144,11 @@ def _said_by_a_package(res: ScanResult, snapshot: object) -> Attribution | None:
     Each of its first lines is looked up in the message-owner table (doctor.explain.messages)."""
     if res.lines_read > SHORT_LOG:
         return None
-    from doctor.explain.events import Event
+    from doctor.explain.events import Event, is_notice
     from doctor.explain.messages import attribute_message
 
     for i, text in enumerate(res.head[:SHORT_LOG]):
-        if text.strip():
+        if text.strip() and not is_notice(text):  # a line logged at info / warning level states no failure
             att = attribute_message(Event("failure", i + 1, text, facts={"message": text.strip()}))
             if att is not None:
                 return replace(att, line=i + 1, text=text)

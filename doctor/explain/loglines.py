@@ -5,7 +5,8 @@ exception, library, code, ...), is an event of kind "log" (`facts`: level error 
 file:line the logger printed). Attribution cannot read such a line (no frame, path or module); its text can be
 looked up among the messages the packages' sources write (`doctor.explain.messages`). The prefixes read are the
 ones the stack's loggers print: vLLM / vllm-ascend (`WARNING 06-16 15:10:58 [file.py:44] msg`), Python logging's
-default (`ERROR:name:msg`), `[date] [ERROR] [file:line:fn] msg`, `... - name - ERROR - msg`, and `[ERROR] msg`.
+default (`ERROR:name:msg`), `[date] [ERROR] [file:line:fn] msg`, `... - name - ERROR - msg`, `[ERROR] msg`, and Ray's Python processes
+(`date\tERROR file.py:n -- msg`).
 
 Bounded: at most MAX_LOG_EVENTS such events per log (warnings at most MAX_WARNINGS): a log holds many more
 warnings than failures, and the events of the failure must keep their place. Pure logic.
@@ -26,7 +27,9 @@ _LOGGED = re.compile(
     r"|^\s*" + _LEVEL.replace("level", "level2") + r":[\w.-]*:(?P<msg2>.*)"
     r"|^\s*\[[\d\-/ T:,.]+\]\s*\[" + _LEVEL.replace("level", "level3") + r"\]\s*(?:\[(?P<file3>[^\]]*)\]\s*)?(?P<msg3>.*)"
     r"|\s-\s[\w.-]+\s-\s" + _LEVEL.replace("level", "level4") + r"\s-\s(?P<msg4>.*)"
-    r"|^\s*\[" + _LEVEL.replace("level", "level5") + r"\]\s+(?P<msg5>[A-Za-z].*)")
+    r"|^\s*\[" + _LEVEL.replace("level", "level5") + r"\]\s+(?P<msg5>[A-Za-z].*)"
+    # Ray's Python processes: `2026-12-03 13:33:32,327\tERROR worker.py:421 -- msg`
+    r"|^\d{4}-\d\d-\d\d [\d:,.]+\t" + _LEVEL.replace("level", "level6") + r" (?P<file6>[\w.-]+:\d+) -- (?P<msg6>.*)")
 _LEVELS = {"ERROR": "error", "CRITICAL": "error", "FATAL": "error", "WARNING": "warning", "WARN": "warning"}
 
 
@@ -38,6 +41,11 @@ class LogLineReader:
         self.kept = 0
         self.warnings = 0
 
+    @staticmethod
+    def recognises(text: str) -> bool:
+        """The line is a logged error / warning record this reader reads (whatever its budget)."""
+        return ("ERR" in text or "WARN" in text or "CRITICAL" in text or "FATAL" in text) and bool(_LOGGED.search(text))
+
     def read(self, text: str) -> dict[str, str] | None:
         if self.kept >= MAX_LOG_EVENTS or ("ERR" not in text and "WARN" not in text and "CRITICAL" not in text
                                            and "FATAL" not in text):
@@ -46,9 +54,9 @@ class LogLineReader:
         if m is None:
             return None
         level = _LEVELS[next(g for g in (m.group("level"), m.group("level2"), m.group("level3"), m.group("level4"),
-                                         m.group("level5")) if g)]
-        msg = next((g for g in (m.group("msg"), m.group("msg2"), m.group("msg3"), m.group("msg4"), m.group("msg5"))
-                    if g is not None), "").strip()
+                                         m.group("level5"), m.group("level6")) if g)]
+        msg = next((g for g in (m.group("msg"), m.group("msg2"), m.group("msg3"), m.group("msg4"), m.group("msg5"),
+                                m.group("msg6")) if g is not None), "").strip()
         if not msg:
             return None
         if level == "warning":
@@ -57,7 +65,7 @@ class LogLineReader:
             self.warnings += 1
         self.kept += 1
         facts = {"level": level, "message": msg[:300]}
-        where = m.group("file") or m.group("file2") or m.group("file3")
+        where = m.group("file") or m.group("file2") or m.group("file3") or m.group("file6")
         if where:
             facts["logger"] = where
         return facts

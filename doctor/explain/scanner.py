@@ -32,6 +32,7 @@ from doctor.explain.events import (
     strip_prefix,
     wants_continuation,
 )
+from doctor.explain.lexicon import NOTICE_RECORD
 
 BLOCK = 112 * 1024  # bytes read at a time (below the allocator's mmap threshold: buffers are reused, not faulted in)
 MAX_LINE = 64 * 1024  # bytes kept of one line; the rest of an over-long line is skipped
@@ -106,7 +107,7 @@ def _shorten(line: str) -> str:
 
 
 def _is_error_line(text: str) -> bool:
-    return any(p.search(text) for p in _FIRST_ERROR) and not _NOT_AN_ERROR.search(text)
+    return any(p.search(text) for p in _FIRST_ERROR) and not _NOT_AN_ERROR.search(text) and not NOTICE_RECORD.search(text)
 
 
 class LogScanner:
@@ -299,7 +300,7 @@ class LogScanner:
                 continue
             if sig.fallback or sig.yields:
                 if notice is None:
-                    notice = bool(_NOT_AN_ERROR.search(line))
+                    notice = bool(_NOT_AN_ERROR.search(line) or NOTICE_RECORD.search(line))
                 if notice:
                     continue
             if not pattern.search(line):

@@ -251,3 +251,21 @@ def test_the_prefixes_of_containers_launchers_and_loggers_are_read_past_but_a_le
     # a signature anchored at the line start still matches behind such a prefix
     plain = explain_lines(["nvcc fatal : Unsupported gpu architecture 'compute_86'"])[0]
     assert explain_lines(["> nvcc fatal : Unsupported gpu architecture 'compute_86'"])[0].id == plain.id
+
+
+def test_notice_records_and_zero_counters_state_no_failure_but_an_error_record_does():
+    from doctor.explain.lexicon import states_failure
+
+    # Ray's C++ processes log at info with a level letter; its state dump counts failures that did not happen
+    assert not states_failure("[2026-12-03 13:30:20,613 I 6716 6720] (gcs_server) ray_syncer_bidi_reactor_base.h:243: "
+                              "Failed to read a message from node: c457ec1e7e168fd4969b6bc2556d1c304c1cfd96")
+    assert not states_failure("[state-dump] - num chunks received failed / plasma error: 0")
+    assert not states_failure("num ray task events failed to report to aggregator: 0")
+    assert not states_failure("I1203 10:11:12.123456  77 x.cc:12] connect failed, retrying")
+    assert states_failure("[2026-12-03 13:30:20,613 E 6716 6720] (raylet) node_manager.cc:1: Failed to register worker")
+    assert states_failure("Error: 0 nodes are available")  # a zero that is no counter's value
+    # Ray's Python processes: `date\tLEVEL file.py:n -- msg`, an error record is an event, a warning is a warning
+    ev = scan(b"2026-12-03 13:33:32,327\tERROR worker.py:421 -- The worker died unexpectedly\n").events[0]
+    assert (ev.kind, ev.facts["level"], ev.facts["logger"]) == ("log", "error", "worker.py:421")
+    assert explain_lines(["2026-12-03 13:33:32,327\tWARNING authentication_token_setup.py:85 -- Token authentication "
+                          "is enabled for this Ray cluster."])[0].severity.value != "error"

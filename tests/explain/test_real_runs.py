@@ -1,0 +1,86 @@
+"""`doctor explain` on the logs of real runs made here: a Ray job (its driver output and every file of its session's
+logs/ directory), a two-process torch.distributed (gloo) job under torchrun, and a transformers model training on
+CPU. Healthy runs must give no error; a real failure (transformers' Trainer without accelerate) must be named. The
+logs are the real programs' own output, not written by hand; nothing is downloaded (the model is built from a
+config)."""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import socket
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from doctor.explain.stream import explain_path
+from doctor.report import Severity
+
+HERE = Path(__file__).parent / "real_runs"
+
+
+def _run(args: list[str], tmp: Path, name: str, ok: bool = True) -> Path:
+    env = {**os.environ, "HOME": str(tmp / "home"), "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1",
+           "RAY_USAGE_STATS_ENABLED": "0", "PYTHONPATH": os.environ.get("PYTHONPATH", "")}
+    (tmp / "home").mkdir(exist_ok=True)
+    out = tmp / f"{name}.log"
+    with out.open("wb") as fh:
+        rc = subprocess.run([sys.executable, *args], stdout=fh, stderr=subprocess.STDOUT, env=env, cwd=tmp,
+                            timeout=300).returncode
+    assert (rc == 0) is ok, out.read_text(errors="replace")[-3000:]
+    return out
+
+
+def _errors(path: Path) -> list[tuple[str, object]]:
+    return [(f.id, f.evidence.get("text")) for f in explain_path(str(path))[0] if f.severity is Severity.ERROR]
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@pytest.mark.skipif(importlib.util.find_spec("ray") is None, reason="ray is not installed")
+def test_a_healthy_ray_job_and_its_session_logs_give_no_error(tmp_path):
+    import shutil
+    import tempfile
+
+    temp = Path(tempfile.mkdtemp(prefix="ray", dir="/tmp"))  # Ray's socket paths must stay under 107 bytes
+    try:
+        _ray_job(tmp_path, temp)
+    finally:
+        shutil.rmtree(temp, ignore_errors=True)
+
+
+def _ray_job(tmp_path: Path, temp: Path) -> None:
+    driver = _run([str(HERE / "ray_job.py"), str(temp)], tmp_path, "ray")
+    assert "results [0, 2, 4]" in driver.read_text(errors="replace")
+    logs = [p for p in (temp / "session_latest" / "logs").iterdir() if p.is_file() and p.stat().st_size]
+    assert any(p.name.startswith("raylet") for p in logs) and any(p.name.startswith("gcs_server") for p in logs)
+    found = {p.name: _errors(p) for p in [driver, *logs]}
+    assert not any(found.values()), {k: v for k, v in found.items() if v}
+
+
+def test_a_healthy_torchrun_gloo_job_gives_no_error(tmp_path):
+    log = _run(["-m", "torch.distributed.run", "--nproc_per_node=2", f"--master_port={_free_port()}",
+                str(HERE / "ddp.py")], tmp_path, "ddp")
+    assert log.read_text(errors="replace").count("[1.0, 1.0]") == 2  # both ranks (their lines may interleave)
+    assert _errors(log) == []
+
+
+def test_a_healthy_transformers_training_loop_gives_no_error(tmp_path):
+    log = _run([str(HERE / "train_loop.py")], tmp_path, "train")
+    text = log.read_text(errors="replace")
+    assert "step 3 loss" in text and "done" in text
+    assert _errors(log) == []
+
+
+@pytest.mark.skipif(importlib.util.find_spec("accelerate") is not None, reason="accelerate is installed here")
+def test_transformers_trainer_without_accelerate_is_named_as_the_package_it_asks_for(tmp_path):
+    log = _run([str(HERE / "train_loop.py"), "trainer", str(tmp_path / "out")], tmp_path, "trainer", ok=False)
+    (first, *_) = explain_path(str(log))[0]
+    assert first.severity is Severity.ERROR and first.id == "package-version-required", (first.id, first.components)
+    assert "accelerate" in first.title and first.components[0] == "python"

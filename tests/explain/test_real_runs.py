@@ -84,3 +84,27 @@ def test_transformers_trainer_without_accelerate_is_named_as_the_package_it_asks
     (first, *_) = explain_path(str(log))[0]
     assert first.severity is Severity.ERROR and first.id == "package-version-required", (first.id, first.components)
     assert "accelerate" in first.title and first.components[0] == "python"
+
+
+@pytest.mark.skipif(importlib.util.find_spec("ray") is None, reason="ray is not installed")
+def test_a_ray_task_that_rejects_its_config_is_read_at_the_jobs_own_frame(tmp_path):
+    import shutil
+    import tempfile
+
+    temp = Path(tempfile.mkdtemp(prefix="ray", dir="/tmp"))
+    try:
+        log = _run([str(HERE / "ray_fail.py"), str(temp)], tmp_path, "ray_fail", ok=False)
+    finally:
+        shutil.rmtree(temp, ignore_errors=True)
+    first = explain_path(str(log))[0][0]
+    assert (first.id, first.components) == ("error-in-user-code", ("config", "model")), (first.id, first.components)
+    assert "ray_fail.py" in first.evidence["read"]
+
+
+def test_a_torchrun_rank_that_fails_is_the_root_and_the_others_are_knock_ons(tmp_path):
+    log = _run(["-m", "torch.distributed.run", "--nproc_per_node=2", f"--master_port={_free_port()}",
+                str(HERE / "ddp_fail.py")], tmp_path, "ddp_fail", ok=False)
+    found = explain_path(str(log))[0]
+    assert (found[0].id, found[0].components) == ("error-in-user-code", ("config", "model"))
+    assert "ddp_fail.py" in found[0].evidence["read"]
+    assert "torch-elastic-child-failed" in [f.id for f in found[1:]]

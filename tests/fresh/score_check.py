@@ -24,10 +24,10 @@ SNAPSHOTS = HERE / "snapshots.toml"
 SNAPSHOTS2 = HERE / "snapshots2.toml"
 
 
-def _corpus_module() -> ModuleType:
-    """tests/corpus/corpus.py of this checkout, whatever `tests` package PYTHONPATH would resolve first."""
-    path = HERE.parent / "corpus" / "corpus.py"
-    spec = importlib.util.spec_from_file_location("_fresh_check_corpus", path)
+def _score_module() -> ModuleType:
+    """tests/fresh/score.py next to this file, whatever `tests` package PYTHONPATH would resolve first: it loads this
+    checkout's corpus module (the labels' validation and the hit rule) the same way."""
+    spec = importlib.util.spec_from_file_location("_fresh_score_for_check", HERE / "score.py")
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     sys.modules[spec.name] = module
@@ -35,7 +35,7 @@ def _corpus_module() -> ModuleType:
     return module
 
 
-corpus = _corpus_module()
+corpus = _score_module().corpus
 
 
 def load(path: Path = SNAPSHOTS) -> list[Any]:

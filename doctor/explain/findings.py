@@ -144,14 +144,23 @@ def _said_by_a_package(res: ScanResult, snapshot: object) -> Attribution | None:
     Each of its first lines is looked up in the message-owner table (doctor.explain.messages)."""
     if res.lines_read > SHORT_LOG:
         return None
-    from doctor.explain.events import Event, is_notice
+    from doctor.explain.events import Event, is_notice, strip_prefix
+    from doctor.explain.loglines import LogLineReader
     from doctor.explain.messages import attribute_message
 
     for i, text in enumerate(res.head[:SHORT_LOG]):
-        if text.strip() and not is_notice(text):  # a line logged at info / warning level states no failure
-            att = attribute_message(Event("failure", i + 1, text, facts={"message": text.strip()}))
-            if att is not None:
-                return replace(att, line=i + 1, text=text)
+        if not text.strip():
+            continue
+        logged = LogLineReader().read(strip_prefix(text))
+        if logged is not None:  # a logged error / warning record: looked up at its level
+            ev = Event("log", i + 1, text, facts=logged)
+        elif is_notice(text):
+            continue  # logged at info / debug level: no failure
+        else:
+            ev = Event("failure", i + 1, text, facts={"message": text.strip()})
+        att = attribute_message(ev)
+        if att is not None:
+            return replace(att, line=i + 1, text=text)
     return None
 
 

@@ -101,13 +101,14 @@ FAILURE = re.compile(
     # the same in Chinese, as Ascend's tools and documentation print them: failed, error, abnormal, timeout,
     # not supported, not found, cannot, mismatch, does not exist
     r"|失败|错误|报错|异常|超时|不支持|未找到|找不到|无法|不匹配|不存在", re.I)
-# A log record at info / debug / warning level in the formats whose level is not a word first on the line: glog /
-# klog (`I1203 10:11:12.123 ...`), Ray's C++ processes (`[2026-12-03 13:30:20,613 I 6716 6720] (gcs_server) ...`),
-# Python logging after its date (`2025-01-01 10:00:00,123 - name - INFO - ...`, `... [INFO] ...`). Its failure
-# words are a notice (a retried read, a counter), not the failure.
+# A log record at info / debug level in the formats whose level is not a word first on the line: glog / klog
+# (`I1203 10:11:12.123 ...`), Ray's C++ processes (`[2026-12-03 13:30:20,613 I 6716 6720] (gcs_server) ...`), Python
+# logging after its date (`2025-01-01 10:00:00,123 - name - INFO - ...`, `... [INFO] ...`). Its failure words are a
+# notice (a retried read, a counter), not the failure. (Warning records in these formats are read as warnings:
+# doctor.explain.loglines.)
 NOTICE_RECORD = re.compile(
-    r"^\W*[IWD]\d{4} \d\d:\d\d:\d\d|^\[\d{4}-\d\d-\d\d \d\d:\d\d:\d\d[,.]\d+ [IWD] \d+ \d+\]|"
-    r"^\[?\d{4}-\d\d-\d\d[ T][\d:,.]+\]?\s+(?:-\s+[\w.]+\s+-\s+)?\[?(?:INFO|DEBUG|WARNING|WARN)\b")
+    r"^\W*[ID]\d{4} \d\d:\d\d:\d\d|^\[\d{4}-\d\d-\d\d \d\d:\d\d:\d\d[,.]\d+ [ID] \d+ \d+\]|"
+    r"^\[?\d{4}-\d\d-\d\d[ T][\d:,.]+\]?\s+(?:-\s+[\w.]+\s+-\s+)?\[?(?:INFO|DEBUG)\b")
 # `name: 0` / `errors=0`: a counter that reads zero states no failure (Ray's state dump: `num chunks received
 # failed / plasma error: 0`). Removed from a line before its failure words are read.
 ZERO_COUNT = re.compile(r"[^:=,;|]*[:=]\s*0+(?:\.0+)?\s*(?=$|[,;|)\]])")

@@ -29,7 +29,15 @@ _LOGGED = re.compile(
     r"|\s-\s[\w.-]+\s-\s" + _LEVEL.replace("level", "level4") + r"\s-\s(?P<msg4>.*)"
     r"|^\s*\[" + _LEVEL.replace("level", "level5") + r"\]\s+(?P<msg5>[A-Za-z].*)"
     # Ray's Python processes: `2026-12-03 13:33:32,327\tERROR worker.py:421 -- msg`
-    r"|^\d{4}-\d\d-\d\d [\d:,.]+\t" + _LEVEL.replace("level", "level6") + r" (?P<file6>[\w.-]+:\d+) -- (?P<msg6>.*)")
+    r"|^\d{4}-\d\d-\d\d [\d:,.]+\t" + _LEVEL.replace("level", "level6") + r" (?P<file6>[\w.-]+:\d+) -- (?P<msg6>.*)"
+    # Python logging after its date: `2025-01-01 10:00:00,123 WARNING msg`, `... - name - WARNING - msg` (above)
+    r"|^\[?\d{4}-\d\d-\d\d[ T][\d:,.]+\]?\s+\[?" + _LEVEL.replace("level", "level7") + r"\]?:?\s+(?P<msg7>\S.*)"
+    # glog and Ray's C++ processes: `W1203 10:11:12.123456  77 file.cc:12] msg`,
+    # `[2026-12-03 13:30:20,613 W 6716 6720] (raylet) file.cc:12: msg`
+    r"|^(?P<glog>[WEF])\d{4} \d\d:\d\d:\d\d\.\d+\s+\d+ (?P<file8>[\w./-]+:\d+)\] (?P<msg8>.*)"
+    r"|^\[\d{4}-\d\d-\d\d [\d:,.]+ (?P<spd>[WEC]) \d+ \d+\] (?:\([\w-]+\) )?(?P<file9>[\w./-]+:\d+): (?P<msg9>.*)")
+# glog's / spdlog's level letters
+_LETTERS = {"W": "WARNING", "E": "ERROR", "F": "FATAL", "C": "CRITICAL"}
 _LEVELS = {"ERROR": "error", "CRITICAL": "error", "FATAL": "error", "WARNING": "warning", "WARN": "warning"}
 
 
@@ -44,19 +52,20 @@ class LogLineReader:
     @staticmethod
     def recognises(text: str) -> bool:
         """The line is a logged error / warning record this reader reads (whatever its budget)."""
-        return ("ERR" in text or "WARN" in text or "CRITICAL" in text or "FATAL" in text) and bool(_LOGGED.search(text))
+        return bool(_LOGGED.search(text))
 
     def read(self, text: str) -> dict[str, str] | None:
-        if self.kept >= MAX_LOG_EVENTS or ("ERR" not in text and "WARN" not in text and "CRITICAL" not in text
-                                           and "FATAL" not in text):
+        if self.kept >= MAX_LOG_EVENTS:
             return None
         m = _LOGGED.search(text)
         if m is None:
             return None
-        level = _LEVELS[next(g for g in (m.group("level"), m.group("level2"), m.group("level3"), m.group("level4"),
-                                         m.group("level5"), m.group("level6")) if g)]
+        word = next((g for g in (m.group("level"), m.group("level2"), m.group("level3"), m.group("level4"),
+                                 m.group("level5"), m.group("level6"), m.group("level7")) if g), None)
+        level = _LEVELS[word or _LETTERS[m.group("glog") or m.group("spd")]]
         msg = next((g for g in (m.group("msg"), m.group("msg2"), m.group("msg3"), m.group("msg4"), m.group("msg5"),
-                                m.group("msg6")) if g is not None), "").strip()
+                                m.group("msg6"), m.group("msg7"), m.group("msg8"), m.group("msg9")) if g is not None),
+                   "").strip()
         if not msg:
             return None
         if level == "warning":
@@ -65,7 +74,8 @@ class LogLineReader:
             self.warnings += 1
         self.kept += 1
         facts = {"level": level, "message": msg[:300]}
-        where = m.group("file") or m.group("file2") or m.group("file3") or m.group("file6")
+        where = (m.group("file") or m.group("file2") or m.group("file3") or m.group("file6") or m.group("file8")
+                 or m.group("file9"))
         if where:
             facts["logger"] = where
         return facts

@@ -269,3 +269,15 @@ def test_notice_records_and_zero_counters_state_no_failure_but_an_error_record_d
     assert (ev.kind, ev.facts["level"], ev.facts["logger"]) == ("log", "error", "worker.py:421")
     assert explain_lines(["2026-12-03 13:33:32,327\tWARNING authentication_token_setup.py:85 -- Token authentication "
                           "is enabled for this Ray cluster."])[0].severity.value != "error"
+
+
+def test_warning_records_in_glog_ray_and_dated_formats_are_warnings_not_errors_nor_silence():
+    for line, logger in (("W1203 10:11:12.123456    77 node_manager.cc:12] Failed to send a heartbeat, retrying",
+                          "node_manager.cc:12"),
+                         ("[2026-12-03 13:30:20,613 W 6716 6720] (raylet) worker_pool.cc:501: Some workers failed to "
+                          "register in time", "worker_pool.cc:501"),
+                         ("2025-01-01 10:00:00,123 WARNING The tokenizer could not be loaded, falling back", None)):
+        (ev,) = scan(line.encode() + b"\n").events
+        assert (ev.kind, ev.facts["level"], ev.facts.get("logger")) == ("log", "warning", logger), line
+    ev = scan(b"E1203 10:11:12.123456    77 raylet.cc:9] The raylet exited: out of memory\n").events[0]
+    assert (ev.kind, ev.facts["level"]) == ("log", "error")

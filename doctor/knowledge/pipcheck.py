@@ -28,6 +28,7 @@ from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.utils import canonicalize_name
 from packaging.version import InvalidVersion, Version
 
+from doctor.knowledge.ownership import component_of_distribution
 from doctor.snapshot.model import Snapshot, known
 
 
@@ -335,7 +336,9 @@ def _named_extras(name: str, version: str | None, d: Decl, pkgs: Mapping[str, An
         if "extra" not in marker or not any(c in head for c in "<>=!~"):
             continue  # only extra-only requirements with a version range can be judged
         target = canonicalize_name(re.split(r"[\s\[<>=!~;(]", head.strip(), maxsplit=1)[0])
-        if target not in pkgs or target in source_built:
+        if target not in pkgs or target in source_built or component_of_distribution(target) in (None, "python"):
+            # only an integration between the stack's components is judged in use: huggingface-hub's `[mcp]`
+            # extra says nothing when vLLM brought mcp in for itself
             continue
         for extra in {canonicalize_name(m) for m in _EXTRA.findall(marker)} - active:
             if not _named_for(extra, target):

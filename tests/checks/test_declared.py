@@ -316,6 +316,11 @@ def test_an_extra_named_for_an_installed_package_is_judged_in_use():
     assert [(g.severity.value, g.evidence["requires"]) for g in _declared(lib)] == [("warning", "torch")]
     ok = _snap({"mbridge": {"version": "0.13.0"}, "megatron-core": {"version": "0.12.1"}}, complete=False)
     assert _declared(ok) == []
+    # only an integration between the stack's components: the real verl 0.9.1 install (tests/realworld) has
+    # huggingface-hub 1.33.0, whose `[mcp]` extra asks mcp<2.0.0,>=1.9.4, and mcp 2.3.0 that vLLM brought in
+    hub = _snap({"huggingface-hub": {"version": "1.33.0", "requires_dist": ['mcp<2.0.0,>=1.9.4; extra == "mcp"']},
+                 "mcp": {"version": "2.3.0", "requires_dist": []}}, complete=False)
+    assert _declared(hub) == []
 
 
 def test_verls_vllm_extra_is_judged_off_ascend_but_not_beside_vllm_ascend():

@@ -2,6 +2,12 @@
 
 Profiles, the signature database and waiver files all go through here, so a broken file reads the same
 everywhere. tomllib is imported on first use: most `doctor` runs that never read a TOML file skip it.
+
+Parsing is a good part of what reading the shipped knowledge costs (tomllib is pure Python; the 15 stack profiles
+are read on every `doctor check`), so the parsed document of a packaged knowledge file is kept in the cache directory, keyed by the
+file's bytes (SHA-256) and the Python version (marshal), and read from there when the same bytes come again. What
+the callers do with the document — validation above all — runs every time; a file that does not parse is never
+cached, and a cache that cannot be read or written is passed over.
 """
 
 from __future__ import annotations
@@ -36,4 +42,55 @@ def read_toml(path: str | os.PathLike[str], what: str = "") -> dict[str, Any]:
     except OSError as e:
         prefix = f"cannot read {what}" if what else "cannot read"
         raise InputError(f"{prefix}: {e.strerror or e}", source=source) from None
-    return load_toml(raw, source)
+    cache = _cache_path(raw) if _shipped(source) else None
+    if cache is not None:
+        try:
+            import marshal
+
+            data = marshal.loads(cache.read_bytes())
+            if isinstance(data, dict):
+                return data
+        except (OSError, EOFError, ValueError, TypeError):
+            pass
+    data = load_toml(raw, source)
+    if cache is not None:
+        _store(cache, data)
+    return data
+
+
+_CACHE_FORMAT = b"toml-document/1"
+
+
+def _shipped(source: str) -> bool:
+    """A file of the packaged knowledge (profiles/), read on every run; a user's file is parsed as it is."""
+    from doctor.knowledge.location import packaged_dir
+
+    root = os.path.realpath(packaged_dir())
+    return os.path.realpath(source).startswith(root + os.sep)
+
+
+def _cache_path(raw: bytes) -> Any:
+    import hashlib
+    from pathlib import Path
+
+    from doctor.cachedir import cache_dir
+
+    key = hashlib.sha256(_CACHE_FORMAT + b"\0" + sys.version.encode() + b"\0" + raw).hexdigest()
+    return Path(cache_dir("toml", key[:2], key[2:34] + ".marshal"))
+
+
+def _store(cache: Any, data: dict[str, Any]) -> None:
+    import marshal
+
+    from doctor.atomic import atomic_binary
+
+    try:
+        blob = marshal.dumps(data)  # a TOML date or time is no marshal type: such a file is parsed each time
+    except ValueError:
+        return
+    try:
+        cache.parent.mkdir(parents=True, exist_ok=True)
+        with atomic_binary(str(cache)) as fh:
+            fh.write(blob)
+    except OSError:
+        pass

@@ -1,0 +1,45 @@
+"""tomlfile: a parsed document is kept in the cache by the file's bytes; validation and errors are unchanged."""
+
+from __future__ import annotations
+
+import pytest
+
+from doctor.errors import InputError
+from doctor.tomlfile import read_toml
+
+
+def test_a_parsed_document_is_read_from_the_cache_by_its_bytes_and_a_damaged_cache_is_passed_over(tmp_path, monkeypatch):
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    monkeypatch.setattr("doctor.knowledge.location.packaged_dir", lambda: str(tmp_path))  # as if shipped
+    f = tmp_path / "p.toml"
+    f.write_text('name = "x"\n[pins]\ntorch = "==2.8.0"\n', encoding="utf-8")
+    first = read_toml(f)
+    (cached,) = (tmp_path / "cache").rglob("*.marshal")
+    assert read_toml(f) == first == {"name": "x", "pins": {"torch": "==2.8.0"}}
+    cached.write_bytes(b"\x00 not marshal")
+    assert read_toml(f) == first
+    f.write_text('name = "y"\n', encoding="utf-8")  # other bytes: parsed again, never the old document
+    assert read_toml(f) == {"name": "y"}
+
+
+def test_a_file_that_does_not_parse_is_refused_every_time_and_never_cached(tmp_path, monkeypatch):
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    monkeypatch.setattr("doctor.knowledge.location.packaged_dir", lambda: str(tmp_path))
+    f = tmp_path / "bad.toml"
+    f.write_text("name = \n", encoding="utf-8")
+    for _ in range(2):
+        with pytest.raises(InputError, match="not valid TOML"):
+            read_toml(f)
+    assert not list((tmp_path / "cache").rglob("*.marshal"))
+    # a TOML date is no marshal type: such a document is parsed each time, and read the same
+    d = tmp_path / "d.toml"
+    d.write_text("when = 2026-12-03\n", encoding="utf-8")
+    assert str(read_toml(d)["when"]) == "2026-12-03" == str(read_toml(d)["when"])
+
+
+def test_a_users_own_file_is_parsed_as_it_is_and_leaves_nothing_in_the_cache(tmp_path, monkeypatch):
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    f = tmp_path / "waivers.toml"
+    f.write_text('id = "x"\n', encoding="utf-8")
+    assert read_toml(f) == {"id": "x"}
+    assert not (tmp_path / "cache").exists()

@@ -8,11 +8,15 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from typing import TYPE_CHECKING
 
 from doctor.checks.facts import absent, installed, val, ver
 from doctor.checks.runner import CheckContext, check, skip
 from doctor.report import Finding, finding
 from doctor.snapshot.model import known
+
+if TYPE_CHECKING:
+    from doctor.knowledge.requirements import Declared
 
 # -- glibc against the manylinux tag of a release's wheels ---------------------------------------------------
 
@@ -79,14 +83,14 @@ def wheel_glibc_check(ctx: CheckContext) -> Iterator[Finding]:
             source=f"{d.source}; {MANYLINUX_SOURCE}")
 
 
-def _least_glibc(d: object, arch: str | None) -> tuple[int, int] | None:
+def _least_glibc(d: Declared, arch: str | None) -> tuple[int, int] | None:
     """The oldest glibc a release installs on: its source wheel's tag for `arch`; with the machine unknown, the
     lowest over every Linux wheel read (the source and its siblings), and None unless each of them is manylinux."""
-    source = str(getattr(d, "source", "")).rsplit("#", 1)[-1]
+    source = d.source.rsplit("#", 1)[-1]
     if arch is not None:
         return wheel_glibc(source, arch)
-    needs = [wheel_glibc(w, None) for w in (source, *getattr(d, "wheels", ()))]
-    return min(needs) if needs and all(n is not None for n in needs) else None  # type: ignore[type-var]
+    needs = [n for w in (source, *d.wheels) if (n := wheel_glibc(w, None)) is not None]
+    return min(needs) if len(needs) == 1 + len(d.wheels) else None
 
 
 # -- /dev/shm against Ray's object store and vLLM's container guidance ---------------------------------------

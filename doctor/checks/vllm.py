@@ -10,7 +10,7 @@ from packaging.version import Version
 from doctor.checks.commands import install_dry_run
 from doctor.checks.facts import cann, env, env_known, env_unset, family, installed, pver, val, ver
 from doctor.checks.runner import CheckContext, check, skip
-from doctor.knowledge.matrix import SRC_VA_MATRIX, VLLM_ASCEND, VllmAscendRow, install_doc, vllm_ascend_row
+from doctor.knowledge.matrix import SRC_VA_MATRIX, SRC_VA_POLICY, VLLM_ASCEND, VllmAscendRow, install_doc, vllm_ascend_row
 from doctor.knowledge.releases import knowledge_fix
 from doctor.knowledge.seed import SEED_RULE_PACKAGES, SEED_RULE_SOURCE, seed_rule_violation
 from doctor.knowledge.versions import CannVersion, pkg_satisfies, release
@@ -69,14 +69,18 @@ def vllm_ascend_matrix(ctx: CheckContext) -> Iterator[Finding]:
         wants = [Version(w) for w in row.vllm_versions()]
         same = any(got.release[:2] == w.release[:2] if branch_build else got == w for w in wants)
         if not same:
+            # A release tracks one vLLM release series ("publish versions matching vLLM", versioning policy); only
+            # main / branch builds keep compatibility code for the latest one or two vLLM releases. Another series
+            # beside a release is a plugin that cannot load; the same series is an untested build (warning).
+            series = any(got.release[:2] == w.release[:2] for w in wants)
             yield finding(
-                "vllm-ascend-vllm-mismatch", "warning", ("vllm", "vllm-ascend"),
+                "vllm-ascend-vllm-mismatch", "warning" if branch_build or series else "error", ("vllm", "vllm-ascend"),
                 f"vllm {ver(snap, 'vllm')} is not the vLLM that vllm-ascend {va} targets ({row.vllm})",
                 detail="Each vllm-ascend release tracks one vLLM release (RCs included: 0.14.0rc1 -> 0.14.1, 0.8.5rc1 -> "
                        "0.8.5.post1, 0.11.0rc0 -> 0.11.0rc3); other vLLMs break its platform plugin imports.",
                 evidence={"vllm": ver(snap, "vllm"), "vllm-ascend": va, "expected_vllm": row.vllm},
                 fix=f"Build vLLM v{row.vllm} with VLLM_TARGET_DEVICE=empty (pip install -e . from the tag).",
-                source=row.source)
+                source=f"{row.source}; {SRC_VA_POLICY}")
     t = pver(snap, "torch")
     if t is not None and row.torch.startswith("==") and pkg_satisfies(".".join(map(str, release(t))), row.torch) is False:
         yield finding(

@@ -28,6 +28,19 @@ def test_vllm_pairing_and_rc_quirk():
     assert found(d)["vllm-ascend-vllm-mismatch"] == "warning"
 
 
+def test_a_vllm_of_another_series_beside_a_release_is_an_error():
+    """A vllm-ascend release publishes versions matching vLLM (versioning policy): another vLLM series cannot load
+    its platform plugin (error); a branch build keeps code for the latest releases, so it stays a warning."""
+    d = bare(packages={"vllm": {"version": "0.10.0"}, "vllm-ascend": {"version": "0.9.1"}})
+    assert found(d)["vllm-ascend-vllm-mismatch"] == "error"
+    d = bare(packages={"vllm": {"version": "0.9.2"}, "vllm-ascend": {"version": "0.9.1"}})
+    assert found(d)["vllm-ascend-vllm-mismatch"] == "warning"
+    d = healthy()
+    d["packages"]["vllm-ascend"]["version"] = "0.13.1.dev12+gabcdef0"
+    d["packages"]["vllm"]["version"] = "0.12.0"
+    assert found(d)["vllm-ascend-vllm-mismatch"] == "warning"
+
+
 def test_branch_build_of_vllm_ascend_matches_its_line():
     d = healthy()
     d["packages"]["vllm-ascend"]["version"] = "0.13.1.dev12+gabcdef0"

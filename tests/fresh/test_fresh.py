@@ -7,10 +7,12 @@ import pytest
 
 from tests.corpus.corpus import CATEGORIES, load, load_file
 from tests.fresh import score
-from tests.fresh.score import REPORTS, REPORTS2, REPORTS3
+from tests.fresh.score import REPORTS, REPORTS2, REPORTS3, REPORTS4
 
 # (file, the number of reports it was committed with): a set may grow, never shrink below what was measured
-FRESH_SETS = [(REPORTS, 30), (REPORTS2, 40), (REPORTS3, 28)]
+FRESH_SETS = [(REPORTS, 30), (REPORTS2, 40), (REPORTS3, 28), (REPORTS4, 25)]
+# where a fresh report may come from: GitHub threads, and (from the fourth set on) hiascend.com documentation pages
+SOURCES = ("https://github.com/", "https://www.hiascend.com/")
 
 
 @pytest.mark.parametrize(("path", "size"), FRESH_SETS, ids=[p.name for p, _ in FRESH_SETS])
@@ -20,7 +22,7 @@ def test_fresh_reports_load_and_are_valid(path, size):
     for r in reports:
         assert r.log, r.id  # every fresh report is scored on its log lines
         assert r.category in CATEGORIES and 1 <= len(r.components) <= 3, r.id
-        assert r.url.startswith("https://github.com/"), r.id
+        assert r.url.startswith(SOURCES), r.id
     assert len({r.url for r in reports}) == len(reports)
 
 
@@ -32,8 +34,9 @@ def test_fresh_reports_are_not_in_the_corpus(path):
     assert not {r.id for r in fresh} & {r.id for r in mined}
 
 
-@pytest.mark.parametrize(("a", "b"), [(REPORTS, REPORTS2), (REPORTS, REPORTS3), (REPORTS2, REPORTS3)],
-                         ids=["1-2", "1-3", "2-3"])
+@pytest.mark.parametrize(("a", "b"), [(REPORTS, REPORTS2), (REPORTS, REPORTS3), (REPORTS2, REPORTS3),
+                                      (REPORTS, REPORTS4), (REPORTS2, REPORTS4), (REPORTS3, REPORTS4)],
+                         ids=["1-2", "1-3", "2-3", "1-4", "2-4", "3-4"])
 def test_the_fresh_sets_do_not_overlap(a, b):
     first, second = load_file(a), load_file(b)
     assert not {r.url for r in first} & {r.url for r in second}

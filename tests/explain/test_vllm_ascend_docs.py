@@ -60,6 +60,9 @@ DOC_MESSAGES = [
      "vllm-local-media-path-not-allowed", "config"),
     (['{"error":"Model not found"}'], "vllm-served-model-name-mismatch", "config"),
     (["zmq.error.ZMQError: Address already in use"], "port-already-in-use", "network"),
+    (["ValueError: Unknown speculative decoding method: medusa"], "vllm-ascend-spec-decode-method-unknown", "config"),
+    (["AssertionError: decode_threshold exceeded         npu_fused_infer_attention_score TND layout's limit of 16,"
+      "         got 17"], "vllm-ascend-mtp-too-many-speculative-tokens", "config"),
     # release notes' known issues
     (["Error in KVCacheTransferThread. error=unhashable type: 'list'"],
      "vllm-ascend-kv-transfer-unhashable-list", "vllm-ascend"),

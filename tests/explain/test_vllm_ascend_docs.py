@@ -60,6 +60,10 @@ DOC_MESSAGES = [
      "vllm-local-media-path-not-allowed", "config"),
     (['{"error":"Model not found"}'], "vllm-served-model-name-mismatch", "config"),
     (["zmq.error.ZMQError: Address already in use"], "port-already-in-use", "network"),
+    (["WARNING 05-12 11:36:01 scheduler.py:1560] Sequence group 0 is preempted by PreemptionMode.RECOMPUTE mode because"
+      " there is not enough KV cache space. This can affect the end-to-end performance. Increase gpu_memory_utilization"
+      " or tensor_parallel_size to provide more KV cache memory. total_num_cumulative_preemption=1"],
+     "vllm-kv-cache-preemption", "config"),
     (["ValueError: Unknown speculative decoding method: medusa"], "vllm-ascend-spec-decode-method-unknown", "config"),
     (["AssertionError: decode_threshold exceeded         npu_fused_infer_attention_score TND layout's limit of 16,"
       "         got 17"], "vllm-ascend-mtp-too-many-speculative-tokens", "config"),

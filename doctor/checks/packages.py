@@ -5,13 +5,13 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from doctor.checks.facts import absent, installed, npu_host, pver, ver
+from doctor.checks.facts import absent, cann, installed, npu_host, pver, ver
 from doctor.checks.runner import CheckContext, check, skip
 from doctor.knowledge.known_bad import KNOWN_BAD
 from doctor.knowledge.missing_api import MISSING_APIS
 from doctor.knowledge.ownership import component_of_distribution
 from doctor.knowledge.releases import release_for
-from doctor.knowledge.versions import pkg_satisfies
+from doctor.knowledge.versions import CannVersion, pkg_satisfies
 from doctor.report import Finding, finding
 from doctor.snapshot.model import Snapshot, known
 
@@ -86,6 +86,32 @@ def triton(ctx: CheckContext) -> Iterator[Finding]:
             detail="vLLM pulls it in on x86; it does not work on Ascend and shadows triton-ascend if that is added later.",
             evidence={"triton": ver(snap, "triton")}, fix="pip uninstall -y triton",
             source="https://github.com/vllm-project/vllm-ascend/blob/v0.13.0/Dockerfile")
+
+
+@check("triton-ascend-cann", "packages", findings=("triton-ascend-cann-pairing",))
+def triton_ascend_cann(ctx: CheckContext) -> Iterator[Finding]:
+    """triton-ascend is cut per CANN release: the installed one is documented for this host's CANN series."""
+    from doctor.knowledge.triton_ascend import triton_ascend_canns
+
+    snap = ctx.snapshot
+    ta, c = ver(snap, "triton-ascend"), cann(snap)
+    if ta is None or c is None:
+        skip("triton-ascend's version or the CANN version is not known")
+    doc = triton_ascend_canns(ta)
+    if doc is None:
+        skip(f"no source the doctor read pairs triton-ascend {ta} with a CANN")
+    canns, sources = doc
+    rcs = [x for x in (CannVersion.try_parse(s) for s in canns) if x is not None]
+    if any(c[1].series == rc.series or c[1].is_ambiguous_against(rc) for rc in rcs):
+        return
+    yield finding(
+        "triton-ascend-cann-pairing", "warning", ("triton-ascend", "cann"),
+        f"triton-ascend {ta} is documented for CANN {' / '.join(canns)}, this host has CANN {c[0]}",
+        detail="triton-ascend compiles kernels with the bisheng toolchain of the CANN it was released for; MindSpeed-LLM's "
+               "release notes bind triton-ascend to CANN one to one (\"Triton-Ascend版本与CANN版本强绑定\").",
+        evidence={"triton-ascend": ta, "cann": c[0], "documented_cann": list(canns)},
+        fix=f"Install the triton-ascend release paired with CANN {c[0]} (the stack's pin), or the CANN it is paired with.",
+        source="; ".join(sources))
 
 
 @check("numpy", "packages", findings=("numpy2-with-old-torch", "numpy2-with-verl"))

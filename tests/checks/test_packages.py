@@ -109,3 +109,29 @@ def test_a_release_known_to_break_only_on_npu_is_judged_only_on_an_ascend_host()
     assert "package-known-bad-release" not in found(bare(packages={"transformers": {"version": "4.53.0"}}))
     assert "package-known-bad-release" not in found(bare(packages={"transformers": {"version": "4.52.4"},
                                                                   "torch-npu": {"version": "2.5.1"}}))
+
+
+def test_triton_ascend_is_judged_against_the_cann_release_it_was_cut_for():
+    """triton-ascend's installation guide pairs 3.2.0 with CANN 8.5.0 and 3.2.0rc4 with 8.3.RC1/8.3.RC2; MindSpeed-LLM's
+    pairing table gives 3.2.1 -> CANN 9.0.0 and 3.2.2 -> 9.1.0 and binds triton-ascend to CANN one to one. Off the
+    series it is a warning naming the documented CANN; a CANN a vllm-ascend matrix pairs it with is accepted (3.2.1 on
+    9.0.1: vllm-ascend 0.23.0rc1); a release no source names, or an unknown CANN, is not judged."""
+    from doctor.checks.diagnose import diagnose
+    from doctor.snapshot.model import snapshot_from_dict
+
+    def run(ta: str, cann: str | None) -> list:
+        doc: dict = {"schema": "doctor.snapshot/1", "packages": {"triton-ascend": {"version": ta}}}
+        if cann:
+            doc["ascend"] = {"toolkit": {"version": cann}}
+        return [f for f in diagnose([(None, snapshot_from_dict(doc), None)]).findings
+                if f.id == "triton-ascend-cann-pairing"]
+
+    (f,) = run("3.2.0", "9.0.0")
+    assert f.severity.value == "warning" and f.components == ("triton-ascend", "cann")
+    assert "8.5.0" in f.title and "triton-lang/triton-ascend/blob/" in f.source
+    (g,) = run("3.2.1", "8.5.0")
+    assert "9.0.0" in g.title and "MindSpeed-LLM" in g.source
+    assert run("3.2.2", "8.3.RC1") and run("3.2.0rc4", "9.1.0")
+    for ok in (("3.2.0", "8.5.0"), ("3.2.0", "8.5.1"), ("3.2.0rc4", "8.3.RC2"), ("3.2.1", "9.0.1"), ("3.2.2", "9.1.0"),
+               ("3.2.2", "9.2.0"), ("3.2.0.dev20260322", "9.1.0"), ("9.9.9", "8.3.RC1"), ("3.2.0", None)):
+        assert not run(*ok), ok

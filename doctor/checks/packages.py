@@ -171,15 +171,23 @@ def known_bad_release(ctx: CheckContext) -> Iterator[Finding]:
         v = ver(snap, row.package)
         if v is None or pkg_satisfies(v, row.spec) is not True or (row.npu_only and not npu_host(snap)):
             continue
+        beside = ver(snap, row.with_package) if row.with_package else None
+        if row.with_package and (beside is None or not any(pkg_satisfies(beside, s) is True for s in row.with_specs)):
+            continue
         use = row.fixed_in or row.instead
         fix = (f"Install {row.package} {row.fixed_in} (the release that fixed it), or a later one paired with this torch "
                "and CANN." if row.fixed_in else
                f"Install {row.package} {row.instead} (the release the upstream that hit it pins), or another release "
-               "outside the broken one.")
+               "outside the broken one.") + (f" {row.fix_note}" if row.fix_note else "")
+        command = f"pip install '{row.package}=={use}' --no-deps" if row.command is None else row.command
+        with_ = f" beside {row.with_package} {beside}" if beside else ""
         yield finding(
-            "package-known-bad-release", "warning", (row.component,), f"{row.package} {v} is a release known to break",
-            detail=f"{row.package} {v}: {row.breaks}.", evidence={"package": row.package, row.package: v, "bad": row.spec},
-            fix=fix, commands=(f"pip install '{row.package}=={use}' --no-deps",), source=row.source)
+            "package-known-bad-release", "warning", (row.component,),
+            f"{row.package} {v} is a release known to break{with_}",
+            detail=f"{row.package} {v}{with_}: {row.breaks}.",
+            evidence={"package": row.package, row.package: v, "bad": row.spec,
+                      **({row.with_package: beside} if beside else {})},
+            fix=fix, commands=(command,) if command else (), source=row.source)
 
 
 def _version_of(snap: Snapshot, name: str) -> str | None:

@@ -135,3 +135,28 @@ def test_triton_ascend_is_judged_against_the_cann_release_it_was_cut_for():
     for ok in (("3.2.0", "8.5.0"), ("3.2.0", "8.5.1"), ("3.2.0rc4", "8.3.RC2"), ("3.2.1", "9.0.1"), ("3.2.2", "9.1.0"),
                ("3.2.2", "9.2.0"), ("3.2.0.dev20260322", "9.1.0"), ("9.9.9", "8.3.RC1"), ("3.2.0", None)):
         assert not run(*ok), ok
+
+
+def test_a_release_a_vllm_ascend_release_note_lists_as_a_known_issue_is_judged_beside_that_release_only():
+    """vllm-ascend's release notes: v0.18.0rc1 / v0.19.1rc1 list a g++ internal compiler error of triton-ascend 3.2.0
+    (workaround 3.2.0.dev20260322, issue 7782); v0.18.0 / v0.19.1rc1 ask to upgrade torch-npu 2.9.0 to
+    2.9.0.post1+git4c901a4 "because of some known issue". Beside those releases it is a warning whose fix names the
+    off-PyPI wheel (no pip line that would fail); beside another vllm-ascend, or alone, it is not reported."""
+    from doctor.checks.diagnose import diagnose
+    from doctor.snapshot.model import snapshot_from_dict
+
+    def bad(**pkgs: str) -> list:
+        doc = {"schema": "doctor.snapshot/1", "packages": {k.replace("_", "-"): {"version": v} for k, v in pkgs.items()}}
+        return [f for f in diagnose([(None, snapshot_from_dict(doc), None)]).findings if f.id == "package-known-bad-release"]
+
+    (f,) = bad(triton_ascend="3.2.0", vllm_ascend="0.19.1rc1")
+    assert f.severity.value == "warning" and f.components == ("triton-ascend",)
+    assert "internal compiler error" in f.detail and "3.2.0.dev20260322" in f.fix.text and not f.fix.commands
+    assert "release_notes.md" in f.source and "issues/7782" in f.source
+    (g,) = bad(torch_npu="2.9.0", vllm_ascend="0.18.0")
+    assert g.components == ("torch-npu",) and "2.9.0.post1+git4c901a4" in g.fix.text and "vllm-ascend 0.18.0" in g.title
+    assert bad(triton_ascend="3.2.0", vllm_ascend="0.18.0rc1")
+    assert not bad(triton_ascend="3.2.0", vllm_ascend="0.13.0")
+    assert not bad(triton_ascend="3.2.0")
+    assert not bad(torch_npu="2.9.0", vllm_ascend="0.18.0rc1")
+    assert not bad(torch_npu="2.9.0.post1+git4c901a4", vllm_ascend="0.18.0")

@@ -222,7 +222,7 @@ def vllm_ascend_build(ctx: CheckContext) -> Iterator[Finding]:
 
 
 @check("vllm-ascend-runtime-env", "vllm",
-       findings=("vllm-ascend-sleep-expandable-segments", "vllm-version-unparseable"))
+       findings=("vllm-ascend-sleep-expandable-segments", "vllm-version-unparseable", "vllm-ascend-v0-engine"))
 def vllm_ascend_runtime_env(ctx: CheckContext) -> Iterator[Finding]:
     """Settings vllm-ascend cannot combine: sleep mode with expandable segments; dev vLLM without VLLM_VERSION."""
     snap = ctx.snapshot
@@ -241,6 +241,7 @@ def vllm_ascend_runtime_env(ctx: CheckContext) -> Iterator[Finding]:
             evidence={"PYTORCH_NPU_ALLOC_CONF": conf},
             fix='export PYTORCH_NPU_ALLOC_CONF="expandable_segments:False" when vLLM sleep mode (free_cache_engine) is on.',
             source="https://github.com/modelscope/ms-swift/issues/6636")
+    yield from _v0_engine(snap)
     vl = ver(snap, "vllm")
     vlp = pver(snap, "vllm")
     if vl is not None and (vlp is None or vlp.is_devrelease) and env_unset(snap, "VLLM_VERSION"):
@@ -250,6 +251,32 @@ def vllm_ascend_runtime_env(ctx: CheckContext) -> Iterator[Finding]:
             detail="vllm-ascend's vllm_version_is() raises InvalidVersion for dev/editable vLLM builds.",
             evidence={"vllm": vl}, fix="export VLLM_VERSION=<the vLLM release you built, e.g. 0.13.0>",
             source="https://github.com/vllm-project/vllm-ascend/blob/v0.13.0/docs/source/faqs.md")
+
+
+_VA_NOTES = "https://github.com/vllm-project/vllm-ascend/blob/182b75ea84ff13ece27b57391331ef8935410aea/docs/source/user_guide/release_notes.md"
+
+
+def _v0_engine(snap: Snapshot) -> Iterator[Finding]:
+    """VLLM_USE_V1=0 asks vLLM for its V0 engine. vllm-ascend's release notes: v0.9.1 "V0 Engine is not supported from
+    this release. Please always set VLLM_USE_V1=1"; v0.10.0rc1 "V0 is completely removed" (v0.9.2rc1 was the last
+    release with V0). From v0.11 vLLM itself dropped the variable (vllm-ascend PR 4086), so there it only does nothing."""
+    raw = env(snap, "VLLM_USE_V1")
+    vp = pver(snap, "vllm-ascend")
+    if raw is None or raw.strip().lower() not in ("0", "false") or vp is None:
+        return
+    pub = Version(vp.public)
+    if not ((release(pub) == (0, 9, 1) and pub.pre is None) or pub >= Version("0.10.0rc1")):
+        return
+    gone = pub >= Version("0.11.0rc0")
+    yield finding(
+        "vllm-ascend-v0-engine", "warning" if gone else "error", ("env", "vllm-ascend"),
+        f"VLLM_USE_V1={raw} asks for vLLM's V0 engine, which vllm-ascend {ver(snap, 'vllm-ascend')} does not support",
+        detail=("vLLM removed VLLM_USE_V1 (vllm-ascend dropped it too): the setting does nothing and V1 runs."
+                if gone else "vllm-ascend removed its V0 engine support (release notes of v0.9.1 and v0.10.0rc1); only "
+                "the V1 engine works."),
+        evidence={"VLLM_USE_V1": raw, "vllm-ascend": ver(snap, "vllm-ascend")},
+        fix="unset VLLM_USE_V1 (or export VLLM_USE_V1=1)",
+        source=f"{_VA_NOTES}" + ("; https://github.com/vllm-project/vllm-ascend/pull/4086" if gone else ""))
 
 
 # HCCL's own default for HCCL_BUFFSIZE, in MB; vllm-ascend's MoE dispatch/combine kernels carve their windows

@@ -156,3 +156,25 @@ def test_the_unreleased_torch_npu_rows_cite_their_tags_installation_guide():
     (f,) = [f for f in diagnose([(None, snap, None)]).findings if f.id == "vllm-ascend-torch-npu-unreleased-build"]
     assert f.components[:2] == ("torch-npu", "vllm-ascend") and "2.5.1.dev20250320" in f.title
     assert f.source == "https://github.com/vllm-project/vllm-ascend/blob/v0.7.3rc2/docs/source/installation.md"
+
+
+def test_vllm_use_v1_zero_is_judged_by_the_vllm_ascend_release_that_dropped_v0():
+    """vllm-ascend's release notes: v0.9.1 "V0 Engine is not supported from this release. Please always set
+    VLLM_USE_V1=1", v0.10.0rc1 "V0 is completely removed" (v0.9.2rc1, out of version order, still had it). On those
+    releases VLLM_USE_V1=0 is an error; from v0.11 vLLM dropped the variable (vllm-ascend PR 4086): a warning that it
+    does nothing. Unset, =1, or an older vllm-ascend: nothing."""
+    from doctor.checks.diagnose import diagnose
+    from doctor.snapshot.model import snapshot_from_dict
+
+    def v0(va: str, value: str | None = "0") -> list:
+        doc = {"schema": "doctor.snapshot/1", "packages": {"vllm-ascend": {"version": va}},
+               "env": {"VLLM_USE_V1": value} if value is not None else {}}
+        return [f for f in diagnose([(None, snapshot_from_dict(doc), None)]).findings if f.id == "vllm-ascend-v0-engine"]
+
+    (f,) = v0("0.10.0rc1")
+    assert f.severity.value == "error" and f.components == ("env", "vllm-ascend") and "release_notes.md" in f.source
+    assert v0("0.9.1")[0].severity.value == "error"
+    (g,) = v0("0.13.0")
+    assert g.severity.value == "warning" and "pull/4086" in g.source
+    for quiet in (("0.9.2rc1", "0"), ("0.7.3", "0"), ("0.9.1rc1", "0"), ("0.10.0rc1", "1"), ("0.13.0", None)):
+        assert not v0(*quiet), quiet

@@ -17,6 +17,10 @@ from doctor.knowledge.versions import CannVersion, pkg_satisfies, release
 from doctor.report import Finding, finding
 from doctor.snapshot.model import Snapshot, known
 
+# vllm-ascend's release notes (main, 2026-08-22), every release's section
+_VA_NOTES = ("https://github.com/vllm-project/vllm-ascend/blob/182b75ea84ff13ece27b57391331ef8935410aea/docs/source/"
+             "user_guide/release_notes.md")
+
 
 @check("vllm-cann-minimum", "vllm", findings=("vllm-below-minimum-for-cann",))
 def vllm_cann_minimum(ctx: CheckContext) -> Iterator[Finding]:
@@ -170,7 +174,12 @@ CHIP_SUPPORT = (
 )
 
 
-@check("vllm-ascend-chip-support", "vllm", findings=("vllm-ascend-release-chip-unsupported",))
+# vllm-ascend releases whose release notes tie a chip family's support to a newer CANN than the release's own:
+# (family, release, the CANN it needs)
+_CHIP_CANN = (("310P", "0.18.0", "9.0.0"),)
+
+
+@check("vllm-ascend-chip-support", "vllm", findings=("vllm-ascend-release-chip-unsupported", "vllm-ascend-chip-needs-cann"))
 def vllm_ascend_chip_support(ctx: CheckContext) -> Iterator[Finding]:
     """The installed vllm-ascend release supports this host's chip family (310P, first-generation 910, 950)."""
     snap = ctx.snapshot
@@ -190,6 +199,17 @@ def vllm_ascend_chip_support(ctx: CheckContext) -> Iterator[Finding]:
             fix=(f"Use vllm-ascend {first} or newer on {chip}." if first else
                  f"Run vllm-ascend on a supported chip (Atlas A2 / A3); {chip} is not supported by any release."),
             source=src)
+    c = cann(snap)
+    for chip, release_, need in _CHIP_CANN:
+        if fam != chip or Version(vp.public) != Version(release_) or c is None or not c[1] < CannVersion(need):
+            continue
+        yield finding(
+            "vllm-ascend-chip-needs-cann", "error", ("vllm-ascend", "cann", "npu"),
+            f"vllm-ascend {ver(snap, 'vllm-ascend')} supports {chip} only with CANN {need}, this host has CANN {c[0]}",
+            detail=f"Its release notes (v{release_} Dependencies): CANN was upgraded to 8.5.1, and \"310P device supporting "
+                   f"... need upgrades CANN version to {need}\".",
+            evidence={"vllm-ascend": ver(snap, "vllm-ascend"), "chip": chip, "cann": c[0], "needs": need},
+            fix=f"Install CANN {need} (toolkit, ops and NNAL) for {chip}.", source=_VA_NOTES)
 
 _DEVICE_TYPES = {"A2": "A2", "A3": "A3", "_310P": "310P", "310P": "310P", "A5": "950"}
 
@@ -251,9 +271,6 @@ def vllm_ascend_runtime_env(ctx: CheckContext) -> Iterator[Finding]:
             detail="vllm-ascend's vllm_version_is() raises InvalidVersion for dev/editable vLLM builds.",
             evidence={"vllm": vl}, fix="export VLLM_VERSION=<the vLLM release you built, e.g. 0.13.0>",
             source="https://github.com/vllm-project/vllm-ascend/blob/v0.13.0/docs/source/faqs.md")
-
-
-_VA_NOTES = "https://github.com/vllm-project/vllm-ascend/blob/182b75ea84ff13ece27b57391331ef8935410aea/docs/source/user_guide/release_notes.md"
 
 
 def _v0_engine(snap: Snapshot) -> Iterator[Finding]:

@@ -178,3 +178,23 @@ def test_vllm_use_v1_zero_is_judged_by_the_vllm_ascend_release_that_dropped_v0()
     assert g.severity.value == "warning" and "pull/4086" in g.source
     for quiet in (("0.9.2rc1", "0"), ("0.7.3", "0"), ("0.9.1rc1", "0"), ("0.10.0rc1", "1"), ("0.13.0", None)):
         assert not v0(*quiet), quiet
+
+
+def test_vllm_ascend_0_18_0_supports_310p_only_with_the_cann_its_release_notes_name():
+    """vllm-ascend v0.18.0's release notes (Dependencies): CANN upgraded to 8.5.1, "310P device supporting ... need
+    upgrades CANN version to 9.0.0". On a 310P with an older CANN it is an error; with 9.0.0, on A2, or with another
+    vllm-ascend release it is not reported."""
+    from doctor.checks.diagnose import diagnose
+    from doctor.snapshot.model import snapshot_from_dict
+
+    def run(va: str, chip: str, cann: str) -> list:
+        doc = {"schema": "doctor.snapshot/1", "packages": {"vllm-ascend": {"version": va}},
+               "ascend": {"toolkit": {"version": cann}, "devices": [{"id": 0, "chip": chip}]}}
+        return [f for f in diagnose([(None, snapshot_from_dict(doc), None)]).findings
+                if f.id == "vllm-ascend-chip-needs-cann"]
+
+    (f,) = run("0.18.0", "310P3", "8.5.1")
+    assert f.severity.value == "error" and f.components == ("vllm-ascend", "cann", "npu") and "9.0.0" in f.title
+    assert "release_notes.md" in f.source
+    assert not run("0.18.0", "310P3", "9.0.0") and not run("0.18.0", "910B3", "8.5.1")
+    assert not run("0.19.1rc1", "310P3", "8.5.1")

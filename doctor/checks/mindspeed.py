@@ -12,7 +12,7 @@ from packaging.version import Version
 
 from doctor.checks.facts import cann, installed, origins, pver, val, ver
 from doctor.checks.runner import CheckContext, check, skip
-from doctor.knowledge.matrix import MindSpeedRow, mindspeed_rows
+from doctor.knowledge.matrix import MINDSPEED_UNPAIRED, PTA_CANN, MindSpeedRow, mindspeed_rows, torch_npu_cann
 from doctor.knowledge.mindspeed_llm import mindspeed_llm_row
 from doctor.knowledge.versions import CannVersion, parse_pkg_version, release
 from doctor.report import Finding, finding
@@ -175,6 +175,36 @@ def mindspeed_llm(ctx: CheckContext) -> Iterator[Finding]:
             f"MindSpeed-LLM {llm} is paired with PyTorch {row.torch}, this is {ver(snap, 'torch')}",
             evidence={"mindspeed-llm": llm, "torch": ver(snap, "torch"), "paired": row.torch},
             fix=f"Install torch {row.torch} with its torch-npu.", source=row.source)
+
+
+@check("mindspeed-cann", "mindspeed", findings=("mindspeed-cann-unpaired",))
+def mindspeed_cann(ctx: CheckContext) -> Iterator[Finding]:
+    """A MindSpeed branch next to a CANN or TorchNPU release its compatibility table marks as not pairable ("/")."""
+    snap = ctx.snapshot
+    git = val(snap.module("mindspeed"), "git")
+    branch = val(git, "branch") if git else None
+    rows = [r for r in MINDSPEED_UNPAIRED if r[0] == branch]
+    if not isinstance(branch, str) or not rows:
+        skip("the MindSpeed branch is unknown or has no compatibility table with a \"/\" entry")
+    _, canns, ptas, src = rows[0]
+    c = cann(snap)
+    tn = ver(snap, "torch-npu")
+    tn_cann = torch_npu_cann(tn)
+    pta = next((k for k, v in PTA_CANN.items() if tn_cann and v == tn_cann), None)
+    bad_cann = c is not None and any(c[1].series == CannVersion(x).series for x in canns)
+    bad_pta = pta in ptas
+    if not (bad_cann or bad_pta):
+        return
+    what = " and ".join(x for x in ((f"CANN {c[0]}" if bad_cann and c else ""),
+                                    (f"torch-npu {tn} (TorchNPU {pta})" if bad_pta else "")) if x)
+    yield finding(
+        "mindspeed-cann-unpaired", "warning", ("mindspeed", "cann" if bad_cann else "torch-npu"),
+        f"MindSpeed {branch} cannot be paired with {what}",
+        detail=f"MindSpeed's compatibility tables mark {branch} with CANN {' / '.join(canns)} and TorchNPU "
+               f"{' / '.join(ptas)} as \"/\" (cannot be paired).",
+        evidence={"mindspeed_branch": branch, "cann": c[0] if c else None, "torch-npu": tn},
+        fix="Use the MindSpeed branch released with this CANN / TorchNPU (26.1.0_core_r0.12.1 pairs with CANN 9.1.0).",
+        source=src)
 
 
 @check("mindspeed-repatch", "mindspeed", findings=("mindspeed-no-repatch",))

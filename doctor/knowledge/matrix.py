@@ -436,6 +436,13 @@ MINDSPEED_MEGATRON: tuple[MindSpeedRow, ...] = (
 )
 
 
+# MindSpeed Core's compatibility tables (release_notes_core.md "版本兼容性说明", where "/" means cannot be paired): per
+# branch, the CANN releases and the TorchNPU releases (PTA_CANN keys) its tables mark "/".
+MINDSPEED_UNPAIRED: tuple[tuple[str, tuple[str, ...], tuple[str, ...], str], ...] = (
+    ("26.0.0_core_r0.12.1", ("9.1.0",), ("26.1.0",), _MS_NOTES),
+)
+
+
 def mindspeed_rows(branch: str | None = None, reports: str | None = None) -> tuple[MindSpeedRow, ...]:
     """The rows for a MindSpeed checkout: by its branch when known, else every row whose setup.py reports
     `reports` (0.12.1 is reported by the *_core_r0.12.1 branches and by core_r0.17.0 / core_r0.18.0 alike)."""

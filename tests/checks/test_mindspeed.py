@@ -116,3 +116,27 @@ def test_mindspeed_llm_is_judged_against_its_pairing_table():
     assert not run("2.3.0", cann="8.5.0", torch="2.7.1+cpu", ms_branch="2.3.0_core_r0.12.1")
     assert not run("26.0.0dev0", cann="9.1.0", ms_branch="26.1.0_core_r0.12.1")
     assert not run("0.0.1", megatron="0.16.0", cann="7.0.0")
+
+
+def test_a_mindspeed_branch_next_to_a_cann_its_compatibility_table_marks_unpairable():
+    """MindSpeed's release_notes_core.md: 26.0.0_core_r0.12.1 with CANN 9.1.0 or TorchNPU 26.1.0 is "/" (cannot be
+    paired); 26.1.0_core_r0.12.1 pairs with both. A warning naming what is off; other branches are not judged."""
+    from doctor.checks.diagnose import diagnose
+    from doctor.snapshot.model import snapshot_from_dict
+
+    def run(branch: str, cann: str | None = None, torch_npu: str | None = None) -> list:
+        pkgs: dict = {"mindspeed": {"version": "0.12.1"}}
+        if torch_npu:
+            pkgs["torch-npu"] = {"version": torch_npu}
+        doc: dict = {"schema": "doctor.snapshot/1", "packages": pkgs,
+                     "modules": {"mindspeed": {"version": "0.12.1", "git": {"branch": branch}}}}
+        if cann:
+            doc["ascend"] = {"toolkit": {"version": cann}}
+        return [f for f in diagnose([(None, snapshot_from_dict(doc), None)]).findings if f.id == "mindspeed-cann-unpaired"]
+
+    (f,) = run("26.0.0_core_r0.12.1", cann="9.1.0")
+    assert f.severity.value == "warning" and f.components == ("mindspeed", "cann") and "release_notes_core.md" in f.source
+    (g,) = run("26.0.0_core_r0.12.1", torch_npu="2.7.1.post8")  # 2.7.1.post8 is TorchNPU 26.1.0 (CANN 9.1.0)
+    assert g.components == ("mindspeed", "torch-npu") and "26.1.0" in g.title
+    assert not run("26.0.0_core_r0.12.1", cann="9.0.0", torch_npu="2.7.1.post4")
+    assert not run("26.1.0_core_r0.12.1", cann="9.1.0") and not run("2.3.0_core_r0.12.1", cann="9.1.0")

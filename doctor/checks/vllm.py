@@ -8,12 +8,12 @@ from collections.abc import Iterator
 from packaging.version import Version
 
 from doctor.checks.commands import install_dry_run
-from doctor.checks.facts import cann, env, env_known, env_unset, family, installed, pver, val, ver
+from doctor.checks.facts import cann, driver, env, env_known, env_unset, family, installed, pver, val, ver
 from doctor.checks.runner import CheckContext, check, skip
 from doctor.knowledge.matrix import SRC_VA_MATRIX, VLLM_ASCEND, VllmAscendRow, install_doc, vllm_ascend_row
 from doctor.knowledge.releases import knowledge_fix
 from doctor.knowledge.seed import SEED_RULE_PACKAGES, SEED_RULE_SOURCE, seed_rule_violation
-from doctor.knowledge.versions import CannVersion, pkg_satisfies, release
+from doctor.knowledge.versions import CannVersion, DriverVersion, pkg_satisfies, release
 from doctor.report import Finding, finding
 from doctor.snapshot.model import Snapshot, known
 
@@ -172,6 +172,33 @@ CHIP_SUPPORT = (
     ("950", "0.17.0rc1", "the Ascend 950 (Atlas A5) build target (SOC_VERSION ascend950*) first appears in v0.17.0rc1's "
      "installation guide", "https://github.com/vllm-project/vllm-ascend/blob/v0.17.0rc1/docs/source/installation.md"),
 )
+
+
+# v0.21.0rc1's release notes: the FULL_AND_PIECEWISE graph mode "Requires HDK 25.5.1+ / CANN 8.5.0+"; its Known Issues:
+# "HDK < 25.5.1 / CANN < 8.5.0 stacks still have the old stream-budget limitation, which may cause graph capture
+# failures or fallback to PIECEWISE mode. Upgrade to HDK 25.5.1+ / CANN 8.5.0+ is recommended."
+_GRAPH_HDK = ("0.21.0rc1", "25.5.1")
+
+
+@check("vllm-ascend-graph-driver", "vllm", findings=("vllm-ascend-graph-driver-old",))
+def vllm_ascend_graph_driver(ctx: CheckContext) -> Iterator[Finding]:
+    """vllm-ascend 0.21.0rc1 and later with a driver (HDK) older than its graph mode's 25.5.1."""
+    snap = ctx.snapshot
+    vp, d = pver(snap, "vllm-ascend"), driver(snap)
+    if vp is None or d is None:
+        skip("vllm-ascend's version or the driver version is not known")
+    first, need = _GRAPH_HDK
+    nd = DriverVersion(need)
+    if Version(vp.public) < Version(first) or d[1].is_ambiguous_against(nd) or not d[1] < nd:
+        return
+    yield finding(
+        "vllm-ascend-graph-driver-old", "warning", ("driver", "vllm-ascend"),
+        f"driver {d[0]} is older than the HDK {need} vllm-ascend {ver(snap, 'vllm-ascend')}'s FULL_AND_PIECEWISE graph "
+        "mode needs",
+        detail="vllm-ascend v0.21.0rc1's release notes: with HDK < 25.5.1 the old stream-budget limitation remains, which "
+               "may cause graph capture failures or a fallback to PIECEWISE mode.",
+        evidence={"driver": d[0], "vllm-ascend": ver(snap, "vllm-ascend"), "recommended": need},
+        fix=f"Upgrade the driver and firmware (HDK) to {need} or newer.", source=_VA_NOTES)
 
 
 # vllm-ascend releases whose release notes tie a chip family's support to a newer CANN than the release's own:

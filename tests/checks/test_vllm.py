@@ -198,3 +198,21 @@ def test_vllm_ascend_0_18_0_supports_310p_only_with_the_cann_its_release_notes_n
     assert "release_notes.md" in f.source
     assert not run("0.18.0", "310P3", "9.0.0") and not run("0.18.0", "910B3", "8.5.1")
     assert not run("0.19.1rc1", "310P3", "8.5.1")
+
+
+def test_vllm_ascend_graph_mode_with_a_driver_older_than_its_release_notes_recommend():
+    """vllm-ascend v0.21.0rc1's release notes: FULL_AND_PIECEWISE "Requires HDK 25.5.1+"; below it graph capture may
+    fail or fall back to PIECEWISE (Known Issues, "upgrade ... is recommended"): a warning from 0.21.0rc1 on."""
+    from doctor.checks.diagnose import diagnose
+    from doctor.snapshot.model import snapshot_from_dict
+
+    def run(va: str, drv: str) -> list:
+        doc = {"schema": "doctor.snapshot/1", "packages": {"vllm-ascend": {"version": va}},
+               "ascend": {"driver": {"version": drv}}}
+        return [f for f in diagnose([(None, snapshot_from_dict(doc), None)]).findings
+                if f.id == "vllm-ascend-graph-driver-old"]
+
+    (f,) = run("0.22.1rc1", "25.2.0")
+    assert f.severity.value == "warning" and f.components == ("driver", "vllm-ascend") and "25.5.1" in f.title
+    assert "release_notes.md" in f.source
+    assert not run("0.22.1rc1", "25.5.1") and not run("0.22.1rc1", "26.0.rc1") and not run("0.20.2rc1", "25.2.0")

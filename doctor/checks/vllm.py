@@ -169,6 +169,8 @@ CHIP_SUPPORT = (
      "(whose 310P build v0.11.0's FAQ calls the stable one)", _FAQ.format("v0.9.1") + "; " + _FAQ.format("v0.10.0rc1")),
     ("910", None, "Ascend 910 / 910 Pro B (first generation) are \"NOT supported yet, unplanned\" in every release",
      _FAQ.format("v0.23.0")),
+    ("310", None, "Atlas 200I A2 (Ascend-cann-kernels-310b: the 310B chips) is \"NOT supported yet, unplanned\" in every "
+     "release", _FAQ.format("v0.23.0")),
     ("950", "0.17.0rc1", "the Ascend 950 (Atlas A5) build target (SOC_VERSION ascend950*) first appears in v0.17.0rc1's "
      "installation guide", "https://github.com/vllm-project/vllm-ascend/blob/v0.17.0rc1/docs/source/installation.md"),
 )
@@ -208,7 +210,7 @@ _CHIP_CANN = (("310P", "0.18.0", "9.0.0"),)
 
 @check("vllm-ascend-chip-support", "vllm", findings=("vllm-ascend-release-chip-unsupported", "vllm-ascend-chip-needs-cann"))
 def vllm_ascend_chip_support(ctx: CheckContext) -> Iterator[Finding]:
-    """The installed vllm-ascend release supports this host's chip family (310P, first-generation 910, 950)."""
+    """The installed vllm-ascend release supports this host's chip family (310P, 310B, first-generation 910, 950)."""
     snap = ctx.snapshot
     vp, fam = pver(snap, "vllm-ascend"), family(snap)
     if vp is None or not isinstance(fam, str) or not fam:

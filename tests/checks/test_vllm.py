@@ -216,3 +216,20 @@ def test_vllm_ascend_graph_mode_with_a_driver_older_than_its_release_notes_recom
     assert f.severity.value == "warning" and f.components == ("driver", "vllm-ascend") and "25.5.1" in f.title
     assert "release_notes.md" in f.source
     assert not run("0.22.1rc1", "25.5.1") and not run("0.22.1rc1", "26.0.rc1") and not run("0.20.2rc1", "25.2.0")
+
+
+def test_vllm_ascend_on_an_atlas_200i_a2_310b_chip_is_unsupported_in_every_release():
+    """vllm-ascend's FAQ at every tag from v0.7.3 to v0.23.0: "Atlas 200I A2 (Ascend-cann-kernels-310b) unplanned yet"
+    among the series NOT supported."""
+    from doctor.checks.diagnose import diagnose
+    from doctor.snapshot.model import snapshot_from_dict
+
+    def run(va: str, soc: str) -> list:
+        doc = {"schema": "doctor.snapshot/1", "packages": {"vllm-ascend": {"version": va}},
+               "ascend": {"devices": [{"id": 0, "soc": soc}]}}
+        return [f for f in diagnose([(None, snapshot_from_dict(doc), None)]).findings
+                if f.id == "vllm-ascend-release-chip-unsupported"]
+
+    (f,) = run("0.23.0", "Ascend310B4")
+    assert f.severity.value == "error" and "310" in f.title and "faqs.md" in f.source and "200I A2" in f.detail
+    assert not run("0.23.0", "Ascend910B3")

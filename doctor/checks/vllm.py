@@ -46,7 +46,8 @@ def vllm_cann_minimum(ctx: CheckContext) -> Iterator[Finding]:
 @check("vllm-ascend-matrix", "vllm",
        findings=("vllm-ascend-cann-pairing", "vllm-ascend-chip-unsupported", "vllm-ascend-newer-than-known",
                  "vllm-ascend-python-unsupported", "vllm-ascend-torch-mismatch", "vllm-ascend-torch-npu-pairing",
-                 "vllm-ascend-torch-npu-unreleased-build", "vllm-ascend-vllm-mismatch"))
+                 "vllm-ascend-torch-npu-unreleased-build", "vllm-ascend-triton-ascend-pairing",
+                 "vllm-ascend-vllm-mismatch"))
 def vllm_ascend_matrix(ctx: CheckContext) -> Iterator[Finding]:
     """vllm-ascend's release pins: its vLLM, torch (compiled ops: an ABI pin), torch-npu, CANN and chips."""
     snap = ctx.snapshot
@@ -106,6 +107,19 @@ def vllm_ascend_matrix(ctx: CheckContext) -> Iterator[Finding]:
                 fix=f"pip install torch-npu=={row.torch_npu[2:]} --no-deps (or keep it if your verified stack says so).",
                 source=row.source)
     yield from _unreleased_torch_npu(snap, row, va)
+    tap = pver(snap, "triton-ascend")
+    if tap is not None and row.triton_ascend:
+        pins = (row.triton_ascend, *row.triton_ascend_also)
+        if all(Version(tap.public) != Version(p) for p in pins):
+            yield finding(
+                "vllm-ascend-triton-ascend-pairing", "warning", ("triton-ascend", "vllm-ascend"),
+                f"triton-ascend {ver(snap, 'triton-ascend')} is not the triton-ascend vllm-ascend {va} pins "
+                f"({' / '.join(pins)})",
+                detail="vllm-ascend's Triton kernels are written and tested against the triton-ascend its requirements pin; "
+                       "triton-ascend is also cut per CANN release.",
+                evidence={"triton-ascend": ver(snap, "triton-ascend"), "vllm-ascend": va, "pinned": list(pins)},
+                fix=f"pip install --no-deps triton-ascend=={row.triton_ascend} (from the index the vllm-ascend guide names).",
+                source=row.source)
     c = cann(snap)
     if c is not None and row.cann:
         rcs = [CannVersion(x) for x in row.cann_versions()]

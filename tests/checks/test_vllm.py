@@ -233,3 +233,22 @@ def test_vllm_ascend_on_an_atlas_200i_a2_310b_chip_is_unsupported_in_every_relea
     (f,) = run("0.23.0", "Ascend310B4")
     assert f.severity.value == "error" and "310" in f.title and "faqs.md" in f.source and "200I A2" in f.detail
     assert not run("0.23.0", "Ascend910B3")
+
+
+def test_vllm_ascend_is_judged_against_the_triton_ascend_its_release_pins():
+    """The release matrix's Triton Ascend column / requirements.txt: vllm-ascend 0.13.0 pins triton-ascend 3.2.0,
+    0.20.2rc1 3.2.1, 0.23.0 3.2.2; 0.18.0 also accepts the 3.2.0.dev20260322 its release notes name. Another one is a
+    warning; a release with no triton-ascend pin (0.11.0) is not judged."""
+    from doctor.checks.diagnose import diagnose
+    from doctor.snapshot.model import snapshot_from_dict
+
+    def run(va: str, ta: str) -> list:
+        doc = {"schema": "doctor.snapshot/1", "packages": {"vllm-ascend": {"version": va}, "triton-ascend": {"version": ta}}}
+        return [f for f in diagnose([(None, snapshot_from_dict(doc), None)]).findings
+                if f.id == "vllm-ascend-triton-ascend-pairing"]
+
+    (f,) = run("0.20.2rc1", "3.2.0")
+    assert f.severity.value == "warning" and f.components == ("triton-ascend", "vllm-ascend") and "3.2.1" in f.title
+    assert run("0.13.0", "3.2.1") and run("0.23.0", "3.2.1")
+    for ok in (("0.13.0", "3.2.0"), ("0.18.0", "3.2.0.dev20260322"), ("0.23.0", "3.2.2"), ("0.11.0", "3.2.0rc4")):
+        assert not run(*ok), ok

@@ -160,3 +160,20 @@ def test_a_release_a_vllm_ascend_release_note_lists_as_a_known_issue_is_judged_b
     assert not bad(triton_ascend="3.2.0")
     assert not bad(torch_npu="2.9.0", vllm_ascend="0.18.0rc1")
     assert not bad(torch_npu="2.9.0.post1+git4c901a4", vllm_ascend="0.18.0")
+
+
+def test_modelscope_1_23_beside_vllm_ascend_0_7_3_is_known_bad():
+    """vllm-ascend's release notes: v0.7.3rc1 pins modelscope<1.23.0 on vLLM v0.7.3 (vllm pull 13807) and v0.7.3.post1
+    notes that only modelscope<1.23.0 works with 0.7.3. A warning beside vllm-ascend 0.7.3*, not beside 0.8.4."""
+    from doctor.checks.diagnose import diagnose
+    from doctor.snapshot.model import snapshot_from_dict
+
+    def bad(ms: str, va: str) -> list:
+        doc = {"schema": "doctor.snapshot/1",
+               "packages": {"modelscope": {"version": ms}, "vllm-ascend": {"version": va}}}
+        return [f for f in diagnose([(None, snapshot_from_dict(doc), None)]).findings if f.id == "package-known-bad-release"]
+
+    (f,) = bad("1.23.1", "0.7.3.post1")
+    assert f.components == ("vllm",) and f.fix.commands == ("pip install 'modelscope<1.23.0'",)
+    assert "vllm/pull/13807" in f.detail and "vllm-ascend/pull/954" in f.source
+    assert bad("1.23.0", "0.7.3rc2") and not bad("1.22.0", "0.7.3") and not bad("1.25.0", "0.8.4rc1")

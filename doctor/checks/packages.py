@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from doctor.checks.facts import absent, cann, installed, npu_host, pver, ver
+from doctor.checks.facts import absent, cann, family, installed, npu_host, pver, ver
 from doctor.checks.runner import CheckContext, check, skip
 from doctor.knowledge.known_bad import KNOWN_BAD
 from doctor.knowledge.missing_api import MISSING_APIS
@@ -88,18 +88,28 @@ def triton(ctx: CheckContext) -> Iterator[Finding]:
             source="https://github.com/vllm-project/vllm-ascend/blob/v0.13.0/Dockerfile")
 
 
-@check("triton-ascend-cann", "packages", findings=("triton-ascend-cann-pairing",))
-def triton_ascend_cann(ctx: CheckContext) -> Iterator[Finding]:
-    """triton-ascend is cut per CANN release: the installed one is documented for this host's CANN series."""
-    from doctor.knowledge.triton_ascend import triton_ascend_canns
+@check("triton-ascend-release", "packages", findings=("triton-ascend-cann-pairing", "triton-ascend-chip-unsupported"))
+def triton_ascend_release(ctx: CheckContext) -> Iterator[Finding]:
+    """triton-ascend is cut per CANN release and lists the chips it supports: the installed release is documented for
+    this host's CANN series and chip family."""
+    from doctor.knowledge.triton_ascend import SRC_TA_RELEASE, triton_ascend_canns, triton_ascend_chips
 
     snap = ctx.snapshot
-    ta, c = ver(snap, "triton-ascend"), cann(snap)
-    if ta is None or c is None:
-        skip("triton-ascend's version or the CANN version is not known")
+    ta, c, fam = ver(snap, "triton-ascend"), cann(snap), family(snap)
+    if ta is None or (c is None and not fam):
+        skip("triton-ascend's version, or both the CANN version and the chip family, are not known")
+    chips = triton_ascend_chips(ta)
+    if chips and fam and fam not in chips:
+        yield finding(
+            "triton-ascend-chip-unsupported", "warning", ("triton-ascend", "npu"),
+            f"triton-ascend {ta} lists Atlas {' / '.join(chips)} as its hardware, this host has {fam} chips",
+            detail="Its release note's compatibility matrix names the hardware products it was released for.",
+            evidence={"triton-ascend": ta, "chip": fam, "supported": list(chips)},
+            fix="Use the triton-ascend release (and CANN) documented for this chip, or run Triton kernels on A2 / A3.",
+            source=SRC_TA_RELEASE)
     doc = triton_ascend_canns(ta)
-    if doc is None:
-        skip(f"no source the doctor read pairs triton-ascend {ta} with a CANN")
+    if c is None or doc is None:
+        return
     canns, sources = doc
     rcs = [x for x in (CannVersion.try_parse(s) for s in canns) if x is not None]
     if any(c[1].series == rc.series or c[1].is_ambiguous_against(rc) for rc in rcs):

@@ -20,6 +20,9 @@ from doctor.knowledge.versions import parse_pkg_version
 # the installation guide on the release/3.2.1 branch (the mirror's newest release branch): its "CANN version" tables
 SRC_TA_INSTALL = ("https://github.com/triton-lang/triton-ascend/blob/8763c3161ad6968eb5e4fc6e7f8f56ece961eec9/"
                   "docs/en/installation_guide.md")
+# the release note on the same branch: its "Release Compatibility Matrix" (hardware products per release)
+SRC_TA_RELEASE = ("https://github.com/triton-lang/triton-ascend/blob/8763c3161ad6968eb5e4fc6e7f8f56ece961eec9/"
+                  "docs/en/release_note.md")
 # MindSpeed-LLM master (2026-08-21): table 1 pairs 26.0.0 with CANN 9.0.0 / triton-ascend 3.2.1 and 26.1.0 with
 # CANN 9.1.0 / triton-ascend 3.2.2, and its note binds triton-ascend to CANN one to one
 SRC_LLM_NOTES = ("https://github.com/Ascend/MindSpeed-LLM/blob/c77308a14bfcb1aa7ca61da9c1aa24a893cb1b91/"
@@ -55,3 +58,12 @@ def triton_ascend_canns(version: str | None) -> tuple[tuple[str, ...], tuple[str
     canns = [c for r in rows for c in r.cann] + [c for r in va for c in r.cann_versions()]
     sources = [r.source for r in rows] + [r.source for r in va]
     return tuple(dict.fromkeys(canns)), tuple(dict.fromkeys(sources))
+
+
+# triton-ascend release -> the chip families its release matrix lists ("Hardware Product: Atlas A2/A3")
+TRITON_ASCEND_CHIPS: dict[str, tuple[str, ...]] = {"3.2.0": ("A2", "A3")}
+
+
+def triton_ascend_chips(version: str | None) -> tuple[str, ...] | None:
+    v = parse_pkg_version(version)
+    return TRITON_ASCEND_CHIPS.get(v.public) if v is not None else None

@@ -177,3 +177,20 @@ def test_modelscope_1_23_beside_vllm_ascend_0_7_3_is_known_bad():
     assert f.components == ("vllm",) and f.fix.commands == ("pip install 'modelscope<1.23.0'",)
     assert "vllm/pull/13807" in f.detail and "vllm-ascend/pull/954" in f.source
     assert bad("1.23.0", "0.7.3rc2") and not bad("1.22.0", "0.7.3") and not bad("1.25.0", "0.8.4rc1")
+
+
+def test_triton_ascend_on_a_chip_its_release_matrix_does_not_list():
+    """triton-ascend's release note: 3.2.0's compatibility matrix lists Atlas A2/A3 as its hardware products. On a 310P
+    host it is a warning; on A2, or for a release whose hardware the doctor has not read, nothing."""
+    from doctor.checks.diagnose import diagnose
+    from doctor.snapshot.model import snapshot_from_dict
+
+    def run(ta: str, chip: str) -> list:
+        doc = {"schema": "doctor.snapshot/1", "packages": {"triton-ascend": {"version": ta}},
+               "ascend": {"devices": [{"id": 0, "chip": chip}]}}
+        return [f for f in diagnose([(None, snapshot_from_dict(doc), None)]).findings
+                if f.id == "triton-ascend-chip-unsupported"]
+
+    (f,) = run("3.2.0", "310P3")
+    assert f.severity.value == "warning" and f.components == ("triton-ascend", "npu") and "release_note.md" in f.source
+    assert not run("3.2.0", "910B3") and not run("3.2.2", "310P3")

@@ -10,10 +10,11 @@ from typing import Any
 
 from packaging.version import Version
 
-from doctor.checks.facts import installed, origins, pver, val, ver
+from doctor.checks.facts import cann, installed, origins, pver, val, ver
 from doctor.checks.runner import CheckContext, check, skip
-from doctor.knowledge.matrix import MindSpeedRow, mindspeed_rows
-from doctor.knowledge.versions import parse_pkg_version, release
+from doctor.knowledge.matrix import MINDSPEED_UNPAIRED, PTA_CANN, MindSpeedRow, mindspeed_rows, torch_npu_cann
+from doctor.knowledge.mindspeed_llm import mindspeed_llm_row
+from doctor.knowledge.versions import CannVersion, parse_pkg_version, release
 from doctor.report import Finding, finding
 from doctor.snapshot.model import known
 
@@ -118,6 +119,92 @@ def mindspeed_megatron(ctx: CheckContext) -> Iterator[Finding]:
             f"MindSpeed ({why}) is documented with Megatron-core {r.megatron}, this is {mv}",
             evidence={"megatron": mv, "documented": r.megatron}, fix=f"git -C Megatron-LM checkout {r.checkout}",
             source=r.source)
+
+
+@check("mindspeed-llm", "mindspeed",
+       findings=("mindspeed-llm-megatron-mismatch", "mindspeed-llm-mindspeed-mismatch", "mindspeed-llm-cann-pairing",
+                 "mindspeed-llm-torch-pairing"))
+def mindspeed_llm(ctx: CheckContext) -> Iterator[Finding]:
+    """MindSpeed-LLM against its pairing table: the Megatron-core, MindSpeed branch, CANN and PyTorch it names."""
+    snap = ctx.snapshot
+    llm = ver(snap, "mindspeed-llm")
+    row = mindspeed_llm_row(llm)
+    if llm is None:
+        skip("MindSpeed-LLM is not installed (or not known to be)")
+    if row is None:
+        skip(f"MindSpeed-LLM {llm} is not in the pairing table the doctor knows (2.1.0 and older report 0.0.1)")
+    want = Version(row.megatron)
+    mv = _megatron_version(snap)
+    mvp = parse_pkg_version(mv)
+    if mvp is not None and release(mvp, 2) != release(want, 2):
+        yield finding(
+            "mindspeed-llm-megatron-mismatch", "error", ("megatron", "mindspeed"),
+            f"MindSpeed-LLM {llm} is paired with Megatron-core {row.megatron}, Megatron is {mv}",
+            detail="MindSpeed-LLM patches Megatron-LM through MindSpeed's patch manager, by attribute name: another "
+                   "Megatron release fails at import (`RuntimeError: no exist ...` under mindspeed/patch_utils.py).",
+            evidence={"mindspeed-llm": llm, "megatron": mv, "paired": row.megatron},
+            fix=f"git -C Megatron-LM checkout core_v{row.megatron} (the MindSpeed-LLM pairing table's Megatron).",
+            source=f"{row.source}; {SRC_PATCH}")
+    if _mindspeed_present(snap):
+        line, why = _ms_line(snap)
+        git = val(snap.module("mindspeed"), "git")
+        branch = val(git, "branch") if git else None
+        off_line = line is not None and line != release(want, 2)
+        off_branch = isinstance(branch, str) and branch not in row.mindspeed and not off_line
+        if off_line or off_branch:
+            yield finding(
+                "mindspeed-llm-mindspeed-mismatch", "warning", ("mindspeed",),
+                f"MindSpeed-LLM {llm} is paired with MindSpeed {' / '.join(row.mindspeed)}, this MindSpeed is {why}",
+                detail="MindSpeed-LLM imports MindSpeed's features and patches by name; its table pairs each release with one "
+                       "MindSpeed branch.",
+                evidence={"mindspeed-llm": llm, "mindspeed": why, "paired": list(row.mindspeed)},
+                fix=f"git -C MindSpeed checkout {row.mindspeed[0]} && pip install -e MindSpeed", source=row.source)
+    c = cann(snap)
+    if c is not None:
+        rcs = [x for x in (CannVersion.try_parse(s) for s in row.cann) if x is not None]
+        if not any(c[1].series == rc.series or c[1].is_ambiguous_against(rc) for rc in rcs):
+            yield finding(
+                "mindspeed-llm-cann-pairing", "warning", ("mindspeed", "cann"),
+                f"MindSpeed-LLM {llm} is paired with CANN {' / '.join(row.cann)}, this host has CANN {c[0]}",
+                evidence={"mindspeed-llm": llm, "cann": c[0], "paired": list(row.cann)},
+                fix=f"Use the MindSpeed-LLM release its table pairs with CANN {c[0]}.", source=row.source)
+    t = pver(snap, "torch")
+    if t is not None and release(t) != release(Version(row.torch)):
+        yield finding(
+            "mindspeed-llm-torch-pairing", "warning", ("torch", "mindspeed"),
+            f"MindSpeed-LLM {llm} is paired with PyTorch {row.torch}, this is {ver(snap, 'torch')}",
+            evidence={"mindspeed-llm": llm, "torch": ver(snap, "torch"), "paired": row.torch},
+            fix=f"Install torch {row.torch} with its torch-npu.", source=row.source)
+
+
+@check("mindspeed-cann", "mindspeed", findings=("mindspeed-cann-unpaired",))
+def mindspeed_cann(ctx: CheckContext) -> Iterator[Finding]:
+    """A MindSpeed branch next to a CANN or TorchNPU release its compatibility table marks as not pairable ("/")."""
+    snap = ctx.snapshot
+    git = val(snap.module("mindspeed"), "git")
+    branch = val(git, "branch") if git else None
+    rows = [r for r in MINDSPEED_UNPAIRED if r[0] == branch]
+    if not isinstance(branch, str) or not rows:
+        skip("the MindSpeed branch is unknown or has no compatibility table with a \"/\" entry")
+    _, canns, ptas, src = rows[0]
+    c = cann(snap)
+    tn = ver(snap, "torch-npu")
+    tn_cann = torch_npu_cann(tn)
+    pta = next((k for k, v in PTA_CANN.items() if tn_cann and v == tn_cann), None)
+    bad_cann = c is not None and any(c[1].series == CannVersion(x).series for x in canns)
+    bad_pta = pta in ptas
+    if not (bad_cann or bad_pta):
+        return
+    what = " and ".join(x for x in ((f"CANN {c[0]}" if bad_cann and c else ""),
+                                    (f"torch-npu {tn} (TorchNPU {pta})" if bad_pta else "")) if x)
+    yield finding(
+        "mindspeed-cann-unpaired", "warning", ("mindspeed", "cann" if bad_cann else "torch-npu"),
+        f"MindSpeed {branch} cannot be paired with {what}",
+        detail=f"MindSpeed's compatibility tables mark {branch} with CANN {' / '.join(canns)} and TorchNPU "
+               f"{' / '.join(ptas)} as \"/\" (cannot be paired).",
+        evidence={"mindspeed_branch": branch, "cann": c[0] if c else None, "torch-npu": tn},
+        fix="Use the MindSpeed branch released with this CANN / TorchNPU (26.1.0_core_r0.12.1 pairs with CANN 9.1.0).",
+        source=src)
 
 
 @check("mindspeed-repatch", "mindspeed", findings=("mindspeed-no-repatch",))

@@ -5,13 +5,13 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from doctor.checks.facts import absent, installed, npu_host, pver, ver
+from doctor.checks.facts import absent, cann, family, installed, npu_host, pver, ver
 from doctor.checks.runner import CheckContext, check, skip
 from doctor.knowledge.known_bad import KNOWN_BAD
 from doctor.knowledge.missing_api import MISSING_APIS
 from doctor.knowledge.ownership import component_of_distribution
 from doctor.knowledge.releases import release_for
-from doctor.knowledge.versions import pkg_satisfies
+from doctor.knowledge.versions import CannVersion, pkg_satisfies
 from doctor.report import Finding, finding
 from doctor.snapshot.model import Snapshot, known
 
@@ -88,6 +88,42 @@ def triton(ctx: CheckContext) -> Iterator[Finding]:
             source="https://github.com/vllm-project/vllm-ascend/blob/v0.13.0/Dockerfile")
 
 
+@check("triton-ascend-release", "packages", findings=("triton-ascend-cann-pairing", "triton-ascend-chip-unsupported"))
+def triton_ascend_release(ctx: CheckContext) -> Iterator[Finding]:
+    """triton-ascend is cut per CANN release and lists the chips it supports: the installed release is documented for
+    this host's CANN series and chip family."""
+    from doctor.knowledge.triton_ascend import SRC_TA_RELEASE, triton_ascend_canns, triton_ascend_chips
+
+    snap = ctx.snapshot
+    ta, c, fam = ver(snap, "triton-ascend"), cann(snap), family(snap)
+    if ta is None or (c is None and not fam):
+        skip("triton-ascend's version, or both the CANN version and the chip family, are not known")
+    chips = triton_ascend_chips(ta)
+    if chips and fam and fam not in chips:
+        yield finding(
+            "triton-ascend-chip-unsupported", "warning", ("triton-ascend", "npu"),
+            f"triton-ascend {ta} lists Atlas {' / '.join(chips)} as its hardware, this host has {fam} chips",
+            detail="Its release note's compatibility matrix names the hardware products it was released for.",
+            evidence={"triton-ascend": ta, "chip": fam, "supported": list(chips)},
+            fix="Use the triton-ascend release (and CANN) documented for this chip, or run Triton kernels on A2 / A3.",
+            source=SRC_TA_RELEASE)
+    doc = triton_ascend_canns(ta)
+    if c is None or doc is None:
+        return
+    canns, sources = doc
+    rcs = [x for x in (CannVersion.try_parse(s) for s in canns) if x is not None]
+    if any(c[1].series == rc.series or c[1].is_ambiguous_against(rc) for rc in rcs):
+        return
+    yield finding(
+        "triton-ascend-cann-pairing", "warning", ("triton-ascend", "cann"),
+        f"triton-ascend {ta} is documented for CANN {' / '.join(canns)}, this host has CANN {c[0]}",
+        detail="triton-ascend compiles kernels with the bisheng toolchain of the CANN it was released for; MindSpeed-LLM's "
+               "release notes bind triton-ascend to CANN one to one (\"Triton-Ascend版本与CANN版本强绑定\").",
+        evidence={"triton-ascend": ta, "cann": c[0], "documented_cann": list(canns)},
+        fix=f"Install the triton-ascend release paired with CANN {c[0]} (the stack's pin), or the CANN it is paired with.",
+        source="; ".join(sources))
+
+
 @check("numpy", "packages", findings=("numpy2-with-old-torch", "numpy2-with-verl"))
 def numpy(ctx: CheckContext) -> Iterator[Finding]:
     """numpy 2 breaks torch wheels built against numpy 1.x; the NPU stacks pin numpy<2."""
@@ -145,15 +181,23 @@ def known_bad_release(ctx: CheckContext) -> Iterator[Finding]:
         v = ver(snap, row.package)
         if v is None or pkg_satisfies(v, row.spec) is not True or (row.npu_only and not npu_host(snap)):
             continue
+        beside = ver(snap, row.with_package) if row.with_package else None
+        if row.with_package and (beside is None or not any(pkg_satisfies(beside, s) is True for s in row.with_specs)):
+            continue
         use = row.fixed_in or row.instead
         fix = (f"Install {row.package} {row.fixed_in} (the release that fixed it), or a later one paired with this torch "
                "and CANN." if row.fixed_in else
                f"Install {row.package} {row.instead} (the release the upstream that hit it pins), or another release "
-               "outside the broken one.")
+               "outside the broken one.") + (f" {row.fix_note}" if row.fix_note else "")
+        command = f"pip install '{row.package}=={use}' --no-deps" if row.command is None else row.command
+        with_ = f" beside {row.with_package} {beside}" if beside else ""
         yield finding(
-            "package-known-bad-release", "warning", (row.component,), f"{row.package} {v} is a release known to break",
-            detail=f"{row.package} {v}: {row.breaks}.", evidence={"package": row.package, row.package: v, "bad": row.spec},
-            fix=fix, commands=(f"pip install '{row.package}=={use}' --no-deps",), source=row.source)
+            "package-known-bad-release", "warning", (row.component,),
+            f"{row.package} {v} is a release known to break{with_}",
+            detail=f"{row.package} {v}{with_}: {row.breaks}.",
+            evidence={"package": row.package, row.package: v, "bad": row.spec,
+                      **({row.with_package: beside} if beside else {})},
+            fix=fix, commands=(command,) if command else (), source=row.source)
 
 
 def _version_of(snap: Snapshot, name: str) -> str | None:

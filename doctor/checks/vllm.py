@@ -8,14 +8,18 @@ from collections.abc import Iterator
 from packaging.version import Version
 
 from doctor.checks.commands import install_dry_run
-from doctor.checks.facts import cann, env, env_known, env_unset, family, installed, pver, val, ver
+from doctor.checks.facts import cann, driver, env, env_known, env_unset, family, installed, pver, val, ver
 from doctor.checks.runner import CheckContext, check, skip
 from doctor.knowledge.matrix import SRC_VA_MATRIX, SRC_VA_POLICY, VLLM_ASCEND, VllmAscendRow, install_doc, vllm_ascend_row
 from doctor.knowledge.releases import knowledge_fix
 from doctor.knowledge.seed import SEED_RULE_PACKAGES, SEED_RULE_SOURCE, seed_rule_violation
-from doctor.knowledge.versions import CannVersion, pkg_satisfies, release
+from doctor.knowledge.versions import CannVersion, DriverVersion, pkg_satisfies, release
 from doctor.report import Finding, finding
 from doctor.snapshot.model import Snapshot, known
+
+# vllm-ascend's release notes (main, 2026-08-22), every release's section
+_VA_NOTES = ("https://github.com/vllm-project/vllm-ascend/blob/182b75ea84ff13ece27b57391331ef8935410aea/docs/source/"
+             "user_guide/release_notes.md")
 
 
 @check("vllm-cann-minimum", "vllm", findings=("vllm-below-minimum-for-cann",))
@@ -42,7 +46,8 @@ def vllm_cann_minimum(ctx: CheckContext) -> Iterator[Finding]:
 @check("vllm-ascend-matrix", "vllm",
        findings=("vllm-ascend-cann-pairing", "vllm-ascend-chip-unsupported", "vllm-ascend-newer-than-known",
                  "vllm-ascend-python-unsupported", "vllm-ascend-torch-mismatch", "vllm-ascend-torch-npu-pairing",
-                 "vllm-ascend-torch-npu-unreleased-build", "vllm-ascend-vllm-mismatch"))
+                 "vllm-ascend-torch-npu-unreleased-build", "vllm-ascend-triton-ascend-pairing",
+                 "vllm-ascend-vllm-mismatch"))
 def vllm_ascend_matrix(ctx: CheckContext) -> Iterator[Finding]:
     """vllm-ascend's release pins: its vLLM, torch (compiled ops: an ABI pin), torch-npu, CANN and chips."""
     snap = ctx.snapshot
@@ -106,6 +111,19 @@ def vllm_ascend_matrix(ctx: CheckContext) -> Iterator[Finding]:
                 fix=f"pip install torch-npu=={row.torch_npu[2:]} --no-deps (or keep it if your verified stack says so).",
                 source=row.source)
     yield from _unreleased_torch_npu(snap, row, va)
+    tap = pver(snap, "triton-ascend")
+    if tap is not None and row.triton_ascend:
+        pins = (row.triton_ascend, *row.triton_ascend_also)
+        if all(Version(tap.public) != Version(p) for p in pins):
+            yield finding(
+                "vllm-ascend-triton-ascend-pairing", "warning", ("triton-ascend", "vllm-ascend"),
+                f"triton-ascend {ver(snap, 'triton-ascend')} is not the triton-ascend vllm-ascend {va} pins "
+                f"({' / '.join(pins)})",
+                detail="vllm-ascend's Triton kernels are written and tested against the triton-ascend its requirements pin; "
+                       "triton-ascend is also cut per CANN release.",
+                evidence={"triton-ascend": ver(snap, "triton-ascend"), "vllm-ascend": va, "pinned": list(pins)},
+                fix=f"pip install --no-deps triton-ascend=={row.triton_ascend} (from the index the vllm-ascend guide names).",
+                source=row.source)
     c = cann(snap)
     if c is not None and row.cann:
         rcs = [CannVersion(x) for x in row.cann_versions()]
@@ -169,14 +187,48 @@ CHIP_SUPPORT = (
      "(whose 310P build v0.11.0's FAQ calls the stable one)", _FAQ.format("v0.9.1") + "; " + _FAQ.format("v0.10.0rc1")),
     ("910", None, "Ascend 910 / 910 Pro B (first generation) are \"NOT supported yet, unplanned\" in every release",
      _FAQ.format("v0.23.0")),
+    ("310", None, "Atlas 200I A2 (Ascend-cann-kernels-310b: the 310B chips) is \"NOT supported yet, unplanned\" in every "
+     "release", _FAQ.format("v0.23.0")),
     ("950", "0.17.0rc1", "the Ascend 950 (Atlas A5) build target (SOC_VERSION ascend950*) first appears in v0.17.0rc1's "
      "installation guide", "https://github.com/vllm-project/vllm-ascend/blob/v0.17.0rc1/docs/source/installation.md"),
 )
 
 
-@check("vllm-ascend-chip-support", "vllm", findings=("vllm-ascend-release-chip-unsupported",))
+# v0.21.0rc1's release notes: the FULL_AND_PIECEWISE graph mode "Requires HDK 25.5.1+ / CANN 8.5.0+"; its Known Issues:
+# "HDK < 25.5.1 / CANN < 8.5.0 stacks still have the old stream-budget limitation, which may cause graph capture
+# failures or fallback to PIECEWISE mode. Upgrade to HDK 25.5.1+ / CANN 8.5.0+ is recommended."
+_GRAPH_HDK = ("0.21.0rc1", "25.5.1")
+
+
+@check("vllm-ascend-graph-driver", "vllm", findings=("vllm-ascend-graph-driver-old",))
+def vllm_ascend_graph_driver(ctx: CheckContext) -> Iterator[Finding]:
+    """vllm-ascend 0.21.0rc1 and later with a driver (HDK) older than its graph mode's 25.5.1."""
+    snap = ctx.snapshot
+    vp, d = pver(snap, "vllm-ascend"), driver(snap)
+    if vp is None or d is None:
+        skip("vllm-ascend's version or the driver version is not known")
+    first, need = _GRAPH_HDK
+    nd = DriverVersion(need)
+    if Version(vp.public) < Version(first) or d[1].is_ambiguous_against(nd) or not d[1] < nd:
+        return
+    yield finding(
+        "vllm-ascend-graph-driver-old", "warning", ("driver", "vllm-ascend"),
+        f"driver {d[0]} is older than the HDK {need} vllm-ascend {ver(snap, 'vllm-ascend')}'s FULL_AND_PIECEWISE graph "
+        "mode needs",
+        detail="vllm-ascend v0.21.0rc1's release notes: with HDK < 25.5.1 the old stream-budget limitation remains, which "
+               "may cause graph capture failures or a fallback to PIECEWISE mode.",
+        evidence={"driver": d[0], "vllm-ascend": ver(snap, "vllm-ascend"), "recommended": need},
+        fix=f"Upgrade the driver and firmware (HDK) to {need} or newer.", source=_VA_NOTES)
+
+
+# vllm-ascend releases whose release notes tie a chip family's support to a newer CANN than the release's own:
+# (family, release, the CANN it needs)
+_CHIP_CANN = (("310P", "0.18.0", "9.0.0"),)
+
+
+@check("vllm-ascend-chip-support", "vllm", findings=("vllm-ascend-release-chip-unsupported", "vllm-ascend-chip-needs-cann"))
 def vllm_ascend_chip_support(ctx: CheckContext) -> Iterator[Finding]:
-    """The installed vllm-ascend release supports this host's chip family (310P, first-generation 910, 950)."""
+    """The installed vllm-ascend release supports this host's chip family (310P, 310B, first-generation 910, 950)."""
     snap = ctx.snapshot
     vp, fam = pver(snap, "vllm-ascend"), family(snap)
     if vp is None or not isinstance(fam, str) or not fam:
@@ -194,6 +246,17 @@ def vllm_ascend_chip_support(ctx: CheckContext) -> Iterator[Finding]:
             fix=(f"Use vllm-ascend {first} or newer on {chip}." if first else
                  f"Run vllm-ascend on a supported chip (Atlas A2 / A3); {chip} is not supported by any release."),
             source=src)
+    c = cann(snap)
+    for chip, release_, need in _CHIP_CANN:
+        if fam != chip or Version(vp.public) != Version(release_) or c is None or not c[1] < CannVersion(need):
+            continue
+        yield finding(
+            "vllm-ascend-chip-needs-cann", "error", ("vllm-ascend", "cann", "npu"),
+            f"vllm-ascend {ver(snap, 'vllm-ascend')} supports {chip} only with CANN {need}, this host has CANN {c[0]}",
+            detail=f"Its release notes (v{release_} Dependencies): CANN was upgraded to 8.5.1, and \"310P device supporting "
+                   f"... need upgrades CANN version to {need}\".",
+            evidence={"vllm-ascend": ver(snap, "vllm-ascend"), "chip": chip, "cann": c[0], "needs": need},
+            fix=f"Install CANN {need} (toolkit, ops and NNAL) for {chip}.", source=_VA_NOTES)
 
 _DEVICE_TYPES = {"A2": "A2", "A3": "A3", "_310P": "310P", "310P": "310P", "A5": "950"}
 
@@ -226,7 +289,7 @@ def vllm_ascend_build(ctx: CheckContext) -> Iterator[Finding]:
 
 
 @check("vllm-ascend-runtime-env", "vllm",
-       findings=("vllm-ascend-sleep-expandable-segments", "vllm-version-unparseable"))
+       findings=("vllm-ascend-sleep-expandable-segments", "vllm-version-unparseable", "vllm-ascend-v0-engine"))
 def vllm_ascend_runtime_env(ctx: CheckContext) -> Iterator[Finding]:
     """Settings vllm-ascend cannot combine: sleep mode with expandable segments; dev vLLM without VLLM_VERSION."""
     snap = ctx.snapshot
@@ -245,6 +308,7 @@ def vllm_ascend_runtime_env(ctx: CheckContext) -> Iterator[Finding]:
             evidence={"PYTORCH_NPU_ALLOC_CONF": conf},
             fix='export PYTORCH_NPU_ALLOC_CONF="expandable_segments:False" when vLLM sleep mode (free_cache_engine) is on.',
             source="https://github.com/modelscope/ms-swift/issues/6636")
+    yield from _v0_engine(snap)
     vl = ver(snap, "vllm")
     vlp = pver(snap, "vllm")
     if vl is not None and (vlp is None or vlp.is_devrelease) and env_unset(snap, "VLLM_VERSION"):
@@ -254,6 +318,29 @@ def vllm_ascend_runtime_env(ctx: CheckContext) -> Iterator[Finding]:
             detail="vllm-ascend's vllm_version_is() raises InvalidVersion for dev/editable vLLM builds.",
             evidence={"vllm": vl}, fix="export VLLM_VERSION=<the vLLM release you built, e.g. 0.13.0>",
             source="https://github.com/vllm-project/vllm-ascend/blob/v0.13.0/docs/source/faqs.md")
+
+
+def _v0_engine(snap: Snapshot) -> Iterator[Finding]:
+    """VLLM_USE_V1=0 asks vLLM for its V0 engine. vllm-ascend's release notes: v0.9.1 "V0 Engine is not supported from
+    this release. Please always set VLLM_USE_V1=1"; v0.10.0rc1 "V0 is completely removed" (v0.9.2rc1 was the last
+    release with V0). From v0.11 vLLM itself dropped the variable (vllm-ascend PR 4086), so there it only does nothing."""
+    raw = env(snap, "VLLM_USE_V1")
+    vp = pver(snap, "vllm-ascend")
+    if raw is None or raw.strip().lower() not in ("0", "false") or vp is None:
+        return
+    pub = Version(vp.public)
+    if not ((release(pub) == (0, 9, 1) and pub.pre is None) or pub >= Version("0.10.0rc1")):
+        return
+    gone = pub >= Version("0.11.0rc0")
+    yield finding(
+        "vllm-ascend-v0-engine", "warning" if gone else "error", ("env", "vllm-ascend"),
+        f"VLLM_USE_V1={raw} asks for vLLM's V0 engine, which vllm-ascend {ver(snap, 'vllm-ascend')} does not support",
+        detail=("vLLM removed VLLM_USE_V1 (vllm-ascend dropped it too): the setting does nothing and V1 runs."
+                if gone else "vllm-ascend removed its V0 engine support (release notes of v0.9.1 and v0.10.0rc1); only "
+                "the V1 engine works."),
+        evidence={"VLLM_USE_V1": raw, "vllm-ascend": ver(snap, "vllm-ascend")},
+        fix="unset VLLM_USE_V1 (or export VLLM_USE_V1=1)",
+        source=f"{_VA_NOTES}" + ("; https://github.com/vllm-project/vllm-ascend/pull/4086" if gone else ""))
 
 
 # HCCL's own default for HCCL_BUFFSIZE, in MB; vllm-ascend's MoE dispatch/combine kernels carve their windows

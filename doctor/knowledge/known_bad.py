@@ -5,6 +5,9 @@ the release to install instead (`fixed_in`: the release that fixed it; or, when 
 `instead` that the upstream which hit the breakage pins), and the thread that established it. A row only says
 "this build is known to break X"; the check reports it as a warning, since the breakage needs the feature the
 thread used. `npu_only` rows break only on Ascend and are judged only where something says the host is one.
+`with_package` rows are known-bad only next to one of the named releases of another package (a vllm-ascend release
+note that lists the breakage as a known issue of that release); `command` is the install line when the release to
+use is not on PyPI ("" for none: the fix text says where the wheel is).
 """
 
 from __future__ import annotations
@@ -22,6 +25,17 @@ class KnownBad:
     source: str
     npu_only: bool = False
     instead: str = ""
+    with_package: str = ""
+    with_specs: tuple[str, ...] = ()  # any of them (PEP 440 specifiers) on `with_package`
+    command: str | None = None  # None: pip install '<package>==<fixed_in or instead>' --no-deps
+    fix_note: str = ""
+
+
+# vllm-ascend's release notes (main, 2026-08-22): the v0.18.0 "Dependencies" and the v0.18.0rc1 / v0.19.1rc1
+# "Known Issues" sections
+_VA_NOTES = ("https://github.com/vllm-project/vllm-ascend/blob/182b75ea84ff13ece27b57391331ef8935410aea/docs/source/"
+             "user_guide/release_notes.md")
+_VA_OBS = "https://vllm-ascend.obs.cn-north-4.myhuaweicloud.com/vllm-ascend/"
 
 
 KNOWN_BAD: tuple[KnownBad, ...] = (
@@ -40,4 +54,26 @@ KNOWN_BAD: tuple[KnownBad, ...] = (
              "", "https://github.com/verl-project/verl/pull/2291; https://github.com/huggingface/transformers/pull/39166; "
              "https://github.com/verl-project/verl/blob/v0.5.0/requirements-npu.txt",
              npu_only=True, instead="4.52.4"),
+    KnownBad("triton-ascend", "==3.2.0", "triton-ascend",
+             "vllm-ascend lists it as a known issue of this release: triton-ascend may fail to compile with a g++ internal "
+             "compiler error (Segmentation fault); the workaround is triton-ascend 3.2.0.dev20260322 and clearing the "
+             "Triton cache (rm -rf ~/.triton/cache/*)",
+             "", f"{_VA_NOTES}; https://github.com/vllm-project/vllm-ascend/issues/7782", instead="3.2.0.dev20260322",
+             with_package="vllm-ascend", with_specs=("==0.18.0rc1", "==0.18.0", "==0.19.1rc1"), command="",
+             fix_note=f"It is not on PyPI: the release notes link the wheel ({_VA_OBS}triton_ascend-3.2.0.dev20260322-"
+                      "<cpXY>-<cpXY>-manylinux_2_27_<arch>.manylinux_2_28_<arch>.whl). Then rm -rf ~/.triton/cache/*."),
+    KnownBad("torch-npu", "==2.9.0", "torch-npu",
+             "vllm-ascend's release notes for this release ask to upgrade it to 2.9.0.post1+git4c901a4 \"because of some "
+             "known issue\"",
+             "", _VA_NOTES, instead="2.9.0.post1+git4c901a4",
+             with_package="vllm-ascend", with_specs=("==0.18.0", "==0.19.1rc1"), command="",
+             fix_note=f"It is not on PyPI: the release notes link the wheel ({_VA_OBS}torch_npu-2.9.0.post1%2Bgit4c901a4-"
+                      "<cpXY>-<cpXY>-manylinux_2_28_<arch>.whl)."),
+    # v0.7.3rc1 "Pin modelscope<1.23.0 on vLLM v0.7.3 to resolve: vllm PR 13807"; v0.7.3.post1 "Add the note to clear
+    # that only modelscope<1.23.0 works with 0.7.3" (vllm-ascend PR 954)
+    KnownBad("modelscope", ">=1.23.0", "vllm",
+             "vllm-ascend's release notes: only modelscope<1.23.0 works with 0.7.3 (vLLM v0.7.3's model loading from "
+             "ModelScope breaks with 1.23.0, https://github.com/vllm-project/vllm/pull/13807)",
+             "", f"{_VA_NOTES}; https://github.com/vllm-project/vllm-ascend/pull/954", instead="<1.23.0",
+             with_package="vllm-ascend", with_specs=(">=0.7.3rc1,<0.7.4",), command="pip install 'modelscope<1.23.0'"),
 )

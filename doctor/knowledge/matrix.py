@@ -47,6 +47,7 @@ class VllmAscendRow:
     torch_npu_also: tuple[str, ...] = ()
     cann_also: tuple[str, ...] = ()
     triton_ascend: str | None = None
+    triton_ascend_also: tuple[str, ...] = ()  # another triton-ascend a source gives for it (the matrix, release notes)
     branch: str | None = None  # a release-branch row: builds of `branch` after its last tag
     note: str = ""
     # the unreleased torch-npu nightly the tag's installation.md installs by hand ("vllm-ascend relies on an
@@ -129,17 +130,20 @@ VLLM_ASCEND: tuple[VllmAscendRow, ...] = (
        note="The tag's own matrix says CANN 8.5.0; later matrices and its Dockerfile say 8.5.1."),
     _r("0.17.0rc1", "0.17.0", _P310, "8.5.1", "==2.9.0", "==2.9.0", triton_ascend="3.2.0"),
     _r("0.18.0rc1", "0.18.0", _P310, "8.5.1", "==2.9.0", "==2.9.0", triton_ascend="3.2.0",
-       torch_npu_also=("2.9.0.post1+git4c901a4",),
+       torch_npu_also=("2.9.0.post1+git4c901a4",), triton_ascend_also=("3.2.0.dev20260322",),
        note="The v0.18.0 tag's matrix gives rc1 torch-npu 2.9.0.post1+git4c901a4; requirements.txt pins 2.9.0."),
     _r("0.18.0", "0.18.0", _P310, "8.5.1", "==2.9.0", "==2.9.0", triton_ascend="3.2.0",
-       torch_npu_also=("2.9.0.post1+git4c901a4",),
+       torch_npu_also=("2.9.0.post1+git4c901a4",), triton_ascend_also=("3.2.0.dev20260322",),
        note="requirements.txt pins torch-npu==2.9.0 and triton-ascend==3.2.0; the matrix says 2.9.0.post1+git4c901a4 "
             "and 3.2.0.dev20260322."),
     _r("0.18.1.dev0", "0.18.0", _P310, "9.0.0", "==2.9.0", "==2.9.0.post2", triton_ascend="3.2.1", branch="releases/v0.18.0",
        source="https://github.com/vllm-project/vllm-ascend/tree/a2796db45beb541a52aaaa35ff3da4863c91f62a",
        note="Builds of the releases/v0.18.0 branch after v0.18.0 (they report 0.18.1.devN): a2796db45 (2026-05-20) "
             "re-pinned torch-npu 2.9.0.post2, triton-ascend 3.2.1 and CANN 9.0.0, before verl v0.8.0 cloned the branch."),
-    _r("0.19.1rc1", "0.19.1", _P310, "8.5.1", "==2.9.0", "==2.9.0", triton_ascend="3.2.0"),
+    _r("0.19.1rc1", "0.19.1", _P310, "8.5.1", "==2.9.0", "==2.9.0", triton_ascend="3.2.0",
+       triton_ascend_also=("3.2.0.dev20260322",),
+       note="Its release notes' Known Issues give triton-ascend 3.2.0.dev20260322 as the workaround for a g++ internal "
+            "compiler error of 3.2.0."),
     _r("0.20.2rc1", "0.20.2", _P310, "9.0.0", "==2.10.0", "==2.10.0", triton_ascend="3.2.1"),
     _r("0.21.0rc1", "0.21.0", _P313, "9.0.0", "==2.10.0", "==2.10.0", triton_ascend="3.2.1"),
     _r("0.22.1rc1", "0.22.1", _P313, "9.0.0", "==2.10.0", "==2.10.0", triton_ascend="3.2.1"),
@@ -433,6 +437,13 @@ MINDSPEED_MEGATRON: tuple[MindSpeedRow, ...] = (
                  readme_checkout="core_r0.17.1"),
     MindSpeedRow("core_r0.18.0", "0.12.1", "0.17.1", "core_v0.17.1", _ms("4213c91313fe4de6da12794109515f6275572750"), _R017,
                  readme_checkout="core_r0.17.1"),
+)
+
+
+# MindSpeed Core's compatibility tables (release_notes_core.md "版本兼容性说明", where "/" means cannot be paired): per
+# branch, the CANN releases and the TorchNPU releases (PTA_CANN keys) its tables mark "/".
+MINDSPEED_UNPAIRED: tuple[tuple[str, tuple[str, ...], tuple[str, ...], str], ...] = (
+    ("26.0.0_core_r0.12.1", ("9.1.0",), ("26.1.0",), _MS_NOTES),
 )
 
 

@@ -79,3 +79,64 @@ def test_reported_version_alone_accepts_every_branch_that_reports_it():
     for megatron in ("0.12.1", "0.17.1"):
         assert "mindspeed-megatron-mismatch" not in found(_ms(None, "0.12.1", megatron))
     assert found(_ms(None, "0.12.1", "0.16.2"))["mindspeed-megatron-mismatch"] == "error"
+
+
+def test_mindspeed_llm_is_judged_against_its_pairing_table():
+    """MindSpeed-LLM's table (README at 2.3.0; release notes on master): 2.2.0 / 2.3.0 / the 26.x branches (which
+    report 26.0.0dev0) pair with Megatron core_v0.12.1, MindSpeed X_core_r0.12.1, PyTorch 2.7.1 and CANN 8.3.RC1 /
+    8.5.0 / 8.3 to 9.1. Another Megatron line is an error (MindSpeed's patch manager patches by name); another MindSpeed
+    branch, CANN series or PyTorch a warning; a MindSpeed-LLM reporting 0.0.1 (2.1.0 and older) is not judged."""
+    from doctor.checks.diagnose import diagnose
+    from doctor.snapshot.model import snapshot_from_dict
+
+    def run(llm: str, megatron: str | None = None, cann: str | None = None, torch: str | None = None,
+            ms_branch: str | None = None) -> dict:
+        pkgs: dict = {"mindspeed-llm": {"version": llm}}
+        if megatron:
+            pkgs["megatron-core"] = {"version": megatron}
+        if torch:
+            pkgs["torch"] = {"version": torch}
+        doc: dict = {"schema": "doctor.snapshot/1", "packages": pkgs}
+        if ms_branch:
+            pkgs["mindspeed"] = {"version": "0.12.1"}
+            doc["modules"] = {"mindspeed": {"version": "0.12.1", "git": {"branch": ms_branch}}}
+        if cann:
+            doc["ascend"] = {"toolkit": {"version": cann}}
+        fs = diagnose([(None, snapshot_from_dict(doc), None)]).findings
+        return {f.id: f for f in fs if f.id.startswith("mindspeed-llm-")}
+
+    f = run("2.3.0", megatron="0.8.0")["mindspeed-llm-megatron-mismatch"]
+    assert f.severity.value == "error" and f.components == ("megatron", "mindspeed") and "core_v0.12.1" in f.fix.text
+    assert "MindSpeed-LLM/blob/" in f.source and "patch_utils" in f.source
+    assert not run("2.3.0", megatron="0.12.1") and not run("26.0.0dev0", megatron="0.12.0")
+    w = run("2.3.0", cann="8.3.RC1", torch="2.6.0", ms_branch="2.2.0_core_r0.12.1")
+    assert set(w) == {"mindspeed-llm-cann-pairing", "mindspeed-llm-torch-pairing", "mindspeed-llm-mindspeed-mismatch"}
+    assert all(x.severity.value == "warning" for x in w.values())
+    assert "mindspeed-llm-mindspeed-mismatch" in run("2.2.0", ms_branch="core_r0.16.0")
+    assert not run("2.3.0", cann="8.5.0", torch="2.7.1+cpu", ms_branch="2.3.0_core_r0.12.1")
+    assert not run("26.0.0dev0", cann="9.1.0", ms_branch="26.1.0_core_r0.12.1")
+    assert not run("0.0.1", megatron="0.16.0", cann="7.0.0")
+
+
+def test_a_mindspeed_branch_next_to_a_cann_its_compatibility_table_marks_unpairable():
+    """MindSpeed's release_notes_core.md: 26.0.0_core_r0.12.1 with CANN 9.1.0 or TorchNPU 26.1.0 is "/" (cannot be
+    paired); 26.1.0_core_r0.12.1 pairs with both. A warning naming what is off; other branches are not judged."""
+    from doctor.checks.diagnose import diagnose
+    from doctor.snapshot.model import snapshot_from_dict
+
+    def run(branch: str, cann: str | None = None, torch_npu: str | None = None) -> list:
+        pkgs: dict = {"mindspeed": {"version": "0.12.1"}}
+        if torch_npu:
+            pkgs["torch-npu"] = {"version": torch_npu}
+        doc: dict = {"schema": "doctor.snapshot/1", "packages": pkgs,
+                     "modules": {"mindspeed": {"version": "0.12.1", "git": {"branch": branch}}}}
+        if cann:
+            doc["ascend"] = {"toolkit": {"version": cann}}
+        return [f for f in diagnose([(None, snapshot_from_dict(doc), None)]).findings if f.id == "mindspeed-cann-unpaired"]
+
+    (f,) = run("26.0.0_core_r0.12.1", cann="9.1.0")
+    assert f.severity.value == "warning" and f.components == ("mindspeed", "cann") and "release_notes_core.md" in f.source
+    (g,) = run("26.0.0_core_r0.12.1", torch_npu="2.7.1.post8")  # 2.7.1.post8 is TorchNPU 26.1.0 (CANN 9.1.0)
+    assert g.components == ("mindspeed", "torch-npu") and "26.1.0" in g.title
+    assert not run("26.0.0_core_r0.12.1", cann="9.0.0", torch_npu="2.7.1.post4")
+    assert not run("26.1.0_core_r0.12.1", cann="9.1.0") and not run("2.3.0_core_r0.12.1", cann="9.1.0")

@@ -109,3 +109,88 @@ def test_a_release_known_to_break_only_on_npu_is_judged_only_on_an_ascend_host()
     assert "package-known-bad-release" not in found(bare(packages={"transformers": {"version": "4.53.0"}}))
     assert "package-known-bad-release" not in found(bare(packages={"transformers": {"version": "4.52.4"},
                                                                   "torch-npu": {"version": "2.5.1"}}))
+
+
+def test_triton_ascend_is_judged_against_the_cann_release_it_was_cut_for():
+    """triton-ascend's installation guide pairs 3.2.0 with CANN 8.5.0 and 3.2.0rc4 with 8.3.RC1/8.3.RC2; MindSpeed-LLM's
+    pairing table gives 3.2.1 -> CANN 9.0.0 and 3.2.2 -> 9.1.0 and binds triton-ascend to CANN one to one. Off the
+    series it is a warning naming the documented CANN; a CANN a vllm-ascend matrix pairs it with is accepted (3.2.1 on
+    9.0.1: vllm-ascend 0.23.0rc1); a release no source names, or an unknown CANN, is not judged."""
+    from doctor.checks.diagnose import diagnose
+    from doctor.snapshot.model import snapshot_from_dict
+
+    def run(ta: str, cann: str | None) -> list:
+        doc: dict = {"schema": "doctor.snapshot/1", "packages": {"triton-ascend": {"version": ta}}}
+        if cann:
+            doc["ascend"] = {"toolkit": {"version": cann}}
+        return [f for f in diagnose([(None, snapshot_from_dict(doc), None)]).findings
+                if f.id == "triton-ascend-cann-pairing"]
+
+    (f,) = run("3.2.0", "9.0.0")
+    assert f.severity.value == "warning" and f.components == ("triton-ascend", "cann")
+    assert "8.5.0" in f.title and "triton-lang/triton-ascend/blob/" in f.source
+    (g,) = run("3.2.1", "8.5.0")
+    assert "9.0.0" in g.title and "MindSpeed-LLM" in g.source
+    assert run("3.2.2", "8.3.RC1") and run("3.2.0rc4", "9.1.0")
+    for ok in (("3.2.0", "8.5.0"), ("3.2.0", "8.5.1"), ("3.2.0rc4", "8.3.RC2"), ("3.2.1", "9.0.1"), ("3.2.2", "9.1.0"),
+               ("3.2.2", "9.2.0"), ("3.2.0.dev20260322", "9.1.0"), ("9.9.9", "8.3.RC1"), ("3.2.0", None)):
+        assert not run(*ok), ok
+
+
+def test_a_release_a_vllm_ascend_release_note_lists_as_a_known_issue_is_judged_beside_that_release_only():
+    """vllm-ascend's release notes: v0.18.0rc1 / v0.19.1rc1 list a g++ internal compiler error of triton-ascend 3.2.0
+    (workaround 3.2.0.dev20260322, issue 7782); v0.18.0 / v0.19.1rc1 ask to upgrade torch-npu 2.9.0 to
+    2.9.0.post1+git4c901a4 "because of some known issue". Beside those releases it is a warning whose fix names the
+    off-PyPI wheel (no pip line that would fail); beside another vllm-ascend, or alone, it is not reported."""
+    from doctor.checks.diagnose import diagnose
+    from doctor.snapshot.model import snapshot_from_dict
+
+    def bad(**pkgs: str) -> list:
+        doc = {"schema": "doctor.snapshot/1", "packages": {k.replace("_", "-"): {"version": v} for k, v in pkgs.items()}}
+        return [f for f in diagnose([(None, snapshot_from_dict(doc), None)]).findings if f.id == "package-known-bad-release"]
+
+    (f,) = bad(triton_ascend="3.2.0", vllm_ascend="0.19.1rc1")
+    assert f.severity.value == "warning" and f.components == ("triton-ascend",)
+    assert "internal compiler error" in f.detail and "3.2.0.dev20260322" in f.fix.text and not f.fix.commands
+    assert "release_notes.md" in f.source and "issues/7782" in f.source
+    (g,) = bad(torch_npu="2.9.0", vllm_ascend="0.18.0")
+    assert g.components == ("torch-npu",) and "2.9.0.post1+git4c901a4" in g.fix.text and "vllm-ascend 0.18.0" in g.title
+    assert bad(triton_ascend="3.2.0", vllm_ascend="0.18.0rc1")
+    assert not bad(triton_ascend="3.2.0", vllm_ascend="0.13.0")
+    assert not bad(triton_ascend="3.2.0")
+    assert not bad(torch_npu="2.9.0", vllm_ascend="0.18.0rc1")
+    assert not bad(torch_npu="2.9.0.post1+git4c901a4", vllm_ascend="0.18.0")
+
+
+def test_modelscope_1_23_beside_vllm_ascend_0_7_3_is_known_bad():
+    """vllm-ascend's release notes: v0.7.3rc1 pins modelscope<1.23.0 on vLLM v0.7.3 (vllm pull 13807) and v0.7.3.post1
+    notes that only modelscope<1.23.0 works with 0.7.3. A warning beside vllm-ascend 0.7.3*, not beside 0.8.4."""
+    from doctor.checks.diagnose import diagnose
+    from doctor.snapshot.model import snapshot_from_dict
+
+    def bad(ms: str, va: str) -> list:
+        doc = {"schema": "doctor.snapshot/1",
+               "packages": {"modelscope": {"version": ms}, "vllm-ascend": {"version": va}}}
+        return [f for f in diagnose([(None, snapshot_from_dict(doc), None)]).findings if f.id == "package-known-bad-release"]
+
+    (f,) = bad("1.23.1", "0.7.3.post1")
+    assert f.components == ("vllm",) and f.fix.commands == ("pip install 'modelscope<1.23.0'",)
+    assert "vllm/pull/13807" in f.detail and "vllm-ascend/pull/954" in f.source
+    assert bad("1.23.0", "0.7.3rc2") and not bad("1.22.0", "0.7.3") and not bad("1.25.0", "0.8.4rc1")
+
+
+def test_triton_ascend_on_a_chip_its_release_matrix_does_not_list():
+    """triton-ascend's release note: 3.2.0's compatibility matrix lists Atlas A2/A3 as its hardware products. On a 310P
+    host it is a warning; on A2, or for a release whose hardware the doctor has not read, nothing."""
+    from doctor.checks.diagnose import diagnose
+    from doctor.snapshot.model import snapshot_from_dict
+
+    def run(ta: str, chip: str) -> list:
+        doc = {"schema": "doctor.snapshot/1", "packages": {"triton-ascend": {"version": ta}},
+               "ascend": {"devices": [{"id": 0, "chip": chip}]}}
+        return [f for f in diagnose([(None, snapshot_from_dict(doc), None)]).findings
+                if f.id == "triton-ascend-chip-unsupported"]
+
+    (f,) = run("3.2.0", "310P3")
+    assert f.severity.value == "warning" and f.components == ("triton-ascend", "npu") and "release_note.md" in f.source
+    assert not run("3.2.0", "910B3") and not run("3.2.2", "310P3")

@@ -169,3 +169,99 @@ def test_the_unreleased_torch_npu_rows_cite_their_tags_installation_guide():
     (f,) = [f for f in diagnose([(None, snap, None)]).findings if f.id == "vllm-ascend-torch-npu-unreleased-build"]
     assert f.components[:2] == ("torch-npu", "vllm-ascend") and "2.5.1.dev20250320" in f.title
     assert f.source == "https://github.com/vllm-project/vllm-ascend/blob/v0.7.3rc2/docs/source/installation.md"
+
+
+def test_vllm_use_v1_zero_is_judged_by_the_vllm_ascend_release_that_dropped_v0():
+    """vllm-ascend's release notes: v0.9.1 "V0 Engine is not supported from this release. Please always set
+    VLLM_USE_V1=1", v0.10.0rc1 "V0 is completely removed" (v0.9.2rc1, out of version order, still had it). On those
+    releases VLLM_USE_V1=0 is an error; from v0.11 vLLM dropped the variable (vllm-ascend PR 4086): a warning that it
+    does nothing. Unset, =1, or an older vllm-ascend: nothing."""
+    from doctor.checks.diagnose import diagnose
+    from doctor.snapshot.model import snapshot_from_dict
+
+    def v0(va: str, value: str | None = "0") -> list:
+        doc = {"schema": "doctor.snapshot/1", "packages": {"vllm-ascend": {"version": va}},
+               "env": {"VLLM_USE_V1": value} if value is not None else {}}
+        return [f for f in diagnose([(None, snapshot_from_dict(doc), None)]).findings if f.id == "vllm-ascend-v0-engine"]
+
+    (f,) = v0("0.10.0rc1")
+    assert f.severity.value == "error" and f.components == ("env", "vllm-ascend") and "release_notes.md" in f.source
+    assert v0("0.9.1")[0].severity.value == "error"
+    (g,) = v0("0.13.0")
+    assert g.severity.value == "warning" and "pull/4086" in g.source
+    for quiet in (("0.9.2rc1", "0"), ("0.7.3", "0"), ("0.9.1rc1", "0"), ("0.10.0rc1", "1"), ("0.13.0", None)):
+        assert not v0(*quiet), quiet
+
+
+def test_vllm_ascend_0_18_0_supports_310p_only_with_the_cann_its_release_notes_name():
+    """vllm-ascend v0.18.0's release notes (Dependencies): CANN upgraded to 8.5.1, "310P device supporting ... need
+    upgrades CANN version to 9.0.0". On a 310P with an older CANN it is an error; with 9.0.0, on A2, or with another
+    vllm-ascend release it is not reported."""
+    from doctor.checks.diagnose import diagnose
+    from doctor.snapshot.model import snapshot_from_dict
+
+    def run(va: str, chip: str, cann: str) -> list:
+        doc = {"schema": "doctor.snapshot/1", "packages": {"vllm-ascend": {"version": va}},
+               "ascend": {"toolkit": {"version": cann}, "devices": [{"id": 0, "chip": chip}]}}
+        return [f for f in diagnose([(None, snapshot_from_dict(doc), None)]).findings
+                if f.id == "vllm-ascend-chip-needs-cann"]
+
+    (f,) = run("0.18.0", "310P3", "8.5.1")
+    assert f.severity.value == "error" and f.components == ("vllm-ascend", "cann", "npu") and "9.0.0" in f.title
+    assert "release_notes.md" in f.source
+    assert not run("0.18.0", "310P3", "9.0.0") and not run("0.18.0", "910B3", "8.5.1")
+    assert not run("0.19.1rc1", "310P3", "8.5.1")
+
+
+def test_vllm_ascend_graph_mode_with_a_driver_older_than_its_release_notes_recommend():
+    """vllm-ascend v0.21.0rc1's release notes: FULL_AND_PIECEWISE "Requires HDK 25.5.1+"; below it graph capture may
+    fail or fall back to PIECEWISE (Known Issues, "upgrade ... is recommended"): a warning from 0.21.0rc1 on."""
+    from doctor.checks.diagnose import diagnose
+    from doctor.snapshot.model import snapshot_from_dict
+
+    def run(va: str, drv: str) -> list:
+        doc = {"schema": "doctor.snapshot/1", "packages": {"vllm-ascend": {"version": va}},
+               "ascend": {"driver": {"version": drv}}}
+        return [f for f in diagnose([(None, snapshot_from_dict(doc), None)]).findings
+                if f.id == "vllm-ascend-graph-driver-old"]
+
+    (f,) = run("0.22.1rc1", "25.2.0")
+    assert f.severity.value == "warning" and f.components == ("driver", "vllm-ascend") and "25.5.1" in f.title
+    assert "release_notes.md" in f.source
+    assert not run("0.22.1rc1", "25.5.1") and not run("0.22.1rc1", "26.0.rc1") and not run("0.20.2rc1", "25.2.0")
+
+
+def test_vllm_ascend_on_an_atlas_200i_a2_310b_chip_is_unsupported_in_every_release():
+    """vllm-ascend's FAQ at every tag from v0.7.3 to v0.23.0: "Atlas 200I A2 (Ascend-cann-kernels-310b) unplanned yet"
+    among the series NOT supported."""
+    from doctor.checks.diagnose import diagnose
+    from doctor.snapshot.model import snapshot_from_dict
+
+    def run(va: str, soc: str) -> list:
+        doc = {"schema": "doctor.snapshot/1", "packages": {"vllm-ascend": {"version": va}},
+               "ascend": {"devices": [{"id": 0, "soc": soc}]}}
+        return [f for f in diagnose([(None, snapshot_from_dict(doc), None)]).findings
+                if f.id == "vllm-ascend-release-chip-unsupported"]
+
+    (f,) = run("0.23.0", "Ascend310B4")
+    assert f.severity.value == "error" and "310" in f.title and "faqs.md" in f.source and "200I A2" in f.detail
+    assert not run("0.23.0", "Ascend910B3")
+
+
+def test_vllm_ascend_is_judged_against_the_triton_ascend_its_release_pins():
+    """The release matrix's Triton Ascend column / requirements.txt: vllm-ascend 0.13.0 pins triton-ascend 3.2.0,
+    0.20.2rc1 3.2.1, 0.23.0 3.2.2; 0.18.0 also accepts the 3.2.0.dev20260322 its release notes name. Another one is a
+    warning; a release with no triton-ascend pin (0.11.0) is not judged."""
+    from doctor.checks.diagnose import diagnose
+    from doctor.snapshot.model import snapshot_from_dict
+
+    def run(va: str, ta: str) -> list:
+        doc = {"schema": "doctor.snapshot/1", "packages": {"vllm-ascend": {"version": va}, "triton-ascend": {"version": ta}}}
+        return [f for f in diagnose([(None, snapshot_from_dict(doc), None)]).findings
+                if f.id == "vllm-ascend-triton-ascend-pairing"]
+
+    (f,) = run("0.20.2rc1", "3.2.0")
+    assert f.severity.value == "warning" and f.components == ("triton-ascend", "vllm-ascend") and "3.2.1" in f.title
+    assert run("0.13.0", "3.2.1") and run("0.23.0", "3.2.1")
+    for ok in (("0.13.0", "3.2.0"), ("0.18.0", "3.2.0.dev20260322"), ("0.23.0", "3.2.2"), ("0.11.0", "3.2.0rc4")):
+        assert not run(*ok), ok

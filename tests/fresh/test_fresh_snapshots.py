@@ -13,13 +13,16 @@ from tests.corpus.corpus import CATEGORIES, load, load_file
 from tests.fresh import score_check
 from tests.fresh.score_check import SNAPSHOTS, SNAPSHOTS2
 
+SNAPSHOTS3 = SNAPSHOTS.parent / "snapshots3.toml"
+
 if sys.version_info >= (3, 11):
     import tomllib
 else:  # pragma: no cover
     import tomli as tomllib
 
 
-@pytest.mark.parametrize(("path", "size"), [(SNAPSHOTS, 15), (SNAPSHOTS2, 14)], ids=["set1", "set2"])
+@pytest.mark.parametrize(("path", "size"), [(SNAPSHOTS, 15), (SNAPSHOTS2, 14), (SNAPSHOTS3, 12)],
+                         ids=["set1", "set2", "set3"])
 def test_fresh_snapshots_load_and_are_valid(path, size):
     reports = load_file(path)
     assert len(reports) >= size
@@ -31,7 +34,7 @@ def test_fresh_snapshots_load_and_are_valid(path, size):
     assert len({r.url for r in reports}) == len(reports)
 
 
-@pytest.mark.parametrize("path", [SNAPSHOTS, SNAPSHOTS2], ids=["set1", "set2"])
+@pytest.mark.parametrize("path", [SNAPSHOTS, SNAPSHOTS2, SNAPSHOTS3], ids=["set1", "set2", "set3"])
 def test_fresh_snapshots_are_not_in_the_corpus_nor_the_fresh_log_sets(path):
     fresh = load_file(path)
     mined = load()
@@ -48,3 +51,10 @@ def test_the_two_snapshot_sets_do_not_overlap_and_the_scorer_takes_either():
     assert not {r.url for r in first} & {r.url for r in second}
     assert not {r.id for r in first} & {r.id for r in second}
     assert score_check.main(["nope.toml"]) == 2 and score_check.main(["a", "b"]) == 2
+
+
+def test_the_third_snapshot_set_overlaps_neither_earlier_set():
+    third = load_file(SNAPSHOTS3)
+    earlier = load_file(SNAPSHOTS) + load_file(SNAPSHOTS2)
+    assert not {r.url for r in third} & {r.url for r in earlier}
+    assert not {r.id for r in third} & {r.id for r in earlier}

@@ -1,0 +1,49 @@
+"""MindSpeed-LLM releases and the stack their pairing table ("软件版本配套表") documents.
+
+A MindSpeed-LLM install is known by the version its setup.py reports: 2.2.0 and 2.3.0 report themselves; the
+26.0.0 and 26.1.0 branches (and master) all report 26.0.0dev0, so that row is the union of their table rows and their
+compatibility tables (CANN 8.3 to 9.1); 2.1.0 and older report 0.0.1 and are not judged. MindSpeed-LLM patches
+Megatron-LM through MindSpeed's patch manager, which patches Megatron attributes by name.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from packaging.version import Version
+
+from doctor.knowledge.versions import parse_pkg_version
+
+# MindSpeed-LLM's README on the 2.3.0 branch: the table with the 2.1.0, 2.2.0 and 2.3.0 rows
+SRC_LLM_README_230 = "https://github.com/Ascend/MindSpeed-LLM/blob/62d4640b977443db69121fcabf71ea40c98de063/README.md"
+# its release notes on master (2026-08-21): table 1 (26.0.0, 26.1.0) and the TorchNPU / CANN compatibility tables
+SRC_LLM_NOTES = ("https://github.com/Ascend/MindSpeed-LLM/blob/c77308a14bfcb1aa7ca61da9c1aa24a893cb1b91/"
+                 "docs/zh/release_notes_llm.md")
+
+
+@dataclass(frozen=True)
+class MindSpeedLlmRow:
+    reports: str  # the version its setup.py reports
+    branches: tuple[str, ...]  # the MindSpeed-LLM branches that report it
+    mindspeed: tuple[str, ...]  # the MindSpeed branches the table pairs them with
+    megatron: str  # the Megatron-core release ("core_v0.12.1" -> 0.12.1)
+    torch: str
+    cann: tuple[str, ...]  # compared by series
+    source: str
+
+
+MINDSPEED_LLM: tuple[MindSpeedLlmRow, ...] = (
+    MindSpeedLlmRow("2.2.0", ("2.2.0",), ("2.2.0_core_r0.12.1",), "0.12.1", "2.7.1", ("8.3.RC1",), SRC_LLM_README_230),
+    MindSpeedLlmRow("2.3.0", ("2.3.0",), ("2.3.0_core_r0.12.1",), "0.12.1", "2.7.1", ("8.5.0",), SRC_LLM_README_230),
+    MindSpeedLlmRow("26.0.0.dev0", ("26.0.0", "26.1.0", "master"),
+                    ("26.0.0_core_r0.12.1", "26.1.0_core_r0.12.1", "master"), "0.12.1", "2.7.1",
+                    ("8.3.RC1", "8.5.0", "9.0.0", "9.1.0"), SRC_LLM_NOTES),
+)
+
+
+def mindspeed_llm_row(version: str | None) -> MindSpeedLlmRow | None:
+    v = parse_pkg_version(version)
+    if v is None:
+        return None
+    want = Version(v.public)
+    return next((r for r in MINDSPEED_LLM if Version(r.reports) == want), None)

@@ -231,16 +231,17 @@ def vllm_ascend_chip_support(ctx: CheckContext) -> Iterator[Finding]:
     """The installed vllm-ascend release supports this host's chip family (310P, 310B, first-generation 910, 950)."""
     snap = ctx.snapshot
     vp, fam = pver(snap, "vllm-ascend"), family(snap)
-    if vp is None or not isinstance(fam, str) or not fam:
-        skip("vllm-ascend's version or the chip family is not known")
+    # a family no release supports is judged without the version (a report that names its chip, not its release)
+    if (vp is None and not installed(snap, "vllm-ascend")) or not isinstance(fam, str) or not fam:
+        skip("vllm-ascend (or its version) or the chip family is not known")
     for chip, first, says, src in CHIP_SUPPORT:
         if fam != chip:
             continue
-        if first is not None and Version(vp.public) >= Version(first):
+        if first is not None and (vp is None or Version(vp.public) >= Version(first)):
             continue
         yield finding(
             "vllm-ascend-release-chip-unsupported", "error", ("vllm-ascend", "npu"),
-            f"vllm-ascend {ver(snap, 'vllm-ascend')} does not support the {chip} chip family",
+            f"vllm-ascend {ver(snap, 'vllm-ascend') or '(any release)'} does not support the {chip} chip family",
             detail=f"Its FAQ / installation guide: {says}. Its custom operators and kernels are not built for this chip.",
             evidence={"vllm-ascend": ver(snap, "vllm-ascend"), "chip": chip, "first_supported": first},
             fix=(f"Use vllm-ascend {first} or newer on {chip}." if first else
@@ -248,7 +249,7 @@ def vllm_ascend_chip_support(ctx: CheckContext) -> Iterator[Finding]:
             source=src)
     c = cann(snap)
     for chip, release_, need in _CHIP_CANN:
-        if fam != chip or Version(vp.public) != Version(release_) or c is None or not c[1] < CannVersion(need):
+        if vp is None or fam != chip or Version(vp.public) != Version(release_) or c is None or not c[1] < CannVersion(need):
             continue
         yield finding(
             "vllm-ascend-chip-needs-cann", "error", ("vllm-ascend", "cann", "npu"),

@@ -265,3 +265,21 @@ def test_vllm_ascend_is_judged_against_the_triton_ascend_its_release_pins():
     assert run("0.13.0", "3.2.1") and run("0.23.0", "3.2.1")
     for ok in (("0.13.0", "3.2.0"), ("0.18.0", "3.2.0.dev20260322"), ("0.23.0", "3.2.2"), ("0.11.0", "3.2.0rc4")):
         assert not run(*ok), ok
+
+
+def test_a_chip_no_vllm_ascend_release_supports_is_judged_without_the_version():
+    """The FAQ says first-generation 910 and the 310B are unsupported in every release: a report that names its chip
+    and that it runs vllm-ascend, but not which release, is judged too; a family some release supports (310P) is not."""
+    from doctor.checks.diagnose import diagnose
+    from doctor.snapshot.model import snapshot_from_dict
+
+    def run(soc: str, packages: dict) -> list:
+        doc = {"schema": "doctor.snapshot/1", "packages": packages, "ascend": {"devices": [{"id": 0, "soc": soc}]}}
+        return [f for f in diagnose([(None, snapshot_from_dict(doc), None)]).findings
+                if f.id == "vllm-ascend-release-chip-unsupported"]
+
+    (f,) = run("Ascend910A", {"vllm-ascend": {}})
+    assert f.severity.value == "error" and "any release" in f.title and f.components[:2] == ("vllm-ascend", "npu")
+    assert len(run("Ascend310B4", {"vllm-ascend": {}})) == 1
+    assert not run("Ascend310P3", {"vllm-ascend": {}})  # 310P: supported from 0.10.0rc1, the release decides
+    assert not run("Ascend910A", {"vllm": {"version": "0.9.1"}})  # vllm-ascend not named

@@ -10,7 +10,14 @@ from packaging.version import Version
 from doctor.checks.commands import install_dry_run
 from doctor.checks.facts import cann, driver, env, env_known, env_unset, family, installed, pver, val, ver
 from doctor.checks.runner import CheckContext, check, skip
-from doctor.knowledge.matrix import SRC_VA_MATRIX, SRC_VA_POLICY, VLLM_ASCEND, VllmAscendRow, install_doc, vllm_ascend_row
+from doctor.knowledge.matrix import (
+    SRC_VA_MATRIX,
+    SRC_VA_POLICY,
+    VLLM_ASCEND,
+    VllmAscendRow,
+    install_doc,
+    vllm_ascend_row,
+)
 from doctor.knowledge.releases import knowledge_fix
 from doctor.knowledge.seed import SEED_RULE_PACKAGES, SEED_RULE_SOURCE, seed_rule_violation
 from doctor.knowledge.versions import CannVersion, DriverVersion, pkg_satisfies, release
@@ -324,7 +331,8 @@ def vllm_ascend_runtime_env(ctx: CheckContext) -> Iterator[Finding]:
 def _v0_engine(snap: Snapshot) -> Iterator[Finding]:
     """VLLM_USE_V1=0 asks vLLM for its V0 engine. vllm-ascend's release notes: v0.9.1 "V0 Engine is not supported from
     this release. Please always set VLLM_USE_V1=1"; v0.10.0rc1 "V0 is completely removed" (v0.9.2rc1 was the last
-    release with V0). From v0.11 vLLM itself dropped the variable (vllm-ascend PR 4086), so there it only does nothing."""
+    release with V0). From v0.11 vLLM itself dropped the variable
+    (https://github.com/vllm-project/vllm-ascend/pull/4086), so there it only does nothing."""
     raw = env(snap, "VLLM_USE_V1")
     vp = pver(snap, "vllm-ascend")
     if raw is None or raw.strip().lower() not in ("0", "false") or vp is None:

@@ -69,8 +69,9 @@ KNOWN_BAD: tuple[KnownBad, ...] = (
              with_package="vllm-ascend", with_specs=("==0.18.0", "==0.19.1rc1"), command="",
              fix_note=f"It is not on PyPI: the release notes link the wheel ({_VA_OBS}torch_npu-2.9.0.post1%2Bgit4c901a4-"
                       "<cpXY>-<cpXY>-manylinux_2_28_<arch>.whl)."),
-    # v0.7.3rc1 "Pin modelscope<1.23.0 on vLLM v0.7.3 to resolve: vllm PR 13807"; v0.7.3.post1 "Add the note to clear
-    # that only modelscope<1.23.0 works with 0.7.3" (vllm-ascend PR 954)
+    # v0.7.3rc1 "Pin modelscope<1.23.0 on vLLM v0.7.3 to resolve" https://github.com/vllm-project/vllm/pull/13807;
+    # v0.7.3.post1 "Add the note to clear that only modelscope<1.23.0 works with 0.7.3"
+    # (https://github.com/vllm-project/vllm-ascend/pull/954)
     KnownBad("modelscope", ">=1.23.0", "vllm",
              "vllm-ascend's release notes: only modelscope<1.23.0 works with 0.7.3 (vLLM v0.7.3's model loading from "
              "ModelScope breaks with 1.23.0, https://github.com/vllm-project/vllm/pull/13807)",

@@ -115,6 +115,18 @@ DOC_MESSAGES = [
       "[FILE:error_message_manage.cc][LINE:53]"], "npu-uce-memory-fault", ("npu",)),
     (["        rtStreamSynchronize execute failed, reason=[device task abort][FUNC:FuncErrorReason]"
       "[FILE:error_message_manage.cc][LINE:53]"], "npu-force-stopped", ("npu", "cluster")),
+    # environment-variable docs (INF_NAN_MODE_FORCE_DISABLE, TORCH_NPU_FALLBACK_CPU_DISABLE) with the messages
+    # NpuVariables.cpp / CpuFallbackUtils.h print, and feature_value_detection.md with torch_npu/asd/asd.py's
+    (["RuntimeError: INF_NAN_MODE_ENABLE shouldn't be set to 0 on the current device. If you want to disable "
+      "inf-nan mode, please export INF_NAN_MODE_FORCE_DISABLE=1"], "npu-inf-nan-mode-disable-refused", ("env", "npu")),
+    (["RuntimeError: The operator 'aten::linalg_lstsq.out' would execute its main computation on CPU through "
+      "dispatcher backend fallback, but CPU fallback is disabled by TORCH_NPU_FALLBACK_CPU_DISABLE=1.",
+      "[ERROR] 2024-11-28-11:37:15 (PID:6547, Device:0, RankID:-1) ERR01007 OPS feature not supported"],
+     "npu-cpu-fallback-disabled", ("env", "model")),
+    (["[Warning][Rank 3]: The result of Matmul checksum is abnormal!"], "npu-matmul-checksum-abnormal", ("npu",)),
+    (["[Warning][2025-01-15-20:59:48] [Rank 3]: feature detection detects abnormal results!",
+      "Grad-norm spike: index 0, time 2025-01-15-20:59:48, param name model.layers.0.mlp.weight, abnormal value 1e5"],
+     "npu-feature-value-abnormal", ("npu", "model")),
 ]
 
 
@@ -163,6 +175,9 @@ HEALTHY = {
         "ErrorNo: -1(failed) [COMP][DEFAULT][Get][InputImpl] failed, dst_name:perm",
     ],
     # docs/zh/api/environment_variable/op_execution/INF_NAN_MODE_ENABLE.md (master): saturation / INF_NAN outputs
+    # feature_value_detection.md: one spike is an INFO event, not a failure
+    "grad-norm-event": ["[Event][2025-01-15-20:59:48] [Rank 3]: A grad-norm spike may happen, param name x, abnormal "
+                        "value 3.0, previous value 1.0, history avg 1.0, bp time 3, normal count 10."],
     "inf-nan": ["# tensor([65504.], device='npu:0', dtype=torch.float16)",
                 "# tensor([nan], device='npu:0', dtype=torch.float16)"],
 }

@@ -73,6 +73,29 @@ DOC_MESSAGES = [
       "dnnengine_manager.cc:277]23358 GetDNNEngineName: ErrorNo: 1343242282(assign engine failed) Can't find any "
       "supported ops kernel and engine of TopKD, type is TopKD"],
      "cann-op-unsupported-in-op-store", ("model", "kernels")),
+    # the porting guide's figures FAQ1, FAQ3, FAQ9 / FAQ9-1 (f42d1ad): ExchangeDevice, HelpACLExecute, Initialize
+    (['  File "/root/archiconda3/envs/x/lib/python3.7/site-packages/torch/npu/__init__.py", line 121, in set_device',
+      "    torch._C._npu_setDevice(torch.device(device).index)",
+      "RuntimeError: ExchangeDevice:/home/x/pytorch/c10/npu/sys_ctrl/npu_sys_ctrl.cpp:56 NPU error, error code is 500000",
+      "Error in atexit._run_exitfuncs:",
+      "Traceback (most recent call last):",
+      '  File "/root/archiconda3/envs/x/lib/python3.7/site-packages/torch/__init__.py", line 429, in _npu_shutdown',
+      "    torch._C._npu_shutdown()",
+      "RuntimeError: npuSynchronizeDevice:/home/x/code/pytorch/c10/npu/NPUStream.cpp:776 NPU error, error code is "
+      "200005"],
+     "torch-npu-device-switched-in-thread", ("config", "model")),
+    (["---Thread---281472684564960: device=0, write_idx=2, read_idx=1, status=1, ret = 500000",
+      "terminate called after throwing an instance of 'c10::Error'",
+      "  what():  HelpACLExecute:/home/x/pytorch/c10/npu/NPUStream.cpp:158 (HelpACLExecute at "
+      "/home/x/pytorch/c10/npu/NPUStream.cpp:159)"],
+     "torch-npu-task-queue-error-hidden", ("cann", "torch-npu")),
+    (["RuntimeError: Initialize:/home/x/code/pytorch/c10/npu/sys_ctrl/npu_sys_ctrl.cpp:44 NPU error, error code is "
+      "500000",
+      "[ERROR] TDT(17652,python):2020-11-18-14:04:23.035.363 [../../../../../../tdt/common/src/log.cpp:144]deviceId: 0 "
+      "drvHdcSessionConnect failed, ret = 35,",
+      "[ERROR] RUNTIME(17652,python):2020-11-18-14:04:23.035.411 [../../../../../../runtime/feature/src/"
+      "runtime.cc:1000]17652 startAicpuExecutor:TsdOpen failed. devId=0, tdt error=1655054"],
+     "npu-device-start-failed-tsd", ("driver", "firmware")),
     # troubleshooting: command_output.md's figure CANN_software_error_code.png, operator_called_error.md,
     # runtimeerror_Inner_Error.md's figure RuntimeError.png (master 9e73e70)
     (["[W OpParamMaker.cpp:342] Warning: EZ3002: 2024-11-05-22:29:32.218.118 Optype [ReduceAny] of Ops kernel "

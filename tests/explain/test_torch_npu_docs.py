@@ -96,6 +96,11 @@ DOC_MESSAGES = [
       "[ERROR] RUNTIME(17652,python):2020-11-18-14:04:23.035.411 [../../../../../../runtime/feature/src/"
       "runtime.cc:1000]17652 startAicpuExecutor:TsdOpen failed. devId=0, tdt error=1655054"],
      "npu-device-start-failed-tsd", ("driver", "firmware")),
+    (["terminate called after throwing an instance of 'c10::Error'",
+      "  what():  0 INTERNAL ASSERT FAILED at /home/x/pytorch/c10/npu/NPUStream.cpp:146, please report a bug to "
+      "PyTorch. Could not compute stream ID for 0xffff9f77fd28 on device -1 (something has gone horribly wrong!) "
+      "(NPUStream_getStreamId at /home/x/pytorch/c10/npu/NPUStream.cpp:146)"],
+     "torch-npu-set-device-after-backward", ("config", "model")),
     # troubleshooting: command_output.md's figure CANN_software_error_code.png, operator_called_error.md,
     # runtimeerror_Inner_Error.md's figure RuntimeError.png (master 9e73e70)
     (["[W OpParamMaker.cpp:342] Warning: EZ3002: 2024-11-05-22:29:32.218.118 Optype [ReduceAny] of Ops kernel "

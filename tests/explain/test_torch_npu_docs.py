@@ -1,6 +1,6 @@
 """`doctor explain` on the messages torch_npu's and Ascend's own documentation quotes (the installation FAQ, the
 README FAQ of the 5.0 / 3.0 branches, the porting & training guide's FAQ, the troubleshooting cases, the error-code
-pages, Ascend/docs' install guides) and on the device-fault messages torch_npu's NPUException.cpp prints: each is
+pages, TorchAir's FAQ and graph-failure cases, Ascend/docs' install guides) and on the device-fault messages torch_npu's NPUException.cpp prints: each is
 explained by the finding the doc's cause names, and the outputs the docs show as healthy give no error."""
 
 from __future__ import annotations
@@ -125,6 +125,49 @@ DOC_MESSAGES = [
       "accurate stacktrace, please set the environment variable ASCEND_LAUNCH_BLOCKING=1.",
       "[ERROR] 2024-09-04-15:38:57 (PID:280, Device:2, RankID:2) ERR00100 PTA call acl api failed"],
      "torch-npu-hccl-op-inner-error", ("hccl", "network")),
+    # TorchAir (torch_npu's graph mode, Ascend/torchair fced884): docs/zh/appendix/faq.md and cases/*.md
+    (["[libprotobuf ERROR descriptor_database.cc:644] File already exists in database: dvpp_tensor_shape.proto",
+      "[libprotobuf FATAL descriptor.cc:1371] CHECK failed: GeneratedDatabase()->Add(encoded_file_descriptor, size):",
+      "torch._dynamo.exc.BackendCompilerFailed: backend='functools.partial(<function _npu_backend at 0xfffdb1f92820>, "
+      "compiler_config=<torchair.configs.compiler_config.CompilerConfig object at 0xfffa5d17a160>, aot_config=None, "
+      "custom_decompositions={})' raised:",
+      "RuntimeError: CHECK failed: GeneratedDatabase()->Add(encoded_file_descriptor, size):"],
+     "torchair-te-cann-mismatch-protobuf", ("cann", "torch-npu")),
+    (["E89999:[PID:260559] 2024-11-06-15:44:43.218.474 op[FloorDiv_1] op dtype is not same, type1:DT_FLOAT, "
+      "type2:DT_INT64[FUNC:CheckTwoInputDtypeSame]",
+      "       TraceBack (most recent call last):",
+      "       Verifying FloorDiv_1 failed.[FUNC:InferShapeAndType][FILE:infershape_pass.cc][LINE:129]",
+      "       [Compile][Graph]Compile graph failed, error code:1343225857, session_id:0, graph_id:0."
+      "[FUNC:CompileGraph][FILE:ge_api.cc]"],
+     "torchair-ge-op-dtype-not-same", ("torch-npu", "model")),
+    (["RuntimeError: E19025: [PID: 44349] 2024-12-05-16:19:12.399.912 Input tensor is invalid. Reason: The Output "
+      "memory provided by the user, plus 64 bytes for data alignment, is smaller than op_size in the model, which is "
+      "an illegal behavior. Output size=8192 , op_size=16416.",
+      "       Check output size failed, index 0, user size 8192, op size 16416."
+      "[FUNC:ConstructZeroCopyIoActiveBaseAddrs][FILE:davinci_model.cc][LINE:5728]"],
+     "torchair-custom-op-output-size-mismatch", ("model", "torch-npu")),
+    (["torch._dynamo.exc.TorchRuntimeError: Failed running call_function custom_define.npu_custom_batch_matmul_cce(*("
+      "FakeTensor(..., device='npu:4', size=(3072, 2048), dtype=torch.int8),), **{}): tensor's device must be "
+      "'meta', got cpu instead"],
+     "torchair-meta-tensor-not-on-meta-device", ("model", "torch-npu")),
+    (["E89999: [PID: 8383] 2025-06-28-17:38:17.580.416 op[Transpose], attr[perm], has wrong value[2], it should be "
+      "less than input shape size[2][FUNC:TransposeCommonInferShape][FILE:transformation_ops.cc][LINE:1039]"],
+     "torchair-ge-transpose-perm-invalid", ("model", "torch-npu")),
+    (["NotImplementedError: torch.ops.aten._adaptive_avg_pool3d.default ge_converter is not implemented!"],
+     "torchair-ge-converter-missing", ("torch-npu", "model")),
+    (["torch._dynamo.exc.Unsupported: unsupported operator: npu.custom.default (see https://docs.google.com/document/"
+      "d/1GgvOe7C8_NVOMLOCwDaYV1mXXyHMXY7ExoewHqooxrs/edit#heading=h.64r4npvq0w0 for how to fix)"],
+     "graph-custom-op-meta-missing", ("model", "torch-npu")),
+    (["AssertionError: assert not torch._C._dispatch_tls_local_exclude_set().has(torch._C.DispatchKey.Python)"],
+     "graph-custom-op-meta-missing", ("model", "torch-npu")),
+    (["RuntimeError: Found a custom (non-ATen) operator that either mutates or its inputs: "
+      "npu::npu_xp_inplace_custom.. Getting these operators to work with functionalization requires some extra "
+      "work. For mutable ops you need to register a corresponding out-of-place variant of the op, and you also need "
+      "to"], "graph-custom-inplace-op-not-functionalized", ("model", "torch")),
+    (["[ERROR] RUNTIME(1567697,python3):2026-03-28-11:32:18.888.239 [davinci_kernel_task.cc:1639]1568661 "
+      "PrintErrorInfoForDavinciTask:[DFX_INFO]Aicore kernel execute failed, device_id=0, stream_id=70, "
+      "report_stream_id=73, task_id=0, flip_num=0, fault kernel_name=te_superkernel_911c4c5214b52a01ea224923a6130"],
+     "torchair-superkernel-op-failed", ("model", "torch-npu")),
     # Ascend/docs sources/roll/install.rst (b224fcc)
     (["RuntimeError: CMake configuration failed: Command '['/pathto/miniconda3/envs/roll/bin/python3.10', '-m', "
       "'pybind11', '--cmake']' returned non-zero exit status 2."],
@@ -170,7 +213,7 @@ def test_a_message_the_docs_quote_is_explained_by_the_cause_they_give(lines, wan
     assert found and found[0].id == want, [f.id for f in found]
     assert found[0].components == components
     assert found[0].source.startswith(("https://github.com/Ascend/pytorch/blob/", "https://github.com/Ascend/docs/",
-                                       "https://github.com/Ascend/mind-cluster/"))
+                                       "https://github.com/Ascend/mind-cluster/", "https://github.com/Ascend/torchair/"))
 
 
 def test_the_suspect_memory_reason_is_not_read_as_a_confirmed_uce():

@@ -91,7 +91,8 @@ def test_every_acl_return_code_torch_npu_documents_has_an_owner():
     assert owner_of_code("148050")[0] == ("model", "cann")  # the operator does not support dynamic shapes
     assert owner_of_code("148046")[0][0] == "config" and owner_of_code("148052")[0][0] == "config"
     assert owner_of_code("300000")[0] == ("system", "npu")
-    assert owner_of_code("148053") is None and owner_of_code("300001") is None
+    assert owner_of_code("148053")[0][0] == "config"  # acl_base.h's ACL_ERROR_INVALID_BUNDLE_MODEL_ID
+    assert owner_of_code("148054") is None and owner_of_code("300001") is None
     # the graph engine's ACL_ERROR_GE_* codes (CANN's ge_error_codes.h), reported by graph mode
     assert owner_of_code("145021")[0] == ("model", "cann") and owner_of_code("245000")[0] == ("npu", "config")
     assert owner_of_code("345102")[0] == ("npu", "driver") and owner_of_code("545601")[0] == ("cann", "npu")

@@ -219,6 +219,12 @@ def test_a_message_the_docs_quote_is_explained_by_the_cause_they_give(lines, wan
                                        "https://github.com/Ascend/mind-cluster/", "https://github.com/Ascend/torchair/"))
 
 
+def test_an_aten_operator_without_a_meta_kernel_is_not_blamed_on_a_custom_operator():
+    found = explain_lines(["torch._dynamo.exc.Unsupported: unsupported operator: aten.nonzero.default (see "
+                           "https://docs.google.com/document/d/1GgvOe7C8_NVOMLOCwDaYV1mXXyHMXY7ExoewHqooxrs/edit)"])
+    assert "graph-custom-op-meta-missing" not in [f.id for f in found]
+
+
 def test_the_suspect_memory_reason_is_not_read_as_a_confirmed_uce():
     found = explain_lines(["        rtStreamSynchronize execute failed, reason=[suspect device mem error]"
                            "[FUNC:FuncErrorReason][FILE:error_message_manage.cc][LINE:53]"])

@@ -108,10 +108,14 @@ def load_codes(path: str | None = None) -> CodeTable:
     return CodeTable(modules, codes, tuple(sorted(ranges)))
 
 
-# torch_npu's own codes ERR<submodule:2><code:3> (torch_npu/csrc/core/npu/NPUException.h: SubModule, ErrCode).
+# torch_npu's own codes ERR<submodule:2><code:3> (torch_npu/csrc/core/npu/NPUException.h: SubModule, ErrCode; the
+# Python side, torch_npu/utils/_error_code.py, adds the UNKNOWN layer 99 and the application exception 999, which the
+# error-code docs list too: docs/zh/user_guide/troubleshooting/error_code_description/error_code_information.md).
 TORCH_NPU_CODES = ("https://github.com/Ascend/pytorch/blob/9e73e708ab9350d203475609f36f8a43f6a0c2ab/torch_npu/csrc/core/"
                    "npu/NPUException.h#L58")
-_SUBMODULES = {0: "PTA", 1: "OPS", 2: "DIST", 3: "GRAPH", 4: "PROF"}
+TORCH_NPU_PY_CODES = ("https://github.com/Ascend/pytorch/blob/9e73e708ab9350d203475609f36f8a43f6a0c2ab/torch_npu/utils/"
+                      "_error_code.py#L9")
+_SUBMODULES = {0: "PTA", 1: "OPS", 2: "DIST", 3: "GRAPH", 4: "PROF", 99: "UNKNOWN"}
 # ErrCode -> (meaning, components); DIST (the distributed layer) puts hccl first wherever the layer decides.
 _ERRCODES: dict[int, tuple[str, tuple[str, ...]]] = {
     1: ("invalid parameter", ("config", "torch-npu")), 2: ("invalid type", ("config", "torch-npu")),
@@ -122,6 +126,7 @@ _ERRCODES: dict[int, tuple[str, tuple[str, ...]]] = {
     11: ("timeout", ("npu", "network")), 12: ("permission denied", ("system", "env")),
     100: ("a call into CANN's ACL failed", ("cann", "torch-npu")), 200: ("a call into HCCL failed", ("hccl", "network")),
     300: ("a call into CANN's graph engine failed", ("cann", "torch-npu")),
+    999: ("an exception of the application or a library it uses (printed before the code)", ("config", "python")),
 }
 
 
@@ -136,4 +141,5 @@ def owner_of_npu_err(code: str) -> tuple[tuple[str, ...], str, str] | None:
     meaning, comps = _ERRCODES[num]
     if sub == "DIST" and comps[0] not in ("hccl", "config", "system"):
         comps = ("hccl", comps[0])
-    return comps, f"torch_npu {sub}: {meaning}", TORCH_NPU_CODES
+    python_only = sub == "UNKNOWN" or num == 999
+    return comps, f"torch_npu {sub}: {meaning}", TORCH_NPU_PY_CODES if python_only else TORCH_NPU_CODES

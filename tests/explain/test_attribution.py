@@ -85,6 +85,19 @@ def test_the_rocE_and_hccp_layer_codes_have_an_owner():
     assert f.id == "error-code-owner" and f.components == ("network", "hccl") and "EJ0004" in f.evidence["read"]
 
 
+def test_every_acl_return_code_torch_npu_documents_has_an_owner():
+    # NPUErrorCodes.h's 148046-148052 (ACL feature errors) and 300000 (storage limit) were missing
+    assert owner_of_code("148049")[0] == ("env", "cann")  # ASCEND_OPP_PATH unset or wrong
+    assert owner_of_code("148050")[0] == ("model", "cann")  # the operator does not support dynamic shapes
+    assert owner_of_code("148046")[0][0] == "config" and owner_of_code("148052")[0][0] == "config"
+    assert owner_of_code("300000")[0] == ("system", "npu")
+    assert owner_of_code("148053")[0][0] == "config"  # acl_base.h's ACL_ERROR_INVALID_BUNDLE_MODEL_ID
+    assert owner_of_code("148054") is None and owner_of_code("300001") is None
+    # the graph engine's ACL_ERROR_GE_* codes (CANN's ge_error_codes.h), reported by graph mode
+    assert owner_of_code("145021")[0] == ("model", "cann") and owner_of_code("245000")[0] == ("npu", "config")
+    assert owner_of_code("345102")[0] == ("npu", "driver") and owner_of_code("545601")[0] == ("cann", "npu")
+
+
 def test_a_specific_signature_still_wins():
     f = first(tb(f"{SITE}/torch_npu/__init__.py",
                  exc="ImportError: libhccl.so: cannot open shared object file: No such file or directory"))

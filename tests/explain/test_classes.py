@@ -205,10 +205,15 @@ def test_a_message_is_named_by_the_class_its_wording_defines(line, fid, comps):
     ("[ERROR] 2025-01-02-03:04:05 (PID:77, Device:0, RankID:-1) ERR00100 PTA call acl api failed",
      ("cann", "torch-npu")),
     ("RuntimeError: x must be 2-D ERR01001 OPS invalid parameter", ("config", "torch-npu")),
+    # the UNKNOWN layer (99) and the application exception (999) of torch_npu/utils/_error_code.py and its error-code docs
+    ("[ERROR] 2025-01-02-03:04:05 (PID:77, Device:0, RankID:-1) ERR99012 UNKNOWN permission error", ("system", "env")),
+    ("[ERROR] 2025-01-02-03:04:05 (PID:77, Device:0, RankID:-1) ERR00999 PTA applicaiton exception",
+     ("config", "python")),
 ])
 def test_a_torch_npu_code_is_read_by_its_layer_and_code(line, comps):
     (f,) = errors([line])  # without the specific signatures (two of these codes have their own)
-    assert (f.id, f.components) == ("torch-npu-code-owner", comps) and "NPUException.h" in f.source
+    assert (f.id, f.components) == ("torch-npu-code-owner", comps)
+    assert "NPUException.h" in f.source or ("_error_code.py" in f.source and ("ERR99" in line or "999 " in line))
 
 
 @pytest.mark.parametrize(("line", "comp"), [

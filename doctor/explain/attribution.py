@@ -268,10 +268,13 @@ def _class_api(ev: Event, owned: list[tuple[Frame, Owner | None]]) -> Attributio
     named, more than three: nobody)."""
     f = ev.facts
     etype = f.get("exception")
+    code = f.get("code", "")
     if etype == "TypeError":
         api = f.get("call") or ""
         parts = api.split(".")
         cls = parts[-2] if len(parts) >= 2 else ""
+        if not cls and parts[-1] == "__init__" and (built := _constructed(code)):
+            cls, api = built, f"{built}.__init__"  # `__init__() got ...`: the class the failing line constructs
     elif etype == "AttributeError" and f.get("class"):
         cls, api = f["class"], f"{f['class']}.{f.get('name', '')}"
     else:
@@ -281,7 +284,7 @@ def _class_api(ev: Event, owned: list[tuple[Frame, Owner | None]]) -> Attributio
         return None
     from doctor.explain.messages import class_owners
 
-    owners = class_owners(cls)
+    owners = _reached_through(class_owners(cls), cls, code)
     if not owners:
         return None
     comps = [c for o, _ in owners if (c := o.component) != "python"] or ["python"]
@@ -297,6 +300,29 @@ def _class_api(ev: Event, owned: list[tuple[Frame, Owner | None]]) -> Attributio
     if len(comps) > 1 and caller is None:
         got = replace(got, components=_comps(*comps, "python"))
     return got
+
+
+# `x.y.Foo(` in a source line: a call of a CamelCase name (a class), with the module or object it is reached through
+_CLASS_CALL = re.compile(r"(?<![\w.])(?P<path>(?:[A-Za-z_]\w*\.)*)(?P<cls>[A-Z]\w*)\s*\(")
+
+
+def _constructed(code: str) -> str:
+    """The class the source line constructs: the innermost (last) `Foo(` of the line, evaluated first."""
+    calls = [m.group("cls") for m in _CLASS_CALL.finditer(code)]
+    return calls[-1] if calls else ""
+
+
+def _reached_through(owners: list[tuple[Any, str]], cls: str, code: str) -> list[tuple[Any, str]]:
+    """Several packages define the class: the one whose module the source line reaches it through
+    (`tensor_parallel.VocabParallelEmbedding(` -> megatron/core/tensor_parallel/...); all of them otherwise."""
+    if len(owners) < 2 or not code:
+        return owners
+    quals = {m.group("path").rstrip(".").rsplit(".", 1)[-1] for m in _CLASS_CALL.finditer(code)
+             if m.group("cls") == cls and m.group("path")}
+    quals.discard("")
+    kept = [(o, path) for o, path in owners
+            if any(f"/{q}/" in f"/{path}" or f"/{path}".endswith(f"/{q}.py") for q in quals)]
+    return kept or owners
 
 
 def _key(own: Owner) -> str:

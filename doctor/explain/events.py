@@ -37,6 +37,7 @@ MAX_CONTINUATION = 8  # lines of an exception message after its first one (Pytho
 EVENT_PHRASES: tuple[tuple[str, ...], ...] = (
     ("Traceback",), ("TraceBack",), ('File "',), ("most recent call",), ("Exit",), ("Error",), ("Exception",), ("error:",), ("Interrupt",),
     ("StopIteration",), ("above exception",), ("undefined symbol",), ("undefined reference",),
+    ("() got an unexpected keyword",), ("() missing ",), ("() takes ",),
     ("cannot open shared object",), ("error while loading shared",), ("cannot find -l",),
     ("No such file or directory",), ("file not found",), ("error code",), ("No matching distribution",),
     ("Could not find a version",), ("ResolutionImpossible",), ("but you have",), ("Cannot install",),
@@ -114,6 +115,11 @@ _IMPORT_NAME = re.compile(r"cannot import name '(?P<name>[\w.]+)' from '(?P<mod>
 _NO_ATTR = re.compile(r"module '(?P<mod>[\w.]+)' has no attribute '(?P<name>\w+)'"
                       r"|'(?P<cls>\w+)' object has no attribute '(?P<name2>\w+)'"
                       r"|type object '(?P<cls2>\w+)' has no attribute '(?P<name3>\w+)'")
+# Python's own TypeError message for a call that does not fit, quoted without its type (`Foo.__init__() missing 2
+# required keyword-only arguments: ...`, in backticks or after a rich traceback's box): only Python prints it.
+_BARE_CALL_ERROR = re.compile(r"^[\s`'\"│]*(?P<msg>(?:[A-Za-z_]\w*\.)*[A-Za-z_]\w*\(\) (?:got an unexpected keyword "
+                              r"argument|missing \d+ required (?:positional|keyword-only) arguments?|takes (?:from )?\d+ "
+                              r"(?:to \d+ )?positional arguments? but|got multiple values for argument)\b.*)")
 _KWARG = re.compile(r"(?P<func>[\w.]+)\(\) (?:got an unexpected keyword argument|missing \d+ required (?:positional|"
                     r"keyword-only) arguments?:|takes (?:from )?\d+ (?:to \d+ )?positional arguments? but)"
                     r"|[Uu]nexpected keyword argument '(?P<kw>\w+)'")
@@ -315,9 +321,13 @@ class EventReader:
         if m is None or _NOT_EXCEPTION.match(text):
             m = None if _INFO_LINE.search(text) or self._frames is not None else _EXCEPTION_INSIDE.search(text)
             if m is None:
-                return None
-        etype = m.group("type")
-        msg = (m.group("msg") or "").strip()
+                bare = _BARE_CALL_ERROR.match(text) if not _INFO_LINE.search(text) else None
+                if bare is None:
+                    return None
+                return self._python_event(lineno, text, "TypeError", bare.group("msg").rstrip("`'\" "))
+        return self._python_event(lineno, text, m.group("type"), (m.group("msg") or "").strip())
+
+    def _python_event(self, lineno: int, text: str, etype: str, msg: str) -> Event:
         facts = {"exception": etype.rsplit(".", 1)[-1], "exception_path": etype, "message": _short(msg)}
         _python_facts(msg, facts)
         ev = Event("python", lineno, _short(text), facts=facts)
@@ -394,6 +404,33 @@ class EventReader:
 # exception, a logger's record (a level word or a date first), a launcher's prefix.
 _NOT_CONTINUATION = re.compile(r"^\s*(?:Traceback|File \"|During handling|The above exception|\[|\(\w+ pid=|"
                                r"(?:INFO|DEBUG|WARNING|WARN|ERROR|CRITICAL)\b|\d{4}-\d\d-\d\d|[EWIF]\d{4} )")
+
+
+def wants_code(ev: Event) -> bool:
+    """A TypeError of a call: the source line printed above it says what was called (Python before 3.10 names only
+    the function, `__init__()`; a class defined by several packages is told apart by the module it is reached
+    through, `tensor_parallel.VocabParallelEmbedding(`)."""
+    return ev.kind == "python" and ev.facts.get("exception") == "TypeError" and "call" in ev.facts
+
+
+# A source line as a traceback prints it: indented code (plain), or behind a rich traceback's box and line number
+# (`│ ❱ 235 │   │   x = Foo(`); never a frame, an exception or a caret marker line.
+_RICH_GUTTER = re.compile(r"^(?:[\s│┃|❱>]+|\d+(?=\s*[│┃|]))+")
+_CARETS = re.compile(r"^[\s^~]+$")
+
+
+def note_code(ev: Event, lines_before: list[str]) -> None:
+    """The nearest source line among the few printed before the exception line becomes facts['code']."""
+    for raw in reversed(lines_before):
+        text = strip_prefix(raw.rstrip("\r\n"))
+        if not text.strip() or _CARETS.match(text):
+            continue
+        if _FRAME.match(text) or _TRACEBACK.match(text) or _EXCEPTION.match(text):
+            return
+        code = _RICH_GUTTER.sub("", text).strip()
+        if "(" in code and re.match(r"[A-Za-z_]", code):
+            ev.facts["code"] = _short(code)
+        return
 
 
 def wants_continuation(ev: Event) -> bool:

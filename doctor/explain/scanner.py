@@ -29,7 +29,9 @@ from doctor.explain.events import (
     Event,
     EventReader,
     continue_message,
+    note_code,
     strip_prefix,
+    wants_code,
     wants_continuation,
 )
 from doctor.explain.lexicon import NOTICE_RECORD
@@ -38,6 +40,7 @@ BLOCK = 112 * 1024  # bytes read at a time (below the allocator's mmap threshold
 MAX_LINE = 64 * 1024  # bytes kept of one line; the rest of an over-long line is skipped
 SHOWN_CHARS = 300  # characters of a line kept as evidence
 DEFAULT_CONTEXT = 2  # lines kept before and after the first match of each signature
+CODE_LINES = 3  # lines read above a call's TypeError for the source line it failed on (events.note_code)
 HEAD_LINES = 4  # the log's first lines kept (at least): a log this short is a quoted message
 MAX_LINE_NUMBERS = 5  # line numbers listed per finding
 TIME_WINDOW = 16 * 1024  # bytes looked back for the timestamp of a line that has none
@@ -265,6 +268,8 @@ class LogScanner:
             event.time = self._time_of(region, start, end)
             if wants_continuation(event):
                 continue_message(event, self._lines_after(region, end, MAX_CONTINUATION))
+            if wants_code(event):
+                note_code(event, self._lines_preceding(region, start, CODE_LINES))
         elif event is None and winner is not None:
             self._events.note_signature(winner.id)
         if self._apart and (self._events.apart_full or (
@@ -348,6 +353,18 @@ class LogScanner:
             nxt = len(region) if nxt < 0 else nxt
             out.append(_decode(region[pos : min(nxt, pos + MAX_LINE)]))
             pos = nxt + 1
+        return out
+
+    @staticmethod
+    def _lines_preceding(region: bytes, start: int, need: int) -> list[str]:
+        """The `need` lines of the region before the line starting at `start`, in order (fewer at its start)."""
+        out: list[str] = []
+        end = start - 1
+        while len(out) < need and end > 0:
+            begin = region.rfind(b"\n", 0, end) + 1
+            out.append(_decode(region[begin : min(end, begin + MAX_LINE)]))
+            end = begin - 1
+        out.reverse()
         return out
 
     def _lines_before(self, region: bytes, start: int) -> list[str]:

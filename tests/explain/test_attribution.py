@@ -237,6 +237,30 @@ def test_a_call_with_no_frame_is_read_through_the_class_it_names():
         "api-version-mismatch"
 
 
+def test_a_call_is_read_through_the_source_line_printed_above_it():
+    # Python < 3.10 names only `__init__()`: the failing line says which class it constructs (vLLM's)
+    f = first(["    self.model = AsyncLLMEngine.from_engine_args(AsyncEngineArgs(**engine_args))",
+               "TypeError: __init__() got an unexpected keyword argument 'limit_mm_per_prompt'"])
+    assert f.id == "api-version-mismatch" and f.components[0] == "vllm", (f.id, f.components)
+    assert "AsyncEngineArgs" in f.title
+    # a class vLLM, Megatron-Core and DeepSpeed all define: the module the line reaches it through decides, here in a
+    # rich traceback whose exception type was lost in the paste (the message in backticks)
+    f = first(["│ /env/site-packages/collie/models/llama/model.py:235 in __init__",
+               "│ ❱ 235 │   │   self.embed_tokens = tensor_parallel.VocabParallelEmbedding(",
+               "`VocabParallelEmbedding.__init__() missing 2 required keyword-only arguments:",
+               "'init_method' and 'config'`"])
+    assert f.id == "api-version-mismatch" and f.components[0] == "megatron", (f.id, f.components)
+    assert "megatron/core/tensor_parallel" in f.evidence["read"] and "vllm" not in f.title
+    # without the line, all three stay named; a caret marker line (Python 3.11+) is skipped on the way up
+    assert "vllm / megatron-core / deepspeed" in first(
+        ["TypeError: VocabParallelEmbedding.__init__() got an unexpected keyword argument 'x'"]).title
+    f = first(["    emb = tensor_parallel.VocabParallelEmbedding(1, 2, x=3)", "          ^^^^^^^^^^^^^^^^^^^^^^^^^^^",
+               "TypeError: VocabParallelEmbedding.__init__() got an unexpected keyword argument 'x'"])
+    assert f.components[0] == "megatron", f.components
+    # a logged notice quoting such a message is no failure
+    assert first(["INFO: retrying: forward() got an unexpected keyword argument 'x'"]).severity != Severity.ERROR
+
+
 def test_an_extension_no_table_knows_is_read_through_its_symbols_namespace():
     f = first(["ImportError: /env/site-packages/flash_attn_2_cuda.cpython-310-x86_64-linux-gnu.so: undefined symbol: "
                "_ZN3c104cuda9SetDeviceEi"])

@@ -83,6 +83,18 @@ def test_a_bare_exception_is_an_exception_event():
     assert ev.kind == "python" and ev.exc_type == "Exception" and ev.frames
 
 
+def test_pythons_call_error_quoted_without_its_type_is_a_typeerror_with_the_line_above():
+    ev = scan(b"    x = mod.Foo(a=1)\n`Foo.__init__() missing 2 required keyword-only arguments:\n'a' and 'b'`\n").events[0]
+    assert ev.kind == "python" and ev.exc_type == "TypeError" and ev.facts["call"] == "Foo.__init__"
+    assert ev.facts["code"] == "x = mod.Foo(a=1)" and "'a' and 'b'" in ev.facts["message"]
+    # a frame line right above is where the code would be, not code itself; other errors read no code
+    ev = scan(b'  File "/x/y.py", line 3, in f\nTypeError: f() takes 1 positional argument but 2 were given\n').events[0]
+    assert ev.facts["call"] == "f" and "code" not in ev.facts
+    assert "code" not in scan(b"    x = f(1)\nValueError: bad value\n").events[0].facts
+    # a sentence that merely mentions such a call is no event
+    assert not scan(b"The fix: forward() got an unexpected keyword argument is gone now\n").events
+
+
 CUT_SHORT = b"""  File "/env/lib/python3.10/site-packages/verl/workers/megatron_workers.py", line 57, in init_model
     self.actor_module = self._build_model()
   File "/env/lib/python3.10/site-packages/megatron/core/models/gpt/gpt_model.py", line 48, in __init__

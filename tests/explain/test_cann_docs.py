@@ -83,3 +83,23 @@ def test_an_operator_check_code_line_is_attributed():
 ])
 def test_lines_the_pages_call_healthy_raise_no_error(line):
     assert all(f.severity.value != "error" for f in explain_lines([line], context_lines=0))
+
+
+@pytest.mark.parametrize(("code", "wanted", "first"), [
+    # aclError: the 2070xx range says config / npu (resources); these entries name the model, the device, the user
+    ("207003", "npu-aicore-overflow", "model"), ("207004", "npu-device-unavailable", "npu"),
+    ("207006", "npu-no-permission", "system"), ("207019", "cann-driver-too-old-for-runtime", "driver"),
+    ("507056", "npu-device-link-error", "network"), ("107030", "aclgraph-capture-operation-not-permitted", "vllm-ascend"),
+])
+def test_an_acl_return_code_is_explained_by_its_own_entry(code, wanted, first):
+    f = top([f"RuntimeError: InnerRun:torch_npu/csrc/framework/OpParamMaker.cpp:208 NPU function error: aclrtX, "
+             f"error code is {code}"])
+    assert (f.id, f.components[0]) == (wanted, first)
+
+
+@pytest.mark.parametrize(("code", "first"), [
+    ("145000", "model"), ("148049", "config"), ("245002", "config"), ("300000", "system"), ("545000", "cann"),
+])
+def test_the_graph_engine_return_codes_have_an_owner(code, first):
+    hit = owner_of_code(code)
+    assert hit is not None and hit[0][0] == first

@@ -103,3 +103,13 @@ def test_an_acl_return_code_is_explained_by_its_own_entry(code, wanted, first):
 def test_the_graph_engine_return_codes_have_an_owner(code, first):
     hit = owner_of_code(code)
     assert hit is not None and hit[0][0] == first
+
+
+@pytest.mark.parametrize(("code", "wanted", "first"), [
+    # HcclResult: the generic "HCCL function error" says hccl / network; memory and the error CQE name their layer
+    ("11", "hccl-network-call-failed", "network"), ("24", "hccl-device-memory-exhausted", "config"),
+    ("21", "hccl-error-cqe", "network"), ("9", "hccl-collective-failed", "hccl"),
+])
+def test_an_hccl_result_code_is_explained_by_its_meaning(code, wanted, first):
+    f = top([f"RuntimeError: HCCL function error: HcclAllReduce(sendBuf, recvBuf), error code is {code}"])
+    assert (f.id, f.components[0]) == (wanted, first)

@@ -113,3 +113,15 @@ def test_the_graph_engine_return_codes_have_an_owner(code, first):
 def test_an_hccl_result_code_is_explained_by_its_meaning(code, wanted, first):
     f = top([f"RuntimeError: HCCL function error: HcclAllReduce(sendBuf, recvBuf), error code is {code}"])
     assert (f.id, f.components[0]) == (wanted, first)
+
+
+@pytest.mark.parametrize(("line", "wanted", "first"), [
+    # the driver's DCMI return codes behind npu-smi's "ret is -80xx"
+    ("dcmi_get_device_info failed. ret is -8002", "dcmi-permission-denied", "system"),
+    ("dcmi get device info failed. ret is -8013", "dcmi-not-supported-in-container", "env"),
+    ("dcmi module initialize failed. ret is -8008", "dcmi-device-not-ready", "npu"),
+    ("dcmi module initialize failed. ret is -8005", "npu-dcmi-init-failed", "npu"),
+])
+def test_a_dcmi_return_code_is_explained_by_its_entry(line, wanted, first):
+    f = top([line])
+    assert (f.id, f.components[0]) == (wanted, first)

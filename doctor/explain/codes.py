@@ -44,9 +44,11 @@ def owner_of_code(code: str, table: CodeTable | None = None) -> tuple[tuple[str,
         return (internal if inner else user), f"{module}, {'internal' if inner else 'user'} error", source
     if code.isdigit():
         n = int(code)
-        for low, high, meaning, comps, source in t.ranges:
-            if low <= n <= high:
-                return comps, meaning, source
+        # the narrowest range that holds the code: a header's single code before the family its list gives
+        rows = [r for r in t.ranges if r[0] <= n <= r[1]]
+        if rows:
+            _, _, meaning, comps, source = min(rows, key=lambda r: r[1] - r[0])
+            return comps, meaning, source
     return None
 
 

@@ -3,6 +3,7 @@
     python -m tests.corpus.score            # corpus size by tracker and category, rates per half
     python -m tests.corpus.score --misses   # also list the reports each half misses
     python -m tests.corpus.score --by-category   # hit rates per category and half (aggregates only, no ids)
+    python -m tests.corpus.score --by-page       # rates of the reports whose page a signature cites, and the rest
 
 Both scorers use the public-case rule (`corpus.hit`): some finding at the expected severity or worse names one of
 the expected components first or second.
@@ -11,15 +12,20 @@ the expected components first or second.
 from __future__ import annotations
 
 import argparse
+import re
 import sys
+import tomllib
 from collections import Counter
 from dataclasses import dataclass, field
 from functools import cache
+from pathlib import Path
 
 from doctor.checks.diagnose import diagnose
 from doctor.explain.signatures import explain_lines
 from doctor.snapshot.model import snapshot_from_dict
 from tests.corpus.corpus import Report, hit, load
+
+SIGNATURES = Path(__file__).resolve().parents[2] / "profiles" / "signatures.toml"
 
 
 def explained(report: Report) -> bool:
@@ -98,7 +104,45 @@ def category_table() -> str:
     return "\n".join(lines)
 
 
-def summary(misses: bool = False, categories: bool = False) -> str:
+def page_key(url: str) -> str:
+    """A page independent of the commit it was read at: a GitHub file (owner/repo:path), issue or pull request
+    (owner/repo#N, either kind), or a documentation page by its last path segment; other URLs as they are."""
+    u = url.strip().split("#")[0].rstrip("/")
+    if m := re.match(r"https://github\.com/([^/]+/[^/]+)/(?:blob|tree|raw)/[^/]+/(.+)", u):
+        return f"{m[1].lower()}:{m[2]}"
+    if m := re.match(r"https://github\.com/([^/]+/[^/]+)/(?:issues|pull)/(\d+)", u):
+        return f"{m[1].lower()}#{m[2]}"
+    if m := re.match(r"https://(?:www\.)?(hiascend\.com|support\.huawei(?:cloud)?\.com)/.*/([^/?]+?)(?:\.html?|\.md)?"
+                     r"(?:\?.*)?$", u):
+        return f"{m[1]}:{m[2]}"
+    return u
+
+
+def cited_pages(path: Path = SIGNATURES) -> set[str]:
+    """The pages the signature database cites as a source or as the origin of an example."""
+    out: set[str] = set()
+    for sig in tomllib.loads(path.read_text(encoding="utf-8"))["signature"]:
+        for key in ("source", "example_from"):
+            out.update(page_key(u) for u in re.findall(r"https://[^\s;,'\"]+", str(sig.get(key, ""))))
+    return out
+
+
+def page_table() -> str:
+    """Log hit rates by half and by whether a signature cites the report's own page (a documentation page whose
+    other entries were harvested, or the thread itself): the uncited reports are the independent measure."""
+    cited = cited_pages()
+    rows: dict[tuple[str, bool], Score] = {}
+    for r, kind, ok in results():
+        if kind == "logs":
+            rows.setdefault((r.half, page_key(r.url) in cited), Score()).add(r.id, ok)
+    lines = ["  logs by page (the report's page cited by a signature | not cited):"]
+    for half in ("fit", "held-out"):
+        c, n = rows.get((half, True), Score()), rows.get((half, False), Score())
+        lines.append(f"    {half:8} cited {c.good:3}/{c.total:<3} {c.rate:4.0%} | not cited {n.good:3}/{n.total:<3} {n.rate:4.0%}")
+    return "\n".join(lines)
+
+
+def summary(misses: bool = False, categories: bool = False, pages: bool = False) -> str:
     reports = load()
     lines = [f"corpus: {len(reports)} reports"]
     for title, counter in (("by tracker", Counter(r.tracker for r in reports)),
@@ -111,6 +155,8 @@ def summary(misses: bool = False, categories: bool = False) -> str:
             lines.append("    missed: " + " ".join(s.misses))
     if categories:
         lines.append(category_table())
+    if pages:
+        lines.append(page_table())
     return "\n".join(lines)
 
 
@@ -119,8 +165,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--misses", action="store_true", help="list the reports each half misses")
     ap.add_argument("--by-category", action="store_true",
                     help="hit rates per category and half (aggregates only: no report ids)")
+    ap.add_argument("--by-page", action="store_true",
+                    help="log hit rates of the reports whose page a signature cites, and of the rest (aggregates only)")
     args = ap.parse_args(argv)
-    print(summary(args.misses, args.by_category))
+    print(summary(args.misses, args.by_category, args.by_page))
     return 0
 
 

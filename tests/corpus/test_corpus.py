@@ -23,8 +23,12 @@ CHECK_TARGET = 0.85
 # The re-read of the other three fixed samples dropped 3 more held-out reports (a log line the page does not quote,
 # a cause the thread does not state, a snapshot pairing only in a screenshot) and one held-out snapshot whose device
 # ids the thread contradicts: 95/158 logs, 4/14 snapshots; the floors follow the measured rates.
-EXPLAIN_FLOOR = 0.60
-CHECK_FLOOR = 0.28
+# This session's documentation harvest (vllm-ascend, torch_npu, CANN and the frameworks' FAQs, read whole) and the
+# check rules from the projects' own tables: 114/158 logs, 5/14 snapshots. Most of the log gain is on reports whose
+# page a signature now cites (a harvested FAQ's other entries): `python -m tests.corpus.score --by-page` prints the
+# split; the reports whose page no signature cites went 55/80 -> 57/80.
+EXPLAIN_FLOOR = 0.70
+CHECK_FLOOR = 0.35
 
 
 def test_corpus_size_and_spread():
@@ -66,13 +70,13 @@ def test_fitting_half_is_explained_and_diagnosed():
     assert scores()[("fit", "logs")].rate >= 0.9 and scores()[("fit", "snapshots")].rate >= 0.85
 
 
-@pytest.mark.xfail(reason="held-out explain rate is about 61 %, the goal is 75 % (README, explain section)",
+@pytest.mark.xfail(reason="held-out explain rate is about 72 %, the goal is 75 % (README, explain section)",
                    strict=False)
 def test_held_out_logs_reach_the_goal():
     assert scores()[("held-out", "logs")].rate >= EXPLAIN_TARGET
 
 
-@pytest.mark.xfail(reason="held-out check rate is about 29 %, the goal is 85 % (README, explain section)",
+@pytest.mark.xfail(reason="held-out check rate is about 36 %, the goal is 85 % (README, explain section)",
                    strict=False)
 def test_held_out_snapshots_reach_the_goal():
     assert scores()[("held-out", "snapshots")].rate >= CHECK_TARGET
@@ -84,3 +88,14 @@ def test_by_category_prints_aggregates_only():
     table = category_table()
     assert "version-mismatch" in table and "held-out" in table
     assert not any(r.id in table for r in load())
+
+
+def test_a_page_is_the_same_at_every_commit_and_an_issue_is_its_pull_request():
+    from tests.corpus.score import page_key
+
+    a = page_key("https://github.com/vllm-project/vllm-ascend/blob/v0.9.1/docs/source/faqs.md")
+    b = page_key("https://github.com/vllm-project/vllm-ascend/blob/182b75ea84ff/docs/source/faqs.md#section")
+    assert a == b and a != page_key("https://github.com/vllm-project/vllm-ascend/blob/v0.9.1/README.md")
+    assert page_key("https://github.com/Ascend/pytorch/issues/99") == page_key("https://github.com/ascend/pytorch/pull/99")
+    assert page_key("https://www.hiascend.com/document/detail/zh/canncommercial/80RC2/troubleshooting_0019.html") == \
+        page_key("https://www.hiascend.com/document/detail/zh/CANNCommunityEdition/900/troubleshooting_0019.html")

@@ -112,11 +112,19 @@ NOTICE_RECORD = re.compile(
 # `name: 0` / `errors=0`: a counter that reads zero states no failure (Ray's state dump: `num chunks received
 # failed / plasma error: 0`). Removed from a line before its failure words are read.
 ZERO_COUNT = re.compile(r"[^:=,;|]*[:=]\s*0+(?:\.0+)?\s*(?=$|[,;|)\]])")
+ZERO_COUNT_HINT = re.compile(r"[:=]\s*0")  # cheap test before ZERO_COUNT's scan
+
+
+# A comment of a script or config echoed into the log (`# 注意：MindSpeed RL不支持 triton，...` in MindSpeed-RL's
+# install guide): it explains a setting, it reports nothing. (`#0 0x...` backtrace frames are not comments.)
+COMMENT_LINE = re.compile(r"^\s*#+\s+[^\W\d]")
 
 
 def states_failure(text: str) -> bool:
-    """The line states a failure: a failure word outside a zero counter, on a line that is no notice record."""
-    return not NOTICE_RECORD.search(text) and bool(FAILURE.search(ZERO_COUNT.sub("", text)))
+    """The line states a failure: a failure word outside a zero counter, on a line that is no notice record and
+    no script comment."""
+    return not NOTICE_RECORD.search(text) and not COMMENT_LINE.match(text) \
+        and bool(FAILURE.search(ZERO_COUNT.sub("", text)))
 
 
 # The phrases the streaming pre-filter needs to hand such a line to the event reader.

@@ -1,0 +1,75 @@
+"""`doctor explain` on real healthy text gives no error and no warning: short excerpts of logs and files that real,
+successful runs wrote (each with its origin), the places where a signature or a failure rule once read a notice, a
+comment or a counter as a failure."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from doctor.explain.multi import explain_many
+from doctor.explain.stream import explain_path
+from doctor.report import Severity
+
+# A healthy Ray 2.60 job's raylet.out (tests/explain/test_real_runs.py's ray_job.py, run here 2026-12-03): the
+# end of the periodic state dump, whose counters name failures that did not happen.
+RAYLET_STATE_DUMP = """\
+[2026-12-03 15:38:55,780 I 2326 2326] (raylet) node_manager.cc:492: [state-dump] NodeManager:
+[state-dump] Node name: 192.0.2.2
+[state-dump] - num chunks received total: 0
+[state-dump] - num chunks received failed (all): 0
+[state-dump] - num chunks received failed / cancelled: 0
+[state-dump] - num chunks received failed / plasma error: 0
+[state-dump] Event stats:
+[state-dump] Global stats: 0 total (0 active)
+"""
+
+# vllm-ascend's tutorials (docs/source/tutorials/models/Qwen3.5-27B-Qwen3.6-27B.md, main 182b75e): the serve script
+# users run and paste with their logs; its comment names out of memory as what the setting avoids.
+VLLM_ASCEND_SCRIPT = """\
+export HCCL_BUFFSIZE=512
+# To reduce memory fragmentation and avoid out of memory
+export PYTORCH_NPU_ALLOC_CONF=expandable_segments:True
+vllm serve /root/.cache/Qwen3.5-27B --tensor-parallel-size 2
+"""
+
+
+def _flagged(findings) -> list[tuple[str, object]]:
+    return [(f.id, f.evidence.get("text")) for f in findings if f.severity in (Severity.ERROR, Severity.WARNING)]
+
+
+def test_a_ray_session_directory_of_a_healthy_job_gives_no_warning(tmp_path: Path) -> None:
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    (logs / "raylet.out").write_text(RAYLET_STATE_DUMP)
+    for empty in ("raylet.err", "gcs_server.err", "dashboard.out", "monitor.err"):  # Ray leaves these empty
+        (logs / empty).write_bytes(b"")
+    findings, extra = explain_many([str(logs)])
+    assert _flagged(findings) == []
+    assert "root_cause" not in extra
+    assert {d["bytes"] for d in extra["logs"]} == {0, len(RAYLET_STATE_DUMP)}  # the empty files are still listed
+
+
+def test_a_directory_of_only_empty_logs_still_says_nothing_was_readable(tmp_path: Path) -> None:
+    (tmp_path / "raylet.err").write_bytes(b"")
+    (tmp_path / "gcs_server.err").write_bytes(b"")
+    findings, _ = explain_many([str(tmp_path)])
+    assert {f.id for f in findings if f.severity is Severity.WARNING} == {"log-unreadable"}
+
+
+def test_an_empty_log_named_on_the_command_line_is_still_reported(tmp_path: Path) -> None:
+    (tmp_path / "a.log").write_text("step 1 loss 0.5\n")
+    (tmp_path / "b.log").write_bytes(b"")
+    findings, _ = explain_many([str(tmp_path / "a.log"), str(tmp_path / "b.log")])
+    assert "log-unreadable" in [f.id for f in findings]
+
+
+def test_a_script_comment_that_names_out_of_memory_is_no_failure(tmp_path: Path) -> None:
+    log = tmp_path / "run.log"
+    log.write_text(VLLM_ASCEND_SCRIPT)
+    assert _flagged(explain_path(str(log))[0]) == []
+
+
+def test_the_out_of_memory_failure_itself_is_still_found(tmp_path: Path) -> None:
+    log = tmp_path / "run.log"
+    log.write_text(VLLM_ASCEND_SCRIPT + "cuda error: out of memory at /workspace/csrc/cumem_allocator.cpp:62\n")
+    assert [i for i, _ in _flagged(explain_path(str(log))[0])] == ["device-out-of-memory"]

@@ -73,3 +73,11 @@ def test_the_out_of_memory_failure_itself_is_still_found(tmp_path: Path) -> None
     log = tmp_path / "run.log"
     log.write_text(VLLM_ASCEND_SCRIPT + "cuda error: out of memory at /workspace/csrc/cumem_allocator.cpp:62\n")
     assert [i for i, _ in _flagged(explain_path(str(log))[0])] == ["device-out-of-memory"]
+
+
+def test_a_comment_of_an_install_script_is_no_failure_line(tmp_path: Path) -> None:
+    # MindSpeed-RL's docs/zh/install_guide.md (Ascend/MindSpeed-RL): "note: MindSpeed RL does not support triton;
+    # uninstall triton-ascend if the environment has it", a comment of the install commands users paste.
+    log = tmp_path / "install.log"
+    log.write_text("# 注意：MindSpeed RL不支持 triton，如果环境中有 triton-ascend 需卸载\npip uninstall -y triton-ascend\n")
+    assert _flagged(explain_path(str(log))[0]) == []

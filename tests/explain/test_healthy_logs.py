@@ -81,3 +81,17 @@ def test_a_comment_of_an_install_script_is_no_failure_line(tmp_path: Path) -> No
     log = tmp_path / "install.log"
     log.write_text("# 注意：MindSpeed RL不支持 triton，如果环境中有 triton-ascend 需卸载\npip uninstall -y triton-ascend\n")
     assert _flagged(explain_path(str(log))[0]) == []
+
+
+def test_a_short_environment_setup_script_is_no_quoted_message(tmp_path: Path) -> None:
+    # Read as a quoted message, each line of a log this short is looked up among the packages' own messages; the
+    # set-up lines of MindSpeed-LLM's docs/en/mindspore/install_guide.md and MindSpeed-RL's
+    # docs/zh/solutions/r1_zero_qwen25_7b.md are commands and comments, no message of Megatron's.
+    for name, text in (("setenv.sh", "# Set environment variables.\n"
+                                     "source /usr/local/Ascend/cann/set_env.sh                 "
+                                     "# Change this to the actual Toolkit installation path.\n"),
+                       ("grpo.sh", "export HCCL_CONNECT_TIMEOUT=1800\nexport CUDA_DEVICE_MAX_CONNECTIONS=1\n\n"
+                                   "python cli/train_grpo.py --config-name grpo_qwen25_7b_A3.yaml\n")):
+        log = tmp_path / name
+        log.write_text(text)
+        assert _flagged(explain_path(str(log))[0]) == [], name

@@ -123,11 +123,18 @@ COMMENT_LINE = re.compile(r"^\s*#+\s+[^\W\d]")
 SCRIPT_LINE = re.compile(COMMENT_LINE.pattern + r"|^\s*(?:export\s+[A-Za-z_]\w*=|source\s+[~/$.])")
 
 
+# Words that name a failure without stating one: a compiler flag (`-Wno-stringop-overflow`, `-fno-math-errno` in
+# torch.__config__.show()'s build settings) and an environment report's field it could not read or a CPU
+# vulnerability that does not apply (`Clang version: Could not collect`, `[conda] Could not collect`,
+# `Vulnerability Tsx async abort:  Not affected` in torch.utils.collect_env). Removed before failure words are read.
+NO_FAILURE = re.compile(r"(?<!\S)-[Wf][\w=+.-]*|^[^:\]]*[:\]]\s*(?:Could not collect|Not affected)\s*$")
+
+
 def states_failure(text: str) -> bool:
-    """The line states a failure: a failure word outside a zero counter, on a line that is no notice record and
-    no script comment."""
+    """The line states a failure: a failure word outside a zero counter, a compiler flag or an empty report field,
+    on a line that is no notice record and no script comment."""
     return not NOTICE_RECORD.search(text) and not COMMENT_LINE.match(text) \
-        and bool(FAILURE.search(ZERO_COUNT.sub("", text)))
+        and bool(FAILURE.search(NO_FAILURE.sub("", ZERO_COUNT.sub("", text))))
 
 
 # The phrases the streaming pre-filter needs to hand such a line to the event reader.

@@ -95,3 +95,50 @@ def test_a_short_environment_setup_script_is_no_quoted_message(tmp_path: Path) -
         log = tmp_path / name
         log.write_text(text)
         assert _flagged(explain_path(str(log))[0]) == [], name
+
+
+# `python -m torch.utils.collect_env` of torch 2.13.0+cpu, run here 2026-12-03 (vllm-ascend's and verl's bug templates
+# ask for this report): fields it could not read, and lscpu's CPU vulnerability lines.
+COLLECT_ENV = """\
+Collecting environment information...
+PyTorch version: 2.13.0+cpu
+Is debug build: False
+CUDA used to build PyTorch: Could not collect
+ROCM used to build PyTorch: N/A
+Clang version: Could not collect
+GPU models and configuration: Could not collect
+Nvidia driver version: Could not collect
+Vulnerability Spec rstack overflow:      Not affected
+Vulnerability Tsx async abort:           Not affected
+[conda] Could not collect
+"""
+
+# `torch.__config__.show()` of the same torch (its build settings line up to LAPACK_INFO): compiler flags that name
+# overflow and error warnings.
+TORCH_BUILD_SETTINGS = (
+    '  - Build settings: BLAS_INFO=mkl, BUILD_TYPE=Release, COMMIT_SHA=cf30153c4c131c8164ee7798e5022d810682e2cb, '
+    'CUDA_FLAGS= -DLIBCUDACXX_ENABLE_SIMPLIFIED_COMPLEX_OPERATIONS -Xfatbin -compress-all  -Wno-deprecated-gpu-ta'
+    'rgets --expt-extended-lambda -DCUB_WRAPPED_NAMESPACE=at_cuda_detail -DDISABLE_CUSPARSE_DEPRECATED -DCUDA_HAS'
+    '_FP16=1 -D__CUDA_NO_HALF_OPERATORS__ -D__CUDA_NO_HALF_CONVERSIONS__ -D__CUDA_NO_HALF2_OPERATORS__ -D__CUDA_N'
+    'O_BFLOAT16_CONVERSIONS__ -DC10_NODEPRECATED, CXX_COMPILER=/opt/rh/gcc-toolset-13/root/usr/bin/c++, CXX_FLAGS'
+    '= -fvisibility-inlines-hidden -DUSE_PTHREADPOOL -DNDEBUG -DUSE_KINETO -DUSE_FBGEMM -DUSE_PYTORCH_QNNPACK -DS'
+    'YMBOLICATE_MOBILE_DEBUG_HANDLE -O2 -fPIC -DC10_NODEPRECATED -Wall -Wextra -Werror=return-type -Werror=non-vi'
+    'rtual-dtor -Werror=range-loop-construct -Werror=bool-operation -Wnarrowing -Wno-missing-field-initializers -'
+    'Wno-unknown-pragmas -Wno-unused-parameter -Wno-strict-overflow -Wno-strict-aliasing -Wno-stringop-overflow -'
+    'Wsuggest-override -Wno-psabi -Wno-error=old-style-cast -faligned-new -Wno-maybe-uninitialized -fno-math-errn'
+    'o -fno-trapping-math -Werror=format -Wno-dangling-reference -Wno-error=dangling-reference -Wno-stringop-over'
+    'flow, LAPACK_INFO=mkl'
+    "\n")
+
+
+def test_torch_collect_env_and_build_settings_are_no_failure(tmp_path: Path) -> None:
+    for name, text in (("collect_env.txt", COLLECT_ENV), ("config.txt", TORCH_BUILD_SETTINGS)):
+        log = tmp_path / name
+        log.write_text(text)
+        assert _flagged(explain_path(str(log))[0]) == [], name
+
+
+def test_a_failure_after_the_environment_report_is_still_read(tmp_path: Path) -> None:
+    log = tmp_path / "issue.txt"
+    log.write_text(COLLECT_ENV + "RuntimeError: Clang version could not be read: no such file /usr/bin/clang\n")
+    assert _flagged(explain_path(str(log))[0])

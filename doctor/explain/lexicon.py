@@ -124,10 +124,12 @@ SCRIPT_LINE = re.compile(COMMENT_LINE.pattern + r"|^\s*(?:export\s+[A-Za-z_]\w*=
 
 
 # Words that name a failure without stating one: a compiler flag (`-Wno-stringop-overflow`, `-fno-math-errno` in
-# torch.__config__.show()'s build settings) and an environment report's field it could not read or a CPU
+# torch.__config__.show()'s build settings), an environment report's field it could not read or a CPU
 # vulnerability that does not apply (`Clang version: Could not collect`, `[conda] Could not collect`,
-# `Vulnerability Tsx async abort:  Not affected` in torch.utils.collect_env). Removed before failure words are read.
-NO_FAILURE = re.compile(r"(?<!\S)-[Wf][\w=+.-]*|^[^:\]]*[:\]]\s*(?:Could not collect|Not affected)\s*$")
+# `Vulnerability Tsx async abort:  Not affected` in torch.utils.collect_env), the kernel's boot report of the memory
+# map's holes (`On node 0, zone DMA: 1 pages in unavailable ranges`). Removed before failure words are read.
+NO_FAILURE = re.compile(r"(?<!\S)-[Wf][\w=+.-]*|\bpages in unavailable ranges$|"
+                        r"^[^:\]]*[:\]]\s*(?:Could not collect|Not affected)\s*$")
 
 
 def states_failure(text: str) -> bool:

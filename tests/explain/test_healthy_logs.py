@@ -142,3 +142,13 @@ def test_a_failure_after_the_environment_report_is_still_read(tmp_path: Path) ->
     log = tmp_path / "issue.txt"
     log.write_text(COLLECT_ENV + "RuntimeError: Clang version could not be read: no such file /usr/bin/clang\n")
     assert _flagged(explain_path(str(log))[0])
+
+
+def test_the_kernel_boot_messages_are_no_failure(tmp_path: Path) -> None:
+    # `dmesg` of this machine's boot (Linux 6.18, 2026-12-03): the memory map's holes, which every boot reports.
+    log = tmp_path / "dmesg.txt"
+    log.write_text("[    0.002828] Initmem setup node 0 [mem 0x0000000000001000-0x000000063fffffff]\n"
+                   "[    0.002861] On node 0, zone DMA: 1 pages in unavailable ranges\n"
+                   "[    0.003276] On node 0, zone DMA: 97 pages in unavailable ranges\n"
+                   "[    0.093273] TSC deadline timer available\n")
+    assert _flagged(explain_path(str(log))[0]) == []

@@ -119,8 +119,10 @@ ZERO_COUNT_HINT = re.compile(r"[:=]\s*0")  # cheap test before ZERO_COUNT's scan
 # install guide): it explains a setting, it reports nothing. (`#0 0x...` backtrace frames are not comments.)
 COMMENT_LINE = re.compile(r"^\s*#+\s+[^\W\d]")
 # A line of a shell script: a comment, `export NAME=value`, `source /path/set_env.sh` (the set-up lines users paste
-# above their command); a command, never a message a package writes.
-SCRIPT_LINE = re.compile(COMMENT_LINE.pattern + r"|^\s*(?:export\s+[A-Za-z_]\w*=|source\s+[~/$.])")
+# above their command), a lone command-line option (`    --overlap-grad-reduce \`); a command, never a message a
+# package writes.
+SCRIPT_LINE = re.compile(COMMENT_LINE.pattern + r"|^\s*(?:export\s+[A-Za-z_]\w*=|source\s+[~/$.])"
+                         r"|^\s*--[A-Za-z][\w-]*(?:[ =][^\s\\]+)?\s*\\?\s*$")
 
 
 # Words that name a failure without stating one: a compiler flag (`-Wno-stringop-overflow`, `-fno-math-errno` in

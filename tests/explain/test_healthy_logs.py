@@ -152,3 +152,13 @@ def test_the_kernel_boot_messages_are_no_failure(tmp_path: Path) -> None:
                    "[    0.003276] On node 0, zone DMA: 97 pages in unavailable ranges\n"
                    "[    0.093273] TSC deadline timer available\n")
     assert _flagged(explain_path(str(log))[0]) == []
+
+
+def test_a_short_list_of_launch_options_is_no_quoted_message(tmp_path: Path) -> None:
+    # MindSpeed's docs/zh/features/async-ddp.md: the options a user adds to the pretrain script (a Megatron
+    # message that names the option is no reason to read the option as that message).
+    log = tmp_path / "args.txt"
+    log.write_text("--use-distributed-optimizer\n--overlap-grad-reduce\n")
+    assert _flagged(explain_path(str(log))[0]) == []
+    log.write_text("    --overlap-param-gather \\\n    --micro-batch-size 1 \\\n")
+    assert _flagged(explain_path(str(log))[0]) == []

@@ -118,10 +118,11 @@ ZERO_COUNT_HINT = re.compile(r"[:=]\s*0")  # cheap test before ZERO_COUNT's scan
 # A comment of a script or config echoed into the log (`# 注意：MindSpeed RL不支持 triton，...` in MindSpeed-RL's
 # install guide): it explains a setting, it reports nothing. (`#0 0x...` backtrace frames are not comments.)
 COMMENT_LINE = re.compile(r"^\s*#+\s+[^\W\d]")
-# A line of a shell script: a comment, `export NAME=value`, `source /path/set_env.sh` (the set-up lines users paste
-# above their command), a lone command-line option (`    --overlap-grad-reduce \`); a command, never a message a
-# package writes.
-SCRIPT_LINE = re.compile(COMMENT_LINE.pattern + r"|^\s*(?:export\s+[A-Za-z_]\w*=|source\s+[~/$.])"
+# A line of a shell script: a comment, `export NAME=value`, `unset NAME`, `source /path/set_env.sh` (the set-up lines
+# users paste above their command), a lone command-line option (`    --overlap-grad-reduce \`); a command, never a
+# message a package writes.
+SCRIPT_LINE = re.compile(COMMENT_LINE.pattern
+                         + r"|^\s*(?:export\s+[A-Za-z_]\w*=|source\s+[~/$.]|unset\s+[A-Za-z_]\w*\s*$)"
                          r"|^\s*--[A-Za-z][\w-]*(?:[ =][^\s\\]+)?\s*\\?\s*$")
 
 

@@ -91,7 +91,9 @@ def test_a_short_environment_setup_script_is_no_quoted_message(tmp_path: Path) -
                                      "source /usr/local/Ascend/cann/set_env.sh                 "
                                      "# Change this to the actual Toolkit installation path.\n"),
                        ("grpo.sh", "export HCCL_CONNECT_TIMEOUT=1800\nexport CUDA_DEVICE_MAX_CONNECTIONS=1\n\n"
-                                   "python cli/train_grpo.py --config-name grpo_qwen25_7b_A3.yaml\n")):
+                                   "python cli/train_grpo.py --config-name grpo_qwen25_7b_A3.yaml\n"),
+                       # torch_npu's docs/zh/api/environment_variable/memory_management/PYTORCH_NO_NPU_MEMORY_CACHING.md
+                       ("unset.sh", "unset PYTORCH_NO_NPU_MEMORY_CACHING\n")):
         log = tmp_path / name
         log.write_text(text)
         assert _flagged(explain_path(str(log))[0]) == [], name

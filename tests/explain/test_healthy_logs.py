@@ -81,6 +81,10 @@ def test_a_comment_of_an_install_script_is_no_failure_line(tmp_path: Path) -> No
     log = tmp_path / "install.log"
     log.write_text("# 注意：MindSpeed RL不支持 triton，如果环境中有 triton-ascend 需卸载\npip uninstall -y triton-ascend\n")
     assert _flagged(explain_path(str(log))[0]) == []
+    # verl v0.6.1's tests/special_npu/run_qwen3_06b_ppo.sh (/work/shared/realworld/verl-scripts), as a user pastes it.
+    log.write_text("set -x\n# TODO (FightingZhen) Env VLLM_USE_V1=1 is not supported in vllm==0.7.3\n"
+                   "python3 -m verl.trainer.main_ppo \\\n    data.train_batch_size=128 \\\n")
+    assert _flagged(explain_path(str(log))[0]) == []
 
 
 def test_a_short_environment_setup_script_is_no_quoted_message(tmp_path: Path) -> None:

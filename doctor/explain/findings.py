@@ -141,16 +141,17 @@ SHORT_LOG = HEAD_LINES
 def _said_by_a_package(res: ScanResult, snapshot: object) -> Attribution | None:
     """Nothing else explains a short log: its lines may still be a package's own message, pasted without the
     exception type or logger prefix that would make them an event (`X does not appear to have a file named Y`).
-    Each of its first lines is looked up in the message-owner table (doctor.explain.messages)."""
+    Each of its first lines (but a script's comments and `export` / `source` lines) is looked up in the message-owner table (doctor.explain.messages)."""
     if res.lines_read > SHORT_LOG:
         return None
     from doctor.explain.events import Event, is_notice, strip_prefix
+    from doctor.explain.lexicon import SCRIPT_LINE
     from doctor.explain.loglines import LogLineReader
     from doctor.explain.messages import attribute_message
 
     for i, text in enumerate(res.head[:SHORT_LOG]):
-        if not text.strip():
-            continue
+        if not text.strip() or SCRIPT_LINE.match(text):
+            continue  # a shell script's comment or set-up line is a command, no message
         logged = LogLineReader().read(strip_prefix(text))
         if logged is not None:  # a logged error / warning record: looked up at its level
             ev = Event("log", i + 1, text, facts=logged)

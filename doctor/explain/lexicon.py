@@ -112,11 +112,34 @@ NOTICE_RECORD = re.compile(
 # `name: 0` / `errors=0`: a counter that reads zero states no failure (Ray's state dump: `num chunks received
 # failed / plasma error: 0`). Removed from a line before its failure words are read.
 ZERO_COUNT = re.compile(r"[^:=,;|]*[:=]\s*0+(?:\.0+)?\s*(?=$|[,;|)\]])")
+ZERO_COUNT_HINT = re.compile(r"[:=]\s*0")  # cheap test before ZERO_COUNT's scan
+
+
+# A comment of a script or config echoed into the log (`# 注意：MindSpeed RL不支持 triton，...` in MindSpeed-RL's
+# install guide): it explains a setting, it reports nothing. (`#0 0x...` backtrace frames are not comments.)
+COMMENT_LINE = re.compile(r"^\s*#+\s+[^\W\d]")
+# A line of a shell script: a comment, `export NAME=value`, `unset NAME`, `source /path/set_env.sh` (the set-up lines
+# users paste above their command), a lone command-line option (`    --overlap-grad-reduce \`); a command, never a
+# message a package writes.
+SCRIPT_LINE = re.compile(COMMENT_LINE.pattern
+                         + r"|^\s*(?:export\s+[A-Za-z_]\w*=|source\s+[~/$.]|unset\s+[A-Za-z_]\w*\s*$)"
+                         r"|^\s*--[A-Za-z][\w-]*(?:[ =][^\s\\]+)?\s*\\?\s*$")
+
+
+# Words that name a failure without stating one: a compiler flag (`-Wno-stringop-overflow`, `-fno-math-errno` in
+# torch.__config__.show()'s build settings), an environment report's field it could not read or a CPU
+# vulnerability that does not apply (`Clang version: Could not collect`, `[conda] Could not collect`,
+# `Vulnerability Tsx async abort:  Not affected` in torch.utils.collect_env), the kernel's boot report of the memory
+# map's holes (`On node 0, zone DMA: 1 pages in unavailable ranges`). Removed before failure words are read.
+NO_FAILURE = re.compile(r"(?<!\S)-[Wf][\w=+.-]*|\bpages in unavailable ranges$|"
+                        r"^[^:\]]*[:\]]\s*(?:Could not collect|Not affected)\s*$")
 
 
 def states_failure(text: str) -> bool:
-    """The line states a failure: a failure word outside a zero counter, on a line that is no notice record."""
-    return not NOTICE_RECORD.search(text) and bool(FAILURE.search(ZERO_COUNT.sub("", text)))
+    """The line states a failure: a failure word outside a zero counter, a compiler flag or an empty report field,
+    on a line that is no notice record and no script comment."""
+    return not NOTICE_RECORD.search(text) and not COMMENT_LINE.match(text) \
+        and bool(FAILURE.search(NO_FAILURE.sub("", ZERO_COUNT.sub("", text))))
 
 
 # The phrases the streaming pre-filter needs to hand such a line to the event reader.

@@ -43,6 +43,7 @@ _RAY_PREFIX = re.compile(r"^\((?:[^()]*?) pid=\d+, ip=([0-9A-Za-z.:\-]+)\)")
 class LogInput:
     path: Path
     node: str
+    walked: bool = False  # found by walking a directory, not named by the user
 
 
 @dataclass(frozen=True)
@@ -75,7 +76,7 @@ def discover(paths: list[str]) -> list[LogInput]:
                            and not any(part.startswith(".") for part in f.relative_to(p).parts))
             if not found:
                 raise InputError(f"no log files (*{', *'.join(LOG_SUFFIXES)}) in the directory", source=arg)
-            out.extend(LogInput(f, _node_name(f.relative_to(p))) for f in found)
+            out.extend(LogInput(f, _node_name(f.relative_to(p)), walked=True) for f in found)
         elif p.exists():
             out.append(LogInput(p, p.stem))
         else:
@@ -159,7 +160,12 @@ def explain_many(paths: list[str], *, db: SignatureDB | None = None, db_path: st
     results = scan_all(inputs, db, db_path=db_path, context_lines=context_lines, jobs=jobs)
     findings: list[Finding] = []
     events: list[Event] = []
+    # A Ray session's logs/ always holds empty .err/.out files of processes that printed nothing: an empty file
+    # found by walking a directory is no defect of the input (it is still listed under "logs"), unless every log is.
+    quiet = any(r.bytes_read for r in results)
     for log, res in zip(inputs, results, strict=True):
+        if quiet and log.walked and not res.bytes_read:
+            continue
         findings.extend(f.with_node(log.node) for f in build_findings(db, res, log=str(log.path), snapshot=snapshot))
         events.extend(events_of(db, log, res, snapshot))
     first = root_cause(events)

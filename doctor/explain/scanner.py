@@ -34,7 +34,7 @@ from doctor.explain.events import (
     wants_code,
     wants_continuation,
 )
-from doctor.explain.lexicon import NOTICE_RECORD
+from doctor.explain.lexicon import COMMENT_LINE, NOTICE_RECORD, ZERO_COUNT, ZERO_COUNT_HINT
 
 BLOCK = 112 * 1024  # bytes read at a time (below the allocator's mmap threshold: buffers are reused, not faulted in)
 MAX_LINE = 64 * 1024  # bytes kept of one line; the rest of an over-long line is skipped
@@ -65,8 +65,11 @@ FIRST_ERROR_PATTERNS = (
 )
 _FIRST_ERROR = tuple(re.compile(p) for p in FIRST_ERROR_PATTERNS)
 _FIRST_ERROR_RUNS = tuple(runs for p in _FIRST_ERROR if (runs := anchors.runs_for(p)))
-# Lines logged at info/warning level are not "the first error", whatever words they contain.
-_NOT_AN_ERROR = re.compile(r"^\W*(?:\([^)]*\)\s*)?(?:INFO|WARNING|WARN|DEBUG)\b|^\W*[IW]\d{3,4} |\bWarning: |UserWarning")
+# Lines logged at info/warning level are not "the first error", whatever words they contain; nor is a comment of
+# a shell / Python script or config echoed into the log (`# To reduce memory fragmentation and avoid out of memory`
+# in vllm-ascend's serve scripts): it says what a setting is for, not what went wrong.
+_NOT_AN_ERROR = re.compile(r"^\W*(?:\([^)]*\)\s*)?(?:INFO|WARNING|WARN|DEBUG)\b|^\W*[IW]\d{3,4} |\bWarning: |UserWarning|"
+                           + COMMENT_LINE.pattern)
 
 
 @dataclass
@@ -110,7 +113,12 @@ def _shorten(line: str) -> str:
 
 
 def _is_error_line(text: str) -> bool:
-    return any(p.search(text) for p in _FIRST_ERROR) and not _NOT_AN_ERROR.search(text) and not NOTICE_RECORD.search(text)
+    """A line that states an error; a counter at zero (Ray's state dump: `num chunks received failed / plasma
+    error: 0`) states none."""
+    if _NOT_AN_ERROR.search(text) or NOTICE_RECORD.search(text):
+        return False
+    counted = ZERO_COUNT.sub("", text) if ZERO_COUNT_HINT.search(text) else text
+    return any(p.search(counted) for p in _FIRST_ERROR)
 
 
 class LogScanner:

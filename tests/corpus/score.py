@@ -14,11 +14,12 @@ from __future__ import annotations
 import argparse
 import re
 import sys
-import tomllib
 from collections import Counter
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
+
+import tomllib
 
 from doctor.checks.diagnose import diagnose
 from doctor.explain.signatures import explain_lines

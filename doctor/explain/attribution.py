@@ -249,6 +249,8 @@ def _api_mismatch(ev: Event, snapshot: Any) -> Attribution | None:
                 else f"module '{f['module']}' has no attribute '{f['name']}'")
         read = f"{what} -> {f['module'].split('.')[0]} is shipped by {callee}"
         return _mismatch(callee, callee_comp, caller, read, f"{f['module']}.{f['name']}")
+    if etype == "TypeError" and "call" in f and owned and (got := _called_on_the_line(ev, owned)) is not None:
+        return got
     if etype == "TypeError" and "call" in f and owned:
         # A call that does not fit the callee's signature fails at the call site, or in the callee's own wrapper
         # that passes the arguments on (vllm's LLM(**kwargs) -> EngineArgs(**kwargs)): the innermost frame's
@@ -259,6 +261,33 @@ def _api_mismatch(ev: Event, snapshot: Any) -> Attribution | None:
         if (got := _at_boundary(owned, f"{f['class']}.{f['name']}")) is not None:
             return got
     return _class_api(ev, owned)
+
+
+def _called_on_the_line(ev: Event, owned: list[tuple[Frame, Owner | None]]) -> Attribution | None:
+    """The innermost frame's own source line constructs a class another distribution defines
+    (`AsyncEngineArgs(**engine_args)` in vllm-ascend's code): a call that does not fit its signature fails at the
+    call site, before the callee runs, so that class's package is the one called and the frame's package the caller.
+    A class of the frame's own package (vllm's `LLM` passing its kwargs on to `EngineArgs`) is left to the boundary
+    rule; so is a model class and a class more than one package defines."""
+    f = ev.facts
+    code = f.get("code", "")
+    parts = (f.get("call") or "").split(".")
+    cls = parts[-2] if len(parts) >= 2 else (_constructed(code) if parts[-1] == "__init__" else "")
+    frame, own = owned[-1]
+    if not cls or own is None or not re.search(rf"(?<![\w]){re.escape(cls)}\s*\(", code):
+        return None
+    from doctor.explain.messages import class_owners
+
+    owners = _reached_through(class_owners(cls), cls, code)
+    if len(owners) != 1 or "/models/" in owners[0][1]:
+        return None
+    origin, path = owners[0]
+    if origin.distribution == _key(own):
+        return None
+    caller = (_key(own), own.component, f"{_where(frame)} -> {own.how}")
+    read = (f"the failing line `{code}` constructs {cls} -> defined by {origin.distribution} ({path}, read at "
+            f"{origin.distribution} {origin.version})")
+    return _mismatch(origin.distribution, origin.component, caller, read, f"{cls}.__init__")
 
 
 def _class_api(ev: Event, owned: list[tuple[Frame, Owner | None]]) -> Attribution | None:

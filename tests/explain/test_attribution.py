@@ -263,6 +263,23 @@ def test_a_call_is_read_through_the_source_line_printed_above_it():
     assert first(["INFO: retrying: forward() got an unexpected keyword argument 'x'"]).severity != Severity.ERROR
 
 
+def test_a_call_that_does_not_fit_fails_at_its_call_site_in_the_callers_package():
+    # the innermost frame is vllm-ascend's line constructing vLLM's class: vllm-ascend (caller) against vllm (callee),
+    # not "vllm-ascend's own inconsistency"
+    f = first(["Traceback (most recent call last):",
+               f'  File "{SITE}/vllm_ascend/worker/model_runner_v1.py", line 12, in run',
+               "    self.model = AsyncLLMEngine.from_engine_args(AsyncEngineArgs(**engine_args))",
+               "TypeError: __init__() got an unexpected keyword argument 'limit_mm_per_prompt'"])
+    assert f.id == "api-version-mismatch" and f.components[:2] == ("vllm", "vllm-ascend"), (f.id, f.components)
+    assert f.evidence["caller"] == "vllm-ascend" and f.evidence["callee"] == "vllm"
+    # a package passing its kwargs on to its own class stays the boundary rule's (verl -> vllm's LLM -> EngineArgs)
+    f = first(["Traceback (most recent call last):", f'  File "{SITE}/verl/workers/rollout/vllm_rollout.py", line 9, in init',
+               "    self.llm = LLM(model=path, **kw)", f'  File "{SITE}/vllm/entrypoints/llm.py", line 30, in __init__',
+               "    engine_args = EngineArgs(model=model, **kwargs)",
+               "TypeError: EngineArgs.__init__() got an unexpected keyword argument 'x'"])
+    assert f.components[:2] == ("vllm", "verl") and f.evidence["caller"] == "verl", (f.components, f.evidence)
+
+
 def test_an_extension_no_table_knows_is_read_through_its_symbols_namespace():
     f = first(["ImportError: /env/site-packages/flash_attn_2_cuda.cpython-310-x86_64-linux-gnu.so: undefined symbol: "
                "_ZN3c104cuda9SetDeviceEi"])

@@ -18,6 +18,7 @@ matcher only runs regular expressions on lines that contain one (see `doctor.exp
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import cached_property, lru_cache
 from pathlib import Path
@@ -137,9 +138,19 @@ class SignatureDB:
     def literal_options(self) -> tuple[tuple[str, ...], ...]:
         """The fixed phrases of every signature and context pattern (the streaming pre-filter's input): a
         line can only match a pattern if it holds each of the pattern's phrases, so any one of them will do."""
-        pats = [p for s in self.signatures for p in s.patterns]
-        pats += [p for rules in self.context_rules.values() for rule in rules for _, p in rule]
-        return tuple(sorted({runs for p in pats if (runs := runs_for(p))}))
+        return tuple(sorted({*self.pattern_options, *self.context_options(self.context_rules)}))
+
+    @cached_property
+    def pattern_options(self) -> tuple[tuple[str, ...], ...]:
+        """The fixed phrases of the signatures' own patterns (what a line must hold to be matched)."""
+        return tuple(sorted({runs for s in self.signatures for p in s.patterns if (runs := runs_for(p))}))
+
+    @staticmethod
+    def context_options(rules: Mapping[str, Sequence[Sequence[tuple[str | None, LazyRegex]]]]
+                        ) -> tuple[tuple[str, ...], ...]:
+        """The fixed phrases of the given context rules: the scanner asks for those of the rules still unmet, so
+        a common word of a met context (`raylet`, `megatron`) stops selecting lines once it has been seen."""
+        return tuple(sorted({runs for rs in rules.values() for rule in rs for _, p in rule if (runs := runs_for(p))}))
 
 
 def read_signatures(path: str | Path | None = None) -> SignatureDB:

@@ -143,6 +143,8 @@ class LogScanner:
         self._carry = b""
         self._dropping = False  # inside the unread rest of an over-long line
         self._rx: prefilter.Prefilter | aho.AhoPrefilter | None = None
+        self._replan = False  # a context rule was met: rebuild the pre-filter without its phrases
+        self.candidate_lines = 0  # lines the pre-filter picked out (the work beyond reading the log)
         self._sample: prefilter.Sample | None = None
         self._sampled = False
         self._probe = bytearray()
@@ -228,7 +230,9 @@ class LogScanner:
     def _prefilter(self, region: bytes) -> prefilter.Prefilter | aho.AhoPrefilter | None:
         if not self._sampled:
             self._sample, self._sampled = prefilter.sample_of(region), True
-        options = (*self.db.literal_options, *EVENT_PHRASES)
+        # the signatures' phrases, and those of the context rules not yet met (a met context's word, `raylet` in a
+        # Ray log, would otherwise keep selecting lines that no pattern needs)
+        options = (*self.db.pattern_options, *self.db.context_options(self._context_todo), *EVENT_PHRASES)
         if self._apart:
             options = (*options, *APART_PHRASES)
         if self._generic:
@@ -238,7 +242,8 @@ class LogScanner:
     def _scan_region(self, region: bytes) -> None:
         if not self._has_text:
             self._has_text = not region.isspace()
-        if self._rx is None:
+        if self._rx is None or self._replan:
+            self._replan = False
             self._rx = self._prefilter(region)
         if len(self._head) < max(self.context_lines, HEAD_LINES):
             self._head.extend(self._first_lines(region, max(self.context_lines, HEAD_LINES) - len(self._head)))
@@ -253,10 +258,14 @@ class LogScanner:
         self._remember_tail(region)
 
     def _candidate(self, region: bytes, start: int, end: int, lineno: int) -> None:
+        self.candidate_lines += 1
         text = _decode(region[start : min(end, start + MAX_LINE)]).rstrip("\r")
         for sig_id, rules in list(self._context_todo.items()):
             left = [rule for rule in rules
                     if not any((lit is None or lit in text) and p.search(text) for lit, p in rule)]
+            if len(left) == len(rules):
+                continue
+            self._replan = True  # a rule was met: its phrases leave the pre-filter at the next block
             if left:
                 self._context_todo[sig_id] = left
             else:

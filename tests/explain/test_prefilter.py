@@ -120,3 +120,31 @@ def test_both_backends_explain_the_corpus_alike(monkeypatch):
         return out
 
     assert run("aho") == run("re")
+
+
+def _candidates(text: bytes) -> int:
+    from doctor.explain.scanner import LogScanner
+
+    s = LogScanner()
+    for i in range(0, len(text), 1 << 16):
+        s.feed_bytes(text[i:i + (1 << 16)])
+    s.close()
+    return s.candidate_lines
+
+
+def test_a_healthy_training_log_leaves_the_regexes_idle():
+    """The work beyond reading a log is its candidate lines: on the benchmark's healthy verl/vLLM/Ray mix almost no
+    line may hold a phrase. A signature whose only fixed phrase is common (`config.py` in `peft[/\\]config\\.py`,
+    `ret` in `DCMI.*\\bret ...`) made every vLLM config line a candidate: 200 MB took 186x plain reading."""
+    from bench.explain_speed import _LINES
+
+    rng = random.Random(3)
+    lines = [rng.choice(_LINES).replace("{i}", str(rng.randint(0, 999))) for _ in range(20_000)]
+    assert _candidates(("\n".join(lines) + "\n").encode()) < 400  # the first warnings, and a met context's lines
+
+
+def test_a_met_context_stops_selecting_lines():
+    # `\braylet\b` is a context of a vllm-ascend FAQ signature: once a raylet line is seen, raylet lines are no
+    # longer read (Ray prefixes every line of its raylet log with `(raylet)`)
+    line = b"(raylet) [2025-06-16 15:11:06,443 I 1234 5678] node_manager.cc:1234: Worker 0x1234abcd registered\n"
+    assert _candidates(line * 20_000) < 2_000

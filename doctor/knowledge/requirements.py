@@ -15,10 +15,14 @@ Layout (`layout()` builds it from the refresh tool's whole document, so the writ
                      "releases": {"<version as PyPI lists it>": {
                          "requires_python": str | null, "requires_dist": [str, ...], "uploaded": "YYYY-MM-DD",
                          "source": "https://pypi.org/project/<p>/<v>/#<file the metadata was read from>",
-                         "wheels": ["<sibling wheel declaring the same>", ...]}},
+                         "wheels": ["<sibling wheel declaring the same>", ...],
+                         "files": ["<wheel tag: python-abi-platform>" | "sdist", ...]}},
                      "unstated": ["<version>", ...]}
 `wheels` (optional) names the release's other Linux wheels that were read and declare exactly the same: the row
 applies to their Pythons and machines too.
+`files` (optional; tables before it stay valid) lists what the release publishes for Linux hosts: the tag triple
+of each Linux or pure wheel (`cp310-cp310-manylinux_2_17_x86_64`, `py3-none-any`) and "sdist" when it has a source
+archive; `Declared.installable` answers from it whether pip can install the release for a Python and machine.
 `unstated` (optional) lists the releases the size policy keeps whose only file is an sdist that does not state its
 requirements (PKG-INFO before Metadata-Version 2.2: older deepspeed and flash-attn): nothing can be said about
 them, and the refresh must not report them as missing from the table.
@@ -43,7 +47,7 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any
 
-from packaging.tags import Tag
+from packaging.tags import Tag, parse_tag
 from packaging.utils import InvalidWheelFilename, parse_wheel_filename
 from packaging.version import Version
 
@@ -58,7 +62,8 @@ PROJECT_SCHEMA = "doctor.requirements-project/1"
 DIR = "requirements"  # inside the knowledge directory
 INDEX = "index.json"
 _ENTRY = {"requires_python", "requires_dist", "uploaded", "source"}
-_ENTRY_OPTIONAL = {"wheels"}
+_ENTRY_OPTIONAL = {"wheels", "files"}
+SDIST = "sdist"  # a `files` entry: the release publishes a source archive
 
 
 @dataclass(frozen=True)
@@ -70,6 +75,27 @@ class Declared:
     source: str
     uploaded: str = ""
     wheels: tuple[str, ...] = ()  # siblings of the source wheel read and found to declare the same
+    files: tuple[str, ...] = ()  # what the release publishes for Linux: wheel tag triples and "sdist"; () unknown
+
+    def installable(self, python: str | None, arch: str | None) -> str:
+        """What pip finds among the release's published files for an interpreter `python` (X.Y[.Z]) on `arch`:
+        "wheel" (a platform wheel for it), "pure" (only a pure wheel fits), "sdist" (no wheel fits: pip builds the
+        source archive), "none" (nothing pip can install), or "unknown" (the table does not record the files). An
+        unstated Python or machine rules no wheel out (`_tag_fits`)."""
+        if not self.files:
+            return "unknown"
+        tags = [t for f in self.files if f != SDIST for t in _tag_set(f)]
+        fitting = [t for t in tags if _tag_fits(t, python, arch)]
+        if any(t.platform != "any" for t in fitting):
+            return "wheel"
+        if fitting:
+            return "pure"
+        return "sdist" if SDIST in self.files else "none"
+
+    @property
+    def platform_wheels(self) -> bool:
+        """Whether the release publishes a wheel built for a platform (a compiled extension)."""
+        return any(t.platform != "any" for f in self.files if f != SDIST for t in _tag_set(f))
 
     @property
     def wheel(self) -> str | None:
@@ -199,6 +225,16 @@ def _wheel_tags(filename: str | None) -> frozenset[Tag] | None:
         return None
 
 
+def _tag_set(triple: str) -> frozenset[Tag]:
+    """The tags of one `files` entry (`cp310-cp310-manylinux_2_17_x86_64.manylinux2014_x86_64`); empty when it is
+    not a python-abi-platform triple."""
+    parts = triple.split("-")
+    if len(parts) != 3 or not all(re.fullmatch(r"[A-Za-z0-9_.]+", x) and not x.startswith(".") and not x.endswith(".")
+                                  for x in parts):
+        return frozenset()
+    return parse_tag(triple)
+
+
 def _tag_fits(t: Tag, python: str | None, arch: str | None) -> bool:
     """One wheel tag against the snapshot's Python and machine (PEP 425: cpXY / abi3 from cpXY up / pyX[Y]; a
     platform `any` or a Linux one ending in the machine, `manylinux_2_28_aarch64`, `linux_x86_64`: the doctor's
@@ -256,7 +292,12 @@ def _releases(v: Validator, rels: Any, path: str) -> Mapping[str, Declared]:
         bad = next((w for w in wheels if _wheel_tags(w) is None), None)
         if bad is not None:
             raise v.fail(f"{q}.wheels", f"not a wheel file name: {bad!r}")
-        out[ver] = Declared(rp, rd, v.url(t["source"], f"{q}.source"), v.date(t["uploaded"], f"{q}.uploaded"), wheels)
+        files = v.strs(t.get("files"), f"{q}.files")
+        bad = next((f for f in files if f != SDIST and not _tag_set(f)), None)
+        if bad is not None:
+            raise v.fail(f"{q}.files", f"not a wheel tag (python-abi-platform) or \"{SDIST}\": {bad!r}")
+        out[ver] = Declared(rp, rd, v.url(t["source"], f"{q}.source"), v.date(t["uploaded"], f"{q}.uploaded"), wheels,
+                            files)
     return MappingProxyType(out)
 
 

@@ -198,6 +198,24 @@ class RequirementsTable:
         s = self.index.get(_normalize(project))
         return s.newest if s else None
 
+    def nearest_installable(self, project: str, version: str, python: str | None, arch: str | None) -> str | None:
+        """The release nearest `version` that publishes a wheel for this Python and machine: one of the same
+        major.minor, else the first newer one, else the newest older one (pre-releases only for a pre-release)."""
+        name = _normalize(project)
+        v = parse_pkg_version(version)
+        if name not in self.index or v is None:
+            return None
+        ok = sorted((Version(k), k) for k, d in self.projects[name].items()
+                    if d.installable(python, arch) in ("wheel", "pure") and (v.is_prerelease or not Version(k).is_prerelease))
+        same = [(w, k) for w, k in ok if w.release[:2] == v.release[:2]]
+        for group in (same, ok):
+            newer = [k for w, k in group if w > v]
+            if newer:
+                return newer[0]
+            if group:
+                return group[-1][1]
+        return None
+
     def declared(self, project: str, version: str) -> Declared | None:
         """The release's entry: the version as PyPI lists it, else the same public version (2.8.0+cpu -> 2.8.0,
         2.10.0.post04 -> 2.10.0.post4); None for a project or release the table does not hold."""

@@ -117,10 +117,12 @@ def check_release_exists(profile: Any, sets: Mapping[str, str], python: str | No
 def _refuse_no_file(name: str, version: str, raw: str, python: str, arch: str | None, files: Any, table: Any) -> None:
     target = f"Python {python}" + (f" on {arch}" if arch else "")
     near = table.nearest_installable(name, version, python, arch)
-    wheels = ", ".join(f for f in files if f != "sdist")
+    from doctor.checks.declared import wheel_targets
+
+    wheels = wheel_targets([f for f in files if f != "sdist"])
     raise RefusedError(
         f"{name} {version} publishes no wheel for {target} and no sdist (PyPI's files, profiles/requirements/, read "
-        f"{table.read}: {wheels}): pip cannot install it; "
+        f"{table.read}: wheels for {wheels} only): pip cannot install it; "
         + (f"pin {near}, the nearest release with a wheel for {target}" if near else "pin a release built for this target"),
         source="--set", path=raw)
 

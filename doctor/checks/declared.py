@@ -311,19 +311,19 @@ def _no_wheel(name: str, version: str, what: str, python: str, arch: str | None,
             "release-has-no-wheel-for-target", "error", comps,
             f"{name} {version} publishes no wheel for {target} and no sdist: pip cannot install it",
             detail=f"PyPI's files of {name} {version} (profiles/requirements/, read {table.read}) are wheels for "
-                   f"{_targets(wheels)} only, and no source archive: `pip install {name}=={version}` finds no "
+                   f"{wheel_targets(wheels)} only, and no source archive: `pip install {name}=={version}` finds no "
                    f"distribution for this interpreter and machine.",
             evidence=evidence, key=name, fix=f"{fix_other}, or one of the targets it publishes.", source=page)
     return finding(
         "release-has-no-wheel-for-target", "warning", comps,
         f"{name} {version} publishes no wheel for {target}: pip builds it from source",
         detail=f"PyPI's files of {name} {version} (profiles/requirements/, read {table.read}) are wheels for "
-               f"{_targets(wheels)} and an sdist: for this target pip builds the sdist, a compiled extension "
+               f"{wheel_targets(wheels)} and an sdist: for this target pip builds the sdist, a compiled extension "
                "that needs the compiler and the CUDA / NPU toolchain its build expects, and fails without them.",
         evidence=evidence, key=name, fix=f"{fix_other}; or build it with its toolchain installed.", source=page)
 
 
-def _targets(wheels: list[str]) -> str:
+def wheel_targets(wheels: list[str]) -> str:
     """'cp38-cp311 x86_64' style summary of wheel tag triples: the Pythons, then the machines."""
     import re
 

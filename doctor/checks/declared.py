@@ -298,7 +298,7 @@ def _no_wheel(name: str, version: str, what: str, python: str, arch: str | None,
     page = f"https://pypi.org/project/{name}/{version}/"
     near = table.nearest_installable(name, version, python, arch)
     arch_only = arch is not None and d.installable(python, None) in ("wheel", "pure")
-    comps = (component_of_distribution(name) or "python", "system" if arch_only else "python")
+    comps = tuple(dict.fromkeys((component_of_distribution(name) or "python", "system" if arch_only else "python")))
     evidence: dict[str, Any] = {"package": name, "version": version, "python": xy, "machine": arch,
                                 "published": wheels + (["sdist"] if what == "sdist" else []),
                                 "table_read": table.read}

@@ -508,6 +508,14 @@ def test_an_aarch64_target_of_a_release_with_x86_64_wheels_only_is_a_system_erro
                             python="3.10.12", arch="aarch64"))
 
 
+def test_a_package_without_a_component_of_its_own_is_named_once_as_python():
+    # tensordict 0.6.0: cp39-cp312 x86_64 wheels, no sdist; its component is "python" (ownership table)
+    (f,) = _files(_snap({"tensordict": {"version": "0.6.0"}}, complete=False, python="3.13.1", arch="x86_64"))
+    assert f.severity.value == "error" and f.components == ("python",)
+    (f,) = _files(_snap({"tensordict": {"version": "0.6.0"}}, complete=False, python="3.11.7", arch="aarch64"))
+    assert f.components == ("python", "system")
+
+
 def test_torch_npu_on_a_python_it_has_no_wheel_for():
     # torch-npu 2.1.0: cp38-cp310 wheels, no sdist
     (f,) = _files(_snap({"torch-npu": {"version": "2.1.0"}}, complete=False, python="3.11.7", arch="aarch64"))

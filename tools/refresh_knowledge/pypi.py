@@ -7,7 +7,9 @@ used: the PyPI this project is refreshed from answers 404 for both, while files 
 It writes profiles/requirements/ (an index and one file per project), the table the doctor's checks read through doctor/knowledge/requirements.py,
 and gives the refresh the release lists it compares with the tables. Standard library only (urllib), every
 request bounded by a timeout; no answer is `PyPIError` (the refresh exits 2). `python -m
-tools.refresh_knowledge.pypi [--out FILE]` rewrites the table; tests pass an `Http` replaying recorded answers.
+tools.refresh_knowledge.pypi [--out FILE]` rewrites the table (`--files-only`: the same releases and declarations,
+only each release's published files re-read, one JSON API request per project); tests pass an `Http` replaying
+recorded answers.
 """
 
 from __future__ import annotations

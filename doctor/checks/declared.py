@@ -304,8 +304,9 @@ def _no_wheel(name: str, version: str, what: str, python: str, arch: str | None,
                                 "table_read": table.read}
     if near:
         evidence["nearest"] = near
-    fix_other = (f"Install {name} {near}, the nearest release with a wheel for {target}"
-                 if near else f"Use a Python and machine that {name} {version} publishes wheels for")
+    pub = f"a Python and machine {name} {version} publishes wheels for ({wheel_targets(wheels)})"
+    fix_other = (f"Install {name} {near}, the nearest release with a wheel for {target}, or use {pub}"
+                 if near else f"Use {pub}")
     if what == "none":
         return finding(
             "release-has-no-wheel-for-target", "error", comps,
@@ -313,7 +314,7 @@ def _no_wheel(name: str, version: str, what: str, python: str, arch: str | None,
             detail=f"PyPI's files of {name} {version} (profiles/requirements/, read {table.read}) are wheels for "
                    f"{wheel_targets(wheels)} only, and no source archive: `pip install {name}=={version}` finds no "
                    f"distribution for this interpreter and machine.",
-            evidence=evidence, key=name, fix=f"{fix_other}, or one of the targets it publishes.", source=page)
+            evidence=evidence, key=name, fix=f"{fix_other}.", source=page)
     return finding(
         "release-has-no-wheel-for-target", "warning", comps,
         f"{name} {version} publishes no wheel for {target}: pip builds it from source",
@@ -333,4 +334,4 @@ def wheel_targets(wheels: list[str]) -> str:
                        for m in ("x86_64", "aarch64") if plat.endswith(m)} | ({"any"} if any(w.endswith("-any")
                                                                                               for w in wheels) else set()))
     py = f"{pys[0]}–{pys[-1]}" if len(pys) > 2 else ", ".join(pys)
-    return f"{py} ({', '.join(machines)})" if pys else "no Python"
+    return f"{py} on {', '.join(machines)}" if pys else "no Python"

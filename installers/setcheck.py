@@ -13,7 +13,9 @@ an error refuses the install, exit 2, naming `--set`; a warning is allowed and s
 
 A pinned release PyPI does not have (`--set numpy=3.0.0`) is refused too, when profiles/requirements/ lists
 that project's releases for the period the pin falls in (its size policy keeps releases since 2023 and no dev
-builds: an older or dev version cannot be told apart from one left out, and is not refused).
+builds: an older or dev version cannot be told apart from one left out, and is not refused), and so is a release
+that publishes no wheel for the plan's Python and machine and no sdist (`--set torch=2.1.0` for Python 3.12: its
+wheels are cp38-cp311), naming the nearest release that has one.
 """
 
 from __future__ import annotations
@@ -79,8 +81,10 @@ def _key(f: Finding) -> tuple[Any, ...]:
     return (f.check, f.id, f.key, f.components, f.severity.value)
 
 
-def check_release_exists(profile: Any, sets: Mapping[str, str]) -> None:
-    """Refuse a --set version PyPI does not list, where the release table covers that project and period."""
+def check_release_exists(profile: Any, sets: Mapping[str, str], python: str | None = None,
+                         arch: str | None = None) -> None:
+    """Refuse a --set version PyPI does not list, where the release table covers that project and period, or one
+    that publishes no wheel for the plan's Python (X.Y) and machine and no sdist (pip cannot install it)."""
     from doctor.knowledge.requirements import load_requirements
     from doctor.knowledge.versions import parse_pkg_version
     from doctor.snapshot.model import normalize_name
@@ -91,8 +95,13 @@ def check_release_exists(profile: Any, sets: Mapping[str, str]) -> None:
         name = normalize_name(raw)
         rels = table.projects.get(name)
         v = parse_pkg_version(version)
-        if not rels or name in built or v is None or v.is_devrelease or table.declared(name, version) is not None:
+        if not rels or name in built or v is None or v.is_devrelease:
             continue  # a source build's versions are its tags (resolve checks those)
+        d = table.declared(name, version)
+        if d is not None:
+            if python and d.installable(python, arch) == "none":
+                _refuse_no_file(name, version, raw, python, arch, d.files, table)
+            continue
         if any(parse_pkg_version(u) == v for u in table.unstated(name)):
             continue  # on PyPI, as an sdist that states no requirements (flash-attn 2.3.6)
         known = sorted(k for k in (parse_pkg_version(r) for r in rels) if k is not None)
@@ -105,6 +114,19 @@ def check_release_exists(profile: Any, sets: Mapping[str, str]) -> None:
             "knowledge if it is newer", source="--set", path=raw)
 
 
+def _refuse_no_file(name: str, version: str, raw: str, python: str, arch: str | None, files: Any, table: Any) -> None:
+    target = f"Python {python}" + (f" on {arch}" if arch else "")
+    near = table.nearest_installable(name, version, python, arch)
+    from doctor.checks.declared import wheel_targets
+
+    wheels = wheel_targets([f for f in files if f != "sdist"])
+    raise RefusedError(
+        f"{name} {version} publishes no wheel for {target} and no sdist (PyPI's files, profiles/requirements/, read "
+        f"{table.read}: wheels for {wheels} only): pip cannot install it; "
+        + (f"pin {near}, the nearest release with a wheel for {target}" if near else "pin a release built for this target"),
+        source="--set", path=raw)
+
+
 def check_sets(profile: Any, facts: Any, plan: Any, sets: Mapping[str, str],
                base: Callable[[], Any] | None = None) -> list[Finding]:
     """Refuse (RefusedError, exit 2) a --set pin that leaves a stack check would call an error, or a release PyPI
@@ -113,7 +135,7 @@ def check_sets(profile: Any, facts: Any, plan: Any, sets: Mapping[str, str],
         return []
     from doctor.snapshot.model import normalize_name
 
-    check_release_exists(profile, sets)
+    check_release_exists(profile, sets, getattr(facts, "python_version", None), getattr(facts, "arch", None))
     pkgs = plan_packages(plan, facts.installed)
     before = {_key(f) for f in check_findings(plan_snapshot(base(), facts), profile)} if base is not None else set()
     names = {normalize_name(n) for n in sets}

@@ -248,3 +248,90 @@ def _pin_meets(pin: str | None, requirement: str) -> bool:
         return Requirement(requirement).specifier.contains(Version(pin[2:].strip()), prereleases=True)
     except (InvalidRequirement, InvalidVersion):
         return False
+
+
+@check("published-files", "packages", findings=("release-has-no-wheel-for-target",))
+def published_files(ctx: CheckContext) -> Iterator[Finding]:
+    """A stated release of the stack publishes a wheel pip can install for the snapshot's Python and machine."""
+    snap = ctx.snapshot
+    python, arch = _target(snap)
+    pkgs = snap.packages if known(snap.packages) else {}
+    # only stated versions (a bug report, a partial snapshot, the plan of `install --set`): a package whose
+    # METADATA the snapshot read is installed, whatever PyPI publishes
+    stated = sorted((n, p.version) for n, p in pkgs.items()
+                    if n in STACK and isinstance(p.version, str) and p.version and not known(p.requires_dist))
+    if python is None or not stated:
+        skip("no stated release of the stack with the snapshot's Python version")
+    from doctor.knowledge.requirements import load_requirements  # a project's file loads only when needed
+
+    table = load_requirements()
+    stack = ctx.profile if callable(getattr(ctx.profile, "builds", None)) else None
+    ascend = npu_host(snap) or bool(installed(snap, "vllm-ascend"))
+    for name, version in stated:
+        if "+" in version or (stack is not None and stack.builds(name, version)):
+            continue  # another build than PyPI's (a local label, the stack's own source build)
+        if ascend and name in _NOT_THE_PYPI_BUILD_ON_ASCEND:
+            continue  # vLLM on Ascend is built from source (VLLM_TARGET_DEVICE=empty), not PyPI's wheel
+        d = table.declared(name, version)
+        if d is None:
+            continue
+        what = d.installable(python, arch)
+        if what in ("wheel", "pure", "unknown") or (name == "torch-npu" and _torch_npu_python_known(version, python)):
+            continue  # torch-npu's Pythons: python-too-new/old-for-package (checks/system.py) says it
+        if what == "sdist" and not d.platform_wheels:
+            continue  # a pure-Python project: building its sdist is a wheel build of Python files
+        yield _no_wheel(name, version, what, python, arch, d, table)
+
+
+def _torch_npu_python_known(version: str, python: str) -> bool:
+    """Whether Ascend's compatibility table lists torch-npu `version`'s Pythons and `python` is not one of them."""
+    from doctor.knowledge.matrix import torch_npu_pythons
+
+    pys = torch_npu_pythons(version)
+    return bool(pys) and ".".join(python.split(".")[:2]) not in (pys or ())
+
+
+def _no_wheel(name: str, version: str, what: str, python: str, arch: str | None, d: Any, table: Any) -> Finding:
+    xy = ".".join(python.split(".")[:2])
+    target = f"Python {xy}" + (f" on {arch}" if arch else "")
+    wheels = [f for f in d.files if f != "sdist"]
+    page = f"https://pypi.org/project/{name}/{version}/"
+    near = table.nearest_installable(name, version, python, arch)
+    arch_only = arch is not None and d.installable(python, None) in ("wheel", "pure")
+    comps = tuple(dict.fromkeys((component_of_distribution(name) or "python", "system" if arch_only else "python")))
+    evidence: dict[str, Any] = {"package": name, "version": version, "python": xy, "machine": arch,
+                                "published": wheels + (["sdist"] if what == "sdist" else []),
+                                "table_read": table.read}
+    if near:
+        evidence["nearest"] = near
+    pub = f"a Python and machine {name} {version} publishes wheels for ({wheel_targets(wheels)})"
+    fix_other = (f"Install {name} {near}, the nearest release with a wheel for {target}, or use {pub}"
+                 if near else f"Use {pub}")
+    if what == "none":
+        return finding(
+            "release-has-no-wheel-for-target", "error", comps,
+            f"{name} {version} publishes no wheel for {target} and no sdist: pip cannot install it",
+            detail=f"PyPI's files of {name} {version} (profiles/requirements/, read {table.read}) are wheels for "
+                   f"{wheel_targets(wheels)} only, and no source archive: `pip install {name}=={version}` finds no "
+                   f"distribution for this interpreter and machine.",
+            evidence=evidence, key=name, fix=f"{fix_other}.", source=page)
+    return finding(
+        "release-has-no-wheel-for-target", "warning", comps,
+        f"{name} {version} publishes no wheel for {target}: pip builds it from source",
+        detail=f"PyPI's files of {name} {version} (profiles/requirements/, read {table.read}) are wheels for "
+               f"{wheel_targets(wheels)} and an sdist: for this target pip builds the sdist, a compiled extension "
+               "that needs the compiler and the CUDA / NPU toolchain its build expects, and fails without them.",
+        evidence=evidence, key=name, fix=f"{fix_other}; or build it with its toolchain installed.", source=page)
+
+
+def wheel_targets(wheels: list[str]) -> str:
+    """'cp38-cp311 x86_64' style summary of wheel tag triples: the Pythons, then the machines."""
+    import re
+
+    pys = sorted({p for w in wheels for p in w.split("-")[0].split(".")}, key=lambda p: (p[:2], int(p[2:] or 0))
+                 if re.fullmatch(r"(cp|py)\d+", p) else (p, 0))
+    machines = sorted({m for w in wheels for plat in w.split("-")[-1].split(".")
+                       for m in ("x86_64", "aarch64") if plat.endswith(m)} | ({"any"} if any(w.endswith("-any")
+                                                                                              for w in wheels) else set()))
+    py = f"{pys[0]}–{pys[-1]}" if len(pys) > 2 else ", ".join(pys)
+    return f"{py} on {', '.join(machines)}" if pys else "no Python"

@@ -15,10 +15,14 @@ Layout (`layout()` builds it from the refresh tool's whole document, so the writ
                      "releases": {"<version as PyPI lists it>": {
                          "requires_python": str | null, "requires_dist": [str, ...], "uploaded": "YYYY-MM-DD",
                          "source": "https://pypi.org/project/<p>/<v>/#<file the metadata was read from>",
-                         "wheels": ["<sibling wheel declaring the same>", ...]}},
+                         "wheels": ["<sibling wheel declaring the same>", ...],
+                         "files": ["<wheel tag: python-abi-platform>" | "sdist", ...]}},
                      "unstated": ["<version>", ...]}
 `wheels` (optional) names the release's other Linux wheels that were read and declare exactly the same: the row
 applies to their Pythons and machines too.
+`files` (optional; tables before it stay valid) lists what the release publishes for Linux hosts: the tag triple
+of each Linux or pure wheel (`cp310-cp310-manylinux_2_17_x86_64`, `py3-none-any`) and "sdist" when it has a source
+archive; `Declared.installable` answers from it whether pip can install the release for a Python and machine.
 `unstated` (optional) lists the releases the size policy keeps whose only file is an sdist that does not state its
 requirements (PKG-INFO before Metadata-Version 2.2: older deepspeed and flash-attn): nothing can be said about
 them, and the refresh must not report them as missing from the table.
@@ -43,7 +47,7 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any
 
-from packaging.tags import Tag
+from packaging.tags import Tag, parse_tag
 from packaging.utils import InvalidWheelFilename, parse_wheel_filename
 from packaging.version import Version
 
@@ -58,7 +62,8 @@ PROJECT_SCHEMA = "doctor.requirements-project/1"
 DIR = "requirements"  # inside the knowledge directory
 INDEX = "index.json"
 _ENTRY = {"requires_python", "requires_dist", "uploaded", "source"}
-_ENTRY_OPTIONAL = {"wheels"}
+_ENTRY_OPTIONAL = {"wheels", "files"}
+SDIST = "sdist"  # a `files` entry: the release publishes a source archive
 
 
 @dataclass(frozen=True)
@@ -70,6 +75,27 @@ class Declared:
     source: str
     uploaded: str = ""
     wheels: tuple[str, ...] = ()  # siblings of the source wheel read and found to declare the same
+    files: tuple[str, ...] = ()  # what the release publishes for Linux: wheel tag triples and "sdist"; () unknown
+
+    def installable(self, python: str | None, arch: str | None) -> str:
+        """What pip finds among the release's published files for an interpreter `python` (X.Y[.Z]) on `arch`:
+        "wheel" (a platform wheel for it), "pure" (only a pure wheel fits), "sdist" (no wheel fits: pip builds the
+        source archive), "none" (nothing pip can install), or "unknown" (the table does not record the files). An
+        unstated Python or machine rules no wheel out (`_tag_fits`)."""
+        if not self.files:
+            return "unknown"
+        tags = [t for f in self.files if f != SDIST for t in _tag_set(f)]
+        fitting = [t for t in tags if _tag_fits(t, python, arch)]
+        if any(t.platform != "any" for t in fitting):
+            return "wheel"
+        if fitting:
+            return "pure"
+        return "sdist" if SDIST in self.files else "none"
+
+    @property
+    def platform_wheels(self) -> bool:
+        """Whether the release publishes a wheel built for a platform (a compiled extension)."""
+        return any(t.platform != "any" for f in self.files if f != SDIST for t in _tag_set(f))
 
     @property
     def wheel(self) -> str | None:
@@ -172,6 +198,24 @@ class RequirementsTable:
         s = self.index.get(_normalize(project))
         return s.newest if s else None
 
+    def nearest_installable(self, project: str, version: str, python: str | None, arch: str | None) -> str | None:
+        """The release nearest `version` that publishes a wheel for this Python and machine: one of the same
+        major.minor, else the first newer one, else the newest older one (pre-releases only for a pre-release)."""
+        name = _normalize(project)
+        v = parse_pkg_version(version)
+        if name not in self.index or v is None:
+            return None
+        ok = sorted((Version(k), k) for k, d in self.projects[name].items()
+                    if d.installable(python, arch) in ("wheel", "pure") and (v.is_prerelease or not Version(k).is_prerelease))
+        same = [(w, k) for w, k in ok if w.release[:2] == v.release[:2]]
+        for group in (same, ok):
+            newer = [k for w, k in group if w > v]
+            if newer:
+                return newer[0]
+            if group:
+                return group[-1][1]
+        return None
+
     def declared(self, project: str, version: str) -> Declared | None:
         """The release's entry: the version as PyPI lists it, else the same public version (2.8.0+cpu -> 2.8.0,
         2.10.0.post04 -> 2.10.0.post4); None for a project or release the table does not hold."""
@@ -197,6 +241,16 @@ def _wheel_tags(filename: str | None) -> frozenset[Tag] | None:
         return parse_wheel_filename(filename)[3]
     except InvalidWheelFilename:
         return None
+
+
+def _tag_set(triple: str) -> frozenset[Tag]:
+    """The tags of one `files` entry (`cp310-cp310-manylinux_2_17_x86_64.manylinux2014_x86_64`); empty when it is
+    not a python-abi-platform triple."""
+    parts = triple.split("-")
+    if len(parts) != 3 or not all(re.fullmatch(r"[A-Za-z0-9_.]+", x) and not x.startswith(".") and not x.endswith(".")
+                                  for x in parts):
+        return frozenset()
+    return parse_tag(triple)
 
 
 def _tag_fits(t: Tag, python: str | None, arch: str | None) -> bool:
@@ -256,7 +310,12 @@ def _releases(v: Validator, rels: Any, path: str) -> Mapping[str, Declared]:
         bad = next((w for w in wheels if _wheel_tags(w) is None), None)
         if bad is not None:
             raise v.fail(f"{q}.wheels", f"not a wheel file name: {bad!r}")
-        out[ver] = Declared(rp, rd, v.url(t["source"], f"{q}.source"), v.date(t["uploaded"], f"{q}.uploaded"), wheels)
+        files = v.strs(t.get("files"), f"{q}.files")
+        bad = next((f for f in files if f != SDIST and not _tag_set(f)), None)
+        if bad is not None:
+            raise v.fail(f"{q}.files", f"not a wheel tag (python-abi-platform) or \"{SDIST}\": {bad!r}")
+        out[ver] = Declared(rp, rd, v.url(t["source"], f"{q}.source"), v.date(t["uploaded"], f"{q}.uploaded"), wheels,
+                            files)
     return MappingProxyType(out)
 
 

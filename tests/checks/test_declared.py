@@ -473,3 +473,67 @@ def test_vllm_is_judged_by_its_published_metadata_off_ascend_and_only_by_require
                               "torch-npu": {"version": "2.5.1.post1"}}, complete=False, python="3.13.1", arch="x86_64"))
     assert [(x.id, x.evidence["package"]) for x in on_npu if x.evidence["package"] == "vllm"] == [
         ("requires-python-unmet", "vllm")]
+
+
+def _files(snap: Any, profile: Any = None) -> list[Any]:
+    from doctor.checks.declared import published_files
+    from doctor.checks.runner import CheckContext, Skipped
+
+    try:
+        return list(published_files(CheckContext(snapshot=snap, profile=profile)))
+    except Skipped:
+        return []
+
+
+def test_a_stated_release_without_a_wheel_for_the_python_and_no_sdist_cannot_be_installed():
+    # torch 2.1.0 publishes cp38-cp311 wheels and no sdist (PyPI, read 2026-12-03): on Python 3.12 pip finds nothing
+    (f,) = _files(_snap({"torch": {"version": "2.1.0"}}, complete=False, python="3.12.3", arch="x86_64"))
+    assert f.id == "release-has-no-wheel-for-target" and f.severity.value == "error"
+    assert f.components == ("torch", "python") and f.source == "https://pypi.org/project/torch/2.1.0/"
+    assert "publishes no wheel for Python 3.12 on x86_64 and no sdist: pip cannot install it" in f.title
+    assert "cp38–cp311" in f.detail and "torch 2.2.0" in f.fix.text and f.evidence["nearest"] == "2.2.0"
+    # on a Python it publishes wheels for: nothing
+    assert not _files(_snap({"torch": {"version": "2.1.0"}}, complete=False, python="3.11.7", arch="x86_64"))
+
+
+def test_an_aarch64_target_of_a_release_with_x86_64_wheels_only_is_a_system_error():
+    # ray 2.11.0 publishes x86_64 wheels only (cp39-cp311), no sdist
+    (f,) = _files(_snap({"ray": {"version": "2.11.0"}}, complete=False, python="3.11.7", arch="aarch64"))
+    assert f.severity.value == "error" and f.components == ("ray", "system")
+    assert "aarch64" in f.title and f.evidence["nearest"]
+    # vllm 0.4.0 (x86_64 wheels only, no sdist) off Ascend; on an Ascend host vLLM is built from source: silent
+    (f,) = _files(_snap({"vllm": {"version": "0.4.0"}}, complete=False, python="3.10.12", arch="aarch64"))
+    assert f.components == ("vllm", "system") and f.severity.value == "error"
+    assert not _files(_snap({"vllm": {"version": "0.4.0"}, "vllm-ascend": {"version": "0.9.1"}}, complete=False,
+                            python="3.10.12", arch="aarch64"))
+
+
+def test_a_package_without_a_component_of_its_own_is_named_once_as_python():
+    # tensordict 0.6.0: cp39-cp312 x86_64 wheels, no sdist; its component is "python" (ownership table)
+    (f,) = _files(_snap({"tensordict": {"version": "0.6.0"}}, complete=False, python="3.13.1", arch="x86_64"))
+    assert f.severity.value == "error" and f.components == ("python",)
+    (f,) = _files(_snap({"tensordict": {"version": "0.6.0"}}, complete=False, python="3.11.7", arch="aarch64"))
+    assert f.components == ("python", "system")
+
+
+def test_torch_npu_on_a_python_it_has_no_wheel_for():
+    # torch-npu 2.1.0: cp38-cp310 wheels, no sdist
+    (f,) = _files(_snap({"torch-npu": {"version": "2.1.0"}}, complete=False, python="3.11.7", arch="aarch64"))
+    assert f.severity.value == "error" and f.components == ("torch-npu", "python")
+    assert f.evidence["nearest"] and f.evidence["nearest"] in f.fix.text
+
+
+def test_only_an_sdist_of_a_compiled_project_is_a_warning_that_pip_builds_it():
+    # vllm 0.3.0: cp38-cp311 x86_64 wheels and an sdist; on Python 3.12 pip builds the CUDA extension from source
+    (f,) = _files(_snap({"vllm": {"version": "0.3.0"}}, complete=False, python="3.12.3", arch="x86_64"))
+    assert f.severity.value == "warning" and "pip builds it from source" in f.title
+    assert f.source == "https://pypi.org/project/vllm/0.3.0/" and "sdist" in f.evidence["published"]
+
+
+def test_installed_packages_of_a_live_snapshot_and_unknown_pythons_are_not_judged():
+    # METADATA read (a live snapshot): it IS installed, whatever PyPI publishes
+    live = {"torch": {"version": "2.1.0", "requires_dist": [], "requires_python": ">=3.8"}}
+    assert not _files(_snap(live, python="3.12.3", arch="x86_64"))
+    # no Python stated: nothing to judge; a local build is not PyPI's
+    assert not _files(_snap({"torch": {"version": "2.1.0"}}, complete=False, python=None, arch="x86_64"))
+    assert not _files(_snap({"torch": {"version": "2.1.0+cpu"}}, complete=False, python="3.12.3", arch="x86_64"))

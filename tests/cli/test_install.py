@@ -624,6 +624,18 @@ def test_set_refuses_a_release_pypi_does_not_have(tmp_path: Path) -> None:
     assert _set_dry_run(tmp_path, "numpy=1.20.0").returncode == 0
 
 
+def test_set_refuses_a_release_with_no_installable_file_for_the_plans_python_and_machine(tmp_path: Path) -> None:
+    # xgrammar 0.1.11 publishes x86_64 wheels only (cp39-cp312) and no sdist (PyPI, profiles/requirements/)
+    cp = doctor("install", "--profile", "verl-0.9.1-cann9.1.0-a3", "--venv", str(tmp_path / "v"), "--dry-run",
+                "--no-host-check", "--arch", "aarch64", "--python-version", "3.11", "--set", "xgrammar=0.1.11")
+    assert cp.returncode == 2 and "--set" in cp.stderr, cp.stderr
+    assert "xgrammar 0.1.11 publishes no wheel for Python 3.11 on aarch64 and no sdist" in cp.stderr
+    assert "cp39–cp312 on x86_64" in cp.stderr and "pip cannot install it; pin 0.1.17" in cp.stderr
+    # the same pin on the machine it publishes wheels for is not refused for that
+    cp = _set_dry_run(tmp_path, "xgrammar=0.1.11")
+    assert "publishes no wheel" not in cp.stderr
+
+
 @pytest.mark.parametrize("arch, py", [("x86_64", "3.11"), ("aarch64", "3.12")])
 def test_check_and_install_agree_on_the_versions_only_form_of_a_documented_stack(tmp_path: Path, arch, py) -> None:
     """Trial item 2: a bug-report snapshot with exactly verl-0.9.1-cann9.1.0-a3's pins. check --from said

@@ -187,3 +187,52 @@ def test_the_packaged_rows_of_platform_releases_cover_the_stacks_pythons() -> No
     assert tv is not None and tv.fits("3.11.7", "x86_64") and tv.fits("3.9.18", "aarch64")
     assert tv.source_for("3.11.7", "x86_64").endswith("#torchvision-0.16.0-cp311-cp311-manylinux1_x86_64.whl")
     assert tv.source_for("3.10.12", "aarch64") == tv.source
+
+
+def test_the_packaged_table_says_what_a_release_publishes_for_a_python_and_machine() -> None:
+    # read from PyPI's JSON API (2026-12-03): vllm 0.3.0 has cp38-cp311 x86_64 wheels and an sdist; torch 2.1.0
+    # cp38-cp311 wheels and no sdist; ray 2.11.0 x86_64 wheels only; transformers is a pure wheel
+    t = req.load_requirements()
+    vllm = t.declared("vllm", "0.3.0")
+    assert vllm is not None and "cp311-cp311-manylinux1_x86_64" in vllm.files and "sdist" in vllm.files
+    assert vllm.installable("3.11.7", "x86_64") == "wheel"
+    assert vllm.installable("3.12.3", "x86_64") == "sdist" and vllm.installable("3.10.12", "aarch64") == "sdist"
+    assert vllm.platform_wheels
+    torch = t.declared("torch", "2.1.0")
+    assert torch is not None and torch.installable("3.12.3", "x86_64") == "none"
+    assert torch.installable("3.11.7", "aarch64") == "wheel" and torch.installable("3.12.3", None) == "none"
+    ray = t.declared("ray", "2.11.0")
+    assert ray is not None and ray.installable("3.11.7", "aarch64") == "none"
+    assert ray.installable("3.11.7", "x86_64") == "wheel" and ray.installable("3.11.7", None) == "wheel"
+    tf = t.declared("transformers", "4.57.1")
+    assert tf is not None and tf.installable("3.12.3", "aarch64") == "pure" and not tf.platform_wheels
+    # the nearest release with a wheel for the target: the first newer one (torch 2.2.0 has cp312 wheels)
+    assert t.nearest_installable("torch", "2.1.0", "3.12.3", "x86_64") == "2.2.0"
+    assert t.nearest_installable("vllm", "0.4.0", "3.10.12", "aarch64") == "0.10.2"
+    # a table written before `files` existed still reads: nothing is claimed
+    assert req.Declared(None, (), "https://pypi.org/project/t/1.0/").installable("3.12", "x86_64") == "unknown"
+
+
+@pytest.mark.parametrize("entry", ["torch-2.1.0-cp311-cp311-manylinux1_x86_64.whl", "cp311-cp311", "source", "",
+                                   "cp311-cp311-linux_x86_64-extra", 3])
+def test_a_malformed_files_entry_is_refused_naming_the_file_and_key(tmp_path, entry) -> None:
+    bad = json.loads(json.dumps(GOOD))
+    bad["projects"]["torch-npu"]["2.14.0"]["files"] = ["sdist", entry]
+    with pytest.raises(InputError, match=r"projects.torch-npu.2.14.0.files: "):
+        req.parse_requirements(bad, "x.json")
+    # the project file as the doctor reads it: exit 2, naming the file and the key
+    good = json.loads(json.dumps(GOOD))
+    good["projects"]["torch-npu"]["2.14.0"]["files"] = ["cp311-cp311-manylinux_2_28_aarch64", "sdist"]
+    req.parse_requirements(good, "x.json")
+    d = _write(tmp_path / "r", good)
+    doc = json.loads((d / "torch-npu.json").read_text())
+    doc["releases"]["2.14.0"]["files"] = [entry]
+    (d / "torch-npu.json").write_text(json.dumps(doc))
+    code = ("import sys\nfrom doctor.knowledge.requirements import load_requirements\n"
+            "from doctor.errors import DoctorError\n"
+            f"try:\n    load_requirements({str(d)!r}).declared('torch-npu', '2.14.0')\n"
+            "except DoctorError as e:\n    print(e, file=sys.stderr)\n    raise SystemExit(e.exit_code)\n")
+    r = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True,
+                       env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert r.returncode == 2, r.stderr
+    assert "torch-npu.json: releases.2.14.0.files: " in r.stderr

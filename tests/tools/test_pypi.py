@@ -121,6 +121,32 @@ def test_main_writes_a_requirements_table_the_loader_accepts(tmp_path, capsys) -
     assert sorted(f.name for f in out.iterdir()) == ["index.json", "verl.json"]
 
 
+def test_each_release_records_the_files_it_publishes_for_linux_and_files_only_keeps_the_releases(tmp_path,
+                                                                                                 capsys) -> None:
+    out = tmp_path / "requirements"
+    assert pypi.main(["--out", str(out), "--project", "torch-npu", "--project", "vllm-ascend"], http=RecordedPyPI()) == 0
+    t = read_dir(str(out))
+    d = t.declared("torch-npu", "2.14.0")
+    assert d is not None
+    assert d.files == ("cp311-cp311-manylinux_2_28_aarch64", "cp311-cp311-manylinux_2_28_x86_64")
+    assert d.installable("3.11.7", "aarch64") == "wheel" and d.installable("3.12.1", "aarch64") == "none"
+    va = t.declared("vllm-ascend", "0.30.0rc2")
+    assert va is not None and va.files[-1] == "sdist"
+    # --files-only: the same releases and declarations, each release's files re-read from the one JSON API answer
+    # per project (no wheel or sdist is read)
+    doc = json.loads((out / "torch-npu.json").read_text())
+    for e in doc["releases"].values():
+        del e["files"]
+    (out / "torch-npu.json").write_text(json.dumps(doc))
+    assert read_dir(str(out)).declared("torch-npu", "2.14.0").installable("3.11", "x86_64") == "unknown"
+    http = RecordedPyPI()
+    assert pypi.main(["--out", str(out), "--files-only"], http=http) == 0, capsys.readouterr().err
+    assert all(u.endswith("/json") for u, _ in http.requests) and len(http.requests) == 2
+    again = read_dir(str(out))
+    assert again.index == t.index
+    assert again.declared("torch-npu", "2.14.0") == d
+
+
 def test_no_answer_from_pypi_exits_2_and_writes_nothing(tmp_path, capsys) -> None:
     out = tmp_path / "requirements"
     rc = pypi.main(["--out", str(out), "--project", "verl"], http=RecordedPyPI(down=True))

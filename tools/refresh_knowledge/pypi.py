@@ -7,7 +7,9 @@ used: the PyPI this project is refreshed from answers 404 for both, while files 
 It writes profiles/requirements/ (an index and one file per project), the table the doctor's checks read through doctor/knowledge/requirements.py,
 and gives the refresh the release lists it compares with the tables. Standard library only (urllib), every
 request bounded by a timeout; no answer is `PyPIError` (the refresh exits 2). `python -m
-tools.refresh_knowledge.pypi [--out FILE]` rewrites the table; tests pass an `Http` replaying recorded answers.
+tools.refresh_knowledge.pypi [--out FILE]` rewrites the table (`--files-only`: the same releases and declarations,
+only each release's published files re-read, one JSON API request per project); tests pass an `Http` replaying
+recorded answers.
 """
 
 from __future__ import annotations
@@ -341,7 +343,22 @@ def declared(http: Http, r: PypiRelease) -> dict[str, Any] | None:
            "source": f"{r.url}#{md['where']}"}
     if same:
         out["wheels"] = same
+    out["files"] = file_targets(r)
     return out
+
+
+def file_targets(r: PypiRelease) -> list[str]:
+    """What a release publishes for the doctor's targets (Linux hosts): the tags of its Linux and pure wheels
+    (`cp310-cp310-manylinux_2_17_x86_64`, `py3-none-any`, without the name and version), then "sdist" when it has
+    a source archive. macOS and Windows wheels are left out (no report's target installs them), which keeps the
+    table small: torch publishes a dozen of those per release."""
+    tags = {t for f in r.files if (t := wheel_tag(f.filename)) and _linux_or_any(t)}
+    return sorted(tags) + (["sdist"] if r.sdist else [])
+
+
+def _linux_or_any(tag: str) -> bool:
+    plat = tag.rsplit("-", 1)[-1]
+    return plat == "any" or "linux" in plat
 
 
 # The Pythons a report on an Ascend host states (CANN supports 3.7-3.12; the stacks run 3.9-3.12): a platform
@@ -459,15 +476,51 @@ def default_out() -> str:
                         "profiles", "requirements")
 
 
+def with_files(path: str, found: dict[str, list[PypiRelease]], today: str | None = None) -> dict[str, Any]:
+    """The table in directory `path` with each release's `files` (file_targets) from the release lists `found`
+    (one JSON API request per project, no file read): the same projects, releases and declarations, re-stamped
+    with the day PyPI was read. A release PyPI no longer lists files for keeps its row without `files`."""
+    from doctor.knowledge.requirements import read_dir
+
+    table = read_dir(path)
+    projects: dict[str, dict[str, Any]] = {}
+    unstated: dict[str, list[str]] = {}
+    for p in table.index:
+        with open(os.path.join(path, f"{p}.json"), encoding="utf-8") as fh:
+            raw = json.load(fh)
+        listed = {r.version: r for r in found.get(p, [])}
+        rels = {}
+        for ver, e in raw["releases"].items():
+            e = {k: v for k, v in e.items() if k != "files"}
+            if ver in listed:
+                e["files"] = file_targets(listed[ver])
+            rels[ver] = e
+        projects[p] = rels
+        if raw.get("unstated"):
+            unstated[p] = list(raw["unstated"])
+    doc: dict[str, Any] = {"schema": SCHEMA, "read": today or datetime.date.today().isoformat(), "projects": projects}
+    if unstated:
+        doc["unstated"] = unstated
+    return doc
+
+
 def main(argv: Sequence[str] | None = None, http: Http | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m tools.refresh_knowledge.pypi",
                                  description="Rewrite profiles/requirements/ from PyPI's JSON API.")
     ap.add_argument("--out", metavar="DIR", default=default_out(), help="where to write (default: %(default)s)")
     ap.add_argument("--project", action="append", metavar="NAME", help="only these projects (default: every tracked one)")
+    ap.add_argument("--files-only", action="store_true",
+                    help="keep the table's releases and declarations; only (re)record what files each publishes")
     args = ap.parse_args(argv)
     try:
-        found = read_all(args.project or PROJECTS, http)
-        doc = requirements_table(found, http)
+        if args.files_only:
+            from doctor.knowledge.requirements import read_dir
+
+            found = read_all(list(read_dir(args.out).index), http)
+            doc = with_files(args.out, found)
+        else:
+            found = read_all(args.project or PROJECTS, http)
+            doc = requirements_table(found, http)
     except PyPIError as e:
         print(f"refresh_knowledge.pypi: {e}", file=sys.stderr)
         return 2

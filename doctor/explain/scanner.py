@@ -143,7 +143,8 @@ class LogScanner:
         self._carry = b""
         self._dropping = False  # inside the unread rest of an over-long line
         self._rx: prefilter.Prefilter | aho.AhoPrefilter | None = None
-        self._replan = False  # a context rule was met: rebuild the pre-filter without its phrases
+        self._context_met = False  # a context rule was met: its phrases may leave the pre-filter
+        self._context_waste = 0  # candidate lines that gave nothing since then
         self.candidate_lines = 0  # lines the pre-filter picked out (the work beyond reading the log)
         self._sample: prefilter.Sample | None = None
         self._sampled = False
@@ -242,8 +243,7 @@ class LogScanner:
     def _scan_region(self, region: bytes) -> None:
         if not self._has_text:
             self._has_text = not region.isspace()
-        if self._rx is None or self._replan:
-            self._replan = False
+        if self._rx is None:
             self._rx = self._prefilter(region)
         if len(self._head) < max(self.context_lines, HEAD_LINES):
             self._head.extend(self._first_lines(region, max(self.context_lines, HEAD_LINES) - len(self._head)))
@@ -265,7 +265,7 @@ class LogScanner:
                     if not any((lit is None or lit in text) and p.search(text) for lit, p in rule)]
             if len(left) == len(rules):
                 continue
-            self._replan = True  # a rule was met: its phrases leave the pre-filter at the next block
+            self._context_met = True
             if left:
                 self._context_todo[sig_id] = left
             else:
@@ -293,6 +293,13 @@ class LogScanner:
                 not matched and len(self._events.events) == kept and self._count_apart_waste())):
             self._apart = False
             self._rx = self._prefilter(b"")
+        if self._context_met and not matched and len(self._events.events) == kept:
+            # A met context's phrases (`raylet` in a Ray log) only select lines now; re-planning costs about as much
+            # as REPLAN_AFTER wasted lines, so it is done once they add up (never on a short log).
+            self._context_waste += 1
+            if self._context_waste >= REPLAN_AFTER:
+                self._context_met, self._context_waste = False, 0
+                self._rx = self._prefilter(b"")
         if self._first_error is None:
             if _is_error_line(text):
                 self._first_error = self._new_hit(region, start, end, lineno, text)

@@ -100,7 +100,7 @@ def check_release_exists(profile: Any, sets: Mapping[str, str], python: str | No
         d = table.declared(name, version)
         if d is not None:
             if python and d.installable(python, arch) == "none":
-                _refuse_no_file(name, version, raw, python, arch, d.files, table)
+                _refuse_no_file(name, version, raw, python, arch, d, table)
             continue
         if any(parse_pkg_version(u) == v for u in table.unstated(name)):
             continue  # on PyPI, as an sdist that states no requirements (flash-attn 2.3.6)
@@ -114,12 +114,10 @@ def check_release_exists(profile: Any, sets: Mapping[str, str], python: str | No
             "knowledge if it is newer", source="--set", path=raw)
 
 
-def _refuse_no_file(name: str, version: str, raw: str, python: str, arch: str | None, files: Any, table: Any) -> None:
+def _refuse_no_file(name: str, version: str, raw: str, python: str, arch: str | None, d: Any, table: Any) -> None:
     target = f"Python {python}" + (f" on {arch}" if arch else "")
     near = table.nearest_installable(name, version, python, arch)
-    from doctor.checks.declared import wheel_targets
-
-    wheels = wheel_targets([f for f in files if f != "sdist"])
+    wheels = d.wheel_targets
     raise RefusedError(
         f"{name} {version} publishes no wheel for {target} and no sdist (PyPI's files, profiles/requirements/, read "
         f"{table.read}: wheels for {wheels} only): pip cannot install it; "

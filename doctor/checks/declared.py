@@ -304,7 +304,7 @@ def _no_wheel(name: str, version: str, what: str, python: str, arch: str | None,
                                 "table_read": table.read}
     if near:
         evidence["nearest"] = near
-    pub = f"a Python and machine {name} {version} publishes wheels for ({wheel_targets(wheels)})"
+    pub = f"a Python and machine {name} {version} publishes wheels for ({d.wheel_targets})"
     fix_other = (f"Install {name} {near}, the nearest release with a wheel for {target}, or use {pub}"
                  if near else f"Use {pub}")
     if what == "none":
@@ -312,26 +312,14 @@ def _no_wheel(name: str, version: str, what: str, python: str, arch: str | None,
             "release-has-no-wheel-for-target", "error", comps,
             f"{name} {version} publishes no wheel for {target} and no sdist: pip cannot install it",
             detail=f"PyPI's files of {name} {version} (profiles/requirements/, read {table.read}) are wheels for "
-                   f"{wheel_targets(wheels)} only, and no source archive: `pip install {name}=={version}` finds no "
+                   f"{d.wheel_targets} only, and no source archive: `pip install {name}=={version}` finds no "
                    f"distribution for this interpreter and machine.",
             evidence=evidence, key=name, fix=f"{fix_other}.", source=page)
     return finding(
         "release-has-no-wheel-for-target", "warning", comps,
         f"{name} {version} publishes no wheel for {target}: pip builds it from source",
         detail=f"PyPI's files of {name} {version} (profiles/requirements/, read {table.read}) are wheels for "
-               f"{wheel_targets(wheels)} and an sdist: for this target pip builds the sdist, a compiled extension "
+               f"{d.wheel_targets} and an sdist: for this target pip builds the sdist, a compiled extension "
                "that needs the compiler and the CUDA / NPU toolchain its build expects, and fails without them.",
         evidence=evidence, key=name, fix=f"{fix_other}; or build it with its toolchain installed.", source=page)
 
-
-def wheel_targets(wheels: list[str]) -> str:
-    """'cp38-cp311 x86_64' style summary of wheel tag triples: the Pythons, then the machines."""
-    import re
-
-    pys = sorted({p for w in wheels for p in w.split("-")[0].split(".")}, key=lambda p: (p[:2], int(p[2:] or 0))
-                 if re.fullmatch(r"(cp|py)\d+", p) else (p, 0))
-    machines = sorted({m for w in wheels for plat in w.split("-")[-1].split(".")
-                       for m in ("x86_64", "aarch64") if plat.endswith(m)} | ({"any"} if any(w.endswith("-any")
-                                                                                              for w in wheels) else set()))
-    py = f"{pys[0]}–{pys[-1]}" if len(pys) > 2 else ", ".join(pys)
-    return f"{py} on {', '.join(machines)}" if pys else "no Python"

@@ -93,6 +93,19 @@ class Declared:
         return "sdist" if SDIST in self.files else "none"
 
     @property
+    def wheel_targets(self) -> str:
+        """The Pythons and machines the release's wheels are for, in short: 'cp38–cp311 on x86_64'."""
+        tags = [t for f in self.files if f != SDIST for t in _tag_set(f)]
+        pys = sorted({t.interpreter for t in tags},
+                     key=lambda p: (p[:2], int(p[2:])) if re.fullmatch(r"(?:cp|py)\d+", p) else (p, 0))
+        machines = sorted({m for t in tags for m in ("x86_64", "aarch64") if t.platform.endswith(m)}
+                          | ({"any"} if any(t.platform == "any" for t in tags) else set()))
+        if not pys:
+            return "no Python"
+        py = f"{pys[0]}–{pys[-1]}" if len(pys) > 2 else ", ".join(pys)
+        return f"{py} on {', '.join(machines)}"
+
+    @property
     def platform_wheels(self) -> bool:
         """Whether the release publishes a wheel built for a platform (a compiled extension)."""
         return any(t.platform != "any" for f in self.files if f != SDIST for t in _tag_set(f))

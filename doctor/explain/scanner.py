@@ -394,13 +394,7 @@ class LogScanner:
     def _lines_before(self, region: bytes, start: int) -> list[str]:
         if not self.context_lines:
             return []
-        out: list[str] = []
-        end = start - 1  # the newline before the line
-        while len(out) < self.context_lines and end > 0:
-            begin = region.rfind(b"\n", 0, end) + 1
-            out.append(_shorten(_decode(region[begin : min(end, begin + MAX_LINE)])))
-            end = begin - 1
-        out.reverse()
+        out = [_shorten(line) for line in self._lines_preceding(region, start, self.context_lines)]
         missing = self.context_lines - len(out)
         return [*list(self._tail)[-missing:], *out] if missing and self._tail else out
 

@@ -22,6 +22,8 @@ from typing import Any
 HERE = Path(__file__).resolve().parent
 SNAPSHOTS = HERE / "snapshots.toml"
 SNAPSHOTS2 = HERE / "snapshots2.toml"
+SNAPSHOTS3 = HERE / "snapshots3.toml"
+SNAPSHOTS4 = HERE / "snapshots4.toml"
 
 
 def _score_module() -> ModuleType:

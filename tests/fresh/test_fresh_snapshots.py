@@ -14,6 +14,7 @@ from tests.fresh import score_check
 from tests.fresh.score_check import SNAPSHOTS, SNAPSHOTS2
 
 SNAPSHOTS3 = SNAPSHOTS.parent / "snapshots3.toml"
+SNAPSHOTS4 = SNAPSHOTS.parent / "snapshots4.toml"
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -21,8 +22,8 @@ else:  # pragma: no cover
     import tomli as tomllib
 
 
-@pytest.mark.parametrize(("path", "size"), [(SNAPSHOTS, 15), (SNAPSHOTS2, 14), (SNAPSHOTS3, 12)],
-                         ids=["set1", "set2", "set3"])
+@pytest.mark.parametrize(("path", "size"), [(SNAPSHOTS, 15), (SNAPSHOTS2, 14), (SNAPSHOTS3, 12), (SNAPSHOTS4, 10)],
+                         ids=["set1", "set2", "set3", "set4"])
 def test_fresh_snapshots_load_and_are_valid(path, size):
     reports = load_file(path)
     assert len(reports) >= size
@@ -34,7 +35,7 @@ def test_fresh_snapshots_load_and_are_valid(path, size):
     assert len({r.url for r in reports}) == len(reports)
 
 
-@pytest.mark.parametrize("path", [SNAPSHOTS, SNAPSHOTS2, SNAPSHOTS3], ids=["set1", "set2", "set3"])
+@pytest.mark.parametrize("path", [SNAPSHOTS, SNAPSHOTS2, SNAPSHOTS3, SNAPSHOTS4], ids=["set1", "set2", "set3", "set4"])
 def test_fresh_snapshots_are_not_in_the_corpus_nor_the_fresh_log_sets(path):
     fresh = load_file(path)
     mined = load()
@@ -58,3 +59,10 @@ def test_the_third_snapshot_set_overlaps_neither_earlier_set():
     earlier = load_file(SNAPSHOTS) + load_file(SNAPSHOTS2)
     assert not {r.url for r in third} & {r.url for r in earlier}
     assert not {r.id for r in third} & {r.id for r in earlier}
+
+
+def test_the_fourth_snapshot_set_overlaps_no_earlier_set():
+    fourth = load_file(SNAPSHOTS4)
+    earlier = load_file(SNAPSHOTS) + load_file(SNAPSHOTS2) + load_file(SNAPSHOTS3)
+    assert not {r.url for r in fourth} & {r.url for r in earlier}
+    assert not {r.id for r in fourth} & {r.id for r in earlier}

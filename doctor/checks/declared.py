@@ -82,6 +82,14 @@ def published(project: str, version: str, python: str | None = None, arch: str |
     return d.requires_python, requires_dist, d.source_for(python, arch)
 
 
+def _source_builds(profile: Any, ascend: bool) -> Any:
+    """The chosen profile, for its source builds (`profile.builds`), only when the snapshot shows an Ascend host
+    (a chip, devices, CANN, torch-npu or vllm-ascend): the verified stacks are Ascend stacks, and a report that
+    states only versions (verl 0.7.0 with vllm 0.16.0 on a CUDA host) says nothing that it was installed the way
+    a stack's plan builds it from git. Without that evidence a release is what PyPI publishes for it."""
+    return profile if ascend and callable(getattr(profile, "builds", None)) else None
+
+
 # Installed from git by the documented stacks: judged by what they declare at the commit the snapshot names
 # (profiles/requirements-git.toml), the module whose git facts give that commit.
 _GIT_MODULES = {"mindspeed": "mindspeed", "megatron-core": "megatron"}
@@ -111,8 +119,8 @@ def _lookup(snap: Any, profile: Any = None) -> Lookup | None:
     if not any(not known(p.requires_dist) and p.version for p in pkgs.values()):
         return None
     python, arch = _target(snap)
-    stack = profile if callable(getattr(profile, "builds", None)) else None
     ascend = npu_host(snap) or bool(installed(snap, "vllm-ascend"))
+    stack = _source_builds(profile, ascend)
 
     def lookup(project: str, version: str) -> tuple[str | None, tuple[str, ...], str] | None:
         commit = _commit(snap, project)
@@ -250,9 +258,10 @@ def _pin_meets(pin: str | None, requirement: str) -> bool:
         return False
 
 
-@check("published-files", "packages", findings=("release-has-no-wheel-for-target",))
+@check("published-files", "packages", findings=("release-has-no-wheel-for-target", "release-pin-has-no-wheel-for-target"))
 def published_files(ctx: CheckContext) -> Iterator[Finding]:
-    """A stated release of the stack publishes a wheel pip can install for the snapshot's Python and machine."""
+    """A stated release of the stack publishes a wheel pip can install for the snapshot's Python and machine (a
+    machine stated without its Python: for some Python), and so does each release it pins exactly."""
     snap = ctx.snapshot
     python, arch = _target(snap)
     pkgs = snap.packages if known(snap.packages) else {}
@@ -260,13 +269,13 @@ def published_files(ctx: CheckContext) -> Iterator[Finding]:
     # METADATA the snapshot read is installed, whatever PyPI publishes
     stated = sorted((n, p.version) for n, p in pkgs.items()
                     if n in STACK and isinstance(p.version, str) and p.version and not known(p.requires_dist))
-    if python is None or not stated:
-        skip("no stated release of the stack with the snapshot's Python version")
+    if (python is None and arch is None) or not stated:
+        skip("no stated release of the stack with the snapshot's Python version or machine")
     from doctor.knowledge.requirements import load_requirements  # a project's file loads only when needed
 
     table = load_requirements()
-    stack = ctx.profile if callable(getattr(ctx.profile, "builds", None)) else None
     ascend = npu_host(snap) or bool(installed(snap, "vllm-ascend"))
+    stack = _source_builds(ctx.profile, ascend)
     for name, version in stated:
         if "+" in version or (stack is not None and stack.builds(name, version)):
             continue  # another build than PyPI's (a local label, the stack's own source build)
@@ -276,11 +285,63 @@ def published_files(ctx: CheckContext) -> Iterator[Finding]:
         if d is None:
             continue
         what = d.installable(python, arch)
-        if what in ("wheel", "pure", "unknown") or (name == "torch-npu" and _torch_npu_python_known(version, python)):
-            continue  # torch-npu's Pythons: python-too-new/old-for-package (checks/system.py) says it
-        if what == "sdist" and not d.platform_wheels:
-            continue  # a pure-Python project: building its sdist is a wheel build of Python files
-        yield _no_wheel(name, version, what, python, arch, d, table)
+        if what == "none" or (what == "sdist" and d.platform_wheels):
+            if not (name == "torch-npu" and python and _torch_npu_python_known(version, python)):
+                # torch-npu's Pythons: python-too-new/old-for-package (checks/system.py) says it
+                yield _no_wheel(name, version, what, python, arch, d, table)
+            if what == "none":
+                continue  # the release itself cannot be installed: what it pins does not matter
+        yield from _pins_without_wheel(snap, name, version, d, python, arch, table)
+
+
+def _pins_without_wheel(snap: Any, name: str, version: str, d: Any, python: str | None, arch: str | None,
+                        table: Any) -> Iterator[Finding]:
+    """A stated release that pins a release (`torch==2.1.2`) publishing no wheel and no sdist for this target:
+    pip must install exactly that release with it, finds nothing, and the install of `name` fails as a whole
+    (vllm 0.3.0 on Python 3.12: its sdist would build, but torch 2.1.2 has no cp312 wheel). Only exact pins are
+    judged: a range could be met by a release the table does not hold."""
+    from doctor.knowledge.pipcheck import exact_pins
+
+    for line, dep, pin in exact_pins(snap, d.requires_dist):
+        p = table.declared(dep, pin)
+        if p is None or p.installable(python, arch) != "none":
+            continue
+        target = _target_text(python, arch)
+        near = table.nearest_installable(name, version, python, arch)
+        nd = table.declared(name, near) if near else None
+        if nd is not None and any((q := table.declared(n, v)) is not None and q.installable(python, arch) == "none"
+                                  for _, n, v in exact_pins(snap, nd.requires_dist)):
+            near = None  # that release pins an uninstallable one too: no advice rather than a wrong one
+        arch_only = arch is not None and p.installable(python, None) in ("wheel", "pure")
+        comps = tuple(dict.fromkeys((component_of_distribution(name) or "python", "system" if arch_only else "python",
+                                     component_of_distribution(dep) or "python")))
+        evidence: dict[str, Any] = {"package": name, "version": version, "requirement": line, "requires": dep,
+                                    "pinned": pin, "python": _xy(python), "machine": arch,
+                                    "pinned_publishes": [f for f in p.files if f != "sdist"], "table_read": table.read}
+        if near:
+            evidence["nearest"] = near
+        yield finding(
+            "release-pin-has-no-wheel-for-target", "error", comps,
+            f"{name} {version} pins {dep}=={pin}, which publishes no wheel for {target} and no sdist: pip cannot "
+            f"install {name} {version}",
+            detail=f"{name} {version} declares `{line}` ({d.source}); PyPI's files of {dep} {pin} "
+                   f"(profiles/requirements/, read {table.read}) are wheels for {p.wheel_targets} only, so pip's "
+                   f"resolver finds no {dep} for this interpreter and machine and installs nothing.",
+            evidence=evidence, key=f"{name}:{dep}",
+            fix=(f"Install {name} {near}, the nearest release with a wheel for {target}, or use "
+                 if near else "Use ") + f"a Python and machine {dep} {pin} publishes wheels for ({p.wheel_targets}).",
+            source=f"https://pypi.org/project/{dep}/{pin}/")
+
+
+def _xy(python: str | None) -> str | None:
+    return ".".join(python.split(".")[:2]) if python else None
+
+
+def _target_text(python: str | None, arch: str | None) -> str:
+    """'Python 3.12 on x86_64', 'Python 3.12', or 'Linux aarch64 (any Python)' when only the machine is stated."""
+    if python is None:
+        return f"Linux {arch} (any Python)"
+    return f"Python {_xy(python)}" + (f" on {arch}" if arch else "")
 
 
 def _torch_npu_python_known(version: str, python: str) -> bool:
@@ -291,9 +352,10 @@ def _torch_npu_python_known(version: str, python: str) -> bool:
     return bool(pys) and ".".join(python.split(".")[:2]) not in (pys or ())
 
 
-def _no_wheel(name: str, version: str, what: str, python: str, arch: str | None, d: Any, table: Any) -> Finding:
-    xy = ".".join(python.split(".")[:2])
-    target = f"Python {xy}" + (f" on {arch}" if arch else "")
+def _no_wheel(name: str, version: str, what: str, python: str | None, arch: str | None, d: Any,
+              table: Any) -> Finding:
+    xy = _xy(python)
+    target = _target_text(python, arch)
     wheels = [f for f in d.files if f != "sdist"]
     page = f"https://pypi.org/project/{name}/{version}/"
     near = table.nearest_installable(name, version, python, arch)

@@ -367,6 +367,19 @@ def requirement_names(snap: Snapshot, package: str, lookup: Lookup | None = None
     return out
 
 
+def exact_pins(snap: Snapshot, lines: tuple[str, ...]) -> Iterator[tuple[str, str, str]]:
+    """(line, distribution, version) for each base requirement (no extra) whose marker holds for the snapshot's
+    target and whose specifier is one exact pin (`torch==2.1.2`): the one release pip must install with it."""
+    applies = _Applies(marker_environment(snap))
+    for line in lines:
+        req = applies(line)
+        if req is None:
+            continue
+        spec = list(req.specifier)
+        if len(spec) == 1 and spec[0].operator == "==" and "*" not in spec[0].version and "+" not in spec[0].version:
+            yield line, canonicalize_name(req.name), spec[0].version
+
+
 def bare(requirement: str) -> str:
     """`name[extras]specifier` without the marker: what a fix installs."""
     req = _parse(requirement)

@@ -525,15 +525,92 @@ def test_torch_npu_on_a_python_it_has_no_wheel_for():
 
 def test_only_an_sdist_of_a_compiled_project_is_a_warning_that_pip_builds_it():
     # vllm 0.3.0: cp38-cp311 x86_64 wheels and an sdist; on Python 3.12 pip builds the CUDA extension from source
-    (f,) = _files(_snap({"vllm": {"version": "0.3.0"}}, complete=False, python="3.12.3", arch="x86_64"))
+    fs = _files(_snap({"vllm": {"version": "0.3.0"}}, complete=False, python="3.12.3", arch="x86_64"))
+    (f,) = [x for x in fs if x.id == "release-has-no-wheel-for-target"]
     assert f.severity.value == "warning" and "pip builds it from source" in f.title
     assert f.source == "https://pypi.org/project/vllm/0.3.0/" and "sdist" in f.evidence["published"]
+    # a pure-Python project's sdist is no build problem (tests below: what such a release pins still counts)
+    assert not _files(_snap({"verl": {"version": "0.9.1"}}, complete=False, python="3.12.3", arch="x86_64"))
+
+
+def test_a_release_that_pins_a_release_with_no_wheel_for_the_target_cannot_be_installed(tmp_path):
+    """vllm 0.3.0 declares torch==2.1.2 (its wheel's METADATA on PyPI); torch 2.1.2 publishes cp38-cp311 wheels and
+    no sdist. On Python 3.12 pip could build vLLM's sdist, but it must install exactly torch 2.1.2 with it and finds
+    nothing: the install fails (vllm issue 2695). An error naming the pin, the pinned release's page and a fix."""
+    snap = _snap({"vllm": {"version": "0.3.0"}}, complete=False, python="3.12.3", arch=None)
+    (f,) = [x for x in _files(snap) if x.id == "release-pin-has-no-wheel-for-target"]
+    assert f.severity.value == "error" and f.components == ("vllm", "python", "torch")
+    assert f.title == ("vllm 0.3.0 pins torch==2.1.2, which publishes no wheel for Python 3.12 and no sdist: pip "
+                       "cannot install vllm 0.3.0")
+    assert f.source == "https://pypi.org/project/torch/2.1.2/" and f.evidence["pinned"] == "2.1.2"
+    # the nearest vLLM with a cp312 wheel whose own pin (torch==2.3.1) has one too
+    assert "cp38–cp311" in f.detail and f.fix.text.startswith("Install vllm 0.5.2, the nearest release")
+    # on a Python torch 2.1.2 has wheels for: nothing about the pin (vllm 0.3.0 has its own cp311 wheel too)
+    assert not _files(_snap({"vllm": {"version": "0.3.0"}}, complete=False, python="3.11.7", arch="x86_64"))
+    # a range (not an exact pin) is not judged: a release the table does not hold may meet it
+    assert not [x for x in _files(_snap({"verl": {"version": "0.9.1"}}, complete=False, python="3.13.1", arch=None))
+                if x.id == "release-pin-has-no-wheel-for-target"]
+    # what the user sees: `doctor check --from` on the report exits 1 and names the pin
+    f = tmp_path / "report.json"
+    f.write_text(json.dumps({"schema": "doctor.snapshot/1", "python": {"version": "3.12"},
+                             "packages": {"vllm": {"version": "0.3.0"}}}))
+    r = subprocess.run([sys.executable, "-m", "doctor", "--json", "check", "--from", str(f)], cwd=ROOT,
+                       capture_output=True, text=True, env={**os.environ, "PYTHONPATH": str(ROOT)}, timeout=120)
+    assert r.returncode == 1, r.stderr
+    got = [x for x in json.loads(r.stdout)["findings"] if x["id"] == "release-pin-has-no-wheel-for-target"]
+    assert [(x["severity"], x["evidence"]["requires"]) for x in got] == [("error", "torch")]
+
+
+def test_a_stated_machine_without_its_python_is_judged_for_every_python(tmp_path):
+    """A report that names the machine but not the interpreter (ray issues 45045, 46104: `pip install ray==2.12.0`
+    on Linux aarch64): no Python rules a wheel out, but a release with no wheel for that machine and no sdist cannot
+    be installed with any of them. Ray's weekly releases publish x86_64 wheels only; 2.20.0 has aarch64 ones."""
+    (f,) = _files(_snap({"ray": {"version": "2.12.0"}}, complete=False, python=None, arch="aarch64"))
+    assert f.id == "release-has-no-wheel-for-target" and f.severity.value == "error"
+    assert f.components == ("ray", "system") and f.evidence["python"] is None
+    assert f.title == "ray 2.12.0 publishes no wheel for Linux aarch64 (any Python) and no sdist: pip cannot install it"
+    assert f.evidence["nearest"] == "2.20.0" and "ray 2.20.0" in f.fix.text
+    assert not _files(_snap({"ray": {"version": "2.20.0"}}, complete=False, python=None, arch="aarch64"))
+    assert not _files(_snap({"ray": {"version": "2.12.0"}}, complete=False, python=None, arch="x86_64"))
+    assert not _files(_snap({"ray": {"version": "2.12.0"}}, complete=False, python=None, arch=None))
+    f = tmp_path / "report.json"
+    f.write_text(json.dumps({"schema": "doctor.snapshot/1", "host": {"arch": "aarch64"},
+                             "packages": {"ray": {"version": "2.24.0"}}}))
+    r = subprocess.run([sys.executable, "-m", "doctor", "check", "--from", str(f)], cwd=ROOT,
+                       capture_output=True, text=True, env={**os.environ, "PYTHONPATH": str(ROOT)}, timeout=120)
+    assert r.returncode == 1 and "ray 2.24.0 publishes no wheel for Linux aarch64 (any Python)" in r.stdout + r.stderr
+
+
+def test_the_profiles_source_builds_are_exempt_only_on_an_ascend_host():
+    """The verified stacks build verl (and vLLM, vllm-ascend, MindSpeed) from git, so on their hosts PyPI's wheel is
+    not what is installed. A report with no Ascend fact (verl issue 5586: verl 0.7.0 with vLLM 0.16.0) still gets the
+    Ascend profile of its verl release as the closest stack, but nothing says it was installed that way: it is judged
+    by what verl 0.7.0 publishes (`vllm<=0.12.0,>=0.8.5` under its `vllm` extra)."""
+    from doctor.knowledge.profiles import load_profiles
+
+    p = next(p for p in load_profiles() if p.name == "verl-0.7.0-cann8.3.rc1-a3")
+    assert p.builds("verl", "0.7.0")
+    off = _snap({"verl": {"version": "0.7.0"}, "vllm": {"version": "0.16.0"}}, complete=False, python=None, arch=None)
+    (f,) = _declared(off, p)
+    assert f.severity.value == "error" and set(f.components) == {"verl", "vllm"} and "<=0.12.0" in f.title
+    on = _snap({"verl": {"version": "0.7.0"}, "vllm": {"version": "0.16.0"}, "torch-npu": {"version": "2.7.1"}},
+               complete=False, python=None, arch=None)
+    assert [g for g in _declared(on, p) if g.evidence.get("package") == "verl"] == []
+    r = diagnose_report({"schema": "doctor.snapshot/1", "packages": {"verl": {"version": "0.7.0"},
+                                                                   "vllm": {"version": "0.16.0"}}})
+    assert [(x.id, x.severity.value) for x in r.findings if x.check == "declared-requirements"] == [
+        ("requirement-version-unmet", "error")]
+
+
+def diagnose_report(doc: dict[str, Any]) -> Any:
+    """`doctor check --from` on a report: the profile is chosen as the CLI chooses it."""
+    return diagnose([(None, snapshot_from_dict(doc), None)])
 
 
 def test_installed_packages_of_a_live_snapshot_and_unknown_pythons_are_not_judged():
     # METADATA read (a live snapshot): it IS installed, whatever PyPI publishes
     live = {"torch": {"version": "2.1.0", "requires_dist": [], "requires_python": ">=3.8"}}
     assert not _files(_snap(live, python="3.12.3", arch="x86_64"))
-    # no Python stated: nothing to judge; a local build is not PyPI's
+    # no Python stated: judged for the machine only (torch 2.1.0 has x86_64 wheels); a local build is not PyPI's
     assert not _files(_snap({"torch": {"version": "2.1.0"}}, complete=False, python=None, arch="x86_64"))
     assert not _files(_snap({"torch": {"version": "2.1.0+cpu"}}, complete=False, python="3.12.3", arch="x86_64"))

@@ -124,15 +124,36 @@ def triton_ascend_release(ctx: CheckContext) -> Iterator[Finding]:
         source="; ".join(sources))
 
 
-@check("numpy", "packages", findings=("numpy2-with-old-torch", "numpy2-with-verl"))
+# CANN's Python dependencies as vllm-ascend's installation guide installs them ("pip3 install attrs 'numpy<2.0.0'
+# decorator sympy ..."), up to v0.19.1rc1 (CANN 8.5.1); the commit that moved the guide to CANN 9.0.0 dropped the cap
+# (fc5cbd6, v0.20.2rc1 installs plain `numpy`). The maintainers: "Currently, CANN can't support numpy >= 2.x" (PR 472:
+# torch_npu init fails with error 500001), still so with CANN 8.2 (the v0.10.0rc1 release checklist, issue 2210).
+NUMPY2_CANN_FROM = CannVersion("9.0.0")
+NUMPY2_CANN_SOURCE = ("https://github.com/vllm-project/vllm-ascend/blob/v0.19.1rc1/docs/source/installation.md; "
+                      "https://github.com/vllm-project/vllm-ascend/commit/fc5cbd6effc40748676522309e608b908378be2c")
+
+
+@check("numpy", "packages", findings=("numpy2-with-cann", "numpy2-with-old-torch", "numpy2-with-verl"))
 def numpy(ctx: CheckContext) -> Iterator[Finding]:
-    """numpy 2 breaks torch wheels built against numpy 1.x; the NPU stacks pin numpy<2."""
+    """numpy 2 breaks torch wheels built against numpy 1.x and CANN before 9.0.0; the NPU stacks pin numpy<2."""
     snap = ctx.snapshot
     n, t = pver(snap, "numpy"), pver(snap, "torch")
     if n is None:
         skip("numpy's version is not known")
     if n.major < 2:
         return
+    c = cann(snap)
+    if c is not None and c[1] < NUMPY2_CANN_FROM and not c[1].is_ambiguous_against(NUMPY2_CANN_FROM):
+        yield finding(
+            "numpy2-with-cann", "error", ("numpy", "cann"),
+            f"numpy {ver(snap, 'numpy')} with CANN {c[0]}, whose Python dependencies need numpy<2.0.0",
+            detail="CANN's operator compiler (te / tbe) runs in the training process with this interpreter's numpy; "
+                   "the CANN installation steps install 'numpy<2.0.0' for every CANN before 9.0.0, and with numpy 2 "
+                   "torch_npu's device init fails (error code 500001, 'The internal ACL of the system is incorrect').",
+            evidence={"numpy": ver(snap, "numpy"), "cann": c[0], "requires": "numpy<2.0.0",
+                      "from_cann": str(NUMPY2_CANN_FROM)},
+            fix="pip install 'numpy<2.0.0' (e.g. numpy==1.26.4), or a CANN 9.0.0+ stack.",
+            commands=("pip install 'numpy<2.0.0'",), source=NUMPY2_CANN_SOURCE)
     if t is not None and t.release[:2] < (2, 3):
         yield finding(
             "numpy2-with-old-torch", "error", ("numpy", "torch"),

@@ -194,3 +194,34 @@ def test_triton_ascend_on_a_chip_its_release_matrix_does_not_list():
     (f,) = run("3.2.0", "310P3")
     assert f.severity.value == "warning" and f.components == ("triton-ascend", "npu") and "release_note.md" in f.source
     assert not run("3.2.0", "910B3") and not run("3.2.2", "310P3")
+
+
+def test_numpy2_with_a_cann_before_9_is_an_error_its_install_steps_cap(tmp_path):
+    """CANN's Python dependencies as vllm-ascend's installation guide installs them carry 'numpy<2.0.0' up to CANN
+    8.5.1 (v0.19.1rc1) and plain numpy from CANN 9.0.0 (fc5cbd6): vLLM 0.8.3 brought numpy 2.2.4 beside CANN 8.0.0
+    (vllm-ascend issue 473), and torch_npu's init fails with numpy 2 on CANN 8.x (the maintainers, PR 472)."""
+    import json
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    def report(cann: str, numpy: str) -> dict:
+        return {"schema": "doctor.snapshot/1", "python": {"version": "3.10"},
+                "packages": {"vllm": {"version": "0.8.3"}, "numpy": {"version": numpy}, "vllm-ascend": {}},
+                "ascend": {"toolkit": {"version": cann}}}
+
+    for cann in ("8.0.0", "8.2.RC1", "8.5.1"):
+        assert found(report(cann, "2.2.4"))["numpy2-with-cann"] == "error", cann
+    for cann, numpy in (("9.0.0", "2.2.4"), ("9.1.0", "2.3.1"), ("8.0.0", "1.26.4")):
+        assert "numpy2-with-cann" not in found(report(cann, numpy)), (cann, numpy)
+    root = Path(__file__).resolve().parents[2]
+    f = tmp_path / "report.json"
+    f.write_text(json.dumps(report("8.0.0", "2.2.4")))
+    r = subprocess.run([sys.executable, "-m", "doctor", "--json", "check", "--from", str(f)], cwd=root,
+                       capture_output=True, text=True, env={**os.environ, "PYTHONPATH": str(root)}, timeout=120)
+    assert r.returncode == 1, r.stderr
+    (x,) = [x for x in json.loads(r.stdout)["findings"] if x["id"] == "numpy2-with-cann"]
+    assert x["severity"] == "error" and x["components"][:2] == ["numpy", "cann"]
+    assert x["title"] == "numpy 2.2.4 with CANN 8.0.0, whose Python dependencies need numpy<2.0.0"
+    assert "v0.19.1rc1/docs/source/installation.md" in x["source"]

@@ -266,6 +266,60 @@ def vllm_ascend_chip_support(ctx: CheckContext) -> Iterator[Finding]:
             evidence={"vllm-ascend": ver(snap, "vllm-ascend"), "chip": chip, "cann": c[0], "needs": need},
             fix=f"Install CANN {need} (toolkit, ops and NNAL) for {chip}.", source=_VA_NOTES)
 
+# The oldest vllm-ascend release's installation guide: "CANN >= 8.0.0 | Required for vllm-ascend and torch-npu",
+# "torch >= 2.5.1 | Required for torch-npu and vllm" (v0.7.1rc1); every later release requires as much or more (the
+# release matrix, VLLM_ASCEND).
+_OLDEST_GUIDE = install_doc("0.7.1rc1")
+
+
+@check("vllm-ascend-any-release", "vllm", findings=("vllm-ascend-no-release-fits",))
+def vllm_ascend_any_release(ctx: CheckContext) -> Iterator[Finding]:
+    """vllm-ascend named without its version (a bug report): the stated CANN, torch and Python are within what
+    some vllm-ascend release requires. When every release of the matrix rejects one of them, no vllm-ascend the
+    reporter can have installed works there, whichever it is."""
+    snap = ctx.snapshot
+    if not installed(snap, "vllm-ascend") or ver(snap, "vllm-ascend") is not None:
+        skip("vllm-ascend is not installed, or its version is known (vllm-ascend-matrix judges that release)")
+    rows = [r for r in VLLM_ASCEND if r.branch is None]
+    c = cann(snap)
+    if c is not None:
+        canns = [CannVersion(x) for r in rows for x in r.cann_versions()]
+        oldest = min(canns)
+        if c[1] < oldest and not c[1].is_ambiguous_against(oldest):
+            first = next(r.version for r in rows if oldest in (CannVersion(x) for x in r.cann_versions()))
+            yield finding(
+                "vllm-ascend-no-release-fits", "error", ("vllm-ascend", "cann"),
+                f"no vllm-ascend release supports CANN {c[0]}: the oldest requires CANN {oldest}",
+                detail=f"vllm-ascend's installation guide lists CANN as \"Required for vllm-ascend and torch-npu\": {first} "
+                       f"needs CANN >= {oldest} and every later release a newer one. The snapshot names vllm-ascend "
+                       "without its version, and none of its releases runs on this toolkit.",
+                evidence={"cann": c[0], "oldest_supported": str(oldest), "releases_known": len(rows)}, key="cann",
+                fix=f"Install CANN {oldest} or newer: the CANN of one vllm-ascend release (see `doctor profiles`).",
+                source=f"{_OLDEST_GUIDE}; {SRC_VA_MATRIX}")
+    t = pver(snap, "torch")
+    if t is not None:
+        base = ".".join(map(str, release(t)))
+        if not any(pkg_satisfies(base, r.torch) for r in rows):
+            floor = min((Version(r.torch.lstrip("=<>~!")) for r in rows), default=None)
+            yield finding(
+                "vllm-ascend-no-release-fits", "error", ("torch", "vllm-ascend"),
+                f"no vllm-ascend release works with torch {ver(snap, 'torch')}: the oldest requires torch {floor}",
+                detail="Each vllm-ascend release builds its custom ops against one torch (torch >= 2.5.1 \"Required for "
+                       "torch-npu and vllm\" from the first release on), and the vLLM releases it plugs into require "
+                       "that torch too.",
+                evidence={"torch": ver(snap, "torch"), "oldest_supported": str(floor)}, key="torch",
+                fix="Install the torch (and torch-npu) of one vllm-ascend release (see `doctor profiles`).",
+                source=f"{_OLDEST_GUIDE}; {SRC_VA_MATRIX}")
+    py = val(snap.python, "version")
+    if py and not any(pkg_satisfies(py, r.python) for r in rows):
+        yield finding(
+            "vllm-ascend-no-release-fits", "error", ("python", "vllm-ascend"),
+            f"no vllm-ascend release supports Python {py}",
+            evidence={"python": py, "supported": sorted({r.python for r in rows})}, key="python",
+            fix="Use a Python one vllm-ascend release supports (3.10 or 3.11 for current releases).",
+            source=SRC_VA_MATRIX)
+
+
 _DEVICE_TYPES = {"A2": "A2", "A3": "A3", "_310P": "310P", "310P": "310P", "A5": "950"}
 
 

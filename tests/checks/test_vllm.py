@@ -283,3 +283,46 @@ def test_a_chip_no_vllm_ascend_release_supports_is_judged_without_the_version():
     assert len(run("Ascend310B4", {"vllm-ascend": {}})) == 1
     assert not run("Ascend310P3", {"vllm-ascend": {}})  # 310P: supported from 0.10.0rc1, the release decides
     assert not run("Ascend910A", {"vllm": {"version": "0.9.1"}})  # vllm-ascend not named
+
+
+def test_vllm_ascend_named_without_its_version_when_no_release_fits_the_stated_facts(tmp_path):
+    """A report names vllm-ascend but not its release: the stated CANN / torch / Python are judged against every
+    release of the matrix. The oldest one's guide (v0.7.1rc1) requires CANN >= 8.0.0 and torch >= 2.5.1, every later
+    release more: CANN 8.0.RC3 (vllm-ascend issue 154) or torch 2.3.1 on CANN 8.0.RC2 (issue 165) fit none."""
+    import json
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    def d(**facts):
+        pkgs = {"vllm-ascend": {}, **({"torch": {"version": facts["torch"]}} if "torch" in facts else {})}
+        doc = bare(packages=pkgs)
+        if "cann" in facts:
+            doc["ascend"] = {"toolkit": {"version": facts["cann"]}}
+        if "python" in facts:
+            doc["python"] = {"version": facts["python"]}
+        return doc
+
+    r = diagnose_dict(d(cann="8.0.RC3"))
+    (f,) = [x for x in r.findings if x.id == "vllm-ascend-no-release-fits"]
+    assert f.severity.value == "error" and f.components == ("vllm-ascend", "cann")
+    assert f.title == "no vllm-ascend release supports CANN 8.0.RC3: the oldest requires CANN 8.0.0"
+    assert "v0.7.1rc1/docs/source/installation.md" in f.source
+    r = diagnose_dict(d(cann="8.0.RC2", torch="2.3.1"))
+    got = sorted(x.components for x in r.findings if x.id == "vllm-ascend-no-release-fits")
+    assert got == [("torch", "vllm-ascend"), ("vllm-ascend", "cann")]
+    assert found(d(python="3.8.18"))["vllm-ascend-no-release-fits"] == "error"
+    # a fact some release accepts, or a known release (vllm-ascend-matrix judges that one): nothing from this check
+    for ok in (d(cann="8.0.0"), d(cann="9.1.0", torch="2.10.0", python="3.11.9"), d(torch="2.5.1+cpu")):
+        assert "vllm-ascend-no-release-fits" not in found(ok), ok
+    known_release = bare(packages={"vllm-ascend": {"version": "0.7.3"}, "torch": {"version": "2.3.1"}})
+    assert "vllm-ascend-no-release-fits" not in found(known_release)
+    # what the user sees
+    root = Path(__file__).resolve().parents[2]
+    p = tmp_path / "report.json"
+    p.write_text(json.dumps(d(cann="8.0.RC2", torch="2.3.1")))
+    out = subprocess.run([sys.executable, "-m", "doctor", "check", "--from", str(p)], cwd=root, capture_output=True,
+                         text=True, env={**os.environ, "PYTHONPATH": str(root)}, timeout=120)
+    assert out.returncode == 1
+    assert "no vllm-ascend release works with torch 2.3.1: the oldest requires torch 2.5.1" in out.stdout + out.stderr

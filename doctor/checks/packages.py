@@ -114,11 +114,19 @@ def triton_ascend_release(ctx: CheckContext) -> Iterator[Finding]:
     rcs = [x for x in (CannVersion.try_parse(s) for s in canns) if x is not None]
     if any(c[1].series == rc.series or c[1].is_ambiguous_against(rc) for rc in rcs):
         return
+    # an error: the source binds them one to one ("强绑定 ... 一一对应"), not as a recommendation, and a release of
+    # another CANN series fails in ways hard to place (triton-ascend issue 2018: 3.2.0 on CANN 9.1.0, fixed by 3.2.2).
+    # A CANN newer than every one the doctor knows has no documented triton-ascend yet: a warning there, as for any
+    # version newer than the knowledge (never an error).
+    from doctor.knowledge.matrix import newest_known_cann
+
+    newer = c[1] > CannVersion(newest_known_cann())
     yield finding(
-        "triton-ascend-cann-pairing", "warning", ("triton-ascend", "cann"),
+        "triton-ascend-cann-pairing", "warning" if newer else "error", ("triton-ascend", "cann"),
         f"triton-ascend {ta} is documented for CANN {' / '.join(canns)}, this host has CANN {c[0]}",
         detail="triton-ascend compiles kernels with the bisheng toolchain of the CANN it was released for; MindSpeed-LLM's "
-               "release notes bind triton-ascend to CANN one to one (\"Triton-Ascend版本与CANN版本强绑定\").",
+               "release notes bind triton-ascend to CANN one to one (\"Triton-Ascend版本与CANN版本强绑定，Triton-Ascend的使用"
+               "应该与CANN版本一一对应\"): a release of another CANN series is not a supported pair.",
         evidence={"triton-ascend": ta, "cann": c[0], "documented_cann": list(canns)},
         fix=f"Install the triton-ascend release paired with CANN {c[0]} (the stack's pin), or the CANN it is paired with.",
         source="; ".join(sources))

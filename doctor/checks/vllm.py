@@ -135,11 +135,23 @@ def vllm_ascend_matrix(ctx: CheckContext) -> Iterator[Finding]:
     if c is not None and row.cann:
         rcs = [CannVersion(x) for x in row.cann_versions()]
         if not any(c[1].is_ambiguous_against(rc) or c[1].series == rc.series for rc in rcs):
+            # older than every CANN the release names: its installation guide's "CANN >= X" / "== X | Required for
+            # vllm-ascend and torch-npu" is not met (its ops call what that CANN added); another, newer series is a
+            # pairing off the matrix (a warning)
+            # (a tagged release only: a build of a release branch is not the tag its guide describes, and the verified
+            # verl 0.9.0 stack runs releases/v0.23.0 on CANN 9.0.0)
+            older = not branch_build and row.branch is None and all(c[1] < rc for rc in rcs)
             yield finding(
-                "vllm-ascend-cann-pairing", "warning", ("vllm-ascend", "cann"),
-                f"vllm-ascend {va} is matrixed with CANN {row.cann}, this host has CANN {c[0]}",
+                "vllm-ascend-cann-pairing", "error" if older else "warning", ("vllm-ascend", "cann"),
+                f"vllm-ascend {va} is matrixed with CANN {row.cann}, this host has CANN {c[0]}"
+                + (", older than the CANN it requires" if older else ""),
+                detail=(f"vllm-ascend {va}'s installation guide lists CANN {row.cann} as \"Required for vllm-ascend and "
+                        "torch-npu\": its custom ops and torch-npu call what that CANN ships." if older else
+                        "This CANN series is off the release's compatibility matrix."),
                 evidence={"vllm-ascend": va, "cann": c[0], "expected_cann": row.cann},
-                fix=f"Use the vllm-ascend release for CANN {c[0]} (see `doctor profiles`).", source=row.source)
+                fix=f"Use the vllm-ascend release for CANN {c[0]} (see `doctor profiles`)"
+                    + (f", or upgrade CANN to {row.cann}." if older else "."),
+                source=f"{install_doc(row.version)}; {row.source}" if older and row.branch is None else row.source)
     py = val(snap.python, "version")
     if py and pkg_satisfies(py, row.python) is False and release(Version(py), 2) >= (3, 10):
         yield finding(

@@ -326,3 +326,18 @@ def test_vllm_ascend_named_without_its_version_when_no_release_fits_the_stated_f
                          text=True, env={**os.environ, "PYTHONPATH": str(root)}, timeout=120)
     assert out.returncode == 1
     assert "no vllm-ascend release works with torch 2.3.1: the oldest requires torch 2.5.1" in out.stdout + out.stderr
+
+
+def test_a_cann_older_than_the_one_a_vllm_ascend_release_requires_is_an_error():
+    """Every release's installation guide lists its CANN (`>= 8.3.RC1` at v0.11.0, `== 9.1.0` at v0.23.0) as "Required
+    for vllm-ascend and torch-npu": a CANN older than every one the release names is an error; another, newer series
+    stays a pairing warning (off the matrix, not below what the release needs)."""
+    old = bare(packages={"vllm-ascend": {"version": "0.11.0"}}, ascend={"toolkit": {"version": "8.2.RC1"}})
+    r = diagnose_dict(old)
+    (f,) = [x for x in r.findings if x.id == "vllm-ascend-cann-pairing"]
+    assert f.severity.value == "error" and f.components == ("vllm-ascend", "cann")
+    assert "older than the CANN it requires" in f.title and "v0.11.0/docs/source/installation.md" in f.source
+    newer = bare(packages={"vllm-ascend": {"version": "0.11.0"}}, ascend={"toolkit": {"version": "8.5.0"}})
+    assert found(newer)["vllm-ascend-cann-pairing"] == "warning"
+    same = bare(packages={"vllm-ascend": {"version": "0.11.0"}}, ascend={"toolkit": {"version": "8.3.RC1"}})
+    assert "vllm-ascend-cann-pairing" not in found(same)

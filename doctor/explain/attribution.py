@@ -20,6 +20,9 @@ file path / shared library / header -> the package that ships it):
   with A");
 * an exception raised inside a package's own code -> that package, with the configuration that fed it; raised in
   the user's own code (outside every distribution) -> config / user code;
+* a torch operator missing from its namespace (`'_OpNamespace' '_C_ascend' object has no attribute 'op'`) -> the
+  package that registers that namespace (`doctor.knowledge.ownership.owner_of_op_namespace`), not torch, whose
+  `torch/_ops.py` only raises it; with the caller across the boundary when a frame says who called;
 * a CANN / HCCL error code -> the component its module part names (`doctor.explain.codes`); pip's "no matching
   distribution" -> the package it names.
 
@@ -45,6 +48,7 @@ from doctor.knowledge.ownership import (
     distribution_of_module,
     owner_of_header,
     owner_of_library,
+    owner_of_op_namespace,
     owner_of_path,
 )
 from doctor.knowledge.versions import parse_pkg_version
@@ -109,7 +113,7 @@ def _where(frame: Frame) -> str:
 
 def attribute(ev: Event, snapshot: Any = None) -> Attribution | None:
     """What the event's frames, paths, libraries, modules or codes say about who ships the failure."""
-    for rule in (_warning, _api_mismatch, _module_missing, _library, _symbol, _header, _compile_file, _code, _pip, _typed_class,
+    for rule in (_warning, _op_namespace, _api_mismatch, _module_missing, _library, _symbol, _header, _compile_file, _code, _pip, _typed_class,
                  _raised_in, _exception_class, _named_in_text, _message_owner, _checked_class,
                  _line_class, _names_component):
         got = rule(ev, snapshot)
@@ -261,6 +265,44 @@ def _api_mismatch(ev: Event, snapshot: Any) -> Attribution | None:
         if (got := _at_boundary(owned, f"{f['class']}.{f['name']}")) is not None:
             return got
     return _class_api(ev, owned)
+
+
+# torch/_ops.py: `'_OpNamespace' '<ns>' object has no attribute '<op>'` (torch 2.13.0 wheel, _OpNamespace.__getattr__)
+_OP_MISSING = re.compile(r"'_OpNamespace' '(?P<ns>\w+)' object has no attribute '(?P<op>\w+)'")
+
+
+def _op_namespace(ev: Event, snapshot: Any) -> Attribution | None:
+    """An operator missing from `torch.ops.<ns>`: torch raises the error, but the operator is the package's that
+    registers the namespace (its compiled library not built or not loaded, or a release without that operator).
+    A frame of another distribution outside the registering one is the caller: the two releases do not match."""
+    if ev.kind not in ("python", "log", "failure"):
+        return None
+    m = _OP_MISSING.search(ev.facts.get("message") or ev.text)
+    if m is None:
+        return None
+    own = owner_of_op_namespace(m.group("ns"))
+    if own is None:
+        return None
+    dist = own.distribution or own.component
+    op = f"torch.ops.{m.group('ns')}.{m.group('op')}"
+    owned = [(f, o) for f, o in _frames_with_owners(ev, snapshot) if o is None or o.distribution != "torch"]
+    caller = _caller(owned, exclude=dist)
+    read = f"{m.group('op')} in {own.how}"
+    if caller is not None:
+        got = _mismatch(dist, own.component, caller, read, op)
+        return replace(got, detail=got.detail + f" The operator is looked up in {dist}'s compiled library: if that "
+                       "library was not built or not loaded, no release of the caller finds it.")
+    return Attribution(
+        "api-version-mismatch", Severity.ERROR, _comps(own.component, "python"),
+        f"{op} is not registered: {dist}, which registers torch.ops.{m.group('ns')}, does not provide it",
+        f"torch raised the error, but it only looks the operator up: {dist} registers the {m.group('ns')} namespace "
+        f"from its compiled library. Either that library was not built or not loaded in this process (a source install "
+        f"without its custom operators, an import that did not run), or the installed {dist} release has no "
+        f"{m.group('op')} (the calling code was written for another release). Read: {read}.",
+        f"Check that {dist}'s compiled operators are installed and imported (reinstall {dist} from the wheel or "
+        f"rebuild it with its custom operators), and that {dist} is the release the calling code and the stack "
+        "profile pin (doctor check compares the versions).",
+        OWNERSHIP_SOURCE, read)
 
 
 def _called_on_the_line(ev: Event, owned: list[tuple[Frame, Owner | None]]) -> Attribution | None:

@@ -293,3 +293,21 @@ def test_a_source_checkout_named_like_its_distribution_owns_its_files():
     f = first(["/home/vllm-ascend/csrc/kernels/pos_encoding_kernels.cpp:357:9: error: use of undeclared identifier "
                "'rope_custom_true_half'"])
     assert f.components[0] == "vllm-ascend", (f.id, f.components)
+
+
+def test_an_operator_missing_from_its_namespace_is_the_registering_packages_not_torchs():
+    # torch/_ops.py raises it, but the operator is vllm-ascend's (csrc/torch_binding.cpp registers _C_ascend): the
+    # message-owner rule named torch (the raiser) with config.
+    f = first(["RuntimeError: Orchestrator initialization failed: Dummy run failed: '_OpNamespace' '_C_ascend' "
+               "object has no attribute 'moe_gating_top_k'"])
+    assert f.id == "api-version-mismatch" and f.components[0] == "vllm-ascend" and "torch" not in f.components
+    assert "torch.ops._C_ascend.moe_gating_top_k is not registered" in f.title
+    assert "registered by vllm-ascend" in f.evidence["read"] and "csrc/torch_binding.cpp" in f.evidence["read"]
+    # with a traceback: torch's own frame is not the callee; the frame that called across the boundary is the caller
+    f = first(tb(f"{SITE}/vllm_ascend/ops/fused_moe.py", f"{SITE}/torch/_ops.py",
+                 exc="AttributeError: '_OpNamespace' 'npu' object has no attribute 'npu_moe_gating_top_k'"))
+    assert f.id == "api-version-mismatch" and f.components == ("torch-npu", "vllm-ascend")
+    assert f.evidence["caller"] == "vllm-ascend" and f.evidence["callee"] == "torch-npu"
+    # vLLM's own custom-op library (`_C`), and a namespace no package row knows is left to the other rules
+    assert first(["AttributeError: '_OpNamespace' '_C' object has no attribute 'rms_norm'"]).components[0] == "vllm"
+    assert first(["AttributeError: '_OpNamespace' 'my_ext' object has no attribute 'f'"]).id != "api-version-mismatch"

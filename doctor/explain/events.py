@@ -435,25 +435,29 @@ def note_code(ev: Event, lines_before: list[str]) -> None:
 
 def wants_continuation(ev: Event) -> bool:
     """An exception whose message announces more lines (it ends with ':'): Python prints str(exc) whole, and a
-    message such as Ray's "Version mismatch: The cluster was started with:" says what it means below."""
-    return ev.kind == "python" and ev.facts.get("message", "").endswith(":")
+    message such as Ray's "Version mismatch: The cluster was started with:" says what it means below. A logged
+    record may go on too: its message wrapped onto indented lines (a log pasted into an issue, a terminal's width)."""
+    return (ev.kind == "python" and ev.facts.get("message", "").endswith(":")) or ev.kind == "log"
 
 
 def continue_message(ev: Event, lines: list[str]) -> None:
-    """Add the lines that follow an exception line to its message, up to the first blank line or the first line
-    that starts something else (a frame, a traceback, a logged record), at most MAX_CONTINUATION; the facts the
-    message names are read again from the whole of it."""
+    """Add the lines that follow an exception line (or a logged record, its indented lines only) to its message, up
+    to the first blank line or the first line that starts something else (a frame, a traceback, a logged record), at
+    most MAX_CONTINUATION; the facts an exception's message names are read again from the whole of it."""
     more: list[str] = []
     for raw in lines[:MAX_CONTINUATION]:
         text = strip_prefix(raw.rstrip("\r\n"))
         if not text.strip() or _NOT_CONTINUATION.match(text) or _EXCEPTION.match(text) and not text[:1].isspace():
             break
+        if ev.kind == "log" and not text[:1].isspace():
+            break  # a logged record goes on only on indented lines: an unindented one is the next record's
         more.append(text.strip())
     if not more:
         return
     msg = " ".join([ev.facts.get("message", ""), *more]).strip()
     ev.facts["message"] = _short(msg)
-    _python_facts(msg, ev.facts)
+    if ev.kind == "python":
+        _python_facts(msg, ev.facts)
 
 
 def _python_facts(msg: str, facts: dict[str, str]) -> None:

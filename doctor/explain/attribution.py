@@ -44,6 +44,7 @@ from doctor.explain.lexicon import FAILURE as FAILURE_WORDS
 from doctor.explain.lexicon import components_named
 from doctor.knowledge.ownership import (
     Owner,
+    ascend_build_of_module,
     component_of_distribution,
     distribution_of_module,
     owner_of_header,
@@ -509,6 +510,20 @@ def _module_missing(ev: Event, snapshot: Any) -> Attribution | None:
             "PYTHONPATH), then retry.",
             OWNERSHIP_SOURCE, read)
     read = f"No module named '{mod}' -> shipped by {dist}"
+    if (alt := ascend_build_of_module(mod)) is not None and alt[0] != dist:
+        # the upstream package and its Ascend build install the same import name: on an Ascend host the Ascend
+        # build is the one to install
+        ascend, where = alt
+        read = f"No module named '{mod}' -> shipped by {ascend} (the Ascend build: {where}) or {dist}"
+        return Attribution(
+            "module-of-package-missing", Severity.ERROR, _comps(component_of_distribution(ascend), comp, "env"),
+            f"{mod.split('.')[0]} is not installed in the interpreter that ran: on Ascend it comes from {ascend}",
+            f"Python could not import {mod}. Two distributions install it: {ascend}, the Ascend build, and {dist}, "
+            f"the upstream one (which has no Ascend backend). Neither is installed in this environment, or another "
+            "interpreter ran the job. " + read,
+            f"Install {ascend} (the release the stack profile pins; not {dist} from PyPI) into the interpreter that "
+            "runs the job.",
+            OWNERSHIP_SOURCE, read)
     return Attribution(
         "module-of-package-missing", Severity.ERROR, _comps(comp, "env"),
         f"{dist} is not installed in the interpreter that ran (module {mod})",

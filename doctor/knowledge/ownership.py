@@ -433,3 +433,22 @@ def owner_of_op_namespace(namespace: str) -> Owner | None:
     dist, where = row
     comp = component_of_distribution(dist) or "python"
     return Owner(comp, dist, f"torch.ops.{namespace} -> registered by {dist} ({where})")
+
+
+# -- import names that more than one distribution installs (rows added by branch hfresh5) ---------------------
+# The Ascend build of a package that installs the same top-level package as the upstream one: on this doctor's
+# hosts the Ascend build is the one to install. triton-ascend's setup.py names its wheel "triton-ascend"
+# (TRITON_WHEEL_NAME) and packages python/triton, so it installs `triton`:
+# https://github.com/triton-lang/triton-ascend/blob/a84b1eb52b6215e2c171632f2df0892f1003cfc8/setup.py
+MODULE_ASCEND_BUILDS: dict[str, tuple[str, str]] = {
+    "triton": ("triton-ascend", "https://github.com/triton-lang/triton-ascend/blob/"
+                                "a84b1eb52b6215e2c171632f2df0892f1003cfc8/setup.py"),
+}
+
+
+def ascend_build_of_module(module: str) -> tuple[str, str] | None:
+    """(distribution, source) of the Ascend build that installs a module's top-level package (`triton` ->
+    triton-ascend), when an upstream distribution installs the same name; None otherwise."""
+    if not isinstance(module, str) or not module:
+        return None
+    return MODULE_ASCEND_BUILDS.get(module.split(".")[0])

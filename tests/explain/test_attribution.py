@@ -311,3 +311,13 @@ def test_an_operator_missing_from_its_namespace_is_the_registering_packages_not_
     # vLLM's own custom-op library (`_C`), and a namespace no package row knows is left to the other rules
     assert first(["AttributeError: '_OpNamespace' '_C' object has no attribute 'rms_norm'"]).components[0] == "vllm"
     assert first(["AttributeError: '_OpNamespace' 'my_ext' object has no attribute 'f'"]).id != "api-version-mismatch"
+
+
+def test_a_missing_module_that_the_ascend_build_installs_names_the_ascend_build_first():
+    # triton-ascend installs the `triton` package (its setup.py); the rule named only PyPI's triton, which has no
+    # Ascend backend.
+    f = first(["ModuleNotFoundError: No module named 'triton'"])
+    assert f.id == "module-of-package-missing" and f.components[:2] == ("triton-ascend", "triton")
+    assert "Install triton-ascend" in f.fix.text and "triton-ascend/blob/" in f.evidence["read"]
+    # a module only one distribution installs is unchanged
+    assert first(["ModuleNotFoundError: No module named 'vllm_ascend'"]).components[0] == "vllm-ascend"

@@ -433,31 +433,47 @@ def note_code(ev: Event, lines_before: list[str]) -> None:
         return
 
 
+# The end of a message that stops where the sentence does (a full stop, a closing quote or bracket, a number):
+# a message without one may go on on the next line (a log pasted into an issue wraps it at 80 columns).
+_ENDED = re.compile(r"""[.!?)\]}'"`>\d]\s*$""")
+
+
 def wants_continuation(ev: Event) -> bool:
     """An exception whose message announces more lines (it ends with ':'): Python prints str(exc) whole, and a
-    message such as Ray's "Version mismatch: The cluster was started with:" says what it means below. A logged
-    record may go on too: its message wrapped onto indented lines (a log pasted into an issue, a terminal's width)."""
-    return (ev.kind == "python" and ev.facts.get("message", "").endswith(":")) or ev.kind == "log"
+    message such as Ray's "Version mismatch: The cluster was started with:" says what it means below; one that stops
+    mid-sentence may have been wrapped by a paste. A logged record may go on too: its message wrapped onto indented
+    lines (a log pasted into an issue, a terminal's width)."""
+    if ev.kind == "log":
+        return True
+    msg = ev.facts.get("message", "")
+    return ev.kind == "python" and bool(msg) and (msg.endswith(":") or not _ENDED.search(msg))
 
 
-def continue_message(ev: Event, lines: list[str]) -> None:
+def continue_message(ev: Event, lines: list[str]) -> list[str]:
     """Add the lines that follow an exception line (or a logged record, its indented lines only) to its message, up
     to the first blank line or the first line that starts something else (a frame, a traceback, a logged record), at
-    most MAX_CONTINUATION; the facts an exception's message names are read again from the whole of it."""
+    most MAX_CONTINUATION; the facts an exception's message names are read again from the whole of it. Returns the
+    lines it added."""
     more: list[str] = []
+    # an exception whose message stops mid-sentence (no ':') goes on only on unindented lines: a paste's wrap; an
+    # indented line below it is a block of its own (a table, the next record's detail)
+    wrapped = ev.kind == "python" and not ev.facts.get("message", "").endswith(":")
     for raw in lines[:MAX_CONTINUATION]:
         text = strip_prefix(raw.rstrip("\r\n"))
         if not text.strip() or _NOT_CONTINUATION.match(text) or _EXCEPTION.match(text) and not text[:1].isspace():
             break
         if ev.kind == "log" and not text[:1].isspace():
             break  # a logged record goes on only on indented lines: an unindented one is the next record's
+        if wrapped and text[:1].isspace():
+            break
         more.append(text.strip())
     if not more:
-        return
+        return more
     msg = " ".join([ev.facts.get("message", ""), *more]).strip()
     ev.facts["message"] = _short(msg)
     if ev.kind == "python":
         _python_facts(msg, ev.facts)
+    return more
 
 
 def _python_facts(msg: str, facts: dict[str, str]) -> None:

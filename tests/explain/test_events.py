@@ -293,3 +293,19 @@ def test_warning_records_in_glog_ray_and_dated_formats_are_warnings_not_errors_n
         assert (ev.kind, ev.facts["level"], ev.facts.get("logger")) == ("log", "warning", logger), line
     ev = scan(b"E1203 10:11:12.123456    77 raylet.cc:9] The raylet exited: out of memory\n").events[0]
     assert (ev.kind, ev.facts["level"]) == ("log", "error")
+
+
+# vLLM's start-up check (vllm/v1/worker/gpu_worker.py; vllm-ascend's NPUWorker copies it), as a paste that wrapped
+# the exception's one line at 80 columns: the phrase the signature knows is split across the wrap.
+_WRAPPED = ["ValueError: Free memory on device (10.1/61.0 GiB) on startup is less than desired",
+            "GPU memory utilization (0.9, 54.9 GiB). Decrease GPU memory utilization or",
+            "reduce GPU memory used by other processes."]
+
+
+def test_an_exception_message_wrapped_by_a_paste_is_matched_whole():
+    f = explain_lines(_WRAPPED)[0]
+    assert f.id == "vllm-gpu-memory-utilization-too-high" and f.components[:2] == ("config", "npu")
+    assert f.evidence["line"] == 1
+    # a message that ends its sentence is not continued: the next line stays a line of its own
+    ids = [x.id for x in explain_lines(["ValueError: the setting is wrong.", *_WRAPPED[1:]])]
+    assert "vllm-gpu-memory-utilization-too-high" not in ids

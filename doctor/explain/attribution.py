@@ -761,6 +761,10 @@ def _exception_class(ev: Event, snapshot: Any) -> Attribution | None:
 # (`vllm.engine.arg_utils`) of a package that is a component of its own, inside an error line.
 _PATH_IN_TEXT = re.compile(r"(?:/[\w.+-]+)+/[\w.+-]+|(?<![\w/.])[A-Za-z_]\w*/[\w./+-]+")
 _MODULE_IN_TEXT = re.compile(r"(?<![\w./-])([A-Za-z_]\w*)(?:\.[A-Za-z_]\w*)+")
+# A value's repr, not a module: torch's and numpy's dtypes (`torch.float16`, `numpy.int64`), torch.Size / device /
+# dtype (`got torch.float16 and torch.bfloat16` names two tensors' dtypes, not torch's code)
+_VALUE_REPR = re.compile(r"^(?:torch|numpy)\.(?:b?float\d*(?:_\w+)?|half|double|u?int\d+|bool_?|complex\d+|long|short|"
+                         r"q[u]?int\d+|Size|device|dtype)$")
 
 
 def _named_in_text(ev: Event, snapshot: Any) -> Attribution | None:
@@ -775,7 +779,7 @@ def _named_in_text(ev: Event, snapshot: Any) -> Attribution | None:
     for m in _MODULE_IN_TEXT.finditer(text):
         dist = distribution_of_module(m.group(1), snapshot)
         comp = component_of_distribution(dist) if dist else None
-        if comp is not None and comp != "python" and m.group(0).count(".") >= 1:
+        if comp is not None and comp != "python" and m.group(0).count(".") >= 1 and not _VALUE_REPR.match(m.group(0)):
             return _named(ev, comp, f"the module {m.group(0)} -> {m.group(1)} is shipped by {dist}")
     return None
 

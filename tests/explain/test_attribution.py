@@ -321,3 +321,13 @@ def test_a_missing_module_that_the_ascend_build_installs_names_the_ascend_build_
     assert "Install triton-ascend" in f.fix.text and "triton-ascend/blob/" in f.evidence["read"]
     # a module only one distribution installs is unchanged
     assert first(["ModuleNotFoundError: No module named 'vllm_ascend'"]).components[0] == "vllm-ascend"
+
+
+def test_a_dtype_in_an_error_message_is_a_value_not_torchs_code():
+    # `got torch.float16 and torch.bfloat16` are two tensors' dtypes: error-names-package read torch.float16 as a
+    # module and blamed torch.
+    f = first(["AssertionError: Input and cos/sin must have the same dtype, got torch.float16 and torch.bfloat16"])
+    assert f.id != "error-names-package" and "torch" not in f.components
+    # a dotted module of a package is still read
+    f = first(["KeyError: 'gate_up_proj' in vllm_ascend.quantization.w8a8"])
+    assert f.id == "error-names-package" and f.components[0] == "vllm-ascend"

@@ -53,10 +53,11 @@ APART_PHRASES: tuple[tuple[str, ...], ...] = (("Warning: ",), *FAILURE_PHRASES)
 # A prefix some launchers put before every line: Ray `(Actor pid=1, ip=...)`, torchrun `[rank3]:`, `[1,0]<stderr>:`.
 # Also the prefixes of the tools a log passes through: a markdown quote (`> `), a container runtime's
 # `2025-01-01T10:00:00.1Z stderr F `, docker compose's `trainer-1  | `, srun --label's `0: `, torchrun's
-# `[default0]:`, Ray's own processes `(raylet) `; and a logger's date with an error level (never a warning or info
+# `[default0]:`, Ray's own processes `(raylet) `, the line numbers of a log quoted through `cat -n` / `nl`
+# (`  1145<TAB>`); and a logger's date with an error level (never a warning or info
 # level: what a line is logged as says whether it is an error); loguru's error prefix and a bare `date | `.
 _PREFIX = re.compile(r"^(?:\s*(?:\x1b\[[0-9;]*m)*(?:\([^()]*pid=\d+[^()]*\)|\[rank\d+\]:|\[\d+,\d+\]<std\w+>:|"
-                     r">+(?= |$)|\d{4}-\d\d-\d\dT[\d:.]+Z? (?:stdout|stderr) [FP](?= )|(?!(?:INFO|DEBUG|WARNING|WARN|TRACE|SUCCESS|NOTICE|ERROR|CRITICAL)\b)[\w.-]+ +\|(?= )|\d{1,4}:(?= )|"
+                     r">+(?= |$)|\d{1,7}\t(?=\S)|\d{4}-\d\d-\d\dT[\d:.]+Z? (?:stdout|stderr) [FP](?= )|(?!(?:INFO|DEBUG|WARNING|WARN|TRACE|SUCCESS|NOTICE|ERROR|CRITICAL)\b)[\w.-]+ +\|(?= )|\d{1,4}:(?= )|"
                      r"\[default\d+\]:|\((?:raylet|gcs_server|autoscaler|monitor|dashboard\w*|log_monitor)[^()]*\)|"
                      r"\d{4}-\d\d-\d\d[ T][\d:,.]+(?: -)?(?: [\w.]+ -)? (?:ERROR|CRITICAL|FATAL)(?: -|:)?(?= )|"
                      # loguru's `date | ERROR    | module:function:line - ` and a bare `date | `

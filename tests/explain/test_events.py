@@ -309,3 +309,16 @@ def test_an_exception_message_wrapped_by_a_paste_is_matched_whole():
     # a message that ends its sentence is not continued: the next line stays a line of its own
     ids = [x.id for x in explain_lines(["ValueError: the setting is wrong.", *_WRAPPED[1:]])]
     assert "vllm-gpu-memory-utilization-too-high" not in ids
+
+
+def test_a_log_quoted_with_cat_n_line_numbers_is_read_behind_them():
+    # `cat -n` / `nl` put the line number and a tab before each line: the exception line was not read behind it, so
+    # the traceback looked cut short and was blamed on torch's frame.
+    lines = ['  1143\t[rank3]:   File "/usr/local/lib/python3.10/site-packages/torch/nn/modules/conv.py", line 608, '
+             'in forward',
+             "  1144\t[rank3]:     return F.conv3d(",
+             "  1145\t[rank3]: RuntimeError: InnerRun:build/CMakeFiles/torch_npu.dir/compiler_depend.ts:234 OPS "
+             "function error: Conv3D, error code is 500002"]
+    ev = scan("\n".join(lines).encode() + b"\n").events[0]
+    assert ev.kind == "python" and ev.exc_type == "RuntimeError" and ev.frames
+    assert "traceback-ends-in-package" not in [f.id for f in explain_lines(lines)]

@@ -249,6 +249,8 @@ def _api_mismatch(ev: Event, snapshot: Any) -> Attribution | None:
         if callee is None:
             return None
         callee_comp = component_of_distribution(callee) or "python"
+        if etype == "ImportError" and f.get("path") == "unknown location":
+            return _shadowed(f["module"], f["name"], callee, callee_comp)
         caller = _caller(owned, exclude=callee)
         what = (f"cannot import name '{f['name']}' from '{f['module']}'" if etype == "ImportError"
                 else f"module '{f['module']}' has no attribute '{f['name']}'")
@@ -304,6 +306,28 @@ def _op_namespace(ev: Event, snapshot: Any) -> Attribution | None:
         f"rebuild it with its custom operators), and that {dist} is the release the calling code and the stack "
         "profile pin (doctor check compares the versions).",
         OWNERSHIP_SOURCE, read)
+
+
+# CPython's import_from (Python/ceval.c) prints "(unknown location)" when the module has no __file__: a namespace
+# package (PEP 420), i.e. a directory of that name without __init__.py found on sys.path before the installed package
+IMPORT_FROM_SOURCE = "https://github.com/python/cpython/blob/v3.11.0/Python/ceval.c"
+
+
+def _shadowed(module: str, name: str, dist: str, comp: str) -> Attribution:
+    """`cannot import name X from 'vllm' (unknown location)`: what Python imported as vllm is no installed package
+    but a bare directory (a source checkout or a folder of that name in the working directory)."""
+    top = module.split(".")[0]
+    read = (f"cannot import name '{name}' from '{module}' (unknown location) -> {module} has no file: a namespace "
+            f"package, not the installed {dist}")
+    return Attribution(
+        "package-shadowed-by-directory", Severity.ERROR, _comps(comp, "env"),
+        f"'{top}' was imported from a bare directory, not the installed {dist}",
+        f"Python prints '(unknown location)' for a module without a file: it found a directory named {top} with no "
+        f"__init__.py on sys.path (the working directory, a source checkout, PYTHONPATH) before any installed {dist}, "
+        f"or {dist} is not installed at all. No release of {dist} is involved. Read: {read}.",
+        f"Run from another directory (or rename the folder named {top}), remove it from PYTHONPATH, and check that "
+        f"`python -c \"import {top}; print({top}.__file__)\"` shows the installed {dist}.",
+        IMPORT_FROM_SOURCE, read)
 
 
 def _called_on_the_line(ev: Event, owned: list[tuple[Frame, Owner | None]]) -> Attribution | None:

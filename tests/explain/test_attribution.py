@@ -331,3 +331,14 @@ def test_a_dtype_in_an_error_message_is_a_value_not_torchs_code():
     # a dotted module of a package is still read
     f = first(["KeyError: 'gate_up_proj' in vllm_ascend.quantization.w8a8"])
     assert f.id == "error-names-package" and f.components[0] == "vllm-ascend"
+
+
+def test_an_import_from_a_module_of_unknown_location_is_a_directory_shadowing_the_package():
+    # "(unknown location)": the module has no file, a namespace package; it was called a version mismatch of vllm
+    # ("install the vllm release the calling code was written for"), which no release would fix.
+    f = first(["ImportError: cannot import name 'PoolingParams' from 'vllm' (unknown location)"])
+    assert f.id == "package-shadowed-by-directory" and f.components == ("vllm", "env")
+    assert "vllm.__file__" in f.fix.text
+    # with a file path it stays an API mismatch
+    f = first([f"ImportError: cannot import name 'PoolingParams' from 'vllm' ({SITE}/vllm/__init__.py)"])
+    assert f.id == "api-version-mismatch"

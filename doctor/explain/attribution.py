@@ -114,7 +114,7 @@ def _where(frame: Frame) -> str:
 
 def attribute(ev: Event, snapshot: Any = None) -> Attribution | None:
     """What the event's frames, paths, libraries, modules or codes say about who ships the failure."""
-    for rule in (_warning, _op_namespace, _api_mismatch, _module_missing, _library, _symbol, _header, _compile_file, _code, _pip, _typed_class,
+    for rule in (_warning, _oom_killed, _op_namespace, _api_mismatch, _module_missing, _library, _symbol, _header, _compile_file, _code, _pip, _typed_class,
                  _raised_in, _exception_class, _named_in_text, _message_owner, _checked_class,
                  _line_class, _names_component):
         got = rule(ev, snapshot)
@@ -328,6 +328,29 @@ def _shadowed(module: str, name: str, dist: str, comp: str) -> Attribution:
         f"Run from another directory (or rename the folder named {top}), remove it from PYTHONPATH, and check that "
         f"`python -c \"import {top}; print({top}.__file__)\"` shows the installed {dist}.",
         IMPORT_FROM_SOURCE, read)
+
+
+# The OOM killer's own words: the kernel's "Out of memory: Killed process N", cgroup / Ray "OOM kill", "oom-kill"
+# (never a setting's name: `vm.oom_kill_allocating_task`, `oom_kill_disable`)
+_OOM_KILLED = re.compile(r"Out of memory: Kill|\boom[- ]kill\b|\boom_kill\b(?!_)|\bOOM kill\b")
+OOM_SOURCE = "https://github.com/torvalds/linux/blob/v6.6/mm/oom_kill.c"
+
+
+def _oom_killed(ev: Event, snapshot: Any) -> Attribution | None:
+    """A process the OOM killer ended (the kernel's, a cgroup's, Ray's memory monitor): the host's memory ran out —
+    not the NPU's. What used it is the job's configuration (workers, batch, offload, data loading)."""
+    if ev.kind != "signal" or not _OOM_KILLED.search(ev.text):
+        return None
+    read = f"the line names the OOM killer ({ev.facts.get('signal', 'OOM kill')}) -> host memory"
+    return Attribution(
+        "host-oom-killed", Severity.ERROR, ("system", "config"),
+        "A process was killed because the host ran out of memory (OOM killer)",
+        "The kernel's (or a cgroup's / Ray's) out-of-memory killer ended a process: the host's RAM, or the container's "
+        "memory limit, was used up. Device (NPU) memory is not involved. Read: " + read + ".",
+        "Lower what the job keeps in host memory (fewer workers or data-loader processes, smaller batches, no CPU "
+        "offload of optimizer / parameters), or raise the container's memory limit; `dmesg` / the cgroup's memory "
+        "events say which process was killed.",
+        OOM_SOURCE, read)
 
 
 def _called_on_the_line(ev: Event, owned: list[tuple[Frame, Owner | None]]) -> Attribution | None:

@@ -294,3 +294,15 @@ def test_a_socket_that_cannot_be_made_or_bound_is_a_network_error_unless_logged_
             "[W1203 10:11:12.123456000 socket.cpp:697] [c10d] The client socket cannot be initialized to connect to "
             "[localhost]:29500 (errno: 97 - Address family not supported by protocol)."]
     assert errors(c10d, specific=True) == []
+
+
+def test_a_process_the_oom_killer_ended_is_host_memory_not_the_npus():
+    # the event reader kept the OOM kill as a signal event, but nothing attributed it: wording no signature knows
+    # said nothing (or the last resort's names)
+    (f,) = errors(["[  812.345678] Out of memory: Killed process 4242 (python3) total-vm:912345678kB, "
+                   "anon-rss:812345678kB"])
+    assert f.id == "host-oom-killed" and f.components == ("system", "config")
+    (g,) = errors(["  OOM kill reason: user cgroup memory upper bound was met or exceeded"])
+    assert g.id == "host-oom-killed"
+    # a setting's name is no kill
+    assert errors(["vm.oom_kill_allocating_task = 0", "memory.oom_control: oom_kill_disable 0"]) == []

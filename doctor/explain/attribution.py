@@ -20,6 +20,9 @@ file path / shared library / header -> the package that ships it):
   with A");
 * an exception raised inside a package's own code -> that package, with the configuration that fed it; raised in
   the user's own code (outside every distribution) -> config / user code;
+* a torch operator missing from its namespace (`'_OpNamespace' '_C_ascend' object has no attribute 'op'`) -> the
+  package that registers that namespace (`doctor.knowledge.ownership.owner_of_op_namespace`), not torch, whose
+  `torch/_ops.py` only raises it; with the caller across the boundary when a frame says who called;
 * a CANN / HCCL error code -> the component its module part names (`doctor.explain.codes`); pip's "no matching
   distribution" -> the package it names.
 
@@ -41,10 +44,12 @@ from doctor.explain.lexicon import FAILURE as FAILURE_WORDS
 from doctor.explain.lexicon import components_named
 from doctor.knowledge.ownership import (
     Owner,
+    ascend_build_of_module,
     component_of_distribution,
     distribution_of_module,
     owner_of_header,
     owner_of_library,
+    owner_of_op_namespace,
     owner_of_path,
 )
 from doctor.knowledge.versions import parse_pkg_version
@@ -109,7 +114,7 @@ def _where(frame: Frame) -> str:
 
 def attribute(ev: Event, snapshot: Any = None) -> Attribution | None:
     """What the event's frames, paths, libraries, modules or codes say about who ships the failure."""
-    for rule in (_warning, _api_mismatch, _module_missing, _library, _symbol, _header, _compile_file, _code, _pip, _typed_class,
+    for rule in (_warning, _oom_killed, _op_namespace, _api_mismatch, _module_missing, _library, _symbol, _header, _compile_file, _code, _pip, _typed_class,
                  _raised_in, _exception_class, _named_in_text, _message_owner, _checked_class,
                  _line_class, _names_component):
         got = rule(ev, snapshot)
@@ -244,6 +249,8 @@ def _api_mismatch(ev: Event, snapshot: Any) -> Attribution | None:
         if callee is None:
             return None
         callee_comp = component_of_distribution(callee) or "python"
+        if etype == "ImportError" and f.get("path") == "unknown location":
+            return _shadowed(f["module"], f["name"], callee, callee_comp)
         caller = _caller(owned, exclude=callee)
         what = (f"cannot import name '{f['name']}' from '{f['module']}'" if etype == "ImportError"
                 else f"module '{f['module']}' has no attribute '{f['name']}'")
@@ -261,6 +268,89 @@ def _api_mismatch(ev: Event, snapshot: Any) -> Attribution | None:
         if (got := _at_boundary(owned, f"{f['class']}.{f['name']}")) is not None:
             return got
     return _class_api(ev, owned)
+
+
+# torch/_ops.py: `'_OpNamespace' '<ns>' object has no attribute '<op>'` (torch 2.13.0 wheel, _OpNamespace.__getattr__)
+_OP_MISSING = re.compile(r"'_OpNamespace' '(?P<ns>\w+)' object has no attribute '(?P<op>\w+)'")
+
+
+def _op_namespace(ev: Event, snapshot: Any) -> Attribution | None:
+    """An operator missing from `torch.ops.<ns>`: torch raises the error, but the operator is the package's that
+    registers the namespace (its compiled library not built or not loaded, or a release without that operator).
+    A frame of another distribution outside the registering one is the caller: the two releases do not match."""
+    if ev.kind not in ("python", "log", "failure"):
+        return None
+    m = _OP_MISSING.search(ev.facts.get("message") or ev.text)
+    if m is None:
+        return None
+    own = owner_of_op_namespace(m.group("ns"))
+    if own is None:
+        return None
+    dist = own.distribution or own.component
+    op = f"torch.ops.{m.group('ns')}.{m.group('op')}"
+    owned = [(f, o) for f, o in _frames_with_owners(ev, snapshot) if o is None or o.distribution != "torch"]
+    caller = _caller(owned, exclude=dist)
+    read = f"{m.group('op')} in {own.how}"
+    if caller is not None:
+        got = _mismatch(dist, own.component, caller, read, op)
+        return replace(got, detail=got.detail + f" The operator is looked up in {dist}'s compiled library: if that "
+                       "library was not built or not loaded, no release of the caller finds it.")
+    return Attribution(
+        "api-version-mismatch", Severity.ERROR, _comps(own.component, "python"),
+        f"{op} is not registered: {dist}, which registers torch.ops.{m.group('ns')}, does not provide it",
+        f"torch raised the error, but it only looks the operator up: {dist} registers the {m.group('ns')} namespace "
+        f"from its compiled library. Either that library was not built or not loaded in this process (a source install "
+        f"without its custom operators, an import that did not run), or the installed {dist} release has no "
+        f"{m.group('op')} (the calling code was written for another release). Read: {read}.",
+        f"Check that {dist}'s compiled operators are installed and imported (reinstall {dist} from the wheel or "
+        f"rebuild it with its custom operators), and that {dist} is the release the calling code and the stack "
+        "profile pin (doctor check compares the versions).",
+        OWNERSHIP_SOURCE, read)
+
+
+# CPython's import_from (Python/ceval.c) prints "(unknown location)" when the module has no __file__: a namespace
+# package (PEP 420), i.e. a directory of that name without __init__.py found on sys.path before the installed package
+IMPORT_FROM_SOURCE = "https://github.com/python/cpython/blob/v3.11.0/Python/ceval.c"
+
+
+def _shadowed(module: str, name: str, dist: str, comp: str) -> Attribution:
+    """`cannot import name X from 'vllm' (unknown location)`: what Python imported as vllm is no installed package
+    but a bare directory (a source checkout or a folder of that name in the working directory)."""
+    top = module.split(".")[0]
+    read = (f"cannot import name '{name}' from '{module}' (unknown location) -> {module} has no file: a namespace "
+            f"package, not the installed {dist}")
+    return Attribution(
+        "package-shadowed-by-directory", Severity.ERROR, _comps(comp, "env"),
+        f"'{top}' was imported from a bare directory, not the installed {dist}",
+        f"Python prints '(unknown location)' for a module without a file: it found a directory named {top} with no "
+        f"__init__.py on sys.path (the working directory, a source checkout, PYTHONPATH) before any installed {dist}, "
+        f"or {dist} is not installed at all. No release of {dist} is involved. Read: {read}.",
+        f"Run from another directory (or rename the folder named {top}), remove it from PYTHONPATH, and check that "
+        f"`python -c \"import {top}; print({top}.__file__)\"` shows the installed {dist}.",
+        IMPORT_FROM_SOURCE, read)
+
+
+# The OOM killer's own words: the kernel's "Out of memory: Killed process N", cgroup / Ray "OOM kill", "oom-kill"
+# (never a setting's name: `vm.oom_kill_allocating_task`, `oom_kill_disable`)
+_OOM_KILLED = re.compile(r"Out of memory: Kill|\boom[- ]kill\b|\boom_kill\b(?!_)|\bOOM kill\b")
+OOM_SOURCE = "https://github.com/torvalds/linux/blob/v6.6/mm/oom_kill.c"
+
+
+def _oom_killed(ev: Event, snapshot: Any) -> Attribution | None:
+    """A process the OOM killer ended (the kernel's, a cgroup's, Ray's memory monitor): the host's memory ran out —
+    not the NPU's. What used it is the job's configuration (workers, batch, offload, data loading)."""
+    if ev.kind != "signal" or not _OOM_KILLED.search(ev.text):
+        return None
+    read = f"the line names the OOM killer ({ev.facts.get('signal', 'OOM kill')}) -> host memory"
+    return Attribution(
+        "host-oom-killed", Severity.ERROR, ("system", "config"),
+        "A process was killed because the host ran out of memory (OOM killer)",
+        "The kernel's (or a cgroup's / Ray's) out-of-memory killer ended a process: the host's RAM, or the container's "
+        "memory limit, was used up. Device (NPU) memory is not involved. Read: " + read + ".",
+        "Lower what the job keeps in host memory (fewer workers or data-loader processes, smaller batches, no CPU "
+        "offload of optimizer / parameters), or raise the container's memory limit; `dmesg` / the cgroup's memory "
+        "events say which process was killed.",
+        OOM_SOURCE, read)
 
 
 def _called_on_the_line(ev: Event, owned: list[tuple[Frame, Owner | None]]) -> Attribution | None:
@@ -467,6 +557,20 @@ def _module_missing(ev: Event, snapshot: Any) -> Attribution | None:
             "PYTHONPATH), then retry.",
             OWNERSHIP_SOURCE, read)
     read = f"No module named '{mod}' -> shipped by {dist}"
+    if (alt := ascend_build_of_module(mod)) is not None and alt[0] != dist:
+        # the upstream package and its Ascend build install the same import name: on an Ascend host the Ascend
+        # build is the one to install
+        ascend, where = alt
+        read = f"No module named '{mod}' -> shipped by {ascend} (the Ascend build: {where}) or {dist}"
+        return Attribution(
+            "module-of-package-missing", Severity.ERROR, _comps(component_of_distribution(ascend), comp, "env"),
+            f"{mod.split('.')[0]} is not installed in the interpreter that ran: on Ascend it comes from {ascend}",
+            f"Python could not import {mod}. Two distributions install it: {ascend}, the Ascend build, and {dist}, "
+            f"the upstream one (which has no Ascend backend). Neither is installed in this environment, or another "
+            "interpreter ran the job. " + read,
+            f"Install {ascend} (the release the stack profile pins; not {dist} from PyPI) into the interpreter that "
+            "runs the job.",
+            OWNERSHIP_SOURCE, read)
     return Attribution(
         "module-of-package-missing", Severity.ERROR, _comps(comp, "env"),
         f"{dist} is not installed in the interpreter that ran (module {mod})",
@@ -704,6 +808,10 @@ def _exception_class(ev: Event, snapshot: Any) -> Attribution | None:
 # (`vllm.engine.arg_utils`) of a package that is a component of its own, inside an error line.
 _PATH_IN_TEXT = re.compile(r"(?:/[\w.+-]+)+/[\w.+-]+|(?<![\w/.])[A-Za-z_]\w*/[\w./+-]+")
 _MODULE_IN_TEXT = re.compile(r"(?<![\w./-])([A-Za-z_]\w*)(?:\.[A-Za-z_]\w*)+")
+# A value's repr, not a module: torch's and numpy's dtypes (`torch.float16`, `numpy.int64`), torch.Size / device /
+# dtype (`got torch.float16 and torch.bfloat16` names two tensors' dtypes, not torch's code)
+_VALUE_REPR = re.compile(r"^(?:torch|numpy)\.(?:b?float\d*(?:_\w+)?|half|double|u?int\d+|bool_?|complex\d+|long|short|"
+                         r"q[u]?int\d+|Size|device|dtype)$")
 
 
 def _named_in_text(ev: Event, snapshot: Any) -> Attribution | None:
@@ -718,7 +826,7 @@ def _named_in_text(ev: Event, snapshot: Any) -> Attribution | None:
     for m in _MODULE_IN_TEXT.finditer(text):
         dist = distribution_of_module(m.group(1), snapshot)
         comp = component_of_distribution(dist) if dist else None
-        if comp is not None and comp != "python" and m.group(0).count(".") >= 1:
+        if comp is not None and comp != "python" and m.group(0).count(".") >= 1 and not _VALUE_REPR.match(m.group(0)):
             return _named(ev, comp, f"the module {m.group(0)} -> {m.group(1)} is shipped by {dist}")
     return None
 

@@ -14,7 +14,8 @@ documentation defines them:
 * a failed subprocess / build tool (`CMake Error`, `make: ***`, `gcc: error`, pip's wheel build) -> system / python;
 * a shell that could not run a script (`command not found`, `syntax error near unexpected token`, `$'\\r'`) -> system;
 * a line in klog's format (`E1024 19:45:08.438884 6 file.go:127] ...`): Kubernetes / MindCluster -> cluster;
-* a network error in an error line (timed out, refused, unreachable, heartbeat lost) -> network (hccl when HCCL /
+* a network error in an error line (timed out, refused, unreachable, heartbeat lost, a socket that cannot be made or
+  bound: "Address family not supported by protocol", "Cannot assign requested address") -> network (hccl when HCCL /
   HCCP says it);
 * an exception with no frames whose message is a check (`must`, `should`, `exceeds`, `not supported`, ...) -> the
   config and model it checked.
@@ -332,9 +333,14 @@ _NET_WORDS = re.compile(
     r"\btimed? ?out\b|\btimes out\b|\btimeout\b|connection refused|connect(?:ion)? (?:failed|reset)|no route to host|"
     r"network is unreachable|name or service not known|temporary failure in name resolution|"
     r"address already in use|heartbeat lost|\bGoAway\b|ssl routines|tls handshake|\bunreachable\b|"
-    r"connectFullMesh|socket (?:error|timeout)", re.I)
+    r"connectFullMesh|socket (?:error|timeout)|"
+    # the socket errno texts of a connection that cannot even start (errno(3): EAFNOSUPPORT, EADDRNOTAVAIL)
+    r"address family not supported|cannot assign requested address", re.I)
 _HCCL_WORDS = re.compile(r"\bHCC[LP]\b|hccl|\bEI\d{4}\b|\bEJ\d{4}\b|Notify|rank ?table", re.I)
+# (c10's warning records, `[W socket.cpp:464] ...` / `[W1203 10:11:12.123456 socket.cpp:464] ...`, are warnings too:
+# torch's c10d prints one when an IPv6 socket cannot be made and goes on with IPv4)
 _NOT_ERROR = re.compile(r"^\W*(?:\([^)]*\)\s*)?(?:INFO|DEBUG|WARNING|WARN)\b|\btimeout\s*[=:]\s*\d|"
+                        r"^\W*\[W(?:\d{4} [\d:.]+)? ?[\w.-]+:\d+\]|"
                         r"\btimeout\b[^.]*\b(?:set|is|to)\b\s*\d", re.I)
 
 # The phrases a line must hold to be read here (the scanner's pre-filter gets them with the event phrases).
@@ -345,6 +351,8 @@ LINE_PHRASES: tuple[tuple[str, ...], ...] = (
     ("refused",), ("Refused",), ("unreachable",), ("Unreachable",), ("no route",), ("No route",),
     ("name resolution",), ("service not known",), ("already in use",), ("Heartbeat",), ("heartbeat",),
     ("GoAway",), ("SSL",), ("ssl",), ("handshake",), ("connectFullMesh",), (".go:",), ("Connection reset",),
+    ("Address family not supported",), ("address family not supported",), ("Cannot assign requested",),
+    ("cannot assign requested",),
     ("connection reset",), ("connect failed",), ("Timed out",), ("TIMED OUT",), ("Could not override",),
     ("Error merging override",), ("Could not append to config",), ("Could not delete from config",),
     ("is not in struct",), ("[ERROR]",), ("[EVENT]",), ("Missing mandatory value",), ("Interpolation key",), ("full_key:",),

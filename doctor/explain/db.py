@@ -56,7 +56,7 @@ _REQUIRED = ("id", "severity", "components", "specificity", "title", "fix", "sou
 _KNOWN = frozenset(
     _REQUIRED
     + ("regex", "libraries", "modules", "example", "examples", "detail", "commands", "context", "supersedes",
-       "fallback", "yields", "role", "example_kind", "example_from", "example_context")
+       "fallback", "yields", "role", "example_kind", "example_from", "example_context", "quoted")
 )
 _EXAMPLE_KINDS = ("report", "source-message")
 
@@ -83,6 +83,9 @@ class Signature:
     supersedes: tuple[str, ...] = ()
     fallback: bool = False
     yields: bool = False  # a class signature that gives way to attribution where it knows more (doctor.explain.findings)
+    # its context is waived when the whole log is a quoted message (doctor.explain.findings.SHORT_LOG lines at most):
+    # a report that quotes only the failing line has no surrounding log to carry the context
+    quoted: bool = False
     role: str = "root"  # "knock-on": usually the consequence of a failure elsewhere (a peer rank, a dead worker)
     order: int = 0  # position in the file: breaks specificity ties
 
@@ -246,6 +249,7 @@ def _parse_signature(entry: Any, index: int, src: str, *, compile_now: bool = Tr
                       for c in _str_list(entry.get("context", []), "context", fail)),
         supersedes=_str_list(entry.get("supersedes", []), "supersedes", fail),
         fallback=_bool(entry, "fallback", fail),
+        quoted=_bool(entry, "quoted", fail),
         yields=_bool(entry, "yields", fail),
         role=_choice(entry, "role", ROLES, "root", fail),
         order=index,

@@ -53,10 +53,11 @@ APART_PHRASES: tuple[tuple[str, ...], ...] = (("Warning: ",), *FAILURE_PHRASES)
 # A prefix some launchers put before every line: Ray `(Actor pid=1, ip=...)`, torchrun `[rank3]:`, `[1,0]<stderr>:`.
 # Also the prefixes of the tools a log passes through: a markdown quote (`> `), a container runtime's
 # `2025-01-01T10:00:00.1Z stderr F `, docker compose's `trainer-1  | `, srun --label's `0: `, torchrun's
-# `[default0]:`, Ray's own processes `(raylet) `; and a logger's date with an error level (never a warning or info
+# `[default0]:`, Ray's own processes `(raylet) `, the line numbers of a log quoted through `cat -n` / `nl`
+# (`  1145<TAB>`); and a logger's date with an error level (never a warning or info
 # level: what a line is logged as says whether it is an error); loguru's error prefix and a bare `date | `.
 _PREFIX = re.compile(r"^(?:\s*(?:\x1b\[[0-9;]*m)*(?:\([^()]*pid=\d+[^()]*\)|\[rank\d+\]:|\[\d+,\d+\]<std\w+>:|"
-                     r">+(?= |$)|\d{4}-\d\d-\d\dT[\d:.]+Z? (?:stdout|stderr) [FP](?= )|(?!(?:INFO|DEBUG|WARNING|WARN|TRACE|SUCCESS|NOTICE|ERROR|CRITICAL)\b)[\w.-]+ +\|(?= )|\d{1,4}:(?= )|"
+                     r">+(?= |$)|\d{1,7}\t(?=\S)|\d{4}-\d\d-\d\dT[\d:.]+Z? (?:stdout|stderr) [FP](?= )|(?!(?:INFO|DEBUG|WARNING|WARN|TRACE|SUCCESS|NOTICE|ERROR|CRITICAL)\b)[\w.-]+ +\|(?= )|\d{1,4}:(?= )|"
                      r"\[default\d+\]:|\((?:raylet|gcs_server|autoscaler|monitor|dashboard\w*|log_monitor)[^()]*\)|"
                      r"\d{4}-\d\d-\d\d[ T][\d:,.]+(?: -)?(?: [\w.]+ -)? (?:ERROR|CRITICAL|FATAL)(?: -|:)?(?= )|"
                      # loguru's `date | ERROR    | module:function:line - ` and a bare `date | `
@@ -433,27 +434,47 @@ def note_code(ev: Event, lines_before: list[str]) -> None:
         return
 
 
+# The end of a message that stops where the sentence does (a full stop, a closing quote or bracket, a number):
+# a message without one may go on on the next line (a log pasted into an issue wraps it at 80 columns).
+_ENDED = re.compile(r"""[.!?)\]}'"`>\d]\s*$""")
+
+
 def wants_continuation(ev: Event) -> bool:
     """An exception whose message announces more lines (it ends with ':'): Python prints str(exc) whole, and a
-    message such as Ray's "Version mismatch: The cluster was started with:" says what it means below."""
-    return ev.kind == "python" and ev.facts.get("message", "").endswith(":")
+    message such as Ray's "Version mismatch: The cluster was started with:" says what it means below; one that stops
+    mid-sentence may have been wrapped by a paste. A logged record may go on too: its message wrapped onto indented
+    lines (a log pasted into an issue, a terminal's width)."""
+    if ev.kind == "log":
+        return True
+    msg = ev.facts.get("message", "")
+    return ev.kind == "python" and bool(msg) and (msg.endswith(":") or not _ENDED.search(msg))
 
 
-def continue_message(ev: Event, lines: list[str]) -> None:
-    """Add the lines that follow an exception line to its message, up to the first blank line or the first line
-    that starts something else (a frame, a traceback, a logged record), at most MAX_CONTINUATION; the facts the
-    message names are read again from the whole of it."""
+def continue_message(ev: Event, lines: list[str]) -> list[str]:
+    """Add the lines that follow an exception line (or a logged record, its indented lines only) to its message, up
+    to the first blank line or the first line that starts something else (a frame, a traceback, a logged record), at
+    most MAX_CONTINUATION; the facts an exception's message names are read again from the whole of it. Returns the
+    lines it added."""
     more: list[str] = []
+    # an exception whose message stops mid-sentence (no ':') goes on only on unindented lines: a paste's wrap; an
+    # indented line below it is a block of its own (a table, the next record's detail)
+    wrapped = ev.kind == "python" and not ev.facts.get("message", "").endswith(":")
     for raw in lines[:MAX_CONTINUATION]:
         text = strip_prefix(raw.rstrip("\r\n"))
         if not text.strip() or _NOT_CONTINUATION.match(text) or _EXCEPTION.match(text) and not text[:1].isspace():
             break
+        if ev.kind == "log" and not text[:1].isspace():
+            break  # a logged record goes on only on indented lines: an unindented one is the next record's
+        if wrapped and text[:1].isspace():
+            break
         more.append(text.strip())
     if not more:
-        return
+        return more
     msg = " ".join([ev.facts.get("message", ""), *more]).strip()
     ev.facts["message"] = _short(msg)
-    _python_facts(msg, ev.facts)
+    if ev.kind == "python":
+        _python_facts(msg, ev.facts)
+    return more
 
 
 def _python_facts(msg: str, facts: dict[str, str]) -> None:

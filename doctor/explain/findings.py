@@ -43,7 +43,7 @@ def kept_hits(db: SignatureDB, res: ScanResult) -> dict[str, Hit]:
     """The hits that become findings (rules 1 and 2)."""
     hits = dict(res.hits)
     for sig_id in list(hits):
-        if db.get(sig_id).context and sig_id in res.unmet_context:
+        if unmet(db.get(sig_id), res):
             del hits[sig_id]
             for other_id, hit in res.runner_up.get(sig_id, {}).items():
                 cur = hits.get(other_id)
@@ -58,6 +58,12 @@ def kept_hits(db: SignatureDB, res: ScanResult) -> dict[str, Hit]:
     if any(not db.get(k).fallback for k in kept):
         kept = {k: v for k, v in kept.items() if not db.get(k).fallback}
     return kept
+
+
+def unmet(sig: Signature, res: ScanResult) -> bool:
+    """The signature's context never came, so it does not fire; a `quoted` signature's context is not asked of a
+    log that is only a quoted message (at most SHORT_LOG lines)."""
+    return bool(sig.context) and sig.id in res.unmet_context and not (sig.quoted and res.lines_read <= SHORT_LOG)
 
 
 def rank_key(sig: Signature, hit: Hit) -> tuple[int, int, int]:
@@ -83,7 +89,7 @@ def attributions(db: SignatureDB, res: ScanResult, kept: dict[str, Hit],
     yielded: set[str] = set()
     for ev in res.events:
         sig = ev.signature
-        if sig is not None and db.get(sig).context and sig in res.unmet_context:
+        if sig is not None and unmet(db.get(sig), res):
             # its context never came: the signature did not fire; the line's runner-up (if any) explains it
             sig = next((k for k, h in res.runner_up.get(sig, {}).items() if h.line == ev.line), None)
         if sig is not None and not generic(db.get(sig)):

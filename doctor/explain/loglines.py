@@ -6,7 +6,7 @@ file:line the logger printed). Attribution cannot read such a line (no frame, pa
 looked up among the messages the packages' sources write (`doctor.explain.messages`). The prefixes read are the
 ones the stack's loggers print: vLLM / vllm-ascend (`WARNING 06-16 15:10:58 [file.py:44] msg`), Python logging's
 default (`ERROR:name:msg`), `[date] [ERROR] [file:line:fn] msg`, `... - name - ERROR - msg`, `[ERROR] msg`, and Ray's Python processes
-(`date\tERROR file.py:n -- msg`).
+(`date\tERROR file.py:n -- msg`, the tab as spaces when pasted).
 
 Bounded: at most MAX_LOG_EVENTS such events per log (warnings at most MAX_WARNINGS): a log holds many more
 warnings than failures, and the events of the failure must keep their place. Pure logic.
@@ -28,8 +28,9 @@ _LOGGED = re.compile(
     r"|^\s*\[[\d\-/ T:,.]+\]\s*\[" + _LEVEL.replace("level", "level3") + r"\]\s*(?:\[(?P<file3>[^\]]*)\]\s*)?(?P<msg3>.*)"
     r"|\s-\s[\w.-]+\s-\s" + _LEVEL.replace("level", "level4") + r"\s-\s(?P<msg4>.*)"
     r"|^\s*\[" + _LEVEL.replace("level", "level5") + r"\]\s+(?P<msg5>[A-Za-z].*)"
-    # Ray's Python processes: `2026-12-03 13:33:32,327\tERROR worker.py:421 -- msg`
-    r"|^\d{4}-\d\d-\d\d [\d:,.]+\t" + _LEVEL.replace("level", "level6") + r" (?P<file6>[\w.-]+:\d+) -- (?P<msg6>.*)"
+    # Ray's Python processes: `2026-12-03 13:33:32,327\tERROR worker.py:421 -- msg` (a log pasted into an issue or a
+    # terminal has the tab as spaces)
+    r"|^\d{4}-\d\d-\d\d [\d:,.]+[\t ]+" + _LEVEL.replace("level", "level6") + r" (?P<file6>[\w.-]+:\d+) -- (?P<msg6>.*)"
     # Python logging after its date: `2025-01-01 10:00:00,123 WARNING msg`, `... - name - WARNING - msg` (above)
     r"|^\[?\d{4}-\d\d-\d\d[ T][\d:,.]+\]?\s+\[?" + _LEVEL.replace("level", "level7") + r"\]?:?\s+(?P<msg7>\S.*)"
     # glog and Ray's C++ processes: `W1203 10:11:12.123456  77 file.cc:12] msg`,

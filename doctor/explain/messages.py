@@ -117,10 +117,11 @@ def candidates(text: str, index: dict[str, tuple[int, ...]]) -> set[int]:
     return out
 
 
-def matched(pieces: tuple[str, ...], text: str) -> int:
+def matched(pieces: tuple[str, ...], text: str, cut: bool = False) -> int:
     """How many literal characters of the template `text` holds: every piece in order (0: it does not match). A
     message cut short (a log line that stops mid-message) matches as far as it goes: its end is the start of the
-    next piece, MIN_MATCH characters at least."""
+    next piece, MIN_MATCH characters at least. A message the reader cut itself (`cut`: it kept MAX_TEXT characters
+    of a longer one) may stop anywhere after the pieces it holds, inside a formatted-in value too."""
     pos = 0
     got = 0
     for p in pieces:
@@ -138,6 +139,8 @@ def matched(pieces: tuple[str, ...], text: str) -> int:
             # cut right after a formatted-in value (`... a file named tokenization_chatglm.py`): what is left is
             # one word, and the pieces before it matched
             if got and pos and rest.strip() and not any(c.isspace() for c in rest.strip()):
+                return got
+            if cut and got >= MIN_MATCH:
                 return got
             return 0
         pos = i + len(p)
@@ -318,12 +321,13 @@ def _agrees(site: Site, ev: Event) -> bool:
 
 def owners_of(text: str, ev: Event | None = None, table: MessageTable | None = None) -> list[Site]:
     """The sites that write `text`, most specific first: all those tied for best (one per source and file)."""
-    text = re.sub(r"\s+", " ", text.rstrip("…")).strip()
+    cut = text.rstrip().endswith("…")  # the event reader kept only the start of a longer message
+    text = re.sub(r"\s+", " ", text.rstrip().rstrip("…")).strip()
     if len(text) < MIN_MATCH or _OS_MESSAGE.match(text):
         return []
     t = table if table is not None else load_table()
     cands = candidates(text, t.index)
-    scored = [(n, s) for s in (t.sites[i] for i in cands) if (n := matched(s.pieces, text)) >= MIN_MATCH]
+    scored = [(n, s) for s in (t.sites[i] for i in cands) if (n := matched(s.pieces, text, cut)) >= MIN_MATCH]
     hits = [(n, s) for n, s in scored if n >= LONG_MATCH or n >= MIN_SHARE * len(text)]
     if not hits:
         return []

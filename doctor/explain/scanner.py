@@ -284,7 +284,9 @@ class LogScanner:
             event.signature = winner.id if winner is not None else None
             event.time = self._time_of(region, start, end)
             if wants_continuation(event):
-                continue_message(event, self._lines_after(region, end, MAX_CONTINUATION))
+                more = continue_message(event, self._lines_after(region, end, MAX_CONTINUATION))
+                if more and (winner is None or winner.fallback or winner.yields):
+                    self._match_wrapped(event, f"{text.rstrip()} {' '.join(more)}", region, start, end, lineno)
             if wants_code(event):
                 note_code(event, self._lines_preceding(region, start, CODE_LINES))
         elif event is None and winner is not None:
@@ -341,6 +343,17 @@ class LogScanner:
             elif not sig.context:
                 return winner, sig
         return winner, None
+
+    def _match_wrapped(self, event: Event, joined: str, region: bytes, start: int, end: int, lineno: int) -> None:
+        """An exception message that went on on the next lines (a paste wrapped it): a specific signature whose
+        phrase the wrap split is matched on the whole message, at the exception's line."""
+        winner, runner_up = self._match(joined)
+        if winner is None or winner.fallback or winner.yields:
+            return
+        self._record(self._hits, winner, region, start, end, lineno, joined)
+        if winner.context and runner_up is not None:
+            self._record(self._runner_up.setdefault(winner.id, {}), runner_up, region, start, end, lineno, joined)
+        event.signature = winner.id
 
     def _record(self, table: dict[str, Hit], sig: Signature, region: bytes, start: int, end: int, lineno: int,
                 text: str) -> None:

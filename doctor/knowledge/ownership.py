@@ -386,3 +386,69 @@ def owner_of_header(header: str) -> Owner | None:
         if h == prefix or h.startswith(prefix):
             return Owner(comp, dist, f"{h} -> {where}")
     return None
+
+
+# -- torch operator namespaces (`torch.ops.<namespace>.<op>`) -> distribution -------------------------------
+# (rows added by branch hfresh5; kept apart from the tables above)
+# torch's `_OpNamespace` raises "'_OpNamespace' '<ns>' object has no attribute '<op>'" for an operator nobody
+# registered under that namespace: the package that registers the namespace (TORCH_LIBRARY(<ns>, m) in its
+# compiled library, or torch.library.Library("<ns>", "DEF")) is the one whose operator is missing, not torch.
+# Read from the registrations in each package's source:
+_VLLM_SDIST = "vLLM 0.11.0 sdist (https://pypi.org/project/vllm/0.11.0/)"
+OP_NAMESPACE_SOURCES: dict[str, tuple[str, str]] = {
+    # torch's own: ATen's operators; torch/_prims/__init__.py `Library("prims", "DEF")`; the functional
+    # collectives torch/distributed/_functional_collectives.py calls (torch 2.13.0 wheel)
+    "aten": ("torch", "torch 2.13.0 wheel (ATen's native operators)"),
+    "prims": ("torch", "torch 2.13.0 wheel, torch/_prims/__init__.py: Library(\"prims\", \"DEF\")"),
+    "_c10d_functional": ("torch", "torch 2.13.0 wheel, torch/distributed/_functional_collectives.py"),
+    # torch_npu: the generated schema registration `${custom_library}(npu, m)` and HCCL's custom ops; op-plugin's
+    # ATB operators (built into torch_npu as op_plugin_atb)
+    "npu": ("torch-npu", "https://github.com/Ascend/pytorch/blob/9e73e708ab9350d203475609f36f8a43f6a0c2ab/"
+                         "torchnpugen/templates/CustomRegisterSchema.cpp"),
+    "npu_custom_dist": ("torch-npu", "https://github.com/Ascend/pytorch/blob/9e73e708ab9350d203475609f36f8a43f6a0c2ab/"
+                                     "torch_npu/csrc/distributed/HcclOps.cpp"),
+    "atb": ("torch-npu", "https://github.com/Ascend/op-plugin/blob/517f2e7d0f202f38b76310706cb977ca2388ad21/"
+                         "op_plugin/ops/atb/LinearAtb.cpp (TORCH_LIBRARY_FRAGMENT(atb, m); op_plugin/CMakeLists.txt "
+                         "builds op_plugin_atb)"),
+    # vllm-ascend: csrc/torch_binding.cpp `TORCH_LIBRARY_EXPAND(CONCAT(_C, _ascend), ops)` (vllm_ascend_C)
+    "_C_ascend": ("vllm-ascend", "https://github.com/vllm-project/vllm-ascend/blob/"
+                                 "182b75ea84ff13ece27b57391331ef8935410aea/csrc/torch_binding.cpp"),
+    # vLLM: CMakeLists.txt `define_gpu_extension_target(_C | _moe_C | _rocm_C ...)`; csrc/torch_bindings.cpp
+    # TORCH_EXTENSION_NAME and CONCAT(TORCH_EXTENSION_NAME, _cache_ops | _cuda_utils | _custom_ar);
+    # csrc/cpu/torch_bindings.cpp (_utils, _cpu)
+    **{ns: ("vllm", _VLLM_SDIST + ", CMakeLists.txt and csrc/torch_bindings.cpp")
+       for ns in ("_C", "_C_cache_ops", "_C_cuda_utils", "_C_custom_ar", "_C_utils", "_C_cpu", "_moe_C", "_rocm_C")},
+    # MindSpeed: mindspeed/op_builder/builder.py `Library("mindspeed", "DEF")`
+    "mindspeed": ("mindspeed", "https://gitcode.com/Ascend/MindSpeed/blob/028de58ca629d035185b00ff7d1eb7eff4f7fd48/"
+                               "mindspeed/op_builder/builder.py"),
+}
+
+
+def owner_of_op_namespace(namespace: str) -> Owner | None:
+    """The package that registers a torch operator namespace (`_C_ascend` -> vllm-ascend, `npu` -> torch-npu);
+    None for a namespace no row knows (a user's own extension)."""
+    row = OP_NAMESPACE_SOURCES.get(namespace) if isinstance(namespace, str) else None
+    if row is None:
+        return None
+    dist, where = row
+    comp = component_of_distribution(dist) or "python"
+    return Owner(comp, dist, f"torch.ops.{namespace} -> registered by {dist} ({where})")
+
+
+# -- import names that more than one distribution installs (rows added by branch hfresh5) ---------------------
+# The Ascend build of a package that installs the same top-level package as the upstream one: on this doctor's
+# hosts the Ascend build is the one to install. triton-ascend's setup.py names its wheel "triton-ascend"
+# (TRITON_WHEEL_NAME) and packages python/triton, so it installs `triton`:
+# https://github.com/triton-lang/triton-ascend/blob/a84b1eb52b6215e2c171632f2df0892f1003cfc8/setup.py
+MODULE_ASCEND_BUILDS: dict[str, tuple[str, str]] = {
+    "triton": ("triton-ascend", "https://github.com/triton-lang/triton-ascend/blob/"
+                                "a84b1eb52b6215e2c171632f2df0892f1003cfc8/setup.py"),
+}
+
+
+def ascend_build_of_module(module: str) -> tuple[str, str] | None:
+    """(distribution, source) of the Ascend build that installs a module's top-level package (`triton` ->
+    triton-ascend), when an upstream distribution installs the same name; None otherwise."""
+    if not isinstance(module, str) or not module:
+        return None
+    return MODULE_ASCEND_BUILDS.get(module.split(".")[0])

@@ -4,6 +4,7 @@
     python -m tests.corpus.score --misses   # also list the reports each half misses
     python -m tests.corpus.score --by-category   # hit rates per category and half (aggregates only, no ids)
     python -m tests.corpus.score --by-page       # rates of the reports whose page a signature cites, and the rest
+    python -m tests.corpus.score --fit           # the fitting half's logs only, with its misses (held-out never run)
 
 Both scorers use the public-case rule (`corpus.hit`): some finding at the expected severity or worse names one of
 the expected components first or second.
@@ -161,6 +162,19 @@ def summary(misses: bool = False, categories: bool = False, pages: bool = False)
     return "\n".join(lines)
 
 
+def fit_summary() -> str:
+    """The fitting half's log rate and misses, to tune on: held-out reports are skipped before anything runs, so
+    neither their ids nor their rates can appear (`--misses` prints both halves)."""
+    s = Score()
+    for r in load():
+        if r.half == "fit" and r.log is not None:
+            s.add(r.id, explained(r))
+    lines = [f"  fit      logs      {s}"]
+    if s.misses:
+        lines.append("    missed: " + " ".join(s.misses))
+    return "\n".join(lines)
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--misses", action="store_true", help="list the reports each half misses")
@@ -168,7 +182,12 @@ def main(argv: list[str] | None = None) -> int:
                     help="hit rates per category and half (aggregates only: no report ids)")
     ap.add_argument("--by-page", action="store_true",
                     help="log hit rates of the reports whose page a signature cites, and of the rest (aggregates only)")
+    ap.add_argument("--fit", action="store_true",
+                    help="only the fitting half's logs, with the ids it misses (the held-out half is not run)")
     args = ap.parse_args(argv)
+    if args.fit:
+        print(fit_summary())
+        return 0
     print(summary(args.misses, args.by_category, args.by_page))
     return 0
 

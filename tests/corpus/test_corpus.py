@@ -99,3 +99,14 @@ def test_a_page_is_the_same_at_every_commit_and_an_issue_is_its_pull_request():
     assert page_key("https://github.com/Ascend/pytorch/issues/99") == page_key("https://github.com/ascend/pytorch/pull/99")
     assert page_key("https://www.hiascend.com/document/detail/zh/canncommercial/80RC2/troubleshooting_0019.html") == \
         page_key("https://www.hiascend.com/document/detail/zh/CANNCommunityEdition/900/troubleshooting_0019.html")
+
+
+def test_the_fit_flag_runs_and_names_only_the_fitting_half(monkeypatch):
+    from tests.corpus import score
+
+    ran = []
+    monkeypatch.setattr(score, "explained", lambda r: ran.append(r) or False)
+    text = score.fit_summary()
+    assert ran and all(r.half == "fit" for r in ran)
+    assert not any(r.id in text for r in load() if r.half == "held-out")
+    assert all(r.id in text for r in ran)

@@ -293,3 +293,52 @@ def test_a_source_checkout_named_like_its_distribution_owns_its_files():
     f = first(["/home/vllm-ascend/csrc/kernels/pos_encoding_kernels.cpp:357:9: error: use of undeclared identifier "
                "'rope_custom_true_half'"])
     assert f.components[0] == "vllm-ascend", (f.id, f.components)
+
+
+def test_an_operator_missing_from_its_namespace_is_the_registering_packages_not_torchs():
+    # torch/_ops.py raises it, but the operator is vllm-ascend's (csrc/torch_binding.cpp registers _C_ascend): the
+    # message-owner rule named torch (the raiser) with config.
+    f = first(["RuntimeError: Orchestrator initialization failed: Dummy run failed: '_OpNamespace' '_C_ascend' "
+               "object has no attribute 'moe_gating_top_k'"])
+    assert f.id == "api-version-mismatch" and f.components[0] == "vllm-ascend" and "torch" not in f.components
+    assert "torch.ops._C_ascend.moe_gating_top_k is not registered" in f.title
+    assert "registered by vllm-ascend" in f.evidence["read"] and "csrc/torch_binding.cpp" in f.evidence["read"]
+    # with a traceback: torch's own frame is not the callee; the frame that called across the boundary is the caller
+    f = first(tb(f"{SITE}/vllm_ascend/ops/fused_moe.py", f"{SITE}/torch/_ops.py",
+                 exc="AttributeError: '_OpNamespace' 'npu' object has no attribute 'npu_moe_gating_top_k'"))
+    assert f.id == "api-version-mismatch" and f.components == ("torch-npu", "vllm-ascend")
+    assert f.evidence["caller"] == "vllm-ascend" and f.evidence["callee"] == "torch-npu"
+    # vLLM's own custom-op library (`_C`), and a namespace no package row knows is left to the other rules
+    assert first(["AttributeError: '_OpNamespace' '_C' object has no attribute 'rms_norm'"]).components[0] == "vllm"
+    assert first(["AttributeError: '_OpNamespace' 'my_ext' object has no attribute 'f'"]).id != "api-version-mismatch"
+
+
+def test_a_missing_module_that_the_ascend_build_installs_names_the_ascend_build_first():
+    # triton-ascend installs the `triton` package (its setup.py); the rule named only PyPI's triton, which has no
+    # Ascend backend.
+    f = first(["ModuleNotFoundError: No module named 'triton'"])
+    assert f.id == "module-of-package-missing" and f.components[:2] == ("triton-ascend", "triton")
+    assert "Install triton-ascend" in f.fix.text and "triton-ascend/blob/" in f.evidence["read"]
+    # a module only one distribution installs is unchanged
+    assert first(["ModuleNotFoundError: No module named 'vllm_ascend'"]).components[0] == "vllm-ascend"
+
+
+def test_a_dtype_in_an_error_message_is_a_value_not_torchs_code():
+    # `got torch.float16 and torch.bfloat16` are two tensors' dtypes: error-names-package read torch.float16 as a
+    # module and blamed torch.
+    f = first(["AssertionError: Input and cos/sin must have the same dtype, got torch.float16 and torch.bfloat16"])
+    assert f.id != "error-names-package" and "torch" not in f.components
+    # a dotted module of a package is still read
+    f = first(["KeyError: 'gate_up_proj' in vllm_ascend.quantization.w8a8"])
+    assert f.id == "error-names-package" and f.components[0] == "vllm-ascend"
+
+
+def test_an_import_from_a_module_of_unknown_location_is_a_directory_shadowing_the_package():
+    # "(unknown location)": the module has no file, a namespace package; it was called a version mismatch of vllm
+    # ("install the vllm release the calling code was written for"), which no release would fix.
+    f = first(["ImportError: cannot import name 'PoolingParams' from 'vllm' (unknown location)"])
+    assert f.id == "package-shadowed-by-directory" and f.components == ("vllm", "env")
+    assert "vllm.__file__" in f.fix.text
+    # with a file path it stays an API mismatch
+    f = first([f"ImportError: cannot import name 'PoolingParams' from 'vllm' ({SITE}/vllm/__init__.py)"])
+    assert f.id == "api-version-mismatch"

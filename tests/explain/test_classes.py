@@ -278,3 +278,31 @@ def test_a_runtime_symbol_version_is_the_system_not_a_package_even_without_the_q
 def test_an_attributed_line_without_its_own_time_says_where_its_time_came_from():
     (f,) = errors(["2025-07-23 03:49:50 INFO starting", "ConnectionResetError: [Errno 104] Connection reset by peer"])
     assert f.evidence["time"].startswith("2025-07-23 03:49:50") and f.evidence["time_from"] == "earlier line"
+
+
+def test_a_socket_that_cannot_be_made_or_bound_is_a_network_error_unless_logged_as_a_warning():
+    # errno(3) EAFNOSUPPORT / EADDRNOTAVAIL: the connection could not even start. NCCL logs its errors at WARN (its
+    # documented error level); the same words in c10's `[W ...]` warning record are torch falling back to IPv4.
+    nccl = "e66aa18dc444:3171:3171 [0] include/socket.h:311 NCCL WARN Socket creation failed : Address family not " \
+           "supported by protocol"
+    (f,) = errors([nccl], specific=True)
+    assert f.id == "network-error" and f.components == ("network", "env")
+    (g,) = errors(["RuntimeError: bind failed: Cannot assign requested address"], specific=True)
+    assert g.components[0] == "network"
+    c10d = ["[W socket.cpp:464] [c10d] The server socket cannot be initialized on [::]:29500 (errno: 97 - Address "
+            "family not supported by protocol).",
+            "[W1203 10:11:12.123456000 socket.cpp:697] [c10d] The client socket cannot be initialized to connect to "
+            "[localhost]:29500 (errno: 97 - Address family not supported by protocol)."]
+    assert errors(c10d, specific=True) == []
+
+
+def test_a_process_the_oom_killer_ended_is_host_memory_not_the_npus():
+    # the event reader kept the OOM kill as a signal event, but nothing attributed it: wording no signature knows
+    # said nothing (or the last resort's names)
+    (f,) = errors(["[  812.345678] Out of memory: Killed process 4242 (python3) total-vm:912345678kB, "
+                   "anon-rss:812345678kB"])
+    assert f.id == "host-oom-killed" and f.components == ("system", "config")
+    (g,) = errors(["  OOM kill reason: user cgroup memory upper bound was met or exceeded"])
+    assert g.id == "host-oom-killed"
+    # a setting's name is no kill
+    assert errors(["vm.oom_kill_allocating_task = 0", "memory.oom_control: oom_kill_disable 0"]) == []

@@ -293,3 +293,32 @@ def test_warning_records_in_glog_ray_and_dated_formats_are_warnings_not_errors_n
         assert (ev.kind, ev.facts["level"], ev.facts.get("logger")) == ("log", "warning", logger), line
     ev = scan(b"E1203 10:11:12.123456    77 raylet.cc:9] The raylet exited: out of memory\n").events[0]
     assert (ev.kind, ev.facts["level"]) == ("log", "error")
+
+
+# vLLM's start-up check (vllm/v1/worker/gpu_worker.py; vllm-ascend's NPUWorker copies it), as a paste that wrapped
+# the exception's one line at 80 columns: the phrase the signature knows is split across the wrap.
+_WRAPPED = ["ValueError: Free memory on device (10.1/61.0 GiB) on startup is less than desired",
+            "GPU memory utilization (0.9, 54.9 GiB). Decrease GPU memory utilization or",
+            "reduce GPU memory used by other processes."]
+
+
+def test_an_exception_message_wrapped_by_a_paste_is_matched_whole():
+    f = explain_lines(_WRAPPED)[0]
+    assert f.id == "vllm-gpu-memory-utilization-too-high" and f.components[:2] == ("config", "npu")
+    assert f.evidence["line"] == 1
+    # a message that ends its sentence is not continued: the next line stays a line of its own
+    ids = [x.id for x in explain_lines(["ValueError: the setting is wrong.", *_WRAPPED[1:]])]
+    assert "vllm-gpu-memory-utilization-too-high" not in ids
+
+
+def test_a_log_quoted_with_cat_n_line_numbers_is_read_behind_them():
+    # `cat -n` / `nl` put the line number and a tab before each line: the exception line was not read behind it, so
+    # the traceback looked cut short and was blamed on torch's frame.
+    lines = ['  1143\t[rank3]:   File "/usr/local/lib/python3.10/site-packages/torch/nn/modules/conv.py", line 608, '
+             'in forward',
+             "  1144\t[rank3]:     return F.conv3d(",
+             "  1145\t[rank3]: RuntimeError: InnerRun:build/CMakeFiles/torch_npu.dir/compiler_depend.ts:234 OPS "
+             "function error: Conv3D, error code is 500002"]
+    ev = scan("\n".join(lines).encode() + b"\n").events[0]
+    assert ev.kind == "python" and ev.exc_type == "RuntimeError" and ev.frames
+    assert "traceback-ends-in-package" not in [f.id for f in explain_lines(lines)]

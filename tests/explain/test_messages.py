@@ -170,3 +170,24 @@ def test_a_short_log_that_is_a_packages_message_without_its_exception_type_is_st
     # a longer log is a run's output: its plain lines are not looked up one by one
     many = ["step 1", "step 2", "step 3", "step 4", "XXXX does not appear to have a file named tokenization_chatglm.py"]
     assert explain_lines(many, db=generic)[0].id != FINDING_ID
+
+
+# ray 2.60.0, ray/_private/services.py determine_plasma_store_config (logger.warning), as a log pasted into an issue
+# shows it: Ray's tab after the date turned into spaces, the record wrapped onto indented lines
+RAY_PASTED = [
+    "2025-10-09 20:16:32,652    WARNING services.py:2159 -- WARNING: The object store is using /tmp instead",
+    "  of /dev/shm because /dev/shm has only 5368709120 bytes available. This will harm performance! You may",
+    "  be able to free up space by deleting files in /dev/shm. If you are inside a Docker container, you can",
+    "  increase /dev/shm size by passing '--shm-size=10.24gb' to 'docker run' (or add it to the run_options",
+    "  list in a Ray cluster config). Make sure to set this to more than 30% of available RAM.",
+]
+
+
+def test_a_logged_record_wrapped_onto_indented_lines_is_read_whole_and_found():
+    # Before: the first line alone ("... using /tmp instead") matched no template: no finding named ray.
+    (f,) = _owned(RAY_PASTED)
+    assert f.severity is Severity.WARNING and "ray" in f.components[:2]
+    assert "ray/_private/services.py" in f.title and f.evidence["line"] == 1
+    # a line that is not indented is not part of the record (joined, it would spoil the match)
+    (g,) = _owned([*RAY_PASTED[:2], "Connecting to an existing Ray cluster at address: 10.0.0.1:6379..."])
+    assert "ray" in g.components[:2]

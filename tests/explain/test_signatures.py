@@ -427,3 +427,21 @@ def test_a_user_database_with_a_broken_regex_is_refused_at_load(tmp_path):
     db.write_text(MINIMAL.format(id="my-sig", components='["ray"]', regex="'boom (unclosed'", example="boom here"))
     with pytest.raises(InputError, match="does not compile"):
         load_signatures(db)
+
+
+# An `assert` in pasted code (a docs block, a script quoted in an issue) is no failure; the same line printed by a
+# traceback (its AssertionError line cut off) or quoted alone as the error is one.
+_CODE_BLOCK = ["def build(model_type):", "    media_type = cfg.media", "    assert media_type in {'image', 'video'}",
+               "    return load(media_type)", "", "build('qwen2-vl')"]
+
+
+def test_an_assert_in_pasted_code_is_no_failure_but_one_in_a_traceback_or_quoted_alone_is():
+    ids = [f.id for f in explain_lines(_CODE_BLOCK)]
+    assert "python-assert-statement-failed" not in ids and "python-check-failed" not in ids
+    assert all(f.severity is not Severity.ERROR for f in explain_lines(_CODE_BLOCK))
+    truncated = ["Traceback (most recent call last):", '  File "/home/me/train.py", line 12, in <module>',
+                 "    build('qwen2-vl')", '  File "/home/me/train.py", line 3, in build',
+                 "    assert media_type in {'image', 'video'}"]
+    assert any(f.severity is Severity.ERROR for f in explain_lines(truncated))
+    (f,) = [f for f in explain_lines(["assert media_type in {'image', 'video'}"]) if f.severity is Severity.ERROR]
+    assert f.id == "python-assert-statement-failed" and f.components == ("config", "model")

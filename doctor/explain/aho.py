@@ -12,8 +12,9 @@ imported, `doctor.explain.prefilter` falls back to its pure-`re` plan, which fin
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from functools import lru_cache
+from typing import Any, Generic, TypeVar
 
 try:
     import ahocorasick_rs
@@ -21,6 +22,7 @@ except ImportError:  # pragma: no cover - exercised by forcing the fallback in t
     ahocorasick_rs = None  # type: ignore[assignment]
 
 AVAILABLE = ahocorasick_rs is not None
+_E = TypeVar("_E", bound=tuple[Any, ...])
 
 
 class AhoPrefilter:
@@ -69,3 +71,38 @@ def build(options: tuple[tuple[str, ...], ...]) -> AhoPrefilter | None:
     is no phrase at all."""
     phrases = phrases_of(options)
     return AhoPrefilter(phrases) if phrases else None
+
+
+class LiteralIndex(Generic[_E]):
+    """Which entries of a match table (`(literal, pattern, ...)` rows, most specific first) a line can match:
+    those whose literal it holds, in table order.
+
+    A candidate line used to be tested against every row's literal in turn (`lit in line`, ~1,100 rows: ~0.2 ms
+    a line in Python, most of a long log's matching time, and growing with the database). One overlapping pass
+    of an automaton over the row literals finds the same rows at once. A row without a literal is always
+    returned; without the compiled library every row is, and the caller's own `lit in line` test decides as
+    before."""
+
+    def __init__(self, table: Sequence[_E]) -> None:
+        self.table = tuple(table)
+        literals = sorted({row[0] for row in self.table if row[0]})
+        slot = {lit: i for i, lit in enumerate(literals)}
+        rows: list[list[int]] = [[] for _ in literals]
+        for i, row in enumerate(self.table):
+            if row[0]:
+                rows[slot[row[0]]].append(i)
+        self._rows = tuple(tuple(r) for r in rows)
+        self._always = tuple(i for i, row in enumerate(self.table) if not row[0])
+        self._ac = ahocorasick_rs.AhoCorasick(literals) if ahocorasick_rs is not None and literals else None
+
+    def rows_for(self, line: str) -> Sequence[_E]:
+        if self._ac is None:
+            return self.table
+        found = {i for i, _, _ in self._ac.find_matches_as_indexes(line, overlapping=True)}
+        if not found and not self._always:
+            return ()
+        picked = [*self._always]
+        for i in found:
+            picked.extend(self._rows[i])
+        picked.sort()
+        return [self.table[i] for i in picked]

@@ -548,6 +548,9 @@ def _module_missing(ev: Event, snapshot: Any) -> Attribution | None:
     comp = component_of_distribution(dist) or "python"
     if "." in mod:
         read = f"No module named '{mod}' -> {mod.split('.')[0]} is shipped by {dist}"
+        importer = _importer(ev, snapshot, dist, mod)
+        if importer is not None:
+            return _mismatch(dist, comp, importer, read, f"module {mod}")
         return Attribution(
             "module-of-package-missing", Severity.ERROR, _comps(comp, "python"),
             f"{dist} is installed without {mod}: a build or release that lacks it",
@@ -578,6 +581,23 @@ def _module_missing(ev: Event, snapshot: Any) -> Attribution | None:
         "interpreter / virtualenv ran the job). " + read,
         f"Install {dist} (the release the stack profile pins) into the interpreter that runs the job.",
         OWNERSHIP_SOURCE, read)
+
+
+def _importer(ev: Event, snapshot: Any, dist: str, mod: str) -> tuple[str, str, str] | None:
+    """Python names the whole dotted path only when its first part imported: `No module named 'vllm.worker'` says
+    vllm is there without `worker`. Imported from another distribution's code (verl's rollout), that code was
+    written for a release of vllm that had it: a version mismatch between the two, not a broken vllm. A private
+    module (`vllm._C`, a compiled part) stays a build of the package that lacks it, and so does an import by the
+    package itself or by the job's own code. The importer is the innermost frame outside the standard library."""
+    if mod.rsplit(".", 1)[-1].startswith("_"):
+        return None
+    owned = _frames_with_owners(ev, snapshot)
+    if not owned:
+        return None
+    frame, own = owned[-1]
+    if own is None or not own.distribution or _key(own) == dist:
+        return None
+    return _key(own), own.component, f"{_where(frame)} -> {own.how}"
 
 
 def _library(ev: Event, snapshot: Any) -> Attribution | None:

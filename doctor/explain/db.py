@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from doctor.errors import InputError
+from doctor.explain import aho
 from doctor.explain.anchors import literal_for, runs_for, split_alternatives
 from doctor.explain.lazyre import LazyRegex
 from doctor.knowledge.ownership import MODULE_DISTRIBUTIONS, component_of_module
@@ -131,6 +132,11 @@ class SignatureDB:
         entries = [(literal_for(p), p, s) for s in self.signatures for p in s.patterns]
         entries.sort(key=lambda e: (-e[2].specificity, e[2].order))
         return tuple(entries)
+
+    @cached_property
+    def match_index(self) -> aho.LiteralIndex[tuple[str | None, LazyRegex, Signature]]:
+        """The match table's rows a line can match, found by its literals at once (built once per database)."""
+        return aho.LiteralIndex(self.match_table)
 
     @cached_property
     def context_rules(self) -> dict[str, tuple[tuple[tuple[str | None, LazyRegex], ...], ...]]:

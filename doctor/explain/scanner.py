@@ -132,7 +132,7 @@ class LogScanner:
         self.lines_read = 0
         self.bytes_read = 0
         self._year = default_year
-        self._entries = self.db.match_table
+        self._index = self.db.match_index
         self._context_todo = {k: list(v) for k, v in self.db.context_rules.items()}
         self._hits: dict[str, Hit] = {}
         self._runner_up: dict[str, dict[str, Hit]] = {}
@@ -324,7 +324,7 @@ class LogScanner:
         looks for are a notice (an optional module missing, a retried connection), not the failure."""
         winner: Signature | None = None
         notice: bool | None = None
-        for lit, pattern, sig in self._entries:
+        for lit, pattern, sig in self._index.rows_for(line):
             if winner is not None and sig.id == winner.id:
                 continue
             if lit is not None and lit not in line:

@@ -97,6 +97,8 @@ def compose_cached(ovs: list[Override], config_dir: str | Path, config_name: str
                    *, use_cache: bool = True) -> ComposeResult:
     """hydra_compose.compose, answered from the cache when the same composition was done before."""
     cdir = Path(config_dir).resolve()
+    # a search path the script adds brings config from outside this tree, which the key does not fingerprint
+    use_cache = use_cache and not any(o.key == "hydra.searchpath" for o in ovs)
     key = cache_key(ovs, cdir, config_name, verl_version) if use_cache else ""
     if use_cache:
         hit = _load(_path(key))

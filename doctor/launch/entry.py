@@ -33,6 +33,15 @@ DEFAULT_NAMES = {  # when the entry module's source is not here to read its @hyd
 def is_sft(entry: str) -> bool:
     """An SFT trainer: it composes an sft config, and main_ppo's rules do not apply to it."""
     return "sft_trainer" in entry.rsplit(".", 1)[-1]
+
+
+def trains(entry: str) -> bool:
+    """The entry point runs the PPO trainer (main_ppo, its variants, a recipe's main_*). verl's generation entries
+    only start rollout servers and generate (verl v0.9.0 verl/trainer/main_generation_server.py: no actor, no
+    trainer validation), so the trainer's batch rules say nothing about them."""
+    return not is_sft(entry) and not entry.rsplit(".", 1)[-1].startswith("main_generation")
+
+
 MEGATRON_ENGINES = ("megatron", "mindspeed")
 _STRATEGY_ENGINE = {"fsdp": "fsdp", "fsdp2": "fsdp", "dp": "fsdp", "megatron": "megatron", "mindspeed": "mindspeed",
                     "veomni": "veomni", "torchtitan": "torchtitan", "automodel": "automodel"}

@@ -148,14 +148,17 @@ def compose(ovs: list[Override], config_dir: str | Path, config_name: str = CONF
             continue
         pending.append(o)
     name = config_name.removesuffix(".yaml")
-
-    search = searchpath_override(cdir, name)
+    # `hydra.*` overrides set Hydra itself (its run dir, its search path), never a key of verl's config: they are not
+    # judged against it. A search path the script adds is composed with, where it can be found here.
+    settings = [o for o in pending if is_hydra_setting(o)]
+    pending = [o for o in pending if not is_hydra_setting(o)]
+    search, outside = searchpath_of(settings, cdir, name)
 
     def real_compose(items: list[Override]) -> Any:
         with initialize_config_dir(config_dir=cdir, version_base=None):
             return hcompose(config_name=name, overrides=search + [o.text for o in items])
 
-    result.types = default_types(pending, cdir, name)
+    result.types = default_types(pending, cdir, name, search)
     try:  # the authoritative check: one real compose with every override
         cfg = real_compose(pending)
         result.flat, result.dicts = flatten(cfg)
@@ -167,7 +170,7 @@ def compose(ovs: list[Override], config_dir: str | Path, config_name: str = CONF
         first_error = e
     # Hydra stops at the first bad override. Find every one: apply them in order, one at a time, onto the
     # composed base with Hydra's own override application (what compose does internally), then recompose.
-    found = _locate_all(pending, cdir, name)
+    found = _locate_all(pending, cdir, name, search)
     located = None
     if found is not None:
         located, partial = found
@@ -190,10 +193,13 @@ def compose(ovs: list[Override], config_dir: str | Path, config_name: str = CONF
                 err = None
             except (HydraException, OmegaConfBaseException) as e2:
                 err = e2
+    unchecked = [(c, m) for c, m in located if outside and _from_outside(c, pending, cdir)]
+    located = [(c, m) for c, m in located if all(c is not u for u, _ in unchecked)]
     for culprit, msg in located:
         result.findings.append(_finding(_classify(msg, culprit), culprit, msg, cdir))
         result.rejected.append(culprit.text)
-    if not located:  # Hydra failed but no single override is to blame
+    result.rejected.extend(c.text for c, _ in unchecked)
+    if not located and not unchecked:  # Hydra failed but no single override is to blame
         msg = _message(first_error)
         result.findings.append(finding(
             "launch-compose-failed", "error", ("config", "verl"), "verl's config does not compose",
@@ -204,11 +210,105 @@ def compose(ovs: list[Override], config_dir: str | Path, config_name: str = CONF
 
     base_dicts = None
     if result.findings:  # the sections verl's own config has (a '+' override may have created others)
-        base = _base([o for o in pending if _is_group_override(o, cdir)], cdir, name)
+        base = _base([o for o in pending if _is_group_override(o, cdir)], cdir, name, search)
         base_dicts = set(flatten(base)[1]) if base is not None else None
     result.findings = advise(result.findings, result.flat, result.dicts, result.groups, {o.key: o.value for o in ovs},
                              verl_root(cdir), base_dicts)
+    if unchecked:
+        result.findings.append(_unchecked_finding(unchecked, outside, cdir))
     return result
+
+
+def is_hydra_setting(o: Override) -> bool:
+    """`hydra.run.dir=…`, `hydra.searchpath=[…]`: Hydra's own configuration, not the job's."""
+    return o.key == "hydra" or o.key.startswith("hydra.")
+
+
+def searchpath_of(settings: list[Override], cdir: str, name: str) -> tuple[list[str], list[str]]:
+    """(the `hydra.searchpath` override to compose with, the search path entries that are not here).
+
+    A script's `hydra.searchpath=[pkg://verl_mlite.config]` replaces the primary config's search path, as in the
+    run; each entry is made to point into this machine: a `pkg://` package found by its import location (not
+    imported: that would run its code), a `file://` directory that exists. The others are not here: the config
+    groups and keys they would bring cannot be checked (Hydra itself only warns that such a path "is not
+    available")."""
+    from hydra.core.override_parser.overrides_parser import OverridesParser
+    from hydra.errors import HydraException
+
+    given = [o for o in settings if o.key == "hydra.searchpath" and o.value is not None]
+    if not given:
+        return searchpath_override(cdir, name), []
+    try:
+        parsed = OverridesParser.create().parse_overrides([given[-1].text])[0].value()
+    except (HydraException, IndexError):
+        return searchpath_override(cdir, name), []
+    entries = [str(p) for p in parsed] if isinstance(parsed, list) else [str(parsed)]
+    here: list[str] = []
+    outside: list[str] = []
+    for p in entries:
+        local = _local_source(p, cdir)
+        (here if local else outside).append(local or p)
+    return (["hydra.searchpath=[" + ",".join(f"'{p}'" for p in here) + "]"], outside)
+
+
+def _local_source(entry: str, cdir: str) -> str | None:
+    """A search path entry as a `file://` directory of this machine, or None when it is not here."""
+    from doctor.launch.schema import verl_root
+
+    root = verl_root(cdir)
+    path: Path | None
+    if entry.startswith("pkg://"):
+        mod = entry[6:].strip("/").split(".")
+        if mod[0] == "verl" and root is not None:
+            path = root.joinpath(*mod)
+        else:
+            try:
+                spec = importlib.util.find_spec(mod[0])  # the top level only: a submodule's spec imports its parent
+            except (ImportError, ValueError):
+                spec = None
+            locations = list(spec.submodule_search_locations or []) if spec is not None else []
+            path = Path(locations[0]).joinpath(*mod[1:]) if locations else None
+    elif entry.startswith("file://"):
+        path = Path(entry[7:])
+        if not path.is_absolute() and root is not None:
+            path = root / path
+    else:
+        return None
+    return f"file://{path}" if path is not None and path.is_dir() else None
+
+
+def _from_outside(o: Override, pending: list[Override], cdir: str) -> bool:
+    """The override picks a config group option this config tree lacks (one the added search path must bring), or
+    sets a key in the section such an option fills: neither can be checked here."""
+    foreign = [g for g in pending if _is_group_override(g, cdir) and not _option_here(g, cdir)]
+    if any(o is g for g in foreign):
+        return True
+    for g in foreign:
+        head, _, package = g.key.partition("@")
+        if not package:
+            return True  # the section an option fills without '@' is its defaults-list package: not known here
+        if o.key == package or o.key.startswith(package + "."):
+            return True
+    return False
+
+
+def _option_here(group: Override, cdir: str) -> bool:
+    head = group.key.split("@", 1)[0]
+    value = (group.value or "").strip()
+    return bool(value) and (Path(cdir) / head / f"{value}.yaml").is_file()
+
+
+def _unchecked_finding(unchecked: list[tuple[Override, str]], outside: list[str], cdir: str) -> Finding:
+    keys = [o.text for o, _ in unchecked]
+    where = ", ".join(outside)
+    return finding(
+        "launch-config-outside", "info", ("config",),
+        f"{len(keys)} override(s) not checked: they use config from {where}, which is not on this machine",
+        detail=f"The script adds {where} to Hydra's search path; the config group options and keys below come from "
+               "there, so verl's own config cannot judge them: " + "; ".join(keys),
+        evidence={"searchpath": outside, "overrides": keys, "config_dir": cdir},
+        fix=f"Lint where {where} is installed (a pkg:// source is found by its import location) to check them.",
+        key="hydra.searchpath", source=S.HYDRA_OVERRIDES)
 
 
 def _classify(msg: str, culprit: Override) -> str:
@@ -253,30 +353,31 @@ def searchpath_override(cdir: str, name: str) -> list[str]:
     return ["hydra.searchpath=[" + ",".join(f"'{p}'" for p in out) + "]"] if changed else []
 
 
-def _base(groups: list[Override], cdir: str, name: str) -> Any:
+def _base(groups: list[Override], cdir: str, name: str, search: list[str] | None = None) -> Any:
     """The config composed with the config-group overrides only (what every other override applies onto)."""
     from hydra import compose as hcompose
     from hydra import initialize_config_dir
     from hydra.errors import HydraException
     from omegaconf.errors import OmegaConfBaseException
 
-    ckey = (cdir, name, tuple(o.text for o in groups))
+    search = searchpath_override(cdir, name) if search is None else search
+    ckey = (cdir, name, tuple(search) + tuple(o.text for o in groups))
     base = _BASE_CACHE.get(ckey)
     if base is None:
         try:
             with initialize_config_dir(config_dir=cdir, version_base=None):
-                base = hcompose(config_name=name, overrides=searchpath_override(cdir, name) + [o.text for o in groups])
+                base = hcompose(config_name=name, overrides=search + [o.text for o in groups])
         except (HydraException, OmegaConfBaseException):
             return None
         _BASE_CACHE[ckey] = base
     return base
 
 
-def default_types(pending: list[Override], cdir: str, name: str) -> dict[str, str]:
+def default_types(pending: list[Override], cdir: str, name: str, search: list[str] | None = None) -> dict[str, str]:
     """The type of each overridden key's default in the base config (interpolations and null are left out)."""
     from omegaconf import DictConfig
 
-    base = _base([o for o in pending if _is_group_override(o, cdir)], cdir, name)
+    base = _base([o for o in pending if _is_group_override(o, cdir)], cdir, name, search)
     out: dict[str, str] = {}
     for o in pending if base is not None else ():
         node: Any = base
@@ -294,7 +395,8 @@ def default_types(pending: list[Override], cdir: str, name: str) -> dict[str, st
     return out
 
 
-def _locate_all(pending: list[Override], cdir: str, name: str) -> tuple[list[tuple[Override, str]], Any] | None:
+def _locate_all(pending: list[Override], cdir: str, name: str,
+                search: list[str] | None = None) -> tuple[list[tuple[Override, str]], Any] | None:
     """Every override Hydra rejects, in order, and the config with the others applied; None when Hydra's
     internals differ from 1.1-1.3."""
     try:
@@ -309,11 +411,11 @@ def _locate_all(pending: list[Override], cdir: str, name: str) -> tuple[list[tup
     if apply is None:
         return None
     groups = [o for o in pending if _is_group_override(o, cdir)]
-    base = _base(groups, cdir, name)
+    base = _base(groups, cdir, name, search)
     bad: list[tuple[Override, str]] = []
     if base is None:  # a group option this release lacks (model_engine=mindspeed on 0.9.1): blame it, keep the rest
-        bad = [(g, msg) for g in groups if (msg := _group_error(g, cdir, name)) is not None]
-        base = _base([g for g in groups if all(g is not b for b, _ in bad)], cdir, name) if bad else None
+        bad = [(g, msg) for g in groups if (msg := _group_error(g, cdir, name, search)) is not None]
+        base = _base([g for g in groups if all(g is not b for b, _ in bad)], cdir, name, search) if bad else None
         if base is None:
             return None
     cfg = OmegaConf.create(OmegaConf.to_container(base, resolve=False))
@@ -331,7 +433,7 @@ def _locate_all(pending: list[Override], cdir: str, name: str) -> tuple[list[tup
     return sorted(bad + out, key=lambda x: order[id(x[0])]), cfg
 
 
-def _group_error(group: Override, cdir: str, name: str) -> str | None:
+def _group_error(group: Override, cdir: str, name: str, search: list[str] | None = None) -> str | None:
     """Hydra's message when the config group override alone does not compose, else None (one compose each: with a
     bad group option every other override would otherwise be located by a recompose of its own)."""
     from hydra import compose as hcompose
@@ -341,7 +443,8 @@ def _group_error(group: Override, cdir: str, name: str) -> str | None:
 
     try:
         with initialize_config_dir(config_dir=cdir, version_base=None):
-            hcompose(config_name=name, overrides=searchpath_override(cdir, name) + [group.text])
+            hcompose(config_name=name, overrides=(searchpath_override(cdir, name) if search is None else search)
+                     + [group.text])
     except (HydraException, OmegaConfBaseException) as e:
         return _message(e)
     return None

@@ -112,7 +112,7 @@ def lint_path(inv: Invocation, version: str, trainer_dir: Path | None, opts: Opt
         out.append(note)
     sel = E.select(inv.entry, inv.config_name, inv.config_path, trainer_dir)
     ctx = Context(verl_version=version, model=info, megatron_bridge=opts.megatron_bridge, config_name=sel.config_name,
-                  origin="lint", npu=_targets_npu(inv, opts, opts.script_path))
+                  origin="lint", npu=_targets_npu(inv, opts, opts.script_path), trains=E.trains(inv.entry))
     hydra: list[Finding] = []
     if sel.config_dir is not None and opts.compose is not False:
         hydra, _ = compose_findings(inv.overrides, ctx, sel.config_dir, sel.config_name,

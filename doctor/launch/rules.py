@@ -62,6 +62,7 @@ class Context:
     engine: str = "megatron"  # megatron | mindspeed | fsdp | veomni | …
     npu: bool | None = True  # the run targets an Ascend NPU (None: the script does not say)
     flat: dict[str, Any] | None = None  # the composed config's leaves, when composed
+    trains: bool = True  # the entry point trains (main_ppo, a recipe); a generation server only runs the rollout
 
 
 class _View:

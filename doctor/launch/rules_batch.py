@@ -111,6 +111,8 @@ def batch(v: _View, ctx: Context) -> list[Finding]:
                            evidence=v.ev("actor_rollout_ref.rollout.tensor_model_parallel_size"),
                            key="actor_rollout_ref.rollout.tensor_model_parallel_size",
                            fix="Choose a rollout TP that divides the NPU count.", source=S.VERL_VALIDATE))
+    if not ctx.trains:
+        return out  # the batch sizes below are the trainer's: a generation server never reads them
     tbs = v.int("data.train_batch_size", 1024)
     mini = v.int("actor_rollout_ref.actor.ppo_mini_batch_size", 256)
     if tbs and mini and tbs < mini:

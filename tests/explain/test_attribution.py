@@ -65,6 +65,21 @@ def test_a_missing_submodule_of_an_installed_package_and_a_missing_package():
     assert f.id == "module-of-package-missing" and f.components[0] == "vllm-ascend"
 
 
+def test_a_submodule_another_package_imports_and_the_installed_one_lacks_is_a_version_mismatch():
+    # Python names `vllm.worker` only when `vllm` itself imported: verl's rollout was written for a vllm with it
+    f = first(tb(f"{SITE}/verl/workers/rollout/vllm_rollout/vllm_rollout_spmd.py",
+                 exc="ModuleNotFoundError: No module named 'vllm.worker'"))
+    assert f.id == "api-version-mismatch" and f.components == ("vllm", "verl")
+    assert f.evidence["caller"] == "verl" and f.evidence["callee"] == "vllm"
+    assert "Align verl with vllm" in f.fix.text and "vllm_rollout_spmd.py" in f.evidence["read"]
+    # the package's own import, a private (compiled) module, or the job's own code: a build that lacks it
+    for frames, mod in (((f"{SITE}/vllm/engine/llm_engine.py",), "vllm.worker"),
+                        ((f"{SITE}/verl/workers/rollout/vllm_rollout.py",), "vllm._C"),
+                        (("/home/me/train.py",), "vllm.worker")):
+        f = first(tb(*frames, exc=f"ModuleNotFoundError: No module named '{mod}'"))
+        assert f.id == "module-of-package-missing" and f.components[0] == "vllm", (frames, mod)
+
+
 def test_libraries_headers_and_paths_name_their_shipper():
     f = first(["OSError: /usr/local/Ascend/nnal/atb/latest/atb/cxx_abi_1/lib/libtbe_adapter.so: undefined symbol: "
                "_ZN3Mki2DlC1ERKNSt7__cxx1112basic_stringIcSt11char_traitsIcESaIcEEEb"])

@@ -122,6 +122,65 @@ def test_both_backends_explain_the_corpus_alike(monkeypatch):
     assert run("aho") == run("re")
 
 
+def _rows_holding(table, line: str) -> list:
+    return [row for row in table if not row[0] or row[0] in line]
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_a_candidate_line_is_tried_against_exactly_the_rows_whose_literal_it_holds(seed):
+    """The scanner tries a candidate line only against the match-table rows its literals select (one automaton
+    pass, not a loop over ~1,100 rows): the same rows, in the same order, as testing every row's literal."""
+    pytest.importorskip("ahocorasick_rs")
+    rng = random.Random(seed)
+    table = DB.match_table
+    literals = [row[0] for row in table if row[0]]
+    index = aho.LiteralIndex(table)
+    for _ in range(2000):
+        line = "".join(rng.choice(ALPHABET) for _ in range(rng.randint(0, 80)))
+        for _ in range(rng.choice((0, 1, 1, 2, 3))):  # literals that overlap or hold one another included
+            lit = rng.choice(literals)
+            cut = rng.randint(0, len(line))
+            line = line[:cut] + lit[rng.randint(0, len(lit) // 2):] + line[cut:]
+        assert list(index.rows_for(line)) == _rows_holding(table, line), line
+
+
+def test_without_the_automaton_every_row_is_tried(monkeypatch):
+    monkeypatch.setattr(aho, "ahocorasick_rs", None)
+    table = [("RuntimeError", "a"), (None, "b"), ("Error", "c")]
+    assert list(aho.LiteralIndex(table).rows_for("nothing here")) == table  # the caller's `lit in line` decides
+
+
+def test_a_row_without_a_literal_is_always_tried():
+    pytest.importorskip("ahocorasick_rs")
+    table = [("RuntimeError", "a"), (None, "b"), ("Error", "c"), ("RuntimeError", "d")]
+    index = aho.LiteralIndex(table)
+    assert list(index.rows_for("nothing here")) == [(None, "b")]
+    assert list(index.rows_for("RuntimeError: x")) == table
+
+
+def test_the_row_index_explains_the_corpus_as_the_full_loop_does(monkeypatch):
+    pytest.importorskip("ahocorasick_rs")
+    from doctor.explain.db import SignatureDB
+    from doctor.explain.signatures import explain_lines
+    from tests.corpus.corpus import load
+
+    def run() -> list:
+        return [[(f.id, f.evidence.get("line")) for f in explain_lines(r.log.splitlines(), db=DB)]
+                for r in load() if r.log is not None]
+
+    indexed = run()
+    monkeypatch.setattr(SignatureDB, "match_index", property(lambda db: _EveryRow(db.match_table)))
+    assert run() == indexed
+
+
+class _EveryRow:
+    def __init__(self, table) -> None:
+        self.table = table
+
+    def rows_for(self, line: str):
+        return self.table
+
+
 def _candidates(text: bytes) -> int:
     from doctor.explain.scanner import LogScanner
 

@@ -78,3 +78,49 @@ def test_config_dir_must_hold_the_trainer_yaml(tmp_path):
     with pytest.raises(InputError) as e:
         hydra_compose.check_config_dir(tmp_path)
     assert str(tmp_path) in str(e.value)
+
+
+def _plugin(root, name: str):
+    """A package that brings its own config group option through `hydra.searchpath` (as verl_mlite does)."""
+    pkg = root / name
+    (pkg / "config" / "actor").mkdir(parents=True)
+    (pkg / "__init__.py").write_text("raise RuntimeError('lint imported me')\n")  # lint must not run its code
+    (pkg / "config" / "__init__.py").write_text("")
+    (pkg / "config" / "actor" / "lite_actor.yaml").write_text("strategy: megatron\nengine:\n  tp: 1\n  pp: 1\n")
+    return pkg
+
+
+LITE = ["actor@actor_rollout_ref.actor=lite_actor", "actor_rollout_ref.actor.engine.tp=2",
+        "trainer.n_gpus_per_node=8"]
+
+
+def test_a_search_path_source_that_is_not_here_leaves_its_overrides_unchecked_not_wrong(verl_config_dir):
+    # upstream's Megatron Lite examples (verl v0.9.0 examples/grpo_trainer/run_*_megatron_lite.sh) add
+    # pkg://verl_mlite.config: its actor option and the keys it defines drew 13 errors
+    res = hydra_compose.compose(ovs(["hydra.searchpath=[pkg://absent_mlite_xyz.config]", *LITE,
+                                     "trainer.not_a_key=1"]), verl_config_dir)
+    errors = {f.key for f in res.findings if f.severity.value == "error"}
+    assert errors == {"trainer.not_a_key"}  # what verl's own config holds is still judged
+    outside = [f for f in res.findings if f.id == "launch-config-outside"]
+    assert len(outside) == 1 and outside[0].severity.value == "info"
+    assert outside[0].evidence["overrides"] == LITE[:2]
+    assert outside[0].evidence["searchpath"] == ["pkg://absent_mlite_xyz.config"]
+
+
+def test_a_search_path_source_that_is_here_is_composed_with_without_importing_it(verl_config_dir, tmp_path,
+                                                                                 monkeypatch):
+    _plugin(tmp_path, "present_mlite_xyz")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    sp = "hydra.searchpath=[pkg://present_mlite_xyz.config]"
+    res = hydra_compose.compose(ovs([sp, *LITE]), verl_config_dir)
+    assert res.findings == [] and res.flat["actor_rollout_ref.actor.engine.tp"] == 2
+    res = hydra_compose.compose(ovs([sp, *LITE, "actor_rollout_ref.actor.engine.tpx=2"]), verl_config_dir)
+    assert [(f.severity.value, f.key) for f in res.findings] == [("error", "actor_rollout_ref.actor.engine.tpx")]
+
+
+def test_hydras_own_settings_are_not_keys_of_verls_config(verl_config_dir):
+    res = hydra_compose.compose(ovs(["hydra.run.dir=/tmp/run", "hydra.job.chdir=False", *GOOD]), verl_config_dir)
+    assert res.findings == []
+    # also when another override fails and every override is located one by one
+    res = hydra_compose.compose(ovs(["hydra.run.dir=/tmp/run", *GOOD, BAD[0]]), verl_config_dir)
+    assert [f.key for f in res.findings] == [OTC + "use_fused_swiglu"]

@@ -419,3 +419,17 @@ def test_a_word_where_only_a_numeric_yaml_default_says_number_is_a_warning(verl_
                      "0.9.1")  # a batch size verl divides by: an integer whatever the default says
     assert ("launch-value-type", "data.micro_batch_size_per_gpu", "error") in \
         [(f["id"], f["key"], f["severity"]) for f in report["findings"]]
+
+
+def test_a_generation_server_is_not_held_to_the_trainers_batch_rules(verl_config_dir):
+    """verl v0.9.0 examples/generation/run_deepseek_llm_7b.sh runs main_generation_server, which starts rollout
+    servers and generates: no actor is trained, so no micro batch size is needed (it drew two errors). The
+    rollout's own rules still apply."""
+    def ids(entry: str, tp: int) -> set[str]:
+        _, report = lint(f"#!/bin/bash\npython3 -m {entry} trainer.device=npu trainer.n_gpus_per_node=8 \\\n"
+                         f"    actor_rollout_ref.rollout.tensor_model_parallel_size={tp}\n")
+        return {f["id"] for f in report["findings"] if f["severity"] == "error"}
+
+    assert {"launch-micro-batch-missing", "launch-log-prob-micro-batch-missing"} <= ids("verl.trainer.main_ppo", 2)
+    assert ids("verl.trainer.main_generation_server", 2) == set()
+    assert "launch-rollout-tp-indivisible" in ids("verl.trainer.main_generation_server", 3)

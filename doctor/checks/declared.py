@@ -320,6 +320,7 @@ def _pins_without_wheel(snap: Any, name: str, version: str, d: Any, python: str 
                                     "pinned_publishes": [f for f in p.files if f != "sdist"], "table_read": table.read}
         if near:
             evidence["nearest"] = near
+        page = f"https://pypi.org/project/{dep}/{pin}/"
         yield finding(
             "release-pin-has-no-wheel-for-target", "error", comps,
             f"{name} {version} pins {dep}=={pin}, which publishes no wheel for {target} and no sdist: pip cannot "
@@ -330,7 +331,7 @@ def _pins_without_wheel(snap: Any, name: str, version: str, d: Any, python: str 
             evidence=evidence, key=f"{name}:{dep}",
             fix=(f"Install {name} {near}, the nearest release with a wheel for {target}, or use "
                  if near else "Use ") + f"a Python and machine {dep} {pin} publishes wheels for ({p.wheel_targets}).",
-            source=f"https://pypi.org/project/{dep}/{pin}/")
+            source=page)
 
 
 def _xy(python: str | None) -> str | None:

@@ -115,7 +115,8 @@ def triton_ascend_release(ctx: CheckContext) -> Iterator[Finding]:
     if any(c[1].series == rc.series or c[1].is_ambiguous_against(rc) for rc in rcs):
         return
     # an error: the source binds them one to one ("强绑定 ... 一一对应"), not as a recommendation, and a release of
-    # another CANN series fails in ways hard to place (triton-ascend issue 2018: 3.2.0 on CANN 9.1.0, fixed by 3.2.2).
+    # another CANN series fails in ways hard to place (3.2.0 on CANN 9.1.0, fixed by 3.2.2:
+    # https://github.com/triton-lang/triton-ascend/issues/2018).
     # A CANN newer than every one the doctor knows has no documented triton-ascend yet: a warning there, as for any
     # version newer than the knowledge (never an error).
     from doctor.knowledge.matrix import newest_known_cann
@@ -134,8 +135,9 @@ def triton_ascend_release(ctx: CheckContext) -> Iterator[Finding]:
 
 # CANN's Python dependencies as vllm-ascend's installation guide installs them ("pip3 install attrs 'numpy<2.0.0'
 # decorator sympy ..."), up to v0.19.1rc1 (CANN 8.5.1); the commit that moved the guide to CANN 9.0.0 dropped the cap
-# (fc5cbd6, v0.20.2rc1 installs plain `numpy`). The maintainers: "Currently, CANN can't support numpy >= 2.x" (PR 472:
-# torch_npu init fails with error 500001), still so with CANN 8.2 (the v0.10.0rc1 release checklist, issue 2210).
+# (fc5cbd6, v0.20.2rc1 installs plain `numpy`). The maintainers: "Currently, CANN can't support numpy >= 2.x"
+# (torch_npu init fails with error 500001: https://github.com/vllm-project/vllm-ascend/pull/472), still so with CANN 8.2
+# (the v0.10.0rc1 release checklist: https://github.com/vllm-project/vllm-ascend/issues/2210).
 NUMPY2_CANN_FROM = CannVersion("9.0.0")
 NUMPY2_CANN_SOURCE = ("https://github.com/vllm-project/vllm-ascend/blob/v0.19.1rc1/docs/source/installation.md; "
                       "https://github.com/vllm-project/vllm-ascend/commit/fc5cbd6effc40748676522309e608b908378be2c")

@@ -11,7 +11,7 @@ import pytest
 from doctor.snapshot.model import snapshot_from_dict
 from tests.corpus.corpus import CATEGORIES, load, load_file
 from tests.fresh import score_check
-from tests.fresh.score_check import SNAPSHOTS, SNAPSHOTS2
+from tests.fresh.score_check import SNAPSHOTS, SNAPSHOTS2, SNAPSHOTS5
 
 SNAPSHOTS3 = SNAPSHOTS.parent / "snapshots3.toml"
 SNAPSHOTS4 = SNAPSHOTS.parent / "snapshots4.toml"
@@ -22,8 +22,9 @@ else:  # pragma: no cover
     import tomli as tomllib
 
 
-@pytest.mark.parametrize(("path", "size"), [(SNAPSHOTS, 15), (SNAPSHOTS2, 14), (SNAPSHOTS3, 12), (SNAPSHOTS4, 10)],
-                         ids=["set1", "set2", "set3", "set4"])
+@pytest.mark.parametrize(("path", "size"), [(SNAPSHOTS, 15), (SNAPSHOTS2, 14), (SNAPSHOTS3, 12), (SNAPSHOTS4, 10),
+                                            (SNAPSHOTS5, 11)],
+                         ids=["set1", "set2", "set3", "set4", "set5"])
 def test_fresh_snapshots_load_and_are_valid(path, size):
     reports = load_file(path)
     assert len(reports) >= size
@@ -35,7 +36,8 @@ def test_fresh_snapshots_load_and_are_valid(path, size):
     assert len({r.url for r in reports}) == len(reports)
 
 
-@pytest.mark.parametrize("path", [SNAPSHOTS, SNAPSHOTS2, SNAPSHOTS3, SNAPSHOTS4], ids=["set1", "set2", "set3", "set4"])
+@pytest.mark.parametrize("path", [SNAPSHOTS, SNAPSHOTS2, SNAPSHOTS3, SNAPSHOTS4, SNAPSHOTS5],
+                         ids=["set1", "set2", "set3", "set4", "set5"])
 def test_fresh_snapshots_are_not_in_the_corpus_nor_the_fresh_log_sets(path):
     fresh = load_file(path)
     mined = load()
@@ -66,3 +68,14 @@ def test_the_fourth_snapshot_set_overlaps_no_earlier_set():
     earlier = load_file(SNAPSHOTS) + load_file(SNAPSHOTS2) + load_file(SNAPSHOTS3)
     assert not {r.url for r in fourth} & {r.url for r in earlier}
     assert not {r.id for r in fourth} & {r.id for r in earlier}
+
+
+def test_the_fifth_snapshot_set_overlaps_no_earlier_set_nor_any_fresh_log_set():
+    """snapshots5 is the never-tuned measure of `doctor check`: none of its threads may come from an earlier snapshot
+    set or any fresh log set (reports*.toml, including the never-tuned reports3/4/5), by URL or by id."""
+    fifth = load_file(SNAPSHOTS5)
+    earlier = load_file(SNAPSHOTS) + load_file(SNAPSHOTS2) + load_file(SNAPSHOTS3) + load_file(SNAPSHOTS4)
+    logs = [e for path in sorted(SNAPSHOTS.parent.glob("reports*.toml"))
+            for e in tomllib.loads(path.read_text(encoding="utf-8")).get("report", [])]
+    assert not {r.url for r in fifth} & ({r.url for r in earlier} | {e["url"] for e in logs})
+    assert not {r.id for r in fifth} & ({r.id for r in earlier} | {e["id"] for e in logs})

@@ -445,3 +445,22 @@ def test_an_assert_in_pasted_code_is_no_failure_but_one_in_a_traceback_or_quoted
     assert any(f.severity is Severity.ERROR for f in explain_lines(truncated))
     (f,) = [f for f in explain_lines(["assert media_type in {'image', 'video'}"]) if f.severity is Severity.ERROR]
     assert f.id == "python-assert-statement-failed" and f.components == ("config", "model")
+
+
+def test_a_failure_inside_torch_npus_caching_allocator_is_device_memory_not_a_cann_internal_error():
+    # torch_npu (Ascend/pytorch 9e73e70) NPUCachingAllocator.cpp, DeviceCachingAllocator::malloc: an allocation error
+    # other than ACL_ERROR_RT_MEMORY_ALLOCATION is raised by NPU_CHECK_ERROR(params.err), whose text (NPUException.h)
+    # is `__func__:__FILE__:__LINE__ NPU function error: <#err_code>, error code is N`; a build prints
+    # compiler_depend.ts as the file, so the allocator's name is not in the line
+    log = ["Traceback (most recent call last):", '  File "/home/u/train.py", line 10, in <module>',
+           '    x = torch.zeros(10, device="npu")',
+           "RuntimeError: malloc:build/CMakeFiles/torch_npu.dir/compiler_depend.ts:1389 NPU function error: "
+           "params.err, error code is 500000",
+           "[ERROR] 2025-04-07-01:39:08 (PID:2090, Device:0, RankID:-1) ERR00100 PTA call acl api failed"]
+    res = run("--json", "-", input="\n".join(log) + "\n")
+    first = json.loads(res.output)["findings"][0]
+    assert first["id"] == "npu-out-of-memory" and first["components"][:2] == ["config", "npu"], res.output
+    # the workspace allocator's malloc synchronising the device is no allocation failing
+    sync = ["RuntimeError: malloc:build/CMakeFiles/torch_npu.dir/compiler_depend.ts:88 NPU function error: "
+            "c10_npu::acl::AclrtSynchronizeDeviceWithTimeout(), error code is 507035"]
+    assert "npu-out-of-memory" not in ids(explain_lines(sync))

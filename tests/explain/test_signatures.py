@@ -464,3 +464,29 @@ def test_a_failure_inside_torch_npus_caching_allocator_is_device_memory_not_a_ca
     sync = ["RuntimeError: malloc:build/CMakeFiles/torch_npu.dir/compiler_depend.ts:88 NPU function error: "
             "c10_npu::acl::AclrtSynchronizeDeviceWithTimeout(), error code is 507035"]
     assert "npu-out-of-memory" not in ids(explain_lines(sync))
+
+
+@pytest.mark.parametrize("message", [
+    # ops-nn (hicann/ops-nn e5c3fa9) op_error_check.h OP_CHECK_DTYPE_NOT_SUPPORT:
+    # "Tensor %s not implemented for %s, should be in dtype support list %s."
+    "AclNN_Parameter_Error(EZ1001): Tensor gamma not implemented for DT_BFLOAT16, should be in dtype support list "
+    "[DT_FLOAT16,DT_FLOAT,].",
+    # its siblings in the operators' own checks: "promote dtype %s should be in dtype support list [%s].",
+    # "the dtype of x1 must be in dtype support list %s", "self dtype not supported. support list is %s"
+    "AclNN_Parameter_Error(EZ1001): promote dtype DT_INT8 should be in dtype support list [DT_FLOAT,DT_FLOAT16,].",
+    "EZ1001: the dtype of x1 must be in dtype support list [DT_INT8,DT_FLOAT16]",
+    "EZ1001: self dtype not supported. support list is [DT_FLOAT,DT_FLOAT16]",
+])
+def test_an_operators_dtype_check_is_the_cause_ahead_of_the_aclnn_code_it_returns(message):
+    # the dtype check returns ACLNN_ERR_PARAM_INVALID: torch_npu raises 161002 and logs ERR00100 first, the
+    # operator's message comes last; the message is the cause, the codes are how it was reported
+    log = ["RuntimeError: npu_rms_norm:build/CMakeFiles/torch_npu.dir/compiler_depend.ts:42 NPU function error: "
+           "call aclnnRmsNorm failed, error code is 161002",
+           "[ERROR] 2025-07-01-15:17:20 (PID:775588, Device:0, RankID:-1) ERR00100 PTA call acl api failed",
+           f"[PID: 775588] 2025-07-01-15:17:20.355.304 {message}"]
+    res = run("--json", "-", input="\n".join(log) + "\n")
+    found = json.loads(res.output)["findings"]
+    assert [f["id"] for f in found] == ["npu-op-dtype-not-implemented"], res.output
+    assert found[0]["components"] == ["config", "npu"]
+    # the code alone is still the argument check
+    assert ids(explain_lines(log[:1]))[0] == "aclnn-argument-invalid"

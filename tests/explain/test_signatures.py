@@ -490,3 +490,33 @@ def test_an_operators_dtype_check_is_the_cause_ahead_of_the_aclnn_code_it_return
     assert found[0]["components"] == ["config", "npu"]
     # the code alone is still the argument check
     assert ids(explain_lines(log[:1]))[0] == "aclnn-argument-invalid"
+
+
+@pytest.mark.parametrize("log", [
+    # what the shells print, as run here: dash (/bin/sh on Debian / Ubuntu) `sh: 1: NAME: not found`, a dash script
+    # `./install.sh: 12: NAME: not found`, bash `bash: NAME: command not found` (a paste may keep trailing blanks)
+    ["sh: 1: lspci: not found"],
+    ["./install.sh: 12: modprobe: not found"],
+    ["bash: npu-smi: command not found   "],
+    # both shells exit 127 for a command they cannot find; CPython's CalledProcessError.__str__ says so
+    ["subprocess.CalledProcessError: Command 'lspci -d 19e5:' returned non-zero exit status 127."],
+    # CPython subprocess.py _execute_child raises FileNotFoundError(errno, msg, orig_executable) when the exec fails
+    ["Traceback (most recent call last):", '  File "/home/u/probe.py", line 3, in <module>',
+     "    subprocess.run(['npu-smi', 'info'], check=True)",
+     '  File "/usr/lib/python3.11/subprocess.py", line 1950, in _execute_child',
+     "    raise child_exception_type(errno_num, err_msg, err_filename)",
+     "FileNotFoundError: [Errno 2] No such file or directory: 'npu-smi'"],
+])
+def test_a_program_the_stack_runs_that_is_missing_is_the_systems(log):
+    res = run("--json", "-", input="\n".join(log) + "\n")
+    first = json.loads(res.output)["findings"][0]
+    assert first["severity"] == "error" and first["components"][0] == "system", res.output
+
+
+def test_a_file_the_code_opens_is_still_a_missing_path_not_a_missing_program():
+    log = ["Traceback (most recent call last):", '  File "/home/u/train.py", line 3, in <module>',
+           "    open('data/train.jsonl')", "FileNotFoundError: [Errno 2] No such file or directory: 'data/train.jsonl'"]
+    assert "subprocess-program-not-found" not in ids(explain_lines(log))
+    # a shell's other complaints about a line are no missing command
+    assert "system-tool-missing" not in ids(explain_lines(["grep: data.txt: No such file or directory",
+                                                          "ls: cannot access 'x': No such file or directory"]))

@@ -357,3 +357,50 @@ def test_an_import_from_a_module_of_unknown_location_is_a_directory_shadowing_th
     # with a file path it stays an API mismatch
     f = first([f"ImportError: cannot import name 'PoolingParams' from 'vllm' ({SITE}/vllm/__init__.py)"])
     assert f.id == "api-version-mismatch"
+
+
+_GPT_LINE = "    model = GPTModel(config=tfconfig, transformer_layer_spec=spec, vocab_size=vocab, vp_stage=vp_stage)"
+_GPT_ERR = "TypeError: GPTModel.__init__() got an unexpected keyword argument 'vp_stage'"
+
+
+def _explain_json(tmp_path, lines, snapshot=None):
+    import json
+
+    from click.testing import CliRunner
+
+    from doctor.cli import cli
+
+    log = tmp_path / "run.log"
+    log.write_text("\n".join(lines) + "\n")
+    args = ["--json", "explain", str(log)]
+    if snapshot is not None:
+        snap = tmp_path / "snap.json"
+        snap.write_text(json.dumps({"schema": "doctor.snapshot/1", "packages": snapshot}))
+        args[2:2] = ["--snapshot", str(snap)]
+    r = CliRunner().invoke(cli, args)
+    return json.loads(r.output)["findings"]
+
+
+def test_a_class_several_packages_define_is_the_one_the_calling_distribution_declares(tmp_path):
+    # GPTModel is a public class of megatron-core, MindSpeed-LLM and ms-swift (their sources); verl declares
+    # megatron-core (PyPI: verl 0.9.1's `megatron` / `cpu` extras) and its stacks build Megatron-LM's core, never
+    # the other two: verl's line constructing GPTModel calls megatron-core
+    (f, *_) = _explain_json(tmp_path, ["Traceback (most recent call last):",
+                                       f'  File "{SITE}/verl/models/mcore/model_initializer.py", line 80, in initialize',
+                                       _GPT_LINE, _GPT_ERR])
+    assert f["id"] == "api-version-mismatch" and f["components"][:2] == ["megatron", "verl"], f
+    assert f["title"].startswith("verl calls megatron-core "), f["title"]
+    assert "verl declares megatron-core" in f["evidence"]["read"]
+    # the job's own code declares nothing: all three stay named
+    (g, *_) = _explain_json(tmp_path, ["Traceback (most recent call last):",
+                                       '  File "/home/me/train.py", line 12, in build', _GPT_LINE, _GPT_ERR])
+    assert "megatron-core / mindspeed-llm / ms-swift" in g["title"], g["title"]
+    # what the snapshot records the calling distribution declares (its METADATA's Requires-Dist) decides too
+    (h, *_) = _explain_json(tmp_path, ["Traceback (most recent call last):",
+                                       '  File "/work/rl/trainer_lib/models.py", line 12, in build',
+                                       _GPT_LINE, _GPT_ERR],
+                            snapshot={"trainer-lib": {"version": "0.1.0", "editable": True, "location": "/work/rl",
+                                                      "top_level": ["trainer_lib"],
+                                                      "requires_dist": ["ms-swift>=3.8; extra == 'megatron'",
+                                                                        "torch"]}})
+    assert h["id"] == "api-version-mismatch" and h["title"].startswith("trainer-lib calls ms-swift "), h["title"]

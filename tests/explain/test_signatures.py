@@ -500,6 +500,8 @@ def test_an_operators_dtype_check_is_the_cause_ahead_of_the_aclnn_code_it_return
     ["bash: npu-smi: command not found   "],
     # both shells exit 127 for a command they cannot find; CPython's CalledProcessError.__str__ says so
     ["subprocess.CalledProcessError: Command 'lspci -d 19e5:' returned non-zero exit status 127."],
+    # GNU coreutils env 9.1, as run here (a script's `#!/usr/bin/env NAME` line too): exit 127
+    ["/usr/bin/env: \u2018python3.10\u2019: No such file or directory"],
     # CPython subprocess.py _execute_child raises FileNotFoundError(errno, msg, orig_executable) when the exec fails
     ["Traceback (most recent call last):", '  File "/home/u/probe.py", line 3, in <module>',
      "    subprocess.run(['npu-smi', 'info'], check=True)",

@@ -519,6 +519,10 @@ def test_a_file_the_code_opens_is_still_a_missing_path_not_a_missing_program():
     log = ["Traceback (most recent call last):", '  File "/home/u/train.py", line 3, in <module>',
            "    open('data/train.jsonl')", "FileNotFoundError: [Errno 2] No such file or directory: 'data/train.jsonl'"]
     assert "subprocess-program-not-found" not in ids(explain_lines(log))
+    # a script saved with CRLF endings: env names the interpreter with its `\r` (as run here, coreutils 9.1)
+    crlf = ["/usr/bin/env: \u2018python3\\r\u2019: No such file or directory",
+            "/usr/bin/env: use -[v]S to pass options in shebang lines"]
+    assert ids(explain_lines(crlf)) == ["shell-script-line-endings"]
     # a shell's other complaints about a line are no missing command
     assert "system-tool-missing" not in ids(explain_lines(["grep: data.txt: No such file or directory",
                                                           "ls: cannot access 'x': No such file or directory"]))

@@ -526,3 +526,17 @@ def test_a_file_the_code_opens_is_still_a_missing_path_not_a_missing_program():
     # a shell's other complaints about a line are no missing command
     assert "system-tool-missing" not in ids(explain_lines(["grep: data.txt: No such file or directory",
                                                           "ls: cannot access 'x': No such file or directory"]))
+
+
+def test_the_drivers_el0004_is_device_memory_as_torch_npu_reads_it_not_a_driver_fault():
+    # torch_npu (9e73e70) NPUException.cpp isCannOOM: an error carrying EL0004 is out of memory (OutOfMemoryError)
+    log = ["RuntimeError: NPU function error: c10_npu::acl::AclrtSynchronizeDeviceWithTimeout(), error code is 507899",
+           "[PID: 4242] 2025-01-01-00:00:00.000.000 Memory_Allocation_Failure(EL0004): Failed to allocate memory.",
+           "        Possible Cause: Available memory is insufficient."]
+    res = run("--json", "-", input="\n".join(log[1:]) + "\n")
+    first = json.loads(res.output)["findings"][0]
+    assert first["id"] == "npu-memory-allocation-failed" and first["components"] == ["config", "npu"], res.output
+    assert "cann-driver-error" not in ids(explain_lines(log))
+    # the KV pool's fabric-memory quota (its own context) stays the more specific reading
+    kv = ["export MOONCAKE_OFFLOAD_LOCAL_BUFFER_SIZE_BYTES=1073741824", log[1]]
+    assert ids(explain_lines(kv))[0] == "kv-pool-fabric-mem-quota-exceeded"

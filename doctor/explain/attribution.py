@@ -263,7 +263,7 @@ def _api_mismatch(ev: Event, snapshot: Any) -> Attribution | None:
         # that passes the arguments on (vllm's LLM(**kwargs) -> EngineArgs(**kwargs)): the innermost frame's
         # package is the one called; the caller is across the last boundary into it.
         if (got := _at_boundary(owned, f.get("call") or "a call")) is not None:
-            return got
+            return _named_class_outside(ev, owned, snapshot) or got
     if etype == "AttributeError" and f.get("class") and owned:
         if (got := _at_boundary(owned, f"{f['class']}.{f['name']}")) is not None:
             return got
@@ -384,6 +384,36 @@ def _called_on_the_line(ev: Event, owned: list[tuple[Frame, Owner | None]], snap
             f"{origin.distribution} {origin.version})" + (f"; of the packages defining {cls}, {declared}" if declared
                                                           else ""))
     return _mismatch(origin.distribution, origin.component, caller, read, f"{cls}.__init__")
+
+
+def _named_class_outside(ev: Event, owned: list[tuple[Frame, Owner | None]], snapshot: Any) -> Attribution | None:
+    """Every frame is one distribution's, but the call the message names is a class's that distribution does not
+    define (`GPTModel.__init__()` raised on verl's `model = model_cls(**kw)`): the class's package is the one called —
+    the single package defining it, or the one of several the frames' distribution declares — and the frames'
+    distribution the caller, not an inconsistency of its own. None when any frame is another's or the job's."""
+    keys = {_key(own) if own is not None else None for _, own in owned}
+    frame, own = owned[-1]
+    if len(keys) != 1 or own is None or not own.distribution:
+        return None
+    parts = (ev.facts.get("call") or "").split(".")
+    cls = parts[-2] if len(parts) >= 2 else ""
+    if not cls[:1].isupper():
+        return None
+    from doctor.explain.declared import normalized, the_one_declared
+    from doctor.explain.messages import class_owners
+
+    owners = class_owners(cls)
+    if not owners or any(normalized(o.distribution) == normalized(own.distribution) for o, _ in owners):
+        return None
+    owners, declared = the_one_declared(owners, own.distribution, snapshot)
+    if len(owners) != 1 or ("/models/" in owners[0][1] and not declared):
+        return None
+    origin, path = owners[0]
+    read = (f"the call {'.'.join(parts[-2:])} names {cls}, which {own.distribution} does not define -> defined by "
+            f"{origin.distribution} ({path}, read at {origin.distribution} {origin.version})"
+            + (f"; of the packages defining {cls}, {declared}" if declared else ""))
+    caller = (_key(own), own.component, f"{_where(frame)} -> {own.how}")
+    return _mismatch(origin.distribution, origin.component, caller, read, ".".join(parts[-2:]))
 
 
 def _class_api(ev: Event, owned: list[tuple[Frame, Owner | None]], snapshot: Any = None) -> Attribution | None:

@@ -404,3 +404,20 @@ def test_a_class_several_packages_define_is_the_one_the_calling_distribution_dec
                                                       "requires_dist": ["ms-swift>=3.8; extra == 'megatron'",
                                                                         "torch"]}})
     assert h["id"] == "api-version-mismatch" and h["title"].startswith("trainer-lib calls ms-swift "), h["title"]
+
+
+def test_a_class_of_another_package_called_through_a_variable_is_that_package_not_an_own_inconsistency(tmp_path):
+    # every frame is verl's and the line does not name the class (`model_cls(...)`): the message does, and verl
+    # defines no GPTModel; of its three definers verl declares megatron-core
+    frames = ["Traceback (most recent call last):",
+              f'  File "{SITE}/verl/workers/megatron_workers.py", line 300, in _build_model',
+              "    actor_module = make_model(tfconfig)",
+              f'  File "{SITE}/verl/models/mcore/registry.py", line 80, in init_mcore_model',
+              "    return model_cls(config=tfconfig, vp_stage=vp_stage, **kwargs)"]
+    (f, *_) = _explain_json(tmp_path, [*frames, _GPT_ERR])
+    assert f["id"] == "api-version-mismatch" and f["components"][:2] == ["megatron", "verl"], f
+    assert "which verl does not define" in f["evidence"]["read"]
+    # a class verl defines itself stays verl's own inconsistency
+    (g, *_) = _explain_json(tmp_path, [*frames, "TypeError: DataProto.__init__() got an unexpected keyword "
+                                                "argument 'meta'"])
+    assert g["components"][0] == "verl" and g["title"].startswith("verl's own code"), g

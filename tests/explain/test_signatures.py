@@ -540,3 +540,13 @@ def test_the_drivers_el0004_is_device_memory_as_torch_npu_reads_it_not_a_driver_
     # the KV pool's fabric-memory quota (its own context) stays the more specific reading
     kv = ["export MOONCAKE_OFFLOAD_LOCAL_BUFFER_SIZE_BYTES=1073741824", log[1]]
     assert ids(explain_lines(kv))[0] == "kv-pool-fabric-mem-quota-exceeded"
+
+
+def test_a_command_the_shell_found_but_could_not_execute_is_a_permission_not_a_missing_program():
+    # as run here: a script without its execute bit, run through subprocess with shell=True -> bash exits 126
+    # ("Permission denied"); a command that does not exist exits 127
+    (f,) = explain_lines(["subprocess.CalledProcessError: Command '/opt/run/noexec.sh' returned non-zero exit "
+                          "status 126."])
+    assert f.id == "permission-denied" and f.components == ("system", "config") and f.severity is Severity.ERROR
+    assert ids(explain_lines(["subprocess.CalledProcessError: Command 'x' returned non-zero exit status 1."])) != \
+        ["permission-denied"]

@@ -876,9 +876,10 @@ def _exception_class(ev: Event, snapshot: Any) -> Attribution | None:
 _PATH_IN_TEXT = re.compile(r"(?:/[\w.+-]+)+/[\w.+-]+|(?<![\w/.])[A-Za-z_]\w*/[\w./+-]+")
 _MODULE_IN_TEXT = re.compile(r"(?<![\w./-])([A-Za-z_]\w*)(?:\.[A-Za-z_]\w*)+")
 # A value's repr, not a module: torch's and numpy's dtypes (`torch.float16`, `numpy.int64`), torch.Size / device /
-# dtype (`got torch.float16 and torch.bfloat16` names two tensors' dtypes, not torch's code)
+# dtype (`got torch.float16 and torch.bfloat16` names two tensors' dtypes, not torch's code); a tensor's legacy type
+# name (`Tensor.type()`: `torch.FloatTensor`, `torch.npu.BFloat16Tensor`; autograd prints `[torch.FloatTensor [5]]`)
 _VALUE_REPR = re.compile(r"^(?:torch|numpy)\.(?:b?float\d*(?:_\w+)?|half|double|u?int\d+|bool_?|complex\d+|long|short|"
-                         r"q[u]?int\d+|Size|device|dtype)$")
+                         r"q[u]?int\d+|Size|device|dtype|(?:cuda\.|npu\.)?[A-Z][A-Za-z0-9]*Tensor)$")
 
 
 def _named_in_text(ev: Event, snapshot: Any) -> Attribution | None:

@@ -421,3 +421,17 @@ def test_a_class_of_another_package_called_through_a_variable_is_that_package_no
     (g, *_) = _explain_json(tmp_path, [*frames, "TypeError: DataProto.__init__() got an unexpected keyword "
                                                 "argument 'meta'"])
     assert g["components"][0] == "verl" and g["title"].startswith("verl's own code"), g
+
+
+@pytest.mark.parametrize("line", [
+    # torch 2.13 as run here: autograd prints the tensor's legacy type name (`Tensor.type()`) in brackets
+    "RuntimeError: one of the variables needed for gradient computation has been modified by an inplace operation: "
+    "[torch.FloatTensor [5]], which is output 0 of AddBackward0, is at version 1; expected version 0 instead.",
+    "RuntimeError: expected scalar type torch.npu.HalfTensor but found torch.npu.FloatTensor",
+])
+def test_a_tensors_type_name_in_an_error_message_is_a_value_not_torchs_code(line):
+    from tests.explain.test_classes import errors
+
+    found = errors([line])  # what attribution says where no signature knows the wording
+    assert found and all(f.id != "error-names-package" for f in found), [(f.id, f.components) for f in found]
+    assert found[0].components == ("config", "model")

@@ -256,18 +256,18 @@ def _api_mismatch(ev: Event, snapshot: Any) -> Attribution | None:
                 else f"module '{f['module']}' has no attribute '{f['name']}'")
         read = f"{what} -> {f['module'].split('.')[0]} is shipped by {callee}"
         return _mismatch(callee, callee_comp, caller, read, f"{f['module']}.{f['name']}")
-    if etype == "TypeError" and "call" in f and owned and (got := _called_on_the_line(ev, owned)) is not None:
+    if etype == "TypeError" and "call" in f and owned and (got := _called_on_the_line(ev, owned, snapshot)) is not None:
         return got
     if etype == "TypeError" and "call" in f and owned:
         # A call that does not fit the callee's signature fails at the call site, or in the callee's own wrapper
         # that passes the arguments on (vllm's LLM(**kwargs) -> EngineArgs(**kwargs)): the innermost frame's
         # package is the one called; the caller is across the last boundary into it.
         if (got := _at_boundary(owned, f.get("call") or "a call")) is not None:
-            return got
+            return _named_class_outside(ev, owned, snapshot) or got
     if etype == "AttributeError" and f.get("class") and owned:
         if (got := _at_boundary(owned, f"{f['class']}.{f['name']}")) is not None:
             return got
-    return _class_api(ev, owned)
+    return _class_api(ev, owned, snapshot)
 
 
 # torch/_ops.py: `'_OpNamespace' '<ns>' object has no attribute '<op>'` (torch 2.13.0 wheel, _OpNamespace.__getattr__)
@@ -353,12 +353,15 @@ def _oom_killed(ev: Event, snapshot: Any) -> Attribution | None:
         OOM_SOURCE, read)
 
 
-def _called_on_the_line(ev: Event, owned: list[tuple[Frame, Owner | None]]) -> Attribution | None:
+def _called_on_the_line(ev: Event, owned: list[tuple[Frame, Owner | None]], snapshot: Any = None) -> Attribution | None:
     """The innermost frame's own source line constructs a class another distribution defines
     (`AsyncEngineArgs(**engine_args)` in vllm-ascend's code): a call that does not fit its signature fails at the
     call site, before the callee runs, so that class's package is the one called and the frame's package the caller.
     A class of the frame's own package (vllm's `LLM` passing its kwargs on to `EngineArgs`) is left to the boundary
-    rule; so is a model class and a class more than one package defines."""
+    rule; so is a model implementation (a class under a `models/` folder of the one package defining it). A class
+    several packages define is the one of them the frame's distribution declares it runs with
+    (doctor.explain.declared), when it declares exactly one: that package's API, also under its `models/`
+    (megatron/core/models/gpt/gpt_model.py's GPTModel, which verl declares and constructs)."""
     f = ev.facts
     code = f.get("code", "")
     parts = (f.get("call") or "").split(".")
@@ -366,25 +369,59 @@ def _called_on_the_line(ev: Event, owned: list[tuple[Frame, Owner | None]]) -> A
     frame, own = owned[-1]
     if not cls or own is None or not re.search(rf"(?<![\w]){re.escape(cls)}\s*\(", code):
         return None
+    from doctor.explain.declared import the_one_declared
     from doctor.explain.messages import class_owners
 
-    owners = _reached_through(class_owners(cls), cls, code)
-    if len(owners) != 1 or "/models/" in owners[0][1]:
+    candidates = _reached_through(class_owners(cls), cls, code)
+    owners, declared = the_one_declared(candidates, _key(own), snapshot)
+    if len(owners) != 1 or ("/models/" in owners[0][1] and len(candidates) == 1):
         return None
     origin, path = owners[0]
     if origin.distribution == _key(own):
         return None
     caller = (_key(own), own.component, f"{_where(frame)} -> {own.how}")
     read = (f"the failing line `{code}` constructs {cls} -> defined by {origin.distribution} ({path}, read at "
-            f"{origin.distribution} {origin.version})")
+            f"{origin.distribution} {origin.version})" + (f"; of the packages defining {cls}, {declared}" if declared
+                                                          else ""))
     return _mismatch(origin.distribution, origin.component, caller, read, f"{cls}.__init__")
 
 
-def _class_api(ev: Event, owned: list[tuple[Frame, Owner | None]]) -> Attribution | None:
+def _named_class_outside(ev: Event, owned: list[tuple[Frame, Owner | None]], snapshot: Any) -> Attribution | None:
+    """Every frame is one distribution's, but the call the message names is a class's that distribution does not
+    define (`GPTModel.__init__()` raised on verl's `model = model_cls(**kw)`): the class's package is the one called —
+    the single package defining it, or the one of several the frames' distribution declares — and the frames'
+    distribution the caller, not an inconsistency of its own. None when any frame is another's or the job's."""
+    keys = {_key(own) if own is not None else None for _, own in owned}
+    frame, own = owned[-1]
+    if len(keys) != 1 or own is None or not own.distribution:
+        return None
+    parts = (ev.facts.get("call") or "").split(".")
+    cls = parts[-2] if len(parts) >= 2 else ""
+    if not cls[:1].isupper():
+        return None
+    from doctor.explain.declared import normalized, the_one_declared
+    from doctor.explain.messages import class_owners
+
+    owners = class_owners(cls)
+    if not owners or any(normalized(o.distribution) == normalized(own.distribution) for o, _ in owners):
+        return None
+    owners, declared = the_one_declared(owners, own.distribution, snapshot)
+    if len(owners) != 1 or ("/models/" in owners[0][1] and not declared):
+        return None
+    origin, path = owners[0]
+    read = (f"the call {'.'.join(parts[-2:])} names {cls}, which {own.distribution} does not define -> defined by "
+            f"{origin.distribution} ({path}, read at {origin.distribution} {origin.version})"
+            + (f"; of the packages defining {cls}, {declared}" if declared else ""))
+    caller = (_key(own), own.component, f"{_where(frame)} -> {own.how}")
+    return _mismatch(origin.distribution, origin.component, caller, read, ".".join(parts[-2:]))
+
+
+def _class_api(ev: Event, owned: list[tuple[Frame, Owner | None]], snapshot: Any = None) -> Attribution | None:
     """`Trainer.__init__() got an unexpected keyword argument`, `'TransformerConfig' object has no attribute`: no
     package frame says who was called, but the class does — the package that defines a public class of that name
     (`doctor.explain.messages.class_owners`, read from the packages' sources; several packages defining it are all
-    named, more than three: nobody)."""
+    named, more than three: nobody; the one of them the calling frame's distribution declares, when it declares
+    exactly one — doctor.explain.declared)."""
     f = ev.facts
     etype = f.get("exception")
     code = f.get("code", "")
@@ -401,20 +438,30 @@ def _class_api(ev: Event, owned: list[tuple[Frame, Owner | None]]) -> Attributio
     cls = cls.rsplit(".", 1)[-1]
     if not cls[:1].isupper():
         return None
+    from doctor.explain.declared import the_one_declared
     from doctor.explain.messages import class_owners
 
     owners = _reached_through(class_owners(cls), cls, code)
     if not owners:
         return None
+    declared = ""
+    if len(owners) > 1:
+        outside = {o.distribution for o, _ in owners}
+        nearest = next((own.distribution for _, own in reversed(owned)
+                        if own is not None and own.distribution and own.distribution not in outside), None)
+        owners, declared = the_one_declared(owners, nearest, snapshot)
     comps = [c for o, _ in owners if (c := o.component) != "python"] or ["python"]
     dists = [o.distribution for o, _ in owners]
     read = f"the class {cls} -> defined by " + "; ".join(f"{o.distribution} ({path}, read at {o.distribution} "
                                                           f"{o.version})" for o, path in owners)
+    if declared:
+        read += f"; of the packages defining {cls}, {declared}"
     caller = _caller(owned, exclude=dists[0])
     got = _mismatch(dists[0] if len(dists) == 1 else " / ".join(dists), comps[0], caller, read, api)
-    if all("/models/" in path for _, path in owners):
+    if all("/models/" in path for _, path in owners) and not declared:
         # a model implementation (transformers/models/..., vllm/model_executor/models/...): its signature is the
-        # model's own, so the mismatch is between the caller and this model's code
+        # model's own, so the mismatch is between the caller and this model's code (not a class the caller
+        # declares the package of: that is the package's API)
         return replace(got, components=_comps(comps[0], "model"))
     if len(comps) > 1 and caller is None:
         got = replace(got, components=_comps(*comps, "python"))
@@ -829,9 +876,10 @@ def _exception_class(ev: Event, snapshot: Any) -> Attribution | None:
 _PATH_IN_TEXT = re.compile(r"(?:/[\w.+-]+)+/[\w.+-]+|(?<![\w/.])[A-Za-z_]\w*/[\w./+-]+")
 _MODULE_IN_TEXT = re.compile(r"(?<![\w./-])([A-Za-z_]\w*)(?:\.[A-Za-z_]\w*)+")
 # A value's repr, not a module: torch's and numpy's dtypes (`torch.float16`, `numpy.int64`), torch.Size / device /
-# dtype (`got torch.float16 and torch.bfloat16` names two tensors' dtypes, not torch's code)
+# dtype (`got torch.float16 and torch.bfloat16` names two tensors' dtypes, not torch's code); a tensor's legacy type
+# name (`Tensor.type()`: `torch.FloatTensor`, `torch.npu.BFloat16Tensor`; autograd prints `[torch.FloatTensor [5]]`)
 _VALUE_REPR = re.compile(r"^(?:torch|numpy)\.(?:b?float\d*(?:_\w+)?|half|double|u?int\d+|bool_?|complex\d+|long|short|"
-                         r"q[u]?int\d+|Size|device|dtype)$")
+                         r"q[u]?int\d+|Size|device|dtype|(?:cuda\.|npu\.)?[A-Z][A-Za-z0-9]*Tensor)$")
 
 
 def _named_in_text(ev: Event, snapshot: Any) -> Attribution | None:

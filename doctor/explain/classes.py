@@ -42,6 +42,7 @@ TORCH_DISPATCH = "https://pytorch.org/tutorials/advanced/dispatcher.html"
 PEP_585 = "https://peps.python.org/pep-0585/"
 PEP_604 = "https://peps.python.org/pep-0604/"
 KLOG = "https://github.com/kubernetes/klog#klog"
+GRPC_GO_LOG = "https://github.com/grpc/grpc-go/blob/2bf7f3420d99927e93954c3bdb6add95da4f4f84/grpclog/internal/loggerv2.go"
 BASH_MANUAL = "https://www.gnu.org/software/bash/manual/bash.html#Shell-Syntax"
 CMAKE = "https://cmake.org/cmake/help/latest/manual/cmake.1.html"
 CANN_LOG = "https://www.hiascend.com/document/detail/zh/canncommercial/900/maintenref/logreference/logreference_0001.html"
@@ -321,6 +322,10 @@ _CANN_LOG_MODULES: tuple[tuple[frozenset[str], tuple[str, ...], str, str], ...] 
 )
 _KLOG = re.compile(r"^[EF]\d{4} \d\d:\d\d:\d\d\.\d+\s+\d+ [\w./@-]+\.go:\d+\]")
 _GO_ERROR = re.compile(r"\[ERROR\]\s+\d{4}/\d\d/\d\d [\d:.]+\s+\d+\s+[\w./-]+\.go:\d+")
+# grpc-go's own logger (grpclog/internal/loggerv2.go at 2bf7f34: Go's log.LstdFlags date, then "ERROR: " / "FATAL: ";
+# a component's logger prefixes "[transport] ", "[core] " ...): a Go gRPC client or server, on this stack a cluster
+# component, not the Python job (whose gRPC is the C++ core's, `E0000 00:00:...` lines)
+_GRPC_GO = re.compile(r"^\d{4}/\d\d/\d\d \d\d:\d\d:\d\d(?:\.\d+)? (?:ERROR|FATAL): \[\w[\w-]*\] ")
 _SHELL = re.compile(r": command not found\b|syntax error near unexpected token|\$'\\r': command not found|"
                     r"bad interpreter: |/bin/(?:ba)?sh\^M")
 _BUILD = re.compile(r"^CMake Error\b|^make(?:\[\d+\])?: \*\*\*|^ninja: build stopped|^(?:gcc|g\+\+|cc|c\+\+|clang(?:\+\+)?|"
@@ -384,14 +389,17 @@ def line_class(text: str) -> Class | None:
             "Read the first [ERROR] line of the CANN log (ASCEND_GLOBAL_LOG_LEVEL=3, plog under ~/ascend/log) and the "
             "operator or error code it names; check that the CANN toolkit, kernels and torch_npu releases pair "
             "(doctor check).", CANN_LOG)
-    if _KLOG.search(text) or _GO_ERROR.search(text):
+    grpc = bool(_GRPC_GO.search(text))
+    if grpc or _KLOG.search(text) or _GO_ERROR.search(text):
         return Class(
             "cluster-component-error", ("cluster", "config"), "A cluster component (Kubernetes / MindCluster) logged "
             "an error",
-            "The line is in klog's format (E/F, date, time, thread, file.go:line): a Go component of the cluster "
-            "(the scheduler, Volcano, an Ascend device plugin or exporter, ClusterD) failed, not the training job.",
+            ("The line is grpc-go's log format (date, time, ERROR / FATAL, [component])" if grpc else
+             "The line is in klog's format (E/F, date, time, thread, file.go:line)") + ": a Go component of the "
+            "cluster (the scheduler, Volcano, an Ascend device plugin or exporter, ClusterD) failed, not the "
+            "training job.",
             "Read that component's log and its deployment (CRDs installed, its config map, the node labels and "
-            "device annotations it needs).", KLOG)
+            "device annotations it needs).", GRPC_GO_LOG if grpc else KLOG)
     if _SHELL.search(text):
         return Class(
             "shell-cannot-run-script", ("system", "config"), "The shell could not run the script",

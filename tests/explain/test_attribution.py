@@ -357,3 +357,81 @@ def test_an_import_from_a_module_of_unknown_location_is_a_directory_shadowing_th
     # with a file path it stays an API mismatch
     f = first([f"ImportError: cannot import name 'PoolingParams' from 'vllm' ({SITE}/vllm/__init__.py)"])
     assert f.id == "api-version-mismatch"
+
+
+_GPT_LINE = "    model = GPTModel(config=tfconfig, transformer_layer_spec=spec, vocab_size=vocab, vp_stage=vp_stage)"
+_GPT_ERR = "TypeError: GPTModel.__init__() got an unexpected keyword argument 'vp_stage'"
+
+
+def _explain_json(tmp_path, lines, snapshot=None):
+    import json
+
+    from click.testing import CliRunner
+
+    from doctor.cli import cli
+
+    log = tmp_path / "run.log"
+    log.write_text("\n".join(lines) + "\n")
+    args = ["--json", "explain", str(log)]
+    if snapshot is not None:
+        snap = tmp_path / "snap.json"
+        snap.write_text(json.dumps({"schema": "doctor.snapshot/1", "packages": snapshot}))
+        args[2:2] = ["--snapshot", str(snap)]
+    r = CliRunner().invoke(cli, args)
+    return json.loads(r.output)["findings"]
+
+
+def test_a_class_several_packages_define_is_the_one_the_calling_distribution_declares(tmp_path):
+    # GPTModel is a public class of megatron-core, MindSpeed-LLM and ms-swift (their sources); verl declares
+    # megatron-core (PyPI: verl 0.9.1's `megatron` / `cpu` extras) and its stacks build Megatron-LM's core, never
+    # the other two: verl's line constructing GPTModel calls megatron-core
+    (f, *_) = _explain_json(tmp_path, ["Traceback (most recent call last):",
+                                       f'  File "{SITE}/verl/models/mcore/model_initializer.py", line 80, in initialize',
+                                       _GPT_LINE, _GPT_ERR])
+    assert f["id"] == "api-version-mismatch" and f["components"][:2] == ["megatron", "verl"], f
+    assert f["title"].startswith("verl calls megatron-core "), f["title"]
+    assert "verl declares megatron-core" in f["evidence"]["read"]
+    # the job's own code declares nothing: all three stay named
+    (g, *_) = _explain_json(tmp_path, ["Traceback (most recent call last):",
+                                       '  File "/home/me/train.py", line 12, in build', _GPT_LINE, _GPT_ERR])
+    assert "megatron-core / mindspeed-llm / ms-swift" in g["title"], g["title"]
+    # what the snapshot records the calling distribution declares (its METADATA's Requires-Dist) decides too
+    (h, *_) = _explain_json(tmp_path, ["Traceback (most recent call last):",
+                                       '  File "/work/rl/trainer_lib/models.py", line 12, in build',
+                                       _GPT_LINE, _GPT_ERR],
+                            snapshot={"trainer-lib": {"version": "0.1.0", "editable": True, "location": "/work/rl",
+                                                      "top_level": ["trainer_lib"],
+                                                      "requires_dist": ["ms-swift>=3.8; extra == 'megatron'",
+                                                                        "torch"]}})
+    assert h["id"] == "api-version-mismatch" and h["title"].startswith("trainer-lib calls ms-swift "), h["title"]
+
+
+def test_a_class_of_another_package_called_through_a_variable_is_that_package_not_an_own_inconsistency(tmp_path):
+    # every frame is verl's and the line does not name the class (`model_cls(...)`): the message does, and verl
+    # defines no GPTModel; of its three definers verl declares megatron-core
+    frames = ["Traceback (most recent call last):",
+              f'  File "{SITE}/verl/workers/megatron_workers.py", line 300, in _build_model',
+              "    actor_module = make_model(tfconfig)",
+              f'  File "{SITE}/verl/models/mcore/registry.py", line 80, in init_mcore_model',
+              "    return model_cls(config=tfconfig, vp_stage=vp_stage, **kwargs)"]
+    (f, *_) = _explain_json(tmp_path, [*frames, _GPT_ERR])
+    assert f["id"] == "api-version-mismatch" and f["components"][:2] == ["megatron", "verl"], f
+    assert "which verl does not define" in f["evidence"]["read"]
+    # a class verl defines itself stays verl's own inconsistency
+    (g, *_) = _explain_json(tmp_path, [*frames, "TypeError: DataProto.__init__() got an unexpected keyword "
+                                                "argument 'meta'"])
+    assert g["components"][0] == "verl" and g["title"].startswith("verl's own code"), g
+
+
+@pytest.mark.parametrize("line", [
+    # torch 2.13 as run here: autograd prints the tensor's legacy type name (`Tensor.type()`) in brackets
+    "RuntimeError: one of the variables needed for gradient computation has been modified by an inplace operation: "
+    "[torch.FloatTensor [5]], which is output 0 of AddBackward0, is at version 1; expected version 0 instead.",
+    "RuntimeError: expected scalar type torch.npu.HalfTensor but found torch.npu.FloatTensor",
+])
+def test_a_tensors_type_name_in_an_error_message_is_a_value_not_torchs_code(line):
+    from tests.explain.test_classes import errors
+
+    found = errors([line])  # what attribution says where no signature knows the wording
+    assert found and all(f.id != "error-names-package" for f in found), [(f.id, f.components) for f in found]
+    assert found[0].components == ("config", "model")

@@ -306,3 +306,15 @@ def test_a_process_the_oom_killer_ended_is_host_memory_not_the_npus():
     assert g.id == "host-oom-killed"
     # a setting's name is no kill
     assert errors(["vm.oom_kill_allocating_task = 0", "memory.oom_control: oom_kill_disable 0"]) == []
+
+
+def test_a_grpc_go_error_line_is_a_cluster_components_not_a_network_failure_of_the_job():
+    # grpc-go (grpclog/internal/loggerv2.go at 2bf7f34): Go's log.LstdFlags date, "ERROR: ", the component's "[x] "
+    (f,) = errors(['2026/02/09 15:25:22 ERROR: [transport] Client received GoAway with error code ENHANCE_YOUR_CALM '
+                   'and debug data equal to ASCII "too_many_pings".'])
+    assert f.id == "cluster-component-error" and f.components == ("cluster", "config")
+    assert "grpc-go" in f.source and "grpc-go" in f.detail
+    # its info lines are no error; klog's lines keep their reading
+    assert errors(["2026/02/09 15:25:22 INFO: [core] [Channel #1] Channel Connectivity change to READY"]) == []
+    (g,) = errors(["E0209 15:25:22.123456    4242 reflector.go:147] failed to list *v1.Pod: connection refused"])
+    assert g.id == "cluster-component-error"

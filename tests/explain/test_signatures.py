@@ -445,3 +445,108 @@ def test_an_assert_in_pasted_code_is_no_failure_but_one_in_a_traceback_or_quoted
     assert any(f.severity is Severity.ERROR for f in explain_lines(truncated))
     (f,) = [f for f in explain_lines(["assert media_type in {'image', 'video'}"]) if f.severity is Severity.ERROR]
     assert f.id == "python-assert-statement-failed" and f.components == ("config", "model")
+
+
+def test_a_failure_inside_torch_npus_caching_allocator_is_device_memory_not_a_cann_internal_error():
+    # torch_npu (Ascend/pytorch 9e73e70) NPUCachingAllocator.cpp, DeviceCachingAllocator::malloc: an allocation error
+    # other than ACL_ERROR_RT_MEMORY_ALLOCATION is raised by NPU_CHECK_ERROR(params.err), whose text (NPUException.h)
+    # is `__func__:__FILE__:__LINE__ NPU function error: <#err_code>, error code is N`; a build prints
+    # compiler_depend.ts as the file, so the allocator's name is not in the line
+    log = ["Traceback (most recent call last):", '  File "/home/u/train.py", line 10, in <module>',
+           '    x = torch.zeros(10, device="npu")',
+           "RuntimeError: malloc:build/CMakeFiles/torch_npu.dir/compiler_depend.ts:1389 NPU function error: "
+           "params.err, error code is 500000",
+           "[ERROR] 2025-04-07-01:39:08 (PID:2090, Device:0, RankID:-1) ERR00100 PTA call acl api failed"]
+    res = run("--json", "-", input="\n".join(log) + "\n")
+    first = json.loads(res.output)["findings"][0]
+    assert first["id"] == "npu-out-of-memory" and first["components"][:2] == ["config", "npu"], res.output
+    # the workspace allocator's malloc synchronising the device is no allocation failing
+    sync = ["RuntimeError: malloc:build/CMakeFiles/torch_npu.dir/compiler_depend.ts:88 NPU function error: "
+            "c10_npu::acl::AclrtSynchronizeDeviceWithTimeout(), error code is 507035"]
+    assert "npu-out-of-memory" not in ids(explain_lines(sync))
+
+
+@pytest.mark.parametrize("message", [
+    # ops-nn (hicann/ops-nn e5c3fa9) op_error_check.h OP_CHECK_DTYPE_NOT_SUPPORT:
+    # "Tensor %s not implemented for %s, should be in dtype support list %s."
+    "AclNN_Parameter_Error(EZ1001): Tensor gamma not implemented for DT_BFLOAT16, should be in dtype support list "
+    "[DT_FLOAT16,DT_FLOAT,].",
+    # its siblings in the operators' own checks: "promote dtype %s should be in dtype support list [%s].",
+    # "the dtype of x1 must be in dtype support list %s", "self dtype not supported. support list is %s"
+    "AclNN_Parameter_Error(EZ1001): promote dtype DT_INT8 should be in dtype support list [DT_FLOAT,DT_FLOAT16,].",
+    "EZ1001: the dtype of x1 must be in dtype support list [DT_INT8,DT_FLOAT16]",
+    "EZ1001: self dtype not supported. support list is [DT_FLOAT,DT_FLOAT16]",
+])
+def test_an_operators_dtype_check_is_the_cause_ahead_of_the_aclnn_code_it_returns(message):
+    # the dtype check returns ACLNN_ERR_PARAM_INVALID: torch_npu raises 161002 and logs ERR00100 first, the
+    # operator's message comes last; the message is the cause, the codes are how it was reported
+    log = ["RuntimeError: npu_rms_norm:build/CMakeFiles/torch_npu.dir/compiler_depend.ts:42 NPU function error: "
+           "call aclnnRmsNorm failed, error code is 161002",
+           "[ERROR] 2025-07-01-15:17:20 (PID:775588, Device:0, RankID:-1) ERR00100 PTA call acl api failed",
+           f"[PID: 775588] 2025-07-01-15:17:20.355.304 {message}"]
+    res = run("--json", "-", input="\n".join(log) + "\n")
+    found = json.loads(res.output)["findings"]
+    assert [f["id"] for f in found] == ["npu-op-dtype-not-implemented"], res.output
+    assert found[0]["components"] == ["config", "npu"]
+    # the code alone is still the argument check
+    assert ids(explain_lines(log[:1]))[0] == "aclnn-argument-invalid"
+
+
+@pytest.mark.parametrize("log", [
+    # what the shells print, as run here: dash (/bin/sh on Debian / Ubuntu) `sh: 1: NAME: not found`, a dash script
+    # `./install.sh: 12: NAME: not found`, bash `bash: NAME: command not found` (a paste may keep trailing blanks)
+    ["sh: 1: lspci: not found"],
+    ["./install.sh: 12: modprobe: not found"],
+    ["bash: npu-smi: command not found   "],
+    # both shells exit 127 for a command they cannot find; CPython's CalledProcessError.__str__ says so
+    ["subprocess.CalledProcessError: Command 'lspci -d 19e5:' returned non-zero exit status 127."],
+    # GNU coreutils env 9.1, as run here (a script's `#!/usr/bin/env NAME` line too): exit 127
+    ["/usr/bin/env: \u2018python3.10\u2019: No such file or directory"],
+    # CPython subprocess.py _execute_child raises FileNotFoundError(errno, msg, orig_executable) when the exec fails
+    ["Traceback (most recent call last):", '  File "/home/u/probe.py", line 3, in <module>',
+     "    subprocess.run(['npu-smi', 'info'], check=True)",
+     '  File "/usr/lib/python3.11/subprocess.py", line 1950, in _execute_child',
+     "    raise child_exception_type(errno_num, err_msg, err_filename)",
+     "FileNotFoundError: [Errno 2] No such file or directory: 'npu-smi'"],
+])
+def test_a_program_the_stack_runs_that_is_missing_is_the_systems(log):
+    res = run("--json", "-", input="\n".join(log) + "\n")
+    first = json.loads(res.output)["findings"][0]
+    assert first["severity"] == "error" and first["components"][0] == "system", res.output
+
+
+def test_a_file_the_code_opens_is_still_a_missing_path_not_a_missing_program():
+    log = ["Traceback (most recent call last):", '  File "/home/u/train.py", line 3, in <module>',
+           "    open('data/train.jsonl')", "FileNotFoundError: [Errno 2] No such file or directory: 'data/train.jsonl'"]
+    assert "subprocess-program-not-found" not in ids(explain_lines(log))
+    # a script saved with CRLF endings: env names the interpreter with its `\r` (as run here, coreutils 9.1)
+    crlf = ["/usr/bin/env: \u2018python3\\r\u2019: No such file or directory",
+            "/usr/bin/env: use -[v]S to pass options in shebang lines"]
+    assert ids(explain_lines(crlf)) == ["shell-script-line-endings"]
+    # a shell's other complaints about a line are no missing command
+    assert "system-tool-missing" not in ids(explain_lines(["grep: data.txt: No such file or directory",
+                                                          "ls: cannot access 'x': No such file or directory"]))
+
+
+def test_the_drivers_el0004_is_device_memory_as_torch_npu_reads_it_not_a_driver_fault():
+    # torch_npu (9e73e70) NPUException.cpp isCannOOM: an error carrying EL0004 is out of memory (OutOfMemoryError)
+    log = ["RuntimeError: NPU function error: c10_npu::acl::AclrtSynchronizeDeviceWithTimeout(), error code is 507899",
+           "[PID: 4242] 2025-01-01-00:00:00.000.000 Memory_Allocation_Failure(EL0004): Failed to allocate memory.",
+           "        Possible Cause: Available memory is insufficient."]
+    res = run("--json", "-", input="\n".join(log[1:]) + "\n")
+    first = json.loads(res.output)["findings"][0]
+    assert first["id"] == "npu-memory-allocation-failed" and first["components"] == ["config", "npu"], res.output
+    assert "cann-driver-error" not in ids(explain_lines(log))
+    # the KV pool's fabric-memory quota (its own context) stays the more specific reading
+    kv = ["export MOONCAKE_OFFLOAD_LOCAL_BUFFER_SIZE_BYTES=1073741824", log[1]]
+    assert ids(explain_lines(kv))[0] == "kv-pool-fabric-mem-quota-exceeded"
+
+
+def test_a_command_the_shell_found_but_could_not_execute_is_a_permission_not_a_missing_program():
+    # as run here: a script without its execute bit, run through subprocess with shell=True -> bash exits 126
+    # ("Permission denied"); a command that does not exist exits 127
+    (f,) = explain_lines(["subprocess.CalledProcessError: Command '/opt/run/noexec.sh' returned non-zero exit "
+                          "status 126."])
+    assert f.id == "permission-denied" and f.components == ("system", "config") and f.severity is Severity.ERROR
+    assert ids(explain_lines(["subprocess.CalledProcessError: Command 'x' returned non-zero exit status 1."])) != \
+        ["permission-denied"]

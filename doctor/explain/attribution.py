@@ -399,11 +399,13 @@ def _named_class_outside(ev: Event, owned: list[tuple[Frame, Owner | None]], sna
     cls = parts[-2] if len(parts) >= 2 else ""
     if not cls[:1].isupper():
         return None
-    from doctor.explain.declared import normalized, the_one_declared
+    from packaging.utils import canonicalize_name
+
+    from doctor.explain.declared import the_one_declared
     from doctor.explain.messages import class_owners
 
     owners = class_owners(cls)
-    if not owners or any(normalized(o.distribution) == normalized(own.distribution) for o, _ in owners):
+    if not owners or any(canonicalize_name(o.distribution) == canonicalize_name(own.distribution) for o, _ in owners):
         return None
     owners, declared = the_one_declared(owners, own.distribution, snapshot)
     if len(owners) != 1 or ("/models/" in owners[0][1] and not declared):

@@ -21,25 +21,22 @@ import re
 from collections.abc import Iterable
 from typing import Any
 
+from packaging.utils import canonicalize_name
+
 _NAME = re.compile(r"^\s*([A-Za-z0-9][A-Za-z0-9._-]*)")
 
 
-def normalized(name: str) -> str:
-    """PEP 503: runs of `-`, `_`, `.` are one `-`, lower case."""
-    return re.sub(r"[-_.]+", "-", name).lower()
-
-
 def _names(lines: Iterable[str]) -> set[str]:
-    return {normalized(m.group(1)) for line in lines if isinstance(line, str) and (m := _NAME.match(line))}
+    return {canonicalize_name(m.group(1)) for line in lines if isinstance(line, str) and (m := _NAME.match(line))}
 
 
 def declared_by(dist: str, snapshot: Any = None) -> frozenset[str]:
     """The distributions `dist` declares it runs with (normalized names; empty when nothing is known of it)."""
-    key = normalized(dist)
+    key = canonicalize_name(dist)
     out: set[str] = set()
     packages = getattr(snapshot, "packages", None)
     if isinstance(packages, dict):
-        pkg = packages.get(key) or next((p for k, p in packages.items() if normalized(k) == key), None)
+        pkg = packages.get(key) or next((p for k, p in packages.items() if canonicalize_name(k) == key), None)
         requires = getattr(pkg, "requires_dist", None)
         if isinstance(requires, list):
             out |= _names(requires)
@@ -57,7 +54,7 @@ def declared_by(dist: str, snapshot: Any = None) -> frozenset[str]:
             from doctor.knowledge.profiles import load_profiles
 
             for p in load_profiles():
-                out |= {normalized(k) for k in p.pins} | {normalized(k) for k in p.built_from_source}
+                out |= {canonicalize_name(k) for k in p.pins} | {canonicalize_name(k) for k in p.built_from_source}
         except Exception:  # noqa: BLE001 - as above
             pass
     out.discard(key)
@@ -71,8 +68,8 @@ def the_one_declared(owners: list[tuple[Any, str]], caller: str | None,
     if len(owners) < 2 or not caller:
         return owners, ""
     deps = declared_by(caller, snapshot)
-    kept = [(o, path) for o, path in owners if normalized(o.distribution) in deps]
-    if len({normalized(o.distribution) for o, _ in kept}) != 1:
+    kept = [(o, path) for o, path in owners if canonicalize_name(o.distribution) in deps]
+    if len({canonicalize_name(o.distribution) for o, _ in kept}) != 1:
         return owners, ""
     others = ", ".join(sorted({o.distribution for o, _ in owners} - {kept[0][0].distribution}))
     return kept, (f"{caller} declares {kept[0][0].distribution} (its Requires-Dist or its verified stacks), "

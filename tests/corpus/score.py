@@ -61,7 +61,8 @@ class Score:
         return self.good / self.total if self.total else 0.0
 
     def __str__(self) -> str:
-        return f"{self.good}/{self.total} = {self.rate:.0%}"
+        # one decimal: 118/158 is 74.7 %, which a whole-percent "75%" would show as the 75 % goal met
+        return f"{self.good}/{self.total} = {self.rate:.1%}"
 
 
 @cache

@@ -27,8 +27,10 @@ CHECK_TARGET = 0.85
 # check rules from the projects' own tables: 114/158 logs, 5/14 snapshots. Most of the log gain is on reports whose
 # page a signature now cites (a harvested FAQ's other entries): `python -m tests.corpus.score --by-page` prints the
 # split; the reports whose page no signature cites went 55/80 -> 57/80.
-EXPLAIN_FLOOR = 0.70
-CHECK_FLOOR = 0.35
+# The fifth session's class-level rounds (no held-out report read; `--by-page` not-cited 57/80 -> 59/80) and check's
+# class rules: 118/158 logs (74.7 %), 6/14 snapshots; the floors follow the measured rates up.
+EXPLAIN_FLOOR = 0.73
+CHECK_FLOOR = 0.40
 
 
 def test_corpus_size_and_spread():
@@ -70,13 +72,13 @@ def test_fitting_half_is_explained_and_diagnosed():
     assert scores()[("fit", "logs")].rate >= 0.9 and scores()[("fit", "snapshots")].rate >= 0.85
 
 
-@pytest.mark.xfail(reason="held-out explain rate is about 72 %, the goal is 75 % (README, explain section)",
+@pytest.mark.xfail(reason="held-out explain rate is 74.7 % (118/158), the goal is 75 % (README, explain section)",
                    strict=False)
 def test_held_out_logs_reach_the_goal():
     assert scores()[("held-out", "logs")].rate >= EXPLAIN_TARGET
 
 
-@pytest.mark.xfail(reason="held-out check rate is about 36 %, the goal is 85 % (README, explain section)",
+@pytest.mark.xfail(reason="held-out check rate is 43 % (6/14), the goal is 85 % (README, explain section)",
                    strict=False)
 def test_held_out_snapshots_reach_the_goal():
     assert scores()[("held-out", "snapshots")].rate >= CHECK_TARGET

@@ -76,6 +76,20 @@ python3 -m verl.trainer.main_ppo --config-name ppo_megatron_trainer "${DATA[@]}"
     assert "$HOME" in p.unresolved and "${UNSET_VAR}" in p.unresolved
 
 
+def test_a_required_variable_is_what_only_the_run_knows_after_its_check():
+    """verl v0.9.0's Megatron Lite example: `MODEL_PATH=${MODEL_PATH:-${KIMI_K2_6_MODEL_PATH:-}}` then
+    `: "${MODEL_PATH:?set MODEL_PATH…}"` — bash stops there unless the environment set it, so the path the trainer
+    gets is the run's, not the empty default (lint printed "Every Ray worker loads  from its own filesystem")."""
+    p = parse_script("""
+MODEL_PATH=${MODEL_PATH:-${OTHER_MODEL_PATH:-}}
+: "${MODEL_PATH:?set MODEL_PATH}"
+python3 -m verl.trainer.main_ppo trainer.nnodes=2 actor_rollout_ref.model.path="${MODEL_PATH}"
+""")
+    model = [o for o in p.invocations[0].overrides if o.key == "actor_rollout_ref.model.path"][0]
+    assert model.display == "actor_rollout_ref.model.path=${MODEL_PATH:?set MODEL_PATH}"
+    assert "${MODEL_PATH:?set MODEL_PATH}" in p.unresolved
+
+
 def test_nothing_is_executed(tmp_path):
     marker = tmp_path / "pwned"
     text = (f"X=$(touch {marker})\nY=`touch {marker}`\n"

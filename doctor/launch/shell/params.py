@@ -134,7 +134,12 @@ def _defaulting(ex: Expander, name: str, index: str | None, op: str, args: list[
     if kind == "+":
         return Str() if missing else word
     if missing:  # ${X:?message}: bash stops the script here
-        return _unknown(ex, text, "required variable (`:?`) not set by the script", quoted)
+        value = _unknown(ex, text, "required variable (`:?`) not set by the script", quoted)
+        if name.isidentifier() and index is None:
+            # a run that goes on past this line had X set (non-empty for `:?`) by its environment: from here on X is
+            # what only the run knows, not the empty default the script gave it (`X=${X:-}; : "${X:?set X}"`)
+            ex.scope.set(name, value)
+        return value
     return _as_value(v, name, index)
 
 

@@ -350,7 +350,7 @@ def _torch_npu_python_known(version: str, python: str) -> bool:
     from doctor.knowledge.matrix import torch_npu_pythons
 
     pys = torch_npu_pythons(version)
-    return bool(pys) and ".".join(python.split(".")[:2]) not in (pys or ())
+    return bool(pys) and _xy(python) not in (pys or ())
 
 
 def _no_wheel(name: str, version: str, what: str, python: str | None, arch: str | None, d: Any,

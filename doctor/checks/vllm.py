@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from packaging.specifiers import SpecifierSet
 from packaging.version import Version
 
 from doctor.checks.commands import install_dry_run
@@ -312,7 +313,8 @@ def vllm_ascend_any_release(ctx: CheckContext) -> Iterator[Finding]:
     if t is not None:
         base = ".".join(map(str, release(t)))
         if not any(pkg_satisfies(base, r.torch) for r in rows):
-            floor = min((Version(r.torch.lstrip("=<>~!")) for r in rows), default=None)
+            floor = min((Version(c.version) for r in rows for c in SpecifierSet(r.torch) if c.operator in ("==", ">=")),
+                        default=None)
             yield finding(
                 "vllm-ascend-no-release-fits", "error", ("torch", "vllm-ascend"),
                 f"no vllm-ascend release works with torch {ver(snap, 'torch')}: the oldest requires torch {floor}",

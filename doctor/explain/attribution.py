@@ -364,8 +364,8 @@ def _called_on_the_line(ev: Event, owned: list[tuple[Frame, Owner | None]], snap
     (megatron/core/models/gpt/gpt_model.py's GPTModel, which verl declares and constructs)."""
     f = ev.facts
     code = f.get("code", "")
-    parts = (f.get("call") or "").split(".")
-    cls = parts[-2] if len(parts) >= 2 else (_constructed(code) if parts[-1] == "__init__" else "")
+    call = f.get("call") or ""
+    cls = _called_class(call) or (_constructed(code) if call == "__init__" else "")
     frame, own = owned[-1]
     if not cls or own is None or not re.search(rf"(?<![\w]){re.escape(cls)}\s*\(", code):
         return None
@@ -380,10 +380,23 @@ def _called_on_the_line(ev: Event, owned: list[tuple[Frame, Owner | None]], snap
     if origin.distribution == _key(own):
         return None
     caller = (_key(own), own.component, f"{_where(frame)} -> {own.how}")
-    read = (f"the failing line `{code}` constructs {cls} -> defined by {origin.distribution} ({path}, read at "
-            f"{origin.distribution} {origin.version})" + (f"; of the packages defining {cls}, {declared}" if declared
-                                                          else ""))
+    read = f"the failing line `{code}` constructs {cls} -> defined by {_defined_in(origin, path)}{_declared(cls, declared)}"
     return _mismatch(origin.distribution, origin.component, caller, read, f"{cls}.__init__")
+
+
+def _called_class(call: str) -> str:
+    """The class a call's name is qualified by (`GPTModel.__init__` -> GPTModel); '' for a bare name."""
+    parts = call.split(".")
+    return parts[-2] if len(parts) >= 2 else ""
+
+
+def _defined_in(origin: Any, path: str) -> str:
+    return f"{origin.distribution} ({path}, read at {origin.distribution} {origin.version})"
+
+
+def _declared(cls: str, declared: str) -> str:
+    """What doctor.explain.declared read to pick one of several packages defining `cls` ('' when it did not)."""
+    return f"; of the packages defining {cls}, {declared}" if declared else ""
 
 
 def _named_class_outside(ev: Event, owned: list[tuple[Frame, Owner | None]], snapshot: Any) -> Attribution | None:
@@ -395,8 +408,8 @@ def _named_class_outside(ev: Event, owned: list[tuple[Frame, Owner | None]], sna
     frame, own = owned[-1]
     if len(keys) != 1 or own is None or not own.distribution:
         return None
-    parts = (ev.facts.get("call") or "").split(".")
-    cls = parts[-2] if len(parts) >= 2 else ""
+    api = ".".join((ev.facts.get("call") or "").split(".")[-2:])
+    cls = _called_class(api)
     if not cls[:1].isupper():
         return None
     from packaging.utils import canonicalize_name
@@ -411,11 +424,10 @@ def _named_class_outside(ev: Event, owned: list[tuple[Frame, Owner | None]], sna
     if len(owners) != 1 or ("/models/" in owners[0][1] and not declared):
         return None
     origin, path = owners[0]
-    read = (f"the call {'.'.join(parts[-2:])} names {cls}, which {own.distribution} does not define -> defined by "
-            f"{origin.distribution} ({path}, read at {origin.distribution} {origin.version})"
-            + (f"; of the packages defining {cls}, {declared}" if declared else ""))
+    read = (f"the call {api} names {cls}, which {own.distribution} does not define -> defined by "
+            f"{_defined_in(origin, path)}{_declared(cls, declared)}")
     caller = (_key(own), own.component, f"{_where(frame)} -> {own.how}")
-    return _mismatch(origin.distribution, origin.component, caller, read, ".".join(parts[-2:]))
+    return _mismatch(origin.distribution, origin.component, caller, read, api)
 
 
 def _class_api(ev: Event, owned: list[tuple[Frame, Owner | None]], snapshot: Any = None) -> Attribution | None:
@@ -429,9 +441,8 @@ def _class_api(ev: Event, owned: list[tuple[Frame, Owner | None]], snapshot: Any
     code = f.get("code", "")
     if etype == "TypeError":
         api = f.get("call") or ""
-        parts = api.split(".")
-        cls = parts[-2] if len(parts) >= 2 else ""
-        if not cls and parts[-1] == "__init__" and (built := _constructed(code)):
+        cls = _called_class(api)
+        if not cls and api == "__init__" and (built := _constructed(code)):
             cls, api = built, f"{built}.__init__"  # `__init__() got ...`: the class the failing line constructs
     elif etype == "AttributeError" and f.get("class"):
         cls, api = f["class"], f"{f['class']}.{f.get('name', '')}"
@@ -454,10 +465,7 @@ def _class_api(ev: Event, owned: list[tuple[Frame, Owner | None]], snapshot: Any
         owners, declared = the_one_declared(owners, nearest, snapshot)
     comps = [c for o, _ in owners if (c := o.component) != "python"] or ["python"]
     dists = [o.distribution for o, _ in owners]
-    read = f"the class {cls} -> defined by " + "; ".join(f"{o.distribution} ({path}, read at {o.distribution} "
-                                                          f"{o.version})" for o, path in owners)
-    if declared:
-        read += f"; of the packages defining {cls}, {declared}"
+    read = f"the class {cls} -> defined by " + "; ".join(_defined_in(o, path) for o, path in owners) + _declared(cls, declared)
     caller = _caller(owned, exclude=dists[0])
     got = _mismatch(dists[0] if len(dists) == 1 else " / ".join(dists), comps[0], caller, read, api)
     if all("/models/" in path for _, path in owners) and not declared:

@@ -275,9 +275,7 @@ class LogScanner:
             winner, runner_up = self._match(bare)  # behind a prefix a signature anchored at the line start misses
         matched = winner is not None
         if winner is not None:
-            self._record(self._hits, winner, region, start, end, lineno, text)
-            if winner.context and runner_up is not None:
-                self._record(self._runner_up.setdefault(winner.id, {}), runner_up, region, start, end, lineno, text)
+            self._record_match(winner, runner_up, region, start, end, lineno, text)
         kept = len(self._events.events)
         event = self._events.feed(lineno, text)
         if event is not None and len(self._events.events) > kept:
@@ -350,10 +348,15 @@ class LogScanner:
         winner, runner_up = self._match(joined)
         if winner is None or winner.fallback or winner.yields:
             return
-        self._record(self._hits, winner, region, start, end, lineno, joined)
-        if winner.context and runner_up is not None:
-            self._record(self._runner_up.setdefault(winner.id, {}), runner_up, region, start, end, lineno, joined)
+        self._record_match(winner, runner_up, region, start, end, lineno, joined)
         event.signature = winner.id
+
+    def _record_match(self, winner: Signature, runner_up: Signature | None, region: bytes, start: int, end: int,
+                      lineno: int, text: str) -> None:
+        """The line's winner, and its best signature without context (used if the winner's context never comes)."""
+        self._record(self._hits, winner, region, start, end, lineno, text)
+        if winner.context and runner_up is not None:
+            self._record(self._runner_up.setdefault(winner.id, {}), runner_up, region, start, end, lineno, text)
 
     def _record(self, table: dict[str, Hit], sig: Signature, region: bytes, start: int, end: int, lineno: int,
                 text: str) -> None:

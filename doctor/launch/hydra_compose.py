@@ -228,8 +228,8 @@ def searchpath_of(settings: list[Override], cdir: str, name: str) -> tuple[list[
     """(the `hydra.searchpath` override to compose with, the search path entries that are not here).
 
     A script's `hydra.searchpath=[pkg://verl_mlite.config]` replaces the primary config's search path, as in the
-    run; each entry is made to point into this machine: a `pkg://` package found by its import location (not
-    imported: that would run its code), a `file://` directory that exists. The others are not here: the config
+    run; each entry is made to point into this machine as the primary config's are (`_local_source`): a `pkg://`
+    package found by its import location (not imported: that would run its code), a `file://` directory that exists. The others are not here: the config
     groups and keys they would bring cannot be checked (Hydra itself only warns that such a path "is not
     available")."""
     from hydra.core.override_parser.overrides_parser import OverridesParser
@@ -259,8 +259,8 @@ def _local_source(entry: str, cdir: str) -> str | None:
     path: Path | None
     if entry.startswith("pkg://"):
         mod = entry[6:].strip("/").split(".")
-        if mod[0] == "verl" and root is not None:
-            path = root.joinpath(*mod)
+        if mod[0] == "verl":  # the release being composed, not whatever verl is importable here
+            path = root.joinpath(*mod) if root is not None else None
         else:
             try:
                 spec = importlib.util.find_spec(mod[0])  # the top level only: a submodule's spec imports its parent
@@ -342,15 +342,9 @@ def searchpath_override(cdir: str, name: str) -> list[str]:
         return []
     if root is None or not sp:
         return []
-    out, changed = [], False
-    for p in sp:
-        p = str(p)
-        if p.startswith("file://") and not Path(p[7:]).is_absolute():
-            p, changed = f"file://{root / p[7:]}", True
-        elif p.startswith("pkg://verl"):
-            p, changed = f"file://{root.joinpath(*p[6:].split('.'))}", True
-        out.append(p)
-    return ["hydra.searchpath=[" + ",".join(f"'{p}'" for p in out) + "]"] if changed else []
+    given = [str(p) for p in sp]
+    out = [_local_source(p, cdir) or p for p in given]
+    return ["hydra.searchpath=[" + ",".join(f"'{p}'" for p in out) + "]"] if out != given else []
 
 
 def _base(groups: list[Override], cdir: str, name: str, search: list[str] | None = None) -> Any:

@@ -15,6 +15,7 @@ overrides and the config name.
 from __future__ import annotations
 
 import ast
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -130,13 +131,22 @@ def _default_name(entry: str, root: Path | None) -> str:
     return DEFAULT_NAMES.get(entry, "ppo_trainer")
 
 
-def engine_of(ovs: list[Override], config_name: str, flat: dict[str, object] | None) -> tuple[str, str]:
-    """(engine, how it was decided): megatron, mindspeed, fsdp, veomni, … ."""
+def engine_of(ovs: list[Override], config_name: str, flat: dict[str, object] | None,
+              outside: Mapping[str, str] | None = None) -> tuple[str, str]:
+    """(engine, how it was decided): megatron, mindspeed, fsdp, veomni, … , or "unknown" when the actor section
+    comes from a config group option that is not on this machine (`outside`: section -> its override; see
+    ComposeResult.outside_sections): verl's default actor composed in its place says nothing of the run's engine."""
+    last = {o.key: o for o in ovs if o.prefix != "~"}
+    brought = _actor_from(outside or {})
+    if brought is not None:
+        s_o = last.get("actor_rollout_ref.actor.strategy")
+        if s_o is not None and isinstance(s_o.py, str):
+            return _STRATEGY_ENGINE.get(s_o.py, s_o.py), f"actor_rollout_ref.actor.strategy={s_o.py}"
+        return "unknown", f"actor_rollout_ref.actor comes from {brought}, whose config is not on this machine"
     if flat is not None:
         s = flat.get("actor_rollout_ref.actor.strategy")
         if isinstance(s, str):
             return _STRATEGY_ENGINE.get(s, s), f"composed actor_rollout_ref.actor.strategy={s}"
-    last = {o.key: o for o in ovs if o.prefix != "~"}
     s_o = last.get("actor_rollout_ref.actor.strategy")
     if s_o is not None and isinstance(s_o.py, str):
         return _STRATEGY_ENGINE.get(s_o.py, s_o.py), f"actor_rollout_ref.actor.strategy={s_o.py}"
@@ -146,3 +156,12 @@ def engine_of(ovs: list[Override], config_name: str, flat: dict[str, object] | N
     if config_name.removesuffix(".yaml") in ("ppo_megatron_trainer", "one_step_off_ppo_megatron_trainer"):
         return "megatron", f"--config-name={config_name}"
     return "fsdp", f"{config_name} defaults to the FSDP engine"
+
+
+def _actor_from(outside: Mapping[str, str]) -> str | None:
+    """The override that fills the actor section from outside: its package is the actor section or holds it, or it is
+    an option of the actor group without a package."""
+    for section, text in outside.items():
+        if section in ("actor", "actor_rollout_ref", "actor_rollout_ref.actor"):
+            return text
+    return None

@@ -42,6 +42,9 @@ class ComposeResult:
     yaml: str | None = None  # the composed config as YAML (only when every override was accepted)
     groups: list[str] = field(default_factory=list)  # config groups of the directory (model_engine, actor, …)
     types: dict[str, str] = field(default_factory=dict)  # overridden key -> type of its default (bool, int, …)
+    # section a config group option from an added search path fills, when that source is not here -> the override
+    # ("actor_rollout_ref.actor" -> "actor@actor_rollout_ref.actor=mlite_actor"); an option without '@' by its group
+    outside_sections: dict[str, str] = field(default_factory=dict)
 
 
 def installed_verl() -> tuple[str | None, Path | None]:
@@ -153,6 +156,8 @@ def compose(ovs: list[Override], config_dir: str | Path, config_name: str = CONF
     settings = [o for o in pending if is_hydra_setting(o)]
     pending = [o for o in pending if not is_hydra_setting(o)]
     search, outside = searchpath_of(settings, cdir, name)
+    if outside:
+        result.outside_sections = {g.key.partition("@")[2] or g.key: g.text for g in pending if _foreign(g, cdir)}
 
     def real_compose(items: list[Override]) -> Any:
         with initialize_config_dir(config_dir=cdir, version_base=None):
@@ -280,7 +285,7 @@ def _local_source(entry: str, cdir: str) -> str | None:
 def _from_outside(o: Override, pending: list[Override], cdir: str) -> bool:
     """The override picks a config group option this config tree lacks (one the added search path must bring), or
     sets a key in the section such an option fills: neither can be checked here."""
-    foreign = [g for g in pending if _is_group_override(g, cdir) and not _option_here(g, cdir)]
+    foreign = [g for g in pending if _foreign(g, cdir)]
     if any(o is g for g in foreign):
         return True
     for g in foreign:
@@ -290,6 +295,11 @@ def _from_outside(o: Override, pending: list[Override], cdir: str) -> bool:
         if o.key == package or o.key.startswith(package + "."):
             return True
     return False
+
+
+def _foreign(o: Override, cdir: str) -> bool:
+    """A config group option this tree lacks: with an added search path that is not here, it comes from there."""
+    return _is_group_override(o, cdir) and not _option_here(o, cdir)
 
 
 def _option_here(group: Override, cdir: str) -> bool:

@@ -126,7 +126,7 @@ def lint_path(inv: Invocation, version: str, trainer_dir: Path | None, opts: Opt
                                evidence={"entry": inv.entry, "config_name": sel.config_name},
                                fix="Pass --verl-config pointing at the trainer config of a verl checkout that has it.",
                                source=S.VERL_MAIN_PPO))
-    engine, why = E.engine_of(inv.overrides, sel.config_name, ctx.flat)
+    engine, why = E.engine_of(inv.overrides, sel.config_name, ctx.flat, ctx.outside)
     out.append(finding("lint-engine", "info", ("config",),
                        f"{inv.entry} composes {sel.config_name} ({sel.why}); engine {engine} ({why})"
                        + ("" if engine in E.MEGATRON_ENGINES else ": Megatron/MindSpeed rules not applied"),

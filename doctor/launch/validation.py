@@ -70,7 +70,8 @@ def compose_findings(ovs: list[Override], ctx: Context, cdir: Path, config_name:
 
     res = compose_cached(ovs, cdir, config_name, ctx.verl_version)
     ctx.flat = res.flat
-    ctx.engine, _ = engine_of(ovs, config_name, res.flat)
+    ctx.outside = res.outside_sections
+    ctx.engine, _ = engine_of(ovs, config_name, res.flat, ctx.outside)
     unknown = {o.key for o in ovs if o.unknown}
     keep = [_removed(f, ctx.verl_version, res.flat, res.dicts) for f in res.findings if f.key not in unknown
             or f.id in ("launch-key-needs-plus", "launch-key-not-in-config", "launch-key-plus-on-existing")]

@@ -433,3 +433,24 @@ def test_a_generation_server_is_not_held_to_the_trainers_batch_rules(verl_config
     assert {"launch-micro-batch-missing", "launch-log-prob-micro-batch-missing"} <= ids("verl.trainer.main_ppo", 2)
     assert ids("verl.trainer.main_generation_server", 2) == set()
     assert "launch-rollout-tp-indivisible" in ids("verl.trainer.main_generation_server", 3)
+
+
+def test_an_actor_from_config_not_here_leaves_the_engine_unknown_not_fsdp(verl_config_dir, tmp_path, monkeypatch):
+    """verl v0.9.0's Megatron Lite examples select `actor@actor_rollout_ref.actor=mlite_actor` from
+    pkg://verl_mlite.config: where that package is not installed, verl's default actor (FSDP) was composed in its place
+    and lint said "engine fsdp". The engine is what the outside actor says: unknown here, known where it is."""
+    def engine(package: str) -> dict:
+        _, report = lint(f"#!/bin/bash\npython3 -m verl.trainer.main_ppo hydra.searchpath=[pkg://{package}.config] \\\n"
+                         "    actor@actor_rollout_ref.actor=lite_actor trainer.device=npu trainer.n_gpus_per_node=8\n")
+        return next(f for f in report["findings"] if f["id"] == "lint-engine")
+
+    absent = engine("absent_lite_engine_xyz")
+    assert absent["evidence"]["engine"] == "unknown"
+    assert "actor@actor_rollout_ref.actor=lite_actor" in absent["title"] and "fsdp" not in absent["title"]
+    pkg = tmp_path / "present_lite_engine_xyz" / "config" / "actor"
+    pkg.mkdir(parents=True)
+    (pkg.parent.parent / "__init__.py").write_text("")
+    (pkg.parent / "__init__.py").write_text("")
+    (pkg / "lite_actor.yaml").write_text("strategy: megatron\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    assert engine("present_lite_engine_xyz")["evidence"]["engine"] == "megatron"

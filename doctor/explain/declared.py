@@ -17,17 +17,24 @@ third calls. Imported lazily by attribution: only an event with several candidat
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable
 from typing import Any
 
 from packaging.utils import canonicalize_name
 
-_NAME = re.compile(r"^\s*([A-Za-z0-9][A-Za-z0-9._-]*)")
-
 
 def _names(lines: Iterable[str]) -> set[str]:
-    return {canonicalize_name(m.group(1)) for line in lines if isinstance(line, str) and (m := _NAME.match(line))}
+    """The names a Requires-Dist list declares, every marker and extra included (a caller's backend is an extra's
+    requirement: verl[mcore]); packaging's PEP 508 parser, a line it rejects names nothing."""
+    from packaging.requirements import InvalidRequirement, Requirement
+
+    out = set()
+    for line in lines:
+        try:
+            out.add(canonicalize_name(Requirement(line).name))
+        except (InvalidRequirement, TypeError):
+            continue
+    return out
 
 
 def declared_by(dist: str, snapshot: Any = None) -> frozenset[str]:

@@ -435,3 +435,20 @@ def test_a_tensors_type_name_in_an_error_message_is_a_value_not_torchs_code(line
     found = errors([line])  # what attribution says where no signature knows the wording
     assert found and all(f.id != "error-names-package" for f in found), [(f.id, f.components) for f in found]
     assert found[0].components == ("config", "model")
+
+
+def test_a_package_without_its_version_attribute_is_a_directory_shadowing_the_package():
+    # torch, torch_npu, vllm, transformers ... set __version__ in their top-level __init__: no installed release of
+    # them lacks it. What Python imported under that name is a bare directory (a namespace package: the working
+    # directory or a source checkout), as `vllm serve` run from /workspace of the vllm-ascend image; it was called
+    # a vllm / vllm-ascend version mismatch, which no release fixes.
+    lines = tb("/workspace/vllm-ascend/vllm_ascend/utils.py",
+               exc="AttributeError: module 'vllm' has no attribute '__version__'")
+    f = first(lines)
+    assert f.id == "package-shadowed-by-directory" and f.components == ("vllm", "env")
+    assert "__version__" in f.evidence["read"] and "vllm.__file__" in f.fix.text
+    assert first(["AttributeError: module 'torch' has no attribute '__version__'"]).components == ("torch", "env")
+    # another missing attribute of the same package stays an API mismatch; a submodule's __version__ too
+    assert first(["AttributeError: module 'vllm' has no attribute 'LLMEngine'"]).id == "api-version-mismatch"
+    assert first(["AttributeError: module 'vllm.utils' has no attribute '__version__'"]).id != \
+        "package-shadowed-by-directory"

@@ -245,6 +245,8 @@ def _line_class(ev: Event, snapshot: Any) -> Attribution | None:
 def _api_mismatch(ev: Event, snapshot: Any) -> Attribution | None:
     f = ev.facts
     etype = f.get("exception")
+    if f.get("class") == "NoneType":
+        return None  # an attribute read on None (types.NoneType): a value never set, no package's API (_raised_in)
     owned = _frames_with_owners(ev, snapshot)
     if etype in ("ImportError", "AttributeError") and f.get("module") and f.get("name"):
         callee = distribution_of_module(f["module"], snapshot)

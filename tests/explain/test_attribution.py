@@ -452,3 +452,19 @@ def test_a_package_without_its_version_attribute_is_a_directory_shadowing_the_pa
     assert first(["AttributeError: module 'vllm' has no attribute 'LLMEngine'"]).id == "api-version-mismatch"
     assert first(["AttributeError: module 'vllm.utils' has no attribute '__version__'"]).id != \
         "package-shadowed-by-directory"
+
+
+def test_an_attribute_read_on_none_is_a_value_never_set_not_an_api_mismatch():
+    # `'NoneType' object has no attribute 'dtype'`: the code read an attribute of None (a value that was never set,
+    # types.NoneType); no release of any package lacks an API here. Inside megatron-core it was "megatron-core's own
+    # code makes a call (NoneType.dtype) that the code it reaches does not accept" (a version mismatch); alone on its
+    # line it gave no finding at all, while TypeError "'NoneType' object is not subscriptable" is an input check.
+    lines = tb(f"{SITE}/megatron/core/tensor_parallel/layers.py",
+               exc="AttributeError: 'NoneType' object has no attribute 'dtype'")
+    f = first(lines)
+    assert f.id == "error-in-package" and f.components[:2] == ("megatron", "config")
+    f = first(["AttributeError: 'NoneType' object has no attribute 'dtype'"])
+    assert f.id == "python-check-failed" and f.components == ("config", "model")
+    # an attribute missing on a real class stays what it was
+    assert first(["AttributeError: 'AscendQuantConfig' object has no attribute 'packed_modules_mapping'"]).id != \
+        "python-check-failed"

@@ -39,6 +39,7 @@ from typing import Any
 from doctor.explain.attributed import Attribution
 from doctor.explain.classes import Class, exception_class, line_class
 from doctor.explain.codes import owner_of_code, owner_of_npu_err
+from doctor.explain.dcmi import owner_of_dcmi_code
 from doctor.explain.events import Event, Frame
 from doctor.explain.lexicon import FAILURE as FAILURE_WORDS
 from doctor.explain.lexicon import components_named
@@ -797,9 +798,10 @@ def _compile_file(ev: Event, snapshot: Any) -> Attribution | None:
 
 
 def _code(ev: Event, snapshot: Any) -> Attribution | None:
-    for key in ("code", "acl_code", "npu_err"):
+    for key in ("code", "acl_code", "npu_err", "dcmi_code"):
         code = ev.facts.get(key)
-        if code and (hit := (owner_of_npu_err(code) if key == "npu_err" else owner_of_code(code))) is not None:
+        lookup = {"npu_err": owner_of_npu_err, "dcmi_code": owner_of_dcmi_code}.get(key, owner_of_code)
+        if code and (hit := lookup(code)) is not None:
             comps, meaning, source = hit
             return Attribution(
                 "torch-npu-code-owner" if key == "npu_err" else "error-code-owner", Severity.ERROR, comps,

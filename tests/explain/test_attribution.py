@@ -468,3 +468,36 @@ def test_an_attribute_read_on_none_is_a_value_never_set_not_an_api_mismatch():
     # an attribute missing on a real class stays what it was
     assert first(["AttributeError: 'AscendQuantConfig' object has no attribute 'packed_modules_mapping'"]).id != \
         "python-check-failed"
+
+
+@pytest.mark.parametrize(("line", "comps"), [
+    ("npu-smi info: dcmi get device ecc config failed, ret is -8023", ("config", "driver")),
+    ("[ERROR] device-plugin: dcmi_get_device_health failed, ret = -8009", ("driver",)),
+    ("dcmi set device reset failed, ret is -8015", ("npu", "driver")),
+    ("DCMI_ERR_CODE_IS_UPGRADING -8017 returned by dcmi_get_device_health", ("firmware", "driver")),
+    ("dcmi get hccs info failed, ret is -8255", ("npu", "driver")),
+])
+def test_a_dcmi_return_code_names_the_component_its_documentation_gives(line, comps):
+    # The driver's DCMI return-code table (doctor.explain.dcmi): lines with the codes no signature words had no
+    # finding at all; the signatures written for some codes still win where they match.
+    f = first([line])
+    assert f.id == "error-code-owner" and f.components == comps
+    assert "DCMI_ERR_CODE" in f.title
+    assert first(["npu-smi info: dcmi get device info failed, ret is -8007"]).id == "dcmi-device-not-ready"
+
+
+def test_without_its_specific_signature_a_dcmi_8005_is_the_driver_s_internal_error_not_a_named_word():
+    # the generic database (fallbacks only): "dcmi module initialize failed. ret is -8005" was read by its words
+    # (error-line-names-component [driver, config]); the code's documented meaning names the driver, then the NPU
+    from tests.explain.test_classes import errors
+
+    (f,) = errors(["dcmi module initialize failed. ret is -8005"])
+    assert (f.id, f.components) == ("error-code-owner", ("driver", "npu"))
+
+
+def test_a_number_like_a_dcmi_code_on_a_line_without_dcmi_is_no_dcmi_code():
+    from doctor.explain.dcmi import dcmi_code
+
+    assert dcmi_code("loss -8005.2 at step 3") is None
+    assert dcmi_code("dcmi init failed, error code: -8005") == "-8005"
+    assert dcmi_code("dcmi: offset -80050") is None

@@ -450,6 +450,8 @@ def wants_continuation(ev: Event) -> bool:
     if ev.kind == "log":
         return True
     msg = ev.facts.get("message", "")
+    if ev.kind == "python" and not msg and ev.text.rstrip().endswith(":"):
+        return True  # `Type:` with nothing after it: CPython writes `Type: value`, so the value is on the next lines
     return ev.kind == "python" and bool(msg) and (msg.endswith(":") or not _ENDED.search(msg))
 
 
@@ -461,7 +463,8 @@ def continue_message(ev: Event, lines: list[str]) -> list[str]:
     more: list[str] = []
     # an exception whose message stops mid-sentence (no ':') goes on only on unindented lines: a paste's wrap; an
     # indented line below it is a block of its own (a table, the next record's detail)
-    wrapped = ev.kind == "python" and not ev.facts.get("message", "").endswith(":")
+    msg = ev.facts.get("message", "")
+    wrapped = ev.kind == "python" and bool(msg) and not msg.endswith(":")
     for raw in lines[:MAX_CONTINUATION]:
         text = strip_prefix(raw.rstrip("\r\n"))
         if not text.strip() or _NOT_CONTINUATION.match(text) or _EXCEPTION.match(text) and not text[:1].isspace():

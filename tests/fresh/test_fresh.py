@@ -10,7 +10,7 @@ from tests.fresh import score
 from tests.fresh.score import REPORTS, REPORTS2, REPORTS3, REPORTS4, REPORTS5, REPORTS6
 
 # (file, the number of reports it was committed with): a set may grow, never shrink below what was measured
-FRESH_SETS = [(REPORTS, 30), (REPORTS2, 40), (REPORTS3, 28), (REPORTS4, 25), (REPORTS5, 23), (REPORTS6, 14)]
+FRESH_SETS = [(REPORTS, 30), (REPORTS2, 40), (REPORTS3, 28), (REPORTS4, 25), (REPORTS5, 23), (REPORTS6, 16)]
 # where a fresh report may come from: GitHub threads, and (from the fourth set on) hiascend.com documentation pages
 SOURCES = ("https://github.com/", "https://www.hiascend.com/")
 

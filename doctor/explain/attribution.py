@@ -39,10 +39,12 @@ from typing import Any
 from doctor.explain.attributed import Attribution
 from doctor.explain.classes import Class, exception_class, line_class
 from doctor.explain.codes import owner_of_code, owner_of_npu_err
+from doctor.explain.dcmi import owner_of_dcmi_code
 from doctor.explain.events import Event, Frame
 from doctor.explain.lexicon import FAILURE as FAILURE_WORDS
 from doctor.explain.lexicon import components_named
 from doctor.knowledge.ownership import (
+    NAMESPACE_PACKAGE_SOURCE,
     Owner,
     ascend_build_of_module,
     component_of_distribution,
@@ -51,6 +53,7 @@ from doctor.knowledge.ownership import (
     owner_of_library,
     owner_of_op_namespace,
     owner_of_path,
+    sets_version_attribute,
 )
 from doctor.knowledge.versions import parse_pkg_version
 from doctor.report import Severity
@@ -243,6 +246,8 @@ def _line_class(ev: Event, snapshot: Any) -> Attribution | None:
 def _api_mismatch(ev: Event, snapshot: Any) -> Attribution | None:
     f = ev.facts
     etype = f.get("exception")
+    if f.get("class") == "NoneType":
+        return None  # an attribute read on None (types.NoneType): a value never set, no package's API (_raised_in)
     owned = _frames_with_owners(ev, snapshot)
     if etype in ("ImportError", "AttributeError") and f.get("module") and f.get("name"):
         callee = distribution_of_module(f["module"], snapshot)
@@ -251,6 +256,8 @@ def _api_mismatch(ev: Event, snapshot: Any) -> Attribution | None:
         callee_comp = component_of_distribution(callee) or "python"
         if etype == "ImportError" and f.get("path") == "unknown location":
             return _shadowed(f["module"], f["name"], callee, callee_comp)
+        if etype == "AttributeError" and f["name"] == "__version__" and sets_version_attribute(f["module"]):
+            return _unversioned(f["module"], callee, callee_comp)
         caller = _caller(owned, exclude=callee)
         what = (f"cannot import name '{f['name']}' from '{f['module']}'" if etype == "ImportError"
                 else f"module '{f['module']}' has no attribute '{f['name']}'")
@@ -328,6 +335,22 @@ def _shadowed(module: str, name: str, dist: str, comp: str) -> Attribution:
         f"Run from another directory (or rename the folder named {top}), remove it from PYTHONPATH, and check that "
         f"`python -c \"import {top}; print({top}.__file__)\"` shows the installed {dist}.",
         IMPORT_FROM_SOURCE, read)
+
+
+def _unversioned(module: str, dist: str, comp: str) -> Attribution:
+    """`module 'vllm' has no attribute '__version__'`: every release of vllm sets it in its __init__, so what Python
+    imported as vllm did not run that __init__ — a bare directory named vllm (a namespace package) or a broken
+    install; no release of vllm or of its caller is involved."""
+    got = _shadowed(module, "__version__", dist, comp)
+    read = (f"module '{module}' has no attribute '__version__' -> every {dist} release sets it in "
+            f"{module}/__init__.py ({sets_version_attribute(module)}): the imported {module} did not run it")
+    return replace(
+        got, title=f"'{module}' was not imported from the installed {dist} (it has no __version__)",
+        detail=(f"{dist} sets __version__ in its own __init__.py, so no installed release lacks it: Python imported "
+                f"something else as {module} — a directory named {module} without __init__.py (a namespace package, "
+                f"PEP 420: the working directory, a source checkout, PYTHONPATH) found before the installed {dist}, "
+                f"or a {dist} install without its package files. No release of {dist} is involved. Read: {read}."),
+        source=NAMESPACE_PACKAGE_SOURCE, read=read)
 
 
 # The OOM killer's own words: the kernel's "Out of memory: Killed process N", cgroup / Ray "OOM kill", "oom-kill"
@@ -775,9 +798,10 @@ def _compile_file(ev: Event, snapshot: Any) -> Attribution | None:
 
 
 def _code(ev: Event, snapshot: Any) -> Attribution | None:
-    for key in ("code", "acl_code", "npu_err"):
+    for key in ("code", "acl_code", "npu_err", "dcmi_code"):
         code = ev.facts.get(key)
-        if code and (hit := (owner_of_npu_err(code) if key == "npu_err" else owner_of_code(code))) is not None:
+        lookup = {"npu_err": owner_of_npu_err, "dcmi_code": owner_of_dcmi_code}.get(key, owner_of_code)
+        if code and (hit := lookup(code)) is not None:
             comps, meaning, source = hit
             return Attribution(
                 "torch-npu-code-owner" if key == "npu_err" else "error-code-owner", Severity.ERROR, comps,

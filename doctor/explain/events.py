@@ -18,6 +18,8 @@ import re
 from dataclasses import dataclass, field, replace
 
 from doctor.explain.classes import LINE_PHRASES, line_class
+from doctor.explain.dcmi import PHRASES as DCMI_PHRASES
+from doctor.explain.dcmi import dcmi_code
 from doctor.explain.lexicon import FAILURE_PHRASES, NOTICE_RECORD, states_failure
 from doctor.explain.loglines import PHRASES as LOG_PHRASES
 from doctor.explain.loglines import LogLineReader
@@ -35,6 +37,7 @@ MAX_CONTINUATION = 8  # lines of an exception message after its first one (Pytho
 # The phrases a line must hold to be one of these events: added to the pre-filter's phrases (doctor.explain.scanner),
 # so the reader only sees candidate lines, never the whole log.
 EVENT_PHRASES: tuple[tuple[str, ...], ...] = (
+    *DCMI_PHRASES,
     ("Traceback",), ("TraceBack",), ('File "',), ("most recent call",), ("Exit",), ("Error",), ("Exception",), ("error:",), ("Interrupt",),
     ("StopIteration",), ("above exception",), ("undefined symbol",), ("undefined reference",),
     ("() got an unexpected keyword",), ("() missing ",), ("() takes ",),
@@ -447,6 +450,8 @@ def wants_continuation(ev: Event) -> bool:
     if ev.kind == "log":
         return True
     msg = ev.facts.get("message", "")
+    if ev.kind == "python" and not msg and ev.text.rstrip().endswith(":"):
+        return True  # `Type:` with nothing after it: CPython writes `Type: value`, so the value is on the next lines
     return ev.kind == "python" and bool(msg) and (msg.endswith(":") or not _ENDED.search(msg))
 
 
@@ -458,7 +463,8 @@ def continue_message(ev: Event, lines: list[str]) -> list[str]:
     more: list[str] = []
     # an exception whose message stops mid-sentence (no ':') goes on only on unindented lines: a paste's wrap; an
     # indented line below it is a block of its own (a table, the next record's detail)
-    wrapped = ev.kind == "python" and not ev.facts.get("message", "").endswith(":")
+    msg = ev.facts.get("message", "")
+    wrapped = ev.kind == "python" and bool(msg) and not msg.endswith(":")
     for raw in lines[:MAX_CONTINUATION]:
         text = strip_prefix(raw.rstrip("\r\n"))
         if not text.strip() or _NOT_CONTINUATION.match(text) or _EXCEPTION.match(text) and not text[:1].isspace():
@@ -512,4 +518,6 @@ def _codes(text: str) -> dict[str, str]:
         out["acl_code"] = m.group("code") or m.group("code2")
     if m := _NPU_ERR.search(text):
         out["npu_err"] = m.group("code")
+    if dcmi := dcmi_code(text):
+        out["dcmi_code"] = dcmi
     return out

@@ -452,3 +452,32 @@ def ascend_build_of_module(module: str) -> tuple[str, str] | None:
     if not isinstance(module, str) or not module:
         return None
     return MODULE_ASCEND_BUILDS.get(module.split(".")[0])
+
+
+# -- top-level packages whose own __init__ sets __version__ (rows added by branch hfresh6) --------------------
+# Every installed release of these packages has `<pkg>.__version__`: their top-level __init__.py sets it. So
+# `module '<pkg>' has no attribute '__version__'` means the module Python imported under that name did not run
+# that __init__: a bare directory of that name (a namespace package, PEP 420 — e.g. a source checkout in the
+# working directory) or an install without its package files. Read from each package's __init__.py:
+VERSION_ATTRIBUTE_SOURCES: dict[str, str] = {
+    "torch": "torch 2.13.0 wheel, torch/__init__.py: `from torch.torch_version import __version__`",
+    "torch_npu": ("https://github.com/Ascend/pytorch/blob/9e73e708ab9350d203475609f36f8a43f6a0c2ab/"
+                  "torch_npu/__init__.py: `from torch_npu.version import __version__`"),
+    "vllm": ("https://github.com/vllm-project/vllm/blob/00bf0c8ffad9dfcfe10153622419faf406195636/vllm/__init__.py "
+             "(`__version__`; vllm-ascend's vllm_version_is reads vllm.__version__)"),
+    "transformers": "transformers 5.24.0 wheel, transformers/__init__.py: `__version__ = ...`",
+    "numpy": "numpy wheel, numpy/__init__.py: `__version__`",
+    "ray": "ray wheel, ray/__init__.py: `__version__ = _version.version`",
+    "verl": "verl 0.9.1 wheel, verl/__init__.py: `__version__ = f.read().strip()` (version/version)",
+    "hydra": "hydra-core 1.3.8 wheel, hydra/__init__.py: `__version__ = \"1.3.8\"`",
+    "omegaconf": "omegaconf wheel, omegaconf/__init__.py: `from .version import __version__`",
+}
+NAMESPACE_PACKAGE_SOURCE = "https://peps.python.org/pep-0420/"
+
+
+def sets_version_attribute(module: str) -> str | None:
+    """Where a top-level package sets `__version__` in its own __init__ (`vllm` -> its __init__.py); None for a
+    submodule or a package no row knows (many packages never define it)."""
+    if not isinstance(module, str) or "." in module:
+        return None
+    return VERSION_ATTRIBUTE_SOURCES.get(module)

@@ -435,3 +435,69 @@ def test_a_tensors_type_name_in_an_error_message_is_a_value_not_torchs_code(line
     found = errors([line])  # what attribution says where no signature knows the wording
     assert found and all(f.id != "error-names-package" for f in found), [(f.id, f.components) for f in found]
     assert found[0].components == ("config", "model")
+
+
+def test_a_package_without_its_version_attribute_is_a_directory_shadowing_the_package():
+    # torch, torch_npu, vllm, transformers ... set __version__ in their top-level __init__: no installed release of
+    # them lacks it. What Python imported under that name is a bare directory (a namespace package: the working
+    # directory or a source checkout), as `vllm serve` run from /workspace of the vllm-ascend image; it was called
+    # a vllm / vllm-ascend version mismatch, which no release fixes.
+    lines = tb("/workspace/vllm-ascend/vllm_ascend/utils.py",
+               exc="AttributeError: module 'vllm' has no attribute '__version__'")
+    f = first(lines)
+    assert f.id == "package-shadowed-by-directory" and f.components == ("vllm", "env")
+    assert "__version__" in f.evidence["read"] and "vllm.__file__" in f.fix.text
+    assert first(["AttributeError: module 'torch' has no attribute '__version__'"]).components == ("torch", "env")
+    # another missing attribute of the same package stays an API mismatch; a submodule's __version__ too
+    assert first(["AttributeError: module 'vllm' has no attribute 'LLMEngine'"]).id == "api-version-mismatch"
+    assert first(["AttributeError: module 'vllm.utils' has no attribute '__version__'"]).id != \
+        "package-shadowed-by-directory"
+
+
+def test_an_attribute_read_on_none_is_a_value_never_set_not_an_api_mismatch():
+    # `'NoneType' object has no attribute 'dtype'`: the code read an attribute of None (a value that was never set,
+    # types.NoneType); no release of any package lacks an API here. Inside megatron-core it was "megatron-core's own
+    # code makes a call (NoneType.dtype) that the code it reaches does not accept" (a version mismatch); alone on its
+    # line it gave no finding at all, while TypeError "'NoneType' object is not subscriptable" is an input check.
+    lines = tb(f"{SITE}/megatron/core/tensor_parallel/layers.py",
+               exc="AttributeError: 'NoneType' object has no attribute 'dtype'")
+    f = first(lines)
+    assert f.id == "error-in-package" and f.components[:2] == ("megatron", "config")
+    f = first(["AttributeError: 'NoneType' object has no attribute 'dtype'"])
+    assert f.id == "python-check-failed" and f.components == ("config", "model")
+    # an attribute missing on a real class stays what it was
+    assert first(["AttributeError: 'AscendQuantConfig' object has no attribute 'packed_modules_mapping'"]).id != \
+        "python-check-failed"
+
+
+@pytest.mark.parametrize(("line", "comps"), [
+    ("npu-smi info: dcmi get device ecc config failed, ret is -8023", ("config", "driver")),
+    ("[ERROR] device-plugin: dcmi_get_device_health failed, ret = -8009", ("driver",)),
+    ("dcmi set device reset failed, ret is -8015", ("npu", "driver")),
+    ("DCMI_ERR_CODE_IS_UPGRADING -8017 returned by dcmi_get_device_health", ("firmware", "driver")),
+    ("dcmi get hccs info failed, ret is -8255", ("npu", "driver")),
+])
+def test_a_dcmi_return_code_names_the_component_its_documentation_gives(line, comps):
+    # The driver's DCMI return-code table (doctor.explain.dcmi): lines with the codes no signature words had no
+    # finding at all; the signatures written for some codes still win where they match.
+    f = first([line])
+    assert f.id == "error-code-owner" and f.components == comps
+    assert "DCMI_ERR_CODE" in f.title
+    assert first(["npu-smi info: dcmi get device info failed, ret is -8007"]).id == "dcmi-device-not-ready"
+
+
+def test_without_its_specific_signature_a_dcmi_8005_is_the_driver_s_internal_error_not_a_named_word():
+    # the generic database (fallbacks only): "dcmi module initialize failed. ret is -8005" was read by its words
+    # (error-line-names-component [driver, config]); the code's documented meaning names the driver, then the NPU
+    from tests.explain.test_classes import errors
+
+    (f,) = errors(["dcmi module initialize failed. ret is -8005"])
+    assert (f.id, f.components) == ("error-code-owner", ("driver", "npu"))
+
+
+def test_a_number_like_a_dcmi_code_on_a_line_without_dcmi_is_no_dcmi_code():
+    from doctor.explain.dcmi import dcmi_code
+
+    assert dcmi_code("loss -8005.2 at step 3") is None
+    assert dcmi_code("dcmi init failed, error code: -8005") == "-8005"
+    assert dcmi_code("dcmi: offset -80050") is None

@@ -322,3 +322,21 @@ def test_a_log_quoted_with_cat_n_line_numbers_is_read_behind_them():
     ev = scan("\n".join(lines).encode() + b"\n").events[0]
     assert ev.kind == "python" and ev.exc_type == "RuntimeError" and ev.frames
     assert "traceback-ends-in-package" not in [f.id for f in explain_lines(lines)]
+
+
+def test_an_exception_line_with_its_message_on_the_next_lines_is_read_with_them():
+    # CPython writes `Type: value` (traceback.py, _format_final_exc_line): a line that stops after `ImportError:` has
+    # its message on the lines below it (a message that begins with a newline, or a paste broken after the colon). It
+    # was read as an exception without a message, so only the words of the next lines were read, not the import.
+    lines = ["Failed to import VLLM Rollout. Please make sure vllm is installed.", "", "ImportError:",
+             "cannot import name 'Fp8LinearOp'", "from vllm.model_executor.layers.quantization.utils.w8a8_utils"]
+    ev = [e for e in scan("\n".join(lines).encode() + b"\n").events if e.kind == "python"][0]
+    assert ev.exc_type == "ImportError" and "cannot import name 'Fp8LinearOp'" in ev.facts["message"]
+    lines = ["ImportError:", "cannot import name 'Fp8LinearOp' from "
+             "'vllm.model_executor.layers.quantization.utils.w8a8_utils' "
+             "(/usr/local/lib/python3.12/site-packages/vllm/model_executor/layers/quantization/utils/w8a8_utils.py)"]
+    f = explain_lines(lines)[0]
+    assert f.id == "api-version-mismatch" and f.components[0] == "vllm" and f.evidence["line"] == 1
+    # an exception line with its message on the same line is not continued onto a following unrelated line
+    assert explain_lines(["ImportError: cannot import name 'LLM' from 'vllm' (/x/vllm/__init__.py)",
+                          "the next line says nothing"])[0].evidence["read"].count("the next line") == 0

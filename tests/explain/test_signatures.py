@@ -99,6 +99,19 @@ def test_500001_and_eh9999_lines_are_explained():
     assert found[0].evidence["line"] == 2 and found[0].evidence["occurrences"] == 2
 
 
+@pytest.mark.parametrize("code", ["561107", "561109", "561110", "561111", "561113", "561117", "561119"])
+def test_an_aclnn_code_of_the_kernel_library_s_files_names_the_kernels_package(code):
+    """CANN's aclnn return-code table (ops-nn docs/zh/context/aclnn_return_code.md) defines 561107-561119 as the
+    operator kernel library failing to load: ASCEND_OPP_PATH unset, or the library's operator-info json / static
+    binary json missing, unreadable or invalid. The kernels package is the one to reinstall or source, not an
+    internal error of the operator (561000-561002, 561101-561106)."""
+    found = explain_lines([f"RuntimeError: call aclnnRmsNorm failed, error code is {code}"])
+    assert found[0].id == "aclnn-kernel-package-missing"
+    assert found[0].components[0] == "kernels"
+    inner = explain_lines(["RuntimeError: call aclnnRmsNorm failed, error code is 561002"])
+    assert inner[0].id == "aclnn-internal-error"
+
+
 # ------------------------------------------------------------------------------------------- the public cases
 
 

@@ -235,8 +235,7 @@ def test_numpy2_with_a_cann_before_9_is_an_error_its_install_steps_cap(tmp_path)
 
 
 def test_transformers_code_that_needs_a_newer_torch_than_it_declares_is_an_error():
-    """transformers 4.50-4.57 declare torch >= 2.0 (or nothing outside their `torch` extra) while their code needs
-    torch 2.1: 4.50.x calls torch.compiler at import (integrations/flex_attention.py), 4.52+ turns PyTorch off below
+    """transformers declares torch only under its extras (4.50: `torch>=2.0`) while its code needs torch 2.1 and more: 4.50.x calls torch.compiler at import (integrations/flex_attention.py), 4.52+ turns PyTorch off below
     2.1 (import_utils.py), 5.x below 2.2 / 2.4 / 2.5 / 2.6 (profiles/code-needs.toml, read from each release's files).
     returnn issue 1706: transformers 4.50 on torch 2.0.0 fails with `module 'torch' has no attribute 'compiler'`."""
     from doctor.checks.diagnose import diagnose

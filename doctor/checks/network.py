@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ipaddress
 from collections.abc import Iterator
 from typing import Any
 
@@ -110,8 +111,33 @@ def hccl_ports(ctx: CheckContext) -> Iterator[Finding]:
 _IFNAME_VARS = ("GLOO_SOCKET_IFNAME", "TP_SOCKET_IFNAME", "HCCL_SOCKET_IFNAME")
 
 
+def _address(text: str) -> str | None:
+    """`text` as an IP address (10.0.0.5, fe80::1), None when it is not one (an interface name such as eth0)."""
+    try:
+        return str(ipaddress.ip_address(text.strip()))
+    except ValueError:
+        return None
+
+
+def _holder(ifaces: Any, address: str) -> str | None:
+    """The interface of this host that carries `address`, None when unknown or none does."""
+    for i in ifaces if isinstance(ifaces, list) else ():
+        addrs = i.addresses if known(i.addresses) and isinstance(i.addresses, list) else []
+        if known(i.name) and any(_address(str(a).split("/")[0]) == address for a in addrs):
+            return str(i.name)
+    return None
+
+
+# Gloo looks an interface up by name (gloo/transport/tcp/device.cc lookupAddrForIface: "Unable to find address
+# for: X"); PyTorch documents GLOO_SOCKET_IFNAME / TP_SOCKET_IFNAME as interface names (export GLOO_SOCKET_IFNAME=eth0),
+# and HCCL takes the host NIC's name in HCCL_SOCKET_IFNAME, its address in HCCL_IF_IP.
+SRC_IFNAME_IS_NAME = ("https://docs.pytorch.org/docs/2.7/distributed.html; "
+                      "https://github.com/pytorch/gloo/blob/aeaea26ca72896ac85e04b7678e5835a903f1e1f/gloo/transport/tcp/device.cc; "
+                      "https://www.hiascend.com/document/detail/en/canncommercial/800/apiref/envvar/envref_07_0075.html")
+
+
 @check("socket-ifname", "network",
-       findings=("socket-ifname-missing", "socket-ifname-not-single", "socket-ifname-syntax"))
+       findings=("socket-ifname-missing", "socket-ifname-not-single", "socket-ifname-syntax", "socket-ifname-is-address"))
 def socket_ifname(ctx: CheckContext) -> Iterator[Finding]:
     """*_SOCKET_IFNAME name existing interfaces, in the syntax each library accepts."""
     snap = ctx.snapshot
@@ -134,6 +160,21 @@ def socket_ifname(ctx: CheckContext) -> Iterator[Finding]:
             continue
         body = value.lstrip("^=") if var == "HCCL_SOCKET_IFNAME" else value
         items = [x.strip() for x in body.split(",") if x.strip()]
+        addresses = [a for a in (_address(x) for x in items) if a]
+        if addresses:
+            holder = _holder(ifaces, addresses[0])
+            name = holder or f"<the interface that carries {addresses[0]}: `ip -o addr | grep -F {addresses[0]}`>"
+            yield finding(
+                "socket-ifname-is-address", "error", ("network", "env"),
+                f"{var}={raw!r} is an IP address, not an interface name",
+                detail=f"{var} names network interfaces (eth0, enp189s0f0); no interface is called {addresses[0]}, so "
+                       + ("HCCL finds no host NIC to bind." if var == "HCCL_SOCKET_IFNAME" else
+                          f"every rank dies in Gloo with `Unable to find address for: {addresses[0]}`."),
+                evidence={var: raw, "interfaces": names, "carried_by": holder},
+                fix=f"export {var}={name}" + (f"; the address itself goes in HCCL_IF_IP={addresses[0]}"
+                                              if var == "HCCL_SOCKET_IFNAME" else ""),
+                source=SRC_IFNAME_IS_NAME)
+            continue
         if var == "TP_SOCKET_IFNAME" and len(items) > 1:
             yield finding(
                 "socket-ifname-not-single", "error", ("network", "env"), f"{var}={raw!r} is not a single interface name",
@@ -157,6 +198,72 @@ def socket_ifname(ctx: CheckContext) -> Iterator[Finding]:
                 fix=f"export {var}=<one of: {', '.join(names[:8])}>",
                 source="https://github.com/pytorch/gloo/blob/aeaea26ca72896ac85e04b7678e5835a903f1e1f/gloo/transport/tcp/device.cc; "
                        "https://www.hiascend.com/document/detail/en/canncommercial/800/apiref/envvar/envref_07_0075.html")
+
+
+def _host_addresses(ifaces: Any) -> set[str] | None:
+    """Every address of this host's interfaces, None when the interfaces are not in the snapshot."""
+    if not isinstance(ifaces, list):
+        return None
+    out: set[str] = set()
+    for i in ifaces:
+        for a in i.addresses if known(i.addresses) and isinstance(i.addresses, list) else []:
+            ip = _address(str(a).split("/")[0])
+            if ip:
+                out.add(ip)
+    return out
+
+
+def _ray_ips_here(ray: Any, here: set[str] | None) -> set[str]:
+    """The addresses the snapshot's Ray cluster knows this host's node by: nodes (and the head's address) that are
+    addresses of this host's interfaces; with the interfaces unknown, the one node of a one-node cluster."""
+    if not (known(ray) and isinstance(ray, dict)):
+        return set()
+    nodes = [n for n in ray.get("nodes") or [] if isinstance(n, dict) and n.get("alive", True)]
+    ips = {ip for n in nodes if (ip := _address(str(n.get("address") or "")))}
+    head = ray.get("address")
+    if isinstance(head, str) and head:
+        hip = _address(head.rsplit(":", 1)[0] if head.count(":") == 1 else head)
+        if hip:
+            ips.add(hip)
+    if here is not None:
+        return ips & here
+    return ips if len(nodes) == 1 and len(ips) == 1 else set()
+
+
+# vLLM's distributed troubleshooting: nodes with several IP addresses make vLLM and Ray pick different ones ("No
+# available node types can fulfill resource request"); set VLLM_HOST_IP and make Ray use the same address (ray start
+# --node-ip-address), then check with `ray list nodes` (github.com/vllm-project/vllm/issues/7815).
+SRC_VLLM_HOST_IP = ("https://docs.vllm.ai/en/latest/serving/distributed_troubleshooting/; "
+                    "https://github.com/vllm-project/vllm/issues/7815")
+
+
+@check("ray-node-ip", "network", findings=("vllm-host-ip-not-ray-node-ip",))
+def ray_node_ip(ctx: CheckContext) -> Iterator[Finding]:
+    """VLLM_HOST_IP is the address Ray knows this node by (vLLM's distributed troubleshooting)."""
+    snap = ctx.snapshot
+    if not env_known(snap):
+        skip("the snapshot has no environment variables")
+    raw = env(snap, "VLLM_HOST_IP")
+    if not raw or not _address(raw):
+        skip("VLLM_HOST_IP is not set to an address")
+    want = _address(raw)
+    here = _host_addresses(val(snap.network, "interfaces"))
+    ray_ips = _ray_ips_here(snap.ray, here)
+    if not ray_ips:
+        skip("the snapshot does not say which address Ray knows this node by")
+    if want in ray_ips or (here is not None and want not in here):
+        return
+    got = sorted(ray_ips)
+    yield finding(
+        "vllm-host-ip-not-ray-node-ip", "error", ("network", "ray", "vllm"),
+        f"Ray knows this node as {', '.join(got)}, but VLLM_HOST_IP={raw}",
+        detail="This host has several addresses and Ray picked another one than vLLM's: vLLM places its workers by the "
+               "node IP it computes (VLLM_HOST_IP) and Ray reports the node under its own choice, so the placement "
+               "fails (`No available node types can fulfill resource request`) or workers dial the wrong network.",
+        evidence={"VLLM_HOST_IP": raw, "ray_node_ip": got, "host_addresses": sorted(here) if here is not None else None},
+        fix=f"Restart Ray on this node with `ray start ... --node-ip-address={want}` (the same address as VLLM_HOST_IP), "
+            "and check with `ray list nodes`.",
+        source=SRC_VLLM_HOST_IP)
 
 
 @check("shm-size", "network", findings=("shm-too-small",))

@@ -266,6 +266,79 @@ def ray_node_ip(ctx: CheckContext) -> Iterator[Finding]:
         source=SRC_VLLM_HOST_IP)
 
 
+# CANN's HCCL_IF_IP: "a character string in IPv4 or IPv6 format. Currently, only the host NIC is supported, and only
+# one IP address can be configured"; without HCCL_IF_IP / HCCL_SOCKET_IFNAME HCCL takes "NICs other than Docker or local
+# NICs (NIC names in ascending lexicographical order) > Docker NICs > local NICs", and "if the NIC specified for the
+# current node is disconnected from that for the root node, the HCCL link establishment will fail".
+SRC_HCCL_IF_IP = "https://www.hiascend.com/document/detail/en/canncommercial/850/commlib/hcclug/hcclug_000088.html"
+
+
+def _routable(ifaces: Any) -> list[Any]:
+    """Up interfaces with an IPv4 address that are neither loopback nor Docker/virtual bridges (HCCL's own ranking
+    puts those last), in HCCL's order: by name, ascending."""
+    out = []
+    for i in ifaces if isinstance(ifaces, list) else ():
+        name = str(i.name) if known(i.name) else ""
+        addrs = [_address(str(a).split("/")[0]) for a in (i.addresses if known(i.addresses) and isinstance(i.addresses, list) else [])]
+        v4 = [ip for a in addrs if a and (ip := ipaddress.ip_address(a)).version == 4 and not ip.is_loopback]
+        if name and i.up is not False and v4 and name != "lo" and not name.startswith(("docker", "veth", "br-", "virbr")):
+            out.append(i)
+    return sorted(out, key=lambda i: str(i.name))
+
+
+@check("host-nic", "network", findings=("hccl-if-ip-invalid", "hccl-if-ip-not-on-host", "host-nic-not-chosen"))
+def host_nic(ctx: CheckContext) -> Iterator[Finding]:
+    """The host NIC HCCL and Gloo bootstrap over: HCCL_IF_IP is one address of this host; on a multi-node job with
+    several NICs, the choice is not left to the default order."""
+    snap = ctx.snapshot
+    if not env_known(snap):
+        skip("the snapshot has no environment variables")
+    ifaces = val(snap.network, "interfaces")
+    here = _host_addresses(ifaces)
+    raw = env(snap, "HCCL_IF_IP")
+    if raw:
+        ip = _address(raw)
+        if ip is None:
+            yield finding(
+                "hccl-if-ip-invalid", "error", ("network", "hccl", "env"),
+                f"HCCL_IF_IP={raw!r} is not one IPv4 or IPv6 address",
+                detail="HCCL_IF_IP takes the host NIC's address (one address); an interface name goes in "
+                       "HCCL_SOCKET_IFNAME.",
+                evidence={"HCCL_IF_IP": raw}, fix="export HCCL_IF_IP=<this node's address on the network that reaches "
+                                                  "the root node>, e.g. from `ip -4 route get $MASTER_ADDR`",
+                source=SRC_HCCL_IF_IP)
+        elif here is not None and ip not in here:
+            yield finding(
+                "hccl-if-ip-not-on-host", "error", ("network", "hccl", "env"),
+                f"HCCL_IF_IP={raw} is not an address of this host",
+                detail="HCCL binds its host NIC to this address to reach the root node; another node's address "
+                       "(a script that exports the head's IP on every node) fails HCCL's link set-up.",
+                evidence={"HCCL_IF_IP": raw, "host_addresses": sorted(here)},
+                fix="export HCCL_IF_IP=<this node's own address> on every node (one of: "
+                    f"{', '.join(sorted(a for a in here if not a.startswith('127.'))[:6])})",
+                source=SRC_HCCL_IF_IP)
+        return
+    if not _multi_node(ctx):
+        return
+    if not (env_unset(snap, "HCCL_IF_IP") and env_unset(snap, "HCCL_SOCKET_IFNAME")
+            and env_unset(snap, "GLOO_SOCKET_IFNAME")):
+        return
+    nics = _routable(ifaces)
+    if len(nics) < 2:
+        return
+    names = [str(i.name) for i in nics]
+    yield finding(
+        "host-nic-not-chosen", "warning", ("network", "hccl", "env"),
+        f"A multi-node job on a host with {len(nics)} NICs ({', '.join(names[:6])}) sets neither HCCL_IF_IP / "
+        "HCCL_SOCKET_IFNAME nor GLOO_SOCKET_IFNAME",
+        detail=f"HCCL then takes the first NIC by name ({names[0]}) and Gloo the address the hostname resolves to; if "
+               "that NIC does not reach the root node, HCCL's link set-up and Gloo's connectFullMesh fail.",
+        evidence={"nics": {str(i.name): list(i.addresses) for i in nics}},
+        fix="On every node: export HCCL_IF_IP=<its address on the cluster network> GLOO_SOCKET_IFNAME=<that NIC> "
+            "TP_SOCKET_IFNAME=<that NIC> (vllm-ascend's multi-node tutorial sets all three).",
+        source=SRC_HCCL_IF_IP + "; https://docs.vllm.ai/en/latest/serving/distributed_troubleshooting/")
+
+
 @check("shm-size", "network", findings=("shm-too-small",))
 def shm_size(ctx: CheckContext) -> Iterator[Finding]:
     """/dev/shm large enough for Ray's object store and dataloader workers."""

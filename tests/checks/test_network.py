@@ -106,3 +106,32 @@ def test_vllm_host_ip_that_is_not_the_address_ray_knows_the_node_by_is_an_error(
     one = {"nodes": [{"address": "192.168.1.12", "alive": True}]}
     assert found(bare(env={"VLLM_HOST_IP": "10.0.1.12"}, ray=one))["vllm-host-ip-not-ray-node-ip"] == "error"
     assert "vllm-host-ip-not-ray-node-ip" not in found(bare(env={"VLLM_HOST_IP": "10.0.1.12"}, ray=two))
+
+
+def test_hccl_if_ip_must_be_one_address_of_this_host():
+    """CANN's HCCL_IF_IP: one IPv4/IPv6 address of the host NIC (an interface name goes in HCCL_SOCKET_IFNAME)."""
+    nics = {"interfaces": [{"name": "lo", "addresses": ["127.0.0.1"], "up": True},
+                           {"name": "enp189s0f0", "addresses": ["10.0.0.5"], "up": True}]}
+    assert found(bare(env={"HCCL_IF_IP": "enp189s0f0"}))["hccl-if-ip-invalid"] == "error"
+    assert found(bare(env={"HCCL_IF_IP": "10.0.0.5,10.0.0.6"}))["hccl-if-ip-invalid"] == "error"
+    assert found(bare(env={"HCCL_IF_IP": "10.0.0.9"}, network=nics))["hccl-if-ip-not-on-host"] == "error"
+    for d in (bare(env={"HCCL_IF_IP": "10.0.0.5"}, network=nics), bare(env={"HCCL_IF_IP": "10.0.0.9"})):
+        assert not {"hccl-if-ip-invalid", "hccl-if-ip-not-on-host"} & set(found(d))  # its own address; NICs unknown
+
+
+def test_a_multi_node_job_on_several_nics_that_names_none_is_a_warning():
+    """Without HCCL_IF_IP / HCCL_SOCKET_IFNAME HCCL takes the first non-docker, non-lo NIC by name (CANN's
+    HCCL_IF_IP page), Gloo the hostname's address: a multi-node job on a host with several NICs must name one."""
+    two = {"nodes": [{"address": "10.0.0.5", "alive": True}, {"address": "10.0.0.6", "alive": True}]}
+    nics = {"interfaces": [{"name": "lo", "addresses": ["127.0.0.1"], "up": True},
+                           {"name": "docker0", "addresses": ["172.17.0.1"], "up": True},
+                           {"name": "eth0", "addresses": ["192.168.1.5"], "up": True},
+                           {"name": "enp189s0f0", "addresses": ["10.0.0.5"], "up": True}]}
+    d = bare(env={}, complete=True, network=nics, ray=two)
+    assert found(d)["host-nic-not-chosen"] == "warning"
+    assert "host-nic-not-chosen" not in found(bare(env={}, network=nics, ray=two))  # partial env: unset is unknown
+    for named in ({"HCCL_IF_IP": "10.0.0.5"}, {"GLOO_SOCKET_IFNAME": "enp189s0f0"}):
+        assert "host-nic-not-chosen" not in found(bare(env=named, complete=True, network=nics, ray=two))
+    one_nic = {"interfaces": nics["interfaces"][:3]}  # lo, docker0, eth0
+    assert "host-nic-not-chosen" not in found(bare(env={}, complete=True, network=one_nic, ray=two))
+    assert "host-nic-not-chosen" not in found(bare(env={}, complete=True, network=nics))  # not known to be multi-node

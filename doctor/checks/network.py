@@ -67,6 +67,46 @@ def hccl_timeout(ctx: CheckContext) -> Iterator[Finding]:
             source=SRC_HCCL_TIMEOUT)
 
 
+# CANN's HCCL_EXEC_TIMEOUT (A2 / A3): seconds, [0, 2147483647], default 1836, 0 = never; with the algorithm expanded
+# on AIV (HCCL_OP_EXPANSION_MODE=AIV) the range is [0, 1091], default 1091, "若设置为0或超出最大值1091，将按照1091处理".
+SRC_HCCL_EXEC_TIMEOUT = "https://www.hiascend.com/document/detail/zh/CANNCommunityEdition/900beta1/maintenref/envvar/envref_07_0078.html"
+AIV_EXEC_TIMEOUT_MAX = 1091
+
+
+@check("hccl-exec-timeout", "network", findings=("hccl-exec-timeout-invalid", "hccl-exec-timeout-capped"))
+def hccl_exec_timeout(ctx: CheckContext) -> Iterator[Finding]:
+    """HCCL_EXEC_TIMEOUT is a number of seconds HCCL actually applies (AIV expansion caps it at 1091 s)."""
+    snap = ctx.snapshot
+    if not env_known(snap):
+        skip("the snapshot has no environment variables")
+    raw = env(snap, "HCCL_EXEC_TIMEOUT")
+    if not raw:
+        skip("HCCL_EXEC_TIMEOUT is not set")
+    try:
+        secs = float(raw)
+    except ValueError:
+        secs = -1.0
+    if secs < 0:
+        yield finding(
+            "hccl-exec-timeout-invalid", "error", ("hccl", "env"), f"HCCL_EXEC_TIMEOUT={raw!r} is not a number of seconds",
+            detail="HCCL_EXEC_TIMEOUT takes seconds, 0 (never) to 2147483647 on Atlas A2 / A3 (default 1836).",
+            evidence={"HCCL_EXEC_TIMEOUT": raw}, fix="export HCCL_EXEC_TIMEOUT=1836 (CANN's default), or unset it",
+            source=SRC_HCCL_EXEC_TIMEOUT)
+        return
+    mode = (env(snap, "HCCL_OP_EXPANSION_MODE") or "").strip().upper()
+    if mode == "AIV" and (secs == 0 or secs > AIV_EXEC_TIMEOUT_MAX):
+        yield finding(
+            "hccl-exec-timeout-capped", "warning", ("hccl", "env"),
+            f"HCCL_EXEC_TIMEOUT={raw} is applied as {AIV_EXEC_TIMEOUT_MAX} s under HCCL_OP_EXPANSION_MODE=AIV",
+            detail=f"With the algorithm expanded on AIV, HCCL's range is 0-{AIV_EXEC_TIMEOUT_MAX} s and 0 or a larger value "
+                   f"is treated as {AIV_EXEC_TIMEOUT_MAX} s: ranks that wait longer than that for a slow peer (a checkpoint "
+                   "save, a long rollout) still time out.",
+            evidence={"HCCL_EXEC_TIMEOUT": raw, "HCCL_OP_EXPANSION_MODE": env(snap, "HCCL_OP_EXPANSION_MODE")},
+            fix=f"Keep the slowest step under {AIV_EXEC_TIMEOUT_MAX} s, or unset HCCL_OP_EXPANSION_MODE=AIV where a longer "
+                "wait is needed.",
+            source=SRC_HCCL_EXEC_TIMEOUT)
+
+
 def _own_ports(snap: Any) -> set[int]:
     """Ports the user's own Ray head listens on (not a collision with HCCL)."""
     own = {6379, 8265}

@@ -135,3 +135,14 @@ def test_a_multi_node_job_on_several_nics_that_names_none_is_a_warning():
     one_nic = {"interfaces": nics["interfaces"][:3]}  # lo, docker0, eth0
     assert "host-nic-not-chosen" not in found(bare(env={}, complete=True, network=one_nic, ray=two))
     assert "host-nic-not-chosen" not in found(bare(env={}, complete=True, network=nics))  # not known to be multi-node
+
+
+def test_hccl_exec_timeout_is_seconds_and_aiv_expansion_caps_it():
+    """CANN's HCCL_EXEC_TIMEOUT: seconds (A2/A3: 0-2147483647, default 1836); with HCCL_OP_EXPANSION_MODE=AIV its
+    range is 0-1091 and 0 or a larger value is applied as 1091 s."""
+    assert found(bare(env={"HCCL_EXEC_TIMEOUT": "30min"}))["hccl-exec-timeout-invalid"] == "error"
+    assert found(bare(env={"HCCL_EXEC_TIMEOUT": "1800", "HCCL_OP_EXPANSION_MODE": "AIV"}))["hccl-exec-timeout-capped"] == "warning"
+    assert found(bare(env={"HCCL_EXEC_TIMEOUT": "0", "HCCL_OP_EXPANSION_MODE": "aiv"}))["hccl-exec-timeout-capped"] == "warning"
+    for env in ({"HCCL_EXEC_TIMEOUT": "1800"}, {"HCCL_EXEC_TIMEOUT": "900", "HCCL_OP_EXPANSION_MODE": "AIV"},
+                {"HCCL_EXEC_TIMEOUT": "0"}, {"HCCL_OP_EXPANSION_MODE": "AIV"}):
+        assert not {"hccl-exec-timeout-invalid", "hccl-exec-timeout-capped"} & set(found(bare(env=env))), env

@@ -277,9 +277,10 @@ SRC_VLLM_HOST_IP = ("https://docs.vllm.ai/en/latest/serving/distributed_troubles
                     "https://github.com/vllm-project/vllm/issues/7815")
 
 
-@check("ray-node-ip", "network", findings=("vllm-host-ip-not-ray-node-ip",))
-def ray_node_ip(ctx: CheckContext) -> Iterator[Finding]:
-    """VLLM_HOST_IP is the address Ray knows this node by (vLLM's distributed troubleshooting)."""
+@check("vllm-host-ip", "network", findings=("vllm-host-ip-not-on-host", "vllm-host-ip-not-ray-node-ip"))
+def vllm_host_ip(ctx: CheckContext) -> Iterator[Finding]:
+    """VLLM_HOST_IP is an address of this host and the one Ray knows this node by (vLLM's distributed
+    troubleshooting; its run_cluster.sh: each node its own VLLM_HOST_IP)."""
     snap = ctx.snapshot
     if not env_known(snap):
         skip("the snapshot has no environment variables")
@@ -288,6 +289,18 @@ def ray_node_ip(ctx: CheckContext) -> Iterator[Finding]:
         skip("VLLM_HOST_IP is not set to an address")
     want = _address(raw)
     here = _host_addresses(val(snap.network, "interfaces"))
+    if here and want not in here:
+        yield finding(
+            "vllm-host-ip-not-on-host", "error", ("network", "vllm", "env"),
+            f"VLLM_HOST_IP={raw} is not an address of this host",
+            detail="Every node needs its own VLLM_HOST_IP (vLLM's run_cluster.sh: each worker a unique value, reachable "
+                   "at that address); the head's address exported on every node makes vLLM place and dial workers at "
+                   "the wrong machine.",
+            evidence={"VLLM_HOST_IP": raw, "host_addresses": sorted(here)},
+            fix="export VLLM_HOST_IP=<this node's own address on the cluster network> (one of: "
+                f"{', '.join(sorted(a for a in here if not a.startswith('127.'))[:6])})",
+            source=SRC_VLLM_HOST_IP + "; https://docs.vllm.ai/en/v0.11.2/examples/online_serving/run_cluster/")
+        return
     ray_ips = _ray_ips_here(snap.ray, here)
     if not ray_ips:
         skip("the snapshot does not say which address Ray knows this node by")

@@ -146,3 +146,13 @@ def test_hccl_exec_timeout_is_seconds_and_aiv_expansion_caps_it():
     for env in ({"HCCL_EXEC_TIMEOUT": "1800"}, {"HCCL_EXEC_TIMEOUT": "900", "HCCL_OP_EXPANSION_MODE": "AIV"},
                 {"HCCL_EXEC_TIMEOUT": "0"}, {"HCCL_OP_EXPANSION_MODE": "AIV"}):
         assert not {"hccl-exec-timeout-invalid", "hccl-exec-timeout-capped"} & set(found(bare(env=env))), env
+
+
+def test_vllm_host_ip_that_is_not_an_address_of_this_host_is_an_error():
+    """vLLM's run_cluster.sh: each node its own VLLM_HOST_IP, reachable at that address (the head's address exported
+    on every node is the classic slip). Judged only when the host's interfaces are known."""
+    nics = {"interfaces": [{"name": "lo", "addresses": ["127.0.0.1"], "up": True},
+                           {"name": "eth0", "addresses": ["10.0.1.13"], "up": True}]}
+    assert found(bare(env={"VLLM_HOST_IP": "10.0.1.12"}, network=nics))["vllm-host-ip-not-on-host"] == "error"
+    assert "vllm-host-ip-not-on-host" not in found(bare(env={"VLLM_HOST_IP": "10.0.1.13"}, network=nics))
+    assert "vllm-host-ip-not-on-host" not in found(bare(env={"VLLM_HOST_IP": "10.0.1.12"}))

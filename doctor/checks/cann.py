@@ -269,6 +269,44 @@ def _torch_npu_dev(v: str | None) -> bool:
     return bool(v) and ".dev" in str(v)
 
 
+@check("driver-firmware", "cann", findings=("driver-firmware-incompatible",))
+def driver_firmware(ctx: CheckContext) -> Iterator[Finding]:
+    """The installed firmware and driver accept each other, by the lists each declares and the driver's own rule
+    (doctor/knowledge/hdk_compat.py)."""
+    from doctor.knowledge import hdk_compat
+
+    snap = ctx.snapshot
+    drv, fw = snap.ascend_part("driver"), snap.ascend_part("firmware")
+    fw_list = _extra(drv, "compatible_version_fw")
+    if not fw_list:
+        skip("the driver's version.info (its compatible_version_fw list) is not in the snapshot")
+    fv, dv = val(fw, "version"), val(drv, "version")
+    if not isinstance(fv, str) or not fv:
+        skip("the firmware version is not known")
+    drv_list = _extra(fw, "compatible_version_drv")
+    verdict = hdk_compat.compatible(fv, dv if isinstance(dv, str) else None, fw_list, drv_list)
+    if verdict is not False:
+        return
+    yield finding(
+        "driver-firmware-incompatible", "error", ("firmware", "driver", "npu"),
+        f"NPU firmware {fv} and driver {dv} do not accept each other",
+        detail=(f"The driver accepts firmware {fw_list} (its version.info) and the firmware accepts drivers "
+                f"{drv_list or 'unknown'}; neither list holds the other"
+                if fv >= hdk_compat.FIRST_COMPATIBLE_FW else
+                f"The driver treats firmware older than {hdk_compat.FIRST_COMPATIBLE_FW.rstrip('.')} as incompatible")
+               + " (the rule npu-smi's compatibility status comes from): devices fail to start or run with errors.",
+        evidence={"firmware": fv, "driver": dv, "compatible_version_fw": fw_list, "compatible_version_drv": drv_list},
+        fix="Install the firmware package of the same Ascend HDK release as the driver (Ascend-hdk-*-npu-firmware_*.run, "
+            "then reboot), or the driver that matches this firmware.",
+        source=hdk_compat.SOURCE)
+
+
+def _extra(component: Any, key: str) -> str | None:
+    """A key of a driver / firmware fact the model keeps in `extra` (their version.info lines)."""
+    v = getattr(component, "extra", {}).get(key) if known(component) and component is not None else None
+    return v if isinstance(v, str) and v.strip() else None
+
+
 @check("cann-driver", "cann", findings=("driver-below-recommended", "driver-missing", "driver-too-old"))
 def cann_driver(ctx: CheckContext) -> Iterator[Finding]:
     """The NPU driver (HDK) is present and new enough for the toolkit."""

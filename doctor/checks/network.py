@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ipaddress
 from collections.abc import Iterator
 from typing import Any
 
@@ -66,6 +67,46 @@ def hccl_timeout(ctx: CheckContext) -> Iterator[Finding]:
             source=SRC_HCCL_TIMEOUT)
 
 
+# CANN's HCCL_EXEC_TIMEOUT (A2 / A3): seconds, [0, 2147483647], default 1836, 0 = never; with the algorithm expanded
+# on AIV (HCCL_OP_EXPANSION_MODE=AIV) the range is [0, 1091], default 1091, "若设置为0或超出最大值1091，将按照1091处理".
+SRC_HCCL_EXEC_TIMEOUT = "https://www.hiascend.com/document/detail/zh/CANNCommunityEdition/900beta1/maintenref/envvar/envref_07_0078.html"
+AIV_EXEC_TIMEOUT_MAX = 1091
+
+
+@check("hccl-exec-timeout", "network", findings=("hccl-exec-timeout-invalid", "hccl-exec-timeout-capped"))
+def hccl_exec_timeout(ctx: CheckContext) -> Iterator[Finding]:
+    """HCCL_EXEC_TIMEOUT is a number of seconds HCCL actually applies (AIV expansion caps it at 1091 s)."""
+    snap = ctx.snapshot
+    if not env_known(snap):
+        skip("the snapshot has no environment variables")
+    raw = env(snap, "HCCL_EXEC_TIMEOUT")
+    if not raw:
+        skip("HCCL_EXEC_TIMEOUT is not set")
+    try:
+        secs = float(raw)
+    except ValueError:
+        secs = -1.0
+    if secs < 0:
+        yield finding(
+            "hccl-exec-timeout-invalid", "error", ("hccl", "env"), f"HCCL_EXEC_TIMEOUT={raw!r} is not a number of seconds",
+            detail="HCCL_EXEC_TIMEOUT takes seconds, 0 (never) to 2147483647 on Atlas A2 / A3 (default 1836).",
+            evidence={"HCCL_EXEC_TIMEOUT": raw}, fix="export HCCL_EXEC_TIMEOUT=1836 (CANN's default), or unset it",
+            source=SRC_HCCL_EXEC_TIMEOUT)
+        return
+    mode = (env(snap, "HCCL_OP_EXPANSION_MODE") or "").strip().upper()
+    if mode == "AIV" and (secs == 0 or secs > AIV_EXEC_TIMEOUT_MAX):
+        yield finding(
+            "hccl-exec-timeout-capped", "warning", ("hccl", "env"),
+            f"HCCL_EXEC_TIMEOUT={raw} is applied as {AIV_EXEC_TIMEOUT_MAX} s under HCCL_OP_EXPANSION_MODE=AIV",
+            detail=f"With the algorithm expanded on AIV, HCCL's range is 0-{AIV_EXEC_TIMEOUT_MAX} s and 0 or a larger value "
+                   f"is treated as {AIV_EXEC_TIMEOUT_MAX} s: ranks that wait longer than that for a slow peer (a checkpoint "
+                   "save, a long rollout) still time out.",
+            evidence={"HCCL_EXEC_TIMEOUT": raw, "HCCL_OP_EXPANSION_MODE": env(snap, "HCCL_OP_EXPANSION_MODE")},
+            fix=f"Keep the slowest step under {AIV_EXEC_TIMEOUT_MAX} s, or unset HCCL_OP_EXPANSION_MODE=AIV where a longer "
+                "wait is needed.",
+            source=SRC_HCCL_EXEC_TIMEOUT)
+
+
 def _own_ports(snap: Any) -> set[int]:
     """Ports the user's own Ray head listens on (not a collision with HCCL)."""
     own = {6379, 8265}
@@ -110,8 +151,33 @@ def hccl_ports(ctx: CheckContext) -> Iterator[Finding]:
 _IFNAME_VARS = ("GLOO_SOCKET_IFNAME", "TP_SOCKET_IFNAME", "HCCL_SOCKET_IFNAME")
 
 
+def _address(text: str) -> str | None:
+    """`text` as an IP address (10.0.0.5, fe80::1), None when it is not one (an interface name such as eth0)."""
+    try:
+        return str(ipaddress.ip_address(text.strip()))
+    except ValueError:
+        return None
+
+
+def _holder(ifaces: Any, address: str) -> str | None:
+    """The interface of this host that carries `address`, None when unknown or none does."""
+    for i in ifaces if isinstance(ifaces, list) else ():
+        addrs = i.addresses if known(i.addresses) and isinstance(i.addresses, list) else []
+        if known(i.name) and any(_address(str(a).split("/")[0]) == address for a in addrs):
+            return str(i.name)
+    return None
+
+
+# Gloo looks an interface up by name (gloo/transport/tcp/device.cc lookupAddrForIface: "Unable to find address
+# for: X"); PyTorch documents GLOO_SOCKET_IFNAME / TP_SOCKET_IFNAME as interface names (export GLOO_SOCKET_IFNAME=eth0),
+# and HCCL takes the host NIC's name in HCCL_SOCKET_IFNAME, its address in HCCL_IF_IP.
+SRC_IFNAME_IS_NAME = ("https://docs.pytorch.org/docs/2.7/distributed.html; "
+                      "https://github.com/pytorch/gloo/blob/aeaea26ca72896ac85e04b7678e5835a903f1e1f/gloo/transport/tcp/device.cc; "
+                      "https://www.hiascend.com/document/detail/en/canncommercial/800/apiref/envvar/envref_07_0075.html")
+
+
 @check("socket-ifname", "network",
-       findings=("socket-ifname-missing", "socket-ifname-not-single", "socket-ifname-syntax"))
+       findings=("socket-ifname-missing", "socket-ifname-not-single", "socket-ifname-syntax", "socket-ifname-is-address"))
 def socket_ifname(ctx: CheckContext) -> Iterator[Finding]:
     """*_SOCKET_IFNAME name existing interfaces, in the syntax each library accepts."""
     snap = ctx.snapshot
@@ -134,6 +200,21 @@ def socket_ifname(ctx: CheckContext) -> Iterator[Finding]:
             continue
         body = value.lstrip("^=") if var == "HCCL_SOCKET_IFNAME" else value
         items = [x.strip() for x in body.split(",") if x.strip()]
+        addresses = [a for a in (_address(x) for x in items) if a]
+        if addresses:
+            holder = _holder(ifaces, addresses[0])
+            name = holder or f"<the interface that carries {addresses[0]}: `ip -o addr | grep -F {addresses[0]}`>"
+            yield finding(
+                "socket-ifname-is-address", "error", ("network", "env"),
+                f"{var}={raw!r} is an IP address, not an interface name",
+                detail=f"{var} names network interfaces (eth0, enp189s0f0); no interface is called {addresses[0]}, so "
+                       + ("HCCL finds no host NIC to bind." if var == "HCCL_SOCKET_IFNAME" else
+                          f"every rank dies in Gloo with `Unable to find address for: {addresses[0]}`."),
+                evidence={var: raw, "interfaces": names, "carried_by": holder},
+                fix=f"export {var}={name}" + (f"; the address itself goes in HCCL_IF_IP={addresses[0]}"
+                                              if var == "HCCL_SOCKET_IFNAME" else ""),
+                source=SRC_IFNAME_IS_NAME)
+            continue
         if var == "TP_SOCKET_IFNAME" and len(items) > 1:
             yield finding(
                 "socket-ifname-not-single", "error", ("network", "env"), f"{var}={raw!r} is not a single interface name",
@@ -157,6 +238,158 @@ def socket_ifname(ctx: CheckContext) -> Iterator[Finding]:
                 fix=f"export {var}=<one of: {', '.join(names[:8])}>",
                 source="https://github.com/pytorch/gloo/blob/aeaea26ca72896ac85e04b7678e5835a903f1e1f/gloo/transport/tcp/device.cc; "
                        "https://www.hiascend.com/document/detail/en/canncommercial/800/apiref/envvar/envref_07_0075.html")
+
+
+def _host_addresses(ifaces: Any) -> set[str] | None:
+    """Every address of this host's interfaces, None when the interfaces are not in the snapshot."""
+    if not isinstance(ifaces, list):
+        return None
+    out: set[str] = set()
+    for i in ifaces:
+        for a in i.addresses if known(i.addresses) and isinstance(i.addresses, list) else []:
+            ip = _address(str(a).split("/")[0])
+            if ip:
+                out.add(ip)
+    return out
+
+
+def _ray_ips_here(ray: Any, here: set[str] | None) -> set[str]:
+    """The addresses the snapshot's Ray cluster knows this host's node by: nodes (and the head's address) that are
+    addresses of this host's interfaces; with the interfaces unknown, the one node of a one-node cluster."""
+    if not (known(ray) and isinstance(ray, dict)):
+        return set()
+    nodes = [n for n in ray.get("nodes") or [] if isinstance(n, dict) and n.get("alive", True)]
+    ips = {ip for n in nodes if (ip := _address(str(n.get("address") or "")))}
+    head = ray.get("address")
+    if isinstance(head, str) and head:
+        hip = _address(head.rsplit(":", 1)[0] if head.count(":") == 1 else head)
+        if hip:
+            ips.add(hip)
+    if here is not None:
+        return ips & here
+    return ips if len(nodes) == 1 and len(ips) == 1 else set()
+
+
+# vLLM's distributed troubleshooting: nodes with several IP addresses make vLLM and Ray pick different ones ("No
+# available node types can fulfill resource request"); set VLLM_HOST_IP and make Ray use the same address (ray start
+# --node-ip-address), then check with `ray list nodes` (github.com/vllm-project/vllm/issues/7815).
+SRC_VLLM_HOST_IP = ("https://docs.vllm.ai/en/latest/serving/distributed_troubleshooting/; "
+                    "https://github.com/vllm-project/vllm/issues/7815")
+
+
+@check("vllm-host-ip", "network", findings=("vllm-host-ip-not-on-host", "vllm-host-ip-not-ray-node-ip"))
+def vllm_host_ip(ctx: CheckContext) -> Iterator[Finding]:
+    """VLLM_HOST_IP is an address of this host and the one Ray knows this node by (vLLM's distributed
+    troubleshooting; its run_cluster.sh: each node its own VLLM_HOST_IP)."""
+    snap = ctx.snapshot
+    if not env_known(snap):
+        skip("the snapshot has no environment variables")
+    raw = env(snap, "VLLM_HOST_IP")
+    if not raw or not _address(raw):
+        skip("VLLM_HOST_IP is not set to an address")
+    want = _address(raw)
+    here = _host_addresses(val(snap.network, "interfaces"))
+    if here and want not in here:
+        yield finding(
+            "vllm-host-ip-not-on-host", "error", ("network", "vllm", "env"),
+            f"VLLM_HOST_IP={raw} is not an address of this host",
+            detail="Every node needs its own VLLM_HOST_IP (vLLM's run_cluster.sh: each worker a unique value, reachable "
+                   "at that address); the head's address exported on every node makes vLLM place and dial workers at "
+                   "the wrong machine.",
+            evidence={"VLLM_HOST_IP": raw, "host_addresses": sorted(here)},
+            fix="export VLLM_HOST_IP=<this node's own address on the cluster network> (one of: "
+                f"{', '.join(sorted(a for a in here if not a.startswith('127.'))[:6])})",
+            source=SRC_VLLM_HOST_IP + "; https://docs.vllm.ai/en/v0.11.2/examples/online_serving/run_cluster/")
+        return
+    ray_ips = _ray_ips_here(snap.ray, here)
+    if not ray_ips:
+        skip("the snapshot does not say which address Ray knows this node by")
+    if want in ray_ips or (here is not None and want not in here):
+        return
+    got = sorted(ray_ips)
+    yield finding(
+        "vllm-host-ip-not-ray-node-ip", "error", ("network", "ray", "vllm"),
+        f"Ray knows this node as {', '.join(got)}, but VLLM_HOST_IP={raw}",
+        detail="This host has several addresses and Ray picked another one than vLLM's: vLLM places its workers by the "
+               "node IP it computes (VLLM_HOST_IP) and Ray reports the node under its own choice, so the placement "
+               "fails (`No available node types can fulfill resource request`) or workers dial the wrong network.",
+        evidence={"VLLM_HOST_IP": raw, "ray_node_ip": got, "host_addresses": sorted(here) if here is not None else None},
+        fix=f"Restart Ray on this node with `ray start ... --node-ip-address={want}` (the same address as VLLM_HOST_IP), "
+            "and check with `ray list nodes`.",
+        source=SRC_VLLM_HOST_IP)
+
+
+# CANN's HCCL_IF_IP: "a character string in IPv4 or IPv6 format. Currently, only the host NIC is supported, and only
+# one IP address can be configured"; without HCCL_IF_IP / HCCL_SOCKET_IFNAME HCCL takes "NICs other than Docker or local
+# NICs (NIC names in ascending lexicographical order) > Docker NICs > local NICs", and "if the NIC specified for the
+# current node is disconnected from that for the root node, the HCCL link establishment will fail".
+SRC_HCCL_IF_IP = "https://www.hiascend.com/document/detail/en/canncommercial/850/commlib/hcclug/hcclug_000088.html"
+
+
+def _routable(ifaces: Any) -> list[Any]:
+    """Up interfaces with an IPv4 address that are neither loopback nor Docker/virtual bridges (HCCL's own ranking
+    puts those last), in HCCL's order: by name, ascending."""
+    out = []
+    for i in ifaces if isinstance(ifaces, list) else ():
+        name = str(i.name) if known(i.name) else ""
+        addrs = [_address(str(a).split("/")[0]) for a in (i.addresses if known(i.addresses) and isinstance(i.addresses, list) else [])]
+        v4 = [ip for a in addrs if a and (ip := ipaddress.ip_address(a)).version == 4 and not ip.is_loopback]
+        if name and i.up is not False and v4 and name != "lo" and not name.startswith(("docker", "veth", "br-", "virbr")):
+            out.append(i)
+    return sorted(out, key=lambda i: str(i.name))
+
+
+@check("host-nic", "network", findings=("hccl-if-ip-invalid", "hccl-if-ip-not-on-host", "host-nic-not-chosen"))
+def host_nic(ctx: CheckContext) -> Iterator[Finding]:
+    """The host NIC HCCL and Gloo bootstrap over: HCCL_IF_IP is one address of this host; on a multi-node job with
+    several NICs, the choice is not left to the default order."""
+    snap = ctx.snapshot
+    if not env_known(snap):
+        skip("the snapshot has no environment variables")
+    ifaces = val(snap.network, "interfaces")
+    here = _host_addresses(ifaces)
+    raw = env(snap, "HCCL_IF_IP")
+    if raw:
+        ip = _address(raw)
+        if ip is None:
+            yield finding(
+                "hccl-if-ip-invalid", "error", ("network", "hccl", "env"),
+                f"HCCL_IF_IP={raw!r} is not one IPv4 or IPv6 address",
+                detail="HCCL_IF_IP takes the host NIC's address (one address); an interface name goes in "
+                       "HCCL_SOCKET_IFNAME.",
+                evidence={"HCCL_IF_IP": raw}, fix="export HCCL_IF_IP=<this node's address on the network that reaches "
+                                                  "the root node>, e.g. from `ip -4 route get $MASTER_ADDR`",
+                source=SRC_HCCL_IF_IP)
+        elif here is not None and ip not in here:
+            yield finding(
+                "hccl-if-ip-not-on-host", "error", ("network", "hccl", "env"),
+                f"HCCL_IF_IP={raw} is not an address of this host",
+                detail="HCCL binds its host NIC to this address to reach the root node; another node's address "
+                       "(a script that exports the head's IP on every node) fails HCCL's link set-up.",
+                evidence={"HCCL_IF_IP": raw, "host_addresses": sorted(here)},
+                fix="export HCCL_IF_IP=<this node's own address> on every node (one of: "
+                    f"{', '.join(sorted(a for a in here if not a.startswith('127.'))[:6])})",
+                source=SRC_HCCL_IF_IP)
+        return
+    if not _multi_node(ctx):
+        return
+    if not (env_unset(snap, "HCCL_IF_IP") and env_unset(snap, "HCCL_SOCKET_IFNAME")
+            and env_unset(snap, "GLOO_SOCKET_IFNAME")):
+        return
+    nics = _routable(ifaces)
+    if len(nics) < 2:
+        return
+    names = [str(i.name) for i in nics]
+    yield finding(
+        "host-nic-not-chosen", "warning", ("network", "hccl", "env"),
+        f"A multi-node job on a host with {len(nics)} NICs ({', '.join(names[:6])}) sets neither HCCL_IF_IP / "
+        "HCCL_SOCKET_IFNAME nor GLOO_SOCKET_IFNAME",
+        detail=f"HCCL then takes the first NIC by name ({names[0]}) and Gloo the address the hostname resolves to; if "
+               "that NIC does not reach the root node, HCCL's link set-up and Gloo's connectFullMesh fail.",
+        evidence={"nics": {str(i.name): list(i.addresses) for i in nics}},
+        fix="On every node: export HCCL_IF_IP=<its address on the cluster network> GLOO_SOCKET_IFNAME=<that NIC> "
+            "TP_SOCKET_IFNAME=<that NIC> (vllm-ascend's multi-node tutorial sets all three).",
+        source=SRC_HCCL_IF_IP + "; https://docs.vllm.ai/en/latest/serving/distributed_troubleshooting/")
 
 
 @check("shm-size", "network", findings=("shm-too-small",))

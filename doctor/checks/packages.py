@@ -269,6 +269,43 @@ def missing_api(ctx: CheckContext) -> Iterator[Finding]:
             source=row.source)
 
 
+# The packages profiles/code-needs.toml has rows for: the table is read only when one of them has a stated version
+# (doctor/knowledge/code_needs.py loads it on first use); a new row's package is added here too
+# (tests/knowledge/test_code_needs.py checks the two agree).
+CODE_NEEDS_PACKAGES = frozenset({"transformers"})
+
+
+@check("code-needs", "packages", findings=("package-code-needs-unmet",))
+def code_needs(ctx: CheckContext) -> Iterator[Finding]:
+    """What a release's code needs beyond its metadata (profiles/code-needs.toml: the version gates it raises on or
+    turns a dependency off at, module-level calls into newer APIs), against the installed release of that package."""
+    snap = ctx.snapshot
+    stated = {name: v for name in CODE_NEEDS_PACKAGES if isinstance(v := ver(snap, name), str) and v}
+    if not stated:
+        skip("no package the table of code needs covers has a known version")
+    from doctor.knowledge.code_needs import load, needs_of
+
+    table = load()
+    for name, version in sorted(stated.items()):
+        for need in needs_of(name, version, table):
+            have = ver(snap, need.needed)
+            if not isinstance(have, str) or need.met_by(have) is not False:
+                continue
+            comps = tuple(dict.fromkeys(c for c in (component_of_distribution(need.needed),
+                                                    component_of_distribution(name)) if c))
+            yield finding(
+                "package-code-needs-unmet", "error", comps or ("python",),
+                f"{name} {version}'s code needs {need.requires}; {need.needed} {have} is installed",
+                detail=f"In {name} {need.releases}, {need.read_from}: {need.breaks}. Its metadata does not say so: pip "
+                       f"installs it beside {need.needed} {have} without a complaint (read from the files of "
+                       f"{name} {', '.join(need.read_at)}, {table.read}).",
+                evidence={name: version, need.needed: have, "needs": need.requires, "releases": need.releases,
+                          "read_at": list(need.read_at)},
+                fix=f"Install {need.requires} (with the torch-npu / vllm releases of the same stack), or a {name} "
+                    f"release that runs on {need.needed} {have}.",
+                source=need.source)
+
+
 _CUDA_ONLY = ("apex", "flash-attn", "flash-attn-3", "liger-kernel", "xformers", "bitsandbytes", "deepspeed-kernels")
 
 

@@ -91,3 +91,21 @@ def test_older_cann_is_a_warning():
     d = healthy("verl-0.6.1-cann8.2.rc1-a2")
     d["ascend"]["toolkit"]["version"] = d["ascend"]["kernels"]["version"] = d["ascend"]["nnal"]["version"] = "8.1.RC1"
     assert found(d)["cann-older-than-profiles"] == "warning"
+
+
+def test_firmware_and_driver_that_do_not_accept_each_other_is_an_error():
+    """The driver's version.info lists the firmware it accepts (compatible_version_fw), the firmware's the drivers
+    (compatible_version_drv); the driver's DCMI calls the pair compatible when either list holds the other (hicann/driver
+    dcmi_get_device_compatibility). A snapshot without the driver's list says nothing."""
+    from tests.stacks import bare, found
+
+    def snap(fw, drv="25.2.0", fw_list="[7.0.0,7.7.99]", drv_list="[24.1,24.1.],[25.0,25.0.]"):
+        return bare(ascend={"driver": {"version": drv, **({"compatible_version_fw": fw_list} if fw_list else {})},
+                            "firmware": {"version": fw, **({"compatible_version_drv": drv_list} if drv_list else {})}})
+
+    assert found(snap("7.8.0.2.212"))["driver-firmware-incompatible"] == "error"
+    assert "driver-firmware-incompatible" not in found(snap("7.7.0.1.231"))
+    assert "driver-firmware-incompatible" not in found(snap("7.8.0.2.212", drv="25.0.rc1.1"))
+    assert "driver-firmware-incompatible" not in found(snap("7.8.0.2.212", drv_list=None))
+    assert "driver-firmware-incompatible" not in found(snap("6.2.0.1.101", fw_list=None))
+    assert found(snap("6.2.0.1.101", drv_list=None))["driver-firmware-incompatible"] == "error"

@@ -57,3 +57,102 @@ def test_small_shm():
     d = healthy()
     d["host"]["shm_gb"] = 0.0625
     assert found(d)["shm-too-small"] == "warning"
+
+
+def test_an_address_in_a_socket_ifname_variable_is_an_error_naming_the_interface_that_carries_it():
+    """*_SOCKET_IFNAME take interface names: an IP there (Primus PR 1063, a `hostname -I` fallback) makes every rank
+    die in Gloo with `Unable to find address for: <ip>`. Judged without the interface list; with it, the fix names
+    the interface that carries the address (and HCCL_IF_IP for HCCL)."""
+    from doctor.checks.diagnose import diagnose
+    from doctor.snapshot.model import snapshot_from_dict
+
+    assert found(bare(env={"GLOO_SOCKET_IFNAME": "10.0.0.5"}))["socket-ifname-is-address"] == "error"
+    d = bare(env={"HCCL_SOCKET_IFNAME": "10.0.0.5", "TP_SOCKET_IFNAME": "fe80::1"},
+             network={"interfaces": [{"name": "lo", "addresses": ["127.0.0.1"], "up": True},
+                                     {"name": "enp189s0f0", "addresses": ["10.0.0.5"], "up": True}]})
+    fs = {f.evidence and next(iter(f.evidence)): f for f in diagnose([(None, snapshot_from_dict(d), None)]).findings
+          if f.id == "socket-ifname-is-address"}
+    assert fs["HCCL_SOCKET_IFNAME"].fix.text == "export HCCL_SOCKET_IFNAME=enp189s0f0; the address itself goes in HCCL_IF_IP=10.0.0.5"
+    assert "TP_SOCKET_IFNAME" in fs and fs["TP_SOCKET_IFNAME"].components[:2] == ("network", "env")
+    ids = found(d)
+    assert "socket-ifname-missing" not in ids  # one finding per variable
+    for name in ("eth0", "bond0.2093", "enp"):  # names, also a VLAN name with a dot
+        assert "socket-ifname-is-address" not in found(bare(env={"GLOO_SOCKET_IFNAME": name}))
+
+
+def test_vllm_host_ip_that_is_not_the_address_ray_knows_the_node_by_is_an_error():
+    """vLLM's distributed troubleshooting: on a node with several addresses vLLM and Ray must use the same one
+    (VLLM_HOST_IP and `ray start --node-ip-address`); vLLM PR 15071: the Ray head picked eth1 while VLLM_HOST_IP named
+    eth0's address."""
+    from doctor.checks.diagnose import diagnose
+    from doctor.snapshot.model import snapshot_from_dict
+
+    nics = {"interfaces": [{"name": "eth0", "addresses": ["10.0.1.12"], "up": True},
+                           {"name": "eth1", "addresses": ["192.168.1.12"], "up": True}]}
+    two = {"address": "192.168.1.12:6379", "nodes": [{"address": "192.168.1.12", "alive": True},
+                                                     {"address": "192.168.1.13", "alive": True}]}
+    d = bare(env={"VLLM_HOST_IP": "10.0.1.12"}, network=nics, ray=two)
+    (f,) = [f for f in diagnose([(None, snapshot_from_dict(d), None)]).findings if f.id == "vllm-host-ip-not-ray-node-ip"]
+    assert f.severity.value == "error" and f.components[:2] == ("network", "ray")
+    assert f.title == "Ray knows this node as 192.168.1.12, but VLLM_HOST_IP=10.0.1.12"
+    assert "--node-ip-address=10.0.1.12" in f.fix.text
+    # the same address, a worker node whose own address matches, an unknown Ray view, VLLM_HOST_IP unset: silent
+    assert "vllm-host-ip-not-ray-node-ip" not in found(bare(env={"VLLM_HOST_IP": "192.168.1.12"}, network=nics, ray=two))
+    worker = {"interfaces": [{"name": "eth0", "addresses": ["192.168.1.13"], "up": True}]}
+    assert "vllm-host-ip-not-ray-node-ip" not in found(bare(env={"VLLM_HOST_IP": "192.168.1.13"}, network=worker, ray=two))
+    assert "vllm-host-ip-not-ray-node-ip" not in found(bare(env={"VLLM_HOST_IP": "10.0.1.12"}, network=nics))
+    assert "vllm-host-ip-not-ray-node-ip" not in found(bare(env={}, network=nics, ray=two))
+    # interfaces unknown: a one-node cluster's node is this host
+    one = {"nodes": [{"address": "192.168.1.12", "alive": True}]}
+    assert found(bare(env={"VLLM_HOST_IP": "10.0.1.12"}, ray=one))["vllm-host-ip-not-ray-node-ip"] == "error"
+    assert "vllm-host-ip-not-ray-node-ip" not in found(bare(env={"VLLM_HOST_IP": "10.0.1.12"}, ray=two))
+
+
+def test_hccl_if_ip_must_be_one_address_of_this_host():
+    """CANN's HCCL_IF_IP: one IPv4/IPv6 address of the host NIC (an interface name goes in HCCL_SOCKET_IFNAME)."""
+    nics = {"interfaces": [{"name": "lo", "addresses": ["127.0.0.1"], "up": True},
+                           {"name": "enp189s0f0", "addresses": ["10.0.0.5"], "up": True}]}
+    assert found(bare(env={"HCCL_IF_IP": "enp189s0f0"}))["hccl-if-ip-invalid"] == "error"
+    assert found(bare(env={"HCCL_IF_IP": "10.0.0.5,10.0.0.6"}))["hccl-if-ip-invalid"] == "error"
+    assert found(bare(env={"HCCL_IF_IP": "10.0.0.9"}, network=nics))["hccl-if-ip-not-on-host"] == "error"
+    for d in (bare(env={"HCCL_IF_IP": "10.0.0.5"}, network=nics), bare(env={"HCCL_IF_IP": "10.0.0.9"})):
+        assert not {"hccl-if-ip-invalid", "hccl-if-ip-not-on-host"} & set(found(d))  # its own address; NICs unknown
+
+
+def test_a_multi_node_job_on_several_nics_that_names_none_is_a_warning():
+    """Without HCCL_IF_IP / HCCL_SOCKET_IFNAME HCCL takes the first non-docker, non-lo NIC by name (CANN's
+    HCCL_IF_IP page), Gloo the hostname's address: a multi-node job on a host with several NICs must name one."""
+    two = {"nodes": [{"address": "10.0.0.5", "alive": True}, {"address": "10.0.0.6", "alive": True}]}
+    nics = {"interfaces": [{"name": "lo", "addresses": ["127.0.0.1"], "up": True},
+                           {"name": "docker0", "addresses": ["172.17.0.1"], "up": True},
+                           {"name": "eth0", "addresses": ["192.168.1.5"], "up": True},
+                           {"name": "enp189s0f0", "addresses": ["10.0.0.5"], "up": True}]}
+    d = bare(env={}, complete=True, network=nics, ray=two)
+    assert found(d)["host-nic-not-chosen"] == "warning"
+    assert "host-nic-not-chosen" not in found(bare(env={}, network=nics, ray=two))  # partial env: unset is unknown
+    for named in ({"HCCL_IF_IP": "10.0.0.5"}, {"GLOO_SOCKET_IFNAME": "enp189s0f0"}):
+        assert "host-nic-not-chosen" not in found(bare(env=named, complete=True, network=nics, ray=two))
+    one_nic = {"interfaces": nics["interfaces"][:3]}  # lo, docker0, eth0
+    assert "host-nic-not-chosen" not in found(bare(env={}, complete=True, network=one_nic, ray=two))
+    assert "host-nic-not-chosen" not in found(bare(env={}, complete=True, network=nics))  # not known to be multi-node
+
+
+def test_hccl_exec_timeout_is_seconds_and_aiv_expansion_caps_it():
+    """CANN's HCCL_EXEC_TIMEOUT: seconds (A2/A3: 0-2147483647, default 1836); with HCCL_OP_EXPANSION_MODE=AIV its
+    range is 0-1091 and 0 or a larger value is applied as 1091 s."""
+    assert found(bare(env={"HCCL_EXEC_TIMEOUT": "30min"}))["hccl-exec-timeout-invalid"] == "error"
+    assert found(bare(env={"HCCL_EXEC_TIMEOUT": "1800", "HCCL_OP_EXPANSION_MODE": "AIV"}))["hccl-exec-timeout-capped"] == "warning"
+    assert found(bare(env={"HCCL_EXEC_TIMEOUT": "0", "HCCL_OP_EXPANSION_MODE": "aiv"}))["hccl-exec-timeout-capped"] == "warning"
+    for env in ({"HCCL_EXEC_TIMEOUT": "1800"}, {"HCCL_EXEC_TIMEOUT": "900", "HCCL_OP_EXPANSION_MODE": "AIV"},
+                {"HCCL_EXEC_TIMEOUT": "0"}, {"HCCL_OP_EXPANSION_MODE": "AIV"}):
+        assert not {"hccl-exec-timeout-invalid", "hccl-exec-timeout-capped"} & set(found(bare(env=env))), env
+
+
+def test_vllm_host_ip_that_is_not_an_address_of_this_host_is_an_error():
+    """vLLM's run_cluster.sh: each node its own VLLM_HOST_IP, reachable at that address (the head's address exported
+    on every node is the classic slip). Judged only when the host's interfaces are known."""
+    nics = {"interfaces": [{"name": "lo", "addresses": ["127.0.0.1"], "up": True},
+                           {"name": "eth0", "addresses": ["10.0.1.13"], "up": True}]}
+    assert found(bare(env={"VLLM_HOST_IP": "10.0.1.12"}, network=nics))["vllm-host-ip-not-on-host"] == "error"
+    assert "vllm-host-ip-not-on-host" not in found(bare(env={"VLLM_HOST_IP": "10.0.1.13"}, network=nics))
+    assert "vllm-host-ip-not-on-host" not in found(bare(env={"VLLM_HOST_IP": "10.0.1.12"}))

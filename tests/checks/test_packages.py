@@ -232,3 +232,28 @@ def test_numpy2_with_a_cann_before_9_is_an_error_its_install_steps_cap(tmp_path)
     assert x["severity"] == "error" and x["components"][:2] == ["numpy", "cann"]
     assert x["title"] == "numpy 2.2.4 with CANN 8.0.0, whose Python dependencies need numpy<2.0.0"
     assert "v0.19.1rc1/docs/source/installation.md" in x["source"]
+
+
+def test_transformers_code_that_needs_a_newer_torch_than_it_declares_is_an_error():
+    """transformers declares torch only under its extras (4.50: `torch>=2.0`) while its code needs torch 2.1 and more: 4.50.x calls torch.compiler at import (integrations/flex_attention.py), 4.52+ turns PyTorch off below
+    2.1 (import_utils.py), 5.x below 2.2 / 2.4 / 2.5 / 2.6 (profiles/code-needs.toml, read from each release's files).
+    returnn issue 1706: transformers 4.50 on torch 2.0.0 fails with `module 'torch' has no attribute 'compiler'`."""
+    from doctor.checks.diagnose import diagnose
+    from doctor.snapshot.model import snapshot_from_dict
+
+    snap = snapshot_from_dict({"schema": "doctor.snapshot/1", "python": {"version": "3.10.16"},
+                               "packages": {"torch": {"version": "2.0.0+cu117"}, "transformers": {"version": "4.50.3"}}})
+    (f,) = [f for f in diagnose([(None, snap, None)]).findings if f.id == "package-code-needs-unmet"]
+    assert f.severity.value == "error" and f.components[:2] == ("torch", "transformers")
+    assert f.title == "transformers 4.50.3's code needs torch>=2.1; torch 2.0.0+cu117 is installed"
+    assert "torch.compiler" in f.detail and f.evidence["read_at"] == ["4.50.0", "4.51.0"]
+    assert f.source == "https://github.com/huggingface/transformers/blob/v4.50.0/src/transformers/integrations/flex_attention.py#L61"
+    for transformers, torch, fires in [("4.52.0", "2.0.1", True), ("4.57.6", "2.1.0", False), ("5.0.0", "2.1.2", True),
+                                       ("5.3.0", "2.3.1", True), ("5.3.0", "2.4.0+cpu", False), ("5.25.0", "2.5.1", True),
+                                       ("4.49.0", "2.0.1", False),  # 4.49 has neither the call nor the gate
+                                       ("5.26.0", "2.0.0", False)]:  # newer than the newest release read: not judged
+        got = found(bare(packages={"transformers": {"version": transformers}, "torch": {"version": torch}}))
+        assert ("package-code-needs-unmet" in got) is fires, (transformers, torch)
+    # an unknown version on either side says nothing
+    assert "package-code-needs-unmet" not in found(bare(packages={"transformers": {}, "torch": {"version": "2.0.1"}}))
+    assert "package-code-needs-unmet" not in found(bare(packages={"transformers": {"version": "4.52.0"}}))

@@ -11,7 +11,7 @@ import pytest
 from doctor.snapshot.model import snapshot_from_dict
 from tests.corpus.corpus import CATEGORIES, load, load_file
 from tests.fresh import score_check
-from tests.fresh.score_check import SNAPSHOTS, SNAPSHOTS2, SNAPSHOTS5
+from tests.fresh.score_check import SNAPSHOTS, SNAPSHOTS2, SNAPSHOTS5, SNAPSHOTS6
 
 SNAPSHOTS3 = SNAPSHOTS.parent / "snapshots3.toml"
 SNAPSHOTS4 = SNAPSHOTS.parent / "snapshots4.toml"
@@ -23,8 +23,8 @@ else:  # pragma: no cover
 
 
 @pytest.mark.parametrize(("path", "size"), [(SNAPSHOTS, 15), (SNAPSHOTS2, 14), (SNAPSHOTS3, 12), (SNAPSHOTS4, 10),
-                                            (SNAPSHOTS5, 11)],
-                         ids=["set1", "set2", "set3", "set4", "set5"])
+                                            (SNAPSHOTS5, 11), (SNAPSHOTS6, 11)],
+                         ids=["set1", "set2", "set3", "set4", "set5", "set6"])
 def test_fresh_snapshots_load_and_are_valid(path, size):
     reports = load_file(path)
     assert len(reports) >= size
@@ -36,8 +36,8 @@ def test_fresh_snapshots_load_and_are_valid(path, size):
     assert len({r.url for r in reports}) == len(reports)
 
 
-@pytest.mark.parametrize("path", [SNAPSHOTS, SNAPSHOTS2, SNAPSHOTS3, SNAPSHOTS4, SNAPSHOTS5],
-                         ids=["set1", "set2", "set3", "set4", "set5"])
+@pytest.mark.parametrize("path", [SNAPSHOTS, SNAPSHOTS2, SNAPSHOTS3, SNAPSHOTS4, SNAPSHOTS5, SNAPSHOTS6],
+                         ids=["set1", "set2", "set3", "set4", "set5", "set6"])
 def test_fresh_snapshots_are_not_in_the_corpus_nor_the_fresh_log_sets(path):
     fresh = load_file(path)
     mined = load()
@@ -79,3 +79,21 @@ def test_the_fifth_snapshot_set_overlaps_no_earlier_set_nor_any_fresh_log_set():
             for e in tomllib.loads(path.read_text(encoding="utf-8")).get("report", [])]
     assert not {r.url for r in fifth} & ({r.url for r in earlier} | {e["url"] for e in logs})
     assert not {r.id for r in fifth} & ({r.id for r in earlier} | {e["id"] for e in logs})
+
+
+def test_the_sixth_snapshot_set_overlaps_no_earlier_set_nor_any_fresh_log_set():
+    """snapshots6 (issue 22's tuning set) shares no thread with snapshots1-5 or any fresh log set (reports*.toml),
+    by URL, by id, or by repository + issue/PR number (an owner move or a pull/issues spelling is the same thread)."""
+    sixth = load_file(SNAPSHOTS6)
+    earlier = [r for p in (SNAPSHOTS, SNAPSHOTS2, SNAPSHOTS3, SNAPSHOTS4, SNAPSHOTS5) for r in load_file(p)]
+    logs = [e for path in sorted(SNAPSHOTS.parent.glob("reports*.toml"))
+            for e in tomllib.loads(path.read_text(encoding="utf-8")).get("report", [])]
+    mined = load()
+
+    def thread(url: str) -> tuple[str, ...]:
+        parts = url.lower().rstrip("/").split("/")
+        return (parts[4], parts[6]) if len(parts) > 6 and parts[5] in ("issues", "pull") else (url.lower(),)
+
+    seen = {thread(r.url) for r in earlier + mined} | {thread(e["url"]) for e in logs}
+    assert not {thread(r.url) for r in sixth} & seen
+    assert not {r.id for r in sixth} & ({r.id for r in earlier + mined} | {e["id"] for e in logs})

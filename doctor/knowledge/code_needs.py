@@ -1,0 +1,114 @@
+"""What a release's code needs from another package beyond what its metadata declares: profiles/code-needs.toml.
+
+The Requires-Dist table (doctor/knowledge/requirements.py) holds what releases declare; this one holds what their
+code enforces or calls, read from the releases' files: version gates the code raises on or turns a dependency off
+at (transformers' `Disabling PyTorch because PyTorch >= X is required`), and module-level calls into an API the
+other package only has from some release. A row applies to the releases its `releases` specifier names, which end
+at the newest release read. Read and validated on first use (a check asks), never at import; a malformed file is
+an InputError naming the file and the key (exit 2).
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+
+from packaging.requirements import InvalidRequirement, Requirement
+
+from doctor.knowledge.location import knowledge_file, packaged_dir
+from doctor.knowledge.validate import Validator
+from doctor.knowledge.versions import pkg_satisfies
+from doctor.tomlfile import read_toml
+
+SCHEMA = "doctor.code-needs/1"
+FILE = "code-needs.toml"
+_NEED = {"package", "releases", "requires", "read_at", "read_from", "breaks", "source"}
+
+
+@dataclass(frozen=True)
+class CodeNeed:
+    """`package` releases in `releases` need `requires` (a PEP 508 requirement on one other package)."""
+
+    package: str
+    releases: str
+    requires: str
+    needed: str  # the package `requires` names (PEP 503 normalised)
+    specifier: str  # its version specifier
+    read_at: tuple[str, ...]
+    read_from: str
+    breaks: str
+    source: str
+
+    def applies_to(self, version: str) -> bool:
+        return pkg_satisfies(version, self.releases) is True
+
+    def met_by(self, version: str) -> bool | None:
+        """Does `version` of the needed package meet the need? None when it cannot be read."""
+        return pkg_satisfies(version, self.specifier)
+
+
+@dataclass(frozen=True)
+class CodeNeedsTable:
+    read: str
+    needs: tuple[CodeNeed, ...]
+
+    def packages(self) -> frozenset[str]:
+        return frozenset(n.package for n in self.needs)
+
+
+def _norm(name: str) -> str:
+    return name.strip().lower().replace("_", "-").replace(".", "-")
+
+
+def parse(data: object, source: str) -> CodeNeedsTable:
+    v = Validator(source)
+    t = v.keys(data, {"schema", "read", "need"}, "", required=("schema", "read", "need"))
+    v.schema(t["schema"], SCHEMA)
+    read = v.date(t["read"], "read")
+    if not isinstance(t["need"], list):
+        raise v.fail("need", "must be an array of tables")
+    out = []
+    for i, raw in enumerate(t["need"]):
+        p = f"need[{i}]"
+        r = v.keys(raw, _NEED, p, required=tuple(sorted(_NEED)))
+        releases = v.req(r["releases"], f"{p}.releases")
+        if pkg_satisfies("0", releases) is None:
+            raise v.fail(f"{p}.releases", f"{releases!r} is not a PEP 440 version specifier")
+        try:
+            req = Requirement(v.req(r["requires"], f"{p}.requires"))
+        except InvalidRequirement as e:
+            raise v.fail(f"{p}.requires", f"not a PEP 508 requirement: {e}") from None
+        if not str(req.specifier) or req.marker is not None or req.extras:
+            raise v.fail(f"{p}.requires", "must be a package with a version specifier, without extras or markers")
+        read_at = r["read_at"]
+        if not isinstance(read_at, list) or not read_at:
+            raise v.fail(f"{p}.read_at", "must list the releases whose files were read")
+        for j, rel in enumerate(read_at):
+            v.version(rel, f"{p}.read_at[{j}]")
+            if pkg_satisfies(rel, releases) is not True:
+                raise v.fail(f"{p}.read_at[{j}]", f"{rel} is not one of the releases {releases!r} the row covers")
+        out.append(CodeNeed(_norm(v.req(r["package"], f"{p}.package")), releases, str(req), _norm(req.name),
+                            str(req.specifier), tuple(read_at), v.req(r["read_from"], f"{p}.read_from"),
+                            v.req(r["breaks"], f"{p}.breaks"), v.url(r["source"], f"{p}.source")))
+    return CodeNeedsTable(read, tuple(out))
+
+
+_TABLES: dict[str, CodeNeedsTable] = {}
+
+
+def load(path: str | None = None) -> CodeNeedsTable:
+    """The table in use: the knowledge directory's copy, else the packaged one (a knowledge directory carried in
+    from an older doctor may predate this file)."""
+    p = path or knowledge_file(FILE)
+    if path is None and not os.path.exists(p):
+        p = os.path.join(packaged_dir(), FILE)
+    if p not in _TABLES:
+        _TABLES[p] = parse(read_toml(p, "table of what releases' code needs"), p)
+    return _TABLES[p]
+
+
+def needs_of(package: str, version: str, table: CodeNeedsTable | None = None) -> list[CodeNeed]:
+    """The rows that apply to `package` at `version`."""
+    t = table or load()
+    name = _norm(package)
+    return [n for n in t.needs if n.package == name and n.applies_to(version)]

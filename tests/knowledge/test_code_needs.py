@@ -1,0 +1,44 @@
+"""profiles/code-needs.toml: what releases' code needs beyond their metadata. The packaged table loads and every row
+names the releases it was read at; the check's list of covered packages matches the table; a malformed copy is an
+input error naming the file and the key."""
+
+from __future__ import annotations
+
+import pytest
+
+from doctor.errors import InputError
+from doctor.knowledge.code_needs import load, needs_of, parse
+
+
+def test_the_packaged_table_loads_and_each_row_was_read_within_its_releases():
+    t = load()
+    assert t.read == "2026-12-03" and t.needs
+    for n in t.needs:
+        assert n.read_at and all(n.applies_to(r) for r in n.read_at)
+        assert n.source.startswith("https://github.com/huggingface/transformers/blob/v")
+    assert [n.requires for n in needs_of("transformers", "4.51.3", t)] == ["torch>=2.1"]
+    assert [n.requires for n in needs_of("Transformers", "5.8.0", t)] == ["torch>=2.4"]
+    assert needs_of("transformers", "4.49.0", t) == [] and needs_of("transformers", "9.0.0", t) == []
+
+
+def test_the_check_covers_exactly_the_tables_packages():
+    """The check reads the table only when one of these packages has a stated version: a row for a package
+    missing here would never be judged."""
+    from doctor.checks.packages import CODE_NEEDS_PACKAGES
+
+    assert load().packages() == CODE_NEEDS_PACKAGES
+
+
+@pytest.mark.parametrize(("row", "key"), [
+    ({"read_at": ["4.49.0"]}, "need[0].read_at[0]"),
+    ({"requires": "torch"}, "need[0].requires"),
+    ({"releases": "four"}, "need[0].releases"),
+    ({"source": "https://github.com/huggingface/transformers/blob/main/x.py"}, "need[0].source"),
+])
+def test_a_malformed_row_names_the_file_and_key(row, key):
+    good = {"package": "transformers", "releases": ">=4.50.0,<4.52.0", "requires": "torch>=2.1",
+            "read_at": ["4.50.0"], "read_from": "x", "breaks": "y",
+            "source": "https://github.com/huggingface/transformers/blob/v4.50.0/x.py"}
+    with pytest.raises(InputError) as e:
+        parse({"schema": "doctor.code-needs/1", "read": "2026-12-03", "need": [{**good, **row}]}, "/k/code-needs.toml")
+    assert e.value.path == key and "/k/code-needs.toml" in str(e.value.source)

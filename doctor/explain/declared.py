@@ -28,7 +28,7 @@ def _names(lines: Iterable[str]) -> set[str]:
     requirement: verl[mcore]); packaging's PEP 508 parser, a line it rejects names nothing."""
     from packaging.requirements import InvalidRequirement, Requirement
 
-    out = set()
+    out: set[str] = set()
     for line in lines:
         try:
             out.add(canonicalize_name(Requirement(line).name))

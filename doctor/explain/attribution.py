@@ -116,7 +116,7 @@ def attribute(ev: Event, snapshot: Any = None) -> Attribution | None:
     """What the event's frames, paths, libraries, modules or codes say about who ships the failure."""
     for rule in (_warning, _oom_killed, _op_namespace, _api_mismatch, _module_missing, _library, _symbol, _header, _compile_file, _code, _pip, _typed_class,
                  _raised_in, _exception_class, _named_in_text, _message_owner, _checked_class,
-                 _line_class, _names_component):
+                 _line_class, _os_class, _names_component):
         got = rule(ev, snapshot)
         if got is not None:
             return Attribution(**{**got.__dict__, "line": ev.line, "text": ev.text, "time": ev.time})
@@ -236,6 +236,19 @@ def _line_class(ev: Event, snapshot: Any) -> Attribution | None:
     # an exception's message read like an error line (`RuntimeError: connect() timed out` is the network's)
     cls = line_class(ev.text if ev.kind not in ("python", "log") else f"error: {ev.facts.get('message', '')}")
     if cls is None:
+        return None
+    return _from_class(cls, f"the error line's own words -> {cls.id}")
+
+
+def _os_class(ev: Event, snapshot: Any) -> Attribution | None:
+    """The class the operating system or a program's convention gives the line (doctor.explain.osclasses): an
+    errno, a program's own error line, a program not found or not on PATH, a timeout setting named."""
+    if ev.kind not in ("text", "python", "log", "failure"):
+        return None
+    from doctor.explain.osclasses import os_class
+
+    cls = os_class(ev.text if ev.kind in ("text", "failure") else ev.facts.get("message", ""))
+    if cls is None or (ev.kind == "log" and ev.facts.get("level") != "error" and cls.severity is Severity.ERROR):
         return None
     return _from_class(cls, f"the error line's own words -> {cls.id}")
 

@@ -1,0 +1,99 @@
+"""Failure classes the operating system and its programs define (doctor/explain/osclasses.py): an errno, a program's
+own `program: message` line, a program a tool cannot find or that is not on PATH, a timeout whose message names the
+variable bounding it. Read with the generic database (no specific signature), as attribution reads wording no
+signature knows. The inputs are the programs' own output, run here (coreutils 9.1, GNU tar 1.34, UnZip 6.00), or
+the text of the source that prints them (Ray 2.60.0, pip 26.3), not a corpus report's."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from functools import cache
+
+import pytest
+
+from doctor.explain.osclasses import os_class
+from doctor.explain.stream import explain_lines, read_signatures
+from doctor.report import Severity
+
+
+@cache
+def generic_db():
+    db = read_signatures()
+    return replace(db, signatures=tuple(s for s in db.signatures if s.fallback or s.yields))
+
+
+def found(lines: list[str]):
+    return explain_lines(lines, db=generic_db())
+
+
+def errors(lines: list[str]):
+    return [f for f in found(lines) if f.severity is Severity.ERROR]
+
+
+@pytest.mark.parametrize(("line", "sym", "comps"), [
+    ("semget failed, errno = 13", "EACCES", ("system", "config")),
+    ("open /dev/shm/hccl_buf failed errno: 28", "ENOSPC", ("system", "env")),
+    ("[proc] shm_open returned -1 (errno 24)", "EMFILE", ("system", "env")),
+    ("ioctl on device node returned errno=16", "EBUSY", ("system", "npu")),
+])
+def test_an_errno_on_an_error_line_is_the_system_call_it_names(line, sym, comps):
+    (f,) = errors([line])
+    assert f.id == "system-call-failed" and f.components == comps
+    assert sym in f.title and "errno-base.h" in f.source
+
+
+def test_an_errno_that_is_zero_unknown_or_on_a_notice_line_is_no_failure():
+    assert os_class("call returned, errno = 0") is None
+    assert os_class("got errno 95 from the kernel") is None  # a number this table does not define
+    assert errors(["INFO 12-03 10:00:00 [shm.py:12] retry after errno 11",
+                   "[W socket.cpp:464] [c10d] The server socket cannot be initialized (errno: 97 - Address family)"]) == []
+
+
+@pytest.mark.parametrize("line", [
+    "cp: cannot stat '/nonexistent/x': No such file or directory",
+    "tar: /nonexistent.tar: Cannot open: No such file or directory",
+    "unzip:  cannot find or open /nonexistent.zip, /nonexistent.zip.zip or /nonexistent.zip.ZIP.",
+    "mkdir: cannot create directory ‘/proc/x’: No such file or directory",
+])
+def test_a_system_programs_own_error_line_is_the_systems(line):
+    # each printed by the program itself here, in the GNU "program: message" format
+    (f,) = errors([line])
+    assert f.id == "system-program-error" and f.components[0] == "system"
+    assert "gnu.org" in f.source
+
+
+def test_a_heading_word_or_a_component_before_the_colon_is_no_system_program():
+    assert os_class("error: cannot find the file") is None  # a compiler's / tool's level word, not a program
+    assert os_class("fatal: could not read Username for 'https://github.com'") is None  # git's level word
+    cls = os_class("raylet: cannot connect to the GCS")  # a component's daemon: that component first
+    assert cls is not None and cls.components == ("ray", "system")
+
+
+def test_a_tool_that_cannot_find_a_program_is_the_system_and_path():
+    (f,) = errors(["ERROR: Unable to locate the executable `dkms`; install it first."])
+    assert f.id == "program-missing" and f.components == ("system", "env") and "dkms" in f.title
+    (g,) = errors(["error: program 'ninja' not found"])
+    assert g.id == "program-missing"
+
+
+def test_a_console_script_outside_path_is_an_env_warning_not_an_error():
+    # pip 26.3 src/pip/_internal/operations/install/wheel.py message_about_scripts_not_on_PATH, logged at WARNING
+    lines = ["WARNING: The scripts torchrun and convert-onnx-to-caffe2 are installed in '/home/u/.local/bin' which "
+             "is not on PATH.",
+             "  Consider adding this directory to PATH or, if you prefer to suppress this warning, use "
+             "--no-warn-script-location."]
+    (f,) = found(lines)
+    assert f.id == "program-not-on-path" and f.severity is Severity.WARNING and f.components == ("env", "python")
+
+
+def test_a_timeout_whose_message_names_its_variable_is_that_components_and_the_envs():
+    # Ray 2.60.0 ray/dag/compiled_dag_node.py: RayChannelTimeoutError's text when a submit times out
+    (f,) = errors(["If the execution is expected to take a long time, increase RAY_CGRAPH_submit_timeout which is "
+                   "currently 10 seconds. Otherwise, this may indicate that execution is hanging."])
+    assert f.id == "timeout-setting-exceeded" and f.components == ("ray", "env")
+    assert "RAY_CGRAPH_submit_timeout" in f.fix.text
+    cls = os_class("Please consider increasing HCCL_CONNECT_TIMEOUT for a large cluster")
+    assert cls is not None and cls.components == ("hccl", "env")
+    # a line that only sets a timeout states no failure
+    assert os_class("Setting HCCL_EXEC_TIMEOUT=1800") is None
+    assert errors(["export HCCL_CONNECT_TIMEOUT=1200", "INFO: increase VLLM_RPC_TIMEOUT if needed"]) == []

@@ -114,7 +114,7 @@ def _where(frame: Frame) -> str:
 
 def attribute(ev: Event, snapshot: Any = None) -> Attribution | None:
     """What the event's frames, paths, libraries, modules or codes say about who ships the failure."""
-    for rule in (_warning, _oom_killed, _op_namespace, _api_mismatch, _module_missing, _library, _symbol, _header, _compile_file, _code, _pip, _typed_class,
+    for rule in (_warning, _oom_killed, _op_namespace, _api_mismatch, _module_missing, _library, _symbol_version, _symbol, _header, _compile_file, _code, _pip, _typed_class,
                  _raised_in, _exception_class, _named_in_text, _message_owner, _checked_class,
                  _line_class, _os_class, _names_component):
         got = rule(ev, snapshot)
@@ -752,6 +752,34 @@ def _symbol(ev: Event, snapshot: Any) -> Attribution | None:
         f"{other} (or of the compiler's C++ runtime) than the one installed.",
         f"Install the {own.component} build made for the installed {other} (or the {other} release it pairs with).",
         OWNERSHIP_SOURCE, f"{own.how}; undefined symbol {sym}")
+
+
+DL_LOOKUP = "https://sourceware.org/git/?p=glibc.git;a=blob;f=elf/dl-lookup.c;hb=glibc-2.38"
+# The version nodes of the C / C++ runtime (glibc, libstdc++, libgcc): the system's.
+_RUNTIME_NODE = re.compile(r"^(?:GLIBC|GLIBCXX|CXXABI|GCC)_\d")
+
+
+def _symbol_version(ev: Event, snapshot: Any) -> Attribution | None:
+    """`undefined symbol: NAME, version NODE` (ld.so's message for a versioned reference, elf/dl-lookup.c): the
+    object was linked against a library whose version node NODE has NAME; the library the loader bound at run time
+    defines NODE without it, so it is another (older) release of that library, found first on the loader's path.
+    The path (env) and the library's owner (the C / C++ runtime's nodes: system), whatever package printed it."""
+    node, sym = ev.facts.get("symbol_version"), ev.facts.get("symbol")
+    if not node or not sym:
+        return None
+    own = None if _RUNTIME_NODE.match(node) else _lib_owner(node, snapshot) if ".so" in node else None
+    comp = own.component if own is not None else "system"
+    what = own.how if own is not None else (f"{node} -> the C / C++ runtime" if _RUNTIME_NODE.match(node)
+                                            else f"{node} -> a library no package table knows")
+    return Attribution(
+        "symbol-version-not-found", Severity.ERROR, _comps("env", comp),
+        f"The loader bound another release of the library that defines {node}",
+        f"Read: undefined symbol {sym}, version {node} ({what}). The code was linked against a release of that "
+        f"library whose {node} interface has {sym}; the copy the loader found first (LD_LIBRARY_PATH, the "
+        "system's library directories, another package's bundled copy) is an older release without it.",
+        "Find which copy is loaded (ldd on the failing library, or LD_DEBUG=libs) and remove the directory of the "
+        "wrong one from LD_LIBRARY_PATH, or install the release of the library the code was built against.",
+        DL_LOOKUP, f"undefined symbol {sym}, version {node} -> {what}")
 
 
 def _header(ev: Event, snapshot: Any) -> Attribution | None:

@@ -95,7 +95,9 @@ _PY_WARNING = re.compile(r"(?P<path>(?:/|[A-Za-z]:\\|\.{1,2}/|[\w.-]+/)[^:\s]*\.
 _INFO_LINE = re.compile(r"^\W*(?:\([^)]*\)\s*)?(?:INFO|WARNING|WARN|DEBUG)\b|\bWarning: |UserWarning")
 _LIB_MISSING = re.compile(r"(?P<lib>[\w.+/-]*lib[\w.+-]*?\.so[\w.]*): cannot open shared object file"
                           r"|error while loading shared libraries: (?P<lib2>[\w.+-]+)")
-_SYMBOL = re.compile(r"(?:(?P<path>[\w./+-]+\.so[\w.]*): )?undefined symbol:? (?P<sym>[\w@.$]+)")
+# glibc's ld.so (elf/dl-lookup.c): "undefined symbol: NAME" and, for a versioned reference, ", version NODE"
+_SYMBOL = re.compile(r"(?:(?P<path>[\w./+-]+\.so[\w.]*): )?undefined symbol:? (?P<sym>[\w@.$]+)"
+                     r"(?:, version (?P<ver>[\w.+-]+))?")
 _LINK = re.compile(r"undefined reference to [`'](?P<sym>[^'`]+)'|cannot find -l(?P<lib>[\w+.-]+)"
                    r"|unable to find library -l(?P<lib2>[\w+.-]+)")
 _HEADER = re.compile(r"fatal error: '?(?P<header>[\w./+-]+\.(?:h|hpp|hh|hxx|inc)|[\w./+-]+)'?(?::| file not found)"
@@ -359,6 +361,8 @@ class EventReader:
             kind, facts["symbol"] = "loader", m.group("sym")
             if m.group("path"):
                 facts["library"] = m.group("path")
+            if m.group("ver"):
+                facts["symbol_version"] = m.group("ver")
         elif m := _LINK.search(text):
             kind = "build"
             if m.group("sym"):
@@ -506,6 +510,8 @@ def _python_facts(msg: str, facts: dict[str, str]) -> None:
         facts["symbol"] = m.group("sym")
         if m.group("path"):
             facts["library"] = m.group("path")
+        if m.group("ver"):
+            facts["symbol_version"] = m.group("ver")
     facts.update(_codes(msg))
 
 

@@ -114,7 +114,7 @@ def _where(frame: Frame) -> str:
 
 def attribute(ev: Event, snapshot: Any = None) -> Attribution | None:
     """What the event's frames, paths, libraries, modules or codes say about who ships the failure."""
-    for rule in (_warning, _oom_killed, _op_namespace, _api_mismatch, _module_missing, _library, _symbol_version, _symbol, _header, _compile_file, _code, _pip, _typed_class,
+    for rule in (_warning, _oom_killed, _op_namespace, _api_mismatch, _module_missing, _library, _symbol_version, _symbol, _header, _compile_file, _allocator, _code, _pip, _typed_class,
                  _raised_in, _exception_class, _named_in_text, _message_owner, _checked_class,
                  _line_class, _os_class, _names_component):
         got = rule(ev, snapshot)
@@ -813,6 +813,16 @@ def _compile_file(ev: Event, snapshot: Any) -> Attribution | None:
         "not the one it supports.",
         f"Build against the {own.component} release the sources were written for.",
         OWNERSHIP_SOURCE, own.how)
+
+
+def _allocator(ev: Event, snapshot: Any) -> Attribution | None:
+    """An error raised in a caching allocator's allocation function (doctor.explain.raised_at): device memory, ahead
+    of the runtime code it carries."""
+    if ev.kind not in ("python", "code", "log", "failure", "text"):
+        return None
+    from doctor.explain.raised_at import allocation_failed
+
+    return allocation_failed(ev.facts.get("message") or ev.text)
 
 
 def _code(ev: Event, snapshot: Any) -> Attribution | None:

@@ -114,7 +114,7 @@ def _where(frame: Frame) -> str:
 
 def attribute(ev: Event, snapshot: Any = None) -> Attribution | None:
     """What the event's frames, paths, libraries, modules or codes say about who ships the failure."""
-    for rule in (_warning, _oom_killed, _op_namespace, _api_mismatch, _module_missing, _library, _symbol_version, _symbol, _header, _compile_file, _allocator, _code, _pip, _typed_class,
+    for rule in (_warning, _oom_killed, _op_namespace, _api_mismatch, _module_missing, _library, _symbol_version, _symbol, _header, _compile_file, _allocator, _dcmi, _code, _pip, _typed_class,
                  _raised_in, _exception_class, _named_in_text, _message_owner, _checked_class,
                  _line_class, _os_class, _names_component):
         got = rule(ev, snapshot)
@@ -823,6 +823,16 @@ def _allocator(ev: Event, snapshot: Any) -> Attribution | None:
     from doctor.explain.raised_at import allocation_failed
 
     return allocation_failed(ev.facts.get("message") or ev.text)
+
+
+def _dcmi(ev: Event, snapshot: Any) -> Attribution | None:
+    """A return code of the driver's management interface (doctor.explain.dcmi): the reason it names."""
+    code = ev.facts.get("dcmi_code")
+    if not code:
+        return None
+    from doctor.explain.dcmi import attribute_dcmi
+
+    return attribute_dcmi(code)
 
 
 def _code(ev: Event, snapshot: Any) -> Attribution | None:

@@ -23,6 +23,8 @@ from doctor.explain.dcmi import dcmi_code
 from doctor.explain.lexicon import FAILURE_PHRASES, NOTICE_RECORD, states_failure
 from doctor.explain.loglines import PHRASES as LOG_PHRASES
 from doctor.explain.loglines import LogLineReader
+from doctor.explain.memory_budget import PHRASES as BUDGET_PHRASES
+from doctor.explain.memory_budget import budget_class
 from doctor.explain.npu_units import PHRASES as UNIT_PHRASES
 from doctor.explain.npu_units import unit_class
 from doctor.explain.osclasses import PHRASES as OS_PHRASES
@@ -51,7 +53,7 @@ EVENT_PHRASES: tuple[tuple[str, ...], ...] = (
     ("depends on",), ("Segmentation fault",),
     ("core dumped",), ("Killed",), ("SIGKILL",), ("SIGSEGV",), ("SIGABRT",), ("SIGBUS",), ("Out of memory",),
     ("oom-kill",), ("oom_kill",), ("OOM",), ("ERR",), ("No module named",), ("has no attribute",), ("cannot import name",),
-    *LINE_PHRASES, *LOG_PHRASES, *OS_PHRASES, *DCMI_PHRASES, *UNIT_PHRASES,
+    *LINE_PHRASES, *LOG_PHRASES, *OS_PHRASES, *DCMI_PHRASES, *UNIT_PHRASES, *BUDGET_PHRASES,
 )
 # The phrases of the kinds kept apart (Python warnings, plain failure lines): frequent in healthy logs, so the
 # scanner drops them from its pre-filter once their budgets are full or they have only cost it lines.
@@ -354,8 +356,9 @@ class EventReader:
             said = {"path": m.group("path"), "category": m.group("cat"), "message": _short(m.group("msg"))}
             return Event("warning", lineno, _short(text), facts=said)
         if _INFO_LINE.search(text) or NOTICE_RECORD.search(text):
-            if (cls := os_class(text)) is not None and cls.severity is Severity.WARNING:
-                return Event("text", lineno, _short(text))  # a warning of its own class (a program not on PATH)
+            if (cls := os_class(text)) is not None and cls.severity is Severity.WARNING or budget_class(text):
+                # a notice of a failure class of its own (a program not on PATH; a memory budget that is negative)
+                return Event("text", lineno, _short(text))
             return None  # an optional module, a retried connection, a code logged as a warning: not an error
         facts: dict[str, str] = {}
         kind = None
@@ -391,7 +394,7 @@ class EventReader:
             facts.update(code)
             kind = kind or "code"
         if kind is None and (line_class(text) is not None or os_class(text) is not None
-                             or unit_class(text) is not None):
+                             or unit_class(text) is not None or budget_class(text) is not None):
             kind = "text"  # an error line whose own words name its class (attribution reads which one)
         if kind is None and self._apart["failure"] < MAX_FAILURE_LINES and states_failure(text) \
                 and not LogLineReader.recognises(text):  # a logged record is read with its level (loglines)

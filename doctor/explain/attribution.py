@@ -114,7 +114,7 @@ def _where(frame: Frame) -> str:
 
 def attribute(ev: Event, snapshot: Any = None) -> Attribution | None:
     """What the event's frames, paths, libraries, modules or codes say about who ships the failure."""
-    for rule in (_warning, _oom_killed, _op_namespace, _api_mismatch, _module_missing, _library, _symbol_version, _symbol, _header, _compile_file, _allocator, _dcmi, _code, _pip, _typed_class,
+    for rule in (_warning, _oom_killed, _op_namespace, _api_mismatch, _module_missing, _version_node, _library, _symbol_version, _symbol, _header, _compile_file, _allocator, _dcmi, _code, _pip, _typed_class,
                  _raised_in, _exception_class, _named_in_text, _message_owner, _checked_class,
                  _line_class, _os_class, _names_component):
         got = rule(ev, snapshot)
@@ -785,6 +785,35 @@ def _symbol_version(ev: Event, snapshot: Any) -> Attribution | None:
         "Find which copy is loaded (ldd on the failing library, or LD_DEBUG=libs) and remove the directory of the "
         "wrong one from LD_LIBRARY_PATH, or install the release of the library the code was built against.",
         DL_LOOKUP, f"undefined symbol {sym}, version {node} -> {what}")
+
+
+DL_VERSION = "https://sourceware.org/git/?p=glibc.git;a=blob;f=elf/dl-version.c;hb=glibc-2.38"
+
+
+def _version_node(ev: Event, snapshot: Any) -> Attribution | None:
+    """`LIB: version `NODE' not found (required by OBJECT)` (ld.so, elf/dl-version.c): OBJECT was built against a
+    release of LIB that defines the interface NODE; the LIB the loader found is older. The C / C++ runtime's nodes
+    (GLIBC_, GLIBCXX_, CXXABI_, GCC_) are the system's (its libstdc++ / glibc older than the build's, or an older
+    copy in a conda env or a package's lib directory found first); another library's node is its owner's."""
+    node = ev.facts.get("version_node")
+    if not node:
+        return None
+    lib = ev.facts.get("version_lib", "")
+    runtime = bool(_RUNTIME_NODE.match(node))
+    own = None if runtime else _lib_owner(lib or node, snapshot) if ".so" in (lib or node) else None
+    comp = own.component if own is not None else "system"
+    what = own.how if own is not None else (f"{node} -> the C / C++ runtime (glibc / libstdc++ / libgcc)" if runtime
+                                            else f"{node} -> a library no package table knows")
+    name = lib.rsplit("/", 1)[-1] if lib else "the library"
+    return Attribution(
+        "version-node-not-found", Severity.ERROR, _comps(comp, "env"),
+        f"{name} is older than the code needs: its version {node} is missing",
+        f"Read: version {node} not found ({what}). The code was built against a release of {name} that defines "
+        f"{node}; the copy the loader found is older" + (f" ({lib})" if lib else "") + ": the system's, or an older "
+        "copy found first (a conda environment's lib, LD_LIBRARY_PATH, a package's bundled copy).",
+        f"Put a {name} that has {node} first on the loader's path (the newer system or conda one: "
+        f"strings {name} | grep {node.split('_')[0]}_ lists what a copy has), or install a build of the failing "
+        "package made for this system.", DL_VERSION, f"version {node} not found -> {what}")
 
 
 def _header(ev: Event, snapshot: Any) -> Attribution | None:

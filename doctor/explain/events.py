@@ -45,7 +45,7 @@ MAX_CONTINUATION = 8  # lines of an exception message after its first one (Pytho
 # so the reader only sees candidate lines, never the whole log.
 EVENT_PHRASES: tuple[tuple[str, ...], ...] = (
     ("Traceback",), ("TraceBack",), ('File "',), ("most recent call",), ("Exit",), ("Error",), ("Exception",), ("error:",), ("Interrupt",),
-    ("StopIteration",), ("above exception",), ("undefined symbol",), ("undefined reference",),
+    ("StopIteration",), ("above exception",), ("undefined symbol",), ("undefined reference",), ("not found (required by",), ("' not found",),
     ("() got an unexpected keyword",), ("() missing ",), ("() takes ",),
     ("cannot open shared object",), ("error while loading shared",), ("cannot find -l",),
     ("No such file or directory",), ("file not found",), ("error code",), ("No matching distribution",),
@@ -104,6 +104,10 @@ _LIB_MISSING = re.compile(r"(?P<lib>[\w.+/-]*lib[\w.+-]*?\.so[\w.]*): cannot ope
 # glibc's ld.so (elf/dl-lookup.c): "undefined symbol: NAME" and, for a versioned reference, ", version NODE"
 _SYMBOL = re.compile(r"(?:(?P<path>[\w./+-]+\.so[\w.]*): )?undefined symbol:? (?P<sym>[\w@.$]+)"
                      r"(?:, version (?P<ver>[\w.+-]+))?")
+# glibc's ld.so (elf/dl-version.c): "version `NODE' not found (required by OBJECT)", after the library that lacks it
+# (the quotes are lost in some pastes; "(required by ...)" may wrap onto the next line)
+_VERSION_NODE = re.compile(r"(?:(?P<lib>[\w./+-]*\.so[\w.]*): )?version [`'‘\"]?(?P<node>[A-Za-z][\w+-]*_\d[\w.]*|"
+                           r"[\w+-]+\.so[\w.]*)['’\"]? not found\b")
 _LINK = re.compile(r"undefined reference to [`'](?P<sym>[^'`]+)'|cannot find -l(?P<lib>[\w+.-]+)"
                    r"|unable to find library -l(?P<lib2>[\w+.-]+)")
 _HEADER = re.compile(r"fatal error: '?(?P<header>[\w./+-]+\.(?:h|hpp|hh|hxx|inc)|[\w./+-]+)'?(?::| file not found)"
@@ -370,6 +374,10 @@ class EventReader:
                 facts["library"] = m.group("path")
             if m.group("ver"):
                 facts["symbol_version"] = m.group("ver")
+        elif m := _VERSION_NODE.search(text):
+            kind, facts["version_node"] = "loader", m.group("node")
+            if m.group("lib"):
+                facts["version_lib"] = m.group("lib")
         elif m := _LINK.search(text):
             kind = "build"
             if m.group("sym"):
@@ -520,6 +528,10 @@ def _python_facts(msg: str, facts: dict[str, str]) -> None:
             facts["library"] = m.group("path")
         if m.group("ver"):
             facts["symbol_version"] = m.group("ver")
+    elif m := _VERSION_NODE.search(msg):
+        facts["version_node"] = m.group("node")
+        if m.group("lib"):
+            facts["version_lib"] = m.group("lib")
     facts.update(_codes(msg))
 
 

@@ -244,14 +244,14 @@ def _os_class(ev: Event, snapshot: Any) -> Attribution | None:
     """The class the operating system or a program's convention gives the line (doctor.explain.osclasses): an
     errno, a program's own error line, a program not found or not on PATH, a timeout setting named; an NPU
     hardware unit's failure named in one identifier (doctor.explain.npu_units); a memory budget logged negative
-    (doctor.explain.memory_budget)."""
-    if ev.kind not in ("text", "python", "log", "failure"):
+    (doctor.explain.memory_budget); a process killed by a signal whose cause the system defines."""
+    if ev.kind not in ("text", "python", "log", "failure", "signal"):
         return None
     from doctor.explain.memory_budget import budget_class
     from doctor.explain.npu_units import unit_class
     from doctor.explain.osclasses import os_class
 
-    text = ev.text if ev.kind in ("text", "failure") else ev.facts.get("message", "")
+    text = ev.text if ev.kind in ("text", "failure", "signal") else ev.facts.get("message", "")
     cls = os_class(text) or unit_class(text) or budget_class(text)
     if cls is None or (ev.kind == "log" and ev.facts.get("level") != "error" and cls.severity is Severity.ERROR):
         return None

@@ -12,6 +12,8 @@ definition is the operating system's (or its programs' conventions), so they hol
   -> system (the host lacks the program) and env (PATH);
 * a script or program installed where PATH does not look (pip: "The script X is installed in 'DIR' which is not on
   PATH") -> env;
+* a process killed by a signal whose cause the system defines (SIGBUS: shared memory or a mapping that cannot be
+  backed; SIGKILL: the OOM killer or a supervisor; signal(7)) -> system;
 * a timeout whose message names the setting that bounds it (`increase RAY_CGRAPH_get_timeout which is currently 10
   seconds`: Ray's compiled graph, ray/dag/compiled_dag_node.py
   of ray 2.60.0, raising RayChannelTimeoutError): the component reading the variable, and env (the
@@ -94,12 +96,34 @@ _TIMEOUT_SETTING = re.compile(
 _NOT_ERROR = re.compile(r"^\W*(?:\([^)]*\)\s*)?(?:INFO|DEBUG|TRACE)\b|^\W*\[W(?:\d{4} [\d:.]+)? ?[\w.-]+:\d+\]", re.I)
 _WARNING = re.compile(r"^\W*(?:\([^)]*\)\s*)?(?:WARNING|WARN)\b", re.I)
 
+# A process ended by a signal, as strsignal(3) names it or by its number / name: `killed by signal: Bus error`
+# (torch's DataLoader), `terminated by signal SIGBUS`, `exited with signal 7 (SIGBUS)`. signal(7): SIGBUS is "Bus
+# error (bad memory access)": a mapped page that cannot be backed, on Linux most often a full /dev/shm (shared memory
+# tensors, a memory-mapped file on it); SIGKILL cannot be caught: the kernel's OOM killer or a supervisor (a
+# scheduler's memory limit) ended the process.
+_SIGNALLED = re.compile(r"\b(?:killed|terminated|stopped|exited|died|ended|crashed)\b[^.;]{0,20}?\b(?:by|with|on|due "
+                        r"to) signal:? ?(?:\d+ \()?(?P<sig>Bus error|Killed|SIGBUS|SIGKILL|7|9)\b")
+_SIGNALS: dict[str, tuple[str, tuple[str, ...], str, str]] = {
+    "SIGBUS": ("Bus error (bad memory access)", ("system", "env"),
+               "a page of a memory mapping could not be backed: on Linux most often shared memory (/dev/shm) that is "
+               "full, as in a container started with the default 64 MB",
+               "Raise the shared memory (docker --shm-size=16g / --ipc=host, a Kubernetes emptyDir of medium Memory on "
+               "/dev/shm), or use fewer DataLoader workers (num_workers)."),
+    "SIGKILL": ("Killed", ("system", "config"),
+                "SIGKILL cannot be caught: the kernel's OOM killer (dmesg says \"Out of memory: Killed process\") or "
+                "a supervisor (a scheduler's or a container's memory limit) ended the process",
+                "Check dmesg and the container's memory limit; lower the host memory the run takes (DataLoader "
+                "workers, prefetch, CPU offload, rollout batch) or raise the limit."),
+}
+_SIGNAL_ALIASES = {"Bus error": "SIGBUS", "7": "SIGBUS", "Killed": "SIGKILL", "9": "SIGKILL"}
+SIGNAL_SOURCE = "https://man7.org/linux/man-pages/man7/signal.7.html"
+
 # The phrases a line must hold to be read here (added to the scanner's pre-filter with the event phrases).
 PHRASES: tuple[tuple[str, ...], ...] = (
     ("errno",), ("Errno",), (": cannot",), (": can't",), (": Cannot",), (": could not",), (": unable",),
     (": failed",), (": No such file",), (": not found",), (": Permission denied",), (": invalid option",),
     (": unrecognized option",), (": missing operand",), ("utility",), ("executable",), ("not on PATH",),
-    ("not in PATH",), ("not in your PATH",), ("not on your PATH",), ("_timeout",), ("_TIMEOUT",),
+    ("not in PATH",), ("not in your PATH",), ("not on your PATH",), ("_timeout",), ("_TIMEOUT",), (" signal",),
 )
 
 
@@ -113,6 +137,8 @@ def os_class(text: str) -> Class | None:
         return _not_on_path(text, warning)
     if warning:
         return None
+    if m := _SIGNALLED.search(text):
+        return _signalled(_SIGNAL_ALIASES.get(m.group("sig"), m.group("sig")))
     if m := _TIMEOUT_SETTING.search(text):
         return _timeout_setting(m.group("var"))
     if m := _PROGRAM_MISSING.search(text):
@@ -124,6 +150,13 @@ def os_class(text: str) -> Class | None:
         if n in _ERRNO:
             return _errno(n)
     return None
+
+
+def _signalled(sig: str) -> Class:
+    what, comps, why, fix = _SIGNALS[sig]
+    return Class(
+        "process-killed-by-signal", comps, f"A process was killed by {sig} ({what})",
+        f"The line says a process ended on {sig}, \"{what}\" by signal(7): {why}.", fix, SIGNAL_SOURCE)
 
 
 def _errno(n: int) -> Class:

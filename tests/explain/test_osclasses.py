@@ -97,3 +97,16 @@ def test_a_timeout_whose_message_names_its_variable_is_that_components_and_the_e
     # a line that only sets a timeout states no failure
     assert os_class("Setting HCCL_EXEC_TIMEOUT=1800") is None
     assert errors(["export HCCL_CONNECT_TIMEOUT=1200", "INFO: increase VLLM_RPC_TIMEOUT if needed"]) == []
+
+
+def test_a_process_killed_by_sigbus_is_shared_memory_and_by_sigkill_the_oom_killer_or_a_supervisor():
+    # torch 2.13 libtorch_python.so: "DataLoader worker (pid {}) is killed by signal: {}. " with strsignal's text;
+    # signal(7): SIGBUS "Bus error (bad memory access)", SIGKILL cannot be caught
+    (f,) = errors(["RuntimeError: DataLoader worker (pid 4242) is killed by signal: Bus error. "])
+    assert f.id == "process-killed-by-signal" and f.components == ("system", "env") and "SIGBUS" in f.title
+    assert "signal.7" in f.source
+    (g,) = errors(["ERROR: worker 3 was terminated by signal SIGKILL"])
+    assert g.id == "process-killed-by-signal" and g.components == ("system", "config")
+    assert os_class("child exited with signal 7 (SIGBUS)") is not None
+    # a signal the system gives no cause for is not read here (a crash: whose code, the frames say)
+    assert os_class("worker killed by signal: Segmentation fault") is None

@@ -143,7 +143,7 @@ def exception_class(etype: str, path: str, message: str, has_frames: bool) -> Cl
             OMEGACONF_EXC if top == "omegaconf" else (PYDANTIC_EXC if top.startswith("pydantic") else HYDRA_OVERRIDES))
     if etype in _DIST_TYPES:
         return Class(
-            "installed-version-conflict", ("python", "env"),
+            "installed-version-conflict", _conflict_components(message),
             f"An installed distribution does not satisfy a requirement ({etype})",
             f"{etype}: a package checked the installed distributions at start-up (pkg_resources / importlib.metadata) "
             "and one is missing or at a version outside the range it requires.",
@@ -215,6 +215,24 @@ _VERSION_REQUIRED = re.compile(r"\b(?P<pkg>[A-Za-z][\w.-]*)\s*(?:>=|==|~=|<=|>|<
 _NOT_A_PACKAGE = frozenset("the a an it its them this that these those our your their all any one some required "
                            "missing needed correct right latest newest proper".split())
 _PLEASE_INSTALL = re.compile(r"[Pp]lease (?:run )?(?:install|[`'\"]?pip install) (?:`|'|\")?(?P<pkg>[A-Za-z][\w.-]*)")
+
+
+# pkg_resources' VersionConflict / ContextualVersionConflict print their args, (dist, req[, required_by]):
+# `(numpy 2.2.4 (/site-packages), Requirement.parse('numpy==1.26.4'), {'vllm-ascend'})`; their report() reads
+# "{dist} is installed but {req} is required by {required_by}".
+_CONFLICT_DIST = re.compile(r"^\(?\s*(?P<dist>[A-Za-z][\w.-]*) \d[\w.+!-]*")
+_CONFLICT_BY = re.compile(r"(?:\{|required by \{?)'(?P<by>[A-Za-z][\w.-]*)'")
+
+
+def _conflict_components(message: str) -> tuple[str, ...]:
+    """The installed distribution that does not fit and the one that requires it, as components; python, env when
+    the message names neither (a bare DistributionNotFound)."""
+    named = [m.group("dist") for m in [_CONFLICT_DIST.search(message)] if m] + \
+        [m.group("by") for m in [_CONFLICT_BY.search(message)] if m]
+    comps = [c for n in named if (c := component_of_distribution(n)) not in (None, "python")]
+    if not comps:
+        return ("python", "env")
+    return tuple(dict.fromkeys(comps)) if len(set(comps)) > 1 else (comps[0], "python")
 
 
 def _message_class(message: str) -> Class | None:

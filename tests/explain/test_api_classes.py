@@ -37,3 +37,16 @@ def test_an_operator_the_dispatcher_does_not_know_is_the_package_registering_its
     assert g.components == ("torch-npu", "torch")
     # a namespace no package owns says nothing of its own
     assert all(x.id != "api-version-mismatch" for x in errors(["RuntimeError: operator myops::foo does not exist"]))
+
+
+def test_a_version_conflict_names_the_installed_distribution_and_the_one_requiring_it():
+    # pkg_resources' ContextualVersionConflict prints its args (dist, req, required_by)
+    (f,) = errors(["pkg_resources.ContextualVersionConflict: (transformers 4.40.0 (/opt/venv/lib/python3.11/"
+                   "site-packages), Requirement.parse('transformers>=4.51.0'), {'vllm'})"])
+    assert f.id == "installed-version-conflict" and f.components == ("transformers", "vllm")
+    (g,) = errors(["pkg_resources.VersionConflict: (numpy 2.1.0 (/opt/venv/lib), Requirement.parse('numpy<2'))"])
+    assert g.components == ("numpy", "python")
+    # a distribution that is no component, or none named: python, env
+    (h,) = errors(["pkg_resources.DistributionNotFound: The 'foo-bar' distribution was not found and is required "
+                   "by the application"])
+    assert h.components == ("python", "env")

@@ -193,8 +193,9 @@ def test_the_last_resort_gives_way_to_any_other_error():
     ("ImportError: Please install librosa to use audio features", "package-asked-for", ("python", "env")),
     ("RuntimeError: aclnnFooBar or aclnnFooBarGetWorkspaceSize not in libopapi.so, or libopapi.so not found.",
      "operator-missing-from-cann", ("kernels", "cann")),
+    # (the distribution it names is the component: tests/explain/test_api_classes.py)
     ("pkg_resources.VersionConflict: (numpy 2.1.0, Requirement.parse('numpy<2'))", "installed-version-conflict",
-     ("python", "env")),
+     ("numpy", "python")),
 ])
 def test_a_message_is_named_by_the_class_its_wording_defines(line, fid, comps):
     f = errors([line])[0]

@@ -115,7 +115,7 @@ def _where(frame: Frame) -> str:
 def attribute(ev: Event, snapshot: Any = None) -> Attribution | None:
     """What the event's frames, paths, libraries, modules or codes say about who ships the failure."""
     for rule in (_warning, _oom_killed, _op_namespace, _api_mismatch, _module_missing, _version_node, _library, _symbol_version, _symbol, _header, _compile_file, _allocator, _dcmi, _code, _pip, _typed_class,
-                 _raised_in, _exception_class, _named_in_text, _message_owner, _checked_class,
+                 _raised_in, _exception_class, _extension, _named_in_text, _message_owner, _checked_class,
                  _line_class, _os_class, _names_component):
         got = rule(ev, snapshot)
         if got is not None:
@@ -151,6 +151,15 @@ def _typed_class(ev: Event, snapshot: Any) -> Attribution | None:
     if cls is None or cls.id not in _TYPED_FIRST:
         return None
     return _from_class(cls, f"the exception {ev.facts.get('exception_path', ev.exc_type)} -> {cls.id}")
+
+
+def _extension(ev: Event, snapshot: Any) -> Attribution | None:
+    """A loader naming the extension / plugin it could not load (doctor.explain.loaders): that package."""
+    if ev.kind not in ("python", "log", "failure", "text"):
+        return None
+    from doctor.explain.loaders import extension_named
+
+    return extension_named(ev.facts.get("message") or ev.text, snapshot)
 
 
 def _message_owner(ev: Event, snapshot: Any) -> Attribution | None:

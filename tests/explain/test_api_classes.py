@@ -50,3 +50,15 @@ def test_a_version_conflict_names_the_installed_distribution_and_the_one_requiri
     (h,) = errors(["pkg_resources.DistributionNotFound: The 'foo-bar' distribution was not found and is required "
                    "by the application"])
     assert h.components == ("python", "env")
+
+
+def test_a_backend_extension_torch_could_not_load_is_the_package_shipping_it():
+    # torch 2.13 torch/__init__.py _import_device_backends: the entry point's name in the message
+    lines = ["RuntimeError: Failed to load the backend extension: torch_npu. You can disable extension auto-loading "
+             "with TORCH_DEVICE_BACKEND_AUTOLOAD=0."]
+    (f,) = errors(lines)
+    assert f.id == "extension-failed-to-load" and f.components == ("torch-npu", "env")
+    assert "torch/__init__.py" in f.source
+    # an extension no component ships: the message's own reading stays
+    assert all(x.id != "extension-failed-to-load" for x in errors(
+        ["RuntimeError: Failed to load the backend extension: my_private_backend."]))

@@ -114,7 +114,7 @@ def _where(frame: Frame) -> str:
 
 def attribute(ev: Event, snapshot: Any = None) -> Attribution | None:
     """What the event's frames, paths, libraries, modules or codes say about who ships the failure."""
-    for rule in (_warning, _oom_killed, _op_namespace, _api_mismatch, _module_missing, _version_node, _library, _symbol_version, _symbol, _header, _compile_file, _allocator, _dcmi, _code, _pip, _typed_class,
+    for rule in (_warning, _oom_killed, _op_namespace, _api_mismatch, _module_missing, _version_node, _library, _symbol_version, _symbol, _header, _compile_file, _allocator, _dcmi, _code, _pip, _typed_class, _hang,
                  _raised_in, _exception_class, _extension, _named_in_text, _message_owner, _checked_class,
                  _line_class, _os_class, _names_component):
         got = rule(ev, snapshot)
@@ -936,9 +936,20 @@ def _pip(ev: Event, snapshot: Any) -> Attribution | None:
         OWNERSHIP_SOURCE, f"pip: {pkgs}")
 
 
+def _hang(ev: Event, snapshot: Any) -> Attribution | None:
+    """A thread's stack dumped while the job hung (faulthandler's watchdog): stuck in a collective
+    (doctor.explain.hangs); any other dumped stack is no failure by itself."""
+    if ev.kind != "python" or not ev.facts.get("stack_dump") or not ev.frames:
+        return None
+    from doctor.explain.hangs import collective_hang
+
+    return collective_hang(ev.frames)
+
+
 def _raised_in(ev: Event, snapshot: Any) -> Attribution | None:
     unfinished = bool(ev.facts.get("unfinished"))
-    if ev.kind != "python" or not ev.frames or not (unfinished or ev.exc_type in _CHECK_TYPES):
+    if ev.kind != "python" or not ev.frames or not (unfinished or ev.exc_type in _CHECK_TYPES) \
+            or ev.facts.get("stack_dump"):
         return None
     owned = _frames_with_owners(ev, snapshot)
     if not owned:

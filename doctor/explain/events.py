@@ -20,6 +20,7 @@ from dataclasses import dataclass, field, replace
 from doctor.explain.classes import LINE_PHRASES, line_class
 from doctor.explain.dcmi import PHRASES as DCMI_PHRASES
 from doctor.explain.dcmi import dcmi_code
+from doctor.explain.hangs import WATCHDOG
 from doctor.explain.lexicon import FAILURE_PHRASES, NOTICE_RECORD, states_failure
 from doctor.explain.loglines import PHRASES as LOG_PHRASES
 from doctor.explain.loglines import LogLineReader
@@ -82,7 +83,7 @@ _TRACEBACK = re.compile(r"^\s*Trace[Bb]ack \(most recent call last\):?\s*$")
 # (most recent call first):" is the failing thread, innermost frame first.
 _NOT_A_TRACEBACK = re.compile(r"^\s*(?:Stack \(most recent call last\)|Thread 0x[0-9a-f]+ \(most recent call first\))")
 _CURRENT_THREAD = re.compile(r"^\s*Current thread 0x[0-9a-f]+ \(most recent call first\)")
-_FRAME = re.compile(r'^\s*File "(?P<path>[^"]+)", line (?P<line>\d+)(?:, in (?P<func>\S+))?')
+_FRAME = re.compile(r'^\s*File "(?P<path>[^"]+)", line (?P<line>\d+)(?:,? in (?P<func>\S+))?')
 # The same anywhere on a line: behind a prefix the reader does not know yet (`_unprefixed` learns it).
 _TRACEBACK_ANY = re.compile(r"Trace[Bb]ack \(most recent call last\):?\s*$")
 _FRAME_ANY = re.compile(r'(?<=\s)File "[^"]+", line \d+|(?<=[^\w\s"])File "[^"]+", line \d+')
@@ -235,6 +236,8 @@ class EventReader:
         self._last_python: int | None = None  # index of the last python event (for chaining)
         self._apart = dict.fromkeys(_APART, 0)  # warnings / failure lines kept (not counted in MAX_EVENTS)
         self._logs = LogLineReader()  # logged error / warning lines (doctor.explain.loglines)
+        self._watchdog = False  # a faulthandler timeout dump began: its threads' stacks are read (doctor.explain.hangs)
+        self._dumped = False  # the open frames are one thread's stack of such a dump
 
     # -- feeding
 
@@ -255,14 +258,19 @@ class EventReader:
         m = _FRAME.match(text)
         if m is None:
             self._ignore_frames = False
-        if _NOT_A_TRACEBACK.match(text):
+        if WATCHDOG.match(text):
+            self._close_frames()
+            self._watchdog = True  # faulthandler's timeout dump: every thread's stack follows (innermost first)
+            return None
+        if _NOT_A_TRACEBACK.match(text) and not (self._watchdog and text.lstrip().startswith("Thread 0x")):
             self._close_frames()
             self._ignore_frames = True
             return None
-        if _CURRENT_THREAD.match(text):
+        if _CURRENT_THREAD.match(text) or _NOT_A_TRACEBACK.match(text):
             self._close_frames()
             self._frames, self._frames_dropped, self._tb_line = [], 0, lineno
             self._last_frame_line, self._innermost_first = lineno, True
+            self._dumped = self._watchdog
             return None
         if m is not None and self._ignore_frames:
             return None
@@ -317,6 +325,9 @@ class EventReader:
         ev = Event("python", self._last_frame_line, _short(f'File "{last.path}", line {last.line}, in {last.func}'),
                    frames=frames, frames_dropped=self._frames_dropped,
                    facts={"exception": "", "exception_path": "", "message": "", "unfinished": "1"})
+        if self._dumped:
+            ev.facts["stack_dump"] = "1"  # a thread's stack dumped while the job hung: no failure by itself
+            self._dumped = False
         ev.signature = sig
         self._chain_pending = False
         self._keep(ev)

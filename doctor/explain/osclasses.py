@@ -115,6 +115,11 @@ _SIGNALS: dict[str, tuple[str, tuple[str, ...], str, str]] = {
                 "Check dmesg and the container's memory limit; lower the host memory the run takes (DataLoader "
                 "workers, prefetch, CPU offload, rollout batch) or raise the limit."),
 }
+# bash's report of a job a signal ended (strsignal's text after the job's pid, then the command), as bash 5.2 prints
+# it here: `./run.sh: line 6: 12665 Killed                  python3 train.py`, `bash: 12657 Killed  sleep 5`,
+# `... 12723 Bus error               python3 ...`; a lone `Killed` is the same report without its pid (bash -c)
+_BASH_JOB = re.compile(r"^(?:[^\s:]+: (?:line \d+: )?)?\s*\d+ (?P<sig>Killed|Bus error)(?: \(core dumped\))? {2,}\S"
+                       r"|^\s*(?P<sig2>Killed)\s*$")
 _SIGNAL_ALIASES = {"Bus error": "SIGBUS", "7": "SIGBUS", "Killed": "SIGKILL", "9": "SIGKILL"}
 SIGNAL_SOURCE = "https://man7.org/linux/man-pages/man7/signal.7.html"
 
@@ -123,7 +128,7 @@ PHRASES: tuple[tuple[str, ...], ...] = (
     ("errno",), ("Errno",), (": cannot",), (": can't",), (": Cannot",), (": could not",), (": unable",),
     (": failed",), (": No such file",), (": not found",), (": Permission denied",), (": invalid option",),
     (": unrecognized option",), (": missing operand",), ("utility",), ("executable",), ("not on PATH",),
-    ("not in PATH",), ("not in your PATH",), ("not on your PATH",), ("_timeout",), ("_TIMEOUT",), (" signal",),
+    ("not in PATH",), ("not in your PATH",), ("not on your PATH",), ("_timeout",), ("_TIMEOUT",), (" signal",), (" Killed ",), ("Killed",), (" Bus error ",),
 )
 
 
@@ -139,6 +144,8 @@ def os_class(text: str) -> Class | None:
         return None
     if m := _SIGNALLED.search(text):
         return _signalled(_SIGNAL_ALIASES.get(m.group("sig"), m.group("sig")))
+    if m := _BASH_JOB.match(text):
+        return _signalled(_SIGNAL_ALIASES[m.group("sig") or m.group("sig2")])
     if m := _TIMEOUT_SETTING.search(text):
         return _timeout_setting(m.group("var"))
     if m := _PROGRAM_MISSING.search(text):

@@ -110,3 +110,17 @@ def test_a_process_killed_by_sigbus_is_shared_memory_and_by_sigkill_the_oom_kill
     assert os_class("child exited with signal 7 (SIGBUS)") is not None
     # a signal the system gives no cause for is not read here (a crash: whose code, the frames say)
     assert os_class("worker killed by signal: Segmentation fault") is None
+
+
+def test_bashs_report_of_a_job_a_signal_ended_is_that_signals_class():
+    # bash 5.2 as run here: `kill -9` / `kill -7` of a python child of a script, and of `bash -c`
+    (f,) = errors(["/tmp/k.sh: line 6: 12665 Killed                  python3 -c 'import os; os.kill(os.getpid(), 9)'"])
+    assert f.id == "process-killed-by-signal" and f.components == ("system", "config")
+    (g,) = errors(["/tmp/k2.sh: line 2: 12723 Bus error               python3 -c 'import os; os.kill(os.getpid(), 7)'"])
+    assert g.components == ("system", "env")
+    (h,) = errors(["bash: 12657 Killed                  sleep 5"])
+    assert h.id == "process-killed-by-signal"
+    (k,) = errors(["Killed"])  # a lone report without its pid
+    assert k.id == "process-killed-by-signal"
+    # the words in a sentence are no job report
+    assert os_class("2 Killed processes were restarted by the supervisor") is None

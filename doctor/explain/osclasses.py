@@ -102,7 +102,11 @@ _WARNING = re.compile(r"^\W*(?:\([^)]*\)\s*)?(?:WARNING|WARN)\b", re.I)
 # tensors, a memory-mapped file on it); SIGKILL cannot be caught: the kernel's OOM killer or a supervisor (a
 # scheduler's memory limit) ended the process.
 _SIGNALLED = re.compile(r"\b(?:killed|terminated|stopped|exited|died|ended|crashed)\b[^.;]{0,20}?\b(?:by|with|on|due "
-                        r"to) signal:? ?(?:\d+ \()?(?P<sig>Bus error|Killed|SIGBUS|SIGKILL|7|9)\b")
+                        r"to) signal:? ?(?:\d+ \()?(?P<sig>Bus error|Killed|SIGBUS|SIGKILL|7|9)\b"
+                        # CPython 3.11 subprocess.CalledProcessError: "Command '%s' died with %r." (a Signals member);
+                        # torch elastic's ProcessFailure: "Signal 9 (SIGKILL) received by PID 4242"
+                        r"|\bdied with <Signals\.(?P<sig3>SIGBUS|SIGKILL): \d+>"
+                        r"|\bSignal \d+ \((?P<sig4>SIGBUS|SIGKILL)\) received by PID\b")
 _SIGNALS: dict[str, tuple[str, tuple[str, ...], str, str]] = {
     "SIGBUS": ("Bus error (bad memory access)", ("system", "env"),
                "a page of a memory mapping could not be backed: on Linux most often shared memory (/dev/shm) that is "
@@ -128,7 +132,7 @@ PHRASES: tuple[tuple[str, ...], ...] = (
     ("errno",), ("Errno",), (": cannot",), (": can't",), (": Cannot",), (": could not",), (": unable",),
     (": failed",), (": No such file",), (": not found",), (": Permission denied",), (": invalid option",),
     (": unrecognized option",), (": missing operand",), ("utility",), ("executable",), ("not on PATH",),
-    ("not in PATH",), ("not in your PATH",), ("not on your PATH",), ("_timeout",), ("_TIMEOUT",), (" signal",), (" Killed ",), ("Killed",), (" Bus error ",),
+    ("not in PATH",), ("not in your PATH",), ("not on your PATH",), ("_timeout",), ("_TIMEOUT",), (" signal",), ("Signal ",), ("<Signals.",), (" Killed ",), ("Killed",), (" Bus error ",),
 )
 
 
@@ -143,7 +147,8 @@ def os_class(text: str) -> Class | None:
     if warning:
         return None
     if m := _SIGNALLED.search(text):
-        return _signalled(_SIGNAL_ALIASES.get(m.group("sig"), m.group("sig")))
+        sig = m.group("sig") or m.group("sig3") or m.group("sig4")
+        return _signalled(_SIGNAL_ALIASES.get(sig, sig))
     if m := _BASH_JOB.match(text):
         return _signalled(_SIGNAL_ALIASES[m.group("sig") or m.group("sig2")])
     if m := _TIMEOUT_SETTING.search(text):

@@ -124,3 +124,12 @@ def test_bashs_report_of_a_job_a_signal_ended_is_that_signals_class():
     assert k.id == "process-killed-by-signal"
     # the words in a sentence are no job report
     assert os_class("2 Killed processes were restarted by the supervisor") is None
+
+
+def test_a_child_a_signal_ended_as_python_and_torchrun_report_it_is_that_signals_class():
+    # CPython 3.11 as run here: subprocess.run([...kill itself with 7...], check=True)
+    (f,) = errors(["subprocess.CalledProcessError: Command '['python3', '-c', 'import os; os.kill(os.getpid(), 7)']' "
+                   "died with <Signals.SIGBUS: 7>."])
+    assert f.id == "process-killed-by-signal" and f.components == ("system", "env")
+    # torch elastic's ProcessFailure (torch 2.13 torch/distributed/elastic/multiprocessing/errors/__init__.py)
+    assert os_class("  traceback : Signal 9 (SIGKILL) received by PID 4242") is not None

@@ -235,8 +235,15 @@ def _conflict_components(message: str) -> tuple[str, ...]:
     return tuple(dict.fromkeys(comps)) if len(set(comps)) > 1 else (comps[0], "python")
 
 
+_CONNECT_FAILED = re.compile(r"\b(?:could not|couldn't|can't|cannot|unable to|failed to) connect to\b", re.I)
+
+
 def _message_class(message: str) -> Class | None:
     """Classes a message's own wording defines, whatever the exception type (or none) that carries it."""
+    if _CONNECT_FAILED.search(message):
+        # a client that could not reach its server (transformers 5.24 utils/hub.py raises it as an OSError): the
+        # network's, whoever wrote the message
+        return exception_class("ConnectionError", "ConnectionError", message, False)
     if m := _OP_NOT_IN_CANN.search(message):
         return Class(
             "operator-missing-from-cann", ("kernels", "cann"),
@@ -357,6 +364,9 @@ _NET_WORDS = re.compile(
     r"network is unreachable|name or service not known|temporary failure in name resolution|"
     r"address already in use|heartbeat lost|\bGoAway\b|ssl routines|tls handshake|\bunreachable\b|"
     r"connectFullMesh|socket (?:error|timeout)|"
+    # a client that could not reach its server at all (huggingface_hub / transformers: "We couldn't connect to
+    # 'https://huggingface.co' to load this file")
+    r"\b(?:could not|couldn't|can't|cannot|unable to|failed to) connect to\b|"
     # the socket errno texts of a connection that cannot even start (errno(3): EAFNOSUPPORT, EADDRNOTAVAIL)
     r"address family not supported|cannot assign requested address", re.I)
 _HCCL_WORDS = re.compile(r"\bHCC[LP]\b|hccl|\bEI\d{4}\b|\bEJ\d{4}\b|Notify|rank ?table", re.I)
@@ -375,6 +385,7 @@ LINE_PHRASES: tuple[tuple[str, ...], ...] = (
     ("name resolution",), ("service not known",), ("already in use",), ("Heartbeat",), ("heartbeat",),
     ("GoAway",), ("SSL",), ("ssl",), ("handshake",), ("connectFullMesh",), (".go:",), ("Connection reset",),
     ("Address family not supported",), ("address family not supported",), ("Cannot assign requested",),
+    ("connect to",),
     ("cannot assign requested",),
     ("connection reset",), ("connect failed",), ("Timed out",), ("TIMED OUT",), ("Could not override",),
     ("Error merging override",), ("Could not append to config",), ("Could not delete from config",),

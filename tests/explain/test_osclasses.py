@@ -133,3 +133,13 @@ def test_a_child_a_signal_ended_as_python_and_torchrun_report_it_is_that_signals
     assert f.id == "process-killed-by-signal" and f.components == ("system", "env")
     # torch elastic's ProcessFailure (torch 2.13 torch/distributed/elastic/multiprocessing/errors/__init__.py)
     assert os_class("  traceback : Signal 9 (SIGKILL) received by PID 4242") is not None
+
+
+def test_a_client_that_could_not_connect_to_its_server_is_the_network():
+    # transformers 5.24 transformers/utils/hub.py: "We couldn't connect to '{HUGGINGFACE_CO_RESOLVE_ENDPOINT}' to load
+    # the files, and couldn't find them in the cached files." (an OSError)
+    (f,) = errors(["OSError: We couldn't connect to 'https://huggingface.co' to load the files, and couldn't find them "
+                   "in the cached files."])
+    assert f.id == "network-error" and f.components == ("network", "env")
+    (g,) = errors(["[ERROR] failed to connect to 10.0.0.2:29500 after 30 attempts"])
+    assert g.id == "network-error"

@@ -114,7 +114,7 @@ def _where(frame: Frame) -> str:
 
 def attribute(ev: Event, snapshot: Any = None) -> Attribution | None:
     """What the event's frames, paths, libraries, modules or codes say about who ships the failure."""
-    for rule in (_warning, _oom_killed, _op_namespace, _api_mismatch, _module_missing, _version_node, _library, _symbol_version, _symbol, _header, _compile_file, _allocator, _dcmi, _code, _pip, _typed_class, _hang,
+    for rule in (_warning, _oom_killed, _op_namespace, _api_mismatch, _module_missing, _version_node, _library, _symbol_version, _symbol, _header, _compile_file, _allocator, _dcmi, _hccl_code, _code, _pip, _typed_class, _hang,
                  _raised_in, _exception_class, _extension, _named_in_text, _message_owner, _checked_class,
                  _line_class, _os_class, _names_component):
         got = rule(ev, snapshot)
@@ -885,6 +885,16 @@ def _dcmi(ev: Event, snapshot: Any) -> Attribution | None:
     from doctor.explain.dcmi import attribute_dcmi
 
     return attribute_dcmi(code)
+
+
+def _hccl_code(ev: Event, snapshot: Any) -> Attribution | None:
+    """An HcclResult torch_npu reports for an HCCL call (doctor.explain.hccl_codes): the layer it names."""
+    code = ev.facts.get("hccl_code")
+    if not code:
+        return None
+    from doctor.explain.hccl_codes import attribute_hccl
+
+    return attribute_hccl(code)
 
 
 def _code(ev: Event, snapshot: Any) -> Attribution | None:

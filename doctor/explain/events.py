@@ -21,6 +21,8 @@ from doctor.explain.classes import LINE_PHRASES, line_class
 from doctor.explain.dcmi import PHRASES as DCMI_PHRASES
 from doctor.explain.dcmi import dcmi_code
 from doctor.explain.hangs import WATCHDOG
+from doctor.explain.hccl_codes import PHRASES as HCCL_PHRASES
+from doctor.explain.hccl_codes import hccl_code
 from doctor.explain.lexicon import FAILURE_PHRASES, NOTICE_RECORD, states_failure
 from doctor.explain.loglines import PHRASES as LOG_PHRASES
 from doctor.explain.loglines import LogLineReader
@@ -54,7 +56,7 @@ EVENT_PHRASES: tuple[tuple[str, ...], ...] = (
     ("depends on",), ("Segmentation fault",),
     ("core dumped",), ("Killed",), ("SIGKILL",), ("SIGSEGV",), ("SIGABRT",), ("SIGBUS",), ("Out of memory",),
     ("oom-kill",), ("oom_kill",), ("OOM",), ("ERR",), ("No module named",), ("has no attribute",), ("cannot import name",),
-    *LINE_PHRASES, *LOG_PHRASES, *OS_PHRASES, *DCMI_PHRASES, *UNIT_PHRASES, *BUDGET_PHRASES,
+    *LINE_PHRASES, *LOG_PHRASES, *OS_PHRASES, *DCMI_PHRASES, *HCCL_PHRASES, *UNIT_PHRASES, *BUDGET_PHRASES,
 )
 # The phrases of the kinds kept apart (Python warnings, plain failure lines): frequent in healthy logs, so the
 # scanner drops them from its pre-filter once their budgets are full or they have only cost it lines.
@@ -553,6 +555,8 @@ def _codes(text: str) -> dict[str, str]:
     out: dict[str, str] = {}
     if (dcmi := dcmi_code(text)) is not None:
         out["dcmi_code"] = dcmi
+    if (hccl := hccl_code(text)) is not None:
+        out["hccl_code"] = hccl
     if m := _CANN_CODE.search(text):
         out["code"] = m.group("code")
     if m := _ACL_CODE.search(text):

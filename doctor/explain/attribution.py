@@ -278,6 +278,8 @@ def _api_mismatch(ev: Event, snapshot: Any) -> Attribution | None:
         callee_comp = component_of_distribution(callee) or "python"
         if etype == "ImportError" and f.get("path") == "unknown location":
             return _shadowed(f["module"], f["name"], callee, callee_comp)
+        if etype == "ImportError" and f.get("circular") and (got := _shadowed_by_file(f, callee, callee_comp, snapshot)):
+            return got
         caller = _caller(owned, exclude=callee)
         what = (f"cannot import name '{f['name']}' from '{f['module']}'" if etype == "ImportError"
                 else f"module '{f['module']}' has no attribute '{f['name']}'")
@@ -364,6 +366,29 @@ def _shadowed(module: str, name: str, dist: str, comp: str) -> Attribution:
         f"Run from another directory (or rename the folder named {top}), remove it from PYTHONPATH, and check that "
         f"`python -c \"import {top}; print({top}.__file__)\"` shows the installed {dist}.",
         IMPORT_FROM_SOURCE, read)
+
+
+def _shadowed_by_file(f: dict[str, str], dist: str, comp: str, snapshot: Any) -> Attribution | None:
+    """`cannot import name X from partially initialized module 'datasets' (most likely due to a circular import)
+    (/work/datasets.py)`: the module being imported is a file no installed package owns, named like the package
+    (the job's own `datasets.py` in the working directory): it imported itself instead of the installed one."""
+    path = f.get("path", "")
+    top = f["module"].split(".")[0]
+    if not path or path == "unknown location" or frame_owner(Frame(path, 0, ""), snapshot) is not None:
+        return None
+    stem = path.replace("\\", "/").rstrip("/").rsplit("/", 1)[-1]
+    if stem not in (f"{top}.py", top, "__init__.py") or (stem == "__init__.py" and f"/{top}/" not in path):
+        return None
+    read = f"partially initialized module '{f['module']}' ({path}) -> a file of the job's own named like {dist}'s {top}"
+    return Attribution(
+        "package-shadowed-by-file", Severity.ERROR, _comps("config", comp),
+        f"The job's own {stem} shadows the installed {dist}",
+        f"Python was importing '{top}' from {path}, which no installed package owns: a file of the job named like "
+        f"{dist}'s module, found first on sys.path (the script's directory comes first). Importing {top} from it "
+        f"imported the file itself, which is why its names are not there (Python calls it a circular import). "
+        f"Read: {read}.",
+        f"Rename {path} (and delete its __pycache__), or run from another directory, so that `import {top}` finds "
+        f"the installed {dist}.", IMPORT_FROM_SOURCE, read)
 
 
 # The OOM killer's own words: the kernel's "Out of memory: Killed process N", cgroup / Ray "OOM kill", "oom-kill"

@@ -130,7 +130,10 @@ _PIP = re.compile(r"No matching distribution found for (?P<pkg>\S+)"
 _SIGNAL = re.compile(r"Segmentation fault|core dumped|\bKilled\b|\bSIG(?:KILL|SEGV|ABRT|BUS|ILL)\b|Out of memory: Kill"
                      r"|oom[-_ ]kill|OOM kill")
 _MODULE_MISSING = re.compile(r"No module named '?(?P<mod>[\w.]+)'?")
-_IMPORT_NAME = re.compile(r"cannot import name '(?P<name>[\w.]+)' from '(?P<mod>[\w.]+)'(?: \((?P<path>[^)]+)\))?")
+# CPython 3.11 ceval.c import_from: "cannot import name %R from %R (%S)", or "... from partially initialized module %R
+# (most likely due to a circular import) (%S)" while the module is still being imported
+_IMPORT_NAME = re.compile(r"cannot import name '(?P<name>[\w.]+)' from (?P<partial>partially initialized module )?"
+                          r"'(?P<mod>[\w.]+)'(?: \(most likely due to a circular import\))?(?: \((?P<path>[^)]+)\))?")
 _NO_ATTR = re.compile(r"module '(?P<mod>[\w.]+)' has no attribute '(?P<name>\w+)'"
                       r"|'(?P<cls>\w+)' object has no attribute '(?P<name2>\w+)'"
                       r"|type object '(?P<cls2>\w+)' has no attribute '(?P<name3>\w+)'"
@@ -526,6 +529,8 @@ def _python_facts(msg: str, facts: dict[str, str]) -> None:
         facts["module"], facts["name"] = m.group("mod"), m.group("name")
         if m.group("path"):
             facts["path"] = m.group("path")
+        if m.group("partial"):
+            facts["circular"] = "1"
     elif m := _NO_ATTR.search(msg):
         if m.group("mod"):
             facts["module"], facts["name"] = m.group("mod"), m.group("name")

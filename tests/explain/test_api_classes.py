@@ -62,3 +62,16 @@ def test_a_backend_extension_torch_could_not_load_is_the_package_shipping_it():
     # an extension no component ships: the message's own reading stays
     assert all(x.id != "extension-failed-to-load" for x in errors(
         ["RuntimeError: Failed to load the backend extension: my_private_backend."]))
+
+
+def test_a_job_file_named_like_a_package_that_imports_itself_is_the_config_not_a_version_mismatch():
+    # CPython 3.11 ceval.c import_from: "cannot import name %R from partially initialized module %R (most likely due
+    # to a circular import) (%S)"; as run here (its directory shortened) with a script torch.py: `from torch import nn`
+    (f,) = errors(["ImportError: cannot import name 'nn' from partially initialized module 'torch' (most likely due "
+                   "to a circular import) (/tmp/job/torch.py)"])
+    assert f.id == "package-shadowed-by-file" and f.components == ("config", "torch")
+    assert "/tmp/job/torch.py" in f.evidence["read"]
+    # a module inside the installed package is no shadowing file
+    (g,) = errors(["ImportError: cannot import name 'X' from partially initialized module 'vllm.config' (most likely "
+                   "due to a circular import) (/usr/local/lib/python3.10/site-packages/vllm/config.py)"])
+    assert g.id != "package-shadowed-by-file"

@@ -259,9 +259,10 @@ def _os_class(ev: Event, snapshot: Any) -> Attribution | None:
     from doctor.explain.memory_budget import budget_class
     from doctor.explain.npu_units import unit_class
     from doctor.explain.osclasses import os_class
+    from doctor.explain.pipclasses import pip_class
 
     text = ev.text if ev.kind in ("text", "failure", "signal") else ev.facts.get("message", "")
-    cls = os_class(text) or unit_class(text) or budget_class(text)
+    cls = os_class(text) or unit_class(text) or budget_class(text) or pip_class(text)
     if cls is None or (ev.kind == "log" and ev.facts.get("level") != "error" and cls.severity is Severity.ERROR):
         return None
     return _from_class(cls, f"the error line's own words -> {cls.id}")

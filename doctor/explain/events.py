@@ -32,6 +32,8 @@ from doctor.explain.npu_units import PHRASES as UNIT_PHRASES
 from doctor.explain.npu_units import unit_class
 from doctor.explain.osclasses import PHRASES as OS_PHRASES
 from doctor.explain.osclasses import os_class
+from doctor.explain.pipclasses import PHRASES as PIP_PHRASES
+from doctor.explain.pipclasses import pip_class
 from doctor.report import Severity
 
 MAX_EVENTS = 64  # events kept per log (the first ones)
@@ -56,7 +58,7 @@ EVENT_PHRASES: tuple[tuple[str, ...], ...] = (
     ("depends on",), ("Segmentation fault",),
     ("core dumped",), ("Killed",), ("SIGKILL",), ("SIGSEGV",), ("SIGABRT",), ("SIGBUS",), ("Out of memory",),
     ("oom-kill",), ("oom_kill",), ("OOM",), ("ERR",), ("No module named",), ("has no attribute",), ("cannot import name",),
-    *LINE_PHRASES, *LOG_PHRASES, *OS_PHRASES, *DCMI_PHRASES, *HCCL_PHRASES, *UNIT_PHRASES, *BUDGET_PHRASES,
+    *LINE_PHRASES, *LOG_PHRASES, *OS_PHRASES, *PIP_PHRASES, *DCMI_PHRASES, *HCCL_PHRASES, *UNIT_PHRASES, *BUDGET_PHRASES,
 )
 # The phrases of the kinds kept apart (Python warnings, plain failure lines): frequent in healthy logs, so the
 # scanner drops them from its pre-filter once their budgets are full or they have only cost it lines.
@@ -421,7 +423,8 @@ class EventReader:
             facts.update(code)
             kind = kind or "code"
         if kind is None and (line_class(text) is not None or os_class(text) is not None
-                             or unit_class(text) is not None or budget_class(text) is not None):
+                             or unit_class(text) is not None or budget_class(text) is not None
+                             or pip_class(text) is not None):
             kind = "text"  # an error line whose own words name its class (attribution reads which one)
         if kind is None and self._apart["failure"] < MAX_FAILURE_LINES and states_failure(text) \
                 and not LogLineReader.recognises(text):  # a logged record is read with its level (loglines)

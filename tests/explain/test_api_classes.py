@@ -75,3 +75,10 @@ def test_a_job_file_named_like_a_package_that_imports_itself_is_the_config_not_a
     (g,) = errors(["ImportError: cannot import name 'X' from partially initialized module 'vllm.config' (most likely "
                    "due to a circular import) (/usr/local/lib/python3.10/site-packages/vllm/config.py)"])
     assert g.id != "package-shadowed-by-file"
+
+
+def test_pips_requires_python_verdict_is_the_interpreter_then_the_package():
+    # pip 26.3 _internal/resolution/legacy/resolver.py: UnsupportedPythonVersion's text
+    (f,) = errors(["ERROR: Package 'vllm-ascend' requires a different Python: 3.9.18 not in '>=3.10,<3.12'"])
+    assert f.id == "requires-python-unmet" and f.components == ("python", "vllm-ascend")
+    assert "3.9.18" in f.title and "resolver.py" in f.source

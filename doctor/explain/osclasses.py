@@ -28,6 +28,7 @@ import re
 
 from doctor.explain.classes import Class
 from doctor.explain.lexicon import NOTICE_RECORD, components_named, env_var_component
+from doctor.knowledge.ownership import owner_of_path
 from doctor.report import Severity
 
 ERRNO_SOURCE = "https://github.com/torvalds/linux/blob/v6.6/include/uapi/asm-generic/errno-base.h"
@@ -156,11 +157,11 @@ def os_class(text: str) -> Class | None:
     if m := _PROGRAM_MISSING.search(text):
         return _program_missing(m.group("p") or m.group("p2"))
     if (m := _PROGRAM_LINE.match(text.strip())) and m.group("prog").lower() not in _NOT_PROGRAM:
-        return _program_error(m.group("prog"), m.group("msg"))
+        return _program_error(m.group("prog"), m.group("msg"), text)
     if m := _ERRNO_RX.search(text):
         n = int(m.group("n") or m.group("n2"))
         if n in _ERRNO:
-            return _errno(n)
+            return _errno(n, text)
     return None
 
 
@@ -171,8 +172,14 @@ def _signalled(sig: str) -> Class:
         f"The line says a process ended on {sig}, \"{what}\" by signal(7): {why}.", fix, SIGNAL_SOURCE)
 
 
-def _errno(n: int) -> Class:
+def _errno(n: int, text: str) -> Class:
     sym, what, comps, check = _ERRNO[n]
+    # the component the line names (its path's owner, or a name it carries) is where the call was made: second
+    named = [own.component for p in _PATH.findall(text)[:3] if (own := owner_of_path(p)) is not None
+             and own.component not in ("python", "stdlib")] or \
+        [c for c, _ in components_named(text) if c not in ("config", "cluster", "system", comps[0])]
+    if named and named[0] != comps[0]:
+        comps = (comps[0], named[0])
     return Class(
         "system-call-failed", comps, f"A system call failed: errno {n} ({sym}, {what})",
         f"The line reports errno {n}: {sym}, \"{what}\" by the operating system's definition. The call the program "
@@ -180,8 +187,16 @@ def _errno(n: int) -> Class:
         f"Check {check}.", ERRNO_MORE_SOURCE if n > 34 else ERRNO_SOURCE)
 
 
-def _program_error(prog: str, msg: str) -> Class:
-    named = [c for c, _ in components_named(prog) if c not in ("config", "cluster")]
+_PATH = re.compile(r"(?:/[\w.+@-]+){2,}")
+
+
+def _program_error(prog: str, msg: str, text: str) -> Class:
+    # the component shipping the path the program could not use (a CANN set_env.sh, the driver's version.info), else
+    # one the program's name or message names, else the system's
+    owned = [own.component for p in _PATH.findall(text)[:3] if (own := owner_of_path(p)) is not None
+             and own.component not in ("python", "stdlib")]
+    named = owned or [c for c, _ in components_named(prog) + components_named(text[len(prog):])
+                      if c not in ("config", "cluster", "system")]
     comps = (named[0], "system") if named else ("system", "config")
     return Class(
         "system-program-error", comps, f"The program {prog} failed",
@@ -195,8 +210,10 @@ def _program_error(prog: str, msg: str) -> Class:
 
 def _program_missing(prog: str | None) -> Class:
     what = f"the program {prog}" if prog else "a program it needs"
+    # a tool a component ships (npu-smi: the driver's) is that component's, installed or mounted
+    named = [c for c, _ in components_named(prog or "") if c not in ("config", "cluster", "system")]
     return Class(
-        "program-missing", ("system", "env"), f"A tool cannot find {what}",
+        "program-missing", (named[0], "system") if named else ("system", "env"), f"A tool cannot find {what}",
         f"The tool searched PATH for {what} and did not find it: the host (or container) lacks the package that "
         "installs it, or its directory is not on PATH.",
         f"Install the system package that provides {prog or 'it'} (apt / yum: the message may name it), or add its "

@@ -143,3 +143,13 @@ def test_a_client_that_could_not_connect_to_its_server_is_the_network():
     assert f.id == "network-error" and f.components == ("network", "env")
     (g,) = errors(["[ERROR] failed to connect to 10.0.0.2:29500 after 30 attempts"])
     assert g.id == "network-error"
+
+
+def test_the_component_a_line_names_stays_beside_the_system_class():
+    # a path a component ships, or a name the line carries, is where the failing call was made: second
+    (f,) = errors(["HCCL init: semget failed, errno = 13"])
+    assert f.id == "system-call-failed" and f.components == ("system", "hccl")
+    (g,) = errors(["bash: /usr/local/Ascend/ascend-toolkit/set_env.sh: No such file or directory"])
+    assert g.id == "system-program-error" and g.components == ("cann", "system")
+    (h,) = errors(["ls: cannot access '/usr/local/Ascend/driver/version.info': No such file or directory"])
+    assert h.components == ("driver", "system")

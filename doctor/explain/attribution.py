@@ -254,8 +254,8 @@ def _os_class(ev: Event, snapshot: Any) -> Attribution | None:
     errno, a program's own error line, a program not found or not on PATH, a timeout setting named; an NPU
     hardware unit's failure named in one identifier (doctor.explain.npu_units); a memory budget logged negative
     (doctor.explain.memory_budget); a process killed by a signal whose cause the system defines."""
-    if ev.kind not in ("text", "python", "log", "failure", "signal"):
-        return None
+    if ev.kind not in ("text", "python", "log", "failure", "signal") or ev.signature is not None:
+        return None  # a class signature that matched the line (permission-denied, path-not-found) says it already
     from doctor.explain.memory_budget import budget_class
     from doctor.explain.npu_units import unit_class
     from doctor.explain.osclasses import os_class

@@ -153,3 +153,9 @@ def test_the_component_a_line_names_stays_beside_the_system_class():
     assert g.id == "system-program-error" and g.components == ("cann", "system")
     (h,) = errors(["ls: cannot access '/usr/local/Ascend/driver/version.info': No such file or directory"])
     assert h.components == ("driver", "system")
+
+
+def test_a_class_signature_that_matched_the_line_keeps_it():
+    # permission-denied (a fallback signature) already says what errno 13 says, with its own fix: no second reading
+    found = explain_lines(["PermissionError: [Errno 13] Permission denied: '/data/out'"])
+    assert [f.id for f in found] == ["permission-denied"]

@@ -57,6 +57,7 @@ from doctor.report import Severity
 
 SOURCE = "https://docs.python.org/3.11/library/traceback.html"
 OWNERSHIP_SOURCE = "https://packaging.python.org/en/latest/specifications/recording-installed-packages/"
+TRANSFORMERS_MODULES = "https://github.com/huggingface/transformers/blob/v5.24.0/src/transformers/utils/hub.py"
 # A frame in the interpreter's own library or generated code belongs to no package.
 _STDLIB = re.compile(r"(?:^<[^>]*>$|/lib/python3(?:\.\d+)?/(?!site-packages/|dist-packages/)[^/]+(?:/[^/]+)?$|"
                      r"^<frozen |/lib/python3\.\d+/(?:importlib|concurrent|multiprocessing|asyncio|runpy|subprocess)"
@@ -83,6 +84,13 @@ def frame_owner(frame: Frame, snapshot: Any = None) -> Owner | None:
     own = owner_of_path(frame.path, snapshot)
     if own is not None:
         return own
+    path = frame.path.replace("\\", "/")
+    if "/transformers_modules/" in path:
+        # a model repository's own code that transformers loaded with trust_remote_code: it copies the repo's .py
+        # files under HF_MODULES_CACHE/transformers_modules/ (transformers 5.24 utils/hub.py,
+        # TRANSFORMERS_DYNAMIC_MODULE_NAME; dynamic_module_utils.py)
+        return Owner("model", None, f"{path.split('/transformers_modules/', 1)[0]}/transformers_modules/ -> the model "
+                     f"repository's own code (trust_remote_code) ({TRANSFORMERS_MODULES})")
     # A source checkout (`/workspace/verl/verl/trainer/x.py`, `vllm/model_executor/...`): a directory named like a
     # package's import name, with the file under it.
     parts = frame.path.replace("\\", "/").split("/")

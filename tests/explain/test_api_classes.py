@@ -82,3 +82,17 @@ def test_pips_requires_python_verdict_is_the_interpreter_then_the_package():
     (f,) = errors(["ERROR: Package 'vllm-ascend' requires a different Python: 3.9.18 not in '>=3.10,<3.12'"])
     assert f.id == "requires-python-unmet" and f.components == ("python", "vllm-ascend")
     assert "3.9.18" in f.title and "resolver.py" in f.source
+
+
+def test_an_exception_raised_in_a_models_remote_code_is_the_models():
+    # transformers copies a trust_remote_code repository's .py files under HF_MODULES_CACHE/transformers_modules/
+    # (transformers 5.24 utils/hub.py TRANSFORMERS_DYNAMIC_MODULE_NAME): that code is the model's, not the job's
+    tb = ["Traceback (most recent call last):",
+          '  File "/opt/venv/lib/python3.11/site-packages/transformers/modeling_utils.py", line 4000, in from_pretrained',
+          "    model = cls(config, *model_args, **model_kwargs)",
+          '  File "/home/u/.cache/huggingface/modules/transformers_modules/org/repo/modeling_x.py", line 88, in __init__',
+          '    self.scale = config.rope_scaling["factor"]',
+          "KeyError: 'factor'"]
+    (f,) = errors(tb)
+    assert f.id == "error-in-package" and f.components == ("model", "config")
+    assert "transformers_modules" in f.evidence["read"]

@@ -136,6 +136,7 @@ def attribute(ev: Event, snapshot: Any = None) -> Attribution | None:
 # The classes an exception's type defines more precisely than the package it was raised in (a network error raised
 # inside requests is the network's, not requests'); the others give way to ownership.
 _TYPED_FIRST = frozenset({"network-error", "collective-backend-error", "installed-version-conflict", "versions-disagree",
+                          "device-out-of-memory",
                           # classes whose wording names their cause (doctor.explain.classes._message_class)
                           "operator-missing-from-cann", "static-tls-exhausted", "device-initialised-before-fork",
                           "spawn-without-main-guard", "numpy-abi-mismatch", "package-version-required",

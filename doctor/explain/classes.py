@@ -55,6 +55,8 @@ NUMPY2_ABI = "https://numpy.org/devdocs/numpy_2_0_migration_guide.html#numpy-2-0
 ACLNN_LOOKUP = ("https://github.com/vllm-project/vllm-ascend/blob/182b75ea84ff13ece27b57391331ef8935410aea/csrc/"
                 "aclnn_torch_adapter/op_api_common.h#L699")
 PIP_BUILD = "https://pip.pypa.io/en/stable/reference/build-system/"
+OOM_SOURCE = ("https://github.com/Ascend/pytorch/blob/9e73e708ab9350d203475609f36f8a43f6a0c2ab/torch_npu/csrc/core/npu/"
+              "NPUCachingAllocator.cpp#L1387")
 
 
 @dataclass(frozen=True)
@@ -121,6 +123,19 @@ def exception_class(etype: str, path: str, message: str, has_frames: bool) -> Cl
             "Find the first rank that failed (its log, before this line); check the links and addresses the backend "
             "uses (HCCL_IF_IP / the rank table for HCCL) and its timeouts (HCCL_CONNECT_TIMEOUT, HCCL_EXEC_TIMEOUT).",
             TORCH_DIST_EXC)
+    if etype == "OutOfMemoryError":
+        # torch's device allocators raise it (torch_npu 9e73e70 NPUCachingAllocator.cpp: TORCH_CHECK_WITH(
+        # OutOfMemoryError, false, "NPU out of memory. Tried to allocate ...")): the run asked for more device memory
+        # than was free
+        npu = "NPU" in message or "npu" in module or not message
+        return Class(
+            "device-out-of-memory", ("config", "npu" if npu else "torch"),
+            f"The {'NPU' if npu else 'device'} ran out of memory ({etype})",
+            f"{etype} is raised by the device's caching allocator when a tensor cannot be allocated: what the model, "
+            "batch and caches keep on the device is more than it has free (or another process holds it).",
+            "Lower what the run keeps on the device (micro batch size, sequence length, the rollout's "
+            "gpu_memory_utilization / KV cache, offload), or use more devices; PYTORCH_NPU_ALLOC_CONF="
+            "expandable_segments:True helps when reserved memory is much larger than allocated.", OOM_SOURCE)
     if etype in _NETWORK_TYPES or (top in ("requests", "urllib3", "httpx", "aiohttp") and "Timeout" in etype):
         return Class(
             "network-error", ("network", "env"), f"A network operation failed ({etype})",

@@ -96,3 +96,12 @@ def test_an_exception_raised_in_a_models_remote_code_is_the_models():
     (f,) = errors(tb)
     assert f.id == "error-in-package" and f.components == ("model", "config")
     assert "transformers_modules" in f.evidence["read"]
+
+
+def test_an_out_of_memory_error_is_the_devices_memory_the_config_asks_for_not_torchs_code():
+    # torch_npu NPUCachingAllocator.cpp raises OutOfMemoryError ("NPU out of memory. Tried to allocate ...")
+    (f,) = errors(["torch.OutOfMemoryError: NPU out of memory. Tried to allocate 1.50 GiB (NPU 0; 60.97 GiB total "
+                   "capacity; 58.12 GiB already allocated; 58.12 GiB current active; 1.02 GiB free)"])
+    assert f.id == "device-out-of-memory" and f.components == ("config", "npu")
+    (g,) = errors(["torch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate 20.00 MiB"])
+    assert g.id == "device-out-of-memory" and g.components == ("config", "torch")

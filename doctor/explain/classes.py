@@ -166,6 +166,17 @@ def exception_class(etype: str, path: str, message: str, has_frames: bool) -> Cl
             "them with the stack profile).", SETUPTOOLS_PKG)
     if cls := _message_class(message):
         return cls
+    if etype == "FileNotFoundError" and not has_frames and "[Errno" not in message:
+        # Python raises it for ENOENT on a path the program opens (its documentation); with no frame to say whose
+        # code opened it, the path is the configuration's, and on a cluster it must exist on every node (the
+        # "[Errno 2] No such file or directory" form is path-not-found's, a signature)
+        return Class(
+            "file-not-found", ("config", "cluster"), "A file the job opens does not exist where it runs",
+            f"FileNotFoundError: {message[:200]} — the path the program opened is not there on the node that ran it: "
+            "a configured path that is wrong, or a file that exists only where it was written (a checkpoint's "
+            "metadata saved on one node, data on the launching node only).",
+            "Check the path the message names; put data, configs and checkpoints on storage every node sees (or copy "
+            "them to each node).", PY_EXC + "#FileNotFoundError")
     if m := _NO_KERNEL.search(message):
         npu = m.group("op").startswith("npu::") or m.group("backend").upper().startswith(("NPU", "PRIVATEUSE1"))
         owner = "torch-npu" if npu else "torch"

@@ -105,3 +105,12 @@ def test_an_out_of_memory_error_is_the_devices_memory_the_config_asks_for_not_to
     assert f.id == "device-out-of-memory" and f.components == ("config", "npu")
     (g,) = errors(["torch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate 20.00 MiB"])
     assert g.id == "device-out-of-memory" and g.components == ("config", "torch")
+
+
+def test_a_file_not_found_without_a_frame_is_the_configured_path_where_the_job_runs():
+    # Python's FileNotFoundError as a library raises it with the bare name (no errno text): no frame says whose code
+    (f,) = errors(["FileNotFoundError: shard_00003.safetensors"])
+    assert f.id == "file-not-found" and f.components == ("config", "cluster")
+    # the "[Errno 2] No such file or directory" form keeps its class signature (path-not-found)
+    (g,) = errors(["FileNotFoundError: [Errno 2] No such file or directory: '/data/train.parquet'"])
+    assert g.id == "path-not-found"

@@ -114,3 +114,21 @@ def test_a_file_not_found_without_a_frame_is_the_configured_path_where_the_job_r
     # the "[Errno 2] No such file or directory" form keeps its class signature (path-not-found)
     (g,) = errors(["FileNotFoundError: [Errno 2] No such file or directory: '/data/train.parquet'"])
     assert g.id == "path-not-found"
+
+
+def test_cmake_not_finding_a_package_names_the_component_that_ships_it():
+    # cmake 3.25.1 as run here on `find_package(Torch REQUIRED)` with no torch on CMAKE_PREFIX_PATH
+    out = ["CMake Error at CMakeLists.txt:3 (find_package):",
+           '  By not providing "FindTorch.cmake" in CMAKE_MODULE_PATH this project has',
+           '  asked CMake to find a package configuration file provided by "Torch", but',
+           "  CMake did not find one.",
+           "",
+           '  Could not find a package configuration file provided by "Torch" with any of',
+           "  the following names:",
+           "",
+           "    TorchConfig.cmake",
+           "    torch-config.cmake"]
+    found = errors(out)
+    assert ("build-package-not-found", ("torch", "env")) in [(f.id, f.components) for f in found]
+    (g,) = errors(["-- Could NOT find Python3 (missing: Python3_INCLUDE_DIRS Development Development.Module)"])
+    assert g.id == "build-package-not-found" and g.components == ("python", "env")

@@ -310,10 +310,7 @@ def _api_mismatch(ev: Event, snapshot: Any) -> Attribution | None:
 
 
 # torch/_ops.py: `'_OpNamespace' '<ns>' object has no attribute '<op>'` (torch 2.13.0 wheel, _OpNamespace.__getattr__)
-_OP_MISSING = re.compile(r"'_OpNamespace' '(?P<ns>\w+)' object has no attribute '(?P<op>\w+)'"
-                         # torch's dispatcher asked for an operator nobody registered (torch/csrc/utils/
-                         # python_dispatch.cpp: TORCH_CHECK(op, "operator ", name, " does not exist"))
-                         r"|\boperator (?P<ns2>\w+)::(?P<op2>\w+)(?:\.\w+)? does not exist")
+_OP_MISSING = re.compile(r"'_OpNamespace' '(?P<ns>\w+)' object has no attribute '(?P<op>\w+)'")
 
 
 def _op_namespace(ev: Event, snapshot: Any) -> Attribution | None:
@@ -325,31 +322,25 @@ def _op_namespace(ev: Event, snapshot: Any) -> Attribution | None:
     m = _OP_MISSING.search(ev.facts.get("message") or ev.text)
     if m is None:
         return None
-    ns, name = m.group("ns") or m.group("ns2"), m.group("op") or m.group("op2")
-    own = owner_of_op_namespace(ns)
-    if own is None and (pkg := distribution_of_module(ns, snapshot)) is not None:
-        # a namespace named like a package's import name (torchvision::nms): that package registers it
-        own = Owner(component_of_distribution(pkg) or "python", pkg, f"torch.ops.{ns} -> the import name of {pkg}")
+    own = owner_of_op_namespace(m.group("ns"))
     if own is None:
         return None
     dist = own.distribution or own.component
-    op = f"torch.ops.{ns}.{name}"
+    op = f"torch.ops.{m.group('ns')}.{m.group('op')}"
     owned = [(f, o) for f, o in _frames_with_owners(ev, snapshot) if o is None or o.distribution != "torch"]
     caller = _caller(owned, exclude=dist)
-    read = f"{name} in {own.how}"
+    read = f"{m.group('op')} in {own.how}"
     if caller is not None:
         got = _mismatch(dist, own.component, caller, read, op)
         return replace(got, detail=got.detail + f" The operator is looked up in {dist}'s compiled library: if that "
                        "library was not built or not loaded, no release of the caller finds it.")
-    dispatcher = m.group("ns2") is not None
     return Attribution(
-        "api-version-mismatch", Severity.ERROR, _comps(own.component, "torch" if dispatcher else "python"),
-        f"{op} is not registered: {dist}, which registers torch.ops.{ns}, does not provide it",
-        f"torch raised the error, but it only looks the operator up: {dist} registers the {ns} namespace "
+        "api-version-mismatch", Severity.ERROR, _comps(own.component, "python"),
+        f"{op} is not registered: {dist}, which registers torch.ops.{m.group('ns')}, does not provide it",
+        f"torch raised the error, but it only looks the operator up: {dist} registers the {m.group('ns')} namespace "
         f"from its compiled library. Either that library was not built or not loaded in this process (a source install "
-        f"without its custom operators, an import that did not run" + (f"; a {dist} build made for another torch "
-        "release fails to load its library" if dispatcher else "") + f"), or the installed {dist} release has no "
-        f"{name} (the calling code was written for another release). Read: {read}.",
+        f"without its custom operators, an import that did not run), or the installed {dist} release has no "
+        f"{m.group('op')} (the calling code was written for another release). Read: {read}.",
         f"Check that {dist}'s compiled operators are installed and imported (reinstall {dist} from the wheel or "
         f"rebuild it with its custom operators), and that {dist} is the release the calling code and the stack "
         "profile pin (doctor check compares the versions).",

@@ -138,10 +138,7 @@ _IMPORT_NAME = re.compile(r"cannot import name '(?P<name>[\w.]+)' from (?P<parti
                           r"'(?P<mod>[\w.]+)'(?: \(most likely due to a circular import\))?(?: \((?P<path>[^)]+)\))?")
 _NO_ATTR = re.compile(r"module '(?P<mod>[\w.]+)' has no attribute '(?P<name>\w+)'"
                       r"|'(?P<cls>\w+)' object has no attribute '(?P<name2>\w+)'"
-                      r"|type object '(?P<cls2>\w+)' has no attribute '(?P<name3>\w+)'"
-                      # a class's own __getattr__ naming itself unquoted (transformers 5.24's tokenizers:
-                      # f"{self.__class__.__name__} has no attribute {key}")
-                      r"|^(?P<cls3>[A-Z]\w+) has no attribute '?(?P<name4>\w+)'?")
+                      r"|type object '(?P<cls2>\w+)' has no attribute '(?P<name3>\w+)'")
 # Python's own TypeError message for a call that does not fit, quoted without its type (`Foo.__init__() missing 2
 # required keyword-only arguments: ...`, in backticks or after a rich traceback's box): only Python prints it.
 _BARE_CALL_ERROR = re.compile(r"^[\s`'\"│]*(?P<msg>(?:[A-Za-z_]\w*\.)*[A-Za-z_]\w*\(\) (?:got an unexpected keyword "
@@ -538,8 +535,8 @@ def _python_facts(msg: str, facts: dict[str, str]) -> None:
         if m.group("mod"):
             facts["module"], facts["name"] = m.group("mod"), m.group("name")
         else:
-            facts["class"] = m.group("cls") or m.group("cls2") or m.group("cls3")
-            facts["name"] = m.group("name2") or m.group("name3") or m.group("name4")
+            facts["class"] = m.group("cls") or m.group("cls2")
+            facts["name"] = m.group("name2") or m.group("name3")
     elif m := _KWARG.search(msg):
         facts["call"] = m.group("func") or ""
         if m.group("kw"):

@@ -1,7 +1,6 @@
-"""API classes read without a signature: a class's own unquoted `X has no attribute y` (transformers 5.24's
-tokenizers: f"{self.__class__.__name__} has no attribute {key}") and torch's dispatcher asked for an operator nobody
-registered (torch/csrc/utils/python_dispatch.cpp: TORCH_CHECK(op, "operator ", name, " does not exist")). Read with
-the generic database."""
+"""API and package classes read without a signature: what a version conflict, a loader, pip, CMake, an import of a
+file named like a package, a model's remote code and torch's OutOfMemoryError say about the package involved. Read
+with the generic database."""
 
 from __future__ import annotations
 
@@ -20,23 +19,6 @@ def generic_db():
 
 def errors(lines: list[str]):
     return [f for f in explain_lines(lines, db=generic_db()) if f.severity is Severity.ERROR]
-
-
-def test_a_class_naming_itself_unquoted_in_an_attribute_error_is_read_by_its_class():
-    (f,) = errors(["AttributeError: LlamaTokenizer has no attribute pad_token_type_id_extended"])
-    assert f.id == "api-version-mismatch" and f.components[0] == "transformers"
-    assert "LlamaTokenizer" in f.evidence["read"]
-
-
-def test_an_operator_the_dispatcher_does_not_know_is_the_package_registering_its_namespace_against_torch():
-    (f,) = errors(["RuntimeError: operator torchvision::roi_align does not exist"])
-    assert f.id == "api-version-mismatch" and f.components == ("torchvision", "torch")
-    assert "torch.ops.torchvision.roi_align" in f.title
-    # an overload name is part of the operator's name
-    (g,) = errors(["RuntimeError: operator npu::npu_rms_norm.default does not exist"])
-    assert g.components == ("torch-npu", "torch")
-    # a namespace no package owns says nothing of its own
-    assert all(x.id != "api-version-mismatch" for x in errors(["RuntimeError: operator myops::foo does not exist"]))
 
 
 def test_a_version_conflict_names_the_installed_distribution_and_the_one_requiring_it():

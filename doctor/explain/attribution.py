@@ -896,11 +896,12 @@ def _compile_file(ev: Event, snapshot: Any) -> Attribution | None:
 def _allocator(ev: Event, snapshot: Any) -> Attribution | None:
     """An error raised in a caching allocator's allocation function (doctor.explain.raised_at): device memory, ahead
     of the runtime code it carries."""
-    if ev.kind not in ("python", "code", "log", "failure", "text"):
+    text = ev.facts.get("message") or ev.text
+    if ev.kind not in ("python", "code", "log", "failure", "text") or "CachingAllocator" not in text:
         return None
     from doctor.explain.raised_at import allocation_failed
 
-    return allocation_failed(ev.facts.get("message") or ev.text)
+    return allocation_failed(text)
 
 
 def _dcmi(ev: Event, snapshot: Any) -> Attribution | None:

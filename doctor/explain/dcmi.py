@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 
 from doctor.explain.attributed import Attribution
+from doctor.explain.class_phrases import DCMI_PHRASES
 from doctor.report import Severity
 
 SOURCE = ("https://github.com/hicann/driver/blob/ef377e950a32b1641c108c59481e39e9643b7d63/src/custom/include/"
@@ -48,7 +49,7 @@ CODES: dict[int, tuple[str, tuple[str, ...], str]] = {
 # a line that names dcmi (or npu-smi, which reports through it) and a code of the family
 _DCMI_LINE = re.compile(r"\bdcmi|npu-smi", re.I)
 _CODE = re.compile(r"(?<![\w.-])(?P<code>-8(?:0[0-2]\d|255))(?!\d)")
-PHRASES: tuple[tuple[str, ...], ...] = (("dcmi",), ("DCMI",), ("Dcmi",))
+PHRASES = DCMI_PHRASES  # the scanner's pre-filter reads them from doctor.explain.class_phrases
 
 
 def dcmi_code(text: str) -> str | None:

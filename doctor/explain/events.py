@@ -17,23 +17,19 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field, replace
 
+from doctor.explain.class_phrases import (
+    BUDGET_PHRASES,
+    DCMI_PHRASES,
+    HCCL_PHRASES,
+    OS_PHRASES,
+    PIP_PHRASES,
+    UNIT_PHRASES,
+    WATCHDOG,
+)
 from doctor.explain.classes import LINE_PHRASES, line_class
-from doctor.explain.dcmi import PHRASES as DCMI_PHRASES
-from doctor.explain.dcmi import dcmi_code
-from doctor.explain.hangs import WATCHDOG
-from doctor.explain.hccl_codes import PHRASES as HCCL_PHRASES
-from doctor.explain.hccl_codes import hccl_code
 from doctor.explain.lexicon import FAILURE_PHRASES, NOTICE_RECORD, states_failure
 from doctor.explain.loglines import PHRASES as LOG_PHRASES
 from doctor.explain.loglines import LogLineReader
-from doctor.explain.memory_budget import PHRASES as BUDGET_PHRASES
-from doctor.explain.memory_budget import budget_class
-from doctor.explain.npu_units import PHRASES as UNIT_PHRASES
-from doctor.explain.npu_units import unit_class
-from doctor.explain.osclasses import PHRASES as OS_PHRASES
-from doctor.explain.osclasses import os_class
-from doctor.explain.pipclasses import PHRASES as PIP_PHRASES
-from doctor.explain.pipclasses import pip_class
 from doctor.report import Severity
 
 MAX_EVENTS = 64  # events kept per log (the first ones)
@@ -378,9 +374,13 @@ class EventReader:
             said = {"path": m.group("path"), "category": m.group("cat"), "message": _short(m.group("msg"))}
             return Event("warning", lineno, _short(text), facts=said)
         if _INFO_LINE.search(text) or NOTICE_RECORD.search(text):
-            if (cls := os_class(text)) is not None and cls.severity is Severity.WARNING or budget_class(text):
-                # a notice of a failure class of its own (a program not on PATH; a memory budget that is negative)
-                return Event("text", lineno, _short(text))
+            if "PATH" in text or "memory" in text:
+                from doctor.explain.memory_budget import budget_class
+                from doctor.explain.osclasses import os_class
+
+                if (cls := os_class(text)) is not None and cls.severity is Severity.WARNING or budget_class(text):
+                    # a notice of a failure class of its own (a program not on PATH; a memory budget that is negative)
+                    return Event("text", lineno, _short(text))
             return None  # an optional module, a retried connection, a code logged as a warning: not an error
         facts: dict[str, str] = {}
         kind = None
@@ -419,9 +419,7 @@ class EventReader:
         if code:
             facts.update(code)
             kind = kind or "code"
-        if kind is None and (line_class(text) is not None or os_class(text) is not None
-                             or unit_class(text) is not None or budget_class(text) is not None
-                             or pip_class(text) is not None):
+        if kind is None and (line_class(text) is not None or _own_class(text)):
             kind = "text"  # an error line whose own words name its class (attribution reads which one)
         if kind is None and self._apart["failure"] < MAX_FAILURE_LINES and states_failure(text) \
                 and not LogLineReader.recognises(text):  # a logged record is read with its level (loglines)
@@ -556,12 +554,34 @@ def _python_facts(msg: str, facts: dict[str, str]) -> None:
     facts.update(_codes(msg))
 
 
+def _own_class(text: str) -> bool:
+    """The line is one of the failure classes read beside the signatures: the operating system's, an NPU unit's, a
+    memory budget, pip's / CMake's (their modules are imported on the first line that needs them)."""
+    if not any(p in text for p in _OWN_PHRASES):
+        return False  # none of their phrases: their modules stay unloaded
+    from doctor.explain.memory_budget import budget_class
+    from doctor.explain.npu_units import unit_class
+    from doctor.explain.osclasses import os_class
+    from doctor.explain.pipclasses import pip_class
+
+    return any(f(text) is not None for f in (os_class, unit_class, budget_class, pip_class))
+
+
+_OWN_PHRASES = tuple(p[0] for p in (*OS_PHRASES, *PIP_PHRASES, *UNIT_PHRASES, *BUDGET_PHRASES))
+
+
 def _codes(text: str) -> dict[str, str]:
     out: dict[str, str] = {}
-    if (dcmi := dcmi_code(text)) is not None:
-        out["dcmi_code"] = dcmi
-    if (hccl := hccl_code(text)) is not None:
-        out["hccl_code"] = hccl
+    if "cmi" in text or "CMI" in text or "npu-smi" in text:
+        from doctor.explain.dcmi import dcmi_code
+
+        if (dcmi := dcmi_code(text)) is not None:
+            out["dcmi_code"] = dcmi
+    if "HCCL function error" in text:
+        from doctor.explain.hccl_codes import hccl_code
+
+        if (hccl := hccl_code(text)) is not None:
+            out["hccl_code"] = hccl
     if m := _CANN_CODE.search(text):
         out["code"] = m.group("code")
     if m := _ACL_CODE.search(text):

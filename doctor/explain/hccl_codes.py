@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 
 from doctor.explain.attributed import Attribution
+from doctor.explain.class_phrases import HCCL_PHRASES
 from doctor.report import Severity
 
 SOURCE = ("https://github.com/Ascend/pytorch/blob/9e73e708ab9350d203475609f36f8a43f6a0c2ab/third_party/hccl/inc/hccl/"
@@ -45,7 +46,7 @@ CODES: dict[int, tuple[str, str, tuple[str, ...]]] = {
     24: ("HCCL_E_OOM", "out of memory", ("npu", "config")),
 }
 _HCCL_CHECK = re.compile(r"HCCL function error: .{0,300}?, error code is (?P<code>\d{1,2})(?!\d)")
-PHRASES: tuple[tuple[str, ...], ...] = (("HCCL function error",),)
+PHRASES = HCCL_PHRASES  # the scanner's pre-filter reads them from doctor.explain.class_phrases
 
 
 def hccl_code(text: str) -> str | None:

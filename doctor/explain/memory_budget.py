@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import re
 
+from doctor.explain.class_phrases import BUDGET_PHRASES
 from doctor.explain.classes import Class
 
 SOURCE = ("https://github.com/vllm-project/vllm-ascend/blob/182b75ea84ff13ece27b57391331ef8935410aea/vllm_ascend/"
@@ -20,7 +21,7 @@ SOURCE = ("https://github.com/vllm-project/vllm-ascend/blob/182b75ea84ff13ece27b
 # `<...> memory<...>: -0.87 GiB` (a memory figure with a unit, negative)
 _NEGATIVE = re.compile(r"\b(?P<what>[\w /-]{0,40}\bmemory\b[\w /()-]{0,30}?)\s*[:=]\s*(?P<value>-\d+(?:\.\d+)?)\s*"
                        r"(?P<unit>[KMGT]i?B|bytes)\b", re.I)
-PHRASES: tuple[tuple[str, ...], ...] = ((": -",), (":-",), ("= -",), ("=-",))
+PHRASES = BUDGET_PHRASES  # the scanner's pre-filter reads them from doctor.explain.class_phrases
 
 
 def budget_class(text: str) -> Class | None:

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import re
 
+from doctor.explain.class_phrases import UNIT_PHRASES
 from doctor.explain.classes import Class
 
 SOURCE = ("https://github.com/hicann/driver/blob/ef377e950a32b1641c108c59481e39e9643b7d63/src/sdk_driver/ts_agent/"
@@ -26,9 +27,7 @@ _UNIT_FAILURE = re.compile(
     r"(?<![\w])(?P<ident>(?:[A-Za-z0-9]+_)*?(?P<unit>hwts|sdma|aicore|aic|aivec|aiv|aicpu|fftsplus|ffts)_"
     r"(?:[A-Za-z0-9]+_)*?(?P<what>timeout|time_out|error|err|exception|trap|overflow|fail|failed)(?:_[A-Za-z0-9]+)*)"
     r"(?![\w])(?!\s*[:=]\s*0\b)", re.I)
-PHRASES: tuple[tuple[str, ...], ...] = tuple((p,) for p in (
-    "hwts_", "HWTS_", "_hwts", "_HWTS", "sdma_", "SDMA_", "_sdma", "_SDMA", "aicore_", "AICORE_", "aic_", "AIC_",
-    "aiv_", "AIV_", "aicpu_", "AICPU_", "ffts", "FFTS"))
+PHRASES = UNIT_PHRASES  # the scanner's pre-filter reads them from doctor.explain.class_phrases
 
 
 def unit_class(text: str) -> Class | None:

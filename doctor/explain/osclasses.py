@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import re
 
+from doctor.explain.class_phrases import OS_PHRASES
 from doctor.explain.classes import Class
 from doctor.explain.lexicon import NOTICE_RECORD, components_named, env_var_component
 from doctor.knowledge.ownership import owner_of_path
@@ -129,12 +130,7 @@ _SIGNAL_ALIASES = {"Bus error": "SIGBUS", "7": "SIGBUS", "Killed": "SIGKILL", "9
 SIGNAL_SOURCE = "https://man7.org/linux/man-pages/man7/signal.7.html"
 
 # The phrases a line must hold to be read here (added to the scanner's pre-filter with the event phrases).
-PHRASES: tuple[tuple[str, ...], ...] = (
-    ("errno",), ("Errno",), (": cannot",), (": can't",), (": Cannot",), (": could not",), (": unable",),
-    (": failed",), (": No such file",), (": not found",), (": Permission denied",), (": invalid option",),
-    (": unrecognized option",), (": missing operand",), ("utility",), ("executable",), ("not on PATH",),
-    ("not in PATH",), ("not in your PATH",), ("not on your PATH",), ("_timeout",), ("_TIMEOUT",), (" signal",), ("Signal ",), ("<Signals.",), (" Killed ",), ("Killed",), (" Bus error ",),
-)
+PHRASES = OS_PHRASES  # the scanner's pre-filter reads them from doctor.explain.class_phrases
 
 
 def os_class(text: str) -> Class | None:

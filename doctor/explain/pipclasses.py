@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import re
 
+from doctor.explain.class_phrases import PIP_PHRASES
 from doctor.explain.classes import Class
 from doctor.knowledge.ownership import component_of_distribution
 
@@ -24,8 +25,7 @@ _REQUIRES_PYTHON = re.compile(r"Package '(?P<pkg>[\w.-]+)' requires a different 
 CMAKE_SOURCE = "https://cmake.org/cmake/help/latest/command/find_package.html"
 _CMAKE_PACKAGE = re.compile(r"configuration file provided by \"(?P<pkg>[\w.+-]+)\"|\bCould NOT find (?P<pkg2>[\w.+-]+)"
                             r" \(missing:")
-PHRASES: tuple[tuple[str, ...], ...] = (("requires a different Python",), ("configuration file provided by",),
-                                        ("Could NOT find",))
+PHRASES = PIP_PHRASES  # the scanner's pre-filter reads them from doctor.explain.class_phrases
 
 
 def pip_class(text: str) -> Class | None:

@@ -39,7 +39,6 @@ from typing import Any
 from doctor.explain.attributed import Attribution
 from doctor.explain.classes import Class, exception_class, line_class
 from doctor.explain.codes import owner_of_code, owner_of_npu_err
-from doctor.explain.dcmi import owner_of_dcmi_code
 from doctor.explain.events import Event, Frame
 from doctor.explain.lexicon import FAILURE as FAILURE_WORDS
 from doctor.explain.lexicon import components_named
@@ -60,6 +59,7 @@ from doctor.report import Severity
 
 SOURCE = "https://docs.python.org/3.11/library/traceback.html"
 OWNERSHIP_SOURCE = "https://packaging.python.org/en/latest/specifications/recording-installed-packages/"
+TRANSFORMERS_MODULES = "https://github.com/huggingface/transformers/blob/v5.24.0/src/transformers/utils/hub.py"
 # A frame in the interpreter's own library or generated code belongs to no package.
 _STDLIB = re.compile(r"(?:^<[^>]*>$|/lib/python3(?:\.\d+)?/(?!site-packages/|dist-packages/)[^/]+(?:/[^/]+)?$|"
                      r"^<frozen |/lib/python3\.\d+/(?:importlib|concurrent|multiprocessing|asyncio|runpy|subprocess)"
@@ -86,6 +86,13 @@ def frame_owner(frame: Frame, snapshot: Any = None) -> Owner | None:
     own = owner_of_path(frame.path, snapshot)
     if own is not None:
         return own
+    path = frame.path.replace("\\", "/")
+    if "/transformers_modules/" in path:
+        # a model repository's own code that transformers loaded with trust_remote_code: it copies the repo's .py
+        # files under HF_MODULES_CACHE/transformers_modules/ (transformers 5.24 utils/hub.py,
+        # TRANSFORMERS_DYNAMIC_MODULE_NAME; dynamic_module_utils.py)
+        return Owner("model", None, f"{path.split('/transformers_modules/', 1)[0]}/transformers_modules/ -> the model "
+                     f"repository's own code (trust_remote_code) ({TRANSFORMERS_MODULES})")
     # A source checkout (`/workspace/verl/verl/trainer/x.py`, `vllm/model_executor/...`): a directory named like a
     # package's import name, with the file under it.
     parts = frame.path.replace("\\", "/").split("/")
@@ -117,9 +124,9 @@ def _where(frame: Frame) -> str:
 
 def attribute(ev: Event, snapshot: Any = None) -> Attribution | None:
     """What the event's frames, paths, libraries, modules or codes say about who ships the failure."""
-    for rule in (_warning, _oom_killed, _op_namespace, _api_mismatch, _module_missing, _library, _symbol, _header, _compile_file, _code, _pip, _typed_class,
-                 _raised_in, _exception_class, _named_in_text, _message_owner, _checked_class,
-                 _line_class, _names_component):
+    for rule in (_warning, _oom_killed, _op_namespace, _api_mismatch, _module_missing, _version_node, _library, _symbol_version, _symbol, _header, _compile_file, _allocator, _dcmi, _hccl_code, _code, _pip, _typed_class, _hang,
+                 _raised_in, _exception_class, _extension, _named_in_text, _message_owner, _checked_class,
+                 _line_class, _os_class, _names_component):
         got = rule(ev, snapshot)
         if got is not None:
             return Attribution(**{**got.__dict__, "line": ev.line, "text": ev.text, "time": ev.time})
@@ -131,6 +138,7 @@ def attribute(ev: Event, snapshot: Any = None) -> Attribution | None:
 # The classes an exception's type defines more precisely than the package it was raised in (a network error raised
 # inside requests is the network's, not requests'); the others give way to ownership.
 _TYPED_FIRST = frozenset({"network-error", "collective-backend-error", "installed-version-conflict", "versions-disagree",
+                          "device-out-of-memory",
                           # classes whose wording names their cause (doctor.explain.classes._message_class)
                           "operator-missing-from-cann", "static-tls-exhausted", "device-initialised-before-fork",
                           "spawn-without-main-guard", "numpy-abi-mismatch", "package-version-required",
@@ -154,6 +162,15 @@ def _typed_class(ev: Event, snapshot: Any) -> Attribution | None:
     if cls is None or cls.id not in _TYPED_FIRST:
         return None
     return _from_class(cls, f"the exception {ev.facts.get('exception_path', ev.exc_type)} -> {cls.id}")
+
+
+def _extension(ev: Event, snapshot: Any) -> Attribution | None:
+    """A loader naming the extension / plugin it could not load (doctor.explain.loaders): that package."""
+    if ev.kind not in ("python", "log", "failure", "text"):
+        return None
+    from doctor.explain.loaders import extension_named
+
+    return extension_named(ev.facts.get("message") or ev.text, snapshot)
 
 
 def _message_owner(ev: Event, snapshot: Any) -> Attribution | None:
@@ -243,6 +260,25 @@ def _line_class(ev: Event, snapshot: Any) -> Attribution | None:
     return _from_class(cls, f"the error line's own words -> {cls.id}")
 
 
+def _os_class(ev: Event, snapshot: Any) -> Attribution | None:
+    """The class the operating system or a program's convention gives the line (doctor.explain.osclasses): an
+    errno, a program's own error line, a program not found or not on PATH, a timeout setting named; an NPU
+    hardware unit's failure named in one identifier (doctor.explain.npu_units); a memory budget logged negative
+    (doctor.explain.memory_budget); a process killed by a signal whose cause the system defines."""
+    if ev.kind not in ("text", "python", "log", "failure", "signal") or ev.signature is not None:
+        return None  # a class signature that matched the line (permission-denied, path-not-found) says it already
+    from doctor.explain.memory_budget import budget_class
+    from doctor.explain.npu_units import unit_class
+    from doctor.explain.osclasses import os_class
+    from doctor.explain.pipclasses import pip_class
+
+    text = ev.text if ev.kind in ("text", "failure", "signal") else ev.facts.get("message", "")
+    cls = os_class(text) or unit_class(text) or budget_class(text) or pip_class(text)
+    if cls is None or (ev.kind == "log" and ev.facts.get("level") != "error" and cls.severity is Severity.ERROR):
+        return None
+    return _from_class(cls, f"the error line's own words -> {cls.id}")
+
+
 def _api_mismatch(ev: Event, snapshot: Any) -> Attribution | None:
     f = ev.facts
     etype = f.get("exception")
@@ -258,6 +294,8 @@ def _api_mismatch(ev: Event, snapshot: Any) -> Attribution | None:
             return _shadowed(f["module"], f["name"], callee, callee_comp)
         if etype == "AttributeError" and f["name"] == "__version__" and sets_version_attribute(f["module"]):
             return _unversioned(f["module"], callee, callee_comp)
+        if etype == "ImportError" and f.get("circular") and (got := _shadowed_by_file(f, callee, callee_comp, snapshot)):
+            return got
         caller = _caller(owned, exclude=callee)
         what = (f"cannot import name '{f['name']}' from '{f['module']}'" if etype == "ImportError"
                 else f"module '{f['module']}' has no attribute '{f['name']}'")
@@ -351,6 +389,29 @@ def _unversioned(module: str, dist: str, comp: str) -> Attribution:
                 f"PEP 420: the working directory, a source checkout, PYTHONPATH) found before the installed {dist}, "
                 f"or a {dist} install without its package files. No release of {dist} is involved. Read: {read}."),
         source=NAMESPACE_PACKAGE_SOURCE, read=read)
+
+
+def _shadowed_by_file(f: dict[str, str], dist: str, comp: str, snapshot: Any) -> Attribution | None:
+    """`cannot import name X from partially initialized module 'datasets' (most likely due to a circular import)
+    (/work/datasets.py)`: the module being imported is a file no installed package owns, named like the package
+    (the job's own `datasets.py` in the working directory): it imported itself instead of the installed one."""
+    path = f.get("path", "")
+    top = f["module"].split(".")[0]
+    if not path or path == "unknown location" or frame_owner(Frame(path, 0, ""), snapshot) is not None:
+        return None
+    stem = path.replace("\\", "/").rstrip("/").rsplit("/", 1)[-1]
+    if stem not in (f"{top}.py", top, "__init__.py") or (stem == "__init__.py" and f"/{top}/" not in path):
+        return None
+    read = f"partially initialized module '{f['module']}' ({path}) -> a file of the job's own named like {dist}'s {top}"
+    return Attribution(
+        "package-shadowed-by-file", Severity.ERROR, _comps("config", comp),
+        f"The job's own {stem} shadows the installed {dist}",
+        f"Python was importing '{top}' from {path}, which no installed package owns: a file of the job named like "
+        f"{dist}'s module, found first on sys.path (the script's directory comes first). Importing {top} from it "
+        f"imported the file itself, which is why its names are not there (Python calls it a circular import). "
+        f"Read: {read}.",
+        f"Rename {path} (and delete its __pycache__), or run from another directory, so that `import {top}` finds "
+        f"the installed {dist}.", IMPORT_FROM_SOURCE, read)
 
 
 # The OOM killer's own words: the kernel's "Out of memory: Killed process N", cgroup / Ray "OOM kill", "oom-kill"
@@ -764,6 +825,63 @@ def _symbol(ev: Event, snapshot: Any) -> Attribution | None:
         OWNERSHIP_SOURCE, f"{own.how}; undefined symbol {sym}")
 
 
+DL_LOOKUP = "https://sourceware.org/git/?p=glibc.git;a=blob;f=elf/dl-lookup.c;hb=glibc-2.38"
+# The version nodes of the C / C++ runtime (glibc, libstdc++, libgcc): the system's.
+_RUNTIME_NODE = re.compile(r"^(?:GLIBC|GLIBCXX|CXXABI|GCC)_\d")
+
+
+def _symbol_version(ev: Event, snapshot: Any) -> Attribution | None:
+    """`undefined symbol: NAME, version NODE` (ld.so's message for a versioned reference, elf/dl-lookup.c): the
+    object was linked against a library whose version node NODE has NAME; the library the loader bound at run time
+    defines NODE without it, so it is another (older) release of that library, found first on the loader's path.
+    The path (env) and the library's owner (the C / C++ runtime's nodes: system), whatever package printed it."""
+    node, sym = ev.facts.get("symbol_version"), ev.facts.get("symbol")
+    if not node or not sym:
+        return None
+    own = None if _RUNTIME_NODE.match(node) else _lib_owner(node, snapshot) if ".so" in node else None
+    comp = own.component if own is not None else "system"
+    what = own.how if own is not None else (f"{node} -> the C / C++ runtime" if _RUNTIME_NODE.match(node)
+                                            else f"{node} -> a library no package table knows")
+    return Attribution(
+        "symbol-version-not-found", Severity.ERROR, _comps("env", comp),
+        f"The loader bound another release of the library that defines {node}",
+        f"Read: undefined symbol {sym}, version {node} ({what}). The code was linked against a release of that "
+        f"library whose {node} interface has {sym}; the copy the loader found first (LD_LIBRARY_PATH, the "
+        "system's library directories, another package's bundled copy) is an older release without it.",
+        "Find which copy is loaded (ldd on the failing library, or LD_DEBUG=libs) and remove the directory of the "
+        "wrong one from LD_LIBRARY_PATH, or install the release of the library the code was built against.",
+        DL_LOOKUP, f"undefined symbol {sym}, version {node} -> {what}")
+
+
+DL_VERSION = "https://sourceware.org/git/?p=glibc.git;a=blob;f=elf/dl-version.c;hb=glibc-2.38"
+
+
+def _version_node(ev: Event, snapshot: Any) -> Attribution | None:
+    """`LIB: version `NODE' not found (required by OBJECT)` (ld.so, elf/dl-version.c): OBJECT was built against a
+    release of LIB that defines the interface NODE; the LIB the loader found is older. The C / C++ runtime's nodes
+    (GLIBC_, GLIBCXX_, CXXABI_, GCC_) are the system's (its libstdc++ / glibc older than the build's, or an older
+    copy in a conda env or a package's lib directory found first); another library's node is its owner's."""
+    node = ev.facts.get("version_node")
+    if not node:
+        return None
+    lib = ev.facts.get("version_lib", "")
+    runtime = bool(_RUNTIME_NODE.match(node))
+    own = None if runtime else _lib_owner(lib or node, snapshot) if ".so" in (lib or node) else None
+    comp = own.component if own is not None else "system"
+    what = own.how if own is not None else (f"{node} -> the C / C++ runtime (glibc / libstdc++ / libgcc)" if runtime
+                                            else f"{node} -> a library no package table knows")
+    name = lib.rsplit("/", 1)[-1] if lib else "the library"
+    return Attribution(
+        "version-node-not-found", Severity.ERROR, _comps(comp, "env"),
+        f"{name} is older than the code needs: its version {node} is missing",
+        f"Read: version {node} not found ({what}). The code was built against a release of {name} that defines "
+        f"{node}; the copy the loader found is older" + (f" ({lib})" if lib else "") + ": the system's, or an older "
+        "copy found first (a conda environment's lib, LD_LIBRARY_PATH, a package's bundled copy).",
+        f"Put a {name} that has {node} first on the loader's path (the newer system or conda one: "
+        f"strings {name} | grep {node.split('_')[0]}_ lists what a copy has), or install a build of the failing "
+        "package made for this system.", DL_VERSION, f"version {node} not found -> {what}")
+
+
 def _header(ev: Event, snapshot: Any) -> Attribution | None:
     header = ev.facts.get("header")
     if not header:
@@ -797,11 +915,41 @@ def _compile_file(ev: Event, snapshot: Any) -> Attribution | None:
         OWNERSHIP_SOURCE, own.how)
 
 
+def _allocator(ev: Event, snapshot: Any) -> Attribution | None:
+    """An error raised in a caching allocator's allocation function (doctor.explain.raised_at): device memory, ahead
+    of the runtime code it carries."""
+    text = ev.facts.get("message") or ev.text
+    if ev.kind not in ("python", "code", "log", "failure", "text") or "CachingAllocator" not in text:
+        return None
+    from doctor.explain.raised_at import allocation_failed
+
+    return allocation_failed(text)
+
+
+def _dcmi(ev: Event, snapshot: Any) -> Attribution | None:
+    """A return code of the driver's management interface (doctor.explain.dcmi): the reason it names."""
+    code = ev.facts.get("dcmi_code")
+    if not code:
+        return None
+    from doctor.explain.dcmi import attribute_dcmi
+
+    return attribute_dcmi(code)
+
+
+def _hccl_code(ev: Event, snapshot: Any) -> Attribution | None:
+    """An HcclResult torch_npu reports for an HCCL call (doctor.explain.hccl_codes): the layer it names."""
+    code = ev.facts.get("hccl_code")
+    if not code:
+        return None
+    from doctor.explain.hccl_codes import attribute_hccl
+
+    return attribute_hccl(code)
+
+
 def _code(ev: Event, snapshot: Any) -> Attribution | None:
-    for key in ("code", "acl_code", "npu_err", "dcmi_code"):
+    for key in ("code", "acl_code", "npu_err"):
         code = ev.facts.get(key)
-        lookup = {"npu_err": owner_of_npu_err, "dcmi_code": owner_of_dcmi_code}.get(key, owner_of_code)
-        if code and (hit := lookup(code)) is not None:
+        if code and (hit := (owner_of_npu_err(code) if key == "npu_err" else owner_of_code(code))) is not None:
             comps, meaning, source = hit
             return Attribution(
                 "torch-npu-code-owner" if key == "npu_err" else "error-code-owner", Severity.ERROR, comps,
@@ -847,9 +995,20 @@ def _pip(ev: Event, snapshot: Any) -> Attribution | None:
         OWNERSHIP_SOURCE, f"pip: {pkgs}")
 
 
+def _hang(ev: Event, snapshot: Any) -> Attribution | None:
+    """A thread's stack dumped while the job hung (faulthandler's watchdog): stuck in a collective
+    (doctor.explain.hangs); any other dumped stack is no failure by itself."""
+    if ev.kind != "python" or not ev.facts.get("stack_dump") or not ev.frames:
+        return None
+    from doctor.explain.hangs import collective_hang
+
+    return collective_hang(ev.frames)
+
+
 def _raised_in(ev: Event, snapshot: Any) -> Attribution | None:
     unfinished = bool(ev.facts.get("unfinished"))
-    if ev.kind != "python" or not ev.frames or not (unfinished or ev.exc_type in _CHECK_TYPES):
+    if ev.kind != "python" or not ev.frames or not (unfinished or ev.exc_type in _CHECK_TYPES) \
+            or ev.facts.get("stack_dump"):
         return None
     owned = _frames_with_owners(ev, snapshot)
     if not owned:

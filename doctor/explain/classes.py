@@ -55,6 +55,8 @@ NUMPY2_ABI = "https://numpy.org/devdocs/numpy_2_0_migration_guide.html#numpy-2-0
 ACLNN_LOOKUP = ("https://github.com/vllm-project/vllm-ascend/blob/182b75ea84ff13ece27b57391331ef8935410aea/csrc/"
                 "aclnn_torch_adapter/op_api_common.h#L699")
 PIP_BUILD = "https://pip.pypa.io/en/stable/reference/build-system/"
+OOM_SOURCE = ("https://github.com/Ascend/pytorch/blob/9e73e708ab9350d203475609f36f8a43f6a0c2ab/torch_npu/csrc/core/npu/"
+              "NPUCachingAllocator.cpp#L1387")
 
 
 @dataclass(frozen=True)
@@ -121,6 +123,19 @@ def exception_class(etype: str, path: str, message: str, has_frames: bool) -> Cl
             "Find the first rank that failed (its log, before this line); check the links and addresses the backend "
             "uses (HCCL_IF_IP / the rank table for HCCL) and its timeouts (HCCL_CONNECT_TIMEOUT, HCCL_EXEC_TIMEOUT).",
             TORCH_DIST_EXC)
+    if etype == "OutOfMemoryError":
+        # torch's device allocators raise it (torch_npu 9e73e70 NPUCachingAllocator.cpp: TORCH_CHECK_WITH(
+        # OutOfMemoryError, false, "NPU out of memory. Tried to allocate ...")): the run asked for more device memory
+        # than was free
+        npu = "NPU" in message or "npu" in module or not message
+        return Class(
+            "device-out-of-memory", ("config", "npu" if npu else "torch"),
+            f"The {'NPU' if npu else 'device'} ran out of memory ({etype})",
+            f"{etype} is raised by the device's caching allocator when a tensor cannot be allocated: what the model, "
+            "batch and caches keep on the device is more than it has free (or another process holds it).",
+            "Lower what the run keeps on the device (micro batch size, sequence length, the rollout's "
+            "gpu_memory_utilization / KV cache, offload), or use more devices; PYTORCH_NPU_ALLOC_CONF="
+            "expandable_segments:True helps when reserved memory is much larger than allocated.", OOM_SOURCE)
     if etype in _NETWORK_TYPES or (top in ("requests", "urllib3", "httpx", "aiohttp") and "Timeout" in etype):
         return Class(
             "network-error", ("network", "env"), f"A network operation failed ({etype})",
@@ -143,7 +158,7 @@ def exception_class(etype: str, path: str, message: str, has_frames: bool) -> Cl
             OMEGACONF_EXC if top == "omegaconf" else (PYDANTIC_EXC if top.startswith("pydantic") else HYDRA_OVERRIDES))
     if etype in _DIST_TYPES:
         return Class(
-            "installed-version-conflict", ("python", "env"),
+            "installed-version-conflict", _conflict_components(message),
             f"An installed distribution does not satisfy a requirement ({etype})",
             f"{etype}: a package checked the installed distributions at start-up (pkg_resources / importlib.metadata) "
             "and one is missing or at a version outside the range it requires.",
@@ -151,6 +166,17 @@ def exception_class(etype: str, path: str, message: str, has_frames: bool) -> Cl
             "them with the stack profile).", SETUPTOOLS_PKG)
     if cls := _message_class(message):
         return cls
+    if etype == "FileNotFoundError" and not has_frames and "[Errno" not in message:
+        # Python raises it for ENOENT on a path the program opens (its documentation); with no frame to say whose
+        # code opened it, the path is the configuration's, and on a cluster it must exist on every node (the
+        # "[Errno 2] No such file or directory" form is path-not-found's, a signature)
+        return Class(
+            "file-not-found", ("config", "cluster"), "A file the job opens does not exist where it runs",
+            f"FileNotFoundError: {message[:200]} — the path the program opened is not there on the node that ran it: "
+            "a configured path that is wrong, or a file that exists only where it was written (a checkpoint's "
+            "metadata saved on one node, data on the launching node only).",
+            "Check the path the message names; put data, configs and checkpoints on storage every node sees (or copy "
+            "them to each node).", PY_EXC + "#FileNotFoundError")
     if m := _NO_KERNEL.search(message):
         npu = m.group("op").startswith("npu::") or m.group("backend").upper().startswith(("NPU", "PRIVATEUSE1"))
         owner = "torch-npu" if npu else "torch"
@@ -217,8 +243,33 @@ _NOT_A_PACKAGE = frozenset("the a an it its them this that these those our your 
 _PLEASE_INSTALL = re.compile(r"[Pp]lease (?:run )?(?:install|[`'\"]?pip install) (?:`|'|\")?(?P<pkg>[A-Za-z][\w.-]*)")
 
 
+# pkg_resources' VersionConflict / ContextualVersionConflict print their args, (dist, req[, required_by]):
+# `(numpy 2.2.4 (/site-packages), Requirement.parse('numpy==1.26.4'), {'vllm-ascend'})`; their report() reads
+# "{dist} is installed but {req} is required by {required_by}".
+_CONFLICT_DIST = re.compile(r"^\(?\s*(?P<dist>[A-Za-z][\w.-]*) \d[\w.+!-]*")
+_CONFLICT_BY = re.compile(r"(?:\{|required by \{?)'(?P<by>[A-Za-z][\w.-]*)'")
+
+
+def _conflict_components(message: str) -> tuple[str, ...]:
+    """The installed distribution that does not fit and the one that requires it, as components; python, env when
+    the message names neither (a bare DistributionNotFound)."""
+    named = [m.group("dist") for m in [_CONFLICT_DIST.search(message)] if m] + \
+        [m.group("by") for m in [_CONFLICT_BY.search(message)] if m]
+    comps = [c for n in named if (c := component_of_distribution(n)) not in (None, "python")]
+    if not comps:
+        return ("python", "env")
+    return tuple(dict.fromkeys(comps)) if len(set(comps)) > 1 else (comps[0], "python")
+
+
+_CONNECT_FAILED = re.compile(r"\b(?:could not|couldn't|can't|cannot|unable to|failed to) connect to\b", re.I)
+
+
 def _message_class(message: str) -> Class | None:
     """Classes a message's own wording defines, whatever the exception type (or none) that carries it."""
+    if _CONNECT_FAILED.search(message):
+        # a client that could not reach its server (transformers 5.24 utils/hub.py raises it as an OSError): the
+        # network's, whoever wrote the message
+        return exception_class("ConnectionError", "ConnectionError", message, False)
     if m := _OP_NOT_IN_CANN.search(message):
         return Class(
             "operator-missing-from-cann", ("kernels", "cann"),
@@ -339,6 +390,9 @@ _NET_WORDS = re.compile(
     r"network is unreachable|name or service not known|temporary failure in name resolution|"
     r"address already in use|heartbeat lost|\bGoAway\b|ssl routines|tls handshake|\bunreachable\b|"
     r"connectFullMesh|socket (?:error|timeout)|"
+    # a client that could not reach its server at all (huggingface_hub / transformers: "We couldn't connect to
+    # 'https://huggingface.co' to load this file")
+    r"\b(?:could not|couldn't|can't|cannot|unable to|failed to) connect to\b|"
     # the socket errno texts of a connection that cannot even start (errno(3): EAFNOSUPPORT, EADDRNOTAVAIL)
     r"address family not supported|cannot assign requested address", re.I)
 _HCCL_WORDS = re.compile(r"\bHCC[LP]\b|hccl|\bEI\d{4}\b|\bEJ\d{4}\b|Notify|rank ?table", re.I)
@@ -357,6 +411,7 @@ LINE_PHRASES: tuple[tuple[str, ...], ...] = (
     ("name resolution",), ("service not known",), ("already in use",), ("Heartbeat",), ("heartbeat",),
     ("GoAway",), ("SSL",), ("ssl",), ("handshake",), ("connectFullMesh",), (".go:",), ("Connection reset",),
     ("Address family not supported",), ("address family not supported",), ("Cannot assign requested",),
+    ("connect to",),
     ("cannot assign requested",),
     ("connection reset",), ("connect failed",), ("Timed out",), ("TIMED OUT",), ("Could not override",),
     ("Error merging override",), ("Could not append to config",), ("Could not delete from config",),

@@ -17,12 +17,20 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field, replace
 
+from doctor.explain.class_phrases import (
+    BUDGET_PHRASES,
+    DCMI_PHRASES,
+    HCCL_PHRASES,
+    OS_PHRASES,
+    PIP_PHRASES,
+    UNIT_PHRASES,
+    WATCHDOG,
+)
 from doctor.explain.classes import LINE_PHRASES, line_class
-from doctor.explain.dcmi import PHRASES as DCMI_PHRASES
-from doctor.explain.dcmi import dcmi_code
 from doctor.explain.lexicon import FAILURE_PHRASES, NOTICE_RECORD, states_failure
 from doctor.explain.loglines import PHRASES as LOG_PHRASES
 from doctor.explain.loglines import LogLineReader
+from doctor.report import Severity
 
 MAX_EVENTS = 64  # events kept per log (the first ones)
 MAX_WARNINGS = 8  # Python warnings kept per log (the first ones), apart from MAX_EVENTS: noise never crowds out errors
@@ -37,9 +45,8 @@ MAX_CONTINUATION = 8  # lines of an exception message after its first one (Pytho
 # The phrases a line must hold to be one of these events: added to the pre-filter's phrases (doctor.explain.scanner),
 # so the reader only sees candidate lines, never the whole log.
 EVENT_PHRASES: tuple[tuple[str, ...], ...] = (
-    *DCMI_PHRASES,
     ("Traceback",), ("TraceBack",), ('File "',), ("most recent call",), ("Exit",), ("Error",), ("Exception",), ("error:",), ("Interrupt",),
-    ("StopIteration",), ("above exception",), ("undefined symbol",), ("undefined reference",),
+    ("StopIteration",), ("above exception",), ("undefined symbol",), ("undefined reference",), ("not found (required by",), ("' not found",),
     ("() got an unexpected keyword",), ("() missing ",), ("() takes ",),
     ("cannot open shared object",), ("error while loading shared",), ("cannot find -l",),
     ("No such file or directory",), ("file not found",), ("error code",), ("No matching distribution",),
@@ -47,7 +54,7 @@ EVENT_PHRASES: tuple[tuple[str, ...], ...] = (
     ("depends on",), ("Segmentation fault",),
     ("core dumped",), ("Killed",), ("SIGKILL",), ("SIGSEGV",), ("SIGABRT",), ("SIGBUS",), ("Out of memory",),
     ("oom-kill",), ("oom_kill",), ("OOM",), ("ERR",), ("No module named",), ("has no attribute",), ("cannot import name",),
-    *LINE_PHRASES, *LOG_PHRASES,
+    *LINE_PHRASES, *LOG_PHRASES, *OS_PHRASES, *PIP_PHRASES, *DCMI_PHRASES, *HCCL_PHRASES, *UNIT_PHRASES, *BUDGET_PHRASES,
 )
 # The phrases of the kinds kept apart (Python warnings, plain failure lines): frequent in healthy logs, so the
 # scanner drops them from its pre-filter once their budgets are full or they have only cost it lines.
@@ -76,7 +83,7 @@ _TRACEBACK = re.compile(r"^\s*Trace[Bb]ack \(most recent call last\):?\s*$")
 # (most recent call first):" is the failing thread, innermost frame first.
 _NOT_A_TRACEBACK = re.compile(r"^\s*(?:Stack \(most recent call last\)|Thread 0x[0-9a-f]+ \(most recent call first\))")
 _CURRENT_THREAD = re.compile(r"^\s*Current thread 0x[0-9a-f]+ \(most recent call first\)")
-_FRAME = re.compile(r'^\s*File "(?P<path>[^"]+)", line (?P<line>\d+)(?:, in (?P<func>\S+))?')
+_FRAME = re.compile(r'^\s*File "(?P<path>[^"]+)", line (?P<line>\d+)(?:,? in (?P<func>\S+))?')
 # The same anywhere on a line: behind a prefix the reader does not know yet (`_unprefixed` learns it).
 _TRACEBACK_ANY = re.compile(r"Trace[Bb]ack \(most recent call last\):?\s*$")
 _FRAME_ANY = re.compile(r'(?<=\s)File "[^"]+", line \d+|(?<=[^\w\s"])File "[^"]+", line \d+')
@@ -95,7 +102,13 @@ _PY_WARNING = re.compile(r"(?P<path>(?:/|[A-Za-z]:\\|\.{1,2}/|[\w.-]+/)[^:\s]*\.
 _INFO_LINE = re.compile(r"^\W*(?:\([^)]*\)\s*)?(?:INFO|WARNING|WARN|DEBUG)\b|\bWarning: |UserWarning")
 _LIB_MISSING = re.compile(r"(?P<lib>[\w.+/-]*lib[\w.+-]*?\.so[\w.]*): cannot open shared object file"
                           r"|error while loading shared libraries: (?P<lib2>[\w.+-]+)")
-_SYMBOL = re.compile(r"(?:(?P<path>[\w./+-]+\.so[\w.]*): )?undefined symbol:? (?P<sym>[\w@.$]+)")
+# glibc's ld.so (elf/dl-lookup.c): "undefined symbol: NAME" and, for a versioned reference, ", version NODE"
+_SYMBOL = re.compile(r"(?:(?P<path>[\w./+-]+\.so[\w.]*): )?undefined symbol:? (?P<sym>[\w@.$]+)"
+                     r"(?:, version (?P<ver>[\w.+-]+))?")
+# glibc's ld.so (elf/dl-version.c): "version `NODE' not found (required by OBJECT)", after the library that lacks it
+# (the quotes are lost in some pastes; "(required by ...)" may wrap onto the next line)
+_VERSION_NODE = re.compile(r"(?:(?P<lib>[\w./+-]*\.so[\w.]*): )?version [`'‘\"]?(?P<node>[A-Za-z][\w+-]*_\d[\w.]*|"
+                           r"[\w+-]+\.so[\w.]*)['’\"]? not found\b")
 _LINK = re.compile(r"undefined reference to [`'](?P<sym>[^'`]+)'|cannot find -l(?P<lib>[\w+.-]+)"
                    r"|unable to find library -l(?P<lib2>[\w+.-]+)")
 _HEADER = re.compile(r"fatal error: '?(?P<header>[\w./+-]+\.(?:h|hpp|hh|hxx|inc)|[\w./+-]+)'?(?::| file not found)"
@@ -115,7 +128,10 @@ _PIP = re.compile(r"No matching distribution found for (?P<pkg>\S+)"
 _SIGNAL = re.compile(r"Segmentation fault|core dumped|\bKilled\b|\bSIG(?:KILL|SEGV|ABRT|BUS|ILL)\b|Out of memory: Kill"
                      r"|oom[-_ ]kill|OOM kill")
 _MODULE_MISSING = re.compile(r"No module named '?(?P<mod>[\w.]+)'?")
-_IMPORT_NAME = re.compile(r"cannot import name '(?P<name>[\w.]+)' from '(?P<mod>[\w.]+)'(?: \((?P<path>[^)]+)\))?")
+# CPython 3.11 ceval.c import_from: "cannot import name %R from %R (%S)", or "... from partially initialized module %R
+# (most likely due to a circular import) (%S)" while the module is still being imported
+_IMPORT_NAME = re.compile(r"cannot import name '(?P<name>[\w.]+)' from (?P<partial>partially initialized module )?"
+                          r"'(?P<mod>[\w.]+)'(?: \(most likely due to a circular import\))?(?: \((?P<path>[^)]+)\))?")
 _NO_ATTR = re.compile(r"module '(?P<mod>[\w.]+)' has no attribute '(?P<name>\w+)'"
                       r"|'(?P<cls>\w+)' object has no attribute '(?P<name2>\w+)'"
                       r"|type object '(?P<cls2>\w+)' has no attribute '(?P<name3>\w+)'")
@@ -220,6 +236,8 @@ class EventReader:
         self._last_python: int | None = None  # index of the last python event (for chaining)
         self._apart = dict.fromkeys(_APART, 0)  # warnings / failure lines kept (not counted in MAX_EVENTS)
         self._logs = LogLineReader()  # logged error / warning lines (doctor.explain.loglines)
+        self._watchdog = False  # a faulthandler timeout dump began: its threads' stacks are read (doctor.explain.hangs)
+        self._dumped = False  # the open frames are one thread's stack of such a dump
 
     # -- feeding
 
@@ -240,14 +258,19 @@ class EventReader:
         m = _FRAME.match(text)
         if m is None:
             self._ignore_frames = False
-        if _NOT_A_TRACEBACK.match(text):
+        if WATCHDOG.match(text):
+            self._close_frames()
+            self._watchdog = True  # faulthandler's timeout dump: every thread's stack follows (innermost first)
+            return None
+        if _NOT_A_TRACEBACK.match(text) and not (self._watchdog and text.lstrip().startswith("Thread 0x")):
             self._close_frames()
             self._ignore_frames = True
             return None
-        if _CURRENT_THREAD.match(text):
+        if _CURRENT_THREAD.match(text) or _NOT_A_TRACEBACK.match(text):
             self._close_frames()
             self._frames, self._frames_dropped, self._tb_line = [], 0, lineno
             self._last_frame_line, self._innermost_first = lineno, True
+            self._dumped = self._watchdog
             return None
         if m is not None and self._ignore_frames:
             return None
@@ -302,6 +325,9 @@ class EventReader:
         ev = Event("python", self._last_frame_line, _short(f'File "{last.path}", line {last.line}, in {last.func}'),
                    frames=frames, frames_dropped=self._frames_dropped,
                    facts={"exception": "", "exception_path": "", "message": "", "unfinished": "1"})
+        if self._dumped:
+            ev.facts["stack_dump"] = "1"  # a thread's stack dumped while the job hung: no failure by itself
+            self._dumped = False
         ev.signature = sig
         self._chain_pending = False
         self._keep(ev)
@@ -348,6 +374,13 @@ class EventReader:
             said = {"path": m.group("path"), "category": m.group("cat"), "message": _short(m.group("msg"))}
             return Event("warning", lineno, _short(text), facts=said)
         if _INFO_LINE.search(text) or NOTICE_RECORD.search(text):
+            if "PATH" in text or "memory" in text:
+                from doctor.explain.memory_budget import budget_class
+                from doctor.explain.osclasses import os_class
+
+                if (cls := os_class(text)) is not None and cls.severity is Severity.WARNING or budget_class(text):
+                    # a notice of a failure class of its own (a program not on PATH; a memory budget that is negative)
+                    return Event("text", lineno, _short(text))
             return None  # an optional module, a retried connection, a code logged as a warning: not an error
         facts: dict[str, str] = {}
         kind = None
@@ -357,6 +390,12 @@ class EventReader:
             kind, facts["symbol"] = "loader", m.group("sym")
             if m.group("path"):
                 facts["library"] = m.group("path")
+            if m.group("ver"):
+                facts["symbol_version"] = m.group("ver")
+        elif m := _VERSION_NODE.search(text):
+            kind, facts["version_node"] = "loader", m.group("node")
+            if m.group("lib"):
+                facts["version_lib"] = m.group("lib")
         elif m := _LINK.search(text):
             kind = "build"
             if m.group("sym"):
@@ -380,7 +419,7 @@ class EventReader:
         if code:
             facts.update(code)
             kind = kind or "code"
-        if kind is None and line_class(text) is not None:
+        if kind is None and (line_class(text) is not None or _own_class(text)):
             kind = "text"  # an error line whose own words name its class (attribution reads which one)
         if kind is None and self._apart["failure"] < MAX_FAILURE_LINES and states_failure(text) \
                 and not LogLineReader.recognises(text):  # a logged record is read with its level (loglines)
@@ -491,6 +530,8 @@ def _python_facts(msg: str, facts: dict[str, str]) -> None:
         facts["module"], facts["name"] = m.group("mod"), m.group("name")
         if m.group("path"):
             facts["path"] = m.group("path")
+        if m.group("partial"):
+            facts["circular"] = "1"
     elif m := _NO_ATTR.search(msg):
         if m.group("mod"):
             facts["module"], facts["name"] = m.group("mod"), m.group("name")
@@ -507,17 +548,47 @@ def _python_facts(msg: str, facts: dict[str, str]) -> None:
         facts["symbol"] = m.group("sym")
         if m.group("path"):
             facts["library"] = m.group("path")
+        if m.group("ver"):
+            facts["symbol_version"] = m.group("ver")
+    elif m := _VERSION_NODE.search(msg):
+        facts["version_node"] = m.group("node")
+        if m.group("lib"):
+            facts["version_lib"] = m.group("lib")
     facts.update(_codes(msg))
+
+
+def _own_class(text: str) -> bool:
+    """The line is one of the failure classes read beside the signatures: the operating system's, an NPU unit's, a
+    memory budget, pip's / CMake's (their modules are imported on the first line that needs them)."""
+    if not any(p in text for p in _OWN_PHRASES):
+        return False  # none of their phrases: their modules stay unloaded
+    from doctor.explain.memory_budget import budget_class
+    from doctor.explain.npu_units import unit_class
+    from doctor.explain.osclasses import os_class
+    from doctor.explain.pipclasses import pip_class
+
+    return any(f(text) is not None for f in (os_class, unit_class, budget_class, pip_class))
+
+
+_OWN_PHRASES = tuple(p[0] for p in (*OS_PHRASES, *PIP_PHRASES, *UNIT_PHRASES, *BUDGET_PHRASES))
 
 
 def _codes(text: str) -> dict[str, str]:
     out: dict[str, str] = {}
+    if "cmi" in text or "CMI" in text or "npu-smi" in text:
+        from doctor.explain.dcmi import dcmi_code
+
+        if (dcmi := dcmi_code(text)) is not None:
+            out["dcmi_code"] = dcmi
+    if "HCCL function error" in text:
+        from doctor.explain.hccl_codes import hccl_code
+
+        if (hccl := hccl_code(text)) is not None:
+            out["hccl_code"] = hccl
     if m := _CANN_CODE.search(text):
         out["code"] = m.group("code")
     if m := _ACL_CODE.search(text):
         out["acl_code"] = m.group("code") or m.group("code2")
     if m := _NPU_ERR.search(text):
         out["npu_err"] = m.group("code")
-    if dcmi := dcmi_code(text):
-        out["dcmi_code"] = dcmi
     return out

@@ -186,3 +186,9 @@ def components_named(text: str) -> list[tuple[str, str]]:
                 if comp2 and comp2 != "python":
                     add(comp2, f"{word} -> the import name of {dist} ({comp2})")
     return out
+
+
+def env_var_component(name: str) -> str | None:
+    """The component that reads an environment variable, by its prefix (`HCCL_EXEC_TIMEOUT` -> hccl,
+    `RAY_CGRAPH_get_timeout` -> ray); None for a prefix no component owns."""
+    return next((comp for prefix, comp in _ENV_PREFIXES if name.upper().startswith(prefix)), None)

@@ -471,17 +471,17 @@ def test_an_attribute_read_on_none_is_a_value_never_set_not_an_api_mismatch():
 
 
 @pytest.mark.parametrize(("line", "comps"), [
-    ("npu-smi info: dcmi get device ecc config failed, ret is -8023", ("config", "driver")),
-    ("[ERROR] device-plugin: dcmi_get_device_health failed, ret = -8009", ("driver",)),
+    ("npu-smi info: dcmi get device ecc config failed, ret is -8023", ("driver", "config")),
+    ("[ERROR] device-plugin: dcmi_get_device_health failed, ret = -8009", ("driver", "system")),
     ("dcmi set device reset failed, ret is -8015", ("npu", "driver")),
-    ("DCMI_ERR_CODE_IS_UPGRADING -8017 returned by dcmi_get_device_health", ("firmware", "driver")),
+    ("DCMI_ERR_CODE_IS_UPGRADING -8017 returned by dcmi_get_device_health", ("npu", "driver")),
     ("dcmi get hccs info failed, ret is -8255", ("npu", "driver")),
 ])
 def test_a_dcmi_return_code_names_the_component_its_documentation_gives(line, comps):
     # The driver's DCMI return-code table (doctor.explain.dcmi): lines with the codes no signature words had no
     # finding at all; the signatures written for some codes still win where they match.
     f = first([line])
-    assert f.id == "error-code-owner" and f.components == comps
+    assert f.id == "dcmi-code-owner" and f.components == comps
     assert "DCMI_ERR_CODE" in f.title
     assert first(["npu-smi info: dcmi get device info failed, ret is -8007"]).id == "dcmi-device-not-ready"
 
@@ -492,7 +492,7 @@ def test_without_its_specific_signature_a_dcmi_8005_is_the_driver_s_internal_err
     from tests.explain.test_classes import errors
 
     (f,) = errors(["dcmi module initialize failed. ret is -8005"])
-    assert (f.id, f.components) == ("error-code-owner", ("driver", "npu"))
+    assert (f.id, f.components) == ("dcmi-code-owner", ("driver", "npu"))
 
 
 def test_a_number_like_a_dcmi_code_on_a_line_without_dcmi_is_no_dcmi_code():

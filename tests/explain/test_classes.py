@@ -149,7 +149,8 @@ def test_unknown_exception_without_check_words_has_no_class():
 
 
 @pytest.mark.parametrize(("line", "comps"), [
-    ("driver module initialize failed. ret is -5", ("driver", "config")),  # a DCMI -80xx is its code's (dcmi.py)
+    # (with its return code the line is read by the code: tests/explain/test_dcmi.py)
+    ("dcmi module initialize failed.", ("driver", "config")),
     ("Unable to register worker with raylet", ("ray", "config")),
     ("the socversion Ascend910B1 of bin package does not match the device Ascend310P3", ("npu", "config")),
     ("HCCL_CONNECT_TIMEOUT reached: rank 3 lost", ("hccl", "network")),
@@ -192,8 +193,9 @@ def test_the_last_resort_gives_way_to_any_other_error():
     ("ImportError: Please install librosa to use audio features", "package-asked-for", ("python", "env")),
     ("RuntimeError: aclnnFooBar or aclnnFooBarGetWorkspaceSize not in libopapi.so, or libopapi.so not found.",
      "operator-missing-from-cann", ("kernels", "cann")),
+    # (the distribution it names is the component: tests/explain/test_api_classes.py)
     ("pkg_resources.VersionConflict: (numpy 2.1.0, Requirement.parse('numpy<2'))", "installed-version-conflict",
-     ("python", "env")),
+     ("numpy", "python")),
 ])
 def test_a_message_is_named_by_the_class_its_wording_defines(line, fid, comps):
     f = errors([line])[0]

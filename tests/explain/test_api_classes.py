@@ -4,21 +4,7 @@ with the generic database."""
 
 from __future__ import annotations
 
-from dataclasses import replace
-from functools import cache
-
-from doctor.explain.stream import explain_lines, read_signatures
-from doctor.report import Severity
-
-
-@cache
-def generic_db():
-    db = read_signatures()
-    return replace(db, signatures=tuple(s for s in db.signatures if s.fallback or s.yields))
-
-
-def errors(lines: list[str]):
-    return [f for f in explain_lines(lines, db=generic_db()) if f.severity is Severity.ERROR]
+from tests.explain.generic import errors
 
 
 def test_a_version_conflict_names_the_installed_distribution_and_the_one_requiring_it():

@@ -430,7 +430,7 @@ def test_a_class_of_another_package_called_through_a_variable_is_that_package_no
     "RuntimeError: expected scalar type torch.npu.HalfTensor but found torch.npu.FloatTensor",
 ])
 def test_a_tensors_type_name_in_an_error_message_is_a_value_not_torchs_code(line):
-    from tests.explain.test_classes import errors
+    from tests.explain.generic import errors
 
     found = errors([line])  # what attribution says where no signature knows the wording
     assert found and all(f.id != "error-names-package" for f in found), [(f.id, f.components) for f in found]
@@ -489,7 +489,7 @@ def test_a_dcmi_return_code_names_the_component_its_documentation_gives(line, co
 def test_without_its_specific_signature_a_dcmi_8005_is_the_driver_s_internal_error_not_a_named_word():
     # the generic database (fallbacks only): "dcmi module initialize failed. ret is -8005" was read by its words
     # (error-line-names-component [driver, config]); the code's documented meaning names the driver, then the NPU
-    from tests.explain.test_classes import errors
+    from tests.explain.generic import errors
 
     (f,) = errors(["dcmi module initialize failed. ret is -8005"])
     assert (f.id, f.components) == ("dcmi-code-owner", ("driver", "npu"))

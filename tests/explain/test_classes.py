@@ -5,30 +5,16 @@ klog, bash, CMake), not copied from a corpus report."""
 
 from __future__ import annotations
 
-from dataclasses import replace
-from functools import cache
-
 import pytest
 
 from bench.explain_speed import _LINES
 from doctor.explain.classes import exception_class, line_class
 from doctor.explain.events import MAX_EVENTS, MAX_WARNINGS, EventReader
-from doctor.explain.stream import explain_lines, read_signatures
+from doctor.explain.stream import explain_lines
 from doctor.report import Severity
+from tests.explain.generic import errors
 
 SITE = "/usr/local/python3.10/lib/python3.10/site-packages"
-
-
-@cache
-def generic_db():
-    """The shipped database without its specific signatures: what the doctor says of wording no signature knows."""
-    db = read_signatures()
-    return replace(db, signatures=tuple(s for s in db.signatures if s.fallback or s.yields))
-
-
-def errors(lines: list[str], *, specific: bool = False):
-    found = explain_lines(lines, db=None if specific else generic_db())
-    return [f for f in found if f.severity is Severity.ERROR]
 
 
 @pytest.mark.parametrize(("line", "fid", "comps"), [

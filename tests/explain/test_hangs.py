@@ -5,19 +5,10 @@ rank 1 never reaches the all_reduce, rank 0's watchdog dumps its stack after 3 s
 
 from __future__ import annotations
 
-from dataclasses import replace
-from functools import cache
-
-from doctor.explain.stream import explain_lines, explain_path, read_signatures
+from doctor.explain.stream import explain_lines, explain_path
 from doctor.report import Severity
+from tests.explain.generic import generic_db
 from tests.explain.test_real_runs import HERE, _free_port, _run
-
-
-@cache
-def generic_db():
-    db = read_signatures()
-    return replace(db, signatures=tuple(s for s in db.signatures if s.fallback or s.yields))
-
 
 # faulthandler's watchdog output, as it printed it here for a gloo all_reduce whose peer never came (torch 2.13)
 DUMP = ["Timeout (0:00:05)!",

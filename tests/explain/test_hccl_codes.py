@@ -4,24 +4,10 @@ Read with the generic database: the code names the layer."""
 
 from __future__ import annotations
 
-from dataclasses import replace
-from functools import cache
-
 import pytest
 
 from doctor.explain.hccl_codes import hccl_code
-from doctor.explain.stream import explain_lines, read_signatures
-from doctor.report import Severity
-
-
-@cache
-def generic_db():
-    db = read_signatures()
-    return replace(db, signatures=tuple(s for s in db.signatures if s.fallback or s.yields))
-
-
-def errors(lines: list[str]):
-    return [f for f in explain_lines(lines, db=generic_db()) if f.severity is Severity.ERROR]
+from tests.explain.generic import errors
 
 
 @pytest.mark.parametrize(("code", "name", "comps"), [

@@ -5,22 +5,8 @@ generic database, on an info line too."""
 
 from __future__ import annotations
 
-from dataclasses import replace
-from functools import cache
-
 from doctor.explain.memory_budget import budget_class
-from doctor.explain.stream import explain_lines, read_signatures
-from doctor.report import Severity
-
-
-@cache
-def generic_db():
-    db = read_signatures()
-    return replace(db, signatures=tuple(s for s in db.signatures if s.fallback or s.yields))
-
-
-def errors(lines: list[str]):
-    return [f for f in explain_lines(lines, db=generic_db()) if f.severity is Severity.ERROR]
+from tests.explain.generic import errors
 
 
 def test_a_negative_kv_cache_budget_logged_at_info_is_device_memory_the_config_sets():

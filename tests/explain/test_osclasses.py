@@ -6,28 +6,16 @@ the text of the source that prints them (Ray 2.60.0, pip 26.3), not a corpus rep
 
 from __future__ import annotations
 
-from dataclasses import replace
-from functools import cache
-
 import pytest
 
 from doctor.explain.osclasses import os_class
-from doctor.explain.stream import explain_lines, read_signatures
+from doctor.explain.stream import explain_lines
 from doctor.report import Severity
-
-
-@cache
-def generic_db():
-    db = read_signatures()
-    return replace(db, signatures=tuple(s for s in db.signatures if s.fallback or s.yields))
+from tests.explain.generic import errors, generic_db
 
 
 def found(lines: list[str]):
     return explain_lines(lines, db=generic_db())
-
-
-def errors(lines: list[str]):
-    return [f for f in found(lines) if f.severity is Severity.ERROR]
 
 
 @pytest.mark.parametrize(("line", "sym", "comps"), [

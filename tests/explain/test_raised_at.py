@@ -5,21 +5,7 @@ prints `__func__:__FILE__:__LINE__ NPU function error: <call>, error code is N`.
 
 from __future__ import annotations
 
-from dataclasses import replace
-from functools import cache
-
-from doctor.explain.stream import explain_lines, read_signatures
-from doctor.report import Severity
-
-
-@cache
-def generic_db():
-    db = read_signatures()
-    return replace(db, signatures=tuple(s for s in db.signatures if s.fallback or s.yields))
-
-
-def errors(lines: list[str]):
-    return [f for f in explain_lines(lines, db=generic_db()) if f.severity is Severity.ERROR]
+from tests.explain.generic import errors
 
 
 def test_a_failure_raised_in_the_allocators_malloc_is_device_memory_not_the_codes_family():

@@ -4,21 +4,7 @@ loader's path. Read by attribution alone (the generic database), whatever printe
 
 from __future__ import annotations
 
-from dataclasses import replace
-from functools import cache
-
-from doctor.explain.stream import explain_lines, read_signatures
-from doctor.report import Severity
-
-
-@cache
-def generic_db():
-    db = read_signatures()
-    return replace(db, signatures=tuple(s for s in db.signatures if s.fallback or s.yields))
-
-
-def errors(lines: list[str]):
-    return [f for f in explain_lines(lines, db=generic_db()) if f.severity is Severity.ERROR]
+from tests.explain.generic import errors
 
 
 def test_a_versioned_symbol_the_bound_library_lacks_is_the_loader_path_and_the_librarys_owner():

@@ -14,6 +14,7 @@ import os
 from dataclasses import dataclass
 
 from packaging.requirements import InvalidRequirement, Requirement
+from packaging.utils import canonicalize_name
 
 from doctor.knowledge.location import knowledge_file, packaged_dir
 from doctor.knowledge.validate import Validator
@@ -57,7 +58,7 @@ class CodeNeedsTable:
 
 
 def _norm(name: str) -> str:
-    return name.strip().lower().replace("_", "-").replace(".", "-")
+    return canonicalize_name(name.strip())
 
 
 def parse(data: object, source: str) -> CodeNeedsTable:

@@ -996,13 +996,13 @@ def _pip(ev: Event, snapshot: Any) -> Attribution | None:
 
 
 def _hang(ev: Event, snapshot: Any) -> Attribution | None:
-    """A thread's stack dumped while the job hung (faulthandler's watchdog): stuck in a collective
-    (doctor.explain.hangs); any other dumped stack is no failure by itself."""
+    """A thread's stack dumped while the job hung (faulthandler's watchdog, py-spy's dump): stuck in a collective or
+    in ray.get (doctor.explain.hangs); any other dumped stack is no failure by itself."""
     if ev.kind != "python" or not ev.facts.get("stack_dump") or not ev.frames:
         return None
-    from doctor.explain.hangs import collective_hang
+    from doctor.explain.hangs import FAULTHANDLER, PY_SPY, stack_hang
 
-    return collective_hang(ev.frames)
+    return stack_hang(ev.frames, PY_SPY if ev.facts.get("dump") == "py-spy" else FAULTHANDLER)
 
 
 def _raised_in(ev: Event, snapshot: Any) -> Attribution | None:

@@ -30,6 +30,10 @@ UNIT_PHRASES: tuple[tuple[str, ...], ...] = tuple((p,) for p in (
     "aiv_", "AIV_", "aicpu_", "AICPU_", "ffts", "FFTS"))
 # doctor.explain.memory_budget
 BUDGET_PHRASES: tuple[tuple[str, ...], ...] = ((": -",), (":-",), ("= -",), ("=-",))
+# py-spy's `dump` thread header (src/dump.rs: `Thread <id> (<status>): "<name>"`, status idle / active / active+gil /
+# gil, src/stack_trace.rs status_str): the scanner then reads the frame lines below it (they hold no phrase)
+PYSPY_PHRASES: tuple[tuple[str, ...], ...] = (("(idle)",), ("(active)",), ("(active+gil)",), ("(gil)",))
+PYSPY_THREAD = re.compile(r'^\s*Thread (?:0x[0-9A-Fa-f]+|\d+) \((?:idle|active|active\+gil|gil)\)(?:: "[^"]*")?\s*$')
 # faulthandler's watchdog header (CPython Modules/faulthandler.c: "Timeout (%lu:%02lu:%02lu)!"): the event reader
 # checks every candidate line for it (doctor.explain.hangs reads the stacks that follow)
 WATCHDOG = re.compile(r"^\s*Timeout \(\d+:\d\d:\d\d(?:\.\d+)?\)!\s*$")

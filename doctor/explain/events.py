@@ -23,6 +23,8 @@ from doctor.explain.class_phrases import (
     HCCL_PHRASES,
     OS_PHRASES,
     PIP_PHRASES,
+    PYSPY_PHRASES,
+    PYSPY_THREAD,
     UNIT_PHRASES,
     WATCHDOG,
 )
@@ -55,6 +57,7 @@ EVENT_PHRASES: tuple[tuple[str, ...], ...] = (
     ("core dumped",), ("Killed",), ("SIGKILL",), ("SIGSEGV",), ("SIGABRT",), ("SIGBUS",), ("Out of memory",),
     ("oom-kill",), ("oom_kill",), ("OOM",), ("ERR",), ("No module named",), ("has no attribute",), ("cannot import name",),
     *LINE_PHRASES, *LOG_PHRASES, *OS_PHRASES, *PIP_PHRASES, *DCMI_PHRASES, *HCCL_PHRASES, *UNIT_PHRASES, *BUDGET_PHRASES,
+    *PYSPY_PHRASES,
 )
 # The phrases of the kinds kept apart (Python warnings, plain failure lines): frequent in healthy logs, so the
 # scanner drops them from its pre-filter once their budgets are full or they have only cost it lines.
@@ -82,6 +85,10 @@ _TRACEBACK = re.compile(r"^\s*Trace[Bb]ack \(most recent call last\):?\s*$")
 # threads of a faulthandler dump ("Thread 0x... (most recent call first):"); faulthandler's "Current thread 0x...
 # (most recent call first):" is the failing thread, innermost frame first.
 _NOT_A_TRACEBACK = re.compile(r"^\s*(?:Stack \(most recent call last\)|Thread 0x[0-9a-f]+ \(most recent call first\))")
+# py-spy's frame line (src/dump.rs): indented, `func (file:line)`, or `func (file)` for a frame without a line
+# (a native one); `--locals` adds deeper-indented lines below a frame. Read only below a py-spy thread header.
+_PYSPY_FRAME = re.compile(r"^(?P<indent>\s+)(?P<func>\S.*?) \((?P<path>[^()\s]+?)(?::(?P<line>\d+))?\)\s*$")
+STACK_LINES = 64  # lines read below a py-spy thread header (its frames, and any locals printed with them)
 _CURRENT_THREAD = re.compile(r"^\s*Current thread 0x[0-9a-f]+ \(most recent call first\)")
 _FRAME = re.compile(r'^\s*File "(?P<path>[^"]+)", line (?P<line>\d+)(?:,? in (?P<func>\S+))?')
 # The same anywhere on a line: behind a prefix the reader does not know yet (`_unprefixed` learns it).
@@ -238,6 +245,7 @@ class EventReader:
         self._logs = LogLineReader()  # logged error / warning lines (doctor.explain.loglines)
         self._watchdog = False  # a faulthandler timeout dump began: its threads' stacks are read (doctor.explain.hangs)
         self._dumped = False  # the open frames are one thread's stack of such a dump
+        self.stack_pending = False  # a py-spy thread header was just fed: the scanner passes its lines to read_stack
 
     # -- feeding
 
@@ -258,6 +266,10 @@ class EventReader:
         m = _FRAME.match(text)
         if m is None:
             self._ignore_frames = False
+        if PYSPY_THREAD.match(text):
+            self._close_frames()
+            self.stack_pending = True  # its frame lines hold no phrase: the scanner hands them over (read_stack)
+            return None
         if WATCHDOG.match(text):
             self._close_frames()
             self._watchdog = True  # faulthandler's timeout dump: every thread's stack follows (innermost first)
@@ -286,6 +298,33 @@ class EventReader:
         if ev is None:
             return None
         ev.time = time
+        return self._keep(ev)
+
+    def read_stack(self, lineno: int, lines: list[str]) -> Event | None:
+        """The frame lines below the py-spy thread header fed at `lineno` (innermost first): kept as a dumped stack
+        when it stands in a wait doctor.explain.hangs names (a collective, ray.get); any other thread of the dump
+        (an idle pool, a reader thread) is no failure and costs no event."""
+        self.stack_pending = False
+        frames: list[Frame] = []
+        indent: str | None = None
+        for raw in lines:
+            text = strip_prefix(raw.rstrip("\r\n"))
+            m = _PYSPY_FRAME.match(text)
+            if indent is not None and text.startswith(indent + " "):
+                continue  # a local's line (`--locals`) below a frame
+            if m is None or indent is not None and m.group("indent") != indent:
+                break
+            indent = m.group("indent")
+            frames.append(Frame(m.group("path"), int(m.group("line") or 0), m.group("func")))
+        frames.reverse()  # outermost first, as a traceback's
+        from doctor.explain.hangs import PY_SPY, stack_hang
+
+        if not frames or stack_hang(frames, PY_SPY) is None:
+            return None
+        last = frames[-1]
+        ev = Event("python", lineno, _short(f"{last.func} ({last.path}:{last.line})"), frames=frames[-MAX_FRAMES:],
+                   facts={"exception": "", "exception_path": "", "message": "", "unfinished": "1",
+                          "stack_dump": "1", "dump": "py-spy"})
         return self._keep(ev)
 
     def _unprefixed(self, text: str) -> str:

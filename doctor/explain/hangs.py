@@ -7,7 +7,14 @@ torch.distributed's collective functions (distributed_c10d.py: all_reduce, all_g
 process is waiting for the other ranks: torch's documentation of the collectives requires every rank of the group
 to call each one, in the same order, and a rank that never arrives (it failed, took another branch, or cannot reach
 this one) leaves the others blocked until the backend's timeout. The collective layer (HCCL on Ascend) and the link
-are where to look, starting with the rank that is not in the collective. Pure logic.
+are where to look, starting with the rank that is not in the collective. torch_npu replaces some of them with its own
+(torch_npu/distributed/distributed_c10d.py: _batch_isend_irecv, _gather, the uneven all_gather / reduce_scatter).
+
+py-spy's `dump` (what Ray's `ray stack` and its dashboard's "Stack Trace" run on every worker) prints the same stacks
+from outside the process: the event reader (doctor.explain.events) keeps a thread of such a dump only when
+`stack_hang` reads it. A thread whose innermost frames are Ray's `ray.get` / `ray.wait` (ray/_private/worker.py)
+waits for a remote task or actor that has not returned: the hang is in that worker (Ray's "Debugging Hangs" guide:
+dump the workers' stacks). Pure logic.
 """
 
 from __future__ import annotations
@@ -21,14 +28,47 @@ from doctor.report import Severity
 
 SOURCE = "https://pytorch.org/docs/stable/distributed.html#collective-functions"
 FAULTHANDLER = "https://docs.python.org/3/library/faulthandler.html#faulthandler.dump_traceback_later"
-_C10D = re.compile(r"torch/distributed/(?:distributed_c10d|c10d_logger)\.py$")
+PY_SPY = "https://github.com/benfred/py-spy/blob/master/src/dump.rs"
+RAY_HANGS = "https://docs.ray.io/en/latest/ray-observability/user-guides/debug-apps/debug-hangs.html"
+# a faulthandler frame carries the whole path; a py-spy frame the path below its sys.path entry (`torch/distributed/...`)
+_C10D = re.compile(r"(?:^|/)torch(?:_npu)?/distributed/(?:distributed_c10d|c10d_logger)\.py$")
 COLLECTIVES = frozenset("""all_reduce all_gather all_gather_into_tensor _all_gather_base all_gather_object
     all_to_all all_to_all_single barrier monitored_barrier broadcast broadcast_object_list reduce reduce_scatter
     reduce_scatter_tensor _reduce_scatter_base gather gather_object scatter scatter_object_list send recv isend irecv
-    batch_isend_irecv""".split())
+    batch_isend_irecv _batch_isend_irecv _gather _gather_object _reduce_scatter_tensor_uneven
+    _all_gather_into_tensor_uneven""".split())
+# Ray's blocking calls (ray/_private/worker.py: `get` -> Worker.get_objects, `wait`)
+_RAY_WORKER = re.compile(r"(?:^|/)ray/_private/worker\.py$")
+RAY_WAITS = frozenset({"get", "get_objects", "wait"})
 
 
-def collective_hang(frames: list[Any]) -> Attribution | None:
+def stack_hang(frames: list[Any], dump: str = FAULTHANDLER) -> Attribution | None:
+    """What a thread's stack dumped while the job hung waits for (frames outermost first): a collective, or a Ray
+    task; None for a thread that waits for nothing we can name (an idle pool thread is no failure)."""
+    return collective_hang(frames, dump) or ray_wait_hang(frames, dump)
+
+
+def ray_wait_hang(frames: list[Any], dump: str = FAULTHANDLER) -> Attribution | None:
+    """The attribution of a dumped stack standing in ray.get / ray.wait; None for any other stack."""
+    for frame in reversed(frames[-4:]):
+        if _RAY_WORKER.search(frame.path.replace("\\", "/")) and frame.func in RAY_WAITS:
+            where = f"{frame.func} ({frame.path}:{frame.line})"
+            return Attribution(
+                "ray-wait-hang", Severity.ERROR, ("ray",),
+                "The process hung waiting on ray.get: a Ray task or actor it called has not returned",
+                f"Read: a stack dumped while the job hung stands in Ray's {frame.func} ({where}). ray.get blocks "
+                "until the remote task or actor method returns; the caller is not stuck itself, the worker running "
+                "that call is (in a collective waiting for another rank, a loop, or a worker that died and is "
+                "being retried).",
+                "Dump the workers' stacks (`ray stack` on each node, or the dashboard's Stack Trace) and find the "
+                "actor that has not returned; a worker standing in a collective waits for a rank that never "
+                "arrived (HCCL_EXEC_TIMEOUT / HCCL_CONNECT_TIMEOUT only bound that wait); `ray list tasks` shows "
+                "the ones still running.",
+                RAY_HANGS, f"{where} (a stack dumped while the job hung, {dump})")
+    return None
+
+
+def collective_hang(frames: list[Any], dump: str = FAULTHANDLER) -> Attribution | None:
     """The attribution of a dumped stack whose innermost torch.distributed frame is a collective (frames outermost
     first, as the event reader keeps them); None for any other stack."""
     for frame in reversed(frames[-4:]):  # the innermost few: a wrapper (c10d_logger) may sit inside the collective
@@ -46,5 +86,5 @@ def collective_hang(frames: list[Any]) -> Attribution | None:
                 "Find the rank that is not in the collective (its log and stack); check the links and addresses HCCL "
                 "uses (HCCL_IF_IP, the rank table, hccn_tool -net_health) and that every rank runs the same schedule; "
                 "HCCL_EXEC_TIMEOUT / HCCL_CONNECT_TIMEOUT only bound how long the others wait.",
-                SOURCE, f"{where} (a stack dumped while the job hung, {FAULTHANDLER})")
+                SOURCE, f"{where} (a stack dumped while the job hung, {dump})")
     return None

@@ -26,6 +26,7 @@ from doctor.explain.events import (
     APART_PHRASES,
     EVENT_PHRASES,
     MAX_CONTINUATION,
+    STACK_LINES,
     Event,
     EventReader,
     continue_message,
@@ -289,6 +290,8 @@ class LogScanner:
                 note_code(event, self._lines_preceding(region, start, CODE_LINES))
         elif event is None and winner is not None:
             self._events.note_signature(winner.id)
+        if self._events.stack_pending:  # a py-spy thread header: its frame lines hold no phrase, so read them here
+            self._events.read_stack(lineno, self._lines_after(region, end, STACK_LINES))
         if self._apart and (self._events.apart_full or (
                 not matched and len(self._events.events) == kept and self._count_apart_waste())):
             self._apart = False

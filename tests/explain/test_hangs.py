@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from doctor.explain.stream import explain_lines, explain_path
 from doctor.report import Severity
-from tests.explain.generic import generic_db
+from tests.explain.generic import errors, generic_db
 from tests.explain.test_real_runs import HERE, _free_port, _run
 
 # faulthandler's watchdog output, as it printed it here for a gloo all_reduce whose peer never came (torch 2.13)
@@ -27,7 +27,8 @@ def test_a_watchdog_dump_standing_in_a_collective_is_a_hang_waiting_for_another_
 def test_a_dumped_thread_that_waits_elsewhere_is_no_failure_and_a_plain_thread_block_stays_ignored():
     idle = ["Timeout (0:30:00)!", "Thread 0x00007f2a (most recent call first):",
             '  File "/usr/lib/python3.11/threading.py", line 320 in wait',
-            '  File "/usr/local/lib/python3.11/site-packages/ray/_private/worker.py", line 900 in get_objects']
+            '  File "/usr/lib/python3.11/queue.py", line 171 in get',
+            '  File "/usr/local/lib/python3.11/site-packages/tqdm/_monitor.py", line 60 in run']
     assert [f for f in explain_lines(idle, db=generic_db()) if f.severity is Severity.ERROR] == []
     # without the watchdog's header, other threads' stacks (a logged stack, a crash dump's) are not read
     assert all(f.id != "collective-hang" for f in explain_lines(DUMP[1:], db=generic_db()))
@@ -39,3 +40,68 @@ def test_a_real_torchrun_job_whose_peer_never_joins_the_collective_is_read_as_a_
     assert "Timeout (0:00:03)!" in log.read_text(errors="replace")
     found = [f for f in explain_path(str(log))[0] if f.severity is Severity.ERROR]
     assert "collective-hang" in [f.id for f in found], [(f.id, f.components) for f in found]
+
+
+# py-spy 0.4.3's `dump` of rank 0 of tests/explain/real_runs/ddp_hang_pyspy.py, as it printed it here (src/dump.rs:
+# `Thread <id> (<status>): "<name>"`, then `    func (file:line)` innermost first, the path below its sys.path entry)
+PYSPY = ["Process 31445: /work/venv/bin/python -u ddp_hang_pyspy.py",
+         "Python v3.11.7 (/root/.pyenv/versions/3.11.7/bin/python3.11)",
+         "",
+         'Thread 31445 (idle): "MainThread"',
+         "    all_reduce (torch/distributed/distributed_c10d.py:3252)",
+         "    _exception_logger.<locals>.wrapper (torch/distributed/c10d_logger.py:83)",
+         "    <module> (ddp_hang_pyspy.py:17)"]
+
+
+def test_a_py_spy_dump_standing_in_a_collective_is_a_hang_waiting_for_another_rank():
+    (f,) = errors(PYSPY)
+    assert f.id == "collective-hang" and f.components == ("hccl", "network")
+    assert "distributed_c10d.py" in f.evidence["read"] and "py-spy" in f.evidence["read"]
+
+
+def test_a_py_spy_dump_behind_a_launcher_prefix_with_locals_and_torch_npus_own_collective_is_read():
+    lines = ["[rank0]:Thread 0x7F3A2B1C0740 (active+gil): \"MainThread\"",
+             "[rank0]:    _all_gather_into_tensor_uneven (torch_npu/distributed/distributed_c10d.py:460)",
+             "[rank0]:        Arguments:",
+             "[rank0]:            output: <Tensor>",
+             "[rank0]:    gather_logits (/workspace/job/train.py:88)"]
+    (f,) = errors(lines)
+    assert f.id == "collective-hang" and "_all_gather_into_tensor_uneven" in f.title
+
+
+def test_a_py_spy_dump_waiting_in_ray_get_is_a_hang_in_the_worker_it_waits_for():
+    lines = ['Thread 4242 (idle): "MainThread"',
+             "    get_objects (ray/_private/worker.py:969)",
+             "    get (ray/_private/worker.py:2922)",
+             "    wrapper (ray/_private/client_mode_hook.py:103)",
+             "    fit (verl/trainer/ppo/ray_trainer.py:1200)",
+             "    <module> (main_ppo.py:40)"]
+    (f,) = errors(lines)
+    assert f.id == "ray-wait-hang" and f.components == ("ray",)
+    assert "ray stack" in f.fix.text and "HCCL_EXEC_TIMEOUT" in f.fix.text
+
+
+def test_a_py_spy_dumps_idle_threads_and_a_thread_line_without_py_spys_status_are_no_failure():
+    idle = ['Thread 4300 (idle): "Thread-1 (_monitor)"',
+            "    wait (threading.py:324)",
+            "    run (tqdm/_monitor.py:60)",
+            "    _bootstrap (threading.py:1002)",
+            'Thread 4301 (idle): "ray_listen_error_messages"',
+            "    listen_error_messages (ray/_private/worker.py:2150)"]
+    assert errors(idle) == []
+    # frame-like lines without py-spy's thread header are not a stack
+    assert errors(PYSPY[4:]) == []
+
+
+def test_a_real_py_spy_dump_of_a_rank_waiting_for_its_peer_is_read_as_a_hang(tmp_path):
+    import os
+
+    os.environ["HANG_DIR"] = str(tmp_path)
+    try:
+        log = _run(["-m", "torch.distributed.run", "--nproc_per_node=2", f"--master_port={_free_port()}",
+                    str(HERE / "ddp_hang_pyspy.py")], tmp_path, "pyspy_hang", ok=False)
+    finally:
+        del os.environ["HANG_DIR"]
+    assert "(idle)" in log.read_text(errors="replace")
+    found = [f for f in explain_path(str(log))[0] if f.severity is Severity.ERROR]
+    assert found[0].id == "collective-hang", [(f.id, f.components) for f in found]

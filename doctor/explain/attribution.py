@@ -60,13 +60,17 @@ from doctor.report import Severity
 SOURCE = "https://docs.python.org/3.11/library/traceback.html"
 OWNERSHIP_SOURCE = "https://packaging.python.org/en/latest/specifications/recording-installed-packages/"
 TRANSFORMERS_MODULES = "https://github.com/huggingface/transformers/blob/v5.24.0/src/transformers/utils/hub.py"
-# A frame in the interpreter's own library or generated code belongs to no package.
-_STDLIB = re.compile(r"(?:^<[^>]*>$|/lib/python3(?:\.\d+)?/(?!site-packages/|dist-packages/)[^/]+(?:/[^/]+)?$|"
+# A frame in the interpreter's own library or generated code belongs to no package; a notebook cell's pseudo-file
+# (`<ipython-input-3-…>`, IPython's `<ipython In[3]>` as the event reader names `Cell In[3]`) is the job's own code.
+_STDLIB = re.compile(r"(?:^<(?!ipython[ -])[^>]*>$|/lib/python3(?:\.\d+)?/(?!site-packages/|dist-packages/)[^/]+(?:/[^/]+)?$|"
                      r"^<frozen |/lib/python3\.\d+/(?:importlib|concurrent|multiprocessing|asyncio|runpy|subprocess)"
                      r"(?:/|\.py))")
 # Exceptions that say "the program was given a value it does not accept" (raised by a package: fed by the config).
 _CHECK_TYPES = frozenset({"ValueError", "KeyError", "AssertionError", "TypeError", "IndexError", "NotImplementedError",
-                          "FileNotFoundError", "RuntimeError", "AttributeError", "StopIteration", "ZeroDivisionError"})
+                          "FileNotFoundError", "RuntimeError", "AttributeError", "StopIteration", "ZeroDivisionError",
+                          # the interpreter's own errors of the code in the frame (a misspelt name, a local used
+                          # before it is assigned: https://docs.python.org/3/library/exceptions.html#NameError)
+                          "NameError", "UnboundLocalError"})
 # A package's native library that misses a symbol was built against another release of what it links to.
 _LINKS_AGAINST = {"torch-npu": "torch", "vllm-ascend": "torch-npu", "nnal": "cann", "torch": "system",
                   "vllm": "torch", "transformer-engine": "torch", "mindspeed": "torch-npu"}

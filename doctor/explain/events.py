@@ -55,7 +55,7 @@ EVENT_PHRASES: tuple[tuple[str, ...], ...] = (
     ("Could not find a version",), ("ResolutionImpossible",), ("but you have",), ("Cannot install",),
     ("depends on",), ("Segmentation fault",),
     ("core dumped",), ("Killed",), ("SIGKILL",), ("SIGSEGV",), ("SIGABRT",), ("SIGBUS",), ("Out of memory",),
-    ("oom-kill",), ("oom_kill",), ("OOM",), ("ERR",), ("No module named",), ("has no attribute",), ("cannot import name",),
+    ("oom-kill",), ("oom_kill",), ("OOM",), ("ERR",), ("Cell In[",), ("File /",), ("File ~",), ("No module named",), ("has no attribute",), ("cannot import name",),
     *LINE_PHRASES, *LOG_PHRASES, *OS_PHRASES, *PIP_PHRASES, *DCMI_PHRASES, *HCCL_PHRASES, *UNIT_PHRASES, *BUDGET_PHRASES,
     *PYSPY_PHRASES,
 )
@@ -85,6 +85,11 @@ _TRACEBACK = re.compile(r"^\s*Trace[Bb]ack \(most recent call last\):?\s*$")
 # threads of a faulthandler dump ("Thread 0x... (most recent call first):"); faulthandler's "Current thread 0x...
 # (most recent call first):" is the failing thread, innermost frame first.
 _NOT_A_TRACEBACK = re.compile(r"^\s*(?:Stack \(most recent call last\)|Thread 0x[0-9a-f]+ \(most recent call first\))")
+# IPython's frame heading (IPython 9 core/tbtools.py _tokens_filename, core/ultratb.py): `File ~/job/x.py:12, in
+# main(cfg)` (the path with the home directory as `~`), or `Cell In[3], line 5` for a notebook cell (core/compilerop.py
+# format_code_name); `, in func(args)` is left out for a module's top level. Its frames come outermost first.
+_IPY_FRAME = re.compile(r"^\s*(?:File (?P<path>[~/.]\S*?|[\w.-]+\.py):(?P<line>\d+)|Cell (?P<cell>In\[\d*\]), line "
+                        r"(?P<cline>\d+))(?:, in (?P<func>[\w.<>]+))?")
 # py-spy's frame line (src/dump.rs): indented, `func (file:line)`, or `func (file)` for a frame without a line
 # (a native one); `--locals` adds deeper-indented lines below a frame. Read only below a py-spy thread header.
 _PYSPY_FRAME = re.compile(r"^(?P<indent>\s+)(?P<func>\S.*?) \((?P<path>[^()\s]+?)(?::(?P<line>\d+))?\)\s*$")
@@ -263,7 +268,7 @@ class EventReader:
         if _CHAIN.search(text):
             self._chain_pending = True
             return None
-        m = _FRAME.match(text)
+        m = _FRAME.match(text) or _IPY_FRAME.match(text)
         if m is None:
             self._ignore_frames = False
         if PYSPY_THREAD.match(text):
@@ -289,7 +294,10 @@ class EventReader:
         if m is not None:
             if self._frames is None:  # frames quoted without their header
                 self._frames, self._frames_dropped, self._tb_line = [], 0, lineno
-            self._add_frame(Frame(m.group("path"), int(m.group("line")), m.group("func") or ""))
+            if m.re is _IPY_FRAME and m.group("cell"):  # a notebook cell: the job's own code, named by IPython
+                self._add_frame(Frame(f"<ipython {m.group('cell')}>", int(m.group("cline")), m.group("func") or ""))
+            else:
+                self._add_frame(Frame(m.group("path"), int(m.group("line")), m.group("func") or ""))
             self._last_frame_line = lineno
             return None
         ev = self._python(lineno, text) or self._other(lineno, text)

@@ -1,0 +1,93 @@
+"""User code (issue 23): an exception raised in the job's own code, outside every distribution, is read as the job's
+(config, model) and the finding names the frame: a script or a module under /tmp run here by CPython, a notebook cell
+as IPython prints it. A frame in a package, an editable install or a source checkout stays the package's
+(tests/explain/test_attribution.py)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+from tests.explain.generic import errors
+
+SITE = "/usr/local/lib/python3.10/site-packages"
+
+
+def _run(tmp_path, name: str, source: str, *more: tuple[str, str]) -> list[str]:
+    """The output of a script run here by this interpreter (its traceback as CPython prints it)."""
+    for other, text in more:
+        (tmp_path / other).write_text(text)
+    (tmp_path / name).write_text(source)
+    done = subprocess.run([sys.executable, name], cwd=tmp_path, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 1, done.stderr
+    return done.stderr.splitlines()
+
+
+def test_a_misspelt_name_in_the_jobs_own_script_is_its_code_not_a_package_whose_message_matches(tmp_path):
+    # NameError is the interpreter's, about the code of the frame that raised it; before, a package that raises a
+    # NameError with the same wording (numpy's defmatrix.py) was named as its owner
+    lines = _run(tmp_path, "train.py", "def main():\n    total = 0\n    print(totl)\n\n\nmain()\n")
+    assert lines[-1] == "NameError: name 'totl' is not defined. Did you mean: 'total'?"
+    for specific in (False, True):
+        (f,) = errors(lines, specific=specific)
+        assert (f.id, f.components) == ("error-in-user-code", ("config", "model"))
+        assert f"{tmp_path}/train.py\", line 3, in main" in f.evidence["read"]
+
+
+def test_a_local_used_before_assignment_in_a_reward_module_under_tmp_is_the_jobs_code(tmp_path):
+    reward = "def compute_score(text):\n    if '####' in text:\n        score = 1.0\n    return score\n"
+    lines = _run(tmp_path, "run.py", "from reward_fn import compute_score\n\ncompute_score('no answer')\n",
+                 ("reward_fn.py", reward))
+    assert lines[-1].startswith("UnboundLocalError: cannot access local variable 'score'")
+    (f,) = errors(lines)
+    assert (f.id, f.components) == ("error-in-user-code", ("config", "model"))
+    assert "reward_fn.py\", line 4, in compute_score" in f.evidence["read"]
+
+
+# IPython 9.18's verbose traceback (core/ultratb.py, core/tbtools.py _tokens_filename): the exception's type before
+# "Traceback (most recent call last)", then each frame's heading, `Cell In[N], line L` for a notebook cell
+# (core/compilerop.py format_code_name) or `File <path>:L, in func(args)` (the home directory written `~`), outermost first
+NOTEBOOK = ["---------------------------------------------------------------------------",
+            "KeyError                                  Traceback (most recent call last)",
+            "Cell In[7], line 3",
+            "      1 batch = next(iter(loader))",
+            "----> 3 loss = step(batch)",
+            "",
+            "Cell In[5], line 2, in step(batch)",
+            "      1 def step(batch):",
+            "----> 2     return model(batch['input_idss'])",
+            "",
+            "KeyError: 'input_idss'"]
+
+
+def test_a_notebook_cell_as_ipython_prints_it_is_the_jobs_own_code_and_the_finding_names_the_cell():
+    (f,) = errors(NOTEBOOK)
+    assert (f.id, f.components) == ("error-in-user-code", ("config", "model"))
+    assert "In[5]" in f.evidence["read"] and "line 2" in f.evidence["read"]
+
+
+def test_a_plain_traceback_of_a_notebook_cell_is_the_jobs_code_not_generated_code():
+    # the interpreter's format of a cell run by IPython < 8 / ipykernel: `File "<ipython-input-N-hash>"`; `<string>`
+    # and `<frozen …>` stay the interpreter's own
+    lines = ["Traceback (most recent call last):",
+             '  File "<ipython-input-3-1a2b3c4d>", line 2, in <module>',
+             "    x = compute(batch)",
+             '  File "<ipython-input-2-9f8e7d6c>", line 4, in compute',
+             '    return batch["input_idss"]',
+             "KeyError: 'input_idss'"]
+    (f,) = errors(lines)
+    assert f.id == "error-in-user-code" and "<ipython-input-2-9f8e7d6c>" in f.evidence["read"]
+
+
+def test_an_ipython_frame_in_a_package_is_the_packages_not_the_jobs():
+    lines = ["ValueError                                Traceback (most recent call last)",
+             "Cell In[2], line 1",
+             "----> 1 model(x)",
+             "",
+             f"File {SITE}/torch/nn/modules/module.py:1751, in Module._call_impl(self, *args, **kwargs)",
+             "   1750     return forward_call(*args, **kwargs)",
+             "",
+             "ValueError: expected input of 4 dimensions, got 3"]
+    (f,) = errors(lines)
+    assert f.id == "error-in-package" and f.components[0] == "torch"
+    assert "torch/nn/modules/module.py" in f.evidence["read"]

@@ -128,7 +128,7 @@ def _where(frame: Frame) -> str:
 
 def attribute(ev: Event, snapshot: Any = None) -> Attribution | None:
     """What the event's frames, paths, libraries, modules or codes say about who ships the failure."""
-    for rule in (_warning, _oom_killed, _op_namespace, _api_mismatch, _module_missing, _version_node, _library, _symbol_version, _symbol, _header, _compile_file, _allocator, _dcmi, _hccl_code, _code, _pip, _typed_class, _hang,
+    for rule in (_warning, _oom_killed, _op_namespace, _api_mismatch, _module_missing, _version_node, _library, _symbol_version, _symbol, _header, _compile_file, _allocator, _dcmi, _hccl_code, _code, _pip, _typed_class, _hang, _named_wait,
                  _raised_in, _exception_class, _extension, _named_in_text, _message_owner, _checked_class,
                  _line_class, _os_class, _names_component):
         got = rule(ev, snapshot)
@@ -1007,6 +1007,15 @@ def _hang(ev: Event, snapshot: Any) -> Attribution | None:
     from doctor.explain.hangs import FAULTHANDLER, PY_SPY, stack_hang
 
     return stack_hang(ev.frames, PY_SPY if ev.facts.get("dump") == "py-spy" else FAULTHANDLER)
+
+
+def _named_wait(ev: Event, snapshot: Any) -> Attribution | None:
+    """A line in which the program that waits names what it waits for (doctor.explain.hangs.named_wait)."""
+    if ev.kind != "text" or not any(p in ev.text for p in ("scheduled right now", "fulfill resource request")):
+        return None
+    from doctor.explain.hangs import named_wait
+
+    return named_wait(ev.text)
 
 
 def _raised_in(ev: Event, snapshot: Any) -> Attribution | None:

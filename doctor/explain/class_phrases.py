@@ -34,6 +34,8 @@ BUDGET_PHRASES: tuple[tuple[str, ...], ...] = ((": -",), (":-",), ("= -",), ("=-
 # gil, src/stack_trace.rs status_str): the scanner then reads the frame lines below it (they hold no phrase)
 PYSPY_PHRASES: tuple[tuple[str, ...], ...] = (("(idle)",), ("(active)",), ("(active+gil)",), ("(gil)",))
 PYSPY_THREAD = re.compile(r'^\s*Thread (?:0x[0-9A-Fa-f]+|\d+) \((?:idle|active|active\+gil|gil)\)(?:: "[^"]*")?\s*$')
+# doctor.explain.hangs named_wait: Ray's raylet / autoscaler naming a resource request it cannot place
+WAIT_PHRASES: tuple[tuple[str, ...], ...] = (("scheduled right now",), ("fulfill resource request",))
 # faulthandler's watchdog header (CPython Modules/faulthandler.c: "Timeout (%lu:%02lu:%02lu)!"): the event reader
 # checks every candidate line for it (doctor.explain.hangs reads the stacks that follow)
 WATCHDOG = re.compile(r"^\s*Timeout \(\d+:\d\d:\d\d(?:\.\d+)?\)!\s*$")

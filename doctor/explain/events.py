@@ -26,6 +26,7 @@ from doctor.explain.class_phrases import (
     PYSPY_PHRASES,
     PYSPY_THREAD,
     UNIT_PHRASES,
+    WAIT_PHRASES,
     WATCHDOG,
 )
 from doctor.explain.classes import LINE_PHRASES, line_class
@@ -57,7 +58,7 @@ EVENT_PHRASES: tuple[tuple[str, ...], ...] = (
     ("core dumped",), ("Killed",), ("SIGKILL",), ("SIGSEGV",), ("SIGABRT",), ("SIGBUS",), ("Out of memory",),
     ("oom-kill",), ("oom_kill",), ("OOM",), ("ERR",), ("Cell In[",), ("File /",), ("File ~",), ("No module named",), ("has no attribute",), ("cannot import name",),
     *LINE_PHRASES, *LOG_PHRASES, *OS_PHRASES, *PIP_PHRASES, *DCMI_PHRASES, *HCCL_PHRASES, *UNIT_PHRASES, *BUDGET_PHRASES,
-    *PYSPY_PHRASES,
+    *PYSPY_PHRASES, *WAIT_PHRASES,
 )
 # The phrases of the kinds kept apart (Python warnings, plain failure lines): frequent in healthy logs, so the
 # scanner drops them from its pre-filter once their budgets are full or they have only cost it lines.
@@ -420,6 +421,11 @@ class EventReader:
         if m := _PY_WARNING.search(text):
             said = {"path": m.group("path"), "category": m.group("cat"), "message": _short(m.group("msg"))}
             return Event("warning", lineno, _short(text), facts=said)
+        if any(p in text for p in _WAIT_WORDS):
+            from doctor.explain.hangs import named_wait
+
+            if named_wait(text) is not None:  # a wait its program names, warned about: the job hangs on it
+                return Event("text", lineno, _short(text))
         if _INFO_LINE.search(text) or NOTICE_RECORD.search(text):
             if "PATH" in text or "memory" in text:
                 from doctor.explain.memory_budget import budget_class
@@ -617,6 +623,7 @@ def _own_class(text: str) -> bool:
     return any(f(text) is not None for f in (os_class, unit_class, budget_class, pip_class))
 
 
+_WAIT_WORDS = tuple(p[0] for p in WAIT_PHRASES)
 _OWN_PHRASES = tuple(p[0] for p in (*OS_PHRASES, *PIP_PHRASES, *UNIT_PHRASES, *BUDGET_PHRASES))
 
 

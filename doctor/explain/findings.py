@@ -131,7 +131,10 @@ def build_findings(db: SignatureDB, res: ScanResult, *, log: str | None = None,
         sig = db.get(k)
         entries.append((rank_key(sig, h), signature_finding(sig, h, rank=0, log=log)))
     for att, count, chained in atts:
-        entries.append(((1 if chained else 0, 0, att.line), attribution_finding(att, count, chained, log=log)))
+        # a wait a program names (doctor.explain.hangs: Ray cannot place a request) ranks after what failed: a job
+        # that waited and then failed failed on its error; one where nothing failed hung on the wait
+        group = 1 if chained or "waits_for" in att.extra else 0
+        entries.append(((group, 0, att.line), attribution_finding(att, count, chained, log=log)))
     # errors first, then warnings, then notices: a notice or a warning never ranks above the failure
     entries.sort(key=lambda e: (-e[1].severity.rank, e[0]))
     out = [_ranked(f, i + 1) for i, (_, f) in enumerate(entries)]

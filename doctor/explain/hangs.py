@@ -14,7 +14,13 @@ py-spy's `dump` (what Ray's `ray stack` and its dashboard's "Stack Trace" run on
 from outside the process: the event reader (doctor.explain.events) keeps a thread of such a dump only when
 `stack_hang` reads it. A thread whose innermost frames are Ray's `ray.get` / `ray.wait` (ray/_private/worker.py)
 waits for a remote task or actor that has not returned: the hang is in that worker (Ray's "Debugging Hangs" guide:
-dump the workers' stacks). Pure logic.
+dump the workers' stacks).
+
+A wait can also be named by the program that waits: Ray's raylet pushes a warning to the driver when a task, actor or
+lease "cannot be scheduled right now" (src/ray/raylet/scheduling/cluster_task_manager.cc / cluster_lease_manager.cc:
+"It requires {…} for placement, however the cluster currently cannot provide the requested resources"), and its
+autoscaler says "No available node types can fulfill resource requests {…}*N" (python/ray/autoscaler/v2/event_logger.py). Nothing fails after it: the job waits for
+resources the cluster does not have (NPUs Ray did not detect, a placement group larger than the nodes). Pure logic.
 """
 
 from __future__ import annotations
@@ -37,6 +43,12 @@ COLLECTIVES = frozenset("""all_reduce all_gather all_gather_into_tensor _all_gat
     reduce_scatter_tensor _reduce_scatter_base gather gather_object scatter scatter_object_list send recv isend irecv
     batch_isend_irecv _batch_isend_irecv _gather _gather_object _reduce_scatter_tensor_uneven
     _all_gather_into_tensor_uneven""".split())
+RAY_INFEASIBLE = ("https://github.com/ray-project/ray/blob/ray-2.60.0/src/ray/raylet/scheduling/"
+                  "cluster_lease_manager.cc")
+RAY_NPU = "https://github.com/ray-project/ray/blob/ray-2.60.0/python/ray/_private/accelerators/npu.py"
+# the raylet's infeasible-lease warning (older: "The actor or task with ID …") and the autoscaler's
+_UNSCHEDULABLE = re.compile(r"(?:cannot be scheduled right now|No available node types can fulfill resource requests?)"
+                            r"(?:(?::|\..*?It requires)? ?(?P<req>\{[^}]*\}(?:\*\d+)?(?:, \{[^}]*\}(?:\*\d+)?)*))?")
 # Ray's blocking calls (ray/_private/worker.py: `get` -> Worker.get_objects, `wait`)
 _RAY_WORKER = re.compile(r"(?:^|/)ray/_private/worker\.py$")
 RAY_WAITS = frozenset({"get", "get_objects", "wait"})
@@ -88,3 +100,26 @@ def collective_hang(frames: list[Any], dump: str = FAULTHANDLER) -> Attribution 
                 "HCCL_EXEC_TIMEOUT / HCCL_CONNECT_TIMEOUT only bound how long the others wait.",
                 SOURCE, f"{where} (a stack dumped while the job hung, {dump})")
     return None
+
+
+def named_wait(text: str) -> Attribution | None:
+    """A line in which the program that waits names what it waits for (Ray's unschedulable resource request); None
+    for any other line."""
+    m = _UNSCHEDULABLE.search(text)
+    if m is None:
+        return None
+    req = m.group("req") or ""
+    npu = "NPU" in req
+    what = f"the resources it requires ({req})" if req else "resources no node offers"
+    return Attribution(
+        "ray-resources-unschedulable", Severity.ERROR, ("ray", "config", *(("npu",) if npu else ())),
+        "The job waits for Ray resources the cluster cannot provide (it hangs, nothing fails)",
+        f"Read: Ray cannot place a task or actor: {what}. No error follows; the job waits until the resources appear, "
+        "which on a fixed cluster is never: the request is larger than the nodes (n_gpus_per_node x nnodes, a "
+        "placement group's bundles), or a node's NPUs were not registered with Ray (Ray counts them with AscendCL or "
+        "/dev/davinci*, and honours ASCEND_RT_VISIBLE_DEVICES).",
+        "Compare `ray status` (the resources each node registered) with what the job asks for; start Ray on each node "
+        "where the NPUs are visible (or `ray start --resources='{\"NPU\": 8}'`), and make the trainer's "
+        "n_gpus_per_node / nnodes fit them.",
+        RAY_INFEASIBLE, f"{m.group(0)} ({RAY_NPU})",
+        extra={"waits_for": req or "resources"})  # a wait: the root cause only where nothing fails (findings)

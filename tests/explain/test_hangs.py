@@ -1,4 +1,5 @@
-"""A hang read from a stack dump (doctor/explain/hangs.py): Python's faulthandler watchdog prints "Timeout
+"""A hang read from a stack dump (faulthandler, py-spy) or from a wait its program names (Ray cannot place a
+request) (doctor/explain/hangs.py): Python's faulthandler watchdog prints "Timeout
 (H:MM:SS)!" and every thread's stack, innermost frame first ("Thread 0x...", `File "...", line N in func`); a thread
 standing in torch.distributed's collective is waiting for another rank. The real run: two gloo ranks under torchrun,
 rank 1 never reaches the all_reduce, rank 0's watchdog dumps its stack after 3 s."""
@@ -105,3 +106,41 @@ def test_a_real_py_spy_dump_of_a_rank_waiting_for_its_peer_is_read_as_a_hang(tmp
     assert "(idle)" in log.read_text(errors="replace")
     found = [f for f in explain_path(str(log))[0] if f.severity is Severity.ERROR]
     assert found[0].id == "collective-hang", [(f.id, f.components) for f in found]
+
+
+# Ray's raylet warning (cluster_task_manager.cc / cluster_lease_manager.cc) as the driver logs it
+INFEASIBLE = ("2025-06-01 10:00:00,123\tWARNING worker.py:2046 -- The actor or task with ID ffffffffffffffff01000000 "
+              "cannot be scheduled right now. It requires {CPU: 1.000000}, {NPU: 8.000000} for placement, however the "
+              "cluster currently cannot provide the requested resources. The required resources may be added as "
+              "autoscaling takes place or placement groups are scheduled. Otherwise, consider reducing the resource "
+              "requirements of the task.")
+
+
+def test_a_request_ray_cannot_place_is_a_named_wait_even_logged_as_a_warning():
+    (f,) = errors([INFEASIBLE])
+    assert f.id == "ray-resources-unschedulable" and f.components == ("ray", "config", "npu")
+    assert "{CPU: 1.000000}, {NPU: 8.000000}" in f.evidence["read"] and "ray status" in f.fix.text
+    # a CPU-only request names no NPU
+    (g,) = errors([INFEASIBLE.replace(", {NPU: 8.000000}", "")])
+    assert g.components == ("ray", "config")
+
+
+def test_a_wait_ranks_after_an_error_that_follows_it():
+    lines = [INFEASIBLE, "Traceback (most recent call last):", '  File "/home/me/train.py", line 3, in <module>',
+             "    main()", "ValueError: micro_batch (8) must not exceed batch (4)"]
+    assert [f.id for f in errors(lines)] == ["error-in-user-code", "ray-resources-unschedulable"]
+
+
+def test_a_real_ray_job_asking_for_npus_the_node_lacks_is_read_as_a_wait_for_resources(tmp_path):
+    import shutil
+    import tempfile
+    from pathlib import Path
+
+    temp = Path(tempfile.mkdtemp(prefix="ray", dir="/tmp"))  # Ray's socket paths must stay under 107 bytes
+    try:
+        log = _run([str(HERE / "ray_unschedulable.py"), str(temp)], tmp_path, "ray_unschedulable")
+    finally:
+        shutil.rmtree(temp, ignore_errors=True)
+    assert "still waiting" in log.read_text(errors="replace")
+    found = [f for f in explain_path(str(log))[0] if f.severity is Severity.ERROR]
+    assert [(f.id, f.components) for f in found] == [("ray-resources-unschedulable", ("ray", "config", "npu"))]

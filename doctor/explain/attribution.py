@@ -31,7 +31,9 @@ Each `Attribution` says what it read (`evidence["read"]`: the frame, path, libra
 
 from __future__ import annotations
 
+import builtins
 import re
+import sys
 from dataclasses import replace
 from functools import lru_cache
 from typing import Any
@@ -130,7 +132,7 @@ def attribute(ev: Event, snapshot: Any = None) -> Attribution | None:
     """What the event's frames, paths, libraries, modules or codes say about who ships the failure."""
     for rule in (_warning, _oom_killed, _op_namespace, _api_mismatch, _module_missing, _version_node, _library, _symbol_version, _symbol, _header, _compile_file, _allocator, _dcmi, _hccl_code, _code, _pip, _typed_class, _hang, _named_wait,
                  _raised_in, _exception_class, _extension, _named_in_text, _message_owner, _checked_class,
-                 _line_class, _os_class, _names_component):
+                 _line_class, _os_class, _names_component, _user_raised):
         got = rule(ev, snapshot)
         if got is not None:
             return Attribution(**{**got.__dict__, "line": ev.line, "text": ev.text, "time": ev.time})
@@ -1040,13 +1042,7 @@ def _raised_in(ev: Event, snapshot: Any) -> Attribution | None:
             "stack profile (doctor check) and the setting or input it was given.",
             SOURCE, f"{_where(frame)} -> {own.how}")
     if own is None:
-        return Attribution(
-            "error-in-user-code", Severity.ERROR, ("config", "model"),
-            f"{ev.exc_type} raised in the job's own code, outside every installed package",
-            f"Read: {_where(frame)} -> no installed distribution or Ascend package owns it: the script, model or "
-            "dataset code of the job (or the data/config it reads).",
-            "Fix the script, model file or the configuration value the message names.",
-            SOURCE, _where(frame))
+        return _in_user_code(ev, frame)
     return Attribution(
         "error-in-package", Severity.ERROR, _comps(own.component, "config"),
         f"{ev.exc_type} raised inside {own.distribution or own.component}'s own code",
@@ -1055,6 +1051,52 @@ def _raised_in(ev: Event, snapshot: Any) -> Attribution | None:
         f"Read the message: change the value {own.distribution or own.component} rejects, or install the release of "
         f"{own.distribution or own.component} the stack profile pins.",
         SOURCE, f"{_where(frame)} -> {own.how}")
+
+
+def _in_user_code(ev: Event, frame: Frame) -> Attribution:
+    return Attribution(
+        "error-in-user-code", Severity.ERROR, ("config", "model"),
+        f"{ev.exc_type} raised in the job's own code, outside every installed package",
+        f"Read: {_where(frame)} -> no installed distribution or Ascend package owns it: the script, model or "
+        "dataset code of the job (or the data/config it reads).",
+        "Fix the script, model file or the configuration value the message names.",
+        SOURCE, _where(frame))
+
+
+# Built-in exceptions that say the program's own code is wrong (or what it computed): raised in the job's own frame,
+# the job's. Not the operating system's (OSError and its subclasses), the host's (MemoryError) or a stop the job was
+# told to make (KeyboardInterrupt, SystemExit): https://docs.python.org/3/library/exceptions.html#exception-hierarchy
+_PROGRAM_ERRORS = frozenset({"Exception", "RecursionError", "SyntaxError", "IndentationError", "TabError",
+                             "ArithmeticError", "OverflowError", "FloatingPointError", "LookupError", "UnicodeError",
+                             "UnicodeDecodeError", "UnicodeEncodeError", "BufferError", "EOFError", "ReferenceError"})
+
+
+def _user_raised(ev: Event, snapshot: Any) -> Attribution | None:
+    """The last rule: an exception no rule above read whose traceback ends in the job's own code (its innermost frame
+    outside the stdlib is owned by no distribution; for a SyntaxError, the file that does not parse) and whose type is
+    no package's: a built-in program error, a class of the job's script (Python prints a class of `__main__` without
+    its module: traceback.py format_exception_only) or of a module no distribution ships."""
+    if ev.kind != "python" or not ev.frames or not ev.exc_type or ev.facts.get("unfinished") \
+            or ev.facts.get("stack_dump"):
+        return None
+    path = ev.facts.get("exception_path", ev.exc_type)
+    if "." in path:
+        module = path.rsplit(".", 1)[0]
+        if module.split(".")[0] in _STDLIB_MODULES or distribution_of_module(module, snapshot) is not None:
+            return None
+    elif path not in _PROGRAM_ERRORS and _is_builtin_exception(path):
+        return None
+    owned = _frames_with_owners(ev, snapshot)
+    if not owned or owned[-1][1] is not None:
+        return None
+    return _in_user_code(ev, owned[-1][0])
+
+
+def _is_builtin_exception(name: str) -> bool:
+    return isinstance(getattr(builtins, name, None), type)
+
+
+_STDLIB_MODULES = frozenset(sys.stdlib_module_names)
 
 
 def _exception_class(ev: Event, snapshot: Any) -> Attribution | None:

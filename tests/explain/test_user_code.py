@@ -91,3 +91,41 @@ def test_an_ipython_frame_in_a_package_is_the_packages_not_the_jobs():
     (f,) = errors(lines)
     assert f.id == "error-in-package" and f.components[0] == "torch"
     assert "torch/nn/modules/module.py" in f.evidence["read"]
+
+
+def test_an_exception_of_the_scripts_own_class_or_a_bare_exception_is_the_jobs_code(tmp_path):
+    # CPython prints a class of __main__ without its module (pythonrun.c print_exception, traceback.py
+    # format_exception_only); before, no rule read these and the log had no finding
+    own = _run(tmp_path, "prep.py", "class DataError(Exception):\n    pass\n\n\ndef load(rows):\n"
+               "    raise DataError('row 12 has no prompt')\n\n\nload([])\n")
+    assert own[-1] == "DataError: row 12 has no prompt"
+    bare = _run(tmp_path, "score.py", "def score(x):\n    raise Exception('reward model returned no score')\n\n\n"
+                "score(1)\n")
+    deep = _run(tmp_path, "walk.py", "def walk(node):\n    return walk(node)\n\n\nwalk(0)\n")
+    assert deep[-1].startswith("RecursionError: maximum recursion depth exceeded")
+    for lines, where in ((own, "prep.py\", line 6, in load"), (bare, "score.py\", line 2, in score"),
+                         (deep, "walk.py\", line 2, in walk")):
+        for specific in (False, True):
+            (f,) = errors(lines, specific=specific)
+            assert (f.id, f.components) == ("error-in-user-code", ("config", "model")), lines[-1]
+            assert where in f.evidence["read"]
+
+
+def test_a_syntax_error_in_the_jobs_own_module_is_its_code_and_in_a_package_stays_pythons(tmp_path):
+    lines = _run(tmp_path, "run.py", "import helpers\n", ("helpers.py", "def f(:\n    pass\n"))
+    assert lines[-1] == "SyntaxError: invalid syntax"
+    (f,) = errors(lines, specific=True)
+    assert f.id == "error-in-user-code" and "helpers.py\", line 1" in f.evidence["read"]
+    package = ["Traceback (most recent call last):", '  File "/home/me/job/run.py", line 3, in <module>',
+               "    import vllm", f'  File "{SITE}/vllm/__init__.py", line 12', "    match x:",
+               "          ^", "SyntaxError: invalid syntax"]
+    assert [g.id for g in errors(package, specific=True)] == ["python-syntax-error"]
+
+
+def test_a_stop_or_a_system_error_raised_in_the_jobs_frame_is_not_its_code():
+    frame = ["Traceback (most recent call last):", '  File "/home/me/job/run.py", line 3, in <module>', "    x()"]
+    assert errors([*frame, "KeyboardInterrupt"]) == []
+    assert [f.id for f in errors([*frame, "OSError: [Errno 28] No space left on device"])] == ["system-call-failed"]
+    called = [*frame, '  File "/usr/lib/python3.10/subprocess.py", line 526, in run', "    raise CalledProcessError(",
+              "subprocess.CalledProcessError: Command '['bash', 'prep.sh']' returned non-zero exit status 1."]
+    assert all(f.id != "error-in-user-code" for f in errors(called))

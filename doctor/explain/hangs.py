@@ -60,9 +60,16 @@ def stack_hang(frames: list[Any], dump: str = FAULTHANDLER) -> Attribution | Non
     return collective_hang(frames, dump) or ray_wait_hang(frames, dump)
 
 
+def _innermost_python(frames: list[Any]) -> list[Any]:
+    """The innermost few Python frames, innermost first: py-spy's `--native` (and Ray's dashboard with native=1)
+    puts the C/C++ frames the wait runs in (`pthread_cond_wait (libc.so.6)`, `c10d::Work::wait
+    (libtorch_cpu.so)`) inside them; a wrapper (c10d_logger) may sit inside the collective."""
+    return list(reversed([f for f in frames if f.path.endswith(".py")][-4:]))
+
+
 def ray_wait_hang(frames: list[Any], dump: str = FAULTHANDLER) -> Attribution | None:
     """The attribution of a dumped stack standing in ray.get / ray.wait; None for any other stack."""
-    for frame in reversed(frames[-4:]):
+    for frame in _innermost_python(frames):
         if _RAY_WORKER.search(frame.path.replace("\\", "/")) and frame.func in RAY_WAITS:
             where = f"{frame.func} ({frame.path}:{frame.line})"
             return Attribution(
@@ -83,7 +90,7 @@ def ray_wait_hang(frames: list[Any], dump: str = FAULTHANDLER) -> Attribution | 
 def collective_hang(frames: list[Any], dump: str = FAULTHANDLER) -> Attribution | None:
     """The attribution of a dumped stack whose innermost torch.distributed frame is a collective (frames outermost
     first, as the event reader keeps them); None for any other stack."""
-    for frame in reversed(frames[-4:]):  # the innermost few: a wrapper (c10d_logger) may sit inside the collective
+    for frame in _innermost_python(frames):
         path = frame.path.replace("\\", "/")
         if _C10D.search(path) and frame.func in COLLECTIVES:
             where = f'File "{frame.path}", line {frame.line}, in {frame.func}'

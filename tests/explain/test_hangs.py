@@ -6,6 +6,8 @@ rank 1 never reaches the all_reduce, rank 0's watchdog dumps its stack after 3 s
 
 from __future__ import annotations
 
+import pytest
+
 from doctor.explain.stream import explain_lines, explain_path
 from doctor.report import Severity
 from tests.explain.generic import errors, generic_db
@@ -94,16 +96,17 @@ def test_a_py_spy_dumps_idle_threads_and_a_thread_line_without_py_spys_status_ar
     assert errors(PYSPY[4:]) == []
 
 
-def test_a_real_py_spy_dump_of_a_rank_waiting_for_its_peer_is_read_as_a_hang(tmp_path):
-    import os
-
-    os.environ["HANG_DIR"] = str(tmp_path)
-    try:
-        log = _run(["-m", "torch.distributed.run", "--nproc_per_node=2", f"--master_port={_free_port()}",
-                    str(HERE / "ddp_hang_pyspy.py")], tmp_path, "pyspy_hang", ok=False)
-    finally:
-        del os.environ["HANG_DIR"]
-    assert "(idle)" in log.read_text(errors="replace")
+@pytest.mark.parametrize("native", [False, True])
+def test_a_real_py_spy_dump_of_a_rank_waiting_for_its_peer_is_read_as_a_hang(tmp_path, monkeypatch, native):
+    # with --native, py-spy prints the C/C++ frames the wait runs in (pthread_cond_wait, c10d::Work::wait, a
+    # pybind11 dispatcher) inside the Python ones: the Python frames still say which collective
+    monkeypatch.setenv("HANG_DIR", str(tmp_path))
+    if native:
+        monkeypatch.setenv("HANG_NATIVE", "1")
+    log = _run(["-m", "torch.distributed.run", "--nproc_per_node=2", f"--master_port={_free_port()}",
+                str(HERE / "ddp_hang_pyspy.py")], tmp_path, "pyspy_hang", ok=False)
+    text = log.read_text(errors="replace")
+    assert "(idle)" in text and ("c10d::Work::wait" in text) is native
     found = [f for f in explain_path(str(log))[0] if f.severity is Severity.ERROR]
     assert found[0].id == "collective-hang", [(f.id, f.components) for f in found]
 

@@ -21,6 +21,7 @@ else:
     time.sleep(2)  # rank 0 is inside the collective by now
     pid = (pids / "rank0.pid").read_text()
     spy = Path(sys.executable).with_name("py-spy")
-    print(subprocess.run([str(spy), "dump", "--pid", pid], capture_output=True, text=True).stdout, flush=True)
+    native = ["--native"] if os.environ.get("HANG_NATIVE") else []  # C/C++ frames too, innermost (py-spy --native)
+    print(subprocess.run([str(spy), "dump", *native, "--pid", pid], capture_output=True, text=True).stdout, flush=True)
     os.kill(int(pid), 9)
     os._exit(0)

@@ -86,13 +86,21 @@ def _comps(*names: str | None) -> tuple[str, ...]:
     return tuple(out)
 
 
+# Ray unpacks a job's runtime_env working_dir under <temp>/session_*/runtime_resources/working_dir_files/_ray_pkg_<hash>/
+# (ray/_private/ray_constants.py DEFAULT_RUNTIME_ENV_DIR_NAME, ray/_private/runtime_env/working_dir.py): the path holds
+# a directory named `ray` (/tmp/ray), but the files are the job's own.
+_RAY_WORKING_DIR = "/runtime_resources/working_dir_files/"
+
+
 def frame_owner(frame: Frame, snapshot: Any = None) -> Owner | None:
     """The package a frame's file belongs to; None for user code; an Owner with component "stdlib" is never
     returned: stdlib frames are skipped by the callers (`is_stdlib`)."""
+    path = frame.path.replace("\\", "/")
+    if _RAY_WORKING_DIR in path:
+        return None  # the job's own code, as Ray copied its runtime_env working_dir (not a source tree of ray)
     own = owner_of_path(frame.path, snapshot)
     if own is not None:
         return own
-    path = frame.path.replace("\\", "/")
     if "/transformers_modules/" in path:
         # a model repository's own code that transformers loaded with trust_remote_code: it copies the repo's .py
         # files under HF_MODULES_CACHE/transformers_modules/ (transformers 5.24 utils/hub.py,

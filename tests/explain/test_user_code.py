@@ -129,3 +129,27 @@ def test_a_stop_or_a_system_error_raised_in_the_jobs_frame_is_not_its_code():
     called = [*frame, '  File "/usr/lib/python3.10/subprocess.py", line 526, in run', "    raise CalledProcessError(",
               "subprocess.CalledProcessError: Command '['bash', 'prep.sh']' returned non-zero exit status 1."]
     assert all(f.id != "error-in-user-code" for f in errors(called))
+
+
+def test_the_jobs_module_in_rays_working_dir_is_its_code_not_rays(tmp_path):
+    # Ray unpacks runtime_env's working_dir under <temp>/session_*/runtime_resources/working_dir_files/; with Ray's
+    # default temp dir (/tmp/ray) the path holds a directory named `ray`, which read as a source tree of ray
+    import shutil
+    import tempfile
+    from pathlib import Path
+
+    from tests.explain.test_real_runs import HERE
+    from tests.explain.test_real_runs import _run as _run_job
+
+    work = tmp_path / "job"
+    work.mkdir()
+    (work / "my_reward.py").write_text("def compute_score(text):\n    return float(text.split(': ')[1])\n")
+    temp = Path(tempfile.mkdtemp(prefix="ray", dir="/tmp"))  # Ray's socket paths must stay under 107 bytes
+    try:
+        log = _run_job([str(HERE / "ray_working_dir.py"), str(temp / "ray"), str(work)], tmp_path, "ray_wd", ok=False)
+    finally:
+        shutil.rmtree(temp, ignore_errors=True)
+    assert "/ray/session_" in log.read_text(errors="replace")
+    (f,) = errors(log.read_text(errors="replace").splitlines(), specific=True)
+    assert (f.id, f.components) == ("error-in-user-code", ("config", "model"))
+    assert "/runtime_resources/working_dir_files/" in f.evidence["read"] and "my_reward.py" in f.evidence["read"]

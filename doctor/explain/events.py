@@ -251,6 +251,8 @@ class EventReader:
         self._logs = LogLineReader()  # logged error / warning lines (doctor.explain.loglines)
         self._watchdog = False  # a faulthandler timeout dump began: its threads' stacks are read (doctor.explain.hangs)
         self._dumped = False  # the open frames are one thread's stack of such a dump
+        self._fatal = False  # faulthandler's "Fatal Python error: ..." came: the stacks after it are a crash's
+        self._on_request = False  # the open frames are a "Current thread" dump with no fatal error before it
         self.stack_pending = False  # a py-spy thread header was just fed: the scanner passes its lines to read_stack
 
     # -- feeding
@@ -262,7 +264,7 @@ class EventReader:
             self._close_frames()  # a traceback whose exception line never came (or was filtered out)
         if _TRACEBACK.match(text):
             self._close_frames()
-            self._ignore_frames = self._innermost_first = False
+            self._ignore_frames = self._innermost_first = self._on_request = False
             self._frames, self._frames_dropped, self._tb_line = [], 0, lineno
             self._last_frame_line = lineno
             return None
@@ -276,6 +278,8 @@ class EventReader:
             self._close_frames()
             self.stack_pending = True  # its frame lines hold no phrase: the scanner hands them over (read_stack)
             return None
+        if text.startswith("Fatal Python error"):
+            self._fatal = True  # faulthandler on a fatal signal: the "Current thread" stack below is the crash's
         if WATCHDOG.match(text):
             self._close_frames()
             self._watchdog = True  # faulthandler's timeout dump: every thread's stack follows (innermost first)
@@ -289,6 +293,9 @@ class EventReader:
             self._frames, self._frames_dropped, self._tb_line = [], 0, lineno
             self._last_frame_line, self._innermost_first = lineno, True
             self._dumped = self._watchdog
+            # without a fatal error, faulthandler dumped on request (faulthandler.register(SIGUSR1, ...),
+            # dump_traceback()): what the thread waits for is read as a hang (_close_frames)
+            self._on_request, self._fatal = not self._fatal, False
             return None
         if m is not None and self._ignore_frames:
             return None
@@ -373,6 +380,11 @@ class EventReader:
         ev = Event("python", self._last_frame_line, _short(f'File "{last.path}", line {last.line}, in {last.func}'),
                    frames=frames, frames_dropped=self._frames_dropped,
                    facts={"exception": "", "exception_path": "", "message": "", "unfinished": "1"})
+        on_request, self._on_request = self._on_request, False
+        if on_request and not self._dumped:
+            from doctor.explain.hangs import stack_hang
+
+            self._dumped = stack_hang(frames) is not None  # a stack dumped on request, standing in a wait
         if self._dumped:
             ev.facts["stack_dump"] = "1"  # a thread's stack dumped while the job hung: no failure by itself
             self._dumped = False
@@ -412,6 +424,7 @@ class EventReader:
         if self._frames is not None:
             ev.frames, ev.frames_dropped = self._frames, self._frames_dropped
             self._frames, self._frames_signature, self._innermost_first = None, None, False
+            self._on_request = False
         if self._chain_pending and self._last_python is not None:
             ev.chained_from = self._last_python
         self._chain_pending = False

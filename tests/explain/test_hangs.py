@@ -147,3 +147,31 @@ def test_a_real_ray_job_asking_for_npus_the_node_lacks_is_read_as_a_wait_for_res
     assert "still waiting" in log.read_text(errors="replace")
     found = [f for f in explain_path(str(log))[0] if f.severity is Severity.ERROR]
     assert [(f.id, f.components) for f in found] == [("ray-resources-unschedulable", ("ray", "config", "npu"))]
+
+
+def test_a_stack_dumped_on_request_standing_in_a_collective_is_a_hang_and_after_a_fatal_error_a_crash():
+    # faulthandler.register(SIGUSR1, all_threads=True) prints the other threads, then "Current thread ...", with no
+    # header; after "Fatal Python error: Segmentation fault" the same block is the crash's stack
+    dump = ["Thread 0x00007f2a1c7fe640 (most recent call first):",
+            '  File "/usr/lib/python3.10/threading.py", line 324 in wait',
+            '  File "/usr/local/lib/python3.10/site-packages/tqdm/_monitor.py", line 60 in run',
+            "",
+            "Current thread 0x00007f2b0a4f3740 (most recent call first):",
+            *DUMP[2:]]
+    assert [f.id for f in errors(dump)] == ["collective-hang"]
+    crash = ["Fatal Python error: Segmentation fault", "", *dump]
+    assert "collective-hang" not in [f.id for f in errors(crash)]
+    # a dump on request that stands in no wait stays what it was: a traceback cut short
+    other = ["Current thread 0x00007f2b0a4f3740 (most recent call first):",
+             '  File "/usr/local/lib/python3.10/site-packages/torch/nn/modules/module.py", line 1501 in _call_impl',
+             '  File "/home/me/train.py", line 120 in <module>']
+    assert [f.id for f in errors(other)] == ["traceback-ends-in-package"]
+
+
+def test_a_real_rank_dumped_by_sigusr1_while_its_peer_never_joins_is_read_as_a_hang(tmp_path, monkeypatch):
+    monkeypatch.setenv("HANG_DIR", str(tmp_path))
+    log = _run(["-m", "torch.distributed.run", "--nproc_per_node=2", f"--master_port={_free_port()}",
+                str(HERE / "ddp_hang_signal.py")], tmp_path, "signal_hang", ok=False)
+    assert "Current thread 0x" in log.read_text(errors="replace")
+    found = [f for f in explain_path(str(log))[0] if f.severity is Severity.ERROR]
+    assert found[0].id == "collective-hang", [(f.id, f.components) for f in found]

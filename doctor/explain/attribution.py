@@ -125,6 +125,9 @@ def frame_owner(frame: Frame, snapshot: Any = None) -> Owner | None:
 
 
 def is_stdlib(frame: Frame) -> bool:
+    if frame.path == "<stdin>" or (frame.path == "<string>" and frame.func == "<module>"):
+        return False  # the job's own code: a script piped to `python -`, or `python -c` (traceback: `File "<string>",
+        # line N, in <module>`); a generated function (`<string>` in dataclasses' `__init__`) stays the interpreter's
     return bool(_STDLIB.search(frame.path.replace("\\", "/")))
 
 

@@ -153,3 +153,32 @@ def test_the_jobs_module_in_rays_working_dir_is_its_code_not_rays(tmp_path):
     (f,) = errors(log.read_text(errors="replace").splitlines(), specific=True)
     assert (f.id, f.components) == ("error-in-user-code", ("config", "model"))
     assert "/runtime_resources/working_dir_files/" in f.evidence["read"] and "my_reward.py" in f.evidence["read"]
+
+
+def test_code_given_to_python_on_stdin_or_with_dash_c_is_the_jobs_own(tmp_path):
+    # CPython names such code `<stdin>` (`python -`, a heredoc) and `<string>` (`python -c`); they were read as the
+    # interpreter's own frames, and a NameError in them fell through to a package whose message has the same words
+    piped = subprocess.run([sys.executable, "-"], input="def f():\n    return undefined_nm\nf()\n", cwd=tmp_path,
+                           capture_output=True, text=True, timeout=60).stderr.splitlines()
+    assert piped[-1] == "NameError: name 'undefined_nm' is not defined"
+    (f,) = errors(piped)
+    assert (f.id, f.components) == ("error-in-user-code", ("config", "model"))
+    assert 'File "<stdin>", line 2, in f' in f.evidence["read"]
+    dash_c = subprocess.run([sys.executable, "-c", "x = 1\nraise ValueError('lr must be positive: -1')"], cwd=tmp_path,
+                            capture_output=True, text=True, timeout=60).stderr.splitlines()
+    (g,) = errors(dash_c)
+    assert g.id == "error-in-user-code" and 'File "<string>", line 2, in <module>' in g.evidence["read"]
+
+
+def test_a_function_the_interpreter_generated_is_not_the_jobs_code(tmp_path):
+    # dataclasses and namedtuple write their methods as `<string>` functions (dataclasses.py _create_fn): a check
+    # a package's dataclass runs there is the package's, as before
+    lines = ["Traceback (most recent call last):",
+             f'  File "{SITE}/verl/trainer/main_ppo.py", line 40, in main',
+             "    cfg = AlgoConfig(**kwargs)",
+             '  File "<string>", line 5, in __init__',
+             f'  File "{SITE}/verl/trainer/config/algorithm.py", line 88, in __post_init__',
+             "    raise ValueError(f'kl_coef must be >= 0, got {self.kl_coef}')",
+             "ValueError: kl_coef must be >= 0, got -0.1"]
+    assert all(f.id != "error-in-user-code" for f in errors(lines))
+    assert all(f.id != "error-in-user-code" for f in errors(lines[:4] + ["TypeError: bad"]))

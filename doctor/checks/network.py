@@ -159,11 +159,16 @@ def _address(text: str) -> str | None:
         return None
 
 
+def _ips(iface: Any) -> list[str]:
+    """The IP addresses an interface of the snapshot carries (its `10.0.0.5/24` entries without the prefix length)."""
+    addrs = iface.addresses if known(iface.addresses) and isinstance(iface.addresses, list) else []
+    return [ip for a in addrs if (ip := _address(str(a).split("/")[0]))]
+
+
 def _holder(ifaces: Any, address: str) -> str | None:
     """The interface of this host that carries `address`, None when unknown or none does."""
     for i in ifaces if isinstance(ifaces, list) else ():
-        addrs = i.addresses if known(i.addresses) and isinstance(i.addresses, list) else []
-        if known(i.name) and any(_address(str(a).split("/")[0]) == address for a in addrs):
+        if known(i.name) and address in _ips(i):
             return str(i.name)
     return None
 
@@ -244,13 +249,7 @@ def _host_addresses(ifaces: Any) -> set[str] | None:
     """Every address of this host's interfaces, None when the interfaces are not in the snapshot."""
     if not isinstance(ifaces, list):
         return None
-    out: set[str] = set()
-    for i in ifaces:
-        for a in i.addresses if known(i.addresses) and isinstance(i.addresses, list) else []:
-            ip = _address(str(a).split("/")[0])
-            if ip:
-                out.add(ip)
-    return out
+    return {ip for i in ifaces for ip in _ips(i)}
 
 
 def _ray_ips_here(ray: Any, here: set[str] | None) -> set[str]:
@@ -332,8 +331,7 @@ def _routable(ifaces: Any) -> list[Any]:
     out = []
     for i in ifaces if isinstance(ifaces, list) else ():
         name = str(i.name) if known(i.name) else ""
-        addrs = [_address(str(a).split("/")[0]) for a in (i.addresses if known(i.addresses) and isinstance(i.addresses, list) else [])]
-        v4 = [ip for a in addrs if a and (ip := ipaddress.ip_address(a)).version == 4 and not ip.is_loopback]
+        v4 = [ip for a in _ips(i) if (ip := ipaddress.ip_address(a)).version == 4 and not ip.is_loopback]
         if name and i.up is not False and v4 and name != "lo" and not name.startswith(("docker", "veth", "br-", "virbr")):
             out.append(i)
     return sorted(out, key=lambda i: str(i.name))

@@ -389,7 +389,6 @@ def owner_of_header(header: str) -> Owner | None:
 
 
 # -- torch operator namespaces (`torch.ops.<namespace>.<op>`) -> distribution -------------------------------
-# (rows added by branch hfresh5; kept apart from the tables above)
 # torch's `_OpNamespace` raises "'_OpNamespace' '<ns>' object has no attribute '<op>'" for an operator nobody
 # registered under that namespace: the package that registers the namespace (TORCH_LIBRARY(<ns>, m) in its
 # compiled library, or torch.library.Library("<ns>", "DEF")) is the one whose operator is missing, not torch.
@@ -435,7 +434,7 @@ def owner_of_op_namespace(namespace: str) -> Owner | None:
     return Owner(comp, dist, f"torch.ops.{namespace} -> registered by {dist} ({where})")
 
 
-# -- import names that more than one distribution installs (rows added by branch hfresh5) ---------------------
+# -- import names that more than one distribution installs ---------------------------------------------------
 # The Ascend build of a package that installs the same top-level package as the upstream one: on this doctor's
 # hosts the Ascend build is the one to install. triton-ascend's setup.py names its wheel "triton-ascend"
 # (TRITON_WHEEL_NAME) and packages python/triton, so it installs `triton`:
@@ -454,7 +453,7 @@ def ascend_build_of_module(module: str) -> tuple[str, str] | None:
     return MODULE_ASCEND_BUILDS.get(module.split(".")[0])
 
 
-# -- top-level packages whose own __init__ sets __version__ (rows added by branch hfresh6) --------------------
+# -- top-level packages whose own __init__ sets __version__ ---------------------------------------------------------------
 # Every installed release of these packages has `<pkg>.__version__`: their top-level __init__.py sets it. So
 # `module '<pkg>' has no attribute '__version__'` means the module Python imported under that name did not run
 # that __init__: a bare directory of that name (a namespace package, PEP 420 — e.g. a source checkout in the

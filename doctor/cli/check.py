@@ -28,6 +28,9 @@ REACH_TIMEOUT = 60.0  # upper bound of the --ray --deep ping round (a reachable 
 @click.command("check")
 @click.option("--from", "from_files", multiple=True, metavar="FILE",
               help="Diagnose a snapshot or cluster file instead of this host ('-' = stdin). Repeat for a cluster.")
+@click.option("--from-report", "from_report", metavar="FILE",
+              help="Diagnose the environment a bug report or log states (collect_env output, npu-smi info, pip list/"
+                   "freeze, CANN's install.info, `name: version` lines, NAME=value) instead of this host ('-' = stdin).")
 @profile_option("profile_name")
 @click.option("--only", multiple=True, metavar="NAME",
               help="Run only these: an area (system, cann, devices, torch_npu, vllm, mindspeed, packages, env, network, "
@@ -48,14 +51,17 @@ REACH_TIMEOUT = 60.0  # upper bound of the --ray --deep ping round (a reachable 
 @ray_options
 @output_options
 @doctor_command
-def command(console, from_files, profile_name, only, ignore, config_file, deep, deep_timeout, strict, junit_file,
+def command(console, from_files, from_report, profile_name, only, ignore, config_file, deep, deep_timeout, strict, junit_file,
             root, python, npu_smi_timeout, use_ray, address, ray_timeout) -> int:  # type: ignore[no-untyped-def]
     """Diagnose this machine (or snapshots / a Ray cluster) and print findings with fixes.
 
     Exit 0: no errors; 1: an error finding (or a warning with --strict); 2: the doctor could not do its job."""
-    _refuse_combinations(from_files, use_ray, deep)
+    _refuse_combinations(from_files + ((from_report,) if from_report else ()), use_ray, deep,
+                         "--from-report" if from_report and not from_files else "--from")
+    if from_files and from_report:
+        raise UsageError("use either --from or --from-report, not both")
     live = None
-    if not from_files and not use_ray:
+    if not from_files and not from_report and not use_ray:
         # Start probing first: the target interpreter and npu-smi run as children on other cores while this
         # process imports the rules and parses the profiles.
         console.status("probing this host…")
@@ -70,6 +76,9 @@ def command(console, from_files, profile_name, only, ignore, config_file, deep, 
 
         docs = [(f, load_document(f)) for f in from_files]
         nodes, cluster = nodes_from_documents(docs)
+    elif from_report:
+        stated = _stated(from_report)
+        nodes, cluster = [(None, stated[0], None)], False
     elif use_ray:
         from doctor.cluster.collect_ray import collect_ray
 
@@ -81,7 +90,9 @@ def command(console, from_files, profile_name, only, ignore, config_file, deep, 
         assert live is not None
         nodes, cluster = [(None, _live_snapshot(live, python, deep, deep_timeout, console), None)], False
     report = diagnose(nodes, forced_profile=profile_name or cfg.profile, only=list(only) or cfg.only,
-                      ignore=list(ignore) + cfg.ignore, cluster=cluster, live=not from_files)
+                      ignore=list(ignore) + cfg.ignore, cluster=cluster, live=not (from_files or from_report))
+    if from_report:
+        _say_stated(report, stated[1], from_report, console)
     if cfg.source:
         report.extra["config"] = cfg.source
         from doctor.checks.diagnose import describe_config
@@ -103,19 +114,60 @@ def command(console, from_files, profile_name, only, ignore, config_file, deep, 
     return emit(report, console, strict=bool(strict if strict is not None else cfg.strict))
 
 
-def _refuse_combinations(from_files: tuple[str, ...], use_ray: bool, deep: bool) -> None:
+def _stated(path: str) -> tuple[Any, Any]:
+    """The partial snapshot of what the report at `path` states (exit 2 when it cannot be read or states nothing
+    the doctor reads: an empty verdict would read as "ok")."""
+    from doctor.errors import InputError
+    from doctor.snapshot.model import snapshot_from_dict
+    from doctor.snapshot.stated import read_stated
+
+    try:
+        if path == "-":
+            import sys
+
+            text = sys.stdin.read()
+        else:
+            with open(path, encoding="utf-8", errors="replace") as fh:
+                text = fh.read()
+    except OSError as e:
+        raise InputError(f"cannot read the report: {e.strerror or e}", source=path) from None
+    stated = read_stated(text)
+    if not stated.facts:
+        why = (" (every fact it states is stated twice with different values: "
+               + ", ".join(c[0].key for c in stated.conflicts) + ")") if stated.conflicts else ""
+        raise InputError("states no version, device or setting the doctor reads (collect_env output, npu-smi info, "
+                         f"pip list/freeze, CANN's install.info, `name: version` lines, NAME=value){why}", source=path)
+    return snapshot_from_dict(stated.document(), source=path), stated
+
+
+def _say_stated(report: Any, stated: Any, path: str, console: Console) -> None:
+    """What was read, with its lines, before the verdict: a user checks the reading, not only the findings."""
+    report.extra["stated"] = [{"fact": f.key, "value": f.value, "line": f.line} for f in stated.facts]
+    report.extra["stated_conflicts"] = [[{"fact": f.key, "value": f.value, "line": f.line} for f in c]
+                                        for c in stated.conflicts]
+    if console.json_mode or console.verbosity < 0:
+        return
+    console.print(console.style(f"stated in {path}: " + "; ".join(stated.described(console.verbosity >= 1)), "dim"))
+    for c in stated.conflicts:
+        said = " vs ".join(f"{f.value} (line {f.line})" for f in c)
+        console.print(console.style(f"stated twice, left unknown: {c[0].key.partition('.')[2] or c[0].key} {said}",
+                                    "yellow"))
+
+
+def _refuse_combinations(from_files: tuple[str, ...], use_ray: bool, deep: bool, flag: str = "--from") -> None:
     """Options that describe the live host mean nothing for a snapshot file: refuse them, naming them."""
     if from_files and use_ray:
-        raise UsageError("use either --from or --ray, not both")
+        raise UsageError(f"use either {flag} or --ray, not both")
     if deep and from_files:
         raise UsageError("--deep probes this host (or, with --ray, pings between the nodes' NPUs); it cannot be "
-                         "combined with --from")
+                         f"combined with {flag}")
     if from_files:
         live_only = given("root", "python", "npu_smi_timeout", "address", "ray_timeout")
         if live_only:
             raise UsageError(f"{', '.join(live_only)} describe{'s' if len(live_only) == 1 else ''} the machine to "
-                             "probe; with --from the snapshot is diagnosed as it is: drop "
-                             + ("it" if len(live_only) == 1 else "them"))
+                             f"probe; with {flag} the "
+                             + ("report" if flag == "--from-report" else "snapshot")
+                             + " is diagnosed as it is: drop " + ("it" if len(live_only) == 1 else "them"))
 
 
 def _live_snapshot(live: _Background, python: str | None, deep: bool, deep_timeout: float, console: Console) -> Any:

@@ -45,3 +45,29 @@ def test_arbitrary_json(body, schema):
     if isinstance(body, dict) and schema:
         body = {**body, "schema": schema}
     _load(json.dumps(body))
+
+
+# report text: the stated-facts reader never raises, and what it reads always loads as a snapshot
+_report_lines = st.lists(st.one_of(
+    st.text(max_size=40),
+    st.sampled_from(["PyTorch version: 2.5.1", "vLLM Ascend Version: v0.9.1rc1 (git sha: abc)", "Python version: 3.1",
+                     "Python platform: Linux-x-aarch64-with-glibc2.", "Libc version: glibc-2.", "OS: (x86_64)",
+                     "[pip3] torch-npu==", "[conda] torch", "package_name=Ascend-cann-toolkit", "version=8.1.RC1",
+                     "version=", "$ cat /usr/local/Ascend/driver/version.info", "Version=24.1.rc", "Package  Version",
+                     "------- -------", "torch 2.5.1", "- CANN: 8.", "export HCCL_BUFFSIZE=", "VLLM_API_KEY='x",
+                     "| npu-smi 24.1.0   Version: 24.1.0 |", "| 0  910B3  | OK | 1 2 0 / 0 |", "+====+====+"]),
+), max_size=12)
+
+
+@fuzz
+@given(_report_lines)
+def test_report_text_reads_into_a_loadable_snapshot(lines):
+    from doctor.snapshot.model import snapshot_from_dict
+    from doctor.snapshot.stated import read_stated
+
+    text = "\n".join(lines)
+    stated = read_stated(text)
+    snapshot_from_dict(stated.document(), source="fuzz.txt")
+    n = len(text.replace("\r\n", "\n").replace("\r", "\n").split("\n"))  # a lone CR ends a line too
+    for f in stated.facts:
+        assert 1 <= f.line <= n

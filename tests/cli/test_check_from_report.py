@@ -1,0 +1,74 @@
+"""`doctor check --from-report FILE`: the environment a bug report states, judged by the check rules, with the
+lines it was read from; bad input is exit 2 naming the file (reports: tests/fixtures/stated/README.md)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import jsonschema
+from click.testing import CliRunner
+
+from doctor.cli import cli
+from tests.conftest import SCHEMAS
+
+FIX = Path(__file__).resolve().parents[1] / "fixtures" / "stated"
+
+
+def run(*args: str, input: str | None = None):
+    return CliRunner().invoke(cli, list(args), input=input, catch_exceptions=False)
+
+
+def test_a_pasted_npu_smi_and_toolkit_info_are_judged_together():
+    """vllm-ascend#834 pastes `npu-smi info` (driver 24.1.rc1, 910B3) and CANN 8.1.RC1.alpha001's install.info:
+    the driver rule reads both and names the line each came from."""
+    r = run("check", "--from-report", str(FIX / "vllm-ascend-834.txt"))
+    assert r.exit_code == 1, r.output
+    assert "stated in" in r.stdout and "CANN 8.1.RC1.alpha001 (line 16)" in r.stdout
+    assert "npu-smi 24.1.rc1 (line 6)" in r.stdout
+    assert "[driver-too-old]" in r.stdout
+
+
+def test_collect_env_output_reaches_the_release_rules():
+    """vllm-ascend's collect_env on first-generation 910 chips: no vllm-ascend release supports them."""
+    r = run("check", "--from-report", str(FIX / "vllm-ascend-collect-env.txt"))
+    assert r.exit_code == 1, r.output
+    assert "[vllm-ascend-release-chip-unsupported]" in r.stdout
+    assert "8 NPU(s) 910ProB" in r.stdout
+
+
+def test_json_carries_the_stated_facts_with_their_lines(shared_dir):
+    schema = json.loads((SCHEMAS / "report.schema.json").read_text())
+    r = run("--json", "check", "--from-report", str(FIX / "vllm-ascend-4621.txt"))
+    doc = json.loads(r.stdout)
+    jsonschema.validate(doc, schema)
+    stated = {s["fact"]: (s["value"], s["line"]) for s in doc["stated"]}
+    assert stated["ascend.toolkit"] == ("8.3.RC2", 16)
+    assert doc["stated_conflicts"] == []
+    assert any(f["id"] == "driver-below-recommended" for f in doc["findings"])
+
+
+def test_stdin_and_conflicts_are_said():
+    r = run("check", "--from-report", "-", input="CANN: 8.5.0\ntorch==2.5.1\ntorch==2.6.0\n")
+    assert "stated twice, left unknown: torch 2.5.1 (line 2) vs 2.6.0 (line 3)" in r.stdout
+    assert "CANN 8.5.0 (line 1)" in r.stdout
+
+
+def test_a_report_that_states_nothing_is_exit_2_naming_the_file(tmp_path):
+    p = tmp_path / "report.md"
+    p.write_text("It crashes when I start the trainer. Please help!\n")
+    r = run("check", "--from-report", str(p))
+    assert r.exit_code == 2
+    assert str(p) in r.output and "states no version" in r.output
+    r = run("check", "--from-report", str(tmp_path / "missing.txt"))
+    assert r.exit_code == 2 and "cannot read the report" in r.output
+
+
+def test_from_report_refuses_what_describes_a_live_host(tmp_path):
+    p = tmp_path / "r.txt"
+    p.write_text("CANN: 8.5.0\n")
+    for extra, said in ((["--from", str(p)], "--from or --from-report"), (["--deep"], "--from-report"),
+                        (["--root", str(tmp_path)], "with --from-report the report is diagnosed as it is")):
+        r = run("check", "--from-report", str(p), *extra)
+        assert r.exit_code == 2, (extra, r.output)
+        assert said in r.output, (extra, r.output)

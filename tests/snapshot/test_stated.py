@@ -1,0 +1,126 @@
+"""doctor.snapshot.stated: the facts a bug report states, read from the forms reports paste (real outputs of
+torch's and vllm-ascend's collect_env, pip list / freeze, npu-smi info and CANN's install.info from public
+reports: tests/fixtures/stated/README.md), with the line each came from."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from doctor.snapshot.model import snapshot_from_dict
+from doctor.snapshot.redact import REDACTED
+from doctor.snapshot.stated import read_stated
+
+FIX = Path(__file__).resolve().parents[1] / "fixtures" / "stated"
+
+
+def facts(text: str) -> dict:
+    return {f.key: f.value for f in read_stated(text).facts}
+
+
+def test_vllm_ascend_collect_env_gives_versions_host_devices_and_variables():
+    text = (FIX / "vllm-ascend-collect-env.txt").read_text()
+    s = read_stated(text)
+    got = {f.key: f.value for f in s.facts}
+    assert got["packages.torch"] == "2.13.0+cpu"
+    assert got["packages.vllm"] == "0.11.0"
+    assert got["packages.vllm-ascend"] == "0.11.0rc1.dev12+g1a2b3c4.d20251101"  # "(git sha: ...)" dropped
+    assert got["packages.transformers"] == "5.24.0" and got["packages.numpy"] == "2.4.6"
+    assert got["python.version"] == "3.11.7"
+    assert got["host.libc"] == "glibc 2.36" and got["host.arch"] == "x86_64"
+    assert got["env.ASCEND_RT_VISIBLE_DEVICES"] == "0,1"
+    assert got["ascend.npu_smi"] == {"status": "ok", "version": "24.1.0"}
+    assert [d["chip"] for d in got["ascend.devices"]] == ["910ProB"] * 8
+    assert s.conflicts == ()
+    line = next(f for f in s.facts if f.key == "packages.vllm")
+    assert text.splitlines()[line.line - 1].startswith("vLLM Version: 0.11.0")
+    snap = snapshot_from_dict(s.document(), source="report")
+    assert snap.version("vllm-ascend") == "0.11.0rc1.dev12+g1a2b3c4.d20251101"
+    assert not snap.is_complete  # a package the report does not name is unknown, never "not installed"
+    assert snap.has_package("torch-npu") is None
+
+
+def test_torch_collect_env_gives_torch_python_and_host():
+    got = facts((FIX / "torch-collect-env.txt").read_text())
+    assert got["packages.torch"] == "2.13.0+cpu"
+    assert got["python.version"] == "3.11.7"
+    assert got["host.libc"] == "glibc 2.36" and got["host.arch"] == "x86_64"
+    assert got["host.os"] == "Debian GNU/Linux 12 (bookworm)"
+
+
+def test_pip_list_and_pip_freeze_of_one_environment_read_the_same_versions():
+    listed = {k: v for k, v in facts((FIX / "pip-list.txt").read_text()).items() if k.startswith("packages.")}
+    frozen = {k: v for k, v in facts((FIX / "pip-freeze.txt").read_text()).items() if k.startswith("packages.")}
+    assert len(listed) >= 100
+    assert {k: v for k, v in listed.items() if k in frozen} == frozen
+    assert listed["packages.torch"] == "2.13.0+cpu"
+
+
+def test_npu_smi_and_toolkit_install_info_pasted_in_a_report():
+    got = facts((FIX / "vllm-ascend-834.txt").read_text())
+    assert got["ascend.npu_smi"]["version"] == "24.1.rc1"
+    assert [d["chip"] for d in got["ascend.devices"]] == ["910B3"]
+    assert got["ascend.toolkit"] == "8.1.RC1.alpha001"
+    got = facts((FIX / "vllm-ascend-4621.txt").read_text())
+    assert got["ascend.toolkit"] == "8.3.RC2" and [d["chip"] for d in got["ascend.devices"]] == ["910B2C"]
+
+
+def test_prose_version_lines_are_read_and_sentences_are_not():
+    got = facts("Environment:\n- vllm-ascend: v0.9.1rc1\n- CANN: 8.1.RC1\n* torch_npu 2.5.1\nPython 3.10\n"
+                "NPU driver: 24.1.rc3\n"
+                "I upgraded torch to 2.6.0 yesterday and vllm 0.9.2 broke\n")
+    assert got == {"packages.vllm-ascend": "0.9.1rc1", "ascend.toolkit": "8.1.RC1", "packages.torch-npu": "2.5.1",
+                   "python.version": "3.10", "ascend.driver": "24.1.rc3"}
+
+
+def test_a_fact_stated_with_two_values_is_left_out_and_named():
+    s = read_stated("torch==2.5.1\nvllm==0.9.1\n\nafter the upgrade:\ntorch==2.6.0\nvllm==v0.9.1\n")
+    got = {f.key: f.value for f in s.facts}
+    assert "packages.torch" not in got and got["packages.vllm"] == "0.9.1"  # v0.9.1 is the same version
+    (conflict,) = s.conflicts
+    assert [(f.value, f.line) for f in conflict] == [("2.5.1", 1), ("2.6.0", 5)]
+    assert "packages" in s.document() and "torch" not in s.document()["packages"]
+
+
+def test_versions_that_do_not_parse_state_nothing():
+    got = facts("vLLM Version: N/A\nPyTorch version: Could not collect\nCANN: 8.x\n[conda] Could not collect\n"
+                "package_name=Ascend-cann-toolkit\nversion=latest\n")
+    assert got == {}
+
+
+def test_variables_the_stack_reads_are_kept_secrets_redacted_and_expansions_skipped():
+    got = facts("export HCCL_BUFFSIZE=200\nHCCL_CONNECT_TIMEOUT='1500'\nVLLM_API_KEY=sk-123\n"
+                "export ASCEND_HOME_PATH=$HOME/Ascend\nHOME=/root\nHF_TOKEN=hf_abc\n")
+    assert got == {"env.HCCL_BUFFSIZE": "200", "env.HCCL_CONNECT_TIMEOUT": "1500", "env.VLLM_API_KEY": REDACTED}
+
+
+def test_the_driver_version_info_needs_a_line_naming_the_driver():
+    got = facts("$ cat /usr/local/Ascend/driver/version.info\nVersion=24.1.rc3\nascendhal_version=7.35.23\n")
+    assert got == {"ascend.driver": "24.1.rc3"}
+    assert facts("Version=24.1.rc3\n") == {}
+    assert facts("$ cat /usr/local/Ascend/firmware/version.info\nVersion=7.5.0.1.129\n") == {}
+
+
+def test_described_names_the_stack_and_counts_the_rest():
+    s = read_stated((FIX / "vllm-ascend-collect-env.txt").read_text())
+    short = "; ".join(s.described())
+    assert "vllm-ascend 0.11.0rc1" in short and "8 NPU(s) 910ProB" in short and "Python 3.11.7" in short
+    assert "mypy" not in short and "other package(s)" in short
+    assert "mypy 2.4.1" in "; ".join(s.described(everything=True))
+
+
+def test_grepped_pip_list_rows_and_the_padded_collect_env_form_are_read():
+    """vllm-ascend#3793 pastes `pip list | grep -E "torch|vllm"` (no header); vLLM's newer collect_env pads its
+    keys (`PyTorch version              : 2.5.1`, vllm#22518)."""
+    got = facts('800T A2 arm64 python==3.11\npip list | grep -E "torch|vllm"\ntorch                             2.7.1\n'
+                "torch_npu                         2.7.1rc1\ntorchaudio                        2.7.1\n"
+                "vllm                              0.11.0\n")
+    assert got == {"packages.torch": "2.7.1", "packages.torch-npu": "2.7.1rc1", "packages.torchaudio": "2.7.1",
+                   "packages.vllm": "0.11.0"}
+    got = facts("OS                           : EulerOS 2.0 (SP10) (aarch64)\n"
+                "Libc version                 : glibc-2.28\nPyTorch version              : 2.5.1\n")
+    assert got == {"host.os": "EulerOS 2.0 (SP10)", "host.arch": "aarch64", "host.libc": "glibc 2.28",
+                   "packages.torch": "2.5.1"}
+
+
+def test_python_pinned_like_a_package_is_the_interpreter():
+    assert facts("python==3.11\ntorch==2.5.1\n") == {"python.version": "3.11", "packages.torch": "2.5.1"}

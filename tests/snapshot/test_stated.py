@@ -124,3 +124,26 @@ def test_grepped_pip_list_rows_and_the_padded_collect_env_form_are_read():
 
 def test_python_pinned_like_a_package_is_the_interpreter():
     assert facts("python==3.11\ntorch==2.5.1\n") == {"python.version": "3.11", "packages.torch": "2.5.1"}
+
+
+# what a maintainer reads off each real report by eye (tests/fixtures/stated/README.md): the reader must agree
+REAL = {
+    "vllm-ascend-834.txt": {"ascend.npu_smi": {"status": "ok", "version": "24.1.rc1"}, "ascend.toolkit": "8.1.RC1.alpha001"},
+    "vllm-ascend-4621.txt": {"ascend.npu_smi": {"status": "ok", "version": "25.0.rc1.1"}, "ascend.toolkit": "8.3.RC2"},
+    "vllm-ascend-3793.txt": {"packages.torch": "2.7.1", "packages.torch-npu": "2.7.1rc1", "packages.torchaudio": "2.7.1",
+                             "packages.torchvision": "0.23.0", "packages.vllm": "0.11.0"},
+    "vllm-ascend-pr-175.txt": {"packages.torch": "2.5.1", "host.os": "Ubuntu 22.04.5 LTS", "host.arch": "aarch64",
+                               "host.libc": "glibc 2.35", "python.version": "3.10.16"},
+    "vllm-22518.txt": {"host.os": "EulerOS 2.0 (SP10)", "host.arch": "aarch64", "host.libc": "glibc 2.28",
+                       "packages.torch": "2.5.1"},
+    "vllm-10147.txt": {"packages.torch": "2.5.1+cu118", "host.os": "Ubuntu 20.04.6 LTS", "host.arch": "x86_64",
+                       "host.libc": "glibc 2.31", "python.version": "3.10.15"},
+}
+
+
+def test_real_reports_read_exactly_what_they_state():
+    for name, want in REAL.items():
+        s = read_stated((FIX / name).read_text())
+        got = {f.key: f.value for f in s.facts if f.key != "ascend.devices"}
+        assert got == want, name
+        assert s.conflicts == (), name

@@ -94,7 +94,7 @@ class Stated:
                 env += 1
             else:
                 label = {"python.version": "Python", "ascend.toolkit": "CANN", "ascend.kernels": "CANN kernels",
-                         "ascend.driver": "driver"}.get(f.key, name)
+                         "ascend.driver": "driver", "ascend.firmware": "firmware"}.get(f.key, name)
                 out.append(f"{label} {f.value} (line {f.line})")
         if others:
             out.append(f"{others} other package(s)")
@@ -261,7 +261,8 @@ def _npu_smi(lines: list[str]) -> Iterator[Fact]:
 # `name: version` alone on a line (a report's prose list); the stack's names only, so a sentence is never read
 _NAMES = {
     "cann": "ascend.toolkit", "cann-toolkit": "ascend.toolkit", "toolkit": "ascend.toolkit",
-    "driver": "ascend.driver", "npu-driver": "ascend.driver", "hdk": "ascend.driver",
+    "driver": "ascend.driver", "npu-driver": "ascend.driver", "hdk": "ascend.driver", "驱动": "ascend.driver",
+    "firmware": "ascend.firmware", "固件": "ascend.firmware",
     "python": "python.version",
     "torch": "packages.torch", "pytorch": "packages.torch", "torch-npu": "packages.torch-npu",
     "vllm": "packages.vllm", "vllm-ascend": "packages.vllm-ascend", "verl": "packages.verl",
@@ -270,8 +271,9 @@ _NAMES = {
     "mbridge": "packages.mbridge", "tensordict": "packages.tensordict", "torchvision": "packages.torchvision",
 }
 _NAMED_PACKAGES = frozenset(k.partition(".")[2] for k in _NAMES.values() if k.startswith("packages."))
-_NAMED = re.compile(r"^[-*•]?\s*(?P<name>[A-Za-z][A-Za-z _.-]*?)(?:\s+version)?\s*(?::|==|=|\s)\s*(?P<ver>v?\d[^\s,;]*)\s*$",
-                    re.I)
+# (Ascend reports are often written in Chinese: `CANN版本：8.1.RC1`, `驱动版本: 24.1.rc3`, with a full-width colon)
+_NAMED = re.compile(r"^[-*•]?\s*(?P<name>[A-Za-z驱动固件][A-Za-z _.驱动固件-]*?)(?:\s+version|\s*版本)?\s*(?::|：|==|=|\s)\s*"
+                    r"(?P<ver>v?\d[^\s,;，；]*)\s*$", re.I)
 
 
 def _named(lines: list[str]) -> Iterator[Fact]:
@@ -284,7 +286,8 @@ def _named(lines: list[str]) -> Iterator[Fact]:
         if key is None:
             continue
         if key.startswith("ascend."):
-            ver = _ascend_version(m["ver"], "cann" if key == "ascend.toolkit" else "driver")
+            ver = _ascend_version(m["ver"], "cann" if key == "ascend.toolkit" else "driver") if key != "ascend.firmware" \
+                else (m["ver"] if re.fullmatch(r"\d+(?:\.\d+){2,4}", m["ver"]) else None)
         elif key == "python.version":
             ver = m["ver"] if re.fullmatch(r"3\.\d+(?:\.\d+)?", m["ver"]) else None
         else:

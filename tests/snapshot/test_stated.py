@@ -147,3 +147,10 @@ def test_real_reports_read_exactly_what_they_state():
         got = {f.key: f.value for f in s.facts if f.key != "ascend.devices"}
         assert got == want, name
         assert s.conflicts == (), name
+
+
+def test_chinese_labels_and_full_width_colons_are_read():
+    got = facts("CANN版本：8.1.RC1\n驱动版本: 24.1.rc3\n固件版本：7.5.0.1.129\ntorch_npu版本：2.5.1\npython版本 3.10\n"
+                "torch版本是2.1.0，驱动版本也核对无误7.0.RC1.alpha003， python3.8\n")
+    assert got == {"ascend.toolkit": "8.1.RC1", "ascend.driver": "24.1.rc3", "ascend.firmware": "7.5.0.1.129",
+                   "packages.torch-npu": "2.5.1", "python.version": "3.10"}

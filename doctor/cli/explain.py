@@ -49,6 +49,7 @@ def command(console, logs: tuple[str, ...], signatures_path: str | None, context
     says when nothing matched, a warning when nothing readable was found), 1 when one did, 2 when a log or
     the signature database cannot be read.
     """
+    import shlex
     import time
 
     from doctor.explain.signatures import load_signatures
@@ -92,13 +93,42 @@ def command(console, logs: tuple[str, ...], signatures_path: str | None, context
                             seconds=time.perf_counter() - t0)],
         extra={**extra, "signatures": {"path": db.path, "count": len(db)}},
     )
+    stated = _stated_in(logs[0]) if single and logs[0] != "-" else None
+    if stated is not None:
+        report.extra["stated"] = [{"fact": f.key, "value": f.value, "line": f.line} for f in stated.facts]
     if not console.json_mode:
         console.print(console.style(header, "dim"))
+
     def evidence() -> None:
         if console.verbosity >= 0:
             _print_evidence(console, findings, Severity)
+            if stated is not None:
+                console.print(console.style(
+                    "the log also states an environment (" + "; ".join(stated.described()) + "): "
+                    f"`doctor check --from-report {shlex.quote(logs[0])}` judges it against the stack's rules", "dim"))
 
     return emit(report, console, before_summary=evidence)
+
+
+# A report states its environment at its top (the trackers' templates put it first); a log of gigabytes is not
+# read twice for it.
+STATED_HEAD = 1 << 20
+
+
+def _stated_in(path: str):  # type: ignore[no-untyped-def]
+    """The versions and devices the head of the log states (doctor.snapshot.stated), or None when it states none
+    (variables alone are not an environment worth a second command)."""
+    try:
+        with open(path, "rb") as fh:
+            head = fh.read(STATED_HEAD).decode("utf-8", errors="replace")
+    except OSError:
+        return None
+    from doctor.snapshot.stated import read_stated
+
+    stated = read_stated(head)
+    if not any(not f.key.startswith("env.") for f in stated.facts):
+        return None
+    return stated
 
 
 def _print_evidence(console, findings, severity_cls) -> None:

@@ -72,3 +72,19 @@ def test_from_report_refuses_what_describes_a_live_host(tmp_path):
         r = run("check", "--from-report", str(p), *extra)
         assert r.exit_code == 2, (extra, r.output)
         assert said in r.output, (extra, r.output)
+
+
+def test_explain_names_the_environment_a_log_states_and_the_command_that_judges_it(tmp_path):
+    log = tmp_path / "my issue.log"
+    log.write_text("ImportError: libhccl.so: cannot open shared object file: No such file or directory\n"
+                   + (FIX / "vllm-ascend-4621.txt").read_text())
+    r = run("explain", str(log))
+    assert "the log also states an environment (1 NPU(s) 910B2C (line 6)" in r.stdout
+    assert f"`doctor check --from-report '{log}'`" in r.stdout
+    doc = json.loads(run("--json", "explain", str(log)).stdout)
+    assert {"fact": "ascend.toolkit", "value": "8.3.RC2", "line": 17} in doc["stated"]
+    plain = tmp_path / "plain.log"
+    plain.write_text("ImportError: libhccl.so: cannot open shared object file: No such file or directory\n"
+                     "export HCCL_BUFFSIZE=200\n")
+    r = run("--json", "explain", str(plain))
+    assert "stated" not in json.loads(r.stdout)  # variables alone are not an environment

@@ -4,6 +4,7 @@ tests/fresh/score_check.py measures it)."""
 
 from __future__ import annotations
 
+import re
 import sys
 
 import pytest
@@ -11,7 +12,7 @@ import pytest
 from doctor.snapshot.model import snapshot_from_dict
 from tests.corpus.corpus import CATEGORIES, load, load_file
 from tests.fresh import score_check
-from tests.fresh.score_check import SNAPSHOTS, SNAPSHOTS2, SNAPSHOTS5, SNAPSHOTS6
+from tests.fresh.score_check import SNAPSHOTS, SNAPSHOTS2, SNAPSHOTS5, SNAPSHOTS6, SNAPSHOTS7
 
 SNAPSHOTS3 = SNAPSHOTS.parent / "snapshots3.toml"
 SNAPSHOTS4 = SNAPSHOTS.parent / "snapshots4.toml"
@@ -23,8 +24,8 @@ else:  # pragma: no cover
 
 
 @pytest.mark.parametrize(("path", "size"), [(SNAPSHOTS, 15), (SNAPSHOTS2, 14), (SNAPSHOTS3, 12), (SNAPSHOTS4, 10),
-                                            (SNAPSHOTS5, 11), (SNAPSHOTS6, 11)],
-                         ids=["set1", "set2", "set3", "set4", "set5", "set6"])
+                                            (SNAPSHOTS5, 11), (SNAPSHOTS6, 11), (SNAPSHOTS7, 19)],
+                         ids=["set1", "set2", "set3", "set4", "set5", "set6", "set7"])
 def test_fresh_snapshots_load_and_are_valid(path, size):
     reports = load_file(path)
     assert len(reports) >= size
@@ -36,8 +37,8 @@ def test_fresh_snapshots_load_and_are_valid(path, size):
     assert len({r.url for r in reports}) == len(reports)
 
 
-@pytest.mark.parametrize("path", [SNAPSHOTS, SNAPSHOTS2, SNAPSHOTS3, SNAPSHOTS4, SNAPSHOTS5, SNAPSHOTS6],
-                         ids=["set1", "set2", "set3", "set4", "set5", "set6"])
+@pytest.mark.parametrize("path", [SNAPSHOTS, SNAPSHOTS2, SNAPSHOTS3, SNAPSHOTS4, SNAPSHOTS5, SNAPSHOTS6, SNAPSHOTS7],
+                         ids=["set1", "set2", "set3", "set4", "set5", "set6", "set7"])
 def test_fresh_snapshots_are_not_in_the_corpus_nor_the_fresh_log_sets(path):
     fresh = load_file(path)
     mined = load()
@@ -97,3 +98,31 @@ def test_the_sixth_snapshot_set_overlaps_no_earlier_set_nor_any_fresh_log_set():
     seen = {thread(r.url) for r in earlier + mined} | {thread(e["url"]) for e in logs}
     assert not {thread(r.url) for r in sixth} & seen
     assert not {r.id for r in sixth} & ({r.id for r in earlier + mined} | {e["id"] for e in logs})
+
+
+def test_the_seventh_snapshot_set_overlaps_no_earlier_set_nor_any_fresh_log_set_nor_the_corpus():
+    """snapshots7 (never tuned, issue 22) shares no thread with snapshots1-6, any fresh log set (reports*.toml) or the
+    corpus, by URL, by id, or by repository name + issue/PR number (an owner move or a pull/issues spelling is the
+    same thread), and no thread of it is cited by the doctor's code, profiles or docs (a rule written from it would
+    make it a tuned report)."""
+    seventh = load_file(SNAPSHOTS7)
+    earlier = [r for p in (SNAPSHOTS, SNAPSHOTS2, SNAPSHOTS3, SNAPSHOTS4, SNAPSHOTS5, SNAPSHOTS6) for r in load_file(p)]
+    logs = [e for path in sorted(SNAPSHOTS.parent.glob("reports*.toml"))
+            for e in tomllib.loads(path.read_text(encoding="utf-8")).get("report", [])]
+    mined = load()
+
+    def thread(url: str) -> tuple[str, ...]:
+        parts = url.lower().rstrip("/").split("/")
+        return (parts[4], parts[6]) if len(parts) > 6 and parts[5] in ("issues", "pull") else (url.lower(),)
+
+    seen = {thread(r.url) for r in earlier + mined} | {thread(e["url"]) for e in logs}
+    assert not {thread(r.url) for r in seventh} & seen
+    assert not {r.id for r in seventh} & ({r.id for r in earlier + mined} | {e["id"] for e in logs})
+    root = SNAPSHOTS.parent.parent.parent
+    cited = "\n".join(p.read_text(encoding="utf-8", errors="replace")
+                      for d in ("doctor", "profiles", "docs") for p in sorted((root / d).rglob("*"))
+                      if p.is_file() and p.suffix in (".py", ".toml", ".json", ".md", ".yaml", ".txt"))
+    cited += (root / "README.md").read_text(encoding="utf-8")
+    for r in seventh:
+        repo, number = thread(r.url)
+        assert not re.search(rf"{re.escape(repo)}/(issues|pull)/{number}(?!\d)", cited, re.IGNORECASE), r.id

@@ -203,8 +203,9 @@ def _sources(*rows: SocRelease) -> str:
 @check("torch-npu-soc", "torch_npu", findings=("torch-npu-soc-unsupported",))
 def torch_npu_soc(ctx: CheckContext) -> Iterator[Finding]:
     """torch_npu accepts only the SoC names its own table lists and raises on any other at device initialisation
-    (profiles/torch-npu-socs.toml, read at every release tag). A stated release is judged by its row; a torch-npu named
-    without its version only when no release read (of its torch line, when torch's version is known) accepts the SoC."""
+    (profiles/torch-npu-socs.toml, read at every release tag). A stated release is judged by its row. A torch-npu named
+    without its version is an error only when no release read (of its torch line, when torch's version is known)
+    accepts the SoC, and a warning naming the releases that refuse it when some do and others do not."""
     snap = ctx.snapshot
     tn = ver(snap, "torch-npu")
     if tn is None and not installed(snap, "torch-npu"):
@@ -244,7 +245,25 @@ def torch_npu_soc(ctx: CheckContext) -> Iterator[Finding]:
                 fix=fix, key=soc, source=_sources(*rows))
             continue
         rows_read = table.line_rows(line) if line is not None else list(table.releases)
-        if not rows_read or table.accepting(soc, line) or table.prerelease_accepts(soc, line):
+        if not rows_read or (table.prerelease_accepts(soc, line) and not table.accepting(soc, line)):
+            continue
+        if table.accepting(soc, line):
+            runs = table.refusing_runs(soc, line)
+            if not runs:
+                continue
+            spans = ", ".join(a if a == b else f"{a} ... {b}" for a, b in runs)
+            yield finding(
+                "torch-npu-soc-unsupported", "warning", ("torch-npu", "npu"),
+                f"some torch-npu releases do not support this device's SoC, {soc}, and the snapshot does not say "
+                "which is installed",
+                detail=f"torch_npu looks the SoC name ACL reports up in its own table ({table.table_file}) at device "
+                       f"initialisation and raises `RuntimeError: Unsupported soc version: {soc}` for a name it lacks. "
+                       f"The table of torch-npu {spans} lacks {soc}; other releases read have it ({table.read}).",
+                evidence={"soc": soc, "torch-npu": None, "torch": ver(snap, "torch"),
+                          "refused_by": [list(r) for r in runs], "read": table.read},
+                fix=f"Check the installed release (`pip show torch-npu`); if it is one of these, install a torch-npu "
+                    f"whose table has {soc} ({table.accepting(soc, line)[-1].version} is the newest read).",
+                key=soc, source=_sources(next(r for r in rows_read if r.version == runs[-1][1])))
             continue
         lname = f"torch-npu {'.'.join(map(str, line))} release" if line is not None else "torch-npu release"
         yield finding(

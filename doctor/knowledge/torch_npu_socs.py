@@ -125,6 +125,23 @@ class SocTable:
         """The releases read (of one torch line, or all) that accept `soc`, oldest first."""
         return [r for r in self.releases if (line is None or r.line == line) and r.socs.accepts_soc(soc)]
 
+    def refusing_runs(self, soc: str, line: tuple[int, ...] | None = None) -> list[tuple[str, str]]:
+        """The releases read that refuse `soc`, as runs of consecutive rows of one torch line: (first, last)."""
+        runs: list[tuple[str, str]] = []
+        prev: SocRelease | None = None
+        for r in self.releases:
+            if line is not None and r.line != line:
+                continue
+            if r.socs.accepts_soc(soc):
+                prev = None
+                continue
+            if prev is not None and prev.line == r.line and runs:
+                runs[-1] = (runs[-1][0], r.version)
+            else:
+                runs.append((r.version, r.version))
+            prev = r
+        return runs
+
     def prerelease_accepts(self, soc: str, line: tuple[int, ...] | None = None) -> SocRelease | None:
         return next((r for r in self.prereleases if (line is None or r.line == line) and r.socs.accepts_soc(soc)), None)
 

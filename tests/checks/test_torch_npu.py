@@ -93,17 +93,22 @@ def test_a_version_between_rows_is_judged_only_where_they_agree_and_newer_ones_n
         assert not _soc_findings({"torch-npu": {"version": v}}, {"soc": "Ascend910_9363"}), v
 
 
-def test_torch_npu_named_without_its_version_is_judged_only_when_no_release_accepts_the_soc():
+def test_torch_npu_named_without_its_version_is_an_error_only_when_no_release_accepts_the_soc():
     """A report that names torch-npu but not its release (Ascend/pytorch#57: Ascend310B4, `Unsupported soc version`)
-    stays silent when some release read accepts the SoC, since the reporter's may be one of them; a SoC no release
-    read accepts is an error, narrowed to torch's line when torch's version is known. A name the 26.2.0 beta tags
-    add (Ascend910_9363) is not called unsupported: the releases after the rows may have it."""
-    assert not _soc_findings({"torch-npu": {}}, {"soc": "Ascend310B4"})
+    gets a warning naming the releases that refuse the SoC when others accept it, since the reporter's may be either;
+    a SoC no release read accepts is an error, narrowed to torch's line when torch's version is known. A name the
+    26.2.0 beta tags add (Ascend910_9363) is not called unsupported: the releases after the rows may have it."""
+    (f,) = _soc_findings({"torch-npu": {}}, {"soc": "Ascend310B4"})
+    assert f.severity.value == "warning" and f.components == ("torch-npu", "npu")
+    assert "2.1.0.rc1 ... 2.1.0.post2, 2.1.0.post4 lacks Ascend310B4" in f.detail
+    assert f.evidence["refused_by"][-1] == ["2.1.0.post4", "2.1.0.post4"]
+    assert not _soc_findings({"torch-npu": {}, "torch": {"version": "2.5.1"}}, {"soc": "Ascend310B4"})
+    assert not _soc_findings({"torch-npu": {}}, {"soc": "Ascend910B3"})
     (f,) = _soc_findings({"torch-npu": {}}, {"soc": "Ascend910_9399"})
     assert f.severity.value == "error" and "no torch-npu release read" in f.title
     (f,) = _soc_findings({"torch-npu": {}, "torch": {"version": "2.1.0"}}, {"soc": "Ascend950PR_9579"})
     assert "torch-npu 2.1.0 release" in f.title
-    assert not _soc_findings({"torch-npu": {}, "torch": {"version": "2.7.1"}}, {"soc": "Ascend950PR_9579"})
+    assert _soc_findings({"torch-npu": {}, "torch": {"version": "2.7.1"}}, {"soc": "Ascend950PR_9579"})[0].severity.value == "warning"
     assert not _soc_findings({"torch-npu": {}}, {"soc": "Ascend910_9363"})
     assert not _soc_findings({"torch": {"version": "2.1.0"}}, {"soc": "Ascend910_9399"})  # torch-npu not named
 

@@ -46,17 +46,8 @@ class SocRelease:
     socs: SocSet
     raised_in: str
     source: str  # the table file at the tag
-
-    @property
-    def parsed(self) -> Version:
-        v = parse_pkg_version(self.version)
-        assert v is not None  # validated by parse()
-        return v
-
-    @property
-    def line(self) -> tuple[int, ...]:
-        """The PyTorch base the release is built for (2.1.0.post3 -> (2, 1, 0)): one torch-npu line."""
-        return release(self.parsed)
+    parsed: Version
+    line: tuple[int, ...]  # the PyTorch base the release is built for (2.1.0.post3 -> (2, 1, 0)): one torch-npu line
 
 
 @dataclass(frozen=True)
@@ -193,7 +184,7 @@ def parse(data: object, source: str) -> SocTable:
             if socs not in sets:
                 raise v.fail(f"{p}.socs", f"no set named {socs!r} (sets: {', '.join(sets)})")
             raised_in = v.req(r["raised_in"], f"{p}.raised_in")
-            out.append(SocRelease(version, tag, sets[socs], raised_in, f"{repo}/blob/{tag}/{table_file}"))
+            out.append(SocRelease(version, tag, sets[socs], raised_in, f"{repo}/blob/{tag}/{table_file}", pv, release(pv)))
         return tuple(out)
 
     releases = tuple(sorted(rows("release"), key=lambda r: r.parsed))

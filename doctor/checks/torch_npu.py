@@ -1,15 +1,17 @@
-"""torch and torch-npu: the base-version ABI pin, CUDA builds on an NPU host, torchvision, and the
-torch-npu <-> CANN pairing."""
+"""torch and torch-npu: the base-version ABI pin, CUDA builds on an NPU host, torchvision, the torch-npu <-> CANN
+pairing, and the SoC names torch_npu accepts."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import TYPE_CHECKING
 
 from packaging.version import Version
 
 from doctor.checks.commands import install_dry_run
-from doctor.checks.facts import absent, arch, cann, npu_host, pver, val, ver
+from doctor.checks.facts import absent, arch, cann, installed, npu_host, pver, val, ver
 from doctor.checks.runner import CheckContext, check, skip
+from doctor.knowledge.chips import family_from_name
 from doctor.knowledge.matrix import (
     SRC_PT_COMPAT,
     SRC_TORCHVISION,
@@ -21,7 +23,10 @@ from doctor.knowledge.matrix import (
 from doctor.knowledge.releases import knowledge_fix
 from doctor.knowledge.versions import CannVersion, release
 from doctor.report import Finding, finding
-from doctor.snapshot.model import known
+from doctor.snapshot.model import Snapshot, known
+
+if TYPE_CHECKING:
+    from doctor.knowledge.torch_npu_socs import SocRelease, SocTable
 
 # The torch_npu wheel pins torch==X exactly (x86_64: torch==X+cpu), written by its setup.py.
 SRC_PIN = "https://github.com/Ascend/pytorch/blob/v7.2.0-pytorch2.7.1/setup.py; https://pypi.org/project/torch-npu/2.7.1/"
@@ -156,3 +161,120 @@ def torch_npu_cann_pairing(ctx: CheckContext) -> Iterator[Finding]:
         evidence={"torch-npu": tn, "cann": c[0], "expected_cann": want},
         fix=f"Use the torch-npu release listed for CANN {c[0]}, or CANN {want}.",
         source=row.source if (row := torch_npu_row(tn)) else SRC_PT_COMPAT)
+
+
+def _device_socs(snap: Snapshot, table: SocTable) -> list[str]:
+    """The SoC names of the host's devices as torch_npu reads them (ACL's SoC name), each once.
+
+    A device's `soc` (npu-smi board info: Chip Type + Chip Name, or Chip Name + '_' + NPU Name) is ACL's spelling; it is
+    judged when some torch_npu table has it or the chip family is recognised (a bare 'Ascend910' is neither: driver
+    24.1 prints it for A3 chips). An npu-smi chip name ('310B4', '910B3') stands for 'Ascend' + name, CANN's naming,
+    only when a torch_npu table has that exact name; any other chip name stays unjudged."""
+    asc = snap.ascend
+    if not known(asc) or asc is None or not known(asc.devices):
+        return []
+    out: list[str] = []
+    for d in asc.devices:
+        name: str | None = None
+        if isinstance(d.soc, str) and d.soc.strip() and known(d.soc):
+            s = table.canonical(d.soc.strip())
+            if table.knows(s) or (s.lower().startswith("ascend") and family_from_name(s) is not None):
+                name = s
+        elif isinstance(d.chip, str) and d.chip.strip() and known(d.chip):
+            c = d.chip.strip()
+            s = table.canonical(c if c.lower().startswith("ascend") else "Ascend" + c)
+            if table.has_name(s):
+                name = s
+        if name and name not in out:
+            out.append(name)
+    return out
+
+
+def _sources(*rows: SocRelease) -> str:
+    """The table file at each row's tag, and the file that raises when it is another one (the 1.11.0 line)."""
+    urls: list[str] = []
+    for r in rows:
+        for u in (r.source, f"{r.source.rsplit('/blob/', 1)[0]}/blob/{r.tag}/{r.raised_in}"):
+            if u not in urls:
+                urls.append(u)
+    return "; ".join(urls)
+
+
+@check("torch-npu-soc", "torch_npu", findings=("torch-npu-soc-unsupported",))
+def torch_npu_soc(ctx: CheckContext) -> Iterator[Finding]:
+    """torch_npu accepts only the SoC names its own table lists and raises on any other at device initialisation
+    (profiles/torch-npu-socs.toml, read at every release tag). A stated release is judged by its row. A torch-npu named
+    without its version is an error only when no release read (of its torch line, when torch's version is known)
+    accepts the SoC, and a warning naming the releases that refuse it when some do and others do not."""
+    snap = ctx.snapshot
+    tn = ver(snap, "torch-npu")
+    if tn is None and not installed(snap, "torch-npu"):
+        skip("torch-npu is not installed, or not known to be")
+    if not (known(snap.ascend) and snap.ascend is not None and known(snap.ascend.devices) and snap.ascend.devices):
+        skip("the devices' SoC is not known")
+    from doctor.knowledge.torch_npu_socs import load
+
+    table = load()
+    socs = _device_socs(snap, table)
+    if not socs:
+        skip("no device states a SoC name torch_npu's tables can judge")
+    t = pver(snap, "torch")
+    line = release(t) if t is not None else None
+    for soc in socs:
+        if tn is not None:
+            v = table.verdict(tn, soc)
+            if v is None or v.accepted:
+                continue
+            n = pver(snap, "torch-npu")
+            same = table.accepting(soc, release(n)) if n is not None else []
+            other = same or table.accepting(soc)
+            fix = (f"Install torch-npu {same[-1].version} (the newest {'.'.join(map(str, same[-1].line))} release read "
+                   f"that accepts {soc}), with the CANN it pairs with." if same else
+                   f"Install a torch-npu whose table has {soc}: {other[-1].version} (with torch "
+                   f"{'.'.join(map(str, other[-1].line))}) is the newest read." if other else
+                   f"Run torch_npu on a device whose SoC its table lists: no release read accepts {soc}.")
+            rows = v.rows
+            yield finding(
+                "torch-npu-soc-unsupported", "error", ("torch-npu", "npu"),
+                f"torch-npu {tn} does not support this device's SoC, {soc}",
+                detail=f"At device initialisation torch_npu looks the SoC name ACL reports up in its own table "
+                       f"({table.table_file}); {soc} is not in the table of torch-npu "
+                       f"{' and '.join(r.version for r in rows)} (tag {', '.join(r.tag for r in rows)}), so the first "
+                       f"device call raises `RuntimeError: Unsupported soc version: {soc}`.",
+                evidence={"soc": soc, "torch-npu": tn, "read_at": [r.tag for r in rows], "read": table.read},
+                fix=fix, key=soc, source=_sources(*rows))
+            continue
+        rows_read = table.line_rows(line) if line is not None else list(table.releases)
+        if not rows_read or (table.prerelease_accepts(soc, line) and not table.accepting(soc, line)):
+            continue
+        if table.accepting(soc, line):
+            runs = table.refusing_runs(soc, line)
+            if not runs:
+                continue
+            spans = ", ".join(a if a == b else f"{a} ... {b}" for a, b in runs)
+            yield finding(
+                "torch-npu-soc-unsupported", "warning", ("torch-npu", "npu"),
+                f"some torch-npu releases do not support this device's SoC, {soc}, and the snapshot does not say "
+                "which is installed",
+                detail=f"torch_npu looks the SoC name ACL reports up in its own table ({table.table_file}) at device "
+                       f"initialisation and raises `RuntimeError: Unsupported soc version: {soc}` for a name it lacks. "
+                       f"The table of torch-npu {spans} lacks {soc}; other releases read have it ({table.read}).",
+                evidence={"soc": soc, "torch-npu": None, "torch": ver(snap, "torch"),
+                          "refused_by": [list(r) for r in runs], "read": table.read},
+                fix=f"Check the installed release (`pip show torch-npu`); if it is one of these, install a torch-npu "
+                    f"whose table has {soc} ({table.accepting(soc, line)[-1].version} is the newest read).",
+                key=soc, source=_sources(next(r for r in rows_read if r.version == runs[-1][1])))
+            continue
+        lname = f"torch-npu {'.'.join(map(str, line))} release" if line is not None else "torch-npu release"
+        yield finding(
+            "torch-npu-soc-unsupported", "error", ("torch-npu", "npu"),
+            f"no {lname} read supports this device's SoC, {soc}",
+            detail=f"torch_npu looks the SoC name ACL reports up in its own table ({table.table_file}) at device "
+                   f"initialisation and raises `RuntimeError: Unsupported soc version: {soc}` for a name it lacks. The "
+                   f"snapshot names torch-npu without its version; none of the {len(rows_read)} releases read "
+                   f"({rows_read[0].version} ... {rows_read[-1].version}, {table.read}) has {soc}.",
+            evidence={"soc": soc, "torch-npu": None, "torch": ver(snap, "torch"), "releases_read": len(rows_read),
+                      "newest_read": rows_read[-1].version, "read": table.read},
+            fix=f"Run torch_npu on a device whose SoC its table lists (Atlas A2 / A3 / 300I: Ascend910B*, Ascend910_93*, "
+                f"Ascend310P*), or check whether a torch-npu newer than {rows_read[-1].version} adds {soc}.",
+            key=soc, source=_sources(rows_read[-1]))

@@ -43,3 +43,98 @@ def test_torchvision_pairing():
     d = healthy("verl-0.8.0-cann9.0.0-a2")
     d["packages"]["torchvision"]["version"] = "0.20.1"
     assert found(d)["torchvision-torch-mismatch"] == "warning"
+
+
+def _soc_findings(packages: dict, device: dict) -> list:
+    """`doctor check` on a report-shaped snapshot (the real snapshot model): the torch-npu SoC findings."""
+    from doctor.checks.diagnose import diagnose
+    from doctor.snapshot.model import snapshot_from_dict
+
+    doc = {"schema": "doctor.snapshot/1", "python": {"version": "3.10"}, "packages": packages,
+           "ascend": {"devices": [{"id": 0, **device}]}}
+    return [f for f in diagnose([(None, snapshot_from_dict(doc), None)]).findings if f.id == "torch-npu-soc-unsupported"]
+
+
+def test_a_torch_npu_release_whose_soc_table_lacks_the_device_soc_is_an_error():
+    """torch_npu's socVersionMap (NpuVariables.cpp) at each release tag: 2.1.0.post4 (v5.0.1.2) has no Ascend310B4,
+    which 2.1.0.post3 (v6.0.rc1) and every 2.1.0 release from post5 have; 2.4.0 (v6.0.rc3) lists Ascend910_9361, not
+    the Ascend910_9362 of 2.5.1 (v7.0.0); any Ascend950* is accepted from TorchNPU 26.0.0 (2.7.1.post4), not before.
+    A name the table lacks raises `Unsupported soc version: <soc>` at the first device call."""
+    (f,) = _soc_findings({"torch-npu": {"version": "2.1.0.post4"}}, {"soc": "Ascend310B4"})
+    assert f.severity.value == "error" and f.components == ("torch-npu", "npu")
+    assert f.title == "torch-npu 2.1.0.post4 does not support this device's SoC, Ascend310B4"
+    assert "Unsupported soc version: Ascend310B4" in f.detail and "2.1.0.post18" in f.fix.text
+    assert f.source == "https://github.com/Ascend/pytorch/blob/v5.0.1.2-pytorch2.1.0/torch_npu/csrc/core/npu/NpuVariables.cpp"
+    assert _soc_findings({"torch-npu": {"version": "2.4.0"}}, {"soc": "Ascend910_9362"})
+    assert _soc_findings({"torch-npu": {"version": "2.7.1.post3"}}, {"soc": "Ascend950PR_9579"})
+    for ok in (("2.1.0.post3", "Ascend310B4"), ("2.1.0.post5", "Ascend310B4"), ("2.5.1", "Ascend910_9362"),
+               ("2.7.1.post4", "Ascend950PR_9579"), ("2.8.0", "Ascend910B3"), ("2.12.0", "Ascend310P3")):
+        assert not _soc_findings({"torch-npu": {"version": ok[0]}}, {"soc": ok[1]}), ok
+
+
+def test_the_1_11_line_raises_from_its_device_initialisation():
+    """In the 1.11.0 line SetSocVersion returns false and NpuSysCtrl::Initialize raises the same message: the finding
+    cites both files at the tag. An npu-smi chip name ('310B4') stands for CANN's 'Ascend' + name."""
+    (f,) = _soc_findings({"torch-npu": {"version": "1.11.0.post7"}}, {"chip": "310B4"})
+    assert "v5.0.rc3.3-pytorch1.11.0/torch_npu/csrc/core/npu/sys_ctrl/npu_sys_ctrl.cpp" in f.source
+    assert not _soc_findings({"torch-npu": {"version": "1.11.0.post11"}}, {"chip": "310B4"})
+
+
+def test_a_version_between_rows_is_judged_only_where_they_agree_and_newer_ones_not_at_all():
+    """2.1.0.post9 (no tag) lies between post8 and post10, which both accept Ascend910_9361 and lack Ascend310P5;
+    2.9.0.post1+git4c901a4 (vllm-ascend's build) lies between post1 (no Ascend950 prefix) and post2 (prefix): judged
+    for a 910B3, not for a 950. A release newer than the rows (2.12.0.post2), a dev build and an unread line are not
+    judged."""
+    assert _soc_findings({"torch-npu": {"version": "2.1.0.post9"}}, {"soc": "Ascend310P5"})
+    assert not _soc_findings({"torch-npu": {"version": "2.1.0.post9"}}, {"soc": "Ascend910_9361"})
+    assert not _soc_findings({"torch-npu": {"version": "2.9.0.post1+git4c901a4"}}, {"soc": "Ascend950PR_9579"})
+    assert not _soc_findings({"torch-npu": {"version": "2.9.0.post1+git4c901a4"}}, {"soc": "Ascend910B3"})
+    for v in ("2.12.0.post2", "2.14.0", "2.5.1.dev20250218", "2.0.0"):
+        assert not _soc_findings({"torch-npu": {"version": v}}, {"soc": "Ascend910_9363"}), v
+
+
+def test_torch_npu_named_without_its_version_is_an_error_only_when_no_release_accepts_the_soc():
+    """A report that names torch-npu but not its release (Ascend/pytorch#57: Ascend310B4, `Unsupported soc version`)
+    gets a warning naming the releases that refuse the SoC when others accept it, since the reporter's may be either;
+    a SoC no release read accepts is an error, narrowed to torch's line when torch's version is known. A name the
+    26.2.0 beta tags add (Ascend910_9363) is not called unsupported: the releases after the rows may have it."""
+    (f,) = _soc_findings({"torch-npu": {}}, {"soc": "Ascend310B4"})
+    assert f.severity.value == "warning" and f.components == ("torch-npu", "npu")
+    assert "2.1.0.rc1 ... 2.1.0.post2, 2.1.0.post4 lacks Ascend310B4" in f.detail
+    assert f.evidence["refused_by"][-1] == ["2.1.0.post4", "2.1.0.post4"]
+    assert not _soc_findings({"torch-npu": {}, "torch": {"version": "2.5.1"}}, {"soc": "Ascend310B4"})
+    assert not _soc_findings({"torch-npu": {}}, {"soc": "Ascend910B3"})
+    (f,) = _soc_findings({"torch-npu": {}}, {"soc": "Ascend910_9399"})
+    assert f.severity.value == "error" and "no torch-npu release read" in f.title
+    (f,) = _soc_findings({"torch-npu": {}, "torch": {"version": "2.1.0"}}, {"soc": "Ascend950PR_9579"})
+    assert "torch-npu 2.1.0 release" in f.title
+    assert _soc_findings({"torch-npu": {}, "torch": {"version": "2.7.1"}}, {"soc": "Ascend950PR_9579"})[0].severity.value == "warning"
+    assert not _soc_findings({"torch-npu": {}}, {"soc": "Ascend910_9363"})
+    assert not _soc_findings({"torch": {"version": "2.1.0"}}, {"soc": "Ascend910_9399"})  # torch-npu not named
+
+
+def test_an_unknown_or_ambiguous_soc_fact_is_silent():
+    """No SoC, a bare 'Ascend910' (driver 24.1 prints it for A3 chips), or a chip name no torch_npu table spells
+    ('910C', '910') is no fact to judge."""
+    for device in ({}, {"soc": "Ascend910"}, {"chip": "910C"}, {"chip": "910"}, {"chip": "Ascend910"}):
+        assert not _soc_findings({"torch-npu": {"version": "2.1.0.post4"}}, device), device
+        assert not _soc_findings({"torch-npu": {}}, device), device
+
+
+def test_check_from_a_report_names_the_refused_soc(tmp_path):
+    """`doctor check --from` on a report's facts: exit 1 and the finding in the JSON."""
+    import json
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    f = tmp_path / "report.json"
+    f.write_text(json.dumps({"schema": "doctor.snapshot/1", "packages": {"torch-npu": {"version": "2.1.0.post4"}},
+                             "ascend": {"devices": [{"id": 0, "chip": "310B4"}]}}))
+    r = subprocess.run([sys.executable, "-m", "doctor", "--json", "check", "--from", str(f)], cwd=root,
+                       capture_output=True, text=True, env={**os.environ, "PYTHONPATH": str(root)}, timeout=120)
+    assert r.returncode == 1, r.stderr
+    (x,) = [x for x in json.loads(r.stdout)["findings"] if x["id"] == "torch-npu-soc-unsupported"]
+    assert x["severity"] == "error" and x["evidence"]["soc"] == "Ascend310B4"

@@ -45,6 +45,8 @@ def _suggest(name: str, value: str, verdict: object) -> str:
     meant: str | None = None
     if rule.parse in ("text", "text-nocase"):
         meant = next((str(v) for v in rule.values if str(v).lower() == low), None)
+    elif rule.parse == "affinity":
+        meant = "1" if low in _ON else None
     elif rule.parse in ("strtol", "python-int", "digits"):
         one = 1 in rule.values or not rule.values
         meant = "1" if low in _ON and one else ("0" if low in _OFF and (0 in rule.values or not rule.values) else None)

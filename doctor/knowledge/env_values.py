@@ -29,7 +29,7 @@ from doctor.tomlfile import read_toml
 
 SCHEMA = "doctor.env-values/1"
 FILE = "env-values.toml"
-PARSES = ("strtol", "digits", "python-int", "float", "text", "text-nocase", "allocator", "any")
+PARSES = ("strtol", "digits", "python-int", "float", "text", "text-nocase", "allocator", "affinity", "any")
 ON_INVALID = ("error", "ignored")
 # Judged by other checks (doctor/checks/network.py, env.py, devices.py, vllm.py): never rows of this table.
 JUDGED_ELSEWHERE = frozenset({
@@ -61,6 +61,8 @@ class Rule:
 
     def accepts(self) -> str:
         """The accepted values in words ("0, 1 or 2", "an integer in [1, 7]", "True or False")."""
+        if self.parse == "affinity":
+            return "a mode number (0 off, 1, 2), or mode:N and npuX:a-b items joined by ','"
         if self.values:
             vs = [str(v) for v in self.values]
             body = vs[0] if len(vs) == 1 else ", ".join(vs[:-1]) + " or " + vs[-1]
@@ -332,6 +334,16 @@ def _judge_text(row: Row, rule: Rule, value: str, what: str) -> tuple[str, str] 
     """(kind, why) when the reader refuses or misreads `value`; None when it takes it as written."""
     p = rule.parse
     if p == "any":
+        return None
+    if p == "affinity":
+        # torch_npu's CPU_AFFINITY_CONF: a bare mode number, or items (mode:N, npuX:a-b, ...) joined by ','; a bare
+        # word or a non-numeric mode is skipped, so the mode stays 0 (binding off). Only those two forms are judged.
+        s = value.strip()
+        if "," not in s and ":" not in s:
+            return None if s.isdigit() or s.lower() in _FALSE_WORDS else ("ignored", f"{what}={value!r} is not a mode number, so the mode stays 0 (off)")
+        mode = re.search(r"(?:^|,)\s*mode:([^,]*)", s)
+        if mode and not mode.group(1).isdigit():
+            return ("ignored", f"{what}: mode:{mode.group(1)} is not a number, so the mode stays 0 (off)")
         return None
     if p in ("text", "text-nocase"):
         ok = value in rule.values if p == "text" else value.upper() in {x.upper() for x in rule.values}

@@ -99,6 +99,14 @@ def test_vllm_ascend_reads_its_switches_with_int() -> None:
     assert not ours(snap({"VLLM_ASCEND_ENABLE_NZ": " 1"}, vllm_ascend="0.13.0"))  # int() strips blanks
 
 
+def test_cpu_affinity_conf_word_is_skipped_by_torch_npu() -> None:
+    f = one(snap({"CPU_AFFINITY_CONF": "true"}, torch_npu="2.7.1"))
+    assert (f.id, f.severity.value) == ("env-value-ignored", "warning") and f.fix.text == "export CPU_AFFINITY_CONF=1"
+    assert one(snap({"CPU_AFFINITY_CONF": "mode:on,npu0:0-23"}, torch_npu="2.7.1")).id == "env-value-ignored"
+    for ok in ("1", "2", "mode:1,npu0:0-23,npu1:24-47", "off"):
+        assert not ours(snap({"CPU_AFFINITY_CONF": ok}, torch_npu="2.7.1")), ok
+
+
 def test_two_readers_of_one_variable() -> None:
     got = {(f.components[0], f.id) for f in ours(snap({"HCCL_BUFFSIZE": "200MB"}, cann="9.1.0", torch_npu="2.7.1"))}
     assert got == {("hccl", "env-value-invalid"), ("torch-npu", "env-value-ignored")}
@@ -161,7 +169,8 @@ def test_upstream_verl_npu_scripts_exports_give_no_finding() -> None:
             bad = list(env_values(CheckContext(snapshot=snapshot_from_dict(d))))
             assert not bad, (str(script), st, [f.title for f in bad])
     # the scripts do exercise the table: their HCCL / torch_npu / vllm-ascend settings are judged, and pass
-    assert {"TASK_QUEUE_ENABLE", "HCCL_OP_EXPANSION_MODE", "PYTORCH_NPU_ALLOC_CONF", "HCCL_BUFFSIZE"} <= seen, seen
+    assert {"TASK_QUEUE_ENABLE", "HCCL_OP_EXPANSION_MODE", "PYTORCH_NPU_ALLOC_CONF", "HCCL_BUFFSIZE", "CPU_AFFINITY_CONF",
+            "HCCL_ASYNC_ERROR_HANDLING", "VLLM_ASCEND_ENABLE_NZ"} <= seen, seen
 
 
 # --------------------------------------------------------------------------- the table itself

@@ -23,6 +23,8 @@ from typing import Any
 
 from doctor.knowledge.location import knowledge_file, packaged_dir
 from doctor.knowledge.validate import Validator
+from packaging.version import Version
+
 from doctor.knowledge.versions import CannVersion, parse_pkg_version, pkg_satisfies
 from doctor.report import COMPONENTS
 from doctor.tomlfile import read_toml
@@ -231,6 +233,17 @@ def _releases(v: Validator, r: dict[str, Any], p: str, reader: Reader) -> tuple[
     return tuple(rel), tuple(read_at)
 
 
+# A CANN documentation page of one release (…/canncommercial/81RC1/…, …/CANNCommunityEdition/82RC1alpha002/…): the
+# reference for the closed-source releases before hicann/hccl was published.
+_ASCEND_DOC = re.compile(r"^https://www\.hiascend\.com/(?:document/detail|doc_center/source)/(?:zh|en)/"
+                         r"(?:canncommercial|CANNCommunityEdition)/\d+[0-9A-Za-z]*/\S+\.html$")
+
+
+def _source(v: Validator, value: Any, path: str) -> str:
+    s = v.req(value, path)
+    return s if _ASCEND_DOC.match(s) else v.url(s, path)
+
+
 def parse(data: object, source: str) -> Table:
     v = Validator(source)
     t = v.keys(data, {"schema", "read", "reader", "var", "option"}, "", required=("schema", "read", "reader", "var"))
@@ -271,7 +284,7 @@ def parse(data: object, source: str) -> Table:
                 isinstance(c, list) and len(c) == 2 and all(isinstance(x, str) for x in c) for c in conflicts):
             raise v.fail(f"{p}.conflicts", 'must be pairs ["key=value", "other key"]')
         rows.append(Row(name, reader.name, rel, read_at, _rule(v, r, p), on_invalid, v.req(r["does"], f"{p}.does"),
-                        v.req(r["read_from"], f"{p}.read_from"), v.url(r["source"], f"{p}.source"),
+                        v.req(r["read_from"], f"{p}.read_from"), _source(v, r["source"], f"{p}.source"),
                         tuple((c[0], c[1]) for c in conflicts)))
     options: list[Row] = []
     raw_opts = t.get("option", [])
@@ -287,7 +300,7 @@ def parse(data: object, source: str) -> Table:
         reader = readers[parents[0].reader]
         rel, read_at = _releases(v, r, p, reader)
         options.append(Row(var, reader.name, rel, read_at, _rule(v, r, p), parents[0].on_invalid, parents[0].does,
-                           v.req(r["read_from"], f"{p}.read_from"), v.url(r["source"], f"{p}.source"),
+                           v.req(r["read_from"], f"{p}.read_from"), _source(v, r["source"], f"{p}.source"),
                            key=v.req(r["key"], f"{p}.key")))
     return Table(read, readers, tuple(rows), tuple(options))
 
@@ -448,16 +461,24 @@ def judge(table: Table, name: str, value: str, reader: str, version: str) -> Ver
 
 
 def judge_unknown(table: Table, name: str, value: str, reader: str) -> tuple[Verdict, tuple[str, ...]] | None:
-    """The verdict that holds for every release of `reader` whose source was read (its version is not known):
-    None unless each of them refuses or misreads the value; the mildest of their verdicts, with the releases it
-    holds for."""
+    """The verdict that holds for every release of `reader` whose source was read, between the oldest and the newest
+    release read for `name` (the reader's version is not known): None unless each of them refuses or misreads the
+    value (a release in that span without a row for `name` says nothing); the mildest of their verdicts, with the
+    releases it holds for."""
     rd = table.readers[reader]
+    rows = table.rows_of(name, reader)
+    if not rows:
+        return None
+    key = (lambda x: CannVersion(x)) if rd.version_of == "cann" else (lambda x: Version(x))
+    read = [key(x) for r in rows for x in r.read_at]
+    lo, hi = min(read), max(read)
+    releases = tuple(x for x in rd.read_at if lo <= key(x) <= hi)  # the reader's releases read within the rows' span
     verdicts = []
-    for rel in rd.read_at:
+    for rel in releases:
         v = judge(table, name, value, reader, rel)
         if v is None:
             return None
         verdicts.append(v)
     severity = "warning" if any(x.severity == "warning" for x in verdicts) else "error"
     newest = [x for x in verdicts if x.severity == severity][-1]  # read_at runs oldest to newest
-    return newest, rd.read_at
+    return newest, releases

@@ -68,7 +68,11 @@ def test_the_accepted_values_follow_the_release() -> None:
 
 def test_a_release_outside_the_table_is_not_judged_and_unknown_is_judged_where_all_agree() -> None:
     assert not ours(snap({"HCCL_OP_EXPANSION_MODE": "aiv"}, cann="8.3.RC1"))  # no HCCL source read before 8.5.0
-    assert one(snap({"HCCL_OP_EXPANSION_MODE": "aiv"})).id == "env-value-invalid"  # every release read refuses it
+    # unknown CANN: every release read rejects 'aiv', 8.1/8.2 by using the default (their reference), 8.5 and later
+    # by failing the collective: the mildest holds for all
+    f = one(snap({"HCCL_OP_EXPANSION_MODE": "aiv"}))
+    assert (f.id, f.severity.value) == ("env-value-ignored", "warning") and "8.1.RC1 to 9.2.0-beta.1" in f.title
+    assert one(snap({"HCCL_OP_EXPANSION_MODE": "HOST_TS"}, cann="8.2.RC1")).id == "env-value-ignored"
     assert not ours(snap({"HCCL_OP_EXPANSION_MODE": "AICPU_TS"}))  # 9.1.0 takes it: releases disagree
     f = one(snap({"HCCL_DETERMINISTIC": "1"}))
     assert "every release read (8.5.0 to 9.2.0-beta.1)" in f.title and f.evidence["release"] is None

@@ -21,10 +21,10 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from doctor.knowledge.location import knowledge_file, packaged_dir
-from doctor.knowledge.validate import Validator
 from packaging.version import Version
 
+from doctor.knowledge.location import knowledge_file, packaged_dir
+from doctor.knowledge.validate import Validator
 from doctor.knowledge.versions import CannVersion, parse_pkg_version, pkg_satisfies
 from doctor.report import COMPONENTS
 from doctor.tomlfile import read_toml

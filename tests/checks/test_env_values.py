@@ -111,6 +111,14 @@ def test_cpu_affinity_conf_word_is_skipped_by_torch_npu() -> None:
         assert not ours(snap({"CPU_AFFINITY_CONF": ok}, torch_npu="2.7.1")), ok
 
 
+def test_verl_log_level_names_are_case_sensitive() -> None:
+    f = one(snap({"VERL_LOGGING_LEVEL": "debug"}, verl="0.7.1"))
+    assert (f.id, f.severity.value, f.components) == ("env-value-invalid", "error", ("verl", "env"))
+    assert f.fix.text == "export VERL_LOGGING_LEVEL=DEBUG"
+    assert not ours(snap({"VERL_LOGGING_LEVEL": "INFO"}, verl="0.9.1"))
+    assert one(snap({"VERL_USE_MODELSCOPE": "1"}, verl="0.9.1")).id == "env-value-ignored"
+
+
 def test_two_readers_of_one_variable() -> None:
     got = {(f.components[0], f.id) for f in ours(snap({"HCCL_BUFFSIZE": "200MB"}, cann="9.1.0", torch_npu="2.7.1"))}
     assert got == {("hccl", "env-value-invalid"), ("torch-npu", "env-value-ignored")}
@@ -182,7 +190,7 @@ def test_upstream_verl_npu_scripts_exports_give_no_finding() -> None:
 
 def test_the_table_loads_and_leaves_other_checks_variables_alone() -> None:
     table = load()
-    assert len(table.rows) > 50 and {"hccl", "torch-npu", "vllm-ascend"} == set(table.readers)
+    assert len(table.rows) > 50 and {"hccl", "torch-npu", "vllm-ascend", "verl"} == set(table.readers)
     assert not table.names() & JUDGED_ELSEWHERE
 
 

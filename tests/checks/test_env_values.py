@@ -213,3 +213,58 @@ def test_a_broken_table_names_the_key(edit: Any, key: str) -> None:
     with pytest.raises(InputError) as e:
         parse(d, "env-values.toml")
     assert f"env-values.toml: {key}:" in str(e.value)
+
+
+# --------------------------------------------------------------------------- the parses are the readers' own
+
+_SAMPLES = ["1", "0", "2", " 3", "+1", "-1", "true", "True", "1.0", "1e3", "12abc", "0x10", "", " ", "07", "1_000",
+            "\t4", "\u0661", "99999999999", "- 1", "1 ", "on", "2\n"]
+
+
+def test_strtol_is_libc_strtol() -> None:
+    import ctypes
+    import ctypes.util
+
+    libc = ctypes.CDLL(ctypes.util.find_library("c"))
+    libc.strtol.restype = ctypes.c_long
+    libc.strtol.argtypes = [ctypes.c_char_p, ctypes.POINTER(ctypes.c_char_p), ctypes.c_int]
+    from doctor.knowledge.env_values import _strtol
+
+    for s in _SAMPLES:
+        if not s.isascii():
+            continue
+        end = ctypes.c_char_p()
+        raw = s.encode()
+        n = libc.strtol(raw, ctypes.byref(end), 10)
+        consumed = len(raw) - len(end.value or b"")
+        ours_n, whole = _strtol(s)
+        assert ours_n == n, s
+        assert whole == (consumed == len(raw) and consumed > 0 and n == ours_n and bool(s.strip())), s
+
+
+def test_python_int_is_int() -> None:
+    from doctor.knowledge.env_values import Rule, _judge_text
+
+    for s in _SAMPLES:
+        try:
+            int(s)
+            takes = True
+        except ValueError:
+            takes = False
+        row = load().rows_of("VLLM_ASCEND_ENABLE_NZ")[0]
+        assert (_judge_text(row, Rule("python-int"), s, "X") is None) == takes, repr(s)
+
+
+def test_verl_log_levels_are_what_logging_takes() -> None:
+    import logging
+
+    row = load().rows_of("VERL_LOGGING_LEVEL")[0]
+    from doctor.knowledge.env_values import _judge_text
+
+    for s in ("DEBUG", "debug", "INFO", "Info", "WARN", "WARNING", "10", "FATAL", "NOTSET", "TRACE", " INFO"):
+        try:
+            logging.getLogger("env-values-test").setLevel(s)
+            takes = True
+        except ValueError:
+            takes = False
+        assert (_judge_text(row, row.rule, s, "VERL_LOGGING_LEVEL") is None) == takes, s

@@ -44,7 +44,8 @@ def _suggest(name: str, value: str, verdict: object) -> str:
     low = text.strip().lower()
     meant: str | None = None
     if rule.parse in ("text", "text-nocase"):
-        meant = next((str(v) for v in rule.values if str(v).lower() == low), None)
+        word = "true" if low in _ON | {"1"} else ("false" if low in _OFF | {"0"} else low)
+        meant = next((str(v) for v in rule.values if str(v).lower() in (low, word)), None)
     elif rule.parse == "affinity":
         meant = "1" if low in _ON else None
     elif rule.parse in ("strtol", "python-int", "digits"):

@@ -456,6 +456,8 @@ def judge(table: Table, name: str, value: str, reader: str, version: str) -> Ver
             return None
         kind, why = bad
         sev = "warning" if kind == "ignored" else _severity(row)
+        if sev == "warning" and kind == "invalid":  # a reader that falls back instead of refusing
+            why += ", so it is ignored"
         return Verdict("invalid" if sev == "error" else "ignored", sev, why, row.rule.accepts(), row)
     return None
 

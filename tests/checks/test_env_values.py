@@ -116,7 +116,8 @@ def test_verl_log_level_names_are_case_sensitive() -> None:
     assert (f.id, f.severity.value, f.components) == ("env-value-invalid", "error", ("verl", "env"))
     assert f.fix.text == "export VERL_LOGGING_LEVEL=DEBUG"
     assert not ours(snap({"VERL_LOGGING_LEVEL": "INFO"}, verl="0.9.1"))
-    assert one(snap({"VERL_USE_MODELSCOPE": "1"}, verl="0.9.1")).id == "env-value-ignored"
+    f = one(snap({"VERL_USE_MODELSCOPE": "1"}, verl="0.9.1"))
+    assert (f.id, f.fix.text) == ("env-value-ignored", "export VERL_USE_MODELSCOPE=true") and "ignored" in f.title
 
 
 def test_two_readers_of_one_variable() -> None:

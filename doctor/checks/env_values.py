@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from doctor.checks.facts import absent, cann, env, env_known, ver
+from doctor.checks.facts import absent, cann, env, env_known, env_unset, ver
 from doctor.checks.runner import CheckContext, check, skip
 from doctor.report import Finding, finding
 from doctor.snapshot.model import Snapshot
@@ -69,6 +69,10 @@ def env_values(ctx: CheckContext) -> Iterator[Finding]:
 
     table = load()
     names = table.names()
+
+    def other(n: str) -> str | None:
+        return "" if env_unset(snap, n) else env(snap, n)
+
     for name in sorted(snap.env):
         value = env(snap, name)
         if name not in names or not value:
@@ -78,11 +82,11 @@ def env_values(ctx: CheckContext) -> Iterator[Finding]:
             if gone:
                 continue
             if version is not None:
-                verdict = judge(table, name, value, reader.name, version)
+                verdict = judge(table, name, value, reader.name, version, other)
                 where = f"{reader.name} {version}"
                 releases: list[str] = [version]
             else:
-                got = judge_unknown(table, name, value, reader.name)
+                got = judge_unknown(table, name, value, reader.name, other)
                 verdict = got[0] if got else None
                 releases = list(got[1]) if got else []
                 where = f"{reader.name}, every release read ({releases[0]} to {releases[-1]})" if got else ""

@@ -18,6 +18,7 @@ from __future__ import annotations
 import math
 import os
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -282,7 +283,9 @@ def parse(data: object, source: str) -> Table:
         conflicts = r.get("conflicts", [])
         if not isinstance(conflicts, list) or not all(
                 isinstance(c, list) and len(c) == 2 and all(isinstance(x, str) for x in c) for c in conflicts):
-            raise v.fail(f"{p}.conflicts", 'must be pairs ["key=value", "other key"]')
+            raise v.fail(f"{p}.conflicts", 'must be pairs: ["key=value", "other key"] (allocator) or ["value", "OTHER=value"]')
+        if r["parse"] != "allocator" and not all("=" in c[1] for c in conflicts):
+            raise v.fail(f"{p}.conflicts", 'a plain variable\'s conflicts are ["value", "OTHER=value"] ("OTHER=" for unset)')
         rows.append(Row(name, reader.name, rel, read_at, _rule(v, r, p), on_invalid, v.req(r["does"], f"{p}.does"),
                         v.req(r["read_from"], f"{p}.read_from"), _source(v, r["source"], f"{p}.source"),
                         tuple((c[0], c[1]) for c in conflicts)))
@@ -442,9 +445,29 @@ def _severity(row: Row) -> str:
     return "error" if row.on_invalid == "error" else "warning"
 
 
-def judge(table: Table, name: str, value: str, reader: str, version: str) -> Verdict | None:
+Other = Callable[[str], "str | None"]
+
+
+def _partner(row: Row, value: str, other: Other | None) -> Verdict | None:
+    """A value the reader refuses together with another variable's (`conflicts` of a plain row: [value,
+    "OTHER=value"], "OTHER=" meaning OTHER unset). `other(name)` is that variable's value, "" when it is known to be
+    unset, None when it is not known (then nothing is said)."""
+    if other is None:
+        return None
+    for mine, cond in row.conflicts:
+        oname, _, oval = cond.partition("=")
+        theirs = other(oname)
+        if value.strip() == mine and theirs is not None and theirs.strip() == oval:
+            with_ = f"{oname}={oval}" if oval else f"{oname} unset"
+            return Verdict("invalid", _severity(row), f"{row.name}={value} is refused together with {with_}",
+                           f"{row.name}={mine} only with {oname} " + ("set otherwise" if oval else "set"), row)
+    return None
+
+
+def judge(table: Table, name: str, value: str, reader: str, version: str, other: Other | None = None) -> Verdict | None:
     """What `reader` at `version` does with `value` in `name`; None when it takes it, or when no row covers that
-    release (a variable or release outside the table is not judged)."""
+    release (a variable or release outside the table is not judged). `other` looks up the variables a row names in
+    its `conflicts`."""
     rd = table.readers[reader]
     for row in table.rows_of(name, reader):
         if not in_releases(rd.version_of, version, row.releases):
@@ -453,7 +476,7 @@ def judge(table: Table, name: str, value: str, reader: str, version: str) -> Ver
             return _judge_allocator(row, table.options_of(name), rd, version, value)
         bad = _judge_text(row, row.rule, value, name)
         if bad is None:
-            return None
+            return _partner(row, value, other)
         kind, why = bad
         sev = "warning" if kind == "ignored" else _severity(row)
         if sev == "warning" and kind == "invalid":  # a reader that falls back instead of refusing
@@ -462,7 +485,8 @@ def judge(table: Table, name: str, value: str, reader: str, version: str) -> Ver
     return None
 
 
-def judge_unknown(table: Table, name: str, value: str, reader: str) -> tuple[Verdict, tuple[str, ...]] | None:
+def judge_unknown(table: Table, name: str, value: str, reader: str,
+                  other: Other | None = None) -> tuple[Verdict, tuple[str, ...]] | None:
     """The verdict that holds for every release of `reader` whose source was read, between the oldest and the newest
     release read for `name` (the reader's version is not known): None unless each of them refuses or misreads the
     value (a release in that span without a row for `name` says nothing); the mildest of their verdicts, with the
@@ -477,7 +501,7 @@ def judge_unknown(table: Table, name: str, value: str, reader: str) -> tuple[Ver
     releases = tuple(x for x in rd.read_at if lo <= key(x) <= hi)  # the reader's releases read within the rows' span
     verdicts = []
     for rel in releases:
-        v = judge(table, name, value, reader, rel)
+        v = judge(table, name, value, reader, rel, other)
         if v is None:
             return None
         verdicts.append(v)

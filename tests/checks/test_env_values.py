@@ -120,6 +120,17 @@ def test_verl_log_level_names_are_case_sensitive() -> None:
     assert (f.id, f.fix.text) == ("env-value-ignored", "export VERL_USE_MODELSCOPE=true") and "ignored" in f.title
 
 
+def test_hccl_intra_link_switches_are_judged_together() -> None:
+    both = one(snap({"HCCL_INTRA_PCIE_ENABLE": "1", "HCCL_INTRA_ROCE_ENABLE": "1"}, cann="8.5.0"))
+    assert (both.severity.value, both.components[0]) == ("error", "hccl") and "HCCL_INTRA_ROCE_ENABLE=1" in both.title
+    assert not ours(snap({"HCCL_INTRA_PCIE_ENABLE": "0", "HCCL_INTRA_ROCE_ENABLE": "1"}, cann="8.5.0"))
+    # RoCE off with PCIe unset is refused, but only where the snapshot says PCIe is unset (a complete one)
+    assert not ours(snap({"HCCL_INTRA_ROCE_ENABLE": "0"}, cann="8.5.0"))
+    d = snap({"HCCL_INTRA_ROCE_ENABLE": "0"}, cann="8.5.0")
+    d["complete"] = True
+    assert "HCCL_INTRA_PCIE_ENABLE unset" in one(d).title
+
+
 def test_two_readers_of_one_variable() -> None:
     got = {(f.components[0], f.id) for f in ours(snap({"HCCL_BUFFSIZE": "200MB"}, cann="9.1.0", torch_npu="2.7.1"))}
     assert got == {("hccl", "env-value-invalid"), ("torch-npu", "env-value-ignored")}

@@ -30,6 +30,7 @@ AREA_MODULES: tuple[str, ...] = (
     "doctor.checks.declared",
     "doctor.checks.host_facts",
     "doctor.checks.env",
+    "doctor.checks.env_values",
     "doctor.checks.network",
     "doctor.checks.npu_network",
     "doctor.checks.deep",

@@ -138,3 +138,37 @@ def test_requirements_table_loaders(doc):
             parse_project(doc, "fuzz/x.json", name, str(doc.get("read")), ProjectSummary(1, "1.0"))
     except InputError as e:
         assert str(e).startswith("fuzz/")
+
+
+ENV_VALUES = tomllib.loads((ROOT / "profiles" / "env-values.toml").read_text())
+
+
+@st.composite
+def mutated_env_values(draw):
+    """The table of environment-variable values with a few rows' keys dropped, replaced or added."""
+    doc = copy.deepcopy(ENV_VALUES)
+    for _ in range(draw(st.integers(1, 4))):
+        section = draw(st.sampled_from(["reader", "var", "option", "schema", "read"]))
+        if section in ("schema", "read"):
+            doc[section] = draw(leaf)
+            continue
+        rows = doc[section]
+        row = rows[draw(st.integers(0, len(rows) - 1))]
+        key = draw(st.sampled_from(sorted(row) + ["extra"]))
+        op = draw(st.sampled_from(["drop", "set"]))
+        if op == "drop":
+            row.pop(key, None)
+        else:
+            row[key] = draw(st.one_of(leaf, st.lists(leaf, max_size=3), st.dictionaries(st.text(max_size=6), leaf, max_size=2)))
+    return doc
+
+
+@fuzz
+@given(mutated_env_values())
+def test_env_values_table_loader(doc):
+    from doctor.knowledge.env_values import parse
+
+    try:
+        parse(doc, "fuzz/env-values.toml")
+    except InputError as e:
+        assert str(e).startswith("fuzz/env-values.toml")

@@ -6,7 +6,9 @@ reads off each by eye, written down before the reader was first run on them.
 chip names the report shows (the checks judge the chip, a cut table's device count means nothing) and
 `ascend.npu_smi` the version npu-smi's header states. `HELD_BACK` fixtures are never used to write a reading rule:
 their figure is reported apart. `python -m tests.snapshot.stated_tier` prints expected / right / missed / wrong per
-fixture (wrong: read with another value, or read where the report states nothing a maintainer would take).
+fitting
+fixture (wrong: read with another value, or read where the report states nothing a maintainer would take);
+`--held-back` adds the held-back fixtures' lines and total (read once, at the end).
 """
 
 from __future__ import annotations
@@ -123,9 +125,11 @@ def totals(names: list[str]) -> tuple[int, int, int, int]:
 
 
 def main(argv: list[str]) -> int:
-    verbose = "-v" in argv
+    verbose, show_held = "-v" in argv, "--held-back" in argv
     fit = [n for n in EXPECTED if n not in HELD_BACK]
     for n in EXPECTED:
+        if n in HELD_BACK and not show_held:
+            continue
         sc = score(n)
         tag = " (held back)" if n in HELD_BACK else ""
         print(f"{n}{tag}: expected {sc['expected']} right {len(sc['right'])} missed {len(sc['missed'])} "
@@ -137,7 +141,9 @@ def main(argv: list[str]) -> int:
                 print(f"    wrong  {k}: read {sc['got'].get(k)!r}, stated {EXPECTED[n].get(k)!r}")
             if sc["conflicts"]:
                 print(f"    conflicts {sc['conflicts']}")
-    for label, names in (("fitting", fit), ("held back", sorted(HELD_BACK))):
+    for label, names in (("fitting", fit), ("held back", sorted(HELD_BACK) if show_held else [])):
+        if not names:
+            continue
         e, r, m, w = totals(names)
         print(f"{label}: {len(names)} reports, facts expected {e} / right {r} / missed {m} / wrong {w}")
     return 0

@@ -15,7 +15,17 @@ snapshot lacks as unknown, never as absent). The forms read, each from its own s
   prints them: a name, column padding, a version);
 - a line that is only `name: version` / `name version` / `name==version` for the stack's main names (torch_npu,
   vllm-ascend, CANN, driver, Python, ...), as reports write them in prose lists;
-- `NAME=value` / `export NAME=value` lines of the variables the stack reads (HCCL_*, ASCEND_*, VLLM_*, ...).
+- a markdown table with a `Version` / `版本` column; the `llamafactory-cli env` / `transformers-cli env` block;
+  `torch_npu.__version__` and the version printed under it; `uname` and the arch it printed; the device rows of an
+  npu-smi table pasted without its header; `ls -l .../ascend-toolkit/latest` (links into `../<version>/`); CANN's
+  installer file named on a label line; the vllm-ascend image tag (the project tags each image with the release it
+  installs) on a label, `FROM` or `docker run|pull` line;
+- `NAME=value` / `export NAME=value` lines of the variables the stack reads (HCCL_*, ASCEND_*, VLLM_*, LD_LIBRARY_PATH
+  ...); `NAME=value command` is not one (it sets the variable for that command only).
+
+A markdown quote marker (`> `) is dropped first. Install commands (`pip install x==1.0`, `wget ...run`) are never
+read: they say what was asked for, and reports of failed installs are full of them. These forms were added from the
+real-report tier (tests/snapshot/stated_tier.py), whose first run showed them missed.
 
 Every fact keeps the line it was read from, so a finding can be traced to the report. A fact stated twice with
 different values (two pasted environments, "works on 2.5.1, fails on 2.6.0") is left out and named as a
@@ -393,7 +403,7 @@ def _printed(lines: list[str]) -> Iterator[Fact]:
         if _DUNDER_END.search(line) and (mods := _DUNDER.findall(line)):
             vals = [v.strip("'\"") for v in re.split(r"[\s,]+", out.strip("()[]")) if v]
             if len(vals) == len(mods):
-                for mod, v in zip(mods, vals):
+                for mod, v in zip(mods, vals, strict=True):
                     name = normalize_name(mod)
                     if name == "sys" or not (ver := _pkg_version(v)):
                         continue

@@ -196,7 +196,7 @@ _LIST_HEAD = re.compile(r"^Package\s+Version\b")
 _LIST_RULE = re.compile(r"^-{3,}\s+-{3,}")
 _LIST_ROW = re.compile(r"^([A-Za-z0-9][A-Za-z0-9._-]*)\s+(\S+)(?:\s+\S.*)?$")
 # `pip list | grep torch` keeps no header: a name, two or more spaces of column padding, a version, nothing else
-_GREPPED_ROW = re.compile(r"^([A-Za-z][A-Za-z0-9._-]*)\s{2,}(\d[^\s]*)$")
+_GREPPED_ROW = re.compile(r"^([A-Za-z][A-Za-z0-9._-]*)\s{2,}(\d[^\s]*)(?:\s{2,}/\S*)?$")  # + editable location
 
 
 def _pip(lines: list[str]) -> Iterator[Fact]:
@@ -217,6 +217,8 @@ def _pip(lines: list[str]) -> Iterator[Fact]:
             in_list = False
         if (m := _FREEZE.match(line) or _GREPPED_ROW.match(line)) and (v := _pkg_version(m[2])):
             name = normalize_name(m[1])
+            if not _NAMES.get(name, "packages.").startswith(("packages.", "python.")):
+                continue  # `CANN      8.1.RC1` in an aligned list (ms-swift#3594) is the toolkit, not a package
             if name != "python":
                 yield Fact(f"packages.{name}", v, i, line)
             elif re.fullmatch(r"3\.\d+(?:\.\d+)?", v):  # `python==3.11` states the interpreter
@@ -229,9 +231,17 @@ _VERSION_KV = re.compile(r"^version\s*=\s*(\S+)\s*$", re.I)
 _DRIVER_VERSION = re.compile(r"^Version\s*=\s*(\S+)\s*$")
 
 
+# `upgrade-tool --device_index -1 --component -1 --version` (the driver's tool): every component reports the
+# firmware version it runs (`Get component version(6.4.12.1.241) succeed for deviceId(0), ...`, Ascend/pytorch#10)
+_UPGRADE_TOOL = re.compile(r"^Get component version\((\d+(?:\.\d+){2,4})\) succeed\b")
+
+
 def _ascend_files(lines: list[str]) -> Iterator[Fact]:
     for i, raw in enumerate(lines, 1):
         line = raw.strip()
+        if (u := _UPGRADE_TOOL.match(line)) and any("upgrade-tool" in x for x in lines[max(0, i - 12):i]):
+            yield Fact("ascend.firmware", u[1], i, line)
+            continue
         m = _PACKAGE_NAME.match(line)
         if m:
             part = m[1].lower()
@@ -302,7 +312,8 @@ _NAMES = {
 }
 _NAMED_PACKAGES = frozenset(k.partition(".")[2] for k in _NAMES.values() if k.startswith("packages."))
 # (Ascend reports are often written in Chinese: `CANN版本：8.1.RC1`, `驱动版本: 24.1.rc3`, with a full-width colon)
-_NAMED = re.compile(r"^[-*•]?\s*(?P<name>[A-Za-z驱动固件][A-Za-z _.驱动固件-]*?)(?:\s+version|\s*版本)?\s*(?::|：|==|=|\s)\s*"
+# (a name glued to its version, `cann7.0.0beta1` as ms-swift#1243 writes it, is the same statement)
+_NAMED = re.compile(r"^[-*•]?\s*(?P<name>[A-Za-z驱动固件][A-Za-z _.驱动固件-]*?)(?:\s+version|\s*版本)?\s*(?::|：|==|=|\s)?\s*"
                     r"(?P<ver>v?\d[^\s,;，；]*)\s*$", re.I)
 
 
@@ -458,9 +469,37 @@ _ENV_LINE = re.compile(r"^(?:export\s+)?([A-Z][A-Z0-9_]*)=(.*)$")
 _WRAPPED = re.compile(r"^[^\s=]*/[^\s=]*$")
 
 
+# the commands that install or build: a variable set on one of them (`VLLM_TARGET_DEVICE=empty pip install .`,
+# vllm-ascend#117) is a build setting, not the environment of the run the report is about
+_BUILD_COMMANDS = frozenset({"pip", "pip3", "uv", "conda", "mamba", "git", "make", "cmake", "wget", "curl", "apt",
+                             "apt-get", "yum", "dnf", "docker", "source", "cd", "ninja"})
+
+
+def _is_build(words: list[str]) -> bool:
+    """`pip install .`, `python setup.py ...`, `python -m pip ...`, `bash Ascend-cann-toolkit_....run --install`."""
+    head = words[0].rsplit("/", 1)[-1]
+    if head in _BUILD_COMMANDS:
+        return True
+    if re.fullmatch(r"python3?(?:\.\d+)?", head):
+        return words[1:2] == ["setup.py"] or words[1:3] == ["-m", "pip"]
+    return head in ("bash", "sh") and len(words) > 1 and words[1].endswith(".run")
+
+
+def _prefixed_command(lines: list[str], i: int, rest: str) -> list[str]:
+    """The words of the command a `NAME=value` prefix is set on: what follows on its line, or (after a `\\`
+    continuation) the first line that is not another `NAME=value \\` prefix; empty if nothing follows."""
+    if rest.strip() != "\\":
+        return rest.split()
+    for nxt in lines[i:i + 8]:
+        t = nxt.strip().strip("`")
+        if not (_ENV_LINE.match(t) and t.endswith("\\")):
+            return t.split()
+    return []
+
+
 def _env(lines: list[str]) -> Iterator[Fact]:
     for i, raw in enumerate(lines, 1):
-        line = raw.strip()
+        line = raw.strip().strip("`")
         m = _ENV_LINE.match(line)
         if not m or not (m[1].startswith(_ENV_PREFIXES) or m[1] in _ENV_NAMES):
             continue
@@ -468,7 +507,11 @@ def _env(lines: list[str]) -> Iterator[Fact]:
         if len(value) >= 2 and value[0] == value[-1] and value[0] in "\"'":
             value = value[1:-1]
         elif re.search(r"\s", value):
-            continue  # `NAME=value command ...` sets it for that one command, not the environment reported
+            # `NAME=value command ...`: set for that one command, which is the run reported unless it installs
+            value, _, rest = value.partition(" ")
+            words = _prefixed_command(lines, i, rest)
+            if not words or _is_build(words):
+                continue
         if "$" in value or "`" in value:  # a shell expansion states no value
             continue
         if value.startswith("/") and ":" in value and len(line) >= 80:  # only a line as wide as a terminal wraps

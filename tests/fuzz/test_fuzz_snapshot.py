@@ -62,7 +62,9 @@ _report_lines = st.lists(st.one_of(
                      "uname -r", "4.14.aarch64", "CANN toolkit = Ascend-cann-toolkit_8.0.RC1_linux-aarch64.run",
                      "Base Image: vllm-ascend:v0.10.2rc1", "ls -l /usr/local/Ascend/ascend-toolkit/latest",
                      "lrwxrwxrwx 1 root root 18 x runtime -> ../8.0.RC2/runtime", "LD_LIBRARY_PATH=/a/lib:" + "x" * 80,
-                     "b/lib", "| 32768  310P3 | OK | NA |"]),
+                     "b/lib", "| 32768  310P3 | OK | NA |", "ASCEND_RT_VISIBLE_DEVICES=1 \\", "swift sft \\",
+                     "HCCL_BUFFSIZE=1 python setup.py", "cann7.0.0beta1", "ms-swift   2.2.0.dev0  /home/x",
+                     "upgrade-tool --version", "Get component version(6.4.12.1.241) succeed for deviceId(0)"]),
 ), max_size=12)
 
 

@@ -15,7 +15,18 @@ snapshot lacks as unknown, never as absent). The forms read, each from its own s
   prints them: a name, column padding, a version);
 - a line that is only `name: version` / `name version` / `name==version` for the stack's main names (torch_npu,
   vllm-ascend, CANN, driver, Python, ...), as reports write them in prose lists;
-- `NAME=value` / `export NAME=value` lines of the variables the stack reads (HCCL_*, ASCEND_*, VLLM_*, ...).
+- a markdown table with a `Version` / `版本` column; the `llamafactory-cli env` / `transformers-cli env` block;
+  `torch_npu.__version__` and the version printed under it; `uname` and the arch it printed; the device rows of an
+  npu-smi table pasted without its header; `ls -l .../ascend-toolkit/latest` (links into `../<version>/`); CANN's
+  installer file named on a label line; the vllm-ascend image tag (the project tags each image with the release it
+  installs) on a label, `FROM` or `docker run|pull` line; the firmware `upgrade-tool ... --version` reports;
+- `NAME=value` / `export NAME=value` lines of the variables the stack reads (HCCL_*, ASCEND_*, VLLM_*, LD_LIBRARY_PATH
+  ...); `NAME=value command` / `NAME=value \\` prefixes are read for the run they start (the first word), never
+  for an install or build command (`VLLM_TARGET_DEVICE=empty pip install .` is a build setting).
+
+A markdown quote marker (`> `) is dropped first. Install commands (`pip install x==1.0`, `wget ...run`) are never
+read: they say what was asked for, and reports of failed installs are full of them. These forms were added from the
+real-report tier (tests/snapshot/stated_tier.py), whose first run showed them missed.
 
 Every fact keeps the line it was read from, so a finding can be traced to the report. A fact stated twice with
 different values (two pasted environments, "works on 2.5.1, fails on 2.6.0") is left out and named as a
@@ -147,6 +158,17 @@ _LSCPU_ARCH = re.compile(r"^Architecture\s*:\s*(x86_64|aarch64)\s*$")
 _LIB_LINE = re.compile(r"^\[(?:pip3?|conda)\]\s+([A-Za-z0-9][A-Za-z0-9._-]*)(?:==|\s+)(\S+)")
 
 
+def _platform(plat: str, i: int, line: str) -> Iterator[Fact]:
+    """`platform.platform()` as collect_env and `transformers-cli env` print it:
+    `Linux-5.15.0-25-generic-aarch64-with-glibc2.34` states the arch and the libc."""
+    head, _, libc = plat.partition("-with-")
+    arch = head.rsplit("-", 1)[-1]
+    if arch in _ARCHES:
+        yield Fact("host.arch", arch, i, line)
+    if g := re.fullmatch(r"glibc(\d+\.\d+)", libc):
+        yield Fact("host.libc", f"glibc {g[1]}", i, line)
+
+
 def _collect_env(lines: list[str]) -> Iterator[Fact]:
     for i, raw in enumerate(lines, 1):
         line = raw.strip()
@@ -157,13 +179,7 @@ def _collect_env(lines: list[str]) -> Iterator[Fact]:
         if m := _PY_VERSION.match(line):
             yield Fact("python.version", m[1], i, line)
         elif m := _PY_PLATFORM.match(line):
-            plat = m[1]
-            head, _, libc = plat.partition("-with-")
-            arch = head.rsplit("-", 1)[-1]
-            if arch in _ARCHES:
-                yield Fact("host.arch", arch, i, line)
-            if g := re.fullmatch(r"glibc(\d+\.\d+)", libc):
-                yield Fact("host.libc", f"glibc {g[1]}", i, line)
+            yield from _platform(m[1], i, line)
         elif m := _LIBC.match(line):
             yield Fact("host.libc", f"glibc {m[1]}", i, line)
         elif (m := _OS.match(line)) and m[1].lower() not in _NOT_COLLECTED:
@@ -181,7 +197,7 @@ _LIST_HEAD = re.compile(r"^Package\s+Version\b")
 _LIST_RULE = re.compile(r"^-{3,}\s+-{3,}")
 _LIST_ROW = re.compile(r"^([A-Za-z0-9][A-Za-z0-9._-]*)\s+(\S+)(?:\s+\S.*)?$")
 # `pip list | grep torch` keeps no header: a name, two or more spaces of column padding, a version, nothing else
-_GREPPED_ROW = re.compile(r"^([A-Za-z][A-Za-z0-9._-]*)\s{2,}(\d[^\s]*)$")
+_GREPPED_ROW = re.compile(r"^([A-Za-z][A-Za-z0-9._-]*)\s{2,}(\d[^\s]*)(?:\s{2,}/\S*)?$")  # + editable location
 
 
 def _pip(lines: list[str]) -> Iterator[Fact]:
@@ -202,6 +218,8 @@ def _pip(lines: list[str]) -> Iterator[Fact]:
             in_list = False
         if (m := _FREEZE.match(line) or _GREPPED_ROW.match(line)) and (v := _pkg_version(m[2])):
             name = normalize_name(m[1])
+            if not _NAMES.get(name, "packages.").startswith(("packages.", "python.")):
+                continue  # `CANN      8.1.RC1` in an aligned list (ms-swift#3594) is the toolkit, not a package
             if name != "python":
                 yield Fact(f"packages.{name}", v, i, line)
             elif re.fullmatch(r"3\.\d+(?:\.\d+)?", v):  # `python==3.11` states the interpreter
@@ -214,9 +232,17 @@ _VERSION_KV = re.compile(r"^version\s*=\s*(\S+)\s*$", re.I)
 _DRIVER_VERSION = re.compile(r"^Version\s*=\s*(\S+)\s*$")
 
 
+# `upgrade-tool --device_index -1 --component -1 --version` (the driver's tool): every component reports the
+# firmware version it runs (`Get component version(6.4.12.1.241) succeed for deviceId(0), ...`, Ascend/pytorch#10)
+_UPGRADE_TOOL = re.compile(r"^Get component version\((\d+(?:\.\d+){2,4})\) succeed\b")
+
+
 def _ascend_files(lines: list[str]) -> Iterator[Fact]:
     for i, raw in enumerate(lines, 1):
         line = raw.strip()
+        if (u := _UPGRADE_TOOL.match(line)) and any("upgrade-tool" in x for x in lines[max(0, i - 12):i]):
+            yield Fact("ascend.firmware", u[1], i, line)
+            continue
         m = _PACKAGE_NAME.match(line)
         if m:
             part = m[1].lower()
@@ -233,8 +259,14 @@ def _ascend_files(lines: list[str]) -> Iterator[Fact]:
                 yield Fact("ascend.driver", ver, i, line)
 
 
+# a device row of `npu-smi info`: `| 0     910B1   | OK   | ...`, `| 32768   310P3 | OK |`, `| 0  Ascend910 | OK |`
+_SMI_ROW = re.compile(r"^\|\s*(\d+)\s+((?:Ascend)?(?:910|310|950)[A-Za-z0-9_-]*)\s*\|\s*"
+                      r"(OK|Warning|Alarm|Critical|Abnormal|Unknown)\s*\|", re.I)
+
+
 def _npu_smi(lines: list[str]) -> Iterator[Fact]:
-    """Each `npu-smi info` table (its header line and the table lines that follow), read by the live parser."""
+    """Each `npu-smi info` table (its header line and the table lines that follow), read by the live parser; the
+    device rows of a table pasted without its header give the chips alone."""
     from doctor.probes.npu_smi import parse_info
 
     i = 0
@@ -255,6 +287,14 @@ def _npu_smi(lines: list[str]) -> Iterator[Fact]:
                 yield Fact("ascend.devices", devices, start + 1, line)
             i = j
             continue
+        if _SMI_ROW.match(line):  # a table whose header the paste cut (a later comment, a page break)
+            start, devices = i, []
+            while i < len(lines) and lines[i].strip()[:1] in ("|", "+"):
+                if r := _SMI_ROW.match(lines[i].strip()):
+                    devices.append({"id": int(r[1]), "chip": r[2], "health": r[3]})
+                i += 1
+            yield Fact("ascend.devices", devices, start + 1, line)
+            continue
         i += 1
 
 
@@ -269,10 +309,12 @@ _NAMES = {
     "mindspeed": "packages.mindspeed", "megatron-core": "packages.megatron-core", "transformers": "packages.transformers",
     "ray": "packages.ray", "triton-ascend": "packages.triton-ascend", "numpy": "packages.numpy",
     "mbridge": "packages.mbridge", "tensordict": "packages.tensordict", "torchvision": "packages.torchvision",
+    "llamafactory": "packages.llamafactory", "llama-factory": "packages.llamafactory", "ms-swift": "packages.ms-swift",
 }
 _NAMED_PACKAGES = frozenset(k.partition(".")[2] for k in _NAMES.values() if k.startswith("packages."))
 # (Ascend reports are often written in Chinese: `CANN版本：8.1.RC1`, `驱动版本: 24.1.rc3`, with a full-width colon)
-_NAMED = re.compile(r"^[-*•]?\s*(?P<name>[A-Za-z驱动固件][A-Za-z _.驱动固件-]*?)(?:\s+version|\s*版本)?\s*(?::|：|==|=|\s)\s*"
+# (a name glued to its version, `cann7.0.0beta1` as ms-swift#1243 writes it, is the same statement)
+_NAMED = re.compile(r"^[-*•]?\s*(?P<name>[A-Za-z驱动固件][A-Za-z _.驱动固件-]*?)(?:\s+version|\s*版本)?\s*(?::|：|==|=|\s)?\s*"
                     r"(?P<ver>v?\d[^\s,;，；]*)\s*$", re.I)
 
 
@@ -283,46 +325,210 @@ def _named(lines: list[str]) -> Iterator[Fact]:
         if not m:
             continue
         key = _NAMES.get(normalize_name(re.sub(r"\s+", "-", m["name"].strip())))
-        if key is None:
-            continue
-        if key.startswith("ascend."):
-            ver = _ascend_version(m["ver"], "cann" if key == "ascend.toolkit" else "driver") if key != "ascend.firmware" \
-                else (m["ver"] if re.fullmatch(r"\d+(?:\.\d+){2,4}", m["ver"]) else None)
-        elif key == "python.version":
-            ver = m["ver"] if re.fullmatch(r"3\.\d+(?:\.\d+)?", m["ver"]) else None
-        else:
-            ver = _pkg_version(m["ver"])
-        if ver:
+        if key is not None and (ver := _value(key, m["ver"])):
             yield Fact(key, ver, i, line)
+
+
+def _value(key: str, text: str) -> str | None:
+    """`text` as the value of `key`, or None unless it parses as that kind of version."""
+    if key in ("ascend.toolkit", "ascend.kernels"):
+        return _ascend_version(text, "cann")
+    if key == "ascend.driver":
+        return _ascend_version(text, "driver")
+    if key == "ascend.firmware":
+        return _clean(text) if re.fullmatch(r"\d+(?:\.\d+){2,4}", _clean(text)) else None
+    if key == "python.version":
+        return _clean(text) if re.fullmatch(r"3\.\d+(?:\.\d+)?", _clean(text)) else None
+    return _pkg_version(text)
+
+
+# a markdown table of versions (`| Item | Version |`, `| 组件 | 版本 |`): each row's first cell names the component
+_VERSION_HEADS = ("version", "versions", "版本", "版本号")
+_OS_NAMES = ("os", "system", "platform", "操作系统", "系统")
+
+
+def _tables(lines: list[str]) -> Iterator[Fact]:
+    col: int | None = None
+    for i, raw in enumerate(lines, 1):
+        line = raw.strip()
+        if not (line.startswith("|") and line.endswith("|") and len(line) > 2):
+            col = None
+            continue
+        cells = [c.strip().strip("`*").strip() for c in line[1:-1].split("|")]
+        if col is None:
+            low = [c.lower() for c in cells]
+            col = next((k for k, c in enumerate(low) if k > 0 and c in _VERSION_HEADS), None)
+            continue
+        if re.fullmatch(r"[\s:|-]+", line) or len(cells) <= col:
+            continue
+        name, value = normalize_name(re.sub(r"\s+", "-", cells[0])), cells[col]
+        if name in _OS_NAMES:
+            if a := re.search(r"(?<![A-Za-z0-9])(x86_64|aarch64)(?![A-Za-z0-9])", value):
+                yield Fact("host.arch", a[1], i, line)
+            continue
+        key = _NAMES.get(name) or (f"packages.{name}" if re.fullmatch(r"[a-z][a-z0-9-]*", name) else None)
+        if key is not None and (ver := _value(key, value)):
+            yield Fact(key, ver, i, line)
+
+
+# `transformers-cli env` / `llamafactory-cli env` (the templates of transformers and LLaMA-Factory): a block of
+# `- Name version: X` items headed by `- `transformers` version: X` or `- `llamafactory` version: X`
+_ENV_CMD_HEAD = re.compile(r"^[-*]\s*`?(?:llamafactory|transformers)`?\s+version\s*:", re.I)
+_ENV_CMD_ITEM = re.compile(r"^[-*]\s*(?P<label>[^:]+?)\s*:\s*(?P<value>.*)$")
+_ENV_CMD_VERSION = re.compile(r"`?(?P<name>[A-Za-z][\w.-]*)`?\s+version(?:\s*\([^)]*\))?", re.I)
+
+
+def _env_command(lines: list[str]) -> Iterator[Fact]:
+    i = 0
+    while i < len(lines):
+        if not _ENV_CMD_HEAD.match(lines[i].strip()):
+            i += 1
+            continue
+        while i < len(lines) and (item := _ENV_CMD_ITEM.match(lines[i].strip())):
+            label, value, line = item["label"].strip(), item["value"].strip(), lines[i].strip()
+            i += 1
+            if label.lower() == "platform":
+                yield from _platform(value.split()[0] if value else "", i, line)
+            elif m := _ENV_CMD_VERSION.fullmatch(label):
+                name = normalize_name(m["name"])
+                key = {"python": "python.version", "pytorch": "packages.torch", "cann": "ascend.toolkit"}.get(
+                    name, f"packages.{name}")
+                if ver := _value(key, re.sub(r"\s*\(.*$", "", value)):
+                    yield Fact(key, ver, i, line)
+
+
+# `torch_npu.__version__` (a REPL, `python -c "...print(torch_npu.__version__)"`) and the version on the next line
+_DUNDER = re.compile(r"\b([A-Za-z_]\w*)\.__version__")
+_DUNDER_END = re.compile(r"__version__\s*[)\"';]*\s*$")
+# `uname -m` / `uname -a` / `uname -r` and the line it printed
+_UNAME = re.compile(r"\buname(?:\s+-[a-z]+)*\s*$")
+_ARCH_TOKEN = re.compile(r"(?<![A-Za-z0-9])(x86_64|aarch64)(?![A-Za-z0-9])")
+
+
+def _printed(lines: list[str]) -> Iterator[Fact]:
+    for i, raw in enumerate(lines[:-1], 1):
+        line = raw.strip()
+        nxt = next(((j, x.strip()) for j, x in enumerate(lines[i:i + 3], i + 1) if x.strip()), None)
+        if nxt is None:
+            continue
+        j, out = nxt
+        if _DUNDER_END.search(line) and (mods := _DUNDER.findall(line)):
+            vals = [v.strip("'\"") for v in re.split(r"[\s,]+", out.strip("()[]")) if v]
+            if len(vals) == len(mods):
+                for mod, v in zip(mods, vals, strict=True):
+                    name = normalize_name(mod)
+                    if name == "sys" or not (ver := _pkg_version(v)):
+                        continue
+                    yield Fact(f"packages.{name}", ver, j, out)
+        elif _UNAME.search(line) and (a := _ARCH_TOKEN.search(out)):
+            yield Fact("host.arch", a[1], j, out)
+
+
+# a label line naming CANN's installer: `CANN toolkit = Ascend-cann-toolkit_8.0.RC1_linux-aarch64.run`
+_INSTALLER = re.compile(r"^[-*]?\s*[A-Za-z\u4e00-\u9fff][\w \u4e00-\u9fff-]{0,40}?\s*[:：=]\s*\S*?Ascend-cann-(toolkit|kernels)"
+                        r"(?:-\w+)?_(\d[^_\s]*)_linux(?:-(x86_64|aarch64))?\.run\s*$", re.I)
+# vllm-ascend's images are tagged with the release they install (quay.io/ascend/vllm-ascend:v0.9.1rc1, -310p/-a3 variants);
+# read on a label line (`Base image: ...`, `image: ...`, `IMAGE=...`), `FROM ...` or `docker run|pull ...`, never prose
+_IMAGE_LINE = re.compile(r"^(?:[-*]\s*)?(?:FROM\s|docker\s+(?:run|pull|create)\b|[A-Za-z_\u4e00-\u9fff][\w \u4e00-\u9fff]{0,30}[:：=])")
+_IMAGE = re.compile(r"(?:^|[\s/=\"'])vllm-ascend:v?(\d+\.\d+\.\d+(?:rc\d+)?(?:\.post\d+)?)(?:-[A-Za-z0-9.]+)*(?=[\s\"']|$)")
+# `ls -l .../ascend-toolkit/latest`: its links point into the installed version's directory
+_LS_ENTRY = re.compile(r"^[dl-][rwxsStT-]{9}[.+@]?\s")
+_LS_LINK = re.compile(r"->\s*(?:\.\./)?(\d[^/\s]*)(?:/|\s*$)")
+_LS_ARCH = re.compile(r"->\s*(?:\.\./)?(x86_64|aarch64)-linux\b")
+
+
+def _install_names(lines: list[str]) -> Iterator[Fact]:
+    in_ls = False
+    for i, raw in enumerate(lines, 1):
+        line = raw.strip()
+        if m := _INSTALLER.match(line):
+            if ver := _ascend_version(m[2], "cann"):
+                yield Fact(f"ascend.{m[1].lower()}", ver, i, line)
+            if m[3]:
+                yield Fact("host.arch", m[3], i, line)
+        if _IMAGE_LINE.match(line) and (m := _IMAGE.search(line)):
+            yield Fact("packages.vllm-ascend", m[1], i, line)
+        if re.search(r"\bls\b.*ascend-toolkit", line):
+            in_ls = True
+            continue
+        if in_ls and (_LS_ENTRY.match(line) or re.match(r"^(?:total|总用量)\s+\d+$", line)):
+            if (v := _LS_LINK.search(line)) and (ver := _ascend_version(v[1], "cann")):
+                yield Fact("ascend.toolkit", ver, i, line)
+            elif a := _LS_ARCH.search(line):
+                yield Fact("host.arch", a[1], i, line)
+            continue
+        in_ls = False
 
 
 # the variables the stack reads, by prefix (CANN/HCCL, torch / torch_npu, vLLM / vllm-ascend, Ray, torch.distributed)
 _ENV_PREFIXES = ("ASCEND_", "HCCL_", "ACL_", "ATB_", "ASDOPS_", "TASK_QUEUE_ENABLE", "CPU_AFFINITY_CONF", "INF_NAN_MODE",
                  "PYTORCH_", "TORCH_", "VLLM_", "RAY_", "GLOO_", "TP_SOCKET_IFNAME", "MASTER_ADDR", "MASTER_PORT",
                  "WORLD_SIZE", "NPU_", "LCCL_", "MINDSPEED_", "OMP_NUM_THREADS")
+_ENV_NAMES = frozenset({"LD_LIBRARY_PATH"})  # whole names: the CANN rules read the toolkit's lib64 on it
 _ENV_LINE = re.compile(r"^(?:export\s+)?([A-Z][A-Z0-9_]*)=(.*)$")
+# a path list a terminal wrapped: the next line goes on with no blank, no `=` and a `/` (vllm-ascend#1778's `env`)
+_WRAPPED = re.compile(r"^[^\s=]*/[^\s=]*$")
+
+
+# the commands that install or build: a variable set on one of them (`VLLM_TARGET_DEVICE=empty pip install .`,
+# vllm-ascend#117) is a build setting, not the environment of the run the report is about
+_BUILD_COMMANDS = frozenset({"pip", "pip3", "uv", "conda", "mamba", "git", "make", "cmake", "wget", "curl", "apt",
+                             "apt-get", "yum", "dnf", "docker", "source", "cd", "ninja"})
+
+
+def _is_build(words: list[str]) -> bool:
+    """`pip install .`, `python setup.py ...`, `python -m pip ...`, `bash Ascend-cann-toolkit_....run --install`."""
+    head = words[0].rsplit("/", 1)[-1]
+    if head in _BUILD_COMMANDS:
+        return True
+    if re.fullmatch(r"python3?(?:\.\d+)?", head):
+        return words[1:2] == ["setup.py"] or words[1:3] == ["-m", "pip"]
+    return head in ("bash", "sh") and len(words) > 1 and words[1].endswith(".run")
+
+
+def _prefixed_command(lines: list[str], i: int, rest: str) -> list[str]:
+    """The words of the command a `NAME=value` prefix is set on: what follows on its line, or (after a `\\`
+    continuation) the first line that is not another `NAME=value \\` prefix; empty if nothing follows."""
+    if rest.strip() != "\\":
+        return rest.split()
+    for nxt in lines[i:i + 8]:
+        t = nxt.strip().strip("`")
+        if not (_ENV_LINE.match(t) and t.endswith("\\")):
+            return t.split()
+    return []
 
 
 def _env(lines: list[str]) -> Iterator[Fact]:
     for i, raw in enumerate(lines, 1):
-        line = raw.strip()
+        line = raw.strip().strip("`")
         m = _ENV_LINE.match(line)
-        if not m or not m[1].startswith(_ENV_PREFIXES):
+        if not m or not (m[1].startswith(_ENV_PREFIXES) or m[1] in _ENV_NAMES):
             continue
         value = m[2].strip()
         if len(value) >= 2 and value[0] == value[-1] and value[0] in "\"'":
             value = value[1:-1]
+        elif re.search(r"\s", value):
+            # `NAME=value command ...`: set for that one command, which is the run reported unless it installs
+            value, _, rest = value.partition(" ")
+            words = _prefixed_command(lines, i, rest)
+            if not words or _is_build(words):
+                continue
         if "$" in value or "`" in value:  # a shell expansion states no value
             continue
+        if value.startswith("/") and ":" in value and len(line) >= 80:  # only a line as wide as a terminal wraps
+            j = i
+            while j < len(lines) and _WRAPPED.match(lines[j].strip()) and not _ENV_LINE.match(lines[j].strip()):
+                value += lines[j].strip()
+                j += 1
         yield Fact(f"env.{m[1]}", redact_value(m[1], value), i, line)
 
 
-_READERS = (_collect_env, _pip, _ascend_files, _npu_smi, _named, _env)
+_READERS = (_collect_env, _pip, _ascend_files, _npu_smi, _named, _tables, _env_command, _printed, _install_names, _env)
 
 
 def read_stated(text: str) -> Stated:
     """The facts `text` states, first statement of each key kept; a key stated with two values is a conflict."""
-    lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+    lines = [_unquote(x) for x in text.replace("\r\n", "\n").replace("\r", "\n").split("\n")]
     by_key: dict[str, list[Fact]] = {}
     for reader in _READERS:
         for f in reader(lines):
@@ -339,6 +545,11 @@ def read_stated(text: str) -> Stated:
         else:
             conflicts.append(tuple(values))
     return Stated(tuple(sorted(kept, key=lambda f: (f.line, f.key))), tuple(conflicts))
+
+
+def _unquote(line: str) -> str:
+    """A markdown quote (`> torch  2.7.1`, verl#5468's pasted `pip list`) is rendering, not text; `>>>` is Python's."""
+    return line if line.lstrip().startswith(">>>") else re.sub(r"^\s*(?:>[ \t]?)+", "", line)
 
 
 def _same(a: Any, b: Any) -> bool:

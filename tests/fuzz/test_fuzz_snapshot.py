@@ -55,7 +55,16 @@ _report_lines = st.lists(st.one_of(
                      "[pip3] torch-npu==", "[conda] torch", "package_name=Ascend-cann-toolkit", "version=8.1.RC1",
                      "version=", "$ cat /usr/local/Ascend/driver/version.info", "Version=24.1.rc", "Package  Version",
                      "------- -------", "torch 2.5.1", "- CANN: 8.", "export HCCL_BUFFSIZE=", "VLLM_API_KEY='x",
-                     "| npu-smi 24.1.0   Version: 24.1.0 |", "| 0  910B3  | OK | 1 2 0 / 0 |", "+====+====+"]),
+                     "| npu-smi 24.1.0   Version: 24.1.0 |", "| 0  910B3  | OK | 1 2 0 / 0 |", "+====+====+",
+                     "| Item | Version |", "|---|---|", "| CANN | 9.1.0 |", "| OS | Linux aarch64 |",
+                     "- `llamafactory` version: 0.9.2", "- Platform: Linux-x-aarch64-with-glibc2.28",
+                     "- PyTorch version: 2.1.0 (NPU)", "> torch   2.7.1", "torch_npu.__version__", "'2.1.0.rc1'",
+                     "uname -r", "4.14.aarch64", "CANN toolkit = Ascend-cann-toolkit_8.0.RC1_linux-aarch64.run",
+                     "Base Image: vllm-ascend:v0.10.2rc1", "ls -l /usr/local/Ascend/ascend-toolkit/latest",
+                     "lrwxrwxrwx 1 root root 18 x runtime -> ../8.0.RC2/runtime", "LD_LIBRARY_PATH=/a/lib:" + "x" * 80,
+                     "b/lib", "| 32768  310P3 | OK | NA |", "ASCEND_RT_VISIBLE_DEVICES=1 \\", "swift sft \\",
+                     "HCCL_BUFFSIZE=1 python setup.py", "cann7.0.0beta1", "ms-swift   2.2.0.dev0  /home/x",
+                     "upgrade-tool --version", "Get component version(6.4.12.1.241) succeed for deviceId(0)"]),
 ), max_size=12)
 
 

@@ -233,7 +233,7 @@ _DRIVER_VERSION = re.compile(r"^Version\s*=\s*(\S+)\s*$")
 
 
 # `upgrade-tool --device_index -1 --component -1 --version` (the driver's tool): every component reports the
-# firmware version it runs (`Get component version(6.4.12.1.241) succeed for deviceId(0), ...`, Ascend/pytorch#10)
+# firmware version it runs (`Get component version(6.4.12.1.241) succeed for deviceId(0), ...`, https://github.com/Ascend/pytorch/issues/10)
 _UPGRADE_TOOL = re.compile(r"^Get component version\((\d+(?:\.\d+){2,4})\) succeed\b")
 
 

@@ -460,11 +460,19 @@ def _install_names(lines: list[str]) -> Iterator[Fact]:
         in_ls = False
 
 
-# the variables the stack reads, by prefix (CANN/HCCL, torch / torch_npu, vLLM / vllm-ascend, Ray, torch.distributed)
-_ENV_PREFIXES = ("ASCEND_", "HCCL_", "ACL_", "ATB_", "ASDOPS_", "TASK_QUEUE_ENABLE", "CPU_AFFINITY_CONF", "INF_NAN_MODE",
-                 "PYTORCH_", "TORCH_", "VLLM_", "RAY_", "GLOO_", "TP_SOCKET_IFNAME", "MASTER_ADDR", "MASTER_PORT",
-                 "WORLD_SIZE", "NPU_", "LCCL_", "MINDSPEED_", "OMP_NUM_THREADS")
-_ENV_NAMES = frozenset({"LD_LIBRARY_PATH"})  # whole names: the CANN rules read the toolkit's lib64 on it
+# The variables kept: those `doctor collect` records (doctor.probes.envvars.is_relevant: the prefixes and the names
+# without one that torch_npu and vllm-ascend read), and a few prefixes reports show that the collector does not
+# record. Never PATH: a snapshot whose env holds PATH reads as a whole environment, where a variable not listed is
+# "not set" (Snapshot.env_is_full), and a report is never that.
+_ENV_PREFIXES = ("ACL_", "ASDOPS_", "PYTORCH_", "NPU_", "LCCL_", "MINDSPEED_", "WORLD_SIZE", "INF_NAN_MODE")
+
+
+def _kept(name: str) -> bool:
+    from doctor.probes.envvars import is_relevant
+
+    return name != "PATH" and (is_relevant(name) or name.startswith(_ENV_PREFIXES))
+
+
 _ENV_LINE = re.compile(r"^(?:export\s+)?([A-Z][A-Z0-9_]*)=(.*)$")
 # a path list a terminal wrapped: the next line goes on with no blank, no `=` and a `/` (vllm-ascend#1778's `env`)
 _WRAPPED = re.compile(r"^[^\s=]*/[^\s=]*$")
@@ -502,7 +510,7 @@ def _env(lines: list[str]) -> Iterator[Fact]:
     for i, raw in enumerate(lines, 1):
         line = raw.strip().strip("`")
         m = _ENV_LINE.match(line)
-        if not m or not (m[1].startswith(_ENV_PREFIXES) or m[1] in _ENV_NAMES):
+        if not m or not _kept(m[1]):
             continue
         value = m[2].strip()
         if len(value) >= 2 and value[0] == value[-1] and value[0] in "\"'":

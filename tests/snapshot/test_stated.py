@@ -90,7 +90,8 @@ def test_versions_that_do_not_parse_state_nothing():
 def test_variables_the_stack_reads_are_kept_secrets_redacted_and_expansions_skipped():
     got = facts("export HCCL_BUFFSIZE=200\nHCCL_CONNECT_TIMEOUT='1500'\nVLLM_API_KEY=sk-123\n"
                 "export ASCEND_HOME_PATH=$HOME/Ascend\nHOME=/root\nHF_TOKEN=hf_abc\n")
-    assert got == {"env.HCCL_BUFFSIZE": "200", "env.HCCL_CONNECT_TIMEOUT": "1500", "env.VLLM_API_KEY": REDACTED}
+    assert got == {"env.HCCL_BUFFSIZE": "200", "env.HCCL_CONNECT_TIMEOUT": "1500", "env.VLLM_API_KEY": REDACTED,
+                   "env.HF_TOKEN": REDACTED}  # kept as `doctor collect` keeps it: named, its value redacted
 
 
 def test_the_driver_version_info_needs_a_line_naming_the_driver():
@@ -154,3 +155,12 @@ def test_chinese_labels_and_full_width_colons_are_read():
                 "torch版本是2.1.0，驱动版本也核对无误7.0.RC1.alpha003， python3.8\n")
     assert got == {"ascend.toolkit": "8.1.RC1", "ascend.driver": "24.1.rc3", "ascend.firmware": "7.5.0.1.129",
                    "packages.torch-npu": "2.5.1", "python.version": "3.10"}
+
+
+def test_variables_are_the_ones_collect_records_and_never_path():
+    """The names torch_npu reads without a prefix (COMBINED_ENABLE, STREAMS_PER_DEVICE) are kept as `doctor collect`
+    keeps them; PATH is not: a snapshot env holding PATH reads as a whole environment ("not set" for the rest)."""
+    got = facts("COMBINED_ENABLE=1\nSTREAMS_PER_DEVICE=8\nPATH=/usr/bin:/bin\nVERL_LOGGING_LEVEL=debug\n")
+    assert got == {"env.COMBINED_ENABLE": "1", "env.STREAMS_PER_DEVICE": "8", "env.VERL_LOGGING_LEVEL": "debug"}
+    snap = snapshot_from_dict(read_stated("COMBINED_ENABLE=1\nPATH=/usr/bin\n").document(), source="r")
+    assert not snap.env_is_full and snap.getenv("HCCL_BUFFSIZE") is not None and snap.getenv("HCCL_BUFFSIZE") != ""

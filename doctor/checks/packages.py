@@ -269,6 +269,92 @@ def missing_api(ctx: CheckContext) -> Iterator[Finding]:
             source=row.source)
 
 
+# The callers and callees profiles/import-surface.json was read for (tools/refresh_knowledge/import_surface.py):
+# the table is loaded only when a callee's release and a caller are known (tests/knowledge/test_import_surface.py
+# checks these agree with the table). A caller or callee installed from git is also matched by its commit.
+IMPORT_CALLERS = ("mbridge", "verl", "mindspeed")
+IMPORT_CALLEES = ("megatron-core",)
+_GIT_MODULE = {"mindspeed": "mindspeed", "megatron-core": "megatron"}
+
+
+def _git_commit(snap: Snapshot, name: str) -> str | None:
+    m = snap.module(_GIT_MODULE[name]) if name in _GIT_MODULE else None
+    git = getattr(m, "git", None) if m else None
+    c = getattr(git, "commit", None) if git else None
+    return c if isinstance(c, str) and c else None
+
+
+def _nearest(versions: tuple[str, ...], installed: str) -> list[str]:
+    """The final releases closest to `installed` on either side (the newest older one, the oldest newer one)."""
+    from packaging.version import InvalidVersion, Version
+
+    try:
+        have = Version(installed)
+        finals = sorted({Version(v) for v in versions if not Version(v).is_prerelease})
+    except InvalidVersion:
+        return []
+    below, above = [v for v in finals if v < have], [v for v in finals if v > have]
+    return [str(v) for v in (below[-1:] + above[:1])]
+
+
+def _import_line(module: str, name: str) -> str:
+    return f"from {module} import {name}" if name else f"import {module}"
+
+
+@check("import-surface", "packages", findings=("package-imports-missing-name",))
+def import_surface(ctx: CheckContext) -> Iterator[Finding]:
+    """A release whose modules import at load a name the installed release of another package does not define
+    (`ImportError: cannot import name ...`), read from both packages' sources at their tags
+    (profiles/import-surface.json)."""
+    snap = ctx.snapshot
+    callees = {n: (_version_of(snap, n), _git_commit(snap, n)) for n in IMPORT_CALLEES}
+    callees = {n: vc for n, vc in callees.items() if vc[0] or vc[1]}
+    callers = [n for n in IMPORT_CALLERS if installed(snap, n) or ver(snap, n) or _git_commit(snap, n)]
+    if not callees or not callers:
+        skip("no caller and callee release the table of imports covers is known")
+    from doctor.knowledge.import_surface import load, unmet
+
+    table = load()
+    for caller in callers:
+        cv, cc = ver(snap, caller), _git_commit(snap, caller)
+        for callee, (dv, dc) in callees.items():
+            u = unmet(table, caller, callee, caller_version=cv, caller_commit=cc, callee_version=dv,
+                      callee_commit=dc)
+            if u is None:
+                continue
+            rel, got = u.cited, u.callee_release
+            who = f"{caller} {rel.version} ({rel.commit[:9]})" if u.caller_release and cc else (
+                f"{caller} {rel.version}" if u.caller_release else caller)
+            have = f"{callee} {dv}" if dv else f"{callee} at {got.commit[:9]}"
+            module, name, where = u.names[0]
+            more = f" (and {len(u.names) - 1} more)" if len(u.names) > 1 else ""
+            lines = "; ".join(f"`{_import_line(m, n)}` ({w})" for m, n, w in u.names[:6]) + (
+                " …" if len(u.names) > 6 else "")
+            scope = (f"at {rel.ref} (commit {rel.commit[:9]})" if u.caller_release else
+                     f"in every {caller} release read, cited at {rel.ref}")
+            near = _nearest(u.fixed_in, got.version)
+            them = "them" if len(u.names) > 1 else "it"
+            fix_rel = (f"a {callee} release that defines {them} (of the releases read: {' or '.join(near)})"
+                       if near else f"a {callee} release that defines {them}")
+            file, _, line = where.rpartition(":")
+            comps = tuple(dict.fromkeys(c for c in (component_of_distribution(caller),
+                                                    component_of_distribution(callee)) if c))
+            yield finding(
+                "package-imports-missing-name", "error", comps or ("python",),
+                f"{who} imports {name or module} from {module if name else callee} at load, which {have} does not "
+                f"have{more}",
+                detail=f"{caller}'s modules run {lines} {scope} when {caller} is imported "
+                       f"(`import {' / '.join(rel.entries) or caller}`); {callee} {got.version} ({got.ref}, commit "
+                       f"{got.commit[:9]}) does not define {'them' if len(u.names) > 1 else 'it'}: the import raises "
+                       f"ImportError: cannot import name '{name}' from '{module}'"
+                       + ("" if name else " (ModuleNotFoundError when the module itself is gone)")
+                       + f". Read from both sources with ast (profiles/import-surface.json, read {table.read}).",
+                evidence={caller: cv or cc, callee: dv or dc, "imports": [f"{m}:{n}" for m, n, _ in u.names],
+                          "read_at": {caller: rel.ref, callee: got.ref}},
+                fix=f"Install {fix_rel}, or another {caller} release that supports {callee} {got.version}.",
+                source=f"{u.caller_url}/blob/{rel.commit}/{file}#L{line}; {u.callee_url}/tree/{got.commit}")
+
+
 # The packages profiles/code-needs.toml has rows for: the table is read only when one of them has a stated version
 # (doctor/knowledge/code_needs.py loads it on first use); a new row's package is added here too
 # (tests/knowledge/test_code_needs.py checks the two agree).

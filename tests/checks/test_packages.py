@@ -257,3 +257,40 @@ def test_transformers_code_that_needs_a_newer_torch_than_it_declares_is_an_error
     # an unknown version on either side says nothing
     assert "package-code-needs-unmet" not in found(bare(packages={"transformers": {}, "torch": {"version": "2.0.1"}}))
     assert "package-code-needs-unmet" not in found(bare(packages={"transformers": {"version": "4.52.0"}}))
+
+
+def test_a_release_importing_at_load_a_name_the_installed_megatron_core_lacks_is_an_error():
+    """mbridge 0.13.0's mbridge/core/util.py imports megatron.core.distributed.custom_fsdp at module level; Megatron-
+    Core 0.14.0 renamed the package to distributed.fsdp: `import mbridge` raises ImportError (profiles/
+    import-surface.json, read from both sources at their tags)."""
+    from doctor.checks.diagnose import diagnose
+    from doctor.snapshot.model import snapshot_from_dict
+
+    def run(packages, modules=None):
+        snap = snapshot_from_dict({"schema": "doctor.snapshot/1", "packages": packages, "modules": modules or {}})
+        return [f for f in diagnose([(None, snap, None)]).findings if f.id == "package-imports-missing-name"]
+
+    (f,) = run({"mbridge": {"version": "0.13.0"}, "megatron-core": {"version": "0.14.0"}})
+    assert f.severity.value == "error" and f.components[:2] == ("mbridge", "megatron")
+    assert f.title.startswith("mbridge 0.13.0 imports FullyShardedDataParallel from "
+                              "megatron.core.distributed.custom_fsdp") and "megatron-core 0.14.0" in f.title
+    assert "mbridge/core/util.py:248" in f.detail and "core_v0.14.0" in f.detail and "0.13.1" in f.fix.text
+    assert f.source.startswith("https://github.com/ISEEKYAN/mbridge/blob/0efefc6") and "#L248" in f.source
+    assert "https://github.com/NVIDIA/Megatron-LM/tree/" in f.source
+    # the same releases from a git checkout of Megatron: the probed module's version counts; a commit not read is
+    # not judged, the tag's commit is
+    mod = {"megatron": {"origins": ["/Megatron-LM/megatron"], "version": "0.14.0"}}
+    assert len(run({"mbridge": {"version": "0.13.0"}}, mod)) == 1
+    mod["megatron"]["git"] = {"commit": "0123456789abcdef"}
+    assert run({"mbridge": {"version": "0.13.0"}}, mod) == []
+    mod["megatron"]["git"] = {"commit": "23e00ed0963c"}  # core_v0.14.0
+    assert len(run({"mbridge": {"version": "0.13.0"}}, mod)) == 1
+    # an mbridge whose version is not stated: only what every mbridge release read imports at load
+    (f,) = run({"mbridge": {}, "megatron-core": {"version": "0.11.0"}})
+    assert f.title.startswith("mbridge imports ") and "every mbridge release read" in f.detail
+    assert run({"mbridge": {}, "megatron-core": {"version": "0.14.0"}}) == []  # 0.15.x no longer imports custom_fsdp
+    # releases that fit, and releases not read, say nothing
+    assert run({"mbridge": {"version": "0.13.0"}, "megatron-core": {"version": "0.13.1"}}) == []
+    assert run({"mbridge": {"version": "0.13.0"}, "megatron-core": {"version": "0.14.5"}}) == []
+    assert run({"mbridge": {"version": "0.16.0"}, "megatron-core": {"version": "0.11.0"}}) == []
+    assert run({"megatron-core": {"version": "0.11.0"}}) == []

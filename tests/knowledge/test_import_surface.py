@@ -1,0 +1,105 @@
+"""profiles/import-surface.json: what mbridge / verl / MindSpeed releases import from megatron.core at load, and which
+megatron-core releases lack it, read from the sources at their tags (tools/refresh_knowledge/import_surface.py).
+The packaged table loads and holds the facts read; every verified stack's pins pass it; a malformed copy is an
+input error naming the file and the key."""
+
+from __future__ import annotations
+
+import copy
+import json
+
+import pytest
+
+from doctor.errors import InputError
+from doctor.knowledge.import_surface import load, parse, unmet
+
+
+def test_the_packaged_table_holds_the_releases_read_and_what_they_import():
+    t = load()
+    assert t.read == "2026-12-04"
+    from doctor.checks.packages import IMPORT_CALLEES, IMPORT_CALLERS
+
+    assert set(t.callers) == set(IMPORT_CALLERS) and set(t.callees) == set(IMPORT_CALLEES)
+    mc = t.callees["megatron-core"]
+    assert {"0.12.1", "0.13.0", "0.14.0", "0.16.1", "0.19.0"} <= {r.version for r in mc.releases}
+    mb = {r.version: r for r in t.callers["mbridge"].releases}
+    assert {"0.13.0", "0.13.1", "0.15.1"} <= set(mb)
+    # mbridge 0.13.0's util.py imports megatron.core.distributed.custom_fsdp at module level; Megatron-Core renamed
+    # it to distributed.fsdp in 0.14.0rc6
+    u = unmet(t, "mbridge", "megatron-core", caller_version="0.13.0", callee_version="0.14.0")
+    assert u is not None and u.names == (("megatron.core.distributed.custom_fsdp", "FullyShardedDataParallel",
+                                          "mbridge/core/util.py:248"),)
+    assert "0.13.1" in u.fixed_in and "0.14.0" not in u.fixed_in
+    # mbridge's tag v0.15.1 (and its PyPI wheel, the same files) does not import
+    # get_tensor_model_parallel_group_if_none: the mbridge 50 reporter ran a later source build
+    assert not any("get_tensor_model_parallel_group_if_none" in k for r in mb.values()
+                   for k in r.imports.get("megatron-core", {}))
+    assert unmet(t, "mbridge", "megatron-core", caller_version="0.15.1", callee_version="0.12.1") is None
+    # MindSpeed's adaptor imports no megatron.core name at module level (it patches inside functions)
+    assert all(not r.imports for r in t.callers["mindspeed"].releases)
+
+
+def test_every_verified_stacks_pins_pass_and_are_judged():
+    """The documented stacks' verl and Megatron-Core are releases the table read, and none lacks a name verl imports."""
+    from doctor.knowledge.profiles import load_profiles
+    from tests.stacks import stack_snapshot
+
+    t = load()
+    judged = 0
+    for p in load_profiles():
+        snap = stack_snapshot(p)
+        verl = snap["packages"]["verl"]["version"]
+        megatron = snap["packages"].get("megatron-core", {}).get("version") or snap["modules"]["megatron"]["version"]
+        for caller in ("verl", "mbridge"):
+            assert unmet(t, caller, "megatron-core", caller_version=verl if caller == "verl" else None,
+                         callee_version=megatron) is None, p.name
+        judged += any(r.version == verl for r in t.callers["verl"].releases)
+    assert judged >= 8
+
+
+GOOD = {"schema": "doctor.import-surface/1", "read": "2026-12-04",
+        "callers": {"br": {"url": "https://github.com/x/br", "key": "version", "releases": [
+            {"version": "1.0", "ref": "v1.0", "commit": "a" * 40, "entries": ["br"],
+             "imports": {"megatron-core": {"megatron.core.utils:old": "br/util.py:1"}}}]}},
+        "callees": {"megatron-core": {"url": "https://github.com/NVIDIA/Megatron-LM", "releases": [
+            {"version": "0.1.0", "ref": "core_v0.1.0", "commit": "b" * 40}],
+            "names": {"megatron.core.utils:old": {"missing": ["0.1.0"], "unknown": []}}}}}
+
+
+def _bad(path: str, value: object) -> dict[str, object]:
+    d = copy.deepcopy(GOOD)
+    *keys, last = path.split("/")
+    t: object = d
+    for k in keys:
+        t = t[int(k)] if isinstance(t, list) else t[k]  # type: ignore[index]
+    t[int(last) if isinstance(t, list) else last] = value  # type: ignore[index]
+    return d
+
+
+@pytest.mark.parametrize(("path", "value", "key"), [
+    ("schema", "doctor.import-surface/9", "schema"),
+    ("callers/br/key", "tag", "callers.br.key"),
+    ("callers/br/releases/0/commit", "abc", "callers.br.releases[0].commit"),
+    ("callers/br/releases/0/version", "one", "callers.br.releases[0].version"),
+    ("callers/br/releases/0/imports", {"vllm": {}}, "callers.br.releases[0].imports.vllm"),
+    ("callees/megatron-core/names/megatron.core.utils:old/missing", ["0.9.9"],
+     "callees.megatron-core.names.megatron.core.utils:old.missing"),
+    ("callees/megatron-core/names", {"no-colon": {"missing": [], "unknown": []}}, "callees.megatron-core.names"),
+    ("callees/megatron-core/names", {}, "callers.br"),
+])
+def test_a_malformed_table_names_the_file_and_key(path, value, key):
+    assert parse(copy.deepcopy(GOOD), "/k/import-surface.json").callers["br"].releases[0].entries == ("br",)
+    with pytest.raises(InputError) as e:
+        parse(_bad(path, value), "/k/import-surface.json")
+    assert e.value.path == key and "/k/import-surface.json" in str(e.value.source)
+
+
+def test_an_unreadable_or_non_json_table_is_an_input_error(tmp_path):
+    p = tmp_path / "import-surface.json"
+    p.write_text("{not json")
+    with pytest.raises(InputError, match="not valid JSON"):
+        load(str(p))
+    with pytest.raises(InputError, match="cannot read"):
+        load(str(tmp_path / "absent.json"))
+    p.write_text(json.dumps(GOOD))
+    assert load(str(p)).callees["megatron-core"].missing["megatron.core.utils:old"] == frozenset({"0.1.0"})

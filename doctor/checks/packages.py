@@ -336,7 +336,6 @@ def import_surface(ctx: CheckContext) -> Iterator[Finding]:
             them = "them" if len(u.names) > 1 else "it"
             fix_rel = (f"a {callee} release that defines {them} (of the releases read: {' or '.join(near)})"
                        if near else f"a {callee} release that defines {them}")
-            file, _, line = where.rpartition(":")
             comps = tuple(dict.fromkeys(c for c in (component_of_distribution(caller),
                                                     component_of_distribution(callee)) if c))
             yield finding(
@@ -352,7 +351,7 @@ def import_surface(ctx: CheckContext) -> Iterator[Finding]:
                 evidence={caller: cv or cc, callee: dv or dc, "imports": [f"{m}:{n}" for m, n, _ in u.names],
                           "read_at": {caller: rel.ref, callee: got.ref}},
                 fix=f"Install {fix_rel}, or another {caller} release that supports {callee} {got.version}.",
-                source=f"{u.caller_url}/blob/{rel.commit}/{file}#L{line}; {u.callee_url}/tree/{got.commit}")
+                source=u.source)
 
 
 # The packages profiles/code-needs.toml has rows for: the table is read only when one of them has a stated version

@@ -81,6 +81,13 @@ class Unmet:
     caller_url: str
     callee_url: str
 
+    @property
+    def source(self) -> str:
+        """The caller's first unmet import at the release cited, and the callee's tree at the release judged."""
+        file, _, line = self.names[0][2].rpartition(":")
+        return (f"{self.caller_url}/blob/{self.cited.commit}/{file}#L{line}; "
+                f"{self.callee_url}/tree/{self.callee_release.commit}")
+
 
 def _release(v: Validator, raw: Any, p: str, extra: set[str]) -> dict[str, Any]:
     r = v.keys(raw, {"version", "ref", "commit"} | extra, p, required=("version", "ref", "commit"))
@@ -146,7 +153,8 @@ def parse(data: object, source: str) -> Surface:
         versions = {r.version for r in rels2}
         if not isinstance(c["names"], dict):
             raise v.fail(f"{p}.names", "must be a table")
-        missing, unknown = {}, {}
+        missing: dict[str, frozenset[str]] = {}
+        unknown: dict[str, frozenset[str]] = {}
         for k, raw_n in c["names"].items():
             q = f"{p}.names.{_key(v, k, f'{p}.names')}"
             n = v.keys(raw_n, {"missing", "unknown"}, q, required=("missing", "unknown"))

@@ -31,11 +31,13 @@ import os
 import re
 import subprocess
 import sys
-import tomllib
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 
 from packaging.version import InvalidVersion, Version
+
+from doctor.errors import InputError
+from doctor.tomlfile import read_toml
 
 SCHEMA = "doctor.import-surface/1"
 _CATCHES_IMPORT = {"ImportError", "ModuleNotFoundError", "Exception", "BaseException"}
@@ -231,8 +233,7 @@ class Tree:
                     if got is None:
                         unknown = True
                         continue
-                    star = _public(src, got[0], self)
-                    names |= star
+                    names |= {n for n in got[0] if not n.startswith("_")}
                     unknown |= got[1]
             elif isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign, ast.For, ast.AsyncFor, ast.With,
                                    ast.AsyncWith)):
@@ -301,12 +302,6 @@ def _absolute(node: ast.ImportFrom, package: str) -> str | None:
     return f"{base}.{node.module}" if node.module else base
 
 
-def _public(module: str, names: set[str], tree: Tree) -> set[str]:
-    """What `from module import *` binds: its `__all__` when it has one (read as bound names), else the names
-    without a leading underscore."""
-    return {n for n in names if not n.startswith("_")}
-
-
 # -- the sources read ----------------------------------------------------------------------------------------------
 
 @dataclass(frozen=True)
@@ -364,8 +359,8 @@ def tag_releases(git: Git, pattern: str, published: set[str] | None = None) -> l
 def git_pins(root: str, project: str, git: Git) -> list[Release]:
     """The commits the verified stacks pin for `project` (profiles/requirements-git.toml), read where the mirror
     holds them."""
-    with open(os.path.join(root, "profiles", "requirements-git.toml"), "rb") as f:
-        rows = tomllib.load(f).get("release", [])
+    rows = read_toml(os.path.join(root, "profiles", "requirements-git.toml"), "git requirements table").get(
+        "release", [])
     out = []
     for r in rows:
         if r.get("project") == project:
@@ -492,7 +487,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         gits = {p.name: Git(os.path.join(a.mirrors, p.mirror)) for p in (*CALLEES, *CALLERS)}
         data = read(gits, default_releases(root, gits))
-    except (GitError, OSError, KeyError, ValueError) as e:
+    except (GitError, InputError, OSError, KeyError, ValueError) as e:
         print(f"import_surface: {e}", file=sys.stderr)
         return 2
     finally:

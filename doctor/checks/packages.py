@@ -4,6 +4,7 @@ triton-ascend, numpy 2 with old torch, transformers outside verl's window, CUDA-
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import Any
 
 from doctor.checks.facts import absent, cann, family, installed, npu_host, pver, ver
 from doctor.checks.runner import CheckContext, check, skip
@@ -322,36 +323,52 @@ def import_surface(ctx: CheckContext) -> Iterator[Finding]:
                       callee_commit=dc)
             if u is None:
                 continue
-            rel, got = u.cited, u.callee_release
-            who = f"{caller} {rel.version} ({rel.commit[:9]})" if u.caller_release and cc else (
-                f"{caller} {rel.version}" if u.caller_release else caller)
-            have = f"{callee} {dv}" if dv else f"{callee} at {got.commit[:9]}"
-            module, name, where = u.names[0]
-            more = f" (and {len(u.names) - 1} more)" if len(u.names) > 1 else ""
-            lines = "; ".join(f"`{_import_line(m, n)}` ({w})" for m, n, w in u.names[:6]) + (
-                " …" if len(u.names) > 6 else "")
-            scope = (f"at {rel.ref} (commit {rel.commit[:9]})" if u.caller_release else
-                     f"in every {caller} release read, cited at {rel.ref}")
-            near = _nearest(u.fixed_in, got.version)
-            them = "them" if len(u.names) > 1 else "it"
-            fix_rel = (f"a {callee} release that defines {them} (of the releases read: {' or '.join(near)})"
-                       if near else f"a {callee} release that defines {them}")
-            comps = tuple(dict.fromkeys(c for c in (component_of_distribution(caller),
-                                                    component_of_distribution(callee)) if c))
-            yield finding(
-                "package-imports-missing-name", "error", comps or ("python",),
-                f"{who} imports {name or module} from {module if name else callee} at load, which {have} does not "
-                f"have{more}",
-                detail=f"{caller}'s modules run {lines} {scope} when {caller} is imported "
-                       f"(`import {' / '.join(rel.entries) or caller}`); {callee} {got.version} ({got.ref}, commit "
-                       f"{got.commit[:9]}) does not define {'them' if len(u.names) > 1 else 'it'}: the import raises "
-                       f"ImportError: cannot import name '{name}' from '{module}'"
-                       + ("" if name else " (ModuleNotFoundError when the module itself is gone)")
-                       + f". Read from both sources with ast (profiles/import-surface.json, read {table.read}).",
-                evidence={caller: cv or cc, callee: dv or dc, "imports": [f"{m}:{n}" for m, n, _ in u.names],
-                          "read_at": {caller: rel.ref, callee: got.ref}},
-                fix=f"Install {fix_rel}, or another {caller} release that supports {callee} {got.version}.",
-                source=u.source)
+            yield _import_finding(u, caller, callee, cv, cc, dv, dc, table.read)
+
+
+def _import_finding(u: Any, caller: str, callee: str, cv: str | None, cc: str | None, dv: str | None,
+                    dc: str | None, read: str) -> Finding:
+    """An error when the caller's release imports what the callee release lacks; a warning when only a source build
+    that declares the same version does (the release itself, and its PyPI wheel, load)."""
+    got = u.callee_release
+    build = not u.names
+    rel = u.source_build if build else u.cited
+    names = u.source_names if build else u.names
+    who = (f"{caller} {rel.version} built from {rel.ref} ({rel.commit[:9]})" if build else
+           f"{caller} {rel.version} ({rel.commit[:9]})" if u.caller_release and cc else
+           f"{caller} {rel.version}" if u.caller_release else caller)
+    have = f"{callee} {dv}" if dv else f"{callee} at {got.commit[:9]}"
+    module, name, _ = names[0]
+    more = f" (and {len(names) - 1} more)" if len(names) > 1 else ""
+    lines = "; ".join(f"`{_import_line(m, n)}` ({w})" for m, n, w in names[:6]) + (" …" if len(names) > 6 else "")
+    scope = (f"at {rel.ref} (commit {rel.commit[:9]}, {rel.date})" if build else
+             f"at {rel.ref} (commit {rel.commit[:9]})" if u.caller_release else
+             f"in every {caller} release read, cited at {rel.ref}")
+    them = "them" if len(names) > 1 else "it"
+    near = _nearest(u.fixed_in, got.version)
+    fix_rel = (f"a {callee} release that defines {them} (of the releases read: {' or '.join(near)})" if near else
+               f"a {callee} release that defines {them}")
+    comps = tuple(dict.fromkeys(c for c in (component_of_distribution(caller), component_of_distribution(callee))
+                                if c))
+    caveat = (f"The {caller} {u.cited.version} release ({u.cited.ref}) imports nothing {callee} {got.version} lacks, "
+              f"but {caller}'s {rel.ref} still declares version {rel.version}: a source build (pip install git+..., "
+              f"a checkout) reports {rel.version} over these files. " if build else "")
+    fix = (f"If this {caller} was built from source: install the {caller} {rel.version} release from PyPI, or "
+           + (f"{callee} {' or '.join(near)} (the nearest releases read that define {them})." if near else
+              f"a {callee} release that defines {them}.") if build else
+           f"Install {fix_rel}, or another {caller} release that supports {callee} {got.version}.")
+    return finding(
+        "package-imports-missing-name", "warning" if build else "error", comps or ("python",),
+        f"{who} imports {name or module} from {module if name else callee} at load, which {have} does not "
+        f"have{more}",
+        detail=f"{caveat}{caller}'s modules run {lines} {scope} when {caller} is imported "
+               f"(`import {' / '.join(rel.entries) or caller}`); {callee} {got.version} ({got.ref}, commit "
+               f"{got.commit[:9]}) does not define {them}: the import raises ImportError: cannot import name "
+               f"'{name}' from '{module}'" + ("" if name else " (ModuleNotFoundError when the module itself is gone)")
+               + f". Read from both sources with ast (profiles/import-surface.json, read {read}).",
+        evidence={caller: cv or cc, callee: dv or dc, "imports": [f"{m}:{n}" for m, n, _ in names],
+                  "read_at": {caller: rel.ref, callee: got.ref}, **({"source_build": rel.commit} if build else {})},
+        fix=fix, source=u.source)
 
 
 # The packages profiles/code-needs.toml has rows for: the table is read only when one of them has a stated version

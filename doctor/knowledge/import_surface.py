@@ -39,6 +39,8 @@ class Release:
 class CallerRelease(Release):
     entries: tuple[str, ...]  # the entry modules that exist at this release
     imports: dict[str, dict[str, str]]  # callee -> "module:name" -> "file:line" ("module:" for `import module`)
+    source_build: bool = False  # a branch head that declares a release's version (what a source build installs)
+    date: str = ""  # its commit date, for a source build
 
 
 @dataclass(frozen=True)
@@ -80,12 +82,18 @@ class Unmet:
     fixed_in: tuple[str, ...]  # the callee releases read that define all of them
     caller_url: str
     callee_url: str
+    # what a source build declaring the same version (a branch head) imports beyond that and the callee lacks
+    source_build: CallerRelease | None = None
+    source_names: tuple[tuple[str, str, str], ...] = ()
 
     @property
     def source(self) -> str:
-        """The caller's first unmet import at the release cited, and the callee's tree at the release judged."""
-        file, _, line = self.names[0][2].rpartition(":")
-        return (f"{self.caller_url}/blob/{self.cited.commit}/{file}#L{line}; "
+        """The caller's first unmet import at the release cited (or at the source build, when only it imports one),
+        and the callee's tree at the release judged."""
+        at, names = (self.cited, self.names) if self.names or self.source_build is None else (
+            self.source_build, self.source_names)
+        file, _, line = names[0][2].rpartition(":")
+        return (f"{self.caller_url}/blob/{at.commit}/{file}#L{line}; "
                 f"{self.callee_url}/tree/{self.callee_release.commit}")
 
 
@@ -126,7 +134,9 @@ def parse(data: object, source: str) -> Surface:
         rels = []
         for i, rr in enumerate(c["releases"]):
             q = f"{p}.releases[{i}]"
-            r = _release(v, rr, q, {"entries", "imports"})
+            r = _release(v, rr, q, {"entries", "imports", "source_build", "date"})
+            source_build = v.boolean(r.get("source_build"), f"{q}.source_build", default=False)
+            date = v.date(r["date"], f"{q}.date") if source_build else ""
             imports = r.get("imports", {})
             if not isinstance(imports, dict):
                 raise v.fail(f"{q}.imports", "must be a table")
@@ -139,7 +149,8 @@ def parse(data: object, source: str) -> Surface:
                 got[callee] = {_key(v, k, f"{q}.imports.{callee}"): v.req(w, f"{q}.imports.{callee}.{k}")
                                for k, w in names.items()}
             rels.append(CallerRelease(r["version"], r["ref"], r["commit"], v.strs(r.get("entries", []),
-                                                                                   f"{q}.entries"), got))
+                                                                                   f"{q}.entries"), got,
+                                      source_build, date))
         callers[name] = Caller(name, v.url(c["url"], f"{p}.url", pinned=False), c["key"], tuple(rels))
     callees: dict[str, Callee] = {}
     for name, raw in t["callees"].items():
@@ -227,23 +238,44 @@ def unmet(surface: Surface, caller: str, callee: str, *, caller_version: str | N
     got = _find(d.releases, d.key, callee_version, callee_commit)
     if got is None:
         return None
-    if caller_version or caller_commit:
-        rel = _find(c.releases, c.key, caller_version, caller_commit)
+    released = tuple(r for r in c.releases if not r.source_build)
+    builds: list[CallerRelease] = []
+    if caller_commit and len(caller_commit.strip()) >= 7:
+        rel = _find(c.releases, "commit", None, caller_commit)
         if rel is None:
             return None
         needs = rel.imports.get(callee, {})
-    elif c.key == "commit":
+    elif caller_version:
+        rel = _find(released, c.key, caller_version, None)
+        if rel is None:
+            return None
+        needs = rel.imports.get(callee, {})
+        builds = [r for r in c.releases if r.source_build and _same(r.version, rel.version)]
+    elif c.key == "commit" or not released:
         return None
     else:
         rel = None
-        every = [set(r.imports.get(callee, {})) for r in c.releases]
-        common = set.intersection(*every)
-        last = c.releases[-1].imports.get(callee, {})
+        common = set.intersection(*[set(r.imports.get(callee, {})) for r in released])
+        last = released[-1].imports.get(callee, {})
         needs = {k: last[k] for k in sorted(common)}
-    lacking = sorted(k for k in needs if got.version in d.missing.get(k, frozenset()))
-    if not lacking:
+    lacking = _lacking(needs, d, got)
+    build: CallerRelease | None = None
+    extra: list[tuple[str, str]] = []
+    for b in builds:
+        more = {k: w for k, w in b.imports.get(callee, {}).items() if k not in needs}
+        found = _lacking(more, d, got)
+        if found:
+            build, extra = b, found
+            break
+    if not lacking and not extra:
         return None
+    keys = [k for k, _ in (lacking or extra)]
     fixed = tuple(r.version for r in d.releases
-                  if not any(r.version in d.missing[k] or r.version in d.unknown[k] for k in lacking))
-    names = tuple((k.split(":")[0], k.split(":")[1], needs[k]) for k in lacking)
-    return Unmet(caller, rel, rel or c.releases[-1], callee, got, names, fixed, c.url, d.url)
+                  if not any(r.version in d.missing[k] or r.version in d.unknown[k] for k in keys))
+    names = tuple((k.split(":")[0], k.split(":")[1], w) for k, w in lacking)
+    source_names = tuple((k.split(":")[0], k.split(":")[1], w) for k, w in extra)
+    return Unmet(caller, rel, rel or released[-1], callee, got, names, fixed, c.url, d.url, build, source_names)
+
+
+def _lacking(needs: dict[str, str], callee: Callee, release: Release) -> list[tuple[str, str]]:
+    return sorted((k, w) for k, w in needs.items() if release.version in callee.missing.get(k, frozenset()))

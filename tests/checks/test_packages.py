@@ -294,3 +294,24 @@ def test_a_release_importing_at_load_a_name_the_installed_megatron_core_lacks_is
     assert run({"mbridge": {"version": "0.13.0"}, "megatron-core": {"version": "0.14.5"}}) == []
     assert run({"mbridge": {"version": "0.16.0"}, "megatron-core": {"version": "0.11.0"}}) == []
     assert run({"megatron-core": {"version": "0.11.0"}}) == []
+
+
+def test_a_name_only_a_source_build_declaring_a_release_version_imports_is_a_warning():
+    """mbridge's tag v0.15.1 (and its PyPI wheel, the same files) does not import
+    megatron.core.utils.get_tensor_model_parallel_group_if_none; main (which still declares 0.15.1) does, since
+    2025-09-28: a source build beside megatron-core 0.12.1 fails `import mbridge` (mbridge issue 50)."""
+    from doctor.checks.diagnose import diagnose
+    from doctor.snapshot.model import snapshot_from_dict
+
+    def run(packages):
+        snap = snapshot_from_dict({"schema": "doctor.snapshot/1", "packages": packages})
+        return [f for f in diagnose([(None, snap, None)]).findings if f.id == "package-imports-missing-name"]
+
+    (f,) = run({"mbridge": {"version": "0.15.1"}, "megatron-core": {"version": "0.12.1"}})
+    assert f.severity.value == "warning" and f.components[:2] == ("mbridge", "megatron")
+    assert f.title.startswith("mbridge 0.15.1 built from main (") and "get_tensor_model_parallel_group_if_none" in f.title
+    assert "The mbridge 0.15.1 release (v0.15.1) imports nothing megatron-core 0.12.1 lacks" in f.detail
+    assert "megatron-core 0.13.0" in f.fix.text and "mbridge/models/qwen3_vl/utils.py#L8" in f.source
+    # megatron-core 0.13.0 defines it; the release 0.15.0 has no source build declaring its version
+    assert run({"mbridge": {"version": "0.15.1"}, "megatron-core": {"version": "0.13.0"}}) == []
+    assert run({"mbridge": {"version": "0.15.0"}, "megatron-core": {"version": "0.12.1"}}) == []

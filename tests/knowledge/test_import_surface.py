@@ -22,7 +22,7 @@ def test_the_packaged_table_holds_the_releases_read_and_what_they_import():
     assert set(t.callers) == set(IMPORT_CALLERS) and set(t.callees) == set(IMPORT_CALLEES)
     mc = t.callees["megatron-core"]
     assert {"0.12.1", "0.13.0", "0.14.0", "0.16.1", "0.19.0"} <= {r.version for r in mc.releases}
-    mb = {r.version: r for r in t.callers["mbridge"].releases}
+    mb = {r.version: r for r in t.callers["mbridge"].releases if not r.source_build}
     assert {"0.13.0", "0.13.1", "0.15.1"} <= set(mb)
     # mbridge 0.13.0's util.py imports megatron.core.distributed.custom_fsdp at module level; Megatron-Core renamed
     # it to distributed.fsdp in 0.14.0rc6
@@ -34,7 +34,11 @@ def test_the_packaged_table_holds_the_releases_read_and_what_they_import():
     # get_tensor_model_parallel_group_if_none: the mbridge 50 reporter ran a later source build
     assert not any("get_tensor_model_parallel_group_if_none" in k for r in mb.values()
                    for k in r.imports.get("megatron-core", {}))
-    assert unmet(t, "mbridge", "megatron-core", caller_version="0.15.1", callee_version="0.12.1") is None
+    u = unmet(t, "mbridge", "megatron-core", caller_version="0.15.1", callee_version="0.12.1")
+    assert u is not None and u.names == () and u.source_build is not None and u.source_build.ref == "main"
+    assert [n[:2] for n in u.source_names] == [("megatron.core.utils", "get_tensor_model_parallel_group_if_none")]
+    (head,) = [r for r in t.callers["mbridge"].releases if r.source_build]  # main still declares 0.15.1
+    assert head.version == "0.15.1" and head.date
     # MindSpeed's adaptor imports no megatron.core name at module level (it patches inside functions)
     assert all(not r.imports for r in t.callers["mindspeed"].releases)
 

@@ -17,7 +17,8 @@ UTILS_2 = "from .helpers import *\n\n\ndef keep():\n    pass\n\n\nif True:\n    
 HELPERS = "__all__ = ['starred']\nstarred = 2\n_private = 3\n"
 LAZY = "def __getattr__(name):\n    raise AttributeError(name)\n"
 
-BRIDGE_INIT = "from br import util\nfrom .models import llm\n"
+BRIDGE_INIT = ("from contextlib import suppress\nfrom br import util\nfrom .models import llm\n"
+               "with suppress(ImportError):\n    from .optional import x\n")
 UTIL_1 = "from megatron.core.utils import keep, old\nimport megatron.core.gone\n"
 UTIL_2 = """import typing
 from megatron.core.utils import keep, new, starred
@@ -35,6 +36,7 @@ def f():
     from megatron.core.utils import inner
 """
 LLM = "from megatron.core.models import GPT\n"
+OPTIONAL = "from megatron.core.utils import only_if_present\n"
 UNUSED = "from megatron.core.utils import never_loaded\n"
 
 
@@ -48,7 +50,7 @@ def repos(tmp_path: Path) -> dict[str, Repo]:
                "megatron/core/fsdp/x.py": "", "megatron/core/lazy.py": LAZY}, tag="core_v0.2.0")
     br = Repo(tmp_path / "br")
     br.commit({"br/__init__.py": BRIDGE_INIT, "br/util.py": UTIL_1, "br/models/__init__.py": "",
-               "br/models/llm.py": LLM, "br/unused.py": UNUSED}, tag="v1.0")
+               "br/models/llm.py": LLM, "br/unused.py": UNUSED, "br/optional.py": OPTIONAL}, tag="v1.0")
     br.commit({"br/util.py": UTIL_2}, tag="v2.0")
     return {"mc": mc, "br": br}
 
@@ -73,7 +75,8 @@ def test_the_imports_a_caller_makes_at_load_and_the_callee_releases_that_lack_th
     assert br[0]["imports"]["megatron-core"] == {
         "megatron.core.gone:": "br/util.py:2", "megatron.core.models:GPT": "br/models/llm.py:1",
         "megatron.core.utils:keep": "br/util.py:1", "megatron.core.utils:old": "br/util.py:1"}
-    # guarded (try/except ImportError, if TYPE_CHECKING), in a function, or in a module nothing imports at load: not
+    # guarded (try/except ImportError, if TYPE_CHECKING, with suppress(ImportError)), in a function, or in a module
+    # nothing imports at load: not
     # an import that must succeed
     assert set(br[1]["imports"]["megatron-core"]) == {
         "megatron.core.models:GPT", "megatron.core.utils:keep", "megatron.core.utils:new",
@@ -89,7 +92,7 @@ def test_the_imports_a_caller_makes_at_load_and_the_callee_releases_that_lack_th
     # a module-level __getattr__ may define anything: unknown, never missing; a module not there is missing
     assert names["megatron.core.lazy:anything"] == {"missing": ["0.1.0"], "unknown": ["0.2.0"]}
     assert names["megatron.core.models:GPT"] == {"missing": [], "unknown": []}
-    assert not any(k.endswith((":fancy", ":T", ":inner", ":never_loaded")) for k in names)
+    assert not any(k.endswith((":fancy", ":T", ":inner", ":never_loaded", ":only_if_present")) for k in names)
 
 
 def test_a_module_getattr_makes_a_name_unknown(repos):
@@ -124,3 +127,17 @@ def test_the_written_table_loads_and_the_check_judges_only_releases_read(repos, 
 def test_a_mirror_that_is_not_a_git_directory_exits_2(tmp_path, capsys):
     assert gen.main(["--mirrors", str(tmp_path), "--out", str(tmp_path / "out.json")]) == 2
     assert "not a git directory" in capsys.readouterr().err and not (tmp_path / "out.json").exists()
+
+
+def test_a_branch_head_declaring_a_release_version_is_read_as_a_source_build(repos):
+    br = repos["br"]
+    br.commit({"pyproject.toml": 'version = "2.0"\n', "br/util.py": UTIL_2 + "from megatron.core.utils import later\n"})
+    git = gen.Git(str(br.path))
+    try:
+        released = gen.tag_releases(git, r"v(\d+\.\d+)")
+        head = gen.branch_head(git, "main", released)
+        assert head is not None and (head.version, head.ref, head.source_build) == ("2.0", "main", True)
+        assert gen.branch_head(git, "main", released[:1]) is None  # declares no version that was read
+        assert gen.branch_head(git, "no-such-branch", released) is None
+    finally:
+        git.close()

@@ -9,7 +9,8 @@ mirrors (bare or a clone's .git: `git ls-tree` / `git cat-file`), never imported
 
 What counts in a caller: `import callee.mod` / `from callee.mod import a, b` in the module body, also under `with`
 and inside a `try` whose handlers do not catch ImportError. Not: inside an `if` (TYPE_CHECKING, version guards),
-a `try ... except ImportError` (or a broader handler), a function or a class body: those need not succeed at import.
+a `try ... except ImportError` (or a broader handler), `with suppress(ImportError)`, a function or a class body:
+those need not succeed at import.
 
 What counts as defined by a callee module at a release: the module exists (`mod.py`, `mod/__init__.py`, or a
 directory: a namespace package), and the name is bound anywhere in its module body (def, class, assignment, import,
@@ -119,11 +120,22 @@ def _catches_import(handler: ast.ExceptHandler) -> bool:
                and n.attr in _CATCHES_IMPORT for n in names)
 
 
+def _suppresses_import(expr: ast.expr) -> bool:
+    """`contextlib.suppress(ImportError)` (or a broader exception): what it wraps need not succeed."""
+    if not isinstance(expr, ast.Call):
+        return False
+    f = expr.func
+    name = f.id if isinstance(f, ast.Name) else f.attr if isinstance(f, ast.Attribute) else ""
+    return name == "suppress" and any(
+        isinstance(a, ast.Name) and a.id in _CATCHES_IMPORT or isinstance(a, ast.Attribute) and a.attr in
+        _CATCHES_IMPORT for a in expr.args)
+
+
 def _unconditional(body: Iterable[ast.stmt]) -> Iterator[ast.Import | ast.ImportFrom]:
     for st in body:
         if isinstance(st, (ast.Import, ast.ImportFrom)):
             yield st
-        elif isinstance(st, ast.With):
+        elif isinstance(st, ast.With) and not any(_suppresses_import(i.context_expr) for i in st.items):
             yield from _unconditional(st.body)
         elif isinstance(st, ast.Try) and not any(_catches_import(h) for h in st.handlers):
             yield from _unconditional(st.body)
@@ -309,6 +321,7 @@ class Release:
     version: str  # a PEP 440 version, or for a commit-keyed caller (MindSpeed) the version its setup.py states
     ref: str
     commit: str
+    source_build: bool = False  # a branch head whose declared version is a release's: what a source build installs
 
 
 @dataclass(frozen=True)
@@ -356,6 +369,23 @@ def tag_releases(git: Git, pattern: str, published: set[str] | None = None) -> l
     return [seen[v] for v in sorted(seen)]
 
 
+def branch_head(git: Git, branch: str, released: list[Release]) -> Release | None:
+    """The head of `branch` as a source build installs it, when its pyproject.toml declares the version of a release
+    read (`pip install git+...` then reports that release's version over different files); None otherwise."""
+    try:
+        commit = git.commit(branch)
+    except GitError:
+        return None
+    m = re.search(r'(?m)^version\s*=\s*"([^"]+)"', git.show(commit, "pyproject.toml") or "")
+    if not m or commit in {r.commit for r in released}:
+        return None
+    try:
+        v = str(Version(m.group(1)))
+    except InvalidVersion:
+        return None
+    return Release(v, branch, commit, source_build=True) if v in {r.version for r in released} else None
+
+
 def git_pins(root: str, project: str, git: Git) -> list[Release]:
     """The commits the verified stacks pin for `project` (profiles/requirements-git.toml), read where the mirror
     holds them."""
@@ -383,9 +413,11 @@ def default_releases(root: str, gits: dict[str, Git]) -> dict[str, list[Release]
     mc = tag_releases(gits["megatron-core"], r"core_v(\d+\.\d+\.\d+(?:rc\d+)?)", _published(root, "megatron-core"))
     pinned = [r for r in git_pins(root, "megatron-core", gits["megatron-core"])
               if r.commit not in {x.commit for x in mc} and r.version not in {x.version for x in mc}]
+    mbridge = tag_releases(gits["mbridge"], r"v?(\d+(?:\.\d+)+(?:rc\d+)?)")
+    head = branch_head(gits["mbridge"], "main", mbridge)  # main still says 0.15.1, 165 commits after v0.15.1
     return {
         "megatron-core": mc + pinned,
-        "mbridge": tag_releases(gits["mbridge"], r"v?(\d+(?:\.\d+)+(?:rc\d+)?)"),
+        "mbridge": mbridge + ([head] if head else []),
         "verl": tag_releases(gits["verl"], r"v(\d+\.\d+\.\d+(?:\.post\d+)?)"),
         "mindspeed": git_pins(root, "mindspeed", gits["mindspeed"]),
     }
@@ -450,8 +482,10 @@ def read(gits: dict[str, Git], releases: dict[str, list[Release]], callers: tupl
                     needed[callee.name].add((imp.module, imp.name))
                 if got:
                     imports[callee.name] = dict(sorted(got.items()))
-            rels.append({"version": rel.version, "ref": rel.ref, "commit": rel.commit, "entries": entries,
-                         "imports": imports})
+            rels.append({"version": rel.version, "ref": rel.ref, "commit": rel.commit,
+                         **({"source_build": True, "date": gits[caller.name].run(
+                             "log", "-1", "--format=%cs", rel.commit).strip()} if rel.source_build else {}),
+                         "entries": entries, "imports": imports})
         out_callers[caller.name] = {"url": caller.url, "package_dir": caller.package_dir, "key": caller.key,
                                     "releases": rels}
     out_callees: dict[str, object] = {}

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from doctor.checks.facts import absent, cann, family, installed, npu_host, pver, ver
+from doctor.checks.facts import absent, cann, family, installed, npu_host, pver, val, ver
 from doctor.checks.runner import CheckContext, check, skip
 from doctor.knowledge.known_bad import KNOWN_BAD
 from doctor.knowledge.missing_api import MISSING_APIS
@@ -285,6 +285,19 @@ def _git_commit(snap: Snapshot, name: str) -> str | None:
     return c if isinstance(c, str) and c else None
 
 
+def _vcs_commit(snap: Snapshot, name: str) -> str | None:
+    """The commit a VCS install recorded (direct_url.json's vcs_info, PEP 610)."""
+    c = val(snap.package(name), "commit")
+    return c if isinstance(c, str) and c else None
+
+
+def _from_index(snap: Snapshot, name: str) -> bool:
+    """Installed from an index (a release's own files): the probe read no direct_url.json (PEP 610) for it, and it
+    is not editable. Unknown (a stated report, an older snapshot) is not from an index."""
+    p = snap.package(name)
+    return val(p, "editable") is False and not val(p, "url")
+
+
 def _nearest(versions: tuple[str, ...], installed: str) -> list[str]:
     """The final releases closest to `installed` on either side (the newest older one, the oldest newer one)."""
     from packaging.version import InvalidVersion, Version
@@ -317,10 +330,10 @@ def import_surface(ctx: CheckContext) -> Iterator[Finding]:
 
     table = load()
     for caller in callers:
-        cv, cc = ver(snap, caller), _git_commit(snap, caller)
+        cv, cc = ver(snap, caller), _git_commit(snap, caller) or _vcs_commit(snap, caller)
         for callee, (dv, dc) in callees.items():
             u = unmet(table, caller, callee, caller_version=cv, caller_commit=cc, callee_version=dv,
-                      callee_commit=dc)
+                      callee_commit=dc, from_index=_from_index(snap, caller))
             if u is None:
                 continue
             yield _import_finding(u, caller, callee, cv, cc, dv, dc, table.read)
@@ -335,7 +348,7 @@ def _import_finding(u: Any, caller: str, callee: str, cv: str | None, cc: str | 
     rel = u.source_build if build else u.cited
     names = u.source_names if build else u.names
     who = (f"{caller} {rel.version} built from {rel.ref} ({rel.commit[:9]})" if build else
-           f"{caller} {rel.version} ({rel.commit[:9]})" if u.caller_release and cc else
+           f"{caller} {rel.version} at {rel.ref} ({rel.commit[:9]})" if u.caller_release and cc else
            f"{caller} {rel.version}" if u.caller_release else caller)
     have = f"{callee} {dv}" if dv else f"{callee} at {got.commit[:9]}"
     module, name, _ = names[0]
@@ -354,7 +367,8 @@ def _import_finding(u: Any, caller: str, callee: str, cv: str | None, cc: str | 
               f"but {caller}'s {rel.ref} still declares version {rel.version}: a source build (pip install git+..., "
               f"a checkout) reports {rel.version} over these files. " if build else "")
     fix = (f"If this {caller} was built from source: install the {caller} {rel.version} release from PyPI, or "
-           + (f"{callee} {' or '.join(near)} (the nearest releases read that define {them})." if near else
+           + (f"{callee} {' or '.join(near)} (the nearest release{'s' if len(near) > 1 else ''} read that "
+                 f"define{'' if len(near) > 1 else 's'} {them})." if near else
               f"a {callee} release that defines {them}.") if build else
            f"Install {fix_rel}, or another {caller} release that supports {callee} {got.version}.")
     return finding(

@@ -228,10 +228,12 @@ def _find(releases: tuple[Any, ...], key: str, version: str | None, commit: str 
 
 def unmet(surface: Surface, caller: str, callee: str, *, caller_version: str | None = None,
           caller_commit: str | None = None, callee_version: str | None = None,
-          callee_commit: str | None = None) -> Unmet | None:
+          callee_commit: str | None = None, from_index: bool = False) -> Unmet | None:
     """What `caller` imports at load that `callee` at its release does not define. The caller's release comes from
-    its version (or commit); with neither known, only the imports every caller release read makes are held against
-    the callee. None when nothing is unmet, or a release is not one the table read."""
+    its commit when that is one read, else its version; with neither known, only the imports every caller release
+    read makes are held against the callee. A source build declaring the caller's version adds what only it imports
+    (`source_names`), unless the caller was installed `from_index` (a release's own files). None when nothing is
+    unmet, or a release is not one the table read."""
     c, d = surface.callers.get(caller), surface.callees.get(callee)
     if c is None or d is None or not c.releases:
         return None
@@ -240,17 +242,18 @@ def unmet(surface: Surface, caller: str, callee: str, *, caller_version: str | N
         return None
     released = tuple(r for r in c.releases if not r.source_build)
     builds: list[CallerRelease] = []
-    if caller_commit and len(caller_commit.strip()) >= 7:
-        rel = _find(c.releases, "commit", None, caller_commit)
-        if rel is None:
-            return None
+    at = _find(c.releases, "commit", None, caller_commit) if caller_commit else None
+    if at is not None:
+        rel = at
         needs = rel.imports.get(callee, {})
+    elif caller_commit and c.key == "commit":
+        return None
     elif caller_version:
         rel = _find(released, c.key, caller_version, None)
         if rel is None:
             return None
         needs = rel.imports.get(callee, {})
-        builds = [r for r in c.releases if r.source_build and _same(r.version, rel.version)]
+        builds = [] if from_index else [r for r in c.releases if r.source_build and _same(r.version, rel.version)]
     elif c.key == "commit" or not released:
         return None
     else:

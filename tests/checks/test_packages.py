@@ -312,6 +312,13 @@ def test_a_name_only_a_source_build_declaring_a_release_version_imports_is_a_war
     assert f.title.startswith("mbridge 0.15.1 built from main (") and "get_tensor_model_parallel_group_if_none" in f.title
     assert "The mbridge 0.15.1 release (v0.15.1) imports nothing megatron-core 0.12.1 lacks" in f.detail
     assert "megatron-core 0.13.0" in f.fix.text and "mbridge/models/qwen3_vl/utils.py#L8" in f.source
+    # collected from a PyPI install (no direct_url.json, not editable): the release's own files, nothing to say; a
+    # VCS install at main's commit read is that tree: an error
+    assert run({"mbridge": {"version": "0.15.1", "editable": False}, "megatron-core": {"version": "0.12.1"}}) == []
+    (f,) = run({"mbridge": {"version": "0.15.1", "editable": False, "url": "https://github.com/ISEEKYAN/mbridge.git",
+                            "commit": "10cb17f59dd082ef1dd9d5a36f8b1b5b3a5ecc3e"}, "megatron-core": {"version": "0.12.1"}})
+    assert f.severity.value == "error" and f.title.startswith("mbridge 0.15.1 at main (10cb17f59) imports get_tensor")
+    assert "at main (commit 10cb17f59)" in f.detail
     # megatron-core 0.13.0 defines it; the release 0.15.0 has no source build declaring its version
     assert run({"mbridge": {"version": "0.15.1"}, "megatron-core": {"version": "0.13.0"}}) == []
     assert run({"mbridge": {"version": "0.15.0"}, "megatron-core": {"version": "0.12.1"}}) == []

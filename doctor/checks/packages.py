@@ -377,8 +377,9 @@ def _import_finding(u: Any, caller: str, callee: str, cv: str | None, cc: str | 
         f"have{more}",
         detail=f"{caveat}{caller}'s modules run {lines} {scope} when {caller} is imported "
                f"(`import {' / '.join(rel.entries) or caller}`); {callee} {got.version} ({got.ref}, commit "
-               f"{got.commit[:9]}) does not define {them}: the import raises ImportError: cannot import name "
-               f"'{name}' from '{module}'" + ("" if name else " (ModuleNotFoundError when the module itself is gone)")
+               f"{got.commit[:9]}) does not {'have the module' if module in u.no_module else f'define {them}'}: "
+               + (f"the import raises ModuleNotFoundError: No module named '{module}'" if module in u.no_module else
+                  f"the import raises ImportError: cannot import name '{name}' from '{module}'")
                + f". Read from both sources with ast (profiles/import-surface.json, read {read}).",
         evidence={caller: cv or cc, callee: dv or dc, "imports": [f"{m}:{n}" for m, n, _ in names],
                   "read_at": {caller: rel.ref, callee: got.ref}, **({"source_build": rel.commit} if build else {})},

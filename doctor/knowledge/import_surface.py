@@ -59,6 +59,7 @@ class Caller(Project):
 class Callee(Project):
     releases: tuple[Release, ...]
     missing: dict[str, frozenset[str]]  # "module:name" -> the callee versions that lack it
+    no_module: dict[str, frozenset[str]]  # ... of those, the ones where the module itself is not there
     unknown: dict[str, frozenset[str]]  # ... that may lack it (not judged)
 
 
@@ -85,6 +86,7 @@ class Unmet:
     # what a source build declaring the same version (a branch head) imports beyond that and the callee lacks
     source_build: CallerRelease | None = None
     source_names: tuple[tuple[str, str, str], ...] = ()
+    no_module: frozenset[str] = frozenset()  # the modules (of the names) the callee release does not have at all
 
     @property
     def source(self) -> str:
@@ -166,16 +168,20 @@ def parse(data: object, source: str) -> Surface:
             raise v.fail(f"{p}.names", "must be a table")
         missing: dict[str, frozenset[str]] = {}
         unknown: dict[str, frozenset[str]] = {}
+        no_module: dict[str, frozenset[str]] = {}
         for k, raw_n in c["names"].items():
             q = f"{p}.names.{_key(v, k, f'{p}.names')}"
-            n = v.keys(raw_n, {"missing", "unknown"}, q, required=("missing", "unknown"))
-            for what, out in (("missing", missing), ("unknown", unknown)):
-                vs = v.strs(n[what], f"{q}.{what}")
+            n = v.keys(raw_n, {"missing", "unknown", "no_module"}, q, required=("missing", "unknown"))
+            for what, out in (("missing", missing), ("unknown", unknown), ("no_module", no_module)):
+                vs = v.strs(n.get(what, []), f"{q}.{what}")
                 stray = [x for x in vs if x not in versions]
                 if stray:
                     raise v.fail(f"{q}.{what}", f"{stray[0]!r} is not a release of {name} the table read")
+                if what == "no_module" and not set(vs) <= missing[k]:
+                    raise v.fail(f"{q}.{what}", "must list only releases that `missing` lists")
                 out[k] = frozenset(vs)
-        callees[name] = Callee(name, v.url(c["url"], f"{p}.url", pinned=False), "version", rels2, missing, unknown)
+        callees[name] = Callee(name, v.url(c["url"], f"{p}.url", pinned=False), "version", rels2, missing, no_module,
+                               unknown)
     for cname, caller in callers.items():
         for rel in caller.releases:
             for callee, names in rel.imports.items():
@@ -277,7 +283,8 @@ def unmet(surface: Surface, caller: str, callee: str, *, caller_version: str | N
                   if not any(r.version in d.missing[k] or r.version in d.unknown[k] for k in keys))
     names = tuple((k.split(":")[0], k.split(":")[1], w) for k, w in lacking)
     source_names = tuple((k.split(":")[0], k.split(":")[1], w) for k, w in extra)
-    return Unmet(caller, rel, rel or released[-1], callee, got, names, fixed, c.url, d.url, build, source_names)
+    gone = frozenset(k.split(":")[0] for k, _ in (*lacking, *extra) if got.version in d.no_module.get(k, frozenset()))
+    return Unmet(caller, rel, rel or released[-1], callee, got, names, fixed, c.url, d.url, build, source_names, gone)
 
 
 def _lacking(needs: dict[str, str], callee: Callee, release: Release) -> list[tuple[str, str]]:

@@ -275,6 +275,7 @@ def test_a_release_importing_at_load_a_name_the_installed_megatron_core_lacks_is
     assert f.title.startswith("mbridge 0.13.0 imports FullyShardedDataParallel from "
                               "megatron.core.distributed.custom_fsdp") and "megatron-core 0.14.0" in f.title
     assert "mbridge/core/util.py:248" in f.detail and "core_v0.14.0" in f.detail and "0.13.1" in f.fix.text
+    assert "ModuleNotFoundError: No module named 'megatron.core.distributed.custom_fsdp'" in f.detail
     assert f.source.startswith("https://github.com/ISEEKYAN/mbridge/blob/0efefc6") and "#L248" in f.source
     assert "https://github.com/NVIDIA/Megatron-LM/tree/" in f.source
     # the same releases from a git checkout of Megatron: the probed module's version counts; a commit not read is

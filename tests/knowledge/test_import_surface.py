@@ -90,6 +90,8 @@ def _bad(path: str, value: object) -> dict[str, object]:
      "callees.megatron-core.names.megatron.core.utils:old.missing"),
     ("callees/megatron-core/names", {"no-colon": {"missing": [], "unknown": []}}, "callees.megatron-core.names"),
     ("callees/megatron-core/names", {}, "callers.br"),
+    ("callees/megatron-core/names/megatron.core.utils:old", {"missing": [], "unknown": [], "no_module": ["0.1.0"]},
+     "callees.megatron-core.names.megatron.core.utils:old.no_module"),
 ])
 def test_a_malformed_table_names_the_file_and_key(path, value, key):
     assert parse(copy.deepcopy(GOOD), "/k/import-surface.json").callers["br"].releases[0].entries == ("br",)

@@ -85,12 +85,13 @@ def test_the_imports_a_caller_makes_at_load_and_the_callee_releases_that_lack_th
     assert [(r["version"], r["ref"]) for r in mc["releases"]] == [("0.1.0", "core_v0.1.0"), ("0.2.0", "core_v0.2.0")]
     names = mc["names"]
     assert names["megatron.core.utils:old"] == {"missing": ["0.2.0"], "unknown": []}
-    assert names["megatron.core.gone:"] == {"missing": ["0.2.0"], "unknown": []}  # the module itself is gone
+    # the module itself is gone
+    assert names["megatron.core.gone:"] == {"missing": ["0.2.0"], "unknown": [], "no_module": ["0.2.0"]}
     assert names["megatron.core.utils:new"] == {"missing": ["0.1.0"], "unknown": []}  # bound under `if`: defined
     assert names["megatron.core.utils:starred"] == {"missing": ["0.1.0"], "unknown": []}  # via `from .helpers import *`
     assert names["megatron.core:fsdp"] == {"missing": ["0.1.0"], "unknown": []}  # a namespace-package submodule
     # a module-level __getattr__ may define anything: unknown, never missing; a module not there is missing
-    assert names["megatron.core.lazy:anything"] == {"missing": ["0.1.0"], "unknown": ["0.2.0"]}
+    assert names["megatron.core.lazy:anything"] == {"missing": ["0.1.0"], "unknown": ["0.2.0"], "no_module": ["0.1.0"]}
     assert names["megatron.core.models:GPT"] == {"missing": [], "unknown": []}
     assert not any(k.endswith((":fancy", ":T", ":inner", ":never_loaded", ":only_if_present")) for k in names)
 
@@ -99,7 +100,8 @@ def test_a_module_getattr_makes_a_name_unknown(repos):
     repos["mc"].commit({"megatron/core/utils.py": UTILS_2 + LAZY}, tag="core_v0.3.0")
     names = _read(repos)["callees"]["megatron-core"]["names"]  # type: ignore[index]
     assert names["megatron.core.utils:old"] == {"missing": ["0.2.0"], "unknown": ["0.3.0"]}
-    assert names["megatron.core.lazy:anything"] == {"missing": ["0.1.0"], "unknown": ["0.2.0", "0.3.0"]}
+    assert names["megatron.core.lazy:anything"] == {"missing": ["0.1.0"], "unknown": ["0.2.0", "0.3.0"],
+                                                    "no_module": ["0.1.0"]}
 
 
 def test_the_written_table_loads_and_the_check_judges_only_releases_read(repos, tmp_path):
@@ -116,6 +118,7 @@ def test_the_written_table_loads_and_the_check_judges_only_releases_read(repos, 
     u = unmet(t, "br", "megatron-core", caller_version="1.0", callee_version="0.2.0")
     assert u is not None and [(m, n, w) for m, n, w in u.names] == [
         ("megatron.core.gone", "", "br/util.py:2"), ("megatron.core.utils", "old", "br/util.py:1")]
+    assert u.no_module == {"megatron.core.gone"}
     assert unmet(t, "br", "megatron-core", caller_version="2.0", callee_version="0.2.0") is None
     # a release between or after the reads, on either side, is not judged
     assert unmet(t, "br", "megatron-core", caller_version="1.5", callee_version="0.1.0") is None

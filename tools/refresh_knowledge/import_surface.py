@@ -261,10 +261,11 @@ class Tree:
         return names, unknown
 
     def defines(self, module: str, name: str) -> str:
-        """'has', 'missing' or 'unknown' for `from module import name` (`name` "": `import module`)."""
+        """'has', 'missing', 'no_module' (missing: the module itself is not there) or 'unknown' for `from module
+        import name` (`name` "": `import module`)."""
         got = self.bound(module)
         if got is None:
-            return "missing"
+            return "no_module"
         if not name or name in got[0] or self.exists(f"{module}.{name}"):
             return "has"
         return "unknown" if got[1] else "missing"
@@ -504,8 +505,10 @@ def read(gits: dict[str, Git], releases: dict[str, list[Release]], callers: tupl
             rels_read.append({"version": rel.version, "ref": rel.ref, "commit": rel.commit})
             for m, n in sorted(needed[callee.name]):
                 verdict = tree.defines(m, n)
+                if verdict == "no_module":
+                    names[_key(m, n)].setdefault("no_module", []).append(rel.version)
                 if verdict != "has":
-                    names[_key(m, n)][verdict].append(rel.version)
+                    names[_key(m, n)]["unknown" if verdict == "unknown" else "missing"].append(rel.version)
         out_callees[callee.name] = {"url": callee.url, "package_dir": callee.package_dir, "releases": rels_read,
                                     "names": names}
     return {"schema": SCHEMA, "read": date or _dt.date.today().isoformat(),

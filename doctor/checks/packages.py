@@ -274,7 +274,7 @@ def missing_api(ctx: CheckContext) -> Iterator[Finding]:
 # the table is loaded only when a callee's release and a caller are known (tests/knowledge/test_import_surface.py
 # checks these agree with the table). A caller or callee installed from git is also matched by its commit.
 IMPORT_CALLERS = ("mbridge", "verl", "mindspeed")
-IMPORT_CALLEES = ("megatron-core",)
+IMPORT_CALLEES = ("megatron-core", "transformers")
 _GIT_MODULE = {"mindspeed": "mindspeed", "megatron-core": "megatron"}
 
 
@@ -350,7 +350,7 @@ def _import_finding(u: Any, caller: str, callee: str, cv: str | None, cc: str | 
     who = (f"{caller} {rel.version} built from {rel.ref} ({rel.commit[:9]})" if build else
            f"{caller} {rel.version} at {rel.ref} ({rel.commit[:9]})" if u.caller_release and cc else
            f"{caller} {rel.version}" if u.caller_release else caller)
-    have = f"{callee} {dv}" if dv else f"{callee} at {got.commit[:9]}"
+    have = f"{callee} {dv}" if dv else f"{callee} at {got.commit[:9] or got.ref}"
     module, name, _ = names[0]
     more = f" (and {len(names) - 1} more)" if len(names) > 1 else ""
     lines = "; ".join(f"`{_import_line(m, n)}` ({w})" for m, n, w in names[:6]) + (" …" if len(names) > 6 else "")
@@ -376,8 +376,8 @@ def _import_finding(u: Any, caller: str, callee: str, cv: str | None, cc: str | 
         f"{who} imports {name or module} from {module if name else callee} at load, which {have} does not "
         f"have{more}",
         detail=f"{caveat}{caller}'s modules run {lines} {scope} when {caller} is imported "
-               f"(`import {' / '.join(rel.entries) or caller}`); {callee} {got.version} ({got.ref}, commit "
-               f"{got.commit[:9]}) does not {'have the module' if module in u.no_module else f'define {them}'}: "
+               f"(`import {' / '.join(rel.entries) or caller}`); {callee} {got.version} ({got.where}) does not "
+               + ("have the module: " if module in u.no_module else f"define {them}: ")
                + (f"the import raises ModuleNotFoundError: No module named '{module}'" if module in u.no_module else
                   f"the import raises ImportError: cannot import name '{name}' from '{module}'")
                + f". Read from both sources with ast (profiles/import-surface.json, read {read}).",

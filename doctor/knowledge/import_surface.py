@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import json
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from packaging.version import InvalidVersion, Version
@@ -31,14 +31,19 @@ FILE = "import-surface.json"
 @dataclass(frozen=True)
 class Release:
     version: str
-    ref: str  # the tag (or branch) read
-    commit: str
+    ref: str  # the tag (or branch) read; for a wheel, its file name
+    commit: str  # "" for a release read from its wheel
+    sha256: str = ""  # the wheel's, when read from one
+
+    @property
+    def where(self) -> str:
+        return f"{self.ref}, commit {self.commit[:9]}" if self.commit else f"PyPI's {self.ref}"
 
 
 @dataclass(frozen=True)
 class CallerRelease(Release):
-    entries: tuple[str, ...]  # the entry modules that exist at this release
-    imports: dict[str, dict[str, str]]  # callee -> "module:name" -> "file:line" ("module:" for `import module`)
+    entries: tuple[str, ...] = ()  # the entry modules that exist at this release
+    imports: dict[str, dict[str, str]] = field(default_factory=dict)  # callee -> "module:name" -> "file:line"
     source_build: bool = False  # a branch head that declares a release's version (what a source build installs)
     date: str = ""  # its commit date, for a source build
 
@@ -95,17 +100,20 @@ class Unmet:
         at, names = (self.cited, self.names) if self.names or self.source_build is None else (
             self.source_build, self.source_names)
         file, _, line = names[0][2].rpartition(":")
+        got = self.callee_release
         return (f"{self.caller_url}/blob/{at.commit}/{file}#L{line}; "
-                f"{self.callee_url}/tree/{self.callee_release.commit}")
+                f"{self.callee_url}/tree/{got.commit or 'v' + got.version}")
 
 
 def _release(v: Validator, raw: Any, p: str, extra: set[str]) -> dict[str, Any]:
-    r = v.keys(raw, {"version", "ref", "commit"} | extra, p, required=("version", "ref", "commit"))
+    """A release read at a git commit, or (a callee with "sha256") from its PyPI wheel."""
+    r = v.keys(raw, {"version", "ref", "commit"} | extra, p, required=("version", "ref"))
     v.version(r["version"], f"{p}.version")
     v.req(r["ref"], f"{p}.ref")
-    c = v.req(r["commit"], f"{p}.commit")
-    if len(c) != 40 or any(ch not in "0123456789abcdef" for ch in c):
-        raise v.fail(f"{p}.commit", f"{c!r} is not a full commit sha")
+    key, size = ("sha256", 64) if "sha256" in r and "commit" not in r else ("commit", 40)
+    c = v.req(r.get(key), f"{p}.{key}")
+    if len(c) != size or any(ch not in "0123456789abcdef" for ch in c):
+        raise v.fail(f"{p}.{key}", f"{c!r} is not a full {'commit sha' if key == 'commit' else 'sha256'}")
     return r
 
 
@@ -150,8 +158,8 @@ def parse(data: object, source: str) -> Surface:
                     raise v.fail(f"{q}.imports.{callee}", "must be a table of 'module:name' -> 'file:line'")
                 got[callee] = {_key(v, k, f"{q}.imports.{callee}"): v.req(w, f"{q}.imports.{callee}.{k}")
                                for k, w in names.items()}
-            rels.append(CallerRelease(r["version"], r["ref"], r["commit"], v.strs(r.get("entries", []),
-                                                                                   f"{q}.entries"), got,
+            rels.append(CallerRelease(r["version"], r["ref"], r["commit"], "", v.strs(r.get("entries", []),
+                                                                                       f"{q}.entries"), got,
                                       source_build, date))
         callers[name] = Caller(name, v.url(c["url"], f"{p}.url", pinned=False), c["key"], tuple(rels))
     callees: dict[str, Callee] = {}
@@ -160,9 +168,8 @@ def parse(data: object, source: str) -> Surface:
         c = v.keys(raw, {"url", "package_dir", "releases", "names"}, p, required=("url", "releases", "names"))
         if not isinstance(c["releases"], list) or not c["releases"]:
             raise v.fail(f"{p}.releases", "must list the releases read")
-        rels2 = tuple(Release(r["version"], r["ref"], r["commit"])
-                      for i, r in enumerate(_release(v, x, f"{p}.releases[{i}]", set())
-                                            for i, x in enumerate(c["releases"])))
+        rels2 = tuple(Release(r["version"], r["ref"], r.get("commit", ""), r.get("sha256", ""))
+                      for r in (_release(v, x, f"{p}.releases[{i}]", {"sha256"}) for i, x in enumerate(c["releases"])))
         versions = {r.version for r in rels2}
         if not isinstance(c["names"], dict):
             raise v.fail(f"{p}.names", "must be a table")

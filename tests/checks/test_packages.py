@@ -323,3 +323,23 @@ def test_a_name_only_a_source_build_declaring_a_release_version_imports_is_a_war
     # megatron-core 0.13.0 defines it; the release 0.15.0 has no source build declaring its version
     assert run({"mbridge": {"version": "0.15.1"}, "megatron-core": {"version": "0.13.0"}}) == []
     assert run({"mbridge": {"version": "0.15.0"}, "megatron-core": {"version": "0.12.1"}}) == []
+
+
+def test_verl_importing_a_transformers_name_that_transformers_5_removed_is_an_error():
+    """verl 0.6.1's verl/utils/model.py imports AutoModelForVision2Seq at module level; transformers 5.0 removed it
+    (profiles/import-surface.json, read from the PyPI wheels)."""
+    f = found(bare(packages={"verl": {"version": "0.6.1"}, "transformers": {"version": "5.3.0"}}))
+    assert f.get("package-imports-missing-name") == "error"
+    from doctor.checks.diagnose import diagnose
+    from doctor.snapshot.model import snapshot_from_dict
+
+    snap = snapshot_from_dict({"schema": "doctor.snapshot/1", "packages": {"verl": {"version": "0.6.1"},
+                                                                          "transformers": {"version": "5.3.0"}}})
+    (x,) = [x for x in diagnose([(None, snap, None)]).findings if x.id == "package-imports-missing-name"]
+    assert x.components[:2] == ("verl", "transformers") and "AutoModelForVision2Seq" in x.title
+    assert "transformers-5.3.0-py3-none-any.whl" in x.detail and x.source.endswith("transformers/tree/v5.3.0")
+    # a transformers release that has it, one not read, and a verl that no longer imports it: nothing
+    for pk in ({"verl": {"version": "0.6.1"}, "transformers": {"version": "4.57.6"}},
+               {"verl": {"version": "0.6.1"}, "transformers": {"version": "5.2.0"}},
+               {"verl": {"version": "0.7.1"}, "transformers": {"version": "5.3.0"}}):
+        assert "package-imports-missing-name" not in found(bare(packages=pk))

@@ -39,6 +39,12 @@ def test_the_packaged_table_holds_the_releases_read_and_what_they_import():
     assert [n[:2] for n in u.source_names] == [("megatron.core.utils", "get_tensor_model_parallel_group_if_none")]
     (head,) = [r for r in t.callers["mbridge"].releases if r.source_build]  # main still declares 0.15.1
     assert head.version == "0.15.1" and head.date
+    # verl 0.6.0-0.7.0 import AutoModelForVision2Seq from transformers when verl/utils/model.py loads; transformers
+    # 5.0 removed it (read from PyPI's wheels)
+    u = unmet(t, "verl", "transformers", caller_version="0.6.1", callee_version="5.0.0")
+    assert u is not None and u.names == (("transformers", "AutoModelForVision2Seq", "verl/utils/model.py:28"),)
+    assert unmet(t, "verl", "transformers", caller_version="0.7.1", callee_version="5.0.0") is None
+    assert {r.version for r in t.callees["transformers"].releases} >= {"4.57.6", "5.0.0", "5.10.4"}
     # MindSpeed's adaptor imports no megatron.core name at module level (it patches inside functions)
     assert all(not r.imports for r in t.callers["mindspeed"].releases)
 
@@ -49,16 +55,19 @@ def test_every_verified_stacks_pins_pass_and_are_judged():
     from tests.stacks import stack_snapshot
 
     t = load()
-    judged = 0
+    judged = judged_tf = 0
     for p in load_profiles():
         snap = stack_snapshot(p)
         verl = snap["packages"]["verl"]["version"]
         megatron = snap["packages"].get("megatron-core", {}).get("version") or snap["modules"]["megatron"]["version"]
+        transformers = snap["packages"]["transformers"]["version"]
         for caller in ("verl", "mbridge"):
-            assert unmet(t, caller, "megatron-core", caller_version=verl if caller == "verl" else None,
-                         callee_version=megatron) is None, p.name
+            for callee, v in (("megatron-core", megatron), ("transformers", transformers)):
+                assert unmet(t, caller, callee, caller_version=verl if caller == "verl" else None,
+                             callee_version=v) is None, (p.name, callee)
         judged += any(r.version == verl for r in t.callers["verl"].releases)
-    assert judged >= 8
+        judged_tf += any(r.version == transformers for r in t.callees["transformers"].releases)
+    assert judged >= 8 and judged_tf >= 8
 
 
 GOOD = {"schema": "doctor.import-surface/1", "read": "2026-12-04",

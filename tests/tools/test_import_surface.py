@@ -144,3 +144,62 @@ def test_a_branch_head_declaring_a_release_version_is_read_as_a_source_build(rep
         assert gen.branch_head(git, "no-such-branch", released) is None
     finally:
         git.close()
+
+
+LAZY_INIT = """from typing import TYPE_CHECKING
+from .utils import define_import_structure
+_import_structure = {"configuration_utils": ["PretrainedConfig"]}
+if TYPE_CHECKING:
+    from .configuration_utils import PretrainedConfig
+    from .models import *
+else:
+    import sys
+    sys.modules[__name__] = _LazyModule(__name__, define_import_structure(__file__))
+"""
+MODELS_INIT = "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from .gone_model import *\n    from .auto import *\n"
+
+
+def _wheel(path: Path, version: str, files: dict[str, str]) -> str:
+    import zipfile
+
+    w = path / f"tf-{version}-py3-none-any.whl"
+    with zipfile.ZipFile(w, "w") as z:
+        for name, text in files.items():
+            z.writestr(name, text)
+    return str(w)
+
+
+def test_a_callee_read_from_its_wheels_and_a_lazy_package_serves_the_all_of_its_files(tmp_path, repos):
+    """transformers' packages are lazy: at run time they serve the `__all__` of the files under them
+    (define_import_structure), and their TYPE_CHECKING star imports may name files that are gone."""
+    base = {"tf/__init__.py": LAZY_INIT, "tf/utils.py": "def define_import_structure(p):\n    pass\n",
+            "tf/configuration_utils.py": "class PretrainedConfig:\n    pass\n", "tf/models/__init__.py": MODELS_INIT,
+            "tf/models/auto/__init__.py": "from .modeling_auto import *\n"}
+    old = _wheel(tmp_path, "4.0", {**base, "tf/models/auto/modeling_auto.py":
+                                   "__all__ = ['AutoModel', 'AutoModelForVision2Seq']\nAutoModel = AutoModelForVision2Seq = 1\n"})
+    new = _wheel(tmp_path, "5.0", {**base, "tf/models/auto/modeling_auto.py": "__all__ = ['AutoModel']\nAutoModel = 1\n"})
+    assert [v for v, _ in gen.wheel_releases(str(tmp_path), "tf")] == ["4.0", "5.0"]
+    repos["br"].commit({"br/models/llm.py": "from tf import AutoModel, AutoModelForVision2Seq, PretrainedConfig\n"},
+                       tag="v3.0")
+    gits = {"br": gen.Git(str(repos["br"].path))}
+    gen.CALLEE_MODULES["tf"] = "tf"
+    try:
+        callee = gen.Project("tf", "", "tf", "https://github.com/huggingface/transformers")
+        caller = gen.Project("br", "br", "br", "https://github.com/x/br", ("br",))
+        t = gen.read(gits, {"br": gen.tag_releases(gits["br"], r"v(\d+\.\d+)")}, (caller,), (callee,),
+                     date="2026-12-04", wheels={"tf": gen.wheel_releases(str(tmp_path), "tf")})
+    finally:
+        del gen.CALLEE_MODULES["tf"]
+        gits["br"].close()
+    tf = t["callees"]["tf"]  # type: ignore[index]
+    assert [(r["version"], r["ref"]) for r in tf["releases"]] == [("4.0", "tf-4.0-py3-none-any.whl"),
+                                                                 ("5.0", "tf-5.0-py3-none-any.whl")]
+    assert len(tf["releases"][0]["sha256"]) == 64 and old != new
+    assert tf["names"] == {"tf:AutoModel": {"missing": [], "unknown": []},
+                           "tf:AutoModelForVision2Seq": {"missing": ["5.0"], "unknown": []},
+                           "tf:PretrainedConfig": {"missing": [], "unknown": []}}
+    from doctor.knowledge.import_surface import parse, unmet
+
+    u = unmet(parse(t, "x"), "br", "tf", caller_version="3.0", callee_version="5.0")
+    assert u is not None and [n[:2] for n in u.names] == [("tf", "AutoModelForVision2Seq")]
+    assert u.source.endswith("https://github.com/huggingface/transformers/tree/v5.0")

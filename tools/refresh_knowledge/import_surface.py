@@ -106,6 +106,32 @@ class Git:
             self._batch = None
 
 
+class Wheel:
+    """A release's wheel (a zip): the files it installs, read like a git tree (`show(_, path)`), for a callee
+    whose repository is too large to mirror (transformers)."""
+
+    def __init__(self, path: str) -> None:
+        import hashlib
+        import zipfile
+
+        self.path = path
+        self.zip = zipfile.ZipFile(path)
+        with open(path, "rb") as fh:
+            self.sha256 = hashlib.sha256(fh.read()).hexdigest()
+
+    def files(self, under: str) -> list[str]:
+        return [n for n in self.zip.namelist() if n.startswith(under + "/")]
+
+    def show(self, commit: str, path: str) -> str | None:
+        try:
+            return self.zip.read(path).decode("utf-8", "replace")
+        except KeyError:
+            return None
+
+    def close(self) -> None:
+        self.zip.close()
+
+
 # -- callers: the imports that must succeed --------------------------------------------------------------------
 
 @dataclass(frozen=True)
@@ -189,11 +215,13 @@ def _under(module: str, prefix: str) -> bool:
 class Tree:
     """The callee's files at one commit, and what its modules bind (parsed on demand)."""
 
-    git: Git
+    git: Git | Wheel
     commit: str
     files: set[str]
+    top: str = ""  # the callee's top package (`megatron.core`): star imports inside it are resolved in the tree
     dirs: set[str] = field(default_factory=set)
     _bound: dict[str, tuple[set[str], bool] | None] = field(default_factory=dict)
+    _all: dict[str, set[str]] = field(default_factory=dict)  # a module's literal `__all__`, when it has one
 
     def __post_init__(self) -> None:
         for f in self.files:
@@ -233,8 +261,17 @@ class Tree:
             return set(), True
         names: set[str] = set()
         unknown = False
+        all_: set[str] | bool | None = None
         package = module if path.endswith("__init__.py") else module.rpartition(".")[0]
-        for node in _module_level(tree.body):
+        lazy = path.endswith("__init__.py") and any(
+            isinstance(n, ast.Name) and n.id == "define_import_structure" for n in ast.walk(tree))
+        if lazy:
+            # transformers' lazy packages serve, at run time, the `__all__` of the files under them
+            # (utils/import_utils.py define_import_structure); their TYPE_CHECKING star imports only mirror that
+            scanned, unsure = self._all_under(path.rpartition("/")[0])
+            names |= scanned
+            unknown |= unsure
+        for node in _module_level(tree.body, skip_type_checking=lazy):
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
                 names.add(node.name)
                 unknown |= node.name == "__getattr__"
@@ -246,19 +283,57 @@ class Tree:
                         names.add(a.asname or a.name)
                         continue
                     src = _absolute(node, package)
+                    if src and _under(src, self.top) and not self.exists(src):
+                        continue  # a module the tree does not hold binds nothing (a stale TYPE_CHECKING line)
                     got = self.bound(src, depth + 1) if src and depth < 8 else None
                     if got is None:
                         unknown = True
                         continue
-                    names |= {n for n in got[0] if not n.startswith("_")}
-                    unknown |= got[1]
+                    if src in self._all:  # `import *` binds exactly its literal __all__
+                        names |= self._all[src]
+                    else:
+                        names |= {n for n in got[0] if not n.startswith("_")}
+                        unknown |= got[1]
             elif isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign, ast.For, ast.AsyncFor, ast.With,
                                    ast.AsyncWith)):
                 names |= _targets(node)
+            if _mentions(node, "_import_structure"):  # a lazy module's table of the names it serves
+                names |= {c.value for c in ast.walk(node) if isinstance(c, ast.Constant) and isinstance(c.value, str)
+                          and c.value.isidentifier()}
             if isinstance(node, (ast.Assign, ast.AugAssign)) and any(
                     isinstance(t, ast.Name) and t.id == "__all__" for t in _assign_targets(node)):
                 names |= _strings(node.value)
+                if isinstance(node.value, (ast.List, ast.Tuple)) and all_ is not False:
+                    all_ = (all_ or set()) | _strings(node.value)
+                else:
+                    all_ = False  # computed: what `import *` binds is not known from the text
+        if all_:
+            self._all[module] = all_
         return names, unknown
+
+    def _all_under(self, directory: str) -> tuple[set[str], bool]:
+        """The union of the literal `__all__` of every file under `directory`; True when one is computed."""
+        names: set[str] = set()
+        unsure = False
+        for f in sorted(self.files):
+            if not f.startswith(directory + "/") or not f.endswith(".py"):
+                continue
+            text = self.git.show(self.commit, f) or ""
+            if "__all__" not in text:
+                continue
+            try:
+                body = ast.parse(text).body
+            except (SyntaxError, ValueError):
+                unsure = True
+                continue
+            for node in body:
+                if isinstance(node, ast.Assign | ast.AugAssign) and any(
+                        isinstance(t, ast.Name) and t.id == "__all__" for t in _assign_targets(node)):
+                    if isinstance(node.value, ast.List | ast.Tuple):
+                        names |= _strings(node.value)
+                    else:
+                        unsure = True
+        return names, unsure
 
     def defines(self, module: str, name: str) -> str:
         """'has', 'missing', 'no_module' (missing: the module itself is not there) or 'unknown' for `from module
@@ -271,12 +346,25 @@ class Tree:
         return "unknown" if got[1] else "missing"
 
 
-def _module_level(body: Iterable[ast.stmt]) -> Iterator[ast.stmt]:
-    """Every statement that runs in the module body, also under if / try / with / for (conditional bindings count)."""
+def _mentions(node: ast.stmt, name: str) -> bool:
+    """An assignment to, or a call on, `name` (`x = {...}`, `x["k"] = [...]`, `x["k"].extend([...])`)."""
+    if isinstance(node, ast.Assign | ast.AugAssign | ast.AnnAssign):
+        return any(isinstance(n, ast.Name) and n.id == name for t in _assign_targets(node) for n in ast.walk(t))
+    if isinstance(node, ast.Expr) and isinstance(node.value, ast.Call):
+        return any(isinstance(n, ast.Name) and n.id == name for n in ast.walk(node.value.func))
+    return False
+
+
+def _module_level(body: Iterable[ast.stmt], skip_type_checking: bool = False) -> Iterator[ast.stmt]:
+    """Every statement that runs in the module body, also under if / try / with / for (conditional bindings count);
+    with `skip_type_checking`, not the body of `if TYPE_CHECKING:`."""
     for st in body:
         yield st
         if isinstance(st, ast.If):
-            yield from _module_level(st.body)
+            tc = isinstance(st.test, ast.Name) and st.test.id == "TYPE_CHECKING" or isinstance(
+                st.test, ast.Attribute) and st.test.attr == "TYPE_CHECKING"
+            if not (tc and skip_type_checking):
+                yield from _module_level(st.body)
             yield from _module_level(st.orelse)
         elif isinstance(st, ast.Try):
             yield from _module_level(st.body)
@@ -342,19 +430,23 @@ class Project:
     key: str = "version"  # how a snapshot's release is matched: "version", or "commit" (installed from git)
 
 
-CALLEES = (Project("megatron-core", "NVIDIA+Megatron-LM", "megatron/core", "https://github.com/NVIDIA/Megatron-LM"),)
+CALLEES = (Project("megatron-core", "NVIDIA+Megatron-LM", "megatron/core", "https://github.com/NVIDIA/Megatron-LM"),
+           # read from its PyPI wheels (--wheels): the repository is too large to mirror here
+           Project("transformers", "", "transformers", "https://github.com/huggingface/transformers"))
 CALLERS = (
     # `from mbridge import AutoBridge` (verl's megatron backend) runs mbridge/__init__.py.
     Project("mbridge", "ISEEKYAN+mbridge", "mbridge", "https://github.com/ISEEKYAN/mbridge", ("mbridge",)),
     # verl's megatron backend: the legacy workers, and the engine its newer trainers build.
+    # verl's trainer (`python -m verl.trainer.main_ppo`) and the workers it builds: FSDP and Megatron, legacy and engine.
     Project("verl", "verl-project+verl", "verl", "https://github.com/verl-project/verl",
-            ("verl.workers.megatron_workers", "verl.workers.engine.megatron")),
+            ("verl.trainer.main_ppo", "verl.workers.fsdp_workers", "verl.workers.engine.fsdp",
+             "verl.workers.megatron_workers", "verl.workers.engine.megatron")),
     # `import mindspeed.megatron_adaptor` is how MindSpeed is turned on (verl's NPU patches, MindSpeed-LLM).
     Project("mindspeed", "Ascend+MindSpeed", "mindspeed", "https://github.com/Ascend/MindSpeed",
             ("mindspeed.megatron_adaptor",), key="commit"),
 )
 # The top-level module each callee installs, which its callers import from.
-CALLEE_MODULES = {"megatron-core": "megatron.core"}
+CALLEE_MODULES = {"megatron-core": "megatron.core", "transformers": "transformers"}
 
 
 def tag_releases(git: Git, pattern: str, published: set[str] | None = None) -> list[Release]:
@@ -429,6 +521,20 @@ def default_releases(root: str, gits: dict[str, Git]) -> dict[str, list[Release]
     }
 
 
+def wheel_releases(directory: str, project: str) -> list[tuple[str, Wheel]]:
+    """The `<project>-<version>-py3-none-any.whl` files in `directory`, oldest version first."""
+    out = []
+    prefix = project.replace("-", "_") + "-"
+    for f in os.listdir(directory):
+        if f.startswith(prefix) and f.endswith("-py3-none-any.whl"):
+            try:
+                v = Version(f[len(prefix):].split("-")[0])
+            except InvalidVersion:
+                continue
+            out.append((v, os.path.join(directory, f)))
+    return [(str(v), Wheel(p)) for v, p in sorted(out)]
+
+
 # -- reading -------------------------------------------------------------------------------------------------------
 
 def _module_name(path: str) -> str:
@@ -468,9 +574,12 @@ def _key(module: str, name: str) -> str:
 
 
 def read(gits: dict[str, Git], releases: dict[str, list[Release]], callers: tuple[Project, ...] = CALLERS,
-         callees: tuple[Project, ...] = CALLEES, date: str | None = None) -> dict[str, object]:
+         callees: tuple[Project, ...] = CALLEES, date: str | None = None,
+         wheels: dict[str, list[tuple[str, Wheel]]] | None = None) -> dict[str, object]:
     """The table: per caller release what it imports from each callee (with the first file:line), per callee the
-    read releases that lack or may lack each of those names."""
+    read releases that lack or may lack each of those names. A callee in `wheels` (name -> [(version, wheel)]) is
+    read from those wheels instead of a git mirror."""
+    wheels = wheels or {}
     out_callers: dict[str, object] = {}
     needed: dict[str, set[tuple[str, str]]] = {c.name: set() for c in callees}
     for caller in callers:
@@ -496,13 +605,25 @@ def read(gits: dict[str, Git], releases: dict[str, list[Release]], callers: tupl
                                     "releases": rels}
     out_callees: dict[str, object] = {}
     for callee in callees:
-        if callee.name not in gits:
+        if callee.name not in gits and callee.name not in wheels:
             continue
-        git = gits[callee.name]
-        rels_read, names = [], {_key(m, n): {"missing": [], "unknown": []} for m, n in sorted(needed[callee.name])}
-        for rel in releases.get(callee.name, []):
-            tree = Tree(git, rel.commit, set(git.files(rel.commit, callee.package_dir)))
-            rels_read.append({"version": rel.version, "ref": rel.ref, "commit": rel.commit})
+        rels_read: list[dict[str, str]] = []
+        names: dict[str, dict[str, list[str]]] = {
+            _key(m, n): {"missing": [], "unknown": []} for m, n in sorted(needed[callee.name])}
+        trees: list[tuple[str, Tree]] = []
+        if callee.name in wheels:
+            for version, wheel in wheels[callee.name]:
+                trees.append((version, Tree(wheel, "", set(wheel.files(callee.package_dir)),
+                                            CALLEE_MODULES[callee.name])))
+                rels_read.append({"version": version, "ref": os.path.basename(wheel.path), "sha256": wheel.sha256})
+        else:
+            git = gits[callee.name]
+            for rel in releases.get(callee.name, []):
+                trees.append((rel.version, Tree(git, rel.commit, set(git.files(rel.commit, callee.package_dir)),
+                                                CALLEE_MODULES[callee.name])))
+                rels_read.append({"version": rel.version, "ref": rel.ref, "commit": rel.commit})
+        for version, tree in trees:
+            rel = Release(version, "", "")
             for m, n in sorted(needed[callee.name]):
                 verdict = tree.defines(m, n)
                 if verdict == "no_module":
@@ -525,16 +646,26 @@ def main(argv: list[str] | None = None) -> int:
                     help="directory holding the mirrors as owner+name/ (default /work/.mirror, or $DOCTOR_MIRRORS)")
     root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     ap.add_argument("--out", default=os.path.join(root, "profiles", "import-surface.json"))
+    ap.add_argument("--wheels", default=os.environ.get("DOCTOR_WHEELS", ""),
+                    help="directory of PyPI wheels of callees read from wheels (transformers-X-py3-none-any.whl); "
+                         "without it those callees are not read")
     a = ap.parse_args(argv)
+    wheels: dict[str, list[tuple[str, Wheel]]] = {}
     try:
-        gits = {p.name: Git(os.path.join(a.mirrors, p.mirror)) for p in (*CALLEES, *CALLERS)}
-        data = read(gits, default_releases(root, gits))
+        gits = {p.name: Git(os.path.join(a.mirrors, p.mirror)) for p in (*CALLEES, *CALLERS) if p.mirror}
+        for p in CALLEES:
+            if not p.mirror and a.wheels:
+                wheels[p.name] = wheel_releases(a.wheels, p.name)
+        data = read(gits, default_releases(root, gits), wheels=wheels)
     except (GitError, InputError, OSError, KeyError, ValueError) as e:
         print(f"import_surface: {e}", file=sys.stderr)
         return 2
     finally:
         for g in locals().get("gits", {}).values():
             g.close()
+        for ws in wheels.values():
+            for _, w in ws:
+                w.close()
     text = json.dumps(data, indent=1, sort_keys=False) + "\n"
     with open(a.out + ".tmp", "w") as f:
         f.write(text)

@@ -19,11 +19,14 @@ is a submodule. A module-level `__getattr__`, or a star import that cannot be re
 makes a name it does not bind *unknown*, never missing.
 
 Releases read: Megatron-Core at its `core_v*` tags that are PyPI releases and at the commits the verified stacks pin
-(profiles/requirements-git.toml); mbridge and verl at their release tags; MindSpeed at the pinned commits; and a
+(profiles/requirements-git.toml); transformers from the PyPI wheels in `--wheels` (its repository is too large to
+mirror; `pip download --no-deps transformers==X -d DIR`), whose lazy packages serve the `__all__` of the files under
+them (transformers' define_import_structure); mbridge and verl at their release tags; MindSpeed at the pinned commits; and a
 branch head whose pyproject.toml still declares a release's version (mbridge `main`) as that release's *source
 build*: `pip install git+...` reports the release's version over different files.
 
-Usage: python -m tools.refresh_knowledge.import_surface [--mirrors /work/.mirror] [--out profiles/import-surface.json]
+Usage: python -m tools.refresh_knowledge.import_surface [--mirrors /work/.mirror] [--wheels DIR]
+[--out profiles/import-surface.json]
 (README "Updating the knowledge"). Exit 2 when a mirror cannot be read.
 """
 

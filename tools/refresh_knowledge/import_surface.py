@@ -659,6 +659,9 @@ def main(argv: list[str] | None = None) -> int:
         for p in CALLEES:
             if not p.mirror and a.wheels:
                 wheels[p.name] = wheel_releases(a.wheels, p.name)
+            elif not p.mirror:
+                print(f"import_surface: {p.name} is not read (no --wheels): the table written leaves it out",
+                      file=sys.stderr)
         data = read(gits, default_releases(root, gits), wheels=wheels)
     except (GitError, InputError, OSError, KeyError, ValueError) as e:
         print(f"import_surface: {e}", file=sys.stderr)

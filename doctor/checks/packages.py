@@ -4,7 +4,7 @@ triton-ascend, numpy 2 with old torch, transformers outside verl's window, CUDA-
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any
+from typing import TYPE_CHECKING
 
 from doctor.checks.facts import absent, cann, family, installed, npu_host, pver, val, ver
 from doctor.checks.runner import CheckContext, check, skip
@@ -15,6 +15,9 @@ from doctor.knowledge.releases import release_for
 from doctor.knowledge.versions import CannVersion, pkg_satisfies
 from doctor.report import Finding, finding
 from doctor.snapshot.model import Snapshot, known
+
+if TYPE_CHECKING:
+    from doctor.knowledge.import_surface import Unmet
 
 # Packages whose absence stops verl on NPU: reported by their own checks (torch_npu area), skipped here.
 _OWN_CHECK = {"torch", "torch-npu"}
@@ -339,13 +342,13 @@ def import_surface(ctx: CheckContext) -> Iterator[Finding]:
             yield _import_finding(u, caller, callee, cv, cc, dv, dc, table.read)
 
 
-def _import_finding(u: Any, caller: str, callee: str, cv: str | None, cc: str | None, dv: str | None,
+def _import_finding(u: Unmet, caller: str, callee: str, cv: str | None, cc: str | None, dv: str | None,
                     dc: str | None, read: str) -> Finding:
     """An error when the caller's release imports what the callee release lacks; a warning when only a source build
     that declares the same version does (the release itself, and its PyPI wheel, load)."""
     got = u.callee_release
-    build = not u.names
-    rel = u.source_build if build else u.cited
+    build = not u.names and u.source_build is not None
+    rel = u.source_build if build and u.source_build is not None else u.cited
     names = u.source_names if build else u.names
     who = (f"{caller} {rel.version} built from {rel.ref} ({rel.commit[:9]})" if build else
            f"{caller} {rel.version} at {rel.ref} ({rel.commit[:9]})" if u.caller_release and cc else

@@ -4,8 +4,9 @@ triton-ascend, numpy 2 with old torch, transformers outside verl's window, CUDA-
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import TYPE_CHECKING
 
-from doctor.checks.facts import absent, cann, family, installed, npu_host, pver, ver
+from doctor.checks.facts import absent, cann, family, installed, npu_host, pver, val, ver
 from doctor.checks.runner import CheckContext, check, skip
 from doctor.knowledge.known_bad import KNOWN_BAD
 from doctor.knowledge.missing_api import MISSING_APIS
@@ -14,6 +15,9 @@ from doctor.knowledge.releases import release_for
 from doctor.knowledge.versions import CannVersion, pkg_satisfies
 from doctor.report import Finding, finding
 from doctor.snapshot.model import Snapshot, known
+
+if TYPE_CHECKING:
+    from doctor.knowledge.import_surface import Unmet
 
 # Packages whose absence stops verl on NPU: reported by their own checks (torch_npu area), skipped here.
 _OWN_CHECK = {"torch", "torch-npu"}
@@ -267,6 +271,122 @@ def missing_api(ctx: CheckContext) -> Iterator[Finding]:
             fix=f"Install a {row.needs} release that has {row.api} alongside {row.package}, or a {row.package} release "
                 "that no longer calls it.",
             source=row.source)
+
+
+# The callers and callees profiles/import-surface.json was read for (tools/refresh_knowledge/import_surface.py):
+# the table is loaded only when a callee's release and a caller are known (tests/knowledge/test_import_surface.py
+# checks these agree with the table). A caller or callee installed from git is also matched by its commit.
+IMPORT_CALLERS = ("mbridge", "verl", "mindspeed")
+IMPORT_CALLEES = ("megatron-core", "transformers")
+_GIT_MODULE = {"mindspeed": "mindspeed", "megatron-core": "megatron"}
+
+
+def _git_commit(snap: Snapshot, name: str) -> str | None:
+    m = snap.module(_GIT_MODULE[name]) if name in _GIT_MODULE else None
+    git = getattr(m, "git", None) if m else None
+    c = getattr(git, "commit", None) if git else None
+    return c if isinstance(c, str) and c else None
+
+
+def _vcs_commit(snap: Snapshot, name: str) -> str | None:
+    """The commit a VCS install recorded (direct_url.json's vcs_info, PEP 610)."""
+    c = val(snap.package(name), "commit")
+    return c if isinstance(c, str) and c else None
+
+
+def _from_index(snap: Snapshot, name: str) -> bool:
+    """Installed from an index (a release's own files): the probe read no direct_url.json (PEP 610) for it, and it
+    is not editable. Unknown (a stated report, an older snapshot) is not from an index."""
+    p = snap.package(name)
+    return val(p, "editable") is False and not val(p, "url")
+
+
+def _nearest(versions: tuple[str, ...], installed: str) -> list[str]:
+    """The final releases closest to `installed` on either side (the newest older one, the oldest newer one)."""
+    from packaging.version import InvalidVersion, Version
+
+    try:
+        have = Version(installed)
+        finals = sorted({Version(v) for v in versions if not Version(v).is_prerelease})
+    except InvalidVersion:
+        return []
+    below, above = [v for v in finals if v < have], [v for v in finals if v > have]
+    return [str(v) for v in (below[-1:] + above[:1])]
+
+
+def _import_line(module: str, name: str) -> str:
+    return f"from {module} import {name}" if name else f"import {module}"
+
+
+@check("import-surface", "packages", findings=("package-imports-missing-name",))
+def import_surface(ctx: CheckContext) -> Iterator[Finding]:
+    """A release whose modules import at load a name the installed release of another package does not define
+    (`ImportError: cannot import name ...`), read from both packages' sources at their tags
+    (profiles/import-surface.json)."""
+    snap = ctx.snapshot
+    callees = {n: (_version_of(snap, n), _git_commit(snap, n)) for n in IMPORT_CALLEES}
+    callees = {n: vc for n, vc in callees.items() if vc[0] or vc[1]}
+    callers = [n for n in IMPORT_CALLERS if installed(snap, n) or ver(snap, n) or _git_commit(snap, n)]
+    if not callees or not callers:
+        skip("no caller and callee release the table of imports covers is known")
+    from doctor.knowledge.import_surface import load, unmet
+
+    table = load()
+    for caller in callers:
+        cv, cc = ver(snap, caller), _git_commit(snap, caller) or _vcs_commit(snap, caller)
+        for callee, (dv, dc) in callees.items():
+            u = unmet(table, caller, callee, caller_version=cv, caller_commit=cc, callee_version=dv,
+                      callee_commit=dc, from_index=_from_index(snap, caller))
+            if u is None:
+                continue
+            yield _import_finding(u, caller, callee, cv, cc, dv, dc, table.read)
+
+
+def _import_finding(u: Unmet, caller: str, callee: str, cv: str | None, cc: str | None, dv: str | None,
+                    dc: str | None, read: str) -> Finding:
+    """An error when the caller's release imports what the callee release lacks; a warning when only a source build
+    that declares the same version does (the release itself, and its PyPI wheel, load)."""
+    got = u.callee_release
+    build = not u.names and u.source_build is not None
+    rel = u.source_build if build and u.source_build is not None else u.cited
+    names = u.source_names if build else u.names
+    who = (f"{caller} {rel.version} built from {rel.ref} ({rel.commit[:9]})" if build else
+           f"{caller} {rel.version} at {rel.ref} ({rel.commit[:9]})" if u.caller_release and cc else
+           f"{caller} {rel.version}" if u.caller_release else caller)
+    have = f"{callee} {dv}" if dv else f"{callee} at {got.commit[:9] or got.ref}"
+    module, name, _ = names[0]
+    more = f" (and {len(names) - 1} more)" if len(names) > 1 else ""
+    lines = "; ".join(f"`{_import_line(m, n)}` ({w})" for m, n, w in names[:6]) + (" …" if len(names) > 6 else "")
+    scope = (f"at {rel.ref} (commit {rel.commit[:9]}, {rel.date})" if build else
+             f"at {rel.ref} (commit {rel.commit[:9]})" if u.caller_release else
+             f"in every {caller} release read, cited at {rel.ref}")
+    them = "them" if len(names) > 1 else "it"
+    near = _nearest(u.fixed_in, got.version)
+    fix_rel = (f"a {callee} release that defines {them} (of the releases read: {' or '.join(near)})" if near else
+               f"a {callee} release that defines {them}")
+    comps = tuple(dict.fromkeys(c for c in (component_of_distribution(caller), component_of_distribution(callee))
+                                if c))
+    caveat = (f"The {caller} {u.cited.version} release ({u.cited.ref}) imports nothing {callee} {got.version} lacks, "
+              f"but {caller}'s {rel.ref} still declares version {rel.version}: a source build (pip install git+..., "
+              f"a checkout) reports {rel.version} over these files. " if build else "")
+    fix = (f"If this {caller} was built from source: install the {caller} {rel.version} release from PyPI, or "
+           + (f"{callee} {' or '.join(near)} (the nearest release{'s' if len(near) > 1 else ''} read that "
+                 f"define{'' if len(near) > 1 else 's'} {them})." if near else
+              f"a {callee} release that defines {them}.") if build else
+           f"Install {fix_rel}, or another {caller} release that supports {callee} {got.version}.")
+    return finding(
+        "package-imports-missing-name", "warning" if build else "error", comps or ("python",),
+        f"{who} imports {name or module} from {module if name else callee} at load, which {have} does not "
+        f"have{more}",
+        detail=f"{caveat}{caller}'s modules run {lines} {scope} when {caller} is imported "
+               f"(`import {' / '.join(rel.entries) or caller}`); {callee} {got.version} ({got.where}) does not "
+               + ("have the module: " if module in u.no_module else f"define {them}: ")
+               + (f"the import raises ModuleNotFoundError: No module named '{module}'" if module in u.no_module else
+                  f"the import raises ImportError: cannot import name '{name}' from '{module}'")
+               + f". Read from both sources with ast (profiles/import-surface.json, read {read}).",
+        evidence={caller: cv or cc, callee: dv or dc, "imports": [f"{m}:{n}" for m, n, _ in names],
+                  "read_at": {caller: rel.ref, callee: got.ref}, **({"source_build": rel.commit} if build else {})},
+        fix=fix, source=u.source)
 
 
 # The packages profiles/code-needs.toml has rows for: the table is read only when one of them has a stated version

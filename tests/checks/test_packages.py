@@ -257,3 +257,89 @@ def test_transformers_code_that_needs_a_newer_torch_than_it_declares_is_an_error
     # an unknown version on either side says nothing
     assert "package-code-needs-unmet" not in found(bare(packages={"transformers": {}, "torch": {"version": "2.0.1"}}))
     assert "package-code-needs-unmet" not in found(bare(packages={"transformers": {"version": "4.52.0"}}))
+
+
+def test_a_release_importing_at_load_a_name_the_installed_megatron_core_lacks_is_an_error():
+    """mbridge 0.13.0's mbridge/core/util.py imports megatron.core.distributed.custom_fsdp at module level; Megatron-
+    Core 0.14.0 renamed the package to distributed.fsdp: `import mbridge` raises ImportError (profiles/
+    import-surface.json, read from both sources at their tags)."""
+    from doctor.checks.diagnose import diagnose
+    from doctor.snapshot.model import snapshot_from_dict
+
+    def run(packages, modules=None):
+        snap = snapshot_from_dict({"schema": "doctor.snapshot/1", "packages": packages, "modules": modules or {}})
+        return [f for f in diagnose([(None, snap, None)]).findings if f.id == "package-imports-missing-name"]
+
+    (f,) = run({"mbridge": {"version": "0.13.0"}, "megatron-core": {"version": "0.14.0"}})
+    assert f.severity.value == "error" and f.components[:2] == ("mbridge", "megatron")
+    assert f.title.startswith("mbridge 0.13.0 imports FullyShardedDataParallel from "
+                              "megatron.core.distributed.custom_fsdp") and "megatron-core 0.14.0" in f.title
+    assert "mbridge/core/util.py:248" in f.detail and "core_v0.14.0" in f.detail and "0.13.1" in f.fix.text
+    assert "ModuleNotFoundError: No module named 'megatron.core.distributed.custom_fsdp'" in f.detail
+    assert f.source.startswith("https://github.com/ISEEKYAN/mbridge/blob/0efefc6") and "#L248" in f.source
+    assert "https://github.com/NVIDIA/Megatron-LM/tree/" in f.source
+    # the same releases from a git checkout of Megatron: the probed module's version counts; a commit not read is
+    # not judged, the tag's commit is
+    mod = {"megatron": {"origins": ["/Megatron-LM/megatron"], "version": "0.14.0"}}
+    assert len(run({"mbridge": {"version": "0.13.0"}}, mod)) == 1
+    mod["megatron"]["git"] = {"commit": "0123456789abcdef"}
+    assert run({"mbridge": {"version": "0.13.0"}}, mod) == []
+    mod["megatron"]["git"] = {"commit": "23e00ed0963c"}  # core_v0.14.0
+    assert len(run({"mbridge": {"version": "0.13.0"}}, mod)) == 1
+    # an mbridge whose version is not stated: only what every mbridge release read imports at load
+    (f,) = run({"mbridge": {}, "megatron-core": {"version": "0.11.0"}})
+    assert f.title.startswith("mbridge imports ") and "every mbridge release read" in f.detail
+    assert run({"mbridge": {}, "megatron-core": {"version": "0.14.0"}}) == []  # 0.15.x no longer imports custom_fsdp
+    # releases that fit, and releases not read, say nothing
+    assert run({"mbridge": {"version": "0.13.0"}, "megatron-core": {"version": "0.13.1"}}) == []
+    assert run({"mbridge": {"version": "0.13.0"}, "megatron-core": {"version": "0.14.5"}}) == []
+    assert run({"mbridge": {"version": "0.16.0"}, "megatron-core": {"version": "0.11.0"}}) == []
+    assert run({"megatron-core": {"version": "0.11.0"}}) == []
+
+
+def test_a_name_only_a_source_build_declaring_a_release_version_imports_is_a_warning():
+    """mbridge's tag v0.15.1 (and its PyPI wheel, the same files) does not import
+    megatron.core.utils.get_tensor_model_parallel_group_if_none; main (which still declares 0.15.1) does, since
+    2025-09-28: a source build beside megatron-core 0.12.1 fails `import mbridge` (mbridge issue 50)."""
+    from doctor.checks.diagnose import diagnose
+    from doctor.snapshot.model import snapshot_from_dict
+
+    def run(packages):
+        snap = snapshot_from_dict({"schema": "doctor.snapshot/1", "packages": packages})
+        return [f for f in diagnose([(None, snap, None)]).findings if f.id == "package-imports-missing-name"]
+
+    (f,) = run({"mbridge": {"version": "0.15.1"}, "megatron-core": {"version": "0.12.1"}})
+    assert f.severity.value == "warning" and f.components[:2] == ("mbridge", "megatron")
+    assert f.title.startswith("mbridge 0.15.1 built from main (") and "get_tensor_model_parallel_group_if_none" in f.title
+    assert "The mbridge 0.15.1 release (v0.15.1) imports nothing megatron-core 0.12.1 lacks" in f.detail
+    assert "megatron-core 0.13.0" in f.fix.text and "mbridge/models/qwen3_vl/utils.py#L8" in f.source
+    # collected from a PyPI install (no direct_url.json, not editable): the release's own files, nothing to say; a
+    # VCS install at main's commit read is that tree: an error
+    assert run({"mbridge": {"version": "0.15.1", "editable": False}, "megatron-core": {"version": "0.12.1"}}) == []
+    (f,) = run({"mbridge": {"version": "0.15.1", "editable": False, "url": "https://github.com/ISEEKYAN/mbridge.git",
+                            "commit": "10cb17f59dd082ef1dd9d5a36f8b1b5b3a5ecc3e"}, "megatron-core": {"version": "0.12.1"}})
+    assert f.severity.value == "error" and f.title.startswith("mbridge 0.15.1 at main (10cb17f59) imports get_tensor")
+    assert "at main (commit 10cb17f59)" in f.detail
+    # megatron-core 0.13.0 defines it; the release 0.15.0 has no source build declaring its version
+    assert run({"mbridge": {"version": "0.15.1"}, "megatron-core": {"version": "0.13.0"}}) == []
+    assert run({"mbridge": {"version": "0.15.0"}, "megatron-core": {"version": "0.12.1"}}) == []
+
+
+def test_verl_importing_a_transformers_name_that_transformers_5_removed_is_an_error():
+    """verl 0.6.1's verl/utils/model.py imports AutoModelForVision2Seq at module level; transformers 5.0 removed it
+    (profiles/import-surface.json, read from the PyPI wheels)."""
+    f = found(bare(packages={"verl": {"version": "0.6.1"}, "transformers": {"version": "5.3.0"}}))
+    assert f.get("package-imports-missing-name") == "error"
+    from doctor.checks.diagnose import diagnose
+    from doctor.snapshot.model import snapshot_from_dict
+
+    snap = snapshot_from_dict({"schema": "doctor.snapshot/1", "packages": {"verl": {"version": "0.6.1"},
+                                                                          "transformers": {"version": "5.3.0"}}})
+    (x,) = [x for x in diagnose([(None, snap, None)]).findings if x.id == "package-imports-missing-name"]
+    assert x.components[:2] == ("verl", "transformers") and "AutoModelForVision2Seq" in x.title
+    assert "transformers-5.3.0-py3-none-any.whl" in x.detail and x.source.endswith("transformers/tree/v5.3.0")
+    # a transformers release that has it, one not read, and a verl that no longer imports it: nothing
+    for pk in ({"verl": {"version": "0.6.1"}, "transformers": {"version": "4.57.6"}},
+               {"verl": {"version": "0.6.1"}, "transformers": {"version": "5.2.0"}},
+               {"verl": {"version": "0.7.1"}, "transformers": {"version": "5.3.0"}}):
+        assert "package-imports-missing-name" not in found(bare(packages=pk))

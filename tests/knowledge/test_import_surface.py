@@ -1,0 +1,120 @@
+"""profiles/import-surface.json: what mbridge / verl / MindSpeed releases import from megatron.core at load, and which
+megatron-core releases lack it, read from the sources at their tags (tools/refresh_knowledge/import_surface.py).
+The packaged table loads and holds the facts read; every verified stack's pins pass it; a malformed copy is an
+input error naming the file and the key."""
+
+from __future__ import annotations
+
+import copy
+import json
+
+import pytest
+
+from doctor.errors import InputError
+from doctor.knowledge.import_surface import load, parse, unmet
+
+
+def test_the_packaged_table_holds_the_releases_read_and_what_they_import():
+    t = load()
+    assert t.read == "2026-12-04"
+    from doctor.checks.packages import IMPORT_CALLEES, IMPORT_CALLERS
+
+    assert set(t.callers) == set(IMPORT_CALLERS) and set(t.callees) == set(IMPORT_CALLEES)
+    mc = t.callees["megatron-core"]
+    assert {"0.12.1", "0.13.0", "0.14.0", "0.16.1", "0.19.0"} <= {r.version for r in mc.releases}
+    mb = {r.version: r for r in t.callers["mbridge"].releases if not r.source_build}
+    assert {"0.13.0", "0.13.1", "0.15.1"} <= set(mb)
+    # mbridge 0.13.0's util.py imports megatron.core.distributed.custom_fsdp at module level; Megatron-Core renamed
+    # it to distributed.fsdp in 0.14.0rc6
+    u = unmet(t, "mbridge", "megatron-core", caller_version="0.13.0", callee_version="0.14.0")
+    assert u is not None and u.names == (("megatron.core.distributed.custom_fsdp", "FullyShardedDataParallel",
+                                          "mbridge/core/util.py:248"),)
+    assert "0.13.1" in u.fixed_in and "0.14.0" not in u.fixed_in
+    # mbridge's tag v0.15.1 (and its PyPI wheel, the same files) does not import
+    # get_tensor_model_parallel_group_if_none: the mbridge 50 reporter ran a later source build
+    assert not any("get_tensor_model_parallel_group_if_none" in k for r in mb.values()
+                   for k in r.imports.get("megatron-core", {}))
+    u = unmet(t, "mbridge", "megatron-core", caller_version="0.15.1", callee_version="0.12.1")
+    assert u is not None and u.names == () and u.source_build is not None and u.source_build.ref == "main"
+    assert [n[:2] for n in u.source_names] == [("megatron.core.utils", "get_tensor_model_parallel_group_if_none")]
+    (head,) = [r for r in t.callers["mbridge"].releases if r.source_build]  # main still declares 0.15.1
+    assert head.version == "0.15.1" and head.date
+    # verl 0.6.0-0.7.0 import AutoModelForVision2Seq from transformers when verl/utils/model.py loads; transformers
+    # 5.0 removed it (read from PyPI's wheels)
+    u = unmet(t, "verl", "transformers", caller_version="0.6.1", callee_version="5.0.0")
+    assert u is not None and u.names == (("transformers", "AutoModelForVision2Seq", "verl/utils/model.py:28"),)
+    assert unmet(t, "verl", "transformers", caller_version="0.7.1", callee_version="5.0.0") is None
+    assert {r.version for r in t.callees["transformers"].releases} >= {"4.57.6", "5.0.0", "5.10.4"}
+    # MindSpeed's adaptor imports no megatron.core name at module level (it patches inside functions)
+    assert all(not r.imports for r in t.callers["mindspeed"].releases)
+
+
+def test_every_verified_stacks_pins_pass_and_are_judged():
+    """The documented stacks' verl and Megatron-Core are releases the table read, and none lacks a name verl imports."""
+    from doctor.knowledge.profiles import load_profiles
+    from tests.stacks import stack_snapshot
+
+    t = load()
+    judged = judged_tf = 0
+    for p in load_profiles():
+        snap = stack_snapshot(p)
+        verl = snap["packages"]["verl"]["version"]
+        megatron = snap["packages"].get("megatron-core", {}).get("version") or snap["modules"]["megatron"]["version"]
+        transformers = snap["packages"]["transformers"]["version"]
+        for caller in ("verl", "mbridge"):
+            for callee, v in (("megatron-core", megatron), ("transformers", transformers)):
+                assert unmet(t, caller, callee, caller_version=verl if caller == "verl" else None,
+                             callee_version=v) is None, (p.name, callee)
+        judged += any(r.version == verl for r in t.callers["verl"].releases)
+        judged_tf += any(r.version == transformers for r in t.callees["transformers"].releases)
+    assert judged >= 8 and judged_tf >= 8
+
+
+GOOD = {"schema": "doctor.import-surface/1", "read": "2026-12-04",
+        "callers": {"br": {"url": "https://github.com/x/br", "key": "version", "releases": [
+            {"version": "1.0", "ref": "v1.0", "commit": "a" * 40, "entries": ["br"],
+             "imports": {"megatron-core": {"megatron.core.utils:old": "br/util.py:1"}}}]}},
+        "callees": {"megatron-core": {"url": "https://github.com/NVIDIA/Megatron-LM", "releases": [
+            {"version": "0.1.0", "ref": "core_v0.1.0", "commit": "b" * 40}],
+            "names": {"megatron.core.utils:old": {"missing": ["0.1.0"], "unknown": []}}}}}
+
+
+def _bad(path: str, value: object) -> dict[str, object]:
+    d = copy.deepcopy(GOOD)
+    *keys, last = path.split("/")
+    t: object = d
+    for k in keys:
+        t = t[int(k)] if isinstance(t, list) else t[k]  # type: ignore[index]
+    t[int(last) if isinstance(t, list) else last] = value  # type: ignore[index]
+    return d
+
+
+@pytest.mark.parametrize(("path", "value", "key"), [
+    ("schema", "doctor.import-surface/9", "schema"),
+    ("callers/br/key", "tag", "callers.br.key"),
+    ("callers/br/releases/0/commit", "abc", "callers.br.releases[0].commit"),
+    ("callers/br/releases/0/version", "one", "callers.br.releases[0].version"),
+    ("callers/br/releases/0/imports", {"vllm": {}}, "callers.br.releases[0].imports.vllm"),
+    ("callees/megatron-core/names/megatron.core.utils:old/missing", ["0.9.9"],
+     "callees.megatron-core.names.megatron.core.utils:old.missing"),
+    ("callees/megatron-core/names", {"no-colon": {"missing": [], "unknown": []}}, "callees.megatron-core.names"),
+    ("callees/megatron-core/names", {}, "callers.br"),
+    ("callees/megatron-core/names/megatron.core.utils:old", {"missing": [], "unknown": [], "no_module": ["0.1.0"]},
+     "callees.megatron-core.names.megatron.core.utils:old.no_module"),
+])
+def test_a_malformed_table_names_the_file_and_key(path, value, key):
+    assert parse(copy.deepcopy(GOOD), "/k/import-surface.json").callers["br"].releases[0].entries == ("br",)
+    with pytest.raises(InputError) as e:
+        parse(_bad(path, value), "/k/import-surface.json")
+    assert e.value.path == key and "/k/import-surface.json" in str(e.value.source)
+
+
+def test_an_unreadable_or_non_json_table_is_an_input_error(tmp_path):
+    p = tmp_path / "import-surface.json"
+    p.write_text("{not json")
+    with pytest.raises(InputError, match="not valid JSON"):
+        load(str(p))
+    with pytest.raises(InputError, match="cannot read"):
+        load(str(tmp_path / "absent.json"))
+    p.write_text(json.dumps(GOOD))
+    assert load(str(p)).callees["megatron-core"].missing["megatron.core.utils:old"] == frozenset({"0.1.0"})

@@ -1,0 +1,205 @@
+"""tools/refresh_knowledge/import_surface.py on real git repositories made here (two callee tags, two caller tags):
+it reads what a caller imports at load, not what it imports only under a guard or in a function, and which callee
+release lacks each name; the table it writes loads, and the check judges a snapshot against it."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from tests.tools.test_refresh_knowledge import Repo
+from tools.refresh_knowledge import import_surface as gen
+
+UTILS_1 = "def keep():\n    pass\n\n\ndef old():\n    pass\n"
+UTILS_2 = "from .helpers import *\n\n\ndef keep():\n    pass\n\n\nif True:\n    new = 1\n"
+HELPERS = "__all__ = ['starred']\nstarred = 2\n_private = 3\n"
+LAZY = "def __getattr__(name):\n    raise AttributeError(name)\n"
+
+BRIDGE_INIT = ("from contextlib import suppress\nfrom br import util\nfrom .models import llm\n"
+               "with suppress(ImportError):\n    from .optional import x\n")
+UTIL_1 = "from megatron.core.utils import keep, old\nimport megatron.core.gone\n"
+UTIL_2 = """import typing
+from megatron.core.utils import keep, new, starred
+from megatron.core import fsdp
+from megatron.core.lazy import anything
+try:
+    from megatron.core.utils import fancy
+except ImportError:
+    fancy = None
+if typing.TYPE_CHECKING:
+    from megatron.core.typing_only import T
+
+
+def f():
+    from megatron.core.utils import inner
+"""
+LLM = "from megatron.core.models import GPT\n"
+OPTIONAL = "from megatron.core.utils import only_if_present\n"
+UNUSED = "from megatron.core.utils import never_loaded\n"
+
+
+@pytest.fixture()
+def repos(tmp_path: Path) -> dict[str, Repo]:
+    mc = Repo(tmp_path / "Megatron-LM")
+    mc.commit({"megatron/core/__init__.py": "", "megatron/core/utils.py": UTILS_1, "megatron/core/gone.py": "",
+               "megatron/core/models/__init__.py": "GPT = 1\n"}, tag="core_v0.1.0")
+    mc.git("rm", "-q", "megatron/core/gone.py")
+    mc.commit({"megatron/core/utils.py": UTILS_2, "megatron/core/helpers.py": HELPERS,
+               "megatron/core/fsdp/x.py": "", "megatron/core/lazy.py": LAZY}, tag="core_v0.2.0")
+    br = Repo(tmp_path / "br")
+    br.commit({"br/__init__.py": BRIDGE_INIT, "br/util.py": UTIL_1, "br/models/__init__.py": "",
+               "br/models/llm.py": LLM, "br/unused.py": UNUSED, "br/optional.py": OPTIONAL}, tag="v1.0")
+    br.commit({"br/util.py": UTIL_2}, tag="v2.0")
+    return {"mc": mc, "br": br}
+
+
+def _read(repos: dict[str, Repo]) -> dict[str, object]:
+    gits = {"megatron-core": gen.Git(str(repos["mc"].path)), "br": gen.Git(str(repos["br"].path))}
+    callee = gen.Project("megatron-core", "Megatron-LM", "megatron/core", "https://github.com/NVIDIA/Megatron-LM")
+    caller = gen.Project("br", "br", "br", "https://github.com/x/br", ("br",))
+    releases = {"megatron-core": gen.tag_releases(gits["megatron-core"], r"core_v(\d+\.\d+\.\d+)"),
+                "br": gen.tag_releases(gits["br"], r"v(\d+\.\d+)")}
+    try:
+        return gen.read(gits, releases, (caller,), (callee,), date="2026-12-04")
+    finally:
+        for g in gits.values():
+            g.close()
+
+
+def test_the_imports_a_caller_makes_at_load_and_the_callee_releases_that_lack_them(repos):
+    t = _read(repos)
+    br = t["callers"]["br"]["releases"]  # type: ignore[index]
+    assert [r["version"] for r in br] == ["1.0", "2.0"] and br[0]["entries"] == ["br"]
+    assert br[0]["imports"]["megatron-core"] == {
+        "megatron.core.gone:": "br/util.py:2", "megatron.core.models:GPT": "br/models/llm.py:1",
+        "megatron.core.utils:keep": "br/util.py:1", "megatron.core.utils:old": "br/util.py:1"}
+    # guarded (try/except ImportError, if TYPE_CHECKING, with suppress(ImportError)), in a function, or in a module
+    # nothing imports at load: not
+    # an import that must succeed
+    assert set(br[1]["imports"]["megatron-core"]) == {
+        "megatron.core.models:GPT", "megatron.core.utils:keep", "megatron.core.utils:new",
+        "megatron.core.utils:starred", "megatron.core:fsdp", "megatron.core.lazy:anything"}
+    mc = t["callees"]["megatron-core"]  # type: ignore[index]
+    assert [(r["version"], r["ref"]) for r in mc["releases"]] == [("0.1.0", "core_v0.1.0"), ("0.2.0", "core_v0.2.0")]
+    names = mc["names"]
+    assert names["megatron.core.utils:old"] == {"missing": ["0.2.0"], "unknown": []}
+    # the module itself is gone
+    assert names["megatron.core.gone:"] == {"missing": ["0.2.0"], "unknown": [], "no_module": ["0.2.0"]}
+    assert names["megatron.core.utils:new"] == {"missing": ["0.1.0"], "unknown": []}  # bound under `if`: defined
+    assert names["megatron.core.utils:starred"] == {"missing": ["0.1.0"], "unknown": []}  # via `from .helpers import *`
+    assert names["megatron.core:fsdp"] == {"missing": ["0.1.0"], "unknown": []}  # a namespace-package submodule
+    # a module-level __getattr__ may define anything: unknown, never missing; a module not there is missing
+    assert names["megatron.core.lazy:anything"] == {"missing": ["0.1.0"], "unknown": ["0.2.0"], "no_module": ["0.1.0"]}
+    assert names["megatron.core.models:GPT"] == {"missing": [], "unknown": []}
+    assert not any(k.endswith((":fancy", ":T", ":inner", ":never_loaded", ":only_if_present")) for k in names)
+
+
+def test_a_module_getattr_makes_a_name_unknown(repos):
+    repos["mc"].commit({"megatron/core/utils.py": UTILS_2 + LAZY}, tag="core_v0.3.0")
+    names = _read(repos)["callees"]["megatron-core"]["names"]  # type: ignore[index]
+    assert names["megatron.core.utils:old"] == {"missing": ["0.2.0"], "unknown": ["0.3.0"]}
+    assert names["megatron.core.lazy:anything"] == {"missing": ["0.1.0"], "unknown": ["0.2.0", "0.3.0"],
+                                                    "no_module": ["0.1.0"]}
+
+
+def test_the_written_table_loads_and_the_check_judges_only_releases_read(repos, tmp_path):
+    from doctor.knowledge.import_surface import load, unmet
+
+    p = tmp_path / "import-surface.json"
+    p.write_text(json.dumps(_read(repos)))
+    t = load(str(p))
+    u = unmet(t, "br", "megatron-core", caller_version="2.0", callee_version="0.1.0")
+    assert u is not None and [(m, n) for m, n, _ in u.names] == [
+        ("megatron.core.lazy", "anything"), ("megatron.core.utils", "new"), ("megatron.core.utils", "starred"),
+        ("megatron.core", "fsdp")]
+    assert u.fixed_in == () and u.cited.ref == "v2.0"  # 0.2.0 may lack `anything` (its lazy __getattr__)
+    u = unmet(t, "br", "megatron-core", caller_version="1.0", callee_version="0.2.0")
+    assert u is not None and [(m, n, w) for m, n, w in u.names] == [
+        ("megatron.core.gone", "", "br/util.py:2"), ("megatron.core.utils", "old", "br/util.py:1")]
+    assert u.no_module == {"megatron.core.gone"}
+    assert unmet(t, "br", "megatron-core", caller_version="2.0", callee_version="0.2.0") is None
+    # a release between or after the reads, on either side, is not judged
+    assert unmet(t, "br", "megatron-core", caller_version="1.5", callee_version="0.1.0") is None
+    assert unmet(t, "br", "megatron-core", caller_version="2.0", callee_version="0.1.5") is None
+    # caller version unknown: only what every release read imports (GPT, keep): nothing is missing in either
+    assert unmet(t, "br", "megatron-core", callee_version="0.1.0") is None
+
+
+def test_a_mirror_that_is_not_a_git_directory_exits_2(tmp_path, capsys):
+    assert gen.main(["--mirrors", str(tmp_path), "--out", str(tmp_path / "out.json")]) == 2
+    assert "not a git directory" in capsys.readouterr().err and not (tmp_path / "out.json").exists()
+
+
+def test_a_branch_head_declaring_a_release_version_is_read_as_a_source_build(repos):
+    br = repos["br"]
+    br.commit({"pyproject.toml": 'version = "2.0"\n', "br/util.py": UTIL_2 + "from megatron.core.utils import later\n"})
+    git = gen.Git(str(br.path))
+    try:
+        released = gen.tag_releases(git, r"v(\d+\.\d+)")
+        head = gen.branch_head(git, "main", released)
+        assert head is not None and (head.version, head.ref, head.source_build) == ("2.0", "main", True)
+        assert gen.branch_head(git, "main", released[:1]) is None  # declares no version that was read
+        assert gen.branch_head(git, "no-such-branch", released) is None
+    finally:
+        git.close()
+
+
+LAZY_INIT = """from typing import TYPE_CHECKING
+from .utils import define_import_structure
+_import_structure = {"configuration_utils": ["PretrainedConfig"]}
+if TYPE_CHECKING:
+    from .configuration_utils import PretrainedConfig
+    from .models import *
+else:
+    import sys
+    sys.modules[__name__] = _LazyModule(__name__, define_import_structure(__file__))
+"""
+MODELS_INIT = "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from .gone_model import *\n    from .auto import *\n"
+
+
+def _wheel(path: Path, version: str, files: dict[str, str]) -> str:
+    import zipfile
+
+    w = path / f"tf-{version}-py3-none-any.whl"
+    with zipfile.ZipFile(w, "w") as z:
+        for name, text in files.items():
+            z.writestr(name, text)
+    return str(w)
+
+
+def test_a_callee_read_from_its_wheels_and_a_lazy_package_serves_the_all_of_its_files(tmp_path, repos):
+    """transformers' packages are lazy: at run time they serve the `__all__` of the files under them
+    (define_import_structure), and their TYPE_CHECKING star imports may name files that are gone."""
+    base = {"tf/__init__.py": LAZY_INIT, "tf/utils.py": "def define_import_structure(p):\n    pass\n",
+            "tf/configuration_utils.py": "class PretrainedConfig:\n    pass\n", "tf/models/__init__.py": MODELS_INIT,
+            "tf/models/auto/__init__.py": "from .modeling_auto import *\n"}
+    old = _wheel(tmp_path, "4.0", {**base, "tf/models/auto/modeling_auto.py":
+                                   "__all__ = ['AutoModel', 'AutoModelForVision2Seq']\nAutoModel = AutoModelForVision2Seq = 1\n"})
+    new = _wheel(tmp_path, "5.0", {**base, "tf/models/auto/modeling_auto.py": "__all__ = ['AutoModel']\nAutoModel = 1\n"})
+    assert [v for v, _ in gen.wheel_releases(str(tmp_path), "tf")] == ["4.0", "5.0"]
+    repos["br"].commit({"br/models/llm.py": "from tf import AutoModel, AutoModelForVision2Seq, PretrainedConfig\n"},
+                       tag="v3.0")
+    gits = {"br": gen.Git(str(repos["br"].path))}
+    gen.CALLEE_MODULES["tf"] = "tf"
+    try:
+        callee = gen.Project("tf", "", "tf", "https://github.com/huggingface/transformers")
+        caller = gen.Project("br", "br", "br", "https://github.com/x/br", ("br",))
+        t = gen.read(gits, {"br": gen.tag_releases(gits["br"], r"v(\d+\.\d+)")}, (caller,), (callee,),
+                     date="2026-12-04", wheels={"tf": gen.wheel_releases(str(tmp_path), "tf")})
+    finally:
+        del gen.CALLEE_MODULES["tf"]
+        gits["br"].close()
+    tf = t["callees"]["tf"]  # type: ignore[index]
+    assert [(r["version"], r["ref"]) for r in tf["releases"]] == [("4.0", "tf-4.0-py3-none-any.whl"),
+                                                                 ("5.0", "tf-5.0-py3-none-any.whl")]
+    assert len(tf["releases"][0]["sha256"]) == 64 and old != new
+    assert tf["names"] == {"tf:AutoModel": {"missing": [], "unknown": []},
+                           "tf:AutoModelForVision2Seq": {"missing": ["5.0"], "unknown": []},
+                           "tf:PretrainedConfig": {"missing": [], "unknown": []}}
+    from doctor.knowledge.import_surface import parse, unmet
+
+    u = unmet(parse(t, "x"), "br", "tf", caller_version="3.0", callee_version="5.0")
+    assert u is not None and [n[:2] for n in u.names] == [("tf", "AutoModelForVision2Seq")]
+    assert u.source.endswith("https://github.com/huggingface/transformers/tree/v5.0")

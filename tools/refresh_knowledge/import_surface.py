@@ -1,0 +1,686 @@
+"""`python -m tools.refresh_knowledge.import_surface`: which names each caller release imports from a callee at module
+level, and which callee releases define them, read from the sources at their tags; writes
+profiles/import-surface.json (doctor/knowledge/import_surface.py loads it, the `import-surface` check judges it).
+
+An ImportError such as `cannot import name 'X' from 'megatron.core.Y'` is a fact of two source trees: the caller's
+module-level `from megatron.core.Y import X` (it runs when the caller's module is imported) and the callee's module
+Y at the installed release, which does not bind X. Both are read here with the stdlib `ast` module from local git
+mirrors (bare or a clone's .git: `git ls-tree` / `git cat-file`), never imported or run.
+
+What counts in a caller: `import callee.mod` / `from callee.mod import a, b` in the module body, also under `with`
+and inside a `try` whose handlers do not catch ImportError. Not: inside an `if` (TYPE_CHECKING, version guards),
+a `try ... except ImportError` (or a broader handler), `with suppress(ImportError)`, a function or a class body:
+those need not succeed at import.
+
+What counts as defined by a callee module at a release: the module exists (`mod.py`, `mod/__init__.py`, or a
+directory: a namespace package), and the name is bound anywhere in its module body (def, class, assignment, import,
+`for`/`with` targets, also under `if`/`try`: a conditional binding is not held against it), listed in `__all__`, or
+is a submodule. A module-level `__getattr__`, or a star import that cannot be resolved inside the callee's tree,
+makes a name it does not bind *unknown*, never missing.
+
+Releases read: Megatron-Core at its `core_v*` tags that are PyPI releases and at the commits the verified stacks pin
+(profiles/requirements-git.toml); transformers from the PyPI wheels in `--wheels` (its repository is too large to
+mirror; `pip download --no-deps transformers==X -d DIR`), whose lazy packages serve the `__all__` of the files under
+them (transformers' define_import_structure); mbridge and verl at their release tags; MindSpeed at the pinned commits; and a
+branch head whose pyproject.toml still declares a release's version (mbridge `main`) as that release's *source
+build*: `pip install git+...` reports the release's version over different files.
+
+Usage: python -m tools.refresh_knowledge.import_surface [--mirrors /work/.mirror] [--wheels DIR]
+[--out profiles/import-surface.json]
+(README "Updating the knowledge"). Exit 2 when a mirror cannot be read.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import datetime as _dt
+import json
+import os
+import re
+import subprocess
+import sys
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+
+from packaging.version import InvalidVersion, Version
+
+from doctor.errors import InputError
+from doctor.tomlfile import read_toml
+
+SCHEMA = "doctor.import-surface/1"
+_CATCHES_IMPORT = {"ImportError", "ModuleNotFoundError", "Exception", "BaseException"}
+
+
+# -- git -----------------------------------------------------------------------------------------------------------
+
+class GitError(Exception):
+    """A mirror that cannot be read."""
+
+
+class Git:
+    """Read-only access to a bare mirror (or a clone's .git): refs, trees and blobs through one `git cat-file
+    --batch` process, so reading a few thousand files at a few dozen tags takes seconds."""
+
+    def __init__(self, path: str) -> None:
+        p = os.path.abspath(path)
+        for cand in (p, os.path.join(p, "repo"), os.path.join(p, ".git")):
+            if os.path.isfile(os.path.join(cand, "HEAD")) and os.path.isdir(os.path.join(cand, "objects")):
+                self.path = cand
+                break
+        else:
+            raise GitError(f"{path}: not a git directory (no HEAD/objects)")
+        self._batch: subprocess.Popen[bytes] | None = None
+
+    def run(self, *args: str) -> str:
+        r = subprocess.run(["git", f"--git-dir={self.path}", *args], capture_output=True, text=True, timeout=120)
+        if r.returncode != 0:
+            raise GitError(f"{self.path}: git {' '.join(args)}: {r.stderr.strip()}")
+        return r.stdout
+
+    def tags(self) -> list[str]:
+        return [t for t in self.run("for-each-ref", "--format=%(refname:short)", "refs/tags/").splitlines() if t]
+
+    def commit(self, ref: str) -> str:
+        return self.run("rev-parse", f"{ref}^{{commit}}").strip()
+
+    def files(self, commit: str, under: str) -> list[str]:
+        return [f for f in self.run("ls-tree", "-r", "--name-only", commit, "--", under).splitlines() if f]
+
+    def show(self, commit: str, path: str) -> str | None:
+        """The text of `path` at `commit`; None when absent (or its blob is missing from a partial mirror)."""
+        if self._batch is None:
+            self._batch = subprocess.Popen(["git", f"--git-dir={self.path}", "cat-file", "--batch"],
+                                           stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+        assert self._batch.stdin is not None and self._batch.stdout is not None
+        self._batch.stdin.write(f"{commit}:{path}\n".encode())
+        self._batch.stdin.flush()
+        head = self._batch.stdout.readline().decode().split()
+        if len(head) != 3:
+            return None
+        data = self._batch.stdout.read(int(head[2]) + 1)[:-1]
+        return data.decode("utf-8", "replace") if head[1] == "blob" else None
+
+    def close(self) -> None:
+        if self._batch is not None:
+            assert self._batch.stdin is not None
+            self._batch.stdin.close()
+            self._batch.wait()
+            self._batch = None
+
+
+class Wheel:
+    """A release's wheel (a zip): the files it installs, read like a git tree (`show(_, path)`), for a callee
+    whose repository is too large to mirror (transformers)."""
+
+    def __init__(self, path: str) -> None:
+        import hashlib
+        import zipfile
+
+        self.path = path
+        self.zip = zipfile.ZipFile(path)
+        with open(path, "rb") as fh:
+            self.sha256 = hashlib.sha256(fh.read()).hexdigest()
+
+    def files(self, under: str) -> list[str]:
+        return [n for n in self.zip.namelist() if n.startswith(under + "/")]
+
+    def show(self, commit: str, path: str) -> str | None:
+        try:
+            return self.zip.read(path).decode("utf-8", "replace")
+        except KeyError:
+            return None
+
+    def close(self) -> None:
+        self.zip.close()
+
+
+# -- callers: the imports that must succeed --------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Import:
+    module: str  # the callee module, e.g. megatron.core.utils
+    name: str  # the name imported from it; "" for `import module` (the module itself must exist)
+    file: str
+    line: int
+
+
+def _catches_import(handler: ast.ExceptHandler) -> bool:
+    t = handler.type
+    if t is None:
+        return True
+    names = t.elts if isinstance(t, ast.Tuple) else [t]
+    return any(isinstance(n, ast.Name) and n.id in _CATCHES_IMPORT or isinstance(n, ast.Attribute)
+               and n.attr in _CATCHES_IMPORT for n in names)
+
+
+def _suppresses_import(expr: ast.expr) -> bool:
+    """`contextlib.suppress(ImportError)` (or a broader exception): what it wraps need not succeed."""
+    if not isinstance(expr, ast.Call):
+        return False
+    f = expr.func
+    name = f.id if isinstance(f, ast.Name) else f.attr if isinstance(f, ast.Attribute) else ""
+    return name == "suppress" and any(
+        isinstance(a, ast.Name) and a.id in _CATCHES_IMPORT or isinstance(a, ast.Attribute) and a.attr in
+        _CATCHES_IMPORT for a in expr.args)
+
+
+def _unconditional(body: Iterable[ast.stmt]) -> Iterator[ast.Import | ast.ImportFrom]:
+    for st in body:
+        if isinstance(st, (ast.Import, ast.ImportFrom)):
+            yield st
+        elif isinstance(st, ast.With) and not any(_suppresses_import(i.context_expr) for i in st.items):
+            yield from _unconditional(st.body)
+        elif isinstance(st, ast.Try) and not any(_catches_import(h) for h in st.handlers):
+            yield from _unconditional(st.body)
+            yield from _unconditional(st.orelse)
+            yield from _unconditional(st.finalbody)
+
+
+def module_imports(source: str, file: str, prefix: str, module: str = "", top: str = "") -> tuple[list[Import], set[str]]:
+    """The module-level imports of `prefix` (e.g. `megatron.core`) in one caller file that must succeed when the
+    file is imported, and the modules of the caller's own package `top` it imports at module level (with their
+    parent packages, which Python imports first): ([], set()) when the file does not parse. `module` is the file's
+    dotted name (`pkg` for pkg/__init__.py), for relative imports."""
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError):
+        return [], set()
+    out: list[Import] = []
+    own: set[str] = set()
+    package = module if file.endswith("__init__.py") else module.rpartition(".")[0]
+    for st in _unconditional(tree.body):
+        if isinstance(st, ast.Import):
+            out += [Import(a.name, "", file, st.lineno) for a in st.names if _under(a.name, prefix)]
+            own.update(m for a in st.names if top and _under(a.name, top) for m in _parents(a.name))
+            continue
+        if st.level == 0 and st.module and _under(st.module, prefix):
+            out += [Import(st.module, "" if a.name == "*" else a.name, file, st.lineno) for a in st.names]
+        src = _absolute(st, package) if package or st.level == 0 else None
+        if top and src and _under(src, top):
+            own.update(_parents(src))
+            own.update(f"{src}.{a.name}" for a in st.names if a.name != "*")  # a submodule, when one exists
+    return out, own
+
+
+def _parents(module: str) -> list[str]:
+    parts = module.split(".")
+    return [".".join(parts[:i]) for i in range(1, len(parts) + 1)]
+
+
+def _under(module: str, prefix: str) -> bool:
+    return module == prefix or module.startswith(prefix + ".")
+
+
+# -- callees: what a module defines --------------------------------------------------------------------------------
+
+@dataclass
+class Tree:
+    """The callee's files at one commit, and what its modules bind (parsed on demand)."""
+
+    git: Git | Wheel
+    commit: str
+    files: set[str]
+    top: str = ""  # the callee's top package (`megatron.core`): star imports inside it are resolved in the tree
+    dirs: set[str] = field(default_factory=set)
+    _bound: dict[str, tuple[set[str], bool] | None] = field(default_factory=dict)
+    _all: dict[str, set[str]] = field(default_factory=dict)  # a module's literal `__all__`, when it has one
+
+    def __post_init__(self) -> None:
+        for f in self.files:
+            parts = f.split("/")
+            self.dirs.update("/".join(parts[:i]) for i in range(1, len(parts)))
+
+    def _path(self, module: str) -> str | None:
+        base = module.replace(".", "/")
+        for p in (base + ".py", base + "/__init__.py"):
+            if p in self.files:
+                return p
+        return base if base in self.dirs else None
+
+    def exists(self, module: str) -> bool:
+        return self._path(module) is not None
+
+    def bound(self, module: str, depth: int = 0) -> tuple[set[str], bool] | None:
+        """(names the module binds, whether others are unknown), None when the module does not exist."""
+        if module in self._bound:
+            return self._bound[module]
+        path = self._path(module)
+        if path is None:
+            res = None
+        elif not path.endswith(".py"):
+            res = (set(), False)  # a namespace package binds nothing but its submodules
+        else:
+            self._bound[module] = (set(), True)  # a star-import cycle: unknown
+            res = self._read(module, path, depth)
+        self._bound[module] = res
+        return res
+
+    def _read(self, module: str, path: str, depth: int) -> tuple[set[str], bool]:
+        text = self.git.show(self.commit, path)
+        try:
+            tree = ast.parse(text or "")
+        except (SyntaxError, ValueError):
+            return set(), True
+        names: set[str] = set()
+        unknown = False
+        all_: set[str] | bool | None = None
+        package = module if path.endswith("__init__.py") else module.rpartition(".")[0]
+        lazy = path.endswith("__init__.py") and any(
+            isinstance(n, ast.Name) and n.id == "define_import_structure" for n in ast.walk(tree))
+        if lazy:
+            # transformers' lazy packages serve, at run time, the `__all__` of the files under them
+            # (utils/import_utils.py define_import_structure); their TYPE_CHECKING star imports only mirror that
+            scanned, unsure = self._all_under(path.rpartition("/")[0])
+            names |= scanned
+            unknown |= unsure
+        for node in _module_level(tree.body, skip_type_checking=lazy):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                names.add(node.name)
+                unknown |= node.name == "__getattr__"
+            elif isinstance(node, ast.Import):
+                names.update((a.asname or a.name).split(".")[0] for a in node.names)
+            elif isinstance(node, ast.ImportFrom):
+                for a in node.names:
+                    if a.name != "*":
+                        names.add(a.asname or a.name)
+                        continue
+                    src = _absolute(node, package)
+                    if src and _under(src, self.top) and not self.exists(src):
+                        continue  # a module the tree does not hold binds nothing (a stale TYPE_CHECKING line)
+                    got = self.bound(src, depth + 1) if src and depth < 8 else None
+                    if got is None:
+                        unknown = True
+                        continue
+                    if src in self._all:  # `import *` binds exactly its literal __all__
+                        names |= self._all[src]
+                    else:
+                        names |= {n for n in got[0] if not n.startswith("_")}
+                        unknown |= got[1]
+            elif isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign, ast.For, ast.AsyncFor, ast.With,
+                                   ast.AsyncWith)):
+                names |= _targets(node)
+            if _mentions(node, "_import_structure"):  # a lazy module's table of the names it serves
+                names |= {c.value for c in ast.walk(node) if isinstance(c, ast.Constant) and isinstance(c.value, str)
+                          and c.value.isidentifier()}
+            if isinstance(node, (ast.Assign, ast.AugAssign)) and any(
+                    isinstance(t, ast.Name) and t.id == "__all__" for t in _assign_targets(node)):
+                names |= _strings(node.value)
+                if isinstance(node.value, (ast.List, ast.Tuple)) and all_ is not False:
+                    all_ = (all_ or set()) | _strings(node.value)
+                else:
+                    all_ = False  # computed: what `import *` binds is not known from the text
+        if all_:
+            self._all[module] = all_
+        return names, unknown
+
+    def _all_under(self, directory: str) -> tuple[set[str], bool]:
+        """The union of the literal `__all__` of every file under `directory`; True when one is computed."""
+        names: set[str] = set()
+        unsure = False
+        for f in sorted(self.files):
+            if not f.startswith(directory + "/") or not f.endswith(".py"):
+                continue
+            text = self.git.show(self.commit, f) or ""
+            if "__all__" not in text:
+                continue
+            try:
+                body = ast.parse(text).body
+            except (SyntaxError, ValueError):
+                unsure = True
+                continue
+            for node in body:
+                if isinstance(node, ast.Assign | ast.AugAssign) and any(
+                        isinstance(t, ast.Name) and t.id == "__all__" for t in _assign_targets(node)):
+                    if isinstance(node.value, ast.List | ast.Tuple):
+                        names |= _strings(node.value)
+                    else:
+                        unsure = True
+        return names, unsure
+
+    def defines(self, module: str, name: str) -> str:
+        """'has', 'missing', 'no_module' (missing: the module itself is not there) or 'unknown' for `from module
+        import name` (`name` "": `import module`)."""
+        got = self.bound(module)
+        if got is None:
+            return "no_module"
+        if not name or name in got[0] or self.exists(f"{module}.{name}"):
+            return "has"
+        return "unknown" if got[1] else "missing"
+
+
+def _mentions(node: ast.stmt, name: str) -> bool:
+    """An assignment to, or a call on, `name` (`x = {...}`, `x["k"] = [...]`, `x["k"].extend([...])`)."""
+    if isinstance(node, ast.Assign | ast.AugAssign | ast.AnnAssign):
+        return any(isinstance(n, ast.Name) and n.id == name for t in _assign_targets(node) for n in ast.walk(t))
+    if isinstance(node, ast.Expr) and isinstance(node.value, ast.Call):
+        return any(isinstance(n, ast.Name) and n.id == name for n in ast.walk(node.value.func))
+    return False
+
+
+def _module_level(body: Iterable[ast.stmt], skip_type_checking: bool = False) -> Iterator[ast.stmt]:
+    """Every statement that runs in the module body, also under if / try / with / for (conditional bindings count);
+    with `skip_type_checking`, not the body of `if TYPE_CHECKING:`."""
+    for st in body:
+        yield st
+        if isinstance(st, ast.If):
+            tc = isinstance(st.test, ast.Name) and st.test.id == "TYPE_CHECKING" or isinstance(
+                st.test, ast.Attribute) and st.test.attr == "TYPE_CHECKING"
+            if not (tc and skip_type_checking):
+                yield from _module_level(st.body)
+            yield from _module_level(st.orelse)
+        elif isinstance(st, ast.Try):
+            yield from _module_level(st.body)
+            yield from _module_level(st.orelse)
+            yield from _module_level(st.finalbody)
+            for h in st.handlers:
+                yield from _module_level(h.body)
+        elif isinstance(st, (ast.With, ast.AsyncWith, ast.For, ast.AsyncFor, ast.While)):
+            yield from _module_level(st.body)
+
+
+def _assign_targets(node: ast.stmt) -> list[ast.expr]:
+    if isinstance(node, ast.Assign):
+        return list(node.targets)
+    if isinstance(node, (ast.AnnAssign, ast.AugAssign)):
+        return [node.target]
+    if isinstance(node, (ast.For, ast.AsyncFor)):
+        return [node.target]
+    if isinstance(node, (ast.With, ast.AsyncWith)):
+        return [i.optional_vars for i in node.items if i.optional_vars is not None]
+    return []
+
+
+def _targets(node: ast.stmt) -> set[str]:
+    return {n.id for t in _assign_targets(node) for n in ast.walk(t) if isinstance(n, ast.Name)}
+
+
+def _strings(value: ast.expr | None) -> set[str]:
+    if isinstance(value, (ast.List, ast.Tuple)):
+        return {e.value for e in value.elts if isinstance(e, ast.Constant) and isinstance(e.value, str)}
+    return set()
+
+
+def _absolute(node: ast.ImportFrom, package: str) -> str | None:
+    if node.level == 0:
+        return node.module
+    parts = package.split(".")
+    if node.level - 1 >= len(parts):
+        return None
+    base = ".".join(parts[:len(parts) - (node.level - 1)])
+    return f"{base}.{node.module}" if node.module else base
+
+
+# -- the sources read ----------------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Release:
+    version: str  # a PEP 440 version, or for a commit-keyed caller (MindSpeed) the version its setup.py states
+    ref: str
+    commit: str
+    source_build: bool = False  # a branch head whose declared version is a release's: what a source build installs
+
+
+@dataclass(frozen=True)
+class Project:
+    """A package read at some releases: `package_dir` holds its importable files; `url` is its GitHub page."""
+
+    name: str
+    mirror: str
+    package_dir: str
+    url: str
+    entries: tuple[str, ...] = ()  # the modules a user imports; what they import at module level must succeed
+    key: str = "version"  # how a snapshot's release is matched: "version", or "commit" (installed from git)
+
+
+CALLEES = (Project("megatron-core", "NVIDIA+Megatron-LM", "megatron/core", "https://github.com/NVIDIA/Megatron-LM"),
+           # read from its PyPI wheels (--wheels): the repository is too large to mirror here
+           Project("transformers", "", "transformers", "https://github.com/huggingface/transformers"))
+CALLERS = (
+    # `from mbridge import AutoBridge` (verl's megatron backend) runs mbridge/__init__.py.
+    Project("mbridge", "ISEEKYAN+mbridge", "mbridge", "https://github.com/ISEEKYAN/mbridge", ("mbridge",)),
+    # verl's megatron backend: the legacy workers, and the engine its newer trainers build.
+    # verl's trainer (`python -m verl.trainer.main_ppo`) and the workers it builds: FSDP and Megatron, legacy and engine.
+    Project("verl", "verl-project+verl", "verl", "https://github.com/verl-project/verl",
+            ("verl.trainer.main_ppo", "verl.workers.fsdp_workers", "verl.workers.engine.fsdp",
+             "verl.workers.megatron_workers", "verl.workers.engine.megatron")),
+    # `import mindspeed.megatron_adaptor` is how MindSpeed is turned on (verl's NPU patches, MindSpeed-LLM).
+    Project("mindspeed", "Ascend+MindSpeed", "mindspeed", "https://github.com/Ascend/MindSpeed",
+            ("mindspeed.megatron_adaptor",), key="commit"),
+)
+# The top-level module each callee installs, which its callers import from.
+CALLEE_MODULES = {"megatron-core": "megatron.core", "transformers": "transformers"}
+
+
+def tag_releases(git: Git, pattern: str, published: set[str] | None = None) -> list[Release]:
+    """Tags whose name matches `pattern` (its group 1 is the version); with `published`, only those releases. One
+    tag per version (a `v`-prefixed one first)."""
+    seen: dict[Version, Release] = {}
+    for tag in sorted(git.tags(), key=lambda t: (not t.startswith("v"), t)):
+        m = re.fullmatch(pattern, tag)
+        if not m:
+            continue
+        try:
+            v = Version(m.group(1))
+        except InvalidVersion:
+            continue
+        if published is not None and str(v) not in published or v in seen:
+            continue
+        seen[v] = Release(str(v), tag, git.commit(tag))
+    return [seen[v] for v in sorted(seen)]
+
+
+def branch_head(git: Git, branch: str, released: list[Release]) -> Release | None:
+    """The head of `branch` as a source build installs it, when its pyproject.toml declares the version of a release
+    read (`pip install git+...` then reports that release's version over different files); None otherwise."""
+    try:
+        commit = git.commit(branch)
+    except GitError:
+        return None
+    m = re.search(r'(?m)^version\s*=\s*"([^"]+)"', git.show(commit, "pyproject.toml") or "")
+    if not m or commit in {r.commit for r in released}:
+        return None
+    try:
+        v = str(Version(m.group(1)))
+    except InvalidVersion:
+        return None
+    return Release(v, branch, commit, source_build=True) if v in {r.version for r in released} else None
+
+
+def git_pins(root: str, project: str, git: Git) -> list[Release]:
+    """The commits the verified stacks pin for `project` (profiles/requirements-git.toml), read where the mirror
+    holds them."""
+    rows = read_toml(os.path.join(root, "profiles", "requirements-git.toml"), "git requirements table").get(
+        "release", [])
+    out = []
+    for r in rows:
+        if r.get("project") == project:
+            try:
+                commit = git.commit(r["commit"])
+            except GitError:
+                continue
+            out.append(Release(str(r["version"]), str(r["ref"]), commit))
+    return out
+
+
+def _published(root: str, project: str) -> set[str]:
+    with open(os.path.join(root, "profiles", "requirements", f"{project}.json")) as f:
+        return {str(Version(v)) for v in json.load(f)["releases"]}
+
+
+def default_releases(root: str, gits: dict[str, Git]) -> dict[str, list[Release]]:
+    """The releases read by default: megatron-core at its `core_v*` tags that are PyPI releases plus the commits the
+    stacks pin; mbridge and verl at their release tags; MindSpeed at the commits the stacks pin."""
+    mc = tag_releases(gits["megatron-core"], r"core_v(\d+\.\d+\.\d+(?:rc\d+)?)", _published(root, "megatron-core"))
+    pinned = [r for r in git_pins(root, "megatron-core", gits["megatron-core"])
+              if r.commit not in {x.commit for x in mc} and r.version not in {x.version for x in mc}]
+    mbridge = tag_releases(gits["mbridge"], r"v?(\d+(?:\.\d+)+(?:rc\d+)?)")
+    head = branch_head(gits["mbridge"], "main", mbridge)  # main still says 0.15.1, 165 commits after v0.15.1
+    return {
+        "megatron-core": mc + pinned,
+        "mbridge": mbridge + ([head] if head else []),
+        "verl": tag_releases(gits["verl"], r"v(\d+\.\d+\.\d+(?:\.post\d+)?)"),
+        "mindspeed": git_pins(root, "mindspeed", gits["mindspeed"]),
+    }
+
+
+def wheel_releases(directory: str, project: str) -> list[tuple[str, Wheel]]:
+    """The `<project>-<version>-py3-none-any.whl` files in `directory`, oldest version first."""
+    out = []
+    prefix = project.replace("-", "_") + "-"
+    for f in os.listdir(directory):
+        if f.startswith(prefix) and f.endswith("-py3-none-any.whl"):
+            try:
+                v = Version(f[len(prefix):].split("-")[0])
+            except InvalidVersion:
+                continue
+            out.append((v, os.path.join(directory, f)))
+    return [(str(v), Wheel(p)) for v, p in sorted(out)]
+
+
+# -- reading -------------------------------------------------------------------------------------------------------
+
+def _module_name(path: str) -> str:
+    base = path[:-len("/__init__.py")] if path.endswith("/__init__.py") else path[:-len(".py")]
+    return base.replace("/", ".")
+
+
+def caller_imports(git: Git, project: Project, rel: Release, prefix: str) -> tuple[list[Import], list[str]]:
+    """The imports of `prefix` in the caller's modules that importing its entry modules runs (module-level imports
+    followed through the caller's own package, transitively), and the entries that exist at the release. A file
+    only a function imports is not followed: its imports need not succeed for the caller to load."""
+    top = project.package_dir.split("/")[-1]
+    root = project.package_dir.rpartition("/")[0]
+    modules: dict[str, tuple[list[Import], set[str]]] = {}
+    for f in git.files(rel.commit, project.package_dir):
+        if f.endswith(".py"):
+            rel_path = f[len(root) + 1:] if root else f
+            name = _module_name(rel_path)
+            modules[name] = module_imports(git.show(rel.commit, f) or "", f, prefix, name, top)
+    entries = [e for e in project.entries if e in modules]
+    seen: set[str] = set()
+    todo = [m for e in entries for m in _parents(e)]
+    out: list[Import] = []
+    while todo:
+        m = todo.pop()
+        if m in seen or m not in modules:
+            continue
+        seen.add(m)
+        imps, own = modules[m]
+        out += imps
+        todo += [o for o in own if o not in seen]
+    return sorted(out, key=lambda i: (i.file, i.line, i.module, i.name)), entries
+
+
+def _key(module: str, name: str) -> str:
+    return f"{module}:{name}"
+
+
+def read(gits: dict[str, Git], releases: dict[str, list[Release]], callers: tuple[Project, ...] = CALLERS,
+         callees: tuple[Project, ...] = CALLEES, date: str | None = None,
+         wheels: dict[str, list[tuple[str, Wheel]]] | None = None) -> dict[str, object]:
+    """The table: per caller release what it imports from each callee (with the first file:line), per callee the
+    read releases that lack or may lack each of those names. A callee in `wheels` (name -> [(version, wheel)]) is
+    read from those wheels instead of a git mirror."""
+    wheels = wheels or {}
+    out_callers: dict[str, object] = {}
+    needed: dict[str, set[tuple[str, str]]] = {c.name: set() for c in callees}
+    for caller in callers:
+        if caller.name not in gits or not releases.get(caller.name):
+            continue
+        rels = []
+        for rel in releases[caller.name]:
+            imports: dict[str, dict[str, str]] = {}
+            entries: list[str] = []
+            for callee in callees:
+                got: dict[str, str] = {}
+                found, entries = caller_imports(gits[caller.name], caller, rel, CALLEE_MODULES[callee.name])
+                for imp in found:
+                    got.setdefault(_key(imp.module, imp.name), f"{imp.file}:{imp.line}")
+                    needed[callee.name].add((imp.module, imp.name))
+                if got:
+                    imports[callee.name] = dict(sorted(got.items()))
+            rels.append({"version": rel.version, "ref": rel.ref, "commit": rel.commit,
+                         **({"source_build": True, "date": gits[caller.name].run(
+                             "log", "-1", "--format=%cs", rel.commit).strip()} if rel.source_build else {}),
+                         "entries": entries, "imports": imports})
+        out_callers[caller.name] = {"url": caller.url, "package_dir": caller.package_dir, "key": caller.key,
+                                    "releases": rels}
+    out_callees: dict[str, object] = {}
+    for callee in callees:
+        if callee.name not in gits and callee.name not in wheels:
+            continue
+        rels_read: list[dict[str, str]] = []
+        names: dict[str, dict[str, list[str]]] = {
+            _key(m, n): {"missing": [], "unknown": []} for m, n in sorted(needed[callee.name])}
+        trees: list[tuple[str, Tree]] = []
+        if callee.name in wheels:
+            for version, wheel in wheels[callee.name]:
+                trees.append((version, Tree(wheel, "", set(wheel.files(callee.package_dir)),
+                                            CALLEE_MODULES[callee.name])))
+                rels_read.append({"version": version, "ref": os.path.basename(wheel.path), "sha256": wheel.sha256})
+        else:
+            git = gits[callee.name]
+            for rel in releases.get(callee.name, []):
+                trees.append((rel.version, Tree(git, rel.commit, set(git.files(rel.commit, callee.package_dir)),
+                                                CALLEE_MODULES[callee.name])))
+                rels_read.append({"version": rel.version, "ref": rel.ref, "commit": rel.commit})
+        for version, tree in trees:
+            rel = Release(version, "", "")
+            for m, n in sorted(needed[callee.name]):
+                verdict = tree.defines(m, n)
+                if verdict == "no_module":
+                    names[_key(m, n)].setdefault("no_module", []).append(rel.version)
+                if verdict != "has":
+                    names[_key(m, n)]["unknown" if verdict == "unknown" else "missing"].append(rel.version)
+        out_callees[callee.name] = {"url": callee.url, "package_dir": callee.package_dir, "releases": rels_read,
+                                    "names": names}
+    return {"schema": SCHEMA, "read": date or _dt.date.today().isoformat(),
+            "how": "tools/refresh_knowledge/import_surface.py: module-level imports of each callee in the caller's "
+                   "files (not under if, try/except ImportError, def or class), against the names each callee "
+                   "module binds at module level at each release (ast, read from git, never imported)",
+            "callers": out_callers, "callees": out_callees}
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m tools.refresh_knowledge.import_surface", description=__doc__.split(
+        "\n\n")[0])
+    ap.add_argument("--mirrors", default=os.environ.get("DOCTOR_MIRRORS", "/work/.mirror"),
+                    help="directory holding the mirrors as owner+name/ (default /work/.mirror, or $DOCTOR_MIRRORS)")
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    ap.add_argument("--out", default=os.path.join(root, "profiles", "import-surface.json"))
+    ap.add_argument("--wheels", default=os.environ.get("DOCTOR_WHEELS", ""),
+                    help="directory of PyPI wheels of callees read from wheels (transformers-X-py3-none-any.whl); "
+                         "without it those callees are not read")
+    a = ap.parse_args(argv)
+    wheels: dict[str, list[tuple[str, Wheel]]] = {}
+    try:
+        gits = {p.name: Git(os.path.join(a.mirrors, p.mirror)) for p in (*CALLEES, *CALLERS) if p.mirror}
+        for p in CALLEES:
+            if not p.mirror and a.wheels:
+                wheels[p.name] = wheel_releases(a.wheels, p.name)
+            elif not p.mirror:
+                print(f"import_surface: {p.name} is not read (no --wheels): the table written leaves it out",
+                      file=sys.stderr)
+        data = read(gits, default_releases(root, gits), wheels=wheels)
+    except (GitError, InputError, OSError, KeyError, ValueError) as e:
+        print(f"import_surface: {e}", file=sys.stderr)
+        return 2
+    finally:
+        for g in locals().get("gits", {}).values():
+            g.close()
+        for ws in wheels.values():
+            for _, w in ws:
+                w.close()
+    text = json.dumps(data, indent=1, sort_keys=False) + "\n"
+    with open(a.out + ".tmp", "w") as f:
+        f.write(text)
+    os.replace(a.out + ".tmp", a.out)
+    n = sum(len(c["releases"]) for c in data["callers"].values())  # type: ignore[attr-defined]
+    print(f"wrote {a.out}: {n} caller releases, "
+          f"{sum(len(c['releases']) for c in data['callees'].values())} callee releases read")  # type: ignore[attr-defined]
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -338,8 +338,9 @@ def test_verl_importing_a_transformers_name_that_transformers_5_removed_is_an_er
     (x,) = [x for x in diagnose([(None, snap, None)]).findings if x.id == "package-imports-missing-name"]
     assert x.components[:2] == ("verl", "transformers") and "AutoModelForVision2Seq" in x.title
     assert "transformers-5.3.0-py3-none-any.whl" in x.detail and x.source.endswith("transformers/tree/v5.3.0")
-    # a transformers release that has it, one not read, and a verl that no longer imports it: nothing
+    # a transformers release that has it, one not read (newer than the wheels read), and a verl that no longer
+    # imports it: nothing
     for pk in ({"verl": {"version": "0.6.1"}, "transformers": {"version": "4.57.6"}},
-               {"verl": {"version": "0.6.1"}, "transformers": {"version": "5.2.0"}},
+               {"verl": {"version": "0.6.1"}, "transformers": {"version": "5.26.0"}},
                {"verl": {"version": "0.7.1"}, "transformers": {"version": "5.3.0"}}):
         assert "package-imports-missing-name" not in found(bare(packages=pk))

@@ -180,6 +180,15 @@ def pkg_satisfies(version: Any, spec: str, *, prereleases: bool = True) -> bool 
     """Does an installed version satisfy a PEP 440 specifier? None when either side cannot be read.
 
     Local labels are ignored by `==X.Y.Z` (PEP 440), so torch 2.5.1+cpu satisfies ==2.5.1."""
+    if not isinstance(version, str):
+        return None  # what parse_pkg_version says of it
+    return _satisfies(version, spec, prereleases)
+
+
+@functools.lru_cache(maxsize=8192)
+def _satisfies(version: str, spec: str, prereleases: bool) -> bool | None:
+    """pkg_satisfies on text, answered once per process: validating the env-values table alone asks ~550
+    times, ~300 of them distinct."""
     v = parse_pkg_version(version)
     if v is None:
         return None

@@ -12,6 +12,7 @@ cached, and a cache that cannot be read or written is passed over.
 
 from __future__ import annotations
 
+import functools
 import os
 import sys
 from typing import Any
@@ -47,7 +48,8 @@ def read_toml(path: str | os.PathLike[str], what: str = "") -> dict[str, Any]:
         try:
             import marshal
 
-            data = marshal.loads(cache.read_bytes())
+            with open(cache, "rb") as fh:
+                data = marshal.loads(fh.read())
             if isinstance(data, dict):
                 return data
         except (OSError, EOFError, ValueError, TypeError):
@@ -65,21 +67,26 @@ def _shipped(source: str) -> bool:
     """A file of the packaged knowledge (profiles/), read on every run; a user's file is parsed as it is."""
     from doctor.knowledge.location import packaged_dir
 
-    root = os.path.realpath(packaged_dir())
-    return os.path.realpath(source).startswith(root + os.sep)
+    return os.path.realpath(source).startswith(_real(packaged_dir()) + os.sep)
 
 
-def _cache_path(raw: bytes) -> Any:
+@functools.lru_cache(maxsize=8)
+def _real(path: str) -> str:
+    """realpath of the packaged directory, resolved once per process (a `check` reads ~20 of its files)."""
+    return os.path.realpath(path)
+
+
+def _cache_path(raw: bytes) -> str:
+    # plain os paths: pathlib (with urllib.parse and ipaddress under it) is nothing else a `check` imports
     import hashlib
-    from pathlib import Path
 
     from doctor.cachedir import cache_dir
 
     key = hashlib.sha256(_CACHE_FORMAT + b"\0" + sys.version.encode() + b"\0" + raw).hexdigest()
-    return Path(cache_dir("toml", key[:2], key[2:34] + ".marshal"))
+    return cache_dir("toml", key[:2], key[2:34] + ".marshal")
 
 
-def _store(cache: Any, data: dict[str, Any]) -> None:
+def _store(cache: str, data: dict[str, Any]) -> None:
     import marshal
 
     from doctor.atomic import atomic_binary
@@ -89,8 +96,8 @@ def _store(cache: Any, data: dict[str, Any]) -> None:
     except ValueError:
         return
     try:
-        cache.parent.mkdir(parents=True, exist_ok=True)
-        with atomic_binary(str(cache)) as fh:
+        os.makedirs(os.path.dirname(cache), exist_ok=True)
+        with atomic_binary(cache) as fh:
             fh.write(blob)
     except OSError:
         pass

@@ -16,6 +16,7 @@ and the key (exit 2).
 from __future__ import annotations
 
 import math
+import operator
 import os
 import re
 from collections.abc import Callable
@@ -154,6 +155,7 @@ def _version_ok(version_of: str, text: str) -> bool:
 
 
 _CLAUSE = re.compile(r"^\s*(>=|<=|==|>|<)\s*(\S+)\s*$")
+_OPS = {">=": operator.ge, "<=": operator.le, ">": operator.gt, "<": operator.lt, "==": operator.eq}
 
 
 def _cann_in(version: str, spec: str) -> bool | None:
@@ -166,9 +168,7 @@ def _cann_in(version: str, spec: str) -> bool | None:
         b = CannVersion.try_parse(m.group(2)) if m else None
         if m is None or b is None:
             return None
-        op = m.group(1)
-        ok = {">=": v >= b, "<=": v <= b, ">": v > b, "<": v < b, "==": v == b}[op]
-        if not ok:
+        if not _OPS[m.group(1)](v, b):
             return False
     return True
 

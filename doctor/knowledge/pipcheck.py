@@ -255,8 +255,15 @@ def active_extras(snap: Snapshot, env: Mapping[str, str], applies: _Applies | No
 
 
 def _contains(spec: SpecifierSet, version: str) -> bool | None:
+    v = _version(version)
+    return None if v is None else spec.contains(v, prereleases=True)
+
+
+@lru_cache(maxsize=4096)
+def _version(text: str) -> Version | None:
+    """An installed version, parsed once: the same few (numpy's, torch's) are compared against many requirements."""
     try:
-        return spec.contains(Version(version), prereleases=True)
+        return Version(text)
     except InvalidVersion:
         return None
 

@@ -150,9 +150,15 @@ def parse_pkg_version(text: Any) -> Version | None:
     "2.5.1+cpu.cxx11.abi", "0.9.1+empty"); None when it is not a version at all."""
     if not isinstance(text, str) or not text.strip():
         return None
-    t = _PAREN.sub("", text.strip())
+    return _pkg_version(text)
+
+
+# A check run reads the same few hundred version strings again and again (the env-values table alone asks ~1000
+# times whether a release is in a range): each string is parsed once per process. A Version is immutable.
+@functools.lru_cache(maxsize=4096)
+def _pkg_version(text: str) -> Version | None:
     try:
-        return Version(t)
+        return Version(_PAREN.sub("", text.strip()))
     except InvalidVersion:
         return None
 
@@ -174,19 +180,30 @@ def pkg_satisfies(version: Any, spec: str, *, prereleases: bool = True) -> bool 
     """Does an installed version satisfy a PEP 440 specifier? None when either side cannot be read.
 
     Local labels are ignored by `==X.Y.Z` (PEP 440), so torch 2.5.1+cpu satisfies ==2.5.1."""
+    if not isinstance(version, str):
+        return None  # what parse_pkg_version says of it
+    return _satisfies(version, spec, prereleases)
+
+
+@functools.lru_cache(maxsize=8192)
+def _satisfies(version: str, spec: str, prereleases: bool) -> bool | None:
+    """pkg_satisfies on text, answered once per process: validating the env-values table alone asks ~550
+    times, ~300 of them distinct."""
     v = parse_pkg_version(version)
     if v is None:
         return None
-    try:
-        s = SpecifierSet(spec)
-    except InvalidSpecifier:
-        return None
-    return s.contains(v, prereleases=prereleases)
+    s = _specifier_set(spec)
+    return None if s is None else s.contains(v, prereleases=prereleases)
 
 
 def valid_specifier(spec: str) -> bool:
+    return _specifier_set(spec) is not None
+
+
+@functools.lru_cache(maxsize=4096)
+def _specifier_set(spec: str) -> SpecifierSet | None:
+    """The parsed specifier, once per text per process (never handed out: a SpecifierSet is not frozen)."""
     try:
-        SpecifierSet(spec)
+        return SpecifierSet(spec)
     except InvalidSpecifier:
-        return False
-    return True
+        return None

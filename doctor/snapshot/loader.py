@@ -20,12 +20,19 @@ from doctor.snapshot.model import CLUSTER_SCHEMA, SNAPSHOT_SCHEMA, Cluster, Clus
 # -- type validation ----------------------------------------------------------------------------------
 
 _HINTS: dict[type, dict[str, Any]] = {}
+_FIELDS: dict[type, frozenset[str]] = {}
 
 
 def _hints(cls: type) -> dict[str, Any]:
     if cls not in _HINTS:
         _HINTS[cls] = typing.get_type_hints(cls)
     return _HINTS[cls]
+
+
+def _field_names(cls: type) -> frozenset[str]:
+    if cls not in _FIELDS:
+        _FIELDS[cls] = frozenset(f.name for f in dataclasses.fields(cls)) - {"extra"}
+    return _FIELDS[cls]
 
 
 def _type_name(tp: Any) -> str:
@@ -66,6 +73,8 @@ def _convert(tp: Any, value: Any, path: str) -> Any:
         if not isinstance(value, list):
             raise _TypeErr(path, f"must be an array, got {_json_type(value)}")
         (item,) = typing.get_args(tp)
+        if item is str and all(isinstance(v, str) for v in value):
+            return list(value)  # what the loop below gives for them; a live snapshot holds ~1500 Requires-Dist lines
         return [_convert(item, v, f"{path}[{i}]") for i, v in enumerate(value)]
     if origin is dict:
         if not isinstance(value, dict):
@@ -117,7 +126,7 @@ def _from_dict(cls: type, data: dict[str, Any], path: str) -> Any:
     hints = _hints(cls)
     kwargs: dict[str, Any] = {}
     extra: dict[str, Any] = {}
-    names = {f.name for f in dataclasses.fields(cls)} - {"extra"}
+    names = _field_names(cls)
     for k, v in data.items():
         if k in names:
             sub = f"{path}.{k}" if path else k

@@ -42,3 +42,20 @@ def test_startup_imports_nothing_heavy():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     line = [ln for ln in out.stdout.splitlines() if ln.startswith("HEAVY=")]
     assert line == ["HEAVY="], out.stdout + out.stderr
+
+
+def test_a_live_check_imports_no_pathlib(tmp_path):
+    """`doctor check` reads ~20 knowledge files through tomlfile's cache with plain os paths: pathlib (and
+    urllib.parse, ipaddress under it) is nothing a live check uses, so it is never imported — cold or warm cache."""
+    code = (
+        "import sys, runpy; sys.argv=['doctor','--json','check'];\n"
+        "try:\n    runpy.run_module('doctor', run_name='__main__')\nexcept SystemExit: pass\n"
+        "print('PATHLIB=' + str('pathlib' in sys.modules), file=sys.stderr)"
+    )
+    import os
+
+    env = dict(os.environ, XDG_CACHE_HOME=str(tmp_path / "cache"))
+    for run in ("cold cache", "warm cache"):
+        out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, cwd=tmp_path,
+                             env=env)
+        assert "PATHLIB=False" in out.stderr.splitlines(), (run, out.stderr[-2000:])

@@ -65,8 +65,11 @@ def env_values(ctx: CheckContext) -> Iterator[Finding]:
     snap = ctx.snapshot
     if not env_known(snap):
         skip("the snapshot has no environment variables")
-    from doctor.knowledge.env_values import judge, judge_unknown, load
+    from doctor.knowledge.env_values import judge, judge_unknown, load, variable_names
 
+    wanted = variable_names()
+    if wanted is not None and not any(n in wanted and env(snap, n) for n in snap.env):
+        skip("none of the variables the table of values judges is set")
     table = load()
     names = table.names()
 

@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from doctor.checks.env_values import env_values
-from doctor.checks.runner import CheckContext
+from doctor.checks.runner import CheckContext, Skipped
 from doctor.errors import InputError
 from doctor.knowledge.env_values import JUDGED_ELSEWHERE, load, parse
 from doctor.snapshot.model import snapshot_from_dict
@@ -175,6 +175,27 @@ def exports(path: Path) -> dict[str, str]:
 
 
 @pytest.mark.skipif(not SCRIPTS, reason="shared/realworld/verl-scripts is not available")
+def _judged(d: dict[str, Any]) -> list[Any]:
+    """The check's findings on a snapshot document; a skip (no variable of the table set) finds nothing."""
+    try:
+        return list(env_values(CheckContext(snapshot=snapshot_from_dict(d))))
+    except Skipped:
+        return []
+
+
+def test_a_host_that_sets_none_of_the_variables_skips_before_validating_the_table(monkeypatch) -> None:
+    """Most hosts set none of the table's variables: the check says so without paying for the table's validation
+    (a malformed table is still refused where a variable it judges is set)."""
+    import doctor.knowledge.env_values as ev
+
+    monkeypatch.setattr(ev, "_TABLES", {})
+    monkeypatch.setattr(ev, "parse", lambda data, source: (_ for _ in ()).throw(InputError("bad table", source=source)))
+    with pytest.raises(Skipped, match="none of the variables"):
+        list(env_values(CheckContext(snapshot=snapshot_from_dict(bare(env={"PATH": "/usr/bin", "LD_LIBRARY_PATH": "/x"})))))
+    with pytest.raises(InputError, match="bad table"):
+        list(env_values(CheckContext(snapshot=snapshot_from_dict(bare(env={"TASK_QUEUE_ENABLE": "true"})))))
+
+
 def test_upstream_verl_npu_scripts_exports_give_no_finding() -> None:
     from doctor.knowledge.profiles import load_profiles
 
@@ -190,7 +211,7 @@ def test_upstream_verl_npu_scripts_exports_give_no_finding() -> None:
             d = bare(env=env, packages=pkgs)
             if st.get("cann") and st["cann"] != "unknown":
                 d["ascend"] = {"toolkit": {"version": st["cann"]}}
-            bad = list(env_values(CheckContext(snapshot=snapshot_from_dict(d))))
+            bad = _judged(d)
             assert not bad, (str(script), st, [f.title for f in bad])
     # the scripts do exercise the table: their HCCL / torch_npu / vllm-ascend settings are judged, and pass
     assert {"TASK_QUEUE_ENABLE", "HCCL_OP_EXPANSION_MODE", "PYTORCH_NPU_ALLOC_CONF", "HCCL_BUFFSIZE", "CPU_AFFINITY_CONF",

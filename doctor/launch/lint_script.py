@@ -135,7 +135,28 @@ def lint_path(inv: Invocation, version: str, trainer_dir: Path | None, opts: Opt
     found = [] if E.is_sft(inv.entry) else check(inv.overrides, ctx)  # main_ppo's rules are not SFT's
     if sel.config_dir is None and inv.entry != "verl.trainer.main_ppo":
         found = [_other_entry(f, inv.entry) for f in found]
-    return out + with_hydra(found, hydra)
+    return out + with_hydra(found, hydra) + environment_findings(inv.exports)
+
+
+# `doctor check`'s rules on the values of environment variables, which hold as much for a script's exports as for a
+# host's environment: the table of values each reader takes (HCCL, torch_npu, vllm-ascend, verl), HCCL's timeouts,
+# an address where an interface name belongs, a misspelt name. The readers' releases are not known here, so the
+# table judges only what every release read agrees on; facts of a host (its interfaces, its nodes) stay unknown.
+ENV_CHECKS = ("env-values", "hccl-timeout", "hccl-exec-timeout", "socket-ifname", "host-nic", "env-near-miss")
+
+
+def environment_findings(exports: dict[str, str]) -> list[Finding]:
+    """The check rules on the variables the script exports with a known value, each finding saying it is the
+    script's export (one code path: the rules are `doctor check`'s own, run on a snapshot of those variables)."""
+    if not exports:
+        return []
+    from doctor.checks.runner import run_checks
+    from doctor.snapshot.model import snapshot_from_dict
+
+    snap = snapshot_from_dict({"schema": "doctor.snapshot/1", "env": dict(exports)})
+    found, _ = run_checks([(None, snap, None)], only=ENV_CHECKS)
+    return [replace(f, title=f"exported by the script: {f.title}", evidence={**f.evidence, "exported": True})
+            for f in found if f.severity is not Severity.INFO]
 
 
 def _other_entry(f: Finding, entry: str) -> Finding:

@@ -42,6 +42,7 @@ class Invocation:
     label: tuple[str, ...] = ()  # the branch choices of this path
     hints: list[str] = field(default_factory=list)  # why this path looks like an NPU run
     unknown_args: list[str] = field(default_factory=list)  # unquoted unknown expansions (maybe several words)
+    exports: dict[str, str] = field(default_factory=dict)  # exported variables with a known value on this path
 
 
 @dataclass
@@ -129,8 +130,8 @@ def _common(a: tuple[str, ...], b: tuple[str, ...]) -> tuple[str, ...]:
 
 
 def _same(a: Invocation, b: Invocation) -> bool:
-    return (a.args, a.config_name, a.config_path, sorted(a.hints)) == (b.args, b.config_name, b.config_path,
-                                                                        sorted(b.hints))
+    return (a.args, a.config_name, a.config_path, sorted(a.hints), a.exports) == (
+        b.args, b.config_name, b.config_path, sorted(b.hints), b.exports)
 
 
 _FLAGS = (("--config-name", "config_name"), ("-cn", "config_name"), ("--config-path", "config_path"),
@@ -146,7 +147,8 @@ def _invocation(c: _WalkCall, text: str) -> Invocation:
         entry = "verl.trainer.main_ppo" if entry == "main_ppo" else entry
     rest = list(zip(c.argv[at + 1:], c.lines[at + 1:], strict=True))
     inv = Invocation(line=c.line, entry=entry, args=[a.text for a, _ in rest], label=c.label,
-                     hints=sorted(c.hints), unknown_args=list(c.unsplit), passthrough=_passthrough(text, c.line))
+                     hints=sorted(c.hints), unknown_args=list(c.unsplit), passthrough=_passthrough(text, c.line),
+                     exports=dict(c.exports))
     k = 0
     while k < len(rest):
         a, ln = rest[k]

@@ -32,6 +32,7 @@ __doctor_capture() {
             verl.*main_*|recipe.*main_*|*main_*.py)
                 __doctor_n=$(( ${__doctor_n:-0} + 1 ))
                 printf '%s\0' "$@" > "$__DOCTOR_OUT/call.$__doctor_n"
+                env -0 > "$__DOCTOR_OUT/env.$__doctor_n"
                 return 0 ;;
         esac
     done
@@ -65,6 +66,20 @@ def run_bash(script: Path, tmp: Path, env: dict[str, str] | None = None) -> list
         full_env.update({m: INJECTED for m in missing})
     calls = sorted(out.glob("call.*"), key=lambda p: int(p.name.split(".")[1]))
     return [p.read_bytes().decode("utf-8", "replace").split("\0")[:-1] for p in calls]
+
+
+def environment_of_calls(tmp: Path) -> list[dict[str, str]]:
+    """The environment each entry-point call of the last `run_bash(script, tmp)` started with (`env -0` inside
+    the call: what the entry point's process would inherit), in call order."""
+    envs = sorted((tmp / "out").glob("env.*"), key=lambda p: int(p.name.split(".")[1]))
+    return [dict(item.split("=", 1) for item in p.read_bytes().decode("utf-8", "replace").split("\0") if "=" in item)
+            for p in envs]
+
+
+def exports_agree(ours: Invocation, theirs: dict[str, str]) -> bool:
+    """Every variable the walker says the call is started with, with its value, is in bash's environment there."""
+    return all(name in theirs and (theirs[name] == value or INJECTED in theirs[name])
+               for name, value in ours.exports.items())
 
 
 def _q(s: str) -> str:

@@ -62,18 +62,23 @@ def test_upstream_script_lints_against_its_own_tag(script):
 @pytest.mark.parametrize("script", SCRIPTS, ids=_rel)
 def test_bash_agrees_with_the_walker(script, tmp_path):
     """Oracle: bash runs the script in a sandbox where nothing real runs (tests/launch/bash_oracle.py); every
-    entry-point call it makes matches one of the paths the walker found, word for word."""
+    entry-point call it makes matches one of the paths the walker found, word for word, and starts with the
+    exported variables the walker says it does."""
     parsed = parse_script(script.read_text(encoding="utf-8"), str(script), str(script))
     envs = [{}] + [bash_oracle.environment_for(a.label) for c in parsed.invocations for a in c.alternatives]
     ran = 0
     for i, env in enumerate({json.dumps(e, sort_keys=True): e for e in envs}.values()):
         calls = bash_oracle.run_bash(script, tmp_path / str(i), env)
+        environments = bash_oracle.environment_of_calls(tmp_path / str(i))
         ran += len(calls)
         for k, call in enumerate(calls):
             theirs = bash_oracle.after_entry(call)
-            alts = parsed.invocations[k].alternatives
-            assert any(bash_oracle.matches(a, theirs) or _trailing_backslash(a.args, theirs) for a in alts), \
-                (env, theirs, [a.args for a in alts])
+            alts = [a for a in parsed.invocations[k].alternatives
+                    if bash_oracle.matches(a, theirs) or _trailing_backslash(a.args, theirs)]
+            assert alts, (env, theirs, [a.args for a in parsed.invocations[k].alternatives])
+            # the exported variables the walker hands the call (what `doctor lint` judges) are bash's too
+            assert any(bash_oracle.exports_agree(a, environments[k]) for a in alts), \
+                (env, [a.exports for a in alts], {n: environments[k].get(n) for a in alts for n in a.exports})
     assert ran, "bash made no entry-point call"
 
 

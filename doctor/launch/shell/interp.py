@@ -35,6 +35,7 @@ class Call:
     label: tuple[str, ...]
     hints: set[str]
     unsplit: list[str]  # unquoted unknown expansions that bash may split into several words
+    exports: dict[str, str] = field(default_factory=dict)  # the exported variables whose value the walk knows
 
 
 @dataclass(frozen=True)
@@ -54,6 +55,17 @@ class Walk:
     cut_off: list[CutOff] = field(default_factory=list)
     unresolved: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)  # what could not be followed (said in the report)
+
+
+def _known_exports(w: World) -> dict[str, str]:
+    """The environment the entry point starts with, as far as the script sets it: each exported variable (also a
+    `NAME=value` prefix of the command) whose value is known on this path."""
+    out: dict[str, str] = {}
+    for name in sorted(w.exported):
+        v = w.get(name)
+        if isinstance(v, Str) and v.known:
+            out[name] = v.text
+    return out
 
 
 class Interpreter:
@@ -364,7 +376,7 @@ class Interpreter:
         at = self.is_entry(argv)
         if at is not None:
             self.walk.calls.append(Call(n.line, (n.start, self.loop), argv, lines, w.label,
-                                        set(w.hints) | set(env.hints), unsplit))
+                                        set(w.hints) | set(env.hints), unsplit, _known_exports(env)))
             w.status = None
             self.after_entry = (n.line, n.line + n.text.rstrip().count("\n"))
             return [w]

@@ -1,0 +1,74 @@
+"""`doctor lint` judges the variables a script exports with `doctor check`'s own rules on values (the table of what
+HCCL / torch_npu / vllm-ascend / verl take, HCCL's timeouts, an address where an interface name belongs, a misspelt
+name): on the path where the value is set, as bash would hand it to the entry point."""
+
+from __future__ import annotations
+
+import json
+
+from click.testing import CliRunner
+
+from doctor.cli import cli
+from doctor.launch.lint_script import environment_findings
+from doctor.launch.script_parser import parse_script
+from tests.conftest import SHARED
+
+HEAD = """#!/bin/bash
+set -e
+"""
+CALL = """python3 -m verl.trainer.main_ppo --config-name=ppo_megatron_trainer \\
+    actor_rollout_ref.actor.strategy=megatron \\
+    trainer.device=npu
+"""
+
+
+def lint(tmp_path, text: str) -> tuple[int, dict]:
+    p = tmp_path / "run_npu.sh"
+    p.write_text(text)
+    r = CliRunner().invoke(cli, ["--json", "lint", "--verl-version", "0.7.1", "--no-compose", str(p)])
+    return r.exit_code, json.loads(r.stdout)
+
+
+def exported(report: dict) -> dict[str, str]:
+    return {f["id"]: f["severity"] for f in report["findings"] if f.get("evidence", {}).get("exported")}
+
+
+def test_bad_exports_are_findings_of_the_script(tmp_path):
+    code, report = lint(tmp_path, HEAD + "export HCCL_CONNECT_TIMEOUT=abc\nexport GLOO_SOCKET_IFNAME=10.0.0.1\n"
+                        "export ASCEBD_RT_VISIBLE_DEVICES=0,1\nTASK_QUEUE_ENABLE=true " + CALL)
+    assert code == 1
+    assert exported(report) == {"hccl-connect-timeout-invalid": "error", "socket-ifname-is-address": "error",
+                                "env-var-misspelled": "warning", "env-value-ignored": "warning"}
+    titles = [f["title"] for f in report["findings"] if f["id"] == "env-value-ignored"]
+    assert titles and titles[0].startswith("exported by the script: torch-npu, every release read")
+    assert "TASK_QUEUE_ENABLE='true'" in titles[0]
+
+
+def test_a_value_set_on_one_path_only_is_a_warning_naming_it_and_an_unknown_value_is_not_judged(tmp_path):
+    code, report = lint(tmp_path, HEAD + 'if [ "$1" = multi ]; then export HCCL_CONNECT_TIMEOUT=abc; fi\n'
+                        "export HCCL_EXEC_TIMEOUT=$MY_TIMEOUT\n" + CALL)
+    assert exported(report) == {"hccl-connect-timeout-invalid": "warning"}
+
+
+def test_good_exports_give_nothing(tmp_path):
+    code, report = lint(tmp_path, HEAD + "export HCCL_CONNECT_TIMEOUT=1500\nexport TASK_QUEUE_ENABLE=2\n"
+                        "export PYTORCH_NPU_ALLOC_CONF=expandable_segments:True\nexport GLOO_SOCKET_IFNAME=eth0\n" + CALL)
+    assert exported(report) == {}
+
+
+def test_upstream_verl_npu_scripts_exports_pass_the_rules():
+    """The 98 NPU example scripts of verl v0.6.1 / v0.7.1 / v0.9.0: most export settings with known values (bash
+    agrees on each: tests/launch/test_lint_upstream.py), and none of them is a finding."""
+    scripts = sorted((SHARED / "realworld" / "verl-scripts").glob("v*/scripts/**/*.sh"))
+    if not scripts:
+        import pytest
+
+        pytest.skip("no upstream scripts")
+    judged = 0
+    for s in scripts:
+        parsed = parse_script(s.read_text(encoding="utf-8"), str(s), str(s))
+        for call in parsed.invocations:
+            for inv in call.alternatives:
+                judged += bool(inv.exports)
+                assert environment_findings(inv.exports) == [], (str(s), inv.exports)
+    assert judged >= 50

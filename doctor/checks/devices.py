@@ -127,7 +127,7 @@ def visible_devices(ctx: CheckContext) -> Iterator[Finding]:
             detail="The CANN runtime then reports no devices and torch.npu.is_available() silently returns False.",
             evidence=ev, fix=f"export ASCEND_RT_VISIBLE_DEVICES={fixed}", source=SRC_VISIBLE)
     devs = devices(snap)
-    if devs:
+    if devs and all(known(getattr(d, "id", None)) for d in devs):  # a chip a report names states no count
         n = len(devs)
         out = [i for i in nums if i >= n]
         if out:

@@ -59,14 +59,21 @@ def env_near_miss(ctx: CheckContext) -> Iterator[Finding]:
     snap = ctx.snapshot
     if not env_known(snap):
         skip("the snapshot has no environment variables")
+    from doctor.knowledge.env_values import variable_names
+
+    # the names the table of values has rows for are read by their releases too (each row cites where): a near miss
+    # of one is as much a typo, one edit away for a short name (real names of one family differ by more)
+    tabled = variable_names() or frozenset()
+    targets = list(_IMPORTANT) + sorted(tabled - set(_IMPORTANT))
     for name in sorted(snap.env):
-        if name in KNOWN_NAMES or name.startswith(("ATB_", "ASCEND_TOOLKIT", "HCCN_")):
+        if name in KNOWN_NAMES or name in tabled or name.startswith(("ATB_", "ASCEND_TOOLKIT", "HCCN_")):
             continue
-        for target in _IMPORTANT:
-            d = edit_distance(name.upper(), target, 2)
+        for target in targets:
+            bound = 2 if target in _IMPORTANT or len(target) >= 14 else 1
+            d = edit_distance(name.upper(), target, bound)
             # nothing reads the misspelled name: unless the right one is set too, the setting has no effect (a
             # bug report states the variable it set, not every one it did not)
-            if 0 < d <= 2 and not env(snap, target):
+            if 0 < d <= bound and not env(snap, target):
                 yield finding(
                     "env-var-misspelled", "warning", ("env",), f"{name} looks like a misspelling of {target}",
                     detail=(f"{target} is unset, so the setting in {name} has no effect." if env_unset(snap, target)

@@ -148,6 +148,12 @@ def _say_stated(report: Any, stated: Any, path: str, console: Console) -> None:
     if console.json_mode or console.verbosity < 0:
         return
     console.print(console.style(f"stated in {path}: " + "; ".join(stated.described(console.verbosity >= 1)), "dim"))
+    if not any(f.severity.value in ("error", "warning") for f in report.findings):
+        # "ok" on a report means only that what it states breaks no rule: say how little could be judged
+        ran = sum(1 for c in report.checks if c.status.value != "skip")
+        console.print(console.style(
+            f"what the report states breaks none of the rules that could judge it ({ran} check(s)); the others need "
+            "facts it does not state (-v lists them): this is not a verdict on the rest of that environment", "yellow"))
     for c in stated.conflicts:
         said = " vs ".join(f"{f.value} (line {f.line})" for f in c)
         console.print(console.style(f"stated twice, left unknown: {c[0].key.partition('.')[2] or c[0].key} {said}",

@@ -84,6 +84,8 @@ class Stated:
                 asc = doc.setdefault("ascend", {})
                 if name in ("npu_smi", "devices"):
                     asc[name] = f.value
+                elif name == "chip":
+                    asc.setdefault("devices", [{"chip": f.value}])  # a family, not a count: no id
                 else:
                     asc[name] = {"version": f.value}
         return doc
@@ -430,6 +432,8 @@ _INSTALLER = re.compile(r"^[-*]?\s*[A-Za-z\u4e00-\u9fff][\w \u4e00-\u9fff-]{0,40
 # vllm-ascend's images are tagged with the release they install (quay.io/ascend/vllm-ascend:v0.9.1rc1, -310p/-a3 variants);
 # read on a label line (`Base image: ...`, `image: ...`, `IMAGE=...`), `FROM ...` or `docker run|pull ...`, never prose
 _IMAGE_LINE = re.compile(r"^(?:[-*]\s*)?(?:FROM\s|docker\s+(?:run|pull|create)\b|[A-Za-z_\u4e00-\u9fff][\w \u4e00-\u9fff]{0,30}[:：=])")
+# vllm-ascend's images name the chip they are built for: `vllm-ascend:v0.10.2rc1-a3`, `-310p` (A2 has no suffix)
+_IMAGE_CHIP = re.compile(r"vllm-ascend:v?\d+\.\d+\.\d+\S*?-(a3|310p)(?:-[A-Za-z0-9.]+)*(?=[\s\"']|$)", re.I)
 _IMAGE = re.compile(r"(?:^|[\s/=\"'])vllm-ascend:v?(\d+\.\d+\.\d+(?:rc\d+)?(?:\.post\d+)?)(?:-[A-Za-z0-9.]+)*(?=[\s\"']|$)")
 # `ls -l .../ascend-toolkit/latest`: its links point into the installed version's directory
 _LS_ENTRY = re.compile(r"^[dl-][rwxsStT-]{9}[.+@]?\s")
@@ -531,7 +535,27 @@ def _env(lines: list[str]) -> Iterator[Fact]:
         yield Fact(f"env.{m[1]}", redact_value(m[1], value), i, line)
 
 
-_READERS = (_collect_env, _pip, _ascend_files, _npu_smi, _named, _tables, _env_command, _printed, _install_names, _env)
+# A chip named on a label line: `NPU: 910B2`, `npu 910B2`, `NPU type: Ascend910B`, `NPU型号：910B3`, `芯片: 310P3`
+# (llamafactory-cli env prints `- NPU type: …`). It states the family, not how many NPUs: it becomes a device with
+# no id, used only when no `npu-smi` table states the devices.
+_CHIP_LABEL = re.compile(r"^[-*•]?\s*(?:npu|chip|device|soc|芯片|npu\s*卡?)\s*(?:type|model|name|型号|类型)?\s*[:：=]?\s*"
+                         r"(?:(?:Atlas\s+\S+\s+)?\(?)(?P<chip>(?:Ascend)?(?:910|310|950)[A-Za-z0-9_]*)\)?\s*$", re.I)
+
+
+def _chip_label(lines: list[str]) -> Iterator[Fact]:
+    from doctor.knowledge.chips import family_from_name
+
+    for i, raw in enumerate(lines, 1):
+        line = raw.strip().strip("`")
+        m = _CHIP_LABEL.match(line)
+        if m and family_from_name(m["chip"]) is not None:
+            yield Fact("ascend.chip", m["chip"], i, line)
+        elif _IMAGE_LINE.match(line) and (g := _IMAGE_CHIP.search(line)):
+            yield Fact("ascend.chip", {"a3": "Ascend910_93", "310p": "310P"}[g[1].lower()], i, line)
+
+
+_READERS = (_collect_env, _pip, _ascend_files, _npu_smi, _named, _tables, _env_command, _printed, _install_names,
+            _chip_label, _env)
 
 
 def read_stated(text: str) -> Stated:

@@ -27,3 +27,16 @@ def test_ray_noset_visible_devices():
 
 def test_edit_distance():
     assert edit_distance("ASCEBD", "ASCEND") == 1 and edit_distance("ABC", "ABCDEFGH", 2) == 3
+
+
+def test_near_misses_of_the_names_the_table_of_values_reads_are_typos():
+    """The variables profiles/env-values.toml has rows for (read from HCCL, torch_npu, vllm-ascend, verl at their
+    tags) are names too: HCCL_OP_EXPANSON_MODE, ASCEND_LAUNCH_BLOCKNG, VLLM_ASCEND_ENABLE_MZ are typos of them;
+    real names of one family that differ by more than one edit (HCCL_RDMA_TC / HCCL_RDMA_SL) are not."""
+    f = diagnose_dict(bare(env={"HCCL_OP_EXPANSON_MODE": "AIV", "ASCEND_LAUNCH_BLOCKNG": "1",
+                                "VLLM_ASCEND_ENABLE_MZ": "1", "HCCL_DETERMINISTC": "true"}))
+    meant = sorted(x.evidence["meant"] for x in f.findings if x.id == "env-var-misspelled")
+    assert meant == ["ASCEND_LAUNCH_BLOCKING", "HCCL_DETERMINISTIC", "HCCL_OP_EXPANSION_MODE", "VLLM_ASCEND_ENABLE_NZ"]
+    quiet = diagnose_dict(bare(env={"HCCL_RDMA_TC": "4", "HCCL_RDMA_SL": "1", "VLLM_ASCEND_ENABLE_NZ": "1",
+                                    "VLLM_ASCEND_ENABLE_FLASHCOMM": "1", "STREAMS_PER_DEVICE": "8"}))
+    assert not [x for x in quiet.findings if x.id == "env-var-misspelled"]

@@ -88,3 +88,14 @@ def test_explain_names_the_environment_a_log_states_and_the_command_that_judges_
                      "export HCCL_BUFFSIZE=200\n")
     r = run("--json", "explain", str(plain))
     assert "stated" not in json.loads(r.stdout)  # variables alone are not an environment
+
+
+def test_a_chip_label_picks_its_family_profile_and_states_no_device_count(tmp_path):
+    """An A2 chip named on a label line chooses the A2 stack (not A3 'the last by name'), and naming a chip says
+    nothing of how many NPUs there are: ASCEND_RT_VISIBLE_DEVICES=0,1,2,3 is not 'out of range'."""
+    p = tmp_path / "r.md"
+    p.write_text("NPU: 910B2\nCANN: 8.3.RC2\nASCEND_RT_VISIBLE_DEVICES=0,1,2,3\n")
+    r = run("check", "--from-report", str(p))
+    assert "-a2" in r.stdout.split("profile: ", 1)[1].split()[0]
+    assert "visible-devices-out-of-range" not in r.stdout and r.exit_code == 0
+    assert "breaks none of the rules that could judge it" in r.stdout  # ok is not a verdict on the rest

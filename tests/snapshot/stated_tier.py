@@ -64,7 +64,8 @@ EXPECTED: dict[str, dict[str, Any]] = {
                               "python.version": "3.10.15", "packages.torch": "2.1.0", "packages.transformers": "4.46.1",
                               "packages.datasets": "3.1.0", "packages.accelerate": "1.0.1", "packages.peft": "0.12.0",
                               "packages.trl": "0.9.6", "ascend.toolkit": "8.0.RC1.alpha001",
-                              "packages.deepspeed": "0.14.4", NPU: _smi("24.1.rc2"), DEV: ["910B4"]},
+                              "packages.deepspeed": "0.14.4", NPU: _smi("24.1.rc2"), DEV: ["910B4"],
+                              "ascend.chip": "Ascend910B4"},  # `- NPU type:` (read since the tier's first run)
     "llamafactory-5189.txt": {"ascend.toolkit": "8.0.RC2", "host.arch": "aarch64"},
     "vllm-ascend-2035.txt": {NPU: _smi("24.1.rc3.7"), DEV: ["Ascend910"]},
     "vllm-ascend-12980.txt": {NPU: _smi("26.0.rc2"), DEV: ["Ascend910"]},

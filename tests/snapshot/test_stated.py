@@ -164,3 +164,16 @@ def test_variables_are_the_ones_collect_records_and_never_path():
     assert got == {"env.COMBINED_ENABLE": "1", "env.STREAMS_PER_DEVICE": "8", "env.VERL_LOGGING_LEVEL": "debug"}
     snap = snapshot_from_dict(read_stated("COMBINED_ENABLE=1\nPATH=/usr/bin\n").document(), source="r")
     assert not snap.env_is_full and snap.getenv("HCCL_BUFFSIZE") is not None and snap.getenv("HCCL_BUFFSIZE") != ""
+
+
+def test_a_chip_named_on_a_label_line_states_the_family_not_a_count():
+    """`NPU: 910B2`, `npu 910B2`, `NPU type: Ascend910B` (llamafactory-cli env), `NPU型号：910B3`, an image's `-a3`
+    suffix: a device without an id, used only when no npu-smi table states the devices; prose is not read."""
+    for text, chip in (("NPU: 910B2", "910B2"), ("npu 910B2", "910B2"), ("- NPU type: Ascend910B", "Ascend910B"),
+                       ("NPU型号：910B3", "910B3"), ("芯片: 310P3", "310P3"),
+                       ("image: quay.io/ascend/vllm-ascend:v0.10.2rc1-a3", "Ascend910_93")):
+        assert read_stated(text).document()["ascend"]["devices"] == [{"chip": chip}], text
+    assert read_stated("The NPU 910B2 is slow\n").facts == ()
+    table = (FIX / "vllm-ascend-834.txt").read_text()
+    doc = read_stated("NPU: 910B4\n" + table).document()
+    assert [d["chip"] for d in doc["ascend"]["devices"]] == ["910B3"] and doc["ascend"]["devices"][0]["id"] == 0

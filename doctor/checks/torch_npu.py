@@ -190,6 +190,11 @@ def _device_socs(snap: Snapshot, table: SocTable) -> list[str]:
     return out
 
 
+def _raises(table_file: str, soc: str) -> str:
+    return (f"torch_npu looks the SoC name ACL reports up in its own table ({table_file}) at device initialisation and "
+            f"raises `RuntimeError: Unsupported soc version: {soc}` for a name it lacks.")
+
+
 def _sources(*rows: SocRelease) -> str:
     """The table file at each row's tag, and the file that raises when it is another one (the 1.11.0 line)."""
     urls: list[str] = []
@@ -256,9 +261,8 @@ def torch_npu_soc(ctx: CheckContext) -> Iterator[Finding]:
                 "torch-npu-soc-unsupported", "warning", ("torch-npu", "npu"),
                 f"some torch-npu releases do not support this device's SoC, {soc}, and the snapshot does not say "
                 "which is installed",
-                detail=f"torch_npu looks the SoC name ACL reports up in its own table ({table.table_file}) at device "
-                       f"initialisation and raises `RuntimeError: Unsupported soc version: {soc}` for a name it lacks. "
-                       f"The table of torch-npu {spans} lacks {soc}; other releases read have it ({table.read}).",
+                detail=f"{_raises(table.table_file, soc)} The table of torch-npu {spans} lacks {soc}; other releases "
+                       f"read have it ({table.read}).",
                 evidence={"soc": soc, "torch-npu": None, "torch": ver(snap, "torch"),
                           "refused_by": [list(r) for r in runs], "read": table.read},
                 fix=f"Check the installed release (`pip show torch-npu`); if it is one of these, install a torch-npu "
@@ -269,9 +273,8 @@ def torch_npu_soc(ctx: CheckContext) -> Iterator[Finding]:
         yield finding(
             "torch-npu-soc-unsupported", "error", ("torch-npu", "npu"),
             f"no {lname} read supports this device's SoC, {soc}",
-            detail=f"torch_npu looks the SoC name ACL reports up in its own table ({table.table_file}) at device "
-                   f"initialisation and raises `RuntimeError: Unsupported soc version: {soc}` for a name it lacks. The "
-                   f"snapshot names torch-npu without its version; none of the {len(rows_read)} releases read "
+            detail=f"{_raises(table.table_file, soc)} The snapshot names torch-npu without its version; none of the "
+                   f"{len(rows_read)} releases read "
                    f"({rows_read[0].version} ... {rows_read[-1].version}, {table.read}) has {soc}.",
             evidence={"soc": soc, "torch-npu": None, "torch": ver(snap, "torch"), "releases_read": len(rows_read),
                       "newest_read": rows_read[-1].version, "read": table.read},

@@ -82,21 +82,25 @@ def test_the_fifth_snapshot_set_overlaps_no_earlier_set_nor_any_fresh_log_set():
     assert not {r.id for r in fifth} & ({r.id for r in earlier} | {e["id"] for e in logs})
 
 
+def _thread(url: str) -> tuple[str, ...]:
+    """A thread by repository name + issue/PR number (an owner move or a pull/issues spelling is the same thread)."""
+    parts = url.lower().rstrip("/").split("/")
+    return (parts[4], parts[6]) if len(parts) > 6 and parts[5] in ("issues", "pull") else (url.lower(),)
+
+
+def _fresh_logs() -> list[dict]:
+    return [e for path in sorted(SNAPSHOTS.parent.glob("reports*.toml"))
+            for e in tomllib.loads(path.read_text(encoding="utf-8")).get("report", [])]
+
+
 def test_the_sixth_snapshot_set_overlaps_no_earlier_set_nor_any_fresh_log_set():
     """snapshots6 (issue 22's tuning set) shares no thread with snapshots1-5 or any fresh log set (reports*.toml),
     by URL, by id, or by repository + issue/PR number (an owner move or a pull/issues spelling is the same thread)."""
     sixth = load_file(SNAPSHOTS6)
     earlier = [r for p in (SNAPSHOTS, SNAPSHOTS2, SNAPSHOTS3, SNAPSHOTS4, SNAPSHOTS5) for r in load_file(p)]
-    logs = [e for path in sorted(SNAPSHOTS.parent.glob("reports*.toml"))
-            for e in tomllib.loads(path.read_text(encoding="utf-8")).get("report", [])]
-    mined = load()
-
-    def thread(url: str) -> tuple[str, ...]:
-        parts = url.lower().rstrip("/").split("/")
-        return (parts[4], parts[6]) if len(parts) > 6 and parts[5] in ("issues", "pull") else (url.lower(),)
-
-    seen = {thread(r.url) for r in earlier + mined} | {thread(e["url"]) for e in logs}
-    assert not {thread(r.url) for r in sixth} & seen
+    logs, mined = _fresh_logs(), load()
+    seen = {_thread(r.url) for r in earlier + mined} | {_thread(e["url"]) for e in logs}
+    assert not {_thread(r.url) for r in sixth} & seen
     assert not {r.id for r in sixth} & ({r.id for r in earlier + mined} | {e["id"] for e in logs})
 
 
@@ -107,16 +111,9 @@ def test_the_seventh_snapshot_set_overlaps_no_earlier_set_nor_any_fresh_log_set_
     make it a tuned report)."""
     seventh = load_file(SNAPSHOTS7)
     earlier = [r for p in (SNAPSHOTS, SNAPSHOTS2, SNAPSHOTS3, SNAPSHOTS4, SNAPSHOTS5, SNAPSHOTS6) for r in load_file(p)]
-    logs = [e for path in sorted(SNAPSHOTS.parent.glob("reports*.toml"))
-            for e in tomllib.loads(path.read_text(encoding="utf-8")).get("report", [])]
-    mined = load()
-
-    def thread(url: str) -> tuple[str, ...]:
-        parts = url.lower().rstrip("/").split("/")
-        return (parts[4], parts[6]) if len(parts) > 6 and parts[5] in ("issues", "pull") else (url.lower(),)
-
-    seen = {thread(r.url) for r in earlier + mined} | {thread(e["url"]) for e in logs}
-    assert not {thread(r.url) for r in seventh} & seen
+    logs, mined = _fresh_logs(), load()
+    seen = {_thread(r.url) for r in earlier + mined} | {_thread(e["url"]) for e in logs}
+    assert not {_thread(r.url) for r in seventh} & seen
     assert not {r.id for r in seventh} & ({r.id for r in earlier + mined} | {e["id"] for e in logs})
     root = SNAPSHOTS.parent.parent.parent
     cited = "\n".join(p.read_text(encoding="utf-8", errors="replace")
@@ -124,5 +121,5 @@ def test_the_seventh_snapshot_set_overlaps_no_earlier_set_nor_any_fresh_log_set_
                       if p.is_file() and p.suffix in (".py", ".toml", ".json", ".md", ".yaml", ".txt"))
     cited += (root / "README.md").read_text(encoding="utf-8")
     for r in seventh:
-        repo, number = thread(r.url)
+        repo, number = _thread(r.url)
         assert not re.search(rf"{re.escape(repo)}/(issues|pull)/{number}(?!\d)", cited, re.IGNORECASE), r.id

@@ -65,3 +65,10 @@ def test_the_signature_counts_the_readme_states_are_the_databases():
     n = len(tomllib.loads((ROOT / "profiles" / "signatures.toml").read_text())["signature"])
     stated = {int(x) for x in re.findall(r"\b(\d{2,4}) known signatures\b", README)}
     assert stated and stated == {n}, f"README states {sorted(stated)} signatures; the database has {n}"
+
+
+def test_no_table_row_is_written_twice():
+    """A merge can repeat a table row (the command table once held `doctor explain LOG` four times)."""
+    rows = [line for line in README.splitlines() if line.startswith("| ") and not line.startswith("|---")]
+    twice = sorted({r for r in rows if rows.count(r) > 1})
+    assert not twice, twice

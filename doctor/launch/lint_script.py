@@ -135,7 +135,7 @@ def lint_path(inv: Invocation, version: str, trainer_dir: Path | None, opts: Opt
     found = [] if E.is_sft(inv.entry) else check(inv.overrides, ctx)  # main_ppo's rules are not SFT's
     if sel.config_dir is None and inv.entry != "verl.trainer.main_ppo":
         found = [_other_entry(f, inv.entry) for f in found]
-    return out + with_hydra(found, hydra) + environment_findings(inv.exports)
+    return out + with_hydra(found, hydra) + environment_findings(inv.exports, inv.export_lines)
 
 
 # `doctor check`'s rules on the values of environment variables, which hold as much for a script's exports as for a
@@ -145,9 +145,10 @@ def lint_path(inv: Invocation, version: str, trainer_dir: Path | None, opts: Opt
 ENV_CHECKS = ("env-values", "hccl-timeout", "hccl-exec-timeout", "socket-ifname", "host-nic", "env-near-miss")
 
 
-def environment_findings(exports: dict[str, str]) -> list[Finding]:
+def environment_findings(exports: dict[str, str], lines: dict[str, int] | None = None) -> list[Finding]:
     """The check rules on the variables the script exports with a known value, each finding saying it is the
-    script's export (one code path: the rules are `doctor check`'s own, run on a snapshot of those variables)."""
+    script's export and the line that sets the variable it names (one code path: the rules are `doctor check`'s
+    own, run on a snapshot of those variables)."""
     if not exports:
         return []
     from doctor.checks.runner import run_checks
@@ -155,8 +156,16 @@ def environment_findings(exports: dict[str, str]) -> list[Finding]:
 
     snap = snapshot_from_dict({"schema": "doctor.snapshot/1", "env": dict(exports)})
     found, _ = run_checks([(None, snap, None)], only=ENV_CHECKS)
-    return [replace(f, title=f"exported by the script: {f.title}", evidence={**f.evidence, "exported": True})
-            for f in found if f.severity is not Severity.INFO]
+    out = []
+    for f in found:
+        if f.severity is Severity.INFO:
+            continue
+        named = next((n for n in sorted(exports, key=len, reverse=True) if n in f.title), None)
+        at = (lines or {}).get(named) if named else None
+        where = f" (line {at})" if at else ""
+        out.append(replace(f, title=f"exported by the script{where}: {f.title}",
+                           evidence={**f.evidence, "exported": True, **({"set_at_line": at} if at else {})}))
+    return out
 
 
 def _other_entry(f: Finding, entry: str) -> Finding:

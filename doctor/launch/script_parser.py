@@ -43,6 +43,7 @@ class Invocation:
     hints: list[str] = field(default_factory=list)  # why this path looks like an NPU run
     unknown_args: list[str] = field(default_factory=list)  # unquoted unknown expansions (maybe several words)
     exports: dict[str, str] = field(default_factory=dict)  # exported variables with a known value on this path
+    export_lines: dict[str, int] = field(default_factory=dict)  # where each was last set before the call
 
 
 @dataclass
@@ -148,7 +149,7 @@ def _invocation(c: _WalkCall, text: str) -> Invocation:
     rest = list(zip(c.argv[at + 1:], c.lines[at + 1:], strict=True))
     inv = Invocation(line=c.line, entry=entry, args=[a.text for a, _ in rest], label=c.label,
                      hints=sorted(c.hints), unknown_args=list(c.unsplit), passthrough=_passthrough(text, c.line),
-                     exports=dict(c.exports))
+                     exports=dict(c.exports), export_lines=_set_lines(text, c.line, c.exports))
     k = 0
     while k < len(rest):
         a, ln = rest[k]
@@ -173,6 +174,21 @@ def _invocation(c: _WalkCall, text: str) -> Invocation:
                     inv.overrides.append(o)
         k += 1
     return inv
+
+
+def _set_lines(text: str, call_line: int, names: dict[str, str]) -> dict[str, int]:
+    """The line that last sets each name before (or on) the call's line: `NAME=`, `export NAME=`, `declare -x NAME=`
+    at a command's start or as a prefix of the call itself. A name set only by a function or a sourced file has
+    none (the finding then names no line)."""
+    lines = text.splitlines()
+    out: dict[str, int] = {}
+    for name in names:
+        pat = re.compile(rf"(?:^|[\s;&|(])(?:export\s+|declare\s+-\w*x\w*\s+)?{re.escape(name)}=")
+        for n in range(min(call_line, len(lines)), 0, -1):
+            if pat.search(lines[n - 1].split("#", 1)[0]):
+                out[name] = n
+                break
+    return out
 
 
 def _set_flag(inv: Invocation, attr: str, value: str) -> None:

@@ -40,8 +40,11 @@ def test_bad_exports_are_findings_of_the_script(tmp_path):
     assert exported(report) == {"hccl-connect-timeout-invalid": "error", "socket-ifname-is-address": "error",
                                 "env-var-misspelled": "warning", "env-value-ignored": "warning"}
     titles = [f["title"] for f in report["findings"] if f["id"] == "env-value-ignored"]
-    assert titles and titles[0].startswith("exported by the script: torch-npu, every release read")
-    assert "TASK_QUEUE_ENABLE='true'" in titles[0]
+    assert titles and titles[0].startswith("exported by the script (line 6): torch-npu, every release read")
+    assert "TASK_QUEUE_ENABLE='true'" in titles[0]  # set as a prefix of the call on line 6
+    lines = {f["id"]: f["evidence"].get("set_at_line") for f in report["findings"] if f.get("evidence", {}).get("exported")}
+    assert lines == {"hccl-connect-timeout-invalid": 3, "socket-ifname-is-address": 4, "env-var-misspelled": 5,
+                     "env-value-ignored": 6}
 
 
 def test_a_value_set_on_one_path_only_is_a_warning_naming_it_and_an_unknown_value_is_not_judged(tmp_path):

@@ -59,11 +59,14 @@ def env_near_miss(ctx: CheckContext) -> Iterator[Finding]:
     snap = ctx.snapshot
     if not env_known(snap):
         skip("the snapshot has no environment variables")
-    from doctor.knowledge.env_values import variable_names
+    unknown = [n for n in snap.env if n not in KNOWN_NAMES and not n.startswith(("ATB_", "ASCEND_TOOLKIT", "HCCN_"))]
+    if not unknown:
+        return
+    from doctor.knowledge.coverage import env_variable_names
 
     # the names the table of values has rows for are read by their releases too (each row cites where): a near miss
     # of one is as much a typo, one edit away for a short name (real names of one family differ by more)
-    tabled = variable_names() or frozenset()
+    tabled = env_variable_names() or frozenset()
     targets = list(_IMPORTANT) + sorted(tabled - set(_IMPORTANT))
     for name in sorted(snap.env):
         if name in KNOWN_NAMES or name in tabled or name.startswith(("ATB_", "ASCEND_TOOLKIT", "HCCN_")):

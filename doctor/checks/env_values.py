@@ -65,11 +65,13 @@ def env_values(ctx: CheckContext) -> Iterator[Finding]:
     snap = ctx.snapshot
     if not env_known(snap):
         skip("the snapshot has no environment variables")
-    from doctor.knowledge.env_values import judge, judge_unknown, load, variable_names
+    from doctor.knowledge.coverage import env_variable_names
 
-    wanted = variable_names()
+    wanted = env_variable_names()
     if wanted is not None and not any(n in wanted and env(snap, n) for n in snap.env):
         skip("none of the variables the table of values judges is set")
+    from doctor.knowledge.env_values import judge, judge_unknown, load
+
     table = load()
     names = table.names()
 

@@ -12,7 +12,7 @@ from doctor.knowledge.known_bad import KNOWN_BAD
 from doctor.knowledge.missing_api import MISSING_APIS
 from doctor.knowledge.ownership import component_of_distribution
 from doctor.knowledge.releases import release_for
-from doctor.knowledge.versions import CannVersion, pkg_satisfies
+from doctor.knowledge.versions import CannVersion, parse_pkg_version, pkg_satisfies
 from doctor.report import Finding, finding
 from doctor.snapshot.model import Snapshot, known
 
@@ -318,6 +318,18 @@ def _import_line(module: str, name: str) -> str:
     return f"from {module} import {name}" if name else f"import {module}"
 
 
+def _maybe_read(snap: Snapshot, caller: str, read: tuple[tuple[str, str], ...]) -> bool:
+    """Whether the table can judge this caller: its version unknown (judged on what every release read imports),
+    its commit or its version one that was read."""
+    v, c = ver(snap, caller), (_git_commit(snap, caller) or _vcs_commit(snap, caller) or "").lower()
+    if len(c) >= 7 and any(rc.lower().startswith(c) for _, rc in read):
+        return True
+    if not v:
+        return not c
+    want = parse_pkg_version(v)
+    return want is not None and any((got := parse_pkg_version(rv)) is not None and got == want for rv, _ in read)
+
+
 @check("import-surface", "packages", findings=("package-imports-missing-name",))
 def import_surface(ctx: CheckContext) -> Iterator[Finding]:
     """A release whose modules import at load a name the installed release of another package does not define
@@ -329,6 +341,11 @@ def import_surface(ctx: CheckContext) -> Iterator[Finding]:
     callers = [n for n in IMPORT_CALLERS if installed(snap, n) or ver(snap, n) or _git_commit(snap, n)]
     if not callees or not callers:
         skip("no caller and callee release the table of imports covers is known")
+    from doctor.knowledge.coverage import import_callers_read
+
+    read = import_callers_read()
+    if read is not None and not any(_maybe_read(snap, c, read.get(c, ())) for c in callers):
+        skip("no installed caller release is one the table of imports read")
     from doctor.knowledge.import_surface import load, unmet
 
     table = load()

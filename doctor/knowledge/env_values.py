@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import math
 import operator
-import os
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -25,7 +24,6 @@ from typing import Any
 
 from packaging.version import Version
 
-from doctor.knowledge.location import knowledge_file, packaged_dir
 from doctor.knowledge.validate import Validator
 from doctor.knowledge.versions import CannVersion, parse_pkg_version, pkg_satisfies
 from doctor.report import COMPONENTS
@@ -311,34 +309,15 @@ def parse(data: object, source: str) -> Table:
 _TABLES: dict[str, Table] = {}
 
 
-def _path(path: str | None) -> str:
-    """The table in use: the knowledge directory's copy, else the packaged one (a knowledge directory carried in
-    from an older doctor may predate this file)."""
-    p = path or knowledge_file(FILE)
-    if path is None and not os.path.exists(p):
-        p = os.path.join(packaged_dir(), FILE)
-    return p
-
-
 def load(path: str | None = None) -> Table:
-    p = _path(path)
+    """The table in use (doctor.knowledge.coverage.table_path: the knowledge directory's copy, else the packaged one),
+    validated on first use."""
+    from doctor.knowledge.coverage import table_path
+
+    p = table_path(FILE, path)
     if p not in _TABLES:
         _TABLES[p] = parse(read_toml(p, "table of the values environment variables take"), p)
     return _TABLES[p]
-
-
-def variable_names(path: str | None = None) -> frozenset[str] | None:
-    """The names the table has rows for, read from the parsed document without validating it: the check asks this
-    first, because most hosts set none of them and the validation is most of the table's cost. None when the
-    document does not have that shape; `load` then says what is wrong with it."""
-    p = _path(path)
-    if p in _TABLES:
-        return _TABLES[p].names()
-    data = read_toml(p, "table of the values environment variables take")
-    rows = data.get("var") if isinstance(data, dict) else None
-    if not isinstance(rows, list) or not all(isinstance(r, dict) and isinstance(r.get("name"), str) for r in rows):
-        return None
-    return frozenset(r["name"] for r in rows)
 
 
 # --------------------------------------------------------------------------- reading a value as the reader does

@@ -1,0 +1,46 @@
+"""What two shipped tables cover, read without validating them: the variable names of env-values.toml and the caller
+releases of import-surface.json. A check asks first, so a host that gives it nothing to judge (no such variable set,
+no caller release that was read) skips before importing the table's module and validating the whole file, which
+costs 3-6 ms each on every `doctor check`. The tables' loaders still validate them wherever they are used: a
+malformed file is refused wherever it could change a verdict. None means the file does not have the expected shape;
+the check then loads it, and the loader says what is wrong.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from typing import Any
+
+from doctor.knowledge.location import knowledge_file, packaged_dir
+
+
+def table_path(name: str, path: str | None = None) -> str:
+    """The table in use: the knowledge directory's copy, else the packaged one (a knowledge directory carried in
+    from an older doctor may predate the file)."""
+    p = path or knowledge_file(name)
+    if path is None and not os.path.exists(p):
+        p = os.path.join(packaged_dir(), name)
+    return p
+
+
+def env_variable_names(path: str | None = None) -> frozenset[str] | None:
+    """The names profiles/env-values.toml has rows for."""
+    from doctor.tomlfile import read_toml
+
+    data = read_toml(table_path("env-values.toml", path), "table of the values environment variables take")
+    rows = data.get("var") if isinstance(data, dict) else None
+    if not isinstance(rows, list) or not all(isinstance(r, dict) and isinstance(r.get("name"), str) for r in rows):
+        return None
+    return frozenset(r["name"] for r in rows)
+
+
+def import_callers_read(path: str | None = None) -> dict[str, tuple[tuple[str, str], ...]] | None:
+    """caller -> the (version, commit) of each of its releases profiles/import-surface.json read."""
+    try:
+        with open(table_path("import-surface.json", path), "rb") as fh:
+            data: Any = json.loads(fh.read().decode("utf-8"))
+        return {name: tuple((str(r.get("version") or ""), str(r.get("commit") or "")) for r in c["releases"])
+                for name, c in data["callers"].items()}
+    except (OSError, ValueError, TypeError, KeyError, AttributeError):
+        return None

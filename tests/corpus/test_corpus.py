@@ -31,8 +31,10 @@ CHECK_TARGET = 0.85
 # class rules: 118/158 logs (74.7 %), 6/14 snapshots; the floors follow the measured rates up.
 # The sixth session's class rules (attribution from primary sources and real runs; no held-out report read):
 # 119/158 logs (75.3 %): the logs' goal holds, by one report, and is now asserted.
+# The seventh session's rules read from the stack's own sources (torch_npu's SoC table per release moved one, measured
+# by bisecting the aggregate over the merges; no held-out report read for a rule): 7/14 snapshots.
 EXPLAIN_FLOOR = 0.75
-CHECK_FLOOR = 0.40
+CHECK_FLOOR = 0.50
 
 
 def test_corpus_size_and_spread():
@@ -78,7 +80,7 @@ def test_held_out_logs_reach_the_goal():
     assert scores()[("held-out", "logs")].rate >= EXPLAIN_TARGET
 
 
-@pytest.mark.xfail(reason="held-out check rate is 43 % (6/14), the goal is 85 % (README, explain section)",
+@pytest.mark.xfail(reason="held-out check rate is 50 % (7/14), the goal is 85 % (README, explain section)",
                    strict=False)
 def test_held_out_snapshots_reach_the_goal():
     assert scores()[("held-out", "snapshots")].rate >= CHECK_TARGET

@@ -135,7 +135,7 @@ def lint_path(inv: Invocation, version: str, trainer_dir: Path | None, opts: Opt
     found = [] if E.is_sft(inv.entry) else check(inv.overrides, ctx)  # main_ppo's rules are not SFT's
     if sel.config_dir is None and inv.entry != "verl.trainer.main_ppo":
         found = [_other_entry(f, inv.entry) for f in found]
-    return out + with_hydra(found, hydra) + environment_findings(inv.exports, inv.export_lines)
+    return out + with_hydra(found, hydra) + environment_findings(inv.exports, inv.export_lines, documented_stack(version))
 
 
 # `doctor check`'s rules on the values of environment variables, which hold as much for a script's exports as for a
@@ -145,25 +145,68 @@ def lint_path(inv: Invocation, version: str, trainer_dir: Path | None, opts: Opt
 ENV_CHECKS = ("env-values", "hccl-timeout", "hccl-exec-timeout", "socket-ifname", "host-nic", "env-near-miss")
 
 
-def environment_findings(exports: dict[str, str], lines: dict[str, int] | None = None) -> list[Finding]:
+def documented_stack(verl_version: str) -> dict[str, str]:
+    """The readers' releases every documented stack of this verl release agrees on (profiles/stacks: an exact
+    torch-npu pin, the CANN), which the rules on values can assume when a script says nothing else; {} when none."""
+    from doctor.knowledge.profiles import load_profiles
+    from doctor.knowledge.versions import parse_pkg_version
+
+    want = parse_pkg_version(verl_version)
+    stacks = [p for p in load_profiles() if want is not None and p.verl_version == want]
+    out: dict[str, str] = {}
+    pins = {p.pins.get("torch-npu") or "" for p in stacks}
+    if len(pins) == 1 and (pin := pins.pop()).startswith("==") and "*" not in pin:
+        out["torch-npu"] = pin[2:]
+    canns = {p.cann_version for p in stacks}
+    if len(canns) == 1 and (c := canns.pop()) and c != "unknown":
+        out["cann"] = c
+    return out
+
+
+def environment_findings(exports: dict[str, str], lines: dict[str, int] | None = None,
+                         stack: dict[str, str] | None = None) -> list[Finding]:
     """The check rules on the variables the script exports with a known value, each finding saying it is the
     script's export and the line that sets the variable it names (one code path: the rules are `doctor check`'s
-    own, run on a snapshot of those variables)."""
+    own, run on a snapshot of those variables). With `stack` (the releases the target verl's documented stacks pin),
+    they run a second time with those releases: what only that run finds is a warning that says the assumption (a
+    newer torch_npu refuses what older ones let pass)."""
     if not exports:
         return []
+    plain = _judge_exports(exports, {})
+    if not stack:
+        return _titled(plain, exports, lines, "")
+    seen = {(f.id, _named(f, exports)) for f in plain}
+    assumed = ", ".join(f"{'CANN' if k == 'cann' else k} {v}" for k, v in sorted(stack.items()))
+    extra = [replace(f, severity=Severity.WARNING if f.severity is Severity.ERROR else f.severity,
+                     evidence={**f.evidence, "assumed": dict(stack)})
+             for f in _judge_exports(exports, stack) if (f.id, _named(f, exports)) not in seen]
+    return _titled(plain, exports, lines, "") + _titled(extra, exports, lines, f" (with the documented stack's {assumed})")
+
+
+def _judge_exports(exports: dict[str, str], stack: dict[str, str]) -> list[Finding]:
     from doctor.checks.runner import run_checks
     from doctor.snapshot.model import snapshot_from_dict
 
-    snap = snapshot_from_dict({"schema": "doctor.snapshot/1", "env": dict(exports)})
-    found, _ = run_checks([(None, snap, None)], only=ENV_CHECKS)
+    doc: dict[str, Any] = {"schema": "doctor.snapshot/1", "env": dict(exports)}
+    if stack.get("torch-npu"):
+        doc["packages"] = {"torch-npu": {"version": stack["torch-npu"]}}
+    if stack.get("cann"):
+        doc["ascend"] = {"toolkit": {"version": stack["cann"]}}
+    found, _ = run_checks([(None, snapshot_from_dict(doc), None)], only=ENV_CHECKS)
+    return [f for f in found if f.severity is not Severity.INFO]
+
+
+def _named(f: Finding, exports: dict[str, str]) -> str | None:
+    return next((n for n in sorted(exports, key=len, reverse=True) if n in f.title), None)
+
+
+def _titled(found: list[Finding], exports: dict[str, str], lines: dict[str, int] | None, assumption: str) -> list[Finding]:
     out = []
     for f in found:
-        if f.severity is Severity.INFO:
-            continue
-        named = next((n for n in sorted(exports, key=len, reverse=True) if n in f.title), None)
+        named = _named(f, exports)
         at = (lines or {}).get(named) if named else None
         where = f" (line {at})" if at else ""
-        out.append(replace(f, title=f"exported by the script{where}: {f.title}",
+        out.append(replace(f, title=f"exported by the script{where}{assumption}: {f.title}",
                            evidence={**f.evidence, "exported": True, **({"set_at_line": at} if at else {})}))
     return out
 
@@ -276,7 +319,8 @@ def _walk_notes(parsed: ParsedScript, calls: list[Call]) -> list[Finding]:
     if multi:
         out.append(finding("lint-paths", "info", ("config",),
                            "the script branches on values it cannot know; each path was checked: "
-                           + " / ".join(f"line {c.line}: " + " | ".join(path_names(c.alternatives)) for c in multi),
+                           + " / ".join(f"the call on line {c.line} on {len(c.alternatives)} paths ("
+                                        + " | ".join(path_names(c.alternatives)) + ")" for c in multi),
                            detail="An error found on some paths only is reported as a warning naming them.",
                            evidence={"calls": {c.line: path_names(c.alternatives) for c in multi}}))
     if parsed.unresolved:

@@ -92,6 +92,7 @@ def command(console, from_files, from_report, profile_name, only, ignore, config
     report = diagnose(nodes, forced_profile=profile_name or cfg.profile, only=list(only) or cfg.only,
                       ignore=list(ignore) + cfg.ignore, cluster=cluster, live=not (from_files or from_report))
     if from_report:
+        _as_report(report)
         _say_stated(report, stated[1], from_report, console)
     if cfg.source:
         report.extra["config"] = cfg.source
@@ -138,6 +139,21 @@ def _stated(path: str) -> tuple[Any, Any]:
         raise InputError("states no version, device or setting the doctor reads (collect_env output, npu-smi info, "
                          f"pip list/freeze, CANN's install.info, `name: version` lines, NAME=value){why}", source=path)
     return snapshot_from_dict(stated.document(), source=path), stated
+
+
+def _as_report(report: Any) -> None:
+    """The rules speak of "the snapshot"; here the facts are what a report states, and the findings say so."""
+    import re
+    from dataclasses import replace
+
+    def say(text: str | None) -> str | None:
+        if not text:
+            return text
+        return re.sub(r"\b([Tt])he snapshot(?!s)", lambda m: f"{m[1]}he report", text)
+
+    report.findings = [replace(f, title=say(f.title), detail=say(f.detail),
+                               fix=replace(f.fix, text=say(f.fix.text)) if f.fix else f.fix) for f in report.findings]
+    report.checks = [replace(c, reason=say(c.reason)) for c in report.checks]
 
 
 def _say_stated(report: Any, stated: Any, path: str, console: Console) -> None:

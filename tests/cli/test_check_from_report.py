@@ -99,3 +99,15 @@ def test_a_chip_label_picks_its_family_profile_and_states_no_device_count(tmp_pa
     assert "-a2" in r.stdout.split("profile: ", 1)[1].split()[0]
     assert "visible-devices-out-of-range" not in r.stdout and r.exit_code == 0
     assert "breaks none of the rules that could judge it" in r.stdout  # ok is not a verdict on the rest
+
+
+def test_findings_on_a_report_speak_of_the_report(tmp_path):
+    """The rules say "the snapshot"; on --from-report the facts are what a report states, and titles, details,
+    fixes and skip reasons say "the report" (JSON too)."""
+    p = tmp_path / "r.md"
+    p.write_text("vllm-ascend: 0.7.3rc1\nCANN: 8.1.RC1\n")
+    doc = json.loads(run("--json", "check", "--from-report", str(p)).stdout)
+    (f,) = [f for f in doc["findings"] if f["id"] == "vllm-ascend-cann-pairing"]
+    assert "the report has CANN 8.1.RC1" in f["title"]
+    said = json.dumps(doc["findings"]) + json.dumps([c.get("reason") for c in doc["checks"]])
+    assert "the snapshot" not in said.lower() and "the report" in said

@@ -10,13 +10,12 @@ an InputError naming the file and the key (exit 2).
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass
 
 from packaging.requirements import InvalidRequirement, Requirement
 from packaging.utils import canonicalize_name
 
-from doctor.knowledge.location import knowledge_file, packaged_dir
+from doctor.knowledge.location import table_path
 from doctor.knowledge.validate import Validator
 from doctor.knowledge.versions import pkg_satisfies
 from doctor.tomlfile import read_toml
@@ -100,9 +99,7 @@ _TABLES: dict[str, CodeNeedsTable] = {}
 def load(path: str | None = None) -> CodeNeedsTable:
     """The table in use: the knowledge directory's copy, else the packaged one (a knowledge directory carried in
     from an older doctor may predate this file)."""
-    p = path or knowledge_file(FILE)
-    if path is None and not os.path.exists(p):
-        p = os.path.join(packaged_dir(), FILE)
+    p = table_path(FILE, path)
     if p not in _TABLES:
         _TABLES[p] = parse(read_toml(p, "table of what releases' code needs"), p)
     return _TABLES[p]

@@ -9,19 +9,9 @@ the check then loads it, and the loader says what is wrong.
 from __future__ import annotations
 
 import json
-import os
 from typing import Any
 
-from doctor.knowledge.location import knowledge_file, packaged_dir
-
-
-def table_path(name: str, path: str | None = None) -> str:
-    """The table in use: the knowledge directory's copy, else the packaged one (a knowledge directory carried in
-    from an older doctor may predate the file)."""
-    p = path or knowledge_file(name)
-    if path is None and not os.path.exists(p):
-        p = os.path.join(packaged_dir(), name)
-    return p
+from doctor.knowledge.location import table_path
 
 
 def env_variable_names(path: str | None = None) -> frozenset[str] | None:

@@ -24,6 +24,7 @@ from typing import Any
 
 from packaging.version import Version
 
+from doctor.knowledge.location import table_path
 from doctor.knowledge.validate import Validator
 from doctor.knowledge.versions import CannVersion, parse_pkg_version, pkg_satisfies
 from doctor.report import COMPONENTS
@@ -310,10 +311,8 @@ _TABLES: dict[str, Table] = {}
 
 
 def load(path: str | None = None) -> Table:
-    """The table in use (doctor.knowledge.coverage.table_path: the knowledge directory's copy, else the packaged one),
-    validated on first use."""
-    from doctor.knowledge.coverage import table_path
-
+    """The table in use (location.table_path: the knowledge directory's copy, else the packaged one), validated on
+    first use."""
     p = table_path(FILE, path)
     if p not in _TABLES:
         _TABLES[p] = parse(read_toml(p, "table of the values environment variables take"), p)

@@ -14,14 +14,13 @@ check asks), never at import; a malformed file is an InputError naming the file 
 from __future__ import annotations
 
 import json
-import os
 from dataclasses import dataclass, field
 from typing import Any
 
 from packaging.version import InvalidVersion, Version
 
 from doctor.errors import InputError
-from doctor.knowledge.location import knowledge_file, packaged_dir
+from doctor.knowledge.location import table_path
 from doctor.knowledge.validate import Validator
 
 SCHEMA = "doctor.import-surface/1"
@@ -204,9 +203,7 @@ _TABLES: dict[str, Surface] = {}
 def load(path: str | None = None) -> Surface:
     """The table in use: the knowledge directory's copy, else the packaged one (a knowledge directory carried in
     from an older doctor may predate this file)."""
-    p = path or knowledge_file(FILE)
-    if path is None and not os.path.exists(p):
-        p = os.path.join(packaged_dir(), FILE)
+    p = table_path(FILE, path)
     if p not in _TABLES:
         try:
             with open(p, "rb") as fh:

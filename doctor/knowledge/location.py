@@ -53,3 +53,12 @@ def knowledge_dir() -> str:
 def knowledge_file(*parts: str) -> str:
     """A file of the knowledge in use: knowledge_file('requirements', 'index.json'), knowledge_file('stacks')."""
     return os.path.join(knowledge_dir(), *parts)
+
+
+def table_path(name: str, path: str | None = None) -> str:
+    """A table file in use: `path` when given, else the knowledge directory's copy, else the packaged one (a
+    knowledge directory carried in from an older doctor may predate the file)."""
+    if path:
+        return path
+    p = knowledge_file(name)
+    return p if os.path.exists(p) else os.path.join(packaged_dir(), name)

@@ -9,10 +9,9 @@ InputError naming the file and the key (exit 2).
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass
 
-from doctor.knowledge.location import knowledge_file, packaged_dir
+from doctor.knowledge.location import table_path
 from doctor.knowledge.requirements import declaration
 from doctor.knowledge.validate import Validator
 from doctor.tomlfile import read_toml
@@ -76,9 +75,7 @@ _TABLES: dict[str, GitTable] = {}
 def load(path: str | None = None) -> GitTable:
     """The table in use: the knowledge directory's copy, else the packaged one (an older carried-in knowledge
     directory may predate this file)."""
-    p = path or knowledge_file(FILE)
-    if path is None and not os.path.exists(p):
-        p = os.path.join(packaged_dir(), FILE)
+    p = table_path(FILE, path)
     if p not in _TABLES:
         _TABLES[p] = parse(read_toml(p, "requirements table of git sources"), p)
     return _TABLES[p]

@@ -11,12 +11,11 @@ the key (exit 2). Pure logic apart from `load`.
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass
 
 from packaging.version import Version
 
-from doctor.knowledge.location import knowledge_file, packaged_dir
+from doctor.knowledge.location import table_path
 from doctor.knowledge.validate import Validator
 from doctor.knowledge.versions import parse_pkg_version, release
 from doctor.tomlfile import read_toml
@@ -204,9 +203,7 @@ _TABLES: dict[str, SocTable] = {}
 def load(path: str | None = None) -> SocTable:
     """The table in use: the knowledge directory's copy, else the packaged one (a knowledge directory carried in
     from an older doctor may predate this file)."""
-    p = path or knowledge_file(FILE)
-    if path is None and not os.path.exists(p):
-        p = os.path.join(packaged_dir(), FILE)
+    p = table_path(FILE, path)
     if p not in _TABLES:
         _TABLES[p] = parse(read_toml(p, "table of the SoC names torch_npu accepts"), p)
     return _TABLES[p]

@@ -68,9 +68,7 @@ def env_near_miss(ctx: CheckContext) -> Iterator[Finding]:
     # of one is as much a typo, one edit away for a short name (real names of one family differ by more)
     tabled = env_variable_names() or frozenset()
     targets = list(_IMPORTANT) + sorted(tabled - set(_IMPORTANT))
-    for name in sorted(snap.env):
-        if name in KNOWN_NAMES or name in tabled or name.startswith(("ATB_", "ASCEND_TOOLKIT", "HCCN_")):
-            continue
+    for name in sorted(n for n in unknown if n not in tabled):
         for target in targets:
             bound = 2 if target in _IMPORTANT or len(target) >= 14 else 1
             d = edit_distance(name.upper(), target, bound)

@@ -194,7 +194,9 @@ def _finding(u: Unmet, sev: str, conflict: Mapping[str, str] | None, ctx: CheckC
             evidence=evidence, key=f"{u.package}:{u.name}",
             fix=_fix(f"Install what {u.package} declares (into the same interpreter).", u, conflict, ctx),
             commands=_commands(u, conflict, ctx), source=src)
-    why = (f" (its [{u.extra}] extra, in use since {u.name} is installed)" if u.inferred
+    why = (f" (in every extra that names it: [{u.extra.replace(', ', '], [')}]; {u.name} is installed and nothing "
+           f"else requires it)" if u.inferred and u.extra and ", " in u.extra else
+           f" (its [{u.extra}] extra, in use since {u.name} is installed)" if u.inferred
            else f" (for its extra [{u.extra}])" if u.extra else "")
     return finding(
         "requirement-version-unmet", sev, _components(u),

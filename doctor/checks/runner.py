@@ -28,6 +28,7 @@ AREA_MODULES: tuple[str, ...] = (
     "doctor.checks.mindspeed",
     "doctor.checks.packages",
     "doctor.checks.declared",
+    "doctor.checks.later_bounds",
     "doctor.checks.host_facts",
     "doctor.checks.env",
     "doctor.checks.env_values",

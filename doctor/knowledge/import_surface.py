@@ -13,13 +13,11 @@ check asks), never at import; a malformed file is an InputError naming the file 
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from typing import Any
 
 from packaging.version import InvalidVersion, Version
 
-from doctor.errors import InputError
 from doctor.knowledge.location import table_path
 from doctor.knowledge.validate import Validator
 
@@ -205,14 +203,9 @@ def load(path: str | None = None) -> Surface:
     from an older doctor may predate this file)."""
     p = table_path(FILE, path)
     if p not in _TABLES:
-        try:
-            with open(p, "rb") as fh:
-                data = json.loads(fh.read().decode("utf-8"))
-        except OSError as e:
-            raise InputError(f"cannot read the import-surface table: {e.strerror or e}", source=p) from None
-        except (UnicodeDecodeError, ValueError) as e:
-            raise InputError(f"not valid JSON: {e}", source=p) from None
-        _TABLES[p] = parse(data, p)
+        from doctor.jsonfile import read_json
+
+        _TABLES[p] = parse(read_json(p, "the import-surface table"), p)
     return _TABLES[p]
 
 

@@ -141,6 +141,20 @@ def marker_applies(marker: Marker | None, env: Mapping[str, str], extra: str = "
         return None
 
 
+def line_applies(line: str, env: Mapping[str, str], extras: tuple[str, ...] = ()) -> bool | None:
+    """Whether a Requires-Dist line's marker holds for the target with no extra or one of `extras` active: True
+    when it holds for one, False when it holds for none, None when a marker needs a fact the target lacks."""
+    _, sep, text = line.partition(";")
+    text = text.strip()
+    if not sep or not text:
+        return True
+    m = _marker(text)
+    if m is None:
+        return None
+    verdicts = [marker_applies(m, env, e) for e in ("", *extras)]
+    return True if True in verdicts else (None if None in verdicts else False)
+
+
 @dataclass(frozen=True)
 class _Req:
     """The parts of a requirement the check needs (name, extras, specifier), without its marker."""
@@ -317,6 +331,8 @@ def unmet(snap: Snapshot, lookup: Lookup | None = None, ascend: bool = True) -> 
                     yield Unmet("version", name, version, line, target, dep.version, d.metadata, extra or None, d.source)
         yield from _named_extras(name, version, d, pkgs, applies, extras.get(name, set()),
                                  _SOURCE_BUILT if ascend else frozenset())
+        yield from _only_extras(name, version, d, pkgs, applies, extras.get(name, set()), decls,
+                                _SOURCE_BUILT if ascend else frozenset())
 
 
 # A `[vllm]` extra pins the CUDA vLLM wheel; on Ascend vLLM is built from source (VLLM_TARGET_DEVICE=empty) at the
@@ -359,6 +375,65 @@ def _named_extras(name: str, version: str | None, d: Decl, pkgs: Mapping[str, An
                 break
 
 
+def _only_extras(name: str, version: str | None, d: Decl, pkgs: Mapping[str, Any], applies: _Applies,
+                 active: set[str], decls: Mapping[str, Decl], source_built: frozenset[str]) -> Iterator[Unmet]:
+    """A distribution the package names only under runtime extras, none of them active, that is installed and
+    that no other installed distribution requires, and that at least two of its own extras (not counting [all]) need:
+    it is part of how the package runs, whichever extra brought it. When every such extra's range excludes the
+    installed version, the pair is out of range either way (Ray 2.8
+    names pydantic only under [air], [all], [default], [serve], each `pydantic<2`; pydantic 2.5 installed beside it
+    fails Ray's dashboard). Development extras ([dev], [test], ...) never count, nor exact pins."""
+    from doctor.knowledge.later_bounds import DEV_EXTRAS
+
+    by_target: dict[str, list[str]] = {}
+    for line in d.requires_dist or ():
+        head, _, marker = line.partition(";")
+        if "extra" not in marker or not any(c in head for c in "<>=!~"):
+            continue
+        req = _parse(line)
+        if req is None:
+            continue
+        by_target.setdefault(canonicalize_name(req.name), []).append(line)
+    for target, lines in sorted(by_target.items()):
+        dep = pkgs.get(target)
+        if dep is None or dep.version is None or target in source_built or target == name:
+            continue
+        if any((r := applies(x, "")) is not None and canonicalize_name(r.name) == target for x in d.requires_dist or ()):
+            continue  # a base requirement too: pip check's own rule judges it
+        if _required_elsewhere(target, name, decls, applies):
+            continue
+        named = sorted({canonicalize_name(e) for x in lines for e in _EXTRA.findall(x.partition(";")[2])} - DEV_EXTRAS)
+        if not named or set(named) & active or any(_named_for(e, target) for e in named):
+            continue  # an active extra (pip check's rule) or one named for it (_named_extras) judges it
+        # an exact pin in an extra chooses a build (verl[vllm]'s torchvision==0.26.0 is the CUDA wheel vLLM needs;
+        # the Ascend stack pairs torchvision with torch-npu instead): only ranges say what the package works with
+        verdicts = [(x, e, _contains(r.specifier, dep.version)) for e in named for x in lines
+                    if (r := applies(x, e)) is not None and r.spec and "==" not in r.spec]
+        # a dependency of one integration ([flax] -> scipy) may be there for anything else (CANN installs scipy):
+        # only one that several of the package's own extras need is part of how the package runs
+        functional = {e for _, e, _ in verdicts if not _aggregate(e)}
+        if len(functional) >= 2 and all(ok is False for _, _, ok in verdicts):
+            yield Unmet("version", name, version, verdicts[0][0], target, dep.version, d.metadata, ", ".join(named),
+                        d.source, True)
+
+
+def _aggregate(extra: str) -> bool:
+    """An extra that bundles the others ([all], [all-cpp], [full]), not an integration of its own."""
+    return extra.startswith("all") or extra in ("full", "everything", "complete")
+
+
+def _required_elsewhere(target: str, owner: str, decls: Mapping[str, Decl], applies: _Applies) -> bool:
+    """Another installed distribution's base requirements name `target` (it may be there for that one)."""
+    for other, d in decls.items():
+        if other == owner:
+            continue
+        for line in d.requires_dist or ():
+            if target in line.lower().replace("_", "-") and (r := applies(line, "")) is not None \
+                    and canonicalize_name(r.name) == target:
+                return True
+    return False
+
+
 def requirement_names(snap: Snapshot, package: str, lookup: Lookup | None = None) -> set[str]:
     """The distributions `package` requires for the target (base requirements whose marker holds): what
     "on verl's import path" widens to."""
@@ -385,6 +460,12 @@ def exact_pins(snap: Snapshot, lines: tuple[str, ...]) -> Iterator[tuple[str, st
         spec = list(req.specifier)
         if len(spec) == 1 and spec[0].operator == "==" and "*" not in spec[0].version and "+" not in spec[0].version:
             yield line, canonicalize_name(req.name), spec[0].version
+
+
+def requirement_name(line: str) -> str | None:
+    """The PEP 503 name a Requires-Dist line requires (None: unparsable)."""
+    req = _parse(line)
+    return None if req is None else canonicalize_name(req.name)
 
 
 def bare(requirement: str) -> str:

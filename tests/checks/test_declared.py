@@ -614,3 +614,26 @@ def test_installed_packages_of_a_live_snapshot_and_unknown_pythons_are_not_judge
     # no Python stated: judged for the machine only (torch 2.1.0 has x86_64 wheels); a local build is not PyPI's
     assert not _files(_snap({"torch": {"version": "2.1.0"}}, complete=False, python=None, arch="x86_64"))
     assert not _files(_snap({"torch": {"version": "2.1.0+cpu"}}, complete=False, python="3.12.3", arch="x86_64"))
+
+
+def test_a_package_named_only_under_extras_that_all_exclude_it_is_unmet():
+    """Ray 2.8.0 names pydantic only in its [air], [all], [default], [serve] extras, each `pydantic<2` (PyPI's
+    metadata): with pydantic 2.5 installed and nothing else requiring it, the pair is out of range whichever
+    extra brought it."""
+    snap = _snap({"ray": {"version": "2.8.0"}, "pydantic": {"version": "2.5.0"}}, complete=False)
+    (f,) = [f for f in _declared(snap) if f.evidence.get("requires") == "pydantic"]
+    assert (f.id, f.severity.value) == ("requirement-version-unmet", "error")
+    assert "ray 2.8.0 requires pydantic<2 (in every extra that names it: [air], [all]" in f.title
+    assert f.evidence["extra_inferred"] is True
+    ok = _snap({"ray": {"version": "2.8.0"}, "pydantic": {"version": "1.10.13"}}, complete=False)
+    assert not [f for f in _declared(ok) if f.evidence.get("requires") == "pydantic"]
+    # another installed package requires pydantic itself: it may be there for that one, not for Ray's extras
+    other = _snap({"ray": {"version": "2.8.0"}, "pydantic": {"version": "2.5.0"},
+                   "fastapi": {"version": "0.110.0", "requires_dist": ["pydantic>=1.7.4"]}}, complete=False)
+    assert not [f for f in _declared(other) if f.evidence.get("requires") == "pydantic"]
+
+
+def test_an_exact_pin_in_extras_chooses_a_build_and_is_not_judged():
+    snap = _snap({"x": {"version": "1.0", "requires_dist": ["torchvision==0.26.0; extra == 'cuda'"]},
+                  "torchvision": {"version": "0.25.0", "requires_dist": []}}, complete=False)
+    assert not _declared(snap)

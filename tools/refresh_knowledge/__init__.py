@@ -178,4 +178,8 @@ def _read_pypi(k: Knowledge, http: Any, write: bool) -> dict[str, Any]:
         path = knowledge_file(DIR)
         k.requirements = parse_requirements(doc, path)  # validated before it replaces the file
         pypi.write(path, doc)
+        from doctor.knowledge.later_bounds import FILE
+        from tools.refresh_knowledge import later_bounds
+
+        later_bounds.write(path, knowledge_file(FILE))  # derived from the table just written
     return found

@@ -1,0 +1,158 @@
+"""A dependency version that a later release of the package declaring it excludes (profiles/later-bounds.json,
+derived from the published metadata of every release; doctor/knowledge/later_bounds.py says why that is evidence).
+
+`pip check` judges an installed release by its own METADATA, written before the dependency's breaking release
+existed. Ray 2.49 declares `click>=7.0`, and click 8.3.0 broke `ray start`; Ray 2.50 declares `click!=8.3.0,>=7.0`.
+A host with Ray 2.49 and click 8.3.0 passes pip check and fails at run time; this check names Ray 2.50's
+declaration. Severity:
+- error when the declaring package is on verl's import path (doctor/checks/declared.py's STACK and verl's own
+  requirements) and either no release read after the excluding one admits the version again (every release
+  upstream published since says the pair does not work), or the bound excluded a named release (`!=8.3.0`) and
+  the release that admits it again admits that very release too (Ray 2.53 admits click 8.3.0 again: Ray fixed
+  its own code, which the installed release lacks);
+- warning otherwise: off verl's import path; a cap (`<`, `<=`, `~=`) that a later release lifts (transformers
+  4.52.0 alone declares `torch<2.7`: a cap lifted after testing looks the same as a fix); or an exclusion
+  lifted while the release it named stays excluded (the dependency may have fixed the break);
+- info when the chosen verified stack runs this release of the declaring package with the installed dependency
+  version, or with another one the same bound excludes: a verified run contradicts the bound (often a "tested up
+  to" cap, such as megatron-core 0.17.1's `transformers<=5.3.0`) for this release.
+Development extras (`[dev]`, `[test]`, `[quality]`) never count; a requirement under a runtime extra counts when
+the dependency it names is installed (the integration is in use, whoever installed it).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+from doctor.checks.declared import STACK
+from doctor.checks.facts import installed, npu_host
+from doctor.checks.runner import CheckContext, check, skip
+from doctor.knowledge.ownership import component_of_distribution
+from doctor.report import Finding, finding
+from doctor.snapshot.model import known
+
+# vLLM on Ascend is built from source over the torch vllm-ascend pairs (VLLM_TARGET_DEVICE=empty): the PyPI
+# wheel's torch family bounds are not the build's (doctor/checks/declared.py, _NOT_THE_PYPI_BUILD_ON_ASCEND).
+_ASCEND_SOURCE_BUILD = {"vllm": frozenset({"torch", "torchvision", "torchaudio", "xformers", "triton"})}
+
+
+def _own_lines(pkg: Any, dep: str) -> tuple[str, ...] | None:
+    """The lines naming `dep` in the package's own METADATA, when the snapshot read it (None: not read)."""
+    if not known(pkg.requires_dist):
+        return None
+    from doctor.knowledge.later_bounds import dev_only
+    from doctor.knowledge.pipcheck import requirement_name
+
+    return tuple(line for line in pkg.requires_dist if requirement_name(line) == dep and not dev_only(line))
+
+
+@check("later-release-bounds", "packages", findings=("requirement-excluded-by-later-release",))
+def later_release_bounds(ctx: CheckContext) -> Iterator[Finding]:
+    """No installed dependency version is one that a later release of the package declaring it excludes."""
+    snap = ctx.snapshot
+    pkgs = snap.packages if known(snap.packages) else {}
+    if not pkgs:
+        skip("the snapshot lists no packages")
+    from doctor.knowledge.later_bounds import load, runtime_extras
+
+    table = load()
+    pairs = [(name, dep) for name in sorted(pkgs) if name in table and isinstance(pkgs[name].version, str)
+             for dep in table.dependencies(name) if dep in pkgs and isinstance(pkgs[dep].version, str)]
+    if not pairs:
+        skip("no installed package has a later release that bounds an installed dependency "
+             f"(profiles/later-bounds.json, PyPI read {table.read})")
+    from doctor.knowledge.later_bounds import excluded_later
+    from doctor.knowledge.pipcheck import line_applies, marker_environment, requirement_names
+
+    env = marker_environment(snap)
+    ascend = npu_host(snap) or bool(installed(snap, "vllm-ascend"))
+    on_path = set(STACK) | requirement_names(snap, "verl")
+    for name, dep in pairs:
+        if ascend and dep in _ASCEND_SOURCE_BUILD.get(name, ()):
+            continue
+        version, have = str(pkgs[name].version), str(pkgs[dep].version)  # both str: `pairs` kept only those
+        ex = excluded_later(table.dependencies(name)[dep], table.newest[name], version, have,
+                            lambda line: line_applies(line, env, runtime_extras(line)), _own_lines(pkgs[name], dep))
+        if ex is not None:
+            verified = _runs_pair(ctx.profile, name, version, dep, have) or _runs_past_bound(ctx.profile, name,
+                                                                                              version, dep, ex.clause)
+            settled = ex.readmitted is None or (ex.own_fix and ex.clause.startswith("!="))
+            sev = "info" if verified else "error" if name in on_path and settled else "warning"
+            yield _finding(name, version, dep, have, ex, sev, table.read, verified)
+
+
+def _runs_pair(profile: Any, name: str, version: str, dep: str, have: str) -> str | None:
+    """The chosen profile's name when it installs both packages at the installed versions: a pin they meet, or
+    its own source build (Megatron-LM, MindSpeed, vllm-ascend from git)."""
+    if profile is None:
+        return None
+    from doctor.knowledge.versions import pkg_satisfies
+
+    def runs(dist: str, v: str) -> bool:
+        pin = profile.pin(dist)
+        return pkg_satisfies(v, pin) is True if pin else bool(profile.builds(dist, v))
+
+    return profile.name if runs(name, version) and runs(dep, have) else None
+
+
+def _runs_past_bound(profile: Any, name: str, version: str, dep: str, clause: str) -> str | None:
+    """The chosen profile's name when it runs this release of `name` with a `dep` release the same clause excludes
+    (the verl 0.9.1 stack runs megatron-core 0.16.2 with transformers 5.10.4, above megatron-core 0.17.1's
+    `<=5.3.0`): a verified run contradicts the bound for this release."""
+    if profile is None:
+        return None
+    from packaging.specifiers import InvalidSpecifier, Specifier
+    from packaging.version import InvalidVersion, Version
+
+    from doctor.knowledge.versions import pkg_satisfies
+
+    pin = profile.pin(name)
+    if not (pkg_satisfies(version, pin) is True if pin else profile.builds(name, version)):
+        return None
+    dep_pin = profile.pin(dep) or ""
+    if not dep_pin.startswith("==") or "*" in dep_pin:
+        return None
+    try:
+        return profile.name if not Specifier(clause).contains(Version(dep_pin[2:].strip()), prereleases=True) else None
+    except (InvalidSpecifier, InvalidVersion):
+        return None
+
+
+def _finding(name: str, version: str, dep: str, have: str, ex: Any, sev: str, read: str,
+             verified: str | None) -> Finding:
+    from doctor.knowledge.pipcheck import bare
+
+    declaring = component_of_distribution(name) or "python"
+    first = component_of_distribution(dep) or "python"
+    comps = (first,) + ((declaring,) if declaring != first else ())
+    page = f"https://pypi.org/project/{name}/{ex.since}/"
+    if ex.readmitted and ex.own_fix:
+        since = (f"The later release {name} {ex.readmitted} admits {dep} {have} again, and the release the bound was "
+                 f"aimed at too: {name} changed its own code, which {name} {version} does not have.")
+    elif ex.readmitted:
+        since = (f"The later release {name} {ex.readmitted} admits {dep} {have} again (the break may have been fixed on "
+                 f"{dep}'s side).")
+    else:
+        since = f"No release of {name} read after it admits {dep} {have} again (the newest read is {ex.newest})."
+    fix_up = (f"upgrade {name} to {ex.readmitted} or newer, which admits {dep} {have} again" if ex.readmitted else
+              f"upgrade {name} to {ex.since} or newer together with a {dep} release it declares")
+    return finding(
+        "requirement-excluded-by-later-release", sev, comps,
+        f"{dep} {have} is excluded by {name} {ex.since}'s requirement `{ex.clause}`; {name} {version} declares no "
+        f"such bound",
+        detail=f"{name} {ex.since}, released after {name} {version}, declares `{ex.line}` in its published metadata "
+               f"(profiles/later-bounds.json, from PyPI read {read}). Upstream added that bound after {name} "
+               f"{version}, most often because a {dep} release broke {name}: the installed {name} {version} lacks "
+               f"that fix, and its own metadata admits {dep} {have}, so pip installs the pair and `pip check` "
+               f"passes while the code fails at import or at run time. {since}"
+               + (f" The verified stack {verified} runs {name} {version} with a {dep} release this bound excludes: "
+                  "a verified run contradicts the bound for this release." if verified else ""),
+        evidence={"package": name, "version": version, "requires": dep, "installed": have,
+                  "excluded_by": f"{name} {ex.since}", "requirement": ex.line, "clause": ex.clause,
+                  "readmitted_in": ex.readmitted, "newest_read": ex.newest, "table_read": read},
+        key=f"{name}:{dep}:later",
+        fix=(f"Nothing to change for this bound: {verified} runs {name} {version} past it." if verified else
+             f"Install {dep} in the range {name} {ex.since} declares, or {fix_up}."),
+        commands=() if verified else (f"pip install '{bare(ex.line)}'",),
+        source=page)

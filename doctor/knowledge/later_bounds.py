@@ -1,0 +1,347 @@
+"""Bounds a package's later releases put on a dependency: profiles/later-bounds.json, derived from the published
+metadata of every release (profiles/requirements/) by tools/refresh_knowledge/later_bounds.py.
+
+A package's METADATA is written when it is released and never changes. When a dependency later publishes a
+release that breaks it (click 8.3.0 and Ray, pydantic 2 and Ray, numpy 2 and half the ecosystem), upstream fixes
+the *next* release: it adds `!=8.3.0`, `<2` or `~=1.4` to that release's Requires-Dist. The old release keeps
+admitting the breaking version, so pip installs the pair and `pip check` is clean, and the job fails at import or
+at run time. The fix is still written down: in the metadata of the releases that followed.
+
+For each project of the requirements table and each dependency whose declaration ever carried an upper clause
+(`<`, `<=`, `!=`, `~=`) outside a development extra, the file keeps the sequence of final releases at which that
+declaration changed (the lines naming the dependency, markers included). `excluded_later` asks, for an installed
+release and an installed dependency version, whether a release after it excludes that version by such a clause
+while the installed release itself admits it. Lower bounds (`>=`) and exact pins (`==`) are not evidence: a later
+release raising its floor says what *it* needs, not that the old release breaks.
+
+Pure logic apart from `load`; read and validated on first use (a check asks), never at import.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any
+
+from packaging.requirements import InvalidRequirement, Requirement
+from packaging.specifiers import InvalidSpecifier, Specifier, SpecifierSet
+from packaging.utils import canonicalize_name
+from packaging.version import InvalidVersion, Version
+
+from doctor.knowledge.location import table_path
+from doctor.knowledge.validate import Validator
+
+SCHEMA = "doctor.later-bounds/1"
+FILE = "later-bounds.json"
+# Operators that say "not this release or newer": what a fix for a newer dependency's break adds.
+UPPER = frozenset({"<", "<=", "!=", "~="})
+# Extras that hold a package's own development tools (linters, test runners, doc builders): their bounds say
+# nothing about the package at run time.
+DEV_EXTRAS = frozenset({"dev", "develop", "development", "test", "tests", "testing", "testing-integration", "quality",
+                        "docs", "doc", "docs-specific", "style", "lint", "linting", "typing", "types", "type", "check",
+                        "cover", "enabler", "benchmark", "benchmarks", "bench", "ci", "sklearn-dev", "dev-torch",
+                        "dev-tensorflow"})
+_EXTRA = re.compile(r"""extra\s*==\s*['"]([^'"]+)['"]""")
+
+
+@dataclass(frozen=True)
+class Change:
+    """From final release `since` on (until the next change), the project declares `lines` for the dependency."""
+
+    since: str
+    lines: tuple[str, ...]  # the Requires-Dist lines naming the dependency, markers included; () = not declared
+
+
+class Bounds:
+    """The derived table: project -> dependency -> its changes in release order, and each project's newest
+    final release (the end of what was read). A project's changes are validated when first asked for: a check
+    judges the few projects a snapshot holds, not the ~1,400 requirement lines of all of them."""
+
+    def __init__(self, read: str, newest: Mapping[str, str], raw: Mapping[str, Any], source: str) -> None:
+        self.read = read  # the day the requirements table it was derived from was read from PyPI
+        self.newest = newest
+        self._raw = raw
+        self._source = source
+        self._parsed: dict[str, dict[str, tuple[Change, ...]]] = {}
+
+    def __contains__(self, project: object) -> bool:
+        return project in self._raw
+
+    def dependencies(self, project: str) -> Mapping[str, tuple[Change, ...]]:
+        """dependency -> changes for `project` ({} when the table has none); InputError for a malformed entry."""
+        if project not in self._raw:
+            return {}
+        if project not in self._parsed:
+            v, p = Validator(self._source), f"projects.{project}"
+            deps = self._raw[project]
+            if not isinstance(deps, dict):
+                raise v.fail(p, "must be an object of dependency -> changes")
+            self._parsed[project] = {dep: _changes(v, changes, f"{p}.{dep}") for dep, changes in deps.items()}
+        return self._parsed[project]
+
+
+@dataclass(frozen=True)
+class Exclusion:
+    """A release after the installed one whose requirement excludes the installed dependency version."""
+
+    since: str  # the first later release that excludes it
+    line: str  # its Requires-Dist line
+    clause: str  # the clause of that line that excludes the version (`!=8.3.0`, `<2`)
+    readmitted: str | None  # a still later release whose declaration admits the version again (None: none read)
+    newest: str  # the newest release read
+    # the readmitting release also admits the release the bound was aimed at (8.3.0 of `!=8.3.0`): the package
+    # fixed its own code, so the installed release, which lacks that fix, still breaks
+    own_fix: bool = False
+
+
+def dev_only(line: str) -> bool:
+    """The line applies only under development extras (`extra == "dev"`, `extra == "quality"`)."""
+    marker = line.partition(";")[2]
+    extras = {canonicalize_name(e) for e in _EXTRA.findall(marker)}
+    return bool(extras) and extras <= DEV_EXTRAS
+
+
+def runtime_extras(line: str) -> tuple[str, ...]:
+    """The extras a line's marker names that are not development extras."""
+    return tuple(sorted({canonicalize_name(e) for e in _EXTRA.findall(line.partition(";")[2])} - DEV_EXTRAS))
+
+
+@lru_cache(maxsize=4096)
+def _requirement(line: str) -> Requirement | None:
+    try:
+        return Requirement(line)
+    except InvalidRequirement:
+        return None
+
+
+def _upper(spec: SpecifierSet) -> tuple[Specifier, ...]:
+    return tuple(s for s in spec if s.operator in UPPER)
+
+
+def derive(releases: Mapping[str, Sequence[str] | None]) -> dict[str, tuple[Change, ...]]:
+    """dependency -> its changes, from one project's releases (version -> Requires-Dist lines). Only final
+    releases count (a pre-release's bound is not yet a statement), and only dependencies that some final release
+    bounds from above outside a development extra."""
+    finals: list[tuple[Version, str]] = []
+    for v in releases:
+        try:
+            parsed = Version(v)
+        except InvalidVersion:
+            continue
+        if not (parsed.is_prerelease or parsed.is_devrelease):
+            finals.append((parsed, v))
+    finals.sort()
+    per: dict[str, list[tuple[str, tuple[str, ...]]]] = {}
+    bounded: set[str] = set()
+    for _, v in finals:
+        by_dep: dict[str, list[str]] = {}
+        for line in releases[v] or ():
+            req = _requirement(line)
+            if req is None or dev_only(line):
+                continue
+            name = str(canonicalize_name(req.name))
+            by_dep.setdefault(name, []).append(line)
+            if _upper(req.specifier):
+                bounded.add(name)
+        for dep in set(by_dep) | set(per):
+            lines = tuple(sorted(set(by_dep.get(dep, ()))))
+            seq = per.setdefault(dep, [])
+            if not seq or seq[-1][1] != lines:
+                seq.append((v, lines))
+    return {dep: tuple(Change(s, ls) for s, ls in per[dep]) for dep in sorted(bounded)}
+
+
+def newest_final(versions: Iterable[str]) -> str | None:
+    best: tuple[Version, str] | None = None
+    for v in versions:
+        try:
+            parsed = Version(v)
+        except InvalidVersion:
+            continue
+        if not (parsed.is_prerelease or parsed.is_devrelease) and (best is None or parsed > best[0]):
+            best = (parsed, v)
+    return best[1] if best else None
+
+
+def document(read: str, projects: Mapping[str, Mapping[str, Sequence[str] | None]]) -> dict[str, Any]:
+    """The file's content for a requirements table (project -> version -> Requires-Dist lines) read on `read`."""
+    out: dict[str, Any] = {}
+    newest: dict[str, str] = {}
+    for name in sorted(projects):
+        deps = derive(projects[name])
+        top = newest_final(projects[name])
+        if deps and top:
+            out[name] = {dep: [{"since": c.since, "lines": list(c.lines)} for c in changes]
+                         for dep, changes in deps.items()}
+            newest[name] = top
+    return {"schema": SCHEMA, "read": read, "newest": newest, "projects": out}
+
+
+# An `applies(line)` callback: does the line's marker hold for the target (True / False), or is a fact unknown
+# (None). The check builds it from the snapshot (doctor/knowledge/pipcheck.py's marker evaluation).
+Applies = Callable[[str], "bool | None"]
+
+
+def _spec(line: str) -> SpecifierSet | None:
+    req = _requirement(line)
+    return None if req is None else req.specifier
+
+
+def _admits(lines: Iterable[str], version: Version, applies: Applies) -> bool | None:
+    """Every line that applies admits the version (True), some line excludes it (False), or no line applies /
+    a marker needs an unknown fact (None)."""
+    verdict: bool | None = None
+    for line in lines:
+        a = applies(line)
+        if a is None:
+            return None
+        if not a:
+            continue
+        spec = _spec(line)
+        if spec is None:
+            return None
+        if not spec.contains(version, prereleases=True):
+            return False
+        verdict = True
+    return verdict
+
+
+_PYTHON_MARKER = re.compile(r"python_(?:full_)?version")
+
+
+def _excluding_clause(lines: Sequence[str], version: Version, applies: Applies) -> tuple[str, str] | None:
+    """(line, clause) of the first applying line that excludes the version by an upper clause; or, failing that,
+    by a floor that the release sets only for some Pythons (a sibling line for other Pythons admits the version):
+    ray 2.56 declares `pydantic>=2.13.0; python_version >= "3.14"` next to `pydantic>=2.5.0; python_version <
+    "3.14"`, which says pydantic 2.12 breaks on Python 3.14, not that ray 2.56 needs a newer pydantic."""
+    floor: tuple[str, str] | None = None
+    for line in lines:
+        if applies(line) is not True:
+            continue
+        spec = _spec(line)
+        if spec is None:
+            continue
+        for s in spec:
+            if s.contains(version, prereleases=True):
+                continue
+            if s.operator in UPPER:
+                return line, str(s)
+            if floor is None and s.operator in (">=", ">") and _PYTHON_MARKER.search(line.partition(";")[2]) and any(
+                    o != line and applies(o) is False and _PYTHON_MARKER.search(o.partition(";")[2])
+                    and (sp := _spec(o)) is not None and sp.contains(version, prereleases=True) for o in lines):
+                floor = line, str(s)
+    return floor
+
+
+def _aimed_at(clause: str, installed: Version) -> Version:
+    """The dependency release a bound was written against: X of `!=X` / `!=X.*` / `<X`, the next release line of
+    `~=` (`~=0.8` -> 1), else (`<=X`: the first release above X is not known) the installed one."""
+    s = Specifier(clause)
+    try:
+        if s.operator in ("!=", "<"):
+            return Version(s.version.removesuffix(".*"))
+        if s.operator == "~=":  # ~=0.8 -> <1, ~=1.4.2 -> <1.5
+            rel = Version(s.version).release[:-1]
+            return Version(".".join(map(str, (*rel[:-1], rel[-1] + 1))))
+    except (InvalidVersion, IndexError):
+        pass
+    return installed
+
+
+def in_effect(changes: Sequence[Change], version: Version) -> Change | None:
+    """The change a release declares by: the last one at or before it (None: before the first release read)."""
+    found = None
+    for c in changes:
+        if Version(c.since) <= version:
+            found = c
+        else:
+            break
+    return found
+
+
+def excluded_later(changes: Sequence[Change], newest: str, version: str, installed: str, applies: Applies,
+                   own: Sequence[str] | None = None) -> Exclusion | None:
+    """Whether a release after `version` excludes dependency version `installed` by an upper clause, while
+    `version` itself declares the dependency and admits `installed` (`own`: its Requires-Dist lines naming the
+    dependency, when the snapshot read its METADATA; else the table's). Silent (None) when anything is unknown:
+    an unparsable version, a release before the first one read or after the newest, a marker needing a fact the
+    snapshot lacks."""
+    try:
+        v, w, top = Version(version), Version(installed), Version(newest)
+    except InvalidVersion:
+        return None
+    if v >= top:
+        return None
+    if own is None:
+        current = in_effect(changes, v)
+        if current is None:
+            return None
+        own = current.lines
+    if _admits(own, w, applies) is not True:
+        return None  # not declared for this target, unknown, or already unmet (pip check says so)
+    later = [c for c in changes if Version(c.since) > v]
+    for i, c in enumerate(later):
+        hit = _excluding_clause(c.lines, w, applies)
+        if hit is None:
+            continue
+        aimed = _aimed_at(hit[1], w)
+        readmitted, own_fix = None, False
+        for d in later[i + 1:]:
+            if _admits(d.lines, w, applies) is not False:
+                readmitted, own_fix = d.since, _admits(d.lines, aimed, applies) is not False
+                break
+        return Exclusion(c.since, hit[0], hit[1], readmitted, newest, own_fix)
+    return None
+
+
+def parse(data: Any, source: str) -> Bounds:
+    v = Validator(source)
+    t = v.keys(data, {"schema", "read", "newest", "projects"}, "", required=("schema", "read", "newest", "projects"))
+    v.schema(t["schema"], SCHEMA)
+    read = v.date(t["read"], "read")
+    if not isinstance(t["newest"], dict) or not isinstance(t["projects"], dict):
+        raise v.fail("projects", "must be objects: newest (project -> version) and projects (project -> dependency "
+                                 "-> changes)")
+    newest = {name: v.version(ver, f"newest.{name}") for name, ver in t["newest"].items()}
+    for name in t["projects"]:
+        if name not in newest:
+            raise v.fail(f"newest.{name}", "required for every project that has changes")
+    return Bounds(read, newest, t["projects"], source)
+
+
+def _changes(v: Validator, raw: Any, path: str) -> tuple[Change, ...]:
+    if not isinstance(raw, list) or not raw:
+        raise v.fail(path, "must be a non-empty list of {since, lines}")
+    out: list[Change] = []
+    last: Version | None = None
+    for i, c in enumerate(raw):
+        p = f"{path}[{i}]"
+        e = v.keys(c, {"since", "lines"}, p, required=("since", "lines"))
+        since = v.version(e["since"], f"{p}.since")
+        parsed = Version(since)
+        if last is not None and parsed <= last:
+            raise v.fail(f"{p}.since", "changes must be in increasing release order")
+        last = parsed
+        lines = v.strs(e["lines"], f"{p}.lines")
+        for j, line in enumerate(lines):
+            try:
+                Requirement(line)
+            except (InvalidRequirement, InvalidSpecifier) as err:
+                raise v.fail(f"{p}.lines[{j}]", f"not a requirement: {err}") from None
+        out.append(Change(since, lines))
+    return tuple(out)
+
+
+_CACHE: dict[str, Bounds] = {}
+
+
+def load(path: str | None = None) -> Bounds:
+    """The table in use (the knowledge directory's copy, else the packaged one), read once per process."""
+    p = table_path(FILE, path)
+    if p not in _CACHE:
+        from doctor.jsonfile import read_json
+
+        _CACHE[p] = parse(read_json(p, "the table of later releases' bounds"), p)
+    return _CACHE[p]

@@ -1,0 +1,73 @@
+"""doctor/checks/later_bounds.py: a dependency version a later release of its declaring package excludes, judged
+with the real table (profiles/later-bounds.json, from PyPI's published metadata)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from doctor.checks.runner import CheckContext, Skipped
+from doctor.snapshot.model import snapshot_from_dict
+
+
+def _snap(packages: dict[str, Any], python: str | None = "3.11.9") -> Any:
+    doc: dict[str, Any] = {"schema": "doctor.snapshot/1", "packages": {k: {"version": v} for k, v in packages.items()}}
+    if python:
+        doc["python"] = {"version": python, "implementation": "CPython"}
+    return snapshot_from_dict(doc)
+
+
+def _found(snap: Any, profile: Any = None) -> list[Any]:
+    from doctor.checks.later_bounds import later_release_bounds
+
+    try:
+        return list(later_release_bounds(CheckContext(snapshot=snap, profile=profile)))
+    except Skipped:
+        return []
+
+
+def test_ray_before_its_click_bound_with_the_click_it_later_excluded_is_an_error_naming_the_release():
+    (f,) = _found(_snap({"ray": "2.49.0", "click": "8.3.0"}))
+    assert (f.id, f.severity.value, f.components) == ("requirement-excluded-by-later-release", "error", ("python", "ray"))
+    assert f.title == "click 8.3.0 is excluded by ray 2.50.0's requirement `!=8.3.0`; ray 2.49.0 declares no such bound"
+    assert f.evidence["readmitted_in"] == "2.53.0" and "ray changed its own code" in f.detail
+    assert f.fix.commands == ("pip install 'click!=8.3.0,>=7.0'",)
+    assert f.source == "https://pypi.org/project/ray/2.50.0/"
+
+
+def test_a_floor_raised_for_the_snapshots_python_only():
+    (f,) = _found(_snap({"ray": "2.55.0", "pydantic": "2.12.5"}, python="3.14.0"))
+    assert f.severity.value == "error" and "ray 2.56.0" in f.title and ">=2.13.0" in f.title
+    assert _found(_snap({"ray": "2.55.0", "pydantic": "2.12.5"}, python="3.12.3")) == []
+    assert _found(_snap({"ray": "2.55.0", "pydantic": "2.12.5"}, python=None)) == []  # Python unknown: silent
+
+
+def test_silent_for_the_pairs_nothing_later_excludes_and_for_unknown_packages():
+    assert _found(_snap({"ray": "2.49.0", "click": "8.1.7"})) == []
+    assert _found(_snap({"ray": "2.53.0", "click": "8.3.0"})) == []
+    assert _found(_snap({"somepkg": "1.0", "click": "8.3.0"})) == []
+
+
+def test_off_verls_import_path_a_warning():
+    # wandb 0.18.0 declares protobuf!=5.28.0; wandb is not on verl's import path
+    fs = _found(_snap({"wandb": "0.17.9", "protobuf": "5.28.0"}))
+    assert [(f.severity.value, f.evidence["excluded_by"]) for f in fs] == [("warning", "wandb 0.18.0")]
+
+
+def test_a_pair_the_chosen_verified_stack_runs_is_info():
+    from doctor.knowledge.profiles import find_profile, load_profiles
+    from tests.stacks import stack_snapshot
+
+    p = find_profile(load_profiles(), "verl-0.9.1-cann9.1.0-a2")
+    fs = [f for f in _found(snapshot_from_dict(stack_snapshot(p)), p)]
+    assert fs and all(f.severity.value == "info" for f in fs)
+    assert all("Nothing to change" in f.fix.text for f in fs)
+
+
+def test_every_documented_stack_gives_no_error_or_warning_from_it():
+    from doctor.knowledge.profiles import load_profiles
+    from tests.stacks import diagnose_dict, stack_snapshot
+
+    for p in load_profiles():
+        fs = [f for f in diagnose_dict(stack_snapshot(p)).findings
+              if f.id == "requirement-excluded-by-later-release" and f.severity.value != "info"]
+        assert not fs, (p.name, [f.title for f in fs])

@@ -12,6 +12,8 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
+from packaging.version import InvalidVersion, Version
+
 from doctor.checks.cluster_facts import (
     ASCEND_PARTS,
     SOURCE_MODULES,
@@ -27,6 +29,7 @@ from doctor.checks.cluster_facts import (
     odd_ones,
     package_fact,
     python_minor,
+    ray_info,
     ray_npu,
     ray_version,
     short_name,
@@ -145,6 +148,33 @@ def python_minor_value(snap: Snapshot) -> Any:
     if v is UNKNOWN:
         return UNKNOWN
     return Value(str(v.key[1]), v.key)
+
+
+@check("ray-cluster-version", AREA, findings=("ray-version-differs-from-cluster",))
+def ray_cluster_version(ctx: CheckContext) -> Iterator[Finding]:
+    """The target interpreter's ray is the release the running Ray cluster was started with (one node: the Ray its
+    probe task ran on, or the cluster version a report states, against the `ray` package of the environment)."""
+    snap = ctx.snapshot
+    cluster = ray_info(snap).get("version")
+    mine = snap.version("ray") if known(snap.packages) else None
+    if not isinstance(cluster, str) or not cluster or not isinstance(mine, str) or not mine:
+        skip("the running Ray cluster's version or this environment's ray is not known")
+    try:
+        same = Version(cluster) == Version(mine)
+    except InvalidVersion:
+        same = cluster.strip() == mine.strip()
+    if same:
+        return
+    yield finding(
+        "ray-version-differs-from-cluster", "error", ("ray", "cluster"),
+        f"this environment's ray {mine} is not the Ray {cluster} the running cluster was started with",
+        detail="Ray compares a connecting process's Ray (and Python) version with the cluster's and refuses a mismatch "
+               "(`RuntimeError: Version mismatch: The cluster was started with: Ray: ...`): a driver or worker started "
+               "from this environment cannot join that cluster.",
+        evidence={"ray": mine, "cluster_ray": cluster},
+        fix=f"Install ray=={cluster} in this environment, or restart the cluster (`ray stop`, `ray start`) from this "
+            f"environment's ray {mine}.",
+        source=SRC_RAY_VERSION)
 
 
 @check("cluster-package-versions", AREA, cluster=True,

@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
+
+from packaging.version import InvalidVersion, Version
 
 from doctor.checks.facts import absent, installed, val, ver
 from doctor.checks.runner import CheckContext, check, skip
@@ -37,6 +39,53 @@ def glibc_of(libc: str | None) -> tuple[int, int] | None:
     return (int(m.group(1)), int(m.group(2))) if m else None
 
 
+# The glibc an enterprise Linux release ships, for a report that names its OS but not its C library: PEP 513 and
+# PEP 571 give CentOS 5.11's glibc 2.5 and CentOS 6's 2.12, PEP 599 CentOS 7's 2.17; CentOS N is built from Red Hat
+# Enterprise Linux N's sources (CentOS Product Specifications, cited by PEP 571), so RHEL N has the same glibc.
+OS_GLIBC = {5: (2, 5), 6: (2, 12), 7: (2, 17)}
+OS_GLIBC_SOURCE = ("https://peps.python.org/pep-0571/; https://peps.python.org/pep-0599/; "
+                   "https://web.archive.org/web/20180108090257/https://wiki.centos.org/About/Product")
+_ENTERPRISE = re.compile(r"\b(?:centos|red\s*hat\s+enterprise\s+linux|rhel)\b\D*?(\d+)(?:\.\d+)?\b", re.I)
+
+# PyTorch's Linux binaries (pip and conda), whatever the manylinux tag on the wheel says (torch's x86_64 wheels are
+# tagged manylinux1 through 2.6): "PyTorch is supported on Linux distributions that use glibc >= v2.17" (its
+# get-started page from the 0.4.1 release on; older binaries are not judged).
+TORCH_GLIBC = ("0.4.1", (2, 17))
+TORCH_GLIBC_SOURCE = ("https://github.com/pytorch/pytorch.github.io/blob/0aa4d37f4d54c563c00c6c77b7dfbf28b34b6daa/"
+                      "_get_started/installation/linux.md")
+
+
+def os_glibc(os_name: str | None) -> tuple[int, int] | None:
+    """'CentOS release 6.8 (Final)', 'Red Hat Enterprise Linux Workstation release 6.4 (Santiago)' -> (2, 12);
+    None for any other OS (its glibc is not inferred)."""
+    if not isinstance(os_name, str):
+        return None
+    m = _ENTERPRISE.search(os_name)
+    return OS_GLIBC.get(int(m.group(1))) if m else None
+
+
+def host_glibc(snap: Any) -> tuple[tuple[int, int], bool] | None:
+    """The host's glibc and whether it was inferred from the OS release (a report that states only the OS)."""
+    libc = val(snap.host, "libc")
+    if isinstance(libc, str):
+        g = glibc_of(libc)
+        return (g, False) if g is not None else None  # another C library (musl): nothing inferred
+    g = os_glibc(val(snap.host, "os"))
+    return (g, True) if g is not None else None
+
+
+def documented_glibc(name: str, version: str) -> tuple[tuple[int, int], str] | None:
+    """The glibc a package's own install docs require of its Linux binaries, beyond the wheel tag: torch only."""
+    floor, need = TORCH_GLIBC
+    if name != "torch":
+        return None
+    try:
+        ok = Version(version) >= Version(floor)
+    except InvalidVersion:
+        return None
+    return (need, TORCH_GLIBC_SOURCE) if ok else None
+
+
 def wheel_glibc(filename: str, arch: str | None) -> tuple[int, int] | None:
     """The oldest glibc a wheel file installs on (the lowest of its compressed manylinux tags for `arch`)."""
     found = []
@@ -49,38 +98,64 @@ def wheel_glibc(filename: str, arch: str | None) -> tuple[int, int] | None:
 
 @check("wheel-glibc", "system", findings=("glibc-older-than-wheel",))
 def wheel_glibc_check(ctx: CheckContext) -> Iterator[Finding]:
-    """The host's glibc is new enough for the manylinux wheels of the installed (or stated) releases."""
+    """The host's glibc is new enough for the manylinux wheels of the installed (or stated) releases, and for what
+    the package's install docs require (torch's Linux binaries: glibc >= 2.17)."""
     snap = ctx.snapshot
-    libc = glibc_of(val(snap.host, "libc"))
+    host = host_glibc(snap)
     arch = val(snap.host, "arch")
-    if libc is None:
+    if host is None:
         skip("the host's glibc version is not known")
+    libc, inferred = host
     if not isinstance(arch, str):
         arch = None  # a bug report names its OS, rarely its machine: then every Linux wheel read must be too new
+    stated = [(n, v) for n in _WHEEL_PACKAGES if (v := ver(snap, n)) and "+" not in v]
+    if not stated:
+        return
     # the table loads only when this rule has facts to judge
     from doctor.knowledge.requirements import declared
 
-    for name in _WHEEL_PACKAGES:
-        v = ver(snap, name)
-        if not v or "+" in v:
-            continue
+    for name, v in stated:
         d = declared(name, v)
-        if d is None:
+        tagged = _least_glibc(d, arch) if d is not None else None
+        doc = documented_glibc(name, v)
+        needs = [(n, w) for n, w in ((tagged, "wheel"), (doc[0] if doc else None, "docs")) if n is not None]
+        if not needs:
             continue
-        need = _least_glibc(d, arch)
-        if need is None or libc >= need:
+        need, why = max(needs)
+        if libc >= need:
             continue
+        lib = f"glibc {libc[0]}.{libc[1]}"
+        os_name = val(snap.host, "os")
+        evidence: dict[str, Any] = {"package": name, name: v, "glibc": f"{libc[0]}.{libc[1]}",
+                                    "needs": f"{need[0]}.{need[1]}"}
+        if d is not None:
+            evidence["wheel"] = d.source
+        if arch is None and why == "wheel":
+            evidence["machine"] = "not stated: every Linux wheel read"
+        if inferred:
+            evidence["glibc_from_os"] = os_name
+        if why == "docs" and doc is not None:
+            detail = (f"{name}'s install guide: it is supported on Linux distributions with glibc >= {need[0]}.{need[1]}; "
+                      "its binaries (pip and conda) fail to load on an older one (`version GLIBC_2.x' not found`), "
+                      "whatever the wheel's manylinux tag says.")
+            source = doc[1]
+        else:
+            assert d is not None
+            detail = (f"{name} {v} is published as manylinux wheels ({d.source.rsplit('#', 1)[-1]}): pip does not "
+                      f"install them on an older glibc, and a copy installed anyway fails to load with "
+                      f"`version GLIBC_{need[0]}.{need[1]}' not found`.")
+            source = f"{d.source}; {MANYLINUX_SOURCE}"
+        if inferred:
+            detail += f" The glibc is {os_name}'s (the OS release ships glibc {libc[0]}.{libc[1]})."
+            source += f"; {OS_GLIBC_SOURCE}"
         yield finding(
             "glibc-older-than-wheel", "error", ("system", name),
-            f"glibc {libc[0]}.{libc[1]} is older than {name} {v}'s wheels need (manylinux glibc >= {need[0]}.{need[1]})",
-            detail=f"{name} {v} is published as manylinux wheels ({d.source.rsplit('#', 1)[-1]}): pip does not install "
-                   f"them on an older glibc, and a copy installed anyway fails to load with `version GLIBC_{need[0]}.{need[1]}' "
-                   "not found`.",
-            evidence={"package": name, name: v, "glibc": f"{libc[0]}.{libc[1]}", "needs": f"{need[0]}.{need[1]}",
-                      "wheel": d.source, **({} if arch else {"machine": "not stated: every Linux wheel read"})},
+            f"{lib}{f' ({os_name})' if inferred else ''} is older than {name} {v}'s binaries need "
+            f"({'manylinux ' if why == 'wheel' else ''}glibc >= {need[0]}.{need[1]})",
+            detail=detail, evidence=evidence,
             fix=f"Run on an OS with glibc >= {need[0]}.{need[1]} (e.g. the stack's container image), or use a {name} "
-                "release built for this glibc.",
-            source=f"{d.source}; {MANYLINUX_SOURCE}")
+                "release built for this glibc" + (" (or build it from source on this host)." if why == "docs" else "."),
+            source=source)
 
 
 def _least_glibc(d: Declared, arch: str | None) -> tuple[int, int] | None:

@@ -214,6 +214,17 @@ CHIP_SUPPORT = (
 )
 
 
+# Releases whose own FAQ sends a chip family to another release: "[Experimental] Atlas 300I inference series (Atlas 300I
+# Duo). Currently for 310I Duo, the stable version is vllm-ascend v0.10.0rc1" (v0.11.0rc1 .. v0.11.0; the maintainers'
+# doc change says why: https://github.com/vllm-project/vllm-ascend/pull/2614 broke the 310I Duo, "no confirmed
+# timeline for a fix"). v0.12.0rc1's FAQ no longer says it. (family, first release, last release, the stable one,
+# source)
+CHIP_STABLE_ELSEWHERE = (
+    ("310P", "0.11.0rc1", "0.11.0", "0.10.0rc1",
+     _FAQ.format("v0.11.0rc1") + "; " + _FAQ.format("v0.11.0") + "; https://github.com/vllm-project/vllm-ascend/pull/3455"),
+)
+
+
 # v0.21.0rc1's release notes: the FULL_AND_PIECEWISE graph mode "Requires HDK 25.5.1+ / CANN 8.5.0+"; its Known Issues:
 # "HDK < 25.5.1 / CANN < 8.5.0 stacks still have the old stream-budget limitation, which may cause graph capture
 # failures or fallback to PIECEWISE mode. Upgrade to HDK 25.5.1+ / CANN 8.5.0+ is recommended."
@@ -246,7 +257,8 @@ def vllm_ascend_graph_driver(ctx: CheckContext) -> Iterator[Finding]:
 _CHIP_CANN = (("310P", "0.18.0", "9.0.0"),)
 
 
-@check("vllm-ascend-chip-support", "vllm", findings=("vllm-ascend-release-chip-unsupported", "vllm-ascend-chip-needs-cann"))
+@check("vllm-ascend-chip-support", "vllm", findings=("vllm-ascend-release-chip-unsupported", "vllm-ascend-chip-needs-cann",
+                                                    "vllm-ascend-chip-stable-release-elsewhere"))
 def vllm_ascend_chip_support(ctx: CheckContext) -> Iterator[Finding]:
     """The installed vllm-ascend release supports this host's chip family (310P, 310B, first-generation 910, 950)."""
     snap = ctx.snapshot
@@ -266,6 +278,20 @@ def vllm_ascend_chip_support(ctx: CheckContext) -> Iterator[Finding]:
             evidence={"vllm-ascend": ver(snap, "vllm-ascend"), "chip": chip, "first_supported": first},
             fix=(f"Use vllm-ascend {first} or newer on {chip}." if first else
                  f"Run vllm-ascend on a supported chip (Atlas A2 / A3); {chip} is not supported by any release."),
+            source=src)
+    for chip, first, last, stable, src in CHIP_STABLE_ELSEWHERE:
+        if vp is None or fam != chip or not Version(first) <= Version(vp.public) <= Version(last):
+            continue
+        yield finding(
+            "vllm-ascend-chip-stable-release-elsewhere", "error", ("vllm-ascend", "npu"),
+            f"vllm-ascend {ver(snap, 'vllm-ascend')} is broken on {chip}: its own FAQ names v{stable} as the stable "
+            f"release for this chip",
+            detail=f"vllm-ascend {ver(snap, 'vllm-ascend')}'s FAQ: \"Currently for 310I Duo, the stable version is "
+                   f"vllm-ascend v{stable}\"; its maintainers pinned that release because a graph-mode change "
+                   "(https://github.com/vllm-project/vllm-ascend/pull/2614) broke the Atlas 300I Duo with no fix in sight.",
+            evidence={"vllm-ascend": ver(snap, "vllm-ascend"), "chip": chip, "stable_release": stable},
+            fix=f"Use vllm-ascend {stable} (its {chip.lower()} image) on {chip}, or a release whose FAQ no longer says "
+                "this (v0.12.0rc1 on).",
             source=src)
     c = cann(snap)
     for chip, release_, need in _CHIP_CANN:

@@ -162,6 +162,40 @@ def test_ray_and_python_skew_are_errors():
     assert not by_id(run(patch_only)[0], "cluster-python-skew")
 
 
+def test_an_environment_whose_ray_is_not_the_running_clusters_is_an_error():
+    # the cluster was started with Ray 2.43.0; this environment (a custom venv) has ray 2.44.1
+    snap = node_snap()
+    snap["packages"]["ray"]["version"] = "2.44.1"
+    snap["ray"]["version"] = "2.43.0"
+    findings, _ = run_checks([("n", snapshot_from_dict(snap), None)], only=("ray-cluster-version",))
+    [f] = findings
+    assert f.id == "ray-version-differs-from-cluster" and f.severity.value == "error"
+    assert f.components[0] == "ray" and f.node == "n" and "ray/_private/node.py" in f.source
+    assert f.evidence == {"ray": "2.44.1", "cluster_ray": "2.43.0"}
+    # the same release spelled two ways, and the usual case (the probe's Ray is the environment's), are silent
+    snap["ray"]["version"] = "2.44.1"
+    assert run_checks([("n", snapshot_from_dict(snap), None)], only=("ray-cluster-version",))[0] == []
+    snap["packages"]["ray"]["version"], snap["ray"]["version"] = "2.8", "2.8.0"
+    assert run_checks([("n", snapshot_from_dict(snap), None)], only=("ray-cluster-version",))[0] == []
+    # no running cluster in the snapshot: nothing to compare
+    del snap["ray"]
+    findings, results = run_checks([("n", snapshot_from_dict(snap), None)], only=("ray-cluster-version",))
+    assert findings == [] and [r.status.value for r in results] == ["skip"]
+
+
+def test_documented_stacks_give_no_ray_cluster_version_finding():
+    from doctor.knowledge.profiles import load_profiles
+    from tests.stacks import stack_snapshot
+
+    for p in load_profiles():
+        d = stack_snapshot(p)
+        ray = (d["packages"].get("ray") or {}).get("version")
+        if ray:
+            d["ray"] = {"version": ray, "is_head": True}  # probed through the cluster it runs
+        findings, _ = run_checks([("n", snapshot_from_dict(d), None)], only=("ray-cluster-version",))
+        assert findings == [], p.name
+
+
 def test_env_skew_ignores_per_node_variables():
     doc = cluster(("a", node_snap(env={"HCCL_IF_IP": "10.0.0.1", "HCCL_BUFFSIZE": "200"}), None),
                   ("b", node_snap(env={"HCCL_IF_IP": "10.0.0.2"}), None),

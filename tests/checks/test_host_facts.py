@@ -53,6 +53,54 @@ def test_a_report_that_names_its_glibc_but_not_its_machine_is_judged_by_every_li
     assert _run(wheel_glibc_check, {"host": {"libc": "glibc 2.17"}, "packages": {"torch": {"version": "2.7.0+cpu"}}}) == []
 
 
+def test_torch_binaries_need_glibc_2_17_whatever_their_wheel_tag_says():
+    from doctor.checks.host_facts import documented_glibc, wheel_glibc_check
+
+    # PyTorch's get-started page (0.4.1 on): glibc >= 2.17; torch 1.0 is in no table, torch 2.0's x86_64 wheel is
+    # tagged manylinux1 (glibc 2.5)
+    for torch in ("1.0.0", "2.0.0"):
+        (f,) = _run(wheel_glibc_check, {"host": {"arch": "x86_64", "libc": "glibc 2.12"},
+                                        "packages": {"torch": {"version": torch}}})
+        assert f.id == "glibc-older-than-wheel" and f.severity.value == "error" and f.components == ("system", "torch")
+        assert "glibc >= 2.17" in f.title and "pytorch.github.io/blob/" in f.source
+    assert _run(wheel_glibc_check, {"host": {"libc": "glibc 2.17"}, "packages": {"torch": {"version": "1.2.0"}}}) == []
+    assert documented_glibc("torch", "0.4.0") is None and documented_glibc("torch-npu", "2.1.0") is None
+    assert documented_glibc("torch", "0.4.1") is not None
+
+
+def test_an_enterprise_linux_release_stands_for_its_glibc_when_the_c_library_is_not_stated():
+    from doctor.checks.host_facts import os_glibc, wheel_glibc_check
+
+    assert os_glibc("CentOS release 6.8 (Final)") == (2, 12)
+    assert os_glibc("Red Hat Enterprise Linux Workstation release 6.4 (Santiago)") == (2, 12)
+    assert os_glibc("CentOS Linux 7 (Core)") == (2, 17) and os_glibc("RHEL 5.11") == (2, 5)
+    assert os_glibc("Ubuntu 22.04.4 LTS") is None and os_glibc("CentOS Stream 9") is None and os_glibc(None) is None
+    doc = {"host": {"os": "Red Hat Enterprise Linux Workstation release 6.4 (Santiago)"},
+           "packages": {"torch": {"version": "1.2.0"}}}
+    (f,) = _run(wheel_glibc_check, doc)
+    assert f.evidence["glibc_from_os"].startswith("Red Hat") and "pep-0571" in f.source and "2.12" in f.title
+    # CentOS 7's glibc 2.17 with torch 2.7 (manylinux_2_28): the wheel tag decides
+    (g,) = _run(wheel_glibc_check, {"host": {"os": "CentOS Linux 7 (Core)"}, "packages": {"torch": {"version": "2.7"}}})
+    assert "2.28" in g.title and "pypi.org/project/torch/" in g.source
+    # the C library the snapshot states wins over the OS name
+    doc["host"]["libc"] = "glibc 2.17"
+    assert _run(wheel_glibc_check, doc) == []
+    doc["host"]["libc"] = "musl 1.2.4"
+    assert _run(wheel_glibc_check, doc) == []
+
+
+def test_documented_stacks_on_their_images_glibc_give_no_glibc_finding():
+    from doctor.checks.host_facts import wheel_glibc_check
+    from doctor.knowledge.profiles import load_profiles
+    from tests.stacks import stack_snapshot
+
+    for p in load_profiles():
+        for arch in ("aarch64", "x86_64"):
+            d = stack_snapshot(p, arch)
+            d["host"]["libc"] = "glibc 2.35"  # the CANN images' Ubuntu 22.04
+            assert _run(wheel_glibc_check, d) == [], p.name
+
+
 def test_shm_against_rays_object_store_and_vllms_container_guidance():
     from doctor.checks.host_facts import shm_ray_object_store
     from doctor.checks.network import shm_size

@@ -259,6 +259,35 @@ def test_transformers_code_that_needs_a_newer_torch_than_it_declares_is_an_error
     assert "package-code-needs-unmet" not in found(bare(packages={"transformers": {"version": "4.52.0"}}))
 
 
+def test_megatron_core_code_that_needs_a_newer_nvidia_resiliency_ext_is_an_error():
+    """megatron-core 0.17.0's default async save strategy imports get_write_results_queue, which nvidia-resiliency-ext
+    has from 0.6.0; 0.17.1 on asserts NVRX_MIN_VERSION 0.6.0 at import (profiles/code-needs.toml, read at the
+    core_v* tags). Its metadata names nvidia-resiliency-ext only in the `dev` extra, unversioned."""
+    for mcore, nvrx, fires in [("0.17.0", "0.5.0", True), ("0.17.1", "0.5.0", True), ("0.19.0", "0.4.1", True),
+                               ("0.17.0", "0.6.0", False), ("0.16.1", "0.5.0", False),
+                               ("0.19.2", "0.5.0", False)]:  # newer than the newest release read: not judged
+        got = found(bare(packages={"megatron-core": {"version": mcore}, "nvidia-resiliency-ext": {"version": nvrx}}))
+        assert ("package-code-needs-unmet" in got) is fires, (mcore, nvrx)
+    from doctor.checks.diagnose import diagnose
+    from doctor.snapshot.model import snapshot_from_dict
+
+    snap = snapshot_from_dict({"schema": "doctor.snapshot/1", "packages": {
+        "megatron-core": {"version": "0.17.0"}, "nvidia-resiliency-ext": {"version": "0.5.0"}}})
+    (f,) = [f for f in diagnose([(None, snap, None)]).findings if f.id == "package-code-needs-unmet"]
+    assert "megatron" in f.components[:2] and "nvidia-resiliency-ext>=0.6.0" in f.title
+    assert f.source.startswith("https://github.com/NVIDIA/Megatron-LM/blob/core_v0.17.0/")
+    # without nvidia-resiliency-ext (every Ascend stack) the need does not apply
+    assert "package-code-needs-unmet" not in found(bare(packages={"megatron-core": {"version": "0.17.0"}}))
+
+
+def test_documented_stacks_meet_every_code_need():
+    from doctor.knowledge.profiles import load_profiles
+    from tests.stacks import stack_snapshot
+
+    for p in load_profiles():
+        assert "package-code-needs-unmet" not in found(stack_snapshot(p)), p.name
+
+
 def test_a_release_importing_at_load_a_name_the_installed_megatron_core_lacks_is_an_error():
     """mbridge 0.13.0's mbridge/core/util.py imports megatron.core.distributed.custom_fsdp at module level; Megatron-
     Core 0.14.0 renamed the package to distributed.fsdp: `import mbridge` raises ImportError (profiles/

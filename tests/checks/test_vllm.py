@@ -1,5 +1,9 @@
+from typing import Any
+
 import pytest
 
+from doctor.checks.runner import CheckContext, Skipped
+from doctor.snapshot.model import snapshot_from_dict
 from tests.stacks import bare, diagnose_dict, found, healthy
 
 
@@ -341,3 +345,39 @@ def test_a_cann_older_than_the_one_a_vllm_ascend_release_requires_is_an_error():
     assert found(newer)["vllm-ascend-cann-pairing"] == "warning"
     same = bare(packages={"vllm-ascend": {"version": "0.11.0"}}, ascend={"toolkit": {"version": "8.3.RC1"}})
     assert "vllm-ascend-cann-pairing" not in found(same)
+
+
+def test_vllm_ascend_releases_whose_faq_names_another_stable_release_for_the_chip():
+    from doctor.checks.vllm import vllm_ascend_chip_support
+
+    def run(va: str, chip: str) -> list[Any]:
+        d = {"schema": "doctor.snapshot/1", "packages": {"vllm-ascend": {"version": va}},
+             "ascend": {"devices": [{"id": 0, "chip": chip}]}}
+        try:
+            return list(vllm_ascend_chip_support(CheckContext(snapshot=snapshot_from_dict(d))))
+        except Skipped:
+            return []
+
+    # v0.11.0rc1 .. v0.11.0's FAQ: "for 310I Duo, the stable version is vllm-ascend v0.10.0rc1"
+    for va in ("0.11.0rc1", "0.11.0rc2", "0.11.0"):
+        (f,) = run(va, "310P3")
+        assert f.id == "vllm-ascend-chip-stable-release-elsewhere" and f.severity.value == "error"
+        assert f.components[:2] == ("vllm-ascend", "npu") and f.evidence["stable_release"] == "0.10.0rc1"
+        assert f"v{va}/docs/source/faqs.md" in f.source or "v0.11.0rc1/docs/source/faqs.md" in f.source
+    for va in ("0.10.0rc1", "0.11.0rc0", "0.12.0rc1"):
+        assert run(va, "310P3") == []
+    assert run("0.11.0rc2", "910B3") == []
+
+
+def test_documented_stacks_give_no_chip_support_finding():
+    from doctor.checks.vllm import vllm_ascend_chip_support
+    from doctor.knowledge.profiles import load_profiles
+    from tests.stacks import stack_snapshot
+
+    for p in load_profiles():
+        try:
+            fs = list(vllm_ascend_chip_support(CheckContext(snapshot=snapshot_from_dict(stack_snapshot(p)))))
+        except Skipped:
+            fs = []
+        assert fs == [], (p.name, [f.title for f in fs])
+

@@ -37,14 +37,20 @@ from doctor.snapshot.model import known
 _ASCEND_SOURCE_BUILD = {"vllm": frozenset({"torch", "torchvision", "torchaudio", "xformers", "triton"})}
 
 
-def _own_lines(pkg: Any, dep: str) -> tuple[str, ...] | None:
-    """The lines naming `dep` in the package's own METADATA, when the snapshot read it (None: not read)."""
+def _own_lines(pkg: Any, deps: set[str]) -> dict[str, tuple[str, ...]] | None:
+    """dependency -> the lines naming it in the package's own METADATA, for `deps`, when the snapshot read it
+    (None: not read)."""
     if not known(pkg.requires_dist):
         return None
     from doctor.knowledge.later_bounds import dev_only
-    from doctor.knowledge.pipcheck import requirement_name
+    from doctor.knowledge.pipcheck import line_name
 
-    return tuple(line for line in pkg.requires_dist if requirement_name(line) == dep and not dev_only(line))
+    out: dict[str, list[str]] = {}
+    for line in pkg.requires_dist:
+        name = line_name(line)
+        if name in deps and not dev_only(line):
+            out.setdefault(name, []).append(line)
+    return {k: tuple(v) for k, v in out.items()}
 
 
 @check("later-release-bounds", "packages", findings=("requirement-excluded-by-later-release",))
@@ -58,7 +64,8 @@ def later_release_bounds(ctx: CheckContext) -> Iterator[Finding]:
 
     table = load()
     pairs = [(name, dep) for name in sorted(pkgs) if name in table and isinstance(pkgs[name].version, str)
-             for dep in table.dependencies(name) if dep in pkgs and isinstance(pkgs[dep].version, str)]
+             for dep in table.dependency_names(name) if dep in pkgs and isinstance(pkgs[dep].version, str)
+             and table.may_exclude(name, dep, str(pkgs[dep].version))]
     if not pairs:
         skip("no installed package has a later release that bounds an installed dependency "
              f"(profiles/later-bounds.json, PyPI read {table.read})")
@@ -68,12 +75,17 @@ def later_release_bounds(ctx: CheckContext) -> Iterator[Finding]:
     env = marker_environment(snap)
     ascend = npu_host(snap) or bool(installed(snap, "vllm-ascend"))
     on_path = set(STACK) | requirement_names(snap, "verl")
+    own: dict[str, dict[str, tuple[str, ...]] | None] = {}
     for name, dep in pairs:
         if ascend and dep in _ASCEND_SOURCE_BUILD.get(name, ()):
             continue
+        if name not in own:
+            own[name] = _own_lines(pkgs[name], {d for n, d in pairs if n == name})
+        mine = own[name]
         version, have = str(pkgs[name].version), str(pkgs[dep].version)  # both str: `pairs` kept only those
-        ex = excluded_later(table.dependencies(name)[dep], table.newest[name], version, have,
-                            lambda line: line_applies(line, env, runtime_extras(line)), _own_lines(pkgs[name], dep))
+        ex = excluded_later(table.changes(name, dep), table.newest[name], version, have,
+                            lambda line: line_applies(line, env, runtime_extras(line)),
+                            None if mine is None else mine.get(dep, ()))
         if ex is not None:
             verified = _runs_pair(ctx.profile, name, version, dep, have) or _runs_past_bound(ctx.profile, name,
                                                                                               version, dep, ex.clause)

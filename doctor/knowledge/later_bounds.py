@@ -56,30 +56,48 @@ class Change:
 
 class Bounds:
     """The derived table: project -> dependency -> its changes in release order, and each project's newest
-    final release (the end of what was read). A project's changes are validated when first asked for: a check
-    judges the few projects a snapshot holds, not the ~1,400 requirement lines of all of them."""
+    final release (the end of what was read). A dependency's changes are validated when first asked for: a check
+    judges the few pairs a snapshot holds, not the ~1,400 requirement lines of all of them."""
 
-    def __init__(self, read: str, newest: Mapping[str, str], raw: Mapping[str, Any], source: str) -> None:
+    def __init__(self, read: str, newest: Mapping[str, str], raw: Mapping[str, Any], source: str,
+                 clauses: Mapping[str, Any] | None = None) -> None:
         self.read = read  # the day the requirements table it was derived from was read from PyPI
         self.newest = newest
         self._raw = raw
+        self._clauses = clauses or {}
         self._source = source
-        self._parsed: dict[str, dict[str, tuple[Change, ...]]] = {}
+        self._parsed: dict[tuple[str, str], tuple[Change, ...]] = {}
 
     def __contains__(self, project: object) -> bool:
         return project in self._raw
 
-    def dependencies(self, project: str) -> Mapping[str, tuple[Change, ...]]:
-        """dependency -> changes for `project` ({} when the table has none); InputError for a malformed entry."""
-        if project not in self._raw:
-            return {}
-        if project not in self._parsed:
+    def dependency_names(self, project: str) -> tuple[str, ...]:
+        """The dependencies `project`'s later releases bound (() when the table has none)."""
+        deps = self._raw.get(project)
+        return tuple(deps) if isinstance(deps, dict) else ()
+
+    def may_exclude(self, project: str, dep: str, version: str) -> bool:
+        """Whether some release's clause on `dep` excludes `version` (False: no release of `project` excludes it,
+        told from a few clauses without reading the changes; True when unsure)."""
+        raw = self._clauses.get(project, {}).get(dep) if isinstance(self._clauses.get(project), dict) else None
+        if not isinstance(raw, list):
+            return True
+        try:
+            w = _version(version)
+            return any(not _specifier_clause(c).contains(w, prereleases=True) for c in raw)
+        except (InvalidVersion, InvalidSpecifier, TypeError):
+            return True
+
+    def changes(self, project: str, dep: str) -> tuple[Change, ...]:
+        """`dep`'s changes in `project`'s releases, validated when first asked for (InputError: malformed)."""
+        key = (project, dep)
+        if key not in self._parsed:
             v, p = Validator(self._source), f"projects.{project}"
-            deps = self._raw[project]
+            deps = self._raw.get(project)
             if not isinstance(deps, dict):
                 raise v.fail(p, "must be an object of dependency -> changes")
-            self._parsed[project] = {dep: _changes(v, changes, f"{p}.{dep}") for dep, changes in deps.items()}
-        return self._parsed[project]
+            self._parsed[key] = _changes(v, deps.get(dep), f"{p}.{dep}")
+        return self._parsed[key]
 
 
 @dataclass(frozen=True)
@@ -169,14 +187,30 @@ def document(read: str, projects: Mapping[str, Mapping[str, Sequence[str] | None
     """The file's content for a requirements table (project -> version -> Requires-Dist lines) read on `read`."""
     out: dict[str, Any] = {}
     newest: dict[str, str] = {}
+    clauses: dict[str, Any] = {}
     for name in sorted(projects):
         deps = derive(projects[name])
         top = newest_final(projects[name])
         if deps and top:
             out[name] = {dep: [{"since": c.since, "lines": list(c.lines)} for c in changes]
                          for dep, changes in deps.items()}
+            clauses[name] = {dep: list(clauses_of(changes)) for dep, changes in deps.items()}
             newest[name] = top
-    return {"schema": SCHEMA, "read": read, "newest": newest, "projects": out}
+    return {"schema": SCHEMA, "read": read, "newest": newest, "clauses": clauses, "projects": out}
+
+
+def clauses_of(changes: Sequence[Change]) -> tuple[str, ...]:
+    """Every clause of the changes that could exclude a version (upper clauses, and floors set for some Pythons
+    only): a version all of them admit is excluded by no release, which the check tells without reading a line."""
+    out: set[str] = set()
+    for c in changes:
+        for line in c.lines:
+            req = _requirement(line)
+            if req is None:
+                continue
+            split = bool(_PYTHON_MARKER.search(line.partition(";")[2]))
+            out.update(str(x) for x in req.specifier if x.operator in UPPER or (split and x.operator in (">=", ">")))
+    return tuple(sorted(out))
 
 
 # An `applies(line)` callback: does the line's marker hold for the target (True / False), or is a fact unknown
@@ -185,8 +219,9 @@ Applies = Callable[[str], "bool | None"]
 
 
 def _spec(line: str) -> SpecifierSet | None:
-    req = _requirement(line)
-    return None if req is None else req.specifier
+    from doctor.knowledge.pipcheck import specifier_of  # the cached parse pip check's evaluation uses
+
+    return specifier_of(line)
 
 
 def _admits(lines: Iterable[str], version: Version, applies: Applies) -> bool | None:
@@ -250,11 +285,21 @@ def _aimed_at(clause: str, installed: Version) -> Version:
     return installed
 
 
+@lru_cache(maxsize=4096)
+def _version(text: str) -> Version:
+    return Version(text)
+
+
+@lru_cache(maxsize=4096)
+def _specifier_clause(text: str) -> Specifier:
+    return Specifier(text)
+
+
 def in_effect(changes: Sequence[Change], version: Version) -> Change | None:
     """The change a release declares by: the last one at or before it (None: before the first release read)."""
     found = None
     for c in changes:
-        if Version(c.since) <= version:
+        if _version(c.since) <= version:
             found = c
         else:
             break
@@ -269,7 +314,7 @@ def excluded_later(changes: Sequence[Change], newest: str, version: str, install
     an unparsable version, a release before the first one read or after the newest, a marker needing a fact the
     snapshot lacks."""
     try:
-        v, w, top = Version(version), Version(installed), Version(newest)
+        v, w, top = _version(version), _version(installed), _version(newest)
     except InvalidVersion:
         return None
     if v >= top:
@@ -281,7 +326,7 @@ def excluded_later(changes: Sequence[Change], newest: str, version: str, install
         own = current.lines
     if _admits(own, w, applies) is not True:
         return None  # not declared for this target, unknown, or already unmet (pip check says so)
-    later = [c for c in changes if Version(c.since) > v]
+    later = [c for c in changes if _version(c.since) > v]
     for i, c in enumerate(later):
         hit = _excluding_clause(c.lines, w, applies)
         if hit is None:
@@ -298,7 +343,8 @@ def excluded_later(changes: Sequence[Change], newest: str, version: str, install
 
 def parse(data: Any, source: str) -> Bounds:
     v = Validator(source)
-    t = v.keys(data, {"schema", "read", "newest", "projects"}, "", required=("schema", "read", "newest", "projects"))
+    t = v.keys(data, {"schema", "read", "newest", "clauses", "projects"}, "",
+               required=("schema", "read", "newest", "clauses", "projects"))
     v.schema(t["schema"], SCHEMA)
     read = v.date(t["read"], "read")
     if not isinstance(t["newest"], dict) or not isinstance(t["projects"], dict):
@@ -308,7 +354,9 @@ def parse(data: Any, source: str) -> Bounds:
     for name in t["projects"]:
         if name not in newest:
             raise v.fail(f"newest.{name}", "required for every project that has changes")
-    return Bounds(read, newest, t["projects"], source)
+    if not isinstance(t["clauses"], dict):
+        raise v.fail("clauses", "must be an object of project -> dependency -> clauses")
+    return Bounds(read, newest, t["projects"], source, t["clauses"])
 
 
 def _changes(v: Validator, raw: Any, path: str) -> tuple[Change, ...]:
@@ -320,16 +368,16 @@ def _changes(v: Validator, raw: Any, path: str) -> tuple[Change, ...]:
         p = f"{path}[{i}]"
         e = v.keys(c, {"since", "lines"}, p, required=("since", "lines"))
         since = v.version(e["since"], f"{p}.since")
-        parsed = Version(since)
+        parsed = _version(since)
         if last is not None and parsed <= last:
             raise v.fail(f"{p}.since", "changes must be in increasing release order")
         last = parsed
         lines = v.strs(e["lines"], f"{p}.lines")
+        from doctor.knowledge.pipcheck import well_formed
+
         for j, line in enumerate(lines):
-            try:
-                Requirement(line)
-            except (InvalidRequirement, InvalidSpecifier) as err:
-                raise v.fail(f"{p}.lines[{j}]", f"not a requirement: {err}") from None
+            if not well_formed(line):
+                raise v.fail(f"{p}.lines[{j}]", f"not a requirement: {line!r}")
         out.append(Change(since, lines))
     return tuple(out)
 

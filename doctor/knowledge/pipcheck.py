@@ -468,6 +468,27 @@ def requirement_name(line: str) -> str | None:
     return None if req is None else canonicalize_name(req.name)
 
 
+_NAME = re.compile(r"^\s*([A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?)")
+
+
+def line_name(line: str) -> str | None:
+    """The PEP 503 name at the head of a Requires-Dist line, read without parsing the rest (None: no name)."""
+    m = _NAME.match(line)
+    return canonicalize_name(m.group(1)) if m else None
+
+
+def well_formed(line: str) -> bool:
+    """A `name [extras] specifier ; marker` line by shape (what a shipped table's lines are checked with when it
+    is loaded; the specifier and marker are parsed when a check evaluates the line)."""
+    return _SIMPLE.match(line) is not None or _parse(line) is not None
+
+
+def specifier_of(line: str) -> SpecifierSet | None:
+    """The specifier of a Requires-Dist line (cached; None: unparsable)."""
+    req = _parse(line)
+    return None if req is None else req.specifier
+
+
 def bare(requirement: str) -> str:
     """`name[extras]specifier` without the marker: what a fix installs."""
     req = _parse(requirement)

@@ -84,11 +84,11 @@ def test_own_metadata_read_by_the_snapshot_wins_over_the_table():
 
 def test_a_malformed_file_names_the_file_and_the_key(tmp_path):
     doc = document("2026-12-03", {"ray": RAY_LIKE})
-    assert parse(doc, "x").dependencies("ray")["click"][0] == Change("2.48.0", ("click>=7.0",))
+    assert parse(doc, "x").changes("ray", "click")[0] == Change("2.48.0", ("click>=7.0",))
     bad = json.loads(json.dumps(doc))
     bad["projects"]["ray"]["click"][1]["since"] = "2.40.0"
     with pytest.raises(InputError, match=r"projects\.ray\.click\[1\]\.since.*increasing"):
-        parse(bad, "x").dependencies("ray")
+        parse(bad, "x").changes("ray", "click")
     p = tmp_path / "later-bounds.json"
     p.write_text("{not json")
     with pytest.raises(InputError, match="not valid JSON") as e:
@@ -107,6 +107,6 @@ def test_the_shipped_file_is_what_the_shipped_requirements_table_gives():
 def test_real_table_ray_and_click():
     """PyPI's own metadata: Ray 2.50.0 declares click!=8.3.0, 2.52.0 click!=8.3.*, 2.53.0 drops the bound."""
     t = load()
-    ex = excluded_later(t.dependencies("ray")["click"], t.newest["ray"], "2.49.0", "8.3.0", _applies())
+    ex = excluded_later(t.changes("ray", "click"), t.newest["ray"], "2.49.0", "8.3.0", _applies())
     assert ex is not None and ex.since == "2.50.0" and ex.clause == "!=8.3.0"
     assert ex.readmitted == "2.53.0" and ex.own_fix

@@ -14,6 +14,8 @@ tests/fresh/snapshots5.toml is NEVER TUNED (like reports3/reports4 are for `doct
 read its misses and write no rule from it, so it stays the project's independent figure for `doctor check --from`.
 tests/fresh/snapshots7.toml (hsnap10, issue 22) is NEVER TUNED either, by the same rule: only
 `python -m tests.fresh.score_check snapshots7.toml --no-misses`, never its misses.
+tests/fresh/snapshots8.toml (hsnap14, issue 22, mined 2026-12-04) is NEVER TUNED by the same rule: only
+`python -m tests.fresh.score_check snapshots8.toml --no-misses`, never its misses, and no rule written from it.
 (snapshots.toml … snapshots4.toml, snapshots6.toml and the corpus fit half have all been tuned on.)
 """
 
@@ -34,6 +36,7 @@ SNAPSHOTS4 = HERE / "snapshots4.toml"
 SNAPSHOTS5 = HERE / "snapshots5.toml"  # never tuned: --no-misses only
 SNAPSHOTS6 = HERE / "snapshots6.toml"  # tuned by hsnap6 (issue 22)
 SNAPSHOTS7 = HERE / "snapshots7.toml"  # never tuned: --no-misses only
+SNAPSHOTS8 = HERE / "snapshots8.toml"  # never tuned (hsnap14, issue 22): --no-misses only
 
 
 def _score_module() -> ModuleType:

@@ -2,17 +2,17 @@
 derived from the published metadata of every release; doctor/knowledge/later_bounds.py says why that is evidence).
 
 `pip check` judges an installed release by its own METADATA, written before the dependency's breaking release
-existed. Ray 2.49 declares `click>=7.0`, and click 8.3.0 broke `ray start`; Ray 2.50 declares `click!=8.3.0,>=7.0`.
-A host with Ray 2.49 and click 8.3.0 passes pip check and fails at run time; this check names Ray 2.50's
+existed. Ray 2.49 declares `click>=7.0`; click 8.3.0 broke Ray's CLI on Python 3.10, and Ray 2.50 declares
+`click!=8.3.0,>=7.0`. A host with Ray 2.49 and click 8.3.0 passes pip check; this check names Ray 2.50's
 declaration. Severity:
-- error when the declaring package is on verl's import path (doctor/checks/declared.py's STACK and verl's own
-  requirements) and either no release read after the excluding one admits the version again (every release
-  upstream published since says the pair does not work), or the bound excluded a named release (`!=8.3.0`) and
-  the release that admits it again admits that very release too (Ray 2.53 admits click 8.3.0 again: Ray fixed
-  its own code, which the installed release lacks);
-- warning otherwise: off verl's import path; a cap (`<`, `<=`, `~=`) that a later release lifts (transformers
-  4.52.0 alone declares `torch<2.7`: a cap lifted after testing looks the same as a fix); or an exclusion
-  lifted while the release it named stays excluded (the dependency may have fixed the break);
+- warning: a later bound is evidence, not the installed release's own declaration. Ray 2.50.0 excludes click
+  8.3.0 because Ray's CLI broke on Python 3.10; Ray 2.49.0 with click 8.3.0 from PyPI in a plain venv on Python
+  3.11 starts a cluster (`ray start --head`, run here). The finding says what upstream declared later; whether
+  the pair breaks depends on what the bound was for;
+- error only when the declaring package is on verl's import path (doctor/checks/declared.py's STACK and verl's own
+  requirements) and the bound is a floor the later release sets for the snapshot's Python alone, kept by every
+  release read since: upstream stated the break for this Python (Ray 2.56.0: `pydantic>=2.13.0; python_version >=
+  "3.14"`);
 - info when the chosen verified stack runs this release of the declaring package with the installed dependency
   version, or with another one the same bound excludes: a verified run contradicts the bound (often a "tested up
   to" cap, such as megatron-core 0.17.1's `transformers<=5.3.0`) for this release.
@@ -89,8 +89,8 @@ def later_release_bounds(ctx: CheckContext) -> Iterator[Finding]:
         if ex is not None:
             verified = _runs_pair(ctx.profile, name, version, dep, have) or _runs_past_bound(ctx.profile, name,
                                                                                               version, dep, ex.clause)
-            settled = ex.readmitted is None or (ex.own_fix and ex.clause.startswith("!="))
-            sev = "info" if verified else "error" if name in on_path and settled else "warning"
+            stated = ex.for_this_python and ex.readmitted is None
+            sev = "info" if verified else "error" if name in on_path and stated else "warning"
             yield _finding(name, version, dep, have, ex, sev, table.read, verified)
 
 
@@ -155,9 +155,10 @@ def _finding(name: str, version: str, dep: str, have: str, ex: Any, sev: str, re
         f"such bound",
         detail=f"{name} {ex.since}, released after {name} {version}, declares `{ex.line}` in its published metadata "
                f"(profiles/later-bounds.json, from PyPI read {read}). Upstream added that bound after {name} "
-               f"{version}, most often because a {dep} release broke {name}: the installed {name} {version} lacks "
-               f"that fix, and its own metadata admits {dep} {have}, so pip installs the pair and `pip check` "
-               f"passes while the code fails at import or at run time. {since}"
+               f"{version}, most often because a {dep} release broke {name} (on some Python or platform, or for some "
+               f"feature): the installed {name} {version} lacks that fix, and its own metadata admits {dep} {have}, "
+               f"so pip installs the pair and `pip check` passes; where the break applies, the code fails at import "
+               f"or at run time. {since}"
                + (f" The verified stack {verified} runs {name} {version} with a {dep} release this bound excludes: "
                   "a verified run contradicts the bound for this release." if verified else ""),
         evidence={"package": name, "version": version, "requires": dep, "installed": have,

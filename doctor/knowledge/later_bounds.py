@@ -112,6 +112,9 @@ class Exclusion:
     # the readmitting release also admits the release the bound was aimed at (8.3.0 of `!=8.3.0`): the package
     # fixed its own code, so the installed release, which lacks that fix, still breaks
     own_fix: bool = False
+    # the clause is a floor the release sets for some Pythons only, the snapshot's among them: the break is stated
+    # for this Python, not inferred from a bound that may hold on another one only
+    for_this_python: bool = False
 
 
 def dev_only(line: str) -> bool:
@@ -337,7 +340,7 @@ def excluded_later(changes: Sequence[Change], newest: str, version: str, install
             if _admits(d.lines, w, applies) is not False:
                 readmitted, own_fix = d.since, _admits(d.lines, aimed, applies) is not False
                 break
-        return Exclusion(c.since, hit[0], hit[1], readmitted, newest, own_fix)
+        return Exclusion(c.since, hit[0], hit[1], readmitted, newest, own_fix, hit[1].startswith(">"))
     return None
 
 

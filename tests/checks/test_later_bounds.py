@@ -25,9 +25,11 @@ def _found(snap: Any, profile: Any = None) -> list[Any]:
         return []
 
 
-def test_ray_before_its_click_bound_with_the_click_it_later_excluded_is_an_error_naming_the_release():
+def test_ray_before_its_click_bound_with_the_click_it_later_excluded_is_a_warning_naming_the_release():
+    """A warning, not an error: Ray 2.50.0 excludes click 8.3.0 for a Python 3.10 break; Ray 2.49.0 with click 8.3.0
+    from PyPI started a cluster on Python 3.11 here (`ray start --head`)."""
     (f,) = _found(_snap({"ray": "2.49.0", "click": "8.3.0"}))
-    assert (f.id, f.severity.value, f.components) == ("requirement-excluded-by-later-release", "error", ("python", "ray"))
+    assert (f.id, f.severity.value, f.components) == ("requirement-excluded-by-later-release", "warning", ("python", "ray"))
     assert f.title == "click 8.3.0 is excluded by ray 2.50.0's requirement `!=8.3.0`; ray 2.49.0 declares no such bound"
     assert f.evidence["readmitted_in"] == "2.53.0" and "ray changed its own code" in f.detail
     assert f.fix.commands == ("pip install 'click!=8.3.0,>=7.0'",)

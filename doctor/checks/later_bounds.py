@@ -10,9 +10,11 @@ declaration. Severity:
   3.11 starts a cluster (`ray start --head`, run here). The finding says what upstream declared later; whether
   the pair breaks depends on what the bound was for;
 - error only when the declaring package is on verl's import path (doctor/checks/declared.py's STACK and verl's own
-  requirements) and the bound is a floor the later release sets for the snapshot's Python alone, kept by every
-  release read since: upstream stated the break for this Python (Ray 2.56.0: `pydantic>=2.13.0; python_version >=
-  "3.14"`);
+  requirements) and upstream stated the break itself: a floor a later release sets for the snapshot's Python alone,
+  kept by every release read since (Ray 2.56.0: `pydantic>=2.13.0; python_version >= "3.14"`); or a later release
+  that singles the version out with `!=` and no release after it admitting it again (vLLM 0.19.1 declares
+  `transformers!=5.0.*,!=5.1.*,...`, and no vLLM release since accepts transformers 5.1: vLLM 0.11.0 with 5.1.0
+  fails at engine start). Ray's `click!=8.3.0` does not count: Ray 2.53.0 accepts click 8.3.0 again;
 - info when the chosen verified stack runs this release of the declaring package with the installed dependency
   version, or with another one the same bound excludes: a verified run contradicts the bound (often a "tested up
   to" cap, such as megatron-core 0.17.1's `transformers<=5.3.0`) for this release.
@@ -89,7 +91,7 @@ def later_release_bounds(ctx: CheckContext) -> Iterator[Finding]:
         if ex is not None:
             verified = _runs_pair(ctx.profile, name, version, dep, have) or _runs_past_bound(ctx.profile, name,
                                                                                               version, dep, ex.clause)
-            stated = ex.for_this_python and ex.readmitted is None
+            stated = (ex.for_this_python and ex.readmitted is None) or ex.singled_out is not None
             sev = "info" if verified else "error" if name in on_path and stated else "warning"
             yield _finding(name, version, dep, have, ex, sev, table.read, verified)
 
@@ -147,6 +149,9 @@ def _finding(name: str, version: str, dep: str, have: str, ex: Any, sev: str, re
                  f"{dep}'s side).")
     else:
         since = f"No release of {name} read after it admits {dep} {have} again (the newest read is {ex.newest})."
+    if ex.singled_out is not None:
+        since += (f" {name} {ex.singled_out[0]} names it as broken (`{ex.singled_out[1]}`), and no release since "
+                  "accepts it.")
     fix_up = (f"upgrade {name} to {ex.readmitted} or newer, which admits {dep} {have} again" if ex.readmitted else
               f"upgrade {name} to {ex.since} or newer together with a {dep} release it declares")
     return finding(
@@ -163,7 +168,8 @@ def _finding(name: str, version: str, dep: str, have: str, ex: Any, sev: str, re
                   "a verified run contradicts the bound for this release." if verified else ""),
         evidence={"package": name, "version": version, "requires": dep, "installed": have,
                   "excluded_by": f"{name} {ex.since}", "requirement": ex.line, "clause": ex.clause,
-                  "readmitted_in": ex.readmitted, "newest_read": ex.newest, "table_read": read},
+                  "readmitted_in": ex.readmitted, "newest_read": ex.newest, "table_read": read,
+                  "singled_out_by": f"{name} {ex.singled_out[0]}" if ex.singled_out else None},
         key=f"{name}:{dep}:later",
         fix=(f"Nothing to change for this bound: {verified} runs {name} {version} past it." if verified else
              f"Install {dep} in the range {name} {ex.since} declares, or {fix_up}."),

@@ -115,6 +115,9 @@ class Exclusion:
     # the clause is a floor the release sets for some Pythons only, the snapshot's among them: the break is stated
     # for this Python, not inferred from a bound that may hold on another one only
     for_this_python: bool = False
+    # a release (this one or later) that names the version in a `!=` clause (`!=5.1.*`), after which no release read
+    # admits it again: upstream singled the release out as broken and never declared it fixed
+    singled_out: tuple[str, str] | None = None  # (release, clause)
 
 
 def dev_only(line: str) -> bool:
@@ -340,8 +343,26 @@ def excluded_later(changes: Sequence[Change], newest: str, version: str, install
             if _admits(d.lines, w, applies) is not False:
                 readmitted, own_fix = d.since, _admits(d.lines, aimed, applies) is not False
                 break
-        return Exclusion(c.since, hit[0], hit[1], readmitted, newest, own_fix, hit[1].startswith(">"))
+        return Exclusion(c.since, hit[0], hit[1], readmitted, newest, own_fix, hit[1].startswith(">"),
+                         _singled_out(later[i:], w, applies))
     return None
+
+
+def _singled_out(changes: Sequence[Change], version: Version, applies: Applies) -> tuple[str, str] | None:
+    """(release, clause) of the last change whose `!=` clause excludes the version, when no change after it admits
+    the version again."""
+    found: tuple[str, str] | None = None
+    for c in changes:
+        if found is not None and _admits(c.lines, version, applies) is not False:
+            found = None  # admitted again
+        for line in c.lines:
+            spec = _spec(line) if applies(line) is True else None
+            hit = next((str(x) for x in spec or () if x.operator == "!=" and not x.contains(version, prereleases=True)),
+                       None)
+            if hit is not None:
+                found = (c.since, hit)
+                break
+    return found
 
 
 def parse(data: Any, source: str) -> Bounds:

@@ -73,3 +73,14 @@ def test_every_documented_stack_gives_no_error_or_warning_from_it():
         fs = [f for f in diagnose_dict(stack_snapshot(p)).findings
               if f.id == "requirement-excluded-by-later-release" and f.severity.value != "info"]
         assert not fs, (p.name, [f.title for f in fs])
+
+
+def test_a_release_a_later_one_singles_out_with_ne_and_none_accepts_again_is_an_error():
+    """vLLM 0.19.1 declares transformers!=5.0.*,!=5.1.*,...; no vLLM release since accepts 5.1 (0.24.0 needs
+    >=5.5.3): vLLM 0.11.0 with transformers 5.1.0 fails at engine start (the fix: https://github.com/vllm-project/vllm/pull/29686)."""
+    (f,) = _found(_snap({"vllm": "0.11.0", "transformers": "5.1.0"}))
+    assert f.severity.value == "error" and f.evidence["singled_out_by"] == "vllm 0.19.1"
+    assert "vllm 0.11.1's requirement `<5`" in f.title and "names it as broken (`!=5.1.*`)" in f.detail
+    # 5.6.0: capped by 0.11.1's `<5`, accepted again by 0.19.1: only a warning
+    (g,) = _found(_snap({"vllm": "0.11.0", "transformers": "5.6.0"}))
+    assert g.severity.value == "warning" and g.evidence["readmitted_in"] == "0.19.1"

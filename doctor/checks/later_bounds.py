@@ -34,9 +34,15 @@ from doctor.knowledge.ownership import component_of_distribution
 from doctor.report import Finding, finding
 from doctor.snapshot.model import known
 
-# vLLM on Ascend is built from source over the torch vllm-ascend pairs (VLLM_TARGET_DEVICE=empty): the PyPI
-# wheel's torch family bounds are not the build's (doctor/checks/declared.py, _NOT_THE_PYPI_BUILD_ON_ASCEND).
-_ASCEND_SOURCE_BUILD = {"vllm": frozenset({"torch", "torchvision", "torchaudio", "xformers", "triton"})}
+# vLLM on Ascend is built from source over the torch vllm-ascend pairs (VLLM_TARGET_DEVICE=empty), at the release
+# vllm-ascend pairs with: the PyPI wheel's torch family bounds are not the build's, and another package's bounds on
+# vLLM (verl's `[vllm]` extra) pin the CUDA wheel (doctor/checks/declared.py, _NOT_THE_PYPI_BUILD_ON_ASCEND;
+# doctor/knowledge/pipcheck.py, _SOURCE_BUILT).
+_TORCH_FAMILY = frozenset({"torch", "torchvision", "torchaudio", "xformers", "triton"})
+
+
+def _not_judged_on_ascend(name: str, dep: str) -> bool:
+    return dep == "vllm" or (name == "vllm" and dep in _TORCH_FAMILY)
 
 
 def _own_lines(pkg: Any, deps: set[str]) -> dict[str, tuple[str, ...]] | None:
@@ -55,7 +61,8 @@ def _own_lines(pkg: Any, deps: set[str]) -> dict[str, tuple[str, ...]] | None:
     return {k: tuple(v) for k, v in out.items()}
 
 
-@check("later-release-bounds", "packages", findings=("requirement-excluded-by-later-release",))
+@check("later-release-bounds", "packages",
+       findings=("requirement-excluded-by-later-release", "requirement-excluded-by-every-release"))
 def later_release_bounds(ctx: CheckContext) -> Iterator[Finding]:
     """No installed dependency version is one that a later release of the package declaring it excludes."""
     snap = ctx.snapshot
@@ -65,10 +72,12 @@ def later_release_bounds(ctx: CheckContext) -> Iterator[Finding]:
     from doctor.knowledge.later_bounds import load, runtime_extras
 
     table = load()
-    pairs = [(name, dep) for name in sorted(pkgs) if name in table and isinstance(pkgs[name].version, str)
+    pairs = [(name, dep) for name in sorted(pkgs) if name in table
              for dep in table.dependency_names(name) if dep in pkgs and isinstance(pkgs[dep].version, str)
              and table.may_exclude(name, dep, str(pkgs[dep].version))]
-    if not pairs:
+    unversioned = [(n, d) for n, d in pairs if not isinstance(pkgs[n].version, str) or not pkgs[n].version]
+    pairs = [p for p in pairs if p not in unversioned]
+    if not pairs and not unversioned:
         skip("no installed package has a later release that bounds an installed dependency "
              f"(profiles/later-bounds.json, PyPI read {table.read})")
     from doctor.knowledge.later_bounds import excluded_later
@@ -79,7 +88,7 @@ def later_release_bounds(ctx: CheckContext) -> Iterator[Finding]:
     on_path = set(STACK) | requirement_names(snap, "verl")
     own: dict[str, dict[str, tuple[str, ...]] | None] = {}
     for name, dep in pairs:
-        if ascend and dep in _ASCEND_SOURCE_BUILD.get(name, ()):
+        if ascend and _not_judged_on_ascend(name, dep):
             continue
         if name not in own:
             own[name] = _own_lines(pkgs[name], {d for n, d in pairs if n == name})
@@ -94,6 +103,44 @@ def later_release_bounds(ctx: CheckContext) -> Iterator[Finding]:
             stated = (ex.for_this_python and ex.readmitted is None) or ex.singled_out is not None
             sev = "info" if verified else "error" if name in on_path and stated else "warning"
             yield _finding(name, version, dep, have, ex, sev, table.read, verified)
+    yield from _any_release(unversioned, pkgs, table, env, on_path, ascend)
+
+
+def _any_release(pairs: list[tuple[str, str]], pkgs: Any, table: Any, env: Any, on_path: set[str],
+                 ascend: bool) -> Iterator[Finding]:
+    """A package named without its release (a report's `vllm` with no version): an error on verl's import path
+    when no release of it accepts the installed dependency version, by its own declaration or by a later release
+    that singles the version out (vLLM with transformers 5.3.0: 0.11.0 and before admit it, 0.19.1 names 5.3.* as
+    broken, every other release refuses it)."""
+    from doctor.knowledge.later_bounds import no_release_accepts, runtime_extras
+    from doctor.knowledge.pipcheck import line_applies
+
+    for name, dep in pairs:
+        if ascend and _not_judged_on_ascend(name, dep):
+            continue
+        have = str(pkgs[dep].version)
+        span = no_release_accepts(table.changes(name, dep), table.newest[name], have,
+                                  lambda line: line_applies(line, env, runtime_extras(line)))
+        if span is None:
+            continue
+        declaring = component_of_distribution(name) or "python"
+        first = component_of_distribution(dep) or "python"
+        page = f"https://pypi.org/project/{name}/"
+        yield finding(
+            "requirement-excluded-by-every-release", "error" if name in on_path else "warning",
+            (first,) + ((declaring,) if declaring != first else ()),
+            f"no release of {name} accepts {dep} {have} ({name} {span[0]} to {span[1]} read); the snapshot does not "
+            f"say which {name} is installed",
+            detail=f"Every release of {name} from {span[0]} (the first that declares {dep}) to {span[1]} either "
+                   f"excludes {dep} {have} in its own Requires-Dist, or predates a release that names it as broken "
+                   f"with `!=` and none since accepting it (profiles/later-bounds.json, from PyPI read {table.read}). "
+                   f"Whichever {name} this is, it does not work with {dep} {have}.",
+            evidence={"package": name, "version": None, "requires": dep, "installed": have,
+                      "releases_read": f"{span[0]}..{span[1]}", "table_read": table.read},
+            key=f"{name}:{dep}:any",
+            fix=f"Install the {dep} your {name} release declares (`pip show {name}` names the release; its "
+                f"Requires-Dist the range).",
+            source=page)
 
 
 def _runs_pair(profile: Any, name: str, version: str, dep: str, have: str) -> str | None:

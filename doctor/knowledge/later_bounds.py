@@ -348,6 +348,33 @@ def excluded_later(changes: Sequence[Change], newest: str, version: str, install
     return None
 
 
+def no_release_accepts(changes: Sequence[Change], newest: str, installed: str,
+                       applies: Applies) -> tuple[str, str] | None:
+    """For a package whose release is not known: (first, newest) releases read when every release that declares
+    the dependency refuses `installed`, by its own declaration or by a later release that singles the version out
+    with `!=` and none since accepting it (what `excluded_later` rates an error); None when some release may accept
+    it, or a marker needs a fact the snapshot lacks."""
+    try:
+        w = _version(installed)
+    except InvalidVersion:
+        return None
+    declaring = [c for c in changes if c.lines]
+    if not declaring:
+        return None
+    start = changes.index(declaring[0])
+    for i, c in enumerate(changes):
+        if i < start:
+            continue
+        if not c.lines:
+            return None  # releases that dropped the dependency accept any version of it
+        own = _admits(c.lines, w, applies)
+        if own is None:
+            return None
+        if own and _singled_out(changes[i + 1:], w, applies) is None:
+            return None
+    return declaring[0].since, newest
+
+
 def _singled_out(changes: Sequence[Change], version: Version, applies: Applies) -> tuple[str, str] | None:
     """(release, clause) of the last change whose `!=` clause excludes the version, when no change after it admits
     the version again."""

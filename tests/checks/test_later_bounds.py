@@ -84,3 +84,26 @@ def test_a_release_a_later_one_singles_out_with_ne_and_none_accepts_again_is_an_
     # 5.6.0: capped by 0.11.1's `<5`, accepted again by 0.19.1: only a warning
     (g,) = _found(_snap({"vllm": "0.11.0", "transformers": "5.6.0"}))
     assert g.severity.value == "warning" and g.evidence["readmitted_in"] == "0.19.1"
+
+
+def test_a_package_named_without_its_release_when_no_release_accepts_the_dependency():
+    """A report names vllm without a version next to transformers 5.3.0: vLLM 0.11.0 and before admit it, 0.19.1
+    names 5.3.* as broken and no release since accepts it, every other release refuses it in its own metadata."""
+    doc = {"schema": "doctor.snapshot/1", "python": {"version": "3.11.9"},
+           "packages": {"vllm": {}, "transformers": {"version": "5.3.0"}}}
+    (f,) = _found(snapshot_from_dict(doc))
+    assert (f.id, f.severity.value) == ("requirement-excluded-by-every-release", "error")
+    assert f.title.startswith("no release of vllm accepts transformers 5.3.0 (vllm 0.1.4 to ")
+    doc["packages"]["transformers"]["version"] = "5.10.4"  # vLLM 0.29.0 .. 0.31.0 accept it
+    assert _found(snapshot_from_dict(doc)) == []
+
+
+def test_no_release_accepts_needs_every_declaring_release_to_refuse():
+    from doctor.knowledge.later_bounds import derive, no_release_accepts
+    from tests.knowledge.test_later_bounds import _applies
+
+    rels = {"1.0": ["dep>=1"], "1.1": ["dep!=2.1.*,>=1"], "1.2": ["dep>=2.5"]}
+    assert no_release_accepts(derive(rels)["dep"], "1.2", "2.1.0", _applies()) == ("1.0", "1.2")
+    assert no_release_accepts(derive(rels)["dep"], "1.2", "2.6.0", _applies()) is None
+    gap = {"1.0": ["dep!=2.1.*"], "1.1": [], "1.2": ["dep>=2.5"]}  # 1.1 declares no dep: it takes any
+    assert no_release_accepts(derive(gap)["dep"], "1.2", "2.1.0", _applies()) is None

@@ -62,3 +62,19 @@ def test_near_misses_of_the_names_the_table_of_values_reads_are_typos():
     quiet = diagnose_dict(bare(env={"HCCL_RDMA_TC": "4", "HCCL_RDMA_SL": "1", "VLLM_ASCEND_ENABLE_NZ": "1",
                                     "VLLM_ASCEND_ENABLE_FLASHCOMM": "1", "STREAMS_PER_DEVICE": "8"}))
     assert not [x for x in quiet.findings if x.id == "env-var-misspelled"]
+
+
+def test_documented_stacks_give_no_ray_visible_devices_error():
+    """Every documented stack (profiles/stacks) passes env-ray-visible-devices without an error (it warns at most)."""
+    from doctor.checks.env import env_ray_visible_devices
+    from doctor.checks.runner import CheckContext, Skipped
+    from doctor.knowledge.profiles import load_profiles
+    from doctor.snapshot.model import snapshot_from_dict
+    from tests.stacks import stack_snapshot
+
+    for p in load_profiles():
+        try:
+            fs = list(env_ray_visible_devices(CheckContext(snapshot=snapshot_from_dict(stack_snapshot(p)))))
+        except Skipped:
+            fs = []
+        assert not [f for f in fs if f.severity.value == "error"], p.name

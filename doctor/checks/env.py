@@ -1,4 +1,4 @@
-"""Environment variables: misspelled (near-miss) names and the exports verl needs with Ray."""
+"""Environment variables: misspelled (near-miss) names and the exports verl and vLLM Ascend need with Ray."""
 
 from __future__ import annotations
 
@@ -86,12 +86,14 @@ def env_near_miss(ctx: CheckContext) -> Iterator[Finding]:
 
 @check("env-ray-visible-devices", "env", findings=("ray-noset-visible-devices-unset",))
 def env_ray_visible_devices(ctx: CheckContext) -> Iterator[Finding]:
-    """With Ray, verl needs Ray to leave ASCEND_RT_VISIBLE_DEVICES alone."""
+    """With Ray, verl and vLLM Ascend (whose multi-node Ray guide asks for it on every node, for Ray above 2.1) need
+    Ray to leave ASCEND_RT_VISIBLE_DEVICES alone."""
     snap = ctx.snapshot
     if not env_known(snap):
         skip("the snapshot has no environment variables")
-    if not installed(snap, "verl") or not installed(snap, "ray"):
-        skip("verl and Ray are not both installed (or not known to be)")
+    users = [name for name in ("verl", "vllm-ascend") if installed(snap, name)]
+    if not users or not installed(snap, "ray"):
+        skip("Ray and verl or vLLM Ascend are not both installed (or not known to be)")
     if not env(snap, "ASCEND_RT_VISIBLE_DEVICES"):
         return
     noset = "RAY_EXPERIMENTAL_NOSET_ASCEND_RT_VISIBLE_DEVICES"
@@ -99,9 +101,13 @@ def env_ray_visible_devices(ctx: CheckContext) -> Iterator[Finding]:
         yield finding(
             "ray-noset-visible-devices-unset", "warning", ("env", "ray"),
             "ASCEND_RT_VISIBLE_DEVICES is set but Ray is allowed to overwrite it",
-            detail="Ray rewrites ASCEND_RT_VISIBLE_DEVICES per worker; verl's NPU workers then see the wrong chips "
-                   "(torch_npu.npu.is_available() False).",
+            detail="Ray rewrites ASCEND_RT_VISIBLE_DEVICES per worker; the NPU workers of "
+                   f"{' and '.join(users)} then see the wrong chips (torch_npu.npu.is_available() False, or a "
+                   "device ordinal out of range); it must be exported on every node, the head node too, before "
+                   "`ray start`.",
             evidence={"ASCEND_RT_VISIBLE_DEVICES": env(snap, "ASCEND_RT_VISIBLE_DEVICES"),
                       "RAY_EXPERIMENTAL_NOSET_ASCEND_RT_VISIBLE_DEVICES": env(snap, "RAY_EXPERIMENTAL_NOSET_ASCEND_RT_VISIBLE_DEVICES")},
             fix="export RAY_EXPERIMENTAL_NOSET_ASCEND_RT_VISIBLE_DEVICES=1 before `ray start`.",
-            source="https://github.com/verl-project/verl/blob/v0.9.0/docs/ascend_tutorial/faq/faq.rst; https://github.com/ray-project/ray/blob/ad047a724cc854c52c8441a35a01f909ff5d2fec/python/ray/_private/accelerators/npu.py")
+            source="https://github.com/verl-project/verl/blob/v0.9.0/docs/ascend_tutorial/faq/faq.rst; "
+                   "https://github.com/vllm-project/vllm-ascend/blob/v0.11.0/docs/source/tutorials/multi_node_ray.md; "
+                   "https://github.com/ray-project/ray/blob/ad047a724cc854c52c8441a35a01f909ff5d2fec/python/ray/_private/accelerators/npu.py")

@@ -215,13 +215,17 @@ CHIP_SUPPORT = (
 
 
 # Releases whose own FAQ sends a chip family to another release: "[Experimental] Atlas 300I inference series (Atlas 300I
-# Duo). Currently for 310I Duo, the stable version is vllm-ascend v0.10.0rc1" (v0.11.0rc1 .. v0.11.0; the maintainers'
-# doc change says why: https://github.com/vllm-project/vllm-ascend/pull/2614 broke the 310I Duo, "no confirmed
-# timeline for a fix"). v0.12.0rc1's FAQ no longer says it. (family, first release, last release, the stable one,
-# source)
+# Duo). Currently for 310I Duo, the stable version is vllm-ascend v0.10.0rc1" (from v0.11.0rc1; the maintainers'
+# doc change, https://github.com/vllm-project/vllm-ascend/pull/3455, says why:
+# https://github.com/vllm-project/vllm-ascend/pull/2614 broke the 310I Duo, "no confirmed timeline for a fix"). The FAQ line stays in every later release, but v0.14.0rc1's release notes
+# (Highlights) say "310P support is back now ... only basic dense and vl models are supported with eager mode", so
+# the releases it judges end with v0.13.0 (the last before the return: v0.13.0's notes say nothing of 310P).
+# (family, first release, last release, the stable one, source)
+_VA_NOTES_014 = "https://github.com/vllm-project/vllm-ascend/blob/v0.14.0rc1/docs/source/user_guide/release_notes.md"
 CHIP_STABLE_ELSEWHERE = (
-    ("310P", "0.11.0rc1", "0.11.0", "0.10.0rc1",
-     _FAQ.format("v0.11.0rc1") + "; " + _FAQ.format("v0.11.0") + "; https://github.com/vllm-project/vllm-ascend/pull/3455"),
+    ("310P", "0.11.0rc1", "0.13.0", "0.10.0rc1",
+     _FAQ.format("v0.11.0rc1") + "; " + _FAQ.format("v0.13.0") + "; https://github.com/vllm-project/vllm-ascend/pull/3455; "
+     + _VA_NOTES_014),
 )
 
 
@@ -288,10 +292,11 @@ def vllm_ascend_chip_support(ctx: CheckContext) -> Iterator[Finding]:
             f"release for this chip",
             detail=f"vllm-ascend {ver(snap, 'vllm-ascend')}'s FAQ: \"Currently for 310I Duo, the stable version is "
                    f"vllm-ascend v{stable}\"; its maintainers pinned that release because a graph-mode change "
-                   "(https://github.com/vllm-project/vllm-ascend/pull/2614) broke the Atlas 300I Duo with no fix in sight.",
+                   "(https://github.com/vllm-project/vllm-ascend/pull/2614) broke the Atlas 300I Duo with no fix in sight; "
+                   "310P support came back only in v0.14.0rc1 (its release notes).",
             evidence={"vllm-ascend": ver(snap, "vllm-ascend"), "chip": chip, "stable_release": stable},
-            fix=f"Use vllm-ascend {stable} (its {chip.lower()} image) on {chip}, or a release whose FAQ no longer says "
-                "this (v0.12.0rc1 on).",
+            fix=f"Use vllm-ascend {stable} (its {chip.lower()} image) on {chip}, or v0.14.0rc1 or later, whose release "
+                "notes bring 310P support back (basic dense and VL models, eager mode; more models in later releases).",
             source=src)
     c = cann(snap)
     for chip, release_, need in _CHIP_CANN:

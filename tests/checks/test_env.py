@@ -25,6 +25,28 @@ def test_ray_noset_visible_devices():
     assert found(d)["ray-noset-visible-devices-unset"] == "warning"
 
 
+def test_ray_noset_visible_devices_with_vllm_ascend():
+    """vLLM Ascend's multi-node Ray guide (v0.11.0 tutorials/multi_node_ray.md) asks for the export on every node, as
+    verl's FAQ does: vllm-ascend and Ray with ASCEND_RT_VISIBLE_DEVICES set and the NOSET variable unset (listed as
+    empty, or absent from a full env) is the warning; set to 1, or nothing of vLLM Ascend or verl installed, quiet."""
+    pkgs = {"ray": {"version": "2.42.1"}, "vllm-ascend": {"version": "0.11.0"}}
+    unset = bare(packages=pkgs, env={"ASCEND_RT_VISIBLE_DEVICES": "0,1",
+                                     "RAY_EXPERIMENTAL_NOSET_ASCEND_RT_VISIBLE_DEVICES": ""})
+    assert found(unset)["ray-noset-visible-devices-unset"] == "warning"
+    (f,) = [f for f in diagnose_dict(unset).findings if f.id == "ray-noset-visible-devices-unset"]
+    assert "vllm-ascend" in f.detail and "multi_node_ray.md" in f.source
+    full = bare(packages=pkgs, env={"ASCEND_RT_VISIBLE_DEVICES": "0,1", "PATH": "/usr/bin"})
+    assert found(full)["ray-noset-visible-devices-unset"] == "warning"
+    # a partial env that does not list it does not say it is unset
+    assert "ray-noset-visible-devices-unset" not in found(bare(packages=pkgs, env={"ASCEND_RT_VISIBLE_DEVICES": "0,1"}))
+    ok = bare(packages=pkgs, env={"ASCEND_RT_VISIBLE_DEVICES": "0,1",
+                                  "RAY_EXPERIMENTAL_NOSET_ASCEND_RT_VISIBLE_DEVICES": "1"})
+    assert "ray-noset-visible-devices-unset" not in found(ok)
+    neither = bare(packages={"ray": {"version": "2.42.1"}, "vllm": {"version": "0.11.0"}},
+                   env={"ASCEND_RT_VISIBLE_DEVICES": "0,1", "RAY_EXPERIMENTAL_NOSET_ASCEND_RT_VISIBLE_DEVICES": ""})
+    assert "ray-noset-visible-devices-unset" not in found(neither)
+
+
 def test_edit_distance():
     assert edit_distance("ASCEBD", "ASCEND") == 1 and edit_distance("ABC", "ABCDEFGH", 2) == 3
 
@@ -40,3 +62,19 @@ def test_near_misses_of_the_names_the_table_of_values_reads_are_typos():
     quiet = diagnose_dict(bare(env={"HCCL_RDMA_TC": "4", "HCCL_RDMA_SL": "1", "VLLM_ASCEND_ENABLE_NZ": "1",
                                     "VLLM_ASCEND_ENABLE_FLASHCOMM": "1", "STREAMS_PER_DEVICE": "8"}))
     assert not [x for x in quiet.findings if x.id == "env-var-misspelled"]
+
+
+def test_documented_stacks_give_no_ray_visible_devices_error():
+    """Every documented stack (profiles/stacks) passes env-ray-visible-devices without an error (it warns at most)."""
+    from doctor.checks.env import env_ray_visible_devices
+    from doctor.checks.runner import CheckContext, Skipped
+    from doctor.knowledge.profiles import load_profiles
+    from doctor.snapshot.model import snapshot_from_dict
+    from tests.stacks import stack_snapshot
+
+    for p in load_profiles():
+        try:
+            fs = list(env_ray_visible_devices(CheckContext(snapshot=snapshot_from_dict(stack_snapshot(p)))))
+        except Skipped:
+            fs = []
+        assert not [f for f in fs if f.severity.value == "error"], p.name

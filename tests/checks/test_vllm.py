@@ -358,13 +358,14 @@ def test_vllm_ascend_releases_whose_faq_names_another_stable_release_for_the_chi
         except Skipped:
             return []
 
-    # v0.11.0rc1 .. v0.11.0's FAQ: "for 310I Duo, the stable version is vllm-ascend v0.10.0rc1"
-    for va in ("0.11.0rc1", "0.11.0rc2", "0.11.0"):
+    # v0.11.0rc1 .. v0.13.0's FAQ: "for 310I Duo, the stable version is vllm-ascend v0.10.0rc1" (v0.12.0rc1's and
+    # v0.13.0's FAQ say it too); v0.14.0rc1's release notes: "310P support is back now"
+    for va in ("0.11.0rc1", "0.11.0rc2", "0.11.0", "0.12.0rc1", "0.13.0rc2", "0.13.0"):
         (f,) = run(va, "310P3")
         assert f.id == "vllm-ascend-chip-stable-release-elsewhere" and f.severity.value == "error"
         assert f.components[:2] == ("vllm-ascend", "npu") and f.evidence["stable_release"] == "0.10.0rc1"
-        assert f"v{va}/docs/source/faqs.md" in f.source or "v0.11.0rc1/docs/source/faqs.md" in f.source
-    for va in ("0.10.0rc1", "0.11.0rc0", "0.12.0rc1"):
+        assert "v0.11.0rc1/docs/source/faqs.md" in f.source and "v0.14.0rc1/docs/source/user_guide" in f.source
+    for va in ("0.10.0rc1", "0.11.0rc0", "0.14.0rc1", "0.17.0rc1"):
         assert run(va, "310P3") == []
     assert run("0.11.0rc2", "910B3") == []
 

@@ -12,7 +12,15 @@ import pytest
 from doctor.snapshot.model import snapshot_from_dict
 from tests.corpus.corpus import CATEGORIES, load, load_file
 from tests.fresh import score_check
-from tests.fresh.score_check import SNAPSHOTS, SNAPSHOTS2, SNAPSHOTS5, SNAPSHOTS6, SNAPSHOTS7, SNAPSHOTS8
+from tests.fresh.score_check import (
+    SNAPSHOTS,
+    SNAPSHOTS2,
+    SNAPSHOTS5,
+    SNAPSHOTS6,
+    SNAPSHOTS7,
+    SNAPSHOTS8,
+    SNAPSHOTS9,
+)
 
 SNAPSHOTS3 = SNAPSHOTS.parent / "snapshots3.toml"
 FLOOR8 = 19  # snapshots8's size when mined (a count, not a rate: nobody measures it but the lead)
@@ -25,8 +33,9 @@ else:  # pragma: no cover
 
 
 @pytest.mark.parametrize(("path", "size"), [(SNAPSHOTS, 15), (SNAPSHOTS2, 14), (SNAPSHOTS3, 12), (SNAPSHOTS4, 10),
-                                            (SNAPSHOTS5, 11), (SNAPSHOTS6, 11), (SNAPSHOTS7, 19), (SNAPSHOTS8, FLOOR8)],
-                         ids=["set1", "set2", "set3", "set4", "set5", "set6", "set7", "set8"])
+                                            (SNAPSHOTS5, 11), (SNAPSHOTS6, 11), (SNAPSHOTS7, 19), (SNAPSHOTS8, FLOOR8),
+                                            (SNAPSHOTS9, 9)],
+                         ids=["set1", "set2", "set3", "set4", "set5", "set6", "set7", "set8", "set9"])
 def test_fresh_snapshots_load_and_are_valid(path, size):
     reports = load_file(path)
     assert len(reports) >= size
@@ -39,8 +48,8 @@ def test_fresh_snapshots_load_and_are_valid(path, size):
 
 
 @pytest.mark.parametrize("path", [SNAPSHOTS, SNAPSHOTS2, SNAPSHOTS3, SNAPSHOTS4, SNAPSHOTS5, SNAPSHOTS6, SNAPSHOTS7,
-                                  SNAPSHOTS8],
-                         ids=["set1", "set2", "set3", "set4", "set5", "set6", "set7", "set8"])
+                                  SNAPSHOTS8, SNAPSHOTS9],
+                         ids=["set1", "set2", "set3", "set4", "set5", "set6", "set7", "set8", "set9"])
 def test_fresh_snapshots_are_not_in_the_corpus_nor_the_fresh_log_sets(path):
     fresh = load_file(path)
     mined = load()
@@ -146,3 +155,16 @@ def test_the_eighth_snapshot_set_overlaps_no_earlier_set_nor_any_fresh_log_set_n
     for r in eighth:
         repo, number = _thread(r.url)
         assert not re.search(rf"{re.escape(repo)}/(issues|pull)/{number}(?!\d)", cited, re.IGNORECASE), r.id
+
+
+def test_the_ninth_snapshot_set_overlaps_no_earlier_set_nor_any_fresh_log_set_nor_the_corpus():
+    """snapshots9 (htune15's Ascend-focused tuning set, issue 22) shares no thread with snapshots1-8, any fresh log set
+    (reports*.toml) or the corpus, by URL, by id, or by repository name + issue/PR number in any spelling. (Other
+    sets mined later check themselves against it.)"""
+    ninth = load_file(SNAPSHOTS9)
+    earlier = [r for p in (SNAPSHOTS, SNAPSHOTS2, SNAPSHOTS3, SNAPSHOTS4, SNAPSHOTS5, SNAPSHOTS6, SNAPSHOTS7, SNAPSHOTS8)
+               for r in load_file(p)]
+    logs, mined = _fresh_logs(), load()
+    seen = {_thread(r.url) for r in earlier + mined} | {_thread(e["url"]) for e in logs}
+    assert not {_thread(r.url) for r in ninth} & seen
+    assert not {r.id for r in ninth} & ({r.id for r in earlier + mined} | {e["id"] for e in logs})

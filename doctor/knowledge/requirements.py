@@ -39,7 +39,6 @@ and machine one of its tags names.
 
 from __future__ import annotations
 
-import json
 import os
 import re
 from collections.abc import Callable, Iterable, Iterator, Mapping
@@ -51,7 +50,6 @@ from packaging.tags import Tag, parse_tag
 from packaging.utils import InvalidWheelFilename, parse_wheel_filename
 from packaging.version import Version
 
-from doctor.errors import InputError
 from doctor.knowledge.location import knowledge_file
 from doctor.knowledge.validate import Validator
 from doctor.knowledge.versions import parse_pkg_version, valid_specifier
@@ -383,17 +381,9 @@ def layout(doc: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
 
 
 def _read_json(path: str) -> Any:
-    try:
-        with open(path, "rb") as fh:
-            raw = fh.read()
-    except OSError as e:
-        raise InputError(f"cannot read the requirements table: {e.strerror or e}", source=path) from None
-    try:
-        return json.loads(raw.decode("utf-8"))
-    except UnicodeDecodeError:
-        raise InputError("not UTF-8 text", source=path) from None
-    except ValueError as e:
-        raise InputError(f"not valid JSON: {e}", source=path) from None
+    from doctor.jsonfile import read_json
+
+    return read_json(path, "the requirements table")
 
 
 def parse_index(data: Any, source: str) -> tuple[str, dict[str, ProjectSummary]]:

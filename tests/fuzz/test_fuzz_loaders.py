@@ -172,3 +172,46 @@ def test_env_values_table_loader(doc):
         parse(doc, "fuzz/env-values.toml")
     except InputError as e:
         assert str(e).startswith("fuzz/env-values.toml")
+
+
+def _later_bounds_doc() -> dict:
+    """A small later-bounds document: the shipped one cut to three projects (its shape, real lines)."""
+    full = json.loads((ROOT / "profiles" / "later-bounds.json").read_text())
+    keep = ("ray", "vllm-ascend", "tensordict")
+    return {**full, "newest": {k: full["newest"][k] for k in keep},
+            "clauses": {k: full["clauses"][k] for k in keep}, "projects": {k: full["projects"][k] for k in keep}}
+
+
+LATER_BOUNDS = _later_bounds_doc()
+
+
+@st.composite
+def mutated_later_bounds(draw):
+    doc = copy.deepcopy(draw(mutated_profile([LATER_BOUNDS])))
+    projects = doc.get("projects")
+    if isinstance(projects, dict) and projects and draw(st.booleans()):
+        deps = projects[draw(st.sampled_from(sorted(projects)))]
+        if isinstance(deps, dict) and deps:
+            changes = deps[draw(st.sampled_from(sorted(deps)))]
+            if isinstance(changes, list) and changes:
+                c = changes[draw(st.integers(0, len(changes) - 1))]
+                if isinstance(c, dict):
+                    c[draw(st.sampled_from(["since", "lines", "x"]))] = draw(
+                        st.one_of(leaf, st.lists(st.one_of(leaf, st.text(max_size=20)), max_size=3)))
+    return doc
+
+
+@fuzz
+@given(mutated_later_bounds(), st.sampled_from(["2.8.0", "8.3.0", "0.1", "not a version", "2.13.0+cpu", "1!2"]))
+def test_later_bounds_table_loader(doc, version):
+    """A malformed later-bounds file is an InputError naming it, when loaded or when a pair is judged; never a crash."""
+    from doctor.knowledge.later_bounds import excluded_later, parse
+
+    try:
+        table = parse(doc, "fuzz/later-bounds.json")
+        for name in ("ray", "vllm-ascend", "tensordict"):
+            for dep in table.dependency_names(name):
+                table.may_exclude(name, dep, version)
+                excluded_later(table.changes(name, dep), table.newest.get(name, "0"), "0.1", version, lambda _: True)
+    except InputError as e:
+        assert str(e).startswith("fuzz/later-bounds.json")

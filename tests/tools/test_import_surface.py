@@ -203,3 +203,92 @@ def test_a_callee_read_from_its_wheels_and_a_lazy_package_serves_the_all_of_its_
     u = unmet(parse(t, "x"), "br", "tf", caller_version="3.0", callee_version="5.0")
     assert u is not None and [n[:2] for n in u.names] == [("tf", "AutoModelForVision2Seq")]
     assert u.source.endswith("https://github.com/huggingface/transformers/tree/v5.0")
+
+
+def _sdist(path: Path, version: str, files: dict[str, str]) -> str:
+    import io
+    import tarfile
+
+    s = path / f"vl-{version}.tar.gz"
+    with tarfile.open(s, "w:gz") as tar:
+        for name, text in {**files, "csrc/kernel.cu": "//", "setup.py": "", "tests/vl/t.py": "x = 1\n"}.items():
+            data = text.encode()
+            info = tarfile.TarInfo(f"vl-{version}/{name}")
+            info.size = len(data)
+            tar.addfile(info, io.BytesIO(data))
+    return str(s)
+
+
+def test_a_callee_read_from_its_sdists_only_through_the_entries_that_load_it(tmp_path, repos):
+    """vLLM is read from PyPI sdists (its *.py under the package, not csrc/ or tests/); a caller's imports of it are
+    read from its further entries for that callee (verl's vLLM rollout) and, at a release whose default config
+    matches, from a default entry (verl's async server once `mode: async` is the default)."""
+    _sdist(tmp_path, "0.9.1", {"vl/__init__.py": "", "vl/utils.py": "def old():\n    pass\n"})
+    _sdist(tmp_path, "0.11.0", {"vl/__init__.py": "", "vl/utils.py": "def new():\n    pass\n",
+                                "vl/v1/engine/utils.py": "class Manager:\n    pass\n"})
+    (tmp_path / "vl-0.10.tar.gz.part").write_text("")
+    callee = gen.Project("vl", "", "vl", "https://github.com/vllm-project/vllm", archive="sdist")
+    got = gen.sdist_releases(str(tmp_path), callee)
+    assert [v for v, _ in got] == ["0.9.1", "0.11.0"]
+    assert got[0][1].files("vl") == ["vl/__init__.py", "vl/utils.py"] and got[0][1].show("", "tests/vl/t.py") is None
+    br = repos["br"]
+    br.commit({"br/rollout/__init__.py": "from vl.utils import old\nfrom br.models.llm import GPT\n",
+               "br/rollout/server.py": "from vl.v1.engine.utils import Manager\n", "config.yaml": "mode: sync\n"},
+              tag="v3.0")
+    br.commit({"config.yaml": "mode: async\n", "br/rollout/__init__.py": "from vl.utils import new\n"}, tag="v4.0")
+    caller = gen.Project("br", "br", "br", "https://github.com/x/br", ("br",),
+                         callee_entries=(("vl", ("br.rollout",)),),
+                         default_entries=(("vl", "br.rollout.server", "config.yaml", r"(?m)^mode:\s*async\b"),))
+    gits = {"br": gen.Git(str(br.path))}
+    gen.CALLEE_MODULES["vl"] = "vl"
+    try:
+        t = gen.read(gits, {"br": gen.tag_releases(gits["br"], r"v(\d+\.\d+)")}, (caller,), (callee,),
+                     date="2026-12-04", wheels={"vl": got})
+    finally:
+        del gen.CALLEE_MODULES["vl"]
+        gits["br"].close()
+    rels = {r["version"]: r for r in t["callers"]["br"]["releases"]}  # type: ignore[index]
+    assert "callee_entries" not in rels["2.0"] and rels["2.0"]["imports"] == {}
+    assert rels["3.0"]["callee_entries"] == {"vl": ["br", "br.rollout"]}
+    assert rels["4.0"]["callee_entries"] == {"vl": ["br", "br.rollout", "br.rollout.server"]}
+    assert rels["3.0"]["imports"] == {"vl": {"vl.utils:old": "br/rollout/__init__.py:1"}}
+    vl = t["callees"]["vl"]  # type: ignore[index]
+    assert [(r["version"], r["ref"]) for r in vl["releases"]] == [("0.9.1", "vl-0.9.1.tar.gz"),
+                                                                 ("0.11.0", "vl-0.11.0.tar.gz")]
+    assert vl["names"]["vl.v1.engine.utils:Manager"] == {"missing": ["0.9.1"], "unknown": [], "no_module": ["0.9.1"]}
+    from doctor.knowledge.import_surface import parse, unmet
+
+    s = parse(t, "x")
+    u = unmet(s, "br", "vl", caller_version="4.0", callee_version="0.9.1")
+    assert u is not None and [n[:2] for n in u.names] == [("vl.utils", "new"), ("vl.v1.engine.utils", "Manager")]
+    assert u.cited.entries_for("vl")[-1] == "br.rollout.server" and u.cited.entries_for("megatron-core") == ("br",)
+    assert unmet(s, "br", "vl", caller_version="3.0", callee_version="0.9.1") is None
+
+
+def test_keep_holds_the_rows_of_projects_whose_sources_are_not_given(tmp_path, repos, capsys):
+    """--keep: a caller or callee whose mirror (or --wheels / --sdists) is absent keeps its rows from the table at
+    --out; a name a kept callee was not read for is unknown at its releases, never missing."""
+    out = tmp_path / "t.json"
+    old = _read(repos)
+    old["callers"]["mbridge"] = {"url": "https://github.com/ISEEKYAN/mbridge", "key": "version", "releases": [  # type: ignore[index]
+        {"version": "0.1.0", "ref": "v0.1.0", "commit": "a" * 40, "entries": ["mbridge"],
+         "imports": {"transformers": {"transformers:Old": "mbridge/x.py:1"}}}]}
+    old["callees"]["transformers"] = {"url": "https://github.com/huggingface/transformers", "releases": [  # type: ignore[index]
+        {"version": "4.0", "ref": "transformers-4.0-py3-none-any.whl", "sha256": "c" * 64}],
+        "names": {"transformers:Old": {"missing": ["4.0"], "unknown": []}}}
+    out.write_text(json.dumps(old))
+    mirrors = tmp_path / "mirrors"
+    mirrors.mkdir()
+    assert gen.main(["--keep", "--mirrors", str(mirrors), "--out", str(out)]) == 0
+    err = capsys.readouterr().err
+    assert "mbridge is not read (no mirror): its rows are kept" in err and "vllm is not read (no --sdists)" in err
+    new = json.loads(out.read_text())
+    assert new["callers"]["mbridge"] == old["callers"]["mbridge"]  # type: ignore[index]
+    assert new["callees"]["transformers"] == old["callees"]["transformers"]  # type: ignore[index]
+    assert set(new["callers"]) == {"mbridge"} and set(new["callees"]) == {"megatron-core", "transformers"}
+    from doctor.knowledge.import_surface import load
+
+    assert load(str(out)).callees["transformers"].missing["transformers:Old"] == {"4.0"}
+    # without --keep an absent mirror is an error, and the table is not written over
+    assert gen.main(["--mirrors", str(mirrors), "--out", str(out)]) == 2
+    assert json.loads(out.read_text()) == new

@@ -42,6 +42,7 @@ import subprocess
 import sys
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
+from typing import Any
 
 from packaging.version import InvalidVersion, Version
 
@@ -133,6 +134,47 @@ class Wheel:
 
     def close(self) -> None:
         self.zip.close()
+
+
+class Sdist:
+    """A release's source distribution (a .tar.gz): its `*.py` files under the package, read like a git tree, for a
+    callee whose repository is too large to mirror and whose wheels are too large to fetch (vLLM: on Ascend it is
+    built from source at a release, so its Python files are the sdist's). Read once on first use; `close` frees
+    them."""
+
+    def __init__(self, path: str, package_dir: str) -> None:
+        import hashlib
+
+        self.path = path
+        self.package_dir = package_dir
+        with open(path, "rb") as fh:
+            self.sha256 = hashlib.sha256(fh.read()).hexdigest()
+        self._files: dict[str, bytes] | None = None
+
+    def _read(self) -> dict[str, bytes]:
+        if self._files is None:
+            import tarfile
+
+            self._files = {}
+            with tarfile.open(self.path, "r:gz") as tar:
+                for m in tar:
+                    # members are <name>-<version>/<path>: the path inside the project is after the first "/"
+                    rel = m.name.partition("/")[2]
+                    if m.isfile() and rel.endswith(".py") and rel.startswith(self.package_dir + "/"):
+                        fh = tar.extractfile(m)
+                        if fh is not None:
+                            self._files[rel] = fh.read()
+        return self._files
+
+    def files(self, under: str) -> list[str]:
+        return [n for n in self._read() if n.startswith(under + "/")]
+
+    def show(self, commit: str, path: str) -> str | None:
+        data = self._read().get(path)
+        return None if data is None else data.decode("utf-8", "replace")
+
+    def close(self) -> None:
+        self._files = None
 
 
 # -- callers: the imports that must succeed --------------------------------------------------------------------
@@ -431,11 +473,27 @@ class Project:
     url: str
     entries: tuple[str, ...] = ()  # the modules a user imports; what they import at module level must succeed
     key: str = "version"  # how a snapshot's release is matched: "version", or "commit" (installed from git)
+    # a caller's further entry modules for one callee: what a job that uses that callee loads (verl's vLLM rollout)
+    callee_entries: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    archive: str = ""  # a callee read from PyPI files instead of a mirror: "wheel" (--wheels) or "sdist" (--sdists)
+    # (callee, module, file, pattern): a further entry for that callee at a release whose `file` matches `pattern`
+    # (its default configuration loads the module: verl's async rollout server once `mode: async` is the default)
+    default_entries: tuple[tuple[str, str, str, str], ...] = ()
+
+    def entries_for(self, callee: str, git: Git | None = None, commit: str = "") -> tuple[str, ...]:
+        more = next((e for c, e in self.callee_entries if c == callee), ())
+        by_default = tuple(m for c, m, path, pattern in self.default_entries if c == callee and git is not None
+                           and re.search(pattern, git.show(commit, path) or ""))
+        return self.entries + more + by_default
 
 
 CALLEES = (Project("megatron-core", "NVIDIA+Megatron-LM", "megatron/core", "https://github.com/NVIDIA/Megatron-LM"),
            # read from its PyPI wheels (--wheels): the repository is too large to mirror here
-           Project("transformers", "", "transformers", "https://github.com/huggingface/transformers"))
+           Project("transformers", "", "transformers", "https://github.com/huggingface/transformers",
+                   archive="wheel"),
+           # read from its PyPI sdists (--sdists): too large to mirror, its wheels ~400 MB; on Ascend vLLM is built
+           # from source at the release vllm-ascend pairs with, so its Python files are the sdist's
+           Project("vllm", "", "vllm", "https://github.com/vllm-project/vllm", archive="sdist"))
 CALLERS = (
     # `from mbridge import AutoBridge` (verl's megatron backend) runs mbridge/__init__.py.
     Project("mbridge", "ISEEKYAN+mbridge", "mbridge", "https://github.com/ISEEKYAN/mbridge", ("mbridge",)),
@@ -443,13 +501,21 @@ CALLERS = (
     # verl's trainer (`python -m verl.trainer.main_ppo`) and the workers it builds: FSDP and Megatron, legacy and engine.
     Project("verl", "verl-project+verl", "verl", "https://github.com/verl-project/verl",
             ("verl.trainer.main_ppo", "verl.workers.fsdp_workers", "verl.workers.engine.fsdp",
-             "verl.workers.megatron_workers", "verl.workers.engine.megatron")),
+             "verl.workers.megatron_workers", "verl.workers.engine.megatron"),
+            # a job with rollout=vllm also loads the vLLM rollout: its package (which imports the rollout class at
+            # module level) and the FSDP weight-sync manager of older releases; the server replica only where the
+            # release's default rollout mode is async (v0.7.0 on: verl/trainer/config/rollout/rollout.yaml), since
+            # before that it loads only with rollout.mode=async
+            callee_entries=(("vllm", ("verl.workers.rollout.vllm_rollout",
+                                      "verl.workers.sharding_manager.fsdp_vllm")),),
+            default_entries=(("vllm", "verl.workers.rollout.vllm_rollout.vllm_async_server",
+                              "verl/trainer/config/rollout/rollout.yaml", r"(?m)^mode:\s*async\b"),)),
     # `import mindspeed.megatron_adaptor` is how MindSpeed is turned on (verl's NPU patches, MindSpeed-LLM).
     Project("mindspeed", "Ascend+MindSpeed", "mindspeed", "https://github.com/Ascend/MindSpeed",
             ("mindspeed.megatron_adaptor",), key="commit"),
 )
 # The top-level module each callee installs, which its callers import from.
-CALLEE_MODULES = {"megatron-core": "megatron.core", "transformers": "transformers"}
+CALLEE_MODULES = {"megatron-core": "megatron.core", "transformers": "transformers", "vllm": "vllm"}
 
 
 def tag_releases(git: Git, pattern: str, published: set[str] | None = None) -> list[Release]:
@@ -510,18 +576,24 @@ def _published(root: str, project: str) -> set[str]:
 
 def default_releases(root: str, gits: dict[str, Git]) -> dict[str, list[Release]]:
     """The releases read by default: megatron-core at its `core_v*` tags that are PyPI releases plus the commits the
-    stacks pin; mbridge and verl at their release tags; MindSpeed at the commits the stacks pin."""
-    mc = tag_releases(gits["megatron-core"], r"core_v(\d+\.\d+\.\d+(?:rc\d+)?)", _published(root, "megatron-core"))
-    pinned = [r for r in git_pins(root, "megatron-core", gits["megatron-core"])
-              if r.commit not in {x.commit for x in mc} and r.version not in {x.version for x in mc}]
-    mbridge = tag_releases(gits["mbridge"], r"v?(\d+(?:\.\d+)+(?:rc\d+)?)")
-    head = branch_head(gits["mbridge"], "main", mbridge)  # main still says 0.15.1, 165 commits after v0.15.1
-    return {
-        "megatron-core": mc + pinned,
-        "mbridge": mbridge + ([head] if head else []),
-        "verl": tag_releases(gits["verl"], r"v(\d+\.\d+\.\d+(?:\.post\d+)?)"),
-        "mindspeed": git_pins(root, "mindspeed", gits["mindspeed"]),
-    }
+    stacks pin; mbridge and verl at their release tags; MindSpeed at the commits the stacks pin. A project whose
+    mirror is not in `gits` (kept from the previous table, --keep) is not read."""
+    out: dict[str, list[Release]] = {}
+    if "megatron-core" in gits:
+        mc = tag_releases(gits["megatron-core"], r"core_v(\d+\.\d+\.\d+(?:rc\d+)?)",
+                          _published(root, "megatron-core"))
+        pinned = [r for r in git_pins(root, "megatron-core", gits["megatron-core"])
+                  if r.commit not in {x.commit for x in mc} and r.version not in {x.version for x in mc}]
+        out["megatron-core"] = mc + pinned
+    if "mbridge" in gits:
+        mbridge = tag_releases(gits["mbridge"], r"v?(\d+(?:\.\d+)+(?:rc\d+)?)")
+        head = branch_head(gits["mbridge"], "main", mbridge)  # main still says 0.15.1, 165 commits after v0.15.1
+        out["mbridge"] = mbridge + ([head] if head else [])
+    if "verl" in gits:
+        out["verl"] = tag_releases(gits["verl"], r"v(\d+\.\d+\.\d+(?:\.post\d+)?)")
+    if "mindspeed" in gits:
+        out["mindspeed"] = git_pins(root, "mindspeed", gits["mindspeed"])
+    return out
 
 
 def wheel_releases(directory: str, project: str) -> list[tuple[str, Wheel]]:
@@ -538,6 +610,20 @@ def wheel_releases(directory: str, project: str) -> list[tuple[str, Wheel]]:
     return [(str(v), Wheel(p)) for v, p in sorted(out)]
 
 
+def sdist_releases(directory: str, project: Project) -> list[tuple[str, Sdist]]:
+    """The `<project>-<version>.tar.gz` files in `directory` (PyPI sdists), oldest version first."""
+    out = []
+    for prefix in {project.name + "-", project.name.replace("-", "_") + "-"}:
+        for f in os.listdir(directory):
+            if f.startswith(prefix) and f.endswith(".tar.gz"):
+                try:
+                    v = Version(f[len(prefix):-len(".tar.gz")])
+                except InvalidVersion:
+                    continue
+                out.append((v, os.path.join(directory, f)))
+    return [(str(v), Sdist(p, project.package_dir)) for v, p in sorted(set(out))]
+
+
 # -- reading -------------------------------------------------------------------------------------------------------
 
 def _module_name(path: str) -> str:
@@ -545,7 +631,8 @@ def _module_name(path: str) -> str:
     return base.replace("/", ".")
 
 
-def caller_imports(git: Git, project: Project, rel: Release, prefix: str) -> tuple[list[Import], list[str]]:
+def caller_imports(git: Git, project: Project, rel: Release, prefix: str,
+                   entry_modules: tuple[str, ...] | None = None) -> tuple[list[Import], list[str]]:
     """The imports of `prefix` in the caller's modules that importing its entry modules runs (module-level imports
     followed through the caller's own package, transitively), and the entries that exist at the release. A file
     only a function imports is not followed: its imports need not succeed for the caller to load."""
@@ -557,7 +644,7 @@ def caller_imports(git: Git, project: Project, rel: Release, prefix: str) -> tup
             rel_path = f[len(root) + 1:] if root else f
             name = _module_name(rel_path)
             modules[name] = module_imports(git.show(rel.commit, f) or "", f, prefix, name, top)
-    entries = [e for e in project.entries if e in modules]
+    entries = [e for e in (project.entries if entry_modules is None else entry_modules) if e in modules]
     seen: set[str] = set()
     todo = [m for e in entries for m in _parents(e)]
     out: list[Import] = []
@@ -578,23 +665,37 @@ def _key(module: str, name: str) -> str:
 
 def read(gits: dict[str, Git], releases: dict[str, list[Release]], callers: tuple[Project, ...] = CALLERS,
          callees: tuple[Project, ...] = CALLEES, date: str | None = None,
-         wheels: dict[str, list[tuple[str, Wheel]]] | None = None) -> dict[str, object]:
+         wheels: dict[str, list[tuple[str, Wheel | Sdist]]] | None = None,
+         kept: dict[str, Any] | None = None) -> dict[str, object]:
     """The table: per caller release what it imports from each callee (with the first file:line), per callee the
-    read releases that lack or may lack each of those names. A callee in `wheels` (name -> [(version, wheel)]) is
-    read from those wheels instead of a git mirror."""
+    read releases that lack or may lack each of those names. A callee in `wheels` (name -> [(version, wheel or
+    sdist)]) is read from those files instead of a git mirror. With `kept` (the previous table), a caller or callee
+    that is not read keeps its rows from it; a name a kept callee was not read for is unknown at its releases."""
     wheels = wheels or {}
+    old_callers: dict[str, Any] = (kept or {}).get("callers", {})
+    old_callees: dict[str, Any] = (kept or {}).get("callees", {})
     out_callers: dict[str, object] = {}
     needed: dict[str, set[tuple[str, str]]] = {c.name: set() for c in callees}
     for caller in callers:
         if caller.name not in gits or not releases.get(caller.name):
+            if caller.name in old_callers:
+                out_callers[caller.name] = old_callers[caller.name]
+                for r in old_callers[caller.name]["releases"]:
+                    for callee, names in r.get("imports", {}).items():
+                        needed.setdefault(callee, set()).update(tuple(k.split(":")) for k in names)
             continue
         rels = []
         for rel in releases[caller.name]:
             imports: dict[str, dict[str, str]] = {}
             entries: list[str] = []
+            more: dict[str, list[str]] = {}
             for callee in callees:
                 got: dict[str, str] = {}
-                found, entries = caller_imports(gits[caller.name], caller, rel, CALLEE_MODULES[callee.name])
+                want = caller.entries_for(callee.name, gits[caller.name], rel.commit)
+                found, at = caller_imports(gits[caller.name], caller, rel, CALLEE_MODULES[callee.name], want)
+                entries = [e for e in at if e in caller.entries]  # the same for every callee
+                if at != entries:
+                    more[callee.name] = at
                 for imp in found:
                     got.setdefault(_key(imp.module, imp.name), f"{imp.file}:{imp.line}")
                     needed[callee.name].add((imp.module, imp.name))
@@ -603,43 +704,53 @@ def read(gits: dict[str, Git], releases: dict[str, list[Release]], callers: tupl
             rels.append({"version": rel.version, "ref": rel.ref, "commit": rel.commit,
                          **({"source_build": True, "date": gits[caller.name].run(
                              "log", "-1", "--format=%cs", rel.commit).strip()} if rel.source_build else {}),
-                         "entries": entries, "imports": imports})
+                         "entries": entries, **({"callee_entries": more} if more else {}), "imports": imports})
         out_callers[caller.name] = {"url": caller.url, "package_dir": caller.package_dir, "key": caller.key,
                                     "releases": rels}
     out_callees: dict[str, object] = {}
     for callee in callees:
         if callee.name not in gits and callee.name not in wheels:
+            if callee.name in old_callees:
+                old = old_callees[callee.name]
+                versions = [r["version"] for r in old["releases"]]
+                names_kept = {_key(m, n): old["names"].get(_key(m, n), {"missing": [], "unknown": versions})
+                              for m, n in sorted(needed[callee.name])}
+                out_callees[callee.name] = {**old, "names": names_kept}
             continue
         rels_read: list[dict[str, str]] = []
         names: dict[str, dict[str, list[str]]] = {
             _key(m, n): {"missing": [], "unknown": []} for m, n in sorted(needed[callee.name])}
-        trees: list[tuple[str, Tree]] = []
         if callee.name in wheels:
             for version, wheel in wheels[callee.name]:
-                trees.append((version, Tree(wheel, "", set(wheel.files(callee.package_dir)),
-                                            CALLEE_MODULES[callee.name])))
+                _judge(names, needed[callee.name], version,
+                       Tree(wheel, "", set(wheel.files(callee.package_dir)), CALLEE_MODULES[callee.name]))
                 rels_read.append({"version": version, "ref": os.path.basename(wheel.path), "sha256": wheel.sha256})
+                if isinstance(wheel, Sdist):
+                    wheel.close()  # an sdist's files are held in memory: one release at a time
         else:
             git = gits[callee.name]
             for rel in releases.get(callee.name, []):
-                trees.append((rel.version, Tree(git, rel.commit, set(git.files(rel.commit, callee.package_dir)),
-                                                CALLEE_MODULES[callee.name])))
+                _judge(names, needed[callee.name], rel.version,
+                       Tree(git, rel.commit, set(git.files(rel.commit, callee.package_dir)), CALLEE_MODULES[callee.name]))
                 rels_read.append({"version": rel.version, "ref": rel.ref, "commit": rel.commit})
-        for version, tree in trees:
-            rel = Release(version, "", "")
-            for m, n in sorted(needed[callee.name]):
-                verdict = tree.defines(m, n)
-                if verdict == "no_module":
-                    names[_key(m, n)].setdefault("no_module", []).append(rel.version)
-                if verdict != "has":
-                    names[_key(m, n)]["unknown" if verdict == "unknown" else "missing"].append(rel.version)
         out_callees[callee.name] = {"url": callee.url, "package_dir": callee.package_dir, "releases": rels_read,
                                     "names": names}
     return {"schema": SCHEMA, "read": date or _dt.date.today().isoformat(),
             "how": "tools/refresh_knowledge/import_surface.py: module-level imports of each callee in the caller's "
                    "files (not under if, try/except ImportError, def or class), against the names each callee "
-                   "module binds at module level at each release (ast, read from git, never imported)",
+                   "module binds at module level at each release (ast, read from git, PyPI wheels or sdists, never "
+                   "imported)",
             "callers": out_callers, "callees": out_callees}
+
+
+def _judge(names: dict[str, dict[str, list[str]]], needed: set[tuple[str, str]], version: str, tree: Tree) -> None:
+    """Add `version` to the names it lacks (`missing`, with `no_module` when the module is not there) or may lack."""
+    for m, n in sorted(needed):
+        verdict = tree.defines(m, n)
+        if verdict == "no_module":
+            names[_key(m, n)].setdefault("no_module", []).append(version)
+        if verdict != "has":
+            names[_key(m, n)]["unknown" if verdict == "unknown" else "missing"].append(version)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -652,17 +763,36 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--wheels", default=os.environ.get("DOCTOR_WHEELS", ""),
                     help="directory of PyPI wheels of callees read from wheels (transformers-X-py3-none-any.whl); "
                          "without it those callees are not read")
+    ap.add_argument("--sdists", default=os.environ.get("DOCTOR_SDISTS", ""),
+                    help="directory of PyPI sdists of callees read from sdists (vllm-X.tar.gz); without it those "
+                         "callees are not read")
+    ap.add_argument("--keep", action="store_true",
+                    help="a project whose sources are not given (its mirror absent, no --wheels / --sdists for it) "
+                         "keeps its rows from the table at --out instead of being left out")
     a = ap.parse_args(argv)
-    wheels: dict[str, list[tuple[str, Wheel]]] = {}
+    wheels: dict[str, list[tuple[str, Wheel | Sdist]]] = {}
+    kept: dict[str, Any] | None = None
     try:
-        gits = {p.name: Git(os.path.join(a.mirrors, p.mirror)) for p in (*CALLEES, *CALLERS) if p.mirror}
-        for p in CALLEES:
-            if not p.mirror and a.wheels:
-                wheels[p.name] = wheel_releases(a.wheels, p.name)
-            elif not p.mirror:
-                print(f"import_surface: {p.name} is not read (no --wheels): the table written leaves it out",
+        if a.keep and os.path.exists(a.out):
+            from doctor.jsonfile import read_json
+
+            kept = read_json(a.out, "the import-surface table")
+        gits = {p.name: Git(os.path.join(a.mirrors, p.mirror)) for p in (*CALLEES, *CALLERS)
+                if p.mirror and not (a.keep and not os.path.exists(os.path.join(a.mirrors, p.mirror)))}
+        for p in (*CALLEES, *CALLERS):
+            if p.mirror and p.name not in gits:
+                print(f"import_surface: {p.name} is not read (no mirror): its rows are kept from {a.out}",
                       file=sys.stderr)
-        data = read(gits, default_releases(root, gits), wheels=wheels)
+        for p in CALLEES:
+            where = {"wheel": a.wheels, "sdist": a.sdists}.get(p.archive, "")
+            if p.archive == "wheel" and where:
+                wheels[p.name] = list(wheel_releases(where, p.name))
+            elif p.archive == "sdist" and where:
+                wheels[p.name] = list(sdist_releases(where, p))
+            elif p.archive:
+                print(f"import_surface: {p.name} is not read (no --{p.archive}s): the table written "
+                      + (f"keeps its rows from {a.out}" if kept else "leaves it out"), file=sys.stderr)
+        data = read(gits, default_releases(root, gits), wheels=wheels, kept=kept)
     except (GitError, InputError, OSError, KeyError, ValueError) as e:
         print(f"import_surface: {e}", file=sys.stderr)
         return 2

@@ -277,7 +277,10 @@ def missing_api(ctx: CheckContext) -> Iterator[Finding]:
 # the table is loaded only when a callee's release and a caller are known (tests/knowledge/test_import_surface.py
 # checks these agree with the table). A caller or callee installed from git is also matched by its commit.
 IMPORT_CALLERS = ("mbridge", "verl", "mindspeed")
-IMPORT_CALLEES = ("megatron-core", "transformers")
+IMPORT_CALLEES = ("megatron-core", "transformers", "vllm")
+# A local label on these callees is a build of the release's own files (vLLM built from source at a release on
+# Ascend reports 0.9.1+empty, VLLM_TARGET_DEVICE=empty): judged as that release.
+_LOCAL_IS_BUILD = frozenset({"vllm"})
 _GIT_MODULE = {"mindspeed": "mindspeed", "megatron-core": "megatron"}
 
 
@@ -314,6 +317,12 @@ def _nearest(versions: tuple[str, ...], installed: str) -> list[str]:
     return [str(v) for v in (below[-1:] + above[:1])]
 
 
+def _release_of(snap: Snapshot, name: str) -> str | None:
+    """The callee's release: its version, without a local label for a callee whose local label marks a build."""
+    v = _version_of(snap, name)
+    return v.partition("+")[0] if v and name in _LOCAL_IS_BUILD else v
+
+
 def _import_line(module: str, name: str) -> str:
     return f"from {module} import {name}" if name else f"import {module}"
 
@@ -336,7 +345,7 @@ def import_surface(ctx: CheckContext) -> Iterator[Finding]:
     (`ImportError: cannot import name ...`), read from both packages' sources at their tags
     (profiles/import-surface.json)."""
     snap = ctx.snapshot
-    callees = {n: (_version_of(snap, n), _git_commit(snap, n)) for n in IMPORT_CALLEES}
+    callees = {n: (_release_of(snap, n), _git_commit(snap, n)) for n in IMPORT_CALLEES}
     callees = {n: vc for n, vc in callees.items() if vc[0] or vc[1]}
     callers = [n for n in IMPORT_CALLERS if installed(snap, n) or ver(snap, n) or _git_commit(snap, n)]
     if not callees or not callers:
@@ -396,7 +405,8 @@ def _import_finding(u: Unmet, caller: str, callee: str, cv: str | None, cc: str 
         f"{who} imports {name or module} from {module if name else callee} at load, which {have} does not "
         f"have{more}",
         detail=f"{caveat}{caller}'s modules run {lines} {scope} when {caller} is imported "
-               f"(`import {' / '.join(rel.entries) or caller}`); {callee} {got.version} ({got.where}) does not "
+               f"(`import {' / '.join(rel.entries_for(callee)) or caller}`); {callee} {got.version} ({got.where}) "
+               "does not "
                + ("have the module: " if module in u.no_module else f"define {them}: ")
                + (f"the import raises ModuleNotFoundError: No module named '{module}'" if module in u.no_module else
                   f"the import raises ImportError: cannot import name '{name}' from '{module}'")

@@ -6,6 +6,9 @@ caller release (mbridge, verl) imports at module level a name its installed call
 not define. Both halves were read from git with `ast` (never imported): the caller's module-level imports reached
 from its entry modules (not under `if`, `try/except ImportError`, a def or a class), and per callee release the
 names it lacks (or may lack: a module `__getattr__` or an unresolved star import is *unknown*, never missing).
+Callees: Megatron-Core (git), transformers (PyPI wheels), vLLM (PyPI sdists: on Ascend it is built from source at a
+release); verl's vLLM imports are read from its rollout modules too (`callee_entries`), which a rollout=vllm job
+loads.
 
 Only releases that were read are judged; a version between or after them is not. Read and validated on first use (a
 check asks), never at import; a malformed file is an InputError naming the file and the key (exit 2).
@@ -43,6 +46,11 @@ class CallerRelease(Release):
     imports: dict[str, dict[str, str]] = field(default_factory=dict)  # callee -> "module:name" -> "file:line"
     source_build: bool = False  # a branch head that declares a release's version (what a source build installs)
     date: str = ""  # its commit date, for a source build
+    # callee -> the entry modules its imports were read from, when more than `entries` (verl's vLLM rollout)
+    callee_entries: dict[str, tuple[str, ...]] = field(default_factory=dict)
+
+    def entries_for(self, callee: str) -> tuple[str, ...]:
+        return self.callee_entries.get(callee, self.entries)
 
 
 @dataclass(frozen=True)
@@ -141,7 +149,7 @@ def parse(data: object, source: str) -> Surface:
         rels = []
         for i, rr in enumerate(c["releases"]):
             q = f"{p}.releases[{i}]"
-            r = _release(v, rr, q, {"entries", "imports", "source_build", "date"})
+            r = _release(v, rr, q, {"entries", "callee_entries", "imports", "source_build", "date"})
             source_build = v.boolean(r.get("source_build"), f"{q}.source_build", default=False)
             date = v.date(r["date"], f"{q}.date") if source_build else ""
             imports = r.get("imports", {})
@@ -155,9 +163,13 @@ def parse(data: object, source: str) -> Surface:
                     raise v.fail(f"{q}.imports.{callee}", "must be a table of 'module:name' -> 'file:line'")
                 got[callee] = {_key(v, k, f"{q}.imports.{callee}"): v.req(w, f"{q}.imports.{callee}.{k}")
                                for k, w in names.items()}
+            more = r.get("callee_entries", {})
+            if not isinstance(more, dict) or any(k not in t["callees"] for k in more):
+                raise v.fail(f"{q}.callee_entries", "must be a table of callee -> entry modules")
             rels.append(CallerRelease(r["version"], r["ref"], r["commit"], "", v.strs(r.get("entries", []),
                                                                                        f"{q}.entries"), got,
-                                      source_build, date))
+                                      source_build, date,
+                                      {k: v.strs(e, f"{q}.callee_entries.{k}") for k, e in more.items()}))
         callers[name] = Caller(name, v.url(c["url"], f"{p}.url", pinned=False), c["key"], tuple(rels))
     callees: dict[str, Callee] = {}
     for name, raw in t["callees"].items():

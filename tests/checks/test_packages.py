@@ -373,3 +373,31 @@ def test_verl_importing_a_transformers_name_that_transformers_5_removed_is_an_er
                {"verl": {"version": "0.6.1"}, "transformers": {"version": "5.26.0"}},
                {"verl": {"version": "0.7.1"}, "transformers": {"version": "5.3.0"}}):
         assert "package-imports-missing-name" not in found(bare(packages=pk))
+
+
+def test_verls_vllm_rollout_importing_a_name_the_installed_vllm_lacks_is_an_error():
+    """verl 0.7.0's default rollout (mode: async) loads vllm_async_server.py, which imports CoreEngineProcManager
+    from vllm.v1.engine.utils at module level; vLLM 0.9.1 has no such module (profiles/import-surface.json, read
+    from PyPI's sdists). On Ascend vLLM is built from source at a release: 0.9.1+empty is judged as 0.9.1."""
+    from doctor.checks.diagnose import diagnose
+    from doctor.snapshot.model import snapshot_from_dict
+
+    def run(packages):
+        snap = snapshot_from_dict({"schema": "doctor.snapshot/1", "packages": packages})
+        return [f for f in diagnose([(None, snap, None)]).findings if f.id == "package-imports-missing-name"]
+
+    (f,) = run({"verl": {"version": "0.7.0"}, "vllm": {"version": "0.9.1+empty"}})
+    assert f.severity.value == "error" and "CoreEngineProcManager" in f.title and f.title.endswith("vllm 0.9.1 does not have")
+    assert "ModuleNotFoundError: No module named 'vllm.v1.engine.utils'" in f.detail
+    assert "vllm-0.9.1.tar.gz" in f.detail and "verl.workers.rollout.vllm_rollout.vllm_async_server" in f.detail
+    assert "0.9.2" in f.fix.text and f.source.endswith("https://github.com/vllm-project/vllm/tree/v0.9.1")
+    assert "vllm_async_server.py#L" in f.source
+    # verl 0.5.0's rollout package imports vllm.model_executor.sampling_metadata, which vLLM 0.11.0 removed
+    (f,) = run({"verl": {"version": "0.5.0"}, "vllm": {"version": "0.11.0"}})
+    assert "SamplingMetadata" in f.title and "vllm_rollout_spmd.py:50" in f.detail
+    # the pairs the documented stacks install, a vLLM release not read, and a vLLM dev build: nothing
+    for pk in ({"verl": {"version": "0.6.1"}, "vllm": {"version": "0.9.1+empty"}},
+               {"verl": {"version": "0.9.0"}, "vllm": {"version": "0.23.0+empty"}},
+               {"verl": {"version": "0.5.0"}, "vllm": {"version": "0.11.1"}},
+               {"verl": {"version": "0.5.0"}, "vllm": {"version": "0.11.0.dev12+g1234567"}}):
+        assert run(pk) == [], pk

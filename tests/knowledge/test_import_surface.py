@@ -1,5 +1,5 @@
-"""profiles/import-surface.json: what mbridge / verl / MindSpeed releases import from megatron.core at load, and which
-megatron-core releases lack it, read from the sources at their tags (tools/refresh_knowledge/import_surface.py).
+"""profiles/import-surface.json: what mbridge / verl / MindSpeed releases import from megatron.core (transformers,
+vLLM) at load, and which callee releases lack it, read from the sources at their tags (tools/refresh_knowledge/import_surface.py).
 The packaged table loads and holds the facts read; every verified stack's pins pass it; a malformed copy is an
 input error naming the file and the key."""
 
@@ -49,25 +49,59 @@ def test_the_packaged_table_holds_the_releases_read_and_what_they_import():
     assert all(not r.imports for r in t.callers["mindspeed"].releases)
 
 
+
+def test_verls_vllm_rollout_against_the_vllm_releases_read_from_pypi_sdists():
+    """verl's vLLM rollout modules (what a rollout=vllm job loads) against vLLM's sdists: the release vllm-ascend
+    pairs with is what an Ascend stack builds from source."""
+    t = load()
+    vllm = t.callees["vllm"]
+    assert {"0.9.1", "0.11.0", "0.13.0", "0.18.0", "0.23.0", "0.30.0"} <= {r.version for r in vllm.releases}
+    assert all(r.ref == f"vllm-{r.version}.tar.gz" and len(r.sha256) == 64 for r in vllm.releases)
+    # verl v0.5.0's vllm_rollout_spmd.py (imported by verl/workers/rollout/vllm_rollout/__init__.py at module level)
+    # imports SamplingMetadata from vllm.model_executor.sampling_metadata; vLLM 0.11.0's sdist has no such module
+    u = unmet(t, "verl", "vllm", caller_version="0.5.0", callee_version="0.11.0")
+    assert u is not None and u.names == (("vllm.model_executor.sampling_metadata", "SamplingMetadata",
+                                          "verl/workers/rollout/vllm_rollout/vllm_rollout_spmd.py:50"),)
+    assert u.no_module == {"vllm.model_executor.sampling_metadata"} and "0.10.2" in u.fixed_in
+    rel = u.cited
+    assert "verl.workers.rollout.vllm_rollout" in rel.entries_for("vllm")
+    assert "verl.workers.rollout.vllm_rollout" not in rel.entries_for("transformers")
+    # from v0.7.0 the default rollout mode is async: the server replica loads, and it imports
+    # vllm.v1.engine.utils.CoreEngineProcManager, a module vLLM 0.9.1 does not have
+    u = unmet(t, "verl", "vllm", caller_version="0.7.0", callee_version="0.9.1")
+    assert u is not None and [n[:2] for n in u.names] == [("vllm.v1.engine.utils", "CoreEngineProcManager")]
+    assert u.names[0][2].startswith("verl/workers/rollout/vllm_rollout/vllm_async_server.py:")
+    # before v0.7.0 (mode: sync by default) the async server is not an entry: verl 0.6.1 with vLLM 0.9.1 loads
+    assert unmet(t, "verl", "vllm", caller_version="0.6.1", callee_version="0.9.1") is None
+    # verl v0.9.0's server imports vllm.entrypoints.openai.parser.harmony_utils, which vLLM 0.11.0 does not have
+    u = unmet(t, "verl", "vllm", caller_version="0.9.0", callee_version="0.11.0")
+    assert u is not None and ("vllm.entrypoints.openai.parser.harmony_utils", "get_encoding") in [
+        n[:2] for n in u.names]
+    assert unmet(t, "verl", "vllm", caller_version="0.9.0", callee_version="0.23.0") is None
+
+
 def test_every_verified_stacks_pins_pass_and_are_judged():
     """The documented stacks' verl and Megatron-Core are releases the table read, and none lacks a name verl imports."""
     from doctor.knowledge.profiles import load_profiles
     from tests.stacks import stack_snapshot
 
     t = load()
-    judged = judged_tf = 0
+    judged = judged_tf = judged_vllm = 0
     for p in load_profiles():
         snap = stack_snapshot(p)
         verl = snap["packages"]["verl"]["version"]
         megatron = snap["packages"].get("megatron-core", {}).get("version") or snap["modules"]["megatron"]["version"]
         transformers = snap["packages"]["transformers"]["version"]
+        vllm = snap["packages"]["vllm"]["version"].partition("+")[0]  # a source build at a release: 0.23.0+empty
         for caller in ("verl", "mbridge"):
-            for callee, v in (("megatron-core", megatron), ("transformers", transformers)):
+            for callee, v in (("megatron-core", megatron), ("transformers", transformers), ("vllm", vllm)):
                 assert unmet(t, caller, callee, caller_version=verl if caller == "verl" else None,
                              callee_version=v) is None, (p.name, callee)
         judged += any(r.version == verl for r in t.callers["verl"].releases)
         judged_tf += any(r.version == transformers for r in t.callees["transformers"].releases)
-    assert judged >= 8 and judged_tf >= 8
+        judged_vllm += any(r.version == verl for r in t.callers["verl"].releases) and any(
+            r.version == vllm for r in t.callees["vllm"].releases)
+    assert judged >= 8 and judged_tf >= 8 and judged_vllm >= 8
 
 
 GOOD = {"schema": "doctor.import-surface/1", "read": "2026-12-04",
@@ -95,6 +129,7 @@ def _bad(path: str, value: object) -> dict[str, object]:
     ("callers/br/releases/0/commit", "abc", "callers.br.releases[0].commit"),
     ("callers/br/releases/0/version", "one", "callers.br.releases[0].version"),
     ("callers/br/releases/0/imports", {"vllm": {}}, "callers.br.releases[0].imports.vllm"),
+    ("callers/br/releases/0/callee_entries", {"vllm": ["br"]}, "callers.br.releases[0].callee_entries"),
     ("callees/megatron-core/names/megatron.core.utils:old/missing", ["0.9.9"],
      "callees.megatron-core.names.megatron.core.utils:old.missing"),
     ("callees/megatron-core/names", {"no-colon": {"missing": [], "unknown": []}}, "callees.megatron-core.names"),

@@ -21,13 +21,19 @@ makes a name it does not bind *unknown*, never missing.
 Releases read: Megatron-Core at its `core_v*` tags that are PyPI releases and at the commits the verified stacks pin
 (profiles/requirements-git.toml); transformers from the PyPI wheels in `--wheels` (its repository is too large to
 mirror; `pip download --no-deps transformers==X -d DIR`), whose lazy packages serve the `__all__` of the files under
-them (transformers' define_import_structure); mbridge and verl at their release tags; MindSpeed at the pinned commits; and a
+them (transformers' define_import_structure); vLLM from the PyPI sdists in `--sdists` (`vllm-X.tar.gz`, the `sdist`
+entry of https://pypi.org/pypi/vllm/X/json: too large to mirror, its wheels ~400 MB, and on Ascend it is built from
+source at the release vllm-ascend pairs with, so its Python files are the sdist's; only `*.py` under `vllm/`); mbridge and verl at their release tags; MindSpeed at the pinned commits; and a
 branch head whose pyproject.toml still declares a release's version (mbridge `main`) as that release's *source
 build*: `pip install git+...` reports the release's version over different files.
 
-Usage: python -m tools.refresh_knowledge.import_surface [--mirrors /work/.mirror] [--wheels DIR]
-[--out profiles/import-surface.json]
-(README "Updating the knowledge"). Exit 2 when a mirror cannot be read.
+A caller's imports count when its entry modules load; for one callee a caller may have more (verl's vLLM rollout,
+which a rollout=vllm job loads; its async server only at releases whose default rollout mode is async).
+
+Usage: python -m tools.refresh_knowledge.import_surface [--mirrors /work/.mirror] [--wheels DIR] [--sdists DIR]
+[--keep] [--out profiles/import-surface.json]
+(README "Updating the knowledge"). Exit 2 when a mirror cannot be read; with --keep, a project whose sources are not
+given keeps its rows from the table at --out.
 """
 
 from __future__ import annotations

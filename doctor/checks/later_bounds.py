@@ -102,8 +102,39 @@ def later_release_bounds(ctx: CheckContext) -> Iterator[Finding]:
                                                                                               version, dep, ex.clause)
             stated = (ex.for_this_python and ex.readmitted is None) or ex.singled_out is not None
             sev = "info" if verified else "error" if name in on_path and stated else "warning"
-            yield _finding(name, version, dep, have, ex, sev, table.read, verified)
+            ours = mine.get(dep, ()) if mine is not None else _table_lines(table.changes(name, dep), version)
+            wanted = _wanted(dep, ours, ex.clause, lambda line: line_applies(line, env, runtime_extras(line)))
+            yield _finding(name, version, dep, have, ex, sev, table.read, verified, wanted)
     yield from _any_release(unversioned, pkgs, table, env, on_path, ascend)
+
+
+def _table_lines(changes: Any, version: str) -> tuple[str, ...]:
+    from doctor.knowledge.later_bounds import in_effect
+    from doctor.knowledge.versions import parse_pkg_version
+
+    v = parse_pkg_version(version)
+    current = in_effect(changes, v) if v is not None else None
+    return current.lines if current is not None else ()
+
+
+def _wanted(dep: str, own: tuple[str, ...], clause: str, applies: Any) -> str:
+    """What the fix installs: the installed release's own range for `dep` with the later release's excluding
+    clause, not the later release's whole line. Its other clauses, floors above all, say what that release needs
+    (verl 0.9.0's `transformers>=5.5.3`), and verl 0.4.1 supports transformers below 4.56 only
+    (the transformers-window check)."""
+    from packaging.specifiers import InvalidSpecifier, SpecifierSet
+
+    from doctor.knowledge.pipcheck import specifier_of
+
+    spec = SpecifierSet()
+    try:
+        spec &= SpecifierSet(clause)
+    except InvalidSpecifier:
+        return dep
+    for line in own:
+        if applies(line) is True and (mine := specifier_of(line)) is not None:
+            spec &= mine
+    return f"{dep}{spec}"
 
 
 def _any_release(pairs: list[tuple[str, str]], pkgs: Any, table: Any, env: Any, on_path: set[str],
@@ -181,9 +212,7 @@ def _runs_past_bound(profile: Any, name: str, version: str, dep: str, clause: st
 
 
 def _finding(name: str, version: str, dep: str, have: str, ex: Any, sev: str, read: str,
-             verified: str | None) -> Finding:
-    from doctor.knowledge.pipcheck import bare
-
+             verified: str | None, wanted: str) -> Finding:
     declaring = component_of_distribution(name) or "python"
     first = component_of_distribution(dep) or "python"
     comps = (first,) + ((declaring,) if declaring != first else ())
@@ -219,6 +248,7 @@ def _finding(name: str, version: str, dep: str, have: str, ex: Any, sev: str, re
                   "singled_out_by": f"{name} {ex.singled_out[0]}" if ex.singled_out else None},
         key=f"{name}:{dep}:later",
         fix=(f"Nothing to change for this bound: {verified} runs {name} {version} past it." if verified else
-             f"Install {dep} in the range {name} {ex.since} declares, or {fix_up}."),
-        commands=() if verified else (f"pip install '{bare(ex.line)}'",),
+             f"Install a {dep} release that {name} {version} declares and {name} {ex.since}'s `{ex.clause}` admits, "
+             f"or {fix_up}."),
+        commands=() if verified else (f"pip install '{wanted}'",),
         source=page)

@@ -254,9 +254,14 @@ _PYTHON_MARKER = re.compile(r"python_(?:full_)?version")
 
 def _excluding_clause(lines: Sequence[str], version: Version, applies: Applies) -> tuple[str, str] | None:
     """(line, clause) of the first applying line that excludes the version by an upper clause; or, failing that,
-    by a floor that the release sets only for some Pythons (a sibling line for other Pythons admits the version):
-    ray 2.56 declares `pydantic>=2.13.0; python_version >= "3.14"` next to `pydantic>=2.5.0; python_version <
-    "3.14"`, which says pydantic 2.12 breaks on Python 3.14, not that ray 2.56 needs a newer pydantic."""
+    by a floor that the release sets only for some Pythons (a sibling line for other Pythons admits the version,
+    and the floor's own release too): ray 2.56 declares `pydantic>=2.13.0; python_version >= "3.14"` next to
+    `pydantic>=2.5.0; python_version < "3.14"`, which says pydantic 2.12 breaks on Python 3.14, not that ray 2.56
+    needs a newer pydantic. Ranges that do not overlap are a build split, not a break: opencv-python-headless
+    4.12.0.88 declares `numpy>=2,<2.3.0; python_version >= "3.9"` next to `numpy<2.0; python_version < "3.9"` (numpy
+    2 supports no Python below 3.9), the numpy its wheels for each Python were built against; opencv-python-headless
+    4.11.0.86, whose own metadata admits numpy 1.26.4, runs with it (cv2.resize, cvtColor, GaussianBlur, run here
+    on Python 3.11)."""
     floor: tuple[str, str] | None = None
     for line in lines:
         if applies(line) is not True:
@@ -271,9 +276,20 @@ def _excluding_clause(lines: Sequence[str], version: Version, applies: Applies) 
                 return line, str(s)
             if floor is None and s.operator in (">=", ">") and _PYTHON_MARKER.search(line.partition(";")[2]) and any(
                     o != line and applies(o) is False and _PYTHON_MARKER.search(o.partition(";")[2])
-                    and (sp := _spec(o)) is not None and sp.contains(version, prereleases=True) for o in lines):
+                    and (sp := _spec(o)) is not None and sp.contains(version, prereleases=True)
+                    and _admits_floor(sp, s) for o in lines):
                 floor = line, str(s)
     return floor
+
+
+def _admits_floor(sibling: SpecifierSet, floor: Specifier) -> bool:
+    """The other Pythons' range admits the floor's release too (`>=2.5.0` admits 2.13.0 of `>=2.13.0`): the ranges
+    overlap, and the floor singles this Python out. False for disjoint ranges (`<2.0` beside `>=2`), or when the
+    floor's release does not parse."""
+    try:
+        return sibling.contains(_version(floor.version), prereleases=True)
+    except InvalidVersion:
+        return False
 
 
 def _aimed_at(clause: str, installed: Version) -> Version:

@@ -403,7 +403,8 @@ def _only_extras(name: str, version: str | None, d: Decl, pkgs: Mapping[str, Any
         if _required_elsewhere(target, name, decls, applies):
             continue
         named = sorted({canonicalize_name(e) for x in lines for e in _EXTRA.findall(x.partition(";")[2])} - DEV_EXTRAS)
-        if not named or set(named) & active or any(_named_for(e, target) for e in named):
+        if not named or set(named) & active or (any(_named_for(e, target) for e in named)
+                                                and _judged_as_named(target)):
             continue  # an active extra (pip check's rule) or one named for it (_named_extras) judges it
         # an exact pin in an extra chooses a build (verl[vllm]'s torchvision==0.26.0 is the CUDA wheel vLLM needs;
         # the Ascend stack pairs torchvision with torch-npu instead): only ranges say what the package works with
@@ -415,6 +416,15 @@ def _only_extras(name: str, version: str | None, d: Decl, pkgs: Mapping[str, Any
         if len(functional) >= 2 and all(ok is False for _, _, ok in verdicts):
             yield Unmet("version", name, version, verdicts[0][0], target, dep.version, d.metadata, ", ".join(named),
                         d.source, True)
+
+
+def _judged_as_named(target: str) -> bool:
+    """`_named_extras` judges an extra named for `target` (a component of the stack): else the only-extras rule
+    must, or nobody does. transformers 4.47.0 names accelerate (a plain Python distribution) only under its
+    [accelerate], [agents], [deepspeed], [torch] and [all] extras, each `accelerate>=0.26.0`
+    (https://pypi.org/project/transformers/4.47.0/); with accelerate 0.25.0 installed its Trainer raises
+    "Using the `Trainer` with `PyTorch` requires `accelerate>=0.26.0`" (a plain venv, run here)."""
+    return component_of_distribution(target) not in (None, "python")
 
 
 def _aggregate(extra: str) -> bool:

@@ -634,6 +634,26 @@ def test_a_package_named_only_under_extras_that_all_exclude_it_is_unmet():
     assert not [f for f in _declared(other) if f.evidence.get("requires") == "pydantic"]
 
 
+def test_an_extra_named_for_a_plain_python_dependency_still_counts_for_the_only_extras_rule():
+    """transformers 4.47.0 names accelerate only under extras, one of them named for it ([accelerate]), each
+    `accelerate>=0.26.0` (https://pypi.org/project/transformers/4.47.0/). The named-extra rule judges stack
+    components only, so the only-extras rule judges accelerate. Real packages (a plain venv, Python 3.11):
+    transformers 4.47.0 + accelerate 0.25.0 + torch 2.13.0 passes pip check, and Trainer(...).train() raises
+    "Using the `Trainer` with `PyTorch` requires `accelerate>=0.26.0`"."""
+    lines = [f"accelerate>=0.26.0; extra == '{e}'" for e in ("accelerate", "agents", "all", "deepspeed", "torch")]
+    lines += ["accelerate>=0.26.0; extra == 'dev'", "numpy>=1.17"]
+    snap = _snap({"transformers": {"version": "4.47.0", "requires_dist": lines},
+                  "accelerate": {"version": "0.25.0", "requires_dist": []},
+                  "numpy": {"version": "1.26.4", "requires_dist": []}}, complete=False)
+    (f,) = [f for f in _declared(snap) if f.evidence.get("requires") == "accelerate"]
+    assert (f.id, f.severity.value) == ("requirement-version-unmet", "error")
+    assert "[accelerate], [agents], [all], [deepspeed], [torch]" in f.title
+    ok = _snap({"transformers": {"version": "4.47.0", "requires_dist": lines},
+                "accelerate": {"version": "1.2.1", "requires_dist": []},
+                "numpy": {"version": "1.26.4", "requires_dist": []}}, complete=False)
+    assert not [f for f in _declared(ok) if f.evidence.get("requires") == "accelerate"]
+
+
 def test_an_exact_pin_in_extras_chooses_a_build_and_is_not_judged():
     snap = _snap({"x": {"version": "1.0", "requires_dist": ["torchvision==0.26.0; extra == 'cuda'"]},
                   "torchvision": {"version": "0.25.0", "requires_dist": []}}, complete=False)

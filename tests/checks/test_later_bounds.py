@@ -36,6 +36,16 @@ def test_ray_before_its_click_bound_with_the_click_it_later_excluded_is_a_warnin
     assert f.source == "https://pypi.org/project/ray/2.50.0/"
 
 
+def test_the_fix_installs_the_excluding_clause_within_the_installed_releases_own_range_not_the_later_floor():
+    """verl 0.9.0 declares `transformers!=5.6.0,<5.11,>=5.5.3`; its floor says what verl 0.9.0 needs. For verl
+    0.4.1 (which declares plain `transformers`) the fix keeps `<5.11` only: `>=5.5.3` would install a transformers
+    that verl 0.4.1 cannot import from (verl.models.transformers.qwen2_vl fails on transformers 5.25.0, run here)."""
+    fs = [f for f in _found(_snap({"verl": "0.4.1", "transformers": "5.25.0"})) if f.evidence["requires"] == "transformers"]
+    (f,) = fs
+    assert f.fix.commands == ("pip install 'transformers<5.11'",)
+    assert "verl 0.4.1 declares and verl 0.9.0's `<5.11` admits" in f.fix.text
+
+
 def test_a_floor_raised_for_the_snapshots_python_only():
     (f,) = _found(_snap({"ray": "2.55.0", "pydantic": "2.12.5"}, python="3.14.0"))
     assert f.severity.value == "error" and "ray 2.56.0" in f.title and ">=2.13.0" in f.title

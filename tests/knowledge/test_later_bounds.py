@@ -71,6 +71,19 @@ def test_a_floor_raised_for_one_python_only_is_evidence_for_that_python():
     assert excluded_later(changes, "2.56.0", "2.55.0", "2.12.5", _applies("3.12")) is None
 
 
+def test_a_floor_for_some_pythons_beside_a_disjoint_range_for_the_others_is_a_build_split_not_evidence():
+    # opencv-python-headless's published Requires-Dist (https://pypi.org/project/opencv-python-headless/4.12.0.88/):
+    # 4.12.0.88 wheels for Python >= 3.9 are built against numpy 2, those for older Pythons against numpy 1.
+    # 4.11.0.86 with numpy 1.26.4 runs cv2.resize / cvtColor / GaussianBlur (a plain venv, Python 3.11).
+    rels = {"4.11.0.86": ["numpy>=1.21.2; python_version >= '3.10'", "numpy>=1.23.5; python_version >= '3.11'"],
+            "4.12.0.88": ["numpy<2.0; python_version < '3.9'", "numpy<2.3.0,>=2; python_version >= '3.9'"]}
+    changes = derive(rels)["numpy"]
+    assert excluded_later(changes, "4.12.0.88", "4.11.0.86", "1.26.4", _applies("3.11")) is None
+    # the upper clause of the same line still counts: numpy 2.3.1 is above `<2.3.0`
+    ex = excluded_later(changes, "4.12.0.88", "4.11.0.86", "2.3.1", _applies("3.11"))
+    assert ex is not None and ex.clause == "<2.3.0"
+
+
 def test_an_unknown_marker_fact_stays_silent():
     rels = {"1.0": ["dep>=1"], "1.1": ["dep<2; platform_machine == 'x86_64'"]}
     assert excluded_later(derive(rels)["dep"], "1.1", "1.0", "2.1", _applies()) is None  # no machine stated

@@ -25,13 +25,15 @@ def _found(snap: Any, profile: Any = None) -> list[Any]:
         return []
 
 
-def test_ray_before_its_click_bound_with_the_click_it_later_excluded_is_a_warning_naming_the_release():
-    """A warning, not an error: Ray 2.50.0 excludes click 8.3.0 for a Python 3.10 break; Ray 2.49.0 with click 8.3.0
-    from PyPI started a cluster on Python 3.11 here (`ray start --head`)."""
+def test_ray_before_its_click_bound_with_the_click_it_later_excluded_is_info_naming_the_release():
+    """Info, not a warning: Ray 2.50.0 (a later minor, not a patch of 2.49) excludes click 8.3.0 for a Python 3.10
+    break, and Ray 2.53.0 accepts it again; Ray 2.49.0 with click 8.3.0 from PyPI started a cluster on Python 3.11
+    here (`ray start --head`, tests/realworld/test_pip_check_blind_spots.py)."""
     (f,) = _found(_snap({"ray": "2.49.0", "click": "8.3.0"}))
-    assert (f.id, f.severity.value, f.components) == ("requirement-excluded-by-later-release", "warning", ("python", "ray"))
+    assert (f.id, f.severity.value, f.components) == ("requirement-excluded-by-later-release", "info", ("python", "ray"))
+    assert f.evidence["grade"] == "evidence only" and "Rated info" in f.detail
     assert f.title == "click 8.3.0 is excluded by ray 2.50.0's requirement `!=8.3.0`; ray 2.49.0 declares no such bound"
-    assert f.evidence["readmitted_in"] == "2.53.0" and "ray changed its own code" in f.detail
+    assert f.evidence["readmitted_in"] == "2.53.0" and "either ray changed or the bound was a precaution" in f.detail
     assert f.fix.commands == ("pip install 'click!=8.3.0,>=7.0'",)
     assert f.source == "https://pypi.org/project/ray/2.50.0/"
 
@@ -117,3 +119,19 @@ def test_no_release_accepts_needs_every_declaring_release_to_refuse():
     assert no_release_accepts(derive(rels)["dep"], "1.2", "2.6.0", _applies()) is None
     gap = {"1.0": ["dep!=2.1.*"], "1.1": [], "1.2": ["dep>=2.5"]}  # 1.1 declares no dep: it takes any
     assert no_release_accepts(derive(gap)["dep"], "1.2", "2.1.0", _applies()) is None
+
+
+def test_a_bound_a_later_patch_release_of_the_same_line_added_is_a_warning():
+    """trl 0.12.2 declares transformers<4.47.0; trl 0.12.1 with transformers 4.47.0 fails in DPOTrainer.log
+    (https://github.com/huggingface/trl/issues/2445; the trust trial ran it)."""
+    (f,) = _found(_snap({"trl": "0.12.1", "transformers": "4.47.0"}))
+    assert f.severity.value == "warning" and f.evidence["grade"] == "a later patch release of trl 0.12"
+
+
+def test_numpy2_against_a_compiled_packages_later_numpy_cap_is_a_warning_and_a_pure_ones_is_info():
+    """pandas 2.1.2 caps numpy<2 (pandas publishes compiled wheels: 2.0.3 fails at import under numpy 2);
+    accelerate 0.32.0 caps it too (pure Python: 0.30.1 ran under numpy 2.4 in the trust trial)."""
+    (f,) = _found(_snap({"pandas": "2.0.3", "numpy": "2.2.6"}))
+    assert f.severity.value == "warning" and f.evidence["grade"] == "NumPy 2's ABI break for a compiled package"
+    (g,) = _found(_snap({"accelerate": "0.30.1", "numpy": "2.2.6"}))
+    assert g.severity.value == "info"

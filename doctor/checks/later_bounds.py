@@ -8,12 +8,12 @@ declaration. Severity (`_grade`): a later bound is evidence, not the installed r
 real venvs most such bounds did not break the installed pair (5 of 20; Ray 2.49.0 with click 8.3.0, which Ray 2.50.0
 excludes for a Python 3.10 break, starts a cluster on Python 3.11). So:
 - info by default (shown with -v and in --json);
-- warning for a bound a later patch release of the installed line added, or a `numpy<2` cap of a compiled
-  package against numpy 2 (NumPy 2's ABI break), or a stated break off the stack;
-- error where upstream stated the break itself and the declaring package is the stack's own: a floor for the
-  snapshot's Python alone, kept since (Ray 2.56.0: `pydantic>=2.13.0; python_version >= "3.14"`), or the version
-  singled out with `!=` and no release since accepting it (vLLM 0.19.1's `transformers!=5.1.*`: vLLM 0.11.0 with
-  5.1.0 fails at engine start);
+- warning for a bound a later patch release of the installed line added, a `numpy<2` cap of a compiled package
+  against numpy 2 (NumPy 2's ABI break), or a floor for the snapshot's Python off verl's import path;
+- error where upstream stated the break itself: a floor for the snapshot's Python alone, kept since, by a package
+  on verl's import path (Ray 2.56.0: `pydantic>=2.13.0; python_version >= "3.14"`), or the version singled out
+  with `!=` and no release since accepting it, by one of the stack's own packages (vLLM 0.19.1's
+  `transformers!=5.1.*`: vLLM 0.11.0 with 5.1.0 fails at engine start);
 - info when the chosen verified stack runs this release of the declaring package with the installed dependency
   version, or with another one the same bound excludes (megatron-core 0.17.1's `transformers<=5.3.0`).
 Development extras (`[dev]`, `[test]`, `[quality]`) never count; a requirement under a runtime extra counts when
@@ -119,16 +119,17 @@ def _grade(ex: Any, name: str, version: str, dep: str, have: str, on_path: set[s
     - the bound came in a later patch release of the installed release's own line (trl 0.12.2's
       `transformers<4.47.0` for 0.12.1; datasets 2.14.5's `fsspec<2023.9.0` for 2.14.4): a fix backported to it;
     - a `numpy<2` cap by a package that publishes compiled wheels, against numpy 2 (NumPy 2's ABI break);
-    - upstream stated the break itself: a floor for the snapshot's Python alone, or the version singled out with
-      `!=` and no release since accepting it; an error when the declaring package is one of the stack's own (a
-      verl job imports it).
+    - upstream stated the break itself: a floor for the snapshot's Python alone (an error on verl's import path), or
+      the version singled out with `!=` and no release since accepting it, by one of the stack's own packages (an
+      error). Off the stack, such exclusions were all platform- or CI-specific in the trial (wandb's
+      `protobuf!=5.28.0`, a Windows bug; tensorboard's `protobuf!=4.24.0`, for its CI): info.
     Everything else is info: shown with `-v` and in --json, named with its release, never a warning."""
     from doctor.knowledge.versions import parse_pkg_version
 
-    stated = (ex.for_this_python and ex.readmitted is None) or ex.singled_out is not None
-    if stated:
-        core = name in STACK or (ex.for_this_python and name in on_path)
-        return ("error" if core else "warning"), "upstream stated the break"
+    if ex.for_this_python and ex.readmitted is None:
+        return ("error" if name in on_path else "warning"), "upstream stated the break for this Python"
+    if ex.singled_out is not None and name in STACK:
+        return "error", "upstream singled the release out as broken and never accepted it again"
     v, since = parse_pkg_version(version), parse_pkg_version(ex.since)
     if v is not None and since is not None and v.release[:2] == since.release[:2]:
         return "warning", f"a later patch release of {name} {v.major}.{v.minor}"

@@ -419,7 +419,7 @@ def _import_finding(u: Unmet, caller: str, callee: str, cv: str | None, cc: str 
 # The packages profiles/code-needs.toml has rows for: the table is read only when one of them has a stated version
 # (doctor/knowledge/code_needs.py loads it on first use); a new row's package is added here too
 # (tests/knowledge/test_code_needs.py checks the two agree).
-CODE_NEEDS_PACKAGES = frozenset({"transformers", "megatron-core"})
+CODE_NEEDS_PACKAGES = frozenset({"transformers", "megatron-core", "verl"})
 
 
 @check("code-needs", "packages", findings=("package-code-needs-unmet",))

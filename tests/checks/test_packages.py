@@ -280,6 +280,16 @@ def test_megatron_core_code_that_needs_a_newer_nvidia_resiliency_ext_is_an_error
     assert "package-code-needs-unmet" not in found(bare(packages={"megatron-core": {"version": "0.17.0"}}))
 
 
+def test_verl_0_4_with_a_setuptools_that_removed_pkg_resources_is_an_error():
+    """verl 0.4.0-0.4.1 import pkg_resources in verl/__init__.py; setuptools 82.0.0 removed it (its 82.0.0 wheel holds
+    no pkg_resources/, 81.0.0's 19 files). On a real PyPI venv, verl 0.4.1 with setuptools 84.2.1: `import verl` fails;
+    with 81.0.0 it imports."""
+    for verl, st, fires in [("0.4.1", "84.2.1", True), ("0.4.0", "82.0.0", True), ("0.4.1", "81.0.0", False),
+                            ("0.5.0", "84.2.1", False), ("0.3.1", "84.2.1", False)]:
+        got = found(bare(packages={"verl": {"version": verl}, "setuptools": {"version": st}}))
+        assert ("package-code-needs-unmet" in got) is fires, (verl, st)
+
+
 def test_documented_stacks_meet_every_code_need():
     from doctor.knowledge.profiles import load_profiles
     from tests.stacks import stack_snapshot

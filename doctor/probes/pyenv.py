@@ -25,15 +25,25 @@ END = "@@DOCTOR-TARGET-PROBE-END@@"
 PACKAGE_KEYS = ("version", "location", "editable", "url", "commit", "installer")
 
 
+def document_text(stdout: str) -> str | None:
+    """The text between the marker lines (a noisy .pth file may print around it): the probe's JSON answer as it
+    printed it, or None when it printed no result."""
+    if not isinstance(stdout, str):
+        return None
+    start = stdout.rfind(BEGIN)
+    end = stdout.rfind(END)
+    if start < 0 or end < start:
+        return None
+    return stdout[start + len(BEGIN):end].strip()
+
+
 def extract_document(stdout: str) -> tuple[dict[str, Any] | None, str | None]:
     """The JSON between the marker lines (a noisy .pth file may print around it); (doc, error)."""
     if not isinstance(stdout, str):
         return None, "no output"
-    start = stdout.rfind(BEGIN)
-    end = stdout.rfind(END)
-    if start < 0 or end < start:
+    body = document_text(stdout)
+    if body is None:
         return None, "the probe printed no result"
-    body = stdout[start + len(BEGIN):end].strip()
     try:
         doc = json.loads(body)
     except (ValueError, RecursionError) as e:

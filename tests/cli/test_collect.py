@@ -188,6 +188,8 @@ def test_bundle_holds_redacted_raw_inputs(tmp_path: Path, monkeypatch: pytest.Mo
     assert "VLLM_API_KEY=<redacted>" in contents["doctor-bundle/env.txt"]
     assert "| 0       0                 | 16143" in contents["doctor-bundle/npu-smi/0-info.stdout.txt"]
     assert "pytest==" in contents["doctor-bundle/python/pip-freeze.txt"]
+    # the target probe's answer as it printed it
+    assert json.loads(contents["doctor-bundle/python/probe.json"])["probe"] == "doctor.target-probe/1"
     assert json.loads(contents["doctor-bundle/snapshot.json"]) == json.loads((tmp_path / "s.json").read_text())
 
 

@@ -4,10 +4,11 @@ Profiles, the signature database and waiver files all go through here, so a brok
 everywhere. tomllib is imported on first use: most `doctor` runs that never read a TOML file skip it.
 
 Parsing is a good part of what reading the shipped knowledge costs (tomllib is pure Python; the 15 stack profiles
-are read on every `doctor check`), so the parsed document of a packaged knowledge file is kept in the cache directory, keyed by the
-file's bytes (SHA-256) and the Python version (marshal), and read from there when the same bytes come again. What
-the callers do with the document — validation above all — runs every time; a file that does not parse is never
-cached, and a cache that cannot be read or written is passed over.
+are read on every `doctor check`), so the parsed document of a packaged knowledge file is kept in the cache directory, with the
+file's bytes and the Python version (marshal), and read from there when the same bytes come again (a CRC of them
+names the cache file; the bytes kept in it decide). What the callers do with the document — validation above all —
+runs every time; a file that does not parse is never cached, and a cache that cannot be read or written is passed
+over.
 """
 
 from __future__ import annotations
@@ -49,18 +50,19 @@ def read_toml(path: str | os.PathLike[str], what: str = "") -> dict[str, Any]:
             import marshal
 
             with open(cache, "rb") as fh:
-                data = marshal.loads(fh.read())
-            if isinstance(data, dict):
-                return data
+                kept = marshal.loads(fh.read())
+            if (isinstance(kept, tuple) and len(kept) == 4 and kept[:3] == (_CACHE_FORMAT, sys.version, raw)
+                    and isinstance(kept[3], dict)):
+                return kept[3]
         except (OSError, EOFError, ValueError, TypeError):
             pass
     data = load_toml(raw, source)
     if cache is not None:
-        _store(cache, data)
+        _store(cache, raw, data)
     return data
 
 
-_CACHE_FORMAT = b"toml-document/1"
+_CACHE_FORMAT = "toml-document/2"
 
 
 def _shipped(source: str) -> bool:
@@ -77,22 +79,23 @@ def _real(path: str) -> str:
 
 
 def _cache_path(raw: bytes) -> str:
-    # plain os paths: pathlib (with urllib.parse and ipaddress under it) is nothing else a `check` imports
-    import hashlib
+    # plain os paths: pathlib (with urllib.parse and ipaddress under it) is nothing else a `check` imports; a CRC,
+    # not hashlib (whose OpenSSL start-up was ~2.4 ms of a check): the bytes kept in the file decide a hit
+    import zlib
 
     from doctor.cachedir import cache_dir
 
-    key = hashlib.sha256(_CACHE_FORMAT + b"\0" + sys.version.encode() + b"\0" + raw).hexdigest()
-    return cache_dir("toml", key[:2], key[2:34] + ".marshal")
+    key = f"{zlib.crc32(raw):08x}"
+    return cache_dir("toml", key[:2], f"{key[2:]}-{len(raw):x}-{sys.hexversion:08x}.marshal")
 
 
-def _store(cache: str, data: dict[str, Any]) -> None:
+def _store(cache: str, raw: bytes, data: dict[str, Any]) -> None:
     import marshal
 
     from doctor.atomic import atomic_binary
 
-    try:
-        blob = marshal.dumps(data)  # a TOML date or time is no marshal type: such a file is parsed each time
+    try:  # a TOML date or time is no marshal type: such a file is parsed each time
+        blob = marshal.dumps((_CACHE_FORMAT, sys.version, raw, data))
     except ValueError:
         return
     try:

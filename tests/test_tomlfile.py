@@ -18,6 +18,12 @@ def test_a_parsed_document_is_read_from_the_cache_by_its_bytes_and_a_damaged_cac
     assert read_toml(f) == first == {"name": "x", "pins": {"torch": "==2.8.0"}}
     cached.write_bytes(b"\x00 not marshal")
     assert read_toml(f) == first
+    # the file is named by a CRC of the bytes; the bytes kept in it decide: another file's document is never read
+    import marshal
+    import sys
+
+    cached.write_bytes(marshal.dumps(("toml-document/2", sys.version, b'name = "z"\n', {"name": "z"})))
+    assert read_toml(f) == first
     f.write_text('name = "y"\n', encoding="utf-8")  # other bytes: parsed again, never the old document
     assert read_toml(f) == {"name": "y"}
 

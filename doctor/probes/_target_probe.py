@@ -1,8 +1,8 @@
 """Facts about a Python environment, gathered *inside* that environment's interpreter.
 
-Run as `<target python> -` with this file on stdin, from the user's working directory and WITHOUT -I, so
-sys.path is exactly what the user's `python` sees (a source tree in the cwd that shadows an installed
-package is a real failure the doctor must see). Prints one JSON document between two marker lines.
+Run as `__main__` of `<target python> -c` (doctor/probes/pyenv.py), from the user's working directory and
+WITHOUT -I, so sys.path is exactly what the user's `python` sees (a source tree in the cwd that shadows an
+installed package is a real failure the doctor must see). Prints one JSON document between two marker lines.
 
 Rules this script keeps (the snapshot's "modules" contract, docs/schemas/snapshot.md):
 - standard library only, and valid Python 3.8 syntax (a 3.9 training env can be diagnosed) — the test

@@ -263,3 +263,14 @@ def test_in_target_text_readers_never_raise(text: str) -> None:
     assert isinstance(tp.literal_assignments(text), dict)
     m = tp._VERSION_RE.search(text)
     assert m is None or isinstance(m.group(1), str)
+
+
+def test_stdlib_names_in_the_cwd_do_not_break_the_probe(tmp_path: Path) -> None:
+    """The probe starts from `python -c` in the user's cwd: files there named like what it imports first (sys,
+    importlib, json, re, marshal) must not stop it, while the cwd stays first on its sys.path."""
+    for name in ("sys", "importlib", "json", "re", "marshal", "_frozen_importlib_external"):
+        write(tmp_path / f"{name}.py", "raise SystemExit('shadowed: %s' % __name__)\n")
+    doc, err, run = run_target_probe(sys.executable, cwd=str(tmp_path), timeout=60)
+    assert err is None and doc is not None, (err, run and run.err)
+    assert doc["python"]["sys_path"][0] == str(tmp_path) and doc["python"]["cwd"] == str(tmp_path)
+    assert doc["distributions"] and not doc["errors"]

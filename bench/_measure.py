@@ -20,8 +20,9 @@ cmd = json.loads(sys.argv[1])
 t0 = time.perf_counter()
 p = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 dt = time.perf_counter() - t0
-rss_kb = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
-print(json.dumps({"seconds": dt, "peak_rss_mb": rss_kb / 1024.0, "returncode": p.returncode}))
+ru = resource.getrusage(resource.RUSAGE_CHILDREN)
+print(json.dumps({"seconds": dt, "peak_rss_mb": ru.ru_maxrss / 1024.0, "returncode": p.returncode,
+                  "cpu_seconds": ru.ru_utime + ru.ru_stime}))
 """
 
 
@@ -32,6 +33,9 @@ class Measurement:
     peak_rss_mb: float  # max over the repeats
     runs: int
     returncodes: list[int]
+    # median user+sys CPU of the command and every child it waited for: on a shared machine the wall time follows
+    # the load, the CPU much less
+    cpu_seconds: float | None = None
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -60,6 +64,7 @@ def compare(commands: dict[str, list[str]], *, repeat: int = 5, env: dict[str, s
             peak_rss_mb=max(s["peak_rss_mb"] for s in ss),
             runs=len(ss),
             returncodes=sorted({s["returncode"] for s in ss}),
+            cpu_seconds=statistics.median(s["cpu_seconds"] for s in ss),
         )
         for name, ss in samples.items()
     }
@@ -67,10 +72,11 @@ def compare(commands: dict[str, list[str]], *, repeat: int = 5, env: dict[str, s
 
 def table(title: str, rows: list[Measurement], baseline: str | None = None) -> str:
     base = next((r for r in rows if r.name == baseline), rows[0]) if rows else None
-    lines = [title, f"  {'command':<44} {'median s':>9} {'peak RSS MB':>12} {'ratio':>8}"]
+    lines = [title, f"  {'command':<44} {'median s':>9} {'CPU s':>7} {'peak RSS MB':>12} {'ratio':>8}"]
     for r in rows:
         ratio = base.seconds / r.seconds if base and r.seconds else float("nan")
-        lines.append(f"  {r.name:<44} {r.seconds:>9.3f} {r.peak_rss_mb:>12.1f} {ratio:>7.1f}x")
+        cpu = f"{r.cpu_seconds:.3f}" if r.cpu_seconds is not None else "-"
+        lines.append(f"  {r.name:<44} {r.seconds:>9.3f} {cpu:>7} {r.peak_rss_mb:>12.1f} {ratio:>7.1f}x")
     return "\n".join(lines)
 
 

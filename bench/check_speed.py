@@ -59,11 +59,13 @@ def run(repeat: int = 5) -> dict:
         "rows": [r.to_dict() for r in rows],
         "ratios": {"collect_env / doctor check (time)": ratio,
                    "import-torch script / doctor check (time)": ratio_import,
+                   "collect_env / doctor check (CPU)": (rows[0].cpu_seconds or 0.0) / max(rows[2].cpu_seconds or 0.0, 1e-9),
                    "collect_env / doctor check (peak RSS)": rows[0].peak_rss_mb / max(rows[2].peak_rss_mb, 1e-9)},
         "notes": ["doctor check exits 1 on a host without an NPU (it reports errors); the time is what counts."],
         "load_average": {"before": list(load_before), "after": list(os.getloadavg())},
         "table": table("doctor check vs python -m torch.utils.collect_env", rows, baseline="torch.utils.collect_env (facts)")
         + f"\n  doctor check is {ratio:.1f}x faster (target >= 10x)"
+        + f"; by CPU (user+sys, less swayed by the load) {(rows[0].cpu_seconds or 0.0) / max(rows[2].cpu_seconds or 0.0, 1e-9):.1f}x"
         + f"\n  load average (1/5/15 min) before {_load(load_before)}, after {_load(os.getloadavg())}",
     }
 

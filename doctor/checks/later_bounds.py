@@ -72,7 +72,7 @@ def later_release_bounds(ctx: CheckContext) -> Iterator[Finding]:
     table = load()
     pairs = [(name, dep) for name in sorted(pkgs) if name in table
              for dep in table.dependency_names(name) if dep in pkgs and isinstance(pkgs[dep].version, str)
-             and table.may_exclude(name, dep, str(pkgs[dep].version))]
+             and table.may_exclude(name, dep, str(pkgs[dep].version), _release(pkgs[name].version))]
     unversioned = [(n, d) for n, d in pairs if not isinstance(pkgs[n].version, str) or not pkgs[n].version]
     pairs = [p for p in pairs if p not in unversioned]
     if not pairs and not unversioned:
@@ -156,6 +156,14 @@ def _compiled(name: str, version: str) -> bool:
 
     d = declared(name, version)
     return bool(d is not None and d.platform_wheels)
+
+
+def _release(version: Any) -> str | None:
+    """The installed release as the table compares it (None: unknown or unparsable: every clause counts)."""
+    from doctor.knowledge.versions import parse_pkg_version
+
+    v = parse_pkg_version(version) if isinstance(version, str) and version else None
+    return str(v) if v is not None else None
 
 
 def _table_lines(changes: Any, version: str) -> tuple[str, ...]:

@@ -76,16 +76,22 @@ class Bounds:
         deps = self._raw.get(project)
         return tuple(deps) if isinstance(deps, dict) else ()
 
-    def may_exclude(self, project: str, dep: str, version: str) -> bool:
-        """Whether some release's clause on `dep` excludes `version` (False: no release of `project` excludes it,
-        told from a few clauses without reading the changes; True when unsure)."""
+    def may_exclude(self, project: str, dep: str, version: str, release: str | None = None) -> bool:
+        """Whether a release of `project` (after `release`, when given) carries a clause on `dep` that excludes
+        `version` (False: none does, told from a few clauses without reading the changes; True when unsure)."""
         raw = self._clauses.get(project, {}).get(dep) if isinstance(self._clauses.get(project), dict) else None
         if not isinstance(raw, list):
             return True
         try:
             w = _version(version)
-            return any(not _specifier_clause(c).contains(w, prereleases=True) for c in raw)
-        except (InvalidVersion, InvalidSpecifier, TypeError):
+            v = _version(release) if release else None
+            for clause, until in raw:
+                if v is not None and until is not None and _version(until) <= v:
+                    continue  # no release after the installed one carries it
+                if not _specifier_clause(clause).contains(w, prereleases=True):
+                    return True
+            return False
+        except (InvalidVersion, InvalidSpecifier, TypeError, ValueError):
             return True
 
     def changes(self, project: str, dep: str) -> tuple[Change, ...]:
@@ -205,18 +211,23 @@ def document(read: str, projects: Mapping[str, Mapping[str, Sequence[str] | None
     return {"schema": SCHEMA, "read": read, "newest": newest, "clauses": clauses, "projects": out}
 
 
-def clauses_of(changes: Sequence[Change]) -> tuple[str, ...]:
+def clauses_of(changes: Sequence[Change]) -> list[list[str | None]]:
     """Every clause of the changes that could exclude a version (upper clauses, and floors set for some Pythons
-    only): a version all of them admit is excluded by no release, which the check tells without reading a line."""
-    out: set[str] = set()
-    for c in changes:
+    only), each with the first release after the last range that carries it (None: carried to the newest release
+    read): a version all of them admit, or a release at or after every clause's end, is excluded by no later release,
+    which the check tells without reading a line."""
+    until: dict[str, str | None] = {}
+    for i, c in enumerate(changes):
+        end = changes[i + 1].since if i + 1 < len(changes) else None
         for line in c.lines:
             req = _requirement(line)
             if req is None:
                 continue
             split = bool(_PYTHON_MARKER.search(line.partition(";")[2]))
-            out.update(str(x) for x in req.specifier if x.operator in UPPER or (split and x.operator in (">=", ">")))
-    return tuple(sorted(out))
+            for x in req.specifier:
+                if x.operator in UPPER or (split and x.operator in (">=", ">")):
+                    until[str(x)] = end  # changes are in release order: the last range wins
+    return [[clause, until[clause]] for clause in sorted(until)]
 
 
 # An `applies(line)` callback: does the line's marker hold for the target (True / False), or is a fact unknown

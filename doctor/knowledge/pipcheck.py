@@ -294,6 +294,7 @@ def unmet(snap: Snapshot, lookup: Lookup | None = None, ascend: bool = True) -> 
     applies = _Applies(env)
     decls = declarations(snap, lookup)
     extras = active_extras(snap, env, applies, decls)
+    owners: dict[str, set[str]] = {}  # target -> the packages whose base requirements name it (this pass's own)
     pyver = env.get("python_full_version")
     for name in sorted(decls):
         d = decls[name]
@@ -317,6 +318,8 @@ def unmet(snap: Snapshot, lookup: Lookup | None = None, ascend: bool = True) -> 
                     continue
                 seen.add(line)
                 target = canonicalize_name(req.name)
+                if not extra:
+                    owners.setdefault(target, set()).add(name)
                 dep = pkgs.get(target)
                 if dep is None:
                     # "not installed" needs a complete snapshot, and the package's own METADATA: a release's
@@ -331,7 +334,9 @@ def unmet(snap: Snapshot, lookup: Lookup | None = None, ascend: bool = True) -> 
                     yield Unmet("version", name, version, line, target, dep.version, d.metadata, extra or None, d.source)
         yield from _named_extras(name, version, d, pkgs, applies, extras.get(name, set()),
                                  _SOURCE_BUILT if ascend else frozenset())
-        yield from _only_extras(name, version, d, pkgs, applies, extras.get(name, set()), decls,
+    # after the pass: it has recorded which packages' base requirements name each distribution
+    for name in sorted(decls):
+        yield from _only_extras(name, pkgs[name].version, decls[name], pkgs, applies, extras.get(name, set()), owners,
                                 _SOURCE_BUILT if ascend else frozenset())
 
 
@@ -376,7 +381,7 @@ def _named_extras(name: str, version: str | None, d: Decl, pkgs: Mapping[str, An
 
 
 def _only_extras(name: str, version: str | None, d: Decl, pkgs: Mapping[str, Any], applies: _Applies,
-                 active: set[str], decls: Mapping[str, Decl], source_built: frozenset[str]) -> Iterator[Unmet]:
+                 active: set[str], owners: Mapping[str, set[str]], source_built: frozenset[str]) -> Iterator[Unmet]:
     """A distribution the package names only under runtime extras, none of them active, that is installed and
     that no other installed distribution requires, and that at least two of its own extras (not counting [all]) need:
     it is part of how the package runs, whichever extra brought it. When every such extra's range excludes the
@@ -387,25 +392,26 @@ def _only_extras(name: str, version: str | None, d: Decl, pkgs: Mapping[str, Any
 
     by_target: dict[str, list[str]] = {}
     for line in d.requires_dist or ():
+        if "extra" not in line:
+            continue
         head, _, marker = line.partition(";")
         if "extra" not in marker or not any(c in head for c in "<>=!~"):
             continue
-        req = _parse(line)
-        if req is None:
-            continue
-        by_target.setdefault(canonicalize_name(req.name), []).append(line)
+        target = line_name(line)  # the name alone first: most extras name packages that are not installed
+        dep = pkgs.get(target) if target is not None else None
+        if dep is not None and dep.version is not None and target not in source_built and target != name \
+                and _parse(line) is not None:
+            by_target.setdefault(str(target), []).append(line)
     for target, lines in sorted(by_target.items()):
-        dep = pkgs.get(target)
-        if dep is None or dep.version is None or target in source_built or target == name:
-            continue
-        if any((r := applies(x, "")) is not None and canonicalize_name(r.name) == target for x in d.requires_dist or ()):
-            continue  # a base requirement too: pip check's own rule judges it
-        if _required_elsewhere(target, name, decls, applies):
-            continue
+        dep = pkgs[target]
         named = sorted({canonicalize_name(e) for x in lines for e in _EXTRA.findall(x.partition(";")[2])} - DEV_EXTRAS)
         if not named or set(named) & active or (any(_named_for(e, target) for e in named)
                                                 and _judged_as_named(target)):
             continue  # an active extra (pip check's rule) or one named for it (_named_extras) judges it
+        if sum(not _aggregate(e) for e in named) < 2 or owners.get(target):
+            continue  # one integration's dependency, or a base requirement (pip check's rule; another package's)
+        if all((r := _parse(x)) is None or _contains(r.specifier, dep.version) is not False for x in lines):
+            continue  # no range excludes it, whatever the markers say: nothing to evaluate
         # an exact pin in an extra chooses a build (verl[vllm]'s torchvision==0.26.0 is the CUDA wheel vLLM needs;
         # the Ascend stack pairs torchvision with torch-npu instead): only ranges say what the package works with
         verdicts = [(x, e, _contains(r.specifier, dep.version)) for e in named for x in lines
@@ -413,9 +419,10 @@ def _only_extras(name: str, version: str | None, d: Decl, pkgs: Mapping[str, Any
         # a dependency of one integration ([flax] -> scipy) may be there for anything else (CANN installs scipy):
         # only one that several of the package's own extras need is part of how the package runs
         functional = {e for _, e, _ in verdicts if not _aggregate(e)}
-        if len(functional) >= 2 and all(ok is False for _, _, ok in verdicts):
-            yield Unmet("version", name, version, verdicts[0][0], target, dep.version, d.metadata, ", ".join(named),
-                        d.source, True)
+        if len(functional) < 2 or not all(ok is False for _, _, ok in verdicts):
+            continue
+        yield Unmet("version", name, version, verdicts[0][0], target, dep.version, d.metadata, ", ".join(named),
+                    d.source, True)
 
 
 def _judged_as_named(target: str) -> bool:
@@ -430,18 +437,6 @@ def _judged_as_named(target: str) -> bool:
 def _aggregate(extra: str) -> bool:
     """An extra that bundles the others ([all], [all-cpp], [full]), not an integration of its own."""
     return extra.startswith("all") or extra in ("full", "everything", "complete")
-
-
-def _required_elsewhere(target: str, owner: str, decls: Mapping[str, Decl], applies: _Applies) -> bool:
-    """Another installed distribution's base requirements name `target` (it may be there for that one)."""
-    for other, d in decls.items():
-        if other == owner:
-            continue
-        for line in d.requires_dist or ():
-            if target in line.lower().replace("_", "-") and (r := applies(line, "")) is not None \
-                    and canonicalize_name(r.name) == target:
-                return True
-    return False
 
 
 def requirement_names(snap: Snapshot, package: str, lookup: Lookup | None = None) -> set[str]:
@@ -481,6 +476,7 @@ def requirement_name(line: str) -> str | None:
 _NAME = re.compile(r"^\s*([A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?)")
 
 
+@lru_cache(maxsize=8192)
 def line_name(line: str) -> str | None:
     """The PEP 503 name at the head of a Requires-Dist line, read without parsing the rest (None: no name)."""
     m = _NAME.match(line)

@@ -295,6 +295,7 @@ def unmet(snap: Snapshot, lookup: Lookup | None = None, ascend: bool = True) -> 
     decls = declarations(snap, lookup)
     extras = active_extras(snap, env, applies, decls)
     owners: dict[str, set[str]] = {}  # target -> the packages whose base requirements name it (this pass's own)
+    under_extras: dict[str, list[str]] = {}  # package -> its lines whose marker needs an extra
     pyver = env.get("python_full_version")
     for name in sorted(decls):
         d = decls[name]
@@ -315,6 +316,8 @@ def unmet(snap: Snapshot, lookup: Lookup | None = None, ascend: bool = True) -> 
                     continue
                 req = applies(line, extra)
                 if req is None:
+                    if not extra and "extra" in line:
+                        under_extras.setdefault(name, []).append(line)
                     continue
                 seen.add(line)
                 target = canonicalize_name(req.name)
@@ -335,9 +338,9 @@ def unmet(snap: Snapshot, lookup: Lookup | None = None, ascend: bool = True) -> 
         yield from _named_extras(name, version, d, pkgs, applies, extras.get(name, set()),
                                  _SOURCE_BUILT if ascend else frozenset())
     # after the pass: it has recorded which packages' base requirements name each distribution
-    for name in sorted(decls):
-        yield from _only_extras(name, pkgs[name].version, decls[name], pkgs, applies, extras.get(name, set()), owners,
-                                _SOURCE_BUILT if ascend else frozenset())
+    for name in sorted(under_extras):
+        yield from _only_extras(name, pkgs[name].version, decls[name], under_extras[name], pkgs, applies,
+                                extras.get(name, set()), owners, _SOURCE_BUILT if ascend else frozenset())
 
 
 # A `[vllm]` extra pins the CUDA vLLM wheel; on Ascend vLLM is built from source (VLLM_TARGET_DEVICE=empty) at the
@@ -380,8 +383,9 @@ def _named_extras(name: str, version: str | None, d: Decl, pkgs: Mapping[str, An
                 break
 
 
-def _only_extras(name: str, version: str | None, d: Decl, pkgs: Mapping[str, Any], applies: _Applies,
-                 active: set[str], owners: Mapping[str, set[str]], source_built: frozenset[str]) -> Iterator[Unmet]:
+def _only_extras(name: str, version: str | None, d: Decl, candidates: list[str], pkgs: Mapping[str, Any],
+                 applies: _Applies, active: set[str], owners: Mapping[str, set[str]],
+                 source_built: frozenset[str]) -> Iterator[Unmet]:
     """A distribution the package names only under runtime extras, none of them active, that is installed and
     that no other installed distribution requires, and that at least two of its own extras (not counting [all]) need:
     it is part of how the package runs, whichever extra brought it. When every such extra's range excludes the
@@ -391,9 +395,7 @@ def _only_extras(name: str, version: str | None, d: Decl, pkgs: Mapping[str, Any
     from doctor.knowledge.later_bounds import DEV_EXTRAS
 
     by_target: dict[str, list[str]] = {}
-    for line in d.requires_dist or ():
-        if "extra" not in line:
-            continue
+    for line in candidates:  # the lines whose marker needs an extra (unmet's pass set them aside)
         head, _, marker = line.partition(";")
         if "extra" not in marker or not any(c in head for c in "<>=!~"):
             continue

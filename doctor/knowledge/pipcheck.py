@@ -208,6 +208,9 @@ def _marker(text: str) -> Marker | None:
         return None
 
 
+_RANGE = re.compile(r"[<>=!~]")
+
+
 class _Applies:
     """Marker verdicts for one environment, by marker text: a target's ~1500 Requires-Dist lines share a few
     dozen distinct markers (ray alone has ~300 lines under `extra == "..."`), and a requirement is parsed only
@@ -396,13 +399,12 @@ def _only_extras(name: str, version: str | None, d: Decl, candidates: list[str],
 
     by_target: dict[str, list[str]] = {}
     for line in candidates:  # the lines whose marker needs an extra (unmet's pass set them aside)
-        head, _, marker = line.partition(";")
-        if "extra" not in marker or not any(c in head for c in "<>=!~"):
-            continue
         target = line_name(line)  # the name alone first: most extras name packages that are not installed
         dep = pkgs.get(target) if target is not None else None
-        if dep is not None and dep.version is not None and target not in source_built and target != name \
-                and _parse(line) is not None:
+        if dep is None or dep.version is None or target in source_built or target == name:
+            continue
+        head, _, marker = line.partition(";")
+        if "extra" in marker and _RANGE.search(head) and _parse(line) is not None:
             by_target.setdefault(str(target), []).append(line)
     for target, lines in sorted(by_target.items()):
         dep = pkgs[target]

@@ -7,7 +7,7 @@ existed. Ray 2.49 declares `click>=7.0`; click 8.3.0 broke Ray's CLI on Python 3
 declaration. Severity (`_grade`): a later bound is evidence, not the installed release's own declaration, and on
 real venvs most such bounds did not break the installed pair (5 of 20; Ray 2.49.0 with click 8.3.0, which Ray 2.50.0
 excludes for a Python 3.10 break, starts a cluster on Python 3.11). So:
-- info by default (shown with -v and in --json);
+- info by default (said, with no command to run: the fix text says what to do if the pair does fail);
 - warning for a bound a later patch release of the installed line added, a `numpy<2` cap of a compiled package
   against numpy 2 (NumPy 2's ABI break), or a floor for the snapshot's Python off verl's import path;
 - error where upstream stated the break itself: a floor for the snapshot's Python alone, kept since, by a package
@@ -123,7 +123,7 @@ def _grade(ex: Any, name: str, version: str, dep: str, have: str, on_path: set[s
       the version singled out with `!=` and no release since accepting it, by one of the stack's own packages (an
       error). Off the stack, such exclusions were all platform- or CI-specific in the trial (wandb's
       `protobuf!=5.28.0`, a Windows bug; tensorboard's `protobuf!=4.24.0`, for its CI): info.
-    Everything else is info: shown with `-v` and in --json, named with its release, never a warning."""
+    Everything else is info: said with its release and no command, never a warning."""
     from doctor.knowledge.versions import parse_pkg_version
 
     if ex.for_this_python and ex.readmitted is None:
@@ -309,7 +309,12 @@ def _finding(name: str, version: str, dep: str, have: str, ex: Any, sev: str, re
                   "grade": why or ("verified stack" if verified else "evidence only")},
         key=f"{name}:{dep}:later",
         fix=(f"Nothing to change for this bound: {verified} runs {name} {version} past it." if verified else
+             f"Nothing to change while {name} works: most such bounds do not break the pair. If {name} fails with "
+             f"{dep} {have}, install a {dep} release that {name} {version} declares and {name} {ex.since}'s "
+             f"`{ex.clause}` admits (`pip install '{wanted}'`), or {fix_up}." if sev == "info" else
              f"Install a {dep} release that {name} {version} declares and {name} {ex.since}'s `{ex.clause}` admits, "
              f"or {fix_up}."),
-        commands=() if verified else (f"pip install '{wanted}'",),
+        # a command is offered only where the bound is rated a break: an info bound's command would downgrade a
+        # working install (transformers 4.40's later `torch<2.7` against a torch 2.13 that runs it)
+        commands=() if verified or sev == "info" else (f"pip install '{wanted}'",),
         source=page)

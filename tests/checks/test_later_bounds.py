@@ -34,7 +34,7 @@ def test_ray_before_its_click_bound_with_the_click_it_later_excluded_is_info_nam
     assert f.evidence["grade"] == "evidence only" and "Rated info" in f.detail
     assert f.title == "click 8.3.0 is excluded by ray 2.50.0's requirement `!=8.3.0`; ray 2.49.0 declares no such bound"
     assert f.evidence["readmitted_in"] == "2.53.0" and "either ray changed or the bound was a precaution" in f.detail
-    assert f.fix.commands == ("pip install 'click!=8.3.0,>=7.0'",)
+    assert f.fix.commands == () and "`pip install 'click!=8.3.0,>=7.0'`" in f.fix.text  # info: no command to run
     assert f.source == "https://pypi.org/project/ray/2.50.0/"
 
 
@@ -44,8 +44,10 @@ def test_the_fix_installs_the_excluding_clause_within_the_installed_releases_own
     that verl 0.4.1 cannot import from (verl.models.transformers.qwen2_vl fails on transformers 5.25.0, run here)."""
     fs = [f for f in _found(_snap({"verl": "0.4.1", "transformers": "5.25.0"})) if f.evidence["requires"] == "transformers"]
     (f,) = fs
-    assert f.fix.commands == ("pip install 'transformers<5.11'",)
+    assert "`pip install 'transformers<5.11'`" in f.fix.text  # info here (transformers-window says the error)
     assert "verl 0.4.1 declares and verl 0.9.0's `<5.11` admits" in f.fix.text
+    (g,) = _found(_snap({"trl": "0.12.1", "transformers": "4.47.0"}))  # a warning: the command is offered
+    assert g.fix.commands == ("pip install 'transformers<4.47.0,>=4.46.0'",)
 
 
 def test_a_floor_raised_for_the_snapshots_python_only():
@@ -137,3 +139,11 @@ def test_numpy2_against_a_compiled_packages_later_numpy_cap_is_a_warning_and_a_p
     assert f.severity.value == "warning" and f.evidence["grade"] == "NumPy 2's ABI break for a compiled package"
     (g,) = _found(_snap({"accelerate": "0.30.1", "numpy": "2.2.6"}))
     assert g.severity.value == "info"
+
+
+def test_an_info_bound_offers_no_command_that_would_downgrade_a_working_install():
+    """transformers 4.52.0 alone capped torch<2.7 (4.53.0 lifted it); transformers 4.40.2 ran on torch 2.13 in the
+    trust trial: the info finding says what to do if it fails, and gives no `pip install 'torch<2.7'` to run."""
+    (f,) = _found(_snap({"transformers": "4.40.2", "torch": "2.13.0"}))
+    assert f.severity.value == "info" and f.fix.commands == ()
+    assert f.fix.text.startswith("Nothing to change while transformers works") and "torch<2.7" in f.fix.text

@@ -48,8 +48,7 @@ def _own_lines(pkg: Any, deps: set[str]) -> dict[str, tuple[str, ...]] | None:
     (None: not read)."""
     if not known(pkg.requires_dist):
         return None
-    from doctor.knowledge.later_bounds import dev_only
-    from doctor.knowledge.pipcheck import line_name
+    from doctor.knowledge.pipcheck import dev_only, line_name
 
     out: dict[str, list[str]] = {}
     for line in pkg.requires_dist:
@@ -67,7 +66,7 @@ def later_release_bounds(ctx: CheckContext) -> Iterator[Finding]:
     pkgs = snap.packages if known(snap.packages) else {}
     if not pkgs:
         skip("the snapshot lists no packages")
-    from doctor.knowledge.later_bounds import load, runtime_extras
+    from doctor.knowledge.later_bounds import load
 
     table = load()
     pairs = [(name, dep) for name in sorted(pkgs) if name in table
@@ -79,9 +78,13 @@ def later_release_bounds(ctx: CheckContext) -> Iterator[Finding]:
         skip("no installed package has a later release that bounds an installed dependency "
              f"(profiles/later-bounds.json, PyPI read {table.read})")
     from doctor.knowledge.later_bounds import excluded_later
-    from doctor.knowledge.pipcheck import line_applies, marker_environment, requirement_names
+    from doctor.knowledge.pipcheck import line_applies, marker_environment, requirement_names, runtime_extras
 
     env = marker_environment(snap)
+
+    def applies(line: str) -> bool | None:  # a runtime extra counts when the dependency it names is installed
+        return line_applies(line, env, runtime_extras(line))
+
     ascend = npu_host(snap) or bool(installed(snap, "vllm-ascend"))
     on_path = set(STACK) | requirement_names(snap, "verl")
     own: dict[str, dict[str, tuple[str, ...]] | None] = {}
@@ -93,16 +96,14 @@ def later_release_bounds(ctx: CheckContext) -> Iterator[Finding]:
         mine = own[name]
         version, have = str(pkgs[name].version), str(pkgs[dep].version)  # both str: `pairs` kept only those
         ex = excluded_later(table.changes(name, dep), table.newest[name], version, have,
-                            lambda line: line_applies(line, env, runtime_extras(line)),
-                            None if mine is None else mine.get(dep, ()))
+                            applies, None if mine is None else mine.get(dep, ()))
         if ex is not None:
-            verified = _runs_pair(ctx.profile, name, version, dep, have) or _runs_past_bound(ctx.profile, name,
-                                                                                              version, dep, ex.clause)
+            verified = _verified_by(ctx.profile, name, version, dep, have, ex.clause)
             sev, why = ("info", "") if verified else _grade(ex, name, version, dep, have, on_path)
             ours = mine.get(dep, ()) if mine is not None else _table_lines(table.changes(name, dep), version)
-            wanted = _wanted(dep, ours, ex.clause, lambda line: line_applies(line, env, runtime_extras(line)))
+            wanted = _wanted(dep, ours, ex.clause, applies)
             yield _finding(name, version, dep, have, ex, sev, table.read, verified, wanted, why)
-    yield from _any_release(unversioned, pkgs, table, env, on_path, ascend)
+    yield from _any_release(unversioned, pkgs, table, applies, on_path, ascend)
 
 
 # NumPy 2.0 broke the C ABI: an extension module compiled against NumPy 1.x fails to import under 2.x ("A module that
@@ -195,21 +196,19 @@ def _wanted(dep: str, own: tuple[str, ...], clause: str, applies: Any) -> str:
     return f"{dep}{spec}"
 
 
-def _any_release(pairs: list[tuple[str, str]], pkgs: Any, table: Any, env: Any, on_path: set[str],
+def _any_release(pairs: list[tuple[str, str]], pkgs: Any, table: Any, applies: Any, on_path: set[str],
                  ascend: bool) -> Iterator[Finding]:
     """A package named without its release (a report's `vllm` with no version): an error on verl's import path
     when no release of it accepts the installed dependency version, by its own declaration or by a later release
     that singles the version out (vLLM with transformers 5.3.0: 0.11.0 and before admit it, 0.19.1 names 5.3.* as
     broken, every other release refuses it)."""
-    from doctor.knowledge.later_bounds import no_release_accepts, runtime_extras
-    from doctor.knowledge.pipcheck import line_applies
+    from doctor.knowledge.later_bounds import no_release_accepts
 
     for name, dep in pairs:
         if ascend and _not_judged_on_ascend(name, dep):
             continue
         have = str(pkgs[dep].version)
-        span = no_release_accepts(table.changes(name, dep), table.newest[name], have,
-                                  lambda line: line_applies(line, env, runtime_extras(line)))
+        span = no_release_accepts(table.changes(name, dep), table.newest[name], have, applies)
         if span is None:
             continue
         declaring = component_of_distribution(name) or "python"
@@ -232,34 +231,18 @@ def _any_release(pairs: list[tuple[str, str]], pkgs: Any, table: Any, env: Any, 
             source=page)
 
 
-def _runs_pair(profile: Any, name: str, version: str, dep: str, have: str) -> str | None:
-    """The chosen profile's name when it installs both packages at the installed versions: a pin they meet, or
-    its own source build (Megatron-LM, MindSpeed, vllm-ascend from git)."""
-    if profile is None:
+def _verified_by(profile: Any, name: str, version: str, dep: str, have: str, clause: str) -> str | None:
+    """The chosen profile's name when it runs this release of `name` (a pin it meets, or the profile's own source
+    build: Megatron-LM, MindSpeed, vllm-ascend from git) with the installed `dep`, or with a `dep` release it pins
+    that the same clause excludes (the verl 0.9.1 stack runs megatron-core 0.16.2 with transformers 5.10.4, above
+    megatron-core 0.17.1's `<=5.3.0`): a verified run contradicts the bound for this release."""
+    if profile is None or not _profile_runs(profile, name, version):
         return None
-    from doctor.knowledge.versions import pkg_satisfies
-
-    def runs(dist: str, v: str) -> bool:
-        pin = profile.pin(dist)
-        return pkg_satisfies(v, pin) is True if pin else bool(profile.builds(dist, v))
-
-    return profile.name if runs(name, version) and runs(dep, have) else None
-
-
-def _runs_past_bound(profile: Any, name: str, version: str, dep: str, clause: str) -> str | None:
-    """The chosen profile's name when it runs this release of `name` with a `dep` release the same clause excludes
-    (the verl 0.9.1 stack runs megatron-core 0.16.2 with transformers 5.10.4, above megatron-core 0.17.1's
-    `<=5.3.0`): a verified run contradicts the bound for this release."""
-    if profile is None:
-        return None
+    if _profile_runs(profile, dep, have):
+        return profile.name
     from packaging.specifiers import InvalidSpecifier, Specifier
     from packaging.version import InvalidVersion, Version
 
-    from doctor.knowledge.versions import pkg_satisfies
-
-    pin = profile.pin(name)
-    if not (pkg_satisfies(version, pin) is True if pin else profile.builds(name, version)):
-        return None
     dep_pin = profile.pin(dep) or ""
     if not dep_pin.startswith("==") or "*" in dep_pin:
         return None
@@ -267,6 +250,13 @@ def _runs_past_bound(profile: Any, name: str, version: str, dep: str, clause: st
         return profile.name if not Specifier(clause).contains(Version(dep_pin[2:].strip()), prereleases=True) else None
     except (InvalidSpecifier, InvalidVersion):
         return None
+
+
+def _profile_runs(profile: Any, dist: str, version: str) -> bool:
+    from doctor.knowledge.versions import pkg_satisfies
+
+    pin = profile.pin(dist)
+    return pkg_satisfies(version, pin) is True if pin else bool(profile.builds(dist, version))
 
 
 def _finding(name: str, version: str, dep: str, have: str, ex: Any, sev: str, read: str,

@@ -31,19 +31,13 @@ from packaging.utils import canonicalize_name
 from packaging.version import InvalidVersion, Version
 
 from doctor.knowledge.location import table_path
+from doctor.knowledge.pipcheck import dev_only, specifier_of, well_formed
 from doctor.knowledge.validate import Validator
 
 SCHEMA = "doctor.later-bounds/1"
 FILE = "later-bounds.json"
 # Operators that say "not this release or newer": what a fix for a newer dependency's break adds.
 UPPER = frozenset({"<", "<=", "!=", "~="})
-# Extras that hold a package's own development tools (linters, test runners, doc builders): their bounds say
-# nothing about the package at run time.
-DEV_EXTRAS = frozenset({"dev", "develop", "development", "test", "tests", "testing", "testing-integration", "quality",
-                        "docs", "doc", "docs-specific", "style", "lint", "linting", "typing", "types", "type", "check",
-                        "cover", "enabler", "benchmark", "benchmarks", "bench", "ci", "sklearn-dev", "dev-torch",
-                        "dev-tensorflow"})
-_EXTRA = re.compile(r"""extra\s*==\s*['"]([^'"]+)['"]""")
 
 
 @dataclass(frozen=True)
@@ -115,27 +109,12 @@ class Exclusion:
     clause: str  # the clause of that line that excludes the version (`!=8.3.0`, `<2`)
     readmitted: str | None  # a still later release whose declaration admits the version again (None: none read)
     newest: str  # the newest release read
-    # the readmitting release also admits the release the bound was aimed at (8.3.0 of `!=8.3.0`): the package
-    # fixed its own code, so the installed release, which lacks that fix, still breaks
-    own_fix: bool = False
     # the clause is a floor the release sets for some Pythons only, the snapshot's among them: the break is stated
     # for this Python, not inferred from a bound that may hold on another one only
     for_this_python: bool = False
     # a release (this one or later) that names the version in a `!=` clause (`!=5.1.*`), after which no release read
     # admits it again: upstream singled the release out as broken and never declared it fixed
     singled_out: tuple[str, str] | None = None  # (release, clause)
-
-
-def dev_only(line: str) -> bool:
-    """The line applies only under development extras (`extra == "dev"`, `extra == "quality"`)."""
-    marker = line.partition(";")[2]
-    extras = {canonicalize_name(e) for e in _EXTRA.findall(marker)}
-    return bool(extras) and extras <= DEV_EXTRAS
-
-
-def runtime_extras(line: str) -> tuple[str, ...]:
-    """The extras a line's marker names that are not development extras."""
-    return tuple(sorted({canonicalize_name(e) for e in _EXTRA.findall(line.partition(";")[2])} - DEV_EXTRAS))
 
 
 @lru_cache(maxsize=4096)
@@ -236,9 +215,7 @@ Applies = Callable[[str], "bool | None"]
 
 
 def _spec(line: str) -> SpecifierSet | None:
-    from doctor.knowledge.pipcheck import specifier_of  # the cached parse pip check's evaluation uses
-
-    return specifier_of(line)
+    return specifier_of(line)  # the cached parse pip check's evaluation uses
 
 
 def _admits(lines: Iterable[str], version: Version, applies: Applies) -> bool | None:
@@ -303,21 +280,6 @@ def _admits_floor(sibling: SpecifierSet, floor: Specifier) -> bool:
         return False
 
 
-def _aimed_at(clause: str, installed: Version) -> Version:
-    """The dependency release a bound was written against: X of `!=X` / `!=X.*` / `<X`, the next release line of
-    `~=` (`~=0.8` -> 1), else (`<=X`: the first release above X is not known) the installed one."""
-    s = Specifier(clause)
-    try:
-        if s.operator in ("!=", "<"):
-            return Version(s.version.removesuffix(".*"))
-        if s.operator == "~=":  # ~=0.8 -> <1, ~=1.4.2 -> <1.5
-            rel = Version(s.version).release[:-1]
-            return Version(".".join(map(str, (*rel[:-1], rel[-1] + 1))))
-    except (InvalidVersion, IndexError):
-        pass
-    return installed
-
-
 @lru_cache(maxsize=4096)
 def _version(text: str) -> Version:
     return Version(text)
@@ -364,13 +326,8 @@ def excluded_later(changes: Sequence[Change], newest: str, version: str, install
         hit = _excluding_clause(c.lines, w, applies)
         if hit is None:
             continue
-        aimed = _aimed_at(hit[1], w)
-        readmitted, own_fix = None, False
-        for d in later[i + 1:]:
-            if _admits(d.lines, w, applies) is not False:
-                readmitted, own_fix = d.since, _admits(d.lines, aimed, applies) is not False
-                break
-        return Exclusion(c.since, hit[0], hit[1], readmitted, newest, own_fix, hit[1].startswith(">"),
+        readmitted = next((d.since for d in later[i + 1:] if _admits(d.lines, w, applies) is not False), None)
+        return Exclusion(c.since, hit[0], hit[1], readmitted, newest, hit[1].startswith(">"),
                          _singled_out(later[i:], w, applies))
     return None
 
@@ -451,8 +408,6 @@ def _changes(v: Validator, raw: Any, path: str) -> tuple[Change, ...]:
             raise v.fail(f"{p}.since", "changes must be in increasing release order")
         last = parsed
         lines = v.strs(e["lines"], f"{p}.lines")
-        from doctor.knowledge.pipcheck import well_formed
-
         for j, line in enumerate(lines):
             if not well_formed(line):
                 raise v.fail(f"{p}.lines[{j}]", f"not a requirement: {line!r}")

@@ -352,6 +352,23 @@ def unmet(snap: Snapshot, lookup: Lookup | None = None, ascend: bool = True) -> 
 # https://github.com/vllm-project/vllm-ascend/blob/v0.11.0/docs/source/installation.md
 _SOURCE_BUILT = frozenset({"vllm"})
 _EXTRA = re.compile(r"""extra\s*==\s*['"]([^'"]+)['"]""")
+# Extras that hold a package's own development tools (linters, test runners, doc builders): their requirements say
+# nothing about the package at run time (the only-extras rule here, the later-bounds table).
+DEV_EXTRAS = frozenset({"dev", "develop", "development", "test", "tests", "testing", "testing-integration", "quality",
+                        "docs", "doc", "docs-specific", "style", "lint", "linting", "typing", "types", "type", "check",
+                        "cover", "enabler", "benchmark", "benchmarks", "bench", "ci", "sklearn-dev", "dev-torch",
+                        "dev-tensorflow"})
+
+
+def dev_only(line: str) -> bool:
+    """The line applies only under development extras (`extra == "dev"`, `extra == "quality"`)."""
+    extras = {canonicalize_name(e) for e in _EXTRA.findall(line.partition(";")[2])}
+    return bool(extras) and extras <= DEV_EXTRAS
+
+
+def runtime_extras(line: str) -> tuple[str, ...]:
+    """The extras a line's marker names that are not development extras."""
+    return tuple(sorted({canonicalize_name(e) for e in _EXTRA.findall(line.partition(";")[2])} - DEV_EXTRAS))
 
 
 def _named_for(extra: str, dist: str) -> bool:
@@ -395,8 +412,6 @@ def _only_extras(name: str, version: str | None, d: Decl, candidates: list[str],
     installed version, the pair is out of range either way (Ray 2.8
     names pydantic only under [air], [all], [default], [serve], each `pydantic<2`; pydantic 2.5 installed beside it
     fails Ray's dashboard). Development extras ([dev], [test], ...) never count, nor exact pins."""
-    from doctor.knowledge.later_bounds import DEV_EXTRAS
-
     by_target: dict[str, list[str]] = {}
     for line in candidates:  # the lines whose marker needs an extra (unmet's pass set them aside)
         target = line_name(line)  # the name alone first: most extras name packages that are not installed
@@ -408,7 +423,7 @@ def _only_extras(name: str, version: str | None, d: Decl, candidates: list[str],
             by_target.setdefault(str(target), []).append(line)
     for target, lines in sorted(by_target.items()):
         dep = pkgs[target]
-        named = sorted({canonicalize_name(e) for x in lines for e in _EXTRA.findall(x.partition(";")[2])} - DEV_EXTRAS)
+        named = sorted({e for x in lines for e in runtime_extras(x)})
         if not named or set(named) & active or (any(_named_for(e, target) for e in named)
                                                 and _judged_as_named(target)):
             continue  # an active extra (pip check's rule) or one named for it (_named_extras) judges it
@@ -469,12 +484,6 @@ def exact_pins(snap: Snapshot, lines: tuple[str, ...]) -> Iterator[tuple[str, st
         spec = list(req.specifier)
         if len(spec) == 1 and spec[0].operator == "==" and "*" not in spec[0].version and "+" not in spec[0].version:
             yield line, canonicalize_name(req.name), spec[0].version
-
-
-def requirement_name(line: str) -> str | None:
-    """The PEP 503 name a Requires-Dist line requires (None: unparsable)."""
-    req = _parse(line)
-    return None if req is None else canonicalize_name(req.name)
 
 
 _NAME = re.compile(r"^\s*([A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?)")

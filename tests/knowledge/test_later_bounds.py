@@ -7,14 +7,14 @@ import json
 import pytest
 
 from doctor.errors import InputError
-from doctor.knowledge.later_bounds import Change, derive, dev_only, document, excluded_later, load, parse
+from doctor.knowledge.later_bounds import Change, derive, document, excluded_later, load, parse
+from doctor.knowledge.pipcheck import dev_only
 
 ENV_312 = {"python_version": "3.12"}
 
 
 def _applies(py: str = "3.12"):
-    from doctor.knowledge.later_bounds import runtime_extras
-    from doctor.knowledge.pipcheck import line_applies
+    from doctor.knowledge.pipcheck import line_applies, runtime_extras
 
     env = {"python_version": py, "python_full_version": py + ".1", "sys_platform": "linux"}
     return lambda line: line_applies(line, env, runtime_extras(line))
@@ -39,10 +39,10 @@ def test_derive_keeps_the_changes_of_bounded_dependencies_of_final_releases_only
     assert dev_only("pytest<9; extra == 'dev'") and not dev_only("pydantic<2; extra == 'serve'")
 
 
-def test_a_later_exclusion_is_found_and_a_later_readmission_of_the_aimed_at_release_is_an_own_fix():
+def test_a_later_exclusion_is_found_with_the_release_that_admits_the_version_again():
     changes = derive(RAY_LIKE)["click"]
     ex = excluded_later(changes, "2.53.0", "2.49.0", "8.3.0", _applies())
-    assert ex is not None and (ex.since, ex.clause, ex.readmitted, ex.own_fix) == ("2.50.0", "!=8.3.0", "2.53.0", True)
+    assert ex is not None and (ex.since, ex.clause, ex.readmitted) == ("2.50.0", "!=8.3.0", "2.53.0")
     ex = excluded_later(changes, "2.53.0", "2.49.0", "8.3.3", _applies())  # only !=8.3.* (2.52.0) excludes 8.3.3
     assert ex is not None and (ex.since, ex.clause) == ("2.52.0", "!=8.3.*")
     assert excluded_later(changes, "2.53.0", "2.49.0", "8.2.1", _applies()) is None  # nothing later excludes it
@@ -50,10 +50,10 @@ def test_a_later_exclusion_is_found_and_a_later_readmission_of_the_aimed_at_rele
     assert excluded_later(changes, "2.53.0", "2.50.0", "8.3.0", _applies()) is None  # its own bound: pip check's
 
 
-def test_a_readmission_that_still_excludes_the_aimed_at_release_is_not_an_own_fix():
+def test_a_readmission_that_still_excludes_the_bounded_release_is_a_readmission():
     rels = {"1.0": ["dep>=1"], "1.1": ["dep<2"], "1.2": ["dep!=2.0.*,<3"]}
     ex = excluded_later(derive(rels)["dep"], "1.2", "1.0", "2.5", _applies())
-    assert ex is not None and (ex.since, ex.readmitted, ex.own_fix) == ("1.1", "1.2", False)
+    assert ex is not None and (ex.since, ex.readmitted) == ("1.1", "1.2")
 
 
 def test_lower_bounds_and_pins_of_later_releases_are_not_evidence():
@@ -122,4 +122,4 @@ def test_real_table_ray_and_click():
     t = load()
     ex = excluded_later(t.changes("ray", "click"), t.newest["ray"], "2.49.0", "8.3.0", _applies())
     assert ex is not None and ex.since == "2.50.0" and ex.clause == "!=8.3.0"
-    assert ex.readmitted == "2.53.0" and ex.own_fix
+    assert ex.readmitted == "2.53.0"

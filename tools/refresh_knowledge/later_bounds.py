@@ -37,11 +37,10 @@ def text(doc: dict[str, Any]) -> str:
 
 
 def write(requirements_dir: str, out: str) -> dict[str, Any]:
+    from doctor.atomic import write_text_atomic
+
     doc = derived(requirements_dir)
-    tmp = out + ".tmp"
-    with open(tmp, "w", encoding="utf-8") as fh:
-        fh.write(text(doc))
-    os.replace(tmp, out)
+    write_text_atomic(out, text(doc))
     return doc
 
 

@@ -58,17 +58,21 @@ def _own_lines(pkg: Any, deps: set[str]) -> dict[str, tuple[str, ...]] | None:
     return {k: tuple(v) for k, v in out.items()}
 
 
+def _table() -> Any:
+    from doctor.knowledge.later_bounds import load
+
+    return load()
+
+
 @check("later-release-bounds", "packages",
-       findings=("requirement-excluded-by-later-release", "requirement-excluded-by-every-release"))
+       findings=("requirement-excluded-by-later-release", "requirement-excluded-by-every-release"), tables=(_table,))
 def later_release_bounds(ctx: CheckContext) -> Iterator[Finding]:
     """No installed dependency version is one that a later release of the package declaring it excludes."""
     snap = ctx.snapshot
     pkgs = snap.packages if known(snap.packages) else {}
     if not pkgs:
         skip("the snapshot lists no packages")
-    from doctor.knowledge.later_bounds import load
-
-    table = load()
+    table = _table()
     pairs = [(name, dep) for name in sorted(pkgs) if name in table
              for dep in table.dependency_names(name) if dep in pkgs and isinstance(pkgs[dep].version, str)
              and table.may_exclude(name, dep, str(pkgs[dep].version), _release(pkgs[name].version))]

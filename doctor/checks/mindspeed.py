@@ -13,7 +13,6 @@ from packaging.version import Version
 from doctor.checks.facts import cann, installed, origins, pver, val, ver
 from doctor.checks.runner import CheckContext, check, skip
 from doctor.knowledge.matrix import MINDSPEED_UNPAIRED, PTA_CANN, MindSpeedRow, mindspeed_rows, torch_npu_cann
-from doctor.knowledge.mindspeed_llm import mindspeed_llm_row
 from doctor.knowledge.versions import CannVersion, parse_pkg_version, release
 from doctor.report import Finding, finding
 from doctor.snapshot.model import known
@@ -128,9 +127,12 @@ def mindspeed_llm(ctx: CheckContext) -> Iterator[Finding]:
     """MindSpeed-LLM against its pairing table: the Megatron-core, MindSpeed branch, CANN and PyTorch it names."""
     snap = ctx.snapshot
     llm = ver(snap, "mindspeed-llm")
-    row = mindspeed_llm_row(llm)
     if llm is None:
         skip("MindSpeed-LLM is not installed (or not known to be)")
+    # its table loads only where MindSpeed-LLM is
+    from doctor.knowledge.mindspeed_llm import mindspeed_llm_row
+
+    row = mindspeed_llm_row(llm)
     if row is None:
         skip(f"MindSpeed-LLM {llm} is not in the pairing table the doctor knows (2.1.0 and older report 0.0.1)")
     want = Version(row.megatron)

@@ -4,7 +4,7 @@ triton-ascend, numpy 2 with old torch, transformers outside verl's window, CUDA-
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from doctor.checks.facts import absent, cann, family, installed, npu_host, pver, val, ver
 from doctor.checks.runner import CheckContext, check, skip
@@ -422,7 +422,13 @@ def _import_finding(u: Unmet, caller: str, callee: str, cv: str | None, cc: str 
 CODE_NEEDS_PACKAGES = frozenset({"transformers", "megatron-core", "verl"})
 
 
-@check("code-needs", "packages", findings=("package-code-needs-unmet",))
+def _code_needs_table() -> Any:
+    from doctor.knowledge.code_needs import load
+
+    return load()
+
+
+@check("code-needs", "packages", findings=("package-code-needs-unmet",), tables=(_code_needs_table,))
 def code_needs(ctx: CheckContext) -> Iterator[Finding]:
     """What a release's code needs beyond its metadata (profiles/code-needs.toml: the version gates it raises on or
     turns a dependency off at, module-level calls into newer APIs), against the installed release of that package."""
@@ -430,9 +436,9 @@ def code_needs(ctx: CheckContext) -> Iterator[Finding]:
     stated = {name: v for name in CODE_NEEDS_PACKAGES if isinstance(v := ver(snap, name), str) and v}
     if not stated:
         skip("no package the table of code needs covers has a known version")
-    from doctor.knowledge.code_needs import load, needs_of
+    from doctor.knowledge.code_needs import needs_of
 
-    table = load()
+    table = _code_needs_table()
     for name, version in sorted(stated.items()):
         for need in needs_of(name, version, table):
             have = ver(snap, need.needed)

@@ -65,23 +65,42 @@ class Check:
     cluster: bool = False  # runs once over all nodes instead of once per snapshot
     doc: str = ""
     findings: tuple[str, ...] = ()  # every finding id it can report (tests hold this to its code)
+    # the knowledge tables it reads on any host with installed packages, each loaded once per process: a live
+    # check loads them while the target interpreter is still being probed (`load_tables`)
+    tables: tuple[Callable[[], object], ...] = ()
 
 
 REGISTRY: dict[str, Check] = {}
 
 
-def check(id: str, area: str, *, cluster: bool = False, findings: tuple[str, ...] = ()) -> Callable[[CheckFn], CheckFn]:
+def check(id: str, area: str, *, cluster: bool = False, findings: tuple[str, ...] = (),
+          tables: tuple[Callable[[], object], ...] = ()) -> Callable[[CheckFn], CheckFn]:
     """Register a check function under a stable id and an area (the report groups by area), with the
-    finding ids it reports (so `--only`/`--ignore` can take finding ids and refuse names that match nothing)."""
+    finding ids it reports (so `--only`/`--ignore` can take finding ids and refuse names that match nothing)
+    and the loaders of the tables it reads on any host with packages (`load_tables`)."""
 
     def deco(fn: CheckFn) -> CheckFn:
         if id in REGISTRY and REGISTRY[id].fn is not fn:
             raise ValueError(f"duplicate check id {id!r}")
         REGISTRY[id] = Check(id=id, area=area, fn=fn, cluster=cluster, doc=(fn.__doc__ or "").strip(),
-                             findings=tuple(findings))
+                             findings=tuple(findings), tables=tuple(tables))
         return fn
 
     return deco
+
+
+def load_tables(registry: dict[str, Check]) -> None:
+    """Load the tables the checks read on any host with packages, while a live host's target interpreter is
+    still being probed: the doctor waits ~0.1-0.2 s for that child on another core, and parsing the tables
+    then (instead of after it answered, when the checks run) takes them off the time `doctor check` takes.
+    Each loader keeps what it loaded for the process, so the check reads the same object. A table that fails
+    to load is left to its check, which loads it again and reports the failure as it always does."""
+    for c in registry.values():
+        for load in c.tables:
+            try:
+                load()
+            except Exception:  # noqa: BLE001, S112 - the check meets the same failure and reports it
+                continue
 
 
 class Skipped(Exception):

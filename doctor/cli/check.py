@@ -194,11 +194,13 @@ def _refuse_combinations(from_files: tuple[str, ...], use_ray: bool, deep: bool,
 
 def _live_snapshot(live: _Background, python: str | None, deep: bool, deep_timeout: float, console: Console) -> Any:
     """The live host's snapshot (exit 2 when the target interpreter could not run), with --deep imports."""
-    from doctor.checks.runner import load_all
+    from doctor.checks.runner import load_all, load_tables
     from doctor.knowledge.profiles import load_profiles
+    from doctor.knowledge.releases import load_releases
 
     load_profiles()
-    load_all()
+    load_releases()
+    load_tables(load_all())
     collection = live.result()
     refuse_unrunnable_python(collection.probes, python)
     snap = collection.snapshot

@@ -231,12 +231,24 @@ def _metadata_headers(dist):
     the long description after the first blank line is most of the file (transformers' is ~50 KB), and feeding
     it through the email parser was most of this probe's time on a stack's ~300 distributions."""
     text = _read_dist_text(dist, "METADATA") or _read_dist_text(dist, "PKG-INFO") or _read_dist_text(dist, "") or ""
-    end = re.search(r"\r?\n\r?\n", text)
-    return _Headers(text[:end.start()] + "\n" if end else text)
+    end = _header_end(text)
+    return _Headers(text[:end] + "\n" if end >= 0 else text)
 
 
-# The first path segment of each RECORD row, and whether a '/' follows it (a directory: a package)
-_RECORD_HEAD = re.compile(r'^"?([^/,\r\n"]*)(/?)', re.M)
+def _header_end(text):
+    """Where the first blank line (`\\r?\\n\\r?\\n`) starts, or -1: found with str.find, which skips to it at
+    memchr speed, where a regular expression that may start with `\\r` tries every character before it."""
+    ends = [i for i in (text.find("\n\n"), text.find("\n\r\n")) if i >= 0]
+    if not ends:
+        return -1
+    first = min(ends)
+    return first - 1 if first > 0 and text[first - 1] == "\r" else first
+
+
+# The first path segment of each RECORD row, and whether a '/' follows it (a directory: a package). The trailing
+# `.*` consumes the rest of the row, so the scan resumes at the next row instead of trying `^` at every character
+# (half the time on a stack's ~4 MB of RECORDs).
+_RECORD_HEAD = re.compile(r'^"?([^/,\r\n"]*)(/?).*', re.M)
 
 
 def _top_level(dist):

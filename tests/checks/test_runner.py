@@ -73,3 +73,26 @@ def test_a_fix_sentence_that_is_a_pip_command_line_runs_by_the_snapshots_interpr
     g = _for_target(Fix("Install them with pip into the target.", ("doctor install --profile p",)), "/t/bin/python -m pip")
     assert g is not None and g.text == "Install them with pip into the target." and g.commands == ("doctor install --profile p",)
 
+
+
+def test_load_tables_loads_what_the_checks_then_read_and_leaves_a_failing_table_to_its_check(monkeypatch) -> None:
+    """A live check loads the later-bounds and code-needs tables while the target interpreter is probed; the
+    checks then read the same objects. A table that fails to load does not stop the run: its check meets the
+    failure and reports it as before."""
+    from doctor.checks import later_bounds, packages
+    from doctor.checks.runner import load_all, load_tables
+    from doctor.knowledge import code_needs
+    from doctor.knowledge import later_bounds as bounds_table
+
+    monkeypatch.setattr(bounds_table, "_CACHE", {})
+    monkeypatch.setattr(code_needs, "_TABLES", {})
+    registry = load_all()
+    assert registry["later-release-bounds"].tables and registry["code-needs"].tables
+    load_tables(registry)
+    assert [t is later_bounds._table() for t in bounds_table._CACHE.values()] == [True]
+    assert [t is packages._code_needs_table() for t in code_needs._TABLES.values()] == [True]
+
+    def broken() -> object:
+        raise ValueError("malformed table")
+
+    load_tables({"x": Check(id="x", area="packages", fn=lambda ctx: iter(()), tables=(broken,))})

@@ -90,3 +90,26 @@ def test_build_info_reader(text):
     out = target.simple_assignments(text)
     assert isinstance(out, dict)
     assert all(isinstance(v, (str, int, float, bool, type(None))) for v in out.values())
+
+
+_LINE_ENDS = st.text(alphabet=["\r", "\n", "a", " ", ":", "\t"], max_size=40)
+
+
+@fuzz
+@given(_LINE_ENDS)
+def test_header_end_is_where_the_first_blank_line_starts(text):
+    """The str.find search for the end of METADATA's headers finds what `\\r?\\n\\r?\\n` finds first."""
+    import re
+
+    m = re.search(r"\r?\n\r?\n", text)
+    assert target._header_end(text) == (m.start() if m else -1)
+
+
+@fuzz
+@given(st.text(alphabet=["a", "/", ",", '"', "\r", "\n", ".", "_"], max_size=60))
+def test_record_rows_give_their_first_path_segment(text):
+    """Each RECORD row gives its first segment and whether a '/' follows, however the row goes on."""
+    import re
+
+    rows = re.compile(r'^"?([^/,\r\n"]*)(/?)', re.M)
+    assert set(target._RECORD_HEAD.findall(text)) == set(rows.findall(text))

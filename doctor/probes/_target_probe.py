@@ -203,20 +203,22 @@ class _Headers(object):
     and continuation lines kept; `get` the first value, `get_all` every one (None when absent)."""
 
     def __init__(self, text):
-        self._items = []
+        items = []  # [name, value] in file order
         for line in text.splitlines(True):
-            if line[:1] in (" ", "\t") and self._items:
-                k, v = self._items[-1]
-                self._items[-1] = (k, v + line)
+            if line[:1] in (" ", "\t") and items:
+                items[-1][1] += line
                 continue
             name, sep, value = line.partition(":")
             if sep:
-                self._items.append((name.strip().lower(), value.lstrip(" \t")))
-        self._items = [(k, v.rstrip("\r\n")) for k, v in self._items]
+                items.append([name.strip().lower(), value.lstrip(" \t")])
+        # by name: a stack's ~300 files are asked ~4 names each
+        self._by_name = {}
+        for name, value in items:
+            self._by_name.setdefault(name, []).append(value.rstrip("\r\n"))
 
     def get_all(self, name):
-        got = [v for k, v in self._items if k == name.lower()]
-        return got or None
+        got = self._by_name.get(name.lower())
+        return list(got) if got else None
 
     def get(self, name, default=None):
         got = self.get_all(name)

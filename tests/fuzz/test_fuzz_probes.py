@@ -113,3 +113,26 @@ def test_record_rows_give_their_first_path_segment(text):
 
     rows = re.compile(r'^"?([^/,\r\n"]*)(/?)', re.M)
     assert set(target._RECORD_HEAD.findall(text)) == set(rows.findall(text))
+
+
+_HEADER_LINE = st.one_of(
+    st.tuples(st.sampled_from(["Name", "Version", "Requires-Dist", "requires-dist", "Requires-Python", "X"]),
+              st.text(alphabet=["a", " ", "\t", ":", ";", "=", ">", "1", "."], max_size=12))
+    .map(lambda kv: f"{kv[0]}:{kv[1]}"),
+    st.text(alphabet=["a", "1", "."], min_size=1, max_size=6).map(lambda t: " " + t),  # a continuation line
+)
+
+
+@fuzz
+@given(st.lists(_HEADER_LINE, min_size=1, max_size=12).filter(lambda ls: not ls[0].startswith(" ")))
+def test_metadata_headers_read_as_the_email_package_reads_them(lines):
+    """METADATA's header block gives every name's values as email's compat32 parser gives them (what
+    `importlib.metadata`'s `dist.metadata` is built on): case-insensitive, in order, continuation lines kept."""
+    from email.parser import HeaderParser
+    from email.policy import compat32
+
+    text = "\n".join(lines) + "\n"
+    message = HeaderParser(policy=compat32).parsestr(text)
+    headers = target._Headers(text)
+    for name in ("Name", "Version", "Requires-Dist", "Requires-Python", "X"):
+        assert headers.get_all(name) == message.get_all(name)

@@ -276,12 +276,15 @@ def missing_api(ctx: CheckContext) -> Iterator[Finding]:
 # The callers and callees profiles/import-surface.json was read for (tools/refresh_knowledge/import_surface.py):
 # the table is loaded only when a callee's release and a caller are known (tests/knowledge/test_import_surface.py
 # checks these agree with the table). A caller or callee installed from git is also matched by its commit.
-IMPORT_CALLERS = ("mbridge", "verl", "mindspeed")
+IMPORT_CALLERS = ("mbridge", "verl", "mindspeed", "vllm-ascend")
 IMPORT_CALLEES = ("megatron-core", "transformers", "vllm")
 # A local label on these callees is a build of the release's own files (vLLM built from source at a release on
 # Ascend reports 0.9.1+empty, VLLM_TARGET_DEVICE=empty): judged as that release.
 _LOCAL_IS_BUILD = frozenset({"vllm"})
 _GIT_MODULE = {"mindspeed": "mindspeed", "megatron-core": "megatron"}
+# When a caller's entry modules run: vLLM imports vllm-ascend's through its plugin entry points (vllm serve, an
+# LLM(...), verl's vLLM rollout), never a user's `import vllm_ascend`.
+_LOADED_WHEN = {"vllm-ascend": "when vLLM loads the vllm-ascend plugin"}
 
 
 def _git_commit(snap: Snapshot, name: str) -> str | None:
@@ -404,7 +407,8 @@ def _import_finding(u: Unmet, caller: str, callee: str, cv: str | None, cc: str 
         "package-imports-missing-name", "warning" if build else "error", comps or ("python",),
         f"{who} imports {name or module} from {module if name else callee} at load, which {have} does not "
         f"have{more}",
-        detail=f"{caveat}{caller}'s modules run {lines} {scope} when {caller} is imported "
+        detail=f"{caveat}{caller}'s modules run {lines} {scope} "
+               f"{_LOADED_WHEN.get(caller, f'when {caller} is imported')} "
                f"(`import {' / '.join(rel.entries_for(callee)) or caller}`); {callee} {got.version} ({got.where}) "
                "does not "
                + ("have the module: " if module in u.no_module else f"define {them}: ")

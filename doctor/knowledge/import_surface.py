@@ -8,7 +8,9 @@ from its entry modules (not under `if`, `try/except ImportError`, a def or a cla
 names it lacks (or may lack: a module `__getattr__` or an unresolved star import is *unknown*, never missing).
 Callees: Megatron-Core (git), transformers (PyPI wheels), vLLM (PyPI sdists: on Ascend it is built from source at a
 release); verl's vLLM imports are read from its rollout modules too (`callee_entries`), which a rollout=vllm job
-loads.
+loads. vllm-ascend is a caller of vLLM: its entry modules are what vLLM loads through the plugin entry points its
+setup.py declares (the platform module `register` names and the worker that platform picks by default), so a
+vllm-ascend release on a vLLM release it was not made for is judged the same way.
 
 Only releases that were read are judged; a version between or after them is not. Read and validated on first use (a
 check asks), never at import; a malformed file is an InputError naming the file and the key (exit 2).

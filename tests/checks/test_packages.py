@@ -411,3 +411,42 @@ def test_verls_vllm_rollout_importing_a_name_the_installed_vllm_lacks_is_an_erro
                {"verl": {"version": "0.5.0"}, "vllm": {"version": "0.11.1"}},
                {"verl": {"version": "0.5.0"}, "vllm": {"version": "0.11.0.dev12+g1234567"}}):
         assert run(pk) == [], pk
+
+
+def test_vllm_ascend_on_a_vllm_release_it_was_not_made_for_is_an_error():
+    """vLLM loads vllm-ascend through its plugin entry points (setup.py: vllm_ascend:register -> the platform module,
+    whose worker vLLM then imports); vllm-ascend 0.9.1's vllm_ascend/ops/fused_moe.py imports MoEConfig from
+    vllm.model_executor.layers.fused_moe.layer at module level, which vLLM 0.9.2 no longer defines
+    (profiles/import-surface.json, read from vllm-ascend's tags and vLLM's PyPI sdists)."""
+    from doctor.checks.diagnose import diagnose
+    from doctor.snapshot.model import snapshot_from_dict
+
+    def run(packages):
+        snap = snapshot_from_dict({"schema": "doctor.snapshot/1", "packages": packages})
+        return [f for f in diagnose([(None, snap, None)]).findings if f.id == "package-imports-missing-name"]
+
+    (f,) = run({"vllm-ascend": {"version": "0.9.1"}, "vllm": {"version": "0.9.2+empty"}})
+    assert f.severity.value == "error" and f.components[:2] == ("vllm-ascend", "vllm")
+    assert f.title.startswith("vllm-ascend 0.9.1 imports MoEConfig from vllm.model_executor.layers.fused_moe.layer")
+    assert f.title.endswith("vllm 0.9.2 does not have (and 1 more)")
+    assert "vllm_ascend/ops/fused_moe.py:35" in f.detail and "vllm-0.9.2.tar.gz" in f.detail
+    assert "ImportError: cannot import name 'MoEConfig'" in f.detail and "vllm_ascend.platform" in f.detail
+    assert "when vLLM loads the vllm-ascend plugin" in f.detail
+    assert "0.9.1" in f.fix.text and f.source.startswith("https://github.com/vllm-project/vllm-ascend/blob/")
+    assert "vllm_ascend/ops/fused_moe.py#L35" in f.source and f.source.endswith("vllm/tree/v0.9.2")
+    # the release forms reports write that denote a tag read: v0.9.1rc1 is the tag, 0.7.3.post1 a release
+    (f,) = run({"vllm-ascend": {"version": "v0.9.1rc1"}, "vllm": {"version": "0.10.0"}})
+    assert f.title.startswith("vllm-ascend 0.9.1rc1 imports ")
+    (f,) = run({"vllm-ascend": {"version": "0.7.3.post1"}, "vllm": {"version": "0.9.1"}})
+    assert "ensure_kv_transfer_initialized" in f.title and "vllm_ascend/worker/worker.py:28" in f.detail
+    # the documented pairings (vllm-ascend's Dockerfile VLLM_TAG, the stacks' pins), a branch build (0.9.1-dev is
+    # PEP 440's 0.9.1.dev0, no release read), a setuptools_scm build after a tag, and a vLLM not read: nothing
+    for pk in ({"vllm-ascend": {"version": "0.9.1"}, "vllm": {"version": "0.9.1+empty"}},
+               {"vllm-ascend": {"version": "0.7.3.post1"}, "vllm": {"version": "0.7.3"}},
+               {"vllm-ascend": {"version": "0.13.0"}, "vllm": {"version": "0.13.0"}},
+               {"vllm-ascend": {"version": "0.23.0"}, "vllm": {"version": "0.23.0+empty"}},
+               {"vllm-ascend": {"version": "0.9.1-dev"}, "vllm": {"version": "0.9.2"}},
+               {"vllm-ascend": {"version": "0.9.2.dev5+g1234567"}, "vllm": {"version": "0.10.0"}},
+               {"vllm-ascend": {"version": "0.9.1"}, "vllm": {"version": "0.9.3"}}):
+        assert run(pk) == [], pk
+

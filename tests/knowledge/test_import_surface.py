@@ -153,3 +153,20 @@ def test_an_unreadable_or_non_json_table_is_an_input_error(tmp_path):
         load(str(tmp_path / "absent.json"))
     p.write_text(json.dumps(GOOD))
     assert load(str(p)).callees["megatron-core"].missing["megatron.core.utils:old"] == frozenset({"0.1.0"})
+
+
+def test_every_vllm_ascend_release_read_loads_on_the_vllm_release_its_dockerfile_builds():
+    """Each vllm-ascend tag's Dockerfile builds vLLM at VLLM_TAG: that pair imports nothing missing (the rules that
+    pick vllm-ascend's entry modules hold at every release read)."""
+    # vllm-ascend tag -> its Dockerfile's VLLM_TAG (vllm-ascend Dockerfile at each tag); 0.11.0rc0 (vLLM
+    # 0.11.0rc3) and 0.15.0rc1 (vLLM 0.15.0) pair with vLLM releases that have no sdist on PyPI, so are not judged
+    pairs = {"0.7.1rc1": "0.7.1", "0.7.3.post1": "0.7.3", "0.8.4rc2": "0.8.4", "0.8.5rc1": "0.8.5.post1",
+             "0.9.0rc2": "0.9.0", "0.9.1": "0.9.1", "0.9.2rc1": "0.9.2", "0.10.0rc1": "0.10.0",
+             "0.10.1rc1": "0.10.1.1", "0.10.2rc1": "0.10.2", "0.11.0": "0.11.0", "0.12.0rc1": "0.12.0",
+             "0.13.0": "0.13.0", "0.14.0rc1": "0.14.1", "0.16.0rc1": "0.16.0", "0.17.0rc1": "0.17.0",
+             "0.18.0": "0.18.0", "0.19.1rc1": "0.19.1", "0.20.2rc1": "0.20.2", "0.21.0rc1": "0.21.0",
+             "0.22.1rc1": "0.22.1", "0.23.0": "0.23.0", "0.24.0rc1": "0.24.0", "0.25.1rc1": "0.25.1"}
+    t = load()
+    assert set(pairs) <= {r.version for r in t.callers["vllm-ascend"].releases}
+    for va, v in pairs.items():
+        assert unmet(t, "vllm-ascend", "vllm", caller_version=va, callee_version=v) is None, (va, v)

@@ -292,3 +292,74 @@ def test_keep_holds_the_rows_of_projects_whose_sources_are_not_given(tmp_path, r
     # without --keep an absent mirror is an error, and the table is not written over
     assert gen.main(["--mirrors", str(mirrors), "--out", str(out)]) == 2
     assert json.loads(out.read_text()) == new
+
+
+ASCEND_SETUP = """from setuptools import setup
+setup(name="vllm-ascend", entry_points={
+    "vllm.platform_plugins": ["ascend = vllm_ascend:register"],
+    "vllm.general_plugins": ["ascend_model = vllm_ascend:register_model"],
+    "console_scripts": ["x = vllm_ascend.cli:main"]})
+"""
+ASCEND_INIT = """def register():
+    return "vllm_ascend.platform.NPUPlatform"
+
+
+def register_model():
+    from .models import register_model
+    if False:
+        from vllm_ascend import guarded
+    register_model()
+"""
+ASCEND_PLATFORM = """from vllm.platforms import Platform
+from vllm import envs
+
+
+class NPUPlatform(Platform):
+    @classmethod
+    def check_and_update_config(cls, vllm_config):
+        parallel_config = vllm_config.parallel_config
+        if parallel_config and parallel_config.worker_cls == "auto":
+            if envs.VLLM_USE_V1:
+                parallel_config.worker_cls = "vllm_ascend.worker.worker_v1.NPUWorker"
+            elif vllm_config.speculative_config:
+                parallel_config.worker_cls = "vllm_ascend.worker.spec.SpecWorker"
+            else:
+                parallel_config.worker_cls = "vllm_ascend.worker.worker.NPUWorker"
+"""
+SUPPORTS_V1 = """
+
+    @classmethod
+    def supports_v1(cls, model_config):
+        return True
+"""
+
+
+def test_vllm_ascends_entries_are_what_its_plugin_entry_points_load(tmp_path):
+    """vllm-ascend's entry modules come from its own files at each tag: the plugin entry points in setup.py (not
+    console scripts), what those functions import unconditionally, the platform module `register` returns, and the
+    worker the platform picks by default: V0's until the platform defines supports_v1, then V1's; opt-in branches
+    (speculative decoding) never."""
+    va = Repo(tmp_path / "vllm-ascend")
+    files = {"setup.py": ASCEND_SETUP, "vllm_ascend/__init__.py": ASCEND_INIT,
+             "vllm_ascend/platform.py": ASCEND_PLATFORM, "vllm_ascend/models/__init__.py": "",
+             "vllm_ascend/worker/__init__.py": "", "vllm_ascend/worker/worker.py": "from vllm.worker import W\n",
+             "vllm_ascend/worker/worker_v1.py": "from vllm.v1.worker import W1\n",
+             "vllm_ascend/worker/spec.py": "from vllm.spec import S\n", "vllm_ascend/guarded.py": ""}
+    va.commit(files, tag="v0.7.3")
+    va.commit({"vllm_ascend/platform.py": ASCEND_PLATFORM + SUPPORTS_V1}, tag="v0.8.4rc1")
+    git = gen.Git(str(va.path))
+    try:
+        rels = gen.tag_releases(git, r"v(\d+\.\d+\.\d+(?:rc\d+|\.post\d+)?)")
+        old, new = (gen.vllm_ascend_entries(git, r.commit) for r in rels)
+        assert old[:3] == ("vllm_ascend", "vllm_ascend.platform", "vllm_ascend.worker.worker")
+        assert "vllm_ascend.models" in old and "vllm_ascend.guarded" not in old and "vllm_ascend.cli" not in old
+        assert "vllm_ascend.worker.worker_v1" in new and "vllm_ascend.worker.worker" not in new
+        assert not any("spec" in m for m in old + new)
+        (caller,) = [p for p in gen.CALLERS if p.name == "vllm-ascend"]
+        assert caller.callees == ("vllm",)
+        found, _ = gen.caller_imports(git, caller, rels[1], "vllm", caller.entries_for("vllm", git, rels[1].commit))
+        assert [(i.module, i.name, i.file) for i in found] == [
+            ("vllm.platforms", "Platform", "vllm_ascend/platform.py"), ("vllm", "envs", "vllm_ascend/platform.py"),
+            ("vllm.v1.worker", "W1", "vllm_ascend/worker/worker_v1.py")]
+    finally:
+        git.close()

@@ -46,7 +46,7 @@ import os
 import re
 import subprocess
 import sys
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -486,11 +486,21 @@ class Project:
     # (its default configuration loads the module: verl's async rollout server once `mode: async` is the default)
     default_entries: tuple[tuple[str, str, str, str], ...] = ()
 
+    # the entry modules a release's own files name (vllm-ascend's plugin entry points): git, commit -> modules
+    entries_from: Callable[[Git, str], tuple[str, ...]] | None = None
+    # a caller read for these callees only (empty: every callee)
+    callees: tuple[str, ...] = ()
+
+    def base_entries(self, git: Git | None = None, commit: str = "") -> tuple[str, ...]:
+        """The entry modules at a release: `entries`, and those its files name (`entries_from`)."""
+        named = self.entries_from(git, commit) if self.entries_from is not None and git is not None else ()
+        return self.entries + tuple(m for m in named if m not in self.entries)
+
     def entries_for(self, callee: str, git: Git | None = None, commit: str = "") -> tuple[str, ...]:
         more = next((e for c, e in self.callee_entries if c == callee), ())
         by_default = tuple(m for c, m, path, pattern in self.default_entries if c == callee and git is not None
                            and re.search(pattern, git.show(commit, path) or ""))
-        return self.entries + more + by_default
+        return self.base_entries(git, commit) + more + by_default
 
 
 CALLEES = (Project("megatron-core", "NVIDIA+Megatron-LM", "megatron/core", "https://github.com/NVIDIA/Megatron-LM"),
@@ -500,6 +510,116 @@ CALLEES = (Project("megatron-core", "NVIDIA+Megatron-LM", "megatron/core", "http
            # read from its PyPI sdists (--sdists): too large to mirror, its wheels ~400 MB; on Ascend vLLM is built
            # from source at the release vllm-ascend pairs with, so its Python files are the sdist's
            Project("vllm", "", "vllm", "https://github.com/vllm-project/vllm", archive="sdist"))
+# vLLM loads vllm-ascend through the entry points its setup.py declares (read at each tag, e.g.
+# https://github.com/vllm-project/vllm-ascend/blob/v0.9.1/setup.py#L363-L367): `vllm.platform_plugins` (`ascend =
+# vllm_ascend:register`, which returns the platform class's qualified name, "vllm_ascend.platform.NPUPlatform", that
+# vLLM imports) and `vllm.general_plugins` (`vllm_ascend:register_model`, ... from v0.7.3: vLLM calls each in every
+# process). The platform's check_and_update_config names the worker vLLM then imports (`parallel_config.worker_cls =
+# "vllm_ascend.worker.worker_v1.NPUWorker"`, vllm_ascend/platform.py at each tag).
+_PLUGIN_GROUPS = ("vllm.platform_plugins", "vllm.general_plugins")
+
+
+def vllm_ascend_entries(git: Git, commit: str) -> tuple[str, ...]:
+    """vllm-ascend's entry modules at a release, named by its own files: the modules of its plugin entry points
+    (setup.py), the modules those functions import unconditionally, the platform module `register` returns, and the
+    worker module the platform names for a default configuration (`_default_worker`)."""
+    out: list[str] = []
+    for module, func in _plugin_entry_points(git.show(commit, "setup.py") or ""):
+        out.append(module)
+        body = _function(git, commit, module, func)
+        if body is None:
+            continue
+        for st in _unconditional(body):
+            src = _absolute(st, module) if isinstance(st, ast.ImportFrom) else None
+            if isinstance(st, ast.Import):
+                out += [a.name for a in st.names if _under(a.name, "vllm_ascend")]
+            elif src and _under(src, "vllm_ascend"):
+                out += [src] + [f"{src}.{a.name}" for a in st.names if a.name != "*"]  # a submodule, if one
+        for st in body:
+            if isinstance(st, ast.Return) and isinstance(st.value, ast.Constant) and isinstance(st.value.value, str):
+                platform = st.value.value.rpartition(".")[0]  # "vllm_ascend.platform.NPUPlatform"
+                if _under(platform, "vllm_ascend"):
+                    out.append(platform)
+                    worker = _default_worker(git.show(commit, platform.replace(".", "/") + ".py") or "")
+                    if worker:
+                        out.append(worker)
+    return tuple(dict.fromkeys(out))
+
+
+def _plugin_entry_points(setup_py: str) -> list[tuple[str, str]]:
+    """(module, function) of each `vllm.platform_plugins` / `vllm.general_plugins` entry point in a setup.py's
+    literal `entry_points={...}`."""
+    try:
+        tree = ast.parse(setup_py)
+    except (SyntaxError, ValueError):
+        return []
+    out: list[tuple[str, str]] = []
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.keyword) or node.arg != "entry_points" or not isinstance(node.value, ast.Dict):
+            continue
+        for k, v in zip(node.value.keys, node.value.values, strict=True):
+            if isinstance(k, ast.Constant) and k.value in _PLUGIN_GROUPS and isinstance(v, (ast.List, ast.Tuple)):
+                for spec in sorted(_strings(v)):
+                    module, _, func = spec.partition("=")[2].strip().partition(":")
+                    if module and func:
+                        out.append((module.strip(), func.strip()))
+    return out
+
+
+def _function(git: Git, commit: str, module: str, func: str) -> list[ast.stmt] | None:
+    """The body of the module-level function `func` of `module` (a package's __init__.py or a module file)."""
+    base = module.replace(".", "/")
+    for path in (base + "/__init__.py", base + ".py"):
+        text = git.show(commit, path)
+        if text is None:
+            continue
+        try:
+            tree = ast.parse(text)
+        except (SyntaxError, ValueError):
+            return None
+        return next((st.body for st in tree.body if isinstance(st, ast.FunctionDef) and st.name == func), None)
+    return None
+
+
+def _default_worker(platform_py: str) -> str | None:
+    """The module of the worker a platform names when `parallel_config.worker_cls == "auto"` under a default
+    configuration: every other branch of its if/elif chain is an opt-in (speculative decoding, multi-step
+    scheduling, torchair or Xlite graph mode, a 310P chip), so the final `else` is taken; except on `VLLM_USE_V1`,
+    where vLLM keeps V0 unless the platform's `supports_v1` says otherwise (vLLM 0.8 falls back to V0 on a platform
+    without it; vllm-ascend defines it from v0.8.4rc1), so the V1 branch is the default only where the platform
+    defines `supports_v1`."""
+    try:
+        tree = ast.parse(platform_py)
+    except (SyntaxError, ValueError):
+        return None
+    v1 = any(isinstance(n, ast.FunctionDef) and n.name == "supports_v1" for n in ast.walk(tree))
+    for node in ast.walk(tree):
+        if isinstance(node, ast.If) and _names(node.test, "worker_cls") and any(
+                isinstance(c, ast.Constant) and c.value == "auto" for c in ast.walk(node.test)):
+            got = _worker_in(node.body, v1)
+            if got:
+                return got.rpartition(".")[0]
+    return None
+
+
+def _worker_in(body: list[ast.stmt], v1: bool) -> str | None:
+    got: str | None = None
+    for st in body:
+        if isinstance(st, ast.Assign) and any(isinstance(t, ast.Attribute) and t.attr == "worker_cls"
+                                              for t in st.targets):
+            if isinstance(st.value, ast.Constant) and isinstance(st.value.value, str):
+                got = st.value.value
+        elif isinstance(st, ast.If):
+            branch = st.body if v1 and _names(st.test, "VLLM_USE_V1") else st.orelse
+            got = _worker_in(branch, v1) or got
+    return got if got and _under(got, "vllm_ascend") else None
+
+
+def _names(expr: ast.expr, name: str) -> bool:
+    return any(isinstance(n, ast.Attribute) and n.attr == name or isinstance(n, ast.Name) and n.id == name
+               for n in ast.walk(expr))
+
+
 CALLERS = (
     # `from mbridge import AutoBridge` (verl's megatron backend) runs mbridge/__init__.py.
     Project("mbridge", "ISEEKYAN+mbridge", "mbridge", "https://github.com/ISEEKYAN/mbridge", ("mbridge",)),
@@ -519,6 +639,10 @@ CALLERS = (
     # `import mindspeed.megatron_adaptor` is how MindSpeed is turned on (verl's NPU patches, MindSpeed-LLM).
     Project("mindspeed", "Ascend+MindSpeed", "mindspeed", "https://github.com/Ascend/MindSpeed",
             ("mindspeed.megatron_adaptor",), key="commit"),
+    # vLLM imports vllm_ascend through its plugin entry points, the platform module and the worker it names
+    # (vllm_ascend_entries: read from setup.py and vllm_ascend/platform.py at each tag)
+    Project("vllm-ascend", "vllm-project+vllm-ascend", "vllm_ascend", "https://github.com/vllm-project/vllm-ascend",
+            ("vllm_ascend",), entries_from=vllm_ascend_entries, callees=("vllm",)),
 )
 # The top-level module each callee installs, which its callers import from.
 CALLEE_MODULES = {"megatron-core": "megatron.core", "transformers": "transformers", "vllm": "vllm"}
@@ -599,6 +723,11 @@ def default_releases(root: str, gits: dict[str, Git]) -> dict[str, list[Release]
         out["verl"] = tag_releases(gits["verl"], r"v(\d+\.\d+\.\d+(?:\.post\d+)?)")
     if "mindspeed" in gits:
         out["mindspeed"] = git_pins(root, "mindspeed", gits["mindspeed"])
+    if "vllm-ascend" in gits:
+        # setup.py takes its version from the tag (setuptools_scm get_version): a build at a tag reports the tag's
+        # version (v0.7.3.post1 -> 0.7.3.post1, v0.9.1rc1 -> 0.9.1rc1); one from any other commit (a branch such as
+        # v0.9.1-dev, main) a .devN version no release has, so branch heads are not read as releases
+        out["vllm-ascend"] = tag_releases(gits["vllm-ascend"], r"v(\d+\.\d+\.\d+(?:rc\d+|\.post\d+)?)")
     return out
 
 
@@ -696,10 +825,13 @@ def read(gits: dict[str, Git], releases: dict[str, list[Release]], callers: tupl
             entries: list[str] = []
             more: dict[str, list[str]] = {}
             for callee in callees:
+                if caller.callees and callee.name not in caller.callees:
+                    continue
                 got: dict[str, str] = {}
                 want = caller.entries_for(callee.name, gits[caller.name], rel.commit)
                 found, at = caller_imports(gits[caller.name], caller, rel, CALLEE_MODULES[callee.name], want)
-                entries = [e for e in at if e in caller.entries]  # the same for every callee
+                base = caller.base_entries(gits[caller.name], rel.commit)
+                entries = [e for e in at if e in base]  # the same for every callee
                 if at != entries:
                     more[callee.name] = at
                 for imp in found:

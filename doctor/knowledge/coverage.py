@@ -25,10 +25,22 @@ def env_variable_names(path: str | None = None) -> frozenset[str] | None:
     return frozenset(r["name"] for r in rows)
 
 
+_INDEX = b' "callers_read": '
+
+
 def import_callers_read(path: str | None = None) -> dict[str, tuple[tuple[str, str], ...]] | None:
-    """caller -> the (version, commit) of each of its releases profiles/import-surface.json read."""
+    """caller -> the (version, commit) of each of its releases profiles/import-surface.json read: from the index
+    its second line holds (tools/refresh_knowledge/import_surface.py writes it there; the loader checks it agrees
+    with the table), so the 1.4 MB file is not parsed to learn that nothing installed was read; from the whole
+    file when that line is not there (a copy written before it was)."""
     try:
         with open(table_path("import-surface.json", path), "rb") as fh:
+            fh.readline()
+            line = fh.readline().rstrip()
+            if line.startswith(_INDEX) and line.endswith(b","):
+                index: Any = json.loads(line[len(_INDEX):-1].decode("utf-8"))
+                return {name: tuple((str(v or ""), str(c or "")) for v, c in rels) for name, rels in index.items()}
+            fh.seek(0)
             data: Any = json.loads(fh.read().decode("utf-8"))
         return {name: tuple((str(r.get("version") or ""), str(r.get("commit") or "")) for r in c["releases"])
                 for name, c in data["callers"].items()}

@@ -891,6 +891,15 @@ def _judge(names: dict[str, dict[str, list[str]]], needed: set[tuple[str, str]],
             names[_key(m, n)]["unknown" if verdict == "unknown" else "missing"].append(version)
 
 
+def dumps(data: dict[str, Any]) -> str:
+    """The table's text: first, on its second line, `callers_read` (caller -> [version, commit] of each release
+    read), so a check can tell whether it has anything to judge from that line alone
+    (doctor/knowledge/coverage.py import_callers_read) without parsing the whole file; then the table."""
+    index = {name: [[r["version"], r.get("commit", "")] for r in c["releases"]] for name, c in data["callers"].items()}
+    body = json.dumps({k: v for k, v in data.items() if k != "callers_read"}, indent=1, sort_keys=False)
+    return '{\n "callers_read": ' + json.dumps(index, separators=(",", ":")) + ",\n" + body[2:] + "\n"
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m tools.refresh_knowledge.import_surface", description=__doc__.split(
         "\n\n")[0])
@@ -940,7 +949,7 @@ def main(argv: list[str] | None = None) -> int:
         for ws in wheels.values():
             for _, w in ws:
                 w.close()
-    text = json.dumps(data, indent=1, sort_keys=False) + "\n"
+    text = dumps(data)
     with open(a.out + ".tmp", "w") as f:
         f.write(text)
     os.replace(a.out + ".tmp", a.out)

@@ -276,7 +276,7 @@ def missing_api(ctx: CheckContext) -> Iterator[Finding]:
 # The callers and callees profiles/import-surface.json was read for (tools/refresh_knowledge/import_surface.py):
 # the table is loaded only when a callee's release and a caller are known (tests/knowledge/test_import_surface.py
 # checks these agree with the table). A caller or callee installed from git is also matched by its commit.
-IMPORT_CALLERS = ("mbridge", "verl", "mindspeed", "vllm-ascend")
+IMPORT_CALLERS = ("mbridge", "verl", "mindspeed", "vllm-ascend", "trl", "peft")
 IMPORT_CALLEES = ("megatron-core", "transformers", "vllm")
 # A local label on these callees is a build of the release's own files (vLLM built from source at a release on
 # Ascend reports 0.9.1+empty, VLLM_TARGET_DEVICE=empty): judged as that release.

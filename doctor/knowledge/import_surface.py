@@ -10,7 +10,8 @@ Callees: Megatron-Core (git), transformers (PyPI wheels), vLLM (PyPI sdists: on 
 release); verl's vLLM imports are read from its rollout modules too (`callee_entries`), which a rollout=vllm job
 loads. vllm-ascend is a caller of vLLM: its entry modules are what vLLM loads through the plugin entry points its
 setup.py declares (the platform module `register` names and the worker that platform picks by default), so a
-vllm-ascend release on a vLLM release it was not made for is judged the same way.
+vllm-ascend release on a vLLM release it was not made for is judged the same way. trl and peft are callers of
+transformers through their package `__init__` (`import trl`, `import peft`).
 
 Only releases that were read are judged; a version between or after them is not. Read and validated on first use (a
 check asks), never at import; a malformed file is an InputError naming the file and the key (exit 2).

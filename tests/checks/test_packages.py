@@ -450,3 +450,30 @@ def test_vllm_ascend_on_a_vllm_release_it_was_not_made_for_is_an_error():
                {"vllm-ascend": {"version": "0.9.1"}, "vllm": {"version": "0.9.3"}}):
         assert run(pk) == [], pk
 
+
+
+def test_trl_and_peft_importing_a_transformers_name_the_installed_release_lacks_is_an_error():
+    """`import trl` before v0.8 runs trl/core.py, which imports top_k_top_p_filtering from transformers (removed
+    before 4.40); `import peft` 0.17.0 runs src/peft/peft_model.py, which imports HybridCache (removed in 5.0)
+    (profiles/import-surface.json: trl and peft at their tags, transformers from its wheels)."""
+    from doctor.checks.diagnose import diagnose
+    from doctor.snapshot.model import snapshot_from_dict
+
+    def run(packages):
+        snap = snapshot_from_dict({"schema": "doctor.snapshot/1", "packages": packages})
+        return [f for f in diagnose([(None, snap, None)]).findings if f.id == "package-imports-missing-name"]
+
+    (f,) = run({"trl": {"version": "0.7.11"}, "transformers": {"version": "4.57.1"}})
+    assert f.severity.value == "error" and f.title.startswith("trl 0.7.11 imports top_k_top_p_filtering from "
+                                                              "transformers at load, which transformers 4.57.1")
+    assert "trl/core.py:25" in f.detail and "when trl is imported (`import trl`)" in f.detail
+    assert f.source.startswith("https://github.com/huggingface/trl/blob/") and "trl/core.py#L25" in f.source
+    (f,) = run({"peft": {"version": "0.17.0"}, "transformers": {"version": "5.0.0"}})
+    assert "HybridCache" in f.title and "src/peft/peft_model.py:37" in f.detail and "4.57.6" in f.fix.text
+    # trl's __init__ is lazy from v0.8 (nothing of transformers imported at `import trl`), peft 0.18.1 no longer
+    # imports HybridCache, and a peft whose version is not stated: nothing
+    for pk in ({"trl": {"version": "0.8.6"}, "transformers": {"version": "5.0.0"}},
+               {"peft": {"version": "0.18.1"}, "transformers": {"version": "5.0.0"}},
+               {"peft": {"version": "0.17.0"}, "transformers": {"version": "4.57.6"}},
+               {"peft": {}, "transformers": {"version": "5.0.0"}}):
+        assert run(pk) == [], pk

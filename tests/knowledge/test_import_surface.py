@@ -200,3 +200,14 @@ def test_the_index_on_the_second_line_says_which_caller_releases_were_read(tmp_p
     assert import_callers_read(str(path)) == {"br": (("1.0", "a" * 40),)}
     with open(table_path("import-surface.json"), encoding="utf-8") as fh:
         assert fh.readline() == "{\n" and fh.readline().startswith(' "callers_read": {"mbridge":')
+
+
+def test_trl_and_peft_are_read_at_their_pypi_release_tags_for_transformers_only():
+    t = load()
+    trl, peft = ({r.version: r for r in t.callers[n].releases} for n in ("trl", "peft"))
+    assert {"0.7.11", "0.8.6", "0.29.1", "1.9.0"} <= set(trl) and {"0.15.2", "0.17.0", "0.18.0rc0", "0.20.0"} <= set(peft)
+    assert all(set(r.imports) <= {"transformers"} for r in (*trl.values(), *peft.values()))
+    assert not trl["0.8.6"].imports and trl["0.7.11"].imports  # lazy from v0.8: `import trl` imports no model code
+    u = unmet(t, "peft", "transformers", caller_version="0.18.0", callee_version="4.50.3")
+    assert u is not None and u.names[0][:2] == ("transformers.modeling_layers", "GradientCheckpointingLayer")
+

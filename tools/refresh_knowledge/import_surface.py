@@ -23,12 +23,16 @@ Releases read: Megatron-Core at its `core_v*` tags that are PyPI releases and at
 mirror; `pip download --no-deps transformers==X -d DIR`), whose lazy packages serve the `__all__` of the files under
 them (transformers' define_import_structure); vLLM from the PyPI sdists in `--sdists` (`vllm-X.tar.gz`, the `sdist`
 entry of https://pypi.org/pypi/vllm/X/json: too large to mirror, its wheels ~400 MB, and on Ascend it is built from
-source at the release vllm-ascend pairs with, so its Python files are the sdist's; only `*.py` under `vllm/`); mbridge and verl at their release tags; MindSpeed at the pinned commits; and a
+source at the release vllm-ascend pairs with, so its Python files are the sdist's; only `*.py` under `vllm/`); mbridge, verl
+and vllm-ascend at their release tags; trl and peft at their release tags that are PyPI releases (read for transformers
+only); MindSpeed at the pinned commits; and a
 branch head whose pyproject.toml still declares a release's version (mbridge `main`) as that release's *source
 build*: `pip install git+...` reports the release's version over different files.
 
 A caller's imports count when its entry modules load; for one callee a caller may have more (verl's vLLM rollout,
-which a rollout=vllm job loads; its async server only at releases whose default rollout mode is async).
+which a rollout=vllm job loads; its async server only at releases whose default rollout mode is async); for
+vllm-ascend they are named by its own files at each tag (`vllm_ascend_entries`: what vLLM loads through its plugin
+entry points).
 
 Usage: python -m tools.refresh_knowledge.import_surface [--mirrors /work/.mirror] [--wheels DIR] [--sdists DIR]
 [--keep] [--out profiles/import-surface.json]
@@ -643,6 +647,13 @@ CALLERS = (
     # (vllm_ascend_entries: read from setup.py and vllm_ascend/platform.py at each tag)
     Project("vllm-ascend", "vllm-project+vllm-ascend", "vllm_ascend", "https://github.com/vllm-project/vllm-ascend",
             ("vllm_ascend",), entries_from=vllm_ascend_entries, callees=("vllm",)),
+    # `import trl` / `import peft` (what `from trl import X` and `from peft import X` run first): their package
+    # __init__ and what it imports eagerly; trl's __init__ is a lazy module from v0.8.x (its _import_structure
+    # loads a submodule only when a name is asked for, which is not followed here), peft's imports eagerly
+    Project("trl", "huggingface+trl", "trl", "https://github.com/huggingface/trl", ("trl",),
+            callees=("transformers",)),
+    Project("peft", "huggingface+peft", "src/peft", "https://github.com/huggingface/peft", ("peft",),
+            callees=("transformers",)),
 )
 # The top-level module each callee installs, which its callers import from.
 CALLEE_MODULES = {"megatron-core": "megatron.core", "transformers": "transformers", "vllm": "vllm"}
@@ -728,6 +739,9 @@ def default_releases(root: str, gits: dict[str, Git]) -> dict[str, list[Release]
         # version (v0.7.3.post1 -> 0.7.3.post1, v0.9.1rc1 -> 0.9.1rc1); one from any other commit (a branch such as
         # v0.9.1-dev, main) a .devN version no release has, so branch heads are not read as releases
         out["vllm-ascend"] = tag_releases(gits["vllm-ascend"], r"v(\d+\.\d+\.\d+(?:rc\d+|\.post\d+)?)")
+    for name in ("trl", "peft"):  # their release tags that are PyPI releases
+        if name in gits:
+            out[name] = tag_releases(gits[name], r"v(\d+\.\d+\.\d+(?:\.?rc\d+)?)", _published(root, name))
     return out
 
 

@@ -273,7 +273,7 @@ def missing_api(ctx: CheckContext) -> Iterator[Finding]:
             source=row.source)
 
 
-# The callers and callees profiles/import-surface.json was read for (tools/refresh_knowledge/import_surface.py):
+# The callers and callees profiles/import-surface/ was read for (tools/refresh_knowledge/import_surface.py):
 # the table is loaded only when a callee's release and a caller are known (tests/knowledge/test_import_surface.py
 # checks these agree with the table). A caller or callee installed from git is also matched by its commit.
 IMPORT_CALLERS = ("mbridge", "verl", "mindspeed", "vllm-ascend", "trl", "peft")
@@ -346,7 +346,7 @@ def _maybe_read(snap: Snapshot, caller: str, read: tuple[tuple[str, str], ...]) 
 def import_surface(ctx: CheckContext) -> Iterator[Finding]:
     """A release whose modules import at load a name the installed release of another package does not define
     (`ImportError: cannot import name ...`), read from both packages' sources at their tags
-    (profiles/import-surface.json)."""
+    (profiles/import-surface/)."""
     snap = ctx.snapshot
     callees = {n: (_release_of(snap, n), _git_commit(snap, n)) for n in IMPORT_CALLEES}
     callees = {n: vc for n, vc in callees.items() if vc[0] or vc[1]}
@@ -414,7 +414,7 @@ def _import_finding(u: Unmet, caller: str, callee: str, cv: str | None, cc: str 
                + ("have the module: " if module in u.no_module else f"define {them}: ")
                + (f"the import raises ModuleNotFoundError: No module named '{module}'" if module in u.no_module else
                   f"the import raises ImportError: cannot import name '{name}' from '{module}'")
-               + f". Read from both sources with ast (profiles/import-surface.json, read {read}).",
+               + f". Read from both sources with ast (profiles/import-surface/, read {read}).",
         evidence={caller: cv or cc, callee: dv or dc, "imports": [f"{m}:{n}" for m, n, _ in names],
                   "read_at": {caller: rel.ref, callee: got.ref}, **({"source_build": rel.commit} if build else {})},
         fix=fix, source=u.source)

@@ -1,7 +1,7 @@
 """What two shipped tables cover, read without validating them: the variable names of env-values.toml and the caller
-releases of import-surface.json. A check asks first, so a host that gives it nothing to judge (no such variable set,
-no caller release that was read) skips before importing the table's module and validating the whole file, which
-costs 3-6 ms each on every `doctor check`. The tables' loaders still validate them wherever they are used: a
+releases of import-surface/index.json. A check asks first, so a host that gives it nothing to judge (no such variable
+set, no caller release that was read) skips before importing the table's module and validating the file, which
+costs a few ms each on every `doctor check`. The tables' loaders still validate them wherever they are used: a
 malformed file is refused wherever it could change a verdict. None means the file does not have the expected shape;
 the check then loads it, and the loader says what is wrong.
 """
@@ -9,6 +9,7 @@ the check then loads it, and the loader says what is wrong.
 from __future__ import annotations
 
 import json
+import os
 from typing import Any
 
 from doctor.knowledge.location import table_path
@@ -25,22 +26,11 @@ def env_variable_names(path: str | None = None) -> frozenset[str] | None:
     return frozenset(r["name"] for r in rows)
 
 
-_INDEX = b' "callers_read": '
-
-
 def import_callers_read(path: str | None = None) -> dict[str, tuple[tuple[str, str], ...]] | None:
-    """caller -> the (version, commit) of each of its releases profiles/import-surface.json read: from the index
-    its second line holds (tools/refresh_knowledge/import_surface.py writes it there; the loader checks it agrees
-    with the table), so the 1.4 MB file is not parsed to learn that nothing installed was read; from the whole
-    file when that line is not there (a copy written before it was)."""
-    try:
-        with open(table_path("import-surface.json", path), "rb") as fh:
-            fh.readline()
-            line = fh.readline().rstrip()
-            if line.startswith(_INDEX) and line.endswith(b","):
-                index: Any = json.loads(line[len(_INDEX):-1].decode("utf-8"))
-                return {name: tuple((str(v or ""), str(c or "")) for v, c in rels) for name, rels in index.items()}
-            fh.seek(0)
+    """caller -> the (version, commit) of each of its releases profiles/import-surface/ read, from its index.json
+    alone (each release's imports are in a file of their own, read only when a check judges that release)."""
+    try:  # the path doctor.knowledge.import_surface.INDEX names: that module is not imported to skip
+        with open(table_path(os.path.join("import-surface", "index.json"), path), "rb") as fh:
             data: Any = json.loads(fh.read().decode("utf-8"))
         return {name: tuple((str(r.get("version") or ""), str(r.get("commit") or "")) for r in c["releases"])
                 for name, c in data["callers"].items()}

@@ -1,5 +1,5 @@
 """Which names each caller release imports from a callee when it loads, and which callee releases define them:
-profiles/import-surface.json, written by tools/refresh_knowledge/import_surface.py from the sources at their tags.
+profiles/import-surface/, written by tools/refresh_knowledge/import_surface.py from the sources at their tags.
 
 `ImportError: cannot import name 'X' from 'megatron.core.Y'` is the commonest version mismatch of this stack: a
 caller release (mbridge, verl) imports at module level a name its installed callee release (Megatron-Core) does
@@ -13,94 +13,194 @@ setup.py declares (the platform module `register` names and the worker that plat
 vllm-ascend release on a vLLM release it was not made for is judged the same way. trl and peft are callers of
 transformers through their package `__init__` (`import trl`, `import peft`).
 
-Only releases that were read are judged; a version between or after them is not. Read and validated on first use (a
-check asks), never at import; a malformed file is an InputError naming the file and the key (exit 2).
+The layout: `index.json` (schema, read date, per caller its url, key and releases: version, ref, commit, source
+build and date, and the file holding that release's entry modules and imports; per callee its url, releases and
+the file holding its names), one file per caller release (`vllm-ascend/0.9.1.json`; the commit is in the name
+where two releases share a version) and one per callee (`vllm.json`: per name the releases that lack it, a run of
+consecutive releases written `A..B`). A check reads the index, then only the files of the caller releases it
+judges and the callees they import from (~10,000 import rows in all: reading every file would cost tens of ms).
+
+Only releases that were read are judged; a version between or after them is not. Each file is read and validated
+on first use (a check asks), once per process, never at import; a malformed or missing file is an InputError
+naming the file and the key (exit 2).
 """
 
 from __future__ import annotations
 
+import functools
+import os
 import re
-from dataclasses import dataclass, field
-from typing import Any
+from collections.abc import Callable, Iterator, Mapping
+from itertools import chain
+from typing import Any, Generic, TypeVar
 
 from packaging.version import InvalidVersion, Version
 
+from doctor.errors import InputError
 from doctor.knowledge.location import table_path
 from doctor.knowledge.validate import Validator
+from doctor.knowledge.versions import parse_pkg_version
 
-SCHEMA = "doctor.import-surface/1"
-FILE = "import-surface.json"
+SCHEMA = "doctor.import-surface/2"
+DIR = "import-surface"
+INDEX = os.path.join(DIR, "index.json")
+_T = TypeVar("_T")
 
 
-@dataclass(frozen=True)
+class _Once(Generic[_T]):
+    """A value read on first use and kept (a caller release's imports, a callee's names)."""
+
+    __slots__ = ("_make", "_value")
+
+    def __init__(self, make: Callable[[], _T]) -> None:
+        self._make: Callable[[], _T] | None = make
+        self._value: _T | None = None
+
+    def __call__(self) -> _T:
+        if self._make is not None:
+            self._value, self._make = self._make(), None
+        return self._value  # type: ignore[return-value]
+
+
+# Plain classes, not dataclasses: the check imports this module on every host that has a caller and a callee read,
+# and building eight dataclasses (their generated methods are compiled at import) cost more than reading the files.
+_EMPTY: frozenset[str] = frozenset()
+_Rows = tuple[tuple[str, ...], dict[str, dict[str, str]], dict[str, tuple[str, ...]]]  # entries, imports, callee_entries
+
+
+def _no_rows() -> _Rows:
+    return (), {}, {}
+
+
+def _no_names() -> Names:
+    return {}, {}, {}
+
+
 class Release:
-    version: str
-    ref: str  # the tag (or branch) read; for a wheel, its file name
-    commit: str  # "" for a release read from its wheel
-    sha256: str = ""  # the wheel's, when read from one
+    __slots__ = ("version", "ref", "commit", "sha256")
+
+    def __init__(self, version: str, ref: str, commit: str, sha256: str = "") -> None:
+        self.version = version
+        self.ref = ref  # the tag (or branch) read; for a wheel, its file name
+        self.commit = commit  # "" for a release read from its wheel
+        self.sha256 = sha256  # the wheel's, when read from one
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self.version!r}, {self.ref!r}, {self.commit!r})"
 
     @property
     def where(self) -> str:
         return f"{self.ref}, commit {self.commit[:9]}" if self.commit else f"PyPI's {self.ref}"
 
 
-@dataclass(frozen=True)
 class CallerRelease(Release):
-    entries: tuple[str, ...] = ()  # the entry modules that exist at this release
-    imports: dict[str, dict[str, str]] = field(default_factory=dict)  # callee -> "module:name" -> "file:line"
-    source_build: bool = False  # a branch head that declares a release's version (what a source build installs)
-    date: str = ""  # its commit date, for a source build
-    # callee -> the entry modules its imports were read from, when more than `entries` (verl's vLLM rollout)
-    callee_entries: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    __slots__ = ("source_build", "date", "file", "rows")
+
+    def __init__(self, version: str, ref: str, commit: str, sha256: str = "", source_build: bool = False,
+                 date: str = "", file: str = "", rows: Callable[[], _Rows] = _no_rows) -> None:
+        super().__init__(version, ref, commit, sha256)
+        self.source_build = source_build  # a branch head that declares a release's version (a source build's files)
+        self.date = date  # its commit date, for a source build
+        self.file = file  # the file (in the index's directory) holding its entries and imports
+        self.rows = rows  # read on first use
+
+    @property
+    def entries(self) -> tuple[str, ...]:
+        """The entry modules that exist at this release."""
+        return self.rows()[0]
+
+    @property
+    def imports(self) -> dict[str, dict[str, str]]:
+        """callee -> "module:name" -> "file:line"."""
+        return self.rows()[1]
+
+    @property
+    def callee_entries(self) -> dict[str, tuple[str, ...]]:
+        """callee -> the entry modules its imports were read from, when more than `entries` (verl's vLLM rollout)."""
+        return self.rows()[2]
 
     def entries_for(self, callee: str) -> tuple[str, ...]:
         return self.callee_entries.get(callee, self.entries)
 
 
-@dataclass(frozen=True)
 class Project:
-    name: str
-    url: str
-    key: str  # how a snapshot's release is matched: "version", or "commit" (installed from git)
+    __slots__ = ("name", "url", "key")
+
+    def __init__(self, name: str, url: str, key: str) -> None:
+        self.name = name
+        self.url = url
+        self.key = key  # how a snapshot's release is matched: "version", or "commit" (installed from git)
 
 
-@dataclass(frozen=True)
 class Caller(Project):
-    releases: tuple[CallerRelease, ...]
+    __slots__ = ("releases",)
+
+    def __init__(self, name: str, url: str, key: str, releases: tuple[CallerRelease, ...]) -> None:
+        super().__init__(name, url, key)
+        self.releases = releases
 
 
-@dataclass(frozen=True)
+Names = tuple[Mapping[str, frozenset[str]], Mapping[str, frozenset[str]], Mapping[str, frozenset[str]]]
+
+
 class Callee(Project):
-    releases: tuple[Release, ...]
-    missing: dict[str, frozenset[str]]  # "module:name" -> the callee versions that lack it
-    no_module: dict[str, frozenset[str]]  # ... of those, the ones where the module itself is not there
-    unknown: dict[str, frozenset[str]]  # ... that may lack it (not judged)
+    __slots__ = ("releases", "file", "names")
+
+    def __init__(self, name: str, url: str, key: str, releases: tuple[Release, ...], file: str = "",
+                 names: Callable[[], Names] = _no_names) -> None:
+        super().__init__(name, url, key)
+        self.releases = releases
+        self.file = file  # the file (in the index's directory) holding its names
+        self.names = names  # read on first use
+
+    @property
+    def missing(self) -> Mapping[str, frozenset[str]]:
+        """"module:name" -> the callee versions that lack it."""
+        return self.names()[0]
+
+    @property
+    def no_module(self) -> Mapping[str, frozenset[str]]:
+        """... of those, the ones where the module itself is not there."""
+        return self.names()[1]
+
+    @property
+    def unknown(self) -> Mapping[str, frozenset[str]]:
+        """... that may lack it (not judged)."""
+        return self.names()[2]
 
 
-@dataclass(frozen=True)
 class Surface:
-    read: str
-    callers: dict[str, Caller]
-    callees: dict[str, Callee]
+    __slots__ = ("read", "callers", "callees", "index")
+
+    def __init__(self, read: str, callers: Mapping[str, Caller], callees: Mapping[str, Callee],
+                 index: str = "") -> None:
+        self.read = read
+        self.callers = callers
+        self.callees = callees
+        self.index = index  # the index file read
 
 
-@dataclass(frozen=True)
 class Unmet:
     """A caller release's module-level imports that a callee release does not define."""
 
-    caller: str
-    caller_release: CallerRelease | None  # None: the caller's version is not known (every release read imports them)
-    cited: CallerRelease  # the release whose files the names' file:line are from
-    callee: str
-    callee_release: Release
-    names: tuple[tuple[str, str, str], ...]  # (module, name, "file:line" in the caller)
-    fixed_in: tuple[str, ...]  # the callee releases read that define all of them
-    caller_url: str
-    callee_url: str
-    # what a source build declaring the same version (a branch head) imports beyond that and the callee lacks
-    source_build: CallerRelease | None = None
-    source_names: tuple[tuple[str, str, str], ...] = ()
-    no_module: frozenset[str] = frozenset()  # the modules (of the names) the callee release does not have at all
+    def __init__(self, caller: str, caller_release: CallerRelease | None, cited: CallerRelease, callee: str,
+                 callee_release: Release, names: tuple[tuple[str, str, str], ...], fixed_in: tuple[str, ...],
+                 caller_url: str, callee_url: str, source_build: CallerRelease | None = None,
+                 source_names: tuple[tuple[str, str, str], ...] = (), no_module: frozenset[str] = _EMPTY) -> None:
+        self.caller = caller
+        # None: the caller's version is not known (every release read imports them)
+        self.caller_release = caller_release
+        self.cited = cited  # the release whose files the names' file:line are from
+        self.callee = callee
+        self.callee_release = callee_release
+        self.names = names  # (module, name, "file:line" in the caller)
+        self.fixed_in = fixed_in  # the callee releases read that define all of them
+        self.caller_url = caller_url
+        self.callee_url = callee_url
+        # what a source build declaring the same version (a branch head) imports beyond that and the callee lacks
+        self.source_build = source_build
+        self.source_names = source_names
+        self.no_module = no_module  # the modules (of the names) the callee release does not have at all
 
     @property
     def source(self) -> str:
@@ -119,19 +219,22 @@ def _release(v: Validator, raw: Any, p: str, extra: set[str]) -> dict[str, Any]:
     r = v.keys(raw, {"version", "ref", "commit"} | extra, p, required=("version", "ref"))
     v.version(r["version"], f"{p}.version")
     v.req(r["ref"], f"{p}.ref")
-    key, size = ("sha256", 64) if "sha256" in r and "commit" not in r else ("commit", 40)
+    key, hexes = ("sha256", _SHA256) if "sha256" in r and "commit" not in r else ("commit", _COMMIT)
     c = v.req(r.get(key), f"{p}.{key}")
-    if len(c) != size or any(ch not in "0123456789abcdef" for ch in c):
+    if not hexes.fullmatch(c):
         raise v.fail(f"{p}.{key}", f"{c!r} is not a full {'commit sha' if key == 'commit' else 'sha256'}")
     return r
 
 
+_COMMIT, _SHA256 = re.compile("[0-9a-f]{40}"), re.compile("[0-9a-f]{64}")
 _KEY = re.compile(r"[^:]+:[^:]*")
+# a file the index names: inside its directory (a caller's folder at most), never elsewhere
+_FILE = re.compile(r"(?:[A-Za-z0-9_+-][A-Za-z0-9._+-]*/)?[A-Za-z0-9_+-][A-Za-z0-9._+-]*\.json")
 
 
 def _well_formed(names: dict[Any, Any]) -> bool:
     """Every key a 'module:name' and every value a non-empty string (what `_key` and `req` check one by one), in
-    C-level passes: a table holds ~10,000 of them."""
+    C-level passes: a release holds up to ~500 of them."""
     keys, values = names.keys(), names.values()
     return (set(map(type, keys)) <= {str} and all(map(_KEY.fullmatch, keys)) and set(map(type, values)) <= {str}
             and all(map(str.strip, values)))
@@ -143,18 +246,199 @@ def _key(v: Validator, k: Any, p: str) -> str:
     return k
 
 
+def _file(v: Validator, value: Any, p: str) -> str:
+    f = v.req(value, p)
+    if not _FILE.fullmatch(f) or ".." in f:
+        raise v.fail(p, f"{f!r} is not a .json file in the index's directory (or a folder of it)")
+    return f
+
+
+def _read(base: str, file: str, v: Validator, p: str) -> tuple[Any, Validator]:
+    """The parsed file the index names at `p`, and a validator naming that file; unreadable -> the index's key."""
+    from doctor.jsonfile import read_json
+
+    path = os.path.join(base, file)
+    if not os.path.isfile(path):
+        raise v.fail(p, f"names {file!r}, which is not there ({path})")
+    return read_json(path, "a file of the import-surface table"), Validator(path)
+
+
+def _release_rows(base: str, caller: str, rel: CallerRelease, callees: frozenset[str], v: Validator,
+                  p: str) -> _Rows:
+    data, w = _read(base, rel.file, v, p)
+    r = w.keys(data, {"caller", "version", "commit", "entries", "callee_entries", "imports"}, "",
+               required=("caller", "version", "commit", "imports"))
+    for k, want in (("caller", caller), ("version", rel.version), ("commit", rel.commit)):
+        if r[k] != want:
+            raise w.fail(k, f"is {r[k]!r}, but the index's {p.rpartition('.')[0]} says {want!r}")
+    imports = r["imports"]
+    if not isinstance(imports, dict):
+        raise w.fail("imports", "must be a table")
+    got: dict[str, dict[str, str]] = {}
+    for callee, names in imports.items():
+        if callee not in callees:
+            raise w.fail(f"imports.{callee}", "names no callee of the index")
+        if not isinstance(names, dict):
+            raise w.fail(f"imports.{callee}", "must be a table of 'module:name' -> 'file:line'")
+        # up to ~500 rows: checked in one pass, and item by item only to name a bad one
+        got[callee] = names if _well_formed(names) else {
+            _key(w, k, f"imports.{callee}"): w.req(x, f"imports.{callee}.{k}") for k, x in names.items()}
+    more = r.get("callee_entries", {})
+    if not isinstance(more, dict) or any(k not in callees for k in more):
+        raise w.fail("callee_entries", "must be a table of callee -> entry modules")
+    return (w.strs(r.get("entries", []), "entries"), got,
+            {k: w.strs(e, f"callee_entries.{k}") for k, e in more.items()})
+
+
+def _expand(w: Validator, listed: Any, p: str, order: list[str], at: dict[str, int]) -> frozenset[str]:
+    """Versions, a run of consecutive ones (in version order) written "A..B"."""
+    items = w.strs(listed, p)
+    if at.keys() >= set(items):  # no run among them
+        return frozenset(items)
+    out: set[str] = set()
+    for item in items:
+        a, dots, b = item.partition("..")
+        i, j = at.get(a), at.get(b) if dots else at.get(a)
+        if i is None or j is None or j <= i and dots:
+            raise w.fail(p, f"{item!r} is not a release of the index (or a run A..B of them, A before B)")
+        out.update(order[i:j + 1])
+    return frozenset(out)
+
+
+def _callee_names(base: str, callee: Callee, v: Validator, p: str) -> Names:
+    data, w = _read(base, callee.file, v, p)
+    t = w.keys(data, {"callee", "names"}, "", required=("callee", "names"))
+    if t["callee"] != callee.name:
+        raise w.fail("callee", f"is {t['callee']!r}, but the index's {p.rpartition('.')[0]} is {callee.name!r}")
+    names = t["names"]
+    if not isinstance(names, dict):
+        raise w.fail("names", "must be a table")
+    order = sorted((r.version for r in callee.releases), key=parse_pkg_version)  # type: ignore[arg-type]
+    at = {x: i for i, x in enumerate(order)}
+    runs = _runs_of(w, names, order, at)
+    if runs is None:
+        return _callee_names_named(w, names, order, at)
+    missing = _Runs(names, "missing", runs)
+    return missing, _Runs(names, "no_module", runs, missing, w), _Runs(names, "unknown", runs)
+
+
+class _Runs(Mapping[str, frozenset[str]]):
+    """"module:name" -> the releases a callee's row lists under `what`, expanded when first looked up (a check
+    looks up the few names a caller release imports, of ~800)."""
+
+    def __init__(self, names: dict[str, dict[str, list[str]]], what: str, runs: dict[str, frozenset[str]],
+                 within: _Runs | None = None, w: Validator | None = None) -> None:
+        self._names, self._what, self._runs, self._within, self._w = names, what, runs, within, w
+        self._done: dict[str, frozenset[str]] = {}
+        self._keys: list[str] | None = None
+
+    def __getitem__(self, k: str) -> frozenset[str]:
+        got = self._done.get(k)
+        if got is None:
+            row = self._names[k]
+            if self._within is not None and self._what not in row:
+                raise KeyError(k)
+            listed = row.get(self._what) or ()
+            got = (frozenset() if not listed else self._runs[listed[0]] if len(listed) == 1 else
+                   frozenset().union(*map(self._runs.__getitem__, listed)))
+            if self._within is not None and self._w is not None and not got <= self._within[k]:
+                raise self._w.fail(f"names.{k}.{self._what}", "must list only releases that `missing` lists")
+            self._done[k] = got
+        return got
+
+    def __iter__(self) -> Iterator[str]:
+        if self._keys is None:
+            self._keys = [k for k, n in self._names.items() if self._within is None or self._what in n]
+        return iter(self._keys)
+
+    def __len__(self) -> int:
+        return sum(1 for _ in self)
+
+
+def _runs_of(w: Validator, names: dict[Any, Any], order: list[str], at: dict[str, int]
+             ) -> dict[str, frozenset[str]] | None:
+    """Each distinct version or run "A..B" the rows list -> its releases, when every row is well-formed; checked in
+    C-level passes (~800 rows, vLLM's), None when one is not (it is then named row by row)."""
+    rows = names.values()
+    if not (set(map(type, names)) <= {str} and all(map(_KEY.fullmatch, names)) and set(map(type, rows)) <= {dict}
+            and set(chain.from_iterable(rows)) <= {"missing", "unknown", "no_module"}):
+        return None
+    lists = [x for n in rows for x in n.values()]
+    if not set(map(type, lists)) <= {list}:
+        return None
+    items = list(chain.from_iterable(lists))
+    if not set(map(type, items)) <= {str}:
+        return None
+    distinct = set(items)
+    if not all(distinct) or not distinct <= at.keys() | {x for x in distinct if _run(x, at)}:
+        return None
+    return {x: _expand(w, [x], "names", order, at) for x in distinct}
+
+
+def _run(item: str, at: dict[str, int]) -> bool:
+    a, dots, b = item.partition("..")
+    return bool(dots) and a in at and b in at and at[a] < at[b]
+
+
+def _callee_names_named(w: Validator, names: dict[Any, Any], order: list[str], at: dict[str, int]) -> Names:
+    """Row by row: the first bad key named."""
+    missing: dict[str, frozenset[str]] = {}
+    no_module: dict[str, frozenset[str]] = {}
+    unknown: dict[str, frozenset[str]] = {}
+    empty: frozenset[str] = frozenset()
+    for k, n in names.items():
+        q = f"names.{_key(w, k, 'names')}"
+        w.keys(n, {"missing", "unknown", "no_module"}, q)
+        missing[k] = _expand(w, n["missing"], f"{q}.missing", order, at) if "missing" in n else empty
+        unknown[k] = _expand(w, n["unknown"], f"{q}.unknown", order, at) if "unknown" in n else empty
+        if "no_module" in n:
+            no_module[k] = _expand(w, n["no_module"], f"{q}.no_module", order, at)
+            if not no_module[k] <= missing[k]:
+                raise w.fail(f"{q}.no_module", "must list only releases that `missing` lists")
+    return missing, no_module, unknown
+
+
+def _release_reader(base: str, caller: str, rel: CallerRelease, callees: frozenset[str], v: Validator,
+                    p: str) -> _Once[_Rows]:
+    return _Once(lambda: _release_rows(base, caller, rel, callees, v, p))
+
+
+class _Table(Mapping[str, _T]):
+    """name -> a caller's (callee's) rows of the index, validated when first looked up: a check judges one or two
+    of them, and validating each release's version costs ~10 us."""
+
+    def __init__(self, raw: dict[str, Any], make: Callable[[str, Any], _T]) -> None:
+        self._raw, self._make, self._done = raw, make, {}  # type: dict[str, Any], Callable[[str, Any], _T], dict[str, _T]
+
+    def __getitem__(self, name: str) -> _T:
+        if name not in self._done:
+            self._done[name] = self._make(name, self._raw[name])
+        return self._done[name]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._raw)
+
+    def __len__(self) -> int:
+        return len(self._raw)
+
+
 def parse(data: object, source: str) -> Surface:
+    """The index (`source` its file): the releases read, each caller's and callee's rows validated when first
+    looked up; each release's imports and each callee's names are read from the files it names when first asked
+    for."""
     v = Validator(source)
-    t = v.keys(data, {"schema", "read", "how", "callers_read", "callers", "callees"}, "",
-               required=("schema", "read", "callers", "callees"))
+    base = os.path.dirname(source)
+    t = v.keys(data, {"schema", "read", "how", "callers", "callees"}, "", required=("schema", "read", "callers",
+                                                                                    "callees"))
     v.schema(t["schema"], SCHEMA)
     read = v.date(t["read"], "read")
-    callers: dict[str, Caller] = {}
     if not isinstance(t["callers"], dict):
         raise v.fail("callers", "must be a table")
     if not isinstance(t["callees"], dict):
         raise v.fail("callees", "must be a table")
-    for name, raw in t["callers"].items():
+    callee_names = frozenset(t["callees"])
+
+    def caller(name: str, raw: Any) -> Caller:
         p = f"callers.{name}"
         c = v.keys(raw, {"url", "package_dir", "key", "releases"}, p, required=("url", "key", "releases"))
         if c["key"] not in ("version", "commit"):
@@ -164,90 +448,66 @@ def parse(data: object, source: str) -> Surface:
         rels = []
         for i, rr in enumerate(c["releases"]):
             q = f"{p}.releases[{i}]"
-            r = _release(v, rr, q, {"entries", "callee_entries", "imports", "source_build", "date"})
+            r = _release(v, rr, q, {"source_build", "date", "file"})
             source_build = v.boolean(r.get("source_build"), f"{q}.source_build", default=False)
             date = v.date(r["date"], f"{q}.date") if source_build else ""
-            imports = r.get("imports", {})
-            if not isinstance(imports, dict):
-                raise v.fail(f"{q}.imports", "must be a table")
-            got: dict[str, dict[str, str]] = {}
-            for callee, names in imports.items():
-                if callee not in t["callees"]:
-                    raise v.fail(f"{q}.imports.{callee}", "names no callee of the table")
-                if not isinstance(names, dict):
-                    raise v.fail(f"{q}.imports.{callee}", "must be a table of 'module:name' -> 'file:line'")
-                # ~10,000 rows (vllm-ascend's): checked in one pass, and item by item only to name a bad one
-                got[callee] = names if _well_formed(names) else {
-                    _key(v, k, f"{q}.imports.{callee}"): v.req(w, f"{q}.imports.{callee}.{k}") for k, w in names.items()}
-            more = r.get("callee_entries", {})
-            if not isinstance(more, dict) or any(k not in t["callees"] for k in more):
-                raise v.fail(f"{q}.callee_entries", "must be a table of callee -> entry modules")
-            rels.append(CallerRelease(r["version"], r["ref"], r["commit"], "", v.strs(r.get("entries", []),
-                                                                                       f"{q}.entries"), got,
-                                      source_build, date,
-                                      {k: v.strs(e, f"{q}.callee_entries.{k}") for k, e in more.items()}))
-        callers[name] = Caller(name, v.url(c["url"], f"{p}.url", pinned=False), c["key"], tuple(rels))
-    callees: dict[str, Callee] = {}
-    for name, raw in t["callees"].items():
+            rel = CallerRelease(r["version"], r["ref"], r["commit"], "", source_build, date,
+                                _file(v, r.get("file"), f"{q}.file"))
+            rel.rows = _release_reader(base, name, rel, callee_names, v, f"{q}.file")
+            rels.append(rel)
+        return Caller(name, v.url(c["url"], f"{p}.url", pinned=False), c["key"], tuple(rels))
+
+    def callee(name: str, raw: Any) -> Callee:
         p = f"callees.{name}"
-        c = v.keys(raw, {"url", "package_dir", "releases", "names"}, p, required=("url", "releases", "names"))
+        c = v.keys(raw, {"url", "package_dir", "releases", "file"}, p, required=("url", "releases", "file"))
         if not isinstance(c["releases"], list) or not c["releases"]:
             raise v.fail(f"{p}.releases", "must list the releases read")
-        rels2 = tuple(Release(r["version"], r["ref"], r.get("commit", ""), r.get("sha256", ""))
-                      for r in (_release(v, x, f"{p}.releases[{i}]", {"sha256"}) for i, x in enumerate(c["releases"])))
-        versions = frozenset(r.version for r in rels2)
-        if not isinstance(c["names"], dict):
-            raise v.fail(f"{p}.names", "must be a table")
-        missing: dict[str, frozenset[str]] = {}
-        unknown: dict[str, frozenset[str]] = {}
-        no_module: dict[str, frozenset[str]] = {}
-        for k, raw_n in c["names"].items():
-            q = f"{p}.names.{_key(v, k, f'{p}.names')}"
-            n = v.keys(raw_n, {"missing", "unknown", "no_module"}, q, required=("missing", "unknown"))
-            for what, out in (("missing", missing), ("unknown", unknown), ("no_module", no_module)):
-                listed = frozenset(v.strs(n.get(what, []), f"{q}.{what}"))
-                if not listed <= versions:
-                    stray = sorted(listed - versions)
-                    raise v.fail(f"{q}.{what}", f"{stray[0]!r} is not a release of {name} the table read")
-                if what == "no_module" and not listed <= missing[k]:
-                    raise v.fail(f"{q}.{what}", "must list only releases that `missing` lists")
-                out[k] = listed
-        callees[name] = Callee(name, v.url(c["url"], f"{p}.url", pinned=False), "version", rels2, missing, no_module,
-                               unknown)
-    for cname, caller in callers.items():
-        for rel in caller.releases:
-            for callee, names in rel.imports.items():
-                if names.keys() <= callees[callee].missing.keys():
-                    continue
-                stray = sorted(set(names) - set(callees[callee].missing))
-                if stray:
-                    raise v.fail(f"callers.{cname}", f"imports {stray[0]!r}, which callees.{callee}.names lacks")
-    # the index a check reads first (doctor/knowledge/coverage.py) must say what `callers` holds
-    if "callers_read" in t and t["callers_read"] != {
-            n: [[r.version, r.commit] for r in c.releases] for n, c in callers.items()}:
-        raise v.fail("callers_read", "does not list the releases `callers` holds (caller -> [version, commit])")
-    return Surface(read, callers, callees)
+        rels = tuple(Release(r["version"], r["ref"], r.get("commit", ""), r.get("sha256", ""))
+                     for r in (_release(v, x, f"{p}.releases[{i}]", {"sha256"}) for i, x in enumerate(c["releases"])))
+        if len({parse_pkg_version(r.version) for r in rels}) != len(rels):
+            raise v.fail(f"{p}.releases", "lists a version twice")
+        d = Callee(name, v.url(c["url"], f"{p}.url", pinned=False), "version", rels, _file(v, c["file"], f"{p}.file"))
+        d.names = _Once(lambda: _callee_names(base, d, v, f"{p}.file"))
+        return d
+
+    return Surface(read, _Table(t["callers"], caller), _Table(t["callees"], callee), source)
 
 
 _TABLES: dict[str, Surface] = {}
 
 
 def load(path: str | None = None) -> Surface:
-    """The table in use: the knowledge directory's copy, else the packaged one (a knowledge directory carried in
-    from an older doctor may predate this file)."""
-    p = table_path(FILE, path)
+    """The table in use (`path`: its index file): the knowledge directory's copy, else the packaged one (a
+    knowledge directory carried in from an older doctor may predate this layout)."""
+    p = table_path(INDEX, path)
     if p not in _TABLES:
         from doctor.jsonfile import read_json
 
-        _TABLES[p] = parse(read_json(p, "the import-surface table"), p)
+        _TABLES[p] = parse(read_json(p, "the import-surface index"), p)
     return _TABLES[p]
 
 
-def _same(a: str, b: str) -> bool:
+def _needs(surface: Surface, caller: str, rel: CallerRelease, callee: Callee) -> dict[str, str]:
+    """What `rel` imports from `callee`, each name one the callee's file has a row for."""
+    needs = rel.imports.get(callee.name, {})
+    if needs and not needs.keys() <= callee.missing.keys():
+        stray = sorted(set(needs) - set(callee.missing))
+        raise InputError(f"imports {stray[0]!r}, which {callee.file} has no row for", source=os.path.join(
+            os.path.dirname(surface.index), rel.file), path=f"imports.{callee.name}")
+    return needs
+
+
+@functools.lru_cache(maxsize=1024)
+def _version(text: str) -> Version | None:
     try:
-        return Version(a) == Version(b)
+        return Version(text)
     except InvalidVersion:
-        return False
+        return None
+
+
+def _same(a: str, b: str) -> bool:
+    x = _version(a)
+    return x is not None and x == _version(b)
 
 
 def _find(releases: tuple[Any, ...], key: str, version: str | None, commit: str | None) -> Any:
@@ -282,27 +542,27 @@ def unmet(surface: Surface, caller: str, callee: str, *, caller_version: str | N
     at = _find(c.releases, "commit", None, caller_commit) if caller_commit else None
     if at is not None:
         rel = at
-        needs = rel.imports.get(callee, {})
+        needs = _needs(surface, caller, rel, d)
     elif caller_commit and c.key == "commit":
         return None
     elif caller_version:
         rel = _find(released, c.key, caller_version, None)
         if rel is None:
             return None
-        needs = rel.imports.get(callee, {})
+        needs = _needs(surface, caller, rel, d)
         builds = [] if from_index else [r for r in c.releases if r.source_build and _same(r.version, rel.version)]
     elif c.key == "commit" or not released:
         return None
     else:
         rel = None
-        common = set.intersection(*[set(r.imports.get(callee, {})) for r in released])
-        last = released[-1].imports.get(callee, {})
+        common = set.intersection(*[set(_needs(surface, caller, r, d)) for r in released])
+        last = _needs(surface, caller, released[-1], d)
         needs = {k: last[k] for k in sorted(common)}
     lacking = _lacking(needs, d, got)
     build: CallerRelease | None = None
     extra: list[tuple[str, str]] = []
     for b in builds:
-        more = {k: w for k, w in b.imports.get(callee, {}).items() if k not in needs}
+        more = {k: w for k, w in _needs(surface, caller, b, d).items() if k not in needs}
         found = _lacking(more, d, got)
         if found:
             build, extra = b, found

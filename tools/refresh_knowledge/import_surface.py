@@ -59,7 +59,7 @@ from packaging.version import InvalidVersion, Version
 from doctor.errors import InputError
 from doctor.tomlfile import read_toml
 
-SCHEMA = "doctor.import-surface/1"
+SCHEMA = "doctor.import-surface/2"
 _CATCHES_IMPORT = {"ImportError", "ModuleNotFoundError", "Exception", "BaseException"}
 
 
@@ -905,13 +905,123 @@ def _judge(names: dict[str, dict[str, list[str]]], needed: set[tuple[str, str]],
             names[_key(m, n)]["unknown" if verdict == "unknown" else "missing"].append(version)
 
 
-def dumps(data: dict[str, Any]) -> str:
-    """The table's text: first, on its second line, `callers_read` (caller -> [version, commit] of each release
-    read), so a check can tell whether it has anything to judge from that line alone
-    (doctor/knowledge/coverage.py import_callers_read) without parsing the whole file; then the table."""
-    index = {name: [[r["version"], r.get("commit", "")] for r in c["releases"]] for name, c in data["callers"].items()}
-    body = json.dumps({k: v for k, v in data.items() if k != "callers_read"}, indent=1, sort_keys=False)
-    return '{\n "callers_read": ' + json.dumps(index, separators=(",", ":")) + ",\n" + body[2:] + "\n"
+def _runs(listed: list[str], order: list[str]) -> list[str]:
+    """The versions listed, a run of two or more consecutive releases (in version order) written "A..B"."""
+    at = sorted(order.index(x) for x in listed)
+    out: list[str] = []
+    i = 0
+    while i < len(at):
+        j = i
+        while j + 1 < len(at) and at[j + 1] == at[j] + 1:
+            j += 1
+        out.append(order[at[i]] if i == j else f"{order[at[i]]}..{order[at[j]]}")
+        i = j + 1
+    return out
+
+
+def _expand(listed: list[str], order: list[str], releases: list[str]) -> list[str]:
+    """`_runs` undone, in the order the releases were read."""
+    got: set[str] = set()
+    for item in listed:
+        a, dots, b = item.partition("..")
+        got.update(order[order.index(a):order.index(b if dots else a) + 1])
+    return [x for x in releases if x in got]
+
+
+def _dump(data: object) -> str:
+    return json.dumps(data, indent=1) + "\n"
+
+
+def release_files(caller: str, releases: list[dict[str, Any]]) -> list[str]:
+    """Each caller release's file: `<caller>/<version>.json`, with the commit in the name where two releases
+    share a version (mbridge's source build of 0.15.1, MindSpeed's pinned commits)."""
+    counts: dict[str, int] = {}
+    for r in releases:
+        counts[r["version"]] = counts.get(r["version"], 0) + 1
+    return [f"{caller}/{r['version']}.json" if counts[r["version"]] == 1 else
+            f"{caller}/{r['version']}-{r['commit'][:9]}.json" for r in releases]
+
+
+def layout(data: dict[str, Any]) -> dict[str, str]:
+    """The table's files (path in the directory -> text): index.json (what was read, and which file holds each
+    caller release's imports and each callee's names), one file per caller release, one per callee whose names list
+    the releases lacking each, runs of consecutive releases as "A..B"; doctor/knowledge/import_surface.py reads the
+    index and then only the files a snapshot's releases need."""
+    files: dict[str, str] = {}
+    callers: dict[str, Any] = {}
+    for name, c in data["callers"].items():
+        rows = []
+        for f, r in zip(release_files(name, c["releases"]), c["releases"], strict=True):
+            rows.append({"version": r["version"], "ref": r["ref"], "commit": r["commit"],
+                         **({"source_build": True, "date": r["date"]} if r.get("source_build") else {}), "file": f})
+            files[f] = _dump({"caller": name, "version": r["version"], "commit": r["commit"],
+                              "entries": r.get("entries", []),
+                              **({"callee_entries": r["callee_entries"]} if r.get("callee_entries") else {}),
+                              "imports": r.get("imports", {})})
+        callers[name] = {"url": c["url"], **({"package_dir": c["package_dir"]} if "package_dir" in c else {}),
+                         "key": c["key"], "releases": rows}
+    callees: dict[str, Any] = {}
+    for name, c in data["callees"].items():
+        f = f"{name}.json"
+        order = sorted((r["version"] for r in c["releases"]), key=Version)
+        lines = [f"  {json.dumps(k)}: " + json.dumps({w: _runs(n[w], order) for w in ("missing", "unknown", "no_module")
+                                                     if n.get(w)}) for k, n in c["names"].items()]
+        files[f] = ('{\n "callee": ' + json.dumps(name) + ',\n "names": {' + ("\n" + ",\n".join(lines) + "\n " if lines
+                                                                               else "") + "}\n}\n")
+        callees[name] = {"url": c["url"], **({"package_dir": c["package_dir"]} if "package_dir" in c else {}),
+                         "releases": c["releases"], "file": f}
+    files["index.json"] = _dump({"schema": SCHEMA, "read": data["read"], **({"how": data["how"]} if "how" in data else {}),
+                                 "callers": callers, "callees": callees})
+    return files
+
+
+def read_layout(directory: str) -> dict[str, Any]:
+    """The table a directory written by `layout` holds, in the form `read` gives (for --keep)."""
+    from doctor.jsonfile import read_json
+
+    def part(f: str) -> Any:
+        return read_json(os.path.join(directory, f), "a file of the import-surface table")
+
+    index = part("index.json")
+    callers: dict[str, Any] = {}
+    for name, c in index["callers"].items():
+        rels = []
+        for r in c["releases"]:
+            got = part(r["file"])
+            rels.append({"version": r["version"], "ref": r["ref"], "commit": r["commit"],
+                         **({"source_build": True, "date": r["date"]} if r.get("source_build") else {}),
+                         "entries": got.get("entries", []),
+                         **({"callee_entries": got["callee_entries"]} if got.get("callee_entries") else {}),
+                         "imports": got["imports"]})
+        callers[name] = {**{k: w for k, w in c.items() if k != "releases"}, "releases": rels}
+    callees: dict[str, Any] = {}
+    for name, c in index["callees"].items():
+        versions = [r["version"] for r in c["releases"]]
+        order = sorted(versions, key=Version)
+        names = {k: {"missing": _expand(n.get("missing", []), order, versions),
+                     "unknown": _expand(n.get("unknown", []), order, versions),
+                     **({"no_module": _expand(n["no_module"], order, versions)} if n.get("no_module") else {})}
+                 for k, n in part(c["file"])["names"].items()}
+        callees[name] = {**{k: w for k, w in c.items() if k != "file"}, "names": names}
+    return {**{k: w for k, w in index.items() if k not in ("callers", "callees")}, "callers": callers,
+            "callees": callees}
+
+
+def write(data: dict[str, Any], directory: str) -> list[str]:
+    """Write the table's files into `directory` (each atomically) and remove the .json files of an earlier table
+    that it no longer has; the paths written."""
+    from doctor.atomic import write_text_atomic
+
+    files = layout(data)
+    for f, text in files.items():
+        os.makedirs(os.path.dirname(os.path.join(directory, f)), exist_ok=True)
+        write_text_atomic(os.path.join(directory, f), text)
+    for here, _, names in os.walk(directory):
+        for n in names:
+            f = os.path.relpath(os.path.join(here, n), directory)
+            if n.endswith(".json") and f not in files:
+                os.remove(os.path.join(here, n))
+    return sorted(files)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -920,7 +1030,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--mirrors", default=os.environ.get("DOCTOR_MIRRORS", "/work/.mirror"),
                     help="directory holding the mirrors as owner+name/ (default /work/.mirror, or $DOCTOR_MIRRORS)")
     root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-    ap.add_argument("--out", default=os.path.join(root, "profiles", "import-surface.json"))
+    ap.add_argument("--out", default=os.path.join(root, "profiles", "import-surface"),
+                    help="the table's directory (index.json, a file per caller release and per callee)")
     ap.add_argument("--wheels", default=os.environ.get("DOCTOR_WHEELS", ""),
                     help="directory of PyPI wheels of callees read from wheels (transformers-X-py3-none-any.whl); "
                          "without it those callees are not read")
@@ -934,10 +1045,8 @@ def main(argv: list[str] | None = None) -> int:
     wheels: dict[str, list[tuple[str, Wheel | Sdist]]] = {}
     kept: dict[str, Any] | None = None
     try:
-        if a.keep and os.path.exists(a.out):
-            from doctor.jsonfile import read_json
-
-            kept = read_json(a.out, "the import-surface table")
+        if a.keep and os.path.exists(os.path.join(a.out, "index.json")):
+            kept = read_layout(a.out)
         gits = {p.name: Git(os.path.join(a.mirrors, p.mirror)) for p in (*CALLEES, *CALLERS)
                 if p.mirror and not (a.keep and not os.path.exists(os.path.join(a.mirrors, p.mirror)))}
         for p in (*CALLEES, *CALLERS):
@@ -954,7 +1063,7 @@ def main(argv: list[str] | None = None) -> int:
                 print(f"import_surface: {p.name} is not read (no --{p.archive}s): the table written "
                       + (f"keeps its rows from {a.out}" if kept else "leaves it out"), file=sys.stderr)
         data = read(gits, default_releases(root, gits), wheels=wheels, kept=kept)
-    except (GitError, InputError, OSError, KeyError, ValueError) as e:
+    except (GitError, InputError, OSError, KeyError, ValueError, TypeError, AttributeError) as e:
         print(f"import_surface: {e}", file=sys.stderr)
         return 2
     finally:
@@ -963,10 +1072,7 @@ def main(argv: list[str] | None = None) -> int:
         for ws in wheels.values():
             for _, w in ws:
                 w.close()
-    text = dumps(data)
-    with open(a.out + ".tmp", "w") as f:
-        f.write(text)
-    os.replace(a.out + ".tmp", a.out)
+    write(data, a.out)
     n = sum(len(c["releases"]) for c in data["callers"].values())  # type: ignore[attr-defined]
     print(f"wrote {a.out}: {n} caller releases, "
           f"{sum(len(c['releases']) for c in data['callees'].values())} callee releases read")  # type: ignore[attr-defined]

@@ -1,4 +1,4 @@
-"""profiles/import-surface.json: what mbridge / verl / MindSpeed releases import from megatron.core (transformers,
+"""profiles/import-surface/: what mbridge / verl / MindSpeed releases import from megatron.core (transformers,
 vLLM) at load, and which callee releases lack it, read from the sources at their tags (tools/refresh_knowledge/import_surface.py).
 The packaged table loads and holds the facts read; every verified stack's pins pass it; a malformed copy is an
 input error naming the file and the key."""
@@ -7,11 +7,13 @@ from __future__ import annotations
 
 import copy
 import json
+import os
 
 import pytest
 
 from doctor.errors import InputError
-from doctor.knowledge.import_surface import load, parse, unmet
+from doctor.knowledge import import_surface
+from doctor.knowledge.import_surface import load, unmet
 
 
 def test_the_packaged_table_holds_the_releases_read_and_what_they_import():
@@ -109,60 +111,89 @@ def test_every_verified_stacks_pins_pass_and_are_judged():
     assert judged >= 8 and judged_tf >= 8 and judged_vllm >= 8 and judged_ascend >= 4
 
 
-GOOD = {"schema": "doctor.import-surface/1", "read": "2026-12-04",
-        "callers": {"br": {"url": "https://github.com/x/br", "key": "version", "releases": [
-            {"version": "1.0", "ref": "v1.0", "commit": "a" * 40, "entries": ["br"],
-             "imports": {"megatron-core": {"megatron.core.utils:old": "br/util.py:1"}}}]}},
-        "callees": {"megatron-core": {"url": "https://github.com/NVIDIA/Megatron-LM", "releases": [
-            {"version": "0.1.0", "ref": "core_v0.1.0", "commit": "b" * 40}],
-            "names": {"megatron.core.utils:old": {"missing": ["0.1.0"], "unknown": []}}}}}
+# the table's layout: the index, one file per caller release, one per callee
+GOOD = {
+    "index.json": {"schema": "doctor.import-surface/2", "read": "2026-12-04",
+                   "callers": {"br": {"url": "https://github.com/x/br", "key": "version", "releases": [
+                       {"version": "1.0", "ref": "v1.0", "commit": "a" * 40, "file": "br/1.0.json"}]}},
+                   "callees": {"megatron-core": {"url": "https://github.com/NVIDIA/Megatron-LM", "releases": [
+                       {"version": "0.1.0", "ref": "core_v0.1.0", "commit": "b" * 40}], "file": "megatron-core.json"}}},
+    "br/1.0.json": {"caller": "br", "version": "1.0", "commit": "a" * 40, "entries": ["br"],
+                    "imports": {"megatron-core": {"megatron.core.utils:old": "br/util.py:1"}}},
+    "megatron-core.json": {"callee": "megatron-core", "names": {"megatron.core.utils:old": {"missing": ["0.1.0"]}}},
+}
 
 
-def _bad(path: str, value: object) -> dict[str, object]:
+def _write(tmp_path, files: dict[str, object]) -> str:
+    for f, data in files.items():
+        (tmp_path / f).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / f).write_text(json.dumps(data))
+    return str(tmp_path / "index.json")
+
+
+def _use(index: str):  # noqa: ANN202
+    """Every file of the table read, as a check judging br 1.0 on megatron-core 0.1.0 reads them."""
+    t = load(index)
+    u = unmet(t, "br", "megatron-core", caller_version="1.0", callee_version="0.1.0")
+    dict(t.callees["megatron-core"].no_module)
+    return u
+
+
+def _bad(file: str, path: str, value: object) -> dict[str, object]:
     d = copy.deepcopy(GOOD)
     *keys, last = path.split("/")
-    t: object = d
+    t: object = d[file]
     for k in keys:
         t = t[int(k)] if isinstance(t, list) else t[k]  # type: ignore[index]
     t[int(last) if isinstance(t, list) else last] = value  # type: ignore[index]
     return d
 
 
-@pytest.mark.parametrize(("path", "value", "key"), [
-    ("schema", "doctor.import-surface/9", "schema"),
-    ("callers/br/key", "tag", "callers.br.key"),
-    ("callers/br/releases/0/commit", "abc", "callers.br.releases[0].commit"),
-    ("callers/br/releases/0/version", "one", "callers.br.releases[0].version"),
-    ("callers/br/releases/0/imports", {"vllm": {}}, "callers.br.releases[0].imports.vllm"),
-    ("callers/br/releases/0/callee_entries", {"vllm": ["br"]}, "callers.br.releases[0].callee_entries"),
-    ("callees/megatron-core/names/megatron.core.utils:old/missing", ["0.9.9"],
-     "callees.megatron-core.names.megatron.core.utils:old.missing"),
-    ("callees/megatron-core/names", {"no-colon": {"missing": [], "unknown": []}}, "callees.megatron-core.names"),
-    ("callees/megatron-core/names", {}, "callers.br"),
-    ("callees/megatron-core/names/megatron.core.utils:old", {"missing": [], "unknown": [], "no_module": ["0.1.0"]},
-     "callees.megatron-core.names.megatron.core.utils:old.no_module"),
-    ("callers/br/releases/0/imports/megatron-core", {"megatron.core.utils:old": " "},
-     "callers.br.releases[0].imports.megatron-core.megatron.core.utils:old"),
-    ("callers/br/releases/0/imports/megatron-core", {"megatron.core.utils:old:x": "br/util.py:1"},
-     "callers.br.releases[0].imports.megatron-core"),
-    ("callers_read", {"br": [["1.0", "c" * 40]]}, "callers_read"),
+@pytest.mark.parametrize(("file", "path", "value", "where", "key"), [
+    ("index.json", "schema", "doctor.import-surface/1", "index.json", "schema"),
+    ("index.json", "callers/br/key", "tag", "index.json", "callers.br.key"),
+    ("index.json", "callers/br/releases/0/commit", "abc", "index.json", "callers.br.releases[0].commit"),
+    ("index.json", "callers/br/releases/0/version", "one", "index.json", "callers.br.releases[0].version"),
+    ("index.json", "callers/br/releases/0/file", "../br/1.0.json", "index.json", "callers.br.releases[0].file"),
+    ("index.json", "callers/br/releases/0/file", "br/2.0.json", "index.json", "callers.br.releases[0].file"),
+    ("index.json", "callees/megatron-core/file", "absent.json", "index.json", "callees.megatron-core.file"),
+    ("br/1.0.json", "commit", "c" * 40, "br/1.0.json", "commit"),
+    ("br/1.0.json", "imports", {"vllm": {}}, "br/1.0.json", "imports.vllm"),
+    ("br/1.0.json", "callee_entries", {"vllm": ["br"]}, "br/1.0.json", "callee_entries"),
+    ("br/1.0.json", "imports/megatron-core", {"megatron.core.utils:old": " "}, "br/1.0.json",
+     "imports.megatron-core.megatron.core.utils:old"),
+    ("br/1.0.json", "imports/megatron-core", {"megatron.core.utils:old:x": "br/util.py:1"}, "br/1.0.json",
+     "imports.megatron-core"),
+    ("megatron-core.json", "callee", "vllm", "megatron-core.json", "callee"),
+    ("megatron-core.json", "names/megatron.core.utils:old/missing", ["0.9.9"], "megatron-core.json",
+     "names.megatron.core.utils:old.missing"),
+    ("megatron-core.json", "names/megatron.core.utils:old/missing", ["0.1.0..0.1.0"], "megatron-core.json",
+     "names.megatron.core.utils:old.missing"),
+    ("megatron-core.json", "names", {"no-colon": {}}, "megatron-core.json", "names"),
+    ("megatron-core.json", "names", {}, "br/1.0.json", "imports.megatron-core"),
+    ("megatron-core.json", "names/megatron.core.utils:old", {"no_module": ["0.1.0"]}, "megatron-core.json",
+     "names.megatron.core.utils:old.no_module"),
 ])
-def test_a_malformed_table_names_the_file_and_key(path, value, key):
-    assert parse(copy.deepcopy(GOOD), "/k/import-surface.json").callers["br"].releases[0].entries == ("br",)
+def test_a_malformed_table_names_the_file_and_key(tmp_path, file, path, value, where, key):
+    u = _use(_write(tmp_path / "good", GOOD))
+    assert u is not None and u.names == (("megatron.core.utils", "old", "br/util.py:1"),)
     with pytest.raises(InputError) as e:
-        parse(_bad(path, value), "/k/import-surface.json")
-    assert e.value.path == key and "/k/import-surface.json" in str(e.value.source)
+        _use(_write(tmp_path / "bad", _bad(file, path, value)))
+    assert e.value.path == key and str(e.value.source) == str(tmp_path / "bad" / where)
 
 
 def test_an_unreadable_or_non_json_table_is_an_input_error(tmp_path):
-    p = tmp_path / "import-surface.json"
-    p.write_text("{not json")
+    index = _write(tmp_path, GOOD)
+    (tmp_path / "br" / "1.0.json").write_text("{not json")
+    with pytest.raises(InputError, match="not valid JSON") as e:
+        _use(index)
+    assert str(e.value.source) == str(tmp_path / "br" / "1.0.json")
+    (tmp_path / "broken").mkdir()
+    (tmp_path / "broken" / "index.json").write_text("{not json")
     with pytest.raises(InputError, match="not valid JSON"):
-        load(str(p))
+        load(str(tmp_path / "broken" / "index.json"))
     with pytest.raises(InputError, match="cannot read"):
         load(str(tmp_path / "absent.json"))
-    p.write_text(json.dumps(GOOD))
-    assert load(str(p)).callees["megatron-core"].missing["megatron.core.utils:old"] == frozenset({"0.1.0"})
 
 
 def test_every_vllm_ascend_release_read_loads_on_the_vllm_release_its_dockerfile_builds():
@@ -182,24 +213,28 @@ def test_every_vllm_ascend_release_read_loads_on_the_vllm_release_its_dockerfile
         assert unmet(t, "vllm-ascend", "vllm", caller_version=va, callee_version=v) is None, (va, v)
 
 
-def test_the_index_on_the_second_line_says_which_caller_releases_were_read(tmp_path):
-    """The tool writes `callers_read` on the table's second line; a check reads that line alone to learn whether
-    an installed caller release was read (doctor/knowledge/coverage.py), the loader refuses an index that does not
-    match, and a copy written before the index is read whole."""
+def test_a_check_reads_the_index_and_only_the_files_of_the_releases_it_judges(tmp_path, monkeypatch):
+    """doctor/knowledge/coverage.py learns from index.json alone whether an installed caller release was read;
+    judging vllm-ascend 0.9.1 on vLLM 0.9.2 reads that release's file and vllm.json, nothing else (each once)."""
+    import doctor.jsonfile
     from doctor.knowledge.coverage import import_callers_read
-    from doctor.knowledge.location import table_path
-    from tools.refresh_knowledge.import_surface import dumps
+    from doctor.knowledge.location import packaged_dir
 
-    text = dumps(copy.deepcopy(GOOD))
-    assert text.splitlines()[1] == ' "callers_read": {"br":[["1.0","' + "a" * 40 + '"]]},'
-    path = tmp_path / "import-surface.json"
-    path.write_text(text)
-    assert import_callers_read(str(path)) == {"br": (("1.0", "a" * 40),)}
-    assert parse(json.loads(text), str(path)).callers["br"].releases[0].version == "1.0"
-    path.write_text(json.dumps(GOOD, indent=1))
-    assert import_callers_read(str(path)) == {"br": (("1.0", "a" * 40),)}
-    with open(table_path("import-surface.json"), encoding="utf-8") as fh:
-        assert fh.readline() == "{\n" and fh.readline().startswith(' "callers_read": {"mbridge":')
+    index = str(tmp_path / "index.json")
+    _write(tmp_path, GOOD)
+    assert import_callers_read(index) == {"br": (("1.0", "a" * 40),)}
+    d = os.path.join(packaged_dir(), "import-surface")
+    read = import_callers_read(os.path.join(d, "index.json"))
+    assert read is not None and ("0.9.1", next(c for v, c in read["vllm-ascend"] if v == "0.9.1")) in read["vllm-ascend"]
+    opened: list[str] = []
+    real = doctor.jsonfile.read_json
+    monkeypatch.setattr(doctor.jsonfile, "read_json", lambda p, what: opened.append(os.path.relpath(p, d)) or real(
+        p, what))
+    t = import_surface.parse(real(os.path.join(d, "index.json"), "x"), os.path.join(d, "index.json"))
+    for _ in range(2):
+        u = unmet(t, "vllm-ascend", "vllm", caller_version="0.9.1", callee_version="0.9.2")
+        assert u is not None and u.names[0][:2] == ("vllm.model_executor.layers.fused_moe.layer", "MoEConfig")
+    assert opened == ["vllm-ascend/0.9.1.json", "vllm.json"]
 
 
 def test_trl_and_peft_are_read_at_their_pypi_release_tags_for_transformers_only():

@@ -4,7 +4,6 @@ release lacks each name; the table it writes loads, and the check judges a snaps
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pytest
@@ -68,6 +67,14 @@ def _read(repos: dict[str, Repo]) -> dict[str, object]:
             g.close()
 
 
+def _load(data: dict[str, object], directory: Path):  # noqa: ANN202
+    """The table `data` written as the tool writes it (index.json and a file per release and callee), loaded."""
+    from doctor.knowledge.import_surface import load
+
+    gen.write(data, str(directory))
+    return load(str(directory / "index.json"))
+
+
 def test_the_imports_a_caller_makes_at_load_and_the_callee_releases_that_lack_them(repos):
     t = _read(repos)
     br = t["callers"]["br"]["releases"]  # type: ignore[index]
@@ -105,11 +112,9 @@ def test_a_module_getattr_makes_a_name_unknown(repos):
 
 
 def test_the_written_table_loads_and_the_check_judges_only_releases_read(repos, tmp_path):
-    from doctor.knowledge.import_surface import load, unmet
+    from doctor.knowledge.import_surface import unmet
 
-    p = tmp_path / "import-surface.json"
-    p.write_text(json.dumps(_read(repos)))
-    t = load(str(p))
+    t = _load(_read(repos), tmp_path / "import-surface")
     u = unmet(t, "br", "megatron-core", caller_version="2.0", callee_version="0.1.0")
     assert u is not None and [(m, n) for m, n, _ in u.names] == [
         ("megatron.core.lazy", "anything"), ("megatron.core.utils", "new"), ("megatron.core.utils", "starred"),
@@ -198,9 +203,9 @@ def test_a_callee_read_from_its_wheels_and_a_lazy_package_serves_the_all_of_its_
     assert tf["names"] == {"tf:AutoModel": {"missing": [], "unknown": []},
                            "tf:AutoModelForVision2Seq": {"missing": ["5.0"], "unknown": []},
                            "tf:PretrainedConfig": {"missing": [], "unknown": []}}
-    from doctor.knowledge.import_surface import parse, unmet
+    from doctor.knowledge.import_surface import unmet
 
-    u = unmet(parse(t, "x"), "br", "tf", caller_version="3.0", callee_version="5.0")
+    u = unmet(_load(t, tmp_path / "table"), "br", "tf", caller_version="3.0", callee_version="5.0")
     assert u is not None and [n[:2] for n in u.names] == [("tf", "AutoModelForVision2Seq")]
     assert u.source.endswith("https://github.com/huggingface/transformers/tree/v5.0")
 
@@ -256,9 +261,9 @@ def test_a_callee_read_from_its_sdists_only_through_the_entries_that_load_it(tmp
     assert [(r["version"], r["ref"]) for r in vl["releases"]] == [("0.9.1", "vl-0.9.1.tar.gz"),
                                                                  ("0.11.0", "vl-0.11.0.tar.gz")]
     assert vl["names"]["vl.v1.engine.utils:Manager"] == {"missing": ["0.9.1"], "unknown": [], "no_module": ["0.9.1"]}
-    from doctor.knowledge.import_surface import parse, unmet
+    from doctor.knowledge.import_surface import unmet
 
-    s = parse(t, "x")
+    s = _load(t, tmp_path / "table")
     u = unmet(s, "br", "vl", caller_version="4.0", callee_version="0.9.1")
     assert u is not None and [n[:2] for n in u.names] == [("vl.utils", "new"), ("vl.v1.engine.utils", "Manager")]
     assert u.cited.entries_for("vl")[-1] == "br.rollout.server" and u.cited.entries_for("megatron-core") == ("br",)
@@ -268,7 +273,7 @@ def test_a_callee_read_from_its_sdists_only_through_the_entries_that_load_it(tmp
 def test_keep_holds_the_rows_of_projects_whose_sources_are_not_given(tmp_path, repos, capsys):
     """--keep: a caller or callee whose mirror (or --wheels / --sdists) is absent keeps its rows from the table at
     --out; a name a kept callee was not read for is unknown at its releases, never missing."""
-    out = tmp_path / "t.json"
+    out = tmp_path / "t"
     old = _read(repos)
     old["callers"]["mbridge"] = {"url": "https://github.com/ISEEKYAN/mbridge", "key": "version", "releases": [  # type: ignore[index]
         {"version": "0.1.0", "ref": "v0.1.0", "commit": "a" * 40, "entries": ["mbridge"],
@@ -276,22 +281,24 @@ def test_keep_holds_the_rows_of_projects_whose_sources_are_not_given(tmp_path, r
     old["callees"]["transformers"] = {"url": "https://github.com/huggingface/transformers", "releases": [  # type: ignore[index]
         {"version": "4.0", "ref": "transformers-4.0-py3-none-any.whl", "sha256": "c" * 64}],
         "names": {"transformers:Old": {"missing": ["4.0"], "unknown": []}}}
-    out.write_text(json.dumps(old))
+    gen.write(old, str(out))  # type: ignore[arg-type]
     mirrors = tmp_path / "mirrors"
     mirrors.mkdir()
     assert gen.main(["--keep", "--mirrors", str(mirrors), "--out", str(out)]) == 0
     err = capsys.readouterr().err
     assert "mbridge is not read (no mirror): its rows are kept" in err and "vllm is not read (no --sdists)" in err
-    new = json.loads(out.read_text())
+    new = gen.read_layout(str(out))
     assert new["callers"]["mbridge"] == old["callers"]["mbridge"]  # type: ignore[index]
     assert new["callees"]["transformers"] == old["callees"]["transformers"]  # type: ignore[index]
     assert set(new["callers"]) == {"mbridge"} and set(new["callees"]) == {"megatron-core", "transformers"}
     from doctor.knowledge.import_surface import load
 
-    assert load(str(out)).callees["transformers"].missing["transformers:Old"] == {"4.0"}
+    assert load(str(out / "index.json")).callees["transformers"].missing["transformers:Old"] == {"4.0"}
+    assert not (out / "br").exists()  # the files of a caller the new table does not hold are removed
     # without --keep an absent mirror is an error, and the table is not written over
+    files = {f: (out / f).read_bytes() for f in gen.layout(new)}
     assert gen.main(["--mirrors", str(mirrors), "--out", str(out)]) == 2
-    assert json.loads(out.read_text()) == new
+    assert {f: (out / f).read_bytes() for f in gen.layout(new)} == files
 
 
 ASCEND_SETUP = """from setuptools import setup
@@ -363,3 +370,22 @@ def test_vllm_ascends_entries_are_what_its_plugin_entry_points_load(tmp_path):
             ("vllm.v1.worker", "W1", "vllm_ascend/worker/worker_v1.py")]
     finally:
         git.close()
+
+
+def test_the_packaged_table_is_what_the_tool_writes_from_it():
+    """--keep reads the rows back from the layout and rewrites byte-identical files: the packaged directory holds
+    exactly the files `layout` gives for its own contents (a re-run with the same inputs changes nothing)."""
+    from doctor.knowledge.location import packaged_dir
+
+    d = Path(packaged_dir()) / "import-surface"
+    files = gen.layout(gen.read_layout(str(d)))
+    assert {str(p.relative_to(d)) for p in d.rglob("*.json")} == set(files)
+    assert all((d / f).read_text(encoding="utf-8") == text for f, text in files.items())
+    assert "vllm-ascend/0.9.1.json" in files and "mbridge/0.15.1-10cb17f59.json" in files and "vllm.json" in files
+
+
+def test_runs_of_consecutive_releases_are_written_a_to_b_and_read_back():
+    order = ["0.1", "0.2", "0.3", "0.5", "0.10"]
+    assert gen._runs(["0.2", "0.1", "0.3", "0.10"], order) == ["0.1..0.3", "0.10"]
+    assert gen._expand(["0.1..0.3", "0.10"], order, ["0.10", "0.1", "0.2", "0.3", "0.5"]) == ["0.10", "0.1", "0.2",
+                                                                                              "0.3"]

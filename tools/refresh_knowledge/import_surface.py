@@ -1008,19 +1008,21 @@ def read_layout(directory: str) -> dict[str, Any]:
 
 
 def write(data: dict[str, Any], directory: str) -> list[str]:
-    """Write the table's files into `directory` (each atomically) and remove the .json files of an earlier table
-    that it no longer has; the paths written."""
+    """Write the table's files into `directory` (each atomically) and remove the .json files (and emptied folders)
+    of an earlier table that it no longer has; the paths written."""
     from doctor.atomic import write_text_atomic
 
     files = layout(data)
     for f, text in files.items():
         os.makedirs(os.path.dirname(os.path.join(directory, f)), exist_ok=True)
         write_text_atomic(os.path.join(directory, f), text)
-    for here, _, names in os.walk(directory):
+    for here, _, names in os.walk(directory, topdown=False):
         for n in names:
             f = os.path.relpath(os.path.join(here, n), directory)
             if n.endswith(".json") and f not in files:
                 os.remove(os.path.join(here, n))
+        if here != directory and not os.listdir(here):
+            os.rmdir(here)  # a caller the table no longer holds
     return sorted(files)
 
 

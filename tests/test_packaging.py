@@ -30,7 +30,10 @@ def test_wheel_contents(wheel: Path) -> None:
     names = set(zipfile.ZipFile(wheel).namelist())
     for required in ("doctor/probes/_target_probe.py", "doctor/cluster/_ray_driver.py",
                      "doctor/profiles/signatures.toml", "doctor/profiles/error_codes.toml", "doctor/profiles/message_owners.json", "doctor/profiles/stacks/verl-0.7.1-cann8.5.0-a2.toml",
-                     "doctor/installers/plan.py", "doctor/cli/check.py"):
+                     "doctor/installers/plan.py", "doctor/cli/check.py",
+                     # the table of imports: its index, a caller release's file, a callee's file
+                     "doctor/profiles/import-surface/index.json", "doctor/profiles/import-surface/vllm-ascend/0.9.1.json",
+                     "doctor/profiles/import-surface/vllm.json"):
         assert required in names, required
     assert sum(n.startswith("doctor/profiles/stacks/") and n.endswith(".toml") for n in names) >= 12
     # exactly one top-level import name: nothing outside doctor/ but the dist-info

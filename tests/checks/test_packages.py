@@ -301,7 +301,7 @@ def test_documented_stacks_meet_every_code_need():
 def test_a_release_importing_at_load_a_name_the_installed_megatron_core_lacks_is_an_error():
     """mbridge 0.13.0's mbridge/core/util.py imports megatron.core.distributed.custom_fsdp at module level; Megatron-
     Core 0.14.0 renamed the package to distributed.fsdp: `import mbridge` raises ImportError (profiles/
-    import-surface.json, read from both sources at their tags)."""
+    import-surface/, read from both sources at their tags)."""
     from doctor.checks.diagnose import diagnose
     from doctor.snapshot.model import snapshot_from_dict
 
@@ -366,7 +366,7 @@ def test_a_name_only_a_source_build_declaring_a_release_version_imports_is_a_war
 
 def test_verl_importing_a_transformers_name_that_transformers_5_removed_is_an_error():
     """verl 0.6.1's verl/utils/model.py imports AutoModelForVision2Seq at module level; transformers 5.0 removed it
-    (profiles/import-surface.json, read from the PyPI wheels)."""
+    (profiles/import-surface/, read from the PyPI wheels)."""
     f = found(bare(packages={"verl": {"version": "0.6.1"}, "transformers": {"version": "5.3.0"}}))
     assert f.get("package-imports-missing-name") == "error"
     from doctor.checks.diagnose import diagnose
@@ -387,7 +387,7 @@ def test_verl_importing_a_transformers_name_that_transformers_5_removed_is_an_er
 
 def test_verls_vllm_rollout_importing_a_name_the_installed_vllm_lacks_is_an_error():
     """verl 0.7.0's default rollout (mode: async) loads vllm_async_server.py, which imports CoreEngineProcManager
-    from vllm.v1.engine.utils at module level; vLLM 0.9.1 has no such module (profiles/import-surface.json, read
+    from vllm.v1.engine.utils at module level; vLLM 0.9.1 has no such module (profiles/import-surface/, read
     from PyPI's sdists). On Ascend vLLM is built from source at a release: 0.9.1+empty is judged as 0.9.1."""
     from doctor.checks.diagnose import diagnose
     from doctor.snapshot.model import snapshot_from_dict
@@ -417,7 +417,7 @@ def test_vllm_ascend_on_a_vllm_release_it_was_not_made_for_is_an_error():
     """vLLM loads vllm-ascend through its plugin entry points (setup.py: vllm_ascend:register -> the platform module,
     whose worker vLLM then imports); vllm-ascend 0.9.1's vllm_ascend/ops/fused_moe.py imports MoEConfig from
     vllm.model_executor.layers.fused_moe.layer at module level, which vLLM 0.9.2 no longer defines
-    (profiles/import-surface.json, read from vllm-ascend's tags and vLLM's PyPI sdists)."""
+    (profiles/import-surface/, read from vllm-ascend's tags and vLLM's PyPI sdists)."""
     from doctor.checks.diagnose import diagnose
     from doctor.snapshot.model import snapshot_from_dict
 
@@ -455,7 +455,7 @@ def test_vllm_ascend_on_a_vllm_release_it_was_not_made_for_is_an_error():
 def test_trl_and_peft_importing_a_transformers_name_the_installed_release_lacks_is_an_error():
     """`import trl` before v0.8 runs trl/core.py, which imports top_k_top_p_filtering from transformers (removed
     before 4.40); `import peft` 0.17.0 runs src/peft/peft_model.py, which imports HybridCache (removed in 5.0)
-    (profiles/import-surface.json: trl and peft at their tags, transformers from its wheels)."""
+    (profiles/import-surface/: trl and peft at their tags, transformers from its wheels)."""
     from doctor.checks.diagnose import diagnose
     from doctor.snapshot.model import snapshot_from_dict
 

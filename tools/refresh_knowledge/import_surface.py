@@ -1,6 +1,7 @@
 """`python -m tools.refresh_knowledge.import_surface`: which names each caller release imports from a callee at module
-level, and which callee releases define them, read from the sources at their tags; writes
-profiles/import-surface.json (doctor/knowledge/import_surface.py loads it, the `import-surface` check judges it).
+level, and which callee releases define them, read from the sources at their tags; writes the directory
+profiles/import-surface/ (`layout`: index.json, a file per caller release and per callee;
+doctor/knowledge/import_surface.py loads it, the `import-surface` check judges it).
 
 An ImportError such as `cannot import name 'X' from 'megatron.core.Y'` is a fact of two source trees: the caller's
 module-level `from megatron.core.Y import X` (it runs when the caller's module is imported) and the callee's module
@@ -35,9 +36,9 @@ vllm-ascend they are named by its own files at each tag (`vllm_ascend_entries`: 
 entry points).
 
 Usage: python -m tools.refresh_knowledge.import_surface [--mirrors /work/.mirror] [--wheels DIR] [--sdists DIR]
-[--keep] [--out profiles/import-surface.json]
+[--keep] [--out profiles/import-surface]
 (README "Updating the knowledge"). Exit 2 when a mirror cannot be read; with --keep, a project whose sources are not
-given keeps its rows from the table at --out.
+given keeps its rows from the table in --out (`read_layout`); the same inputs rewrite byte-identical files.
 """
 
 from __future__ import annotations

@@ -16,8 +16,8 @@ transformers through their package `__init__` (`import trl`, `import peft`).
 The layout: `index.json` (schema, read date, per caller its url, key and releases: version, ref, commit, source
 build and date, and the file holding that release's entry modules and imports; per callee its url, releases and
 the file holding its names), one file per caller release (`vllm-ascend/0.9.1.json`; the commit is in the name
-where two releases share a version) and one per callee (`vllm.json`: per name the releases that lack it, a run of
-consecutive releases written `A..B`). A check reads the index, then only the files of the caller releases it
+where two releases share a version) and one per callee (`vllm.json`: rows of names that the same releases lack, a
+run of consecutive releases written `A..B`). A check reads the index, then only the files of the caller releases it
 judges and the callees they import from (~10,000 import rows in all: reading every file would cost tens of ms).
 
 Only releases that were read are judged; a version between or after them is not. Each file is read and validated
@@ -27,14 +27,12 @@ naming the file and the key (exit 2).
 
 from __future__ import annotations
 
-import functools
 import os
 import re
 from collections.abc import Callable, Iterator, Mapping
-from itertools import chain
 from typing import Any, Generic, TypeVar
 
-from packaging.version import InvalidVersion, Version
+from packaging.version import Version
 
 from doctor.errors import InputError
 from doctor.knowledge.location import table_path
@@ -140,7 +138,7 @@ class Caller(Project):
         self.releases = releases
 
 
-Names = tuple[Mapping[str, frozenset[str]], Mapping[str, frozenset[str]], Mapping[str, frozenset[str]]]
+Names = tuple[dict[str, frozenset[str]], dict[str, frozenset[str]], dict[str, frozenset[str]]]
 
 
 class Callee(Project):
@@ -154,17 +152,17 @@ class Callee(Project):
         self.names = names  # read on first use
 
     @property
-    def missing(self) -> Mapping[str, frozenset[str]]:
+    def missing(self) -> dict[str, frozenset[str]]:
         """"module:name" -> the callee versions that lack it."""
         return self.names()[0]
 
     @property
-    def no_module(self) -> Mapping[str, frozenset[str]]:
+    def no_module(self) -> dict[str, frozenset[str]]:
         """... of those, the ones where the module itself is not there."""
         return self.names()[1]
 
     @property
-    def unknown(self) -> Mapping[str, frozenset[str]]:
+    def unknown(self) -> dict[str, frozenset[str]]:
         """... that may lack it (not judged)."""
         return self.names()[2]
 
@@ -306,95 +304,36 @@ def _expand(w: Validator, listed: Any, p: str, order: list[str], at: dict[str, i
 
 
 def _callee_names(base: str, callee: Callee, v: Validator, p: str) -> Names:
+    """A callee's rows: each a set of releases that lack (`missing`), may lack (`unknown`) or lack the module of
+    (`no_module`) each of its `names`; ~180 rows hold vLLM's ~800 names (parsing one object per name cost ms)."""
     data, w = _read(base, callee.file, v, p)
-    t = w.keys(data, {"callee", "names"}, "", required=("callee", "names"))
+    t = w.keys(data, {"callee", "rows"}, "", required=("callee", "rows"))
     if t["callee"] != callee.name:
         raise w.fail("callee", f"is {t['callee']!r}, but the index's {p.rpartition('.')[0]} is {callee.name!r}")
-    names = t["names"]
-    if not isinstance(names, dict):
-        raise w.fail("names", "must be a table")
+    if not isinstance(t["rows"], list):
+        raise w.fail("rows", "must be an array")
     order = sorted((r.version for r in callee.releases), key=parse_pkg_version)  # type: ignore[arg-type]
     at = {x: i for i, x in enumerate(order)}
-    runs = _runs_of(w, names, order, at)
-    if runs is None:
-        return _callee_names_named(w, names, order, at)
-    missing = _Runs(names, "missing", runs)
-    return missing, _Runs(names, "no_module", runs, missing, w), _Runs(names, "unknown", runs)
-
-
-class _Runs(Mapping[str, frozenset[str]]):
-    """"module:name" -> the releases a callee's row lists under `what`, expanded when first looked up (a check
-    looks up the few names a caller release imports, of ~800)."""
-
-    def __init__(self, names: dict[str, dict[str, list[str]]], what: str, runs: dict[str, frozenset[str]],
-                 within: _Runs | None = None, w: Validator | None = None) -> None:
-        self._names, self._what, self._runs, self._within, self._w = names, what, runs, within, w
-        self._done: dict[str, frozenset[str]] = {}
-        self._keys: list[str] | None = None
-
-    def __getitem__(self, k: str) -> frozenset[str]:
-        got = self._done.get(k)
-        if got is None:
-            row = self._names[k]
-            if self._within is not None and self._what not in row:
-                raise KeyError(k)
-            listed = row.get(self._what) or ()
-            got = (frozenset() if not listed else self._runs[listed[0]] if len(listed) == 1 else
-                   frozenset().union(*map(self._runs.__getitem__, listed)))
-            if self._within is not None and self._w is not None and not got <= self._within[k]:
-                raise self._w.fail(f"names.{k}.{self._what}", "must list only releases that `missing` lists")
-            self._done[k] = got
-        return got
-
-    def __iter__(self) -> Iterator[str]:
-        if self._keys is None:
-            self._keys = [k for k, n in self._names.items() if self._within is None or self._what in n]
-        return iter(self._keys)
-
-    def __len__(self) -> int:
-        return sum(1 for _ in self)
-
-
-def _runs_of(w: Validator, names: dict[Any, Any], order: list[str], at: dict[str, int]
-             ) -> dict[str, frozenset[str]] | None:
-    """Each distinct version or run "A..B" the rows list -> its releases, when every row is well-formed; checked in
-    C-level passes (~800 rows, vLLM's), None when one is not (it is then named row by row)."""
-    rows = names.values()
-    if not (set(map(type, names)) <= {str} and all(map(_KEY.fullmatch, names)) and set(map(type, rows)) <= {dict}
-            and set(chain.from_iterable(rows)) <= {"missing", "unknown", "no_module"}):
-        return None
-    lists = [x for n in rows for x in n.values()]
-    if not set(map(type, lists)) <= {list}:
-        return None
-    items = list(chain.from_iterable(lists))
-    if not set(map(type, items)) <= {str}:
-        return None
-    distinct = set(items)
-    if not all(distinct) or not distinct <= at.keys() | {x for x in distinct if _run(x, at)}:
-        return None
-    return {x: _expand(w, [x], "names", order, at) for x in distinct}
-
-
-def _run(item: str, at: dict[str, int]) -> bool:
-    a, dots, b = item.partition("..")
-    return bool(dots) and a in at and b in at and at[a] < at[b]
-
-
-def _callee_names_named(w: Validator, names: dict[Any, Any], order: list[str], at: dict[str, int]) -> Names:
-    """Row by row: the first bad key named."""
     missing: dict[str, frozenset[str]] = {}
     no_module: dict[str, frozenset[str]] = {}
     unknown: dict[str, frozenset[str]] = {}
-    empty: frozenset[str] = frozenset()
-    for k, n in names.items():
-        q = f"names.{_key(w, k, 'names')}"
-        w.keys(n, {"missing", "unknown", "no_module"}, q)
-        missing[k] = _expand(w, n["missing"], f"{q}.missing", order, at) if "missing" in n else empty
-        unknown[k] = _expand(w, n["unknown"], f"{q}.unknown", order, at) if "unknown" in n else empty
-        if "no_module" in n:
-            no_module[k] = _expand(w, n["no_module"], f"{q}.no_module", order, at)
-            if not no_module[k] <= missing[k]:
+    for i, raw in enumerate(t["rows"]):
+        q = f"rows[{i}]"
+        r = w.keys(raw, {"missing", "unknown", "no_module", "names"}, q, required=("names",))
+        names = r["names"]
+        if not isinstance(names, list) or not names or not (set(map(type, names)) <= {str}
+                                                             and all(map(_KEY.fullmatch, names))):
+            raise w.fail(f"{q}.names", "must be a non-empty array of 'module:name'")
+        if len(set(names)) != len(names) or not missing.keys().isdisjoint(names):
+            raise w.fail(f"{q}.names", f"lists {next(x for x in names if x in missing or names.count(x) > 1)!r} twice")
+        gone = _expand(w, r.get("missing"), f"{q}.missing", order, at)
+        missing.update(dict.fromkeys(names, gone))
+        unknown.update(dict.fromkeys(names, _expand(w, r.get("unknown"), f"{q}.unknown", order, at)))
+        if "no_module" in r:
+            no_mod = _expand(w, r["no_module"], f"{q}.no_module", order, at)
+            if not no_mod <= gone:
                 raise w.fail(f"{q}.no_module", "must list only releases that `missing` lists")
+            no_module.update(dict.fromkeys(names, no_mod))
     return missing, no_module, unknown
 
 
@@ -497,12 +436,10 @@ def _needs(surface: Surface, caller: str, rel: CallerRelease, callee: Callee) ->
     return needs
 
 
-@functools.lru_cache(maxsize=1024)
 def _version(text: str) -> Version | None:
-    try:
-        return Version(text)
-    except InvalidVersion:
-        return None
+    """PEP 440's reading of `text` (parsed once per process: parse_pkg_version's cache, which reads the same
+    version but for a parenthesised remark such as "(beta)", which PEP 440 refuses)."""
+    return None if "(" in text else parse_pkg_version(text)
 
 
 def _same(a: str, b: str) -> bool:

@@ -120,7 +120,8 @@ GOOD = {
                        {"version": "0.1.0", "ref": "core_v0.1.0", "commit": "b" * 40}], "file": "megatron-core.json"}}},
     "br/1.0.json": {"caller": "br", "version": "1.0", "commit": "a" * 40, "entries": ["br"],
                     "imports": {"megatron-core": {"megatron.core.utils:old": "br/util.py:1"}}},
-    "megatron-core.json": {"callee": "megatron-core", "names": {"megatron.core.utils:old": {"missing": ["0.1.0"]}}},
+    "megatron-core.json": {"callee": "megatron-core", "rows": [{"missing": ["0.1.0"],
+                                                                "names": ["megatron.core.utils:old"]}]},
 }
 
 
@@ -145,7 +146,10 @@ def _bad(file: str, path: str, value: object) -> dict[str, object]:
     t: object = d[file]
     for k in keys:
         t = t[int(k)] if isinstance(t, list) else t[k]  # type: ignore[index]
-    t[int(last) if isinstance(t, list) else last] = value  # type: ignore[index]
+    if isinstance(t, list) and int(last) == len(t):
+        t.append(value)  # a row added
+    else:
+        t[int(last) if isinstance(t, list) else last] = value  # type: ignore[index]
     return d
 
 
@@ -165,14 +169,13 @@ def _bad(file: str, path: str, value: object) -> dict[str, object]:
     ("br/1.0.json", "imports/megatron-core", {"megatron.core.utils:old:x": "br/util.py:1"}, "br/1.0.json",
      "imports.megatron-core"),
     ("megatron-core.json", "callee", "vllm", "megatron-core.json", "callee"),
-    ("megatron-core.json", "names/megatron.core.utils:old/missing", ["0.9.9"], "megatron-core.json",
-     "names.megatron.core.utils:old.missing"),
-    ("megatron-core.json", "names/megatron.core.utils:old/missing", ["0.1.0..0.1.0"], "megatron-core.json",
-     "names.megatron.core.utils:old.missing"),
-    ("megatron-core.json", "names", {"no-colon": {}}, "megatron-core.json", "names"),
-    ("megatron-core.json", "names", {}, "br/1.0.json", "imports.megatron-core"),
-    ("megatron-core.json", "names/megatron.core.utils:old", {"no_module": ["0.1.0"]}, "megatron-core.json",
-     "names.megatron.core.utils:old.no_module"),
+    ("megatron-core.json", "rows/0/missing", ["0.9.9"], "megatron-core.json", "rows[0].missing"),
+    ("megatron-core.json", "rows/0/missing", ["0.1.0..0.1.0"], "megatron-core.json", "rows[0].missing"),
+    ("megatron-core.json", "rows/0/names", ["no-colon"], "megatron-core.json", "rows[0].names"),
+    ("megatron-core.json", "rows/1", {"names": ["megatron.core.utils:old"]}, "megatron-core.json", "rows[1].names"),
+    ("megatron-core.json", "rows", [], "br/1.0.json", "imports.megatron-core"),
+    ("megatron-core.json", "rows/0", {"no_module": ["0.1.0"], "names": ["megatron.core.utils:old"]},
+     "megatron-core.json", "rows[0].no_module"),
 ])
 def test_a_malformed_table_names_the_file_and_key(tmp_path, file, path, value, where, key):
     u = _use(_write(tmp_path / "good", GOOD))

@@ -929,6 +929,12 @@ def _expand(listed: list[str], order: list[str], releases: list[str]) -> list[st
     return [x for x in releases if x in got]
 
 
+def _name_order(key: str) -> tuple[str, str]:
+    """A callee's names in the order `read` writes them: by (module, name)."""
+    module, _, name = key.partition(":")
+    return module, name
+
+
 def _dump(data: object) -> str:
     return json.dumps(data, indent=1) + "\n"
 
@@ -945,9 +951,9 @@ def release_files(caller: str, releases: list[dict[str, Any]]) -> list[str]:
 
 def layout(data: dict[str, Any]) -> dict[str, str]:
     """The table's files (path in the directory -> text): index.json (what was read, and which file holds each
-    caller release's imports and each callee's names), one file per caller release, one per callee whose names list
-    the releases lacking each, runs of consecutive releases as "A..B"; doctor/knowledge/import_surface.py reads the
-    index and then only the files a snapshot's releases need."""
+    caller release's imports and each callee's names), one file per caller release, one per callee: rows of the
+    names the same releases lack (runs of consecutive releases as "A..B"). doctor/knowledge/import_surface.py reads
+    the index and then only the files a snapshot's releases need."""
     files: dict[str, str] = {}
     callers: dict[str, Any] = {}
     for name, c in data["callers"].items():
@@ -965,10 +971,14 @@ def layout(data: dict[str, Any]) -> dict[str, str]:
     for name, c in data["callees"].items():
         f = f"{name}.json"
         order = sorted((r["version"] for r in c["releases"]), key=Version)
-        lines = [f"  {json.dumps(k)}: " + json.dumps({w: _runs(n[w], order) for w in ("missing", "unknown", "no_module")
-                                                     if n.get(w)}) for k, n in c["names"].items()]
-        files[f] = ('{\n "callee": ' + json.dumps(name) + ',\n "names": {' + ("\n" + ",\n".join(lines) + "\n " if lines
-                                                                               else "") + "}\n}\n")
+        groups: dict[str, list[str]] = {}  # a row's releases (as JSON) -> the names it holds, (module, name) order
+        for k in sorted(c["names"], key=_name_order):
+            n = c["names"][k]
+            groups.setdefault(json.dumps({w: _runs(n[w], order) for w in ("missing", "unknown", "no_module")
+                                        if n.get(w)}), []).append(k)
+        lines = [f"  {row[:-1]}{', ' if row != '{}' else ''}\"names\": [\n   " + ",\n   ".join(map(json.dumps, ks))
+                 + "]}" for row, ks in groups.items()]
+        files[f] = '{\n "callee": ' + json.dumps(name) + ',\n "rows": [\n' + ",\n".join(lines) + "\n ]\n}\n"
         callees[name] = {"url": c["url"], **({"package_dir": c["package_dir"]} if "package_dir" in c else {}),
                          "releases": c["releases"], "file": f}
     files["index.json"] = _dump({"schema": SCHEMA, "read": data["read"], **({"how": data["how"]} if "how" in data else {}),
@@ -1002,7 +1012,8 @@ def read_layout(directory: str) -> dict[str, Any]:
         names = {k: {"missing": _expand(n.get("missing", []), order, versions),
                      "unknown": _expand(n.get("unknown", []), order, versions),
                      **({"no_module": _expand(n["no_module"], order, versions)} if n.get("no_module") else {})}
-                 for k, n in part(c["file"])["names"].items()}
+                 for n in part(c["file"])["rows"] for k in n["names"]}
+        names = {k: names[k] for k in sorted(names, key=_name_order)}
         callees[name] = {**{k: w for k, w in c.items() if k != "file"}, "names": names}
     return {**{k: w for k, w in index.items() if k not in ("callers", "callees")}, "callers": callers,
             "callees": callees}

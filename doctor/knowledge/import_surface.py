@@ -30,6 +30,7 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Callable, Iterator, Mapping
+from itertools import chain
 from typing import Any, Generic, TypeVar
 
 from packaging.version import Version
@@ -226,6 +227,7 @@ def _release(v: Validator, raw: Any, p: str, extra: set[str]) -> dict[str, Any]:
 
 _COMMIT, _SHA256 = re.compile("[0-9a-f]{40}"), re.compile("[0-9a-f]{64}")
 _KEY = re.compile(r"[^:]+:[^:]*")
+_KEYS = re.compile(r"[^:\n]+:[^:\n]*(?:\n[^:\n]+:[^:\n]*)*")  # 'module:name' lines: ~800 in one match
 # a file the index names: inside its directory (a caller's folder at most), never elsewhere
 _FILE = re.compile(r"(?:[A-Za-z0-9_+-][A-Za-z0-9._+-]*/)?[A-Za-z0-9_+-][A-Za-z0-9._+-]*\.json")
 
@@ -317,20 +319,38 @@ def _callee_names(base: str, callee: Callee, v: Validator, p: str) -> Names:
     missing: dict[str, frozenset[str]] = {}
     no_module: dict[str, frozenset[str]] = {}
     unknown: dict[str, frozenset[str]] = {}
-    for i, raw in enumerate(t["rows"]):
+    seen: dict[tuple[str, ...], frozenset[str]] = {}  # rows repeat the same lists: each expanded once
+
+    def releases(listed: Any, q: str) -> frozenset[str]:
+        if not listed:
+            return _EMPTY if listed is None or listed == [] else _expand(w, listed, q, order, at)
+        k = tuple(listed) if type(listed) is list and set(map(type, listed)) <= {str} else None
+        if k is None:
+            return _expand(w, listed, q, order, at)
+        if k not in seen:
+            seen[k] = _expand(w, listed, q, order, at)
+        return seen[k]
+
+    rows = t["rows"]
+    if not (set(map(type, rows)) <= {dict} and all(type(r.get("names")) is list for r in rows)
+            and _KEYS.fullmatch("\n".join(chain.from_iterable(r["names"] for r in rows)))):
+        bad = True  # a row is not well-formed: named row by row below
+    else:
+        bad = False
+    for i, raw in enumerate(rows):
         q = f"rows[{i}]"
         r = w.keys(raw, {"missing", "unknown", "no_module", "names"}, q, required=("names",))
         names = r["names"]
-        if not isinstance(names, list) or not names or not (set(map(type, names)) <= {str}
-                                                             and all(map(_KEY.fullmatch, names))):
+        if not isinstance(names, list) or not names or bad and not (set(map(type, names)) <= {str}
+                                                                    and all(map(_KEY.fullmatch, names))):
             raise w.fail(f"{q}.names", "must be a non-empty array of 'module:name'")
         if len(set(names)) != len(names) or not missing.keys().isdisjoint(names):
             raise w.fail(f"{q}.names", f"lists {next(x for x in names if x in missing or names.count(x) > 1)!r} twice")
-        gone = _expand(w, r.get("missing"), f"{q}.missing", order, at)
+        gone = releases(r.get("missing"), f"{q}.missing")
         missing.update(dict.fromkeys(names, gone))
-        unknown.update(dict.fromkeys(names, _expand(w, r.get("unknown"), f"{q}.unknown", order, at)))
+        unknown.update(dict.fromkeys(names, releases(r.get("unknown"), f"{q}.unknown")))
         if "no_module" in r:
-            no_mod = _expand(w, r["no_module"], f"{q}.no_module", order, at)
+            no_mod = releases(r["no_module"], f"{q}.no_module")
             if not no_mod <= gone:
                 raise w.fail(f"{q}.no_module", "must list only releases that `missing` lists")
             no_module.update(dict.fromkeys(names, no_mod))

@@ -26,12 +26,23 @@ def env_variable_names(path: str | None = None) -> frozenset[str] | None:
     return frozenset(r["name"] for r in rows)
 
 
+# the import-surface index parsed here, which doctor.knowledge.import_surface.load validates without parsing it again
+_INDEXES: dict[str, Any] = {}
+
+
+def parsed_index(path: str) -> Any:
+    """The document import_callers_read parsed from `path` in this process (None: it did not)."""
+    return _INDEXES.get(path)
+
+
 def import_callers_read(path: str | None = None) -> dict[str, tuple[tuple[str, str], ...]] | None:
     """caller -> the (version, commit) of each of its releases profiles/import-surface/ read, from its index.json
     alone (each release's imports are in a file of their own, read only when a check judges that release)."""
-    try:  # the path doctor.knowledge.import_surface.INDEX names: that module is not imported to skip
-        with open(table_path(os.path.join("import-surface", "index.json"), path), "rb") as fh:
+    p = table_path(os.path.join("import-surface", "index.json"), path)  # import_surface.INDEX, not imported to skip
+    try:
+        with open(p, "rb") as fh:
             data: Any = json.loads(fh.read().decode("utf-8"))
+        _INDEXES[p] = data
         return {name: tuple((str(r.get("version") or ""), str(r.get("commit") or "")) for r in c["releases"])
                 for name, c in data["callers"].items()}
     except (OSError, ValueError, TypeError, KeyError, AttributeError):

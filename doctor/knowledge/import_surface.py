@@ -441,8 +441,10 @@ def load(path: str | None = None) -> Surface:
     p = table_path(INDEX, path)
     if p not in _TABLES:
         from doctor.jsonfile import read_json
+        from doctor.knowledge.coverage import parsed_index
 
-        _TABLES[p] = parse(read_json(p, "the import-surface index"), p)
+        data = parsed_index(p)  # the check asked the index first: its parse is not repeated
+        _TABLES[p] = parse(read_json(p, "the import-surface index") if data is None else data, p)
     return _TABLES[p]
 
 

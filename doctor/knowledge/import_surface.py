@@ -218,25 +218,24 @@ def _release(v: Validator, raw: Any, p: str, extra: set[str]) -> dict[str, Any]:
     r = v.keys(raw, {"version", "ref", "commit"} | extra, p, required=("version", "ref"))
     v.version(r["version"], f"{p}.version")
     v.req(r["ref"], f"{p}.ref")
-    key, hexes = ("sha256", _SHA256) if "sha256" in r and "commit" not in r else ("commit", _COMMIT)
+    key, size = ("sha256", 64) if "sha256" in r and "commit" not in r else ("commit", 40)
     c = v.req(r.get(key), f"{p}.{key}")
-    if not hexes.fullmatch(c):
+    if len(c) != size or c.strip("0123456789abcdef"):
         raise v.fail(f"{p}.{key}", f"{c!r} is not a full {'commit sha' if key == 'commit' else 'sha256'}")
     return r
 
 
-_COMMIT, _SHA256 = re.compile("[0-9a-f]{40}"), re.compile("[0-9a-f]{64}")
-_KEY = re.compile(r"[^:]+:[^:]*")
-_KEYS = re.compile(r"[^:\n]+:[^:\n]*(?:\n[^:\n]+:[^:\n]*)*")  # 'module:name' lines: ~800 in one match
-# a file the index names: inside its directory (a caller's folder at most), never elsewhere
-_FILE = re.compile(r"(?:[A-Za-z0-9_+-][A-Za-z0-9._+-]*/)?[A-Za-z0-9_+-][A-Za-z0-9._+-]*\.json")
+# 'module:name' lines, matched in one pass over a file's ~500-800 names joined (the only pattern compiled at import)
+_KEYS = re.compile(r"[^:\n]+:[^:\n]*(?:\n[^:\n]+:[^:\n]*)*")
+# a file the index names: a .json file inside its directory (a caller's folder at most), never elsewhere
+_FILE_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._+-/")
 
 
 def _well_formed(names: dict[Any, Any]) -> bool:
     """Every key a 'module:name' and every value a non-empty string (what `_key` and `req` check one by one), in
     C-level passes: a release holds up to ~500 of them."""
     keys, values = names.keys(), names.values()
-    return (set(map(type, keys)) <= {str} and all(map(_KEY.fullmatch, keys)) and set(map(type, values)) <= {str}
+    return (set(map(type, keys)) <= {str} and bool(_KEYS.fullmatch("\n".join(keys))) and set(map(type, values)) <= {str}
             and all(map(str.strip, values)))
 
 
@@ -248,7 +247,9 @@ def _key(v: Validator, k: Any, p: str) -> str:
 
 def _file(v: Validator, value: Any, p: str) -> str:
     f = v.req(value, p)
-    if not _FILE.fullmatch(f) or ".." in f:
+    parts = f.split("/")
+    if (not set(f) <= _FILE_CHARS or ".." in f or len(parts) > 2 or not f.endswith(".json")
+            or any(not x or x.startswith(".") for x in parts)):
         raise v.fail(p, f"{f!r} is not a .json file in the index's directory (or a folder of it)")
     return f
 
@@ -342,7 +343,7 @@ def _callee_names(base: str, callee: Callee, v: Validator, p: str) -> Names:
         r = w.keys(raw, {"missing", "unknown", "no_module", "names"}, q, required=("names",))
         names = r["names"]
         if not isinstance(names, list) or not names or bad and not (set(map(type, names)) <= {str}
-                                                                    and all(map(_KEY.fullmatch, names))):
+                                                                    and all(map(_KEYS.fullmatch, names))):
             raise w.fail(f"{q}.names", "must be a non-empty array of 'module:name'")
         if len(set(names)) != len(names) or not missing.keys().isdisjoint(names):
             raise w.fail(f"{q}.names", f"lists {next(x for x in names if x in missing or names.count(x) > 1)!r} twice")

@@ -28,9 +28,9 @@ naming the file and the key (exit 2).
 from __future__ import annotations
 
 import os
-import re
-from collections.abc import Callable, Iterator, Mapping
-from itertools import chain
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from itertools import chain, repeat
+from operator import contains
 from typing import Any, Generic, TypeVar
 
 from packaging.version import Version
@@ -225,8 +225,17 @@ def _release(v: Validator, raw: Any, p: str, extra: set[str]) -> dict[str, Any]:
     return r
 
 
-# 'module:name' lines, matched in one pass over a file's ~500-800 names joined (the only pattern compiled at import)
-_KEYS = re.compile(r"[^:\n]+:[^:\n]*(?:\n[^:\n]+:[^:\n]*)*")
+
+
+def _keys_well_formed(keys: Iterable[Any]) -> bool:
+    """Every key a 'module:name' string (one colon, a module before it, no line break), in C-level passes over a
+    file's ~500-800 names: str and map, no per-name Python code and no regex."""
+    keys = list(keys)
+    if not set(map(type, keys)) <= {str}:
+        return False
+    text = "\n".join(keys)
+    return (text.count("\n") == len(keys) - 1 and text.count(":") == len(keys) and all(map(contains, keys, repeat(":")))
+            and "\n:" not in text and not text.startswith(":"))
 # a file the index names: a .json file inside its directory (a caller's folder at most), never elsewhere
 _FILE_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._+-/")
 
@@ -235,8 +244,7 @@ def _well_formed(names: dict[Any, Any]) -> bool:
     """Every key a 'module:name' and every value a non-empty string (what `_key` and `req` check one by one), in
     C-level passes: a release holds up to ~500 of them."""
     keys, values = names.keys(), names.values()
-    return (set(map(type, keys)) <= {str} and bool(_KEYS.fullmatch("\n".join(keys))) and set(map(type, values)) <= {str}
-            and all(map(str.strip, values)))
+    return _keys_well_formed(keys) and set(map(type, values)) <= {str} and all(map(str.strip, values))
 
 
 def _key(v: Validator, k: Any, p: str) -> str:
@@ -334,7 +342,7 @@ def _callee_names(base: str, callee: Callee, v: Validator, p: str) -> Names:
 
     rows = t["rows"]
     if not (set(map(type, rows)) <= {dict} and all(type(r.get("names")) is list for r in rows)
-            and _KEYS.fullmatch("\n".join(chain.from_iterable(r["names"] for r in rows)))):
+            and _keys_well_formed(chain.from_iterable(r["names"] for r in rows))):
         bad = True  # a row is not well-formed: named row by row below
     else:
         bad = False
@@ -343,7 +351,7 @@ def _callee_names(base: str, callee: Callee, v: Validator, p: str) -> Names:
         r = w.keys(raw, {"missing", "unknown", "no_module", "names"}, q, required=("names",))
         names = r["names"]
         if not isinstance(names, list) or not names or bad and not (set(map(type, names)) <= {str}
-                                                                    and all(map(_KEYS.fullmatch, names))):
+                                                                    and _keys_well_formed(names)):
             raise w.fail(f"{q}.names", "must be a non-empty array of 'module:name'")
         if len(set(names)) != len(names) or not missing.keys().isdisjoint(names):
             raise w.fail(f"{q}.names", f"lists {next(x for x in names if x in missing or names.count(x) > 1)!r} twice")

@@ -139,7 +139,7 @@ class Caller(Project):
         self.releases = releases
 
 
-Names = tuple[dict[str, frozenset[str]], dict[str, frozenset[str]], dict[str, frozenset[str]]]
+Names = tuple[Mapping[str, frozenset[str]], Mapping[str, frozenset[str]], Mapping[str, frozenset[str]]]
 
 
 class Callee(Project):
@@ -153,17 +153,17 @@ class Callee(Project):
         self.names = names  # read on first use
 
     @property
-    def missing(self) -> dict[str, frozenset[str]]:
+    def missing(self) -> Mapping[str, frozenset[str]]:
         """"module:name" -> the callee versions that lack it."""
         return self.names()[0]
 
     @property
-    def no_module(self) -> dict[str, frozenset[str]]:
+    def no_module(self) -> Mapping[str, frozenset[str]]:
         """... of those, the ones where the module itself is not there."""
         return self.names()[1]
 
     @property
-    def unknown(self) -> dict[str, frozenset[str]]:
+    def unknown(self) -> Mapping[str, frozenset[str]]:
         """... that may lack it (not judged)."""
         return self.names()[2]
 
@@ -316,42 +316,93 @@ def _expand(w: Validator, listed: Any, p: str, order: list[str], at: dict[str, i
 
 def _callee_names(base: str, callee: Callee, v: Validator, p: str) -> Names:
     """A callee's rows: each a set of releases that lack (`missing`), may lack (`unknown`) or lack the module of
-    (`no_module`) each of its `names`; ~180 rows hold vLLM's ~800 names (parsing one object per name cost ms)."""
+    (`no_module`) each of its `names` (~180 rows hold vLLM's ~800 names). The file is checked in C-level passes and a
+    row's releases expanded when one of its names is looked up (a check looks up the few hundred a release imports);
+    a file that is not well-formed is read row by row to name the bad key."""
     data, w = _read(base, callee.file, v, p)
     t = w.keys(data, {"callee", "rows"}, "", required=("callee", "rows"))
     if t["callee"] != callee.name:
         raise w.fail("callee", f"is {t['callee']!r}, but the index's {p.rpartition('.')[0]} is {callee.name!r}")
-    if not isinstance(t["rows"], list):
+    rows = t["rows"]
+    if not isinstance(rows, list):
         raise w.fail("rows", "must be an array")
     order = sorted((r.version for r in callee.releases), key=parse_pkg_version)  # type: ignore[arg-type]
     at = {x: i for i, x in enumerate(order)}
+    ok = (set(map(type, rows)) <= {dict} and set(chain.from_iterable(rows)) <= _ROW_KEYS
+          and all(map(contains, rows, repeat("names"))))
+    lists = [x for r in rows for x in r.values()] if ok else []
+    ok = ok and set(map(type, lists)) <= {list} and all(lists)
+    names = list(chain.from_iterable(r["names"] for r in rows)) if ok else []
+    ok = ok and _keys_well_formed(names) and len(set(names)) == len(names)
+    items = set(chain.from_iterable(x for r in rows for k, x in r.items() if k != "names")) if ok else set()
+    ok = ok and set(map(type, items)) <= {str} and items <= at.keys() | {x for x in items if _run(x, at)}
+    if not ok:
+        return _callee_names_named(w, rows, order, at)
+    index = dict(zip(names, chain.from_iterable(repeat(i, len(r["names"])) for i, r in enumerate(rows)),
+                     strict=True))
+    missing = _RowMap(index, rows, "missing", w, order, at)
+    return missing, _RowMap(index, rows, "no_module", w, order, at, missing), _RowMap(index, rows, "unknown", w,
+                                                                                      order, at)
+
+
+_ROW_KEYS = frozenset({"missing", "unknown", "no_module", "names"})
+
+
+def _run(item: str, at: dict[str, int]) -> bool:
+    a, dots, b = item.partition("..")
+    return bool(dots) and a in at and b in at and at[a] < at[b]
+
+
+class _RowMap(Mapping[str, frozenset[str]]):
+    """"module:name" -> the releases its row lists under `what`, expanded when first looked up."""
+
+    def __init__(self, index: dict[str, int], rows: list[dict[str, Any]], what: str, w: Validator, order: list[str],
+                 at: dict[str, int], within: _RowMap | None = None) -> None:
+        self._index, self._rows, self._what, self._w, self._order, self._at = index, rows, what, w, order, at
+        self._within = within  # no_module: only rows that list it, each within its `missing`
+        self._done: dict[int, frozenset[str]] = {}
+
+    def _has(self, k: object) -> bool:
+        i = self._index.get(k) if isinstance(k, str) else None
+        return i is not None and (self._within is None or self._what in self._rows[i])
+
+    def __getitem__(self, k: str) -> frozenset[str]:
+        if not self._has(k):
+            raise KeyError(k)
+        i = self._index[k]
+        got = self._done.get(i)
+        if got is None:
+            q = f"rows[{i}].{self._what}"
+            got = _expand(self._w, self._rows[i].get(self._what), q, self._order, self._at)
+            if self._within is not None and not got <= self._within[k]:
+                raise self._w.fail(q, "must list only releases that `missing` lists")
+            self._done[i] = got
+        return got
+
+    def __contains__(self, k: object) -> bool:
+        return self._has(k)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._index) if self._within is None else (k for k in self._index if self._has(k))
+
+    def __len__(self) -> int:
+        return len(self._index) if self._within is None else sum(1 for _ in self)
+
+
+def _callee_names_named(w: Validator, rows: list[Any], order: list[str], at: dict[str, int]) -> Names:
+    """Row by row: the first bad key named."""
     missing: dict[str, frozenset[str]] = {}
     no_module: dict[str, frozenset[str]] = {}
     unknown: dict[str, frozenset[str]] = {}
-    seen: dict[tuple[str, ...], frozenset[str]] = {}  # rows repeat the same lists: each expanded once
 
     def releases(listed: Any, q: str) -> frozenset[str]:
-        if not listed:
-            return _EMPTY if listed is None or listed == [] else _expand(w, listed, q, order, at)
-        k = tuple(listed) if type(listed) is list and set(map(type, listed)) <= {str} else None
-        if k is None:
-            return _expand(w, listed, q, order, at)
-        if k not in seen:
-            seen[k] = _expand(w, listed, q, order, at)
-        return seen[k]
+        return _expand(w, listed, q, order, at)
 
-    rows = t["rows"]
-    if not (set(map(type, rows)) <= {dict} and all(type(r.get("names")) is list for r in rows)
-            and _keys_well_formed(chain.from_iterable(r["names"] for r in rows))):
-        bad = True  # a row is not well-formed: named row by row below
-    else:
-        bad = False
     for i, raw in enumerate(rows):
         q = f"rows[{i}]"
         r = w.keys(raw, {"missing", "unknown", "no_module", "names"}, q, required=("names",))
         names = r["names"]
-        if not isinstance(names, list) or not names or bad and not (set(map(type, names)) <= {str}
-                                                                    and _keys_well_formed(names)):
+        if not isinstance(names, list) or not names or not _keys_well_formed(names):
             raise w.fail(f"{q}.names", "must be a non-empty array of 'module:name'")
         if len(set(names)) != len(names) or not missing.keys().isdisjoint(names):
             raise w.fail(f"{q}.names", f"lists {next(x for x in names if x in missing or names.count(x) > 1)!r} twice")

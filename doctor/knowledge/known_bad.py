@@ -12,11 +12,10 @@ use is not on PyPI ("" for none: the fix text says where the wheel is).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import NamedTuple
 
 
-@dataclass(frozen=True)
-class KnownBad:
+class KnownBad(NamedTuple):
     package: str
     spec: str
     component: str

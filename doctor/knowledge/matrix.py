@@ -10,7 +10,7 @@ row from clones of the upstream repositories.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from packaging.version import Version
 
@@ -26,8 +26,7 @@ SRC_DRIVER = "https://github.com/Ascend/docs/blob/36ae37d3834de5b9a0449a28e0f442
 SRC_TORCHVISION = "https://github.com/pytorch/vision/blob/v0.25.0/README.md"
 
 
-@dataclass(frozen=True)
-class VllmAscendRow:
+class VllmAscendRow(NamedTuple):
     """One vllm-ascend release and the stack its tag pins.
 
     Read, per tag: vLLM from the Dockerfile's VLLM_TAG (what its CI builds), torch / torch-npu / triton-ascend
@@ -193,8 +192,7 @@ def vllm_ascend_row(version: str | None) -> VllmAscendRow | None:
     return max(same, key=lambda r: Version(r.version))
 
 
-@dataclass(frozen=True)
-class TorchNpuRow:
+class TorchNpuRow(NamedTuple):
     """A torch-npu build and the CANN it is built and tested for."""
 
     version: str
@@ -366,8 +364,7 @@ def torchvision_for_torch(torch_version: str | None) -> str | None:
     return f"0.{v.minor + 15}"
 
 
-@dataclass(frozen=True)
-class MindSpeedRow:
+class MindSpeedRow(NamedTuple):
     """A MindSpeed branch and the Megatron-LM its README documents.
 
     `megatron` is the Megatron-core release it names ("0.12.1"), or a series ("0.16") when the README checks out

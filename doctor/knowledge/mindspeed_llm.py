@@ -8,7 +8,7 @@ Megatron-LM through MindSpeed's patch manager, which patches Megatron attributes
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from packaging.version import Version
 
@@ -21,8 +21,7 @@ SRC_LLM_NOTES = ("https://github.com/Ascend/MindSpeed-LLM/blob/c77308a14bfcb1aa7
                  "docs/zh/release_notes_llm.md")
 
 
-@dataclass(frozen=True)
-class MindSpeedLlmRow:
+class MindSpeedLlmRow(NamedTuple):
     reports: str  # the version its setup.py reports
     branches: tuple[str, ...]  # the MindSpeed-LLM branches that report it
     mindspeed: tuple[str, ...]  # the MindSpeed branches the table pairs them with

@@ -9,11 +9,10 @@ may have moved off the API, and the row is re-read then (README "Updating the kn
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import NamedTuple
 
 
-@dataclass(frozen=True)
-class MissingApi:
+class MissingApi(NamedTuple):
     package: str  # the caller (PEP 503 name)
     spec: str  # its releases that call the API (PEP 440 specifier; "" for every release)
     needs: str  # the package that defines the API

@@ -10,7 +10,7 @@ reported. Release and dev builds the rows do not name are not judged.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from packaging.version import Version
 
@@ -29,8 +29,7 @@ SRC_LLM_NOTES = ("https://github.com/Ascend/MindSpeed-LLM/blob/c77308a14bfcb1aa7
                  "docs/zh/release_notes_llm.md")
 
 
-@dataclass(frozen=True)
-class TritonAscendRow:
+class TritonAscendRow(NamedTuple):
     version: str
     cann: tuple[str, ...]  # the CANN releases the source pairs it with (compared by series: 8.3.RC1 ~ 8.3.RC2)
     source: str

@@ -9,8 +9,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from doctor.knowledge.versions import CannVersion, DriverVersion, parse_pkg_version
 from doctor.snapshot.model import UNKNOWN, Snapshot, known
@@ -19,8 +18,7 @@ NOT_INSTALLED = "not installed"
 UNSET = "unset"
 
 
-@dataclass(frozen=True)
-class Value:
+class Value(NamedTuple):
     """A fact as shown (`text`) and as compared (`key`): `2.5.1` and `2.5.1.0` are one value."""
 
     text: str

@@ -10,7 +10,7 @@ an InputError naming the file and the key (exit 2).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from packaging.requirements import InvalidRequirement, Requirement
 from packaging.utils import canonicalize_name
@@ -25,8 +25,7 @@ FILE = "code-needs.toml"
 _NEED = {"package", "releases", "requires", "read_at", "read_from", "breaks", "source"}
 
 
-@dataclass(frozen=True)
-class CodeNeed:
+class CodeNeed(NamedTuple):
     """`package` releases in `releases` need `requires` (a PEP 508 requirement on one other package)."""
 
     package: str
@@ -47,8 +46,7 @@ class CodeNeed:
         return pkg_satisfies(version, self.specifier)
 
 
-@dataclass(frozen=True)
-class CodeNeedsTable:
+class CodeNeedsTable(NamedTuple):
     read: str
     needs: tuple[CodeNeed, ...]
 

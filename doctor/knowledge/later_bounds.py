@@ -21,9 +21,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any
+from typing import Any, NamedTuple
 
 from packaging.requirements import InvalidRequirement, Requirement
 from packaging.specifiers import InvalidSpecifier, Specifier, SpecifierSet
@@ -40,8 +39,7 @@ FILE = "later-bounds.json"
 UPPER = frozenset({"<", "<=", "!=", "~="})
 
 
-@dataclass(frozen=True)
-class Change:
+class Change(NamedTuple):
     """From final release `since` on (until the next change), the project declares `lines` for the dependency."""
 
     since: str
@@ -100,8 +98,7 @@ class Bounds:
         return self._parsed[key]
 
 
-@dataclass(frozen=True)
-class Exclusion:
+class Exclusion(NamedTuple):
     """A release after the installed one whose requirement excludes the installed dependency version."""
 
     since: str  # the first later release that excludes it

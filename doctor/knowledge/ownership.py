@@ -19,8 +19,7 @@ from __future__ import annotations
 
 import re
 import weakref
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from doctor.report import COMPONENTS
 
@@ -187,8 +186,7 @@ def component_of_module(module: str, snapshot: Any = None) -> str | None:
 # -- paths -------------------------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class Owner:
+class Owner(NamedTuple):
     """Who ships a file: the component, the distribution when a pip distribution does, and one line saying
     what was read to decide (`site-packages/vllm_ascend/ -> vllm-ascend`)."""
 

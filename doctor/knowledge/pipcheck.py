@@ -18,9 +18,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterator, Mapping
-from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any
+from typing import Any, NamedTuple
 
 from packaging.markers import InvalidMarker, Marker, UndefinedComparison, UndefinedEnvironmentName
 from packaging.requirements import InvalidRequirement, Requirement
@@ -32,8 +31,7 @@ from doctor.knowledge.ownership import component_of_distribution
 from doctor.snapshot.model import Snapshot, known
 
 
-@dataclass(frozen=True)
-class Unmet:
+class Unmet(NamedTuple):
     """One requirement the installed set does not meet.
 
     kind: "missing" (the required distribution is not installed), "version" (installed at a version outside
@@ -51,8 +49,7 @@ class Unmet:
     inferred: bool = False  # the extra is judged in use because the distribution it is named for is installed
 
 
-@dataclass(frozen=True)
-class Decl:
+class Decl(NamedTuple):
     """What one installed package declares: from the snapshot (its METADATA, as collected), or, for a
     snapshot that only states versions, from the table of published releases (`source` says which)."""
 
@@ -155,8 +152,7 @@ def line_applies(line: str, env: Mapping[str, str], extras: tuple[str, ...] = ()
     return True if True in verdicts else (None if None in verdicts else False)
 
 
-@dataclass(frozen=True)
-class _Req:
+class _Req(NamedTuple):
     """The parts of a requirement the check needs (name, extras, specifier), without its marker."""
 
     name: str

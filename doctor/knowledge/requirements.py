@@ -42,9 +42,8 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Callable, Iterable, Iterator, Mapping
-from dataclasses import dataclass
 from types import MappingProxyType
-from typing import Any
+from typing import Any, NamedTuple
 
 from packaging.tags import Tag, parse_tag
 from packaging.utils import InvalidWheelFilename, parse_wheel_filename
@@ -64,8 +63,7 @@ _ENTRY_OPTIONAL = {"wheels", "files"}
 SDIST = "sdist"  # a `files` entry: the release publishes a source archive
 
 
-@dataclass(frozen=True)
-class Declared:
+class Declared(NamedTuple):
     """What one release declares about its own needs, and the page it was read from."""
 
     requires_python: str | None
@@ -140,8 +138,7 @@ class Declared:
         return f"{self.source.rpartition('#')[0]}#{w}" if w and w != self.wheel else self.source
 
 
-@dataclass(frozen=True)
-class ProjectSummary:
+class ProjectSummary(NamedTuple):
     """A project's line of the index: how many releases its file holds and the newest of them."""
 
     releases: int
@@ -155,8 +152,7 @@ def newest_of(versions: Iterable[str]) -> str | None:
     return max(vs, key=Version) if vs else None
 
 
-@dataclass(frozen=True)
-class ProjectTable:
+class ProjectTable(NamedTuple):
     """One project's file: its releases, and the kept releases whose metadata states nothing (`unstated`)."""
 
     releases: Mapping[str, Declared]

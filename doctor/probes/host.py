@@ -16,7 +16,7 @@ import threading
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 from doctor import __version__
 from doctor.errors import InputError
@@ -28,8 +28,7 @@ FILE_PROBE_BOUND = 5.0
 _GRACE = 2.0  # on top of a subprocess probe's own timeout: interpreter start-up, parsing
 
 
-@dataclass(frozen=True)
-class CollectOptions:
+class CollectOptions(NamedTuple):
     """Everything a collection depends on, so tests can point every probe at a fake machine."""
 
     root: str = "/"

@@ -11,7 +11,7 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Any
+from typing import Any, NamedTuple
 
 from packaging.version import Version
 
@@ -67,8 +67,7 @@ class InstallEra(_Flags):
     flags: Mapping[str, bool]
 
 
-@dataclass(frozen=True)
-class Release:
+class Release(NamedTuple):
     """One verl release (or dated main snapshot) and the facts read from it."""
 
     verl: str

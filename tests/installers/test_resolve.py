@@ -364,7 +364,7 @@ def test_a_changed_release_row_changes_the_plan(profile, monkeypatch) -> None:
     table = releases.load_releases()
     row = table.era("0.9.0")
     flags = dict(row.install.flags, vllm_ascend_no_build_isolation=False, verl_before_requirements=True)
-    changed = dataclasses.replace(row, install=dataclasses.replace(row.install, flags=flags))
+    changed = row._replace(install=dataclasses.replace(row.install, flags=flags))
     monkeypatch.setattr(releases, "load_releases", lambda path=None: dataclasses.replace(
         table, rows=tuple(changed if r is row else r for r in table.rows),
         by_version={**table.by_version, row.verl: changed}))

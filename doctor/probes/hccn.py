@@ -12,6 +12,7 @@ no process behind; the outcome is data (`ok` / `missing` / `timeout` / `error`),
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 import threading
@@ -19,24 +20,30 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from doctor.probes import hccn_parse as P
 from doctor.probes._fs import FsError, RootFS
 from doctor.probes._run import RunResult, run_bounded
 
 DRIVER_TOOL = "/usr/local/Ascend/driver/tools/hccn_tool"
 CONF = "/etc/hccn.conf"
-# (fact group, hccn_tool arguments after `-i N`, parser), in the order one device runs them
-QUERIES: tuple[tuple[str, tuple[str, ...], Callable[[Any], dict[str, Any]]], ...] = (
-    ("link", ("-link", "-g"), P.parse_link),
-    ("ip", ("-ip", "-g"), P.parse_ip),
-    ("net_health", ("-net_health", "-g"), P.parse_net_health),
-    ("speed", ("-speed", "-g"), P.parse_speed),
-    ("link_stat", ("-link_stat", "-g"), P.parse_link_stat),
-    ("optical", ("-optical", "-g"), P.parse_optical),
-    ("gateway", ("-gateway", "-g"), P.parse_gateway),
-)
 _FACT_KEYS = ("link", "address", "netmask", "health", "speed_mbps", "link_up_count", "link_down_count",
               "optical_present", "gateway")
+
+
+@functools.cache
+def queries() -> tuple[tuple[str, tuple[str, ...], Callable[[Any], dict[str, Any]]], ...]:
+    """(fact group, hccn_tool arguments after `-i N`, parser), in the order one device runs them. The parsers are
+    imported only once there is a tool to run or a hccn.conf to read (most hosts have neither)."""
+    from doctor.probes import hccn_parse as P
+
+    return (
+        ("link", ("-link", "-g"), P.parse_link),
+        ("ip", ("-ip", "-g"), P.parse_ip),
+        ("net_health", ("-net_health", "-g"), P.parse_net_health),
+        ("speed", ("-speed", "-g"), P.parse_speed),
+        ("link_stat", ("-link_stat", "-g"), P.parse_link_stat),
+        ("optical", ("-optical", "-g"), P.parse_optical),
+        ("gateway", ("-gateway", "-g"), P.parse_gateway),
+    )
 
 
 def find_hccn_tool(root: str = "/", path: str | None = None) -> str | None:
@@ -77,11 +84,11 @@ def run_per_device(exe: str, jobs: Mapping[int, Sequence[Sequence[str]]], deadli
 
 
 def device_facts(dev: int, runs: Sequence[RunResult]) -> dict[str, Any]:
-    """One device's snapshot entry from its QUERIES runs: a fact whose command gave no usable answer is
+    """One device's snapshot entry from its queries() runs: a fact whose command gave no usable answer is
     left out (unknown) and its reason recorded in `errors`."""
     facts: dict[str, Any] = {"id": dev}
     errors: dict[str, str] = {}
-    for (name, _args, parse), r in zip(QUERIES, runs, strict=False):
+    for (name, _args, parse), r in zip(queries(), runs, strict=False):
         if r.status != "ok":
             errors[name] = r.error or r.status
             continue
@@ -92,7 +99,7 @@ def device_facts(dev: int, runs: Sequence[RunResult]) -> dict[str, Any]:
         for key in _FACT_KEYS:
             if key in parsed and not (key == "link_down_count" and parsed[key] is None):
                 facts[key] = parsed[key]
-    for name, _args, _parse in QUERIES[len(runs):]:
+    for name, _args, _parse in queries()[len(runs):]:
         errors[name] = "not run: no time left in the budget"
     facts["errors"] = errors
     return facts
@@ -106,7 +113,9 @@ def read_conf(fs: RootFS) -> tuple[dict[str, Any] | None, str | None]:
         return None, f"{CONF}: {e.reason}"
     if text is None:
         return None, None
-    parsed = P.parse_hccn_conf(text)
+    from doctor.probes.hccn_parse import parse_hccn_conf
+
+    parsed = parse_hccn_conf(text)
     devices = [{"id": d, **{k: v for k, v in keys.items()}} for d, keys in sorted(parsed["devices"].items())]
     return {"path": CONF, "devices": devices}, None
 
@@ -137,7 +146,7 @@ def probe_hccn(timeout: float, *, root: str = "/", path: str | None = None,
     ids = device_ids(fs) or [d["id"] for d in (conf or {}).get("devices", [])]
     deadline = time.monotonic() + timeout
     env = dict(environ) if environ is not None else None
-    by_dev = run_per_device(exe, {d: [q[1] for q in QUERIES] for d in ids}, deadline, env)
+    by_dev = run_per_device(exe, {d: [q[1] for q in queries()] for d in ids}, deadline, env)
     runs = [r for d in ids for r in by_dev[d]]
     status, error = _status(runs)
     facts.update(status=status, path=exe, error=error or conf_error,
@@ -153,6 +162,8 @@ def ping(exe: str, plan: Sequence[tuple[int, str]], timeout: float,
     for dev, addr in plan:
         jobs.setdefault(dev, []).append(["-ping", "-g", "address", addr])
     by_dev = run_per_device(exe, jobs, time.monotonic() + timeout, environ)
+    from doctor.probes.hccn_parse import parse_ping
+
     out = []
     for dev, addr in plan:
         r = by_dev[dev].pop(0) if by_dev.get(dev) else RunResult([exe], "timeout", error="not run")
@@ -160,6 +171,6 @@ def ping(exe: str, plan: Sequence[tuple[int, str]], timeout: float,
         if r.status != "ok":
             res.update(ok=None, loss_pct=None, error=f"ping {r.status}: {r.error}")
         else:
-            res.update({"loss_pct": None, "error": None, **P.parse_ping(r.out + "\n" + r.err, r.returncode)})
+            res.update({"loss_pct": None, "error": None, **parse_ping(r.out + "\n" + r.err, r.returncode)})
         out.append(res)
     return out

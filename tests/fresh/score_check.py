@@ -16,6 +16,8 @@ tests/fresh/snapshots8.toml (hsnap14, issue 22, mined 2026-12-04) is NEVER TUNED
 `python -m tests.fresh.score_check snapshots8.toml --no-misses`, never its misses, and no rule written from it.
 (snapshots.toml … snapshots4.toml, snapshots6.toml, snapshots9.toml and the corpus fit half have all been tuned on;
 snapshots5.toml and snapshots7.toml became tuning sets on 2026-12-04: their misses were read and class rules written.)
+tests/fresh/snapshots10.toml (hmine21, issue 22) tests the import-surface check on real ImportError threads that
+state both packages' versions; its misses were read (to explain them) but no rule has been written from it.
 """
 
 from __future__ import annotations
@@ -37,6 +39,7 @@ SNAPSHOTS6 = HERE / "snapshots6.toml"  # tuned by hsnap6 (issue 22)
 SNAPSHOTS7 = HERE / "snapshots7.toml"  # never tuned: --no-misses only
 SNAPSHOTS8 = HERE / "snapshots8.toml"  # never tuned (hsnap14, issue 22): --no-misses only
 SNAPSHOTS9 = HERE / "snapshots9.toml"  # tuned by htune15 (issue 22): Ascend-focused
+SNAPSHOTS10 = HERE / "snapshots10.toml"  # hmine21 (issue 22): real reports for the import-surface check
 
 
 def _score_module() -> ModuleType:

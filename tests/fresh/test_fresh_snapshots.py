@@ -20,10 +20,12 @@ from tests.fresh.score_check import (
     SNAPSHOTS7,
     SNAPSHOTS8,
     SNAPSHOTS9,
+    SNAPSHOTS10,
 )
 
 SNAPSHOTS3 = SNAPSHOTS.parent / "snapshots3.toml"
 FLOOR8 = 19  # snapshots8's size when mined (a count, not a rate: nobody measures it but the lead)
+FLOOR10 = 3  # snapshots10's size when mined; its figure then was 0/3 (python -m tests.fresh.score_check snapshots10.toml)
 SNAPSHOTS4 = SNAPSHOTS.parent / "snapshots4.toml"
 
 if sys.version_info >= (3, 11):
@@ -34,8 +36,8 @@ else:  # pragma: no cover
 
 @pytest.mark.parametrize(("path", "size"), [(SNAPSHOTS, 15), (SNAPSHOTS2, 14), (SNAPSHOTS3, 12), (SNAPSHOTS4, 10),
                                             (SNAPSHOTS5, 11), (SNAPSHOTS6, 11), (SNAPSHOTS7, 19), (SNAPSHOTS8, FLOOR8),
-                                            (SNAPSHOTS9, 9)],
-                         ids=["set1", "set2", "set3", "set4", "set5", "set6", "set7", "set8", "set9"])
+                                            (SNAPSHOTS9, 9), (SNAPSHOTS10, FLOOR10)],
+                         ids=["set1", "set2", "set3", "set4", "set5", "set6", "set7", "set8", "set9", "set10"])
 def test_fresh_snapshots_load_and_are_valid(path, size):
     reports = load_file(path)
     assert len(reports) >= size
@@ -48,8 +50,8 @@ def test_fresh_snapshots_load_and_are_valid(path, size):
 
 
 @pytest.mark.parametrize("path", [SNAPSHOTS, SNAPSHOTS2, SNAPSHOTS3, SNAPSHOTS4, SNAPSHOTS5, SNAPSHOTS6, SNAPSHOTS7,
-                                  SNAPSHOTS8, SNAPSHOTS9],
-                         ids=["set1", "set2", "set3", "set4", "set5", "set6", "set7", "set8", "set9"])
+                                  SNAPSHOTS8, SNAPSHOTS9, SNAPSHOTS10],
+                         ids=["set1", "set2", "set3", "set4", "set5", "set6", "set7", "set8", "set9", "set10"])
 def test_fresh_snapshots_are_not_in_the_corpus_nor_the_fresh_log_sets(path):
     fresh = load_file(path)
     mined = load()
@@ -160,3 +162,12 @@ def test_the_ninth_snapshot_set_overlaps_no_earlier_set_nor_any_fresh_log_set_no
     14928, mined into both at once, was kept in the never-tuned 8), any fresh log set or the corpus."""
     _overlaps_nothing_before(load_file(SNAPSHOTS9), (SNAPSHOTS, SNAPSHOTS2, SNAPSHOTS3, SNAPSHOTS4, SNAPSHOTS5,
                                                      SNAPSHOTS6, SNAPSHOTS7, SNAPSHOTS8))
+
+
+def test_the_tenth_snapshot_set_overlaps_no_earlier_set_nor_any_fresh_log_set_nor_the_corpus():
+    """snapshots10 (hmine21, issue 22: real ImportError threads for the import-surface check) shares no thread with
+    snapshots1-9, any fresh log set or the corpus, and none of its threads is cited by the doctor."""
+    tenth = load_file(SNAPSHOTS10)
+    _overlaps_nothing_before(tenth, (SNAPSHOTS, SNAPSHOTS2, SNAPSHOTS3, SNAPSHOTS4, SNAPSHOTS5, SNAPSHOTS6,
+                                     SNAPSHOTS7, SNAPSHOTS8, SNAPSHOTS9))
+    _cited_nowhere(tenth)

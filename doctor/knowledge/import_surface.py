@@ -225,8 +225,6 @@ def _release(v: Validator, raw: Any, p: str, extra: set[str]) -> dict[str, Any]:
     return r
 
 
-
-
 def _keys_well_formed(keys: Iterable[Any]) -> bool:
     """Every key a 'module:name' string (one colon, a module before it, no line break), in C-level passes over a
     file's ~500-800 names: str and map, no per-name Python code and no regex."""
@@ -236,8 +234,6 @@ def _keys_well_formed(keys: Iterable[Any]) -> bool:
     text = "\n".join(keys)
     return (text.count("\n") == len(keys) - 1 and text.count(":") == len(keys) and all(map(contains, keys, repeat(":")))
             and "\n:" not in text and not text.startswith(":"))
-# a file the index names: a .json file inside its directory (a caller's folder at most), never elsewhere
-_FILE_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._+-/")
 
 
 def _well_formed(names: dict[Any, Any]) -> bool:
@@ -251,6 +247,10 @@ def _key(v: Validator, k: Any, p: str) -> str:
     if not isinstance(k, str) or k.count(":") != 1 or not k.split(":")[0]:
         raise v.fail(p, f"{k!r} is not 'module:name'")
     return k
+
+
+# a file the index names: a .json file inside its directory (a caller's folder at most), never elsewhere
+_FILE_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._+-/")
 
 
 def _file(v: Validator, value: Any, p: str) -> str:

@@ -32,6 +32,7 @@ AREA_MODULES: tuple[str, ...] = (
     "doctor.checks.host_facts",
     "doctor.checks.env",
     "doctor.checks.env_values",
+    "doctor.checks.env_guidance",
     "doctor.checks.network",
     "doctor.checks.npu_network",
     "doctor.checks.deep",

@@ -395,6 +395,21 @@ def vllm_ascend_build(ctx: CheckContext) -> Iterator[Finding]:
             source="https://github.com/vllm-project/vllm-ascend/issues/6206; https://github.com/vllm-project/vllm-ascend/blob/v0.13.0/setup.py")
 
 
+# vllm-ascend's sleep-mode allocator asserts that PYTORCH_NPU_ALLOC_CONF has no "expandable_segments:True" from
+# v0.9.1rc1 and v0.9.2rc1 on main and in every release from v0.10.0rc1 (read at each tag of the mirror, v0.7.1rc1 to
+# v0.25.1rc1); v0.9.0rc2 and earlier and the v0.9.1 line (rc2, rc3, final) test PYTORCH_CUDA_ALLOC_CONF instead.
+_CAMEM = ("https://github.com/vllm-project/vllm-ascend/blob/v0.10.0rc1/vllm_ascend/device_allocator/camem.py; "
+          "https://github.com/vllm-project/vllm-ascend/blob/v0.25.1rc1/vllm_ascend/device_allocator/camem.py; ")
+
+
+def _sleep_allocator_reads_npu_conf(snap: Snapshot) -> bool:
+    vp = pver(snap, "vllm-ascend")
+    if vp is None:
+        return False
+    pub = Version(vp.public)
+    return pub >= Version("0.10.0rc1") or pub in (Version("0.9.1rc1"), Version("0.9.2rc1"))
+
+
 @check("vllm-ascend-runtime-env", "vllm",
        findings=("vllm-ascend-sleep-expandable-segments", "vllm-version-unparseable", "vllm-ascend-v0-engine"))
 def vllm_ascend_runtime_env(ctx: CheckContext) -> Iterator[Finding]:
@@ -408,13 +423,19 @@ def vllm_ascend_runtime_env(ctx: CheckContext) -> Iterator[Finding]:
         skip("vllm-ascend is not installed (or not known to be)")
     conf = env(snap, "PYTORCH_NPU_ALLOC_CONF") or ""
     if "expandable_segments:true" in conf.replace(" ", "").lower():
+        asserts = "expandable_segments:True" in conf and _sleep_allocator_reads_npu_conf(snap)
         yield finding(
-            "vllm-ascend-sleep-expandable-segments", "warning", ("env", "vllm-ascend"),
-            "PYTORCH_NPU_ALLOC_CONF enables expandable segments, which vllm-ascend sleep mode cannot release",
-            detail="With verl's colocated rollout the first sleep does not free the KV cache memory.",
-            evidence={"PYTORCH_NPU_ALLOC_CONF": conf},
+            "vllm-ascend-sleep-expandable-segments", "error" if asserts else "warning", ("env", "vllm-ascend"),
+            "PYTORCH_NPU_ALLOC_CONF enables expandable segments, which vllm-ascend sleep mode cannot "
+            + ("run with" if asserts else "release"),
+            detail=("vllm-ascend's sleep-mode allocator (CaMemAllocator, device_allocator/camem.py) asserts "
+                    "\"expandable_segments:True\" is not in PYTORCH_NPU_ALLOC_CONF: \"Expandable segments are not "
+                    "compatible with memory pool.\" verl's colocated rollout (free_cache_engine, its default) uses "
+                    "sleep mode, so the rollout stops when it creates the allocator." if asserts else
+                    "With verl's colocated rollout the first sleep does not free the KV cache memory."),
+            evidence={"PYTORCH_NPU_ALLOC_CONF": conf, "vllm-ascend": ver(snap, "vllm-ascend")},
             fix='export PYTORCH_NPU_ALLOC_CONF="expandable_segments:False" when vLLM sleep mode (free_cache_engine) is on.',
-            source="https://github.com/modelscope/ms-swift/issues/6636")
+            source=(_CAMEM if asserts else "") + "https://github.com/modelscope/ms-swift/issues/6636")
     yield from _v0_engine(snap)
     vl = ver(snap, "vllm")
     vlp = pver(snap, "vllm")

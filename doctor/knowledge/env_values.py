@@ -16,7 +16,6 @@ and the key (exit 2).
 from __future__ import annotations
 
 import math
-import operator
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -26,7 +25,7 @@ from packaging.version import Version
 
 from doctor.knowledge.location import table_path
 from doctor.knowledge.validate import Validator
-from doctor.knowledge.versions import CannVersion, parse_pkg_version, pkg_satisfies
+from doctor.knowledge.versions import CannVersion, ascend_satisfies, parse_pkg_version, pkg_satisfies
 from doctor.report import COMPONENTS
 from doctor.tomlfile import read_toml
 
@@ -153,23 +152,10 @@ def _version_ok(version_of: str, text: str) -> bool:
     return (CannVersion.try_parse(text) if version_of == "cann" else parse_pkg_version(text)) is not None
 
 
-_CLAUSE = re.compile(r"^\s*(>=|<=|==|>|<)\s*(\S+)\s*$")
-_OPS = {">=": operator.ge, "<=": operator.le, ">": operator.gt, "<": operator.lt, "==": operator.eq}
-
-
 def _cann_in(version: str, spec: str) -> bool | None:
     """Does CANN `version` satisfy `spec` (clauses like ">=8.5.0,<9.0.0-beta.1", compared as CANN versions)?"""
     v = CannVersion.try_parse(version)
-    if v is None:
-        return None
-    for clause in spec.split(","):
-        m = _CLAUSE.match(clause)
-        b = CannVersion.try_parse(m.group(2)) if m else None
-        if m is None or b is None:
-            return None
-        if not _OPS[m.group(1)](v, b):
-            return False
-    return True
+    return None if v is None else ascend_satisfies(v, spec)
 
 
 def in_releases(version_of: str, version: str, releases: tuple[str, ...]) -> bool:

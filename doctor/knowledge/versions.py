@@ -142,6 +142,26 @@ class DriverVersion(_AscendVersion):
     kind = "driver"
 
 
+_ASCEND_CLAUSE = re.compile(r"^\s*(>=|<=|==|!=|>|<)\s*(\S+)\s*$")
+
+
+def ascend_satisfies(version: _AscendVersion, spec: str) -> bool | None:
+    """Does a CANN or driver version satisfy `spec`, clauses such as ">=8.5.0,<9.0.0-beta.1" read as versions of
+    the same kind (PEP 440 specifiers cannot read 8.3.RC1)? None when a clause cannot be read."""
+    kind = type(version)
+    for clause in spec.split(","):
+        m = _ASCEND_CLAUSE.match(clause)
+        bound = kind.try_parse(m.group(2)) if m else None
+        if m is None or bound is None:
+            return None
+        op = m.group(1)
+        ok = {">=": version >= bound, "<=": version <= bound, ">": version > bound, "<": version < bound,
+              "==": version == bound, "!=": version != bound}[op]
+        if not ok:
+            return False
+    return True
+
+
 _PAREN = re.compile(r"\s*\(.*\)\s*$")
 
 

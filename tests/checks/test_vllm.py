@@ -60,7 +60,21 @@ def test_build_info_device_type_vs_chip():
 
 def test_sleep_mode_with_expandable_segments():
     d = bare(env={"PYTORCH_NPU_ALLOC_CONF": "expandable_segments:True"}, modules={"vllm_ascend": {}})
-    assert found(d)["vllm-ascend-sleep-expandable-segments"] == "warning"
+    assert found(d)["vllm-ascend-sleep-expandable-segments"] == "warning"  # release unknown
+
+
+@pytest.mark.parametrize(("release", "severity"), [
+    ("0.13.0", "error"), ("0.10.0rc1", "error"), ("0.9.1rc1", "error"), ("0.9.2rc1", "error"),
+    # the v0.9.1 line and v0.9.0rc2 and earlier test PYTORCH_CUDA_ALLOC_CONF in the allocator's assert
+    ("0.9.1", "warning"), ("0.9.1rc3", "warning"), ("0.9.0rc2", "warning"),
+])
+def test_sleep_allocator_asserts_on_npu_expandable_segments_from_the_releases_that_read_that_variable(release, severity):
+    d = bare(env={"PYTORCH_NPU_ALLOC_CONF": "expandable_segments:True"},
+             packages={"vllm-ascend": {"version": release}})
+    assert found(d)["vllm-ascend-sleep-expandable-segments"] == severity
+    f = next(f for f in diagnose_dict(d).findings if f.id == "vllm-ascend-sleep-expandable-segments")
+    assert ("Expandable segments are not compatible with memory pool" in f.detail) == (severity == "error")
+    assert ("camem.py" in f.source) == (severity == "error")
 
 
 def test_dev_vllm_without_vllm_version():

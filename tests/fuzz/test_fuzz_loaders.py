@@ -174,6 +174,41 @@ def test_env_values_table_loader(doc):
         assert str(e).startswith("fuzz/env-values.toml")
 
 
+ENV_GUIDANCE = tomllib.loads((ROOT / "profiles" / "env-guidance.toml").read_text())
+
+
+@st.composite
+def mutated_env_guidance(draw):
+    """The table of upstream guidance on environment values with a few rows' keys dropped, replaced or added."""
+    doc = copy.deepcopy(ENV_GUIDANCE)
+    for _ in range(draw(st.integers(1, 4))):
+        section = draw(st.sampled_from(["rule", "rule", "schema", "read"]))
+        if section != "rule":
+            doc[section] = draw(leaf)
+            continue
+        row = doc["rule"][draw(st.integers(0, len(doc["rule"]) - 1))]
+        key = draw(st.sampled_from(sorted(row) + ["extra"]))
+        if draw(st.booleans()):
+            row.pop(key, None)
+        else:
+            cond = st.sampled_from(["installed:verl", "installed:vllm-ascend>=x", "chip:A9", "env:X", "env:a=b",
+                                    "cann:>=9.0.0", "driver:not", "other:1", ""])
+            row[key] = draw(st.one_of(leaf, st.lists(st.one_of(leaf, cond), max_size=3),
+                                      st.dictionaries(st.text(max_size=6), leaf, max_size=2)))
+    return doc
+
+
+@fuzz
+@given(mutated_env_guidance())
+def test_env_guidance_table_loader(doc):
+    from doctor.knowledge.env_guidance import parse
+
+    try:
+        parse(doc, "fuzz/env-guidance.toml")
+    except InputError as e:
+        assert str(e).startswith("fuzz/env-guidance.toml")
+
+
 def _later_bounds_doc() -> dict:
     """A small later-bounds document: the shipped one cut to three projects (its shape, real lines)."""
     full = json.loads((ROOT / "profiles" / "later-bounds.json").read_text())

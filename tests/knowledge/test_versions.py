@@ -77,3 +77,19 @@ def test_series_only_version_is_ambiguous_inside_its_series():
 def test_cann_and_driver_do_not_compare():
     with pytest.raises(TypeError):
         _ = CannVersion("8.0.0") < DriverVersion("24.1.rc1")
+
+
+@pytest.mark.parametrize(("cls", "version", "spec", "want"), [
+    ("cann", "8.3.RC1", ">=8.1.RC1,<8.5.0", True),
+    ("cann", "9.0.0-beta.1", ">=9.0.0", False),  # a pre-release sorts before its release
+    ("cann", "8.5.0", "!=8.5.0", False),
+    ("driver", "22.0.0", "<23.0.0", True),
+    ("driver", "24.1.rc2", "<23.0.0", False),
+    ("cann", "8.5.0", ">=banana", None),
+    ("cann", "8.5.0", "~=8.5", None),  # only the comparison operators read as Ascend versions
+])
+def test_ascend_satisfies_reads_each_clause_as_a_version_of_the_same_kind(cls, version, spec, want) -> None:
+    from doctor.knowledge.versions import CannVersion, DriverVersion, ascend_satisfies
+
+    v = (CannVersion if cls == "cann" else DriverVersion)(version)
+    assert ascend_satisfies(v, spec) is want

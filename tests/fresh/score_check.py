@@ -18,6 +18,8 @@ tests/fresh/snapshots8.toml (hsnap14, issue 22, mined 2026-12-04) is NEVER TUNED
 snapshots5.toml and snapshots7.toml became tuning sets on 2026-12-04: their misses were read and class rules written.)
 tests/fresh/snapshots10.toml (hmine21, issue 22) tests the import-surface check on real ImportError threads that
 state both packages' versions; its misses were read (to explain them) but no rule has been written from it.
+tests/fresh/snapshots11.toml (hmine22, issue 22) is a tuning set from the vLLM Ascend tracker: device, communication and
+version-mismatch threads whose cause is a snapshot fact; its misses were read and recorded, no rule written from it yet.
 """
 
 from __future__ import annotations
@@ -40,6 +42,7 @@ SNAPSHOTS7 = HERE / "snapshots7.toml"  # never tuned: --no-misses only
 SNAPSHOTS8 = HERE / "snapshots8.toml"  # never tuned (hsnap14, issue 22): --no-misses only
 SNAPSHOTS9 = HERE / "snapshots9.toml"  # tuned by htune15 (issue 22): Ascend-focused
 SNAPSHOTS10 = HERE / "snapshots10.toml"  # hmine21 (issue 22): real reports for the import-surface check
+SNAPSHOTS11 = HERE / "snapshots11.toml"  # hmine22 (issue 22): vLLM Ascend device/communication/version threads
 
 
 def _score_module() -> ModuleType:

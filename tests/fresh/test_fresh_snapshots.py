@@ -21,11 +21,13 @@ from tests.fresh.score_check import (
     SNAPSHOTS8,
     SNAPSHOTS9,
     SNAPSHOTS10,
+    SNAPSHOTS11,
 )
 
 SNAPSHOTS3 = SNAPSHOTS.parent / "snapshots3.toml"
 FLOOR8 = 19  # snapshots8's size when mined (a count, not a rate: nobody measures it but the lead)
 FLOOR10 = 3  # snapshots10's size when mined; its figure then was 0/3 (python -m tests.fresh.score_check snapshots10.toml)
+FLOOR11 = 10  # snapshots11's size when mined (python -m tests.fresh.score_check snapshots11.toml gives its figure)
 SNAPSHOTS4 = SNAPSHOTS.parent / "snapshots4.toml"
 
 if sys.version_info >= (3, 11):
@@ -36,8 +38,9 @@ else:  # pragma: no cover
 
 @pytest.mark.parametrize(("path", "size"), [(SNAPSHOTS, 15), (SNAPSHOTS2, 14), (SNAPSHOTS3, 12), (SNAPSHOTS4, 10),
                                             (SNAPSHOTS5, 11), (SNAPSHOTS6, 11), (SNAPSHOTS7, 19), (SNAPSHOTS8, FLOOR8),
-                                            (SNAPSHOTS9, 9), (SNAPSHOTS10, FLOOR10)],
-                         ids=["set1", "set2", "set3", "set4", "set5", "set6", "set7", "set8", "set9", "set10"])
+                                            (SNAPSHOTS9, 9), (SNAPSHOTS10, FLOOR10), (SNAPSHOTS11, FLOOR11)],
+                         ids=["set1", "set2", "set3", "set4", "set5", "set6", "set7", "set8", "set9", "set10",
+                              "set11"])
 def test_fresh_snapshots_load_and_are_valid(path, size):
     reports = load_file(path)
     assert len(reports) >= size
@@ -50,8 +53,9 @@ def test_fresh_snapshots_load_and_are_valid(path, size):
 
 
 @pytest.mark.parametrize("path", [SNAPSHOTS, SNAPSHOTS2, SNAPSHOTS3, SNAPSHOTS4, SNAPSHOTS5, SNAPSHOTS6, SNAPSHOTS7,
-                                  SNAPSHOTS8, SNAPSHOTS9, SNAPSHOTS10],
-                         ids=["set1", "set2", "set3", "set4", "set5", "set6", "set7", "set8", "set9", "set10"])
+                                  SNAPSHOTS8, SNAPSHOTS9, SNAPSHOTS10, SNAPSHOTS11],
+                         ids=["set1", "set2", "set3", "set4", "set5", "set6", "set7", "set8", "set9", "set10",
+                              "set11"])
 def test_fresh_snapshots_are_not_in_the_corpus_nor_the_fresh_log_sets(path):
     fresh = load_file(path)
     mined = load()
@@ -171,3 +175,12 @@ def test_the_tenth_snapshot_set_overlaps_no_earlier_set_nor_any_fresh_log_set_no
     _overlaps_nothing_before(tenth, (SNAPSHOTS, SNAPSHOTS2, SNAPSHOTS3, SNAPSHOTS4, SNAPSHOTS5, SNAPSHOTS6,
                                      SNAPSHOTS7, SNAPSHOTS8, SNAPSHOTS9))
     _cited_nowhere(tenth)
+
+
+def test_the_eleventh_snapshot_set_overlaps_no_earlier_set_nor_any_fresh_log_set_nor_the_corpus():
+    """snapshots11 (hmine22, issue 22: vLLM Ascend device, communication and version-mismatch threads) shares no
+    thread with snapshots1-10, any fresh log set or the corpus, and none of its threads is cited by the doctor."""
+    eleventh = load_file(SNAPSHOTS11)
+    _overlaps_nothing_before(eleventh, (SNAPSHOTS, SNAPSHOTS2, SNAPSHOTS3, SNAPSHOTS4, SNAPSHOTS5, SNAPSHOTS6,
+                                        SNAPSHOTS7, SNAPSHOTS8, SNAPSHOTS9, SNAPSHOTS10))
+    _cited_nowhere(eleventh)

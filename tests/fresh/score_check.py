@@ -20,6 +20,8 @@ tests/fresh/snapshots10.toml (hmine21, issue 22) tests the import-surface check 
 state both packages' versions; its misses were read (to explain them) but no rule has been written from it.
 tests/fresh/snapshots11.toml (hmine22, issue 22) is a tuning set from the vLLM Ascend tracker: device, communication and
 version-mismatch threads whose cause is a snapshot fact; its misses were read and recorded, no rule written from it yet.
+tests/fresh/snapshots12.toml (hmine23, issue 22) is a tuning set from Ascend threads outside the vLLM Ascend tracker
+(torch-npu, triton on NPU, LLaMA-Factory, lmdeploy, GPUStack, verl); its misses were read and recorded.
 """
 
 from __future__ import annotations
@@ -43,6 +45,7 @@ SNAPSHOTS8 = HERE / "snapshots8.toml"  # never tuned (hsnap14, issue 22): --no-m
 SNAPSHOTS9 = HERE / "snapshots9.toml"  # tuned by htune15 (issue 22): Ascend-focused
 SNAPSHOTS10 = HERE / "snapshots10.toml"  # hmine21 (issue 22): real reports for the import-surface check
 SNAPSHOTS11 = HERE / "snapshots11.toml"  # hmine22 (issue 22): vLLM Ascend device/communication/version threads
+SNAPSHOTS12 = HERE / "snapshots12.toml"  # hmine23 (issue 22): Ascend threads outside the vLLM Ascend tracker
 
 
 def _score_module() -> ModuleType:

@@ -22,12 +22,14 @@ from tests.fresh.score_check import (
     SNAPSHOTS9,
     SNAPSHOTS10,
     SNAPSHOTS11,
+    SNAPSHOTS12,
 )
 
 SNAPSHOTS3 = SNAPSHOTS.parent / "snapshots3.toml"
 FLOOR8 = 19  # snapshots8's size when mined (a count, not a rate: nobody measures it but the lead)
 FLOOR10 = 3  # snapshots10's size when mined; its figure then was 0/3 (python -m tests.fresh.score_check snapshots10.toml)
 FLOOR11 = 10  # snapshots11's size when mined (python -m tests.fresh.score_check snapshots11.toml gives its figure)
+FLOOR12 = 10  # snapshots12's size when mined (4/10 then)
 SNAPSHOTS4 = SNAPSHOTS.parent / "snapshots4.toml"
 
 if sys.version_info >= (3, 11):
@@ -38,9 +40,10 @@ else:  # pragma: no cover
 
 @pytest.mark.parametrize(("path", "size"), [(SNAPSHOTS, 15), (SNAPSHOTS2, 14), (SNAPSHOTS3, 12), (SNAPSHOTS4, 10),
                                             (SNAPSHOTS5, 11), (SNAPSHOTS6, 11), (SNAPSHOTS7, 19), (SNAPSHOTS8, FLOOR8),
-                                            (SNAPSHOTS9, 9), (SNAPSHOTS10, FLOOR10), (SNAPSHOTS11, FLOOR11)],
+                                            (SNAPSHOTS9, 9), (SNAPSHOTS10, FLOOR10), (SNAPSHOTS11, FLOOR11),
+                                            (SNAPSHOTS12, FLOOR12)],
                          ids=["set1", "set2", "set3", "set4", "set5", "set6", "set7", "set8", "set9", "set10",
-                              "set11"])
+                              "set11", "set12"])
 def test_fresh_snapshots_load_and_are_valid(path, size):
     reports = load_file(path)
     assert len(reports) >= size
@@ -53,9 +56,9 @@ def test_fresh_snapshots_load_and_are_valid(path, size):
 
 
 @pytest.mark.parametrize("path", [SNAPSHOTS, SNAPSHOTS2, SNAPSHOTS3, SNAPSHOTS4, SNAPSHOTS5, SNAPSHOTS6, SNAPSHOTS7,
-                                  SNAPSHOTS8, SNAPSHOTS9, SNAPSHOTS10, SNAPSHOTS11],
+                                  SNAPSHOTS8, SNAPSHOTS9, SNAPSHOTS10, SNAPSHOTS11, SNAPSHOTS12],
                          ids=["set1", "set2", "set3", "set4", "set5", "set6", "set7", "set8", "set9", "set10",
-                              "set11"])
+                              "set11", "set12"])
 def test_fresh_snapshots_are_not_in_the_corpus_nor_the_fresh_log_sets(path):
     fresh = load_file(path)
     mined = load()
@@ -184,3 +187,12 @@ def test_the_eleventh_snapshot_set_overlaps_no_earlier_set_nor_any_fresh_log_set
     _overlaps_nothing_before(eleventh, (SNAPSHOTS, SNAPSHOTS2, SNAPSHOTS3, SNAPSHOTS4, SNAPSHOTS5, SNAPSHOTS6,
                                         SNAPSHOTS7, SNAPSHOTS8, SNAPSHOTS9, SNAPSHOTS10))
     _cited_nowhere(eleventh)
+
+
+def test_the_twelfth_snapshot_set_overlaps_no_earlier_set_nor_any_fresh_log_set_nor_the_corpus():
+    """snapshots12 (hmine23, issue 22: Ascend threads outside the vLLM Ascend tracker) shares no thread with
+    snapshots1-11, any fresh log set or the corpus, and none of its threads is cited by the doctor."""
+    twelfth = load_file(SNAPSHOTS12)
+    _overlaps_nothing_before(twelfth, (SNAPSHOTS, SNAPSHOTS2, SNAPSHOTS3, SNAPSHOTS4, SNAPSHOTS5, SNAPSHOTS6,
+                                       SNAPSHOTS7, SNAPSHOTS8, SNAPSHOTS9, SNAPSHOTS10, SNAPSHOTS11))
+    _cited_nowhere(twelfth)

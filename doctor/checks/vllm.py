@@ -97,10 +97,14 @@ def vllm_ascend_matrix(ctx: CheckContext) -> Iterator[Finding]:
     t = pver(snap, "torch")
     if t is not None and row.torch.startswith("==") and pkg_satisfies(".".join(map(str, release(t))), row.torch) is False:
         yield finding(
-            "vllm-ascend-torch-mismatch", "error", ("torch", "vllm-ascend", "vllm"),
-            f"torch {ver(snap, 'torch')} is not the torch vllm-ascend {va} is built for ({row.torch[2:]})",
+            "vllm-ascend-torch-mismatch", "warning" if branch_build else "error", ("torch", "vllm-ascend", "vllm"),
+            f"torch {ver(snap, 'torch')} is not the torch vllm-ascend {va} is built for ({row.torch[2:]})"
+            + (f", the pin of the nearest release before it ({row.version})" if branch_build else ""),
             detail="vllm-ascend's custom ops are compiled against one torch; installing a vLLM that pulls a newer torch "
-                   "(e.g. vllm 0.11.0 wants torch 2.8.0, vllm-ascend 0.11.0 pins 2.7.1) leaves them unloadable.",
+                   "(e.g. vllm 0.11.0 wants torch 2.8.0, vllm-ascend 0.11.0 pins 2.7.1) leaves them unloadable."
+                   + (" This is a source or branch build: it compiled its ops against the torch installed when it was "
+                      "built, and commits after the release may have moved the pin (a `.devN` version is N commits "
+                      "past it), so the release's pin is a hint here, not a verdict." if branch_build else ""),
             evidence={"torch": ver(snap, "torch"), "vllm-ascend": va, "vllm": ver(snap, "vllm"), "required": row.torch},
             fix=f"Install vllm first and vllm-ascend second so torch=={row.torch[2:]} and its torch-npu are restored "
                 "(pip install --force-reinstall --no-deps torch==... torch-npu==...).",

@@ -69,11 +69,13 @@ def env_guidance(ctx: CheckContext) -> Iterator[Finding]:
     snap = ctx.snapshot
     if not env_known(snap):
         skip("the snapshot has no environment variables")
-    from doctor.knowledge.env_guidance import load, variable_names
+    from doctor.knowledge.coverage import env_guidance_names
 
-    names = variable_names()
+    names = env_guidance_names()
     if names is not None and not any(env(snap, n) for n in names):
         skip("none of the variables the table of guidance judges is set")
+    from doctor.knowledge.env_guidance import load
+
     for rule in load().rules:
         value = env(snap, rule.var)
         if value is None or not value.strip() or not rule.triggered(value) or not applies(rule, snap):

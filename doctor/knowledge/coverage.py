@@ -1,5 +1,5 @@
-"""What two shipped tables cover, read without validating them: the variable names of env-values.toml and the caller
-releases of import-surface/index.json. A check asks first, so a host that gives it nothing to judge (no such variable
+"""What three shipped tables cover, read without validating them: the variable names of env-values.toml and of
+env-guidance.toml, and the caller releases of import-surface/index.json. A check asks first, so a host that gives it nothing to judge (no such variable
 set, no caller release that was read) skips before importing the table's module and validating the file, which
 costs a few ms each on every `doctor check`. The tables' loaders still validate them wherever they are used: a
 malformed file is refused wherever it could change a verdict. None means the file does not have the expected shape;
@@ -24,6 +24,18 @@ def env_variable_names(path: str | None = None) -> frozenset[str] | None:
     if not isinstance(rows, list) or not all(isinstance(r, dict) and isinstance(r.get("name"), str) for r in rows):
         return None
     return frozenset(r["name"] for r in rows)
+
+
+def env_guidance_names(path: str | None = None) -> frozenset[str] | None:
+    """The variables profiles/env-guidance.toml has rules for (a rule judges a value that is set, never an unset
+    variable)."""
+    from doctor.tomlfile import read_toml
+
+    data = read_toml(table_path("env-guidance.toml", path), "table of upstream guidance on environment values")
+    rows = data.get("rule") if isinstance(data, dict) else None
+    if not isinstance(rows, list) or not all(isinstance(r, dict) and isinstance(r.get("var"), str) for r in rows):
+        return None
+    return frozenset(r["var"] for r in rows)
 
 
 # the import-surface index parsed here, which doctor.knowledge.import_surface.load validates without parsing it again

@@ -200,14 +200,3 @@ def load(path: str | None = None) -> Table:
     if p not in _TABLES:
         _TABLES[p] = parse(read_toml(p, "table of upstream guidance on environment values"), p)
     return _TABLES[p]
-
-
-def variable_names(path: str | None = None) -> frozenset[str] | None:
-    """The variables the table has rules for, read without validating it (None: not the expected shape; the check
-    then loads it and the loader says what is wrong). A host that sets none of them skips the check before the table
-    is validated: a row judges a value that is set, never an unset variable."""
-    data = read_toml(table_path(FILE, path), "table of upstream guidance on environment values")
-    rows = data.get("rule") if isinstance(data, dict) else None
-    if not isinstance(rows, list) or not all(isinstance(r, dict) and isinstance(r.get("var"), str) for r in rows):
-        return None
-    return frozenset(r["var"] for r in rows)

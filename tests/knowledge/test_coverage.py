@@ -1,11 +1,11 @@
-"""doctor.knowledge.coverage: what two tables cover, read without validating them, so a check can skip a host that
+"""doctor.knowledge.coverage: what three tables cover, read without validating them, so a check can skip a host that
 gives it nothing to judge before importing and validating the table (the loaders still refuse a malformed file)."""
 
 from __future__ import annotations
 
 from doctor.checks.packages import import_surface
 from doctor.checks.runner import CheckContext, Skipped
-from doctor.knowledge.coverage import env_variable_names, import_callers_read
+from doctor.knowledge.coverage import env_guidance_names, env_variable_names, import_callers_read
 from doctor.snapshot.model import snapshot_from_dict
 
 
@@ -15,6 +15,9 @@ def test_the_packaged_tables_give_their_names_and_caller_releases():
     read = import_callers_read()
     assert read and {"verl", "mbridge", "mindspeed"} <= set(read)
     assert ("0.9.0", next(c for v, c in read["verl"] if v == "0.9.0")) in read["verl"]
+    from doctor.knowledge.env_guidance import load
+
+    assert env_guidance_names() == frozenset(r.var for r in load().rules)
 
 
 def test_a_file_without_the_expected_shape_is_none(tmp_path):
@@ -26,6 +29,9 @@ def test_a_file_without_the_expected_shape_is_none(tmp_path):
     toml = tmp_path / "env-values.toml"
     toml.write_text('schema = "x"\nvar = [1]\n')
     assert env_variable_names(str(toml)) is None
+    guidance = tmp_path / "env-guidance.toml"
+    guidance.write_text('schema = "x"\nrule = [{var = 1}]\n')
+    assert env_guidance_names(str(guidance)) is None
 
 
 def test_import_surface_skips_a_caller_release_it_did_not_read_and_judges_one_it_did():

@@ -59,6 +59,15 @@ def test_good_exports_give_nothing(tmp_path):
     assert exported(report) == {}
 
 
+def test_exports_that_upstream_says_break_the_run_together_are_a_finding_of_the_script(tmp_path):
+    """HCCL's reference: strict (order-preserving) determinism supports only INF/NaN mode, not saturation mode; the
+    guidance rows whose conditions are other variables hold for a script's exports as for a host."""
+    code, report = lint(tmp_path, HEAD + "export HCCL_DETERMINISTIC=strict\nexport INF_NAN_MODE_ENABLE=0\n" + CALL)
+    assert exported(report) == {"env-value-against-guidance": "warning"}
+    f = next(f for f in report["findings"] if f["id"] == "env-value-against-guidance")
+    assert f["evidence"]["rule"] == "hccl-deterministic-strict-saturation" and f["evidence"]["set_at_line"] == 3
+
+
 def test_upstream_verl_npu_scripts_exports_pass_the_rules():
     """The 98 NPU example scripts of verl v0.6.1 / v0.7.1 / v0.9.0: most export settings with known values (bash
     agrees on each: tests/launch/test_lint_upstream.py), and none of them is a finding."""

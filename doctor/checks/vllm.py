@@ -77,6 +77,11 @@ def vllm_ascend_matrix(ctx: CheckContext) -> Iterator[Finding]:
     vav = pver(snap, "vllm-ascend")
     branch_build = vav is not None and (vav.is_devrelease or vav.local is not None)
     vl = pver(snap, "vllm")
+    # A branch build beside a vLLM of another series than its release's is a main build that tracks newer vLLM: its
+    # commits have moved the release's pins (a main build 1570 commits past v0.19.1rc2 ran vLLM 0.27.1 and torch 2.10.0,
+    # vllm-ascend issue 15035). On the release's own vLLM series it is the release line, whose pins hold.
+    moved = branch_build and vl is not None and not any(
+        Version(vl.public).release[:2] == Version(w).release[:2] for w in row.vllm_versions())
     if vl is not None:
         got = Version(vl.public)
         wants = [Version(w) for w in row.vllm_versions()]
@@ -97,14 +102,15 @@ def vllm_ascend_matrix(ctx: CheckContext) -> Iterator[Finding]:
     t = pver(snap, "torch")
     if t is not None and row.torch.startswith("==") and pkg_satisfies(".".join(map(str, release(t))), row.torch) is False:
         yield finding(
-            "vllm-ascend-torch-mismatch", "warning" if branch_build else "error", ("torch", "vllm-ascend", "vllm"),
+            "vllm-ascend-torch-mismatch", "warning" if moved else "error", ("torch", "vllm-ascend", "vllm"),
             f"torch {ver(snap, 'torch')} is not the torch vllm-ascend {va} is built for ({row.torch[2:]})"
-            + (f", the pin of the nearest release before it ({row.version})" if branch_build else ""),
+            + (f", the pin of the nearest release before it ({row.version})" if moved else ""),
             detail="vllm-ascend's custom ops are compiled against one torch; installing a vLLM that pulls a newer torch "
                    "(e.g. vllm 0.11.0 wants torch 2.8.0, vllm-ascend 0.11.0 pins 2.7.1) leaves them unloadable."
-                   + (" This is a source or branch build: it compiled its ops against the torch installed when it was "
-                      "built, and commits after the release may have moved the pin (a `.devN` version is N commits "
-                      "past it), so the release's pin is a hint here, not a verdict." if branch_build else ""),
+                   + (f" This is a branch build beside vLLM {ver(snap, 'vllm')}, not the vLLM series of {row.version} "
+                      f"({row.vllm}): a main build that tracks newer vLLM, whose commits have moved the release's pins "
+                      "(a `.devN` version is N commits past it), so the release's pin is a hint here, not a verdict."
+                      if moved else ""),
             evidence={"torch": ver(snap, "torch"), "vllm-ascend": va, "vllm": ver(snap, "vllm"), "required": row.torch},
             fix=f"Install vllm first and vllm-ascend second so torch=={row.torch[2:]} and its torch-npu are restored "
                 "(pip install --force-reinstall --no-deps torch==... torch-npu==...).",

@@ -25,16 +25,22 @@ def test_vllm_ascend_torch_abi_pin():
     assert found(d)["vllm-ascend-torch-mismatch"] == "error"
 
 
-def test_a_branch_build_far_past_its_tag_is_not_held_to_the_tags_torch_pin_as_an_error():
+def test_a_main_build_beside_a_newer_vllm_is_not_held_to_its_tags_torch_pin_as_an_error():
     """A main build 1570 commits past v0.19.1rc2 ran with vLLM 0.27.1 and torch 2.10.0 (vllm-ascend issue 15035's
-    pip list): 0.19.1rc2's torch pin (2.9.0) is a hint for such a build, which compiled its ops against the torch
-    installed when it was built."""
+    pip list): its commits moved 0.19.1rc2's pins, so the release's torch pin (2.9.0) is a hint for it. A build of the
+    release branch beside the release's own vLLM series keeps the pin as an error (test below)."""
     d = bare(packages={"vllm-ascend": {"version": "0.19.1rc2.dev1570+gd5daa8258", "editable": True},
                        "vllm": {"version": "0.27.1"}, "torch": {"version": "2.10.0"}})
     f = next(f for f in diagnose_dict(d).findings if f.id == "vllm-ascend-torch-mismatch")
     assert f.severity.value == "warning"
     assert "the nearest release before it (0.19.1rc1)" in f.title and "a hint here, not a verdict" in f.detail
     assert not [x for x in diagnose_dict(d).findings if x.severity.value == "error"]
+
+
+def test_a_release_branch_build_beside_its_own_vllm_series_keeps_the_torch_pin_as_an_error():
+    d = bare(packages={"vllm-ascend": {"version": "0.13.1.dev1+g06a285f37"}, "vllm": {"version": "0.13.0+empty"},
+                       "torch": {"version": "2.12.0"}})
+    assert found(d)["vllm-ascend-torch-mismatch"] == "error"
 
 
 def test_vllm_pairing_and_rc_quirk():

@@ -78,8 +78,9 @@ def vllm_ascend_matrix(ctx: CheckContext) -> Iterator[Finding]:
     branch_build = vav is not None and (vav.is_devrelease or vav.local is not None)
     vl = pver(snap, "vllm")
     # A branch build beside a vLLM of another series than its release's is a main build that tracks newer vLLM: its
-    # commits have moved the release's pins (a main build 1570 commits past v0.19.1rc2 ran vLLM 0.27.1 and torch 2.10.0,
-    # vllm-ascend issue 15035). On the release's own vLLM series it is the release line, whose pins hold.
+    # commits have moved the release's pins (a main build 1570 commits past v0.19.1rc2 ran vLLM 0.27.1 and torch
+    # 2.10.0: https://github.com/vllm-project/vllm-ascend/issues/15035). On the release's own vLLM series it is the
+    # release line, whose pins hold.
     moved = branch_build and vl is not None and not any(
         Version(vl.public).release[:2] == Version(w).release[:2] for w in row.vllm_versions())
     if vl is not None:

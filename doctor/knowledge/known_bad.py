@@ -68,6 +68,16 @@ KNOWN_BAD: tuple[KnownBad, ...] = (
              with_package="vllm-ascend", with_specs=("==0.18.0", "==0.19.1rc1"), command="",
              fix_note=f"It is not on PyPI: the release notes link the wheel ({_VA_OBS}torch_npu-2.9.0.post1%2Bgit4c901a4-"
                       "<cpXY>-<cpXY>-manylinux_2_28_<arch>.whl)."),
+    # Three vLLM Ascend threads: a controlled A/B on one stack (post4 exits 139 three times of three, post2 and post6
+    # never), a second report on vLLM Ascend 0.23.0 fixed by post6, a third on 0.26.0rc1; the open PR raising vLLM
+    # Ascend's pin from post4 to post6 for this segfault.
+    KnownBad("torch-npu", "==2.10.0.post4", "torch-npu",
+             "its profiler crashes (segmentation fault, exit 139) when a profile that records stacks (with_stack / "
+             "with_modules) is stopped: vLLM Ascend's /stop_profile takes the engine down; 2.10.0.post2 and "
+             "2.10.0.post6 do not",
+             "2.10.0.post6", "https://github.com/vllm-project/vllm-ascend/issues/15697; "
+             "https://github.com/vllm-project/vllm-ascend/issues/16642; https://github.com/vllm-project/vllm-ascend/pull/16042",
+             npu_only=True),
     # v0.7.3rc1 "Pin modelscope<1.23.0 on vLLM v0.7.3 to resolve" https://github.com/vllm-project/vllm/pull/13807;
     # v0.7.3.post1 "Add the note to clear that only modelscope<1.23.0 works with 0.7.3"
     # (https://github.com/vllm-project/vllm-ascend/pull/954)

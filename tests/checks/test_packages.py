@@ -1,4 +1,4 @@
-from tests.stacks import bare, found, healthy
+from tests.stacks import bare, diagnose_dict, found, healthy
 
 
 def test_triton_next_to_triton_ascend():
@@ -52,6 +52,20 @@ def test_known_bad_release_warns_and_names_the_fix():
     for good in ("2.1.0.post5", "2.1.0.post3", "2.1.0"):
         assert "package-known-bad-release" not in found(bare(packages={"torch-npu": {"version": good}}))
     assert "package-known-bad-release" not in found(bare(packages={"torch": {"version": "2.1.0"}}))
+
+
+def test_torch_npu_post4_profiler_crash_warns_and_is_a_known_deviation_of_the_stacks_that_pin_it():
+    """Three vLLM Ascend threads: torch-npu 2.10.0.post4's profiler segfaults stopping a profile with stacks (post2 and
+    post6 do not). A stack whose install guide pins post4 carries it as info, naming the deviation."""
+    d = bare(packages={"torch-npu": {"version": "2.10.0.post4"}, "vllm-ascend": {"version": "0.26.0rc1"}})
+    (f,) = [f for f in diagnose_dict(d).findings if f.id == "package-known-bad-release"]
+    assert f.severity.value == "warning" and "segmentation fault" in f.detail and "2.10.0.post6" in f.fix.text
+    for good in ("2.10.0.post2", "2.10.0.post6"):
+        assert "package-known-bad-release" not in found(bare(packages={"torch-npu": {"version": good},
+                                                                       "vllm-ascend": {"version": "0.26.0rc1"}}))
+    stack = healthy("verl-0.9.1-cann9.1.0-a2")
+    (g,) = [f for f in diagnose_dict(stack).findings if f.id == "package-known-bad-release"]
+    assert g.severity.value == "info" and "known deviation of verl-0.9.1-cann9.1.0-a2" in g.title
 
 
 def test_mbridge_calling_an_api_megatron_core_removed_is_an_error():

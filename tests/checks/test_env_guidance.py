@@ -156,3 +156,13 @@ def test_a_malformed_row_is_refused_naming_the_file_and_the_key(path: str, value
     with pytest.raises(InputError) as e:
         parse(doc, "x/env-guidance.toml")
     assert str(e.value).startswith("x/env-guidance.toml") and words in str(e.value)
+
+
+def test_the_v1_engine_on_the_0_7_line_is_experimental_also_when_only_vllm_says_the_line() -> None:
+    env = {"VLLM_USE_V1": "1"}
+    for pk in (pkgs(vllm_ascend="0.7.3"), pkgs(vllm_ascend=None, vllm="0.7.3")):
+        got = ours(bare(env=env, packages=pk))
+        assert [(f.evidence["rule"], f.severity.value) for f in got] == [("v1-engine-on-0-7", "warning")], pk
+        assert "only for test usage" in got[0].detail
+    assert ours(bare(env=env, packages=pkgs(vllm_ascend="0.9.1"))) == []
+    assert ours(bare(env=env, packages=pkgs(vllm_ascend=None))) == []  # the line unknown: silent

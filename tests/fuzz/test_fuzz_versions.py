@@ -49,3 +49,18 @@ def test_package_version_helpers_never_raise(text, spec):
     parse_pkg_version(text)
     base_version(text)
     pkg_satisfies(text, spec)
+
+
+@fuzz
+@given(version_like, st.one_of(st.text(max_size=30), st.lists(st.sampled_from(
+    [">=", "<=", "==", "!=", ">", "<", "~=", "", " "]), min_size=1, max_size=2).map("".join).flatmap(
+    lambda op: version_like.map(lambda v: op + v))), st.booleans())
+def test_ascend_clauses_answer_or_say_unreadable(text, spec, driver):
+    """A CANN or driver version against any clause text: True, False, or None (a clause it cannot read); never raises."""
+    from doctor.knowledge.versions import ascend_satisfies
+
+    v = (DriverVersion if driver else CannVersion).try_parse(text)
+    if v is None:
+        return
+    assert ascend_satisfies(v, spec) in (True, False, None)
+    assert ascend_satisfies(v, f"{spec},{spec}") in (True, False, None)

@@ -166,3 +166,12 @@ def test_the_v1_engine_on_the_0_7_line_is_experimental_also_when_only_vllm_says_
         assert "only for test usage" in got[0].detail
     assert ours(bare(env=env, packages=pkgs(vllm_ascend="0.9.1"))) == []
     assert ours(bare(env=env, packages=pkgs(vllm_ascend=None))) == []  # the line unknown: silent
+
+
+def test_every_variable_a_row_judges_or_names_in_a_condition_is_collected_on_a_live_host() -> None:
+    """A row whose variable `doctor collect` drops could never fire on a live host (only on hand-written snapshots)."""
+    from doctor.probes.envvars import is_relevant
+
+    names = {r.var for r in load().rules} | {c.name for r in load().rules
+                                            for c in (*r.when, *r.when_any, *r.unless) if c.kind == "env"}
+    assert not sorted(n for n in names if not is_relevant(n))

@@ -24,6 +24,8 @@ tests/fresh/snapshots12.toml (hmine23, issue 22) is a tuning set from Ascend thr
 (torch-npu, triton on NPU, LLaMA-Factory, lmdeploy, GPUStack, verl); its misses were read and recorded.
 tests/fresh/snapshots13.toml (hmine25, issue 22) and snapshots14.toml (hmine26) are tuning sets of version-mismatch
 threads, from the vLLM Ascend tracker and from Ascend threads outside it; their misses were read and recorded.
+tests/fresh/snapshots15.toml (hnever27, issue 22, mined 2026-12-04) is NEVER TUNED, like snapshots8: environment
+values that broke an Ascend run; measure it only with --no-misses.
 """
 
 from __future__ import annotations
@@ -50,6 +52,7 @@ SNAPSHOTS11 = HERE / "snapshots11.toml"  # hmine22 (issue 22): vLLM Ascend devic
 SNAPSHOTS12 = HERE / "snapshots12.toml"  # hmine23 (issue 22): Ascend threads outside the vLLM Ascend tracker
 SNAPSHOTS13 = HERE / "snapshots13.toml"  # hmine25 (issue 22): vLLM Ascend version-mismatch threads
 SNAPSHOTS14 = HERE / "snapshots14.toml"  # hmine26 (issue 22): Ascend version-mismatch threads outside vLLM Ascend
+SNAPSHOTS15 = HERE / "snapshots15.toml"  # never tuned (hnever27, issue 22): --no-misses only
 
 
 def _score_module() -> ModuleType:

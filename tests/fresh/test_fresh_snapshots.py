@@ -25,6 +25,7 @@ from tests.fresh.score_check import (
     SNAPSHOTS12,
     SNAPSHOTS13,
     SNAPSHOTS14,
+    SNAPSHOTS15,
 )
 
 SNAPSHOTS3 = SNAPSHOTS.parent / "snapshots3.toml"
@@ -34,6 +35,7 @@ FLOOR11 = 10  # snapshots11's size when mined (python -m tests.fresh.score_check
 FLOOR12 = 10  # snapshots12's size when mined (4/10 then)
 FLOOR13 = 10  # snapshots13's size when mined (1/10 then)
 FLOOR14 = 4  # snapshots14's size when mined (2/4 then)
+FLOOR15 = 8  # snapshots15's size when mined (never tuned: a count, not a rate)
 SNAPSHOTS4 = SNAPSHOTS.parent / "snapshots4.toml"
 
 if sys.version_info >= (3, 11):
@@ -45,9 +47,10 @@ else:  # pragma: no cover
 @pytest.mark.parametrize(("path", "size"), [(SNAPSHOTS, 15), (SNAPSHOTS2, 14), (SNAPSHOTS3, 12), (SNAPSHOTS4, 10),
                                             (SNAPSHOTS5, 11), (SNAPSHOTS6, 11), (SNAPSHOTS7, 19), (SNAPSHOTS8, FLOOR8),
                                             (SNAPSHOTS9, 9), (SNAPSHOTS10, FLOOR10), (SNAPSHOTS11, FLOOR11),
-                                            (SNAPSHOTS12, FLOOR12), (SNAPSHOTS13, FLOOR13), (SNAPSHOTS14, FLOOR14)],
+                                            (SNAPSHOTS12, FLOOR12), (SNAPSHOTS13, FLOOR13), (SNAPSHOTS14, FLOOR14),
+                                            (SNAPSHOTS15, FLOOR15)],
                          ids=["set1", "set2", "set3", "set4", "set5", "set6", "set7", "set8", "set9", "set10",
-                              "set11", "set12", "set13", "set14"])
+                              "set11", "set12", "set13", "set14", "set15"])
 def test_fresh_snapshots_load_and_are_valid(path, size):
     reports = load_file(path)
     assert len(reports) >= size
@@ -60,9 +63,10 @@ def test_fresh_snapshots_load_and_are_valid(path, size):
 
 
 @pytest.mark.parametrize("path", [SNAPSHOTS, SNAPSHOTS2, SNAPSHOTS3, SNAPSHOTS4, SNAPSHOTS5, SNAPSHOTS6, SNAPSHOTS7,
-                                  SNAPSHOTS8, SNAPSHOTS9, SNAPSHOTS10, SNAPSHOTS11, SNAPSHOTS12, SNAPSHOTS13, SNAPSHOTS14],
+                                  SNAPSHOTS8, SNAPSHOTS9, SNAPSHOTS10, SNAPSHOTS11, SNAPSHOTS12, SNAPSHOTS13, SNAPSHOTS14,
+                                  SNAPSHOTS15],
                          ids=["set1", "set2", "set3", "set4", "set5", "set6", "set7", "set8", "set9", "set10",
-                              "set11", "set12", "set13", "set14"])
+                              "set11", "set12", "set13", "set14", "set15"])
 def test_fresh_snapshots_are_not_in_the_corpus_nor_the_fresh_log_sets(path):
     fresh = load_file(path)
     mined = load()
@@ -210,3 +214,13 @@ def test_the_thirteenth_and_fourteenth_snapshot_sets_overlap_no_earlier_set_nor_
                SNAPSHOTS9, SNAPSHOTS10, SNAPSHOTS11, SNAPSHOTS12)
     _overlaps_nothing_before(load_file(SNAPSHOTS13), earlier)
     _overlaps_nothing_before(load_file(SNAPSHOTS14), (*earlier, SNAPSHOTS13))
+
+
+def test_the_fifteenth_snapshot_set_is_never_tuned_and_overlaps_nothing():
+    """snapshots15 (hnever27, issue 22: environment values that broke an Ascend run) is NEVER TUNED: it shares no
+    thread with snapshots1-14, any fresh log set or the corpus, and none of its threads is cited by the doctor."""
+    fifteenth = load_file(SNAPSHOTS15)
+    _overlaps_nothing_before(fifteenth, (SNAPSHOTS, SNAPSHOTS2, SNAPSHOTS3, SNAPSHOTS4, SNAPSHOTS5, SNAPSHOTS6,
+                                         SNAPSHOTS7, SNAPSHOTS8, SNAPSHOTS9, SNAPSHOTS10, SNAPSHOTS11, SNAPSHOTS12,
+                                         SNAPSHOTS13, SNAPSHOTS14))
+    _cited_nowhere(fifteenth)

@@ -34,18 +34,13 @@ def holds(cond: Cond, snap: Snapshot, nocase_env: bool = False) -> bool | None:
         fam = family(snap)
         return None if fam is None else fam == cond.name
     if cond.kind == "env":
-        value = env(snap, cond.name)
-        if value is None or not value.strip():
-            if not env_unset(snap, cond.name):
-                return None
-            is_set, text = False, ""
-        else:
-            is_set, text = True, value.strip()
+        text = (env(snap, cond.name) or "").strip()  # "" is unset, as `NAME=` in a condition
+        if not text and not env_unset(snap, cond.name):
+            return None
         want = cond.arg.strip()
         if nocase_env:
             text, want = text.upper(), want.upper()
-        same = (not is_set) if not want else (is_set and text == want)
-        return same if cond.op == "=" else not same
+        return (text == want) == (cond.op == "=")
     got = cann(snap) if cond.kind == "cann" else driver(snap)
     return None if got is None else ascend_satisfies(got[1], cond.arg)
 
@@ -80,8 +75,7 @@ def env_guidance(ctx: CheckContext) -> Iterator[Finding]:
         value = env(snap, rule.var)
         if value is None or not value.strip() or not rule.triggered(value) or not applies(rule, snap):
             continue
-        conds = [c.text for c in (*rule.when, *rule.unless)]
-        met_any = [c.text for c in rule.when_any if holds(c, snap, rule.nocase_env) is True]
+        held = [c.text for c in rule.when] + [c.text for c in rule.when_any if holds(c, snap, rule.nocase_env) is True]
         detail = f"Upstream: \"{rule.quote}\"."
         if rule.needs:
             detail += f" This holds when the run also uses {rule.needs}, which the snapshot does not record."
@@ -90,5 +84,6 @@ def env_guidance(ctx: CheckContext) -> Iterator[Finding]:
             f"{rule.var}={value}: {rule.summary}",
             detail=detail,
             evidence={"variable": rule.var, "value": value, "rule": rule.id, "effect": rule.effect,
-                      "conditions": conds + met_any, "needs": rule.needs, "read_at": list(rule.read_at)},
+                      "conditions": held, "unless": [c.text for c in rule.unless], "needs": rule.needs,
+                      "read_at": list(rule.read_at)},
             fix=rule.fix, source=rule.source)

@@ -81,17 +81,15 @@ def vllm_ascend_matrix(ctx: CheckContext) -> Iterator[Finding]:
     # commits have moved the release's pins (a main build 1570 commits past v0.19.1rc2 ran vLLM 0.27.1 and torch
     # 2.10.0: https://github.com/vllm-project/vllm-ascend/issues/15035). On the release's own vLLM series it is the
     # release line, whose pins hold.
-    moved = branch_build and vl is not None and not any(
-        Version(vl.public).release[:2] == Version(w).release[:2] for w in row.vllm_versions())
-    if vl is not None:
-        got = Version(vl.public)
-        wants = [Version(w) for w in row.vllm_versions()]
-        same = any(got.release[:2] == w.release[:2] if branch_build else got == w for w in wants)
-        if not same:
+    got = Version(vl.public) if vl is not None else None
+    wants = [Version(w) for w in row.vllm_versions()]
+    series = got is not None and any(got.release[:2] == w.release[:2] for w in wants)
+    moved = branch_build and got is not None and not series
+    if got is not None:
+        if not (series if branch_build else got in wants):
             # A release tracks one vLLM release series ("publish versions matching vLLM", versioning policy); only
             # main / branch builds keep compatibility code for the latest one or two vLLM releases. Another series
             # beside a release is a plugin that cannot load; the same series is an untested build (warning).
-            series = any(got.release[:2] == w.release[:2] for w in wants)
             yield finding(
                 "vllm-ascend-vllm-mismatch", "warning" if branch_build or series else "error", ("vllm", "vllm-ascend"),
                 f"vllm {ver(snap, 'vllm')} is not the vLLM that vllm-ascend {va} targets ({row.vllm})",

@@ -1,6 +1,6 @@
 """What three shipped tables cover, read without validating them: the variable names of env-values.toml and of
-env-guidance.toml, and the caller releases of import-surface/index.json. A check asks first, so a host that gives it nothing to judge (no such variable
-set, no caller release that was read) skips before importing the table's module and validating the file, which
+env-guidance.toml, and the caller releases of import-surface/index.json. A check asks first, so a host that gives it
+nothing to judge (no such variable set, no caller release that was read) skips before importing the table's module and validating the file, which
 costs a few ms each on every `doctor check`. The tables' loaders still validate them wherever they are used: a
 malformed file is refused wherever it could change a verdict. None means the file does not have the expected shape;
 the check then loads it, and the loader says what is wrong.
@@ -17,25 +17,23 @@ from doctor.knowledge.location import table_path
 
 def env_variable_names(path: str | None = None) -> frozenset[str] | None:
     """The names profiles/env-values.toml has rows for."""
-    from doctor.tomlfile import read_toml
-
-    data = read_toml(table_path("env-values.toml", path), "table of the values environment variables take")
-    rows = data.get("var") if isinstance(data, dict) else None
-    if not isinstance(rows, list) or not all(isinstance(r, dict) and isinstance(r.get("name"), str) for r in rows):
-        return None
-    return frozenset(r["name"] for r in rows)
+    return _row_names("env-values.toml", "table of the values environment variables take", "var", "name", path)
 
 
 def env_guidance_names(path: str | None = None) -> frozenset[str] | None:
     """The variables profiles/env-guidance.toml has rules for (a rule judges a value that is set, never an unset
     variable)."""
+    return _row_names("env-guidance.toml", "table of upstream guidance on environment values", "rule", "var", path)
+
+
+def _row_names(file: str, what: str, rows_key: str, key: str, path: str | None) -> frozenset[str] | None:
     from doctor.tomlfile import read_toml
 
-    data = read_toml(table_path("env-guidance.toml", path), "table of upstream guidance on environment values")
-    rows = data.get("rule") if isinstance(data, dict) else None
-    if not isinstance(rows, list) or not all(isinstance(r, dict) and isinstance(r.get("var"), str) for r in rows):
+    data = read_toml(table_path(file, path), what)
+    rows = data.get(rows_key) if isinstance(data, dict) else None
+    if not isinstance(rows, list) or not all(isinstance(r, dict) and isinstance(r.get(key), str) for r in rows):
         return None
-    return frozenset(r["var"] for r in rows)
+    return frozenset(r[key] for r in rows)
 
 
 # the import-surface index parsed here, which doctor.knowledge.import_surface.load validates without parsing it again

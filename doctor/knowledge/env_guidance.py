@@ -22,7 +22,7 @@ from typing import Any, NamedTuple
 
 from doctor.knowledge.chips import A2, A3, A5, GEN1, P310, P310B
 from doctor.knowledge.location import table_path
-from doctor.knowledge.validate import Validator, pinned_url_problem
+from doctor.knowledge.validate import Validator
 from doctor.knowledge.versions import CannVersion, DriverVersion, ascend_satisfies, valid_specifier
 from doctor.report import COMPONENTS
 from doctor.tomlfile import read_toml
@@ -38,9 +38,6 @@ _REQUIRED = ("id", "var", "effect", "severity", "components", "summary", "fix", 
 _ID = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
 _NAME = re.compile(r"^[A-Z][A-Z0-9_]*$")
 _DIST = re.compile(r"^([A-Za-z0-9][A-Za-z0-9._-]*)\s*(.*)$")
-# a versioned page of Huawei's documentation (CANN or Ascend Extension for PyTorch): /<product>/<release>/…
-_ASCEND_DOC = re.compile(r"^https://(?:www\.)?hiascend\.com/(?:document/detail|doc_center/source)/(?:zh|en)/"
-                         r"[A-Za-z]+/\d+[0-9A-Za-z]*/\S+\.html$")
 
 
 class Cond(NamedTuple):
@@ -93,9 +90,6 @@ class Table(NamedTuple):
     read: str
     rules: tuple[Guidance, ...]
 
-    def names(self) -> frozenset[str]:
-        return frozenset(r.var for r in self.rules)
-
 
 def _cond(v: Validator, text: Any, path: str) -> Cond:
     s = v.req(text, path)
@@ -113,9 +107,9 @@ def _cond(v: Validator, text: Any, path: str) -> Cond:
             raise v.fail(path, f"chip family must be one of {', '.join(FAMILIES)}, got {rest!r}")
         return Cond(kind, rest, "", "", s)
     if kind == "env":
-        name, op, arg = (rest.partition("!=")[0], "!=", rest.partition("!=")[2]) if "!=" in rest else \
-            (rest.partition("=")[0], "=", rest.partition("=")[2])
-        if not _NAME.match(name) or (op == "=" and "=" not in rest):
+        op = "!=" if "!=" in rest else "="
+        name, sep, arg = rest.partition(op)
+        if not sep or not _NAME.match(name):
             raise v.fail(path, f'env: takes NAME=text, NAME= (unset) or NAME!=text, got {s!r}')
         return Cond(kind, name, op, arg, s)
     if kind in ("cann", "driver"):
@@ -132,15 +126,6 @@ def _conds(v: Validator, value: Any, path: str) -> tuple[Cond, ...]:
     if not isinstance(value, list):
         raise v.fail(path, "must be an array of conditions")
     return tuple(_cond(v, x, f"{path}[{i}]") for i, x in enumerate(value))
-
-
-def _sources(v: Validator, value: Any, path: str) -> str:
-    s = v.req(value, path)
-    for part in s.split("; "):
-        if not (_ASCEND_DOC.match(part) or pinned_url_problem(part) is None):
-            raise v.fail(path, f"{part!r} is neither an upstream URL at a tag, commit, issue or pull request nor a "
-                               "versioned hiascend.com page")
-    return s
 
 
 def parse(data: object, source: str) -> Table:
@@ -186,7 +171,7 @@ def parse(data: object, source: str) -> Table:
             _conds(v, r.get("when_any"), f"{p}.when_any"), _conds(v, r.get("unless"), f"{p}.unless"),
             v.boolean(r.get("nocase_env"), f"{p}.nocase_env", False), v.s(r.get("needs"), f"{p}.needs", optional=True),
             effect, severity, comps, v.req(r["summary"], f"{p}.summary"), v.req(r["fix"], f"{p}.fix"),
-            v.req(r["quote"], f"{p}.quote"), _sources(v, r["source"], f"{p}.source"), read_at))
+            v.req(r["quote"], f"{p}.quote"), v.sources(r["source"], f"{p}.source"), read_at))
     return Table(read, tuple(rules))
 
 

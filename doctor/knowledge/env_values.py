@@ -219,17 +219,6 @@ def _releases(v: Validator, r: dict[str, Any], p: str, reader: Reader) -> tuple[
     return tuple(rel), tuple(read_at)
 
 
-# A CANN documentation page of one release (…/canncommercial/81RC1/…, …/CANNCommunityEdition/82RC1alpha002/…): the
-# reference for the closed-source releases before hicann/hccl was published.
-_ASCEND_DOC = re.compile(r"^https://www\.hiascend\.com/(?:document/detail|doc_center/source)/(?:zh|en)/"
-                         r"(?:canncommercial|CANNCommunityEdition)/\d+[0-9A-Za-z]*/\S+\.html$")
-
-
-def _source(v: Validator, value: Any, path: str) -> str:
-    s = v.req(value, path)
-    return s if _ASCEND_DOC.match(s) else v.url(s, path)
-
-
 def parse(data: object, source: str) -> Table:
     v = Validator(source)
     t = v.keys(data, {"schema", "read", "reader", "var", "option"}, "", required=("schema", "read", "reader", "var"))
@@ -272,7 +261,7 @@ def parse(data: object, source: str) -> Table:
         if r["parse"] != "allocator" and not all("=" in c[1] for c in conflicts):
             raise v.fail(f"{p}.conflicts", 'a plain variable\'s conflicts are ["value", "OTHER=value"] ("OTHER=" for unset)')
         rows.append(Row(name, reader.name, rel, read_at, _rule(v, r, p), on_invalid, v.req(r["does"], f"{p}.does"),
-                        v.req(r["read_from"], f"{p}.read_from"), _source(v, r["source"], f"{p}.source"),
+                        v.req(r["read_from"], f"{p}.read_from"), v.sources(r["source"], f"{p}.source"),
                         tuple((c[0], c[1]) for c in conflicts)))
     options: list[Row] = []
     raw_opts = t.get("option", [])
@@ -288,7 +277,7 @@ def parse(data: object, source: str) -> Table:
         reader = readers[parents[0].reader]
         rel, read_at = _releases(v, r, p, reader)
         options.append(Row(var, reader.name, rel, read_at, _rule(v, r, p), parents[0].on_invalid, parents[0].does,
-                           v.req(r["read_from"], f"{p}.read_from"), _source(v, r["source"], f"{p}.source"),
+                           v.req(r["read_from"], f"{p}.read_from"), v.sources(r["source"], f"{p}.source"),
                            key=v.req(r["key"], f"{p}.key")))
     return Table(read, readers, tuple(rows), tuple(options))
 

@@ -19,6 +19,11 @@ _PINNED_URL = re.compile(
     r"^https://(?:(?:github\.com|gitcode\.com)/[\w.\-]+/[\w.\-]+/(?:(?:blob|tree|raw)/[^/\s]+(?:/\S*)?|commit/[0-9a-f]{7,40}"
     r"|issues/\d+|pull/\d+|releases/tag/\S+)|pypi\.org/project/[\w.\-]+/[\w.\-+!]+/\S*)$")
 _MOVING_REFS = {"main", "master", "dev", "develop", "HEAD"}
+# A page of Huawei's documentation for one release of a product (CANN, Ascend Extension for PyTorch):
+# …/canncommercial/81RC1/…, …/CANNCommunityEdition/82RC1alpha002/…, …/Pytorch/600/…; the reference for what is not
+# published as source.
+_ASCEND_DOC = re.compile(r"^https://(?:www\.)?hiascend\.com/(?:document/detail|doc_center/source)/(?:zh|en)/"
+                         r"[A-Za-z]+/\d+[0-9A-Za-z]*/\S+\.html$")
 
 
 def pinned_url_problem(url: str) -> str | None:
@@ -116,6 +121,15 @@ class Validator:
         s = self.req(value, path)
         for part in s.split("; "):
             self.url(part, path)
+        return s
+
+    def sources(self, value: Any, path: str) -> str:
+        """One or more sources joined by '; ', each a pinned upstream URL or a versioned hiascend.com page."""
+        s = self.req(value, path)
+        for part in s.split("; "):
+            if not _ASCEND_DOC.match(part) and pinned_url_problem(part) is not None:
+                raise self.fail(path, f"{part!r} is neither an upstream URL at a tag, commit, issue or pull request "
+                                      "nor a versioned hiascend.com page")
         return s
 
     def date(self, value: Any, path: str) -> str:

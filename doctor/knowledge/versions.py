@@ -15,6 +15,7 @@ version of the same series are ambiguous, which `is_ambiguous_against` lets rule
 from __future__ import annotations
 
 import functools
+import operator
 import re
 from typing import Any
 
@@ -143,6 +144,7 @@ class DriverVersion(_AscendVersion):
 
 
 _ASCEND_CLAUSE = re.compile(r"^\s*(>=|<=|==|!=|>|<)\s*(\S+)\s*$")
+_OPS = {">=": operator.ge, "<=": operator.le, ">": operator.gt, "<": operator.lt, "==": operator.eq, "!=": operator.ne}
 
 
 def ascend_satisfies(version: _AscendVersion, spec: str) -> bool | None:
@@ -154,10 +156,7 @@ def ascend_satisfies(version: _AscendVersion, spec: str) -> bool | None:
         bound = kind.try_parse(m.group(2)) if m else None
         if m is None or bound is None:
             return None
-        op = m.group(1)
-        ok = {">=": version >= bound, "<=": version <= bound, ">": version > bound, "<": version < bound,
-              "==": version == bound, "!=": version != bound}[op]
-        if not ok:
+        if not _OPS[m.group(1)](version, bound):
             return False
     return True
 

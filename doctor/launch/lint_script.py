@@ -143,7 +143,8 @@ def lint_path(inv: Invocation, version: str, trainer_dir: Path | None, opts: Opt
 # on values that break a run in a setting (only its rows whose every condition the exports show), HCCL's timeouts,
 # an address where an interface name belongs, a misspelt name. The readers' releases are not known here, so the
 # table judges only what every release read agrees on; facts of a host (its interfaces, its nodes) stay unknown.
-ENV_CHECKS = ("env-values", "env-guidance", "hccl-timeout", "hccl-exec-timeout", "socket-ifname", "host-nic", "env-near-miss")
+ENV_CHECKS = ("env-values", "env-guidance", "hccl-timeout", "hccl-exec-timeout", "socket-ifname", "host-nic",
+              "env-near-miss")
 
 
 def documented_stack(verl_version: str) -> dict[str, str]:

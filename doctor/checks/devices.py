@@ -4,6 +4,7 @@ container device nodes, and the prerequisites of MindSpeed's JIT-compiled extens
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import Any
 
 from doctor.checks.facts import devices, env, env_known, env_unset, family, installed, val
 from doctor.checks.runner import CheckContext, check, skip
@@ -181,6 +182,68 @@ def container_devices(ctx: CheckContext) -> Iterator[Finding]:
             evidence={"device_files": files},
             fix="Start the container with --device=/dev/davinciN for each NPU plus the manager nodes.",
             source="https://github.com/verl-project/verl/blob/v0.9.0/docs/ascend_tutorial/get_start/dockerfile_build_guidance.rst; https://github.com/vllm-project/vllm-ascend/blob/v0.11.0/docs/source/installation.md")
+
+
+# The driver and firmware run as their running user and group (HwHiAiUser unless installed with
+# --install-for-all); another user who runs the job must be in that group.
+SRC_RUNNING_USER = "https://www.hiascend.com/document/detail/en/canncommercial/800/softwareinst/instg/instg_0004.html"
+
+
+def _node_rw(node: dict[str, Any], uid: int, gids: set[int]) -> bool | None:
+    """Whether `uid` (in `gids`) may read and write a device node: the kernel's own answer where collect asked it
+    on the live host, else the node's permission bits (owner, group, other; root passes). None when unknown."""
+    if isinstance(node.get("rw"), bool):
+        return bool(node["rw"])
+    mode, nuid, ngid = node.get("mode"), node.get("uid"), node.get("gid")
+    if not (isinstance(mode, str) and isinstance(nuid, int) and isinstance(ngid, int)):
+        return None
+    try:
+        bits = int(mode, 8)
+    except ValueError:
+        return None
+    if uid == 0:
+        return True
+    shift = 6 if uid == nuid else 3 if ngid in gids else 0
+    return (bits >> shift) & 0o6 == 0o6
+
+
+@check("device-access", "devices", findings=("npu-device-access-denied",))
+def device_access(ctx: CheckContext) -> Iterator[Finding]:
+    """The user who runs the job may open the NPU device nodes (the driver's running group, or --install-for-all)."""
+    snap = ctx.snapshot
+    acc = snap.ascend.extra.get("device_access") if known(snap.ascend) and snap.ascend is not None else None
+    if not isinstance(acc, dict) or not isinstance(acc.get("nodes"), dict):
+        skip("the snapshot does not record who may open the device nodes")
+    uid, gids = acc.get("uid"), acc.get("gids")
+    if not isinstance(uid, int) or not isinstance(gids, list):
+        skip("the snapshot does not record the user collect ran as")
+    groups = {g for g in gids if isinstance(g, int)}
+    denied = {path: node for path, node in acc["nodes"].items()
+              if isinstance(node, dict) and _node_rw(node, uid, groups) is False}
+    if not denied:
+        return
+    owners = sorted({f"{n.get('uid')}:{n.get('group') or n.get('gid')} {n.get('mode')}" for n in denied.values()})
+    # the groups whose membership would open the nodes: the group's bits grant read and write, the user is not in it
+    join = sorted({n.get("group") or str(n["gid"]) for n in denied.values()
+                   if isinstance(n.get("gid"), int) and n["gid"] not in groups
+                   and _node_rw({**n, "rw": None}, -1, {n["gid"]})})
+    fix = (f"Add the user to the driver's group and log in again: sudo usermod -aG {join[0]} $USER (in a container: "
+           f"docker run --group-add {join[0]}, or run as root)" if join else
+           "Run the job as root or as the driver's running user (HwHiAiUser by default), or reinstall the driver and "
+           "firmware with --install-for-all so every user may open the devices")
+    commands = ([f"sudo usermod -aG {join[0]} $USER"] if join else []) + ["npu-smi info"]
+    yield finding(
+        "npu-device-access-denied", "error", ("npu", "driver"),
+        f"uid {uid} cannot open {len(denied)} NPU device node(s): " + ", ".join(sorted(denied)[:6])
+        + (" ..." if len(denied) > 6 else "") + f" ({'; '.join(owners)})",
+        detail="The driver gives its device nodes to its running user and group (HwHiAiUser unless it was installed "
+               "with --install-for-all). Any other user is refused when the runtime opens them: torch_npu finds no "
+               "device and npu-smi / DCMI calls fail with a permission error. Judged for the user doctor ran as"
+               + ("" if all(isinstance(n.get("rw"), bool) for n in denied.values())
+                  else ", from the nodes' permission bits (an ACL granting access would not show here)") + ".",
+        evidence={"uid": uid, "gids": sorted(groups), "denied": denied},
+        fix=fix + "; then check with `npu-smi info` as that user.", commands=commands,
+        source=SRC_RUNNING_USER)
 
 
 @check("jit-prerequisites", "devices",

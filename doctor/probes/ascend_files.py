@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import os
 import re
+import stat
 from collections.abc import Mapping
 from typing import Any
 
@@ -29,6 +30,11 @@ from doctor.probes._fs import FsError, RootFS
 ARCHES = ("aarch64", "x86_64", "arm64")
 COMPONENT_DIRS = ("runtime", "compiler", "toolkit", "opp")
 DEVICE_NODES = ("davinci_manager", "devmm_svm", "hisi_hdc")
+
+
+def _groups() -> list[int]:
+    """This process's effective group and supplementary groups: the groups the kernel checks a node's mode for."""
+    return [os.getegid(), *os.getgroups()]
 
 # -- pure parsers ---------------------------------------------------------------------------------------
 
@@ -455,10 +461,42 @@ class _Probe:
         dav = sorted((n for n in names if re.fullmatch(r"davinci\d+", n)), key=lambda n: int(n[7:]))
         return [f"/dev/{n}" for n in dav] + [f"/dev/{n}" for n in DEVICE_NODES if n in names]
 
+    def device_access(self, files: list[str], groups: list[int] | None) -> dict[str, Any] | None:
+        """Who may open the device nodes: each node's mode, owner and group (with the group's name, which the
+        fix names), and the user collect ran as. The driver installs the nodes for its running user and group
+        (HwHiAiUser unless --install-for-all), so another user is refused by plain file permissions. On the live
+        host (no root prefix) `rw` is the kernel's own answer (os.access: ACLs and capabilities included);
+        under a root prefix it would be the test runner's, so only the facts are kept. None without nodes."""
+        import grp
 
-def probe_ascend_files(fs: RootFS, environ: Mapping[str, str], euid: int | None = None) -> tuple[dict[str, Any], list[str]]:
-    """Facts for snapshot `ascend` (toolkit, toolkits, kernels, nnal, driver, firmware, device_files, root)
-    and the list of problems met on the way. Never raises for file problems."""
+        nodes: dict[str, dict[str, Any]] = {}
+        names: dict[int, str | None] = {}
+        live = self.fs.root == "/"
+        for path in files:
+            try:
+                st = os.stat(self.fs.host(self.fs.resolve(path)))
+            except (OSError, FsError):
+                continue
+            if st.st_gid not in names:
+                try:
+                    names[st.st_gid] = grp.getgrgid(st.st_gid).gr_name
+                except (KeyError, OSError):
+                    names[st.st_gid] = None
+            node: dict[str, Any] = {"mode": f"{stat.S_IMODE(st.st_mode):04o}", "uid": st.st_uid, "gid": st.st_gid,
+                                    "group": names[st.st_gid]}
+            if live:  # checked with the effective ids, as open() is, where the platform can
+                node["rw"] = os.access(path, os.R_OK | os.W_OK, effective_ids=os.access in os.supports_effective_ids)
+            nodes[path] = node
+        if not nodes:
+            return None
+        return {"uid": self.euid, "gids": sorted(set(groups if groups is not None else _groups())), "nodes": nodes}
+
+
+def probe_ascend_files(fs: RootFS, environ: Mapping[str, str], euid: int | None = None,
+                       groups: list[int] | None = None) -> tuple[dict[str, Any], list[str]]:
+    """Facts for snapshot `ascend` (toolkit, toolkits, kernels, nnal, driver, firmware, device_files,
+    device_access, root) and the list of problems met on the way. Never raises for file problems. `euid` and
+    `groups` are the user's (this process's by default)."""
     p = _Probe(fs, environ, os.geteuid() if euid is None else euid)
     toolkits = p.enumerate_toolkits()
     active, selected_by = p.select_active(toolkits)
@@ -491,5 +529,8 @@ def probe_ascend_files(fs: RootFS, environ: Mapping[str, str], euid: int | None 
     files = p.device_files()
     if files is not None:
         out["device_files"] = files
+        access = p.device_access(files, groups)
+        if access is not None:
+            out["device_access"] = access
     out["driver_mounts"] = p.driver_mounts(info)
     return out, p.errors

@@ -291,7 +291,7 @@ def collect(opts: CollectOptions | None = None) -> Collection:
     if "ascend" in data:
         asc = data["ascend"]
         data["ascend"] = {k: asc[k] for k in ("root", "toolkit", "kernels", "nnal", "driver", "firmware", "npu_smi",
-                                               "devices", "pci", "device_files", "driver_mounts", "toolkits",
+                                               "devices", "pci", "device_files", "device_access", "driver_mounts", "toolkits",
                                                "hccn") if k in asc}
     doc: dict[str, Any] = {"schema": SNAPSHOT_SCHEMA, "collected_at": started, "tool": dict(TOOL), "complete": True}
     for k in _ORDER:

@@ -1,6 +1,6 @@
 import pytest
 
-from tests.stacks import bare, found, healthy
+from tests.stacks import bare, diagnose_dict, found, healthy
 
 
 def test_no_npu_on_a_host_without_ascend():
@@ -76,3 +76,62 @@ def test_driver_mounts_ignored_without_npu():
     d = bare(host={"in_container": True}, ascend={"toolkit": None, "pci": [], "device_files": [],
                                                   "driver_mounts": {"/usr/local/Ascend/driver": False}})
     assert "container-driver-not-mounted" not in found(d)
+
+
+def _access(uid, gids, mode="0660", gid=1000, group="HwHiAiUser", rw=None):
+    node = {"mode": mode, "uid": 0, "gid": gid, "group": group}
+    if rw is not None:
+        node["rw"] = rw
+    nodes = {p: dict(node) for p in ("/dev/davinci0", "/dev/davinci1", "/dev/davinci_manager", "/dev/devmm_svm",
+                                     "/dev/hisi_hdc")}
+    return {"uid": uid, "gids": gids, "nodes": nodes}
+
+
+def _denied(d):
+    return next(f for f in diagnose_dict(d).findings if f.id == "npu-device-access-denied")
+
+
+def test_user_outside_the_drivers_group_cannot_open_the_devices():
+    d = healthy()
+    d["ascend"]["device_access"] = _access(1001, [1001])
+    assert found(d)["npu-device-access-denied"] == "error"
+    x = _denied(d)
+    assert "uid 1001 cannot open 5 NPU device node(s)" in x.title and "0:HwHiAiUser 0660" in x.title
+    assert x.fix.commands == ("sudo usermod -aG HwHiAiUser $USER", "npu-smi info")
+    assert "permission bits" in x.detail
+    assert x.components[:2] == ("npu", "driver")
+
+
+@pytest.mark.parametrize("uid,gids,mode,rw", [
+    (1001, [1001, 1000], "0660", None),   # in the driver's group
+    (0, [0], "0600", None),               # root passes the bits
+    (1001, [1001], "0666", None),         # --install-for-all
+    (1001, [1001], "0660", True),         # the kernel said yes (an ACL): its answer wins over the bits
+])
+def test_user_who_may_open_the_devices_gets_nothing(uid, gids, mode, rw):
+    d = healthy()
+    d["ascend"]["device_access"] = _access(uid, gids, mode=mode, rw=rw)
+    assert "npu-device-access-denied" not in found(d)
+
+
+def test_kernel_refusal_is_reported_even_when_the_bits_allow():
+    d = healthy()
+    d["ascend"]["device_access"] = _access(1001, [1001, 1000], rw=False)
+    assert found(d)["npu-device-access-denied"] == "error"
+
+
+def test_nodes_only_root_may_open_name_the_install_for_all_fix():
+    d = healthy()
+    d["ascend"]["device_access"] = _access(1001, [1001], mode="0600", gid=0, group="root")
+    x = _denied(d)
+    assert x.severity.value == "error" and "--install-for-all" in x.fix.text and "usermod" not in x.fix.text
+
+
+@pytest.mark.parametrize("acc", [None, {"uid": 1001}, {"uid": "x", "gids": [], "nodes": {}},
+                                 {"uid": 1001, "gids": [1001], "nodes": {"/dev/davinci0": {"mode": "rw-"}}},
+                                 {"uid": 1001, "gids": [1001], "nodes": ["/dev/davinci0"]}])
+def test_unknown_or_malformed_access_facts_stay_silent(acc):
+    d = healthy()
+    if acc is not None:
+        d["ascend"]["device_access"] = acc
+    assert "npu-device-access-denied" not in found(d)

@@ -80,3 +80,25 @@ def test_report_text_reads_into_a_loadable_snapshot(lines):
     n = len(text.replace("\r\n", "\n").replace("\r", "\n").split("\n"))  # a lone CR ends a line too
     for f in stated.facts:
         assert 1 <= f.line <= n
+
+
+# who may open the device nodes: any shape collect or a hand-written snapshot could hold reads without a crash
+_node = st.dictionaries(st.sampled_from(["mode", "uid", "gid", "group", "rw"]),
+                        st.one_of(st.none(), st.booleans(), st.integers(-2, 70000), st.text("0123456789rwx-", max_size=5)),
+                        max_size=5)
+_access = st.one_of(shaped, st.fixed_dictionaries({
+    "uid": st.one_of(st.integers(-1, 70000), st.text(max_size=3), st.none()),
+    "gids": st.one_of(st.lists(st.one_of(st.integers(0, 70000), st.text(max_size=3)), max_size=4), st.none()),
+    "nodes": st.one_of(st.dictionaries(st.sampled_from(["/dev/davinci0", "/dev/hisi_hdc", ""]),
+                                       st.one_of(_node, st.integers(), st.none()), max_size=3), st.lists(st.text()))}))
+
+
+@fuzz
+@given(_access)
+def test_device_access_facts_never_crash_the_check(acc):
+    from doctor.checks.diagnose import diagnose
+    from doctor.snapshot.model import snapshot_from_dict
+
+    snap = snapshot_from_dict({"schema": "doctor.snapshot/1", "ascend": {"device_access": acc}}, source="fuzz.json")
+    report = diagnose([(None, snap, None)], only=("device-access",))
+    assert not [f for f in report.findings if f.id == "check-crashed"]

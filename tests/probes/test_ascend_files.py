@@ -204,3 +204,71 @@ def test_driver_mounts_a_container_needs(tmp_path: Path) -> None:
                                       "/usr/local/bin/npu-smi": False, "/usr/local/sbin/npu-smi": False}
     facts, _ = probe(tmp_path / "empty")
     assert not any(facts["driver_mounts"].values())
+
+
+def test_device_access_records_each_nodes_permissions_and_the_user(tmp_path: Path) -> None:
+    import os
+
+    for name, mode, gid in (("davinci0", 0o660, 1000), ("davinci_manager", 0o666, 0), ("hisi_hdc", 0o600, 0)):
+        write(tmp_path / "dev" / name, "")
+        os.chmod(tmp_path / "dev" / name, mode)
+        os.chown(tmp_path / "dev" / name, 0, gid)
+    facts, _ = probe_ascend_files(RootFS(str(tmp_path)), ROOT_ENV, euid=1001, groups=[1001, 1001, 27])
+    acc = facts["device_access"]
+    assert acc["uid"] == 1001 and acc["gids"] == [27, 1001]
+    assert acc["nodes"]["/dev/davinci0"]["mode"] == "0660" and acc["nodes"]["/dev/davinci0"]["gid"] == 1000
+    assert acc["nodes"]["/dev/hisi_hdc"] == {"mode": "0600", "uid": 0, "gid": 0, "group": "root"}
+    assert "rw" not in acc["nodes"]["/dev/davinci0"]  # under a root prefix the kernel's answer would be the runner's
+
+
+def test_no_device_nodes_no_access_facts(tmp_path: Path) -> None:
+    (tmp_path / "dev").mkdir()
+    facts, _ = probe_ascend_files(RootFS(str(tmp_path)), ROOT_ENV, euid=1001, groups=[1001])
+    assert facts["device_files"] == [] and "device_access" not in facts
+
+
+_AS_USER = """
+import grp, json, os, sys  # grp first: uid 65534 cannot read this interpreter's stdlib once it is that user
+from doctor.probes._fs import RootFS
+from doctor.probes.ascend_files import _Probe
+uid = int(sys.argv[1])
+if uid:
+    os.setgroups([])
+    os.setegid(uid)
+    os.seteuid(uid)
+print(json.dumps(_Probe(RootFS("/"), {}, os.geteuid()).device_access(sys.argv[2:], None)))
+"""
+
+
+@pytest.mark.skipif(not hasattr(__import__("os"), "geteuid") or __import__("os").geteuid() != 0,
+                    reason="needs root to run the probe as another user")
+def test_device_access_on_the_live_host_asks_the_kernel() -> None:
+    """On the live host (no root prefix) `rw` is the kernel's answer (os.access with the effective ids) for the
+    user the probe runs as: a node mode 0660 root:root is refused to uid 65534, one mode 0666 is not, root passes."""
+    import os
+    import shutil
+    import subprocess
+    import sys
+    import tempfile
+
+    base = Path(tempfile.mkdtemp(prefix="doctor-dev-", dir="/tmp"))  # a directory uid 65534 may enter
+    try:
+        os.chmod(base, 0o755)
+        for name, mode in (("davinci0", 0o660), ("davinci1", 0o666)):
+            (base / name).write_text("")
+            os.chmod(base / name, mode)
+        env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])}
+
+        def run(uid: int) -> dict:
+            out = subprocess.run([sys.executable, "-c", _AS_USER, str(uid), str(base / "davinci0"),
+                                  str(base / "davinci1")], env=env, capture_output=True, text=True, cwd="/",
+                                 check=True).stdout
+            return json.loads(out)
+
+        nobody = run(65534)
+        assert nobody["uid"] == 65534 and nobody["gids"] == [65534]
+        assert nobody["nodes"][str(base / "davinci0")]["rw"] is False
+        assert nobody["nodes"][str(base / "davinci1")]["rw"] is True
+        assert run(0)["nodes"][str(base / "davinci0")]["rw"] is True
+    finally:
+        shutil.rmtree(base)

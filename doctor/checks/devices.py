@@ -222,6 +222,9 @@ def device_access(ctx: CheckContext) -> Iterator[Finding]:
               if isinstance(node, dict) and _node_rw(node, uid, groups) is False}
     if not denied:
         return
+    npus = [p for p, n in acc["nodes"].items() if isinstance(n, dict) and p.startswith("/dev/davinci") and p[12:].isdigit()]
+    # some NPUs open and the manager nodes too: a site that gives each user their own NPUs; a job on those runs
+    partial = any(p not in denied for p in npus) and all(p in npus for p in denied)
     owners = sorted({f"{n.get('uid')}:{n.get('group') or n.get('gid')} {n.get('mode')}" for n in denied.values()})
     # the groups whose membership would open the nodes: the group's bits grant read and write, the user is not in it
     join = sorted({n.get("group") or str(n["gid"]) for n in denied.values()
@@ -233,12 +236,15 @@ def device_access(ctx: CheckContext) -> Iterator[Finding]:
            "firmware with --install-for-all so every user may open the devices")
     commands = ([f"sudo usermod -aG {join[0]} $USER"] if join else []) + ["npu-smi info"]
     yield finding(
-        "npu-device-access-denied", "error", ("npu", "driver"),
+        "npu-device-access-denied", "warning" if partial else "error", ("npu", "driver"),
         f"uid {uid} cannot open {len(denied)} NPU device node(s): " + ", ".join(sorted(denied)[:6])
         + (" ..." if len(denied) > 6 else "") + f" ({'; '.join(owners)})",
         detail="The driver gives its device nodes to its running user and group (HwHiAiUser unless it was installed "
                "with --install-for-all). Any other user is refused when the runtime opens them: torch_npu finds no "
-               "device and npu-smi / DCMI calls fail with a permission error. Judged for the user doctor ran as"
+               "device and npu-smi / DCMI calls fail with a permission error."
+               + (" The other NPUs and the manager nodes do open, so a job on those runs (a site that gives each user "
+                  "their own NPUs): keep ASCEND_RT_VISIBLE_DEVICES to them." if partial else "")
+               + " Judged for the user doctor ran as"
                + ("" if all(isinstance(n.get("rw"), bool) for n in denied.values())
                   else ", from the nodes' permission bits (an ACL granting access would not show here)") + ".",
         evidence={"uid": uid, "gids": sorted(groups), "denied": denied},

@@ -135,3 +135,14 @@ def test_unknown_or_malformed_access_facts_stay_silent(acc):
     if acc is not None:
         d["ascend"]["device_access"] = acc
     assert "npu-device-access-denied" not in found(d)
+
+
+def test_only_some_npus_closed_to_the_user_is_a_warning():
+    """A site that gives each user their own NPUs: the manager nodes and davinci1 open, davinci0 does not."""
+    d = healthy()
+    acc = _access(1001, [1001, 1000])
+    acc["nodes"]["/dev/davinci0"]["rw"] = False
+    d["ascend"]["device_access"] = acc
+    x = _denied(d)
+    assert x.severity.value == "warning" and "/dev/davinci0" in x.title and "davinci1" not in x.title
+    assert "their own NPUs" in x.detail

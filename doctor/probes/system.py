@@ -1,16 +1,21 @@
-"""Host facts: OS, kernel, arch, glibc, CPUs, memory, /dev/shm, cwd and whether we run in a container.
+"""Host facts: OS, kernel, arch, glibc, CPUs, memory, /dev/shm, cwd, resource limits, free disk space and whether
+we run in a container.
 
 Live facts (CPU count, memory, kernel, arch, hostname) come from the os module (the same sysconf values
 psutil reports, without psutil's ~25 ms import); file facts (os-release,
 container markers, /dev/shm) are read through the root prefix. glibc comes from
 `os.confstr("CS_GNU_LIBC_VERSION")` because it decides which manylinux wheels can install.
-Container detection: /.dockerenv (Docker), /run/.containerenv (Podman), `container=` in the environment
+Resource limits (`host.limits`) are this process's, which the shell that starts Ray or verl also hands on:
+`resource.getrlimit` for open files and processes, and the container's cgroup pids limit read through the root
+prefix. Free space (`host.disks`) is `shutil.disk_usage` of Ray's temp dir, /tmp and the cwd through the root
+prefix, one entry per filesystem. Container detection: /.dockerenv (Docker), /run/.containerenv (Podman), `container=` in the environment
 (systemd-nspawn, Podman), KUBERNETES_SERVICE_HOST, and container runtimes named in /proc/1/cgroup.
 """
 
 from __future__ import annotations
 
 import os
+import posixpath
 import re
 from collections.abc import Mapping
 from typing import Any
@@ -127,6 +132,98 @@ def stale_extension_locks(fs: RootFS, environ: Mapping[str, str], now: float | N
     return sorted(found)
 
 
+def _rlimit(value: int) -> int | None:
+    """A getrlimit value; None for RLIM_INFINITY (unlimited)."""
+    import resource
+
+    return None if value == resource.RLIM_INFINITY or value < 0 else int(value)
+
+
+# the pids controller's limit of the cgroup the container sees as its own (Docker's --pids-limit): v2, then v1
+PIDS_MAX_FILES = ("/sys/fs/cgroup/pids.max", "/sys/fs/cgroup/pids/pids.max")
+
+
+def parse_pids_max(text: str | None) -> tuple[bool, int | None]:
+    """(understood, limit) of a pids.max file: "max" is unlimited (None), a number is the limit."""
+    if not isinstance(text, str):
+        return False, None
+    s = text.strip()
+    if s == "max":
+        return True, None
+    if s.isascii() and s.isdigit():
+        return True, int(s)
+    return False, None
+
+
+def process_limits(fs: RootFS) -> dict[str, int | None]:
+    """Soft and hard RLIMIT_NOFILE / RLIMIT_NPROC (None = unlimited) and the cgroup's pids.max when readable.
+    A limit that cannot be read is left out (unknown)."""
+    import resource
+
+    out: dict[str, int | None] = {}
+    for name in ("nofile", "nproc"):
+        res = getattr(resource, f"RLIMIT_{name.upper()}", None)
+        if res is None:
+            continue
+        try:
+            soft, hard = resource.getrlimit(res)
+        except (OSError, ValueError):
+            continue
+        out[f"{name}_soft"], out[f"{name}_hard"] = _rlimit(soft), _rlimit(hard)
+    for path in PIDS_MAX_FILES:
+        try:
+            ok, limit = parse_pids_max(fs.read_text(path, limit=64))
+        except FsError:
+            continue
+        if ok:
+            out["pids_max"] = limit
+            break
+    return out
+
+
+def ray_temp_dir(environ: Mapping[str, str]) -> str:
+    """The directory Ray's node uses by default: `$RAY_TMPDIR`, else `$TMPDIR`, else /tmp, plus `ray`
+    (ray/_common/utils.py get_default_system_temp_dir, Ray 2.60.0); `--temp-dir` is not knowable here."""
+    base = environ.get("RAY_TMPDIR") or environ.get("TMPDIR") or "/tmp"
+    return posixpath.join(base, "ray")
+
+
+def disk_usage(fs: RootFS, environ: Mapping[str, str], cwd: str) -> list[dict[str, Any]]:
+    """Free space of the filesystems Ray and the job write to, one entry per filesystem (by device).
+
+    Roles: `ray_temp` (Ray's temp dir, or its parent while it does not exist yet: its spill and fallback files go
+    there), `ray_spill` (`RAY_object_spilling_directory`, when set), `tmp` (/tmp) and `cwd`. `used_fraction` is
+    1 - available / capacity, as Ray's FileSystemMonitor computes it (`shutil.disk_usage` reports the same
+    statvfs numbers: f_bavail and f_blocks)."""
+    from shutil import disk_usage as usage
+
+    ray = ray_temp_dir(environ)
+    wanted = [(ray if fs.exists(ray) else posixpath.dirname(ray), "ray_temp")]
+    if environ.get("RAY_object_spilling_directory"):
+        wanted.append((environ["RAY_object_spilling_directory"], "ray_spill"))
+    wanted += [("/tmp", "tmp"), (cwd, "cwd")]
+    by_dev: dict[int, dict[str, Any]] = {}
+    for path, role in wanted:
+        if not path or not path.startswith("/"):
+            continue
+        try:
+            real = fs.host(fs.resolve(path))
+            dev = os.stat(real).st_dev
+            du = usage(real)
+        except (OSError, FsError):
+            continue
+        entry = by_dev.get(dev)
+        if entry is None:
+            used = 1.0 if du.total <= 0 else 1 - du.free / du.total
+            entry = by_dev[dev] = {"path": path, "paths": [], "roles": [], "total_gb": round(du.total / 2**30, 2),
+                                   "free_gb": round(du.free / 2**30, 2), "used_fraction": round(used, 4)}
+        if path not in entry["paths"]:
+            entry["paths"].append(path)
+        if role not in entry["roles"]:
+            entry["roles"].append(role)
+    return list(by_dev.values())
+
+
 def probe_system(fs: RootFS, environ: Mapping[str, str], cwd: str) -> tuple[dict[str, Any], list[str]]:
     errors: list[str] = []
     uname = os.uname()
@@ -154,6 +251,8 @@ def probe_system(fs: RootFS, environ: Mapping[str, str], cwd: str) -> tuple[dict
         host["shm_gb"] = None
         errors.append(f"{shm}: cannot stat")
     host["cwd"] = cwd
+    host["limits"] = process_limits(fs)
+    host["disks"] = disk_usage(fs, environ, cwd)
     host["tools"] = build_tools(environ)
     locks = stale_extension_locks(fs, environ)
     if locks is not None:

@@ -2,7 +2,7 @@
 
 Keys read like the snapshot (`packages.torch-npu`, `ascend.toolkit.version`, `env.HCCL_CONNECT_TIMEOUT`,
 `modules.megatron.origins`), so a difference names where to look. Volatile facts (collection time,
-listening ports, HBM in use, process ids, memory) are left out unless asked for: they differ between any
+listening ports, HBM in use, process ids, memory, free disk space) are left out unless asked for: they differ between any
 two runs and hide the change that matters.
 """
 
@@ -14,7 +14,7 @@ from doctor.snapshot.model import Snapshot
 
 _VOLATILE_PREFIXES = ("collected_at", "tool.", "network.listening_ports", "host.memory_gb", "host.shm_gb",
                       "python.sys_path", "collect.", "host.container_evidence")
-_VOLATILE_PARTS = (".hbm_used_mb", ".processes", ".seconds")
+_VOLATILE_PARTS = (".hbm_used_mb", ".processes", ".seconds", ".free_gb", ".used_fraction")
 
 
 def flatten(snap: Snapshot) -> dict[str, Any]:

@@ -22,8 +22,34 @@ CLUSTER_SCHEMA = "doctor.cluster/1"
 
 
 @dataclass
+class Limits(_Model):
+    """`host.limits`: the resource limits the collecting shell hands on to what it starts (Ray, verl). `null` is
+    unlimited (RLIM_INFINITY, or "max" in pids.max); a missing key was not read. Older snapshots lack it."""
+
+    nofile_soft: int | None = _uk()
+    nofile_hard: int | None = _uk()
+    nproc_soft: int | None = _uk()
+    nproc_hard: int | None = _uk()
+    pids_max: int | None = _uk()  # the container's cgroup pids limit (Docker --pids-limit)
+
+
+@dataclass
+class Disk(_Model):
+    """One filesystem of `host.disks`: the paths measured on it, what they are for (`ray_temp`, `ray_spill`, `tmp`,
+    `cwd`) and its space; `used_fraction` = 1 - free / total, as Ray's FileSystemMonitor computes it."""
+
+    path: str = _uk()
+    paths: list[str] = _uk()
+    roles: list[str] = _uk()
+    total_gb: float = _uk()
+    free_gb: float = _uk()
+    used_fraction: float = _uk()
+
+
+@dataclass
 class Host(_Model):
-    """`host`: the machine the snapshot was taken on (OS, kernel, arch, libc, CPUs, memory, /dev/shm, container)."""
+    """`host`: the machine the snapshot was taken on (OS, kernel, arch, libc, CPUs, memory, /dev/shm, container,
+    resource limits, free disk space)."""
 
     hostname: str = _uk()
     os: str = _uk()
@@ -35,6 +61,8 @@ class Host(_Model):
     shm_gb: float | None = _uk()
     cwd: str = _uk()
     in_container: bool | None = _uk()
+    limits: Limits = _uk()
+    disks: list[Disk] = _uk()
 
 
 @dataclass

@@ -98,3 +98,79 @@ def test_jit_facts_reach_the_check(tmp_path):
     findings, _ = run_checks([(None, snap, None)], only=["devices"])
     ids = {f.id for f in findings}
     assert {"torch-extensions-stale-lock", "mindspeed-jit-tools-missing"} <= ids
+
+
+# -- resource limits and free disk space ------------------------------------------------------------------------
+
+
+def test_limits_from_getrlimit_and_the_cgroup_pids_file(tmp_path: Path, monkeypatch) -> None:
+    import resource
+
+    from doctor.probes.system import process_limits
+
+    limits = {resource.RLIMIT_NOFILE: (1024, 524288), resource.RLIMIT_NPROC: (resource.RLIM_INFINITY,
+                                                                              resource.RLIM_INFINITY)}
+    monkeypatch.setattr(resource, "getrlimit", lambda res: limits[res])
+    write(tmp_path / "sys/fs/cgroup/pids.max", "4096\n")  # cgroup v2 (Docker --pids-limit 4096)
+    assert process_limits(RootFS(str(tmp_path))) == {"nofile_soft": 1024, "nofile_hard": 524288, "nproc_soft": None,
+                                                     "nproc_hard": None, "pids_max": 4096}
+    (tmp_path / "sys/fs/cgroup/pids.max").unlink()
+    write(tmp_path / "sys/fs/cgroup/pids/pids.max", "max\n")  # cgroup v1, no limit: null = unlimited
+    assert process_limits(RootFS(str(tmp_path)))["pids_max"] is None
+    (tmp_path / "sys/fs/cgroup/pids/pids.max").unlink()
+    assert "pids_max" not in process_limits(RootFS(str(tmp_path)))  # no file: unknown, not unlimited
+
+
+def test_pids_max_parser() -> None:
+    from doctor.probes.system import parse_pids_max
+
+    assert parse_pids_max("max\n") == (True, None) and parse_pids_max("32768") == (True, 32768)
+    assert parse_pids_max("") == (False, None) and parse_pids_max(None) == (False, None)
+    assert parse_pids_max("-1") == (False, None) and parse_pids_max("٣") == (False, None)
+
+
+@given(st.text())
+def test_pids_max_parser_never_raises(s: str) -> None:
+    from doctor.probes.system import parse_pids_max
+
+    ok, v = parse_pids_max(s)
+    assert (v is None or (ok and v >= 0)) and isinstance(ok, bool)
+
+
+def test_disks_one_entry_per_filesystem_with_rays_temp_dir(tmp_path: Path, monkeypatch) -> None:
+    import os
+    import shutil
+    from collections import namedtuple
+
+    from doctor.probes.system import disk_usage
+
+    for d in ("tmp/ray", "data/ray", "workspace"):
+        (tmp_path / d).mkdir(parents=True)
+    devs = {str(tmp_path / "tmp/ray"): 1, str(tmp_path / "tmp"): 1, str(tmp_path / "workspace"): 2,
+            str(tmp_path / "data/ray"): 3}
+    real_stat = os.stat
+    monkeypatch.setattr(os, "stat", lambda p, *a, **k: (os.stat_result((0,) * 2 + (devs[str(p)],) + (0,) * 7)
+                                                         if str(p) in devs else real_stat(p, *a, **k)))
+    usage = namedtuple("usage", "total used free")
+    sizes = {1: usage(100 * 2**30, 96 * 2**30, 4 * 2**30), 2: usage(10 * 2**30, 0, 10 * 2**30),
+             3: usage(500 * 2**30, 0, 400 * 2**30)}
+    monkeypatch.setattr(shutil, "disk_usage", lambda p: sizes[devs[str(p)]])
+    fs = RootFS(str(tmp_path))
+    assert disk_usage(fs, {}, "/workspace") == [
+        {"path": "/tmp/ray", "paths": ["/tmp/ray", "/tmp"], "roles": ["ray_temp", "tmp"], "total_gb": 100.0,
+         "free_gb": 4.0, "used_fraction": 0.96},
+        {"path": "/workspace", "paths": ["/workspace"], "roles": ["cwd"], "total_gb": 10.0, "free_gb": 10.0,
+         "used_fraction": 0.0}]
+    # RAY_TMPDIR moves Ray's temp dir (Ray 2.60's get_default_system_temp_dir); a cwd that does not exist is left out
+    disks = disk_usage(fs, {"RAY_TMPDIR": "/data"}, "/gone")
+    assert [(d["path"], d["roles"], d["used_fraction"]) for d in disks] == [("/data/ray", ["ray_temp"], 0.2),
+                                                                           ("/tmp", ["tmp"], 0.96)]
+
+
+def test_the_live_probe_records_limits_and_disks(tmp_path: Path) -> None:
+    import os
+
+    host, _ = probe_system(RootFS("/"), {}, os.getcwd())
+    assert isinstance(host["limits"]["nofile_soft"], (int, type(None))) and "nofile_hard" in host["limits"]
+    assert host["disks"] and all(0 <= d["used_fraction"] <= 1 and d["total_gb"] >= d["free_gb"] for d in host["disks"])
+    assert any("ray_temp" in d["roles"] for d in host["disks"])

@@ -51,3 +51,19 @@ def test_bad_file_exits_2(tmp_path):
     pa, _ = _files(tmp_path, healthy(), healthy())
     r = CliRunner().invoke(cli, ["diff", pa, str(tmp_path / "missing.json")])
     assert r.exit_code == 2 and "missing.json" in r.stderr
+
+
+def test_free_disk_space_is_volatile_but_a_changed_limit_is_not() -> None:
+    from doctor.snapshot.diff import diff_snapshots
+    from doctor.snapshot.model import snapshot_from_dict
+
+    def snap(free: float, nofile: int) -> object:
+        return snapshot_from_dict({"schema": "doctor.snapshot/1", "host": {
+            "limits": {"nofile_soft": nofile, "nofile_hard": 65536},
+            "disks": [{"path": "/tmp", "paths": ["/tmp"], "roles": ["ray_temp", "tmp"], "total_gb": 100.0,
+                       "free_gb": free, "used_fraction": round(1 - free / 100, 4)}]}})
+
+    assert diff_snapshots(snap(40.0, 65536), snap(3.0, 65536)) == []
+    assert [k for k, _, _ in diff_snapshots(snap(40.0, 65536), snap(3.0, 65536), volatile=True)] == [
+        "host.disks[/tmp].free_gb", "host.disks[/tmp].used_fraction"]
+    assert diff_snapshots(snap(40.0, 1024), snap(40.0, 65536)) == [("host.limits.nofile_soft", 1024, 65536)]

@@ -63,7 +63,6 @@ def open_files_limit(ctx: CheckContext) -> Iterator[Finding]:
     evidence: dict[str, Any] = {"nofile_soft": _n(soft), "nofile_hard": _n(hard) if known(hard) else "not known"}
     if known(reach):
         evidence["ray_init_raises_to"] = _n(reach)
-    commands = ("ulimit -n 65536",)
     if known(reach) and reach is not None and reach < RAY_NOFILE_FLOOR:
         container = " In a container: docker run --ulimit nofile=65536:65536." if val(snap.host, "in_container") else ""
         yield finding(
@@ -80,7 +79,7 @@ def open_files_limit(ctx: CheckContext) -> Iterator[Finding]:
             fix="Raise the hard and soft limit of the shell that starts Ray (as root, or `* - nofile 65536` in "
                 "/etc/security/limits.conf and a new login), then restart Ray; Ray's large-cluster guide asks for "
                 f"at least 65535.{container}",
-            commands=commands, source=f"{SRC_RAY_NOFILE}; {SRC_RAY_WORKER_POOL}; {SRC_RAY_LARGE_CLUSTER}")
+            commands=("ulimit -n 65536",), source=f"{SRC_RAY_NOFILE}; {SRC_RAY_WORKER_POOL}; {SRC_RAY_LARGE_CLUSTER}")
     elif soft is not None and soft < RAY_NOFILE_FLOOR:
         raised = (f"ray.init raises it to {_n(reach)}" if known(reach)
                   else "ray.init raises it as far as the hard limit (not known) allows")
@@ -92,8 +91,10 @@ def open_files_limit(ctx: CheckContext) -> Iterator[Finding]:
                    f"the soft limit as it is, under the {RAY_NOFILE_FLOOR} ray.init warns below, and the raylet dies "
                    "when a worker cannot be spawned for want of descriptors.",
             evidence=evidence,
-            fix="Raise the soft limit in the shell before `ray start` (up to the hard limit, `ulimit -Hn`).",
-            commands=commands, source=f"{SRC_RAY_NOFILE}; {SRC_RAY_WORKER_POOL}")
+            fix="Raise the soft limit in the shell before `ray start` (up to the hard limit, `ulimit -Hn`; Ray's "
+                "ray.init goes to 65536 at most).",
+            commands=(f"ulimit -Sn {reach}" if known(reach) else "ulimit -Sn $(ulimit -Hn)",),
+            source=f"{SRC_RAY_NOFILE}; {SRC_RAY_WORKER_POOL}")
 
 
 # -- free space of Ray's temp dir ---------------------------------------------------------------------------------
@@ -143,7 +144,7 @@ def ray_temp_disk(ctx: CheckContext) -> Iterator[Finding]:
         f"local_fs_capacity_threshold ({threshold:g})",
         detail="Ray's raylet watches the filesystem it spills objects to (by default its session dir under the temp "
                f"dir) and, over local_fs_capacity_threshold ({'RAY_local_fs_capacity_threshold=' + raw if raw else '0.95 by default'}), "
-               "refuses every object that needs spilling: '<path> is over 95% full ... Object creation will fail if "
+               f"refuses every object that needs spilling: '<path> is over {threshold * 100:g}% full ... Object creation will fail if "
                "spilling is required.', and ray.put / task returns raise OutOfDiskError. A verl job fills the object "
                "store with rollouts and weights; the first object that must spill fails, an hour in. (A --temp-dir or "
                "object_spilling_directory given to ray start / ray.init is not known here.)",

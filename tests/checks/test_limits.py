@@ -42,9 +42,13 @@ def test_a_low_soft_limit_ray_init_can_raise_is_info_for_ray_start():
     (f,) = _run(open_files_limit, {"host": {"limits": {"nofile_soft": 1024, "nofile_hard": 524288}}})
     assert f.id == "nofile-soft-limit-low" and f.severity.value == "info"
     assert "1024" in f.title and "65536" in f.title and "ray start" in f.title
+    assert f.fix.commands == ("ulimit -Sn 65536",)  # the soft limit only: the hard one allows it without root
+    (f,) = _run(open_files_limit, {"host": {"limits": {"nofile_soft": 1024, "nofile_hard": 20000}}})
+    assert "raises it to 20000" in f.title and f.fix.commands == ("ulimit -Sn 20000",)
     # a report that states only `ulimit -n 1024`: the hard limit and so ray.init's raise are not known
     (f,) = _run(open_files_limit, {"host": {"limits": {"nofile_soft": 1024}}})
     assert f.id == "nofile-soft-limit-low" and f.evidence["nofile_hard"] == "not known"
+    assert f.fix.commands == ("ulimit -Sn $(ulimit -Hn)",)
 
 
 def test_enough_or_unlimited_or_unknown_or_no_ray_is_silent():
@@ -83,7 +87,7 @@ def test_the_threshold_and_the_spill_directory_come_from_rays_environment_variab
     doc: dict[str, Any] = {"host": {"disks": [_disk(0.90, ["ray_temp"])]}, "env": {"PATH": "/bin",
                                                                                 "RAY_local_fs_capacity_threshold": "0.8"}}
     (f,) = _run(ray_temp_disk, doc)
-    assert "(0.8)" in f.title and f.evidence["threshold"] == 0.8
+    assert "(0.8)" in f.title and f.evidence["threshold"] == 0.8 and "over 80% full" in f.detail
     doc["env"]["RAY_local_fs_capacity_threshold"] = "1"  # >= 1 turns Ray's monitor off
     assert _run(ray_temp_disk, doc) == []
     # with an object spilling directory set, Ray watches that one: the temp dir's fullness is not the question

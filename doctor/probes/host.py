@@ -197,10 +197,12 @@ def probe_host(opts: CollectOptions) -> ProbeOutcome:
 
 def probe_net(opts: CollectOptions) -> ProbeOutcome:
     from doctor.probes._fs import RootFS
-    from doctor.probes.network import probe_network
+    from doctor.probes.network import probe_network, probe_ray_files
 
-    net, errors = probe_network(RootFS(opts.root))
-    return ProbeOutcome({"network": net}, errors)
+    fs = RootFS(opts.root)
+    net, errors = probe_network(fs)
+    ray, ray_errors = probe_ray_files(fs, opts.env)
+    return ProbeOutcome({"network": net, "ray": ray}, errors + ray_errors)
 
 
 Probe = Callable[[CollectOptions], ProbeOutcome]
@@ -257,7 +259,7 @@ def _run_all(opts: CollectOptions, table: dict[str, tuple[Probe, float]]) -> dic
 
 
 _ORDER = ("schema", "collected_at", "tool", "complete", "host", "python", "packages", "modules", "ascend", "env",
-          "network")
+          "network", "ray")
 
 
 def assemble(parts: list[dict[str, Any]]) -> dict[str, Any]:

@@ -1,13 +1,19 @@
-"""Network facts: interfaces with their addresses and state, and listening TCP ports.
+"""Network facts: interfaces with their addresses and state, and listening TCP ports; and the Ray cluster
+`ray start` recorded on this host.
 
 HCCL, Gloo and Ray pick interfaces and ports (HCCL's default base port 60000, Ray's 6379); a check needs
 to know what exists and what is taken. Interfaces and addresses come from psutil; listening ports come from
 /proc/net/tcp{,6} read through the root prefix, so a test (or `--root` on an image) sees that machine's
 table, not this host's.
+
+Which process holds a port is not recorded: psutil.net_connections maps sockets to processes by walking every
+process's /proc/PID/fd (all of them as root, only the user's own otherwise): 15 ms on a 79-process machine with one
+socket, more on a busy node, over the 1 ms a new fact may cost `doctor check`.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from doctor.probes._fs import FsError, RootFS
@@ -78,3 +84,28 @@ def probe_network(fs: RootFS) -> tuple[dict[str, Any], list[str]]:
     if ports is not None:
         out["listening_ports"] = ports
     return out, errors
+
+
+RAY_CLUSTER_FILE = "ray_current_cluster"
+
+
+def ray_temp_dir(environ: Mapping[str, str]) -> str:
+    """Ray's default temp dir on Linux, as ray.init() and `ray start` compute it when given none:
+    $RAY_TMPDIR, else $TMPDIR, else /tmp, plus `ray` (ray `_private/utils.py` get_user_temp_dir /
+    get_ray_temp_dir at 2.10.0 and 2.46.0; `_common/utils.py` get_default_system_temp_dir at 2.60.0)."""
+    base = environ.get("RAY_TMPDIR") or environ.get("TMPDIR") or "/tmp"
+    return base.rstrip("/") + "/ray"
+
+
+def probe_ray_files(fs: RootFS, environ: Mapping[str, str]) -> tuple[dict[str, Any], list[str]]:
+    """`ray.current_cluster`: the address the last `ray start` on this host recorded in
+    `<ray temp dir>/ray_current_cluster` (ray.init() without an address and without RAY_ADDRESS joins it), null when
+    there is no such file, absent when it could not be read; `ray.current_cluster_file`: the path looked at."""
+    path = f"{ray_temp_dir(environ)}/{RAY_CLUSTER_FILE}"
+    out: dict[str, Any] = {"current_cluster_file": path}
+    try:
+        text = fs.read_text(path, limit=4096)
+    except FsError as fe:
+        return out, [str(fe)]
+    out["current_cluster"] = text.strip() if text is not None else None
+    return out, []

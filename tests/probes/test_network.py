@@ -11,7 +11,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from doctor.probes._fs import RootFS
-from doctor.probes.network import parse_proc_net_tcp, probe_network
+from doctor.probes.network import parse_proc_net_tcp, probe_network, probe_ray_files
 from tests.fakes import write
 
 TCP = """\
@@ -75,3 +75,32 @@ def test_interfaces_are_kept_when_psutil_fails(monkeypatch: pytest.MonkeyPatch) 
 @given(st.text())
 def test_parse_never_raises(s: str) -> None:
     assert all(0 < p < 65536 for p in parse_proc_net_tcp(s))
+
+
+def test_the_cluster_ray_start_recorded_is_read_through_the_root(tmp_path: Path) -> None:
+    """`ray start` writes its GCS address to <ray temp dir>/ray_current_cluster; ray.init() without an address joins
+    it. The probe reads that file where Ray would ($RAY_TMPDIR, else $TMPDIR, else /tmp; plus /ray), through the root."""
+    write(tmp_path / "tmp/ray/ray_current_cluster", "10.1.2.3:6379\n")
+    ray, errors = probe_ray_files(RootFS(str(tmp_path)), {})
+    assert ray == {"current_cluster": "10.1.2.3:6379", "current_cluster_file": "/tmp/ray/ray_current_cluster"}
+    assert errors == []
+    write(tmp_path / "scratch/ray/ray_current_cluster", "10.1.2.4:6380")
+    ray, _ = probe_ray_files(RootFS(str(tmp_path)), {"TMPDIR": "/scratch"})
+    assert ray["current_cluster"] == "10.1.2.4:6380"
+    ray, _ = probe_ray_files(RootFS(str(tmp_path)), {"TMPDIR": "/scratch", "RAY_TMPDIR": "/elsewhere/"})
+    assert ray == {"current_cluster": None, "current_cluster_file": "/elsewhere/ray/ray_current_cluster"}  # no file
+
+
+def test_an_unreadable_cluster_file_is_unknown_with_the_reason(tmp_path: Path) -> None:
+    write(tmp_path / "tmp/ray/ray_current_cluster/oops", "a directory where the file should be")
+    ray, errors = probe_ray_files(RootFS(str(tmp_path)), {})
+    assert "current_cluster" not in ray and errors and "directory" in errors[0]
+
+
+def test_collect_records_the_cluster_file_in_the_ray_section(tmp_path: Path) -> None:
+    from doctor.probes.host import CollectOptions, probe_net
+
+    write(tmp_path / "proc/net/tcp", TCP)
+    write(tmp_path / "tmp/ray/ray_current_cluster", "10.1.2.3:6379")
+    out = probe_net(CollectOptions(root=str(tmp_path), environ={}))
+    assert out.part["ray"]["current_cluster"] == "10.1.2.3:6379" and out.part["network"]["listening_ports"] == [6379, 60000]

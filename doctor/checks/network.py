@@ -6,7 +6,7 @@ import ipaddress
 from collections.abc import Iterator
 from typing import Any
 
-from doctor.checks.facts import env, env_known, env_unset, installed, val
+from doctor.checks.facts import absent, env, env_known, env_unset, installed, val
 from doctor.checks.runner import CheckContext, check, skip
 from doctor.knowledge.hccl_env import CONNECT_TIMEOUT, CONNECT_TIMEOUT_RANGE, CONNECT_TIMEOUT_SOURCE
 from doctor.report import Finding, finding
@@ -107,20 +107,6 @@ def hccl_exec_timeout(ctx: CheckContext) -> Iterator[Finding]:
             source=SRC_HCCL_EXEC_TIMEOUT)
 
 
-def _own_ports(snap: Any) -> set[int]:
-    """Ports the user's own Ray head listens on (not a collision with HCCL)."""
-    own = {6379, 8265}
-    ray = snap.ray
-    if known(ray) and isinstance(ray, dict):
-        addr = ray.get("address")
-        if isinstance(addr, str) and ":" in addr:
-            try:
-                own.add(int(addr.rsplit(":", 1)[1]))
-            except ValueError:
-                pass
-    return own
-
-
 @check("hccl-ports", "network", findings=("hccl-port-in-use",))
 def hccl_ports(ctx: CheckContext) -> Iterator[Finding]:
     """Nothing else listens on HCCL's host ports (HCCL_IF_BASE_PORT .. +15, default 60000)."""
@@ -135,7 +121,7 @@ def hccl_ports(ctx: CheckContext) -> Iterator[Finding]:
         base = int(raw) if raw else HCCL_DEFAULT_BASE_PORT
     except ValueError:
         base = HCCL_DEFAULT_BASE_PORT
-    busy = sorted(p for p in set(ports) if base <= p < base + HCCL_PORTS_PER_HOST and p not in _own_ports(snap))
+    busy = sorted(p for p in set(ports) if base <= p < base + HCCL_PORTS_PER_HOST and p not in own_ray_ports(snap))
     if busy:
         yield finding(
             "hccl-port-in-use", "warning", ("hccl", "network", "env"),
@@ -409,3 +395,205 @@ def shm_size(ctx: CheckContext) -> Iterator[Finding]:
             fix="Start the container with --ipc=host (as verl's template does) or --shm-size=64g.",
             source="https://github.com/verl-project/verl/blob/v0.9.0/docs/ascend_tutorial/get_start/dockerfile_build_guidance.rst"
                    + ("; https://docs.vllm.ai/en/stable/deployment/docker.html" if vllm else ""))
+
+
+# -- Ray's head port and the cluster `ray start` recorded --------------------------------------------------------------
+# Read in Ray's source at ray-2.10.0, ray-2.46.0, ray-2.58.0 and 2.60.0 (the same at all four):
+# - `ray start --head` binds the GCS to --port, default ray_constants.DEFAULT_PORT = 6379 (scripts.py `start`); its
+#   dashboard defaults to 8265 (DEFAULT_DASHBOARD_PORT) and its Ray Client server to 10001. A port another process
+#   holds fails the start: "RuntimeError: Failed to start GCS ... Failed to start the grpc server. The specified port
+#   is 6379 ... Address already in use" (Ray 2.60.0, run here). ray.init() starting a local instance takes free ports
+#   (node.py: the GCS port is picked unused, or bound at 0), so a held 6379 does not stop it.
+# - Every `ray start` writes the GCS address to <ray temp dir>/ray_current_cluster (`write_ray_address`), `ray stop`
+#   removes it (`reset_ray_address`). ray.init() with no address uses RAY_ADDRESS when set and non-empty, else that
+#   file's address (services.py get_ray_address_from_environment), else starts a new local instance. A file whose
+#   cluster died is not skipped: ray.init() retries the address (NUM_REDIS_GET_RETRIES = 20 attempts; each took
+#   ~40 s on Ray 2.60.0 here, still retrying after 5 min) and raises ConnectionError (worker.py: "Failed to connect to
+#   the default Ray cluster address at ... This is most likely due to a previous Ray instance that has since crashed.
+#   To reset the default address to connect to, run `ray stop` or restart Ray with `ray start`.").
+SRC_RAY_HEAD_PORT = ("https://github.com/ray-project/ray/blob/ray-2.46.0/python/ray/scripts/scripts.py; "
+                     "https://github.com/ray-project/ray/blob/ray-2.46.0/python/ray/_private/ray_constants.py")
+SRC_RAY_INIT_ADDRESS = ("https://github.com/ray-project/ray/blob/ray-2.46.0/python/ray/_private/services.py; "
+                        "https://github.com/ray-project/ray/blob/ray-2.46.0/python/ray/_private/worker.py")
+RAY_DEFAULT_PORT = 6379
+RAY_DASHBOARD_PORT = 8265
+RAY_CLIENT_PORT = 10001
+DEFAULT_RAY_CLUSTER_FILE = "/tmp/ray/ray_current_cluster"  # the default, when the snapshot does not say which file was read
+
+
+def _ray(snap: Any) -> dict[str, Any]:
+    return snap.ray if known(snap.ray) and isinstance(snap.ray, dict) else {}
+
+
+def ray_endpoint(text: Any) -> tuple[str, int] | None:
+    """(host, port) of a Ray address as ray.init() takes it (`10.0.0.5:6379`, `[fe80::1]:6379`, `ray://h:10001`);
+    None for `auto`, `local`, a dashboard URL (http://) or anything without a port."""
+    if not isinstance(text, str):
+        return None
+    t = text.strip()
+    if t.startswith("ray://"):
+        t = t[len("ray://"):]
+    if "://" in t or ":" not in t:
+        return None
+    host, _, port = t.rpartition(":")
+    host = host.strip("[]")
+    if not host or not port.isdigit() or not 0 < int(port) < 65536:
+        return None
+    return host, int(port)
+
+
+def _on_this_host(snap: Any, host: str) -> bool | None:
+    """Whether a Ray address's host is this machine: loopback and `localhost` are (Ray resolves them to the node's
+    own address), an address of its interfaces is, another address is not; a name other than the host's own, or
+    interfaces not known, is None."""
+    if host == "localhost":
+        return True
+    ip = _address(host)
+    if ip is None:
+        hostname = val(snap.host, "hostname")
+        return True if hostname and host == hostname else None
+    if ipaddress.ip_address(ip).is_loopback:
+        return True
+    here = _host_addresses(val(snap.network, "interfaces"))
+    return ip in here if here else None
+
+
+def _own_heads(snap: Any) -> set[int]:
+    """GCS ports of the Ray heads the snapshot places on this host: the cluster it was collected through
+    (`ray.address`) and the one `ray start` recorded here (`ray.current_cluster`), unless known to be another host's."""
+    ray = _ray(snap)
+    heads = set()
+    for key in ("address", "current_cluster"):
+        ep = ray_endpoint(ray.get(key))
+        if ep is not None and _on_this_host(snap, ep[0]) is not False:
+            heads.add(ep[1])
+    return heads
+
+
+def own_ray_ports(snap: Any) -> set[int]:
+    """Ports this host's own Ray listens on, as far as the snapshot tells: its heads' GCS ports and, with a head here,
+    the dashboard's and the Ray Client server's defaults. Ports held by anything else are someone else's."""
+    heads = _own_heads(snap)
+    return heads | {RAY_DASHBOARD_PORT, RAY_CLIENT_PORT} if heads else heads
+
+
+def _free_port(ports: list[int], start: int) -> int:
+    busy = set(ports)
+    return next(p for p in range(start, 65536) if p not in busy)
+
+
+@check("ray-head-port", "network", findings=("ray-head-port-in-use",))
+def ray_head_port(ctx: CheckContext) -> Iterator[Finding]:
+    """Ray's default head port (6379) is free for `ray start --head`, unless this host's own Ray head holds it."""
+    snap = ctx.snapshot
+    ports = val(snap.network, "listening_ports")
+    if not isinstance(ports, list):
+        skip("the listening ports are not in the snapshot")
+    if absent(snap, "ray"):
+        skip("ray is not installed")
+    ray = _ray(snap)
+    if "current_cluster" not in ray:
+        skip("the snapshot does not say whether `ray start` recorded a cluster on this host")
+    if RAY_DEFAULT_PORT not in ports or _own_heads(snap) & set(ports):
+        return
+    recorded = ray_endpoint(ray.get("current_cluster"))
+    if recorded is not None and _on_this_host(snap, recorded[0]) is False:
+        return  # a worker of a head elsewhere: no head is started here
+    path = ray.get("current_cluster_file") or DEFAULT_RAY_CLUSTER_FILE
+    free = _free_port(ports, RAY_DEFAULT_PORT + 1)
+    yield finding(
+        "ray-head-port-in-use", "error", ("ray", "network"),
+        f"Port {RAY_DEFAULT_PORT}, where `ray start --head` puts Ray's head by default, is already held, and no Ray "
+        "cluster of this host holds it",
+        detail=f"Another process listens on {RAY_DEFAULT_PORT} (a redis-server, another user's or container's Ray, a "
+               f"leftover process) while `ray start` recorded no running cluster here ({path}). `ray start --head` "
+               "without --port then fails: `RuntimeError: Failed to start GCS ... Failed to start the grpc server. The "
+               f"specified port is {RAY_DEFAULT_PORT} ... Address already in use`. ray.init() without an address is not "
+               "affected: it starts its own instance on free ports.",
+        evidence={"listening": RAY_DEFAULT_PORT, "current_cluster": ray.get("current_cluster"),
+                  "current_cluster_file": path},
+        fix=f"See what holds it: `ss -ltnp 'sport = :{RAY_DEFAULT_PORT}'`. A leftover Ray of yours: `ray stop`. "
+            f"Anything else: start the head on a free port, `ray start --head --port={free}`, and join the other "
+            f"nodes with `ray start --address=<head ip>:{free}`.",
+        source=SRC_RAY_HEAD_PORT)
+
+
+@check("ray-cluster-file", "network", findings=("ray-stale-cluster-file", "ray-cluster-file-remote"))
+def ray_cluster_file(ctx: CheckContext) -> Iterator[Finding]:
+    """The cluster `ray start` recorded in ray_current_cluster, which ray.init() without an address joins, is alive
+    when it is on this host."""
+    snap = ctx.snapshot
+    ray = _ray(snap)
+    if "current_cluster" not in ray:
+        skip("the snapshot does not say whether `ray start` recorded a cluster on this host")
+    recorded = ray.get("current_cluster")
+    if recorded is None:
+        return
+    ep = ray_endpoint(recorded)
+    if ep is None:
+        skip(f"the recorded cluster {recorded!r} is not a host:port address")
+    if not env_known(snap) or (env(snap, "RAY_ADDRESS") is None and not env_unset(snap, "RAY_ADDRESS")):
+        skip("RAY_ADDRESS is not in the snapshot, so whether ray.init() reads the file is not known")
+    if env(snap, "RAY_ADDRESS"):
+        return  # ray.init() takes RAY_ADDRESS and never reads the file (the ray-address check)
+    here = _on_this_host(snap, ep[0])
+    path = ray.get("current_cluster_file") or DEFAULT_RAY_CLUSTER_FILE
+    if here is False:
+        yield finding(
+            "ray-cluster-file-remote", "info", ("ray", "network"),
+            f"ray.init() here joins the Ray cluster at {recorded}, on another host ({path})",
+            detail="`ray start --address=...` recorded that head on this node; verl's ray.init() (no address, no "
+                   "RAY_ADDRESS) attaches to it rather than starting its own instance.",
+            evidence={"current_cluster": recorded, "current_cluster_file": path},
+            fix=f"Nothing if that is your cluster; else `ray stop` (removes {path}) or `export RAY_ADDRESS=<your head>`.",
+            source=SRC_RAY_INIT_ADDRESS)
+        return
+    ports = val(snap.network, "listening_ports")
+    if here is None or not isinstance(ports, list) or ep[1] in ports:
+        return
+    yield finding(
+        "ray-stale-cluster-file", "error", ("ray", "network"),
+        f"{path} names the Ray cluster {recorded} on this host, but nothing listens on port {ep[1]}",
+        detail="The cluster `ray start` recorded has died without `ray stop`. ray.init() without an address and "
+               "without RAY_ADDRESS (verl's main_ppo) does not start a fresh instance: it keeps retrying that address "
+               "(`Failed to connect to GCS at address ...`, 20 attempts, many minutes) and then fails with "
+               f"`ConnectionError: Failed to connect to Ray cluster at {recorded}` (\"This is most likely due to a "
+               "previous Ray instance that has since crashed\").",
+        evidence={"current_cluster": recorded, "current_cluster_file": path, "listening": ep[1] in ports},
+        fix=f"`ray stop` (it removes the file) or `rm {path}`; or start the head again (`ray start --head "
+            f"--port={ep[1]}`) before the run.",
+        source=SRC_RAY_INIT_ADDRESS)
+
+
+@check("ray-address", "network", findings=("ray-address-not-listening",))
+def ray_address(ctx: CheckContext) -> Iterator[Finding]:
+    """RAY_ADDRESS, which ray.init() joins instead of starting its own instance, names a listening port when it is on
+    this host."""
+    snap = ctx.snapshot
+    if not env_known(snap):
+        skip("the snapshot has no environment variables")
+    raw = env(snap, "RAY_ADDRESS")
+    if not raw:
+        skip("RAY_ADDRESS is not set")
+    ep = ray_endpoint(raw)
+    if ep is None or _on_this_host(snap, ep[0]) is not True:
+        return  # auto / local / a dashboard URL, or a head elsewhere this host cannot see
+    ports = val(snap.network, "listening_ports")
+    if not isinstance(ports, list):
+        skip("the listening ports are not in the snapshot")
+    if ep[1] in ports:
+        return
+    recorded = _ray(snap).get("current_cluster")
+    yield finding(
+        "ray-address-not-listening", "error", ("ray", "env", "network"),
+        f"RAY_ADDRESS={raw} names this host, but nothing listens on port {ep[1]}",
+        detail="With RAY_ADDRESS set, ray.init() (verl's main_ppo) joins that address and never starts its own "
+               "instance; with nothing listening there it fails with ConnectionError"
+               + (" once the Ray Client's connection retries run out." if raw.strip().startswith("ray://") else
+                  ", after retrying for minutes (`Failed to connect to GCS at address ...`): `Failed to connect to "
+                  "Ray cluster at ...`."),
+        evidence={"RAY_ADDRESS": raw, "listening": False, "current_cluster": recorded},
+        fix="`unset RAY_ADDRESS` (ray.init() then starts its own instance, or joins the cluster `ray start` recorded"
+            + (f", {recorded}" if isinstance(recorded, str) and recorded else "") + f"), or start the head first: "
+            f"`ray start --head --port={ep[1]}`.",
+        source=SRC_RAY_INIT_ADDRESS)

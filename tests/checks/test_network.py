@@ -156,3 +156,90 @@ def test_vllm_host_ip_that_is_not_an_address_of_this_host_is_an_error():
     assert found(bare(env={"VLLM_HOST_IP": "10.0.1.12"}, network=nics))["vllm-host-ip-not-on-host"] == "error"
     assert "vllm-host-ip-not-on-host" not in found(bare(env={"VLLM_HOST_IP": "10.0.1.13"}, network=nics))
     assert "vllm-host-ip-not-on-host" not in found(bare(env={"VLLM_HOST_IP": "10.0.1.12"}))
+
+
+# -- Ray's head port and the cluster file ray.init() joins -------------------------------------------------------
+
+HERE = {"interfaces": [{"name": "lo", "addresses": ["127.0.0.1"], "up": True},
+                       {"name": "enp189s0f0", "addresses": ["10.1.2.3"], "up": True}]}
+NO_CLUSTER = {"current_cluster": None, "current_cluster_file": "/tmp/ray/ray_current_cluster"}
+
+
+def _ray_findings(d):
+    from tests.stacks import diagnose_dict
+
+    return {f.id: f for f in diagnose_dict(d).findings if f.id.startswith("ray-")}
+
+
+def test_a_held_6379_with_no_ray_cluster_recorded_fails_ray_start_head():
+    d = bare(complete=True, env={}, network={**HERE, "listening_ports": [22, 6379, 6380]}, ray=dict(NO_CLUSTER))
+    f = _ray_findings(d)["ray-head-port-in-use"]
+    assert f.severity.value == "error" and f.components[:2] == ("ray", "network") and "6379" in f.title
+    assert "ray start --head --port=6381" in f.fix.text and "ss -ltnp" in f.fix.text
+    assert f.source.startswith("https://github.com/ray-project/ray/blob/ray-2.46.0/")
+
+
+def test_6379_held_by_this_hosts_own_head_or_unknown_is_no_finding():
+    own = bare(complete=True, env={}, network={**HERE, "listening_ports": [6379, 8265]},
+               ray={"current_cluster": "10.1.2.3:6379"})
+    assert not _ray_findings(own)  # the head `ray start` recorded here is alive
+    nothing_said = bare(complete=True, env={}, network={**HERE, "listening_ports": [6379]})
+    assert "ray-head-port-in-use" not in found(nothing_said)  # no ray facts: maybe the user's own head
+    assert "ray-head-port-in-use" not in found(healthy())  # the documented stacks list 6379 with no ray facts
+    no_ray = bare(complete=True, packages={"numpy": {"version": "1.26.4"}}, network={"listening_ports": [6379]},
+                  ray=dict(NO_CLUSTER))
+    assert "ray-head-port-in-use" not in found(no_ray)
+
+
+def test_a_cluster_file_naming_a_dead_head_here_makes_ray_init_fail():
+    d = bare(complete=True, env={}, network={**HERE, "listening_ports": [22]},
+             ray={"current_cluster": "10.1.2.3:6379", "current_cluster_file": "/scratch/ray/ray_current_cluster"})
+    f = _ray_findings(d)["ray-stale-cluster-file"]
+    assert f.severity.value == "error" and "10.1.2.3:6379" in f.title and "/scratch/ray/ray_current_cluster" in f.title
+    assert "rm /scratch/ray/ray_current_cluster" in f.fix.text and "ray stop" in f.fix.text
+    assert "ray-head-port-in-use" not in _ray_findings(d)  # 6379 is free
+    d["env"]["RAY_ADDRESS"] = "local"  # ray.init() then never reads the file
+    assert "ray-stale-cluster-file" not in _ray_findings(d)
+    loop = bare(complete=True, env={}, network={"listening_ports": []}, ray={"current_cluster": "127.0.0.1:6379"})
+    assert "ray-stale-cluster-file" in _ray_findings(loop)  # loopback is this host, interfaces or not
+    unknown_env = bare(network={**HERE, "listening_ports": []}, ray={"current_cluster": "10.1.2.3:6379"})
+    assert "ray-stale-cluster-file" not in _ray_findings(unknown_env)  # RAY_ADDRESS unknown: skipped
+
+
+def test_a_cluster_file_naming_another_host_is_reported_as_a_fact():
+    d = bare(complete=True, env={}, network={**HERE, "listening_ports": [6379]},
+             ray={"current_cluster": "10.9.9.9:6379"})
+    got = _ray_findings(d)
+    assert got["ray-cluster-file-remote"].severity.value == "info" and "10.9.9.9:6379" in got["ray-cluster-file-remote"].title
+    assert "ray-head-port-in-use" not in got  # a worker node starts no head
+    no_ifaces = bare(complete=True, env={}, network={"listening_ports": []}, ray={"current_cluster": "10.9.9.9:6379"})
+    assert not _ray_findings(no_ifaces)  # which host it is cannot be told
+
+
+@pytest.mark.parametrize("value,listening,expected", [
+    ("127.0.0.1:6380", [22], True),
+    ("10.1.2.3:6379", [22], True),
+    ("ray://localhost:10001", [6379], True),
+    ("10.1.2.3:6379", [6379], False),
+    ("10.9.9.9:6379", [], False),  # another host's head
+    ("auto", [], False),
+    ("http://127.0.0.1:8265", [], False),  # the job API's address, not a cluster address
+])
+def test_ray_address_on_this_host_must_be_listening(value, listening, expected):
+    d = bare(complete=True, env={"RAY_ADDRESS": value}, network={**HERE, "listening_ports": listening},
+             ray=dict(NO_CLUSTER))
+    f = _ray_findings(d).get("ray-address-not-listening")
+    assert (f is not None) is expected
+    if f is not None:
+        assert f.severity.value == "error" and value in f.title and "unset RAY_ADDRESS" in f.fix.text
+
+
+def test_hccl_and_ray_agree_on_which_ports_this_hosts_ray_holds():
+    """One reading of 'ports this host's own Ray uses': HCCL's range over Ray's head port is a collision only when
+    it is not this host's own head, and then it is also the port `ray start --head` cannot have."""
+    base = {"HCCL_IF_BASE_PORT": "6370"}
+    other = bare(complete=True, env=dict(base), network={**HERE, "listening_ports": [6379]}, ray=dict(NO_CLUSTER))
+    assert {"hccl-port-in-use", "ray-head-port-in-use"} <= set(found(other))
+    mine = bare(complete=True, env=dict(base), network={**HERE, "listening_ports": [6379]},
+                ray={"current_cluster": "10.1.2.3:6379"})
+    assert not {"hccl-port-in-use", "ray-head-port-in-use"} & set(found(mine))

@@ -518,7 +518,8 @@ def ray_head_port(ctx: CheckContext) -> Iterator[Finding]:
         source=SRC_RAY_HEAD_PORT)
 
 
-@check("ray-cluster-file", "network", findings=("ray-stale-cluster-file", "ray-cluster-file-remote"))
+@check("ray-cluster-file", "network",
+       findings=("ray-stale-cluster-file", "ray-cluster-file-remote", "ray-cluster-file-other-user"))
 def ray_cluster_file(ctx: CheckContext) -> Iterator[Finding]:
     """The cluster `ray start` recorded in ray_current_cluster, which ray.init() without an address joins, is alive
     when it is on this host."""
@@ -549,7 +550,22 @@ def ray_cluster_file(ctx: CheckContext) -> Iterator[Finding]:
             source=SRC_RAY_INIT_ADDRESS)
         return
     ports = val(snap.network, "listening_ports")
-    if here is None or not isinstance(ports, list) or ep[1] in ports:
+    if here is None or not isinstance(ports, list):
+        return
+    uid = ray.get("current_cluster_uid")
+    if ep[1] in ports:
+        if ray.get("current_cluster_mine") is False:
+            yield finding(
+                "ray-cluster-file-other-user", "warning", ("ray", "network"),
+                f"ray.init() here joins the Ray cluster at {recorded}, which another user (uid {uid}) started",
+                detail=f"{path} was written by another user's `ray start` (Ray makes its temp dir writable for every "
+                       "user of the machine). verl's ray.init() (no address, no RAY_ADDRESS) attaches to that cluster "
+                       "instead of starting its own: the job runs in their workers, as their user, competing for "
+                       "their NPUs and memory.",
+                evidence={"current_cluster": recorded, "current_cluster_file": path, "owner_uid": uid},
+                fix="Start your own: `ray start --head --port=<free port> --temp-dir=<your dir>` and `export "
+                    "RAY_ADDRESS=<this host>:<that port>`, or `export RAY_ADDRESS=local` for a private instance per run.",
+                source=SRC_RAY_INIT_ADDRESS)
         return
     yield finding(
         "ray-stale-cluster-file", "error", ("ray", "network"),
@@ -559,7 +575,8 @@ def ray_cluster_file(ctx: CheckContext) -> Iterator[Finding]:
                "(`Failed to connect to GCS at address ...`, 20 attempts, many minutes) and then fails with "
                f"`ConnectionError: Failed to connect to Ray cluster at {recorded}` (\"This is most likely due to a "
                "previous Ray instance that has since crashed\").",
-        evidence={"current_cluster": recorded, "current_cluster_file": path, "listening": ep[1] in ports},
+        evidence={"current_cluster": recorded, "current_cluster_file": path, "listening": False,
+                  "owner_uid": uid, "written_by_collecting_user": ray.get("current_cluster_mine")},
         fix=f"`ray stop` (it removes the file) or `rm {path}`; or start the head again (`ray start --head "
             f"--port={ep[1]}`) before the run.",
         source=SRC_RAY_INIT_ADDRESS)

@@ -102,6 +102,10 @@ class RootFS:
     def exists(self, path: str) -> bool:
         return self._lstat_resolved(path) is not None
 
+    def stat(self, path: str) -> os.stat_result | None:
+        """os.stat of the machine path (symlinks resolved inside the root), None when it cannot be had."""
+        return self._lstat_resolved(path)
+
     def is_dir(self, path: str) -> bool:
         st = self._lstat_resolved(path)
         return st is not None and stat.S_ISDIR(st.st_mode)

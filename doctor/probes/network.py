@@ -13,6 +13,7 @@ socket, more on a busy node, over the 1 ms a new fact may cost `doctor check`.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping
 from typing import Any
 
@@ -100,7 +101,9 @@ def ray_temp_dir(environ: Mapping[str, str]) -> str:
 def probe_ray_files(fs: RootFS, environ: Mapping[str, str]) -> tuple[dict[str, Any], list[str]]:
     """`ray.current_cluster`: the address the last `ray start` on this host recorded in
     `<ray temp dir>/ray_current_cluster` (ray.init() without an address and without RAY_ADDRESS joins it), null when
-    there is no such file, absent when it could not be read; `ray.current_cluster_file`: the path looked at."""
+    there is no such file, absent when it could not be read; `ray.current_cluster_file`: the path looked at;
+    `ray.current_cluster_uid` / `current_cluster_mine`: who wrote it, and whether that is the collecting user (Ray
+    makes its temp dir world-writable for several users of one machine, so the file can be another user's)."""
     path = f"{ray_temp_dir(environ)}/{RAY_CLUSTER_FILE}"
     out: dict[str, Any] = {"current_cluster_file": path}
     try:
@@ -108,4 +111,8 @@ def probe_ray_files(fs: RootFS, environ: Mapping[str, str]) -> tuple[dict[str, A
     except FsError as fe:
         return out, [str(fe)]
     out["current_cluster"] = text.strip() if text is not None else None
+    st = fs.stat(path) if text is not None else None
+    if st is not None:
+        out["current_cluster_uid"] = st.st_uid
+        out["current_cluster_mine"] = st.st_uid == os.geteuid()
     return out, []

@@ -243,3 +243,17 @@ def test_hccl_and_ray_agree_on_which_ports_this_hosts_ray_holds():
     mine = bare(complete=True, env=dict(base), network={**HERE, "listening_ports": [6379]},
                 ray={"current_cluster": "10.1.2.3:6379"})
     assert not {"hccl-port-in-use", "ray-head-port-in-use"} & set(found(mine))
+
+
+def test_a_live_cluster_another_user_recorded_is_a_warning():
+    """Ray's temp dir is world-writable: on a shared node another user's `ray start` is what ray.init() joins."""
+    d = bare(complete=True, env={}, network={**HERE, "listening_ports": [6379]},
+             ray={"current_cluster": "10.1.2.3:6379", "current_cluster_uid": 1001, "current_cluster_mine": False})
+    f = _ray_findings(d)["ray-cluster-file-other-user"]
+    assert f.severity.value == "warning" and "uid 1001" in f.title and "RAY_ADDRESS" in f.fix.text
+    d["ray"]["current_cluster_mine"] = True
+    assert not _ray_findings(d)
+    d["ray"].update(current_cluster_mine=False)
+    d["network"]["listening_ports"] = []  # theirs and dead: the stale file is the error
+    got = _ray_findings(d)
+    assert set(got) == {"ray-stale-cluster-file"} and got["ray-stale-cluster-file"].evidence["owner_uid"] == 1001

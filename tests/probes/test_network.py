@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import socket
 from pathlib import Path
 
@@ -82,8 +83,13 @@ def test_the_cluster_ray_start_recorded_is_read_through_the_root(tmp_path: Path)
     it. The probe reads that file where Ray would ($RAY_TMPDIR, else $TMPDIR, else /tmp; plus /ray), through the root."""
     write(tmp_path / "tmp/ray/ray_current_cluster", "10.1.2.3:6379\n")
     ray, errors = probe_ray_files(RootFS(str(tmp_path)), {})
-    assert ray == {"current_cluster": "10.1.2.3:6379", "current_cluster_file": "/tmp/ray/ray_current_cluster"}
+    assert ray == {"current_cluster": "10.1.2.3:6379", "current_cluster_file": "/tmp/ray/ray_current_cluster",
+                   "current_cluster_uid": os.geteuid(), "current_cluster_mine": True}
     assert errors == []
+    if os.geteuid() == 0:  # another user's file (Ray's temp dir is world-writable)
+        os.chown(tmp_path / "tmp/ray/ray_current_cluster", 1001, 1001)
+        ray, _ = probe_ray_files(RootFS(str(tmp_path)), {})
+        assert ray["current_cluster_uid"] == 1001 and ray["current_cluster_mine"] is False
     write(tmp_path / "scratch/ray/ray_current_cluster", "10.1.2.4:6380")
     ray, _ = probe_ray_files(RootFS(str(tmp_path)), {"TMPDIR": "/scratch"})
     assert ray["current_cluster"] == "10.1.2.4:6380"

@@ -502,14 +502,15 @@ def ray_head_port(ctx: CheckContext) -> Iterator[Finding]:
     path = ray.get("current_cluster_file") or DEFAULT_RAY_CLUSTER_FILE
     free = _free_port(ports, RAY_DEFAULT_PORT + 1)
     yield finding(
-        "ray-head-port-in-use", "error", ("ray", "network"),
+        "ray-head-port-in-use", "warning", ("ray", "network"),
         f"Port {RAY_DEFAULT_PORT}, where `ray start --head` puts Ray's head by default, is already held, and no Ray "
         "cluster of this host holds it",
         detail=f"Another process listens on {RAY_DEFAULT_PORT} (a redis-server, another user's or container's Ray, a "
                f"leftover process) while `ray start` recorded no running cluster here ({path}). `ray start --head` "
                "without --port then fails: `RuntimeError: Failed to start GCS ... Failed to start the grpc server. The "
-               f"specified port is {RAY_DEFAULT_PORT} ... Address already in use`. ray.init() without an address is not "
-               "affected: it starts its own instance on free ports.",
+               f"specified port is {RAY_DEFAULT_PORT} ... Address already in use`. That is how a multi-node job starts its "
+               "head; a single-node run whose ray.init() has no address is not affected (it starts its own instance on "
+               "free ports), so this is a warning.",
         evidence={"listening": RAY_DEFAULT_PORT, "current_cluster": ray.get("current_cluster"),
                   "current_cluster_file": path},
         fix=f"See what holds it: `ss -ltnp 'sport = :{RAY_DEFAULT_PORT}'`. A leftover Ray of yours: `ray stop`. "

@@ -21,6 +21,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from doctor.probes._fs import FsError, RootFS
+from doctor.probes.network import ray_temp_dir
 
 _CGROUP_RUNTIMES = re.compile(r"docker|kubepods|containerd|libpod|lxc|crio|podman", re.I)
 
@@ -179,13 +180,6 @@ def process_limits(fs: RootFS) -> dict[str, int | None]:
             out["pids_max"] = limit
             break
     return out
-
-
-def ray_temp_dir(environ: Mapping[str, str]) -> str:
-    """The directory Ray's node uses by default: `$RAY_TMPDIR`, else `$TMPDIR`, else /tmp, plus `ray`
-    (ray/_common/utils.py get_default_system_temp_dir, Ray 2.60.0); `--temp-dir` is not knowable here."""
-    base = environ.get("RAY_TMPDIR") or environ.get("TMPDIR") or "/tmp"
-    return posixpath.join(base, "ray")
 
 
 def disk_usage(fs: RootFS, environ: Mapping[str, str], cwd: str) -> list[dict[str, Any]]:

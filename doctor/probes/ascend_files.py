@@ -473,9 +473,8 @@ class _Probe:
         names: dict[int, str | None] = {}
         live = self.fs.root == "/"
         for path in files:
-            try:
-                st = os.stat(self.fs.host(self.fs.resolve(path)))
-            except (OSError, FsError):
+            st = self.fs.stat(path)
+            if st is None:
                 continue
             if st.st_gid not in names:
                 try:

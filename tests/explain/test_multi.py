@@ -96,3 +96,56 @@ def test_the_root_cause_node_reads_attributed_events(tmp_path):
     findings, extra = explain_many([str(tmp_path)])
     assert findings[0].id == "root-cause-node" and findings[0].node == "a"
     assert extra["root_cause"]["id"] == "error-in-package"
+
+
+# Run as uid/gid 65534: root reads every directory whatever its mode, so only a real non-root process sees the
+# kernel refuse one. Imports first, then the ids are dropped.
+_DISCOVER_AS_NOBODY = """
+import json, os, sys
+from doctor.errors import InputError
+from doctor.explain.multi import discover
+os.setgroups([]); os.setegid(65534); os.seteuid(65534)
+try:
+    print(json.dumps({"logs": [str(i.path) for i in discover(sys.argv[1:])]}))
+except InputError as e:
+    print(json.dumps({"error": str(e)}))
+"""
+
+
+def test_a_log_directory_the_user_cannot_read_is_named_not_skipped() -> None:
+    """A non-root user given a Ray session's logs/ with a node directory it may not list (another user's, mode
+    0700) gets exit 2 naming that directory, as an unreadable log file already does; the logs of that node are
+    never silently left out (the root cause may be there), and a top directory it cannot list is never called
+    one with no logs in it."""
+    import json
+    import os
+    import shutil
+    import subprocess
+    import sys
+    import tempfile
+
+    base = Path(tempfile.mkdtemp(prefix="doctor-logs-", dir="/tmp"))  # a directory uid 65534 may enter
+    try:
+        os.chmod(base, 0o755)
+        session = four_nodes(base / "session")
+        for d in (session, *session.iterdir()):
+            os.chmod(d, 0o755)
+            for f in d.glob("*.*"):
+                os.chmod(f, 0o644)
+        os.chmod(session / "node-c", 0o700)  # owned by root: uid 65534 cannot list it
+        env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])}
+
+        def run(*paths: Path) -> dict:
+            out = subprocess.run([sys.executable, "-c", _DISCOVER_AS_NOBODY, *map(str, paths)], env=env,
+                                 capture_output=True, text=True, cwd="/", check=True).stdout
+            return json.loads(out)
+
+        nested = run(session)
+        assert nested.get("error") == f"{session / 'node-c'}: cannot read the directory: Permission denied", nested
+        os.chmod(session / "node-c", 0o755)
+        assert len(run(session)["logs"]) == 8  # all readable again: every log is found
+        os.chmod(session, 0o700)
+        top = run(session)
+        assert top.get("error") == f"{session}: cannot read the directory: Permission denied", top
+    finally:
+        shutil.rmtree(base)

@@ -24,17 +24,35 @@ LAYOUT = ".doctor-layout-2"  # a cache unpacked before the dataclass sources wer
 DOWNLOAD_TIMEOUT = 180.0
 
 
-def cached_config(version: str) -> Path | None:
-    from doctor.cachedir import cache_dir
+# version -> where this run unpacked it when the cache could not be written (removed when the doctor exits)
+_RUN_COPIES: dict[str, Path] = {}
 
-    root = Path(cache_dir("verl", version))
+
+def _config_in(root: Path) -> Path | None:
     cfg = root / "verl" / "trainer" / "config"
     return cfg if (cfg / "ppo_trainer.yaml").is_file() and (root / LAYOUT).is_file() else None
 
 
+def cached_config(version: str) -> Path | None:
+    from doctor.cachedir import cache_dir
+
+    return _config_in(Path(cache_dir("verl", version)))
+
+
+def _run_copy_dir(version: str) -> Path:
+    """A directory of this run's own for `version`'s config, removed at exit: the cache is not writable (a
+    read-only HOME, HOME=/ for a non-root uid in a container), which says nothing about the index."""
+    import atexit
+    import shutil
+
+    base = Path(tempfile.mkdtemp(prefix="doctor-verl-config-"))
+    atexit.register(shutil.rmtree, base, True)
+    return base / version
+
+
 def release_config(version: str) -> tuple[Path | None, str | None]:
     """(verl/trainer/config of release `version`, None) or (None, why it could not be had)."""
-    have = cached_config(version)
+    have = cached_config(version) or (_config_in(_RUN_COPIES[version]) if version in _RUN_COPIES else None)
     if have is not None:
         return have, None
     if not re.fullmatch(r"[0-9][0-9A-Za-z.+!-]*", version):
@@ -52,10 +70,14 @@ def release_config(version: str) -> tuple[Path | None, str | None]:
             tail = (r.err.strip().splitlines() or [r.error or r.status])[-1]
             return None, f"could not download the verl {version} wheel ({tail})"
         try:
-            _unpack(wheels[0], dest)
+            try:
+                _unpack(wheels[0], dest)
+            except OSError:  # the cache cannot be written: this run keeps its own copy
+                dest = _RUN_COPIES[version] = _run_copy_dir(version)
+                _unpack(wheels[0], dest)
         except (OSError, zipfile.BadZipFile) as e:
             return None, f"could not unpack {wheels[0].name}: {e}"
-    have = cached_config(version)
+    have = _config_in(dest)
     return (have, None) if have is not None else (None, f"the verl {version} wheel holds no trainer config")
 
 

@@ -1,0 +1,54 @@
+"""verl's config for a release that is not installed is unpacked from its wheel into the doctor's cache; a cache
+this user cannot write (a read-only HOME, HOME=/ for a non-root uid in a container) must not turn into "could
+not be composed" with a fix that blames the index."""
+
+from __future__ import annotations
+
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from doctor.launch import verl_release
+from doctor.probes import _run
+
+
+def _fake_download(monkeypatch: pytest.MonkeyPatch, calls: list[list[str]]) -> None:
+    """`pip download verl==X -d DIR` answered with a tiny wheel holding the config members; nothing downloads."""
+
+    def run_bounded(argv, timeout, *, env=None, cwd=None, stdin_data=None):  # noqa: ANN001, ANN202
+        calls.append(list(argv))
+        dest = Path(argv[argv.index("-d") + 1])
+        version = argv[-1].split("==")[1]
+        with zipfile.ZipFile(dest / f"verl-{version}-py3-none-any.whl", "w") as z:
+            z.writestr("verl/trainer/config/ppo_trainer.yaml", "trainer:\n  total_epochs: 1\n")
+            z.writestr("verl/version/version", version)
+        return _run.RunResult(list(argv), "ok", returncode=0)
+
+    monkeypatch.setattr(_run, "run_bounded", run_bounded)
+
+
+def test_an_unwritable_cache_still_gives_the_release_config_for_this_run(tmp_path: Path,
+                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    blocker = tmp_path / "not-a-dir"
+    blocker.write_text("")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(blocker / "cache"))  # mkdir fails, as root too (NotADirectoryError)
+    monkeypatch.setattr(verl_release, "_RUN_COPIES", {}, raising=False)
+    calls: list[list[str]] = []
+    _fake_download(monkeypatch, calls)
+    cfg, why = verl_release.release_config("0.7.1")
+    assert why is None and cfg is not None, why
+    assert (cfg / "ppo_trainer.yaml").read_text().startswith("trainer:")
+    assert not str(cfg).startswith(str(blocker))
+    again, _ = verl_release.release_config("0.7.1")  # the same run: the copy is reused, not downloaded again
+    assert again == cfg and len(calls) == 1
+
+
+def test_a_writable_cache_is_where_the_config_goes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    monkeypatch.setattr(verl_release, "_RUN_COPIES", {}, raising=False)
+    calls: list[list[str]] = []
+    _fake_download(monkeypatch, calls)
+    cfg, why = verl_release.release_config("0.7.1")
+    assert why is None and cfg == tmp_path / "cache" / "verl-ascend-doctor" / "verl" / "0.7.1" / "verl" / "trainer" / "config"
+    assert verl_release.cached_config("0.7.1") == cfg

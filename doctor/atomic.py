@@ -57,7 +57,11 @@ def atomic_binary(path: str, mode: int | None = None) -> Iterator[IO[bytes]]:
     if hasattr(signal, "SIGXFSZ") and threading.current_thread() is threading.main_thread():
         restore = signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
     try:
-        fd, tmp = _create_temp(d)
+        try:
+            fd, tmp = _create_temp(d)
+        except PermissionError as e:  # a file the user may write, in a directory it may not create files in
+            raise PermissionError(e.errno, f"{e.strerror}: cannot create a file in {d} (the new content is written "
+                                  "beside the destination, then renamed over it)", target) from e
         try:
             with os.fdopen(fd, "wb") as fh:
                 yield fh

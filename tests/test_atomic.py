@@ -82,3 +82,43 @@ def test_a_regular_file_is_replaced_whole_and_nothing_is_left_behind(tmp_path: P
     umask = os.umask(0)
     os.umask(umask)
     assert stat.S_IMODE(os.stat(out).st_mode) == 0o666 & ~umask
+
+
+# Run as uid/gid 65534 after the imports: root creates files in any directory, so only a real non-root process
+# sees the kernel refuse the temp file.
+_WRITE_AS_NOBODY = """
+import json, os, signal, stat, sys, threading  # what atomic_binary imports lazily: the stdlib may be root's only
+from doctor.atomic import write_text_atomic
+os.setgroups([]); os.setegid(65534); os.seteuid(65534)
+try:
+    write_text_atomic(sys.argv[1], "snapshot\\n")
+    print(json.dumps({"ok": True}))
+except OSError as e:
+    print(json.dumps({"strerror": e.strerror, "filename": e.filename}))
+"""
+
+
+def test_a_directory_that_refuses_the_temp_file_is_named() -> None:
+    """A non-root user may own (and write) a file in a directory it cannot create files in; the atomic write
+    needs a temp file beside the destination, so the error names that directory, not only "Permission denied"
+    beside a file the user can see it may write."""
+    import json
+    import shutil
+    import subprocess
+    import sys
+    import tempfile
+
+    base = Path(tempfile.mkdtemp(prefix="doctor-atomic-", dir="/tmp"))
+    try:
+        os.chmod(base, 0o755)  # root's: uid 65534 may enter, not create
+        mine = base / "s.json"
+        mine.write_text("old\n")
+        os.chown(mine, 65534, 65534)
+        env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])}
+        out = json.loads(subprocess.run([sys.executable, "-c", _WRITE_AS_NOBODY, str(mine)], env=env, cwd="/",
+                                        capture_output=True, text=True, check=True).stdout)
+        assert out.get("strerror", "").startswith("Permission denied"), out
+        assert f"cannot create a file in {base}" in out["strerror"], out
+        assert mine.read_text() == "old\n" and sorted(p.name for p in base.iterdir()) == ["s.json"]
+    finally:
+        shutil.rmtree(base)

@@ -30,13 +30,37 @@ def npu_visible(ctx: CheckContext) -> Iterator[Finding]:
     status = val(smi, "status")
     davinci = [f for f in (files or []) if f.startswith("/dev/davinci") and f[12:].isdigit()]
     if status in ("timeout", "error"):
+        user = _non_root_user(asc) if status == "error" else None
+        detail = (f"{val(smi, 'error') or ''} A hanging or failing npu-smi usually means a sick card or a broken "
+                  "driver (`dcmi module initialize failed`).").strip()
+        fix = ("Check `dmesg` and the device health (`npu-smi info -t health -i <id>`); reset or reboot the card, or "
+               "reinstall the driver.")
+        commands: tuple[str, ...] = ()
+        source = "https://github.com/vllm-project/vllm-ascend/issues/2698"
+        if user is not None:
+            uid, refused = user
+            commands = ("sudo npu-smi info",)
+            if refused:
+                detail = (f"{val(smi, 'error') or ''} npu-smi ran as uid {uid}, who may not open "
+                          f"{', '.join(refused[:3])}{' ...' if len(refused) > 3 else ''} "
+                          "(npu-device-access-denied): npu-smi's DCMI fails for want of access, which says nothing "
+                          "about the card or the driver.").strip()
+                fix = ("Give this user access to the device nodes (npu-device-access-denied says how); `sudo npu-smi "
+                       "info` lists the NPUs when only the access is wrong: neither the card nor the driver needs "
+                       "touching for this.")
+                source = f"{SRC_RUNNING_USER}; {source}"
+            else:
+                detail = (f"{val(smi, 'error') or ''} npu-smi ran as uid {uid}, not root, and may open the device "
+                          "nodes: some hosts give DCMI to root only, and npu-smi then fails for every other user with "
+                          "`dcmi module initialize failed` while the cards are fine.").strip()
+                fix = ("Compare with `sudo npu-smi info` (or the site's privileged queue): if it lists the NPUs, the "
+                       "cards are fine and only npu-smi is root only here; if it fails too, check `dmesg` and the "
+                       "device health, then reset the card or reinstall the driver.")
+                source = f"{SRC_DCMI_ROOT_ONLY}; {source}"
         yield finding(
             "npu-smi-failed", "error", ("npu", "driver"), f"npu-smi {'hung' if status == 'timeout' else 'failed'}",
-            detail=f"{val(smi, 'error') or ''} A hanging or failing npu-smi usually means a sick card or a broken driver "
-                   "(`dcmi module initialize failed`).".strip(),
-            evidence={"status": status, "error": val(smi, "error")},
-            fix="Check `dmesg` and the device health (`npu-smi info -t health -i <id>`); reset or reboot the card, or "
-                "reinstall the driver.", source="https://github.com/vllm-project/vllm-ascend/issues/2698")
+            detail=detail, evidence={"status": status, "error": val(smi, "error")}, fix=fix, commands=commands,
+            source=source)
     seen_any = bool(devs) or bool(pci) or bool(davinci)
     probed_any = devs is not None or pci is not None or files is not None
     if asc is None or (probed_any and not seen_any):
@@ -187,6 +211,23 @@ def container_devices(ctx: CheckContext) -> Iterator[Finding]:
 # The driver and firmware run as their running user and group (HwHiAiUser unless installed with
 # --install-for-all); another user who runs the job must be in that group.
 SRC_RUNNING_USER = "https://www.hiascend.com/document/detail/en/canncommercial/800/softwareinst/instg/instg_0004.html"
+
+
+# a shared host where DCMI is granted to root only: a non-root `npu-smi info` prints `dcmi module initialize failed.
+# ret is -8005` (exit 187) while the same query as root lists the NPUs
+SRC_DCMI_ROOT_ONLY = "https://github.com/hw-native-sys/simpler/pull/2043"
+
+
+def _non_root_user(asc: Any) -> tuple[int, list[str]] | None:
+    """(uid, the device nodes it may not open) when collect recorded a non-root user; None for root or unknown."""
+    acc = asc.extra.get("device_access") if asc is not None else None
+    if not isinstance(acc, dict) or not isinstance(acc.get("nodes"), dict):
+        return None
+    uid, gids = acc.get("uid"), acc.get("gids")
+    if not isinstance(uid, int) or uid == 0 or not isinstance(gids, list):
+        return None
+    groups = {g for g in gids if isinstance(g, int)}
+    return uid, sorted(p for p, n in acc["nodes"].items() if isinstance(n, dict) and _node_rw(n, uid, groups) is False)
 
 
 def _node_rw(node: dict[str, Any], uid: int, gids: set[int]) -> bool | None:

@@ -274,7 +274,10 @@ def probe_npu_smi(
                             "error": r.error, "path": exe}}, runs
     parsed = parse_info(r.out)
     if r.returncode != 0 or parsed["error"]:
-        msg = (r.err.strip() or r.out.strip() or f"exit code {r.returncode}").splitlines()[0][:300]
+        # the first lines, not the first only: a non-root run prints the driver's log-level complaint before the
+        # `dcmi module initialize failed. ret is -8005` that says why
+        text = r.err.strip() or r.out.strip() or f"exit code {r.returncode}"
+        msg = " ".join([ln.strip() for ln in text.splitlines() if ln.strip()][:3])[:300]
         if parsed["error"] and r.returncode == 0:
             msg = parsed["error"]
         return {"npu_smi": {"status": "error", "version": parsed["version"],

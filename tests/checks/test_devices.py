@@ -146,3 +146,46 @@ def test_only_some_npus_closed_to_the_user_is_a_warning():
     x = _denied(d)
     assert x.severity.value == "warning" and "/dev/davinci0" in x.title and "davinci1" not in x.title
     assert "their own NPUs" in x.detail
+
+
+def _smi_failed(d):
+    return next(f for f in diagnose_dict(d).findings if f.id == "npu-smi-failed")
+
+
+_DCMI = "npu-smi info (exit 187): DrvMngGetConsoleLogLevel failed. (ret=4) dcmi module initialize failed. ret is -8005"
+
+
+def test_npu_smi_failing_for_a_user_refused_the_devices_blames_the_access_not_the_card():
+    """A non-root user outside the driver's group: DCMI cannot open the manager node, npu-smi fails. That is the
+    access (npu-device-access-denied), not a sick card: never "reset or reboot the card, or reinstall the driver"
+    on a shared server for it."""
+    d = healthy()
+    d["ascend"]["npu_smi"] = {"status": "error", "error": _DCMI}
+    d["ascend"].pop("devices", None)
+    d["ascend"]["device_access"] = _access(1001, [1001])
+    x = _smi_failed(d)
+    assert x.severity.value == "error"
+    assert "uid 1001" in x.detail and "npu-device-access-denied" in x.detail
+    assert "reboot" not in x.fix.text and "reinstall" not in x.fix.text
+    assert "sudo npu-smi info" in x.fix.commands
+
+
+def test_npu_smi_failing_for_a_non_root_user_with_open_devices_says_dcmi_may_be_root_only():
+    d = healthy()
+    d["ascend"]["npu_smi"] = {"status": "error", "error": _DCMI}
+    d["ascend"].pop("devices", None)
+    d["ascend"]["device_access"] = _access(1001, [1001, 1000])  # in HwHiAiUser: every node opens
+    x = _smi_failed(d)
+    assert "uid 1001" in x.detail and "root only" in x.detail
+    assert "sudo npu-smi info" in x.fix.commands and "hw-native-sys/simpler" in x.source
+
+
+@pytest.mark.parametrize("acc", [None, "root"])
+def test_npu_smi_failing_for_root_or_an_unknown_user_keeps_the_driver_advice(acc):
+    d = healthy()
+    d["ascend"]["npu_smi"] = {"status": "error", "error": _DCMI}
+    d["ascend"].pop("devices", None)
+    if acc == "root":
+        d["ascend"]["device_access"] = _access(0, [0])
+    x = _smi_failed(d)
+    assert "reinstall the driver" in x.fix.text and "uid" not in x.detail

@@ -148,6 +148,21 @@ def test_exit_1_is_an_error_with_its_message(tmp_path: Path) -> None:
     assert "devices" not in facts
 
 
+def test_the_dcmi_line_after_a_first_line_is_kept(tmp_path: Path) -> None:
+    """A non-root `npu-smi info` on a host that gives DCMI to root only prints the driver's log-level complaint
+    first and the DCMI error code second (https://github.com/hw-native-sys/simpler/pull/2043): the code is what
+    says why, so it is kept in the error, not only the first line."""
+    exe = tmp_path / "bin" / "npu-smi"
+    exe.parent.mkdir()
+    exe.write_text("#!/bin/sh\necho 'DrvMngGetConsoleLogLevel failed. (ret=4)'\n"
+                   "echo 'dcmi module initialize failed. ret is -8005'\nexit 187\n")
+    exe.chmod(0o755)
+    facts, _ = probe_npu_smi(5.0, path=str(tmp_path / "bin"), root=str(tmp_path))
+    err = facts["npu_smi"]["error"]
+    assert facts["npu_smi"]["status"] == "error" and "exit 187" in err
+    assert "DrvMngGetConsoleLogLevel failed. (ret=4)" in err and "ret is -8005" in err
+
+
 def test_garbage_output_is_an_error(tmp_path: Path) -> None:
     fake_npu_smi(tmp_path / "bin", "Segmentation fault (core dumped)\n")
     facts, _ = probe_npu_smi(5.0, path=str(tmp_path / "bin"), root=str(tmp_path))

@@ -268,8 +268,9 @@ def device_access(ctx: CheckContext) -> Iterator[Finding]:
     partial = any(p not in denied for p in npus) and all(p in npus for p in denied)
     owners = sorted({f"{n.get('uid')}:{n.get('group') or n.get('gid')} {n.get('mode')}" for n in denied.values()})
     # the groups whose membership would open the nodes: the group's bits grant read and write, the user is not in it
+    # (never group 0: joining root's group to open a device hands the user root's files too)
     join = sorted({n.get("group") or str(n["gid"]) for n in denied.values()
-                   if isinstance(n.get("gid"), int) and n["gid"] not in groups
+                   if isinstance(n.get("gid"), int) and n["gid"] != 0 and n["gid"] not in groups
                    and _node_rw({**n, "rw": None}, -1, {n["gid"]})})
     fix = (f"Add the user to the driver's group and log in again: sudo usermod -aG {join[0]} $USER (in a container: "
            f"docker run --group-add {join[0]}, or run as root)" if join else

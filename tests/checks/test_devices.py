@@ -189,3 +189,13 @@ def test_npu_smi_failing_for_root_or_an_unknown_user_keeps_the_driver_advice(acc
         d["ascend"]["device_access"] = _access(0, [0])
     x = _smi_failed(d)
     assert "reinstall the driver" in x.fix.text and "uid" not in x.detail
+
+
+def test_nodes_of_the_root_group_never_ask_to_join_root():
+    """Nodes mode 0660 root:root (a device plugin's, or the host's gid as a container sees it): joining group root
+    gives a user root's group everywhere; the fix is the driver's running user or --install-for-all instead."""
+    d = healthy()
+    d["ascend"]["device_access"] = _access(1001, [1001], mode="0660", gid=0, group="root")
+    x = _denied(d)
+    assert "usermod" not in x.fix.text and "--group-add" not in x.fix.text and "--install-for-all" in x.fix.text
+    assert x.fix.commands == ("npu-smi info",)

@@ -154,3 +154,49 @@ def ray_temp_disk(ctx: CheckContext) -> Iterator[Finding]:
         commands=("ray start --head --temp-dir=/data/ray_tmp --object-spilling-directory=/data/ray_spill",
                   "export RAY_TMPDIR=/data/ray_tmp  # before ray.init / ray start"),
         source=SRC_RAY_FS_THRESHOLD)
+
+
+# -- who may write Ray's temp dir -----------------------------------------------------------------------------------
+
+# Ray makes its temp dir ($RAY_TMPDIR, else $TMPDIR, else /tmp, plus `ray`) with os.makedirs and then tries to chmod
+# it 0777 so other users can share it, silently giving up when it is not the owner (try_to_create_directory /
+# try_make_directory_shared); a temp dir another user left without write access for this one (or created by an
+# older Ray, by hand, or with a umask) fails ray.init / ray start with "PermissionError: [Errno 13] Permission
+# denied: '/tmp/ray/...'" on a shared machine; the reports name ray.init(_temp_dir=...) / --temp-dir as the way out.
+SRC_RAY_TEMP_SHARED = ("https://github.com/ray-project/ray/issues/3899; https://github.com/ray-project/ray/issues/4593; "
+                       "https://github.com/ray-project/ray/issues/32776; "
+                       "https://github.com/ray-project/ray/blob/ray-2.60.0/python/ray/_common/utils.py")
+
+
+@check("ray-temp-writable", "system", findings=("ray-temp-dir-not-writable",))
+def ray_temp_writable(ctx: CheckContext) -> Iterator[Finding]:
+    """The user who collected may create entries in Ray's temp dir (or create it, while it does not exist)."""
+    snap = ctx.snapshot
+    fact = val(snap.host, "ray_temp")
+    writable, path, checked = (val(fact, k) for k in ("writable", "path", "checked"))
+    if not isinstance(writable, bool) or not isinstance(path, str) or not isinstance(checked, str):
+        skip("whether this user may write Ray's temp dir is not known (collected on another host, or by an older doctor)")
+    if installed(snap, "ray") is False or writable:
+        return
+    uid, owner, mode = (val(fact, k) for k in ("uid", "owner_uid", "mode"))
+    who = f"uid {uid}" if isinstance(uid, int) else "the user doctor ran as"
+    there = f"uid {owner}'s, mode {mode}" if isinstance(owner, int) else "its mode"
+    if checked == path:
+        title = f"Ray's temp dir {path} is not writable for {who} ({there})"
+        why = ("Another user's Ray (or an admin, or a Ray that did not make it shared) left it so that this user "
+               "cannot create its session directory in it: ray.init and `ray start` fail at once with "
+               f"\"PermissionError: [Errno 13] Permission denied: '{path}/...'\" — as verl's trainer calls ray.init.")
+    else:
+        title = f"Ray's temp dir {path} does not exist and {who} may not create it under {checked} ({there})"
+        why = (f"Ray makes its temp dir with os.makedirs, which needs to create {path} under {checked}: $RAY_TMPDIR or "
+               "$TMPDIR names a directory that is not there (Python's tempfile falls back to /tmp, Ray does not), so "
+               "ray.init and `ray start` fail with PermissionError.")
+    yield finding(
+        "ray-temp-dir-not-writable", "error", ("system", "ray"), title,
+        detail=why + " Judged for the user doctor ran as; a --temp-dir given to `ray start` or ray.init(_temp_dir=) "
+                     "is not known here.",
+        evidence={"path": path, "checked": checked, "uid": uid, "owner_uid": owner, "mode": mode, "writable": writable},
+        fix="Give Ray a temp dir of this user's own before `ray start` or the job (RAY_TMPDIR, which Ray reads before "
+            "TMPDIR; keep it short and on a local disk: Ray's socket paths live under it), or ask the owner to remove "
+            f"{path if checked == path else 'the stale setting'}.",
+        commands=('export RAY_TMPDIR="/tmp/ray-$(id -u)"',), source=SRC_RAY_TEMP_SHARED)

@@ -182,6 +182,28 @@ def process_limits(fs: RootFS) -> dict[str, int | None]:
     return out
 
 
+def ray_temp_access(fs: RootFS, environ: Mapping[str, str]) -> dict[str, Any] | None:
+    """Whether the collecting user may create entries in Ray's temp dir, or, while it does not exist, in the
+    nearest directory above it that does (Ray makes the rest with os.makedirs): the kernel's own answer (os.access
+    with the effective ids), so only on the live host (None under a root prefix, where it would be the test
+    runner's). `owner_uid` / `mode` are those of the directory checked, `uid` the user collect ran as."""
+    import stat
+
+    if fs.root != "/":
+        return None
+    path = ray_temp_dir(environ)
+    checked = path
+    while not os.path.isdir(checked) and posixpath.dirname(checked) != checked:
+        checked = posixpath.dirname(checked)
+    try:
+        st = os.stat(checked)
+    except OSError:
+        return None
+    writable = os.access(checked, os.W_OK | os.X_OK, effective_ids=os.access in os.supports_effective_ids)
+    return {"path": path, "checked": checked, "uid": os.geteuid(), "owner_uid": st.st_uid,
+            "mode": f"{stat.S_IMODE(st.st_mode):04o}", "writable": writable}
+
+
 def disk_usage(fs: RootFS, environ: Mapping[str, str], cwd: str) -> list[dict[str, Any]]:
     """Free space of the filesystems Ray and the job write to, one entry per filesystem (by device).
 
@@ -247,6 +269,9 @@ def probe_system(fs: RootFS, environ: Mapping[str, str], cwd: str) -> tuple[dict
     host["cwd"] = cwd
     host["limits"] = process_limits(fs)
     host["disks"] = disk_usage(fs, environ, cwd)
+    ray_tmp = ray_temp_access(fs, environ)
+    if ray_tmp is not None:
+        host["ray_temp"] = ray_tmp
     host["tools"] = build_tools(environ)
     locks = stale_extension_locks(fs, environ)
     if locks is not None:

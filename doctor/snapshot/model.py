@@ -47,6 +47,19 @@ class Disk(_Model):
 
 
 @dataclass
+class RayTemp(_Model):
+    """`host.ray_temp`: whether the collecting user may create entries in Ray's temp dir (`path`), or in `checked`,
+    the nearest existing directory above it while it does not exist; the kernel's answer on the live host only."""
+
+    path: str = _uk()
+    checked: str = _uk()
+    uid: int = _uk()
+    owner_uid: int = _uk()
+    mode: str = _uk()
+    writable: bool = _uk()
+
+
+@dataclass
 class Host(_Model):
     """`host`: the machine the snapshot was taken on (OS, kernel, arch, libc, CPUs, memory, /dev/shm, container,
     resource limits, free disk space)."""
@@ -63,6 +76,7 @@ class Host(_Model):
     in_container: bool | None = _uk()
     limits: Limits = _uk()
     disks: list[Disk] = _uk()
+    ray_temp: RayTemp = _uk()
 
 
 @dataclass

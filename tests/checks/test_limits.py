@@ -104,3 +104,38 @@ def test_disks_unknown_or_no_ray_is_silent():
     assert _run(ray_temp_disk, {"host": {"disks": [_disk(0.99, ["cwd"])]}}).startswith("skip:")
     no_ray = {"complete": True, "packages": {"torch": {"version": "2.5.1"}}, "host": {"disks": [_disk(0.99, ["ray_temp"])]}}
     assert _run(ray_temp_disk, no_ray) == []
+
+
+def _ray_temp(**kw: Any) -> dict[str, Any]:
+    fact = {"path": "/tmp/ray", "checked": "/tmp/ray", "uid": 1001, "owner_uid": 1000, "mode": "0755",
+            "writable": False, **kw}
+    return {"host": {"ray_temp": fact}}
+
+
+def test_another_users_ray_temp_dir_is_an_error_naming_owner_and_fix():
+    from doctor.checks.limits import ray_temp_writable
+
+    (f,) = _run(ray_temp_writable, _ray_temp())
+    assert f.id == "ray-temp-dir-not-writable" and f.severity.value == "error" and f.components == ("system", "ray")
+    assert "/tmp/ray" in f.title and "uid 1001" in f.title and "uid 1000" in f.title and "0755" in f.title
+    assert f.fix.commands == ('export RAY_TMPDIR="/tmp/ray-$(id -u)"',)
+    assert "https://github.com/ray-project/ray/issues/3899" in f.source
+    assert f.evidence["writable"] is False
+
+
+def test_a_ray_temp_dir_that_is_not_there_names_where_it_would_be_made():
+    from doctor.checks.limits import ray_temp_writable
+
+    (f,) = _run(ray_temp_writable, _ray_temp(path="/scratch/tmp/ray", checked="/", owner_uid=0))
+    assert "/scratch/tmp/ray does not exist" in f.title and "under /" in f.title
+    assert "TMPDIR" in f.detail
+
+
+def test_a_writable_or_unknown_ray_temp_dir_or_no_ray_is_silent():
+    from doctor.checks.limits import ray_temp_writable
+
+    assert _run(ray_temp_writable, _ray_temp(writable=True)) == []
+    assert _run(ray_temp_writable, {"host": {"cpu_count": 8}}).startswith("skip:")  # older snapshot, root prefix
+    assert _run(ray_temp_writable, {"host": {"ray_temp": {"path": "/tmp/ray"}}}).startswith("skip:")
+    no_ray = {**_ray_temp(), "complete": True, "packages": {"verl": {"version": "0.7.1"}}}
+    assert _run(ray_temp_writable, no_ray) == []

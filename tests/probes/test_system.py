@@ -174,3 +174,58 @@ def test_the_live_probe_records_limits_and_disks(tmp_path: Path) -> None:
     assert isinstance(host["limits"]["nofile_soft"], (int, type(None))) and "nofile_hard" in host["limits"]
     assert host["disks"] and all(0 <= d["used_fraction"] <= 1 and d["total_gb"] >= d["free_gb"] for d in host["disks"])
     assert any("ray_temp" in d["roles"] for d in host["disks"])
+
+
+# Run as uid/gid 65534 after the imports: root may write any directory, so only a real non-root process gets the
+# kernel's refusal. Prints the probe's fact as JSON.
+_RAY_TEMP_AS = """
+import json, os, stat, sys
+from doctor.probes._fs import RootFS
+from doctor.probes.system import ray_temp_access
+if sys.argv[1] != "0":
+    os.setgroups([]); os.setegid(int(sys.argv[1])); os.seteuid(int(sys.argv[1]))
+print(json.dumps(ray_temp_access(RootFS("/"), {"TMPDIR": sys.argv[2]})))
+"""
+
+
+def test_ray_temp_access_is_the_kernels_answer_for_the_collecting_user() -> None:
+    """Another user's Ray temp dir (mode 0755) is refused to uid 65534 and open to root; a TMPDIR that does not
+    exist is judged by the nearest directory above it, where Ray's os.makedirs would have to create it."""
+    import json
+    import os
+    import shutil
+    import subprocess
+    import sys
+    import tempfile
+
+    base = Path(tempfile.mkdtemp(prefix="doctor-raytmp-", dir="/tmp"))
+    try:
+        os.chmod(base, 0o755)
+        (base / "ray").mkdir(mode=0o755)  # made by root, as `ray start` run by another user leaves it
+        env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])}
+
+        def run(uid: int, tmpdir: Path) -> dict:
+            out = subprocess.run([sys.executable, "-c", _RAY_TEMP_AS, str(uid), str(tmpdir)], env=env, cwd="/",
+                                 capture_output=True, text=True, check=True).stdout
+            return json.loads(out)
+
+        nobody = run(65534, base)
+        assert nobody == {"path": f"{base}/ray", "checked": f"{base}/ray", "uid": 65534, "owner_uid": 0,
+                          "mode": "0755", "writable": False}
+        assert run(0, base)["writable"] is True
+        missing = run(65534, base / "gone" / "tmp")  # TMPDIR pointing at nothing: base is where makedirs starts
+        assert missing["path"] == f"{base}/gone/tmp/ray" and missing["checked"] == str(base)
+        assert missing["writable"] is False
+        os.chmod(base / "ray", 0o777)  # what Ray's try_to_create_directory leaves: every user may use it
+        assert run(65534, base)["writable"] is True
+    finally:
+        shutil.rmtree(base)
+
+
+def test_ray_temp_access_is_not_judged_under_a_root_prefix(tmp_path: Path) -> None:
+    from doctor.probes.system import ray_temp_access
+
+    (tmp_path / "tmp").mkdir()
+    assert ray_temp_access(RootFS(str(tmp_path)), {}) is None
+    host, _ = probe_system(RootFS(str(tmp_path)), {}, "/")
+    assert "ray_temp" not in host

@@ -179,7 +179,7 @@ def ray_temp_writable(ctx: CheckContext) -> Iterator[Finding]:
     if installed(snap, "ray") is False or writable:
         return
     uid, owner, mode = (val(fact, k) for k in ("uid", "owner_uid", "mode"))
-    who = f"uid {uid}" if isinstance(uid, int) else "the user doctor ran as"
+    who = f"uid {uid}" if isinstance(uid, int) else "the collecting user"
     there = f"uid {owner}'s, mode {mode}" if isinstance(owner, int) else "its mode"
     if checked == path:
         title = f"Ray's temp dir {path} is not writable for {who} ({there})"
@@ -193,7 +193,7 @@ def ray_temp_writable(ctx: CheckContext) -> Iterator[Finding]:
                "ray.init and `ray start` fail with PermissionError.")
     yield finding(
         "ray-temp-dir-not-writable", "error", ("system", "ray"), title,
-        detail=why + " Judged for the user doctor ran as; a --temp-dir given to `ray start` or ray.init(_temp_dir=) "
+        detail=why + " Judged for the user the facts were collected as; a --temp-dir given to `ray start` or ray.init(_temp_dir=) "
                      "is not known here.",
         evidence={"path": path, "checked": checked, "uid": uid, "owner_uid": owner, "mode": mode, "writable": writable},
         fix="Give Ray a temp dir of this user's own before `ray start` or the job (RAY_TMPDIR, which Ray reads before "

@@ -218,16 +218,24 @@ SRC_RUNNING_USER = "https://www.hiascend.com/document/detail/en/canncommercial/8
 SRC_DCMI_ROOT_ONLY = "https://github.com/hw-native-sys/simpler/pull/2043"
 
 
-def _non_root_user(asc: Any) -> tuple[int, list[str]] | None:
-    """(uid, the device nodes it may not open) when collect recorded a non-root user; None for root or unknown."""
-    acc = asc.extra.get("device_access") if asc is not None else None
+def _access(asc: Any) -> tuple[int, set[int], dict[str, Any], dict[str, Any]] | None:
+    """(uid, its groups, every node's facts, the nodes it may not open) from `ascend.device_access`; None when the
+    snapshot does not record them."""
+    acc = asc.extra.get("device_access") if known(asc) and asc is not None else None
     if not isinstance(acc, dict) or not isinstance(acc.get("nodes"), dict):
         return None
     uid, gids = acc.get("uid"), acc.get("gids")
-    if not isinstance(uid, int) or uid == 0 or not isinstance(gids, list):
+    if not isinstance(uid, int) or not isinstance(gids, list):
         return None
     groups = {g for g in gids if isinstance(g, int)}
-    return uid, sorted(p for p, n in acc["nodes"].items() if isinstance(n, dict) and _node_rw(n, uid, groups) is False)
+    nodes = {p: n for p, n in acc["nodes"].items() if isinstance(n, dict)}
+    return uid, groups, nodes, {p: n for p, n in nodes.items() if _node_rw(n, uid, groups) is False}
+
+
+def _non_root_user(asc: Any) -> tuple[int, list[str]] | None:
+    """(uid, the device nodes it may not open) when collect recorded a non-root user; None for root or unknown."""
+    got = _access(asc)
+    return (got[0], sorted(got[3])) if got is not None and got[0] != 0 else None
 
 
 def _node_rw(node: dict[str, Any], uid: int, gids: set[int]) -> bool | None:
@@ -251,19 +259,13 @@ def _node_rw(node: dict[str, Any], uid: int, gids: set[int]) -> bool | None:
 @check("device-access", "devices", findings=("npu-device-access-denied",))
 def device_access(ctx: CheckContext) -> Iterator[Finding]:
     """The user who runs the job may open the NPU device nodes (the driver's running group, or --install-for-all)."""
-    snap = ctx.snapshot
-    acc = snap.ascend.extra.get("device_access") if known(snap.ascend) and snap.ascend is not None else None
-    if not isinstance(acc, dict) or not isinstance(acc.get("nodes"), dict):
-        skip("the snapshot does not record who may open the device nodes")
-    uid, gids = acc.get("uid"), acc.get("gids")
-    if not isinstance(uid, int) or not isinstance(gids, list):
-        skip("the snapshot does not record the user collect ran as")
-    groups = {g for g in gids if isinstance(g, int)}
-    denied = {path: node for path, node in acc["nodes"].items()
-              if isinstance(node, dict) and _node_rw(node, uid, groups) is False}
+    got = _access(ctx.snapshot.ascend)
+    if got is None:
+        skip("the snapshot does not record who may open the device nodes, or the user collect ran as")
+    uid, groups, nodes, denied = got
     if not denied:
         return
-    npus = [p for p, n in acc["nodes"].items() if isinstance(n, dict) and p.startswith("/dev/davinci") and p[12:].isdigit()]
+    npus = [p for p in nodes if p.startswith("/dev/davinci") and p[12:].isdigit()]
     # some NPUs open and the manager nodes too: a site that gives each user their own NPUs; a job on those runs
     partial = any(p not in denied for p in npus) and all(p in npus for p in denied)
     owners = sorted({f"{n.get('uid')}:{n.get('group') or n.get('gid')} {n.get('mode')}" for n in denied.values()})

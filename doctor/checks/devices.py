@@ -3,7 +3,7 @@ container device nodes, and the prerequisites of MindSpeed's JIT-compiled extens
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from typing import Any
 
 from doctor.checks.facts import devices, env, env_known, env_unset, family, installed, val
@@ -14,6 +14,11 @@ from doctor.snapshot.model import known
 # CANN requires ASCEND_RT_VISIBLE_DEVICES in ascending order; otherwise torch.npu.is_available() is False.
 SRC_VISIBLE = "https://github.com/agentscope-ai/Trinity-RFT/pull/618"
 _NODES = ("/dev/davinci_manager", "/dev/devmm_svm", "/dev/hisi_hdc")
+
+
+def _npu_nodes(paths: Iterable[Any] | None) -> list[str]:
+    """The per-NPU device nodes (/dev/davinciN) among `paths`, not the manager nodes."""
+    return [p for p in (paths or []) if isinstance(p, str) and p.startswith("/dev/davinci") and p[12:].isdigit()]
 
 
 @check("npu-visible", "devices", findings=("npu-not-visible", "npu-smi-failed"))
@@ -28,7 +33,7 @@ def npu_visible(ctx: CheckContext) -> Iterator[Finding]:
     files = val(asc, "device_files")
     smi = val(asc, "npu_smi")
     status = val(smi, "status")
-    davinci = [f for f in (files or []) if f.startswith("/dev/davinci") and f[12:].isdigit()]
+    davinci = _npu_nodes(files)
     if status in ("timeout", "error"):
         user = _non_root_user(asc) if status == "error" else None
         detail = (f"{val(smi, 'error') or ''} A hanging or failing npu-smi usually means a sick card or a broken "
@@ -173,7 +178,7 @@ def container_devices(ctx: CheckContext) -> Iterator[Finding]:
     files = val(snap.ascend, "device_files") if known(snap.ascend) and snap.ascend is not None else None
     if files is None:
         skip("the snapshot does not list the /dev device nodes")
-    davinci = [f for f in files if f.startswith("/dev/davinci") and f[12:].isdigit()]
+    davinci = _npu_nodes(files)
     missing = [n for n in _NODES if n not in files]
     has_npu = bool(davinci) or bool(devices(snap)) or bool(family(snap))
     if has_npu and missing:
@@ -265,7 +270,7 @@ def device_access(ctx: CheckContext) -> Iterator[Finding]:
     uid, groups, nodes, denied = got
     if not denied:
         return
-    npus = [p for p in nodes if p.startswith("/dev/davinci") and p[12:].isdigit()]
+    npus = _npu_nodes(nodes)
     # some NPUs open and the manager nodes too: a site that gives each user their own NPUs; a job on those runs
     partial = any(p not in denied for p in npus) and all(p in npus for p in denied)
     owners = sorted({f"{n.get('uid')}:{n.get('group') or n.get('gid')} {n.get('mode')}" for n in denied.values()})

@@ -129,8 +129,9 @@ def to_snapshot_parts(doc: Mapping[str, Any]) -> dict[str, Any]:
             if isinstance(g, dict):
                 mo["git"] = {"commit": _str(g.get("commit")), "branch": _str(g.get("branch")),
                              "tag": _str(g.get("tag")), "dirty": _bool(g.get("dirty"))}
-                if isinstance(g.get("root"), str):
-                    mo["git"]["root"] = g["root"]
+                for k in ("root", "vllm_release_tag", "vllm_main_verified"):
+                    if isinstance(g.get(k), str):
+                        mo["git"][k] = g[k]
             if isinstance(m.get("features"), dict):
                 mo["features"] = {k: v for k, v in m["features"].items() if isinstance(v, bool)}
             if isinstance(m.get("build"), dict):

@@ -109,12 +109,17 @@ class Package(_Model):
 
 @dataclass
 class GitInfo(_Model):
-    """Where a module imported from a git checkout stands (commit, branch, tag, dirty)."""
+    """Where a module imported from a git checkout stands (commit, branch, tag, dirty), and for a vllm-ascend
+    checkout the vLLM refs its tree names (`.github/vllm-release-tag.commit`, `.github/vllm-main-verified.commit`,
+    in every tree since v0.21.0rc1): the vLLM it pairs with, stated by the source itself. Missing when the file is
+    absent or its content is not a tag / commit (older snapshots lack them)."""
 
     commit: str | None = _uk()
     branch: str | None = _uk()
     tag: str | None = _uk()
     dirty: bool | None = _uk()
+    vllm_release_tag: str = _uk()  # e.g. "v0.23.0"
+    vllm_main_verified: str = _uk()  # a vLLM main commit, 7-40 hex
 
 
 @dataclass

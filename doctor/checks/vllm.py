@@ -3,7 +3,9 @@ the build-time device type, and vllm-ascend runtime settings."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
+from typing import NamedTuple
 
 from packaging.specifiers import SpecifierSet
 from packaging.version import Version
@@ -21,13 +23,123 @@ from doctor.knowledge.matrix import (
 )
 from doctor.knowledge.releases import knowledge_fix
 from doctor.knowledge.seed import SEED_RULE_PACKAGES, SEED_RULE_SOURCE, seed_rule_violation
-from doctor.knowledge.versions import CannVersion, DriverVersion, pkg_satisfies, release
+from doctor.knowledge.versions import CannVersion, DriverVersion, parse_pkg_version, pkg_satisfies, release
 from doctor.report import Finding, finding
 from doctor.snapshot.model import Snapshot, known
 
 # vllm-ascend's release notes (main, 2026-08-22), every release's section
 _VA_NOTES = ("https://github.com/vllm-project/vllm-ascend/blob/182b75ea84ff13ece27b57391331ef8935410aea/docs/source/"
              "user_guide/release_notes.md")
+
+
+# A vllm-ascend source tree names the vLLM it pairs with (https://github.com/vllm-project/vllm-ascend/pull/9801, in
+# every tree since v0.21.0rc1): `.github/vllm-release-tag.commit`, the vLLM release its CI tests (v0.23.0 at tag
+# v0.23.0, v0.27.1 on main at 2026-08-22), and `.github/vllm-main-verified.commit`, the vLLM main commit it is verified
+# against. main keeps no code for older vLLM releases once the tag moves ("removes the remaining vLLM v0.23.0
+# compatibility paths from main": https://github.com/vllm-project/vllm-ascend/pull/12019), so for a checkout this,
+# not the nearest release's row of the matrix, is the pairing.
+_VA_REPO = "https://github.com/vllm-project/vllm-ascend"
+_ANCHOR_PR = "https://github.com/vllm-project/vllm-ascend/pull/9801"
+_RELEASE_FILE = ".github/vllm-release-tag.commit"
+_MAIN_FILE = ".github/vllm-main-verified.commit"
+# a setuptools_scm version's local label names the commit built: 0.27.2.dev37+g1a2b3c4d.empty
+_SCM_SHA = re.compile(r"g([0-9a-f]{7,40})")
+
+
+class AnchorVerdict(NamedTuple):
+    """What the checkout's anchor says about the installed vLLM: `agrees`, and the refs compared."""
+
+    agrees: bool
+    main_build: bool  # vLLM is a build of a main commit (compared with the main-verified commit)
+    anchor: str  # the tag or commit the tree names
+    vllm: str  # the installed vLLM (version, or the commit built)
+    file: str  # the anchor file compared with
+    source: str
+
+
+def _vllm_main_commit(snap: Snapshot, v: Version) -> str | None:
+    """The vLLM main commit installed: the `g<sha>` of a dev version's local label, else the commit of a vLLM
+    checkout the module is imported from; None for a release build (or when neither says)."""
+    if not (v.is_devrelease or v.local):
+        return None
+    for part in (v.local or "").split("."):
+        m = _SCM_SHA.fullmatch(part)
+        if m:
+            return m.group(1)
+    if not v.is_devrelease:
+        return None  # 0.27.1+empty: a release, its local label only says how it was built
+    commit = val(val(snap.module("vllm"), "git"), "commit")
+    return commit if isinstance(commit, str) else None
+
+
+def anchor_verdict(snap: Snapshot) -> AnchorVerdict | None:
+    """The vllm-ascend checkout's own pairing with the installed vLLM, or None when it cannot be decided (no
+    checkout or no anchor file in it, vLLM's version unknown, a dev vLLM whose commit is unknown). Versions are
+    compared as versions: `v0.27.1` names 0.27.1, and `0.27.1+empty` (vLLM built with VLLM_TARGET_DEVICE=empty)
+    is that release."""
+    git = val(snap.module("vllm_ascend"), "git")
+    v = pver(snap, "vllm")
+    if git is None or v is None:
+        return None
+    at = val(git, "commit")
+    blob = f"{_VA_REPO}/blob/{at}/" if isinstance(at, str) else None
+    main = _vllm_main_commit(snap, v)
+    if v.is_devrelease or main is not None:
+        anchor = val(git, "vllm_main_verified")
+        if main is None or not isinstance(anchor, str):
+            return None
+        same = anchor.startswith(main) or main.startswith(anchor)
+        return AnchorVerdict(same, True, anchor, main, _MAIN_FILE, f"{blob}{_MAIN_FILE}" if blob else _VA_REPO)
+    tag = val(git, "vllm_release_tag")
+    want = parse_pkg_version(tag)
+    if want is None:
+        return None
+    return AnchorVerdict(Version(v.public) == want, False, str(tag), str(ver(snap, "vllm")), _RELEASE_FILE,
+                         f"{blob}{_RELEASE_FILE}" if blob else _VA_REPO)
+
+
+@check("vllm-ascend-vllm-anchor", "vllm",
+       findings=("vllm-ascend-vllm-anchor-mismatch", "vllm-ascend-vllm-main-unverified"))
+def vllm_ascend_vllm_anchor(ctx: CheckContext) -> Iterator[Finding]:
+    """A vllm-ascend source checkout beside the vLLM its own tree names (see `anchor_verdict`). When this decides
+    the pair, vllm-ascend-matrix does not judge it again from the nearest release's row."""
+    snap = ctx.snapshot
+    a = anchor_verdict(snap)
+    if a is None:
+        skip("vllm-ascend is not a checkout naming its vLLM, or the installed vLLM is not known")
+    if a.agrees:
+        return
+    git = val(snap.module("vllm_ascend"), "git")
+    where = git.extra.get("root")  # what collect records beside the git facts (not a model field)
+    tree = f"the vllm-ascend checkout{f' at {where}' if where else ''}"
+    if a.main_build:
+        tag = val(git, "vllm_release_tag")
+        yield finding(
+            "vllm-ascend-vllm-main-unverified", "warning", ("vllm", "vllm-ascend"),
+            f"vLLM is built from main commit {a.vllm}, not the commit {tree} is verified against ({a.anchor[:12]})",
+            detail=f"{tree[0].upper()}{tree[1:]} names in {a.file} the vLLM main commit its CI verified it with. Another "
+                   "main commit is untested with this vllm-ascend, not known to be broken: vLLM main changes the "
+                   "interfaces the platform plugin uses between those commits.",
+            evidence={"vllm_commit": a.vllm, "verified_commit": a.anchor, "vllm": ver(snap, "vllm"),
+                      "vllm_release_tag": tag, "file": a.file},
+            fix=f"Build vLLM at {a.anchor} with VLLM_TARGET_DEVICE=empty (git checkout {a.anchor} && "
+                "VLLM_TARGET_DEVICE=empty pip install -e .)"
+                + (f", or the release the checkout pairs with, {tag}." if isinstance(tag, str) else "."),
+            source=f"{a.source}; {_ANCHOR_PR}")
+        return
+    want = a.anchor[1:] if a.anchor[:1] in "vV" else a.anchor
+    yield finding(
+        "vllm-ascend-vllm-anchor-mismatch", "error", ("vllm", "vllm-ascend"),
+        f"vllm {a.vllm} is not the vLLM release {tree} pairs with ({a.anchor}, its {a.file})",
+        detail=f"A vllm-ascend tree names in {a.file} the one vLLM release its CI tests it with; its main branch drops "
+               "the code for older vLLM releases when that tag moves (https://github.com/vllm-project/vllm-ascend/pull/"
+               "12019), and a release tree targets its own. Another vLLM breaks the platform plugin's imports.",
+        evidence={"vllm": a.vllm, "vllm_release_tag": a.anchor, "vllm-ascend": ver(snap, "vllm-ascend"),
+                  "vllm_ascend_commit": val(git, "commit"), "file": a.file},
+        fix=f"Install vLLM {want} built the Ascend way, as vllm-ascend's installation guide does: git clone --depth 1 "
+            f"--branch {a.anchor} https://github.com/vllm-project/vllm && cd vllm && VLLM_TARGET_DEVICE=empty pip "
+            f"install -e . (or check out the vllm-ascend tree that pairs with vLLM {a.vllm}).",
+        source=f"{a.source}; {_ANCHOR_PR}")
 
 
 @check("vllm-cann-minimum", "vllm", findings=("vllm-below-minimum-for-cann",))
@@ -85,7 +197,8 @@ def vllm_ascend_matrix(ctx: CheckContext) -> Iterator[Finding]:
     wants = [Version(w) for w in row.vllm_versions()]
     series = got is not None and any(got.release[:2] == w.release[:2] for w in wants)
     moved = branch_build and got is not None and not series
-    if got is not None:
+    # a checkout whose own tree names its vLLM is judged by that (vllm-ascend-vllm-anchor): one verdict per pair
+    if got is not None and anchor_verdict(snap) is None:
         if not (series if branch_build else got in wants):
             # A release tracks one vLLM release series ("publish versions matching vLLM", versioning policy); only
             # main / branch builds keep compatibility code for the latest one or two vLLM releases. Another series

@@ -6,13 +6,18 @@ snapshot the vllm-ascend-vllm-anchor check judges."""
 from __future__ import annotations
 
 import os
+import shutil
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from doctor.probes.gitrepo import add_git_facts, vllm_anchors
-from tests.fakes import make_git_repo, make_package, write
+from doctor.probes.pyenv import run_target_probe, to_snapshot_parts
+from tests.fakes import make_git_repo, make_package, make_site_packages, write
+from tests.stacks import diagnose_dict
 
 ENV = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "GIT_CONFIG_NOSYSTEM": "1"}
 MAIN = "cdc4824a21eaa986d4d1fee90a7e6465c9f706e6"  # main's vllm-main-verified.commit at 2026-08-22
@@ -85,3 +90,43 @@ def test_only_vllm_ascend_reads_the_files(tmp_path: Path) -> None:
     doc: dict[str, Any] = {"modules": {"mindspeed": {"kind": "package", "origins": [str(root / "mindspeed")]}}}
     assert add_git_facts(doc, ENV) == []
     assert "vllm_release_tag" not in doc["modules"]["mindspeed"]["git"]
+
+
+def _target(tmp_path: Path, va: Path, vllm_version: str) -> dict[str, Any]:
+    """A throw-away venv: vLLM as fake dist-info (real importlib.metadata reads it), vllm_ascend importable from the
+    checkout through a path line in a .pth (no dist-info, as with a bare clone on the path)."""
+    venv = tmp_path / "venv"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True, timeout=120)
+    site = next((venv / "lib").glob("python*/site-packages"))
+    make_site_packages(site, {"vllm": vllm_version})
+    write(site / "vllm_ascend_src.pth", f"{va}\n")
+    env = {**ENV, "HOME": str(tmp_path)}
+    doc, err, _ = run_target_probe(str(venv / "bin" / "python"), environ=env, cwd=str(tmp_path), timeout=60)
+    assert err is None and doc is not None, err
+    assert add_git_facts(doc, env) == []
+    parts = to_snapshot_parts(doc)
+    return {"schema": "doctor.snapshot/1", "complete": True, **parts}
+
+
+def test_through_the_real_probe_the_checkouts_release_decides_the_pair(tmp_path: Path) -> None:
+    va = tmp_path / "vllm-ascend"
+    sha = _checkout(va, b"v0.23.0\n", b"ee0da84ab9e04ac7610e28580af62c365e898389", tag="v0.23.0")
+    d = _target(tmp_path, va, "0.27.1+empty")
+    git = d["modules"]["vllm_ascend"]["git"]
+    assert (git["vllm_release_tag"], git["commit"]) == ("v0.23.0", sha)
+    found = {f.id: f for f in diagnose_dict(d).findings}
+    f = found["vllm-ascend-vllm-anchor-mismatch"]
+    assert f.severity.value == "error" and "0.27.1+empty" in f.title and "v0.23.0" in f.title
+    assert f.source.startswith(f"https://github.com/vllm-project/vllm-ascend/blob/{sha}/.github/vllm-release-tag.commit")
+    assert "--branch v0.23.0" in f.fix.text and "VLLM_TARGET_DEVICE=empty" in f.fix.text
+    # the same venv with the vLLM the tree names: nothing about the pair
+    site = next((tmp_path / "venv" / "lib").glob("python*/site-packages"))
+    for p in site.glob("vllm-*.dist-info"):
+        shutil.rmtree(p)
+    make_site_packages(site, {"vllm": "0.23.0+empty"})
+    doc, err, _ = run_target_probe(str(tmp_path / "venv" / "bin" / "python"), environ={**ENV, "HOME": str(tmp_path)},
+                                   cwd=str(tmp_path), timeout=60)
+    assert add_git_facts(doc or {}, ENV) == []
+    d = {"schema": "doctor.snapshot/1", "complete": True, **to_snapshot_parts(doc or {})}
+    ids = {f.id for f in diagnose_dict(d).findings}
+    assert not ids & {"vllm-ascend-vllm-anchor-mismatch", "vllm-ascend-vllm-main-unverified", "vllm-ascend-vllm-mismatch"}

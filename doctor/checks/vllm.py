@@ -55,6 +55,9 @@ class AnchorVerdict(NamedTuple):
     vllm: str  # the installed vLLM (version, or the commit built)
     file: str  # the anchor file compared with
     source: str
+    # a main build of another vLLM series than the release a *release* tree names (v0.23.0 beside 0.27.2.devN): what
+    # vllm-ascend-matrix calls a plugin that cannot load, an error still, not merely unverified
+    off_series: bool = False
 
 
 def _vllm_main_commit(snap: Snapshot, v: Version) -> str | None:
@@ -89,7 +92,12 @@ def anchor_verdict(snap: Snapshot) -> AnchorVerdict | None:
         if main is None or not isinstance(anchor, str):
             return None
         same = anchor.startswith(main) or main.startswith(anchor)
-        return AnchorVerdict(same, True, anchor, main, _MAIN_FILE, f"{blob}{_MAIN_FILE}" if blob else _VA_REPO)
+        rel = parse_pkg_version(val(git, "vllm_release_tag"))
+        vav = pver(snap, "vllm-ascend")
+        release_tree = isinstance(val(git, "tag"), str) or (vav is not None and not vav.is_devrelease and not vav.local)
+        off = release_tree and rel is not None and release(Version(v.public), 2) != release(rel, 2)
+        return AnchorVerdict(same, True, anchor, main, _MAIN_FILE, f"{blob}{_MAIN_FILE}" if blob else _VA_REPO,
+                             off_series=not same and off)
     tag = val(git, "vllm_release_tag")
     want = parse_pkg_version(tag)
     if want is None:
@@ -115,19 +123,28 @@ def vllm_ascend_vllm_anchor(ctx: CheckContext) -> Iterator[Finding]:
     if a.main_build:
         tag = val(git, "vllm_release_tag")
         yield finding(
-            "vllm-ascend-vllm-main-unverified", "warning", ("vllm", "vllm-ascend"),
-            f"vLLM is built from main commit {a.vllm}, not the commit {tree} is verified against ({a.anchor[:12]})",
-            detail=f"{tree[0].upper()}{tree[1:]} names in {a.file} the vLLM main commit its CI verified it with. Another "
-                   "main commit is untested with this vllm-ascend, not known to be broken: vLLM main changes the "
-                   "interfaces the platform plugin uses between those commits.",
+            "vllm-ascend-vllm-main-unverified", "error" if a.off_series else "warning", ("vllm", "vllm-ascend"),
+            f"vLLM is built from main commit {a.vllm}, not the commit {tree} is verified against ({a.anchor[:12]})"
+            + (f", and is not of the vLLM series of the release it pairs with ({tag})" if a.off_series else ""),
+            detail=f"{tree[0].upper()}{tree[1:]} names in {a.file} the vLLM main commit its CI verified it with. "
+                   + (f"It is a release tree, which targets vLLM {tag} (its {_RELEASE_FILE}); vLLM {ver(snap, 'vllm')} "
+                      "is a build of another series, whose interfaces the release's platform plugin was not written "
+                      "for (a release beside another vLLM series: see vllm-ascend-vllm-mismatch)."
+                      if a.off_series else
+                      "Another main commit is untested with this vllm-ascend, not known to be broken: vLLM main changes "
+                      "the interfaces the platform plugin uses between those commits."),
             evidence={"vllm_commit": a.vllm, "verified_commit": a.anchor, "vllm": ver(snap, "vllm"),
                       "vllm_release_tag": tag, "file": a.file},
-            fix=f"Build vLLM at {a.anchor} with VLLM_TARGET_DEVICE=empty (git checkout {a.anchor} && "
-                "VLLM_TARGET_DEVICE=empty pip install -e .)"
-                + (f", or the release the checkout pairs with, {tag}." if isinstance(tag, str) else "."),
-            source=f"{a.source}; {_ANCHOR_PR}")
+            fix=(f"Install vLLM {tag}, the release this tree pairs with, built the Ascend way: git clone --depth 1 "
+                 f"--branch {tag} https://github.com/vllm-project/vllm && cd vllm && VLLM_TARGET_DEVICE=empty pip "
+                 "install -e ." if a.off_series else
+                 f"Build vLLM at {a.anchor} with VLLM_TARGET_DEVICE=empty (git checkout {a.anchor} && "
+                 "VLLM_TARGET_DEVICE=empty pip install -e .)"
+                 + (f", or the release the checkout pairs with, {tag}." if isinstance(tag, str) else ".")),
+            source=f"{a.source}; {_ANCHOR_PR}" + (f"; {SRC_VA_POLICY}" if a.off_series else ""))
         return
     want = a.anchor[1:] if a.anchor[:1] in "vV" else a.anchor
+    got = pver(snap, "vllm")
     yield finding(
         "vllm-ascend-vllm-anchor-mismatch", "error", ("vllm", "vllm-ascend"),
         f"vllm {a.vllm} is not the vLLM release {tree} pairs with ({a.anchor}, its {a.file})",
@@ -138,7 +155,7 @@ def vllm_ascend_vllm_anchor(ctx: CheckContext) -> Iterator[Finding]:
                   "vllm_ascend_commit": val(git, "commit"), "file": a.file},
         fix=f"Install vLLM {want} built the Ascend way, as vllm-ascend's installation guide does: git clone --depth 1 "
             f"--branch {a.anchor} https://github.com/vllm-project/vllm && cd vllm && VLLM_TARGET_DEVICE=empty pip "
-            f"install -e . (or check out the vllm-ascend tree that pairs with vLLM {a.vllm}).",
+            f"install -e . (or check out the vllm-ascend tree that pairs with vLLM {got.public if got else a.vllm}).",
         source=f"{a.source}; {_ANCHOR_PR}")
 
 

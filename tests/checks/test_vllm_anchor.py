@@ -106,3 +106,21 @@ def test_a_dev_vllm_whose_commit_is_unknown_leaves_the_pair_to_the_matrix() -> N
 def test_no_checkout_no_verdict() -> None:
     d = bare(packages={"vllm": {"version": "0.27.1"}, "vllm-ascend": {"version": "0.23.0"}})
     assert pair(d) == {"vllm-ascend-vllm-mismatch": "error"}
+
+
+def test_a_release_tree_beside_a_main_build_of_another_series_stays_an_error() -> None:
+    """vllm-ascend v0.23.0 (a release: its tag at HEAD, or a release version) beside a vLLM main build past
+    v0.27.1: another commit than the verified one, and another series than the release it pairs with; the matrix
+    called that an error before the anchor took the pair, and so does the anchor."""
+    off = snap("0.27.2.dev41+g1a2b3c4d.empty", vllm_release_tag="v0.23.0", vllm_main_verified=MAIN)
+    assert pair(off) == {"vllm-ascend-vllm-main-unverified": "error"}
+    (f,) = [f for f in diagnose_dict(off).findings if f.id in PAIR]
+    assert "--branch v0.23.0" in f.fix.text and "release tree" in f.detail
+    off_by_tag = snap("0.27.2.dev41+g1a2b3c4d.empty", va=None, tag="v0.23.0", vllm_release_tag="v0.23.0",
+                      vllm_main_verified=MAIN)
+    assert pair(off_by_tag) == {"vllm-ascend-vllm-main-unverified": "error"}
+    # the same series as the release: unverified only; a main tree (no tag, a dev version): unverified only
+    assert pair(snap("0.23.1.dev4+g1a2b3c4d.empty", vllm_release_tag="v0.23.0", vllm_main_verified=MAIN)) == {
+        "vllm-ascend-vllm-main-unverified": "warning"}
+    assert pair(snap("0.28.0.dev4+g1a2b3c4d.empty", va="0.19.1rc2.dev1637+g182b75ea8", vllm_release_tag="v0.27.1",
+                     vllm_main_verified=MAIN)) == {"vllm-ascend-vllm-main-unverified": "warning"}

@@ -83,9 +83,9 @@ def git_facts(pkg_dir: str, env: Mapping[str, str], errors: list[str]) -> dict[s
 
 
 # (snapshot key, file under the work tree's root, what vllm-ascend's CI accepts in it). The patterns are the ones its
-# workflows validate the files with before use (.github/workflows/pr_test.yaml at main 182b75ea: a tag
-# `v<major>.<minor>.<micro>` with an optional `.`/`-` suffix; a 7-40 hex commit), so a value CI would refuse is
-# not a fact here either.
+# workflows validate the files with before use (a tag `v<major>.<minor>.<micro>` with an optional `.`/`-` suffix; a
+# 7-40 hex commit: https://github.com/vllm-project/vllm-ascend/blob/182b75ea84ff13ece27b57391331ef8935410aea/.github/
+# workflows/pr_test.yaml), so a value CI would refuse is not a fact here either.
 VLLM_ANCHORS = (
     ("vllm_release_tag", ".github/vllm-release-tag.commit", re.compile(r"v[0-9]+\.[0-9]+\.[0-9]+([.-].*)?")),
     ("vllm_main_verified", ".github/vllm-main-verified.commit", re.compile(r"[0-9a-f]{7,40}")),

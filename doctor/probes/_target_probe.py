@@ -76,8 +76,9 @@ def _normalize(name):
 _IMPLEMENTATIONS = {"cpython": "CPython", "pypy": "PyPy", "ironpython": "IronPython", "jython": "Jython"}
 
 
-def python_facts():
-    """What `platform.python_version()` / `python_implementation()` say, without importing `platform`."""
+def python_facts(runtime=True):
+    """What `platform.python_version()` / `python_implementation()` say, without importing `platform`; with
+    `runtime`, the libstdc++ this process gets (`libstdcxx`)."""
     site = _stdlib("site")
     site_dirs = []
     try:
@@ -91,7 +92,7 @@ def python_facts():
                 site_dirs.append(user)
     except Exception as e:
         _err("site.getusersitepackages: %s" % e)
-    return {
+    facts = {
         "version": sys.version.split()[0],
         "executable": sys.executable,
         "implementation": _IMPLEMENTATIONS.get(sys.implementation.name, sys.implementation.name),
@@ -104,6 +105,11 @@ def python_facts():
         "libc": _libc(),
         "install_paths": _install_paths(),
     }
+    if runtime:
+        cxx = libstdcxx()
+        if cxx is not _NOT_READ:
+            facts["libstdcxx"] = cxx
+    return facts
 
 
 def _libc():
@@ -122,6 +128,180 @@ def _install_paths():
     except Exception as e:
         _err("sysconfig.get_paths: %s" % e)
         return None
+
+
+# -- the C++ runtime ------------------------------------------------------------------------------------
+
+
+def libstdcxx():
+    """Which libstdc++.so.6 this interpreter's process gets, and the newest GLIBCXX_3.4.N / CXXABI_1.3.N it
+    defines: {"path", "glibcxx", "cxxabi", "system"}; None when the dynamic loader finds none; absent (the
+    _NOT_READ marker) where it cannot be asked (no _ctypes, no /proc).
+
+    The loader answers, not a copy of its search: `_ctypes.dlopen` (the C half of ctypes.CDLL, without ctypes'
+    ~1 ms of Python) asks it from inside _ctypes's extension module, so LD_LIBRARY_PATH, that module's RUNPATH
+    (a conda interpreter's points at $CONDA_PREFIX/lib, the classic `GLIBCXX_3.4.30' not found`) and the ld.so
+    cache all apply, as they do for the C++ extensions this interpreter imports; /proc/self/maps then names the
+    file mapped. "system" is the libstdc++.so.6 the ld.so cache lists for this machine type, which native code
+    built on the host with its compiler needs (see _cache_libstdcxx)."""
+    try:
+        _ctypes = _stdlib("_ctypes")
+        maps_path = "/proc/self/maps"
+        if not os.path.exists(maps_path):
+            return _NOT_READ
+    except ImportError:
+        return _NOT_READ
+    try:
+        _ctypes.dlopen("libstdc++.so.6", os.RTLD_LAZY | os.RTLD_LOCAL)
+    except OSError as e:
+        _err("libstdc++.so.6: %s" % e)
+        return None
+    path = _mapped("/libstdc++.so")
+    if path is None:
+        _err("libstdc++.so.6 was loaded but /proc/self/maps does not list it")
+        return _NOT_READ
+    facts = _elf_versions(path)
+    facts["path"] = path
+    system = _cache_libstdcxx(facts.get("machine"))
+    if system is not None and _real(system) != _real(path):
+        sys_facts = _elf_versions(system)
+        sys_facts["path"] = _real(system)
+        sys_facts.pop("machine", None)
+        facts["system"] = sys_facts
+    else:
+        facts["system"] = {"path": path, "glibcxx": facts.get("glibcxx"), "cxxabi": facts.get("cxxabi")} \
+            if system is not None else None
+    facts.pop("machine", None)
+    return facts
+
+
+_NOT_READ = object()
+
+
+def _mapped(needle):
+    """The path of the first file mapped into this process whose path contains `needle` (/proc/self/maps)."""
+    try:
+        with open("/proc/self/maps", "rb") as fh:
+            maps = fh.read()
+    except OSError:
+        return None
+    i = maps.find(needle.encode())
+    if i < 0:
+        return None
+    start = maps.rfind(b" ", 0, i) + 1
+    end = maps.find(b"\n", i)
+    return maps[start:end if end >= 0 else len(maps)].decode("utf-8", "replace")
+
+
+_SHT_GNU_VERDEF = 0x6FFFFFFD
+
+
+def _elf_versions(path):
+    """The newest GLIBCXX_3.4.N and CXXABI_1.3.N among the version definitions of an ELF shared library
+    (its .gnu.version_d section; names in the string table it links to), as "3.4.30" / "1.3.13", with the
+    ELF class and machine ("machine"); reads a few KB (headers, the section table, the definitions and the
+    span of strings they name), not the ~2 MB file."""
+    out = {"glibcxx": None, "cxxabi": None}
+    try:
+        with open(path, "rb") as fh:
+            names = _verdef_names(fh, out)
+    except (OSError, ValueError, IndexError) as e:
+        _err("%s: version definitions unreadable: %s" % (path, e))
+        return out
+    best = {}
+    for name in names:
+        base, _, ver = name.partition("_")
+        if base in ("GLIBCXX", "CXXABI") and re.match(r"^\d+(\.\d+)*$", ver):
+            key = tuple(int(x) for x in ver.split("."))
+            if key > best.get(base, ()):
+                best[base] = key
+    for base, key in best.items():
+        out[base.lower()] = ".".join(str(x) for x in key)
+    return out
+
+
+def _verdef_names(fh, out):
+    head = fh.read(64)
+    if head[:4] != b"\x7fELF":
+        raise ValueError("not an ELF file")
+    wide, order = head[4] == 2, ("little" if head[5] == 1 else "big")
+
+    def num(buf, at, size):
+        return int.from_bytes(buf[at:at + size], order)
+
+    out["machine"] = (head[4], num(head, 18, 2))
+    if wide:
+        shoff, shentsize, shnum = num(head, 0x28, 8), num(head, 0x3A, 2), num(head, 0x3C, 2)
+    else:
+        shoff, shentsize, shnum = num(head, 0x20, 4), num(head, 0x2E, 2), num(head, 0x30, 2)
+    if not shoff or not shnum or shnum > 4096:
+        raise ValueError("no section table")
+    fh.seek(shoff)
+    table = fh.read(shentsize * shnum)
+
+    def section(i):  # (type, offset, size, link, info)
+        at = i * shentsize
+        if wide:
+            return (num(table, at + 4, 4), num(table, at + 24, 8), num(table, at + 32, 8), num(table, at + 40, 4),
+                    num(table, at + 44, 4))
+        return (num(table, at + 4, 4), num(table, at + 16, 4), num(table, at + 20, 4), num(table, at + 24, 4),
+                num(table, at + 28, 4))
+
+    verdef = next((s for s in map(section, range(shnum)) if s[0] == _SHT_GNU_VERDEF), None)
+    if verdef is None:
+        return []
+    _, off, size, link, count = verdef
+    strtab = section(link)[1]
+    fh.seek(off)
+    defs = fh.read(min(size, 1 << 20))
+    offsets, at = [], 0
+    for _ in range(min(count, 4096)):  # Elf_Verdef: ..., vd_aux at +12, vd_next at +16; Elf_Verdaux: vda_name
+        offsets.append(num(defs, at + num(defs, at + 12, 4), 4))
+        step = num(defs, at + 16, 4)
+        if not step:
+            break
+        at += step
+    lo, hi = min(offsets), max(offsets)
+    if hi - lo > 1 << 20:
+        raise ValueError("version names spread over more than 1 MB")
+    fh.seek(strtab + lo)
+    blob = fh.read(hi - lo + 256)
+    return [blob[o - lo:blob.find(b"\0", o - lo)].decode("ascii", "replace") for o in offsets]
+
+
+_LD_SO_CACHE = "/etc/ld.so.cache"
+
+
+def _cache_libstdcxx(machine):
+    """The first libstdc++.so.6 in the ld.so cache built for this process's ELF class and machine, or None.
+    The cache's string table holds each library's full path (the soname is its tail), so the paths are found
+    with a bytes search; the ELF header of each says which machine it is for (a multilib host lists /lib32's
+    too). Absent cache (musl, a minimal image): None."""
+    if machine is None:
+        return None
+    try:
+        with open(_LD_SO_CACHE, "rb") as fh:
+            cache = fh.read(1 << 22)
+    except OSError:
+        return None
+    tail, at = b"/libstdc++.so.6\0", 0
+    while True:
+        i = cache.find(tail, at)
+        if i < 0:
+            return None
+        at = i + len(tail)
+        start = cache.rfind(b"\0", 0, i) + 1
+        cand = cache[start:at - 1].decode("utf-8", "replace")
+        if not cand.startswith("/"):
+            continue
+        try:
+            with open(cand, "rb") as fh:
+                head = fh.read(20)
+        except OSError:
+            continue
+        order = "little" if head[5:6] == b"\x01" else "big"
+        if head[:4] == b"\x7fELF" and (head[4], int.from_bytes(head[18:20], order)) == machine:
+            return cand
 
 
 # -- distributions ----------------------------------------------------------------------------------------
@@ -517,7 +697,7 @@ def module_facts(name, path_entries, finders):
 
 
 def collect(modules=None, with_files=False):
-    py = python_facts()
+    py = python_facts(runtime=modules != [])  # the installer (--dists-only) needs no C++ runtime facts
     path_entries = []
     for p in py["sys_path"]:
         if p not in path_entries and os.path.isdir(p):

@@ -61,6 +61,26 @@ def _bool(v: Any) -> bool | None:
     return v if isinstance(v, bool) else None
 
 
+_ABSENT = object()
+_CXX_KEYS = ("path", "glibcxx", "cxxabi")
+
+
+def _libstdcxx(v: Any) -> Any:
+    """The probe's `libstdcxx` in snapshot shape: null (the loader found none), or path / glibcxx / cxxabi strings
+    and `system` (the same, or null); anything else (an old or hand-edited probe document) is left out: unknown."""
+    if v is None:
+        return None
+    if not isinstance(v, dict):
+        return _ABSENT
+    out: dict[str, Any] = {k: v[k] for k in _CXX_KEYS if k in v and (v[k] is None or isinstance(v[k], str))}
+    system = v.get("system", _ABSENT)
+    if system is None:
+        out["system"] = None
+    elif isinstance(system, dict):
+        out["system"] = {k: system[k] for k in _CXX_KEYS if k in system and (system[k] is None or isinstance(system[k], str))}
+    return out
+
+
 def to_snapshot_parts(doc: Mapping[str, Any]) -> dict[str, Any]:
     """Probe document -> {"python", "packages", "modules"} in snapshot shape; tolerant of missing or
     wrongly typed fields (an old copy of the probe, a hand-edited file)."""
@@ -81,6 +101,10 @@ def to_snapshot_parts(doc: Mapping[str, Any]) -> dict[str, Any]:
                 pyo[k] = py[k]
         if isinstance(py.get("sys_path"), list):
             pyo["sys_path"] = [s for s in py["sys_path"] if isinstance(s, str)]
+        if "libstdcxx" in py:
+            cxx = _libstdcxx(py["libstdcxx"])
+            if cxx is not _ABSENT:
+                pyo["libstdcxx"] = cxx
         parts["python"] = pyo
     dists = doc.get("distributions")
     if isinstance(dists, list):

@@ -80,6 +80,24 @@ class Host(_Model):
 
 
 @dataclass
+class CxxRuntimeFile(_Model):
+    """A libstdc++.so.6 file and the newest version nodes it defines: `glibcxx` "3.4.30" (GLIBCXX_3.4.30),
+    `cxxabi` "1.3.13" (CXXABI_1.3.13); null: it defines none (or they could not be read)."""
+
+    path: str = _uk()
+    glibcxx: str | None = _uk()
+    cxxabi: str | None = _uk()
+
+
+@dataclass
+class CxxRuntime(CxxRuntimeFile):
+    """`python.libstdcxx` (rule 9): the libstdc++.so.6 the target interpreter's dynamic loader maps, and `system`,
+    the one the ld.so cache lists for its machine (null: none listed). Older snapshots lack it (unknown)."""
+
+    system: CxxRuntimeFile | None = _uk()
+
+
+@dataclass
 class PythonInfo(_Model):
     """`python`: the target interpreter, which is not necessarily the doctor's own."""
 
@@ -88,6 +106,7 @@ class PythonInfo(_Model):
     implementation: str = _uk()
     prefix: str = _uk()
     site_packages: list[str] = _uk()
+    libstdcxx: CxxRuntime | None = _uk()  # null: the loader finds no libstdc++.so.6
 
 
 @dataclass

@@ -183,6 +183,26 @@ def test_parts_load_as_a_snapshot(target: dict[str, Any]) -> None:
     assert snap.has_package("vllm") is False
 
 
+def test_libstdcxx_reaches_the_snapshot_and_odd_values_stay_unknown(target: dict[str, Any]) -> None:
+    """The probe's C++ runtime fact rides into `python.libstdcxx` (rule 9) as the model reads it; a wrongly typed
+    one from an old or hand-edited probe document is left out (unknown), never passed on as a fact."""
+    if "libstdcxx" in target["doc"]["python"]:  # Linux: the loader was asked
+        snap = snapshot_from_dict({"schema": "doctor.snapshot/1", **target["parts"]})
+        cxx = snap.python.libstdcxx
+        assert cxx is None or cxx.path == target["doc"]["python"]["libstdcxx"]["path"]
+    base = {"version": "3.11.7"}
+    odd = [("a string", None), ({"path": 3, "glibcxx": "3.4.30", "system": "x"}, {"glibcxx": "3.4.30"})]
+    for raw, want in odd:
+        parts = to_snapshot_parts({"python": {**base, "libstdcxx": raw}})
+        assert parts["python"].get("libstdcxx", "unknown") == (want if want is not None else "unknown")
+    parts = to_snapshot_parts({"python": {**base, "libstdcxx": None}})
+    assert parts["python"]["libstdcxx"] is None  # probed: the loader found none
+    full = {"path": "/opt/conda/lib/libstdc++.so.6.0.29", "glibcxx": "3.4.29", "cxxabi": "1.3.13",
+            "system": {"path": "/usr/lib64/libstdc++.so.6.0.30", "glibcxx": "3.4.30", "cxxabi": "1.3.13"}}
+    parts = to_snapshot_parts({"python": {**base, "libstdcxx": full}})
+    assert snapshot_from_dict({"schema": "doctor.snapshot/1", **parts}).to_dict()["python"]["libstdcxx"] == full
+
+
 def test_freeze_lines(target: dict[str, Any]) -> None:
     lines = freeze_lines(target["doc"])
     assert "torch==2.5.1" in lines

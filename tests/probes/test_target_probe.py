@@ -138,3 +138,106 @@ def test_declared_fields_are_what_importlib_metadata_reads(probe: ModuleType, tm
     assert seen > 20
     assert doc["folded"]["requires_dist"] == ['numpy>=1.26; python_version >= "3.9"', "torch==2.1.0"]
     assert doc["crlf"]["requires_python"] == ">=3.8" and doc["crlf"]["requires_dist"] == []
+
+
+# -- the C++ runtime (python.libstdcxx) ---------------------------------------------------------------------------
+
+
+def _probe_libstdcxx(tmp_path: Path, **env: str) -> dict[str, Any]:
+    """The probe's libstdcxx fact, from a real run in this interpreter (a child, as `doctor check` runs it)."""
+    from doctor.probes.pyenv import run_target_probe
+
+    environ = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "PYTHONNOUSERSITE": "1", **env}
+    doc, err, _ = run_target_probe(sys.executable, environ=environ, cwd=str(tmp_path))
+    assert err is None and doc is not None, err
+    assert "libstdcxx" in doc["python"], doc["errors"]
+    return doc["python"]["libstdcxx"]
+
+
+def _loaded_by_a_child(**env: str) -> str:
+    """The libstdc++ file a child of this interpreter maps after ctypes.CDLL('libstdc++.so.6') (/proc/self/maps)."""
+    import subprocess
+
+    code = ("import ctypes; ctypes.CDLL('libstdc++.so.6'); "
+            "print(next(l.split()[-1] for l in open('/proc/self/maps') if '/libstdc++.so' in l))")
+    environ = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), **env}
+    out = subprocess.run([sys.executable, "-S", "-c", code], capture_output=True, text=True, env=environ, timeout=60)
+    assert out.returncode == 0, out.stderr
+    return out.stdout.strip()
+
+
+def _newest_by_scanning(path: str) -> tuple[str, str]:
+    """A second reading of the newest GLIBCXX / CXXABI a library defines: every NUL-delimited version string in the
+    whole file (the probe reads only the ELF version definitions)."""
+    import re
+
+    data = Path(path).read_bytes()
+    best: dict[bytes, tuple[int, ...]] = {}
+    for base, v in re.findall(rb"(?<=\0)(GLIBCXX|CXXABI)_(\d+(?:\.\d+)+)(?=\0)", data):
+        best[base] = max(best.get(base, ()), tuple(int(x) for x in v.split(b".")))
+    return ".".join(map(str, best[b"GLIBCXX"])), ".".join(map(str, best[b"CXXABI"]))
+
+
+def _ldconfig_libstdcxx() -> str | None:
+    """What `ldconfig -p` (glibc's own reader of /etc/ld.so.cache) lists first for libstdc++.so.6 on this machine."""
+    import shutil
+    import subprocess
+
+    exe = shutil.which("ldconfig") or next((p for p in ("/sbin/ldconfig", "/usr/sbin/ldconfig") if os.path.exists(p)), None)
+    if exe is None:
+        return None
+    machine = {"x86_64": "x86-64", "aarch64": "AArch64"}.get(os.uname().machine)
+    for line in subprocess.run([exe, "-p"], capture_output=True, text=True, timeout=30).stdout.splitlines():
+        name, _, rest = line.strip().partition(" (")
+        if name == "libstdc++.so.6" and (machine is None or machine in rest.split(")")[0]):
+            return rest.rsplit("=> ", 1)[-1].strip()
+    return None
+
+
+@pytest.mark.skipif(not os.path.exists("/proc/self/maps"), reason="needs /proc (Linux)")
+def test_libstdcxx_is_the_file_the_loader_maps_with_the_versions_it_defines(tmp_path: Path) -> None:
+    """On this machine's real libstdc++: the probe's path is what a child's loader maps for ctypes.CDLL, its GLIBCXX /
+    CXXABI maxima are what a scan of the whole file finds, and `system` is what glibc's ldconfig lists."""
+    got = _probe_libstdcxx(tmp_path)
+    loaded = _loaded_by_a_child()
+    assert got["path"] == loaded
+    assert (got["glibcxx"], got["cxxabi"]) == _newest_by_scanning(loaded)
+    listed = _ldconfig_libstdcxx()
+    if listed is None:
+        pytest.skip("no ldconfig to compare the cache reading with")
+    assert got["system"]["path"] == os.path.realpath(listed)
+    assert (got["system"]["glibcxx"], got["system"]["cxxabi"]) == _newest_by_scanning(listed)
+
+
+@pytest.mark.skipif(not os.path.exists("/proc/self/maps"), reason="needs /proc (Linux)")
+def test_libstdcxx_follows_ld_library_path_as_the_loader_does(tmp_path: Path) -> None:
+    """A copy of the host's libstdc++ in a directory on LD_LIBRARY_PATH (what conda's lib/ is to its interpreter):
+    the probe reports the copy, which the loader really maps, and the host's own as `system`."""
+    import shutil
+
+    host = _loaded_by_a_child()
+    lib = tmp_path / "envlib"
+    lib.mkdir()
+    shutil.copy(host, lib / "libstdc++.so.6")
+    got = _probe_libstdcxx(tmp_path, LD_LIBRARY_PATH=str(lib))
+    assert got["path"] == str(lib / "libstdc++.so.6") == _loaded_by_a_child(LD_LIBRARY_PATH=str(lib))
+    assert got["system"]["path"] == os.path.realpath(host) and got["system"]["glibcxx"] == got["glibcxx"]
+
+
+def test_libstdcxx_reader_on_files_that_are_not_a_cxx_runtime(probe: ModuleType, tmp_path: Path) -> None:
+    """Not an ELF file, an ELF without version definitions (this interpreter, usually), a missing file: no versions,
+    and only the unreadable ones leave an error; the cache reader needs a machine to match."""
+    probe._ERRORS[:] = []
+    text = tmp_path / "libstdc++.so.6"
+    text.write_text("not a library")
+    assert probe._elf_versions(str(text)) == {"glibcxx": None, "cxxabi": None}
+    assert probe._elf_versions(str(tmp_path / "missing")) == {"glibcxx": None, "cxxabi": None}
+    assert len(probe._ERRORS) == 2 and "not an ELF file" in probe._ERRORS[0]
+    exe = probe._elf_versions(os.path.realpath(sys.executable))
+    assert exe["glibcxx"] is None and exe["machine"][0] in (1, 2)
+    assert probe._cache_libstdcxx(None) is None
+
+
+def test_the_installer_mode_skips_the_cxx_runtime(probe: ModuleType) -> None:
+    """`--dists-only` (doctor install) needs only the installed set: no dlopen, no libstdcxx key."""
+    assert "libstdcxx" not in probe.python_facts(runtime=False)

@@ -35,6 +35,11 @@ def snapshots(draw):
         d["ascend"][part] = draw(st.one_of(st.none(), st.builds(dict), st.fixed_dictionaries({"version": maybe_version})))
     if draw(st.booleans()):
         d["ascend"]["npu_smi"] = draw(st.sampled_from([None, {}, {"status": "timeout"}, {"status": "error", "error": None}]))
+    if draw(st.booleans()) and isinstance(d.get("python"), dict):  # python.libstdcxx: odd, partial and firing values
+        d["python"]["libstdcxx"] = draw(st.sampled_from([
+            None, {}, {"glibcxx": "3.4"}, {"path": "/x", "glibcxx": "3.4.x", "cxxabi": None, "system": None},
+            {"path": "/opt/conda/lib/libstdc++.so.6", "glibcxx": "3.4.19", "cxxabi": "1.3.7",
+             "system": {"path": "/usr/lib64/libstdc++.so.6", "glibcxx": "3.4.30", "cxxabi": None}}]))
     for key in draw(st.lists(st.sampled_from(["ascend", "env", "packages", "modules", "host", "python", "network"]),
                              max_size=2, unique=True)):
         d.pop(key)

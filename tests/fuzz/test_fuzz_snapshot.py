@@ -16,7 +16,8 @@ json_values = st.recursive(
     max_leaves=30,
 )
 keys = st.sampled_from(["host", "python", "packages", "modules", "ascend", "env", "imports", "network", "ray",
-                        "complete", "toolkit", "devices", "id", "version", "origins", "nodes", "snapshot", "node"])
+                        "complete", "toolkit", "devices", "id", "version", "origins", "nodes", "snapshot", "node",
+                        "libstdcxx", "system", "glibcxx"])
 shaped = st.recursive(
     st.none() | st.booleans() | st.integers() | st.text(max_size=8),
     lambda children: st.lists(children, max_size=3) | st.dictionaries(keys, children, max_size=4),

@@ -211,7 +211,7 @@ def _elf_versions(path):
     best = {}
     for name in names:
         base, _, ver = name.partition("_")
-        if base in ("GLIBCXX", "CXXABI") and re.match(r"^\d+(\.\d+)*$", ver):
+        if base in ("GLIBCXX", "CXXABI") and all(x.isdigit() for x in ver.split(".")):  # not GLIBCXX_LDBL_3.4
             key = tuple(int(x) for x in ver.split("."))
             if key > best.get(base, ()):
                 best[base] = key

@@ -1,7 +1,8 @@
 """The C++ runtime the target interpreter loads (`python.libstdcxx`, snapshot rule 9), judged by class rules with
 their upstream source: against the GLIBCXX / CXXABI versions the manylinux tag of the stack's wheels allows them to
 need (auditwheel's policy), and against the host's own libstdc++ (a conda environment's older copy shadowing the
-system's, the classic "version `GLIBCXX_3.4.30' not found"). An unknown fact keeps each rule silent.
+system's, the classic "version `GLIBCXX_3.4.30' not found"), and its absence where the wheels may link it (a minimal
+image). An unknown fact keeps each rule silent.
 
 The facts are version nodes a libstdc++.so.6 defines (GLIBCXX_3.4.N, CXXABI_1.3.N): a binary that references a node
 the loaded library lacks fails to load with "version `GLIBCXX_3.4.N' not found" (glibc's ld.so checks every
@@ -19,6 +20,7 @@ from doctor.checks.facts import env, val, ver
 from doctor.checks.host_facts import _WHEEL_PACKAGES, _least_glibc
 from doctor.checks.runner import CheckContext, check, skip
 from doctor.report import Finding, finding
+from doctor.snapshot.model import UNKNOWN, known
 
 # -- what a manylinux tag allows a wheel to need ---------------------------------------------------------------
 
@@ -179,6 +181,38 @@ def libstdcxx_system(ctx: CheckContext) -> Iterator[Finding]:
         fix=_fix_text(snap, path, there, gcc),
         commands=_fix_commands(snap, path, gcc, sys_path),
         source=LIBSTDCXX_ABI_SOURCE if not _in_env(snap, path) else f"{LIBSTDCXX_ABI_SOURCE}; {CONDA_LIBSTDCXX_SOURCE}")
+
+
+# Every manylinux policy lists libstdc++.so.6 among the libraries a wheel may link without carrying them
+# ("lib_whitelist"): auditwheel repair never bundles it, so the host (or a conda environment) must provide it.
+MANYLINUX_LIBS_SOURCE = MANYLINUX_CXX_SOURCE
+
+
+@check("libstdcxx-present", "system", findings=("libstdcxx-missing",))
+def libstdcxx_present(ctx: CheckContext) -> Iterator[Finding]:
+    """The target interpreter's loader finds a libstdc++.so.6 when the stack's manylinux wheels are installed: the
+    policy lets them link it without carrying it."""
+    snap = ctx.snapshot
+    found = getattr(snap.python, "libstdcxx", UNKNOWN) if known(snap.python) else UNKNOWN
+    if not known(found):
+        skip("the libstdc++ the target interpreter loads is not known (python.libstdcxx)")
+    if found is not None:
+        return  # the loader found one
+    names = [n for n in _WHEEL_PACKAGES if (v := ver(snap, n)) and "+" not in v]
+    if not names:
+        return
+    yield finding(
+        "libstdcxx-missing", "warning", ("system", *names),
+        f"the dynamic loader of this Python finds no libstdc++.so.6, which {', '.join(names)}'s manylinux wheels may link",
+        detail=("A manylinux wheel may link libstdc++.so.6 without carrying it (every manylinux policy lists it among the "
+                "libraries the host provides), and torch's C++ core does: the import then fails with `libstdc++.so.6: "
+                "cannot open shared object file: No such file or directory`."),
+        evidence={"libstdcxx": None, "packages": names, "prefix": val(snap.python, "prefix")},
+        fix="Install the OS's C++ runtime (Debian / Ubuntu: libstdc++6; openEuler / RHEL: libstdc++), or libstdcxx-ng in "
+            "a conda environment.",
+        commands=("apt-get install -y libstdc++6  # Debian / Ubuntu", "dnf install -y libstdc++  # openEuler / RHEL",
+                  "conda install -c conda-forge libstdcxx-ng  # a conda environment"),
+        source=MANYLINUX_LIBS_SOURCE)
 
 
 def _short(path: Any) -> str:

@@ -154,8 +154,10 @@ def libstdcxx():
     try:
         _ctypes.dlopen("libstdc++.so.6", os.RTLD_LAZY | os.RTLD_LOCAL)
     except OSError as e:
-        _err("libstdc++.so.6: %s" % e)
-        return None
+        if "cannot open shared object file" in str(e):  # the loader's "not found": a fact, not a failure
+            return None
+        _err("libstdc++.so.6: %s" % e)  # found but not loadable (another machine's build, a broken file)
+        return _NOT_READ
     path = _mapped("/libstdc++.so")
     if path is None:
         _err("libstdc++.so.6 was loaded but /proc/self/maps does not list it")

@@ -133,3 +133,17 @@ def test_documented_stacks_with_a_gcc_12_libstdcxx_give_no_libstdcxx_finding():
             d.setdefault("python", {})["libstdcxx"] = {**SYSTEM, "system": SYSTEM}
             assert _run(libstdcxx_wheel_policy, d) == [], p.name
             assert _run(libstdcxx_system, d) == [], p.name
+
+
+def test_no_libstdcxx_at_all_with_the_stacks_wheels_installed_is_a_warning():
+    from doctor.checks.cxx_runtime import libstdcxx_present
+
+    doc = {"python": {"prefix": "/opt/venv", "libstdcxx": None}, "packages": {"torch": {"version": "2.7.1"},
+                                                                            "torch-npu": {"version": "2.7.1"}}}
+    (f,) = _run(libstdcxx_present, doc)
+    assert f.id == "libstdcxx-missing" and f.severity.value == "warning" and f.components == ("system", "torch", "torch-npu")
+    assert "auditwheel/blob/" in f.source and any(c.startswith("apt-get install -y libstdc++6") for c in f.fix.commands)
+    # found, unknown (an older snapshot), or only a local build installed: nothing to say
+    assert _run(libstdcxx_present, {**doc, "python": {"libstdcxx": {**SYSTEM, "system": SYSTEM}}}) == []
+    assert _run(libstdcxx_present, {**doc, "python": {"prefix": "/opt/venv"}}) is None
+    assert _run(libstdcxx_present, {"python": {"libstdcxx": None}, "packages": {"torch": {"version": "2.7.1+cpu"}}}) == []

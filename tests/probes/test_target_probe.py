@@ -241,3 +241,21 @@ def test_libstdcxx_reader_on_files_that_are_not_a_cxx_runtime(probe: ModuleType,
 def test_the_installer_mode_skips_the_cxx_runtime(probe: ModuleType) -> None:
     """`--dists-only` (doctor install) needs only the installed set: no dlopen, no libstdcxx key."""
     assert "libstdcxx" not in probe.python_facts(runtime=False)
+
+
+def test_a_libstdcxx_the_loader_cannot_find_is_null_and_a_broken_one_unknown(probe: ModuleType,
+                                                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    """dlopen's "cannot open shared object file" is the fact (null: none to load, the torch import would fail the same
+    way); any other failure leaves the fact out (unknown) with the loader's message in the probe's errors."""
+    import types
+
+    def fake(msg: str) -> Any:
+        def dlopen(name: str, mode: int) -> None:
+            raise OSError(msg)
+        return lambda name: types.SimpleNamespace(dlopen=dlopen)
+
+    probe._ERRORS[:] = []
+    monkeypatch.setattr(probe, "_stdlib", fake("libstdc++.so.6: cannot open shared object file: No such file or directory"))
+    assert probe.libstdcxx() is None and probe._ERRORS == []
+    monkeypatch.setattr(probe, "_stdlib", fake("/x/libstdc++.so.6: file too short"))
+    assert probe.libstdcxx() is probe._NOT_READ and "file too short" in probe._ERRORS[0]

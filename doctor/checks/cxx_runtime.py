@@ -1,4 +1,4 @@
-"""The C++ runtime the target interpreter loads (`python.libstdcxx`, snapshot rule 9), judged by class rules with
+"""The C++ runtime the target interpreter loads (`python.libstdcxx`, snapshot rule 10), judged by class rules with
 their upstream source: against the GLIBCXX / CXXABI versions the manylinux tag of the stack's wheels allows them to
 need (auditwheel's policy), and against the host's own libstdc++ (a conda environment's older copy shadowing the
 system's, the classic "version `GLIBCXX_3.4.30' not found"), and its absence where the wheels may link it (a minimal

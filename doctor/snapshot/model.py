@@ -91,7 +91,7 @@ class CxxRuntimeFile(_Model):
 
 @dataclass
 class CxxRuntime(CxxRuntimeFile):
-    """`python.libstdcxx` (rule 9): the libstdc++.so.6 the target interpreter's dynamic loader maps, and `system`,
+    """`python.libstdcxx` (rule 10): the libstdc++.so.6 the target interpreter's dynamic loader maps, and `system`,
     the one the ld.so cache lists for its machine (null: none listed). Older snapshots lack it (unknown)."""
 
     system: CxxRuntimeFile | None = _uk()

@@ -184,7 +184,7 @@ def test_parts_load_as_a_snapshot(target: dict[str, Any]) -> None:
 
 
 def test_libstdcxx_reaches_the_snapshot_and_odd_values_stay_unknown(target: dict[str, Any]) -> None:
-    """The probe's C++ runtime fact rides into `python.libstdcxx` (rule 9) as the model reads it; a wrongly typed
+    """The probe's C++ runtime fact rides into `python.libstdcxx` (rule 10) as the model reads it; a wrongly typed
     one from an old or hand-edited probe document is left out (unknown), never passed on as a fact."""
     if "libstdcxx" in target["doc"]["python"]:  # Linux: the loader was asked
         snap = snapshot_from_dict({"schema": "doctor.snapshot/1", **target["parts"]})

@@ -217,21 +217,32 @@ def known_bad_release(ctx: CheckContext) -> Iterator[Finding]:
         if v is None or pkg_satisfies(v, row.spec) is not True or (row.npu_only and not npu_host(snap)):
             continue
         beside = ver(snap, row.with_package) if row.with_package else None
-        if row.with_package and (beside is None or not any(pkg_satisfies(beside, s) is True for s in row.with_specs)):
+        # the other package installed without a stated release: only what holds for every release of it is said
+        unknown = bool(row.with_package and beside is None and row.unknown_spec and installed(snap, row.with_package)
+                       and pkg_satisfies(v, row.unknown_spec) is True)
+        if row.with_package and not unknown and (
+                beside is None or not any(pkg_satisfies(beside, s) is True for s in row.with_specs)):
             continue
-        use = row.fixed_in or row.instead
-        fix = (f"Install {row.package} {row.fixed_in} (the release that fixed it), or a later one paired with this torch "
+        use = row.install or row.fixed_in or row.instead
+        fix = (f"Install {row.package} {row.install} (the first release with the fix that is not itself known to break "
+               "here), or a later one paired with this torch and CANN." if row.install else
+               f"Install {row.package} {row.fixed_in} (the release that fixed it), or a later one paired with this torch "
                "and CANN." if row.fixed_in else
                f"Install {row.package} {row.instead} (the release the upstream that hit it pins), or another release "
                "outside the broken one.") + (f" {row.fix_note}" if row.fix_note else "")
         command = f"pip install '{row.package}=={use}' --no-deps" if row.command is None else row.command
-        with_ = f" beside {row.with_package} {beside}" if beside else ""
+        with_ = (f" beside {row.with_package} {beside}" if beside else
+                 f" beside {row.with_package} (version not known)" if unknown else "")
+        detail = f"{row.package} {v}{with_}: {row.breaks}."
+        if unknown:
+            detail += (f" That holds for {row.with_package} {' or '.join(row.with_specs)}; {row.unknown_note}.")
         yield finding(
-            "package-known-bad-release", "warning", (row.component,),
+            "package-known-bad-release", "warning" if unknown else row.severity, (row.component, *row.also),
             f"{row.package} {v} is a release known to break{with_}",
-            detail=f"{row.package} {v}{with_}: {row.breaks}.",
+            detail=detail,
             evidence={"package": row.package, row.package: v, "bad": row.spec,
-                      **({row.with_package: beside} if beside else {})},
+                      **({row.with_package: beside} if beside else {}),
+                      **({"bad_with": {row.with_package: list(row.with_specs)}} if unknown else {})},
             fix=fix, commands=(command,) if command else (), source=row.source)
 
 

@@ -8,6 +8,13 @@ thread used. `npu_only` rows break only on Ascend and are judged only where some
 `with_package` rows are known-bad only next to one of the named releases of another package (a vllm-ascend release
 note that lists the breakage as a known issue of that release); `command` is the install line when the release to
 use is not on PyPI ("" for none: the fix text says where the wheel is).
+
+A row is an error only when the breakage hits every use (`severity`): an import that raises. A `with_package` row whose
+other package is installed without a stated version (a report that names vLLM but not its release) is silent, unless
+`unknown_spec` names the releases of `package` for which the doctor can still say something true whatever that other
+release is: then it is a warning whose `unknown_note` says which releases of the other package it holds for, never
+an error (the release that would make it one is not known). `install` is the release to install when the release that
+fixed it (`fixed_in`) is itself a release known to break on the same hosts.
 """
 
 from __future__ import annotations
@@ -28,6 +35,11 @@ class KnownBad(NamedTuple):
     with_specs: tuple[str, ...] = ()  # any of them (PEP 440 specifiers) on `with_package`
     command: str | None = None  # None: pip install '<package>==<fixed_in or instead>' --no-deps
     fix_note: str = ""
+    severity: str = "warning"  # "error": every use breaks (an import raises)
+    also: tuple[str, ...] = ()  # components after `component` (the other package the breakage needs)
+    unknown_spec: str = ""  # `package` releases still reported when `with_package`'s version is not known
+    unknown_note: str = ""  # what is true then, whichever `with_package` release it is
+    install: str = ""  # the release to install when `fixed_in` is itself known to break here
 
 
 # vllm-ascend's release notes (main, 2026-08-22): the v0.18.0 "Dependencies" and the v0.18.0rc1 / v0.19.1rc1
@@ -45,14 +57,81 @@ KNOWN_BAD: tuple[KnownBad, ...] = (
     # verl pins transformers==4.52.4 in requirements-npu.txt from v0.5.0 to v0.6.1 because of it
     # (https://github.com/verl-project/verl/pull/2291); the transformers fix
     # (https://github.com/huggingface/transformers/pull/39166) names the Flash Attention 3 change
-    # (https://github.com/huggingface/transformers/pull/38972) as what broke the NPU function names.
-    KnownBad("transformers", "==4.53.0", "transformers",
+    # (https://github.com/huggingface/transformers/pull/38972) as what broke the NPU function names. Read from the PyPI
+    # wheels' modeling_flash_attention_utils.py: in 4.53.0 and 4.53.1 (the same NPU code) attn_implementation
+    # "flash_attention_2" takes flash_attn_2_func / flash_attn_2_varlen_func, which the NPU branch never sets (it sets
+    # flash_attn_func); 4.53.2 binds the NPU functions to the _2_ names. So 4.53.1 is broken too and 4.53.2 fixed it.
+    KnownBad("transformers", ">=4.53.0,<4.53.2", "transformers",
              "Flash Attention 2 does not work on Ascend NPU in it: the Flash Attention 3 change "
              "(https://github.com/huggingface/transformers/pull/38972) broke the names of the NPU flash-attention "
-             "functions in modeling_flash_attention_utils",
-             "", "https://github.com/verl-project/verl/pull/2291; https://github.com/huggingface/transformers/pull/39166; "
-             "https://github.com/verl-project/verl/blob/v0.5.0/requirements-npu.txt",
-             npu_only=True, instead="4.52.4"),
+             "functions in modeling_flash_attention_utils (attn_implementation=\"flash_attention_2\" picks "
+             "flash_attn_2_func, which is None on NPU until 4.53.2)",
+             "4.53.2", "https://github.com/verl-project/verl/pull/2291; https://github.com/huggingface/transformers/pull/39166; "
+             "https://github.com/verl-project/verl/blob/v0.5.0/requirements-npu.txt; "
+             "https://github.com/huggingface/transformers/blob/v4.53.1/src/transformers/modeling_flash_attention_utils.py; "
+             "https://github.com/huggingface/transformers/blob/v4.53.2/src/transformers/modeling_flash_attention_utils.py",
+             npu_only=True),
+    # transformers 4.51.0 (read from the PyPI wheels: 4.50.3 has no NPU branch there) maps flash-attn's
+    # apply_rotary_emb to torch_npu.npu_rotary_mul as is, and Qwen2.5-VL's vision rotary embedding calls it with 2-D
+    # sin/cos of half the head dimension, which npu_rotary_mul does not accept (4-D, same head dimension). The fix
+    # (https://github.com/huggingface/transformers/pull/38491, "Fixes #38189") wraps it in npu_apply_rotary_emb, first
+    # shipped in 4.53.0, which breaks Flash Attention 2 on NPU by itself (the row above): the release to install is
+    # 4.53.2. verl patches Qwen2.5-VL's apply_rotary_pos_emb_flashatt on NPU itself from v0.4.1 on
+    # (https://github.com/verl-project/verl/pull/1924), citing the same PR.
+    KnownBad("transformers", ">=4.51.0,<4.53.0", "transformers",
+             "on Ascend NPU it maps flash-attn's apply_rotary_emb straight to torch_npu.npu_rotary_mul, which accepts only "
+             "4-D x with sin/cos of the same head dimension, while Qwen2.5-VL and Qwen2.5-Omni pass 2-D sin/cos of half "
+             "of it: those models fail with attn_implementation=\"flash_attention_2\" (other models and sdpa/eager are not "
+             "affected; verl patches Qwen2.5-VL's call on NPU itself)",
+             "4.53.0", "https://github.com/huggingface/transformers/pull/38491; "
+             "https://github.com/huggingface/transformers/issues/38189; "
+             "https://github.com/huggingface/transformers/blob/v4.51.0/src/transformers/modeling_flash_attention_utils.py; "
+             "https://github.com/huggingface/transformers/blob/v4.53.0/src/transformers/integrations/npu_flash_attention.py",
+             npu_only=True, install="4.53.2",
+             fix_note="4.53.0 and 4.53.1 carry this fix but break Flash Attention 2 on NPU themselves (fixed in 4.53.2). "
+                      "Until then, run these models with attn_implementation=\"sdpa\" or \"eager\"."),
+    # vLLM 0.9.0 to 0.9.2 register their own "aimv2" config with AutoConfig.register("aimv2", ...) (no exist_ok) when
+    # vllm/transformers_utils/configs/ovis.py is imported, which `from vllm import LLM` does (vllm.config imports
+    # vllm.transformers_utils.config, which imports the configs package); read from the vLLM sdists: 0.8.5.post1 has no
+    # Ovis config, 0.10.0 no longer registers "aimv2" (it builds its AIMv2Config directly). transformers 4.54.0 is the first release
+    # whose CONFIG_MAPPING has "aimv2" (read from the PyPI wheels: 4.53.3 has none), and its register() raises
+    # ValueError for a name it already has. vLLM 0.9.x declares transformers>=4.51.1, so pip installs them together.
+    # vLLM Ascend's CI hit it (https://github.com/vllm-project/vllm-ascend/issues/2046) and pinned transformers<4.53.0
+    # for its 0.9.x doctests (commit 935e9d4c).
+    # With vLLM's release not known, transformers 4.54.x is still a true warning: 0.9.0-0.9.2 fail at import, 0.10.0
+    # is the row below, and vLLM 0.10.1 and later declare transformers>=4.55.0 (read from their sdists).
+    KnownBad("transformers", ">=4.54.0", "transformers",
+             "transformers 4.54.0 added its own 'aimv2' config, and vLLM 0.9.0-0.9.2 register theirs under the same name "
+             "when vllm is imported: `from vllm import LLM` (vllm serve, verl's vLLM rollout) fails with ValueError: "
+             "'aimv2' is already used by a Transformers config, pick another name",
+             "", "https://github.com/vllm-project/vllm-ascend/issues/2046; "
+             "https://github.com/vllm-project/vllm-ascend/commit/935e9d4c9d20ca9813db68fba6c226a7e1b9e2ba; "
+             "https://github.com/vllm-project/vllm/blob/v0.9.2/vllm/transformers_utils/configs/ovis.py; "
+             "https://github.com/vllm-project/vllm/blob/v0.10.0/vllm/transformers_utils/configs/ovis.py; "
+             "https://github.com/huggingface/transformers/blob/v4.54.0/src/transformers/models/auto/configuration_auto.py",
+             instead="<4.54.0", with_package="vllm", with_specs=(">=0.9.0,<0.10.0",),
+             command="pip install 'transformers<4.54.0'", severity="error", also=("vllm",),
+             fix_note="Or upgrade vLLM to 0.10.0 or later (with the vllm-ascend release of the same vLLM).",
+             unknown_spec=">=4.54.0,<4.55.0",
+             unknown_note="vLLM's version is not known, and no vLLM release from 0.9.0 on supports transformers "
+                          "4.54: vLLM 0.9.0-0.9.2 fail at import ('aimv2' is already used by a Transformers config), "
+                          "vLLM 0.10.0 fails to load LoRA adapters (vLLM Ascend's CI pins transformers<4.54.0 for it) and "
+                          "vLLM 0.10.1 and later require transformers>=4.55.0; which one applies depends on the vLLM "
+                          "release"),
+    # vLLM Ascend pinned transformers<4.54.0 "as workaround of" https://github.com/vllm-project/vllm-ascend/issues/2034
+    # (LoRA loading: "expected target modules in ['embed_tokens'] but received ...", the message of vLLM 0.10.0's
+    # vllm/lora/models.py) when it moved to vLLM
+    # v0.10.0 (commit 17a430f7), and when main dropped the pin (vLLM main needed >=4.55.0) kept installing
+    # transformers<4.54.0 in CI for vLLM v0.10.0 (commit 9260910c). vLLM 0.10.0 declares transformers>=4.53.2.
+    KnownBad("transformers", ">=4.54.0", "transformers",
+             "vLLM 0.10.0 fails to load LoRA adapters with it (\"While loading ..., expected target modules in "
+             "['embed_tokens'] but received ...\"): vLLM Ascend pinned transformers<4.54.0 as the workaround and keeps "
+             "installing it in CI for vLLM 0.10.0",
+             "", "https://github.com/vllm-project/vllm-ascend/issues/2034; "
+             "https://github.com/vllm-project/vllm-ascend/commit/17a430f7b82e31cf683270fdd7ef972bf99ef8ba; "
+             "https://github.com/vllm-project/vllm-ascend/commit/9260910c8dee96b7fee4382723d682999c918584",
+             instead="<4.54.0", with_package="vllm", with_specs=("==0.10.0",), command="pip install 'transformers<4.54.0'",
+             also=("vllm",), fix_note="Or upgrade vLLM to 0.10.1 or later, which requires transformers>=4.55.0."),
     KnownBad("triton-ascend", "==3.2.0", "triton-ascend",
              "vllm-ascend lists it as a known issue of this release: triton-ascend may fail to compile with a g++ internal "
              "compiler error (Segmentation fault); the workaround is triton-ascend 3.2.0.dev20260322 and clearing the "

@@ -109,20 +109,77 @@ def test_verl_with_a_tensordict_that_lacks_membership_checks_is_an_error():
 
 def test_a_release_known_to_break_only_on_npu_is_judged_only_on_an_ascend_host():
     """transformers 4.53.0: Flash Attention 2 does not work on Ascend NPU (verl pull 2291 pins 4.52.4 for NPU;
-    transformers pull 39166 fixes it). Beside torch-npu it is a warning that points at 4.52.4; on a CUDA host it is
-    not this doctor's business."""
+    transformers pull 39166 fixes it). The PyPI wheels show 4.53.1 with the same NPU code and 4.53.2 with the fix: beside
+    torch-npu 4.53.0 and 4.53.1 are a warning that points at 4.53.2; on a CUDA host it is not this doctor's business."""
     from doctor.checks.diagnose import diagnose
     from doctor.snapshot.model import snapshot_from_dict
 
-    snap = snapshot_from_dict({"schema": "doctor.snapshot/1", "packages": {
-        "transformers": {"version": "4.53.0"}, "torch-npu": {}}})
-    (f,) = [f for f in diagnose([(None, snap, None)]).findings if f.id == "package-known-bad-release"]
+    def bad(tr: str) -> list:
+        snap = snapshot_from_dict({"schema": "doctor.snapshot/1", "packages": {
+            "transformers": {"version": tr}, "torch-npu": {}}})
+        return [f for f in diagnose([(None, snap, None)]).findings if f.id == "package-known-bad-release"]
+
+    (f,) = bad("4.53.0")
     assert f.severity.value == "warning" and f.components == ("transformers",)
-    assert "Flash Attention 2" in f.detail and f.fix.commands == ("pip install 'transformers==4.52.4' --no-deps",)
+    assert "Flash Attention 2" in f.detail and f.fix.commands == ("pip install 'transformers==4.53.2' --no-deps",)
     assert "verl/pull/2291" in f.source and "transformers/pull/39166" in f.source
+    (g,) = bad("4.53.1")
+    assert "Flash Attention 2" in g.detail
+    assert not bad("4.53.2") and not bad("4.54.0")
     assert "package-known-bad-release" not in found(bare(packages={"transformers": {"version": "4.53.0"}}))
-    assert "package-known-bad-release" not in found(bare(packages={"transformers": {"version": "4.52.4"},
-                                                                  "torch-npu": {"version": "2.5.1"}}))
+
+
+def test_transformers_whose_npu_rotary_embedding_breaks_qwen2_5_vl_with_flash_attention_2():
+    """transformers pull 38491 (Fixes issue 38189): from 4.51.0 (the first wheel whose modeling_flash_attention_utils
+    maps apply_rotary_emb to torch_npu.npu_rotary_mul) to 4.52.x, Qwen2.5-VL / Omni with flash_attention_2 fail on NPU;
+    4.53.0 ships the fix but breaks Flash Attention 2 on NPU itself, so the release to install is 4.53.2. A warning on
+    an Ascend host only; a pre-release inside the range (the report's 4.52.0.dev0) counts, one of 4.53.0 does not."""
+    from doctor.checks.diagnose import diagnose
+    from doctor.snapshot.model import snapshot_from_dict
+
+    def bad(tr: str, npu: bool = True) -> list:
+        pk: dict = {"transformers": {"version": tr}, **({"torch-npu": {}} if npu else {})}
+        snap = snapshot_from_dict({"schema": "doctor.snapshot/1", "packages": pk})
+        return [f for f in diagnose([(None, snap, None)]).findings if f.id == "package-known-bad-release"]
+
+    (f,) = bad("4.52.4")
+    assert f.severity.value == "warning" and f.components == ("transformers",)
+    assert "npu_rotary_mul" in f.detail and "Qwen2.5-VL" in f.detail
+    assert f.fix.commands == ("pip install 'transformers==4.53.2' --no-deps",) and "sdpa" in f.fix.text
+    assert "transformers/pull/38491" in f.source
+    assert bad("4.51.0") and bad("4.52.0.dev0")
+    assert not bad("4.50.3") and not bad("4.51.0.dev0") and not bad("4.52.4", npu=False)
+    assert not bad("4.53.0.dev0")  # PEP 440: <4.53.0 excludes its pre-releases (before or after the fix: not known)
+
+
+def test_transformers_4_54_beside_vllm_0_9_fails_at_import_and_is_hedged_when_vllm_has_no_version():
+    """vLLM 0.9.0-0.9.2 register an 'aimv2' config at import; transformers 4.54.0 has its own (read from the sdists and
+    wheels; vllm-ascend issue 2046): an error beside those vLLM releases. Beside vLLM 0.10.0 it is vllm-ascend's LoRA
+    pin (issue 2034): a warning. Beside vLLM 0.10.1+ (which requires >=4.55.0: pip check's business) or 0.8.5 it is not
+    this table's. With vLLM named without a version, transformers 4.54.x is a hedged warning naming every case;
+    4.55 and later say nothing then (only vLLM 0.9.x breaks with them)."""
+    from doctor.checks.diagnose import diagnose
+    from doctor.snapshot.model import snapshot_from_dict
+
+    def bad(tr: str, vllm: str | None) -> list:
+        pk: dict = {"transformers": {"version": tr}, "vllm": {"version": vllm} if vllm else {}}
+        snap = snapshot_from_dict({"schema": "doctor.snapshot/1", "packages": pk})
+        return [f for f in diagnose([(None, snap, None)]).findings if f.id == "package-known-bad-release"]
+
+    (f,) = bad("4.54.0", "0.9.2")
+    assert f.severity.value == "error" and f.components == ("transformers", "vllm")
+    assert "aimv2" in f.detail and f.fix.commands == ("pip install 'transformers<4.54.0'",)
+    assert "vllm-ascend/issues/2046" in f.source and "vllm/blob/v0.9.2/" in f.source
+    assert bad("4.57.1", "0.9.1+empty")[0].severity.value == "error"
+    (g,) = bad("4.54.1", "0.10.0")
+    assert g.severity.value == "warning" and "LoRA" in g.detail and "vllm-ascend/issues/2034" in g.source
+    (h,) = bad("4.54.0", None)
+    assert h.severity.value == "warning" and h.components == ("transformers", "vllm")
+    assert "version not known" in h.title and "0.10.1" in h.detail and "LoRA" in h.detail
+    assert not bad("4.55.0", None) and not bad("4.53.3", "0.9.2") and not bad("4.54.0", "0.10.1")
+    assert not bad("4.54.0", "0.8.5.post1")
+    snap = snapshot_from_dict({"schema": "doctor.snapshot/1", "packages": {"transformers": {"version": "4.54.0"}}})
+    assert not [f for f in diagnose([(None, snap, None)]).findings if f.id == "package-known-bad-release"]
 
 
 def test_triton_ascend_is_judged_against_the_cann_release_it_was_cut_for():

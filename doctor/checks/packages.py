@@ -147,7 +147,17 @@ NUMPY2_CANN_SOURCE = ("https://github.com/vllm-project/vllm-ascend/blob/v0.19.1r
                       "https://github.com/vllm-project/vllm-ascend/commit/fc5cbd6effc40748676522309e608b908378be2c")
 
 
-@check("numpy", "packages", findings=("numpy2-with-cann", "numpy2-with-old-torch", "numpy2-with-verl"))
+# vllm-ascend's own requirements.txt (its wheels' Requires-Dist) caps numpy<2.0.0 at every tag from v0.7.3 to
+# v0.19.1rc1 and lists plain `numpy` from v0.20.2rc1 (the first release on CANN 9.0.0) on: read with git show at each
+# tag. A known release is pip check's business (declared); a vllm-ascend named without its version can be either.
+NUMPY2_VA_SOURCE = ("https://github.com/vllm-project/vllm-ascend/blob/v0.19.1rc1/requirements.txt; "
+                    "https://github.com/vllm-project/vllm-ascend/blob/v0.20.2rc1/requirements.txt; "
+                    "https://github.com/vllm-project/vllm-ascend/blob/v0.7.3/requirements.txt; "
+                    "https://github.com/vllm-project/vllm-ascend/pull/472")
+
+
+@check("numpy", "packages", findings=("numpy2-with-cann", "numpy2-with-vllm-ascend", "numpy2-with-old-torch",
+                                      "numpy2-with-verl"))
 def numpy(ctx: CheckContext) -> Iterator[Finding]:
     """numpy 2 breaks torch wheels built against numpy 1.x and CANN before 9.0.0; the NPU stacks pin numpy<2."""
     snap = ctx.snapshot
@@ -168,6 +178,21 @@ def numpy(ctx: CheckContext) -> Iterator[Finding]:
                       "from_cann": str(NUMPY2_CANN_FROM)},
             fix="pip install 'numpy<2.0.0' (e.g. numpy==1.26.4), or a CANN 9.0.0+ stack.",
             commands=("pip install 'numpy<2.0.0'",), source=NUMPY2_CANN_SOURCE)
+    elif c is None and installed(snap, "vllm-ascend") and ver(snap, "vllm-ascend") is None:
+        # neither side of the split is known: a warning (the releases from v0.20.2rc1 on, with CANN 9, accept numpy 2)
+        yield finding(
+            "numpy2-with-vllm-ascend", "warning", ("numpy", "vllm-ascend"),
+            f"numpy {ver(snap, 'numpy')} with a vllm-ascend whose release is not known: every release up to v0.19.1rc1 "
+            "requires numpy<2.0.0",
+            detail="vllm-ascend's requirements cap numpy<2.0.0 from v0.7.3 to v0.19.1rc1 (the CANN 8.x releases: CANN's "
+                   "operator compiler and torch_npu's device init fail with numpy 2, error 500001); from v0.20.2rc1 on "
+                   "(CANN 9.0.0) they list plain numpy. Neither the vllm-ascend release nor the CANN version is known "
+                   "here: unless both are the newer ones, numpy must be below 2.",
+            evidence={"numpy": ver(snap, "numpy"), "requires": "numpy<2.0.0", "through": "0.19.1rc1",
+                      "uncapped_from": "0.20.2rc1"},
+            fix="pip install 'numpy<2.0.0' (e.g. numpy==1.26.4), unless this is vllm-ascend 0.20.2rc1 or later on "
+                "CANN 9.0.0 or later.",
+            commands=("pip install 'numpy<2.0.0'",), source=NUMPY2_VA_SOURCE)
     if t is not None and t.release[:2] < (2, 3):
         yield finding(
             "numpy2-with-old-torch", "error", ("numpy", "torch"),

@@ -18,6 +18,25 @@ def test_numpy2_with_torch21():
     assert found(bare(packages={"torch": {"version": "2.1.0"}, "numpy": {"version": "2.0.0"}}))["numpy2-with-old-torch"] == "error"
 
 
+def test_numpy2_with_a_vllm_ascend_whose_release_is_not_known():
+    """vllm-ascend's requirements cap numpy<2.0.0 from v0.7.3 to v0.19.1rc1 and list plain numpy from v0.20.2rc1 (CANN
+    9.0.0) on. vllm-ascend named without its version and no CANN known: a warning (either side may hold). A known CANN
+    decides (before 9.0.0: numpy2-with-cann's error; 9.0.0 or later: nothing), and a known vllm-ascend release is
+    pip check's (declared) business; numpy 1.x says nothing."""
+    def ids(numpy: str, va: dict, cann: str | None = None) -> dict:
+        extra = {"ascend": {"toolkit": {"version": cann}}} if cann else {}
+        return found(bare(packages={"numpy": {"version": numpy}, "vllm-ascend": va}, **extra))
+
+    f = ids("2.0.0", {})
+    assert f["numpy2-with-vllm-ascend"] == "warning" and "numpy2-with-cann" not in f
+    assert "numpy2-with-vllm-ascend" not in ids("1.26.4", {})
+    assert "numpy2-with-vllm-ascend" not in ids("2.2.6", {}, "9.0.0")
+    g = ids("2.0.0", {}, "8.5.1")
+    assert g["numpy2-with-cann"] == "error" and "numpy2-with-vllm-ascend" not in g
+    assert "numpy2-with-vllm-ascend" not in ids("2.2.6", {"version": "0.20.2rc1"})
+    assert "numpy2-with-vllm-ascend" not in found(bare(packages={"numpy": {"version": "2.0.0"}}))
+
+
 def test_numpy2_against_profile_pin():
     d = healthy()
     d["packages"]["numpy"]["version"] = "2.2.0"

@@ -452,6 +452,36 @@ def vllm_ascend_chip_support(ctx: CheckContext) -> Iterator[Finding]:
 # The oldest vllm-ascend release's installation guide: "CANN >= 8.0.0 | Required for vllm-ascend and torch-npu",
 # "torch >= 2.5.1 | Required for torch-npu and vllm" (v0.7.1rc1); every later release requires as much or more (the
 # release matrix, VLLM_ASCEND).
+@check("vllm-ascend-cann-prerelease", "vllm", findings=("vllm-ascend-cann-prerelease",))
+def vllm_ascend_cann_prerelease(ctx: CheckContext) -> Iterator[Finding]:
+    """A CANN pre-release (8.3.RC1.alpha002, 9.0.0-beta.1, a T or weekly build) beside vllm-ascend, whatever its
+    release: the compatibility matrix's "Stable CANN" column names only releases, so no vllm-ascend release was
+    tested on it (vllm-ascend's own CI hit torchair failures on one:
+    https://github.com/vllm-project/vllm-ascend/issues/3137)."""
+    snap = ctx.snapshot
+    c = cann(snap)
+    if not installed(snap, "vllm-ascend") or c is None:
+        skip("vllm-ascend is not installed, or the CANN version is not known")
+    if not c[1].is_prerelease:
+        return
+    stable = sorted({CannVersion(x) for r in VLLM_ASCEND if r.branch is None for x in r.cann_versions()})
+    after = [s for s in stable if s > c[1]]
+    nearest = after[0] if after else stable[-1]
+    users = [r.version for r in VLLM_ASCEND if r.branch is None and str(nearest) in r.cann_versions()]
+    va = ver(snap, "vllm-ascend")
+    yield finding(
+        "vllm-ascend-cann-prerelease", "warning", ("cann", "vllm-ascend"),
+        f"CANN {c[0]} is a pre-release, which no vllm-ascend release is tested on",
+        detail="vllm-ascend's release compatibility matrix lists one \"Stable CANN\" per release, always a published "
+               f"CANN release, never an alpha / beta / T / weekly build; the nearest one to this toolkit is CANN "
+               f"{nearest} (vllm-ascend {', '.join(users[:4])}). A pre-release's operators and graph mode (torchair) "
+               "may differ from what vllm-ascend was tested on.",
+        evidence={"cann": c[0], "vllm-ascend": va, "nearest_stable_cann": str(nearest)},
+        fix=f"Install a released CANN that a vllm-ascend release lists (CANN {nearest} for vllm-ascend "
+            f"{users[0] if users else 'the matching release'}; see `doctor profiles`).",
+        source=f"{SRC_VA_POLICY}; https://github.com/vllm-project/vllm-ascend/issues/3137")
+
+
 _OLDEST_GUIDE = install_doc("0.7.1rc1")
 
 

@@ -45,7 +45,7 @@ class _AscendVersion:
     """Shared grammar of CANN toolkit and Ascend driver versions; subclasses are not comparable to each other."""
 
     kind = "ascend"
-    __slots__ = ("text", "major", "minor", "precision", "_key")
+    __slots__ = ("text", "major", "minor", "precision", "stage", "_key")
 
     def __init__(self, text: str) -> None:
         if not isinstance(text, str):
@@ -78,6 +78,8 @@ class _AscendVersion:
                 raise InvalidVersion(f"not a {self.kind} version: {text!r}")
             body = (-1,)
             self.precision = 2
+        # alpha / beta / T / weekly / -rc.N builds sort below their release (stage < 0); a series ("8.3") is none
+        self.stage = body[2] if len(body) > 2 else 0
         self._key = (self.major, self.minor, *body, extra)
 
     @classmethod
@@ -90,6 +92,12 @@ class _AscendVersion:
             return cls(text)
         except (InvalidVersion, TypeError):
             return None
+
+    @property
+    def is_prerelease(self) -> bool:
+        """An alpha / beta / T / weekly build or a 9.x "-rc.N", not the release it precedes (8.3.RC1 itself is a
+        release: CANN's RC-era versions are what Ascend publishes)."""
+        return self.stage < 0
 
     @property
     def series(self) -> tuple[int, int]:

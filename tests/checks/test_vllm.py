@@ -415,3 +415,30 @@ def test_documented_stacks_give_no_chip_support_finding():
             fs = []
         assert fs == [], (p.name, [f.title for f in fs])
 
+
+
+def test_a_cann_pre_release_beside_vllm_ascend_is_never_a_stable_cann_of_the_matrix():
+    """vllm-ascend's compatibility matrix names one "Stable CANN" per release, never an alpha / beta / T / weekly
+    build: a pre-release toolkit beside vllm-ascend (its version known or not) is a warning naming the nearest stable
+    CANN; the release itself, or a pre-release without vllm-ascend, says nothing."""
+    from doctor.checks.diagnose import diagnose
+    from doctor.knowledge.matrix import VLLM_ASCEND
+    from doctor.knowledge.versions import CannVersion
+    from doctor.snapshot.model import snapshot_from_dict
+
+    assert not [x for r in VLLM_ASCEND for x in r.cann_versions() if CannVersion(x).is_prerelease]
+
+    def pre(cann: str, va: dict | None) -> list:
+        pk = {"vllm-ascend": va} if va is not None else {"torch-npu": {}}
+        doc = {"schema": "doctor.snapshot/1", "packages": pk, "ascend": {"toolkit": {"version": cann}}}
+        return [f for f in diagnose([(None, snapshot_from_dict(doc), None)]).findings
+                if f.id == "vllm-ascend-cann-prerelease"]
+
+    (f,) = pre("8.3.RC1.alpha002", {})
+    assert f.severity.value == "warning" and f.components == ("cann", "vllm-ascend")
+    assert "8.3.RC1" in f.fix.text and "versioning_policy.md" in f.source
+    (g,) = pre("9.0.0-beta.1", {"version": "0.20.2rc1"})
+    assert g.evidence["nearest_stable_cann"] == "9.0.0"
+    assert pre("8.0.T13", {}) and pre("9.2.0~weekly.20260902.01", {})
+    assert not pre("8.3.RC1", {}) and not pre("9.0.0", {}) and not pre("8.3", {})
+    assert not pre("8.3.RC1.alpha002", None)

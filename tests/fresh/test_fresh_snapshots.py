@@ -191,7 +191,8 @@ def test_the_tenth_snapshot_set_overlaps_no_earlier_set_nor_any_fresh_log_set_no
 def test_the_eleventh_snapshot_set_overlaps_no_earlier_set_nor_any_fresh_log_set_nor_the_corpus():
     """snapshots11 (hmine22, issue 22: vLLM Ascend device, communication and version-mismatch threads) shares no
     thread with snapshots1-10, any fresh log set or the corpus. It is a tuning set: the torch-pin rule for main builds
-    (doctor/checks/vllm.py) cites its vllm-ascend-15035."""
+    (doctor/checks/vllm.py) cites its vllm-ascend-15035, the known-bad row for transformers beside vLLM 0.10.0 its
+    vllm-ascend-2034 and the CANN pre-release check its vllm-ascend-3137."""
     eleventh = load_file(SNAPSHOTS11)
     _overlaps_nothing_before(eleventh, (SNAPSHOTS, SNAPSHOTS2, SNAPSHOTS3, SNAPSHOTS4, SNAPSHOTS5, SNAPSHOTS6,
                                         SNAPSHOTS7, SNAPSHOTS8, SNAPSHOTS9, SNAPSHOTS10))
@@ -209,7 +210,8 @@ def test_the_twelfth_snapshot_set_overlaps_no_earlier_set_nor_any_fresh_log_set_
 def test_the_thirteenth_and_fourteenth_snapshot_sets_overlap_no_earlier_set_nor_the_corpus():
     """snapshots13 and snapshots14 (hmine25 / hmine26, issue 22: version-mismatch threads, mined at the same time)
     share no thread with snapshots1-12, any fresh log set, the corpus, or each other. They are tuning sets: the
-    known-bad row for torch-npu 2.10.0.post4 cites three of snapshots13's threads."""
+    known-bad row for torch-npu 2.10.0.post4 cites three of snapshots13's threads, the transformers 'aimv2' row its
+    vllm-ascend-2046, and the NPU rotary-embedding row snapshots14's transformers-38189."""
     earlier = (SNAPSHOTS, SNAPSHOTS2, SNAPSHOTS3, SNAPSHOTS4, SNAPSHOTS5, SNAPSHOTS6, SNAPSHOTS7, SNAPSHOTS8,
                SNAPSHOTS9, SNAPSHOTS10, SNAPSHOTS11, SNAPSHOTS12)
     _overlaps_nothing_before(load_file(SNAPSHOTS13), earlier)

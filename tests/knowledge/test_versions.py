@@ -93,3 +93,13 @@ def test_ascend_satisfies_reads_each_clause_as_a_version_of_the_same_kind(cls, v
 
     v = (CannVersion if cls == "cann" else DriverVersion)(version)
     assert ascend_satisfies(v, spec) is want
+
+
+def test_a_cann_pre_release_is_an_alpha_beta_t_weekly_or_rc_build_not_an_rc_era_release():
+    from doctor.knowledge.versions import CannVersion
+
+    for pre in ("8.3.RC1.alpha002", "8.0.RC2.alpha003", "8.0.T13", "9.0.0-beta.1", "9.0.0-rc.1", "7.0.1.beta1",
+                "9.2.0~weekly.20260902.01"):
+        assert CannVersion(pre).is_prerelease, pre
+    for rel in ("8.3.RC1", "8.2.RC1", "8.5.0", "9.0.0", "8.5.0.1", "8.3"):
+        assert not CannVersion(rel).is_prerelease, rel

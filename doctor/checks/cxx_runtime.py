@@ -16,8 +16,8 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
-from doctor.checks.facts import env, val, ver
-from doctor.checks.host_facts import _WHEEL_PACKAGES, _least_glibc
+from doctor.checks.facts import env, val
+from doctor.checks.host_facts import least_glibc, stated_wheels
 from doctor.checks.runner import CheckContext, check, skip
 from doctor.report import Finding, finding
 from doctor.snapshot.model import UNKNOWN, known
@@ -99,7 +99,7 @@ def libstdcxx_wheel_policy(ctx: CheckContext) -> Iterator[Finding]:
         skip("the GLIBCXX versions of the loaded libstdc++ are not known")
     arch = val(snap.host, "arch")
     arch = arch if isinstance(arch, str) else None
-    stated = [(n, v) for n in _WHEEL_PACKAGES if (v := ver(snap, n)) and "+" not in v]
+    stated = stated_wheels(snap)
     if not stated:
         return
     from doctor.knowledge.requirements import declared  # only when there is something to judge
@@ -107,7 +107,7 @@ def libstdcxx_wheel_policy(ctx: CheckContext) -> Iterator[Finding]:
     short: list[tuple[tuple[int, int], str, str, tuple[int, int], str]] = []
     for name, v in stated:
         d = declared(name, v)
-        tag = _least_glibc(d, arch) if d is not None else None
+        tag = least_glibc(d, arch) if d is not None else None
         need = policy_cxx(tag, arch) if tag is not None else None
         if need is None or tag is None or d is None:
             continue
@@ -198,7 +198,7 @@ def libstdcxx_present(ctx: CheckContext) -> Iterator[Finding]:
         skip("the libstdc++ the target interpreter loads is not known (python.libstdcxx)")
     if found is not None:
         return  # the loader found one
-    names = [n for n in _WHEEL_PACKAGES if (v := ver(snap, n)) and "+" not in v]
+    names = [n for n, _ in stated_wheels(snap)]
     if not names:
         return
     yield finding(

@@ -31,6 +31,12 @@ MANYLINUX_SOURCE = "https://peps.python.org/pep-0600/"
 _WHEEL_PACKAGES = ("torch", "torch-npu", "vllm", "vllm-ascend", "triton-ascend")
 
 
+def stated_wheels(snap: Any) -> list[tuple[str, str]]:
+    """(name, version) of the stack's packages whose Linux releases are manylinux wheels, as installed or stated; a
+    local build is left out. The glibc and libstdc++ rules judge the same set."""
+    return [(n, v) for n in _WHEEL_PACKAGES if (v := ver(snap, n)) and "+" not in v]
+
+
 def glibc_of(libc: str | None) -> tuple[int, int] | None:
     """`glibc 2.35` (what the probe records) -> (2, 35); None for another C library or an unreadable string."""
     if not isinstance(libc, str):
@@ -108,7 +114,7 @@ def wheel_glibc_check(ctx: CheckContext) -> Iterator[Finding]:
     libc, inferred = host
     if not isinstance(arch, str):
         arch = None  # a bug report names its OS, rarely its machine: then every Linux wheel read must be too new
-    stated = [(n, v) for n in _WHEEL_PACKAGES if (v := ver(snap, n)) and "+" not in v]
+    stated = stated_wheels(snap)
     if not stated:
         return
     # the table loads only when this rule has facts to judge
@@ -116,7 +122,7 @@ def wheel_glibc_check(ctx: CheckContext) -> Iterator[Finding]:
 
     for name, v in stated:
         d = declared(name, v)
-        tagged = _least_glibc(d, arch) if d is not None else None
+        tagged = least_glibc(d, arch) if d is not None else None
         doc = documented_glibc(name, v)
         needs = [(n, w) for n, w in ((tagged, "wheel"), (doc[0] if doc else None, "docs")) if n is not None]
         if not needs:
@@ -158,7 +164,7 @@ def wheel_glibc_check(ctx: CheckContext) -> Iterator[Finding]:
             source=source)
 
 
-def _least_glibc(d: Declared, arch: str | None) -> tuple[int, int] | None:
+def least_glibc(d: Declared, arch: str | None) -> tuple[int, int] | None:
     """The oldest glibc a release installs on: its source wheel's tag for `arch`; with the machine unknown, the
     lowest over every Linux wheel read (the source and its siblings), and None unless each of them is manylinux."""
     source = d.source.rsplit("#", 1)[-1]

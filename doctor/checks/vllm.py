@@ -608,13 +608,21 @@ def vllm_ascend_runtime_env(ctx: CheckContext) -> Iterator[Finding]:
     yield from _v0_engine(snap)
     vl = ver(snap, "vllm")
     vlp = pver(snap, "vllm")
-    if vl is not None and (vlp is None or vlp.is_devrelease) and env_unset(snap, "VLLM_VERSION"):
+    # vllm_version_is() compares vllm.__version__ with packaging's Version and raises on InvalidVersion; a vLLM run from
+    # a tree without its generated _version.py reports "dev". A PEP 440 dev build (0.13.1.dev3+g1234567.empty) parses
+    # and compares (unequal to every release, as a build of main should): nothing to set then, and VLLM_VERSION would
+    # send main's code down a release's compatibility path.
+    if vl is not None and vlp is None and env_unset(snap, "VLLM_VERSION"):
         yield finding(
             "vllm-version-unparseable", "warning", ("vllm", "env"),
             f"vllm reports version {vl!r}, which vllm-ascend cannot compare",
-            detail="vllm-ascend's vllm_version_is() raises InvalidVersion for dev/editable vLLM builds.",
+            detail="vllm-ascend's vllm_version_is() parses vllm.__version__ as a PEP 440 version and raises (\"Invalid vllm "
+                   "version ... found. A dev version of vllm is installed probably\") when it is not one, as with a vLLM "
+                   "source tree whose _version.py was never generated (it then reports \"dev\").",
             evidence={"vllm": vl}, fix="export VLLM_VERSION=<the vLLM release you built, e.g. 0.13.0>",
-            source="https://github.com/vllm-project/vllm-ascend/blob/v0.13.0/docs/source/faqs.md")
+            source="https://github.com/vllm-project/vllm-ascend/blob/v0.13.0/docs/source/faqs.md; "
+                   "https://github.com/vllm-project/vllm-ascend/blob/v0.13.0/vllm_ascend/utils.py; "
+                   "https://github.com/vllm-project/vllm/blob/v0.13.0/vllm/version.py")
 
 
 def _v0_engine(snap: Snapshot) -> Iterator[Finding]:

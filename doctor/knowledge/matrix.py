@@ -118,7 +118,9 @@ VLLM_ASCEND: tuple[VllmAscendRow, ...] = (
     _r("0.11.0", "0.11.0", _P39, "8.3.RC2", "==2.7.1", "==2.7.1", torch_npu_also=("2.7.1.post1",),
        note="requirements.txt (and the PyPI wheel's METADATA) pin torch-npu==2.7.1; the matrix says 2.7.1.post1."),
     _r("0.12.0rc1", "0.12.0", _P310, "8.3.RC2", "==2.8.0", "==2.8.0"),
-    _r("0.13.0rc1", "0.13.0", _P310, "8.3.RC2", "==2.8.0", "==2.8.0"),
+    _r("0.13.0rc1", "0.13.0", _P310, "8.3.RC2", "==2.8.0", "==2.8.0", triton_ascend="3.2.0.dev2025110717",
+       note="requirements.txt pins no triton-ascend; the tag's release notes and its Qwen3-Next / DeepSeek-V3.2 "
+            "tutorials install the dev build 3.2.0.dev2025110717 by hand (docs/source/user_guide/release_notes.md)."),
     _r("0.13.0rc2", "0.13.0", _P310, "8.5.0", "==2.8.0", "==2.8.0", torch_npu_also=("2.8.0.post1",), triton_ascend="3.2.0",
        note="requirements.txt pins torch-npu==2.8.0; the matrix says 2.8.0.post1."),
     _r("0.13.0rc3", "0.13.0", _P310, "8.5.1", "==2.8.0", "==2.8.0.post2", triton_ascend="3.2.0"),

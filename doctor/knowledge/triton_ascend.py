@@ -10,6 +10,7 @@ reported. Release and dev builds the rows do not name are not judged.
 
 from __future__ import annotations
 
+import re
 from typing import NamedTuple
 
 from packaging.version import Version
@@ -59,10 +60,81 @@ def triton_ascend_canns(version: str | None) -> tuple[tuple[str, ...], tuple[str
     return tuple(dict.fromkeys(canns)), tuple(dict.fromkeys(sources))
 
 
-# triton-ascend release -> the chip families its release matrix lists ("Hardware Product: Atlas A2/A3")
-TRITON_ASCEND_CHIPS: dict[str, tuple[str, ...]] = {"3.2.0": ("A2", "A3")}
+# Which chips a triton-ascend release compiles for. triton-ascend hands every kernel to `bishengir-compile
+# --target=<the device's SoC name>` (third_party/ascend/backend/compiler.py), found on PATH: the BiSheng IR compiler
+# of the CANN it runs on (AscendNPU-IR, "ascendnpu-ir-in-cann"), which rejects a SoC it has no target for ("for the
+# --target option: Cannot find option named 'Ascend910B4-1'"). So the SoC list of a release is the `--target` list of
+# the bishengir-compile in the CANN that release is paired with (TRITON_ASCEND_CANN above).
+_AIR = "https://github.com/Ascend/AscendNPU-IR/blob/"
+_AIR_OPTS = "/bishengir/include/bishengir/Tools/bishengir-compile/Options.td"
+# AscendNPU-IR's version table: v1.0.0 -> CANN 8.5.0, v1.1.0 -> CANN 9.0.0, v1.2.0 -> CANN 9.1.0 (Atlas A2/A3; 950 only
+# on other branches)
+SRC_AIR_CANN = (f"{_AIR}a19484940bbf2524379ba6ebab7e510b0ee2222e/"
+                "docs/source/zh_cn/introduction/quick_start/version_compatibility.md")
+SRC_AIR_100 = f"{_AIR}3c20e046df7a54ea209b1177085f73bdc8c3621f{_AIR_OPTS}"  # release/v1.0.0 (2026-01-08)
+SRC_AIR_110 = f"{_AIR}bae4e582ce43fb18eabe55985c75dba133f191ad{_AIR_OPTS}"  # tag v1.1.0
+SRC_AIR_120 = f"{_AIR}8796a8ac1508380d78128427c61ab47d03f05739{_AIR_OPTS}"  # tag v1.2.0
+# the last Options.td before "add 910B2C target support" (f9794f785, 2025-11-24) and "add 910B4-1 target support"
+# (2ef94d5f7, 2025-12-10), both after CANN 8.3.RC2 (2025-11-20, triton-ascend's installation guide)
+SRC_AIR_PRE = f"{_AIR}e4633e70f812b7c483768fdcc850c6077a3727e1{_AIR_OPTS}"
+# vLLM Ascend's Atlas 300I DUO (310P) notes: "Atlas 300I DUO does not support `triton` or `triton-ascend`" (v0.18.0
+# tutorial; v0.23.0 installation guide: "triton / triton-ascend | Not supported | Uninstalled in Dockerfile.310p")
+SRC_VA_310P = ("https://github.com/vllm-project/vllm-ascend/blob/v0.18.0/docs/source/tutorials/hardwares/310p.md; "
+               "https://github.com/vllm-project/vllm-ascend/blob/v0.23.0/docs/source/installation.md; "
+               "https://github.com/triton-lang/triton-ascend/issues/1002")
+
+# bishengir-compile --target names (lower case, without "Ascend"): the A2 and A3 SoCs
+_A2_A3 = ("910b1", "910b2", "910b3", "910b4", "910_9362", "910_9372", "910_9381", "910_9382", "910_9391", "910_9392")
+_A2_A3_NEW = _A2_A3 + ("910b4-1", "910b2c")
+
+# chips no triton-ascend release compiles for at all: no bishengir-compile release has a target for them, vLLM Ascend
+# documents triton / triton-ascend as unsupported there, and triton-ascend's maintainers plan no 310P3 support
+NO_TRITON_FAMILIES = ("310P",)
+
+
+class TritonAscendChips(NamedTuple):
+    versions: tuple[str, ...]  # triton-ascend releases / builds (public versions)
+    families: tuple[str, ...] | None  # chip families its release matrix lists; None: no source lists them
+    socs: tuple[str, ...] | None  # bishengir-compile --target names it compiles for; None: not known per SoC
+    cann: str | None  # the CANN series whose bishengir-compile the SoC list is (the host's CANN decides when known)
+    source: str
+    inferred: str = ""  # what a source does not state outright
+
+
+# one row per release; SoC lists where a source gives them, families otherwise
+TRITON_ASCEND_CHIPS: tuple[TritonAscendChips, ...] = (
+    # 3.2.0rc4 and vLLM Ascend 0.13.0rc1's dev build run CANN 8.3.RC1 / 8.3.RC2's bishengir-compile (the installation
+    # guide; vLLM Ascend's v0.13.0rc1 Qwen3-Next tutorial sources CANN 8.3.RC2's bisheng_toolkit)
+    TritonAscendChips(("3.2.0rc4", "3.2.0.dev2025110717"), None, _A2_A3, "8.3",
+                      f"{SRC_AIR_PRE}; {SRC_TA_INSTALL}; https://github.com/vllm-project/vllm-ascend/issues/5690",
+                      inferred="the target list of CANN 8.3's bishengir-compile is not published: it is read from "
+                               "AscendNPU-IR's source before Ascend910B2C and Ascend910B4-1 were added (2025-11-24 and "
+                               "2025-12-10, after CANN 8.3.RC2), and vLLM Ascend's maintainers fixed 910B4-1 on the "
+                               "v0.13.0rc1 image by moving to the 0.13.0 image (CANN 8.5.0)"),
+    TritonAscendChips(("3.2.0",), ("A2", "A3"), _A2_A3_NEW, "8.5", f"{SRC_TA_RELEASE}; {SRC_AIR_CANN}; {SRC_AIR_100}"),
+    TritonAscendChips(("3.2.1",), None, _A2_A3_NEW, "9.0", f"{SRC_AIR_CANN}; {SRC_AIR_110}"),
+    TritonAscendChips(("3.2.2",), None, _A2_A3_NEW, "9.1", f"{SRC_AIR_CANN}; {SRC_AIR_120}"),
+)
+
+
+def triton_ascend_chip_row(version: str | None) -> TritonAscendChips | None:
+    v = parse_pkg_version(version)
+    if v is None:
+        return None
+    want = Version(v.public)
+    return next((r for r in TRITON_ASCEND_CHIPS if any(Version(x) == want for x in r.versions)), None)
 
 
 def triton_ascend_chips(version: str | None) -> tuple[str, ...] | None:
-    v = parse_pkg_version(version)
-    return TRITON_ASCEND_CHIPS.get(v.public) if v is not None else None
+    """The chip families a release's matrix lists, or None."""
+    r = triton_ascend_chip_row(version)
+    return r.families if r is not None else None
+
+
+def soc_key(name: object) -> str | None:
+    """'Ascend910B4-1' / '910B4-1' / 'ascend910_9382' -> '910b4-1' / '910_9382': a name bishengir-compile's target list
+    could hold (910B<n>[C|-1], 910_93xx, 310P<n>); None for a family or board name ('910B', 'Ascend910', '950DT')."""
+    if not isinstance(name, str):
+        return None
+    n = name.strip().lower().replace(" ", "").removeprefix("ascend")
+    return n if re.fullmatch(r"910b[1-4](c|-1)?|910_93[0-9]{2}|310p[0-9]", n) else None

@@ -65,18 +65,24 @@ def triton_ascend_canns(version: str | None) -> tuple[tuple[str, ...], tuple[str
 # of the CANN it runs on (AscendNPU-IR, "ascendnpu-ir-in-cann"), which rejects a SoC it has no target for ("for the
 # --target option: Cannot find option named 'Ascend910B4-1'"). So the SoC list of a release is the `--target` list of
 # the bishengir-compile in the CANN that release is paired with (TRITON_ASCEND_CANN above).
-_AIR = "https://github.com/Ascend/AscendNPU-IR/blob/"
-_AIR_OPTS = "/bishengir/include/bishengir/Tools/bishengir-compile/Options.td"
+# triton-ascend's NPU backend: get_common_bishengir_compile_options passes `--target=<metadata target arch>`
+SRC_TA_TARGET = ("https://github.com/triton-lang/triton-ascend/blob/8763c3161ad6968eb5e4fc6e7f8f56ece961eec9/"
+                 "third_party/ascend/backend/compiler.py")
 # AscendNPU-IR's version table: v1.0.0 -> CANN 8.5.0, v1.1.0 -> CANN 9.0.0, v1.2.0 -> CANN 9.1.0 (Atlas A2/A3; 950 only
 # on other branches)
-SRC_AIR_CANN = (f"{_AIR}a19484940bbf2524379ba6ebab7e510b0ee2222e/"
+SRC_AIR_CANN = ("https://github.com/Ascend/AscendNPU-IR/blob/a19484940bbf2524379ba6ebab7e510b0ee2222e/"
                 "docs/source/zh_cn/introduction/quick_start/version_compatibility.md")
-SRC_AIR_100 = f"{_AIR}3c20e046df7a54ea209b1177085f73bdc8c3621f{_AIR_OPTS}"  # release/v1.0.0 (2026-01-08)
-SRC_AIR_110 = f"{_AIR}bae4e582ce43fb18eabe55985c75dba133f191ad{_AIR_OPTS}"  # tag v1.1.0
-SRC_AIR_120 = f"{_AIR}8796a8ac1508380d78128427c61ab47d03f05739{_AIR_OPTS}"  # tag v1.2.0
+# bishengir-compile's `--target` values (Options.td, def Target) at release/v1.0.0 (2026-01-08), tags v1.1.0 and v1.2.0
+SRC_AIR_100 = ("https://github.com/Ascend/AscendNPU-IR/blob/3c20e046df7a54ea209b1177085f73bdc8c3621f/"
+               "bishengir/include/bishengir/Tools/bishengir-compile/Options.td")
+SRC_AIR_110 = ("https://github.com/Ascend/AscendNPU-IR/blob/bae4e582ce43fb18eabe55985c75dba133f191ad/"
+               "bishengir/include/bishengir/Tools/bishengir-compile/Options.td")
+SRC_AIR_120 = ("https://github.com/Ascend/AscendNPU-IR/blob/8796a8ac1508380d78128427c61ab47d03f05739/"
+               "bishengir/include/bishengir/Tools/bishengir-compile/Options.td")
 # the last Options.td before "add 910B2C target support" (f9794f785, 2025-11-24) and "add 910B4-1 target support"
 # (2ef94d5f7, 2025-12-10), both after CANN 8.3.RC2 (2025-11-20, triton-ascend's installation guide)
-SRC_AIR_PRE = f"{_AIR}e4633e70f812b7c483768fdcc850c6077a3727e1{_AIR_OPTS}"
+SRC_AIR_PRE = ("https://github.com/Ascend/AscendNPU-IR/blob/e4633e70f812b7c483768fdcc850c6077a3727e1/"
+               "bishengir/include/bishengir/Tools/bishengir-compile/Options.td")
 # vLLM Ascend's Atlas 300I DUO (310P) notes: "Atlas 300I DUO does not support `triton` or `triton-ascend`" (v0.18.0
 # tutorial; v0.23.0 installation guide: "triton / triton-ascend | Not supported | Uninstalled in Dockerfile.310p")
 SRC_VA_310P = ("https://github.com/vllm-project/vllm-ascend/blob/v0.18.0/docs/source/tutorials/hardwares/310p.md; "

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
-from doctor.checks.facts import absent, cann, family, installed, npu_host, pver, val, ver
+from doctor.checks.facts import absent, cann, devices, family, installed, npu_host, pver, val, ver
 from doctor.checks.runner import CheckContext, check, skip
 from doctor.knowledge.known_bad import KNOWN_BAD
 from doctor.knowledge.missing_api import MISSING_APIS
@@ -94,23 +94,20 @@ def triton(ctx: CheckContext) -> Iterator[Finding]:
 
 @check("triton-ascend-release", "packages", findings=("triton-ascend-cann-pairing", "triton-ascend-chip-unsupported"))
 def triton_ascend_release(ctx: CheckContext) -> Iterator[Finding]:
-    """triton-ascend is cut per CANN release and lists the chips it supports: the installed release is documented for
-    this host's CANN series and chip family."""
-    from doctor.knowledge.triton_ascend import SRC_TA_RELEASE, triton_ascend_canns, triton_ascend_chips
+    """triton-ascend is cut per CANN release and compiles for the SoCs its CANN's bishengir-compile knows: the installed
+    release (or, its version unknown, the one the installed vllm-ascend release pins) is documented for this host's CANN
+    series and chip."""
+    from doctor.knowledge.triton_ascend import triton_ascend_canns
 
     snap = ctx.snapshot
     ta, c, fam = ver(snap, "triton-ascend"), cann(snap), family(snap)
-    if ta is None or (c is None and not fam):
-        skip("triton-ascend's version, or both the CANN version and the chip family, are not known")
-    chips = triton_ascend_chips(ta)
-    if chips and fam and fam not in chips:
-        yield finding(
-            "triton-ascend-chip-unsupported", "warning", ("triton-ascend", "npu"),
-            f"triton-ascend {ta} lists Atlas {' / '.join(chips)} as its hardware, this host has {fam} chips",
-            detail="Its release note's compatibility matrix names the hardware products it was released for.",
-            evidence={"triton-ascend": ta, "chip": fam, "supported": list(chips)},
-            fix="Use the triton-ascend release (and CANN) documented for this chip, or run Triton kernels on A2 / A3.",
-            source=SRC_TA_RELEASE)
+    va = ver(snap, "vllm-ascend") if ta is None and installed(snap, "triton-ascend") is not False else None
+    if (ta is None and va is None) or (c is None and not fam):
+        skip("triton-ascend's version (or the vllm-ascend release that pins it), or both the CANN version and the chip "
+             "family, are not known")
+    yield from _triton_ascend_chip(snap, ta, va, c, fam)
+    if ta is None:
+        return
     doc = triton_ascend_canns(ta)
     if c is None or doc is None:
         return
@@ -136,6 +133,86 @@ def triton_ascend_release(ctx: CheckContext) -> Iterator[Finding]:
         fix=f"Install the triton-ascend release paired with CANN {c[0]} (the stack's pin), or the CANN it is paired with.",
         source="; ".join(sources))
 
+
+def _triton_ascend_chip(snap: Snapshot, ta: str | None, va: str | None, c: tuple[str, CannVersion] | None,
+                        fam: str | None) -> Iterator[Finding]:
+    """triton-ascend-chip-unsupported: the host's SoC is not a bishengir-compile target of the CANN the release is paired
+    with (SoC rows), or its family is not in the release matrix (family rows); on 310P no release compiles at all."""
+    from packaging.version import Version
+
+    from doctor.knowledge.matrix import VLLM_ASCEND
+    from doctor.knowledge.triton_ascend import (
+        NO_TRITON_FAMILIES,
+        SRC_TA_TARGET,
+        SRC_VA_310P,
+        TRITON_ASCEND_CHIPS,
+        soc_key,
+        triton_ascend_chip_row,
+    )
+
+    pin = None
+    if ta is None:
+        pub = parse_pkg_version(va)
+        pin = next((r for r in VLLM_ASCEND if pub is not None and r.triton_ascend
+                    and Version(r.version) == Version(pub.public)), None)
+    version = ta if pin is None else pin.triton_ascend
+    row = triton_ascend_chip_row(version)
+    if row is None:
+        return
+    keys: list[str] = []
+    for d in devices(snap) or []:
+        k = next((x for x in (soc_key(val(d, "soc")), soc_key(val(d, "chip"))) if x), None)
+        if k and k not in keys:
+            keys.append(k)
+    no_triton = fam in NO_TRITON_FAMILIES or any(k.startswith("310p") for k in keys)
+    # the SoC list is the bishengir-compile of the CANN the release is paired with: another CANN on the host has its own
+    by_soc = row.socs is not None and bool(keys) and (c is None or ".".join(map(str, c[1].series)) == row.cann)
+    bad = [k for k in keys if row.socs is not None and k not in row.socs] if by_soc else []
+    if not (no_triton or bad or (not by_soc and row.families and fam and fam not in row.families)):
+        return
+    what = (f"the triton-ascend vllm-ascend {va} pins ({version})" if pin is not None else f"triton-ascend {ta}")
+    names = [f"Ascend{k.upper()}" for k in (bad or keys)]
+    host = " / ".join(names) if names else f"{fam} chips"
+    if by_soc and bad:
+        title = (f"{what} compiles for no {host} target: this SoC is not among the bishengir-compile targets of the CANN "
+                 f"{row.cann} it is paired with")
+    else:
+        title = f"{what} does not support this host's {host}" + (
+            "" if no_triton else f": its release matrix lists Atlas {' / '.join(row.families or ())}")
+    others = [r.versions[0] for r in TRITON_ASCEND_CHIPS if r.socs and bad and all(k in r.socs for k in bad)]
+    detail = ("triton-ascend compiles every kernel with `bishengir-compile --target=<this device's SoC>` from the CANN "
+              "it is paired with; a SoC it has no target for fails every Triton kernel (\"for the --target option: "
+              "Cannot find option named ...\"): models and features built on Triton kernels (vllm-ascend's Qwen3-Next / "
+              "Qwen3.5 linear attention, among others) fail, others run.")
+    if not by_soc:
+        detail = ("Its release note's compatibility matrix names the hardware products it was released for; on another "
+                  "chip family its Triton kernels are not supported (models and features built on them fail).")
+    if no_triton:
+        detail = ("No triton-ascend release compiles for the 310P: no bishengir-compile release has a 310P target, "
+                  "vLLM Ascend documents triton / triton-ascend as not supported on the Atlas 300I DUO (installed, they "
+                  "\"may cause unexpected issues\": its Triton code paths run and fail), and triton-ascend's maintainers "
+                  "plan no 310P3 support.")
+    if pin is not None:
+        detail += (f" triton-ascend's version is not known: this judges the build vllm-ascend {va} pins ({pin.source}), "
+                   "as if it is installed.")
+    if row.inferred:
+        detail += f" Inferred: {row.inferred}."
+    if no_triton:
+        fix = "pip uninstall -y triton-ascend (vLLM Ascend runs the 310P without Triton; its 310P images remove it)."
+    elif others:
+        fix = (f"Use triton-ascend {' / '.join(others)} with the CANN it is paired with (their bishengir-compile "
+               f"targets {host}), e.g. the vllm-ascend release whose stack pins it.")
+    else:
+        fix = "Use the triton-ascend release (and CANN) documented for this chip, or run Triton kernels on Atlas A2 / A3."
+    sources = [row.source] + ([SRC_TA_TARGET] if by_soc else []) + ([SRC_VA_310P] if no_triton else []) + ([pin.source] if pin is not None else [])
+    yield finding(
+        "triton-ascend-chip-unsupported", "error" if no_triton and pin is None else "warning", ("triton-ascend", "npu"),
+        title, detail=detail,
+        evidence={"triton-ascend": ta or version, "stand_in_for_vllm_ascend": va if pin is not None else None,
+                  "soc": names or None, "chip_family": fam,
+                  "supported_socs": [f"Ascend{k.upper()}" for k in row.socs] if by_soc and row.socs else None,
+                  "supported_families": list(row.families) if row.families else None, "inferred": row.inferred or None},
+        fix=fix, source="; ".join(sources))
 
 # CANN's Python dependencies as vllm-ascend's installation guide installs them ("pip3 install attrs 'numpy<2.0.0'
 # decorator sympy ..."), up to v0.19.1rc1 (CANN 8.5.1); the commit that moved the guide to CANN 9.0.0 dropped the cap

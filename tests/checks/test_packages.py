@@ -276,21 +276,82 @@ def test_modelscope_1_23_beside_vllm_ascend_0_7_3_is_known_bad():
     assert bad("1.23.0", "0.7.3rc2") and not bad("1.22.0", "0.7.3") and not bad("1.25.0", "0.8.4rc1")
 
 
-def test_triton_ascend_on_a_chip_its_release_matrix_does_not_list():
-    """triton-ascend's release note: 3.2.0's compatibility matrix lists Atlas A2/A3 as its hardware products. On a 310P
-    host it is a warning; on A2, or for a release whose hardware the doctor has not read, nothing."""
+def _ta_chip(pkgs: dict, chip: str | None = None, soc: str | None = None, cann: str | None = None) -> list:
     from doctor.checks.diagnose import diagnose
     from doctor.snapshot.model import snapshot_from_dict
 
-    def run(ta: str, chip: str) -> list:
-        doc = {"schema": "doctor.snapshot/1", "packages": {"triton-ascend": {"version": ta}},
-               "ascend": {"devices": [{"id": 0, "chip": chip}]}}
-        return [f for f in diagnose([(None, snapshot_from_dict(doc), None)]).findings
-                if f.id == "triton-ascend-chip-unsupported"]
+    doc: dict = {"schema": "doctor.snapshot/1", "packages": pkgs}
+    asc: dict = {}
+    if chip or soc:
+        asc["devices"] = [{"id": 0, **({"chip": chip} if chip else {}), **({"soc": soc} if soc else {})}]
+    if cann:
+        asc["toolkit"] = {"version": cann}
+    if asc:
+        doc["ascend"] = asc
+    return [f for f in diagnose([(None, snapshot_from_dict(doc), None)]).findings
+            if f.id == "triton-ascend-chip-unsupported"]
 
-    (f,) = run("3.2.0", "310P3")
+
+def test_triton_ascend_on_a_chip_its_release_matrix_does_not_list():
+    """triton-ascend's release note: 3.2.0's compatibility matrix lists Atlas A2/A3 as its hardware products. On a 950
+    host it is a warning; on A2, or for a release whose hardware the doctor has not read (3.2.1 on 950), nothing."""
+    (f,) = _ta_chip({"triton-ascend": {"version": "3.2.0"}}, "Ascend950PR")
     assert f.severity.value == "warning" and f.components == ("triton-ascend", "npu") and "release_note.md" in f.source
-    assert not run("3.2.0", "910B3") and not run("3.2.2", "310P3")
+    assert "A2 / A3" in f.title
+    assert not _ta_chip({"triton-ascend": {"version": "3.2.0"}}, "910B3")
+    assert not _ta_chip({"triton-ascend": {"version": "3.2.1"}}, "Ascend950PR")
+    assert not _ta_chip({"triton-ascend": {"version": "3.2.0rc2"}}, "Ascend950PR")  # no source read for it
+
+
+def test_triton_ascend_on_a_soc_its_cann_bishengir_has_no_target_for():
+    """triton-ascend compiles with `bishengir-compile --target=<SoC>` of its CANN. AscendNPU-IR's table pairs v1.0.0 /
+    v1.1.0 / v1.2.0 with CANN 8.5.0 / 9.0.0 / 9.1.0 and their Options.td list Ascend910B4-1 and Ascend910B2C; the source
+    before 2025-11-24 (CANN 8.3's time: 3.2.0rc4, vLLM Ascend 0.13.0rc1's dev build) lists neither (inferred, said so)."""
+    (f,) = _ta_chip({"triton-ascend": {"version": "3.2.0rc4"}}, "910B4-1", cann="8.3.RC2")
+    assert f.severity.value == "warning" and "Ascend910B4-1" in f.title and "Inferred" in f.detail
+    assert "AscendNPU-IR/blob/e4633e70f" in f.source and "3.2.0 / 3.2.1 / 3.2.2" in f.fix.text
+    (g,) = _ta_chip({"triton-ascend": {"version": "3.2.0rc4"}}, soc="Ascend910B2C")
+    assert "Ascend910B2C" in g.title
+    for ok in (("3.2.0", "910B4-1", None), ("3.2.1", "910B2C", None), ("3.2.2", "910B4-1", "9.1.0"),
+               ("3.2.0rc4", "910B3", "8.3.RC2"), ("3.2.2", "Ascend910_9382", None),
+               # CANN 8.5.0's bishengir-compile knows 910B4-1: the pairing check speaks, not this one
+               ("3.2.0rc4", "910B4-1", "8.5.0")):
+        assert not _ta_chip({"triton-ascend": {"version": ok[0]}}, ok[1], cann=ok[2]), ok
+    # a board or family name is not a SoC target name: family rules only
+    assert not _ta_chip({"triton-ascend": {"version": "3.2.0rc4"}}, "Ascend910B")
+
+
+def test_triton_ascend_on_310p_is_an_error():
+    """No bishengir-compile release has a 310P target, vLLM Ascend documents triton / triton-ascend as not supported on
+    the Atlas 300I DUO (its Triton paths run and fail), and triton-ascend's maintainers plan no 310P3 support: any
+    release the doctor knows, installed on a 310P, is an error whose fix uninstalls it."""
+    for ta in ("3.2.0", "3.2.1", "3.2.2", "3.2.0rc4"):
+        (f,) = _ta_chip({"triton-ascend": {"version": ta}}, "310P3")
+        assert f.severity.value == "error" and f.components == ("triton-ascend", "npu"), ta
+        assert "pip uninstall -y triton-ascend" in f.fix.text and "hardwares/310p.md" in f.source
+    assert not _ta_chip({"triton-ascend": {"version": "9.9.9"}}, "310P3")  # a release no source names: silent
+
+
+def test_the_triton_ascend_a_vllm_ascend_release_pins_stands_in_when_its_version_is_unknown():
+    """triton-ascend installed without a version (or not listed) beside a known vllm-ascend release: the build that
+    release pins is judged, at warning, saying so (0.13.0rc1: 3.2.0.dev2025110717 from its release notes; 0.17.0rc1:
+    3.2.0 from requirements.txt). A vllm-ascend without a pin, a dev build, or triton-ascend known absent: silent."""
+    (f,) = _ta_chip({"vllm-ascend": {"version": "0.13.0rc1"}, "triton-ascend": {}}, "910B4-1")
+    assert f.severity.value == "warning" and "vllm-ascend 0.13.0rc1 pins (3.2.0.dev2025110717)" in f.title
+    assert "vllm-ascend/tree/v0.13.0rc1" in f.source and f.evidence["stand_in_for_vllm_ascend"] == "0.13.0rc1"
+    (g,) = _ta_chip({"vllm-ascend": {"version": "0.17.0rc1"}}, "310P3")
+    assert g.severity.value == "warning" and "pins (3.2.0)" in g.title  # a stand-in is never an error
+    assert not _ta_chip({"vllm-ascend": {"version": "0.13.0"}, "triton-ascend": {}}, "910B4-1")
+    assert not _ta_chip({"vllm-ascend": {"version": "0.12.0rc1"}, "triton-ascend": {}}, "910B4-1")
+    assert not _ta_chip({"vllm-ascend": {"version": "0.13.1.dev3"}, "triton-ascend": {}}, "910B4-1")
+    assert not _ta_chip({"vllm-ascend": {"version": "0.13.0rc1"}, "triton-ascend": {}})
+    assert not _ta_chip({"vllm-ascend": {}, "triton-ascend": {}}, "910B4-1")
+
+
+def test_an_installed_triton_ascend_version_is_judged_not_the_stand_in():
+    (f,) = _ta_chip({"vllm-ascend": {"version": "0.17.0rc1"}, "triton-ascend": {"version": "3.2.0"}}, "310P3")
+    assert f.severity.value == "error" and f.evidence["stand_in_for_vllm_ascend"] is None
+    assert not _ta_chip({"vllm-ascend": {"version": "0.13.0rc1"}, "triton-ascend": {"version": "3.2.0"}}, "910B4-1")
 
 
 def test_numpy2_with_a_cann_before_9_is_an_error_its_install_steps_cap(tmp_path):

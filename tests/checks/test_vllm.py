@@ -305,8 +305,13 @@ def test_vllm_ascend_is_judged_against_the_triton_ascend_its_release_pins():
     (f,) = run("0.20.2rc1", "3.2.0")
     assert f.severity.value == "warning" and f.components == ("triton-ascend", "vllm-ascend") and "3.2.1" in f.title
     assert run("0.13.0", "3.2.1") and run("0.23.0", "3.2.1")
-    for ok in (("0.13.0", "3.2.0"), ("0.18.0", "3.2.0.dev20260322"), ("0.23.0", "3.2.2"), ("0.11.0", "3.2.0rc4")):
+    for ok in (("0.13.0", "3.2.0"), ("0.18.0", "3.2.0.dev20260322"), ("0.23.0", "3.2.2"), ("0.11.0", "3.2.0rc4"),
+               ("0.13.0rc1", "3.2.0.dev2025110717")):
         assert not run(*ok), ok
+    # 0.13.0rc1's requirements pin none; its release notes and tutorials install the dev build 3.2.0.dev2025110717 by
+    # hand, and a PyPI triton-ascend beside it was unusable (https://github.com/vllm-project/vllm-ascend/issues/5750, a reply)
+    (g,) = run("0.13.0rc1", "3.2.0rc4")
+    assert "3.2.0.dev2025110717" in g.title
 
 
 def test_a_chip_no_vllm_ascend_release_supports_is_judged_without_the_version():

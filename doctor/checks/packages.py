@@ -179,7 +179,8 @@ def _triton_ascend_chip(snap: Snapshot, ta: str | None, va: str | None, c: tuple
     else:
         title = f"{what} does not support this host's {host}" + (
             "" if no_triton else f": its release matrix lists Atlas {' / '.join(row.families or ())}")
-    others = [r.versions[0] for r in TRITON_ASCEND_CHIPS if r.socs and bad and all(k in r.socs for k in bad)]
+    others = [r.versions[0] for r in TRITON_ASCEND_CHIPS
+              if r.socs and not r.inferred and bad and all(k in r.socs for k in bad)]
     detail = ("triton-ascend compiles every kernel with `bishengir-compile --target=<this device's SoC>` from the CANN "
               "it is paired with; a SoC it has no target for fails every Triton kernel (\"for the --target option: "
               "Cannot find option named ...\"): models and features built on Triton kernels (vllm-ascend's Qwen3-Next / "

@@ -118,6 +118,11 @@ TRITON_ASCEND_CHIPS: tuple[TritonAscendChips, ...] = (
                                "2025-12-10, after CANN 8.3.RC2), and vLLM Ascend's maintainers fixed 910B4-1 on the "
                                "v0.13.0rc1 image by moving to the 0.13.0 image (CANN 8.5.0)"),
     TritonAscendChips(("3.2.0",), ("A2", "A3"), _A2_A3_NEW, "8.5", f"{SRC_TA_RELEASE}; {SRC_AIR_CANN}; {SRC_AIR_100}"),
+    # the dev build vLLM Ascend 0.18.0 / 0.19.1rc1 name beside CANN 8.5.1 (their matrix and release notes)
+    TritonAscendChips(("3.2.0.dev20260322",), None, _A2_A3_NEW, "8.5",
+                      f"{SRC_AIR_CANN}; {SRC_AIR_100}; https://github.com/vllm-project/vllm-ascend/tree/v0.18.0",
+                      inferred="the dev build is not in triton-ascend's CANN tables: it is taken to run the CANN 8.5 "
+                               "bishengir-compile of the vLLM Ascend releases that name it (CANN 8.5.1)"),
     TritonAscendChips(("3.2.1",), None, _A2_A3_NEW, "9.0", f"{SRC_AIR_CANN}; {SRC_AIR_110}"),
     TritonAscendChips(("3.2.2",), None, _A2_A3_NEW, "9.1", f"{SRC_AIR_CANN}; {SRC_AIR_120}"),
 )

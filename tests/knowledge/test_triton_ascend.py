@@ -49,7 +49,8 @@ def test_an_inferred_row_says_what_it_infers():
 def test_the_triton_ascend_every_vllm_ascend_release_from_0_13_pins_has_a_chip_row():
     for row in VLLM_ASCEND:
         if row.triton_ascend and Version(row.version) >= Version("0.13.0rc1"):
-            assert triton_ascend_chip_row(row.triton_ascend) is not None, row.version
+            for pin in (row.triton_ascend, *row.triton_ascend_also):
+                assert triton_ascend_chip_row(pin) is not None, (row.version, pin)
 
 
 def test_soc_key_keeps_target_names_only():

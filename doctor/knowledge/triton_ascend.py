@@ -136,12 +136,6 @@ def triton_ascend_chip_row(version: str | None) -> TritonAscendChips | None:
     return next((r for r in TRITON_ASCEND_CHIPS if any(Version(x) == want for x in r.versions)), None)
 
 
-def triton_ascend_chips(version: str | None) -> tuple[str, ...] | None:
-    """The chip families a release's matrix lists, or None."""
-    r = triton_ascend_chip_row(version)
-    return r.families if r is not None else None
-
-
 def soc_key(name: object) -> str | None:
     """'Ascend910B4-1' / '910B4-1' / 'ascend910_9382' -> '910b4-1' / '910_9382': a name bishengir-compile's target list
     could hold (910B<n>[C|-1], 910_93xx, 310P<n>); None for a family or board name ('910B', 'Ascend910', '950DT')."""

@@ -174,7 +174,7 @@ def libstdcxx_system(ctx: CheckContext) -> Iterator[Finding]:
         f"this Python loads {_short(path)} (GLIBCXX_3.4.{here}), older than the host's {_short(sys_path)} "
         f"(GLIBCXX_3.4.{there})",
         detail=("Every C++ extension the process loads gets this older copy (one libstdc++.so.6 per process): native "
-                "code built on this host with its compiler (torch C++ extensions and custom ops, CANN's compiled "
+                "code compiled against the host's own libstdc++ (torch C++ extensions and custom ops, CANN's compiled "
                 f"operators, source builds of apex or MindSpeed's kernels) may reference GLIBCXX_3.4.{there} and fails to "
                 f"import with `version `GLIBCXX_3.4.{there}' not found`."),
         evidence=evidence,

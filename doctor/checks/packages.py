@@ -199,7 +199,8 @@ def _triton_ascend_chip(snap: Snapshot, ta: str | None, va: str | None, c: tuple
     if row.inferred:
         detail += f" Inferred: {row.inferred}."
     if no_triton:
-        fix = "pip uninstall -y triton-ascend (vLLM Ascend runs the 310P without Triton; its 310P images remove it)."
+        fix = ("pip uninstall -y triton-ascend triton (vLLM Ascend runs the 310P without Triton: its 310P image removes "
+               "both; remove a site-packages/triton directory left behind too).")
     elif others:
         fix = (f"Use triton-ascend {' / '.join(others)} with the CANN it is paired with (their bishengir-compile "
                f"targets {host}), e.g. the vllm-ascend release whose stack pins it.")
@@ -260,8 +261,8 @@ def numpy(ctx: CheckContext) -> Iterator[Finding]:
         # neither side of the split is known: a warning (the releases from v0.20.2rc1 on, with CANN 9, accept numpy 2)
         yield finding(
             "numpy2-with-vllm-ascend", "warning", ("numpy", "vllm-ascend"),
-            f"numpy {ver(snap, 'numpy')} with a vllm-ascend whose release is not known: every release up to v0.19.1rc1 "
-            "requires numpy<2.0.0",
+            f"numpy {ver(snap, 'numpy')} with a vllm-ascend whose release is not known: every release from v0.7.3 to "
+            "v0.19.1rc1 requires numpy<2.0.0",
             detail="vllm-ascend's requirements cap numpy<2.0.0 from v0.7.3 to v0.19.1rc1 (the CANN 8.x releases: CANN's "
                    "operator compiler and torch_npu's device init fail with numpy 2, error 500001); from v0.20.2rc1 on "
                    "(CANN 9.0.0) they list plain numpy. Neither the vllm-ascend release nor the CANN version is known "

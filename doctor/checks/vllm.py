@@ -619,7 +619,10 @@ def vllm_ascend_runtime_env(ctx: CheckContext) -> Iterator[Finding]:
             detail="vllm-ascend's vllm_version_is() parses vllm.__version__ as a PEP 440 version and raises (\"Invalid vllm "
                    "version ... found. A dev version of vllm is installed probably\") when it is not one, as with a vLLM "
                    "source tree whose _version.py was never generated (it then reports \"dev\").",
-            evidence={"vllm": vl}, fix="export VLLM_VERSION=<the vLLM release you built, e.g. 0.13.0>",
+            evidence={"vllm": vl},
+            fix="export VLLM_VERSION=<the vLLM release the tree is, e.g. 0.13.0> for a release tree; for a tree of vLLM "
+                "main, reinstall it from its git clone (VLLM_TARGET_DEVICE=empty pip install -e .), which generates "
+                "_version.py, rather than name a release it is not",
             source="https://github.com/vllm-project/vllm-ascend/blob/v0.13.0/docs/source/faqs.md; "
                    "https://github.com/vllm-project/vllm-ascend/blob/v0.13.0/vllm_ascend/utils.py; "
                    "https://github.com/vllm-project/vllm/blob/v0.13.0/vllm/version.py")

@@ -80,9 +80,10 @@ KNOWN_BAD: tuple[KnownBad, ...] = (
     # (https://github.com/verl-project/verl/pull/1924), citing the same PR.
     KnownBad("transformers", ">=4.51.0,<4.53.0", "transformers",
              "on Ascend NPU it maps flash-attn's apply_rotary_emb straight to torch_npu.npu_rotary_mul, which accepts only "
-             "4-D x with sin/cos of the same head dimension, while Qwen2.5-VL and Qwen2.5-Omni pass 2-D sin/cos of half "
-             "of it: those models fail with attn_implementation=\"flash_attention_2\" (other models and sdpa/eager are not "
-             "affected; verl patches Qwen2.5-VL's call on NPU itself)",
+             "4-D x with sin/cos of the same head dimension, while Qwen2.5-VL's vision rotary embedding passes 2-D "
+             "sin/cos of half of it: Qwen2.5-VL (and Qwen2.5-Omni, which the same fix covers) fail with "
+             "attn_implementation=\"flash_attention_2\" (other models and sdpa/eager are not affected; verl patches "
+             "Qwen2.5-VL's call on NPU itself)",
              "4.53.0", "https://github.com/huggingface/transformers/pull/38491; "
              "https://github.com/huggingface/transformers/issues/38189; "
              "https://github.com/huggingface/transformers/blob/v4.51.0/src/transformers/modeling_flash_attention_utils.py; "
@@ -115,7 +116,7 @@ KNOWN_BAD: tuple[KnownBad, ...] = (
              unknown_spec=">=4.54.0,<4.55.0",
              unknown_note="vLLM's version is not known, and no vLLM release from 0.9.0 on supports transformers "
                           "4.54: vLLM 0.9.0-0.9.2 fail at import ('aimv2' is already used by a Transformers config), "
-                          "vLLM 0.10.0 fails to load LoRA adapters (vLLM Ascend's CI pins transformers<4.54.0 for it) and "
+                          "vLLM 0.10.0 may fail to load LoRA adapters (vLLM Ascend's CI pins transformers<4.54.0 for it) and "
                           "vLLM 0.10.1 and later require transformers>=4.55.0; which one applies depends on the vLLM "
                           "release"),
     # vLLM Ascend pinned transformers<4.54.0 "as workaround of" https://github.com/vllm-project/vllm-ascend/issues/2034
@@ -124,7 +125,7 @@ KNOWN_BAD: tuple[KnownBad, ...] = (
     # v0.10.0 (commit 17a430f7), and when main dropped the pin (vLLM main needed >=4.55.0) kept installing
     # transformers<4.54.0 in CI for vLLM v0.10.0 (commit 9260910c). vLLM 0.10.0 declares transformers>=4.53.2.
     KnownBad("transformers", ">=4.54.0", "transformers",
-             "vLLM 0.10.0 fails to load LoRA adapters with it (\"While loading ..., expected target modules in "
+             "vLLM 0.10.0 may fail to load LoRA adapters with it (vLLM Ascend's CI did: \"While loading ..., expected target modules in "
              "['embed_tokens'] but received ...\"): vLLM Ascend pinned transformers<4.54.0 as the workaround and keeps "
              "installing it in CI for vLLM 0.10.0",
              "", "https://github.com/vllm-project/vllm-ascend/issues/2034; "

@@ -63,8 +63,10 @@ def triton_ascend_canns(version: str | None) -> tuple[tuple[str, ...], tuple[str
 # Which chips a triton-ascend release compiles for. triton-ascend hands every kernel to `bishengir-compile
 # --target=<the device's SoC name>` (third_party/ascend/backend/compiler.py), found on PATH: the BiSheng IR compiler
 # of the CANN it runs on (AscendNPU-IR, "ascendnpu-ir-in-cann"), which rejects a SoC it has no target for ("for the
-# --target option: Cannot find option named 'Ascend910B4-1'"). So the SoC list of a release is the `--target` list of
-# the bishengir-compile in the CANN that release is paired with (TRITON_ASCEND_CANN above).
+# --target option: Cannot find option named 'Ascend910B4-1'"). So the SoC list of a release is the A2 / A3 part of the
+# `--target` list of the bishengir-compile in the CANN that release is paired with (TRITON_ASCEND_CANN above): Options.td
+# also registers 950 targets (Ascend910_95xx at v1.0.0, Ascend950PR_* / 950DT_* from v1.1.0), which AscendNPU-IR's
+# pairing table ships on other branches than these CANN releases; 950 hosts are not judged by these rows.
 # triton-ascend's NPU backend: get_common_bishengir_compile_options passes `--target=<metadata target arch>`
 SRC_TA_TARGET = ("https://github.com/triton-lang/triton-ascend/blob/8763c3161ad6968eb5e4fc6e7f8f56ece961eec9/"
                  "third_party/ascend/backend/compiler.py")

@@ -554,8 +554,25 @@ def _chip_label(lines: list[str]) -> Iterator[Fact]:
             yield Fact("ascend.chip", {"a3": "Ascend910_93", "310p": "310P"}[g[1].lower()], i, line)
 
 
+# An OS / platform label line (`系统版本：Ubuntu 22.04 LTS ARM64`, Paddle-Lite#10327; `- OS: Ubuntu 22.04 amd64`) states
+# the arch it names; Debian's names arm64 / amd64 are aarch64 / x86_64. Two arches on one label state none.
+_OS_LABEL = re.compile(r"^[-*•]?\s*(?:os|system|platform|操作系统|系统平台|系统版本|系统|平台)\s*(?:version|版本)?\s*[:：]\s*(?P<v>.+)$",
+                       re.I)
+_OS_ARCH = re.compile(r"(?<![A-Za-z0-9])(x86_64|aarch64|arm64|amd64)(?![A-Za-z0-9])", re.I)
+
+
+def _os_label(lines: list[str]) -> Iterator[Fact]:
+    for i, raw in enumerate(lines, 1):
+        line = raw.strip().strip("`")
+        if not (m := _OS_LABEL.match(line)):
+            continue
+        arches = {{"arm64": "aarch64", "amd64": "x86_64"}.get(a.lower(), a.lower()) for a in _OS_ARCH.findall(m["v"])}
+        if len(arches) == 1:
+            yield Fact("host.arch", arches.pop(), i, line)
+
+
 _READERS = (_collect_env, _pip, _ascend_files, _npu_smi, _named, _tables, _env_command, _printed, _install_names,
-            _chip_label, _env)
+            _chip_label, _os_label, _env)
 
 
 def read_stated(text: str) -> Stated:

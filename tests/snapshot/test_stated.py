@@ -177,3 +177,15 @@ def test_a_chip_named_on_a_label_line_states_the_family_not_a_count():
     table = (FIX / "vllm-ascend-834.txt").read_text()
     doc = read_stated("NPU: 910B4\n" + table).document()
     assert [d["chip"] for d in doc["ascend"]["devices"]] == ["910B3"] and doc["ascend"]["devices"][0]["id"] == 0
+
+
+def test_the_arch_on_an_os_label_line():
+    """`系统版本：Ubuntu 22.04 LTS ARM64` (https://github.com/PaddlePaddle/Paddle-Lite/issues/10327): Debian's arch
+    names (arm64, amd64) are aarch64 and x86_64; read on an OS / platform label only, never in a sentence, and two
+    arches on one label state none."""
+    assert facts("系统版本：Ubuntu 22.04 LTS ARM64\nCANN版本：6.2.RC1\n") == {"host.arch": "aarch64",
+                                                                        "ascend.toolkit": "6.2.RC1"}
+    assert facts("- OS: Ubuntu 22.04 amd64\n") == {"host.arch": "x86_64"}
+    assert facts("编译并生成 PaddleLite for amd64 and arm64 的部署库\n- OS: x86_64 host, aarch64 container\n") == {}
+
+

@@ -597,8 +597,12 @@ def read_stated(text: str) -> Stated:
 
 
 def _unquote(line: str) -> str:
-    """A markdown quote (`> torch  2.7.1`, verl#5468's pasted `pip list`) is rendering, not text; `>>>` is Python's."""
-    return line if line.lstrip().startswith(">>>") else re.sub(r"^\s*(?:>[ \t]?)+", "", line)
+    """A markdown quote (`> torch  2.7.1`, verl#5468's pasted `pip list`) is rendering, not text; `>>>` is Python's.
+    A label in full-width brackets (`- 【Cann-Toolkit】: 7.0.rc1.beta1`, Paddle's template, FastDeploy#2338) is the
+    label without them: the brackets are markup."""
+    if not line.lstrip().startswith(">>>"):
+        line = re.sub(r"^\s*(?:>[ \t]?)+", "", line)
+    return re.sub(r"^(\s*[-*•]?\s*)【([^】\n]{1,40})】", r"\1\2", line)
 
 
 def _same(a: Any, b: Any) -> bool:

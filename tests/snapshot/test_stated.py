@@ -189,3 +189,14 @@ def test_the_arch_on_an_os_label_line():
     assert facts("编译并生成 PaddleLite for amd64 and arm64 的部署库\n- OS: x86_64 host, aarch64 container\n") == {}
 
 
+
+
+def test_a_label_in_full_width_brackets_is_a_label():
+    """Paddle's issue template writes its labels in 【】 (https://github.com/PaddlePaddle/FastDeploy/issues/2338:
+    `- 【Cann-Toolkit】: 7.0.rc1.beta1`, `- 【系统平台】: Linux aarch64(Ubuntu 18.04)`): the brackets are markup, the
+    line is the same `name: version` / OS label a report writes without them."""
+    got = facts("- 【FastDeploy版本】： fastdeploy master\n- 【系统平台】: Linux aarch64(Ubuntu 18.04)\n"
+                "- 【Cann-Toolkit】: 7.0.rc1.beta1\n- 【编译语言】： C++\n")
+    assert got == {"ascend.toolkit": "7.0.rc1.beta1", "host.arch": "aarch64"}
+
+

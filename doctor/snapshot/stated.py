@@ -320,13 +320,21 @@ _NAMED = re.compile(r"^[-*•]?\s*(?P<name>[A-Za-z驱动固件][A-Za-z _.驱动�
                     r"(?P<ver>v?\d[^\s,;，；]*)\s*$", re.I)
 
 
+# CANN's product name written before its version on a label (`- CANN Version: Ascend CANN Toolkit 8.0.RC3`,
+# gpustack#755): skipped for the toolkit only, so `torch: Ascend 2.1.0` still states nothing
+_CANN_PRODUCT = re.compile(r"([:：=]\s*)(?:Ascend[\s-]+)?CANN(?:[\s-]+Toolkit)?[\s-]+(?=v?\d)", re.I)
+
+
 def _named(lines: list[str]) -> Iterator[Fact]:
     for i, raw in enumerate(lines, 1):
         line = raw.strip().strip("`")
-        m = _NAMED.match(line)
+        bare = _CANN_PRODUCT.sub(r"\1", line, count=1)
+        m = _NAMED.match(line) or _NAMED.match(bare)
         if not m:
             continue
         key = _NAMES.get(normalize_name(re.sub(r"\s+", "-", m["name"].strip())))
+        if m.string is bare and bare != line and key != "ascend.toolkit":
+            continue
         if key is not None and (ver := _value(key, m["ver"])):
             yield Fact(key, ver, i, line)
 
@@ -538,8 +546,10 @@ def _env(lines: list[str]) -> Iterator[Fact]:
 # A chip named on a label line: `NPU: 910B2`, `npu 910B2`, `NPU type: Ascend910B`, `NPU型号：910B3`, `芯片: 310P3`
 # (llamafactory-cli env prints `- NPU type: …`). It states the family, not how many NPUs: it becomes a device with
 # no id, used only when no `npu-smi` table states the devices.
-_CHIP_LABEL = re.compile(r"^[-*•]?\s*(?:npu|chip|device|soc|芯片|npu\s*卡?)\s*(?:type|model|name|型号|类型)?\s*[:：=]?\s*"
-                         r"(?:(?:Atlas\s+\S+\s+)?\(?)(?P<chip>(?:Ascend)?(?:910|310|950)[A-Za-z0-9_]*)\)?\s*$", re.I)
+# (`- GPU: Huawei 910B`, gpustack#755: a GPU project's template has no NPU label; the vendor's name may come first)
+_CHIP_LABEL = re.compile(r"^[-*•]?\s*(?:npu|gpu|chip|device|soc|芯片|npu\s*卡?)\s*(?:type|model|name|型号|类型)?\s*[:：=]?\s*"
+                         r"(?:Huawei\s+|华为\s*)?(?:(?:Atlas\s+\S+\s+)?\(?)(?P<chip>(?:Ascend)?(?:910|310|950)[A-Za-z0-9_]*)\)?\s*$",
+                         re.I)
 
 
 def _chip_label(lines: list[str]) -> Iterator[Fact]:

@@ -200,3 +200,16 @@ def test_a_label_in_full_width_brackets_is_a_label():
     assert got == {"ascend.toolkit": "7.0.rc1.beta1", "host.arch": "aarch64"}
 
 
+
+
+def test_cann_named_with_its_product_name_on_a_label_line():
+    """`- CANN Version: Ascend CANN Toolkit 8.0.RC3` and `- GPU: Huawei 910B`
+    (https://github.com/gpustack/gpustack/issues/755): the product's own name before the version, and a chip on
+    the label a GPU project's template has; only CANN's product name is skipped, and a GPU that is not an Ascend
+    chip states nothing."""
+    got = facts("- GPUStack version: v0.4.0\n- OS: official Docker image\n- GPU: Huawei 910B\n"
+                "- CANN Version: Ascend CANN Toolkit 8.0.RC3\n")
+    assert got == {"ascend.toolkit": "8.0.RC3", "ascend.chip": "910B"}
+    assert facts("- GPU: NVIDIA A100 80GB\n- torch version: Ascend 2.1.0\n- CANN: Ascend CANN Toolkit latest\n") == {}
+
+

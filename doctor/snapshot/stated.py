@@ -564,6 +564,36 @@ def _chip_label(lines: list[str]) -> Iterator[Fact]:
             yield Fact("ascend.chip", {"a3": "Ascend910_93", "310p": "310P"}[g[1].lower()], i, line)
 
 
+# A line that only lists pins and a chip, comma-separated (`910B1,python==3.10,transformers==4.51.0`, the whole
+# System Info of transformers#37992): each item is a statement. Every item must be a `name==version` pin or an
+# Ascend chip, so a sentence holding pins and a requirement range (`torch>=2.1`) state nothing.
+_LIST_SEP = re.compile(r"\s*[,，、;；]\s*")
+_LIST_CHIP = re.compile(r"(?:Ascend)?(?:910|310|950)[A-Za-z0-9_]*", re.I)
+
+
+def _pin_list(lines: list[str]) -> Iterator[Fact]:
+    from doctor.knowledge.chips import family_from_name
+
+    for i, raw in enumerate(lines, 1):
+        line = raw.strip().strip("`")
+        items = [x for x in _LIST_SEP.split(line) if x]
+        if len(items) < 2:
+            continue
+        facts: list[Fact] = []
+        for item in items:
+            if _LIST_CHIP.fullmatch(item) and family_from_name(item) is not None:
+                facts.append(Fact("ascend.chip", item, i, line))
+                continue
+            m = _FREEZE.match(item)
+            name = normalize_name(m[1]) if m else ""
+            key = _NAMES.get(name) or f"packages.{name}"
+            if not (m and (ver := _value(key, m[2]))):
+                break
+            facts.append(Fact(key, ver, i, line))
+        else:
+            yield from facts
+
+
 # An OS / platform label line (`系统版本：Ubuntu 22.04 LTS ARM64`, Paddle-Lite#10327; `- OS: Ubuntu 22.04 amd64`) states
 # the arch it names; Debian's names arm64 / amd64 are aarch64 / x86_64. Two arches on one label state none.
 _OS_LABEL = re.compile(r"^[-*•]?\s*(?:os|system|platform|操作系统|系统平台|系统版本|系统|平台)\s*(?:version|版本)?\s*[:：]\s*(?P<v>.+)$",
@@ -582,7 +612,7 @@ def _os_label(lines: list[str]) -> Iterator[Fact]:
 
 
 _READERS = (_collect_env, _pip, _ascend_files, _npu_smi, _named, _tables, _env_command, _printed, _install_names,
-            _chip_label, _os_label, _env)
+            _chip_label, _os_label, _pin_list, _env)
 
 
 def read_stated(text: str) -> Stated:

@@ -213,3 +213,13 @@ def test_cann_named_with_its_product_name_on_a_label_line():
     assert facts("- GPU: NVIDIA A100 80GB\n- torch version: Ascend 2.1.0\n- CANN: Ascend CANN Toolkit latest\n") == {}
 
 
+
+
+def test_a_line_listing_only_pins_and_a_chip_is_read_item_by_item():
+    """`910B1,python==3.10,transformers==4.51.0` (https://github.com/huggingface/transformers/issues/37992, the
+    whole System Info): every item a `name==version` pin or an Ascend chip, so each is a statement; a sentence
+    holding pins (`When torch==2.2.0 and torch-npu==2.2.0 ...`) and a requirement range are not."""
+    assert facts("910B1,python==3.10,transformers==4.51.0\n") == {
+        "ascend.chip": "910B1", "python.version": "3.10", "packages.transformers": "4.51.0"}
+    assert facts("When torch==2.2.0 and torch-npu==2.2.0 and transformers>4.49, the error appears.\n"
+                 "torch>=2.1,torch_npu==2.1.0\npip install torch==2.1.0,torch_npu==2.1.0\n") == {}

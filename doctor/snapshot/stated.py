@@ -548,9 +548,10 @@ def _env(lines: list[str]) -> Iterator[Fact]:
 # (llamafactory-cli env prints `- NPU type: …`). It states the family, not how many NPUs: it becomes a device with
 # no id, used only when no `npu-smi` table states the devices.
 # (`- GPU: Huawei 910B`, gpustack#755: a GPU project's template has no NPU label; the vendor's name may come first)
-_CHIP_LABEL = re.compile(r"^[-*•]?\s*(?:npu|gpu|chip|device|soc|芯片|npu\s*卡?)\s*(?:type|model|name|型号|类型)?\s*[:：=]?\s*"
-                         r"(?:Huawei\s+|华为\s*)?(?:(?:Atlas\s+\S+\s+)?\(?)(?P<chip>(?:Ascend)?(?:910|310|950)[A-Za-z0-9_]*)\)?\s*$",
-                         re.I)
+# (`*   **Hardware:** Huawei Ascend 910B3 (8-card server)`, llama-box#48: a hardware label, a note after the chip)
+_CHIP_LABEL = re.compile(r"^[-*•]?\s*(?:npu|gpu|chip|device|soc|hardware|芯片|硬件|npu\s*卡?)\s*(?:type|model|name|型号|类型)?"
+                         r"\s*[:：=]?\s*(?:Huawei\s+|华为\s*)?(?:Ascend\s+(?=\d))?(?:(?:Atlas\s+\S+\s+)?\(?)"
+                         r"(?P<chip>(?:Ascend)?(?:910|310|950)[A-Za-z0-9_]*)\)?(?:\s+\([^()]*\))?\s*$", re.I)
 
 
 def _chip_label(lines: list[str]) -> Iterator[Fact]:
@@ -643,7 +644,24 @@ def _unquote(line: str) -> str:
     label without them: the brackets are markup."""
     if not line.lstrip().startswith(">>>"):
         line = re.sub(r"^\s*(?:>[ \t]?)+", "", line)
-    return re.sub(r"^(\s*[-*•]?\s*)【([^】\n]{1,40})】", r"\1\2", line)
+    line = re.sub(r"^(\s*[-*•]?\s*)【([^】\n]{1,40})】", r"\1\2", line)
+    return _unmark_label(line)
+
+
+# A label in bold with a note (`*   **NPU Driver Version (from `npu-smi info`):** `24.1.rc3``, llama-box#48): the
+# bold, the parenthesised note before the colon and the backticks around the whole value are markup
+_BOLD_LABEL = re.compile(r"^(\s*[-*•]?\s*)\*\*([^*\n]{1,60}?)\s*([:：]?)\*\*\s*([:：]?)")
+_LABEL_NOTE = re.compile(r"^(\s*[-*•]?\s*[^:：()\n]{1,40}?)\s*\([^()\n]{1,60}\)\s*([:：])")
+_QUOTED_VALUE = re.compile(r"([:：]\s*)`([^`\n]+)`\s*$")
+
+
+def _unmark_label(line: str) -> str:
+    if m := _BOLD_LABEL.match(line):
+        if not (m[3] or m[4]):
+            return line  # bold words, no label
+        line = f"{m[1]}{m[2]}:{line[m.end():]}"
+    line = _LABEL_NOTE.sub(r"\1\2", line, count=1)
+    return _QUOTED_VALUE.sub(r"\1\2", line, count=1)
 
 
 def _same(a: Any, b: Any) -> bool:

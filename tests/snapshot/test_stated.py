@@ -223,3 +223,15 @@ def test_a_line_listing_only_pins_and_a_chip_is_read_item_by_item():
         "ascend.chip": "910B1", "python.version": "3.10", "packages.transformers": "4.51.0"}
     assert facts("When torch==2.2.0 and torch-npu==2.2.0 and transformers>4.49, the error appears.\n"
                  "torch>=2.1,torch_npu==2.1.0\npip install torch==2.1.0,torch_npu==2.1.0\n") == {}
+
+
+def test_a_bold_label_with_a_note_and_a_quoted_value_is_a_label():
+    """`*   **NPU Driver Version (from `npu-smi info`):** `24.1.rc3``, `*   **Hardware:** Huawei Ascend 910B3
+    (8-card server)`, `*   **OS:** Linux aarch64 (Ubuntu 22.04)` (https://github.com/gpustack/llama-box/issues/48):
+    the bold, the label's parenthesised note and the value's backticks are markup around `label: value`; the build
+    names listed below (`llama-box-linux-arm64-cann-8.0.rc2.zip`) state nothing."""
+    got = facts("**Environment Details:**\n\n*   **Hardware:** Huawei Ascend 910B3 (8-card server)\n"
+                "*   **OS:** Linux aarch64 (Ubuntu 22.04)\n*   **NPU Driver Version (from `npu-smi info`):** `24.1.rc3`\n"
+                "*   `llama-box-linux-arm64-cann-8.0.rc2.zip`\n")
+    assert got == {"ascend.chip": "910B3", "host.arch": "aarch64", "ascend.driver": "24.1.rc3"}
+    assert facts("*   **Hardware:** Huawei Ascend 910B3 and 910B4 mixed\n*   **Note (driver):** see 24.1\n") == {}

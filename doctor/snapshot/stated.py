@@ -154,6 +154,8 @@ _COLLECT_ENV = (
     (re.compile(r"^vLLM Ascend Version\s*:\s*(.+)$"), "vllm-ascend"),
 )
 _PY_VERSION = re.compile(r"^Python version\s*:\s*(\d+\.\d+(?:\.\d+)?)\b")
+# `python3 -m sglang.check_env` prints `Python: ` and sys.version (`3.11.15 (main, May 13 2026, ...) [GCC ...]`)
+_PY_SYS_VERSION = re.compile(r"^Python\s*:\s*(3\.\d+\.\d+)\s+\((?:main|default)\b")
 _PY_PLATFORM = re.compile(r"^Python platform\s*:\s*(\S+)")
 _LIBC = re.compile(r"^Libc version\s*:\s*glibc-(\d+\.\d+)\b")
 _OS = re.compile(r"^OS\s*:\s*(.+?)\s*(?:\((x86_64|aarch64)\))?\s*$")
@@ -179,7 +181,7 @@ def _collect_env(lines: list[str]) -> Iterator[Fact]:
             m = rx.match(line)
             if m and (v := _pkg_version(m[1])):
                 yield Fact(f"packages.{name}", v, i, line)
-        if m := _PY_VERSION.match(line):
+        if m := _PY_VERSION.match(line) or _PY_SYS_VERSION.match(line):
             yield Fact("python.version", m[1], i, line)
         elif m := _PY_PLATFORM.match(line):
             yield from _platform(m[1], i, line)
@@ -549,7 +551,9 @@ def _env(lines: list[str]) -> Iterator[Fact]:
 # no id, used only when no `npu-smi` table states the devices.
 # (`- GPU: Huawei 910B`, gpustack#755: a GPU project's template has no NPU label; the vendor's name may come first)
 # (`*   **Hardware:** Huawei Ascend 910B3 (8-card server)`, llama-box#48: a hardware label, a note after the chip)
-_CHIP_LABEL = re.compile(r"^[-*•]?\s*(?:npu|gpu|chip|device|soc|hardware|芯片|硬件|npu\s*卡?)\s*(?:type|model|name|型号|类型)?"
+# (`NPU 0,1,2,3: Ascend910_9362`, sglang.check_env, sglang#27920: the ids of a group of devices, not a count)
+_CHIP_LABEL = re.compile(r"^[-*•]?\s*(?:npu(?:\s+\d+(?:,\d+)*)?|gpu|chip|device|soc|hardware|芯片|硬件|npu\s*卡?)\s*"
+                         r"(?:type|model|name|型号|类型)?"
                          r"\s*[:：=]?\s*(?:Huawei\s+|华为\s*)?(?:Ascend\s+(?=\d))?(?:(?:Atlas\s+\S+\s+)?\(?)"
                          r"(?P<chip>(?:Ascend)?(?:910|310|950)[A-Za-z0-9_]*)\)?(?:\s+\([^()]*\))?\s*$", re.I)
 

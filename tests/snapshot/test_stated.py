@@ -235,3 +235,14 @@ def test_a_bold_label_with_a_note_and_a_quoted_value_is_a_label():
                 "*   `llama-box-linux-arm64-cann-8.0.rc2.zip`\n")
     assert got == {"ascend.chip": "910B3", "host.arch": "aarch64", "ascend.driver": "24.1.rc3"}
     assert facts("*   **Hardware:** Huawei Ascend 910B3 and 910B4 mixed\n*   **Note (driver):** see 24.1\n") == {}
+
+
+
+def test_sglang_check_env_states_python_and_the_chip():
+    """`python3 -m sglang.check_env` (https://github.com/sgl-project/sglang/issues/27920) prints `Python: ` and
+    sys.version, and `NPU 0,1,...: <name>` per group of devices: the interpreter and the chip family (not how many
+    NPUs: a device count rule needs a table); `CANN: Not Available` states nothing."""
+    got = facts("        Python: 3.11.15 (main, May 13 2026, 09:39:24) [GCC 11.4.0]\nNPU available: True\n"
+                "NPU 0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15: Ascend910_9362\nCANN: Not Available\n")
+    assert got == {"python.version": "3.11.15", "ascend.chip": "Ascend910_9362"}
+    assert facts("Python: 3.10 or later is required\n") == {}

@@ -21,11 +21,13 @@ snapshot lacks as unknown, never as absent). The forms read, each from its own s
   installer file named on a label line; the vllm-ascend image tag (the project tags each image with the release it
   installs) on a label, `FROM` or `docker run|pull` line; the firmware `upgrade-tool ... --version` reports; the
   arch an OS / platform label names; a line listing only `name==version` pins and a chip, comma-separated;
+  `python3 -m sglang.check_env`'s `Python:` and `NPU 0,1,...: <chip>` lines;
 - `NAME=value` / `export NAME=value` lines of the variables the stack reads (HCCL_*, ASCEND_*, VLLM_*, LD_LIBRARY_PATH
   ...); `NAME=value command` / `NAME=value \\` prefixes are read for the run they start (the first word), never
   for an install or build command (`VLLM_TARGET_DEVICE=empty pip install .` is a build setting).
 
-A markdown quote marker (`> `) and a label's full-width brackets (`【Cann-Toolkit】:`) are dropped first. Install commands (`pip install x==1.0`, `wget ...run`) are never
+A markdown quote marker (`> `), a label's full-width brackets (`【Cann-Toolkit】:`), its bold (`**OS:**`), a note
+before its colon (`Driver Version (from npu-smi info):`) and backticks around a whole value are dropped first. Install commands (`pip install x==1.0`, `wget ...run`) are never
 read: they say what was asked for, and reports of failed installs are full of them. These forms were added from the
 real-report tier (tests/snapshot/stated_tier.py), whose first run showed them missed.
 

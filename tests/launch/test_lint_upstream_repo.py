@@ -17,8 +17,8 @@ import pytest
 from click.testing import CliRunner
 
 from doctor.cli import cli
+from tests.realworld.upstream import mirror_git_dir
 
-MIRRORS = os.environ.get("DOCTOR_REALWORLD_MIRRORS")
 CONFIGS = Path(os.environ.get("DOCTOR_TEST_VERL_CONFIGS", "/nonexistent"))
 TAGS = ("v0.8.0", "v0.9.0")
 
@@ -44,12 +44,7 @@ KNOWN_BAD_AT = {"v0.9.0": {"examples/sapo_trainer/run_qwen3_8b_fsdp.sh": ("actor
 
 
 def _git_dir() -> Path | None:
-    if not MIRRORS:
-        return None
-    for cand in (Path(MIRRORS) / "verl-project+verl" / "repo", Path(MIRRORS) / "verl-project+verl"):
-        if (cand / "HEAD").is_file():
-            return cand
-    return None
+    return mirror_git_dir("verl-project+verl")
 
 
 def _scripts(git_dir: Path, tag: str) -> list[str]:

@@ -92,26 +92,30 @@ def test_only_vllm_ascend_reads_the_files(tmp_path: Path) -> None:
     assert "vllm_release_tag" not in doc["modules"]["mindspeed"]["git"]
 
 
-def _target(tmp_path: Path, va: Path, vllm_version: str) -> dict[str, Any]:
-    """A throw-away venv: vLLM as fake dist-info (real importlib.metadata reads it), vllm_ascend importable from the
-    checkout through a path line in a .pth (no dist-info, as with a bare clone on the path)."""
+def probe_checkout(tmp_path: Path, va: Path, vllm_version: str) -> dict[str, Any]:
+    """The snapshot of a throw-away venv (made once per tmp_path): vLLM as fake dist-info of `vllm_version` (real
+    importlib.metadata reads it; a previous one is replaced), vllm_ascend importable from the checkout `va` through a
+    path line in a .pth (no dist-info, as with a bare clone on the path). tests/probes/test_gitrepo_anchors_upstream.py
+    runs it on a clone of the real repository."""
     venv = tmp_path / "venv"
-    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True, timeout=120)
+    if not venv.exists():
+        subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True, timeout=120)
     site = next((venv / "lib").glob("python*/site-packages"))
+    for old in site.glob("vllm-*.dist-info"):
+        shutil.rmtree(old)
     make_site_packages(site, {"vllm": vllm_version})
     write(site / "vllm_ascend_src.pth", f"{va}\n")
     env = {**ENV, "HOME": str(tmp_path)}
-    doc, err, _ = run_target_probe(str(venv / "bin" / "python"), environ=env, cwd=str(tmp_path), timeout=60)
+    doc, err, _ = run_target_probe(str(venv / "bin" / "python"), environ=env, cwd=str(tmp_path), timeout=120)
     assert err is None and doc is not None, err
     assert add_git_facts(doc, env) == []
-    parts = to_snapshot_parts(doc)
-    return {"schema": "doctor.snapshot/1", "complete": True, **parts}
+    return {"schema": "doctor.snapshot/1", "complete": True, **to_snapshot_parts(doc)}
 
 
 def test_through_the_real_probe_the_checkouts_release_decides_the_pair(tmp_path: Path) -> None:
     va = tmp_path / "vllm-ascend"
     sha = _checkout(va, b"v0.23.0\n", b"ee0da84ab9e04ac7610e28580af62c365e898389", tag="v0.23.0")
-    d = _target(tmp_path, va, "0.27.1+empty")
+    d = probe_checkout(tmp_path, va, "0.27.1+empty")
     git = d["modules"]["vllm_ascend"]["git"]
     assert (git["vllm_release_tag"], git["commit"]) == ("v0.23.0", sha)
     found = {f.id: f for f in diagnose_dict(d).findings}
@@ -120,13 +124,6 @@ def test_through_the_real_probe_the_checkouts_release_decides_the_pair(tmp_path:
     assert f.source.startswith(f"https://github.com/vllm-project/vllm-ascend/blob/{sha}/.github/vllm-release-tag.commit")
     assert "--branch v0.23.0" in f.fix.text and "VLLM_TARGET_DEVICE=empty" in f.fix.text
     # the same venv with the vLLM the tree names: nothing about the pair
-    site = next((tmp_path / "venv" / "lib").glob("python*/site-packages"))
-    for p in site.glob("vllm-*.dist-info"):
-        shutil.rmtree(p)
-    make_site_packages(site, {"vllm": "0.23.0+empty"})
-    doc, err, _ = run_target_probe(str(tmp_path / "venv" / "bin" / "python"), environ={**ENV, "HOME": str(tmp_path)},
-                                   cwd=str(tmp_path), timeout=60)
-    assert add_git_facts(doc or {}, ENV) == []
-    d = {"schema": "doctor.snapshot/1", "complete": True, **to_snapshot_parts(doc or {})}
+    d = probe_checkout(tmp_path, va, "0.23.0+empty")
     ids = {f.id for f in diagnose_dict(d).findings}
     assert not ids & {"vllm-ascend-vllm-anchor-mismatch", "vllm-ascend-vllm-main-unverified", "vllm-ascend-vllm-mismatch"}

@@ -7,35 +7,20 @@ plain venv whose vLLM is dist-info, is judged by the vLLM its tree names. Skippe
 
 from __future__ import annotations
 
-import os
 import re
 import subprocess
-import sys
 from pathlib import Path
-from typing import Any
 
 import pytest
 
-from doctor.probes.gitrepo import VLLM_ANCHORS, add_git_facts, vllm_anchors
-from doctor.probes.pyenv import run_target_probe, to_snapshot_parts
-from tests.fakes import make_site_packages, write
+from doctor.probes.gitrepo import VLLM_ANCHORS, vllm_anchors
+from tests.fakes import write
+from tests.probes.test_gitrepo_anchors import probe_checkout
+from tests.realworld.upstream import mirror_git_dir
 from tests.stacks import diagnose_dict
 
-MIRRORS = os.environ.get("DOCTOR_REALWORLD_MIRRORS")
-ENV = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "GIT_CONFIG_NOSYSTEM": "1"}
 FIRST = (0, 21, 0)  # v0.21.0rc1
-
-
-def _git_dir() -> Path | None:
-    if not MIRRORS:
-        return None
-    for cand in (Path(MIRRORS) / "vllm-project+vllm-ascend" / "repo", Path(MIRRORS) / "vllm-project+vllm-ascend"):
-        if (cand / "HEAD").is_file():
-            return cand
-    return None
-
-
-GIT_DIR = _git_dir()
+GIT_DIR = mirror_git_dir("vllm-project+vllm-ascend")
 pytestmark = pytest.mark.skipif(GIT_DIR is None, reason="needs $DOCTOR_REALWORLD_MIRRORS/vllm-project+vllm-ascend")
 
 
@@ -75,35 +60,17 @@ def test_every_tag_states_its_vllm_from_v0_21_0rc1_on(tmp_path: Path) -> None:
     assert stated >= 5
 
 
-def _target(tmp_path: Path, va: Path, vllm_version: str) -> dict[str, Any]:
-    venv = tmp_path / "venv"
-    if not venv.exists():
-        subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True, timeout=120)
-    site = next((venv / "lib").glob("python*/site-packages"))
-    for old in site.glob("vllm-*.dist-info"):
-        for p in sorted(old.rglob("*"), reverse=True):
-            p.unlink() if p.is_file() else p.rmdir()
-        old.rmdir()
-    make_site_packages(site, {"vllm": vllm_version})
-    write(site / "vllm_ascend_src.pth", f"{va}\n")
-    env = {**ENV, "HOME": str(tmp_path)}
-    doc, err, _ = run_target_probe(str(venv / "bin" / "python"), environ=env, cwd=str(tmp_path), timeout=120)
-    assert err is None and doc is not None, err
-    assert add_git_facts(doc, env) == []
-    return {"schema": "doctor.snapshot/1", "complete": True, **to_snapshot_parts(doc)}
-
-
 def test_a_real_clone_at_v0_23_0_is_judged_by_the_vllm_its_tree_names(tmp_path: Path) -> None:
     va = tmp_path / "vllm-ascend"
     _git("clone", "-q", "--shared", "--no-checkout", str(GIT_DIR), str(va))
     _git("-c", "advice.detachedHead=false", "checkout", "-q", "v0.23.0", cwd=va)
-    d = _target(tmp_path, va, "0.27.1+empty")
+    d = probe_checkout(tmp_path, va, "0.27.1+empty")
     git = d["modules"]["vllm_ascend"]["git"]
     assert git["tag"] == "v0.23.0" and git["vllm_release_tag"] == "v0.23.0"
     found = {f.id: f for f in diagnose_dict(d).findings}
     f = found["vllm-ascend-vllm-anchor-mismatch"]
     assert f.severity.value == "error" and "v0.23.0" in f.title
     assert "vllm-ascend-vllm-mismatch" not in found  # one verdict per pair
-    d = _target(tmp_path, va, "0.23.0+empty")
+    d = probe_checkout(tmp_path, va, "0.23.0+empty")
     ids = {f.id for f in diagnose_dict(d).findings}
     assert not ids & {"vllm-ascend-vllm-anchor-mismatch", "vllm-ascend-vllm-main-unverified", "vllm-ascend-vllm-mismatch"}

@@ -36,6 +36,15 @@ MIRRORS_ENV = "DOCTOR_REALWORLD_MIRRORS"
 def mirrors_dir() -> Path | None:
     d = os.environ.get(MIRRORS_ENV)
     return Path(d) if d else None
+
+
+def mirror_git_dir(name: str) -> Path | None:
+    """The git directory of the mirror `name` (owner+repo) under $DOCTOR_REALWORLD_MIRRORS (`<name>/repo`, as `fetch`
+    lays it out, or `<name>` itself), or None where there is none (CI)."""
+    d = mirrors_dir()
+    if d is None:
+        return None
+    return next((c for c in (d / name / "repo", d / name) if (c / "HEAD").is_file()), None)
 PYPI = "https://pypi.org/simple"
 # upstream URL -> mirror directory name (owner+repo, as `fetch` names them)
 MIRRORED = {

@@ -548,6 +548,10 @@ def _env(lines: list[str]) -> Iterator[Fact]:
         yield Fact(f"env.{m[1]}", redact_value(m[1], value), i, line)
 
 
+# An Ascend chip's name: 910* / 310* with whatever suffix (910B4-1 too), and 950 only as 950,
+# 950PR / 950DT (and their _NNNN SoCs): a GPU or hardware label with `950M` is NVIDIA's GeForce 950M, not an A5
+_CHIP_NAME = r"(?:(?:910|310)[A-Za-z0-9_]*(?:-1)?|950(?:(?:PR|DT)(?:_[A-Za-z0-9]+)?)?)"
+
 # A chip named on a label line: `NPU: 910B2`, `npu 910B2`, `NPU type: Ascend910B`, `NPU型号：910B3`, `芯片: 310P3`
 # (llamafactory-cli env prints `- NPU type: …`). It states the family, not how many NPUs: it becomes a device with
 # no id, used only when no `npu-smi` table states the devices.
@@ -557,7 +561,7 @@ def _env(lines: list[str]) -> Iterator[Fact]:
 _CHIP_LABEL = re.compile(r"^[-*•]?\s*(?:npu(?:\s+\d+(?:,\d+)*)?|gpu|chip|device|soc|hardware|芯片|硬件|npu\s*卡?)\s*"
                          r"(?:type|model|name|型号|类型)?"
                          r"\s*[:：=]?\s*(?:Huawei\s+|华为\s*)?(?:Ascend\s+(?=\d))?(?:(?:Atlas\s+\S+\s+)?\(?)"
-                         r"(?P<chip>(?:Ascend)?(?:910|310|950)[A-Za-z0-9_]*)\)?(?:\s+\([^()]*\))?\s*$", re.I)
+                         r"(?P<chip>(?:Ascend)?" + _CHIP_NAME + r")\)?(?:\s+\([^()]*\))?\s*$", re.I)
 
 
 def _chip_label(lines: list[str]) -> Iterator[Fact]:
@@ -576,7 +580,7 @@ def _chip_label(lines: list[str]) -> Iterator[Fact]:
 # System Info of transformers#37992): each item is a statement. Every item must be a `name==version` pin or an
 # Ascend chip, so a sentence holding pins and a requirement range (`torch>=2.1`) state nothing.
 _LIST_SEP = re.compile(r"\s*[,，、;；]\s*")
-_LIST_CHIP = re.compile(r"(?:Ascend)?(?:910|310|950)[A-Za-z0-9_]*", re.I)
+_LIST_CHIP = re.compile(r"(?:Ascend)?" + _CHIP_NAME, re.I)
 
 
 def _pin_list(lines: list[str]) -> Iterator[Fact]:

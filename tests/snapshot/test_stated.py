@@ -189,8 +189,6 @@ def test_the_arch_on_an_os_label_line():
     assert facts("编译并生成 PaddleLite for amd64 and arm64 的部署库\n- OS: x86_64 host, aarch64 container\n") == {}
 
 
-
-
 def test_a_label_in_full_width_brackets_is_a_label():
     """Paddle's issue template writes its labels in 【】 (https://github.com/PaddlePaddle/FastDeploy/issues/2338:
     `- 【Cann-Toolkit】: 7.0.rc1.beta1`, `- 【系统平台】: Linux aarch64(Ubuntu 18.04)`): the brackets are markup, the
@@ -198,8 +196,6 @@ def test_a_label_in_full_width_brackets_is_a_label():
     got = facts("- 【FastDeploy版本】： fastdeploy master\n- 【系统平台】: Linux aarch64(Ubuntu 18.04)\n"
                 "- 【Cann-Toolkit】: 7.0.rc1.beta1\n- 【编译语言】： C++\n")
     assert got == {"ascend.toolkit": "7.0.rc1.beta1", "host.arch": "aarch64"}
-
-
 
 
 def test_cann_named_with_its_product_name_on_a_label_line():
@@ -213,6 +209,14 @@ def test_cann_named_with_its_product_name_on_a_label_line():
     assert facts("- GPU: NVIDIA A100 80GB\n- torch version: Ascend 2.1.0\n- CANN: Ascend CANN Toolkit latest\n") == {}
 
 
+def test_a_950_chip_is_950_950pr_or_950dt_only_and_910b4_1_is_one_name():
+    """A GPU / hardware label opens the door to other vendors' names: `950M` is NVIDIA's GeForce 950M, not an Ascend
+    950, so a 950 name is 950, 950PR / 950DT or their _NNNN SoCs; 910B4-1 (a real A2 SoC) is one chip name."""
+    for line in ("GPU: 950M", "NPU: 950M", "Hardware: 950M (laptop)", "950M,python==3.10"):
+        assert "ascend.chip" not in facts(line + "\n"), line
+    assert facts("NPU: Ascend950PR\n") == {"ascend.chip": "Ascend950PR"}
+    assert facts("NPU: Ascend950PR_9579\n") == {"ascend.chip": "Ascend950PR_9579"}
+    assert facts("NPU: 910B4-1\n") == {"ascend.chip": "910B4-1"}
 
 
 def test_a_line_listing_only_pins_and_a_chip_is_read_item_by_item():
@@ -235,7 +239,6 @@ def test_a_bold_label_with_a_note_and_a_quoted_value_is_a_label():
                 "*   `llama-box-linux-arm64-cann-8.0.rc2.zip`\n")
     assert got == {"ascend.chip": "910B3", "host.arch": "aarch64", "ascend.driver": "24.1.rc3"}
     assert facts("*   **Hardware:** Huawei Ascend 910B3 and 910B4 mixed\n*   **Note (driver):** see 24.1\n") == {}
-
 
 
 def test_sglang_check_env_states_python_and_the_chip():

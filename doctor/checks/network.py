@@ -107,13 +107,19 @@ def hccl_exec_timeout(ctx: CheckContext) -> Iterator[Finding]:
             source=SRC_HCCL_EXEC_TIMEOUT)
 
 
+def _listening_ports(snap: Any) -> list[int]:
+    """The TCP ports listening on the host (network.listening_ports); the check skips when they were not collected."""
+    ports = val(snap.network, "listening_ports")
+    if not isinstance(ports, list):
+        skip("the listening ports are not in the snapshot")
+    return ports
+
+
 @check("hccl-ports", "network", findings=("hccl-port-in-use",))
 def hccl_ports(ctx: CheckContext) -> Iterator[Finding]:
     """Nothing else listens on HCCL's host ports (HCCL_IF_BASE_PORT .. +15, default 60000)."""
     snap = ctx.snapshot
-    ports = val(snap.network, "listening_ports")
-    if not isinstance(ports, list):
-        skip("the listening ports are not in the snapshot")
+    ports = _listening_ports(snap)
     raw = env(snap, "HCCL_IF_BASE_PORT")
     if raw is None and not env_unset(snap, "HCCL_IF_BASE_PORT"):
         skip("HCCL_IF_BASE_PORT is not in the snapshot, so HCCL's port range is not known")
@@ -486,9 +492,7 @@ def _free_port(ports: list[int], start: int) -> int:
 def ray_head_port(ctx: CheckContext) -> Iterator[Finding]:
     """Ray's default head port (6379) is free for `ray start --head`, unless this host's own Ray head holds it."""
     snap = ctx.snapshot
-    ports = val(snap.network, "listening_ports")
-    if not isinstance(ports, list):
-        skip("the listening ports are not in the snapshot")
+    ports = _listening_ports(snap)
     if absent(snap, "ray"):
         skip("ray is not installed")
     ray = _ray(snap)
@@ -596,9 +600,7 @@ def ray_address(ctx: CheckContext) -> Iterator[Finding]:
     ep = ray_endpoint(raw)
     if ep is None or _on_this_host(snap, ep[0]) is not True:
         return  # auto / local / a dashboard URL, or a head elsewhere this host cannot see
-    ports = val(snap.network, "listening_ports")
-    if not isinstance(ports, list):
-        skip("the listening ports are not in the snapshot")
+    ports = _listening_ports(snap)
     if ep[1] in ports:
         return
     recorded = _ray(snap).get("current_cluster")

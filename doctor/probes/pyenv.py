@@ -72,12 +72,14 @@ def _libstdcxx(v: Any) -> Any:
         return None
     if not isinstance(v, dict):
         return _ABSENT
-    out: dict[str, Any] = {k: v[k] for k in _CXX_KEYS if k in v and (v[k] is None or isinstance(v[k], str))}
+
+    def file_facts(d: dict[str, Any]) -> dict[str, Any]:
+        return {k: d[k] for k in _CXX_KEYS if k in d and (d[k] is None or isinstance(d[k], str))}
+
+    out = file_facts(v)
     system = v.get("system", _ABSENT)
-    if system is None:
-        out["system"] = None
-    elif isinstance(system, dict):
-        out["system"] = {k: system[k] for k in _CXX_KEYS if k in system and (system[k] is None or isinstance(system[k], str))}
+    if system is None or isinstance(system, dict):
+        out["system"] = None if system is None else file_facts(system)
     return out
 
 

@@ -29,6 +29,7 @@ AREA_MODULES: tuple[str, ...] = (
     "doctor.checks.packages",
     "doctor.checks.declared",
     "doctor.checks.later_bounds",
+    "doctor.checks.yanked",
     "doctor.checks.host_facts",
     "doctor.checks.cxx_runtime",
     "doctor.checks.limits",

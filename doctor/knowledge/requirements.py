@@ -10,23 +10,29 @@ InputError naming the file and the key (exit 2) when it is read.
 
 Layout (`layout()` builds it from the refresh tool's whole document, so the writer and this reader share it):
     index.json      {"schema": "doctor.requirements-index/1", "read": "YYYY-MM-DD",
-                     "projects": {"<PEP 503 name>": {"releases": <count>, "newest": "<version>" | null}}}
+                     "projects": {"<PEP 503 name>": {"releases": <count>, "newest": "<version>" | null,
+                                                     "yanked": {"<version>": "<reason>", ...}}}}
     <name>.json     {"schema": "doctor.requirements-project/1", "read": "YYYY-MM-DD", "project": "<name>",
                      "releases": {"<version as PyPI lists it>": {
                          "requires_python": str | null, "requires_dist": [str, ...], "uploaded": "YYYY-MM-DD",
                          "source": "https://pypi.org/project/<p>/<v>/#<file the metadata was read from>",
                          "wheels": ["<sibling wheel declaring the same>", ...],
-                         "files": ["<wheel tag: python-abi-platform>" | "sdist", ...]}},
+                         "files": ["<wheel tag: python-abi-platform>" | "sdist", ...],
+                         "yanked": "<the maintainers' reason, or \"\">"}},
                      "unstated": ["<version>", ...]}
 `wheels` (optional) names the release's other Linux wheels that were read and declare exactly the same: the row
 applies to their Pythons and machines too.
 `files` (optional; tables before it stay valid) lists what the release publishes for Linux hosts: the tag triple
 of each Linux or pure wheel (`cp310-cp310-manylinux_2_17_x86_64`, `py3-none-any`) and "sdist" when it has a source
 archive; `Declared.installable` answers from it whether pip can install the release for a Python and machine.
+`yanked` (optional) is there only for a release PyPI lists as yanked (PEP 592: every file yanked, so pip picks it
+only for an exact pin), with the reason its maintainers gave ("" when none). The index repeats the project's
+yanked releases (`yanked`, left out when there are none) so a live check asks about an installed release without
+reading the project's file.
 `unstated` (optional) lists the releases the size policy keeps whose only file is an sdist that does not state its
 requirements (PKG-INFO before Metadata-Version 2.2: older deepspeed and flash-attn): nothing can be said about
 them, and the refresh must not report them as missing from the table.
-A project's file must agree with the index (same read date, release count and newest release): the index is a
+A project's file must agree with the index (same read date, release count, newest release and yanked releases): the index is a
 summary of the files, never a second source, and a copy mixing files of two refreshes is refused.
 
 The refresh tool's whole document (schema "doctor.requirements/1": {"schema", "read", "projects": {name:
@@ -59,7 +65,7 @@ PROJECT_SCHEMA = "doctor.requirements-project/1"
 DIR = "requirements"  # inside the knowledge directory
 INDEX = "index.json"
 _ENTRY = {"requires_python", "requires_dist", "uploaded", "source"}
-_ENTRY_OPTIONAL = {"wheels", "files"}
+_ENTRY_OPTIONAL = {"wheels", "files", "yanked"}
 SDIST = "sdist"  # a `files` entry: the release publishes a source archive
 
 
@@ -72,6 +78,7 @@ class Declared(NamedTuple):
     uploaded: str = ""
     wheels: tuple[str, ...] = ()  # siblings of the source wheel read and found to declare the same
     files: tuple[str, ...] = ()  # what the release publishes for Linux: wheel tag triples and "sdist"; () unknown
+    yanked: str | None = None  # PyPI yanked the release: the maintainers' reason ("" none given); None not yanked
 
     def installable(self, python: str | None, arch: str | None) -> str:
         """What pip finds among the release's published files for an interpreter `python` (X.Y[.Z]) on `arch`:
@@ -139,10 +146,22 @@ class Declared(NamedTuple):
 
 
 class ProjectSummary(NamedTuple):
-    """A project's line of the index: how many releases its file holds and the newest of them."""
+    """A project's line of the index: how many releases its file holds, the newest of them, and the yanked ones
+    (version -> reason, in version order)."""
 
     releases: int
     newest: str | None
+    yanked: tuple[tuple[str, str], ...] = ()
+
+
+def summary_of(releases: Mapping[str, Any]) -> ProjectSummary:
+    """A project's index line from its releases (Declared or the refresh tool's entries): the one definition the
+    writer and the agreement check use."""
+    def reason(d: Any) -> str | None:
+        return d.get("yanked") if isinstance(d, Mapping) else d.yanked
+
+    yanked = sorted(((k, r) for k, d in releases.items() if (r := reason(d)) is not None), key=lambda kv: Version(kv[0]))
+    return ProjectSummary(len(releases), newest_of(releases), tuple(yanked))
 
 
 def newest_of(versions: Iterable[str]) -> str | None:
@@ -199,6 +218,16 @@ class RequirementsTable:
         """The kept releases of `project` whose published metadata states no requirements (an old sdist)."""
         name = _normalize(project)
         return self._projects.table(name).unstated if name in self.index else frozenset()
+
+    def yanked(self, project: str, version: str) -> str | None:
+        """Why PyPI yanked this release of `project` ("" when no reason was given), None when it did not or the
+        table does not hold the release (from the index: no project file is read). A local version label
+        (`2.8.0+cpu`) is another build than PyPI's and never matches."""
+        s = self.index.get(_normalize(project))
+        if not s or not s.yanked or "+" in version:
+            return None
+        v = parse_pkg_version(version)
+        return next((r for k, r in s.yanked if k == version or (v is not None and Version(k) == v)), None)
 
     def newest(self, project: str) -> str | None:
         """The newest release the table holds for `project` (from the index: no project file is read)."""
@@ -321,8 +350,11 @@ def _releases(v: Validator, rels: Any, path: str) -> Mapping[str, Declared]:
         bad = next((f for f in files if f != SDIST and not _tag_set(f)), None)
         if bad is not None:
             raise v.fail(f"{q}.files", f"not a wheel tag (python-abi-platform) or \"{SDIST}\": {bad!r}")
+        yanked = t.get("yanked")
+        if yanked is not None and not isinstance(yanked, str):
+            raise v.fail(f"{q}.yanked", f"must be the reason PyPI lists (a string, \"\" when none), got {yanked!r}")
         out[ver] = Declared(rp, rd, v.url(t["source"], f"{q}.source"), v.date(t["uploaded"], f"{q}.uploaded"), wheels,
-                            files)
+                            files, yanked)
     return MappingProxyType(out)
 
 
@@ -357,17 +389,22 @@ def parse_requirements(data: Any, source: str) -> RequirementsTable:
         if name not in projects:
             raise v.fail(f"unstated.{name}", "is not a project of the table")
     tables = {p: ProjectTable(r, _unstated(v, unstated.get(p), r, f"unstated.{p}")) for p, r in projects.items()}
-    index = {p: ProjectSummary(len(r), newest_of(r)) for p, r in projects.items()}
+    index = {p: summary_of(r) for p, r in projects.items()}
     return RequirementsTable(read, index, tables.__getitem__, source)
 
 
 def layout(doc: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
     """The files of the requirements directory for a whole document `parse_requirements` accepted: the index
-    (read date, per project its release count and newest release) and one file per project."""
+    (read date, per project its release count, newest release and yanked releases) and one file per project."""
     projects = doc["projects"]
+
+    def line(rels: Mapping[str, Any]) -> dict[str, Any]:
+        s = summary_of(rels)
+        return {"releases": s.releases, "newest": s.newest, **({"yanked": dict(s.yanked)} if s.yanked else {})}
+
     files: dict[str, dict[str, Any]] = {INDEX: {
         "schema": INDEX_SCHEMA, "read": doc["read"],
-        "projects": {p: {"releases": len(r), "newest": newest_of(r)} for p, r in sorted(projects.items())}}}
+        "projects": {p: line(r) for p, r in sorted(projects.items())}}}
     unstated = doc.get("unstated") or {}
     for p, rels in sorted(projects.items()):
         files[f"{p}.json"] = {"schema": PROJECT_SCHEMA, "read": doc["read"], "project": p, "releases": rels}
@@ -394,14 +431,18 @@ def parse_index(data: Any, source: str) -> tuple[str, dict[str, ProjectSummary]]
     for name, e in t["projects"].items():
         p = f"projects.{name}"
         _project_name(v, name, p)
-        s = v.keys(e, {"releases", "newest"}, p, required=("releases", "newest"))
+        s = v.keys(e, {"releases", "newest", "yanked"}, p, required=("releases", "newest"))
         n = s["releases"]
         if not isinstance(n, int) or isinstance(n, bool) or n < 0:
             raise v.fail(f"{p}.releases", f"must be a count of releases, got {n!r}")
         newest = None if s["newest"] is None else v.version(s["newest"], f"{p}.newest")
         if (newest is None) != (n == 0):
             raise v.fail(f"{p}.newest", "must be null exactly when the project has no releases")
-        index[name] = ProjectSummary(n, newest)
+        y = s.get("yanked") or {}
+        if not isinstance(y, dict) or not all(isinstance(r, str) for r in y.values()):
+            raise v.fail(f"{p}.yanked", "must be an object of version -> reason")
+        yanked = sorted(((v.version(k, f"{p}.yanked.{k}"), r) for k, r in y.items()), key=lambda kv: Version(kv[0]))
+        index[name] = ProjectSummary(n, newest, tuple(yanked))
     return read, index
 
 
@@ -416,10 +457,11 @@ def parse_project(data: Any, source: str, name: str, read: str, summary: Project
     if t["project"] != name:
         raise v.fail("project", f"is {t['project']!r}, but the file is {name}.json")
     rels = _releases(v, t["releases"], "releases")
-    got = ProjectSummary(len(rels), newest_of(rels))
+    got = summary_of(rels)
     if got != summary:
-        raise v.fail("releases", f"{got.releases} releases, newest {got.newest}, but {INDEX} says {summary.releases}, "
-                                 f"newest {summary.newest}: the index and this file disagree")
+        raise v.fail("releases", f"{got.releases} releases, newest {got.newest}, yanked {dict(got.yanked)}, but {INDEX} "
+                                 f"says {summary.releases}, newest {summary.newest}, yanked {dict(summary.yanked)}: the "
+                                 f"index and this file disagree")
     return ProjectTable(rels, _unstated(v, t.get("unstated"), rels, "unstated"))
 
 

@@ -51,6 +51,7 @@ def test_lookup_by_public_version_and_unknowns() -> None:
     (lambda d: d.update(unstated={"torch-npu": ["2.14.0"]}), "unstated.torch-npu.2.14.0"),
     (lambda d: d.update(unstated={"torch-npu": "2.13.0"}), "unstated.torch-npu"),
     (lambda d: d.update(unstated={"deepspeed": ["0.12.6"]}), "unstated.deepspeed"),
+    (lambda d: d["projects"]["torch-npu"]["2.14.0"].update(yanked=True), "projects.torch-npu.2.14.0.yanked"),
 ])
 def test_malformed_table_names_file_and_key(mutate, where) -> None:
     d = json.loads(json.dumps(GOOD))
@@ -112,6 +113,7 @@ def test_a_projects_file_is_read_and_validated_only_when_that_project_is_asked_f
     (lambda f: f.update(read="2027-01-01"), "read", "different refreshes"),
     (lambda f: f.update(project="torch"), "project", "the file is torch-npu.json"),
     (lambda f: f.update(schema="doctor.requirements/1"), "schema", "unsupported schema"),
+    (lambda f: f["releases"]["2.14.0"].update(yanked="broken"), "releases", "the index and this file disagree"),
 ])
 def test_a_project_file_that_disagrees_with_the_index_is_refused(tmp_path, mutate, where, reason) -> None:
     d = _write(tmp_path / "r", GOOD)
@@ -121,6 +123,33 @@ def test_a_project_file_that_disagrees_with_the_index_is_refused(tmp_path, mutat
     with pytest.raises(InputError) as e:
         req.read_dir(str(d)).declared("torch-npu", "2.14.0")
     assert str(e.value).startswith(f"{d / 'torch-npu.json'}: {where}: ") and reason in str(e.value)
+
+
+def test_yanked_releases_are_answered_from_the_index_without_reading_a_projects_file(tmp_path) -> None:
+    # `doctor check` asks about every installed release: the index holds the yanked ones, so a live check reads no
+    # project file unless a release was yanked
+    doc = json.loads(json.dumps(GOOD))
+    rows = doc["projects"]["torch-npu"]
+    rows["2.13.0"] = {**rows["2.14.0"], "yanked": "Contains an incorrect torch dependency"}
+    rows["2.12.0"] = {**rows["2.14.0"], "yanked": ""}
+    d = _write(tmp_path / "r", doc)
+    index = json.loads((d / "index.json").read_text())["projects"]["torch-npu"]
+    assert index["yanked"] == {"2.12.0": "", "2.13.0": "Contains an incorrect torch dependency"}
+    (d / "torch-npu.json").unlink()
+    t = req.read_dir(str(d))
+    assert t.yanked("Torch_NPU", "2.13.0") == "Contains an incorrect torch dependency"
+    assert t.yanked("torch-npu", "2.13") == "Contains an incorrect torch dependency"  # the same version, spelt short
+    assert t.yanked("torch-npu", "2.12.0") == ""  # yanked without a reason
+    assert t.yanked("torch-npu", "2.14.0") is None and t.yanked("torch-npu", "2.13.0+cpu") is None
+    assert t.yanked("nope", "1.0") is None and t.yanked("torch-npu", "not a version") is None
+    with pytest.raises(InputError, match="cannot read"):
+        t.declared("torch-npu", "2.14.0")  # the file was never read before this
+    bad = json.loads((d / "index.json").read_text())
+    bad["projects"]["torch-npu"]["yanked"] = ["2.13.0"]
+    (d / "index.json").write_text(json.dumps(bad))
+    with pytest.raises(InputError) as e:
+        req.read_dir(str(d))
+    assert str(e.value).startswith(f"{d / 'index.json'}: projects.torch-npu.yanked: ")
 
 
 def test_the_packaged_index_and_every_project_file_agree_and_the_knowledge_line_says_the_same() -> None:

@@ -1,5 +1,6 @@
-"""An Http for tools.refresh_knowledge.pypi that replays responses recorded from pypi.org on 2026-12-03
-(tests/tools/pypi_recorded/: the project JSON, trimmed to a few releases, and each release's METADATA headers).
+"""An Http for tools.refresh_knowledge.pypi that replays responses recorded from pypi.org on 2026-12-03 (einops, whose
+0.6.2rc0 PyPI lists as yanked: 2026-12-05) (tests/tools/pypi_recorded/: the project JSON, trimmed to a few releases,
+and each release's METADATA headers).
 Wheels and sdists are rebuilt around the recorded METADATA, so the byte-range and tar readers run for real."""
 
 from __future__ import annotations

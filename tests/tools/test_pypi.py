@@ -147,6 +147,32 @@ def test_each_release_records_the_files_it_publishes_for_linux_and_files_only_ke
     assert again.declared("torch-npu", "2.14.0") == d
 
 
+def test_a_yanked_release_keeps_its_row_with_the_maintainers_reason_and_the_index_repeats_it(tmp_path, capsys) -> None:
+    """einops 0.6.2rc0 as PyPI lists it: every file yanked, reason "0.6.2 cancelled in favor of 0.7.0"."""
+    rels = {r.version: r for r in pypi.releases("einops", RecordedPyPI())}
+    assert rels["0.6.2rc0"].yanked and rels["0.6.2rc0"].yanked_reason == "0.6.2 cancelled in favor of 0.7.0"
+    assert not rels["0.7.0"].yanked and rels["0.7.0"].yanked_reason == ""
+    out = tmp_path / "requirements"
+    assert pypi.main(["--out", str(out), "--project", "einops"], http=RecordedPyPI()) == 0, capsys.readouterr().err
+    index = json.loads((out / "index.json").read_text())
+    assert index["projects"]["einops"]["yanked"] == {"0.6.2rc0": "0.6.2 cancelled in favor of 0.7.0"}
+    t = read_dir(str(out))
+    assert t.yanked("einops", "0.6.2rc0") == "0.6.2 cancelled in favor of 0.7.0"
+    assert t.yanked("einops", "0.7.0") is None and t.yanked("einops", "0.6.2rc0+local") is None
+    d = t.declared("einops", "0.6.2rc0")
+    assert d is not None and d.yanked == "0.6.2 cancelled in favor of 0.7.0" and d.requires_python == ">=3.8"
+    # --files-only re-reads the flag with the files (a release yanked after the table was written gets it)
+    doc = json.loads((out / "einops.json").read_text())
+    del doc["releases"]["0.6.2rc0"]["yanked"]
+    (out / "einops.json").write_text(json.dumps(doc))
+    idx = json.loads((out / "index.json").read_text())
+    del idx["projects"]["einops"]["yanked"]
+    (out / "index.json").write_text(json.dumps(idx))
+    assert read_dir(str(out)).yanked("einops", "0.6.2rc0") is None
+    assert pypi.main(["--out", str(out), "--files-only"], http=RecordedPyPI()) == 0, capsys.readouterr().err
+    assert read_dir(str(out)).yanked("einops", "0.6.2rc0") == "0.6.2 cancelled in favor of 0.7.0"
+
+
 def test_no_answer_from_pypi_exits_2_and_writes_nothing(tmp_path, capsys) -> None:
     out = tmp_path / "requirements"
     rc = pypi.main(["--out", str(out), "--project", "verl"], http=RecordedPyPI(down=True))

@@ -208,7 +208,8 @@ class PypiFile:
 
 @dataclass(frozen=True)
 class PypiRelease:
-    """One release as PyPI lists it: when its first file was uploaded, its wheel tags, yanked or not."""
+    """One release as PyPI lists it: when its first file was uploaded, its wheel tags, yanked or not (PEP 592: every
+    file yanked; the reason the maintainers gave, "" when they gave none)."""
 
     project: str
     version: str
@@ -217,6 +218,7 @@ class PypiRelease:
     sdist: bool
     yanked: bool
     files: tuple[PypiFile, ...] = ()
+    yanked_reason: str = ""
 
     @property
     def url(self) -> str:
@@ -254,9 +256,10 @@ def releases(project: str, http: Http) -> list[PypiRelease]:
         fl = tuple(PypiFile(str(f.get("filename", "")), file_url(url, str(f.get("url", ""))), int(f.get("size") or 0),
                             f.get("requires_python") or None) for f in files)
         tags = sorted({t for f in fl if (t := wheel_tag(f.filename))})
+        yanked = all(bool(f.get("yanked")) for f in files)
+        reason = next((str(f["yanked_reason"]).strip() for f in files if f.get("yanked_reason")), "") if yanked else ""
         out.append(PypiRelease(p, ver, min(dates) if dates else "", tuple(tags),
-                               any(f.filename.endswith((".tar.gz", ".zip")) for f in fl),
-                               all(bool(f.get("yanked")) for f in files), fl))
+                               any(f.filename.endswith((".tar.gz", ".zip")) for f in fl), yanked, fl, reason))
     return sorted(out, key=lambda r: r.key)
 
 
@@ -344,7 +347,14 @@ def declared(http: Http, r: PypiRelease) -> dict[str, Any] | None:
     if same:
         out["wheels"] = same
     out["files"] = file_targets(r)
+    out.update(listing(r))
     return out
+
+
+def listing(r: PypiRelease) -> dict[str, Any]:
+    """What PyPI's release list says of a release beyond its declaration: whether it was yanked, and why (the
+    `yanked` key only for a yanked release; its value is the maintainers' reason, "" when they gave none)."""
+    return {"yanked": r.yanked_reason} if r.yanked else {}
 
 
 def file_targets(r: PypiRelease) -> list[str]:
@@ -477,9 +487,10 @@ def default_out() -> str:
 
 
 def with_files(path: str, found: dict[str, list[PypiRelease]], today: str | None = None) -> dict[str, Any]:
-    """The table in directory `path` with each release's `files` (file_targets) from the release lists `found`
-    (one JSON API request per project, no file read): the same projects, releases and declarations, re-stamped
-    with the day PyPI was read. A release PyPI no longer lists files for keeps its row without `files`."""
+    """The table in directory `path` with each release's `files` (file_targets) and `yanked` (listing) from the
+    release lists `found` (one JSON API request per project, no file read): the same projects, releases and
+    declarations, re-stamped with the day PyPI was read. A release PyPI no longer lists files for keeps its row
+    without `files` (and without `yanked`: PyPI keeps no yanked file list for it)."""
     from doctor.knowledge.requirements import read_dir
 
     table = read_dir(path)
@@ -491,9 +502,10 @@ def with_files(path: str, found: dict[str, list[PypiRelease]], today: str | None
         listed = {r.version: r for r in found.get(p, [])}
         rels = {}
         for ver, e in raw["releases"].items():
-            e = {k: v for k, v in e.items() if k != "files"}
+            e = {k: v for k, v in e.items() if k not in ("files", "yanked")}
             if ver in listed:
                 e["files"] = file_targets(listed[ver])
+                e.update(listing(listed[ver]))
             rels[ver] = e
         projects[p] = rels
         if raw.get("unstated"):
@@ -510,7 +522,8 @@ def main(argv: Sequence[str] | None = None, http: Http | None = None) -> int:
     ap.add_argument("--out", metavar="DIR", default=default_out(), help="where to write (default: %(default)s)")
     ap.add_argument("--project", action="append", metavar="NAME", help="only these projects (default: every tracked one)")
     ap.add_argument("--files-only", action="store_true",
-                    help="keep the table's releases and declarations; only (re)record what files each publishes")
+                    help="keep the table's releases and declarations; only (re)record what files each publishes "
+                         "and whether PyPI yanked it")
     args = ap.parse_args(argv)
     try:
         if args.files_only:

@@ -33,8 +33,10 @@ _RELEASES = _release_rows()
 # the older releases that have profiles are only unpacked, for the older-release launch tests.
 VERL_WHEEL = f"verl=={_RELEASES[-1]['verl']}"
 OLDER_VERL = tuple(r["verl"] for r in _RELEASES[:-1] if "no_profile" not in r)
-# einops 0.6.2rc0: a release PyPI lists as yanked ("0.6.2 cancelled in favor of 0.7.0"), for the real-wheel test
-YANKED_WHEEL = "0.6.2rc0"
+# Small real wheels that tests install into plain venvs: einops 0.6.2rc0, a release PyPI lists as yanked ("0.6.2
+# cancelled in favor of 0.7.0": doctor/checks/yanked.py), and jwt + PyJWT, two distributions that both install the
+# `jwt` package (doctor/checks/shared_files.py). Pure wheels, about 80 KB together.
+TEST_WHEELS = ("einops==0.6.2rc0", "jwt==1.3.1", "PyJWT==2.10.1")
 
 
 def _install_test_env(session: nox.Session) -> None:
@@ -66,10 +68,11 @@ def _older_verl_configs(session: nox.Session) -> str:
     wheels = base / "wheels"
     if not any(wheels.glob(f"verl-{newest}-*.whl")):
         session.run("python", "-m", "pip", "download", "-q", "--no-deps", "-d", str(wheels), f"verl=={newest}")
-    # a release PyPI lists as yanked (pure, 40 KB): tests install it into a plain venv (doctor/checks/yanked.py)
-    if not any(wheels.glob(f"einops-{YANKED_WHEEL}-*.whl")):
-        session.run("python", "-m", "pip", "download", "-q", "--no-deps", "--only-binary", ":all:", "-d", str(wheels),
-                    f"einops=={YANKED_WHEEL}")
+    for spec in TEST_WHEELS:
+        name, version = spec.split("==")
+        if not any(wheels.glob(f"{name}-{version}-*.whl")):
+            session.run("python", "-m", "pip", "download", "-q", "--no-deps", "--only-binary", ":all:", "-d",
+                        str(wheels), spec)
     return str(base)
 
 

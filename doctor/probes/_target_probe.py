@@ -461,6 +461,11 @@ def _top_level(dist):
 def distributions(with_files=False):
     """Every installed distribution as importlib.metadata finds it, in sys.path order; a later copy of the
     same (PEP 503) name is recorded under the first as 'shadowed'. `with_files` adds RECORD paths."""
+    return [entry for entry, _ in _distributions(with_files)]
+
+
+def _distributions(with_files=False):
+    """(entry, importlib.metadata Distribution) of every distribution `distributions` reports."""
     try:
         md = _stdlib("importlib.metadata")
     except ImportError:  # Python < 3.8: report, do not crash
@@ -499,7 +504,75 @@ def distributions(with_files=False):
         if with_files:
             entry["files"] = _record_files(dist)
         by_key[key] = entry
-        out.append(entry)
+        out.append((entry, dist))
+    return out
+
+
+# -- files two distributions both install (snapshot rule 11) ------------------------------------------------
+
+
+def _record_rows(dist, top):
+    """RECORD rows of `dist` under the top-level name `top` (its package directory or module files): path ->
+    "algorithm=digest". Rows without a hash (RECORD itself, compiled .pyc) are left out."""
+    text = _read_dist_text(dist, "RECORD") or ""
+    rows = {}
+    for row in _stdlib("csv").reader(text.splitlines()):
+        if len(row) < 2 or not row[1] or "__pycache__/" in row[0]:
+            continue
+        path = row[0]
+        if path.startswith(top + "/") or ("/" not in path and path.split(".", 1)[0] == top):
+            rows[path] = row[1]
+    return rows
+
+
+def _file_hash(path, algorithm):
+    """The file's digest as RECORD writes it (urlsafe base64, no padding), None when unreadable."""
+    hashlib, base64 = _stdlib("hashlib"), _stdlib("base64")
+    try:
+        h = hashlib.new(algorithm)
+        with open(path, "rb") as fh:
+            for chunk in iter(lambda: fh.read(1 << 20), b""):
+                h.update(chunk)
+    except (OSError, ValueError):
+        return None
+    return base64.urlsafe_b64encode(h.digest()).rstrip(b"=").decode("ascii")
+
+
+def shared_files(pairs):
+    """Files that two distributions in the same site directory both list in their RECORD: how many, how many with
+    different content (the same path, different digests: whichever was installed last overwrote the other's copy),
+    a few of those, and whose copy is on disk now (its digest recomputed). Only top-level names two distributions
+    both claim are read, so a stack without such a clash costs nothing; namespace packages (nvidia/, google/)
+    share a name but not files, and are not listed."""
+    claims = {}
+    for entry, dist in pairs:
+        for top in entry.get("top_level") or []:
+            claims.setdefault((entry.get("location"), top), []).append((entry, dist))
+    out = []
+    for (loc, top), owners in sorted(claims.items(), key=lambda kv: (str(kv[0][0]), kv[0][1])):
+        if not loc or len(owners) < 2:
+            continue
+        rows = []
+        for entry, dist in owners:
+            try:
+                rows.append((entry["name"], _record_rows(dist, top)))
+            except Exception as e:  # an unreadable RECORD must not lose the rest
+                _err("%s: RECORD: %s: %s" % (entry.get("name"), type(e).__name__, e))
+        for i in range(len(rows)):
+            for j in range(i + 1, len(rows)):
+                (a, ra), (b, rb) = rows[i], rows[j]
+                both = sorted(set(ra) & set(rb))
+                if not both:
+                    continue
+                differ = [p for p in both if ra[p].split("=", 1)[0] == rb[p].split("=", 1)[0] and ra[p] != rb[p]]
+                item = {"dists": [a, b], "top_level": top, "location": loc, "files": len(both),
+                        "differ": len(differ), "examples": differ[:3]}
+                if differ:
+                    algorithm = ra[differ[0]].split("=", 1)[0]
+                    now = _file_hash(os.path.join(loc, differ[0]), algorithm)
+                    item["on_disk"] = a if now == ra[differ[0]].split("=", 1)[-1] else (
+                        b if now == rb[differ[0]].split("=", 1)[-1] else None)
+                out.append(item)
     return out
 
 
@@ -711,10 +784,16 @@ def collect(modules=None, with_files=False):
             mods[name] = module_facts(name, path_entries, finders)
         except Exception as e:  # one odd module must not lose the others
             _err("module %s: %s: %s" % (name, type(e).__name__, e))
+    pairs = _distributions(with_files)
+    if modules != []:  # the installer (--dists-only) needs only the installed set
+        try:
+            py["shared_files"] = shared_files(pairs)
+        except Exception as e:  # a fact that failed is left out (unknown), never the whole probe
+            _err("shared files: %s: %s" % (type(e).__name__, e))
     return {
         "probe": "doctor.target-probe/1",
         "python": py,
-        "distributions": distributions(with_files),
+        "distributions": [entry for entry, _ in pairs],
         "modules": mods,
         "editable_finders": finders,
         "errors": _ERRORS,

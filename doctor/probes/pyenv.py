@@ -83,6 +83,26 @@ def _libstdcxx(v: Any) -> Any:
     return out
 
 
+def _shared(v: Any) -> dict[str, Any] | None:
+    """One `shared_files` item in snapshot shape (rule 11), None when it is not one (an old or hand-edited probe
+    document): two names, counts, example paths and the name whose copy is on disk."""
+    if not (isinstance(v, dict) and isinstance(v.get("dists"), list) and len(v["dists"]) == 2
+            and all(isinstance(d, str) for d in v["dists"])):
+        return None
+    out: dict[str, Any] = {"dists": list(v["dists"])}
+    for k in ("top_level", "location"):
+        if isinstance(v.get(k), str):
+            out[k] = v[k]
+    for k in ("files", "differ"):
+        if isinstance(v.get(k), int) and not isinstance(v.get(k), bool):
+            out[k] = v[k]
+    if isinstance(v.get("examples"), list):
+        out["examples"] = [p for p in v["examples"] if isinstance(p, str)]
+    if "on_disk" in v and (v["on_disk"] is None or isinstance(v["on_disk"], str)):
+        out["on_disk"] = v["on_disk"]
+    return out
+
+
 def to_snapshot_parts(doc: Mapping[str, Any]) -> dict[str, Any]:
     """Probe document -> {"python", "packages", "modules"} in snapshot shape; tolerant of missing or
     wrongly typed fields (an old copy of the probe, a hand-edited file)."""
@@ -107,6 +127,8 @@ def to_snapshot_parts(doc: Mapping[str, Any]) -> dict[str, Any]:
             cxx = _libstdcxx(py["libstdcxx"])
             if cxx is not _ABSENT:
                 pyo["libstdcxx"] = cxx
+        if isinstance(py.get("shared_files"), list):
+            pyo["shared_files"] = [x for v in py["shared_files"] if (x := _shared(v)) is not None]
         parts["python"] = pyo
     dists = doc.get("distributions")
     if isinstance(dists, list):

@@ -98,6 +98,19 @@ class CxxRuntime(CxxRuntimeFile):
 
 
 @dataclass
+class SharedFiles(_Model):
+    """`python.shared_files` (rule 11): files two distributions in one site directory both list in their RECORD."""
+
+    dists: list[str] = _uk()  # the two distributions' names
+    top_level: str = _uk()  # the top-level name both claim
+    location: str = _uk()  # the site directory
+    files: int = _uk()  # paths both RECORDs list
+    differ: int = _uk()  # of those, with different digests (same algorithm)
+    examples: list[str] = _uk()  # up to three of the differing paths
+    on_disk: str | None = _uk()  # whose digest the first differing file has now (null: neither's)
+
+
+@dataclass
 class PythonInfo(_Model):
     """`python`: the target interpreter, which is not necessarily the doctor's own."""
 
@@ -107,6 +120,7 @@ class PythonInfo(_Model):
     prefix: str = _uk()
     site_packages: list[str] = _uk()
     libstdcxx: CxxRuntime | None = _uk()  # null: the loader finds no libstdc++.so.6
+    shared_files: list[SharedFiles] = _uk()  # rule 11: [] when no two distributions list the same file
 
 
 @dataclass

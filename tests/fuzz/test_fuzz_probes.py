@@ -136,3 +136,34 @@ def test_metadata_headers_read_as_the_email_package_reads_them(lines):
     headers = target._Headers(text)
     for name in ("Name", "Version", "Requires-Dist", "Requires-Python", "X"):
         assert headers.get_all(name) == message.get_all(name)
+
+
+class _Dist:
+    """A distribution whose RECORD is the fuzzed text (read the way `_read_dist_text` reads a non-path dist)."""
+
+    def __init__(self, record):
+        self.record = record
+
+    def read_text(self, name):
+        return self.record if name == "RECORD" else None
+
+
+@fuzz
+@given(st.text(alphabet=["p", "/", ",", '"', "\r", "\n", "=", "s", "_", "."], max_size=80),
+       st.text(alphabet=["p", "/", ",", '"', "\n", "=", "t"], max_size=80))
+def test_shared_files_of_any_two_records_are_counted_never_raised(a, b):
+    """Two RECORDs claiming `p`, whatever their text: the shared paths are counted (differ <= files), never raised,
+    and the item reads back through to_snapshot_parts into a loadable snapshot."""
+    from doctor.probes.pyenv import to_snapshot_parts
+    from doctor.snapshot.model import snapshot_from_dict
+
+    target._ERRORS[:] = []
+    pairs = [({"name": "a", "location": "/nonexistent", "top_level": ["p"]}, _Dist(a)),
+             ({"name": "b", "location": "/nonexistent", "top_level": ["p"]}, _Dist(b))]
+    items = target.shared_files(pairs)
+    for it in items:
+        assert 0 <= it["differ"] <= it["files"] and len(it["examples"]) <= 3
+        assert it.get("on_disk") is None  # no such file to hash
+    parts = to_snapshot_parts({"python": {"shared_files": items + [{"dists": "x"}, 7]}})
+    assert len(parts["python"]["shared_files"]) == len(items)
+    snapshot_from_dict({"schema": "doctor.snapshot/1", **parts}, source="fuzz.json")

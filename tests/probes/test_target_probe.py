@@ -259,3 +259,41 @@ def test_a_libstdcxx_the_loader_cannot_find_is_null_and_a_broken_one_unknown(pro
     assert probe.libstdcxx() is None and probe._ERRORS == []
     monkeypatch.setattr(probe, "_stdlib", fake("/x/libstdc++.so.6: file too short"))
     assert probe.libstdcxx() is probe._NOT_READ and "file too short" in probe._ERRORS[0]
+
+
+def _digest(data: bytes) -> str:
+    import base64
+    import hashlib
+
+    return "sha256=" + base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=").decode()
+
+
+def _installed(site: Path, name: str, files: dict[str, bytes], top: str) -> None:
+    """A distribution as pip leaves it: its files, METADATA, top_level.txt and a RECORD with their digests."""
+    di = site / f"{name}-1.0.dist-info"
+    rows = [f"{p},{_digest(data)},{len(data)}" for p, data in files.items()]
+    write(di / "METADATA", f"Metadata-Version: 2.1\nName: {name}\nVersion: 1.0\n")
+    write(di / "top_level.txt", top + "\n")
+    write(di / "RECORD", "\n".join(rows + [f"{name}-1.0.dist-info/RECORD,,", f"{top}/__pycache__/x.cpython-311.pyc,,"]) + "\n")
+
+
+def test_shared_files_are_the_paths_two_records_list_with_the_digest_of_the_copy_on_disk(
+        probe: ModuleType, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    site = tmp_path / "site"
+    _installed(site, "jwt", {"jwt/__init__.py": b"old\n", "jwt/same.py": b"same\n", "jwt/only_old.py": b"x\n"}, "jwt")
+    _installed(site, "PyJWT", {"jwt/__init__.py": b"new\n", "jwt/same.py": b"same\n"}, "jwt")
+    write(site / "jwt" / "__init__.py", "new\n")  # PyJWT was installed last
+    # a namespace package: the same top-level name, no file in common
+    _installed(site, "nvidia-a", {"nvidia/a/__init__.py": b"a\n"}, "nvidia")
+    _installed(site, "nvidia-b", {"nvidia/b/__init__.py": b"b\n"}, "nvidia")
+    monkeypatch.setattr(sys, "path", [str(site)])
+    probe._ERRORS[:] = []
+    got = probe.shared_files(probe._distributions())
+    assert probe._ERRORS == []
+    (item,) = got
+    assert sorted(item["dists"]) == ["PyJWT", "jwt"] and item["top_level"] == "jwt" and item["location"] == str(site)
+    assert (item["files"], item["differ"], item["examples"], item["on_disk"]) == (2, 1, ["jwt/__init__.py"], "PyJWT")
+    write(site / "jwt" / "__init__.py", "edited by hand\n")
+    assert probe.shared_files(probe._distributions())[0]["on_disk"] is None
+    # doctor install's --dists-only mode does not read them
+    assert "shared_files" not in probe.collect(modules=[])["python"]

@@ -52,7 +52,34 @@ ECOSYSTEM = ("torchvision", "torchaudio", "tokenizers", "huggingface-hub", "data
              "tensorboard", "pandas", "pyarrow", "scipy", "pillow", "protobuf", "pydantic", "tiktoken",
              "sentencepiece", "einops", "opencv-python-headless", "cloudpickle", "msgpack", "pyzmq", "psutil",
              "pyyaml", "decorator", "packaging", "setuptools")
-PROJECTS = CORE + ECOSYSTEM
+# The frameworks that run beside verl on Ascend hosts and whose trackers feed the failure corpus (tests/corpus/,
+# tests/fresh/: ms-swift, LLaMA-Factory, lmdeploy, GPUStack threads; ModelScope is the hub ms-swift and
+# verl's VERL_USE_MODELSCOPE download from): a report from those trackers states their versions beside verl's
+# stack, and they declare torch / transformers / vllm bounds of their own. Each is the PyPI project its repository
+# publishes (github.com/modelscope/ms-swift, hiyouga/LLaMA-Factory, InternLM/lmdeploy, modelscope/modelscope,
+# gpustack/gpustack) with releases since 2023 (LLaMA-Factory published as `llmtuner` before 0.6: not tracked).
+FRAMEWORKS = ("ms-swift", "llamafactory", "lmdeploy", "modelscope", "gpustack")
+# Criterion: every project the newest release in this table of verl, vllm, vllm-ascend, transformers, ray and
+# megatron-core declares in Requires-Dist outside an extra (what `pip install` of that release brings in, so what
+# a bug report's `pip list` of such a stack states), not already tracked above; listed from the table itself
+# (read 2026-12-05: vllm 0.34.0, vllm-ascend 0.30.0rc2, transformers 5.25.0, ray 2.60.0; verl's and
+# megatron-core's were all tracked already). tests/tools/test_pypi.py keeps the list complete for the
+# shipped table. None left out: under the size policy (SINCE, no dev releases) the whole table is 131 projects,
+# 6107 releases, 12.2 MB (was 56, 2483, 7.2 MB), and a project's file is read only when a snapshot states that
+# project. py-cpuinfo has no release since 2023: its index line says so (0 releases), as codetiming's does.
+DEPENDENCIES = ("aiohttp", "anthropic", "apache-tvm-ffi", "arctic-inference", "blake3", "cachetools", "cbor2",
+                "certifi", "click", "cmake", "compressed-tensors", "depyf", "fastapi", "fastokens", "fastsafetensors",
+                "filelock", "flashinfer-python", "humming-kernels", "ijson", "instanttensor", "jsonschema",
+                "kernels", "lark", "llguidance", "lm-format-enforcer", "mcp", "memcache-hybrid", "memfabric-hybrid",
+                "mistral-common", "model-hosting-container-standards", "msgspec", "multidict", "ninja", "numba",
+                "nvidia-cudnn-frontend", "nvidia-cutlass-dsl", "nvtx", "openai", "opentelemetry-api",
+                "opentelemetry-exporter-otlp", "opentelemetry-sdk", "opentelemetry-semantic-conventions-ai",
+                "orjson", "oss-harmony", "outlines-core", "pandas-stubs", "partial-json-parser", "pip",
+                "prometheus-client", "prometheus-fastapi-instrumentator", "py-cpuinfo", "pybase64",
+                "pynvvideocodec", "python-json-logger", "quack-kernels", "quart", "regex", "requests",
+                "setproctitle", "setuptools-scm", "six", "starlette", "tilelang", "tokenspeed-mla", "torchcodec",
+                "tqdm", "typer", "typing-extensions", "watchfiles", "wheel")
+PROJECTS = CORE + ECOSYSTEM + FRAMEWORKS + DEPENDENCIES
 
 class PyPIError(Exception):
     """PyPI did not answer, or answered something that is not its JSON API (the refresh cannot do its job)."""

@@ -53,6 +53,17 @@ def later_release(table: Any, name: str, version: str) -> str | None:
     return same[0] if same else (pool[0][1] if pool else None)
 
 
+def _of_its_line(version: str, to: str) -> str:
+    """"of its line " when `to` has the yanked release's major.minor (numpy 2.4.0 -> 2.4.1), "" when the move is to
+    another line (safetensors 0.3.3.post1 -> 0.4.0: no later 0.3 release)."""
+    from packaging.version import Version
+
+    from doctor.knowledge.versions import parse_pkg_version
+
+    v = parse_pkg_version(version)
+    return "of its line " if v is not None and Version(to).release[:2] == v.release[:2] else ""
+
+
 def _table() -> Any:
     from doctor.knowledge.requirements import load_requirements  # its index only, until a release was yanked
 
@@ -87,8 +98,8 @@ def yanked_releases(ctx: CheckContext) -> Iterator[Finding]:
             evidence={"package": name, "version": version, "reason": reason, "later_release": to,
                       "table_read": table.read},
             key=name,
-            fix=(f"Install {name} {to}, the first later release of its line that PyPI did not yank" if to else
-                 f"Install a later release of {name} that PyPI did not yank")
+            fix=(f"Install {name} {to}, the first later release {_of_its_line(version, to)}that PyPI did not yank"
+                 if to else f"Install a later release of {name} that PyPI did not yank")
                 + f", and drop the exact pin (`{name}=={version}`) that chose the yanked one.",
             commands=(f"pip install '{name}=={to}'" if to else f"pip install --upgrade '{name}'",),
             source=page)

@@ -60,6 +60,18 @@ def test_a_pre_release_is_moved_to_the_next_final_release_not_to_another_candida
     assert f.evidence["later_release"] == "0.7.0" and "0.6.2 cancelled in favor of 0.7.0" in f.title
 
 
+def test_a_later_release_of_another_line_is_not_called_one_of_its_line():
+    """safetensors 0.3.3.post1 (and tokenizers 0.20.4) had no later 0.3 (0.20) release: the move is to 0.4.0
+    (0.21.0), another minor line, and the fix must not call it "the first later release of its line"."""
+    fs = {f.evidence["package"]: f for f in _found(_snap({"safetensors": "0.3.3.post1", "tokenizers": "0.20.4",
+                                                           "numpy": "2.4.0"}))}
+    assert fs["safetensors"].evidence["later_release"] == "0.4.0"
+    assert fs["tokenizers"].evidence["later_release"] == "0.21.0"
+    for name in ("safetensors", "tokenizers"):
+        assert "of its line" not in fs[name].fix.text and "the first later release that PyPI did not yank" in fs[name].fix.text
+    assert "the first later release of its line that PyPI did not yank" in fs["numpy"].fix.text
+
+
 @pytest.mark.parametrize("pkg", [
     {"version": "2.4.0+cpu"},                                              # a local build, not PyPI's file
     {"version": "2.4.0", "editable": True},                                # an editable checkout

@@ -464,8 +464,10 @@ def distributions(with_files=False):
     return [entry for entry, _ in _distributions(with_files)]
 
 
-def _distributions(with_files=False):
-    """(entry, importlib.metadata Distribution) of every distribution `distributions` reports."""
+def _distributions(with_files=False, shadowed=None):
+    """(entry, importlib.metadata Distribution) of every distribution `distributions` reports. A list passed as
+    `shadowed` receives ({"name", "location", "top_level"}, Distribution) of each later copy of a name, which
+    `distributions` keeps only as a 'shadowed' note: its files are still on disk, in its own site directory."""
     try:
         md = _stdlib("importlib.metadata")
     except ImportError:  # Python < 3.8: report, do not crash
@@ -493,6 +495,11 @@ def _distributions(with_files=False):
         key = _normalize(name)
         if key in by_key:
             by_key[key].setdefault("shadowed", []).append({"version": version, "location": location})
+            if shadowed is not None:
+                try:
+                    shadowed.append(({"name": name, "location": location, "top_level": _top_level(dist)}, dist))
+                except Exception as e:
+                    _err("%s: top-level names: %s: %s" % (location, type(e).__name__, e))
             continue
         dist_info = str(getattr(dist, "_path", "") or "") or None
         entry = {"name": name, "version": version, "location": location, "dist_info": dist_info}
@@ -784,10 +791,11 @@ def collect(modules=None, with_files=False):
             mods[name] = module_facts(name, path_entries, finders)
         except Exception as e:  # one odd module must not lose the others
             _err("module %s: %s: %s" % (name, type(e).__name__, e))
-    pairs = _distributions(with_files)
+    shadowed = []  # later copies of a name: their files can clash with another distribution's in their directory
+    pairs = _distributions(with_files, shadowed)
     if modules != []:  # the installer (--dists-only) needs only the installed set
         try:
-            py["shared_files"] = shared_files(pairs)
+            py["shared_files"] = shared_files(pairs + shadowed)
         except Exception as e:  # a fact that failed is left out (unknown), never the whole probe
             _err("shared files: %s: %s" % (type(e).__name__, e))
     return {

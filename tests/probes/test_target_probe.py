@@ -297,3 +297,25 @@ def test_shared_files_are_the_paths_two_records_list_with_the_digest_of_the_copy
     assert probe.shared_files(probe._distributions())[0]["on_disk"] is None
     # doctor install's --dists-only mode does not read them
     assert "shared_files" not in probe.collect(modules=[])["python"]
+
+
+def test_an_overwrite_is_found_when_one_of_the_two_has_another_copy_earlier_on_sys_path(
+        probe: ModuleType, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """jwt and PyJWT both in the venv's site-packages, and another PyJWT earlier on sys.path (PYTHONPATH, a
+    `pip install --target` directory, the user site): the venv's PyJWT is a shadowed copy, and its overwrite of
+    jwt's files is still there (a plain venv with the real wheels and PYTHONPATH=<target> reported nothing)."""
+    first, site = tmp_path / "target", tmp_path / "site"
+    _installed(first, "PyJWT", {"jwt/__init__.py": b"other\n"}, "jwt")
+    _installed(site, "jwt", {"jwt/__init__.py": b"old\n"}, "jwt")
+    _installed(site, "PyJWT", {"jwt/__init__.py": b"new\n"}, "jwt")
+    write(site / "jwt" / "__init__.py", "new\n")
+    write(first / "jwt" / "__init__.py", "other\n")
+    monkeypatch.setattr(sys, "path", [str(first), str(site), *sys.path])
+    got = probe.collect()
+    (item,) = [x for x in got["python"]["shared_files"] if x["location"] in (str(first), str(site))]
+    assert sorted(item["dists"]) == ["PyJWT", "jwt"] and item["location"] == str(site)
+    assert (item["files"], item["differ"], item["on_disk"]) == (1, 1, "PyJWT")
+    # the shadowed copy stays a `shadowed` note of the first, not a distribution of its own
+    ours = [d for d in got["distributions"] if d["location"] in (str(first), str(site))]
+    assert [(d["name"], d["location"]) for d in ours] == [("PyJWT", str(first)), ("jwt", str(site))]
+    assert ours[0]["shadowed"] == [{"version": "1.0", "location": str(site)}]

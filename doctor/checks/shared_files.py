@@ -54,9 +54,19 @@ def shared_files(ctx: CheckContext) -> Iterator[Finding]:
         loser = (b if on_disk == a else a) if on_disk else None
         keep = _keep(a, b)
 
-        def named(n: str) -> str:
+        here = it.location if known(it.location) and it.location else None
+
+        def version(n: str, here: str | None = here) -> str | None:
+            """The version `packages` gives, unless that is another copy of `n` (earlier on sys.path, in another
+            site directory) than the one in this directory: the snapshot does not say this copy's version."""
             p: Any = pkgs.get(n)
-            v = p.version if p is not None and known(p.version) and p.version else None
+            if p is None or not (known(p.version) and p.version):
+                return None
+            there = p.location if known(p.location) and p.location else None
+            return p.version if there is None or here is None or there == here else None
+
+        def named(n: str) -> str:
+            v = version(n)
             return f"{n} {v}" if v else n
 
         examples = list(it.examples) if known(it.examples) else []
@@ -67,7 +77,7 @@ def shared_files(ctx: CheckContext) -> Iterator[Finding]:
         cmds: tuple[str, ...] = ()
         if keep:
             other = b if keep == a else a
-            v = pkgs[keep].version if keep in pkgs and known(pkgs[keep].version) and pkgs[keep].version else None
+            v = version(keep)
             fix = (f"Keep {keep}, which the stack imports: uninstall both, then reinstall {keep} alone (and drop "
                    f"whatever requires {other}).")
             cmds = (f"pip uninstall -y {a} {b}", f"pip install --no-deps --force-reinstall '{keep}" + (f"=={v}'" if v else "'"))

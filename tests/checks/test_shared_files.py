@@ -125,3 +125,17 @@ def test_real_jwt_and_pyjwt_wheels_in_a_plain_venv_are_named_and_the_finding_is_
                             capture_output=True, text=True, timeout=120)
     assert broken.returncode != 0
     assert _check(py, tmp_path) == []  # one owner left: nothing shared
+
+
+def test_a_pair_in_another_directory_than_the_named_package_is_not_given_that_copys_version():
+    """jwt and PyJWT 2.15.1 clash in the venv; the PyJWT `packages` names is 2.8.0, a copy earlier on sys.path
+    (PYTHONPATH): the finding must not call the venv's copy 2.8.0, nor pin the reinstall to it."""
+    snap = snapshot_from_dict({"schema": "doctor.snapshot/1", "python": {"version": "3.11.9", "shared_files": [
+        _item("jwt", "PyJWT", 3, "PyJWT"), _item("torch-npu", "clash", 1, "clash", top="torch_npu")]},
+        "packages": {"pyjwt": {"version": "2.8.0", "location": "/target"},
+                     "jwt": {"version": "1.3.1", "location": "/v/lib/python3.11/site-packages"},
+                     "torch-npu": {"version": "2.5.1", "location": "/elsewhere"}}})
+    f, g = sorted(_found(snap), key=lambda f: f.key)
+    assert f.title == "jwt 1.3.1 and pyjwt install the same files under jwt: 3 of 4 differ"
+    assert "2.8.0" not in f.detail
+    assert g.fix.commands[-1] == "pip install --no-deps --force-reinstall 'torch-npu'"

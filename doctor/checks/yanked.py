@@ -24,14 +24,17 @@ from doctor.report import Finding, finding
 from doctor.snapshot.model import known
 
 PEP_592 = "https://peps.python.org/pep-0592/"
+PYPI_FILES = "https://files.pythonhosted.org/"  # PyPI's file host: an archive from there is the file PyPI published
 
 
 def _pypi_build(name: str, pkg: Any, profile: Any) -> bool:
     """Whether the installed distribution is (as far as the snapshot says) the file PyPI published: not an
-    editable or VCS / directory install, and not a release the chosen stack builds from source."""
+    editable or VCS / directory install, nor an archive from elsewhere than PyPI's file host (a wheel file is taken
+    for PyPI's, wherever it was copied from), and not a release the chosen stack builds from source."""
     if pkg.editable is True or (known(pkg.commit) and pkg.commit):
         return False
-    if known(pkg.url) and isinstance(pkg.url, str) and pkg.url and not pkg.url.endswith(".whl"):
+    url = pkg.url if known(pkg.url) and isinstance(pkg.url, str) else ""
+    if url and not url.endswith(".whl") and not url.startswith(PYPI_FILES):
         return False
     return not (profile is not None and profile.builds(name, pkg.version))
 

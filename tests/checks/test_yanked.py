@@ -87,6 +87,17 @@ def test_the_yanked_wheel_itself_installed_from_a_wheelhouse_is_judged():
     assert f.id == "release-yanked"
 
 
+def test_pypis_own_sdist_installed_by_its_url_is_judged():
+    """`pip install https://files.pythonhosted.org/.../einops-0.6.2rc0.tar.gz` (a plain venv's pip records
+    archive_info and that URL) installs the very file PyPI yanked, as `pip install --no-binary :all:
+    einops==0.6.2rc0` does; an archive from anywhere else may be a build of other source and is not judged."""
+    url = ("https://files.pythonhosted.org/packages/d1/d4/30c8c3ca796853641b935c676971b9ae65f08c4fb168abab3cc958512c49/"
+           "einops-0.6.2rc0.tar.gz")
+    (f,) = _found(_snap({"einops": {"version": "0.6.2rc0", "url": url}}))
+    assert f.id == "release-yanked"
+    assert _found(_snap({"einops": {"version": "0.6.2rc0", "url": "file:///src/dist/einops-0.6.2rc0.tar.gz"}})) == []
+
+
 def test_the_stacks_own_source_build_is_not_judged():
     class Builds:
         def builds(self, name: str, version: str) -> bool:

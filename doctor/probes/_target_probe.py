@@ -545,6 +545,21 @@ def _file_hash(path, algorithm):
     return base64.urlsafe_b64encode(h.digest()).rstrip(b"=").decode("ascii")
 
 
+def _on_disk(path, digest):
+    """Whether the file at `path` has the RECORD digest `digest` ("algorithm=value")."""
+    algorithm, _, value = digest.partition("=")
+    return _file_hash(path, algorithm) == value
+
+
+def _differ(path, da, db):
+    """Whether two RECORD digests of the same path say different content: compared as written when they use one
+    algorithm (pip writes sha256: no file is read); else through the file on disk, hashed with each (another
+    installer's sha384), which has been overwritten when it matches one and not the other."""
+    if da.partition("=")[0] == db.partition("=")[0]:
+        return da != db
+    return _on_disk(path, da) != _on_disk(path, db)
+
+
 def shared_files(pairs):
     """Files that two distributions in the same site directory both list in their RECORD: how many, how many with
     different content (the same path, different digests: whichever was installed last overwrote the other's copy),
@@ -571,14 +586,12 @@ def shared_files(pairs):
                 both = sorted(set(ra) & set(rb))
                 if not both:
                     continue
-                differ = [p for p in both if ra[p].split("=", 1)[0] == rb[p].split("=", 1)[0] and ra[p] != rb[p]]
+                differ = [p for p in both if _differ(os.path.join(loc, p), ra[p], rb[p])]
                 item = {"dists": [a, b], "top_level": top, "location": loc, "files": len(both),
                         "differ": len(differ), "examples": differ[:3]}
                 if differ:
-                    algorithm = ra[differ[0]].split("=", 1)[0]
-                    now = _file_hash(os.path.join(loc, differ[0]), algorithm)
-                    item["on_disk"] = a if now == ra[differ[0]].split("=", 1)[-1] else (
-                        b if now == rb[differ[0]].split("=", 1)[-1] else None)
+                    path = os.path.join(loc, differ[0])
+                    item["on_disk"] = a if _on_disk(path, ra[differ[0]]) else (b if _on_disk(path, rb[differ[0]]) else None)
                 out.append(item)
     return out
 

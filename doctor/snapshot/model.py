@@ -105,7 +105,7 @@ class SharedFiles(_Model):
     top_level: str = _uk()  # the top-level name both claim
     location: str = _uk()  # the site directory
     files: int = _uk()  # paths both RECORDs list
-    differ: int = _uk()  # of those, with different digests (same algorithm)
+    differ: int = _uk()  # of those, with different content (digests compared; two algorithms: via the file)
     examples: list[str] = _uk()  # up to three of the differing paths
     on_disk: str | None = _uk()  # whose digest the first differing file has now (null: neither's)
 

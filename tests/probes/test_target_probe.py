@@ -319,3 +319,29 @@ def test_an_overwrite_is_found_when_one_of_the_two_has_another_copy_earlier_on_s
     ours = [d for d in got["distributions"] if d["location"] in (str(first), str(site))]
     assert [(d["name"], d["location"]) for d in ours] == [("PyJWT", str(first)), ("jwt", str(site))]
     assert ours[0]["shadowed"] == [{"version": "1.0", "location": str(site)}]
+
+
+def test_the_same_path_recorded_with_two_hash_algorithms_is_compared_through_the_file_on_disk(
+        probe: ModuleType, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A RECORD may use any hashlib algorithm (sha384 from another installer than pip): two RECORDs naming the same
+    path under different algorithms cannot be compared digest to digest, so the file on disk is hashed with each;
+    a copy that matches one RECORD and not the other was overwritten, one that matches both was not."""
+    import base64
+    import hashlib
+
+    def d(alg: str, data: bytes) -> str:
+        return alg + "=" + base64.urlsafe_b64encode(hashlib.new(alg, data).digest()).rstrip(b"=").decode()
+
+    site = tmp_path / "site"
+    for name, alg, data in (("alpha-one", "sha256", b"one\n"), ("alpha-two", "sha384", b"two\n")):
+        di = site / f"{name}-1.0.dist-info"
+        write(di / "METADATA", f"Metadata-Version: 2.1\nName: {name}\nVersion: 1.0\n")
+        write(di / "top_level.txt", "clash\n")
+        write(di / "RECORD", f"clash/__init__.py,{d(alg, data)},4\nclash/same.py,{d(alg, b'same')},4\n")
+    write(site / "clash" / "__init__.py", "two\n")
+    write(site / "clash" / "same.py", "same")
+    monkeypatch.setattr(sys, "path", [str(site)])
+    probe._ERRORS[:] = []
+    (item,) = probe.shared_files(probe._distributions())
+    assert probe._ERRORS == []
+    assert (item["files"], item["differ"], item["examples"], item["on_disk"]) == (2, 1, ["clash/__init__.py"], "alpha-two")

@@ -551,6 +551,26 @@ def _on_disk(path, digest):
     return _file_hash(path, algorithm) == value
 
 
+def _size(path):
+    """The file's size, infinite when it cannot be read (the last to choose)."""
+    try:
+        return os.stat(path).st_size
+    except OSError:
+        return float("inf")
+
+
+def _whose(path, a, da, b, db):
+    """`a` or `b`, whichever's RECORD digest the file at `path` has now (hashed once per algorithm), else None."""
+    hashes = {}
+    for name, digest in ((a, da), (b, db)):
+        algorithm, _, value = digest.partition("=")
+        if algorithm not in hashes:
+            hashes[algorithm] = _file_hash(path, algorithm)
+        if hashes[algorithm] == value:
+            return name
+    return None
+
+
 def _differ(path, da, db):
     """Whether two RECORD digests of the same path say different content: compared as written when they use one
     algorithm (pip writes sha256: no file is read); else through the file on disk, hashed with each (another
@@ -589,9 +609,9 @@ def shared_files(pairs):
                 differ = [p for p in both if _differ(os.path.join(loc, p), ra[p], rb[p])]
                 item = {"dists": [a, b], "top_level": top, "location": loc, "files": len(both),
                         "differ": len(differ), "examples": differ[:3]}
-                if differ:
-                    path = os.path.join(loc, differ[0])
-                    item["on_disk"] = a if _on_disk(path, ra[differ[0]]) else (b if _on_disk(path, rb[differ[0]]) else None)
+                if differ:  # read from the smallest differing file: cv2/version.py, not the 80 MB cv2.abi3.so
+                    p = min(differ, key=lambda p: _size(os.path.join(loc, p)))
+                    item["on_disk"] = _whose(os.path.join(loc, p), a, ra[p], b, rb[p])
                 out.append(item)
     return out
 

@@ -584,7 +584,7 @@ def shared_files(pairs):
     """Files that two distributions in the same site directory both list in their RECORD: how many, how many with
     different content (the same path, different digests: whichever was installed last overwrote the other's copy),
     a few of those, and whose copy is on disk now (its digest recomputed). Only top-level names two distributions
-    both claim are read, so a stack without such a clash costs nothing; namespace packages (nvidia/, google/)
+    both claim are read, so a stack without such a clash costs nothing; PEP 420 namespace packages (google/)
     share a name but not files, and are not listed."""
     claims = {}
     for entry, dist in pairs:

@@ -107,7 +107,7 @@ class SharedFiles(_Model):
     files: int = _uk()  # paths both RECORDs list
     differ: int = _uk()  # of those, with different content (digests compared; two algorithms: via the file)
     examples: list[str] = _uk()  # up to three of the differing paths
-    on_disk: str | None = _uk()  # whose digest the first differing file has now (null: neither's)
+    on_disk: str | None = _uk()  # whose digest the smallest differing file has now (null: neither's)
 
 
 @dataclass

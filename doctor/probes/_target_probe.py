@@ -604,7 +604,7 @@ def shared_files(pairs):
             for j in range(i + 1, len(rows)):
                 (a, ra), (b, rb) = rows[i], rows[j]
                 both = sorted(set(ra) & set(rb))
-                if not both:
+                if not both or _normalize(a) == _normalize(b):  # two copies of one project (a stale dist-info)
                     continue
                 differ = [p for p in both if _differ(os.path.join(loc, p), ra[p], rb[p])]
                 item = {"dists": [a, b], "top_level": top, "location": loc, "files": len(both),

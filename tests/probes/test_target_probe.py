@@ -364,3 +364,19 @@ def test_whose_copy_is_on_disk_is_read_from_the_smallest_differing_file(
     (item,) = probe.shared_files(probe._distributions())
     assert (item["differ"], item["examples"], item["on_disk"]) == (2, ["cv2/cv2.abi3.so", "cv2/version.py"], "opencv-python")
     assert read == [str(site / "cv2" / "version.py")]
+
+
+def test_two_copies_of_one_project_in_one_directory_are_not_a_pair(
+        probe: ModuleType, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A stale PyJWT-1.0.dist-info left next to the current PyJWT's (an interrupted upgrade) lists the old digests
+    of the same files: one project, not two distributions overwriting each other's files."""
+    site = tmp_path / "site"
+    _installed(site, "PyJWT", {"jwt/__init__.py": b"new\n"}, "jwt")
+    stale = site / "PyJWT-0.9.dist-info"
+    write(stale / "METADATA", "Metadata-Version: 2.1\nName: pyjwt\nVersion: 0.9\n")
+    write(stale / "top_level.txt", "jwt\n")
+    write(stale / "RECORD", f"jwt/__init__.py,{_digest(b'old')},4\n")
+    write(site / "jwt" / "__init__.py", "new\n")
+    monkeypatch.setattr(sys, "path", [str(site), *sys.path])
+    got = probe.collect()
+    assert [x for x in got["python"]["shared_files"] if x["location"] == str(site)] == []

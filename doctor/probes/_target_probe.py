@@ -587,9 +587,20 @@ def shared_files(pairs):
     both claim are read, so a stack without such a clash costs nothing; PEP 420 namespace packages (google/)
     share a name but not files, and are not listed."""
     claims = {}
+    real = {}  # a location -> the path its directory was first found at (lib64 -> lib: one directory)
+    first = {}
+    seen = set()  # (directory, project): a project found again there (through a symlink, or a stale dist-info)
     for entry, dist in pairs:
+        loc = entry.get("location")
+        if loc:
+            if loc not in real:
+                real[loc] = first.setdefault(os.path.realpath(loc), loc)
+            loc = real[loc]
+            if (loc, _normalize(entry["name"])) in seen:
+                continue
+            seen.add((loc, _normalize(entry["name"])))
         for top in entry.get("top_level") or []:
-            claims.setdefault((entry.get("location"), top), []).append((entry, dist))
+            claims.setdefault((loc, top), []).append((entry, dist))
     out = []
     for (loc, top), owners in sorted(claims.items(), key=lambda kv: (str(kv[0][0]), kv[0][1])):
         if not loc or len(owners) < 2:
@@ -614,14 +625,13 @@ def shared_files(pairs):
         for (i, j), both in sorted(shared.items()):
             (a, ra), (b, rb) = rows[i], rows[j]
             both.sort()
-            if _normalize(a) != _normalize(b):  # else two copies of one project (a stale dist-info)
-                differ = [p for p in both if _differ(os.path.join(loc, p), ra[p], rb[p])]
-                item = {"dists": [a, b], "top_level": top, "location": loc, "files": len(both),
-                        "differ": len(differ), "examples": differ[:3]}
-                if differ:  # read from the smallest differing file: cv2/version.py, not the 80 MB cv2.abi3.so
-                    p = min(differ, key=lambda p: _size(os.path.join(loc, p)))
-                    item["on_disk"] = _whose(os.path.join(loc, p), a, ra[p], b, rb[p])
-                out.append(item)
+            differ = [p for p in both if _differ(os.path.join(loc, p), ra[p], rb[p])]
+            item = {"dists": [a, b], "top_level": top, "location": loc, "files": len(both),
+                    "differ": len(differ), "examples": differ[:3]}
+            if differ:  # read from the smallest differing file: cv2/version.py, not the 80 MB cv2.abi3.so
+                p = min(differ, key=lambda p: _size(os.path.join(loc, p)))
+                item["on_disk"] = _whose(os.path.join(loc, p), a, ra[p], b, rb[p])
+            out.append(item)
     return out
 
 

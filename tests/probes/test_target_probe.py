@@ -380,3 +380,17 @@ def test_two_copies_of_one_project_in_one_directory_are_not_a_pair(
     monkeypatch.setattr(sys, "path", [str(site), *sys.path])
     got = probe.collect()
     assert [x for x in got["python"]["shared_files"] if x["location"] == str(site)] == []
+
+
+def test_one_directory_on_sys_path_twice_through_a_symlink_is_one_directory(
+        probe: ModuleType, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A venv's lib64 -> lib symlink with both on sys.path (Fedora-style site, or PYTHONPATH naming lib64): every
+    distribution is found twice, the second time as a shadowed copy; the clash is one item, at the first path."""
+    site = tmp_path / "lib" / "site-packages"
+    _installed(site, "jwt", {"jwt/__init__.py": b"old\n"}, "jwt")
+    _installed(site, "PyJWT", {"jwt/__init__.py": b"new\n"}, "jwt")
+    write(site / "jwt" / "__init__.py", "new\n")
+    (tmp_path / "lib64").symlink_to(tmp_path / "lib")
+    monkeypatch.setattr(sys, "path", [str(site), str(tmp_path / "lib64" / "site-packages"), *sys.path])
+    got = [x for x in probe.collect()["python"]["shared_files"] if str(tmp_path) in x["location"]]
+    assert [(sorted(x["dists"]), x["location"], x["on_disk"]) for x in got] == [(["PyJWT", "jwt"], str(site), "PyJWT")]

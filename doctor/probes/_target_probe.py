@@ -581,11 +581,11 @@ def _differ(path, da, db):
 
 
 def shared_files(pairs):
-    """Files that two distributions in the same site directory both list in their RECORD: how many, how many with
-    different content (the same path, different digests: whichever was installed last overwrote the other's copy),
-    a few of those, and whose copy is on disk now (its digest recomputed). Only top-level names two distributions
-    both claim are read, so a stack without such a clash costs nothing; PEP 420 namespace packages (google/)
-    share a name but not files, and are not listed."""
+    """Pairs of distributions in the same site directory whose RECORDs list some path with different content (the
+    same path, different digests: whichever was installed last overwrote the other's copy): how many paths both
+    list, how many differ, a few of those, and whose copy is on disk now (its digest recomputed). Only top-level
+    names two distributions both claim are read, so a stack without such a clash costs nothing; namespace packages
+    share a name and at most identical files (an empty __init__.py), and are not listed."""
     claims = {}
     real = {}  # a location -> the path its directory was first found at (lib64 -> lib: one directory)
     first = {}
@@ -628,9 +628,11 @@ def shared_files(pairs):
             differ = [p for p in both if _differ(os.path.join(loc, p), ra[p], rb[p])]
             item = {"dists": [a, b], "top_level": top, "location": loc, "files": len(both),
                     "differ": len(differ), "examples": differ[:3]}
-            if differ:  # read from the smallest differing file: cv2/version.py, not the 80 MB cv2.abi3.so
-                p = min(differ, key=lambda p: _size(os.path.join(loc, p)))
-                item["on_disk"] = _whose(os.path.join(loc, p), a, ra[p], b, rb[p])
+            if not differ:  # identical copies (a pkgutil namespace's empty __init__.py): nothing was overwritten
+                continue
+            # read from the smallest differing file: cv2/version.py, not the 80 MB cv2.abi3.so
+            p = min(differ, key=lambda p: _size(os.path.join(loc, p)))
+            item["on_disk"] = _whose(os.path.join(loc, p), a, ra[p], b, rb[p])
             out.append(item)
     return out
 

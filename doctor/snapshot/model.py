@@ -99,7 +99,8 @@ class CxxRuntime(CxxRuntimeFile):
 
 @dataclass
 class SharedFiles(_Model):
-    """`python.shared_files` (rule 11): files two distributions in one site directory both list in their RECORD."""
+    """`python.shared_files` (rule 11): two distributions in one site directory whose RECORDs list some path with
+    different content."""
 
     dists: list[str] = _uk()  # the two distributions' names
     top_level: str = _uk()  # the top-level name both claim
@@ -120,7 +121,7 @@ class PythonInfo(_Model):
     prefix: str = _uk()
     site_packages: list[str] = _uk()
     libstdcxx: CxxRuntime | None = _uk()  # null: the loader finds no libstdc++.so.6
-    shared_files: list[SharedFiles] = _uk()  # rule 11: [] when no two distributions list the same file
+    shared_files: list[SharedFiles] = _uk()  # rule 11: [] when no two distributions overwrote each other's files
 
 
 @dataclass

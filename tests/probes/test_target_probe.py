@@ -286,6 +286,9 @@ def test_shared_files_are_the_paths_two_records_list_with_the_digest_of_the_copy
     # a namespace package: the same top-level name, no file in common
     _installed(site, "nvidia-a", {"nvidia/a/__init__.py": b"a\n"}, "nvidia")
     _installed(site, "nvidia-b", {"nvidia/b/__init__.py": b"b\n"}, "nvidia")
+    # a pkgutil namespace: both ship the same empty __init__.py, nothing is overwritten
+    _installed(site, "ns-a", {"ns/__init__.py": b"", "ns/a.py": b"a\n"}, "ns")
+    _installed(site, "ns-b", {"ns/__init__.py": b"", "ns/b.py": b"b\n"}, "ns")
     monkeypatch.setattr(sys, "path", [str(site)])
     probe._ERRORS[:] = []
     got = probe.shared_files(probe._distributions())

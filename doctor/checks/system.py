@@ -147,8 +147,11 @@ def cwd_shadowing(ctx: CheckContext) -> Iterator[Finding]:
             continue
         pkg = snap.package(dist)
         loc = val(pkg, "location") if pkg else None
-        if isinstance(loc, str) and posixpath.normpath(loc) == cwd:
-            continue  # an editable install of this very checkout: the cwd copy *is* the installed one
+        if isinstance(loc, str) and posixpath.normpath(loc) == cwd and all(posixpath.normpath(x) == first for x in o[1:]):
+            # an editable install of this very checkout: the cwd copy *is* the installed one. A checkout's own
+            # egg-info (left by an earlier `pip install -e .`) also puts the package's location in the cwd; then a
+            # second origin is the installed copy that the checkout hides
+            continue
         comp = "torch-npu" if mod == "torch_npu" else ("megatron" if mod == "megatron" else dist)
         if comp not in ("torch", "torch-npu", "vllm", "vllm-ascend", "mindspeed", "megatron", "verl", "transformers",
                         "triton-ascend"):

@@ -36,6 +36,27 @@ def test_editable_checkout_in_cwd_is_not_shadowing():
     assert "cwd-shadows-package" not in found(d)
 
 
+def test_a_checkout_with_its_own_egg_info_still_shadows_the_installed_release():
+    """Seen on a real target: a verl checkout (main at b178a3cd5, 0.8.0.dev) that once ran `pip install -e .` keeps
+    verl.egg-info, so from inside it the probe finds that egg-info first (location = the cwd, not editable) and the
+    venv's verl 0.9.1 from PyPI only as a shadowed copy; `import verl` then loads the checkout. The cwd copy is not
+    the installed one: the module has a second origin, the installed package, which it hides."""
+    site = "/tmp/t/a/lib/python3.11/site-packages"
+    d = bare(host={"cwd": "/tmp/verl-src"},
+             packages={"verl": {"version": "0.8.0.dev0", "location": "/tmp/verl-src", "editable": False,
+                                "metadata": "verl.egg-info/PKG-INFO",
+                                "shadowed": [{"version": "0.9.1", "location": site}]}},
+             modules={"verl": {"origins": ["/tmp/verl-src/verl", f"{site}/verl"], "kind": "package"}})
+    assert found(d)["cwd-shadows-package"] == "warning"
+    # the same checkout installed editable into the venv: only the checkout is importable, nothing is hidden
+    d = bare(host={"cwd": "/tmp/verl-src"},
+             packages={"verl": {"version": "0.8.0.dev0", "location": "/tmp/verl-src", "editable": False,
+                                "metadata": "verl.egg-info/PKG-INFO",
+                                "shadowed": [{"version": "0.8.0.dev0", "location": site}]}},
+             modules={"verl": {"origins": ["/tmp/verl-src/verl"], "kind": "package"}})
+    assert "cwd-shadows-package" not in found(d)
+
+
 def test_editable_path_hook_placeholder_is_not_a_source_tree_in_the_cwd():
     """Issue 15 item 7: setuptools' editable finder adds `__editable__.<dist>.finder.__path_hook__` to a namespace
     package's path (megatron installed with `pip install -e Megatron-LM`); the probe makes it absolute against the

@@ -11,7 +11,8 @@ and the METADATA it was read from. Severity by where the declaring package sits:
   vllm-ascend / MindSpeed / Megatron stack (these are imported when a verl job starts);
 - warning for any other installed distribution;
 - info when the chosen profile names the conflict as upstream's own (`upstream_conflicts`): the documented
-  stack itself carries it, so it must not turn a verified stack red (docs/design.md severity policy).
+  stack itself carries it, so it must not turn a verified stack red (docs/design.md severity policy); only on a
+  snapshot with an Ascend fact (chip, devices, CANN, torch-npu, vllm-ascend), the stack those conflicts are of.
 """
 
 from __future__ import annotations
@@ -143,12 +144,15 @@ def declared_requirements(ctx: CheckContext) -> Iterator[Finding]:
     if not known(snap.packages) or not snap.packages:
         skip("the snapshot lists no packages")
     lookup = _lookup(snap, ctx.profile)
-    found = list(unmet(snap, lookup, ascend=npu_host(snap) or bool(installed(snap, "vllm-ascend"))))
+    ascend = npu_host(snap) or bool(installed(snap, "vllm-ascend"))
+    found = list(unmet(snap, lookup, ascend=ascend))
     if not found and lookup is None and not any(known(p.requires_dist) or known(p.requires_python)
                                                 for p in snap.packages.values()):
         skip("the snapshot does not record what the packages declare (Requires-Dist; `doctor collect` records it)")
     on_path = set(STACK) | requirement_names(snap, "verl", lookup)
-    conflicts: tuple[Mapping[str, str], ...] = tuple(getattr(ctx.profile, "upstream_conflicts", ()) or ())
+    # upstream's conflicts are those of its Ascend install: a snapshot with no Ascend fact (a CPU venv's freeze, whose
+    # verl version alone chose the stack) gives no sign it was installed that way, as for vLLM's torch pin
+    conflicts: tuple[Mapping[str, str], ...] = tuple(getattr(ctx.profile, "upstream_conflicts", ()) or ()) if ascend else ()
     for u in found:
         sev, conflict = _severity(u, on_path, conflicts)
         yield _finding(u, sev, conflict, ctx)

@@ -658,3 +658,29 @@ def test_an_exact_pin_in_extras_chooses_a_build_and_is_not_judged():
     snap = _snap({"x": {"version": "1.0", "requires_dist": ["torchvision==0.26.0; extra == 'cuda'"]},
                   "torchvision": {"version": "0.25.0", "requires_dist": []}}, complete=False)
     assert not _declared(snap)
+
+
+def test_a_profile_chosen_without_any_ascend_fact_does_not_excuse_its_upstream_conflicts():
+    """Seen on a real target: a plain CPU venv (Python 3.11.7, verl 0.9.1 from PyPI, numpy 1.26.4 forced in
+    `--no-deps`, torch 2.13.0+cpu), its `pip freeze` read with `check --from-report`. No CANN, chip, device,
+    torch-npu or vllm-ascend is stated, yet the verl version picks the 0.9.1 Ascend stack, whose upstream_conflicts
+    names verl's `numpy>=2.0.0` (the Ascend guide pins numpy below 2): the report got info "Nothing to change" where
+    the live check of the same venv says error. Like vLLM's torch pin, upstream's Ascend deviations excuse a
+    conflict only where something says the stack is Ascend's."""
+    from tests.stacks import diagnose_dict
+
+    pkgs = {"verl": {"version": "0.9.1"}, "numpy": {"version": "1.26.4"}, "torch": {"version": "2.13.0+cpu"},
+            "transformers": {"version": "5.10.4"}, "tensordict": {"version": "0.10.0"}}
+    doc = {"schema": "doctor.snapshot/1", "python": {"version": "3.11.7", "implementation": "CPython"},
+           "packages": pkgs}
+
+    def verl_numpy(d: dict[str, Any]) -> str:
+        r = diagnose_dict(d, forced="verl-0.9.1-cann9.1.0-a3")
+        (f,) = [f for f in r.findings if f.check == "declared-requirements" and f.evidence.get("package") == "verl"
+                and f.evidence.get("requires") == "numpy"]
+        return f.severity.value
+
+    assert verl_numpy(doc) == "error"
+    # the same versions beside torch-npu: the Ascend stack as its guide installs it, upstream's own conflict
+    doc["packages"] = {**pkgs, "torch-npu": {"version": "2.10.0"}}
+    assert verl_numpy(doc) == "info"

@@ -501,7 +501,9 @@ def _distributions(with_files=False, shadowed=None):
                 except Exception as e:
                     _err("%s: top-level names: %s: %s" % (location, type(e).__name__, e))
             continue
-        dist_info = str(getattr(dist, "_path", "") or "") or None
+        # absolute, as `location` is: a dist found through sys.path's '' entry (an egg-info in the cwd) has a
+        # relative path, which means nothing to a snapshot read elsewhere
+        dist_info = os.path.abspath(str(getattr(dist, "_path", "") or "")) if getattr(dist, "_path", None) else None
         entry = {"name": name, "version": version, "location": location, "dist_info": dist_info}
         entry.update(_declared(dist, meta, dist_info))
         entry.update(_direct_url_facts(name, _read_dist_text(dist, "direct_url.json")))

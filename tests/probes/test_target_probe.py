@@ -397,3 +397,22 @@ def test_one_directory_on_sys_path_twice_through_a_symlink_is_one_directory(
     monkeypatch.setattr(sys, "path", [str(site), str(tmp_path / "lib64" / "site-packages"), *sys.path])
     got = [x for x in probe.collect()["python"]["shared_files"] if str(tmp_path) in x["location"]]
     assert [(sorted(x["dists"]), x["location"], x["on_disk"]) for x in got] == [(["PyJWT", "jwt"], str(site), "PyJWT")]
+
+
+def test_a_source_tree_in_the_cwd_names_its_metadata_by_an_absolute_path(tmp_path: Path) -> None:
+    """Seen on a real target: `doctor check` run from a verl checkout that keeps verl.egg-info (an earlier
+    `pip install -e .`) read that egg-info through sys.path's '' entry, and the finding said "Declared in
+    verl.egg-info/PKG-INFO": a path that means nothing in a snapshot read on another machine or from another
+    directory. The distribution's location was already absolute; its metadata file is too."""
+    from doctor.probes.pyenv import run_target_probe
+
+    write(tmp_path / "verl.egg-info" / "PKG-INFO",
+          "Metadata-Version: 2.1\nName: verl\nVersion: 0.8.0.dev0\nRequires-Python: >=3.10\n")
+    write(tmp_path / "verl.egg-info" / "requires.txt", "numpy<2.0.0\n")
+    write(tmp_path / "verl" / "__init__.py", "")
+    environ = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "PYTHONNOUSERSITE": "1"}
+    doc, err, _ = run_target_probe(sys.executable, environ=environ, cwd=str(tmp_path))
+    assert err is None and doc is not None, err
+    (verl,) = [d for d in doc["distributions"] if d["name"] == "verl" and d["location"] == str(tmp_path)]
+    assert verl["metadata"] == str(tmp_path / "verl.egg-info" / "PKG-INFO")
+    assert verl["dist_info"] == str(tmp_path / "verl.egg-info") and verl["requires_dist"] == ["numpy<2.0.0"]

@@ -301,7 +301,10 @@ def run_target_probe(
         return None, f"target Python {exe}: {r.error}", r
     doc, err = extract_document(r.out)
     if doc is None:
-        tail = r.err.strip().splitlines()[-1:] if r.err.strip() else []
+        said = [x.strip() for x in r.err.splitlines() if x.strip()]
+        # a traceback ends with its exception; anything else (a pyenv or conda shim, a fatal start-up error) says
+        # what went wrong first and explains after it
+        tail = said[-1:] if any(x.startswith("Traceback (most recent call last)") for x in said) else said[:1]
         reason = f"exit code {r.returncode}" + (f": {tail[0][:300]}" if tail else "")
         too_old = _too_old(exe, env, work)
         if too_old:

@@ -224,6 +224,24 @@ def test_crashing_interpreter(tmp_path: Path) -> None:
     assert doc is None and "exit code 3: Fatal Python error" in err
 
 
+def test_a_shim_that_refuses_to_run_is_named_by_its_first_line(tmp_path: Path) -> None:
+    """Seen on a real host: `check --python /root/.pyenv/shims/python3.9` where pyenv has 3.9 installed but not
+    selected. The shim prints five lines and exits 127; the error quoted the last ("Python versions to be found at
+    the same time."), which says nothing. A traceback's last line is its exception; any other output's first line
+    is what went wrong."""
+    said = ("pyenv: python3.9: command not found\n\nThe `python3.9' command exists in these Python versions:\n"
+            "  3.9.18\n\nNote: See 'pyenv help global' for tips on allowing multiple\n"
+            "      Python versions to be found at the same time.\n")
+    exe = write(tmp_path / "python3.9", f"#!/bin/sh\ncat >&2 <<'EOF'\n{said}EOF\nexit 127\n", mode=0o755)
+    doc, err, run = run_target_probe(str(exe), cwd=str(tmp_path))
+    assert doc is None and "exit code 127: pyenv: python3.9: command not found" in err
+    exe = write(tmp_path / "python", "#!/bin/sh\necho 'sitecustomize.py:1: UserWarning: x' >&2\n"
+                "echo 'Traceback (most recent call last):' >&2\n"
+                "echo '  File \"<string>\", line 1' >&2\necho 'SyntaxError: invalid syntax' >&2\nexit 1\n", mode=0o755)
+    doc, err, run = run_target_probe(str(exe), cwd=str(tmp_path))
+    assert doc is None and "exit code 1: SyntaxError: invalid syntax" in err
+
+
 def test_hanging_interpreter_is_killed(tmp_path: Path) -> None:
     exe = write(tmp_path / "python", "#!/bin/sh\nsleep 600\n", mode=0o755)
     doc, err, run = run_target_probe(str(exe), cwd=str(tmp_path), timeout=0.5)

@@ -20,7 +20,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-from doctor.checks.facts import installed, npu_host
+from doctor.checks.facts import installed, npu_host, val
 from doctor.checks.runner import CheckContext, check, skip
 from doctor.knowledge.ownership import component_of_distribution
 from doctor.knowledge.pipcheck import Lookup, Unmet, bare, requirement_names, same_requirement, unmet
@@ -177,6 +177,15 @@ def _finding(u: Unmet, sev: str, conflict: Mapping[str, str] | None, ctx: CheckC
                        "declares; a wheel for another target of the same release may declare otherwise.")
     if conflict:
         detail_src += f" The verified stack {ctx.profile.name} carries this conflict upstream ({conflict['source']})."
+    hidden = _hidden(u, ctx.snapshot) if u.kind == "version" and not conflict else None
+    if hidden:
+        loc, prefix, copies = hidden
+        evidence["found_at"], evidence["hides"] = loc, copies
+        own = ", ".join(f"{u.name} {c.get('version')} in {c['location']}" for c in copies)
+        detail_src += (f" Python finds this {u.name} at {loc}, outside the environment ({prefix}), before the "
+                       f"environment's own {own}: PYTHONPATH, the working directory or a .pth file puts it first on "
+                       f"sys.path, and pip installs into the environment without removing it (\"Not uninstalling "
+                       f"{u.name} at {loc}, outside environment\").")
     if u.kind == "python":
         return finding(
             "requires-python-unmet", sev, _components(u),
@@ -202,15 +211,58 @@ def _finding(u: Unmet, sev: str, conflict: Mapping[str, str] | None, ctx: CheckC
            f"else requires it)" if u.inferred and u.extra and ", " in u.extra else
            f" (its [{u.extra}] extra, in use since {u.name} is installed)" if u.inferred
            else f" (for its extra [{u.extra}])" if u.extra else "")
+    fix = _fix(f"Install a {u.name} in the declared range, or a release of {u.package} that accepts {u.name} "
+               f"{u.installed}.", u, conflict, ctx)
+    commands = _commands(u, conflict, ctx)
+    if hidden:
+        loc, _, copies = hidden
+        meets = [c for c in copies if _meets(c.get("version"), u.requirement)]
+        fix = (f"Take {loc} off the path (PYTHONPATH, or run from another directory) or remove {u.name} from it"
+               + (f": the environment's own {u.name} {meets[0].get('version')} meets the requirement." if meets else
+                  f", and install a {u.name} in the declared range into the environment."))
+        commands = () if meets else commands
     return finding(
         "requirement-version-unmet", sev, _components(u),
         f"{decl} requires {bare(u.requirement)}{why}, but {u.name} {u.installed} is installed",
         detail=f"The installed {u.name} is outside the range the package declares (pip check reports the same "
                f"conflict). {detail_src}",
-        evidence=evidence, key=f"{u.package}:{u.name}",
-        fix=_fix(f"Install a {u.name} in the declared range, or a release of {u.package} that accepts {u.name} "
-                 f"{u.installed}.", u, conflict, ctx),
-        commands=_commands(u, conflict, ctx), source=src)
+        evidence=evidence, key=f"{u.package}:{u.name}", fix=fix, commands=commands, source=src)
+
+
+def _inside(path: str, prefix: str) -> bool:
+    import posixpath
+
+    path, prefix = posixpath.normpath(path), posixpath.normpath(prefix)
+    return path == prefix or path.startswith(prefix.rstrip("/") + "/")
+
+
+def _hidden(u: Unmet, snap: Any) -> tuple[str, str, list[dict[str, Any]]] | None:
+    """(where, prefix, copies) when the copy of the required package Python finds lies outside the interpreter's
+    virtual environment (a PYTHONPATH or `pip install --target` directory, a checkout in the cwd) and hides copies
+    inside it: pip's line would install into the environment and leave the outside copy first on sys.path (pip
+    uninstalls only what lies inside a virtual environment: https://github.com/pypa/pip/blob/23.2.1/src/pip/_internal/utils/misc.py, is_local)."""
+    prefix = val(snap.python, "prefix")
+    base = snap.python.extra.get("base_prefix") if known(snap.python) and snap.python is not None else None  # probe's
+    pkg = snap.package(u.name)
+    loc = val(pkg, "location")
+    if not isinstance(prefix, str) or not prefix or not isinstance(base, str) or base == prefix:
+        return None  # not a virtual environment: pip counts every copy as its own there (user site included)
+    if not isinstance(loc, str) or _inside(loc, prefix):
+        return None
+    copies = [dict(c) for c in (pkg.extra.get("shadowed") or []) if isinstance(c, dict)
+              and isinstance(c.get("location"), str) and _inside(c["location"], prefix)]
+    return (loc, prefix, copies) if copies else None
+
+
+def _meets(version: Any, requirement: str) -> bool:
+    from packaging.requirements import InvalidRequirement, Requirement
+    from packaging.version import InvalidVersion, Version
+
+    try:
+        return isinstance(version, str) and Requirement(requirement).specifier.contains(Version(version),
+                                                                                         prereleases=True)
+    except (InvalidRequirement, InvalidVersion):
+        return False
 
 
 def _untold_target(u: Unmet, snap: Any) -> str:

@@ -684,3 +684,42 @@ def test_a_profile_chosen_without_any_ascend_fact_does_not_excuse_its_upstream_c
     # the same versions beside torch-npu: the Ascend stack as its guide installs it, upstream's own conflict
     doc["packages"] = {**pkgs, "torch-npu": {"version": "2.10.0"}}
     assert verl_numpy(doc) == "info"
+
+
+def test_a_copy_outside_the_environment_that_hides_its_own_is_named_and_pip_is_not_the_fix():
+    """Seen on a real target: a venv with verl 0.9.1 and transformers 5.10.4, run with PYTHONPATH naming a
+    `pip install --target` directory holding transformers 4.57.1 (a shared library directory). Python imports
+    4.57.1, so the conflict is real; but the fix line `<venv python> -m pip install 'transformers>=5.5.3,...'`
+    changes nothing: pip says "Not uninstalling transformers at DIR, outside environment", reinstalls 5.10.4 into
+    site-packages, and the import still finds 4.57.1 first. The finding names the copy and where it is, and the fix
+    is to take it off the path; the environment's own copy meets the requirement."""
+    site = "/tmp/t/a/lib/python3.11/site-packages"
+    doc: dict[str, Any] = {
+        "schema": "doctor.snapshot/1", "complete": True,
+        "python": {"version": "3.11.7", "implementation": "CPython", "prefix": "/tmp/t/a",
+                   "base_prefix": "/root/.pyenv/versions/3.11.7", "site_packages": [site]},
+        "host": {"arch": "x86_64"},
+        "packages": {
+            "verl": {"version": "0.9.1", "location": site, "requires_dist": ["transformers!=5.6.0,<5.11,>=5.5.3"],
+                     "metadata": f"{site}/verl-0.9.1.dist-info/METADATA"},
+            "transformers": {"version": "4.57.1", "location": "/tmp/t/pylibs", "requires_dist": [],
+                             "metadata": "/tmp/t/pylibs/transformers-4.57.1.dist-info/METADATA",
+                             "shadowed": [{"version": "5.10.4", "location": site}]}}}
+    (f,) = _declared(snapshot_from_dict(doc))
+    assert f.severity.value == "error" and "transformers 4.57.1 is installed" in f.title
+    assert "/tmp/t/pylibs" in f.detail and "outside the environment" in f.detail and "5.10.4" in f.detail
+    assert f.fix.commands == () and "/tmp/t/pylibs" in f.fix.text and "PYTHONPATH" in f.fix.text
+    assert f.evidence["found_at"] == "/tmp/t/pylibs" and f.evidence["hides"] == [{"version": "5.10.4", "location": site}]
+    # the environment's own copy is off too: taking the outside one off the path is not enough, pip's line stays
+    doc["packages"]["transformers"]["shadowed"] = [{"version": "4.46.0", "location": site}]
+    (g,) = _declared(snapshot_from_dict(doc))
+    assert g.fix.commands == ("pip install 'transformers!=5.6.0,<5.11,>=5.5.3'",) and "/tmp/t/pylibs" in g.fix.text
+    # not a virtual environment (a user-site copy over the system's): pip uninstalls there, its line stands
+    doc["python"]["base_prefix"] = doc["python"]["prefix"]
+    (k,) = _declared(snapshot_from_dict(doc))
+    assert "outside the environment" not in k.detail and k.fix.commands
+    doc["python"]["base_prefix"] = "/root/.pyenv/versions/3.11.7"
+    # no copy inside the environment (an egg-link or PYTHONPATH-only install): nothing to say about hiding
+    del doc["packages"]["transformers"]["shadowed"]
+    (h,) = _declared(snapshot_from_dict(doc))
+    assert "outside the environment" not in h.detail and "found_at" not in h.evidence

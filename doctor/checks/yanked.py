@@ -42,7 +42,9 @@ def _pypi_build(name: str, pkg: Any, profile: Any) -> bool:
 def later_release(table: Any, name: str, version: str) -> str | None:
     """The release to move to: the first later final release PyPI did not yank, of the same major.minor when there
     is one (numpy 2.4.0 -> 2.4.1); a later pre-release only for a pre-release with no final after it; None when the
-    table holds none."""
+    table holds none. The smallest move, not the newest patch: a package released in lockstep with another one pins
+    it exactly (torchvision 0.15.1 requires torch==2.0.0, 0.15.2 torch==2.0.1), so the next release is the one that
+    keeps the rest of the environment."""
     from packaging.version import Version
 
     from doctor.knowledge.versions import parse_pkg_version

@@ -255,6 +255,8 @@ def _hidden(u: Unmet, snap: Any) -> tuple[str, str, list[dict[str, Any]]] | None
 
 
 def _meets(version: Any, requirement: str) -> bool:
+    """Whether a version lies in the requirement's range, pre-releases included as pip check counts them (unknown or
+    unreadable: no)."""
     from packaging.requirements import InvalidRequirement, Requirement
     from packaging.version import InvalidVersion, Version
 
@@ -305,15 +307,7 @@ def _commands(u: Unmet, conflict: Mapping[str, str] | None, ctx: CheckContext) -
 
 def _pin_meets(pin: str | None, requirement: str) -> bool:
     """Whether the profile's exact pin (`==X`) lies in the requirement's range (unknown: no)."""
-    from packaging.requirements import InvalidRequirement, Requirement
-    from packaging.version import InvalidVersion, Version
-
-    if not pin or not pin.startswith("=="):
-        return False
-    try:
-        return Requirement(requirement).specifier.contains(Version(pin[2:].strip()), prereleases=True)
-    except (InvalidRequirement, InvalidVersion):
-        return False
+    return pin is not None and pin.startswith("==") and _meets(pin[2:].strip(), requirement)
 
 
 @check("published-files", "packages", findings=("release-has-no-wheel-for-target", "release-pin-has-no-wheel-for-target"))

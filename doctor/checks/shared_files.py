@@ -29,6 +29,16 @@ PIP_INSTALL_DOC = "https://packaging.python.org/en/latest/specifications/recordi
 _REPORTED_ELSEWHERE = frozenset({frozenset({"triton", "triton-ascend"})})
 
 
+def _version(pkgs: Any, name: str, here: str | None) -> str | None:
+    """The version `packages` gives for `name`, unless that is another copy of it (earlier on sys.path, in another
+    site directory) than the one in the directory `here`: the snapshot does not say this copy's version."""
+    p: Any = pkgs.get(name)
+    if p is None or not (known(p.version) and p.version):
+        return None
+    there = p.location if known(p.location) and p.location else None
+    return p.version if there is None or here is None or there == here else None
+
+
 def _keep(a: str, b: str) -> str | None:
     """The one to keep when exactly one of the two is a package of the stack."""
     on = [n for n in (a, b) if n in STACK]
@@ -56,17 +66,8 @@ def shared_files(ctx: CheckContext) -> Iterator[Finding]:
 
         here = it.location if known(it.location) and it.location else None
 
-        def version(n: str, here: str | None = here) -> str | None:
-            """The version `packages` gives, unless that is another copy of `n` (earlier on sys.path, in another
-            site directory) than the one in this directory: the snapshot does not say this copy's version."""
-            p: Any = pkgs.get(n)
-            if p is None or not (known(p.version) and p.version):
-                return None
-            there = p.location if known(p.location) and p.location else None
-            return p.version if there is None or here is None or there == here else None
-
-        def named(n: str) -> str:
-            v = version(n)
+        def named(n: str, here: str | None = here) -> str:
+            v = _version(pkgs, n, here)
             return f"{n} {v}" if v else n
 
         examples = list(it.examples) if known(it.examples) else []
@@ -77,7 +78,7 @@ def shared_files(ctx: CheckContext) -> Iterator[Finding]:
         cmds: tuple[str, ...] = ()
         if keep:
             other = b if keep == a else a
-            v = version(keep)
+            v = _version(pkgs, keep, here)
             fix = (f"Keep {keep}, which the stack imports: uninstall both, then reinstall {keep} alone (and drop "
                    f"whatever requires {other}).")
             cmds = (f"pip uninstall -y {a} {b}", f"pip install --no-deps --force-reinstall '{keep}" + (f"=={v}'" if v else "'"))
@@ -86,9 +87,9 @@ def shared_files(ctx: CheckContext) -> Iterator[Finding]:
                    f"then `pip install --no-deps --force-reinstall <that one>`); a package that requires the other one "
                    "must then be satisfied another way.")
         yield finding(
-            "files-overwritten-by-another-package", "error" if keep or a in STACK or b in STACK else "warning", comps,
+            "files-overwritten-by-another-package", "error" if a in STACK or b in STACK else "warning", comps,
             f"{named(a)} and {named(b)} install the same files under {top}: {it.differ} of {total} differ",
-            detail=f"Both RECORDs list {total} file(s) under {top} in {it.location if known(it.location) else 'the same site directory'}, "
+            detail=f"Both RECORDs list {total} file(s) under {top} in {here or 'the same site directory'}, "
                    f"{it.differ} with different digests" + (f" (e.g. {', '.join(examples)})" if examples else "")
                    + f"; {disk}. pip overwrote one copy with the other and does not check this (pip check reads "
                    "Requires-Dist only); uninstalling either one deletes files the other needs.",

@@ -23,7 +23,6 @@ from doctor.knowledge.ownership import component_of_distribution
 from doctor.report import Finding, finding
 from doctor.snapshot.model import known
 
-PEP_592 = "https://peps.python.org/pep-0592/"
 PYPI_FILES = "https://files.pythonhosted.org/"  # PyPI's file host: an archive from there is the file PyPI published
 
 
@@ -37,6 +36,14 @@ def _pypi_build(name: str, pkg: Any, profile: Any) -> bool:
     if url and not url.endswith(".whl") and not url.startswith(PYPI_FILES):
         return False
     return not (profile is not None and profile.builds(name, pkg.version))
+
+
+def _line(version: str) -> tuple[int, ...] | None:
+    """The release line (major.minor) of a version, None when it cannot be read."""
+    from doctor.knowledge.versions import parse_pkg_version
+
+    v = parse_pkg_version(version)
+    return v.release[:2] if v is not None else None
 
 
 def later_release(table: Any, name: str, version: str) -> str | None:
@@ -56,17 +63,6 @@ def later_release(table: Any, name: str, version: str) -> str | None:
     pool = [(w, k) for w, k in later if not w.is_prerelease] or (later if v.is_prerelease else [])
     same = [k for w, k in pool if w.release[:2] == v.release[:2]]
     return same[0] if same else (pool[0][1] if pool else None)
-
-
-def _of_its_line(version: str, to: str) -> str:
-    """"of its line " when `to` has the yanked release's major.minor (numpy 2.4.0 -> 2.4.1), "" when the move is to
-    another line (safetensors 0.3.3.post1 -> 0.4.0: no later 0.3 release)."""
-    from packaging.version import Version
-
-    from doctor.knowledge.versions import parse_pkg_version
-
-    v = parse_pkg_version(version)
-    return "of its line " if v is not None and Version(to).release[:2] == v.release[:2] else ""
 
 
 def _table() -> Any:
@@ -103,7 +99,8 @@ def yanked_releases(ctx: CheckContext) -> Iterator[Finding]:
             evidence={"package": name, "version": version, "reason": reason, "later_release": to,
                       "table_read": table.read},
             key=name,
-            fix=(f"Install {name} {to}, the first later release {_of_its_line(version, to)}that PyPI did not yank"
+            fix=(f"Install {name} {to}, the first later release {'of its line ' if _line(to) == _line(version) else ''}"
+                 "that PyPI did not yank"
                  if to else f"Install a later release of {name} that PyPI did not yank")
                 + f", and drop the exact pin (`{name}=={version}`) that chose the yanked one.",
             commands=(f"pip install '{name}=={to}'" if to else f"pip install --upgrade '{name}'",),

@@ -112,7 +112,7 @@ def _target(snap: Any) -> tuple[str | None, str | None]:
     return (ver if isinstance(ver, str) and ver else None), (arch if isinstance(arch, str) and arch else None)
 
 
-def _lookup(snap: Any, profile: Any = None) -> Lookup | None:
+def release_lookup(snap: Any, profile: Any = None) -> Lookup | None:
     """The release tables, only when some listed package lacks its own declaration (a live snapshot never
     needs them): the git table for a MindSpeed / Megatron checkout at a known commit, else PyPI's, except for
     the chosen profile's own source builds."""
@@ -143,7 +143,7 @@ def declared_requirements(ctx: CheckContext) -> Iterator[Finding]:
     snap = ctx.snapshot
     if not known(snap.packages) or not snap.packages:
         skip("the snapshot lists no packages")
-    lookup = _lookup(snap, ctx.profile)
+    lookup = release_lookup(snap, ctx.profile)
     ascend = npu_host(snap) or bool(installed(snap, "vllm-ascend"))
     found = list(unmet(snap, lookup, ascend=ascend))
     if not found and lookup is None and not any(known(p.requires_dist) or known(p.requires_python)

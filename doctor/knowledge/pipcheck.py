@@ -67,22 +67,41 @@ def declarations(snap: Snapshot, lookup: Lookup | None = None) -> dict[str, Decl
     """name -> what it declares, for every package whose declaration is known. A package the snapshot lists
     with a version but without `requires_dist` (a hand-written snapshot, an older collector) gets its
     release's published metadata through `lookup`, when the table holds that release."""
-    out: dict[str, Decl] = {}
     if not known(snap.packages):
-        return out
-    for name, pkg in snap.packages.items():
-        if known(pkg.requires_dist):
-            out[name] = Decl(pkg.requires_python if known(pkg.requires_python) else None, tuple(pkg.requires_dist),
-                             pkg.metadata if known(pkg.metadata) else None)
-        elif lookup is not None and isinstance(pkg.version, str) and pkg.version:
-            row = lookup(name, pkg.version)
-            if row is not None:
-                out[name] = Decl(row[0], tuple(row[1]), None, row[2])
-            elif known(pkg.requires_python):
-                out[name] = Decl(pkg.requires_python, None, pkg.metadata if known(pkg.metadata) else None)
-        elif known(pkg.requires_python):
-            out[name] = Decl(pkg.requires_python, None, pkg.metadata if known(pkg.metadata) else None)
-    return out
+        return {}
+    return {name: d for name in snap.packages if (d := declaration(snap, name, lookup)) is not None}
+
+
+def declaration(snap: Snapshot, name: str, lookup: Lookup | None = None) -> Decl | None:
+    """What the listed package `name` declares (its METADATA, else its release's published metadata through
+    `lookup`), None when that is not known."""
+    pkg = snap.packages.get(name) if known(snap.packages) else None
+    if pkg is None:
+        return None
+    if known(pkg.requires_dist):
+        return Decl(pkg.requires_python if known(pkg.requires_python) else None, tuple(pkg.requires_dist),
+                    pkg.metadata if known(pkg.metadata) else None)
+    if lookup is not None and isinstance(pkg.version, str) and pkg.version:
+        row = lookup(name, pkg.version)
+        if row is not None:
+            return Decl(row[0], tuple(row[1]), None, row[2])
+    if known(pkg.requires_python):
+        return Decl(pkg.requires_python, None, pkg.metadata if known(pkg.metadata) else None)
+    return None
+
+
+def declared_rejects(snap: Snapshot, package: str, dep: str, lookup: Lookup | None = None) -> bool:
+    """Whether `package`'s own declaration has a base requirement on `dep` (its marker holding for the target) that
+    the installed `dep` does not meet: the pair `unmet` reports with that METADATA as the source, so a check that
+    judges the same pair from the doctor's own tables has nothing to add."""
+    d = declaration(snap, canonicalize_name(package), lookup)
+    have = snap.packages.get(canonicalize_name(dep)) if known(snap.packages) else None
+    if d is None or d.requires_dist is None or have is None or not isinstance(have.version, str):
+        return False
+    applies = _Applies(marker_environment(snap))
+    return any(req is not None and req.spec and canonicalize_name(req.name) == canonicalize_name(dep)
+               and _contains(req.specifier, have.version) is False
+               for req in map(applies, d.requires_dist))
 
 
 def marker_environment(snap: Snapshot) -> dict[str, str]:
@@ -457,7 +476,7 @@ def _aggregate(extra: str) -> bool:
 def requirement_names(snap: Snapshot, package: str, lookup: Lookup | None = None) -> set[str]:
     """The distributions `package` requires for the target (base requirements whose marker holds): what
     "on verl's import path" widens to."""
-    d = declarations(snap, lookup).get(canonicalize_name(package))
+    d = declaration(snap, canonicalize_name(package), lookup)
     if d is None or d.requires_dist is None:
         return set()
     applies = _Applies(marker_environment(snap))

@@ -52,6 +52,21 @@ def test_transformers_windows():
         bare(packages={"verl": {"version": "0.9.0"}, "transformers": {"version": "5.10.4"}}))
 
 
+def test_a_pair_verls_own_metadata_rejects_is_one_finding_not_two():
+    """verl 0.8.0's METADATA says numpy<2.0.0 and verl 0.9.1's transformers<5.11: declared-requirements reports each
+    pair from that declaration, and the doctor's own table of the same pair (releases.toml) adds no second finding at
+    another severity."""
+    def pair(d: dict, dep: str) -> list[tuple[str, str]]:
+        return sorted((f.id, f.severity.value) for f in diagnose_dict(d).findings
+                      if {"verl", dep} <= set(f.components) or (f.id.startswith("requirement") and
+                                                                f.evidence.get("requires") == dep))
+
+    numpy2 = bare(packages={"verl": {"version": "0.8.0"}, "numpy": {"version": "2.2.6"}})
+    assert pair(numpy2, "numpy") == [("requirement-version-unmet", "error")]
+    window = bare(packages={"verl": {"version": "0.9.1"}, "transformers": {"version": "5.11.0"}})
+    assert pair(window, "transformers") == [("requirement-version-unmet", "error")]
+
+
 def test_cuda_only_packages():
     d = healthy()
     d["packages"]["flash-attn"] = {"version": "2.7.4"}

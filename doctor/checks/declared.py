@@ -200,7 +200,7 @@ def _finding(u: Unmet, sev: str, conflict: Mapping[str, str] | None, ctx: CheckC
         why = f" (for its extra [{u.extra}])" if u.extra else ""
         return finding(
             "requirement-missing", sev, _components(u),
-            f"{decl} requires {u.requirement}{why}, which is not installed",
+            f"{decl} requires {bare(u.requirement)}{why}, which is not installed",
             detail=f"The package declares this requirement for this interpreter and platform, and no distribution "
                    f"named {u.name} is installed: importing the code that needs it fails with ModuleNotFoundError. "
                    f"{detail_src}",

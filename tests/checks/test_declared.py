@@ -73,6 +73,10 @@ def test_elsewhere_a_warning_and_markers_use_the_snapshots_python_and_arch():
     # the same package on an x86 host: the x86-only requirement applies instead
     snap_x86 = _snap(snap.to_dict()["packages"], arch="x86_64")
     assert {f.evidence["requires"] for f in _declared(snap_x86)} == {"needed-everywhere", "only-x86"}
+    # the title says what to install, as pip check does; the marker that made it apply stays in the evidence
+    arm = next(f for f in fs if f.evidence["requires"] == "only-arm")
+    assert arm.title == "somelib 1.0 requires only-arm, which is not installed"
+    assert arm.evidence["requirement"] == 'only-arm; platform_machine == "aarch64"'
 
 
 def test_unknown_facts_stay_silent():

@@ -103,6 +103,25 @@ def _shared(v: Any) -> dict[str, Any] | None:
     return out
 
 
+def _missing(v: Any) -> dict[str, Any] | None:
+    """One `missing_files` item in snapshot shape (rule 12), None when it is not one: the distribution, where, and
+    how many of the files its RECORD lists under the name are gone."""
+    if not (isinstance(v, dict) and isinstance(v.get("dist"), str)):
+        return None
+    out: dict[str, Any] = {"dist": v["dist"]}
+    for k in ("top_level", "location"):
+        if isinstance(v.get(k), str):
+            out[k] = v[k]
+    if "version" in v and (v["version"] is None or isinstance(v["version"], str)):
+        out["version"] = v["version"]
+    for k in ("files", "missing"):
+        if isinstance(v.get(k), int) and not isinstance(v.get(k), bool):
+            out[k] = v[k]
+    if isinstance(v.get("examples"), list):
+        out["examples"] = [p for p in v["examples"] if isinstance(p, str)]
+    return out
+
+
 def to_snapshot_parts(doc: Mapping[str, Any]) -> dict[str, Any]:
     """Probe document -> {"python", "packages", "modules"} in snapshot shape; tolerant of missing or
     wrongly typed fields (an old copy of the probe, a hand-edited file)."""
@@ -129,6 +148,8 @@ def to_snapshot_parts(doc: Mapping[str, Any]) -> dict[str, Any]:
                 pyo["libstdcxx"] = cxx
         if isinstance(py.get("shared_files"), list):
             pyo["shared_files"] = [x for v in py["shared_files"] if (x := _shared(v)) is not None]
+        if isinstance(py.get("missing_files"), list):
+            pyo["missing_files"] = [x for v in py["missing_files"] if (x := _missing(v)) is not None]
         parts["python"] = pyo
     dists = doc.get("distributions")
     if isinstance(dists, list):

@@ -112,6 +112,20 @@ class SharedFiles(_Model):
 
 
 @dataclass
+class MissingFiles(_Model):
+    """`python.missing_files` (rule 12): a distribution whose RECORD lists files under one of its top-level names
+    that are gone from disk."""
+
+    dist: str = _uk()  # the distribution's name
+    version: str | None = _uk()  # its version, as its metadata in `location` says
+    top_level: str = _uk()  # the top-level name whose files are gone
+    location: str = _uk()  # the site directory
+    files: int = _uk()  # paths its RECORD lists under that name
+    missing: int = _uk()  # of those, not on disk
+    examples: list[str] = _uk()  # up to three of the missing paths
+
+
+@dataclass
 class PythonInfo(_Model):
     """`python`: the target interpreter, which is not necessarily the doctor's own."""
 
@@ -122,6 +136,7 @@ class PythonInfo(_Model):
     site_packages: list[str] = _uk()
     libstdcxx: CxxRuntime | None = _uk()  # null: the loader finds no libstdc++.so.6
     shared_files: list[SharedFiles] = _uk()  # rule 11: [] when no two distributions overwrote each other's files
+    missing_files: list[MissingFiles] = _uk()  # rule 12: [] when no checked file is gone
 
 
 @dataclass

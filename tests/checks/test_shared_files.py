@@ -86,11 +86,13 @@ def _wheels() -> dict[str, Path]:
     return out
 
 
-def _check(py: Path, cwd: Path) -> list[dict[str, Any]]:
-    r = subprocess.run([sys.executable, "-m", "doctor", "--json", "check", "--python", str(py), "--only", "packages"],
+def _check(py: Path, cwd: Path, fid: str = "files-overwritten-by-another-package",
+           snapshot: Path | None = None) -> list[dict[str, Any]]:
+    how = ["--from", str(snapshot)] if snapshot else ["--python", str(py)]
+    r = subprocess.run([sys.executable, "-m", "doctor", "--json", "check", *how, "--only", "packages"],
                        capture_output=True, text=True, timeout=300, cwd=str(cwd),
                        env={**os.environ, "PYTHONPATH": str(ROOT)})
-    return [f for f in json.loads(r.stdout)["findings"] if f["id"] == "files-overwritten-by-another-package"]
+    return [f for f in json.loads(r.stdout)["findings"] if f["id"] == fid]
 
 
 @pytest.mark.slow
@@ -125,6 +127,23 @@ def test_real_jwt_and_pyjwt_wheels_in_a_plain_venv_are_named_and_the_finding_is_
                             capture_output=True, text=True, timeout=120)
     assert broken.returncode != 0
     assert _check(py, tmp_path) == []  # one owner left: nothing shared
+    # ... but PyJWT's RECORD still lists the jwt/__init__.py that is gone, live and from a collected snapshot
+    snap = tmp_path / "snap.json"
+    subprocess.run([sys.executable, "-m", "doctor", "collect", "--python", str(py), "-o", str(snap)], check=True,
+                   capture_output=True, timeout=300, cwd=str(tmp_path), env={**os.environ, "PYTHONPATH": str(ROOT)})
+    for how in ({}, {"snapshot": snap}):
+        (f,) = _check(py, tmp_path, "installed-files-missing", **how)
+        assert (f["key"], f["severity"], f["evidence"]["version"]) == ("pyjwt", "warning", "2.10.1")
+        assert f["evidence"]["examples"][0] == "jwt/__init__.py" and f["evidence"]["missing"] >= 1
+    # the finding's fix, run offline with the same wheel, restores `import jwt` and the finding goes
+    fix = f["fix"]["commands"][0]
+    assert fix == f"{py} -m pip install --force-reinstall --no-deps 'pyjwt==2.10.1'"
+    subprocess.run([str(py), "-m", "pip", "install", "--isolated", "--no-index", "--force-reinstall", "--no-deps", "-q",
+                    str(wheels["PyJWT"])], check=True, timeout=600)
+    ok = subprocess.run([str(py), "-c", "import jwt; jwt.encode({'a': 1}, 'k', algorithm='HS256')"],
+                        capture_output=True, text=True, timeout=120)
+    assert ok.returncode == 0, ok.stderr
+    assert _check(py, tmp_path, "installed-files-missing") == []
 
 
 def test_a_pair_in_another_directory_than_the_named_package_is_not_given_that_copys_version():

@@ -167,3 +167,30 @@ def test_shared_files_of_any_two_records_are_counted_never_raised(a, b):
     parts = to_snapshot_parts({"python": {"shared_files": items + [{"dists": "x"}, 7]}})
     assert len(parts["python"]["shared_files"]) == len(items)
     snapshot_from_dict({"schema": "doctor.snapshot/1", **parts}, source="fuzz.json")
+
+
+@fuzz
+@given(st.text(alphabet=["p", "/", ",", '"', "\r", "\n", "=", "s", "_", ".", "n"], max_size=80),
+       st.lists(st.one_of(st.none(), st.integers(), st.text(max_size=4),
+                          st.dictionaries(st.sampled_from(["dist", "version", "top_level", "files", "missing",
+                                                           "examples", "location"]),
+                                          st.one_of(st.none(), st.booleans(), st.integers(), st.text(max_size=4),
+                                                    st.lists(st.one_of(st.text(max_size=4), st.integers()), max_size=3)),
+                                          max_size=7)), max_size=3))
+def test_missing_files_of_any_record_are_counted_never_raised(record, junk):
+    """A distribution whose top-level `p` is not on disk, whatever its RECORD says: the files listed under `p` are
+    all missing, never raised; the items, and arbitrary junk next to them, read back through to_snapshot_parts into
+    a loadable snapshot."""
+    from doctor.probes.pyenv import to_snapshot_parts
+    from doctor.snapshot.model import snapshot_from_dict
+
+    target._ERRORS[:] = []
+    pairs = [({"name": "a", "version": "1", "location": "/nonexistent", "top_level": ["p"], "editable": False,
+               "dist_info": "/nonexistent/a-1.dist-info"}, _Dist(record))]
+    items = target.missing_files(pairs)
+    for it in items:
+        assert 0 < it["missing"] == it["files"] and len(it["examples"]) <= 3
+        assert all(p == "p" or p.startswith(("p/", "p.")) for p in it["examples"])
+    parts = to_snapshot_parts({"python": {"missing_files": items + junk}})
+    assert len(parts["python"]["missing_files"]) >= len(items)
+    snapshot_from_dict({"schema": "doctor.snapshot/1", **parts}, source="fuzz.json")

@@ -4,6 +4,7 @@ later copies are recorded as shadowed, with PEP 610 facts; the same script serve
 
 from __future__ import annotations
 
+import importlib.machinery
 import importlib.metadata
 import importlib.util
 import os
@@ -397,6 +398,49 @@ def test_one_directory_on_sys_path_twice_through_a_symlink_is_one_directory(
     monkeypatch.setattr(sys, "path", [str(site), str(tmp_path / "lib64" / "site-packages"), *sys.path])
     got = [x for x in probe.collect()["python"]["shared_files"] if str(tmp_path) in x["location"]]
     assert [(sorted(x["dists"]), x["location"], x["on_disk"]) for x in got] == [(["PyJWT", "jwt"], str(site), "PyJWT")]
+
+
+def _on_disk(site: Path, files: dict[str, bytes]) -> None:
+    for rel, data in files.items():
+        write(site / rel, data)
+
+
+def test_missing_files_are_what_an_uninstall_of_the_other_owner_left_and_nothing_else(
+        probe: ModuleType, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """PyJWT whose jwt/__init__.py another distribution's uninstall deleted, opencv-python-headless whose whole cv2/
+    is gone: each is listed with how many of its RECORD's files under that name are gone, the __init__.py first.
+    Not listed: a healthy package, a module file (`six.py`) and an extension module at the top level, a namespace
+    portion (its RECORD lists no nvidia/__init__.py), a top_level.txt name its RECORD does not list (xxhash's
+    `_xxhash` lives inside the package), and an editable install whose code is elsewhere."""
+    site = tmp_path / "site"
+    pyjwt = {"jwt/__init__.py": b"x\n", "jwt/api_jwt.py": b"a\n", "jwt/exceptions.py": b"e\n"}
+    _installed(site, "PyJWT", pyjwt, "jwt")
+    _on_disk(site, {"jwt/api_jwt.py": b"a\n"})
+    _installed(site, "opencv-python-headless", {"cv2/__init__.py": b"c\n", "cv2/version.py": b"v\n"}, "cv2")
+    healthy = {"six.py": b"s\n", "_cffi_backend.abi3.so": b"so", "nvidia/nccl/__init__.py": b"",
+               "xxhash/__init__.py": b"", "xxhash/_xxhash.abi3.so": b"so"}
+    _installed(site, "six", {"six.py": b"s\n"}, "six")
+    _installed(site, "cffi", {"_cffi_backend.abi3.so": b"so"}, "_cffi_backend")
+    _installed(site, "nvidia-nccl", {"nvidia/nccl/__init__.py": b""}, "nvidia")
+    _installed(site, "xxhash", {"xxhash/__init__.py": b"", "xxhash/_xxhash.abi3.so": b"so"}, "xxhash")
+    write(site / "xxhash-1.0.dist-info" / "top_level.txt", "_xxhash\nxxhash\n")
+    _on_disk(site, healthy)
+    _installed(site, "edited", {"edited/__init__.py": b""}, "edited")
+    write(site / "edited-1.0.dist-info" / "direct_url.json", '{"url": "file:///src", "dir_info": {"editable": true}}')
+    monkeypatch.setattr(sys, "path", [str(site), *sys.path])
+    monkeypatch.setattr(importlib.machinery, "EXTENSION_SUFFIXES", [".abi3.so", ".so"])
+    probe._ERRORS[:] = []
+    got = probe.collect()["python"]["missing_files"]
+    assert [e for e in probe._ERRORS if str(site) in e] == []
+    assert got == [
+        {"dist": "PyJWT", "version": "1.0", "top_level": "jwt", "location": str(site), "files": 3, "missing": 2,
+         "examples": ["jwt/__init__.py", "jwt/exceptions.py"]},
+        {"dist": "opencv-python-headless", "version": "1.0", "top_level": "cv2", "location": str(site), "files": 2,
+         "missing": 2, "examples": ["cv2/__init__.py", "cv2/version.py"]},
+    ]
+    _on_disk(site, {**pyjwt, "cv2/__init__.py": b"c\n", "cv2/version.py": b"v\n"})
+    assert probe.collect()["python"]["missing_files"] == []
+    assert "missing_files" not in probe.collect(modules=[])["python"]  # doctor install's --dists-only
 
 
 def test_a_source_tree_in_the_cwd_names_its_metadata_by_an_absolute_path(tmp_path: Path) -> None:

@@ -1,0 +1,68 @@
+"""doctor/checks/installed_files.py: files an installed distribution's RECORD lists that are gone from disk
+(`python.missing_files`, snapshot rule 12)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from doctor.checks.runner import CheckContext, Skipped, load_all, run_one
+from doctor.snapshot.model import snapshot_from_dict
+
+SITE = "/v/lib/python3.11/site-packages"
+
+
+def _snap(items: list[dict[str, Any]] | None, packages: dict[str, dict[str, Any]] | None = None) -> Any:
+    py: dict[str, Any] = {"version": "3.11.9", "executable": "/v/bin/python"}
+    if items is not None:
+        py["missing_files"] = items
+    return snapshot_from_dict({"schema": "doctor.snapshot/1", "python": py, "packages": packages or {}})
+
+
+def _item(dist: str, version: str | None, top: str, files: int, missing: int) -> dict[str, Any]:
+    return {"dist": dist, "version": version, "top_level": top, "location": SITE, "files": files,
+            "missing": missing, "examples": [f"{top}/__init__.py"]}
+
+
+def _found(snap: Any) -> list[Any]:
+    found, _ = run_one(load_all()["installed-files"], CheckContext(snapshot=snap))
+    return found
+
+
+def test_a_package_outside_the_stack_missing_its_init_is_a_warning_fixed_by_reinstalling_that_release():
+    (f,) = _found(_snap([_item("PyJWT", "2.10.1", "jwt", 13, 4)]))
+    assert (f.id, f.severity.value, f.key) == ("installed-files-missing", "warning", "pyjwt")
+    assert f.title == "pyjwt 2.10.1 is installed but 4 of the 13 files its RECORD lists under jwt are gone"
+    assert "jwt/__init__.py" in f.detail and "empty namespace" in f.detail
+    # the target's own pip, that exact release, its dependencies left alone
+    assert f.fix.commands == ("/v/bin/python -m pip install --force-reinstall --no-deps 'pyjwt==2.10.1'",)
+
+
+def test_a_stack_package_or_one_verl_requires_is_an_error():
+    pkgs = {"verl": {"version": "0.9.1", "requires_dist": ["codetiming", "opencv-python-headless; extra == 'x'"]},
+            "codetiming": {"version": "1.4.0", "requires_dist": []}}
+    got = _found(_snap([_item("torch_npu", "2.5.1", "torch_npu", 900, 900), _item("codetiming", "1.4.0", "codetiming", 5, 1),
+                        _item("opencv-python-headless", "4.10.0.84", "cv2", 41, 41)], pkgs))
+    assert [(f.key, f.severity.value) for f in got] == [
+        ("torch-npu", "error"), ("codetiming", "error"), ("opencv-python-headless", "warning")]  # an extra's: not
+    assert got[0].title.startswith("torch-npu 2.5.1 is installed but all 900 files")
+    assert "`import torch_npu` fails" in got[0].detail
+
+
+def test_without_a_version_the_reinstall_is_not_pinned_and_the_fix_says_so():
+    (f,) = _found(_snap([_item("PyJWT", None, "jwt", 13, 4)]))
+    assert f.fix.commands == ("/v/bin/python -m pip install --force-reinstall --no-deps 'pyjwt'",)
+    assert "pin the one you had" in f.fix.text
+
+
+@pytest.mark.parametrize("items", [[], [_item("PyJWT", "2.10.1", "jwt", 13, 0)]])
+def test_nothing_missing_says_nothing(items):
+    assert _found(_snap(items)) == []
+
+
+def test_an_older_snapshot_without_the_fact_skips():
+    from doctor.checks.installed_files import installed_files
+
+    with pytest.raises(Skipped):
+        list(installed_files(CheckContext(snapshot=_snap(None))))

@@ -520,6 +520,20 @@ def _distributions(with_files=False, shadowed=None):
 # -- files two distributions both install (snapshot rule 11) ------------------------------------------------
 
 
+def _relative(path, loc):
+    """A RECORD path as pip and uv write it, relative to the site directory: a `./` prefix dropped, an absolute path
+    inside `loc` made relative (older setuptools / distutils and some conda builds write those); None for an
+    absolute path elsewhere."""
+    while path.startswith("./"):
+        path = path[2:]
+    if path.startswith("/"):
+        root = (loc or "").rstrip("/") + "/"
+        if not loc or not path.startswith(root):
+            return None
+        path = path[len(root):]
+    return path
+
+
 def _under(path, top):
     return path.startswith(top + "/") or ("/" not in path and path.split(".", 1)[0] == top)
 
@@ -541,7 +555,9 @@ def _installed_rows(dist, top, loc=None):
             if len(row) < 2 or not row[1] or "__pycache__/" in row[0]:
                 continue
             path = row[0]
-            if path.startswith(prefix) or _under(path, top):  # (the common case calls nothing)
+            if path[:1] in "./":  # (namespace RECORDs have thousands of rows: the common case calls nothing)
+                path = _relative(path, loc)
+            if path and (path.startswith(prefix) or _under(path, top)):
                 rows[path] = row[1]
     return rows
 
@@ -600,7 +616,10 @@ def shared_files(pairs, read=None):
     list, how many differ, a few of those, and whose copy is on disk now (its digest recomputed). Only top-level
     names two distributions both claim are read, so a stack without such a clash costs nothing; namespace packages
     share a name and at most identical files (an empty __init__.py), and are not listed. `read` receives the rows
-    parsed ((id(entry), top) -> rows) for missing_files."""
+    parsed ((id(entry), top) -> rows) for missing_files.
+
+    Compared: RECORD paths, with a `./` prefix or absolute inside the site directory (older setuptools /
+    distutils, some conda builds) as the same relative path."""
     claims = {}
     real = {}  # a location -> the path its directory was first found at (lib64 -> lib: one directory)
     first = {}

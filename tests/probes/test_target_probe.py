@@ -443,6 +443,26 @@ def test_missing_files_are_what_an_uninstall_of_the_other_owner_left_and_nothing
     assert "missing_files" not in probe.collect(modules=[])["python"]  # doctor install's --dists-only
 
 
+def test_record_paths_written_absolute_or_with_a_dot_prefix_are_the_same_paths(
+        probe: ModuleType, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """pip and uv write RECORD paths relative to the site directory; older setuptools / distutils and some conda
+    builds write `./jwt/__init__.py` or the absolute path. The same file is the same path: the overwrite is found,
+    and a file gone is counted under its relative name. An absolute path in another directory is not this one's."""
+    site = tmp_path / "site"
+    _installed(site, "jwt", {"./jwt/__init__.py": b"old\n", "./jwt/jws.py": b"j\n"}, "jwt")
+    _installed(site, "PyJWT", {f"{site}/jwt/__init__.py": b"new\n", f"{site}/jwt/api_jwt.py": b"a\n",
+                               "/elsewhere/jwt/x.py": b"x\n"}, "jwt")
+    _on_disk(site, {"jwt/__init__.py": b"new\n", "jwt/jws.py": b"j\n", "jwt/api_jwt.py": b"a\n"})
+    monkeypatch.setattr(sys, "path", [str(site), *sys.path])
+    got = probe.collect()["python"]
+    (item,) = [x for x in got["shared_files"] if x["location"] == str(site)]
+    assert (item["files"], item["differ"], item["examples"], item["on_disk"]) == (1, 1, ["jwt/__init__.py"], "PyJWT")
+    assert [x for x in got["missing_files"] if x["location"] == str(site)] == []
+    (site / "jwt" / "__init__.py").unlink()  # `pip uninstall jwt` deleted it
+    (gone,) = [x for x in probe.collect()["python"]["missing_files"] if x["dist"] == "PyJWT"]
+    assert (gone["files"], gone["missing"], gone["examples"]) == (2, 1, ["jwt/__init__.py"])
+
+
 def test_a_source_tree_in_the_cwd_names_its_metadata_by_an_absolute_path(tmp_path: Path) -> None:
     """Seen on a real target: `doctor check` run from a verl checkout that keeps verl.egg-info (an earlier
     `pip install -e .`) read that egg-info through sys.path's '' entry, and the finding said "Declared in

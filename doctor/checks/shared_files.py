@@ -5,7 +5,9 @@ pip installs a wheel's files over whatever is there and never compares RECORDs a
 reads only Requires-Dist: two distributions that ship the same module (`jwt` and `PyJWT`, `opencv-python` and
 `opencv-python-headless`, mainline `triton` and `triton-ascend`) leave whichever was installed last on disk, and
 uninstalling either deletes files the other needs. The RECORD digests say which paths differ; the probe recomputes
-the digest of one of them to say whose copy is on disk now.
+the digest of one of them to say whose copy is on disk now. An egg-info install (`setup.py install`) lists its
+files in installed-files.txt without digests: its shared files are compared through the file on disk, which
+differs when it is not the other one's RECORD copy; two egg-info installs are not compared.
 
 Severity: an error when one of the two is a package a verl job imports on Ascend (the stack set of
 doctor/checks/declared.py): its code on disk is not the release it declares. A warning otherwise. Files that both
@@ -73,7 +75,8 @@ def shared_files(ctx: CheckContext) -> Iterator[Finding]:
         examples = list(it.examples) if known(it.examples) else []
         total = it.files if known(it.files) else it.differ
         disk = (f"{named(on_disk)}'s copy is on disk (installed last), so {named(loser)} runs with files that are "
-                "not its own" if on_disk and loser else "neither RECORD's digest matches the file on disk")
+                "not its own" if on_disk and loser else "neither RECORD's digest matches the file on disk (an egg-info "
+                "install, whose installed-files.txt records no digest, cannot be recognised)")
         comps = tuple(dict.fromkeys(component_of_distribution(n) or "python" for n in ((loser, on_disk) if loser and on_disk else (a, b))))
         cmds: tuple[str, ...] = ()
         if keep:

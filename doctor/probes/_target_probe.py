@@ -539,14 +539,17 @@ def _under(path, top):
 
 
 def _installed_text(dist):
-    """The list of files `dist` installed: its RECORD."""
-    return _read_dist_text(dist, "RECORD")
+    """The list of files `dist` installed: RECORD, else (an egg-info install by `setup.py install`)
+    installed-files.txt."""
+    text = _read_dist_text(dist, "RECORD")
+    return text if text is not None else _read_dist_text(dist, "installed-files.txt")
 
 
 def _installed_rows(dist, top, loc=None):
     """The files `dist` installed under the top-level name `top` (its package directory or module files): path
     relative to the site directory `loc` -> "algorithm=digest" from RECORD (rows without a hash, RECORD itself and
-    compiled .pyc, are left out)."""
+    compiled .pyc, are left out). An egg-info install has no RECORD: installed-files.txt lists its files relative
+    to the .egg-info directory, without digests (None); its compiled __pycache__ files are left out too."""
     rows = {}
     text = _read_dist_text(dist, "RECORD")
     if text is not None:
@@ -559,6 +562,18 @@ def _installed_rows(dist, top, loc=None):
                 path = _relative(path, loc)
             if path and (path.startswith(prefix) or _under(path, top)):
                 rows[path] = row[1]
+        return rows
+    base = getattr(dist, "_path", None)
+    text = _read_dist_text(dist, "installed-files.txt")
+    if text is None or base is None or not loc:
+        return rows
+    for line in text.splitlines():
+        line = line.strip()
+        if not line or "__pycache__/" in line:
+            continue
+        path = _relative(os.path.normpath(os.path.join(os.path.abspath(str(base)), line)), loc)
+        if path and _under(path, top):
+            rows[path] = None
     return rows
 
 
@@ -590,9 +605,12 @@ def _size(path):
 
 
 def _whose(path, a, da, b, db):
-    """`a` or `b`, whichever's RECORD digest the file at `path` has now (hashed once per algorithm), else None."""
+    """`a` or `b`, whichever's RECORD digest the file at `path` has now (hashed once per algorithm), else None (an
+    egg-info install records no digest: its copy cannot be recognised)."""
     hashes = {}
     for name, digest in ((a, da), (b, db)):
+        if digest is None:
+            continue
         algorithm, _, value = digest.partition("=")
         if algorithm not in hashes:
             hashes[algorithm] = _file_hash(path, algorithm)
@@ -604,7 +622,12 @@ def _whose(path, a, da, b, db):
 def _differ(path, da, db):
     """Whether two RECORD digests of the same path say different content: compared as written when they use one
     algorithm (pip writes sha256: no file is read); else through the file on disk, hashed with each (another
-    installer's sha384), which has been overwritten when it matches one and not the other."""
+    installer's sha384), which has been overwritten when it matches one and not the other. An egg-info install
+    records no digest (None): against a RECORD digest the file differs when it is not that copy (the egg-info's
+    or a hand edit overwrote it; the same content cannot be told from a copy never overwritten); two egg-info
+    installs cannot be compared."""
+    if da is None or db is None:
+        return da is not db and not _on_disk(path, da or db)
     if da.partition("=")[0] == db.partition("=")[0]:
         return da != db
     return _on_disk(path, da) != _on_disk(path, db)
@@ -619,7 +642,10 @@ def shared_files(pairs, read=None):
     parsed ((id(entry), top) -> rows) for missing_files.
 
     Compared: RECORD paths, with a `./` prefix or absolute inside the site directory (older setuptools /
-    distutils, some conda builds) as the same relative path."""
+    distutils, some conda builds) as the same relative path; an egg-info install's installed-files.txt, whose
+    files have no digest, through the file on disk against the other's RECORD digest (hashing only the files the
+    two share, which only clashing names have). Not compared: two egg-info installs (no digest on either side),
+    and an egg-info file whose content equals the wheel's (nothing tells it from a copy never overwritten)."""
     claims = {}
     real = {}  # a location -> the path its directory was first found at (lib64 -> lib: one directory)
     first = {}
@@ -696,8 +722,8 @@ def missing_files(pairs, read=None):
     module deleted deep inside a package whose `__init__.py` is there (torch/_C.*.so), but costs ~35 ms for three
     stack distributions, too much for every check; such a package fails at its import, which `check --deep`
     runs for torch_npu, mindspeed and vllm_ascend.
-    Editable installs (their code is elsewhere) and distributions whose metadata is not in the directory they
-    install into are left out. `read` holds the rows shared_files already parsed ((id(entry), top) -> rows): a
+    An egg-info install (`setup.py install`) is read from its installed-files.txt. Editable installs (their code
+    is elsewhere) and distributions whose metadata is not in the directory they install into are left out. `read` holds the rows shared_files already parsed ((id(entry), top) -> rows): a
     namespace two distributions share (google/, opentelemetry/) is not read twice."""
     modules = (".py",) + tuple(importlib.machinery.EXTENSION_SUFFIXES)
     access, F_OK = os.access, os.F_OK
@@ -705,7 +731,7 @@ def missing_files(pairs, read=None):
     for entry, dist in pairs:
         loc, info = entry.get("location"), entry.get("dist_info") or ""
         if not loc or entry.get("editable") or info.rpartition("/")[0] != loc \
-                or not info.endswith(".dist-info"):
+                or not info.endswith((".dist-info", ".egg-info")):
             continue
         for top in entry.get("top_level") or []:
             # os.access, not os.stat: no stat result built, no exception raised for a name that is not there (a

@@ -463,6 +463,41 @@ def test_record_paths_written_absolute_or_with_a_dot_prefix_are_the_same_paths(
     assert (gone["files"], gone["missing"], gone["examples"]) == (2, 1, ["jwt/__init__.py"])
 
 
+def _egg_info(site: Path, name: str, files: dict[str, bytes], top: str) -> None:
+    """What `setup.py install` (pip's legacy path, `--no-use-pep517`) leaves: <name>-1.0-py3.11.egg-info with
+    PKG-INFO, top_level.txt and installed-files.txt (paths relative to the egg-info directory, no digests)."""
+    ei = site / f"{name}-1.0-py3.11.egg-info"
+    write(ei / "PKG-INFO", f"Metadata-Version: 2.1\nName: {name}\nVersion: 1.0\n")
+    write(ei / "top_level.txt", top + "\n")
+    lines = [f"../{p}" for p in files] + [f"../{top}/__pycache__/__init__.cpython-311.pyc", "PKG-INFO", "./"]
+    write(ei / "installed-files.txt", "\n".join(lines) + "\n")
+    _on_disk(site, files)
+
+
+def test_an_egg_info_install_is_compared_by_the_file_on_disk_against_the_wheels_digest(
+        probe: ModuleType, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """An egg-info install records no digests: its shared file is compared through the file on disk. Not the
+    wheel's digest: overwritten (whose copy it is cannot be recognised, so on_disk is null). The wheel's content:
+    nothing to report (the same content cannot be told from a copy never overwritten). Its files, when gone, are
+    counted from installed-files.txt."""
+    site = tmp_path / "site"
+    _installed(site, "alpha-one", {"clash/__init__.py": b"one\n", "clash/one.py": b"1\n"}, "clash")
+    _egg_info(site, "alpha-egg", {"clash/__init__.py": b"egg\n", "clash/egg.py": b"e\n"}, "clash")
+    write(site / "clash" / "one.py", "1\n")
+    monkeypatch.setattr(sys, "path", [str(site), *sys.path])
+    (item,) = [x for x in probe.collect()["python"]["shared_files"] if x["location"] == str(site)]
+    assert sorted(item["dists"]) == ["alpha-egg", "alpha-one"]
+    assert (item["files"], item["differ"], item["examples"], item["on_disk"]) == (1, 1, ["clash/__init__.py"], None)
+    write(site / "clash" / "__init__.py", "one\n")  # the wheel installed last
+    got = probe.collect()["python"]
+    assert [x for x in got["shared_files"] if x["location"] == str(site)] == []
+    assert [x for x in got["missing_files"] if x["location"] == str(site)] == []
+    (site / "clash" / "__init__.py").unlink()  # `pip uninstall alpha-one` deleted it
+    gone = sorted((x["dist"], x["files"], x["missing"]) for x in probe.collect()["python"]["missing_files"]
+                  if x["location"] == str(site))
+    assert gone == [("alpha-egg", 2, 1), ("alpha-one", 2, 1)]
+
+
 def test_a_source_tree_in_the_cwd_names_its_metadata_by_an_absolute_path(tmp_path: Path) -> None:
     """Seen on a real target: `doctor check` run from a verl checkout that keeps verl.egg-info (an earlier
     `pip install -e .`) read that egg-info through sys.path's '' entry, and the finding said "Declared in

@@ -558,10 +558,12 @@ def _installed_rows(dist, top, loc=None):
             if len(row) < 2 or not row[1] or "__pycache__/" in row[0]:
                 continue
             path = row[0]
-            if path[:1] in "./":  # (namespace RECORDs have thousands of rows: the common case calls nothing)
-                path = _relative(path, loc)
-            if path and (path.startswith(prefix) or _under(path, top)):
-                rows[path] = row[1]
+            if not path.startswith(prefix):  # (namespace RECORDs have thousands of rows: the common case is this)
+                if path[:1] in "./":
+                    path = _relative(path, loc) or ""
+                if not _under(path, top):
+                    continue
+            rows[path] = row[1]
         return rows
     base = getattr(dist, "_path", None)
     text = _read_dist_text(dist, "installed-files.txt")

@@ -718,9 +718,9 @@ def missing_files(pairs, read=None):
     name with neither, or a directory without the `__init__.py` its RECORD lists, has its RECORD rows under that
     name stat-ed (how many are gone, and a few of them). A directory without `__init__.py` reads its RECORD text
     once to see whether it lists one (google/, nvidia/: no), unless shared_files already parsed it. Measured on
-    this project's machine (3 us per stat; interleaved, load average ~2.5): 0.8 ms for a verl 0.9.1 + torch venv
-    of 125 distributions (137 top-level names, 3 RECORDs read), 0.5 ms for a venv whose opencv-python-headless
-    lost all 41 cv2/ files. Stat-ing every RECORD-listed file of every distribution would also find an extension
+    this project's machine (3 us per stat; median of 15 cold runs, load average ~2.7): 0.87 ms for a verl 0.9.1 +
+    torch venv of 125 distributions (137 top-level names, 2 RECORDs read), 0.5 ms for a venv whose
+    opencv-python-headless lost all 41 cv2/ files. Stat-ing every RECORD-listed file of every distribution would also find an extension
     module deleted deep inside a package whose `__init__.py` is there (torch/_C.*.so), but costs ~35 ms for three
     stack distributions, too much for every check; such a package fails at its import, which `check --deep`
     runs for torch_npu, mindspeed and vllm_ascend.

@@ -6,11 +6,32 @@ Start-up must stay cheap (`doctor --version` well under 0.3 s), so nothing heavy
 from __future__ import annotations
 
 import importlib
+import os
 import sys
 
-import click
-
 from doctor import __version__
+
+# Flags that change nothing the in-target probe runs with. A command line of only these and `check` (from the
+# `doctor` script or `python -m doctor`) is a live check whose first act is `start_target_probe(None)`: that probe
+# starts here, before click and the commands are imported, and the check takes it over (pyenv.start_early). Any
+# other command line (--python, --from, --root, --help, ...) is left to click alone.
+_PLAIN_CHECK_FLAGS = frozenset({"check", "--json", "--no-color", "-v", "-vv", "-vvv", "--verbose", "-q", "--quiet",
+                                "--strict", "--deep"})
+
+
+def _plain_live_check(argv: list[str]) -> bool:
+    here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    entry = bool(argv) and (os.path.basename(argv[0]) == "doctor"
+                            or os.path.abspath(argv[0]) == os.path.join(here, "__main__.py"))
+    return entry and argv[1:].count("check") == 1 and all(a in _PLAIN_CHECK_FLAGS for a in argv[1:])
+
+
+if _plain_live_check(sys.argv):
+    from doctor.probes.pyenv import start_early
+
+    start_early()
+
+import click  # noqa: E402 - after the probe's early start
 
 # name -> (module, short help). One module per command, loaded on demand.
 COMMANDS: dict[str, tuple[str, str]] = {

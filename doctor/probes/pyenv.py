@@ -280,9 +280,48 @@ def start_target_probe(python: str | None, *, environ: Mapping[str, str] | None 
         return TargetProbe(exe, env, work, error=f"cannot read the probe script {SCRIPT}: {e.strerror}")
     if not os.path.isdir(work):
         return TargetProbe(exe, env, work, error=f"working directory {work} does not exist")
-    _warm_bytecode()
     argv = [exe, "-B", *(["-I"] if isolated else []), "-c", _BOOT, SCRIPT, *args]
+    while _EARLY:
+        early = _EARLY.pop()
+        if early.started is not None and (early.started.argv, early.env, early.cwd) == (argv, env, work):
+            return early  # the same run, already under way
+        _reap(early)
+    _warm_bytecode()
     return TargetProbe(exe, env, work, started=start(argv, env=env, cwd=work))
+
+
+_EARLY: list[TargetProbe] = []  # started by start_early, not yet taken over
+
+
+def start_early() -> None:
+    """Start the default probe (`start_target_probe(None)`) before the command line is parsed: `doctor check`
+    with no option that changes what is probed (doctor/cli) gains the ~35 ms of importing click and the commands.
+    The next `start_target_probe` call takes it over when it would run exactly the same command (interpreter,
+    arguments, environment, working directory); else it is killed then, and one never asked for at process exit.
+    A start that fails here (a deleted working directory) is left to the command, which meets and reports it."""
+    try:
+        tp = start_target_probe(None)
+    except Exception:  # noqa: BLE001 - speculative: the check's own start reports the failure
+        return
+    if tp.started is not None and tp.started.proc is not None:
+        import atexit
+
+        _EARLY.append(tp)
+        atexit.register(_reap_early)
+
+
+def _reap(tp: TargetProbe) -> None:
+    proc = tp.started.proc if tp.started is not None else None
+    if tp.started is not None and proc is not None:
+        finish(tp.started, 0)  # kills its process group and waits for it
+        for stream in (proc.stdout, proc.stderr):
+            if stream is not None:
+                stream.close()
+
+
+def _reap_early() -> None:
+    while _EARLY:
+        _reap(_EARLY.pop())
 
 
 # `<python> -B -c _BOOT SCRIPT args...`: the probe runs as `__main__` with sys.argv ['-', args...], as `python -`

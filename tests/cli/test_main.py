@@ -59,3 +59,20 @@ def test_a_live_check_imports_no_pathlib(tmp_path):
         out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, cwd=tmp_path,
                              env=env)
         assert "PATHLIB=False" in out.stderr.splitlines(), (run, out.stderr[-2000:])
+
+
+def test_only_a_plain_live_check_starts_the_probe_before_click():
+    """The probe starts before the command line is parsed only when the command line can mean nothing but a live
+    `check` of the doctor's own interpreter; click parses every command line as before (pyenv.start_early)."""
+    import os
+
+    from doctor.cli import _plain_live_check
+
+    main = os.path.join(os.path.dirname(os.path.abspath(__import__("doctor").__file__)), "__main__.py")
+    for argv in (["doctor", "check"], ["/venv/bin/doctor", "--json", "check", "-v"], [main, "check", "--deep"]):
+        assert _plain_live_check(argv), argv
+    for argv in (["doctor"], ["doctor", "--version"], ["doctor", "check", "--help"], ["doctor", "collect"],
+                 ["doctor", "check", "--python", "python3.10"], ["doctor", "check", "--from", "check"],
+                 ["doctor", "check", "--root", "/img"], ["doctor", "--knowledge", "k", "check"],
+                 ["doctor", "check", "--ray"], ["doctor", "check", "check"], ["pytest", "check"], []):
+        assert not _plain_live_check(argv), argv

@@ -312,3 +312,60 @@ def test_stdlib_names_in_the_cwd_do_not_break_the_probe(tmp_path: Path) -> None:
     assert err is None and doc is not None, (err, run and run.err)
     assert doc["python"]["sys_path"][0] == str(tmp_path) and doc["python"]["cwd"] == str(tmp_path)
     assert doc["distributions"] and not doc["errors"]
+
+
+# -- the probe started before the command line is parsed (start_early) ------------------------------------
+
+
+def test_an_early_probe_is_taken_over_by_the_same_start_and_gives_the_same_answer(tmp_path: Path,
+                                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    from doctor.probes import pyenv
+
+    monkeypatch.chdir(tmp_path)
+    pyenv.start_early()
+    early = pyenv._EARLY[-1]
+    got = pyenv.start_target_probe(None)
+    assert got is early and not pyenv._EARLY
+    doc, err, _ = run_target_probe(None, started=got)
+    fresh, _, _ = run_target_probe(None)
+    assert err is None and doc is not None and fresh is not None
+    assert [d["name"] for d in doc["distributions"]] == [d["name"] for d in fresh["distributions"]]
+
+
+def test_an_early_probe_another_start_does_not_match_is_killed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from doctor.probes import pyenv
+
+    monkeypatch.chdir(tmp_path)
+    pyenv.start_early()
+    early = pyenv._EARLY[-1]
+    other = pyenv.start_target_probe(None, args=["--dists-only"])
+    assert other is not early and not pyenv._EARLY
+    assert early.started is not None and early.started.proc is not None and early.started.proc.returncode is not None
+    doc, err, _ = run_target_probe(None, started=other)
+    assert err is None and doc is not None and doc["modules"] == {}
+
+
+def test_an_early_probe_nobody_takes_is_killed_at_exit(tmp_path: Path) -> None:
+    """A command that ends before its check starts (an error, a crash) leaves no probe running behind it."""
+    hang = write(tmp_path / "hang.py", "import time\ntime.sleep(600)\n")
+    code = ("import doctor.probes.pyenv as p\n"
+            f"p.SCRIPT = {str(hang)!r}\n"
+            "p.start_early()\n"
+            "print(p._EARLY[0].started.proc.pid)\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, cwd=tmp_path)
+    pid = int(out.stdout.strip())
+    with pytest.raises(ProcessLookupError):
+        os.kill(pid, 0)
+
+
+def test_an_early_start_that_fails_is_left_to_the_command(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Run before the command line is parsed, a failing start (the working directory was deleted) must not raise
+    there: the command's own start meets the same failure and reports it."""
+    from doctor.probes import pyenv
+
+    def gone() -> str:
+        raise FileNotFoundError(2, "No such file or directory")
+
+    monkeypatch.setattr(os, "getcwd", gone)
+    pyenv.start_early()
+    assert not pyenv._EARLY

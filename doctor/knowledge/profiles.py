@@ -414,8 +414,9 @@ def wrong_chip(profile: Profile, chip: str | None, profiles: Sequence[Profile] =
 def select_profile(snapshot: Any, profiles: list[Profile], forced: str | None = None) -> tuple[Profile | None, str]:
     """Pick the verified stack that matches this snapshot and say why.
 
-    Order: CANN inside the profile's half-open range; then chip family, arch and Python (a filter that
-    would leave nothing is skipped and said in the reason); ties go to the profile of the installed verl,
+    Order: CANN inside the profile's half-open range; then chip family (a family no stack serves, 310P or the
+    first-generation 910, selects none: another chip's stack names the wrong kernels), arch and Python (a filter
+    that would leave nothing is skipped and said in the reason); ties go to the profile of the installed verl,
     then to the newest release (a main snapshot only when it is the installed verl's line). CANN newer than
     every profile's range picks the newest profiles; older picks none."""
     from doctor.knowledge import chips as chipmod
@@ -472,6 +473,9 @@ def select_profile(snapshot: Any, profiles: list[Profile], forced: str | None = 
         if kept:
             cands = kept
             facts.append(f"{label} {value}")
+        elif label == "chip":
+            # the kernels, driver and firmware packages are the chip's own: another chip's stack is no fallback
+            return None, ", ".join([*facts, f"no verified stack for chip {value}; no profile applies"])
         else:
             facts.append(f"no verified stack for {label} {value}")
     if verl_v is not None:

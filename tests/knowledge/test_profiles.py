@@ -126,6 +126,19 @@ def test_older_cann_selects_none_and_says_why():
     assert p is None and "older than every verified stack" in why
 
 
+def test_a_chip_no_stack_serves_selects_none_and_checks_blame_no_profile():
+    # vllm-ascend's collect_env on an Atlas 300I (https://github.com/vllm-project/vllm-ascend/issues/2416):
+    # 310P3 NPUs, CANN 8.2.RC1. No verl stack is for the 310P; picking the A3 one (the last by name) made the
+    # selection call its own pick "forced for another chip" (an error, fix "Drop --profile" the user never passed)
+    # and judged the packages against the A3 stack's pins.
+    s = snap("8.2.RC1", chip="310P3", arch="aarch64", py="3.11.13")
+    p, why = select_profile(s, PROFILES)
+    assert p is None and "no verified stack for chip 310P" in why
+    rep = diagnose([(None, s, None)], live=False)
+    ids = {f.id for f in rep.findings}
+    assert "profile-wrong-chip" not in ids and "package-off-profile" not in ids and "no-profile" in ids
+
+
 def test_python_and_arch_filters():
     p, why = select_profile(snap("9.0.0", py="3.12.3"), PROFILES)
     assert p is not None and "no verified stack for Python 3.12.3" in why

@@ -177,6 +177,25 @@ def _platform(plat: str, i: int, line: str) -> Iterator[Fact]:
 
 
 def _collect_env(lines: list[str]) -> Iterator[Fact]:
+    """collect_env's fields and library lines. Its `[pip3]` lines are `sys.executable -m pip list` (the interpreter
+    that ran it, whose torch `PyTorch version` names) and its `[conda]` lines `$CONDA_EXE list` of the active conda
+    environment, which may be another one (torch/utils/collect_env.py: get_pip_packages, get_conda_packages): when
+    a `[conda]` line gives a name of those a version they do not, that list is another environment's and is not
+    read."""
+    own: dict[str, str] = {}
+    conda: list[Fact] = []
+    for f in _collect_env_lines(lines):
+        if f.text.startswith("[conda]"):
+            conda.append(f)
+            continue
+        if f.key.startswith("packages."):
+            own.setdefault(f.key, f.value)
+        yield f
+    if not any(f.key in own and not _same(f.value, own[f.key]) for f in conda):
+        yield from conda
+
+
+def _collect_env_lines(lines: list[str]) -> Iterator[Fact]:
     for i, raw in enumerate(lines, 1):
         line = raw.strip()
         for rx, name in _COLLECT_ENV:
@@ -675,12 +694,16 @@ def _unmark_label(line: str) -> str:
 
 
 def _same(a: Any, b: Any) -> bool:
-    """Two statements agree: equal, or versions equal as the project's types compare them (2.5.1 == v2.5.1)."""
+    """Two statements agree: equal, or versions equal as the project's types compare them (2.5.1 == v2.5.1), also
+    when only one carries a local label: collect_env prints torch.__version__ (`2.7.1+cpu`) above the `[pip3]
+    torch==2.7.1` its metadata says, one installation (as PEP 440's `==2.7.1` matches `2.7.1+cpu`)."""
     if a == b:
         return True
     if isinstance(a, str) and isinstance(b, str):
         from doctor.knowledge.versions import parse_pkg_version
 
         va, vb = parse_pkg_version(a), parse_pkg_version(b)
-        return va is not None and va == vb
+        if va is None or vb is None:
+            return False
+        return va == vb or ((va.local is None or vb.local is None) and va.public == vb.public)
     return False

@@ -249,3 +249,49 @@ def test_sglang_check_env_states_python_and_the_chip():
                 "NPU 0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15: Ascend910_9362\nCANN: Not Available\n")
     assert got == {"python.version": "3.11.15", "ascend.chip": "Ascend910_9362"}
     assert facts("Python: 3.10 or later is required\n") == {}
+
+
+# The library lines of vllm-ascend's collect_env (https://github.com/vllm-project/vllm-ascend/issues/382, excerpt):
+# `[pip3]` is `sys.executable -m pip list` (the interpreter that ran it, whose torch `PyTorch version` names), while
+# `[conda]` is `$CONDA_EXE list` of the active conda environment, here another one (prompt `(PyTorch-2.1.0)`).
+_PIP3_AND_OTHER_CONDA = """\
+PyTorch version: 2.5.1
+Python version: 3.10.4 (main, Mar 24 2025, 09:38:57) [GCC 7.3.0] (64-bit runtime)
+Versions of relevant libraries:
+[pip3] numpy==1.26.4
+[pip3] torch==2.5.1
+[pip3] torch-npu==2.5.1.dev20250308
+[pip3] torchvision==0.20.1
+[conda] modelarts-pytorch-model-server-arm 1.0.6                     <pip>
+[conda] numpy                     1.22.0                    <pip>
+[conda] torch                     2.1.0                     <pip>
+[conda] torch-npu                 2.1.0.post6.dev20240716           <pip>
+[conda] torchvision               0.16.0                    <pip>
+vLLM Version: 0.7.3
+vLLM Ascend Version: 0.7.3rc1
+"""
+
+
+def test_a_conda_list_of_another_environment_gives_way_to_the_interpreters_pip_list():
+    s = read_stated(_PIP3_AND_OTHER_CONDA)
+    got = {f.key: f.value for f in s.facts}
+    assert got["packages.torch"] == "2.5.1" and got["packages.torch-npu"] == "2.5.1.dev20250308"
+    assert got["packages.numpy"] == "1.26.4" and got["packages.torchvision"] == "0.20.1"
+    assert "packages.modelarts-pytorch-model-server-arm" not in got  # that environment's, not the interpreter's
+    assert s.conflicts == ()
+
+
+def test_a_conda_list_that_agrees_with_pip3_still_adds_its_other_names():
+    text = _PIP3_AND_OTHER_CONDA.replace("1.22.0  ", "1.26.4  ").replace("2.1.0   ", "2.5.1   ").replace(
+        "2.1.0.post6.dev20240716", "2.5.1.dev20250308").replace("0.16.0  ", "0.20.1  ")
+    got = facts(text)
+    assert got["packages.torch"] == "2.5.1" and got["packages.modelarts-pytorch-model-server-arm"] == "1.0.6"
+
+
+def test_a_local_label_only_one_statement_carries_is_the_same_version():
+    # https://github.com/vllm-project/vllm-ascend/issues/2416: `PyTorch version: 2.7.1+cpu` (torch.__version__) and
+    # `[pip3] torch==2.7.1` (its distribution's metadata) in one collect_env output: one installation, not two
+    s = read_stated("PyTorch version: 2.7.1+cpu\n[pip3] torch==2.7.1\n[pip3] torch_npu==2.7.1rc1\n")
+    assert s.conflicts == () and {f.key: f.value for f in s.facts}["packages.torch"] == "2.7.1+cpu"
+    s = read_stated("torch==2.7.1+cpu\n---\ntorch==2.7.1+cu126\n")
+    assert len(s.conflicts) == 1  # two local labels that differ are two builds

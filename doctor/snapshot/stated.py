@@ -577,9 +577,10 @@ _CHIP_NAME = r"(?:(?:910|310)[A-Za-z0-9_]*(?:-1)?|950(?:(?:PR|DT)(?:_[A-Za-z0-9]
 # (`- GPU: Huawei 910B`, gpustack#755: a GPU project's template has no NPU label; the vendor's name may come first)
 # (`*   **Hardware:** Huawei Ascend 910B3 (8-card server)`, llama-box#48: a hardware label, a note after the chip)
 # (`NPU 0,1,2,3: Ascend910_9362`, sglang.check_env, sglang#27920: the ids of a group of devices, not a count)
+# (`- NPU: 8 x Ascend 910B4`, vllm-ascend#8746: a card count before the chip; still only the family is stated)
 _CHIP_LABEL = re.compile(r"^[-*•]?\s*(?:npu(?:\s+\d+(?:,\d+)*)?|gpu|chip|device|soc|hardware|芯片|硬件|npu\s*卡?)\s*"
                          r"(?:type|model|name|型号|类型)?"
-                         r"\s*[:：=]?\s*(?:Huawei\s+|华为\s*)?(?:Ascend\s+(?=\d))?(?:(?:Atlas\s+\S+\s+)?\(?)"
+                         r"\s*[:：=]?\s*(?:\d{1,3}\s*[x×*]\s*)?(?:Huawei\s+|华为\s*)?(?:Ascend\s+(?=\d))?(?:(?:Atlas\s+\S+\s+)?\(?)"
                          r"(?P<chip>(?:Ascend)?" + _CHIP_NAME + r")\)?(?:\s+\([^()]*\))?\s*$", re.I)
 
 
@@ -625,9 +626,11 @@ def _pin_list(lines: list[str]) -> Iterator[Fact]:
             yield from facts
 
 
-# An OS / platform label line (`系统版本：Ubuntu 22.04 LTS ARM64`, Paddle-Lite#10327; `- OS: Ubuntu 22.04 amd64`) states
-# the arch it names; Debian's names arm64 / amd64 are aarch64 / x86_64. Two arches on one label state none.
-_OS_LABEL = re.compile(r"^[-*•]?\s*(?:os|system|platform|操作系统|系统平台|系统版本|系统|平台)\s*(?:version|版本)?\s*[:：]\s*(?P<v>.+)$",
+# An OS / platform / arch label line (`系统版本：Ubuntu 22.04 LTS ARM64`, Paddle-Lite#10327; `- OS: Ubuntu 22.04 amd64`;
+# `- Arch: aarch64 / arm64`, vllm-ascend#8746) states the arch it names; Debian's names arm64 / amd64 are
+# aarch64 / x86_64. Two arches on one label state none.
+_OS_LABEL = re.compile(r"^[-*•]?\s*(?:os|system|platform|arch|architecture|操作系统|系统平台|系统版本|系统|平台|架构)\s*"
+                       r"(?:version|版本)?\s*[:：]\s*(?P<v>.+)$",
                        re.I)
 _OS_ARCH = re.compile(r"(?<![A-Za-z0-9])(x86_64|aarch64|arm64|amd64)(?![A-Za-z0-9])", re.I)
 

@@ -295,3 +295,13 @@ def test_a_local_label_only_one_statement_carries_is_the_same_version():
     assert s.conflicts == () and {f.key: f.value for f in s.facts}["packages.torch"] == "2.7.1+cpu"
     s = read_stated("torch==2.7.1+cpu\n---\ntorch==2.7.1+cu126\n")
     assert len(s.conflicts) == 1  # two local labels that differ are two builds
+
+
+def test_a_chip_label_with_a_card_count_and_an_arch_label_are_read():
+    # https://github.com/vllm-project/vllm-ascend/issues/8746 (its Hardware / system list, excerpt)
+    text = ("- CPU: 4 x Kunpeng 920, 192 cores total\n- RAM: 509 GiB\n- NPU: 8 x Ascend 910B4\n- HBM per card: 32 GB\n"
+            "- OS: Kylin Linux Advanced Server V10 (Sword)\n- Arch: aarch64 / arm64\n- CANN / driver: 25.2.0\n")
+    got = facts(text)
+    assert got["ascend.chip"] == "910B4" and got["host.arch"] == "aarch64"
+    assert not any(k.startswith(("ascend.toolkit", "ascend.driver")) for k in got)  # which one 25.2.0 is: not said
+    assert facts("- NPU: 8×910B3\n").get("ascend.chip") == "910B3" and facts("NPU: 8*Ascend910B2").get("ascend.chip")

@@ -118,7 +118,10 @@ def command(console, from_files, from_report, profile_name, only, ignore, config
 def _stated(path: str) -> tuple[Any, Any]:
     """The partial snapshot of what the report at `path` states (exit 2 when it cannot be read or states nothing
     the doctor reads: an empty verdict would read as "ok")."""
+    import re
+
     from doctor.errors import InputError
+    from doctor.snapshot.loader import BUNDLE_HINT, binary_kind
     from doctor.snapshot.model import snapshot_from_dict
     from doctor.snapshot.stated import read_stated
 
@@ -126,12 +129,20 @@ def _stated(path: str) -> tuple[Any, Any]:
         if path == "-":
             import sys
 
-            text = sys.stdin.read()
+            raw = sys.stdin.buffer.read()
         else:
-            with open(path, encoding="utf-8", errors="replace") as fh:
-                text = fh.read()
+            with open(path, "rb") as fh:
+                raw = fh.read()
     except OSError as e:
         raise InputError(f"cannot read the report: {e.strerror or e}", source=path) from None
+    if path == "-":
+        path = "stdin"
+    if kind := binary_kind(raw):
+        raise InputError(f"not text: {kind}{BUNDLE_HINT}: a report is the text a bug report pastes", source=path)
+    text = raw.decode("utf-8", errors="replace")
+    if text.lstrip().startswith("{") and re.search(r'"schema"\s*:\s*"doctor\.(?:snapshot|cluster)/', text[:4096]):
+        raise InputError("is a doctor snapshot, not a report's text: read it with `doctor check --from FILE`",
+                         source=path)
     stated = read_stated(text)
     if not stated.facts:
         why = (" (every fact it states is stated twice with different values: "

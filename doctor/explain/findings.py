@@ -269,13 +269,13 @@ def no_match_finding(db: SignatureDB, res: ScanResult, log: str | None) -> Findi
 
 
 def unreadable_finding(res: ScanResult, log: str | None) -> Finding:
-    what = "binary data" if res.binary else ("an empty input" if not res.bytes_read else "only blank lines")
+    what = "holds binary data" if res.binary else ("is empty" if not res.bytes_read else "holds only blank lines")
     return Finding(
         id=UNREADABLE_ID,
         severity=Severity.WARNING,
         components=("system",),
         title="Nothing readable was found in the log",
-        detail=f"The input holds {what} ({res.bytes_read} bytes, {res.lines_read} lines): there is nothing to explain. "
+        detail=f"The log {what} ({res.bytes_read} bytes, {res.lines_read} lines): there is nothing to explain. "
                "Check that the path is the run's text log (stdout/stderr of the job, a Ray worker-*.out/.err file).",
         evidence={"bytes": res.bytes_read, "lines_read": res.lines_read, "binary": res.binary,
                   **({"log": log} if log else {})},

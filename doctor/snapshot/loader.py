@@ -195,16 +195,42 @@ def cluster_from_dict(data: Any, source: str = "<cluster>") -> Cluster:
     return c
 
 
+_MAGIC = ((b"\x1f\x8b", "gzip-compressed data"), (b"PK\x03\x04", "a zip archive"), (b"\xfd7zXZ\x00", "xz-compressed data"),
+          (b"BZh", "bzip2-compressed data"), (b"\x28\xb5\x2f\xfd", "zstd-compressed data"), (b"\x7fELF", "an ELF binary"))
+
+
+# what a binary file given for a snapshot or a report most likely is
+BUNDLE_HINT = " (a `doctor collect --bundle` archive holds its snapshot as doctor-bundle/snapshot.json)"
+
+
+def binary_kind(raw: bytes) -> str | None:
+    """What a file that is not text holds (`doctor collect --bundle`'s .tar.gz passed where its snapshot or a
+    report's text belongs), or None for text: a known magic number, a tar header, else a NUL byte in its start."""
+    for magic, what in _MAGIC:
+        if raw.startswith(magic):
+            return what
+    if raw[257:262] == b"ustar":
+        return "a tar archive"
+    return "binary data" if b"\x00" in raw[:8192] else None
+
+
 def parse_document(text: str | bytes, source: str) -> Snapshot | Cluster:
     """Parse JSON text into a Snapshot or a Cluster, whichever its `schema` says."""
     try:
         if isinstance(text, bytes):
+            if kind := binary_kind(text):
+                raise InputError(f"not text: {kind}{BUNDLE_HINT}", source=source)
             text = text.decode("utf-8")
+        if not text.strip():
+            raise InputError("is empty: a snapshot is the JSON `doctor collect -o FILE` writes", source=source)
         data = json.loads(text)
     except UnicodeDecodeError as e:
         raise InputError(f"not UTF-8 text ({e.reason} at byte {e.start})", source=source) from None
     except json.JSONDecodeError as e:
-        raise InputError(f"not valid JSON: {e.msg} (line {e.lineno}, column {e.colno})", source=source) from None
+        hint = ("" if text.lstrip()[:1] in ("{", "[", "") else
+                "; a snapshot is the JSON `doctor collect -o FILE` writes, a bug report's text is read with "
+                "`doctor check --from-report FILE`")
+        raise InputError(f"not valid JSON: {e.msg} (line {e.lineno}, column {e.colno}){hint}", source=source) from None
     except RecursionError:
         raise InputError("not valid JSON: nested too deeply", source=source) from None
     if isinstance(data, dict) and data.get("schema") == CLUSTER_SCHEMA:
@@ -224,4 +250,4 @@ def load_document(path: str) -> Snapshot | Cluster:
                 raw = fh.read()
     except OSError as e:
         raise InputError(f"cannot read: {e.strerror or e}", source=path) from None
-    return parse_document(raw, path)
+    return parse_document(raw, "stdin" if path == "-" else path)

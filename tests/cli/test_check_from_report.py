@@ -111,3 +111,28 @@ def test_findings_on_a_report_speak_of_the_report(tmp_path):
     assert "the report has CANN 8.1.RC1" in f["title"]
     said = json.dumps(doc["findings"]) + json.dumps([c.get("reason") for c in doc["checks"]])
     assert "the snapshot" not in said.lower() and "the report" in said
+
+
+def test_the_wrong_one_of_from_and_from_report_is_named(tmp_path):
+    """A snapshot passed to --from-report (or a pasted report to --from) is exit 2 naming the other flag, not
+    'states no version' / 'not valid JSON' alone; a binary file (the `collect --bundle` archive) says it is one."""
+    snap = tmp_path / "node0.json"
+    snap.write_text(json.dumps({"schema": "doctor.snapshot/1", "packages": {"torch": {"version": "2.5.1"}}}))
+    r = run("check", "--from-report", str(snap))
+    assert r.exit_code == 2 and str(snap) in r.output and "doctor check --from" in r.output, r.output
+    report = tmp_path / "issue.md"
+    report.write_text("PyTorch version: 2.5.1\nvLLM Ascend Version: 0.7.3rc1\n")
+    r = run("check", "--from", str(report))
+    assert r.exit_code == 2 and str(report) in r.output and "--from-report" in r.output, r.output
+    bundle = tmp_path / "bug.tar.gz"
+    import gzip
+
+    bundle.write_bytes(gzip.compress(b"PyTorch version: 2.5.1\n" * 50))
+    r = run("check", "--from-report", str(bundle))
+    assert r.exit_code == 2 and "not text" in r.output and "gzip" in r.output, r.output
+    r = run("check", "--from", str(bundle))
+    assert r.exit_code == 2 and "gzip" in r.output and "doctor-bundle/snapshot.json" in r.output, r.output
+    r = run("check", "--from-report", "-", input="")
+    assert r.exit_code == 2 and "stdin" in r.output, r.output
+    r = run("check", "--from", "-", input="")
+    assert r.exit_code == 2 and "stdin: is empty" in r.output, r.output

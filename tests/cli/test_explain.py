@@ -61,6 +61,8 @@ def test_empty_and_binary_input_warn_that_nothing_was_readable(tmp_path):
         assert r.exit_code == 0
         assert [f["id"] for f in doc["findings"]] == ["log-unreadable"]
         assert doc["findings"][0]["severity"] == "warning"
+        said = doc["findings"][0]["detail"]  # it said "The input holds an empty input" before
+        assert said.startswith("The log is empty (0 bytes" if p is empty else "The log holds binary data"), said
 
 
 def test_unknown_error_names_the_first_error_line(tmp_path):

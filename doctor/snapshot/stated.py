@@ -604,26 +604,43 @@ _LIST_CHIP = re.compile(r"(?:Ascend)?" + _CHIP_NAME, re.I)
 
 
 def _pin_list(lines: list[str]) -> Iterator[Fact]:
-    from doctor.knowledge.chips import family_from_name
-
     for i, raw in enumerate(lines, 1):
         line = raw.strip().strip("`")
-        items = [x for x in _LIST_SEP.split(line) if x]
-        if len(items) < 2:
+        facts = _list_items(line, i)
+        if facts is None and (lab := _LIST_LABEL.match(line)):  # `Software Environment: CANN: 8.1.0, PyTorch: 2.5.1`
+            facts = _list_items(lab["rest"], i, line)
+        yield from facts or ()
+
+
+# an item `name: version` of such a list names one of the stack's own components (`vLLM Ascend: v0.7.3`)
+_LIST_PAIR = re.compile(r"^(?P<name>[A-Za-z][\w .-]{0,30}?)\s*[:：]\s*(?P<ver>v?\d\S*)$")
+_LIST_LABEL = re.compile(r"^[-*•]?\s*[^:：,，]{1,40}[:：]\s*(?P<rest>.+)$")
+
+
+def _list_items(text: str, i: int, line: str | None = None) -> list[Fact] | None:
+    """The facts of `text` when it is a list of two or more statements, each a `name==version` pin, a stack
+    component's `name: version` or an Ascend chip; None when any item is something else."""
+    from doctor.knowledge.chips import family_from_name
+
+    items = [x for x in _LIST_SEP.split(text) if x]
+    if len(items) < 2:
+        return None
+    facts: list[Fact] = []
+    for item in items:
+        if _LIST_CHIP.fullmatch(item) and family_from_name(item) is not None:
+            facts.append(Fact("ascend.chip", item, i, line or text))
             continue
-        facts: list[Fact] = []
-        for item in items:
-            if _LIST_CHIP.fullmatch(item) and family_from_name(item) is not None:
-                facts.append(Fact("ascend.chip", item, i, line))
-                continue
-            m = _FREEZE.match(item)
-            name = normalize_name(m[1]) if m else ""
-            key = _NAMES.get(name) or f"packages.{name}"
-            if not (m and (ver := _value(key, m[2]))):
-                break
-            facts.append(Fact(key, ver, i, line))
+        if m := _FREEZE.match(item):
+            name = normalize_name(m[1])
+            key: str | None = _NAMES.get(name) or f"packages.{name}"
+        elif m := _LIST_PAIR.match(item):
+            key = _NAMES.get(normalize_name(re.sub(r"\s+", "-", m["name"].strip())))
         else:
-            yield from facts
+            return None
+        if not (key and (ver := _value(key, m[2]))):
+            return None
+        facts.append(Fact(key, ver, i, line or text))
+    return facts
 
 
 # An OS / platform / arch label line (`系统版本：Ubuntu 22.04 LTS ARM64`, Paddle-Lite#10327; `- OS: Ubuntu 22.04 amd64`;
@@ -670,6 +687,11 @@ def read_stated(text: str) -> Stated:
     return Stated(tuple(sorted(kept, key=lambda f: (f.line, f.key))), tuple(conflicts))
 
 
+# inline HTML a report's template writes around its labels (vllm-ascend's accuracy report: `<strong>CANN:</strong>`,
+# `<br>`): markup, not text
+_HTML_TAG = re.compile(r"</?(?:strong|b|em|i|br|div|p|span|code|summary|details)\b[^<>]{0,80}>", re.I)
+
+
 def _unquote(line: str) -> str:
     """A markdown quote (`> torch  2.7.1`, verl#5468's pasted `pip list`) is rendering, not text; `>>>` is Python's.
     A label in full-width brackets (`- 【Cann-Toolkit】: 7.0.rc1.beta1`, Paddle's template, FastDeploy#2338) is the
@@ -677,6 +699,7 @@ def _unquote(line: str) -> str:
     if not line.lstrip().startswith(">>>"):
         line = re.sub(r"^\s*(?:>[ \t]?)+", "", line)
     line = re.sub(r"^(\s*[-*•]?\s*)【([^】\n]{1,40})】", r"\1\2", line)
+    line = _HTML_TAG.sub("", line)
     return _unmark_label(line)
 
 

@@ -305,3 +305,17 @@ def test_a_chip_label_with_a_card_count_and_an_arch_label_are_read():
     assert got["ascend.chip"] == "910B4" and got["host.arch"] == "aarch64"
     assert not any(k.startswith(("ascend.toolkit", "ascend.driver")) for k in got)  # which one 25.2.0 is: not said
     assert facts("- NPU: 8×910B3\n").get("ascend.chip") == "910B3" and facts("NPU: 8*Ascend910B2").get("ascend.chip")
+
+
+def test_the_accuracy_reports_label_lists_of_name_version_pairs_are_read():
+    # vllm-ascend's accuracy report (https://github.com/vllm-project/vllm-ascend/issues/790, excerpt): HTML markup and
+    # a label before a comma-separated list of `name: version` items, each a stack name
+    text = ("  <div>\n    <strong>vLLM version:</strong> vLLM: v0.7.3, vLLM Ascend: v0.7.3 <br>\n  </div>\n"
+            "      <strong>Software Environment:</strong> CANN: 8.1.0, PyTorch: 2.5.1, torch-npu: 2.5.1 <br>\n"
+            "      <strong>Hardware Environment</strong>: Atlas A2 Series <br>\n")
+    got = facts(text)
+    assert got["packages.vllm"] == "0.7.3" and got["packages.vllm-ascend"] == "0.7.3"
+    assert got["ascend.toolkit"] == "8.1.0" and got["packages.torch"] == "2.5.1" and got["packages.torch-npu"] == "2.5.1"
+    # a sentence holding the same words states nothing: every item must be a stack name and its version
+    assert facts("We tested CANN: 8.1.0, and it failed with torch: 2.5.1, sadly\n") == {}
+    assert facts("Environment: CANN: 8.1.0, RAM: 512GB\n") == {}

@@ -12,7 +12,7 @@ from typing import Any
 from packaging.version import Version
 
 from doctor.knowledge import chips
-from doctor.knowledge.versions import CannVersion, DriverVersion, parse_pkg_version
+from doctor.knowledge.versions import CannVersion, DriverVersion, parse_pkg_version, untagged_build
 from doctor.snapshot.model import UNKNOWN, Snapshot, known
 
 
@@ -25,9 +25,12 @@ def val(obj: Any, attr: str) -> Any:
 
 
 def ver(snap: Snapshot, name: str) -> str | None:
-    """Installed version string, or None (not installed, not recorded, or unknown)."""
+    """Installed version string, or None (not installed, not recorded, or unknown: also a build from a clone without
+    tags, whose 0.1.devN+g<sha> names no release; doctor.knowledge.versions.untagged_build)."""
     v = snap.version(name)
-    return v if isinstance(v, str) and v.strip() else None
+    if not (isinstance(v, str) and v.strip()) or untagged_build(parse_pkg_version(v)):
+        return None
+    return v
 
 
 def pver(snap: Snapshot, name: str) -> Version | None:

@@ -81,7 +81,7 @@ def anchor_verdict(snap: Snapshot) -> AnchorVerdict | None:
     compared as versions: `v0.27.1` names 0.27.1, and `0.27.1+empty` (vLLM built with VLLM_TARGET_DEVICE=empty)
     is that release."""
     git = val(snap.module("vllm_ascend"), "git")
-    v = pver(snap, "vllm")
+    v = parse_pkg_version(snap.version("vllm"))  # also a build without tags (0.1.devN+g<sha>): its commit counts
     if git is None or v is None:
         return None
     at = val(git, "commit")

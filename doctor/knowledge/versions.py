@@ -180,6 +180,14 @@ def parse_pkg_version(text: Any) -> Version | None:
     return _pkg_version(text)
 
 
+def untagged_build(v: Version | None) -> bool:
+    """setuptools-scm's version for a checkout with no tag in reach (a shallow or tag-less clone): tag 0.0 assumed,
+    so 0.1.dev<commits>+g<sha> (https://github.com/pytest-dev/pytest/pull/5652: pytest-0.1.dev57+g28ddc62). It
+    names the commit built, never a release: no version rule can judge it."""
+    return (v is not None and v.release in ((0, 1), (0, 1, 0)) and v.dev is not None
+            and any(re.fullmatch(r"g[0-9a-f]{7,40}", part) for part in (v.local or "").split(".")))
+
+
 # A check run reads the same few hundred version strings again and again (the env-values table alone asks ~1000
 # times whether a release is in a range): each string is parsed once per process. A Version is immutable.
 @functools.lru_cache(maxsize=4096)

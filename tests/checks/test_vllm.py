@@ -15,6 +15,23 @@ def test_seed_rule(pkg):
     assert f["vllm-below-minimum-for-cann"] == "error", f
 
 
+@pytest.mark.parametrize("pkg,untagged", [("vllm-ascend", "0.1.dev2038+g308beddd8"), ("vllm", "0.1.dev1+gf90a375.empty")])
+def test_a_build_from_a_clone_without_tags_names_no_release(pkg, untagged):
+    """setuptools-scm versions a checkout with no tag in reach (a shallow clone) 0.1.devN+g<sha>
+    (https://github.com/pytest-dev/pytest/pull/5652: pytest-0.1.dev57+g28ddc62): it says which commit, not which
+    release. vllm-ascend's own A3 CI reported vllm-ascend 0.1.dev2038+g308beddd8 beside vLLM 0.13.0 on CANN 8.3.RC2
+    (https://github.com/vllm-project/vllm-ascend/issues/5850): the seed rule called it 'too old' (an error) and the
+    profile check 'not the version pinned'."""
+    d = healthy("verl-0.7.0-cann8.3.rc1-a3")
+    d["ascend"]["toolkit"]["version"] = "8.3.RC2"
+    d["packages"][pkg]["version"] = untagged
+    fs = diagnose_dict(d).findings
+    assert not [f for f in fs if f.id == "vllm-below-minimum-for-cann"], fs
+    assert not [f for f in fs if f.id == "package-off-profile" and f.evidence.get("package") == pkg], fs
+    d["packages"][pkg]["version"] = "0.7.3"  # a release that old is still judged
+    assert found(d)["vllm-below-minimum-for-cann"] == "error"
+
+
 def test_seed_rule_not_below_boundary():
     d = bare(ascend={"toolkit": {"version": "8.3.RC1"}}, packages={"vllm": {"version": "0.7.3"}})
     assert "vllm-below-minimum-for-cann" not in found(d)

@@ -142,7 +142,7 @@ def _pkg_version(text: str) -> str | None:
 def _ascend_version(text: str, kind: str) -> str | None:
     from doctor.knowledge.versions import CannVersion, DriverVersion, InvalidVersion
 
-    t = _clean(text)
+    t = _clean(re.sub(r"\s+\(.*$", "", _clean(text)))  # `8.5.0 (/usr/local/Ascend/cann-8.5.0)`: a note after it
     try:
         (CannVersion if kind == "cann" else DriverVersion)(t)
     except InvalidVersion:
@@ -341,7 +341,7 @@ _NAMED_PACKAGES = frozenset(k.partition(".")[2] for k in _NAMES.values() if k.st
 # (Ascend reports are often written in Chinese: `CANN版本：8.1.RC1`, `驱动版本: 24.1.rc3`, with a full-width colon)
 # (a name glued to its version, `cann7.0.0beta1` as ms-swift#1243 writes it, is the same statement)
 _NAMED = re.compile(r"^[-*•]?\s*(?P<name>[A-Za-z驱动固件][A-Za-z _.驱动固件-]*?)(?:\s+version|\s*版本)?\s*(?::|：|==|=|\s)?\s*"
-                    r"(?P<ver>v?\d[^\s,;，；]*)\s*$", re.I)
+                    r"(?P<ver>v?\d[^\s,;，；]*)(?:\s+\([^()]*\))?\s*$", re.I)
 
 
 # CANN's product name written before its version on a label (`- CANN Version: Ascend CANN Toolkit 8.0.RC3`,
@@ -379,6 +379,7 @@ def _value(key: str, text: str) -> str | None:
 # a markdown table of versions (`| Item | Version |`, `| 组件 | 版本 |`): each row's first cell names the component
 _VERSION_HEADS = ("version", "versions", "版本", "版本号")
 _OS_NAMES = ("os", "system", "platform", "操作系统", "系统")
+_CHIP_NAMES = ("npu", "chip", "hardware", "芯片", "硬件")
 
 
 def _tables(lines: list[str]) -> Iterator[Fact]:
@@ -396,6 +397,9 @@ def _tables(lines: list[str]) -> Iterator[Fact]:
         if re.fullmatch(r"[\s:|-]+", line) or len(cells) <= col:
             continue
         name, value = normalize_name(re.sub(r"\s+", "-", cells[0])), cells[col]
+        if name in _CHIP_NAMES:  # `| NPU | 8x Ascend 910B3 (npu-smi 26.0.rc1) |`: the chip, read as on a label line
+            yield from _chip_label([f"NPU: {value}"], i, line)
+            continue
         if name in _OS_NAMES:
             if a := re.search(r"(?<![A-Za-z0-9])(x86_64|aarch64)(?![A-Za-z0-9])", value):
                 yield Fact("host.arch", a[1], i, line)
@@ -584,14 +588,15 @@ _CHIP_LABEL = re.compile(r"^[-*•]?\s*(?:npu(?:\s+\d+(?:,\d+)*)?|gpu|chip|devic
                          r"(?P<chip>(?:Ascend)?" + _CHIP_NAME + r")\)?(?:\s+\([^()]*\))?\s*$", re.I)
 
 
-def _chip_label(lines: list[str]) -> Iterator[Fact]:
+def _chip_label(lines: list[str], at: int | None = None, said: str | None = None) -> Iterator[Fact]:
+    """Chips named on label lines; `at` / `said`: the report line a single synthesized label stands for."""
     from doctor.knowledge.chips import family_from_name
 
     for i, raw in enumerate(lines, 1):
         line = raw.strip().strip("`")
         m = _CHIP_LABEL.match(line)
         if m and family_from_name(m["chip"]) is not None:
-            yield Fact("ascend.chip", m["chip"], i, line)
+            yield Fact("ascend.chip", m["chip"], at or i, said or line)
         elif _IMAGE_LINE.match(line) and (g := _IMAGE_CHIP.search(line)):
             yield Fact("ascend.chip", {"a3": "Ascend910_93", "310p": "310P"}[g[1].lower()], i, line)
 

@@ -319,3 +319,13 @@ def test_the_accuracy_reports_label_lists_of_name_version_pairs_are_read():
     # a sentence holding the same words states nothing: every item must be a stack name and its version
     assert facts("We tested CANN: 8.1.0, and it failed with torch: 2.5.1, sadly\n") == {}
     assert facts("Environment: CANN: 8.1.0, RAM: 512GB\n") == {}
+
+
+def test_a_version_table_rows_note_and_npu_row_are_read():
+    # the `| 组件 | 版本 |` table of a public twinkle + hyper_parallel FSDP2 reproduction write-up on 8 x 910B3 (excerpt):
+    # CANN's value carries its install path in a note, the NPU row a card count and the chip
+    text = ("| 组件 | 版本 |\n|------|------|\n| NPU | 8x Ascend 910B3 (npu-smi 26.0.rc1) |\n"
+            "| CANN | 8.5.0 (`/home/lsn/Ascend/cann-8.5.0`) |\n| Python | 3.11.15 |\n| torch_npu | 2.7.1 |\n")
+    got = facts(text)
+    assert got["ascend.toolkit"] == "8.5.0" and got["ascend.chip"] == "910B3" and got["packages.torch-npu"] == "2.7.1"
+    assert facts("CANN: 8.5.0 (`/usr/local/Ascend/cann-8.5.0`)\n")["ascend.toolkit"] == "8.5.0"

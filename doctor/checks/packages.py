@@ -29,21 +29,27 @@ def profile_pins(ctx: CheckContext) -> Iterator[Finding]:
     snap, p = ctx.snapshot, ctx.profile
     if p is None:
         skip("no verified stack (profile) applies")
+    # Without verl the pins are what `doctor install` would change, not a fault of what runs here (a vLLM Ascend
+    # inference host, a LLaMA-Factory box, a host before its verl install): said as info, with the same fix.
+    sev, why = ("warning", "") if ver(snap, "verl") is not None else (
+        "info", " verl is not installed (or not stated): this is what installing that stack would change, not a fault "
+                "of what runs here.")
     for name, spec in p.pins.items():
         v = ver(snap, name)
         if v is None:
             if absent(snap, name) and name not in _OWN_CHECK:
                 yield finding(
-                    "package-missing", "warning", (_comp(name),), f"{name} is not installed ({p.name} pins {spec})",
+                    "package-missing", sev, (_comp(name),), f"{name} is not installed ({p.name} pins {spec})",
+                    detail=why.strip(),
                     evidence={"package": name, "profile": p.name, "pin": spec},
                     fix=_plan_fix(ctx, name), source=p.source)
             continue
         ok = pkg_satisfies(v, spec)
         if ok is False:
             yield finding(
-                "package-off-profile", "warning", (_comp(name),),
+                "package-off-profile", sev, (_comp(name),),
                 f"{name} {v} is not the version {p.name} pins ({spec})",
-                detail="Off the documented matrix: this combination was not tested upstream.",
+                detail="Off the documented matrix: this combination was not tested upstream." + why,
                 evidence={"package": name, name: v, "pin": spec, "profile": p.name},
                 fix=_plan_fix(ctx, name), source=p.source)
 

@@ -67,6 +67,21 @@ def test_a_pair_verls_own_metadata_rejects_is_one_finding_not_two():
     assert pair(window, "transformers") == [("requirement-version-unmet", "error")]
 
 
+def test_pins_without_verl_are_what_an_install_would_change_not_faults():
+    """The verified stack is verl's: on a host without verl (a vLLM Ascend inference box, a host before its install)
+    an off-pin or missing package is info with the same fix; with verl installed it is a warning."""
+    d = healthy()
+    d["complete"] = True  # a collected snapshot: what it does not list is not installed
+    d["packages"]["numpy"]["version"] = "2.2.0"
+    del d["packages"]["triton-ascend"]
+    assert found(d)["package-off-profile"] == "warning" and found(d)["package-missing"] == "warning"
+    del d["packages"]["verl"]
+    f = found(d)
+    assert f["package-off-profile"] == "info" and f["package-missing"] == "info"
+    off = next(x for x in diagnose_dict(d).findings if x.id == "package-off-profile")
+    assert "verl is not installed" in off.detail and off.fix is not None
+
+
 def test_cuda_only_packages():
     d = healthy()
     d["packages"]["flash-attn"] = {"version": "2.7.4"}

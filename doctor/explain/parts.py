@@ -6,7 +6,7 @@ are shifted by the lines of the parts before, a signature's first hit is the one
 its count is the sum, a context rule counts as met if it was met in any part, and the evidence lines after
 a hit at a part's end are taken from the next part. Each part's scanner is first shown the 16 KiB before
 the part (context and timestamps for its first lines), and timestamps without a year get the first full
-year in the log's first block.
+year in the log's first block (printed without a year when that block states none either).
 """
 
 from __future__ import annotations
@@ -62,9 +62,9 @@ def part_count(size: int, jobs: int | None) -> int:
 def scan_parts(path: str, size: int, *, db: SignatureDB, context_lines: int, parts: int) -> ScanResult:
     ranges = cuts(path, size, parts)
     with open(path, "rb") as fh:
-        year = timestamps.full_year(fh.read(PROBE_BYTES)) or DEFAULT_YEAR
+        stated = timestamps.full_year(fh.read(PROBE_BYTES))
     db_path = None if Path(db.path) == DEFAULT_DB else db.path
-    args = [(path, start, end, db_path, context_lines, year) for start, end in ranges]
+    args = [(path, start, end, db_path, context_lines, stated) for start, end in ranges]
     with ProcessPoolExecutor(max_workers=len(args) - 1) as pool:
         rest = pool.map(_scan_range, args[1:])
         first = _scan_range(args[0], db)
@@ -72,10 +72,10 @@ def scan_parts(path: str, size: int, *, db: SignatureDB, context_lines: int, par
     return merge(results, context_lines)
 
 
-def _scan_range(args: tuple[str, int, int, str | None, int, int], db: SignatureDB | None = None) -> ScanResult:
-    path, start, end, db_path, context_lines, year = args
+def _scan_range(args: tuple[str, int, int, str | None, int, int | None], db: SignatureDB | None = None) -> ScanResult:
+    path, start, end, db_path, context_lines, stated = args
     scanner = LogScanner(db if db is not None else read_signatures(db_path), context_lines=context_lines,
-                         default_year=year)
+                         default_year=stated or DEFAULT_YEAR, year_stated=stated is not None)
     with open(path, "rb") as fh:
         if start:  # the lines just before the part: context and timestamps for its first lines
             fh.seek(max(0, start - TIME_WINDOW))

@@ -127,12 +127,13 @@ class LogScanner:
     of signatures and the block size, not by the log."""
 
     def __init__(self, db: SignatureDB | None = None, *, context_lines: int = DEFAULT_CONTEXT,
-                 default_year: int = 2025) -> None:
+                 default_year: int = 2025, year_stated: bool = False) -> None:
         self.db = db if db is not None else read_signatures()
         self.context_lines = max(0, context_lines)
         self.lines_read = 0
         self.bytes_read = 0
         self._year = default_year
+        self._year_stated = year_stated  # a full date of the log gave `_year` (else it is printed without one)
         self._index = self.db.match_index
         self._context_todo = {k: list(v) for k, v in self.db.context_rules.items()}
         self._hits: dict[str, Hit] = {}
@@ -423,9 +424,9 @@ class LogScanner:
             window = self._tail_bytes + window
         year = timestamps.full_year(window)
         if year:
-            self._year = year
-        own = timestamps.parse(region[start : min(end, start + MAX_LINE)], self._year)
-        return own if own is not None else timestamps.parse(window, self._year)
+            self._year, self._year_stated = year, True
+        own = timestamps.parse(region[start : min(end, start + MAX_LINE)], self._year, year_stated=self._year_stated)
+        return own if own is not None else timestamps.parse(window, self._year, year_stated=self._year_stated)
 
     @staticmethod
     def _first_lines(region: bytes, need: int) -> list[str]:

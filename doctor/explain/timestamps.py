@@ -7,7 +7,9 @@ Ordering error events across nodes needs a time for each one. Formats seen in th
 * vLLM `ERROR 06-16 02:47:10 [file.py:870]` and glog `[W616 15:12:01.123456 ...]`, `I0616 15:11:06.443` (no year)
 * `05/22 09:09:35 - mmengine` (no year)
 
-A format without a year takes the year of the last full date seen in the same file (or `default_year`).
+A format without a year takes the year of the last full date seen in the same file (or `default_year`). When no
+full date stated it, the key is a `YearAssumed`: the same number (the order of events does not change), printed
+without the year, since the log does not say which year it was.
 """
 
 from __future__ import annotations
@@ -22,6 +24,12 @@ _FULL = re.compile(
 _VLLM = re.compile(rb"\b(?:INFO|WARNING|ERROR|DEBUG|CRITICAL) (\d\d)-(\d\d) (\d\d):(\d\d):(\d\d)\b")
 _GLOG = re.compile(rb"(?<![\w.])[IWEF](\d{1,2})(\d\d) (\d\d):(\d\d):(\d\d)(?:\.(\d{1,9}))?\b")
 _SLASH = re.compile(rb"(?<![\d/])(\d\d)/(\d\d) (\d\d):(\d\d):(\d\d)\b")
+
+
+class YearAssumed(float):
+    """A sort key whose year the log does not state (`default_year` stood in for it)."""
+
+    __slots__ = ()
 
 
 def _epoch(year: int, month: int, day: int, hh: int, mm: int, ss: int, frac: bytes | None) -> float | None:
@@ -42,9 +50,12 @@ def full_year(text: bytes) -> int | None:
     return int(last.group(1)) if last else None
 
 
-def parse(text: bytes, default_year: int) -> float | None:
-    """The last timestamp in `text` (one line, or a window of lines), as epoch seconds; None if there is none."""
+def parse(text: bytes, default_year: int, *, year_stated: bool = True) -> float | None:
+    """The last timestamp in `text` (one line, or a window of lines), as epoch seconds; None if there is none.
+    A stamp without a year gets `default_year`; unless `year_stated` (a full date of the log gave it), the
+    result is a `YearAssumed`."""
     best: tuple[int, float] | None = None
+    guess = float if year_stated else YearAssumed
     for m in _FULL.finditer(text):
         y, mo, d, hh, mi, ss = (int(g) for g in m.groups()[:6])
         t = _epoch(y, mo, d, hh, mi, ss, m.group(7))
@@ -55,14 +66,16 @@ def parse(text: bytes, default_year: int) -> float | None:
             g = m.groups()
             t = _epoch(default_year, int(g[0]), int(g[1]), int(g[2]), int(g[3]), int(g[4]), g[5] if has_frac else None)
             if t is not None and (best is None or m.start() > best[0]):
-                best = (m.start(), t)
+                best = (m.start(), guess(t))
     return best[1] if best else None
 
 
 def format_epoch(t: float | None) -> str | None:
-    """`YYYY-MM-DD hh:mm:ss.mmm` (UTC, the way the key was built) or None."""
+    """`YYYY-MM-DD hh:mm:ss.mmm` (UTC, the way the key was built), `MM-DD hh:mm:ss.mmm` when the log does not
+    state the year (a `YearAssumed`), or None."""
     if t is None:
         return None
     whole = int(t)
     y, mo, d, hh, mm, ss = time.gmtime(whole)[:6]
-    return f"{y:04d}-{mo:02d}-{d:02d} {hh:02d}:{mm:02d}:{ss:02d}.{min(999, int((t - whole) * 1000)):03d}"
+    day = f"{mo:02d}-{d:02d}" if isinstance(t, YearAssumed) else f"{y:04d}-{mo:02d}-{d:02d}"
+    return f"{day} {hh:02d}:{mm:02d}:{ss:02d}.{min(999, int((t - whole) * 1000)):03d}"

@@ -142,3 +142,15 @@ def test_jobs_reads_one_big_log_in_parts_with_the_same_report(tmp_path, monkeypa
     assert [(f["id"], f["evidence"]["line"]) for f in four["findings"]] == [
         (f["id"], f["evidence"]["line"]) for f in one["findings"]]
     assert one["lines"] == four["lines"] == 40_002
+
+
+def test_a_time_without_a_year_is_printed_without_one(tmp_path: Path):
+    # vLLM's record format has no year: the doctor must not print its own default year as the log's
+    log = tmp_path / "serve.log"
+    log.write_text("(Worker_TP0 pid=12235) ERROR 01-13 07:50:04 [multiproc_executor.py:824] Worker failed\n"
+                   "(Worker_TP0 pid=12235) ERROR 01-13 07:50:04 [multiproc_executor.py:824] RuntimeError: shape "
+                   "'[19, -1]' is invalid for input of size 640\n")
+    out = run("explain", str(log)).stdout
+    assert "01-13 07:50:04" in out and "2025-01-13" not in out, out
+    log.write_text("2026-01-13 07:49:58,001 INFO starting\n" + log.read_text())
+    assert "2026-01-13 07:50:04" in run("explain", str(log)).stdout

@@ -18,7 +18,7 @@ and the METADATA it was read from. Severity by where the declaring package sits:
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from doctor.checks.facts import installed, npu_host, val
 from doctor.checks.runner import CheckContext, check, skip
@@ -26,6 +26,9 @@ from doctor.knowledge.ownership import component_of_distribution
 from doctor.knowledge.pipcheck import Lookup, Unmet, bare, requirement_names, same_requirement, unmet
 from doctor.report import Finding, finding
 from doctor.snapshot.model import known
+
+if TYPE_CHECKING:
+    from doctor.knowledge.requirements import RequirementsTable
 
 # The packages a verl job imports on Ascend, whatever verl's own METADATA lists (MindSpeed and Megatron come
 # from git and are not in it): docs/verl-mindspeed.md, verl's Ascend install guide.
@@ -66,7 +69,8 @@ _NOT_THE_PYPI_BUILD_ON_ASCEND = frozenset({"vllm"})
 
 
 def published(project: str, version: str, python: str | None = None, arch: str | None = None,
-              profile: Any = None, ascend: bool = False) -> tuple[str | None, tuple[str, ...], str] | None:
+              profile: Any = None, ascend: bool = False,
+              table: RequirementsTable | None = None) -> tuple[str | None, tuple[str, ...], str] | None:
     """What a release declares on PyPI (the shipped table), or None when the table does not hold it or it does
     not apply: a local version label (`2.5.1+cpu`, `0.9.1+empty`) or the chosen stack's own source build of a
     package (`profile.builds`: a git step in its plan) is another build than PyPI's; metadata read from a
@@ -76,7 +80,7 @@ def published(project: str, version: str, python: str | None = None, arch: str |
         return None
     from doctor.knowledge.requirements import declared  # a project's file loads only when a snapshot needs it
 
-    d = declared(project, version)
+    d = table.declared(project, version) if table is not None else declared(project, version)
     if d is None or not d.fits(python, arch):
         return None
     requires_dist = () if ascend and project in _NOT_THE_PYPI_BUILD_ON_ASCEND else d.requires_dist
@@ -122,6 +126,8 @@ def release_lookup(snap: Any, profile: Any = None) -> Lookup | None:
     python, arch = _target(snap)
     ascend = npu_host(snap) or bool(installed(snap, "vllm-ascend"))
     stack = _source_builds(profile, ascend)
+    tables: list[RequirementsTable] = []  # the table in use, found at the first look-up and kept: finding it
+    # (the knowledge directory the environment names) cost more than the look-up, once per package listed
 
     def lookup(project: str, version: str) -> tuple[str | None, tuple[str, ...], str] | None:
         commit = _commit(snap, project)
@@ -131,7 +137,11 @@ def release_lookup(snap: Any, profile: Any = None) -> Lookup | None:
             g = declared_at(project, commit)
             if g is not None:
                 return g.requires_python, g.requires_dist, g.source
-        return published(project, version, python, arch, stack, ascend)
+        if not tables:
+            from doctor.knowledge.requirements import load_requirements
+
+            tables.append(load_requirements())
+        return published(project, version, python, arch, stack, ascend, tables[0])
 
     return lookup
 

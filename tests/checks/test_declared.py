@@ -165,6 +165,26 @@ def test_stated_versions_are_checked_against_the_published_metadata_of_those_rel
     assert not any(f.id == "requirement-missing" for f in _declared(snap))
 
 
+def test_a_long_stated_package_list_finds_the_release_table_once(monkeypatch):
+    # finding the table in use (the knowledge directory the environment names) cost more than a look-up, and it
+    # was done once per listed package: a report's 600k-row `pip list` paid it 600k times
+    from doctor.knowledge import requirements
+
+    calls = []
+    real = requirements.load_requirements
+
+    def counted(path: Any = None) -> Any:
+        calls.append(path)
+        return real(path)
+
+    monkeypatch.setattr(requirements, "load_requirements", counted)
+    pkgs = {f"pkg{i}": {"version": f"1.{i}.0"} for i in range(50)}
+    snap = _snap({**pkgs, "vllm-ascend": {"version": "0.11.0rc1"}, "torch": {"version": "2.8.0"}}, complete=False)
+    fs = [f for f in _declared(snap) if f.evidence["package"] == "vllm-ascend"]
+    assert {f.evidence["requires"] for f in fs} >= {"torch"}
+    assert len(calls) == 1
+
+
 def test_a_stated_python_outside_a_releases_requires_python():
     snap = _snap({"verl": {"version": "0.9.1"}}, complete=False, python="3.13.1")
     (f,) = _declared(snap)

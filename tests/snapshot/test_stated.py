@@ -5,6 +5,7 @@ reports: tests/fixtures/stated/README.md), with the line each came from."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from doctor.snapshot.model import snapshot_from_dict
 from doctor.snapshot.redact import REDACTED
@@ -329,3 +330,27 @@ def test_a_version_table_rows_note_and_npu_row_are_read():
     got = facts(text)
     assert got["ascend.toolkit"] == "8.5.0" and got["ascend.chip"] == "910B3" and got["packages.torch-npu"] == "2.7.1"
     assert facts("CANN: 8.5.0 (`/usr/local/Ascend/cann-8.5.0`)\n")["ascend.toolkit"] == "8.5.0"
+
+
+def test_a_plain_pip_list_row_runs_none_of_the_markup_patterns(monkeypatch):
+    # each markup pattern needs a character a plain row lacks (`>`, `【`, `<`, `**`, `(`, a backquote): a 600k-row
+    # `pip list` ran all six on every row, the largest part of reading it; the reading is the same
+    from doctor.snapshot import stated
+
+    class Counted:
+        def __init__(self, rx: Any) -> None:
+            self.rx, self.calls = rx, 0
+
+        def __getattr__(self, name: str) -> Any:
+            self.calls += 1
+            return getattr(self.rx, name)
+
+    names = ("_QUOTE", "_BRACKETED_LABEL", "_HTML_TAG", "_BOLD_LABEL", "_LABEL_NOTE", "_QUOTED_VALUE")
+    counted = {n: Counted(getattr(stated, n)) for n in names}
+    for n, c in counted.items():
+        monkeypatch.setattr(stated, n, c)
+    rows = "\n".join(f"pkg{i}    1.{i}.0" for i in range(200))
+    got = read_stated(rows + "\n> **vllm-ascend:** `0.11.0rc1`")
+    assert {c.calls for c in counted.values()} <= {0, 1}  # the one marked line only
+    assert sum(1 for f in got.facts if f.key.startswith("packages.pkg")) == 200
+    assert any(f.key == "packages.vllm-ascend" and f.value == "0.11.0rc1" for f in got.facts)

@@ -355,10 +355,15 @@ _NAMED = re.compile(r"^[-*•]?\s*(?P<name>[A-Za-z驱动固件][A-Za-z _.驱动�
 _CANN_PRODUCT = re.compile(r"([:：=]\s*)(?:Ascend[\s-]+)?CANN(?:[\s-]+Toolkit)?[\s-]+(?=v?\d)", re.I)
 
 
+def _has_label_mark(line: str) -> bool:
+    """Whether `line` holds a `:`, `：` or `=`, which every label pattern needs (cheaper to ask than to match)."""
+    return ":" in line or "=" in line or "：" in line
+
+
 def _named(lines: list[str]) -> Iterator[Fact]:
     for i, raw in enumerate(lines, 1):
         line = raw.strip().strip("`")
-        bare = _CANN_PRODUCT.sub(r"\1", line, count=1)
+        bare = _CANN_PRODUCT.sub(r"\1", line, count=1) if _has_label_mark(line) else line
         m = _NAMED.match(line) or _NAMED.match(bare)
         if not m:
             continue
@@ -490,12 +495,12 @@ def _install_names(lines: list[str]) -> Iterator[Fact]:
     in_ls = False
     for i, raw in enumerate(lines, 1):
         line = raw.strip()
-        if m := _INSTALLER.match(line):
+        if _has_label_mark(line) and (m := _INSTALLER.match(line)):
             if ver := _ascend_version(m[2], "cann"):
                 yield Fact(f"ascend.{m[1].lower()}", ver, i, line)
             if m[3]:
                 yield Fact("host.arch", m[3], i, line)
-        if _IMAGE_LINE.match(line) and (m := _IMAGE.search(line)):
+        if "vllm-ascend:" in line and _IMAGE_LINE.match(line) and (m := _IMAGE.search(line)):
             yield Fact("packages.vllm-ascend", m[1], i, line)
         if "ascend-toolkit" in line and re.search(r"\bls\b.*ascend-toolkit", line):
             in_ls = True
@@ -606,7 +611,7 @@ def _chip_label(lines: list[str], at: int | None = None, said: str | None = None
         m = _CHIP_LABEL.match(line)
         if m and family_from_name(m["chip"]) is not None:
             yield Fact("ascend.chip", m["chip"], at or i, said or line)
-        elif _IMAGE_LINE.match(line) and (g := _IMAGE_CHIP.search(line)):
+        elif ":" in line and _IMAGE_LINE.match(line) and (g := _IMAGE_CHIP.search(line)):  # `vllm-ascend:` tag
             yield Fact("ascend.chip", {"a3": "Ascend910_93", "310p": "310P"}[g[1].lower()], i, line)
 
 
@@ -621,7 +626,7 @@ def _pin_list(lines: list[str]) -> Iterator[Fact]:
     for i, raw in enumerate(lines, 1):
         line = raw.strip().strip("`")
         facts = _list_items(line, i)
-        if facts is None and (lab := _LIST_LABEL.match(line)):  # `Software Environment: CANN: 8.1.0, PyTorch: 2.5.1`
+        if facts is None and _has_label_mark(line) and (lab := _LIST_LABEL.match(line)):  # `Software Environment: CANN: 8.1.0, PyTorch: 2.5.1`
             facts = _list_items(lab["rest"], i, line)
         yield from facts or ()
 

@@ -332,21 +332,22 @@ def test_a_version_table_rows_note_and_npu_row_are_read():
     assert facts("CANN: 8.5.0 (`/usr/local/Ascend/cann-8.5.0`)\n")["ascend.toolkit"] == "8.5.0"
 
 
+class _Counted:
+    def __init__(self, rx: Any) -> None:
+        self.rx, self.calls = rx, 0
+
+    def __getattr__(self, name: str) -> Any:
+        self.calls += 1
+        return getattr(self.rx, name)
+
+
 def test_a_plain_pip_list_row_runs_none_of_the_markup_patterns(monkeypatch):
     # each markup pattern needs a character a plain row lacks (`>`, `【`, `<`, `**`, `(`, a backquote): a 600k-row
     # `pip list` ran all six on every row, the largest part of reading it; the reading is the same
     from doctor.snapshot import stated
 
-    class Counted:
-        def __init__(self, rx: Any) -> None:
-            self.rx, self.calls = rx, 0
-
-        def __getattr__(self, name: str) -> Any:
-            self.calls += 1
-            return getattr(self.rx, name)
-
     names = ("_QUOTE", "_BRACKETED_LABEL", "_HTML_TAG", "_BOLD_LABEL", "_LABEL_NOTE", "_QUOTED_VALUE")
-    counted = {n: Counted(getattr(stated, n)) for n in names}
+    counted = {n: _Counted(getattr(stated, n)) for n in names}
     for n, c in counted.items():
         monkeypatch.setattr(stated, n, c)
     rows = "\n".join(f"pkg{i}    1.{i}.0" for i in range(200))
@@ -354,3 +355,18 @@ def test_a_plain_pip_list_row_runs_none_of_the_markup_patterns(monkeypatch):
     assert {c.calls for c in counted.values()} <= {0, 1}  # the one marked line only
     assert sum(1 for f in got.facts if f.key.startswith("packages.pkg")) == 200
     assert any(f.key == "packages.vllm-ascend" and f.value == "0.11.0rc1" for f in got.facts)
+
+
+def test_a_plain_pip_list_row_runs_none_of_the_label_patterns(monkeypatch):
+    # a label pattern needs a `:` / `：` / `=` (an image reference `vllm-ascend:`), which a `pip list` row lacks
+    from doctor.snapshot import stated
+
+    names = ("_CANN_PRODUCT", "_INSTALLER", "_IMAGE_LINE", "_LIST_LABEL")
+    counted = {n: _Counted(getattr(stated, n)) for n in names}
+    for n, c in counted.items():
+        monkeypatch.setattr(stated, n, c)
+    rows = "\n".join(f"pkg{i}    1.{i}.0" for i in range(200))
+    got = read_stated(rows + "\nCANN: Ascend CANN Toolkit 8.0.RC3\nimage: quay.io/ascend/vllm-ascend:v0.9.1")
+    assert all(c.calls <= 4 for c in counted.values()), {n: c.calls for n, c in counted.items()}  # the 2 labels
+    assert {f.key: f.value for f in got.facts if not f.key.startswith("packages.pkg")} == {
+        "ascend.toolkit": "8.0.RC3", "packages.vllm-ascend": "0.9.1"}

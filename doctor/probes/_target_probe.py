@@ -714,7 +714,9 @@ def missing_files(pairs, read=None):
 
     What is looked at is what a cluster operator needs on every `doctor check`: the file an import needs first.
     For each top-level name, whether the package's `__init__.py` is there (one os.access call, nearly every name);
-    else whether it is a directory (a namespace portion) or a module file (`six.py`, an extension module). Only a
+    else whether it is a directory (a namespace portion) or a module file (`six.py`, an extension module), and
+    whether bytecode or an extension module stands in for the source (`__init__.pyc` of a bytecode-only
+    deployment, a compiled `__init__`: importable, nothing gone; a `.py` whose `.pyc` is there is not counted). Only a
     name with neither, or a directory without the `__init__.py` its RECORD lists, has its RECORD rows under that
     name stat-ed (how many are gone, and a few of them). A directory without `__init__.py` reads its RECORD text
     once to see whether it lists one (google/, nvidia/: no), unless shared_files already parsed it. Measured on
@@ -727,7 +729,9 @@ def missing_files(pairs, read=None):
     An egg-info install (`setup.py install`) is read from its installed-files.txt. Editable installs (their code
     is elsewhere) and distributions whose metadata is not in the directory they install into are left out. `read` holds the rows shared_files already parsed ((id(entry), top) -> rows): a
     namespace two distributions share (google/, opentelemetry/) is not read twice."""
-    modules = (".py",) + tuple(importlib.machinery.EXTENSION_SUFFIXES)
+    # what an import loads a module or a package's __init__ from: source, sourceless bytecode (a deployment that
+    # ships `compileall -b` output only), an extension module
+    modules = tuple(importlib.machinery.all_suffixes())
     access, F_OK = os.access, os.F_OK
     out = []
     for entry, dist in pairs:
@@ -743,7 +747,7 @@ def missing_files(pairs, read=None):
                 continue  # a regular package, its first file in place (nearly every name: one call)
             isdir = access(base + "/", F_OK)
             if not isdir and any(access(base + suffix, F_OK) for suffix in modules):
-                continue  # a module (six.py, _cffi_backend.cpython-311-x86_64-linux-gnu.so)
+                continue  # a module (six.py, six.pyc, _cffi_backend.cpython-311-x86_64-linux-gnu.so)
             rows = read.get((id(entry), top)) if read else None
             if rows is None:
                 # `jwt/__init__.py` for a directory (a namespace portion lists none: nothing of its own to import
@@ -754,8 +758,11 @@ def missing_files(pairs, read=None):
                 rows = _installed_rows(dist, top, loc)
             elif isdir and top + "/__init__.py" not in rows:
                 continue
+            if isdir and any(access(base + "/__init__" + suffix, F_OK) for suffix in modules[1:]):
+                continue  # its __init__ as bytecode only or compiled: importable (asked only here, not per namespace)
             # the file an import needs first leads the examples
-            gone = sorted((p for p in rows if not os.path.lexists(os.path.join(loc, p))),
+            gone = sorted((p for p in rows if not os.path.lexists(os.path.join(loc, p))
+                           and not (p.endswith(".py") and os.path.lexists(os.path.join(loc, p + "c")))),
                           key=lambda p: (p != top + "/__init__.py", p))
             if gone:
                 out.append({"dist": entry["name"], "version": entry.get("version"), "top_level": top,

@@ -443,6 +443,28 @@ def test_missing_files_are_what_an_uninstall_of_the_other_owner_left_and_nothing
     assert "missing_files" not in probe.collect(modules=[])["python"]  # doctor install's --dists-only
 
 
+def test_missing_files_counts_no_source_a_sourceless_pyc_stands_for(
+        probe: ModuleType, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A deployment that ships bytecode only (`compileall -b`, then the .py files deleted: `import jwt` loads
+    jwt/__init__.pyc) is not a package whose files are gone; a package or module with neither source nor bytecode
+    still is."""
+    import py_compile
+
+    site = tmp_path / "site"
+    _installed(site, "PyJWT", {"jwt/__init__.py": b"x = 1\n", "jwt/api_jwt.py": b"a = 1\n"}, "jwt")
+    _installed(site, "six", {"six.py": b"s = 1\n"}, "six")
+    _installed(site, "gone", {"gone/__init__.py": b"g = 1\n", "gone/mod.py": b"m = 1\n"}, "gone")
+    for rel in ("jwt/__init__.py", "jwt/api_jwt.py", "six.py"):
+        write(site / rel, "v = 1\n")
+        py_compile.compile(str(site / rel), cfile=str(site / rel) + "c")
+        (site / rel).unlink()
+    _on_disk(site, {"gone/mod.py": b"m = 1\n"})
+    py_compile.compile(str(site / "gone" / "mod.py"), cfile=str(site / "gone" / "mod.pyc"))
+    monkeypatch.setattr(sys, "path", [str(site), *sys.path])
+    got = [x for x in probe.collect()["python"]["missing_files"] if x["location"] == str(site)]
+    assert [(x["dist"], x["missing"], x["examples"]) for x in got] == [("gone", 1, ["gone/__init__.py"])]
+
+
 def test_record_paths_written_absolute_or_with_a_dot_prefix_are_the_same_paths(
         probe: ModuleType, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """pip and uv write RECORD paths relative to the site directory; older setuptools / distutils and some conda

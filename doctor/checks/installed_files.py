@@ -15,6 +15,7 @@ exact release without touching its dependencies, with the target's own pip.
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import Any
 
 from doctor.checks.declared import STACK
 from doctor.checks.runner import CheckContext, check, skip
@@ -48,14 +49,17 @@ def installed_files(ctx: CheckContext) -> Iterator[Finding]:
         total = it.files if known(it.files) else it.missing
         examples = list(it.examples) if known(it.examples) else []
         whole = it.missing == total
-        pin = f"'{name}=={version}'" if version else f"'{name}'"
+        fix, commands = _reinstall(ctx.snapshot, name, named, version)
         yield finding(
             "installed-files-missing", "error" if name in on_path else "warning",
             (component_of_distribution(name) or "python",),
-            f"{named} is installed but " + (f"all {total}" if whole else f"{it.missing} of the {total}")
-            + f" files its RECORD lists under {top} " + ("is" if it.missing == 1 and not whole else "are") + " gone",
+            f"{named} is installed but "
+            + ("the 1 file" if total == 1 and whole else f"all {total} files" if whole
+               else f"{it.missing} of the {total} files")
+            + f" its RECORD lists under {top} " + ("is" if it.missing == 1 else "are") + " gone",
             detail=f"{named}'s RECORD lists {total} file(s) under {top} in {where}; "
-                   + ("none of them is on disk" if whole else f"{it.missing} are not on disk")
+                   + ("none of them is on disk" if whole
+                      else f"{it.missing} {'is' if it.missing == 1 else 'are'} not on disk")
                    + (f" (e.g. {', '.join(examples)})" if examples else "")
                    + f", so `import {top}` " + ("fails" if whole else "fails or gives an incomplete package (a directory "
                                                          "left without its __init__.py imports as an empty namespace)")
@@ -66,6 +70,35 @@ def installed_files(ctx: CheckContext) -> Iterator[Finding]:
             evidence={"dist": name, "version": version, "top_level": top, "files": total, "missing": it.missing,
                       "examples": examples},
             key=name,
-            fix=f"Reinstall {named} over what is left, without touching its dependencies"
-                + ("" if version else " (the snapshot does not say its version: pin the one you had)") + ".",
-            commands=(f"pip install --force-reinstall --no-deps {pin}",), source=RECORD_DOC)
+            fix=fix, commands=commands, source=RECORD_DOC)
+
+
+# PyTorch's CPU builds (`2.13.0+cpu`) are served by its own index only; the doctor's torch fixes use the same
+TORCH_CPU_INDEX = "https://download.pytorch.org/whl/cpu"
+TORCH_CPU_BUILDS = frozenset({"torch", "torchvision", "torchaudio"})
+
+
+def _reinstall(snap: Any, name: str, named: str, version: str | None) -> tuple[str, tuple[str, ...]]:
+    """The fix sentence and commands: that release reinstalled without its dependencies, from where it can come
+    from. PyPI serves no local version (`+cpu`, `+git...`) and not a VCS checkout's commit: a pip command pinning
+    those against PyPI answers "No matching distribution", so only the torch CPU builds (PyTorch's CPU index) get
+    one; the others are named with where they came from, when the snapshot says."""
+    again = f"Reinstall {named} over what is left, without touching its dependencies"
+    if not version:
+        return (again + " (the snapshot does not say its version: pin the one you had).",
+                (f"pip install --force-reinstall --no-deps '{name}'",))
+    pkg = snap.packages.get(name) if known(snap.packages) else None
+    url = pkg.url if pkg is not None and known(pkg.url) and isinstance(pkg.url, str) and pkg.url else None
+    commit = pkg.commit if pkg is not None and known(pkg.commit) and isinstance(pkg.commit, str) and pkg.commit else None
+    local = version.partition("+")[2]
+    if commit:
+        return (again + f", from the checkout it was built from ({url or 'its repository'} at {commit}), e.g. "
+                f"`pip install --force-reinstall --no-deps '{name} @ git+{url}@{commit}'` for a git URL."
+                if url else again + f", from the checkout it was built from (commit {commit}).", ())
+    if local and name in TORCH_CPU_BUILDS and local == "cpu":
+        return (again + ", from PyTorch's CPU index (PyPI has no +cpu builds).",
+                (f"pip install --force-reinstall --no-deps --index-url {TORCH_CPU_INDEX} '{name}=={version}'",))
+    if local:
+        return (again + f", from the index or file it came from{f' ({url})' if url else ''}: {version} is a local "
+                "version, which PyPI does not serve.", ())
+    return again + ".", (f"pip install --force-reinstall --no-deps '{name}=={version}'",)

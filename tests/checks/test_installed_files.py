@@ -66,3 +66,27 @@ def test_an_older_snapshot_without_the_fact_skips():
 
     with pytest.raises(Skipped):
         list(installed_files(CheckContext(snapshot=_snap(None))))
+
+
+def test_a_local_version_is_not_reinstalled_from_pypi():
+    """PyPI serves no local version (`torch==2.13.0+cpu`: "No matching distribution" from PyPI alone): the CPU
+    build of torch comes from PyTorch's CPU index, as the doctor's other torch fixes say; another local build or a
+    VCS install gets no pip command that cannot work, only where it came from."""
+    pkgs = {"torch": {"version": "2.13.0+cpu"}, "mylib": {"version": "1.0+local"},
+            "verl": {"version": "0.9.1.dev0", "url": "https://github.com/volcengine/verl.git", "commit": "ab" * 20}}
+    got = {f.key: f for f in _found(_snap([_item("torch", "2.13.0+cpu", "torch", 11989, 1),
+                                           _item("mylib", "1.0+local", "mylib", 3, 1),
+                                           _item("verl", "0.9.1.dev0", "verl", 300, 1)], pkgs))}
+    assert got["torch"].fix.commands == ("/v/bin/python -m pip install --force-reinstall --no-deps --index-url "
+                                         "https://download.pytorch.org/whl/cpu 'torch==2.13.0+cpu'",)
+    assert got["mylib"].fix.commands == ()
+    assert "local version" in got["mylib"].fix.text
+    assert got["verl"].fix.commands == ()
+    assert "https://github.com/volcengine/verl.git" in got["verl"].fix.text and "ab" * 20 in got["verl"].fix.text
+
+
+def test_one_file_is_said_in_the_singular():
+    (one,) = _found(_snap([_item("six", "1.17.0", "six", 1, 1)]))
+    assert one.title == "six 1.17.0 is installed but the 1 file its RECORD lists under six is gone"
+    (f,) = _found(_snap([_item("torch", "2.13.0", "torch", 11989, 1)]))
+    assert "; 1 is not on disk" in f.detail

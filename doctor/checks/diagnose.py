@@ -58,7 +58,10 @@ def load_check_config(path: str | None = None, cwd: str | os.PathLike[str] | Non
     one, `doctor.toml` then `pyproject.toml` ([tool.doctor] only) in `cwd` are used when present."""
     if path is not None:
         return _parse_config(os.fspath(path), explicit=True)
-    base = os.fspath(cwd) if cwd is not None else os.getcwd()
+    try:
+        base = os.fspath(cwd) if cwd is not None else os.getcwd()
+    except FileNotFoundError:  # a deleted working directory holds no waivers file
+        return CheckConfig()
     for name in ("doctor.toml", "pyproject.toml"):
         p = os.path.join(base, name)
         if os.path.isfile(p):

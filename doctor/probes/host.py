@@ -52,7 +52,11 @@ class CollectOptions(NamedTuple):
 
     @property
     def workdir(self) -> str:
-        return self.cwd or os.getcwd()
+        """"" when the current directory was deleted: the target probe then says so (pyenv.start_target_probe)."""
+        try:
+            return self.cwd or os.getcwd()
+        except FileNotFoundError:
+            return ""
 
 
 @dataclass

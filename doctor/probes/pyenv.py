@@ -268,7 +268,11 @@ def start_target_probe(python: str | None, *, environ: Mapping[str, str] | None 
     env = dict(environ) if environ is not None else dict(os.environ)
     env["PYTHONDONTWRITEBYTECODE"] = "1"
     env.pop("PYTHONINSPECT", None)
-    work = cwd or os.getcwd()
+    try:
+        work = cwd or os.getcwd()
+    except FileNotFoundError:  # the shell's directory was removed under it
+        return TargetProbe(exe, env, "", error="the current working directory no longer exists (it was deleted): "
+                                               "cd to an existing directory and run again")
     if not os.path.exists(exe):
         return TargetProbe(exe, env, work, error=f"target Python {exe}: no such file")
     if not os.access(exe, os.X_OK) or os.path.isdir(exe):

@@ -1,7 +1,9 @@
 """The CLI skeleton: help lists every command, version, start-up stays light."""
 
+import os
 import subprocess
 import sys
+from pathlib import Path
 
 from click.testing import CliRunner
 
@@ -76,3 +78,16 @@ def test_only_a_plain_live_check_starts_the_probe_before_click():
                  ["doctor", "check", "--root", "/img"], ["doctor", "--knowledge", "k", "check"],
                  ["doctor", "check", "--ray"], ["doctor", "check", "check"], ["pytest", "check"], []):
         assert not _plain_live_check(argv), argv
+
+
+def test_check_in_a_deleted_working_directory_says_so_not_internal_error(tmp_path: Path) -> None:
+    """Real: `cd d; rmdir ../d; doctor check` said "internal error: FileNotFoundError ... this is a bug in the
+    doctor" (os.getcwd raised in the waivers lookup and in the target probe's start)."""
+    gone = tmp_path / "gone"
+    gone.mkdir()
+    code = ("import os, sys; os.chdir(sys.argv[1]); os.rmdir(sys.argv[1]); sys.argv = ['doctor', 'check']; "
+            "from doctor.cli import main; main()")
+    r = subprocess.run([sys.executable, "-c", code, str(gone)], capture_output=True, text=True, timeout=120,
+                       env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])})
+    assert r.returncode == 2, r.stderr
+    assert "working directory no longer exists" in r.stderr and "internal error" not in r.stderr

@@ -369,3 +369,18 @@ def test_an_early_start_that_fails_is_left_to_the_command(monkeypatch: pytest.Mo
     monkeypatch.setattr(os, "getcwd", gone)
     pyenv.start_early()
     assert not pyenv._EARLY
+
+
+def test_a_deleted_working_directory_is_a_start_error_not_a_crash(monkeypatch: pytest.MonkeyPatch) -> None:
+    """`doctor check` run from a directory removed under it (os.getcwd raises) said "internal error:
+    FileNotFoundError ... this is a bug in the doctor"; it is the probe's start failing, said as such."""
+    from doctor.probes import pyenv
+
+    def gone() -> str:
+        raise FileNotFoundError(2, "No such file or directory")
+
+    monkeypatch.setattr(os, "getcwd", gone)
+    tp = pyenv.start_target_probe(None)
+    assert tp.started is None and tp.error is not None and "working directory" in tp.error
+    doc, err, _ = run_target_probe(None)
+    assert doc is None and err == tp.error

@@ -244,9 +244,14 @@ NUMPY2_VA_SOURCE = ("https://github.com/vllm-project/vllm-ascend/blob/v0.19.1rc1
 def _declared_rejects(ctx: CheckContext, package: str, dep: str) -> bool:
     """`package`'s own METADATA (or its release's published one) rejects the installed `dep`: declared-requirements
     reports that pair, with the declaration as its source, so the doctor's own table of it stays silent (one finding
-    per broken pair, not two at two severities)."""
+    per broken pair, not two at two severities) -- unless the waivers drop that finding (`--ignore
+    declared-requirements`, `--only transformers-outside-verl-window`): then this one is the pair's only word."""
     from doctor.checks.declared import release_lookup
+    from doctor.checks.runner import reported
     from doctor.knowledge.pipcheck import declared_rejects
+
+    if not reported(ctx, "declared-requirements", "requirement-version-unmet", component_of_distribution(dep) or "python"):
+        return False
 
     return declared_rejects(ctx.snapshot, package, dep, release_lookup(ctx.snapshot, ctx.profile))
 

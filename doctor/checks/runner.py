@@ -160,12 +160,24 @@ def _selected(c: Check, only: Sequence[str], ignore: Sequence[str]) -> bool:
 def _kept(f: Finding, c: Check, only: Sequence[str], ignore: Sequence[str]) -> bool:
     """A finding survives the waivers: not ignored by id or by its header, and, when `--only` picked its check by
     finding id or header alone, one of those asked for."""
-    head = f.components[0] if f.components else ""
-    if f.id in ignore or (head in ignore and head in headers(REGISTRY)):
+    return _kept_id(f.id, f.components[0] if f.components else "", c, only, ignore)
+
+
+def _kept_id(fid: str, head: str, c: Check, only: Sequence[str], ignore: Sequence[str]) -> bool:
+    if fid in ignore or (head in ignore and head in headers(REGISTRY)):
         return False
-    if only and c.area not in only and c.id not in only and f.id != "check-crashed":
-        return f.id in only or head in only
+    if only and c.area not in only and c.id not in only and fid != "check-crashed":
+        return fid in only or head in only
     return True
+
+
+def reported(ctx: CheckContext, check_id: str, finding_id: str, head: str) -> bool:
+    """Whether a `finding_id` finding (first component `head`) of check `check_id` survives this run's waivers
+    (`--only` / `--ignore` / the config file's): a check that stands down because another reports the same fact
+    speaks when that other is waived. True when the run says nothing of its waivers (a check called alone)."""
+    only, ignore = ctx.options.get("waivers", ((), ()))
+    c = REGISTRY.get(check_id)
+    return c is None or (_selected(c, only, ignore) and _kept_id(finding_id, head, c, only, ignore))
 
 
 def _pip_of(snap: Snapshot) -> str | None:
@@ -248,7 +260,8 @@ def run_checks(
         if snap is None:
             continue
         prof = profile_for(snap) if profile_for else None
-        ctx = CheckContext(snapshot=snap, profile=prof, node=node, options=dict(options or {}))
+        ctx = CheckContext(snapshot=snap, profile=prof, node=node,
+                           options={**(options or {}), "waivers": (tuple(only), tuple(ignore))})
         for c in per_node:
             f, r = run_one(c, ctx)
             findings.extend(f)

@@ -1,3 +1,5 @@
+import pytest
+
 from tests.stacks import bare, diagnose_dict, found, healthy
 
 
@@ -80,6 +82,21 @@ def test_pins_without_verl_are_what_an_install_would_change_not_faults():
     assert f["package-off-profile"] == "info" and f["package-missing"] == "info"
     off = next(x for x in diagnose_dict(d).findings if x.id == "package-off-profile")
     assert "verl is not installed" in off.detail and off.fix is not None
+
+
+@pytest.mark.parametrize(("only", "ignore"), [
+    (("transformers-outside-verl-window",), ()), (("transformers-window",), ()), ((), ("declared-requirements",)),
+    ((), ("requirement-version-unmet",)), (("packages",), ("declared-requirements",))])
+def test_a_waived_declaration_leaves_the_window_finding_to_say_it(only, ignore):
+    """Real: verl 0.9.1 + transformers 5.11.0 (`pip install --no-deps`) with `--ignore declared-requirements` (its
+    missing-dependency noise) or `--only transformers-outside-verl-window` said nothing at all about the pair, which
+    cdb6dbb reported as an error: the window check stood down for a finding the waivers then dropped."""
+    from doctor.checks.diagnose import diagnose
+    from doctor.snapshot.model import snapshot_from_dict
+
+    window = bare(packages={"verl": {"version": "0.9.1"}, "transformers": {"version": "5.11.0"}})
+    got = diagnose([(None, snapshot_from_dict(window), None)], only=only, ignore=ignore).findings
+    assert [f.severity.value for f in got if f.id == "transformers-outside-verl-window"] == ["error"]
 
 
 def test_cuda_only_packages():

@@ -49,6 +49,7 @@ def installed_files(ctx: CheckContext) -> Iterator[Finding]:
         total = it.files if known(it.files) else it.missing
         examples = list(it.examples) if known(it.examples) else []
         whole = it.missing == total
+        other = it.imports_from if known(it.imports_from) and it.imports_from else None
         fix, commands = _reinstall(ctx.snapshot, name, named, version)
         yield finding(
             "installed-files-missing", "error" if name in on_path else "warning",
@@ -61,14 +62,17 @@ def installed_files(ctx: CheckContext) -> Iterator[Finding]:
                    + ("none of them is on disk" if whole
                       else f"{it.missing} {'is' if it.missing == 1 else 'are'} not on disk")
                    + (f" (e.g. {', '.join(examples)})" if examples else "")
-                   + f", so `import {top}` " + ("fails" if whole else "fails or gives an incomplete package (a directory "
-                                                         "left without its __init__.py imports as an empty namespace)")
+                   + (f", and `import {top}` finds another copy instead: {other} (code of another release runs "
+                      f"where {named} is installed)" if other
+                      else f", so `import {top}` " + ("fails" if whole else "fails or gives an incomplete package (a "
+                                                      "directory left without its __init__.py imports as an empty "
+                                                      "namespace)"))
                    + ". This is what `pip uninstall` of another distribution that installed the same files leaves "
                    "(jwt and PyJWT both own jwt/, opencv-python and opencv-python-headless both own cv2/): pip "
                    "deletes every path the uninstalled one's RECORD lists. pip check reads Requires-Dist only and "
                    "says nothing.",
             evidence={"dist": name, "version": version, "top_level": top, "files": total, "missing": it.missing,
-                      "examples": examples},
+                      "examples": examples, **({"imports_from": other} if other else {})},
             key=name,
             fix=fix, commands=commands, source=RECORD_DOC)
 

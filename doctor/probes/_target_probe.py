@@ -765,9 +765,28 @@ def missing_files(pairs, read=None):
                            and not (p.endswith(".py") and os.path.lexists(os.path.join(loc, p + "c")))),
                           key=lambda p: (p != top + "/__init__.py", p))
             if gone:
-                out.append({"dist": entry["name"], "version": entry.get("version"), "top_level": top,
-                            "location": loc, "files": len(rows), "missing": len(gone), "examples": gone[:3]})
+                item = {"dist": entry["name"], "version": entry.get("version"), "top_level": top,
+                        "location": loc, "files": len(rows), "missing": len(gone), "examples": gone[:3]}
+                other = _imports_from(top, loc)
+                if other:
+                    item["imports_from"] = other
+                out.append(item)
     return out
+
+
+def _imports_from(top, loc):
+    """Where `import top` finds a regular package or module outside `loc` (another copy later on sys.path: a
+    --system-site-packages venv's broken copy leaves the import to the system's), None when it finds none, a
+    namespace, or its own directory. Asked only for a name whose files are gone; a top-level find_spec imports no
+    parent."""
+    try:
+        spec = importlib.util.find_spec(top)
+    except Exception:  # a broken finder, a module that raises on lookup: nothing to say
+        return None
+    origin = getattr(spec, "origin", None)
+    if not isinstance(origin, str) or not origin.startswith("/") or origin.startswith(loc.rstrip("/") + "/"):
+        return None
+    return origin
 
 
 # -- editable finders (PEP 660, setuptools' __editable___<name>_finder.py) -------------------------------

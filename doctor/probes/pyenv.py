@@ -109,7 +109,7 @@ def _missing(v: Any) -> dict[str, Any] | None:
     if not (isinstance(v, dict) and isinstance(v.get("dist"), str)):
         return None
     out: dict[str, Any] = {"dist": v["dist"]}
-    for k in ("top_level", "location"):
+    for k in ("top_level", "location", "imports_from"):
         if isinstance(v.get(k), str):
             out[k] = v[k]
     if "version" in v and (v["version"] is None or isinstance(v["version"], str)):

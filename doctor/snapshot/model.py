@@ -123,6 +123,7 @@ class MissingFiles(_Model):
     files: int = _uk()  # paths its RECORD lists under that name
     missing: int = _uk()  # of those, not on disk
     examples: list[str] = _uk()  # up to three of the missing paths
+    imports_from: str = _uk()  # the other copy `import <top_level>` finds (later on sys.path); absent: none
 
 
 @dataclass

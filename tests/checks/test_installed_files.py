@@ -90,3 +90,10 @@ def test_one_file_is_said_in_the_singular():
     assert one.title == "six 1.17.0 is installed but the 1 file its RECORD lists under six is gone"
     (f,) = _found(_snap([_item("torch", "2.13.0", "torch", 11989, 1)]))
     assert "; 1 is not on disk" in f.detail
+
+
+def test_an_import_that_finds_another_copy_says_so_not_that_it_fails():
+    item = {**_item("PyJWT", "2.10.1", "jwt", 13, 4), "imports_from": "/usr/lib/python3/dist-packages/jwt/__init__.py"}
+    (f,) = _found(_snap([item]))
+    assert "`import jwt` finds another copy instead: /usr/lib/python3/dist-packages/jwt/__init__.py" in f.detail
+    assert "empty namespace" not in f.detail and f.evidence["imports_from"] == item["imports_from"]

@@ -174,10 +174,10 @@ def test_shared_files_of_any_two_records_are_counted_never_raised(a, b):
                 max_size=30).map("".join),
        st.lists(st.one_of(st.none(), st.integers(), st.text(max_size=4),
                           st.dictionaries(st.sampled_from(["dist", "version", "top_level", "files", "missing",
-                                                           "examples", "location"]),
+                                                           "examples", "location", "imports_from"]),
                                           st.one_of(st.none(), st.booleans(), st.integers(), st.text(max_size=4),
                                                     st.lists(st.one_of(st.text(max_size=4), st.integers()), max_size=3)),
-                                          max_size=7)), max_size=3))
+                                          max_size=8)), max_size=3))
 def test_missing_files_of_any_record_are_counted_never_raised(record, junk):
     """A distribution whose top-level `p` is not on disk, whatever its RECORD says (`./` prefixes, absolute paths
     under its directory or elsewhere, quoting): the files listed under `p` are all missing, never raised; the items,

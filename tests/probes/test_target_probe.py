@@ -465,6 +465,23 @@ def test_missing_files_counts_no_source_a_sourceless_pyc_stands_for(
     assert [(x["dist"], x["missing"], x["examples"]) for x in got] == [("gone", 1, ["gone/__init__.py"])]
 
 
+def test_missing_files_say_which_other_copy_the_import_finds(
+        probe: ModuleType, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Real: a --system-site-packages venv whose PyJWT 2.10.1 lost jwt/__init__.py (pip uninstall jwt) imports the
+    system's PyJWT 2.6.0 (/usr/lib/python3/dist-packages/jwt/__init__.py), not an empty namespace: the item says
+    where `import jwt` goes (`imports_from`), and says nothing when the import finds no other regular package (names
+    no test environment has)."""
+    site, system = tmp_path / "site", tmp_path / "system"
+    _installed(site, "PyJWT", {"xjwt/__init__.py": b"x = 1\n", "xjwt/api_jwt.py": b"a = 1\n"}, "xjwt")
+    _on_disk(site, {"xjwt/api_jwt.py": b"a = 1\n"})
+    _installed(site, "opencv-python-headless", {"xcv2/__init__.py": b"c = 1\n"}, "xcv2")
+    _on_disk(system, {"xjwt/__init__.py": b"old = 1\n"})
+    monkeypatch.setattr(sys, "path", [str(site), *sys.path, str(system)])
+    got = {x["dist"]: x for x in probe.collect()["python"]["missing_files"] if x["location"] == str(site)}
+    assert got["PyJWT"]["imports_from"] == str(system / "xjwt" / "__init__.py")
+    assert "imports_from" not in got["opencv-python-headless"]
+
+
 def test_record_paths_written_absolute_or_with_a_dot_prefix_are_the_same_paths(
         probe: ModuleType, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """pip and uv write RECORD paths relative to the site directory; older setuptools / distutils and some conda

@@ -45,9 +45,14 @@ def installed_files(ctx: CheckContext) -> Iterator[Finding]:
         version = it.version if known(it.version) and it.version else None
         named = f"{name} {version}" if version else name
         top = it.top_level if known(it.top_level) and it.top_level else "?"
+        examples = list(it.examples) if known(it.examples) else []
+        if it.missing == 1 and examples == [f"{top}/__init__.py"] and name.startswith(normalize_name(top) + "-"):
+            # `backports.weakref`, `nvidia-cublas-cu12`, `megatron-core`: code below <top>/, whose __init__.py is
+            # the pkgutil / pkg_resources namespace declaration each portion ships; uninstalling one portion deletes
+            # it, and the others import on as a PEP 420 namespace
+            continue
         where = it.location if known(it.location) and it.location else "its site directory"
         total = it.files if known(it.files) else it.missing
-        examples = list(it.examples) if known(it.examples) else []
         whole = it.missing == total
         other = it.imports_from if known(it.imports_from) and it.imports_from else None
         fix, commands = _reinstall(ctx.snapshot, name, named, version)

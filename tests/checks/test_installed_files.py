@@ -97,3 +97,16 @@ def test_an_import_that_finds_another_copy_says_so_not_that_it_fails():
     (f,) = _found(_snap([item]))
     assert "`import jwt` finds another copy instead: /usr/lib/python3/dist-packages/jwt/__init__.py" in f.detail
     assert "empty namespace" not in f.detail and f.evidence["imports_from"] == item["imports_from"]
+
+
+def test_a_namespace_init_its_own_subpackage_does_not_need_is_not_reported():
+    """Real: backports.functools_lru_cache 1.6.6, backports.weakref and backports.shutil_get_terminal_size each list
+    the pkgutil-style backports/__init__.py; `pip uninstall backports.weakref` deletes it, and the other two still
+    import (backports is then a PEP 420 namespace): two warnings for working packages. A distribution named
+    `<top>-<more>` whose only lost file is `<top>/__init__.py` keeps its code below it (nvidia-*, google-*, zope.*,
+    megatron-core); PyJWT (`jwt`) or a `<top>-...` distribution that lost more is still reported."""
+    got = _found(_snap([_item("backports.functools_lru_cache", "1.6.6", "backports", 2, 1),
+                        _item("nvidia-cublas-cu12", "12.4.5.8", "nvidia", 30, 1),
+                        _item("PyJWT", "2.10.1", "jwt", 13, 1),
+                        _item("backports.tarfile", "1.2.0", "backports", 4, 2)]))
+    assert [f.key for f in got] == ["pyjwt", "backports-tarfile"]

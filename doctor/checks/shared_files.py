@@ -62,6 +62,11 @@ def shared_files(ctx: CheckContext) -> Iterator[Finding]:
         if frozenset({a, b}) in _REPORTED_ELSEWHERE:
             continue
         top = it.top_level if known(it.top_level) else "?"
+        if (it.differ == 1 and known(it.examples) and list(it.examples) == [f"{top}/__init__.py"]
+                and a.startswith(normalize_name(top) + "-") and b.startswith(normalize_name(top) + "-")):
+            # two portions of a pkgutil / pkg_resources namespace (backports.weakref, backports.functools_lru_cache),
+            # each shipping its own variant of the <top>/__init__.py that declares it: any of them serves all
+            continue
         on_disk = normalize_name(it.on_disk) if known(it.on_disk) and it.on_disk else None
         loser = (b if on_disk == a else a) if on_disk else None
         keep = _keep(a, b)

@@ -60,6 +60,9 @@ def test_a_stack_package_overwritten_is_an_error_whose_fix_keeps_the_stack_packa
 @pytest.mark.parametrize("items", [
     [_item("opencensus", "opencensus-context", 0, None, top="opencensus")],  # identical files (pkgutil namespace)
     [_item("triton", "triton-ascend", 4, "triton", top="triton")],          # reported by triton-with-triton-ascend
+    # pkgutil-style namespace declarations of two portions, each its own variant (backports.weakref's 121 bytes,
+    # backports.functools_lru_cache's 81): whichever is on disk serves both
+    [_item("backports.functools_lru_cache", "backports.weakref", 1, "backports.weakref", top="backports")],
     [],                                                                      # collected: nothing shared
 ])
 def test_identical_files_the_triton_pair_and_nothing_shared_say_nothing(items):

@@ -55,7 +55,8 @@ def installed_files(ctx: CheckContext) -> Iterator[Finding]:
         total = it.files if known(it.files) else it.missing
         whole = it.missing == total
         other = it.imports_from if known(it.imports_from) and it.imports_from else None
-        fix, commands = _reinstall(ctx.snapshot, name, named, version)
+        fix, commands = _reinstall(ctx.snapshot, name, named, version,
+                                   it.location if known(it.location) and it.location else None)
         yield finding(
             "installed-files-missing", "error" if name in on_path else "warning",
             (component_of_distribution(name) or "python",),
@@ -87,15 +88,42 @@ TORCH_CPU_INDEX = "https://download.pytorch.org/whl/cpu"
 TORCH_CPU_BUILDS = frozenset({"torch", "torchvision", "torchaudio"})
 
 
-def _reinstall(snap: Any, name: str, named: str, version: str | None) -> tuple[str, tuple[str, ...]]:
+def _scheme(snap: Any, loc: str | None) -> str | None:
+    """How pip reaches the site directory `loc`: "" (the interpreter's own: plain `pip install`), "--user" (its
+    user site: a site directory outside its prefixes), None (no site directory of it: PYTHONPATH, `--target`; a
+    plain install would go elsewhere). "" when the snapshot does not say."""
+    py = snap.python if known(snap.python) else None
+    sites = py.site_packages if py is not None and known(py.site_packages) else None
+    if not loc or not sites:
+        return ""
+    norm = loc.rstrip("/")
+    if norm not in {s.rstrip("/") for s in sites if isinstance(s, str)}:
+        return None
+    prefixes = {p.rstrip("/") for p in (getattr(py, "prefix", None), getattr(py, "base_prefix", None))
+                if known(p) and isinstance(p, str) and p}
+    return "" if not prefixes or any(norm.startswith(p + "/") for p in prefixes) else "--user"
+
+
+def _reinstall(snap: Any, name: str, named: str, version: str | None,
+               loc: str | None = None) -> tuple[str, tuple[str, ...]]:
     """The fix sentence and commands: that release reinstalled without its dependencies, from where it can come
-    from. PyPI serves no local version (`+cpu`, `+git...`) and not a VCS checkout's commit: a pip command pinning
-    those against PyPI answers "No matching distribution", so only the torch CPU builds (PyTorch's CPU index) get
-    one; the others are named with where they came from, when the snapshot says."""
+    from, into the directory that holds the broken copy. PyPI serves no local version (`+cpu`, `+git...`) and not
+    a VCS checkout's commit: a pip command pinning those against PyPI answers "No matching distribution", so only
+    the torch CPU builds (PyTorch's CPU index) get one; the others are named with where they came from, when the
+    snapshot says. A copy in the user site is reinstalled with --user; one outside every site directory of the
+    interpreter (PYTHONPATH, `pip install --target`) gets no command (a plain one installs elsewhere and leaves
+    the broken copy first on sys.path), only the directory."""
     again = f"Reinstall {named} over what is left, without touching its dependencies"
+    scheme = _scheme(snap, loc)
+    if scheme is None:
+        pin = f"'{name}=={version}'" if version else f"'{name}'"
+        return (again + f", into {loc}, which is not a site directory of this interpreter (PYTHONPATH or `pip "
+                f"install --target`): a plain pip install goes elsewhere and leaves this copy first on sys.path; e.g. "
+                f"`pip install --no-deps --upgrade --target {loc} {pin}`.", ())
+    pip = "pip install --user" if scheme else "pip install"
     if not version:
         return (again + " (the snapshot does not say its version: pin the one you had).",
-                (f"pip install --force-reinstall --no-deps '{name}'",))
+                (f"{pip} --force-reinstall --no-deps '{name}'",))
     pkg = snap.packages.get(name) if known(snap.packages) else None
     url = pkg.url if pkg is not None and known(pkg.url) and isinstance(pkg.url, str) and pkg.url else None
     commit = pkg.commit if pkg is not None and known(pkg.commit) and isinstance(pkg.commit, str) and pkg.commit else None
@@ -106,8 +134,8 @@ def _reinstall(snap: Any, name: str, named: str, version: str | None) -> tuple[s
                 if url else again + f", from the checkout it was built from (commit {commit}).", ())
     if local and name in TORCH_CPU_BUILDS and local == "cpu":
         return (again + ", from PyTorch's CPU index (PyPI has no +cpu builds).",
-                (f"pip install --force-reinstall --no-deps --index-url {TORCH_CPU_INDEX} '{name}=={version}'",))
+                (f"{pip} --force-reinstall --no-deps --index-url {TORCH_CPU_INDEX} '{name}=={version}'",))
     if local:
         return (again + f", from the index or file it came from{f' ({url})' if url else ''}: {version} is a local "
                 "version, which PyPI does not serve.", ())
-    return again + ".", (f"pip install --force-reinstall --no-deps '{name}=={version}'",)
+    return again + ".", (f"{pip} --force-reinstall --no-deps '{name}=={version}'",)

@@ -110,3 +110,27 @@ def test_a_namespace_init_its_own_subpackage_does_not_need_is_not_reported():
                         _item("PyJWT", "2.10.1", "jwt", 13, 1),
                         _item("backports.tarfile", "1.2.0", "backports", 4, 2)]))
     assert [f.key for f in got] == ["pyjwt", "backports-tarfile"]
+
+
+def _snap_at(items: list[dict[str, Any]], site_packages: list[str]) -> Any:
+    py = {"version": "3.11.2", "executable": "/usr/bin/python3.11", "prefix": "/usr", "base_prefix": "/usr",
+          "site_packages": site_packages, "missing_files": items}
+    return snapshot_from_dict({"schema": "doctor.snapshot/1", "python": py, "packages": {}})
+
+
+def test_the_reinstall_goes_where_the_broken_copy_is():
+    """Real: PyJWT 2.10.1 installed with `pip install --user` (PYTHONUSERBASE=/tmp/haudit43/ub) lost jwt/__init__.py;
+    the printed `/usr/bin/python3.11 -m pip install --force-reinstall --no-deps 'pyjwt==2.10.1'` installs into the
+    system's site directory (here refused: externally-managed-environment), never into the user site that holds
+    the broken copy. A user-site copy is reinstalled with --user; one in a directory that is no site directory of
+    the interpreter (PYTHONPATH, `pip install --target`) gets the directory named, not a command for elsewhere."""
+    user = "/tmp/haudit43/ub/lib/python3.11/site-packages"
+    item = {**_item("PyJWT", "2.10.1", "jwt", 13, 4), "location": user}
+    (f,) = _found(_snap_at([item], ["/usr/local/lib/python3.11/dist-packages", "/usr/lib/python3/dist-packages", user]))
+    assert f.fix.commands == ("/usr/bin/python3.11 -m pip install --user --force-reinstall --no-deps 'pyjwt==2.10.1'",)
+    item = {**item, "location": "/opt/extra"}
+    (g,) = _found(_snap_at([item], ["/usr/local/lib/python3.11/dist-packages", "/usr/lib/python3/dist-packages"]))
+    assert g.fix.commands == () and "/opt/extra" in g.fix.text and "--target /opt/extra" in g.fix.text
+    item = {**item, "location": "/usr/local/lib/python3.11/dist-packages"}
+    (h,) = _found(_snap_at([item], ["/usr/local/lib/python3.11/dist-packages", "/usr/lib/python3/dist-packages"]))
+    assert h.fix.commands == ("/usr/bin/python3.11 -m pip install --force-reinstall --no-deps 'pyjwt==2.10.1'",)

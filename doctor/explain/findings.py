@@ -215,7 +215,10 @@ def hit_evidence(hit: Hit) -> dict[str, Any]:
 
 
 def own_time(text: str, t: float) -> bool:
-    """Whether the matched line itself holds the timestamp `t` (else it came from a line before it)."""
+    """Whether the matched line itself holds the timestamp `t` (else it came from a line before it): as the scanner
+    marked it (`timestamps.Own`), else (a time that lost the mark on its way) whether the text shown holds it."""
+    if isinstance(t, timestamps.Own):
+        return True
     import datetime
 
     year = datetime.datetime.fromtimestamp(t, datetime.timezone.utc).year

@@ -426,7 +426,9 @@ class LogScanner:
         if year:
             self._year, self._year_stated = year, True
         own = timestamps.parse(region[start : min(end, start + MAX_LINE)], self._year, year_stated=self._year_stated)
-        return own if own is not None else timestamps.parse(window, self._year, year_stated=self._year_stated)
+        if own is not None:
+            return timestamps.own(own)
+        return timestamps.parse(window, self._year, year_stated=self._year_stated)
 
     @staticmethod
     def _first_lines(region: bytes, need: int) -> list[str]:

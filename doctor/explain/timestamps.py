@@ -32,6 +32,25 @@ class YearAssumed(float):
     __slots__ = ()
 
 
+class Own(float):
+    """A sort key read from the line itself, not from an earlier one. The scanner knows which; the text a finding
+    shows may not hold the stamp any more (vLLM's `(EngineCore pid=…) ERROR 01-13 07:50:04 [core.py:710]` prefix
+    is cut from it)."""
+
+    __slots__ = ()
+
+
+class _OwnYearAssumed(Own, YearAssumed):
+    __slots__ = ()
+
+
+def own(t: float | None) -> float | None:
+    """`t` marked as the line's own stamp (its YearAssumed kept)."""
+    if t is None:
+        return None
+    return _OwnYearAssumed(t) if isinstance(t, YearAssumed) else Own(t)
+
+
 def _epoch(year: int, month: int, day: int, hh: int, mm: int, ss: int, frac: bytes | None) -> float | None:
     if not (1 <= month <= 12 and 1 <= day <= 31 and hh < 24 and mm < 60 and ss < 61):
         return None

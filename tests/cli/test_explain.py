@@ -154,3 +154,17 @@ def test_a_time_without_a_year_is_printed_without_one(tmp_path: Path):
     assert "01-13 07:50:04" in out and "2025-01-13" not in out, out
     log.write_text("2026-01-13 07:49:58,001 INFO starting\n" + log.read_text())
     assert "2026-01-13 07:50:04" in run("explain", str(log)).stdout
+
+
+def test_a_line_that_holds_its_time_behind_a_cut_prefix_is_not_said_to_have_none(tmp_path: Path):
+    # the finding shows the message without vLLM's `(EngineCore pid=…) ERROR 01-13 07:50:04 [core.py:710]` prefix;
+    # the stamp is still that line's own, while a traceback line after it is dated by the line before
+    log = tmp_path / "serve.log"
+    log.write_text("INFO 01-13 07:50:01 [core.py:100] starting\n"
+                   "(EngineCore_DP0 pid=123) ERROR 01-13 07:50:04 [core.py:710] RuntimeError: shape '[19, -1]' is "
+                   "invalid for input of size 640\n")
+    out = run("explain", str(log)).stdout
+    assert "line 2 [01-13 07:50:04.000]: RuntimeError" in out and "no timestamp" not in out, out
+    log.write_text("INFO 01-13 07:50:01 [core.py:100] starting\nTraceback (most recent call last):\n"
+                   "RuntimeError: shape '[19, -1]' is invalid for input of size 640\n")
+    assert "(no timestamp; the last one before it: 01-13 07:50:01.000)" in run("explain", str(log)).stdout

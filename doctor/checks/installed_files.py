@@ -19,6 +19,7 @@ from typing import Any
 
 from doctor.checks.declared import STACK
 from doctor.checks.runner import CheckContext, check, skip
+from doctor.checks.torch_npu import TORCH_CPU_INDEX
 from doctor.knowledge.ownership import component_of_distribution
 from doctor.report import Finding, finding
 from doctor.snapshot.model import known, normalize_name
@@ -83,8 +84,6 @@ def installed_files(ctx: CheckContext) -> Iterator[Finding]:
             fix=fix, commands=commands, source=RECORD_DOC)
 
 
-# PyTorch's CPU builds (`2.13.0+cpu`) are served by its own index only; the doctor's torch fixes use the same
-TORCH_CPU_INDEX = "https://download.pytorch.org/whl/cpu"
 TORCH_CPU_BUILDS = frozenset({"torch", "torchvision", "torchaudio"})
 
 

@@ -19,7 +19,6 @@ EDITABLE = "editable"  # pip/uv install -e <clone dir> (optionally --no-deps, wi
 ENVFILE = "envfile"  # write doctor-env.sh
 KINDS = (UNINSTALL, INSTALL, CLONE, EDITABLE, ENVFILE)
 
-PYTORCH_CPU_INDEX = "https://download.pytorch.org/whl/cpu"
 
 
 @dataclass(frozen=True)

@@ -19,7 +19,6 @@ from doctor.installers import upstream as up
 from doctor.installers.gitsrc import is_sha
 from doctor.installers.plan import (
     ENVFILE,
-    PYTORCH_CPU_INDEX,
     EnvSpec,
     IndexOptions,
     Plan,
@@ -27,6 +26,7 @@ from doctor.installers.plan import (
     SystemRequirement,
     Target,
 )
+from doctor.knowledge.profiles import PYTORCH_CPU_INDEX
 from doctor.knowledge.versions import (
     CannVersion,
     DriverVersion,

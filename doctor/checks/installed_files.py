@@ -19,8 +19,8 @@ from typing import Any
 
 from doctor.checks.declared import STACK
 from doctor.checks.runner import CheckContext, check, skip
-from doctor.checks.torch_npu import TORCH_CPU_INDEX
 from doctor.knowledge.ownership import component_of_distribution
+from doctor.knowledge.profiles import PYTORCH_CPU_INDEX
 from doctor.report import Finding, finding
 from doctor.snapshot.model import known, normalize_name
 
@@ -133,7 +133,7 @@ def _reinstall(snap: Any, name: str, named: str, version: str | None,
                 if url else again + f", from the checkout it was built from (commit {commit}).", ())
     if local and name in TORCH_CPU_BUILDS and local == "cpu":
         return (again + ", from PyTorch's CPU index (PyPI has no +cpu builds).",
-                (f"{pip} --force-reinstall --no-deps --index-url {TORCH_CPU_INDEX} '{name}=={version}'",))
+                (f"{pip} --force-reinstall --no-deps --index-url {PYTORCH_CPU_INDEX} '{name}=={version}'",))
     if local:
         return (again + f", from the index or file it came from{f' ({url})' if url else ''}: {version} is a local "
                 "version, which PyPI does not serve.", ())

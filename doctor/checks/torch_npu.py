@@ -20,6 +20,7 @@ from doctor.knowledge.matrix import (
     torch_npu_row,
     torchvision_for_torch,
 )
+from doctor.knowledge.profiles import PYTORCH_CPU_INDEX
 from doctor.knowledge.releases import knowledge_fix
 from doctor.knowledge.versions import CannVersion, release
 from doctor.report import Finding, finding
@@ -30,8 +31,6 @@ if TYPE_CHECKING:
 
 # The torch_npu wheel pins torch==X exactly (x86_64: torch==X+cpu), written by its setup.py.
 SRC_PIN = "https://github.com/Ascend/pytorch/blob/v7.2.0-pytorch2.7.1/setup.py; https://pypi.org/project/torch-npu/2.7.1/"
-# PyTorch's CPU builds (`2.7.1+cpu`, what torch-npu pins on x86_64) are served by its own index only
-TORCH_CPU_INDEX = "https://download.pytorch.org/whl/cpu"
 
 
 @check("torch-npu-installed", "torch_npu", findings=("torch-not-installed", "torch-npu-not-installed"))
@@ -93,7 +92,7 @@ def torch_cuda_build(ctx: CheckContext) -> Iterator[Finding]:
             detail="torch_npu refuses to load next to CUDA: `Two accelerators cannot be used at the same time in "
                    "PyTorch: npu and cuda`.",
             evidence={"torch": tv, "cuda": cuda or local},
-            fix=(f"pip install --force-reinstall --index-url {TORCH_CPU_INDEX} torch=="
+            fix=(f"pip install --force-reinstall --index-url {PYTORCH_CPU_INDEX} torch=="
                  f"{'.'.join(map(str, release(t)))}" if t else "Install the CPU build of torch."),
             source="https://github.com/Ascend/pytorch/blob/v7.2.0-pytorch2.7.1/torch_npu/__init__.py")
         return
@@ -105,7 +104,7 @@ def torch_cuda_build(ctx: CheckContext) -> Iterator[Finding]:
             detail="On x86_64 the default PyPI torch is the CUDA build; torch-npu's wheel pins torch==X+cpu from the "
                    "PyTorch CPU index." + (f" CUDA runtime packages are installed: {', '.join(nvidia[:4])}." if nvidia else ""),
             evidence={"torch": tv, "arch": "x86_64", "nvidia_packages": nvidia[:10]},
-            fix=f"pip install --force-reinstall --index-url {TORCH_CPU_INDEX} torch=={'.'.join(map(str, release(t)))}+cpu",
+            fix=f"pip install --force-reinstall --index-url {PYTORCH_CPU_INDEX} torch=={'.'.join(map(str, release(t)))}+cpu",
             source=SRC_PIN + "; https://github.com/vllm-project/vllm-ascend/issues/1411")
 
 

@@ -34,6 +34,11 @@ _NAME = re.compile(r"^verl-(?P<verl>[0-9a-z.]+)-cann(?P<cann>[0-9a-z.\-]+)-(?P<c
 _GIT_DIST = {"megatron-lm": "megatron-core"}
 
 
+# PyTorch's CPU builds (`2.7.1+cpu`, what torch-npu pins on x86_64) are served by its own index only: the index an
+# x86_64 plan adds when a profile names none (`index.x86_cpu_torch`), and the one check's reinstall fixes name
+PYTORCH_CPU_INDEX = "https://download.pytorch.org/whl/cpu"
+
+
 @dataclass(frozen=True)
 class GitSource:
     """A component installed from git (MindSpeed, Megatron-LM, vllm, vllm-ascend, verl)."""

@@ -13,9 +13,8 @@ from pathlib import Path
 import pytest
 
 from doctor.installers import wheelhouse as wh
-from doctor.installers.plan import PYTORCH_CPU_INDEX
 from doctor.installers.resolve import CPU_LOCAL, SOURCES
-from doctor.knowledge.profiles import load_profiles
+from doctor.knowledge.profiles import PYTORCH_CPU_INDEX, load_profiles
 from tests.conftest import SCHEMAS
 from tests.installers import stack, wheelkit
 

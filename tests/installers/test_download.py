@@ -65,8 +65,8 @@ def test_build_requirements_come_from_the_torch_stacks_index(profile, tmp_path) 
     from types import SimpleNamespace
 
     from doctor.installers.download import Downloader
-    from doctor.installers.plan import PYTORCH_CPU_INDEX
     from doctor.installers.resolve import resolve
+    from doctor.knowledge.profiles import PYTORCH_CPU_INDEX
     from tests.installers.test_resolve import facts
 
     p = profile("verl-0.9.0-cann9.0.0-a3")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from doctor.errors import InputError, RefusedError
-from doctor.installers.plan import CLONE, EDITABLE, PYTORCH_CPU_INDEX, UNINSTALL
+from doctor.installers.plan import CLONE, EDITABLE, UNINSTALL
 from doctor.installers.resolve import (
     Facts,
     check_seed_rule,
@@ -14,6 +14,7 @@ from doctor.installers.resolve import (
     parse_sets,
     resolve,
 )
+from doctor.knowledge.profiles import PYTORCH_CPU_INDEX
 
 
 def facts(p, arch="aarch64", **kw) -> Facts:

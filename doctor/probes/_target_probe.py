@@ -130,6 +130,38 @@ def _install_paths():
         return None
 
 
+# -- what a fix command needs (snapshot rule 13) ----------------------------------------------------------
+
+
+def installer_facts(py, dists):
+    """What decides how a fix's `pip ...` runs in this environment, set on `py` (the python facts): `pip`
+    (a distribution named pip is installed: `-m pip` imports it; read off the installed set already listed,
+    no import), `ensurepip` (only without pip: whether `-m ensurepip` can bring it back; Debian ships it
+    apart, in python3-venv), `externally_managed` (PEP 668: EXTERNALLY-MANAGED in the stdlib directory of
+    an interpreter that is not a venv; pip then refuses to install) and `uv_venv` (the `uv = X.Y.Z` line of
+    the venv's pyvenv.cfg: `uv venv` made it, without pip; null: no such line or not a venv). One stat and
+    one small read; a fact that fails is left out (unknown), never the probe."""
+    py["pip"] = any(_normalize(entry.get("name") or "") == "pip" for entry, _ in dists)
+    if not py["pip"]:
+        try:
+            py["ensurepip"] = importlib.util.find_spec("ensurepip") is not None
+        except Exception as e:
+            _err("ensurepip: %s: %s" % (type(e).__name__, e))
+    in_venv = sys.prefix != getattr(sys, "base_prefix", sys.prefix)
+    try:
+        stdlib = _stdlib("sysconfig").get_path("stdlib")
+        py["externally_managed"] = not in_venv and bool(stdlib) and os.path.isfile(
+            os.path.join(stdlib, "EXTERNALLY-MANAGED"))
+    except Exception as e:
+        _err("EXTERNALLY-MANAGED: %s: %s" % (type(e).__name__, e))
+    uv = None
+    if in_venv:
+        cfg = _read(os.path.join(sys.prefix, "pyvenv.cfg"), 64 * 1024) or ""
+        m = re.search(r"^\s*uv\s*=\s*(\S+)\s*$", cfg, re.M)
+        uv = m.group(1) if m else None
+    py["uv_venv"] = uv
+
+
 # -- the C++ runtime ------------------------------------------------------------------------------------
 
 
@@ -999,6 +1031,10 @@ def collect(modules=None, with_files=False):
             _err("module %s: %s: %s" % (name, type(e).__name__, e))
     shadowed = []  # later copies of a name: their files can clash with another distribution's in their directory
     pairs = _distributions(with_files, shadowed)
+    try:
+        installer_facts(py, pairs)
+    except Exception as e:  # a fact that failed is left out (unknown), never the whole probe
+        _err("installer facts: %s: %s" % (type(e).__name__, e))
     if modules != []:  # the installer (--dists-only) needs only the installed set
         read = {}  # RECORD rows shared_files parsed, which missing_files need not read again
         try:

@@ -140,6 +140,11 @@ def to_snapshot_parts(doc: Mapping[str, Any]) -> dict[str, Any]:
         for k in ("base_prefix", "cwd"):
             if isinstance(py.get(k), str):
                 pyo[k] = py[k]
+        for k in ("pip", "ensurepip", "externally_managed"):  # rule 13
+            if isinstance(py.get(k), bool):
+                pyo[k] = py[k]
+        if "uv_venv" in py and (py["uv_venv"] is None or isinstance(py["uv_venv"], str)):
+            pyo["uv_venv"] = py["uv_venv"]
         if isinstance(py.get("sys_path"), list):
             pyo["sys_path"] = [s for s in py["sys_path"] if isinstance(s, str)]
         if "libstdcxx" in py:

@@ -138,6 +138,11 @@ class PythonInfo(_Model):
     libstdcxx: CxxRuntime | None = _uk()  # null: the loader finds no libstdc++.so.6
     shared_files: list[SharedFiles] = _uk()  # rule 11: [] when no two distributions overwrote each other's files
     missing_files: list[MissingFiles] = _uk()  # rule 12: [] when no checked file is gone
+    # rule 13, how a fix's `pip ...` can run here (older snapshots lack them: fixes print `<exe> -m pip`)
+    pip: bool = _uk()  # a distribution named pip is installed (`-m pip` imports it)
+    ensurepip: bool = _uk()  # recorded without pip only: `-m ensurepip` can install it
+    externally_managed: bool = _uk()  # PEP 668: not a venv, EXTERNALLY-MANAGED in its stdlib; pip refuses
+    uv_venv: str | None = _uk()  # the uv version pyvenv.cfg names (`uv venv` made it); null: none / not a venv
 
 
 @dataclass

@@ -384,3 +384,19 @@ def test_a_deleted_working_directory_is_a_start_error_not_a_crash(monkeypatch: p
     assert tp.started is None and tp.error is not None and "working directory" in tp.error
     doc, err, _ = run_target_probe(None)
     assert doc is None and err == tp.error
+
+
+def test_the_facts_a_fix_needs_reach_the_snapshot_and_survive_a_round_trip(target: dict[str, Any]) -> None:
+    """Rule 13 from the real `venv --without-pip` target: no pip, not externally managed (a venv), not made by uv;
+    the values ride through the model and back; wrongly typed ones from an old or hand-edited document are left
+    out (unknown)."""
+    py = target["parts"]["python"]
+    assert py["pip"] is False and py["externally_managed"] is False and py["uv_venv"] is None
+    assert isinstance(py["ensurepip"], bool)
+    snap = snapshot_from_dict({"schema": "doctor.snapshot/1", **target["parts"]})
+    assert snap.python.pip is False and snap.python.uv_venv is None
+    back = snapshot_from_dict(json.loads(json.dumps(snap.to_dict())))
+    assert {k: back.to_dict()["python"][k] for k in ("pip", "ensurepip", "externally_managed", "uv_venv")} == \
+        {k: py[k] for k in ("pip", "ensurepip", "externally_managed", "uv_venv")}
+    odd = to_snapshot_parts({"python": {"version": "3.11.7", "pip": "yes", "externally_managed": 1, "uv_venv": 3}})
+    assert not {"pip", "externally_managed", "uv_venv"} & set(odd["python"])

@@ -554,3 +554,55 @@ def test_a_source_tree_in_the_cwd_names_its_metadata_by_an_absolute_path(tmp_pat
     (verl,) = [d for d in doc["distributions"] if d["name"] == "verl" and d["location"] == str(tmp_path)]
     assert verl["metadata"] == str(tmp_path / "verl.egg-info" / "PKG-INFO")
     assert verl["dist_info"] == str(tmp_path / "verl.egg-info") and verl["requires_dist"] == ["numpy<2.0.0"]
+
+
+# -- what a fix command needs (snapshot rule 13) ----------------------------------------------------------------
+
+
+def _facts(probe: ModuleType, dists: list[tuple[dict[str, Any], Any]]) -> dict[str, Any]:
+    py: dict[str, Any] = {}
+    probe.installer_facts(py, dists)
+    return py
+
+
+def test_pip_is_read_off_the_installed_set_and_ensurepip_is_asked_only_without_it(probe: ModuleType) -> None:
+    assert _facts(probe, [({"name": "pip"}, None)])["pip"] is True
+    assert "ensurepip" not in _facts(probe, [({"name": "pip"}, None)])
+    without = _facts(probe, [({"name": "six"}, None)])
+    assert without["pip"] is False and without["ensurepip"] is (importlib.util.find_spec("ensurepip") is not None)
+
+
+def test_a_uv_venv_is_named_by_its_pyvenv_cfg_and_a_venv_is_never_externally_managed(
+        probe: ModuleType, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import sysconfig
+
+    write(tmp_path / "venv" / "pyvenv.cfg", "home = /usr/bin\nimplementation = CPython\nuv = 0.13.9\n")
+    write(tmp_path / "stdlib" / "EXTERNALLY-MANAGED", "[externally-managed]\n")
+    monkeypatch.setattr(sysconfig, "get_path", lambda name, *a, **k: str(tmp_path / "stdlib"))
+    monkeypatch.setattr(sys, "prefix", str(tmp_path / "venv"))
+    monkeypatch.setattr(sys, "base_prefix", "/usr")
+    got = _facts(probe, [])
+    assert got["uv_venv"] == "0.13.9" and got["externally_managed"] is False  # PEP 668: a venv is the user's
+    write(tmp_path / "venv" / "pyvenv.cfg", "home = /usr/bin\ninclude-system-site-packages = false\n")
+    assert _facts(probe, [])["uv_venv"] is None  # `python -m venv`, virtualenv
+    monkeypatch.setattr(sys, "prefix", "/usr")
+    got = _facts(probe, [])
+    assert got["externally_managed"] is True and got["uv_venv"] is None
+    (tmp_path / "stdlib" / "EXTERNALLY-MANAGED").unlink()
+    assert _facts(probe, [])["externally_managed"] is False
+
+
+def test_the_facts_a_fix_needs_cost_well_under_a_millisecond(probe: ModuleType) -> None:
+    """The live check path: one stat, one small read, a scan of names already listed (ensurepip is asked only
+    without pip)."""
+    import time
+
+    dists = [({"name": f"pkg{i}"}, None) for i in range(300)] + [({"name": "pip"}, None)]
+    best = min(_timed(probe, dists, time.perf_counter) for _ in range(20))
+    assert best < 0.001, best
+
+
+def _timed(probe: ModuleType, dists: list[tuple[dict[str, Any], Any]], clock: Any) -> float:
+    t0 = clock()
+    probe.installer_facts({}, dists)
+    return float(clock() - t0)

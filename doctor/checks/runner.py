@@ -9,14 +9,14 @@ traceback, and the rest still run (the command then exits 2).
 from __future__ import annotations
 
 import importlib
-import re
 import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, NoReturn
 
-from doctor.report import CheckResult, CheckStatus, Finding, Fix, Severity, finding
-from doctor.snapshot.model import Snapshot, known
+from doctor.checks.fix_target import for_target, route_of
+from doctor.report import CheckResult, CheckStatus, Finding, Severity, finding
+from doctor.snapshot.model import Snapshot
 
 # Every module that registers checks, in report order. Import is lazy (only `doctor check` pays for it).
 AREA_MODULES: tuple[str, ...] = (
@@ -180,39 +180,14 @@ def reported(ctx: CheckContext, check_id: str, finding_id: str, head: str) -> bo
     return c is None or (_selected(c, only, ignore) and _kept_id(finding_id, head, c, only, ignore))
 
 
-def _pip_of(snap: Snapshot) -> str | None:
-    """`<the snapshot's interpreter> -m pip`, when the snapshot names its interpreter: a bare `pip` runs whichever
-    pip is first on PATH (the doctor's own venv or pipx under `check --python`), which installs elsewhere."""
-    py = snap.python if known(snap.python) else None
-    exe = getattr(py, "executable", None)
-    if not isinstance(exe, str) or not exe:
-        return None
-    import shlex
-
-    return f"{shlex.quote(exe)} -m pip"
-
-
-_PIP = re.compile(r"(^|&& |; )pip (?=\S)")
-
-
-def _for_target(fix: Fix | None, pip: str | None) -> Fix | None:
-    """The fix's `pip ...` commands run by the snapshot's interpreter (one place for every check): each command
-    that starts with `pip `, and a fix sentence that is itself a pip command line (`pip uninstall -y triton && pip
-    install ...`), at the start and after `&&` / `;`."""
-    if fix is None or pip is None:
-        return fix
-    cmds = tuple(_PIP.sub(lambda m: m.group(1) + pip + " ", c) if c.startswith("pip ") else c for c in fix.commands)
-    text = _PIP.sub(lambda m: m.group(1) + pip + " ", fix.text) if fix.text.startswith("pip ") else fix.text
-    return fix if (cmds, text) == (fix.commands, fix.text) else replace(fix, text=text, commands=cmds)
-
-
 def run_one(c: Check, ctx: CheckContext) -> tuple[list[Finding], CheckResult]:
     t0 = time.perf_counter()
     found: list[Finding] = []
     try:
-        pip = _pip_of(ctx.snapshot)
+        route = route_of(ctx.snapshot)  # how the fixes' pip lines run on this target: doctor.checks.fix_target
         for f in c.fn(ctx):
-            found.append(replace(f, check=c.id, node=f.node if f.node is not None else ctx.node, fix=_for_target(f.fix, pip)))
+            found.append(replace(f, check=c.id, node=f.node if f.node is not None else ctx.node,
+                                 fix=for_target(f.fix, route)))
     except Skipped as s:
         # a skip after findings ends the check early; what it found stands, and the check is still `skip` (with
         # its reason) unless what it found is a warning or an error: notes alone are not a pass

@@ -63,18 +63,6 @@ def test_pip_fix_commands_run_by_the_snapshots_interpreter(tmp_path):
     assert f["fix"]["commands"] == ["pip install 'urllib3<3,>=1.26'"]
 
 
-def test_a_fix_sentence_that_is_a_pip_command_line_runs_by_the_snapshots_interpreter_too():
-    from doctor.checks.runner import _for_target
-    from doctor.report import Fix
-
-    f = _for_target(Fix("pip uninstall -y triton triton-ascend && pip install --no-deps triton-ascend"), "/t/bin/python -m pip")
-    assert f is not None and f.text == ("/t/bin/python -m pip uninstall -y triton triton-ascend && "
-                                        "/t/bin/python -m pip install --no-deps triton-ascend")
-    g = _for_target(Fix("Install them with pip into the target.", ("doctor install --profile p",)), "/t/bin/python -m pip")
-    assert g is not None and g.text == "Install them with pip into the target." and g.commands == ("doctor install --profile p",)
-
-
-
 def test_load_tables_loads_what_the_checks_then_read_and_leaves_a_failing_table_to_its_check(monkeypatch) -> None:
     """A live check loads the later-bounds and code-needs tables while the target interpreter is probed; the
     checks then read the same objects. A table that fails to load does not stop the run: its check meets the

@@ -1,0 +1,140 @@
+"""How a finding's `pip ...` commands run on the target the snapshot examined (snapshot rule 13).
+
+Checks write their fixes as plain `pip ...` lines; the runner passes every fix through `for_target` once. A bare
+`pip` runs whichever pip is first on PATH (the doctor's own venv, pipx under `check --python`), which installs
+elsewhere, so each line is made to name the target interpreter, in the way that target can run:
+
+- pip is in the target, or the snapshot does not say (older snapshots): `<exe> -m pip ...`, as always.
+- no pip, and uv made the venv (`uv = X.Y.Z` in pyvenv.cfg) or installed a package there (INSTALLER `uv`):
+  `uv pip <command> --python <exe> ...`. uv pip takes every flag the fixes use (`--force-reinstall`, `--no-deps`,
+  `--index-url`, `--upgrade`, `--target`, `-e`) except `--user`, which it refuses ("pip's `--user` is
+  unsupported"): such a line gets no command. `uninstall -y` loses its `-y` (uv never asks; it warns that the
+  flag has no effect).
+- no pip, ensurepip there: `<exe> -m ensurepip` first (it installs the pip wheel CPython bundles, offline), then
+  `<exe> -m pip ...`.
+- no pip and no ensurepip (Debian ships ensurepip apart, in python3-venv), or the snapshot does not say: no pip
+  command, and the text says pip is missing.
+- an externally managed interpreter (PEP 668: not a venv, EXTERNALLY-MANAGED in its stdlib directory): pip
+  refuses `install` and `uninstall` there (`externally-managed-environment`), `--user` included, so no pip command
+  is printed. The text says the OS manages it and points to a venv (a plain one: `--system-site-packages`
+  would also put the user site, where a broken copy may sit, ahead of the venv's own). Not
+  `--break-system-packages`: that overwrites files the OS package manager owns and later replaces, which PEP 668
+  exists to prevent. Not the same command rewritten for a new venv either: `pip uninstall` there cannot remove
+  the interpreter's own copy, so the line would not do what the finding asks.
+
+A fix that cannot be made runnable keeps its sentence (what has to change) and loses the commands that would
+fail; its other commands (`apt-get`, `doctor install`) stay.
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+from dataclasses import dataclass, replace
+from typing import Any
+
+from doctor.report import Fix
+from doctor.snapshot.model import known
+
+PIP, UV, ENSUREPIP, NO_PIP, MANAGED = "pip", "uv", "ensurepip", "no-pip", "managed"
+
+# `pip <command>` at the start of a line or after `&&` / `;`
+_PIP = re.compile(r"(^|&& |; )pip (\S+)(?= |$)")
+_YES = re.compile(r" (?:-y|--yes)(?= |$)")
+
+
+@dataclass(frozen=True)
+class Route:
+    """How pip lines run on one target: `how` (one of PIP, UV, ENSUREPIP, NO_PIP, MANAGED) and the interpreter,
+    shell-quoted."""
+
+    how: str
+    exe: str
+
+
+def _fact(py: Any, name: str) -> Any:
+    v = getattr(py, name, None)
+    return v if known(v) else None
+
+
+def route_of(snap: Any) -> Route | None:
+    """The snapshot's route, None when it names no interpreter (the fix is then left as the check wrote it)."""
+    py = snap.python if known(getattr(snap, "python", None)) else None
+    exe = _fact(py, "executable")
+    if not isinstance(exe, str) or not exe:
+        return None
+    quoted = shlex.quote(exe)
+    if _fact(py, "externally_managed") is True:
+        return Route(MANAGED, quoted)
+    if _fact(py, "pip") is not False:  # present, or a snapshot that does not say: as before rule 13
+        return Route(PIP, quoted)
+    if isinstance(_fact(py, "uv_venv"), str) or _uv_installed(snap):
+        return Route(UV, quoted)
+    return Route(ENSUREPIP if _fact(py, "ensurepip") is True else NO_PIP, quoted)
+
+
+def _uv_installed(snap: Any) -> bool:
+    pkgs = snap.packages if known(getattr(snap, "packages", None)) else {}
+    return any(getattr(p, "installer", None) == "uv" for p in pkgs.values())
+
+
+def _is_pip(line: str) -> bool:
+    return line.startswith("pip ")
+
+
+def _rewrite(line: str, route: Route) -> str | None:
+    """One pip line for the route; None when the route cannot run it."""
+    if route.how in (PIP, ENSUREPIP):
+        return _PIP.sub(lambda m: f"{m.group(1)}{route.exe} -m pip {m.group(2)}", line)
+    if route.how == UV and not re.search(r"(^| )--user( |$)", line):
+        return _drop_yes(_PIP.sub(lambda m: f"{m.group(1)}uv pip {m.group(2)} --python {route.exe}", line))
+    return None
+
+
+def _drop_yes(line: str) -> str:
+    """`uv pip uninstall` never asks: its `-y` only draws a warning."""
+    parts = re.split(r"( && |; )", line)
+    return "".join(_YES.sub("", p) if p.startswith("uv pip uninstall ") else p for p in parts)
+
+
+def _note(route: Route, lost: list[str]) -> str:
+    """Why the fix has no pip command, with the lines it would have run, made to run where they can."""
+    then = " && ".join(lost) or "pip ..."
+    if route.how == MANAGED:
+        return (f" pip refuses to change {route.exe}: the OS manages it (PEP 668, externally-managed-environment). "
+                f"Install into a venv and run from it: `{route.exe} -m venv DIR`, then "
+                f"`{_PIP.sub(lambda m: f'{m.group(1)}DIR/bin/python -m pip {m.group(2)}', then)}` "
+                "(or `doctor install --venv DIR` for a whole verified stack).")
+    if route.how == UV:
+        return (f" uv made this venv, without pip, and uv pip has no --user: `{then}` cannot run here; install into "
+                f"the venv itself (`uv pip install --python {route.exe} ...`).")
+    return (f" pip is not installed in {route.exe}, and no ensurepip is there to bring it (Debian and Ubuntu ship it "
+            "in python3-venv): install pip into it first (the OS's python3-pip, or make the venv with pip), then run "
+            f"`{_PIP.sub(lambda m: f'{m.group(1)}{route.exe} -m pip {m.group(2)}', then)}`.")
+
+
+def for_target(fix: Fix | None, route: Route | None) -> Fix | None:
+    """The fix with its `pip ...` commands (and a fix sentence that is itself a pip command line, `pip uninstall
+    -y triton && pip install ...`) made to run on the route's target, or dropped with a sentence saying why."""
+    if fix is None or route is None or (not _is_pip(fix.text) and not any(map(_is_pip, fix.commands))):
+        return fix
+    cmds: list[str] = []
+    lost: list[str] = []
+    for c in fix.commands:
+        new = _rewrite(c, route) if _is_pip(c) else c
+        if new is None:
+            lost.append(c)
+        else:
+            if route.how == ENSUREPIP and _is_pip(c) and f"{route.exe} -m ensurepip" not in cmds:
+                cmds.append(f"{route.exe} -m ensurepip")
+            cmds.append(new)
+    text = fix.text
+    if _is_pip(text):
+        new_text = _rewrite(text, route)
+        if new_text is None:
+            lost.append("")
+        else:
+            text = f"{route.exe} -m ensurepip && {new_text}" if route.how == ENSUREPIP else new_text
+    if lost:
+        text = text.rstrip() + _note(route, [c for c in lost if c])
+    return replace(fix, text=text, commands=tuple(cmds))

@@ -1,0 +1,231 @@
+"""checks.fix_target: a fix's `pip ...` lines made to run on the target the snapshot examined (snapshot rule 13).
+
+The rendering rules on their own, then real targets made here (a `venv --without-pip`, a `uv venv`, a plain venv)
+with the real jwt / PyJWT wheels: `pip uninstall jwt` leaves PyJWT without its jwt/__init__.py, check prints a
+reinstall, and the test RUNS the printed commands in the target (offline, from the local wheels) and checks again.
+The Debian interpreter (externally managed) is only read, never installed into."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shlex
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from doctor.checks.fix_target import ENSUREPIP, MANAGED, NO_PIP, PIP, UV, Route, for_target, route_of
+from doctor.installers.backends import find_uv
+from doctor.report import Fix
+from doctor.snapshot.model import snapshot_from_dict
+
+ROOT = Path(__file__).resolve().parents[2]
+EXE = "/t/bin/python"
+
+
+def _snap(python: dict[str, Any], packages: dict[str, Any] | None = None) -> Any:
+    return snapshot_from_dict({"schema": "doctor.snapshot/1", "complete": True,
+                               "python": {"executable": EXE, **python}, "packages": packages or {}})
+
+
+@pytest.mark.parametrize(("python", "packages", "how"), [
+    ({}, None, PIP),  # an older snapshot: as before the facts existed
+    ({"pip": True, "uv_venv": "0.13.9"}, None, PIP),  # pip is there: the target's own
+    ({"pip": False, "uv_venv": "0.13.9"}, None, UV),
+    ({"pip": False, "uv_venv": None, "ensurepip": True}, {"six": {"version": "1.16.0", "installer": "uv"}}, UV),
+    ({"pip": False, "uv_venv": None, "ensurepip": True}, {"six": {"version": "1.16.0", "installer": "pip"}}, ENSUREPIP),
+    ({"pip": False, "uv_venv": None, "ensurepip": False}, None, NO_PIP),
+    ({"pip": False}, None, NO_PIP),  # ensurepip not recorded: no command that may fail
+    ({"pip": True, "externally_managed": True}, None, MANAGED),
+    ({"pip": False, "externally_managed": True, "uv_venv": None}, None, MANAGED),
+])
+def test_the_route_follows_what_the_target_has(python, packages, how):
+    assert route_of(_snap(python, packages)) == Route(how, EXE)
+
+
+def test_without_a_named_interpreter_the_fix_stays_as_the_check_wrote_it():
+    snap = snapshot_from_dict({"schema": "doctor.snapshot/1", "python": {"pip": False}})
+    fix = Fix("Reinstall.", ("pip install x",))
+    assert route_of(snap) is None and for_target(fix, None) is fix
+
+
+def test_pip_lines_and_a_fix_sentence_that_is_a_pip_command_line_run_by_the_targets_pip():
+    f = for_target(Fix("pip uninstall -y triton triton-ascend && pip install --no-deps triton-ascend"), Route(PIP, EXE))
+    assert f is not None and f.text == (f"{EXE} -m pip uninstall -y triton triton-ascend && "
+                                        f"{EXE} -m pip install --no-deps triton-ascend")
+    g = Fix("Install them with pip into the target.", ("doctor install --profile p",))
+    assert for_target(g, Route(PIP, EXE)) is g
+
+
+def test_a_uv_venv_gets_uv_pip_with_the_target_named_and_no_yes_flag():
+    f = for_target(Fix("Swap them.", ("pip uninstall -y triton && pip install --force-reinstall --no-deps "
+                                       "--index-url https://download.pytorch.org/whl/cpu 'torch==2.5.1+cpu'",
+                                       "apt-get install g++")), Route(UV, EXE))
+    assert f is not None and f.commands == (
+        f"uv pip uninstall --python {EXE} triton && uv pip install --python {EXE} --force-reinstall --no-deps "
+        "--index-url https://download.pytorch.org/whl/cpu 'torch==2.5.1+cpu'", "apt-get install g++")
+    assert f.text == "Swap them."
+
+
+def test_a_user_site_install_has_no_uv_command_and_says_why():
+    f = for_target(Fix("Reinstall.", ("pip install --user --force-reinstall --no-deps 'pyjwt==2.10.1'",)), Route(UV, EXE))
+    assert f is not None and f.commands == () and "no --user" in f.text
+
+
+def test_without_pip_ensurepip_comes_first_once():
+    f = for_target(Fix("Reinstall.", ("pip uninstall -y a", "pip install b")), Route(ENSUREPIP, EXE))
+    assert f is not None and f.commands == (f"{EXE} -m ensurepip", f"{EXE} -m pip uninstall -y a", f"{EXE} -m pip install b")
+    t = for_target(Fix("pip install 'numpy<2.0.0' (e.g. numpy==1.26.4)"), Route(ENSUREPIP, EXE))
+    assert t is not None and t.text == f"{EXE} -m ensurepip && {EXE} -m pip install 'numpy<2.0.0' (e.g. numpy==1.26.4)"
+
+
+def test_without_pip_or_ensurepip_no_command_is_printed_and_the_text_says_what_is_missing():
+    f = for_target(Fix("Install what nox declares.", ("pip install 'attrs>=24.1'", "apt-get install g++")),
+                   Route(NO_PIP, EXE))
+    assert f is not None and f.commands == ("apt-get install g++",)
+    assert "pip is not installed" in f.text and f"`{EXE} -m pip install 'attrs>=24.1'`" in f.text
+
+
+def test_an_externally_managed_interpreter_gets_no_pip_command_but_the_venv_to_run_it_in():
+    f = for_target(Fix("Install what nox declares.", ("pip install 'attrs>=24.1'",)), Route(MANAGED, EXE))
+    assert f is not None and f.commands == ()
+    assert "PEP 668" in f.text and f"`{EXE} -m venv DIR`" in f.text and "`DIR/bin/python -m pip install 'attrs>=24.1'`" in f.text
+    t = for_target(Fix("pip install 'numpy<2.0.0'"), Route(MANAGED, EXE))
+    assert t is not None and t.text.startswith("pip install 'numpy<2.0.0' pip refuses") and t.commands == ()
+
+
+# -- real targets ---------------------------------------------------------------------------------------------
+
+
+def _wheels() -> Path:
+    d = os.environ.get("DOCTOR_TEST_VERL_CONFIGS")  # nox -s tests downloads them next to the verl wheels
+    w = Path(d) / "wheels" if d else None
+    if w is None or not all(any(w.glob(f"{n}-*.whl")) for n in ("jwt-1.3.1", "PyJWT-2.10.1")):
+        pytest.skip("no jwt-1.3.1 / PyJWT-2.10.1 wheels under $DOCTOR_TEST_VERL_CONFIGS/wheels")
+    return w
+
+
+def _whl(w: Path, name: str) -> str:
+    return str(next(w.glob(f"{name}-*.whl")))
+
+
+def _missing(py: Path, cwd: Path) -> list[dict[str, Any]]:
+    r = subprocess.run([sys.executable, "-m", "doctor", "--json", "check", "--python", str(py), "--only", "packages"],
+                       capture_output=True, text=True, timeout=300, cwd=str(cwd), env={**os.environ, "PYTHONPATH": str(ROOT)})
+    return [f for f in json.loads(r.stdout)["findings"] if f["id"] == "installed-files-missing"]
+
+
+def _offline(w: Path, uv: str | None = None) -> dict[str, str]:
+    """Where the printed commands find PyJWT here: the local wheels, no index (the commands run as printed)."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("PIP_", "UV_"))}
+    env.update(PIP_NO_INDEX="1", PIP_FIND_LINKS=str(w), PIP_CONFIG_FILE=os.devnull, PIP_DISABLE_PIP_VERSION_CHECK="1",
+               UV_NO_INDEX="1", UV_FIND_LINKS=str(w), UV_OFFLINE="1", UV_NO_CONFIG="1")
+    if uv:
+        env["PATH"] = os.path.dirname(uv) + os.pathsep + env.get("PATH", "")
+    return env
+
+
+def _jwt_works(py: Path) -> bool:
+    return subprocess.run([str(py), "-c", "import jwt; jwt.encode({'a': 1}, 'k', algorithm='HS256')"],
+                          capture_output=True, timeout=120).returncode == 0
+
+
+def _break_run_fix_and_check_again(py: Path, tmp: Path, w: Path, install: list[str], uninstall: list[str],
+                                   uv: str | None = None) -> list[str]:
+    """jwt then PyJWT installed by `install`, jwt removed by `uninstall` (PyJWT loses jwt/__init__.py); the fix
+    check prints is run as printed, and check then finds nothing. Returns the commands it ran."""
+    for name in ("jwt-1.3.1", "PyJWT-2.10.1"):
+        subprocess.run([*install, _whl(w, name)], check=True, capture_output=True, timeout=600, env=_offline(w, uv))
+    subprocess.run([*uninstall, "jwt"], check=True, capture_output=True, timeout=300, env=_offline(w, uv))
+    assert not _jwt_works(py)
+    (f,) = _missing(py, tmp)
+    cmds = f["fix"]["commands"]
+    for c in cmds:
+        r = subprocess.run(["bash", "-c", c], capture_output=True, text=True, timeout=600, cwd=str(tmp), env=_offline(w, uv))
+        assert r.returncode == 0, (c, r.stderr)
+    assert _jwt_works(py) and _missing(py, tmp) == []
+    return list(cmds)
+
+
+@pytest.mark.slow
+def test_a_venv_without_pip_is_given_ensurepip_then_its_pip_and_the_fix_runs(tmp_path):
+    w = _wheels()
+    venv = tmp_path / "nopip"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True, timeout=300)
+    py = venv / "bin" / "python"
+    assert subprocess.run([str(py), "-m", "pip", "--version"], capture_output=True, timeout=60).returncode != 0
+    pip = [sys.executable, "-m", "pip", "--python", str(py)]  # the test venv's pip installs into the target
+    cmds = _break_run_fix_and_check_again(py, tmp_path, w, [*pip, "install", "--no-deps"], [*pip, "uninstall", "-y"])
+    q = shlex.quote(str(py))
+    assert cmds == [f"{q} -m ensurepip", f"{q} -m pip install --force-reinstall --no-deps 'pyjwt==2.10.1'"]
+
+
+@pytest.mark.slow
+def test_a_uv_venv_is_given_uv_pip_and_the_fix_runs(tmp_path):
+    w = _wheels()
+    uv = find_uv()
+    if uv is None:
+        pytest.skip("uv is not installed (pip install uv)")
+    venv = tmp_path / "uvv"
+    subprocess.run([uv, "venv", "-q", "--python", sys.executable, str(venv)], check=True, timeout=300, env=_offline(w))
+    assert "uv = " in (venv / "pyvenv.cfg").read_text()
+    py = venv / "bin" / "python"
+    cmds = _break_run_fix_and_check_again(py, tmp_path, w, [uv, "pip", "install", "--python", str(py), "--no-deps"],
+                                          [uv, "pip", "uninstall", "--python", str(py)], uv)
+    assert cmds == [f"uv pip install --python {shlex.quote(str(py))} --force-reinstall --no-deps 'pyjwt==2.10.1'"]
+
+
+@pytest.mark.slow
+def test_a_plain_venv_keeps_its_own_pip_and_the_fix_runs(tmp_path):
+    w = _wheels()
+    venv = tmp_path / "plain"
+    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, timeout=300)
+    py = venv / "bin" / "python"
+    cmds = _break_run_fix_and_check_again(py, tmp_path, w, [str(py), "-m", "pip", "install", "--no-deps"],
+                                          [str(py), "-m", "pip", "uninstall", "-y"])
+    assert cmds == [f"{shlex.quote(str(py))} -m pip install --force-reinstall --no-deps 'pyjwt==2.10.1'"]
+
+
+def _debian_python() -> str:
+    """The OS's interpreter when it is externally managed (Debian, Ubuntu 23.04+): only read, never installed into."""
+    exe = "/usr/bin/python3"
+    if not os.path.exists(exe):
+        pytest.skip("no /usr/bin/python3")
+    r = subprocess.run([exe, "-c", "import os, sysconfig; print(os.path.isfile(os.path.join("
+                                   "sysconfig.get_path('stdlib'), 'EXTERNALLY-MANAGED')))"],
+                       capture_output=True, text=True, timeout=60)
+    if r.stdout.strip() != "True":
+        pytest.skip("/usr/bin/python3 is not externally managed here")
+    return exe
+
+
+@pytest.mark.slow
+def test_the_debian_interpreter_gets_no_pip_command_pip_would_refuse_and_the_venv_it_names_runs_the_fix(tmp_path):
+    exe = _debian_python()
+    w = _wheels()
+    snap = tmp_path / "snap.json"
+    subprocess.run([sys.executable, "-m", "doctor", "collect", "--python", exe, "-o", str(snap)], check=True,
+                   capture_output=True, timeout=300, cwd=str(tmp_path), env={**os.environ, "PYTHONPATH": str(ROOT)})
+    s = snapshot_from_dict(json.loads(snap.read_text()))
+    assert s.python.externally_managed is True and route_of(s) == Route(MANAGED, exe)
+    fix = for_target(Fix("Reinstall pyjwt 2.10.1.", ("pip install --force-reinstall --no-deps 'pyjwt==2.10.1'",)),
+                     route_of(s))
+    assert fix is not None and fix.commands == ()
+    if s.python.pip:  # what the old rendering printed is refused before anything is touched (--no-index: belt)
+        r = subprocess.run([exe, "-m", "pip", "install", "--no-index", "--no-deps", "pyjwt==2.10.1"],
+                           capture_output=True, text=True, timeout=120, env=_offline(w))
+        assert r.returncode != 0 and "externally-managed-environment" in r.stdout + r.stderr
+    # the two lines the text names, DIR a new venv here: the fix runs there
+    made, then = re.findall(r"`([^`]+)`", fix.text.partition("PEP 668")[2])[:2]
+    venv = tmp_path / "venv"
+    r = subprocess.run(["bash", "-c", made.replace("DIR", str(venv))], capture_output=True, text=True, timeout=300)
+    if r.returncode != 0:
+        pytest.skip(f"{exe} cannot make a venv here (python3-venv missing): {r.stderr[-200:]}")
+    r = subprocess.run(["bash", "-c", then.replace("DIR", str(venv))], capture_output=True, text=True, timeout=300,
+                       env=_offline(w))
+    assert r.returncode == 0, r.stderr
+    assert _jwt_works(venv / "bin" / "python")

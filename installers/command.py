@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import datetime as _dt
 import os
+import shlex
 import subprocess
 import sys
 import time
@@ -94,6 +95,7 @@ def run(opts: Options, console: Console) -> Report:
     source, bundles = _source(opts)  # a folder that is not a wheelhouse is refused before anything is made
     tgt = _target(opts)
     snap, target_env = _facts_source(opts, tgt, console)
+    _refuse_managed(opts, target_env)
     where = "the snapshot" if opts.from_snapshot else "this host"
     facts = facts_from_snapshot(snap, arch=opts.arch, python_version=opts.python_version, glibc=opts.glibc, where=where)
     profile, reason = _profile(opts, snap, facts)
@@ -239,6 +241,22 @@ def _refuse_bad_target(o: Options) -> None:
         if exe and os.path.realpath(os.path.dirname(os.path.dirname(os.path.abspath(exe)))) == own:
             raise InputError(f"{o.python} is the doctor's own interpreter ({sys.prefix}); pass another environment's "
                              "python, or --venv DIR", source="--python")
+
+
+def _refuse_managed(o: Options, env: Any) -> None:
+    """An interpreter the OS manages (PEP 668: not a venv, EXTERNALLY-MANAGED in its stdlib directory, as
+    Debian's /usr/bin/python3) is refused before anything is planned or made: pip and uv refuse every install
+    step there (`externally-managed-environment`), so a run would stop at its first step after cloning into and
+    writing its journal under the OS's prefix (/usr/src, /usr/doctor-env.sh), and a dry run would list steps that
+    cannot run. Overriding PEP 668 (`--break-system-packages`) would overwrite files the OS package manager owns.
+    A venv made from that interpreter (`--venv DIR --python EXE`) is not managed and installs as usual."""
+    if env is None or not env.externally_managed:
+        return
+    python = shlex.quote(env.python)
+    raise InputError(f"{env.python} is managed by the OS (PEP 668: its standard library directory holds "
+                     "EXTERNALLY-MANAGED): pip and uv refuse to install into it, so nothing was done. Install into a "
+                     f"venv made from it: `doctor install --venv verl-venv --python {python}`",
+                     source="--venv" if o.venv else "--python")
 
 
 def _rollback_python(o: Options) -> str:

@@ -38,6 +38,7 @@ class TargetEnv:
     purelib: str
     dists: dict[str, Dist] = field(default_factory=dict)
     platlib: str | None = None
+    externally_managed: bool = False  # PEP 668 (snapshot rule 13): pip and uv refuse to install here
 
     @property
     def python_version(self) -> str:
@@ -67,7 +68,8 @@ def _target_env(python: str, doc: dict[str, Any]) -> TargetEnv:
     t = TargetEnv(python=py.get("executable") or python, version=py.get("version") or "", prefix=py.get("prefix") or "",
                   base_prefix=py.get("base_prefix") or "", arch=py.get("arch") or "",
                   glibc=libc[1] if len(libc) == 2 and libc[0] == "glibc" else None,
-                  purelib=paths.get("purelib") or "", platlib=paths.get("platlib"))
+                  purelib=paths.get("purelib") or "", platlib=paths.get("platlib"),
+                  externally_managed=py.get("externally_managed") is True)
     for item in doc.get("distributions") or []:
         name = normalize_name(item["name"])
         t.dists[name] = Dist(name=name, version=item.get("version") or "", dist_info=item.get("dist_info") or "",

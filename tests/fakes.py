@@ -421,3 +421,17 @@ def make_git_repo(path: Path, *, branch: str = "main", tag: str | None = None, d
         tracked = next(p for p in sorted(path.rglob("*")) if p.is_file() and ".git" not in p.parts)
         tracked.write_text(tracked.read_text() + "\n# local change\n")
     return git("rev-parse", "HEAD")
+
+
+def externally_managed_python() -> str | None:
+    """The OS's interpreter when it is externally managed (PEP 668: Debian 12, Ubuntu 23.04+), else None. Tests
+    only read it and check that nothing installs into it."""
+    import subprocess
+
+    exe = "/usr/bin/python3"
+    if not os.path.exists(exe):
+        return None
+    r = subprocess.run([exe, "-c", "import os, sys, sysconfig; print(sys.prefix == sys.base_prefix and os.path.isfile("
+                                   "os.path.join(sysconfig.get_path('stdlib'), 'EXTERNALLY-MANAGED')))"],
+                       capture_output=True, text=True, timeout=60)
+    return exe if r.stdout.strip() == "True" else None

@@ -651,3 +651,35 @@ def test_check_and_install_agree_on_the_versions_only_form_of_a_documented_stack
     cp = doctor("--json", "install", "--dry-run", "--from", str(f), "--profile", p.name, "--venv", str(tmp_path / "v"),
                 "--no-host-check")
     assert cp.returncode == 0 and json.loads(cp.stdout)["status"] == "ok", cp.stderr
+
+
+def test_an_interpreter_the_os_manages_is_refused_before_anything_and_a_venv_from_it_is_planned(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Debian's /usr/bin/python3 (PEP 668): pip and uv refuse every step there, so install refuses it up front,
+    exit 2 with the reason and the venv line, dry run or not, and makes nothing (the env file and clones would
+    go under /usr); `--venv DIR --python` it plans into a venv made from it. The real run is made in process with
+    every way to change something replaced by a failure: this test must never install into the OS's Python."""
+    import io
+
+    from doctor.console import Console
+    from doctor.errors import InputError
+    from doctor.installers import command
+    from tests.fakes import externally_managed_python
+
+    exe = externally_managed_python()
+    if exe is None:
+        pytest.skip("/usr/bin/python3 is absent or not externally managed here")
+    cp = doctor("install", "--profile", PROFILE, "--python", exe, "--dry-run")
+    assert cp.returncode == 2, cp.stderr
+    assert "PEP 668" in cp.stderr and f"--venv verl-venv --python {exe}" in cp.stderr
+
+    def changed(*a: object, **k: object) -> None:
+        raise AssertionError("install went on to change something")
+
+    monkeypatch.setattr(command, "_execute", changed)
+    monkeypatch.setattr(command, "_make_venv", changed)
+    with pytest.raises(InputError, match="PEP 668") as e:
+        command.run(command.Options(profile=PROFILE, python=exe), Console(err=io.StringIO()))
+    assert e.value.exit_code == 2
+    cp = doctor("install", "--profile", PROFILE, "--venv", str(tmp_path / "v"), "--python", exe, "--dry-run")
+    assert "PEP 668" not in cp.stderr and str(tmp_path / "v") in cp.stdout and not (tmp_path / "v").exists()

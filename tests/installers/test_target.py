@@ -30,3 +30,13 @@ def test_not_an_interpreter_is_an_input_error(tmp_path) -> None:
     (tmp_path / "notpy").chmod(0o755)
     with pytest.raises(InputError, match="printed no result .exit code 3"):
         probe(str(tmp_path / "notpy"))
+
+
+def test_the_probe_says_whether_the_os_manages_the_interpreter(tmp_path) -> None:
+    """PEP 668 (snapshot rule 13): a venv never is; the Debian interpreter is, where it is present."""
+    from tests.fakes import externally_managed_python
+
+    assert probe(str(make_venv(tmp_path / "v"))).externally_managed is False
+    exe = externally_managed_python()
+    if exe is not None:
+        assert probe(exe).externally_managed is True

@@ -29,11 +29,15 @@ def _own_environment(exe: str) -> bool:
 def install_target(snap: Any) -> str:
     """Where a suggested `doctor install` installs, so the line runs as written (install needs an explicit target
     and refuses the doctor's own environment): the interpreter the snapshot examined when it is another
-    environment, else a new venv (`--venv verl-venv`)."""
+    environment, else a new venv (`--venv verl-venv`). An interpreter the OS manages (PEP 668, snapshot rule 13),
+    which install refuses, gets a new venv made from it (`--venv verl-venv --python EXE`)."""
     from doctor.checks.facts import val
 
-    exe = val(getattr(snap, "python", None), "executable") if snap is not None else None
+    py = getattr(snap, "python", None) if snap is not None else None
+    exe = val(py, "executable")
     if isinstance(exe, str) and os.path.isabs(exe) and not _own_environment(exe):
+        if val(py, "externally_managed") is True:
+            return f"--venv {NEW_VENV} --python {shlex.quote(exe)}"
         return f"--python {shlex.quote(exe)}"
     return f"--venv {NEW_VENV}"
 

@@ -104,7 +104,7 @@ def _note(route: Route, lost: list[str]) -> str:
         return (f" pip refuses to change {route.exe}: the OS manages it (PEP 668, externally-managed-environment). "
                 f"Install into a venv and run from it: `{route.exe} -m venv DIR`, then "
                 f"`{_PIP.sub(lambda m: f'{m.group(1)}DIR/bin/python -m pip {m.group(2)}', then)}` "
-                "(or `doctor install --venv DIR` for a whole verified stack).")
+                f"(or `doctor install --venv DIR --python {route.exe}` for a whole verified stack).")
     if route.how == UV:
         return (f" uv made this venv, without pip, and uv pip has no --user: `{then}` cannot run here; install into "
                 f"the venv itself (`uv pip install --python {route.exe} ...`).")

@@ -22,6 +22,7 @@ from doctor.checks.fix_target import ENSUREPIP, MANAGED, NO_PIP, PIP, UV, Route,
 from doctor.installers.backends import find_uv
 from doctor.report import Fix
 from doctor.snapshot.model import snapshot_from_dict
+from tests.fakes import externally_managed_python
 
 ROOT = Path(__file__).resolve().parents[2]
 EXE = "/t/bin/python"
@@ -191,15 +192,9 @@ def test_a_plain_venv_keeps_its_own_pip_and_the_fix_runs(tmp_path):
 
 
 def _debian_python() -> str:
-    """The OS's interpreter when it is externally managed (Debian, Ubuntu 23.04+): only read, never installed into."""
-    exe = "/usr/bin/python3"
-    if not os.path.exists(exe):
-        pytest.skip("no /usr/bin/python3")
-    r = subprocess.run([exe, "-c", "import os, sysconfig; print(os.path.isfile(os.path.join("
-                                   "sysconfig.get_path('stdlib'), 'EXTERNALLY-MANAGED')))"],
-                       capture_output=True, text=True, timeout=60)
-    if r.stdout.strip() != "True":
-        pytest.skip("/usr/bin/python3 is not externally managed here")
+    exe = externally_managed_python()
+    if exe is None:
+        pytest.skip("/usr/bin/python3 is absent or not externally managed here")
     return exe
 
 

@@ -82,12 +82,17 @@ def _is_pip(line: str) -> bool:
     return line.startswith("pip ")
 
 
+def _run_by(line: str, pip: str, after: str = "") -> str:
+    """`line` with each `pip <command>` run as `<pip> <command><after>`."""
+    return _PIP.sub(lambda m: f"{m.group(1)}{pip} {m.group(2)}{after}", line)
+
+
 def _rewrite(line: str, route: Route) -> str | None:
     """One pip line for the route; None when the route cannot run it."""
     if route.how in (PIP, ENSUREPIP):
-        return _PIP.sub(lambda m: f"{m.group(1)}{route.exe} -m pip {m.group(2)}", line)
+        return _run_by(line, f"{route.exe} -m pip")
     if route.how == UV and not re.search(r"(^| )--user( |$)", line):
-        return _drop_yes(_PIP.sub(lambda m: f"{m.group(1)}uv pip {m.group(2)} --python {route.exe}", line))
+        return _drop_yes(_run_by(line, "uv pip", f" --python {route.exe}"))
     return None
 
 
@@ -103,14 +108,14 @@ def _note(route: Route, lost: list[str]) -> str:
     if route.how == MANAGED:
         return (f" pip refuses to change {route.exe}: the OS manages it (PEP 668, externally-managed-environment). "
                 f"Install into a venv and run from it: `{route.exe} -m venv DIR`, then "
-                f"`{_PIP.sub(lambda m: f'{m.group(1)}DIR/bin/python -m pip {m.group(2)}', then)}` "
+                f"`{_run_by(then, 'DIR/bin/python -m pip')}` "
                 f"(or `doctor install --venv DIR --python {route.exe}` for a whole verified stack).")
     if route.how == UV:
-        return (f" uv made this venv, without pip, and uv pip has no --user: `{then}` cannot run here; install into "
-                f"the venv itself (`uv pip install --python {route.exe} ...`).")
+        return (f" {route.exe} has no pip, and uv pip has no --user: `{then}` cannot run here; install into the "
+                f"venv itself (`uv pip install --python {route.exe} ...`).")
     return (f" pip is not installed in {route.exe}, and no ensurepip is there to bring it (Debian and Ubuntu ship it "
             "in python3-venv): install pip into it first (the OS's python3-pip, or make the venv with pip), then run "
-            f"`{_PIP.sub(lambda m: f'{m.group(1)}{route.exe} -m pip {m.group(2)}', then)}`.")
+            f"`{_run_by(then, f'{route.exe} -m pip')}`.")
 
 
 def for_target(fix: Fix | None, route: Route | None) -> Fix | None:

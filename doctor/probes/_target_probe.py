@@ -121,10 +121,11 @@ def _libc():
 
 
 def _install_paths():
-    """Where pip installs into this interpreter (sysconfig's purelib/platlib)."""
+    """Where pip installs into this interpreter (sysconfig's purelib/platlib), and its stdlib directory (where
+    PEP 668's EXTERNALLY-MANAGED file lies: installer_facts)."""
     try:
         paths = _stdlib("sysconfig").get_paths()
-        return {"purelib": paths.get("purelib"), "platlib": paths.get("platlib")}
+        return {"purelib": paths.get("purelib"), "platlib": paths.get("platlib"), "stdlib": paths.get("stdlib")}
     except Exception as e:
         _err("sysconfig.get_paths: %s" % e)
         return None
@@ -140,8 +141,9 @@ def installer_facts(py, dists):
     apart, in python3-venv), `externally_managed` (PEP 668: EXTERNALLY-MANAGED in the stdlib directory of
     an interpreter that is not a venv; pip then refuses to install) and `uv_venv` (the `uv = X.Y.Z` line of
     the venv's pyvenv.cfg: `uv venv` made it, without pip; null: no such line or not a venv). One stat and
-    one small read; a fact that fails is left out (unknown), never the probe."""
-    py["pip"] = any(_normalize(entry.get("name") or "") == "pip" for entry, _ in dists)
+    one small read (the stdlib directory comes with install_paths, sysconfig already computed); a fact that fails
+    is left out (unknown), never the probe."""
+    py["pip"] = any((entry.get("name") or "").lower() == "pip" for entry, _ in dists)  # no other spelling
     if not py["pip"]:
         try:
             py["ensurepip"] = importlib.util.find_spec("ensurepip") is not None
@@ -149,7 +151,7 @@ def installer_facts(py, dists):
             _err("ensurepip: %s: %s" % (type(e).__name__, e))
     in_venv = sys.prefix != getattr(sys, "base_prefix", sys.prefix)
     try:
-        stdlib = _stdlib("sysconfig").get_path("stdlib")
+        stdlib = (py.get("install_paths") or {}).get("stdlib") or _stdlib("sysconfig").get_path("stdlib")
         py["externally_managed"] = not in_venv and bool(stdlib) and os.path.isfile(
             os.path.join(stdlib, "EXTERNALLY-MANAGED"))
     except Exception as e:

@@ -823,6 +823,211 @@ def _imports_from(top, loc):
     return origin
 
 
+# -- every installed file against its RECORD digest and size (`check --deep`, snapshot rule 13) -------------
+
+# paths RECORD lists that an installer or the interpreter rewrites after the digest was taken, or that are no code
+_COMPILED = (".pyc", ".pyo")
+
+
+def _record_rows(text, loc):
+    """(path relative to `loc`, algorithm, digest, size or None) of every RECORD row with a digest whose file lies
+    inside the site directory `loc`; the number of rows with a digest outside it (console scripts in bin/, headers,
+    data: `../../../bin/torchrun`) is the second value. Rows without a digest (RECORD itself, INSTALLER, REQUESTED,
+    direct_url.json, the .pyc pip compiles at install) and compiled files (`__pycache__`, any .pyc) are left out:
+    the interpreter rewrites those."""
+    rows, outside = [], 0
+    for row in _stdlib("csv").reader(text.splitlines()):
+        if len(row) < 2 or not row[1] or "=" not in row[1]:
+            continue
+        path = _relative(row[0], loc)
+        if path is None or path.startswith("../") or path == "..":
+            outside += 1
+            continue
+        if "__pycache__/" in path or path.endswith(_COMPILED):
+            continue
+        algorithm, _, digest = row[1].partition("=")
+        size = None
+        if len(row) > 2 and row[2].strip().isdigit():
+            size = int(row[2])
+        rows.append((path, algorithm.lower(), digest, size))
+    return rows, outside
+
+
+def _binary(path):
+    """Whether the path is native code: an extension module or a shared library (`_C.cpython-311-x86_64-linux-gnu.so`,
+    `libtorch_cpu.so`, `libgomp-a34b3233.so.1`)."""
+    name = path.rpartition("/")[2]
+    return name.endswith((".so", ".pyd", ".dll", ".dylib")) or ".so." in name
+
+
+def _digest_of(path, algorithm, size):
+    """The file's digest as RECORD writes it (urlsafe base64, no padding); None when unreadable. One read for a
+    file up to 4 MB, 1 MB chunks beyond (hashlib releases the GIL on buffers over 2 KB: threads overlap)."""
+    hashlib, base64 = _stdlib("hashlib"), _stdlib("base64")
+    try:
+        h = hashlib.new(algorithm)
+        with open(path, "rb") as fh:
+            if size is not None and size <= (4 << 20):
+                h.update(fh.read())
+            else:
+                for chunk in iter(lambda: fh.read(1 << 20), b""):
+                    h.update(chunk)
+    except (OSError, ValueError):
+        return None
+    return base64.urlsafe_b64encode(h.digest()).rstrip(b"=").decode("ascii")
+
+
+def _also_listed(path, loc, entry, others, cache):
+    """The other distributions in `loc` whose RECORD lists `path`: [(name, "algorithm=digest")]. Their RECORD
+    texts are read only when a file differs (rare), each once."""
+    out = []
+    for other, dist in others:
+        if other is entry or other.get("location") != loc:
+            continue
+        key = id(other)
+        if key not in cache:
+            cache[key] = (_read_dist_text(dist, "RECORD") or "", None)
+        text, rows = cache[key]
+        if path not in text:
+            continue
+        if rows is None:
+            rows = {}
+            for row in _stdlib("csv").reader(text.splitlines()):
+                if len(row) >= 2:
+                    p = _relative(row[0], loc)
+                    if p:
+                        rows[p] = row[1]
+            cache[key] = (text, rows)
+        if path in rows:
+            out.append((other["name"], rows[path]))
+    return out
+
+
+def verify_files(names, budget=60.0, workers=None):
+    """Every file the RECORD of each distribution in `names` (PEP 503 names) lists inside its site directory,
+    compared with what RECORD says: the size first (os.stat: a truncated or replaced file costs no read), then,
+    when the size matches, the digest recomputed with RECORD's algorithm (PEP 376 / 627: urlsafe base64 without
+    padding). What `pip check` (Requires-Dist only) and every import miss: a .py edited by hand in site-packages, a
+    shared library truncated by a full disk or an interrupted copy, a file another install wrote over.
+
+    Left out: editable installs (their code is meant to change) and egg-info installs (installed-files.txt has no
+    digests: `no_digests`), a distribution whose metadata is not in the directory it installs into, copies
+    shadowed later on sys.path (the first copy is what imports load), rows without a digest (RECORD, INSTALLER,
+    the .pyc pip compiles), compiled files, and files outside the site directory (console scripts, headers: a
+    relocated venv rewrites the scripts' shebangs, and no import loads them).
+
+    Bounded: the digests are computed by `workers` threads, smallest files first, until `budget` seconds after
+    the start; what is left is counted per distribution as `unverified` (files and bytes), never guessed. A
+    modified file that another distribution's RECORD in the same directory also lists is named with it (`also`):
+    with a different digest there, it is the other's copy (snapshot rule 11), not an edit."""
+    time = _stdlib("time")
+    threading = _stdlib("threading")
+    start = time.monotonic()
+    deadline = start + max(0.0, budget)
+    wanted = set(_normalize(n) for n in names)
+    pairs = _distributions()
+    dists, jobs, skipped = [], [], []
+    for entry, dist in pairs:
+        key = _normalize(entry["name"])
+        if key not in wanted:
+            continue
+        loc, info = entry.get("location"), entry.get("dist_info") or ""
+        why = None
+        if entry.get("editable"):
+            why = "editable"
+        elif not loc or info.rpartition("/")[0] != loc or not info.endswith((".dist-info", ".egg-info")):
+            why = "metadata outside the directory it installs into"
+        text = None if why else _read_dist_text(dist, "RECORD")
+        if why is None and text is None:
+            why = "no_digests" if info.endswith(".egg-info") else "no RECORD"
+        if why:
+            skipped.append({"dist": entry["name"], "version": entry.get("version"), "why": why})
+            continue
+        rows, outside = _record_rows(text, loc)
+        d = {"dist": entry["name"], "version": entry.get("version"), "location": loc, "files": len(rows),
+             "outside": outside, "bytes": 0, "modified": [], "missing": [], "unverified": 0,
+             "unverified_bytes": 0, "_entry": entry}
+        dists.append(d)
+        for path, algorithm, digest, size in rows:
+            full = loc + "/" + path
+            try:
+                st = os.stat(full)
+            except OSError:
+                d["missing"].append(path)
+                continue
+            if size is not None and st.st_size != size:
+                d["modified"].append({"path": path, "size": st.st_size, "expected_size": size,
+                                      "_record": algorithm + "=" + digest})
+                continue
+            if algorithm not in _stdlib("hashlib").algorithms_available:
+                d["unverified"] += 1
+                continue
+            jobs.append((st.st_size, full, path, algorithm, digest, size, d))
+    jobs.sort(key=lambda j: j[0])
+    lock = threading.Lock()
+    it = iter(jobs)
+    results = []
+
+    def work():
+        while True:
+            with lock:
+                job = next(it, None)
+            if job is None:
+                return
+            if time.monotonic() > deadline:
+                with lock:
+                    results.append((job, False, None))
+                continue
+            got = _digest_of(job[1], job[3], job[0])
+            with lock:
+                results.append((job, True, got))
+
+    n = workers or min(8, (os.cpu_count() or 1) + 2)
+    threads = [threading.Thread(target=work) for _ in range(max(1, min(n, len(jobs))))]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    for (size, _full, path, algorithm, digest, expected, d), done, got in results:
+        if not done:
+            d["unverified"] += 1
+            d["unverified_bytes"] += size
+            continue
+        d["bytes"] += size
+        if got is None:
+            d["unverified"] += 1
+        elif got != digest:
+            d["modified"].append({"path": path, "size": size, "expected_size": expected,
+                                      "_record": algorithm + "=" + digest})
+    cache = {}
+    out = []
+    for d in dists:
+        entry = d.pop("_entry")
+        mods = d.pop("modified")
+        for m in mods:
+            # another RECORD here listing the path with other content: that distribution's copy, written over this
+            # one (rule 11 says so); with the same digest, the file is neither's
+            own = m.pop("_record")
+            m["also"] = [name for name, digest in _also_listed(m["path"], d["location"], entry, pairs, cache)
+                         if digest != own]
+        # the examples: the distribution's own changed files, shared libraries first, before another's copies
+        for m in mods:
+            m["kind"] = "binary" if _binary(m["path"]) else "source" if m["path"].endswith(".py") else "file"
+        mods.sort(key=lambda m: (bool(m["also"]), m["kind"] != "binary", m["path"]))
+        for m in mods:
+            if not m["also"]:
+                del m["also"]
+        missing = sorted(d.pop("missing"))
+        d["modified"] = len(mods)
+        d["shared"] = sum(1 for m in mods if "also" in m)
+        d["binary"] = sum(1 for m in mods if "also" not in m and m["kind"] == "binary")
+        d["missing"] = len(missing)
+        d["examples"] = mods[:5]
+        d["missing_examples"] = missing[:3]
+        out.append(d)
+    return {"seconds": round(time.monotonic() - start, 3), "budget": budget, "dists": out, "skipped": skipped}
+
+
 # -- editable finders (PEP 660, setuptools' __editable___<name>_finder.py) -------------------------------
 
 
@@ -1059,8 +1264,18 @@ def collect(modules=None, with_files=False):
 
 def main(argv=None):
     """`--dists-only` skips the module facts (the installer needs only the installed set); `--files` adds
-    each distribution's RECORD paths (what the installer's journal keeps)."""
+    each distribution's RECORD paths (what the installer's journal keeps); `--verify-files BUDGET NAME...` does
+    nothing but `verify_files` (`check --deep`)."""
     args = sys.argv[1:] if argv is None else argv
+    if args[:1] == ["--verify-files"]:  # `--verify-files BUDGET NAME...`: only verify_files, under `check --deep`
+        try:
+            result = {"probe": "doctor.target-probe/1",
+                      "verify_files": verify_files(args[2:], budget=float(args[1])), "errors": _ERRORS}
+        except Exception as e:
+            result = {"probe": "doctor.target-probe/1", "fatal": "%s: %s" % (type(e).__name__, e), "errors": _ERRORS}
+        sys.stdout.write("\n" + BEGIN + "\n" + json.dumps(result, default=str) + "\n" + END + "\n")
+        sys.stdout.flush()
+        return
     try:
         result = collect(modules=[] if "--dists-only" in args else None, with_files="--files" in args)
     except Exception as e:

@@ -13,7 +13,7 @@ import os
 import subprocess
 import sys
 import time
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
@@ -91,3 +91,25 @@ def run_deep_probes(python: str | None = None, timeout: float = 120.0, environ: 
     with ThreadPoolExecutor(max_workers=len(names) or 1) as pool:
         futs = {n: pool.submit(run_probe, n, py, timeout, environ, cwd) for n in names}
         return {n: f.result() for n, f in futs.items()}
+
+
+# Seconds kept between the probe's own bound on hashing and the subprocess's timeout: it stops hashing, counts
+# what is left as unverified and prints its answer, instead of being killed with nothing said.
+VERIFY_MARGIN = 5.0
+
+
+def run_verify_files(names: Sequence[str], python: str | None = None, timeout: float = 120.0,
+                     environ: Mapping[str, str] | None = None, cwd: str | None = None) -> dict[str, Any]:
+    """`verify_files` of doctor/probes/_target_probe.py in a subprocess of the target interpreter: each file the
+    RECORD of the named distributions lists, its size and digest compared with RECORD's. Bounded by `timeout`
+    (the probe stops hashing `VERIFY_MARGIN` seconds before and reports what it did not verify). The answer in
+    snapshot shape (`python.verified_files`, rule 14), or {"error": ...} when the probe gave none."""
+    from doctor.probes.pyenv import run_target_probe, verified_files
+
+    budget = max(1.0, timeout - VERIFY_MARGIN) if timeout > 2 * VERIFY_MARGIN else max(0.5, timeout / 2)
+    doc, err, _ = run_target_probe(python, timeout=timeout, environ=environ, cwd=cwd,
+                                   args=("--verify-files", f"{budget:g}", *sorted(names)))
+    got = verified_files(doc.get("verify_files")) if doc is not None else None
+    if got is None:
+        return {"error": err or "the probe gave no answer"}
+    return got

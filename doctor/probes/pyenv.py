@@ -122,6 +122,66 @@ def _missing(v: Any) -> dict[str, Any] | None:
     return out
 
 
+def _int(v: Any) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool) and v >= 0
+
+
+def _num(v: Any) -> bool:
+    return isinstance(v, (int, float)) and not isinstance(v, bool) and v == v and v >= 0
+
+
+_VERIFIED_COUNTS = ("files", "bytes", "modified", "shared", "binary", "missing", "unverified", "unverified_bytes", "outside")
+
+
+def _verified_dist(v: Any) -> dict[str, Any] | None:
+    """One `verified_files.dists` item in snapshot shape (rule 14), None when it is not one."""
+    if not (isinstance(v, dict) and isinstance(v.get("dist"), str)):
+        return None
+    out: dict[str, Any] = {"dist": v["dist"]}
+    if "version" in v and (v["version"] is None or isinstance(v["version"], str)):
+        out["version"] = v["version"]
+    if isinstance(v.get("location"), str):
+        out["location"] = v["location"]
+    for k in _VERIFIED_COUNTS:
+        if _int(v.get(k)):
+            out[k] = v[k]
+    if isinstance(v.get("examples"), list):
+        examples = []
+        for m in v["examples"]:
+            if not (isinstance(m, dict) and isinstance(m.get("path"), str)):
+                continue
+            ex: dict[str, Any] = {"path": m["path"]}
+            if _int(m.get("size")):
+                ex["size"] = m["size"]
+            if "expected_size" in m and (m["expected_size"] is None or _int(m["expected_size"])):
+                ex["expected_size"] = m["expected_size"]
+            if m.get("kind") in ("binary", "source", "file"):
+                ex["kind"] = m["kind"]
+            if isinstance(m.get("also"), list):
+                ex["also"] = [a for a in m["also"] if isinstance(a, str)]
+            examples.append(ex)
+        out["examples"] = examples
+    if isinstance(v.get("missing_examples"), list):
+        out["missing_examples"] = [p for p in v["missing_examples"] if isinstance(p, str)]
+    return out
+
+
+def verified_files(v: Any) -> dict[str, Any] | None:
+    """The probe's `verify_files` answer in snapshot shape (`python.verified_files`, rule 14), None when it is not
+    one (an old or hand-edited probe document)."""
+    if not isinstance(v, dict) or not isinstance(v.get("dists"), list):
+        return None
+    out: dict[str, Any] = {"dists": [x for d in v["dists"] if (x := _verified_dist(d)) is not None]}
+    for k in ("seconds", "budget"):
+        if _num(v.get(k)):
+            out[k] = float(v[k])
+    if isinstance(v.get("skipped"), list):
+        out["skipped"] = [{k: s[k] for k in ("dist", "version", "why") if k in s
+                           and (isinstance(s[k], str) or (k == "version" and s[k] is None))}
+                          for s in v["skipped"] if isinstance(s, dict) and isinstance(s.get("dist"), str)]
+    return out
+
+
 def to_snapshot_parts(doc: Mapping[str, Any]) -> dict[str, Any]:
     """Probe document -> {"python", "packages", "modules"} in snapshot shape; tolerant of missing or
     wrongly typed fields (an old copy of the probe, a hand-edited file)."""

@@ -141,6 +141,15 @@ def _from_dict(cls: type, data: dict[str, Any], path: str) -> Any:
 # -- loading -------------------------------------------------------------------------------------------
 
 
+def section_from_dict(cls: type, data: Any, path: str, source: str = "<collect>") -> Any:
+    """One snapshot section (a `_Model` subclass) from its JSON shape, as a snapshot file's would be read: what a
+    probe adds to a collected snapshot afterwards (`python.verified_files` under `--deep`)."""
+    try:
+        return _convert(cls, data, path)
+    except _TypeErr as e:
+        raise InputError(e.reason, source=source, path=e.path) from None
+
+
 def snapshot_from_dict(data: Any, source: str = "<snapshot>", path: str = "") -> Snapshot:
     if not isinstance(data, dict):
         raise InputError(f"a snapshot must be a JSON object, got {_json_type(data)}", source=source, path=path or None)

@@ -127,6 +127,57 @@ class MissingFiles(_Model):
 
 
 @dataclass
+class ModifiedFile(_Model):
+    """A file whose size or digest is not what its distribution's RECORD says (rule 14)."""
+
+    path: str = _uk()  # relative to the site directory
+    size: int = _uk()  # on disk now
+    expected_size: int | None = _uk()  # what RECORD says (null: RECORD gives none)
+    kind: str = _uk()  # "binary" (a shared library, an extension module), "source" (.py) or "file"
+    also: list[str] = _uk()  # other distributions here whose RECORD lists the path with other content (rule 11)
+
+
+@dataclass
+class VerifiedDist(_Model):
+    """One distribution whose installed files `check --deep` compared with its RECORD (rule 14)."""
+
+    dist: str = _uk()  # its name as its metadata spells it
+    version: str | None = _uk()
+    location: str = _uk()  # the site directory
+    files: int = _uk()  # RECORD rows with a digest inside the site directory (compiled files left out)
+    bytes: int = _uk()  # bytes hashed
+    modified: int = _uk()  # files whose size or digest differs
+    shared: int = _uk()  # of those, another distribution's RECORD here lists with other content (rule 11)
+    binary: int = _uk()  # of the others (not shared), shared libraries / extension modules
+    missing: int = _uk()  # files not on disk
+    unverified: int = _uk()  # files not compared (the time bound hit, unreadable, unknown algorithm)
+    unverified_bytes: int = _uk()
+    outside: int = _uk()  # rows with a digest outside the site directory (scripts, headers): not compared
+    examples: list[ModifiedFile] = _uk()  # up to five modified files, edits before another's copies
+    missing_examples: list[str] = _uk()  # up to three missing paths
+
+
+@dataclass
+class SkippedDist(_Model):
+    """A distribution `check --deep` asked for whose files were not compared, and why (rule 14)."""
+
+    dist: str = _uk()
+    version: str | None = _uk()
+    why: str = _uk()  # "editable", "no_digests" (an egg-info install), "no RECORD", ...
+
+
+@dataclass
+class VerifiedFiles(_Model):
+    """`python.verified_files` (rule 14, `check --deep` only): installed files compared with their RECORD."""
+
+    seconds: float = _uk()
+    budget: float = _uk()  # the bound on hashing, in seconds
+    dists: list[VerifiedDist] = _uk()
+    skipped: list[SkippedDist] = _uk()
+    error: str = _uk()  # the probe gave no answer (then nothing else is known)
+
+
+@dataclass
 class PythonInfo(_Model):
     """`python`: the target interpreter, which is not necessarily the doctor's own."""
 
@@ -143,6 +194,7 @@ class PythonInfo(_Model):
     ensurepip: bool = _uk()  # recorded without pip only: `-m ensurepip` can install it
     externally_managed: bool = _uk()  # PEP 668: not a venv, EXTERNALLY-MANAGED in its stdlib; pip refuses
     uv_venv: str | None = _uk()  # the uv version pyvenv.cfg names (`uv venv` made it); null: none / not a venv
+    verified_files: VerifiedFiles = _uk()  # rule 14: `check --deep` / `collect --deep` only
 
 
 @dataclass

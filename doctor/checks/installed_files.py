@@ -39,9 +39,7 @@ def installed_files(ctx: CheckContext) -> Iterator[Finding]:
         if not (known(it.dist) and it.dist and known(it.missing) and it.missing):
             continue
         if on_path is None:  # verl's requirements are read only when something is missing
-            from doctor.knowledge.pipcheck import requirement_names
-
-            on_path = set(STACK) | requirement_names(ctx.snapshot, "verl")
+            on_path = stack_and_verl_requirements(ctx.snapshot)
         name = normalize_name(it.dist)
         version = it.version if known(it.version) and it.version else None
         named = f"{name} {version}" if version else name
@@ -82,6 +80,132 @@ def installed_files(ctx: CheckContext) -> Iterator[Finding]:
                       "examples": examples, **({"imports_from": other} if other else {})},
             key=name,
             fix=fix, commands=commands, source=RECORD_DOC)
+
+
+def stack_and_verl_requirements(snap: Any) -> set[str]:
+    """The distributions a verl job on Ascend imports: the stack set of doctor/checks/declared.py, and what verl
+    requires for the target (its Requires-Dist whose marker holds)."""
+    from doctor.knowledge.pipcheck import requirement_names
+
+    return set(STACK) | requirement_names(snap, "verl")
+
+
+def verify_names(snap: Any) -> list[str]:
+    """The distributions whose installed files `check --deep` compares with their RECORD: the ones a verl job
+    imports (`stack_and_verl_requirements`) that are installed. Not every distribution: torch alone is ~0.7 GB
+    to hash, and a changed file of a package the job does not import does not make its bug report mislead. All
+    the stack set when the snapshot does not list the installed packages."""
+    names = stack_and_verl_requirements(snap)
+    pkgs = snap.packages if known(snap.packages) else None
+    return sorted(names if pkgs is None else {n for n in names if n in pkgs})
+
+
+def _said(e: Any) -> str:
+    """One modified file as the detail names it: the path, what kind of file, and the sizes."""
+    path = e.path if known(e.path) else "?"
+    size = e.size if known(e.size) else None
+    want = e.expected_size if known(e.expected_size) else None
+    kind = {"binary": "shared library", "source": "source"}.get(e.kind if known(e.kind) else "", "file")
+    if size is not None and want is not None and size != want:
+        sizes = f"{size} bytes on disk, RECORD says {want}" + (" (truncated)" if size < want else "")
+    else:
+        sizes = "same size, other content"
+    return f"{path} ({kind}: {sizes})"
+
+
+@check("installed-files-verified", "deep", findings=("installed-files-modified", "installed-files-unverified"))
+def installed_files_verified(ctx: CheckContext) -> Iterator[Finding]:
+    """`check --deep`: every installed file of the distributions a verl job imports is what its RECORD says."""
+    py = ctx.snapshot.python
+    vf = py.verified_files if known(py) and known(py.verified_files) else None
+    if vf is None:
+        skip("no --deep comparison of installed files with their RECORD in the snapshot (run `doctor check --deep`)")
+    if known(vf.error) and vf.error:
+        yield finding(
+            "installed-files-unverified", "info", ("python",),
+            "the installed files were not compared with their RECORD",
+            detail=f"The comparison gave no answer: {vf.error}.", evidence={"error": vf.error},
+            fix="Run `doctor check --deep` again (with a larger --deep-timeout if it timed out).", source=RECORD_DOC)
+        return
+    # installed-files-missing already reports the files gone from these (one finding per fact)
+    gone_said = {normalize_name(m.dist) for m in (py.missing_files if known(py.missing_files) else [])
+                 if known(m.dist) and m.dist and known(m.missing) and m.missing}
+    late: list[tuple[str, int, int]] = []
+    for d in vf.dists if known(vf.dists) else []:
+        if not (known(d.dist) and d.dist):
+            continue
+        name = normalize_name(d.dist)
+        version = d.version if known(d.version) and d.version else None
+        named = f"{name} {version}" if version else name
+        if known(d.unverified) and d.unverified:
+            late.append((named, d.unverified, d.unverified_bytes if known(d.unverified_bytes) else 0))
+        modified = d.modified if known(d.modified) else 0
+        shared = d.shared if known(d.shared) else 0
+        own = max(0, modified - shared)
+        gone = d.missing if known(d.missing) and name not in gone_said else 0
+        if not own and not gone:
+            continue
+        binary = d.binary if known(d.binary) else 0
+        examples = [e for e in (d.examples if known(d.examples) else []) if not (known(e.also) and e.also)]
+        total = d.files if known(d.files) else None
+        where = d.location if known(d.location) and d.location else None
+        parts = []
+        if own:
+            parts.append(f"{own} {'differs' if own == 1 else 'differ'} from it")
+        if gone:
+            parts.append(f"{gone} {'is' if gone == 1 else 'are'} gone")
+        counted = f"{own or gone} of the {total} files its RECORD lists" if total is not None \
+            else f"{own or gone} of the files its RECORD lists"
+        title = f"{named}: {counted} " + (f"{parts[0].partition(' ')[2]}, {parts[1]}" if len(parts) == 2
+                                          else parts[0].partition(" ")[2])
+        why = []
+        if binary:
+            why.append(f"{binary} shared librar{'y' if binary == 1 else 'ies'} or extension module"
+                       f"{'' if binary == 1 else 's'} changed: a file truncated by a full disk or an interrupted "
+                       "copy, or written over by another install or an image layer; code that loads it crashes or "
+                       "fails with undefined symbols")
+        if own - binary > 0:
+            why.append(f"{own - binary} other file{'' if own - binary == 1 else 's'} changed (a .py or data file edited "
+                       "in site-packages, as guides and threads tell users to patch vllm, transformers or megatron, "
+                       "or an image that ships patched files)")
+        if gone:
+            missing = list(d.missing_examples) if known(d.missing_examples) else []
+            why.append(f"{gone} file{'' if gone == 1 else 's'} the RECORD lists {'is' if gone == 1 else 'are'} not on "
+                       "disk" + (f" (e.g. {', '.join(missing)})" if missing else "")
+                       + ": the code that needs them fails")
+        fix, commands = _reinstall(ctx.snapshot, name, named, version, where)
+        yield finding(
+            "installed-files-modified", "error" if binary or gone else "warning",
+            (component_of_distribution(name) or "python",),
+            title,
+            detail=f"The installed files of {named}" + (f" in {where}" if where else "")
+                   + " were compared with its RECORD (size and sha256); " + "; ".join(why)
+                   + (f". E.g. {'; '.join(_said(e) for e in examples)}" if examples else "")
+                   + (f". {shared} more {'is' if shared == 1 else 'are'} another distribution's copy (said by "
+                      "files-overwritten-by-another-package)" if shared else "")
+                   + ". The code that runs is not the release the version names, so a bug report from this "
+                   "environment misleads; pip check reads Requires-Dist only and says nothing.",
+            evidence={"dist": name, "version": version, "location": where, "files": total, "modified": own,
+                      "binary": binary, "missing": gone,
+                      "examples": [{"path": e.path, "size": e.size if known(e.size) else None,
+                                    "expected_size": e.expected_size if known(e.expected_size) else None}
+                                   for e in examples]},
+            key=name, fix=fix + " Edits made to its files by hand are lost: keep a copy of what you changed first.",
+            commands=commands, source=RECORD_DOC)
+    if late:
+        budget = vf.budget if known(vf.budget) else None
+        yield finding(
+            "installed-files-unverified", "info", ("python",),
+            f"{sum(n for _, n, _ in late)} installed file(s) were not compared with their RECORD"
+            + (f" within {budget:g} s" if budget else ""),
+            detail="Not compared (the time bound hit, or unreadable): "
+                   + ", ".join(f"{named}: {n} file{'' if n == 1 else 's'}" + (f" ({b / 1e6:.0f} MB)" if b else "")
+                               for named, n, b in late)
+                   + ". Nothing is said about them.",
+            evidence={"unverified": [{"dist": named, "files": n, "bytes": b} for named, n, b in late],
+                      "budget": budget},
+            fix="Run `doctor check --deep --deep-timeout N` with a larger N (the largest files are compared last).",
+            source=RECORD_DOC)
 
 
 TORCH_CPU_BUILDS = frozenset({"torch", "torchvision", "torchaudio"})

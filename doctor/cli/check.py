@@ -39,10 +39,12 @@ REACH_TIMEOUT = 60.0  # upper bound of the --ray --deep ping round (a reachable 
               help="Waive an area, a check id or a finding id. Repeatable.")
 @click.option("--config", "config_file", metavar="FILE",
               help="Waivers file ([tool.doctor] only/ignore/profile/strict). Default: doctor.toml or pyproject.toml in cwd.")
-@click.option("--deep", is_flag=True, help="Also import torch_npu, mindspeed.megatron_adaptor, vllm_ascend in subprocesses; "
+@click.option("--deep", is_flag=True, help="Also import torch_npu, mindspeed.megatron_adaptor, vllm_ascend in subprocesses "
+              "and compare the installed files of the stack's distributions with their RECORD (size, sha256); "
               "with --ray: RoCE-ping one NPU address of every other node from each node.")
 @click.option("--deep-timeout", type=click.FloatRange(min=1), default=120.0, show_default=True,
-              help="Seconds per --deep import (with --ray: for the whole ping round, at most 60).")
+              help="Seconds per --deep import and for the file comparison (with --ray: for the whole ping round, at "
+                   "most 60).")
 @strict_option()
 @junit_option()
 @root_option()
@@ -216,17 +218,39 @@ def _live_snapshot(live: _Background, python: str | None, deep: bool, deep_timeo
     refuse_unrunnable_python(collection.probes, python)
     snap = collection.snapshot
     if deep:
-        from doctor.probes.deep import run_deep_probes
-        from doctor.snapshot.model import ImportResult, known
-
-        console.status("importing torch_npu, mindspeed.megatron_adaptor, vllm_ascend…")
-        res = run_deep_probes(python=python, timeout=deep_timeout)
-        imports = dict(snap.imports) if known(snap.imports) else {}
-        for name, r in res.items():
-            imports[name] = ImportResult(ok=r["ok"], error=r.get("error"), seconds=r.get("seconds"),
-                                         detail=r.get("detail") or {})
-        snap.imports = imports
+        add_deep(snap, python, deep_timeout, console)
     return snap
+
+
+def add_deep(snap: Any, python: str | None, timeout: float, console: Console) -> None:
+    """The `--deep` facts of this host into `snap`: the imports (`imports`) and, at the same time, every installed
+    file of the stack's distributions against its RECORD (`python.verified_files`), each bounded by `timeout`."""
+    import threading
+
+    from doctor.checks.installed_files import verify_names
+    from doctor.probes.deep import run_deep_probes, run_verify_files
+    from doctor.snapshot.loader import section_from_dict
+    from doctor.snapshot.model import ImportResult, VerifiedFiles, known
+
+    names = verify_names(snap)
+    verified: dict[str, Any] = {}
+
+    def verify() -> None:
+        verified.update(run_verify_files(names, python=python, timeout=timeout))
+
+    worker = threading.Thread(target=verify, name="doctor-verify-files", daemon=True)
+    worker.start()
+    console.status(f"importing torch_npu, mindspeed.megatron_adaptor, vllm_ascend; comparing the files of {len(names)} "
+                   "distributions with their RECORD…")
+    res = run_deep_probes(python=python, timeout=timeout)
+    imports = dict(snap.imports) if known(snap.imports) else {}
+    for name, r in res.items():
+        imports[name] = ImportResult(ok=r["ok"], error=r.get("error"), seconds=r.get("seconds"),
+                                     detail=r.get("detail") or {})
+    snap.imports = imports
+    worker.join()
+    if known(snap.python):
+        snap.python.verified_files = section_from_dict(VerifiedFiles, verified, "python.verified_files")
 
 
 def _start_live(root: str, python: str | None, npu_smi_timeout: float) -> _Background:

@@ -28,10 +28,17 @@ from doctor.cli.options import (
 @click.option("--bundle", type=click.Path(dir_okay=False), default=None, metavar="FILE",
               help="Also write a .tar.gz of the raw inputs (npu-smi output, version files, pip freeze), redacted, to "
                    "FILE (e.g. bug.tar.gz; the name is used as given).")
+@click.option("--deep", is_flag=True,
+              help="Also record what `check --deep` probes: the imports of torch_npu, mindspeed.megatron_adaptor and "
+                   "vllm_ascend, and the installed files of the stack compared with their RECORD (so `check --from` "
+                   "judges them).")
+@click.option("--deep-timeout", type=click.FloatRange(min=1), default=120.0, show_default=True,
+              help="Seconds per --deep import, and for the file comparison.")
 @ray_options
 @output_options
 @doctor_command(data_stdout=True)
-def command(console, output, overwrite, root, python, npu_smi_timeout, bundle, use_ray, address, ray_timeout):
+def command(console, output, overwrite, root, python, npu_smi_timeout, bundle, deep, deep_timeout, use_ray, address,
+            ray_timeout):
     """Write a snapshot (doctor.snapshot/1) of this host and Python environment.
 
     Without -o the snapshot JSON goes to stdout. With --json stdout holds one doctor.report/1 object
@@ -45,9 +52,18 @@ def command(console, output, overwrite, root, python, npu_smi_timeout, bundle, u
 
     refuse_overwrite(bundle, overwrite, "--bundle")
     if use_ray:
+        if deep:
+            from doctor.errors import UsageError
+
+            raise UsageError("--deep is per host: run `doctor collect --deep` on each node (`check --ray --deep` "
+                             "pings between the nodes' NPUs)")
         return _collect_ray(console, output, root, python, address, ray_timeout, bundle)
     collection = collect(CollectOptions(root=root, python=python, npu_smi_timeout=npu_smi_timeout))
     refuse_unrunnable_python(collection.probes, python)
+    if deep:
+        from doctor.cli.check import add_deep
+
+        add_deep(collection.snapshot, python, deep_timeout, console)
     text = collection.snapshot.to_json(indent=2) + "\n"
     # the bundle first: when either cannot be written the command fails (exit 2) and leaves no file of this run
     if bundle:

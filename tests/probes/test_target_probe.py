@@ -606,3 +606,117 @@ def _timed(probe: ModuleType, dists: list[tuple[dict[str, Any], Any]], clock: An
     t0 = clock()
     probe.installer_facts({}, dists)
     return float(clock() - t0)
+# -- verify_files: every installed file against its RECORD (check --deep, snapshot rule 13) --------------------
+
+
+def _wheel(name: str) -> Path | None:
+    d = os.environ.get("DOCTOR_TEST_VERL_CONFIGS")  # nox -s tests downloads them next to the verl wheels
+    hits = sorted((Path(d) / "wheels").glob(f"{name}-*.whl")) if d else []
+    return hits[0] if hits else None
+
+
+def _verify(py: Path, *names: str, budget: float = 60) -> dict[str, Any]:
+    import json
+    import subprocess
+
+    from doctor.probes.pyenv import extract_document
+
+    r = subprocess.run([str(py), "-B", SCRIPT, "--verify-files", str(budget), *names], capture_output=True,
+                       text=True, timeout=300)
+    doc, err = extract_document(r.stdout)
+    assert doc is not None and not doc["errors"], (err, r.stderr, json.dumps(doc)[:500])
+    return {d["dist"]: d for d in doc["verify_files"]["dists"]}
+
+
+@pytest.mark.slow
+def test_verify_files_on_real_wheels_in_a_plain_venv_finds_edits_truncations_and_deletions_and_nothing_else(
+        tmp_path: Path) -> None:
+    """einops 0.6.2rc0, PyJWT 2.10.1 then jwt 1.3.1 (both ship jwt/), installed by a `python3 -m venv` target's
+    own pip: untouched, nothing differs, whatever the interpreter compiles; PyJWT's files jwt wrote over are named
+    with jwt (the shared-files case, not an edit); then a hand edit, a same-size change, a truncation and a
+    deletion are each found as such."""
+    import shutil
+    import subprocess
+
+    wheels = [_wheel(n) for n in ("einops-0.6.2rc0", "PyJWT-2.10.1", "jwt-1.3.1")]
+    if not all(wheels):
+        pytest.skip("no einops / PyJWT / jwt wheels under $DOCTOR_TEST_VERL_CONFIGS/wheels")
+    venv = tmp_path / "venv"
+    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, timeout=300)
+    py = venv / "bin" / "python"
+    for w in wheels:
+        subprocess.run([str(py), "-m", "pip", "install", "--isolated", "--no-index", "--no-deps", "-q", str(w)],
+                       check=True, timeout=600)
+    site = Path(subprocess.run([str(py), "-c", "import einops, os; print(os.path.dirname(einops.__path__[0]))"],
+                               capture_output=True, text=True, check=True, timeout=120).stdout.strip())
+    got = _verify(py, "einops", "PyJWT", "jwt", "pip")
+    assert set(got) == {"einops", "PyJWT", "jwt", "pip"}
+    for name in ("einops", "jwt", "pip"):  # untouched (pip: 800 files, its console scripts outside the site dir)
+        assert (got[name]["modified"], got[name]["missing"], got[name]["unverified"]) == (0, 0, 0), got[name]
+    # the wheel's 23 files (RECORD itself has no digest) and what pip wrote with one: INSTALLER, REQUESTED,
+    # direct_url.json
+    assert got["einops"]["files"] == 26 and got["einops"]["bytes"] > 100_000
+    assert got["pip"]["outside"] >= 3  # bin/pip, bin/pip3, bin/pip3.11: written by the installer, not compared
+    pyjwt = got["PyJWT"]
+    assert pyjwt["modified"] == pyjwt["shared"] >= 1 and pyjwt["binary"] == 0
+    assert all(e["also"] == ["jwt"] for e in pyjwt["examples"]) and "jwt/__init__.py" in [e["path"] for e in pyjwt["examples"]]
+    # what the interpreter and pip compile never counts
+    subprocess.run([str(py), "-m", "compileall", "-q", str(site / "einops")], check=True, timeout=300)
+    subprocess.run([str(py), "-c", "import einops, einops.packing"], check=True, timeout=120)
+    (site / "einops" / "parsing.pyc").write_bytes(b"\0" * 16)
+    assert _verify(py, "einops")["einops"]["modified"] == 0
+    pkg = site / "einops"
+    with open(pkg / "einops.py", "a") as fh:  # a hand edit, as a forum thread tells
+        fh.write("\n# patched\n")
+    data = bytearray((pkg / "parsing.py").read_bytes())
+    data[100] ^= 0x20  # the same size, other content: only the digest tells
+    (pkg / "parsing.py").write_bytes(bytes(data))
+    (pkg / "packing.py").write_bytes((pkg / "packing.py").read_bytes()[:100])  # truncated
+    (pkg / "layers" / "flax.py").unlink()
+    shutil.rmtree(pkg / "__pycache__")
+    e = _verify(py, "einops")["einops"]
+    assert (e["modified"], e["missing"], e["shared"], e["binary"]) == (3, 1, 0, 0)
+    assert e["missing_examples"] == ["einops/layers/flax.py"]
+    by = {x["path"]: x for x in e["examples"]}
+    assert by["einops/einops.py"] == {"path": "einops/einops.py", "size": 34853, "expected_size": 34842, "kind": "source"}
+    assert by["einops/parsing.py"]["size"] == by["einops/parsing.py"]["expected_size"] == 6717
+    assert (by["einops/packing.py"]["size"], by["einops/packing.py"]["expected_size"]) == (100, 7668)
+    # bounded: with no time left nothing is hashed, and what was not compared is counted, not guessed (the two
+    # files whose size differs need no read)
+    late = _verify(py, "einops", budget=0)["einops"]
+    assert (late["modified"], late["missing"], late["bytes"]) == (2, 1, 0)
+    assert late["unverified"] == 26 - 3 and late["unverified_bytes"] > 0
+
+
+def test_verify_files_leaves_out_what_it_cannot_or_must_not_compare(probe: ModuleType, tmp_path: Path,
+                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    """Rows without a digest, compiled files and files outside the site directory are not compared; an editable
+    install and an egg-info install (no digests) are named as skipped, with why; a row in another algorithm is
+    hashed with it; a name not asked for is not read."""
+    site = tmp_path / "lib" / "site"
+    body = b"x = 1\n"
+    _installed(site, "mypkg", {"mypkg/__init__.py": body}, "mypkg")
+    write(site / "mypkg" / "__init__.py", body)
+    rec = site / "mypkg-1.0.dist-info" / "RECORD"
+    import base64
+    import hashlib
+
+    sha512 = base64.urlsafe_b64encode(hashlib.sha512(b"y\n").digest()).rstrip(b"=").decode()
+    write(site / "mypkg" / "other.py", "y\n")
+    rec.write_text(rec.read_text() + f"mypkg/other.py,sha512={sha512},2\n../../bin/mytool,{_digest(b'#!x')},3\n"
+                   f"mypkg/stale.pyc,{_digest(b'old')},3\n./mypkg/dot.py,{_digest(b'd')},1\n")
+    write(site / "mypkg" / "stale.pyc", "new bytecode")
+    write(site / "mypkg" / "dot.py", "e")  # `./` rows are the same path: compared, and edited
+    make_site_packages(site, {"edit": "1.0"}, editable={"edit": tmp_path / "src"})
+    write(site / "old-1.0-py3.11.egg-info" / "PKG-INFO", "Metadata-Version: 2.1\nName: old\nVersion: 1.0\n")
+    write(site / "old-1.0-py3.11.egg-info" / "installed-files.txt", "../old/__init__.py\n")
+    _installed(site, "other", {"other/__init__.py": b"z"}, "other")  # not asked for, not on disk: not read
+    monkeypatch.setattr(sys, "path", [str(site)])
+    probe._ERRORS[:] = []
+    got = probe.verify_files(["MyPkg", "edit", "old"], budget=30, workers=2)
+    assert probe._ERRORS == []
+    (d,) = got["dists"]
+    assert (d["dist"], d["files"], d["modified"], d["outside"], d["unverified"]) == ("mypkg", 3, 1, 1, 0)
+    assert d["examples"] == [{"path": "mypkg/dot.py", "size": 1, "expected_size": 1, "kind": "source"}]
+    assert sorted((s["dist"], s["why"]) for s in got["skipped"]) == [("edit", "editable"), ("old", "no_digests")]
+    assert got["budget"] == 30 and got["seconds"] >= 0

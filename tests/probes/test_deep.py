@@ -60,3 +60,22 @@ def test_check_deep_turns_import_errors_into_findings(fake_stack, tmp_path):
     f = {x["id"]: x for x in data["findings"]}
     assert f["import-torch-npu-failed"]["components"][0] == "nnal"
     assert "import-mindspeed-failed" not in f and out.returncode == 1
+
+
+def test_verify_files_runs_in_the_target_interpreter_and_answers_in_snapshot_shape(tmp_path):
+    """The comparison runs in the named interpreter (here the tests' own, on its own pytest distribution); its
+    answer is read into snapshot shape (rule 13) and bounded below the timeout."""
+    from doctor.probes.deep import VERIFY_MARGIN, run_verify_files
+
+    got = run_verify_files(["pytest", "not-installed-anywhere"], python=sys.executable, timeout=60, cwd=str(tmp_path))
+    (d,) = got["dists"]
+    assert d["dist"] == "pytest" and d["files"] > 50 and d["modified"] == 0 and d["unverified"] == 0
+    assert got["budget"] == 60 - VERIFY_MARGIN and got["skipped"] == []
+    assert run_verify_files(["pytest"], python=sys.executable, timeout=4, cwd=str(tmp_path))["budget"] == 2
+
+
+def test_verify_files_without_an_answer_says_why():
+    from doctor.probes.deep import run_verify_files
+
+    got = run_verify_files(["torch"], python="/nonexistent/python3", timeout=5)
+    assert list(got) == ["error"] and "no such file" in got["error"]

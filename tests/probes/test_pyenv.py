@@ -400,3 +400,31 @@ def test_the_facts_a_fix_needs_reach_the_snapshot_and_survive_a_round_trip(targe
         {k: py[k] for k in ("pip", "ensurepip", "externally_managed", "uv_venv")}
     odd = to_snapshot_parts({"python": {"version": "3.11.7", "pip": "yes", "externally_managed": 1, "uv_venv": 3}})
     assert not {"pip", "externally_managed", "uv_venv"} & set(odd["python"])
+
+
+def test_verified_files_reader_keeps_what_is_well_typed_and_loads_as_a_snapshot() -> None:
+    """The probe's `verify_files` answer into `python.verified_files` (rule 13): wrong types are left out (unknown),
+    never guessed, and the result loads with the model's own types."""
+    from doctor.probes.pyenv import verified_files
+    from doctor.snapshot.loader import section_from_dict
+    from doctor.snapshot.model import VerifiedFiles, known
+
+    assert verified_files(None) is None and verified_files({"dists": "x"}) is None
+    got = verified_files({
+        "seconds": 1.5, "budget": True, "skipped": [{"dist": "vllm", "version": None, "why": "editable"}, 3],
+        "dists": [
+            {"dist": "torch", "version": "2.13.0", "location": "/v", "files": 12, "bytes": -1, "modified": 2,
+             "shared": 1, "binary": True, "missing": 0, "unverified": 1.5,
+             "examples": [{"path": "torch/lib/libc10.so", "size": 10, "expected_size": None, "kind": "binary",
+                           "also": ["x", 1]}, {"path": 3}, "junk", {"path": "a.py", "kind": "weird", "size": "9"}],
+             "missing_examples": ["a", None]},
+            {"version": "1"}, "junk"]})
+    assert got == {
+        "seconds": 1.5, "skipped": [{"dist": "vllm", "version": None, "why": "editable"}],
+        "dists": [{"dist": "torch", "version": "2.13.0", "location": "/v", "files": 12, "modified": 2, "shared": 1,
+                   "missing": 0,
+                   "examples": [{"path": "torch/lib/libc10.so", "size": 10, "expected_size": None, "kind": "binary",
+                                 "also": ["x"]}, {"path": "a.py"}],
+                   "missing_examples": ["a"]}]}
+    vf = section_from_dict(VerifiedFiles, got, "python.verified_files")
+    assert vf.dists[0].examples[0].kind == "binary" and not known(vf.budget) and not known(vf.dists[0].binary)

@@ -840,7 +840,9 @@ def _record_rows(text, loc):
         if len(row) < 2 or not row[1] or "=" not in row[1]:
             continue
         path = _relative(row[0], loc)
-        if path is None or path.startswith("../") or path == "..":
+        if path is not None:
+            path = os.path.normpath(path)  # `a/../../x` leaves the directory; `/site//` is no file in it
+        if path is None or path.startswith(("../", "/")) or path in ("..", "."):
             outside += 1
             continue
         if "__pycache__/" in path or path.endswith(_COMPILED):

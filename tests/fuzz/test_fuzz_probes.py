@@ -195,3 +195,41 @@ def test_missing_files_of_any_record_are_counted_never_raised(record, junk):
     parts = to_snapshot_parts({"python": {"missing_files": items + junk}})
     assert len(parts["python"]["missing_files"]) >= len(items)
     snapshot_from_dict({"schema": "doctor.snapshot/1", **parts}, source="fuzz.json")
+
+
+@fuzz
+@given(st.lists(st.sampled_from(["p", "/", ",", '"', "\r", "\n", "=", "sha256", "_", ".", "./", "../", "/site/",
+                                 "/x/", "__pycache__/", ".pyc", "12", "-1"]), max_size=30).map("".join))
+def test_record_rows_of_any_record_are_inside_the_site_directory_never_raised(record):
+    """Whatever a RECORD says (`./` and `../` prefixes, absolute paths under the site directory or elsewhere, quoting,
+    sizes that are no number): the rows verify_files compares are relative paths inside the directory, with a
+    digest, never compiled files."""
+    rows, outside = target._record_rows(record, "/site")
+    assert outside >= 0
+    for path, algorithm, digest, size in rows:
+        assert not path.startswith(("/", "../")) and "__pycache__/" not in path and not path.endswith(".pyc")
+        assert algorithm == algorithm.lower() and (size is None or size >= 0)
+
+
+_JUNK = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=4),
+    lambda children: st.lists(children, max_size=3) | st.dictionaries(
+        st.sampled_from(["seconds", "budget", "dists", "skipped", "dist", "version", "location", "files", "bytes",
+                         "modified", "shared", "binary", "missing", "unverified", "unverified_bytes", "outside",
+                         "examples", "missing_examples", "path", "size", "expected_size", "kind", "also", "why"]),
+        children, max_size=6),
+    max_leaves=25)
+
+
+@fuzz
+@given(_JUNK)
+def test_the_verified_files_reader_on_any_answer_gives_a_loadable_section_or_none(doc):
+    """The probe's `verify_files` answer, however mangled (an old probe, a hand-edited document): None, or what the
+    model loads (rule 13), never raised."""
+    from doctor.probes.pyenv import verified_files
+    from doctor.snapshot.loader import section_from_dict
+    from doctor.snapshot.model import VerifiedFiles
+
+    got = verified_files(doc)
+    if got is not None:
+        section_from_dict(VerifiedFiles, got, "python.verified_files")

@@ -18,7 +18,9 @@ json_values = st.recursive(
 keys = st.sampled_from(["host", "python", "packages", "modules", "ascend", "env", "imports", "network", "ray",
                         "complete", "toolkit", "devices", "id", "version", "origins", "nodes", "snapshot", "node",
                         "libstdcxx", "system", "glibcxx", "shared_files", "dists", "differ", "on_disk",
-                        "examples", "missing_files", "dist", "missing", "imports_from"])
+                        "examples", "missing_files", "dist", "missing", "imports_from", "verified_files",
+                        "skipped", "why", "path", "size", "expected_size", "kind", "also", "shared", "binary",
+                        "unverified", "budget", "seconds"])
 shaped = st.recursive(
     st.none() | st.booleans() | st.integers() | st.text(max_size=8),
     lambda children: st.lists(children, max_size=3) | st.dictionaries(keys, children, max_size=4),

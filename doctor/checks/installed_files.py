@@ -10,6 +10,17 @@ every file the RECORD lists under that name (doctor/probes/_target_probe.py `mis
 Severity: an error for a package a verl job imports on Ascend (the stack set of doctor/checks/declared.py) or one
 verl requires for the target (its Requires-Dist whose marker holds); a warning otherwise. The fix reinstalls that
 exact release without touching its dependencies, with the target's own pip.
+
+Under `check --deep` (and `collect --deep`) only, `installed-files-verified` reads `python.verified_files` (rule 13):
+every file the RECORD of a distribution a verl job imports lists, compared with its size and sha256 in the target
+interpreter. A file that differs is a hand edit in site-packages (guides and threads tell users to patch vllm,
+transformers or megatron there), an image that ships patched files, a .so truncated by a full disk or an interrupted
+copy: the code that runs is not the release the version names, and nothing else shows it. One finding per fact: a
+file another distribution's RECORD lists with other content is files-overwritten-by-another-package's, files gone
+that installed-files-missing reports are its. Severity: an error when a shared library or extension module changed
+or a listed file is gone (a crash, undefined symbols, an ImportError deep in a code path), a warning when only .py
+or data files changed (often a deliberate workaround; the stack may run, but a report from it misleads). The fix is
+installed-files-missing's reinstall; hand edits are lost.
 """
 
 from __future__ import annotations

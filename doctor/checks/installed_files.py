@@ -154,6 +154,10 @@ def installed_files_verified(ctx: CheckContext) -> Iterator[Finding]:
         shared = d.shared if known(d.shared) else 0
         own = max(0, modified - shared)
         gone = d.missing if known(d.missing) and name not in gone_said else 0
+        lost = list(d.missing_examples) if known(d.missing_examples) else []
+        if gone == 1 and len(lost) == 1 and lost[0].count("/") == 1 and lost[0].endswith("/__init__.py") \
+                and name.startswith(normalize_name(lost[0].partition("/")[0]) + "-"):
+            gone = 0  # a namespace portion's <top>/__init__.py another portion's uninstall deleted (as above)
         if not own and not gone:
             continue
         binary = d.binary if known(d.binary) else 0
@@ -180,7 +184,7 @@ def installed_files_verified(ctx: CheckContext) -> Iterator[Finding]:
                        "in site-packages, as guides and threads tell users to patch vllm, transformers or megatron, "
                        "or an image that ships patched files)")
         if gone:
-            missing = list(d.missing_examples) if known(d.missing_examples) else []
+            missing = lost
             why.append(f"{gone} file{'' if gone == 1 else 's'} the RECORD lists {'is' if gone == 1 else 'are'} not on "
                        "disk" + (f" (e.g. {', '.join(missing)})" if missing else "")
                        + ": the code that needs them fails")

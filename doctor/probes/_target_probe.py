@@ -825,8 +825,10 @@ def _imports_from(top, loc):
 
 # -- every installed file against its RECORD digest and size (`check --deep`, snapshot rule 13) -------------
 
-# paths RECORD lists that an installer or the interpreter rewrites after the digest was taken, or that are no code
 _COMPILED = (".pyc", ".pyo")
+# INSTALLER of the tools that write RECORD from the bytes they put on disk (PEP 376 / 627)
+_WHEEL_INSTALLERS = frozenset({"pip", "uv", "poetry", "pdm", "pipenv", "hatch", "rye", "pixi", "installer",
+                               "python-installer"})
 
 
 def _record_rows(text, loc):
@@ -880,26 +882,22 @@ def _digest_of(path, algorithm, size):
 
 
 def _also_listed(path, loc, entry, others, cache):
-    """The other distributions in `loc` whose RECORD lists `path`: [(name, "algorithm=digest")]. Their RECORD
-    texts are read only when a file differs (rare), each once."""
+    """The other distributions in `loc` that list `path` among their installed files: [(name, "algorithm=digest")],
+    the digest None for an egg-info install (installed-files.txt has none). Their lists are read only when a file
+    differs (rare), each once."""
     out = []
+    top = path.split("/", 1)[0] if "/" in path else path.split(".", 1)[0]
     for other, dist in others:
         if other is entry or other.get("location") != loc:
             continue
         key = id(other)
         if key not in cache:
-            cache[key] = (_read_dist_text(dist, "RECORD") or "", None)
-        text, rows = cache[key]
-        if path not in text:
+            cache[key] = _installed_text(dist) or ""
+        if path not in cache[key]:  # (an egg-info lists `../jwt/__init__.py`: the path is in it too)
             continue
-        if rows is None:
-            rows = {}
-            for row in _stdlib("csv").reader(text.splitlines()):
-                if len(row) >= 2:
-                    p = _relative(row[0], loc)
-                    if p:
-                        rows[p] = row[1]
-            cache[key] = (text, rows)
+        if (key, top) not in cache:
+            cache[(key, top)] = _installed_rows(dist, top, loc)
+        rows = cache[(key, top)]
         if path in rows:
             out.append((other["name"], rows[path]))
     return out
@@ -912,16 +910,20 @@ def verify_files(names, budget=60.0, workers=None):
     padding). What `pip check` (Requires-Dist only) and every import miss: a .py edited by hand in site-packages, a
     shared library truncated by a full disk or an interrupted copy, a file another install wrote over.
 
-    Left out: editable installs (their code is meant to change) and egg-info installs (installed-files.txt has no
-    digests: `no_digests`), a distribution whose metadata is not in the directory it installs into, copies
+    Left out: editable installs (their code is meant to change), egg-info installs (installed-files.txt has no
+    digests: `no_digests`), distributions not installed from a wheel by a tool that writes RECORD from what it put
+    on disk (INSTALLER other than pip, uv, ...: conda replaces its build prefix inside files, Debian's
+    dist-packages keep the build's RECORD with stripped .so files and no INSTALLER), a distribution whose metadata
+    is not in the directory it installs into, copies
     shadowed later on sys.path (the first copy is what imports load), rows without a digest (RECORD, INSTALLER,
     the .pyc pip compiles), compiled files, and files outside the site directory (console scripts, headers: a
     relocated venv rewrites the scripts' shebangs, and no import loads them).
 
     Bounded: the digests are computed by `workers` threads, smallest files first, until `budget` seconds after
     the start; what is left is counted per distribution as `unverified` (files and bytes), never guessed. A
-    modified file that another distribution's RECORD in the same directory also lists is named with it (`also`):
-    with a different digest there, it is the other's copy (snapshot rule 11), not an edit."""
+    modified file that another distribution in the same directory also lists with other content (its RECORD digest,
+    or an egg-info install's installed-files.txt) is named with it (`also`): it is the other's copy (snapshot rule
+    11), not an edit. A missing .py whose sourceless .pyc is there (a bytecode-only deployment) is not missing."""
     time = _stdlib("time")
     threading = _stdlib("threading")
     start = time.monotonic()
@@ -940,8 +942,13 @@ def verify_files(names, budget=60.0, workers=None):
         elif not loc or info.rpartition("/")[0] != loc or not info.endswith((".dist-info", ".egg-info")):
             why = "metadata outside the directory it installs into"
         text = None if why else _read_dist_text(dist, "RECORD")
+        installer = (entry.get("installer") or "").lower()
         if why is None and text is None:
             why = "no_digests" if info.endswith(".egg-info") else "no RECORD"
+        elif why is None and installer not in _WHEEL_INSTALLERS:
+            # conda rewrites its build prefix inside installed files, Debian strips .so files and points certifi at
+            # the system CA bundle, and leaves no INSTALLER: their RECORD is the build's, not what was installed
+            why = "installed by " + installer if installer else "no INSTALLER (not installed from a wheel by pip / uv)"
         if why:
             skipped.append({"dist": entry["name"], "version": entry.get("version"), "why": why})
             continue
@@ -955,7 +962,8 @@ def verify_files(names, budget=60.0, workers=None):
             try:
                 st = os.stat(full)
             except OSError:
-                d["missing"].append(path)
+                if not (path.endswith(".py") and os.path.lexists(full + "c")):
+                    d["missing"].append(path)  # (a sourceless .pyc standing in: a bytecode-only deployment)
                 continue
             if size is not None and st.st_size != size:
                 d["modified"].append({"path": path, "size": st.st_size, "expected_size": size,

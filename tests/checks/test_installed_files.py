@@ -199,6 +199,10 @@ def test_another_distributions_copy_is_left_to_shared_files_and_what_installed_f
     assert "1 more is another distribution's copy (said by files-overwritten-by-another-package)" in f.detail
     gone = [_vdist("opencv-python-headless", "4.10.0.84", 41, [], missing=41)]
     assert _vfound(_vsnap(gone, missing=[_item("opencv-python-headless", "4.10.0.84", "cv2", 41, 41)])) == []
+    # backports.weakref uninstalled deleted the backports/__init__.py every portion lists: the rest import on
+    ns = _vdist("backports.functools-lru-cache", "1.6.6", 8, [], missing=1)
+    ns["missing_examples"] = ["backports/__init__.py"]
+    assert _vfound(_vsnap([ns], missing=[])) == []
     # a file gone deep inside a package whose __init__.py is there: nobody else says it
     (g,) = _vfound(_vsnap([_vdist("verl", "0.9.1", 514, [], missing=1)], missing=[]))
     assert (g.severity.value, g.title) == ("error", "verl 0.9.1: 1 of the 514 files its RECORD lists is gone")

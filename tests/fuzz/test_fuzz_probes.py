@@ -206,7 +206,7 @@ def test_record_rows_of_any_record_are_inside_the_site_directory_never_raised(re
     digest, never compiled files."""
     rows, outside = target._record_rows(record, "/site")
     assert outside >= 0
-    for path, algorithm, digest, size in rows:
+    for path, algorithm, _digest, size in rows:
         assert not path.startswith(("/", "../")) and "__pycache__/" not in path and not path.endswith(".pyc")
         assert algorithm == algorithm.lower() and (size is None or size >= 0)
 

@@ -711,12 +711,40 @@ def test_verify_files_leaves_out_what_it_cannot_or_must_not_compare(probe: Modul
     write(site / "old-1.0-py3.11.egg-info" / "PKG-INFO", "Metadata-Version: 2.1\nName: old\nVersion: 1.0\n")
     write(site / "old-1.0-py3.11.egg-info" / "installed-files.txt", "../old/__init__.py\n")
     _installed(site, "other", {"other/__init__.py": b"z"}, "other")  # not asked for, not on disk: not read
+    write(site / "mypkg-1.0.dist-info" / "INSTALLER", "pip\n")
+    # conda and Debian rewrite installed files (prefix replacement, stripped .so): their RECORD is the build's
+    _installed(site, "condapkg", {"condapkg/__init__.py": b"/opt/conda-bld/placehold"}, "condapkg")
+    write(site / "condapkg-1.0.dist-info" / "INSTALLER", "conda\n")
+    write(site / "condapkg" / "__init__.py", "/home/u/miniconda3/envs/verl")
+    _installed(site, "debpkg", {"debpkg/_x.so": b"unstripped"}, "debpkg")
+    write(site / "debpkg" / "_x.so", "stripped")
     monkeypatch.setattr(sys, "path", [str(site)])
     probe._ERRORS[:] = []
-    got = probe.verify_files(["MyPkg", "edit", "old"], budget=30, workers=2)
+    got = probe.verify_files(["MyPkg", "edit", "old", "condapkg", "debpkg"], budget=30, workers=2)
     assert probe._ERRORS == []
     (d,) = got["dists"]
     assert (d["dist"], d["files"], d["modified"], d["outside"], d["unverified"]) == ("mypkg", 3, 1, 1, 0)
     assert d["examples"] == [{"path": "mypkg/dot.py", "size": 1, "expected_size": 1, "kind": "source"}]
-    assert sorted((s["dist"], s["why"]) for s in got["skipped"]) == [("edit", "editable"), ("old", "no_digests")]
+    assert sorted((s["dist"], s["why"]) for s in got["skipped"]) == [
+        ("condapkg", "installed by conda"), ("debpkg", "no INSTALLER (not installed from a wheel by pip / uv)"),
+        ("edit", "editable"), ("old", "no_digests")]
     assert got["budget"] == 30 and got["seconds"] >= 0
+
+
+def test_verify_files_names_an_egg_info_overwrite_as_the_others_copy_and_a_sourceless_pyc_is_not_missing(
+        probe: ModuleType, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """What hrecord41's egg-info target (`setup.py install` of a jwt over PyJWT) and haudit43's bytecode-only
+    deployment (`compileall -b`, the .py deleted) left: the overwrite is the egg's copy (`also`, files-overwritten's
+    case, whose installed-files.txt has no digest), and a .py whose .pyc is there is not gone."""
+    site = tmp_path / "site"
+    _installed(site, "PyJWT", {"jwt/__init__.py": b"pyjwt\n", "jwt/api.py": b"api\n"}, "jwt")
+    write(site / "PyJWT-1.0.dist-info" / "INSTALLER", "pip\n")
+    write(site / "jwt" / "__init__.py", "egg\n")
+    write(site / "jwtegg-0.1-py3.11.egg-info" / "PKG-INFO", "Metadata-Version: 2.1\nName: jwtegg\nVersion: 0.1\n")
+    write(site / "jwtegg-0.1-py3.11.egg-info" / "installed-files.txt", "../jwt/__init__.py\n")
+    write(site / "jwt" / "api.pyc", b"\x00bytecode")
+    monkeypatch.setattr(sys, "path", [str(site)])
+    (d,) = probe.verify_files(["pyjwt"], budget=30)["dists"]
+    assert (d["modified"], d["shared"], d["missing"]) == (1, 1, 0)
+    assert d["examples"] == [{"path": "jwt/__init__.py", "size": 4, "expected_size": 6, "kind": "source",
+                              "also": ["jwtegg"]}]

@@ -236,7 +236,10 @@ def add_deep(snap: Any, python: str | None, timeout: float, console: Console) ->
     verified: dict[str, Any] = {}
 
     def verify() -> None:
-        verified.update(run_verify_files(names, python=python, timeout=timeout))
+        try:
+            verified.update(run_verify_files(names, python=python, timeout=timeout))
+        except Exception as e:  # noqa: BLE001 - said as the comparison's error, never an empty "all compared"
+            verified["error"] = f"{type(e).__name__}: {e}"
 
     worker = threading.Thread(target=verify, name="doctor-verify-files", daemon=True)
     worker.start()

@@ -129,6 +129,9 @@ def test_usage_errors_exit_2(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) ->
     assert run(["--root", str(tmp_path / "missing")], monkeypatch).exit_code == 2
     assert run(["--python", str(tmp_path / "missing")], monkeypatch).exit_code == 2
     assert run(["--npu-smi-timeout", "0"], monkeypatch).exit_code == 2
+    r = run(["--ray", "--deep"], monkeypatch)  # --deep is per host: collect it on each node
+    assert r.exit_code == 2 and "--deep is per host" in r.stderr
+    assert run(["--deep", "--deep-timeout", "0"], monkeypatch).exit_code == 2
 
 
 def test_failing_target_python_is_exit_2_and_nothing_is_written(tmp_path: Path, report_schema: dict,

@@ -11,7 +11,7 @@ Severity: an error for a package a verl job imports on Ascend (the stack set of 
 verl requires for the target (its Requires-Dist whose marker holds); a warning otherwise. The fix reinstalls that
 exact release without touching its dependencies, with the target's own pip.
 
-Under `check --deep` (and `collect --deep`) only, `installed-files-verified` reads `python.verified_files` (rule 13):
+Under `check --deep` (and `collect --deep`) only, `installed-files-verified` reads `python.verified_files` (rule 14):
 every file the RECORD of a distribution a verl job imports lists, compared with its size and sha256 in the target
 interpreter. A file that differs is a hand edit in site-packages (guides and threads tell users to patch vllm,
 transformers or megatron there), an image that ships patched files, a .so truncated by a full disk or an interrupted

@@ -823,7 +823,7 @@ def _imports_from(top, loc):
     return origin
 
 
-# -- every installed file against its RECORD digest and size (`check --deep`, snapshot rule 13) -------------
+# -- every installed file against its RECORD digest and size (`check --deep`, snapshot rule 14) -------------
 
 _COMPILED = (".pyc", ".pyo")
 # INSTALLER of the tools that write RECORD from the bytes they put on disk (PEP 376 / 627)

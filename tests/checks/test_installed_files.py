@@ -1,6 +1,6 @@
 """doctor/checks/installed_files.py: files an installed distribution's RECORD lists that are gone from disk
 (`python.missing_files`, snapshot rule 12); and, under `check --deep`, installed files that differ from their RECORD
-(`python.verified_files`, rule 13)."""
+(`python.verified_files`, rule 14)."""
 
 from __future__ import annotations
 
@@ -137,7 +137,7 @@ def test_the_reinstall_goes_where_the_broken_copy_is():
     assert h.fix.commands == ("/usr/bin/python3.11 -m pip install --force-reinstall --no-deps 'pyjwt==2.10.1'",)
 
 
-# -- installed-files-verified (check --deep): installed files against their RECORD, snapshot rule 13 -----------
+# -- installed-files-verified (check --deep): installed files against their RECORD, snapshot rule 14 -----------
 
 
 def _vsnap(dists: list[dict[str, Any]] | None, missing: list[dict[str, Any]] | None = None,

@@ -225,7 +225,7 @@ _JUNK = st.recursive(
 @given(_JUNK)
 def test_the_verified_files_reader_on_any_answer_gives_a_loadable_section_or_none(doc):
     """The probe's `verify_files` answer, however mangled (an old probe, a hand-edited document): None, or what the
-    model loads (rule 13), never raised."""
+    model loads (rule 14), never raised."""
     from doctor.probes.pyenv import verified_files
     from doctor.snapshot.loader import section_from_dict
     from doctor.snapshot.model import VerifiedFiles

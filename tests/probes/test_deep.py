@@ -64,7 +64,7 @@ def test_check_deep_turns_import_errors_into_findings(fake_stack, tmp_path):
 
 def test_verify_files_runs_in_the_target_interpreter_and_answers_in_snapshot_shape(tmp_path):
     """The comparison runs in the named interpreter (here the tests' own, on its own pytest distribution); its
-    answer is read into snapshot shape (rule 13) and bounded below the timeout."""
+    answer is read into snapshot shape (rule 14) and bounded below the timeout."""
     from doctor.probes.deep import VERIFY_MARGIN, run_verify_files
 
     got = run_verify_files(["pytest", "not-installed-anywhere"], python=sys.executable, timeout=60, cwd=str(tmp_path))

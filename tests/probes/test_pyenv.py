@@ -403,7 +403,7 @@ def test_the_facts_a_fix_needs_reach_the_snapshot_and_survive_a_round_trip(targe
 
 
 def test_verified_files_reader_keeps_what_is_well_typed_and_loads_as_a_snapshot() -> None:
-    """The probe's `verify_files` answer into `python.verified_files` (rule 13): wrong types are left out (unknown),
+    """The probe's `verify_files` answer into `python.verified_files` (rule 14): wrong types are left out (unknown),
     never guessed, and the result loads with the model's own types."""
     from doctor.probes.pyenv import verified_files
     from doctor.snapshot.loader import section_from_dict

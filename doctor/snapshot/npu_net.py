@@ -7,8 +7,7 @@ absent (`"address": null` = hccn_tool says no address is configured; `"conf": nu
 Device ids are physical ids: the N of /dev/davinciN, of `hccn_tool -i N` and of `address_N` in hccn.conf.
 """
 
-from __future__ import annotations
-
+# annotations are evaluated as the classes are created: see the note in model.py
 from dataclasses import dataclass
 
 from doctor.snapshot._base import _Model, _uk

@@ -24,7 +24,7 @@ if TYPE_CHECKING:
 
 # PEP 600: manylinux_X_Y needs glibc >= X.Y; the legacy aliases (PEP 513/571/599/600) name glibc 2.5/2.12/2.17.
 _LEGACY = {"manylinux1": (2, 5), "manylinux2010": (2, 12), "manylinux2014": (2, 17)}
-_TAG = re.compile(r"(manylinux_(\d+)_(\d+)|manylinux1|manylinux2010|manylinux2014)_(x86_64|aarch64)")
+_TAG = r"(manylinux_(\d+)_(\d+)|manylinux1|manylinux2010|manylinux2014)_(x86_64|aarch64)"  # compiled on first use
 MANYLINUX_SOURCE = "https://peps.python.org/pep-0600/"
 # Packages of the stack whose Linux releases are manylinux wheels (the table's source names one); a local build
 # (`2.7.0+cpu`, `0.9.1+empty`: another index or a source build) is not judged.
@@ -51,7 +51,7 @@ def glibc_of(libc: str | None) -> tuple[int, int] | None:
 OS_GLIBC = {5: (2, 5), 6: (2, 12), 7: (2, 17)}
 OS_GLIBC_SOURCE = ("https://peps.python.org/pep-0571/; https://peps.python.org/pep-0599/; "
                    "https://web.archive.org/web/20180108090257/https://wiki.centos.org/About/Product")
-_ENTERPRISE = re.compile(r"\b(?:centos|red\s*hat\s+enterprise\s+linux|rhel)\b\D*?(\d+)(?:\.\d+)?\b", re.I)
+_ENTERPRISE = r"(?i)\b(?:centos|red\s*hat\s+enterprise\s+linux|rhel)\b\D*?(\d+)(?:\.\d+)?\b"  # compiled on first use
 
 # PyTorch's Linux binaries (pip and conda), whatever the manylinux tag on the wheel says (torch's x86_64 wheels are
 # tagged manylinux1 through 2.6): "PyTorch is supported on Linux distributions that use glibc >= v2.17" (its
@@ -66,7 +66,7 @@ def os_glibc(os_name: str | None) -> tuple[int, int] | None:
     None for any other OS (its glibc is not inferred)."""
     if not isinstance(os_name, str):
         return None
-    m = _ENTERPRISE.search(os_name)
+    m = re.search(_ENTERPRISE, os_name)
     return OS_GLIBC.get(int(m.group(1))) if m else None
 
 
@@ -95,7 +95,7 @@ def documented_glibc(name: str, version: str) -> tuple[tuple[int, int], str] | N
 def wheel_glibc(filename: str, arch: str | None) -> tuple[int, int] | None:
     """The oldest glibc a wheel file installs on (the lowest of its compressed manylinux tags for `arch`)."""
     found = []
-    for m in _TAG.finditer(filename):
+    for m in re.finditer(_TAG, filename):
         if arch and m.group(4) != arch:
             continue
         found.append((int(m.group(2)), int(m.group(3))) if m.group(2) else _LEGACY[m.group(1)])

@@ -22,13 +22,14 @@ DEFAULT_NPUS_PER_NODE = {A2: 8, A3: 16, A5: 8, P310: 4, GEN1: 8}
 
 TRAINING_FAMILIES = frozenset({A2, A3, A5})
 
+# compiled on first use (re's own cache): only a host with an NPU name to read needs them
 _SOC_PATTERNS = [
-    (re.compile(r"950"), A5),
-    (re.compile(r"910_?93|910_?9[0-9]{3}|910c", re.I), A3),
-    (re.compile(r"910b", re.I), A2),
-    (re.compile(r"310p", re.I), P310),
-    (re.compile(r"310b", re.I), P310B),
-    (re.compile(r"910(a|prob|pro|premiuma)?$", re.I), GEN1),
+    (r"950", A5),
+    (r"(?i)910_?93|910_?9[0-9]{3}|910c", A3),
+    (r"(?i)910b", A2),
+    (r"(?i)310p", P310),
+    (r"(?i)310b", P310B),
+    (r"(?i)910(a|prob|pro|premiuma)?$", GEN1),
 ]
 
 
@@ -43,7 +44,7 @@ def family_from_name(name: Any) -> str | None:
     if n in ("910", ""):
         return None
     for pat, fam in _SOC_PATTERNS:
-        if pat.search(n):
+        if re.search(pat, n):
             return fam
     return None
 

@@ -123,13 +123,13 @@ class _Index:
                     url = getattr(pkg, "url", None)
                     if isinstance(url, str) and url.startswith("file://"):
                         self.trees.append((_clean(url[len("file://"):]), name, f"direct_url.json of {name}: {url}"))
-                    if isinstance(loc, str) and loc and not _SITE.search(loc + "/"):
+                    if isinstance(loc, str) and loc and not re.search(_SITE, loc + "/"):
                         self.trees.append((_clean(loc), name, f"{name} is installed editable from {loc}"))
         mods = getattr(snapshot, "modules", None)
         if isinstance(mods, dict):
             for mod, facts in mods.items():
                 for origin in getattr(facts, "origins", None) or []:
-                    if isinstance(origin, str) and not _SITE.search(origin):
+                    if isinstance(origin, str) and not re.search(_SITE, origin):
                         dist = self.modules.get(mod) or MODULE_DISTRIBUTIONS.get(mod)
                         if dist:
                             self.trees.append((_clean(origin), dist, f"`{mod}` resolves to {origin}"))
@@ -195,9 +195,11 @@ class Owner(NamedTuple):
     how: str
 
 
-_SITE = re.compile(r"/(?:site|dist)-packages/")
-_MOD_SUFFIX = re.compile(r"(?:\.cpython-[^/]*|\.abi3|\.pypy[^/]*)?\.(?:py|pyc|pyi|so|pyd)$")
-_INFO_DIR = re.compile(r"^(?P<name>[A-Za-z0-9][A-Za-z0-9._]*?)-[^-/]+\.(?:dist|egg)-info$")
+# Path, library and header patterns are compiled on first use (re's own cache): `doctor explain` asks who owns a
+# file, `doctor check` never does, and compiling them at import took ~0.9 ms of every check.
+_SITE = r"/(?:site|dist)-packages/"
+_MOD_SUFFIX = r"(?:\.cpython-[^/]*|\.abi3|\.pypy[^/]*)?\.(?:py|pyc|pyi|so|pyd)$"
+_INFO_DIR = r"^(?P<name>[A-Za-z0-9][A-Za-z0-9._]*?)-[^-/]+\.(?:dist|egg)-info$"
 
 
 def _clean(path: str) -> str:
@@ -207,7 +209,7 @@ def _clean(path: str) -> str:
 
 
 def _site_owner(path: str, snapshot: Any) -> Owner | None:
-    matches = list(_SITE.finditer(path))
+    matches = list(re.finditer(_SITE, path))
     if not matches:
         return None
     m = matches[-1]
@@ -215,11 +217,11 @@ def _site_owner(path: str, snapshot: Any) -> Owner | None:
     first = rest.split("/")[0]
     if not first:
         return None
-    info = _INFO_DIR.match(first)
+    info = re.match(_INFO_DIR, first)
     if info:
         named = normalize(info.group("name"))
         return Owner(component_of_distribution(named) or "python", named, f"{m.group(0)[1:]}{first}/ -> {named}")
-    top = _MOD_SUFFIX.sub("", first)
+    top = re.sub(_MOD_SUFFIX, "", first)
     where = f"{m.group(0)[1:]}{first}" + ("/" if "/" in rest else "")
     dist = distribution_of_module(top, snapshot)
     if dist is not None:
@@ -245,9 +247,9 @@ def _tree_owner(path: str, snapshot: Any) -> Owner | None:
 # The Ascend install tree (docs/ascend-install-layouts.md): the
 # first directory under the root decides, and inside a toolkit the op-kernel directories are the chip's
 # kernels/ops package (opp_kernel/ up to 8.3; opp/built-in/op_impl/ai_core/tbe/kernel/<soc>/ in both layouts).
-_ASCEND_ROOT = re.compile(r"^(?P<root>.*?/Ascend)/(?P<top>[^/]+)(?P<rest>(?:/.*)?)$")
-_TOOLKIT_TOP = re.compile(r"^(?:ascend-toolkit|cann|cann-[^/]+|latest)$")
-_KERNELS = re.compile(r"/(?:opp_kernel|opp/built-in/op_impl)(?:/|$)")
+_ASCEND_ROOT = r"^(?P<root>.*?/Ascend)/(?P<top>[^/]+)(?P<rest>(?:/.*)?)$"
+_TOOLKIT_TOP = r"^(?:ascend-toolkit|cann|cann-[^/]+|latest)$"
+_KERNELS = r"/(?:opp_kernel|opp/built-in/op_impl)(?:/|$)"
 _OTHER_TREES = {
     "driver": "driver", "firmware": "firmware", "nnal": "nnal", "add-ons": "driver",
 }
@@ -264,31 +266,31 @@ def _ascend_owner(path: str, snapshot: Any) -> Owner | None:
         top, _, tail = rest.partition("/")
         tail = "/" + tail if tail else ""
     else:
-        m = _ASCEND_ROOT.match(path)
+        m = re.match(_ASCEND_ROOT, path)
         if m is None:
             return _fixed_owner(path)
         root, top, tail = str(m.group("root")), str(m.group("top")), str(m.group("rest"))
     if top in _OTHER_TREES:
         comp = _OTHER_TREES[top]
         return Owner(comp, None, f"{root}/{top}/ -> {comp} (Ascend install layout)")
-    if _TOOLKIT_TOP.match(top):
-        if _KERNELS.search(tail):
-            return Owner("kernels", None, f"{root}/{top}/.../{_KERNELS.search(tail).group(0).strip('/')} -> the chip's "  # type: ignore[union-attr]
+    if re.match(_TOOLKIT_TOP, top):
+        if kernels := re.search(_KERNELS, tail):
+            return Owner("kernels", None, f"{root}/{top}/.../{kernels.group(0).strip('/')} -> the chip's "
                          "kernels/ops package (Ascend install layout)")
         return Owner("cann", None, f"{root}/{top}/ -> the CANN toolkit (Ascend install layout)")
     return _fixed_owner(path)
 
 
 _FIXED = (
-    (re.compile(r"^/usr/local/dcmi(?:/|$)"), "driver", "/usr/local/dcmi/ -> the driver's DCMI library"),
-    (re.compile(r"^/usr/local/s?bin/npu-smi$"), "driver", "npu-smi -> the driver package"),
-    (re.compile(r"^/etc/ascend_install\.info$"), "driver", "/etc/ascend_install.info -> the driver's install record"),
+    (r"^/usr/local/dcmi(?:/|$)", "driver", "/usr/local/dcmi/ -> the driver's DCMI library"),
+    (r"^/usr/local/s?bin/npu-smi$", "driver", "npu-smi -> the driver package"),
+    (r"^/etc/ascend_install\.info$", "driver", "/etc/ascend_install.info -> the driver's install record"),
 )
 
 
 def _fixed_owner(path: str) -> Owner | None:
     for pat, comp, how in _FIXED:
-        if pat.search(path):
+        if re.search(pat, path):
             return Owner(comp, None, how)
     return None
 
@@ -328,7 +330,7 @@ for _stem in "libtorch_npu libnpu_profiler libop_plugin_atb".split():
 for _stem in "libc10 libtorch libtorch_cpu libtorch_python libtorch_global_deps libshm libaoti_custom_ops".split():
     _LIBRARIES[_stem] = ("torch", "torch", "the torch wheel (" + _TORCH_SOURCE + ")")
 
-_LIB_STEM = re.compile(r"^(?P<stem>lib[\w+-]+?)(?:\.so(?:\.[\w.]*)?|\.a)?$")
+_LIB_STEM = r"^(?P<stem>lib[\w+-]+?)(?:\.so(?:\.[\w.]*)?|\.a)?$"
 
 
 def owner_of_library(soname: str) -> Owner | None:
@@ -337,7 +339,7 @@ def owner_of_library(soname: str) -> Owner | None:
     if not isinstance(soname, str) or not soname.strip():
         return None
     base = soname.strip().replace("\\", "/").rsplit("/", 1)[-1]
-    m = _LIB_STEM.match(base)
+    m = re.match(_LIB_STEM, base)
     if m is None:
         return None
     row = _LIBRARIES.get(m.group("stem"))

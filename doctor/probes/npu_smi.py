@@ -23,11 +23,12 @@ from doctor.probes._run import RunResult, run_bounded
 
 FALLBACK_LOCATIONS = ("/usr/local/sbin/npu-smi", "/usr/local/bin/npu-smi", "/usr/local/Ascend/driver/tools/npu-smi")
 
-_PAIR = re.compile(r"(\d+)\s*/\s*(\d+)")
-_INT = re.compile(r"^-?\d+$")
-_VERSION = re.compile(r"Version:\s*(\S+)", re.I)
-_HEADER = re.compile(r"npu-smi\s+(\S+)", re.I)
-_BUS = re.compile(r"^[0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.[0-9A-Fa-f]$")
+# compiled on first use (re's own cache): a host without npu-smi has no output to parse
+_PAIR = r"(\d+)\s*/\s*(\d+)"
+_INT = r"^-?\d+$"
+_VERSION = r"(?i)Version:\s*(\S+)"
+_HEADER = r"(?i)npu-smi\s+(\S+)"
+_BUS = r"^[0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.[0-9A-Fa-f]$"
 
 
 def _cells(line: str) -> list[str]:
@@ -43,7 +44,7 @@ def _int(text: str | None) -> int | None:
     if text is None:
         return None
     t = text.strip()
-    return int(t) if _INT.match(t) and len(t) < 19 else None
+    return int(t) if re.match(_INT, t) and len(t) < 19 else None
 
 
 def _merge_950(cells: list[str]) -> list[str]:
@@ -85,7 +86,7 @@ def parse_info(text: Any) -> dict[str, Any]:
         if not line:
             continue
         if result["version"] is None and "npu-smi" in line.lower():
-            m = _VERSION.search(line) or _HEADER.search(line)
+            m = re.search(_VERSION, line) or re.search(_HEADER, line)
             if m and any(ch.isdigit() for ch in m.group(1)):
                 result["version"] = m.group(1).strip("|").strip()
                 header_seen = True
@@ -167,10 +168,10 @@ def _device_from_block(block: list[list[str]], has_hbm: bool | None, phy: bool, 
                 elif device:
                     dev["logic_id"] = second
         bus = row2[1] if len(row2) > 1 else ""
-        if _BUS.match(bus):
+        if re.match(_BUS, bus):
             dev["bus_id"] = bus
         metrics = row2[2] if len(row2) > 2 else ""
-        pairs = _PAIR.findall(metrics)
+        pairs = re.findall(_PAIR, metrics)
         if len(pairs) >= 2 and has_hbm is not False:
             # Memory-Usage comes first, HBM second (first-gen 910 has a non-zero Memory-Usage pair).
             dev["hbm_used_mb"], dev["hbm_total_mb"] = int(pairs[1][0]), int(pairs[1][1])

@@ -20,13 +20,12 @@ SECRET_PARTS = ("PW", "PWD")
 NOT_SECRET = frozenset({"PWD", "OLDPWD"})
 _PARTS = re.compile(r"[_.\-]+")
 
+# The two patterns below are compiled on first use (re's own cache): `doctor check` needs the first only for a value
+# holding both '://' and '@', and the second never (it redacts the files `collect --bundle` writes).
 # scheme://userinfo@host — userinfo is everything up to the last '@' before the next '/', space or quote.
-_URL_CRED = re.compile(r"(?P<scheme>\b[a-zA-Z][a-zA-Z0-9+.\-]*://)(?P<userinfo>[^\s/@'\"<>]+)@")
+_URL_CRED = r"(?P<scheme>\b[a-zA-Z][a-zA-Z0-9+.\-]*://)(?P<userinfo>[^\s/@'\"<>]+)@"
 # NAME=value / NAME: value / export NAME="value" at the start of a line (bundle files, env dumps).
-_ASSIGN = re.compile(
-    r"^(?P<lead>\s*(?:export\s+)?)(?P<name>[A-Za-z_][A-Za-z0-9_.\-]*)(?P<sep>\s*[=:]\s*)(?P<value>.*?)(?P<eol>\r?)$",
-    re.M,
-)
+_ASSIGN = r"(?m)^(?P<lead>\s*(?:export\s+)?)(?P<name>[A-Za-z_][A-Za-z0-9_.\-]*)(?P<sep>\s*[=:]\s*)(?P<value>.*?)(?P<eol>\r?)$"
 
 
 def is_secret_name(name: str) -> bool:
@@ -40,7 +39,7 @@ def redact_url_credentials(text: str) -> str:
     """`https://user:pass@host/x` -> `https://<redacted>@host/x` (the user part can itself be a token)."""
     if "@" not in text or "://" not in text:
         return text
-    return _URL_CRED.sub(lambda m: f"{m['scheme']}{REDACTED}@", text)
+    return re.sub(_URL_CRED, lambda m: f"{m['scheme']}{REDACTED}@", text)
 
 
 def redact_value(name: str, value: str) -> str:
@@ -58,4 +57,4 @@ def redact_text(text: str) -> str:
             return m.group(0)
         return f"{m['lead']}{m['name']}{m['sep']}{REDACTED}{m['eol']}"
 
-    return redact_url_credentials(_ASSIGN.sub(_line, text))
+    return redact_url_credentials(re.sub(_ASSIGN, _line, text))

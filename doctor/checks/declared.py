@@ -43,6 +43,10 @@ def _severity(u: Unmet, on_path: set[str], conflicts: tuple[Mapping[str, str], .
     for c in conflicts:
         if c.get("package") == u.package and same_requirement(c.get("requirement", ""), u.requirement):
             return "info", c
+    if u.built_on:
+        # the run set's additions are declared, not proven needed at load: of verl 0.9.1's [verl-core] additions the
+        # trainer imports cachetools, fastapi, uvicorn and transfer_queue when it loads, not nvtx or torchcodec
+        return "warning", None
     return ("error" if u.package in on_path else "warning"), None
 
 
@@ -206,8 +210,15 @@ def _finding(u: Unmet, sev: str, conflict: Mapping[str, str] | None, ctx: CheckC
             fix=f"Use a Python that satisfies {u.requirement} for this environment, or install a release of "
                 f"{u.package} that supports Python {u.installed}.",
             source=src)
+    if u.built_on:
+        evidence["built_on"] = list(u.built_on)
+        detail_src += (f" {u.package}'s [{u.extra}] extra restates all its base requirements and adds this one; its "
+                       f"extras [{'], ['.join(u.built_on)}] each require {u.package}[{u.extra}]: that is what "
+                       f"{u.package} runs with, whichever of them is meant, and a plain `pip install {u.package}` "
+                       f"leaves it out.")
     if u.kind == "missing":
-        why = f" (for its extra [{u.extra}])" if u.extra else ""
+        why = (f" (its [{u.extra}] extra, which its extras [{'], ['.join(u.built_on)}] build on)" if u.built_on
+               else f" (for its extra [{u.extra}])" if u.extra else "")
         return finding(
             "requirement-missing", sev, _components(u),
             f"{decl} requires {bare(u.requirement)}{why}, which is not installed",
@@ -217,7 +228,8 @@ def _finding(u: Unmet, sev: str, conflict: Mapping[str, str] | None, ctx: CheckC
             evidence=evidence, key=f"{u.package}:{u.name}",
             fix=_fix(f"Install what {u.package} declares (into the same interpreter).", u, conflict, ctx),
             commands=_commands(u, conflict, ctx), source=src)
-    why = (f" (in every extra that names it: [{u.extra.replace(', ', '], [')}]; {u.name} is installed and nothing "
+    why = (f" (its [{u.extra}] extra, which its extras [{'], ['.join(u.built_on)}] build on)" if u.built_on else
+           f" (in every extra that names it: [{u.extra.replace(', ', '], [')}]; {u.name} is installed and nothing "
            f"else requires it)" if u.inferred and u.extra and ", " in u.extra else
            f" (its [{u.extra}] extra, in use since {u.name} is installed)" if u.inferred
            else f" (for its extra [{u.extra}])" if u.extra else "")
@@ -301,6 +313,8 @@ def _commands(u: Unmet, conflict: Mapping[str, str] | None, ctx: CheckContext) -
     the stack does not pin get pip's own line."""
     if conflict:
         return ()
+    if u.built_on and u.version:  # the extra, at the installed release: pip adds what it lacks and keeps the rest
+        return (f"pip install '{u.package}[{u.extra}]=={u.version}'",)
     profile = ctx.profile
     pins = getattr(profile, "pins", {}) if profile is not None else {}
     for name in (u.name, u.package) if _pin_meets(pins.get(u.name), u.requirement) else (u.package,):

@@ -47,6 +47,7 @@ class Unmet(NamedTuple):
     extra: str | None = None  # the extra that activated the requirement, if any
     source: str | None = None  # where a declaration not in the snapshot was read (the release's PyPI page)
     inferred: bool = False  # the extra is judged in use because the distribution it is named for is installed
+    built_on: tuple[str, ...] = ()  # the package's extras that build on `extra`, its run set (`_run_set`)
 
 
 class Decl(NamedTuple):
@@ -359,6 +360,59 @@ def unmet(snap: Snapshot, lookup: Lookup | None = None, ascend: bool = True) -> 
     for name in sorted(under_extras):
         yield from _only_extras(name, pkgs[name].version, decls[name], under_extras[name], pkgs, applies,
                                 extras.get(name, set()), owners, _SOURCE_BUILT if ascend else frozenset())
+        if snap.is_complete and decls[name].source is None:
+            yield from _run_set(name, pkgs[name].version, decls[name], under_extras[name], pkgs, applies,
+                                extras.get(name, set()))
+
+
+def _run_set(name: str, version: str | None, d: Decl, lines: list[str], pkgs: Mapping[str, Any], applies: _Applies,
+             active: set[str]) -> Iterator[Unmet]:
+    """What a package's run set (`run_sets`) adds to its base requirements, missing or out of range: it must be
+    installed even when nobody asked for the extra by name (pip check would not look)."""
+    for core, (users, adds) in run_sets(name, d, lines, applies).items():
+        if core in active:
+            continue  # an active extra: the main pass judged it
+        for line, target, req in adds:
+            dep = pkgs.get(target)
+            if dep is None:
+                yield Unmet("missing", name, version, line, target, None, d.metadata, core, d.source, True, users)
+            elif dep.version is not None and req.spec and _contains(req.specifier, dep.version) is False:
+                yield Unmet("version", name, version, line, target, dep.version, d.metadata, core, d.source, True,
+                            users)
+
+
+def run_sets(name: str, d: Decl, lines: list[str], applies: _Applies
+             ) -> dict[str, tuple[tuple[str, ...], list[tuple[str, str, _Req]]]]:
+    """A package whose own extras say its base requirements are not what it runs with: an extra that restates every
+    base requirement and adds more, and that at least two of its other runtime extras build on (`verl[verl-core];
+    extra == "vllm"`, the same for [sglang], [fsdp], [megatron], [cpu] in verl 0.9.1). That extra is the package's
+    run set, whichever backend extra is meant. extra -> (the extras built on it, its additions as (line, name,
+    requirement)). `lines` are the package's lines whose marker needs an extra. A requirement the package also lists
+    under a development extra ([test]) is a development tool and is no addition, nor one of the base requirements."""
+    built_on: dict[str, set[str]] = {}
+    for line in lines:
+        if line_name(line) != name:
+            continue
+        req = _parse(line)
+        if req is None:
+            continue
+        for e in runtime_extras(line):
+            if not _aggregate(e):
+                for c in req.extras:
+                    built_on.setdefault(canonicalize_name(c), set()).add(e)
+    cores = sorted(c for c, by in built_on.items() if len(by - {c}) >= 2)
+    if not cores:
+        return {}
+    base = {canonicalize_name(r.name) for x in d.requires_dist or () if (r := applies(x)) is not None}
+    dev = {t for x in lines if dev_only(x) and (t := line_name(x)) is not None}
+    out: dict[str, tuple[tuple[str, ...], list[tuple[str, str, _Req]]]] = {}
+    for core in cores:
+        adds = [(x, canonicalize_name(r.name), r) for x in lines if (r := applies(x, core)) is not None]
+        if not base or not base <= {t for _, t, _ in adds}:
+            continue  # not a restatement of the base set: one feature's extra, however many build on it
+        out[core] = (tuple(sorted(built_on[core] - {core})),
+                     [a for a in adds if a[1] != name and a[1] not in base and a[1] not in dev])
+    return out
 
 
 # A `[vllm]` extra pins the CUDA vLLM wheel; on Ascend vLLM is built from source (VLLM_TARGET_DEVICE=empty) at the
@@ -474,8 +528,8 @@ def _aggregate(extra: str) -> bool:
 
 
 def requirement_names(snap: Snapshot, package: str, lookup: Lookup | None = None) -> set[str]:
-    """The distributions `package` requires for the target (base requirements whose marker holds): what
-    "on verl's import path" widens to."""
+    """The distributions `package` requires for the target (base requirements whose marker holds, and what its run set
+    adds): what "on verl's import path" widens to."""
     d = declaration(snap, canonicalize_name(package), lookup)
     if d is None or d.requires_dist is None:
         return set()
@@ -485,6 +539,10 @@ def requirement_names(snap: Snapshot, package: str, lookup: Lookup | None = None
         req = applies(line)
         if req is not None:
             out.add(canonicalize_name(req.name))
+    # and what its run set adds (an extra the package's backends all build on: `run_sets`)
+    extra_lines = [x for x in d.requires_dist if "extra" in x.partition(";")[2]]
+    for _, adds in run_sets(canonicalize_name(package), d, extra_lines, applies).values():
+        out.update(t for _, t, _ in adds)
     return out
 
 

@@ -239,8 +239,13 @@ def test_real_verl_wheel_installed_no_deps_gets_an_error_naming_verl_and_a_missi
                        capture_output=True, text=True, timeout=300, env=env, cwd=str(tmp_path))
     assert r.returncode == 1, r.stderr
     rep = json.loads(r.stdout)
-    missing = [f for f in rep["findings"] if f["id"] == "requirement-missing" and f["evidence"]["package"] == "verl"]
+    missing = [f for f in rep["findings"] if f["id"] == "requirement-missing" and f["evidence"]["package"] == "verl"
+               and "built_on" not in f["evidence"]]
     assert missing and all(f["severity"] == "error" for f in missing)
+    # what its [verl-core] run set adds (cachetools, uvicorn, ...): warnings, the extra at 0.9.1 as the fix
+    core = [f for f in rep["findings"] if f["evidence"].get("built_on")]
+    assert {"cachetools", "uvicorn", "transferqueue"} <= {f["evidence"]["requires"] for f in core}
+    assert all(f["severity"] == "warning" for f in core)
     names = {f["evidence"]["requires"] for f in missing}
     assert {"codetiming", "hydra-core", "tensordict", "accelerate"} <= names
     assert all("verl-0.9.1.dist-info/METADATA" in f["evidence"]["metadata"] for f in missing)
@@ -747,3 +752,87 @@ def test_a_copy_outside_the_environment_that_hides_its_own_is_named_and_pip_is_n
     del doc["packages"]["transformers"]["shadowed"]
     (h,) = _declared(snapshot_from_dict(doc))
     assert "outside the environment" not in h.detail and "found_at" not in h.evidence
+
+
+def _wheel_requires(version: str) -> list[str] | None:
+    """The Requires-Dist lines of a real verl wheel ($DOCTOR_TEST_VERL_CONFIGS/wheels, PyPI's files), or None."""
+    import zipfile
+    from email.parser import HeaderParser
+
+    d = os.environ.get("DOCTOR_TEST_VERL_CONFIGS")
+    hits = sorted((Path(d) / "wheels").glob(f"verl-{version}-*.whl")) if d else []
+    if not hits:
+        return None
+    with zipfile.ZipFile(hits[0]) as z:
+        meta = HeaderParser().parsestr(z.read(f"verl-{version}.dist-info/METADATA").decode())
+    return meta.get_all("Requires-Dist") or []
+
+
+# what `pip install verl==0.9.1` installed on a real CPU venv (Python 3.11.7, torch 2.13.0+cpu), `pip freeze`
+_VERL_091_BASE = {"accelerate": "1.16.0", "codetiming": "1.4.0", "datasets": "5.2.0", "dill": "0.4.1",
+                  "hydra-core": "1.3.8", "numpy": "2.4.6", "pandas": "3.1.1", "peft": "0.21.2", "pyarrow": "26.0.1",
+                  "pybind11": "3.1.0", "pylatexenc": "2.11", "ray": "2.60.0", "torchdata": "0.11.0",
+                  "tensordict": "0.10.0", "transformers": "5.10.4", "wandb": "0.31.0", "packaging": "25.0",
+                  "tensorboard": "2.21.0"}
+
+
+def test_a_run_set_extra_every_backend_builds_on_is_judged_without_being_asked_for():
+    """verl 0.9.1 (its PyPI wheel) moved what its trainer imports into the [verl-core] extra, which restates every
+    base requirement and which [vllm], [sglang], [fsdp], [megatron] and [cpu] each require (`verl[verl-core]`). A
+    plain `pip install verl==0.9.1` (a real CPU venv) then passes pip check while `import
+    verl.trainer.ppo.ray_trainer` raises "No module named 'cachetools'", verl.workers.engine_workers "No module
+    named 'uvicorn'" and the default V1 trainer "No module named 'transfer_queue'"; `pip install
+    'verl[verl-core]==0.9.1'` fixed all three. Of the extra's additions nvtx, torchcodec, mathruler and
+    qwen_vl_utils are not imported at load (uninstalled there, every import passed): hence warnings, not errors;
+    pytest is a development tool ([test] names it too) and is not judged."""
+    lines = _wheel_requires("0.9.1")
+    if lines is None:
+        pytest.skip("no verl-0.9.1 wheel under $DOCTOR_TEST_VERL_CONFIGS/wheels")
+    meta = "/v/lib/python3.11/site-packages/verl-0.9.1.dist-info/METADATA"
+    pkgs: dict[str, Any] = {k: {"version": v, "requires_dist": []} for k, v in _VERL_091_BASE.items()}
+    pkgs["verl"] = {"version": "0.9.1", "requires_dist": lines, "metadata": meta}
+    fs = _declared(_snap(pkgs, python="3.11.7", arch="x86_64"))
+    assert {f.evidence["requires"] for f in fs} == {"transferqueue", "pyzmq", "msgspec", "fastapi", "uvicorn",
+                                                    "mathruler", "qwen-vl-utils", "torchcodec", "cachetools", "nvtx"}
+    assert all(f.id == "requirement-missing" and f.severity.value == "warning" for f in fs)
+    f = next(f for f in fs if f.evidence["requires"] == "cachetools")
+    assert f.title == ("verl 0.9.1 requires cachetools (its [verl-core] extra, which its extras [cpu], [fsdp], "
+                       "[megatron], [sglang], [vllm] build on), which is not installed")
+    assert f.evidence["extra"] == "verl-core" and f.evidence["built_on"] == ["cpu", "fsdp", "megatron", "sglang", "vllm"]
+    assert f.fix.commands == ("pip install 'verl[verl-core]==0.9.1'",)
+    # installed, the extra's distributions are on verl's import path: TransferQueue without its own msgspec (import
+    # transfer_queue raised "No module named 'msgspec'" there) is an error; one below the extra's range a warning
+    core = {"cachetools": "8.0.2", "fastapi": "0.165.0", "uvicorn": "0.55.0", "pyzmq": "27.3.0", "mathruler": "0.1.0",
+            "qwen-vl-utils": "0.0.14", "torchcodec": "0.17.0", "nvtx": "0.2.17"}
+    pkgs.update({k: {"version": v, "requires_dist": []} for k, v in core.items()})
+    pkgs["transferqueue"] = {"version": "0.1.9", "requires_dist": ["pyzmq", "msgspec"]}
+    fs = _declared(_snap(pkgs, python="3.11.7", arch="x86_64"))
+    assert sorted((f.id, f.severity.value, f.key) for f in fs) == [
+        ("requirement-missing", "error", "transferqueue:msgspec"),
+        ("requirement-missing", "warning", "verl:msgspec"),
+        ("requirement-version-unmet", "warning", "verl:transferqueue")]
+    bad = next(f for f in fs if f.key == "verl:transferqueue")
+    assert "its [verl-core] extra" in bad.title and "0.1.9 is installed" in bad.title
+    # the extra asked for by name: pip check's own rule judges all it lists, its test tools too (once each)
+    pkgs["other"] = {"version": "1", "requires_dist": ["verl[verl-core]"]}
+    fs = _declared(_snap(pkgs, python="3.11.7", arch="x86_64"))
+    assert sorted((f.key, f.severity.value, "built_on" in f.evidence) for f in fs) == [
+        ("transferqueue:msgspec", "error", False), ("verl:msgspec", "error", False),
+        ("verl:pytest", "error", False), ("verl:pytest-asyncio", "error", False),
+        ("verl:pytest-rerunfailures", "error", False), ("verl:transferqueue", "error", False)]
+
+
+def test_an_extra_other_extras_build_on_that_does_not_restate_the_base_is_one_feature():
+    """safetensors 0.7's [numpy] extra is required by [torch], [jax], [paddlepaddle], [tensorflow] and more (its
+    wheel METADATA, `safetensors[numpy]; extra == "torch"`), yet a bare safetensors runs without numpy: only an
+    extra that restates every base requirement is a run set. verl 0.9.0 (its PyPI wheel) has no such extra."""
+    lines = ['numpy>=1.21.6; extra == "numpy"', 'safetensors[numpy]; extra == "torch"', 'torch>=1.10; extra == "torch"',
+             'safetensors[numpy]; extra == "jax"', 'jax>=0.3.25; extra == "jax"', 'safetensors[numpy]; extra == "paddlepaddle"']
+    snap = _snap({"safetensors": {"version": "0.7.0", "requires_dist": lines}}, python="3.11.7", arch="x86_64")
+    assert _declared(snap) == []
+    old = _wheel_requires("0.9.0")
+    if old is None:
+        pytest.skip("no verl-0.9.0 wheel under $DOCTOR_TEST_VERL_CONFIGS/wheels")
+    pkgs: dict[str, Any] = {k: {"version": v, "requires_dist": []} for k, v in _VERL_091_BASE.items()}
+    pkgs["verl"] = {"version": "0.9.0", "requires_dist": old}
+    assert _declared(_snap(pkgs, python="3.11.7", arch="x86_64")) == []

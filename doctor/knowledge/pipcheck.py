@@ -391,7 +391,7 @@ def run_sets(name: str, d: Decl, lines: list[str], applies: _Applies
     under a development extra ([test]) is a development tool and is no addition, nor one of the base requirements."""
     built_on: dict[str, set[str]] = {}
     for line in lines:
-        if line_name(line) != name:
+        if "[" not in line or line_name(line) != name:  # a self-reference names an extra: most lines have none
             continue
         req = _parse(line)
         if req is None:
@@ -403,15 +403,17 @@ def run_sets(name: str, d: Decl, lines: list[str], applies: _Applies
     cores = sorted(c for c, by in built_on.items() if len(by - {c}) >= 2)
     if not cores:
         return {}
-    base = {canonicalize_name(r.name) for x in d.requires_dist or () if (r := applies(x)) is not None}
-    dev = {t for x in lines if dev_only(x) and (t := line_name(x)) is not None}
+    # by name, whatever the markers: a restatement is what the package wrote, for every target
+    base = {t for x in d.requires_dist or () if "extra" not in x.partition(";")[2] and (t := line_name(x)) is not None}
     out: dict[str, tuple[tuple[str, ...], list[tuple[str, str, _Req]]]] = {}
     for core in cores:
-        adds = [(x, canonicalize_name(r.name), r) for x in lines if (r := applies(x, core)) is not None]
-        if not base or not base <= {t for _, t, _ in adds}:
+        mine = [x for x in lines if core in _marker_extras(x)]
+        if not base or len(mine) <= len(base) or not base <= {line_name(x) for x in mine}:
             continue  # not a restatement of the base set: one feature's extra, however many build on it
+        dev = {n for x in lines if (m := _marker_extras(x)) and m <= DEV_EXTRAS and (n := line_name(x)) is not None}
         out[core] = (tuple(sorted(built_on[core] - {core})),
-                     [a for a in adds if a[1] != name and a[1] not in base and a[1] not in dev])
+                     [(x, dep, r) for x in mine if (r := applies(x, core)) is not None
+                      and (dep := canonicalize_name(r.name)) != name and dep not in base and dep not in dev])
     return out
 
 
@@ -427,6 +429,12 @@ DEV_EXTRAS = frozenset({"dev", "develop", "development", "test", "tests", "testi
                         "docs", "doc", "docs-specific", "style", "lint", "linting", "typing", "types", "type", "check",
                         "cover", "enabler", "benchmark", "benchmarks", "bench", "ci", "sklearn-dev", "dev-torch",
                         "dev-tensorflow"})
+
+
+@lru_cache(maxsize=8192)
+def _marker_extras(line: str) -> frozenset[str]:
+    """The extras a Requires-Dist line's marker names (PEP 685 names), read once per line."""
+    return frozenset(canonicalize_name(e) for e in _EXTRA.findall(line.partition(";")[2]))
 
 
 def dev_only(line: str) -> bool:

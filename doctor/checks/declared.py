@@ -313,8 +313,9 @@ def _commands(u: Unmet, conflict: Mapping[str, str] | None, ctx: CheckContext) -
     the stack does not pin get pip's own line."""
     if conflict:
         return ()
-    if u.built_on and u.version:  # the extra, at the installed release: pip adds what it lacks and keeps the rest
-        return (f"pip install '{u.package}[{u.extra}]=={u.version}'",)
+    # a run set's addition gets its own line like any requirement, not `pip install 'verl[verl-core]==0.9.1'`: that
+    # re-resolves the package's base requirements too and moves what a stack holds back on purpose (the Ascend
+    # stacks keep numpy<2 against verl 0.9.1's numpy>=2.0.0: profiles' upstream_conflicts)
     profile = ctx.profile
     pins = getattr(profile, "pins", {}) if profile is not None else {}
     for name in (u.name, u.package) if _pin_meets(pins.get(u.name), u.requirement) else (u.package,):

@@ -242,7 +242,7 @@ def test_real_verl_wheel_installed_no_deps_gets_an_error_naming_verl_and_a_missi
     missing = [f for f in rep["findings"] if f["id"] == "requirement-missing" and f["evidence"]["package"] == "verl"
                and "built_on" not in f["evidence"]]
     assert missing and all(f["severity"] == "error" for f in missing)
-    # what its [verl-core] run set adds (cachetools, uvicorn, ...): warnings, the extra at 0.9.1 as the fix
+    # what its [verl-core] run set adds (cachetools, uvicorn, ...): warnings
     core = [f for f in rep["findings"] if f["evidence"].get("built_on")]
     assert {"cachetools", "uvicorn", "transferqueue"} <= {f["evidence"]["requires"] for f in core}
     assert all(f["severity"] == "warning" for f in core)
@@ -799,7 +799,9 @@ def test_a_run_set_extra_every_backend_builds_on_is_judged_without_being_asked_f
     assert f.title == ("verl 0.9.1 requires cachetools (its [verl-core] extra, which its extras [cpu], [fsdp], "
                        "[megatron], [sglang], [vllm] build on), which is not installed")
     assert f.evidence["extra"] == "verl-core" and f.evidence["built_on"] == ["cpu", "fsdp", "megatron", "sglang", "vllm"]
-    assert f.fix.commands == ("pip install 'verl[verl-core]==0.9.1'",)
+    # its own line, not the whole extra: that would re-resolve verl's base requirements (numpy>=2.0.0 against the
+    # Ascend stacks' numpy<2)
+    assert f.fix.commands == ("pip install 'cachetools'",)
     # installed, the extra's distributions are on verl's import path: TransferQueue without its own msgspec (import
     # transfer_queue raised "No module named 'msgspec'" there) is an error; one below the extra's range a warning
     core = {"cachetools": "8.0.2", "fastapi": "0.165.0", "uvicorn": "0.55.0", "pyzmq": "27.3.0", "mathruler": "0.1.0",
@@ -820,6 +822,27 @@ def test_a_run_set_extra_every_backend_builds_on_is_judged_without_being_asked_f
         ("transferqueue:msgspec", "error", False), ("verl:msgspec", "error", False),
         ("verl:pytest", "error", False), ("verl:pytest-asyncio", "error", False),
         ("verl:pytest-rerunfailures", "error", False), ("verl:transferqueue", "error", False)]
+
+
+def test_on_the_ascend_stack_the_run_set_additions_its_npu_requirements_leave_out_are_upstreams_own():
+    """The 0.9.1 Ascend stacks install verl from PyPI and then main's requirements-npu.txt, which lists neither nvtx
+    nor torchcodec of [verl-core]: with torch-npu beside it (an Ascend fact) they are the stack's own, info; what the
+    trainer imports at load (cachetools) stays a warning, with its own install line."""
+    from tests.stacks import diagnose_dict
+
+    lines = _wheel_requires("0.9.1")
+    if lines is None:
+        pytest.skip("no verl-0.9.1 wheel under $DOCTOR_TEST_VERL_CONFIGS/wheels")
+    pkgs: dict[str, Any] = {k: {"version": v, "requires_dist": []} for k, v in _VERL_091_BASE.items()}
+    pkgs["verl"] = {"version": "0.9.1", "requires_dist": lines}
+    pkgs["torch-npu"] = {"version": "2.10.0.post4", "requires_dist": []}
+    doc = {"schema": "doctor.snapshot/1", "complete": True, "packages": pkgs, "host": {"arch": "aarch64"},
+           "python": {"version": "3.11.7", "implementation": "CPython"}}
+    r = diagnose_dict(doc, forced="verl-0.9.1-cann9.1.0-a2")
+    core = {f.evidence["requires"]: f for f in r.findings if f.evidence.get("built_on")}
+    assert core["nvtx"].severity.value == "info" and core["torchcodec"].severity.value == "info"
+    assert core["nvtx"].fix.commands == ()
+    assert core["cachetools"].severity.value == "warning"
 
 
 def test_an_extra_other_extras_build_on_that_does_not_restate_the_base_is_one_feature():

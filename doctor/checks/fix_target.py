@@ -17,7 +17,8 @@ elsewhere, so each line is made to name the target interpreter, in the way that 
 - an externally managed interpreter (PEP 668: not a venv, EXTERNALLY-MANAGED in its stdlib directory): pip
   refuses `install` and `uninstall` there (`externally-managed-environment`), `--user` included, so no pip command
   is printed. The text says the OS manages it and points to a venv (a plain one: `--system-site-packages`
-  would also put the user site, where a broken copy may sit, ahead of the venv's own). Not
+  would also put the user site, where a broken copy may sit, ahead of the venv's own), its lines without `--user`
+  (a venv has no user site: pip refuses `--user` there, "Can not perform a '--user' install"). Not
   `--break-system-packages`: that overwrites files the OS package manager owns and later replaces, which PEP 668
   exists to prevent. Not the same command rewritten for a new venv either: `pip uninstall` there cannot remove
   the interpreter's own copy, so the line would not do what the finding asks.
@@ -41,6 +42,7 @@ PIP, UV, ENSUREPIP, NO_PIP, MANAGED = "pip", "uv", "ensurepip", "no-pip", "manag
 # `pip <command>` at the start of a line or after `&&` / `;`
 _PIP = re.compile(r"(^|&& |; )pip (\S+)(?= |$)")
 _YES = re.compile(r" (?:-y|--yes)(?= |$)")
+_USER = re.compile(r" --user(?= |$)")
 
 
 @dataclass(frozen=True)
@@ -106,9 +108,10 @@ def _note(route: Route, lost: list[str]) -> str:
     """Why the fix has no pip command, with the lines it would have run, made to run where they can."""
     then = " && ".join(lost) or "pip ..."
     if route.how == MANAGED:
+        # a venv has no user site: pip refuses `--user` there, and the venv's own copy is what its python imports
         return (f" pip refuses to change {route.exe}: the OS manages it (PEP 668, externally-managed-environment). "
                 f"Install into a venv and run from it: `{route.exe} -m venv DIR`, then "
-                f"`{_run_by(then, 'DIR/bin/python -m pip')}` "
+                f"`{_USER.sub('', _run_by(then, 'DIR/bin/python -m pip'))}` "
                 f"(or `doctor install --venv DIR --python {route.exe}` for a whole verified stack).")
     if route.how == UV:
         return (f" {route.exe} has no pip, and uv pip has no --user: `{then}` cannot run here; install into the "

@@ -199,7 +199,13 @@ def _debian_python() -> str:
 
 
 @pytest.mark.slow
-def test_the_debian_interpreter_gets_no_pip_command_pip_would_refuse_and_the_venv_it_names_runs_the_fix(tmp_path):
+@pytest.mark.parametrize("line", [
+    "pip install --force-reinstall --no-deps 'pyjwt==2.10.1'",
+    # a broken copy in the user site (installed-files-missing's reinstall for it): a venv has no user site, pip
+    # refuses `--user` there ("Can not perform a '--user' install"), so the venv's line is the plain install
+    "pip install --user --force-reinstall --no-deps 'pyjwt==2.10.1'",
+])
+def test_the_debian_interpreter_gets_no_pip_command_pip_would_refuse_and_the_venv_it_names_runs_the_fix(tmp_path, line):
     exe = _debian_python()
     w = _wheels()
     snap = tmp_path / "snap.json"
@@ -207,8 +213,7 @@ def test_the_debian_interpreter_gets_no_pip_command_pip_would_refuse_and_the_ven
                    capture_output=True, timeout=300, cwd=str(tmp_path), env={**os.environ, "PYTHONPATH": str(ROOT)})
     s = snapshot_from_dict(json.loads(snap.read_text()))
     assert s.python.externally_managed is True and route_of(s) == Route(MANAGED, exe)
-    fix = for_target(Fix("Reinstall pyjwt 2.10.1.", ("pip install --force-reinstall --no-deps 'pyjwt==2.10.1'",)),
-                     route_of(s))
+    fix = for_target(Fix("Reinstall pyjwt 2.10.1.", (line,)), route_of(s))
     assert fix is not None and fix.commands == ()
     if s.python.pip:  # what the old rendering printed is refused before anything is touched (--no-index: belt)
         r = subprocess.run([exe, "-m", "pip", "install", "--no-index", "--no-deps", "pyjwt==2.10.1"],

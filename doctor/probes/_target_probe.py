@@ -961,9 +961,12 @@ def verify_files(names, budget=60.0, workers=None):
             full = loc + "/" + path
             try:
                 st = os.stat(full)
-            except OSError:
+            except (FileNotFoundError, NotADirectoryError):
                 if not (path.endswith(".py") and os.path.lexists(full + "c")):
                     d["missing"].append(path)  # (a sourceless .pyc standing in: a bytecode-only deployment)
+                continue
+            except OSError:  # EACCES: a directory this user cannot search (root's umask 077): there, not compared
+                d["unverified"] += 1
                 continue
             if size is not None and st.st_size != size:
                 d["modified"].append({"path": path, "size": st.st_size, "expected_size": size,
@@ -1003,10 +1006,11 @@ def verify_files(names, budget=60.0, workers=None):
             d["unverified"] += 1
             d["unverified_bytes"] += size
             continue
-        d["bytes"] += size
-        if got is None:
+        if got is None:  # unreadable (EACCES): not hashed
             d["unverified"] += 1
-        elif got != digest:
+            continue
+        d["bytes"] += size
+        if got != digest:
             d["modified"].append({"path": path, "size": size, "expected_size": expected,
                                       "_record": algorithm + "=" + digest})
     cache = {}

@@ -734,3 +734,26 @@ def test_verify_files_names_an_egg_info_overwrite_as_the_others_copy_and_a_sourc
     assert (d["modified"], d["shared"], d["missing"]) == (1, 1, 0)
     assert d["examples"] == [{"path": "jwt/__init__.py", "size": 4, "expected_size": 6, "kind": "source",
                               "also": ["jwtegg"]}]
+
+
+def test_verify_files_counts_a_file_it_may_not_stat_as_unverified_not_gone(probe: ModuleType, tmp_path: Path,
+                                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    """A package directory the user cannot search (installed by root with umask 077, checked as another user):
+    os.stat of its files fails with EACCES. Those files are on disk: not compared, never "gone" (which made an
+    error saying the RECORD's files are not on disk; seen with `setpriv --reuid nobody` on a venv whose jwt/ is
+    mode 700)."""
+    site = tmp_path / "site"
+    _installed(site, "PyJWT", {"jwt/__init__.py": b"pyjwt\n", "jwt/api.py": b"api\n"}, "jwt")
+    write(site / "PyJWT-1.0.dist-info" / "INSTALLER", "pip\n")
+    locked = str(site / "jwt") + os.sep
+    real_stat = os.stat
+
+    def stat(path: Any, *a: Any, **k: Any) -> Any:
+        if str(path).startswith(locked):
+            raise PermissionError(13, "Permission denied", str(path))
+        return real_stat(path, *a, **k)
+
+    monkeypatch.setattr(sys, "path", [str(site)])
+    monkeypatch.setattr(os, "stat", stat)
+    (d,) = probe.verify_files(["pyjwt"], budget=30)["dists"]
+    assert (d["missing"], d["modified"], d["unverified"]) == (0, 0, 2) and d["missing_examples"] == []

@@ -84,6 +84,12 @@ def _is_pip(line: str) -> bool:
     return line.startswith("pip ")
 
 
+def _runs_pip(text: str) -> bool:
+    """A fix sentence that is a command line running pip: `pip ...` first, or after `&&` (`git -C MindSpeed checkout
+    X && pip install -e MindSpeed`). Not `; pip` inside a sentence: prose ("...); pip installs it only for ...")."""
+    return _is_pip(text) or "&& pip " in text
+
+
 def _run_by(line: str, pip: str, after: str = "") -> str:
     """`line` with each `pip <command>` run as `<pip> <command><after>`."""
     return _PIP.sub(lambda m: f"{m.group(1)}{pip} {m.group(2)}{after}", line)
@@ -123,8 +129,9 @@ def _note(route: Route, lost: list[str]) -> str:
 
 def for_target(fix: Fix | None, route: Route | None) -> Fix | None:
     """The fix with its `pip ...` commands (and a fix sentence that is itself a pip command line, `pip uninstall
-    -y triton && pip install ...`) made to run on the route's target, or dropped with a sentence saying why."""
-    if fix is None or route is None or (not _is_pip(fix.text) and not any(map(_is_pip, fix.commands))):
+    -y triton && pip install ...`, `git -C MindSpeed checkout X && pip install -e MindSpeed`) made to run on the
+    route's target, or dropped with a sentence saying why."""
+    if fix is None or route is None or (not _runs_pip(fix.text) and not any(map(_is_pip, fix.commands))):
         return fix
     cmds: list[str] = []
     lost: list[str] = []
@@ -137,7 +144,7 @@ def for_target(fix: Fix | None, route: Route | None) -> Fix | None:
                 cmds.append(f"{route.exe} -m ensurepip")
             cmds.append(new)
     text = fix.text
-    if _is_pip(text):
+    if _runs_pip(text):
         new_text = _rewrite(text, route)
         if new_text is None:
             lost.append("")

@@ -62,6 +62,20 @@ def test_pip_lines_and_a_fix_sentence_that_is_a_pip_command_line_run_by_the_targ
     assert for_target(g, Route(PIP, EXE)) is g
 
 
+@pytest.mark.parametrize(("route", "then"), [
+    (Route(PIP, EXE), f"{EXE} -m pip install -e MindSpeed"),
+    (Route(UV, EXE), f"uv pip install --python {EXE} -e MindSpeed"),
+])
+def test_a_fix_sentence_that_runs_pip_after_a_git_command_runs_the_targets_pip_too(route, then):
+    """mindspeed-no-repatch / mindspeed-llm-mindspeed-mismatch: `git -C MindSpeed checkout X && pip install -e
+    MindSpeed`. The bare pip there ran whichever pip is first on PATH: in a uv venv (no pip) the OS's, which
+    refuses (PEP 668) or installs MindSpeed into another interpreter."""
+    f = for_target(Fix("git -C MindSpeed checkout 2.3.0_core_r0.12.1 && pip install -e MindSpeed"), route)
+    assert f is not None and f.text == f"git -C MindSpeed checkout 2.3.0_core_r0.12.1 && {then}"
+    prose = Fix("Install 1.2 (PEP 592: yanked releases are not to be used); pip installs it only for an exact pin.")
+    assert for_target(prose, route) is prose
+
+
 def test_a_uv_venv_gets_uv_pip_with_the_target_named_and_no_yes_flag():
     f = for_target(Fix("Swap them.", ("pip uninstall -y triton && pip install --force-reinstall --no-deps "
                                        "--index-url https://download.pytorch.org/whl/cpu 'torch==2.5.1+cpu'",

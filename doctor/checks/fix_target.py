@@ -9,7 +9,8 @@ elsewhere, so each line is made to name the target interpreter, in the way that 
   `uv pip <command> --python <exe> ...`. uv pip takes every flag the fixes use (`--force-reinstall`, `--no-deps`,
   `--index-url`, `--upgrade`, `--target`, `-e`) except `--user`, which it refuses ("pip's `--user` is
   unsupported"): such a line gets no command. `uninstall -y` loses its `-y` (uv never asks; it warns that the
-  flag has no effect).
+  flag has no effect); `--force-reinstall` gains `--no-cache` (uv links from its cache, which an edit in place
+  in the venv changed too).
 - no pip, ensurepip there: `<exe> -m ensurepip` first (it installs the pip wheel CPython bundles, offline), then
   `<exe> -m pip ...`.
 - no pip and no ensurepip (Debian ships ensurepip apart, in python3-venv), or the snapshot does not say: no pip
@@ -100,14 +101,21 @@ def _rewrite(line: str, route: Route) -> str | None:
     if route.how in (PIP, ENSUREPIP):
         return _run_by(line, f"{route.exe} -m pip")
     if route.how == UV and not re.search(r"(^| )--user( |$)", line):
-        return _drop_yes(_run_by(line, "uv pip", f" --python {route.exe}"))
+        return _uv_flags(_run_by(line, "uv pip", f" --python {route.exe}"))
     return None
 
 
-def _drop_yes(line: str) -> str:
-    """`uv pip uninstall` never asks: its `-y` only draws a warning."""
+def _uv_flags(line: str) -> str:
+    """pip's meaning in uv's flags. `uv pip uninstall` never asks: its `-y` only draws a warning. pip's
+    `--force-reinstall` unpacks the wheel again; uv's links the files it unpacked into its cache earlier (hard links,
+    its default on one filesystem), which a file edited in place in the venv IS: the edit comes back. `--no-cache`
+    unpacks afresh (real: verl's main_ppo.py appended to in a uv venv stayed edited after `uv pip install
+    --force-reinstall`)."""
     parts = re.split(r"( && |; )", line)
-    return "".join(_YES.sub("", p) if p.startswith("uv pip uninstall ") else p for p in parts)
+    return "".join(_YES.sub("", p) if p.startswith("uv pip uninstall ") else
+                   p.replace(" --force-reinstall", " --force-reinstall --no-cache", 1)
+                   if p.startswith("uv pip install ") and re.search(r" --force-reinstall(?= |$)", p) else p
+                   for p in parts)
 
 
 def _note(route: Route, lost: list[str]) -> str:

@@ -81,7 +81,7 @@ def test_a_uv_venv_gets_uv_pip_with_the_target_named_and_no_yes_flag():
                                        "--index-url https://download.pytorch.org/whl/cpu 'torch==2.5.1+cpu'",
                                        "apt-get install g++")), Route(UV, EXE))
     assert f is not None and f.commands == (
-        f"uv pip uninstall --python {EXE} triton && uv pip install --python {EXE} --force-reinstall --no-deps "
+        f"uv pip uninstall --python {EXE} triton && uv pip install --python {EXE} --force-reinstall --no-cache --no-deps "
         "--index-url https://download.pytorch.org/whl/cpu 'torch==2.5.1+cpu'", "apt-get install g++")
     assert f.text == "Swap them."
 
@@ -191,7 +191,7 @@ def test_a_uv_venv_is_given_uv_pip_and_the_fix_runs(tmp_path):
     py = venv / "bin" / "python"
     cmds = _break_run_fix_and_check_again(py, tmp_path, w, [uv, "pip", "install", "--python", str(py), "--no-deps"],
                                           [uv, "pip", "uninstall", "--python", str(py)], uv)
-    assert cmds == [f"uv pip install --python {shlex.quote(str(py))} --force-reinstall --no-deps 'pyjwt==2.10.1'"]
+    assert cmds == [f"uv pip install --python {shlex.quote(str(py))} --force-reinstall --no-cache --no-deps 'pyjwt==2.10.1'"]
 
 
 @pytest.mark.slow

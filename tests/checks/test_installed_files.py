@@ -299,3 +299,50 @@ def test_real_verl_wheel_edited_in_site_packages_is_found_live_and_from_collect_
     assert f["fix"]["commands"] == [f"{py} -m pip install --force-reinstall --no-deps 'verl==0.9.1'"]
     pip("install", "--force-reinstall")  # the fix, offline from the same wheel
     assert main.stat().st_size == size and check("--deep", "--python", str(py)) == []
+
+
+@pytest.mark.slow
+def test_real_verl_edited_in_a_uv_venv_is_cleared_by_the_printed_uv_fix(tmp_path):
+    """uv links a venv's files to the unpacked wheel in its cache (hard links on one filesystem, its default): a
+    line appended to verl/trainer/main_ppo.py in the venv edits the cache's copy too, and the fix `uv pip install
+    --force-reinstall` links that same edited copy again (the finding stayed). The printed uv line is run as
+    printed, from the local wheel, with the same cache: the file is verl 0.9.1's again and the finding goes."""
+    import json
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    from doctor.installers.backends import find_uv
+
+    wheel = _verl_wheel()
+    uv = find_uv()
+    if wheel is None or uv is None:
+        pytest.skip("no verl-0.9.1 wheel under $DOCTOR_TEST_VERL_CONFIGS/wheels, or no uv")
+    root = Path(__file__).resolve().parents[2]
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("UV_", "PIP_"))}
+    env.update(UV_NO_INDEX="1", UV_FIND_LINKS=str(wheel.parent), UV_NO_CONFIG="1", UV_CACHE_DIR=str(tmp_path / "cache"),
+               PATH=os.path.dirname(uv) + os.pathsep + env.get("PATH", ""))
+    venv = tmp_path / "venv"
+    subprocess.run([uv, "venv", "-q", "--python", sys.executable, str(venv)], check=True, timeout=300, env=env)
+    py = venv / "bin" / "python"
+    subprocess.run([uv, "pip", "install", "-q", "--python", str(py), "--no-deps", "verl==0.9.1"], check=True,
+                   timeout=600, env=env)
+
+    def check() -> list[dict[str, Any]]:
+        r = subprocess.run([sys.executable, "-m", "doctor", "--json", "check", "--deep", "--python", str(py), "--only",
+                            "installed-files-verified"], capture_output=True, text=True, timeout=600, cwd=str(tmp_path),
+                           env={**os.environ, "PYTHONPATH": str(root)})
+        return json.loads(r.stdout)["findings"]
+
+    assert check() == []
+    main = venv / "lib" / f"python{sys.version_info[0]}.{sys.version_info[1]}" / "site-packages" / "verl" / "trainer" / "main_ppo.py"
+    size = main.stat().st_size
+    with open(main, "a") as fh:  # in place, as `>>` and most editors write
+        fh.write("# patched as a forum thread says\n")
+    (f,) = check()
+    assert f["id"] == "installed-files-modified"
+    for c in f["fix"]["commands"]:
+        r = subprocess.run(["bash", "-c", c], capture_output=True, text=True, timeout=600, cwd=str(tmp_path), env=env)
+        assert r.returncode == 0, (c, r.stderr)
+    assert main.stat().st_size == size and check() == []

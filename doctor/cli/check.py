@@ -244,7 +244,7 @@ def add_deep(snap: Any, python: str | None, timeout: float, console: Console) ->
     worker = threading.Thread(target=verify, name="doctor-verify-files", daemon=True)
     worker.start()
     console.status(f"importing torch_npu, mindspeed.megatron_adaptor, vllm_ascend; comparing the files of {len(names)} "
-                   "distributions with their RECORD…")
+                   f"distribution{'' if len(names) == 1 else 's'} with their RECORD…")
     res = run_deep_probes(python=python, timeout=timeout)
     imports = dict(snap.imports) if known(snap.imports) else {}
     for name, r in res.items():

@@ -29,7 +29,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from doctor.checks.declared import STACK
-from doctor.checks.runner import CheckContext, check, skip
+from doctor.checks.runner import CheckContext, check, reported, skip
 from doctor.knowledge.ownership import component_of_distribution
 from doctor.knowledge.profiles import PYTORCH_CPU_INDEX
 from doctor.report import Finding, finding
@@ -138,9 +138,14 @@ def installed_files_verified(ctx: CheckContext) -> Iterator[Finding]:
             detail=f"The comparison gave no answer: {vf.error}.", evidence={"error": vf.error},
             fix="Run `doctor check --deep` again (with a larger --deep-timeout if it timed out).", source=RECORD_DOC)
         return
-    # installed-files-missing already reports the files gone from these (one finding per fact)
-    gone_said = {normalize_name(m.dist) for m in (py.missing_files if known(py.missing_files) else [])
-                 if known(m.dist) and m.dist and known(m.missing) and m.missing}
+    # installed-files-missing already reports the files gone from these (one finding per fact), unless this run's
+    # waivers drop it (`--only installed-files-verified`, `--ignore installed-files-missing`): then they are said here
+    gone_said = set()
+    for m in py.missing_files if known(py.missing_files) else []:
+        if known(m.dist) and m.dist and known(m.missing) and m.missing:
+            n = normalize_name(m.dist)
+            if reported(ctx, "installed-files", "installed-files-missing", component_of_distribution(n) or "python"):
+                gone_said.add(n)
     late: list[tuple[str, int, int]] = []
     for d in vf.dists if known(vf.dists) else []:
         if not (known(d.dist) and d.dist):

@@ -209,6 +209,23 @@ def test_another_distributions_copy_is_left_to_shared_files_and_what_installed_f
     assert "verl/gone.py" in g.detail
 
 
+@pytest.mark.parametrize("waivers", [(("installed-files-verified",), ()), (("deep",), ()),
+                                     ((), ("installed-files-missing",))])
+def test_files_gone_are_said_here_when_installed_files_missing_is_waived(waivers):
+    """`check --deep --only installed-files-verified` (or `--ignore installed-files-missing`) on a real venv with
+    verl 0.9.0's verl/__init__.py and verl/utils/__init__.py gone and main_ppo.py edited printed a warning about
+    the one edited file only: the two gone files, an error, were left to a finding this run does not report."""
+    gone = [_vdist("verl", "0.9.0", 513, [{"path": "verl/trainer/main_ppo.py", "size": 7962, "expected_size": 7955,
+                                           "kind": "source"}], missing=2)]
+    snap = _vsnap(gone, missing=[_item("verl", "0.9.0", "verl", 420, 2)])
+    assert [f.severity.value for f in _vfound(snap)] == ["warning"]  # a run that says nothing of waivers: all checks
+    found, _ = run_one(load_all()["installed-files-verified"],
+                       CheckContext(snapshot=snap, options={"waivers": waivers}))
+    (f,) = found
+    assert (f.severity.value, f.evidence["missing"]) == ("error", 2)
+    assert f.title == "verl 0.9.0: 1 of the 513 files its RECORD lists differs from it, 2 are gone"
+
+
 def test_files_not_compared_within_the_bound_are_said_and_nothing_else_is_guessed():
     (f,) = _vfound(_vsnap([_vdist("torch", "2.13.0", 12250, [], unverified=3), _vdist("verl", "0.9.1", 514, [])]))
     assert (f.id, f.severity.value) == ("installed-files-unverified", "info")

@@ -19,7 +19,8 @@ elsewhere, so each line is made to name the target interpreter, in the way that 
   refuses `install` and `uninstall` there (`externally-managed-environment`), `--user` included, so no pip command
   is printed. The text says the OS manages it and points to a venv (a plain one: `--system-site-packages`
   would also put the user site, where a broken copy may sit, ahead of the venv's own), its lines without `--user`
-  (a venv has no user site: pip refuses `--user` there, "Can not perform a '--user' install"). Not
+  (a venv has no user site: pip refuses `--user` there, "Can not perform a '--user' install") and without
+  `--no-deps` (a new venv has none of the dependencies it keeps: torch installed so fails at `import torch`). Not
   `--break-system-packages`: that overwrites files the OS package manager owns and later replaces, which PEP 668
   exists to prevent. Not the same command rewritten for a new venv either: `pip uninstall` there cannot remove
   the interpreter's own copy, so the line would not do what the finding asks.
@@ -43,7 +44,7 @@ PIP, UV, ENSUREPIP, NO_PIP, MANAGED = "pip", "uv", "ensurepip", "no-pip", "manag
 # `pip <command>` at the start of a line or after `&&` / `;`
 _PIP = re.compile(r"(^|&& |; )pip (\S+)(?= |$)")
 _YES = re.compile(r" (?:-y|--yes)(?= |$)")
-_USER = re.compile(r" --user(?= |$)")
+_NOT_IN_A_NEW_VENV = re.compile(r" (?:--user|--no-deps)(?= |$)")
 
 
 @dataclass(frozen=True)
@@ -122,10 +123,12 @@ def _note(route: Route, lost: list[str]) -> str:
     """Why the fix has no pip command, with the lines it would have run, made to run where they can."""
     then = " && ".join(lost) or "pip ..."
     if route.how == MANAGED:
-        # a venv has no user site: pip refuses `--user` there, and the venv's own copy is what its python imports
+        # a venv has no user site: pip refuses `--user` there, and the venv's own copy is what its python imports;
+        # a new venv has none of the dependencies `--no-deps` leaves as they are (torch without typing_extensions,
+        # verl without packaging: the import fails)
         return (f" pip refuses to change {route.exe}: the OS manages it (PEP 668, externally-managed-environment). "
                 f"Install into a venv and run from it: `{route.exe} -m venv DIR`, then "
-                f"`{_USER.sub('', _run_by(then, 'DIR/bin/python -m pip'))}` "
+                f"`{_NOT_IN_A_NEW_VENV.sub('', _run_by(then, 'DIR/bin/python -m pip'))}` "
                 f"(or `doctor install --venv DIR --python {route.exe}` for a whole verified stack).")
     if route.how == UV:
         return (f" {route.exe} has no pip, and uv pip has no --user: `{then}` cannot run here; install into the "

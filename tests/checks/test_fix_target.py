@@ -109,6 +109,12 @@ def test_an_externally_managed_interpreter_gets_no_pip_command_but_the_venv_to_r
     f = for_target(Fix("Install what nox declares.", ("pip install 'attrs>=24.1'",)), Route(MANAGED, EXE))
     assert f is not None and f.commands == ()
     assert "PEP 668" in f.text and f"`{EXE} -m venv DIR`" in f.text and "`DIR/bin/python -m pip install 'attrs>=24.1'`" in f.text
+    # the venv is new: none of the dependencies --no-deps keeps is there (real: torch 2.13.0+cpu installed so in a
+    # venv of Debian's python, `import torch`: No module named 'typing_extensions'), and it has no user site
+    r = for_target(Fix("Reinstall torch.", ("pip install --user --force-reinstall --no-deps --index-url "
+                                            "https://download.pytorch.org/whl/cpu 'torch==2.13.0+cpu'",)), Route(MANAGED, EXE))
+    assert r is not None and ("`DIR/bin/python -m pip install --force-reinstall --index-url "
+                              "https://download.pytorch.org/whl/cpu 'torch==2.13.0+cpu'`") in r.text
     t = for_target(Fix("pip install 'numpy<2.0.0'"), Route(MANAGED, EXE))
     assert t is not None and t.text.startswith("pip install 'numpy<2.0.0' pip refuses") and t.commands == ()
 

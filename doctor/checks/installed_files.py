@@ -117,11 +117,12 @@ def _said(e: Any) -> str:
     size = e.size if known(e.size) else None
     want = e.expected_size if known(e.expected_size) else None
     kind = {"binary": "shared library", "source": "source"}.get(e.kind if known(e.kind) else "", "file")
+    also = list(e.also) if known(e.also) and e.also else []
     if size is not None and want is not None and size != want:
-        sizes = f"{size} bytes on disk, RECORD says {want}" + (" (truncated)" if size < want else "")
+        sizes = f"{size} bytes on disk, RECORD says {want}" + (" (truncated)" if size < want and not also else "")
     else:
         sizes = "same size, other content"
-    return f"{path} ({kind}: {sizes})"
+    return f"{path} ({kind}: {sizes}" + (f"; {', '.join(also)}'s copy, installed over it" if also else "") + ")"
 
 
 @check("installed-files-verified", "deep", findings=("installed-files-modified", "installed-files-unverified"))
@@ -157,6 +158,12 @@ def installed_files_verified(ctx: CheckContext) -> Iterator[Finding]:
             late.append((named, d.unverified, d.unverified_bytes if known(d.unverified_bytes) else 0))
         modified = d.modified if known(d.modified) else 0
         shared = d.shared if known(d.shared) else 0
+        # another's copy is files-overwritten-by-another-package's fact (its finding's first component is the
+        # distribution whose files were written over: this one), unless this run's waivers drop it
+        theirs_said = reported(ctx, "shared-files", "files-overwritten-by-another-package",
+                               component_of_distribution(name) or "python")
+        if not theirs_said:
+            shared = 0
         own = max(0, modified - shared)
         gone = d.missing if known(d.missing) and name not in gone_said else 0
         lost = list(d.missing_examples) if known(d.missing_examples) else []
@@ -165,8 +172,9 @@ def installed_files_verified(ctx: CheckContext) -> Iterator[Finding]:
             gone = 0  # a namespace portion's <top>/__init__.py another portion's uninstall deleted (as above)
         if not own and not gone:
             continue
-        binary = d.binary if known(d.binary) else 0
-        examples = [e for e in (d.examples if known(d.examples) else []) if not (known(e.also) and e.also)]
+        examples = [e for e in (d.examples if known(d.examples) else []) if not (theirs_said and known(e.also) and e.also)]
+        binary = (d.binary if known(d.binary) else 0) + (0 if theirs_said else sum(
+            1 for e in examples if known(e.also) and e.also and known(e.kind) and e.kind == "binary"))
         total = d.files if known(d.files) else None
         where = d.location if known(d.location) and d.location else None
         parts = []

@@ -226,6 +226,25 @@ def test_files_gone_are_said_here_when_installed_files_missing_is_waived(waivers
     assert f.title == "verl 0.9.0: 1 of the 513 files its RECORD lists differs from it, 2 are gone"
 
 
+@pytest.mark.parametrize("waivers", [(("installed-files-verified",), ()),
+                                     ((), ("files-overwritten-by-another-package",))])
+def test_another_distributions_copy_is_said_here_when_files_overwritten_is_waived(waivers):
+    """A real venv: verl 0.9.1, then a wheel (verl-patch) whose RECORD lists verl/trainer/main_ppo.py installed over
+    it. `check --deep --only installed-files-verified` said "ok": verl's changed file was left to
+    files-overwritten-by-another-package, which that run does not report."""
+    theirs = {"path": "verl/trainer/main_ppo.py", "size": 30, "expected_size": 7961, "kind": "source",
+              "also": ["verl-patch"]}
+    snap = _vsnap([_vdist("verl", "0.9.1", 514, [theirs])])
+    assert _vfound(snap) == []  # said by files-overwritten-by-another-package
+    found, _ = run_one(load_all()["installed-files-verified"],
+                       CheckContext(snapshot=snap, options={"waivers": waivers}))
+    (f,) = found
+    assert (f.severity.value, f.evidence["modified"]) == ("warning", 1)
+    assert f.title == "verl 0.9.1: 1 of the 514 files its RECORD lists differs from it"
+    assert ("verl/trainer/main_ppo.py (source: 30 bytes on disk, RECORD says 7961; verl-patch's copy, installed "
+            "over it)") in f.detail and "said by files-overwritten" not in f.detail
+
+
 def test_files_not_compared_within_the_bound_are_said_and_nothing_else_is_guessed():
     (f,) = _vfound(_vsnap([_vdist("torch", "2.13.0", 12250, [], unverified=3), _vdist("verl", "0.9.1", 514, [])]))
     assert (f.id, f.severity.value) == ("installed-files-unverified", "info")

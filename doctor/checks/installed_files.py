@@ -17,8 +17,8 @@ interpreter. A file that differs is a hand edit in site-packages (guides and thr
 transformers or megatron there), an image that ships patched files, a .so truncated by a full disk or an interrupted
 copy: the code that runs is not the release the version names, and nothing else shows it. One finding per fact: a
 file another distribution's RECORD lists with other content is files-overwritten-by-another-package's, files gone
-that installed-files-missing reports are its. Severity: an error when a shared library or extension module changed
-or a listed file is gone (a crash, undefined symbols, an ImportError deep in a code path), a warning when only .py
+that installed-files-missing reports are its (said here when this run's waivers drop those findings). Severity: an
+error when a shared library or extension module changed or a listed file is gone (a crash, undefined symbols, an ImportError deep in a code path), a warning when only .py
 or data files changed (often a deliberate workaround; the stack may run, but a report from it misleads). The fix is
 installed-files-missing's reinstall; hand edits are lost.
 """

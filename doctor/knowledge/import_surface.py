@@ -209,12 +209,13 @@ class Unmet:
             self.source_build, self.source_names)
         file, _, line = names[0][2].rpartition(":")
         got = self.callee_release
-        return (f"{self.caller_url}/blob/{at.commit}/{file}#L{line}; "
+        return (f"{self.caller_url}/blob/{at.commit or 'v' + at.version}/{file}#L{line}; "
                 f"{self.callee_url}/tree/{got.commit or 'v' + got.version}")
 
 
 def _release(v: Validator, raw: Any, p: str, extra: set[str]) -> dict[str, Any]:
-    """A release read at a git commit, or (a callee with "sha256") from its PyPI wheel."""
+    """A release read at a git commit, or (with "sha256") from its PyPI wheel: a callee's, or a caller release whose
+    tag the mirror lacked (verl 0.9.1)."""
     r = v.keys(raw, {"version", "ref", "commit"} | extra, p, required=("version", "ref"))
     v.version(r["version"], f"{p}.version")
     v.req(r["ref"], f"{p}.ref")
@@ -467,10 +468,10 @@ def parse(data: object, source: str) -> Surface:
         rels = []
         for i, rr in enumerate(c["releases"]):
             q = f"{p}.releases[{i}]"
-            r = _release(v, rr, q, {"source_build", "date", "file"})
+            r = _release(v, rr, q, {"source_build", "date", "file", "sha256"})
             source_build = v.boolean(r.get("source_build"), f"{q}.source_build", default=False)
             date = v.date(r["date"], f"{q}.date") if source_build else ""
-            rel = CallerRelease(r["version"], r["ref"], r["commit"], "", source_build, date,
+            rel = CallerRelease(r["version"], r["ref"], r.get("commit", ""), r.get("sha256", ""), source_build, date,
                                 _file(v, r.get("file"), f"{q}.file"))
             rel.rows = _release_reader(base, name, rel, callee_names, v, f"{q}.file")
             rels.append(rel)

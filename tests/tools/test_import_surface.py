@@ -210,6 +210,64 @@ def test_a_callee_read_from_its_wheels_and_a_lazy_package_serves_the_all_of_its_
     assert u.source.endswith("https://github.com/huggingface/transformers/tree/v5.0")
 
 
+def test_platform_wheels_and_a_caller_release_whose_tag_the_mirror_lacks_are_read_from_wheels(tmp_path, repos):
+    """torchdata's wheels are per platform (its cp311 manylinux x86_64 one is read, a pure one first when both
+    exist); a caller release whose tag the mirror lacks (verl 0.9.1) is read from its PyPI wheel, its package at the
+    wheel's top even where the repository has src/ (peft), the file:line cited as in the repository."""
+    import zipfile
+
+    def wheel(name: str, files: dict[str, str]) -> None:
+        with zipfile.ZipFile(tmp_path / name, "w") as z:
+            for f, text in files.items():
+                z.writestr(f, text)
+
+    wheel("td-0.7.1-cp311-cp311-manylinux_2_17_x86_64.manylinux2014_x86_64.whl", {"td/__init__.py": ""})
+    wheel("td-0.7.1-cp310-cp310-manylinux_2_17_x86_64.whl", {"td/__init__.py": "", "td/stateful.py": ""})
+    wheel("td-0.8.0-cp311-cp311-macosx_11_0_arm64.whl", {"td/__init__.py": "", "td/stateful.py": ""})
+    wheel("td-0.8.0-cp311-cp311-manylinux1_x86_64.whl", {"td/__init__.py": "", "td/stateful.py": "Loader = 1\n"})
+    wheel("td-0.9.0-py3-none-any.whl", {"td/__init__.py": "", "td/stateful.py": "Loader = 1\n"})
+    wheel("td-0.9.0-cp311-cp311-manylinux1_x86_64.whl", {"td/__init__.py": ""})
+    got = gen.wheel_releases(str(tmp_path), "td")
+    assert [(v, Path(w.path).name) for v, w in got] == [
+        ("0.7.1", "td-0.7.1-cp311-cp311-manylinux_2_17_x86_64.manylinux2014_x86_64.whl"),
+        ("0.8.0", "td-0.8.0-cp311-cp311-manylinux1_x86_64.whl"), ("0.9.0", "td-0.9.0-py3-none-any.whl")]
+    # br's mirror has v1.0 and v2.0; its 3.0 wheel (src/br in the repository) imports td.stateful at load
+    wheel("br-3.0-py3-none-any.whl", {"br/__init__.py": "from br.data import x\n",
+                                      "br/data.py": "from td.stateful import Loader\nx = 1\n"})
+    wheel("br-2.0-py3-none-any.whl", {"br/__init__.py": "from td.stateful import Loader\n"})
+    gits = {"br": gen.Git(str(repos["br"].path))}
+    gen.CALLEE_MODULES["td"] = "td"
+    try:
+        callee = gen.Project("td", "", "td", "https://github.com/pytorch/data", archive="wheel")
+        caller = gen.Project("br", "br", "src/br", "https://github.com/x/br", ("br",))
+        t = gen.read(gits, {"br": gen.tag_releases(gits["br"], r"v(\d+\.\d+)")}, (caller,), (callee,),
+                     date="2026-12-05", wheels={"td": got},
+                     caller_wheels={"br": gen.wheel_releases(str(tmp_path), "br")})
+    finally:
+        del gen.CALLEE_MODULES["td"]
+        gits["br"].close()
+    rels = t["callers"]["br"]["releases"]  # type: ignore[index]
+    assert [(r["version"], r["ref"], r["commit"]) for r in rels][2:] == [("3.0", "br-3.0-py3-none-any.whl", "")]
+    assert len(rels[2]["sha256"]) == 64 and rels[1]["commit"] and "sha256" not in rels[1]
+    assert rels[2]["imports"] == {"td": {"td.stateful:Loader": "src/br/data.py:1"}}
+    assert t["callees"]["td"]["names"] == {  # type: ignore[index]
+        "td.stateful:Loader": {"missing": ["0.7.1"], "unknown": [], "no_module": ["0.7.1"]}}
+    table = _load(t, tmp_path / "table")
+    (rel,) = [r for r in table.callers["br"].releases if r.version == "3.0"]
+    assert rel.commit == "" and len(rel.sha256) == 64 and rel.where == "PyPI's br-3.0-py3-none-any.whl"
+    from doctor.knowledge.import_surface import unmet
+
+    u = unmet(table, "br", "td", caller_version="3.0", callee_version="0.7.1")
+    assert u is not None and u.names == (("td.stateful", "Loader", "src/br/data.py:1"),) and u.fixed_in == (
+        "0.8.0", "0.9.0")
+    assert u.source == "https://github.com/x/br/blob/v3.0/src/br/data.py#L1; https://github.com/pytorch/data/tree/v0.7.1"
+    assert unmet(table, "br", "td", caller_version="3.0", callee_version="0.8.0") is None
+    # the index names the wheel by its sha256, the release's file by an empty commit
+    index = (tmp_path / "table" / "index.json").read_text()
+    assert '"ref": "br-3.0-py3-none-any.whl",\n     "sha256": ' in index
+    assert gen.read_layout(str(tmp_path / "table"))["callers"]["br"]["releases"][2]["sha256"] == rels[2]["sha256"]
+
+
 def _sdist(path: Path, version: str, files: dict[str, str]) -> str:
     import io
     import tarfile
@@ -235,7 +293,7 @@ def test_a_callee_read_from_its_sdists_only_through_the_entries_that_load_it(tmp
     callee = gen.Project("vl", "", "vl", "https://github.com/vllm-project/vllm", archive="sdist")
     got = gen.sdist_releases(str(tmp_path), callee)
     assert [v for v, _ in got] == ["0.9.1", "0.11.0"]
-    assert got[0][1].files("vl") == ["vl/__init__.py", "vl/utils.py"] and got[0][1].show("", "tests/vl/t.py") is None
+    assert got[0][1].files("", "vl") == ["vl/__init__.py", "vl/utils.py"] and got[0][1].show("", "tests/vl/t.py") is None
     br = repos["br"]
     br.commit({"br/rollout/__init__.py": "from vl.utils import old\nfrom br.models.llm import GPT\n",
                "br/rollout/server.py": "from vl.v1.engine.utils import Manager\n", "config.yaml": "mode: sync\n"},

@@ -122,8 +122,9 @@ class Git:
 
 
 class Wheel:
-    """A release's wheel (a zip): the files it installs, read like a git tree (`show(_, path)`), for a callee
-    whose repository is too large to mirror (transformers)."""
+    """A release's wheel (a zip): the files it installs, read like a git tree (`files(_, under)`, `show(_, path)`),
+    for a callee whose repository is too large to mirror (transformers) or not mirrored (accelerate, torchdata), and
+    for a caller release whose tag the mirror lacks (verl 0.9.1)."""
 
     def __init__(self, path: str) -> None:
         import hashlib
@@ -134,7 +135,7 @@ class Wheel:
         with open(path, "rb") as fh:
             self.sha256 = hashlib.sha256(fh.read()).hexdigest()
 
-    def files(self, under: str) -> list[str]:
+    def files(self, commit: str, under: str) -> list[str]:
         return [n for n in self.zip.namelist() if n.startswith(under + "/")]
 
     def show(self, commit: str, path: str) -> str | None:
@@ -177,7 +178,7 @@ class Sdist:
                             self._files[rel] = fh.read()
         return self._files
 
-    def files(self, under: str) -> list[str]:
+    def files(self, commit: str, under: str) -> list[str]:
         return [n for n in self._read() if n.startswith(under + "/")]
 
     def show(self, commit: str, path: str) -> str | None:
@@ -492,16 +493,16 @@ class Project:
     default_entries: tuple[tuple[str, str, str, str], ...] = ()
 
     # the entry modules a release's own files name (vllm-ascend's plugin entry points): git, commit -> modules
-    entries_from: Callable[[Git, str], tuple[str, ...]] | None = None
+    entries_from: Callable[[Git | Wheel, str], tuple[str, ...]] | None = None
     # a caller read for these callees only (empty: every callee)
     callees: tuple[str, ...] = ()
 
-    def base_entries(self, git: Git | None = None, commit: str = "") -> tuple[str, ...]:
+    def base_entries(self, git: Git | Wheel | None = None, commit: str = "") -> tuple[str, ...]:
         """The entry modules at a release: `entries`, and those its files name (`entries_from`)."""
         named = self.entries_from(git, commit) if self.entries_from is not None and git is not None else ()
         return self.entries + tuple(m for m in named if m not in self.entries)
 
-    def entries_for(self, callee: str, git: Git | None = None, commit: str = "") -> tuple[str, ...]:
+    def entries_for(self, callee: str, git: Git | Wheel | None = None, commit: str = "") -> tuple[str, ...]:
         more = next((e for c, e in self.callee_entries if c == callee), ())
         by_default = tuple(m for c, m, path, pattern in self.default_entries if c == callee and git is not None
                            and re.search(pattern, git.show(commit, path) or ""))
@@ -514,7 +515,12 @@ CALLEES = (Project("megatron-core", "NVIDIA+Megatron-LM", "megatron/core", "http
                    archive="wheel"),
            # read from its PyPI sdists (--sdists): too large to mirror, its wheels ~400 MB; on Ascend vLLM is built
            # from source at the release vllm-ascend pairs with, so its Python files are the sdist's
-           Project("vllm", "", "vllm", "https://github.com/vllm-project/vllm", archive="sdist"))
+           Project("vllm", "", "vllm", "https://github.com/vllm-project/vllm", archive="sdist"),
+           # read from their PyPI wheels (--wheels; torchdata's are per platform: its cp311 manylinux x86_64 ones):
+           # verl imports both at module level and declares them without a lower bound (accelerate 0.26.1 lacks
+           # accelerate.utils.memory.clear_device_cache, torchdata 0.7.1 torchdata.stateful_dataloader)
+           Project("accelerate", "", "accelerate", "https://github.com/huggingface/accelerate", archive="wheel"),
+           Project("torchdata", "", "torchdata", "https://github.com/pytorch/data", archive="wheel"))
 # vLLM loads vllm-ascend through the entry points its setup.py declares (read at each tag, e.g.
 # https://github.com/vllm-project/vllm-ascend/blob/v0.9.1/setup.py#L363-L367): `vllm.platform_plugins` (`ascend =
 # vllm_ascend:register`, which returns the platform class's qualified name, "vllm_ascend.platform.NPUPlatform", that
@@ -524,7 +530,7 @@ CALLEES = (Project("megatron-core", "NVIDIA+Megatron-LM", "megatron/core", "http
 _PLUGIN_GROUPS = ("vllm.platform_plugins", "vllm.general_plugins")
 
 
-def vllm_ascend_entries(git: Git, commit: str) -> tuple[str, ...]:
+def vllm_ascend_entries(git: Git | Wheel, commit: str) -> tuple[str, ...]:
     """vllm-ascend's entry modules at a release, named by its own files: the modules of its plugin entry points
     (setup.py), the modules those functions import unconditionally, the platform module `register` returns, and the
     worker module the platform names for a default configuration (`_default_worker`)."""
@@ -571,7 +577,7 @@ def _plugin_entry_points(setup_py: str) -> list[tuple[str, str]]:
     return out
 
 
-def _function(git: Git, commit: str, module: str, func: str) -> list[ast.stmt] | None:
+def _function(git: Git | Wheel, commit: str, module: str, func: str) -> list[ast.stmt] | None:
     """The body of the module-level function `func` of `module` (a package's __init__.py or a module file)."""
     base = module.replace(".", "/")
     for path in (base + "/__init__.py", base + ".py"):
@@ -650,14 +656,17 @@ CALLERS = (
             ("vllm_ascend",), entries_from=vllm_ascend_entries, callees=("vllm",)),
     # `import trl` / `import peft` (what `from trl import X` and `from peft import X` run first): their package
     # __init__ and what it imports eagerly; trl's __init__ is a lazy module from v0.8.x (its _import_structure
-    # loads a submodule only when a name is asked for, which is not followed here), peft's imports eagerly
+    # loads a submodule only when a name is asked for, which is not followed here), peft's imports eagerly; both
+    # also of accelerate (peft 0.15.0 on: `from accelerate.utils.memory import clear_device_cache` in
+    # src/peft/utils/loftq_utils.py, which `import peft` runs and accelerate 0.26.1 lacks)
     Project("trl", "huggingface+trl", "trl", "https://github.com/huggingface/trl", ("trl",),
-            callees=("transformers",)),
+            callees=("transformers", "accelerate")),
     Project("peft", "huggingface+peft", "src/peft", "https://github.com/huggingface/peft", ("peft",),
-            callees=("transformers",)),
+            callees=("transformers", "accelerate")),
 )
 # The top-level module each callee installs, which its callers import from.
-CALLEE_MODULES = {"megatron-core": "megatron.core", "transformers": "transformers", "vllm": "vllm"}
+CALLEE_MODULES = {"megatron-core": "megatron.core", "transformers": "transformers", "vllm": "vllm",
+                  "accelerate": "accelerate", "torchdata": "torchdata"}
 
 
 def tag_releases(git: Git, pattern: str, published: set[str] | None = None) -> list[Release]:
@@ -746,18 +755,25 @@ def default_releases(root: str, gits: dict[str, Git]) -> dict[str, list[Release]
     return out
 
 
+# The wheels read: pure Python ones, else CPython 3.11 manylinux x86_64 ones (torchdata's are built per platform; their
+# Python files are the same on every one): `<name>-<version>-<tags>.whl`, one per version, pure first.
+_WHEEL_TAGS = re.compile(r"-(?:(py3|py2\.py3)-none-any|(cp311-cp311-manylinux[\w.]*_x86_64))\.whl")
+
+
 def wheel_releases(directory: str, project: str) -> list[tuple[str, Wheel]]:
-    """The `<project>-<version>-py3-none-any.whl` files in `directory`, oldest version first."""
-    out = []
+    """The wheels of `project` in `directory` (`_WHEEL_TAGS`), one per version, oldest version first."""
+    found: dict[Version, list[tuple[bool, str]]] = {}
     prefix = project.replace("-", "_") + "-"
     for f in os.listdir(directory):
-        if f.startswith(prefix) and f.endswith("-py3-none-any.whl"):
-            try:
-                v = Version(f[len(prefix):].split("-")[0])
-            except InvalidVersion:
-                continue
-            out.append((v, os.path.join(directory, f)))
-    return [(str(v), Wheel(p)) for v, p in sorted(out)]
+        m = _WHEEL_TAGS.search(f)
+        if not f.startswith(prefix) or not m or m.end() != len(f) or "-" in f[len(prefix):m.start()]:
+            continue
+        try:
+            v = Version(f[len(prefix):m.start()])
+        except InvalidVersion:
+            continue
+        found.setdefault(v, []).append((not m.group(1), os.path.join(directory, f)))  # a pure wheel first
+    return [(str(v), Wheel(min(found[v])[1])) for v in sorted(found)]
 
 
 def sdist_releases(directory: str, project: Project) -> list[tuple[str, Sdist]]:
@@ -781,19 +797,23 @@ def _module_name(path: str) -> str:
     return base.replace("/", ".")
 
 
-def caller_imports(git: Git, project: Project, rel: Release, prefix: str,
+def caller_imports(git: Git | Wheel, project: Project, rel: Release, prefix: str,
                    entry_modules: tuple[str, ...] | None = None) -> tuple[list[Import], list[str]]:
     """The imports of `prefix` in the caller's modules that importing its entry modules runs (module-level imports
     followed through the caller's own package, transitively), and the entries that exist at the release. A file
     only a function imports is not followed: its imports need not succeed for the caller to load."""
     top = project.package_dir.split("/")[-1]
     root = project.package_dir.rpartition("/")[0]
+    # a wheel installs the package at its top (peft/, where the repository has src/peft/): its files are named
+    # as at the tag, so the file:line cited is the repository's
+    in_wheel = isinstance(git, Wheel)
     modules: dict[str, tuple[list[Import], set[str]]] = {}
-    for f in git.files(rel.commit, project.package_dir):
+    for f in git.files(rel.commit, top if in_wheel else project.package_dir):
         if f.endswith(".py"):
-            rel_path = f[len(root) + 1:] if root else f
+            rel_path = f if in_wheel or not root else f[len(root) + 1:]
             name = _module_name(rel_path)
-            modules[name] = module_imports(git.show(rel.commit, f) or "", f, prefix, name, top)
+            shown = f"{root}/{f}" if in_wheel and root else f
+            modules[name] = module_imports(git.show(rel.commit, f) or "", shown, prefix, name, top)
     entries = [e for e in (project.entries if entry_modules is None else entry_modules) if e in modules]
     seen: set[str] = set()
     todo = [m for e in entries for m in _parents(e)]
@@ -816,10 +836,12 @@ def _key(module: str, name: str) -> str:
 def read(gits: dict[str, Git], releases: dict[str, list[Release]], callers: tuple[Project, ...] = CALLERS,
          callees: tuple[Project, ...] = CALLEES, date: str | None = None,
          wheels: dict[str, list[tuple[str, Wheel | Sdist]]] | None = None,
-         kept: dict[str, Any] | None = None) -> dict[str, object]:
+         kept: dict[str, Any] | None = None,
+         caller_wheels: dict[str, list[tuple[str, Wheel]]] | None = None) -> dict[str, object]:
     """The table: per caller release what it imports from each callee (with the first file:line), per callee the
     read releases that lack or may lack each of those names. A callee in `wheels` (name -> [(version, wheel or
-    sdist)]) is read from those files instead of a git mirror. With `kept` (the previous table), a caller or callee
+    sdist)]) is read from those files instead of a git mirror; a caller release in `caller_wheels` whose version no
+    tag read has (verl 0.9.1: the mirror lacks its tag) is read from its PyPI wheel. With `kept` (the previous table), a caller or callee
     that is not read keeps its rows from it; a name a kept callee was not read for is unknown at its releases."""
     wheels = wheels or {}
     old_callers: dict[str, Any] = (kept or {}).get("callers", {})
@@ -835,7 +857,11 @@ def read(gits: dict[str, Git], releases: dict[str, list[Release]], callers: tupl
                         needed.setdefault(callee, set()).update(tuple(k.split(":")) for k in names)
             continue
         rels = []
-        for rel in releases[caller.name]:
+        tagged = {r.version for r in releases[caller.name]}
+        sources: list[tuple[Release, Git | Wheel]] = [(r, gits[caller.name]) for r in releases[caller.name]] + [
+            (Release(v, os.path.basename(w.path), ""), w) for v, w in (caller_wheels or {}).get(caller.name, [])
+            if v not in tagged]
+        for rel, src in sources:
             imports: dict[str, dict[str, str]] = {}
             entries: list[str] = []
             more: dict[str, list[str]] = {}
@@ -843,9 +869,9 @@ def read(gits: dict[str, Git], releases: dict[str, list[Release]], callers: tupl
                 if caller.callees and callee.name not in caller.callees:
                     continue
                 got: dict[str, str] = {}
-                want = caller.entries_for(callee.name, gits[caller.name], rel.commit)
-                found, at = caller_imports(gits[caller.name], caller, rel, CALLEE_MODULES[callee.name], want)
-                base = caller.base_entries(gits[caller.name], rel.commit)
+                want = caller.entries_for(callee.name, src, rel.commit)
+                found, at = caller_imports(src, caller, rel, CALLEE_MODULES[callee.name], want)
+                base = caller.base_entries(src, rel.commit)
                 entries = [e for e in at if e in base]  # the same for every callee
                 if at != entries:
                     more[callee.name] = at
@@ -855,6 +881,7 @@ def read(gits: dict[str, Git], releases: dict[str, list[Release]], callers: tupl
                 if got:
                     imports[callee.name] = dict(sorted(got.items()))
             rels.append({"version": rel.version, "ref": rel.ref, "commit": rel.commit,
+                         **({"sha256": src.sha256} if isinstance(src, Wheel) else {}),
                          **({"source_build": True, "date": gits[caller.name].run(
                              "log", "-1", "--format=%cs", rel.commit).strip()} if rel.source_build else {}),
                          "entries": entries, **({"callee_entries": more} if more else {}), "imports": imports})
@@ -876,7 +903,7 @@ def read(gits: dict[str, Git], releases: dict[str, list[Release]], callers: tupl
         if callee.name in wheels:
             for version, wheel in wheels[callee.name]:
                 _judge(names, needed[callee.name], version,
-                       Tree(wheel, "", set(wheel.files(callee.package_dir)), CALLEE_MODULES[callee.name]))
+                       Tree(wheel, "", set(wheel.files("", callee.package_dir)), CALLEE_MODULES[callee.name]))
                 rels_read.append({"version": version, "ref": os.path.basename(wheel.path), "sha256": wheel.sha256})
                 if isinstance(wheel, Sdist):
                     wheel.close()  # an sdist's files are held in memory: one release at a time
@@ -959,7 +986,9 @@ def layout(data: dict[str, Any]) -> dict[str, str]:
     for name, c in data["callers"].items():
         rows = []
         for f, r in zip(release_files(name, c["releases"]), c["releases"], strict=True):
-            rows.append({"version": r["version"], "ref": r["ref"], "commit": r["commit"],
+            # a release read from its wheel (verl 0.9.1) is named by the wheel's sha256, its file's commit ""
+            rows.append({"version": r["version"], "ref": r["ref"],
+                         **({"sha256": r["sha256"]} if r.get("sha256") else {"commit": r["commit"]}),
                          **({"source_build": True, "date": r["date"]} if r.get("source_build") else {}), "file": f})
             files[f] = _dump({"caller": name, "version": r["version"], "commit": r["commit"],
                               "entries": r.get("entries", []),
@@ -999,7 +1028,8 @@ def read_layout(directory: str) -> dict[str, Any]:
         rels = []
         for r in c["releases"]:
             got = part(r["file"])
-            rels.append({"version": r["version"], "ref": r["ref"], "commit": r["commit"],
+            rels.append({"version": r["version"], "ref": r["ref"], "commit": r.get("commit", ""),
+                         **({"sha256": r["sha256"]} if r.get("sha256") else {}),
                          **({"source_build": True, "date": r["date"]} if r.get("source_build") else {}),
                          "entries": got.get("entries", []),
                          **({"callee_entries": got["callee_entries"]} if got.get("callee_entries") else {}),
@@ -1047,8 +1077,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--out", default=os.path.join(root, "profiles", "import-surface"),
                     help="the table's directory (index.json, a file per caller release and per callee)")
     ap.add_argument("--wheels", default=os.environ.get("DOCTOR_WHEELS", ""),
-                    help="directory of PyPI wheels of callees read from wheels (transformers-X-py3-none-any.whl); "
-                         "without it those callees are not read")
+                    help="directory of PyPI wheels of callees read from wheels (transformers-X-py3-none-any.whl, "
+                         "accelerate-X-py3-none-any.whl, torchdata-X-cp311-cp311-manylinux*_x86_64.whl) and of caller "
+                         "releases whose tag the mirror lacks (verl-X-py3-none-any.whl); a callee with no wheel there "
+                         "is not read")
     ap.add_argument("--sdists", default=os.environ.get("DOCTOR_SDISTS", ""),
                     help="directory of PyPI sdists of callees read from sdists (vllm-X.tar.gz); without it those "
                          "callees are not read")
@@ -1057,6 +1089,7 @@ def main(argv: list[str] | None = None) -> int:
                          "keeps its rows from the table at --out instead of being left out")
     a = ap.parse_args(argv)
     wheels: dict[str, list[tuple[str, Wheel | Sdist]]] = {}
+    caller_wheels: dict[str, list[tuple[str, Wheel]]] = {}
     kept: dict[str, Any] | None = None
     try:
         if a.keep and os.path.exists(os.path.join(a.out, "index.json")):
@@ -1069,21 +1102,26 @@ def main(argv: list[str] | None = None) -> int:
                       file=sys.stderr)
         for p in CALLEES:
             where = {"wheel": a.wheels, "sdist": a.sdists}.get(p.archive, "")
-            if p.archive == "wheel" and where:
-                wheels[p.name] = list(wheel_releases(where, p.name))
-            elif p.archive == "sdist" and where:
-                wheels[p.name] = list(sdist_releases(where, p))
-            elif p.archive:
-                print(f"import_surface: {p.name} is not read (no --{p.archive}s): the table written "
+            got: list[tuple[str, Wheel | Sdist]] = (
+                list(wheel_releases(where, p.name)) if p.archive == "wheel" and where else
+                list(sdist_releases(where, p)) if p.archive == "sdist" and where else [])
+            if got:
+                wheels[p.name] = got
+            elif p.archive:  # none of its files given: a directory of other projects' wheels reads nothing of it
+                why = f"no {p.archive}s of it in --{p.archive}s" if where else f"no --{p.archive}s"
+                print(f"import_surface: {p.name} is not read ({why}): the table written "
                       + (f"keeps its rows from {a.out}" if kept else "leaves it out"), file=sys.stderr)
-        data = read(gits, default_releases(root, gits), wheels=wheels, kept=kept)
+        # a caller release whose tag the mirror lacks is read from its wheel in --wheels (verl-0.9.1-py3-none-any.whl)
+        caller_wheels.update({p.name: wheel_releases(a.wheels, p.name) for p in CALLERS
+                              if a.wheels and p.name in gits})
+        data = read(gits, default_releases(root, gits), wheels=wheels, kept=kept, caller_wheels=caller_wheels)
     except (GitError, InputError, OSError, KeyError, ValueError, TypeError, AttributeError) as e:
         print(f"import_surface: {e}", file=sys.stderr)
         return 2
     finally:
         for g in locals().get("gits", {}).values():
             g.close()
-        for ws in wheels.values():
+        for ws in (*wheels.values(), *caller_wheels.values()):
             for _, w in ws:
                 w.close()
     write(data, a.out)

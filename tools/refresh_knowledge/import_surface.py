@@ -644,7 +644,12 @@ CALLERS = (
             # release's default rollout mode is async (v0.7.0 on: verl/trainer/config/rollout/rollout.yaml), since
             # before that it loads only with rollout.mode=async
             callee_entries=(("vllm", ("verl.workers.rollout.vllm_rollout",
-                                      "verl.workers.sharding_manager.fsdp_vllm")),),
+                                      "verl.workers.sharding_manager.fsdp_vllm")),
+                            # the trainer main_ppo's task runner imports in its run (v0.9.1: the default V1 trainer
+                            # verl.trainer.ppo.v1, or main_ppo_v0's ray_trainer), whose data loader is torchdata's
+                            # StatefulDataLoader; read for torchdata only so far (the other callees' rows would
+                            # change with it: a re-read of Megatron-Core, which is not mirrored here)
+                            ("torchdata", ("verl.trainer.ppo.ray_trainer", "verl.trainer.ppo.v1"))),
             default_entries=(("vllm", "verl.workers.rollout.vllm_rollout.vllm_async_server",
                               "verl/trainer/config/rollout/rollout.yaml", r"(?m)^mode:\s*async\b"),)),
     # `import mindspeed.megatron_adaptor` is how MindSpeed is turned on (verl's NPU patches, MindSpeed-LLM).

@@ -414,7 +414,7 @@ def missing_api(ctx: CheckContext) -> Iterator[Finding]:
 # the table is loaded only when a callee's release and a caller are known (tests/knowledge/test_import_surface.py
 # checks these agree with the table). A caller or callee installed from git is also matched by its commit.
 IMPORT_CALLERS = ("mbridge", "verl", "mindspeed", "vllm-ascend", "trl", "peft")
-IMPORT_CALLEES = ("megatron-core", "transformers", "vllm")
+IMPORT_CALLEES = ("megatron-core", "transformers", "vllm", "accelerate", "torchdata")
 # A local label on these callees is a build of the release's own files (vLLM built from source at a release on
 # Ascend reports 0.9.1+empty, VLLM_TARGET_DEVICE=empty): judged as that release.
 _LOCAL_IS_BUILD = frozenset({"vllm"})
@@ -524,12 +524,14 @@ def _import_finding(u: Unmet, caller: str, callee: str, cv: str | None, cc: str 
     more = f" (and {len(names) - 1} more)" if len(names) > 1 else ""
     lines = "; ".join(f"`{_import_line(m, n)}` ({w})" for m, n, w in names[:6]) + (" …" if len(names) > 6 else "")
     scope = (f"at {rel.ref} (commit {rel.commit[:9]}, {rel.date})" if build else
-             f"at {rel.ref} (commit {rel.commit[:9]})" if u.caller_release else
+             f"at {rel.ref} (commit {rel.commit[:9]})" if u.caller_release and rel.commit else
+             f"in {rel.where}" if u.caller_release else  # a release read from its wheel (verl 0.9.1)
              f"in every {caller} release read, cited at {rel.ref}")
     them = "them" if len(names) > 1 else "it"
     near = _nearest(u.fixed_in, got.version)
-    fix_rel = (f"a {callee} release that defines {them} (of the releases read: {' or '.join(near)})" if near else
-               f"a {callee} release that defines {them}")
+    art = "an" if callee[:1] in "aeiou" else "a"  # an accelerate release
+    fix_rel = (f"{art} {callee} release that defines {them} (of the releases read: {' or '.join(near)})" if near else
+               f"{art} {callee} release that defines {them}")
     comps = tuple(dict.fromkeys(c for c in (component_of_distribution(caller), component_of_distribution(callee))
                                 if c))
     caveat = (f"The {caller} {u.cited.version} release ({u.cited.ref}) imports nothing {callee} {got.version} lacks, "
@@ -538,7 +540,7 @@ def _import_finding(u: Unmet, caller: str, callee: str, cv: str | None, cc: str 
     fix = (f"If this {caller} was built from source: install the {caller} {rel.version} release from PyPI, or "
            + (f"{callee} {' or '.join(near)} (the nearest release{'s' if len(near) > 1 else ''} read that "
                  f"define{'' if len(near) > 1 else 's'} {them})." if near else
-              f"a {callee} release that defines {them}.") if build else
+              f"{art} {callee} release that defines {them}.") if build else
            f"Install {fix_rel}, or another {caller} release that supports {callee} {got.version}.")
     return finding(
         "package-imports-missing-name", "warning" if build else "error", comps or ("python",),

@@ -650,6 +650,37 @@ def test_vllm_ascend_on_a_vllm_release_it_was_not_made_for_is_an_error():
 
 
 
+def test_verl_and_peft_on_an_accelerate_or_torchdata_release_that_lacks_what_they_import_is_an_error():
+    """verl declares accelerate and torchdata without a lower bound, so no metadata predicts these (a real verl
+    0.9.1 venv, `import verl.trainer.ppo.ray_trainer`): `import peft` (0.15.0 on, which verl's workers import)
+    runs src/peft/utils/loftq_utils.py, which imports clear_device_cache from accelerate.utils.memory, absent in
+    accelerate 0.26.1; verl 0.9.1's ray_trainer imports torchdata.stateful_dataloader, which torchdata 0.7.1 does
+    not have (profiles/import-surface/: accelerate and torchdata from their PyPI wheels, verl 0.9.1 from its wheel,
+    peft 0.21.x from theirs: the mirror's tags stop at v0.20.0)."""
+    from doctor.checks.diagnose import diagnose
+    from doctor.snapshot.model import snapshot_from_dict
+
+    def run(packages):
+        snap = snapshot_from_dict({"schema": "doctor.snapshot/1", "packages": packages})
+        return [f for f in diagnose([(None, snap, None)]).findings if f.id == "package-imports-missing-name"]
+
+    verl = {"verl": {"version": "0.9.1"}, "peft": {"version": "0.21.2"}}
+    (f,) = run({**verl, "accelerate": {"version": "0.26.1"}, "torchdata": {"version": "0.11.0"}})
+    assert f.severity.value == "error"
+    assert f.title.startswith("peft 0.21.2 imports clear_device_cache from accelerate.utils.memory at load, which "
+                              "accelerate 0.26.1")
+    assert "(src/peft/utils/loftq_utils.py:25) in PyPI's peft-0.21.2-py3-none-any.whl when peft is imported" in f.detail
+    assert "accelerate-0.26.1-py3-none-any.whl" in f.detail and "(of the releases read: 0.32.0)" in f.fix.text and f.source.endswith("https://github.com/huggingface/accelerate/tree/v0.26.1")
+    (f,) = run({**verl, "accelerate": {"version": "1.16.0"}, "torchdata": {"version": "0.7.1"}})
+    assert f.severity.value == "error" and f.components[0] == "verl"
+    assert "StatefulDataLoader" in f.title and "verl/trainer/ppo/ray_trainer.py:33" in f.detail
+    assert "No module named 'torchdata.stateful_dataloader'" in f.detail and "(of the releases read: 0.8.0)" in f.fix.text
+    # verl 0.9.1 was read from its PyPI wheel: the line cited is at its tag
+    assert f.source.startswith("https://github.com/verl-project/verl/blob/v0.9.1/verl/trainer/ppo/ray_trainer.py#L33")
+    # the releases the real verl 0.9.1 venv has: nothing
+    assert run({**verl, "accelerate": {"version": "1.16.0"}, "torchdata": {"version": "0.11.0"}}) == []
+
+
 def test_trl_and_peft_importing_a_transformers_name_the_installed_release_lacks_is_an_error():
     """`import trl` before v0.8 runs trl/core.py, which imports top_k_top_p_filtering from transformers (removed
     before 4.40); `import peft` 0.17.0 runs src/peft/peft_model.py, which imports HybridCache (removed in 5.0)

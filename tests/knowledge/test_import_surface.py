@@ -18,7 +18,7 @@ from doctor.knowledge.import_surface import load, unmet
 
 def test_the_packaged_table_holds_the_releases_read_and_what_they_import():
     t = load()
-    assert t.read == "2026-12-04"
+    assert t.read == "2026-12-05"
     from doctor.checks.packages import IMPORT_CALLEES, IMPORT_CALLERS
 
     assert set(t.callers) == set(IMPORT_CALLERS) and set(t.callees) == set(IMPORT_CALLEES)
@@ -240,12 +240,41 @@ def test_a_check_reads_the_index_and_only_the_files_of_the_releases_it_judges(tm
     assert opened == ["vllm-ascend/0.9.1.json", "vllm.json"]
 
 
-def test_trl_and_peft_are_read_at_their_pypi_release_tags_for_transformers_only():
+def test_trl_and_peft_are_read_at_their_pypi_release_tags_for_transformers_and_accelerate_only():
     t = load()
     trl, peft = ({r.version: r for r in t.callers[n].releases} for n in ("trl", "peft"))
     assert {"0.7.11", "0.8.6", "0.29.1", "1.9.0"} <= set(trl) and {"0.15.2", "0.17.0", "0.18.0rc0", "0.20.0"} <= set(peft)
-    assert all(set(r.imports) <= {"transformers"} for r in (*trl.values(), *peft.values()))
+    assert all(set(r.imports) <= {"transformers", "accelerate"} for r in (*trl.values(), *peft.values()))
     assert not trl["0.8.6"].imports and trl["0.7.11"].imports  # lazy from v0.8: `import trl` imports no model code
     u = unmet(t, "peft", "transformers", caller_version="0.18.0", callee_version="4.50.3")
     assert u is not None and u.names[0][:2] == ("transformers.modeling_layers", "GradientCheckpointingLayer")
 
+
+
+def test_accelerate_and_torchdata_read_from_pypi_wheels_and_verl_0_9_1_from_its_wheel():
+    """verl declares accelerate and torchdata without a lower bound: their wheels are read (torchdata's cp311
+    x86_64 ones), and verl 0.9.1 and peft 0.21.x, whose tags the mirrors lack, from their PyPI wheels."""
+    t = load()
+    acc, td = t.callees["accelerate"], t.callees["torchdata"]
+    assert {"0.0.1", "0.26.1", "1.0.0", "1.16.0"} <= {r.version for r in acc.releases} and len(acc.releases) == 81
+    assert [r.version for r in td.releases] == ["0.3.0", "0.6.0", "0.6.1", "0.7.0", "0.7.1", "0.8.0", "0.9.0",
+                                               "0.10.0", "0.10.1", "0.11.0"]
+    assert all(r.ref.startswith(f"{c.name}-{r.version}-") and r.ref.endswith(".whl") and len(r.sha256) == 64
+               and not r.commit for c in (acc, td) for r in c.releases)
+    assert {r.ref for r in td.releases if r.version == "0.7.1"} == {
+        "torchdata-0.7.1-cp311-cp311-manylinux_2_17_x86_64.manylinux2014_x86_64.whl"}
+    (v091,) = [r for r in t.callers["verl"].releases if r.version == "0.9.1"]
+    assert v091.ref == "verl-0.9.1-py3-none-any.whl" and not v091.commit and len(v091.sha256) == 64
+    assert v091.imports["torchdata"] == {"torchdata.stateful_dataloader:StatefulDataLoader":
+                                         "verl/trainer/ppo/ray_trainer.py:33"}
+    u = unmet(t, "verl", "torchdata", caller_version="0.9.1", callee_version="0.7.1")
+    assert u is not None and u.no_module == {"torchdata.stateful_dataloader"} and u.fixed_in[0] == "0.8.0"
+    assert unmet(t, "verl", "torchdata", caller_version="0.9.1", callee_version="0.11.0") is None
+    peft = {r.version: r for r in t.callers["peft"].releases}
+    assert {"0.21.0", "0.21.1", "0.21.2"} <= set(peft) and peft["0.21.2"].sha256 and not peft["0.21.2"].commit
+    u = unmet(t, "peft", "accelerate", caller_version="0.21.2", callee_version="0.26.1")
+    assert u is not None and [n[:2] for n in u.names] == [("accelerate.utils.memory", "clear_device_cache")]
+    assert u.names[0][2].startswith("src/peft/utils/loftq_utils.py:") and "0.26.1" not in u.fixed_in
+    assert unmet(t, "peft", "accelerate", caller_version="0.21.2", callee_version="1.16.0") is None
+    # peft 0.14.0 does not import it yet
+    assert unmet(t, "peft", "accelerate", caller_version="0.14.0", callee_version="0.26.1") is None

@@ -42,5 +42,5 @@ def test_import_surface_skips_a_caller_release_it_did_not_read_and_judges_one_it
             return list(import_surface(CheckContext(snapshot=snap)))
         except Skipped as s:
             return [s.reason]
-    assert run("0.9.1") == ["no installed caller release is one the table of imports read"]
+    assert run("0.9.2") == ["no installed caller release is one the table of imports read"]
     assert [f.id for f in run("0.6.1")] == ["package-imports-missing-name"]

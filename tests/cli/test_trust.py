@@ -15,6 +15,7 @@ from click.testing import CliRunner
 
 from doctor.cli import COMMANDS, cli
 from tests.conftest import ROOT
+from tests.fakes import externally_managed_python
 from tests.launch.helpers import QWEN3_06B, write_model
 from tests.stacks import healthy
 
@@ -303,8 +304,9 @@ def _suggested_commands() -> set[str]:
                     assert not (isinstance(e, ast.JoinedStr) and isinstance(e.values[0], ast.Constant)
                                 and str(e.values[0].value).startswith("doctor ")), f"{path}: an f-string doctor command"
     profile = next(p for p in load_profiles() if p.name == "verl-0.9.1-cann9.1.0-a3")
+    managed = externally_managed_python()  # Debian's: install refuses it and the line names a venv made from it
     for exe in ("/usr/bin/python3", sys.executable, None):
-        snap = SimpleNamespace(python=SimpleNamespace(executable=exe)) if exe else None
+        snap = SimpleNamespace(python=SimpleNamespace(executable=exe, externally_managed=exe == managed)) if exe else None
         commands |= {install_dry_run(snap), install_dry_run(snap, profile)}
     return commands
 
@@ -323,7 +325,8 @@ def test_suggested_commands_are_runnable(tmp_path, monkeypatch):
     monkeypatch.chdir(work)
     commands = _suggested_commands()
     assert "doctor check" in commands and "doctor install --dry-run --venv verl-venv" in commands
-    assert "doctor install --profile verl-0.9.1-cann9.1.0-a3 --dry-run --python /usr/bin/python3" in commands
+    usr = ("--venv verl-venv " if externally_managed_python() else "") + "--python /usr/bin/python3"
+    assert f"doctor install --profile verl-0.9.1-cann9.1.0-a3 --dry-run {usr}" in commands
     ran = 0
     for line in sorted(commands):
         argv = shlex.split(line)[1:]

@@ -147,7 +147,8 @@ def installed_files_verified(ctx: CheckContext) -> Iterator[Finding]:
             n = normalize_name(m.dist)
             if reported(ctx, "installed-files", "installed-files-missing", component_of_distribution(n) or "python"):
                 gone_said.add(n)
-    late: list[tuple[str, int, int]] = []
+    late: list[tuple[str, int, int]] = []  # (distribution, files, bytes) the bound left uncompared
+    denied: list[tuple[str, int]] = []  # (distribution, files) this user may not read or stat
     for d in vf.dists if known(vf.dists) else []:
         if not (known(d.dist) and d.dist):
             continue
@@ -155,7 +156,12 @@ def installed_files_verified(ctx: CheckContext) -> Iterator[Finding]:
         version = d.version if known(d.version) and d.version else None
         named = f"{name} {version}" if version else name
         if known(d.unverified) and d.unverified:
-            late.append((named, d.unverified, d.unverified_bytes if known(d.unverified_bytes) else 0))
+            # files this user may not read are said apart: no larger --deep-timeout compares them
+            locked = min(d.unreadable if known(d.unreadable) else 0, d.unverified)
+            if locked:
+                denied.append((named, locked))
+            if d.unverified > locked:
+                late.append((named, d.unverified - locked, d.unverified_bytes if known(d.unverified_bytes) else 0))
         modified = d.modified if known(d.modified) else 0
         shared = d.shared if known(d.shared) else 0
         # another's copy is files-overwritten-by-another-package's fact (its finding's first component is the
@@ -226,7 +232,7 @@ def installed_files_verified(ctx: CheckContext) -> Iterator[Finding]:
             "installed-files-unverified", "info", ("python",),
             f"{sum(n for _, n, _ in late)} installed file(s) were not compared with their RECORD"
             + (f" within {budget:g} s" if budget else ""),
-            detail="Not compared (the time bound hit, or unreadable): "
+            detail="Not compared (the time bound hit first, or the RECORD names a hash this Python lacks): "
                    + ", ".join(f"{named}: {n} file{'' if n == 1 else 's'}" + (f" ({b / 1e6:.0f} MB)" if b else "")
                                for named, n, b in late)
                    + ". Nothing is said about them.",
@@ -234,6 +240,17 @@ def installed_files_verified(ctx: CheckContext) -> Iterator[Finding]:
                       "budget": budget},
             fix="Run `doctor check --deep --deep-timeout N` with a larger N (the largest files are compared last).",
             source=RECORD_DOC)
+    if denied:
+        yield finding(
+            "installed-files-unverified", "info", ("python",),
+            f"{sum(n for _, n in denied)} installed file(s) could not be read by this user and were not compared with "
+            "their RECORD",
+            detail="Permission denied (a package directory installed by another user whose umask lets only that user "
+                   "read it): " + ", ".join(f"{named}: {n} file{'' if n == 1 else 's'}" for named, n in denied)
+                   + ". Nothing is said about them; a larger --deep-timeout does not help.",
+            evidence={"unreadable": [{"dist": named, "files": n} for named, n in denied]},
+            fix="Run `doctor check --deep` as the user that installed the environment (or as root).",
+            key="unreadable", source=RECORD_DOC)
 
 
 TORCH_CPU_BUILDS = frozenset({"torch", "torchvision", "torchaudio"})

@@ -955,7 +955,7 @@ def verify_files(names, budget=60.0, workers=None):
         rows, outside = _record_rows(text, loc)
         d = {"dist": entry["name"], "version": entry.get("version"), "location": loc, "files": len(rows),
              "outside": outside, "bytes": 0, "modified": [], "missing": [], "unverified": 0,
-             "unverified_bytes": 0, "_entry": entry}
+             "unverified_bytes": 0, "unreadable": 0, "_entry": entry}
         dists.append(d)
         for path, algorithm, digest, size in rows:
             full = loc + "/" + path
@@ -967,6 +967,7 @@ def verify_files(names, budget=60.0, workers=None):
                 continue
             except OSError:  # EACCES: a directory this user cannot search (root's umask 077): there, not compared
                 d["unverified"] += 1
+                d["unreadable"] += 1
                 continue
             if size is not None and st.st_size != size:
                 d["modified"].append({"path": path, "size": st.st_size, "expected_size": size,
@@ -1008,6 +1009,7 @@ def verify_files(names, budget=60.0, workers=None):
             continue
         if got is None:  # unreadable (EACCES): not hashed
             d["unverified"] += 1
+            d["unreadable"] += 1
             continue
         d["bytes"] += size
         if got != digest:

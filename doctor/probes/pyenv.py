@@ -130,7 +130,8 @@ def _num(v: Any) -> bool:
     return isinstance(v, (int, float)) and not isinstance(v, bool) and v == v and v >= 0
 
 
-_VERIFIED_COUNTS = ("files", "bytes", "modified", "shared", "binary", "missing", "unverified", "unverified_bytes", "outside")
+_VERIFIED_COUNTS = ("files", "bytes", "modified", "shared", "binary", "missing", "unverified", "unverified_bytes",
+                    "unreadable", "outside")
 
 
 def _verified_dist(v: Any) -> dict[str, Any] | None:

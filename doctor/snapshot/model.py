@@ -154,6 +154,7 @@ class VerifiedDist(_Model):
     missing: int = _uk()  # files not on disk
     unverified: int = _uk()  # files not compared (the time bound hit, unreadable, unknown algorithm)
     unverified_bytes: int = _uk()
+    unreadable: int = _uk()  # of the unverified, files this user may not read or stat (EACCES): no timeout helps
     outside: int = _uk()  # rows with a digest outside the site directory (scripts, headers): not compared
     examples: list[ModifiedFile] = _uk()  # up to five modified files, edits before another's copies
     missing_examples: list[str] = _uk()  # up to three missing paths

@@ -152,12 +152,13 @@ def _vsnap(dists: list[dict[str, Any]] | None, missing: list[dict[str, Any]] | N
 
 
 def _vdist(dist: str, version: str | None, files: int, examples: list[dict[str, Any]], *, missing: int = 0,
-           unverified: int = 0) -> dict[str, Any]:
+           unverified: int = 0, unreadable: int = 0) -> dict[str, Any]:
     own = [e for e in examples if not e.get("also")]
     return {"dist": dist, "version": version, "location": SITE, "files": files, "bytes": 1000,
             "modified": len(examples), "shared": len(examples) - len(own),
             "binary": sum(1 for e in own if e.get("kind") == "binary"), "missing": missing,
-            "unverified": unverified, "unverified_bytes": 7_000_000 if unverified else 0,
+            "unverified": unverified, "unverified_bytes": 7_000_000 if unverified > unreadable else 0,
+            "unreadable": unreadable,
             "examples": examples, "missing_examples": [f"{dist}/gone.py"][:missing]}
 
 
@@ -253,6 +254,19 @@ def test_files_not_compared_within_the_bound_are_said_and_nothing_else_is_guesse
     (h,) = _vfound(snapshot_from_dict({"schema": "doctor.snapshot/1", "python": {
         "verified_files": {"error": "target Python /v/bin/python: timed out after 120 s"}}}))
     assert h.id == "installed-files-unverified" and "timed out" in h.detail
+
+
+def test_files_this_user_may_not_read_are_said_apart_from_the_bound_with_a_fix_that_can_help():
+    """A package directory root installed with umask 077, checked as another user: EACCES, not the time bound. The
+    bound's fix (a larger --deep-timeout) would not compare them; running as the user that installed them does."""
+    fs = _vfound(_vsnap([_vdist("torch", "2.13.0", 12250, [], unverified=5, unreadable=2),
+                         _vdist("pyjwt", "2.10.1", 13, [], unverified=13, unreadable=13)]))
+    bound, denied = sorted(fs, key=lambda f: f.key == "unreadable")
+    assert bound.title == "3 installed file(s) were not compared with their RECORD within 115 s"
+    assert "torch 2.13.0: 3 files (7 MB)" in bound.detail and "pyjwt" not in bound.detail
+    assert denied.title == "15 installed file(s) could not be read by this user and were not compared with their RECORD"
+    assert "torch 2.13.0: 2 files, pyjwt 2.10.1: 13 files" in denied.detail and "--deep-timeout" not in denied.fix.text
+    assert denied.severity.value == "info" and "as the user that installed" in denied.fix.text
 
 
 def test_an_untouched_stack_says_nothing_and_a_snapshot_without_deep_skips():

@@ -757,3 +757,4 @@ def test_verify_files_counts_a_file_it_may_not_stat_as_unverified_not_gone(probe
     monkeypatch.setattr(os, "stat", stat)
     (d,) = probe.verify_files(["pyjwt"], budget=30)["dists"]
     assert (d["missing"], d["modified"], d["unverified"]) == (0, 0, 2) and d["missing_examples"] == []
+    assert d["unreadable"] == 2  # said apart: no larger bound compares them

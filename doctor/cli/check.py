@@ -7,6 +7,7 @@ from typing import Any
 import click
 
 from doctor.cli.options import (
+    add_deep,
     doctor_command,
     given,
     junit_option,
@@ -220,40 +221,6 @@ def _live_snapshot(live: _Background, python: str | None, deep: bool, deep_timeo
     if deep:
         add_deep(snap, python, deep_timeout, console)
     return snap
-
-
-def add_deep(snap: Any, python: str | None, timeout: float, console: Console) -> None:
-    """The `--deep` facts of this host into `snap`: the imports (`imports`) and, at the same time, every installed
-    file of the stack's distributions against its RECORD (`python.verified_files`), each bounded by `timeout`."""
-    import threading
-
-    from doctor.checks.installed_files import verify_names
-    from doctor.probes.deep import run_deep_probes, run_verify_files
-    from doctor.snapshot.loader import section_from_dict
-    from doctor.snapshot.model import ImportResult, VerifiedFiles, known
-
-    names = verify_names(snap)
-    verified: dict[str, Any] = {}
-
-    def verify() -> None:
-        try:
-            verified.update(run_verify_files(names, python=python, timeout=timeout))
-        except Exception as e:  # noqa: BLE001 - said as the comparison's error, never an empty "all compared"
-            verified["error"] = f"{type(e).__name__}: {e}"
-
-    worker = threading.Thread(target=verify, name="doctor-verify-files", daemon=True)
-    worker.start()
-    console.status(f"importing torch_npu, mindspeed.megatron_adaptor, vllm_ascend; comparing the files of {len(names)} "
-                   f"distribution{'' if len(names) == 1 else 's'} with their RECORD…")
-    res = run_deep_probes(python=python, timeout=timeout)
-    imports = dict(snap.imports) if known(snap.imports) else {}
-    for name, r in res.items():
-        imports[name] = ImportResult(ok=r["ok"], error=r.get("error"), seconds=r.get("seconds"),
-                                     detail=r.get("detail") or {})
-    snap.imports = imports
-    worker.join()
-    if known(snap.python):
-        snap.python.verified_files = section_from_dict(VerifiedFiles, verified, "python.verified_files")
 
 
 def _start_live(root: str, python: str | None, npu_smi_timeout: float) -> _Background:

@@ -8,6 +8,7 @@ import os
 import click
 
 from doctor.cli.options import (
+    add_deep,
     doctor_command,
     npu_smi_timeout_option,
     output_file_options,
@@ -61,8 +62,6 @@ def command(console, output, overwrite, root, python, npu_smi_timeout, bundle, d
     collection = collect(CollectOptions(root=root, python=python, npu_smi_timeout=npu_smi_timeout))
     refuse_unrunnable_python(collection.probes, python)
     if deep:
-        from doctor.cli.check import add_deep
-
         add_deep(collection.snapshot, python, deep_timeout, console)
     text = collection.snapshot.to_json(indent=2) + "\n"
     # the bundle first: when either cannot be written the command fails (exit 2) and leaves no file of this run

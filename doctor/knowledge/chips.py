@@ -49,6 +49,25 @@ def family_from_name(name: Any) -> str | None:
     return None
 
 
+# First-generation Ascend 910 boards carry 32 GB of HBM (npu-smi: 32768 MB); no Atlas A2 chip that npu-smi names
+# without its digit could hold more.
+_GEN1_HBM_MB = 32768
+
+
+def _bare_910b(name: Any, hbm_mb: Any) -> str | None:
+    """GEN1 for a device named bare '910B' / 'Ascend910B' with at most a first-generation board's HBM, else None.
+
+    torch_npu's SoC table (`socVersionMap` in torch_npu/csrc/core/npu/NpuVariables.cpp, every release in
+    profiles/torch-npu-socs.toml) lists 'Ascend910B' beside 'Ascend910A' / 'Ascend910ProB' as a first-generation SoC,
+    and the Atlas A2 SoCs only with their digit ('Ascend910B1' ... 'Ascend910B4'); npu-smi prints the same names
+    without 'Ascend' ('910ProB', '910B3'). People still say '910B' for Atlas A2, so a bare name alone is read as A2
+    (as `family_from_name` does, and as a kernels package's '910b' means); the HBM npu-smi lists decides. The
+    Atlas A2 910B4 also has 32 GB, but npu-smi names it '910B4'."""
+    if not isinstance(name, str) or name.strip().lower().replace("ascend", "").replace(" ", "") != "910b":
+        return None
+    return GEN1 if isinstance(hbm_mb, int) and 0 < hbm_mb <= _GEN1_HBM_MB else None
+
+
 def family(snapshot: Snapshot) -> str | Any:
     """The chip family of a host: from device names, SOC strings, then PCI ids; None when the host has
     no Ascend device, UNKNOWN when nothing was probed. npu-smi names come first because they are
@@ -64,7 +83,7 @@ def family(snapshot: Snapshot) -> str | Any:
             for n in (d.soc, d.chip):
                 f = family_from_name(n) if known(n) else None
                 if f:
-                    fams.append(f)
+                    fams.append(_bare_910b(n, d.hbm_total_mb) or f)
                     break
     if not fams and known(asc.pci):
         fams = [PCI_FAMILY[p.device_id.lower().removeprefix("0x")] for p in asc.pci

@@ -469,3 +469,23 @@ def test_a_cann_pre_release_beside_vllm_ascend_is_never_a_stable_cann_of_the_mat
     assert pre("8.0.T13", {}) and pre("9.2.0~weekly.20260902.01", {})
     assert not pre("8.3.RC1", {}) and not pre("9.0.0", {}) and not pre("8.3", {})
     assert not pre("8.3.RC1.alpha002", None)
+
+
+def test_a_bare_910b_npu_smi_name_with_32_gb_is_a_first_generation_910():
+    """npu-smi names first-generation boards '910A' / '910B' / '910ProB' and Atlas A2 chips with their digit ('910B3');
+    torch_npu's SoC table lists 'Ascend910B' among the first generation. A bare '910B' with a first-generation board's
+    32768 MB of HBM gets vllm-ascend's 'unsupported in every release'; the same name with 64 GB, or stated without
+    HBM, is still read as the Atlas A2 people often mean by it, and '910B4' (32 GB too) stays A2."""
+    from doctor.checks.diagnose import diagnose
+    from doctor.snapshot.model import snapshot_from_dict
+
+    def run(chip: str, hbm: int | None) -> list:
+        dev = {"id": 0, "chip": chip} | ({"hbm_total_mb": hbm} if hbm else {})
+        doc = {"schema": "doctor.snapshot/1", "packages": {"vllm-ascend": {}},
+               "ascend": {"npu_smi": {"status": "ok", "version": "23.0.rc2"}, "devices": [dev, dev | {"id": 1}]}}
+        return [f for f in diagnose([(None, snapshot_from_dict(doc), None)]).findings
+                if f.id == "vllm-ascend-release-chip-unsupported"]
+
+    (f,) = run("910B", 32768)
+    assert f.severity.value == "error" and "910" in f.title and "any release" in f.title
+    assert not run("910B", 65536) and not run("910B", None) and not run("910B4", 32768) and not run("910B3", 65536)

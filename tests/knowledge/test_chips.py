@@ -30,3 +30,12 @@ def test_no_ascend_and_unknown():
     assert family(_snap(None)) is None
     assert family(_snap({"devices": [], "pci": []})) is None
     assert repr(family(snapshot_from_dict({"schema": "doctor.snapshot/1"}))) == "UNKNOWN"
+
+
+@pytest.mark.parametrize("chip,hbm,fam", [
+    ("910B", 32768, "910"), ("Ascend910B", 32768, "910"), ("910B", 65536, "A2"), ("910B", None, "A2"),
+    ("910B4", 32768, "A2"), ("910ProB", 32768, "910"),
+])
+def test_bare_910b_is_decided_by_the_hbm_npu_smi_lists(chip, hbm, fam):
+    dev = {"id": 0, "chip": chip} | ({"hbm_total_mb": hbm} if hbm else {})
+    assert family(_snap({"devices": [dev]})) == fam

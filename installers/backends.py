@@ -68,8 +68,11 @@ def _config_vars(prefixes: tuple[str, ...], keep: tuple[str, ...] = ()) -> tuple
 class Backend(ABC):
     name = "?"
 
-    def __init__(self, *, isolated: bool = False) -> None:
+    def __init__(self, *, isolated: bool = False, break_system_packages: bool = False) -> None:
         self.isolated = isolated
+        # the user turned pip's PEP 668 guard off for the target (snapshot rule 15): pip reads that override itself;
+        # uv reads neither PIP_BREAK_SYSTEM_PACKAGES nor pip.conf, so its steps carry the flag
+        self.break_system_packages = break_system_packages
 
     @abstractmethod
     def install(self, python: str, requirements: Sequence[str] = (), *, editable: str | None = None,
@@ -106,10 +109,11 @@ def at_least(version: str | None, floor: str) -> bool:
 class PipBackend(Backend):
     name = "pip"
 
-    def __init__(self, *, isolated: bool = False, own: str | None | bool = True) -> None:
+    def __init__(self, *, isolated: bool = False, own: str | None | bool = True,
+                 break_system_packages: bool = False) -> None:
         """`own`: True = the doctor's pip when it has `--python` (the version is read), a version string to say
         which, False/None = always the target's pip."""
-        super().__init__(isolated=isolated)
+        super().__init__(isolated=isolated, break_system_packages=break_system_packages)
         version = own_pip_version() if own is True else own or None
         self.own: str | None = version if at_least(version, PIP_PYTHON_OPTION) else None
 
@@ -190,8 +194,8 @@ class PipBackend(Backend):
 class UvBackend(Backend):
     name = "uv"
 
-    def __init__(self, *, isolated: bool = False, uv: str | None = None) -> None:
-        super().__init__(isolated=isolated)
+    def __init__(self, *, isolated: bool = False, uv: str | None = None, break_system_packages: bool = False) -> None:
+        super().__init__(isolated=isolated, break_system_packages=break_system_packages)
         found = uv or find_uv()
         if not found:
             raise InputError("uv is not installed (use --backend pip, or install uv)", source="--backend uv")
@@ -211,6 +215,8 @@ class UvBackend(Backend):
         argv = [self.uv, "pip", "install", "--python", python, "--index-strategy", "unsafe-best-match"]
         if self.isolated:
             argv.append("--no-config")
+        if self.break_system_packages:
+            argv.append("--break-system-packages")
         argv += _source_args(source, trusted_flag="--allow-insecure-host")
         if source.offline:
             argv.append("--offline")
@@ -221,6 +227,8 @@ class UvBackend(Backend):
         argv = [self.uv, "pip", "uninstall", "--python", python]
         if self.isolated:
             argv.append("--no-config")
+        if self.break_system_packages:
+            argv.append("--break-system-packages")
         return self._wrap(argv + list(packages), ())
 
 
@@ -256,12 +264,12 @@ def find_uv() -> str | None:
     return shutil.which("uv")
 
 
-def make_backend(name: str, *, isolated: bool = False) -> Backend:
+def make_backend(name: str, *, isolated: bool = False, break_system_packages: bool = False) -> Backend:
     """`auto` picks uv when it is present, else pip."""
     if name == "auto":
         name = "uv" if find_uv() else "pip"
     if name == "uv":
-        return UvBackend(isolated=isolated)
+        return UvBackend(isolated=isolated, break_system_packages=break_system_packages)
     if name == "pip":
-        return PipBackend(isolated=isolated)
+        return PipBackend(isolated=isolated, break_system_packages=break_system_packages)
     raise InputError(f"unknown backend {name!r} (auto, pip or uv)", source="--backend")

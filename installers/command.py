@@ -95,7 +95,7 @@ def run(opts: Options, console: Console) -> Report:
     source, bundles = _source(opts)  # a folder that is not a wheelhouse is refused before anything is made
     tgt = _target(opts)
     snap, target_env = _facts_source(opts, tgt, console)
-    _refuse_managed(opts, target_env)
+    override = _refuse_managed(opts, target_env)
     where = "the snapshot" if opts.from_snapshot else "this host"
     facts = facts_from_snapshot(snap, arch=opts.arch, python_version=opts.python_version, glibc=opts.glibc, where=where)
     profile, reason = _profile(opts, snap, facts)
@@ -115,6 +115,12 @@ def run(opts: Options, console: Console) -> Report:
         reason=reason, python_flag=python_flag))
     report = Report(command="install", profile={"name": profile.name, "reason": reason, "source": profile.source})
     report.extra["plan"] = plan.to_dict()
+    if override:
+        report.extra["break_system_packages"] = override
+        console.print(console.style(f"PEP 668: {target_env.python} is managed by the OS, and {override} turns pip's "
+                                    "guard off for it: the steps install into it (pip reads that override; uv, which "
+                                    "does not, is given --break-system-packages), where they may overwrite files the "
+                                    "OS package manager owns", "yellow"))
     report.findings += set_warnings
     if opts.download_only:  # the wheelhouse is made here for another machine: its host is not judged here
         from doctor.installers.download import download
@@ -122,7 +128,7 @@ def run(opts: Options, console: Console) -> Report:
         return download(opts, plan, report, console)
     report.findings += fd.system_findings(plan, where=where)
     mirrors = parse_mirrors(opts.git_mirrors)
-    backend = make_backend(opts.backend, isolated=opts.isolated)
+    backend = make_backend(opts.backend, isolated=opts.isolated, break_system_packages=bool(override))
     header = f"profile {plan.profile} ({profile.source})"
     if opts.dry_run:
         return _dry_run(opts, plan, report, console, snap=snap, target_env=target_env, tgt=tgt,
@@ -243,19 +249,35 @@ def _refuse_bad_target(o: Options) -> None:
                              "python, or --venv DIR", source="--python")
 
 
-def _refuse_managed(o: Options, env: Any) -> None:
+def _refuse_managed(o: Options, env: Any) -> str | None:
     """An interpreter the OS manages (PEP 668: not a venv, EXTERNALLY-MANAGED in its stdlib directory, as
     Debian's /usr/bin/python3) is refused before anything is planned or made: pip and uv refuse every install
     step there (`externally-managed-environment`), so a run would stop at its first step after cloning into and
     writing its journal under the OS's prefix (/usr/src, /usr/doctor-env.sh), and a dry run would list steps that
-    cannot run. Overriding PEP 668 (`--break-system-packages`) would overwrite files the OS package manager owns.
-    A venv made from that interpreter (`--venv DIR --python EXE`) is not managed and installs as usual."""
+    cannot run. A venv made from that interpreter (`--venv DIR --python EXE`) is not managed and installs as usual.
+
+    Unless the user turned pip's guard off for it (snapshot rule 15: PIP_BREAK_SYSTEM_PACKAGES, or
+    `break-system-packages = true` in a pip.conf pip reads) for both commands a plan runs, install and uninstall:
+    then pip would run each step, and so does the install, saying so; uv, which reads neither, is given
+    `--break-system-packages`. Returns what turned it off (None: not managed). Not under `--isolated`, which hides
+    pip's configuration and PIP_* variables from the steps, nor when the override covers one command only: the
+    doctor does not widen an override the user made."""
     if env is None or not env.externally_managed:
-        return
+        return None
+    if env.pip_override and not o.isolated:
+        return str(env.pip_override)
     python = shlex.quote(env.python)
+    why = ""
+    if env.pip_override:
+        why = (f" {env.pip_override} turns pip's guard off, but --isolated hides pip's configuration and PIP_* "
+               "variables from the steps: drop --isolated to install into it anyway.")
+    elif env.break_system_packages:
+        only = ", ".join(f"pip {c} ({s})" for c, s in sorted(env.break_system_packages.items()))
+        why = (f" The user's override (break-system-packages) covers {only} only; a plan also runs the other "
+               "command.")
     raise InputError(f"{env.python} is managed by the OS (PEP 668: its standard library directory holds "
-                     "EXTERNALLY-MANAGED): pip and uv refuse to install into it, so nothing was done. Install into a "
-                     f"venv made from it: `doctor install --venv verl-venv --python {python}`",
+                     "EXTERNALLY-MANAGED): pip and uv refuse to install into it, so nothing was done." + why
+                     + f" Install into a venv made from it: `doctor install --venv verl-venv --python {python}`",
                      source="--venv" if o.venv else "--python")
 
 

@@ -30,13 +30,15 @@ def install_target(snap: Any) -> str:
     """Where a suggested `doctor install` installs, so the line runs as written (install needs an explicit target
     and refuses the doctor's own environment): the interpreter the snapshot examined when it is another
     environment, else a new venv (`--venv verl-venv`). An interpreter the OS manages (PEP 668, snapshot rule 13),
-    which install refuses, gets a new venv made from it (`--venv verl-venv --python EXE`)."""
+    which install refuses, gets a new venv made from it (`--venv verl-venv --python EXE`), unless the user turned
+    pip's guard off for it (rule 15, for install and uninstall: install then goes ahead, as pip would)."""
     from doctor.checks.facts import val
+    from doctor.installers.target import overridden
 
     py = getattr(snap, "python", None) if snap is not None else None
     exe = val(py, "executable")
     if isinstance(exe, str) and os.path.isabs(exe) and not _own_environment(exe):
-        if val(py, "externally_managed") is True:
+        if val(py, "externally_managed") is True and not overridden(val(py, "break_system_packages")):
             return f"--venv {NEW_VENV} --python {shlex.quote(exe)}"
         return f"--python {shlex.quote(exe)}"
     return f"--venv {NEW_VENV}"

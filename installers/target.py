@@ -39,6 +39,13 @@ class TargetEnv:
     dists: dict[str, Dist] = field(default_factory=dict)
     platlib: str | None = None
     externally_managed: bool = False  # PEP 668 (snapshot rule 13): pip and uv refuse to install here
+    # rule 15: {"install"/"uninstall": what turns pip's guard off for that command}, managed interpreters only
+    break_system_packages: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def pip_override(self) -> str | None:
+        """What turns pip's PEP 668 guard off for both commands a plan runs (install, uninstall), else None."""
+        return overridden(self.break_system_packages)
 
     @property
     def python_version(self) -> str:
@@ -69,13 +76,23 @@ def _target_env(python: str, doc: dict[str, Any]) -> TargetEnv:
                   base_prefix=py.get("base_prefix") or "", arch=py.get("arch") or "",
                   glibc=libc[1] if len(libc) == 2 and libc[0] == "glibc" else None,
                   purelib=paths.get("purelib") or "", platlib=paths.get("platlib"),
-                  externally_managed=py.get("externally_managed") is True)
+                  externally_managed=py.get("externally_managed") is True,
+                  break_system_packages={k: v for k, v in (py.get("break_system_packages") or {}).items()
+                                         if isinstance(v, str)})
     for item in doc.get("distributions") or []:
         name = normalize_name(item["name"])
         t.dists[name] = Dist(name=name, version=item.get("version") or "", dist_info=item.get("dist_info") or "",
                              editable=bool(item.get("editable")), url=item.get("url"), site=item.get("location"),
                              files=tuple(item.get("files") or ()))
     return t
+
+
+def overridden(bsp: Any) -> str | None:
+    """What turns pip's PEP 668 guard off (snapshot rule 15) for both `pip install` and `pip uninstall`, which a
+    plan runs, or None (neither, only one, or not recorded)."""
+    if not isinstance(bsp, dict) or not all(isinstance(bsp.get(c), str) for c in ("install", "uninstall")):
+        return None
+    return " and ".join(dict.fromkeys((bsp["install"], bsp["uninstall"])))
 
 
 def freeze(env: TargetEnv) -> list[str]:

@@ -24,6 +24,12 @@ elsewhere, so each line is made to name the target interpreter, in the way that 
   `--break-system-packages`: that overwrites files the OS package manager owns and later replaces, which PEP 668
   exists to prevent. Not the same command rewritten for a new venv either: `pip uninstall` there cannot remove
   the interpreter's own copy, so the line would not do what the finding asks.
+- an externally managed interpreter whose user turned pip's guard off (snapshot rule 15:
+  PIP_BREAK_SYSTEM_PACKAGES, or `break-system-packages = true` in a pip.conf pip reads): pip runs the commands
+  the override covers (`install`, `uninstall`, or both), so those lines are `<exe> -m pip ...` as in a venv, and
+  the text says they change the OS's interpreter itself and what turned the guard off. The doctor does not
+  add `--break-system-packages` where the user did not: a line the override does not cover (an `uninstall` when
+  only `[install]` sets it) is handled as above.
 
 A fix that cannot be made runnable keeps its sentence (what has to change) and loses the commands that would
 fail; its other commands (`apt-get`, `doctor install`) stay.
@@ -45,6 +51,7 @@ PIP, UV, ENSUREPIP, NO_PIP, MANAGED = "pip", "uv", "ensurepip", "no-pip", "manag
 _PIP = re.compile(r"(^|&& |; )pip (\S+)(?= |$)")
 _YES = re.compile(r" (?:-y|--yes)(?= |$)")
 _NOT_IN_A_NEW_VENV = re.compile(r" (?:--user|--no-deps)(?= |$)")
+_GUARDED = ("install", "uninstall")  # the pip commands PEP 668's guard stops, and `--break-system-packages` lets run
 
 
 @dataclass(frozen=True)
@@ -54,6 +61,8 @@ class Route:
 
     how: str
     exe: str
+    # MANAGED only: (pip command, what turns its PEP 668 guard off there), rule 15; () when nothing does
+    overridden: tuple[tuple[str, str], ...] = ()
 
 
 def _fact(py: Any, name: str) -> Any:
@@ -69,7 +78,11 @@ def route_of(snap: Any) -> Route | None:
         return None
     quoted = shlex.quote(exe)
     if _fact(py, "externally_managed") is True:
-        return Route(MANAGED, quoted)
+        over = _fact(py, "break_system_packages")  # rule 15; with no pip in it there is nothing to run
+        if not isinstance(over, dict) or _fact(py, "pip") is False:
+            over = {}
+        return Route(MANAGED, quoted, tuple(sorted((k, v) for k, v in over.items()
+                                                   if k in _GUARDED and isinstance(v, str))))
     if _fact(py, "pip") is not False:  # present, or a snapshot that does not say: as before rule 13
         return Route(PIP, quoted)
     if isinstance(_fact(py, "uv_venv"), str) or _uv_installed(snap):
@@ -103,7 +116,23 @@ def _rewrite(line: str, route: Route) -> str | None:
         return _run_by(line, f"{route.exe} -m pip")
     if route.how == UV and not re.search(r"(^| )--user( |$)", line):
         return _uv_flags(_run_by(line, "uv pip", f" --python {route.exe}"))
+    if route.how == MANAGED and route.overridden and _overridden(line, route):
+        return _run_by(line, f"{route.exe} -m pip")
     return None
+
+
+def _overridden(line: str, route: Route) -> bool:
+    """Every guarded pip command of the line is one the user's override covers."""
+    covered = {cmd for cmd, _ in route.overridden}
+    return all(m.group(2) in covered for m in _PIP.finditer(line) if m.group(2) in _GUARDED)
+
+
+def _override_note(route: Route) -> str:
+    """What a pip line kept on a managed interpreter does, and who allowed it."""
+    by = " and ".join(dict.fromkeys(src for _, src in route.overridden))
+    return (f" This changes {route.exe} itself, which the OS manages (PEP 668): pip runs it because {by} turns its "
+            "guard off (break-system-packages), and may overwrite files the OS package manager owns, which its next "
+            f"update may undo; a venv keeps them apart (`doctor install --venv DIR --python {route.exe}`).")
 
 
 def _uv_flags(line: str) -> str:
@@ -123,10 +152,12 @@ def _note(route: Route, lost: list[str]) -> str:
     """Why the fix has no pip command, with the lines it would have run, made to run where they can."""
     then = " && ".join(lost) or "pip ..."
     if route.how == MANAGED:
+        only = " and ".join(f"pip {cmd} ({src})" for cmd, src in route.overridden)
         # a venv has no user site: pip refuses `--user` there, and the venv's own copy is what its python imports;
         # a new venv has none of the dependencies `--no-deps` leaves as they are (torch without typing_extensions,
         # verl without packaging: the import fails)
-        return (f" pip refuses to change {route.exe}: the OS manages it (PEP 668, externally-managed-environment). "
+        return (f" pip refuses to change {route.exe}: the OS manages it (PEP 668, externally-managed-environment)"
+                + (f"; the user's override covers {only} only" if only else "") + ". "
                 f"Install into a venv and run from it: `{route.exe} -m venv DIR`, then "
                 f"`{_NOT_IN_A_NEW_VENV.sub('', _run_by(then, 'DIR/bin/python -m pip'))}` "
                 f"(or `doctor install --venv DIR --python {route.exe}` for a whole verified stack).")
@@ -146,6 +177,7 @@ def for_target(fix: Fix | None, route: Route | None) -> Fix | None:
         return fix
     cmds: list[str] = []
     lost: list[str] = []
+    kept = False  # a pip line runs as printed (on a managed interpreter: by the user's override)
     for c in fix.commands:
         new = _rewrite(c, route) if _is_pip(c) else c
         if new is None:
@@ -153,6 +185,7 @@ def for_target(fix: Fix | None, route: Route | None) -> Fix | None:
         else:
             if route.how == ENSUREPIP and _is_pip(c) and f"{route.exe} -m ensurepip" not in cmds:
                 cmds.append(f"{route.exe} -m ensurepip")
+            kept = kept or _is_pip(c)
             cmds.append(new)
     text = fix.text
     if _runs_pip(text):
@@ -160,7 +193,10 @@ def for_target(fix: Fix | None, route: Route | None) -> Fix | None:
         if new_text is None:
             lost.append("")
         else:
+            kept = True
             text = f"{route.exe} -m ensurepip && {new_text}" if route.how == ENSUREPIP else new_text
+    if kept and route.how == MANAGED:
+        text = text.rstrip() + _override_note(route)
     if lost:
         text = text.rstrip() + _note(route, [c for c in lost if c])
     return replace(fix, text=text, commands=tuple(cmds))

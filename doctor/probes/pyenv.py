@@ -206,6 +206,10 @@ def to_snapshot_parts(doc: Mapping[str, Any]) -> dict[str, Any]:
                 pyo[k] = py[k]
         if "uv_venv" in py and (py["uv_venv"] is None or isinstance(py["uv_venv"], str)):
             pyo["uv_venv"] = py["uv_venv"]
+        bsp = py.get("break_system_packages")  # rule 15
+        if isinstance(bsp, dict):
+            pyo["break_system_packages"] = {k: v for k, v in bsp.items() if k in ("install", "uninstall")
+                                            and isinstance(v, str)}
         if isinstance(py.get("sys_path"), list):
             pyo["sys_path"] = [s for s in py["sys_path"] if isinstance(s, str)]
         if "libstdcxx" in py:

@@ -197,6 +197,9 @@ class PythonInfo(_Model):
     ensurepip: bool = _uk()  # recorded without pip only: `-m ensurepip` can install it
     externally_managed: bool = _uk()  # PEP 668: not a venv, EXTERNALLY-MANAGED in its stdlib; pip refuses
     uv_venv: str | None = _uk()  # the uv version pyvenv.cfg names (`uv venv` made it); null: none / not a venv
+    # rule 15, an externally managed interpreter only: {"install"/"uninstall": what turns pip's PEP 668 guard off
+    # for that command (`PIP_BREAK_SYSTEM_PACKAGES=1`, a pip.conf)}; {}: nothing does (older snapshots: unknown)
+    break_system_packages: dict[str, str] = _uk()
     verified_files: VerifiedFiles = _uk()  # rule 14: `check --deep` / `collect --deep` only
 
 

@@ -119,6 +119,41 @@ def test_an_externally_managed_interpreter_gets_no_pip_command_but_the_venv_to_r
     assert t is not None and t.text.startswith("pip install 'numpy<2.0.0' pip refuses") and t.commands == ()
 
 
+BY_ENV = {"install": "PIP_BREAK_SYSTEM_PACKAGES=1", "uninstall": "PIP_BREAK_SYSTEM_PACKAGES=1"}
+
+
+@pytest.mark.parametrize(("python", "overridden"), [
+    ({"pip": True, "externally_managed": True, "break_system_packages": BY_ENV},
+     (("install", "PIP_BREAK_SYSTEM_PACKAGES=1"), ("uninstall", "PIP_BREAK_SYSTEM_PACKAGES=1"))),
+    ({"pip": True, "externally_managed": True, "break_system_packages": {"install": "/etc/pip.conf"}},
+     (("install", "/etc/pip.conf"),)),
+    ({"pip": True, "externally_managed": True, "break_system_packages": {}}, ()),
+    ({"pip": True, "externally_managed": True}, ()),  # an older snapshot: as before rule 15
+    ({"pip": False, "externally_managed": True, "break_system_packages": BY_ENV}, ()),  # no pip to run
+])
+def test_a_managed_interpreter_carries_what_the_users_pip_override_covers(python, overridden):
+    assert route_of(_snap(python)) == Route(MANAGED, EXE, overridden)
+
+
+def test_with_pips_guard_turned_off_by_the_user_the_lines_run_the_interpreters_pip_and_say_so():
+    route = route_of(_snap({"pip": True, "externally_managed": True, "break_system_packages": BY_ENV}))
+    f = for_target(Fix("Reinstall pyjwt.", ("pip install --force-reinstall --no-deps 'pyjwt==2.10.1'",)), route)
+    assert f is not None and f.commands == (f"{EXE} -m pip install --force-reinstall --no-deps 'pyjwt==2.10.1'",)
+    assert "pip refuses" not in f.text and "PIP_BREAK_SYSTEM_PACKAGES=1 turns its guard off" in f.text
+    assert f"changes {EXE} itself, which the OS manages (PEP 668)" in f.text
+    t = for_target(Fix("pip uninstall -y triton && pip install triton-ascend"), route)
+    assert t is not None and t.text.startswith(f"{EXE} -m pip uninstall -y triton && {EXE} -m pip install triton-ascend")
+
+
+def test_an_override_for_install_only_keeps_install_lines_and_withholds_an_uninstall():
+    route = route_of(_snap({"pip": True, "externally_managed": True,
+                            "break_system_packages": {"install": "/root/.config/pip/pip.conf"}}))
+    f = for_target(Fix("Swap triton.", ("pip uninstall -y triton && pip install triton-ascend", "pip install x")), route)
+    assert f is not None and f.commands == (f"{EXE} -m pip install x",)
+    assert "the user's override covers pip install (/root/.config/pip/pip.conf) only" in f.text
+    assert "/root/.config/pip/pip.conf turns its guard off" in f.text  # said of the line that is kept
+
+
 # -- real targets ---------------------------------------------------------------------------------------------
 
 
@@ -209,6 +244,50 @@ def test_a_plain_venv_keeps_its_own_pip_and_the_fix_runs(tmp_path):
     cmds = _break_run_fix_and_check_again(py, tmp_path, w, [str(py), "-m", "pip", "install", "--no-deps"],
                                           [str(py), "-m", "pip", "uninstall", "-y"])
     assert cmds == [f"{shlex.quote(str(py))} -m pip install --force-reinstall --no-deps 'pyjwt==2.10.1'"]
+
+
+def _probe_env(w: Path, home: Path, **extra: str) -> dict[str, str]:
+    """This host's environment for a real run on the OS's interpreter: a throwaway HOME, the local wheels, the
+    user's override (`extra`); the machine's own /etc pip files stay as they are (none sets the override here)."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("PIP_", "UV_", "XDG_CONFIG"))}
+    env.update(HOME=str(home), PIP_NO_INDEX="1", PIP_FIND_LINKS=str(w), PIP_DISABLE_PIP_VERSION_CHECK="1",
+               PYTHONPATH=str(ROOT), **extra)
+    return env
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("how", ["env", "pip.conf"])
+def test_the_debian_interpreter_with_pips_override_gets_its_own_pip_line_and_pip_would_run_it(tmp_path, how):
+    """PIP_BREAK_SYSTEM_PACKAGES=1, or `break-system-packages = true` in the user's pip.conf: the printed line is
+    the interpreter's own pip, and pip accepts it (run with --dry-run: nothing is installed into /usr)."""
+    exe = _debian_python()
+    w = _wheels()
+    home = tmp_path / "home"
+    (home / ".config" / "pip").mkdir(parents=True)
+    extra = {"PIP_BREAK_SYSTEM_PACKAGES": "1"} if how == "env" else {}
+    if how == "pip.conf":
+        (home / ".config" / "pip" / "pip.conf").write_text("[global]\nbreak-system-packages = true\n")
+    env = _probe_env(w, home, **extra)
+    snap = tmp_path / "snap.json"
+    subprocess.run([sys.executable, "-m", "doctor", "collect", "--python", exe, "-o", str(snap)], check=True,
+                   capture_output=True, timeout=300, cwd=str(tmp_path), env=env)
+    s = snapshot_from_dict(json.loads(snap.read_text()))
+    if not s.python.pip:
+        pytest.skip(f"{exe} has no pip here (python3-pip)")
+    by = "PIP_BREAK_SYSTEM_PACKAGES=1" if how == "env" else str(home / ".config" / "pip" / "pip.conf")
+    assert s.python.break_system_packages == {"install": by, "uninstall": by}
+    fix = for_target(Fix("Reinstall pyjwt 2.10.1.", ("pip install --force-reinstall --no-deps 'pyjwt==2.10.1'",)),
+                     route_of(s))
+    assert fix is not None and fix.commands == (f"{exe} -m pip install --force-reinstall --no-deps 'pyjwt==2.10.1'",)
+    assert f"{by} turns its guard off" in fix.text
+    (line,) = fix.commands
+    r = subprocess.run(["bash", "-c", line.replace(" -m pip install ", " -m pip install --dry-run ", 1)],
+                       capture_output=True, text=True, timeout=300, env=env)
+    assert r.returncode == 0 and "Would install PyJWT-2.10.1" in r.stdout, r.stdout + r.stderr
+    # without the override the same line is refused: the fact is what decides
+    r = subprocess.run(["bash", "-c", line.replace(" -m pip install ", " -m pip install --dry-run ", 1)],
+                       capture_output=True, text=True, timeout=300, env=_probe_env(w, tmp_path / "bare"))
+    assert r.returncode != 0 and "externally-managed-environment" in r.stdout + r.stderr
 
 
 def _debian_python() -> str:

@@ -683,3 +683,34 @@ def test_an_interpreter_the_os_manages_is_refused_before_anything_and_a_venv_fro
     assert e.value.exit_code == 2
     cp = doctor("install", "--profile", PROFILE, "--venv", str(tmp_path / "v"), "--python", exe, "--dry-run")
     assert "PEP 668" not in cp.stderr and str(tmp_path / "v") in cp.stdout and not (tmp_path / "v").exists()
+
+
+def test_an_interpreter_the_os_manages_is_planned_into_when_the_user_turned_pips_guard_off(tmp_path: Path) -> None:
+    """PIP_BREAK_SYSTEM_PACKAGES=1 (or `break-system-packages = true` in a pip.conf): pip would install there, so
+    install plans into it and says so; uv, which reads neither, gets --break-system-packages. Only dry runs here:
+    this test must never install into the OS's Python. `--isolated` hides the override from the steps, and an
+    override for `[install]` only leaves the plan's uninstalls refused: both still exit 2, saying why."""
+    from tests.fakes import externally_managed_python
+
+    exe = externally_managed_python()
+    if exe is None:
+        pytest.skip("/usr/bin/python3 is absent or not externally managed here")
+    home = tmp_path / "home"
+    (home / ".config" / "pip").mkdir(parents=True)
+    base = {k: v for k, v in os.environ.items() if not k.startswith(("PIP_", "XDG_CONFIG"))}
+    env = {**base, "NO_COLOR": "1", "HOME": str(home), "PIP_BREAK_SYSTEM_PACKAGES": "1"}
+    cp = doctor("--json", "install", "--profile", PROFILE, "--python", exe, "--dry-run", "--backend", "uv", env=env)
+    assert cp.returncode in (0, 1), cp.stderr  # 1: this host has no CANN (the host findings), not a refusal
+    rep = json.loads(cp.stdout)
+    assert rep["dry_run"] is True and rep["break_system_packages"] == "PIP_BREAK_SYSTEM_PACKAGES=1"
+    steps = {s["id"]: s for s in rep["steps"]}
+    assert "--break-system-packages" in steps["torch-stack"]["command"] and "/usr/bin/python3" in steps["torch-stack"]["command"]
+    cp = doctor("install", "--profile", PROFILE, "--python", exe, "--dry-run", "--backend", "pip", env=env)
+    assert f"PEP 668: {exe} is managed by the OS, and PIP_BREAK_SYSTEM_PACKAGES=1 turns pip's guard off" in cp.stdout
+    assert "nothing was changed" in cp.stdout
+    cp = doctor("install", "--profile", PROFILE, "--python", exe, "--dry-run", "--isolated", env=env)
+    assert cp.returncode == 2 and "--isolated hides pip's configuration" in cp.stderr
+    (home / ".config" / "pip" / "pip.conf").write_text("[install]\nbreak-system-packages = true\n")
+    env.pop("PIP_BREAK_SYSTEM_PACKAGES")
+    cp = doctor("install", "--profile", PROFILE, "--python", exe, "--dry-run", env=env)
+    assert cp.returncode == 2 and "covers pip install (" in cp.stderr and "pip.conf) only" in cp.stderr

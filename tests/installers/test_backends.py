@@ -39,6 +39,17 @@ def test_uv_uses_unsafe_best_match_and_no_config() -> None:
     assert dict(cmd.env)["VLLM_TARGET_DEVICE"] == "empty" and dict(cmd.env)["UV_NO_CONFIG"] == "1"
 
 
+def test_the_users_pep_668_override_reaches_uv_as_its_flag_and_pip_through_its_own_configuration() -> None:
+    """uv reads neither PIP_BREAK_SYSTEM_PACKAGES nor pip.conf (real, uv 0.13.9 on Debian's python3: refused with
+    the variable set, accepted with the flag); pip reads them itself, so its line is unchanged."""
+    uv = make_backend("uv", break_system_packages=True)
+    assert "--break-system-packages" in uv.install("/usr/bin/python3", ["x"]).argv
+    assert "--break-system-packages" in uv.uninstall("/usr/bin/python3", ["x"]).argv
+    assert "--break-system-packages" not in make_backend("uv").install("/usr/bin/python3", ["x"]).argv
+    pip = make_backend("pip", break_system_packages=True)
+    assert pip.install("/t/bin/python", ["x"]).argv == PipBackend().install("/t/bin/python", ["x"]).argv
+
+
 def test_make_backend() -> None:
     assert make_backend("auto").name == "uv"
     assert make_backend("pip").name == "pip"

@@ -15,3 +15,14 @@ def test_the_examined_interpreter_is_the_target_unless_the_os_manages_it() -> No
     assert install_target(_snap()) == "--python /opt/v/bin/python"
     assert install_target(_snap(externally_managed=False)) == "--python /opt/v/bin/python"
     assert install_target(_snap(externally_managed=True)) == "--venv verl-venv --python /opt/v/bin/python"
+
+
+def test_a_managed_interpreter_whose_user_turned_pips_guard_off_is_the_target_as_install_then_goes_ahead() -> None:
+    """Rule 15: an override for both commands a plan runs makes install plan into the interpreter itself; one for
+    `[install]` only does not (install refuses it), so the line still makes a venv."""
+    both = {"install": "PIP_BREAK_SYSTEM_PACKAGES=1", "uninstall": "PIP_BREAK_SYSTEM_PACKAGES=1"}
+    assert install_target(_snap(externally_managed=True, break_system_packages=both)) == "--python /opt/v/bin/python"
+    assert install_target(_snap(externally_managed=True, break_system_packages={"install": "/etc/pip.conf"})) == \
+        "--venv verl-venv --python /opt/v/bin/python"
+    assert install_target(_snap(externally_managed=True, break_system_packages={})) == \
+        "--venv verl-venv --python /opt/v/bin/python"

@@ -400,6 +400,24 @@ def test_the_facts_a_fix_needs_reach_the_snapshot_and_survive_a_round_trip(targe
         {k: py[k] for k in ("pip", "ensurepip", "externally_managed", "uv_venv")}
     odd = to_snapshot_parts({"python": {"version": "3.11.7", "pip": "yes", "externally_managed": 1, "uv_venv": 3}})
     assert not {"pip", "externally_managed", "uv_venv"} & set(odd["python"])
+    assert "break_system_packages" not in py  # rule 15: recorded for an externally managed interpreter only
+
+
+def test_the_pep_668_override_reaches_the_snapshot_and_odd_entries_are_dropped() -> None:
+    """Rule 15: {command: what turns pip's guard off}; other commands and non-text values are not kept; an older
+    snapshot without it loads with the fact unknown."""
+    from doctor.snapshot.model import known
+
+    parts = to_snapshot_parts({"python": {"version": "3.11.2", "externally_managed": True, "break_system_packages": {
+        "install": "/etc/pip.conf", "uninstall": 1, "download": "x"}}})
+    assert parts["python"]["break_system_packages"] == {"install": "/etc/pip.conf"}
+    snap = snapshot_from_dict({"schema": "doctor.snapshot/1", **parts})
+    assert snap.python.break_system_packages == {"install": "/etc/pip.conf"}
+    assert snapshot_from_dict(json.loads(json.dumps(snap.to_dict()))).python.break_system_packages == \
+        {"install": "/etc/pip.conf"}
+    old = snapshot_from_dict({"schema": "doctor.snapshot/1", "python": {"version": "3.11.2", "externally_managed": True}})
+    assert not known(old.python.break_system_packages)
+    assert "break_system_packages" not in to_snapshot_parts({"python": {"break_system_packages": "yes"}})["python"]
 
 
 def test_verified_files_reader_keeps_what_is_well_typed_and_loads_as_a_snapshot() -> None:

@@ -592,6 +592,90 @@ def test_a_uv_venv_is_named_by_its_pyvenv_cfg_and_a_venv_is_never_externally_man
     assert _facts(probe, [])["externally_managed"] is False
 
 
+def _pip_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, conf: str | None, **env: str) -> None:
+    """A throwaway HOME whose ~/.config/pip/pip.conf is `conf`, no global or site file pip would read, and `env`."""
+    for k in [k for k in os.environ if k.startswith("PIP_") or k.startswith("XDG_CONFIG")]:
+        monkeypatch.delenv(k)
+    home = tmp_path / "home"
+    if conf is not None:
+        write(home / ".config" / "pip" / "pip.conf", conf)
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("XDG_CONFIG_DIRS", str(tmp_path / "no-xdg"))
+    monkeypatch.setattr(sys, "prefix", str(tmp_path / "prefix"))
+    for k, v in env.items():
+        monkeypatch.setenv(k, v)
+
+
+@pytest.mark.parametrize(("conf", "env", "want"), [
+    (None, {}, {}),
+    (None, {"PIP_BREAK_SYSTEM_PACKAGES": "1"}, {"install": "PIP_BREAK_SYSTEM_PACKAGES=1",
+                                                "uninstall": "PIP_BREAK_SYSTEM_PACKAGES=1"}),
+    (None, {"PIP_break_system_packages": "TRUE"}, {"install": "PIP_break_system_packages=TRUE",
+                                                   "uninstall": "PIP_break_system_packages=TRUE"}),
+    ("[global]\nbreak-system-packages = true\n", {}, {"install": "CONF", "uninstall": "CONF"}),
+    ("[DEFAULT]\nbreak_system_packages = on\n[global]\nx = 1\n", {}, {"install": "CONF", "uninstall": "CONF"}),
+    ("[install]\n--break-system-packages = yes\n", {}, {"install": "CONF"}),  # the command's own section
+    ("[global]\nbreak-system-packages = true\n[install]\nbreak-system-packages = off\n", {}, {"uninstall": "CONF"}),
+    ("[global]\nbreak-system-packages = true\n", {"PIP_BREAK_SYSTEM_PACKAGES": "0"}, {}),  # the environment wins
+    ("[global]\nbreak-system-packages = true\n", {"PIP_BREAK_SYSTEM_PACKAGES": ""}, {"install": "CONF",
+                                                                                      "uninstall": "CONF"}),
+    ("[global]\nbreak-system-packages = true # yes\n", {}, {}),  # no inline comments: pip stops on the value
+    ("[global]\nbreak-system-packages = maybe\n", {"PIP_BREAK_SYSTEM_PACKAGES": "1"}, {}),  # pip stops
+    ("[global]\nbreak-system-packages = true\n", {"PIP_CONFIG_FILE": os.devnull}, {}),  # no file is read
+    ("[global]\nbreak-system-packages = true\n[global]\n", {}, {}),  # pip cannot parse it: stops
+])
+def test_pips_override_of_pep_668_is_read_as_pip_reads_its_configuration(
+        probe: ModuleType, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, conf: str | None, env: dict[str, str],
+        want: dict[str, str]) -> None:
+    """Each case checked against Debian's pip 23.0.1 itself (`pip install --dry-run`, `pip uninstall` of a name not
+    installed, /usr/bin/python3, this HOME): it ran exactly where this says the override is in force."""
+    _pip_home(tmp_path, monkeypatch, conf, **env)
+    where = str(tmp_path / "home" / ".config" / "pip" / "pip.conf")
+    assert probe.pip_override() == {k: where if v == "CONF" else v for k, v in want.items()}
+
+
+def test_pip_config_file_wins_over_the_users_file_which_it_also_hides(
+        probe: ModuleType, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    write(tmp_path / "env.conf", "[global]\nbreak-system-packages = true\n")
+    _pip_home(tmp_path, monkeypatch, "[uninstall]\nbreak-system-packages = true\n",
+              PIP_CONFIG_FILE=str(tmp_path / "env.conf"))
+    assert probe.pip_override() == {"install": str(tmp_path / "env.conf"), "uninstall": str(tmp_path / "env.conf")}
+    write(tmp_path / "prefix" / "pip.conf", "[install]\nbreak-system-packages = false\n")  # the interpreter's own
+    assert probe.pip_override() == {"uninstall": str(tmp_path / "env.conf")}
+    monkeypatch.setenv("PIP_CONFIG_FILE", str(tmp_path / "absent.conf"))  # a name that is no file: the user's counts
+    assert probe.pip_override() == {"uninstall": str(tmp_path / "home" / ".config" / "pip" / "pip.conf")}
+
+
+def test_the_override_is_recorded_for_an_externally_managed_interpreter_only(
+        probe: ModuleType, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import sysconfig
+
+    _pip_home(tmp_path, monkeypatch, None, PIP_BREAK_SYSTEM_PACKAGES="yes")
+    write(tmp_path / "stdlib" / "EXTERNALLY-MANAGED", "[externally-managed]\n")
+    monkeypatch.setattr(sysconfig, "get_path", lambda name, *a, **k: str(tmp_path / "stdlib"))
+    monkeypatch.setattr(sys, "base_prefix", sys.prefix)
+    got = _facts(probe, [({"name": "pip"}, None)])
+    assert got["externally_managed"] is True
+    assert got["break_system_packages"] == {"install": "PIP_BREAK_SYSTEM_PACKAGES=yes",
+                                            "uninstall": "PIP_BREAK_SYSTEM_PACKAGES=yes"}
+    monkeypatch.setattr(sys, "base_prefix", "/usr")  # a venv: PEP 668 does not apply, nothing to record
+    assert "break_system_packages" not in _facts(probe, [({"name": "pip"}, None)])
+
+
+def test_a_file_that_does_not_name_the_option_is_not_parsed(
+        probe: ModuleType, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The common case (a pip.conf with an index or a cert) costs a read, not a configparser import."""
+    import time
+
+    _pip_home(tmp_path, monkeypatch, "[global]\nindex-url = https://mirror.example/simple\n")
+    monkeypatch.setitem(sys.modules, "configparser", None)  # importing it would raise
+    assert probe.pip_override() == {}
+    t0 = time.perf_counter()
+    for _ in range(20):
+        probe.pip_override()
+    assert (time.perf_counter() - t0) / 20 < 0.001
+
+
 # -- verify_files: every installed file against its RECORD (check --deep, snapshot rule 14) --------------------
 
 

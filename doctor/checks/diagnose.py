@@ -160,9 +160,12 @@ def diagnose(
     ignore: Sequence[str] = (),
     cluster: bool = False,
     live: bool = True,
+    local: bool = False,
 ) -> Report:
     """Run every selected check on every snapshot and return the report (not rendered). `live=False`:
-    the snapshots come from files, so findings say "the snapshot" where they would say "this host"."""
+    the snapshots come from files, so findings say "the snapshot" where they would say "this host". `local`: the
+    one snapshot was probed on this host with the doctor's environment (a live `check`), so fixes may look up
+    what runs here (doctor.checks.fix_target: whether `uv` is on PATH)."""
     profs = load_profiles() if profiles is None else profiles
     if forced_profile:
         from doctor.knowledge.profiles import find_profile
@@ -174,7 +177,7 @@ def diagnose(
     for _, snap, _ in nodes:
         if snap is not None:
             chosen[id(snap)] = select_profile(snap, profs, forced_profile)
-    options = {"cluster": cluster, "profile_forced": bool(forced_profile)}
+    options = {"cluster": cluster, "profile_forced": bool(forced_profile), "local": local and not cluster}
     findings, results = run_checks(list(nodes), profile_for=lambda s: chosen[id(s)][0], only=only, ignore=ignore,
                                    options=options)
     if _selection_wanted(only, ignore):

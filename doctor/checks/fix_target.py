@@ -6,7 +6,12 @@ elsewhere, so each line is made to name the target interpreter, in the way that 
 
 - pip is in the target, or the snapshot does not say (older snapshots): `<exe> -m pip ...`, as always.
 - no pip, and uv made the venv (`uv = X.Y.Z` in pyvenv.cfg) or installed a package there (INSTALLER `uv`):
-  `uv pip <command> --python <exe> ...`. uv pip takes every flag the fixes use (`--force-reinstall`, `--no-deps`,
+  `uv pip <command> --python <exe> ...`. The probe cannot tell whether `uv` is on the user's PATH (finding it
+  would cost the probe an import); the doctor can, for a target on its own host (`check`, `check --python`: the
+  probe ran with the doctor's environment): `uv` when PATH has it, else the doctor's own uv by its full path (the
+  one `doctor install` runs), else, with ensurepip there, the ensurepip route below, else no command and a
+  sentence saying how to get uv. For a snapshot from a file or a Ray node, whose PATH the doctor cannot look at,
+  the line stays `uv pip` (uv made or installed into that venv there). uv pip takes every flag the fixes use (`--force-reinstall`, `--no-deps`,
   `--index-url`, `--upgrade`, `--target`, `-e`) except `--user`, which it refuses ("pip's `--user` is
   unsupported"): such a line gets no command. `uninstall -y` loses its `-y` (uv never asks; it warns that the
   flag has no effect); `--force-reinstall` gains `--no-cache` (uv links from its cache, which an edit in place
@@ -37,15 +42,19 @@ fail; its other commands (`apt-get`, `doctor install`) stay.
 
 from __future__ import annotations
 
+import functools
+import os
 import re
 import shlex
+import sys
 from dataclasses import dataclass, replace
 from typing import Any
 
 from doctor.report import Fix
 from doctor.snapshot.model import known
 
-PIP, UV, ENSUREPIP, NO_PIP, MANAGED = "pip", "uv", "ensurepip", "no-pip", "managed"
+PIP, UV, ENSUREPIP, NO_PIP, MANAGED, NO_UV = "pip", "uv", "ensurepip", "no-pip", "managed", "no-uv"
+UV_INSTALL = "https://docs.astral.sh/uv/getting-started/installation/"
 
 # `pip <command>` at the start of a line or after `&&` / `;`
 _PIP = re.compile(r"(^|&& |; )pip (\S+)(?= |$)")
@@ -63,6 +72,7 @@ class Route:
     exe: str
     # MANAGED only: (pip command, what turns its PEP 668 guard off there), rule 15; () when nothing does
     overridden: tuple[tuple[str, str], ...] = ()
+    uv: str = "uv"  # UV only: the uv command, shell-quoted (a full path when PATH has none)
 
 
 def _fact(py: Any, name: str) -> Any:
@@ -70,8 +80,22 @@ def _fact(py: Any, name: str) -> Any:
     return v if known(v) else None
 
 
-def route_of(snap: Any) -> Route | None:
-    """The snapshot's route, None when it names no interpreter (the fix is then left as the check wrote it)."""
+@functools.lru_cache(maxsize=4)
+def uv_here(path: str | None = None) -> str | None:
+    """The uv a user of this host runs (`path`: the PATH it searches), shell-quoted: `uv` when PATH has it, else
+    the doctor's own (next to its interpreter, by its full path), else None."""
+    import shutil
+
+    if shutil.which("uv", path=path):
+        return "uv"
+    own = os.path.join(os.path.dirname(sys.executable), "uv")  # where find_uv looks first
+    return shlex.quote(own) if os.path.isfile(own) and os.access(own, os.X_OK) else None
+
+
+def route_of(snap: Any, local: bool = False) -> Route | None:
+    """The snapshot's route, None when it names no interpreter (the fix is then left as the check wrote it).
+    `local`: the snapshot is of this host, with the doctor's environment (a live `check`, `check --python`), so
+    whether `uv` runs here is looked up (uv_here); otherwise `uv` is assumed, as before."""
     py = snap.python if known(getattr(snap, "python", None)) else None
     exe = _fact(py, "executable")
     if not isinstance(exe, str) or not exe:
@@ -86,7 +110,12 @@ def route_of(snap: Any) -> Route | None:
     if _fact(py, "pip") is not False:  # present, or a snapshot that does not say: as before rule 13
         return Route(PIP, quoted)
     if isinstance(_fact(py, "uv_venv"), str) or _uv_installed(snap):
-        return Route(UV, quoted)
+        if not local:
+            return Route(UV, quoted)
+        uv = uv_here(os.environ.get("PATH"))
+        if uv is not None:
+            return Route(UV, quoted, uv=uv)
+        return Route(ENSUREPIP if _fact(py, "ensurepip") is True else NO_UV, quoted)
     return Route(ENSUREPIP if _fact(py, "ensurepip") is True else NO_PIP, quoted)
 
 
@@ -115,7 +144,7 @@ def _rewrite(line: str, route: Route) -> str | None:
     if route.how in (PIP, ENSUREPIP):
         return _run_by(line, f"{route.exe} -m pip")
     if route.how == UV and not re.search(r"(^| )--user( |$)", line):
-        return _uv_flags(_run_by(line, "uv pip", f" --python {route.exe}"))
+        return _uv_flags(_run_by(line, f"{route.uv} pip", f" --python {route.exe}"), route.uv)
     if route.how == MANAGED and route.overridden and _overridden(line, route):
         return _run_by(line, f"{route.exe} -m pip")
     return None
@@ -135,16 +164,16 @@ def _override_note(route: Route) -> str:
             f"update may undo; a venv keeps them apart (`doctor install --venv DIR --python {route.exe}`).")
 
 
-def _uv_flags(line: str) -> str:
+def _uv_flags(line: str, uv: str = "uv") -> str:
     """pip's meaning in uv's flags. `uv pip uninstall` never asks: its `-y` only draws a warning. pip's
     `--force-reinstall` unpacks the wheel again; uv's links the files it unpacked into its cache earlier (hard links,
     its default on one filesystem), which a file edited in place in the venv IS: the edit comes back. `--no-cache`
     unpacks afresh (real: verl's main_ppo.py appended to in a uv venv stayed edited after `uv pip install
     --force-reinstall`)."""
     parts = re.split(r"( && |; )", line)
-    return "".join(_YES.sub("", p) if p.startswith("uv pip uninstall ") else
+    return "".join(_YES.sub("", p) if p.startswith(f"{uv} pip uninstall ") else
                    p.replace(" --force-reinstall", " --force-reinstall --no-cache", 1)
-                   if p.startswith("uv pip install ") and re.search(r" --force-reinstall(?= |$)", p) else p
+                   if p.startswith(f"{uv} pip install ") and re.search(r" --force-reinstall(?= |$)", p) else p
                    for p in parts)
 
 
@@ -163,7 +192,11 @@ def _note(route: Route, lost: list[str]) -> str:
                 f"(or `doctor install --venv DIR --python {route.exe}` for a whole verified stack).")
     if route.how == UV:
         return (f" {route.exe} has no pip, and uv pip has no --user: `{then}` cannot run here; install into the "
-                f"venv itself (`uv pip install --python {route.exe} ...`).")
+                f"venv itself (`{route.uv} pip install --python {route.exe} ...`).")
+    if route.how == NO_UV:
+        uv_line = _uv_flags(_run_by(then, "uv pip", f" --python {route.exe}"))
+        return (f" {route.exe} has no pip (uv made it, or installed into it), no ensurepip to bring pip, and `uv` is "
+                f"not on PATH here: install uv ({UV_INSTALL}, e.g. `pipx install uv`), then run `{uv_line}`.")
     return (f" pip is not installed in {route.exe}, and no ensurepip is there to bring it (Debian and Ubuntu ship it "
             "in python3-venv): install pip into it first (the OS's python3-pip, or make the venv with pip), then run "
             f"`{_run_by(then, f'{route.exe} -m pip')}`.")

@@ -169,9 +169,10 @@ def _whl(w: Path, name: str) -> str:
     return str(next(w.glob(f"{name}-*.whl")))
 
 
-def _missing(py: Path, cwd: Path) -> list[dict[str, Any]]:
+def _missing(py: Path, cwd: Path, env: dict[str, str] | None = None) -> list[dict[str, Any]]:
     r = subprocess.run([sys.executable, "-m", "doctor", "--json", "check", "--python", str(py), "--only", "packages"],
-                       capture_output=True, text=True, timeout=300, cwd=str(cwd), env={**os.environ, "PYTHONPATH": str(ROOT)})
+                       capture_output=True, text=True, timeout=300, cwd=str(cwd),
+                       env={**(env or os.environ), "PYTHONPATH": str(ROOT)})
     return [f for f in json.loads(r.stdout)["findings"] if f["id"] == "installed-files-missing"]
 
 
@@ -191,19 +192,21 @@ def _jwt_works(py: Path) -> bool:
 
 
 def _break_run_fix_and_check_again(py: Path, tmp: Path, w: Path, install: list[str], uninstall: list[str],
-                                   uv: str | None = None) -> list[str]:
+                                   uv: str | None = None, user_env: dict[str, str] | None = None) -> list[str]:
     """jwt then PyJWT installed by `install`, jwt removed by `uninstall` (PyJWT loses jwt/__init__.py); the fix
-    check prints is run as printed, and check then finds nothing. Returns the commands it ran."""
+    check prints (run with `user_env`, default: PATH with `uv`'s directory) is run as printed there, and check
+    then finds nothing. Returns the commands it ran."""
+    env = user_env or _offline(w, uv)
     for name in ("jwt-1.3.1", "PyJWT-2.10.1"):
         subprocess.run([*install, _whl(w, name)], check=True, capture_output=True, timeout=600, env=_offline(w, uv))
     subprocess.run([*uninstall, "jwt"], check=True, capture_output=True, timeout=300, env=_offline(w, uv))
     assert not _jwt_works(py)
-    (f,) = _missing(py, tmp)
+    (f,) = _missing(py, tmp, env)
     cmds = f["fix"]["commands"]
     for c in cmds:
-        r = subprocess.run(["bash", "-c", c], capture_output=True, text=True, timeout=600, cwd=str(tmp), env=_offline(w, uv))
+        r = subprocess.run(["bash", "-c", c], capture_output=True, text=True, timeout=600, cwd=str(tmp), env=env)
         assert r.returncode == 0, (c, r.stderr)
-    assert _jwt_works(py) and _missing(py, tmp) == []
+    assert _jwt_works(py) and _missing(py, tmp, env) == []
     return list(cmds)
 
 
@@ -233,6 +236,99 @@ def test_a_uv_venv_is_given_uv_pip_and_the_fix_runs(tmp_path):
     cmds = _break_run_fix_and_check_again(py, tmp_path, w, [uv, "pip", "install", "--python", str(py), "--no-deps"],
                                           [uv, "pip", "uninstall", "--python", str(py)], uv)
     assert cmds == [f"uv pip install --python {shlex.quote(str(py))} --force-reinstall --no-cache --no-deps 'pyjwt==2.10.1'"]
+
+
+def _no_uv_path(tmp: Path) -> str:
+    """PATH as here, less every directory that holds a `uv`."""
+    return os.pathsep.join(d for d in os.environ.get("PATH", "").split(os.pathsep)
+                           if d and not os.path.exists(os.path.join(d, "uv")))
+
+
+@pytest.mark.slow
+def test_a_uv_venv_when_path_has_no_uv_is_given_the_doctors_own_uv_by_its_full_path_and_the_fix_runs(tmp_path):
+    """The user's PATH has no uv (the venv was made by a uv elsewhere, or uv was removed): a bare `uv pip` line
+    would fail with "uv: command not found"; the doctor's own uv (the one `doctor install` runs) is named by path."""
+    w = _wheels()
+    uv = find_uv()
+    if uv is None or os.path.dirname(uv) != os.path.dirname(sys.executable):
+        pytest.skip("no uv next to the test interpreter")
+    venv = tmp_path / "uvv"
+    subprocess.run([uv, "venv", "-q", "--python", sys.executable, str(venv)], check=True, timeout=300, env=_offline(w))
+    py = venv / "bin" / "python"
+    user = {**_offline(w), "PATH": _no_uv_path(tmp_path)}
+    assert subprocess.run(["bash", "-c", "command -v uv"], env=user, capture_output=True).returncode != 0
+    cmds = _break_run_fix_and_check_again(py, tmp_path, w, [uv, "pip", "install", "--python", str(py), "--no-deps"],
+                                          [uv, "pip", "uninstall", "--python", str(py)], user_env=user)
+    assert cmds == [f"{shlex.quote(uv)} pip install --python {shlex.quote(str(py))} --force-reinstall --no-cache "
+                    "--no-deps 'pyjwt==2.10.1'"]
+
+
+@pytest.mark.slow
+def test_a_uv_venv_with_no_uv_on_this_host_falls_back_to_ensurepip_and_the_printed_lines_run(tmp_path, monkeypatch):
+    """No uv on PATH and none beside the doctor: the check is made in process (the doctor's interpreter is moved
+    to a directory without uv) on the real uv venv's live snapshot, and the printed lines run as printed."""
+    from doctor.checks.diagnose import diagnose
+    from doctor.checks.fix_target import uv_here
+    from doctor.probes import collect_snapshot
+
+    w = _wheels()
+    uv = find_uv()
+    if uv is None:
+        pytest.skip("uv is not installed (pip install uv)")
+    venv = tmp_path / "uvv"
+    subprocess.run([uv, "venv", "-q", "--python", sys.executable, str(venv)], check=True, timeout=300, env=_offline(w))
+    py = venv / "bin" / "python"
+    for name in ("jwt-1.3.1", "PyJWT-2.10.1"):
+        subprocess.run([uv, "pip", "install", "--python", str(py), "--no-deps", _whl(w, name)], check=True,
+                       capture_output=True, timeout=600, env=_offline(w))
+    subprocess.run([uv, "pip", "uninstall", "--python", str(py), "jwt"], check=True, capture_output=True, timeout=300,
+                   env=_offline(w))
+    user = {**_offline(w), "PATH": _no_uv_path(tmp_path)}
+    monkeypatch.setenv("PATH", user["PATH"])
+    monkeypatch.setattr(sys, "executable", str(tmp_path / "elsewhere" / "python"))
+    uv_here.cache_clear()
+    snap = collect_snapshot(python=str(py))
+    assert snap.python.pip is False and snap.python.uv_venv and snap.python.ensurepip is True
+
+    def fixes(local: bool) -> list[Any]:
+        rep = diagnose([(None, snap, None)], only=["packages"], local=local)
+        return [f.fix for f in rep.findings if f.id == "installed-files-missing"]
+
+    try:
+        (before,) = fixes(local=False)  # a snapshot from elsewhere: uv is assumed there, as before
+        assert before.commands[0].startswith("uv pip install")
+        (fix,) = fixes(local=True)
+    finally:
+        uv_here.cache_clear()
+    q = shlex.quote(str(py))
+    assert fix.commands == (f"{q} -m ensurepip", f"{q} -m pip install --force-reinstall --no-deps 'pyjwt==2.10.1'")
+    for c in fix.commands:
+        r = subprocess.run(["bash", "-c", c], capture_output=True, text=True, timeout=600, cwd=str(tmp_path), env=user)
+        assert r.returncode == 0, (c, r.stderr)
+    assert _jwt_works(py)
+
+
+def test_without_uv_here_or_ensurepip_a_uv_venv_gets_no_command_but_how_to_get_uv(monkeypatch, tmp_path):
+    from doctor.checks.fix_target import NO_UV, uv_here
+
+    monkeypatch.setenv("PATH", str(tmp_path))
+    monkeypatch.setattr(sys, "executable", str(tmp_path / "python"))
+    uv_here.cache_clear()
+    try:
+        assert route_of(_snap({"pip": False, "uv_venv": "0.13.9", "ensurepip": False}), local=True) == Route(NO_UV, EXE)
+        assert route_of(_snap({"pip": False, "uv_venv": "0.13.9", "ensurepip": True}), local=True) == \
+            Route(ENSUREPIP, EXE)
+        assert route_of(_snap({"pip": False, "uv_venv": "0.13.9"}), local=False) == Route(UV, EXE)  # not this host
+        (tmp_path / "uv").write_text("#!/bin/sh\n")
+        (tmp_path / "uv").chmod(0o755)
+        uv_here.cache_clear()
+        assert route_of(_snap({"pip": False, "uv_venv": "0.13.9"}), local=True) == Route(UV, EXE, uv="uv")
+    finally:
+        uv_here.cache_clear()
+    f = for_target(Fix("Reinstall.", ("pip install --force-reinstall x",)), Route(NO_UV, EXE))
+    assert f is not None and f.commands == ()
+    assert "`uv` is not on PATH here: install uv (https://docs.astral.sh/uv/getting-started/installation/" in f.text
+    assert f"`uv pip install --python {EXE} --force-reinstall --no-cache x`" in f.text
 
 
 @pytest.mark.slow

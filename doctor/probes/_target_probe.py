@@ -140,11 +140,9 @@ def installer_facts(py, dists):
     no import), `ensurepip` (only without pip: whether `-m ensurepip` can bring it back; Debian ships it
     apart, in python3-venv), `externally_managed` (PEP 668: EXTERNALLY-MANAGED in the stdlib directory of
     an interpreter that is not a venv; pip then refuses to install) and `uv_venv` (the `uv = X.Y.Z` line of
-    the venv's pyvenv.cfg: `uv venv` made it, without pip; null: no such line or not a venv); for an
-    externally managed one only, `break_system_packages` (pip_override: where pip's own override of that
-    guard is in force). One stat and one small read (the stdlib directory comes with install_paths, sysconfig
-    already computed), plus the pip.conf files for a managed interpreter; a fact that fails is left out
-    (unknown), never the probe."""
+    the venv's pyvenv.cfg: `uv venv` made it, without pip; null: no such line or not a venv). One stat and
+    one small read (the stdlib directory comes with install_paths, sysconfig already computed); a fact that fails
+    is left out (unknown), never the probe."""
     py["pip"] = any((entry.get("name") or "").lower() == "pip" for entry, _ in dists)  # no other spelling
     if not py["pip"]:
         try:
@@ -158,98 +156,12 @@ def installer_facts(py, dists):
             os.path.join(stdlib, "EXTERNALLY-MANAGED"))
     except Exception as e:
         _err("EXTERNALLY-MANAGED: %s: %s" % (type(e).__name__, e))
-    if py.get("externally_managed") is True:
-        try:
-            py["break_system_packages"] = pip_override()
-        except Exception as e:
-            _err("break-system-packages: %s: %s" % (type(e).__name__, e))
     uv = None
     if in_venv:
         cfg = _read(os.path.join(sys.prefix, "pyvenv.cfg"), 64 * 1024) or ""
         m = re.search(r"^\s*uv\s*=\s*(\S+)\s*$", cfg, re.M)
         uv = m.group(1) if m else None
     py["uv_venv"] = uv
-
-
-_PIP_COMMANDS = ("install", "uninstall")  # the two commands whose PEP 668 guard the option turns off
-_OVERRIDE_TEXT = re.compile(r"break[-_]system[-_]packages", re.I)
-
-
-def _option_name(name):
-    """A configuration name as pip matches it to an option: lower case, `_` as `-`, no leading `--`."""
-    name = name.lower().replace("_", "-")
-    return name[2:] if name.startswith("--") else name
-
-
-def _pip_config_files():
-    """The files pip reads its configuration from on Linux, lowest precedence first: the global ones
-    ($XDG_CONFIG_DIRS or /etc/xdg, each + /pip/pip.conf, then /etc/pip.conf), the user's (~/.pip/pip.conf,
-    then $XDG_CONFIG_HOME or ~/.config + /pip/pip.conf; skipped when PIP_CONFIG_FILE names a file that
-    exists), the interpreter's own (sys.prefix/pip.conf), then PIP_CONFIG_FILE. None at all when
-    PIP_CONFIG_FILE is os.devnull."""
-    env_file = os.environ.get("PIP_CONFIG_FILE")
-    if env_file == os.devnull:
-        return []
-    dirs = [d for d in (os.environ.get("XDG_CONFIG_DIRS") or "").split(os.pathsep) if d.strip()] or ["/etc/xdg"]
-    files = [os.path.join(os.path.expanduser(d), "pip", "pip.conf") for d in dirs] + ["/etc/pip.conf"]
-    if not (env_file and os.path.exists(env_file)):
-        home = (os.environ.get("XDG_CONFIG_HOME") or "").strip() or os.path.expanduser("~/.config")
-        files += [os.path.expanduser("~/.pip/pip.conf"), os.path.join(home, "pip", "pip.conf")]
-    files.append(os.path.join(sys.prefix, "pip.conf"))
-    if env_file:
-        files.append(env_file)
-    return files
-
-
-def pip_override():
-    """For which of pip's `install` and `uninstall` its PEP 668 guard is off in this interpreter, and by what:
-    {command: "PIP_BREAK_SYSTEM_PACKAGES=1" or the pip.conf that sets it}, {} when neither. pip reads the
-    `--break-system-packages` option like any other from its configuration (pip/_internal/configuration.py,
-    cli/parser.py): per section the value of the last file of _pip_config_files that names it, sections
-    `[global]` then the command's own (`[install]`), then a PIP_* environment variable whose rest spells the
-    option; empty values are skipped, each other value is read as pip's strtobool reads it and the last one
-    decides. A value pip cannot read as a boolean, or a file it cannot parse, stops pip before the command: no
-    override then. A file that does not name the option is read, not parsed (configparser loads only when one
-    does)."""
-    values = {}  # section -> (value, source): the last file wins
-    for path in _pip_config_files():
-        text = _read(path)
-        if not text or not _OVERRIDE_TEXT.search(text):
-            continue
-        parser = _stdlib("configparser").RawConfigParser()
-        try:
-            parser.read_string(text, path)
-        except Exception as e:  # pip refuses to run with a file it cannot parse
-            _err("pip configuration %s: %s" % (path, e))
-            return {}
-        for section in parser.sections():
-            if section in ("global",) + _PIP_COMMANDS:
-                for name, value in parser.items(section):
-                    if _option_name(name) == "break-system-packages":
-                        values[section] = (value, path)
-    for k, v in os.environ.items():  # the last spelling in the environment wins, as in pip
-        if k.startswith("PIP_") and _option_name(k[4:]) == "break-system-packages":
-            values[":env:"] = (v, "%s=%s" % (k, v))
-    found = {}
-    for command in _PIP_COMMANDS:
-        by = None
-        for section in ("global", command, ":env:"):
-            value, source = values.get(section, ("", ""))
-            if not value:
-                continue
-            if value.lower() in ("y", "yes", "t", "true", "on", "1"):
-                by = source
-            elif value.lower() in ("n", "no", "f", "false", "off", "0"):
-                by = None
-            else:
-                msg = "break-system-packages = %r (%s): pip stops on it, not a boolean" % (value, source)
-                if msg not in _ERRORS:
-                    _err(msg)
-                by = None
-                break
-        if by is not None:
-            found[command] = by
-    return found
 
 
 # -- the C++ runtime ------------------------------------------------------------------------------------

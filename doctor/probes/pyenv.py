@@ -446,4 +446,8 @@ def run_target_probe(
         return None, f"target Python {exe}: {err} ({reason})", r
     if doc.get("fatal"):
         return doc, f"target Python {exe}: probe failed: {doc['fatal']}", r
+    if isinstance(doc.get("python"), dict) and doc["python"].get("externally_managed") is True:  # rule 15
+        from doctor.probes.pipconf import add_override
+
+        add_override(doc, env)
     return doc, None, r

@@ -1,0 +1,116 @@
+"""Whether the user turned pip's PEP 668 guard off for an externally managed interpreter (snapshot rule 15).
+
+pip refuses `install` and `uninstall` in an interpreter whose stdlib directory holds EXTERNALLY-MANAGED, unless its
+`--break-system-packages` option is on; like every pip option it can come from pip's configuration: a
+PIP_BREAK_SYSTEM_PACKAGES environment variable or `break-system-packages = true` in a pip.conf. This reads that
+configuration the way pip does (pip/_internal/configuration.py and cli/parser.py, read, not copied), without
+importing pip: the files of `config_files`, each later one winning per section; sections `[global]`, then the
+command's own (`[install]`, `[uninstall]`), then the environment variable; empty values skipped; each value read
+as pip's strtobool reads it, the last one deciding. A value that is no boolean, or a file configparser cannot
+parse, stops pip before the command: no override then. Each case was run against pip 23.0.1 (Debian 12) and pip
+26.3 on Debian's /usr/bin/python3 (`pip install --dry-run`, `pip uninstall` of a name not installed).
+
+It runs in the doctor right after the in-target probe, with the environment and `sys.prefix` the probe had (the
+probe script must stay small and cheap), and only for an interpreter the probe found externally managed. A file
+that does not name the option is read, never parsed: configparser is imported only when one does.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Mapping
+
+COMMANDS = ("install", "uninstall")  # the pip commands the guard stops
+_NAMED = re.compile(r"break[-_]system[-_]packages", re.I)
+_TRUE = ("y", "yes", "t", "true", "on", "1")
+_FALSE = ("n", "no", "f", "false", "off", "0")
+
+
+def _option(name: str) -> str:
+    """A configuration name as pip matches it to an option: lower case, `_` as `-`, no leading `--`."""
+    return name.lower().replace("_", "-").removeprefix("--")
+
+
+def config_files(environ: Mapping[str, str], prefix: str) -> list[str]:
+    """The files pip reads on Linux, lowest precedence first: the global ones ($XDG_CONFIG_DIRS or /etc/xdg, each
+    + /pip/pip.conf, then /etc/pip.conf), the user's (~/.pip/pip.conf, then $XDG_CONFIG_HOME or ~/.config +
+    /pip/pip.conf; not when PIP_CONFIG_FILE names a file that exists), the interpreter's (`prefix`/pip.conf), then
+    PIP_CONFIG_FILE. None when PIP_CONFIG_FILE is os.devnull."""
+    env_file = environ.get("PIP_CONFIG_FILE")
+    if env_file == os.devnull:
+        return []
+    home = environ.get("HOME") or os.path.expanduser("~")
+
+    def expand(p: str) -> str:
+        return home + p[1:] if p == "~" or p.startswith("~/") else p
+
+    dirs = [d for d in (environ.get("XDG_CONFIG_DIRS") or "").split(os.pathsep) if d.strip()] or ["/etc/xdg"]
+    files = [os.path.join(expand(d), "pip", "pip.conf") for d in dirs] + ["/etc/pip.conf"]
+    if not (env_file and os.path.exists(env_file)):
+        xdg_home = (environ.get("XDG_CONFIG_HOME") or "").strip() or os.path.join(home, ".config")
+        files += [os.path.join(home, ".pip", "pip.conf"), os.path.join(xdg_home, "pip", "pip.conf")]
+    return files + [os.path.join(prefix, "pip.conf")] + ([env_file] if env_file else [])
+
+
+def _read(path: str) -> str | None:
+    try:
+        with open(path, encoding="utf-8", errors="replace") as fh:
+            return fh.read(256 * 1024)
+    except OSError:
+        return None
+
+
+def pip_override(environ: Mapping[str, str], prefix: str) -> tuple[dict[str, str], list[str]]:
+    """({command: what turns pip's guard off for it, "PIP_BREAK_SYSTEM_PACKAGES=1" or a pip.conf's path}, for
+    `install` and `uninstall`; errors: what made pip stop before reading it)."""
+    values: dict[str, tuple[str, str]] = {}  # section -> (value, source): the last file wins
+    for path in config_files(environ, prefix):
+        text = _read(path)
+        if not text or not _NAMED.search(text):
+            continue
+        import configparser
+
+        parser = configparser.RawConfigParser()
+        try:
+            parser.read_string(text, path)
+        except configparser.Error as e:  # pip stops on a file it cannot parse
+            return {}, [f"pip configuration {path}: {e}"]
+        for section in parser.sections():
+            if section in ("global", *COMMANDS):
+                for name, value in parser.items(section):
+                    if _option(name) == "break-system-packages":
+                        values[section] = (value, path)
+    for k, v in environ.items():  # pip keeps the last spelling in the environment
+        if k.startswith("PIP_") and _option(k[4:]) == "break-system-packages":
+            values[":env:"] = (v, f"{k}={v}")
+    found: dict[str, str] = {}
+    errors: list[str] = []
+    for command in COMMANDS:
+        by: str | None = None
+        for section in ("global", command, ":env:"):
+            value, source = values.get(section, ("", ""))
+            if value.lower() in _TRUE:
+                by = source
+            elif value.lower() in _FALSE:
+                by = None
+            elif value:  # not a boolean: pip stops on it
+                by = None
+                msg = f"break-system-packages = {value!r} ({source}): not a boolean, pip stops on it"
+                errors += [msg] if msg not in errors else []
+                break
+        if by is not None:
+            found[command] = by
+    return found, errors
+
+
+def add_override(doc: dict, environ: Mapping[str, str]) -> None:
+    """Into a probe document of an externally managed interpreter: `python.break_system_packages`, with the
+    environment the probe ran with; its errors join the document's."""
+    py = doc.get("python")
+    if not isinstance(py, dict) or py.get("externally_managed") is not True or not isinstance(py.get("prefix"), str):
+        return
+    found, errors = pip_override(environ, py["prefix"])
+    py["break_system_packages"] = found
+    if errors and isinstance(doc.get("errors"), list):
+        doc["errors"].extend(errors)

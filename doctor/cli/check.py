@@ -23,8 +23,6 @@ from doctor.cli.options import (
 from doctor.console import Console
 from doctor.errors import UsageError
 
-REACH_TIMEOUT = 60.0  # upper bound of the --ray --deep ping round (a reachable NPU answers in milliseconds)
-
 
 @click.command("check")
 @click.option("--from", "from_files", multiple=True, metavar="FILE",
@@ -42,10 +40,10 @@ REACH_TIMEOUT = 60.0  # upper bound of the --ray --deep ping round (a reachable 
               help="Waivers file ([tool.doctor] only/ignore/profile/strict). Default: doctor.toml or pyproject.toml in cwd.")
 @click.option("--deep", is_flag=True, help="Also import torch_npu, mindspeed.megatron_adaptor, vllm_ascend in subprocesses "
               "and compare the installed files of the stack's distributions with their RECORD (size, sha256); "
-              "with --ray: RoCE-ping one NPU address of every other node from each node.")
+              "with --ray: that on every node, then RoCE-ping one NPU address of every other node from each node.")
 @click.option("--deep-timeout", type=click.FloatRange(min=1), default=120.0, show_default=True,
-              help="Seconds per --deep import and for the file comparison (with --ray: for the whole ping round, at "
-                   "most 60).")
+              help="Seconds per --deep import and for the file comparison (with --ray: on each node, added to "
+                   "--ray-timeout; and for the whole ping round, at most 60).")
 @strict_option()
 @junit_option()
 @root_option()
@@ -83,10 +81,11 @@ def command(console, from_files, from_report, profile_name, only, ignore, config
         stated = _stated(from_report)
         nodes, cluster = [(None, stated[0], None)], False
     elif use_ray:
-        from doctor.cluster.collect_ray import collect_ray
+        from doctor.cluster.collect_ray import REACH_TIMEOUT, collect_ray
 
         cl = collect_ray(address=address, python=python, timeout=ray_timeout, root=root,
-                         reach_timeout=min(deep_timeout, REACH_TIMEOUT) if deep else None)
+                         reach_timeout=min(deep_timeout, REACH_TIMEOUT) if deep else None,
+                         deep_timeout=deep_timeout if deep else None)
         nodes, _ = nodes_from_documents([("ray", cl)])
         cluster = True
     else:
@@ -196,7 +195,7 @@ def _refuse_combinations(from_files: tuple[str, ...], use_ray: bool, deep: bool,
     if from_files and use_ray:
         raise UsageError(f"use either {flag} or --ray, not both")
     if deep and from_files:
-        raise UsageError("--deep probes this host (or, with --ray, pings between the nodes' NPUs); it cannot be "
+        raise UsageError("--deep probes this host (or, with --ray, every node, and pings between their NPUs); it cannot be "
                          f"combined with {flag}")
     if from_files:
         live_only = given("root", "python", "npu_smi_timeout", "address", "ray_timeout")

@@ -34,7 +34,8 @@ from doctor.cli.options import (
                    "vllm_ascend, and the installed files of the stack compared with their RECORD (so `check --from` "
                    "judges them).")
 @click.option("--deep-timeout", type=click.FloatRange(min=1), default=120.0, show_default=True,
-              help="Seconds per --deep import, and for the file comparison.")
+              help="Seconds per --deep import, and for the file comparison (with --ray: on each node, added to "
+                   "--ray-timeout).")
 @ray_options
 @output_options
 @doctor_command(data_stdout=True)
@@ -53,12 +54,8 @@ def command(console, output, overwrite, root, python, npu_smi_timeout, bundle, d
 
     refuse_overwrite(bundle, overwrite, "--bundle")
     if use_ray:
-        if deep:
-            from doctor.errors import UsageError
-
-            raise UsageError("--deep is per host: run `doctor collect --deep` on each node (`check --ray --deep` "
-                             "pings between the nodes' NPUs)")
-        return _collect_ray(console, output, root, python, address, ray_timeout, bundle)
+        return _collect_ray(console, output, root, python, address, ray_timeout, bundle,
+                            deep_timeout if deep else None)
     collection = collect(CollectOptions(root=root, python=python, npu_smi_timeout=npu_smi_timeout))
     refuse_unrunnable_python(collection.probes, python)
     if deep:
@@ -96,12 +93,15 @@ def command(console, output, overwrite, root, python, npu_smi_timeout, bundle, d
     return report.exit_code()
 
 
-def _collect_ray(console, output, root, python, address, timeout, bundle) -> int:  # type: ignore[no-untyped-def]
-    """`collect --ray`: one doctor.cluster/1 document; a node that failed is in it with its error."""
+def _collect_ray(console, output, root, python, address, timeout, bundle,  # type: ignore[no-untyped-def]
+                 deep_timeout=None) -> int:
+    """`collect --ray`: one doctor.cluster/1 document; a node that failed is in it with its error. `deep_timeout`
+    (`--deep`): every node records the `--deep` facts too, as `check --ray --deep` gathers them (the imports, the
+    installed files against RECORD, and the ping round between the nodes' NPUs), so `check --from` judges them."""
     import json
 
     from doctor.atomic import write_text_atomic
-    from doctor.cluster.collect_ray import collect_ray
+    from doctor.cluster.collect_ray import REACH_TIMEOUT, collect_ray
     from doctor.errors import DoctorError, UsageError
     from doctor.render import emit
     from doctor.report import Report, finding
@@ -109,7 +109,8 @@ def _collect_ray(console, output, root, python, address, timeout, bundle) -> int
     if bundle:
         raise UsageError("--bundle is per host; run `doctor collect --bundle` on the node you want to report")
     console.status(f"probing every node of the Ray cluster at {address or 'RAY_ADDRESS/auto'}…")
-    cl = collect_ray(address=address, python=python, timeout=timeout, root=root)
+    cl = collect_ray(address=address, python=python, timeout=timeout, root=root, deep_timeout=deep_timeout,
+                     reach_timeout=min(deep_timeout, REACH_TIMEOUT) if deep_timeout else None)
     text = json.dumps(cl.to_dict(), indent=2, ensure_ascii=False) + "\n"
     if output:
         try:

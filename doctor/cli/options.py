@@ -199,37 +199,14 @@ def refuse_unrunnable_python(probes: dict[str, Any], python: str | None) -> None
 
 
 def add_deep(snap: Any, python: str | None, timeout: float, console: Console) -> None:
-    """The `--deep` facts of this host into `snap`: the imports (`imports`) and, at the same time, every installed
-    file of the stack's distributions against its RECORD (`python.verified_files`), each bounded by `timeout`."""
-    import threading
+    """The `--deep` facts of this host into `snap` (doctor.probes.deep.add_deep_facts), saying what runs."""
+    from doctor.probes.deep import add_deep_facts
 
-    from doctor.checks.installed_files import verify_names
-    from doctor.probes.deep import run_deep_probes, run_verify_files
-    from doctor.snapshot.loader import section_from_dict
-    from doctor.snapshot.model import ImportResult, VerifiedFiles, known
+    def say(n: int) -> None:
+        console.status(f"importing torch_npu, mindspeed.megatron_adaptor, vllm_ascend; comparing the files of {n} "
+                       f"distribution{'' if n == 1 else 's'} with their RECORD…")
 
-    names = verify_names(snap)
-    verified: dict[str, Any] = {}
-
-    def verify() -> None:
-        try:
-            verified.update(run_verify_files(names, python=python, timeout=timeout))
-        except Exception as e:  # noqa: BLE001 - said as the comparison's error, never an empty "all compared"
-            verified["error"] = f"{type(e).__name__}: {e}"
-
-    worker = threading.Thread(target=verify, name="doctor-verify-files", daemon=True)
-    worker.start()
-    console.status(f"importing torch_npu, mindspeed.megatron_adaptor, vllm_ascend; comparing the files of {len(names)} "
-                   f"distribution{'' if len(names) == 1 else 's'} with their RECORD…")
-    res = run_deep_probes(python=python, timeout=timeout)
-    imports = dict(snap.imports) if known(snap.imports) else {}
-    for name, r in res.items():
-        imports[name] = ImportResult(ok=r["ok"], error=r.get("error"), seconds=r.get("seconds"),
-                                     detail=r.get("detail") or {})
-    snap.imports = imports
-    worker.join()
-    if known(snap.python):
-        snap.python.verified_files = section_from_dict(VerifiedFiles, verified, "python.verified_files")
+    add_deep_facts(snap, python, timeout, on_start=say)
 
 
 # -- the wrapper -----------------------------------------------------------------------------------------

@@ -21,12 +21,15 @@ What it does:
     error; the document is written either way;
   * writes one `doctor.cluster/1` JSON document to --out (temp file + rename) and exits 0; on a problem
     that stops the whole run (no ray, cannot connect) it writes {"fatal": ..., "kind": ...} and exits 3;
+  * with --deep-timeout (`doctor check --ray --deep`), each node's entry also runs the `--deep` imports and
+    installed-files comparison, each bounded by it, and the wait for the nodes grows by it;
   * with --reach-entry (`doctor check --ray --deep`), runs a second round: every node gets all nodes'
     `ascend.hccn` facts and pings one NPU address of each other node (doctor/cluster/npu_reach.py says
     why this is a second round); the answers go into each snapshot's ascend.hccn.reach.
 
 Usage: python _ray_driver.py --out FILE --address ADDR --timeout S --root ROOT --package DIR
        --entry MODULE:FUNCTION [--connect-timeout S] [--reach-entry MODULE:FUNCTION --reach-timeout S]
+       [--deep-timeout S]
 """
 
 import argparse
@@ -70,12 +73,16 @@ def package_payload(package_dir):
     return buf.getvalue()
 
 
-def _node_task(entry, payload, root, budget, expected_node_id):
+def _node_task(entry, payload, root, budget, expected_node_id, deep=None):
     """Runs on the node. Unpacks the shipped doctor package, imports its node entry and returns its
-    result plus what only the node knows: its own Ray version, its node id (proof of the pinning)."""
+    result plus what only the node knows: its own Ray version, its node id (proof of the pinning).
+    `deep`: the entry also runs the `--deep` imports and file comparison, each bounded by that many seconds."""
     info = _task_info(expected_node_id)
     if "error" not in info:
-        _call_shipped(entry, payload, {"root": root, "budget": budget}, info, "snapshot")
+        kwargs = {"root": root, "budget": budget}
+        if deep:
+            kwargs["deep"] = deep
+        _call_shipped(entry, payload, kwargs, info, "snapshot")
     return info
 
 
@@ -205,6 +212,7 @@ def _parse_args(argv):
     ap.add_argument("--entry", required=True)
     ap.add_argument("--reach-entry", default=None)  # --deep: the second round (doctor.cluster.npu_reach)
     ap.add_argument("--reach-timeout", type=float, default=30.0)
+    ap.add_argument("--deep-timeout", type=float, default=None)  # --deep: each node's imports and RECORD comparison
     return ap.parse_args(argv)
 
 
@@ -246,11 +254,11 @@ def _run_probes(ray, affinity, alive, args, t_connected):
     for n in alive:
         strategy = affinity(node_id=n["NodeID"], soft=False)
         ref = remote.options(scheduling_strategy=strategy, name="doctor-probe").remote(
-            args.entry, payload, args.root, budget, n["NodeID"])
+            args.entry, payload, args.root, budget, n["NodeID"], args.deep_timeout)
         refs[ref] = n
     pending = list(refs)
     done = {}
-    deadline = t_connected + args.timeout
+    deadline = t_connected + args.timeout + (args.deep_timeout or 0.0)  # --deep work is bounded apart
     while pending:
         left = deadline - time.time()
         if left <= 0:

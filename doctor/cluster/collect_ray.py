@@ -48,6 +48,7 @@ NODE_ENTRY = "doctor.cluster.collect_ray:node_probe"
 REACH_ENTRY = "doctor.cluster.npu_reach:node_reach"
 INSTALL_HINT = "pip install 'verl-ascend-doctor[ray]'"
 CONNECT_TIMEOUT = 60.0
+REACH_TIMEOUT = 60.0  # upper bound of the --ray --deep ping round (a reachable NPU answers in milliseconds)
 # Time the driver needs around the per-node wait: start the interpreter, import ray, write, shut down.
 _OVERHEAD = 45.0
 
@@ -67,26 +68,33 @@ def _doctor_has_ray() -> bool:
 
 
 def driver_command(python: str, out: str, address: str, timeout: float, root: str,
-                   connect_timeout: float = CONNECT_TIMEOUT, reach_timeout: float | None = None) -> list[str]:
+                   connect_timeout: float = CONNECT_TIMEOUT, reach_timeout: float | None = None,
+                   deep_timeout: float | None = None) -> list[str]:
     """The argv that runs the driver; the doctor package directory is what the nodes receive.
-    `reach_timeout`: also run the `--deep` RoCE reachability round, bounded by it."""
+    `reach_timeout`: also run the `--deep` RoCE reachability round, bounded by it. `deep_timeout`: each node also
+    records the `--deep` imports and installed files against RECORD, bounded by it (on top of `timeout`)."""
     package_dir = str(Path(__file__).resolve().parent.parent)
     reach = ["--reach-entry", REACH_ENTRY, "--reach-timeout", f"{reach_timeout:g}"] if reach_timeout else []
+    deep = ["--deep-timeout", f"{deep_timeout:g}"] if deep_timeout else []
     return [
         python, str(DRIVER), "--out", out, "--address", address, "--timeout", f"{timeout:g}",
         "--connect-timeout", f"{connect_timeout:g}", "--root", root, "--package", package_dir,
-        "--entry", NODE_ENTRY, *reach,
+        "--entry", NODE_ENTRY, *reach, *deep,
     ]
 
 
 def collect_ray(address: str | None, python: str | None, timeout: float, root: str = "/",
-                *, connect_timeout: float = CONNECT_TIMEOUT, reach_timeout: float | None = None) -> Cluster:
+                *, connect_timeout: float = CONNECT_TIMEOUT, reach_timeout: float | None = None,
+                deep_timeout: float | None = None) -> Cluster:
     """Probe every alive node of the Ray cluster at `address` and return the cluster document.
 
     `python`: the interpreter whose Ray is the cluster's (None: the doctor's own, if it has Ray).
     `timeout`: seconds all node probes together may take; a node that has not answered by then is
-    recorded as timed out. `reach_timeout`: then ping between the nodes' NPUs (`--deep`) for at most that
-    long. Raises DoctorError (exit 2) when Ray is missing or the cluster unreachable.
+    recorded as timed out. `deep_timeout` (`--deep`): each node then also records what `check --deep` does
+    on one host, the imports and its installed files against RECORD (doctor.probes.deep.add_deep_facts, in the
+    node's worker environment), each bounded by it; the nodes get that much longer. `reach_timeout`: then ping
+    between the nodes' NPUs (`--deep`) for at most that long. Raises DoctorError (exit 2) when Ray is missing or
+    the cluster unreachable.
     """
     from doctor.snapshot.model import cluster_from_dict
 
@@ -107,10 +115,10 @@ def collect_ray(address: str | None, python: str | None, timeout: float, root: s
     fd, out = tempfile.mkstemp(prefix="doctor-cluster-", suffix=".json")
     os.close(fd)
     os.unlink(out)
-    cmd = driver_command(python, out, address, timeout, root, connect_timeout, reach_timeout)
+    cmd = driver_command(python, out, address, timeout, root, connect_timeout, reach_timeout, deep_timeout)
     env = dict(os.environ)
     env.setdefault("RAY_USAGE_STATS_ENABLED", "0")
-    limit = connect_timeout + timeout + (reach_timeout or 0.0) + _OVERHEAD
+    limit = connect_timeout + timeout + (deep_timeout or 0.0) + (reach_timeout or 0.0) + _OVERHEAD
     t0 = time.monotonic()
     try:
         r = run_bounded(cmd, limit, env=env)
@@ -200,14 +208,21 @@ def worker_environ(environ: Mapping[str, str] | None = None) -> dict[str, str]:
     return env
 
 
-def node_probe(root: str = "/", budget: float = 30.0) -> dict[str, Any]:
+def node_probe(root: str = "/", budget: float = 30.0, deep: float | None = None) -> dict[str, Any]:
     """Runs inside a Ray worker on each node: the local collection, as `doctor collect` does it, with the
     worker's interpreter as the target Python and the worker's environment (what verl's workers inherit
     from the raylet). npu-smi gets at most half the node budget, so a hung card still yields a snapshot
-    (npu_smi status `timeout`) instead of a timed-out node. Returns the snapshot as a JSON-able dict."""
+    (npu_smi status `timeout`) instead of a timed-out node. `deep` (`check --ray --deep`): then the `--deep`
+    imports and RECORD comparison, as `collect --deep` on that node, each bounded by `deep` seconds (the driver
+    waits that much longer). Returns the snapshot as a JSON-able dict."""
     from doctor.probes import collect_snapshot
 
-    snap = collect_snapshot(root=node_root(root), python=sys.executable, environ=worker_environ(),
+    environ = worker_environ()
+    snap = collect_snapshot(root=node_root(root), python=sys.executable, environ=environ,
                             npu_smi_timeout=max(1.0, min(10.0, budget / 2)),
                             python_timeout=max(5.0, budget * 0.9))
+    if deep:
+        from doctor.probes.deep import add_deep_facts
+
+        add_deep_facts(snap, sys.executable, deep, environ=environ)
     return snap.to_dict()

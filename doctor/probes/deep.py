@@ -13,7 +13,7 @@ import os
 import subprocess
 import sys
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
@@ -113,3 +113,40 @@ def run_verify_files(names: Sequence[str], python: str | None = None, timeout: f
     if got is None:
         return {"error": err or "the probe gave no answer"}
     return got
+
+
+def add_deep_facts(snap: Any, python: str | None, timeout: float, environ: Mapping[str, str] | None = None,
+                   on_start: Callable[[int], None] | None = None) -> None:
+    """The `--deep` facts into `snap`: the imports (`imports`) and, at the same time, every installed file of the
+    stack's distributions against its RECORD (`python.verified_files`), each bounded by `timeout`, so the whole
+    takes at most about `timeout`. `environ`: the target's environment (a Ray worker's, on a node); `on_start`
+    hears how many distributions are compared. The one path for `check --deep`, `collect --deep` and each node of
+    `check --ray --deep`."""
+    import threading
+
+    from doctor.checks.installed_files import verify_names
+    from doctor.snapshot.loader import section_from_dict
+    from doctor.snapshot.model import ImportResult, VerifiedFiles, known
+
+    names = verify_names(snap)
+    verified: dict[str, Any] = {}
+
+    def verify() -> None:
+        try:
+            verified.update(run_verify_files(names, python=python, timeout=timeout, environ=environ))
+        except Exception as e:  # noqa: BLE001 - said as the comparison's error, never an empty "all compared"
+            verified["error"] = f"{type(e).__name__}: {e}"
+
+    worker = threading.Thread(target=verify, name="doctor-verify-files", daemon=True)
+    worker.start()
+    if on_start is not None:
+        on_start(len(names))
+    res = run_deep_probes(python=python, timeout=timeout, environ=environ)
+    imports = dict(snap.imports) if known(snap.imports) else {}
+    for name, r in res.items():
+        imports[name] = ImportResult(ok=r["ok"], error=r.get("error"), seconds=r.get("seconds"),
+                                     detail=r.get("detail") or {})
+    snap.imports = imports
+    worker.join()
+    if known(snap.python):
+        snap.python.verified_files = section_from_dict(VerifiedFiles, verified, "python.verified_files")

@@ -129,9 +129,33 @@ def test_usage_errors_exit_2(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) ->
     assert run(["--root", str(tmp_path / "missing")], monkeypatch).exit_code == 2
     assert run(["--python", str(tmp_path / "missing")], monkeypatch).exit_code == 2
     assert run(["--npu-smi-timeout", "0"], monkeypatch).exit_code == 2
-    r = run(["--ray", "--deep"], monkeypatch)  # --deep is per host: collect it on each node
-    assert r.exit_code == 2 and "--deep is per host" in r.stderr
     assert run(["--deep", "--deep-timeout", "0"], monkeypatch).exit_code == 2
+
+
+@pytest.mark.parametrize("cmd", ["collect", "check"])
+def test_ray_with_deep_asks_every_node_for_the_deep_facts_with_their_own_bound(
+        cmd: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`--ray --deep`: each node records the imports and its installed files against RECORD (bounded by
+    --deep-timeout, on top of --ray-timeout), then the NPU ping round; before, the nodes did neither and the
+    only --deep work was the pings (collect refused the combination)."""
+    from doctor.cluster import collect_ray as cr
+    from doctor.snapshot.model import cluster_from_dict
+
+    got: dict[str, object] = {}
+
+    def fake(**kw: object):  # type: ignore[no-untyped-def]
+        got.update(kw)
+        return cluster_from_dict({"schema": "doctor.cluster/1", "nodes": [
+            {"node": "n1", "snapshot": None, "error": "timeout: no answer"}]})
+
+    monkeypatch.setattr(cr, "collect_ray", fake)
+    r = CliRunner().invoke(cli, [cmd, "--ray", "--deep", "--deep-timeout", "30", "--ray-timeout", "20"],
+                           catch_exceptions=False)
+    assert r.exit_code != 2, r.stderr
+    assert got["deep_timeout"] == 30 and got["reach_timeout"] == 30 and got["timeout"] == 20
+    got.clear()
+    CliRunner().invoke(cli, [cmd, "--ray"], catch_exceptions=False)
+    assert got["deep_timeout"] is None and got["reach_timeout"] is None
 
 
 def test_failing_target_python_is_exit_2_and_nothing_is_written(tmp_path: Path, report_schema: dict,

@@ -114,6 +114,25 @@ def test_check_ray_json_reports_cann_skew_and_missing_npu_resource(sim: SimClust
                 and f["node"] != nonpu]
 
 
+def test_deep_on_the_cluster_gives_every_node_its_imports_and_installed_files_against_record(sim: SimCluster):
+    """`check --ray --deep` / `collect --ray --deep`: each node runs the --deep imports and RECORD comparison in
+    its worker's environment, as `collect --deep` there would (here no node has torch_npu: each import fails as
+    such; the test interpreter's stack files are compared), within --ray-timeout + --deep-timeout."""
+    t0 = time.monotonic()
+    cl = collect_ray(sim.address, None, timeout=60, deep_timeout=60)
+    assert time.monotonic() - t0 < 150
+    assert len(cl.nodes) == 3 and all(n.error is None and n.snapshot is not None for n in cl.nodes)
+    for n in cl.nodes:
+        snap = n.snapshot
+        assert set(snap.imports) == {"torch_npu", "mindspeed.megatron_adaptor", "vllm_ascend"}
+        assert snap.imports["torch_npu"].ok is False and "torch_npu" in (snap.imports["torch_npu"].error or "")
+        vf = snap.to_dict()["python"]["verified_files"]
+        assert "error" not in vf and vf["budget"] > 0 and isinstance(vf["dists"], list), vf
+    plain = collect_ray(sim.address, None, timeout=60)  # without --deep the nodes do neither, as before
+    assert all("imports" not in n.snapshot.to_dict() and "verified_files" not in n.snapshot.to_dict()["python"]
+               for n in plain.nodes)
+
+
 def test_collect_ray_writes_a_cluster_document_and_check_reads_it(sim: SimCluster, tmp_path):
     """`doctor collect --ray -o` then `doctor check --from` (offline) gives the same cross-node verdict, and the
     human output shows the node x component table with the odd CANN marked."""

@@ -54,6 +54,23 @@ class RefusedError(DoctorError):
     fix = "Change the request as the message says (it names the rule or the file that refused it)."
 
 
+def extra_install_command(extra: str) -> str:
+    """The line that adds one of the doctor's extras to the interpreter the doctor runs in. Not a bare `pip install
+    'verl-ascend-doctor[X]'`: the pip first on PATH is another interpreter's when the doctor's venv is not activated
+    (README's install runs `.venv/bin/doctor`), and there the package is not installed and PyPI has no such
+    distribution ("No matching distribution found"). In the doctor's own interpreter the installed distribution is
+    kept and only the extra's requirements are added. A venv made without pip (uv's) gets uv's line for it."""
+    import importlib.util
+    import shlex
+    import shutil
+    import sys
+
+    exe = shlex.quote(sys.executable)
+    if importlib.util.find_spec("pip") is None and shutil.which("uv"):
+        return f"uv pip install --python {exe} 'verl-ascend-doctor[{extra}]'"
+    return f"{exe} -m pip install 'verl-ascend-doctor[{extra}]'"
+
+
 class ExtraNotInstalled(DoctorError):
     """A command needs an optional dependency that is not installed; the message names the extra."""
 
@@ -61,6 +78,6 @@ class ExtraNotInstalled(DoctorError):
 
     def __init__(self, module: str, extra: str, command: str) -> None:
         self.module, self.extra = module, extra
-        self.fix = f"pip install 'verl-ascend-doctor[{extra}]'"
+        self.fix = extra_install_command(extra)
         super().__init__(f"`doctor {command}` needs the optional dependency {module!r}, which is not installed: "
                          f"{self.fix}")

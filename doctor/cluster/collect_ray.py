@@ -39,14 +39,13 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from doctor.errors import DoctorError
+from doctor.errors import DoctorError, extra_install_command
 from doctor.probes._run import run_bounded
 from doctor.snapshot.model import Cluster
 
 DRIVER = Path(__file__).resolve().parent / "_ray_driver.py"
 NODE_ENTRY = "doctor.cluster.collect_ray:node_probe"
 REACH_ENTRY = "doctor.cluster.npu_reach:node_reach"
-INSTALL_HINT = "pip install 'verl-ascend-doctor[ray]'"
 CONNECT_TIMEOUT = 60.0
 REACH_TIMEOUT = 60.0  # upper bound of the --ray --deep ping round (a reachable NPU answers in milliseconds)
 # Time the driver needs around the per-node wait: start the interpreter, import ray, write, shut down.
@@ -104,7 +103,7 @@ def collect_ray(address: str | None, python: str | None, timeout: float, root: s
         if not _doctor_has_ray():
             raise DoctorError(
                 f"Ray is not installed in the doctor's Python ({sys.executable}). Install it with "
-                f"`{INSTALL_HINT}` (the cluster's Ray version), or pass --python with the training "
+                f"`{extra_install_command('ray')}` (the cluster's Ray version), or pass --python with the training "
                 "environment's interpreter, whose Ray runs the cluster."
             )
         python = sys.executable
@@ -159,7 +158,7 @@ def _fatal_message(data: dict[str, Any], python: str) -> str:
     kind, msg = data.get("kind"), str(data.get("fatal"))
     if kind == "no-ray":
         return (f"{msg}. Run the doctor with --python pointing at the training environment's interpreter "
-                f"(the one whose Ray runs the cluster), or install the cluster's Ray there ({INSTALL_HINT} "
+                f"(the one whose Ray runs the cluster), or install the cluster's Ray there ({extra_install_command('ray')} "
                 "for the doctor's own environment).")
     if kind == "connect" and "version mismatch" in msg.lower():
         return (f"{msg}\nRay only accepts a driver with the cluster's Ray and Python minor version: pass "

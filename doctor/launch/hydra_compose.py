@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from doctor.errors import InputError
+from doctor.errors import InputError, extra_install_command
 from doctor.launch import sources as S
 from doctor.launch.override_list import CONFIG_NAME, Override
 from doctor.report import Finding, finding
@@ -137,7 +137,7 @@ def compose(ovs: list[Override], config_dir: str | Path, config_name: str = CONF
         from omegaconf.errors import OmegaConfBaseException
     except ImportError as e:
         raise InputError(f"hydra-core/omegaconf are needed for the schema check ({e}); "
-                         "pip install 'verl-ascend-doctor[launch]' or pass --no-compose") from None
+                         f"{extra_install_command('launch')} or pass --no-compose") from None
     cdir = str(Path(config_dir).resolve())
     result = ComposeResult(config_dir=cdir, groups=config_groups(cdir))
     parser = OverridesParser.create()

@@ -11,6 +11,7 @@ import importlib.util
 import json
 import os
 import re
+import shlex
 import subprocess
 import sys
 
@@ -220,11 +221,15 @@ def test_missing_optional_dependency_names_the_extra(files, tmp_path):
     spec = tmp_path / "layout.yaml"
     spec.write_text("tp: 2\n")
     r = doctor("--json", "launch", "--spec", str(spec), env=env)
-    assert r.returncode == 2 and "pip install 'verl-ascend-doctor[launch]'" in r.stderr
-    assert json.loads(r.stdout)["findings"][0]["id"] == "extra-not-installed"
+    # the line names the doctor's own interpreter: a bare `pip` is whichever is first on PATH (README's install does
+    # not activate .venv), where verl-ascend-doctor is not installed and PyPI has none ("No matching distribution")
+    line = f"{shlex.quote(sys.executable)} -m pip install 'verl-ascend-doctor[launch]'"
+    assert r.returncode == 2 and line in r.stderr
+    report = json.loads(r.stdout)["findings"][0]
+    assert report["id"] == "extra-not-installed" and line in json.dumps(report)
     _need_verl()
     r = doctor("smoke", "--dry-run", "--ignore-preflight", "--workdir", str(tmp_path / "w"), env=env)
-    assert r.returncode == 2 and "pip install 'verl-ascend-doctor[smoke]'" in r.stderr
+    assert r.returncode == 2 and f"{shlex.quote(sys.executable)} -m pip install 'verl-ascend-doctor[smoke]'" in r.stderr
     assert "internal error" not in r.stderr
 
 

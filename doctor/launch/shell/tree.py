@@ -19,9 +19,11 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from doctor.errors import InputError
+from doctor.errors import InputError, extra_install_command
 
-EXTRA_HINT = "pip install 'verl-ascend-doctor[launch]' (tree-sitter and tree-sitter-bash read the script)"
+
+def extra_hint() -> str:
+    return f"{extra_install_command('launch')} (tree-sitter and tree-sitter-bash read the script)"
 
 _PARSER: Any = None
 
@@ -30,7 +32,10 @@ class MissingDependency(InputError):
     """A package of an optional extra is not installed (exit 2, the message names the extra)."""
 
     finding_id = "extra-not-installed"  # the id every command's missing extra reports (doctor.errors)
-    fix = EXTRA_HINT
+
+    def __init__(self, message: str, **kw: Any) -> None:
+        self.fix = extra_hint()
+        super().__init__(message, **kw)
 
 
 def parser() -> Any:
@@ -40,7 +45,7 @@ def parser() -> Any:
             import tree_sitter
             import tree_sitter_bash
         except ImportError as e:
-            raise MissingDependency(f"{e.name or 'tree-sitter'} is not installed; {EXTRA_HINT}") from None
+            raise MissingDependency(f"{e.name or 'tree-sitter'} is not installed; {extra_hint()}") from None
         _PARSER = tree_sitter.Parser(tree_sitter.Language(tree_sitter_bash.language()))
     return _PARSER
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
+from doctor.checks.facts import absent, val
 from doctor.checks.runner import CheckContext, check, skip
 from doctor.report import Finding, finding
 from doctor.snapshot.model import known
@@ -65,6 +66,22 @@ def deep_imports(ctx: CheckContext) -> Iterator[Finding]:
                     source="https://github.com/verl-project/verl/blob/v0.9.0/docs/ascend_tutorial/faq/faq.rst")
             continue
         err = res.error if known(res.error) and res.error else "unknown error"
+        dist = _TARGETS.get(mod)
+        if dist and absent(snap, dist) and "No module named" in err:
+            # not installed here at all (a complete snapshot says so): the import's own error names whatever it
+            # met first (`import torch_npu` in the doctor's own venv: "No module named 'torch'"), not the cause
+            exe = val(snap.python, "executable") or "the interpreter examined"
+            yield finding(
+                f"import-{comp}-failed", "error", (comp,),
+                f"`import {mod}` failed: {dist} is not installed in {exe}",
+                detail=f"The import ran in {exe}, which has no {dist} distribution ({err.splitlines()[-1][:160]}). "
+                       "`--deep` imports in the interpreter the check examines: the doctor's own environment unless "
+                       "--python names the training environment's.",
+                evidence={"module": mod, "error": err[-2000:], "installed": False, "python": exe,
+                          "seconds": res.seconds if known(res.seconds) else None},
+                fix=f"If {exe} is not the training environment, name that one: `doctor check --deep --python "
+                    f"<its python>`; else install the verified stack there: `doctor install --python {exe}`.")
+            continue
         timeout = "timed out" in err.lower() or "timeout" in err.lower()
         sig = next((s for s in _SIGNATURES if re.search(s[0], err)), None)
         comps = sig[2] if sig else (comp,)

@@ -28,3 +28,24 @@ def test_zero_devices():
 
 def test_ok_imports_are_quiet():
     assert found(bare(imports={"torch_npu": {"ok": True, "detail": {"device_count": 8}}, "vllm_ascend": {"ok": True}})) == {}
+
+
+def test_an_import_of_a_package_the_snapshot_says_is_not_installed_says_so():
+    """`check --deep` in the doctor's own venv (README's install): torch_npu is not there, and the import's error
+    names torch, which it meets first. The finding says which distribution is missing and where, and the fix points
+    --python at the training environment."""
+    snap = bare(complete=True, packages={"click": {"version": "8.5.1"}},
+                python={"executable": "/home/u/.venv/bin/python", "version": "3.11.7"},
+                imports={"torch_npu": {"ok": False, "error": "ModuleNotFoundError: No module named 'torch'"},
+                         "mindspeed.megatron_adaptor": {"ok": False,
+                                                        "error": "ModuleNotFoundError: No module named 'mindspeed'"}})
+    r = diagnose_dict(snap)
+    f = {x.id: x for x in r.findings}
+    npu = f["import-torch-npu-failed"]
+    assert "torch-npu is not installed in /home/u/.venv/bin/python" in npu.title and "No module named 'torch'" in npu.detail
+    assert "doctor check --deep --python" in npu.fix.text and "doctor install --python /home/u/.venv/bin/python" in npu.fix.text
+    assert "mindspeed is not installed" in f["import-mindspeed-failed"].title
+    # installed but failing: the import's own error, as before
+    snap["packages"]["torch-npu"] = {"version": "2.10.0"}
+    npu = {x.id: x for x in diagnose_dict(snap).findings}["import-torch-npu-failed"]
+    assert "No module named 'torch'" in npu.title and "not installed" not in npu.title

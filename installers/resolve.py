@@ -218,15 +218,18 @@ def check_target(profile: Any, facts: Facts, *, python_flag: str = "--python") -
 
 
 def nearest_profiles(profiles: Sequence[Any], facts: Facts, n: int = 3) -> list[str]:
-    """Profiles sorted by CANN distance to the host (then newest), for the 'no matching profile' message."""
+    """Profiles sorted by CANN distance to the host, then releases before dated main snapshots and the newest first
+    (as select_profile prefers them), for the 'no matching profile' message. Without the release order a host with no
+    CANN was offered the main snapshot's two stacks first, in the table's file order."""
     c = CannVersion.try_parse(facts.cann) if facts.cann else None
 
     def key(p: Any) -> tuple[Any, ...]:
         pc = CannVersion(p.cann_version)
         dist = abs((pc.major * 100 + pc.minor) - (c.major * 100 + c.minor)) if c is not None else 0
-        return (dist, facts.chip not in p.chips, facts.arch not in p.arches)
+        return (dist, facts.chip not in p.chips, facts.arch not in p.arches, p.is_snapshot)
 
-    ranked = sorted(profiles, key=key)[:n]
+    newest_first = sorted(profiles, key=lambda p: (p.verl_version, p.name), reverse=True)
+    ranked = sorted(newest_first, key=key)[:n]
     return [f"{p.name} (CANN {p.cann_version}, chips {'/'.join(p.chips)}, Python {p.python})" for p in ranked]
 
 

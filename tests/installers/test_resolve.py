@@ -141,6 +141,20 @@ def test_facts_from_snapshot_and_nearest_profiles(profiles) -> None:
         facts_from_snapshot(snapshot_from_dict({"schema": "doctor.snapshot/1"}))
 
 
+def test_nearest_profiles_without_cann_offer_the_newest_release_first(profiles) -> None:
+    """A host with no CANN (install --dry-run on a fresh machine): every profile is as near, and the message named the
+    dated main snapshot's two stacks first (the table's order); select_profile prefers the newest release."""
+    from doctor.snapshot.model import snapshot_from_dict
+
+    f = facts_from_snapshot(snapshot_from_dict({"schema": "doctor.snapshot/1", "python": {"version": "3.11.7"},
+                                                "host": {"arch": "x86_64", "libc": "glibc 2.36"}}))
+    assert f.cann is None
+    near = nearest_profiles(profiles, f)
+    releases = sorted((p for p in profiles if not p.is_snapshot), key=lambda p: p.verl_version)
+    assert near[0].startswith(f"verl-{releases[-1].verl_version}-") and "dev" not in near[0]
+    assert not any(n.split(" ")[0] in {p.name for p in profiles if p.is_snapshot} for n in near[:2])
+
+
 def test_every_profile_resolves_on_both_arches(profiles) -> None:
     for p in profiles:
         for arch in p.arches:

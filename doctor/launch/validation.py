@@ -43,22 +43,24 @@ def resolve_config_dir(verl_version: str, config_dir: str | Path | None, compose
         return inst_dir, None
     why = (f"installed verl is {inst_version}, target is {verl_version}" if inst_dir is not None
            else "no verl installed here")
+    fix = (f"Make the index reachable (the verl {verl_version} wheel is unpacked into the cache on first use), "
+           "install the target verl (pip install --no-deps verl==VERSION) or pass --verl-config DIR.")
     if download:
-        from doctor.launch.verl_release import release_config
+        from doctor.launch.verl_release import NO_SUCH_RELEASE, release_config
 
         cdir, failed = release_config(verl_version)
         if cdir is not None:
             return cdir, None
         why += f"; {failed}"
+        if failed and failed.startswith(NO_SUCH_RELEASE):
+            fix = (f"Check --verl-version: verl {verl_version} is not released (the index was read). For a build "
+                   "of your own pass --verl-config DIR (its verl/trainer/config).")
     if compose is True:
         raise InputError(f"cannot compose verl {verl_version}'s config: {why}; pass --verl-config DIR",
                          path="--compose")
     return None, finding("launch-schema-not-composed", "warning", ("config", "verl"),
                          f"verl {verl_version}'s Hydra config could not be composed ({why})",
-                         detail=_NOT_COMPOSED_DETAIL,
-                         fix=f"Make the index reachable (the verl {verl_version} wheel is unpacked into the cache on "
-                             "first use), install the target verl (pip install --no-deps verl==VERSION) or pass "
-                             "--verl-config DIR.", source=S.VERL_TRAINER_YAML)
+                         detail=_NOT_COMPOSED_DETAIL, fix=fix, source=S.VERL_TRAINER_YAML)
 
 
 def compose_findings(ovs: list[Override], ctx: Context, cdir: Path, config_name: str,

@@ -50,6 +50,9 @@ def _run_copy_dir(version: str) -> Path:
     return base / version
 
 
+NO_SUCH_RELEASE = "the package index has no release"
+
+
 def release_config(version: str) -> tuple[Path | None, str | None]:
     """(verl/trainer/config of release `version`, None) or (None, why it could not be had)."""
     have = cached_config(version) or (_config_in(_RUN_COPIES[version]) if version in _RUN_COPIES else None)
@@ -67,6 +70,12 @@ def release_config(version: str) -> tuple[Path | None, str | None]:
                         env=dict(os.environ))
         wheels = sorted(Path(tmp).glob("verl-*.whl"))
         if r.status != "ok" or r.returncode != 0 or not wheels:
+            listed = re.search(r"\(from versions: ([^)]*)\)", r.err or "")
+            if listed and listed.group(1).strip() not in ("", "none"):
+                # the index answered and lists other releases: this one is not among them (a typo, an unreleased
+                # build), which no reachable index or cache fixes
+                return None, (f"{NO_SUCH_RELEASE} verl {version} (the newest it lists: "
+                              f"{listed.group(1).split(',')[-1].strip()})")
             tail = (r.err.strip().splitlines() or [r.error or r.status])[-1]
             return None, f"could not download the verl {version} wheel ({tail})"
         try:

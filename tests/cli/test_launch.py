@@ -256,3 +256,20 @@ def test_override_values_go_through_the_same_rules(model, verl_cfg):
                                  f"{A}tensor_model_parallel_size=3"])
     report = json.loads(r.stdout)
     assert r.exit_code == 1 and "launch-heads-indivisible" in [f["id"] for f in report["findings"]]
+
+
+def test_a_verl_version_the_index_does_not_have_is_not_told_to_make_the_index_reachable(monkeypatch, model, tmp_path):
+    """`--verl-version 9.9.9` (or a typo): pip reads the index and finds other releases only ("from versions:
+    0.9.1"). The fix said "Make the index reachable"; the index was read, the version is what is wrong."""
+    from doctor.launch import hydra_compose
+    from tests.installers.wheelkit import make_wheel
+
+    monkeypatch.setattr(hydra_compose, "installed_verl", lambda: (None, None))
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    make_wheel(tmp_path / "index", "verl", "0.9.1")
+    monkeypatch.setenv("PIP_NO_INDEX", "1")  # a local index that holds verl 0.9.1 only
+    monkeypatch.setenv("PIP_FIND_LINKS", str(tmp_path / "index"))
+    rep = json.loads(launch("--json", "--model", model, "--verl-version", "9.9.9").stdout)
+    f = next(f for f in rep["findings"] if f["id"] == "launch-schema-not-composed")
+    assert "has no release verl 9.9.9 (the newest it lists: 0.9.1)" in f["title"]
+    assert "Check --verl-version" in f["fix"]["text"] and "reachable" not in f["fix"]["text"]

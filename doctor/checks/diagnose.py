@@ -116,11 +116,34 @@ def nodes_from_documents(docs: Sequence[tuple[str, Snapshot | Cluster]]) -> tupl
                 nodes.append((n.node, n.snapshot, n.error if n.snapshot is None else None))
         else:
             nodes.append((label, doc, None))
+    _refuse_the_same_snapshot_twice([(label, doc, None) for label, doc in docs if not isinstance(doc, Cluster)])
     if len(nodes) > 1:
         cluster = True
     if not cluster and nodes:
         nodes = [(None, nodes[0][1], nodes[0][2])]
     return nodes, cluster
+
+
+def _refuse_the_same_snapshot_twice(nodes: Sequence[Node]) -> None:
+    """Two snapshot files that are one snapshot (the same file given twice, or a copy: same host, same collection time)
+    are not two nodes: read as a cluster they doubled every finding and added the multi-node rules (HCCL timeouts) to
+    a single host. A host's before/after pair has two collection times and is compared with `doctor diff`. The nodes
+    of one cluster file are not compared: containers sharing the host's network share its hostname."""
+    from doctor.snapshot.model import known
+
+    seen: dict[tuple[str, str], str] = {}
+    for label, snap, _ in nodes:
+        if snap is None or label is None:
+            continue
+        host = snap.host.hostname if known(snap.host) and snap.host is not None and known(snap.host.hostname) else None
+        at = snap.collected_at if known(snap.collected_at) else None
+        if not (isinstance(host, str) and host and isinstance(at, str) and at):
+            continue
+        if (host, at) in seen:
+            same = "given twice" if seen[host, at] == label else f"the same snapshot as {seen[host, at]}"
+            raise InputError(f"{same} (host {host}, collected {at}): a cluster is one snapshot per node; "
+                             "`doctor diff A B` compares two snapshots of one host", source=label)
+        seen[host, at] = label
 
 
 # profile selection reports these itself (pseudo-check `profile-selection`, area cann)

@@ -167,6 +167,22 @@ def test_several_snapshots_are_a_cluster(tmp_path, schema):
     assert {f["node"] for f in data["findings"] if f["id"] == "package-off-profile"} == {b}
 
 
+def test_one_snapshot_given_twice_is_not_a_cluster(tmp_path):
+    """`check --from snap.json --from snap.json` (or a copy of it) read one host as a two-node cluster: every
+    finding twice and the multi-node rules on top. The same host's snapshot collected later is still taken as given."""
+    d = healthy()
+    d["collected_at"] = "2026-12-05T10:29:43Z"
+    a = write(tmp_path, "a.json", d)
+    copy = write(tmp_path, "copy.json", d)
+    r = CliRunner().invoke(cli, ["check", "--from", a, "--from", a])
+    assert r.exit_code == 2 and "given twice (host node-0, collected 2026-12-05T10:29:43Z)" in r.output
+    r = CliRunner().invoke(cli, ["check", "--from", a, "--from", copy])
+    assert r.exit_code == 2 and f"the same snapshot as {a}" in r.output and "doctor diff" in r.output
+    d["collected_at"] = "2026-12-05T11:00:00Z"
+    later = write(tmp_path, "later.json", d)
+    assert run("check", "--from", a, "--from", later).exit_code == 0
+
+
 def test_cluster_file_with_a_failed_node(tmp_path, schema):
     doc = {"schema": "doctor.cluster/1", "nodes": [{"node": "n0", "snapshot": healthy(), "error": None},
                                                      {"node": "n1", "snapshot": None, "error": "timed out"}]}

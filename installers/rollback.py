@@ -47,7 +47,11 @@ def rollback(python: str, console: Console) -> Report:
     from doctor.installers.target import probe
 
     env = probe(python)
-    j = next_to_undo(jr.journals(env.prefix))
+    js = jr.journals(env.prefix)
+    if not js:  # not "every install ... is already undone": there was none to undo
+        raise RefusedError(f"nothing to roll back: no install by the doctor is recorded for {env.prefix} (it undoes "
+                           "only what `doctor install` changed there)", source=str(jr.state_root(env.prefix) / "journal"))
+    j = next_to_undo(js)
     if j is None:
         raise RefusedError("nothing to roll back: every install recorded for this environment is already undone "
                            "(see `doctor install --rollback --list`)", source=str(jr.state_root(env.prefix) / "journal"))

@@ -551,6 +551,16 @@ def test_rollback_walks_the_history_and_lists_it(airgap, tmp_path: Path) -> None
     assert cp.returncode == 2 and "already undone" in cp.stderr
 
 
+def test_rollback_of_an_environment_the_doctor_never_installed_into_says_so(tmp_path: Path) -> None:
+    """A plain venv (pip install verl, no `doctor install`): the refusal said "every install recorded for this
+    environment is already undone", while none was ever recorded."""
+    venv = tmp_path / "venv"
+    wheelkit.make_venv(venv)
+    cp = doctor("install", "--rollback", "--venv", str(venv))
+    assert cp.returncode == 2 and "no install by the doctor is recorded for" in cp.stderr, cp.stderr
+    assert "already undone" not in cp.stderr and not (venv / ".doctor").exists()
+
+
 def test_no_host_check_lets_a_complete_python_stack_exit_0_on_a_host_without_cann(tmp_path: Path) -> None:
     """Issue 15 item 4: image builds and CI runners have no CANN and no NPU; their host findings are listed apart."""
     venv = tmp_path / "venv"

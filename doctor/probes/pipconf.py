@@ -55,8 +55,8 @@ def config_files(environ: Mapping[str, str], prefix: str) -> list[str]:
 
 def _read(path: str) -> str | None:
     try:
-        with open(path, encoding="utf-8", errors="replace") as fh:
-            return fh.read(256 * 1024)
+        with open(path, "rb") as fh:  # binary, decoded once: a text wrapper per file costs more than the read
+            return fh.read(256 * 1024).decode("utf-8", "replace")
     except OSError:
         return None
 

@@ -223,16 +223,21 @@ def test_a_venv_without_pip_is_given_ensurepip_then_its_pip_and_the_fix_runs(tmp
     assert cmds == [f"{q} -m ensurepip", f"{q} -m pip install --force-reinstall --no-deps 'pyjwt==2.10.1'"]
 
 
-@pytest.mark.slow
-def test_a_uv_venv_is_given_uv_pip_and_the_fix_runs(tmp_path):
-    w = _wheels()
+def _uv_venv(tmp: Path, w: Path) -> tuple[str, Path]:
+    """(uv, the python of a venv `uv venv` made: no pip in it), or a skip without uv."""
     uv = find_uv()
     if uv is None:
         pytest.skip("uv is not installed (pip install uv)")
-    venv = tmp_path / "uvv"
+    venv = tmp / "uvv"
     subprocess.run([uv, "venv", "-q", "--python", sys.executable, str(venv)], check=True, timeout=300, env=_offline(w))
     assert "uv = " in (venv / "pyvenv.cfg").read_text()
-    py = venv / "bin" / "python"
+    return uv, venv / "bin" / "python"
+
+
+@pytest.mark.slow
+def test_a_uv_venv_is_given_uv_pip_and_the_fix_runs(tmp_path):
+    w = _wheels()
+    uv, py = _uv_venv(tmp_path, w)
     cmds = _break_run_fix_and_check_again(py, tmp_path, w, [uv, "pip", "install", "--python", str(py), "--no-deps"],
                                           [uv, "pip", "uninstall", "--python", str(py)], uv)
     assert cmds == [f"uv pip install --python {shlex.quote(str(py))} --force-reinstall --no-cache --no-deps 'pyjwt==2.10.1'"]
@@ -249,12 +254,9 @@ def test_a_uv_venv_when_path_has_no_uv_is_given_the_doctors_own_uv_by_its_full_p
     """The user's PATH has no uv (the venv was made by a uv elsewhere, or uv was removed): a bare `uv pip` line
     would fail with "uv: command not found"; the doctor's own uv (the one `doctor install` runs) is named by path."""
     w = _wheels()
-    uv = find_uv()
-    if uv is None or os.path.dirname(uv) != os.path.dirname(sys.executable):
+    uv, py = _uv_venv(tmp_path, w)
+    if os.path.dirname(uv) != os.path.dirname(sys.executable):
         pytest.skip("no uv next to the test interpreter")
-    venv = tmp_path / "uvv"
-    subprocess.run([uv, "venv", "-q", "--python", sys.executable, str(venv)], check=True, timeout=300, env=_offline(w))
-    py = venv / "bin" / "python"
     user = {**_offline(w), "PATH": _no_uv_path(tmp_path)}
     assert subprocess.run(["bash", "-c", "command -v uv"], env=user, capture_output=True).returncode != 0
     cmds = _break_run_fix_and_check_again(py, tmp_path, w, [uv, "pip", "install", "--python", str(py), "--no-deps"],
@@ -272,12 +274,7 @@ def test_a_uv_venv_with_no_uv_on_this_host_falls_back_to_ensurepip_and_the_print
     from doctor.probes import collect_snapshot
 
     w = _wheels()
-    uv = find_uv()
-    if uv is None:
-        pytest.skip("uv is not installed (pip install uv)")
-    venv = tmp_path / "uvv"
-    subprocess.run([uv, "venv", "-q", "--python", sys.executable, str(venv)], check=True, timeout=300, env=_offline(w))
-    py = venv / "bin" / "python"
+    uv, py = _uv_venv(tmp_path, w)
     for name in ("jwt-1.3.1", "PyJWT-2.10.1"):
         subprocess.run([uv, "pip", "install", "--python", str(py), "--no-deps", _whl(w, name)], check=True,
                        capture_output=True, timeout=600, env=_offline(w))

@@ -5,7 +5,9 @@ SECRET, PASSWORD, PASSWD, PASSPHRASE, KEY, CREDENTIAL or AUTH), or has PW or PWD
 HCCL_PW, PW_FILE, DB_PWD — but not the shell's own PWD / OLDPWD, the working directory, kept as paths), becomes
 "<redacted>"; HCCL_PASSWD and ASCEND_PASSWD are real Ascend names. Credentials embedded in URLs
 (`https://user:pass@host`, `git+https://TOKEN@github.com/...`) are redacted wherever they appear, because
-index URLs and git sources routinely carry them (PIP_INDEX_URL, HF_ENDPOINT, pip freeze `@ git+https://`).
+index URLs and git sources routinely carry them (PIP_INDEX_URL, HF_ENDPOINT, pip freeze `@ git+https://`), and so
+are a URL's secret-named query parameters (`?access_token=`, `&api_key=`, pre-signed `X-Amz-Signature=` / `sig=`)
+and an `Authorization: Bearer …` value.
 """
 
 from __future__ import annotations
@@ -35,11 +37,38 @@ def is_secret_name(name: str) -> bool:
     return any(word in upper for word in SECRET_WORDS) or any(p in SECRET_PARTS for p in _PARTS.split(upper))
 
 
+# A URL's query parameter whose name holds a secret word (`?access_token=`, `&api_key=`, S3's `X-Amz-Signature=`,
+# Azure SAS's `sig=`): the credential of a pre-signed or token URL, which the host part does not carry.
+_QUERY_SECRET = r"(?P<lead>[?&;])(?P<name>[A-Za-z0-9_.\-]+)=(?P<value>[^&;#\s'\"<>]+)"
+_QUERY_WORDS = (*SECRET_WORDS, "SIG")
+# An HTTP Authorization value written out (`Authorization: Bearer <token>`, `Basic <base64>`).
+_BEARER = r"(?i)\b(?P<scheme>Bearer|Basic|Token)\s+(?P<value>[A-Za-z0-9._~+/=\-]{8,})"
+
+
 def redact_url_credentials(text: str) -> str:
-    """`https://user:pass@host/x` -> `https://<redacted>@host/x` (the user part can itself be a token)."""
-    if "@" not in text or "://" not in text:
+    """`https://user:pass@host/x` -> `https://<redacted>@host/x` (the user part can itself be a token); a URL's
+    secret-named query parameter (`?access_token=…`, `X-Amz-Signature=…`, `sig=…`) and an `Authorization: Bearer …`
+    value are redacted too."""
+    if "://" not in text:
+        return _redact_bearer(text)
+    if "@" in text:
+        text = re.sub(_URL_CRED, lambda m: f"{m['scheme']}{REDACTED}@", text)
+    if "?" in text:
+        text = re.sub(_QUERY_SECRET, _query_param, text)
+    return _redact_bearer(text)
+
+
+def _query_param(m: re.Match[str]) -> str:
+    upper = m["name"].upper()
+    if not any(word in upper for word in _QUERY_WORDS):
+        return m.group(0)
+    return f"{m['lead']}{m['name']}={REDACTED}"
+
+
+def _redact_bearer(text: str) -> str:
+    if not any(w in text for w in ("Bearer", "Basic", "Token", "bearer", "BEARER")):
         return text
-    return re.sub(_URL_CRED, lambda m: f"{m['scheme']}{REDACTED}@", text)
+    return re.sub(_BEARER, lambda m: f"{m['scheme']} {REDACTED}", text)
 
 
 def redact_value(name: str, value: str) -> str:

@@ -53,3 +53,23 @@ def test_values_and_text() -> None:
 def test_redaction_never_raises_and_is_idempotent(s: str) -> None:
     once = redact_text(s)
     assert redact_text(once) == once
+
+
+def test_secret_query_parameters_and_bearer_values_are_redacted() -> None:
+    """Real collect on this host with HF_ENDPOINT='https://hf-mirror.example/?access_token=…', a pre-signed
+    ASCEND_…_URL (`sig=`, `X-Amz-Signature=`) and VLLM_…='Authorization: Bearer …' kept every token: only URL
+    userinfo and secret-named variables were redacted."""
+    from doctor.probes.envvars import collect_env
+
+    env = collect_env({"HF_ENDPOINT": "https://hf-mirror.example/?access_token=QtokQ1&rev=main",
+                       "VLLM_API_BASE": "https://x.example/v1?api_key=QtokQ2",
+                       "ASCEND_CUSTOM_URL": "https://u.example/p?sig=QtokQ4&X-Amz-Signature=QtokQ5&X-Amz-Date=20261205",
+                       "VLLM_HTTP_HEADERS": "Authorization: Bearer QtokQ6abcdef",
+                       "VLLM_PLAIN": "https://x.example/v1?page=2&sort=asc", "PATH": "/bin"})
+    assert not any("Qtok" in v for v in env.values()), env
+    assert env["HF_ENDPOINT"] == f"https://hf-mirror.example/?access_token={REDACTED}&rev=main"
+    assert env["ASCEND_CUSTOM_URL"].endswith("&X-Amz-Date=20261205")
+    assert env["VLLM_HTTP_HEADERS"] == f"Authorization: Bearer {REDACTED}"
+    assert env["VLLM_PLAIN"] == "https://x.example/v1?page=2&sort=asc"  # no secret word: kept
+    assert "QtokQ7" not in redact_text("MODEL_URL=https://s3.example/m.bin?X-Amz-Credential=QtokQ7\n")
+    assert redact_url_credentials("see https://host/a?b=c for details") == "see https://host/a?b=c for details"

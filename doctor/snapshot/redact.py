@@ -42,7 +42,8 @@ def is_secret_name(name: str) -> bool:
 _QUERY_SECRET = r"(?P<lead>[?&;])(?P<name>[A-Za-z0-9_.\-]+)=(?P<value>[^&;#\s'\"<>]+)"
 _QUERY_WORDS = (*SECRET_WORDS, "SIG")
 # An HTTP Authorization value written out (`Authorization: Bearer <token>`, `Basic <base64>`).
-_BEARER = r"(?i)\b(?P<scheme>Bearer|Basic|Token)\s+(?P<value>[A-Za-z0-9._~+/=\-]{8,})"
+# A bearer token of any length; after Basic / Token only a credential-like word (8+ characters), not prose ("Basic usage").
+_BEARER = r"(?i)\b(?:(?P<bearer>Bearer)\s+[A-Za-z0-9._~+/=\-]+|(?P<scheme>Basic|Token)\s+[A-Za-z0-9._~+/=\-]{8,})"
 
 
 def redact_url_credentials(text: str) -> str:
@@ -68,7 +69,7 @@ def _query_param(m: re.Match[str]) -> str:
 def _redact_bearer(text: str) -> str:
     if not any(w in text for w in ("Bearer", "Basic", "Token", "bearer", "BEARER")):
         return text
-    return re.sub(_BEARER, lambda m: f"{m['scheme']} {REDACTED}", text)
+    return re.sub(_BEARER, lambda m: f"{m['bearer'] or m['scheme']} {REDACTED}", text)
 
 
 def redact_value(name: str, value: str) -> str:

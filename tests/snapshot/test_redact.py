@@ -64,7 +64,7 @@ def test_secret_query_parameters_and_bearer_values_are_redacted() -> None:
     env = collect_env({"HF_ENDPOINT": "https://hf-mirror.example/?access_token=QtokQ1&rev=main",
                        "VLLM_API_BASE": "https://x.example/v1?api_key=QtokQ2",
                        "ASCEND_CUSTOM_URL": "https://u.example/p?sig=QtokQ4&X-Amz-Signature=QtokQ5&X-Amz-Date=20261205",
-                       "VLLM_HTTP_HEADERS": "Authorization: Bearer QtokQ6abcdef",
+                       "VLLM_HTTP_HEADERS": "Authorization: Bearer QtokQ6",
                        "VLLM_PLAIN": "https://x.example/v1?page=2&sort=asc", "PATH": "/bin"})
     assert not any("Qtok" in v for v in env.values()), env
     assert env["HF_ENDPOINT"] == f"https://hf-mirror.example/?access_token={REDACTED}&rev=main"
@@ -73,3 +73,4 @@ def test_secret_query_parameters_and_bearer_values_are_redacted() -> None:
     assert env["VLLM_PLAIN"] == "https://x.example/v1?page=2&sort=asc"  # no secret word: kept
     assert "QtokQ7" not in redact_text("MODEL_URL=https://s3.example/m.bin?X-Amz-Credential=QtokQ7\n")
     assert redact_url_credentials("see https://host/a?b=c for details") == "see https://host/a?b=c for details"
+    assert redact_text("Basic usage: run it\n") == "Basic usage: run it\n"  # prose, not a credential

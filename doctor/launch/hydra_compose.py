@@ -126,6 +126,17 @@ def _key_of(message: str) -> str | None:
     return None
 
 
+class ComposeNeedsExtra(InputError):
+    """hydra-core/omegaconf are missing: the `launch` extra, reported as every missing extra is (`--json`: its id and
+    the line that installs it), not as an input to fix."""
+
+    finding_id = "extra-not-installed"
+
+    def __init__(self, message: str) -> None:
+        self.fix = f"{extra_install_command('launch')}, or pass --no-compose"
+        super().__init__(message)
+
+
 def compose(ovs: list[Override], config_dir: str | Path, config_name: str = CONFIG_NAME) -> ComposeResult:
     """Compose with all overrides; every override Hydra rejects becomes a finding (id by failure kind), and the
     result holds the config composed from the ones it accepts (`flat`, `dicts`)."""
@@ -136,8 +147,8 @@ def compose(ovs: list[Override], config_dir: str | Path, config_name: str = CONF
         from hydra.errors import HydraException
         from omegaconf.errors import OmegaConfBaseException
     except ImportError as e:
-        raise InputError(f"hydra-core/omegaconf are needed for the schema check ({e}); "
-                         f"{extra_install_command('launch')} or pass --no-compose") from None
+        raise ComposeNeedsExtra(f"hydra-core/omegaconf are needed for the schema check ({e}); "
+                                f"{extra_install_command('launch')} or pass --no-compose") from None
     cdir = str(Path(config_dir).resolve())
     result = ComposeResult(config_dir=cdir, groups=config_groups(cdir))
     parser = OverridesParser.create()

@@ -233,6 +233,21 @@ def test_missing_optional_dependency_names_the_extra(files, tmp_path):
     assert "internal error" not in r.stderr
 
 
+def test_missing_hydra_at_compose_time_is_a_missing_extra_in_json(tmp_path):
+    """hydra is imported only when the config is composed: its absence was reported as `input-invalid` with "Fix or
+    replace the input the message names", though nothing the user gave was wrong."""
+    shim = tmp_path / "shim"
+    shim.mkdir()
+    (shim / "hydra.py").write_text('raise ModuleNotFoundError("No module named " + repr(__name__), name=__name__)\n')
+    model = write_model(tmp_path / "models", "Qwen3-0.6B", QWEN3_06B)
+    r = doctor("--json", "launch", "--model", str(model), "--tp", "1", "--verl-version", "0.9.1", "--compose",
+               env={"PYTHONPATH": str(shim)})
+    f = json.loads(r.stdout)["findings"][0]
+    assert r.returncode == 2 and f["id"] == "extra-not-installed", f
+    assert f"{shlex.quote(sys.executable)} -m pip install 'verl-ascend-doctor[launch]'" in f["fix"]["text"]
+    assert "--no-compose" in f["fix"]["text"]
+
+
 def test_extras_table_matches_pyproject():
     import tomllib
 

@@ -18,7 +18,7 @@ and the METADATA it was read from. Severity by where the declaring package sits:
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from doctor.checks.facts import installed, npu_host, val
 from doctor.checks.runner import CheckContext, check, skip
@@ -39,15 +39,44 @@ STACK = frozenset({
 PIP_CHECK_SOURCE = "https://pip.pypa.io/en/stable/cli/pip_check/"
 
 
-def _severity(u: Unmet, on_path: set[str], conflicts: tuple[Mapping[str, str], ...]) -> tuple[str, Mapping[str, str] | None]:
+def _severity(u: Unmet, on_path: set[str], conflicts: tuple[Mapping[str, str], ...],
+              at_load: AtLoad | None) -> tuple[str, Mapping[str, str] | None]:
     for c in conflicts:
         if c.get("package") == u.package and same_requirement(c.get("requirement", ""), u.requirement):
             return "info", c
     if u.built_on:
-        # the run set's additions are declared, not proven needed at load: of verl 0.9.1's [verl-core] additions the
-        # trainer imports cachetools, fastapi, uvicorn and transfer_queue when it loads, not nvtx or torchcodec
-        return "warning", None
+        # a run set's addition is an error when the package's entry modules import it at load (verl 0.9.1's trainer:
+        # cachetools, fastapi, uvicorn, transfer_queue), a warning otherwise (nvtx, torchcodec: a feature's)
+        return ("error" if at_load is not None and at_load.module else "warning"), None
     return ("error" if u.package in on_path else "warning"), None
+
+
+class AtLoad(NamedTuple):
+    """Whether a package's release, as the import-surface table read it, imports a required distribution when its
+    entry modules load: the module and the first file:line that imports it ("" when none does)."""
+
+    module: str
+    at: str
+    entries: tuple[str, ...]  # the package's modules followed
+    read: str  # where the table read the release (PyPI's verl-0.9.1-py3-none-any.whl; v0.9.0, commit ...)
+
+
+def _at_load(u: Unmet, snap: Any) -> AtLoad | None:
+    """What the import-surface table says of a run set's addition (`u.built_on`): None when it does not read the
+    declaring package's release, or neither the snapshot nor the ownership table names the addition's modules (then
+    it stays a warning). Only such a finding loads the table."""
+    if not u.built_on or not isinstance(u.version, str) or not u.version:
+        return None
+    from doctor.knowledge.import_surface import imported_at_load
+    from doctor.knowledge.ownership import modules_of_distribution
+
+    mods = modules_of_distribution(u.name, snap)
+    got = imported_at_load(u.package, u.version) if mods else None
+    if got is None:
+        return None  # the release is not read, or no table says what the distribution installs
+    rel, loads = got
+    hit = next((m for m in sorted(mods) if m in loads.modules), "")
+    return AtLoad(hit, loads.modules[hit] if hit else "", loads.entries, rel.where)
 
 
 def _components(u: Unmet) -> tuple[str, ...]:
@@ -168,11 +197,13 @@ def declared_requirements(ctx: CheckContext) -> Iterator[Finding]:
     # verl version alone chose the stack) gives no sign it was installed that way, as for vLLM's torch pin
     conflicts: tuple[Mapping[str, str], ...] = tuple(getattr(ctx.profile, "upstream_conflicts", ()) or ()) if ascend else ()
     for u in found:
-        sev, conflict = _severity(u, on_path, conflicts)
-        yield _finding(u, sev, conflict, ctx)
+        at_load = _at_load(u, snap)
+        sev, conflict = _severity(u, on_path, conflicts, at_load)
+        yield _finding(u, sev, conflict, ctx, at_load)
 
 
-def _finding(u: Unmet, sev: str, conflict: Mapping[str, str] | None, ctx: CheckContext) -> Finding:
+def _finding(u: Unmet, sev: str, conflict: Mapping[str, str] | None, ctx: CheckContext,
+             at_load: AtLoad | None = None) -> Finding:
     decl = f"{u.package} {u.version}" if u.version else u.package
     evidence: dict[str, Any] = {"package": u.package, "version": u.version, "requirement": u.requirement,
                                 "requires": u.name, "installed": u.installed, "metadata": u.metadata}
@@ -216,6 +247,18 @@ def _finding(u: Unmet, sev: str, conflict: Mapping[str, str] | None, ctx: CheckC
                        f"extras [{'], ['.join(u.built_on)}] each require {u.package}[{u.extra}]: that is what "
                        f"{u.package} runs with, whichever of them is meant, and a plain `pip install {u.package}` "
                        f"leaves it out.")
+        if at_load is not None:
+            entries = ", ".join(at_load.entries)
+            if at_load.module:
+                evidence["imported_at_load"] = {"module": at_load.module, "at": at_load.at, "read": at_load.read}
+                detail_src += (f" {decl} imports `{at_load.module}` at module level ({at_load.at}), in what loading "
+                               f"{entries} runs (read from {at_load.read}): "
+                               + ("without it that import fails." if u.kind == "missing" else
+                                  f"that import runs against this {u.name}."))
+            else:
+                evidence["imported_at_load"] = None
+                detail_src += (f" Loading {entries} imports none of {u.name}'s modules (read from {at_load.read}): "
+                               f"what needs it fails only when used.")
     if u.kind == "missing":
         why = (f" (its [{u.extra}] extra, which its extras [{'], ['.join(u.built_on)}] build on)" if u.built_on
                else f" (for its extra [{u.extra}])" if u.extra else "")
@@ -318,7 +361,9 @@ def _commands(u: Unmet, conflict: Mapping[str, str] | None, ctx: CheckContext) -
     # stacks keep numpy<2 against verl 0.9.1's numpy>=2.0.0: profiles' upstream_conflicts)
     profile = ctx.profile
     pins = getattr(profile, "pins", {}) if profile is not None else {}
-    for name in (u.name, u.package) if _pin_meets(pins.get(u.name), u.requirement) else (u.package,):
+    names = (u.name, u.package) if _pin_meets(pins.get(u.name), u.requirement) else (u.package,)
+    for name in names if not u.built_on else names[:1] if len(names) == 2 else ():
+        # nor the package's own plan line for a run set's addition: `pip install verl==0.9.1` installs no extra
         if name in pins:
             from doctor.installers.fixline import plan_command  # only when such a finding exists
 

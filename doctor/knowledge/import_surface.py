@@ -20,6 +20,10 @@ where two releases share a version) and one per callee (`vllm.json`: rows of nam
 run of consecutive releases written `A..B`). A check reads the index, then only the files of the caller releases it
 judges and the callees they import from (~10,000 import rows in all: reading every file would cost tens of ms).
 
+A verl release's file also records `loads` (`imported_at_load`): every top-level package outside verl and the
+standard library its trainer's modules import at load, which decides whether an addition of its run-set extra
+([verl-core]) that is missing is an error (doctor/checks/declared.py).
+
 Only releases that were read are judged; a version between or after them is not. Each file is read and validated
 on first use (a check asks), once per process, never at import; a malformed or missing file is an InputError
 naming the file and the key (exit 2).
@@ -64,11 +68,12 @@ class _Once(Generic[_T]):
 # Plain classes, not dataclasses: the check imports this module on every host that has a caller and a callee read,
 # and building eight dataclasses (their generated methods are compiled at import) cost more than reading the files.
 _EMPTY: frozenset[str] = frozenset()
-_Rows = tuple[tuple[str, ...], dict[str, dict[str, str]], dict[str, tuple[str, ...]]]  # entries, imports, callee_entries
+# entries, imports, callee_entries, loads (None: not recorded)
+_Rows = tuple[tuple[str, ...], dict[str, dict[str, str]], dict[str, tuple[str, ...]], "Loads | None"]
 
 
 def _no_rows() -> _Rows:
-    return (), {}, {}
+    return (), {}, {}, None
 
 
 def _no_names() -> Names:
@@ -120,6 +125,24 @@ class CallerRelease(Release):
 
     def entries_for(self, callee: str) -> tuple[str, ...]:
         return self.callee_entries.get(callee, self.entries)
+
+    @property
+    def loads(self) -> Loads | None:
+        """Every top-level package outside the caller and the standard library that its entry modules, and the
+        modules a job loads beyond them, import at load; None when the table does not record it (verl only)."""
+        return self.rows()[3]
+
+
+class Loads:
+    """What a caller release imports at load, whatever the callee: the modules followed (`entries`) and each
+    top-level package they import at module level, transitively through the caller's own package, with the first
+    "file:line" that does (`modules`)."""
+
+    __slots__ = ("entries", "modules")
+
+    def __init__(self, entries: tuple[str, ...], modules: Mapping[str, str]) -> None:
+        self.entries = entries
+        self.modules = modules
 
 
 class Project:
@@ -276,7 +299,7 @@ def _read(base: str, file: str, v: Validator, p: str) -> tuple[Any, Validator]:
 def _release_rows(base: str, caller: str, rel: CallerRelease, callees: frozenset[str], v: Validator,
                   p: str) -> _Rows:
     data, w = _read(base, rel.file, v, p)
-    r = w.keys(data, {"caller", "version", "commit", "entries", "callee_entries", "imports"}, "",
+    r = w.keys(data, {"caller", "version", "commit", "entries", "callee_entries", "imports", "loads"}, "",
                required=("caller", "version", "commit", "imports"))
     for k, want in (("caller", caller), ("version", rel.version), ("commit", rel.commit)):
         if r[k] != want:
@@ -296,8 +319,16 @@ def _release_rows(base: str, caller: str, rel: CallerRelease, callees: frozenset
     more = r.get("callee_entries", {})
     if not isinstance(more, dict) or any(k not in callees for k in more):
         raise w.fail("callee_entries", "must be a table of callee -> entry modules")
+    loads: Loads | None = None
+    if "loads" in r:
+        t = w.keys(r["loads"], {"entries", "modules"}, "loads", required=("entries", "modules"))
+        modules = t["modules"]
+        if not isinstance(modules, dict):
+            raise w.fail("loads.modules", "must be a table of top-level module -> 'file:line'")
+        loads = Loads(w.strs(t["entries"], "loads.entries"),
+                      {w.req(k, "loads.modules"): w.req(x, f"loads.modules.{k}") for k, x in modules.items()})
     return (w.strs(r.get("entries", []), "entries"), got,
-            {k: w.strs(e, f"callee_entries.{k}") for k, e in more.items()})
+            {k: w.strs(e, f"callee_entries.{k}") for k, e in more.items()}, loads)
 
 
 def _expand(w: Validator, listed: Any, p: str, order: list[str], at: dict[str, int]) -> frozenset[str]:
@@ -596,6 +627,16 @@ def unmet(surface: Surface, caller: str, callee: str, *, caller_version: str | N
     source_names = tuple((k.split(":")[0], k.split(":")[1], w) for k, w in extra)
     gone = frozenset(k.split(":")[0] for k, _ in (*lacking, *extra) if got.version in d.no_module.get(k, frozenset()))
     return Unmet(caller, rel, rel or released[-1], callee, got, names, fixed, c.url, d.url, build, source_names, gone)
+
+
+def imported_at_load(caller: str, version: str, path: str | None = None) -> tuple[CallerRelease, Loads] | None:
+    """The release of `caller` the table read at `version` (not a source build of it) and what it imports at load;
+    None when the table holds no such release or records no loads for it. Reads the index and that release's file
+    (once per process)."""
+    c = load(path).callers.get(caller)
+    rel = _find(tuple(r for r in c.releases if not r.source_build), c.key, version, None) if c is not None else None
+    got = rel.loads if rel is not None else None
+    return None if rel is None or got is None else (rel, got)
 
 
 def _lacking(needs: dict[str, str], callee: Callee, release: Release) -> list[tuple[str, str]]:

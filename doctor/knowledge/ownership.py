@@ -92,6 +92,10 @@ MODULE_DISTRIBUTIONS: dict[str, str] = {
     "pybind11": "pybind11", "packaging": "packaging", "setuptools": "setuptools", "pkg_resources": "setuptools",
     "pydantic": "pydantic", "msgpack": "msgpack", "zmq": "pyzmq", "flash_attn": "flash-attn", "apex": "apex",
     "deepspeed": "deepspeed", "liger_kernel": "liger-kernel", "xformers": "xformers", "bitsandbytes": "bitsandbytes",
+    # what verl 0.9.1's [verl-core] extra adds (their PyPI wheels' RECORD: TransferQueue 0.1.11 installs
+    # transfer_queue beside recipe, scripts, tests and tutorial), for a snapshot where one is missing
+    "transfer_queue": "transferqueue", "cachetools": "cachetools", "fastapi": "fastapi", "uvicorn": "uvicorn",
+    "msgspec": "msgspec", "mathruler": "mathruler", "torchcodec": "torchcodec", "nvtx": "nvtx",
 }
 
 # Import names no pip distribution owns: CANN's Python packages, which the toolkit's set_env.sh puts on
@@ -169,6 +173,31 @@ def distribution_of_module(module: str, snapshot: Any = None) -> str | None:
     if idx is not None and top in idx.modules:
         return idx.modules[top]
     return MODULE_DISTRIBUTIONS.get(top)
+
+
+def modules_of_distribution(dist: str, snapshot: Any = None) -> frozenset[str]:
+    """The top-level modules a distribution installs: the snapshot's own `top_level` of it when it lists the
+    distribution with them (what its top_level.txt / RECORD says), else the packaged table's names for it (a
+    distribution that is not installed); empty when neither knows."""
+    name = normalize(dist)
+    pkgs = getattr(snapshot, "packages", None)
+    tops = getattr(pkgs.get(name), "top_level", None) if isinstance(pkgs, dict) else None
+    if isinstance(tops, list) and tops:
+        return frozenset(t for t in tops if isinstance(t, str) and t)
+    return _table_modules().get(name, frozenset())
+
+
+_BY_DIST: dict[str, frozenset[str]] = {}
+
+
+def _table_modules() -> dict[str, frozenset[str]]:
+    """MODULE_DISTRIBUTIONS inverted (distribution -> its modules), built on first use."""
+    if not _BY_DIST:
+        out: dict[str, set[str]] = {}
+        for mod, dist in MODULE_DISTRIBUTIONS.items():
+            out.setdefault(dist, set()).add(mod)
+        _BY_DIST.update({d: frozenset(m) for d, m in out.items()})
+    return _BY_DIST
 
 
 def component_of_module(module: str, snapshot: Any = None) -> str | None:

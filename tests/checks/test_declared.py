@@ -242,10 +242,11 @@ def test_real_verl_wheel_installed_no_deps_gets_an_error_naming_verl_and_a_missi
     missing = [f for f in rep["findings"] if f["id"] == "requirement-missing" and f["evidence"]["package"] == "verl"
                and "built_on" not in f["evidence"]]
     assert missing and all(f["severity"] == "error" for f in missing)
-    # what its [verl-core] run set adds (cachetools, uvicorn, ...): warnings
-    core = [f for f in rep["findings"] if f["evidence"].get("built_on")]
-    assert {"cachetools", "uvicorn", "transferqueue"} <= {f["evidence"]["requires"] for f in core}
-    assert all(f["severity"] == "warning" for f in core)
+    # what its [verl-core] run set adds: errors for what its trainer imports at load, warnings for the rest
+    core = {f["evidence"]["requires"]: f["severity"] for f in rep["findings"] if f["evidence"].get("built_on")}
+    assert core == {"cachetools": "error", "fastapi": "error", "uvicorn": "error", "transferqueue": "error",
+                    "pyzmq": "warning", "msgspec": "warning", "mathruler": "warning", "qwen-vl-utils": "warning",
+                    "torchcodec": "warning", "nvtx": "warning"}
     names = {f["evidence"]["requires"] for f in missing}
     assert {"codetiming", "hydra-core", "tensordict", "accelerate"} <= names
     assert all("verl-0.9.1.dist-info/METADATA" in f["evidence"]["metadata"] for f in missing)
@@ -782,9 +783,11 @@ def test_a_run_set_extra_every_backend_builds_on_is_judged_without_being_asked_f
     plain `pip install verl==0.9.1` (a real CPU venv) then passes pip check while `import
     verl.trainer.ppo.ray_trainer` raises "No module named 'cachetools'", verl.workers.engine_workers "No module
     named 'uvicorn'" and the default V1 trainer "No module named 'transfer_queue'"; `pip install
-    'verl[verl-core]==0.9.1'` fixed all three. Of the extra's additions nvtx, torchcodec, mathruler and
-    qwen_vl_utils are not imported at load (uninstalled there, every import passed): hence warnings, not errors;
-    pytest is a development tool ([test] names it too) and is not judged."""
+    'verl[verl-core]==0.9.1'` fixed all three. What the import-surface table records verl 0.9.1's trainer modules
+    import at load (cachetools, fastapi, uvicorn, transfer_queue) is an error; nvtx, torchcodec, mathruler,
+    qwen_vl_utils, zmq and msgspec it does not (each uninstalled from a real venv, the trainer's modules still
+    imported, but for zmq and msgspec, which `import transfer_queue` needs: TransferQueue's own requirements):
+    warnings. pytest is a development tool ([test] names it too) and is not judged."""
     lines = _wheel_requires("0.9.1")
     if lines is None:
         pytest.skip("no verl-0.9.1 wheel under $DOCTOR_TEST_VERL_CONFIGS/wheels")
@@ -792,10 +795,19 @@ def test_a_run_set_extra_every_backend_builds_on_is_judged_without_being_asked_f
     pkgs: dict[str, Any] = {k: {"version": v, "requires_dist": []} for k, v in _VERL_091_BASE.items()}
     pkgs["verl"] = {"version": "0.9.1", "requires_dist": lines, "metadata": meta}
     fs = _declared(_snap(pkgs, python="3.11.7", arch="x86_64"))
-    assert {f.evidence["requires"] for f in fs} == {"transferqueue", "pyzmq", "msgspec", "fastapi", "uvicorn",
-                                                    "mathruler", "qwen-vl-utils", "torchcodec", "cachetools", "nvtx"}
-    assert all(f.id == "requirement-missing" and f.severity.value == "warning" for f in fs)
+    assert {f.evidence["requires"]: f.severity.value for f in fs} == {
+        "transferqueue": "error", "fastapi": "error", "uvicorn": "error", "cachetools": "error",
+        "pyzmq": "warning", "msgspec": "warning", "mathruler": "warning", "qwen-vl-utils": "warning",
+        "torchcodec": "warning", "nvtx": "warning"}
+    assert all(f.id == "requirement-missing" for f in fs)
     f = next(f for f in fs if f.evidence["requires"] == "cachetools")
+    # why: the file:line of verl 0.9.1 that imports it at module level, read from its PyPI wheel
+    assert f.evidence["imported_at_load"] == {"module": "cachetools", "at": "verl/workers/rollout/router.py:21",
+                                              "read": "PyPI's verl-0.9.1-py3-none-any.whl"}
+    assert "imports `cachetools` at module level (verl/workers/rollout/router.py:21)" in f.detail
+    assert "verl.trainer.ppo.v1" in f.detail and "without it that import fails" in f.detail
+    n = next(f for f in fs if f.evidence["requires"] == "nvtx")
+    assert n.evidence["imported_at_load"] is None and "imports none of nvtx's modules" in n.detail
     assert f.title == ("verl 0.9.1 requires cachetools (its [verl-core] extra, which its extras [cpu], [fsdp], "
                        "[megatron], [sglang], [vllm] build on), which is not installed")
     assert f.evidence["extra"] == "verl-core" and f.evidence["built_on"] == ["cpu", "fsdp", "megatron", "sglang", "vllm"]
@@ -807,14 +819,23 @@ def test_a_run_set_extra_every_backend_builds_on_is_judged_without_being_asked_f
     core = {"cachetools": "8.0.2", "fastapi": "0.165.0", "uvicorn": "0.55.0", "pyzmq": "27.3.0", "mathruler": "0.1.0",
             "qwen-vl-utils": "0.0.14", "torchcodec": "0.17.0", "nvtx": "0.2.17"}
     pkgs.update({k: {"version": v, "requires_dist": []} for k, v in core.items()})
-    pkgs["transferqueue"] = {"version": "0.1.9", "requires_dist": ["pyzmq", "msgspec"]}
+    # TransferQueue 0.1.11's RECORD: transfer_queue beside recipe, scripts, tests, tutorial
+    pkgs["transferqueue"] = {"version": "0.1.9", "requires_dist": ["pyzmq", "msgspec"],
+                             "top_level": ["recipe", "scripts", "tests", "transfer_queue", "tutorial"]}
     fs = _declared(_snap(pkgs, python="3.11.7", arch="x86_64"))
     assert sorted((f.id, f.severity.value, f.key) for f in fs) == [
         ("requirement-missing", "error", "transferqueue:msgspec"),
         ("requirement-missing", "warning", "verl:msgspec"),
-        ("requirement-version-unmet", "warning", "verl:transferqueue")]
+        ("requirement-version-unmet", "error", "verl:transferqueue")]
     bad = next(f for f in fs if f.key == "verl:transferqueue")
     assert "its [verl-core] extra" in bad.title and "0.1.9 is installed" in bad.title
+    assert bad.evidence["imported_at_load"]["module"] == "transfer_queue"
+    assert bad.fix.commands == ("pip install 'TransferQueue>=0.1.10'",)
+    # its own top_level is what it installs: one naming none of what verl loads stays a warning
+    pkgs["transferqueue"]["top_level"] = ["tq_renamed"]
+    fs = _declared(_snap(pkgs, python="3.11.7", arch="x86_64"))
+    assert next(f for f in fs if f.key == "verl:transferqueue").severity.value == "warning"
+    pkgs["transferqueue"]["top_level"] = ["transfer_queue"]
     # the extra asked for by name: pip check's own rule judges all it lists, its test tools too (once each)
     pkgs["other"] = {"version": "1", "requires_dist": ["verl[verl-core]"]}
     fs = _declared(_snap(pkgs, python="3.11.7", arch="x86_64"))
@@ -827,7 +848,8 @@ def test_a_run_set_extra_every_backend_builds_on_is_judged_without_being_asked_f
 def test_on_the_ascend_stack_the_run_set_additions_its_npu_requirements_leave_out_are_upstreams_own():
     """The 0.9.1 Ascend stacks install verl from PyPI and then main's requirements-npu.txt, which lists neither nvtx
     nor torchcodec of [verl-core]: with torch-npu beside it (an Ascend fact) they are the stack's own, info; what the
-    trainer imports at load (cachetools) stays a warning, with its own install line."""
+    trainer imports at load (cachetools) is an error, with its own install line (not the whole extra, which would
+    re-resolve numpy, which the stack holds below verl 0.9.1's numpy>=2.0.0)."""
     from tests.stacks import diagnose_dict
 
     lines = _wheel_requires("0.9.1")
@@ -842,7 +864,27 @@ def test_on_the_ascend_stack_the_run_set_additions_its_npu_requirements_leave_ou
     core = {f.evidence["requires"]: f for f in r.findings if f.evidence.get("built_on")}
     assert core["nvtx"].severity.value == "info" and core["torchcodec"].severity.value == "info"
     assert core["nvtx"].fix.commands == ()
-    assert core["cachetools"].severity.value == "warning"
+    assert core["mathruler"].severity.value == "warning"
+    assert core["cachetools"].severity.value == "error"
+    assert core["cachetools"].fix.commands == ("pip install 'cachetools'",)
+
+
+def test_a_run_set_addition_is_an_error_only_where_the_import_surface_table_read_the_release():
+    """A verl release the table did not read (0.9.2 here, declaring what 0.9.1 declares) is not known to import
+    anything at load: its run-set additions stay warnings, and say nothing about load. Every addition verl 0.9.1's
+    extra makes has its modules in the ownership table (a missing distribution has no top_level of its own to
+    read), so none is left a warning for want of a name."""
+    from doctor.knowledge.ownership import modules_of_distribution
+
+    lines = _wheel_requires("0.9.1")
+    if lines is None:
+        pytest.skip("no verl-0.9.1 wheel under $DOCTOR_TEST_VERL_CONFIGS/wheels")
+    pkgs: dict[str, Any] = {k: {"version": v, "requires_dist": []} for k, v in _VERL_091_BASE.items()}
+    pkgs["verl"] = {"version": "0.9.2", "requires_dist": lines}
+    fs = _declared(_snap(pkgs, python="3.11.7", arch="x86_64"))
+    assert len(fs) == 10 and all(f.severity.value == "warning" and "imported_at_load" not in f.evidence for f in fs)
+    assert all(modules_of_distribution(f.evidence["requires"]) for f in fs), [
+        f.evidence["requires"] for f in fs if not modules_of_distribution(f.evidence["requires"])]
 
 
 def test_an_extra_other_extras_build_on_that_does_not_restate_the_base_is_one_feature():

@@ -430,6 +430,62 @@ def test_vllm_ascends_entries_are_what_its_plugin_entry_points_load(tmp_path):
         git.close()
 
 
+def test_what_a_caller_imports_at_load_is_every_package_its_entry_modules_reach_outside_guards(tmp_path):
+    """`loads`: the top-level packages a caller's entry modules import at module level, followed through the
+    caller's own package (not into a module only a function imports), not under try/except ImportError, `if
+    TYPE_CHECKING` or a def; the standard library left out. Written to the release's file and read back by the
+    check's loader."""
+    from doctor.knowledge.import_surface import imported_at_load
+
+    repo = Repo(tmp_path / "pk")
+    repo.commit({"pk/__init__.py": "import os\nfrom . import a\n",
+                 "pk/a.py": ("from typing import TYPE_CHECKING\nimport cachetools.keys\ntry:\n    import nvtx\n"
+                             "except ImportError:\n    nvtx = None\nif TYPE_CHECKING:\n    import torchcodec\n\n\n"
+                             "def f():\n    import mathruler\n    from pk import lazy\n\n\nfrom .b import Server\n"),
+                 "pk/b.py": "from uvicorn import Server\nfrom pk.a import f\n",
+                 "pk/lazy.py": "import qwen_vl_utils\n", "pk/run.py": "import transfer_queue as tq\n"}, tag="v1.0")
+    git = gen.Git(str(repo.path))
+    caller = gen.Project("pk", "pk", "pk", "https://github.com/x/pk", ("pk",), loads=("pk.run", "pk.absent"))
+    try:
+        rel = gen.tag_releases(git, r"v(\d+\.\d+)")
+        assert gen.caller_loads(git, caller, rel[0], ("pk",)) == (
+            {"cachetools": "pk/a.py:2", "uvicorn": "pk/b.py:1"}, ["pk"])
+        data = gen.read({"pk": git}, {"pk": rel}, (caller,), (), date="2026-12-05")
+    finally:
+        git.close()
+    gen.write(data, str(tmp_path / "t"))
+    got = imported_at_load("pk", "1.0", str(tmp_path / "t" / "index.json"))
+    assert got is not None and got[1].entries == ("pk", "pk.run")
+    assert dict(got[1].modules) == {"cachetools": "pk/a.py:2", "transfer_queue": "pk/run.py:1", "uvicorn": "pk/b.py:1"}
+    assert imported_at_load("pk", "1.1", str(tmp_path / "t" / "index.json")) is None
+
+
+def test_verl_0_9_1s_loads_are_what_its_pypi_wheel_gives():
+    """The packaged table's verl 0.9.1 `loads` is what the tool reads from the real wheel: of its [verl-core]
+    additions, what the trainer imports at load (each, uninstalled from a real venv, broke `import
+    verl.trainer.ppo.v1` or ray_trainer) and not what it does not (each uninstalled, every trainer module imported)."""
+    import os
+
+    from doctor.knowledge.import_surface import imported_at_load
+
+    d = os.environ.get("DOCTOR_TEST_VERL_CONFIGS")
+    hits = sorted((Path(d) / "wheels").glob("verl-0.9.1-py3-none-any.whl")) if d else []
+    if not hits:
+        pytest.skip("no verl-0.9.1 wheel under $DOCTOR_TEST_VERL_CONFIGS/wheels")
+    verl = next(p for p in gen.CALLERS if p.name == "verl")
+    assert verl.loads is not None
+    wheel = gen.Wheel(str(hits[0]))
+    try:
+        modules, entries = gen.caller_loads(wheel, verl, gen.Release("0.9.1", hits[0].name, ""),
+                                            verl.base_entries() + verl.loads)
+    finally:
+        wheel.close()
+    got = imported_at_load("verl", "0.9.1")
+    assert got is not None and dict(got[1].modules) == modules and list(got[1].entries) == entries
+    assert {"cachetools", "fastapi", "uvicorn", "transfer_queue"} <= modules.keys()
+    assert not {"nvtx", "torchcodec", "mathruler", "qwen_vl_utils", "zmq", "msgspec", "pytest"} & modules.keys()
+
+
 def test_the_packaged_table_is_what_the_tool_writes_from_it():
     """--keep reads the rows back from the layout and rewrites byte-identical files: the packaged directory holds
     exactly the files `layout` gives for its own contents (a re-run with the same inputs changes nothing)."""

@@ -35,6 +35,13 @@ which a rollout=vllm job loads; its async server only at releases whose default 
 vllm-ascend they are named by its own files at each tag (`vllm_ascend_entries`: what vLLM loads through its plugin
 entry points).
 
+For verl (`Project.loads`) each release's file also records `loads`: every top-level package outside verl and the
+standard library that its entry modules and the trainer modules its task runner imports import at module level,
+by the same rules, with the first file:line. doctor/checks/declared.py makes a missing or out-of-range addition of
+verl's run-set extra ([verl-core]) an error when one of its modules is there: uninstalled from a real verl 0.9.1
+venv, each addition it lists (cachetools, fastapi, uvicorn, transfer_queue) broke `import verl.trainer.ppo.v1` and
+each it does not (nvtx, torchcodec, mathruler, qwen_vl_utils) broke none of the trainer's modules.
+
 Usage: python -m tools.refresh_knowledge.import_surface [--mirrors /work/.mirror] [--wheels DIR] [--sdists DIR]
 [--keep] [--out profiles/import-surface]
 (README "Updating the knowledge"). Exit 2 when a mirror cannot be read; with --keep, a project whose sources are not
@@ -231,22 +238,28 @@ def _unconditional(body: Iterable[ast.stmt]) -> Iterator[ast.Import | ast.Import
             yield from _unconditional(st.finalbody)
 
 
-def module_imports(source: str, file: str, prefix: str, module: str = "", top: str = "") -> tuple[list[Import], set[str]]:
+def module_imports(source: str, file: str, prefix: str, module: str = "", top: str = ""
+                   ) -> tuple[list[Import], set[str], dict[str, int]]:
     """The module-level imports of `prefix` (e.g. `megatron.core`) in one caller file that must succeed when the
-    file is imported, and the modules of the caller's own package `top` it imports at module level (with their
-    parent packages, which Python imports first): ([], set()) when the file does not parse. `module` is the file's
-    dotted name (`pkg` for pkg/__init__.py), for relative imports."""
+    file is imported, the modules of the caller's own package `top` it imports at module level (with their
+    parent packages, which Python imports first), and the top-level packages outside `top` it imports at module
+    level (name -> first line: what must be installed for the file to load): ([], set(), {}) when the file does
+    not parse. `module` is the file's dotted name (`pkg` for pkg/__init__.py), for relative imports."""
     try:
         tree = ast.parse(source)
     except (SyntaxError, ValueError):
-        return [], set()
+        return [], set(), {}
     out: list[Import] = []
     own: set[str] = set()
+    tops: dict[str, int] = {}
     package = module if file.endswith("__init__.py") else module.rpartition(".")[0]
     for st in _unconditional(tree.body):
         if isinstance(st, ast.Import):
             out += [Import(a.name, "", file, st.lineno) for a in st.names if _under(a.name, prefix)]
             own.update(m for a in st.names if top and _under(a.name, top) for m in _parents(a.name))
+            for a in st.names:
+                if not (top and _under(a.name, top)):
+                    tops.setdefault(a.name.split(".")[0], st.lineno)
             continue
         if st.level == 0 and st.module and _under(st.module, prefix):
             out += [Import(st.module, "" if a.name == "*" else a.name, file, st.lineno) for a in st.names]
@@ -254,7 +267,9 @@ def module_imports(source: str, file: str, prefix: str, module: str = "", top: s
         if top and src and _under(src, top):
             own.update(_parents(src))
             own.update(f"{src}.{a.name}" for a in st.names if a.name != "*")  # a submodule, when one exists
-    return out, own
+        elif st.level == 0 and st.module:
+            tops.setdefault(st.module.split(".")[0], st.lineno)
+    return out, own, tops
 
 
 def _parents(module: str) -> list[str]:
@@ -496,6 +511,10 @@ class Project:
     entries_from: Callable[[Git | Wheel, str], tuple[str, ...]] | None = None
     # a caller read for these callees only (empty: every callee)
     callees: tuple[str, ...] = ()
+    # the modules beyond its entries that a job loads, when the table records every top-level package the caller
+    # imports at load (`loads`, from `base_entries` and these): None, not recorded. For verl, whose run-set extra's
+    # additions are judged by it (doctor/checks/declared.py)
+    loads: tuple[str, ...] | None = None
 
     def base_entries(self, git: Git | Wheel | None = None, commit: str = "") -> tuple[str, ...]:
         """The entry modules at a release: `entries`, and those its files name (`entries_from`)."""
@@ -631,6 +650,11 @@ def _names(expr: ast.expr, name: str) -> bool:
                for n in ast.walk(expr))
 
 
+# What verl's trainer (`python -m verl.trainer.main_ppo`) imports in its task runner's run: at v0.9.1 the default V1
+# trainer verl.trainer.ppo.v1 (`trainer.use_v1: true`, trainer/config/ppo_trainer.yaml), or with use_v1=False
+# main_ppo_v0's verl.trainer.ppo.ray_trainer; earlier releases the latter only
+_VERL_TRAINER_RUN = ("verl.trainer.ppo.ray_trainer", "verl.trainer.ppo.v1")
+
 CALLERS = (
     # `from mbridge import AutoBridge` (verl's megatron backend) runs mbridge/__init__.py.
     Project("mbridge", "ISEEKYAN+mbridge", "mbridge", "https://github.com/ISEEKYAN/mbridge", ("mbridge",)),
@@ -645,13 +669,13 @@ CALLERS = (
             # before that it loads only with rollout.mode=async
             callee_entries=(("vllm", ("verl.workers.rollout.vllm_rollout",
                                       "verl.workers.sharding_manager.fsdp_vllm")),
-                            # the trainer main_ppo's task runner imports in its run (v0.9.1: the default V1 trainer
-                            # verl.trainer.ppo.v1, or main_ppo_v0's ray_trainer), whose data loader is torchdata's
+                            # what the trainer's task runner imports in its run, whose data loader is torchdata's
                             # StatefulDataLoader; read for torchdata only so far (the other callees' rows would
                             # change with it: a re-read of Megatron-Core, which is not mirrored here)
-                            ("torchdata", ("verl.trainer.ppo.ray_trainer", "verl.trainer.ppo.v1"))),
+                            ("torchdata", _VERL_TRAINER_RUN)),
             default_entries=(("vllm", "verl.workers.rollout.vllm_rollout.vllm_async_server",
-                              "verl/trainer/config/rollout/rollout.yaml", r"(?m)^mode:\s*async\b"),)),
+                              "verl/trainer/config/rollout/rollout.yaml", r"(?m)^mode:\s*async\b"),),
+            loads=_VERL_TRAINER_RUN),
     # `import mindspeed.megatron_adaptor` is how MindSpeed is turned on (verl's NPU patches, MindSpeed-LLM).
     Project("mindspeed", "Ascend+MindSpeed", "mindspeed", "https://github.com/Ascend/MindSpeed",
             ("mindspeed.megatron_adaptor",), key="commit"),
@@ -802,36 +826,70 @@ def _module_name(path: str) -> str:
     return base.replace("/", ".")
 
 
-def caller_imports(git: Git | Wheel, project: Project, rel: Release, prefix: str,
-                   entry_modules: tuple[str, ...] | None = None) -> tuple[list[Import], list[str]]:
-    """The imports of `prefix` in the caller's modules that importing its entry modules runs (module-level imports
-    followed through the caller's own package, transitively), and the entries that exist at the release. A file
-    only a function imports is not followed: its imports need not succeed for the caller to load."""
+_Module = tuple[list[Import], set[str], dict[str, int], str]  # module_imports' answer, and the file it read
+
+
+def _caller_modules(git: Git | Wheel, project: Project, rel: Release, prefix: str) -> dict[str, _Module]:
+    """Every module of the caller at the release: what `module_imports` finds in its file."""
     top = project.package_dir.split("/")[-1]
     root = project.package_dir.rpartition("/")[0]
     # a wheel installs the package at its top (peft/, where the repository has src/peft/): its files are named
     # as at the tag, so the file:line cited is the repository's
     in_wheel = isinstance(git, Wheel)
-    modules: dict[str, tuple[list[Import], set[str]]] = {}
+    modules: dict[str, _Module] = {}
     for f in git.files(rel.commit, top if in_wheel else project.package_dir):
         if f.endswith(".py"):
             rel_path = f if in_wheel or not root else f[len(root) + 1:]
             name = _module_name(rel_path)
             shown = f"{root}/{f}" if in_wheel and root else f
-            modules[name] = module_imports(git.show(rel.commit, f) or "", shown, prefix, name, top)
-    entries = [e for e in (project.entries if entry_modules is None else entry_modules) if e in modules]
+            modules[name] = (*module_imports(git.show(rel.commit, f) or "", shown, prefix, name, top), shown)
+    return modules
+
+
+def _reached(modules: dict[str, _Module], entries: list[str]) -> list[str]:
+    """The caller's modules that importing `entries` runs: module-level imports followed through the caller's own
+    package, transitively (a module's parent packages first). A file only a function imports is not followed: its
+    imports need not succeed for the caller to load."""
     seen: set[str] = set()
     todo = [m for e in entries for m in _parents(e)]
-    out: list[Import] = []
+    out: list[str] = []
     while todo:
         m = todo.pop()
         if m in seen or m not in modules:
             continue
         seen.add(m)
-        imps, own = modules[m]
-        out += imps
-        todo += [o for o in own if o not in seen]
+        out.append(m)
+        todo += [o for o in modules[m][1] if o not in seen]
+    return out
+
+
+def caller_imports(git: Git | Wheel, project: Project, rel: Release, prefix: str,
+                   entry_modules: tuple[str, ...] | None = None) -> tuple[list[Import], list[str]]:
+    """The imports of `prefix` in the caller's modules that importing its entry modules runs (`_reached`), and the
+    entries that exist at the release."""
+    modules = _caller_modules(git, project, rel, prefix)
+    entries = [e for e in (project.entries if entry_modules is None else entry_modules) if e in modules]
+    out = [i for m in _reached(modules, entries) for i in modules[m][0]]
     return sorted(out, key=lambda i: (i.file, i.line, i.module, i.name)), entries
+
+
+def caller_loads(git: Git | Wheel, project: Project, rel: Release,
+                 entry_modules: tuple[str, ...]) -> tuple[dict[str, str], list[str]]:
+    """The top-level packages outside the caller's own and the standard library (`sys.stdlib_module_names`) that
+    importing its entry modules imports at module level (`_reached`: not under `if`, `try/except ImportError`, a def
+    or a class), each with the first file:line (in file order) that does: what must be installed for those modules
+    to load. And the entries that exist."""
+    modules = _caller_modules(git, project, rel, "")
+    entries = [e for e in entry_modules if e in modules]
+    first: dict[str, tuple[str, int]] = {}
+    for m in _reached(modules, entries):
+        for t, line in modules[m][2].items():
+            if t in sys.stdlib_module_names:
+                continue
+            at = (modules[m][3], line)
+            if t not in first or at < first[t]:
+                first[t] = at
+    return {t: f"{first[t][0]}:{first[t][1]}" for t in sorted(first)}, entries
 
 
 def _key(module: str, name: str) -> str:
@@ -885,11 +943,16 @@ def read(gits: dict[str, Git], releases: dict[str, list[Release]], callers: tupl
                     needed[callee.name].add((imp.module, imp.name))
                 if got:
                     imports[callee.name] = dict(sorted(got.items()))
+            loads: dict[str, Any] = {}
+            if caller.loads is not None:
+                modules, at = caller_loads(src, caller, rel, caller.base_entries(src, rel.commit) + caller.loads)
+                loads = {"loads": {"entries": at, "modules": modules}}
             rels.append({"version": rel.version, "ref": rel.ref, "commit": rel.commit,
                          **({"sha256": src.sha256} if isinstance(src, Wheel) else {}),
                          **({"source_build": True, "date": gits[caller.name].run(
                              "log", "-1", "--format=%cs", rel.commit).strip()} if rel.source_build else {}),
-                         "entries": entries, **({"callee_entries": more} if more else {}), "imports": imports})
+                         "entries": entries, **({"callee_entries": more} if more else {}), "imports": imports,
+                         **loads})
         out_callers[caller.name] = {"url": caller.url, "package_dir": caller.package_dir, "key": caller.key,
                                     "releases": rels}
     out_callees: dict[str, object] = {}
@@ -998,7 +1061,7 @@ def layout(data: dict[str, Any]) -> dict[str, str]:
             files[f] = _dump({"caller": name, "version": r["version"], "commit": r["commit"],
                               "entries": r.get("entries", []),
                               **({"callee_entries": r["callee_entries"]} if r.get("callee_entries") else {}),
-                              "imports": r.get("imports", {})})
+                              "imports": r.get("imports", {}), **({"loads": r["loads"]} if "loads" in r else {})})
         callers[name] = {"url": c["url"], **({"package_dir": c["package_dir"]} if "package_dir" in c else {}),
                          "key": c["key"], "releases": rows}
     callees: dict[str, Any] = {}
@@ -1038,7 +1101,7 @@ def read_layout(directory: str) -> dict[str, Any]:
                          **({"source_build": True, "date": r["date"]} if r.get("source_build") else {}),
                          "entries": got.get("entries", []),
                          **({"callee_entries": got["callee_entries"]} if got.get("callee_entries") else {}),
-                         "imports": got["imports"]})
+                         "imports": got["imports"], **({"loads": got["loads"]} if "loads" in got else {})})
         callers[name] = {**{k: w for k, w in c.items() if k != "releases"}, "releases": rels}
     callees: dict[str, Any] = {}
     for name, c in index["callees"].items():

@@ -40,7 +40,9 @@ standard library that its entry modules and the trainer modules its task runner 
 by the same rules, with the first file:line. doctor/checks/declared.py makes a missing or out-of-range addition of
 verl's run-set extra ([verl-core]) an error when one of its modules is there: uninstalled from a real verl 0.9.1
 venv, each addition it lists (cachetools, fastapi, uvicorn, transfer_queue) broke `import verl.trainer.ppo.v1` and
-each it does not (nvtx, torchcodec, mathruler, qwen_vl_utils) broke none of the trainer's modules.
+each it does not (nvtx, torchcodec, mathruler, qwen_vl_utils) broke none of the trainer's modules; zmq and msgspec,
+which it does not list either, broke it through `import transfer_queue`: other distributions' imports are not
+followed, TransferQueue's own Requires-Dist names them.
 
 Usage: python -m tools.refresh_knowledge.import_surface [--mirrors /work/.mirror] [--wheels DIR] [--sdists DIR]
 [--keep] [--out profiles/import-surface]

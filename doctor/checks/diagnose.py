@@ -125,13 +125,15 @@ def nodes_from_documents(docs: Sequence[tuple[str, Snapshot | Cluster]]) -> tupl
 
 
 def _refuse_the_same_snapshot_twice(nodes: Sequence[Node]) -> None:
-    """Two snapshot files that are one snapshot (the same file given twice, or a copy: same host, same collection time)
-    are not two nodes: read as a cluster they doubled every finding and added the multi-node rules (HCCL timeouts) to
-    a single host. A host's before/after pair has two collection times and is compared with `doctor diff`. The nodes
-    of one cluster file are not compared: containers sharing the host's network share its hostname."""
+    """Two snapshot files that are one snapshot (the same file given twice, or a copy: same host, same collection time,
+    same facts) are not two nodes: read as a cluster they doubled every finding and added the multi-node rules (HCCL
+    timeouts) to a single host. A host's before/after pair has two collection times and is compared with `doctor
+    diff`. Hostname and second alone do not make one snapshot: containers on the host's network share its hostname,
+    hosts left at a default name ("localhost") share theirs, and pdsh collects them all in the same second; their
+    facts differ. The nodes of one cluster file are not compared."""
     from doctor.snapshot.model import known
 
-    seen: dict[tuple[str, str], str] = {}
+    seen: dict[tuple[str, str], list[tuple[str, Snapshot]]] = {}
     for label, snap, _ in nodes:
         if snap is None or label is None:
             continue
@@ -139,11 +141,12 @@ def _refuse_the_same_snapshot_twice(nodes: Sequence[Node]) -> None:
         at = snap.collected_at if known(snap.collected_at) else None
         if not (isinstance(host, str) and host and isinstance(at, str) and at):
             continue
-        if (host, at) in seen:
-            same = "given twice" if seen[host, at] == label else f"the same snapshot as {seen[host, at]}"
-            raise InputError(f"{same} (host {host}, collected {at}): a cluster is one snapshot per node; "
-                             "`doctor diff A B` compares two snapshots of one host", source=label)
-        seen[host, at] = label
+        for first, other in seen.setdefault((host, at), []):  # facts compared only for the same host and second
+            if other == snap:
+                same = "given twice" if first == label else f"the same snapshot as {first}"
+                raise InputError(f"{same} (host {host}, collected {at}): a cluster is one snapshot per node; "
+                                 "`doctor diff A B` compares two snapshots of one host", source=label)
+        seen[host, at].append((label, snap))
 
 
 # profile selection reports these itself (pseudo-check `profile-selection`, area cann)

@@ -183,6 +183,20 @@ def test_one_snapshot_given_twice_is_not_a_cluster(tmp_path):
     assert run("check", "--from", a, "--from", later).exit_code == 0
 
 
+def test_two_snapshots_of_one_hostname_in_the_same_second_are_two_nodes(tmp_path):
+    """Containers on a host's network (or hosts left at one default name) share the hostname, and a pdsh run collects
+    them in the same second: real, `collect` and `collect --python /usr/bin/python3` started together here both said
+    host vm at 11:17:03Z and were refused as 'the same snapshot'. Their facts differ: they are two nodes."""
+    d = healthy()
+    d["collected_at"] = "2026-12-05T11:17:03Z"
+    a = write(tmp_path, "a.json", d)
+    d["python"]["executable"] = "/usr/bin/python3"
+    b = write(tmp_path, "b.json", d)
+    r = CliRunner().invoke(cli, ["check", "--from", a, "--from", b, "--json"])
+    assert r.exit_code == 0, r.output
+    assert len(json.loads(r.output)["nodes"]) == 2
+
+
 def test_cluster_file_with_a_failed_node(tmp_path, schema):
     doc = {"schema": "doctor.cluster/1", "nodes": [{"node": "n0", "snapshot": healthy(), "error": None},
                                                      {"node": "n1", "snapshot": None, "error": "timed out"}]}

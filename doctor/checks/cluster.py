@@ -106,7 +106,7 @@ def nodes_reachable(ctx: CheckContext) -> Iterator[Finding]:
                 detail="The probe task was force-cancelled. A node that cannot run a tiny task in time is "
                        "overloaded or hung (sick card, stuck mount); verl workers placed there will stall.",
                 evidence={"nodes": [name], "error": err}, node=name,
-                fix="Check the node (`ray status -v`, `npu-smi info` on it) and re-run with a larger --timeout.",
+                fix="Check the node (`ray status -v`, `npu-smi info` on it) and re-run with a larger --ray-timeout.",
             )
         else:
             yield finding(

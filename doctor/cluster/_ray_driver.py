@@ -258,7 +258,7 @@ def _run_probes(ray, affinity, alive, args, t_connected):
         refs[ref] = n
     pending = list(refs)
     done = {}
-    deadline = t_connected + args.timeout + (args.deep_timeout or 0.0)  # --deep work is bounded apart
+    deadline = t_connected + _wait(args)[0]
     while pending:
         left = deadline - time.time()
         if left <= 0:
@@ -274,8 +274,18 @@ def _run_probes(ray, affinity, alive, args, t_connected):
     return refs, done
 
 
-def _node_result(ray, ref, n, seconds, gcs, timeout):
-    """(cluster entry, ray node record) for one probed node."""
+def _wait(args):
+    """(seconds the driver waits for the nodes, how to say it): --timeout, plus --deep-timeout when each node also
+    runs the --deep imports and file comparison (bounded apart), named so that a timed-out node does not read as
+    cancelled after the shorter --ray-timeout the user gave."""
+    if not args.deep_timeout:
+        return args.timeout, f"{args.timeout:g} s"
+    wait = args.timeout + args.deep_timeout
+    return wait, f"{wait:g} s (--ray-timeout {args.timeout:g} + --deep-timeout {args.deep_timeout:g})"
+
+
+def _node_result(ray, ref, n, seconds, gcs, waited):
+    """(cluster entry, ray node record) for one probed node; `waited`: how long the driver waited, said."""
     node_id = n["NodeID"]
     node_name = n.get("NodeName") or n.get("NodeManagerAddress") or "?"
     name = f"{node_name}/{node_id}"
@@ -286,7 +296,7 @@ def _node_result(ray, ref, n, seconds, gcs, timeout):
             "address": n.get("NodeManagerAddress"), "alive": True, "is_head": is_head,
             "resources": resources, "seconds": None, "error": None}
     if seconds is None:
-        entry["error"] = f"timeout: no answer within {timeout:g} s (task force-cancelled)"
+        entry["error"] = f"timeout: no answer within {waited} (task force-cancelled)"
     else:
         meta["seconds"] = round(seconds, 3)
         try:
@@ -343,7 +353,7 @@ def main(argv=None):
     refs, done = _run_probes(ray, NodeAffinitySchedulingStrategy, _alive_nodes(all_nodes), args, t_connected)
     nodes, ray_nodes = [], []
     for ref, n in refs.items():
-        entry, meta = _node_result(ray, ref, n, done.get(ref), gcs, args.timeout)
+        entry, meta = _node_result(ray, ref, n, done.get(ref), gcs, _wait(args)[1])
         nodes.append(entry)
         ray_nodes.append(meta)
     ray_nodes.extend(_dead_node(n) for n in all_nodes if not n.get("Alive"))

@@ -5,8 +5,9 @@ Only the yaml under `verl/**/config/`, the entry modules (`main_*.py`, `*_main.p
 `@hydra.main` defaults), the config dataclasses' source (`verl/**/config*.py`, `verl/base_config.py`, read by
 schema.py with `ast`), the enums values are checked against (`core_algos.py`, the rollout registry) and
 `verl/version/version` are unpacked: composing needs nothing else, and nothing of verl is imported. The wheel is
-fetched with the doctor interpreter's own pip (`pip download --no-deps --only-binary=:all:`), so pip's index
-settings (`PIP_INDEX_URL`, `PIP_FIND_LINKS`, `PIP_NO_INDEX`, a local wheelhouse) apply as they do to installs.
+fetched with the doctor interpreter's own pip (`pip download --no-deps --only-binary=:all:`, whatever Python the
+release asks for: it is not run), so pip's index settings (`PIP_INDEX_URL`, `PIP_FIND_LINKS`, `PIP_NO_INDEX`, a local
+wheelhouse) apply as they do to installs.
 """
 
 from __future__ import annotations
@@ -65,9 +66,11 @@ def release_config(version: str) -> tuple[Path | None, str | None]:
 
     dest = Path(cache_dir("verl", version))
     with tempfile.TemporaryDirectory(prefix="doctor-verl-") as tmp:
-        r = run_bounded([sys.executable, "-m", "pip", "download", "--no-deps", "--only-binary=:all:", "-q",
-                         "--disable-pip-version-check", "-d", tmp, f"verl=={version}"], DOWNLOAD_TIMEOUT,
-                        env=dict(os.environ))
+        # --ignore-requires-python: only config files are unpacked, nothing of verl runs here; without it a doctor
+        # on Python 3.13 could not have verl 0.9.1 (Requires-Python <3.13), which pip leaves out of "from versions"
+        r = run_bounded([sys.executable, "-m", "pip", "download", "--no-deps", "--only-binary=:all:",
+                         "--ignore-requires-python", "-q", "--disable-pip-version-check", "-d", tmp,
+                         f"verl=={version}"], DOWNLOAD_TIMEOUT, env=dict(os.environ))
         wheels = sorted(Path(tmp).glob("verl-*.whl"))
         if r.status != "ok" or r.returncode != 0 or not wheels:
             listed = re.search(r"\(from versions: ([^)]*)\)", r.err or "")

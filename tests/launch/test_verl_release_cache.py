@@ -52,3 +52,23 @@ def test_a_writable_cache_is_where_the_config_goes(tmp_path: Path, monkeypatch: 
     cfg, why = verl_release.release_config("0.7.1")
     assert why is None and cfg == tmp_path / "cache" / "verl-ascend-doctor" / "verl" / "0.7.1" / "verl" / "trainer" / "config"
     assert verl_release.cached_config("0.7.1") == cfg
+
+
+def test_a_release_whose_requires_python_excludes_the_doctors_python_is_still_unpacked(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Only its config is read, nothing of verl runs. Real: the doctor under pyenv's Python 3.13 asked for verl 0.9.1
+    (Requires-Python <3.13,>=3.10); pip left it out of '(from versions: ..., 0.9.0)' and the doctor said 'the
+    package index has no release verl 0.9.1' with the fix 'Check --verl-version'. Real pip, a local index."""
+    import sys
+
+    from tests.installers.wheelkit import make_wheel
+
+    here = f"{sys.version_info.major}.{sys.version_info.minor}"
+    make_wheel(tmp_path / "index", "verl", "0.9.1", requires_python=f"<{here}",
+               files={"verl/trainer/config/ppo_trainer.yaml": "trainer:\n  total_epochs: 1\n"})
+    monkeypatch.setenv("PIP_NO_INDEX", "1")
+    monkeypatch.setenv("PIP_FIND_LINKS", str(tmp_path / "index"))
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    monkeypatch.setattr(verl_release, "_RUN_COPIES", {}, raising=False)
+    cfg, why = verl_release.release_config("0.9.1")
+    assert why is None and cfg is not None and (cfg / "ppo_trainer.yaml").is_file(), why

@@ -97,7 +97,8 @@ def post_check(root: str, python: str, profile: Any, report: Report) -> list[Fin
         from doctor.probes import collect_snapshot
 
         snap = collect_snapshot(root=root, python=python)
-        checked = diagnose([(None, snap, None)], profiles=[profile], forced_profile=profile.name)
+        # this host, the doctor's environment (as a live `doctor check`): fix lines name a uv that runs here
+        checked = diagnose([(None, snap, None)], profiles=[profile], forced_profile=profile.name, local=True)
     except Exception as e:  # noqa: BLE001 - the install itself succeeded; say the check could not run
         return [finding("install-post-check-failed", "warning", "system", f"the post-install check could not run: {e}",
                         evidence={"error": f"{type(e).__name__}: {e}"}, fix="Run `doctor check` yourself.")]

@@ -421,3 +421,27 @@ def test_the_debian_interpreter_gets_no_pip_command_pip_would_refuse_and_the_ven
                        env=_offline(w))
     assert r.returncode == 0, r.stderr
     assert _jwt_works(venv / "bin" / "python")
+
+
+def test_the_other_checks_of_this_host_look_uv_up_too(monkeypatch):
+    """`doctor smoke`'s preflight and the check after `doctor install` collect this host with the doctor's
+    environment, as a live `doctor check` does: their fix lines must name a uv that runs here (uv_here), not a bare
+    `uv` that PATH may lack ('uv: command not found', rc 127, the defect `check` was fixed for)."""
+    from types import SimpleNamespace
+
+    import doctor.checks.diagnose as dg
+    from doctor.installers.findings import post_check
+    from doctor.report import Report
+    from doctor.smoke.session import run_preflight
+
+    seen: list[Any] = []
+
+    def diagnose(nodes, **kw):  # noqa: ANN001, ANN003, ANN202
+        seen.append(kw.get("local"))
+        return Report(command="check")
+
+    monkeypatch.setattr(dg, "diagnose", diagnose)
+    monkeypatch.setattr("doctor.probes.collect_snapshot", lambda **_kw: _snap({"pip": False, "uv_venv": "0.13.9"}))
+    run_preflight(EXE)
+    assert post_check("/", EXE, SimpleNamespace(name="p"), Report(command="install")) == []
+    assert seen == [True, True]

@@ -7,7 +7,8 @@ configuration the way pip does (pip/_internal/configuration.py and cli/parser.py
 importing pip: the files of `config_files`, each later one winning per section; sections `[global]`, then the
 command's own (`[install]`, `[uninstall]`), then the environment variable; empty values skipped; each value read
 as pip's strtobool reads it, the last one deciding. A value that is no boolean, or a file configparser cannot
-parse, stops pip before the command: no override then. Each case was run against pip 23.0.1 (Debian 12) and pip
+parse, stops pip before the command: no override then; nor when pip's require-virtualenv is on for the command
+(read the same way), which refuses it outside a venv first. Each case was run against pip 23.0.1 (Debian 12) and pip
 26.3 on Debian's /usr/bin/python3 (`pip install --dry-run`, `pip uninstall` of a name not installed).
 
 It runs in the doctor right after the in-target probe, with the environment and `sys.prefix` the probe had (the
@@ -22,7 +23,12 @@ import re
 from collections.abc import Mapping
 
 COMMANDS = ("install", "uninstall")  # the pip commands the guard stops
-_NAMED = re.compile(r"break[-_]system[-_]packages", re.I)
+# pip's own options read here: the override, and require-virtualenv (alias require-venv), which makes pip refuse
+# install and uninstall outside a venv whatever else is set (real: PIP_BREAK_SYSTEM_PACKAGES=1 with
+# PIP_REQUIRE_VIRTUALENV=1, Debian's pip: "Could not find an activated virtualenv (required)")
+_OPTIONS = {"break-system-packages": "break-system-packages", "require-virtualenv": "require-virtualenv",
+            "require-venv": "require-virtualenv"}
+_NAMED = re.compile(r"break[-_]system[-_]packages|require[-_]v", re.I)
 _TRUE = ("y", "yes", "t", "true", "on", "1")
 _FALSE = ("n", "no", "f", "false", "off", "0")
 
@@ -64,7 +70,7 @@ def _read(path: str) -> str | None:
 def pip_override(environ: Mapping[str, str], prefix: str) -> tuple[dict[str, str], list[str]]:
     """({command: what turns pip's guard off for it, "PIP_BREAK_SYSTEM_PACKAGES=1" or a pip.conf's path}, for
     `install` and `uninstall`; errors: what made pip stop before reading it)."""
-    values: dict[str, tuple[str, str]] = {}  # section -> (value, source): the last file wins
+    values: dict[tuple[str, str], tuple[str, str]] = {}  # (option, section) -> (value, source): the last file wins
     for path in config_files(environ, prefix):
         text = _read(path)
         if not text or not _NAMED.search(text):
@@ -79,29 +85,36 @@ def pip_override(environ: Mapping[str, str], prefix: str) -> tuple[dict[str, str
         for section in parser.sections():
             if section in ("global", *COMMANDS):
                 for name, value in parser.items(section):
-                    if _option(name) == "break-system-packages":
-                        values[section] = (value, path)
+                    if _option(name) in _OPTIONS:
+                        values[_OPTIONS[_option(name)], section] = (value, path)
     for k, v in environ.items():  # pip keeps the last spelling in the environment
-        if k.startswith("PIP_") and _option(k[4:]) == "break-system-packages":
-            values[":env:"] = (v, f"{k}={v}")
+        if k.startswith("PIP_") and _option(k[4:]) in _OPTIONS:
+            values[_OPTIONS[_option(k[4:])], ":env:"] = (v, f"{k}={v}")
     found: dict[str, str] = {}
     errors: list[str] = []
     for command in COMMANDS:
-        by: str | None = None
-        for section in ("global", command, ":env:"):
-            value, source = values.get(section, ("", ""))
-            if value.lower() in _TRUE:
-                by = source
-            elif value.lower() in _FALSE:
-                by = None
-            elif value:  # not a boolean: pip stops on it
-                by = None
-                msg = f"break-system-packages = {value!r} ({source}): not a boolean, pip stops on it"
-                errors += [msg] if msg not in errors else []
-                break
-        if by is not None:
+        by, stops = _setting(values, "break-system-packages", command, errors)
+        venv_only, stops_too = _setting(values, "require-virtualenv", command, errors)
+        if by is not None and venv_only is None and not (stops or stops_too):  # outside a venv pip refuses anyway
             found[command] = by
     return found, errors
+
+
+def _setting(values: Mapping[tuple[str, str], tuple[str, str]], option: str, command: str,
+             errors: list[str]) -> tuple[str | None, bool]:
+    """(what turns `option` on for `command`, or None; whether pip stops on a value that is no boolean)."""
+    by: str | None = None
+    for section in ("global", command, ":env:"):
+        value, source = values.get((option, section), ("", ""))
+        if value.lower() in _TRUE:
+            by = source
+        elif value.lower() in _FALSE:
+            by = None
+        elif value:  # not a boolean: pip stops on it
+            msg = f"{option} = {value!r} ({source}): not a boolean, pip stops on it"
+            errors += [msg] if msg not in errors else []
+            return None, True
+    return by, False
 
 
 def add_override(doc: dict, environ: Mapping[str, str]) -> None:

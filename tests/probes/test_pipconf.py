@@ -42,6 +42,16 @@ def _env(tmp_path: Path, conf: str | None, **extra: str) -> dict[str, str]:
     ("[global]\nbreak-system-packages = true\n", {"PIP_CONFIG_FILE": os.devnull}, {}),  # no file is read
     ("[global]\nbreak-system-packages = true\n[global]\n", {}, {}),  # pip cannot parse it: stops
     ("[global]\nbreak-system-packages = true\n", {"XDG_CONFIG_HOME": "/nowhere"}, {}),  # not where pip looks then
+    # require-virtualenv: outside a venv pip refuses install/uninstall first ("Could not find an activated
+    # virtualenv (required)"), the override notwithstanding (Debian's pip 23.0.1, this HOME)
+    ("[global]\nrequire-virtualenv = true\n", {"PIP_BREAK_SYSTEM_PACKAGES": "1"}, {}),
+    ("[global]\nrequire-venv = true\n", {"PIP_BREAK_SYSTEM_PACKAGES": "1"}, {}),
+    ("[install]\nrequire-virtualenv = true\n", {"PIP_BREAK_SYSTEM_PACKAGES": "1"},
+     {"uninstall": "PIP_BREAK_SYSTEM_PACKAGES=1"}),
+    ("[global]\nrequire-virtualenv = true\n", {"PIP_BREAK_SYSTEM_PACKAGES": "1", "PIP_REQUIRE_VIRTUALENV": "0"},
+     {"install": "PIP_BREAK_SYSTEM_PACKAGES=1", "uninstall": "PIP_BREAK_SYSTEM_PACKAGES=1"}),
+    ("[global]\nrequire-virtualenv = sure\n", {"PIP_BREAK_SYSTEM_PACKAGES": "1"}, {}),  # pip stops on the value
+    ("[global]\nbreak-system-packages = true\n", {"PIP_REQUIRE_VENV": "1"}, {}),
 ])
 def test_pips_override_of_pep_668_is_read_as_pip_reads_its_configuration(
         tmp_path: Path, conf: str | None, env: dict[str, str], want: dict[str, str]) -> None:

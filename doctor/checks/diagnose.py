@@ -116,7 +116,11 @@ def nodes_from_documents(docs: Sequence[tuple[str, Snapshot | Cluster]]) -> tupl
                 nodes.append((n.node, n.snapshot, n.error if n.snapshot is None else None))
         else:
             nodes.append((label, doc, None))
-    _refuse_the_same_snapshot_twice([(label, doc, None) for label, doc in docs if not isinstance(doc, Cluster)])
+    given: list[tuple[str, Snapshot | None, str]] = []  # (file, snapshot, what to call it), in the order given
+    for label, doc in docs:
+        given += ([(label, n.snapshot, f"node {n.node} of {label}") for n in doc.nodes] if isinstance(doc, Cluster)
+                  else [(label, doc, label)])
+    _refuse_the_same_snapshot_twice(given)
     if len(nodes) > 1:
         cluster = True
     if not cluster and nodes:
@@ -124,29 +128,31 @@ def nodes_from_documents(docs: Sequence[tuple[str, Snapshot | Cluster]]) -> tupl
     return nodes, cluster
 
 
-def _refuse_the_same_snapshot_twice(nodes: Sequence[Node]) -> None:
+def _refuse_the_same_snapshot_twice(nodes: Sequence[tuple[str, Snapshot | None, str]]) -> None:
     """Two snapshot files that are one snapshot (the same file given twice, or a copy: same host, same collection time,
     same facts) are not two nodes: read as a cluster they doubled every finding and added the multi-node rules (HCCL
     timeouts) to a single host. A host's before/after pair has two collection times and is compared with `doctor
     diff`. Hostname and second alone do not make one snapshot: containers on the host's network share its hostname,
     hosts left at a default name ("localhost") share theirs, and pdsh collects them all in the same second; their
-    facts differ. The nodes of one cluster file are not compared."""
+    facts differ. `nodes`: (the file, a snapshot, what to call it). The nodes of one cluster file are not compared
+    with each other (Ray nodes in containers of one host can be alike to the second), but with every other file: a
+    node's own snapshot given beside its cluster file is that node twice."""
     from doctor.snapshot.model import known
 
-    seen: dict[tuple[str, str], list[tuple[str, Snapshot]]] = {}
-    for label, snap, _ in nodes:
-        if snap is None or label is None:
+    seen: dict[tuple[str, str], list[tuple[str, str, Snapshot]]] = {}
+    for label, snap, name in nodes:
+        if snap is None:
             continue
         host = snap.host.hostname if known(snap.host) and snap.host is not None and known(snap.host.hostname) else None
         at = snap.collected_at if known(snap.collected_at) else None
         if not (isinstance(host, str) and host and isinstance(at, str) and at):
             continue
-        for first, other in seen.setdefault((host, at), []):  # facts compared only for the same host and second
-            if other == snap:
-                same = "given twice" if first == label else f"the same snapshot as {first}"
+        for file, first, other in seen.setdefault((host, at), []):  # facts compared for the same host and second
+            if other == snap and (file != label or first == name):  # a cluster's own nodes are not compared
+                same = "given twice" if first == name else f"the same snapshot as {first}"
                 raise InputError(f"{same} (host {host}, collected {at}): a cluster is one snapshot per node; "
-                                 "`doctor diff A B` compares two snapshots of one host", source=label)
-        seen[host, at].append((label, snap))
+                                 "`doctor diff A B` compares two snapshots of one host", source=name)
+        seen[host, at].append((label, name, snap))
 
 
 # profile selection reports these itself (pseudo-check `profile-selection`, area cann)

@@ -197,6 +197,22 @@ def test_two_snapshots_of_one_hostname_in_the_same_second_are_two_nodes(tmp_path
     assert len(json.loads(r.output)["nodes"]) == 2
 
 
+def test_a_nodes_snapshot_beside_its_cluster_file_is_that_node_twice(tmp_path):
+    """Real: a cluster file of two snapshots plus one of them (`--from cl.json --from c1.json`) read three nodes,
+    c1's findings twice. A cluster's own nodes are still not compared with each other: Ray nodes in containers
+    of one host can be alike to the second."""
+    d = healthy()
+    d["collected_at"] = "2026-12-05T11:17:03Z"
+    node = write(tmp_path, "c1.json", d)
+    cl = write(tmp_path, "cl.json", {"schema": "doctor.cluster/1", "nodes": [
+        {"node": "n0", "snapshot": d, "error": None}, {"node": "n1", "snapshot": d, "error": None}]})
+    r = CliRunner().invoke(cli, ["check", "--from", cl, "--from", node])
+    assert r.exit_code == 2 and f"the same snapshot as node n0 of {cl}" in r.output
+    r = CliRunner().invoke(cli, ["check", "--from", cl, "--json"])
+    assert r.exit_code == 0, r.output
+    assert [n["node"] for n in json.loads(r.output)["nodes"]] == ["n0", "n1"]
+
+
 def test_cluster_file_with_a_failed_node(tmp_path, schema):
     doc = {"schema": "doctor.cluster/1", "nodes": [{"node": "n0", "snapshot": healthy(), "error": None},
                                                      {"node": "n1", "snapshot": None, "error": "timed out"}]}

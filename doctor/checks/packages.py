@@ -508,6 +508,53 @@ def import_surface(ctx: CheckContext) -> Iterator[Finding]:
             yield _import_finding(u, caller, callee, cv, cc, dv, dc, table.read)
 
 
+@check("imports-at-load", "packages", findings=("package-imports-undeclared-missing",))
+def imports_at_load(ctx: CheckContext) -> Iterator[Finding]:
+    """Every package verl's trainer imports when it loads is installed, declared or not: verl 0.8.0-0.9.0 import
+    cachetools, fastapi and uvicorn (0.9.0 also transfer_queue) at module level and name none of them in their
+    metadata, so `pip install verl` and `pip check` leave them out. Read from verl's own modules (the `loads` record
+    of profiles/import-surface/verl/); judged on a complete snapshot only (a report that does not list a package
+    does not say it is missing). Declared requirements are judged by declared-requirements, and the stack's own
+    packages (torch, Megatron from git, ...) by their checks."""
+    snap = ctx.snapshot
+    v = ver(snap, "verl")
+    if not isinstance(v, str) or not v or not known(snap.packages) or not known(snap.packages["verl"].requires_dist):
+        skip("verl is not installed, or the snapshot did not read its metadata")
+    from doctor.knowledge.import_surface import imported_at_load, load
+
+    got = imported_at_load("verl", v)
+    if got is None:
+        skip(f"the table of imports did not read verl {v}")
+    from doctor.checks.declared import STACK
+    from doctor.knowledge.ownership import distribution_of_module, normalize
+    from doctor.knowledge.pipcheck import line_name
+
+    rel, loads = got
+    declared = {normalize(n) for x in snap.packages["verl"].requires_dist or () if (n := line_name(x))}
+    missing: dict[str, list[tuple[str, str]]] = {}
+    for module, at in sorted(loads.modules.items()):
+        dist = distribution_of_module(module, snap)
+        if dist is None or normalize(dist) in declared or normalize(dist) in STACK or not absent(snap, dist):
+            continue  # unknown owner, judged elsewhere, or installed
+        missing.setdefault(normalize(dist), []).append((module, at))
+    entries = " / ".join(loads.entries)
+    url = load().callers["verl"].url
+    for dist, mods in missing.items():
+        where = "; ".join(f"`import {m}` ({at})" for m, at in mods)
+        file, _, line = mods[0][1].rpartition(":")
+        source = f"{url}/blob/{rel.commit or 'v' + rel.version}/{file}#L{line}"
+        yield finding(
+            "package-imports-undeclared-missing", "error", tuple(dict.fromkeys((_comp(dist), "verl"))),
+            f"verl {v} imports {mods[0][0]} when its trainer loads, and {dist} is not installed",
+            detail=f"verl's modules run {where} at module level when {entries} load (read from {rel.where}), but "
+                   f"verl {v}'s metadata does not name {dist}: pip neither installs it with verl nor reports it "
+                   f"missing, and the import raises ModuleNotFoundError: No module named '{mods[0][0]}'.",
+            evidence={"verl": v, "requires": dist, "modules": [m for m, _ in mods], "at": [a for _, a in mods],
+                      "read": rel.where},
+            fix=f"Install {dist} into the same interpreter.", commands=(f"pip install '{dist}'",),
+            source=source)
+
+
 def _import_finding(u: Unmet, caller: str, callee: str, cv: str | None, cc: str | None, dv: str | None,
                     dc: str | None, read: str) -> Finding:
     """An error when the caller's release imports what the callee release lacks; a warning when only a source build

@@ -706,3 +706,55 @@ def test_trl_and_peft_importing_a_transformers_name_the_installed_release_lacks_
                {"peft": {"version": "0.17.0"}, "transformers": {"version": "4.57.6"}},
                {"peft": {}, "transformers": {"version": "5.0.0"}}):
         assert run(pk) == [], pk
+
+
+# what a real verl venv has beside verl, pulled in by its declared requirements (hydra-core, transformers, ray, ...)
+_BESIDE = {n: {"version": "1", "top_level": [m]} for n, m in (
+    ("pyyaml", "yaml"), ("pillow", "PIL"), ("psutil", "psutil"), ("pydantic", "pydantic"), ("omegaconf", "omegaconf"))}
+
+
+def _verl_snapshot(version: str, complete: bool = True, **more: dict) -> dict:
+    """A collected snapshot of verl `version` whose METADATA is the release's real one (PyPI's, as the requirements
+    table read it), with only the packages given installed."""
+    import json
+    from pathlib import Path
+
+    table = json.loads((Path(__file__).resolve().parents[2] / "profiles" / "requirements" / "verl.json").read_text())
+    rd = table["releases"][version]["requires_dist"]
+    pkgs = {"verl": {"version": version, "requires_dist": rd, "top_level": ["verl"]}} | more
+    return {"schema": "doctor.snapshot/1", "complete": complete, "python": {"version": "3.11.2"}, "packages": pkgs}
+
+
+def _undeclared(doc: dict) -> list:
+    from doctor.checks.diagnose import diagnose
+    from doctor.snapshot.model import snapshot_from_dict
+
+    return [f for f in diagnose([(None, snapshot_from_dict(doc), None)]).findings
+            if f.id == "package-imports-undeclared-missing"]
+
+
+def test_verl_0_9_0_without_what_its_trainer_imports_but_never_declares_is_an_error():
+    """verl 0.9.0's ray_trainer imports cachetools, fastapi and uvicorn at load and its V1 trainer transfer_queue, and
+    its metadata names none of them (real: `pip install --no-deps verl==0.9.0` over a verl 0.9.1 venv; `import
+    verl.trainer.ppo.ray_trainer` raised No module named 'cachetools', `import verl.trainer.ppo.v1` No module named
+    'transfer_queue'; with the four installed both load and this check says nothing)."""
+    got = {f.evidence["requires"]: f for f in _undeclared(_verl_snapshot("0.9.0", **_BESIDE))}
+    assert sorted(got) == ["cachetools", "fastapi", "transferqueue", "uvicorn"]
+    f = got["cachetools"]
+    assert f.severity.value == "error" and f.components[-1] == "verl"
+    assert "verl/workers/rollout/llm_server.py:29" in f.detail and "No module named 'cachetools'" in f.detail
+    assert f.source.startswith("https://github.com/") and f.source.endswith("verl/workers/rollout/llm_server.py#L29")
+    assert f.fix is not None and f.fix.commands == ("pip install 'cachetools'",)
+    # installed (its top_level names the module): not a finding; a partial snapshot never says "not installed"
+    have = {"cachetools": {"version": "6.2.1", "top_level": ["cachetools"]}}
+    assert "cachetools" not in {f.evidence["requires"] for f in _undeclared(_verl_snapshot("0.9.0", **_BESIDE, **have))}
+    assert not _undeclared(_verl_snapshot("0.9.0", complete=False))
+
+
+def test_what_verl_declares_or_imports_only_when_used_is_not_this_checks():
+    """verl 0.9.1 declares the four under its [verl-core] extra (the run set's finding says so); verl 0.7.1 imports
+    cachetools only when its workers start (verl/experimental/agent_loop), not at load."""
+    four = {"cachetools", "fastapi", "uvicorn", "transferqueue"}
+    assert not four & {f.evidence["requires"] for f in _undeclared(_verl_snapshot("0.9.1"))}
+    assert "cachetools" not in {f.evidence["requires"] for f in _undeclared(_verl_snapshot("0.7.1"))}
+    assert not _undeclared(_verl_snapshot("0.9.1", **_BESIDE))

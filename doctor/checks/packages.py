@@ -609,7 +609,7 @@ def _import_finding(u: Unmet, caller: str, callee: str, cv: str | None, cc: str 
 # The packages profiles/code-needs.toml has rows for: the table is read only when one of them has a stated version
 # (doctor/knowledge/code_needs.py loads it on first use); a new row's package is added here too
 # (tests/knowledge/test_code_needs.py checks the two agree).
-CODE_NEEDS_PACKAGES = frozenset({"transformers", "megatron-core", "verl"})
+CODE_NEEDS_PACKAGES = frozenset({"transformers", "megatron-core", "verl", "pyarrow"})
 
 
 def _code_needs_table() -> Any:

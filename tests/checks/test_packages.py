@@ -488,6 +488,29 @@ def test_verl_0_4_with_a_setuptools_that_removed_pkg_resources_is_an_error():
         assert ("package-code-needs-unmet" in got) is fires, (verl, st)
 
 
+def test_pyarrow_26_beside_numpy_1_is_an_error():
+    """pyarrow 26.0.0 and 26.0.1 raise at import under numpy 1.x ('pyarrow requires NumPy 2.0 or newer'; their
+    wheels' pyarrow/lib.pyx, which 25.0.x's lacks) and declare no numpy requirement, so pip check is clean. Real:
+    `pip install verl==0.7.1` (numpy<2.0.0, pyarrow>=19.0.0) gave numpy 1.26.4 with pyarrow 26.0.1, and
+    verl.trainer.main_ppo failed to import while check said nothing about it. Snapshot: that venv's versions."""
+    for pyarrow, numpy, fires in [("26.0.1", "1.26.4", True), ("26.0.0", "1.23.5", True), ("26.0.1", "2.0.0", False),
+                                  ("25.0.1", "1.26.4", False),
+                                  ("27.0.0", "1.26.4", False)]:  # newer than the newest release read: not judged
+        got = found(bare(packages={"pyarrow": {"version": pyarrow}, "numpy": {"version": numpy}}))
+        assert ("package-code-needs-unmet" in got) is fires, (pyarrow, numpy)
+    # without numpy pyarrow imports (its gate runs only when numpy imports)
+    assert "package-code-needs-unmet" not in found(bare(packages={"pyarrow": {"version": "26.0.1"}}))
+    from doctor.checks.diagnose import diagnose
+    from doctor.snapshot.model import snapshot_from_dict
+
+    snap = snapshot_from_dict({"schema": "doctor.snapshot/1", "packages": {
+        "verl": {"version": "0.7.1"}, "pyarrow": {"version": "26.0.1"}, "numpy": {"version": "1.26.4"}}})
+    (f,) = [f for f in diagnose([(None, snap, None)]).findings if f.id == "package-code-needs-unmet"]
+    assert f.severity.value == "error"
+    assert f.title == "pyarrow 26.0.1's code needs numpy>=2.0; numpy 1.26.4 is installed"
+    assert "NumPy 2.0 or newer" in f.detail and f.source.endswith("python/pyarrow/lib.pyx#L41")
+
+
 def test_documented_stacks_meet_every_code_need():
     from doctor.knowledge.profiles import load_profiles
     from tests.stacks import stack_snapshot

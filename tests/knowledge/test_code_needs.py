@@ -12,18 +12,21 @@ from doctor.knowledge.code_needs import load, needs_of, parse
 
 def test_the_packaged_table_loads_and_each_row_was_read_within_its_releases():
     t = load()
-    assert t.read == "2026-12-03" and t.needs
+    assert t.read == "2026-12-05" and t.needs
     for n in t.needs:
         assert n.read_at and all(n.applies_to(r) for r in n.read_at)
         assert n.source.startswith(("https://github.com/huggingface/transformers/blob/v",
                                     "https://github.com/NVIDIA/Megatron-LM/blob/core_v",
-                                    "https://github.com/verl-project/verl/blob/v"))
+                                    "https://github.com/verl-project/verl/blob/v",
+                                    "https://github.com/apache/arrow/blob/apache-arrow-"))
     assert [n.requires for n in needs_of("transformers", "4.51.3", t)] == ["torch>=2.1"]
     assert [n.requires for n in needs_of("Transformers", "5.8.0", t)] == ["torch>=2.4"]
     assert needs_of("transformers", "4.49.0", t) == [] and needs_of("transformers", "9.0.0", t) == []
     assert [n.requires for n in needs_of("megatron-core", "0.18.0", t)] == ["nvidia-resiliency-ext>=0.6.0"]
     assert needs_of("megatron-core", "0.16.1", t) == []
     assert [n.requires for n in needs_of("verl", "0.4.1", t)] == ["setuptools<82"] and not needs_of("verl", "0.5.0", t)
+    assert [n.requires for n in needs_of("pyarrow", "26.0.1", t)] == ["numpy>=2.0"]
+    assert needs_of("pyarrow", "25.0.1", t) == [] and needs_of("pyarrow", "27.0.0", t) == []
 
 
 def test_the_check_covers_exactly_the_tables_packages():

@@ -518,19 +518,23 @@ def imports_at_load(ctx: CheckContext) -> Iterator[Finding]:
     packages (torch, Megatron from git, ...) by their checks."""
     snap = ctx.snapshot
     v = ver(snap, "verl")
-    if not isinstance(v, str) or not v or not known(snap.packages) or not known(snap.packages["verl"].requires_dist):
-        skip("verl is not installed, or the snapshot did not read its metadata")
+    if not isinstance(v, str) or not v or not snap.is_complete:
+        skip("verl is not installed, or the snapshot does not list every installed package")
     from doctor.knowledge.import_surface import imported_at_load, load
 
     got = imported_at_load("verl", v)
     if got is None:
         skip(f"the table of imports did not read verl {v}")
-    from doctor.checks.declared import STACK
+    from doctor.checks.declared import STACK, release_lookup
     from doctor.knowledge.ownership import distribution_of_module, normalize
-    from doctor.knowledge.pipcheck import line_name
+    from doctor.knowledge.pipcheck import declaration, line_name
 
+    # its METADATA, or (an older collector) the release's published metadata
+    d = declaration(snap, "verl", release_lookup(snap, ctx.profile))
+    if d is None or d.requires_dist is None:
+        skip(f"what verl {v} declares is not known")
     rel, loads = got
-    declared = {normalize(n) for x in snap.packages["verl"].requires_dist or () if (n := line_name(x))}
+    declared = {normalize(n) for x in d.requires_dist if (n := line_name(x))}
     missing: dict[str, list[tuple[str, str]]] = {}
     for module, at in sorted(loads.modules.items()):
         dist = distribution_of_module(module, snap)
@@ -632,7 +636,11 @@ def code_needs(ctx: CheckContext) -> Iterator[Finding]:
     for name, version in sorted(stated.items()):
         for need in needs_of(name, version, table):
             have = ver(snap, need.needed)
-            if not isinstance(have, str) or need.met_by(have) is not False:
+            if not isinstance(have, str):
+                if need.absent_breaks and absent(snap, need.needed):
+                    yield _code_need_absent(name, version, need, table.read)
+                continue
+            if need.met_by(have) is not False:
                 continue
             comps = tuple(dict.fromkeys(c for c in (component_of_distribution(need.needed),
                                                     component_of_distribution(name)) if c))
@@ -647,6 +655,20 @@ def code_needs(ctx: CheckContext) -> Iterator[Finding]:
                 fix=f"Install {need.requires} (with the torch-npu / vllm releases of the same stack), or a {name} "
                     f"release that runs on {need.needed} {have}.",
                 source=need.source)
+
+
+def _code_need_absent(name: str, version: str, need: Any, read: str) -> Finding:
+    """A need whose package the code imports whatever is installed, on a complete snapshot without that package."""
+    comps = tuple(dict.fromkeys(c for c in (component_of_distribution(name),) if c))
+    return finding(
+        "package-code-needs-unmet", "error", comps or ("python",),
+        f"{name} {version}'s code imports {need.needed}, which is not installed",
+        detail=f"In {name} {need.releases}, {need.read_from}: {need.breaks}. Its metadata does not name "
+               f"{need.needed}, so pip neither installs it nor complains that it is missing (read from the files of "
+               f"{name} {', '.join(need.read_at)}, {read}).",
+        evidence={name: version, need.needed: None, "needs": need.requires, "releases": need.releases,
+                  "read_at": list(need.read_at)},
+        fix=f"pip install '{need.requires}'", source=need.source)
 
 
 _CUDA_ONLY = ("apex", "flash-attn", "flash-attn-3", "liger-kernel", "xformers", "bitsandbytes", "deepspeed-kernels")

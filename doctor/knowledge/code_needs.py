@@ -4,7 +4,9 @@ The Requires-Dist table (doctor/knowledge/requirements.py) holds what releases d
 code enforces or calls, read from the releases' files: version gates the code raises on or turns a dependency off
 at (transformers' `Disabling PyTorch because PyTorch >= X is required`), and module-level calls into an API the
 other package only has from some release. A row applies to the releases its `releases` specifier names, which end
-at the newest release read. Read and validated on first use (a check asks), never at import; a malformed file is
+at the newest release read. A row with `absent_breaks = true` is one whose code imports the other package on the path
+it names whatever is installed (verl 0.7-0.9.0's trainer imports cachetools, which their metadata never names): a
+complete snapshot without that package breaks too; its `requires` may then name the package alone. Read and validated on first use (a check asks), never at import; a malformed file is
 an InputError naming the file and the key (exit 2).
 """
 
@@ -23,6 +25,7 @@ from doctor.tomlfile import read_toml
 SCHEMA = "doctor.code-needs/1"
 FILE = "code-needs.toml"
 _NEED = {"package", "releases", "requires", "read_at", "read_from", "breaks", "source"}
+_OPTIONAL = {"absent_breaks"}
 
 
 class CodeNeed(NamedTuple):
@@ -37,6 +40,7 @@ class CodeNeed(NamedTuple):
     read_from: str
     breaks: str
     source: str
+    absent_breaks: bool = False  # the code imports the needed package unconditionally: its absence breaks too
 
     def applies_to(self, version: str) -> bool:
         return pkg_satisfies(version, self.releases) is True
@@ -68,7 +72,10 @@ def parse(data: object, source: str) -> CodeNeedsTable:
     out = []
     for i, raw in enumerate(t["need"]):
         p = f"need[{i}]"
-        r = v.keys(raw, _NEED, p, required=tuple(sorted(_NEED)))
+        r = v.keys(raw, _NEED | _OPTIONAL, p, required=tuple(sorted(_NEED)))
+        absent_breaks = r.get("absent_breaks", False)
+        if not isinstance(absent_breaks, bool):
+            raise v.fail(f"{p}.absent_breaks", "must be true or false")
         releases = v.req(r["releases"], f"{p}.releases")
         if pkg_satisfies("0", releases) is None:
             raise v.fail(f"{p}.releases", f"{releases!r} is not a PEP 440 version specifier")
@@ -76,8 +83,9 @@ def parse(data: object, source: str) -> CodeNeedsTable:
             req = Requirement(v.req(r["requires"], f"{p}.requires"))
         except InvalidRequirement as e:
             raise v.fail(f"{p}.requires", f"not a PEP 508 requirement: {e}") from None
-        if not str(req.specifier) or req.marker is not None or req.extras:
-            raise v.fail(f"{p}.requires", "must be a package with a version specifier, without extras or markers")
+        if (not str(req.specifier) and not absent_breaks) or req.marker is not None or req.extras:
+            raise v.fail(f"{p}.requires", "must be a package with a version specifier (a bare name only with "
+                                          "absent_breaks), without extras or markers")
         read_at = r["read_at"]
         if not isinstance(read_at, list) or not read_at:
             raise v.fail(f"{p}.read_at", "must list the releases whose files were read")
@@ -87,7 +95,7 @@ def parse(data: object, source: str) -> CodeNeedsTable:
                 raise v.fail(f"{p}.read_at[{j}]", f"{rel} is not one of the releases {releases!r} the row covers")
         out.append(CodeNeed(_norm(v.req(r["package"], f"{p}.package")), releases, str(req), _norm(req.name),
                             str(req.specifier), tuple(read_at), v.req(r["read_from"], f"{p}.read_from"),
-                            v.req(r["breaks"], f"{p}.breaks"), v.url(r["source"], f"{p}.source")))
+                            v.req(r["breaks"], f"{p}.breaks"), v.url(r["source"], f"{p}.source"), absent_breaks))
     return CodeNeedsTable(read, tuple(out))
 
 

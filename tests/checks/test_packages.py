@@ -511,6 +511,58 @@ def test_pyarrow_26_beside_numpy_1_is_an_error():
     assert "NumPy 2.0 or newer" in f.detail and f.source.endswith("python/pyarrow/lib.pyx#L41")
 
 
+def _verl_wheel_files(version: str) -> dict[str, str] | None:
+    """METADATA and the .py files of the real verl wheel under $DOCTOR_TEST_VERL_CONFIGS/wheels (None: absent)."""
+    import os
+    import zipfile
+    from pathlib import Path
+
+    d = os.environ.get("DOCTOR_TEST_VERL_CONFIGS")
+    hits = sorted((Path(d) / "wheels").glob(f"verl-{version}-*.whl")) if d else []
+    if not hits:
+        return None
+    with zipfile.ZipFile(hits[0]) as z:
+        return {n: z.read(n).decode() for n in z.namelist() if n.endswith((".py", "/METADATA"))}
+
+
+@pytest.mark.parametrize(("version", "module"), [("0.7.1", "verl/experimental/agent_loop/agent_loop.py"),
+                                                 ("0.8.0", "verl/workers/rollout/llm_server.py")])
+def test_the_real_verl_wheels_import_cachetools_without_declaring_it(version, module):
+    """The evidence, from the real wheels: the trainer's module imports cachetools at module level and the METADATA
+    names no cachetools at all (pip neither installs nor misses it): 0.7.1's code-needs row, 0.8.0's loads record."""
+    files = _verl_wheel_files(version)
+    if files is None:
+        pytest.skip(f"no verl-{version} wheel under $DOCTOR_TEST_VERL_CONFIGS/wheels")
+    (meta,) = [t for n, t in files.items() if n.endswith(".dist-info/METADATA")]
+    assert "cachetools" not in meta.lower()
+    assert "\nfrom cachetools import LRUCache\n" in files[module]
+
+
+def test_verl_0_7_without_cachetools_is_an_error_on_a_complete_snapshot():
+    """verl 0.7.0-0.7.1's trainer imports cachetools in the agent loop every run starts, which their metadata never
+    names; it used to come with google-auth. Real: a plain `pip install 'verl[mcore]==0.7.1'` has none, pip check is
+    clean and check said nothing about it. Only a complete snapshot says it is not installed; a stated report that
+    does not list it says nothing. From 0.8.0 `ray_trainer` imports it at load: the loads record's check says so
+    (package-imports-undeclared-missing), not a row of this table."""
+    def snap(verl, **more):
+        return {"schema": "doctor.snapshot/1", "complete": True,
+                "packages": {"verl": {"version": verl}, "numpy": {"version": "1.26.4"}, **more}}
+
+    for verl, fires, other in [("0.7.0", True, False), ("0.7.1", True, False), ("0.8.0", False, True),
+                               ("0.9.0", False, True),
+                               ("0.6.1", False, False),  # rollout.mode defaults to sync: no agent loop by default
+                               ("0.9.1", False, False)]:  # names it under [verl-core] (the run-set rule judges it)
+        ids = found(snap(verl))
+        assert ("package-code-needs-unmet" in ids) is fires, verl
+        assert any(f.id == "package-imports-undeclared-missing" and f.evidence["requires"] == "cachetools"
+                   for f in diagnose_dict(snap(verl)).findings) is other, verl
+    assert "package-code-needs-unmet" not in found(snap("0.7.1", cachetools={"version": "8.0.2"}))
+    assert "package-code-needs-unmet" not in found(bare(packages={"verl": {"version": "0.7.1"}}))
+    (f,) = [f for f in diagnose_dict(snap("0.7.1")).findings if f.id == "package-code-needs-unmet"]
+    assert f.severity.value == "error" and f.title == "verl 0.7.1's code imports cachetools, which is not installed"
+    assert "agent_loop.py" in f.detail and f.fix is not None and "pip install 'cachetools'" in f.fix.text
+
+
 def test_documented_stacks_meet_every_code_need():
     from doctor.knowledge.profiles import load_profiles
     from tests.stacks import stack_snapshot

@@ -27,6 +27,9 @@ def test_the_packaged_table_loads_and_each_row_was_read_within_its_releases():
     assert [n.requires for n in needs_of("verl", "0.4.1", t)] == ["setuptools<82"] and not needs_of("verl", "0.5.0", t)
     assert [n.requires for n in needs_of("pyarrow", "26.0.1", t)] == ["numpy>=2.0"]
     assert needs_of("pyarrow", "25.0.1", t) == [] and needs_of("pyarrow", "27.0.0", t) == []
+    assert [(n.requires, n.absent_breaks) for n in needs_of("verl", "0.7.1", t)] == [("cachetools", True)]
+    assert not needs_of("verl", "0.8.0", t)  # from 0.8.0 at load: the import-surface table's loads record
+    assert not any(n.absent_breaks for n in t.needs if n.package != "verl")
 
 
 def test_the_check_covers_exactly_the_tables_packages():
@@ -42,6 +45,8 @@ def test_the_check_covers_exactly_the_tables_packages():
     ({"requires": "torch"}, "need[0].requires"),
     ({"releases": "four"}, "need[0].releases"),
     ({"source": "https://github.com/huggingface/transformers/blob/main/x.py"}, "need[0].source"),
+    ({"absent_breaks": "yes"}, "need[0].absent_breaks"),
+    ({"requires": "cachetools", "absent_breaks": False}, "need[0].requires"),
 ])
 def test_a_malformed_row_names_the_file_and_key(row, key):
     good = {"package": "transformers", "releases": ">=4.50.0,<4.52.0", "requires": "torch>=2.1",

@@ -86,6 +86,8 @@ def stack_snapshot(p: Profile, arch: str = "aarch64") -> dict[str, Any]:
     pkgs.setdefault("einops", {"version": "0.8.1"})  # a real release: later megatron-core releases declare einops~=0.8
     if "vllm" in pkgs:  # every vLLM release the stacks build declares cachetools (profiles/requirements/vllm.json),
         pkgs.setdefault("cachetools", {"version": "6.2.1"})  # which verl 0.7.0-0.9.0's trainer imports undeclared
+        pkgs.setdefault("fastapi", {"version": "0.115.0"})  # fastapi[standard]>=0.115.0 (brings uvicorn), which
+        pkgs.setdefault("uvicorn", {"version": "0.34.0"})  # verl 0.8.0's engine workers import undeclared
     # CANN's Python-side dependencies, which every documented stack installs with CANN (its base image)
     # sympy as the stack's torch declares it (torch 2.5.1: ==1.13.1; 2.6 and later: >=1.13.3)
     sympy = "1.13.1" if pkgs.get("torch", {}).get("version", "").startswith(("2.1.", "2.2.", "2.3.", "2.4.", "2.5.")) else "1.13.3"

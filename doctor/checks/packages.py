@@ -518,23 +518,21 @@ def imports_at_load(ctx: CheckContext) -> Iterator[Finding]:
     packages (torch, Megatron from git, ...) by their checks."""
     snap = ctx.snapshot
     v = ver(snap, "verl")
-    if not isinstance(v, str) or not v or not snap.is_complete:
-        skip("verl is not installed, or the snapshot does not list every installed package")
+    # a collected snapshot: it read verl's METADATA and lists every installed distribution with its top-level names
+    # (one that states versions, or an older collector's, has no reliable "not installed" for pillow or yaml)
+    if not isinstance(v, str) or not v or not snap.is_complete or not known(snap.packages["verl"].requires_dist):
+        skip("verl is not installed, or the snapshot did not read its metadata")
     from doctor.knowledge.import_surface import imported_at_load, load
 
     got = imported_at_load("verl", v)
     if got is None:
         skip(f"the table of imports did not read verl {v}")
-    from doctor.checks.declared import STACK, release_lookup
+    from doctor.checks.declared import STACK
     from doctor.knowledge.ownership import distribution_of_module, normalize
-    from doctor.knowledge.pipcheck import declaration, line_name
+    from doctor.knowledge.pipcheck import line_name
 
-    # its METADATA, or (an older collector) the release's published metadata
-    d = declaration(snap, "verl", release_lookup(snap, ctx.profile))
-    if d is None or d.requires_dist is None:
-        skip(f"what verl {v} declares is not known")
     rel, loads = got
-    declared = {normalize(n) for x in d.requires_dist if (n := line_name(x))}
+    declared = {normalize(n) for x in snap.packages["verl"].requires_dist or () if (n := line_name(x))}
     missing: dict[str, list[tuple[str, str]]] = {}
     for module, at in sorted(loads.modules.items()):
         dist = distribution_of_module(module, snap)

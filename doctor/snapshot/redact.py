@@ -67,7 +67,8 @@ def _query_param(m: re.Match[str]) -> str:
 
 
 def _redact_bearer(text: str) -> str:
-    if not any(w in text for w in ("Bearer", "Basic", "Token", "bearer", "BEARER")):
+    low = text.lower()  # HTTP auth schemes are case-insensitive (RFC 9110 11.1): `authorization: basic …` too
+    if "bearer" not in low and "basic" not in low and "token" not in low:
         return text
     return re.sub(_BEARER, lambda m: f"{m['bearer'] or m['scheme']} {REDACTED}", text)
 

@@ -74,3 +74,6 @@ def test_secret_query_parameters_and_bearer_values_are_redacted() -> None:
     assert "QtokQ7" not in redact_text("MODEL_URL=https://s3.example/m.bin?X-Amz-Credential=QtokQ7\n")
     assert redact_url_credentials("see https://host/a?b=c for details") == "see https://host/a?b=c for details"
     assert redact_text("Basic usage: run it\n") == "Basic usage: run it\n"  # prose, not a credential
+    # the scheme is case-insensitive (RFC 9110): a lower-case header line is a credential too
+    assert "dXNlcjpwYXNzd29yZA" not in redact_text("curl -H 'authorization: basic dXNlcjpwYXNzd29yZA==' https://x\n")
+    assert "QtokQ8" not in redact_text("hdr=token QtokQ8abcdef\n")

@@ -20,7 +20,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from doctor.checks.facts import installed, npu_host, val
+from doctor.checks.facts import installed, npu_host, unlisted_path_dirs, val
 from doctor.checks.runner import CheckContext, check, skip
 from doctor.knowledge.ownership import component_of_distribution
 from doctor.knowledge.pipcheck import Lookup, Unmet, bare, requirement_names, same_requirement, unmet
@@ -47,7 +47,9 @@ def _severity(u: Unmet, on_path: set[str], conflicts: tuple[Mapping[str, str], .
     if u.built_on:
         # a run set's addition is an error when the package's entry modules import it at load (verl 0.9.1's trainer:
         # cachetools, fastapi, uvicorn, transfer_queue), a warning otherwise (nvtx, torchcodec: a feature's)
-        return ("error" if at_load is not None and at_load.module else "warning"), None
+        # (unless a PYTHONPATH directory no listed distribution describes can hold the module: then the snapshot
+        # cannot say the import fails)
+        return ("error" if at_load is not None and at_load.module and not at_load.unlisted else "warning"), None
     return ("error" if u.package in on_path else "warning"), None
 
 
@@ -59,6 +61,7 @@ class AtLoad(NamedTuple):
     at: str
     entries: tuple[str, ...]  # the package's modules followed
     read: str  # where the table read the release (PyPI's verl-0.9.1-py3-none-any.whl; v0.9.0, commit ...)
+    unlisted: tuple[str, ...] = ()  # PYTHONPATH directories no listed distribution describes (may hold the module)
 
 
 def _at_load(u: Unmet, snap: Any) -> AtLoad | None:
@@ -76,7 +79,8 @@ def _at_load(u: Unmet, snap: Any) -> AtLoad | None:
         return None  # the release is not read, or no table says what the distribution installs
     rel, loads = got
     hit = next((m for m in sorted(mods) if m in loads.modules), "")
-    return AtLoad(hit, loads.modules[hit] if hit else "", loads.entries, rel.where)
+    dirs = tuple(unlisted_path_dirs(snap)) if hit and u.kind == "missing" else ()
+    return AtLoad(hit, loads.modules[hit] if hit else "", loads.entries, rel.where, dirs)
 
 
 def _components(u: Unmet) -> tuple[str, ...]:
@@ -250,10 +254,14 @@ def _finding(u: Unmet, sev: str, conflict: Mapping[str, str] | None, ctx: CheckC
         if at_load is not None:
             entries = ", ".join(at_load.entries)
             if at_load.module:
-                evidence["imported_at_load"] = {"module": at_load.module, "at": at_load.at, "read": at_load.read}
+                evidence["imported_at_load"] = {"module": at_load.module, "at": at_load.at, "read": at_load.read,
+                                                **({"pythonpath_unlisted": list(at_load.unlisted)}
+                                                   if at_load.unlisted else {})}
                 detail_src += (f" {decl} imports `{at_load.module}` at module level ({at_load.at}), in what loading "
                                f"{entries} runs (read from {at_load.read}): "
-                               + ("without it that import fails." if u.kind == "missing" else
+                               + (f"unless PYTHONPATH's {', '.join(at_load.unlisted)} holds `{at_load.module}` (the "
+                                  f"snapshot lists no distribution there), that import fails." if at_load.unlisted
+                                  else "without it that import fails." if u.kind == "missing" else
                                   f"that import runs against this {u.name}."))
             else:
                 evidence["imported_at_load"] = None

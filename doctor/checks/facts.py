@@ -130,3 +130,29 @@ def origins(snap: Snapshot, name: str) -> list[str]:
     return list(o) if isinstance(o, list) else []
 
 
+
+
+def unlisted_path_dirs(snap: Snapshot) -> list[str]:
+    """PYTHONPATH directories whose modules no distribution in the snapshot lists: a plain directory of modules
+    (vendored code, a copy of a package without its dist-info) that `import` finds but `packages` cannot show, so
+    "no distribution installs X" does not mean "import X fails" there. Not counted: a site-packages / dist-packages
+    directory (CANN's python/site-packages, a --target tree: their distributions are listed), a directory some listed
+    distribution is installed in, and the checkout a probed module resolves to (Megatron-LM holding `megatron`)."""
+    import os
+    import re
+
+    value = env(snap, "PYTHONPATH")
+    if not value:
+        return []
+    listed = {os.path.normpath(loc) for p in (snap.packages.values() if known(snap.packages) else ())
+              if isinstance(loc := val(p, "location"), str) and loc}
+    mods = snap.modules if known(snap.modules) and isinstance(snap.modules, dict) else {}
+    checkouts = {os.path.dirname(os.path.normpath(o)) for m in mods.values()
+                 for o in (val(m, "origins") if isinstance(val(m, "origins"), list) else ()) if isinstance(o, str)}
+    out = []
+    for entry in value.split(os.pathsep):
+        d = os.path.normpath(entry) if entry else ""
+        if not d or d in listed or d in checkouts or re.search(r"/(?:site|dist)-packages$", d):
+            continue
+        out.append(entry)
+    return list(dict.fromkeys(out))

@@ -6,7 +6,18 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
-from doctor.checks.facts import absent, cann, devices, family, installed, npu_host, pver, val, ver
+from doctor.checks.facts import (
+    absent,
+    cann,
+    devices,
+    family,
+    installed,
+    npu_host,
+    pver,
+    unlisted_path_dirs,
+    val,
+    ver,
+)
 from doctor.checks.runner import CheckContext, check, skip
 from doctor.knowledge.known_bad import KNOWN_BAD
 from doctor.knowledge.missing_api import MISSING_APIS
@@ -541,18 +552,23 @@ def imports_at_load(ctx: CheckContext) -> Iterator[Finding]:
         missing.setdefault(normalize(dist), []).append((module, at))
     entries = " / ".join(loads.entries)
     url = load().callers["verl"].url
+    # a PYTHONPATH directory no distribution describes can hold the module (vendored, copied without its dist-info)
+    dirs = unlisted_path_dirs(snap) if missing else []
     for dist, mods in missing.items():
         where = "; ".join(f"`import {m}` ({at})" for m, at in mods)
         file, _, line = mods[0][1].rpartition(":")
         source = f"{url}/blob/{rel.commit or 'v' + rel.version}/{file}#L{line}"
+        unless = (f" Unless PYTHONPATH's {', '.join(dirs)} holds it (the snapshot lists no distribution there), "
+                  f"the import raises" if dirs else " The import raises")
         yield finding(
-            "package-imports-undeclared-missing", "error", tuple(dict.fromkeys((_comp(dist), "verl"))),
+            "package-imports-undeclared-missing", "warning" if dirs else "error",
+            tuple(dict.fromkeys((_comp(dist), "verl"))),
             f"verl {v} imports {mods[0][0]} when its trainer loads, and {dist} is not installed",
             detail=f"verl's modules run {where} at module level when {entries} load (read from {rel.where}), but "
                    f"verl {v}'s metadata does not name {dist}: pip neither installs it with verl nor reports it "
-                   f"missing, and the import raises ModuleNotFoundError: No module named '{mods[0][0]}'.",
+                   f"missing.{unless} ModuleNotFoundError: No module named '{mods[0][0]}'.",
             evidence={"verl": v, "requires": dist, "modules": [m for m, _ in mods], "at": [a for _, a in mods],
-                      "read": rel.where},
+                      "read": rel.where, **({"pythonpath_unlisted": dirs} if dirs else {})},
             fix=f"Install {dist} into the same interpreter.", commands=(f"pip install '{dist}'",),
             source=source)
 
@@ -636,7 +652,7 @@ def code_needs(ctx: CheckContext) -> Iterator[Finding]:
             have = ver(snap, need.needed)
             if not isinstance(have, str):
                 if need.absent_breaks and absent(snap, need.needed):
-                    yield _code_need_absent(name, version, need, table.read)
+                    yield _code_need_absent(name, version, need, table.read, unlisted_path_dirs(snap))
                 continue
             if need.met_by(have) is not False:
                 continue
@@ -655,17 +671,20 @@ def code_needs(ctx: CheckContext) -> Iterator[Finding]:
                 source=need.source)
 
 
-def _code_need_absent(name: str, version: str, need: Any, read: str) -> Finding:
-    """A need whose package the code imports whatever is installed, on a complete snapshot without that package."""
+def _code_need_absent(name: str, version: str, need: Any, read: str, dirs: list[str]) -> Finding:
+    """A need whose package the code imports whatever is installed, on a complete snapshot without that package: a
+    warning when a PYTHONPATH directory no listed distribution describes could hold the module."""
     comps = tuple(dict.fromkeys(c for c in (component_of_distribution(name),) if c))
     return finding(
-        "package-code-needs-unmet", "error", comps or ("python",),
+        "package-code-needs-unmet", "warning" if dirs else "error", comps or ("python",),
         f"{name} {version}'s code imports {need.needed}, which is not installed",
         detail=f"In {name} {need.releases}, {need.read_from}: {need.breaks}. Its metadata does not name "
                f"{need.needed}, so pip neither installs it nor complains that it is missing (read from the files of "
-               f"{name} {', '.join(need.read_at)}, {read}).",
+               f"{name} {', '.join(need.read_at)}, {read})."
+               + (f" PYTHONPATH's {', '.join(dirs)} may hold it: the snapshot lists no distribution there." if dirs
+                  else ""),
         evidence={name: version, need.needed: None, "needs": need.requires, "releases": need.releases,
-                  "read_at": list(need.read_at)},
+                  "read_at": list(need.read_at), **({"pythonpath_unlisted": dirs} if dirs else {})},
         fix=f"pip install '{need.requires}'", source=need.source)
 
 

@@ -901,3 +901,29 @@ def test_an_extra_other_extras_build_on_that_does_not_restate_the_base_is_one_fe
     pkgs: dict[str, Any] = {k: {"version": v, "requires_dist": []} for k, v in _VERL_091_BASE.items()}
     pkgs["verl"] = {"version": "0.9.0", "requires_dist": old}
     assert _declared(_snap(pkgs, python="3.11.7", arch="x86_64")) == []
+
+
+def test_a_run_set_addition_a_plain_pythonpath_directory_can_hold_stays_a_warning():
+    """The snapshot lists distributions, not what a plain PYTHONPATH directory holds: with one that no listed
+    distribution describes (a vendored cachetools without its dist-info: real, `import verl.trainer.ppo.ray_trainer`
+    loads), a missing run-set addition verl imports at load cannot be said to break the import. CANN's python/site-
+    packages and a checkout a probed module resolves to (Megatron-LM) change nothing."""
+    from doctor.snapshot.model import snapshot_from_dict
+
+    lines = _wheel_requires("0.9.1")
+    if lines is None:
+        pytest.skip("no verl-0.9.1 wheel under $DOCTOR_TEST_VERL_CONFIGS/wheels")
+    pkgs: dict[str, Any] = {k: {"version": v, "requires_dist": []} for k, v in _VERL_091_BASE.items()}
+    pkgs["verl"] = {"version": "0.9.1", "requires_dist": lines}
+
+    def sev(pythonpath: str) -> dict[str, Any]:
+        doc = {"schema": "doctor.snapshot/1", "complete": True, "packages": pkgs, "env": {"PATH": "/usr/bin",
+               "PYTHONPATH": pythonpath}, "modules": {"megatron": {"origins": ["/opt/Megatron-LM/megatron"]}},
+               "python": {"version": "3.11.7", "implementation": "CPython"}, "host": {"arch": "x86_64"}}
+        fs = _declared(snapshot_from_dict(doc))
+        return {f.evidence["requires"]: (f.severity.value, (f.evidence.get("imported_at_load") or {}).get(
+            "pythonpath_unlisted")) for f in fs if f.evidence["requires"] in ("cachetools", "nvtx")}
+
+    cann = "/usr/local/Ascend/ascend-toolkit/latest/python/site-packages"
+    assert sev(f"{cann}:/opt/Megatron-LM") == {"cachetools": ("error", None), "nvtx": ("warning", None)}
+    assert sev(f"{cann}:/opt/vendor") == {"cachetools": ("warning", ["/opt/vendor"]), "nvtx": ("warning", None)}

@@ -829,3 +829,40 @@ def test_what_verl_declares_or_imports_only_when_used_is_not_this_checks():
     assert not four & {f.evidence["requires"] for f in _undeclared(_verl_snapshot("0.9.1"))}
     assert "cachetools" not in {f.evidence["requires"] for f in _undeclared(_verl_snapshot("0.7.1"))}
     assert not _undeclared(_verl_snapshot("0.9.1", **_BESIDE))
+
+
+def test_a_module_a_plain_pythonpath_directory_can_hold_is_a_warning_not_an_error():
+    """A PYTHONPATH directory that no listed distribution describes can hold the module verl imports (vendored, or a
+    copy without its dist-info): the snapshot lists the distributions only, so it cannot say the import fails. Real:
+    verl 0.9.0 over a working verl 0.9.1 venv, cachetools' package moved to a plain directory and its dist-info
+    removed; with PYTHONPATH=<that directory> `import verl.trainer.ppo.ray_trainer` loads and check said error. A
+    site-packages directory (CANN's python/site-packages), a directory a listed distribution lives in and the checkout
+    a probed module resolves to (Megatron-LM holding `megatron`) hold no unlisted module: still an error. The same
+    for verl 0.7.1's cachetools (code-needs, absent_breaks)."""
+    have = {n: {"version": "1", "top_level": [m]} for n, m in (
+        ("fastapi", "fastapi"), ("uvicorn", "uvicorn"), ("transferqueue", "transfer_queue"))}
+
+    def run(pythonpath, modules=None, **more):
+        doc = _verl_snapshot("0.9.0", **_BESIDE, **have, **more)
+        doc["env"] = {"PATH": "/usr/bin", **({"PYTHONPATH": pythonpath} if pythonpath is not None else {})}
+        doc["modules"] = modules or {}
+        return [(f.severity.value, f.evidence.get("pythonpath_unlisted")) for f in _undeclared(doc)]
+
+    assert run(None) == [("error", None)]
+    assert run("") == [("error", None)]
+    assert run("/opt/vendor") == [("warning", ["/opt/vendor"])]
+    cann = "/usr/local/Ascend/ascend-toolkit/latest/python/site-packages"
+    assert run(f"{cann}:/opt/Megatron-LM/", {"megatron": {"origins": ["/opt/Megatron-LM/megatron"]}}) == [
+        ("error", None)]
+    assert run("/opt/deps", torch={"version": "2.7.1", "location": "/opt/deps", "top_level": ["torch"]}) == [
+        ("error", None)]
+    assert run(f"{cann}:/opt/vendor/") == [("warning", ["/opt/vendor/"])]
+
+    def old(pythonpath):
+        doc = {"schema": "doctor.snapshot/1", "complete": True, "modules": {},
+               "env": {"PATH": "/usr/bin", "PYTHONPATH": pythonpath},
+               "packages": {"verl": {"version": "0.7.1"}, "numpy": {"version": "1.26.4"}}}
+        return [f.severity.value for f in diagnose_dict(doc).findings if f.id == "package-code-needs-unmet"]
+
+    assert old("/opt/vendor") == ["warning"]
+    assert old(cann) == ["error"]

@@ -552,25 +552,41 @@ def imports_at_load(ctx: CheckContext) -> Iterator[Finding]:
         missing.setdefault(normalize(dist), []).append((module, at))
     entries = " / ".join(loads.entries)
     url = load().callers["verl"].url
-    # a PYTHONPATH directory no distribution describes can hold the module (vendored, copied without its dist-info)
+    # a PYTHONPATH directory no distribution describes can hold the module (vendored, copied without its dist-info),
+    # and so can an installed distribution whose top-level names the snapshot does not know (an egg-info with only
+    # PKG-INFO: a fork such as pillow-simd installs PIL under another name)
     dirs = unlisted_path_dirs(snap) if missing else []
+    unnamed = _unknown_top_level(snap) if missing else []
     for dist, mods in missing.items():
         where = "; ".join(f"`import {m}` ({at})" for m, at in mods)
         file, _, line = mods[0][1].rpartition(":")
         source = f"{url}/blob/{rel.commit or 'v' + rel.version}/{file}#L{line}"
-        unless = (f" Unless PYTHONPATH's {', '.join(dirs)} holds it (the snapshot lists no distribution there), "
-                  f"the import raises" if dirs else " The import raises")
+        maybe = ([f"PYTHONPATH's {', '.join(dirs)} holds it (the snapshot lists no distribution there)"] if dirs
+                 else []) + ([f"{_few(unnamed)} install{'s' if len(unnamed) == 1 else ''} it (the snapshot does not "
+                              f"say what {'it installs' if len(unnamed) == 1 else 'they install'})"] if unnamed else [])
+        unless = f" Unless {' or '.join(maybe)}, the import raises" if maybe else " The import raises"
         yield finding(
-            "package-imports-undeclared-missing", "warning" if dirs else "error",
+            "package-imports-undeclared-missing", "warning" if maybe else "error",
             tuple(dict.fromkeys((_comp(dist), "verl"))),
             f"verl {v} imports {mods[0][0]} when its trainer loads, and {dist} is not installed",
             detail=f"verl's modules run {where} at module level when {entries} load (read from {rel.where}), but "
                    f"verl {v}'s metadata does not name {dist}: pip neither installs it with verl nor reports it "
                    f"missing.{unless} ModuleNotFoundError: No module named '{mods[0][0]}'.",
             evidence={"verl": v, "requires": dist, "modules": [m for m, _ in mods], "at": [a for _, a in mods],
-                      "read": rel.where, **({"pythonpath_unlisted": dirs} if dirs else {})},
+                      "read": rel.where, **({"pythonpath_unlisted": dirs} if dirs else {}),
+                      **({"top_level_unknown": unnamed} if unnamed else {})},
             fix=f"Install {dist} into the same interpreter.", commands=(f"pip install '{dist}'",),
             source=source)
+
+
+def _unknown_top_level(snap: Snapshot) -> list[str]:
+    """The installed distributions whose top-level names the snapshot does not record (no top_level.txt and no
+    RECORD, or an older collector): any of them may install the module a check looks for."""
+    return sorted(n for n, p in snap.packages.items() if not isinstance(val(p, "top_level"), list))
+
+
+def _few(names: list[str]) -> str:
+    return ", ".join(names[:4]) + (f" (and {len(names) - 4} more)" if len(names) > 4 else "")
 
 
 def _import_finding(u: Unmet, caller: str, callee: str, cv: str | None, cc: str | None, dv: str | None,

@@ -471,11 +471,15 @@ _RECORD_HEAD = re.compile(r'^"?([^/,\r\n"]*)(/?).*', re.M)
 
 def _top_level(dist):
     """top_level.txt when the build wrote one, else the first path segments of RECORD that are importable
-    (a package directory or a module file; not the .dist-info, .data, scripts or __pycache__)."""
+    (a package directory or a module file; not the .dist-info, .data, scripts or __pycache__). None when neither
+    file is there (an egg-info with only PKG-INFO, a hand-made dist-info): what it installs is not known, which is
+    not "nothing" (a RECORD listing only scripts, as py-spy's)."""
     text = _read_dist_text(dist, "top_level.txt")
     if text is not None:
         return sorted(set(t.strip().split("/")[0] for t in text.splitlines() if t.strip()))
     record = _read_dist_text(dist, "RECORD")
+    if record is None:
+        return None
     if not record:
         return []
     names = set()

@@ -216,7 +216,7 @@ class Package(_Model):
     # What the distribution declares (its METADATA); older snapshots lack them.
     requires_python: str | None = _uk()  # Requires-Python; null: the METADATA has none
     requires_dist: list[str] = _uk()  # Requires-Dist lines, exactly as written (markers and extras included)
-    top_level: list[str] = _uk()  # importable top-level names (top_level.txt, else derived from RECORD)
+    top_level: list[str] = _uk()  # importable top-level names (top_level.txt, else derived from RECORD); absent: neither
     metadata: str | None = _uk()  # path of the METADATA file read (the source a finding cites)
 
 

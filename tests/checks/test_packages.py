@@ -866,3 +866,23 @@ def test_a_module_a_plain_pythonpath_directory_can_hold_is_a_warning_not_an_erro
 
     assert old("/opt/vendor") == ["warning"]
     assert old(cann) == ["error"]
+
+
+def test_an_installed_distribution_that_may_install_the_module_under_another_name_makes_it_a_warning():
+    """A fork installs the module under its own name (pillow-simd: PIL). Its top_level says so and nothing is
+    reported; when the snapshot does not know what it installs (an egg-info with only PKG-INFO, an older collector),
+    pillow's absence does not mean `import PIL` fails. Real: pillow's dist-info turned into pillow_simd-13.0.0.egg-info
+    (PKG-INFO only) in a verl 0.9.0 venv: the trainer's modules load, check said error for pillow."""
+    beside = {k: v for k, v in _BESIDE.items() if k != "pillow"}
+    have = {n: {"version": "1", "top_level": [m]} for n, m in (
+        ("fastapi", "fastapi"), ("uvicorn", "uvicorn"), ("transferqueue", "transfer_queue"),
+        ("cachetools", "cachetools"))}
+
+    def run(fork):
+        return [(f.evidence["requires"], f.severity.value, f.evidence.get("top_level_unknown"))
+                for f in _undeclared(_verl_snapshot("0.9.0", **beside, **have, **fork))]
+
+    assert run({}) == [("pillow", "error", None)]
+    assert run({"pillow-simd": {"version": "9.5.0.post2", "top_level": ["PIL"]}}) == []
+    assert run({"py-spy": {"version": "0.4.2", "top_level": []}}) == [("pillow", "error", None)]
+    assert run({"pillow-simd": {"version": "9.5.0.post2"}}) == [("pillow", "warning", ["pillow-simd"])]

@@ -758,3 +758,16 @@ def test_verify_files_counts_a_file_it_may_not_stat_as_unverified_not_gone(probe
     (d,) = probe.verify_files(["pyjwt"], budget=30)["dists"]
     assert (d["missing"], d["modified"], d["unverified"]) == (0, 0, 2) and d["missing_examples"] == []
     assert d["unreadable"] == 2  # said apart: no larger bound compares them
+
+
+def test_top_level_is_left_unknown_when_the_distribution_has_neither_top_level_txt_nor_record(
+        probe: ModuleType, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """An egg-info with only PKG-INFO (real: pillow's dist-info turned into pillow_simd-13.0.0.egg-info, PIL still
+    importable) says nothing about what it installs: None, so the snapshot leaves `top_level` out (unknown). A RECORD
+    that lists no importable name (py-spy's: a script) is a known nothing: []."""
+    site = tmp_path / "site"
+    write(site / "pillow_simd-13.0.0.egg-info" / "PKG-INFO", "Metadata-Version: 2.1\nName: pillow-simd\nVersion: 13.0.0\n")
+    write(site / "py_spy-0.4.2.dist-info" / "METADATA", "Metadata-Version: 2.1\nName: py-spy\nVersion: 0.4.2\n")
+    write(site / "py_spy-0.4.2.dist-info" / "RECORD", "../../../bin/py-spy,,\npy_spy-0.4.2.dist-info/RECORD,,\n")
+    got = {d["name"]: d["top_level"] for d in _doc(probe, monkeypatch, [str(site)])}
+    assert got == {"pillow-simd": None, "py-spy": []}

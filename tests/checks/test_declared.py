@@ -234,9 +234,11 @@ def test_real_verl_wheel_installed_no_deps_gets_an_error_naming_verl_and_a_missi
     py = venv / "bin" / "python"
     subprocess.run([str(py), "-m", "pip", "install", "--isolated", "--no-index", "--no-deps", "-q", str(wheel)],
                    check=True, timeout=600)
-    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    # doctor found through the cwd, not PYTHONPATH: the probe inherits PYTHONPATH, and a directory of modules no
+    # listed distribution describes there leaves a run-set addition the trainer imports a warning
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
     r = subprocess.run([sys.executable, "-m", "doctor", "--json", "check", "--python", str(py), "--only", "packages"],
-                       capture_output=True, text=True, timeout=300, env=env, cwd=str(tmp_path))
+                       capture_output=True, text=True, timeout=300, env=env, cwd=str(ROOT))
     assert r.returncode == 1, r.stderr
     rep = json.loads(r.stdout)
     missing = [f for f in rep["findings"] if f["id"] == "requirement-missing" and f["evidence"]["package"] == "verl"
@@ -253,7 +255,7 @@ def test_real_verl_wheel_installed_no_deps_gets_an_error_naming_verl_and_a_missi
     # the same verdicts through `check --from` on a collected snapshot
     snapfile = tmp_path / "snap.json"
     subprocess.run([sys.executable, "-m", "doctor", "collect", "--python", str(py), "-o", str(snapfile)],
-                   check=True, timeout=300, env=env, cwd=str(tmp_path), capture_output=True)
+                   check=True, timeout=300, env=env, cwd=str(ROOT), capture_output=True)
     snap = snapshot_from_dict(json.loads(snapfile.read_text()))
     ids = {(f.id, f.evidence.get("requires")) for f in diagnose([(None, snap, None)]).findings}
     assert ("requirement-missing", "codetiming") in ids

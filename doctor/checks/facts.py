@@ -7,6 +7,7 @@ keep them apart (`absent`) where "not installed" matters.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 from packaging.version import Version
@@ -132,12 +133,15 @@ def origins(snap: Snapshot, name: str) -> list[str]:
 
 
 
-def unlisted_path_dirs(snap: Snapshot) -> list[str]:
+def unlisted_path_dirs(snap: Snapshot, modules: Iterable[str] = (), local: bool = False) -> list[str]:
     """PYTHONPATH directories whose modules no distribution in the snapshot lists: a plain directory of modules
     (vendored code, a copy of a package without its dist-info) that `import` finds but `packages` cannot show, so
     "no distribution installs X" does not mean "import X fails" there. Not counted: a site-packages / dist-packages
     directory (CANN's python/site-packages, a --target tree: their distributions are listed), a directory some listed
-    distribution is installed in, and the checkout a probed module resolves to (Megatron-LM holding `megatron`)."""
+    distribution is installed in, and the checkout a probed module resolves to (Megatron-LM holding `megatron`).
+    `local` (the snapshot was probed on this host: its PYTHONPATH names directories here) with `modules`: only the
+    directories where the import system finds one of them (importlib's PathFinder, as `import` searches a path
+    entry), so a project directory or a checkout on PYTHONPATH that does not hold the module changes nothing."""
     import os
     import re
 
@@ -155,4 +159,16 @@ def unlisted_path_dirs(snap: Snapshot) -> list[str]:
         if not d or d in listed or d in checkouts or re.search(r"/(?:site|dist)-packages$", d):
             continue
         out.append(entry)
-    return list(dict.fromkeys(out))
+    out = list(dict.fromkeys(out))
+    if local and out and modules:
+        out = [d for d in out if any(_finds(m, d) for m in modules)]
+    return out
+
+
+def _finds(module: str, directory: str) -> bool:
+    from importlib.machinery import PathFinder
+
+    try:
+        return PathFinder.find_spec(module, [directory]) is not None
+    except (ImportError, OSError, ValueError):
+        return True  # cannot tell: as without the look-up

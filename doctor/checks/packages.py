@@ -555,9 +555,10 @@ def imports_at_load(ctx: CheckContext) -> Iterator[Finding]:
     # a PYTHONPATH directory no distribution describes can hold the module (vendored, copied without its dist-info),
     # and so can an installed distribution whose top-level names the snapshot does not know (an egg-info with only
     # PKG-INFO: a fork such as pillow-simd installs PIL under another name)
-    dirs = unlisted_path_dirs(snap) if missing else []
+    local = bool(ctx.options.get("local"))
     unnamed = _unknown_top_level(snap) if missing else []
     for dist, mods in missing.items():
+        dirs = unlisted_path_dirs(snap, [m for m, _ in mods], local)
         where = "; ".join(f"`import {m}` ({at})" for m, at in mods)
         file, _, line = mods[0][1].rpartition(":")
         source = f"{url}/blob/{rel.commit or 'v' + rel.version}/{file}#L{line}"
@@ -668,7 +669,11 @@ def code_needs(ctx: CheckContext) -> Iterator[Finding]:
             have = ver(snap, need.needed)
             if not isinstance(have, str):
                 if need.absent_breaks and absent(snap, need.needed):
-                    yield _code_need_absent(name, version, need, table.read, unlisted_path_dirs(snap))
+                    from doctor.knowledge.ownership import modules_of_distribution
+
+                    mods = modules_of_distribution(need.needed, snap)
+                    yield _code_need_absent(name, version, need, table.read,
+                                            unlisted_path_dirs(snap, mods, bool(ctx.options.get("local"))))
                 continue
             if need.met_by(have) is not False:
                 continue

@@ -868,6 +868,32 @@ def test_a_module_a_plain_pythonpath_directory_can_hold_is_a_warning_not_an_erro
     assert old(cann) == ["error"]
 
 
+def test_on_this_host_only_a_pythonpath_directory_that_holds_the_module_lowers_the_error(tmp_path):
+    """A live check (`local`: the snapshot was probed here, its PYTHONPATH names directories here) looks: a project
+    directory or a checkout on PYTHONPATH that does not hold cachetools leaves the error (it was a warning by the rule
+    of thumb alone); one that holds it (a vendored copy) is the warning. A snapshot from a file cannot be looked at."""
+    from doctor.checks.diagnose import diagnose
+    from doctor.snapshot.model import snapshot_from_dict
+
+    project, vendor = tmp_path / "project", tmp_path / "vendor"
+    (project / "mytool").mkdir(parents=True)
+    (project / "mytool" / "__init__.py").write_text("")
+    (vendor / "cachetools").mkdir(parents=True)
+    (vendor / "cachetools" / "__init__.py").write_text("")
+    have = {n: {"version": "1", "top_level": [m]} for n, m in (
+        ("fastapi", "fastapi"), ("uvicorn", "uvicorn"), ("transferqueue", "transfer_queue"))}
+
+    def run(pythonpath, local):
+        doc = _verl_snapshot("0.9.0", **_BESIDE, **have)
+        doc["env"], doc["modules"] = {"PATH": "/usr/bin", "PYTHONPATH": pythonpath}, {}
+        return [f.severity.value for f in diagnose([(None, snapshot_from_dict(doc), None)], local=local).findings
+                if f.id == "package-imports-undeclared-missing"]
+
+    assert run(str(project), local=True) == ["error"]
+    assert run(f"{project}:{vendor}", local=True) == ["warning"]
+    assert run(str(project), local=False) == ["warning"]  # another host's directory: cannot look
+
+
 def test_an_installed_distribution_that_may_install_the_module_under_another_name_makes_it_a_warning():
     """A fork installs the module under its own name (pillow-simd: PIL). Its top_level says so and nothing is
     reported; when the snapshot does not know what it installs (an egg-info with only PKG-INFO, an older collector),

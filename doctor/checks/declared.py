@@ -64,7 +64,7 @@ class AtLoad(NamedTuple):
     unlisted: tuple[str, ...] = ()  # PYTHONPATH directories no listed distribution describes (may hold the module)
 
 
-def _at_load(u: Unmet, snap: Any, local: bool = False) -> AtLoad | None:
+def _at_load(u: Unmet, snap: Any, held: Mapping[str, frozenset[str]] | None = None) -> AtLoad | None:
     """What the import-surface table says of a run set's addition (`u.built_on`): None when it does not read the
     declaring package's release, or neither the snapshot nor the ownership table names the addition's modules (then
     it stays a warning). Only such a finding loads the table."""
@@ -79,7 +79,7 @@ def _at_load(u: Unmet, snap: Any, local: bool = False) -> AtLoad | None:
         return None  # the release is not read, or no table says what the distribution installs
     rel, loads = got
     hit = next((m for m in sorted(mods) if m in loads.modules), "")
-    dirs = tuple(unlisted_path_dirs(snap, (hit,), local)) if hit and u.kind == "missing" else ()
+    dirs = tuple(unlisted_path_dirs(snap, (hit,), held)) if hit and u.kind == "missing" else ()
     return AtLoad(hit, loads.modules[hit] if hit else "", loads.entries, rel.where, dirs)
 
 
@@ -201,7 +201,7 @@ def declared_requirements(ctx: CheckContext) -> Iterator[Finding]:
     # verl version alone chose the stack) gives no sign it was installed that way, as for vLLM's torch pin
     conflicts: tuple[Mapping[str, str], ...] = tuple(getattr(ctx.profile, "upstream_conflicts", ()) or ()) if ascend else ()
     for u in found:
-        at_load = _at_load(u, snap, bool(ctx.options.get("local")))
+        at_load = _at_load(u, snap, ctx.options.get("path_names"))
         sev, conflict = _severity(u, on_path, conflicts, at_load)
         yield _finding(u, sev, conflict, ctx, at_load)
 

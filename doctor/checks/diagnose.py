@@ -155,6 +155,15 @@ def _refuse_the_same_snapshot_twice(nodes: Sequence[tuple[str, Snapshot | None, 
         seen[host, at].append((label, name, snap))
 
 
+def _path_names(nodes: Sequence[tuple[str | None, Snapshot | None, str | None]]) -> dict[str, frozenset[str]]:
+    """What each PYTHONPATH directory no listed distribution describes holds, for a snapshot probed on this host:
+    looked at here, once, so the checks that ask whether such a directory can hold a missing module stay pure."""
+    from doctor.checks.facts import unlisted_path_dirs
+    from doctor.probes.path_entries import top_level_names
+
+    return {d: top_level_names(d) for _, snap, _ in nodes if snap is not None for d in unlisted_path_dirs(snap)}
+
+
 # profile selection reports these itself (pseudo-check `profile-selection`, area cann)
 SELECTION_FINDINGS = ("cann-newer-than-profiles", "cann-older-than-profiles", "verl-newer-than-profiles", "no-profile",
                       "profile-facts-unknown", "profile-wrong-chip")
@@ -209,7 +218,9 @@ def diagnose(
     for _, snap, _ in nodes:
         if snap is not None:
             chosen[id(snap)] = select_profile(snap, profs, forced_profile)
-    options = {"cluster": cluster, "profile_forced": bool(forced_profile), "local": local and not cluster}
+    options: dict[str, Any] = {"cluster": cluster, "profile_forced": bool(forced_profile), "local": local and not cluster}
+    if options["local"]:
+        options["path_names"] = _path_names(nodes)
     findings, results = run_checks(list(nodes), profile_for=lambda s: chosen[id(s)][0], only=only, ignore=ignore,
                                    options=options)
     if _selection_wanted(only, ignore):

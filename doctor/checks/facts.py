@@ -7,7 +7,7 @@ keep them apart (`absent`) where "not installed" matters.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from packaging.version import Version
@@ -131,17 +131,16 @@ def origins(snap: Snapshot, name: str) -> list[str]:
     return list(o) if isinstance(o, list) else []
 
 
-
-
-def unlisted_path_dirs(snap: Snapshot, modules: Iterable[str] = (), local: bool = False) -> list[str]:
+def unlisted_path_dirs(snap: Snapshot, modules: Iterable[str] = (),
+                       held: Mapping[str, frozenset[str]] | None = None) -> list[str]:
     """PYTHONPATH directories whose modules no distribution in the snapshot lists: a plain directory of modules
     (vendored code, a copy of a package without its dist-info) that `import` finds but `packages` cannot show, so
     "no distribution installs X" does not mean "import X fails" there. Not counted: a site-packages / dist-packages
     directory (CANN's python/site-packages, a --target tree: their distributions are listed), a directory some listed
     distribution is installed in, and the checkout a probed module resolves to (Megatron-LM holding `megatron`).
-    `local` (the snapshot was probed on this host: its PYTHONPATH names directories here) with `modules`: only the
-    directories where the import system finds one of them (importlib's PathFinder, as `import` searches a path
-    entry), so a project directory or a checkout on PYTHONPATH that does not hold the module changes nothing."""
+    `held` (a snapshot probed on this host: what each of these directories holds, looked at before the checks ran,
+    doctor.probes.path_entries) with `modules`: only the directories that hold one of them, so a project directory
+    or a checkout on PYTHONPATH that does not hold the module changes nothing."""
     import os
     import re
 
@@ -160,15 +159,6 @@ def unlisted_path_dirs(snap: Snapshot, modules: Iterable[str] = (), local: bool 
             continue
         out.append(entry)
     out = list(dict.fromkeys(out))
-    if local and out and modules:
-        out = [d for d in out if any(_finds(m, d) for m in modules)]
+    if held is not None and modules:
+        out = [d for d in out if d not in held or any(m in held[d] for m in modules)]
     return out
-
-
-def _finds(module: str, directory: str) -> bool:
-    from importlib.machinery import PathFinder
-
-    try:
-        return PathFinder.find_spec(module, [directory]) is not None
-    except (ImportError, OSError, ValueError):
-        return True  # cannot tell: as without the look-up

@@ -555,10 +555,10 @@ def imports_at_load(ctx: CheckContext) -> Iterator[Finding]:
     # a PYTHONPATH directory no distribution describes can hold the module (vendored, copied without its dist-info),
     # and so can an installed distribution whose top-level names the snapshot does not know (an egg-info with only
     # PKG-INFO: a fork such as pillow-simd installs PIL under another name)
-    local = bool(ctx.options.get("local"))
+    held = ctx.options.get("path_names")
     unnamed = _unknown_top_level(snap) if missing else []
     for dist, mods in missing.items():
-        dirs = unlisted_path_dirs(snap, [m for m, _ in mods], local)
+        dirs = unlisted_path_dirs(snap, [m for m, _ in mods], held)
         where = "; ".join(f"`import {m}` ({at})" for m, at in mods)
         file, _, line = mods[0][1].rpartition(":")
         source = f"{url}/blob/{rel.commit or 'v' + rel.version}/{file}#L{line}"
@@ -673,7 +673,7 @@ def code_needs(ctx: CheckContext) -> Iterator[Finding]:
 
                     mods = modules_of_distribution(need.needed, snap)
                     yield _code_need_absent(name, version, need, table.read,
-                                            unlisted_path_dirs(snap, mods, bool(ctx.options.get("local"))))
+                                            unlisted_path_dirs(snap, mods, ctx.options.get("path_names")))
                 continue
             if need.met_by(have) is not False:
                 continue

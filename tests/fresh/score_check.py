@@ -26,6 +26,8 @@ tests/fresh/snapshots13.toml (hmine25, issue 22) and snapshots14.toml (hmine26) 
 threads, from the vLLM Ascend tracker and from Ascend threads outside it; their misses were read and recorded.
 tests/fresh/snapshots15.toml (hnever27, issue 22, mined 2026-12-04) is NEVER TUNED, like snapshots8: environment
 values that broke an Ascend run; measure it only with --no-misses.
+tests/fresh/snapshots16.toml (hsnap60, issue 22) is a tuning set of device and version-mismatch threads on Ascend NPUs;
+its misses were read and class rules written from primary sources.
 """
 
 from __future__ import annotations
@@ -53,6 +55,7 @@ SNAPSHOTS12 = HERE / "snapshots12.toml"  # hmine23 (issue 22): Ascend threads ou
 SNAPSHOTS13 = HERE / "snapshots13.toml"  # hmine25 (issue 22): vLLM Ascend version-mismatch threads
 SNAPSHOTS14 = HERE / "snapshots14.toml"  # hmine26 (issue 22): Ascend version-mismatch threads outside vLLM Ascend
 SNAPSHOTS15 = HERE / "snapshots15.toml"  # never tuned (hnever27, issue 22): --no-misses only
+SNAPSHOTS16 = HERE / "snapshots16.toml"  # hsnap60 (issue 22): Ascend device and version-mismatch threads
 
 
 def _score_module() -> ModuleType:

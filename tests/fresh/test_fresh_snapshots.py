@@ -26,6 +26,7 @@ from tests.fresh.score_check import (
     SNAPSHOTS13,
     SNAPSHOTS14,
     SNAPSHOTS15,
+    SNAPSHOTS16,
 )
 
 SNAPSHOTS3 = SNAPSHOTS.parent / "snapshots3.toml"
@@ -36,6 +37,7 @@ FLOOR12 = 10  # snapshots12's size when mined (4/10 then)
 FLOOR13 = 10  # snapshots13's size when mined (1/10 then)
 FLOOR14 = 4  # snapshots14's size when mined (2/4 then)
 FLOOR15 = 8  # snapshots15's size when mined (never tuned: a count, not a rate)
+FLOOR16 = 5  # snapshots16's size when mined (python -m tests.fresh.score_check snapshots16.toml gives its figure)
 SNAPSHOTS4 = SNAPSHOTS.parent / "snapshots4.toml"
 
 if sys.version_info >= (3, 11):
@@ -48,9 +50,9 @@ else:  # pragma: no cover
                                             (SNAPSHOTS5, 11), (SNAPSHOTS6, 11), (SNAPSHOTS7, 19), (SNAPSHOTS8, FLOOR8),
                                             (SNAPSHOTS9, 9), (SNAPSHOTS10, FLOOR10), (SNAPSHOTS11, FLOOR11),
                                             (SNAPSHOTS12, FLOOR12), (SNAPSHOTS13, FLOOR13), (SNAPSHOTS14, FLOOR14),
-                                            (SNAPSHOTS15, FLOOR15)],
+                                            (SNAPSHOTS15, FLOOR15), (SNAPSHOTS16, FLOOR16)],
                          ids=["set1", "set2", "set3", "set4", "set5", "set6", "set7", "set8", "set9", "set10",
-                              "set11", "set12", "set13", "set14", "set15"])
+                              "set11", "set12", "set13", "set14", "set15", "set16"])
 def test_fresh_snapshots_load_and_are_valid(path, size):
     reports = load_file(path)
     assert len(reports) >= size
@@ -64,9 +66,9 @@ def test_fresh_snapshots_load_and_are_valid(path, size):
 
 @pytest.mark.parametrize("path", [SNAPSHOTS, SNAPSHOTS2, SNAPSHOTS3, SNAPSHOTS4, SNAPSHOTS5, SNAPSHOTS6, SNAPSHOTS7,
                                   SNAPSHOTS8, SNAPSHOTS9, SNAPSHOTS10, SNAPSHOTS11, SNAPSHOTS12, SNAPSHOTS13, SNAPSHOTS14,
-                                  SNAPSHOTS15],
+                                  SNAPSHOTS15, SNAPSHOTS16],
                          ids=["set1", "set2", "set3", "set4", "set5", "set6", "set7", "set8", "set9", "set10",
-                              "set11", "set12", "set13", "set14", "set15"])
+                              "set11", "set12", "set13", "set14", "set15", "set16"])
 def test_fresh_snapshots_are_not_in_the_corpus_nor_the_fresh_log_sets(path):
     fresh = load_file(path)
     mined = load()
@@ -226,3 +228,12 @@ def test_the_fifteenth_snapshot_set_is_never_tuned_and_overlaps_nothing():
                                          SNAPSHOTS7, SNAPSHOTS8, SNAPSHOTS9, SNAPSHOTS10, SNAPSHOTS11, SNAPSHOTS12,
                                          SNAPSHOTS13, SNAPSHOTS14))
     _cited_nowhere(fifteenth)
+
+
+def test_the_sixteenth_snapshot_set_overlaps_no_earlier_set_nor_any_fresh_log_set_nor_the_corpus():
+    """snapshots16 (hsnap60, issue 22: Ascend device and version-mismatch threads) shares no thread with
+    snapshots1-15, any fresh log set or the corpus. It is a tuning set: class rules may cite its threads."""
+    _overlaps_nothing_before(load_file(SNAPSHOTS16), (SNAPSHOTS, SNAPSHOTS2, SNAPSHOTS3, SNAPSHOTS4, SNAPSHOTS5,
+                                                      SNAPSHOTS6, SNAPSHOTS7, SNAPSHOTS8, SNAPSHOTS9, SNAPSHOTS10,
+                                                      SNAPSHOTS11, SNAPSHOTS12, SNAPSHOTS13, SNAPSHOTS14,
+                                                      SNAPSHOTS15))

@@ -203,7 +203,31 @@ def declared_requirements(ctx: CheckContext) -> Iterator[Finding]:
     for u in found:
         at_load = _at_load(u, snap, ctx.options.get("path_names"))
         sev, conflict = _severity(u, on_path, conflicts, at_load)
+        documented = _documented(u) if ascend and conflict is None else None
+        if documented:
+            sev, conflict = "info", documented
         yield _finding(u, sev, conflict, ctx, at_load)
+
+
+def _documented(u: Unmet) -> Mapping[str, str] | None:
+    """vllm-ascend's own release notes or matrix name another torch-npu / triton-ascend build for the release than
+    the one its requirements pin (the release matrix's `*_also`: v0.18.0 "Upgraded to 2.9.0.post1+git4c901a4 ... This
+    version can't install by default, please upgrade manually", v0.11.0 "TorchNPU is upgraded to 2.7.1.post1 ... hard
+    to add it to auto dependence"): installing it is the documented procedure, so pip check's conflict is upstream's own."""
+    if u.kind != "version" or u.package != "vllm-ascend" or u.installed is None:
+        return None
+    from doctor.knowledge.matrix import vllm_ascend_row
+    from doctor.knowledge.versions import parse_pkg_version
+
+    row = vllm_ascend_row(u.version)
+    got = parse_pkg_version(u.installed)
+    alts = {"torch-npu": row.torch_npu_also, "triton-ascend": row.triton_ascend_also}.get(u.name, ()) if row else ()
+    if row is None or got is None or not any(parse_pkg_version(a) == got for a in alts):
+        return None
+    from doctor.knowledge.matrix import SRC_VA_NOTES, SRC_VA_POLICY
+
+    return {"package": u.package, "requirement": u.requirement, "documented": row.version,
+            "source": f"{SRC_VA_NOTES}; {SRC_VA_POLICY}; {row.source}"}
 
 
 def _finding(u: Unmet, sev: str, conflict: Mapping[str, str] | None, ctx: CheckContext,
@@ -224,7 +248,10 @@ def _finding(u: Unmet, sev: str, conflict: Mapping[str, str] | None, ctx: CheckC
         evidence["target"] = f"not stated ({untold})"
         detail_src += (f" The snapshot does not state its {untold}: this is what the published wheel named there "
                        "declares; a wheel for another target of the same release may declare otherwise.")
-    if conflict:
+    if conflict and conflict.get("documented"):
+        detail_src += (f" vllm-ascend {conflict['documented']}'s release notes / compatibility matrix name {u.name} "
+                       f"{u.installed} for this release, to be installed by hand over its pin ({conflict['source']}).")
+    elif conflict:
         detail_src += f" The verified stack {ctx.profile.name} carries this conflict upstream ({conflict['source']})."
     hidden = _hidden(u, ctx.snapshot) if u.kind == "version" and not conflict else None
     if hidden:
@@ -351,6 +378,9 @@ def _untold_target(u: Unmet, snap: Any) -> str:
 
 def _fix(text: str, u: Unmet, conflict: Mapping[str, str] | None, ctx: CheckContext) -> str:
     """An upstream conflict is the verified stack as documented: the fix is to keep it, not to undo its pin."""
+    if conflict and conflict.get("documented"):
+        return (f"Nothing to change: vllm-ascend {conflict['documented']}'s own documentation installs {u.name} "
+                f"{u.installed} over its pin; installing the declared range would undo it.")
     if conflict:
         return (f"Nothing to change: {ctx.profile.name} installs {u.name} this way on purpose (upstream's own "
                 f"conflict); installing the declared range would undo the stack's pin.")

@@ -15,6 +15,7 @@ from doctor.knowledge.chips import family_from_name
 from doctor.knowledge.matrix import (
     SRC_PT_COMPAT,
     SRC_TORCHVISION,
+    VLLM_ASCEND,
     newest_torch_npu,
     torch_npu_cann,
     torch_npu_row,
@@ -151,7 +152,7 @@ def torch_npu_cann_pairing(ctx: CheckContext) -> Iterator[Finding]:
         # not in the table: the pairing could not be judged (skipped, never a pass; what was found stands)
         skip(f"torch-npu {tn} is not in the compatibility table the doctor knows")
     wc = CannVersion(want)
-    if c[1].is_ambiguous_against(wc) or c[1] == wc:
+    if c[1].is_ambiguous_against(wc) or c[1] == wc or _vllm_ascend_pairs(tn, c[1]):
         return
     older = c[1] < wc
     yield finding(
@@ -162,6 +163,18 @@ def torch_npu_cann_pairing(ctx: CheckContext) -> Iterator[Finding]:
         evidence={"torch-npu": tn, "cann": c[0], "expected_cann": want},
         fix=f"Use the torch-npu release listed for CANN {c[0]}, or CANN {want}.",
         source=row.source if (row := torch_npu_row(tn)) else SRC_PT_COMPAT)
+
+
+def _vllm_ascend_pairs(tn: str, c: CannVersion) -> bool:
+    """A vllm-ascend release pins this torch-npu (its requirements) with this CANN in its release matrix: vllm-ascend
+    v0.13.0rc3 and v0.16.0rc1-v0.19.1rc1 run torch-npu 2.8.0.post2 / 2.9.0 on CANN 8.5.1, which Ascend/pytorch's own
+    table, with no 8.5.1 row, pairs with 8.5.0. A pairing an upstream documents for its stack is not reported."""
+    from doctor.knowledge.versions import parse_pkg_version
+
+    got = parse_pkg_version(tn)
+    return got is not None and any(
+        r.torch_npu and parse_pkg_version(r.torch_npu[2:]) == got
+        and any(c == CannVersion(x) for x in r.cann_versions()) for r in VLLM_ASCEND)
 
 
 def _device_socs(snap: Snapshot, table: SocTable) -> list[str]:

@@ -19,6 +19,9 @@ from doctor.knowledge.versions import parse_pkg_version
 _VA = "https://github.com/vllm-project/vllm-ascend"
 SRC_VA_POLICY = "https://github.com/vllm-project/vllm-ascend/blob/v0.25.1rc1/docs/source/community/versioning_policy.md"
 SRC_VA_MATRIX = SRC_VA_POLICY  # the release matrix; each row names its own tag below
+# vllm-ascend's release notes, every release, read whole at main 182b75e (2026-08-22, the newest snapshot)
+SRC_VA_NOTES = ("https://github.com/vllm-project/vllm-ascend/blob/182b75ea84ff13ece27b57391331ef8935410aea/docs/source/"
+                "user_guide/release_notes.md")
 SRC_PT_COMPAT = "https://github.com/Ascend/pytorch/blob/9e73e708ab9350d203475609f36f8a43f6a0c2ab/COMPATIBILITY.en.md"
 # TorchNPU 26.2.0 (October 2026): its release notes pair all seven 26.2.0 wheels with CANN 9.2.0
 SRC_PT_NOTES_2620 = "https://github.com/Ascend/pytorch/blob/04937a13212ac75868424b6e9dae31ff4d9d9866/docs/zh/release_notes.md"
@@ -134,17 +137,20 @@ VLLM_ASCEND: tuple[VllmAscendRow, ...] = (
        torch_npu_also=("2.9.0.post1+git4c901a4",), triton_ascend_also=("3.2.0.dev20260322",),
        note="The v0.18.0 tag's matrix gives rc1 torch-npu 2.9.0.post1+git4c901a4; requirements.txt pins 2.9.0."),
     _r("0.18.0", "0.18.0", _P310, "8.5.1", "==2.9.0", "==2.9.0", triton_ascend="3.2.0",
-       torch_npu_also=("2.9.0.post1+git4c901a4",), triton_ascend_also=("3.2.0.dev20260322",),
+       torch_npu_also=("2.9.0.post1+git4c901a4", "2.9.0.post2"), triton_ascend_also=("3.2.0.dev20260322", "3.2.1"),
        note="requirements.txt pins torch-npu==2.9.0 and triton-ascend==3.2.0; the matrix says 2.9.0.post1+git4c901a4 "
-            "and 3.2.0.dev20260322."),
+            "and 3.2.0.dev20260322. Its release notes (Dependencies, at 182b75e): \"If CANN has been upgraded to version "
+            "9.0.0, please upgrade TorchNPU version to 2.9.0.post2\" and triton-ascend \"to 3.2.1 synchronously\" (CANN "
+            "9.0.0 itself stays off cann_also: triton-ascend 3.2.0, this row's pin, is not documented for it)."),
     _r("0.18.1.dev0", "0.18.0", _P310, "9.0.0", "==2.9.0", "==2.9.0.post2", triton_ascend="3.2.1", branch="releases/v0.18.0",
        source="https://github.com/vllm-project/vllm-ascend/tree/a2796db45beb541a52aaaa35ff3da4863c91f62a",
        note="Builds of the releases/v0.18.0 branch after v0.18.0 (they report 0.18.1.devN): a2796db45 (2026-05-20) "
             "re-pinned torch-npu 2.9.0.post2, triton-ascend 3.2.1 and CANN 9.0.0, before verl v0.8.0 cloned the branch."),
     _r("0.19.1rc1", "0.19.1", _P310, "8.5.1", "==2.9.0", "==2.9.0", triton_ascend="3.2.0",
-       triton_ascend_also=("3.2.0.dev20260322",),
+       triton_ascend_also=("3.2.0.dev20260322",), torch_npu_also=("2.9.0.post1+git4c901a4", "2.9.0.post2"),
        note="Its release notes' Known Issues give triton-ascend 3.2.0.dev20260322 as the workaround for a g++ internal "
-            "compiler error of 3.2.0."),
+            "compiler error of 3.2.0, and (at 182b75e) \"Please upgrade to 2.9.0.post1+git4c901a4\" for torch-npu, "
+            "\"If CANN has been upgraded to version 9.0.0, please upgrade TorchNPU version to 2.9.0.post2\"."),
     _r("0.20.2rc1", "0.20.2", _P310, "9.0.0", "==2.10.0", "==2.10.0", triton_ascend="3.2.1"),
     _r("0.21.0rc1", "0.21.0", _P313, "9.0.0", "==2.10.0", "==2.10.0", triton_ascend="3.2.1"),
     _r("0.22.1rc1", "0.22.1", _P313, "9.0.0", "==2.10.0", "==2.10.0", triton_ascend="3.2.1"),

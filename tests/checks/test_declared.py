@@ -124,12 +124,23 @@ def test_a_conflict_the_profile_names_as_upstreams_own_is_info():
         upstream_conflicts = ({"package": "vllm-ascend", "requirement": "torch-npu==2.7.1",
                                "source": "https://github.com/vllm-project/vllm-ascend/issues/1"},)
 
+    # (2.7.1.post3: a build vllm-ascend's own docs do not name for 0.11.0, unlike its matrix's 2.7.1.post1)
     snap = _snap({"vllm-ascend": {"version": "0.11.0", "requires_dist": ["torch-npu==2.7.1"]},
-                  "torch-npu": {"version": "2.7.1.post1", "requires_dist": []}})
+                  "torch-npu": {"version": "2.7.1.post3", "requires_dist": []}})
     (f,) = _declared(snap, P())
     assert f.severity.value == "info" and f.source == "https://github.com/vllm-project/vllm-ascend/issues/1"
     (g,) = _declared(snap)
     assert g.severity.value == "error"
+
+
+def test_a_build_vllm_ascends_own_docs_name_for_the_release_is_info():
+    """v0.11.0's release notes: "TorchNPU is upgraded to 2.7.1.post1 ... Please install it by yourself" (its
+    requirements pin 2.7.1; the release matrix says 2.7.1.post1)."""
+    snap = _snap({"vllm-ascend": {"version": "0.11.0", "requires_dist": ["torch-npu==2.7.1"]},
+                  "torch-npu": {"version": "2.7.1.post1", "requires_dist": []}})
+    (f,) = _declared(snap)
+    assert f.severity.value == "info" and "release_notes.md" in f.source
+    assert f.fix is not None and "Nothing to change" in f.fix.text and not f.fix.commands
 
 
 def test_unmet_matches_pip_check_on_the_same_requirements():
@@ -411,8 +422,9 @@ def test_fix_lines_never_undo_an_upstream_conflict_nor_install_another_build_of_
         name = p.name
         upstream_conflicts = (conflict,)
 
+    # (2.7.1.post3: a build vllm-ascend's own docs do not name for 0.11.0, unlike its matrix's 2.7.1.post1)
     snap = _snap({"vllm-ascend": {"version": "0.11.0", "requires_dist": ["torch-npu==2.7.1"]},
-                  "torch-npu": {"version": "2.7.1.post1", "requires_dist": []}})
+                  "torch-npu": {"version": "2.7.1.post3", "requires_dist": []}})
     (f,) = _declared(snap, P())
     assert f.fix.commands == () and "Nothing to change" in f.fix.text
 

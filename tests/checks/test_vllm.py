@@ -182,7 +182,10 @@ def test_release_branch_build_uses_the_branch_row():
     assert "vllm-ascend-torch-npu-pairing" not in f and "vllm-ascend-cann-pairing" not in f
     d["packages"]["vllm-ascend"]["version"] = "0.18.0"  # the tag itself pins torch-npu 2.9.0 and CANN 8.5.1
     f = found(d)
-    assert f["vllm-ascend-torch-npu-pairing"] == "warning" and f["vllm-ascend-cann-pairing"] == "warning"
+    # its release notes: "If CANN has been upgraded to version 9.0.0, please upgrade TorchNPU version to 2.9.0.post2"
+    assert "vllm-ascend-torch-npu-pairing" not in f and f["vllm-ascend-cann-pairing"] == "warning"
+    d["packages"]["torch-npu"]["version"] = "2.9.0.post3"
+    assert found(d)["vllm-ascend-torch-npu-pairing"] == "warning"
 
 
 @pytest.mark.parametrize(("value", "expected"), [("50", "warning"), ("199", "warning"), ("200", None), ("1024", None),

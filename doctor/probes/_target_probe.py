@@ -356,10 +356,11 @@ def _read_dist_text(dist, fname):
     base = getattr(dist, "_path", None)
     if fname and type(base).__module__ == "pathlib":
         try:
-            with open(os.path.join(str(base), fname), encoding="utf-8") as fh:
-                return fh.read()
+            with open(os.path.join(str(base), fname), "rb") as fh:  # bytes: no text-mode file object per read
+                text = fh.read().decode("utf-8")
         except (OSError, UnicodeDecodeError):  # what importlib.metadata's read_text suppresses
             return None
+        return text.replace("\r\n", "\n").replace("\r", "\n") if "\r" in text else text  # text mode's newlines
     try:
         return dist.read_text(fname)
     except Exception:

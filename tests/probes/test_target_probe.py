@@ -141,6 +141,23 @@ def test_declared_fields_are_what_importlib_metadata_reads(probe: ModuleType, tm
     assert doc["crlf"]["requires_python"] == ">=3.8" and doc["crlf"]["requires_dist"] == []
 
 
+def test_a_dist_info_file_reads_as_importlib_metadata_reads_it(probe: ModuleType, tmp_path: Path) -> None:
+    """The probe opens dist-info files itself (not through pathlib): what it reads is what `dist.read_text` gives,
+    newlines as text mode reads them (CRLF and a lone CR as LF), and nothing for a missing or non-UTF-8 file."""
+    info = tmp_path / "s" / "nl-1.0.dist-info"
+    write(info / "METADATA", "Metadata-Version: 2.1\nName: nl\nVersion: 1.0\n")
+    (info / "RECORD").write_bytes(b"nl/__init__.py,sha256=x,1\r\nnl/a.py,,\rnl-1.0.dist-info/RECORD,,\n")
+    (info / "INSTALLER").write_bytes(b"pip\xff\n")
+    (dist,) = importlib.metadata.distributions(path=[str(tmp_path / "s")])
+    assert probe._read_dist_text(dist, "RECORD") == dist.read_text("RECORD") == \
+        "nl/__init__.py,sha256=x,1\nnl/a.py,,\nnl-1.0.dist-info/RECORD,,\n"
+    assert probe._read_dist_text(dist, "METADATA") == dist.read_text("METADATA")
+    with pytest.raises(UnicodeDecodeError):
+        dist.read_text("INSTALLER")
+    assert probe._read_dist_text(dist, "INSTALLER") is None
+    assert probe._read_dist_text(dist, "direct_url.json") is None is dist.read_text("direct_url.json")
+
+
 # -- the C++ runtime (python.libstdcxx) ---------------------------------------------------------------------------
 
 

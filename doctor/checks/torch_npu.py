@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 from packaging.version import Version
 
 from doctor.checks.commands import install_dry_run
-from doctor.checks.facts import absent, arch, cann, installed, npu_host, pver, val, ver
+from doctor.checks.facts import absent, arch, cann, family, installed, npu_host, pver, val, ver
 from doctor.checks.runner import CheckContext, check, skip
 from doctor.knowledge.chips import family_from_name
 from doctor.knowledge.matrix import (
@@ -152,7 +152,7 @@ def torch_npu_cann_pairing(ctx: CheckContext) -> Iterator[Finding]:
         # not in the table: the pairing could not be judged (skipped, never a pass; what was found stands)
         skip(f"torch-npu {tn} is not in the compatibility table the doctor knows")
     wc = CannVersion(want)
-    if c[1].is_ambiguous_against(wc) or c[1] == wc or _vllm_ascend_pairs(tn, c[1]):
+    if c[1].is_ambiguous_against(wc) or c[1] == wc or _vllm_ascend_pairs(tn, c[1], family(snap), arch(snap)):
         return
     older = c[1] < wc
     yield finding(
@@ -165,16 +165,25 @@ def torch_npu_cann_pairing(ctx: CheckContext) -> Iterator[Finding]:
         source=row.source if (row := torch_npu_row(tn)) else SRC_PT_COMPAT)
 
 
-def _vllm_ascend_pairs(tn: str, c: CannVersion) -> bool:
-    """A vllm-ascend release pins this torch-npu (its requirements) with this CANN in its release matrix: vllm-ascend
-    v0.13.0rc3 and v0.16.0rc1-v0.19.1rc1 run torch-npu 2.8.0.post2 / 2.9.0 on CANN 8.5.1, which Ascend/pytorch's own
-    table, with no 8.5.1 row, pairs with 8.5.0. A pairing an upstream documents for its stack is not reported."""
+def _vllm_ascend_pairs(tn: str, c: CannVersion, fam: str | None, host_arch: str | None) -> bool:
+    """A vllm-ascend release documents this torch-npu build with this CANN on this host (VllmAscendRow.torch_npu_canns:
+    its pin and the builds its matrix / release notes name, with its matrix's CANN or the CANN an alternative binds them
+    to, on the chip family or arch it is for). vllm-ascend v0.13.0rc3 and v0.16.0rc1-v0.19.1rc1 run torch-npu
+    2.8.0.post2 / 2.9.0 on CANN 8.5.1, which Ascend/pytorch's own table, with no 8.5.1 row, pairs with 8.5.0; v0.18.0's
+    hand-installed 2.9.0.post1+git4c901a4 is for CANN 8.5.1 and its 2.9.0.post2 for 9.0.0; the 310P images of
+    v0.20.2rc1-v0.25.1rc1 run the release's pin on CANN 9.1.0-beta.1. A pairing an upstream documents for its stack is
+    not reported. Builds compare by public version (2.9.0.post1+gitdc51c2d is the x86 wheel of the same build)."""
     from doctor.knowledge.versions import parse_pkg_version
 
     got = parse_pkg_version(tn)
-    return got is not None and any(
-        r.torch_npu and parse_pkg_version(r.torch_npu[2:]) == got
-        and any(c == CannVersion(x) for x in r.cann_versions()) for r in VLLM_ASCEND)
+    if got is None:
+        return False
+
+    def same(b: str) -> bool:
+        v = parse_pkg_version(b)
+        return v is not None and v.public == got.public
+
+    return any(same(b) and c == CannVersion(x) for r in VLLM_ASCEND for b, x in r.torch_npu_canns(fam, host_arch))
 
 
 def _device_socs(snap: Snapshot, table: SocTable) -> list[str]:

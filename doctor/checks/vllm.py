@@ -11,12 +11,14 @@ from packaging.specifiers import SpecifierSet
 from packaging.version import Version
 
 from doctor.checks.commands import install_dry_run
+from doctor.checks.facts import arch as host_arch
 from doctor.checks.facts import cann, driver, env, env_known, env_unset, family, installed, pver, val, ver
 from doctor.checks.runner import CheckContext, check, skip
 from doctor.knowledge.matrix import (
     SRC_VA_MATRIX,
     SRC_VA_POLICY,
     VLLM_ASCEND,
+    CannAlt,
     VllmAscendRow,
     install_doc,
     vllm_ascend_row,
@@ -273,7 +275,8 @@ def vllm_ascend_matrix(ctx: CheckContext) -> Iterator[Finding]:
                 source=row.source)
     c = cann(snap)
     if c is not None and row.cann:
-        rcs = [CannVersion(x) for x in row.cann_versions()]
+        # the matrix's CANN, and the ones the release documents for this host (its chip family, its arch, its builds)
+        rcs = [CannVersion(x) for x in row.host_canns(*_host(snap))]
         if not any(c[1].is_ambiguous_against(rc) or c[1].series == rc.series for rc in rcs):
             # older than every CANN the release names: its installation guide's "CANN >= X" / "== X | Required for
             # vllm-ascend and torch-npu" is not met (its ops call what that CANN added); another, newer series is a
@@ -281,17 +284,29 @@ def vllm_ascend_matrix(ctx: CheckContext) -> Iterator[Finding]:
             # (a tagged release only: a build of a release branch is not the tag its guide describes, and the verified
             # verl 0.9.0 stack runs releases/v0.23.0 on CANN 9.0.0)
             older = not branch_build and row.branch is None and all(c[1] < rc for rc in rcs)
+            # this CANN series is documented for the release only with other torch-npu / triton-ascend builds (the
+            # alternative for this chip family or arch first, then the one for any host)
+            unmet = next((a for a in sorted(row.cann_alts, key=lambda a: a.on is None)
+                          if a.on_host(*_host(snap)[:2]) and (a.torch_npu or a.triton_ascend)
+                          and CannVersion(a.cann).series == c[1].series), None)
+            builds = _builds(unmet) if unmet else ""
             yield finding(
                 "vllm-ascend-cann-pairing", "error" if older else "warning", ("vllm-ascend", "cann"),
                 f"vllm-ascend {va} is matrixed with CANN {row.cann}, this host has CANN {c[0]}"
-                + (", older than the CANN it requires" if older else ""),
+                + (", older than the CANN it requires" if older else "")
+                + (f", documented for it only with {builds}" if unmet else ""),
                 detail=(f"vllm-ascend {va}'s installation guide lists CANN {row.cann} as \"Required for vllm-ascend and "
                         "torch-npu\": its custom ops and torch-npu call what that CANN ships." if older else
+                        f"Its CANN {unmet.cann} is documented with the builds cut for it: {unmet.says}." if unmet else
                         "This CANN series is off the release's compatibility matrix."),
-                evidence={"vllm-ascend": va, "cann": c[0], "expected_cann": row.cann},
-                fix=f"Use the vllm-ascend release for CANN {c[0]} (see `doctor profiles`)"
-                    + (f", or upgrade CANN to {row.cann}." if older else "."),
-                source=f"{install_doc(row.version)}; {row.source}" if older and row.branch is None else row.source)
+                evidence={"vllm-ascend": va, "cann": c[0], "expected_cann": row.cann}
+                | ({"documented_with": builds} if unmet else {}),
+                fix=(f"pip install --no-deps {_pins(unmet)} (the builds vllm-ascend {va}'s release notes name for CANN "
+                     f"{unmet.cann}), or use CANN {row.cann} with the release's own pins." if unmet else
+                     f"Use the vllm-ascend release for CANN {c[0]} (see `doctor profiles`)"
+                     + (f", or upgrade CANN to {row.cann}." if older else ".")),
+                source=(f"{install_doc(row.version)}; {row.source}" if older and row.branch is None else
+                        f"{unmet.source}; {row.source}" if unmet else row.source))
     py = val(snap.python, "version")
     if py and pkg_satisfies(py, row.python) is False and release(Version(py), 2) >= (3, 10):
         yield finding(
@@ -306,6 +321,19 @@ def vllm_ascend_matrix(ctx: CheckContext) -> Iterator[Finding]:
             f"vllm-ascend {va} does not list Atlas A3 as supported",
             evidence={"vllm-ascend": va, "chip": fam}, fix="Use vllm-ascend 0.9.1 or newer on A3.",
             source=_A3_SOURCE)
+
+
+def _host(snap: Snapshot) -> tuple[str | None, str | None, str | None, str | None]:
+    """What a release's CANN alternatives are bound to (CannAlt): chip family, CPU arch, torch-npu, triton-ascend."""
+    return family(snap), host_arch(snap), ver(snap, "torch-npu"), ver(snap, "triton-ascend")
+
+
+def _builds(a: CannAlt) -> str:
+    return " and ".join(f"{n} {v}" for n, v in (("torch-npu", a.torch_npu), ("triton-ascend", a.triton_ascend)) if v)
+
+
+def _pins(a: CannAlt) -> str:
+    return " ".join(f"{n}=={v}" for n, v in (("torch-npu", a.torch_npu), ("triton-ascend", a.triton_ascend)) if v)
 
 
 def _unreleased_torch_npu(snap: Snapshot, row: VllmAscendRow, va: str) -> Iterator[Finding]:
@@ -395,12 +423,7 @@ def vllm_ascend_graph_driver(ctx: CheckContext) -> Iterator[Finding]:
         fix=f"Upgrade the driver and firmware (HDK) to {need} or newer.", source=_VA_NOTES)
 
 
-# vllm-ascend releases whose release notes tie a chip family's support to a newer CANN than the release's own:
-# (family, release, the CANN it needs)
-_CHIP_CANN = (("310P", "0.18.0", "9.0.0"),)
-
-
-@check("vllm-ascend-chip-support", "vllm", findings=("vllm-ascend-release-chip-unsupported", "vllm-ascend-chip-needs-cann",
+@check("vllm-ascend-chip-support", "vllm", findings=("vllm-ascend-release-chip-unsupported",
                                                     "vllm-ascend-chip-stable-release-elsewhere"))
 def vllm_ascend_chip_support(ctx: CheckContext) -> Iterator[Finding]:
     """The installed vllm-ascend release supports this host's chip family (310P, 310B, first-generation 910, 950)."""
@@ -437,17 +460,35 @@ def vllm_ascend_chip_support(ctx: CheckContext) -> Iterator[Finding]:
             fix=f"Use vllm-ascend {stable} (its {chip.lower()} image) on {chip}, or v0.14.0rc1 or later, whose release "
                 "notes bring 310P support back (basic dense and VL models, eager mode; more models in later releases).",
             source=src)
-    c = cann(snap)
-    for chip, release_, need in _CHIP_CANN:
-        if vp is None or fam != chip or Version(vp.public) != Version(release_) or c is None or not c[1] < CannVersion(need):
+
+
+@check("vllm-ascend-host-cann", "vllm", findings=("vllm-ascend-chip-needs-cann", "vllm-ascend-arch-needs-cann"))
+def vllm_ascend_host_cann(ctx: CheckContext) -> Iterator[Finding]:
+    """A vllm-ascend release whose release notes need a newer CANN than its matrix's on some hosts (CannAlt.needs):
+    v0.18.0 on 310P ("310P device supporting ... need upgrades CANN version to 9.0.0") and on x86 (a known issue
+    "resolved with CANN 9.0.0")."""
+    snap = ctx.snapshot
+    row, c = vllm_ascend_row(ver(snap, "vllm-ascend")), cann(snap)
+    if row is None or c is None:
+        skip("vllm-ascend's release (in the matrix) or the CANN version is not known")
+    fam, where = family(snap), host_arch(snap)
+    for a in row.cann_alts:
+        need = CannVersion(a.cann)
+        if not a.needs or a.on is None or not a.on_host(fam, where) or c[1].is_ambiguous_against(need) \
+                or not c[1] < need:
             continue
+        va = ver(snap, "vllm-ascend")
+        chip = a.on == fam
         yield finding(
-            "vllm-ascend-chip-needs-cann", "error", ("vllm-ascend", "cann", "npu"),
-            f"vllm-ascend {ver(snap, 'vllm-ascend')} supports {chip} only with CANN {need}, this host has CANN {c[0]}",
-            detail=f"Its release notes (v{release_} Dependencies): CANN was upgraded to 8.5.1, and \"310P device supporting "
-                   f"... need upgrades CANN version to {need}\".",
-            evidence={"vllm-ascend": ver(snap, "vllm-ascend"), "chip": chip, "cann": c[0], "needs": need},
-            fix=f"Install CANN {need} (toolkit, ops and NNAL) for {chip}.", source=_VA_NOTES)
+            "vllm-ascend-chip-needs-cann" if chip else "vllm-ascend-arch-needs-cann", a.needs,
+            ("vllm-ascend", "cann", "npu") if chip else ("vllm-ascend", "cann", "system"),
+            f"vllm-ascend {va} " + (f"supports {a.on} only with CANN {a.cann}, this host has CANN {c[0]}" if chip else
+                                    f"has a known issue on {a.on} that CANN {a.cann} fixes; this host has CANN {c[0]}"),
+            detail=f"vllm-ascend {va}'s matrix pairs it with CANN {row.cann}; {a.says}.",
+            evidence={"vllm-ascend": va, "chip" if chip else "arch": a.on, "cann": c[0], "needs": a.cann},
+            fix=f"Install CANN {a.cann} (toolkit, ops and NNAL)" + (f" with {_builds(a)}" if _builds(a) else "")
+                + f" on {a.on}.", source=a.source)
+
 
 # The oldest vllm-ascend release's installation guide: "CANN >= 8.0.0 | Required for vllm-ascend and torch-npu",
 # "torch >= 2.5.1 | Required for torch-npu and vllm" (v0.7.1rc1); every later release requires as much or more (the
@@ -457,13 +498,17 @@ def vllm_ascend_cann_prerelease(ctx: CheckContext) -> Iterator[Finding]:
     """A CANN pre-release (8.3.RC1.alpha002, 9.0.0-beta.1, a T or weekly build) beside vllm-ascend, whatever its
     release: the compatibility matrix's "Stable CANN" column names only releases, so no vllm-ascend release was
     tested on it (vllm-ascend's own CI hit torchair failures on one:
-    https://github.com/vllm-project/vllm-ascend/issues/3137)."""
+    https://github.com/vllm-project/vllm-ascend/issues/3137). Not the one pre-release a release documents for the
+    host's chip family (v0.20.2rc1 .. v0.25.1rc1 build their 310P image on CANN 9.1.0-beta.1)."""
     snap = ctx.snapshot
     c = cann(snap)
     if not installed(snap, "vllm-ascend") or c is None:
         skip("vllm-ascend is not installed, or the CANN version is not known")
     if not c[1].is_prerelease:
         return
+    row = vllm_ascend_row(ver(snap, "vllm-ascend"))
+    if row is not None and any(c[1] == CannVersion(x) for x in row.host_canns(*_host(snap))):
+        return  # the release documents this very build for this host (its 310P image on CANN 9.1.0-beta.1)
     stable = sorted({CannVersion(x) for r in VLLM_ASCEND if r.branch is None for x in r.cann_versions()})
     after = [s for s in stable if s > c[1]]
     nearest = after[0] if after else stable[-1]

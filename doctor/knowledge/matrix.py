@@ -29,6 +29,37 @@ SRC_DRIVER = "https://github.com/Ascend/docs/blob/36ae37d3834de5b9a0449a28e0f442
 SRC_TORCHVISION = "https://github.com/pytorch/vision/blob/v0.25.0/README.md"
 
 
+class CannAlt(NamedTuple):
+    """A CANN a vllm-ascend release documents for part of its hosts, beside its matrix row's own: on one chip family or
+    CPU arch (`on`: vLLM Ascend builds its 310P image on another CANN, Dockerfile.310p), and/or with the torch-npu /
+    triton-ascend builds its release notes cut for that CANN ("If CANN has been upgraded to version 9.0.0, please
+    upgrade TorchNPU version to 2.9.0.post2"): the CANN is documented there only with those builds. `needs`: on `on`,
+    a CANN older than this one is what the notes say the release does not run right with; the value is that finding's
+    severity ("error" where every source of the release agrees, "warning" for a known issue the CANN fixes, or where
+    the release's own images disagree with its notes)."""
+
+    cann: str
+    source: str
+    says: str  # what the source says, quoted or paraphrased, for the finding's detail
+    on: str | None = None  # a chip family ("310P") or a CPU arch ("x86_64", as host.arch says it); None: any host
+    torch_npu: str | None = None  # the torch-npu build that goes with this CANN (a public version)
+    triton_ascend: str | None = None  # the triton-ascend build that goes with it
+    needs: str | None = None  # "error" / "warning": on `on`, an older CANN is reported (see above)
+
+    def on_host(self, family: str | None, arch: str | None) -> bool:
+        return self.on is None or self.on in (family, arch)
+
+    def with_builds(self, torch_npu: str | None, triton_ascend: str | None) -> bool:
+        """No installed build other than the ones named (a package not installed, or its version not known, rules
+        nothing out)."""
+        return _same_build(self.torch_npu, torch_npu) and _same_build(self.triton_ascend, triton_ascend)
+
+
+def _same_build(want: str | None, got: str | None) -> bool:
+    g = parse_pkg_version(got)
+    return want is None or g is None or Version(g.public) == Version(want)
+
+
 class VllmAscendRow(NamedTuple):
     """One vllm-ascend release and the stack its tag pins.
 
@@ -55,6 +86,9 @@ class VllmAscendRow(NamedTuple):
     # the unreleased torch-npu nightly the tag's installation.md installs by hand ("vllm-ascend relies on an
     # unreleased version of torch-npu"): the released torch-npu builds before it lack ops this release calls
     torch_npu_unreleased: str | None = None
+    # CANNs the release documents for some hosts only (a chip family, a CPU arch, or with the builds cut for that
+    # CANN): not in cann_versions(), which every host may use; see host_canns()
+    cann_alts: tuple[CannAlt, ...] = ()
 
     def vllm_versions(self) -> tuple[str, ...]:
         return (self.vllm, *self.vllm_also)
@@ -64,6 +98,28 @@ class VllmAscendRow(NamedTuple):
 
     def cann_versions(self) -> tuple[str, ...]:
         return ((self.cann,) if self.cann else ()) + self.cann_also
+
+    def host_cann_alts(self, family: str | None = None, arch: str | None = None, torch_npu: str | None = None,
+                       triton_ascend: str | None = None) -> tuple[CannAlt, ...]:
+        """The alternatives documented for this host: its chip family or CPU arch, with the builds it has."""
+        return tuple(a for a in self.cann_alts if a.on_host(family, arch) and a.with_builds(torch_npu, triton_ascend))
+
+    def host_canns(self, family: str | None = None, arch: str | None = None, torch_npu: str | None = None,
+                   triton_ascend: str | None = None) -> tuple[str, ...]:
+        """Every CANN the release documents for this host: the matrix's, and the alternatives that apply to it."""
+        alts = self.host_cann_alts(family, arch, torch_npu, triton_ascend)
+        return tuple(dict.fromkeys(self.cann_versions() + tuple(a.cann for a in alts)))
+
+    def torch_npu_canns(self, family: str | None = None, arch: str | None = None) -> tuple[tuple[str, str], ...]:
+        """(torch-npu build, CANN) pairs the release documents on this host: its pin and the other builds its sources
+        name (`torch_npu_also`) on its own CANNs, except a build an alternative binds to another CANN, which pairs
+        with that one; an alternative naming no build pairs the pin with its CANN."""
+        bound = {a.torch_npu for a in self.cann_alts if a.torch_npu}
+        builds = [b for b in self.torch_npu_versions() if b not in bound]
+        pairs = [(b, c) for b in builds for c in self.cann_versions()]
+        pin = self.torch_npu[2:] if self.torch_npu else None
+        pairs += [(b, a.cann) for a in self.cann_alts if a.on_host(family, arch) and (b := a.torch_npu or pin)]
+        return tuple(dict.fromkeys(pairs))
 
 
 def _r(v: str, vllm: str, py: str, cann: str | None, torch: str, tn: str | None, a3: bool = True,
@@ -80,6 +136,40 @@ _P39 = ">=3.9,<3.12"
 _P310 = ">=3.10,<3.12"
 _P313 = ">=3.10,<3.13"
 _A3_FAQ = f"{_VA}/blob/v0.9.1/docs/source/faqs.md"
+
+
+def _df310p(v: str) -> str:
+    return f"{_VA}/blob/v{v}/Dockerfile.310p"
+
+
+# vllm-ascend's 310P image builds on the CANN 9.1.0 beta from v0.20.2rc1 (Dockerfile.310p: FROM
+# quay.io/ascend/cann:9.1.0-beta.1-310p-..., "[CI] Upgrade 310P CANN image to 9.1.0-beta.1":
+# https://github.com/vllm-project/vllm-ascend/pull/9710) to v0.25.1rc1 (v0.23.0's image moves to CANN 9.1.0); v0.21.0rc1's
+# release notes: "CANN: 9.0.0 for A2/A3/Ascend 950 ...; 310P uses CANN 9.1.0 beta"; v0.24.0rc1's and v0.25.1rc1's
+# installation guides ("Atlas inference products"): "CANN == 9.1.0-beta.1". Read at those tags of the mirror.
+def _beta310p(v: str, *more: str) -> tuple[CannAlt, ...]:
+    return (CannAlt("9.1.0-beta.1", "; ".join((_df310p(v), *more)), f"vllm-ascend v{v}'s 310P image builds on CANN "
+                    "9.1.0-beta.1 (Dockerfile.310p), not on the CANN of its release matrix", on="310P"),)
+
+
+# v0.18.0 and v0.19.1rc1 name CANN 9.0.0 with the builds cut for it ("If CANN has been upgraded to version 9.0.0,
+# please upgrade TorchNPU version to 2.9.0.post2 synchronously"; v0.18.0 also triton-ascend "to 3.2.1 synchronously"):
+# 9.0.0 beside their 8.5.1-era builds (torch-npu 2.9.0 / 2.9.0.post1+git4c901a4, triton-ascend 3.2.0) stays off-matrix
+_UP_900 = ("its release notes: \"If CANN has been upgraded to version 9.0.0, please upgrade TorchNPU version to "
+           "2.9.0.post2 synchronously\"")
+_CANN_900_0180 = (
+    CannAlt("9.0.0", SRC_VA_NOTES, f"{_UP_900}, and triton-ascend \"to 3.2.1 synchronously\" (v0.18.0 Dependencies)",
+            torch_npu="2.9.0.post2", triton_ascend="3.2.1"),
+    # a warning, not an error: its own 310P image (Dockerfile.310p) and 310P tutorial still run CANN 8.5.1
+    CannAlt("9.0.0", f"{SRC_VA_NOTES}; {_df310p('0.18.0')}; {_VA}/blob/v0.18.0/docs/source/tutorials/hardwares/310p.md",
+            "its release notes (v0.18.0 Dependencies): CANN was upgraded to 8.5.1, and \"310P device supporting ... "
+            "need upgrades CANN version to 9.0.0\" (its own Dockerfile.310p and 310P tutorial still use a CANN 8.5.1 "
+            "image)", on="310P", torch_npu="2.9.0.post2", needs="warning"),
+    CannAlt("9.0.0", f"{SRC_VA_NOTES}; https://github.com/vllm-project/vllm-ascend/issues/7993",
+            "its release notes (v0.18.0 Known Issue): \"there is a known issue on x86 arch, and this issue has been "
+            "resolved with CANN 9.0.0, if you want to deploy vllm-ascend on x86, please upgrade CANN version manually\"",
+            on="x86_64", torch_npu="2.9.0.post2", triton_ascend="3.2.1", needs="warning"),
+)
 
 
 def install_doc(v: str) -> str:
@@ -141,7 +231,8 @@ VLLM_ASCEND: tuple[VllmAscendRow, ...] = (
        note="requirements.txt pins torch-npu==2.9.0 and triton-ascend==3.2.0; the matrix says 2.9.0.post1+git4c901a4 "
             "and 3.2.0.dev20260322. Its release notes (Dependencies, at 182b75e): \"If CANN has been upgraded to version "
             "9.0.0, please upgrade TorchNPU version to 2.9.0.post2\" and triton-ascend \"to 3.2.1 synchronously\" (CANN "
-            "9.0.0 itself stays off cann_also: triton-ascend 3.2.0, this row's pin, is not documented for it)."),
+            "9.0.0 is an alternative bound to those builds, not in cann_also: triton-ascend 3.2.0, this row's pin, is "
+            "not documented for it).", cann_alts=_CANN_900_0180),
     _r("0.18.1.dev0", "0.18.0", _P310, "9.0.0", "==2.9.0", "==2.9.0.post2", triton_ascend="3.2.1", branch="releases/v0.18.0",
        source="https://github.com/vllm-project/vllm-ascend/tree/a2796db45beb541a52aaaa35ff3da4863c91f62a",
        note="Builds of the releases/v0.18.0 branch after v0.18.0 (they report 0.18.1.devN): a2796db45 (2026-05-20) "
@@ -150,17 +241,27 @@ VLLM_ASCEND: tuple[VllmAscendRow, ...] = (
        triton_ascend_also=("3.2.0.dev20260322",), torch_npu_also=("2.9.0.post1+git4c901a4", "2.9.0.post2"),
        note="Its release notes' Known Issues give triton-ascend 3.2.0.dev20260322 as the workaround for a g++ internal "
             "compiler error of 3.2.0, and (at 182b75e) \"Please upgrade to 2.9.0.post1+git4c901a4\" for torch-npu, "
-            "\"If CANN has been upgraded to version 9.0.0, please upgrade TorchNPU version to 2.9.0.post2\"."),
-    _r("0.20.2rc1", "0.20.2", _P310, "9.0.0", "==2.10.0", "==2.10.0", triton_ascend="3.2.1"),
-    _r("0.21.0rc1", "0.21.0", _P313, "9.0.0", "==2.10.0", "==2.10.0", triton_ascend="3.2.1"),
-    _r("0.22.1rc1", "0.22.1", _P313, "9.0.0", "==2.10.0", "==2.10.0", triton_ascend="3.2.1"),
-    _r("0.23.0rc1", "0.23.0", _P313, "9.0.1", "==2.10.0", "==2.10.0.post2", triton_ascend="3.2.1"),
-    _r("0.24.0rc1", "0.24.0", _P313, "9.0.1", "==2.10.0", "==2.10.0.post2", triton_ascend="3.2.1"),
+            "\"If CANN has been upgraded to version 9.0.0, please upgrade TorchNPU version to 2.9.0.post2\".",
+       cann_alts=(CannAlt("9.0.0", SRC_VA_NOTES, f"{_UP_900} (v0.19.1rc1 Known Issues)", torch_npu="2.9.0.post2"),)),
+    _r("0.20.2rc1", "0.20.2", _P310, "9.0.0", "==2.10.0", "==2.10.0", triton_ascend="3.2.1",
+       cann_alts=_beta310p("0.20.2rc1")),
+    _r("0.21.0rc1", "0.21.0", _P313, "9.0.0", "==2.10.0", "==2.10.0", triton_ascend="3.2.1",
+       cann_alts=_beta310p("0.21.0rc1", SRC_VA_NOTES)),
+    _r("0.22.1rc1", "0.22.1", _P313, "9.0.0", "==2.10.0", "==2.10.0", triton_ascend="3.2.1",
+       cann_alts=_beta310p("0.22.1rc1")),
+    _r("0.23.0rc1", "0.23.0", _P313, "9.0.1", "==2.10.0", "==2.10.0.post2", triton_ascend="3.2.1",
+       cann_alts=_beta310p("0.23.0rc1")),
+    _r("0.24.0rc1", "0.24.0", _P313, "9.0.1", "==2.10.0", "==2.10.0.post2", triton_ascend="3.2.1",
+       cann_alts=_beta310p("0.24.0rc1", install_doc("0.24.0rc1"))),
     _r("0.23.0", "0.23.0", _P313, "9.1.0", "==2.10.0", "==2.10.0.post4", triton_ascend="3.2.2", cann_also=("9.0.1",),
        torch_npu_also=("2.10.0.post2",),
+       cann_alts=(CannAlt("9.0.1", f"{_VA}/blob/v0.23.0/docs/source/community/versioning_policy.md",
+                          "the v0.23.0 tag's own matrix gives the rc1 stack: CANN 9.0.1 with torch-npu 2.10.0.post2",
+                          torch_npu="2.10.0.post2"),),
        note="The tag's own matrix still gives the rc1 stack (CANN 9.0.1, torch-npu 2.10.0.post2); its requirements.txt, "
             "Dockerfile and every later matrix say torch-npu 2.10.0.post4 and CANN 9.1.0."),
-    _r("0.25.1rc1", "0.25.1", _P313, "9.0.1", "==2.10.0", "==2.10.0.post2", triton_ascend="3.2.1"),
+    _r("0.25.1rc1", "0.25.1", _P313, "9.0.1", "==2.10.0", "==2.10.0.post2", triton_ascend="3.2.1",
+       cann_alts=_beta310p("0.25.1rc1", install_doc("0.25.1rc1"))),
     _r("0.23.0.post1", "0.23.0", _P313, "9.1.0", "==2.10.0", "==2.10.0.post4", triton_ascend="3.2.2",
        source=_pypi("0.23.0.post1"), note="Read from the PyPI sdist (2026-09-22): requirements.txt, versioning_policy.md."),
     _r("0.26.0rc1", "0.26.0", _P313, "9.1.0", "==2.10.0", "==2.10.0.post4", triton_ascend="3.2.2",

@@ -225,6 +225,25 @@ def test_row_disagreeing_with_its_tag_and_unpinned_git_commit(upstream):
     assert any("0.30.0rc2" in x for x in found.unchecked["vllm-ascend"])
 
 
+def test_the_310p_image_cann_is_read_against_the_rows_310p_cann(upstream):
+    """Dockerfile.310p's base image (quay.io/ascend/cann:9.1.0-beta.1-310p-...) is a CANN the row must document for
+    310P: its own, or a CannAlt for the family; the pre-release label is kept (9.1.0-beta.1 is not 9.1.0)."""
+    from doctor.knowledge.matrix import CannAlt
+
+    upstream["vllm-ascend"].commit(  # type: ignore[attr-defined]
+        {"Dockerfile.310p": "FROM quay.io/ascend/cann:9.1.0-beta.1-310p-ubuntu22.04-py3.11\n"})
+    upstream["vllm-ascend"].git("tag", "-f", "v0.13.0")  # type: ignore[attr-defined]
+    row = VllmAscendRow("0.13.0", "0.13.0", ">=3.10,<3.12", "8.5.0", "==2.8.0", "==2.8.0.post2", True,
+                        "https://github.com/vllm-project/vllm-ascend/tree/v0.13.0", triton_ascend="3.2.0")
+    found = refresh(knowledge(upstream, va=(row,)), repos(upstream))
+    (d,) = [x for x in found.unexplained if x.subject == "vllm-ascend 0.13.0 cann (Dockerfile.310p)"]
+    assert d.upstream == "9.1.0-beta.1" and d.where.endswith("/v0.13.0/Dockerfile.310p")
+    for alt in (CannAlt("9.1.0-beta.1", "https://example.org/x", "x", on="310P"),
+                CannAlt("9.1.0-beta.1", "https://example.org/x", "x", on="A2")):
+        found = refresh(knowledge(upstream, va=(row._replace(cann_alts=(alt,)),)), repos(upstream))
+        assert bool([x for x in found.diffs if "Dockerfile.310p" in x.subject]) == (alt.on != "310P")
+
+
 def test_cli_exit_codes_and_output(upstream, tmp_path):
     def run(*extra: str) -> subprocess.CompletedProcess[str]:
         return subprocess.run([sys.executable, "-m", "tools.refresh_knowledge", "--verl", str(upstream["verl"].path),  # type: ignore[attr-defined]

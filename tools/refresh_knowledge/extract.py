@@ -173,8 +173,12 @@ def setup_requirement(setup_py: str | None, name: str) -> str | None:
     return None
 
 
+_CANN_BUILD = re.compile(r"^(\d+\.\d+\.\w+(?:-(?:alpha|beta|rc)\.\d+)?)", re.I)
+
+
 def dockerfile(text: str | None) -> dict[str, str]:
-    """ARG defaults and the CANN version of the base image (FROM …/cann:<ver>-<chip>-…)."""
+    """ARG defaults and the CANN version of the base image (FROM …/cann:<ver>-<chip>-…): `cann` the release, `cann_build`
+    with its pre-release label (9.1.0-beta.1-310p-… -> 9.1.0 / 9.1.0-beta.1)."""
     out: dict[str, str] = {}
     for line in (text or "").splitlines():
         m = re.match(r'^\s*ARG\s+(\w+)=["\']?([^"\'\s]*)', line)
@@ -184,6 +188,8 @@ def dockerfile(text: str | None) -> dict[str, str]:
         if m and "cann" not in out:
             tag = m.group(1).replace("${CANN_VERSION}", out.get("CANN_VERSION", ""))
             out["cann"] = tag.split("-")[0].split("_")[0]
+            b = _CANN_BUILD.match(tag)
+            out["cann_build"] = b.group(1) if b else out["cann"]
     return out
 
 

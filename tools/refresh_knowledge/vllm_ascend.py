@@ -87,6 +87,10 @@ def _row(git: GitDir, r: VllmAscendRow, ref: str, head_policy: dict[str, dict[st
         diff("cann", r.cann_versions(), cann, POLICY if pol.get("cann") and r.branch is None else "Dockerfile")
     if dock.get("cann") and not any(same_cann(c, dock["cann"]) for c in r.cann_versions()):
         diff("cann (Dockerfile)", r.cann_versions(), dock["cann"], "Dockerfile")
+    # the 310P image's base: a CANN the row documents for 310P (its own, or a CannAlt for the family)
+    p310 = extract.dockerfile(git.show(ref, "Dockerfile.310p")).get("cann_build")
+    if p310 and not any(same_cann(c, p310) for c in r.host_canns("310P")):
+        diff("cann (Dockerfile.310p)", r.host_canns("310P"), p310, "Dockerfile.310p")
     if pol.get("python") and not same_spec(r.python, pol["python"]):
         diff("python", r.python, pol["python"], POLICY)
     faq = git.show(ref, "docs/source/faqs.md") or ""

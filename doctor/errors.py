@@ -59,15 +59,19 @@ def extra_install_command(extra: str) -> str:
     'verl-ascend-doctor[X]'`: the pip first on PATH is another interpreter's when the doctor's venv is not activated
     (README's install runs `.venv/bin/doctor`), and there the package is not installed and PyPI has no such
     distribution ("No matching distribution found"). In the doctor's own interpreter the installed distribution is
-    kept and only the extra's requirements are added. A venv made without pip (uv's) gets uv's line for it."""
+    kept and only the extra's requirements are added. A venv made without pip (uv's) gets uv's line for it, naming
+    the uv a user of this host runs (doctor.probes.uv: `uv` on PATH, else the doctor's own by its full path)."""
     import importlib.util
     import shlex
-    import shutil
     import sys
 
     exe = shlex.quote(sys.executable)
-    if importlib.util.find_spec("pip") is None and shutil.which("uv"):
-        return f"uv pip install --python {exe} 'verl-ascend-doctor[{extra}]'"
+    if importlib.util.find_spec("pip") is None:
+        from doctor.probes.uv import uv_here
+
+        uv = uv_here().for_user()
+        if uv is not None:
+            return f"{uv} pip install --python {exe} 'verl-ascend-doctor[{extra}]'"
     return f"{exe} -m pip install 'verl-ascend-doctor[{extra}]'"
 
 

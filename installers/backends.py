@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import importlib.util
 import os
-import shutil
 import sys
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
@@ -257,11 +256,10 @@ def _source_args(source: Source, *, trusted_flag: str) -> list[str]:
 
 
 def find_uv() -> str | None:
-    """uv next to the doctor's interpreter (pip-installed into the same venv), then on PATH."""
-    here = os.path.join(os.path.dirname(sys.executable), "uv")
-    if os.path.isfile(here) and os.access(here, os.X_OK):
-        return here
-    return shutil.which("uv")
+    """uv next to the doctor's interpreter (pip-installed into the same venv), then on PATH (doctor.probes.uv)."""
+    from doctor.probes.uv import uv_here
+
+    return uv_here().to_run()
 
 
 def make_backend(name: str, *, isolated: bool = False, break_system_packages: bool = False) -> Backend:

@@ -206,7 +206,8 @@ def diagnose(
     """Run every selected check on every snapshot and return the report (not rendered). `live=False`:
     the snapshots come from files, so findings say "the snapshot" where they would say "this host". `local`: the
     one snapshot was probed on this host with the doctor's environment (a live `check`), so fixes may look up
-    what runs here (doctor.checks.fix_target: whether `uv` is on PATH)."""
+    what runs here (doctor.probes: whether `uv` is on PATH, what a PYTHONPATH directory holds), looked up here before
+    the checks run."""
     profs = load_profiles() if profiles is None else profiles
     if forced_profile:
         from doctor.knowledge.profiles import find_profile
@@ -220,7 +221,10 @@ def diagnose(
             chosen[id(snap)] = select_profile(snap, profs, forced_profile)
     options: dict[str, Any] = {"cluster": cluster, "profile_forced": bool(forced_profile), "local": local and not cluster}
     if options["local"]:
+        from doctor.probes.uv import uv_here
+
         options["path_names"] = _path_names(nodes)
+        options["uv"] = uv_here(os.environ.get("PATH")).for_user()  # how the fixes' uv lines name uv here
     findings, results = run_checks(list(nodes), profile_for=lambda s: chosen[id(s)][0], only=only, ignore=ignore,
                                    options=options)
     if _selection_wanted(only, ignore):

@@ -8,7 +8,7 @@ elsewhere, so each line is made to name the target interpreter, in the way that 
 - no pip, and uv made the venv (`uv = X.Y.Z` in pyvenv.cfg) or installed a package there (INSTALLER `uv`):
   `uv pip <command> --python <exe> ...`. The probe cannot tell whether `uv` is on the user's PATH (finding it
   would cost the probe an import); the doctor can, for a target on its own host (`check`, `check --python`: the
-  probe ran with the doctor's environment): `uv` when PATH has it, else the doctor's own uv by its full path (the
+  probe ran with the doctor's environment; doctor.probes.uv, looked up by diagnose): `uv` when PATH has it, else the doctor's own uv by its full path (the
   one `doctor install` runs), else, with ensurepip there, the ensurepip route below, else no command and a
   sentence saying how to get uv. For a snapshot from a file or a Ray node, whose PATH the doctor cannot look at,
   the line stays `uv pip` (uv made or installed into that venv there). uv pip takes every flag the fixes use (`--force-reinstall`, `--no-deps`,
@@ -42,11 +42,8 @@ fail; its other commands (`apt-get`, `doctor install`) stay.
 
 from __future__ import annotations
 
-import functools
-import os
 import re
 import shlex
-import sys
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -80,22 +77,11 @@ def _fact(py: Any, name: str) -> Any:
     return v if known(v) else None
 
 
-@functools.lru_cache(maxsize=4)
-def uv_here(path: str | None = None) -> str | None:
-    """The uv a user of this host runs (`path`: the PATH it searches), shell-quoted: `uv` when PATH has it, else
-    the doctor's own (next to its interpreter, by its full path), else None."""
-    import shutil
-
-    if shutil.which("uv", path=path):
-        return "uv"
-    own = os.path.join(os.path.dirname(sys.executable), "uv")  # where find_uv looks first
-    return shlex.quote(own) if os.path.isfile(own) and os.access(own, os.X_OK) else None
-
-
-def route_of(snap: Any, local: bool = False) -> Route | None:
+def route_of(snap: Any, local: bool = False, uv: str | None = None) -> Route | None:
     """The snapshot's route, None when it names no interpreter (the fix is then left as the check wrote it).
-    `local`: the snapshot is of this host, with the doctor's environment (a live `check`, `check --python`), so
-    whether `uv` runs here is looked up (uv_here); otherwise `uv` is assumed, as before."""
+    `local`: the snapshot is of this host, with the doctor's environment (a live `check`, `check --python`), and `uv`
+    is the uv a user of this host runs (doctor.probes.uv, looked up by diagnose before the checks: None when there is
+    none); otherwise `uv` is assumed, as before."""
     py = snap.python if known(getattr(snap, "python", None)) else None
     exe = _fact(py, "executable")
     if not isinstance(exe, str) or not exe:
@@ -112,7 +98,6 @@ def route_of(snap: Any, local: bool = False) -> Route | None:
     if isinstance(_fact(py, "uv_venv"), str) or _uv_installed(snap):
         if not local:
             return Route(UV, quoted)
-        uv = uv_here(os.environ.get("PATH"))
         if uv is not None:
             return Route(UV, quoted, uv=uv)
         return Route(ENSUREPIP if _fact(py, "ensurepip") is True else NO_UV, quoted)

@@ -185,7 +185,7 @@ def run_one(c: Check, ctx: CheckContext) -> tuple[list[Finding], CheckResult]:
     found: list[Finding] = []
     try:
         # how the fixes' pip lines run on this target (doctor.checks.fix_target); `local`: probed on this host
-        route = route_of(ctx.snapshot, local=bool(ctx.options.get("local")))
+        route = route_of(ctx.snapshot, local=bool(ctx.options.get("local")), uv=ctx.options.get("uv"))
         for f in c.fn(ctx):
             found.append(replace(f, check=c.id, node=f.node if f.node is not None else ctx.node,
                                  fix=for_target(f.fix, route)))

@@ -270,7 +270,6 @@ def test_a_uv_venv_with_no_uv_on_this_host_falls_back_to_ensurepip_and_the_print
     """No uv on PATH and none beside the doctor: the check is made in process (the doctor's interpreter is moved
     to a directory without uv) on the real uv venv's live snapshot, and the printed lines run as printed."""
     from doctor.checks.diagnose import diagnose
-    from doctor.checks.fix_target import uv_here
     from doctor.probes import collect_snapshot
 
     w = _wheels()
@@ -283,7 +282,6 @@ def test_a_uv_venv_with_no_uv_on_this_host_falls_back_to_ensurepip_and_the_print
     user = {**_offline(w), "PATH": _no_uv_path(tmp_path)}
     monkeypatch.setenv("PATH", user["PATH"])
     monkeypatch.setattr(sys, "executable", str(tmp_path / "elsewhere" / "python"))
-    uv_here.cache_clear()
     snap = collect_snapshot(python=str(py))
     assert snap.python.pip is False and snap.python.uv_venv and snap.python.ensurepip is True
 
@@ -291,12 +289,9 @@ def test_a_uv_venv_with_no_uv_on_this_host_falls_back_to_ensurepip_and_the_print
         rep = diagnose([(None, snap, None)], only=["packages"], local=local)
         return [f.fix for f in rep.findings if f.id == "installed-files-missing"]
 
-    try:
-        (before,) = fixes(local=False)  # a snapshot from elsewhere: uv is assumed there, as before
-        assert before.commands[0].startswith("uv pip install")
-        (fix,) = fixes(local=True)
-    finally:
-        uv_here.cache_clear()
+    (before,) = fixes(local=False)  # a snapshot from elsewhere: uv is assumed there, as before
+    assert before.commands[0].startswith("uv pip install")
+    (fix,) = fixes(local=True)
     q = shlex.quote(str(py))
     assert fix.commands == (f"{q} -m ensurepip", f"{q} -m pip install --force-reinstall --no-deps 'pyjwt==2.10.1'")
     for c in fix.commands:
@@ -306,26 +301,51 @@ def test_a_uv_venv_with_no_uv_on_this_host_falls_back_to_ensurepip_and_the_print
 
 
 def test_without_uv_here_or_ensurepip_a_uv_venv_gets_no_command_but_how_to_get_uv(monkeypatch, tmp_path):
-    from doctor.checks.fix_target import NO_UV, uv_here
+    from doctor.checks.fix_target import NO_UV
+    from doctor.probes.uv import uv_here
 
     monkeypatch.setenv("PATH", str(tmp_path))
-    monkeypatch.setattr(sys, "executable", str(tmp_path / "python"))
-    uv_here.cache_clear()
-    try:
-        assert route_of(_snap({"pip": False, "uv_venv": "0.13.9", "ensurepip": False}), local=True) == Route(NO_UV, EXE)
-        assert route_of(_snap({"pip": False, "uv_venv": "0.13.9", "ensurepip": True}), local=True) == \
-            Route(ENSUREPIP, EXE)
-        assert route_of(_snap({"pip": False, "uv_venv": "0.13.9"}), local=False) == Route(UV, EXE)  # not this host
-        (tmp_path / "uv").write_text("#!/bin/sh\n")
-        (tmp_path / "uv").chmod(0o755)
-        uv_here.cache_clear()
-        assert route_of(_snap({"pip": False, "uv_venv": "0.13.9"}), local=True) == Route(UV, EXE, uv="uv")
-    finally:
-        uv_here.cache_clear()
+    monkeypatch.setattr(sys, "executable", str(tmp_path / "elsewhere" / "python"))
+    none_here = uv_here(str(tmp_path)).for_user()
+    assert none_here is None
+    assert route_of(_snap({"pip": False, "uv_venv": "0.13.9", "ensurepip": False}), local=True, uv=none_here) == \
+        Route(NO_UV, EXE)
+    assert route_of(_snap({"pip": False, "uv_venv": "0.13.9", "ensurepip": True}), local=True, uv=none_here) == \
+        Route(ENSUREPIP, EXE)
+    assert route_of(_snap({"pip": False, "uv_venv": "0.13.9"}), local=False) == Route(UV, EXE)  # not this host
+    (tmp_path / "uv").write_text("#!/bin/sh\n")
+    (tmp_path / "uv").chmod(0o755)
+    assert uv_here(str(tmp_path)).for_user() == "uv"
+    assert route_of(_snap({"pip": False, "uv_venv": "0.13.9"}), local=True, uv="uv") == Route(UV, EXE, uv="uv")
+    own = tmp_path / "elsewhere"  # the doctor's own uv, beside its interpreter, when PATH has none
+    own.mkdir()
+    (tmp_path / "uv").rename(own / "uv")
+    found = uv_here(str(tmp_path))
+    assert found.for_user() == str(own / "uv") and found.to_run() == str(own / "uv")
     f = for_target(Fix("Reinstall.", ("pip install --force-reinstall x",)), Route(NO_UV, EXE))
     assert f is not None and f.commands == ()
     assert "`uv` is not on PATH here: install uv (https://docs.astral.sh/uv/getting-started/installation/" in f.text
     assert f"`uv pip install --python {EXE} --force-reinstall --no-cache x`" in f.text
+
+
+def test_a_live_check_looks_uv_up_once_before_the_checks_and_its_fix_lines_name_it(monkeypatch, tmp_path):
+    """diagnose (local) finds uv here (doctor.probes.uv) and every check's fix lines are routed with it, from their
+    options: none on PATH, then the uv PATH has."""
+    import doctor.checks.runner as runner
+    from doctor.checks.diagnose import diagnose
+
+    seen: list[Any] = []
+    real = runner.route_of
+    monkeypatch.setattr(runner, "route_of", lambda snap, local=False, uv=None: seen.append((local, uv)) or
+                        real(snap, local=local, uv=uv))
+    snap = _snap({"pip": False, "uv_venv": "0.13.9", "ensurepip": False})
+    monkeypatch.setenv("PATH", str(tmp_path))
+    monkeypatch.setattr(sys, "executable", str(tmp_path / "elsewhere" / "python"))
+    diagnose([(None, snap, None)], only=["packages"], local=True)
+    (tmp_path / "uv").write_text("#!/bin/sh\n")
+    (tmp_path / "uv").chmod(0o755)
+    diagnose([(None, snap, None)], only=["packages"], local=True)
+    assert seen and set(seen) == {(True, None), (True, "uv")}
 
 
 @pytest.mark.slow

@@ -679,6 +679,7 @@ def code_needs(ctx: CheckContext) -> Iterator[Finding]:
                 continue
             comps = tuple(dict.fromkeys(c for c in (component_of_distribution(need.needed),
                                                     component_of_distribution(name)) if c))
+            fix, commands = _code_need_fix(ctx, name, version, need, have, table)
             yield finding(
                 "package-code-needs-unmet", "error", comps or ("python",),
                 f"{name} {version}'s code needs {need.requires}; {need.needed} {have} is installed",
@@ -687,9 +688,45 @@ def code_needs(ctx: CheckContext) -> Iterator[Finding]:
                        f"{name} {', '.join(need.read_at)}, {table.read}).",
                 evidence={name: version, need.needed: have, "needs": need.requires, "releases": need.releases,
                           "read_at": list(need.read_at)},
-                fix=f"Install {need.requires} (with the torch-npu / vllm releases of the same stack), or a {name} "
-                    f"release that runs on {need.needed} {have}.",
-                source=need.source)
+                fix=fix, commands=commands, source=need.source)
+
+
+def _code_need_fix(ctx: CheckContext, name: str, version: str, need: Any, have: str,
+                   table: Any) -> tuple[str, tuple[str, ...]]:
+    """Move the needed package up to the need, unless an installed package's own requirement on it (Requires-Dist,
+    or its release's published one) rules that out (verl 0.7.1's numpy<2.0.0 against pyarrow 26's numpy>=2.0): then
+    the first fix is a `name` release from before the need began (the earliest release the table finds it in), which
+    leaves the stack's cap as it is."""
+    from doctor.checks.declared import release_lookup
+    from doctor.knowledge.pipcheck import declared_excluding
+
+    other = f"a {name} release that runs on {need.needed} {have}"
+    caps = [(p, r) for p, r in declared_excluding(ctx.snapshot, need.needed, need.specifier,
+                                                  release_lookup(ctx.snapshot, ctx.profile)) if p != name]
+    if not caps:
+        return (f"Install {need.requires} (with the torch-npu / vllm releases of the same stack), or {other}.", ())
+    since = _need_begins(name, need, have, table)
+    by = "; ".join(" ".join(x for x in (p, ver(ctx.snapshot, p), "requires", r) if isinstance(x, str) and x)
+                   for p, r in caps)
+    before = f"{name}<{since}" if since else None
+    return ((f"Install {other}" + (f" ({before}: the table of code needs finds this need from {name} {since} on)"
+                                   if before else "")
+             + f": {by}, which rules {need.requires} out. Or install {need.requires} together with releases of "
+               f"{', '.join(p for p, _ in caps)} that allow it."),
+            (f"pip install '{before}'",) if before else ())
+
+
+def _need_begins(name: str, need: Any, have: str, table: Any) -> str | None:
+    """The earliest release of `name` from which the table's rows need more of `need.needed` than `have` (the lower
+    bound of the first such row: `>=26.0.0` of pyarrow's numpy>=2.0), None when that row has no lower bound."""
+    from packaging.specifiers import SpecifierSet
+
+    floors = []
+    for row in table.needs:
+        if row.package == name and row.needed == need.needed and row.met_by(have) is False:
+            floors += [c.version for c in SpecifierSet(row.releases) if c.operator == ">="]
+    parsed = [(v, f) for f in floors if (v := parse_pkg_version(f)) is not None]
+    return min(parsed)[1] if parsed else None
 
 
 def _code_need_absent(name: str, version: str, need: Any, read: str, dirs: list[str]) -> Finding:

@@ -105,6 +105,35 @@ def declared_rejects(snap: Snapshot, package: str, dep: str, lookup: Lookup | No
                for req in map(applies, d.requires_dist))
 
 
+def declared_excluding(snap: Snapshot, dep: str, wanted: str, lookup: Lookup | None = None) -> list[tuple[str, str]]:
+    """(package, requirement) for each installed package whose base requirement on `dep` (its marker holding for the
+    target) admits no release `wanted` (a version specifier) admits: installing such a `dep` breaks that package's own
+    declaration (verl 0.7.1's `numpy<2.0.0` against a need of `numpy>=2.0`), so a fix that moves `dep` there is not
+    the one to offer first. Sorted by package."""
+    want = _specifier(wanted)
+    dep = canonicalize_name(dep)
+    applies = _Applies(marker_environment(snap))
+    out = []
+    for name, d in sorted(declarations(snap, lookup).items()):
+        for line in d.requires_dist or ():
+            req = applies(line)
+            if req is not None and req.spec and canonicalize_name(req.name) == dep and _disjoint(req.specifier, want):
+                out.append((name, bare(line)))
+                break
+    return out
+
+
+def _disjoint(a: SpecifierSet, b: SpecifierSet) -> bool:
+    """No version lies in both ranges. Tried at the versions the clauses name and just above each (`>2.0` admits
+    2.0.0.1): where two ranges of version bounds overlap, one of those lies in both."""
+    edges = []
+    for clause in (*a, *b):
+        v = _version(clause.version.removesuffix(".*"))
+        if v is not None:
+            edges += [v, Version(f"{v.base_version}.0.0.0.1"), Version("0")]
+    return not any(a.contains(v, prereleases=True) and b.contains(v, prereleases=True) for v in edges)
+
+
 def marker_environment(snap: Snapshot) -> dict[str, str]:
     """The marker variables the snapshot knows (PEP 508), for its interpreter and host. Unknown ones are left
     out, so a marker that needs them is not evaluated against the doctor's own interpreter by accident."""

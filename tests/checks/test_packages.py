@@ -1,3 +1,5 @@
+from typing import Any
+
 import pytest
 
 from tests.stacks import bare, diagnose_dict, found, healthy
@@ -509,6 +511,32 @@ def test_pyarrow_26_beside_numpy_1_is_an_error():
     assert f.severity.value == "error"
     assert f.title == "pyarrow 26.0.1's code needs numpy>=2.0; numpy 1.26.4 is installed"
     assert "NumPy 2.0 or newer" in f.detail and f.source.endswith("python/pyarrow/lib.pyx#L41")
+
+
+def test_pyarrow_26_on_a_stack_that_caps_numpy_below_2_offers_an_older_pyarrow_first():
+    """verl 0.6.1-0.8.0 declare numpy<2.0.0: `numpy>=2.0` as the first fix breaks verl's own declaration (and the
+    next pip check). The cap is read from what is installed (METADATA's Requires-Dist, or the release's published
+    one for a snapshot of versions), not from verl's version: pyarrow<26.0.0 comes first, with a command; a stack
+    that allows numpy 2 keeps numpy>=2.0 first."""
+    from doctor.checks.diagnose import diagnose
+    from doctor.snapshot.model import snapshot_from_dict
+
+    def fix(packages: dict) -> Any:  # noqa: ANN401
+        snap = snapshot_from_dict({"schema": "doctor.snapshot/1", "packages": {
+            "pyarrow": {"version": "26.0.1", "requires_dist": []}, "numpy": {"version": "1.26.4", "requires_dist": []},
+            **packages}})
+        (f,) = [f for f in diagnose([(None, snap, None)], only=["code-needs"]).findings
+                if f.id == "package-code-needs-unmet"]
+        return f.fix
+
+    capped = fix({"verl": {"version": "0.7.1"}})  # published metadata: numpy<2.0.0
+    assert capped.text.startswith("Install a pyarrow release that runs on numpy 1.26.4 (pyarrow<26.0.0")
+    assert "verl 0.7.1 requires numpy<2.0.0, which rules numpy>=2.0 out" in capped.text
+    assert any(c.endswith("pip install 'pyarrow<26.0.0'") for c in capped.commands)
+    own = fix({"mylib": {"version": "1.0", "requires_dist": ["numpy (<2,>=1.22)", "numpy>=3; extra == 'x'"]}})
+    assert "mylib 1.0 requires numpy<2,>=1.22" in own.text and own.text.startswith("Install a pyarrow release")
+    free = fix({"mylib": {"version": "1.0", "requires_dist": ["numpy>=1.22", "numpy<2; python_version < '3'"]}})
+    assert free.text.startswith("Install numpy>=2.0") and free.commands == ()
 
 
 def _verl_wheel_files(version: str) -> dict[str, str] | None:

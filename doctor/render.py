@@ -107,6 +107,11 @@ def render_text(report: Report, console: Console, *, strict: bool = False,
                 if ch.traceback:
                     for line in ch.traceback.rstrip().splitlines():
                         say(c.style(f"        {line}", "dim"))
+    for line in report.extra.get("install_all") or ():  # doctor.checks.install_all
+        where = f" [{line['node']}]" if line.get("node") else ""
+        say(c.style(f"fix all at once{where}", "cyan", "bold") + f" (the install lines of {len(line['findings'])} "
+            "findings above, in one pip run):")
+        say(f"  $ {line['command']}")
     if before_summary is not None:
         before_summary()
     s = report.summary

@@ -1,0 +1,82 @@
+"""One command for the installs a report asks for, beside each finding's own line.
+
+A venv where verl was installed with `--no-deps` gets one finding per missing requirement (30 on verl 0.9.1), each
+with its own `pip install 'X'` line: right one by one, and tiresome to paste. Lines that differ only in what they
+install (the same interpreter's pip, no per-package flag such as `--no-deps` or `--force-reinstall`, the same steps
+before it: `-m ensurepip`) are put together into one `pip install A B 'C>=1'` line, each requirement shell-quoted as
+it needs, and pip resolves them together. A requirement on a distribution that another finding's line names with a
+different range is left to its own line (the two findings disagree; one pip run would refuse both). Each finding
+keeps its own fix; this only adds the summary (the report's `install_all`). Pure: it reads findings."""
+
+from __future__ import annotations
+
+import shlex
+from collections.abc import Iterable
+from typing import Any
+
+from packaging.requirements import InvalidRequirement, Requirement
+from packaging.utils import canonicalize_name
+
+from doctor.report import Finding, Severity, sorted_findings
+
+# the options that pick where an install runs (uv pip's target interpreter), not what it installs
+_TARGET_OPTIONS = ("--python",)
+
+
+def _split(line: str) -> tuple[tuple[str, ...], list[str]] | None:
+    """(the command up to what it installs, the requirements) of a plain `... pip install REQ...` line; None for any
+    other line (another pip command, a per-package option, `&&`, an editable or a local path)."""
+    try:
+        words = shlex.split(line)
+    except ValueError:
+        return None
+    if "install" not in words or any(w in ("&&", ";", "|") for w in words):
+        return None
+    i = words.index("install")
+    if i == 0 or words[i - 1] != "pip":
+        return None
+    head, rest = words[:i + 1], words[i + 1:]
+    while rest and rest[0] in _TARGET_OPTIONS and len(rest) > 1:
+        head, rest = head + rest[:2], rest[2:]
+    if not rest or any(w.startswith("-") or "/" in w.partition("@")[0] for w in rest):
+        return None
+    return tuple(head), rest
+
+
+def _name(req: str) -> str | None:
+    try:
+        return canonicalize_name(Requirement(req).name)
+    except InvalidRequirement:
+        return None
+
+
+def install_all(findings: Iterable[Finding]) -> list[dict[str, Any]]:
+    """The summary lines: for each node and each way of running pip that two or more errors or warnings install
+    with, `command` (one line, the steps before it joined with `&&`), the `requirements` it installs and the
+    `findings` (id and key) it stands for."""
+    groups: dict[tuple[Any, ...], dict[str, Any]] = {}
+    for f in sorted_findings(list(findings)):
+        if f.severity is Severity.INFO or f.fix is None:
+            continue
+        pip = [(k, s) for k, c in enumerate(f.fix.commands) if (s := _split(c)) is not None]
+        if len(pip) != 1:
+            continue
+        k, (head, reqs) = pip[0]
+        names = [_name(r) for r in reqs]
+        if None in names:
+            continue
+        g = groups.setdefault((f.node, f.fix.commands[:k], head), {"reqs": {}, "by": []})
+        own = list(zip(names, reqs, strict=True))
+        for name, req in own:
+            g["reqs"].setdefault(name, set()).add(req)
+        g["by"].append((f"{f.id}:{f.key}" if f.key else f.id, own))
+    out = []
+    for (node, before, head), g in groups.items():
+        agreed = {n for n, r in g["reqs"].items() if len(r) == 1}
+        reqs = list(dict.fromkeys(r for _, own in g["by"] for n, r in own if n in agreed))
+        by = [fid for fid, own in g["by"] if any(n in agreed for n, _ in own)]
+        if len(by) < 2:
+            continue
+        line = " && ".join([*before, f"{shlex.join(head)} {' '.join(shlex.quote(r) for r in reqs)}"])
+        out.append({"command": line, "requirements": reqs, "findings": by, **({"node": node} if node else {})})
+    return out

@@ -1,0 +1,113 @@
+"""checks.install_all: one command for the install lines of many findings, beside each finding's own line."""
+
+from __future__ import annotations
+
+import json
+import shlex
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+from doctor.checks.diagnose import diagnose
+from doctor.checks.install_all import install_all
+from doctor.console import Console
+from doctor.render import render_text
+from doctor.report import finding
+
+EXE = "/opt/my venv/bin/python"  # a path that needs quoting
+
+
+def _f(key: str, *commands: str, severity: str = "error", fid: str = "requirement-missing"):  # noqa: ANN202
+    return finding(fid, severity, ("python",), key, fix="Install it.", commands=commands, key=key)
+
+
+def test_plain_install_lines_of_one_pip_become_one_command_with_each_requirement_quoted():
+    q = shlex.quote(EXE)
+    (line,) = install_all([
+        _f("v:a", f"{q} -m pip install 'a'"),
+        _f("v:b", f"{q} -m pip install 'b!=0.9.0,<=0.10.0,>=0.8.0'"),
+        _f("v:c", f"{q} -m pip install 'ray[default]>=2.41.0'", severity="warning"),
+        _f("v:d", f"{q} -m pip install --force-reinstall --no-deps 'd==1.0'"),  # a per-package option: its own line
+        _f("v:e", "pip uninstall -y e"),
+        _f("v:i", f"{q} -m pip install 'i'", severity="info"),
+    ])
+    assert line["findings"] == ["requirement-missing:v:a", "requirement-missing:v:b", "requirement-missing:v:c"]
+    assert shlex.split(line["command"]) == [EXE, "-m", "pip", "install", "a", "b!=0.9.0,<=0.10.0,>=0.8.0",
+                                            "ray[default]>=2.41.0"]
+    assert "'b!=0.9.0,<=0.10.0,>=0.8.0'" in line["command"] and "'ray[default]>=2.41.0'" in line["command"]
+
+
+def test_lines_that_run_elsewhere_or_disagree_are_not_merged():
+    assert install_all([_f("v:a", "pip install 'a'")]) == []  # one finding: its own line says it all
+    q = shlex.quote(EXE)
+    ensure = f"{q} -m ensurepip"
+    (uv,) = install_all([_f("v:a", f"uv pip install --python {q} 'a'"), _f("v:b", f"uv pip install --python {q} b"),
+                         _f("v:c", "/x/python -m pip install c")])
+    assert uv["command"] == f"uv pip install --python {q} a b"
+    (ep,) = install_all([_f("v:a", ensure, f"{q} -m pip install a"), _f("v:b", ensure, f"{q} -m pip install b")])
+    assert ep["command"] == f"{ensure} && {q} -m pip install a b"
+    # two findings that want numpy in two ranges: numpy stays on their own lines
+    (both,) = install_all([_f("v:numpy", "pip install 'numpy>=2'"), _f("w:numpy", "pip install 'numpy<2'"),
+                           _f("v:a", "pip install a"), _f("v:b", "pip install b")])
+    assert both["requirements"] == ["a", "b"] and both["findings"] == ["requirement-missing:v:a",
+                                                                        "requirement-missing:v:b"]
+    nodes = install_all([_f("v:a", "pip install a"), finding("requirement-missing", "error", ("python",), "x",
+                                                              fix="f", commands=("pip install b",), node="n2")])
+    assert nodes == []  # two hosts: two pips
+
+
+def _wheel(d: Path, name: str, version: str) -> None:
+    """A pure wheel of one empty module, written by hand (no build backend, no index)."""
+    import zipfile
+
+    tag = f"{name}-{version}"
+    files = {f"{name}.py": "", f"{tag}.dist-info/METADATA": f"Metadata-Version: 2.1\nName: {name}\nVersion: {version}\n",
+             f"{tag}.dist-info/WHEEL": "Wheel-Version: 1.0\nGenerator: hand\nRoot-Is-Purelib: true\nTag: py3-none-any\n"}
+    with zipfile.ZipFile(d / f"{tag}-py3-none-any.whl", "w") as z:
+        for path, text in files.items():
+            z.writestr(path, text)
+        z.writestr(f"{tag}.dist-info/RECORD", "".join(f"{p},,\n" for p in files) + f"{tag}.dist-info/RECORD,,\n")
+
+
+def test_check_of_a_no_deps_install_prints_one_command_that_runs_and_json_has_it(tmp_path):
+    """A real venv (without pip) holding a distribution installed --no-deps (a fake dist-info, read by the probe's
+    importlib.metadata): every missing requirement keeps its finding and its line, and one line after the findings
+    installs them all; it runs as printed (offline, from wheels made here) and the check after it finds none."""
+    venv = tmp_path / "v"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True, timeout=300)
+    py = venv / "bin" / "python"
+    site = Path(subprocess.run([str(py), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+                               capture_output=True, text=True, check=True).stdout.strip())
+    dist = site / "mylib-1.0.dist-info"
+    dist.mkdir(parents=True)
+    (dist / "METADATA").write_text("Metadata-Version: 2.1\nName: mylib\nVersion: 1.0\nRequires-Dist: alpha-pkg>=1.0\n"
+                                   "Requires-Dist: beta_pkg!=0.9,<=2.0\nRequires-Dist: gamma; extra == 'x'\n")
+    (dist / "RECORD").write_text("")
+    from doctor.probes import collect_snapshot
+
+    def check() -> Any:  # noqa: ANN401
+        return diagnose([(None, collect_snapshot(python=str(py)), None)], only=["declared-requirements"], local=True)
+
+    rep = check()
+    assert sorted(f.key for f in rep.findings) == ["mylib:alpha-pkg", "mylib:beta-pkg"]
+    (line,) = rep.extra["install_all"]
+    assert shlex.split(line["command"])[-2:] == ["alpha-pkg>=1.0", "beta_pkg!=0.9,<=2.0"]
+    assert "'beta_pkg!=0.9,<=2.0'" in line["command"]
+    assert json.loads(json.dumps(rep.to_dict()))["install_all"][0]["command"] == line["command"]
+    out: list[str] = []
+    con = Console(json_mode=False)
+    con.print = lambda text="", **_kw: out.append(text)  # type: ignore[method-assign]
+    render_text(rep, con)
+    text = "\n".join(out)
+    assert text.index("fix all at once") > max(text.index("mylib:alpha-pkg"), text.index("mylib:beta-pkg"))
+    assert f"  $ {line['command']}" in text and "-m pip install 'alpha-pkg>=1.0'\n" in text  # each line stays
+    wheels = tmp_path / "w"
+    wheels.mkdir()
+    _wheel(wheels, "alpha_pkg", "1.2")
+    _wheel(wheels, "beta_pkg", "2.0")
+    env = {"PATH": "/usr/bin:/bin", "PIP_NO_INDEX": "1", "PIP_FIND_LINKS": str(wheels), "PIP_DISABLE_PIP_VERSION_CHECK": "1"}
+    r = subprocess.run(["bash", "-c", line["command"]], capture_output=True, text=True, timeout=600, env=env)
+    assert r.returncode == 0, r.stderr
+    after = check()
+    assert after.findings == [] and "install_all" not in after.extra

@@ -96,7 +96,38 @@ MODULE_DISTRIBUTIONS: dict[str, str] = {
     # transfer_queue beside recipe, scripts, tests and tutorial), for a snapshot where one is missing
     "transfer_queue": "transferqueue", "cachetools": "cachetools", "fastapi": "fastapi", "uvicorn": "uvicorn",
     "msgspec": "msgspec", "mathruler": "mathruler", "torchcodec": "torchcodec", "nvtx": "nvtx",
+    # what verl's trainer imports at load without declaring it (the `loads` of profiles/import-surface/verl/: 0.2-0.4
+    # filelock, 0.4.0 openai and starlette, 0.7.1-0.9.1 aiohttp and orjson, 0.9.x regex, every release from 0.3 tqdm)
+    # and the rest of what verl's releases declare (profiles/requirements/verl.json, extras included): each wheel's
+    # top_level.txt, else the first segments of its RECORD, read 2026-12-05 from the PyPI wheels aiohttp 3.14.5,
+    # filelock 4.3.2, openai 3.63.0, orjson 3.13.0, regex 2026.12.2, starlette 1.10.0, tqdm 4.70.1, fsspec 2026.9.0,
+    # hf_transfer 0.1.9, kubernetes 37.0.2, math_verify 0.9.0, matplotlib 3.11.2, flash_linear_attention 0.6.0 (fla),
+    # onnxscript 0.7.2, pre_commit 4.7.0, pytest 9.2.0 (also `py`, a shim of the `py` distribution's name: left out),
+    # pytest_asyncio 1.5.0, pytest_rerunfailures 16.7, sglang 0.5.23, sglang_router 0.3.2, sglang_kernel 0.4.10
+    # (sgl_kernel; also triton_kernels, which other distributions install too: left out), torch_memory_saver 0.0.10
+    # (its hook-mode extension modules left out), veomni 0.1.12, yapf 0.43.0, cupy_cuda13x 14.2.0 (every cupy-cudaXX
+    # build installs the same three, as triton above), nvidia_modelopt 0.47.0; pyext's only sdist does not build on
+    # Python 3.11, its setup.py names py_modules=['pyext']
+    # (https://github.com/refi64/PyExt/blob/1df791469b0b9cdeedd5de1ab2ad1255b5122215/setup.py); tensorrt-llm's wheel
+    # (several GB) was not fetched: its setup.py packages `tensorrt_llm`
+    # (https://github.com/NVIDIA/TensorRT-LLM/blob/ed53795b33fc139493f762a1c6c53f691cf52d38/setup.py). Not here: a
+    # top-level name other distributions share (megatron-bridge installs megatron/bridge/ into megatron-core's
+    # `megatron`; nvidia-mathdx installs nvidia/mathdx/ beside every nvidia-*), and py-spy, which installs no module.
+    "aiohttp": "aiohttp", "filelock": "filelock", "openai": "openai", "orjson": "orjson", "regex": "regex",
+    "starlette": "starlette", "tqdm": "tqdm", "fsspec": "fsspec", "hf_transfer": "hf-transfer",
+    "kubernetes": "kubernetes", "math_verify": "math-verify", "matplotlib": "matplotlib", "mpl_toolkits": "matplotlib",
+    "pylab": "matplotlib", "fla": "flash-linear-attention", "onnxscript": "onnxscript", "pre_commit": "pre-commit",
+    "pytest": "pytest", "_pytest": "pytest", "pytest_asyncio": "pytest-asyncio",
+    "pytest_rerunfailures": "pytest-rerunfailures", "sglang": "sglang", "sglang_router": "sglang-router",
+    "sgl_kernel": "sglang-kernel", "torch_memory_saver": "torch-memory-saver", "veomni": "veomni", "yapf": "yapf",
+    "yapf_third_party": "yapf", "cupy": "cupy-cuda13x", "cupyx": "cupy-cuda13x", "cupy_backends": "cupy-cuda13x",
+    "modelopt": "nvidia-modelopt", "modelopt_recipes": "nvidia-modelopt", "pyext": "pyext",
+    "tensorrt_llm": "tensorrt-llm",
 }
+
+# verl's declared distributions the table above leaves out on purpose (tests/knowledge/test_ownership.py checks that
+# every other one has its modules here): a top-level name shared with other distributions, or no module at all
+NO_MODULE_OF_ITS_OWN = frozenset({"megatron-bridge", "nvidia-mathdx", "py-spy"})
 
 # Import names no pip distribution owns: CANN's Python packages, which the toolkit's set_env.sh puts on
 # PYTHONPATH (<toolkit>/python/site-packages: te, tbe, topi, ...; pyACL's `acl`), per

@@ -808,8 +808,10 @@ def test_trl_and_peft_importing_a_transformers_name_the_installed_release_lacks_
 
 
 # what a real verl venv has beside verl, pulled in by its declared requirements (hydra-core, transformers, ray, ...)
+# (transformers brings tqdm and regex, datasets aiohttp)
 _BESIDE = {n: {"version": "1", "top_level": [m]} for n, m in (
-    ("pyyaml", "yaml"), ("pillow", "PIL"), ("psutil", "psutil"), ("pydantic", "pydantic"), ("omegaconf", "omegaconf"))}
+    ("pyyaml", "yaml"), ("pillow", "PIL"), ("psutil", "psutil"), ("pydantic", "pydantic"), ("omegaconf", "omegaconf"),
+    ("tqdm", "tqdm"), ("regex", "regex"), ("aiohttp", "aiohttp"), ("orjson", "orjson"))}
 
 
 def _verl_snapshot(version: str, complete: bool = True, **more: dict) -> dict:
@@ -848,6 +850,17 @@ def test_verl_0_9_0_without_what_its_trainer_imports_but_never_declares_is_an_er
     have = {"cachetools": {"version": "6.2.1", "top_level": ["cachetools"]}}
     assert "cachetools" not in {f.evidence["requires"] for f in _undeclared(_verl_snapshot("0.9.0", **_BESIDE, **have))}
     assert not _undeclared(_verl_snapshot("0.9.0", complete=False))
+
+
+def test_verl_0_9_1_installed_no_deps_misses_aiohttp_orjson_regex_and_tqdm_too():
+    """verl 0.9.1's trainer imports aiohttp (verl/experimental/reward_loop/reward_loop.py:19), orjson
+    (verl/utils/tracking.py:29), regex (verl/experimental/agent_loop/tool_parser.py:21) and tqdm
+    (verl/trainer/ppo/ray_trainer.py:34) at load and declares none of them; the ownership table named no distribution
+    for the four, so a venv with verl installed --no-deps was told nothing of them. Each is its own finding now."""
+    got = {f.evidence["requires"]: f for f in _undeclared(_verl_snapshot("0.9.1"))}
+    assert {"aiohttp", "orjson", "regex", "tqdm"} <= set(got)
+    assert got["orjson"].fix.commands == ("pip install 'orjson'",) and "verl/utils/tracking.py:29" in got["orjson"].detail
+    assert got["regex"].severity.value == "error"
 
 
 def test_what_verl_declares_or_imports_only_when_used_is_not_this_checks():

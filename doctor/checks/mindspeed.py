@@ -10,7 +10,7 @@ from typing import Any
 
 from packaging.version import Version
 
-from doctor.checks.facts import cann, installed, origins, pver, val, ver
+from doctor.checks.facts import absent, cann, env_unset, installed, origins, pver, val, ver
 from doctor.checks.runner import CheckContext, check, skip
 from doctor.knowledge.matrix import MINDSPEED_UNPAIRED, PTA_CANN, MindSpeedRow, mindspeed_rows, torch_npu_cann
 from doctor.knowledge.versions import CannVersion, parse_pkg_version, release
@@ -236,6 +236,55 @@ def _git(m: Any) -> dict[str, Any] | None:
     if not g:
         return None
     return {k: val(g, k) for k in ("commit", "branch", "tag")}
+
+
+@check("megatron-present", "mindspeed", findings=("megatron-missing",))
+def megatron_present(ctx: CheckContext) -> Iterator[Finding]:
+    """A stack that documents Megatron-LM (verl's megatron strategy, which MindSpeed patches) has Megatron importable:
+    the megatron-core distribution, or the `megatron` package of a Megatron-LM checkout on the path. verl declares no
+    megatron-core before 0.9.1 (0.7.1: only mbridge under [mcore]; 0.9.1: under its [megatron] and [cpu] extras), so
+    what it declares cannot say so; the stack's profile can. Beside MindSpeed, `mindspeed-megatron-missing` says it."""
+    snap, p = ctx.snapshot, ctx.profile
+    mg = p.git.get("megatron-lm") if p is not None else None
+    v = ver(snap, "verl")
+    if mg is None or not v:
+        skip("no verified stack with Megatron-LM applies, or verl is not installed")
+    if _mindspeed_present(snap):
+        skip("MindSpeed is installed: mindspeed-megatron-missing judges Megatron beside it")
+    module = snap.module("megatron")
+    # not importable: the probe looked for `megatron` and found none, or (a snapshot without module facts) no
+    # megatron-core is installed and no PYTHONPATH could hold a checkout; else importable, or not known to be missing
+    if module is not None and not (not known(module) and absent(snap, "megatron-core") and env_unset(snap, "PYTHONPATH")):
+        return
+    from doctor.knowledge.import_surface import imported_at_load
+
+    got = imported_at_load("verl", v)
+    at = got[1].modules.get("megatron") if got is not None else None
+    where = (f" verl {v}'s modules import megatron at module level ({at}) when "
+             f"{' / '.join(m for m in got[1].entries if 'megatron' in m)} load (read from {got[0].where})"
+             if got is not None and at else f" verl {v}'s megatron workers import megatron.core when they load")
+    checkout = mg.commit or mg.ref
+    clone = (f"git clone {mg.repo} Megatron-LM", f"git -C Megatron-LM checkout {checkout}")
+    if mg.install == "pythonpath":
+        lines = (*clone, 'export PYTHONPATH="$PWD/Megatron-LM:$PYTHONPATH"')
+        how = "and put the checkout on PYTHONPATH"
+    else:
+        lines = (*clone, "pip install --no-deps -e Megatron-LM")
+        how = "and install it editable with --no-deps (its dependencies name an unpinned torch)"
+    from doctor.installers.fixline import doctor_install
+
+    yield finding(
+        "megatron-missing", "error", ("megatron", "verl"),
+        f"Megatron is not importable: {p.name} runs verl's megatron strategy on Megatron-LM {mg.ref}",
+        detail=f"Neither the megatron-core distribution nor a Megatron-LM checkout on the path provides `megatron`.{where}"
+               ": a megatron-strategy run (the one MindSpeed patches on Ascend) stops with ModuleNotFoundError: No "
+               "module named 'megatron'. pip does not install it with verl: its metadata names no megatron-core, or "
+               "only under an extra.",
+        evidence={"verl": v, "profile": p.name, "megatron_lm": mg.ref, "megatron-core": None,
+                  **({"imported_at": at} if at else {})},
+        fix=f"Clone Megatron-LM at {mg.ref} ({mg.repo}, commit {checkout}) {how}, as {p.name} documents; or install "
+            f"the whole stack: `{doctor_install(p, snap)}`.",
+        commands=lines, source=p.source)
 
 
 @check("megatron-single-copy", "mindspeed", findings=("megatron-multiple-copies",))

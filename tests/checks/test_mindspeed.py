@@ -140,3 +140,59 @@ def test_a_mindspeed_branch_next_to_a_cann_its_compatibility_table_marks_unpaira
     assert g.components == ("mindspeed", "torch-npu") and "26.1.0" in g.title
     assert not run("26.0.0_core_r0.12.1", cann="9.0.0", torch_npu="2.7.1.post4")
     assert not run("26.1.0_core_r0.12.1", cann="9.1.0") and not run("2.3.0_core_r0.12.1", cann="9.1.0")
+
+
+def _without_megatron(name: str, mindspeed: bool = False) -> dict:
+    """The healthy stack `name` with Megatron gone: no megatron-core, and the probe found no `megatron` on the path."""
+    d = healthy(name)
+    del d["packages"]["megatron-core"]
+    del d["modules"]["megatron"]
+    if not mindspeed:
+        d["packages"].pop("mindspeed", None)
+        d["modules"].pop("mindspeed", None)
+    return d
+
+
+def test_megatron_missing_on_a_megatron_stack_is_an_error_whatever_verl_declares():
+    """verl 0.7.1 declares no megatron-core (only mbridge under [mcore]), 0.9.1 only under its [megatron] and [cpu]
+    extras: neither declaration says Megatron is missing, and without MindSpeed nothing did. Every stack documents
+    Megatron-LM for verl's megatron strategy: a missing one is an error with the clone at the stack's commit."""
+    from tests.stacks import diagnose_dict
+
+    for name in ("verl-0.6.1-cann8.2.rc1-a2", "verl-0.7.1-cann8.5.0-a2", "verl-0.9.1-cann9.1.0-a3"):
+        (f,) = [f for f in diagnose_dict(_without_megatron(name)).findings if f.id == "megatron-missing"]
+        assert f.severity.value == "error" and f.components[0] == "megatron", name
+        assert "verl/models/mcore/config_converter.py:25" in f.detail, name
+        clone, checkout, last = f.fix.commands
+        assert clone == "git clone https://github.com/NVIDIA/Megatron-LM.git Megatron-LM", clone
+        assert checkout.startswith("git -C Megatron-LM checkout ") and checkout.split()[-1] in f.fix.text
+        # 0.6.1's stack puts the checkout on PYTHONPATH; the others install it editable, --no-deps, with the
+        # target's own pip
+        if name.startswith("verl-0.6.1"):
+            assert last == 'export PYTHONPATH="$PWD/Megatron-LM:$PYTHONPATH"'
+        else:
+            assert last == "/opt/venv/bin/python -m pip install --no-deps -e Megatron-LM", last
+
+
+def test_megatron_from_a_checkout_or_beside_mindspeed_or_unknown_is_not_this_finding():
+    from tests.stacks import diagnose_dict
+
+    name = "verl-0.7.1-cann8.5.0-a2"
+    checkout = _without_megatron(name)
+    checkout["modules"]["megatron"] = {"origins": ["/opt/Megatron-LM/megatron"], "version": "0.12.1"}
+    assert "megatron-missing" not in found(checkout)  # a Megatron-LM checkout on PYTHONPATH, no megatron-core
+    assert "megatron-missing" not in found(healthy(name))
+    beside = found(_without_megatron(name, mindspeed=True))
+    assert beside.get("mindspeed-megatron-missing") == "error" and "megatron-missing" not in beside
+    partial = _without_megatron(name)
+    partial["complete"] = False
+    assert "megatron-missing" not in found(partial)
+    no_modules = _without_megatron(name)  # a snapshot of packages only: no megatron-core and no PYTHONPATH
+    del no_modules["modules"]
+    no_modules["env"] = {"PATH": "/usr/bin"}
+    assert found(no_modules).get("megatron-missing") == "error"
+    no_modules["env"]["PYTHONPATH"] = "/opt/src"  # may hold a checkout: not said
+    assert "megatron-missing" not in found(no_modules)
+    no_verl = _without_megatron(name)
+    del no_verl["packages"]["verl"]
+    assert "megatron-missing" not in {f.id for f in diagnose_dict(no_verl, forced=name).findings}

@@ -29,6 +29,9 @@ elsewhere, so each line is made to name the target interpreter, in the way that 
   `--break-system-packages`: that overwrites files the OS package manager owns and later replaces, which PEP 668
   exists to prevent. Not the same command rewritten for a new venv either: `pip uninstall` there cannot remove
   the interpreter's own copy, so the line would not do what the finding asks.
+- a `pip install` into a directory of its own (`--target`, `--prefix`, `--root`) on an externally managed interpreter:
+  pip skips PEP 668's check for it and the interpreter is not changed, so it is `<exe> -m pip ...`, with no override
+  needed and no note that the OS's interpreter changes.
 - an externally managed interpreter whose user turned pip's guard off (snapshot rule 15:
   PIP_BREAK_SYSTEM_PACKAGES, or `break-system-packages = true` in a pip.conf pip reads): pip runs the commands
   the override covers (`install`, `uninstall`, or both), so those lines are `<exe> -m pip ...` as in a venv, and
@@ -58,6 +61,10 @@ _PIP = re.compile(r"(^|&& |; )pip (\S+)(?= |$)")
 _YES = re.compile(r" (?:-y|--yes)(?= |$)")
 _NOT_IN_A_NEW_VENV = re.compile(r" (?:--user|--no-deps)(?= |$)")
 _GUARDED = ("install", "uninstall")  # the pip commands PEP 668's guard stops, and `--break-system-packages` lets run
+# `pip install` into a directory of its own: pip skips PEP 668's check for these ("Specifying --root, --target, or
+# --prefix disables the check"), so they run on a managed interpreter without changing it
+# https://github.com/pypa/pip/blob/23.0.1/src/pip/_internal/commands/install.py
+_OWN_DIRECTORY = re.compile(r" (?:--target|--prefix|--root|-t)(?:[ =]|$)")
 
 
 @dataclass(frozen=True)
@@ -130,9 +137,18 @@ def _rewrite(line: str, route: Route) -> str | None:
         return _run_by(line, f"{route.exe} -m pip")
     if route.how == UV and not re.search(r"(^| )--user( |$)", line):
         return _uv_flags(_run_by(line, f"{route.uv} pip", f" --python {route.exe}"), route.uv)
-    if route.how == MANAGED and route.overridden and _overridden(line, route):
+    if route.how == MANAGED and ((route.overridden and _overridden(line, route)) or _elsewhere(line)):
         return _run_by(line, f"{route.exe} -m pip")
     return None
+
+
+def _elsewhere(line: str) -> bool:
+    """Every guarded pip command of the line is an install into a directory of its own (`--target`, `--prefix`,
+    `--root`): pip runs it on a managed interpreter without any override, and the interpreter stays as it is (real,
+    Debian 12's pip 23.0.1: `/usr/bin/python3 -m pip install --target DIR x` installs, a plain or `--user` install is
+    refused with externally-managed-environment)."""
+    guarded = [(m.group(2), p) for p in re.split(r" && |; ", line) if (m := _PIP.match(p)) and m.group(2) in _GUARDED]
+    return bool(guarded) and all(cmd == "install" and _OWN_DIRECTORY.search(p) for cmd, p in guarded)
 
 
 def _overridden(line: str, route: Route) -> bool:
@@ -195,7 +211,7 @@ def for_target(fix: Fix | None, route: Route | None) -> Fix | None:
         return fix
     cmds: list[str] = []
     lost: list[str] = []
-    kept = False  # a pip line runs as printed (on a managed interpreter: by the user's override)
+    kept = False  # a pip line that changes the interpreter runs as printed (on a managed one: by the user's override)
     for c in fix.commands:
         new = _rewrite(c, route) if _is_pip(c) else c
         if new is None:
@@ -203,7 +219,7 @@ def for_target(fix: Fix | None, route: Route | None) -> Fix | None:
         else:
             if route.how == ENSUREPIP and _is_pip(c) and f"{route.exe} -m ensurepip" not in cmds:
                 cmds.append(f"{route.exe} -m ensurepip")
-            kept = kept or _is_pip(c)
+            kept = kept or (_is_pip(c) and not _elsewhere(c))
             cmds.append(new)
     text = fix.text
     if _runs_pip(text):
@@ -211,7 +227,7 @@ def for_target(fix: Fix | None, route: Route | None) -> Fix | None:
         if new_text is None:
             lost.append("")
         else:
-            kept = True
+            kept = kept or not _elsewhere(text)
             text = f"{route.exe} -m ensurepip && {new_text}" if route.how == ENSUREPIP else new_text
     if kept and route.how == MANAGED:
         text = text.rstrip() + _override_note(route)

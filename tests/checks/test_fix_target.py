@@ -403,6 +403,53 @@ def test_the_debian_interpreter_with_pips_override_gets_its_own_pip_line_and_pip
     assert r.returncode != 0 and "externally-managed-environment" in r.stdout + r.stderr
 
 
+def test_an_install_into_a_directory_of_its_own_runs_on_a_managed_interpreter_without_an_override():
+    """pip skips PEP 668's check for `--target`, `--prefix` and `--root` (the interpreter is not changed): such a line
+    keeps the interpreter's pip, with no override and no note that the OS's interpreter changes; a plain install, a
+    `--user` one and an uninstall beside it are still refused."""
+    route = Route(MANAGED, EXE)
+    for flag in ("--target /opt/deps", "--prefix=/opt/p", "--root /srv/r", "-t /opt/deps"):
+        f = for_target(Fix("Reinstall it there.", (f"pip install --no-deps --upgrade {flag} 'pyjwt==2.10.1'",)), route)
+        assert f is not None and f.commands == (f"{EXE} -m pip install --no-deps --upgrade {flag} 'pyjwt==2.10.1'",)
+        assert f.text == "Reinstall it there.", flag
+    for line in ("pip install 'pyjwt==2.10.1'", "pip install --user 'pyjwt==2.10.1'",
+                 "pip uninstall -y jwt && pip install --target /opt/deps 'pyjwt==2.10.1'"):
+        f = for_target(Fix("Reinstall.", (line,)), route)
+        assert f is not None and f.commands == () and "pip refuses to change" in f.text, line
+    # with an override for install only, the --target line needs none, and says nothing of changing the interpreter
+    over = Route(MANAGED, EXE, (("install", "PIP_BREAK_SYSTEM_PACKAGES=1"),))
+    f = for_target(Fix("Put it there.", ("pip install --target /opt/deps x",)), over)
+    assert f is not None and f.commands == (f"{EXE} -m pip install --target /opt/deps x",) and f.text == "Put it there."
+
+
+@pytest.mark.slow
+def test_the_debian_interpreter_runs_a_printed_target_install_and_stays_as_it_was(tmp_path):
+    """Real: the OS's interpreter, no override; the printed `--target` line runs (offline, from the local wheels) and
+    the interpreter itself still cannot import what went into the directory."""
+    exe = _debian_python()
+    w = _wheels()
+    env = _probe_env(w, tmp_path / "home")
+    snap = tmp_path / "snap.json"
+    subprocess.run([sys.executable, "-m", "doctor", "collect", "--python", exe, "-o", str(snap)], check=True,
+                   capture_output=True, timeout=300, cwd=str(tmp_path), env=env)
+    s = snapshot_from_dict(json.loads(snap.read_text()))
+    if not s.python.pip:
+        pytest.skip(f"{exe} has no pip here (python3-pip)")
+    assert s.python.externally_managed is True and not s.python.break_system_packages
+    deps = tmp_path / "deps"
+    fix = for_target(Fix("Reinstall pyjwt there.", (f"pip install --no-deps --target {deps} 'pyjwt==2.10.1'",)),
+                     route_of(s))
+    assert fix is not None
+    (line,) = fix.commands
+    assert line == f"{exe} -m pip install --no-deps --target {deps} 'pyjwt==2.10.1'"
+    r = subprocess.run(["bash", "-c", line], capture_output=True, text=True, timeout=300, env=env)
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert (deps / "jwt" / "__init__.py").is_file()
+    probe = "import importlib.util as u; print(u.find_spec('jwt') is None or not u.find_spec('jwt').origin.startswith(%r))"
+    r = subprocess.run([exe, "-I", "-c", probe % str(deps)], capture_output=True, text=True, timeout=60)
+    assert r.stdout.strip() == "True"
+
+
 def _debian_python() -> str:
     exe = externally_managed_python()
     if exe is None:

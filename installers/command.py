@@ -129,6 +129,7 @@ def run(opts: Options, console: Console) -> Report:
     report.findings += fd.system_findings(plan, where=where)
     mirrors = parse_mirrors(opts.git_mirrors)
     backend = make_backend(opts.backend, isolated=opts.isolated, break_system_packages=bool(override))
+    _refuse_elsewhere(opts, backend, tgt)
     header = f"profile {plan.profile} ({profile.source})"
     if opts.dry_run:
         return _dry_run(opts, plan, report, console, snap=snap, target_env=target_env, tgt=tgt,
@@ -279,6 +280,23 @@ def _refuse_managed(o: Options, env: Any) -> str | None:
                      "EXTERNALLY-MANAGED): pip and uv refuse to install into it, so nothing was done." + why
                      + f" Install into a venv made from it: `doctor install --venv verl-venv --python {python}`",
                      source="--venv" if o.venv else "--python")
+
+
+def _refuse_elsewhere(o: Options, backend: Any, tgt: Target) -> None:
+    """pip's own configuration (PIP_TARGET, PIP_PREFIX, PIP_ROOT, or `target` / `prefix` / `root` in a pip.conf pip
+    reads) would send every pip step to a directory of its own, not into the target interpreter: the plan would land
+    there (and, on an interpreter the OS manages, get past PEP 668's check, which pip skips for those), and the
+    steps' checks would judge an interpreter that did not change. Refused before anything runs, naming the setting;
+    not under --isolated (which hides pip's configuration from the steps) nor with uv, which reads neither."""
+    if o.isolated or backend.name != "pip" or o.from_snapshot:
+        return
+    from doctor.probes.pipconf import install_elsewhere
+
+    said = install_elsewhere(os.environ, tgt.prefix or sys.prefix)
+    if said:
+        raise InputError(f"pip's configuration sends every `pip install` to a directory of its own ({said}), not into "
+                         f"{tgt.python or 'the target'}: the steps would install there. Unset it for this run, or "
+                         "pass --isolated (the steps then ignore pip's configuration)", source=said)
 
 
 def _rollback_python(o: Options) -> str:

@@ -28,7 +28,10 @@ COMMANDS = ("install", "uninstall")  # the pip commands the guard stops
 # PIP_REQUIRE_VIRTUALENV=1, Debian's pip: "Could not find an activated virtualenv (required)")
 _OPTIONS = {"break-system-packages": "break-system-packages", "require-virtualenv": "require-virtualenv",
             "require-venv": "require-virtualenv"}
-_NAMED = re.compile(r"break[-_]system[-_]packages|require[-_]v", re.I)
+# the `pip install` options that send an install to a directory of its own instead of the interpreter's site
+# directories (and so also past PEP 668's check: https://github.com/pypa/pip/blob/23.0.1/src/pip/_internal/commands/install.py)
+ELSEWHERE = ("target", "prefix", "root")
+_NAMED = re.compile(r"break[-_]system[-_]packages|require[-_]v|target|prefix|root", re.I)
 _TRUE = ("y", "yes", "t", "true", "on", "1")
 _FALSE = ("n", "no", "f", "false", "off", "0")
 
@@ -70,6 +73,40 @@ def _read(path: str) -> str | None:
 def pip_override(environ: Mapping[str, str], prefix: str) -> tuple[dict[str, str], list[str]]:
     """({command: what turns pip's guard off for it, "PIP_BREAK_SYSTEM_PACKAGES=1" or a pip.conf's path}, for
     `install` and `uninstall`; errors: what made pip stop before reading it)."""
+    values, errors = _values(environ, prefix)
+    if errors:
+        return {}, errors
+    found: dict[str, str] = {}
+    for command in COMMANDS:
+        by, stops = _setting(values, "break-system-packages", command, errors)
+        venv_only, stops_too = _setting(values, "require-virtualenv", command, errors)
+        if by is not None and venv_only is None and not (stops or stops_too):  # outside a venv pip refuses anyway
+            found[command] = by
+    return found, errors
+
+
+def install_elsewhere(environ: Mapping[str, str], prefix: str) -> str | None:
+    """What in pip's configuration sends every `pip install` to a directory of its own (`target`, `prefix` or `root`
+    from PIP_TARGET / PIP_PREFIX / PIP_ROOT or a pip.conf's [global] / [install]; the last setting of each wins, as
+    for the override), said as `PIP_TARGET=/dir` or `target = /dir (/etc/pip.conf)`; None when nothing does (or pip
+    stops on its configuration first)."""
+    values, errors = _values(environ, prefix)
+    if errors:
+        return None
+    for option in ELSEWHERE:
+        said = None
+        for section in ("global", "install", ":env:"):
+            value, source = values.get((option, section), ("", ""))
+            if value.strip():
+                said = source if section == ":env:" else f"{option} = {value.strip()} ({source})"
+        if said:
+            return said
+    return None
+
+
+def _values(environ: Mapping[str, str], prefix: str) -> tuple[dict[tuple[str, str], tuple[str, str]], list[str]]:
+    """(option, section) -> (value, source) for the options read here, as pip's configuration sets them (the last
+    file wins; the environment under the section ":env:"); errors: a file pip cannot parse stops it."""
     values: dict[tuple[str, str], tuple[str, str]] = {}  # (option, section) -> (value, source): the last file wins
     for path in config_files(environ, prefix):
         text = _read(path)
@@ -87,17 +124,14 @@ def pip_override(environ: Mapping[str, str], prefix: str) -> tuple[dict[str, str
                 for name, value in parser.items(section):
                     if _option(name) in _OPTIONS:
                         values[_OPTIONS[_option(name)], section] = (value, path)
+                    elif _option(name) in ELSEWHERE:
+                        values[_option(name), section] = (value, path)
     for k, v in environ.items():  # pip keeps the last spelling in the environment
         if k.startswith("PIP_") and _option(k[4:]) in _OPTIONS:
             values[_OPTIONS[_option(k[4:])], ":env:"] = (v, f"{k}={v}")
-    found: dict[str, str] = {}
-    errors: list[str] = []
-    for command in COMMANDS:
-        by, stops = _setting(values, "break-system-packages", command, errors)
-        venv_only, stops_too = _setting(values, "require-virtualenv", command, errors)
-        if by is not None and venv_only is None and not (stops or stops_too):  # outside a venv pip refuses anyway
-            found[command] = by
-    return found, errors
+        elif k.startswith("PIP_") and _option(k[4:]) in ELSEWHERE:
+            values[_option(k[4:]), ":env:"] = (v, f"{k}={v}")
+    return values, []
 
 
 def _setting(values: Mapping[tuple[str, str], tuple[str, str]], option: str, command: str,

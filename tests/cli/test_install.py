@@ -724,3 +724,47 @@ def test_an_interpreter_the_os_manages_is_planned_into_when_the_user_turned_pips
     env.pop("PIP_BREAK_SYSTEM_PACKAGES")
     cp = doctor("install", "--profile", PROFILE, "--python", exe, "--dry-run", env=env)
     assert cp.returncode == 2 and "covers pip install (" in cp.stderr and "pip.conf) only" in cp.stderr
+
+
+@pytest.mark.parametrize("how", ["env", "pip.conf"])
+def test_pips_own_configuration_that_installs_elsewhere_is_refused_before_anything_runs(tmp_path: Path, how: str) -> None:
+    """PIP_TARGET (or `target = DIR` in a pip.conf) sends every `pip install` to DIR, not into the target venv (and
+    past PEP 668's check on an OS's interpreter): the pip steps would land there. Real, first: the pip backend's own
+    step for the target installs into DIR and leaves the venv without it. Then install refuses, naming the setting;
+    with --isolated (the steps ignore pip's configuration) it goes ahead."""
+    import zipfile
+
+    from doctor.installers.backends import PipBackend
+
+    wheels, elsewhere, venv = tmp_path / "w", tmp_path / "elsewhere", tmp_path / "venv"
+    wheels.mkdir()
+    tag = "tinyx-1.0"
+    with zipfile.ZipFile(wheels / f"{tag}-py3-none-any.whl", "w") as z:
+        files = {"tinyx.py": "", f"{tag}.dist-info/METADATA": "Metadata-Version: 2.1\nName: tinyx\nVersion: 1.0\n",
+                 f"{tag}.dist-info/WHEEL": "Wheel-Version: 1.0\nGenerator: t\nRoot-Is-Purelib: true\nTag: py3-none-any\n"}
+        for path, text in files.items():
+            z.writestr(path, text)
+        z.writestr(f"{tag}.dist-info/RECORD", "".join(f"{p},,\n" for p in files) + f"{tag}.dist-info/RECORD,,\n")
+    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, timeout=300)
+    py = str(venv / "bin" / "python")
+    home = tmp_path / "home"
+    (home / ".config" / "pip").mkdir(parents=True)
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("PIP_", "XDG_CONFIG"))}
+    env.update(HOME=str(home), NO_COLOR="1", PIP_NO_INDEX="1", PIP_FIND_LINKS=str(wheels))
+    if how == "env":
+        env["PIP_TARGET"] = str(elsewhere)
+        said = f"PIP_TARGET={elsewhere}"
+    else:
+        (home / ".config" / "pip" / "pip.conf").write_text(f"[install]\ntarget = {elsewhere}\n")
+        said = f"target = {elsewhere} ({home / '.config' / 'pip' / 'pip.conf'})"
+    step = PipBackend(own=False).install(py, ["tinyx"])
+    r = subprocess.run(list(step.argv), capture_output=True, text=True, timeout=300, env=step.environ(env))
+    assert r.returncode == 0, r.stderr
+    assert (elsewhere / "tinyx.py").is_file()
+    assert subprocess.run([py, "-c", "import tinyx"], capture_output=True, env={"PATH": "/usr/bin"}).returncode != 0
+    cp = doctor("install", "--profile", PROFILE, "--python", py, "--dry-run", "--no-host-check", "--backend", "pip",
+                env=env)
+    assert cp.returncode == 2 and said in cp.stderr and "--isolated" in cp.stderr, cp.stderr
+    cp = doctor("install", "--profile", PROFILE, "--python", py, "--dry-run", "--no-host-check", "--backend", "pip",
+                "--isolated", env=env)
+    assert cp.returncode == 0, cp.stderr

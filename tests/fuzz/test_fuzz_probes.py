@@ -233,3 +233,25 @@ def test_the_verified_files_reader_on_any_answer_gives_a_loadable_section_or_non
     got = verified_files(doc)
     if got is not None:
         section_from_dict(VerifiedFiles, got, "python.verified_files")
+
+
+_PIP_CONF = ["[global]\nbreak-system-packages = true\n", "[install]\ntarget = /opt/deps\n", "[global]\nprefix=/p\n",
+             "[uninstall]\nbreak_system_packages = no\n", "[install]\nroot = /r\nrequire-venv = 1\n"]
+
+
+@fuzz
+@given(mutated(_PIP_CONF), st.dictionaries(st.sampled_from(["PIP_TARGET", "PIP_PREFIX", "PIP_ROOT",
+                                                             "PIP_BREAK_SYSTEM_PACKAGES", "PIP_REQUIRE_VIRTUALENV"]),
+                                            st.text(max_size=12), max_size=3))
+def test_pips_configuration_of_any_file_and_environment_is_read_never_raised(conf, environ):
+    import tempfile
+
+    from doctor.probes.pipconf import install_elsewhere, pip_override
+
+    with tempfile.TemporaryDirectory() as d:
+        Path(d, "pip.conf").write_text(conf, errors="replace")
+        env = {"HOME": d, "XDG_CONFIG_DIRS": d + "/none", "PIP_CONFIG_FILE": str(Path(d, "pip.conf")), **environ}
+        found, errors = pip_override(env, d)
+        assert set(found) <= {"install", "uninstall"} and isinstance(errors, list)
+        where = install_elsewhere(env, d)
+        assert where is None or isinstance(where, str)

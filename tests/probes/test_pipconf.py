@@ -117,3 +117,25 @@ def test_a_real_probe_of_the_os_interpreter_records_it_with_the_environment_it_r
     env.pop("PIP_BREAK_SYSTEM_PACKAGES")
     doc, err, _ = run_target_probe(exe, environ=env, args=["--dists-only"])
     assert doc is not None and doc["python"]["break_system_packages"] == {}
+
+
+@pytest.mark.parametrize(("conf", "env", "want"), [
+    (None, {}, None),
+    (None, {"PIP_TARGET": "/opt/deps"}, "PIP_TARGET=/opt/deps"),
+    (None, {"PIP_PREFIX": "/opt/p"}, "PIP_PREFIX=/opt/p"),
+    (None, {"PIP_ROOT": "/srv/r", "PIP_ROOT_USER_ACTION": "ignore"}, "PIP_ROOT=/srv/r"),
+    (None, {"PIP_ROOT_USER_ACTION": "ignore", "PIP_TARGET": ""}, None),  # empty: pip skips it
+    ("[install]\ntarget = /opt/deps\n", {}, "target = /opt/deps (CONF)"),
+    ("[global]\nprefix=/opt/p\n", {}, "prefix = /opt/p (CONF)"),
+    ("[uninstall]\ntarget = /opt/deps\n", {}, None),  # another command's section
+    ("[install]\ntarget = /opt/deps\n", {"PIP_TARGET": "/elsewhere"}, "PIP_TARGET=/elsewhere"),  # the env wins
+    ("[install\ntarget = /opt/deps\n", {}, None),  # pip stops on a file it cannot parse
+])
+def test_what_sends_every_pip_install_to_a_directory_of_its_own(tmp_path, conf, env, want):
+    """Real (Debian's pip 23.0.1 on /usr/bin/python3, no override): with PIP_TARGET or PIP_PREFIX set a plain `pip
+    install x` installs into that directory, past PEP 668's check; `pip uninstall` is still refused."""
+    from doctor.probes.pipconf import install_elsewhere
+
+    path = str(tmp_path / "home" / ".config" / "pip" / "pip.conf")
+    got = install_elsewhere(_env(tmp_path, conf, **env), str(tmp_path / "prefix"))
+    assert got == (want.replace("CONF", path) if want else None)

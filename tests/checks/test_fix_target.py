@@ -368,6 +368,17 @@ def _probe_env(w: Path, home: Path, **extra: str) -> dict[str, str]:
     return env
 
 
+def _collected_with_pip(exe: str, tmp_path: Path, env: dict[str, str]) -> Any:
+    """`doctor collect` of the OS's interpreter with `env`, read back; skipped where it has no pip here."""
+    snap = tmp_path / "snap.json"
+    subprocess.run([sys.executable, "-m", "doctor", "collect", "--python", exe, "-o", str(snap)], check=True,
+                   capture_output=True, timeout=300, cwd=str(tmp_path), env=env)
+    s = snapshot_from_dict(json.loads(snap.read_text()))
+    if not s.python.pip:
+        pytest.skip(f"{exe} has no pip here (python3-pip)")
+    return s
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("how", ["env", "pip.conf"])
 def test_the_debian_interpreter_with_pips_override_gets_its_own_pip_line_and_pip_would_run_it(tmp_path, how):
@@ -381,12 +392,7 @@ def test_the_debian_interpreter_with_pips_override_gets_its_own_pip_line_and_pip
     if how == "pip.conf":
         (home / ".config" / "pip" / "pip.conf").write_text("[global]\nbreak-system-packages = true\n")
     env = _probe_env(w, home, **extra)
-    snap = tmp_path / "snap.json"
-    subprocess.run([sys.executable, "-m", "doctor", "collect", "--python", exe, "-o", str(snap)], check=True,
-                   capture_output=True, timeout=300, cwd=str(tmp_path), env=env)
-    s = snapshot_from_dict(json.loads(snap.read_text()))
-    if not s.python.pip:
-        pytest.skip(f"{exe} has no pip here (python3-pip)")
+    s = _collected_with_pip(exe, tmp_path, env)
     by = "PIP_BREAK_SYSTEM_PACKAGES=1" if how == "env" else str(home / ".config" / "pip" / "pip.conf")
     assert s.python.break_system_packages == {"install": by, "uninstall": by}
     fix = for_target(Fix("Reinstall pyjwt 2.10.1.", ("pip install --force-reinstall --no-deps 'pyjwt==2.10.1'",)),
@@ -429,12 +435,7 @@ def test_the_debian_interpreter_runs_a_printed_target_install_and_stays_as_it_wa
     exe = _debian_python()
     w = _wheels()
     env = _probe_env(w, tmp_path / "home")
-    snap = tmp_path / "snap.json"
-    subprocess.run([sys.executable, "-m", "doctor", "collect", "--python", exe, "-o", str(snap)], check=True,
-                   capture_output=True, timeout=300, cwd=str(tmp_path), env=env)
-    s = snapshot_from_dict(json.loads(snap.read_text()))
-    if not s.python.pip:
-        pytest.skip(f"{exe} has no pip here (python3-pip)")
+    s = _collected_with_pip(exe, tmp_path, env)
     assert s.python.externally_managed is True and not s.python.break_system_packages
     deps = tmp_path / "deps"
     fix = for_target(Fix("Reinstall pyjwt there.", (f"pip install --no-deps --target {deps} 'pyjwt==2.10.1'",)),

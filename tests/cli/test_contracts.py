@@ -240,8 +240,16 @@ def test_missing_hydra_at_compose_time_is_a_missing_extra_in_json(tmp_path):
     shim.mkdir()
     (shim / "hydra.py").write_text('raise ModuleNotFoundError("No module named " + repr(__name__), name=__name__)\n')
     model = write_model(tmp_path / "models", "Qwen3-0.6B", QWEN3_06B)
+    # a cache of its own: a compose cached by an earlier run is read back without Hydra (rightly no error); the
+    # unpacked verl config is shared so the test does not download it again
+    from doctor.cachedir import cache_dir
+
+    ours = tmp_path / "xdg" / "verl-ascend-doctor"
+    ours.mkdir(parents=True)
+    if os.path.isdir(cache_dir("verl")):
+        (ours / "verl").symlink_to(cache_dir("verl"))
     r = doctor("--json", "launch", "--model", str(model), "--tp", "1", "--verl-version", "0.9.1", "--compose",
-               env={"PYTHONPATH": str(shim)})
+               env={"PYTHONPATH": str(shim), "XDG_CACHE_HOME": str(tmp_path / "xdg")})
     f = json.loads(r.stdout)["findings"][0]
     assert r.returncode == 2 and f["id"] == "extra-not-installed", f
     assert f"{shlex.quote(sys.executable)} -m pip install 'verl-ascend-doctor[launch]'" in f["fix"]["text"]

@@ -31,7 +31,7 @@ from doctor.tomlfile import read_toml
 
 SCHEMA = "doctor.env-values/1"
 FILE = "env-values.toml"
-PARSES = ("strtol", "digits", "python-int", "float", "text", "text-nocase", "allocator", "affinity", "any")
+PARSES = ("strtol", "digits", "python-int", "float", "text", "text-nocase", "allocator", "affinity", "hccl-algo", "any")
 ON_INVALID = ("error", "ignored")
 # Judged by other checks (doctor/checks/network.py, env.py, devices.py, vllm.py): never rows of this table.
 JUDGED_ELSEWHERE = frozenset({
@@ -65,6 +65,9 @@ class Rule:
         """The accepted values in words ("0, 1 or 2", "an integer in [1, 7]", "True or False")."""
         if self.parse == "affinity":
             return "a mode number (0 off, 1, 2), or mode:N and npuX:a-b items joined by ','"
+        if self.parse == "hccl-algo":
+            return ("level0:NA;level1:<algo>[;level2:<algo>], or <op>=level0:NA;level1:<algo> items joined by '/' "
+                    "(<op> one of " + ", ".join(HCCL_ALGO_OPS) + "), <algo> one of " + ", ".join(map(str, self.values)))
         if self.values:
             vs = [str(v) for v in self.values]
             body = vs[0] if len(vs) == 1 else ", ".join(vs[:-1]) + " or " + vs[-1]
@@ -318,6 +321,61 @@ def _in_range(rule: Rule, x: float) -> bool:
     return not (rule.multiple_of and int(x) % rule.multiple_of)
 
 
+# HCCL_ALGO's grammar (hicann/hccl src/common/alg_env_config.cc SetHcclAlgoConfig and the functions it calls, the
+# same at every tag v8.5.0-beta.1 ... v9.2.0-beta.1); the algorithm names are the rows' `values`.
+HCCL_ALGO_LEVELS = ("level0", "level1", "level2", "level3")
+HCCL_ALGO_OPS = ("broadcast", "allreduce", "reduce", "send", "receive", "allgather", "reducescatter", "alltoall",
+                 "gather", "scatter", "sendrecv")
+
+
+def _hccl_algo_levels(text: str, algos: tuple[Any, ...], per_op: bool) -> str | None:
+    """ParseAlgoString: `level:algo` items joined by ';' (at most 4, each level once); None when HCCL takes them."""
+    items = text.split(";")
+    if "" in items or len(items) > len(HCCL_ALGO_LEVELS):
+        return f"has an empty item or more than {len(HCCL_ALGO_LEVELS)} 'level:algo' items"
+    seen = set()
+    for item in items:
+        level, sep, algo = item.partition(":")
+        if not sep or not level or not algo:
+            return f"item {item!r} is not level:algo"
+        if level not in HCCL_ALGO_LEVELS:
+            return f"level {level!r} is not one of {', '.join(HCCL_ALGO_LEVELS)}"
+        if algo not in algos:
+            return f"algorithm {algo!r} is not one it knows (the names are case-sensitive)"
+        if level in seen:
+            return f"sets {level} twice"
+        seen.add(level)
+        if per_op and level == "level0" and algo == "null":
+            return "sets level0:null for an operator"
+    return None
+
+
+def _hccl_algo(value: str, algos: tuple[Any, ...]) -> str | None:
+    """SetHcclAlgoConfig: blanks dropped; one global `level:algo;...` list, or `op=level:algo;...` items joined by
+    '/' (not both, every op HCCL knows); what is wrong, None when HCCL takes the text."""
+    s = value.replace(" ", "")
+    if not s:
+        return None
+    parts = s.split("/")
+    if "" in parts:
+        return "has an empty '/' item"
+    if any(p.startswith("=") or p.endswith("=") for p in parts):
+        return "has an item with nothing before or after '='"
+    per_op = ["=" in p for p in parts]
+    if not any(per_op):
+        return "has more than one global setting" if len(parts) > 1 else _hccl_algo_levels(s, algos, False)
+    if not all(per_op):
+        return "mixes a global setting with per-operator ones"
+    for p in parts:
+        op, _, rest = p.partition("=")
+        if op not in HCCL_ALGO_OPS:
+            return f"operator {op!r} is not one of {', '.join(HCCL_ALGO_OPS)}"
+        bad = _hccl_algo_levels(rest, algos, True)
+        if bad:
+            return f"{op}: {bad}"
+    return None
+
+
 def _judge_text(row: Row, rule: Rule, value: str, what: str) -> tuple[str, str] | None:
     """(kind, why) when the reader refuses or misreads `value`; None when it takes it as written."""
     p = rule.parse
@@ -333,6 +391,9 @@ def _judge_text(row: Row, rule: Rule, value: str, what: str) -> tuple[str, str] 
         if mode and not mode.group(1).isdigit():
             return ("ignored", f"{what}: mode:{mode.group(1)} is not a number, so the mode stays 0 (off)")
         return None
+    if p == "hccl-algo":
+        bad = _hccl_algo(value, rule.values)
+        return None if bad is None else ("invalid", f"{what}={value!r}: {bad}")
     if p in ("text", "text-nocase"):
         ok = value in rule.values if p == "text" else value.upper() in {x.upper() for x in rule.values}
         return None if ok else ("invalid", f"{what}={value!r} is not one of the values it takes")

@@ -131,6 +131,41 @@ def test_hccl_intra_link_switches_are_judged_together() -> None:
     assert "HCCL_INTRA_PCIE_ENABLE unset" in one(d).title
 
 
+def test_hccl_algo_grammar_is_hccls_own() -> None:
+    # the reference's own examples, a level2 list, blanks (dropped by HCCL): taken at every tag read
+    for ok in ("level0:NA;level1:NHR", "allreduce=level0:NA;level1:ring/allgather=level0:NA;level1:H-D_R",
+               "level0:NA;level1:H-D_R;level2:NHR", "level0:NA; level1:pipeline"):
+        assert not ours(snap({"HCCL_ALGO": ok}, cann="8.5.0")), ok
+        assert not ours(snap({"HCCL_ALGO": ok}, cann="9.2.0-beta.1")), ok
+    f = one(snap({"HCCL_ALGO": "level0:NA;level1:RING"}, cann="9.1.0"))
+    assert (f.id, f.severity.value, f.components) == ("env-value-invalid", "error", ("hccl", "env"))
+    assert "'RING'" in f.title and "case-sensitive" in f.title and "H-D_R" in f.detail
+    assert f.source == "https://github.com/hicann/hccl/blob/v8.5.0/src/common/alg_env_config.cc"
+    for bad, why in (("level0:NA;level1:ring/allreduce=level0:NA;level1:ring", "mixes"),
+                     ("level0:NA;level1:ring;", "empty item"), ("level1:ring;level1:NHR", "level1 twice"),
+                     ("level4:ring", "'level4'"), ("ring", "not level:algo"), ("all_reduce=level0:NA;level1:ring", "operator"),
+                     ("allreduce=level0:null;level1:ring", "level0:null")):
+        assert why in one(snap({"HCCL_ALGO": bad}, cann="8.5.0")).title, bad
+    assert not ours(snap({"HCCL_ALGO": "level1:RING"}, cann="8.2.RC1"))  # HCCL before 8.5 was not read
+    assert one(snap({"HCCL_ALGO": "level1:RING"})).id == "env-value-invalid"  # unknown CANN: every tag read refuses
+
+
+def test_hccl_op_retry_enable_is_a_level_list() -> None:
+    assert not ours(snap({"HCCL_OP_RETRY_ENABLE": "L1:1,L2:0"}, cann="9.1.0"))
+    assert not ours(snap({"HCCL_OP_RETRY_ENABLE": "L1:1, L2:1"}, cann="8.5.0"))
+    f = one(snap({"HCCL_OP_RETRY_ENABLE": "L1:true"}, cann="9.1.0"))
+    assert (f.id, f.severity.value) == ("env-value-invalid", "error") and "L1: 0 or 1" in f.detail
+    assert one(snap({"HCCL_OP_RETRY_ENABLE": "1"}, cann="9.1.0")).id == "env-value-invalid"
+    assert "L3" in one(snap({"HCCL_OP_RETRY_ENABLE": "L1:1,L3:1"}, cann="9.1.0")).title
+
+
+def test_hccl_split_ratio_must_be_a_number() -> None:
+    name = "HCCL_ALG_MULTIPLE_DIMENSION_SPLIT_RATIO"
+    assert one(snap({name: "half"}, cann="9.1.0")).severity.value == "error"
+    assert not ours(snap({name: "0.6"}, cann="9.2.0-beta.1"))
+    assert not ours(snap({name: "half"}, cann="9.0.0"))  # read from 9.1.0 on
+
+
 def test_two_readers_of_one_variable() -> None:
     got = {(f.components[0], f.id) for f in ours(snap({"HCCL_BUFFSIZE": "200MB"}, cann="9.1.0", torch_npu="2.7.1"))}
     assert got == {("hccl", "env-value-invalid"), ("torch-npu", "env-value-ignored")}

@@ -51,6 +51,7 @@ def _suggest(name: str, value: str, verdict: object) -> str:
     elif rule.parse in ("strtol", "python-int", "digits"):
         one = 1 in rule.values or not rule.values
         meant = "1" if low in _ON and one else ("0" if low in _OFF and (0 in rule.values or not rule.values) else None)
+        meant = meant if meant is not None and rule.takes(int(meant)) else None  # a port or a size is no switch
     if meant is not None and key:
         return f'export {name}="{value[:m.start(1)]}{meant}{value[m.end(1):]}"' if m else f"export {name}={meant}"
     if meant is not None:

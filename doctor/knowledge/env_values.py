@@ -31,11 +31,13 @@ from doctor.tomlfile import read_toml
 
 SCHEMA = "doctor.env-values/1"
 FILE = "env-values.toml"
-PARSES = ("strtol", "digits", "python-int", "float", "text", "text-nocase", "allocator", "affinity", "hccl-algo", "any")
+PARSES = ("strtol", "digits", "python-int", "float", "text", "text-nocase", "allocator", "affinity", "hccl-algo", "list-nocase",
+          "any")
 ON_INVALID = ("error", "ignored")
 # Judged by other checks (doctor/checks/network.py, env.py, devices.py, vllm.py): never rows of this table.
+# (network.py reads HCCL_IF_BASE_PORT only to find HCCL's ports in use; whether HCCL takes the value is a row here.)
 JUDGED_ELSEWHERE = frozenset({
-    "HCCL_CONNECT_TIMEOUT", "HCCL_EXEC_TIMEOUT", "HCCL_IF_IP", "HCCL_IF_BASE_PORT", "HCCL_SOCKET_IFNAME",
+    "HCCL_CONNECT_TIMEOUT", "HCCL_EXEC_TIMEOUT", "HCCL_IF_IP", "HCCL_SOCKET_IFNAME",
     "GLOO_SOCKET_IFNAME", "TP_SOCKET_IFNAME", "NCCL_SOCKET_IFNAME", "VLLM_HOST_IP", "ASCEND_RT_VISIBLE_DEVICES",
     "ASCEND_VISIBLE_DEVICES", "RAY_EXPERIMENTAL_NOSET_ASCEND_RT_VISIBLE_DEVICES", "VLLM_USE_V1",
 })
@@ -61,6 +63,10 @@ class Rule:
     gt: float | None = None
     lt: float | None = None
 
+    def takes(self, x: float) -> bool:
+        """Is the parsed number `x` one the reader takes?"""
+        return _in_range(self, x)
+
     def accepts(self) -> str:
         """The accepted values in words ("0, 1 or 2", "an integer in [1, 7]", "True or False")."""
         if self.parse == "affinity":
@@ -68,6 +74,9 @@ class Rule:
         if self.parse == "hccl-algo":
             return ("level0:NA;level1:<algo>[;level2:<algo>], or <op>=level0:NA;level1:<algo> items joined by '/' "
                     "(<op> one of " + ", ".join(HCCL_ALGO_OPS) + "), <algo> one of " + ", ".join(map(str, self.values)))
+        if self.parse == "list-nocase":
+            return ("one or more of " + ", ".join(map(str, self.values)) + " (any case) joined by ',' with no blanks, "
+                    "'^' first to invert")
         if self.values:
             vs = [str(v) for v in self.values]
             body = vs[0] if len(vs) == 1 else ", ".join(vs[:-1]) + " or " + vs[-1]
@@ -394,6 +403,12 @@ def _judge_text(row: Row, rule: Rule, value: str, what: str) -> tuple[str, str] 
     if p == "hccl-algo":
         bad = _hccl_algo(value, rule.values)
         return None if bad is None else ("invalid", f"{what}={value!r}: {bad}")
+    if p == "list-nocase":
+        # HCCL's InitDebugConfigByEnv: an optional leading '^', then strtok_r on ',' (empty items skipped) and
+        # strcasecmp against each name; blanks are part of an item
+        known = {str(x).upper() for x in rule.values}
+        bad_items = [x for x in value.removeprefix("^").split(",") if x and x.upper() not in known]
+        return ("invalid", f"{what}={value!r}: {bad_items[0]!r} is not one of the names it takes") if bad_items else None
     if p in ("text", "text-nocase"):
         ok = value in rule.values if p == "text" else value.upper() in {x.upper() for x in rule.values}
         return None if ok else ("invalid", f"{what}={value!r} is not one of the values it takes")

@@ -166,6 +166,32 @@ def test_hccl_split_ratio_must_be_a_number() -> None:
     assert not ours(snap({name: "half"}, cann="9.0.0"))  # read from 9.1.0 on
 
 
+def test_hccl_debug_config_names_any_case_no_blanks() -> None:
+    for ok in ("ALG,TASK,RESOURCE", "alg,task", "^task,alg", "AIV_OPS_EXC"):
+        assert not ours(snap({"HCCL_DEBUG_CONFIG": ok}, cann="8.5.0")), ok
+    f = one(snap({"HCCL_DEBUG_CONFIG": "alg, task"}, cann="9.2.0-beta.1"))  # the reference: a blank makes it invalid
+    assert (f.id, f.severity.value) == ("env-value-invalid", "error") and "' task'" in f.title
+    assert one(snap({"HCCL_DEBUG_CONFIG": "1"})).id == "env-value-invalid"  # unknown CANN: every tag read refuses
+
+
+def test_hccl_if_base_port_range() -> None:
+    assert not ours(snap({"HCCL_IF_BASE_PORT": "50000"}, cann="9.1.0"))
+    f = one(snap({"HCCL_IF_BASE_PORT": "65530"}, cann="9.2.0-beta.1"))
+    assert (f.id, f.severity.value) == ("env-value-invalid", "error") and "[1024, 65520]" in f.detail
+    assert f.fix.text.startswith("Set HCCL_IF_BASE_PORT to a value")
+    assert one(snap({"HCCL_IF_BASE_PORT": "true"}, cann="9.1.0")).fix.text.startswith("Set ")  # never "=1"
+    assert not ours(snap({"HCCL_IF_BASE_PORT": "80"}, cann="9.0.0"))  # read from 9.1.0 on
+
+
+def test_hccl_op_retry_params_keys_and_ranges() -> None:
+    for ok in ("MaxCnt:3,HoldTime:5000,IntervalTime:1000", "MaxCnt:5, HoldTime:5000, IntervalTime:5000"):
+        assert not ours(snap({"HCCL_OP_RETRY_PARAMS": ok}, cann="9.1.0")), ok
+    f = one(snap({"HCCL_OP_RETRY_PARAMS": "MaxCnt:20,HoldTime:5000,IntervalTime:1000"}, cann="9.1.0"))
+    assert (f.id, f.severity.value) == ("env-value-invalid", "error") and "MaxCnt: an integer in [1, 10]" in f.detail
+    assert "HoldTime" in one(snap({"HCCL_OP_RETRY_PARAMS": "MaxCnt:3,HoldTime:70000,IntervalTime:1"}, cann="9.1.0")).title
+    assert one(snap({"HCCL_OP_RETRY_PARAMS": "MaxCount:3"}, cann="9.1.0")).id == "env-value-invalid"
+
+
 def test_two_readers_of_one_variable() -> None:
     got = {(f.components[0], f.id) for f in ours(snap({"HCCL_BUFFSIZE": "200MB"}, cann="9.1.0", torch_npu="2.7.1"))}
     assert got == {("hccl", "env-value-invalid"), ("torch-npu", "env-value-ignored")}

@@ -192,6 +192,18 @@ def test_hccl_op_retry_params_keys_and_ranges() -> None:
     assert one(snap({"HCCL_OP_RETRY_PARAMS": "MaxCount:3"}, cann="9.1.0")).id == "env-value-invalid"
 
 
+def test_p2p_hccl_buffsize_is_collected_and_judged() -> None:
+    from doctor.probes.envvars import is_relevant
+
+    assert is_relevant("P2P_HCCL_BUFFSIZE")
+    f = one(snap({"P2P_HCCL_BUFFSIZE": "-1"}, torch_npu="2.7.1"))
+    assert (f.id, f.severity.value, f.components) == ("env-value-invalid", "error", ("torch-npu", "env"))
+    assert one(snap({"P2P_HCCL_BUFFSIZE": "20MB"}, torch_npu="2.7.1")).id == "env-value-ignored"
+    for ok in ("0", "20"):
+        assert not ours(snap({"P2P_HCCL_BUFFSIZE": ok}, torch_npu="2.9.0")), ok
+    assert not ours(snap({"P2P_HCCL_BUFFSIZE": "-1"}, torch_npu="2.3.1"))  # before the check
+
+
 def test_two_readers_of_one_variable() -> None:
     got = {(f.components[0], f.id) for f in ours(snap({"HCCL_BUFFSIZE": "200MB"}, cann="9.1.0", torch_npu="2.7.1"))}
     assert got == {("hccl", "env-value-invalid"), ("torch-npu", "env-value-ignored")}

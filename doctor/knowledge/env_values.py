@@ -32,7 +32,7 @@ from doctor.tomlfile import read_toml
 SCHEMA = "doctor.env-values/1"
 FILE = "env-values.toml"
 PARSES = ("strtol", "digits", "python-int", "float", "text", "text-nocase", "allocator", "affinity", "hccl-algo", "list-nocase",
-          "any")
+          "port-ranges", "any")
 ON_INVALID = ("error", "ignored")
 # Judged by other checks (doctor/checks/network.py, env.py, devices.py, vllm.py): never rows of this table.
 # (network.py reads HCCL_IF_BASE_PORT only to find HCCL's ports in use; whether HCCL takes the value is a row here.)
@@ -74,6 +74,10 @@ class Rule:
         if self.parse == "hccl-algo":
             return ("level0:NA;level1:<algo>[;level2:<algo>], or <op>=level0:NA;level1:<algo> items joined by '/' "
                     "(<op> one of " + ", ".join(HCCL_ALGO_OPS) + "), <algo> one of " + ", ".join(map(str, self.values)))
+        if self.parse == "port-ranges":
+            lo = "" if self.min is None else f"{self.min:g}"
+            hi = "" if self.max is None else f"{self.max:g}"
+            return f"auto, or ports and lo-hi ranges in [{lo}, {hi}] joined by ',' that do not overlap"
         if self.parse == "list-nocase":
             return ("one or more of " + ", ".join(map(str, self.values)) + " (any case) joined by ',' with no blanks, "
                     "'^' first to invert")
@@ -191,7 +195,7 @@ def _rule(v: Validator, r: dict[str, Any], p: str) -> Rule:
     values = r.get("values", [])
     if not isinstance(values, list):
         raise v.fail(f"{p}.values", "must be an array")
-    numeric = parse_ in ("strtol", "digits", "python-int", "float")
+    numeric = parse_ in ("strtol", "digits", "python-int", "float", "port-ranges")
     for i, x in enumerate(values):
         if numeric and not (isinstance(x, int) and not isinstance(x, bool)):
             raise v.fail(f"{p}.values[{i}]", f"must be an integer for parse = {parse_!r}")
@@ -385,6 +389,31 @@ def _hccl_algo(value: str, algos: tuple[Any, ...]) -> str | None:
     return None
 
 
+def _port_ranges(rule: Rule, value: str) -> str | None:
+    """HCCL's SetSocketPortRange: exactly 'auto', or (blanks dropped) ports and lo-hi ranges of digits joined by ','
+    within the row's min/max, none inverted or overlapping; what is wrong, None when HCCL takes the text."""
+    if value == "auto":
+        return None
+    s = value.replace(" ", "")
+    if not s:
+        return None
+    ranges = []
+    for item in s.split(","):
+        lo, sep, hi = item.partition("-")
+        hi = hi if sep else lo
+        if not (lo.isdigit() and hi.isdigit() and lo.isascii() and hi.isascii()):
+            return f"{item!r} is not a port or a lo-hi range of ports"
+        a, b = int(lo), int(hi)
+        if a > b:
+            return f"range {item!r} is inverted"
+        if not rule.takes(a) or not rule.takes(b):
+            return f"{item!r} is outside the ports it takes"
+        ranges.append((a, b))
+    ranges.sort()
+    return next((f"{p[0]}-{p[1]} overlaps {q[0]}-{q[1]}" for p, q in zip(ranges, ranges[1:], strict=False)
+                 if p[1] >= q[0]), None)
+
+
 def _judge_text(row: Row, rule: Rule, value: str, what: str) -> tuple[str, str] | None:
     """(kind, why) when the reader refuses or misreads `value`; None when it takes it as written."""
     p = rule.parse
@@ -402,6 +431,9 @@ def _judge_text(row: Row, rule: Rule, value: str, what: str) -> tuple[str, str] 
         return None
     if p == "hccl-algo":
         bad = _hccl_algo(value, rule.values)
+        return None if bad is None else ("invalid", f"{what}={value!r}: {bad}")
+    if p == "port-ranges":
+        bad = _port_ranges(rule, value)
         return None if bad is None else ("invalid", f"{what}={value!r}: {bad}")
     if p == "list-nocase":
         # HCCL's InitDebugConfigByEnv: an optional leading '^', then strtok_r on ',' (empty items skipped) and

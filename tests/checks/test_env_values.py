@@ -204,6 +204,17 @@ def test_p2p_hccl_buffsize_is_collected_and_judged() -> None:
     assert not ours(snap({"P2P_HCCL_BUFFSIZE": "-1"}, torch_npu="2.3.1"))  # before the check
 
 
+def test_hccl_socket_port_ranges() -> None:
+    for name in ("HCCL_HOST_SOCKET_PORT_RANGE", "HCCL_NPU_SOCKET_PORT_RANGE"):
+        for ok in ("auto", "60000-60050", "60000,60050-60100,60150-60160", "56000, 56005"):
+            assert not ours(snap({name: ok}, cann="9.1.0")), (name, ok)
+        f = one(snap({name: "60000-60100,60050-60200"}, cann="9.2.0-beta.1"))
+        assert (f.id, f.severity.value) == ("env-value-invalid", "error") and "overlaps" in f.title
+        for bad in ("AUTO", "0-100", "60100-60000", "70000", "60000:60050"):
+            assert one(snap({name: bad}, cann="9.1.0")).id == "env-value-invalid", (name, bad)
+    assert not ours(snap({"HCCL_HOST_SOCKET_PORT_RANGE": "AUTO"}, cann="8.5.0"))  # read from 9.1.0 on
+
+
 def test_two_readers_of_one_variable() -> None:
     got = {(f.components[0], f.id) for f in ours(snap({"HCCL_BUFFSIZE": "200MB"}, cann="9.1.0", torch_npu="2.7.1"))}
     assert got == {("hccl", "env-value-invalid"), ("torch-npu", "env-value-ignored")}

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ipaddress
+import re
 from collections.abc import Iterator
 from typing import Any
 
@@ -71,6 +72,11 @@ def hccl_timeout(ctx: CheckContext) -> Iterator[Finding]:
 # on AIV (HCCL_OP_EXPANSION_MODE=AIV) the range is [0, 1091], default 1091, "若设置为0或超出最大值1091，将按照1091处理".
 SRC_HCCL_EXEC_TIMEOUT = "https://www.hiascend.com/document/detail/zh/CANNCommunityEdition/900beta1/maintenref/envvar/envref_07_0078.html"
 AIV_EXEC_TIMEOUT_MAX = 1091
+EXEC_TIMEOUT_MAX = 2147483647
+# HCCL takes digits with at most two decimals: hicann/hccl src/common/alg_env_config.cc ParseExecTimeout() /
+# IsValidNumberFormat() at v9.1.0 and v9.2.0-beta.1 ("a non-negative number with up to 2 decimals", EI0001) and hcomm's
+# IsValidExecTimeOutMs() (^\d+(\.\d{1,2})?$); 1e3, +60 or 1836.125 make the collective fail.
+_EXEC_TIMEOUT_FORMAT = re.compile(r"[0-9]+(?:\.[0-9]{1,2})?")
 
 
 @check("hccl-exec-timeout", "network", findings=("hccl-exec-timeout-invalid", "hccl-exec-timeout-capped"))
@@ -82,14 +88,12 @@ def hccl_exec_timeout(ctx: CheckContext) -> Iterator[Finding]:
     raw = env(snap, "HCCL_EXEC_TIMEOUT")
     if not raw:
         skip("HCCL_EXEC_TIMEOUT is not set")
-    try:
-        secs = float(raw)
-    except ValueError:
-        secs = -1.0
-    if secs < 0:
+    secs = float(raw) if _EXEC_TIMEOUT_FORMAT.fullmatch(raw) else -1.0
+    if secs < 0 or secs > EXEC_TIMEOUT_MAX:
         yield finding(
             "hccl-exec-timeout-invalid", "error", ("hccl", "env"), f"HCCL_EXEC_TIMEOUT={raw!r} is not a number of seconds",
-            detail="HCCL_EXEC_TIMEOUT takes seconds, 0 (never) to 2147483647 on Atlas A2 / A3 (default 1836).",
+            detail=f"HCCL_EXEC_TIMEOUT takes seconds, 0 (never) to {EXEC_TIMEOUT_MAX} on Atlas A2 / A3 (default 1836), "
+                   "written as digits with at most two decimals.",
             evidence={"HCCL_EXEC_TIMEOUT": raw}, fix="export HCCL_EXEC_TIMEOUT=1836 (CANN's default), or unset it",
             source=SRC_HCCL_EXEC_TIMEOUT)
         return

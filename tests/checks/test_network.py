@@ -141,6 +141,10 @@ def test_hccl_exec_timeout_is_seconds_and_aiv_expansion_caps_it():
     """CANN's HCCL_EXEC_TIMEOUT: seconds (A2/A3: 0-2147483647, default 1836); with HCCL_OP_EXPANSION_MODE=AIV its
     range is 0-1091 and 0 or a larger value is applied as 1091 s."""
     assert found(bare(env={"HCCL_EXEC_TIMEOUT": "30min"}))["hccl-exec-timeout-invalid"] == "error"
+    # HCCL's own format: digits with at most two decimals, up to 2147483647 (float() would take the first three)
+    for bad in ("1e3", "+60", "1836.125", "99999999999"):
+        assert found(bare(env={"HCCL_EXEC_TIMEOUT": bad}))["hccl-exec-timeout-invalid"] == "error", bad
+    assert "hccl-exec-timeout-invalid" not in found(bare(env={"HCCL_EXEC_TIMEOUT": "1836.5"}))
     assert found(bare(env={"HCCL_EXEC_TIMEOUT": "1800", "HCCL_OP_EXPANSION_MODE": "AIV"}))["hccl-exec-timeout-capped"] == "warning"
     assert found(bare(env={"HCCL_EXEC_TIMEOUT": "0", "HCCL_OP_EXPANSION_MODE": "aiv"}))["hccl-exec-timeout-capped"] == "warning"
     for env in ({"HCCL_EXEC_TIMEOUT": "1800"}, {"HCCL_EXEC_TIMEOUT": "900", "HCCL_OP_EXPANSION_MODE": "AIV"},

@@ -7,16 +7,30 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
-from doctor.checks.facts import absent, env, env_known, env_unset, installed, val
+from doctor.checks.facts import absent, cann, env, env_known, env_unset, installed, val
 from doctor.checks.runner import CheckContext, check, skip
 from doctor.knowledge.hccl_env import CONNECT_TIMEOUT, CONNECT_TIMEOUT_RANGE, CONNECT_TIMEOUT_SOURCE
+from doctor.knowledge.versions import CannVersion
 from doctor.report import Finding, finding
 from doctor.snapshot.model import known
 
 HCCL_DEFAULT_BASE_PORT = 60000
 HCCL_PORTS_PER_HOST = 16  # one listen port per device: base .. base+15 (A3 nodes have 16 chips)
+# From CANN 9.1.0 HCCL's own documentation says it takes 32 ports from the base ("默认占用以该端口起始的32个端口",
+# 60000-60031 by default) when a communicator is created from root info; no earlier tag of hicann/hccl documents it.
+HCCL_PORTS_FROM_9_1 = 32
+# From CANN 9.1.0 (hcomm's ParseLinkConnTimeOut; the range hicann/hccl documents from that tag) a value outside
+# 120-7200 or not all digits fails communicator init with EI0001; before it the documented range is all that is known.
+HCCL_STRICT_FROM = CannVersion("9.1.0")
+_SRC_HCCL_91 = "https://github.com/hicann/hccl/blob/c02011ed6610d56ea4d830ec61347de78aa3010d/docs/zh/user_guide/hccl_env/{}.md"
 # HCCL_CONNECT_TIMEOUT defaults to 120 s; valid values are 120-7200.
 SRC_HCCL_TIMEOUT = "https://github.com/modelscope/ms-swift/pull/8281"
+
+
+def _hccl_91(snap: Any) -> bool:
+    """Is the toolkit CANN 9.1.0 or newer (HCCL's documented 32 host ports, strict HCCL_CONNECT_TIMEOUT)?"""
+    c = cann(snap)
+    return c is not None and not c[1] < HCCL_STRICT_FROM
 
 
 def _multi_node(ctx: CheckContext) -> bool | None:
@@ -41,19 +55,28 @@ def hccl_timeout(ctx: CheckContext) -> Iterator[Finding]:
     raw = env(snap, "HCCL_CONNECT_TIMEOUT")
     if raw is None and not env_unset(snap, "HCCL_CONNECT_TIMEOUT"):
         skip("HCCL_CONNECT_TIMEOUT is not in the snapshot")
+    strict = _hccl_91(snap)
     if raw is not None:
         try:
             secs = int(raw)
+            if strict and not raw.isdigit():  # hcomm takes digits only; " 200" and "+200" are Python ints
+                raise ValueError(raw)
         except ValueError:
             yield finding(
                 "hccl-connect-timeout-invalid", "error", ("hccl", "env"), f"HCCL_CONNECT_TIMEOUT={raw!r} is not a number",
                 evidence={"HCCL_CONNECT_TIMEOUT": raw}, fix=f"export HCCL_CONNECT_TIMEOUT={CONNECT_TIMEOUT} (verl's NPU scripts: {CONNECT_TIMEOUT_SOURCE})", source=SRC_HCCL_TIMEOUT)
             return
         if not CONNECT_TIMEOUT_RANGE[0] <= secs <= CONNECT_TIMEOUT_RANGE[1]:
+            c = cann(snap)
             yield finding(
-                "hccl-connect-timeout-invalid", "warning", ("hccl", "env"),
+                "hccl-connect-timeout-invalid", "error" if strict else "warning", ("hccl", "env"),
                 f"HCCL_CONNECT_TIMEOUT={secs} is outside the valid range 120-7200 s",
-                evidence={"HCCL_CONNECT_TIMEOUT": raw}, fix=f"export HCCL_CONNECT_TIMEOUT={CONNECT_TIMEOUT} (verl's NPU scripts: {CONNECT_TIMEOUT_SOURCE})", source=SRC_HCCL_TIMEOUT)
+                detail=(f"CANN {c[0] if c else ''} refuses it: communicator init fails with EI0001 (the variable's value "
+                        "is invalid)." if strict else "HCCL documents 120-7200 s; what an older CANN does with another "
+                        "value is not documented."),
+                evidence={"HCCL_CONNECT_TIMEOUT": raw, "cann": c[0] if c else None},
+                fix=f"export HCCL_CONNECT_TIMEOUT={CONNECT_TIMEOUT} (verl's NPU scripts: {CONNECT_TIMEOUT_SOURCE})",
+                source=(_SRC_HCCL_91.format("HCCL_CONNECT_TIMEOUT") + "; " + SRC_HCCL_TIMEOUT) if strict else SRC_HCCL_TIMEOUT)
             return
     if not _multi_node(ctx):
         return
@@ -121,7 +144,7 @@ def _listening_ports(snap: Any) -> list[int]:
 
 @check("hccl-ports", "network", findings=("hccl-port-in-use",))
 def hccl_ports(ctx: CheckContext) -> Iterator[Finding]:
-    """Nothing else listens on HCCL's host ports (HCCL_IF_BASE_PORT .. +15, default 60000)."""
+    """Nothing else listens on HCCL's host ports (HCCL_IF_BASE_PORT .. +15, +31 from CANN 9.1.0; default 60000)."""
     snap = ctx.snapshot
     ports = _listening_ports(snap)
     raw = env(snap, "HCCL_IF_BASE_PORT")
@@ -131,14 +154,15 @@ def hccl_ports(ctx: CheckContext) -> Iterator[Finding]:
         base = int(raw) if raw else HCCL_DEFAULT_BASE_PORT
     except ValueError:
         base = HCCL_DEFAULT_BASE_PORT
-    busy = sorted(p for p in set(ports) if base <= p < base + HCCL_PORTS_PER_HOST and p not in own_ray_ports(snap))
+    width = HCCL_PORTS_FROM_9_1 if _hccl_91(snap) else HCCL_PORTS_PER_HOST
+    busy = sorted(p for p in set(ports) if base <= p < base + width and p not in own_ray_ports(snap))
     if busy:
         yield finding(
             "hccl-port-in-use", "warning", ("hccl", "network", "env"),
-            f"HCCL's host port range {base}-{base + HCCL_PORTS_PER_HOST - 1} is already in use ({', '.join(map(str, busy))})",
+            f"HCCL's host port range {base}-{base + width - 1} is already in use ({', '.join(map(str, busy))})",
             detail="Another job on this host (or a leftover process) holds HCCL's listen ports: "
                    "`Communication_Error_Bind_IP_Port(EI0019)`, then NPU timeouts.",
-            evidence={"listening": busy, "HCCL_IF_BASE_PORT": raw},
+            evidence={"listening": busy, "HCCL_IF_BASE_PORT": raw, "ports": width},
             fix=f"Give each job its own range: export HCCL_IF_BASE_PORT={base + 100 * (1 + len(busy) // 16)}",
             source="https://github.com/vllm-project/vllm-ascend/pull/16205; https://github.com/vllm-project/vllm-ascend/issues/405; "
                    "https://www.hiascend.com/document/detail/en/canncommercial/800/apiref/envvar/envref_07_0074.html")

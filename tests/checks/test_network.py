@@ -261,3 +261,26 @@ def test_a_live_cluster_another_user_recorded_is_a_warning():
     d["network"]["listening_ports"] = []  # theirs and dead: the stale file is the error
     got = _ray_findings(d)
     assert set(got) == {"ray-stale-cluster-file"} and got["ray-stale-cluster-file"].evidence["owner_uid"] == 1001
+
+
+def test_hccl_timeout_out_of_range_is_an_error_from_cann_9_1():
+    """hcomm refuses a value outside 120-7200 (or not all digits) from CANN 9.1.0: communicator init fails (EI0001);
+    before it only the documented range is known, a warning."""
+    old = bare(env={"HCCL_CONNECT_TIMEOUT": "60"}, ascend={"toolkit": {"version": "8.5.0"}})
+    assert found(old)["hccl-connect-timeout-invalid"] == "warning"
+    new = bare(env={"HCCL_CONNECT_TIMEOUT": "60"}, ascend={"toolkit": {"version": "9.1.0"}})
+    assert found(new)["hccl-connect-timeout-invalid"] == "error"
+    signed = bare(env={"HCCL_CONNECT_TIMEOUT": "+600"}, ascend={"toolkit": {"version": "9.2.0-beta.1"}})
+    assert found(signed)["hccl-connect-timeout-invalid"] == "error"
+    assert "hccl-connect-timeout-invalid" not in found(
+        bare(env={"HCCL_CONNECT_TIMEOUT": "+600"}, ascend={"toolkit": {"version": "8.5.0"}}))
+    assert "hccl-connect-timeout-invalid" not in found(
+        bare(env={"HCCL_CONNECT_TIMEOUT": "1500"}, ascend={"toolkit": {"version": "9.1.0"}}))
+
+
+def test_hccl_takes_32_host_ports_from_cann_9_1():
+    """HCCL's documentation from CANN 9.1.0: 32 ports from the base (60000-60031 by default); before it 16."""
+    def d(version):
+        return bare(env={}, network={"listening_ports": [60020]}, complete=True, ascend={"toolkit": {"version": version}})
+    assert "hccl-port-in-use" not in found(d("8.5.0"))
+    assert found(d("9.1.0"))["hccl-port-in-use"] == "warning"

@@ -1,7 +1,8 @@
 """How a finding's `pip ...` commands run on the target the snapshot examined (snapshot rule 13).
 
-Checks write their fixes as plain `pip ...` lines; the runner passes every fix through `for_target` once. A bare
-`pip` runs whichever pip is first on PATH (the doctor's own venv, pipx under `check --python`), which installs
+Checks write their fixes as plain `pip ...` lines (a verified stack's plan line may set its environment first:
+`TORCH_DEVICE_BACKEND_AUTOLOAD=0 pip install ...`, kept as it is); the runner passes every fix through `for_target`
+once. A bare `pip` runs whichever pip is first on PATH (the doctor's own venv, pipx under `check --python`), which installs
 elsewhere, so each line is made to name the target interpreter, in the way that target can run:
 
 - pip is in the target, or the snapshot does not say (older snapshots): `<exe> -m pip ...`, as always.
@@ -56,8 +57,11 @@ from doctor.snapshot.model import known
 PIP, UV, ENSUREPIP, NO_PIP, MANAGED, NO_UV = "pip", "uv", "ensurepip", "no-pip", "managed", "no-uv"
 UV_INSTALL = "https://docs.astral.sh/uv/getting-started/installation/"
 
-# `pip <command>` at the start of a line or after `&&` / `;`
-_PIP = re.compile(r"(^|&& |; )pip (\S+)(?= |$)")
+# the environment a plan step sets before its pip (doctor.installers.fixline: `TORCH_DEVICE_BACKEND_AUTOLOAD=0 pip
+# install ...`), each value as shlex.quote writes it
+_ENV = r"(?:[A-Za-z_][A-Za-z0-9_]*=(?:'[^']*'|[^\s']+)* )*"
+# `pip <command>` at the start of a line or after `&&` / `;`, after the environment it sets
+_PIP = re.compile(rf"(^|&& |; )({_ENV})pip (\S+)(?= |$)")
 _YES = re.compile(r" (?:-y|--yes)(?= |$)")
 _NOT_IN_A_NEW_VENV = re.compile(r" (?:--user|--no-deps)(?= |$)")
 _GUARDED = ("install", "uninstall")  # the pip commands PEP 668's guard stops, and `--break-system-packages` lets run
@@ -117,18 +121,20 @@ def _uv_installed(snap: Any) -> bool:
 
 
 def _is_pip(line: str) -> bool:
-    return line.startswith("pip ")
+    """A command line that runs pip first, itself or after the environment it sets (`A=1 pip install ...`)."""
+    m = _PIP.match(line)
+    return m is not None and not m.group(1)
 
 
 def _runs_pip(text: str) -> bool:
     """A fix sentence that is a command line running pip: `pip ...` first, or after `&&` (`git -C MindSpeed checkout
     X && pip install -e MindSpeed`). Not `; pip` inside a sentence: prose ("...); pip installs it only for ...")."""
-    return _is_pip(text) or "&& pip " in text
+    return _is_pip(text) or re.search(rf"&& {_ENV}pip ", text) is not None
 
 
 def _run_by(line: str, pip: str, after: str = "") -> str:
-    """`line` with each `pip <command>` run as `<pip> <command><after>`."""
-    return _PIP.sub(lambda m: f"{m.group(1)}{pip} {m.group(2)}{after}", line)
+    """`line` with each `pip <command>` run as `<pip> <command><after>`, the environment set before it kept."""
+    return _PIP.sub(lambda m: f"{m.group(1)}{m.group(2)}{pip} {m.group(3)}{after}", line)
 
 
 def _rewrite(line: str, route: Route) -> str | None:
@@ -147,14 +153,14 @@ def _elsewhere(line: str) -> bool:
     `--root`): pip runs it on a managed interpreter without any override, and the interpreter stays as it is (real,
     Debian 12's pip 23.0.1: `/usr/bin/python3 -m pip install --target DIR x` installs, a plain or `--user` install is
     refused with externally-managed-environment)."""
-    guarded = [(m.group(2), p) for p in re.split(r" && |; ", line) if (m := _PIP.match(p)) and m.group(2) in _GUARDED]
+    guarded = [(m.group(3), p) for p in re.split(r" && |; ", line) if (m := _PIP.match(p)) and m.group(3) in _GUARDED]
     return bool(guarded) and all(cmd == "install" and _OWN_DIRECTORY.search(p) for cmd, p in guarded)
 
 
 def _overridden(line: str, route: Route) -> bool:
     """Every guarded pip command of the line is one the user's override covers."""
     covered = {cmd for cmd, _ in route.overridden}
-    return all(m.group(2) in covered for m in _PIP.finditer(line) if m.group(2) in _GUARDED)
+    return all(m.group(3) in covered for m in _PIP.finditer(line) if m.group(3) in _GUARDED)
 
 
 def _override_note(route: Route) -> str:
@@ -172,9 +178,12 @@ def _uv_flags(line: str, uv: str = "uv") -> str:
     unpacks afresh (real: verl's main_ppo.py appended to in a uv venv stayed edited after `uv pip install
     --force-reinstall`)."""
     parts = re.split(r"( && |; )", line)
-    return "".join(_YES.sub("", p) if p.startswith(f"{uv} pip uninstall ") else
+    def runs(p: str, cmd: str) -> bool:
+        return re.match(rf"{_ENV}{re.escape(uv)} pip {cmd} ", p) is not None
+
+    return "".join(_YES.sub("", p) if runs(p, "uninstall") else
                    p.replace(" --force-reinstall", " --force-reinstall --no-cache", 1)
-                   if p.startswith(f"{uv} pip install ") and re.search(r" --force-reinstall(?= |$)", p) else p
+                   if runs(p, "install") and re.search(r" --force-reinstall(?= |$)", p) else p
                    for p in parts)
 
 

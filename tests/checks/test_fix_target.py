@@ -76,6 +76,45 @@ def test_a_fix_sentence_that_runs_pip_after_a_git_command_runs_the_targets_pip_t
     assert for_target(prose, route) is prose
 
 
+@pytest.mark.parametrize(("route", "then"), [
+    (Route(PIP, EXE), f"TORCH_DEVICE_BACKEND_AUTOLOAD=0 {EXE} -m pip install verl==0.9.1 --extra-index-url X"),
+    (Route(ENSUREPIP, EXE), f"TORCH_DEVICE_BACKEND_AUTOLOAD=0 {EXE} -m pip install verl==0.9.1 --extra-index-url X"),
+    (Route(UV, EXE), f"TORCH_DEVICE_BACKEND_AUTOLOAD=0 uv pip install --python {EXE} verl==0.9.1 --extra-index-url X"),
+])
+def test_a_plan_line_that_sets_the_environment_first_runs_the_targets_pip_too(route, then):
+    """A verified stack's plan line (doctor.installers.fixline) puts the step's environment before pip:
+    `TORCH_DEVICE_BACKEND_AUTOLOAD=0 pip install verl==0.9.1 ...`. Read as no pip line, it ran whichever pip is
+    first on PATH (real: `check --python VENV --profile verl-0.9.1-cann9.1.0-a2` on a venv with verl 0.9.1
+    installed --no-deps printed it 17 times, unrouted, and it installed into the pyenv interpreter)."""
+    line = "TORCH_DEVICE_BACKEND_AUTOLOAD=0 pip install verl==0.9.1 --extra-index-url X"
+    f = for_target(Fix("Install what verl declares.", (line,)), route)
+    assert f is not None and f.commands[-1] == then
+    env = "TORCH_DEVICE_BACKEND_AUTOLOAD=0 "
+    t = for_target(Fix(f"git -C MindSpeed checkout X && A=1 B='c d' {line.removeprefix(env)}"), route)
+    assert t is not None and t.text.endswith(f"&& A=1 B='c d' {then.removeprefix(env)}")
+    m = for_target(Fix("Install what verl declares.", (line,)), Route(MANAGED, EXE))
+    assert m is not None and m.commands == () and f"{env}DIR/bin/python -m pip install" in m.text
+
+
+def test_a_verified_stacks_plan_line_in_a_live_fix_names_the_examined_interpreter():
+    """End to end through the checks: verl 0.9.1 with its requirements missing, the stack forced (a CPU host): the
+    fix is the stack's own plan line, and it runs by the examined interpreter's pip, not PATH's."""
+    from doctor.checks.diagnose import diagnose
+
+    snap = snapshot_from_dict({
+        "schema": "doctor.snapshot/1", "complete": True, "host": {"arch": "x86_64"},
+        "python": {"executable": EXE, "version": "3.11.7", "implementation": "CPython", "pip": True},
+        "packages": {"verl": {"version": "0.9.1", "requires_dist": ["accelerate", "codetiming"],
+                              "requires_python": ">=3.10"}}})
+    rep = diagnose([(None, snap, None)], forced_profile="verl-0.9.1-cann9.1.0-a2", only=["packages"])
+    fixes = [f.fix for f in rep.findings if f.id == "requirement-missing" and f.fix is not None]
+    assert fixes and all(f.commands for f in fixes)
+    for fix in fixes:
+        for c in fix.commands:
+            assert not re.match(r"(\w+=\S* )*pip ", c), c
+            assert f"{EXE} -m pip install verl==0.9.1" in c, c
+
+
 def test_a_uv_venv_gets_uv_pip_with_the_target_named_and_no_yes_flag():
     f = for_target(Fix("Swap them.", ("pip uninstall -y triton && pip install --force-reinstall --no-deps "
                                        "--index-url https://download.pytorch.org/whl/cpu 'torch==2.5.1+cpu'",

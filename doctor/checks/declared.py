@@ -324,8 +324,9 @@ def _finding(u: Unmet, sev: str, conflict: Mapping[str, str] | None, ctx: CheckC
     return finding(
         "requirement-version-unmet", sev, _components(u),
         f"{decl} requires {bare(u.requirement)}{why}, but {u.name} {u.installed} is installed",
-        detail=f"The installed {u.name} is outside the range the package declares (pip check reports the same "
-               f"conflict). {detail_src}",
+        detail=f"The installed {u.name} is outside the range the package declares ("
+               + ("pip check does not report it: it reads only the requirements outside extras" if u.extra else
+                  "pip check reports the same conflict") + f"). {detail_src}",
         evidence=evidence, key=f"{u.package}:{u.name}", fix=fix, commands=commands, source=src)
 
 

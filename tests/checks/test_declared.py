@@ -670,6 +670,14 @@ def test_a_package_named_only_under_extras_that_all_exclude_it_is_unmet():
     assert (f.id, f.severity.value) == ("requirement-version-unmet", "error")
     assert "ray 2.8.0 requires pydantic<2 (in every extra that names it: [air], [all]" in f.title
     assert f.evidence["extra_inferred"] is True
+    # and it does not say pip check agrees: pip check reads only the requirements outside extras (real, a venv with
+    # verl 0.7.1 and transformers 5.10.4 beside kernels 0.19.1: pip check names only verl's numpy, while
+    # transformers' kernels<0.13 of its extras is what breaks `import verl.trainer.main_ppo`)
+    assert "pip check reports the same conflict" not in f.detail and "pip check does not report it" in f.detail
+    base = _snap({"verl": {"version": "0.7.1", "requires_dist": ["numpy<2.0.0"]},
+                  "numpy": {"version": "2.2.6", "requires_dist": []}}, complete=False)
+    (g,) = [g for g in _declared(base) if g.evidence.get("requires") == "numpy"]
+    assert "pip check reports the same conflict" in g.detail
     ok = _snap({"ray": {"version": "2.8.0"}, "pydantic": {"version": "1.10.13"}}, complete=False)
     assert not [f for f in _declared(ok) if f.evidence.get("requires") == "pydantic"]
     # another installed package requires pydantic itself: it may be there for that one, not for Ray's extras

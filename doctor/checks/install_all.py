@@ -6,7 +6,8 @@ install (the same interpreter's pip, no per-package flag such as `--no-deps` or 
 before it: `-m ensurepip`) are put together into one `pip install A B 'C>=1'` line, each requirement shell-quoted as
 it needs, and pip resolves them together. A requirement on a distribution that another finding's line names with a
 different range is left to its own line (the two findings disagree; one pip run would refuse both). Each finding
-keeps its own fix; this only adds the summary (the report's `install_all`). Pure: it reads findings."""
+keeps its own fix; this only adds the summary (the report's `install_all`). A fix whose sentence is itself such a
+line (no command lines beside it) counts like one. Pure: it reads findings."""
 
 from __future__ import annotations
 
@@ -43,6 +44,12 @@ def _split(line: str) -> tuple[tuple[str, ...], list[str]] | None:
     return tuple(head), rest
 
 
+def _is_command(head: tuple[str, ...]) -> bool:
+    """A sentence's `... pip install` is a command line, not prose ("Run pip install x in the venv"): it starts with
+    pip, uv or an interpreter's path."""
+    return head[0] in ("pip", "uv") or head[0].startswith("/")
+
+
 def _name(req: str) -> str | None:
     try:
         return canonicalize_name(Requirement(req).name)
@@ -58,14 +65,17 @@ def install_all(findings: Iterable[Finding]) -> list[dict[str, Any]]:
     for f in sorted_findings(list(findings)):
         if f.severity is Severity.INFO or f.fix is None:
             continue
-        pip = [(k, s) for k, c in enumerate(f.fix.commands) if (s := _split(c)) is not None]
+        # a fix with no command lines whose sentence is itself one (`fix: .../python -m pip install 'cachetools'`)
+        lines = f.fix.commands or (f.fix.text,)
+        pip = [(k, s) for k, c in enumerate(lines) if (s := _split(c)) is not None
+               and (f.fix.commands or _is_command(s[0]))]
         if len(pip) != 1:
             continue
         k, (head, reqs) = pip[0]
         names = [_name(r) for r in reqs]
         if None in names:
             continue
-        g = groups.setdefault((f.node, f.fix.commands[:k], head), {"reqs": {}, "by": []})
+        g = groups.setdefault((f.node, tuple(lines[:k]), head), {"reqs": {}, "by": []})
         own = list(zip(names, reqs, strict=True))
         for name, req in own:
             g["reqs"].setdefault(name, set()).add(req)

@@ -342,7 +342,9 @@ def transformers_window(ctx: CheckContext) -> Iterator[Finding]:
             detail="verl imports transformers internals that move between releases (e.g. `cannot import name "
                    "'index_first_axis' from 'transformers.integrations.npu_flash_attention'`).",
             evidence={"transformers": tr, "verl": verl, "supported": spec},
-            fix=f"pip install 'transformers{spec}' (or upgrade verl).", source=row.transformers_source)
+            fix=f"Install a transformers in verl {verl}'s window ({spec}), or upgrade verl to a release whose window "
+                f"holds transformers {tr}.",
+            commands=(f"pip install 'transformers{spec}'",), source=row.transformers_source)
 
 
 @check("known-bad-release", "packages", findings=("package-known-bad-release",))

@@ -57,6 +57,22 @@ def test_lines_that_run_elsewhere_or_disagree_are_not_merged():
     assert nodes == []  # two hosts: two pips
 
 
+def test_a_fix_sentence_that_is_itself_a_plain_install_line_is_taken_too():
+    """package-code-needs-unmet writes its fix as the command line itself (`fix: .../python -m pip install
+    'cachetools'`, no `$` line). Real: a venv with verl 0.7.1, numpy 2.2.6 and transformers 5.10.4 got `fix all at
+    once` for numpy and kernels only; cachetools, which verl's trainer imports at load, was left out of it."""
+    q = shlex.quote(EXE)
+    (line,) = install_all([
+        finding("package-code-needs-unmet", "error", ("python",), "c", fix=f"{q} -m pip install 'cachetools'"),
+        _f("v:numpy", f"{q} -m pip install 'numpy<2.0.0'"),
+        finding("x", "error", ("python",), "y", fix=f"{q} -m pip install 'z<5' (or upgrade verl)."),  # prose: not
+    ])
+    assert install_all([finding("x", "error", ("python",), "y", fix="Run pip install a in the venv"),
+                        finding("x", "error", ("python",), "z", fix="Run pip install b in the venv")]) == []
+    assert line["requirements"] == ["cachetools", "numpy<2.0.0"]
+    assert line["findings"] == ["package-code-needs-unmet", "requirement-missing:v:numpy"]
+
+
 def _wheel(d: Path, name: str, version: str) -> None:
     """A pure wheel of one empty module, written by hand (no build backend, no index)."""
     import zipfile

@@ -56,6 +56,16 @@ def test_transformers_windows():
         bare(packages={"verl": {"version": "0.9.0"}, "transformers": {"version": "5.10.4"}}))
 
 
+def test_the_transformers_window_fix_is_a_command_line_of_its_own():
+    """Its fix read `fix: .../python -m pip install 'transformers<5.0.0' (or upgrade verl).`: a command with prose
+    after it, which a pasted line runs with `(or` as an argument (bash: syntax error) and `fix all at once` could not
+    take (real: a venv with verl 0.7.1 and transformers 5.10.4)."""
+    rep = diagnose_dict(bare(packages={"verl": {"version": "0.7.1"}, "transformers": {"version": "5.10.4"}}))
+    (f,) = [f for f in rep.findings if f.id == "transformers-outside-verl-window"]
+    assert f.fix is not None and f.fix.commands[-1].endswith("pip install 'transformers<5.0.0'")
+    assert "pip install" not in f.fix.text and "upgrade verl" in f.fix.text
+
+
 def test_a_pair_verls_own_metadata_rejects_is_one_finding_not_two():
     """verl 0.8.0's METADATA says numpy<2.0.0 and verl 0.9.1's transformers<5.11: declared-requirements reports each
     pair from that declaration, and the doctor's own table of the same pair (releases.toml) adds no second finding at

@@ -20,7 +20,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from doctor.checks.facts import installed, npu_host, unlisted_path_dirs, val
+from doctor.checks.facts import installed, npu_host, unlisted_path_dirs, val, ver
 from doctor.checks.runner import CheckContext, check, skip
 from doctor.knowledge.ownership import component_of_distribution
 from doctor.knowledge.pipcheck import Lookup, Unmet, bare, requirement_names, same_requirement, unmet
@@ -206,7 +206,7 @@ def declared_requirements(ctx: CheckContext) -> Iterator[Finding]:
         documented = _documented(u) if ascend and conflict is None else None
         if documented:
             sev, conflict = "info", documented
-        yield _finding(u, sev, conflict, ctx, at_load)
+        yield _finding(u, sev, conflict, ctx, at_load, lookup)
 
 
 def _documented(u: Unmet) -> Mapping[str, str] | None:
@@ -231,7 +231,7 @@ def _documented(u: Unmet) -> Mapping[str, str] | None:
 
 
 def _finding(u: Unmet, sev: str, conflict: Mapping[str, str] | None, ctx: CheckContext,
-             at_load: AtLoad | None = None) -> Finding:
+             at_load: AtLoad | None = None, lookup: Lookup | None = None) -> Finding:
     decl = f"{u.package} {u.version}" if u.version else u.package
     evidence: dict[str, Any] = {"package": u.package, "version": u.version, "requirement": u.requirement,
                                 "requires": u.name, "installed": u.installed, "metadata": u.metadata}
@@ -314,6 +314,9 @@ def _finding(u: Unmet, sev: str, conflict: Mapping[str, str] | None, ctx: CheckC
     fix = _fix(f"Install a {u.name} in the declared range, or a release of {u.package} that accepts {u.name} "
                f"{u.installed}.", u, conflict, ctx)
     commands = _commands(u, conflict, ctx)
+    held = _held_by_others(u, ctx.snapshot, lookup) if commands == (f"pip install '{bare(u.requirement)}'",) and not hidden else None
+    if held:
+        fix, commands = held
     if hidden:
         loc, _, copies = hidden
         meets = [c for c in copies if _meets(c.get("version"), u.requirement)]
@@ -328,6 +331,31 @@ def _finding(u: Unmet, sev: str, conflict: Mapping[str, str] | None, ctx: CheckC
                + ("pip check does not report it: it reads only the requirements outside extras" if u.extra else
                   "pip check reports the same conflict") + f"). {detail_src}",
         evidence=evidence, key=f"{u.package}:{u.name}", fix=fix, commands=commands, source=src)
+
+
+def _held_by_others(u: Unmet, snap: Any, lookup: Lookup | None) -> tuple[str, tuple[str, ...]] | None:
+    """When another installed package's own requirement on `u.name` admits nothing of the declared range (datasets'
+    huggingface-hub>=1.31.0 against transformers 4.57.6's <1.0), installing that range breaks the other one, and that
+    one's finding moves it back: the fix keeps `u.name` where it is and lets pip pick a release of the declaring package
+    that accepts it (`pip install datasets 'huggingface-hub==0.36.2'`: pip leaves the installed datasets for one whose
+    range holds the pin). None when nothing else rules the range out."""
+    from packaging.requirements import InvalidRequirement, Requirement
+
+    from doctor.knowledge.pipcheck import declared_excluding
+
+    try:
+        spec = str(Requirement(bare(u.requirement)).specifier)
+    except InvalidRequirement:
+        return None
+    caps = [(p, r) for p, r in declared_excluding(snap, u.name, spec, lookup) if p != u.package]
+    if not spec or not caps or not u.installed:
+        return None
+    by = "; ".join(" ".join(x for x in (p, ver(snap, p), "requires", r) if x) for p, r in caps)
+    return (f"Keep {u.name} {u.installed} and install a release of {u.package} that accepts it (pip picks one with "
+            f"{u.name} held where it is): {by}, which rule{'s' if len(caps) == 1 else ''} {bare(u.requirement)} out, so installing that range "
+            f"breaks {' and '.join(p for p, _ in caps)}. Or install {bare(u.requirement)} together with releases of "
+            f"{', '.join(p for p, _ in caps)} that allow it.",
+            (f"pip install {u.package} '{u.name}=={u.installed}'",))
 
 
 def _inside(path: str, prefix: str) -> bool:

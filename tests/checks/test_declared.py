@@ -949,3 +949,22 @@ def test_a_run_set_addition_a_plain_pythonpath_directory_can_hold_stays_a_warnin
     cann = "/usr/local/Ascend/ascend-toolkit/latest/python/site-packages"
     assert sev(f"{cann}:/opt/Megatron-LM") == {"cachetools": ("error", None), "nvtx": ("warning", None)}
     assert sev(f"{cann}:/opt/vendor") == {"cachetools": ("warning", ["/opt/vendor"]), "nvtx": ("warning", None)}
+
+
+def test_a_range_another_installed_package_rules_out_moves_the_declaring_package_not_the_required_one():
+    """datasets 5.2.0 requires huggingface-hub>=1.31.0 while transformers 4.57.6 requires huggingface-hub<1.0: the line
+    `pip install 'huggingface-hub<3.0,>=1.31.0'` breaks transformers, whose own finding's line moves huggingface-hub
+    back. Real (a venv with verl 0.7.1 after `pip install 'transformers<5.0.0'`): following the lines in order swung
+    huggingface-hub 0.36.2 -> 2.4.0 -> 0.36.2 and `import verl.trainer.main_ppo` still failed in datasets. The fix
+    keeps huggingface-hub and lets pip pick a datasets release that accepts it (real: datasets 5.0.1)."""
+    snap = _snap({"datasets": {"version": "5.2.0", "requires_dist": ["huggingface-hub<3.0,>=1.31.0"]},
+                  "transformers": {"version": "4.57.6", "requires_dist": ["huggingface-hub<1.0,>=0.34.0"]},
+                  "huggingface-hub": {"version": "0.36.2", "requires_dist": []}}, python="3.11.7", arch="x86_64")
+    (f,) = [f for f in _declared(snap) if f.evidence.get("requires") == "huggingface-hub"]
+    assert f.fix is not None and f.fix.commands == ("pip install datasets 'huggingface-hub==0.36.2'",)
+    assert "transformers 4.57.6 requires huggingface-hub<1.0,>=0.34.0" in f.fix.text
+    # nothing else caps it: the declared range, as before
+    alone = _snap({"datasets": {"version": "5.2.0", "requires_dist": ["huggingface-hub<3.0,>=1.31.0"]},
+                   "huggingface-hub": {"version": "0.36.2", "requires_dist": []}}, python="3.11.7", arch="x86_64")
+    (g,) = [g for g in _declared(alone) if g.evidence.get("requires") == "huggingface-hub"]
+    assert g.fix is not None and g.fix.commands == ("pip install 'huggingface-hub<3.0,>=1.31.0'",)

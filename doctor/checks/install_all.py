@@ -7,7 +7,9 @@ before it: `-m ensurepip`) are put together into one `pip install A B 'C>=1'` li
 it needs, and pip resolves them together. A requirement on a distribution that another finding's line names with a
 different range is left to its own line (the two findings disagree; one pip run would refuse both). Each finding
 keeps its own fix; this only adds the summary (the report's `install_all`). A fix whose sentence is itself such a
-line (no command lines beside it) counts like one. Pure: it reads findings."""
+line (no command lines beside it) counts like one. A requirement finding's line is left out when another line of the
+same run installs the package whose declaration it is about (kernels for transformers 5.10.4's extras beside
+`'transformers<5.0.0'`): that run replaces the release the line was for. Pure: it reads findings."""
 
 from __future__ import annotations
 
@@ -61,7 +63,8 @@ def install_all(findings: Iterable[Finding]) -> list[dict[str, Any]]:
     """The summary lines: for each node and each way of running pip that two or more errors or warnings install
     with, `command` (one line, the steps before it joined with `&&`), the `requirements` it installs and the
     `findings` (id and key) it stands for."""
-    groups: dict[tuple[Any, ...], dict[str, Any]] = {}
+    # per node, steps before and pip: (finding, its (name, requirement) pairs, the package its declaration is of)
+    groups: dict[tuple[Any, ...], list[tuple[str, list[tuple[str | None, str]], str | None]]] = {}
     for f in sorted_findings(list(findings)):
         if f.severity is Severity.INFO or f.fix is None:
             continue
@@ -75,16 +78,22 @@ def install_all(findings: Iterable[Finding]) -> list[dict[str, Any]]:
         names = [_name(r) for r in reqs]
         if None in names:
             continue
-        g = groups.setdefault((f.node, tuple(lines[:k]), head), {"reqs": {}, "by": []})
-        own = list(zip(names, reqs, strict=True))
-        for name, req in own:
-            g["reqs"].setdefault(name, set()).add(req)
-        g["by"].append((f"{f.id}:{f.key}" if f.key else f.id, own))
+        g = groups.setdefault((f.node, tuple(lines[:k]), head), [])
+        premise = f.evidence.get("package") if f.id.startswith("requirement-") else None
+        g.append((f"{f.id}:{f.key}" if f.key else f.id, list(zip(names, reqs, strict=True)),
+                  _name(premise) if isinstance(premise, str) else None))
     out = []
-    for (node, before, head), g in groups.items():
-        agreed = {n for n, r in g["reqs"].items() if len(r) == 1}
-        reqs = list(dict.fromkeys(r for _, own in g["by"] for n, r in own if n in agreed))
-        by = [fid for fid, own in g["by"] if any(n in agreed for n, _ in own)]
+    for (node, before, head), members in groups.items():
+        # a line for what an installed release declares is moot when the same run replaces that release
+        members = [m for m in members
+                   if m[2] is None or not any(m[2] == n for o in members if o is not m for n, _ in o[1])]
+        wanted: dict[str | None, set[str]] = {}
+        for _, own, _ in members:
+            for name, req in own:
+                wanted.setdefault(name, set()).add(req)
+        agreed = {n for n, r in wanted.items() if len(r) == 1}
+        reqs = list(dict.fromkeys(r for _, own, _ in members for n, r in own if n in agreed))
+        by = [fid for fid, own, _ in members if any(n in agreed for n, _ in own)]
         if len(by) < 2:
             continue
         line = " && ".join([*before, f"{shlex.join(head)} {' '.join(shlex.quote(r) for r in reqs)}"])

@@ -73,6 +73,21 @@ def test_a_fix_sentence_that_is_itself_a_plain_install_line_is_taken_too():
     assert line["findings"] == ["package-code-needs-unmet", "requirement-missing:v:numpy"]
 
 
+def test_a_line_for_what_an_installed_release_declares_is_left_out_when_another_line_replaces_that_release():
+    """Real (a venv with verl 0.7.1 and transformers 5.10.4): one run of `'transformers<5.0.0' ... 'kernels<0.13,
+    >=0.12.0'` installed kernels for transformers 5.10.4's extras while it put transformers 4.57.6 in its place,
+    whose extras want kernels<=0.9: the next check reported the kernels pair again. The kernels line stays the
+    finding's own, to run if transformers stays."""
+    q = shlex.quote(EXE)
+    kernels = finding("requirement-version-unmet", "error", ("python",), "k", fix="Install it.",
+                      commands=(f"{q} -m pip install 'kernels<0.13,>=0.12.0'",), key="transformers:kernels",
+                      evidence={"package": "transformers", "requires": "kernels"})
+    (line,) = install_all([_f("w", f"{q} -m pip install 'transformers<5.0.0'", fid="transformers-outside-verl-window"),
+                           kernels, _f("v:numpy", f"{q} -m pip install 'numpy<2.0.0'")])
+    assert line["requirements"] == ["transformers<5.0.0", "numpy<2.0.0"]
+    assert "requirement-version-unmet:transformers:kernels" not in line["findings"]
+
+
 def _wheel(d: Path, name: str, version: str) -> None:
     """A pure wheel of one empty module, written by hand (no build backend, no index)."""
     import zipfile

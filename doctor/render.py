@@ -109,8 +109,11 @@ def render_text(report: Report, console: Console, *, strict: bool = False,
                         say(c.style(f"        {line}", "dim"))
     for line in report.extra.get("install_all") or ():  # doctor.checks.install_all
         where = f" [{line['node']}]" if line.get("node") else ""
+        others = len(line.get("others") or ())
+        rest = ("" if not others else f"; {others} other finding's own line above is not in it" if others == 1 else
+                f"; {others} other findings' own lines above are not in it")
         say(c.style(f"fix all at once{where}", "cyan", "bold") + f" (the install lines of {len(line['findings'])} "
-            "findings above, in one pip run):")
+            f"findings above, in one pip run{rest}):")
         say(f"  $ {line['command']}")
     if before_summary is not None:
         before_summary()

@@ -61,13 +61,17 @@ def _name(req: str) -> str | None:
 
 def install_all(findings: Iterable[Finding]) -> list[dict[str, Any]]:
     """The summary lines: for each node and each way of running pip that two or more errors or warnings install
-    with, `command` (one line, the steps before it joined with `&&`), the `requirements` it installs and the
-    `findings` (id and key) it stands for."""
+    with, `command` (one line, the steps before it joined with `&&`), the `requirements` it installs, the
+    `findings` (id and key) it stands for and the `others` of that node whose fix has command lines this one does not
+    run (another option, a stack's index, a clone, a range two findings disagree on)."""
     # per node, steps before and pip: (finding, its (name, requirement) pairs, the package its declaration is of)
     groups: dict[tuple[Any, ...], list[tuple[str, list[tuple[str | None, str]], str | None]]] = {}
+    commanded: list[tuple[Any, str]] = []  # (node, finding) of every error or warning whose fix has command lines
     for f in sorted_findings(list(findings)):
         if f.severity is Severity.INFO or f.fix is None:
             continue
+        if f.fix.commands:
+            commanded.append((f.node, f"{f.id}:{f.key}" if f.key else f.id))
         # a fix with no command lines whose sentence is itself one (`fix: .../python -m pip install 'cachetools'`)
         lines = f.fix.commands or (f.fix.text,)
         pip = [(k, s) for k, c in enumerate(lines) if (s := _split(c)) is not None
@@ -97,5 +101,7 @@ def install_all(findings: Iterable[Finding]) -> list[dict[str, Any]]:
         if len(by) < 2:
             continue
         line = " && ".join([*before, f"{shlex.join(head)} {' '.join(shlex.quote(r) for r in reqs)}"])
-        out.append({"command": line, "requirements": reqs, "findings": by, **({"node": node} if node else {})})
+        others = list(dict.fromkeys(fid for n, fid in commanded if n == node and fid not in by))
+        out.append({"command": line, "requirements": reqs, "findings": by, "others": others,
+                    **({"node": node} if node else {})})
     return out

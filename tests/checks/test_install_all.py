@@ -88,6 +88,28 @@ def test_a_line_for_what_an_installed_release_declares_is_left_out_when_another_
     assert "requirement-version-unmet:transformers:kernels" not in line["findings"]
 
 
+def test_the_line_says_which_findings_with_commands_it_leaves_to_their_own_lines():
+    """`fix all at once` read as every fix. Real (check --profile verl-0.9.1-cann9.1.0-a2 on a venv with verl 0.9.1
+    --no-deps): it took 19 findings, while 17 requirement-missing findings (the stack's own
+    `pip install verl==0.9.1 --extra-index-url ...` line), the torch pins and the Megatron clone were left to their
+    own lines, unsaid."""
+    q = shlex.quote(EXE)
+    stack = finding("requirement-missing", "error", ("python",), "s", fix="Install what verl declares.",
+                    commands=(f"{q} -m pip install verl==0.9.1 --extra-index-url X",), key="verl:accelerate")
+    prose = finding("cann-not-installed", "error", ("cann",), "c", fix="Install the CANN toolkit.")
+    (line,) = install_all([_f("v:a", f"{q} -m pip install a"), _f("v:b", f"{q} -m pip install b"), stack, prose])
+    assert line["others"] == ["requirement-missing:verl:accelerate"]
+    from doctor.report import Report
+
+    r = Report(command="check", findings=[], checks=[])
+    r.extra["install_all"] = [line]
+    out: list[str] = []
+    con = Console(json_mode=False)
+    con.print = lambda text="", **_kw: out.append(text)  # type: ignore[method-assign]
+    render_text(r, con)
+    assert "1 other finding's own line above is not in it" in "\n".join(out)
+
+
 def _wheel(d: Path, name: str, version: str) -> None:
     """A pure wheel of one empty module, written by hand (no build backend, no index)."""
     import zipfile

@@ -112,6 +112,8 @@ def render_text(report: Report, console: Console, *, strict: bool = False,
         others = len(line.get("others") or ())
         rest = ("" if not others else f"; {others} other finding's own line above is not in it" if others == 1 else
                 f"; {others} other findings' own lines above are not in it")
+        kept = " and ".join(line.get("kept") or ())
+        rest += f"; {kept} keeps the installed release" if kept else ""
         say(c.style(f"fix all at once{where}", "cyan", "bold") + f" (the install lines of {len(line['findings'])} "
             f"findings above, in one pip run{rest}):")
         say(f"  $ {line['command']}")

@@ -241,9 +241,11 @@ def diagnose(
     results = _restatus(results, findings)
     report = Report(command="check", findings=findings, checks=results)
     report.extra["knowledge"] = knowledge_summary()
+    from doctor.checks.facts import ver
     from doctor.checks.install_all import install_all
 
-    together = install_all(findings)  # the findings' install lines as one command, beside each finding's own
+    keep = {node: [f"torch=={v}"] for node, snap, _ in nodes if snap is not None and (v := ver(snap, "torch"))}
+    together = install_all(findings, keep)  # the findings' install lines as one command, beside each finding's own
     if together:
         report.extra["install_all"] = together
     first = next(((n, s) for n, s, _ in nodes if s is not None), None)

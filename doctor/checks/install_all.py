@@ -9,12 +9,15 @@ different range is left to its own line (the two findings disagree; one pip run 
 keeps its own fix; this only adds the summary (the report's `install_all`). A fix whose sentence is itself such a
 line (no command lines beside it) counts like one. A requirement finding's line is left out when another line of the
 same run installs the package whose declaration it is about (kernels for transformers 5.10.4's extras beside
-`'transformers<5.0.0'`): that run replaces the release the line was for. Pure: it reads findings."""
+`'transformers<5.0.0'`): that run replaces the release the line was for. The installed torch is kept (`keep`: its
+`torch==X` joins the line): pip resolving the run together would otherwise be free to replace it for a requirement of
+one of the packages (tensordict 0.15 needs torch>=2.11) with PyPI's build, a CUDA torch of several GB on x86_64 that
+torch-npu was not built against; pinned, pip says which requirement conflicts instead. Pure: it reads findings."""
 
 from __future__ import annotations
 
 import shlex
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from packaging.requirements import InvalidRequirement, Requirement
@@ -59,11 +62,13 @@ def _name(req: str) -> str | None:
         return None
 
 
-def install_all(findings: Iterable[Finding]) -> list[dict[str, Any]]:
+def install_all(findings: Iterable[Finding], keep: Mapping[Any, Sequence[str]] | None = None) -> list[dict[str, Any]]:
     """The summary lines: for each node and each way of running pip that two or more errors or warnings install
     with, `command` (one line, the steps before it joined with `&&`), the `requirements` it installs, the
     `findings` (id and key) it stands for and the `others` of that node whose fix has command lines this one does not
-    run (another option, a stack's index, a clone, a range two findings disagree on)."""
+    run (another option, a stack's index, a clone, a range two findings disagree on). `keep`: per node, the installed
+    releases the run must not replace (`torch==2.9.0`); each joins the line unless a finding's own line names that
+    distribution, and `kept` lists them."""
     # per node, steps before and pip: (finding, its (name, requirement) pairs, the package its declaration is of)
     groups: dict[tuple[Any, ...], list[tuple[str, list[tuple[str | None, str]], str | None]]] = {}
     commanded: list[tuple[Any, str]] = []  # (node, finding) of every error or warning whose fix has command lines
@@ -100,8 +105,9 @@ def install_all(findings: Iterable[Finding]) -> list[dict[str, Any]]:
         by = [fid for fid, own, _ in members if any(n in agreed for n, _ in own)]
         if len(by) < 2:
             continue
-        line = " && ".join([*before, f"{shlex.join(head)} {' '.join(shlex.quote(r) for r in reqs)}"])
+        kept = [r for r in (keep or {}).get(node, ()) if _name(r) not in wanted]
+        line = " && ".join([*before, f"{shlex.join(head)} {' '.join(shlex.quote(r) for r in reqs + kept)}"])
         others = list(dict.fromkeys(fid for n, fid in commanded if n == node and fid not in by))
         out.append({"command": line, "requirements": reqs, "findings": by, "others": others,
-                    **({"node": node} if node else {})})
+                    **({"kept": kept} if kept else {}), **({"node": node} if node else {})})
     return out

@@ -36,21 +36,30 @@ SRC_PIN = "https://github.com/Ascend/pytorch/blob/v7.2.0-pytorch2.7.1/setup.py; 
 
 @check("torch-npu-installed", "torch_npu", findings=("torch-not-installed", "torch-npu-not-installed"))
 def torch_npu_installed(ctx: CheckContext) -> Iterator[Finding]:
-    """torch and torch-npu are installed on an NPU host (complete snapshots only)."""
+    """torch and torch-npu are installed on an NPU host, and torch wherever verl is (complete snapshots only): no verl
+    release names torch in its Requires-Dist outside an extra, so pip installs verl without it, and `import verl`
+    fails on its first module."""
     snap = ctx.snapshot
-    if not npu_host(snap):
-        skip("nothing says this is an Ascend host")
+    npu = npu_host(snap)
+    if not npu and not installed(snap, "verl"):
+        skip("nothing says this is an Ascend host, and verl is not installed")
     if not snap.is_complete:
         skip("a partial snapshot cannot say a package is not installed")
-    for pkg in ("torch", "torch-npu"):
+    for pkg in ("torch", "torch-npu") if npu else ("torch",):
         if absent(snap, pkg):
             pin = ctx.profile.pin(pkg) if ctx.profile else None
             yield finding(
                 f"{pkg}-not-installed", "error", (pkg,), f"{pkg} is not installed in this Python environment",
-                detail="verl runs on Ascend through torch + torch-npu; nothing can reach the NPU without them.",
+                detail=("verl runs on Ascend through torch + torch-npu; nothing can reach the NPU without them." if npu
+                        else f"verl {ver(snap, 'verl') or ''} imports torch as it loads (`import verl` fails: No module "
+                             "named 'torch'), and no verl release requires torch outside an extra, so pip installed it "
+                             "without. Install the torch of the stack this environment is for: torch-npu needs one exact "
+                             "release (`doctor profiles`), on x86_64 the +cpu build from download.pytorch.org; a bare "
+                             "`pip install torch` takes PyPI's CUDA build."),
                 evidence={"python": val(snap.python, "executable")},
                 fix=f"Install {pkg}{pin or ''} (`doctor install` installs the verified stack).",
-                commands=(install_dry_run(snap, ctx.profile),), source=SRC_PIN)
+                commands=(install_dry_run(snap, ctx.profile),),
+                source=SRC_PIN if npu else f"https://pypi.org/project/verl/{ver(snap, 'verl') or ''}")
 
 
 @check("torch-torch-npu-base", "torch_npu", findings=("torch-npu-torch-mismatch",))

@@ -110,12 +110,13 @@ def test_the_line_says_which_findings_with_commands_it_leaves_to_their_own_lines
     assert "1 other finding's own line above is not in it" in "\n".join(out)
 
 
-def _wheel(d: Path, name: str, version: str) -> None:
+def _wheel(d: Path, name: str, version: str, *requires: str) -> None:
     """A pure wheel of one empty module, written by hand (no build backend, no index)."""
     import zipfile
 
     tag = f"{name}-{version}"
-    files = {f"{name}.py": "", f"{tag}.dist-info/METADATA": f"Metadata-Version: 2.1\nName: {name}\nVersion: {version}\n",
+    meta = f"Metadata-Version: 2.1\nName: {name}\nVersion: {version}\n" + "".join(f"Requires-Dist: {r}\n" for r in requires)
+    files = {f"{name}.py": "", f"{tag}.dist-info/METADATA": meta,
              f"{tag}.dist-info/WHEEL": "Wheel-Version: 1.0\nGenerator: hand\nRoot-Is-Purelib: true\nTag: py3-none-any\n"}
     with zipfile.ZipFile(d / f"{tag}-py3-none-any.whl", "w") as z:
         for path, text in files.items():
@@ -164,3 +165,40 @@ def test_check_of_a_no_deps_install_prints_one_command_that_runs_and_json_has_it
     assert r.returncode == 0, r.stderr
     after = check()
     assert after.findings == [] and "install_all" not in after.extra
+
+
+def test_the_one_command_keeps_the_installed_torch(tmp_path):
+    """pip resolving the missing requirements together may replace torch for one of them (tensordict 0.15 needs
+    torch>=2.11): from PyPI that is a CUDA build of several GB that torch-npu was not built for. The line pins the
+    installed torch, so the run stops on the conflict and leaves torch as it was. Real venv, real pip, offline wheels
+    made here, a newer 'torch' among them for pip to be tempted by."""
+    venv = tmp_path / "v"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True, timeout=300)
+    py = venv / "bin" / "python"
+    site = Path(subprocess.run([str(py), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+                               capture_output=True, text=True, check=True).stdout.strip())
+    for name, version, requires in (("torch", "2.9.0", ""), ("mylib", "1.0", "Requires-Dist: alpha-pkg>=1.0\n"
+                                                                         "Requires-Dist: beta-pkg\n")):
+        dist = site / f"{name}-{version}.dist-info"
+        dist.mkdir(parents=True)
+        (dist / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {name}\nVersion: {version}\n{requires}")
+        (dist / "RECORD").write_text("")
+    from doctor.probes import collect_snapshot
+
+    rep = diagnose([(None, collect_snapshot(python=str(py)), None)], only=["declared-requirements"], local=True)
+    (line,) = rep.extra["install_all"]
+    assert line["kept"] == ["torch==2.9.0"] and shlex.split(line["command"])[-1] == "torch==2.9.0"
+    out: list[str] = []
+    con = Console(json_mode=False)
+    con.print = lambda text="", **_kw: out.append(text)  # type: ignore[method-assign]
+    render_text(rep, con)
+    assert "torch==2.9.0 keeps the installed release" in "\n".join(out)
+    wheels = tmp_path / "w"
+    wheels.mkdir()
+    _wheel(wheels, "alpha_pkg", "1.2", "torch>=2.11")
+    _wheel(wheels, "beta_pkg", "2.0")
+    _wheel(wheels, "torch", "2.13.0")
+    env = {"PATH": "/usr/bin:/bin", "PIP_NO_INDEX": "1", "PIP_FIND_LINKS": str(wheels), "PIP_DISABLE_PIP_VERSION_CHECK": "1"}
+    r = subprocess.run(["bash", "-c", line["command"]], capture_output=True, text=True, timeout=600, env=env)
+    assert r.returncode != 0 and "torch" in r.stderr
+    assert (site / "torch-2.9.0.dist-info").is_dir() and not (site / "torch-2.13.0.dist-info").exists()

@@ -138,3 +138,18 @@ def test_check_from_a_report_names_the_refused_soc(tmp_path):
     assert r.returncode == 1, r.stderr
     (x,) = [x for x in json.loads(r.stdout)["findings"] if x["id"] == "torch-npu-soc-unsupported"]
     assert x["severity"] == "error" and x["evidence"]["soc"] == "Ascend310B4"
+
+
+def test_torch_missing_beside_verl_is_an_error_on_any_host():
+    """No verl release requires torch outside an extra: pip installs verl without it, and `import verl` fails. Off an
+    NPU host only torch is asked for (torch-npu is the NPU's), and only where verl is installed."""
+    d = bare(complete=True, packages={"verl": {"version": "0.9.1"}})
+    got = found(d)
+    assert got["torch-not-installed"] == "error" and "torch-npu-not-installed" not in got
+    d["packages"]["torch"] = {"version": "2.9.0"}
+    assert "torch-not-installed" not in found(d)
+    assert "torch-not-installed" not in found(bare(complete=True, packages={"numpy": {"version": "1.26.4"}}))
+    assert "torch-not-installed" not in found(bare(packages={"verl": {"version": "0.9.1"}}))  # partial: not absent
+    sick = healthy()
+    del sick["packages"]["torch-npu"]
+    assert found(sick)["torch-npu-not-installed"] == "error"

@@ -23,7 +23,15 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 from doctor.checks.facts import installed, npu_host, unlisted_path_dirs, val, ver
 from doctor.checks.runner import CheckContext, check, skip
 from doctor.knowledge.ownership import component_of_distribution
-from doctor.knowledge.pipcheck import Lookup, Unmet, bare, requirement_names, same_requirement, unmet
+from doctor.knowledge.pipcheck import (
+    Lookup,
+    Unmet,
+    bare,
+    required_through,
+    requirement_names,
+    same_requirement,
+    unmet,
+)
 from doctor.report import Finding, finding
 from doctor.snapshot.model import known
 
@@ -200,13 +208,19 @@ def declared_requirements(ctx: CheckContext) -> Iterator[Finding]:
     # upstream's conflicts are those of its Ascend install: a snapshot with no Ascend fact (a CPU venv's freeze, whose
     # verl version alone chose the stack) gives no sign it was installed that way, as for vLLM's torch pin
     conflicts: tuple[Mapping[str, str], ...] = tuple(getattr(ctx.profile, "upstream_conflicts", ()) or ()) if ascend else ()
+    through: dict[str, tuple[str, ...]] | None = None  # read only when a package off that set declares something unmet
     for u in found:
         at_load = _at_load(u, snap, ctx.options.get("path_names"))
-        sev, conflict = _severity(u, on_path, conflicts, at_load)
+        chain: tuple[str, ...] = ()
+        if u.package not in on_path:
+            if through is None:
+                through = required_through(snap, on_path | {"verl"}, lookup)
+            chain = through.get(u.package, ())
+        sev, conflict = _severity(u, on_path | ({u.package} if chain else set()), conflicts, at_load)
         documented = _documented(u) if ascend and conflict is None else None
         if documented:
             sev, conflict = "info", documented
-        yield _finding(u, sev, conflict, ctx, at_load, lookup)
+        yield _finding(u, sev, conflict, ctx, at_load, lookup, chain)
 
 
 def _documented(u: Unmet) -> Mapping[str, str] | None:
@@ -231,7 +245,7 @@ def _documented(u: Unmet) -> Mapping[str, str] | None:
 
 
 def _finding(u: Unmet, sev: str, conflict: Mapping[str, str] | None, ctx: CheckContext,
-             at_load: AtLoad | None = None, lookup: Lookup | None = None) -> Finding:
+             at_load: AtLoad | None = None, lookup: Lookup | None = None, chain: tuple[str, ...] = ()) -> Finding:
     decl = f"{u.package} {u.version}" if u.version else u.package
     evidence: dict[str, Any] = {"package": u.package, "version": u.version, "requirement": u.requirement,
                                 "requires": u.name, "installed": u.installed, "metadata": u.metadata}
@@ -243,6 +257,10 @@ def _finding(u: Unmet, sev: str, conflict: Mapping[str, str] | None, ctx: CheckC
         evidence["published"] = u.source
     src = conflict["source"] if conflict else (u.source or PIP_CHECK_SOURCE)
     detail_src = f"Declared in {_where(u)}."
+    if chain:
+        evidence["required_through"] = list(chain)
+        detail_src += (f" verl needs {u.package} through {' -> '.join((*chain, u.package))} (each requires the "
+                       f"next): where that chain imports {u.package}, {u.package}'s own import of {u.name} runs too.")
     untold = _untold_target(u, ctx.snapshot)
     if untold:
         evidence["target"] = f"not stated ({untold})"

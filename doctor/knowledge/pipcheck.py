@@ -583,6 +583,41 @@ def requirement_names(snap: Snapshot, package: str, lookup: Lookup | None = None
     return out
 
 
+def required_through(snap: Snapshot, roots: set[str], lookup: Lookup | None = None) -> dict[str, tuple[str, ...]]:
+    """The installed distributions the `roots` need through other installed ones: name -> the chain of packages
+    that requires it, first root first (`jinja2` -> ("verl", "transformers")). Followed through base requirements
+    whose marker holds for the target and the extras a requiring line asks for (`ray[default]`). A requirement of a
+    package on that chain is one the roots' imports run through: transformers imports jinja2 at load, and jinja2
+    imports markupsafe, so a markupsafe missing under jinja2 stops `import verl` as surely as one verl names."""
+    pkgs = snap.packages if known(snap.packages) else {}
+    applies = _Applies(marker_environment(snap))
+    chain: dict[str, tuple[str, ...]] = {r: () for r in sorted(roots) if r in pkgs}
+    asked: dict[str, set[str]] = {}
+    todo = list(chain)
+    while todo:
+        name = todo.pop(0)
+        d = declaration(snap, name, lookup)
+        if d is None or d.requires_dist is None:
+            continue
+        for extra in ("", *sorted(asked.get(name, ()))):
+            for line in d.requires_dist:
+                req = applies(line, extra)
+                if req is None:
+                    continue
+                target = canonicalize_name(req.name)
+                if target not in pkgs or target == name:
+                    continue
+                new = {canonicalize_name(e) for e in req.extras} - asked.get(target, set())
+                if new:
+                    asked.setdefault(target, set()).update(new)
+                if target not in chain:
+                    chain[target] = (*chain[name], name)
+                    todo.append(target)
+                elif new and target not in todo:
+                    todo.append(target)  # an extra asked for later: its lines are followed too
+    return chain
+
+
 def exact_pins(snap: Snapshot, lines: tuple[str, ...]) -> Iterator[tuple[str, str, str]]:
     """(line, distribution, version) for each base requirement (no extra) whose marker holds for the snapshot's
     target and whose specifier is one exact pin (`torch==2.1.2`): the one release pip must install with it."""

@@ -968,3 +968,53 @@ def test_a_range_another_installed_package_rules_out_moves_the_declaring_package
                    "huggingface-hub": {"version": "0.36.2", "requires_dist": []}}, python="3.11.7", arch="x86_64")
     (g,) = [g for g in _declared(alone) if g.evidence.get("requires") == "huggingface-hub"]
     assert g.fix is not None and g.fix.commands == ("pip install 'huggingface-hub<3.0,>=1.31.0'",)
+
+
+def test_a_missing_requirement_of_a_package_verl_needs_through_others_is_an_error_naming_the_chain():
+    """Real venv (Python 3.11.7, torch 2.13.0+cpu, `pip install verl==0.9.0` then cachetools fastapi uvicorn
+    TransferQueue): `pip uninstall MarkupSafe` left check at 0 errors (two warnings: jinja2 and werkzeug require it)
+    while `import verl.trainer.main_ppo` raised ModuleNotFoundError: No module named 'markupsafe' (verl ->
+    transformers/utils/chat_template_utils.py -> jinja2 -> markupsafe). jinja2 is no requirement of verl itself,
+    but of transformers, which verl requires: a broken requirement anywhere on that chain is an error; one of a
+    package nothing verl needs requires stays a warning."""
+    snap = _snap({"verl": {"version": "0.9.0", "requires_dist": ["transformers>=5", 'ray[default]>=2.41.0']},
+                  "transformers": {"version": "5.10.4", "requires_dist": ["jinja2"]},
+                  "jinja2": {"version": "3.1.6", "requires_dist": ["MarkupSafe>=2.0"]},
+                  "ray": {"version": "2.60.0", "requires_dist": ['aiohttp; extra == "default"']},
+                  "aiohttp": {"version": "3.14.5", "requires_dist": ["yarl>=1.17"]},
+                  "jupyter-thing": {"version": "1.0", "requires_dist": ["nbformat"]}})
+    fs = {f.evidence["package"]: f for f in _declared(snap)}
+    assert {p: f.severity.value for p, f in fs.items()} == {"jinja2": "error", "aiohttp": "error",
+                                                            "jupyter-thing": "warning"}
+    # transformers and ray are stack packages: the chain starts there
+    assert fs["jinja2"].evidence["required_through"] == ["transformers"]
+    assert "transformers -> jinja2 (each requires the next)" in fs["jinja2"].detail
+    # through an extra the requiring line asks for: ray[default] brings aiohttp
+    assert fs["aiohttp"].evidence["required_through"] == ["ray"]
+    assert "required_through" not in fs["jupyter-thing"].evidence
+
+
+def test_the_chain_is_read_from_real_dist_info(tmp_path):
+    """The same chain from METADATA the real importlib.metadata reads (the probe), as `check --python` sees it."""
+    site = make_site_packages(
+        tmp_path / "site", {"verl": "0.9.0", "transformers": "5.10.4", "jinja2": "3.1.6"},
+        requires={"verl": ["transformers>=5"], "transformers": ["jinja2"], "jinja2": ["MarkupSafe>=2.0"]})
+    env = dict(os.environ, PYTHONPATH=str(site))
+    doc, err, _ = run_target_probe(sys.executable, environ=env, cwd=str(tmp_path), args=["--dists-only"])
+    assert err is None and doc is not None
+    parts = to_snapshot_parts(doc)
+    pk = {k: v for k, v in parts["packages"].items() if k in ("verl", "transformers", "jinja2")}
+    snap = _snap(pk)
+    (f,) = [f for f in _declared(snap) if f.evidence["requires"] == "markupsafe"]
+    assert (f.id, f.severity.value) == ("requirement-missing", "error")
+    assert f.evidence["required_through"] == ["transformers"]
+
+
+def test_an_only_extras_verdict_does_not_claim_pip_check_reports_it():
+    """Real venv: verl 0.7.1, transformers 4.57.6 after 5.25.0 (kernels 0.19.1 left behind): pip check said nothing
+    of transformers and kernels, and the finding said 'pip check reports the same conflict'."""
+    lines = [f"kernels<=0.9,>=0.6.1; extra == '{e}'" for e in ("all", "hub-kernels", "integrations")]
+    snap = _snap({"transformers": {"version": "4.57.6", "requires_dist": lines},
+                  "kernels": {"version": "0.19.1", "requires_dist": []}}, complete=False)
+    (f,) = [f for f in _declared(snap) if f.evidence.get("requires") == "kernels"]
+    assert "pip check does not report it" in f.detail and "pip check reports the same" not in f.detail

@@ -46,6 +46,7 @@ def installed_files(ctx: CheckContext) -> Iterator[Finding]:
     if items is None:
         skip("the snapshot does not say whether installed files are missing (older snapshot, or not collected)")
     on_path: set[str] | None = None
+    through: dict[str, tuple[str, ...]] | None = None  # what those need in turn, read only when one is off the set
     for it in items:
         if not (known(it.dist) and it.dist and known(it.missing) and it.missing):
             continue
@@ -67,8 +68,15 @@ def installed_files(ctx: CheckContext) -> Iterator[Finding]:
         other = it.imports_from if known(it.imports_from) and it.imports_from else None
         fix, commands = _reinstall(ctx.snapshot, name, named, version,
                                    it.location if known(it.location) and it.location else None)
+        chain: tuple[str, ...] = ()
+        if name not in on_path:
+            if through is None:
+                from doctor.knowledge.pipcheck import required_through
+
+                through = required_through(ctx.snapshot, on_path | {"verl"})
+            chain = through.get(name, ())
         yield finding(
-            "installed-files-missing", "error" if name in on_path else "warning",
+            "installed-files-missing", "error" if name in on_path or chain else "warning",
             (component_of_distribution(name) or "python",),
             f"{named} is installed but "
             + ("the 1 file" if total == 1 and whole else f"all {total} files" if whole
@@ -86,9 +94,12 @@ def installed_files(ctx: CheckContext) -> Iterator[Finding]:
                    + ". This is what `pip uninstall` of another distribution that installed the same files leaves "
                    "(jwt and PyJWT both own jwt/, opencv-python and opencv-python-headless both own cv2/): pip "
                    "deletes every path the uninstalled one's RECORD lists. pip check reads Requires-Dist only and "
-                   "says nothing.",
+                   "says nothing."
+                   + (f" verl needs {name} through {' -> '.join((*chain, name))} (each requires the next)." if chain
+                      else ""),
             evidence={"dist": name, "version": version, "top_level": top, "files": total, "missing": it.missing,
-                      "examples": examples, **({"imports_from": other} if other else {})},
+                      "examples": examples, **({"imports_from": other} if other else {}),
+                      **({"required_through": list(chain)} if chain else {})},
             key=name,
             fix=fix, commands=commands, source=RECORD_DOC)
 

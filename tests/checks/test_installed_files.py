@@ -51,6 +51,23 @@ def test_a_stack_package_or_one_verl_requires_is_an_error():
     assert "`import torch_npu` fails" in got[0].detail
 
 
+def test_a_package_verl_needs_through_another_is_an_error_naming_the_chain():
+    """Real venv (torch 2.13.0+cpu, verl 0.9.0 from PyPI with its trainer's undeclared imports): markupsafe's
+    __init__.py deleted, check said a warning only, while `import verl.trainer.main_ppo` raised ImportError: cannot
+    import name 'Markup' from 'markupsafe' (transformers -> jinja2 -> markupsafe). A package nothing verl needs
+    requires (pyjwt here) stays a warning."""
+    pkgs = {"verl": {"version": "0.9.0", "requires_dist": ["transformers"]},
+            "transformers": {"version": "5.10.4", "requires_dist": ["jinja2"]},
+            "jinja2": {"version": "3.1.6", "requires_dist": ["MarkupSafe>=2.0"]},
+            "markupsafe": {"version": "3.0.4", "requires_dist": []},
+            "pyjwt": {"version": "2.10.1", "requires_dist": []}}
+    got = _found(_snap([_item("MarkupSafe", "3.0.4", "markupsafe", 6, 1), _item("PyJWT", "2.10.1", "jwt", 13, 4)],
+                       pkgs))
+    assert [(f.key, f.severity.value) for f in got] == [("markupsafe", "error"), ("pyjwt", "warning")]
+    assert got[0].evidence["required_through"] == ["transformers", "jinja2"]
+    assert "transformers -> jinja2 -> markupsafe" in got[0].detail
+
+
 def test_without_a_version_the_reinstall_is_not_pinned_and_the_fix_says_so():
     (f,) = _found(_snap([_item("PyJWT", None, "jwt", 13, 4)]))
     assert f.fix.commands == ("/v/bin/python -m pip install --force-reinstall --no-deps 'pyjwt'",)

@@ -43,6 +43,15 @@ def unreachable_fix(src: GitSource) -> str:
             "(a local path or an internal git server), or install from a wheelhouse made by `--download-only`.")
 
 
+def checkout_lines(url: str, ref: str, commit: str | None, dest: str) -> tuple[str, str, str]:
+    """The shell lines that put `dest` at the pinned commit by fetching that one commit (`--depth 1`), not the
+    repository's history (a full Megatron-LM clone is hundreds of MB): GitHub serves any commit by its full sha
+    (uploadpack.allowReachableSHA1InWant), and a branch or tag by name when no full commit is pinned. The
+    directory is a work tree the user keeps: an editable install or PYTHONPATH reads its files."""
+    want = commit if commit and len(commit) == 40 and is_sha(commit) else ref
+    return (f"git init {dest}", f"git -C {dest} fetch --depth 1 {url} {want}", f"git -C {dest} checkout FETCH_HEAD")
+
+
 def is_sha(ref: str) -> bool:
     return bool(_SHA.match(ref))
 

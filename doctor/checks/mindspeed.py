@@ -264,14 +264,16 @@ def megatron_present(ctx: CheckContext) -> Iterator[Finding]:
              f"{' / '.join(m for m in got[1].entries if 'megatron' in m)} load (read from {got[0].where})"
              if got is not None and at else f" verl {v}'s megatron workers import megatron.core when they load")
     checkout = mg.commit or mg.ref
-    clone = (f"git clone {mg.repo} Megatron-LM", f"git -C Megatron-LM checkout {checkout}")
+    from doctor.installers.fixline import doctor_install
+    from doctor.installers.gitsrc import checkout_lines
+
+    clone = checkout_lines(mg.repo, mg.ref, mg.commit, "Megatron-LM")
     if mg.install == "pythonpath":
         lines = (*clone, 'export PYTHONPATH="$PWD/Megatron-LM:$PYTHONPATH"')
         how = "and put the checkout on PYTHONPATH"
     else:
         lines = (*clone, "pip install --no-deps -e Megatron-LM")
         how = "and install it editable with --no-deps (its dependencies name an unpinned torch)"
-    from doctor.installers.fixline import doctor_install
 
     yield finding(
         "megatron-missing", "error", ("megatron", "verl"),
@@ -282,8 +284,9 @@ def megatron_present(ctx: CheckContext) -> Iterator[Finding]:
                "only under an extra.",
         evidence={"verl": v, "profile": p.name, "megatron_lm": mg.ref, "megatron-core": None,
                   **({"imported_at": at} if at else {})},
-        fix=f"Clone Megatron-LM at {mg.ref} ({mg.repo}, commit {checkout}) {how}, as {p.name} documents; or install "
-            f"the whole stack: `{doctor_install(p, snap)}`.",
+        fix=f"Fetch Megatron-LM at {mg.ref} ({mg.repo}, commit {checkout}, that commit only: not the whole history) "
+            f"{how}, as {p.name} documents; keep the Megatron-LM directory, it stays the source Python imports "
+            f"megatron from. Or install the whole stack: `{doctor_install(p, snap)}`.",
         commands=lines, source=p.source)
 
 

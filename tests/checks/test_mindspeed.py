@@ -163,9 +163,14 @@ def test_megatron_missing_on_a_megatron_stack_is_an_error_whatever_verl_declares
         (f,) = [f for f in diagnose_dict(_without_megatron(name)).findings if f.id == "megatron-missing"]
         assert f.severity.value == "error" and f.components[0] == "megatron", name
         assert "verl/models/mcore/config_converter.py:25" in f.detail, name
-        clone, checkout, last = f.fix.commands
-        assert clone == "git clone https://github.com/NVIDIA/Megatron-LM.git Megatron-LM", clone
-        assert checkout.startswith("git -C Megatron-LM checkout ") and checkout.split()[-1] in f.fix.text
+        # only the pinned commit is fetched (tests/installers/test_gitsrc.py runs these lines), and the text says
+        # the directory stays: the editable install / PYTHONPATH reads it
+        init, fetch, checkout, last = f.fix.commands
+        assert init == "git init Megatron-LM", init
+        assert fetch.startswith("git -C Megatron-LM fetch --depth 1 https://github.com/NVIDIA/Megatron-LM.git "), fetch
+        assert len(fetch.split()[-1]) == 40 and fetch.split()[-1] in f.fix.text
+        assert checkout == "git -C Megatron-LM checkout FETCH_HEAD"
+        assert "not the whole history" in f.fix.text and "keep the Megatron-LM directory" in f.fix.text
         # 0.6.1's stack puts the checkout on PYTHONPATH; the others install it editable, --no-deps, with the
         # target's own pip
         if name.startswith("verl-0.6.1"):

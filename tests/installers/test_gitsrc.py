@@ -312,3 +312,23 @@ def test_an_edited_clone_at_the_pinned_commit_is_refused_naming_the_files(repos,
         gitsrc.clone(src, dest, mirrors=mirrors)
     assert "stash" in e.value.fix
     assert (dest / "mindspeed" / "__init__.py").read_text() == "patched = True\n"  # never reset
+
+
+def test_checkout_lines_fetch_only_the_pinned_commit(repos, tmp_path: Path) -> None:
+    """The lines megatron-missing prints, run as a shell would against a bare repository that serves commits by sha
+    as GitHub does: the work tree is at the pinned commit (not the branch's newer tip) and holds that one commit,
+    not the history. Without a full commit pinned, the ref is fetched."""
+    import subprocess
+
+    bare = repos["root"] / "Megatron-LM.git"
+    git("config", "uploadpack.allowReachableSHA1InWant", "true", cwd=bare)
+    git("config", "uploadpack.allowAnySHA1InWant", "true", cwd=bare)
+    old, tip = repos["meg_old"], repos["meg"]["core_r0.16.0"]
+    assert old != tip
+    for dest, commit, at in (("pinned", old, old), ("by-ref", old[:10], tip)):
+        lines = gitsrc.checkout_lines(f"file://{bare}", "core_r0.16.0", commit, dest)
+        for line in lines:
+            subprocess.run(line, shell=True, cwd=tmp_path, check=True, capture_output=True)
+        assert git("rev-parse", "HEAD", cwd=tmp_path / dest).strip() == at, dest
+        assert git("rev-list", "--count", "HEAD", cwd=tmp_path / dest).strip() == "1", dest  # no history
+        assert (tmp_path / dest / "megatron" / "core" / "__init__.py").is_file(), dest

@@ -70,6 +70,9 @@ def render_text(report: Report, console: Console, *, strict: bool = False,
     for ch in report.checks:
         checks_by_area[ch.area].append(ch)
     areas = list(dict.fromkeys([*by_area.keys(), *(checks_by_area.keys() if c.verbosity >= 1 else [])]))
+    # a command line already printed for an earlier finding (on the same node) is said once: a profile's stack
+    # line fixes many requirement findings, and 17 copies of it read as 17 runs (--json keeps every finding's)
+    printed: dict[tuple[str | None, str], str] = {}
     for area in areas:
         fs = by_area.get(area, [])
         shown = checks_by_area.get(area, []) if c.verbosity >= 1 else []
@@ -90,8 +93,11 @@ def render_text(report: Report, console: Console, *, strict: bool = False,
                     say(c.style(f"        {line}", "dim"))
             if f.fix:
                 say(f"        {c.style('fix:', 'cyan')} {f.fix.text}")
+                label = f.id + key
                 for cmd in f.fix.commands:
-                    say(f"          $ {cmd}")
+                    first = printed.setdefault((f.node, cmd), label)
+                    say(f"          $ {cmd}" if first == label else
+                        c.style(f"          (the same command as {first} above)", "dim"))
             if c.verbosity >= 1 and f.evidence:
                 ev = ", ".join(f"{k}={v}" for k, v in f.evidence.items())
                 say(c.style(f"        evidence: {ev}", "dim"))

@@ -89,3 +89,28 @@ def test_atomic_write_gives_the_mode_a_plain_open_would(tmp_path):
         os.umask(old)
     assert (tmp_path / "a.json").stat().st_mode & 0o777 == 0o644
     assert (tmp_path / "b.sh").stat().st_mode & 0o777 == 0o755
+
+
+def test_a_command_line_shared_by_findings_is_printed_once_and_json_keeps_every_one():
+    """A profile's stack line fixes many requirement findings: the text prints it under the first and names that
+    finding under the others (a copy per finding read as that many runs); a line on another node is its own, and
+    --json keeps each finding's commands."""
+    import json
+
+    line = "TORCH_DEVICE_BACKEND_AUTOLOAD=0 /v/bin/python -m pip install verl==0.9.1"
+    fs = [finding("requirement-missing", "error", "verl", f"verl requires {n}", key=f"verl:{n}", fix="Install.",
+                  commands=[line] + ([f"pip install {n}"] if n == "ray" else []))
+          for n in ("ray", "tensordict", "peft")]
+    fs.append(finding("requirement-missing", "error", "verl", "verl requires ray", key="verl:ray", fix="Install.",
+                      commands=[line], node="n2"))
+    report = Report("check", findings=fs, checks=[])
+    out = io.StringIO()
+    emit(report, Console(out=out, err=io.StringIO()))
+    text = out.getvalue()
+    assert text.count(f"$ {line}") == 2, text  # once, and once for node n2
+    assert text.count("(the same command as requirement-missing (verl:ray) above)") == 2, text
+    assert "$ pip install ray" in text
+    out = io.StringIO()
+    emit(report, Console(out=out, err=io.StringIO(), json_mode=True))
+    data = json.loads(out.getvalue())
+    assert [f["fix"]["commands"][0] for f in data["findings"]] == [line] * 4

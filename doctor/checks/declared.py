@@ -27,6 +27,7 @@ from doctor.knowledge.pipcheck import (
     Lookup,
     Unmet,
     bare,
+    chain_words,
     required_through,
     requirement_names,
     same_requirement,
@@ -259,8 +260,8 @@ def _finding(u: Unmet, sev: str, conflict: Mapping[str, str] | None, ctx: CheckC
     detail_src = f"Declared in {_where(u)}."
     if chain:
         evidence["required_through"] = list(chain)
-        detail_src += (f" verl needs {u.package} through {' -> '.join((*chain, u.package))} (each requires the "
-                       f"next): where that chain imports {u.package}, {u.package}'s own import of {u.name} runs too.")
+        detail_src += (f" verl needs {u.package} {chain_words(chain, u.package)}: where that chain imports "
+                       f"{u.package}, {u.package}'s own import of {u.name} runs too.")
     untold = _untold_target(u, ctx.snapshot)
     if untold:
         evidence["target"] = f"not stated ({untold})"

@@ -594,7 +594,14 @@ def required_through(snap: Snapshot, roots: set[str], lookup: Lookup | None = No
     chain: dict[str, tuple[str, ...]] = {r: () for r in sorted(roots) if r in pkgs}
     asked: dict[str, set[str]] = {}
     todo = list(chain)
-    while todo:
+    # then what verl imports at load without requiring it (its chains start at verl), once requirements are followed
+    imported: list[str] | None = None if "verl" in chain else []
+    while todo or imported is None:
+        if not todo:
+            imported = [n for n in _imported_by_verl(snap) if n not in chain]
+            chain.update((n, ("verl",)) for n in imported)
+            todo = list(imported)
+            continue
         name = todo.pop(0)
         d = declaration(snap, name, lookup)
         if d is None or d.requires_dist is None:
@@ -616,6 +623,35 @@ def required_through(snap: Snapshot, roots: set[str], lookup: Lookup | None = No
                 elif new and target not in todo:
                     todo.append(target)  # an extra asked for later: its lines are followed too
     return chain
+
+
+def _imported_by_verl(snap: Snapshot) -> list[str]:
+    """The installed distributions whose modules the installed verl release imports when its trainer loads, as the
+    import-surface table read that release: what it imports without naming it in its metadata (verl 0.9.0's
+    verl/workers/rollout/utils.py imports fastapi) is on its path as much as what it requires."""
+    p = snap.packages.get("verl") if known(snap.packages) else None
+    version = getattr(p, "version", None)
+    if not isinstance(version, str) or not version:
+        return []
+    from doctor.knowledge.import_surface import imported_at_load
+    from doctor.knowledge.ownership import modules_of_distribution
+
+    got = imported_at_load("verl", version)
+    if got is None:
+        return []
+    loads = got[1].modules
+    return [n for n in sorted(snap.packages) if n != "verl" and any(m in loads for m in modules_of_distribution(n, snap))]
+
+
+def chain_words(chain: tuple[str, ...], name: str) -> str:
+    """How a `required_through` chain reads: 'through transformers -> jinja2 (each requires the next)', or, when it
+    starts at a package verl imports without requiring it, says so."""
+    path = " -> ".join((*chain, name))
+    if chain[:1] == ("verl",):
+        first = chain[1] if len(chain) > 1 else name
+        return (f"through {path} (verl's modules import {first} when its trainer loads, without verl's metadata "
+                "naming it" + ("; each after it requires the next)" if len(chain) > 1 else ")"))
+    return f"through {path} (each requires the next)"
 
 
 def exact_pins(snap: Snapshot, lines: tuple[str, ...]) -> Iterator[tuple[str, str, str]]:

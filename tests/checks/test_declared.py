@@ -1010,6 +1010,28 @@ def test_the_chain_is_read_from_real_dist_info(tmp_path):
     assert f.evidence["required_through"] == ["transformers"]
 
 
+def test_a_missing_requirement_of_a_package_verl_imports_at_load_without_requiring_it_is_an_error(tmp_path):
+    """Real venv (Python 3.11.7, torch 2.13.0+cpu, verl 0.9.0 + cachetools fastapi uvicorn TransferQueue), `pip
+    uninstall starlette`: check said one warning (fastapi requires starlette) and 0 errors, while `import
+    verl.trainer.ppo.ray_trainer` raised No module named 'starlette' (verl/workers/rollout/utils.py imports fastapi
+    at load). verl's metadata does not name fastapi, so no requirement chain reached it; the import-surface table
+    does. Read from METADATA the real importlib.metadata reads, as `check --python` sees it."""
+    site = make_site_packages(
+        tmp_path / "site", {"verl": "0.9.0", "fastapi": "0.165.0", "jupyter-thing": "1.0"},
+        top_level={"fastapi": ["fastapi"], "jupyter-thing": ["jupyter_thing"]},
+        requires={"verl": ["packaging>=20.0"], "fastapi": ["starlette>=1.6.0"], "jupyter-thing": ["nbformat"]})
+    env = dict(os.environ, PYTHONPATH=str(site))
+    doc, err, _ = run_target_probe(sys.executable, environ=env, cwd=str(tmp_path), args=["--dists-only"])
+    assert err is None and doc is not None
+    parts = to_snapshot_parts(doc)
+    snap = _snap({k: v for k, v in parts["packages"].items() if k in ("verl", "fastapi", "jupyter-thing")})
+    fs = {f.evidence["package"]: f for f in _declared(snap) if f.id == "requirement-missing"}
+    assert {p: f.severity.value for p, f in fs.items() if p != "verl"} == {"fastapi": "error",
+                                                                           "jupyter-thing": "warning"}
+    assert fs["fastapi"].evidence["required_through"] == ["verl"]
+    assert "verl's modules import fastapi when its trainer loads" in fs["fastapi"].detail
+
+
 def test_an_only_extras_verdict_does_not_claim_pip_check_reports_it():
     """Real venv: verl 0.7.1, transformers 4.57.6 after 5.25.0 (kernels 0.19.1 left behind): pip check said nothing
     of transformers and kernels, and the finding said 'pip check reports the same conflict'."""

@@ -352,6 +352,12 @@ def _finding(u: Unmet, sev: str, conflict: Mapping[str, str] | None, ctx: CheckC
         evidence=evidence, key=f"{u.package}:{u.name}", fix=fix, commands=commands, source=src)
 
 
+def excluded_by(snap: Any, caps: list[tuple[str, str]]) -> str:
+    """How `pipcheck.declared_excluding`'s (package, requirement) pairs read in a fix: 'verl 0.7.1 requires
+    numpy<2.0.0; ...' (the installed version where the snapshot has it)."""
+    return "; ".join(" ".join(x for x in (p, ver(snap, p), "requires", r) if x) for p, r in caps)
+
+
 def _held_by_others(u: Unmet, snap: Any, lookup: Lookup | None) -> tuple[str, tuple[str, ...]] | None:
     """When another installed package's own requirement on `u.name` admits nothing of the declared range (datasets'
     huggingface-hub>=1.31.0 against transformers 4.57.6's <1.0), installing that range breaks the other one, and that
@@ -369,7 +375,7 @@ def _held_by_others(u: Unmet, snap: Any, lookup: Lookup | None) -> tuple[str, tu
     caps = [(p, r) for p, r in declared_excluding(snap, u.name, spec, lookup) if p != u.package]
     if not spec or not caps or not u.installed:
         return None
-    by = "; ".join(" ".join(x for x in (p, ver(snap, p), "requires", r) if x) for p, r in caps)
+    by = excluded_by(snap, caps)
     return (f"Keep {u.name} {u.installed} and install a release of {u.package} that accepts it (pip picks one with "
             f"{u.name} held where it is): {by}, which rule{'s' if len(caps) == 1 else ''} {bare(u.requirement)} out, so installing that range "
             f"breaks {' and '.join(p for p, _ in caps)}. Or install {bare(u.requirement)} together with releases of "

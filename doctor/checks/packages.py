@@ -699,7 +699,7 @@ def _code_need_fix(ctx: CheckContext, name: str, version: str, need: Any, have: 
     or its release's published one) rules that out (verl 0.7.1's numpy<2.0.0 against pyarrow 26's numpy>=2.0): then
     the first fix is a `name` release from before the need began (the earliest release the table finds it in), which
     leaves the stack's cap as it is."""
-    from doctor.checks.declared import release_lookup
+    from doctor.checks.declared import excluded_by, release_lookup
     from doctor.knowledge.pipcheck import declared_excluding
 
     other = f"a {name} release that runs on {need.needed} {have}"
@@ -708,8 +708,7 @@ def _code_need_fix(ctx: CheckContext, name: str, version: str, need: Any, have: 
     if not caps:
         return (f"Install {need.requires} (with the torch-npu / vllm releases of the same stack), or {other}.", ())
     since = _need_begins(name, need, have, table)
-    by = "; ".join(" ".join(x for x in (p, ver(ctx.snapshot, p), "requires", r) if isinstance(x, str) and x)
-                   for p, r in caps)
+    by = excluded_by(ctx.snapshot, caps)
     before = f"{name}<{since}" if since else None
     return ((f"Install {other}" + (f" ({before}: the table of code needs finds this need from {name} {since} on)"
                                    if before else "")

@@ -27,10 +27,11 @@ _SRC_HCCL_91 = "https://github.com/hicann/hccl/blob/c02011ed6610d56ea4d830ec6134
 SRC_HCCL_TIMEOUT = "https://github.com/modelscope/ms-swift/pull/8281"
 
 
-def _hccl_91(snap: Any) -> bool:
-    """Is the toolkit CANN 9.1.0 or newer (HCCL's documented 32 host ports, strict HCCL_CONNECT_TIMEOUT)?"""
+def _hccl_91(snap: Any) -> str | None:
+    """The toolkit's CANN version when it is 9.1.0 or newer (HCCL's documented 32 host ports, strict
+    HCCL_CONNECT_TIMEOUT); None for an older or unknown one."""
     c = cann(snap)
-    return c is not None and not c[1] < HCCL_STRICT_FROM
+    return c[0] if c is not None and not c[1] < HCCL_STRICT_FROM else None
 
 
 def _multi_node(ctx: CheckContext) -> bool | None:
@@ -63,18 +64,18 @@ def hccl_timeout(ctx: CheckContext) -> Iterator[Finding]:
                 raise ValueError(raw)
         except ValueError:
             yield finding(
-                "hccl-connect-timeout-invalid", "error", ("hccl", "env"), f"HCCL_CONNECT_TIMEOUT={raw!r} is not a number",
+                "hccl-connect-timeout-invalid", "error", ("hccl", "env"),
+                f"HCCL_CONNECT_TIMEOUT={raw!r} is not " + (f"all digits, which CANN {strict} requires" if strict else "a number"),
                 evidence={"HCCL_CONNECT_TIMEOUT": raw}, fix=f"export HCCL_CONNECT_TIMEOUT={CONNECT_TIMEOUT} (verl's NPU scripts: {CONNECT_TIMEOUT_SOURCE})", source=SRC_HCCL_TIMEOUT)
             return
         if not CONNECT_TIMEOUT_RANGE[0] <= secs <= CONNECT_TIMEOUT_RANGE[1]:
-            c = cann(snap)
             yield finding(
                 "hccl-connect-timeout-invalid", "error" if strict else "warning", ("hccl", "env"),
                 f"HCCL_CONNECT_TIMEOUT={secs} is outside the valid range 120-7200 s",
-                detail=(f"CANN {c[0] if c else ''} refuses it: communicator init fails with EI0001 (the variable's value "
-                        "is invalid)." if strict else "HCCL documents 120-7200 s; what an older CANN does with another "
+                detail=(f"CANN {strict} refuses it: communicator init fails with EI0001 (the variable's value is "
+                        "invalid)." if strict else "HCCL documents 120-7200 s; what an older CANN does with another "
                         "value is not documented."),
-                evidence={"HCCL_CONNECT_TIMEOUT": raw, "cann": c[0] if c else None},
+                evidence={"HCCL_CONNECT_TIMEOUT": raw, "cann": strict},
                 fix=f"export HCCL_CONNECT_TIMEOUT={CONNECT_TIMEOUT} (verl's NPU scripts: {CONNECT_TIMEOUT_SOURCE})",
                 source=(_SRC_HCCL_91.format("HCCL_CONNECT_TIMEOUT") + "; " + SRC_HCCL_TIMEOUT) if strict else SRC_HCCL_TIMEOUT)
             return
@@ -165,7 +166,8 @@ def hccl_ports(ctx: CheckContext) -> Iterator[Finding]:
             evidence={"listening": busy, "HCCL_IF_BASE_PORT": raw, "ports": width},
             fix=f"Give each job its own range: export HCCL_IF_BASE_PORT={base + 100 * (1 + len(busy) // 16)}",
             source="https://github.com/vllm-project/vllm-ascend/pull/16205; https://github.com/vllm-project/vllm-ascend/issues/405; "
-                   "https://www.hiascend.com/document/detail/en/canncommercial/800/apiref/envvar/envref_07_0074.html")
+                   "https://www.hiascend.com/document/detail/en/canncommercial/800/apiref/envvar/envref_07_0074.html"
+                   + (f"; {_SRC_HCCL_91.format('HCCL_IF_BASE_PORT')}" if width == HCCL_PORTS_FROM_9_1 else ""))
 
 
 _IFNAME_VARS = ("GLOO_SOCKET_IFNAME", "TP_SOCKET_IFNAME", "HCCL_SOCKET_IFNAME")

@@ -1,6 +1,6 @@
 import pytest
 
-from tests.stacks import bare, found, healthy
+from tests.stacks import bare, diagnose_dict, found, healthy
 
 
 def test_hccl_timeout_multi_node():
@@ -284,3 +284,5 @@ def test_hccl_takes_32_host_ports_from_cann_9_1():
         return bare(env={}, network={"listening_ports": [60020]}, complete=True, ascend={"toolkit": {"version": version}})
     assert "hccl-port-in-use" not in found(d("8.5.0"))
     assert found(d("9.1.0"))["hccl-port-in-use"] == "warning"
+    (f,) = [f for f in diagnose_dict(d("9.1.0")).findings if f.id == "hccl-port-in-use"]
+    assert "HCCL_IF_BASE_PORT.md" in f.source and f.title.startswith("HCCL's host port range 60000-60031 ")

@@ -101,6 +101,9 @@ def _components(u: Unmet) -> tuple[str, ...]:
 def _where(u: Unmet) -> str:
     if u.metadata:
         return u.metadata
+    if u.source and not u.source.startswith("https://pypi.org/"):
+        # requirements-git.toml: a git checkout's own files at the commit (the stack's source build, MindSpeed)
+        return f"the files {u.package} {u.version} is built from, at the commit read ({u.source})"
     if u.source:
         return f"the published metadata of {u.package} {u.version} ({u.source})"
     return f"{u.package}'s METADATA"
@@ -176,7 +179,8 @@ def release_lookup(snap: Any, profile: Any = None) -> Lookup | None:
     # (the knowledge directory the environment names) cost more than the look-up, once per package listed
 
     def lookup(project: str, version: str) -> tuple[str | None, tuple[str, ...], str] | None:
-        commit = _commit(snap, project)
+        # a git checkout at a commit the snapshot names; else the stack's own source build at the commit it pins
+        commit = _commit(snap, project) or (stack.build_commit(project, version) if stack is not None else None)
         if commit is not None:
             from doctor.knowledge.requirements_git import declared_at
 

@@ -143,6 +143,14 @@ class Profile:
         got, ref = parse_pkg_version(version), parse_pkg_version(self.git[key].version if key else None)
         return got is not None and ref is not None and release(got, 2) == release(ref, 2)
 
+    def build_commit(self, dist: str, version: Any) -> str | None:
+        """The commit this stack builds `dist` from, when `version` is its source build (`builds`); else None."""
+        if not self.builds(dist, version):
+            return None
+        name = normalize_name(dist)
+        key = next((k for k in self.git if _GIT_DIST.get(k, k) == name), None)
+        return self.git[key].commit or None if key else None
+
     @property
     def verl_version(self) -> Version:
         return Version(self.verl)

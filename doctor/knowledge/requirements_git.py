@@ -1,11 +1,12 @@
-"""What MindSpeed and Megatron-LM declare at the git commits the verified stacks pin: profiles/requirements-git.toml.
+"""What the stacks' git sources declare at the commits they pin: profiles/requirements-git.toml.
 
-They are installed from git (`pip install -e` of a checkout, or PYTHONPATH), so PyPI's table
-(doctor/knowledge/requirements.py) does not hold them: their `setup.py` / requirements files / `pyproject.toml`
-were read at each pinned commit. A snapshot that names the commit (`modules.mindspeed.git.commit`) but not the
-package's own METADATA is judged by this entry. Read and validated on first use; a malformed file is an
-InputError naming the file and the key (exit 2).
-"""
+MindSpeed and Megatron-LM are installed from git only (`pip install -e` of a checkout, or PYTHONPATH), and the stacks
+build vllm-ascend and verl from a checkout too, often at a branch commit past the release tag: PyPI's table
+(doctor/knowledge/requirements.py) holds none of those declarations. Their `setup.py` / requirements files /
+`pyproject.toml` were read at each pinned commit (vllm-ascend's and verl's by `python -m tools.refresh_knowledge
+--write-git-requirements`). A snapshot that names the commit (`modules.mindspeed.git.commit`), or states the release
+a chosen stack builds from git, but not the package's own METADATA is judged by this entry. Read and validated on
+first use; a malformed file is an InputError naming the file and the key (exit 2)."""
 
 from __future__ import annotations
 

@@ -304,19 +304,47 @@ def test_every_documented_stack_gives_no_error_from_its_declared_requirements():
     assert infos  # the 0.6.1 and 0.9.x stacks do carry upstream conflicts
 
 
-def test_a_package_the_profile_builds_from_source_is_not_judged_by_pypis_wheel():
+def test_a_package_the_profile_builds_from_source_is_judged_by_its_checkout_not_pypis_wheel():
     from doctor.knowledge.profiles import load_profiles
 
     p = next(p for p in load_profiles() if p.name == "verl-0.9.1-cann9.1.0-a3")
     assert {"vllm", "vllm-ascend", "mindspeed", "megatron-core"} <= p.built_from_source
-    # the wheel's tags fit (cp310 aarch64, the one the table read): PyPI's metadata would say transformers==5.5.4
+    # the wheel's tags fit (cp310 aarch64, the one the table read): PyPI's metadata says transformers==5.5.4
     snap = _snap({"vllm-ascend": {"version": "0.23.0"}, "transformers": {"version": "5.10.4"}}, complete=False,
                  python="3.10.14", arch="aarch64")
-    assert [f.evidence["requires"] for f in _declared(snap)] == ["transformers"]
-    assert _declared(snap, p) == []
+    (pypi,) = _declared(snap)
+    assert pypi.evidence["requires"] == "transformers" and pypi.source.startswith("https://pypi.org/")
+    # the stack builds releases/v0.23.0 at 50e87d6: its requirements.txt there is what is judged (the same pin, which
+    # the stack's documented transformers 5.10.4 does not meet: the profile names it upstream's own conflict, info)
+    (own,) = _declared(snap, p)
+    assert own.source == ("https://github.com/vllm-project/vllm-ascend/blob/50e87d630528418b54c8cfddca6c3f4f49d6563a/"
+                          "requirements.txt")
+    assert own.severity.value == "info" and "the files vllm-ascend 0.23.0 is built from" in own.detail
     # another release than the stack builds (0.22.x on a releases/v0.23.0 stack) came some other way: PyPI's
     assert p.builds("vllm-ascend", "0.23.0") and not p.builds("vllm-ascend", "0.22.0")
+    assert p.build_commit("vllm-ascend", "0.23.0") == "50e87d630528418b54c8cfddca6c3f4f49d6563a"
+    assert p.build_commit("vllm-ascend", "0.22.0") is None
     assert p.builds("megatron-core", "0.16.2") and not p.builds("transformers", "5.10.4")
+
+
+@pytest.mark.parametrize(("cann", "packages", "package", "requirement", "commit"), [
+    # verl v0.6.1's setup.py (the stack's git.verl) caps numpy; CANN 8.2.RC1 picks the verl 0.6.1 stack
+    ("8.2.RC1", {"verl": {"version": "0.6.1"}, "numpy": {"version": "2.2.0"}}, "verl", "numpy<2.0.0",
+     "https://github.com/verl-project/verl/blob/d62da4950573d7a4b7ef2362337952e7ab59e78d/setup.py"),
+    # vllm-ascend v0.9.1's requirements.txt (the same stack's git.vllm-ascend) caps transformers
+    ("8.2.RC1", {"vllm-ascend": {"version": "0.9.1"}, "transformers": {"version": "4.54.0"}}, "vllm-ascend",
+     "transformers<4.53.0",
+     "https://github.com/vllm-project/vllm-ascend/blob/0740d10211fcdcaa00d29e8659d7de892f5ed4d8/requirements.txt"),
+])
+def test_a_stacks_source_build_stated_only_by_version_is_judged_by_its_checkout(cann, packages, package, requirement,
+                                                                               commit):
+    """A report that states the stack's own versions and an Ascend fact: the stack builds that release from git, and
+    what the checkout declares at the pinned commit still holds (before, such a build was not judged at all)."""
+    d = {"schema": "doctor.snapshot/1", "packages": packages, "ascend": {"toolkit": {"version": cann}}}
+    report = diagnose([(None, snapshot_from_dict(d), None)])
+    got = [f for f in report.findings if f.id == "requirement-version-unmet"]
+    assert [(f.severity.value, f.evidence["package"], f.evidence["requirement"], f.source) for f in got] == [
+        ("error", package, requirement, commit)]
 
 
 def test_a_platform_wheels_metadata_applies_only_to_the_python_and_machine_its_tags_name():
@@ -405,7 +433,8 @@ def test_the_git_requirements_table_is_validated(tmp_path):
         load(str(bad))
     assert "release[0].commit" in str(e.value)
     table = load()
-    assert {r.project for r in table.releases} == {"mindspeed", "megatron-core"} and table.read == "2026-12-03"
+    assert {r.project for r in table.releases} == {"mindspeed", "megatron-core", "vllm-ascend", "verl"}
+    assert table.read == "2026-12-06"
 
 
 def test_fix_lines_never_undo_an_upstream_conflict_nor_install_another_build_of_a_pinned_package():

@@ -629,7 +629,7 @@ def test_set_refuses_a_pin_that_check_would_call_an_error(tmp_path):
 def test_set_allows_and_says_a_warning_level_pin(tmp_path):
     from tests.stacks import healthy
 
-    d = healthy("verl-0.7.1-cann8.5.0-a2")
+    d = healthy("verl-0.6.1-cann8.2.rc1-a2")  # its vllm-ascend (v0.9.1) accepts transformers<4.53.0
     d["packages"]["trl"] = {"version": "0.18.0"}  # declares transformers>=4.50.0; not on verl's import path
     r = run("--json", "install", "--from", _snap(tmp_path, d), "--set", "transformers=4.49.0", "--dry-run",
             "--venv", str(tmp_path / "v"))
@@ -662,3 +662,18 @@ def test_explain_of_several_logs_says_which_events_took_their_time_from_an_earli
     assert dated["a.log"]["time_from"] == "earlier line" and "time_from" not in dated["b.log"]
     root = next(f for f in report["findings"] if f["id"] == "root-cause-node")
     assert root["evidence"]["log"].endswith("a.log") and root["evidence"]["time_from"] == "earlier line"
+
+
+def test_set_below_what_the_stacks_own_vllm_ascend_build_declares_is_refused(tmp_path):
+    """verl 0.7.1's stack builds vllm-ascend from releases/v0.13.0 at 06a285f, whose requirements.txt says
+    transformers>=4.57.4, < 5: a pin below it is refused, naming that file (PyPI's wheel of another commit is not it)."""
+    from tests.stacks import healthy
+
+    d = healthy("verl-0.7.1-cann8.5.0-a2")
+    r = run("--json", "install", "--from", _snap(tmp_path, d), "--set", "transformers=4.49.0", "--dry-run",
+            "--venv", str(tmp_path / "v"))
+    refused = [f for f in json.loads(r.stdout)["findings"] if f["id"] == "request-refused"]
+    assert r.exit_code == 2 and len(refused) == 1, refused
+    text = refused[0]["title"] + refused[0]["detail"]
+    assert "vllm-ascend" in text and "transformers>=4.57.4" in text.replace(", ", ",")
+    assert "vllm-ascend/blob/06a285f3716728cfdc84146ca023180ebb35784a/requirements.txt" in text

@@ -65,6 +65,11 @@ def refresh(k: Knowledge, repos: dict[str, GitDir], pypi: dict[str, Any] | None 
         if name in repos:
             step(repos[name])
     pins.check(repos, k.profiles, out)
+    if "verl" in repos or "vllm-ascend" in repos:
+        from doctor.knowledge.requirements_git import load
+        from tools.refresh_knowledge import git_requirements
+
+        git_requirements.check(repos, k.profiles, load(), out)
     if pypi is not None:
         from doctor.knowledge.requirements import load_requirements
         from tools.refresh_knowledge import published
@@ -124,6 +129,9 @@ def main(argv: Sequence[str] | None = None, http: Any = None) -> int:
     ap.add_argument("--no-pypi", action="store_true", help="do not read PyPI (offline: only the clones)")
     ap.add_argument("--write-requirements", action="store_true",
                     help="rewrite profiles/requirements/ from what PyPI declares today before comparing")
+    ap.add_argument("--write-git-requirements", action="store_true",
+                    help="rewrite the vllm-ascend and verl entries of profiles/requirements-git.toml from the clones "
+                         "(--verl, --vllm-ascend) at the commits the profiles pin, before comparing")
     ap.add_argument("--profiles", metavar="DIR", help="profiles to check (default: the doctor's profiles/stacks)")
     ap.add_argument("--releases", metavar="FILE", help="release table to check (default: profiles/releases.toml)")
     ap.add_argument("-v", "--verbose", action="store_true", help="also list the facts that were not re-read")
@@ -144,6 +152,8 @@ def main(argv: Sequence[str] | None = None, http: Any = None) -> int:
                   "--mindspeed-llm) or let it read PyPI", file=sys.stderr)
             return 2
         k = Knowledge.installed(args.profiles, args.releases)
+        if args.write_git_requirements:
+            _write_git_requirements(repos, k)
         found_pypi = None if args.no_pypi else _read_pypi(k, http, args.write_requirements)
         found = refresh(k, repos, found_pypi)
         print(render(found, repos, k, args.verbose, found_pypi))
@@ -152,9 +162,10 @@ def main(argv: Sequence[str] | None = None, http: Any = None) -> int:
         return 2
     except Exception as e:  # noqa: BLE001 - every failure to do the job is exit 2, never 1 (= differences)
         from doctor.errors import DoctorError
+        from tools.refresh_knowledge.git_requirements import Unreadable
         from tools.refresh_knowledge.pypi import PyPIError
 
-        if isinstance(e, (DoctorError, PyPIError)):  # a broken table (InputError) names its file; PyPI its URL
+        if isinstance(e, (DoctorError, PyPIError, Unreadable)):  # a broken table (InputError) names its file; PyPI its URL
             print(f"refresh_knowledge: {e}", file=sys.stderr)
         else:
             import traceback
@@ -163,6 +174,18 @@ def main(argv: Sequence[str] | None = None, http: Any = None) -> int:
             print(f"refresh_knowledge: could not finish ({type(e).__name__}: {e})", file=sys.stderr)
         return 2
     return 1 if found.unexplained else 0
+
+
+def _write_git_requirements(repos: dict[str, GitDir], k: Knowledge) -> None:
+    import datetime
+
+    from doctor.knowledge import requirements_git
+    from doctor.knowledge.location import knowledge_file
+    from tools.refresh_knowledge import git_requirements
+
+    path = knowledge_file(requirements_git.FILE)
+    git_requirements.write(path, git_requirements.rows(repos, k.profiles), datetime.date.today().isoformat())
+    requirements_git._TABLES.clear()  # the check that follows reads the file just written
 
 
 def _read_pypi(k: Knowledge, http: Any, write: bool) -> dict[str, Any]:

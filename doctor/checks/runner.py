@@ -26,6 +26,7 @@ AREA_MODULES: tuple[str, ...] = (
     "doctor.checks.torch_npu",
     "doctor.checks.vllm",
     "doctor.checks.mindspeed",
+    "doctor.checks.chip_support",
     "doctor.checks.packages",
     "doctor.checks.declared",
     "doctor.checks.later_bounds",

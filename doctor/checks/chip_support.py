@@ -88,7 +88,7 @@ def _finding(scope: str, package: str, version: str | None, branch: str | None, 
     fix = f"Run {package} on a chip family its docs list ({_names(listed)})"
     alt = [r for r in others if r not in rows]
     if alt:
-        fix += (f", or use a {package} release whose docs list the {fam} "
+        fix += (f", or use a {package} release whose docs list the {short} "
                 f"({', '.join(dict.fromkeys(r.label() for r in alt))})")
     if fam in ("310P", "310"):
         fix += f"; the {fam} is an inference chip: serve models there, train on Atlas A2 / A3"

@@ -20,8 +20,6 @@ PCI_FAMILY = {"d100": P310B, "d500": P310, "d801": GEN1, "d802": A2, "d803": A3,
 # NPUs (devices as torch_npu counts them) per node, by family: an A3 node shows 16 chips.
 DEFAULT_NPUS_PER_NODE = {A2: 8, A3: 16, A5: 8, P310: 4, GEN1: 8}
 
-TRAINING_FAMILIES = frozenset({A2, A3, A5})
-
 # compiled on first use (re's own cache): only a host with an NPU name to read needs them
 _SOC_PATTERNS = [
     (r"950", A5),

@@ -221,11 +221,41 @@ def declared_requirements(ctx: CheckContext) -> Iterator[Finding]:
             if through is None:
                 through = required_through(snap, on_path | {"verl"}, lookup)
             chain = through.get(u.package, ())
+        if _left_to_code_needs(u, snap):
+            continue
         sev, conflict = _severity(u, on_path | ({u.package} if chain else set()), conflicts, at_load)
         documented = _documented(u) if ascend and conflict is None else None
         if documented:
             sev, conflict = "info", documented
-        yield _finding(u, sev, conflict, ctx, at_load, lookup, chain)
+        enforced = _enforced(u) if conflict is None else None
+        if enforced is not None:
+            sev = "error"
+        yield _finding(u, sev, conflict, ctx, at_load, lookup, chain, enforced)
+
+
+def _left_to_code_needs(u: Unmet, snap: Any) -> bool:
+    """A declared range the package's code also checks, and the code-needs check finds unmet (LLaMA-Factory's
+    check_dependencies): that finding says what actually runs, and this one would say it twice."""
+    if u.kind not in ("version", "missing") or not isinstance(u.version, str) or not u.version:
+        return False
+    from doctor.checks.packages import code_need_unmet
+
+    return code_need_unmet(snap, u.package, u.version, u.name)
+
+
+def _enforced(u: Unmet) -> Any:
+    """The code-needs table's `[[enforces]]` row when the declaring package checks this requirement itself when it
+    is imported (transformers' dependency_versions_check): then the unmet requirement is an import failure wherever
+    the package is used. A missing package its check skips when absent (tokenizers) is not one."""
+    if not isinstance(u.version, str) or not u.version:
+        return None
+    from doctor.knowledge.code_needs import enforced
+
+    row = enforced(u.package, u.version)
+    name = "python" if u.kind == "python" else u.name
+    if row is None or name not in row.names or (u.kind == "missing" and name in row.when_installed):
+        return None
+    return row
 
 
 def _documented(u: Unmet) -> Mapping[str, str] | None:
@@ -250,7 +280,8 @@ def _documented(u: Unmet) -> Mapping[str, str] | None:
 
 
 def _finding(u: Unmet, sev: str, conflict: Mapping[str, str] | None, ctx: CheckContext,
-             at_load: AtLoad | None = None, lookup: Lookup | None = None, chain: tuple[str, ...] = ()) -> Finding:
+             at_load: AtLoad | None = None, lookup: Lookup | None = None, chain: tuple[str, ...] = (),
+             enforced: Any = None) -> Finding:
     decl = f"{u.package} {u.version}" if u.version else u.package
     evidence: dict[str, Any] = {"package": u.package, "version": u.version, "requirement": u.requirement,
                                 "requires": u.name, "installed": u.installed, "metadata": u.metadata}
@@ -262,6 +293,12 @@ def _finding(u: Unmet, sev: str, conflict: Mapping[str, str] | None, ctx: CheckC
         evidence["published"] = u.source
     src = conflict["source"] if conflict else (u.source or PIP_CHECK_SOURCE)
     detail_src = f"Declared in {_where(u)}."
+    if enforced is not None:
+        evidence["checked_at_import"] = enforced.source
+        says = (enforced.breaks.replace("<requirement>", bare(u.requirement)).replace("<package>", u.name)
+                .replace("<version>", str(u.installed)))
+        detail_src += (f" {decl} checks this itself, so wherever it is used {says}: {enforced.read_from} "
+                       f"({enforced.source}).")
     if chain:
         evidence["required_through"] = list(chain)
         detail_src += (f" verl needs {u.package} {chain_words(chain, u.package)}: where that chain imports "

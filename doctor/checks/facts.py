@@ -112,6 +112,18 @@ def npu_host(snap: Snapshot) -> bool:
     return bool(installed(snap, "torch-npu"))
 
 
+def npu_runtime(snap: Snapshot) -> bool | None:
+    """Whether code that asks `import torch_npu` and torch.npu.is_available() finds an NPU: True when torch-npu is
+    listed and the snapshot does not show a host without NPUs; False when torch-npu is absent from a complete list,
+    the host has no Ascend software (`ascend` null) or npu-smi listed no device; None when it cannot be told
+    (torch-npu not in a partial list). A package list alone with torch-npu in it counts as True: torch-npu is
+    installed for an Ascend host, and a report that lists it comes from one."""
+    has = installed(snap, "torch-npu")
+    if not has:
+        return None if has is None else False
+    return not (snap.ascend is None or devices(snap) == [])
+
+
 def arch(snap: Snapshot) -> str | None:
     return val(snap.host, "arch")
 

@@ -10,9 +10,11 @@ from doctor.checks.facts import (
     absent,
     cann,
     devices,
+    env,
     family,
     installed,
     npu_host,
+    npu_runtime,
     pver,
     unlisted_path_dirs,
     val,
@@ -646,7 +648,7 @@ def _import_finding(u: Unmet, caller: str, callee: str, cv: str | None, cc: str 
 # The packages profiles/code-needs.toml has rows for: the table is read only when one of them has a stated version
 # (doctor/knowledge/code_needs.py loads it on first use); a new row's package is added here too
 # (tests/knowledge/test_code_needs.py checks the two agree).
-CODE_NEEDS_PACKAGES = frozenset({"transformers", "megatron-core", "verl", "pyarrow"})
+CODE_NEEDS_PACKAGES = frozenset({"transformers", "megatron-core", "verl", "pyarrow", "llamafactory"})
 
 
 def _code_needs_table() -> Any:
@@ -669,8 +671,13 @@ def code_needs(ctx: CheckContext) -> Iterator[Finding]:
     for name, version in sorted(stated.items()):
         for need in needs_of(name, version, table):
             have = ver(snap, need.needed)
+            if need.on == "npu" and npu_runtime(snap) is not True:
+                continue  # the gate runs only where torch_npu finds an NPU
             if not isinstance(have, str):
-                if need.absent_breaks and absent(snap, need.needed):
+                if need.bypass and absent(snap, need.needed):
+                    # a version check through require_version raises PackageNotFoundError on a missing package too
+                    yield _code_need_unmet(ctx, name, version, need, None, table)
+                elif need.absent_breaks and absent(snap, need.needed):
                     from doctor.knowledge.ownership import modules_of_distribution
 
                     mods = modules_of_distribution(need.needed, snap)
@@ -679,18 +686,85 @@ def code_needs(ctx: CheckContext) -> Iterator[Finding]:
                 continue
             if need.met_by(have) is not False:
                 continue
-            comps = tuple(dict.fromkeys(c for c in (component_of_distribution(need.needed),
-                                                    component_of_distribution(name)) if c))
-            fix, commands = _code_need_fix(ctx, name, version, need, have, table)
-            yield finding(
-                "package-code-needs-unmet", "error", comps or ("python",),
-                f"{name} {version}'s code needs {need.requires}; {need.needed} {have} is installed",
-                detail=f"In {name} {need.releases}, {need.read_from}: {need.breaks}. Its metadata does not say so: pip "
-                       f"installs it beside {need.needed} {have} without a complaint (read from the files of "
-                       f"{name} {', '.join(need.read_at)}, {table.read}).",
-                evidence={name: version, need.needed: have, "needs": need.requires, "releases": need.releases,
-                          "read_at": list(need.read_at)},
-                fix=fix, commands=commands, source=need.source)
+            yield _code_need_unmet(ctx, name, version, need, have, table)
+
+
+def code_need_unmet(snap: Any, package: str, version: str, needed: str) -> bool:
+    """Whether the code-needs check reports `package` `version`'s need of `needed` as unmet (a row that applies, its
+    host condition shown, the installed `needed` outside it, or absent where the row's check raises on that too):
+    declared-requirements leaves that pair to it."""
+    from doctor.knowledge.code_needs import needs_of
+
+    if _norm_name(package) not in CODE_NEEDS_PACKAGES:
+        return False
+    have = ver(snap, needed)
+    missing = absent(snap, needed)
+    return (isinstance(have, str) or missing) and any(
+        n.needed == _norm_name(needed) and (n.on != "npu" or npu_runtime(snap) is True)
+        and (n.met_by(have) is False if isinstance(have, str) else bool(n.bypass))
+        for n in needs_of(package, version))
+
+
+def _norm_name(name: str) -> str:
+    from packaging.utils import canonicalize_name
+
+    return canonicalize_name(name)
+
+
+# the values LLaMA-Factory's check reads as set (is_env_enabled: "true", "y", "1"; before 0.9.2 "true", "1")
+_BYPASS_ON = ("1", "true")
+
+
+def _code_need_unmet(ctx: CheckContext, name: str, version: str, need: Any, have: str | None,
+                     table: Any) -> Finding:
+    """A need the installed `need.needed` (`have`; None: not installed, for a check that raises on that too) does not
+    meet: an error, a warning when the snapshot's environment sets the row's bypass."""
+    snap = ctx.snapshot
+    comps = tuple(dict.fromkeys(c for c in (component_of_distribution(need.needed),
+                                            component_of_distribution(name)) if c))
+    commands: tuple[str, ...]
+    if have is None:
+        fix, commands = f"Install {need.requires}.", (f"pip install '{need.requires}'",)
+    else:
+        fix, commands = _code_need_fix(ctx, name, version, need, have, table)
+    got = f"{need.needed} {have} is installed" if have else f"{need.needed} is not installed"
+    bypass = env(snap, need.bypass) if need.bypass else None
+    bypassed = bypass is not None and bypass.strip().lower() in _BYPASS_ON
+    on = " on an Ascend NPU" if need.on == "npu" else ""
+    evidence: dict[str, Any] = {name: version, need.needed: have, "needs": need.requires, "releases": need.releases,
+                                "read_at": list(need.read_at)}
+    if need.on:
+        evidence["on"] = need.on
+    if need.bypass:
+        evidence["bypass"] = {need.bypass: bypass}
+    host = (f" The snapshot lists torch-npu {ver(snap, 'torch-npu') or ''}".rstrip()
+            + (f" and {len(devices(snap) or [])} NPU(s)" if devices(snap) else "")
+            + f", so this gate runs when {name} is imported." if need.on == "npu" else "")
+    if bypassed:
+        return finding(
+            "package-code-needs-unmet", "warning", comps or ("python",),
+            f"{name} {version}'s check of {need.requires} is bypassed ({need.bypass}={bypass}); {got}",
+            detail=f"In {name} {need.releases}, {need.read_from}: {need.breaks}. {need.bypass}={bypass} in the "
+                   f"snapshot's environment skips that check, so {name} runs "
+                   + (f"with {need.needed} {have}, a release its check rejects" if have else f"without {need.needed}")
+                   + f" (read from the files of {name} {', '.join(need.read_at)}, {table.read}).",
+            evidence=evidence, fix=f"{fix} Leaving {need.bypass} set runs {name} on a {need.needed} it does not "
+                                   f"support: remove the bypass once the versions fit.",
+            commands=commands, source=need.source)
+    if need.bypass:
+        fix += (f" Or, as a bypass, set {need.bypass}=1: {name} then skips this check and runs with "
+                + (f"{need.needed} {have}, which it does not support." if have else f"no {need.needed}."))
+    return finding(
+        "package-code-needs-unmet", "error", comps or ("python",),
+        f"{name} {version}'s code needs {need.requires}{on}; {got}",
+        detail=f"In {name} {need.releases}, {need.read_from}: {need.breaks}"
+               + (f" (or PackageNotFoundError: the '{need.requires}' distribution was not found)" if not have else "")
+               + ". "
+               + ("Its metadata does not say so: pip "
+                  f"installs it beside {need.needed} {have} without a complaint" if not need.bypass else
+                  f"{name} checks this itself when it starts, whatever pip accepted")
+               + f" (read from the files of {name} {', '.join(need.read_at)}, {table.read}).{host}",
+        evidence=evidence, fix=fix, commands=commands, source=need.source)
 
 
 def _code_need_fix(ctx: CheckContext, name: str, version: str, need: Any, have: str,

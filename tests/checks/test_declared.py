@@ -1069,3 +1069,35 @@ def test_an_only_extras_verdict_does_not_claim_pip_check_reports_it():
                   "kernels": {"version": "0.19.1", "requires_dist": []}}, complete=False)
     (f,) = [f for f in _declared(snap) if f.evidence.get("requires") == "kernels"]
     assert "pip check does not report it" in f.detail and "pip check reports the same" not in f.detail
+
+
+def test_a_requirement_transformers_checks_at_import_is_an_error_that_says_the_import_raises():
+    """transformers' dependency_versions_check runs require_version_core over its declared tokenizers, huggingface-hub,
+    safetensors, numpy, ... when imported: an unmet one is an ImportError at `import transformers`, wherever it is used
+    (profiles/code-needs.toml [[enforces]]). A missing tokenizers it skips; requirements it does not check say
+    nothing of it."""
+    def fs(packages: dict[str, Any], python: str = "3.10.12") -> list[Any]:
+        pk = {n: {"version": v, "requires_dist": r} for n, (v, r) in packages.items()}
+        pk["transformers"]["requires_python"] = ">=3.9.0"
+        return [f for f in _declared(_snap(pk, python=python)) if f.evidence["package"] == "transformers"]
+
+    base = {"transformers": ("4.51.3", ["tokenizers<0.22,>=0.21", "huggingface-hub<1.0,>=0.30.0",
+                                        "jinja2>=3.0; extra == 'chat-template'"]),
+            "huggingface-hub": ("0.30.2", [])}
+    (f,) = fs({**base, "tokenizers": ("0.22.0", [])})
+    assert f.severity.value == "error" and f.id == "requirement-version-unmet"
+    assert ("`import transformers` raises ImportError: tokenizers<0.22,>=0.21 is required for a normal functioning of "
+            "this module, but found tokenizers==0.22.0") in f.detail
+    assert f.evidence["checked_at_import"].endswith("/v4.51.3/src/transformers/dependency_versions_check.py#L25")
+    (h,) = fs({**base, "tokenizers": ("0.21.1", []), "huggingface-hub": ("1.0.0", [])})
+    assert h.evidence["requires"] == "huggingface-hub" and "checked_at_import" in h.evidence
+    # not installed: transformers skips tokenizers' check (pip check still names it)
+    (m,) = fs(base)
+    assert m.id == "requirement-missing" and "checked_at_import" not in m.evidence
+    # Requires-Python: its check of `python` raises too
+    (py,) = fs({**base, "tokenizers": ("0.21.1", [])}, python="3.8.18")
+    assert py.id == "requires-python-unmet" and py.severity.value == "error" and "checked_at_import" in py.evidence
+    # a release older than the rows read says nothing of an import-time check
+    old = {"transformers": ("4.30.0", ["tokenizers<0.14,>=0.11.1,!=0.11.3"]), "tokenizers": ("0.15.0", [])}
+    (o,) = fs(old)
+    assert "checked_at_import" not in o.evidence

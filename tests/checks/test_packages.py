@@ -963,3 +963,75 @@ def test_an_installed_distribution_that_may_install_the_module_under_another_nam
     assert run({"pillow-simd": {"version": "9.5.0.post2", "top_level": ["PIL"]}}) == []
     assert run({"py-spy": {"version": "0.4.2", "top_level": []}}) == [("pillow", "error", None)]
     assert run({"pillow-simd": {"version": "9.5.0.post2"}}) == [("pillow", "warning", ["pillow-simd"])]
+
+
+def _code_needs(d: dict[str, Any]) -> list[Any]:
+    return [f for f in diagnose_dict(d).findings if f.id == "package-code-needs-unmet"]
+
+
+def test_verl_s_transformers_gate_on_ascend_npu_is_an_error_where_torch_npu_finds_an_npu():
+    """verl 0.4.0 raises at `import verl` on an NPU when transformers < 4.51.0, 0.4.1-0.6.1 when < 4.52.4
+    (verl/__init__.py, `if is_npu_available:` = torch_npu imports and torch.npu.is_available(); 0.7.0 dropped it):
+    judged where torch-npu is listed and the snapshot does not show a host without NPUs."""
+    def pkgs(verl: str, transformers: str, npu: bool = True) -> dict[str, Any]:
+        return {"verl": {"version": verl}, "transformers": {"version": transformers},
+                **({"torch-npu": {"version": "2.5.1"}} if npu else {})}
+
+    (f,) = _code_needs(bare(packages=pkgs("0.5.0", "4.51.3")))
+    assert f.severity.value == "error"
+    assert f.title == "verl 0.5.0's code needs transformers>=4.52.4 on an Ascend NPU; transformers 4.51.3 is installed"
+    assert "is required on ASCEND NPU" in f.detail and "torch-npu 2.5.1" in f.detail and f.evidence["on"] == "npu"
+    assert f.source == "https://github.com/verl-project/verl/blob/v0.5.0/verl/__init__.py#L46"
+    assert "transformers>=4.52.4" in f.fix.text
+    for verl, transformers, fires in [("0.4.0", "4.50.3", True), ("0.4.0", "4.51.0", False), ("0.4.1", "4.52.3", True),
+                                      ("0.6.1", "4.51.3", True), ("0.6.1", "4.52.4", False),
+                                      ("0.7.0", "4.51.3", False), ("0.3.1", "4.40.0", False)]:
+        got = _code_needs(bare(packages=pkgs(verl, transformers)))
+        assert bool([g for g in got if g.evidence.get("on") == "npu"]) is fires, (verl, transformers)
+    # without torch-npu the gate does not run; nor on a host shown to have no Ascend software or no NPU
+    assert not _code_needs(bare(packages=pkgs("0.5.0", "4.51.3", npu=False)))
+    assert not _code_needs(bare(packages=pkgs("0.5.0", "4.51.3"), ascend=None))
+    assert not _code_needs(bare(packages=pkgs("0.5.0", "4.51.3"), ascend={"devices": []}))
+    (g,) = _code_needs(bare(packages=pkgs("0.5.0", "4.51.3"), ascend={"devices": [{"id": 0}]}))
+    assert "1 NPU(s)" in g.detail
+
+
+def test_llamafactory_s_own_version_check_is_an_error_unless_bypassed():
+    """LLaMA-Factory's check_dependencies() runs when llamafactory.hparams loads (every train / chat command) and
+    raises on transformers / datasets / accelerate / peft / trl outside its ranges unless DISABLE_VERSION_CHECK is
+    set; transformers' require_version keeps one `!=` per requirement, so 0.9.3 rejects 4.52.0 but not 4.46.1."""
+    def snap(lf: str, transformers: str, **more: Any) -> dict[str, Any]:
+        return bare(packages={"llamafactory": {"version": lf}, "transformers": {"version": transformers}}, **more)
+
+    fs = [f for f in diagnose_dict(snap("0.9.3", "4.57.1")).findings if f.evidence.get("requires") == "transformers"
+          or f.id == "package-code-needs-unmet"]
+    (f,) = fs  # the declared range's warning is left to this finding: one finding for one cause
+    assert (f.id, f.severity.value) == ("package-code-needs-unmet", "error")
+    assert f.title == ("llamafactory 0.9.3's code needs transformers!=4.52.0,<=4.52.4,>=4.45.0; transformers 4.57.1 "
+                       "is installed")
+    assert "as a bypass, set DISABLE_VERSION_CHECK=1" in f.fix.text
+    assert f.source == "https://github.com/hiyouga/LLaMA-Factory/blob/v0.9.3/src/llamafactory/extras/misc.py#L95"
+    # the bypass set: a warning that says so
+    (b,) = _code_needs(snap("0.9.3", "4.57.1", env={"DISABLE_VERSION_CHECK": "1"}))
+    assert b.severity.value == "warning" and "bypassed (DISABLE_VERSION_CHECK=1)" in b.title
+    assert b.evidence["bypass"] == {"DISABLE_VERSION_CHECK": "1"}
+    assert _code_needs(snap("0.9.3", "4.57.1", env={"DISABLE_VERSION_CHECK": "0"}))[0].severity.value == "error"
+    # 4.46.1: METADATA excludes 4.46.*, the check does not (only its last `!=` counts): the declared warning stays
+    got = found(snap("0.9.3", "4.46.1"))
+    assert "package-code-needs-unmet" not in got and got["requirement-version-unmet"] == "warning"
+    assert "package-code-needs-unmet" in found(snap("0.9.3", "4.52.0"))
+    # 0.9.4's check allows 4.57.0 (its METADATA excludes it); the other packages are checked too
+    assert "package-code-needs-unmet" not in found(snap("0.9.4", "4.57.0"))
+    (p,) = _code_needs(bare(packages={"llamafactory": {"version": "0.9.4"}, "transformers": {"version": "4.57.1"},
+                                      "peft": {"version": "0.18.0"}}))
+    assert p.evidence["needs"] == "peft<=0.17.1,>=0.14.0"
+    # require_version raises on a package that is not installed too: on a complete snapshot, one error for it
+    lf = {"version": "0.9.3", "requires_dist": ["peft<=0.15.2,>=0.14.0", "trl<=0.9.6,>=0.8.6"]}
+    d = bare(complete=True, packages={"llamafactory": lf, "trl": {"version": "0.9.6", "requires_dist": []}})
+    (m,) = [f for f in diagnose_dict(d).findings if f.evidence.get("requires") == "peft" or "peft" in f.title]
+    assert (m.id, m.severity.value) == ("package-code-needs-unmet", "error")
+    assert m.title == "llamafactory 0.9.3's code needs peft<=0.15.2,>=0.14.0; peft is not installed"
+    assert m.fix.commands == ("pip install 'peft<=0.15.2,>=0.14.0'",)
+    d["env"] = {"DISABLE_VERSION_CHECK": "true"}
+    (w,) = [f for f in diagnose_dict(d).findings if "peft" in f.title]
+    assert w.severity.value == "warning" and "runs without peft" in w.detail

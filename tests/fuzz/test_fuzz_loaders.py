@@ -250,3 +250,38 @@ def test_later_bounds_table_loader(doc, version):
                 excluded_later(table.changes(name, dep), table.newest.get(name, "0"), "0.1", version, lambda _: True)
     except InputError as e:
         assert str(e).startswith("fuzz/later-bounds.json")
+
+
+CODE_NEEDS = tomllib.loads((ROOT / "profiles" / "code-needs.toml").read_text())
+
+
+@st.composite
+def mutated_code_needs(draw):
+    """The table of what releases' code needs with a few rows' keys dropped, replaced or added."""
+    doc = copy.deepcopy(CODE_NEEDS)
+    for _ in range(draw(st.integers(1, 4))):
+        section = draw(st.sampled_from(["need", "need", "enforces", "schema", "read"]))
+        if section in ("schema", "read"):
+            doc[section] = draw(leaf)
+            continue
+        rows = doc[section]
+        row = rows[draw(st.integers(0, len(rows) - 1))]
+        key = draw(st.sampled_from(sorted(row) + ["on", "bypass", "when_installed", "extra"]))
+        if draw(st.booleans()):
+            row.pop(key, None)
+        else:
+            row[key] = draw(st.one_of(leaf, st.lists(st.one_of(leaf, st.sampled_from(["torch>=2.1", "npu", "numpy"])),
+                                                     max_size=3),
+                                      st.dictionaries(st.text(max_size=6), leaf, max_size=2)))
+    return doc
+
+
+@fuzz
+@given(mutated_code_needs())
+def test_code_needs_table_loader(doc):
+    from doctor.knowledge.code_needs import parse
+
+    try:
+        parse(doc, "fuzz/code-needs.toml")
+    except InputError as e:
+        assert str(e).startswith("fuzz/code-needs.toml")

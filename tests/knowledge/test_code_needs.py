@@ -40,7 +40,8 @@ def test_the_packaged_table_loads_and_each_row_was_read_within_its_releases():
     lf = needs_of("llamafactory", "0.9.3", t)
     assert [n.needed for n in lf] == ["transformers", "datasets", "accelerate", "peft", "trl"]
     assert {n.bypass for n in t.needs if n.package == "llamafactory"} == {"DISABLE_VERSION_CHECK"}
-    assert needs_of("llamafactory", "0.7.1", t) == [] and needs_of("llamafactory", "0.9.6", t) == []
+    assert [n.requires for n in needs_of("llamafactory", "0.7.1", t)][0] == "transformers>=4.37.2"
+    assert needs_of("llamafactory", "0.7.0", t) == [] and needs_of("llamafactory", "0.9.6", t) == []
     # transformers checks its own declared requirements at import: accelerate's check can never fail, so not listed
     e = enforced("transformers", "4.51.3", t)
     assert e is not None and {"tokenizers", "huggingface-hub", "python"} <= e.names and "accelerate" not in e.names

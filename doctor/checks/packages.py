@@ -711,10 +711,6 @@ def _norm_name(name: str) -> str:
     return canonicalize_name(name)
 
 
-# the values LLaMA-Factory's check reads as set (is_env_enabled: "true", "y", "1"; before 0.9.2 "true", "1")
-_BYPASS_ON = ("1", "true")
-
-
 def _code_need_unmet(ctx: CheckContext, name: str, version: str, need: Any, have: str | None,
                      table: Any) -> Finding:
     """A need the installed `need.needed` (`have`; None: not installed, for a check that raises on that too) does not
@@ -729,7 +725,7 @@ def _code_need_unmet(ctx: CheckContext, name: str, version: str, need: Any, have
         fix, commands = _code_need_fix(ctx, name, version, need, have, table)
     got = f"{need.needed} {have} is installed" if have else f"{need.needed} is not installed"
     bypass = env(snap, need.bypass) if need.bypass else None
-    bypassed = bypass is not None and bypass.strip().lower() in _BYPASS_ON
+    bypassed = need.bypassed_by(bypass)
     on = " on an Ascend NPU" if need.on == "npu" else ""
     evidence: dict[str, Any] = {name: version, need.needed: have, "needs": need.requires, "releases": need.releases,
                                 "read_at": list(need.read_at)}

@@ -8,8 +8,8 @@ at the newest release read. A row with `absent_breaks = true` is one whose code 
 it names whatever is installed (verl 0.7-0.9.0's trainer imports cachetools, which their metadata never names): a
 complete snapshot without that package breaks too; its `requires` may then name the package alone. A row with
 `on = "npu"` is a gate the code runs only on an Ascend NPU (verl 0.4-0.6.1's `transformers version >= X is required on
-ASCEND NPU`); a row with `bypass = "VAR"` is a check the package skips when that environment variable is set (LLaMA-
-Factory's DISABLE_VERSION_CHECK). `requires` may list several requirements the same code checks: each is a need.
+ASCEND NPU`); a row with `bypass = "VAR"` is a check the package skips when that environment variable holds one of
+`bypass_values` (LLaMA-Factory's DISABLE_VERSION_CHECK). `requires` may list several requirements the same code checks: each is a need.
 
 `[[enforces]]` rows are packages that check their own declared requirements when imported (transformers'
 dependency_versions_check runs require_version_core over the Requires-Dist entries of `names`): there an unmet
@@ -33,7 +33,7 @@ from doctor.tomlfile import read_toml
 SCHEMA = "doctor.code-needs/1"
 FILE = "code-needs.toml"
 _NEED = {"package", "releases", "requires", "read_at", "read_from", "breaks", "source"}
-_OPTIONAL = {"absent_breaks", "on", "bypass"}
+_OPTIONAL = {"absent_breaks", "on", "bypass", "bypass_values"}
 _ENFORCES = {"package", "releases", "names", "read_at", "read_from", "breaks", "source"}
 _ENFORCES_OPTIONAL = {"when_installed"}
 ON = ("npu",)  # the hosts a row can be limited to
@@ -53,7 +53,12 @@ class CodeNeed(NamedTuple):
     source: str
     absent_breaks: bool = False  # the code imports the needed package unconditionally: its absence breaks too
     on: str = ""  # "npu": the code runs this gate only on an Ascend NPU (torch_npu imports, torch.npu.is_available())
-    bypass: str = ""  # an environment variable that, set to 1 / true, makes the package skip the check
+    bypass: str = ""  # an environment variable that makes the package skip the check
+    bypass_values: tuple[str, ...] = ()  # the values (lower-cased, as the package compares them) that set it
+
+    def bypassed_by(self, value: str | None) -> bool:
+        """Whether the bypass variable at `value` (None: not set or not known) makes the package skip the check."""
+        return bool(self.bypass) and value is not None and value.lower() in self.bypass_values
 
     def applies_to(self, version: str) -> bool:
         return pkg_satisfies(version, self.releases) is True
@@ -112,6 +117,10 @@ def parse(data: object, source: str) -> CodeNeedsTable:
             raise v.fail(f"{p}.on", f"must be one of {', '.join(ON)}")
         if not isinstance(bypass, str) or (bypass and not bypass.replace("_", "").isalnum()):
             raise v.fail(f"{p}.bypass", "must name an environment variable")
+        values = r.get("bypass_values", [])
+        if not isinstance(values, list) or bool(values) != bool(bypass) or not all(
+                isinstance(x, str) and x and x == x.lower() for x in values):
+            raise v.fail(f"{p}.bypass_values", "must list the lower-case values that set the bypass, with bypass only")
         releases = _releases(v, r, p)
         reqs = r["requires"] if isinstance(r["requires"], list) else [r["requires"]]
         if not reqs:
@@ -129,7 +138,7 @@ def parse(data: object, source: str) -> CodeNeedsTable:
             out.append(CodeNeed(_norm(v.req(r["package"], f"{p}.package")), releases, str(req), _norm(req.name),
                                 str(req.specifier), read_at, v.req(r["read_from"], f"{p}.read_from"),
                                 v.req(r["breaks"], f"{p}.breaks"), v.url(r["source"], f"{p}.source"), absent_breaks,
-                                on, bypass))
+                                on, bypass, tuple(values)))
     enforces = []
     raw_enf = t.get("enforces", [])
     if not isinstance(raw_enf, list):

@@ -1016,6 +1016,9 @@ def test_llamafactory_s_own_version_check_is_an_error_unless_bypassed():
     assert b.severity.value == "warning" and "bypassed (DISABLE_VERSION_CHECK=1)" in b.title
     assert b.evidence["bypass"] == {"DISABLE_VERSION_CHECK": "1"}
     assert _code_needs(snap("0.9.3", "4.57.1", env={"DISABLE_VERSION_CHECK": "0"}))[0].severity.value == "error"
+    # "y" sets it from 0.9.2 (is_env_enabled), not before (`in ["true", "1"]`)
+    assert _code_needs(snap("0.9.3", "4.57.1", env={"DISABLE_VERSION_CHECK": "Y"}))[0].severity.value == "warning"
+    assert _code_needs(snap("0.9.1", "4.47.0", env={"DISABLE_VERSION_CHECK": "y"}))[0].severity.value == "error"
     # 4.46.1: METADATA excludes 4.46.*, the check does not (only its last `!=` counts): the declared warning stays
     got = found(snap("0.9.3", "4.46.1"))
     assert "package-code-needs-unmet" not in got and got["requirement-version-unmet"] == "warning"

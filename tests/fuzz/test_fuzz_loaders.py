@@ -144,27 +144,29 @@ ENV_VALUES = tomllib.loads((ROOT / "profiles" / "env-values.toml").read_text())
 
 
 @st.composite
-def mutated_env_values(draw):
-    """The table of environment-variable values with a few rows' keys dropped, replaced or added."""
-    doc = copy.deepcopy(ENV_VALUES)
+def mutated_rows(draw, table, sections, extra_keys=("extra",), value=None):
+    """`table` with a few rows' keys (of its arrays `sections`) dropped, replaced or added, and now and then its
+    schema or read date replaced."""
+    doc = copy.deepcopy(table)
+    if value is None:
+        value = st.one_of(leaf, st.lists(leaf, max_size=3), st.dictionaries(st.text(max_size=6), leaf, max_size=2))
     for _ in range(draw(st.integers(1, 4))):
-        section = draw(st.sampled_from(["reader", "var", "option", "schema", "read"]))
+        section = draw(st.sampled_from([*sections, "schema", "read"]))
         if section in ("schema", "read"):
             doc[section] = draw(leaf)
             continue
         rows = doc[section]
         row = rows[draw(st.integers(0, len(rows) - 1))]
-        key = draw(st.sampled_from(sorted(row) + ["extra"]))
-        op = draw(st.sampled_from(["drop", "set"]))
-        if op == "drop":
+        key = draw(st.sampled_from(sorted(row) + list(extra_keys)))
+        if draw(st.booleans()):
             row.pop(key, None)
         else:
-            row[key] = draw(st.one_of(leaf, st.lists(leaf, max_size=3), st.dictionaries(st.text(max_size=6), leaf, max_size=2)))
+            row[key] = draw(value)
     return doc
 
 
 @fuzz
-@given(mutated_env_values())
+@given(mutated_rows(ENV_VALUES, ["reader", "var", "option"]))
 def test_env_values_table_loader(doc):
     from doctor.knowledge.env_values import parse
 
@@ -255,29 +257,10 @@ def test_later_bounds_table_loader(doc, version):
 CODE_NEEDS = tomllib.loads((ROOT / "profiles" / "code-needs.toml").read_text())
 
 
-@st.composite
-def mutated_code_needs(draw):
-    """The table of what releases' code needs with a few rows' keys dropped, replaced or added."""
-    doc = copy.deepcopy(CODE_NEEDS)
-    for _ in range(draw(st.integers(1, 4))):
-        section = draw(st.sampled_from(["need", "need", "enforces", "schema", "read"]))
-        if section in ("schema", "read"):
-            doc[section] = draw(leaf)
-            continue
-        rows = doc[section]
-        row = rows[draw(st.integers(0, len(rows) - 1))]
-        key = draw(st.sampled_from(sorted(row) + ["on", "bypass", "when_installed", "extra"]))
-        if draw(st.booleans()):
-            row.pop(key, None)
-        else:
-            row[key] = draw(st.one_of(leaf, st.lists(st.one_of(leaf, st.sampled_from(["torch>=2.1", "npu", "numpy"])),
-                                                     max_size=3),
-                                      st.dictionaries(st.text(max_size=6), leaf, max_size=2)))
-    return doc
-
-
 @fuzz
-@given(mutated_code_needs())
+@given(mutated_rows(CODE_NEEDS, ["need", "need", "enforces"], ["on", "bypass", "bypass_values", "when_installed", "extra"],
+                    st.one_of(leaf, st.lists(st.one_of(leaf, st.sampled_from(["torch>=2.1", "npu", "numpy", "1"])),
+                                             max_size=3), st.dictionaries(st.text(max_size=6), leaf, max_size=2))))
 def test_code_needs_table_loader(doc):
     from doctor.knowledge.code_needs import parse
 

@@ -66,6 +66,9 @@ def test_the_check_covers_exactly_the_tables_packages():
     ({"requires": "cachetools", "absent_breaks": False}, "need[0].requires"),
     ({"on": "gpu"}, "need[0].on"),
     ({"bypass": "A B"}, "need[0].bypass"),
+    ({"bypass": "X", "bypass_values": []}, "need[0].bypass_values"),
+    ({"bypass_values": ["1"]}, "need[0].bypass_values"),
+    ({"bypass": "X", "bypass_values": ["True"]}, "need[0].bypass_values"),
     ({"requires": ["torch>=2.1", "numpy"]}, "need[0].requires[1]"),
 ])
 def test_a_malformed_row_names_the_file_and_key(row, key):

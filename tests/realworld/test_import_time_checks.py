@@ -84,7 +84,13 @@ def test_llamafactory_rows_reject_what_its_real_check_rejects(tmp_path, monkeypa
     rows = [n for n in load().needs if n.package == "llamafactory"]
     for release in sorted({r for n in rows for r in n.read_at}):
         lf = _wheel(tmp_path, f"llamafactory=={release}")
-        checked = _checked(lf.read("llamafactory/extras/misc.py").decode())
+        misc = lf.read("llamafactory/extras/misc.py").decode()
+        checked = _checked(misc)
+        # the values that set the bypass: is_env_enabled's list from 0.9.2, the inline comparison before
+        line = next(x for x in misc.splitlines() if ("def is_env_enabled" in misc and ".lower() in [" in x)
+                    or ("def is_env_enabled" not in misc and "DISABLE_VERSION_CHECK" in x))
+        values = set(re.findall(r'"(\w+)"', line.split(" in ")[-1]))
+        assert {tuple(sorted(n.bypass_values)) for n in rows if n.applies_to(release)} == {tuple(sorted(values))}
         assert sorted(re.match(r"[\w-]+", c).group(0) for c in checked) == sorted(  # type: ignore[union-attr]
             n.needed for n in rows if n.applies_to(release)), release
         for line in checked:

@@ -21,7 +21,7 @@ from collections.abc import Iterator, Mapping
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from doctor.checks.facts import installed, npu_host, unlisted_path_dirs, val, ver
-from doctor.checks.runner import CheckContext, check, skip
+from doctor.checks.runner import CheckContext, check, reported, skip
 from doctor.knowledge.ownership import component_of_distribution
 from doctor.knowledge.pipcheck import (
     Lookup,
@@ -221,7 +221,7 @@ def declared_requirements(ctx: CheckContext) -> Iterator[Finding]:
             if through is None:
                 through = required_through(snap, on_path | {"verl"}, lookup)
             chain = through.get(u.package, ())
-        if _left_to_code_needs(u, snap):
+        if _left_to_code_needs(u, ctx):
             continue
         sev, conflict = _severity(u, on_path | ({u.package} if chain else set()), conflicts, at_load)
         documented = _documented(u) if ascend and conflict is None else None
@@ -233,14 +233,17 @@ def declared_requirements(ctx: CheckContext) -> Iterator[Finding]:
         yield _finding(u, sev, conflict, ctx, at_load, lookup, chain, enforced)
 
 
-def _left_to_code_needs(u: Unmet, snap: Any) -> bool:
+def _left_to_code_needs(u: Unmet, ctx: CheckContext) -> bool:
     """A declared range the package's code also checks, and the code-needs check finds unmet (LLaMA-Factory's
-    check_dependencies): that finding says what actually runs, and this one would say it twice."""
+    check_dependencies): that finding says what actually runs, and this one would say it twice. Only when this run
+    reports that finding: under `--only declared-requirements` (or a waiver of code-needs) this one speaks."""
     if u.kind not in ("version", "missing") or not isinstance(u.version, str) or not u.version:
         return False
     from doctor.checks.packages import code_need_unmet
 
-    return code_need_unmet(snap, u.package, u.version, u.name)
+    head = component_of_distribution(u.name) or "python"
+    return (reported(ctx, "code-needs", "package-code-needs-unmet", head)
+            and code_need_unmet(ctx.snapshot, u.package, u.version, u.name))
 
 
 def _enforced(u: Unmet) -> Any:

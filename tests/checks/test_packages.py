@@ -1038,3 +1038,16 @@ def test_llamafactory_s_own_version_check_is_an_error_unless_bypassed():
     d["env"] = {"DISABLE_VERSION_CHECK": "true"}
     (w,) = [f for f in diagnose_dict(d).findings if "peft" in f.title]
     assert w.severity.value == "warning" and "runs without peft" in w.detail
+
+
+def test_the_declared_range_speaks_when_the_code_needs_check_is_not_run():
+    """LLaMA-Factory 0.9.3 beside transformers 4.57.1: code-needs reports what check_dependencies() enforces, and
+    declared-requirements leaves the pair to it; under `--only declared-requirements` the declared range is reported."""
+    from tests.stacks import diagnose_dict
+
+    d = bare(packages={"llamafactory": {"version": "0.9.3"}, "transformers": {"version": "4.57.1"}})
+    both = [(f.id, f.severity.value) for f in diagnose_dict(d).findings if "transformers" in f.title]
+    assert both == [("package-code-needs-unmet", "error")]
+    alone = [(f.id, f.evidence.get("requirement")) for f in diagnose_dict(d, only=("declared-requirements",)).findings]
+    assert alone == [("requirement-version-unmet", 'transformers!=4.46.*,!=4.47.*,!=4.48.0,!=4.52.0,<=4.52.4,>=4.45.0; '
+                                                   'sys_platform != "darwin"')]

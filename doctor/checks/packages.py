@@ -776,7 +776,9 @@ def _code_need_fix(ctx: CheckContext, name: str, version: str, need: Any, have: 
     caps = [(p, r) for p, r in declared_excluding(ctx.snapshot, need.needed, need.specifier,
                                                   release_lookup(ctx.snapshot, ctx.profile)) if p != name]
     if not caps:
-        return (f"Install {need.requires} (with the torch-npu / vllm releases of the same stack), or {other}.", ())
+        # torch moves with torch-npu / vllm (one stack); another package moves alone
+        same_stack = " (with the torch-npu / vllm releases of the same stack)" if need.needed == "torch" else ""
+        return (f"Install {need.requires}{same_stack}, or {other}.", ())
     since = _need_begins(name, need, have, table)
     by = excluded_by(ctx.snapshot, caps)
     before = f"{name}<{since}" if since else None

@@ -1,3 +1,5 @@
+from typing import Any
+
 from tests.stacks import bare, found, healthy
 
 
@@ -109,13 +111,36 @@ def test_mindspeed_llm_is_judged_against_its_pairing_table():
     assert f.severity.value == "error" and f.components == ("megatron", "mindspeed") and "core_v0.12.1" in f.fix.text
     assert "MindSpeed-LLM/blob/" in f.source and "patch_utils" in f.source
     assert not run("2.3.0", megatron="0.12.1") and not run("26.0.0dev0", megatron="0.12.0")
-    w = run("2.3.0", cann="8.3.RC1", torch="2.6.0", ms_branch="2.2.0_core_r0.12.1")
+    w = run("2.3.0", cann="9.0.0", torch="2.6.0", ms_branch="2.2.0_core_r0.12.1")
     assert set(w) == {"mindspeed-llm-cann-pairing", "mindspeed-llm-torch-pairing", "mindspeed-llm-mindspeed-mismatch"}
     assert all(x.severity.value == "warning" for x in w.values())
     assert "mindspeed-llm-mindspeed-mismatch" in run("2.2.0", ms_branch="core_r0.16.0")
     assert not run("2.3.0", cann="8.5.0", torch="2.7.1+cpu", ms_branch="2.3.0_core_r0.12.1")
     assert not run("26.0.0dev0", cann="9.1.0", ms_branch="26.1.0_core_r0.12.1")
     assert not run("0.0.1", megatron="0.16.0", cann="7.0.0")
+
+
+def test_mindspeed_llm_runs_on_every_cann_its_compatibility_table_pairs_it_with():
+    """MindSpeed-LLM's release notes at v26.0.0, table 3: 2.3.0 pairs ("Y") with CANN 8.5.0, 8.3.RC1, 8.2.RC1, 8.1.RC1
+    and 8.0.0; 2.2.0 with 8.3.RC1 down to 8.0.RC2 (compared by series). Those are documented stacks (no warning); a CANN
+    off the table (2.2.0 on 8.5.0, which only 2.3.0 lists; 2.3.0 on 7.0.0 or 9.0.0) is still a warning citing it."""
+    from doctor.checks.diagnose import diagnose
+    from doctor.snapshot.model import snapshot_from_dict
+
+    def cann_finding(llm: str, cann: str) -> Any:
+        doc = {"schema": "doctor.snapshot/1", "packages": {"mindspeed-llm": {"version": llm}},
+               "ascend": {"toolkit": {"version": cann}}}
+        return next((f for f in diagnose([(None, snapshot_from_dict(doc), None)]).findings
+                     if f.id == "mindspeed-llm-cann-pairing"), None)
+
+    for cann in ("8.5.0", "8.3.RC1", "8.2.RC1", "8.1.RC1", "8.0.0"):
+        assert cann_finding("2.3.0", cann) is None, cann
+    for cann in ("8.3.RC1", "8.2.RC1", "8.1.RC1", "8.0.0", "8.0.RC3", "8.0.RC2"):
+        assert cann_finding("2.2.0", cann) is None, cann
+    for llm, cann in (("2.2.0", "8.5.0"), ("2.3.0", "7.0.0"), ("2.3.0", "9.0.0")):
+        f = cann_finding(llm, cann)
+        assert f is not None and f.severity.value == "warning", (llm, cann)
+        assert "57c33296592ed12f59396e59461a5bd8d0d589d0/docs/zh/release_notes_llm.md" in f.source
 
 
 def test_a_mindspeed_branch_next_to_a_cann_its_compatibility_table_marks_unpairable():

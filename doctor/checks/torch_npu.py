@@ -15,6 +15,7 @@ from doctor.knowledge.chips import family_from_name
 from doctor.knowledge.matrix import (
     SRC_PT_COMPAT,
     SRC_TORCHVISION,
+    TORCH_NPU_CANN_DOCUMENTED,
     VLLM_ASCEND,
     newest_torch_npu,
     torch_npu_cann,
@@ -161,7 +162,9 @@ def torch_npu_cann_pairing(ctx: CheckContext) -> Iterator[Finding]:
         # not in the table: the pairing could not be judged (skipped, never a pass; what was found stands)
         skip(f"torch-npu {tn} is not in the compatibility table the doctor knows")
     wc = CannVersion(want)
-    if c[1].is_ambiguous_against(wc) or c[1] == wc or _vllm_ascend_pairs(tn, c[1], family(snap), arch(snap)):
+    # a trainer's guide speaks for a stack without vllm-ascend: with it, its own release notes bind builds to CANNs
+    trainers = installed(snap, "vllm-ascend") is not True
+    if c[1].is_ambiguous_against(wc) or c[1] == wc or _documented_pairs(tn, c[1], family(snap), arch(snap), trainers):
         return
     older = c[1] < wc
     yield finding(
@@ -174,13 +177,16 @@ def torch_npu_cann_pairing(ctx: CheckContext) -> Iterator[Finding]:
         source=row.source if (row := torch_npu_row(tn)) else SRC_PT_COMPAT)
 
 
-def _vllm_ascend_pairs(tn: str, c: CannVersion, fam: str | None, host_arch: str | None) -> bool:
-    """A vllm-ascend release documents this torch-npu build with this CANN on this host (VllmAscendRow.torch_npu_canns:
-    its pin and the builds its matrix / release notes name, with its matrix's CANN or the CANN an alternative binds them
-    to, on the chip family or arch it is for). vllm-ascend v0.13.0rc3 and v0.16.0rc1-v0.19.1rc1 run torch-npu
-    2.8.0.post2 / 2.9.0 on CANN 8.5.1, which Ascend/pytorch's own table, with no 8.5.1 row, pairs with 8.5.0; v0.18.0's
+def _documented_pairs(tn: str, c: CannVersion, fam: str | None, host_arch: str | None, trainers: bool) -> bool:
+    """An upstream documents this torch-npu build with this CANN: a vllm-ascend release, on this host
+    (VllmAscendRow.torch_npu_canns: its pin and the builds its matrix / release notes name, with its matrix's CANN or
+    the CANN an alternative binds them to, on the chip family or arch it is for). vllm-ascend v0.13.0rc3 and
+    v0.16.0rc1-v0.19.1rc1 run torch-npu 2.8.0.post2 / 2.9.0 on CANN 8.5.1, which Ascend/pytorch's own table, with no 8.5.1 row, pairs with 8.5.0; v0.18.0's
     hand-installed 2.9.0.post1+git4c901a4 is for CANN 8.5.1 and its 2.9.0.post2 for 9.0.0; the 310P images of
-    v0.20.2rc1-v0.25.1rc1 run the release's pin on CANN 9.1.0-beta.1. A pairing an upstream documents for its stack is
+    v0.20.2rc1-v0.25.1rc1 run the release's pin on CANN 9.1.0-beta.1. Or, with `trainers` (no vllm-ascend installed,
+    whose release notes bind its builds to CANNs: v0.23.0 gives 2.10.0.post2 with 9.0.1, LLaMA-Factory's images with
+    9.1.0), a trainer's own Ascend install guide does (TORCH_NPU_CANN_DOCUMENTED: ms-swift, MindSpeed-RL,
+    LLaMA-Factory). A pairing an upstream documents for its stack is
     not reported. Builds compare by public version (2.9.0.post1+gitdc51c2d is the x86 wheel of the same build)."""
     from doctor.knowledge.versions import parse_pkg_version
 
@@ -192,7 +198,8 @@ def _vllm_ascend_pairs(tn: str, c: CannVersion, fam: str | None, host_arch: str 
         v = parse_pkg_version(b)
         return v is not None and v.public == got.public
 
-    return any(same(b) and c == CannVersion(x) for r in VLLM_ASCEND for b, x in r.torch_npu_canns(fam, host_arch))
+    return (any(same(b) and c == CannVersion(x) for r in VLLM_ASCEND for b, x in r.torch_npu_canns(fam, host_arch))
+            or (trainers and any(same(b) and c == CannVersion(x) for b, x, _, _ in TORCH_NPU_CANN_DOCUMENTED)))
 
 
 def _device_socs(snap: Snapshot, table: SocTable) -> list[str]:

@@ -418,6 +418,23 @@ TORCH_NPU_UNPAIRED: tuple[tuple[str, str, str], ...] = (
      "branches give 2.9.0.postN)."),
 )
 
+# torch-npu builds that a trainer's own Ascend install guide runs on a CANN other than the one Ascend/pytorch's table
+# pairs them with (vllm-ascend's pairings are its rows' `torch_npu_canns`): a pairing an upstream documents for its
+# stack is not reported. (build, CANN, who documents it, source); read 2026-12-06.
+_SWIFT_NPU = ("https://github.com/modelscope/ms-swift/blob/a884c6f22339d041623e205032cb3dbd854eb085/docs/source_en/"
+              "BestPractices/NPU-support.md")
+_MSRL_INSTALL = "https://github.com/Ascend/MindSpeed-RL/blob/4b30d034e4fb6abc5ce844a667491e8a3cc4909c/docs/install_guide.md"
+_LF_MAIN = "https://github.com/hiyouga/LlamaFactory/blob/ff6d4d12eeb035d6ce06805a5733dd7b29f2ac30"
+TORCH_NPU_CANN_DOCUMENTED: tuple[tuple[str, str, str, str], ...] = (
+    ("2.7.1.post2", "8.5.1", "ms-swift v4.1.0-v4.2.3 (NPU guide: CANN == 8.5.1, torch_npu == 2.7.1.post2)", _SWIFT_NPU),
+    ("2.5.1", "8.3.RC1", "MindSpeed-RL 2.2.0 (install guide's version table)", _MSRL_INSTALL),
+    ("2.5.1", "8.5.0", "MindSpeed-RL 2.3.0 (install guide's version table)", _MSRL_INSTALL),
+    ("2.7.1", "8.5.0", "MindSpeed-RL master (install guide's version table)", _MSRL_INSTALL),
+    ("2.10.0.post2", "9.1.0", "LLaMA-Factory main's NPU images (docker/docker-npu: cann:9.1.0 base, requirements/npu.txt)",
+     f"{_LF_MAIN}/docker/docker-npu/Dockerfile; {_LF_MAIN}/requirements/npu.txt"),
+)
+
+
 def torch_npu_row(version: str | None) -> TorchNpuRow | None:
     """The table row of an installed torch-npu, compared as versions (`2.1.0.rc1` is the row `2.1.0.rc1`;
     a local label such as `+git…` is ignored)."""

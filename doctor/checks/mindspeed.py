@@ -345,12 +345,22 @@ def transformer_engine(ctx: CheckContext) -> Iterator[Finding]:
             source="https://github.com/modelscope/ms-swift/issues/6968; https://github.com/Ascend/MindSpeed/blob/4213c91313fe4de6da12794109515f6275572750/README.md")
 
 
+# trainers whose own Ascend docs pin a Megatron-LM and a MindSpeed ref of their own (ms-swift's NPU guide,
+# MindSpeed-LLM's and MindSpeed-RL's version tables)
+OWN_MEGATRON_TRAINERS = ("ms-swift", "mindspeed-llm", "mindspeed-rl")
+
+
 @check("mindspeed-profile", "mindspeed", findings=("megatron-off-profile", "mindspeed-off-profile"))
 def mindspeed_profile(ctx: CheckContext) -> Iterator[Finding]:
     """MindSpeed and Megatron are the refs the verified stack documents."""
     snap, p = ctx.snapshot, ctx.profile
     if p is None:
         skip("no verified stack (profile) applies")
+    other = next((t for t in OWN_MEGATRON_TRAINERS if installed(snap, t)), None)
+    if other is not None and not installed(snap, "verl"):
+        # the profiles are verl's stacks: another trainer that pins its own Megatron / MindSpeed (ms-swift's NPU guide:
+        # Megatron-LM v0.15.3 + MindSpeed core_r0.15.3 on CANN 8.5.1) is judged by its own tables, not by verl's refs
+        skip(f"{other} is installed without verl: the MindSpeed and Megatron refs it documents are its own")
     ms = p.git.get("mindspeed")
     if ms is not None and _mindspeed_present(snap):
         target, why = _ms_line(snap)

@@ -1,6 +1,6 @@
 from typing import Any
 
-from tests.stacks import bare, found, healthy
+from tests.stacks import CHIP_ROWS, bare, found, healthy
 
 
 def test_branch_vs_megatron():
@@ -54,6 +54,24 @@ def test_off_profile_refs():
     d["modules"]["megatron"]["version"] = "0.16.0"
     f = found(d, forced="verl-0.7.1-cann8.5.0-a2")
     assert f["mindspeed-off-profile"] == "warning" and f["megatron-off-profile"] == "warning"
+
+
+def test_a_megatron_trainer_without_verl_is_not_held_to_verls_refs():
+    """ms-swift v4.1.0-v4.2.3's NPU guide installs Megatron-LM v0.15.3 + MindSpeed core_r0.15.3 on CANN 8.5.1: with
+    ms-swift and no verl, the verl profile chosen for that CANN (0.7.1: 2.3.0_core_r0.12.1 + core_v0.12.1) says
+    nothing about them. With verl installed beside ms-swift the refs are verl's again."""
+    d = bare(python={"version": "3.11.9", "implementation": "CPython"}, host={"arch": "aarch64"},
+             packages={k: {"version": v} for k, v in {"ms-swift": "4.2.3", "torch": "2.7.1", "torch-npu": "2.7.1.post2",
+                                                      "mindspeed": "0.15.3", "megatron-core": "0.15.3"}.items()},
+             modules={"mindspeed": {"version": "0.15.3", "origins": ["/MindSpeed/mindspeed"],
+                                    "git": {"branch": "core_r0.15.3"}},
+                      "megatron": {"version": "0.15.3", "origins": ["/Megatron-LM/megatron"]}},
+             ascend={"toolkit": {"version": "8.5.1"}, "devices": CHIP_ROWS["A2"]})
+    got = found(d)
+    assert "mindspeed-off-profile" not in got and "megatron-off-profile" not in got, got
+    d["packages"]["verl"] = {"version": "0.7.1"}
+    got = found(d)
+    assert got.get("mindspeed-off-profile") == "warning" and got.get("megatron-off-profile") == "warning", got
 
 
 def _ms(branch: str | None, reports: str, megatron: str) -> dict:

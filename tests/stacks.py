@@ -167,3 +167,11 @@ def found(d: dict[str, Any], **kw: Any) -> dict[str, Any]:
 def bare(**sections: Any) -> dict[str, Any]:
     """A hand-written partial snapshot: only the given sections are known."""
     return {"schema": "doctor.snapshot/1", **sections}
+
+
+def ascend_stack(pkgs: dict[str, str], cann: str, py: str = "3.11.9") -> dict[str, Any]:
+    """A partial snapshot of a documented stack: these package versions on an A2 host (aarch64) with this CANN."""
+    return bare(python={"version": py, "implementation": "CPython"}, host={"arch": "aarch64"},
+                packages={k: {"version": v} for k, v in pkgs.items()},
+                ascend={"toolkit": {"version": cann, "path": f"/usr/local/Ascend/ascend-toolkit/{cann}", "arch": "aarch64"},
+                        "devices": CHIP_ROWS["A2"], "driver": {"version": "26.0.rc1"}})

@@ -322,7 +322,7 @@ def _selection_findings(snap: Snapshot, profs: list[Profile], prof: Profile | No
             source=prof.source))
     c = cann(snap)
     if c is not None and profs:
-        out.extend(_cann_range_findings(c, chip_pool(snap, profs), prof))
+        out.extend(_cann_range_findings(c, chip_pool(snap, profs), prof, _other_trainer(snap)))
     v = pver(snap, "verl")
     rel = [p.verl_version for p in profs if not p.is_snapshot]
     own_snapshot = prof is not None and prof.is_snapshot and same_verl_line(prof, v)
@@ -350,8 +350,20 @@ def _selection_findings(snap: Snapshot, profs: list[Profile], prof: Profile | No
 _UNKNOWN_COMPONENT = {"cann": "cann", "torch-npu": "torch-npu", "driver": "driver", "torch": "torch"}
 
 
-def _cann_range_findings(c: tuple[str, CannVersion], profs: list[Profile], prof: Profile | None) -> list[Finding]:
-    """CANN above every profile's range (info; newer than the doctor's knowledge says so) or below all (warning)."""
+def _other_trainer(snap: Snapshot) -> str | None:
+    """Another trainer installed without verl (matrix.TRAINER_CANN_MINIMUM): the stack is that trainer's."""
+    from doctor.knowledge.matrix import TRAINER_CANN_MINIMUM
+
+    if snap.has_package("verl"):
+        return None
+    return next((t for t in TRAINER_CANN_MINIMUM if snap.has_package(t)), None)
+
+
+def _cann_range_findings(c: tuple[str, CannVersion], profs: list[Profile], prof: Profile | None,
+                         other: str | None = None) -> list[Finding]:
+    """CANN above every profile's range (info; newer than the doctor's knowledge says so) or below all (a warning).
+    `other`, a trainer installed without verl, runs the stack: below verl's stacks but not below the oldest CANN that
+    trainer's own docs give is info (LLaMA-Factory's README: minimum CANN 8.0.RC1); below that too, a warning saying so."""
     from doctor.knowledge.matrix import newest_known_cann
 
     top = max(CannVersion(p.cann_max) for p in profs)
@@ -368,12 +380,20 @@ def _cann_range_findings(c: tuple[str, CannVersion], profs: list[Profile], prof:
             evidence={"cann": c[0], "newest_profile_cann": str(documented), "newest_known_cann": str(known_top)},
             fix=knowledge_fix() if beyond else None, source=prof.source if prof else load_releases().newest.source)]
     if c[1] < low and not c[1].is_ambiguous_against(low):
+        from doctor.knowledge.matrix import TRAINER_CANN_MINIMUM
+
+        floor, floor_src = TRAINER_CANN_MINIMUM[other] if other else ("", "")
+        theirs = bool(other) and not (c[1] < CannVersion(floor) and not c[1].is_ambiguous_against(CannVersion(floor)))
+        own = (f" verl is not installed, and {other}'s own docs go back to CANN {floor}: this matters only for a verl "
+               "install on this host." if theirs else
+               f" Nor does {other}, installed without verl: its own docs give CANN {floor} as the oldest." if other else "")
         return [finding(
-            "cann-older-than-profiles", "warning", ("cann",), f"CANN {c[0]} is older than every verified stack",
-            detail=f"No verl release documents an Ascend stack on this CANN (the oldest profile starts at {low}).",
+            "cann-older-than-profiles", "info" if theirs else "warning", ("cann",),
+            f"CANN {c[0]} is older than every verified stack",
+            detail=f"No verl release documents an Ascend stack on this CANN (the oldest profile starts at {low})." + own,
             evidence={"cann": c[0], "oldest_profile_cann": str(low)},
-            fix="Upgrade CANN (and driver) to a verified stack: see `doctor profiles`.", source=min(
-                profs, key=lambda p: CannVersion(p.cann_min)).source)]
+            fix="Upgrade CANN (and driver) to a verified stack: see `doctor profiles`.",
+            source=min(profs, key=lambda p: CannVersion(p.cann_min)).source + (f"; {floor_src}" if other else ""))]
     return []
 
 

@@ -12,7 +12,14 @@ from packaging.version import Version
 
 from doctor.checks.facts import absent, cann, env_unset, installed, origins, pver, val, ver
 from doctor.checks.runner import CheckContext, check, skip
-from doctor.knowledge.matrix import MINDSPEED_UNPAIRED, PTA_CANN, MindSpeedRow, mindspeed_rows, torch_npu_cann
+from doctor.knowledge.matrix import (
+    MINDSPEED_UNPAIRED,
+    PTA_CANN,
+    TRAINER_CANN_MINIMUM,
+    MindSpeedRow,
+    mindspeed_rows,
+    torch_npu_cann,
+)
 from doctor.knowledge.versions import CannVersion, parse_pkg_version, release
 from doctor.report import Finding, finding
 from doctor.snapshot.model import known
@@ -345,9 +352,9 @@ def transformer_engine(ctx: CheckContext) -> Iterator[Finding]:
             source="https://github.com/modelscope/ms-swift/issues/6968; https://github.com/Ascend/MindSpeed/blob/4213c91313fe4de6da12794109515f6275572750/README.md")
 
 
-# trainers whose own Ascend docs pin a Megatron-LM and a MindSpeed ref of their own (ms-swift's NPU guide,
-# MindSpeed-LLM's and MindSpeed-RL's version tables)
-OWN_MEGATRON_TRAINERS = ("ms-swift", "mindspeed-llm", "mindspeed-rl")
+# the other trainers whose own Ascend docs pin a Megatron-LM and a MindSpeed ref (ms-swift's NPU guide, MindSpeed-LLM's
+# and MindSpeed-RL's version tables; LLaMA-Factory's NPU docs name neither)
+OWN_MEGATRON_TRAINERS = tuple(t for t in TRAINER_CANN_MINIMUM if t != "llamafactory")
 
 
 @check("mindspeed-profile", "mindspeed", findings=("megatron-off-profile", "mindspeed-off-profile"))

@@ -435,6 +435,22 @@ TORCH_NPU_CANN_DOCUMENTED: tuple[tuple[str, str, str, str], ...] = (
 )
 
 
+# verl's profiles are verl's stacks. These trainers document Ascend stacks of their own; installed without verl, the
+# stack is theirs. Each with the oldest CANN its own docs give for any of its releases, and where (read 2026-12-06):
+# LLaMA-Factory's README "Ascend NPU" table, "Minimum" column, v0.7.1 to v0.9.4 (v0.9.5 drops the table and builds
+# its image on 9.0.0); ms-swift's NPU guide, CANN == 8.3.RC1 (v3.11-v4.0), == 8.5.1 (v4.1-v4.2), >= 8.5.1 (v4.3 on);
+# MindSpeed-LLM 2.2.0's compatibility table (8.3.RC1 down to 8.0.RC2); MindSpeed-RL's install guide (2.0.0 on 8.1.RC1).
+TRAINER_CANN_MINIMUM: dict[str, tuple[str, str]] = {
+    "llamafactory": ("8.0.RC1", "https://github.com/hiyouga/LlamaFactory/blob/95ac3f2373b82662c1bd855c284d3379e6a763d3/"
+                                "README.md"),
+    "ms-swift": ("8.3.RC1", "https://github.com/modelscope/ms-swift/blob/7537fa8e7c8825e015516bfd2bcbfc0f4f5f626f/docs/"
+                            "source_en/BestPractices/NPU-support.md"),
+    "mindspeed-llm": ("8.0.RC2", "https://github.com/Ascend/MindSpeed-LLM/blob/57c33296592ed12f59396e59461a5bd8d0d589d0/"
+                                 "docs/zh/release_notes_llm.md"),
+    "mindspeed-rl": ("8.1.RC1", _MSRL_INSTALL),
+}
+
+
 def torch_npu_row(version: str | None) -> TorchNpuRow | None:
     """The table row of an installed torch-npu, compared as versions (`2.1.0.rc1` is the row `2.1.0.rc1`;
     a local label such as `+git…` is ignored)."""

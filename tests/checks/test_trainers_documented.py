@@ -1,21 +1,15 @@
 """Stacks the other trainers' own Ascend install guides document (ms-swift's NPU guide, MindSpeed-RL's install guide,
-LLaMA-Factory's NPU images, MindSpeed-LLM's tables) draw no finding about the pairing they document; the same builds on
-a CANN no source pairs them with still do."""
+LLaMA-Factory's README and NPU images, MindSpeed-LLM's tables) draw no warning about the pairing they document, nor about a
+CANN older than verl's stacks that the trainer, installed without verl, documents; the same builds on a CANN no source
+pairs them with, and a CANN below the trainer's own minimum, still do."""
 
 from __future__ import annotations
 
-from typing import Any
-
 import pytest
 
-from tests.stacks import CHIP_ROWS, bare, found
+from tests.stacks import ascend_stack, found
 
-
-def _stack(pkgs: dict[str, str], cann: str, py: str = "3.11.9") -> dict[str, Any]:
-    return bare(python={"version": py, "implementation": "CPython"}, host={"arch": "aarch64"},
-                packages={k: {"version": v} for k, v in pkgs.items()},
-                ascend={"toolkit": {"version": cann, "path": f"/usr/local/Ascend/ascend-toolkit/{cann}", "arch": "aarch64"},
-                        "devices": CHIP_ROWS["A2"], "driver": {"version": "26.0.rc1"}})
+_stack = ascend_stack
 
 
 DOCUMENTED = [
@@ -57,3 +51,38 @@ def test_with_vllm_ascend_installed_its_own_release_notes_bind_the_build_to_a_ca
     assert "torch-npu-cann-pairing" not in found(_stack(pkgs, "9.1.0", "3.12.9"))
     with_va = found(_stack({**pkgs, "vllm-ascend": "0.23.0", "vllm": "0.23.0"}, "9.1.0", "3.12.9"))
     assert with_va.get("torch-npu-cann-pairing") == "warning"
+
+
+OLDER_CANN = [
+    # LLaMA-Factory's README table (v0.8.0-v0.9.1: CANN 8.0.RC1, torch-npu 2.1.0.post3; its npu image on 8.0.rc1-py3.8)
+    ("LLaMA-Factory 0.9.1", {"llamafactory": "0.9.1", "torch": "2.1.0", "torch-npu": "2.1.0.post3", "deepspeed": "0.13.2"},
+     "8.0.RC1", "3.10.9"),
+    # v0.9.2-v0.9.3: CANN 8.0.0 (8.0.0.alpha002), torch-npu 2.4.0.post2; the v0.9.3 image on cann:8.0.0-910b-py3.11
+    ("LLaMA-Factory 0.9.3", {"llamafactory": "0.9.3", "torch": "2.4.0", "torch-npu": "2.4.0.post2"}, "8.0.0", "3.11.9"),
+    # MindSpeed-LLM 2.2.0's compatibility table goes back to CANN 8.0.RC2
+    ("MindSpeed-LLM 2.2.0", {"mindspeed-llm": "2.2.0", "torch": "2.7.1"}, "8.0.RC2", "3.10.9"),
+]
+
+
+@pytest.mark.parametrize(("label", "pkgs", "cann", "py"), OLDER_CANN, ids=[o[0] for o in OLDER_CANN])
+def test_a_cann_older_than_verls_stacks_is_info_for_another_trainer_without_verl(
+        label: str, pkgs: dict[str, str], cann: str, py: str) -> None:
+    got = found(_stack(pkgs, cann, py))
+    assert got.get("cann-older-than-profiles") == "info", (label, got)
+    assert not {k for k, sev in got.items() if sev in ("error", "warning")}, (label, got)
+    # the same host with verl installed, or with no trainer named, is judged as verl's stack
+    assert found(_stack({**pkgs, "verl": "0.7.1"}, cann, py)).get("cann-older-than-profiles") == "warning"
+    bare_pkgs = {k: v for k, v in pkgs.items() if k not in ("llamafactory", "mindspeed-llm")}
+    assert found(_stack(bare_pkgs, cann, py)).get("cann-older-than-profiles") == "warning"
+
+
+def test_a_cann_older_than_the_trainers_own_minimum_stays_a_warning_that_says_so() -> None:
+    """LLaMA-Factory's README gives CANN 8.0.RC1 as the minimum: 0.9.1 on CANN 7.0.RC1 is below verl's stacks and below
+    LLaMA-Factory's own floor, so the warning stays, says so and cites the README."""
+    from tests.stacks import diagnose_dict
+
+    d = _stack({"llamafactory": "0.9.1", "torch": "2.1.0", "torch-npu": "2.1.0.post3"}, "7.0.RC1", "3.10.9")
+    f = next(x for x in diagnose_dict(d).findings if x.id == "cann-older-than-profiles")
+    assert f.severity.value == "warning"
+    assert "llamafactory" in f.detail and "8.0.RC1" in f.detail
+    assert "hiyouga/LlamaFactory/blob/95ac3f2373b82662c1bd855c284d3379e6a763d3/README.md" in f.source

@@ -7,14 +7,9 @@ from typing import Any
 
 import pytest
 
-from tests.stacks import CHIP_ROWS, bare, found
+from tests.stacks import CHIP_ROWS, ascend_stack, found
 
-
-def _stack(pkgs: dict[str, str], cann: str, py: str = "3.11.9") -> dict[str, Any]:
-    return bare(python={"version": py, "implementation": "CPython"}, host={"arch": "aarch64"},
-                packages={k: {"version": v} for k, v in pkgs.items()},
-                ascend={"toolkit": {"version": cann, "path": f"/usr/local/Ascend/ascend-toolkit/{cann}", "arch": "aarch64"},
-                        "devices": CHIP_ROWS["A2"], "driver": {"version": "26.0.rc1"}})
+_stack = ascend_stack
 
 
 def _va(va: str, vllm: str, torch: str, torch_npu: str, triton: str | None = None) -> dict[str, str]:

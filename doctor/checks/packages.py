@@ -751,7 +751,7 @@ def _code_need_unmet(ctx: CheckContext, name: str, version: str, need: Any, have
         fix += (f" Or, as a bypass, set {need.bypass}=1: {name} then skips this check and runs with "
                 + (f"{need.needed} {have}, which it does not support." if have else f"no {need.needed}."))
     return finding(
-        "package-code-needs-unmet", "error", comps or ("python",),
+        "package-code-needs-unmet", need.severity, comps or ("python",),
         f"{name} {version}'s code needs {need.requires}{on}; {got}",
         detail=f"In {name} {need.releases}, {need.read_from}: {need.breaks}"
                + (f" (or PackageNotFoundError: the '{need.requires}' distribution was not found)" if not have else "")

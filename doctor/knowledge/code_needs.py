@@ -9,7 +9,9 @@ it names whatever is installed (verl 0.7-0.9.0's trainer imports cachetools, whi
 complete snapshot without that package breaks too; its `requires` may then name the package alone. A row with
 `on = "npu"` is a gate the code runs only on an Ascend NPU (verl 0.4-0.6.1's `transformers version >= X is required on
 ASCEND NPU`); a row with `bypass = "VAR"` is a check the package skips when that environment variable holds one of
-`bypass_values` (LLaMA-Factory's DISABLE_VERSION_CHECK). `requires` may list several requirements the same code checks: each is a need.
+`bypass_values` (LLaMA-Factory's DISABLE_VERSION_CHECK). `requires` may list several requirements the same code checks: each is a need. A row's `severity`
+("warning") is for a gate only one use of the package reaches (LLaMA-Factory checks deepspeed only when training with
+a DeepSpeed config); an unmet need is an error otherwise.
 
 `[[enforces]]` rows are packages that check their own declared requirements when imported (transformers'
 dependency_versions_check runs require_version_core over the Requires-Dist entries of `names`): there an unmet
@@ -33,10 +35,11 @@ from doctor.tomlfile import read_toml
 SCHEMA = "doctor.code-needs/1"
 FILE = "code-needs.toml"
 _NEED = {"package", "releases", "requires", "read_at", "read_from", "breaks", "source"}
-_OPTIONAL = {"absent_breaks", "on", "bypass", "bypass_values"}
+_OPTIONAL = {"absent_breaks", "on", "bypass", "bypass_values", "severity"}
 _ENFORCES = {"package", "releases", "names", "read_at", "read_from", "breaks", "source"}
 _ENFORCES_OPTIONAL = {"when_installed"}
 ON = ("npu",)  # the hosts a row can be limited to
+SEVERITIES = ("error", "warning")
 
 
 class CodeNeed(NamedTuple):
@@ -55,6 +58,9 @@ class CodeNeed(NamedTuple):
     on: str = ""  # "npu": the code runs this gate only on an Ascend NPU (torch_npu imports, torch.npu.is_available())
     bypass: str = ""  # an environment variable that makes the package skip the check
     bypass_values: tuple[str, ...] = ()  # the values (lower-cased, as the package compares them) that set it
+    # "warning" for a gate only one use of the package reaches (LLaMA-Factory checks deepspeed's version only when
+    # training with a DeepSpeed config): an unmet need is an error where every use breaks
+    severity: str = "error"
 
     def bypassed_by(self, value: str | None) -> bool:
         """Whether the bypass variable at `value` (None: not set or not known) makes the package skip the check."""
@@ -121,6 +127,9 @@ def parse(data: object, source: str) -> CodeNeedsTable:
         if not isinstance(values, list) or bool(values) != bool(bypass) or not all(
                 isinstance(x, str) and x and x == x.lower() for x in values):
             raise v.fail(f"{p}.bypass_values", "must list the lower-case values that set the bypass, with bypass only")
+        severity = r.get("severity", "error")
+        if severity not in SEVERITIES:
+            raise v.fail(f"{p}.severity", f"must be one of {', '.join(SEVERITIES)}")
         releases = _releases(v, r, p)
         reqs = r["requires"] if isinstance(r["requires"], list) else [r["requires"]]
         if not reqs:
@@ -138,7 +147,7 @@ def parse(data: object, source: str) -> CodeNeedsTable:
             out.append(CodeNeed(_norm(v.req(r["package"], f"{p}.package")), releases, str(req), _norm(req.name),
                                 str(req.specifier), read_at, v.req(r["read_from"], f"{p}.read_from"),
                                 v.req(r["breaks"], f"{p}.breaks"), v.url(r["source"], f"{p}.source"), absent_breaks,
-                                on, bypass, tuple(values)))
+                                on, bypass, tuple(values), severity))
     enforces = []
     raw_enf = t.get("enforces", [])
     if not isinstance(raw_enf, list):

@@ -86,3 +86,26 @@ def test_a_cann_older_than_the_trainers_own_minimum_stays_a_warning_that_says_so
     assert f.severity.value == "warning"
     assert "llamafactory" in f.detail and "8.0.RC1" in f.detail
     assert "hiyouga/LlamaFactory/blob/95ac3f2373b82662c1bd855c284d3379e6a763d3/README.md" in f.source
+
+
+@pytest.mark.parametrize(("llamafactory", "deepspeed", "want"), [
+    ("0.9.3", "0.17.0", "warning"),  # check_version("deepspeed>=0.10.0,<=0.16.9", mandatory=True) with a DeepSpeed config
+    ("0.9.4", "0.17.5", "warning"),  # the same range, skippable with DISABLE_VERSION_CHECK=1
+    ("0.9.3", "0.16.9", None),
+    ("0.9.2", "0.17.0", None),  # no such gate in 0.9.2's parser
+    ("0.9.5", "0.18.0", None),  # 0.9.5 only checks that deepspeed is installed
+])
+def test_llamafactorys_deepspeed_gate_is_a_warning_naming_its_range(llamafactory: str, deepspeed: str,
+                                                                    want: str | None) -> None:
+    """LLaMA-Factory 0.9.3 / 0.9.4 raise ImportError when training with a DeepSpeed config beside deepspeed > 0.16.9
+    ("pin deepspeed version < 0.17 because of DeepSpeed issue 7347"), while their metadata names the range only under
+    the [deepspeed] extra: a warning (runs without DeepSpeed are fine) citing the tag's parser.py."""
+    from tests.stacks import diagnose_dict
+
+    d = _stack({"llamafactory": llamafactory, "torch": "2.4.0", "torch-npu": "2.4.0.post2", "deepspeed": deepspeed},
+               "8.0.0", "3.11.9")
+    fs = [f for f in diagnose_dict(d).findings if f.id == "package-code-needs-unmet"]
+    assert [f.severity.value for f in fs] == ([want] if want else [])
+    if fs:
+        assert "deepspeed<=0.16.9,>=0.10.0" in fs[0].title
+        assert fs[0].source.startswith(f"https://github.com/hiyouga/LLaMA-Factory/blob/v{llamafactory}/")

@@ -38,8 +38,8 @@ def test_the_packaged_table_loads_and_each_row_was_read_within_its_releases():
     assert not [n for n in needs_of("verl", "0.7.0", t) if n.on]
     # a row listing several requirements is one need each; LLaMA-Factory's all carry its bypass
     lf = needs_of("llamafactory", "0.9.3", t)
-    assert [n.needed for n in lf] == ["transformers", "datasets", "accelerate", "peft", "trl"]
-    assert {n.bypass for n in t.needs if n.package == "llamafactory"} == {"DISABLE_VERSION_CHECK"}
+    assert [n.needed for n in lf] == ["transformers", "datasets", "accelerate", "peft", "trl", "deepspeed"]
+    assert {n.bypass for n in t.needs if n.package == "llamafactory" and n.needed != "deepspeed"} == {"DISABLE_VERSION_CHECK"}
     assert [n.requires for n in needs_of("llamafactory", "0.7.1", t)][0] == "transformers>=4.37.2"
     assert needs_of("llamafactory", "0.7.0", t) == [] and needs_of("llamafactory", "0.9.6", t) == []
     # transformers checks its own declared requirements at import: accelerate's check can never fail, so not listed
@@ -47,6 +47,13 @@ def test_the_packaged_table_loads_and_each_row_was_read_within_its_releases():
     assert e is not None and {"tokenizers", "huggingface-hub", "python"} <= e.names and "accelerate" not in e.names
     assert e.when_installed == {"tokenizers"} and "requests" not in enforced("transformers", "5.0.0", t).names
     assert enforced("transformers", "4.35.2", t) is None and enforced("transformers", "5.26.0", t) is None
+    # LLaMA-Factory 0.9.3-0.9.4 check deepspeed only when training with a DeepSpeed config: a warning-level row
+    ds = [(n.requires, n.severity, n.bypass) for v in ("0.9.3", "0.9.4") for n in needs_of("llamafactory", v, t)
+          if n.needed == "deepspeed"]
+    assert ds == [("deepspeed<=0.16.9,>=0.10.0", "warning", ""),  # 0.9.3: mandatory, DISABLE_VERSION_CHECK does not skip it
+                  ("deepspeed<=0.16.9,>=0.10.0", "warning", "DISABLE_VERSION_CHECK")]
+    assert not [n for v in ("0.9.2", "0.9.5") for n in needs_of("llamafactory", v, t) if n.needed == "deepspeed"]
+    assert {n.severity for n in t.needs if n.needed != "deepspeed"} == {"error"}
 
 
 def test_the_check_covers_exactly_the_tables_packages():
@@ -70,6 +77,7 @@ def test_the_check_covers_exactly_the_tables_packages():
     ({"bypass_values": ["1"]}, "need[0].bypass_values"),
     ({"bypass": "X", "bypass_values": ["True"]}, "need[0].bypass_values"),
     ({"requires": ["torch>=2.1", "numpy"]}, "need[0].requires[1]"),
+    ({"severity": "info"}, "need[0].severity"),
 ])
 def test_a_malformed_row_names_the_file_and_key(row, key):
     good = {"package": "transformers", "releases": ">=4.50.0,<4.52.0", "requires": "torch>=2.1",

@@ -13,16 +13,28 @@ from doctor.checks.commands import install_dry_run
 from doctor.checks.facts import arch, pver, py_version, val, ver
 from doctor.checks.runner import CheckContext, check, skip
 from doctor.knowledge.matrix import SRC_PT_COMPAT, torch_npu_pythons
+from doctor.knowledge.ownership import component_of_distribution
 from doctor.knowledge.releases import release_for
 from doctor.knowledge.versions import pkg_satisfies, release
 from doctor.report import Finding, finding
 from doctor.snapshot.model import Snapshot
 
-# vllm-ascend: (first release that needs it, min Python, source). Hard limit: its code cannot run below it (PEP 604
-# annotations fail on Python 3.9; the pull request cited raised python_requires to >=3.10). verl's own Python range
-# is in its row of profiles/releases.toml (the release's Requires-Python).
-_VA_PY_FLOOR = ("0.11.0rc0", (3, 10), "https://github.com/vllm-project/vllm-ascend/issues/3728; "
-                "https://github.com/vllm-project/vllm-ascend/pull/3926")
+# (package, first release that needs it, min Python, why, source). Hard limits: the code cannot run below them.
+# vllm-ascend: PEP 604 annotations fail on Python 3.9; the pull request cited raised python_requires to >=3.10.
+# llamafactory 0.9.4 and 0.9.5 (git tags and PyPI wheels, read 2026-12-06): hparams/model_args.py imports
+# typing.Self (Python 3.11) at module level, and `llamafactory-cli train / chat / api / export / webui` load hparams
+# (train/tuner.py, chat/chat_model.py import it at module level); their Requires-Python says >=3.11.0.
+# verl's own Python range is in its row of profiles/releases.toml (the release's Requires-Python).
+_INSTALLED_BY_DOCTOR = ("verl", "vllm-ascend")
+_LF = "https://github.com/hiyouga/LlamaFactory/blob/v0.9.4/src/llamafactory"
+_PY_FLOORS: tuple[tuple[str, str, tuple[int, int], str, str], ...] = (
+    ("vllm-ascend", "0.11.0rc0", (3, 10), "vllm-ascend {since} and newer need Python {floor} or newer",
+     "https://github.com/vllm-project/vllm-ascend/issues/3728; https://github.com/vllm-project/vllm-ascend/pull/3926"),
+    ("llamafactory", "0.9.4", (3, 11), "llamafactory {since} and newer import typing.Self (Python {floor}) in "
+     "llamafactory/hparams/model_args.py, which llamafactory-cli train, chat, api, export and webui load "
+     "(ImportError: cannot import name 'Self' from 'typing')",
+     f"{_LF}/hparams/model_args.py#L20; {_LF}/hparams/__init__.py#L19; {_LF}/train/tuner.py#L28"),
+)
 
 
 @check("python-version", "system",
@@ -34,11 +46,11 @@ def python_version(ctx: CheckContext) -> Iterator[Finding]:
     if py is None:
         skip("the target Python's version is not known")
     pys = ".".join(str(x) for x in release(py))
-    since, floor, source = _VA_PY_FLOOR
-    va = pver(snap, "vllm-ascend")
-    if va is not None and not va < type(va)(since) and release(py, 2) < floor:
-        yield _too_old(ctx, pys, "vllm-ascend", ver(snap, "vllm-ascend"), f">={floor[0]}.{floor[1]}", source,
-                       f"vllm-ascend {since} and newer need Python {floor[0]}.{floor[1]} or newer")
+    for pkg, since, floor, why, source in _PY_FLOORS:
+        have = pver(snap, pkg)
+        if have is not None and not have < type(have)(since) and release(py, 2) < floor:
+            want = f"{floor[0]}.{floor[1]}"
+            yield _too_old(ctx, pys, pkg, ver(snap, pkg), f">={want}", source, why.format(since=since, floor=want))
     yield from _torch_npu_python(snap, py, pys)
     row = release_for(ver(snap, "verl"))
     if row is not None and pkg_satisfies(pys, row.python) is False:
@@ -87,10 +99,14 @@ def _torch_npu_python(snap: Snapshot, py: Version, pys: str) -> Iterator[Finding
 
 def _too_old(ctx: CheckContext, pys: str, pkg: str, v: str | None, requires: str, source: str, why: str) -> Finding:
     return finding(
-        "python-too-old-for-package", "error", ("python", pkg), f"Python {pys} is too old for {pkg} {v}",
+        "python-too-old-for-package", "error", ("python", *(c for c in (component_of_distribution(pkg),) if c not in
+                                                           (None, "python"))), f"Python {pys} is too old for {pkg} {v}",
         detail=f"{why}; imports fail at start-up.", evidence={"python": pys, pkg: v, "requires": requires},
-        fix=f"Create the environment with a Python {requires} and reinstall the stack (`doctor install`).",
-        commands=(install_dry_run(None),), source=source)  # a new venv (the old Python stays)
+        # `doctor install` builds verl's stack: another trainer (llamafactory) is reinstalled by its own procedure
+        fix=(f"Create the environment with a Python {requires} and reinstall the stack (`doctor install`)."
+             if pkg in _INSTALLED_BY_DOCTOR else f"Create the environment with a Python {requires} and reinstall {pkg} "
+             "there."),
+        commands=(install_dry_run(None),) if pkg in _INSTALLED_BY_DOCTOR else (), source=source)  # a new venv
 
 
 @check("host-arch", "system", findings=("arch-outside-profile", "arch-unsupported"))

@@ -13,6 +13,22 @@ def test_python_39_fine_for_old_vllm_ascend():
                                                           packages={"vllm-ascend": {"version": "0.9.1"}}))
 
 
+@pytest.mark.parametrize(("llamafactory", "python", "fires"), [
+    ("0.9.4", "3.10.12", True), ("0.9.5", "3.10.12", True), ("0.9.5", "3.11.0", False), ("0.9.3", "3.10.12", False)])
+def test_python_too_old_for_llamafactory_that_imports_typing_self(llamafactory: str, python: str, fires: bool) -> None:
+    """llamafactory 0.9.4 and 0.9.5 import typing.Self (Python 3.11) in hparams/model_args.py, which every training,
+    chat and serving command loads: an error below 3.11 citing the tag, with no `doctor install` line (it builds verl's
+    stack); 0.9.3's hparams do not, and Python 3.11 is fine."""
+    from tests.stacks import diagnose_dict
+
+    d = bare(python={"version": python}, packages={"llamafactory": {"version": llamafactory}})
+    fs = [f for f in diagnose_dict(d).findings if f.id == "python-too-old-for-package"]
+    assert [f.severity.value for f in fs] == (["error"] if fires else [])
+    if fires:
+        assert "typing.Self" in fs[0].detail and not fs[0].fix.commands
+        assert "hiyouga/LlamaFactory/blob/v0.9.4/src/llamafactory/hparams/model_args.py" in fs[0].source
+
+
 def test_python_outside_profile_is_a_warning():
     d = healthy()
     d["python"]["version"] = "3.12.1"

@@ -629,7 +629,8 @@ def test_set_refuses_a_pin_that_check_would_call_an_error(tmp_path):
 def test_set_allows_and_says_a_warning_level_pin(tmp_path):
     from tests.stacks import healthy
 
-    d = healthy("verl-0.6.1-cann8.2.rc1-a2")  # its vllm-ascend (v0.9.1) accepts transformers<4.53.0
+    # verl 0.7.0 (no NPU gate on transformers) and its vllm-ascend v0.11.0rc1 checkout put no bound on transformers
+    d = healthy("verl-0.7.0-cann8.3.rc1-a2")
     d["packages"]["trl"] = {"version": "0.18.0"}  # declares transformers>=4.50.0; not on verl's import path
     r = run("--json", "install", "--from", _snap(tmp_path, d), "--set", "transformers=4.49.0", "--dry-run",
             "--venv", str(tmp_path / "v"))

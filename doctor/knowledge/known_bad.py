@@ -148,6 +148,14 @@ KNOWN_BAD: tuple[KnownBad, ...] = (
              with_package="vllm-ascend", with_specs=("==0.18.0", "==0.19.1rc1"), command="",
              fix_note=f"It is not on PyPI: the release notes link the wheel ({_VA_OBS}torch_npu-2.9.0.post1%2Bgit4c901a4-"
                       "<cpXY>-<cpXY>-manylinux_2_28_<arch>.whl)."),
+    # verl's Ascend image moved to torch-npu 2.7.1.post2 and a maintainer's merged revert took it back to 2.7.1: the
+    # build "contains known bugs in the VLM models" (the failing VLM CI run it links). Only beside verl: ms-swift's NPU
+    # guide documents the same build for its own stacks.
+    KnownBad("torch-npu", "==2.7.1.post2", "torch-npu",
+             "verl's maintainers reverted it in verl's Ascend image: it \"contains known bugs in the VLM models\" "
+             "(verl's vision-language CI failed on it); text-only models are not reported broken",
+             "", "https://github.com/verl-project/verl/pull/5353", npu_only=True, instead="2.7.1",
+             with_package="verl", with_specs=(">=0.4.0",), unknown_spec="==2.7.1.post2"),
     # Three vLLM Ascend threads: a controlled A/B on one stack (post4 exits 139 three times of three, post2 and post6
     # never), a second report on vLLM Ascend 0.23.0 fixed by post6, a third on 0.26.0rc1; the open PR raising vLLM
     # Ascend's pin from post4 to post6 for this segfault.

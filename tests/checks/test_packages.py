@@ -146,6 +146,19 @@ def test_torch_npu_post4_profiler_crash_warns_and_is_a_known_deviation_of_the_st
     assert g.severity.value == "info" and "known deviation of verl-0.9.1-cann9.1.0-a2" in g.title
 
 
+def test_torch_npu_2_7_1_post2_beside_verl_warns_of_the_vlm_bugs_verl_reverted_it_for():
+    """verl's maintainers reverted torch-npu 2.7.1.post2 in verl's Ascend image: known bugs in the VLM models. Beside
+    verl (of any stated or unstated release) a warning naming 2.7.1; ms-swift's NPU guide documents the build for its
+    own stacks, so without verl nothing."""
+    d = bare(packages={"torch-npu": {"version": "2.7.1.post2"}, "verl": {}})
+    (f,) = [f for f in diagnose_dict(d).findings if f.id == "package-known-bad-release"]
+    assert f.severity.value == "warning" and "VLM models" in f.detail and "torch-npu==2.7.1" in f.fix.commands[0]
+    assert f.source == "https://github.com/verl-project/verl/pull/5353"
+    assert "package-known-bad-release" not in found(bare(packages={"torch-npu": {"version": "2.7.1"}, "verl": {}}))
+    assert "package-known-bad-release" not in found(bare(packages={"torch-npu": {"version": "2.7.1.post2"},
+                                                                   "ms-swift": {"version": "4.1.0"}}))
+
+
 def test_mbridge_calling_an_api_megatron_core_removed_is_an_error():
     """mbridge 0.15.1's get_model compares with ModelType.encoder_and_decoder (mbridge/core/util.py at v0.15.1);
     Megatron-Core 0.17.0 removed it (verl issue 6936: mbridge 0.15.1 on Megatron-Core 0.18)."""

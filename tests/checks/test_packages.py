@@ -1064,3 +1064,20 @@ def test_the_declared_range_speaks_when_the_code_needs_check_is_not_run():
     alone = [(f.id, f.evidence.get("requirement")) for f in diagnose_dict(d, only=("declared-requirements",)).findings]
     assert alone == [("requirement-version-unmet", 'transformers!=4.46.*,!=4.47.*,!=4.48.0,!=4.52.0,<=4.52.4,>=4.45.0; '
                                                    'sys_platform != "darwin"')]
+
+
+def test_the_bypass_a_user_sets_in_the_shell_reaches_the_check():
+    """`DISABLE_VERSION_CHECK=1 doctor check`, as the fix line says to set it: the host's environment is collected
+    with the variable, so the check says the bypass is set (a warning) instead of the error it had before the
+    variable was set. Every bypass the code-needs table names is one the environment probe collects."""
+    from doctor.knowledge.code_needs import load
+    from doctor.probes.envvars import collect_env
+
+    for need in load().needs:
+        if need.bypass:
+            assert need.bypass in collect_env({need.bypass: "1", "PATH": "/usr/bin"}), need.bypass
+    pkgs = {"llamafactory": {"version": "0.9.3"}, "transformers": {"version": "4.57.1"}}
+    (before,) = _code_needs(bare(packages=pkgs, env=collect_env({"PATH": "/usr/bin"})))
+    assert before.severity.value == "error"
+    (after,) = _code_needs(bare(packages=pkgs, env=collect_env({"DISABLE_VERSION_CHECK": "1", "PATH": "/usr/bin"})))
+    assert after.severity.value == "warning" and "bypassed (DISABLE_VERSION_CHECK=1)" in after.title

@@ -27,7 +27,7 @@ from doctor.knowledge.pipcheck import (
     Lookup,
     Unmet,
     bare,
-    chain_words,
+    needs_through,
     required_through,
     requirement_names,
     same_requirement,
@@ -304,7 +304,7 @@ def _finding(u: Unmet, sev: str, conflict: Mapping[str, str] | None, ctx: CheckC
                        f"({enforced.source}).")
     if chain:
         evidence["required_through"] = list(chain)
-        detail_src += (f" verl needs {u.package} {chain_words(chain, u.package)}: where that chain imports "
+        detail_src += (f" {needs_through(ctx.snapshot, chain, u.package)}: where that chain imports "
                        f"{u.package}, {u.package}'s own import of {u.name} runs too.")
     untold = _untold_target(u, ctx.snapshot)
     if untold:

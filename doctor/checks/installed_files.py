@@ -71,7 +71,7 @@ def installed_files(ctx: CheckContext) -> Iterator[Finding]:
         chain: tuple[str, ...] = ()
         if name not in on_path:
             if through is None:
-                from doctor.knowledge.pipcheck import chain_words, required_through
+                from doctor.knowledge.pipcheck import needs_through, required_through
 
                 through = required_through(ctx.snapshot, on_path | {"verl"})
             chain = through.get(name, ())
@@ -95,7 +95,7 @@ def installed_files(ctx: CheckContext) -> Iterator[Finding]:
                    "(jwt and PyJWT both own jwt/, opencv-python and opencv-python-headless both own cv2/): pip "
                    "deletes every path the uninstalled one's RECORD lists. pip check reads Requires-Dist only and "
                    "says nothing."
-                   + (f" verl needs {name} {chain_words(chain, name)}." if chain
+                   + (f" {needs_through(ctx.snapshot, chain, name)}." if chain
                       else ""),
             evidence={"dist": name, "version": version, "top_level": top, "files": total, "missing": it.missing,
                       "examples": examples, **({"imports_from": other} if other else {}),

@@ -643,6 +643,13 @@ def _imported_by_verl(snap: Snapshot) -> list[str]:
     return [n for n in sorted(snap.packages) if n != "verl" and any(m in loads for m in modules_of_distribution(n, snap))]
 
 
+def needs_through(snap: Snapshot, chain: tuple[str, ...], name: str) -> str:
+    """'verl needs jinja2 through transformers -> jinja2 (...)': verl when it is installed (the chain's first package
+    is verl's, or one it requires); else the chain starts at a stack package in an environment without verl."""
+    who = "verl" if known(snap.packages) and "verl" in snap.packages else "The stack"
+    return f"{who} needs {name} {chain_words(chain, name)}"
+
+
 def chain_words(chain: tuple[str, ...], name: str) -> str:
     """How a `required_through` chain reads: 'through transformers -> jinja2 (each requires the next)', or, when it
     starts at a package verl imports without requiring it, says so."""

@@ -1023,6 +1023,24 @@ def test_a_missing_requirement_of_a_package_verl_needs_through_others_is_an_erro
     assert "required_through" not in fs["jupyter-thing"].evidence
 
 
+def test_a_chain_in_an_environment_without_verl_does_not_say_verl_needs_it():
+    """Real venv (plain `python3 -m venv`, transformers 4.51.3, then tokenizers 0.22.0 and huggingface-hub 1.2.0
+    with --no-deps; no verl): check said 'verl needs huggingface-hub through transformers -> huggingface-hub'. verl
+    is not installed there: the chain starts at the stack's transformers, and the text says that instead."""
+    pk = {"transformers": {"version": "4.51.3", "requires_dist": ["huggingface-hub<1.0,>=0.30.0", "tokenizers"]},
+          "tokenizers": {"version": "0.22.0", "requires_dist": ["huggingface-hub<1.0,>=0.16.4"]},
+          "huggingface-hub": {"version": "1.2.0", "requires_dist": ["httpx<1,>=0.23.0"]}}
+    fs = {(f.evidence["package"], f.evidence["requires"]): f for f in _declared(_snap(pk))}
+    for f in (fs["tokenizers", "huggingface-hub"], fs["huggingface-hub", "httpx"]):
+        assert f.evidence["required_through"] == ["transformers"]
+        assert "verl needs" not in f.detail
+        assert "The stack needs" in f.detail and "through transformers -> " in f.detail
+    # with verl installed (it requires transformers), the chain is verl's
+    pk["verl"] = {"version": "0.6.1", "requires_dist": ["transformers"]}
+    (f,) = [f for f in _declared(_snap(pk)) if f.evidence["requires"] == "httpx"]
+    assert " verl needs huggingface-hub through transformers -> huggingface-hub" in f.detail
+
+
 def test_the_chain_is_read_from_real_dist_info(tmp_path):
     """The same chain from METADATA the real importlib.metadata reads (the probe), as `check --python` sees it."""
     site = make_site_packages(

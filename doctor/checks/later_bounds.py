@@ -106,6 +106,9 @@ def later_release_bounds(ctx: CheckContext) -> Iterator[Finding]:
             sev, why = ("info", "") if verified else _grade(ex, name, version, dep, have, on_path)
             ours = mine.get(dep, ()) if mine is not None else _table_lines(table.changes(name, dep), version)
             wanted = _wanted(dep, ours, ex.clause, applies)
+            if _admits_nothing(wanted.removeprefix(dep)):
+                continue  # the later release moved its own pin past this release's range (torch's triton~=3.8.0,
+                # then ~=3.9.0): that is no bound this release lacks, and no dep release meets both
             yield _finding(name, version, dep, have, ex, sev, table.read, verified, wanted, why)
     yield from _any_release(unversioned, pkgs, table, applies, on_path, ascend)
 
@@ -178,6 +181,23 @@ def _table_lines(changes: Any, version: str) -> tuple[str, ...]:
     v = parse_pkg_version(version)
     current = in_effect(changes, v) if v is not None else None
     return current.lines if current is not None else ()
+
+
+def _admits_nothing(spec: str) -> bool:
+    """Whether no version meets `spec` (`~=3.8.0,~=3.9.0`), tried at each version it names and the next release at
+    each of its places (3.8.0 -> 3.8.1, 3.9.0, 4.0.0): where two ranges overlap, one of those lies in both. False
+    when a version does not parse (the finding stays)."""
+    from packaging.specifiers import InvalidSpecifier, SpecifierSet
+    from packaging.version import InvalidVersion, Version
+
+    try:
+        s = SpecifierSet(spec)
+        named = [Version(c.version.removesuffix(".*")).release for c in s]
+    except (InvalidSpecifier, InvalidVersion):
+        return False
+    tries = {(0,)} | set(named)
+    tries |= {(*r[:i], r[i] + 1) for r in named for i in range(len(r))}
+    return bool(named) and not any(s.contains(".".join(map(str, t)), prereleases=True) for t in tries)
 
 
 def _wanted(dep: str, own: tuple[str, ...], clause: str, applies: Any) -> str:

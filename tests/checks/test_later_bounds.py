@@ -147,3 +147,20 @@ def test_an_info_bound_offers_no_command_that_would_downgrade_a_working_install(
     (f,) = _found(_snap({"transformers": "4.40.2", "torch": "2.13.0"}))
     assert f.severity.value == "info" and f.fix.commands == ()
     assert f.fix.text.startswith("Nothing to change while transformers works") and "torch<2.7" in f.fix.text
+
+
+def test_a_later_release_that_moved_its_own_pin_past_the_installed_releases_range_is_not_a_later_bound():
+    """Real venv (pip install torch==2.14.1, which brings triton 3.8.0): check said 'triton 3.8.0 is excluded by torch
+    2.15.0's requirement `~=3.9.0`; torch 2.14.1 declares no such bound' and offered `pip install
+    'triton~=3.8.0,~=3.9.0'`, which no triton release meets. torch 2.14.1 declares `triton~=3.8.0`: the later
+    release moved the pin with its own release, it did not add a bound the installed one lacks. Silent; a later
+    bound that overlaps the installed release's own range still speaks."""
+    own = ['triton~=3.8.0; platform_system == "Linux" and python_version < "3.15"']
+    snap = snapshot_from_dict({"schema": "doctor.snapshot/1", "python": {"version": "3.11.7", "implementation": "CPython"},
+                               "host": {"arch": "x86_64"},
+                               "packages": {"torch": {"version": "2.14.1", "requires_dist": own},
+                                            "triton": {"version": "3.8.0", "requires_dist": []}}})
+    assert [f.title for f in _found(snap)] == []
+    assert _found(_snap({"torch": "2.14.1", "triton": "3.8.0"})) == []  # the table's torch 2.14.1 line, the same
+    (g,) = _found(_snap({"trl": "0.12.1", "transformers": "4.47.0"}))  # `<4.47.0` within its `>=4.46.0`: kept
+    assert g.fix.commands == ("pip install 'transformers<4.47.0,>=4.46.0'",)

@@ -105,3 +105,26 @@ def test_rows_are_written_into_the_table_and_then_compare_equal(clones, tmp_path
     gr.check(clones["repos"], clones["profiles"], parse(tomllib.loads(table.read_text()), str(table)), found)
     assert [(d.kind, d.subject) for d in found.diffs] == [
         ("changed", "verl-0.7.1-cann8.5.0-a2 git.vllm-ascend requirements")]
+
+
+def test_writing_with_one_clone_keeps_the_other_projects_entries(clones, tmp_path, monkeypatch, capsys):
+    """`python -m tools.refresh_knowledge --verl CLONE --write-git-requirements` (no --vllm-ascend) deleted every
+    vllm-ascend entry of the table (7 on the real mirrors): only the projects whose clone was given are rewritten,
+    and the run says what it wrote. With neither clone, the option is refused before anything is written."""
+    import tomllib
+
+    import tools.refresh_knowledge as rk
+
+    shutil.copytree(ROOT / "profiles", tmp_path / "k")
+    monkeypatch.setenv("DOCTOR_KNOWLEDGE", str(tmp_path / "k"))
+    table = tmp_path / "k" / "requirements-git.toml"
+    before = parse(tomllib.loads(table.read_text()), str(table))
+    rk._write_git_requirements({"verl": clones["repos"]["verl"]}, SimpleNamespace(profiles=clones["profiles"]))
+    after = parse(tomllib.loads(table.read_text()), str(table))
+    assert [r for r in after.releases if r.project != "verl"] == [r for r in before.releases if r.project != "verl"]
+    assert [r.commit for r in after.releases if r.project == "verl"] == [clones["verl"]]
+    assert "wrote 1 verl entry" in capsys.readouterr().out
+    text = table.read_text()
+    assert rk.main(["--torch-npu", str(clones["repos"]["verl"].path), "--write-git-requirements", "--no-pypi"]) == 2
+    assert "--write-git-requirements reads --verl / --vllm-ascend" in capsys.readouterr().err
+    assert table.read_text() == text

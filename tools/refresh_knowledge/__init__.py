@@ -136,6 +136,10 @@ def main(argv: Sequence[str] | None = None, http: Any = None) -> int:
     ap.add_argument("--releases", metavar="FILE", help="release table to check (default: profiles/releases.toml)")
     ap.add_argument("-v", "--verbose", action="store_true", help="also list the facts that were not re-read")
     args = ap.parse_args(argv)
+    if args.write_git_requirements and not (args.verl or args.vllm_ascend):
+        print("refresh_knowledge: --write-git-requirements reads --verl / --vllm-ascend clones: give at least one",
+              file=sys.stderr)
+        return 2
     repos: dict[str, GitDir] = {}
     try:
         if args.verl:
@@ -184,7 +188,12 @@ def _write_git_requirements(repos: dict[str, GitDir], k: Knowledge) -> None:
     from tools.refresh_knowledge import git_requirements
 
     path = knowledge_file(requirements_git.FILE)
-    git_requirements.write(path, git_requirements.rows(repos, k.profiles), datetime.date.today().isoformat())
+    given = sorted(p for p, (option, _) in git_requirements.PROJECTS.items() if option in repos)
+    new = git_requirements.rows(repos, k.profiles)
+    git_requirements.write(path, new, datetime.date.today().isoformat(), given)
+    counts = ", ".join(f"{n} {p} entr{'y' if n == 1 else 'ies'}" for p in given
+                       for n in [sum(r["project"] == p for r in new)])
+    print(f"wrote {counts} into {path} (the other projects' entries kept as they were)")
     requirements_git._TABLES.clear()  # the check that follows reads the file just written
 
 

@@ -176,19 +176,30 @@ def _toml_str(s: str) -> str:
     return json.dumps(s, ensure_ascii=False)  # a TOML basic string: JSON's escapes are TOML's
 
 
-def write(path: str, new: list[dict[str, Any]], date: str) -> None:
-    """Replace the table's vllm-ascend and verl entries with `new` (the other projects' entries, written by hand
-    from their setup.py, stay as they are) and set its `read` date; validated before the file is replaced."""
+def _project_commit(block: str) -> tuple[str, str]:
+    fields = dict(line.split(" = ", 1) for line in block.split("\n") if line.startswith(("project = ", "commit = ")))
+    return json.loads(fields.get("project", '""')), json.loads(fields.get("commit", '""'))
+
+
+def write(path: str, new: list[dict[str, Any]], date: str, projects: Iterable[str] = tuple(PROJECTS)) -> None:
+    """Replace the table's entries of `projects` (vllm-ascend, verl: those whose clone was read) with `new` (the
+    other projects' entries, MindSpeed's and Megatron's written by hand from their setup.py, stay as they are) and
+    set its `read` date; validated before the file is replaced."""
     from doctor.atomic import write_text_atomic
     from doctor.knowledge.requirements_git import parse
 
     with open(path, encoding="utf-8") as f:
         head, *blocks = f.read().split("\n[[release]]\n")
-    kept = [b for b in blocks if not any(f"project = {_toml_str(p)}\n" in b for p in PROJECTS)]
+    replaced = tuple(projects)
+    kept = [b for b in blocks if not any(f"project = {_toml_str(p)}\n" in b for p in replaced)]
     for r in new:
         kept.append("".join(f"{k} = {json.dumps(r[k], ensure_ascii=False)}\n" for k in
                             ("project", "commit", "ref", "version", "requires_python", "requires_dist", "read_from",
                              "source")))
+    # the hand-written entries first, then vllm-ascend's and verl's by (project, commit), as `rows` gives them: a
+    # write of one project's entries leaves the other's where they were
+    ours = [b for b in kept if any(f"project = {_toml_str(p)}\n" in b for p in PROJECTS)]
+    kept = [b for b in kept if b not in ours] + sorted(ours, key=_project_commit)
     head = "\n".join(f'read = "{date}"' if line.startswith("read = ") else line for line in head.split("\n"))
     text = "\n[[release]]\n".join([head, *(b.rstrip("\n") + "\n" for b in kept)])
     import tomllib

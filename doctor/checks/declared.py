@@ -298,8 +298,7 @@ def _finding(u: Unmet, sev: str, conflict: Mapping[str, str] | None, ctx: CheckC
     detail_src = f"Declared in {_where(u)}."
     if enforced is not None:
         evidence["checked_at_import"] = enforced.source
-        says = (enforced.breaks.replace("<requirement>", bare(u.requirement)).replace("<package>", u.name)
-                .replace("<version>", str(u.installed)))
+        says = enforced.says(bare(u.requirement), u.name, u.installed if u.kind != "missing" else None)
         detail_src += (f" {decl} checks this itself, so wherever it is used {says}: {enforced.read_from} "
                        f"({enforced.source}).")
     if chain:

@@ -90,6 +90,16 @@ class Enforces(NamedTuple):
     def applies_to(self, version: str) -> bool:
         return pkg_satisfies(version, self.releases) is True
 
+    def says(self, requirement: str, package: str, version: str | None) -> str:
+        """What the import raises for `requirement` with `package` at `version` (None: not installed, where
+        require_version's importlib.metadata.version(pkg) raises PackageNotFoundError, re-raised with its hint)."""
+        if version is None and "raises ImportError:" in self.breaks:
+            return (self.breaks.partition("raises ImportError:")[0] + "raises PackageNotFoundError: No package "
+                    f"metadata was found for The '{requirement}' distribution was not found and is required by "
+                    "this application")
+        return (self.breaks.replace("<requirement>", requirement).replace("<package>", package)
+                .replace("<version>", str(version)))
+
 
 class CodeNeedsTable(NamedTuple):
     read: str

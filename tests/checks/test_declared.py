@@ -1115,6 +1115,14 @@ def test_a_requirement_transformers_checks_at_import_is_an_error_that_says_the_i
     # Requires-Python: its check of `python` raises too
     (py,) = fs({**base, "tokenizers": ("0.21.1", [])}, python="3.8.18")
     assert py.id == "requires-python-unmet" and py.severity.value == "error" and "checked_at_import" in py.evidence
+    # a missing safetensors it does check: require_version raises PackageNotFoundError, never "found ...==None"
+    # (real venv: transformers 4.51.3, `pip uninstall safetensors`, `import transformers`)
+    (s,) = fs({**base, "tokenizers": ("0.21.1", []),
+               "transformers": ("4.51.3", [*base["transformers"][1], "safetensors>=0.4.3"])})
+    assert s.id == "requirement-missing" and "checked_at_import" in s.evidence
+    assert ("`import transformers` raises PackageNotFoundError: No package metadata was found for The "
+            "'safetensors>=0.4.3' distribution was not found and is required by this application") in s.detail
+    assert "==None" not in s.detail
     # a release older than the rows read says nothing of an import-time check
     old = {"transformers": ("4.30.0", ["tokenizers<0.14,>=0.11.1,!=0.11.3"]), "tokenizers": ("0.15.0", [])}
     (o,) = fs(old)

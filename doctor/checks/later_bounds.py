@@ -184,20 +184,14 @@ def _table_lines(changes: Any, version: str) -> tuple[str, ...]:
 
 
 def _admits_nothing(spec: str) -> bool:
-    """Whether no version meets `spec` (`~=3.8.0,~=3.9.0`), tried at each version it names and the next release at
-    each of its places (3.8.0 -> 3.8.1, 3.9.0, 4.0.0): where two ranges overlap, one of those lies in both. False
-    when a version does not parse (the finding stays)."""
     from packaging.specifiers import InvalidSpecifier, SpecifierSet
-    from packaging.version import InvalidVersion, Version
+
+    from doctor.knowledge.pipcheck import admits_nothing
 
     try:
-        s = SpecifierSet(spec)
-        named = [Version(c.version.removesuffix(".*")).release for c in s]
-    except (InvalidSpecifier, InvalidVersion):
-        return False
-    tries = {(0,)} | set(named)
-    tries |= {(*r[:i], r[i] + 1) for r in named for i in range(len(r))}
-    return bool(named) and not any(s.contains(".".join(map(str, t)), prereleases=True) for t in tries)
+        return admits_nothing(SpecifierSet(spec))
+    except InvalidSpecifier:
+        return False  # the finding stays
 
 
 def _wanted(dep: str, own: tuple[str, ...], clause: str, applies: Any) -> str:

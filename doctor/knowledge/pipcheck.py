@@ -123,6 +123,11 @@ def declared_excluding(snap: Snapshot, dep: str, wanted: str, lookup: Lookup | N
     return out
 
 
+def admits_nothing(spec: SpecifierSet) -> bool:
+    """No version meets every clause of `spec` (`~=3.8.0,~=3.9.0`); an empty specifier admits every version."""
+    return bool(len(spec)) and _disjoint(spec, spec)
+
+
 def _disjoint(a: SpecifierSet, b: SpecifierSet) -> bool:
     """No version lies in both ranges. Tried at the versions the clauses name and just above each (`>2.0` admits
     2.0.0.1): where two ranges of version bounds overlap, one of those lies in both."""

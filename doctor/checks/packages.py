@@ -763,6 +763,30 @@ def _code_need_unmet(ctx: CheckContext, name: str, version: str, need: Any, have
         evidence=evidence, fix=fix, commands=commands, source=need.source)
 
 
+def _within(ctx: CheckContext, name: str, need: Any) -> str:
+    """The need, narrowed by what the other installed packages declare on the needed package where that leaves part
+    of it out: 'transformers<4.53.0,>=4.52.4 (the need within vllm-ascend 0.9.1's transformers<4.53.0)' rather than a
+    bare `transformers>=4.52.4` that pip would meet with a 5.x the stack's vllm-ascend rules out."""
+    from packaging.specifiers import InvalidSpecifier, SpecifierSet
+
+    from doctor.checks.declared import release_lookup
+    from doctor.knowledge.pipcheck import declared_ranges, narrows
+
+    try:
+        want = SpecifierSet(need.specifier)
+    except InvalidSpecifier:
+        return need.requires
+    by = [(p, r, s) for p, r, s in declared_ranges(ctx.snapshot, need.needed, release_lookup(ctx.snapshot, ctx.profile))
+          if p != name and narrows(s, want)]
+    if not by:
+        return need.requires
+    spec = want
+    for _, _, s in by:
+        spec &= s
+    named = "; ".join(f"{' '.join(x for x in (p, ver(ctx.snapshot, p)) if x)}'s {r}" for p, r, _ in by)
+    return f"{need.needed}{spec} (the need within {named})"
+
+
 def _code_need_fix(ctx: CheckContext, name: str, version: str, need: Any, have: str,
                    table: Any) -> tuple[str, tuple[str, ...]]:
     """Move the needed package up to the need, unless an installed package's own requirement on it (Requires-Dist,
@@ -778,7 +802,7 @@ def _code_need_fix(ctx: CheckContext, name: str, version: str, need: Any, have: 
     if not caps:
         # torch moves with torch-npu / vllm (one stack); another package moves alone
         same_stack = " (with the torch-npu / vllm releases of the same stack)" if need.needed == "torch" else ""
-        return (f"Install {need.requires}{same_stack}, or {other}.", ())
+        return (f"Install {_within(ctx, name, need)}{same_stack}, or {other}.", ())
     since = _need_begins(name, need, have, table)
     by = excluded_by(ctx.snapshot, caps)
     before = f"{name}<{since}" if since else None

@@ -105,22 +105,38 @@ def declared_rejects(snap: Snapshot, package: str, dep: str, lookup: Lookup | No
                for req in map(applies, d.requires_dist))
 
 
-def declared_excluding(snap: Snapshot, dep: str, wanted: str, lookup: Lookup | None = None) -> list[tuple[str, str]]:
-    """(package, requirement) for each installed package whose base requirement on `dep` (its marker holding for the
-    target) admits no release `wanted` (a version specifier) admits: installing such a `dep` breaks that package's own
-    declaration (verl 0.7.1's `numpy<2.0.0` against a need of `numpy>=2.0`), so a fix that moves `dep` there is not
-    the one to offer first. Sorted by package."""
-    want = _specifier(wanted)
+def declared_ranges(snap: Snapshot, dep: str, lookup: Lookup | None = None) -> list[tuple[str, str, SpecifierSet]]:
+    """(package, requirement, specifier) for each installed package's base requirement on `dep` with a version range
+    whose marker holds for the target, sorted by package."""
     dep = canonicalize_name(dep)
     applies = _Applies(marker_environment(snap))
     out = []
     for name, d in sorted(declarations(snap, lookup).items()):
         for line in d.requires_dist or ():
             req = applies(line)
-            if req is not None and req.spec and canonicalize_name(req.name) == dep and _disjoint(req.specifier, want):
-                out.append((name, bare(line)))
-                break
+            if req is not None and req.spec and canonicalize_name(req.name) == dep:
+                out.append((name, bare(line), req.specifier))
     return out
+
+
+def declared_excluding(snap: Snapshot, dep: str, wanted: str, lookup: Lookup | None = None) -> list[tuple[str, str]]:
+    """(package, requirement) for each installed package whose base requirement on `dep` (its marker holding for the
+    target) admits no release `wanted` (a version specifier) admits: installing such a `dep` breaks that package's own
+    declaration (verl 0.7.1's `numpy<2.0.0` against a need of `numpy>=2.0`), so a fix that moves `dep` there is not
+    the one to offer first. Sorted by package."""
+    want = _specifier(wanted)
+    out: dict[str, str] = {}
+    for name, line, spec in declared_ranges(snap, dep, lookup):
+        if name not in out and _disjoint(spec, want):
+            out[name] = line
+    return list(out.items())
+
+
+def narrows(spec: SpecifierSet, wanted: SpecifierSet) -> bool:
+    """`spec` leaves out some version `wanted` admits (vllm-ascend 0.9.1's `<4.53.0` of a need `>=4.52.4`), tried at
+    the same edges as `_disjoint`."""
+    return any(wanted.contains(v, prereleases=True) and not spec.contains(v, prereleases=True)
+               for v in _edges(spec, wanted))
 
 
 def admits_nothing(spec: SpecifierSet) -> bool:
@@ -131,12 +147,16 @@ def admits_nothing(spec: SpecifierSet) -> bool:
 def _disjoint(a: SpecifierSet, b: SpecifierSet) -> bool:
     """No version lies in both ranges. Tried at the versions the clauses name and just above each (`>2.0` admits
     2.0.0.1): where two ranges of version bounds overlap, one of those lies in both."""
+    return not any(a.contains(v, prereleases=True) and b.contains(v, prereleases=True) for v in _edges(a, b))
+
+
+def _edges(a: SpecifierSet, b: SpecifierSet) -> list[Version]:
     edges = []
     for clause in (*a, *b):
         v = _version(clause.version.removesuffix(".*"))
         if v is not None:
             edges += [v, Version(f"{v.base_version}.0.0.0.1"), Version("0")]
-    return not any(a.contains(v, prereleases=True) and b.contains(v, prereleases=True) for v in edges)
+    return edges
 
 
 def marker_environment(snap: Snapshot) -> dict[str, str]:

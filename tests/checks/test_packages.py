@@ -1081,3 +1081,18 @@ def test_the_bypass_a_user_sets_in_the_shell_reaches_the_check():
     assert before.severity.value == "error"
     (after,) = _code_needs(bare(packages=pkgs, env=collect_env({"DISABLE_VERSION_CHECK": "1", "PATH": "/usr/bin"})))
     assert after.severity.value == "warning" and "bypassed (DISABLE_VERSION_CHECK=1)" in after.title
+
+
+def test_the_need_s_fix_names_the_range_the_other_installed_packages_leave():
+    """The verl 0.6.1 stack with transformers 4.49.0 (check --from): 'Install transformers>=4.52.4', followed as
+    written (`pip install 'transformers>=4.52.4'`), installs transformers 5.x, which vllm-ascend 0.9.1's own
+    transformers<4.53.0 rules out. The fix names the need within that: transformers<4.53.0,>=4.52.4."""
+    pk = {"verl": {"version": "0.6.1"}, "transformers": {"version": "4.49.0"}, "torch-npu": {"version": "2.5.1"},
+          "vllm-ascend": {"version": "0.9.1", "requires_dist": ["transformers<4.53.0", "torch-npu==2.5.1"]}}
+    (f,) = _code_needs(bare(packages=pk))
+    assert f.fix.text.startswith("Install transformers<4.53.0,>=4.52.4 (the need within vllm-ascend 0.9.1's "
+                                 "transformers<4.53.0), or a verl release that runs on transformers 4.49.0.")
+    # a range that leaves the need as it is is not named
+    pk["vllm-ascend"]["requires_dist"] = ["transformers>=4.40.0"]
+    (g,) = _code_needs(bare(packages=pk))
+    assert g.fix.text.startswith("Install transformers>=4.52.4, or a verl release")

@@ -109,6 +109,18 @@ def test_probe_imports_only_what_it_needs(tmp_path: Path) -> None:
     assert "@@DOCTOR-TARGET-PROBE-BEGIN@@" in out.stdout and '"requires_dist": ["numpy>=2"]' in out.stdout
 
 
+def test_loading_the_probe_as_a_module_leaves_the_loaders_collector_on() -> None:
+    """Run as `__main__` (one short process) the probe switches the cyclic collector off; loaded as a module (these
+    tests, a tool that reads its functions) it must not change the process that loaded it."""
+    import gc
+
+    assert gc.isenabled()
+    spec = importlib.util.spec_from_file_location("_doctor_target_probe_gc_check", SCRIPT)
+    assert spec is not None and spec.loader is not None
+    spec.loader.exec_module(importlib.util.module_from_spec(spec))
+    assert gc.isenabled()
+
+
 def test_declared_fields_are_what_importlib_metadata_reads(probe: ModuleType, tmp_path: Path,
                                                          monkeypatch: pytest.MonkeyPatch) -> None:
     """The probe reads only METADATA's header block: Name, Version, Requires-Python and every Requires-Dist come

@@ -1,7 +1,8 @@
 """vLLM and vllm-ascend: the seed rule, the vllm-ascend release row (vLLM, torch, torch-npu, CANN, chips),
 the build-time device type, and vllm-ascend runtime settings."""
 
-from __future__ import annotations
+# No `from __future__ import annotations`: typing.NamedTuple would compile each string field annotation
+# as the class is made; written as objects they cost nothing more (fewer instructions per `doctor check`).
 
 import re
 from collections.abc import Iterator

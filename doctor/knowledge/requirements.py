@@ -43,7 +43,8 @@ and may differ from its siblings' (only one is read), so `Declared.fits` applies
 and machine one of its tags names.
 """
 
-from __future__ import annotations
+# No `from __future__ import annotations`: typing.NamedTuple would compile each string field annotation
+# as the class is made; written as objects they cost nothing more (fewer instructions per `doctor check`).
 
 import os
 import re

@@ -8,7 +8,8 @@ triton-ascend it pins is accepted too (`doctor/knowledge/matrix.py`), so a pairi
 reported. Release and dev builds the rows do not name are not judged.
 """
 
-from __future__ import annotations
+# No `from __future__ import annotations`: typing.NamedTuple would compile each string field annotation
+# as the class is made; written as objects they cost nothing more (fewer instructions per `doctor check`).
 
 import re
 from typing import NamedTuple

@@ -8,7 +8,8 @@ left *unknown* (missing key), never guessed. The result is marked `complete: tru
 `packages` lists every installed distribution when the Python probe succeeded, and is absent otherwise.
 """
 
-from __future__ import annotations
+# No `from __future__ import annotations`: typing.NamedTuple would compile each string field annotation
+# as the class is made; written as objects they cost nothing more (fewer instructions per `doctor check`).
 
 import datetime as _dt
 import os

@@ -470,10 +470,11 @@ def _header_end(text):
     return first - 1 if first > 0 and text[first - 1] == "\r" else first
 
 
-# The first path segment of each RECORD row, and whether a '/' follows it (a directory: a package). The trailing
-# `.*` consumes the rest of the row, so the scan resumes at the next row instead of trying `^` at every character
-# (half the time on a stack's ~4 MB of RECORDs).
-_RECORD_HEAD = re.compile(r'^"?([^/,\r\n"]*)(/?).*', re.M)
+# The first path segment of each RECORD row, and '/' when one follows it (a directory: a package). `.*` consumes the
+# rest of the row, so the scan resumes at the next row instead of trying `^` at every character (half the time on a
+# stack's ~4 MB of RECORDs); the rows after it that start with the same segment and separator are consumed with it
+# (a quote taken when there is one, as the first row's), one match per run of a directory's rows: ~3x faster.
+_RECORD_HEAD = re.compile(r'^"?([^/,\r\n"]*)(?:(/)|).*(?:\n(?:"|(?!"))\1(?(2)/|(?=[,\r\n"]|\Z)).*)*', re.M)
 
 
 def _top_level(dist):

@@ -800,3 +800,19 @@ def test_top_level_is_left_unknown_when_the_distribution_has_neither_top_level_t
     write(site / "py_spy-0.4.2.dist-info" / "RECORD", "../../../bin/py-spy,,\npy_spy-0.4.2.dist-info/RECORD,,\n")
     got = {d["name"]: d["top_level"] for d in _doc(probe, monkeypatch, [str(site)])}
     assert got == {"pillow-simd": None, "py-spy": []}
+
+
+def test_top_level_from_record_is_every_importable_first_segment_whatever_rows_precede_it(
+        probe: ModuleType, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Without top_level.txt the names come from RECORD's rows: a package directory (quoted or not, CRLF or LF) or a
+    module file. A row is read on its own: a file `foo` before the package `foo/`, a package whose name begins
+    another's (`pkg/`, `pkgextra/`), a quoted row after a blank one or after unquoted ones of the same directory."""
+    site = tmp_path / "site"
+    rows = ["pkg/__init__.py,,", "pkg/sub/x.py,,", "pkgextra/__init__.py,,", "", '"quoted/__init__.py",sha256=x,1',
+            "foo,,", "foo/bar.py,,", "mod.py,,", "mod.py/x,,", 'lone/a.py,,', '"lone/b.py",,',
+            "pkg_x-1.0.dist-info/RECORD,,", "_ext.cpython-311-x86_64-linux-gnu.so,,", "__pycache__/m.pyc,,",
+            "../../bin/tool,,", "two.words/x.py,,"]
+    write(site / "pkg_x-1.0.dist-info" / "METADATA", "Metadata-Version: 2.1\nName: pkg-x\nVersion: 1.0\n")
+    write(site / "pkg_x-1.0.dist-info" / "RECORD", "\n".join(rows[:8]) + "\r\n" + "\r\n".join(rows[8:]) + "\n")
+    (d,) = _doc(probe, monkeypatch, [str(site)])
+    assert d["top_level"] == ["_ext", "foo", "lone", "mod", "pkg", "pkgextra", "quoted"]

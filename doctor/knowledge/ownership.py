@@ -53,10 +53,13 @@ _DIST_COMPONENTS: dict[str, str] = {
 assert set(_DIST_COMPONENTS.values()) <= COMPONENTS
 
 
+_DIST_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
+
+
 def component_of_distribution(dist: str) -> str | None:
     """The component a distribution belongs to: its own one (`megatron-core` -> "megatron"), else "python"
     (every installed distribution is a Python package); None for an empty or malformed name."""
-    if not isinstance(dist, str) or not dist.strip() or not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9._-]*", dist.strip()):
+    if not isinstance(dist, str) or not dist.strip() or not _DIST_NAME.fullmatch(dist.strip()):
         return None
     return _DIST_COMPONENTS.get(normalize(dist.strip()), "python")
 

@@ -503,6 +503,9 @@ def runtime_extras(line: str) -> tuple[str, ...]:
     return tuple(sorted({canonicalize_name(e) for e in _EXTRA.findall(line.partition(";")[2])} - DEV_EXTRAS))
 
 
+_NAME_END = re.compile(r"[\s\[<>=!~;(]")
+
+
 def _named_for(extra: str, dist: str) -> bool:
     """An extra named for the distribution it brings (`mbridge[megatron]` -> megatron-core, `x[vllm]` -> vllm)."""
     e = canonicalize_name(extra)
@@ -518,7 +521,7 @@ def _named_extras(name: str, version: str | None, d: Decl, pkgs: Mapping[str, An
         head, _, marker = line.partition(";")
         if "extra" not in marker or not any(c in head for c in "<>=!~"):
             continue  # only extra-only requirements with a version range can be judged
-        target = canonicalize_name(re.split(r"[\s\[<>=!~;(]", head.strip(), maxsplit=1)[0])
+        target = canonicalize_name(_NAME_END.split(head.strip(), maxsplit=1)[0])
         if target not in pkgs or target in source_built or component_of_distribution(target) in (None, "python"):
             # only an integration between the stack's components is judged in use: huggingface-hub's `[mcp]`
             # extra says nothing when vLLM brought mcp in for itself

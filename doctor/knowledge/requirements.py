@@ -313,8 +313,11 @@ def _tag_fits(t: Tag, python: str | None, arch: str | None) -> bool:
                                                                             and tag_minor <= minor)
 
 
+_SEPARATORS = re.compile(r"[-_.]+")
+
+
 def _normalize(name: str) -> str:
-    return re.sub(r"[-_.]+", "-", name).lower()
+    return _SEPARATORS.sub("-", name).lower()
 
 
 def declaration(v: Validator, rp: Any, rd: Any, path: str) -> tuple[str | None, tuple[str, ...]]:

@@ -26,11 +26,14 @@ _ASCEND_DOC = re.compile(r"^https://(?:www\.)?hiascend\.com/(?:document/detail|d
                          r"[A-Za-z]+/\d+[0-9A-Za-z]*/\S+\.html$")
 
 
+_REF = re.compile(r"^https://[^/]+/[^/]+/[^/]+/(?:blob|tree|raw)/([^/\s]+)")
+
+
 def pinned_url_problem(url: str) -> str | None:
     """Why `url` is not an upstream URL at a tag, commit or release (None when it is one)."""
     if not _PINNED_URL.match(url):
         return "must be an upstream URL at a tag, a commit or a PyPI release (github.com/…/blob/<tag>/…, pypi.org/project/<name>/<version>/)"
-    m = re.match(r"^https://[^/]+/[^/]+/[^/]+/(?:blob|tree|raw)/([^/\s]+)", url)
+    m = _REF.match(url)
     if m and m.group(1) in _MOVING_REFS:
         return f"points at the moving branch {m.group(1)!r}: use the tag or the commit it was read at"
     return None

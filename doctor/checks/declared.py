@@ -3,13 +3,16 @@ interpreter (doctor/knowledge/pipcheck.py holds the evaluation).
 
 A snapshot that only states versions (a bug report, an older collector) has no METADATA to read: for those
 packages the declaration of the same release as published on PyPI is used (profiles/requirements/, read by
-the knowledge refresh tool; doctor/knowledge/requirements.py), and the finding names that release's page.
+the knowledge refresh tool; doctor/knowledge/requirements.py), and the finding names that release's page; a release
+the chosen stack builds from git (vllm-ascend, verl, MindSpeed, Megatron) is judged by what its checkout declares at
+the commit the stack pins (profiles/requirements-git.toml).
 
 Each unmet requirement is one finding naming the declaring distribution, the requirement, what is installed
 and the METADATA it was read from. Severity by where the declaring package sits:
 - error on verl's import path: verl, what verl itself requires, and the torch / torch-npu / vllm /
   vllm-ascend / MindSpeed / Megatron stack (these are imported when a verl job starts);
-- warning for any other installed distribution;
+- warning for any other installed distribution, except a requirement the declaring package checks itself when
+  imported (profiles/code-needs.toml `[[enforces]]`: transformers' dependency_versions_check): an error wherever it is;
 - info when the chosen profile names the conflict as upstream's own (`upstream_conflicts`): the documented
   stack itself carries it, so it must not turn a verified stack red (docs/design.md severity policy); only on a
   snapshot with an Ascend fact (chip, devices, CANN, torch-npu, vllm-ascend), the stack those conflicts are of.

@@ -763,10 +763,11 @@ def _code_need_unmet(ctx: CheckContext, name: str, version: str, need: Any, have
         evidence=evidence, fix=fix, commands=commands, source=need.source)
 
 
-def _within(ctx: CheckContext, name: str, need: Any) -> str:
+def _within(ctx: CheckContext, name: str, need: Any) -> tuple[str, str]:
     """The need, narrowed by what the other installed packages declare on the needed package where that leaves part
-    of it out: 'transformers<4.53.0,>=4.52.4 (the need within vllm-ascend 0.9.1's transformers<4.53.0)' rather than a
-    bare `transformers>=4.52.4` that pip would meet with a 5.x the stack's vllm-ascend rules out."""
+    of it out, and what narrowed it: ('transformers<4.53.0,>=4.52.4', " (the need within vllm-ascend 0.9.1's
+    transformers<4.53.0)") rather than a bare `transformers>=4.52.4` that pip would meet with a 5.x the stack's
+    vllm-ascend rules out; (`need.requires`, "") when nothing narrows it."""
     from packaging.specifiers import InvalidSpecifier, SpecifierSet
 
     from doctor.checks.declared import release_lookup
@@ -775,16 +776,16 @@ def _within(ctx: CheckContext, name: str, need: Any) -> str:
     try:
         want = SpecifierSet(need.specifier)
     except InvalidSpecifier:
-        return need.requires
+        return need.requires, ""
     by = [(p, r, s) for p, r, s in declared_ranges(ctx.snapshot, need.needed, release_lookup(ctx.snapshot, ctx.profile))
           if p != name and narrows(s, want)]
     if not by:
-        return need.requires
+        return need.requires, ""
     spec = want
     for _, _, s in by:
         spec &= s
     named = "; ".join(f"{' '.join(x for x in (p, ver(ctx.snapshot, p)) if x)}'s {r}" for p, r, _ in by)
-    return f"{need.needed}{spec} (the need within {named})"
+    return f"{need.needed}{spec}", f" (the need within {named})"
 
 
 def _code_need_fix(ctx: CheckContext, name: str, version: str, need: Any, have: str,
@@ -800,9 +801,11 @@ def _code_need_fix(ctx: CheckContext, name: str, version: str, need: Any, have: 
     caps = [(p, r) for p, r in declared_excluding(ctx.snapshot, need.needed, need.specifier,
                                                   release_lookup(ctx.snapshot, ctx.profile)) if p != name]
     if not caps:
-        # torch moves with torch-npu / vllm (one stack); another package moves alone
-        same_stack = " (with the torch-npu / vllm releases of the same stack)" if need.needed == "torch" else ""
-        return (f"Install {_within(ctx, name, need)}{same_stack}, or {other}.", ())
+        req, within = _within(ctx, name, need)
+        if need.needed == "torch":
+            # torch moves with torch-npu / vllm (one stack): a bare pip line would take PyPI's build, so no command
+            return (f"Install {req}{within} (with the torch-npu / vllm releases of the same stack), or {other}.", ())
+        return f"Install {req}{within}, or {other}.", (f"pip install '{req}'",)
     since = _need_begins(name, need, have, table)
     by = excluded_by(ctx.snapshot, caps)
     before = f"{name}<{since}" if since else None

@@ -559,7 +559,7 @@ def test_pyarrow_26_on_a_stack_that_caps_numpy_below_2_offers_an_older_pyarrow_f
     own = fix({"mylib": {"version": "1.0", "requires_dist": ["numpy (<2,>=1.22)", "numpy>=3; extra == 'x'"]}})
     assert "mylib 1.0 requires numpy<2,>=1.22" in own.text and own.text.startswith("Install a pyarrow release")
     free = fix({"mylib": {"version": "1.0", "requires_dist": ["numpy>=1.22", "numpy<2; python_version < '3'"]}})
-    assert free.text.startswith("Install numpy>=2.0") and free.commands == ()
+    assert free.text.startswith("Install numpy>=2.0") and free.commands == ("pip install 'numpy>=2.0'",)
 
 
 def _verl_wheel_files(version: str) -> dict[str, str] | None:
@@ -1092,7 +1092,12 @@ def test_the_need_s_fix_names_the_range_the_other_installed_packages_leave():
     (f,) = _code_needs(bare(packages=pk))
     assert f.fix.text.startswith("Install transformers<4.53.0,>=4.52.4 (the need within vllm-ascend 0.9.1's "
                                  "transformers<4.53.0), or a verl release that runs on transformers 4.49.0.")
+    assert f.fix.commands == ("pip install 'transformers<4.53.0,>=4.52.4'",)  # the line to paste, the same range
     # a range that leaves the need as it is is not named
     pk["vllm-ascend"]["requires_dist"] = ["transformers>=4.40.0"]
     (g,) = _code_needs(bare(packages=pk))
     assert g.fix.text.startswith("Install transformers>=4.52.4, or a verl release")
+    assert g.fix.commands == ("pip install 'transformers>=4.52.4'",)
+    # torch moves with its torch-npu: a bare pip line would take PyPI's build, so the fix stays text
+    (t,) = _code_needs(bare(packages={"transformers": {"version": "4.51.3"}, "torch": {"version": "2.0.1"}}))
+    assert t.fix.commands == () and "with the torch-npu / vllm releases of the same stack" in t.fix.text

@@ -27,7 +27,7 @@ from doctor.knowledge.ownership import component_of_distribution
 from doctor.knowledge.releases import release_for
 from doctor.knowledge.versions import CannVersion, parse_pkg_version, pkg_satisfies
 from doctor.report import Finding, finding
-from doctor.snapshot.model import Snapshot, known
+from doctor.snapshot.model import Snapshot, known, normalize_name
 
 if TYPE_CHECKING:
     from doctor.knowledge.import_surface import Unmet
@@ -665,50 +665,44 @@ def code_needs(ctx: CheckContext) -> Iterator[Finding]:
     stated = {name: v for name in CODE_NEEDS_PACKAGES if isinstance(v := ver(snap, name), str) and v}
     if not stated:
         skip("no package the table of code needs covers has a known version")
-    from doctor.knowledge.code_needs import needs_of
-
     table = _code_needs_table()
     for name, version in sorted(stated.items()):
-        for need in needs_of(name, version, table):
-            have = ver(snap, need.needed)
-            if need.on == "npu" and npu_runtime(snap) is not True:
-                continue  # the gate runs only where torch_npu finds an NPU
-            if not isinstance(have, str):
-                if need.bypass and absent(snap, need.needed):
-                    # a version check through require_version raises PackageNotFoundError on a missing package too
-                    yield _code_need_unmet(ctx, name, version, need, None, table)
-                elif need.absent_breaks and absent(snap, need.needed):
-                    from doctor.knowledge.ownership import modules_of_distribution
+        for need, have in _unmet_needs(snap, name, version, table):
+            if have is None and not need.bypass:  # an absent_breaks row: the code imports it whatever is installed
+                from doctor.knowledge.ownership import modules_of_distribution
 
-                    mods = modules_of_distribution(need.needed, snap)
-                    yield _code_need_absent(name, version, need, table.read,
-                                            unlisted_path_dirs(snap, mods, ctx.options.get("path_names")))
-                continue
-            if need.met_by(have) is not False:
-                continue
-            yield _code_need_unmet(ctx, name, version, need, have, table)
+                mods = modules_of_distribution(need.needed, snap)
+                yield _code_need_absent(name, version, need, table.read,
+                                        unlisted_path_dirs(snap, mods, ctx.options.get("path_names")))
+            else:
+                yield _code_need_unmet(ctx, name, version, need, have, table)
+
+
+def _unmet_needs(snap: Any, name: str, version: str, table: Any = None) -> Iterator[tuple[Any, str | None]]:
+    """(need, the installed version of what it needs, None when that is absent) for each row of `name` `version` the
+    snapshot does not meet: a row whose host condition holds (`on = "npu"`: torch_npu finds an NPU), with the needed
+    package outside it, or absent where the row's code raises on that too (a require_version check, `bypass`; an
+    import whatever is installed, `absent_breaks`). The one decision the check and declared-requirements share."""
+    from doctor.knowledge.code_needs import needs_of
+
+    for need in needs_of(name, version, table):
+        if need.on == "npu" and npu_runtime(snap) is not True:
+            continue  # the gate runs only where torch_npu finds an NPU
+        have = ver(snap, need.needed)
+        if isinstance(have, str):
+            if need.met_by(have) is False:
+                yield need, have
+        elif (need.bypass or need.absent_breaks) and absent(snap, need.needed):
+            # require_version raises PackageNotFoundError on a missing package too
+            yield need, None
 
 
 def code_need_unmet(snap: Any, package: str, version: str, needed: str) -> bool:
-    """Whether the code-needs check reports `package` `version`'s need of `needed` as unmet (a row that applies, its
-    host condition shown, the installed `needed` outside it, or absent where the row's check raises on that too):
-    declared-requirements leaves that pair to it."""
-    from doctor.knowledge.code_needs import needs_of
-
-    if _norm_name(package) not in CODE_NEEDS_PACKAGES:
-        return False
-    have = ver(snap, needed)
-    missing = absent(snap, needed)
-    return (isinstance(have, str) or missing) and any(
-        n.needed == _norm_name(needed) and (n.on != "npu" or npu_runtime(snap) is True)
-        and (n.met_by(have) is False if isinstance(have, str) else bool(n.bypass))
-        for n in needs_of(package, version))
-
-
-def _norm_name(name: str) -> str:
-    from packaging.utils import canonicalize_name
-
-    return canonicalize_name(name)
+    """Whether the code-needs check reports `package` `version`'s need of `needed` as unmet (its version gate or
+    require_version check, not a bare import): declared-requirements leaves that pair to it."""
+    name, wanted = normalize_name(package), normalize_name(needed)
+    return name in CODE_NEEDS_PACKAGES and any(
+        n.needed == wanted and (have is not None or bool(n.bypass)) for n, have in _unmet_needs(snap, name, version))
 
 
 def _code_need_unmet(ctx: CheckContext, name: str, version: str, need: Any, have: str | None,

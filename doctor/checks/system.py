@@ -98,9 +98,10 @@ def _torch_npu_python(snap: Snapshot, py: Version, pys: str) -> Iterator[Finding
 
 
 def _too_old(ctx: CheckContext, pys: str, pkg: str, v: str | None, requires: str, source: str, why: str) -> Finding:
+    comp = component_of_distribution(pkg)  # llamafactory is no component: the finding is python's alone
     return finding(
-        "python-too-old-for-package", "error", ("python", *(c for c in (component_of_distribution(pkg),) if c not in
-                                                           (None, "python"))), f"Python {pys} is too old for {pkg} {v}",
+        "python-too-old-for-package", "error", ("python",) + ((comp,) if comp and comp != "python" else ()),
+        f"Python {pys} is too old for {pkg} {v}",
         detail=f"{why}; imports fail at start-up.", evidence={"python": pys, pkg: v, "requires": requires},
         # `doctor install` builds verl's stack: another trainer (llamafactory) is reinstalled by its own procedure
         fix=(f"Create the environment with a Python {requires} and reinstall the stack (`doctor install`)."

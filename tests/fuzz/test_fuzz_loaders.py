@@ -268,3 +268,38 @@ def test_code_needs_table_loader(doc):
         parse(doc, "fuzz/code-needs.toml")
     except InputError as e:
         assert str(e).startswith("fuzz/code-needs.toml")
+
+
+CHIP_SUPPORT = tomllib.loads((ROOT / "profiles" / "chip-support.toml").read_text())
+
+
+@fuzz
+@given(mutated_rows(CHIP_SUPPORT, ["row"], ["branches", "excluded", "extra"]),
+       st.sampled_from(["0.7.1", "0.12.1", "not a version", "2.5.1.post1", None]),
+       st.sampled_from(["A2", "A3", "910", "310P", "310", "950"]))
+def test_chip_support_table_loader(doc, version, family):
+    """A malformed chip-support file is an InputError naming it, when loaded or when a release is judged."""
+    from doctor.knowledge.chip_support import parse
+
+    try:
+        table = parse(doc, "fuzz/chip-support.toml")
+        for package in table.scope:
+            table.verdict(package, version, family, "core_r0.16.0")
+    except InputError as e:
+        assert str(e).startswith("fuzz/chip-support.toml")
+
+
+REQUIREMENTS_GIT = tomllib.loads((ROOT / "profiles" / "requirements-git.toml").read_text())
+
+
+@fuzz
+@given(mutated_rows(REQUIREMENTS_GIT, ["release"], ["extra"],
+                    st.one_of(leaf, st.lists(st.one_of(leaf, st.sampled_from(["numpy<2", "torch==", "a; extra == 'x'"])),
+                                             max_size=3))))
+def test_requirements_git_table_loader(doc):
+    from doctor.knowledge.requirements_git import parse
+
+    try:
+        parse(doc, "fuzz/requirements-git.toml")
+    except InputError as e:
+        assert str(e).startswith("fuzz/requirements-git.toml")

@@ -11,6 +11,7 @@ import os
 import socket
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -62,6 +63,36 @@ def _ray_job(tmp_path: Path, temp: Path) -> None:
     assert any(p.name.startswith("raylet") for p in logs) and any(p.name.startswith("gcs_server") for p in logs)
     found = {p.name: _errors(p) for p in [driver, *logs]}
     assert not any(found.values()), {k: v for k, v in found.items() if v}
+
+
+@pytest.mark.skipif(importlib.util.find_spec("ray") is None, reason="ray is not installed")
+def test_a_second_ray_on_the_host_leaves_only_notes_in_its_session_logs(tmp_path):
+    """Two Ray instances on one host (another user's, another job's): the second cannot bind Ray's fixed metrics
+    and agent ports and logs exceptions and retries about it, yet its job runs. explain must not call that
+    session's logs failed: the notes it gives are info, and they name Ray's own ports."""
+    import shutil
+    import tempfile
+
+    first, second = (Path(tempfile.mkdtemp(prefix="ray", dir="/tmp")) for _ in range(2))
+    ready, release = tmp_path / "ready", tmp_path / "release"
+    env = {**os.environ, "HOME": str(tmp_path), "RAY_USAGE_STATS_ENABLED": "0"}
+    holder = subprocess.Popen([sys.executable, str(HERE / "ray_hold.py"), str(first), str(ready), str(release)],
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env, cwd=tmp_path)
+    try:
+        for _ in range(1200):
+            if ready.exists() or holder.poll() is not None:
+                break
+            time.sleep(0.1)
+        assert ready.exists(), "the first Ray instance did not come up"
+        _ray_job(tmp_path, second)
+        logs = [p for p in (second / "session_latest" / "logs").iterdir() if p.is_file() and p.stat().st_size]
+        notes = {f.id for p in logs for f in explain_path(str(p))[0] if f.severity is Severity.INFO}
+        assert "ray-metrics-port-taken" in notes, notes
+    finally:
+        release.write_text("go")
+        holder.wait(timeout=120)
+        shutil.rmtree(first, ignore_errors=True)
+        shutil.rmtree(second, ignore_errors=True)
 
 
 def test_a_healthy_torchrun_gloo_job_gives_no_error(tmp_path):

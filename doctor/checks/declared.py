@@ -224,7 +224,7 @@ def declared_requirements(ctx: CheckContext) -> Iterator[Finding]:
             if through is None:
                 through = required_through(snap, on_path | {"verl"}, lookup)
             chain = through.get(u.package, ())
-        if _left_to_code_needs(u, ctx):
+        if _left_to_code_needs(u, ctx) or _left_to_python_version(u, ctx):
             continue
         sev, conflict = _severity(u, on_path | ({u.package} if chain else set()), conflicts, at_load)
         documented = _documented(u) if ascend and conflict is None else None
@@ -247,6 +247,18 @@ def _left_to_code_needs(u: Unmet, ctx: CheckContext) -> bool:
     head = component_of_distribution(u.name) or "python"
     return (reported(ctx, "code-needs", "package-code-needs-unmet", head)
             and code_need_unmet(ctx.snapshot, u.package, u.version, u.name))
+
+
+def _left_to_python_version(u: Unmet, ctx: CheckContext) -> bool:
+    """A Requires-Python the python-version check also finds unmet for the same package (verl's release row, a
+    package whose code needs a newer Python, torch-npu's builds): that finding says it with the fix that rebuilds the
+    environment, and this one would say it twice. Only when this run reports that finding."""
+    if u.kind != "python":
+        return False
+    from doctor.checks.system import package_pythons
+
+    return any(pkg == u.package and reported(ctx, "python-version", f.id, f.components[0])
+               for pkg, f in package_pythons(ctx.snapshot))
 
 
 def _enforced(u: Unmet) -> Any:

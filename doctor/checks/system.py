@@ -46,25 +46,7 @@ def python_version(ctx: CheckContext) -> Iterator[Finding]:
     if py is None:
         skip("the target Python's version is not known")
     pys = ".".join(str(x) for x in release(py))
-    for pkg, since, floor, why, source in _PY_FLOORS:
-        have = pver(snap, pkg)
-        if have is not None and not have < type(have)(since) and release(py, 2) < floor:
-            want = f"{floor[0]}.{floor[1]}"
-            yield _too_old(ctx, pys, pkg, ver(snap, pkg), f">={want}", source, why.format(since=since, floor=want))
-    yield from _torch_npu_python(snap, py, pys)
-    row = release_for(ver(snap, "verl"))
-    if row is not None and pkg_satisfies(pys, row.python) is False:
-        lows = [s for s in SpecifierSet(row.python) if s.operator in (">=", ">") and not pkg_satisfies(pys, str(s))]
-        if lows:
-            yield _too_old(ctx, pys, "verl", ver(snap, "verl"), row.python, row.python_source,
-                           f"verl {row.verl} declares Requires-Python {row.python}")
-        else:
-            yield finding(
-                "python-too-new-for-package", "error", ("python", "verl"),
-                f"Python {pys} is too new for verl {ver(snap, 'verl')}",
-                detail=f"verl {row.verl} declares Requires-Python {row.python}.",
-                evidence={"python": pys, "verl": ver(snap, "verl"), "requires": row.python},
-                fix=f"Use a Python inside {row.python} for this verl.", source=row.python_source)
+    yield from (f for _, f in package_pythons(snap))
     p = ctx.profile
     if p is not None and p.python_fits(pys) is False:
         yield finding(
@@ -74,6 +56,35 @@ def python_version(ctx: CheckContext) -> Iterator[Finding]:
             + "; wheels for other versions may not exist or be untested.",
             evidence={"python": pys, "profile": p.name, "range": p.python},
             fix=f"Use Python {p.python_recommended or p.python} for this stack.", source=p.source)
+
+
+def package_pythons(snap: Snapshot) -> Iterator[tuple[str, Finding]]:
+    """(package, python-too-old/new-for-package) for each installed package whose code, build or release row rules
+    the snapshot's Python out. declared-requirements leaves such a package's Requires-Python to these findings when
+    this run reports them: one fact, said once, with the fix that rebuilds the environment."""
+    py = py_version(snap)
+    if py is None:
+        return
+    pys = ".".join(str(x) for x in release(py))
+    for pkg, since, floor, why, source in _PY_FLOORS:
+        have = pver(snap, pkg)
+        if have is not None and not have < type(have)(since) and release(py, 2) < floor:
+            want = f"{floor[0]}.{floor[1]}"
+            yield pkg, _too_old(pys, pkg, ver(snap, pkg), f">={want}", source, why.format(since=since, floor=want))
+    yield from (("torch-npu", f) for f in _torch_npu_python(snap, py, pys))
+    row = release_for(ver(snap, "verl"))
+    if row is not None and pkg_satisfies(pys, row.python) is False:
+        lows = [s for s in SpecifierSet(row.python) if s.operator in (">=", ">") and not pkg_satisfies(pys, str(s))]
+        if lows:
+            yield "verl", _too_old(pys, "verl", ver(snap, "verl"), row.python, row.python_source,
+                                   f"verl {row.verl} declares Requires-Python {row.python}")
+        else:
+            yield "verl", finding(
+                "python-too-new-for-package", "error", ("python", "verl"),
+                f"Python {pys} is too new for verl {ver(snap, 'verl')}",
+                detail=f"verl {row.verl} declares Requires-Python {row.python}.",
+                evidence={"python": pys, "verl": ver(snap, "verl"), "requires": row.python},
+                fix=f"Use a Python inside {row.python} for this verl.", source=row.python_source)
 
 
 def _torch_npu_python(snap: Snapshot, py: Version, pys: str) -> Iterator[Finding]:
@@ -97,7 +108,7 @@ def _torch_npu_python(snap: Snapshot, py: Version, pys: str) -> Iterator[Finding
             f"for Python {xy}.", source=SRC_PT_COMPAT)
 
 
-def _too_old(ctx: CheckContext, pys: str, pkg: str, v: str | None, requires: str, source: str, why: str) -> Finding:
+def _too_old(pys: str, pkg: str, v: str | None, requires: str, source: str, why: str) -> Finding:
     comp = component_of_distribution(pkg)  # llamafactory is no component: the finding is python's alone
     return finding(
         "python-too-old-for-package", "error", ("python",) + ((comp,) if comp and comp != "python" else ()),

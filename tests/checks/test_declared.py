@@ -90,10 +90,33 @@ def test_unknown_facts_stay_silent():
 
 
 def test_requires_python_unmet_is_a_finding():
-    snap = _snap({"verl": {"version": "0.9.1", "requires_python": "<3.13,>=3.10", "requires_dist": []}}, python="3.9.18")
+    snap = _snap({"vllm": {"version": "0.9.1", "requires_python": "<3.13,>=3.10", "requires_dist": []}}, python="3.9.18")
     (f,) = _declared(snap)
     assert f.id == "requires-python-unmet" and f.severity.value == "error"
-    assert f.components[0] == "python" and "verl 0.9.1 requires Python <3.13,>=3.10" in f.title
+    assert f.components[0] == "python" and "vllm 0.9.1 requires Python <3.13,>=3.10" in f.title
+
+
+def test_a_python_the_python_version_check_rules_out_for_the_same_package_is_said_once(tmp_path):
+    """verl 0.9.1 on Python 3.9 (its Requires-Python and its release row agree): one error, python-version's, whose
+    fix rebuilds the environment; with python-version waived, declared-requirements says it."""
+    import json
+    import subprocess
+    import sys
+
+    doc = {"schema": "doctor.snapshot/1", "python": {"version": "3.9.18"},
+           "packages": {"verl": {"version": "0.9.1", "requires_python": "<3.13,>=3.10", "requires_dist": []}}}
+    path = tmp_path / "snap.json"
+    path.write_text(json.dumps(doc))
+
+    def ids(*args: str) -> list[str]:
+        r = subprocess.run([sys.executable, "-m", "doctor", "--json", "check", "--from", str(path), *args],
+                           capture_output=True, text=True)
+        return [f["id"] for f in json.loads(r.stdout)["findings"] if "python" in f["components"][:1]
+                and f["severity"] == "error"]
+
+    assert ids() == ["python-too-old-for-package"]
+    assert ids("--ignore", "python-too-old-for-package") == ["requires-python-unmet"]
+    assert ids("--only", "declared-requirements") == ["requires-python-unmet"]
 
 
 def test_prereleases_satisfy_a_specifier_as_pip_check_judges_them():
@@ -197,10 +220,10 @@ def test_a_long_stated_package_list_finds_the_release_table_once(monkeypatch):
 
 
 def test_a_stated_python_outside_a_releases_requires_python():
-    snap = _snap({"verl": {"version": "0.9.1"}}, complete=False, python="3.13.1")
+    snap = _snap({"transformers": {"version": "4.57.1"}}, complete=False, python="3.8.18")
     (f,) = _declared(snap)
-    assert f.id == "requires-python-unmet" and f.severity.value == "error" and "<3.13,>=3.10" in f.title
-    assert f.source == "https://pypi.org/project/verl/0.9.1/#verl-0.9.1-py3-none-any.whl"
+    assert f.id == "requires-python-unmet" and f.severity.value == "error" and ">=3.9.0" in f.title
+    assert f.source == "https://pypi.org/project/transformers/4.57.1/#transformers-4.57.1-py3-none-any.whl"
 
 
 # -- collection: the probe reads what the dists declare ----------------------------------------------------

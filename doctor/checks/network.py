@@ -7,7 +7,9 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
-from doctor.checks.facts import absent, cann, env, env_known, env_unset, installed, val
+from packaging.version import Version
+
+from doctor.checks.facts import absent, cann, env, env_known, env_unset, installed, public, pver, val
 from doctor.checks.runner import CheckContext, check, skip
 from doctor.knowledge.hccl_env import CONNECT_TIMEOUT, CONNECT_TIMEOUT_RANGE, CONNECT_TIMEOUT_SOURCE
 from doctor.knowledge.versions import CannVersion
@@ -133,6 +135,78 @@ def hccl_exec_timeout(ctx: CheckContext) -> Iterator[Finding]:
             fix=f"Keep the slowest step under {AIV_EXEC_TIMEOUT_MAX} s, or unset HCCL_OP_EXPANSION_MODE=AIV where a longer "
                 "wait is needed.",
             source=SRC_HCCL_EXEC_TIMEOUT)
+
+
+# torch_npu's HCCL_EVENT_TIMEOUT (seconds, [0, 2147483647], 0 = never): "该环境变量被配置时，配置值需要大于HCCL_EXEC_TIMEOUT的
+# 配置值" (its page's constraint). ProcessGroupHCCL's constructor reads both with strtol (OptionsManager
+# GetHCCLEventTimeout / GetHCCLExecTimeout; a negative value or none is the default, HCCL_EXEC_TIMEOUT's 1836 s) and a
+# positive HCCL_EVENT_TIMEOUT becomes the process's op wait timeout (aclrtSetOpWaitTimeout) as it is, with only a
+# TORCH_NPU_WARN_ONCE when it is <= HCCL_EXEC_TIMEOUT or HCCL_EXEC_TIMEOUT is 0; unset, the wait is HCCL_EXEC_TIMEOUT
+# + 30 s (0: never). Read at v6.0.rc2 (2.1.0.post6, 2.2.0.post2, 2.3.1: the first tags that read the variable),
+# v7.1.0 / v7.3.0 (the warnings) and v26.0.1 (master 9e73e708, the same code).
+SRC_HCCL_EVENT_TIMEOUT = ("https://github.com/Ascend/pytorch/blob/9e73e708ab9350d203475609f36f8a43f6a0c2ab/docs/zh/api/"
+                          "environment_variable/collective_communication/HCCL_EVENT_TIMEOUT.md; "
+                          "https://github.com/Ascend/pytorch/blob/9e73e708ab9350d203475609f36f8a43f6a0c2ab/torch_npu/"
+                          "csrc/distributed/ProcessGroupHCCL.cpp")
+TORCH_NPU_EXEC_TIMEOUT_DEFAULT = 1836
+
+
+def _strtol(text: str) -> int:
+    """C strtol base 10 as torch_npu reads these variables: leading blanks and sign, then digits; none is 0."""
+    m = re.match(r"\s*([+-]?[0-9]+)", text)
+    return int(m.group(1)) if m else 0
+
+
+def _reads_event_timeout(snap: Any) -> bool:
+    """Whether the installed torch-npu reads HCCL_EVENT_TIMEOUT: from 2.1.0.post6 / 2.2.0.post2 / 2.3.1 (Ascend/pytorch
+    v6.0.rc2); an unknown version is taken to."""
+    v = pver(snap, "torch-npu")
+    if v is None:
+        return True
+    pub = public(v)
+    if pub < Version("2.1.0.post6"):
+        return False
+    return not Version("2.2") <= pub < Version("2.2.0.post2")
+
+
+@check("hccl-event-timeout", "network", findings=("hccl-event-timeout-not-above-exec",))
+def hccl_event_timeout(ctx: CheckContext) -> Iterator[Finding]:
+    """HCCL_EVENT_TIMEOUT, when set, is above HCCL_EXEC_TIMEOUT, as torch_npu documents."""
+    snap = ctx.snapshot
+    if not env_known(snap):
+        skip("the snapshot has no environment variables")
+    raw = env(snap, "HCCL_EVENT_TIMEOUT")
+    if not raw:
+        skip("HCCL_EVENT_TIMEOUT is not set")
+    if absent(snap, "torch-npu") or not _reads_event_timeout(snap):
+        skip("no torch-npu that reads HCCL_EVENT_TIMEOUT is installed")
+    event = _strtol(raw)
+    if event <= 0:
+        return  # 0: never times out; negative: torch_npu's default (the exec timeout + 30 s)
+    exec_raw = env(snap, "HCCL_EXEC_TIMEOUT")
+    if exec_raw is None and not env_unset(snap, "HCCL_EXEC_TIMEOUT"):
+        skip("HCCL_EXEC_TIMEOUT is not in the snapshot")
+    exec_secs = _strtol(exec_raw) if exec_raw else -1
+    if exec_secs < 0:
+        exec_secs = TORCH_NPU_EXEC_TIMEOUT_DEFAULT
+    if exec_secs != 0 and event > exec_secs:
+        return
+    said = (f"HCCL_EXEC_TIMEOUT={exec_raw}" if exec_raw else
+            f"HCCL_EXEC_TIMEOUT (unset: {TORCH_NPU_EXEC_TIMEOUT_DEFAULT} s)")
+    yield finding(
+        "hccl-event-timeout-not-above-exec", "warning", ("hccl", "torch-npu", "env"),
+        f"HCCL_EVENT_TIMEOUT={raw} is not above {said}" + (" (never)" if exec_secs == 0 else ""),
+        detail=f"torch_npu makes HCCL_EVENT_TIMEOUT the NPU's wait on every collective's event "
+               f"(aclrtSetOpWaitTimeout), and documents it must be greater than HCCL_EXEC_TIMEOUT. Here the wait "
+               f"gives up after {event} s, "
+               + ("while HCCL itself never times out" if exec_secs == 0 else
+                  f"before HCCL's own {exec_secs} s")
+               + ": a collective held up by a slow rank (a checkpoint save, a long rollout or generation on other "
+                 "ranks) fails with a stream-wait timeout instead of completing or getting HCCL's timeout report.",
+        evidence={"HCCL_EVENT_TIMEOUT": raw, "HCCL_EXEC_TIMEOUT": exec_raw, "exec_timeout_applied": exec_secs},
+        fix="unset HCCL_EVENT_TIMEOUT (torch_npu then waits HCCL_EXEC_TIMEOUT + 30 s)"
+            + ("" if exec_secs == 0 else f", or export HCCL_EVENT_TIMEOUT={exec_secs + 30}"),
+        source=SRC_HCCL_EVENT_TIMEOUT)
 
 
 def _listening_ports(snap: Any) -> list[int]:

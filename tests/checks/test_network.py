@@ -286,3 +286,26 @@ def test_hccl_takes_32_host_ports_from_cann_9_1():
     assert found(d("9.1.0"))["hccl-port-in-use"] == "warning"
     (f,) = [f for f in diagnose_dict(d("9.1.0")).findings if f.id == "hccl-port-in-use"]
     assert "HCCL_IF_BASE_PORT.md" in f.source and f.title.startswith("HCCL's host port range 60000-60031 ")
+
+
+def test_hccl_event_timeout_must_be_above_the_exec_timeout():
+    """torch_npu's HCCL_EVENT_TIMEOUT page: when set it must be greater than HCCL_EXEC_TIMEOUT (default 1836 s); a
+    positive value becomes the NPU's wait on each collective's event as it is."""
+    def fid(env, **kw):
+        return found(bare(env=env, **kw)).get("hccl-event-timeout-not-above-exec")
+
+    # the page's own example, 1800, under the default 1836 s: known only when the snapshot says HCCL_EXEC_TIMEOUT is unset
+    assert fid({"HCCL_EVENT_TIMEOUT": "1800"}) is None
+    assert fid({"HCCL_EVENT_TIMEOUT": "1800"}, complete=True) == "warning"
+    assert fid({"HCCL_EVENT_TIMEOUT": "3600", "HCCL_EXEC_TIMEOUT": "7200"}) == "warning"
+    assert fid({"HCCL_EVENT_TIMEOUT": "600", "HCCL_EXEC_TIMEOUT": "0"}) == "warning"  # HCCL never times out, the wait does
+    for fine in ({"HCCL_EVENT_TIMEOUT": "1900"}, {"HCCL_EVENT_TIMEOUT": "7300", "HCCL_EXEC_TIMEOUT": "7200"},
+                 {"HCCL_EVENT_TIMEOUT": "0", "HCCL_EXEC_TIMEOUT": "7200"},  # 0: never
+                 {"HCCL_EVENT_TIMEOUT": "-1", "HCCL_EXEC_TIMEOUT": "7200"}):  # negative: torch_npu's default
+        assert fid(fine, complete=True) is None, fine
+    bad = {"HCCL_EVENT_TIMEOUT": "600", "HCCL_EXEC_TIMEOUT": "1800"}
+    assert fid(bad, packages={"torch-npu": {"version": "2.5.1"}}) == "warning"
+    # torch-npu releases before Ascend/pytorch v6.0.rc2 do not read the variable; none installed reads nothing
+    assert fid(bad, packages={"torch-npu": {"version": "2.1.0.post4"}}) is None
+    assert fid(bad, packages={"torch-npu": {"version": "2.2.0"}}) is None
+    assert fid(bad, packages={"torch": {"version": "2.5.1"}}, complete=True) is None

@@ -486,6 +486,61 @@ def host_nic(ctx: CheckContext) -> Iterator[Finding]:
         source=SRC_HCCL_IF_IP + "; https://docs.vllm.ai/en/latest/serving/distributed_troubleshooting/")
 
 
+# Without GLOO_SOCKET_IFNAME, torch's ProcessGroupGloo::createDefaultDevice resolves the hostname (getaddrinfo) and binds
+# the first address that binds; gloo's tcp device (lookupAddrForHostname) listens there and publishes that address in
+# the store for every peer. An /etc/hosts that maps the hostname to loopback only (Debian / Ubuntu's `127.0.1.1 <host>`,
+# copied into --network=host containers) makes it 127.0.1.1: ranks on other nodes dial their own loopback and the
+# group's connectFullMesh fails. verl's workers create that group at init (backend "cpu:gloo,npu:hccl"), vLLM one per
+# parallel group (its CPU groups); verl's Ascend multi-node examples export GLOO_SOCKET_IFNAME on every node.
+SRC_GLOO_HOSTNAME = ("https://github.com/pytorch/pytorch/blob/0069b72918a505a148894d7d0fdce733c87b06fa/torch/csrc/distributed/c10d/ProcessGroupGloo.cpp; "
+                     "https://github.com/pytorch/gloo/blob/3bdfabf273aed0d29e1ec73af8d67571ff0c6eb8/gloo/transport/tcp/device.cc; "
+                     "https://github.com/verl-project/verl/blob/bec9ef74768dd201881cd4e54cd0385e87caae27/verl/workers/fsdp_workers.py; "
+                     "https://github.com/verl-project/verl/blob/638b8ff84f279e054982f1f4633a546f3c6ced68/docs/ascend_tutorial/"
+                     "model_support/examples/ascend_vllm_best_practices.rst")
+
+
+def _joins_remote_head(snap: Any) -> bool:
+    """This node joins a Ray head on another host: RAY_ADDRESS, or the cluster `ray start --address` recorded, names one."""
+    for text in (env(snap, "RAY_ADDRESS"), _ray(snap).get("current_cluster")):
+        ep = ray_endpoint(text)
+        if ep is not None and _on_this_host(snap, ep[0]) is False:
+            return True
+    return False
+
+
+@check("gloo-hostname", "network", findings=("gloo-hostname-loopback",))
+def gloo_hostname(ctx: CheckContext) -> Iterator[Finding]:
+    """On a multi-node job without GLOO_SOCKET_IFNAME, the hostname Gloo binds resolves to a routable address."""
+    snap = ctx.snapshot
+    addrs = val(snap.host, "hostname_addresses")
+    if not addrs or not isinstance(addrs, list):
+        skip("what /etc/hosts maps the hostname to is not in the snapshot")
+    if absent(snap, "torch"):
+        skip("torch is not installed")
+    ips = [_address(str(a)) for a in addrs]
+    if not all(ip and ipaddress.ip_address(ip).is_loopback for ip in ips):
+        return
+    if not env_known(snap) or not env_unset(snap, "GLOO_SOCKET_IFNAME"):
+        return
+    if not (_multi_node(ctx) or _joins_remote_head(snap)):
+        return
+    hostname = val(snap.host, "hostname")
+    nics = [str(i.name) for i in _routable(val(snap.network, "interfaces"))]
+    nic = nics[0] if len(nics) == 1 else "<the NIC on the cluster network>"
+    yield finding(
+        "gloo-hostname-loopback", "error", ("network", "torch", "env"),
+        f"This node's hostname{f' {hostname}' if hostname else ''} resolves to loopback only ({', '.join(map(str, addrs))} "
+        "in /etc/hosts) and GLOO_SOCKET_IFNAME is unset, on a multi-node job",
+        detail="Without GLOO_SOCKET_IFNAME, torch's Gloo process group binds the address the hostname resolves to and "
+               "hands it to every other rank; ranks on the other nodes then dial their own loopback, and the group "
+               "(verl's workers create it at init with backend cpu:gloo,npu:hccl; vLLM one per parallel group) fails "
+               "in `Gloo connectFullMesh failed` or times out.",
+        evidence={"hostname": hostname, "hostname_addresses": addrs, "GLOO_SOCKET_IFNAME": None},
+        fix=f"export GLOO_SOCKET_IFNAME={nic} on every node before `ray start` (verl's Ascend multi-node examples do), "
+            "or map the hostname to the node's cluster address in /etc/hosts instead of 127.0.1.1.",
+        source=SRC_GLOO_HOSTNAME)
+
+
 @check("shm-size", "network", findings=("shm-too-small",))
 def shm_size(ctx: CheckContext) -> Iterator[Finding]:
     """/dev/shm large enough for Ray's object store and dataloader workers."""

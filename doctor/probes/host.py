@@ -197,7 +197,9 @@ def probe_host(opts: CollectOptions) -> ProbeOutcome:
 
     fs = RootFS(opts.root)
     host, errors = probe_system(fs, opts.env, opts.workdir)
-    return ProbeOutcome({"host": host}, errors, _files_raw({p: d for p, d in fs.files_read.items() if p.startswith("/etc")}))
+    # /etc/hosts stays out of the bundle: it can list a site's every machine; the snapshot keeps the hostname's lines
+    kept = {p: d for p, d in fs.files_read.items() if p.startswith("/etc") and p != "/etc/hosts"}
+    return ProbeOutcome({"host": host}, errors, _files_raw(kept))
 
 
 def probe_net(opts: CollectOptions) -> ProbeOutcome:

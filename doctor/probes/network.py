@@ -14,6 +14,7 @@ socket, more on a busy node, over the 1 ms a new fact may cost `doctor check`.
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Mapping
 from typing import Any
 
@@ -116,3 +117,46 @@ def probe_ray_files(fs: RootFS, environ: Mapping[str, str]) -> tuple[dict[str, A
         out["current_cluster_uid"] = st.st_uid
         out["current_cluster_mine"] = st.st_uid == os.geteuid()
     return out, []
+
+
+# -- what the hostname resolves to: Gloo binds it when GLOO_SOCKET_IFNAME is unset ---------------------------------------
+# torch's ProcessGroupGloo::createDefaultDevice (no GLOO_SOCKET_IFNAME) resolves gethostname() with getaddrinfo and
+# binds the first address that binds; gloo's tcp device does the same and advertises that address to every peer.
+# glibc answers from /etc/hosts when nsswitch.conf's `hosts:` line starts with `files` (the default of every
+# distribution) and the file names the host, and then asks no other source. Only that file is read: no DNS query.
+
+
+def parse_nsswitch_hosts_files_first(text: str | None) -> bool | None:
+    """Whether nsswitch.conf's `hosts:` line consults `files` first; None without a readable line."""
+    for line in (text or "").splitlines():
+        line = line.split("#", 1)[0].strip()
+        if line.startswith("hosts:"):
+            sources = re.sub(r"\[[^\]]*\]", " ", line[len("hosts:"):]).split()
+            return bool(sources) and sources[0] == "files"
+    return None
+
+
+def parse_hosts_addresses(text: str | None, hostname: str) -> list[str]:
+    """The addresses an /etc/hosts text gives `hostname` (its canonical name or an alias, any case), in file order."""
+    name = hostname.lower()
+    out: list[str] = []
+    for line in (text or "").splitlines():
+        cols = line.split("#", 1)[0].split()
+        if len(cols) >= 2 and name in (c.lower() for c in cols[1:]) and cols[0] not in out:
+            out.append(cols[0])
+    return out
+
+
+def hostname_addresses(fs: RootFS, hostname: str, errors: list[str]) -> list[str] | None:
+    """`host.hostname_addresses`: the addresses /etc/hosts gives the hostname, in file order ([]: it names it
+    nowhere, so another source decides); None when /etc/hosts does not decide (nsswitch.conf unread, or its `hosts:`
+    line starts with another source) or could not be read."""
+    if not hostname:
+        return None
+    try:
+        files_first = parse_nsswitch_hosts_files_first(fs.read_text("/etc/nsswitch.conf", limit=64 * 1024))
+        hosts = fs.read_text("/etc/hosts", limit=1024 * 1024) if files_first else None
+    except FsError as fe:
+        errors.append(str(fe))
+        return None
+    return parse_hosts_addresses(hosts, hostname) if hosts is not None else None

@@ -21,7 +21,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from doctor.probes._fs import FsError, RootFS
-from doctor.probes.network import ray_temp_dir
+from doctor.probes.network import hostname_addresses, ray_temp_dir
 
 _CGROUP_RUNTIMES = re.compile(r"docker|kubepods|containerd|libpod|lxc|crio|podman", re.I)
 
@@ -266,6 +266,10 @@ def probe_system(fs: RootFS, environ: Mapping[str, str], cwd: str) -> tuple[dict
     except (OSError, FsError):
         host["shm_gb"] = None
         errors.append(f"{shm}: cannot stat")
+    if fs.root == "/":  # the hostname is this machine's: a root prefix's /etc/hosts is another machine's
+        resolved = hostname_addresses(fs, uname.nodename, errors)
+        if resolved is not None:
+            host["hostname_addresses"] = resolved
     host["cwd"] = cwd
     host["limits"] = process_limits(fs)
     host["disks"] = disk_usage(fs, environ, cwd)

@@ -67,6 +67,9 @@ class Host(_Model):
     resource limits, free disk space)."""
 
     hostname: str = _uk()
+    # the addresses /etc/hosts gives the hostname, in file order, when glibc answers from that file (nsswitch.conf's
+    # `hosts:` starts with `files`); [] it names it nowhere; live host only
+    hostname_addresses: list[str] = _uk()
     os: str = _uk()
     kernel: str = _uk()
     arch: str = _uk()

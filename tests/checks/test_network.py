@@ -309,3 +309,31 @@ def test_hccl_event_timeout_must_be_above_the_exec_timeout():
     assert fid(bad, packages={"torch-npu": {"version": "2.1.0.post4"}}) is None
     assert fid(bad, packages={"torch-npu": {"version": "2.2.0"}}) is None
     assert fid(bad, packages={"torch": {"version": "2.5.1"}}, complete=True) is None
+
+
+def test_a_hostname_on_loopback_breaks_gloo_across_nodes_without_gloo_socket_ifname():
+    """torch's Gloo group binds the hostname's address when GLOO_SOCKET_IFNAME is unset and hands it to the peers:
+    Debian / Ubuntu's `127.0.1.1 <host>` in /etc/hosts makes the other nodes dial their own loopback."""
+    two = {"nodes": [{"address": "10.0.0.5", "alive": True}, {"address": "10.0.0.6", "alive": True}]}
+    nics = {"interfaces": [{"name": "lo", "addresses": ["127.0.0.1"], "up": True},
+                           {"name": "enp189s0f0", "addresses": ["10.0.0.5"], "up": True}]}
+
+    def gloo(host, env=None, **kw):
+        d = bare(host={"hostname": "node-0", **host}, env={} if env is None else env, network=nics, complete=True, **kw)
+        return diagnose_dict(d).findings
+
+    loop = {"hostname_addresses": ["127.0.1.1"]}
+    [f] = [f for f in gloo(loop, ray=two) if f.id == "gloo-hostname-loopback"]
+    assert f.severity.value == "error" and "GLOO_SOCKET_IFNAME=enp189s0f0" in f.fix.text
+    # a worker that joins a head on another host is on a multi-node job too
+    worker = gloo(loop, ray={"current_cluster": "10.0.0.6:6379"})
+    assert "gloo-hostname-loopback" in {f.id for f in worker}
+    for quiet in (gloo(loop),  # not known to be multi-node
+                  gloo(loop, env={"GLOO_SOCKET_IFNAME": "enp189s0f0"}, ray=two),
+                  gloo({"hostname_addresses": ["10.0.0.5"]}, ray=two),
+                  gloo({"hostname_addresses": ["10.0.0.5", "127.0.1.1"]}, ray=two),  # order decided by getaddrinfo
+                  gloo({"hostname_addresses": []}, ray=two),  # /etc/hosts names it nowhere: DNS decides
+                  gloo({}, ray=two)):  # not collected
+        assert "gloo-hostname-loopback" not in {f.id for f in quiet}
+    partial = bare(host={"hostname": "node-0", **loop}, env={}, ray=two)  # GLOO_SOCKET_IFNAME unset is not known
+    assert "gloo-hostname-loopback" not in found(partial)

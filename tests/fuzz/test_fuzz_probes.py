@@ -255,3 +255,18 @@ def test_pips_configuration_of_any_file_and_environment_is_read_never_raised(con
         assert set(found) <= {"install", "uninstall"} and isinstance(errors, list)
         where = install_elsewhere(env, d)
         assert where is None or isinstance(where, str)
+
+
+@fuzz
+@given(st.lists(st.sampled_from(["hosts:", "files", "dns", "[NOTFOUND=return]", "#", "passwd: files", "\t", " ", "\n",
+                                 "127.0.1.1", "node-0", "NODE-0", "::1", "10.0.0.5", "myhostname", "["]),
+                max_size=24).map("".join), st.sampled_from(["node-0", "Node-0", "n"]))
+def test_hosts_and_nsswitch_lines_of_any_shape_give_the_hostname_addresses(text, hostname):
+    """/etc/hosts and nsswitch.conf of any shape: the hostname's addresses come back as first columns of the file's
+    lines, each once; the nsswitch answer is a bool or None; never an exception."""
+    from doctor.probes.network import parse_hosts_addresses, parse_nsswitch_hosts_files_first
+
+    got = parse_hosts_addresses(text, hostname)
+    firsts = [ln.split("#", 1)[0].split()[0] for ln in text.splitlines() if ln.split("#", 1)[0].split()]
+    assert len(set(got)) == len(got) and all(a in firsts for a in got)
+    assert parse_nsswitch_hosts_files_first(text) in (True, False, None)

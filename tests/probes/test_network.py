@@ -12,7 +12,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from doctor.probes._fs import RootFS
-from doctor.probes.network import parse_proc_net_tcp, probe_network, probe_ray_files
+from doctor.probes.network import hostname_addresses, parse_proc_net_tcp, probe_network, probe_ray_files
 from tests.fakes import write
 
 TCP = """\
@@ -110,3 +110,46 @@ def test_collect_records_the_cluster_file_in_the_ray_section(tmp_path: Path) -> 
     write(tmp_path / "tmp/ray/ray_current_cluster", "10.1.2.3:6379")
     out = probe_net(CollectOptions(root=str(tmp_path), environ={}))
     assert out.part["ray"]["current_cluster"] == "10.1.2.3:6379" and out.part["network"]["listening_ports"] == [6379, 60000]
+
+
+def test_what_etc_hosts_gives_the_hostname(tmp_path: Path) -> None:
+    """Gloo (no GLOO_SOCKET_IFNAME) binds what the hostname resolves to; glibc answers from /etc/hosts when
+    nsswitch.conf's hosts: line starts with files. Read through the root prefix, never the network."""
+    fs, errors = RootFS(str(tmp_path)), list[str]()
+    assert hostname_addresses(fs, "node-0", errors) is None  # no nsswitch.conf: not decided by the file
+    write(tmp_path / "etc/nsswitch.conf", "passwd: files\nhosts:          files mdns4_minimal [NOTFOUND=return] dns\n")
+    write(tmp_path / "etc/hosts", "127.0.0.1\tlocalhost\n127.0.1.1\tNode-0.example node-0  # installer\n"
+                                  "::1 localhost ip6-localhost\n# 10.0.0.5 node-0\n")
+    assert hostname_addresses(fs, "node-0", errors) == ["127.0.1.1"]
+    assert hostname_addresses(fs, "NODE-0.example", errors) == ["127.0.1.1"]  # names match in any case
+    assert hostname_addresses(fs, "node-1", errors) == []  # named nowhere: DNS or another source decides
+    write(tmp_path / "etc/hosts", "10.0.0.5 node-0\n127.0.1.1 node-0\n")
+    assert hostname_addresses(fs, "node-0", errors) == ["10.0.0.5", "127.0.1.1"]
+    write(tmp_path / "etc/nsswitch.conf", "hosts: dns files\n")  # DNS answers first: the file decides nothing
+    assert hostname_addresses(fs, "node-0", errors) is None
+    assert errors == []
+    from doctor.probes.system import probe_system
+
+    write(tmp_path / "etc/nsswitch.conf", "hosts: files dns\n")
+    write(tmp_path / "etc/hosts", f"127.0.1.1 {os.uname().nodename}\n")
+    host, _ = probe_system(RootFS(str(tmp_path)), {}, "/")  # a root prefix is another machine: its hostname is not ours
+    assert "hostname_addresses" not in host
+
+
+def test_the_bundle_keeps_etc_hosts_out(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The host probe reads /etc/hosts for the hostname's lines; the file itself, which can list a site's every
+    machine, is not copied into `collect --bundle`, unlike the other /etc files it reads."""
+    import doctor.probes.system as system
+    from doctor.probes.host import CollectOptions, probe_host
+
+    write(tmp_path / "etc/hosts", "10.0.0.5 node-0\n10.0.0.6 node-1\n")
+    write(tmp_path / "etc/nsswitch.conf", "hosts: files dns\n")
+
+    def read_both(fs: RootFS, environ: object, cwd: str) -> tuple[dict[str, object], list[str]]:
+        return {"hostname_addresses": hostname_addresses(fs, "node-0", [])}, []
+
+    monkeypatch.setattr(system, "probe_system", read_both)
+    out = probe_host(CollectOptions(root=str(tmp_path), environ={}))
+    assert out.part["host"]["hostname_addresses"] == ["10.0.0.5"]
+    assert not any("hosts" in name and "nsswitch" not in name for name in out.raw), list(out.raw)
+    assert any("nsswitch" in name for name in out.raw), list(out.raw)

@@ -105,15 +105,21 @@ EXEC_TIMEOUT_MAX = 2147483647
 _EXEC_TIMEOUT_FORMAT = re.compile(r"[0-9]+(?:\.[0-9]{1,2})?")
 
 
+def _set_value(snap: Any, name: str) -> str:
+    """The variable's value; the check skips when the environment is unknown or the variable is not set."""
+    if not env_known(snap):
+        skip("the snapshot has no environment variables")
+    raw = env(snap, name)
+    if not raw:
+        skip(f"{name} is not set")
+    return raw
+
+
 @check("hccl-exec-timeout", "network", findings=("hccl-exec-timeout-invalid", "hccl-exec-timeout-capped"))
 def hccl_exec_timeout(ctx: CheckContext) -> Iterator[Finding]:
     """HCCL_EXEC_TIMEOUT is a number of seconds HCCL actually applies (AIV expansion caps it at 1091 s)."""
     snap = ctx.snapshot
-    if not env_known(snap):
-        skip("the snapshot has no environment variables")
-    raw = env(snap, "HCCL_EXEC_TIMEOUT")
-    if not raw:
-        skip("HCCL_EXEC_TIMEOUT is not set")
+    raw = _set_value(snap, "HCCL_EXEC_TIMEOUT")
     secs = float(raw) if _EXEC_TIMEOUT_FORMAT.fullmatch(raw) else -1.0
     if secs < 0 or secs > EXEC_TIMEOUT_MAX:
         yield finding(
@@ -173,11 +179,7 @@ def _reads_event_timeout(snap: Any) -> bool:
 def hccl_event_timeout(ctx: CheckContext) -> Iterator[Finding]:
     """HCCL_EVENT_TIMEOUT, when set, is above HCCL_EXEC_TIMEOUT, as torch_npu documents."""
     snap = ctx.snapshot
-    if not env_known(snap):
-        skip("the snapshot has no environment variables")
-    raw = env(snap, "HCCL_EVENT_TIMEOUT")
-    if not raw:
-        skip("HCCL_EVENT_TIMEOUT is not set")
+    raw = _set_value(snap, "HCCL_EVENT_TIMEOUT")
     if absent(snap, "torch-npu") or not _reads_event_timeout(snap):
         skip("no torch-npu that reads HCCL_EVENT_TIMEOUT is installed")
     event = _strtol(raw)
@@ -751,11 +753,7 @@ def ray_address(ctx: CheckContext) -> Iterator[Finding]:
     """RAY_ADDRESS, which ray.init() joins instead of starting its own instance, names a listening port when it is on
     this host."""
     snap = ctx.snapshot
-    if not env_known(snap):
-        skip("the snapshot has no environment variables")
-    raw = env(snap, "RAY_ADDRESS")
-    if not raw:
-        skip("RAY_ADDRESS is not set")
+    raw = _set_value(snap, "RAY_ADDRESS")
     ep = ray_endpoint(raw)
     if ep is None or _on_this_host(snap, ep[0]) is not True:
         return  # auto / local / a dashboard URL, or a head elsewhere this host cannot see

@@ -37,6 +37,7 @@ from doctor.checks.cluster_facts import (
     text_value,
     visible_devices,
 )
+from doctor.checks.network import ray_node_ip_findings
 from doctor.checks.runner import CheckContext, check, skip
 from doctor.report import Finding, finding
 from doctor.snapshot.model import UNKNOWN, Snapshot, known
@@ -333,6 +334,16 @@ def env_skew(ctx: CheckContext) -> Iterator[Finding]:
             fix=f"Set {var} the same way on every node before `ray start` (source the same set_env.sh), "
                 "then restart Ray on the odd nodes.",
         )
+
+
+@check("cluster-ray-node-ips", AREA, cluster=True, findings=("ray-node-address-loopback", "ray-node-address-duplicate"))
+def ray_node_ips(ctx: CheckContext) -> Iterator[Finding]:
+    """Every node is known to Ray by its own, non-loopback address (the node IP the collector recorded)."""
+    ips = {n: ip for n, s in _alive(ctx) if known(s.ray) and isinstance(s.ray, dict)
+           and isinstance(ip := s.ray.get("node_ip"), str)}
+    if len(ips) < 2:
+        skip("fewer than two nodes have the address Ray knows them by in the snapshot")
+    yield from ray_node_ip_findings(ips)
 
 
 IFNAME_VARS = ("HCCL_SOCKET_IFNAME", "GLOO_SOCKET_IFNAME", "TP_SOCKET_IFNAME", "NCCL_SOCKET_IFNAME")

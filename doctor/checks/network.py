@@ -543,6 +543,62 @@ def gloo_hostname(ctx: CheckContext) -> Iterator[Finding]:
         source=SRC_GLOO_HOSTNAME)
 
 
+# The address Ray knows a node by (NodeManagerAddress, `ray start --node-ip-address`, else Ray's guess: the source address
+# of a UDP socket towards 8.8.8.8, and with no route there the hostname's resolution, 127.0.0.1 when that fails too:
+# services.py node_ip_address_from_perspective) is where every other node dials it; verl's worker groups also make the
+# rank-0 worker's node IP (ray.util.get_node_ip_address()) every rank's MASTER_ADDR. A loopback node IP, or two nodes
+# under one address (containers on Docker's default bridge each take 172.17.0.2), sends the other nodes to themselves.
+SRC_RAY_NODE_IP = ("https://github.com/ray-project/ray/blob/003280cbe0d09f1c4cd6a482363fbefff4f613c5/python/ray/_private/services.py; "
+                   "https://github.com/verl-project/verl/blob/bec9ef74768dd201881cd4e54cd0385e87caae27/verl/single_controller/ray/base.py")
+_RAY_NODE_IP_FIX = ("On that node: `ray stop`, then `ray start --address=<head ip>:<port> --node-ip-address=<its own address on "
+                    "the cluster network>` (the head: `ray start --head --node-ip-address=...`), as verl's Ascend multi-node "
+                    "examples do; containers need --network=host.")
+
+
+def ray_node_ip_findings(ips: dict[str, str]) -> Iterator[Finding]:
+    """`ray-node-address-loopback` / `-duplicate` for a Ray cluster of two or more live nodes, given each node's name and
+    the address Ray knows it by."""
+    if len(ips) < 2:
+        return
+    loop = sorted(n for n, ip in ips.items() if (a := _address(ip)) and ipaddress.ip_address(a).is_loopback)
+    if loop:
+        yield finding(
+            "ray-node-address-loopback", "error", ("ray", "network"),
+            f"Ray knows {', '.join(loop)} by a loopback address ({', '.join(sorted({ips[n] for n in loop}))}) in a "
+            f"{len(ips)}-node cluster",
+            detail="Every other node dials a node at the address Ray registered for it; a loopback one sends them to "
+                   "themselves: objects and actor calls on that node cannot be reached, and a verl worker group whose "
+                   "rank 0 lands there hands 127.x to every rank as MASTER_ADDR (`The client socket has timed out "
+                   "... while trying to connect to (127.0.0.1, ...)`). Ray falls back to the hostname's address, or "
+                   "127.0.0.1, when the node has no route towards 8.8.8.8 and no --node-ip-address.",
+            evidence={"nodes": loop, "addresses": {n: ips[n] for n in loop}}, fix=_RAY_NODE_IP_FIX, source=SRC_RAY_NODE_IP)
+    shared = {ip: sorted(n for n in ips if ips[n] == ip) for ip in set(ips.values())}
+    for ip, names in sorted(shared.items()):
+        if len(names) < 2 or any(n in loop for n in names):
+            continue
+        yield finding(
+            "ray-node-address-duplicate", "error", ("ray", "network"),
+            f"Ray knows {len(names)} nodes ({', '.join(names)}) by the same address {ip}",
+            detail="Each node must register its own reachable address: with one address for several nodes, the other "
+                   "nodes reach only one of them (containers on Docker's default bridge network each get 172.17.0.2), "
+                   "and a verl worker group's MASTER_ADDR names whichever answers.",
+            evidence={"nodes": names, "address": ip}, key=ip, fix=_RAY_NODE_IP_FIX, source=SRC_RAY_NODE_IP)
+
+
+@check("ray-node-addresses", "network", findings=("ray-node-address-loopback", "ray-node-address-duplicate"))
+def ray_node_addresses(ctx: CheckContext) -> Iterator[Finding]:
+    """Every live node of the snapshot's Ray cluster is known by its own, non-loopback address."""
+    nodes = _ray(ctx.snapshot).get("nodes")
+    if not isinstance(nodes, list):
+        skip("the snapshot does not list the Ray cluster's nodes")
+    ips: dict[str, str] = {}
+    for i, n in enumerate(x for x in nodes if isinstance(x, dict) and x.get("alive", True)):
+        if isinstance(n.get("address"), str):
+            name = str(n.get("node_name") or n.get("node") or f"node {i + 1}")
+            ips[name if name not in ips else f"{name} #{i + 1}"] = n["address"]
+    yield from ray_node_ip_findings(ips)
+
+
 @check("shm-size", "network", findings=("shm-too-small",))
 def shm_size(ctx: CheckContext) -> Iterator[Finding]:
     """/dev/shm large enough for Ray's object store and dataloader workers."""

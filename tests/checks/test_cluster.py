@@ -75,6 +75,8 @@ def by_id(findings, fid):
 
 def test_uniform_cluster_has_no_cluster_findings():
     doc = cluster(("h", node_snap(head=True), None), ("w1", node_snap(), None), ("w2", node_snap(), None))
+    for i, n in enumerate(doc["nodes"]):
+        n["snapshot"]["ray"]["node_ip"] = f"10.0.0.{5 + i}"  # the address Ray knows each node by, as collected
     findings, results = run(doc)
     assert findings == []
     assert {r.id for r in results} >= {"cluster-ascend-versions", "cluster-ray-npu-resource", "cluster-env"}
@@ -342,3 +344,21 @@ def test_cluster_checks_never_crash_on_odd_but_valid_snapshots():
         assert not [f for f in findings if f.id == "check-crashed"], [f.title for f in findings]
 
     prop()
+
+
+def test_nodes_ray_knows_by_loopback_or_one_address_are_errors():
+    """The collector records the address Ray knows each node by (ray.node_ip): each must be its own and reachable."""
+    def at(ip: str, **kw: Any) -> dict[str, Any]:
+        s = node_snap(**kw)
+        s["ray"]["node_ip"] = ip
+        return s
+
+    findings, _ = run(cluster(("h", at("10.0.0.5", head=True), None), ("w1", at("127.0.0.1"), None),
+                              ("w2", at("172.17.0.2"), None), ("w3", at("172.17.0.2"), None)))
+    [loop] = by_id(findings, "ray-node-address-loopback")
+    assert loop.evidence["nodes"] == ["w1"] and loop.severity.value == "error"
+    [dup] = by_id(findings, "ray-node-address-duplicate")
+    assert dup.evidence == {"nodes": ["w2", "w3"], "address": "172.17.0.2"}
+    findings, _ = run(cluster(("h", at("10.0.0.5", head=True), None), ("w1", at("10.0.0.6"), None),
+                              ("w2", node_snap(), None)))  # no node_ip recorded: not judged
+    assert not by_id(findings, "ray-node-address-loopback") and not by_id(findings, "ray-node-address-duplicate")

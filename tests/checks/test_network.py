@@ -337,3 +337,20 @@ def test_a_hostname_on_loopback_breaks_gloo_across_nodes_without_gloo_socket_ifn
         assert "gloo-hostname-loopback" not in {f.id for f in quiet}
     partial = bare(host={"hostname": "node-0", **loop}, env={}, ray=two)  # GLOO_SOCKET_IFNAME unset is not known
     assert "gloo-hostname-loopback" not in found(partial)
+
+
+def test_ray_nodes_known_by_loopback_or_one_shared_address_send_the_other_nodes_to_themselves():
+    """Ray's node IP is where every other node dials a node, and verl's worker group hands the rank-0 node's IP to every
+    rank as MASTER_ADDR: in a cluster of two or more live nodes it must be each node's own, non-loopback address."""
+    def ray(*addresses, alive=True):
+        return bare(ray={"nodes": [{"node_name": f"n{i}", "address": a, "alive": alive} for i, a in enumerate(addresses)]})
+
+    loop = diagnose_dict(ray("10.0.0.5", "127.0.1.1")).findings
+    [f] = [f for f in loop if f.id == "ray-node-address-loopback"]
+    assert f.severity.value == "error" and f.evidence["nodes"] == ["n1"] and "--node-ip-address" in f.fix.text
+    assert found(ray("172.17.0.2", "172.17.0.2", "10.0.0.7"))["ray-node-address-duplicate"] == "error"
+    same_name = bare(ray={"nodes": [{"node_name": "w", "address": "172.17.0.2"}, {"node_name": "w", "address": "172.17.0.2"}]})
+    assert found(same_name)["ray-node-address-duplicate"] == "error"
+    for quiet in (ray("127.0.0.1"),  # one node: loopback is all it needs
+                  ray("10.0.0.5", "10.0.0.6"), ray("127.0.0.1", "127.0.0.1", alive=False), bare(ray={})):
+        assert not {"ray-node-address-loopback", "ray-node-address-duplicate"} & set(found(quiet))

@@ -23,7 +23,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from doctor.checks.facts import installed, npu_host, unlisted_path_dirs, val, ver
+from doctor.checks.facts import installed, installed_from, npu_host, unlisted_path_dirs, val, ver
 from doctor.checks.runner import CheckContext, check, reported, skip
 from doctor.knowledge.ownership import component_of_distribution
 from doctor.knowledge.pipcheck import (
@@ -434,10 +434,20 @@ def _held_by_others(u: Unmet, snap: Any, lookup: Lookup | None) -> tuple[str, tu
     if not spec or not caps or not u.installed:
         return None
     by = excluded_by(snap, caps)
+    why = (f"{by}, which rule{'s' if len(caps) == 1 else ''} {bare(u.requirement)} out, so installing that range breaks "
+           f"{' and '.join(p for p, _ in caps)}")
+    others = (f"Or install {bare(u.requirement)} together with releases"
+              f"{' or commits' if any(installed_from(snap, p) for p, _ in caps) else ''} of "
+              f"{', '.join(p for p, _ in caps)} that allow it.")
+    source = installed_from(snap, u.package)
+    if source:
+        # pip resolves a bare name from the index: the installed checkout does not satisfy the pinned range, so pip
+        # backtracks to an index release (verl main's checkout -> PyPI's verl 0.8.0) rather than to another commit
+        return (f"Keep {u.name} {u.installed}: {why}. {u.package} {ver(snap, u.package) or ''} is installed from "
+                f"{source}: `pip install {u.package}` would replace it with a release from the index. Check out a "
+                f"{u.package} commit that accepts {u.name} {u.installed} and reinstall it from there. {others}", ())
     return (f"Keep {u.name} {u.installed} and install a release of {u.package} that accepts it (pip picks one with "
-            f"{u.name} held where it is): {by}, which rule{'s' if len(caps) == 1 else ''} {bare(u.requirement)} out, so installing that range "
-            f"breaks {' and '.join(p for p, _ in caps)}. Or install {bare(u.requirement)} together with releases of "
-            f"{', '.join(p for p, _ in caps)} that allow it.",
+            f"{u.name} held where it is): {why}. {others}",
             (f"pip install {u.package} '{u.name}=={u.installed}'",))
 
 

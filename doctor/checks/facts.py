@@ -52,6 +52,17 @@ def absent(snap: Snapshot, name: str) -> bool:
     return snap.has_package(name) is False
 
 
+def installed_from(snap: Snapshot, name: str) -> str | None:
+    """Where a distribution was installed from when pip did not take it from an index: direct_url.json's URL (PEP 610:
+    a checkout, a local directory or archive, a VCS URL), with " (editable)" for an editable install. None for an
+    index install or when the snapshot does not say."""
+    p = snap.package(name)
+    url, editable = val(p, "url"), val(p, "editable") is True
+    if isinstance(url, str) and url:
+        return url + (" (editable)" if editable else "")
+    return "an editable install" if editable else None
+
+
 def env(snap: Snapshot, name: str) -> str | None:
     """The variable's value when the snapshot lists it, else None (unset, or not known: see `env_unset`)."""
     v = snap.getenv(name)

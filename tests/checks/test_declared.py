@@ -1022,6 +1022,34 @@ def test_a_range_another_installed_package_rules_out_moves_the_declaring_package
     assert g.fix is not None and g.fix.commands == ("pip install 'huggingface-hub<3.0,>=1.31.0'",)
 
 
+def test_a_declaring_package_installed_from_a_checkout_is_not_swapped_for_an_index_release():
+    """Real venv (`python3 -m venv`, torch 2.13.0, then verl's install_vllm_mcore_npu.sh at 1dda039b9 without vLLM:
+    `pip install -e Megatron-LM` (core_r0.16.0), `pip install -e MindSpeed` (core_r0.16.0), `pip install -e verl`,
+    requirements-npu.txt): MindSpeed requires numpy<=1.26.0, verl main numpy>=2.0.0, numpy 1.26.4 installed. The fix
+    said `pip install verl 'numpy==1.26.4'`, and `pip install --dry-run` of it says 'Would install verl-0.8.0': pip
+    replaces the editable checkout of verl main with PyPI's 0.8.0 (and `pip install mindspeed 'numpy==1.26.4'` tries
+    PyPI's mindspeed 0.0.1.dev1 placeholder). A package installed from a checkout or URL gets no such line."""
+    pk: dict[str, Any] = {
+        "mindspeed": {"version": "0.16.0", "requires_dist": ["numpy<=1.26.0"], "editable": True,
+                      "url": "file:///work/MindSpeed"},
+        "verl": {"version": "0.10.0.dev0", "requires_dist": ["numpy>=2.0.0"], "editable": True,
+                 "url": "file:///work/verl"},
+        "numpy": {"version": "1.26.4", "requires_dist": [], "editable": False}}
+    fs = {f.evidence["package"]: f for f in _declared(_snap(pk, python="3.11.7", arch="x86_64"))}
+    assert set(fs) == {"mindspeed", "verl"}
+    for name, other in (("mindspeed", "verl"), ("verl", "mindspeed")):
+        f = fs[name]
+        assert f.fix is not None and f.fix.commands == ()
+        assert f"{name} {pk[name]['version']} is installed from {pk[name]['url']} (editable)" in f.fix.text
+        assert f"`pip install {name}` would replace it with a release from the index" in f.fix.text
+        assert f"releases or commits of {other} that allow it" in f.fix.text
+    # the same pair installed from the index keeps pip's line
+    for n in ("mindspeed", "verl"):
+        pk[n] = {k: v for k, v in pk[n].items() if k not in ("editable", "url")} | {"editable": False}
+    fs = {f.evidence["package"]: f for f in _declared(_snap(pk, python="3.11.7", arch="x86_64"))}
+    assert fs["verl"].fix is not None and fs["verl"].fix.commands == ("pip install verl 'numpy==1.26.4'",)
+
+
 def test_a_missing_requirement_of_a_package_verl_needs_through_others_is_an_error_naming_the_chain():
     """Real venv (Python 3.11.7, torch 2.13.0+cpu, `pip install verl==0.9.0` then cachetools fastapi uvicorn
     TransferQueue): `pip uninstall MarkupSafe` left check at 0 errors (two warnings: jinja2 and werkzeug require it)

@@ -238,6 +238,40 @@ def mindspeed_repatch(ctx: CheckContext) -> Iterator[Finding]:
                    "https://github.com/verl-project/verl/blob/v0.9.0/verl/workers/engine/mindspeed/transformer_impl.py")
 
 
+# MindSpeed core_r0.17.0 on (the MA + TENPU + MindSpeed split) imports MegatronAdaptor first thing in mindspeed/__init__.py
+SRC_MA_IMPORT = "https://github.com/Ascend/MindSpeed/blob/1f5feb86da9e6ccc6f8e981f5f0ac655a2d00ae5/mindspeed/__init__.py"
+SRC_MA_README = "https://github.com/Ascend/MindSpeed/blob/1f5feb86da9e6ccc6f8e981f5f0ac655a2d00ae5/README.md"
+# verl's MindSpeed engine takes `repatch` inside try/except ImportError
+SRC_VERL_REPATCH = ("https://github.com/verl-project/verl/blob/1dda039b9c6311889a9c9a26040677e1254814f9/"
+                    "verl/workers/engine/mindspeed/transformer_impl.py")
+
+
+@check("megatron-adaptor", "mindspeed", findings=("megatron-adaptor-missing",))
+def megatron_adaptor(ctx: CheckContext) -> Iterator[Finding]:
+    """A MindSpeed whose own `__init__` imports MegatronAdaptor (core_r0.17.0 on) has `megatron_adaptor` importable."""
+    snap = ctx.snapshot
+    m = snap.module("mindspeed")
+    feats = val(m, "features")
+    if not isinstance(feats, dict) or "megatron_adaptor" not in feats:
+        skip("the snapshot does not say whether MindSpeed imports megatron_adaptor")
+    if not feats["megatron_adaptor"] or snap.module("megatron_adaptor") is not None:  # not needed, or importable / unknown
+        return
+    yield finding(
+        "megatron-adaptor-missing", "error", ("mindspeed", "megatron"),
+        "This MindSpeed imports megatron_adaptor (MegatronAdaptor), which is not importable",
+        detail="mindspeed/__init__.py runs `import megatron_adaptor`, so every MindSpeed import fails with "
+               "ModuleNotFoundError: No module named 'megatron_adaptor'. verl's MindSpeed engine takes `repatch` from "
+               "mindspeed.megatron_adaptor inside try/except ImportError, so a verl run goes on without MindSpeed "
+               "instead of stopping. From core_r0.17.0 on, MindSpeed's README installs MegatronAdaptor, then "
+               "TransformerEngineNPU, then MindSpeed (its table names MegatronAdaptor core_r0.17.0).",
+        evidence={"origins": val(m, "origins"), "git": _git(m), "megatron_adaptor": None},
+        fix="Install MegatronAdaptor from its git repository at the branch MindSpeed's README names, before "
+            "TransformerEngineNPU and MindSpeed.",
+        commands=("git clone https://gitcode.com/Ascend/MegatronAdaptor.git", "git -C MegatronAdaptor checkout core_r0.17.0",
+                  "pip install -e MegatronAdaptor"),
+        source=f"{SRC_MA_IMPORT}; {SRC_MA_README}; {SRC_VERL_REPATCH}")
+
+
 def _git(m: Any) -> dict[str, Any] | None:
     g = val(m, "git")
     if not g:

@@ -28,7 +28,7 @@ END = "@@DOCTOR-TARGET-PROBE-END@@"
 
 MODULES = [
     "torch", "torch_npu", "torchvision", "vllm", "vllm_ascend", "megatron", "mindspeed", "mbridge",
-    "transformer_engine", "triton", "triton_ascend", "verl", "transformers", "ray", "numpy",
+    "transformer_engine", "triton", "triton_ascend", "verl", "transformers", "ray", "numpy", "megatron_adaptor",
 ]
 VERSION_FILES = ["version.py", "_version.py", "__init__.py"]
 BUILD_FILES = {"torch": "version.py", "torch_npu": "version.py", "vllm_ascend": "_build_info.py"}
@@ -1245,6 +1245,9 @@ def module_facts(name, path_entries, finders):
         text = _read(os.path.join(pkg_dir, "megatron_adaptor.py"))
         if text is not None:
             facts["features"] = {"repatch": bool(re.search(r"^\s*def\s+repatch\s*\(", text, re.M))}
+        text = _read(os.path.join(pkg_dir, "__init__.py"))  # core_r0.17+: `import megatron_adaptor` (MegatronAdaptor)
+        if text is not None:
+            facts.setdefault("features", {})["megatron_adaptor"] = bool(re.search(r"^import megatron_adaptor\b", text, re.M))
     return facts
 
 

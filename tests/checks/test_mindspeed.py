@@ -244,3 +244,22 @@ def test_megatron_from_a_checkout_or_beside_mindspeed_or_unknown_is_not_this_fin
     no_verl = _without_megatron(name)
     del no_verl["packages"]["verl"]
     assert "megatron-missing" not in {f.id for f in diagnose_dict(no_verl, forced=name).findings}
+
+
+def test_a_mindspeed_that_imports_megatron_adaptor_needs_it_importable():
+    """Real venv (Python 3.11.7): `pip install -e MindSpeed` at core_r0.17.0 without MegatronAdaptor, which its README
+    installs first: `import mindspeed` raised ModuleNotFoundError: No module named 'megatron_adaptor' (its __init__.py
+    imports it), and check said only that TransformerEngineNPU was missing. The fact is read from the file, so it holds
+    when the branch is unknown too (the checkout's setup.py reports 0.12.1)."""
+    d = healthy()
+    d["modules"]["mindspeed"]["git"]["branch"] = None
+    d["modules"]["mindspeed"]["features"] = {"repatch": True, "megatron_adaptor": True}
+    d["modules"]["megatron_adaptor"] = None
+    assert found(d)["megatron-adaptor-missing"] == "error"
+    d["modules"]["megatron_adaptor"] = {"origins": ["/src/MegatronAdaptor/megatron_adaptor"]}
+    assert "megatron-adaptor-missing" not in found(d)
+    # a MindSpeed that does not import it, and a snapshot that does not say
+    for feats in ({"repatch": True, "megatron_adaptor": False}, {"repatch": True}):
+        d["modules"]["mindspeed"]["features"] = feats
+        d["modules"]["megatron_adaptor"] = None
+        assert "megatron-adaptor-missing" not in found(d)

@@ -154,10 +154,31 @@ def test_every_megatron_copy_with_its_version(target: dict[str, Any]) -> None:
 def test_pep660_finder_and_git_facts(target: dict[str, Any]) -> None:
     m = target["parts"]["modules"]["mindspeed"]
     assert m["origins"] == [str(target["ms"] / "mindspeed")]
-    assert m["features"] == {"repatch": True}
+    assert m["features"] == {"repatch": True, "megatron_adaptor": False}  # its __init__ imports no MegatronAdaptor
     g = m["git"]
     assert (g["commit"], g["branch"], g["tag"], g["dirty"]) == (target["ms_sha"], "2.3.0_core_r0.12.1", "v2.3.0", False)
     assert target["doc"]["editable_finders"]["mindspeed"][0]["path"] == str(target["ms"] / "mindspeed")
+
+
+def test_a_mindspeed_that_imports_megatron_adaptor_says_so_without_importing_it(tmp_path: Path) -> None:
+    """MindSpeed core_r0.17.0's mindspeed/__init__.py starts with `import megatron_adaptor` (MegatronAdaptor, a separate
+    install): the probe reads that from the file, never imports it, and reports whether megatron_adaptor is findable."""
+    src = tmp_path / "MindSpeed"
+    markers = tmp_path / "markers"
+    markers.mkdir()
+    make_package(src, "mindspeed", {"megatron_adaptor.py": "def repatch(args):\n    pass\n"},
+                 init='"""Mindspeed."""\n\nimport megatron_adaptor  # noqa: F401\n' + _marker(markers, "mindspeed"))
+    env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(tmp_path), "PYTHONPATH": str(src)}
+    doc, _, _ = run_target_probe(sys.executable, environ=env, cwd=str(tmp_path), timeout=60)
+    mods = to_snapshot_parts(doc or {})["modules"]
+    assert mods["mindspeed"]["features"] == {"repatch": True, "megatron_adaptor": True}
+    assert mods["megatron_adaptor"] is None and not list(markers.iterdir())
+    make_package(tmp_path / "MegatronAdaptor", "megatron_adaptor", init=_marker(markers, "megatron_adaptor"))
+    env["PYTHONPATH"] += os.pathsep + str(tmp_path / "MegatronAdaptor")
+    doc, _, _ = run_target_probe(sys.executable, environ=env, cwd=str(tmp_path), timeout=60)
+    assert to_snapshot_parts(doc or {})["modules"]["megatron_adaptor"]["origins"] == [
+        str(tmp_path / "MegatronAdaptor" / "megatron_adaptor")]
+    assert not list(markers.iterdir())
 
 
 def test_legacy_editable_dirty_checkout(target: dict[str, Any]) -> None:

@@ -443,9 +443,15 @@ def _held_by_others(u: Unmet, snap: Any, lookup: Lookup | None) -> tuple[str, tu
     if source:
         # pip resolves a bare name from the index: the installed checkout does not satisfy the pinned range, so pip
         # backtracks to an index release (verl main's checkout -> PyPI's verl 0.8.0) rather than to another commit
-        return (f"Keep {u.name} {u.installed}: {why}. {u.package} {ver(snap, u.package) or ''} is installed from "
-                f"{source}: `pip install {u.package}` would replace it with a release from the index. Check out a "
-                f"{u.package} commit that accepts {u.name} {u.installed} and reinstall it from there. {others}", ())
+        text = (f"{u.package} {ver(snap, u.package) or ''} is installed from {source}: `pip install {u.package}` would "
+                f"replace it with a release from the index. {why}.")
+        if any(installed_from(snap, p) for p, _ in caps):
+            return (f"{text} Check out a {u.package} commit that accepts {u.name} {u.installed} and reinstall it from "
+                    f"there. {others}", ())
+        # the others came from the index: pip can pick releases of them that allow the range, the checkout stays
+        return (f"{text} Install {bare(u.requirement)} together with releases of {', '.join(p for p, _ in caps)} that "
+                f"allow it (pip picks them with the range held), or check out a {u.package} commit that accepts "
+                f"{u.name} {u.installed}.", (f"pip install '{bare(u.requirement)}' {' '.join(p for p, _ in caps)}",))
     return (f"Keep {u.name} {u.installed} and install a release of {u.package} that accepts it (pip picks one with "
             f"{u.name} held where it is): {why}. {others}",
             (f"pip install {u.package} '{u.name}=={u.installed}'",))

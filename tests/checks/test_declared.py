@@ -1043,6 +1043,13 @@ def test_a_declaring_package_installed_from_a_checkout_is_not_swapped_for_an_ind
         assert f"{name} {pk[name]['version']} is installed from {pk[name]['url']} (editable)" in f.fix.text
         assert f"`pip install {name}` would replace it with a release from the index" in f.fix.text
         assert f"releases or commits of {other} that allow it" in f.fix.text
+    # MindSpeed 2.3.0_core_r0.12.1 editable beside scipy 1.17.1 (numpy>=1.26.4) from PyPI: the index side moves, and
+    # `pip install --dry-run 'numpy<=1.26.0' scipy` in that venv said 'Would install numpy-1.26.0 scipy-1.16.3'
+    pk2 = {"mindspeed": pk["mindspeed"], "scipy": {"version": "1.17.1", "requires_dist": ["numpy<2.7,>=1.26.4"],
+                                                   "editable": False}, "numpy": pk["numpy"]}
+    (g,) = [g for g in _declared(_snap(pk2, python="3.11.7", arch="x86_64")) if g.evidence["package"] == "mindspeed"]
+    assert g.fix is not None and g.fix.commands == ("pip install 'numpy<=1.26.0' scipy",)
+    assert "would replace it with a release from the index" in g.fix.text
     # the same pair installed from the index keeps pip's line
     for n in ("mindspeed", "verl"):
         pk[n] = {k: v for k, v in pk[n].items() if k not in ("editable", "url")} | {"editable": False}

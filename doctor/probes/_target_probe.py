@@ -1208,6 +1208,9 @@ def module_facts(name, path_entries, finders):
     if spec is None:
         return None
     origins, kind = _spec_origins(spec)
+    if kind == "namespace":  # setuptools' editable finder: a placeholder portion for the dirs its MAPPING names
+        origins = list(dict((_real(o), o) for o in [o for o in origins if not o.endswith("__path_hook__")] + [
+            os.path.dirname(f["path"]) for k in finders if k.rpartition(".")[0] == name for f in finders[k]]).values())
     seen = set(_real(o) for o in origins)
     others = []
     for cand in _copies_on_path(name, path_entries) + [f["path"] for f in finders.get(name, [])]:

@@ -181,6 +181,75 @@ def test_a_mindspeed_that_imports_megatron_adaptor_says_so_without_importing_it(
     assert not list(markers.iterdir())
 
 
+# What `pip install -e Megatron-LM` (core_r0.16.0, setuptools' PEP 660 finder) leaves for `megatron`, a namespace package
+# there: MAPPING names only megatron.core; `megatron` resolves to a portion that is a placeholder string on sys.path,
+# served by a path hook, not a directory. Written here from how the generated finder behaves, not copied from it.
+NS_FINDER = """\
+import sys
+from importlib.machinery import ModuleSpec
+from importlib.util import spec_from_file_location
+
+PLACEHOLDER = "__editable__.megatron_core-0.16.2.finder" + ".__path_hook__"
+MAPPING = {"megatron.core": %r}
+NAMESPACES = {"megatron": []}
+
+
+class _Finder:
+    @classmethod
+    def find_spec(cls, fullname, path=None, target=None):
+        if fullname in MAPPING:
+            pkg = MAPPING[fullname]
+            return spec_from_file_location(fullname, pkg + "/__init__.py", submodule_search_locations=[pkg])
+        return None
+
+
+class _Portion:
+    def __init__(self, entry):
+        if entry != PLACEHOLDER:
+            raise ImportError(entry)
+
+    def find_spec(self, fullname, target=None):
+        if fullname not in NAMESPACES:
+            return None
+        spec = ModuleSpec(fullname, None, is_package=True)
+        spec.submodule_search_locations = [PLACEHOLDER]
+        return spec
+
+
+def install():
+    sys.meta_path.append(_Finder)
+    sys.path_hooks.append(_Portion)
+    sys.path.append(PLACEHOLDER)
+    sys.path_importer_cache.clear()
+"""
+
+
+def test_an_editable_megatron_checkout_is_one_copy_at_its_directory(tmp_path: Path) -> None:
+    """Real venv (verl's install_vllm_mcore_npu.sh: `pip install -e Megatron-LM` at core_r0.16.0): the probe gave
+    megatron the origin '<cwd>/__editable__.megatron_core-0.16.2.finder.__path_hook__' (a placeholder, not a
+    directory) and no version; with the same checkout also on PYTHONPATH, as verl's older docs add it, check said
+    '2 copies of megatron are importable'. The placeholder stands for the checkout's megatron/ directory."""
+    markers = tmp_path / "markers"
+    markers.mkdir()
+    venv = tmp_path / "venv"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True, timeout=120)
+    site = next((venv / "lib").glob("python*/site-packages"))
+    mlm = tmp_path / "Megatron-LM"
+    write(mlm / "megatron" / "core" / "package_info.py", "MAJOR = 0\nMINOR = 16\nPATCH = 2\nPRE_RELEASE = ''\n")
+    write(mlm / "megatron" / "core" / "__init__.py", _marker(markers, "megatron.core"))
+    write(site / "__editable___megatron_core_0_16_2_finder.py", NS_FINDER % str(mlm / "megatron" / "core"))
+    write(site / "__editable__.megatron_core-0.16.2.pth",
+          "import __editable___megatron_core_0_16_2_finder; __editable___megatron_core_0_16_2_finder.install()\n")
+    env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(tmp_path)}
+    for pythonpath in ("", str(mlm)):
+        doc, _, _ = run_target_probe(str(venv / "bin" / "python"), environ={**env, "PYTHONPATH": pythonpath},
+                                     cwd=str(tmp_path), timeout=60)
+        m = to_snapshot_parts(doc or {})["modules"]["megatron"]
+        assert m["origins"] == [str(mlm / "megatron")] and m["version"] == "0.16.2"
+        assert "resolved" not in m
+    assert not list(markers.iterdir())
+
+
 def test_legacy_editable_dirty_checkout(target: dict[str, Any]) -> None:
     m = target["parts"]["modules"]["verl"]
     assert m["origins"] == [str(target["vs"] / "verl")]

@@ -8,9 +8,10 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
+from packaging.specifiers import SpecifierSet
 from packaging.version import Version
 
-from doctor.checks.facts import absent, cann, env_unset, installed, origins, pver, val, ver
+from doctor.checks.facts import absent, cann, env_unset, installed, origins, pver, py_version, val, ver
 from doctor.checks.runner import CheckContext, check, skip
 from doctor.knowledge.matrix import (
     MINDSPEED_UNPAIRED,
@@ -27,6 +28,7 @@ from doctor.snapshot.model import known
 # MindSpeed patches Megatron by name: 'RuntimeError: no exist X of <module megatron...>' when its branch does
 # not match the installed Megatron.
 SRC_PATCH = "https://github.com/Ascend/MindSpeed/blob/v2.3.0_core_r0.12.1/mindspeed/patch_utils.py"
+MEGATRON_LM = "https://github.com/NVIDIA/Megatron-LM.git"
 
 
 def _ms_target(snap: Any) -> tuple[tuple[MindSpeedRow, ...], set[tuple[int, int]], str]:
@@ -62,6 +64,17 @@ def _ms_line(snap: Any) -> tuple[tuple[int, int] | None, str]:
     return None, ""
 
 
+def _megatron_requires_python(row: MindSpeedRow) -> str | None:
+    """The Requires-Python PyPI's megatron-core release of the branch's Megatron declares (0.17.1: >=3.12); None when
+    the README names only a series or the table does not hold the release."""
+    if not row.exact:
+        return None
+    from doctor.knowledge.requirements import load_requirements
+
+    d = load_requirements().declared("megatron-core", row.megatron)
+    return d.requires_python if d is not None and d.requires_python else None
+
+
 def _megatron_version(snap: Any) -> str | None:
     m = snap.module("megatron")
     v = val(m, "version")
@@ -92,11 +105,29 @@ def mindspeed_megatron(ctx: CheckContext) -> Iterator[Finding]:
         return
     mg = snap.module("megatron")
     if mg is None:
+        rows, _, why = _ms_target(snap)
+        lines: tuple[str, ...] = ()
+        fix = "Clone Megatron-LM at the ref MindSpeed targets and `pip install -e Megatron-LM` (or put it on PYTHONPATH)."
+        if rows:  # the Megatron-LM ref the branch's README names (core_r0.17.0 -> tag core_v0.17.1)
+            from doctor.installers.gitsrc import checkout_lines
+
+            lines = (*checkout_lines(MEGATRON_LM, rows[0].checkout, None, "Megatron-LM"), "pip install --no-deps -e Megatron-LM")
+            how = ("install it editable with --no-deps (its dependencies name an unpinned torch), or put it on "
+                   "PYTHONPATH")
+            rp, py = _megatron_requires_python(rows[0]), py_version(snap)
+            if rp and py is not None and not SpecifierSet(rp).contains(py, prereleases=True):
+                # Megatron-LM core_v0.17.1 declares >=3.12 while MindSpeed core_r0.17.0's README names Python 3.10
+                lines = lines[:3]
+                how = (f"note that it (megatron-core {rows[0].megatron} on PyPI) requires Python {rp} and this "
+                       f"interpreter is {py}, so `pip install -e` refuses it (requires a different Python): use a "
+                       f"Python that meets {rp}, or put the checkout on PYTHONPATH, which skips that declaration")
+            fix = (f"Fetch Megatron-LM {rows[0].checkout}, the Megatron-LM MindSpeed ({why}) documents, and {how}; keep "
+                   "the Megatron-LM directory, it stays the source Python imports megatron from.")
         yield finding(
             "mindspeed-megatron-missing", "error", ("megatron", "mindspeed"), "MindSpeed is installed but Megatron is not importable",
             detail="`import mindspeed.megatron_adaptor` needs megatron.core importable first.",
-            evidence={"mindspeed": msv}, fix="Clone Megatron-LM at the ref MindSpeed targets and `pip install -e Megatron-LM` "
-            "(or put it on PYTHONPATH).", source="https://github.com/Ascend/MindSpeed/blob/v2.3.0_core_r0.12.1/docs/user-guide/installation.md; https://github.com/Ascend/MindSpeed/blob/v2.3.0_core_r0.12.1/mindspeed/megatron_adaptor.py")
+            evidence={"mindspeed": msv, **({"megatron_lm": rows[0].checkout} if rows else {})}, fix=fix, commands=lines,
+            source=(rows[0].source + "; " if rows else "") + "https://github.com/Ascend/MindSpeed/blob/v2.3.0_core_r0.12.1/docs/user-guide/installation.md; https://github.com/Ascend/MindSpeed/blob/v2.3.0_core_r0.12.1/mindspeed/megatron_adaptor.py")
         return
     rows, accepted, why = _ms_target(snap)
     mv = _megatron_version(snap)

@@ -263,3 +263,38 @@ def test_a_mindspeed_that_imports_megatron_adaptor_needs_it_importable():
         d["modules"]["mindspeed"]["features"] = feats
         d["modules"]["megatron_adaptor"] = None
         assert "megatron-adaptor-missing" not in found(d)
+
+
+def test_megatron_missing_beside_mindspeed_names_the_megatron_its_branch_documents():
+    """Real venv (Python 3.11.7, MindSpeed core_r0.17.0 editable, Megatron-LM not installed): the fix said 'Clone
+    Megatron-LM at the ref MindSpeed targets', naming none; the table knows the README's (core_r0.17.0: tag
+    core_v0.17.1; 2.3.0_core_r0.12.1: core_v0.12.1)."""
+    from tests.stacks import diagnose_dict
+
+    for branch, ref in (("core_r0.17.0", "core_v0.17.1"), ("2.3.0_core_r0.12.1", "core_v0.12.1")):
+        d = healthy()
+        d["modules"]["mindspeed"]["git"]["branch"] = branch
+        d["modules"]["megatron"] = None
+        d["python"]["version"] = "3.12.1"  # Megatron-LM core_v0.17.1 requires >=3.12 (the next test)
+        (f,) = [f for f in diagnose_dict(d).findings if f.id == "mindspeed-megatron-missing"]
+        assert f.fix is not None and f.fix.commands[:3] == (
+            "git init Megatron-LM", f"git -C Megatron-LM fetch --depth 1 https://github.com/NVIDIA/Megatron-LM.git {ref}",
+            "git -C Megatron-LM checkout FETCH_HEAD")
+        assert f.fix.commands[3].endswith("python -m pip install --no-deps -e Megatron-LM")  # the examined interpreter's
+        assert f"Fetch Megatron-LM {ref}" in f.fix.text and f"branch {branch}" in f.fix.text
+
+
+def test_megatron_missing_says_when_the_documented_megatron_refuses_this_python():
+    """Real venv (Python 3.11.7): the printed `pip install --no-deps -e Megatron-LM` for MindSpeed core_r0.17.0's
+    Megatron-LM core_v0.17.1, pasted, failed with "Package 'megatron-core' requires a different Python: 3.11.7 not in
+    '>=3.12'" (its README names Python 3.10). The fix says so and prints no pip line then; on 3.12 it keeps it."""
+    from tests.stacks import diagnose_dict
+
+    for py, pip in (("3.11.7", False), ("3.12.1", True)):
+        d = healthy()
+        d["modules"]["mindspeed"]["git"]["branch"] = "core_r0.17.0"
+        d["modules"]["megatron"] = None
+        d["python"]["version"] = py
+        (f,) = [f for f in diagnose_dict(d).findings if f.id == "mindspeed-megatron-missing"]
+        assert f.fix is not None and len(f.fix.commands) == (4 if pip else 3)
+        assert ("requires Python >=3.12 and this interpreter is 3.11.7" in f.fix.text) is not pip

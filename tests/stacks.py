@@ -91,8 +91,11 @@ def stack_snapshot(p: Profile, arch: str = "aarch64") -> dict[str, Any]:
     # CANN's Python-side dependencies, which every documented stack installs with CANN (its base image)
     # sympy as the stack's torch declares it (torch 2.5.1: ==1.13.1; 2.6 and later: >=1.13.3)
     sympy = "1.13.1" if pkgs.get("torch", {}).get("version", "").startswith(("2.1.", "2.2.", "2.3.", "2.4.", "2.5.")) else "1.13.3"
+    # protobuf as pip leaves it after vLLM's VLLM_TARGET_DEVICE=empty build: 0.18.0 on declares protobuf>=5.29.6
+    # (requirements/common.txt; profiles/requirements-git.toml [[vllm_empty_target]]), earlier releases any protobuf
+    protobuf = "5.29.6" if "vllm" in pkgs else "4.25.5"
     for dep, v in (("attrs", "24.2.0"), ("decorator", "5.1.1"), ("sympy", sympy), ("cffi", "1.17.1"),
-                   ("psutil", "6.1.0"), ("scipy", "1.13.1"), ("pyyaml", "6.0.2"), ("protobuf", "4.25.5")):
+                   ("psutil", "6.1.0"), ("scipy", "1.13.1"), ("pyyaml", "6.0.2"), ("protobuf", protobuf)):
         pkgs.setdefault(dep, {"version": v})
     devices = copy.deepcopy(CHIP_ROWS[chip])
     return {

@@ -5,7 +5,8 @@ A snapshot that only states versions (a bug report, an older collector) has no M
 packages the declaration of the same release as published on PyPI is used (profiles/requirements/, read by
 the knowledge refresh tool; doctor/knowledge/requirements.py), and the finding names that release's page; a release
 the chosen stack builds from git (vllm-ascend, verl, MindSpeed, Megatron) is judged by what its checkout declares at
-the commit the stack pins (profiles/requirements-git.toml).
+the commit the stack pins (profiles/requirements-git.toml), and vLLM on an Ascend host by what its
+VLLM_TARGET_DEVICE=empty build installs (the same file's [[vllm_empty_target]]: requirements/common.txt of its sdist).
 
 Each unmet requirement is one finding naming the declaring distribution, the requirement, what is installed
 and the METADATA it was read from. Severity by where the declaring package sits:
@@ -36,6 +37,7 @@ from doctor.knowledge.pipcheck import (
     same_requirement,
     unmet,
 )
+from doctor.knowledge.requirements_git import VLLM_TAG_FILES
 from doctor.report import Finding, finding
 from doctor.snapshot.model import known
 
@@ -101,9 +103,19 @@ def _components(u: Unmet) -> tuple[str, ...]:
     return (first,) + ((declaring,) if declaring != first else ())
 
 
+def _release_of(version: str | None) -> str:
+    """0.11.0 of a stated 0.11.0 or of its empty build 0.11.0+empty."""
+    return (version or "").partition("+")[0]
+
+
 def _where(u: Unmet) -> str:
     if u.metadata:
         return u.metadata
+    if u.source and u.package in _NOT_THE_PYPI_BUILD_ON_ASCEND and u.source.startswith(VLLM_TAG_FILES):
+        # requirements-git.toml [[vllm_empty_target]]: the sdist's requirements file for VLLM_TARGET_DEVICE=empty
+        path = u.source.split("/", 7)[-1]  # requirements/common.txt
+        return (f"{path}, the requirements file vLLM {_release_of(u.version)}'s sdist installs when built with "
+                f"VLLM_TARGET_DEVICE=empty as on Ascend (its setup.py's get_requirements(); {u.source})")
     if u.source and not u.source.startswith("https://pypi.org/"):
         # requirements-git.toml: a git checkout's own files at the commit (the stack's source build, MindSpeed)
         return f"the files {u.package} {u.version} is built from, at the commit read ({u.source})"
@@ -112,12 +124,25 @@ def _where(u: Unmet) -> str:
     return f"{u.package}'s METADATA"
 
 
-# On Ascend, vllm-ascend's install guide installs vLLM first and vllm-ascend second, which replaces the torch the
-# vLLM wheel pinned (or builds vLLM from source with VLLM_TARGET_DEVICE=empty): there the vLLM wheel's published
-# Requires-Dist (torch==X, xformers, ...) is knowingly left unmet, and only its Requires-Python is judged. Off
-# Ascend (no vllm-ascend, no NPU facts) vLLM is PyPI's build and its published METADATA holds in full.
-# https://github.com/vllm-project/vllm-ascend/blob/v0.11.0/docs/source/installation.md
+# On Ascend, vllm-ascend's install guide builds vLLM from source with VLLM_TARGET_DEVICE=empty (or installs vLLM
+# first and vllm-ascend second, which replaces the torch the vLLM wheel pinned): there the vLLM wheel's published
+# Requires-Dist (torch==X, xformers, ...) is not what is installed. A stated release (0.11.0) or its empty build
+# (0.11.0+empty) is judged by what that build installs: the requirements file setup.py reads for the empty target,
+# read from the release's sdist (profiles/requirements-git.toml [[vllm_empty_target]]); a release that table does not
+# hold by its Requires-Python only. Off Ascend (no vllm-ascend, no NPU facts) vLLM is PyPI's build and its published
+# METADATA holds in full. https://github.com/vllm-project/vllm-ascend/blob/v0.11.0/docs/source/installation.md
 _NOT_THE_PYPI_BUILD_ON_ASCEND = frozenset({"vllm"})
+
+
+def _empty_target(project: str, version: str) -> tuple[str | None, tuple[str, ...], str] | None:
+    """On Ascend: what vLLM `version` (a release, or its `+empty` build) declares when built with
+    VLLM_TARGET_DEVICE=empty; None for another project or a release the table does not hold."""
+    if project not in _NOT_THE_PYPI_BUILD_ON_ASCEND:
+        return None
+    from doctor.knowledge.requirements_git import vllm_empty_target
+
+    e = vllm_empty_target(version)
+    return (e.requires_python, e.requires_dist, e.source) if e is not None else None
 
 
 def published(project: str, version: str, python: str | None = None, arch: str | None = None,
@@ -170,8 +195,9 @@ def _target(snap: Any) -> tuple[str | None, str | None]:
 
 def release_lookup(snap: Any, profile: Any = None) -> Lookup | None:
     """The release tables, only when some listed package lacks its own declaration (a live snapshot never
-    needs them): the git table for a MindSpeed / Megatron checkout at a known commit, else PyPI's, except for
-    the chosen profile's own source builds."""
+    needs them): the git table for a MindSpeed / Megatron checkout at a known commit, vLLM's empty-target build on
+    an Ascend host (a release or its `+empty` build), else PyPI's, except for the chosen profile's own source
+    builds."""
     pkgs = snap.packages if known(snap.packages) else {}
     if not any(not known(p.requires_dist) and p.version for p in pkgs.values()):
         return None
@@ -190,6 +216,9 @@ def release_lookup(snap: Any, profile: Any = None) -> Lookup | None:
             g = declared_at(project, commit)
             if g is not None:
                 return g.requires_python, g.requires_dist, g.source
+        built = _empty_target(project, version) if ascend else None
+        if built is not None:
+            return built
         if not tables:
             from doctor.knowledge.requirements import load_requirements
 
@@ -227,7 +256,7 @@ def declared_requirements(ctx: CheckContext) -> Iterator[Finding]:
         if _left_to_code_needs(u, ctx) or _left_to_python_version(u, ctx):
             continue
         sev, conflict = _severity(u, on_path | ({u.package} if chain else set()), conflicts, at_load)
-        documented = _documented(u) if ascend and conflict is None else None
+        documented = (_documented(u) or _paired(u, snap, lookup)) if ascend and conflict is None else None
         if documented:
             sev, conflict = "info", documented
         enforced = _enforced(u) if conflict is None else None
@@ -297,6 +326,36 @@ def _documented(u: Unmet) -> Mapping[str, str] | None:
             "source": f"{SRC_VA_NOTES}; {SRC_VA_POLICY}; {row.source}"}
 
 
+def _paired(u: Unmet, snap: Any, lookup: Lookup | None) -> Mapping[str, str] | None:
+    """vLLM's empty-target requirement (requirements/common.txt) that the vllm-ascend release installed beside it,
+    paired with that vLLM release in the release matrix, rules out altogether (vllm-ascend 0.18.0's
+    `opencv-python-headless<=4.11.0.86` against vLLM 0.18.0's `>=4.13.0`), while the installed version meets
+    vllm-ascend's: both releases as documented cannot be met at once, so pip check's conflict is upstream's own."""
+    if u.kind != "version" or u.package not in _NOT_THE_PYPI_BUILD_ON_ASCEND or not (u.source or "").startswith(
+            VLLM_TAG_FILES) or u.installed is None:
+        return None
+    from packaging.requirements import InvalidRequirement, Requirement
+
+    from doctor.knowledge.matrix import vllm_ascend_row
+    from doctor.knowledge.pipcheck import declared_excluding
+    from doctor.knowledge.versions import parse_pkg_version
+
+    va = val(snap.package("vllm-ascend"), "version")
+    row = vllm_ascend_row(va if isinstance(va, str) else None)
+    release = parse_pkg_version(_release_of(u.version))
+    if row is None or release is None or release not in {parse_pkg_version(v) for v in (row.vllm, *row.vllm_also)}:
+        return None
+    try:
+        spec = str(Requirement(bare(u.requirement)).specifier)
+    except InvalidRequirement:
+        return None
+    theirs = [r for p, r in declared_excluding(snap, u.name, spec, lookup) if p == "vllm-ascend"]
+    if not theirs or not all(_meets(u.installed, r) for r in theirs):
+        return None
+    return {"package": u.package, "requirement": u.requirement, "paired": row.version, "excluded_by": theirs[0],
+            "source": f"{u.source}; {row.source}"}
+
+
 def _finding(u: Unmet, sev: str, conflict: Mapping[str, str] | None, ctx: CheckContext,
              at_load: AtLoad | None = None, lookup: Lookup | None = None, chain: tuple[str, ...] = (),
              enforced: Any = None) -> Finding:
@@ -328,6 +387,11 @@ def _finding(u: Unmet, sev: str, conflict: Mapping[str, str] | None, ctx: CheckC
     if conflict and conflict.get("documented"):
         detail_src += (f" vllm-ascend {conflict['documented']}'s release notes / compatibility matrix name {u.name} "
                        f"{u.installed} for this release, to be installed by hand over its pin ({conflict['source']}).")
+    elif conflict and conflict.get("paired"):
+        detail_src += (f" vllm-ascend {conflict['paired']}, which its release matrix pairs with this vLLM release, "
+                       f"declares {conflict['excluded_by']}, which vLLM {_release_of(u.version)}'s range rules out: no "
+                       f"{u.name} meets both, so the documented pair carries this conflict upstream "
+                       f"({conflict['source']}).")
     elif conflict:
         detail_src += f" The verified stack {ctx.profile.name} carries this conflict upstream ({conflict['source']})."
     hidden = _hidden(u, ctx.snapshot) if u.kind == "version" and not conflict else None
@@ -509,6 +573,10 @@ def _fix(text: str, u: Unmet, conflict: Mapping[str, str] | None, ctx: CheckCont
     if conflict and conflict.get("documented"):
         return (f"Nothing to change: vllm-ascend {conflict['documented']}'s own documentation installs {u.name} "
                 f"{u.installed} over its pin; installing the declared range would undo it.")
+    if conflict and conflict.get("paired"):
+        return (f"Nothing to change: {u.name} {u.installed} meets vllm-ascend {conflict['paired']}'s "
+                f"{conflict['excluded_by']}, and no release meets that and vLLM's range together (upstream's own "
+                "conflict).")
     if conflict:
         return (f"Nothing to change: {ctx.profile.name} installs {u.name} this way on purpose (upstream's own "
                 f"conflict); installing the declared range would undo the stack's pin.")

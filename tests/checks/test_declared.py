@@ -571,6 +571,68 @@ def test_vllm_is_judged_by_its_published_metadata_off_ascend_and_only_by_require
         ("requires-python-unmet", "vllm")]
 
 
+def test_vllm_on_ascend_is_judged_by_what_its_empty_target_build_installs():
+    """vllm-ascend's guide builds vLLM from source with VLLM_TARGET_DEVICE=empty; its setup.py then installs
+    requirements/common.txt (vLLM 0.10.0: transformers >= 4.53.2), which a report stating vllm 0.10.0 beside
+    vllm-ascend 0.10.0rc1 and transformers 4.40.0 breaks. Before the table held those declarations, nothing was said."""
+    pkgs = {"vllm": {"version": "0.10.0"}, "vllm-ascend": {"version": "0.10.0rc1"},
+            "transformers": {"version": "4.40.0"}}
+    (f,) = [x for x in _declared(_snap(pkgs, complete=False, python=None, arch=None))
+            if x.evidence["package"] == "vllm"]
+    assert f.id == "requirement-version-unmet" and f.severity.value == "error"  # vLLM is on verl's import path
+    assert "vllm 0.10.0 requires transformers>=4.53.2, but transformers 4.40.0 is installed" in f.title
+    assert f.source == "https://github.com/vllm-project/vllm/blob/v0.10.0/requirements/common.txt"
+    assert ("Declared in requirements/common.txt, the requirements file vLLM 0.10.0's sdist installs when built with "
+            "VLLM_TARGET_DEVICE=empty") in f.detail and f.source in f.detail
+    # the empty build's own version label (0.11.0+empty: transformers >= 4.55.2), on a host with only an NPU fact
+    on_npu = _snap({"vllm": {"version": "0.11.0+empty"}, "torch-npu": {"version": "2.7.1"},
+                    "transformers": {"version": "4.51.3"}}, complete=False, python="3.11.9", arch="aarch64")
+    (g,) = [x for x in _declared(on_npu) if x.evidence["package"] == "vllm"]
+    assert "vllm 0.11.0+empty requires transformers>=4.55.2" in g.title and "v0.11.0/requirements/common.txt" in g.source
+    # its Requires-Python too (vLLM 0.11.0's pyproject.toml: >=3.9,<3.14)
+    old_py = _snap({"vllm": {"version": "0.11.0+empty"}, "vllm-ascend": {"version": "0.11.0rc1"}}, complete=False,
+                   python="3.14.0", arch=None)
+    assert [(x.id, x.source) for x in _declared(old_py) if x.evidence["package"] == "vllm"] == [
+        ("requires-python-unmet", "https://github.com/vllm-project/vllm/blob/v0.11.0/requirements/common.txt")]
+    # another build's label, and a release the table does not hold, still say nothing of vLLM's requirements
+    for other in ("0.10.0+cpu", "0.10.3"):
+        assert not [x for x in _declared(_snap({**pkgs, "vllm": {"version": other}}, complete=False, python=None,
+                                               arch=None)) if x.evidence["package"] == "vllm"]
+
+
+def test_a_range_the_paired_vllm_ascend_release_rules_out_is_upstreams_own_conflict():
+    """vllm-ascend 0.18.0 declares opencv-python-headless<=4.11.0.86 and its matrix pairs it with vLLM 0.18.0, whose
+    requirements/common.txt says >=4.13.0: no opencv meets both, so the documented pair carries vLLM's unmet range as
+    info (naming both files). Beside a vllm-ascend release not paired with that vLLM, or with an opencv that meets
+    neither, it is an error."""
+    pair = {"vllm": {"version": "0.18.0+empty"}, "vllm-ascend": {"version": "0.18.0"},
+            "opencv-python-headless": {"version": "4.11.0.86"}}
+    (f,) = [x for x in _declared(_snap(pair, complete=False)) if x.evidence["package"] == "vllm"]
+    assert f.severity.value == "info" and "opencv-python-headless>=4.13.0" in f.title
+    assert "vllm-ascend 0.18.0, which its release matrix pairs with this vLLM release" in f.detail
+    assert f.source.startswith("https://github.com/vllm-project/vllm/blob/v0.18.0/requirements/common.txt; ")
+    assert "vllm-ascend/tree/v0.18.0" in f.source and f.fix.text.startswith("Nothing to change") and not f.fix.commands
+    unpaired = {**pair, "vllm": {"version": "0.19.1"}}
+    assert [x.severity.value for x in _declared(_snap(unpaired, complete=False))
+            if x.evidence["package"] == "vllm"] == ["error"]
+    neither = {**pair, "opencv-python-headless": {"version": "4.12.0.88"}}
+    assert sorted((x.evidence["package"], x.severity.value) for x in _declared(_snap(neither, complete=False))) == [
+        ("vllm", "error"), ("vllm-ascend", "error")]
+
+
+def test_vllm_off_ascend_keeps_pypis_wheel_metadata_not_the_empty_target():
+    """Off Ascend (no vllm-ascend, no NPU fact) vLLM 0.10.0 is PyPI's CUDA wheel: its published Requires-Dist judges
+    it (torch==2.7.1), not common.txt; a `+empty` build there is no PyPI release and stays unjudged as before."""
+    pkgs = {"vllm": {"version": "0.10.0"}, "transformers": {"version": "4.40.0"}, "torch": {"version": "2.6.0"}}
+    got = [x for x in _declared(_snap(pkgs, complete=False, python="3.11.9", arch="x86_64"))
+           if x.evidence["package"] == "vllm"]
+    assert got and all(x.source.startswith("https://pypi.org/project/vllm/0.10.0/") for x in got)
+    assert any(x.evidence["requires"] == "torch" for x in got)
+    empty = {**pkgs, "vllm": {"version": "0.10.0+empty"}}
+    assert not [x for x in _declared(_snap(empty, complete=False, python="3.11.9", arch="x86_64"))
+                if x.evidence["package"] == "vllm"]
+
+
 def _files(snap: Any, profile: Any = None) -> list[Any]:
     from doctor.checks.declared import published_files
     from doctor.checks.runner import CheckContext, Skipped

@@ -68,9 +68,10 @@ def test_torch_npu_on_a_cann_no_table_pairs_it_with_still_warns() -> None:
 # -- CANNs a release documents for part of its hosts (matrix.CannAlt): a chip family, an arch, the builds cut for it --
 
 def _host(pkgs: dict[str, str], cann: str, chip: str = "A2", arch: str = "aarch64") -> dict[str, Any]:
-    """A complete snapshot of the stack (with CANN's own Python dependencies), judged without any verl profile."""
+    """A complete snapshot of the stack (with CANN's own Python dependencies), judged without any verl profile.
+    protobuf as pip leaves it after vLLM's VLLM_TARGET_DEVICE=empty build (0.18.0 on: protobuf>=5.29.6)."""
     deps = {"attrs": "24.2.0", "decorator": "5.1.1", "sympy": "1.13.3", "cffi": "1.17.1", "psutil": "6.1.0",
-            "scipy": "1.13.1", "pyyaml": "6.0.2", "protobuf": "4.25.5", "numpy": "1.26.4"}
+            "scipy": "1.13.1", "pyyaml": "6.0.2", "protobuf": "5.29.6", "numpy": "1.26.4"}
     devices = CHIP_ROWS[chip] if chip in CHIP_ROWS else [
         {"id": i, "chip_index": 0, "phy_id": i, "chip": chip, "soc": f"Ascend{chip}", "health": "OK"} for i in range(2)]
     d = _stack({**deps, **pkgs}, cann)

@@ -629,15 +629,24 @@ def test_set_refuses_a_pin_that_check_would_call_an_error(tmp_path):
 def test_set_allows_and_says_a_warning_level_pin(tmp_path):
     from tests.stacks import healthy
 
-    # verl 0.7.0 (no NPU gate on transformers) and its vllm-ascend v0.11.0rc1 checkout put no bound on transformers
+    # verl 0.7.0 (no NPU gate on transformers) and its vllm-ascend v0.11.0rc1 checkout put no bound on transformers;
+    # its vLLM v0.11.0, built with VLLM_TARGET_DEVICE=empty, declares transformers >= 4.55.2 (requirements/common.txt)
     d = healthy("verl-0.7.0-cann8.3.rc1-a2")
-    d["packages"]["trl"] = {"version": "0.18.0"}  # declares transformers>=4.50.0; not on verl's import path
-    r = run("--json", "install", "--from", _snap(tmp_path, d), "--set", "transformers=4.49.0", "--dry-run",
+    d["packages"]["trl"] = {"version": "0.23.0"}  # declares transformers>=4.56.1; not on verl's import path
+    r = run("--json", "install", "--from", _snap(tmp_path, d), "--set", "transformers=4.56.0", "--dry-run",
             "--venv", str(tmp_path / "v"))
     report = json.loads(r.stdout)
     said = [f for f in report["findings"] if f["id"] == "install-set-breaks-requirement"]
     assert r.exit_code in (0, 1) and said and said[0]["severity"] == "warning", report["findings"]
-    assert said[0]["title"].startswith("--set transformers=4.49.0: trl 0.18.0 requires transformers>=4.50.0")
+    assert said[0]["title"].startswith("--set transformers=4.56.0: trl 0.23.0 requires transformers>=4.56.1")
+    # below vLLM's own floor the pin is refused: that build is on verl's import path (until this stack's vLLM was
+    # judged by its empty-target requirements, transformers=4.49.0 passed here as a trl warning)
+    r = run("--json", "install", "--from", _snap(tmp_path, d), "--set", "transformers=4.49.0", "--dry-run",
+            "--venv", str(tmp_path / "v"))
+    refused = [f for f in json.loads(r.stdout)["findings"] if f["id"] == "request-refused"]
+    assert r.exit_code == 2 and len(refused) == 1, refused
+    assert "breaks what vllm 0.11.0 declares (transformers >= 4.55.2)" in refused[0]["title"]
+    assert "https://github.com/vllm-project/vllm/blob/v0.11.0/requirements/common.txt" in refused[0]["title"]
 
 
 def test_a_release_the_tables_do_not_hold_is_skipped_not_passed(tmp_path):
@@ -671,7 +680,8 @@ def test_set_below_what_the_stacks_own_vllm_ascend_build_declares_is_refused(tmp
     from tests.stacks import healthy
 
     d = healthy("verl-0.7.1-cann8.5.0-a2")
-    r = run("--json", "install", "--from", _snap(tmp_path, d), "--set", "transformers=4.49.0", "--dry-run",
+    # 4.56.0: inside what the stack's vLLM v0.13.0 declares for its empty build (transformers >= 4.56.0, < 5)
+    r = run("--json", "install", "--from", _snap(tmp_path, d), "--set", "transformers=4.56.0", "--dry-run",
             "--venv", str(tmp_path / "v"))
     refused = [f for f in json.loads(r.stdout)["findings"] if f["id"] == "request-refused"]
     assert r.exit_code == 2 and len(refused) == 1, refused

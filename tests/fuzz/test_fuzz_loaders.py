@@ -293,13 +293,27 @@ REQUIREMENTS_GIT = tomllib.loads((ROOT / "profiles" / "requirements-git.toml").r
 
 
 @fuzz
-@given(mutated_rows(REQUIREMENTS_GIT, ["release"], ["extra"],
+@given(mutated_rows(REQUIREMENTS_GIT, ["release", "vllm_empty_target"], ["extra"],
                     st.one_of(leaf, st.lists(st.one_of(leaf, st.sampled_from(["numpy<2", "torch==", "a; extra == 'x'"])),
-                                             max_size=3))))
-def test_requirements_git_table_loader(doc):
+                                             max_size=3),
+                              st.sampled_from(["https://github.com/vllm-project/vllm/blob/v0.11.0/requirements/common.txt",
+                                               "https://pypi.org/project/vllm/0.11.0/", "0.11.0+empty"]))),
+       st.one_of(st.none(), leaf, st.sampled_from(["drop"])),
+       st.one_of(st.text(max_size=12), st.sampled_from(["0.11.0", "0.11.0+empty", "0.11.0+EMPTY", "0.11.0+cpu", "+empty",
+                                                         "0.11", "v0.11.0", "0.11.0+empty+x", " 0.18.0 "])))
+def test_requirements_git_table_loader(doc, empty_read, version):
+    """A malformed requirements-git file (its [[vllm_empty_target]] entries and their read date too) is an InputError
+    naming it; a loaded table answers any stated vLLM version without raising."""
     from doctor.knowledge.requirements_git import parse
 
+    if empty_read == "drop":
+        doc.pop("vllm_empty_target_read", None)
+    elif empty_read is not None:
+        doc["vllm_empty_target_read"] = empty_read
     try:
-        parse(doc, "fuzz/requirements-git.toml")
+        table = parse(doc, "fuzz/requirements-git.toml")
     except InputError as e:
         assert str(e).startswith("fuzz/requirements-git.toml")
+        return
+    got = table.vllm_empty_target(version)
+    assert got is None or got.source.startswith(f"https://github.com/vllm-project/vllm/blob/v{got.version}/")

@@ -19,6 +19,7 @@ from typing import Any
 
 from tools.refresh_knowledge.diff import KINDS, Findings
 from tools.refresh_knowledge.gitdir import GitDir, GitError
+from tools.refresh_knowledge.vllm_empty import SDISTS  # the vLLM sdists read from PyPI (--vllm-sdists)
 
 
 @dataclass
@@ -49,8 +50,10 @@ CLONES = (("verl", "verl-project/verl"), ("vllm-ascend", "vllm-project/vllm-asce
           ("mindspeed", "Ascend/MindSpeed"), ("mindspeed-llm", "Ascend/MindSpeed-LLM"))
 
 
-def refresh(k: Knowledge, repos: dict[str, GitDir], pypi: dict[str, Any] | None = None) -> Findings:
-    """Every check whose clone was given, and PyPI's release lists when read; the differences found."""
+def refresh(k: Knowledge, repos: dict[str, GitDir], pypi: dict[str, Any] | None = None,
+            sdists: dict[str, Any] | None = None) -> Findings:
+    """Every check whose clone was given, PyPI's release lists when read, and the vLLM sdists' empty-target
+    declarations when read (`sdists`: tools/refresh_knowledge/vllm_empty.py `read`); the differences found."""
     from tools.refresh_knowledge import mindspeed, pins, torch_npu, verl, vllm_ascend
 
     out = Findings()
@@ -70,6 +73,11 @@ def refresh(k: Knowledge, repos: dict[str, GitDir], pypi: dict[str, Any] | None 
         from tools.refresh_knowledge import git_requirements
 
         git_requirements.check(repos, k.profiles, load(), out)
+    if sdists is not None:
+        from doctor.knowledge.requirements_git import load as load_git
+        from tools.refresh_knowledge import vllm_empty
+
+        vllm_empty.check(sdists, vllm_empty.releases(k.vllm_ascend, k.profiles), load_git(), out)
     if pypi is not None:
         from doctor.knowledge.requirements import load_requirements
         from tools.refresh_knowledge import published
@@ -79,7 +87,7 @@ def refresh(k: Knowledge, repos: dict[str, GitDir], pypi: dict[str, Any] | None 
 
 
 def render(found: Findings, repos: dict[str, GitDir], k: Knowledge, verbose: bool = False,
-           pypi: dict[str, Any] | None = None) -> str:
+           pypi: dict[str, Any] | None = None, sdists: dict[str, Any] | None = None) -> str:
     lines = [f"knowledge from {k.date}; checked against:"]
     for name, g in repos.items():
         head = g.head_branch()
@@ -93,7 +101,10 @@ def render(found: Findings, repos: dict[str, GitDir], k: Knowledge, verbose: boo
         lines.append(f"  pypi: {len(pypi)} projects, {n} releases (newest upload {newest})")
     else:
         lines.append("  pypi: not read (--no-pypi); published releases were not checked")
-    for name in [*repos, *(["pypi"] if pypi is not None else [])]:
+    if sdists is not None:
+        lines.append(f"  {SDISTS}: {sum(isinstance(d, dict) for d in sdists.values())} of {len(sdists)} vLLM "
+                     "releases' sdists read (their VLLM_TARGET_DEVICE=empty requirements)")
+    for name in [*repos, *(["pypi"] if pypi is not None else []), *([SDISTS] if sdists is not None else [])]:
         diffs = sorted((d for d in found.diffs if d.repo == name), key=lambda d: (KINDS.index(d.kind), bool(d.explained)))
         lines.append(f"\n{name}: {found.checked.get(name, 0)} facts compared, {len(diffs)} differences, "
                      f"{sum(1 for d in diffs if not d.explained)} unexplained")
@@ -132,13 +143,17 @@ def main(argv: Sequence[str] | None = None, http: Any = None) -> int:
     ap.add_argument("--write-git-requirements", action="store_true",
                     help="rewrite the vllm-ascend and verl entries of profiles/requirements-git.toml from the clones "
                          "(--verl, --vllm-ascend) at the commits the profiles pin, before comparing")
+    ap.add_argument("--vllm-sdists", action="store_true",
+                    help="read the sdist of every vLLM release the vllm-ascend matrix pairs with or a profile builds "
+                         "(PyPI, 5-45 MB each) and compare what it declares when built with VLLM_TARGET_DEVICE=empty "
+                         "with profiles/requirements-git.toml; with --write-git-requirements, rewrite those entries")
     ap.add_argument("--profiles", metavar="DIR", help="profiles to check (default: the doctor's profiles/stacks)")
     ap.add_argument("--releases", metavar="FILE", help="release table to check (default: profiles/releases.toml)")
     ap.add_argument("-v", "--verbose", action="store_true", help="also list the facts that were not re-read")
     args = ap.parse_args(argv)
-    if args.write_git_requirements and not (args.verl or args.vllm_ascend):
-        print("refresh_knowledge: --write-git-requirements reads --verl / --vllm-ascend clones: give at least one",
-              file=sys.stderr)
+    if args.write_git_requirements and not (args.verl or args.vllm_ascend or args.vllm_sdists):
+        print("refresh_knowledge: --write-git-requirements reads --verl / --vllm-ascend clones or --vllm-sdists: "
+              "give at least one", file=sys.stderr)
         return 2
     repos: dict[str, GitDir] = {}
     try:
@@ -151,16 +166,17 @@ def main(argv: Sequence[str] | None = None, http: Any = None) -> int:
             path = getattr(args, name.replace("-", "_"))
             if path:
                 repos[name] = GitDir.open(path)
-        if not repos and args.no_pypi:
+        if not repos and args.no_pypi and not args.vllm_sdists:
             print("refresh_knowledge: nothing to read: give a clone (--verl, --vllm-ascend, --torch-npu, --mindspeed, "
                   "--mindspeed-llm) or let it read PyPI", file=sys.stderr)
             return 2
         k = Knowledge.installed(args.profiles, args.releases)
+        sdists = _read_sdists(k, http) if args.vllm_sdists else None
         if args.write_git_requirements:
-            _write_git_requirements(repos, k)
+            _write_git_requirements(repos, k, sdists)
         found_pypi = None if args.no_pypi else _read_pypi(k, http, args.write_requirements)
-        found = refresh(k, repos, found_pypi)
-        print(render(found, repos, k, args.verbose, found_pypi))
+        found = refresh(k, repos, found_pypi, sdists)
+        print(render(found, repos, k, args.verbose, found_pypi, sdists))
     except GitError as e:
         print(f"refresh_knowledge: {e}", file=sys.stderr)
         return 2
@@ -180,7 +196,13 @@ def main(argv: Sequence[str] | None = None, http: Any = None) -> int:
     return 1 if found.unexplained else 0
 
 
-def _write_git_requirements(repos: dict[str, GitDir], k: Knowledge) -> None:
+def _read_sdists(k: Knowledge, http: Any) -> dict[str, Any]:
+    from tools.refresh_knowledge import pypi, vllm_empty
+
+    return vllm_empty.read(http or pypi.Http(), vllm_empty.releases(k.vllm_ascend, k.profiles))
+
+
+def _write_git_requirements(repos: dict[str, GitDir], k: Knowledge, sdists: dict[str, Any] | None = None) -> None:
     import datetime
 
     from doctor.knowledge import requirements_git
@@ -190,9 +212,15 @@ def _write_git_requirements(repos: dict[str, GitDir], k: Knowledge) -> None:
     path = knowledge_file(requirements_git.FILE)
     given = sorted(p for p, (option, _) in git_requirements.PROJECTS.items() if option in repos)
     new = git_requirements.rows(repos, k.profiles)
-    git_requirements.write(path, new, datetime.date.today().isoformat(), given)
-    counts = ", ".join(f"{n} {p} entr{'y' if n == 1 else 'ies'}" for p in given
-                       for n in [sum(r["project"] == p for r in new)])
+    empty = None
+    if sdists is not None:
+        from tools.refresh_knowledge import vllm_empty
+
+        empty = vllm_empty.rows(sdists)
+    git_requirements.write(path, new, datetime.date.today().isoformat(), given, empty)
+    counts = ", ".join([f"{n} {p} entr{'y' if n == 1 else 'ies'}" for p in given
+                        for n in [sum(r["project"] == p for r in new)]]
+                       + ([f"{len(empty)} vllm_empty_target entries"] if empty is not None else []))
     print(f"wrote {counts} into {path} (the other projects' entries kept as they were)")
     requirements_git._TABLES.clear()  # the check that follows reads the file just written
 

@@ -22,7 +22,7 @@ import ast
 import json
 import posixpath
 from collections.abc import Iterable
-from typing import Any
+from typing import Any, Protocol
 
 from tools.refresh_knowledge.diff import Difference, Findings
 from tools.refresh_knowledge.gitdir import GitDir, GitError
@@ -31,12 +31,19 @@ from tools.refresh_knowledge.gitdir import GitDir, GitError
 PROJECTS = {"vllm-ascend": ("vllm-ascend", "vllm-project/vllm-ascend"), "verl": ("verl", "verl-project/verl")}
 
 
+class Files(Protocol):
+    """What the readers need of a source tree: a file's text at a commit (None when absent). A git clone
+    (`GitDir`), or the members of an sdist (tools/refresh_knowledge/vllm_empty.py, which has no commit)."""
+
+    def show(self, commit: str, path: str) -> str | None: ...
+
+
 class Unreadable(Exception):
     """The files at the commit do not have the shape this reader knows (setup.py changed how it lists them): the
     refresh stops (exit 2) rather than write a guess."""
 
 
-def requirement_lines(git: GitDir, commit: str, path: str, seen: frozenset[str] = frozenset()) -> list[str]:
+def requirement_lines(git: Files, commit: str, path: str, seen: frozenset[str] = frozenset()) -> list[str]:
     """A requirements file as vllm-ascend's setup.py reads it: every line but blanks, comments and `--` options;
     `-r FILE` is read in its place (relative to the including file)."""
     if path in seen:
@@ -91,7 +98,7 @@ def _module_names(tree: ast.Module) -> dict[str, ast.expr]:
     return {t.id: n.value for n in tree.body if isinstance(n, ast.Assign) for t in n.targets if isinstance(t, ast.Name)}
 
 
-def _pyproject_python(git: GitDir, commit: str) -> str:
+def _pyproject_python(git: Files, commit: str) -> str:
     """pyproject.toml's [project] requires-python (verl states it there, not in setup.py), "" without one."""
     import tomllib
 
@@ -181,27 +188,47 @@ def _project_commit(block: str) -> tuple[str, str]:
     return json.loads(fields.get("project", '""')), json.loads(fields.get("commit", '""'))
 
 
-def write(path: str, new: list[dict[str, Any]], date: str, projects: Iterable[str] = tuple(PROJECTS)) -> None:
+_EMPTY_SECTION = "\n[[vllm_empty_target]]\n"
+_EMPTY_FIELDS = ("version", "sdist", "requires_python", "requires_dist", "read_from", "source")
+
+
+def _fields(r: dict[str, Any], keys: Iterable[str]) -> str:
+    return "".join(f"{k} = {json.dumps(r[k], ensure_ascii=False)}\n" for k in keys)
+
+
+def write(path: str, new: list[dict[str, Any]], date: str, projects: Iterable[str] = tuple(PROJECTS),
+          empty: list[dict[str, Any]] | None = None) -> None:
     """Replace the table's entries of `projects` (vllm-ascend, verl: those whose clone was read) with `new` (the
     other projects' entries, MindSpeed's and Megatron's written by hand from their setup.py, stay as they are) and
-    set its `read` date; validated before the file is replaced."""
+    set its `read` date; with `empty` (tools/refresh_knowledge/vllm_empty.py), replace the `[[vllm_empty_target]]`
+    entries too and set `vllm_empty_target_read` (else they are kept as they are). Validated before the file is
+    replaced."""
     from doctor.atomic import write_text_atomic
     from doctor.knowledge.requirements_git import parse
 
     with open(path, encoding="utf-8") as f:
-        head, *blocks = f.read().split("\n[[release]]\n")
+        body, _, tail = f.read().partition(_EMPTY_SECTION)
+    head, *blocks = body.split("\n[[release]]\n")
     replaced = tuple(projects)
     kept = [b for b in blocks if not any(f"project = {_toml_str(p)}\n" in b for p in replaced)]
     for r in new:
-        kept.append("".join(f"{k} = {json.dumps(r[k], ensure_ascii=False)}\n" for k in
-                            ("project", "commit", "ref", "version", "requires_python", "requires_dist", "read_from",
-                             "source")))
+        kept.append(_fields(r, ("project", "commit", "ref", "version", "requires_python", "requires_dist",
+                                "read_from", "source")))
     # the hand-written entries first, then vllm-ascend's and verl's by (project, commit), as `rows` gives them: a
     # write of one project's entries leaves the other's where they were
     ours = [b for b in kept if any(f"project = {_toml_str(p)}\n" in b for p in PROJECTS)]
     kept = [b for b in kept if b not in ours] + sorted(ours, key=_project_commit)
-    head = "\n".join(f'read = "{date}"' if line.startswith("read = ") else line for line in head.split("\n"))
-    text = "\n[[release]]\n".join([head, *(b.rstrip("\n") + "\n" for b in kept)])
+    empties = [_EMPTY_SECTION.lstrip("\n") + b for b in tail.split(_EMPTY_SECTION)] if tail else []
+    lines = head.split("\n")
+    if replaced:
+        lines = [f'read = "{date}"' if line.startswith("read = ") else line for line in lines]
+    if empty is not None:
+        empties = [_EMPTY_SECTION.lstrip("\n") + _fields(r, _EMPTY_FIELDS) for r in empty]
+        lines = [line for line in lines if not line.startswith("vllm_empty_target_read = ")]
+        at = next(i for i, line in enumerate(lines) if line.startswith("read = ")) + 1
+        lines.insert(at, f'vllm_empty_target_read = "{date}"')
+    text = "\n[[release]]\n".join(["\n".join(lines), *(b.rstrip("\n") + "\n" for b in kept)])
+    text += "".join("\n" + e.rstrip("\n") + "\n" for e in empties)
     import tomllib
 
     parse(tomllib.loads(text), path)

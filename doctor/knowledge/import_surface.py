@@ -16,8 +16,9 @@ transformers through their package `__init__` (`import trl`, `import peft`).
 The layout: `index.json` (schema, read date, per caller its url, key and releases: version, ref, commit, source
 build and date, and the file holding that release's entry modules and imports; per callee its url, releases and
 the file holding its names), one file per caller release (`vllm-ascend/0.9.1.json`; the commit is in the name
-where two releases share a version) and one per callee (`vllm.json`: rows of names that the same releases lack, a
-run of consecutive releases written `A..B`). A check reads the index, then only the files of the caller releases it
+where two releases share a version, and for a source build: `verl/0.10.0.dev0-1dda039b9.json`, verl main at the
+commit a stack pins, found by that commit only) and one per callee (`vllm.json`: rows of names that the same
+releases lack, a run of consecutive releases written `A..B`). A check reads the index, then only the files of the caller releases it
 judges and the callees they import from (~10,000 import rows in all: reading every file would cost tens of ms).
 
 A verl release's file also records `loads` (`imported_at_load`): every top-level package outside verl and the
@@ -629,12 +630,16 @@ def unmet(surface: Surface, caller: str, callee: str, *, caller_version: str | N
     return Unmet(caller, rel, rel or released[-1], callee, got, names, fixed, c.url, d.url, build, source_names, gone)
 
 
-def imported_at_load(caller: str, version: str, path: str | None = None) -> tuple[CallerRelease, Loads] | None:
-    """The release of `caller` the table read at `version` (not a source build of it) and what it imports at load;
-    None when the table holds no such release or records no loads for it. Reads the index and that release's file
-    (once per process)."""
+def imported_at_load(caller: str, version: str, path: str | None = None, *,
+                     commit: str | None = None) -> tuple[CallerRelease, Loads] | None:
+    """The release of `caller` the table read at `version` (not a source build of it), or the one it read at
+    `commit` when given (a source build: verl main at the commit a stack pins, which reports a .devN version no
+    release has), and what it imports at load; None when the table holds no such release or records no loads for
+    it. Reads the index and that release's file (once per process)."""
     c = load(path).callers.get(caller)
-    rel = _find(tuple(r for r in c.releases if not r.source_build), c.key, version, None) if c is not None else None
+    at = _find(c.releases, "commit", None, commit) if c is not None and commit else None
+    rel = at if at is not None or c is None else (
+        _find(tuple(r for r in c.releases if not r.source_build), c.key, version, None))
     got = rel.loads if rel is not None else None
     return None if rel is None or got is None else (rel, got)
 

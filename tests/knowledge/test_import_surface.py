@@ -18,7 +18,7 @@ from doctor.knowledge.import_surface import load, unmet
 
 def test_the_packaged_table_holds_the_releases_read_and_what_they_import():
     t = load()
-    assert t.read == "2026-12-05"
+    assert t.read == "2026-12-06"
     from doctor.checks.packages import IMPORT_CALLEES, IMPORT_CALLERS
 
     assert set(t.callers) == set(IMPORT_CALLERS) and set(t.callees) == set(IMPORT_CALLEES)
@@ -41,6 +41,11 @@ def test_the_packaged_table_holds_the_releases_read_and_what_they_import():
     assert [n[:2] for n in u.source_names] == [("megatron.core.utils", "get_tensor_model_parallel_group_if_none")]
     (head,) = [r for r in t.callers["mbridge"].releases if r.source_build]  # main still declares 0.15.1
     assert head.version == "0.15.1" and head.date
+    # verl main at the commit the 0.10.0.dev stack pins (requirements-git.toml), a source build found by its commit:
+    # its engine workers import uvicorn at load (a real venv: "No module named 'uvicorn'")
+    (dev,) = [r for r in t.callers["verl"].releases if r.source_build]
+    assert (dev.version, dev.ref, dev.commit[:9], dev.date) == ("0.10.0.dev0", "main", "1dda039b9", "2026-08-22")
+    assert dev.loads is not None and dev.loads.modules["uvicorn"] == "verl/workers/rollout/utils.py:20"
     # verl 0.6.0-0.7.0 import AutoModelForVision2Seq from transformers when verl/utils/model.py loads; transformers
     # 5.0 removed it (read from PyPI's wheels)
     u = unmet(t, "verl", "transformers", caller_version="0.6.1", callee_version="5.0.0")

@@ -151,6 +151,46 @@ def test_a_branch_head_declaring_a_release_version_is_read_as_a_source_build(rep
         git.close()
 
 
+def test_a_verl_commit_a_stack_pins_is_read_as_a_source_build_found_by_its_commit_only(tmp_path, repos):
+    """verl main at the commit a stack pins (profiles/requirements-git.toml) reports a .devN version no release
+    has: it is read beside the release tags as a source build, its file named by version and commit, and found by
+    that commit; by its version alone it is not (another commit of main reports the same version)."""
+    from doctor.knowledge.import_surface import imported_at_load
+
+    verl = Repo(tmp_path / "verl")
+    tagged = verl.commit({"verl/__init__.py": "import numpy\n"}, tag="v0.9.0")
+    main = verl.commit({"verl/__init__.py": "import numpy\nimport uvicorn\n"})
+    (tmp_path / "profiles").mkdir()
+    (tmp_path / "profiles" / "requirements-git.toml").write_text(
+        f'[[release]]\nproject = "verl"\ncommit = "{main}"\nref = "main"\nversion = "0.10.0.dev"\n\n'
+        f'[[release]]\nproject = "verl"\ncommit = "{tagged}"\nref = "v0.9.0"\nversion = "0.9.0"\n')
+    gits = {"verl": gen.Git(str(verl.path)), "megatron-core": gen.Git(str(repos["mc"].path))}
+    try:
+        rels = gen.default_releases(str(tmp_path), {"verl": gits["verl"]})["verl"]
+        # the pin at the tag's commit is that release; the other one a source build of its normalised version
+        assert [(r.version, r.ref, r.commit, r.source_build) for r in rels] == [
+            ("0.9.0", "v0.9.0", tagged, False), ("0.10.0.dev0", "main", main, True)]
+        caller = gen.Project("verl", "verl", "verl", "https://github.com/verl-project/verl", ("verl",), loads=())
+        callee = gen.Project("megatron-core", "Megatron-LM", "megatron/core", "https://github.com/NVIDIA/Megatron-LM")
+        data = gen.read(gits, {"verl": rels, "megatron-core": gen.tag_releases(
+            gits["megatron-core"], r"core_v(\d+\.\d+\.\d+)")}, (caller,), (callee,), date="2026-12-06")
+    finally:
+        for g in gits.values():
+            g.close()
+    assert gen.release_files("verl", data["callers"]["verl"]["releases"]) == [  # type: ignore[index]
+        "verl/0.9.0.json", f"verl/0.10.0.dev0-{main[:9]}.json"]
+    _load(data, tmp_path / "import-surface")
+    index = str(tmp_path / "import-surface" / "index.json")
+    got = imported_at_load("verl", "0.10.0.dev0", index, commit=main)
+    assert got is not None and got[0].where == f"main, commit {main[:9]}"
+    assert got[1].modules == {"numpy": "verl/__init__.py:1", "uvicorn": "verl/__init__.py:2"}
+    assert imported_at_load("verl", "0.10.0.dev0", index) is None
+    assert imported_at_load("verl", "0.10.0.dev0", index, commit="0" * 40) is None
+    # a commit the table did not read falls back to the release the version names
+    assert imported_at_load("verl", "0.9.0", index, commit="0" * 40)[1].modules == {  # type: ignore[index]
+        "numpy": "verl/__init__.py:1"}
+
+
 LAZY_INIT = """from typing import TYPE_CHECKING
 from .utils import define_import_structure
 _import_structure = {"configuration_utils": ["PretrainedConfig"]}

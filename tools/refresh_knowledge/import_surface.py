@@ -28,7 +28,10 @@ source at the release vllm-ascend pairs with, so its Python files are the sdist'
 and vllm-ascend at their release tags; trl and peft at their release tags that are PyPI releases (read for transformers
 only); MindSpeed at the pinned commits; and a
 branch head whose pyproject.toml still declares a release's version (mbridge `main`) as that release's *source
-build*: `pip install git+...` reports the release's version over different files.
+build*: `pip install git+...` reports the release's version over different files. verl also at the commits the
+stacks pin that no release tag names (profiles/requirements-git.toml: main 1dda039b9, whose verl/version/version
+says 0.10.0.dev) as a source build keyed by version and commit (`verl/0.10.0.dev0-1dda039b9.json`): an install from
+that checkout reports a .devN version no release has, so only its commit names it.
 
 A caller's imports count when its entry modules load; for one callee a caller may have more (verl's vLLM rollout,
 which a rollout=vllm job loads; its async server only at releases whose default rollout mode is async); for
@@ -61,7 +64,7 @@ import re
 import subprocess
 import sys
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from packaging.version import InvalidVersion, Version
@@ -489,7 +492,9 @@ class Release:
     version: str  # a PEP 440 version, or for a commit-keyed caller (MindSpeed) the version its setup.py states
     ref: str
     commit: str
-    source_build: bool = False  # a branch head whose declared version is a release's: what a source build installs
+    # a commit no release tag names, which a source build installs: a branch head declaring a release's version
+    # (mbridge main), or a commit a stack pins (verl main); matched by its commit, never a release's version
+    source_build: bool = False
 
 
 @dataclass(frozen=True)
@@ -772,7 +777,12 @@ def default_releases(root: str, gits: dict[str, Git]) -> dict[str, list[Release]
         head = branch_head(gits["mbridge"], "main", mbridge)  # main still says 0.15.1, 165 commits after v0.15.1
         out["mbridge"] = mbridge + ([head] if head else [])
     if "verl" in gits:
-        out["verl"] = tag_releases(gits["verl"], r"v(\d+\.\d+\.\d+(?:\.post\d+)?)")
+        verl = tag_releases(gits["verl"], r"v(\d+\.\d+\.\d+(?:\.post\d+)?)")
+        # a stack's source build of verl at a commit no release tag names (main 1dda039b9, whose verl/version/version
+        # says 0.10.0.dev: the .devN version no release has): matched by commit only
+        out["verl"] = verl + [replace(r, version=str(Version(r.version)), source_build=True)
+                              for r in git_pins(root, "verl", gits["verl"])
+                              if r.commit not in {x.commit for x in verl}]
     if "mindspeed" in gits:
         out["mindspeed"] = git_pins(root, "mindspeed", gits["mindspeed"])
     if "vllm-ascend" in gits:
@@ -1038,11 +1048,12 @@ def _dump(data: object) -> str:
 
 def release_files(caller: str, releases: list[dict[str, Any]]) -> list[str]:
     """Each caller release's file: `<caller>/<version>.json`, with the commit in the name where two releases
-    share a version (mbridge's source build of 0.15.1, MindSpeed's pinned commits)."""
+    share a version (mbridge's source build of 0.15.1, MindSpeed's pinned commits) or for a source build (verl
+    0.10.0.dev0 at the commit a stack pins: another pinned commit of that version leaves its name as it is)."""
     counts: dict[str, int] = {}
     for r in releases:
         counts[r["version"]] = counts.get(r["version"], 0) + 1
-    return [f"{caller}/{r['version']}.json" if counts[r["version"]] == 1 else
+    return [f"{caller}/{r['version']}.json" if counts[r["version"]] == 1 and not r.get("source_build") else
             f"{caller}/{r['version']}-{r['commit'][:9]}.json" for r in releases]
 
 

@@ -1247,3 +1247,63 @@ def test_a_requirement_transformers_checks_at_import_is_an_error_that_says_the_i
     old = {"transformers": ("4.30.0", ["tokenizers<0.14,>=0.11.1,!=0.11.3"]), "tokenizers": ("0.15.0", [])}
     (o,) = fs(old)
     assert "checked_at_import" not in o.evidence
+
+
+# verl main 1dda039b9's Requires-Dist (the METADATA `pip install --no-deps -e` of a checkout at that commit wrote,
+# Python 3.11.7): its base requirements, the [verl-core] run set (pyproject.toml) and the backends that build on it
+_VERL_MAIN_1DDA039 = "1dda039b9c6311889a9c9a26040677e1254814f9"
+_VERL_MAIN_BASE = ["accelerate", "codetiming", "datasets", "dill", "hydra-core", "numpy>=2.0.0", "pandas", "peft",
+                   "pyarrow>=19.0.0", "pybind11", "pylatexenc", "ray[default]>=2.41.0", "torchdata",
+                   "tensordict!=0.9.0,<=0.10.0,>=0.8.0", "transformers!=5.6.0,<5.11,>=5.5.3", "wandb",
+                   "packaging>=20.0", "tensorboard"]
+_VERL_MAIN_REQUIRES = _VERL_MAIN_BASE + [
+    f'{r.replace("transformers!=5.6.0,<5.11,>=5.5.3", "transformers")}; extra == "verl-core"' for r in _VERL_MAIN_BASE
+] + [f'{r}; extra == "verl-core"' for r in ("fastapi", "uvicorn", "mathruler", "qwen_vl_utils", "torchcodec",
+                                            "cachetools", "nvtx")] + [
+    f'verl[verl-core]; extra == "{e}"' for e in ("vllm", "sglang", "fsdp", "megatron", "cpu")]
+
+
+def _verl_checkout(commit: str | None, **also: Any) -> Any:
+    pkgs: dict[str, Any] = {k: {"version": v, "requires_dist": []} for k, v in _VERL_091_BASE.items()}
+    pkgs.update({k: {"version": v, "requires_dist": []} for k, v in also.items()})
+    pkgs["verl"] = {"version": "0.10.0.dev0", "requires_dist": _VERL_MAIN_REQUIRES, "editable": True,
+                    "url": "file:///src/verl", "metadata": "/v/site-packages/verl-0.10.0.dev0.dist-info/METADATA"}
+    doc: dict[str, Any] = {"schema": "doctor.snapshot/1", "complete": True, "packages": pkgs,
+                           "python": {"version": "3.11.7", "implementation": "CPython"}, "host": {"arch": "x86_64"}}
+    if commit is not None:
+        doc["modules"] = {"verl": {"origins": ["/src/verl/verl"], "git": {"commit": commit, "branch": "main"}}}
+    return snapshot_from_dict(doc)
+
+
+def test_a_verl_checkout_at_the_commit_a_stack_pins_is_judged_by_what_that_commit_imports_at_load():
+    """verl installed `--no-deps -e` from a checkout of main at 1dda039b9 (the commit the 0.10.0.dev profile pins)
+    reports 0.10.0.dev0, a version no release has. Real venv (Python 3.11.7, torch 2.13.0+cpu, verl's base
+    requirements, fastapi and cachetools, no uvicorn): `import verl.workers.engine_workers` raised "No module named
+    'uvicorn'". The import-surface table reads that commit as a source build: with the commit its git facts give, a
+    missing uvicorn, fastapi or cachetools is an error naming the file:line that imports it at load; nvtx and
+    torchcodec, which the trainer's modules do not import, stay warnings."""
+    fs = _declared(_verl_checkout(_VERL_MAIN_1DDA039, cachetools="6.2.4", fastapi="0.128.0"))
+    core = {f.evidence["requires"]: f for f in fs if f.evidence.get("built_on")}
+    assert {k: f.severity.value for k, f in core.items()} == {
+        "uvicorn": "error", "mathruler": "warning", "qwen-vl-utils": "warning", "torchcodec": "warning",
+        "nvtx": "warning"}
+    u = core["uvicorn"]
+    assert u.evidence["imported_at_load"] == {"module": "uvicorn", "at": "verl/workers/rollout/utils.py:20",
+                                              "read": "main, commit 1dda039b9"}
+    assert "imports `uvicorn` at module level (verl/workers/rollout/utils.py:20)" in u.detail
+    assert core["nvtx"].evidence["imported_at_load"] is None
+    # the same found by the commit pip recorded (`pip install git+...@1dda039b9`: direct_url.json's vcs_info)
+    snap = _verl_checkout(None)
+    snap.packages["verl"].commit = _VERL_MAIN_1DDA039
+    core = {f.evidence["requires"]: f.severity.value for f in _declared(snap) if f.evidence.get("built_on")}
+    assert core["uvicorn"] == core["fastapi"] == core["cachetools"] == "error" and core["nvtx"] == "warning"
+
+
+def test_a_verl_dev_version_without_a_commit_the_table_read_stays_unjudged():
+    """0.10.0.dev0 names no release: without a commit (a stated report, a checkout git cannot read) or at a commit
+    the import-surface table did not read, the run-set additions stay warnings and say nothing about load."""
+    for commit in (None, "0" * 40):
+        fs = _declared(_verl_checkout(commit))
+        core = [f for f in fs if f.evidence.get("built_on")]
+        assert len(core) == 7 and all(f.severity.value == "warning" and "imported_at_load" not in f.evidence
+                                      for f in core), [(f.evidence["requires"], f.severity.value) for f in core]

@@ -336,7 +336,7 @@ def _git(v: Validator, g_raw: Any) -> dict[str, GitSource]:
         p = f"git.{comp}"
         gt = v.keys(g, _GIT, p, required=("repo", "ref"))
         install = gt.get("install", "editable")
-        if install not in _INSTALL:
+        if not isinstance(install, str) or install not in _INSTALL:
             raise v.fail(f"{p}.install", f"must be one of {', '.join(sorted(_INSTALL))}")
         git[normalize_name(comp)] = GitSource(
             repo=v.req(gt["repo"], f"{p}.repo"), ref=v.req(gt["ref"], f"{p}.ref"),

@@ -57,6 +57,8 @@ def _copy(tmp_path: Path, name: str = "verl-0.7.1-cann8.5.0-a2") -> Path:
     (lambda t: t.replace('python = ">=3.10,<3.12"', 'python = "three"'), "python: not a version specifier"),
     (lambda t: t.replace('finding = "torchvision-torch-mismatch"', 'finding = "Not An Id"'), "finding: must be a kebab-case"),
     (lambda t: t.replace("[pins]", "[pins\n"), "not valid TOML"),
+    # a git step's `install` given as an array (found by the profile fuzz test: it raised TypeError, not exit 2)
+    (lambda t: t.replace('install = "empty-target"', 'install = ["empty-target"]'), "install: must be one of"),
 ])
 def test_loader_refuses_bad_profiles_naming_the_file(tmp_path, edit, needle):
     f = _copy(tmp_path)

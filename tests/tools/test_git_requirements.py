@@ -65,6 +65,27 @@ def test_each_setup_py_is_read_the_way_it_builds_its_requirements(clones):
     assert verl["requires_python"] == ">=3.10"  # from pyproject.toml: setup.py gives none
 
 
+def test_extras_pyproject_states_itself_win_over_setup_pys_as_setuptools_builds_them(tmp_path):
+    """verl main at 1dda039: pyproject.toml's [project] lists `dependencies` as dynamic (setup.py's install_requires)
+    but states `optional-dependencies` itself, so setuptools ignores setup.py's extras_require and the built METADATA
+    has pyproject's extras ([verl-core] with uvicorn); the entry then cites pyproject.toml."""
+    repo = Repo(tmp_path / "verl")
+    pyproject = ('[project]\nname = "verl"\nrequires-python = ">=3.10"\ndynamic = ["version", "dependencies"]\n'
+                 '[project.optional-dependencies]\nverl-core = ["uvicorn", "verl[transferqueue]"]\n'
+                 'transferqueue = ["TransferQueue @ git+https://github.com/Ascend/TransferQueue.git@main"]\n')
+    c = repo.commit({"setup.py": VERL_SETUP, "pyproject.toml": pyproject})
+    got = gr.declared(GitDir.open(str(repo.path)), "verl", c)
+    assert got["requires_dist"] == [
+        "numpy<2.0.0", "ray[default]>=2.41.0", 'uvicorn; extra == "verl-core"', 'verl[transferqueue]; extra == "verl-core"',
+        'TransferQueue @ git+https://github.com/Ascend/TransferQueue.git@main ; extra == "transferqueue"']
+    assert got["path"] == "pyproject.toml" and "optional-dependencies (static" in got["read_from"]
+    # listed in `dynamic`, the extras stay setup.py's
+    c = repo.commit({"setup.py": VERL_SETUP, "pyproject.toml": pyproject.replace('"dependencies"]', '"dependencies", '
+                                                                                  '"optional-dependencies"]')})
+    got = gr.declared(GitDir.open(str(repo.path)), "verl", c)
+    assert 'vllm>=0.8.5,<=0.11.0; extra == "vllm"' in got["requires_dist"] and got["path"] == "setup.py"
+
+
 def test_a_setup_py_of_another_shape_is_refused_not_guessed(clones, tmp_path):
     other = Repo(tmp_path / "other")
     c = other.commit({"setup.py": 'setup(name="vllm_ascend", install_requires=open("reqs.in").read().split())\n'})

@@ -9,7 +9,9 @@ way each project's setup.py builds them, without running any upstream code:
 - vllm-ascend: `setup(install_requires=get_requirements())`, which reads requirements.txt line by line (following
   `-r FILE`, skipping `--` options), and `python_requires=` (a literal);
 - verl: `setup(install_requires=install_requires, extras_require=extras_require)`, module-level lists and a dict of
-  those lists (read with ast); its Requires-Python is pyproject.toml's `[project] requires-python`.
+  those lists (read with ast); its Requires-Python is pyproject.toml's `[project] requires-python`. A field
+  pyproject.toml's `[project]` states itself (not in `dynamic`) wins, as setuptools builds it: verl main at 1dda039
+  moved its extras ([verl-core] among them) there.
 A `python_requires=` in setup.py is taken first, pyproject.toml's `requires-python` otherwise.
 
 `check` compares each pinned commit's declaration with the table; `rows` gives the entries to write
@@ -98,14 +100,27 @@ def _module_names(tree: ast.Module) -> dict[str, ast.expr]:
     return {t.id: n.value for n in tree.body if isinstance(n, ast.Assign) for t in n.targets if isinstance(t, ast.Name)}
 
 
-def _pyproject_python(git: Files, commit: str) -> str:
-    """pyproject.toml's [project] requires-python (verl states it there, not in setup.py), "" without one."""
+def _pyproject(git: Files, commit: str) -> dict[str, Any]:
+    """pyproject.toml's [project] table at `commit`, {} without one."""
     import tomllib
 
     text = git.show(commit, "pyproject.toml")
     project = tomllib.loads(text).get("project", {}) if text else {}
-    value = project.get("requires-python", "") if isinstance(project, dict) else ""
+    return project if isinstance(project, dict) else {}
+
+
+def _pyproject_python(git: Files, commit: str) -> str:
+    """pyproject.toml's [project] requires-python (verl states it there, not in setup.py), "" without one."""
+    value = _pyproject(git, commit).get("requires-python", "")
     return value if isinstance(value, str) else ""
+
+
+def _static(project: dict[str, Any], field: str) -> Any:
+    """A [project] field pyproject.toml states itself (not listed in `dynamic`): setuptools builds the metadata from
+    it and ignores what setup.py passes for it (verl main at 1dda039: optional-dependencies, with [verl-core]).
+    None when the field is dynamic or absent."""
+    dynamic = project.get("dynamic", [])
+    return None if not isinstance(dynamic, list) or field in dynamic else project.get(field)
 
 
 def declared(git: GitDir, project: str, commit: str) -> dict[str, Any]:
@@ -124,14 +139,26 @@ def declared(git: GitDir, project: str, commit: str) -> dict[str, Any]:
         return {"requires_python": python, "requires_dist": requirement_lines(git, commit, "requirements.txt"),
                 "read_from": "setup.py: python_requires, install_requires = get_requirements() (requirements.txt, "
                              "following -r)", "path": "requirements.txt"}
-    base = _literal(_keyword(call, "install_requires"), names, "install_requires") or []
-    extras = _literal(_keyword(call, "extras_require"), names, "extras_require") or {}
+    meta = _pyproject(git, commit)
+    base = _static(meta, "dependencies")
+    if base is None:
+        base = _literal(_keyword(call, "install_requires"), names, "install_requires") or []
+    extras = _static(meta, "optional-dependencies")
+    static = extras is not None
+    if extras is None:
+        extras = _literal(_keyword(call, "extras_require"), names, "extras_require") or {}
+    if not isinstance(base, list) or not isinstance(extras, dict):
+        raise Unreadable("pyproject.toml: [project] dependencies / optional-dependencies of another shape")
     # PEP 508: a URL requirement needs a space before its marker's ';'
     dist = list(base) + [f'{r}{" " if "://" in r else ""}; extra == "{x}"' for x, reqs in extras.items() for r in reqs]
     if not all(isinstance(r, str) for r in dist):
         raise Unreadable("setup.py: a requirement is not a string")
     return {"requires_python": python, "requires_dist": dist,
-            "read_from": "setup.py: install_requires, extras_require (module-level lists)", "path": "setup.py"}
+            "read_from": ("setup.py: install_requires, extras_require (module-level lists)" if not static else
+                          "setup.py: install_requires (module-level list); pyproject.toml: [project] "
+                          "optional-dependencies (static: setuptools ignores setup.py's extras_require)"),
+            # a static [project] table is the file the extras' findings point at (its `dynamic` names setup.py's part)
+            "path": "pyproject.toml" if static else "setup.py"}
 
 
 def pinned(profiles: Iterable[Any]) -> dict[tuple[str, str], tuple[str, str, str]]:

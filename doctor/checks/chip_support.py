@@ -40,7 +40,9 @@ def _names(fams: tuple[str, ...]) -> str:
     return " / ".join(FAMILY_NAMES.get(f, f).split(" (")[0] for f in fams) or "no family"
 
 
-@check("package-chip-support", "packages", findings=("package-chip-unsupported",), tables=(load,))
+# No `tables=(load,)`: the table is read only on a host whose chip family is known (an NPU host), so a live check
+# elsewhere does not parse it while the target is probed (~19 M instructions of a `doctor check` on a CPU host).
+@check("package-chip-support", "packages", findings=("package-chip-unsupported",))
 def package_chip_support(ctx: CheckContext) -> Iterator[Finding]:
     """Each installed package whose docs for its release list chip families (profiles/chip-support.toml) supports this
     host's family: an error when the docs rule it out for what the package does (a training package on the 310P / 310B

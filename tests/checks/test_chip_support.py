@@ -143,3 +143,25 @@ def test_unknown_family_or_version_is_silent() -> None:
 def test_two_training_packages_are_two_findings() -> None:
     fs = _chip(_snap("310P", {"verl": "0.7.1", "mindspeed": "0.12.1"}))
     assert sorted(f.evidence["package"] for f in fs) == ["mindspeed", "verl"]
+
+
+def test_the_table_is_read_only_where_the_family_is_known_and_a_malformed_one_still_fails_that_check(
+        monkeypatch: pytest.MonkeyPatch, tmp_path: Any) -> None:
+    """A live check preloads the tables every host with packages reads (`load_tables`); this one is read only where the
+    chip family is known, so a host without one never parses it, and where the family is known a malformed copy still
+    fails the check that reads it, naming the file."""
+    from doctor.checks.runner import load_all, load_tables
+    from doctor.knowledge import chip_support
+
+    monkeypatch.setattr(chip_support, "_TABLES", {})
+    load_tables(load_all())
+    (r,) = [c for c in diagnose_dict(_snap(None, {"verl": "0.9.0"})).checks if c.id == "package-chip-support"]
+    assert r.status.value == "skip" and r.reason == "the chip family is not known"
+    assert chip_support._TABLES == {}
+    assert _sev(_snap("310P", {"verl": "0.9.0"})) == "error" and list(chip_support._TABLES) == [chip_support.table_path(
+        chip_support.FILE)]
+    bad = tmp_path / "chip-support.toml"
+    bad.write_text("schema = 1\n[broken\n")
+    monkeypatch.setattr(chip_support, "table_path", lambda name, path=None: str(bad))
+    (f,) = [f for f in diagnose_dict(_snap("A2", {"verl": "0.9.0"})).findings if f.check == "package-chip-support"]
+    assert f.id == "check-crashed" and str(bad) in f.title

@@ -25,11 +25,18 @@ from typing import Any, NamedTuple
 from packaging.markers import InvalidMarker, Marker, UndefinedComparison, UndefinedEnvironmentName
 from packaging.requirements import InvalidRequirement, Requirement
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
-from packaging.utils import canonicalize_name
+from packaging.utils import canonicalize_name as _canonicalize_name
 from packaging.version import InvalidVersion, Version
 
 from doctor.knowledge.ownership import component_of_distribution
 from doctor.snapshot.model import Snapshot, known
+
+
+@lru_cache(maxsize=8192)
+def canonicalize_name(name: str) -> str:
+    """packaging's `canonicalize_name`, remembered: the declared-requirements check asks ~3,000 times for ~600 names
+    (the same dependency of many packages, the same extra on every pass)."""
+    return _canonicalize_name(name)
 
 
 class Unmet(NamedTuple):
@@ -282,6 +289,15 @@ def _marker(text: str) -> Marker | None:
 _RANGE = re.compile(r"[<>=!~]")
 
 
+# What `_Applies` works out for an environment: (marker text, extra) -> verdict, and (line, extra) -> result. Kept
+# per environment for the process, so the `_Applies` each helper of one check makes (unmet, declared_ranges, ...)
+# and the checks after it share them instead of evaluating the same markers again (a verdict depends on the
+# environment, the marker and the extra alone). Bounded: a process judging many targets starts over.
+_BY_ENV: dict[tuple[tuple[str, str], ...], tuple[dict[tuple[str, str], "bool | None"],
+                                                 dict[tuple[str, str], "_Req | None"]]] = {}
+_MAX_ENVS = 32
+
+
 class _Applies:
     """Marker verdicts for one environment, by marker text: a target's ~1500 Requires-Dist lines share a few
     dozen distinct markers (ray alone has ~300 lines under `extra == "..."`), and a requirement is parsed only
@@ -289,11 +305,21 @@ class _Applies:
 
     def __init__(self, env: Mapping[str, str]) -> None:
         self.env = env
-        self.cache: dict[tuple[str, str], bool | None] = {}
+        key = tuple(sorted(env.items()))
+        if key not in _BY_ENV and len(_BY_ENV) >= _MAX_ENVS:
+            _BY_ENV.clear()
+        self.cache, self.results = _BY_ENV.setdefault(key, ({}, {}))
 
     def __call__(self, line: str, extra: str = "") -> _Req | None:
         """The parsed requirement when its marker holds for the target with this extra active, else None (a
         false marker, one needing an unknown fact, or an unparsable line)."""
+        try:
+            return self.results[(line, extra)]
+        except KeyError:
+            got = self.results[(line, extra)] = self._judge(line, extra)
+            return got
+
+    def _judge(self, line: str, extra: str) -> _Req | None:
         _, sep, text = line.partition(";")
         text = text.strip()
         if sep and text:
@@ -519,7 +545,7 @@ def _named_extras(name: str, version: str | None, d: Decl, pkgs: Mapping[str, An
     the range the package supports, even when nobody installed `pkg[extra]` (pip check would not look)."""
     for line in d.requires_dist or ():
         head, _, marker = line.partition(";")
-        if "extra" not in marker or not any(c in head for c in "<>=!~"):
+        if "extra" not in marker or not _RANGE.search(head):
             continue  # only extra-only requirements with a version range can be judged
         target = canonicalize_name(_NAME_END.split(head.strip(), maxsplit=1)[0])
         if target not in pkgs or target in source_built or component_of_distribution(target) in (None, "python"):

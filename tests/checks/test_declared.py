@@ -79,6 +79,19 @@ def test_elsewhere_a_warning_and_markers_use_the_snapshots_python_and_arch():
     assert arm.evidence["requirement"] == 'only-arm; platform_machine == "aarch64"'
 
 
+def test_marker_verdicts_kept_for_the_process_are_those_of_each_snapshots_own_target():
+    """The verdicts of markers are kept per environment for the process (several checks judge the same lines): one
+    process judging targets in turn still gives each one its own."""
+    lines = ['only-x86; platform_machine == "x86_64"', 'only-arm; platform_machine == "aarch64"',
+             'only-new; python_version >= "3.11" and extra == "gpu"', "somelib[gpu]"]
+    pkgs = {"somelib": {"version": "1.0", "requires_dist": lines[:3]}, "app": {"version": "1", "requires_dist": lines[3:]}}
+    want = {("aarch64", "3.10.12"): {"only-arm"}, ("x86_64", "3.10.12"): {"only-x86"},
+            ("x86_64", "3.12.1"): {"only-x86", "only-new"}, (None, "3.12.1"): {"only-new"}}
+    for arch, python in [*want, ("aarch64", "3.10.12"), (None, "3.12.1")]:
+        got = {f.evidence["requires"] for f in _declared(_snap(pkgs, arch=arch, python=python))}
+        assert got == want[arch, python], (arch, python)
+
+
 def test_unknown_facts_stay_silent():
     pkgs = {"somelib": {"version": "1.0", "requires_dist": ['only-arm; platform_machine == "aarch64"', "absent-lib"],
                         "requires_python": ">=3.11"}}

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
+from functools import lru_cache
 from typing import Any
 
 from doctor.errors import InputError
@@ -29,8 +30,10 @@ _ASCEND_DOC = re.compile(r"^https://(?:www\.)?hiascend\.com/(?:document/detail|d
 _REF = re.compile(r"^https://[^/]+/[^/]+/[^/]+/(?:blob|tree|raw)/([^/\s]+)")
 
 
+@lru_cache(maxsize=4096)
 def pinned_url_problem(url: str) -> str | None:
-    """Why `url` is not an upstream URL at a tag, commit or release (None when it is one)."""
+    """Why `url` is not an upstream URL at a tag, commit or release (None when it is one). Remembered: the profiles
+    and tables a `doctor check` loads cite ~125 URLs ~510 times (the same guide in every stack of a release)."""
     if not _PINNED_URL.match(url):
         return "must be an upstream URL at a tag, a commit or a PyPI release (github.com/…/blob/<tag>/…, pypi.org/project/<name>/<version>/)"
     m = _REF.match(url)

@@ -5,14 +5,16 @@ vllm-ascend and triton-ascend have their own per-release chip tables (checks/vll
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from doctor.checks.facts import family, val, ver
 from doctor.checks.runner import CheckContext, check, skip
-from doctor.knowledge.chip_support import ChipRow, load
 from doctor.knowledge.ownership import component_of_distribution
 from doctor.report import Finding, finding
 from doctor.snapshot.model import Snapshot, known
+
+if TYPE_CHECKING:
+    from doctor.knowledge.chip_support import ChipRow
 
 # how a finding names a family: the products the docs call it by
 FAMILY_NAMES = {
@@ -40,8 +42,9 @@ def _names(fams: tuple[str, ...]) -> str:
     return " / ".join(FAMILY_NAMES.get(f, f).split(" (")[0] for f in fams) or "no family"
 
 
-# No `tables=(load,)`: the table is read only on a host whose chip family is known (an NPU host), so a live check
-# elsewhere does not parse it while the target is probed (~19 M instructions of a `doctor check` on a CPU host).
+# No `tables=(load,)`, and its module is imported in the check: the table is read only on a host whose chip family is
+# known (an NPU host), so a live check elsewhere neither parses it while the target is probed nor imports its loader
+# (~19 M and ~13 M instructions of a `doctor check` on a CPU host).
 @check("package-chip-support", "packages", findings=("package-chip-unsupported",))
 def package_chip_support(ctx: CheckContext) -> Iterator[Finding]:
     """Each installed package whose docs for its release list chip families (profiles/chip-support.toml) supports this
@@ -51,6 +54,8 @@ def package_chip_support(ctx: CheckContext) -> Iterator[Finding]:
     fam = family(snap)
     if not fam:
         skip("the chip family is not known")
+    from doctor.knowledge.chip_support import load
+
     table = load()
     installs = [(p, *_install(snap, p)) for p in table.scope]
     installs = [(p, v, b) for p, v, b in installs if v is not None or b is not None]

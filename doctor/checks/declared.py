@@ -24,7 +24,15 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from doctor.checks.facts import installed, installed_from, npu_host, unlisted_path_dirs, val, ver
+from doctor.checks.facts import (
+    checkout_commit,
+    installed,
+    installed_from,
+    npu_host,
+    unlisted_path_dirs,
+    val,
+    ver,
+)
 from doctor.checks.runner import CheckContext, check, reported, skip
 from doctor.knowledge.ownership import component_of_distribution
 from doctor.knowledge.pipcheck import (
@@ -88,7 +96,7 @@ def _at_load(u: Unmet, snap: Any, held: Mapping[str, frozenset[str]] | None = No
     from doctor.knowledge.ownership import modules_of_distribution
 
     mods = modules_of_distribution(u.name, snap)
-    got = imported_at_load(u.package, u.version, commit=_checkout_commit(snap, u.package)) if mods else None
+    got = imported_at_load(u.package, u.version, commit=checkout_commit(snap, u.package)) if mods else None
     if got is None:
         return None  # the release is not read, or no table says what the distribution installs
     rel, loads = got
@@ -182,17 +190,6 @@ def _commit(snap: Any, project: str, modules: Mapping[str, str] = _GIT_MODULES) 
     m = snap.module(mod) if mod else None
     git = getattr(m, "git", None) if m else None
     c = getattr(git, "commit", None) if git else None
-    return c if isinstance(c, str) and c else None
-
-
-# A checkout of verl (`pip install -e`, a stack's source build of main) reports a .devN version no release has: the
-# import-surface table names the commit a stack pins as a source build, found by the commit its module's git facts
-# give, else the one direct_url.json recorded (`pip install git+...@<commit>`). Without either it is not judged.
-_CHECKOUT_MODULES = {"verl": "verl"}
-
-
-def _checkout_commit(snap: Any, project: str) -> str | None:
-    c = _commit(snap, project, _CHECKOUT_MODULES) or val(snap.package(project), "commit")
     return c if isinstance(c, str) and c else None
 
 

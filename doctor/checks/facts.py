@@ -143,6 +143,21 @@ def py_version(snap: Snapshot) -> Version | None:
     return parse_pkg_version(val(snap.python, "version"))
 
 
+# A checkout of verl (`pip install -e`, a stack's source build of main) reports a .devN version no release has: the
+# import-surface table names the commit a stack pins as a source build, found by the commit its module's git facts
+# give, else the one direct_url.json recorded (`pip install git+...@<commit>`). Without either it is not judged.
+_CHECKOUT_MODULES = {"verl": "verl"}
+
+
+def checkout_commit(snap: Snapshot, project: str) -> str | None:
+    """The commit `project` was installed from: its module's git facts (a checkout: `pip install -e`, PYTHONPATH),
+    else the commit pip recorded (direct_url.json's vcs_info, PEP 610); None when neither says."""
+    mod = _CHECKOUT_MODULES.get(project)
+    c = val(val(snap.module(mod), "git"), "commit") if mod else None
+    c = c or val(snap.package(project), "commit")
+    return c if isinstance(c, str) and c else None
+
+
 def module(snap: Snapshot, name: str) -> Any:
     """The Module record, None when probed and not importable, UNKNOWN when not probed."""
     return snap.module(name)

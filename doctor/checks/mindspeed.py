@@ -11,7 +11,18 @@ from typing import Any
 from packaging.specifiers import SpecifierSet
 from packaging.version import Version
 
-from doctor.checks.facts import absent, cann, env_unset, installed, origins, pver, py_version, val, ver
+from doctor.checks.facts import (
+    absent,
+    cann,
+    checkout_commit,
+    env_unset,
+    installed,
+    origins,
+    pver,
+    py_version,
+    val,
+    ver,
+)
 from doctor.checks.runner import CheckContext, check, skip
 from doctor.knowledge.matrix import (
     MINDSPEED_UNPAIRED,
@@ -330,7 +341,7 @@ def megatron_present(ctx: CheckContext) -> Iterator[Finding]:
         return
     from doctor.knowledge.import_surface import imported_at_load
 
-    got = imported_at_load("verl", v)
+    got = imported_at_load("verl", v, commit=checkout_commit(snap, "verl"))
     at = got[1].modules.get("megatron") if got is not None else None
     where = (f" verl {v}'s modules import megatron at module level ({at}) when "
              f"{' / '.join(m for m in got[1].entries if 'megatron' in m)} load (read from {got[0].where})"

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 from doctor.checks.facts import (
     absent,
     cann,
+    checkout_commit,
     devices,
     env,
     family,
@@ -539,7 +540,7 @@ def imports_at_load(ctx: CheckContext) -> Iterator[Finding]:
         skip("verl is not installed, or the snapshot did not read its metadata")
     from doctor.knowledge.import_surface import imported_at_load, load
 
-    got = imported_at_load("verl", v)
+    got = imported_at_load("verl", v, commit=checkout_commit(snap, "verl"))
     if got is None:
         skip(f"the table of imports did not read verl {v}")
     from doctor.checks.declared import STACK

@@ -222,6 +222,24 @@ def test_megatron_missing_on_a_megatron_stack_is_an_error_whatever_verl_declares
             assert last == "/opt/venv/bin/python -m pip install --no-deps -e Megatron-LM", last
 
 
+def test_megatron_missing_names_the_line_of_the_verl_checkout_the_stack_pins():
+    """The 0.10.0.dev stacks build verl from main at 1dda039b9 (version 0.10.0.dev0, no release): with the commit
+    its checkout's git facts give, the finding names the line of that commit that imports megatron at load, read
+    from the import-surface table's source build; without it, the general sentence, as before."""
+    from tests.stacks import diagnose_dict
+
+    name = "verl-0.10.0.dev20260822-cann9.1.0-a2"
+    d = _without_megatron(name)
+    d["modules"]["verl"] = {"origins": ["/verl/verl"],
+                            "git": {"commit": "1dda039b9c6311889a9c9a26040677e1254814f9", "branch": "main"}}
+    (f,) = [f for f in diagnose_dict(d).findings if f.id == "megatron-missing"]
+    assert f.severity.value == "error" and f.evidence["imported_at"] == "verl/models/mcore/config_converter.py:25"
+    assert ("verl 0.10.0.dev0's modules import megatron at module level (verl/models/mcore/config_converter.py:25)"
+            in f.detail and "(read from main, commit 1dda039b9)" in f.detail), f.detail
+    (g,) = [f for f in diagnose_dict(_without_megatron(name)).findings if f.id == "megatron-missing"]
+    assert "imported_at" not in g.evidence and "megatron workers import megatron.core when they load" in g.detail
+
+
 def test_megatron_from_a_checkout_or_beside_mindspeed_or_unknown_is_not_this_finding():
     from tests.stacks import diagnose_dict
 

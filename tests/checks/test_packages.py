@@ -895,6 +895,40 @@ def test_what_verl_declares_or_imports_only_when_used_is_not_this_checks():
     assert not _undeclared(_verl_snapshot("0.9.1", **_BESIDE))
 
 
+def test_a_verl_checkout_at_the_commit_a_stack_pins_is_judged_by_what_that_commit_imports_at_load():
+    """verl installed `--no-deps -e` from a checkout of main at 1dda039b9 (the commit the 0.10.0.dev stacks pin)
+    reports 0.10.0.dev0, which no release has. Its verl/utils/tracking.py:28 runs `import orjson` at module level
+    and its metadata does not name orjson (tensordict's does, which a --no-deps install skips): with the commit its
+    git facts or direct_url.json give, the import-surface table's source build of that commit judges it; without
+    one the check skips, as before."""
+    from doctor.knowledge.requirements_git import declared_at
+
+    commit = "1dda039b9c6311889a9c9a26040677e1254814f9"
+    row = declared_at("verl", commit)
+    assert row is not None
+    beside = {k: v for k, v in _BESIDE.items() if k != "orjson"}
+
+    def doc(git: str | None = None, vcs: str | None = None) -> dict:
+        verl = {"version": "0.10.0.dev0", "requires_dist": list(row.requires_dist), "top_level": ["verl"],
+                "editable": True, "url": "file:///src/verl", **({"commit": vcs} if vcs else {})}
+        d = {"schema": "doctor.snapshot/1", "complete": True, "python": {"version": "3.11.7"},
+             "packages": {"verl": verl, **beside}}
+        if git:
+            d["modules"] = {"verl": {"origins": ["/src/verl/verl"], "git": {"commit": git, "branch": "main"}}}
+        return d
+
+    for d in (doc(git=commit), doc(vcs=commit)):
+        got = {f.evidence["requires"]: f for f in _undeclared(d)}
+        assert "orjson" in got, sorted(got)
+        f = got["orjson"]
+        assert f.severity.value == "error" and f.title == (
+            "verl 0.10.0.dev0 imports orjson when its trainer loads, and orjson is not installed")
+        assert f.evidence["read"] == "main, commit 1dda039b9" and "verl/utils/tracking.py:28" in f.detail
+        assert f.source == f"https://github.com/verl-project/verl/blob/{commit}/verl/utils/tracking.py#L28"
+    # a .devN version alone, or a commit the table did not read, names no release: nothing is said
+    assert not _undeclared(doc()) and not _undeclared(doc(git="0" * 40))
+
+
 def test_a_module_a_plain_pythonpath_directory_can_hold_is_a_warning_not_an_error():
     """A PYTHONPATH directory that no listed distribution describes can hold the module verl imports (vendored, or a
     copy without its dist-info): the snapshot lists the distributions only, so it cannot say the import fails. Real:

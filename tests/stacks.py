@@ -114,6 +114,10 @@ def stack_snapshot(p: Profile, arch: str = "aarch64") -> dict[str, Any]:
             "vllm_ascend": {"origins": [f"{site}/vllm_ascend"], "build": {"device_type": DEVICE_TYPE[chip]}},
             "torch": {"origins": [f"{site}/torch"], "build": {"cuda": None}},
             "transformer_engine": None,
+            # a stack that builds verl from a checkout (main at a pinned commit): the probe reads its git facts
+            **({"verl": {"origins": ["/verl/verl"], "git": {"commit": vg.commit, "branch": vg.ref, "tag": None,
+                                                             "dirty": False}}}
+               if (vg := p.git.get("verl")) is not None and vg.commit else {}),
         },
         "ascend": {
             "root": "/usr/local/Ascend",

@@ -33,14 +33,29 @@ from doctor.report import Finding, finding
 from doctor.snapshot.model import known
 
 # vLLM on Ascend is built from source over the torch vllm-ascend pairs (VLLM_TARGET_DEVICE=empty), at the release
-# vllm-ascend pairs with: the PyPI wheel's torch family bounds are not the build's, and another package's bounds on
-# vLLM (verl's `[vllm]` extra) pin the CUDA wheel (doctor/checks/declared.py, _NOT_THE_PYPI_BUILD_ON_ASCEND;
+# vllm-ascend pairs with: the PyPI wheel's torch family bounds are not the build's, nor its CUDA-only requirements
+# (_empty_build_declares), and another package's bounds on vLLM (verl's `[vllm]` extra) pin the CUDA wheel (doctor/checks/declared.py, _NOT_THE_PYPI_BUILD_ON_ASCEND;
 # doctor/knowledge/pipcheck.py, _SOURCE_BUILT).
 _TORCH_FAMILY = frozenset({"torch", "torchvision", "torchaudio", "xformers", "triton"})
 
 
 def _not_judged_on_ascend(name: str, dep: str) -> bool:
-    return dep == "vllm" or (name == "vllm" and dep in _TORCH_FAMILY)
+    return dep == "vllm" or (name == "vllm" and (dep in _TORCH_FAMILY or not _empty_build_declares(dep)))
+
+
+def _empty_build_declares(dep: str) -> bool:
+    """Some vLLM release built with VLLM_TARGET_DEVICE=empty, as Ascend builds it, declares `dep`
+    (profiles/requirements-git.toml [[vllm_empty_target]]: requirements/common.txt, read from the sdists). PyPI's
+    wheel adds requirements/cuda.txt: vLLM 0.8.3 to 0.17's `ray[cgraph]` (`!=2.44.*` to 0.10.0), and
+    nvidia-cudnn-frontend, are the CUDA build's, which no empty build declares, so a later release's bound on them
+    is not the Ascend build's. For what the empty builds do declare, PyPI's lines are common.txt's (the same
+    clauses in every release both tables hold), and PyPI's table reads every release, so it judges them. A
+    knowledge directory without the empty-target entries: as before, every non-torch dependency is judged."""
+    from doctor.knowledge.pipcheck import line_name
+    from doctor.knowledge.requirements_git import load
+
+    names = {n for e in load().empty_target for line in e.requires_dist if (n := line_name(line))}
+    return not names or dep in names
 
 
 def _own_lines(pkg: Any, deps: set[str]) -> dict[str, tuple[str, ...]] | None:

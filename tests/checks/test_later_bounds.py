@@ -164,3 +164,49 @@ def test_a_later_release_that_moved_its_own_pin_past_the_installed_releases_rang
     assert _found(_snap({"torch": "2.14.1", "triton": "3.8.0"})) == []  # the table's torch 2.14.1 line, the same
     (g,) = _found(_snap({"trl": "0.12.1", "transformers": "4.47.0"}))  # `<4.47.0` within its `>=4.46.0`: kept
     assert g.fix.commands == ("pip install 'transformers<4.47.0,>=4.46.0'",)
+
+
+def test_vllm_on_ascend_is_not_judged_by_what_only_its_cuda_wheel_declares():
+    """vLLM 0.8.3's PyPI wheel declares `ray[cgraph]!=2.44.*` from requirements/cuda.txt; the VLLM_TARGET_DEVICE=empty
+    build Ascend installs reads requirements/common.txt, which names no ray in any release the empty-target table
+    read (profiles/requirements-git.toml). So vLLM 0.8.2 with ray 2.44.0 beside vllm-ascend is not told of that
+    bound; off Ascend (PyPI's CUDA wheel) it still is, and on Ascend a bound common.txt carries still counts."""
+    def bounds(pkgs: dict[str, str]) -> list[tuple[str, str]]:
+        return [(f.evidence["requires"], f.evidence["excluded_by"]) for f in _found(_snap(pkgs))]
+
+    assert bounds({"vllm": "0.8.2", "ray": "2.44.0"}) == [("ray", "vllm 0.8.3")]
+    assert bounds({"vllm": "0.8.2", "ray": "2.44.0", "vllm-ascend": "0.8.4rc1"}) == []
+    assert bounds({"vllm": "0.8.2+empty", "ray": "2.44.0", "torch-npu": "2.5.1"}) == []
+    assert bounds({"vllm": "0.11.0", "transformers": "5.1.0", "vllm-ascend": "0.11.0rc1"}) == [
+        ("transformers", "vllm 0.11.1")]
+
+
+def test_pypis_vllm_lines_for_what_the_empty_build_declares_are_the_empty_builds():
+    """What lets later-release-bounds keep PyPI's vLLM releases for the dependencies the empty build declares: in
+    every release both tables hold, PyPI's lines naming such a dependency (runtime extras aside) are the empty
+    build's, clause for clause and marker for marker."""
+    from packaging.requirements import Requirement
+
+    from doctor.knowledge.later_bounds import load
+    from doctor.knowledge.requirements import declared
+    from doctor.knowledge.requirements_git import load as load_git
+
+    def lines(rd: tuple[str, ...] | list[str], dep: str) -> set[tuple[str, str]]:
+        out = set()
+        for line in rd:
+            r = Requirement(line)
+            if r.name.lower() == dep and "extra" not in str(r.marker or ""):
+                out.add((str(r.specifier), str(r.marker or "")))
+        return out
+
+    table, git = load(), load_git()
+    declared_by_empty = {Requirement(x).name.lower() for e in git.empty_target for x in e.requires_dist}
+    checked = 0
+    for e in git.empty_target:
+        pypi = declared("vllm", e.version)
+        assert pypi is not None, e.version
+        for dep in table.dependency_names("vllm"):
+            if dep in declared_by_empty:
+                assert lines(e.requires_dist, dep) == lines(pypi.requires_dist, dep), (e.version, dep)
+                checked += 1
+    assert checked > 300 and "ray" not in declared_by_empty

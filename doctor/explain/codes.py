@@ -62,8 +62,15 @@ def load_codes(path: str | None = None) -> CodeTable:
     v = Validator(src)
     v.keys(data, {"schema", "sources", "cann_module", "code", "acl_range"}, "", required=("schema", "sources"))
     v.schema(data["schema"], SCHEMA)
-    sources = {k: v.url(u, f"sources.{k}", pinned=False) for k, u in v.keys(data["sources"], set(data["sources"]),
-                                                                            "sources").items()}
+    if not isinstance(data["sources"], dict):
+        raise v.fail("sources", "must be a table of name = URL")
+    sources = {k: v.url(u, f"sources.{k}", pinned=False) for k, u in data["sources"].items()}
+
+    def rows(key: str) -> list[Any]:
+        got = data.get(key, [])
+        if not isinstance(got, list):
+            raise v.fail(key, f"must be an array of tables ([[{key}]])")
+        return got
 
     def comps(value: Any, path: str) -> tuple[str, ...]:
         out = v.strs(value, path)
@@ -79,7 +86,7 @@ def load_codes(path: str | None = None) -> CodeTable:
         return sources[key]
 
     modules = {}
-    for i, row in enumerate(data.get("cann_module", [])):
+    for i, row in enumerate(rows("cann_module")):
         p = f"cann_module[{i}]"
         v.keys(row, {"letter", "module", "user", "internal", "source"}, p, required=("letter", "module", "user",
                                                                                      "internal", "source"))
@@ -89,7 +96,7 @@ def load_codes(path: str | None = None) -> CodeTable:
         modules[letter] = (v.req(row["module"], f"{p}.module"), comps(row["user"], f"{p}.user"),
                            comps(row["internal"], f"{p}.internal"), source(row, p))
     codes = {}
-    for i, row in enumerate(data.get("code", [])):
+    for i, row in enumerate(rows("code")):
         p = f"code[{i}]"
         v.keys(row, {"code", "meaning", "components", "source"}, p, required=("code", "meaning", "components", "source"))
         code = v.req(row["code"], f"{p}.code")
@@ -98,7 +105,7 @@ def load_codes(path: str | None = None) -> CodeTable:
         codes[code] = (v.req(row["meaning"], f"{p}.meaning"), comps(row["components"], f"{p}.components"),
                        source(row, p))
     ranges = []
-    for i, row in enumerate(data.get("acl_range", [])):
+    for i, row in enumerate(rows("acl_range")):
         p = f"acl_range[{i}]"
         v.keys(row, {"low", "high", "meaning", "components", "source"}, p,
                required=("low", "high", "meaning", "components", "source"))

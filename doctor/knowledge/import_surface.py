@@ -367,8 +367,10 @@ def _callee_names(base: str, callee: Callee, v: Validator, p: str) -> Names:
     ok = ok and set(map(type, lists)) <= {list} and all(lists)
     names = list(chain.from_iterable(r["names"] for r in rows)) if ok else []
     ok = ok and _keys_well_formed(names) and len(set(names)) == len(names)
-    items = set(chain.from_iterable(x for r in rows for k, x in r.items() if k != "names")) if ok else set()
-    ok = ok and set(map(type, items)) <= {str} and items <= at.keys() | {x for x in items if _run(x, at)}
+    listed = list(chain.from_iterable(x for r in rows for k, x in r.items() if k != "names")) if ok else []
+    ok = ok and set(map(type, listed)) <= {str}  # before the set: a table or array among them is no set member
+    items = set(listed) if ok else set()
+    ok = ok and items <= at.keys() | {x for x in items if _run(x, at)}
     if not ok:
         return _callee_names_named(w, rows, order, at)
     index = dict(zip(names, chain.from_iterable(repeat(i, len(r["names"])) for i, r in enumerate(rows)),

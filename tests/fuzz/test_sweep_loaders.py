@@ -272,12 +272,14 @@ def _via_file(monkeypatch: pytest.MonkeyPatch, module: Any, load: Callable[[str]
 
 
 def test_signature_database(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A database the user gives (`--signatures`): read, validated, and each example run through the scanner."""
     from doctor.explain import db
+    from doctor.explain.loading import load_signatures
 
     doc = toml("signatures.toml")
     sigs = [s for s in doc["signature"] if not s.get("supersedes")]
-    doc = {**doc, "signature": covering(sigs)[:6]}
-    assert_clean(_via_file(monkeypatch, db, lambda p: db.read_signatures(p), "sweep/signatures.toml", doc))
+    doc = {**doc, "signature": covering(sigs)}
+    assert_clean(_via_file(monkeypatch, db, load_signatures, "sweep/signatures.toml", doc))
 
 
 def test_error_codes(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -305,7 +307,7 @@ def test_message_owners(tmp_path: Path) -> None:
 
 
 def test_snapshot() -> None:
-    from doctor.snapshot.loader import parse_document
+    from doctor.snapshot.model import parse_document  # the module the CLI imports (the loader is its part)
 
     doc = jsonfile(ROOT / "tests" / "golden" / "check-sick.snapshot.json")
     assert_clean(sweep(doc, lambda d: parse_document(json.dumps(d), "sweep/snapshot.json"), "sweep/snapshot.json"))

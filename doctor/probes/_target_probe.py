@@ -625,19 +625,6 @@ def _installed_rows(dist, top, loc=None):
     return rows
 
 
-def _file_hash(path, algorithm):
-    """The file's digest as RECORD writes it (urlsafe base64, no padding), None when unreadable."""
-    hashlib, base64 = _stdlib("hashlib"), _stdlib("base64")
-    try:
-        h = hashlib.new(algorithm)
-        with open(path, "rb") as fh:
-            for chunk in iter(lambda: fh.read(1 << 20), b""):
-                h.update(chunk)
-    except (OSError, ValueError):
-        return None
-    return base64.urlsafe_b64encode(h.digest()).rstrip(b"=").decode("ascii")
-
-
 def _on_disk(path, digest):
     """Whether the file at `path` has the RECORD digest `digest` ("algorithm=value")."""
     algorithm, _, value = digest.partition("=")
@@ -876,9 +863,10 @@ def _binary(path):
     return name.endswith((".so", ".pyd", ".dll", ".dylib")) or ".so." in name
 
 
-def _digest_of(path, algorithm, size):
+def _file_hash(path, algorithm, size=None):
     """The file's digest as RECORD writes it (urlsafe base64, no padding); None when unreadable. One read for a
-    file up to 4 MB, 1 MB chunks beyond (hashlib releases the GIL on buffers over 2 KB: threads overlap)."""
+    file of a known `size` up to 4 MB, 1 MB chunks beyond (hashlib releases the GIL on buffers over 2 KB: threads
+    overlap)."""
     hashlib, base64 = _stdlib("hashlib"), _stdlib("base64")
     try:
         h = hashlib.new(algorithm)
@@ -1004,7 +992,7 @@ def verify_files(names, budget=60.0, workers=None):
                 with lock:
                     results.append((job, False, None))
                 continue
-            got = _digest_of(job[1], job[3], job[0])
+            got = _file_hash(job[1], job[3], job[0])
             with lock:
                 results.append((job, True, got))
 
@@ -1199,10 +1187,7 @@ def module_facts(name, path_entries, finders):
     preimported = name in sys.modules
     try:
         spec = importlib.util.find_spec(name)
-    except (ImportError, ValueError, AttributeError) as e:
-        _err("find_spec(%r): %s: %s" % (name, type(e).__name__, e))
-        spec = None
-    except Exception as e:  # a broken meta-path finder must not stop the probe
+    except Exception as e:  # ImportError, ValueError, a broken meta-path finder: must not stop the probe
         _err("find_spec(%r): %s: %s" % (name, type(e).__name__, e))
         spec = None
     if spec is None:
@@ -1225,10 +1210,7 @@ def module_facts(name, path_entries, finders):
         facts["preimported"] = True
     pkg_dir = origins[0] if origins and kind in ("package", "namespace") else None
     if name == "megatron":
-        copies = []
-        for o in facts["origins"]:
-            if os.path.isdir(o):
-                copies.append({"path": o, "version": megatron_version(o)})
+        copies = [{"path": o, "version": megatron_version(o)} for o in facts["origins"] if os.path.isdir(o)]
         facts["copies"] = copies
         facts["version"] = next((c["version"] for c in copies if c["version"]), None)
     elif pkg_dir:
@@ -1257,6 +1239,15 @@ def module_facts(name, path_entries, finders):
 # -- main -------------------------------------------------------------------------------------------------
 
 
+def _guarded(out, key, what, fn, *args):
+    """out[key] = fn(*args); when it raises, the failure is recorded and `key` left out (unknown), never the whole
+    probe."""
+    try:
+        out[key] = fn(*args)
+    except Exception as e:
+        _err("%s: %s: %s" % (what, type(e).__name__, e))
+
+
 def collect(modules=None, with_files=False):
     py = python_facts(runtime=modules != [])  # the installer (--dists-only) needs no C++ runtime facts
     path_entries = []
@@ -1265,27 +1256,15 @@ def collect(modules=None, with_files=False):
             path_entries.append(p)
     finders = editable_finders(path_entries)
     mods = {}
-    for name in MODULES if modules is None else modules:
-        try:
-            mods[name] = module_facts(name, path_entries, finders)
-        except Exception as e:  # one odd module must not lose the others
-            _err("module %s: %s: %s" % (name, type(e).__name__, e))
+    for name in MODULES if modules is None else modules:  # one odd module must not lose the others
+        _guarded(mods, name, "module " + name, module_facts, name, path_entries, finders)
     shadowed = []  # later copies of a name: their files can clash with another distribution's in their directory
     pairs = _distributions(with_files, shadowed)
-    try:
-        installer_facts(py, pairs)
-    except Exception as e:  # a fact that failed is left out (unknown), never the whole probe
-        _err("installer facts: %s: %s" % (type(e).__name__, e))
+    _guarded({}, None, "installer facts", installer_facts, py, pairs)
     if modules != []:  # the installer (--dists-only) needs only the installed set
         read = {}  # RECORD rows shared_files parsed, which missing_files need not read again
-        try:
-            py["shared_files"] = shared_files(pairs + shadowed, read)
-        except Exception as e:  # a fact that failed is left out (unknown), never the whole probe
-            _err("shared files: %s: %s" % (type(e).__name__, e))
-        try:
-            py["missing_files"] = missing_files(pairs, read)
-        except Exception as e:
-            _err("missing files: %s: %s" % (type(e).__name__, e))
+        _guarded(py, "shared_files", "shared files", shared_files, pairs + shadowed, read)
+        _guarded(py, "missing_files", "missing files", missing_files, pairs, read)
     return {
         "probe": "doctor.target-probe/1",
         "python": py,
@@ -1301,17 +1280,12 @@ def main(argv=None):
     each distribution's RECORD paths (what the installer's journal keeps); `--verify-files BUDGET NAME...` does
     nothing but `verify_files` (`check --deep`)."""
     args = sys.argv[1:] if argv is None else argv
-    if args[:1] == ["--verify-files"]:  # `--verify-files BUDGET NAME...`: only verify_files, under `check --deep`
-        try:
+    try:
+        if args[:1] == ["--verify-files"]:
             result = {"probe": "doctor.target-probe/1",
                       "verify_files": verify_files(args[2:], budget=float(args[1])), "errors": _ERRORS}
-        except Exception as e:
-            result = {"probe": "doctor.target-probe/1", "fatal": "%s: %s" % (type(e).__name__, e), "errors": _ERRORS}
-        sys.stdout.write("\n" + BEGIN + "\n" + json.dumps(result, default=str) + "\n" + END + "\n")
-        sys.stdout.flush()
-        return
-    try:
-        result = collect(modules=[] if "--dists-only" in args else None, with_files="--files" in args)
+        else:
+            result = collect(modules=[] if "--dists-only" in args else None, with_files="--files" in args)
     except Exception as e:
         result = {"probe": "doctor.target-probe/1", "fatal": "%s: %s" % (type(e).__name__, e), "errors": _ERRORS}
     sys.stdout.write("\n" + BEGIN + "\n" + json.dumps(result, default=str) + "\n" + END + "\n")

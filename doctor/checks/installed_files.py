@@ -5,7 +5,7 @@ ship `jwt/`; `opencv-python` and `opencv-python-headless` both ship `cv2/`): pip
 one's RECORD lists, the survivor's too. The survivor stays installed and `pip check` (Requires-Dist only) is
 silent, while `import cv2` fails and `import jwt` finds a namespace package without `jwt.encode`. The probe looks
 at the file an import needs first (a package's `__init__.py`, a module file) and, only when it is gone, counts
-every file the RECORD lists under that name (doctor/probes/_target_probe.py `missing_files` says why not more).
+every file the RECORD lists under that name (the docstring of doctor/probes/pyenv.py says why not more).
 
 Severity: an error for a package a verl job imports on Ascend (the stack set of doctor/checks/declared.py) or one
 verl requires for the target (its Requires-Dist whose marker holds); a warning otherwise. The fix reinstalls that

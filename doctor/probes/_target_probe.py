@@ -745,23 +745,12 @@ def missing_files(pairs, read=None):
     survivor is still installed, `pip check` is silent, and `import jwt` finds a namespace package without
     `jwt.encode` (or `import cv2` fails).
 
-    What is looked at is what a cluster operator needs on every `doctor check`: the file an import needs first.
-    For each top-level name, whether the package's `__init__.py` is there (one os.access call, nearly every name);
-    else whether it is a directory (a namespace portion) or a module file (`six.py`, an extension module), and
-    whether bytecode or an extension module stands in for the source (`__init__.pyc` of a bytecode-only
-    deployment, a compiled `__init__`: importable, nothing gone; a `.py` whose `.pyc` is there is not counted). Only a
-    name with neither, or a directory without the `__init__.py` its RECORD lists, has its RECORD rows under that
-    name stat-ed (how many are gone, and a few of them). A directory without `__init__.py` reads its RECORD text
-    once to see whether it lists one (google/, nvidia/: no), unless shared_files already parsed it. Measured on
-    this project's machine (3 us per stat; median of 15 cold runs, load average ~2.7): 0.87 ms for a verl 0.9.1 +
-    torch venv of 125 distributions (137 top-level names, 2 RECORDs read), 0.5 ms for a venv whose
-    opencv-python-headless lost all 41 cv2/ files. Stat-ing every RECORD-listed file of every distribution would also find an extension
-    module deleted deep inside a package whose `__init__.py` is there (torch/_C.*.so), but costs ~35 ms for three
-    stack distributions, too much for every check; such a package fails at its import, which `check --deep`
-    runs for torch_npu, mindspeed and vllm_ascend.
-    An egg-info install (`setup.py install`) is read from its installed-files.txt. Editable installs (their code
-    is elsewhere) and distributions whose metadata is not in the directory they install into are left out. `read` holds the rows shared_files already parsed ((id(entry), top) -> rows): a
-    namespace two distributions share (google/, opentelemetry/) is not read twice."""
+    Per top-level name, only the file an import needs first is looked at (`__init__.py`, else a namespace directory
+    or a module file, or bytecode / an extension module standing in for the source); only a name with neither, or a
+    directory without the `__init__.py` its RECORD lists, has its RECORD rows stat-ed. Why no more, and what that
+    costs: the docstring of doctor/probes/pyenv.py. An egg-info install is read from its installed-files.txt;
+    editable installs and distributions whose metadata is not in the directory they install into are left out.
+    `read` holds the rows shared_files already parsed ((id(entry), top) -> rows), not read twice."""
     # what an import loads a module or a package's __init__ from: source, sourceless bytecode (a deployment that
     # ships `compileall -b` output only), an extension module
     modules = tuple(importlib.machinery.all_suffixes())
@@ -910,20 +899,16 @@ def verify_files(names, budget=60.0, workers=None):
     padding). What `pip check` (Requires-Dist only) and every import miss: a .py edited by hand in site-packages, a
     shared library truncated by a full disk or an interrupted copy, a file another install wrote over.
 
-    Left out: editable installs (their code is meant to change), egg-info installs (installed-files.txt has no
-    digests: `no_digests`), distributions not installed from a wheel by a tool that writes RECORD from what it put
-    on disk (INSTALLER other than pip, uv, ...: conda replaces its build prefix inside files, Debian's
-    dist-packages keep the build's RECORD with stripped .so files and no INSTALLER), a distribution whose metadata
-    is not in the directory it installs into, copies
-    shadowed later on sys.path (the first copy is what imports load), rows without a digest (RECORD, INSTALLER,
-    the .pyc pip compiles), compiled files, and files outside the site directory (console scripts, headers: a
-    relocated venv rewrites the scripts' shebangs, and no import loads them).
+    Left out (why: the docstring of doctor/probes/pyenv.py): editable installs, egg-info installs (`no_digests`),
+    distributions not installed from a wheel by a tool that writes RECORD from what it put on disk
+    (`_WHEEL_INSTALLERS`), metadata outside the directory it installs into, copies shadowed later on sys.path, rows
+    without a digest, compiled files, and files outside the site directory.
 
     Bounded: the digests are computed by `workers` threads, smallest files first, until `budget` seconds after
     the start; what is left is counted per distribution as `unverified` (files and bytes), never guessed. A
-    modified file that another distribution in the same directory also lists with other content (its RECORD digest,
-    or an egg-info install's installed-files.txt) is named with it (`also`): it is the other's copy (snapshot rule
-    11), not an edit. A missing .py whose sourceless .pyc is there (a bytecode-only deployment) is not missing."""
+    modified file that another distribution in the same directory also lists with other content is named with it
+    (`also`): it is the other's copy (snapshot rule 11), not an edit. A missing .py whose sourceless .pyc is there
+    (a bytecode-only deployment) is not missing."""
     time = _stdlib("time")
     threading = _stdlib("threading")
     start = time.monotonic()

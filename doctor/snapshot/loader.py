@@ -15,7 +15,6 @@ from typing import Any, Union
 
 from doctor.errors import InputError
 from doctor.snapshot._base import _Model, known, normalize_name
-from doctor.snapshot.model import CLUSTER_SCHEMA, SNAPSHOT_SCHEMA, Cluster, ClusterNode, Package, Snapshot
 
 # -- type validation ----------------------------------------------------------------------------------
 
@@ -260,3 +259,15 @@ def load_document(path: str) -> Snapshot | Cluster:
     except OSError as e:
         raise InputError(f"cannot read: {e.strerror or e}", source=path) from None
     return parse_document(raw, "stdin" if path == "-" else path)
+
+
+# doctor.snapshot.model re-exports this module's entry points from its last lines; importing the classes here last,
+# once the functions that use them are defined, lets either module be imported first (no cycle at load).
+from doctor.snapshot.model import (  # noqa: E402
+    CLUSTER_SCHEMA,
+    SNAPSHOT_SCHEMA,
+    Cluster,
+    ClusterNode,
+    Package,
+    Snapshot,
+)

@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 from doctor.checks.facts import (
     checkout_commit,
+    git_commit,
     installed,
     installed_from,
     npu_host,
@@ -180,19 +181,6 @@ def _source_builds(profile: Any, ascend: bool) -> Any:
     return profile if ascend and callable(getattr(profile, "builds", None)) else None
 
 
-# Installed from git by the documented stacks: judged by what they declare at the commit the snapshot names
-# (profiles/requirements-git.toml), the module whose git facts give that commit.
-_GIT_MODULES = {"mindspeed": "mindspeed", "megatron-core": "megatron"}
-
-
-def _commit(snap: Any, project: str, modules: Mapping[str, str] = _GIT_MODULES) -> str | None:
-    mod = modules.get(project)
-    m = snap.module(mod) if mod else None
-    git = getattr(m, "git", None) if m else None
-    c = getattr(git, "commit", None) if git else None
-    return c if isinstance(c, str) and c else None
-
-
 def _target(snap: Any) -> tuple[str | None, str | None]:
     """The snapshot's Python version and machine, which a platform wheel's tags must fit."""
     py = snap.python if known(snap.python) else None
@@ -217,7 +205,7 @@ def release_lookup(snap: Any, profile: Any = None) -> Lookup | None:
 
     def lookup(project: str, version: str) -> tuple[str | None, tuple[str, ...], str] | None:
         # a git checkout at a commit the snapshot names; else the stack's own source build at the commit it pins
-        commit = _commit(snap, project) or (stack.build_commit(project, version) if stack is not None else None)
+        commit = git_commit(snap, project) or (stack.build_commit(project, version) if stack is not None else None)
         if commit is not None:
             from doctor.knowledge.requirements_git import declared_at
 

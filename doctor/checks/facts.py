@@ -143,19 +143,30 @@ def py_version(snap: Snapshot) -> Version | None:
     return parse_pkg_version(val(snap.python, "version"))
 
 
-# A checkout of verl (`pip install -e`, a stack's source build of main) reports a .devN version no release has: the
-# import-surface table names the commit a stack pins as a source build, found by the commit its module's git facts
-# give, else the one direct_url.json recorded (`pip install git+...@<commit>`). Without either it is not judged.
-_CHECKOUT_MODULES = {"verl": "verl"}
+# The git sources the stacks install (a checkout: `pip install -e`, PYTHONPATH) and the module whose git facts say the
+# commit it stands at. A checkout reports a version a release may not have (verl main: 0.10.0.devN); the tables read
+# at the commits the stacks pin (profiles/requirements-git.toml, the import-surface table's source builds) are found
+# by that commit. Without one it is not judged by them.
+_CHECKOUT_MODULES = {"verl": "verl", "mindspeed": "mindspeed", "megatron-core": "megatron"}
+
+
+def git_commit(snap: Snapshot, project: str) -> str | None:
+    """The commit of the checkout `project` is imported from (its module's git facts); None when it is not a
+    checkout the probe read, or not one of the stacks' git sources."""
+    mod = _CHECKOUT_MODULES.get(project)
+    c = val(val(snap.module(mod), "git"), "commit") if mod else None
+    return c if isinstance(c, str) and c else None
+
+
+def vcs_commit(snap: Snapshot, project: str) -> str | None:
+    """The commit a VCS install recorded (`pip install git+...@<commit>`: direct_url.json's vcs_info, PEP 610)."""
+    c = val(snap.package(project), "commit")
+    return c if isinstance(c, str) and c else None
 
 
 def checkout_commit(snap: Snapshot, project: str) -> str | None:
-    """The commit `project` was installed from: its module's git facts (a checkout: `pip install -e`, PYTHONPATH),
-    else the commit pip recorded (direct_url.json's vcs_info, PEP 610); None when neither says."""
-    mod = _CHECKOUT_MODULES.get(project)
-    c = val(val(snap.module(mod), "git"), "commit") if mod else None
-    c = c or val(snap.package(project), "commit")
-    return c if isinstance(c, str) and c else None
+    """The commit `project` was installed from: its checkout's git facts, else the commit pip recorded."""
+    return git_commit(snap, project) or vcs_commit(snap, project)
 
 
 def module(snap: Snapshot, name: str) -> Any:

@@ -13,6 +13,7 @@ from doctor.checks.facts import (
     devices,
     env,
     family,
+    git_commit,
     installed,
     npu_host,
     npu_runtime,
@@ -434,23 +435,9 @@ IMPORT_CALLEES = ("megatron-core", "transformers", "vllm", "accelerate", "torchd
 # A local label on these callees is a build of the release's own files (vLLM built from source at a release on
 # Ascend reports 0.9.1+empty, VLLM_TARGET_DEVICE=empty): judged as that release.
 _LOCAL_IS_BUILD = frozenset({"vllm"})
-_GIT_MODULE = {"mindspeed": "mindspeed", "megatron-core": "megatron"}
 # When a caller's entry modules run: vLLM imports vllm-ascend's through its plugin entry points (vllm serve, an
 # LLM(...), verl's vLLM rollout), never a user's `import vllm_ascend`.
 _LOADED_WHEN = {"vllm-ascend": "when vLLM loads the vllm-ascend plugin"}
-
-
-def _git_commit(snap: Snapshot, name: str) -> str | None:
-    m = snap.module(_GIT_MODULE[name]) if name in _GIT_MODULE else None
-    git = getattr(m, "git", None) if m else None
-    c = getattr(git, "commit", None) if git else None
-    return c if isinstance(c, str) and c else None
-
-
-def _vcs_commit(snap: Snapshot, name: str) -> str | None:
-    """The commit a VCS install recorded (direct_url.json's vcs_info, PEP 610)."""
-    c = val(snap.package(name), "commit")
-    return c if isinstance(c, str) and c else None
 
 
 def _from_index(snap: Snapshot, name: str) -> bool:
@@ -486,7 +473,7 @@ def _import_line(module: str, name: str) -> str:
 def _maybe_read(snap: Snapshot, caller: str, read: tuple[tuple[str, str], ...]) -> bool:
     """Whether the table can judge this caller: its version unknown (judged on what every release read imports),
     its commit or its version one that was read."""
-    v, c = ver(snap, caller), (_git_commit(snap, caller) or _vcs_commit(snap, caller) or "").lower()
+    v, c = ver(snap, caller), (checkout_commit(snap, caller) or "").lower()
     if len(c) >= 7 and any(rc.lower().startswith(c) for _, rc in read):
         return True
     if not v:
@@ -501,9 +488,9 @@ def import_surface(ctx: CheckContext) -> Iterator[Finding]:
     (`ImportError: cannot import name ...`), read from both packages' sources at their tags
     (profiles/import-surface/)."""
     snap = ctx.snapshot
-    callees = {n: (_release_of(snap, n), _git_commit(snap, n)) for n in IMPORT_CALLEES}
+    callees = {n: (_release_of(snap, n), git_commit(snap, n)) for n in IMPORT_CALLEES}
     callees = {n: vc for n, vc in callees.items() if vc[0] or vc[1]}
-    callers = [n for n in IMPORT_CALLERS if installed(snap, n) or ver(snap, n) or _git_commit(snap, n)]
+    callers = [n for n in IMPORT_CALLERS if installed(snap, n) or ver(snap, n) or git_commit(snap, n)]
     if not callees or not callers:
         skip("no caller and callee release the table of imports covers is known")
     from doctor.knowledge.coverage import import_callers_read
@@ -515,7 +502,7 @@ def import_surface(ctx: CheckContext) -> Iterator[Finding]:
 
     table = load()
     for caller in callers:
-        cv, cc = ver(snap, caller), _git_commit(snap, caller) or _vcs_commit(snap, caller)
+        cv, cc = ver(snap, caller), checkout_commit(snap, caller)
         for callee, (dv, dc) in callees.items():
             u = unmet(table, caller, callee, caller_version=cv, caller_commit=cc, callee_version=dv,
                       callee_commit=dc, from_index=_from_index(snap, caller))

@@ -1135,3 +1135,25 @@ def test_the_need_s_fix_names_the_range_the_other_installed_packages_leave():
     # torch moves with its torch-npu: a bare pip line would take PyPI's build, so the fix stays text
     (t,) = _code_needs(bare(packages={"transformers": {"version": "4.51.3"}, "torch": {"version": "2.0.1"}}))
     assert t.fix.commands == () and "with the torch-npu / vllm releases of the same stack" in t.fix.text
+
+
+def test_a_verl_checkout_is_found_by_its_git_facts_for_the_names_it_imports():
+    """verl main at 1dda039b9 installed `pip install -e` (no direct_url commit: the probe reads the checkout's git facts)
+    imports megatron.core.config_logger's has_config_logger_enabled, which megatron-core 0.8.0 lacks: an error; the same
+    version without the commit is no release the table read, so nothing is said."""
+    from doctor.checks.diagnose import diagnose
+    from doctor.snapshot.model import snapshot_from_dict
+
+    def titles(git: bool) -> list[tuple[str, str]]:
+        d: dict = {"schema": "doctor.snapshot/1", "packages": {
+            "verl": {"version": "0.10.0.dev0", "editable": True, "url": "file:///src/verl"},
+            "megatron-core": {"version": "0.8.0"}}}
+        if git:
+            d["modules"] = {"verl": {"origins": ["/src/verl/verl"],
+                                     "git": {"commit": "1dda039b9c6311889a9c9a26040677e1254814f9", "branch": "main"}}}
+        return [(f.severity.value, f.title) for f in diagnose([(None, snapshot_from_dict(d), None)]).findings
+                if f.id == "package-imports-missing-name"]
+
+    ((sev, title),) = titles(git=True)
+    assert sev == "error" and title.startswith("verl 0.10.0.dev0 at main (1dda039b9) imports has_config_logger_enabled")
+    assert titles(git=False) == []

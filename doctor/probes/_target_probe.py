@@ -392,12 +392,12 @@ def _direct_url_facts(name, raw):
     return facts
 
 
-def _record_files(dist):
+def _record_files(dist, name):
     """RECORD paths of a distribution (what the installer's journal keeps), relative to its site dir."""
     try:
         return [str(f) for f in (dist.files or [])]
-    except Exception as e:
-        _err("%s: RECORD: %s" % (dist, e))
+    except Exception as e:  # named by the distribution: the object's repr carries a memory address
+        _err("%s: RECORD: %s: %s" % (name, type(e).__name__, e))
         return []
 
 
@@ -557,7 +557,7 @@ def _distributions(with_files=False, shadowed=None):
         if installer:
             entry["installer"] = installer.strip()
         if with_files:
-            entry["files"] = _record_files(dist)
+            entry["files"] = _record_files(dist, name)
         by_key[key] = entry
         out.append((entry, dist))
     return out

@@ -536,3 +536,19 @@ def test_verified_files_reader_keeps_what_is_well_typed_and_loads_as_a_snapshot(
                    "missing_examples": ["a"]}]}
     vf = section_from_dict(VerifiedFiles, got, "python.verified_files")
     assert vf.dists[0].examples[0].kind == "binary" and not known(vf.budget) and not known(vf.dists[0].binary)
+
+
+def test_a_distribution_whose_files_cannot_be_read_is_named_in_the_error(monkeypatch):
+    """importlib.metadata's `files` raises on some egg-info installs (make_file() missing 'name' on several Pythons):
+    the probe records the error under the distribution's name, not the object's repr, whose memory address made the
+    snapshot's text differ from run to run."""
+    from doctor.probes import _target_probe as tp
+
+    class Broken:
+        @property
+        def files(self):
+            raise TypeError("make_file() missing 1 required positional argument: 'name'")
+
+    monkeypatch.setattr(tp, "_ERRORS", [])
+    assert tp._record_files(Broken(), "numpy") == []
+    assert tp._ERRORS == ["numpy: RECORD: TypeError: make_file() missing 1 required positional argument: 'name'"]

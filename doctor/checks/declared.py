@@ -47,6 +47,7 @@ from doctor.knowledge.pipcheck import (
     unmet,
 )
 from doctor.knowledge.requirements_git import VLLM_TAG_FILES
+from doctor.knowledge.versions import parse_pkg_version
 from doctor.report import Finding, finding
 from doctor.snapshot.model import known
 
@@ -113,8 +114,9 @@ def _components(u: Unmet) -> tuple[str, ...]:
 
 
 def _release_of(version: str | None) -> str:
-    """0.11.0 of a stated 0.11.0 or of its empty build 0.11.0+empty."""
-    return (version or "").partition("+")[0]
+    """0.11.0 of a stated 0.11.0 or of its empty build 0.11.0+empty (the public version, PEP 440)."""
+    v = parse_pkg_version(version)
+    return v.public if v is not None else (version or "")
 
 
 def _where(u: Unmet) -> str:
@@ -309,7 +311,6 @@ def _documented(u: Unmet) -> Mapping[str, str] | None:
     if u.kind != "version" or u.package != "vllm-ascend" or u.installed is None:
         return None
     from doctor.knowledge.matrix import vllm_ascend_row
-    from doctor.knowledge.versions import parse_pkg_version
 
     row = vllm_ascend_row(u.version)
     got = parse_pkg_version(u.installed)
@@ -334,7 +335,6 @@ def _paired(u: Unmet, snap: Any, lookup: Lookup | None) -> Mapping[str, str] | N
 
     from doctor.knowledge.matrix import vllm_ascend_row
     from doctor.knowledge.pipcheck import declared_excluding
-    from doctor.knowledge.versions import parse_pkg_version
 
     va = val(snap.package("vllm-ascend"), "version")
     row = vllm_ascend_row(va if isinstance(va, str) else None)

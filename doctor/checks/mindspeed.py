@@ -8,7 +8,6 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
-from packaging.specifiers import SpecifierSet
 from packaging.version import Version
 
 from doctor.checks.facts import (
@@ -32,7 +31,7 @@ from doctor.knowledge.matrix import (
     mindspeed_rows,
     torch_npu_cann,
 )
-from doctor.knowledge.versions import CannVersion, parse_pkg_version, release
+from doctor.knowledge.versions import CannVersion, parse_pkg_version, pkg_satisfies, release
 from doctor.report import Finding, finding
 from doctor.snapshot.model import known
 
@@ -126,7 +125,7 @@ def mindspeed_megatron(ctx: CheckContext) -> Iterator[Finding]:
             how = ("install it editable with --no-deps (its dependencies name an unpinned torch), or put it on "
                    "PYTHONPATH")
             rp, py = _megatron_requires_python(rows[0]), py_version(snap)
-            if rp and py is not None and not SpecifierSet(rp).contains(py, prereleases=True):
+            if rp and py is not None and pkg_satisfies(str(py), rp) is False:
                 # Megatron-LM core_v0.17.1 declares >=3.12 while MindSpeed core_r0.17.0's README names Python 3.10
                 lines = lines[:3]
                 how = (f"note that it (megatron-core {rows[0].megatron} on PyPI) requires Python {rp} and this "

@@ -663,7 +663,7 @@ def code_needs(ctx: CheckContext) -> Iterator[Finding]:
                 yield _code_need_absent(name, version, need, table.read,
                                         unlisted_path_dirs(snap, mods, ctx.options.get("path_names")))
             else:
-                yield _code_need_unmet(ctx, name, version, need, have, table)
+                yield _code_need_finding(ctx, name, version, need, have, table)
 
 
 def _unmet_needs(snap: Any, name: str, version: str, table: Any = None) -> Iterator[tuple[Any, str | None]]:
@@ -693,7 +693,7 @@ def code_need_unmet(snap: Any, package: str, version: str, needed: str) -> bool:
         n.needed == wanted and (have is not None or bool(n.bypass)) for n, have in _unmet_needs(snap, name, version))
 
 
-def _code_need_unmet(ctx: CheckContext, name: str, version: str, need: Any, have: str | None,
+def _code_need_finding(ctx: CheckContext, name: str, version: str, need: Any, have: str | None,
                      table: Any) -> Finding:
     """A need the installed `need.needed` (`have`; None: not installed, for a check that raises on that too) does not
     meet: an error, a warning when the snapshot's environment sets the row's bypass."""

@@ -77,12 +77,10 @@ class GitTable:
         (0.11.0+empty); None for another local label, a version not read, or one PEP 440 cannot parse."""
         from doctor.knowledge.versions import parse_pkg_version
 
-        base, _, label = version.strip().partition("+")
-        if label and label.lower() != EMPTY_LABEL:
+        got = parse_pkg_version(version)
+        if got is None or (got.local is not None and got.local.lower() != EMPTY_LABEL):
             return None
-        want = parse_pkg_version(base)
-        if want is None:
-            return None
+        want = parse_pkg_version(got.public)
         return next((e for e in self.empty_target if parse_pkg_version(e.version) == want), None)
 
     def at(self, project: str, commit: str) -> GitDeclared | None:

@@ -1225,10 +1225,12 @@ def module_facts(name, path_entries, finders):
 
 
 def _guarded(out, key, what, fn, *args):
-    """out[key] = fn(*args); when it raises, the failure is recorded and `key` left out (unknown), never the whole
-    probe."""
+    """out[key] = fn(*args) (`out` None: a fact that writes its own keys); when it raises, the failure is recorded
+    and the fact left out (unknown), never the whole probe."""
     try:
-        out[key] = fn(*args)
+        got = fn(*args)
+        if out is not None:
+            out[key] = got
     except Exception as e:
         _err("%s: %s: %s" % (what, type(e).__name__, e))
 
@@ -1245,7 +1247,7 @@ def collect(modules=None, with_files=False):
         _guarded(mods, name, "module " + name, module_facts, name, path_entries, finders)
     shadowed = []  # later copies of a name: their files can clash with another distribution's in their directory
     pairs = _distributions(with_files, shadowed)
-    _guarded({}, None, "installer facts", installer_facts, py, pairs)
+    _guarded(None, None, "installer facts", installer_facts, py, pairs)
     if modules != []:  # the installer (--dists-only) needs only the installed set
         read = {}  # RECORD rows shared_files parsed, which missing_files need not read again
         _guarded(py, "shared_files", "shared files", shared_files, pairs + shadowed, read)

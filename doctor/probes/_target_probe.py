@@ -393,11 +393,27 @@ def _direct_url_facts(name, raw):
 
 
 def _record_files(dist, name):
-    """RECORD paths of a distribution (what the installer's journal keeps), relative to its site dir."""
+    """RECORD paths of a distribution (what the installer's journal keeps), relative to its site dir. Where
+    importlib.metadata's `files` raises on a row it cannot take (a blank line in RECORD: csv gives an empty row,
+    its make_file() misses 'name', 3.8 to 3.13; a size that is not a number) or, for an egg-info, on an
+    installed-files.txt line outside the site dir (../../../bin/x: ValueError on 3.12 before cpython#120910's
+    walk_up), the file it read is read here as it reads it: RECORD's first column, else installed-files.txt
+    relative to the resolved site dir (the path 3.13 gives)."""
     try:
         return [str(f) for f in (dist.files or [])]
     except Exception as e:  # named by the distribution: the object's repr carries a memory address
-        _err("%s: RECORD: %s: %s" % (name, type(e).__name__, e))
+        error = "%s: RECORD: %s: %s" % (name, type(e).__name__, e)
+    text = _read_dist_text(dist, "RECORD")
+    try:
+        if text:
+            paths = [row[0] for row in _stdlib("csv").reader(text.splitlines()) if row]
+        else:
+            base, top = getattr(dist, "_path", None), os.path.realpath(_dist_location(dist))
+            text = _read_dist_text(dist, "installed-files.txt")
+            paths = [os.path.relpath(os.path.realpath(os.path.join(base, f)), top) for f in text.splitlines()]
+        return [str(_stdlib("importlib.metadata").PackagePath(f)) for f in paths]
+    except Exception:  # neither file, or one that is not text rows
+        _err(error)
         return []
 
 

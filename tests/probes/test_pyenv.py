@@ -539,8 +539,8 @@ def test_verified_files_reader_keeps_what_is_well_typed_and_loads_as_a_snapshot(
 
 
 def test_a_distribution_whose_files_cannot_be_read_is_named_in_the_error(monkeypatch):
-    """importlib.metadata's `files` raises on some egg-info installs (make_file() missing 'name' on several Pythons):
-    the probe records the error under the distribution's name, not the object's repr, whose memory address made the
+    """When importlib.metadata's `files` raises and neither RECORD nor installed-files.txt can be read either, the
+    probe records the error under the distribution's name, not the object's repr, whose memory address made the
     snapshot's text differ from run to run."""
     from doctor.probes import _target_probe as tp
 
@@ -552,3 +552,46 @@ def test_a_distribution_whose_files_cannot_be_read_is_named_in_the_error(monkeyp
     monkeypatch.setattr(tp, "_ERRORS", [])
     assert tp._record_files(Broken(), "numpy") == []
     assert tp._ERRORS == ["numpy: RECORD: TypeError: make_file() missing 1 required positional argument: 'name'"]
+
+
+def test_a_record_with_a_blank_line_still_gives_its_file_list(tmp_path: Path) -> None:
+    """A blank line in RECORD makes importlib.metadata's `files` raise on every Python from 3.8 to 3.13 (csv gives an
+    empty row; make_file() misses 'name'). The probe's `--files` (what `doctor install`'s journal keeps, and removes or
+    puts back on a rollback) still lists that distribution's files, read from the same RECORD, with no error."""
+    site = make_site_packages(tmp_path / "site", {"other": "1.0"})
+    di = write(site / "mc-1.0.dist-info" / "METADATA", "Metadata-Version: 2.1\nName: mc\nVersion: 1.0\n").parent
+    write(site / "mc" / "__init__.py", "")
+    write(di / "RECORD", "\nmc/__init__.py,sha256=47DEQpj8HBSa-_TImW-5JCeuQeRkm5NMpJWZG3hSuFU,0\n\n"
+                         "mc-1.0.dist-info/METADATA,,\nmc-1.0.dist-info/RECORD,,\n")
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "PYTHONHOME")}
+    doc, err, run = run_target_probe(sys.executable, environ={**env, "PYTHONPATH": str(site)}, cwd=str(tmp_path),
+                                     args=["--dists-only", "--files"], timeout=60)
+    assert err is None and doc is not None, (err, run and run.err)
+    mc = next(d for d in doc["distributions"] if d["name"] == "mc")
+    assert mc["files"] == ["mc/__init__.py", "mc-1.0.dist-info/METADATA", "mc-1.0.dist-info/RECORD"]
+    assert not [e for e in doc["errors"] if e.startswith("mc:")]
+
+
+def test_an_egg_info_file_outside_the_site_dir_keeps_the_egg_infos_file_list(tmp_path: Path,
+                                                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    """An egg-info install's installed-files.txt lists its console scripts outside the site dir (../../../bin/x); on
+    Python 3.12 before its fix, importlib.metadata's `files` raises ValueError ('... is not in the subpath of ...'). The
+    probe lists the files as 3.13 does: relative to the site dir, the script as ../../bin/x."""
+    import importlib.metadata as md
+
+    from doctor.probes import _target_probe as tp
+
+    site = tmp_path / "lib" / "site"
+    egg = write(site / "foo-1.egg-info" / "PKG-INFO", "Metadata-Version: 1.1\nName: foo\nVersion: 1\n").parent
+    write(egg / "installed-files.txt", "../foo/__init__.py\n../../../bin/foo-cli\n")
+    write(site / "foo" / "__init__.py", "")
+    write(tmp_path / "bin" / "foo-cli", "")
+
+    class Python312(md.PathDistribution):
+        @property
+        def files(self):  # what 3.12.1's relative_to does with ../../../bin/foo-cli
+            raise ValueError(f"'{tmp_path}/bin/foo-cli' is not in the subpath of '{site}'")
+
+    monkeypatch.setattr(tp, "_ERRORS", [])
+    assert tp._record_files(Python312(egg), "foo") == ["foo/__init__.py", "../../bin/foo-cli"]
+    assert tp._ERRORS == []

@@ -249,7 +249,7 @@ def declared_requirements(ctx: CheckContext) -> Iterator[Finding]:
         chain: tuple[str, ...] = ()
         if u.package not in on_path:
             if through is None:
-                through = required_through(snap, on_path | {"verl"}, lookup)
+                through = required_through(snap, on_path | {"verl"}, lookup, verl_commit=checkout_commit(snap, "verl"))
             chain = through.get(u.package, ())
         if _left_to_code_needs(u, ctx) or _left_to_python_version(u, ctx):
             continue

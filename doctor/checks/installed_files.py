@@ -29,6 +29,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from doctor.checks.declared import STACK
+from doctor.checks.facts import checkout_commit
 from doctor.checks.runner import CheckContext, check, reported, skip
 from doctor.knowledge.ownership import component_of_distribution
 from doctor.knowledge.profiles import PYTORCH_CPU_INDEX
@@ -73,7 +74,8 @@ def installed_files(ctx: CheckContext) -> Iterator[Finding]:
             if through is None:
                 from doctor.knowledge.pipcheck import needs_through, required_through
 
-                through = required_through(ctx.snapshot, on_path | {"verl"})
+                through = required_through(ctx.snapshot, on_path | {"verl"},
+                                           verl_commit=checkout_commit(ctx.snapshot, "verl"))
             chain = through.get(name, ())
         yield finding(
             "installed-files-missing", "error" if name in on_path or chain else "warning",

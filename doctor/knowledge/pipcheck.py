@@ -638,12 +638,15 @@ def requirement_names(snap: Snapshot, package: str, lookup: Lookup | None = None
     return out
 
 
-def required_through(snap: Snapshot, roots: set[str], lookup: Lookup | None = None) -> dict[str, tuple[str, ...]]:
+def required_through(snap: Snapshot, roots: set[str], lookup: Lookup | None = None, *,
+                     verl_commit: str | None = None) -> dict[str, tuple[str, ...]]:
     """The installed distributions the `roots` need through other installed ones: name -> the chain of packages
     that requires it, first root first (`jinja2` -> ("verl", "transformers")). Followed through base requirements
     whose marker holds for the target and the extras a requiring line asks for (`ray[default]`). A requirement of a
     package on that chain is one the roots' imports run through: transformers imports jinja2 at load, and jinja2
-    imports markupsafe, so a markupsafe missing under jinja2 stops `import verl` as surely as one verl names."""
+    imports markupsafe, so a markupsafe missing under jinja2 stops `import verl` as surely as one verl names.
+    `verl_commit`: the commit the installed verl was built from (a checkout of main reports a .devN version no
+    release has; the import-surface table read it at the commit a stack pins)."""
     pkgs = snap.packages if known(snap.packages) else {}
     applies = _Applies(marker_environment(snap))
     chain: dict[str, tuple[str, ...]] = {r: () for r in sorted(roots) if r in pkgs}
@@ -653,7 +656,7 @@ def required_through(snap: Snapshot, roots: set[str], lookup: Lookup | None = No
     imported: list[str] | None = None if "verl" in chain else []
     while todo or imported is None:
         if not todo:
-            imported = [n for n in _imported_by_verl(snap) if n not in chain]
+            imported = [n for n in _imported_by_verl(snap, verl_commit) if n not in chain]
             chain.update((n, ("verl",)) for n in imported)
             todo = list(imported)
             continue
@@ -680,10 +683,10 @@ def required_through(snap: Snapshot, roots: set[str], lookup: Lookup | None = No
     return chain
 
 
-def _imported_by_verl(snap: Snapshot) -> list[str]:
-    """The installed distributions whose modules the installed verl release imports when its trainer loads, as the
-    import-surface table read that release: what it imports without naming it in its metadata (verl 0.9.0's
-    verl/workers/rollout/utils.py imports fastapi) is on its path as much as what it requires."""
+def _imported_by_verl(snap: Snapshot, commit: str | None = None) -> list[str]:
+    """The installed distributions whose modules the installed verl release (or source build at `commit`) imports
+    when its trainer loads, as the import-surface table read it: what it imports without naming it in its metadata
+    (verl 0.9.0's verl/workers/rollout/utils.py imports fastapi) is on its path as much as what it requires."""
     p = snap.packages.get("verl") if known(snap.packages) else None
     version = getattr(p, "version", None)
     if not isinstance(version, str) or not version:
@@ -691,7 +694,7 @@ def _imported_by_verl(snap: Snapshot) -> list[str]:
     from doctor.knowledge.import_surface import imported_at_load
     from doctor.knowledge.ownership import modules_of_distribution
 
-    got = imported_at_load("verl", version)
+    got = imported_at_load("verl", version, commit=commit)
     if got is None:
         return []
     loads = got[1].modules

@@ -1320,3 +1320,28 @@ def test_a_verl_dev_version_without_a_commit_the_table_read_stays_unjudged():
         core = [f for f in fs if f.evidence.get("built_on")]
         assert len(core) == 7 and all(f.severity.value == "warning" and "imported_at_load" not in f.evidence
                                       for f in core), [(f.evidence["requires"], f.severity.value) for f in core]
+
+
+def test_what_a_verl_checkout_imports_at_load_puts_its_requirements_on_verls_path_by_the_commit():
+    """Real venv (Python 3.11.7): verl `--no-deps -e` from a checkout of main at 1dda039b9 and aiohttp 3.14.5
+    `--no-deps`. `import aiohttp` raised "No module named 'multidict'", and verl/experimental/reward_loop/reward_loop.py:19
+    imports aiohttp when the trainer loads (the import-surface table read that commit). check said aiohttp's missing
+    requirements were warnings: the chain through what verl imports without requiring it looked verl up by its
+    version, 0.10.0.dev0, which names no release. With the commit the checkout's git facts give (or pip's vcs commit)
+    they are errors naming verl -> aiohttp; with no commit, or one the table did not read, they stay warnings."""
+    def aiohttp(snap: Any) -> dict[str, Any]:
+        snap.packages["aiohttp"].requires_dist = ["multidict<8.0,>=4.5", "yarl<2.0,>=1.25.1"]
+        return {f.evidence["requires"]: f for f in _declared(snap) if f.evidence["package"] == "aiohttp"}
+
+    fs = aiohttp(_verl_checkout(_VERL_MAIN_1DDA039, aiohttp="3.14.5"))
+    assert {k: f.severity.value for k, f in fs.items()} == {"multidict": "error", "yarl": "error"}
+    assert fs["multidict"].evidence["required_through"] == ["verl"]
+    assert ("verl needs aiohttp through verl -> aiohttp (verl's modules import aiohttp when its trainer loads"
+            in fs["multidict"].detail)
+    snap = _verl_checkout(None, aiohttp="3.14.5")
+    snap.packages["verl"].commit = _VERL_MAIN_1DDA039
+    assert {f.severity.value for f in aiohttp(snap).values()} == {"error"}
+    for commit in (None, "0" * 40):
+        fs = aiohttp(_verl_checkout(commit, aiohttp="3.14.5"))
+        assert {k: f.severity.value for k, f in fs.items()} == {"multidict": "warning", "yarl": "warning"}
+        assert "required_through" not in fs["multidict"].evidence

@@ -68,6 +68,27 @@ def test_a_package_verl_needs_through_another_is_an_error_naming_the_chain():
     assert "transformers -> jinja2 -> markupsafe" in got[0].detail
 
 
+def test_a_package_a_verl_checkout_imports_at_load_is_on_its_path_by_the_checkouts_commit():
+    """verl `--no-deps -e` from a checkout of main at 1dda039b9 reports 0.10.0.dev0, which names no release: what it
+    imports when its trainer loads (verl/experimental/reward_loop/reward_loop.py:19 imports aiohttp) is found by the
+    commit its git facts give. aiohttp with its __init__.py gone is then an error naming verl -> aiohttp; without
+    the commit, a warning."""
+    def found(commit: str | None) -> list[Any]:
+        pkgs = {"verl": {"version": "0.10.0.dev0", "requires_dist": []}, "aiohttp": {"version": "3.14.5", "requires_dist": []}}
+        doc = {"schema": "doctor.snapshot/1", "packages": pkgs,
+               "python": {"version": "3.11.7", "executable": "/v/bin/python",
+                          "missing_files": [_item("aiohttp", "3.14.5", "aiohttp", 120, 1)]}}
+        if commit:
+            doc["modules"] = {"verl": {"origins": ["/src/verl/verl"], "git": {"commit": commit, "branch": "main"}}}
+        return _found(snapshot_from_dict(doc))
+
+    (f,) = found("1dda039b9c6311889a9c9a26040677e1254814f9")
+    assert (f.key, f.severity.value, f.evidence["required_through"]) == ("aiohttp", "error", ["verl"])
+    assert "verl needs aiohttp through verl -> aiohttp (verl's modules import aiohttp when its trainer loads" in f.detail
+    (f,) = found(None)
+    assert (f.key, f.severity.value) == ("aiohttp", "warning") and "required_through" not in f.evidence
+
+
 def test_without_a_version_the_reinstall_is_not_pinned_and_the_fix_says_so():
     (f,) = _found(_snap([_item("PyJWT", None, "jwt", 13, 4)]))
     assert f.fix.commands == ("/v/bin/python -m pip install --force-reinstall --no-deps 'pyjwt'",)

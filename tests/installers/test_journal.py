@@ -125,3 +125,19 @@ def test_old_finished_journals_are_pruned(tmp_path, hermetic) -> None:
         made.append(j.dir)
     left = [j.dir for j in jr.journals(str(tmp_path / "v"))]
     assert left == made[-jr.KEEP_JOURNALS:]
+
+
+def test_a_record_importlib_metadata_cannot_parse_is_still_kept_and_put_back(wheels, tmp_path, hermetic) -> None:
+    """A blank line in RECORD makes importlib.metadata's `files` raise (Python 3.8 to 3.13): the journal's probe still
+    lists that distribution's files (read from the same RECORD), so a restore puts the replaced release back byte for
+    byte instead of leaving the new one's files removed and the old one's gone."""
+    py = make_venv(tmp_path / "v")
+    install(py, wheels, "numpy==1.26.0")
+    record = next((tmp_path / "v").rglob("numpy-1.26.0.dist-info/RECORD"))
+    record.write_text("\n" + record.read_text())
+    before_freeze, before_tree = freeze(py), tree(tmp_path / "v")
+    j = jr.Journal.start(probe(str(py), files=True), profile="p")
+    install(py, wheels, "numpy==1.26.4")
+    res = j.restore(str(py))
+    assert res["ok"], res
+    assert freeze(py) == before_freeze and tree(tmp_path / "v") == before_tree

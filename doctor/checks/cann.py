@@ -273,8 +273,6 @@ def _torch_npu_dev(v: str | None) -> bool:
 def driver_firmware(ctx: CheckContext) -> Iterator[Finding]:
     """The installed firmware and driver accept each other, by the lists each declares and the driver's own rule
     (doctor/knowledge/hdk_compat.py)."""
-    from doctor.knowledge import hdk_compat
-
     snap = ctx.snapshot
     drv, fw = snap.ascend_part("driver"), snap.ascend_part("firmware")
     fw_list = _extra(drv, "compatible_version_fw")
@@ -283,6 +281,8 @@ def driver_firmware(ctx: CheckContext) -> Iterator[Finding]:
     fv, dv = val(fw, "version"), val(drv, "version")
     if not isinstance(fv, str) or not fv:
         skip("the firmware version is not known")
+    from doctor.knowledge import hdk_compat  # the driver's rule: only for a host whose versions it can judge
+
     drv_list = _extra(fw, "compatible_version_drv")
     verdict = hdk_compat.compatible(fv, dv if isinstance(dv, str) else None, fw_list, drv_list)
     if verdict is not False:

@@ -46,7 +46,6 @@ from doctor.knowledge.pipcheck import (
     same_requirement,
     unmet,
 )
-from doctor.knowledge.requirements_git import VLLM_TAG_FILES
 from doctor.knowledge.versions import parse_pkg_version
 from doctor.report import Finding, finding
 from doctor.snapshot.model import known
@@ -119,10 +118,21 @@ def _release_of(version: str | None) -> str:
     return v.public if v is not None else (version or "")
 
 
+def _from_vllm_empty_target(u: Unmet) -> bool:
+    """The requirement was read from vLLM's empty-target requirements file at a tag (requirements-git.toml), for a
+    package Ascend does not install from PyPI. The table's module is imported for it only when such a package has an
+    unmet requirement: a check of a host without vLLM does not load it."""
+    if not u.source or u.package not in _NOT_THE_PYPI_BUILD_ON_ASCEND:
+        return False
+    from doctor.knowledge.requirements_git import VLLM_TAG_FILES
+
+    return u.source.startswith(VLLM_TAG_FILES)
+
+
 def _where(u: Unmet) -> str:
     if u.metadata:
         return u.metadata
-    if u.source and u.package in _NOT_THE_PYPI_BUILD_ON_ASCEND and u.source.startswith(VLLM_TAG_FILES):
+    if u.source and _from_vllm_empty_target(u):
         # requirements-git.toml [[vllm_empty_target]]: the sdist's requirements file for VLLM_TARGET_DEVICE=empty
         path = u.source.split("/", 7)[-1]  # requirements/common.txt
         return (f"{path}, the requirements file vLLM {_release_of(u.version)}'s sdist installs when built with "
@@ -328,8 +338,7 @@ def _paired(u: Unmet, snap: Any, lookup: Lookup | None) -> Mapping[str, str] | N
     paired with that vLLM release in the release matrix, rules out altogether (vllm-ascend 0.18.0's
     `opencv-python-headless<=4.11.0.86` against vLLM 0.18.0's `>=4.13.0`), while the installed version meets
     vllm-ascend's: both releases as documented cannot be met at once, so pip check's conflict is upstream's own."""
-    if u.kind != "version" or u.package not in _NOT_THE_PYPI_BUILD_ON_ASCEND or not (u.source or "").startswith(
-            VLLM_TAG_FILES) or u.installed is None:
+    if u.kind != "version" or not _from_vllm_empty_target(u) or u.installed is None:
         return None
     from packaging.requirements import InvalidRequirement, Requirement
 

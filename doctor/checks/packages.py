@@ -118,14 +118,14 @@ def triton_ascend_release(ctx: CheckContext) -> Iterator[Finding]:
     """triton-ascend is cut per CANN release and compiles for the SoCs its CANN's bishengir-compile knows: the installed
     release (or, its version unknown, the one the installed vllm-ascend release pins) is documented for this host's CANN
     series and chip."""
-    from doctor.knowledge.triton_ascend import triton_ascend_canns
-
     snap = ctx.snapshot
     ta, c, fam = ver(snap, "triton-ascend"), cann(snap), family(snap)
     va = ver(snap, "vllm-ascend") if ta is None and installed(snap, "triton-ascend") is not False else None
     if (ta is None and va is None) or (c is None and not fam):
         skip("triton-ascend's version (or the vllm-ascend release that pins it), or both the CANN version and the chip "
              "family, are not known")
+    from doctor.knowledge.triton_ascend import triton_ascend_canns  # its table: only where it can judge
+
     yield from _triton_ascend_chip(snap, ta, va, c, fam)
     if ta is None:
         return

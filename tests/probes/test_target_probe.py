@@ -110,15 +110,18 @@ def test_probe_imports_only_what_it_needs(tmp_path: Path) -> None:
 
 
 def test_loading_the_probe_as_a_module_leaves_the_loaders_collector_on() -> None:
-    """Run as `__main__` (one short process) the probe switches the cyclic collector off; loaded as a module (these
-    tests, a tool that reads its functions) it must not change the process that loaded it."""
+    """Run as `__main__` (one short process) the probe switches the cyclic collector off and freezes the heap before it
+    exits; loaded as a module (these tests, a tool that reads its functions) it must not change the process that
+    loaded it."""
     import gc
 
     assert gc.isenabled()
+    frozen = gc.get_freeze_count()
     spec = importlib.util.spec_from_file_location("_doctor_target_probe_gc_check", SCRIPT)
     assert spec is not None and spec.loader is not None
     spec.loader.exec_module(importlib.util.module_from_spec(spec))
     assert gc.isenabled()
+    assert gc.get_freeze_count() == frozen
 
 
 def test_declared_fields_are_what_importlib_metadata_reads(probe: ModuleType, tmp_path: Path,

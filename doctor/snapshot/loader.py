@@ -8,6 +8,7 @@ reason (exit 2 via InputError); keys the model does not know ride along in `extr
 from __future__ import annotations
 
 import dataclasses
+import functools
 import json
 import types
 import typing
@@ -47,17 +48,11 @@ def _type_name(tp: Any) -> str:
     return {str: "string", int: "integer", float: "number", bool: "boolean"}.get(tp, str(tp))
 
 
-_SHAPES: dict[Any, tuple[Any, tuple[Any, ...]]] = {}
-
-
+@functools.cache
 def _shape(tp: Any) -> tuple[Any, tuple[Any, ...]]:
     """typing's (origin, args) of a field's type, worked out once per type: a live snapshot asks ~1,900 times for a
-    few dozen types."""
-    try:
-        return _SHAPES[tp]
-    except KeyError:
-        got = _SHAPES[tp] = (typing.get_origin(tp), typing.get_args(tp))
-        return got
+    few dozen types (every field type of the models is hashable)."""
+    return typing.get_origin(tp), typing.get_args(tp)
 
 
 def _convert(tp: Any, value: Any, path: str) -> Any:

@@ -138,3 +138,23 @@ def hit(findings: list[Any], components: tuple[str, ...], severity: str) -> bool
     """The public-case rule: some finding at `severity` or worse names an expected component first or second."""
     want = set(components)
     return any(RANK[f.severity.value] >= RANK[severity] and want & set(f.components[:2]) for f in findings)
+
+
+def unread_keys(model: Any, path: str = "") -> list[str]:
+    """The key paths of a loaded snapshot that the model does not read (what rides along in an `extra`): a fact a
+    report's snapshot states under a key doctor.snapshot/1 does not have measures nothing, since no check sees it."""
+    import dataclasses
+
+    out: list[str] = []
+    if dataclasses.is_dataclass(model):
+        out += [f"{path}.{k}" for k in (getattr(model, "extra", None) or {})]
+        for f in dataclasses.fields(model):
+            if f.name != "extra":
+                out += unread_keys(getattr(model, f.name), f"{path}.{f.name}")
+    elif isinstance(model, dict):
+        for k, v in model.items():
+            out += unread_keys(v, f"{path}.{k}")
+    elif isinstance(model, list):
+        for i, v in enumerate(model):
+            out += unread_keys(v, f"{path}[{i}]")
+    return out

@@ -10,7 +10,7 @@ import sys
 import pytest
 
 from doctor.snapshot.model import snapshot_from_dict
-from tests.corpus.corpus import CATEGORIES, load, load_file
+from tests.corpus.corpus import CATEGORIES, load, load_file, unread_keys
 from tests.fresh import score_check
 from tests.fresh.score_check import (
     SNAPSHOTS,
@@ -60,7 +60,8 @@ def test_fresh_snapshots_load_and_are_valid(path, size):
         assert r.snapshot is not None and r.check_components, r.id
         assert r.category in CATEGORIES and 1 <= len(r.check_components) <= 3, r.id
         assert r.url.startswith("https://github.com/"), r.id
-        snapshot_from_dict(r.snapshot_document(), source=r.id)  # a valid doctor.snapshot/1
+        snap = snapshot_from_dict(r.snapshot_document(), source=r.id)  # a valid doctor.snapshot/1
+        assert not unread_keys(snap), (r.id, unread_keys(snap))  # every stated fact under a key a check reads
     assert len({r.url for r in reports}) == len(reports)
 
 

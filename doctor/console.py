@@ -39,6 +39,8 @@ class Console:
     # stdout carries the command's data (a script, a snapshot): people's text goes to stderr
     data_stdout: bool = False
     emitted: bool = field(default=False, init=False)  # the one JSON document is on stdout
+    # the stream a write of this facade failed on ("stdout" / "stderr"), for output_failed to name
+    failed_stream: str | None = field(default=None, init=False)
 
     @classmethod
     def create(cls, *, json_mode: bool = False, no_color: bool = False, verbose: int = 0, quiet: bool = False,
@@ -61,28 +63,37 @@ class Console:
         codes = ";".join(_STYLES[s] for s in styles)
         return f"\x1b[{codes}m{text}\x1b[0m"
 
+    def _write(self, stream: IO[str], text: str, *, flush: bool = False) -> None:
+        """Write to stdout or stderr, remembering which one failed (a full disk under only one of them)."""
+        try:
+            stream.write(text)
+            if flush:
+                stream.flush()
+        except OSError:
+            self.failed_stream = "stderr" if stream is self.err else "stdout"
+            raise
+
     def print(self, text: str = "", *, min_verbosity: int = 0) -> None:
         if self.verbosity >= min_verbosity:
-            print(text, file=self.human)
+            # stderr is line-buffered, as print() leaves it: its line goes out (or fails) here
+            self._write(self.human, text + "\n", flush=self.human is self.err)
 
     def status(self, text: str) -> None:
         """Progress line: always stderr, hidden under -q."""
         if self.verbosity >= 0:
-            print(self.style(text, "dim"), file=self.err, flush=True)
+            self._write(self.err, self.style(text, "dim") + "\n", flush=True)
 
     def error(self, text: str) -> None:
-        print(self.style("error: ", "red", "bold") + text, file=self.err)
+        self._write(self.err, self.style("error: ", "red", "bold") + text + "\n", flush=True)
 
     def emit_json(self, data: Any) -> None:
         self.emitted = True
-        self.out.write(json.dumps(data, indent=2, sort_keys=False, ensure_ascii=False))
-        self.out.write("\n")
-        self.out.flush()
+        self._write(self.out, json.dumps(data, indent=2, sort_keys=False, ensure_ascii=False) + "\n", flush=True)
 
     def flush(self) -> None:
         """Push out what is buffered, so a closed pipe shows up here (BrokenPipeError) and not at exit."""
         for stream in (self.out, self.err):
-            stream.flush()
+            self._write(stream, "", flush=True)
 
     def output_failed(self, e: OSError) -> str | None:
         """What could not be written when `e` is the machine's and not the doctor's (a full disk: `doctor check >
@@ -94,8 +105,14 @@ class Console:
         import traceback
 
         last = traceback.extract_tb(e.__traceback__)[-1:] if e.__traceback__ else []
-        to_stdout = bool(last) and (os.path.abspath(last[0].filename) == os.path.abspath(__file__)
-                                    or any(w in (last[0].line or "") for w in (".out.", "sys.stdout")))
+        line = last[0].line or "" if last else ""
+        stream = self.failed_stream or ("stderr" if any(w in line for w in (".err.", "sys.stderr")) else None)
+        if stream == "stderr":
+            # people's text cannot be written: the error line goes nowhere either, and under --json the one
+            # report still reaches stdout
+            _to_devnull(sys.stderr)
+            return "stderr"
+        to_stdout = stream == "stdout" or bool(last) and any(w in line for w in (".out.", "sys.stdout"))
         if not to_stdout:
             return e.filename if isinstance(e.filename, str) else "the output file"
         self.emitted = True  # no JSON document can reach stdout any more
@@ -118,9 +135,13 @@ def quiet_broken_pipe() -> NoReturn:
 
 
 def _stdout_to_devnull() -> None:
+    _to_devnull(sys.stdout)
+
+
+def _to_devnull(stream: IO[str]) -> None:
     try:
         devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
+        os.dup2(devnull, stream.fileno())
     except (OSError, ValueError, AttributeError, io.UnsupportedOperation):
         pass  # not a real file descriptor (tests): nothing will flush to it at exit
 

@@ -332,13 +332,24 @@ def fail(console: Console, command: str, e: DoctorError) -> NoReturn:
     from doctor.report import failure_report
 
     try:
-        console.error(str(e))
+        _unless_full(console, lambda: console.error(str(e)))
         if console.json_mode and not console.emitted:
-            console.emit_json(failure_report(command, e.finding_id, str(e), fix=e.fix).to_dict())
-        console.flush()
+            _unless_full(console, lambda: console.emit_json(
+                failure_report(command, e.finding_id, str(e), fix=e.fix).to_dict()))
+        _unless_full(console, console.flush)
     except BrokenPipeError:
         quiet_broken_pipe()
     sys.exit(e.exit_code)
+
+
+def _unless_full(console: Console, write: Callable[[], None]) -> None:
+    """Write the failure itself; a stream the disk refuses too (`doctor check > log 2>&1` on a full disk) loses
+    it, and the exit code still says it."""
+    try:
+        write()
+    except OSError as lost:
+        if console.output_failed(lost) is None:
+            raise
 
 
 def crash(console: Console, command: str, e: BaseException) -> NoReturn:

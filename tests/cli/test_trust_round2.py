@@ -459,6 +459,34 @@ def test_a_full_stdout_is_a_clear_exit_2_not_a_doctor_bug(tmp_path):
         assert "Exception ignored" not in r.stderr
 
 
+def test_a_full_stderr_is_exit_2_too_and_json_still_gets_its_report(tmp_path):
+    """`doctor check > log 2>&1` on a full disk: both streams fail. That was exit 1 (the error line itself could not
+    be written, and the OSError escaped as an uncaught traceback nobody saw); a full stderr under `--json` with
+    stdout fine was blamed on stdout, which was then pointed at /dev/null: exit 1 and an empty stdout."""
+    import pytest
+
+    if not os.path.exists("/dev/full"):
+        pytest.skip("no /dev/full")
+    snap = _snap(tmp_path, __import__("tests.stacks", fromlist=["healthy"]).healthy())
+    log = tmp_path / "fine.log"
+    log.write_text("all fine here\n")
+    for argv in (["check", "--from", snap], ["--json", "check", "--from", snap], ["explain", str(log)]):
+        with open("/dev/full", "w") as full:
+            r = subprocess.run([sys.executable, "-m", "doctor", *argv], stdout=full, stderr=full,
+                               env={**os.environ, "PYTHONPATH": str(ROOT)}, timeout=120)
+        assert r.returncode == 2, argv
+    for argv in (["--json", "check", "--root", str(tmp_path)], ["--json", "check", "--from", snap],
+                 ["--json", "explain", str(log)]):
+        with open("/dev/full", "w") as full:
+            r = subprocess.run([sys.executable, "-m", "doctor", *argv], stdout=subprocess.PIPE, stderr=full,
+                               text=True, env={**os.environ, "PYTHONPATH": str(ROOT)}, timeout=120)
+        assert r.returncode == 2, argv
+        doc = json.loads(r.stdout)  # one document: the report, or the failure's when nothing was judged yet
+        if "--root" in argv:  # its first stderr line ("probing this host…") is written before any judgement
+            assert [f["id"] for f in doc["findings"]] == ["doctor-failed"], doc["findings"]
+            assert "stderr: cannot write: No space left on device" in doc["findings"][0]["title"]
+
+
 def test_dash_output_is_stdout_not_a_file_named_dash(tmp_path):
     r = doctor_proc("launch", "-o", "-", cwd=tmp_path)
     assert r.returncode == 0 and r.stdout.startswith("#!/usr/bin/env bash")

@@ -488,7 +488,8 @@ def select_profile(snapshot: Any, profiles: list[Profile], forced: str | None = 
             facts.append(f"{label} {value}")
         elif label == "chip":
             # the kernels, driver and firmware packages are the chip's own: another chip's stack is no fallback
-            return None, ", ".join([*facts, f"no verified stack for chip {value}; no profile applies"])
+            return None, ", ".join([*facts, f"no verified stack for chip {value} (another chip's stack names the wrong "
+                                            "kernels, driver and firmware); no profile applies"])
         else:
             facts.append(f"no verified stack for {label} {value}")
     if verl_v is not None:

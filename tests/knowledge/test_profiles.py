@@ -136,6 +136,8 @@ def test_a_chip_no_stack_serves_selects_none_and_checks_blame_no_profile():
     s = snap("8.2.RC1", chip="310P3", arch="aarch64", py="3.11.13")
     p, why = select_profile(s, PROFILES)
     assert p is None and "no verified stack for chip 310P" in why
+    # the README: `no-profile` says why another chip's stack is no fallback
+    assert "another chip's stack names the wrong kernels" in why
     rep = diagnose([(None, s, None)], live=False)
     ids = {f.id for f in rep.findings}
     assert "profile-wrong-chip" not in ids and "package-off-profile" not in ids and "no-profile" in ids

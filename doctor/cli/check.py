@@ -33,9 +33,10 @@ from doctor.errors import UsageError
 @profile_option("profile_name")
 @click.option("--only", multiple=True, metavar="NAME",
               help="Run only these: an area (system, cann, devices, torch_npu, vllm, mindspeed, packages, env, network, "
-                   "npu_network, deep, cluster), a check id, or a finding id (only that finding is reported). Repeatable.")
+                   "npu_network, deep, cluster), a group header of the output (npu: what is listed under [npu]), a check id, "
+                   "or a finding id (only that finding is reported). Repeatable.")
 @click.option("--ignore", multiple=True, metavar="NAME",
-              help="Waive an area, a check id or a finding id. Repeatable.")
+              help="Waive an area, a group header of the output, a check id or a finding id. Repeatable.")
 @click.option("--config", "config_file", metavar="FILE",
               help="Waivers file ([tool.doctor] only/ignore/profile/strict). Default: doctor.toml or pyproject.toml in cwd.")
 @click.option("--deep", is_flag=True, help="Also import torch_npu, mindspeed.megatron_adaptor, vllm_ascend in subprocesses "

@@ -248,3 +248,13 @@ def test_live_check_without_npu_says_so_and_exits_1(tmp_path, schema):
     jsonschema.validate(data, schema)
     ids = {f["id"] for f in data["findings"] if f["severity"] == "error"}
     assert {"cann-not-installed", "npu-not-visible"} <= ids
+
+
+def test_help_says_only_and_ignore_take_a_group_header_as_the_readme_does():
+    """The README's waivers take "an area, a group header of the output, a check id or a finding id"; `--help`
+    named only the other three, so `--only npu` read as unsupported."""
+    text = " ".join(run("check", "--help").output.split())
+    only = text.split("--only NAME", 1)[1].split("--ignore NAME", 1)[0]
+    ignore = text.split("--ignore NAME", 1)[1].split("--config FILE", 1)[0]
+    assert "group header of the output" in only and "[npu]" in only
+    assert "group header of the output" in ignore

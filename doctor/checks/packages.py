@@ -430,10 +430,10 @@ def missing_api(ctx: CheckContext) -> Iterator[Finding]:
 # The callers and callees profiles/import-surface/ was read for (tools/refresh_knowledge/import_surface.py):
 # the table is loaded only when a callee's release and a caller are known (tests/knowledge/test_import_surface.py
 # checks these agree with the table). A caller or callee installed from git is also matched by its commit.
-IMPORT_CALLERS = ("mbridge", "verl", "mindspeed", "vllm-ascend", "trl", "peft")
-IMPORT_CALLEES = ("megatron-core", "transformers", "vllm", "accelerate", "torchdata")
-# A local label on these callees is a build of the release's own files (vLLM built from source at a release on
-# Ascend reports 0.9.1+empty, VLLM_TARGET_DEVICE=empty): judged as that release.
+IMPORT_CALLERS = ("mbridge", "verl", "mindspeed", "vllm-ascend", "trl", "peft", "vllm", "accelerate")
+IMPORT_CALLEES = ("megatron-core", "transformers", "vllm", "accelerate", "torchdata", "huggingface-hub")
+# A local label on these callers and callees is a build of the release's own files (vLLM built from source at a
+# release on Ascend reports 0.9.1+empty, VLLM_TARGET_DEVICE=empty): judged as that release.
 _LOCAL_IS_BUILD = frozenset({"vllm"})
 # When a caller's entry modules run: vLLM imports vllm-ascend's through its plugin entry points (vllm serve, an
 # LLM(...), verl's vLLM rollout), never a user's `import vllm_ascend`.
@@ -461,7 +461,7 @@ def _nearest(versions: tuple[str, ...], installed: str) -> list[str]:
 
 
 def _release_of(snap: Snapshot, name: str) -> str | None:
-    """The callee's release: its version, without a local label for a callee whose local label marks a build."""
+    """A caller's or callee's release: its version, without a local label where that label marks a build."""
     v = _version_of(snap, name)
     return v.partition("+")[0] if v and name in _LOCAL_IS_BUILD else v
 
@@ -473,7 +473,7 @@ def _import_line(module: str, name: str) -> str:
 def _maybe_read(snap: Snapshot, caller: str, read: tuple[tuple[str, str], ...]) -> bool:
     """Whether the table can judge this caller: its version unknown (judged on what every release read imports),
     its commit or its version one that was read."""
-    v, c = ver(snap, caller), (checkout_commit(snap, caller) or "").lower()
+    v, c = _release_of(snap, caller), (checkout_commit(snap, caller) or "").lower()
     if len(c) >= 7 and any(rc.lower().startswith(c) for _, rc in read):
         return True
     if not v:
@@ -502,7 +502,7 @@ def import_surface(ctx: CheckContext) -> Iterator[Finding]:
 
     table = load()
     for caller in callers:
-        cv, cc = ver(snap, caller), checkout_commit(snap, caller)
+        cv, cc = _release_of(snap, caller), checkout_commit(snap, caller)
         for callee, (dv, dc) in callees.items():
             u = unmet(table, caller, callee, caller_version=cv, caller_commit=cc, callee_version=dv,
                       callee_commit=dc, from_index=_from_index(snap, caller))

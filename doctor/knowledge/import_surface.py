@@ -11,7 +11,9 @@ release); verl's vLLM imports are read from its rollout modules too (`callee_ent
 loads. vllm-ascend is a caller of vLLM: its entry modules are what vLLM loads through the plugin entry points its
 setup.py declares (the platform module `register` names and the worker that platform picks by default), so a
 vllm-ascend release on a vLLM release it was not made for is judged the same way. trl and peft are callers of
-transformers through their package `__init__` (`import trl`, `import peft`).
+transformers, accelerate and huggingface_hub (PyPI wheels) through their package `__init__` (`import trl`, `import
+peft`); accelerate (its wheels) of huggingface_hub through `import accelerate`; vLLM (its sdists) of transformers
+through what `from vllm import LLM` runs. A release read from a PyPI file has no commit: its sha256 names it.
 
 The layout: `index.json` (schema, read date, per caller its url, key and releases: version, ref, commit, source
 build and date, and the file holding that release's entry modules and imports; per callee its url, releases and

@@ -830,6 +830,44 @@ def test_trl_and_peft_importing_a_transformers_name_the_installed_release_lacks_
         assert run(pk) == [], pk
 
 
+def test_accelerate_peft_and_vllm_importing_what_the_installed_hub_or_transformers_lacks_is_an_error():
+    """accelerate 0.32.0 declares huggingface-hub without a bound, and `import accelerate` runs
+    src/accelerate/accelerator.py, which imports split_torch_state_dict_into_shards (huggingface_hub 0.21.0 on): a
+    real venv of accelerate 0.32.0 and huggingface_hub 0.20.3 fails there with that ImportError. peft 0.13.x declare
+    huggingface_hub>=0.17.0 and import HFValidationError from huggingface_hub.errors (0.23.0 on). vLLM 0.12.0 (built
+    from source on Ascend: 0.12.0+empty) imports ALLOWED_LAYER_TYPES from transformers.configuration_utils, which
+    transformers 5.0-5.3 do not define (profiles/import-surface/: accelerate and huggingface_hub from their PyPI
+    wheels, peft at its tags, vLLM from its sdists)."""
+    from doctor.checks.diagnose import diagnose
+    from doctor.snapshot.model import snapshot_from_dict
+
+    def run(packages):
+        snap = snapshot_from_dict({"schema": "doctor.snapshot/1", "packages": packages})
+        return [f for f in diagnose([(None, snap, None)]).findings if f.id == "package-imports-missing-name"]
+
+    (f,) = run({"accelerate": {"version": "0.32.0"}, "huggingface-hub": {"version": "0.20.3"}})
+    assert f.severity.value == "error" and f.title.startswith(
+        "accelerate 0.32.0 imports split_torch_state_dict_into_shards from huggingface_hub at load, which "
+        "huggingface-hub 0.20.3 does not have")
+    assert "(src/accelerate/accelerator.py:34) in PyPI's accelerate-0.32.0-py3-none-any.whl" in f.detail
+    assert "cannot import name 'split_torch_state_dict_into_shards' from 'huggingface_hub'" in f.detail
+    assert "(of the releases read: 0.21.0)" in f.fix.text
+    assert f.source == ("https://github.com/huggingface/accelerate/blob/v0.32.0/src/accelerate/accelerator.py#L34; "
+                        "https://github.com/huggingface/huggingface_hub/tree/v0.20.3")
+    (f,) = run({"peft": {"version": "0.13.2"}, "huggingface-hub": {"version": "0.22.2"}})
+    assert "HFValidationError" in f.title and "src/peft/utils/loftq_utils.py:" in f.detail
+    (f,) = run({"vllm": {"version": "0.12.0+empty"}, "transformers": {"version": "5.3.0"}})
+    assert f.title.startswith("vllm 0.12.0 imports ALLOWED_LAYER_TYPES from transformers.configuration_utils at load")
+    assert "in PyPI's vllm-0.12.0.tar.gz when vllm is imported (`import vllm / vllm.entrypoints.llm`)" in f.detail
+    # the releases each declares beside what it imports: nothing
+    for pk in ({"accelerate": {"version": "0.32.0"}, "huggingface-hub": {"version": "0.21.0"}},
+               {"accelerate": {"version": "1.13.0"}, "huggingface-hub": {"version": "0.20.3"}},
+               {"peft": {"version": "0.13.2"}, "huggingface-hub": {"version": "0.23.0"}},
+               {"vllm": {"version": "0.12.0"}, "transformers": {"version": "4.57.1"}},
+               {"vllm": {"version": "0.26.0"}, "transformers": {"version": "5.5.4"}}):
+        assert run(pk) == [], pk
+
+
 # what a real verl venv has beside verl, pulled in by its declared requirements (hydra-core, transformers, ray, ...)
 # (transformers brings tqdm and regex, datasets aiohttp)
 _BESIDE = {n: {"version": "1", "top_level": [m]} for n, m in (

@@ -57,6 +57,36 @@ def test_the_packaged_table_holds_the_releases_read_and_what_they_import():
 
 
 
+def test_huggingface_hub_and_vllm_as_a_caller_read_from_pypi_files():
+    """huggingface_hub from its PyPI wheels (every final release): its package is lazy (`__getattr__, __dir__,
+    __all__ = _attach(...)`), serving the names of its submod_attrs table, a literal in the call up to 0.9.1 and
+    `_SUBMOD_ATTRS` from 0.10.0; accelerate (its wheels) and vLLM (its sdists) read as callers at every release."""
+    t = load()
+    hub = t.callees["huggingface-hub"]
+    assert {"0.9.1", "0.20.3", "0.21.0", "0.36.2", "1.0.0"} <= {r.version for r in hub.releases}
+    assert all(r.ref.startswith(f"huggingface_hub-{r.version}-") and len(r.sha256) == 64 for r in hub.releases)
+    # served by the lazy table at 0.9.1 (the literal) and 0.10.0 (_SUBMOD_ATTRS): not missing there
+    assert {"0.9.1", "0.10.0"}.isdisjoint(hub.missing["huggingface_hub:hf_hub_download"])
+    assert "0.20.3" in hub.missing["huggingface_hub:split_torch_state_dict_into_shards"]
+    assert "0.21.0" not in hub.missing["huggingface_hub:split_torch_state_dict_into_shards"]
+    acc = {r.version: r for r in t.callers["accelerate"].releases}
+    assert acc["0.32.0"].ref == "accelerate-0.32.0-py3-none-any.whl" and acc["0.32.0"].commit == ""
+    assert acc["0.32.0"].imports["huggingface-hub"] == {
+        "huggingface_hub:split_torch_state_dict_into_shards": "src/accelerate/accelerator.py:34"}
+    u = unmet(t, "accelerate", "huggingface-hub", caller_version="0.32.0", callee_version="0.20.3")
+    assert u is not None and u.source.startswith("https://github.com/huggingface/accelerate/blob/v0.32.0/")
+    # peft 0.13.x declare huggingface_hub>=0.17.0 but import huggingface_hub.errors' HFValidationError (0.23.0 on)
+    u = unmet(t, "peft", "huggingface-hub", caller_version="0.13.2", callee_version="0.22.2")
+    assert u is not None and ("huggingface_hub.errors", "HFValidationError") in [n[:2] for n in u.names]
+    assert unmet(t, "peft", "huggingface-hub", caller_version="0.13.2", callee_version="0.23.0") is None
+    vllm = {r.version: r for r in t.callers["vllm"].releases}
+    assert vllm["0.9.1"].ref == "vllm-0.9.1.tar.gz" and vllm["0.9.1"].entries == ("vllm", "vllm.entrypoints.llm")
+    assert set(vllm["0.9.1"].imports) == {"transformers"}
+    # vLLM 0.26.0 imports transformers 5's tokenizer backends at load (vllm/tokenizers/hf.py); 4.57.6 lacks them
+    u = unmet(t, "vllm", "transformers", caller_version="0.26.0", callee_version="4.57.6")
+    assert u is not None and ("transformers", "PythonBackend", "vllm/tokenizers/hf.py:9") in u.names
+
+
 def test_verls_vllm_rollout_against_the_vllm_releases_read_from_pypi_sdists():
     """verl's vLLM rollout modules (what a rollout=vllm job loads) against vLLM's sdists: the release vllm-ascend
     pairs with is what an Ascend stack builds from source."""
@@ -245,11 +275,12 @@ def test_a_check_reads_the_index_and_only_the_files_of_the_releases_it_judges(tm
     assert opened == ["vllm-ascend/0.9.1.json", "vllm.json"]
 
 
-def test_trl_and_peft_are_read_at_their_pypi_release_tags_for_transformers_and_accelerate_only():
+def test_trl_and_peft_are_read_at_their_pypi_release_tags_for_transformers_accelerate_and_huggingface_hub_only():
     t = load()
     trl, peft = ({r.version: r for r in t.callers[n].releases} for n in ("trl", "peft"))
     assert {"0.7.11", "0.8.6", "0.29.1", "1.9.0"} <= set(trl) and {"0.15.2", "0.17.0", "0.18.0rc0", "0.20.0"} <= set(peft)
-    assert all(set(r.imports) <= {"transformers", "accelerate"} for r in (*trl.values(), *peft.values()))
+    assert all(set(r.imports) <= {"transformers", "accelerate", "huggingface-hub"}
+               for r in (*trl.values(), *peft.values()))
     assert not trl["0.8.6"].imports and trl["0.7.11"].imports  # lazy from v0.8: `import trl` imports no model code
     u = unmet(t, "peft", "transformers", caller_version="0.18.0", callee_version="4.50.3")
     assert u is not None and u.names[0][:2] == ("transformers.modeling_layers", "GradientCheckpointingLayer")

@@ -368,6 +368,49 @@ def test_a_callee_read_from_its_sdists_only_through_the_entries_that_load_it(tmp
     assert unmet(s, "br", "vl", caller_version="3.0", callee_version="0.9.1") is None
 
 
+def test_a_caller_read_from_its_sdists_only_and_a_lazy_attach_package(tmp_path):
+    """A caller with no mirror (`archive`: vLLM, accelerate) is read at every release whose PyPI file is given, named
+    by its sha256; huggingface_hub's package is lazy (`__getattr__, __dir__, __all__ = _attach(__name__,
+    submod_attrs=...)`): it serves the names of that table, a literal in the call or a `_SUBMOD_ATTRS` dict, and
+    nothing else, so a name outside the table is missing, not unknown."""
+    attach = "def _attach(name, submodules=None, submod_attrs=None):\n    pass\n"
+    old = tmp_path / "hh-0.9-py3-none-any.whl"
+    new = tmp_path / "hh-0.10-py3-none-any.whl"
+    import zipfile
+
+    for w, init in ((old, attach + "__getattr__, __dir__, __all__ = _attach(\n    __name__, submodules=[],\n"
+                                   "    submod_attrs={'file_download': ['hf_hub_download']})\n"),
+                    (new, "_SUBMOD_ATTRS = {'file_download': ['hf_hub_download'], 'serialization': ['split']}\n"
+                          + attach + "__getattr__, __dir__, __all__ = _attach(__name__, submod_attrs=_SUBMOD_ATTRS)\n")):
+        with zipfile.ZipFile(w, "w") as z:
+            z.writestr("hh/__init__.py", init)
+    _sdist(tmp_path, "1.0", {"vl/__init__.py": "from vl.llm import LLM\n", "vl/llm.py": "from hh import split\nLLM = 1\n"})
+    _sdist(tmp_path, "1.1", {"vl/__init__.py": "from hh import hf_hub_download\n"})
+    caller = gen.Project("vl", "", "vl", "https://github.com/vllm-project/vllm", ("vl",), archive="sdist")
+    callee = gen.Project("hh", "", "hh", "https://github.com/huggingface/huggingface_hub", archive="wheel")
+    gen.CALLEE_MODULES["hh"] = "hh"
+    try:
+        t = gen.read({}, {}, (caller,), (callee,), date="2026-12-06",
+                     wheels={"hh": list(gen.wheel_releases(str(tmp_path), "hh"))},
+                     caller_wheels={"vl": list(gen.sdist_releases(str(tmp_path), caller))})
+    finally:
+        del gen.CALLEE_MODULES["hh"]
+    rels = t["callers"]["vl"]["releases"]  # type: ignore[index]
+    assert [(r["version"], r["ref"], r["commit"], len(r["sha256"])) for r in rels] == [
+        ("1.0", "vl-1.0.tar.gz", "", 64), ("1.1", "vl-1.1.tar.gz", "", 64)]
+    assert rels[0]["imports"] == {"hh": {"hh:split": "vl/llm.py:1"}}
+    assert t["callees"]["hh"]["names"] == {  # type: ignore[index]
+        "hh:hf_hub_download": {"missing": [], "unknown": []}, "hh:split": {"missing": ["0.9"], "unknown": []}}
+    from doctor.knowledge.import_surface import unmet
+
+    s = _load(t, tmp_path / "table")
+    u = unmet(s, "vl", "hh", caller_version="1.0", callee_version="0.9")
+    assert u is not None and u.names == (("hh", "split", "vl/llm.py:1"),) and u.fixed_in == ("0.10",)
+    assert u.source == ("https://github.com/vllm-project/vllm/blob/v1.0/vl/llm.py#L1; "
+                        "https://github.com/huggingface/huggingface_hub/tree/v0.9")
+    assert unmet(s, "vl", "hh", caller_version="1.1", callee_version="0.9") is None
+
+
 def test_keep_holds_the_rows_of_projects_whose_sources_are_not_given(tmp_path, repos, capsys):
     """--keep: a caller or callee whose mirror (or --wheels / --sdists) is absent keeps its rows from the table at
     --out; a name a kept callee was not read for is unknown at its releases, never missing."""

@@ -374,7 +374,10 @@ class Tree:
             elif isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign, ast.For, ast.AsyncFor, ast.With,
                                    ast.AsyncWith)):
                 names |= _targets(node)
-            if _mentions(node, "_import_structure"):  # a lazy module's table of the names it serves
+            # a lazy module's table of the names it serves: transformers' `_import_structure`; huggingface_hub's
+            # `__getattr__, __dir__, __all__ = _attach(__name__, submod_attrs=...)`, whose `__getattr__` serves the
+            # names of that table (a literal in the call up to 0.9, `_SUBMOD_ATTRS` from 0.10) and raises on others
+            if _mentions(node, "_import_structure") or _mentions(node, "_SUBMOD_ATTRS") or _lazy_attach(node):
                 names |= {c.value for c in ast.walk(node) if isinstance(c, ast.Constant) and isinstance(c.value, str)
                           and c.value.isidentifier()}
             if isinstance(node, (ast.Assign, ast.AugAssign)) and any(
@@ -430,6 +433,12 @@ def _mentions(node: ast.stmt, name: str) -> bool:
     if isinstance(node, ast.Expr) and isinstance(node.value, ast.Call):
         return any(isinstance(n, ast.Name) and n.id == name for n in ast.walk(node.value.func))
     return False
+
+
+def _lazy_attach(node: ast.stmt) -> bool:
+    """`__getattr__ = attach(...)` (lazy_loader's pattern): the call's string literals name what it serves."""
+    return isinstance(node, ast.Assign) and isinstance(node.value, ast.Call) and any(
+        isinstance(n, ast.Name) and n.id == "__getattr__" for t in node.targets for n in ast.walk(t))
 
 
 def _module_level(body: Iterable[ast.stmt], skip_type_checking: bool = False) -> Iterator[ast.stmt]:
@@ -509,13 +518,15 @@ class Project:
     key: str = "version"  # how a snapshot's release is matched: "version", or "commit" (installed from git)
     # a caller's further entry modules for one callee: what a job that uses that callee loads (verl's vLLM rollout)
     callee_entries: tuple[tuple[str, tuple[str, ...]], ...] = ()
-    archive: str = ""  # a callee read from PyPI files instead of a mirror: "wheel" (--wheels) or "sdist" (--sdists)
+    # a project read from PyPI files instead of a mirror: "wheel" (--wheels) or "sdist" (--sdists); a caller so marked
+    # is read at every release whose file is given (vLLM, accelerate)
+    archive: str = ""
     # (callee, module, file, pattern): a further entry for that callee at a release whose `file` matches `pattern`
     # (its default configuration loads the module: verl's async rollout server once `mode: async` is the default)
     default_entries: tuple[tuple[str, str, str, str], ...] = ()
 
     # the entry modules a release's own files name (vllm-ascend's plugin entry points): git, commit -> modules
-    entries_from: Callable[[Git | Wheel, str], tuple[str, ...]] | None = None
+    entries_from: Callable[[Git | Wheel | Sdist, str], tuple[str, ...]] | None = None
     # a caller read for these callees only (empty: every callee)
     callees: tuple[str, ...] = ()
     # the modules beyond its entries that a job loads, when the table records every top-level package the caller
@@ -523,12 +534,12 @@ class Project:
     # additions are judged by it (doctor/checks/declared.py)
     loads: tuple[str, ...] | None = None
 
-    def base_entries(self, git: Git | Wheel | None = None, commit: str = "") -> tuple[str, ...]:
+    def base_entries(self, git: Git | Wheel | Sdist | None = None, commit: str = "") -> tuple[str, ...]:
         """The entry modules at a release: `entries`, and those its files name (`entries_from`)."""
         named = self.entries_from(git, commit) if self.entries_from is not None and git is not None else ()
         return self.entries + tuple(m for m in named if m not in self.entries)
 
-    def entries_for(self, callee: str, git: Git | Wheel | None = None, commit: str = "") -> tuple[str, ...]:
+    def entries_for(self, callee: str, git: Git | Wheel | Sdist | None = None, commit: str = "") -> tuple[str, ...]:
         more = next((e for c, e in self.callee_entries if c == callee), ())
         by_default = tuple(m for c, m, path, pattern in self.default_entries if c == callee and git is not None
                            and re.search(pattern, git.show(commit, path) or ""))
@@ -546,7 +557,14 @@ CALLEES = (Project("megatron-core", "NVIDIA+Megatron-LM", "megatron/core", "http
            # verl imports both at module level and declares them without a lower bound (accelerate 0.26.1 lacks
            # accelerate.utils.memory.clear_device_cache, torchdata 0.7.1 torchdata.stateful_dataloader)
            Project("accelerate", "", "accelerate", "https://github.com/huggingface/accelerate", archive="wheel"),
-           Project("torchdata", "", "torchdata", "https://github.com/pytorch/data", archive="wheel"))
+           Project("torchdata", "", "torchdata", "https://github.com/pytorch/data", archive="wheel"),
+           # read from its PyPI wheels (--wheels, every final release): accelerate, peft and trl import it at load
+           # (accelerate 0.32.0 on: `from huggingface_hub import split_torch_state_dict_into_shards`, which 0.21.0
+           # added, while 0.32.x declare huggingface-hub without a bound; peft 0.13.x: `from huggingface_hub.errors
+           # import HFValidationError`, 0.23.0 on, while they declare huggingface_hub>=0.17.0); its package is lazy
+           # (`_attach`)
+           Project("huggingface-hub", "", "huggingface_hub", "https://github.com/huggingface/huggingface_hub",
+                   archive="wheel"))
 # vLLM loads vllm-ascend through the entry points its setup.py declares (read at each tag, e.g.
 # https://github.com/vllm-project/vllm-ascend/blob/v0.9.1/setup.py#L363-L367): `vllm.platform_plugins` (`ascend =
 # vllm_ascend:register`, which returns the platform class's qualified name, "vllm_ascend.platform.NPUPlatform", that
@@ -696,13 +714,24 @@ CALLERS = (
     # also of accelerate (peft 0.15.0 on: `from accelerate.utils.memory import clear_device_cache` in
     # src/peft/utils/loftq_utils.py, which `import peft` runs and accelerate 0.26.1 lacks)
     Project("trl", "huggingface+trl", "trl", "https://github.com/huggingface/trl", ("trl",),
-            callees=("transformers", "accelerate")),
+            callees=("transformers", "accelerate", "huggingface-hub")),
     Project("peft", "huggingface+peft", "src/peft", "https://github.com/huggingface/peft", ("peft",),
-            callees=("transformers", "accelerate")),
+            callees=("transformers", "accelerate", "huggingface-hub")),
+    # callers read from PyPI files only (`archive`: no mirror), each release from its sdist or wheel.
+    # vLLM from its sdists (--sdists, the same files read as a callee): `from vllm import LLM, SamplingParams` (verl's
+    # rollout, a user's offline job) runs vllm/__init__.py and, where that is lazy (MODULE_ATTRS, from 0.10),
+    # vllm/entrypoints/llm.py; `vllm serve` loads more. Read for transformers only: vLLM declares transformers with a
+    # lower bound alone, so a newer transformers that dropped a name it imports installs beside it
+    Project("vllm", "", "vllm", "https://github.com/vllm-project/vllm", ("vllm", "vllm.entrypoints.llm"),
+            archive="sdist", callees=("transformers",)),
+    # accelerate from its wheels (--wheels, the same files read as a callee): `import accelerate` (what `from
+    # accelerate import Accelerator` runs; peft, trl and transformers' Trainer import it). Read for huggingface_hub
+    Project("accelerate", "", "src/accelerate", "https://github.com/huggingface/accelerate", ("accelerate",),
+            archive="wheel", callees=("huggingface-hub",)),
 )
 # The top-level module each callee installs, which its callers import from.
 CALLEE_MODULES = {"megatron-core": "megatron.core", "transformers": "transformers", "vllm": "vllm",
-                  "accelerate": "accelerate", "torchdata": "torchdata"}
+                  "accelerate": "accelerate", "torchdata": "torchdata", "huggingface-hub": "huggingface_hub"}
 
 
 def tag_releases(git: Git, pattern: str, published: set[str] | None = None) -> list[Release]:
@@ -841,7 +870,7 @@ def _module_name(path: str) -> str:
 _Module = tuple[list[Import], set[str], dict[str, int], str]  # module_imports' answer, and the file it read
 
 
-def _caller_modules(git: Git | Wheel, project: Project, rel: Release, prefix: str) -> dict[str, _Module]:
+def _caller_modules(git: Git | Wheel | Sdist, project: Project, rel: Release, prefix: str) -> dict[str, _Module]:
     """Every module of the caller at the release: what `module_imports` finds in its file."""
     top = project.package_dir.split("/")[-1]
     root = project.package_dir.rpartition("/")[0]
@@ -875,7 +904,7 @@ def _reached(modules: dict[str, _Module], entries: list[str]) -> list[str]:
     return out
 
 
-def caller_imports(git: Git | Wheel, project: Project, rel: Release, prefix: str,
+def caller_imports(git: Git | Wheel | Sdist, project: Project, rel: Release, prefix: str,
                    entry_modules: tuple[str, ...] | None = None) -> tuple[list[Import], list[str]]:
     """The imports of `prefix` in the caller's modules that importing its entry modules runs (`_reached`), and the
     entries that exist at the release."""
@@ -885,7 +914,7 @@ def caller_imports(git: Git | Wheel, project: Project, rel: Release, prefix: str
     return sorted(out, key=lambda i: (i.file, i.line, i.module, i.name)), entries
 
 
-def caller_loads(git: Git | Wheel, project: Project, rel: Release,
+def caller_loads(git: Git | Wheel | Sdist, project: Project, rel: Release,
                  entry_modules: tuple[str, ...]) -> tuple[dict[str, str], list[str]]:
     """The top-level packages outside the caller's own and the standard library (`sys.stdlib_module_names`) that
     importing its entry modules imports at module level (`_reached`: not under `if`, `try/except ImportError`, a def
@@ -912,11 +941,12 @@ def read(gits: dict[str, Git], releases: dict[str, list[Release]], callers: tupl
          callees: tuple[Project, ...] = CALLEES, date: str | None = None,
          wheels: dict[str, list[tuple[str, Wheel | Sdist]]] | None = None,
          kept: dict[str, Any] | None = None,
-         caller_wheels: dict[str, list[tuple[str, Wheel]]] | None = None) -> dict[str, object]:
+         caller_wheels: dict[str, list[tuple[str, Wheel | Sdist]]] | None = None) -> dict[str, object]:
     """The table: per caller release what it imports from each callee (with the first file:line), per callee the
     read releases that lack or may lack each of those names. A callee in `wheels` (name -> [(version, wheel or
     sdist)]) is read from those files instead of a git mirror; a caller release in `caller_wheels` whose version no
-    tag read has (verl 0.9.1: the mirror lacks its tag) is read from its PyPI wheel. With `kept` (the previous table), a caller or callee
+    tag read has (verl 0.9.1: the mirror lacks its tag) is read from its PyPI wheel, and so is every release of a
+    caller read from PyPI files only (`Project.archive`: vLLM's sdists, accelerate's wheels). With `kept` (the previous table), a caller or callee
     that is not read keeps its rows from it; a name a kept callee was not read for is unknown at its releases."""
     wheels = wheels or {}
     old_callers: dict[str, Any] = (kept or {}).get("callers", {})
@@ -924,7 +954,12 @@ def read(gits: dict[str, Git], releases: dict[str, list[Release]], callers: tupl
     out_callers: dict[str, object] = {}
     needed: dict[str, set[tuple[str, str]]] = {c.name: set() for c in callees}
     for caller in callers:
-        if caller.name not in gits or not releases.get(caller.name):
+        tagged_rels = releases.get(caller.name, []) if caller.name in gits else []
+        tagged = {r.version for r in tagged_rels}
+        sources: list[tuple[Release, Git | Wheel | Sdist]] = [(r, gits[caller.name]) for r in tagged_rels] + [
+            (Release(v, os.path.basename(w.path), ""), w) for v, w in (caller_wheels or {}).get(caller.name, [])
+            if v not in tagged and (tagged_rels or caller.archive)]
+        if not sources:
             if caller.name in old_callers:
                 out_callers[caller.name] = old_callers[caller.name]
                 for r in old_callers[caller.name]["releases"]:
@@ -932,10 +967,6 @@ def read(gits: dict[str, Git], releases: dict[str, list[Release]], callers: tupl
                         needed.setdefault(callee, set()).update(tuple(k.split(":")) for k in names)
             continue
         rels = []
-        tagged = {r.version for r in releases[caller.name]}
-        sources: list[tuple[Release, Git | Wheel]] = [(r, gits[caller.name]) for r in releases[caller.name]] + [
-            (Release(v, os.path.basename(w.path), ""), w) for v, w in (caller_wheels or {}).get(caller.name, [])
-            if v not in tagged]
         for rel, src in sources:
             imports: dict[str, dict[str, str]] = {}
             entries: list[str] = []
@@ -960,11 +991,13 @@ def read(gits: dict[str, Git], releases: dict[str, list[Release]], callers: tupl
                 modules, at = caller_loads(src, caller, rel, caller.base_entries(src, rel.commit) + caller.loads)
                 loads = {"loads": {"entries": at, "modules": modules}}
             rels.append({"version": rel.version, "ref": rel.ref, "commit": rel.commit,
-                         **({"sha256": src.sha256} if isinstance(src, Wheel) else {}),
+                         **({"sha256": src.sha256} if isinstance(src, (Wheel, Sdist)) else {}),
                          **({"source_build": True, "date": gits[caller.name].run(
                              "log", "-1", "--format=%cs", rel.commit).strip()} if rel.source_build else {}),
                          "entries": entries, **({"callee_entries": more} if more else {}), "imports": imports,
                          **loads})
+            if isinstance(src, Sdist):
+                src.close()  # an sdist's files are held in memory: one release at a time
         out_callers[caller.name] = {"url": caller.url, "package_dir": caller.package_dir, "key": caller.key,
                                     "releases": rels}
     out_callees: dict[str, object] = {}
@@ -1149,6 +1182,21 @@ def write(data: dict[str, Any], directory: str) -> list[str]:
     return sorted(files)
 
 
+def _from_archives(p: Project, wheels_dir: str, sdists_dir: str, role: str, kept_in: str
+                   ) -> list[tuple[str, Wheel | Sdist]]:
+    """The releases of a project read from PyPI files (`archive`): its wheels in `wheels_dir` or sdists in
+    `sdists_dir`; when none is given, says so on stderr (its rows kept from `kept_in`, or left out)."""
+    where = {"wheel": wheels_dir, "sdist": sdists_dir}.get(p.archive, "")
+    got: list[tuple[str, Wheel | Sdist]] = (
+        list(wheel_releases(where, p.name)) if p.archive == "wheel" and where else
+        list(sdist_releases(where, p)) if p.archive == "sdist" and where else [])
+    if not got and p.archive:  # none of its files given: a directory of other projects' wheels reads nothing of it
+        why = f"no {p.archive}s of it in --{p.archive}s" if where else f"no --{p.archive}s"
+        print(f"import_surface: {role}{p.name} is not read ({why}): the table written "
+              + (f"keeps its rows from {kept_in}" if kept_in else "leaves it out"), file=sys.stderr)
+    return got
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m tools.refresh_knowledge.import_surface", description=__doc__.split(
         "\n\n")[0])
@@ -1170,7 +1218,7 @@ def main(argv: list[str] | None = None) -> int:
                          "keeps its rows from the table at --out instead of being left out")
     a = ap.parse_args(argv)
     wheels: dict[str, list[tuple[str, Wheel | Sdist]]] = {}
-    caller_wheels: dict[str, list[tuple[str, Wheel]]] = {}
+    caller_wheels: dict[str, list[tuple[str, Wheel | Sdist]]] = {}
     kept: dict[str, Any] | None = None
     try:
         if a.keep and os.path.exists(os.path.join(a.out, "index.json")):
@@ -1181,19 +1229,15 @@ def main(argv: list[str] | None = None) -> int:
             if p.mirror and p.name not in gits:
                 print(f"import_surface: {p.name} is not read (no mirror): its rows are kept from {a.out}",
                       file=sys.stderr)
-        for p in CALLEES:
-            where = {"wheel": a.wheels, "sdist": a.sdists}.get(p.archive, "")
-            got: list[tuple[str, Wheel | Sdist]] = (
-                list(wheel_releases(where, p.name)) if p.archive == "wheel" and where else
-                list(sdist_releases(where, p)) if p.archive == "sdist" and where else [])
-            if got:
-                wheels[p.name] = got
-            elif p.archive:  # none of its files given: a directory of other projects' wheels reads nothing of it
-                why = f"no {p.archive}s of it in --{p.archive}s" if where else f"no --{p.archive}s"
-                print(f"import_surface: {p.name} is not read ({why}): the table written "
-                      + (f"keeps its rows from {a.out}" if kept else "leaves it out"), file=sys.stderr)
+        # a callee read from PyPI files, and a caller read from them only (vLLM, accelerate): each release from its
+        # sdist in --sdists or its wheel in --wheels
+        for into, projects, role in ((wheels, CALLEES, ""), (caller_wheels, CALLERS, "caller ")):
+            for p in projects:
+                got = _from_archives(p, a.wheels, a.sdists, role, a.out if kept else "")
+                if got:
+                    into[p.name] = got
         # a caller release whose tag the mirror lacks is read from its wheel in --wheels (verl-0.9.1-py3-none-any.whl)
-        caller_wheels.update({p.name: wheel_releases(a.wheels, p.name) for p in CALLERS
+        caller_wheels.update({p.name: list(wheel_releases(a.wheels, p.name)) for p in CALLERS
                               if a.wheels and p.name in gits})
         data = read(gits, default_releases(root, gits), wheels=wheels, kept=kept, caller_wheels=caller_wheels)
     except (GitError, InputError, OSError, KeyError, ValueError, TypeError, AttributeError) as e:

@@ -463,7 +463,10 @@ def _nearest(versions: tuple[str, ...], installed: str) -> list[str]:
 def _release_of(snap: Snapshot, name: str) -> str | None:
     """A caller's or callee's release: its version, without a local label where that label marks a build."""
     v = _version_of(snap, name)
-    return v.partition("+")[0] if v and name in _LOCAL_IS_BUILD else v
+    if not v or name not in _LOCAL_IS_BUILD:
+        return v
+    p = parse_pkg_version(v)
+    return p.public if p is not None else v
 
 
 def _import_line(module: str, name: str) -> str:

@@ -431,7 +431,8 @@ def missing_api(ctx: CheckContext) -> Iterator[Finding]:
 # the table is loaded only when a callee's release and a caller are known (tests/knowledge/test_import_surface.py
 # checks these agree with the table). A caller or callee installed from git is also matched by its commit.
 IMPORT_CALLERS = ("mbridge", "verl", "mindspeed", "vllm-ascend", "trl", "peft", "vllm", "accelerate")
-IMPORT_CALLEES = ("megatron-core", "transformers", "vllm", "accelerate", "torchdata", "huggingface-hub")
+IMPORT_CALLEES = ("megatron-core", "transformers", "vllm", "accelerate", "torchdata", "huggingface-hub",
+                  "tensordict")
 # A local label on these callers and callees is a build of the release's own files (vLLM built from source at a
 # release on Ascend reports 0.9.1+empty, VLLM_TARGET_DEVICE=empty): judged as that release.
 _LOCAL_IS_BUILD = frozenset({"vllm"})

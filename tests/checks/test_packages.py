@@ -803,6 +803,39 @@ def test_verl_and_peft_on_an_accelerate_or_torchdata_release_that_lacks_what_the
     assert run({**verl, "accelerate": {"version": "1.16.0"}, "torchdata": {"version": "0.11.0"}}) == []
 
 
+def test_verl_on_a_tensordict_release_without_the_non_tensor_classes_it_imports_is_an_error():
+    """verl 0.6.0 on imports NonTensorData and NonTensorStack from tensordict.tensorclass at load (verl's
+    tensordict_utils, the V1 trainer); tensordict 0.2.x has neither, 0.3.0-0.3.1 lack NonTensorStack (a real venv,
+    verl 0.9.1 with tensordict 0.2.1: `import verl.trainer.main_ppo` raises ImportError: cannot import name
+    'NonTensorData' from 'tensordict.tensorclass'; profiles/import-surface/: tensordict from its PyPI wheels). verl
+    0.5.0 imports only TensorDict."""
+    from doctor.checks.diagnose import diagnose
+    from doctor.snapshot.model import snapshot_from_dict
+
+    def run(packages):
+        snap = snapshot_from_dict({"schema": "doctor.snapshot/1", "packages": packages})
+        return [f for f in diagnose([(None, snap, None)]).findings if f.id == "package-imports-missing-name"]
+
+    (f,) = run({"verl": {"version": "0.9.1"}, "tensordict": {"version": "0.3.1"}})
+    assert f.severity.value == "error" and f.components[0] == "verl"
+    assert f.title.startswith("verl 0.9.1 imports NonTensorStack from tensordict.tensorclass at load, which "
+                              "tensordict 0.3.1 does not have")
+    assert "(verl/utils/tensordict_utils.py:23)" in f.detail
+    assert "tensordict-0.3.1-cp311-cp311-manylinux1_x86_64.whl" in f.detail
+    assert "cannot import name 'NonTensorStack' from 'tensordict.tensorclass'" in f.detail
+    assert "(of the releases read: 0.3.2)" in f.fix.text
+    assert f.source.startswith("https://github.com/verl-project/verl/blob/v0.9.1/verl/utils/tensordict_utils.py#L23")
+    (f,) = run({"verl": {"version": "0.6.0"}, "tensordict": {"version": "0.2.1"}})
+    assert "NonTensorData" in f.title and "tensordict 0.2.1" in f.title
+    # verl 0.5.0 imports TensorDict alone; the releases verl declares (>=0.8.0,<=0.10.0,!=0.9.0) and the newest read
+    for pk in ({"verl": {"version": "0.5.0"}, "tensordict": {"version": "0.2.1"}},
+               {"verl": {"version": "0.9.1"}, "tensordict": {"version": "0.3.2"}},
+               {"verl": {"version": "0.9.1"}, "tensordict": {"version": "0.8.0"}},
+               {"verl": {"version": "0.9.1"}, "tensordict": {"version": "0.10.0"}},
+               {"verl": {"version": "0.6.0"}, "tensordict": {"version": "0.15.3"}}):
+        assert run(pk) == [], pk
+
+
 def test_trl_and_peft_importing_a_transformers_name_the_installed_release_lacks_is_an_error():
     """`import trl` before v0.8 runs trl/core.py, which imports top_k_top_p_filtering from transformers (removed
     before 4.40); `import peft` 0.17.0 runs src/peft/peft_model.py, which imports HybridCache (removed in 5.0)

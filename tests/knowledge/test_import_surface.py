@@ -314,3 +314,27 @@ def test_accelerate_and_torchdata_read_from_pypi_wheels_and_verl_0_9_1_from_its_
     assert unmet(t, "peft", "accelerate", caller_version="0.21.2", callee_version="1.16.0") is None
     # peft 0.14.0 does not import it yet
     assert unmet(t, "peft", "accelerate", caller_version="0.14.0", callee_version="0.26.1") is None
+
+
+def test_tensordict_read_from_its_pypi_wheels_for_verl():
+    """tensordict's wheels are per platform from 0.2.0 to 0.14.3 (the cp311 manylinux x86_64 one is read), pure
+    before and after; verl imports TensorDict from every release, NonTensorData / NonTensorStack from 0.6.0 on."""
+    t = load()
+    td = t.callees["tensordict"]
+    versions = [r.version for r in td.releases]
+    assert len(versions) == 39 and versions[0] == "0.0.3" and versions[-1] == "0.15.3" and "0.9.0" in versions
+    assert all(r.ref.startswith(f"tensordict-{r.version}-") and len(r.sha256) == 64 for r in td.releases)
+    refs = {r.version: r.ref for r in td.releases}
+    assert refs["0.1.2"] == "tensordict-0.1.2-py3-none-any.whl"
+    assert refs["0.10.0"] == "tensordict-0.10.0-cp311-cp311-manylinux_2_28_x86_64.whl"
+    verl = {r.version: r for r in t.callers["verl"].releases}
+    assert verl["0.5.0"].imports["tensordict"] == {"tensordict:": "verl/protocol.py:30",
+                                                   "tensordict:TensorDict": "verl/protocol.py:34"}
+    assert verl["0.9.1"].imports["tensordict"]["tensordict.tensorclass:NonTensorStack"] == \
+        "verl/utils/tensordict_utils.py:23"
+    u = unmet(t, "verl", "tensordict", caller_version="0.9.1", callee_version="0.3.1")
+    assert u is not None and ("tensordict.tensorclass", "NonTensorStack") in [n[:2] for n in u.names]
+    assert u.fixed_in[0] == "0.3.2"
+    for v in ("0.3.2", "0.8.0", "0.9.1", "0.10.0", "0.15.3"):
+        assert unmet(t, "verl", "tensordict", caller_version="0.9.1", callee_version=v) is None, v
+    assert unmet(t, "verl", "tensordict", caller_version="0.5.0", callee_version="0.0.3") is None

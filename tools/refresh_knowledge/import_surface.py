@@ -564,7 +564,11 @@ CALLEES = (Project("megatron-core", "NVIDIA+Megatron-LM", "megatron/core", "http
            # import HFValidationError`, 0.23.0 on, while they declare huggingface_hub>=0.17.0); its package is lazy
            # (`_attach`)
            Project("huggingface-hub", "", "huggingface_hub", "https://github.com/huggingface/huggingface_hub",
-                   archive="wheel"))
+                   archive="wheel"),
+           # read from its PyPI wheels (--wheels, every final release; per platform from 0.2.0: its cp311 manylinux
+           # x86_64 ones, whose Python files are those of every platform): verl's protocol and trainer import
+           # TensorDict, tensordict.tensorclass.NonTensorData / NonTensorStack and tensordict.base at load
+           Project("tensordict", "", "tensordict", "https://github.com/pytorch/tensordict", archive="wheel"))
 # vLLM loads vllm-ascend through the entry points its setup.py declares (read at each tag, e.g.
 # https://github.com/vllm-project/vllm-ascend/blob/v0.9.1/setup.py#L363-L367): `vllm.platform_plugins` (`ascend =
 # vllm_ascend:register`, which returns the platform class's qualified name, "vllm_ascend.platform.NPUPlatform", that
@@ -697,7 +701,9 @@ CALLERS = (
                             # what the trainer's task runner imports in its run, whose data loader is torchdata's
                             # StatefulDataLoader; read for torchdata only so far (the other callees' rows would
                             # change with it: a re-read of Megatron-Core, which is not mirrored here)
-                            ("torchdata", _VERL_TRAINER_RUN)),
+                            ("torchdata", _VERL_TRAINER_RUN),
+                            # and the TensorDict batches that run builds (verl.utils.tensordict_utils)
+                            ("tensordict", _VERL_TRAINER_RUN)),
             default_entries=(("vllm", "verl.workers.rollout.vllm_rollout.vllm_async_server",
                               "verl/trainer/config/rollout/rollout.yaml", r"(?m)^mode:\s*async\b"),),
             loads=_VERL_TRAINER_RUN),
@@ -731,7 +737,8 @@ CALLERS = (
 )
 # The top-level module each callee installs, which its callers import from.
 CALLEE_MODULES = {"megatron-core": "megatron.core", "transformers": "transformers", "vllm": "vllm",
-                  "accelerate": "accelerate", "torchdata": "torchdata", "huggingface-hub": "huggingface_hub"}
+                  "accelerate": "accelerate", "torchdata": "torchdata", "huggingface-hub": "huggingface_hub",
+                  "tensordict": "tensordict"}
 
 
 def tag_releases(git: Git, pattern: str, published: set[str] | None = None) -> list[Release]:
@@ -1207,7 +1214,8 @@ def main(argv: list[str] | None = None) -> int:
                     help="the table's directory (index.json, a file per caller release and per callee)")
     ap.add_argument("--wheels", default=os.environ.get("DOCTOR_WHEELS", ""),
                     help="directory of PyPI wheels of callees read from wheels (transformers-X-py3-none-any.whl, "
-                         "accelerate-X-py3-none-any.whl, torchdata-X-cp311-cp311-manylinux*_x86_64.whl) and of caller "
+                         "accelerate-X-py3-none-any.whl, torchdata-X-cp311-cp311-manylinux*_x86_64.whl, "
+                         "tensordict-X-cp311-cp311-manylinux*_x86_64.whl) and of caller "
                          "releases whose tag the mirror lacks (verl-X-py3-none-any.whl); a callee with no wheel there "
                          "is not read")
     ap.add_argument("--sdists", default=os.environ.get("DOCTOR_SDISTS", ""),

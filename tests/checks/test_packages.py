@@ -618,18 +618,21 @@ def test_documented_stacks_meet_every_code_need():
         assert "package-code-needs-unmet" not in found(stack_snapshot(p)), p.name
 
 
+def _missing_names(packages: dict[str, Any], modules: dict[str, Any] | None = None) -> list[Any]:
+    """The package-imports-missing-name findings of `doctor check --from` on a snapshot of these packages."""
+    from doctor.checks.diagnose import diagnose
+    from doctor.snapshot.model import snapshot_from_dict
+
+    doc = {"schema": "doctor.snapshot/1", "packages": packages, **({"modules": modules} if modules is not None else {})}
+    return [f for f in diagnose([(None, snapshot_from_dict(doc), None)]).findings
+            if f.id == "package-imports-missing-name"]
+
+
 def test_a_release_importing_at_load_a_name_the_installed_megatron_core_lacks_is_an_error():
     """mbridge 0.13.0's mbridge/core/util.py imports megatron.core.distributed.custom_fsdp at module level; Megatron-
     Core 0.14.0 renamed the package to distributed.fsdp: `import mbridge` raises ImportError (profiles/
     import-surface/, read from both sources at their tags)."""
-    from doctor.checks.diagnose import diagnose
-    from doctor.snapshot.model import snapshot_from_dict
-
-    def run(packages, modules=None):
-        snap = snapshot_from_dict({"schema": "doctor.snapshot/1", "packages": packages, "modules": modules or {}})
-        return [f for f in diagnose([(None, snap, None)]).findings if f.id == "package-imports-missing-name"]
-
-    (f,) = run({"mbridge": {"version": "0.13.0"}, "megatron-core": {"version": "0.14.0"}})
+    (f,) = _missing_names({"mbridge": {"version": "0.13.0"}, "megatron-core": {"version": "0.14.0"}})
     assert f.severity.value == "error" and f.components[:2] == ("mbridge", "megatron")
     assert f.title.startswith("mbridge 0.13.0 imports FullyShardedDataParallel from "
                               "megatron.core.distributed.custom_fsdp") and "megatron-core 0.14.0" in f.title
@@ -640,48 +643,41 @@ def test_a_release_importing_at_load_a_name_the_installed_megatron_core_lacks_is
     # the same releases from a git checkout of Megatron: the probed module's version counts; a commit not read is
     # not judged, the tag's commit is
     mod = {"megatron": {"origins": ["/Megatron-LM/megatron"], "version": "0.14.0"}}
-    assert len(run({"mbridge": {"version": "0.13.0"}}, mod)) == 1
+    assert len(_missing_names({"mbridge": {"version": "0.13.0"}}, mod)) == 1
     mod["megatron"]["git"] = {"commit": "0123456789abcdef"}
-    assert run({"mbridge": {"version": "0.13.0"}}, mod) == []
+    assert _missing_names({"mbridge": {"version": "0.13.0"}}, mod) == []
     mod["megatron"]["git"] = {"commit": "23e00ed0963c"}  # core_v0.14.0
-    assert len(run({"mbridge": {"version": "0.13.0"}}, mod)) == 1
+    assert len(_missing_names({"mbridge": {"version": "0.13.0"}}, mod)) == 1
     # an mbridge whose version is not stated: only what every mbridge release read imports at load
-    (f,) = run({"mbridge": {}, "megatron-core": {"version": "0.11.0"}})
+    (f,) = _missing_names({"mbridge": {}, "megatron-core": {"version": "0.11.0"}})
     assert f.title.startswith("mbridge imports ") and "every mbridge release read" in f.detail
-    assert run({"mbridge": {}, "megatron-core": {"version": "0.14.0"}}) == []  # 0.15.x no longer imports custom_fsdp
+    assert _missing_names({"mbridge": {}, "megatron-core": {"version": "0.14.0"}}) == []  # 0.15.x no longer imports custom_fsdp
     # releases that fit, and releases not read, say nothing
-    assert run({"mbridge": {"version": "0.13.0"}, "megatron-core": {"version": "0.13.1"}}) == []
-    assert run({"mbridge": {"version": "0.13.0"}, "megatron-core": {"version": "0.14.5"}}) == []
-    assert run({"mbridge": {"version": "0.16.0"}, "megatron-core": {"version": "0.11.0"}}) == []
-    assert run({"megatron-core": {"version": "0.11.0"}}) == []
+    assert _missing_names({"mbridge": {"version": "0.13.0"}, "megatron-core": {"version": "0.13.1"}}) == []
+    assert _missing_names({"mbridge": {"version": "0.13.0"}, "megatron-core": {"version": "0.14.5"}}) == []
+    assert _missing_names({"mbridge": {"version": "0.16.0"}, "megatron-core": {"version": "0.11.0"}}) == []
+    assert _missing_names({"megatron-core": {"version": "0.11.0"}}) == []
 
 
 def test_a_name_only_a_source_build_declaring_a_release_version_imports_is_a_warning():
     """mbridge's tag v0.15.1 (and its PyPI wheel, the same files) does not import
     megatron.core.utils.get_tensor_model_parallel_group_if_none; main (which still declares 0.15.1) does, since
     2025-09-28: a source build beside megatron-core 0.12.1 fails `import mbridge` (mbridge issue 50)."""
-    from doctor.checks.diagnose import diagnose
-    from doctor.snapshot.model import snapshot_from_dict
-
-    def run(packages):
-        snap = snapshot_from_dict({"schema": "doctor.snapshot/1", "packages": packages})
-        return [f for f in diagnose([(None, snap, None)]).findings if f.id == "package-imports-missing-name"]
-
-    (f,) = run({"mbridge": {"version": "0.15.1"}, "megatron-core": {"version": "0.12.1"}})
+    (f,) = _missing_names({"mbridge": {"version": "0.15.1"}, "megatron-core": {"version": "0.12.1"}})
     assert f.severity.value == "warning" and f.components[:2] == ("mbridge", "megatron")
     assert f.title.startswith("mbridge 0.15.1 built from main (") and "get_tensor_model_parallel_group_if_none" in f.title
     assert "The mbridge 0.15.1 release (v0.15.1) imports nothing megatron-core 0.12.1 lacks" in f.detail
     assert "megatron-core 0.13.0" in f.fix.text and "mbridge/models/qwen3_vl/utils.py#L8" in f.source
     # collected from a PyPI install (no direct_url.json, not editable): the release's own files, nothing to say; a
     # VCS install at main's commit read is that tree: an error
-    assert run({"mbridge": {"version": "0.15.1", "editable": False}, "megatron-core": {"version": "0.12.1"}}) == []
-    (f,) = run({"mbridge": {"version": "0.15.1", "editable": False, "url": "https://github.com/ISEEKYAN/mbridge.git",
+    assert _missing_names({"mbridge": {"version": "0.15.1", "editable": False}, "megatron-core": {"version": "0.12.1"}}) == []
+    (f,) = _missing_names({"mbridge": {"version": "0.15.1", "editable": False, "url": "https://github.com/ISEEKYAN/mbridge.git",
                             "commit": "10cb17f59dd082ef1dd9d5a36f8b1b5b3a5ecc3e"}, "megatron-core": {"version": "0.12.1"}})
     assert f.severity.value == "error" and f.title.startswith("mbridge 0.15.1 at main (10cb17f59) imports get_tensor")
     assert "at main (commit 10cb17f59)" in f.detail
     # megatron-core 0.13.0 defines it; the release 0.15.0 has no source build declaring its version
-    assert run({"mbridge": {"version": "0.15.1"}, "megatron-core": {"version": "0.13.0"}}) == []
-    assert run({"mbridge": {"version": "0.15.0"}, "megatron-core": {"version": "0.12.1"}}) == []
+    assert _missing_names({"mbridge": {"version": "0.15.1"}, "megatron-core": {"version": "0.13.0"}}) == []
+    assert _missing_names({"mbridge": {"version": "0.15.0"}, "megatron-core": {"version": "0.12.1"}}) == []
 
 
 def test_verl_importing_a_transformers_name_that_transformers_5_removed_is_an_error():
@@ -709,28 +705,21 @@ def test_verls_vllm_rollout_importing_a_name_the_installed_vllm_lacks_is_an_erro
     """verl 0.7.0's default rollout (mode: async) loads vllm_async_server.py, which imports CoreEngineProcManager
     from vllm.v1.engine.utils at module level; vLLM 0.9.1 has no such module (profiles/import-surface/, read
     from PyPI's sdists). On Ascend vLLM is built from source at a release: 0.9.1+empty is judged as 0.9.1."""
-    from doctor.checks.diagnose import diagnose
-    from doctor.snapshot.model import snapshot_from_dict
-
-    def run(packages):
-        snap = snapshot_from_dict({"schema": "doctor.snapshot/1", "packages": packages})
-        return [f for f in diagnose([(None, snap, None)]).findings if f.id == "package-imports-missing-name"]
-
-    (f,) = run({"verl": {"version": "0.7.0"}, "vllm": {"version": "0.9.1+empty"}})
+    (f,) = _missing_names({"verl": {"version": "0.7.0"}, "vllm": {"version": "0.9.1+empty"}})
     assert f.severity.value == "error" and "CoreEngineProcManager" in f.title and f.title.endswith("vllm 0.9.1 does not have")
     assert "ModuleNotFoundError: No module named 'vllm.v1.engine.utils'" in f.detail
     assert "vllm-0.9.1.tar.gz" in f.detail and "verl.workers.rollout.vllm_rollout.vllm_async_server" in f.detail
     assert "0.9.2" in f.fix.text and f.source.endswith("https://github.com/vllm-project/vllm/tree/v0.9.1")
     assert "vllm_async_server.py#L" in f.source
     # verl 0.5.0's rollout package imports vllm.model_executor.sampling_metadata, which vLLM 0.11.0 removed
-    (f,) = run({"verl": {"version": "0.5.0"}, "vllm": {"version": "0.11.0"}})
+    (f,) = _missing_names({"verl": {"version": "0.5.0"}, "vllm": {"version": "0.11.0"}})
     assert "SamplingMetadata" in f.title and "vllm_rollout_spmd.py:50" in f.detail
     # the pairs the documented stacks install, a vLLM release not read, and a vLLM dev build: nothing
     for pk in ({"verl": {"version": "0.6.1"}, "vllm": {"version": "0.9.1+empty"}},
                {"verl": {"version": "0.9.0"}, "vllm": {"version": "0.23.0+empty"}},
                {"verl": {"version": "0.5.0"}, "vllm": {"version": "0.11.1"}},
                {"verl": {"version": "0.5.0"}, "vllm": {"version": "0.11.0.dev12+g1234567"}}):
-        assert run(pk) == [], pk
+        assert _missing_names(pk) == [], pk
 
 
 def test_vllm_ascend_on_a_vllm_release_it_was_not_made_for_is_an_error():
@@ -738,14 +727,7 @@ def test_vllm_ascend_on_a_vllm_release_it_was_not_made_for_is_an_error():
     whose worker vLLM then imports); vllm-ascend 0.9.1's vllm_ascend/ops/fused_moe.py imports MoEConfig from
     vllm.model_executor.layers.fused_moe.layer at module level, which vLLM 0.9.2 no longer defines
     (profiles/import-surface/, read from vllm-ascend's tags and vLLM's PyPI sdists)."""
-    from doctor.checks.diagnose import diagnose
-    from doctor.snapshot.model import snapshot_from_dict
-
-    def run(packages):
-        snap = snapshot_from_dict({"schema": "doctor.snapshot/1", "packages": packages})
-        return [f for f in diagnose([(None, snap, None)]).findings if f.id == "package-imports-missing-name"]
-
-    (f,) = run({"vllm-ascend": {"version": "0.9.1"}, "vllm": {"version": "0.9.2+empty"}})
+    (f,) = _missing_names({"vllm-ascend": {"version": "0.9.1"}, "vllm": {"version": "0.9.2+empty"}})
     assert f.severity.value == "error" and f.components[:2] == ("vllm-ascend", "vllm")
     assert f.title.startswith("vllm-ascend 0.9.1 imports MoEConfig from vllm.model_executor.layers.fused_moe.layer")
     assert f.title.endswith("vllm 0.9.2 does not have (and 1 more)")
@@ -755,9 +737,9 @@ def test_vllm_ascend_on_a_vllm_release_it_was_not_made_for_is_an_error():
     assert "0.9.1" in f.fix.text and f.source.startswith("https://github.com/vllm-project/vllm-ascend/blob/")
     assert "vllm_ascend/ops/fused_moe.py#L35" in f.source and f.source.endswith("vllm/tree/v0.9.2")
     # the release forms reports write that denote a tag read: v0.9.1rc1 is the tag, 0.7.3.post1 a release
-    (f,) = run({"vllm-ascend": {"version": "v0.9.1rc1"}, "vllm": {"version": "0.10.0"}})
+    (f,) = _missing_names({"vllm-ascend": {"version": "v0.9.1rc1"}, "vllm": {"version": "0.10.0"}})
     assert f.title.startswith("vllm-ascend 0.9.1rc1 imports ")
-    (f,) = run({"vllm-ascend": {"version": "0.7.3.post1"}, "vllm": {"version": "0.9.1"}})
+    (f,) = _missing_names({"vllm-ascend": {"version": "0.7.3.post1"}, "vllm": {"version": "0.9.1"}})
     assert "ensure_kv_transfer_initialized" in f.title and "vllm_ascend/worker/worker.py:28" in f.detail
     # the documented pairings (vllm-ascend's Dockerfile VLLM_TAG, the stacks' pins), a branch build (0.9.1-dev is
     # PEP 440's 0.9.1.dev0, no release read), a setuptools_scm build after a tag, and a vLLM not read: nothing
@@ -768,7 +750,7 @@ def test_vllm_ascend_on_a_vllm_release_it_was_not_made_for_is_an_error():
                {"vllm-ascend": {"version": "0.9.1-dev"}, "vllm": {"version": "0.9.2"}},
                {"vllm-ascend": {"version": "0.9.2.dev5+g1234567"}, "vllm": {"version": "0.10.0"}},
                {"vllm-ascend": {"version": "0.9.1"}, "vllm": {"version": "0.9.3"}}):
-        assert run(pk) == [], pk
+        assert _missing_names(pk) == [], pk
 
 
 
@@ -779,28 +761,21 @@ def test_verl_and_peft_on_an_accelerate_or_torchdata_release_that_lacks_what_the
     accelerate 0.26.1; verl 0.9.1's ray_trainer imports torchdata.stateful_dataloader, which torchdata 0.7.1 does
     not have (profiles/import-surface/: accelerate and torchdata from their PyPI wheels, verl 0.9.1 from its wheel,
     peft 0.21.x from theirs: the mirror's tags stop at v0.20.0)."""
-    from doctor.checks.diagnose import diagnose
-    from doctor.snapshot.model import snapshot_from_dict
-
-    def run(packages):
-        snap = snapshot_from_dict({"schema": "doctor.snapshot/1", "packages": packages})
-        return [f for f in diagnose([(None, snap, None)]).findings if f.id == "package-imports-missing-name"]
-
     verl = {"verl": {"version": "0.9.1"}, "peft": {"version": "0.21.2"}}
-    (f,) = run({**verl, "accelerate": {"version": "0.26.1"}, "torchdata": {"version": "0.11.0"}})
+    (f,) = _missing_names({**verl, "accelerate": {"version": "0.26.1"}, "torchdata": {"version": "0.11.0"}})
     assert f.severity.value == "error"
     assert f.title.startswith("peft 0.21.2 imports clear_device_cache from accelerate.utils.memory at load, which "
                               "accelerate 0.26.1")
     assert "(src/peft/utils/loftq_utils.py:25) in PyPI's peft-0.21.2-py3-none-any.whl when peft is imported" in f.detail
     assert "accelerate-0.26.1-py3-none-any.whl" in f.detail and "(of the releases read: 0.32.0)" in f.fix.text and f.source.endswith("https://github.com/huggingface/accelerate/tree/v0.26.1")
-    (f,) = run({**verl, "accelerate": {"version": "1.16.0"}, "torchdata": {"version": "0.7.1"}})
+    (f,) = _missing_names({**verl, "accelerate": {"version": "1.16.0"}, "torchdata": {"version": "0.7.1"}})
     assert f.severity.value == "error" and f.components[0] == "verl"
     assert "StatefulDataLoader" in f.title and "verl/trainer/ppo/ray_trainer.py:33" in f.detail
     assert "No module named 'torchdata.stateful_dataloader'" in f.detail and "(of the releases read: 0.8.0)" in f.fix.text
     # verl 0.9.1 was read from its PyPI wheel: the line cited is at its tag
     assert f.source.startswith("https://github.com/verl-project/verl/blob/v0.9.1/verl/trainer/ppo/ray_trainer.py#L33")
     # the releases the real verl 0.9.1 venv has: nothing
-    assert run({**verl, "accelerate": {"version": "1.16.0"}, "torchdata": {"version": "0.11.0"}}) == []
+    assert _missing_names({**verl, "accelerate": {"version": "1.16.0"}, "torchdata": {"version": "0.11.0"}}) == []
 
 
 def test_verl_on_a_tensordict_release_without_the_non_tensor_classes_it_imports_is_an_error():
@@ -809,14 +784,7 @@ def test_verl_on_a_tensordict_release_without_the_non_tensor_classes_it_imports_
     verl 0.9.1 with tensordict 0.2.1: `import verl.trainer.main_ppo` raises ImportError: cannot import name
     'NonTensorData' from 'tensordict.tensorclass'; profiles/import-surface/: tensordict from its PyPI wheels). verl
     0.5.0 imports only TensorDict."""
-    from doctor.checks.diagnose import diagnose
-    from doctor.snapshot.model import snapshot_from_dict
-
-    def run(packages):
-        snap = snapshot_from_dict({"schema": "doctor.snapshot/1", "packages": packages})
-        return [f for f in diagnose([(None, snap, None)]).findings if f.id == "package-imports-missing-name"]
-
-    (f,) = run({"verl": {"version": "0.9.1"}, "tensordict": {"version": "0.3.1"}})
+    (f,) = _missing_names({"verl": {"version": "0.9.1"}, "tensordict": {"version": "0.3.1"}})
     assert f.severity.value == "error" and f.components[0] == "verl"
     assert f.title.startswith("verl 0.9.1 imports NonTensorStack from tensordict.tensorclass at load, which "
                               "tensordict 0.3.1 does not have")
@@ -825,7 +793,7 @@ def test_verl_on_a_tensordict_release_without_the_non_tensor_classes_it_imports_
     assert "cannot import name 'NonTensorStack' from 'tensordict.tensorclass'" in f.detail
     assert "(of the releases read: 0.3.2)" in f.fix.text
     assert f.source.startswith("https://github.com/verl-project/verl/blob/v0.9.1/verl/utils/tensordict_utils.py#L23")
-    (f,) = run({"verl": {"version": "0.6.0"}, "tensordict": {"version": "0.2.1"}})
+    (f,) = _missing_names({"verl": {"version": "0.6.0"}, "tensordict": {"version": "0.2.1"}})
     assert "NonTensorData" in f.title and "tensordict 0.2.1" in f.title
     # verl 0.5.0 imports TensorDict alone; the releases verl declares (>=0.8.0,<=0.10.0,!=0.9.0) and the newest read
     for pk in ({"verl": {"version": "0.5.0"}, "tensordict": {"version": "0.2.1"}},
@@ -833,26 +801,19 @@ def test_verl_on_a_tensordict_release_without_the_non_tensor_classes_it_imports_
                {"verl": {"version": "0.9.1"}, "tensordict": {"version": "0.8.0"}},
                {"verl": {"version": "0.9.1"}, "tensordict": {"version": "0.10.0"}},
                {"verl": {"version": "0.6.0"}, "tensordict": {"version": "0.15.3"}}):
-        assert run(pk) == [], pk
+        assert _missing_names(pk) == [], pk
 
 
 def test_trl_and_peft_importing_a_transformers_name_the_installed_release_lacks_is_an_error():
     """`import trl` before v0.8 runs trl/core.py, which imports top_k_top_p_filtering from transformers (removed
     before 4.40); `import peft` 0.17.0 runs src/peft/peft_model.py, which imports HybridCache (removed in 5.0)
     (profiles/import-surface/: trl and peft at their tags, transformers from its wheels)."""
-    from doctor.checks.diagnose import diagnose
-    from doctor.snapshot.model import snapshot_from_dict
-
-    def run(packages):
-        snap = snapshot_from_dict({"schema": "doctor.snapshot/1", "packages": packages})
-        return [f for f in diagnose([(None, snap, None)]).findings if f.id == "package-imports-missing-name"]
-
-    (f,) = run({"trl": {"version": "0.7.11"}, "transformers": {"version": "4.57.1"}})
+    (f,) = _missing_names({"trl": {"version": "0.7.11"}, "transformers": {"version": "4.57.1"}})
     assert f.severity.value == "error" and f.title.startswith("trl 0.7.11 imports top_k_top_p_filtering from "
                                                               "transformers at load, which transformers 4.57.1")
     assert "trl/core.py:25" in f.detail and "when trl is imported (`import trl`)" in f.detail
     assert f.source.startswith("https://github.com/huggingface/trl/blob/") and "trl/core.py#L25" in f.source
-    (f,) = run({"peft": {"version": "0.17.0"}, "transformers": {"version": "5.0.0"}})
+    (f,) = _missing_names({"peft": {"version": "0.17.0"}, "transformers": {"version": "5.0.0"}})
     assert "HybridCache" in f.title and "src/peft/peft_model.py:37" in f.detail and "4.57.6" in f.fix.text
     # trl's __init__ is lazy from v0.8 (nothing of transformers imported at `import trl`), peft 0.18.1 no longer
     # imports HybridCache, and a peft whose version is not stated: nothing
@@ -860,7 +821,7 @@ def test_trl_and_peft_importing_a_transformers_name_the_installed_release_lacks_
                {"peft": {"version": "0.18.1"}, "transformers": {"version": "5.0.0"}},
                {"peft": {"version": "0.17.0"}, "transformers": {"version": "4.57.6"}},
                {"peft": {}, "transformers": {"version": "5.0.0"}}):
-        assert run(pk) == [], pk
+        assert _missing_names(pk) == [], pk
 
 
 def test_accelerate_peft_and_vllm_importing_what_the_installed_hub_or_transformers_lacks_is_an_error():
@@ -871,14 +832,7 @@ def test_accelerate_peft_and_vllm_importing_what_the_installed_hub_or_transforme
     from source on Ascend: 0.12.0+empty) imports ALLOWED_LAYER_TYPES from transformers.configuration_utils, which
     transformers 5.0-5.3 do not define (profiles/import-surface/: accelerate and huggingface_hub from their PyPI
     wheels, peft at its tags, vLLM from its sdists)."""
-    from doctor.checks.diagnose import diagnose
-    from doctor.snapshot.model import snapshot_from_dict
-
-    def run(packages):
-        snap = snapshot_from_dict({"schema": "doctor.snapshot/1", "packages": packages})
-        return [f for f in diagnose([(None, snap, None)]).findings if f.id == "package-imports-missing-name"]
-
-    (f,) = run({"accelerate": {"version": "0.32.0"}, "huggingface-hub": {"version": "0.20.3"}})
+    (f,) = _missing_names({"accelerate": {"version": "0.32.0"}, "huggingface-hub": {"version": "0.20.3"}})
     assert f.severity.value == "error" and f.title.startswith(
         "accelerate 0.32.0 imports split_torch_state_dict_into_shards from huggingface_hub at load, which "
         "huggingface-hub 0.20.3 does not have")
@@ -887,9 +841,9 @@ def test_accelerate_peft_and_vllm_importing_what_the_installed_hub_or_transforme
     assert "(of the releases read: 0.21.0)" in f.fix.text
     assert f.source == ("https://github.com/huggingface/accelerate/blob/v0.32.0/src/accelerate/accelerator.py#L34; "
                         "https://github.com/huggingface/huggingface_hub/tree/v0.20.3")
-    (f,) = run({"peft": {"version": "0.13.2"}, "huggingface-hub": {"version": "0.22.2"}})
+    (f,) = _missing_names({"peft": {"version": "0.13.2"}, "huggingface-hub": {"version": "0.22.2"}})
     assert "HFValidationError" in f.title and "src/peft/utils/loftq_utils.py:" in f.detail
-    (f,) = run({"vllm": {"version": "0.12.0+empty"}, "transformers": {"version": "5.3.0"}})
+    (f,) = _missing_names({"vllm": {"version": "0.12.0+empty"}, "transformers": {"version": "5.3.0"}})
     assert f.title.startswith("vllm 0.12.0 imports ALLOWED_LAYER_TYPES from transformers.configuration_utils at load")
     assert "in PyPI's vllm-0.12.0.tar.gz when vllm is imported (`import vllm / vllm.entrypoints.llm`)" in f.detail
     # the releases each declares beside what it imports: nothing
@@ -898,7 +852,7 @@ def test_accelerate_peft_and_vllm_importing_what_the_installed_hub_or_transforme
                {"peft": {"version": "0.13.2"}, "huggingface-hub": {"version": "0.23.0"}},
                {"vllm": {"version": "0.12.0"}, "transformers": {"version": "4.57.1"}},
                {"vllm": {"version": "0.26.0"}, "transformers": {"version": "5.5.4"}}):
-        assert run(pk) == [], pk
+        assert _missing_names(pk) == [], pk
 
 
 # what a real verl venv has beside verl, pulled in by its declared requirements (hydra-core, transformers, ray, ...)

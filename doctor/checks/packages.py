@@ -432,7 +432,7 @@ def missing_api(ctx: CheckContext) -> Iterator[Finding]:
 # checks these agree with the table). A caller or callee installed from git is also matched by its commit.
 IMPORT_CALLERS = ("mbridge", "verl", "mindspeed", "vllm-ascend", "trl", "peft", "vllm", "accelerate")
 IMPORT_CALLEES = ("megatron-core", "transformers", "vllm", "accelerate", "torchdata", "huggingface-hub",
-                  "tensordict")
+                  "tensordict", "peft")
 # A local label on these callers and callees is a build of the release's own files (vLLM built from source at a
 # release on Ascend reports 0.9.1+empty, VLLM_TARGET_DEVICE=empty): judged as that release.
 _LOCAL_IS_BUILD = frozenset({"vllm"})

@@ -338,3 +338,27 @@ def test_tensordict_read_from_its_pypi_wheels_for_verl():
     for v in ("0.3.2", "0.8.0", "0.9.1", "0.10.0", "0.15.3"):
         assert unmet(t, "verl", "tensordict", caller_version="0.9.1", callee_version=v) is None, v
     assert unmet(t, "verl", "tensordict", caller_version="0.5.0", callee_version="0.0.3") is None
+
+
+def test_peft_read_at_its_tags_as_a_callee_of_verl():
+    """peft is both a caller (of transformers, accelerate, huggingface_hub) and a callee of verl, read at the same
+    tags of its mirror: verl's FSDP workers import LoraConfig, TaskType and get_peft_model from it at module level,
+    and every peft release read defines them (in src/peft, not reported missing as no module)."""
+    t = load()
+    as_callee = [(r.version, r.commit) for r in t.callees["peft"].releases]
+    as_caller = [(r.version, r.commit) for r in t.callers["peft"].releases if r.commit]
+    assert as_callee == as_caller and as_callee[0][0] == "0.0.1" and len(as_callee) >= 30
+    verl = {r.version: r for r in t.callers["verl"].releases}
+    assert verl["0.4.0"].imports["peft"] == {"peft:LoraConfig": "verl/workers/fsdp_workers.py:31",
+                                             "peft:TaskType": "verl/workers/fsdp_workers.py:31",
+                                             "peft:get_peft_model": "verl/workers/fsdp_workers.py:31"}
+    assert verl["0.9.1"].imports["peft"] == {
+        "peft.utils.save_and_load:get_peft_model_state_dict": "verl/utils/fsdp_utils.py:30",
+        "peft:LoraConfig": "verl/workers/engine/fsdp/transformer_impl.py:27",
+        "peft:TaskType": "verl/workers/engine/fsdp/transformer_impl.py:27",
+        "peft:get_peft_model": "verl/workers/engine/fsdp/transformer_impl.py:27"}
+    peft = t.callees["peft"]
+    assert set(peft.missing) == set(verl["0.9.1"].imports["peft"]) and not any(peft.missing.values())
+    assert not any(peft.unknown.values())
+    for caller, callee in (("0.4.0", "0.0.1"), ("0.9.1", "0.0.1"), ("0.9.1", "0.17.1")):
+        assert unmet(t, "verl", "peft", caller_version=caller, callee_version=callee) is None

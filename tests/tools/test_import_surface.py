@@ -132,6 +132,41 @@ def test_the_written_table_loads_and_the_check_judges_only_releases_read(repos, 
     assert unmet(t, "br", "megatron-core", callee_version="0.1.0") is None
 
 
+def test_a_project_both_a_caller_and_a_src_layout_callee_is_read_at_the_same_tags(tmp_path, repos, monkeypatch):
+    """peft: a caller of megatron-core here (of transformers for real) and a callee of br (verl), one mirror, its
+    package under src/: the callee's names are looked up in src/pf/, not reported missing as no module."""
+    pf = Repo(tmp_path / "pf")
+    pf.commit({"src/pf/__init__.py": "from .mapping import get_model\nfrom megatron.core.utils import keep\n",
+               "src/pf/mapping.py": "def get_model():\n    pass\n"}, tag="v0.1.0")
+    pf.commit({"src/pf/__init__.py": "from .mapping import Config, get_model\nfrom megatron.core.utils import keep\n",
+               "src/pf/mapping.py": "Config = 1\n\n\ndef get_model():\n    pass\n"}, tag="v0.2.0")
+    repos["br"].commit({"br/util.py": UTIL_2 + "from pf import Config, get_model\n"}, tag="v3.0")
+    monkeypatch.setitem(gen.CALLEE_MODULES, "pf", "pf")
+    gits = {"megatron-core": gen.Git(str(repos["mc"].path)), "br": gen.Git(str(repos["br"].path)),
+            "pf": gen.Git(str(pf.path))}
+    url = "https://github.com/x/pf"
+    callers = (gen.Project("br", "br", "br", "https://github.com/x/br", ("br",)),
+               gen.Project("pf", "pf", "src/pf", url, ("pf",), callees=("megatron-core",)))
+    callees = (gen.Project("megatron-core", "Megatron-LM", "megatron/core", "https://github.com/NVIDIA/Megatron-LM"),
+               gen.Project("pf", "pf", "src/pf", url))
+    releases = {"megatron-core": gen.tag_releases(gits["megatron-core"], r"core_v(\d+\.\d+\.\d+)"),
+                "br": gen.tag_releases(gits["br"], r"v(\d+\.\d+)"),
+                "pf": gen.tag_releases(gits["pf"], r"v(\d+\.\d+\.\d+)")}
+    try:
+        t = gen.read(gits, releases, callers, callees, date="2026-12-06")
+    finally:
+        for g in gits.values():
+            g.close()
+    as_caller = t["callers"]["pf"]["releases"]  # type: ignore[index]
+    assert [r["imports"] for r in as_caller] == [{"megatron-core": {"megatron.core.utils:keep": "src/pf/__init__.py:2"}}] * 2
+    as_callee = t["callees"]["pf"]  # type: ignore[index]
+    assert [r["commit"] for r in as_callee["releases"]] == [r["commit"] for r in as_caller]
+    assert t["callers"]["br"]["releases"][2]["imports"]["pf"] == {  # type: ignore[index]
+        "pf:Config": "br/util.py:15", "pf:get_model": "br/util.py:15"}
+    assert as_callee["names"] == {"pf:Config": {"missing": ["0.1.0"], "unknown": []},
+                                  "pf:get_model": {"missing": [], "unknown": []}}
+
+
 def test_a_mirror_that_is_not_a_git_directory_exits_2(tmp_path, capsys):
     assert gen.main(["--mirrors", str(tmp_path), "--out", str(tmp_path / "out.json")]) == 2
     assert "not a git directory" in capsys.readouterr().err and not (tmp_path / "out.json").exists()

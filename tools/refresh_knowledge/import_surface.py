@@ -296,6 +296,7 @@ class Tree:
     commit: str
     files: set[str]
     top: str = ""  # the callee's top package (`megatron.core`): star imports inside it are resolved in the tree
+    root: str = ""  # the directory its top-level packages sit in, in a src layout (peft's `src`)
     dirs: set[str] = field(default_factory=set)
     _bound: dict[str, tuple[set[str], bool] | None] = field(default_factory=dict)
     _all: dict[str, set[str]] = field(default_factory=dict)  # a module's literal `__all__`, when it has one
@@ -306,7 +307,7 @@ class Tree:
             self.dirs.update("/".join(parts[:i]) for i in range(1, len(parts)))
 
     def _path(self, module: str) -> str | None:
-        base = module.replace(".", "/")
+        base = (f"{self.root}/" if self.root else "") + module.replace(".", "/")
         for p in (base + ".py", base + "/__init__.py"):
             if p in self.files:
                 return p
@@ -568,7 +569,11 @@ CALLEES = (Project("megatron-core", "NVIDIA+Megatron-LM", "megatron/core", "http
            # read from its PyPI wheels (--wheels, every final release; per platform from 0.2.0: its cp311 manylinux
            # x86_64 ones, whose Python files are those of every platform): verl's protocol and trainer import
            # TensorDict, tensordict.tensorclass.NonTensorData / NonTensorStack and tensordict.base at load
-           Project("tensordict", "", "tensordict", "https://github.com/pytorch/tensordict", archive="wheel"))
+           Project("tensordict", "", "tensordict", "https://github.com/pytorch/tensordict", archive="wheel"),
+           # read at its release tags, the mirror and releases it is read at as a caller (the 0.21.x its mirror has no
+           # tag for are not read as a callee): verl's FSDP workers import LoraConfig, TaskType and get_peft_model
+           # from it at module level
+           Project("peft", "huggingface+peft", "src/peft", "https://github.com/huggingface/peft"))
 # vLLM loads vllm-ascend through the entry points its setup.py declares (read at each tag, e.g.
 # https://github.com/vllm-project/vllm-ascend/blob/v0.9.1/setup.py#L363-L367): `vllm.platform_plugins` (`ascend =
 # vllm_ascend:register`, which returns the platform class's qualified name, "vllm_ascend.platform.NPUPlatform", that
@@ -738,7 +743,7 @@ CALLERS = (
 # The top-level module each callee installs, which its callers import from.
 CALLEE_MODULES = {"megatron-core": "megatron.core", "transformers": "transformers", "vllm": "vllm",
                   "accelerate": "accelerate", "torchdata": "torchdata", "huggingface-hub": "huggingface_hub",
-                  "tensordict": "tensordict"}
+                  "tensordict": "tensordict", "peft": "peft"}
 
 
 def tag_releases(git: Git, pattern: str, published: set[str] | None = None) -> list[Release]:
@@ -1029,9 +1034,11 @@ def read(gits: dict[str, Git], releases: dict[str, list[Release]], callers: tupl
                     wheel.close()  # an sdist's files are held in memory: one release at a time
         else:
             git = gits[callee.name]
+            top = CALLEE_MODULES[callee.name]
+            root = callee.package_dir.removesuffix(top.replace(".", "/")).rstrip("/")  # src/peft: src
             for rel in releases.get(callee.name, []):
                 _judge(names, needed[callee.name], rel.version,
-                       Tree(git, rel.commit, set(git.files(rel.commit, callee.package_dir)), CALLEE_MODULES[callee.name]))
+                       Tree(git, rel.commit, set(git.files(rel.commit, callee.package_dir)), top, root))
                 rels_read.append({"version": rel.version, "ref": rel.ref, "commit": rel.commit})
         out_callees[callee.name] = {"url": callee.url, "package_dir": callee.package_dir, "releases": rels_read,
                                     "names": names}

@@ -97,26 +97,26 @@ class Console:
 
     def output_failed(self, e: OSError) -> str | None:
         """What could not be written when `e` is the machine's and not the doctor's (a full disk: `doctor check >
-        /dev/full`, a quota, an I/O error): "stdout" or the file, else None (a bug). When stdout is the one that
-        failed (the write was this module's, or a command's `console.out`/`sys.stdout` write), it is pointed at
+        /dev/full`, a quota, an I/O error): "stdout", "stderr" or the file, else None (a bug). The stream that
+        failed (a write of this facade, or a command's `console.out` / `sys.stdout` / `.err` write) is pointed at
         /dev/null so nothing more is lost to it and the interpreter's last flush is quiet."""
         if e.errno not in _DEVICE_ERRNOS:
             return None
         import traceback
 
         last = traceback.extract_tb(e.__traceback__)[-1:] if e.__traceback__ else []
-        line = last[0].line or "" if last else ""
+        line = (last[0].line or "") if last else ""
         stream = self.failed_stream or ("stderr" if any(w in line for w in (".err.", "sys.stderr")) else None)
         if stream == "stderr":
             # people's text cannot be written: the error line goes nowhere either, and under --json the one
             # report still reaches stdout
             _to_devnull(sys.stderr)
             return "stderr"
-        to_stdout = stream == "stdout" or bool(last) and any(w in line for w in (".out.", "sys.stdout"))
+        to_stdout = stream == "stdout" or any(w in line for w in (".out.", "sys.stdout"))
         if not to_stdout:
             return e.filename if isinstance(e.filename, str) else "the output file"
         self.emitted = True  # no JSON document can reach stdout any more
-        _stdout_to_devnull()
+        _to_devnull(sys.stdout)
         return "stdout"
 
 
@@ -130,12 +130,8 @@ BROKEN_PIPE_EXIT = 141
 def quiet_broken_pipe() -> NoReturn:
     """The reader of stdout went away (`doctor check | head -1`): stop quietly with 141 (128 + SIGPIPE), as
     coreutils and git do. stdout is pointed at /dev/null so the interpreter's last flush cannot complain."""
-    _stdout_to_devnull()
-    sys.exit(BROKEN_PIPE_EXIT)
-
-
-def _stdout_to_devnull() -> None:
     _to_devnull(sys.stdout)
+    sys.exit(BROKEN_PIPE_EXIT)
 
 
 def _to_devnull(stream: IO[str]) -> None:

@@ -6,6 +6,7 @@ from collections.abc import Iterator
 
 from doctor.checks.facts import env, env_known, env_unset, installed
 from doctor.checks.runner import CheckContext, check, skip
+from doctor.probes.envvars import edit_distance
 from doctor.report import Finding, finding
 
 # Names the stack reads. A collected variable within edit distance 2 of one of these, and not itself a known
@@ -36,21 +37,6 @@ _IMPORTANT = ("ASCEND_RT_VISIBLE_DEVICES", "ASCEND_VISIBLE_DEVICES", "ASCEND_HOM
               "RAY_EXPERIMENTAL_NOSET_ASCEND_RT_VISIBLE_DEVICES", "LD_LIBRARY_PATH", "PYTHONPATH", "MEGATRON_LM_PATH",
               "VLLM_VERSION", "VLLM_USE_V1", "TORCH_DEVICE_BACKEND_AUTOLOAD", "MASTER_ADDR", "MASTER_PORT",
               "CPU_AFFINITY_CONF", "HCCL_IF_IP", "SOC_VERSION", "ATB_HOME_PATH")
-
-
-def edit_distance(a: str, b: str, limit: int = 3) -> int:
-    """Levenshtein distance with an early exit above `limit` (names are short; this stays cheap)."""
-    if abs(len(a) - len(b)) > limit:
-        return limit + 1
-    prev = list(range(len(b) + 1))
-    for i, ca in enumerate(a, 1):
-        cur = [i]
-        for j, cb in enumerate(b, 1):
-            cur.append(min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (ca != cb)))
-        if min(cur) > limit:
-            return limit + 1
-        prev = cur
-    return prev[-1]
 
 
 @check("env-near-miss", "env", findings=("env-var-misspelled",))

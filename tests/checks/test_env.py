@@ -1,4 +1,3 @@
-from doctor.checks.env import edit_distance
 from tests.stacks import bare, diagnose_dict, found, healthy
 
 
@@ -47,8 +46,12 @@ def test_ray_noset_visible_devices_with_vllm_ascend():
     assert "ray-noset-visible-devices-unset" not in found(neither)
 
 
-def test_edit_distance():
-    assert edit_distance("ASCEBD", "ASCEND") == 1 and edit_distance("ABC", "ABCDEFGH", 2) == 3
+def test_a_swapped_pair_is_one_typo_as_for_the_collector():
+    """The collector keeps a name whose letters are swapped as a near miss (one edit: doctor/probes/envvars.py); the
+    check counts it the same way, so a swap in a short name (bound 1) is reported, not collected and dropped."""
+    f = diagnose_dict(bare(env={"HCCL_RDMA_CT": "4", "TAKS_QUEUE_ENABLE": "2"}))
+    assert sorted(x.evidence["meant"] for x in f.findings if x.id == "env-var-misspelled") == [
+        "HCCL_RDMA_TC", "TASK_QUEUE_ENABLE"]
 
 
 def test_near_misses_of_the_names_the_table_of_values_reads_are_typos():

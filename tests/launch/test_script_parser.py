@@ -111,3 +111,34 @@ def test_unterminated_quotes_are_input_errors_with_line(bad):
     with pytest.raises(InputError) as e:
         parse_script(bad, "run.sh")
     assert "run.sh: line" in str(e.value)
+
+
+# verl v0.9.0's examples/grpo_trainer/run_qwen3_8b_fsdp.sh, in short: a first `case` that lets only gpu or npu
+# through (one branch for both), then the device branches that set the values the call uses.
+GUARDED_CASE = """DEVICE=${DEVICE:-$(python3 -c 'import torch_npu' 2>/dev/null && echo npu || echo gpu)}
+case "${DEVICE}" in
+    gpu | npu) ;;
+    *) echo "DEVICE must be gpu or npu, got: ${DEVICE}" >&2; exit 1 ;;
+esac
+if [ "${DEVICE}" = npu ] && [ "${BACKEND}" = trtllm ]; then exit 1; fi
+case "${DEVICE}" in
+    gpu) tp=2 ;;
+    npu) tp=4 ;;
+esac
+python3 -m verl.trainer.main_ppo actor_rollout_ref.rollout.tensor_model_parallel_size=$tp
+"""
+
+
+def test_a_case_branch_of_several_words_limits_a_later_case_to_them():
+    """After `gpu | npu)` (every other value exits), a later `case` on the same variable takes gpu or npu:
+    there is no path on which it matches no pattern and the call gets an empty value."""
+    paths = parse_script(GUARDED_CASE).invocations[0].alternatives
+    assert sorted(p.args[0] for p in paths) == ["actor_rollout_ref.rollout.tensor_model_parallel_size=2",
+                                                "actor_rollout_ref.rollout.tensor_model_parallel_size=4"]
+    assert not any("no pattern" in " ".join(p.label) for p in paths)
+    # the limit is the branch's own words: a value the first case let through and the second does not name
+    # still falls through, and a new assignment lifts the limit
+    three = GUARDED_CASE.replace("gpu | npu) ;;", "gpu | npu | cpu) ;;")
+    assert any("no pattern" in " ".join(p.label) for p in parse_script(three).invocations[0].alternatives)
+    reset = GUARDED_CASE.replace("if [", "DEVICE=$(cat /etc/device)\nif [")
+    assert any("no pattern" in " ".join(p.label) for p in parse_script(reset).invocations[0].alternatives)

@@ -283,20 +283,33 @@ class Interpreter:
         subject = ex.scalar(subject_node) if subject_node is not None else Str()
         var = sole_variable(subject_node) if subject_node is not None else None
         out: list[World] = []
+        # the words an earlier branch limited the variable to (`gpu | npu)`), less those earlier items took
+        left = set(w.one_of[var]) if var and var in w.one_of and not subject.known else None
         for item in items:
-            patterns = [ex.scalar(p).text for p in item.all("value")] or [ex.scalar(item.named[0]).text]
+            scalars = [ex.scalar(p) for p in item.all("value")] or [ex.scalar(item.named[0])]
+            patterns = [p.text for p in scalars]
             body = [c for c in item.children if c.field not in ("value", "termination") and c.type not in (")", "|")]
             if subject.known:
                 if any(glob_match(subject.text, p) for p in patterns):
                     return self.block(body, [w])
                 continue
+            literal = [p.text for p in scalars if p.known and not any(c in p.text for c in "*?[")]
+            words = set(literal) if len(literal) == len(patterns) else None
+            if left is not None and var and all(p.known for p in scalars):
+                words = {x for x in left if any(glob_match(x, p) for p in patterns)}
+                left -= words
+                if not words:
+                    continue
+            elif left is not None:  # a pattern only the run knows may take any of them
+                words = set(left)
             branch = w.fork(f"line {item.line}: case {_short(subject_node.text if subject_node else '')} → "
                             f"{'|'.join(patterns)})")
-            literal = [p for p in patterns if not any(c in p for c in "*?[")]
-            if var and len(literal) == 1 and len(patterns) == 1:
-                branch.set(var, Str.of(literal[0]))
+            if var and words and len(words) == 1:
+                branch.set(var, Str.of(next(iter(words))))
+            elif var and words:
+                branch.one_of[var] = frozenset(words)
             out.extend(self.block(body, [branch]))
-            if "*" in patterns:
+            if "*" in patterns or left == set():
                 return out
         if subject.known:
             return [w]

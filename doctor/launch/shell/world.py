@@ -31,6 +31,9 @@ class World:
     returning: bool = False  # `return` inside a function
     name: str = "script.sh"
     locals_stack: list[dict[str, Value | None]] = field(default_factory=list)
+    # variable -> the words it is one of on this path: a `case` branch of several literal patterns (`gpu | npu)`)
+    # taken while the value is unknown; a later `case` on it takes only the branches those words reach
+    one_of: dict[str, frozenset[str]] = field(default_factory=dict)
 
     # -- Scope protocol (expand.py) ----------------------------------------------------------------------
     def get(self, name: str) -> Value | None:
@@ -38,6 +41,7 @@ class World:
 
     def set(self, name: str, value: Value) -> None:
         self.vars[name] = value
+        self.one_of.pop(name, None)
         if npu_variable(name):
             self.hints.add(f"sets {name}")
 
@@ -51,7 +55,7 @@ class World:
     def copy(self) -> World:
         return World(dict(self.vars), set(self.exported), dict(self.funcs), list(self.args), self.label,
                      set(self.hints), self.status, self.dead, self.returning, self.name,
-                     [dict(d) for d in self.locals_stack])
+                     [dict(d) for d in self.locals_stack], dict(self.one_of))
 
     def fork(self, choice: str) -> World:
         w = self.copy()
@@ -60,13 +64,14 @@ class World:
 
     def unset(self, name: str) -> None:
         self.vars.pop(name, None)
+        self.one_of.pop(name, None)
         self.exported.discard(name)
 
     def signature(self) -> tuple[object, ...]:
         """Two paths with the same signature behave the same from here on (they are merged)."""
         return (tuple(sorted((k, repr(v)) for k, v in self.vars.items())), tuple(sorted(self.exported)),
                 tuple(sorted(self.funcs)), tuple(repr(a) for a in self.args), self.dead, self.returning,
-                tuple(sorted(self.hints)))
+                tuple(sorted(self.hints)), tuple(sorted((k, tuple(sorted(v))) for k, v in self.one_of.items())))
 
 
 def merge(worlds: list[World]) -> list[World]:

@@ -13,6 +13,7 @@ names its upstream source (doctor.launch.sources).
 from __future__ import annotations
 
 import builtins
+import re
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -339,9 +340,27 @@ def _ref_parallel(v: _View, ctx: Context) -> list[Finding]:
     return out
 
 
+# a Hugging Face (or ModelScope) model id, `org/name`: verl's copy_to_local hands it to the hub client, which downloads
+# it on every node; a relative directory of that shape is possible, so it is said as info
+_HUB_ID = re.compile(r"[A-Za-z0-9][\w.-]*/[\w.-]*[A-Za-z0-9_-]")
+
+
 def _model_path(v: _View, ctx: Context) -> list[Finding]:
     nn = v.int("trainer.nnodes", 1)
     path = v.get("actor_rollout_ref.model.path")
+    if nn and nn > 1 and isinstance(path, str) and path.startswith("hdfs://"):
+        return []  # copy_to_local copies it to each node's local cache
+    if nn and nn > 1 and isinstance(path, str) and _HUB_ID.fullmatch(path) and ".." not in path:
+        return [finding("launch-model-path-every-node", "info", ("config", "cluster"),
+                        f"{nn} nodes: {path} is read as a Hugging Face model id, which every node downloads",
+                        detail="verl's copy_to_local takes a local path, an hdfs:// path or a Hugging Face model "
+                               f"id; unless {path} is a directory under the working directory (then it must exist "
+                               "on every node), each node fetches it from the hub into its own cache.",
+                        evidence=v.ev("actor_rollout_ref.model.path", "trainer.nnodes"),
+                        key="actor_rollout_ref.model.path",
+                        fix="Nothing to change; for an offline cluster put the model on shared storage and give "
+                            "its absolute path.",
+                        source=S.VERL_COPY_TO_LOCAL)]
     if nn and nn > 1 and path is not None:
         return [finding("launch-model-path-every-node", "warning", ("config", "cluster"),
                         f"{nn} nodes: the model path must exist on every node",

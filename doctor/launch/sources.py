@@ -12,6 +12,7 @@ VERL_ENGINE_CONFIG = VERL + "verl/workers/config/engine.py"  # McoreEngineConfig
 VERL_MEGATRON_ENGINE = VERL + "verl/workers/engine/megatron/transformer_impl.py"  # use_mbridge must be True
 VERL_ENGINE_WORKERS = VERL + "verl/workers/engine_workers.py"  # mini batch vs DP
 VERL_MAIN_PPO = VERL + "verl/trainer/main_ppo.py"
+VERL_COPY_TO_LOCAL = VERL + "verl/utils/fs.py"  # copy_to_local: an hdfs:// path, a local path or a Hugging Face id
 VERL_MEGATRON_YAML = VERL + "verl/trainer/config/engine/megatron.yaml"
 VERL_TRAINER_YAML = VERL + "verl/trainer/config/ppo_trainer.yaml"
 VERL_061_TRAINER_YAML = VERL_061 + "verl/trainer/config/ppo_megatron_trainer.yaml"  # device: cuda, ref TP=1

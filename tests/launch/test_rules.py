@@ -271,3 +271,16 @@ def test_build_overrides_version_rules():
     for v in ("0.6.1", "0.9.1"):
         assert f"+{OTC}use_flash_attn=True" in keys(v)
         assert "trainer.device=npu" in keys(v)
+
+
+@pytest.mark.parametrize("path", ["Qwen/Qwen3-32B", "Qwen/Qwen2.5-VL-32B-Instruct", "hdfs://nn:9000/models/qwen"])
+def test_a_hub_id_or_hdfs_model_path_needs_no_copy_on_every_node(path):
+    """verl's copy_to_local takes a Hugging Face model id or an hdfs:// path and gives each node its own copy (the
+    upstream NPU scripts' `model.path=Qwen/Qwen3-32B` on 2-16 nodes): never the every-node warning. A hub id
+    that may also be a relative directory is said, as info."""
+    multi = [t for t in BASE if not t.startswith("trainer.nnodes")] + ["trainer.nnodes=4"]
+    got = by_id(run(multi + [f"actor_rollout_ref.model.path={path}"]), "launch-model-path-every-node")
+    assert [f.severity for f in got] == ([] if path.startswith("hdfs://") else [Severity.INFO])
+    for local in ("/data/models/Qwen3-32B", "$HOME/models/Qwen3-32B", "models/qwen3/32b", "./Qwen3-32B"):
+        got = by_id(run(multi + [f"actor_rollout_ref.model.path={local}"]), "launch-model-path-every-node")
+        assert [f.severity for f in got] == [Severity.WARNING], local

@@ -17,7 +17,7 @@ from packaging.version import Version
 
 from doctor.checks.facts import cann, family, pver
 from doctor.checks.runner import run_checks
-from doctor.errors import InputError
+from doctor.errors import InputError, UsageError
 from doctor.knowledge.profiles import Profile, chip_pool, load_profiles, same_verl_line, select_profile
 from doctor.knowledge.releases import knowledge_fix, knowledge_summary, load_releases
 from doctor.knowledge.versions import CannVersion
@@ -98,6 +98,8 @@ def _parse_config(p: str, *, explicit: bool) -> CheckConfig:
     strict = table.get("strict", False)
     if not isinstance(strict, bool):
         raise InputError("must be true or false", source=p, path=f"{where + '.' if where else ''}strict")
+    if cfg.only or cfg.ignore:
+        check_waivers(cfg.only, cfg.ignore, file=p, where=where)
     cfg.strict = strict
     return cfg
 
@@ -169,9 +171,10 @@ SELECTION_FINDINGS = ("cann-newer-than-profiles", "cann-older-than-profiles", "v
                       "profile-facts-unknown", "profile-wrong-chip")
 
 
-def check_waivers(only: Sequence[str], ignore: Sequence[str]) -> None:
+def check_waivers(only: Sequence[str], ignore: Sequence[str], *, file: str | None = None, where: str = "") -> None:
     """Every `--only`/`--ignore` name must be an area, a check id or a finding id: a misspelt waiver
-    would otherwise run everything, or waive nothing, in silence."""
+    would otherwise run everything, or waive nothing, in silence. Names from a waivers `file` (its table `where`)
+    are refused naming that file and key (input-invalid), the flags' own as a bad command line (usage-error)."""
     from difflib import get_close_matches
 
     from doctor.checks.runner import load_all, waiver_names
@@ -180,16 +183,19 @@ def check_waivers(only: Sequence[str], ignore: Sequence[str]) -> None:
     kinds["checks"].add("profile-selection")
     kinds["findings"].update(SELECTION_FINDINGS)
     valid = set().union(*kinds.values())
-    for flag, names in (("--only", only), ("--ignore", ignore)):
+    for key, names in (("only", only), ("ignore", ignore)):
         bad = [n for n in names if n not in valid]
         if bad:
             near = get_close_matches(bad[0], sorted(valid), n=1)
-            raise InputError(
-                f"{bad[0]!r} matches no area, check id or finding id"
-                + (f" (did you mean {near[0]!r}?)" if near else "")
-                + f"; {flag} takes an area ({', '.join(sorted(kinds['areas']))}), a group header of the output "
-                  f"({', '.join(sorted(kinds['headers']))}), a check id "
-                  f"({', '.join(sorted(kinds['checks']))}) or a finding id (README: Finding ids)", source=flag)
+            flag = f"`{key}`" if file else f"--{key}"
+            message = (f"{bad[0]!r} matches no area, check id or finding id"
+                       + (f" (did you mean {near[0]!r}?)" if near else "")
+                       + f"; {flag} takes an area ({', '.join(sorted(kinds['areas']))}), a group header of the output "
+                         f"({', '.join(sorted(kinds['headers']))}), a check id "
+                         f"({', '.join(sorted(kinds['checks']))}) or a finding id (README: Finding ids)")
+            if file:
+                raise InputError(message, source=file, path=f"{where + '.' if where else ''}{key}")
+            raise UsageError(message, source=f"--{key}")
 
 
 def diagnose(

@@ -151,6 +151,27 @@ def test_waiver_names_that_match_nothing_are_refused_with_the_valid_ones(tmp_pat
         assert "torch_npu" in r.stderr and "profile-pins" in r.stderr  # areas and check ids listed
     r = run("check", "--from", s, "--ignore", "shm-to-small")
     assert "did you mean 'shm-too-small'" in r.stderr
+    assert json.loads(run("--json", "check", "--from", s, "--only", "bogus-id").stdout)["findings"][0]["id"] == \
+        "usage-error"  # a bad value on the command line
+
+
+def test_a_waivers_file_name_that_matches_nothing_names_the_file_and_key(tmp_path, monkeypatch):
+    """A misspelt name in pyproject.toml's [tool.doctor] is refused naming that file and key, not a flag the user
+    did not pass."""
+    s = snap_file(tmp_path, healthy())
+    proj = tmp_path / "proj"
+    proj.mkdir()
+    (proj / "pyproject.toml").write_text('[tool.doctor]\nignore = ["shm-to-small"]\n')
+    monkeypatch.chdir(proj)
+    r = run("check", "--from", s)
+    first = r.stderr.strip().splitlines()[0]
+    assert r.exit_code == 2 and first.startswith(f"error: {proj / 'pyproject.toml'}: tool.doctor.ignore: 'shm-to-small'")
+    assert "did you mean 'shm-too-small'" in first and "--ignore" not in first
+    rep = json.loads(run("--json", "check", "--from", s).stdout)
+    assert rep["findings"][0]["id"] == "input-invalid"
+    monkeypatch.chdir(tmp_path)  # no waivers file here: the flag's name is the flag's
+    r = run("check", "--from", s, "--ignore", "bogus-id")
+    assert "--ignore: 'bogus-id'" in r.stderr
 
 
 def test_only_and_ignore_take_areas_check_ids_and_finding_ids(tmp_path):

@@ -36,7 +36,8 @@ def _opt(*names: str, **kw: Any) -> Any:
 @click.command("launch")
 @_opt("--spec", "spec_file", type=click.Path(dir_okay=False), help="YAML or TOML file with these options (schema: doctor.launch.spec).")
 @_opt("--model", metavar="DIR", help="Local Hugging Face model directory (config.json is read).")
-@_opt("--verl-version", metavar="VER", help="Target verl version [default: the installed verl's].")
+@_opt("--verl-version", metavar="VER", help="Target verl version, the one the cluster runs [default: a verl "
+                                              "installed in the doctor's own interpreter; else required].")
 @_opt("--nodes", type=int, help="Number of nodes [1].")
 @_opt("--npus-per-node", type=int, help="NPUs per node [from the chip: A2 8, A3 16].")
 @_opt("--chip", type=click.Choice(["A2", "A3", "950"]), help="Chip family (sets the NPUs-per-node default).")
@@ -125,6 +126,8 @@ def command(console: Any, spec_file: str | None, chip: str | None, verl_config: 
             values["verl_version"] = inst
             notes.append(finding("launch-verl-version-installed", "info", ("verl",),
                                  f"target verl {inst} (the installed one)", evidence={"verl_version": inst}))
+        else:
+            _no_verl_version(spec_file)
     if values.get("npus_per_node") is None:
         n, why = default_npus_per_node(chip, sys_root)
         values["npus_per_node"] = n
@@ -275,3 +278,19 @@ def _write(path: str, text: str, *, executable: bool) -> None:
         write_text_atomic(path, text, mode=0o755 if executable else 0o644)
     except OSError as e:
         raise InputError(f"cannot write: {e.strerror or e}", source=path) from None
+
+
+def _no_verl_version(spec_file: str | None) -> None:
+    """No --verl-version, none in the spec and no verl beside the doctor (README's install puts the doctor in a
+    venv of its own, so this is the first run's case): exit 2 naming the interpreter that was looked at and a
+    release to pass, since the config keys and prefixes written depend on it."""
+    import sys
+
+    from doctor.errors import UsageError
+    from doctor.knowledge.releases import load_releases
+
+    finals = [r.version for r in load_releases().rows if not r.snapshot]
+    where = f"--verl-version (or verl_version in {spec_file})" if spec_file else "--verl-version"
+    raise UsageError(f"{where} is required: no verl is installed in the doctor's interpreter ({sys.executable}) "
+                     f"to take it from; pass the verl release the cluster runs"
+                     + (f", e.g. --verl-version {finals[-1]} (the newest the doctor knows)" if finals else ""))

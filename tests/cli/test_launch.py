@@ -7,6 +7,7 @@ import json
 import os
 import stat
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -177,7 +178,15 @@ def test_verl_version_required_without_installed_verl(monkeypatch, model, tmp_pa
     monkeypatch.setenv("PIP_NO_INDEX", "1")  # and no wheel to be had
     monkeypatch.setenv("PIP_FIND_LINKS", str(tmp_path / "no-wheels"))
     r = launch("--model", model)
-    assert r.exit_code == 2 and "--verl-version" in r.output
+    # README's first launch example on a machine set up as README says (the doctor in a venv of its own): the
+    # message names the interpreter that has no verl and a release to pass
+    assert r.exit_code == 2 and "--verl-version" in r.output and sys.executable in r.output
+    from doctor.knowledge.releases import load_releases
+
+    newest = [row.version for row in load_releases().rows if not row.snapshot][-1]
+    assert f"e.g. --verl-version {newest} (the newest the doctor knows)" in r.output
+    rep = json.loads(launch("--json", "--model", model).stdout)
+    assert [f["id"] for f in rep["findings"]] == ["usage-error"]
     r = launch("--json", "--model", model, "--verl-version", "0.9.1")
     rep = json.loads(r.stdout)
     assert any(f["id"] == "launch-schema-not-composed" and f["severity"] == "warning" for f in rep["findings"])

@@ -200,13 +200,19 @@ def _example_defaults(values: dict[str, Any]) -> list[Any]:
             tuning = {"rollout_tuning_overrides": list(sets), "rollout_tuning_source": where}
         else:  # this release's NPU examples set nothing for the engine
             del taken["rollout_tuning"]
+    fix = "Pass the option (e.g. --offload/--no-offload, --rollout-tp) to choose otherwise."
+    assumed = ""
+    if info is None:  # no config.json here: the size that picks the example is not known
+        assumed = "; assumed: the model's config.json is not readable here"
+        fix = (f"For a MoE model or a dense one of ~5B parameters or more pass --offload --rollout-tp "
+               f"{LARGE.rollout_tp} --gpu-memory-utilization {LARGE.gpu_memory_utilization} (upstream's "
+               f"{LARGE.name} example), or run where the model directory exists; " + fix)
     return [finding("launch-defaults-from-example", "info", ("config",),
-                    f"memory and rollout settings from upstream's closest NPU example ({ex.name}): "
+                    f"memory and rollout settings from upstream's closest NPU example ({ex.name}{assumed}): "
                     + ", ".join(f"{k}={v}" for k, v in taken.items())
                     + (f" ({', '.join(tuning['rollout_tuning_overrides'])}, as {tuning['rollout_tuning_source']} sets them)"
                        if tuning.get("rollout_tuning_overrides") else ""),
-                    evidence={"example": ex.url, **taken, **tuning}, source=ex.url,
-                    fix="Pass the option (e.g. --offload/--no-offload, --rollout-tp) to choose otherwise.")]
+                    evidence={"example": ex.url, **taken, **tuning}, source=ex.url, fix=fix)]
 
 
 def _stderr_console(console: Any) -> Any:

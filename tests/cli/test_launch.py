@@ -199,6 +199,11 @@ def test_unreadable_model_dir_warns_and_multinode_warns(tmp_path, verl_cfg):
     got = {f["id"]: f for f in rep["findings"]}
     assert got["launch-model-unreadable"]["severity"] == "warning"
     assert got["launch-model-path-every-node"]["key"] == "actor_rollout_ref.model.path"
+    # the model's size is not known here (a login node without the model): the small-model defaults are said to be
+    # assumed, with the options upstream's large-model example takes for a Qwen3-8B
+    ex = got["launch-defaults-from-example"]
+    assert "assumed" in ex["title"] and "config.json" in ex["title"]
+    assert "--offload --rollout-tp 4 --gpu-memory-utilization 0.5" in ex["fix"]["text"]
 
 
 def test_launch_then_lint_round_trip(tmp_path, model, verl_cfg):

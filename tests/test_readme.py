@@ -38,6 +38,10 @@ def test_first_lines_are_the_two_commands():
     install, tests = block[1], block[2]
     assert "pip install ." in install and "doctor check" in install
     assert "nox -s tests" in tests
+    # neither runs pip with the system's python3: Debian's refuses it (PEP 668, externally-managed-environment)
+    # outside a venv, which is why the install line makes one; the test line uses that venv too
+    for line in (install, tests):
+        assert not re.search(r"(^|[\s;&|])python3 -m pip ", line), line
 
 
 def test_ci_runs_the_readme_test_command():

@@ -24,6 +24,15 @@ from doctor.report import Finding, Fix
 _IDS = ("launch-key-needs-plus", "launch-key-not-in-config")
 
 
+def _misspelt(written: str, leaf: str) -> bool:
+    """Whether `leaf` can be a misspelling of `written`: word by word (`_`) each differs by a few letters (npu/gpu),
+    or a word was left out or added; `grad_offload` is not `param_offload`, another knob of the same family."""
+    a, b = written.split("_"), leaf.split("_")
+    if len(a) != len(b):
+        return True
+    return all(x == y or difflib.SequenceMatcher(None, x, y).ratio() >= 0.6 for x, y in zip(a, b, strict=True))
+
+
 def did_you_mean(key: str, paths: set[str], parent_exists: bool, limit: int = 3) -> list[str]:
     """Existing key paths the user probably meant, best first: a near-miss sibling when the parent exists,
     else the key found under a prefix, or keys whose last part is a near miss."""
@@ -33,7 +42,7 @@ def did_you_mean(key: str, paths: set[str], parent_exists: bool, limit: int = 3)
     out: list[str] = []
     siblings = {p.rsplit(".", 1)[-1]: p for p in paths if "." in p and p.rsplit(".", 1)[0] == parent}
     out += [siblings[m] for m in difflib.get_close_matches(leaf, list(siblings), n=limit, cutoff=0.75)
-            if siblings[m] != key]  # the key itself is there when another override added it with '+'
+            if siblings[m] != key and _misspelt(leaf, m)]  # the key itself is there when another override added it with '+'
     if parent_exists:
         return out[:limit]
     out += sorted((p for p in paths if p.endswith("." + key)), key=len)  # written without its prefix
@@ -41,9 +50,12 @@ def did_you_mean(key: str, paths: set[str], parent_exists: bool, limit: int = 3)
     for p in paths:
         by_leaf.setdefault(p.rsplit(".", 1)[-1], []).append(p)
     for m in difflib.get_close_matches(leaf, list(by_leaf), n=limit, cutoff=0.8):
+        if not _misspelt(leaf, m):
+            continue
         cands = by_leaf[m]
         out += sorted(cands, key=lambda c: (-_overlap(c, parts[:-1]), -difflib.SequenceMatcher(None, c, key).ratio()))[:2]
-    out += difflib.get_close_matches(key, list(paths), n=limit, cutoff=0.85)
+    out += [p for p in difflib.get_close_matches(key, list(paths), n=limit, cutoff=0.85)
+            if _misspelt(leaf, p.rsplit(".", 1)[-1])]
     seen: list[str] = []
     for p in out:
         if p not in seen and p != key:

@@ -47,7 +47,8 @@ class Console:
                data_stdout: bool = False) -> Console:
         ci = running_in_ci()
         human = sys.stderr if json_mode or data_stdout else sys.stdout
-        color = not (no_color or "NO_COLOR" in os.environ or ci or json_mode) and _isatty(human)
+        # no-color.org: NO_COLOR present and not empty (an empty value, e.g. `NO_COLOR= cmd`, keeps colour)
+        color = not (no_color or os.environ.get("NO_COLOR") or ci or json_mode) and _isatty(human)
         interactive = not ci and _isatty(sys.stdin) and _isatty(sys.stderr)
         return cls(json_mode=json_mode, color=color, verbosity=-1 if quiet else verbose, interactive=interactive,
                    data_stdout=data_stdout)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from doctor.checks.facts import absent, val
+from doctor.checks.facts import absent, installed, val
 from doctor.checks.runner import CheckContext, check, skip
 from doctor.report import Finding, finding
 from doctor.snapshot.model import known
@@ -71,6 +71,11 @@ def deep_imports(ctx: CheckContext) -> Iterator[Finding]:
             # not installed here at all (a complete snapshot says so): the import's own error names whatever it
             # met first (`import torch_npu` in the doctor's own venv: "No module named 'torch'"), not the cause
             exe = val(snap.python, "executable") or "the interpreter examined"
+            # the doctor's own environment (README's install: its venv holds the doctor): `doctor install` refuses
+            # to install there (--python of the doctor's own interpreter is exit 2), so the stack goes to a venv
+            install = ("install the verified stack into a venv of its own (the doctor does not install into its own "
+                       "environment): `doctor install --venv DIR`" if installed(snap, "verl-ascend-doctor")
+                       else f"install the verified stack there: `doctor install --python {exe}`")
             yield finding(
                 f"import-{comp}-failed", "error", (comp,),
                 f"`import {mod}` failed: {dist} is not installed in {exe}",
@@ -80,7 +85,7 @@ def deep_imports(ctx: CheckContext) -> Iterator[Finding]:
                 evidence={"module": mod, "error": err[-2000:], "installed": False, "python": exe,
                           "seconds": res.seconds if known(res.seconds) else None},
                 fix=f"If {exe} is not the training environment, name that one: `doctor check --deep --python "
-                    f"<its python>`; else install the verified stack there: `doctor install --python {exe}`.")
+                    f"<its python>`; else {install}.")
             continue
         timeout = "timed out" in err.lower() or "timeout" in err.lower()
         sig = next((s for s in _SIGNATURES if re.search(s[0], err)), None)

@@ -34,7 +34,7 @@ def test_an_import_of_a_package_the_snapshot_says_is_not_installed_says_so():
     """`check --deep` in the doctor's own venv (README's install): torch_npu is not there, and the import's error
     names torch, which it meets first. The finding says which distribution is missing and where, and the fix points
     --python at the training environment."""
-    snap = bare(complete=True, packages={"click": {"version": "8.5.1"}},
+    snap = bare(complete=True, packages={"click": {"version": "8.5.1"}, "verl-ascend-doctor": {"version": "0.1.0"}},
                 python={"executable": "/home/u/.venv/bin/python", "version": "3.11.7"},
                 imports={"torch_npu": {"ok": False, "error": "ModuleNotFoundError: No module named 'torch'"},
                          "mindspeed.megatron_adaptor": {"ok": False,
@@ -43,8 +43,14 @@ def test_an_import_of_a_package_the_snapshot_says_is_not_installed_says_so():
     f = {x.id: x for x in r.findings}
     npu = f["import-torch-npu-failed"]
     assert "torch-npu is not installed in /home/u/.venv/bin/python" in npu.title and "No module named 'torch'" in npu.detail
-    assert "doctor check --deep --python" in npu.fix.text and "doctor install --python /home/u/.venv/bin/python" in npu.fix.text
+    assert "doctor check --deep --python" in npu.fix.text
+    # the doctor's own environment: `doctor install --python` refuses it (exit 2), so the fix names a venv of its own
+    assert "doctor install --python" not in npu.fix.text and "doctor install --venv" in npu.fix.text
     assert "mindspeed is not installed" in f["import-mindspeed-failed"].title
+    # a training environment without the stack (the doctor is not installed in it): install into it
+    other = {**snap, "packages": {"click": {"version": "8.5.1"}}}
+    npu = {x.id: x for x in diagnose_dict(other).findings}["import-torch-npu-failed"]
+    assert "doctor install --python /home/u/.venv/bin/python" in npu.fix.text
     # installed but failing: the import's own error, as before
     snap["packages"]["torch-npu"] = {"version": "2.10.0"}
     npu = {x.id: x for x in diagnose_dict(snap).findings}["import-torch-npu-failed"]

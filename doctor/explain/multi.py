@@ -159,11 +159,16 @@ def timeline(events: list[Event]) -> list[Event]:
 
 
 def root_cause(events: list[Event]) -> Event | None:
-    """The first real failure: earliest root-cause event, else earliest unmatched error, else earliest event."""
+    """The first real failure: earliest root-cause event, else earliest unmatched error, else earliest event.
+    None when times cannot say which of two nodes' failures of that kind came first (no time on one of them: the
+    order would be the nodes' names)."""
     ordered = timeline(events)
     for roles in (("root",), ("unmatched",), ("knock-on",)):
         for e in ordered:
             if e.role in roles:
+                rivals = [o for o in ordered if o.role == e.role and o.node != e.node]
+                if rivals and (e.time is None or any(o.time is None for o in rivals)):
+                    return None
                 return e
     return None
 

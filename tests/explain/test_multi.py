@@ -86,6 +86,23 @@ def test_only_timeouts_everywhere_still_names_the_earliest(tmp_path):
     assert extra["root_cause"]["role"] == "knock-on"
 
 
+def test_no_first_failure_is_named_when_no_line_says_when(tmp_path):
+    """Two logs with a real failure each and no time on any line (pasted tracebacks): which came first is not known,
+    so no root-cause-node claims one (it used to name the file whose name sorts first); each failure is still
+    reported on its node. With a time on each, the earlier one is named."""
+    fork = "RuntimeError: Cannot re-initialize NPU in forked subprocess"
+    atb = "ImportError: libatb.so: cannot open shared object file: No such file or directory"
+    (tmp_path / "raylet.out").write_text(atb + "\n")
+    (tmp_path / "worker-1.err").write_text(fork + "\n")
+    findings, extra = explain_many([str(tmp_path)])
+    assert ROOT_NODE_ID not in {f.id for f in findings} and "root_cause" not in extra
+    assert {(f.id, f.node) for f in findings} >= {("nnal-libatb-missing", "raylet"), ("npu-fork-reinit", "worker-1")}
+    (tmp_path / "raylet.out").write_text("2025-03-05 07:18:00,000 start\n" + atb + "\n")
+    (tmp_path / "worker-1.err").write_text("2025-03-05 07:11:00,000 start\n" + fork + "\n")
+    findings, extra = explain_many([str(tmp_path)])
+    assert findings[0].id == ROOT_NODE_ID and findings[0].node == "worker-1"
+
+
 def test_the_root_cause_node_reads_attributed_events(tmp_path):
     # No signature knows node a's error; attribution does (the frame is vllm's), and it came before node b's timeout.
     (tmp_path / "a.log").write_text(

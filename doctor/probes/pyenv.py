@@ -44,6 +44,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from doctor.probes._run import RunResult, Started, finish, run_bounded, start
+from doctor.snapshot.redact import redact_url_credentials
 
 SCRIPT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "_target_probe.py")
 BEGIN = "@@DOCTOR-TARGET-PROBE-BEGIN@@"
@@ -259,6 +260,9 @@ def to_snapshot_parts(doc: Mapping[str, Any]) -> dict[str, Any]:
                 if k == "editable":
                     if _bool(d.get(k)) is not None:
                         entry[k] = d[k]
+                elif k == "url" and isinstance(d.get(k), str):
+                    # direct_url.json keeps what pip was given: `git+https://user:TOKEN@host/...` (rule 3)
+                    entry[k] = redact_url_credentials(d[k])
                 elif k in d and (d[k] is None or isinstance(d[k], str)):
                     entry[k] = d[k]
             if d.get("requires_python") is None or isinstance(d.get("requires_python"), str):

@@ -25,6 +25,7 @@ from tests.fakes import (
     FIXTURE_FOR_KIND,
     fake_npu_smi,
     make_ascend_root,
+    make_site_packages,
     write,
 )
 
@@ -105,6 +106,28 @@ def test_env_secrets_are_redacted_in_the_snapshot(tmp_path: Path, monkeypatch: p
     assert "hf_supersecret" not in text and "hunter2" not in text
     env = json.loads(text)["env"]
     assert env["HF_TOKEN"] == "<redacted>" and env["ASCEBD_RT_VISIBLE_DEVICES"] == "0,1"
+
+
+def test_a_package_installed_from_a_url_with_credentials_is_redacted(tmp_path: Path,
+                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    """`pip install git+https://user:TOKEN@git.corp/x.git` records the URL, token included, in direct_url.json: the
+    snapshot a user attaches to a bug report (`collect -o`, not only the bundle) carries it as `<redacted>`."""
+    venv = tmp_path / "venv"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True, timeout=120)
+    site = next((venv / "lib").glob("python*/site-packages"))
+    make_site_packages(site, {"private_pkg": "1.0"}, direct_url={"private_pkg": {
+        "url": "https://ci-user:ghp_tok3nSECRET@git.corp/x.git", "vcs_info": {"vcs": "git", "commit_id": "abc123"}}})
+    out = tmp_path / "s.json"
+    r = run(["--python", str(venv / "bin" / "python"), "-o", str(out), "--bundle", str(tmp_path / "b.tar.gz")],
+            monkeypatch)
+    assert r.exit_code == 0, r.output
+    text = out.read_text()
+    assert "tok3nSECRET" not in text and "ci-user" not in text
+    assert json.loads(text)["packages"]["private-pkg"]["url"] == "https://<redacted>@git.corp/x.git"
+    with tarfile.open(tmp_path / "b.tar.gz") as tar:
+        for m in tar.getmembers():
+            if m.isfile():
+                assert b"tok3nSECRET" not in tar.extractfile(m).read(), m.name  # type: ignore[union-attr]
 
 
 def test_output_is_atomic(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

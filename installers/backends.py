@@ -55,6 +55,14 @@ class Command:
         return env
 
 
+def shown(argv: tuple[str, ...] | list[str]) -> str:
+    """A command as the doctor prints and logs it: credentials in its URLs (`--index-url https://u:TOKEN@…`, a
+    `--git-mirror` with a token) become `<redacted>`, as pip masks them in its own output; the command run keeps them."""
+    from doctor.snapshot.redact import redact_url_credentials
+
+    return redact_url_credentials(" ".join(argv))
+
+
 # environment variables that would leak this host's installer configuration into an isolated run
 _PIP_VARS = ("PIP_",)
 _UV_VARS = ("UV_",)

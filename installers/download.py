@@ -30,7 +30,7 @@ from packaging.requirements import InvalidRequirement, Requirement
 from doctor.console import Console
 from doctor.errors import InputError
 from doctor.installers import wheelhouse as wh
-from doctor.installers.backends import PIP_FLOOR, PipBackend, Source
+from doctor.installers.backends import PIP_FLOOR, PipBackend, Source, shown
 from doctor.installers.execute import (
     DONE,
     FAILED,
@@ -184,7 +184,7 @@ class Downloader:
             cmd = self.pip.download(["-c", str(path), *reqs], str(self.wheels), python_version=self.plan.target.python_version,
                                     platforms=() if self.native else self.platforms, source=Source(index=idx),
                                     no_deps=no_deps, binary_only=not self.native)
-            self.say("$ " + " ".join(cmd.argv))
+            self.say("$ " + shown(cmd.argv))
             cp = subprocess.run(cmd.argv, env={**cmd.environ(), **dict(env)}, capture_output=True, text=True, timeout=7200)
             self.say(cp.stdout + cp.stderr)
             if cp.returncode == 0:
@@ -232,7 +232,7 @@ class Downloader:
         cmd = self.pip.download(["-c", str(path), *reqs], str(self.wheels), python_version=self.plan.target.python_version,
                                 platforms=() if self.native else self.platforms, source=Source(index=idx),
                                 no_deps=no_deps, binary_only=not self.native)
-        self.say("$ " + " ".join(cmd.argv) + "   (the versions this step may move to, as online)")
+        self.say("$ " + shown(cmd.argv) + "   (the versions this step may move to, as online)")
         cp = subprocess.run(cmd.argv, env={**cmd.environ(), **dict(env)}, capture_output=True, text=True, timeout=7200)
         self.say(cp.stdout + cp.stderr)
         if cp.returncode != 0:

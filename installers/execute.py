@@ -24,7 +24,7 @@ from typing import IO, Any
 
 from doctor.errors import DoctorError, InputError
 from doctor.installers import envfile, gitsrc
-from doctor.installers.backends import PIP_FLOOR, Backend, Command, PipBackend, Source
+from doctor.installers.backends import PIP_FLOOR, Backend, Command, PipBackend, Source, shown
 from doctor.installers.journal import Interrupted, Transaction
 from doctor.installers.plan import CLONE, EDITABLE, ENVFILE, INSTALL, UNINSTALL, Plan, Step
 from doctor.installers.satisfy import expectations, live_view, satisfied
@@ -143,9 +143,9 @@ class Executor:
         cmd = self._command(step)
         if cmd is not None:
             envs = " ".join(f"{k}={v}" for k, v in step.env)
-            return (envs + " " if envs else "") + " ".join(cmd.argv)
+            return (envs + " " if envs else "") + shown(cmd.argv)
         if step.kind == CLONE and step.source:
-            return f"git clone {gitsrc.map_url(step.source.url, self.mirrors)} @ {step.source.ref}" + \
+            return f"git clone {shown([gitsrc.map_url(step.source.url, self.mirrors)])} @ {step.source.ref}" + \
                 (f" (commit {step.source.commit})" if step.source.commit else "")
         if step.kind == ENVFILE and self.plan.env:
             return f"write {self.plan.env.path}"
@@ -286,7 +286,7 @@ class Executor:
         self._run(step, self._mapped_requirement_files(step, cmd))
 
     def _run(self, step: Step, cmd: Command) -> None:
-        self.log("$ " + " ".join(cmd.argv))
+        self.log("$ " + shown(cmd.argv))
         tail: collections.deque[str] = collections.deque(maxlen=30)
         proc = subprocess.Popen(cmd.argv, env=cmd.environ(), stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                                 stdin=subprocess.DEVNULL, text=True, errors="replace", start_new_session=True)

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from doctor.installers.backends import PipBackend, Source, UvBackend
+from doctor.installers.backends import Command, PipBackend, Source, UvBackend
 from doctor.installers.execute import Executor
 from doctor.installers.plan import (
     CLONE,
@@ -22,6 +22,7 @@ from doctor.installers.plan import (
     UNINSTALL,
     EnvSpec,
     GitSource,
+    IndexOptions,
     Plan,
     Step,
     Target,
@@ -200,6 +201,26 @@ def test_build_steps_find_the_targets_tools_first_on_path(tmp_path: Path) -> Non
     assert env["PATH"].split(os.pathsep)[0] == str(tmp_path / "venv" / "bin")
     assert env["TORCH_DEVICE_BACKEND_AUTOLOAD"] == "0"
     assert "PATH=" not in (ex.describe(step) or "")
+
+
+def test_commands_shown_and_logged_carry_no_index_or_mirror_credentials(tmp_path: Path) -> None:
+    """`--index-url https://u:TOKEN@pypi.corp/simple` and a `--git-mirror` with a token reach pip and git as given,
+    but the plan the dry run prints (and --json, a CI log) and the install log show `<redacted>`, as pip itself masks
+    them; the command run keeps them."""
+    src = GitSource(MEG.name, MEG.url, MEG.ref, commit="deadbeef", module="megatron")
+    steps = (Step("x", INSTALL, "x", requirements=("numpy",)), Step("clone-megatron-lm", CLONE, "clone", source=src))
+    log = tmp_path / "install.log"
+    ex = Executor(plan_for(tmp_path, steps), PipBackend(isolated=True), sys.executable, log_path=log,
+                  source=Source(index=IndexOptions(index_url="https://u:pwTOKEN1@pypi.corp/simple")),
+                  mirrors={"https://github.com/NVIDIA/Megatron-LM": "https://oauth2:glTOKEN2@git.corp/m.git"})
+    shown = [ex.describe(s) or "" for s in steps]
+    assert "https://<redacted>@pypi.corp/simple" in shown[0] and "https://<redacted>@git.corp/m.git" in shown[1]
+    assert not any("TOKEN" in t for t in shown)
+    assert "pwTOKEN1" in " ".join(ex._command(steps[0]).argv)  # what runs is unchanged
+    with open(log, "w", encoding="utf-8") as fh:  # what run() opens around the steps
+        ex._log = fh
+        ex._run(steps[0], Command((sys.executable, "-c", "pass", "--index-url", "https://u:pwTOKEN1@pypi.corp/simple")))
+    assert "TOKEN" not in log.read_text() and "<redacted>" in log.read_text()
 
 
 def test_a_no_isolation_build_gets_its_build_system_requires_read_from_the_clone(tmp_path: Path) -> None:

@@ -236,6 +236,19 @@ def release_lookup(snap: Any, profile: Any = None) -> Lookup | None:
     return lookup
 
 
+def declared_rejects_pair(ctx: CheckContext, package: str, dep: str) -> bool:
+    """`package`'s own METADATA (or its release's published one) rejects the installed `dep`: declared-requirements
+    reports that pair, with the declaration as its source, so a check of the doctor's own table of the pair stays
+    silent (one finding per broken pair, not two at two severities with two pieces of advice) -- unless the waivers
+    drop that finding (`--ignore declared-requirements`, `--only transformers-outside-verl-window`): then the other
+    check's is the pair's only word."""
+    from doctor.knowledge.pipcheck import declared_rejects
+
+    if not reported(ctx, "declared-requirements", "requirement-version-unmet", component_of_distribution(dep) or "python"):
+        return False
+    return declared_rejects(ctx.snapshot, package, dep, release_lookup(ctx.snapshot, ctx.profile))
+
+
 @check("declared-requirements", "packages",
        findings=("requirement-missing", "requirement-version-unmet", "requires-python-unmet"))
 def declared_requirements(ctx: CheckContext) -> Iterator[Finding]:

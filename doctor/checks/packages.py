@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
+from doctor.checks.declared import declared_rejects_pair
 from doctor.checks.facts import (
     absent,
     cann,
@@ -256,21 +257,6 @@ NUMPY2_VA_SOURCE = ("https://github.com/vllm-project/vllm-ascend/blob/v0.19.1rc1
                     "https://github.com/vllm-project/vllm-ascend/pull/472")
 
 
-def _declared_rejects(ctx: CheckContext, package: str, dep: str) -> bool:
-    """`package`'s own METADATA (or its release's published one) rejects the installed `dep`: declared-requirements
-    reports that pair, with the declaration as its source, so the doctor's own table of it stays silent (one finding
-    per broken pair, not two at two severities) -- unless the waivers drop that finding (`--ignore
-    declared-requirements`, `--only transformers-outside-verl-window`): then this one is the pair's only word."""
-    from doctor.checks.declared import release_lookup
-    from doctor.checks.runner import reported
-    from doctor.knowledge.pipcheck import declared_rejects
-
-    if not reported(ctx, "declared-requirements", "requirement-version-unmet", component_of_distribution(dep) or "python"):
-        return False
-
-    return declared_rejects(ctx.snapshot, package, dep, release_lookup(ctx.snapshot, ctx.profile))
-
-
 @check("numpy", "packages", findings=("numpy2-with-cann", "numpy2-with-vllm-ascend", "numpy2-with-old-torch",
                                       "numpy2-with-verl"))
 def numpy(ctx: CheckContext) -> Iterator[Finding]:
@@ -322,7 +308,7 @@ def numpy(ctx: CheckContext) -> Iterator[Finding]:
         return  # reported as package-off-profile
     row = release_for(ver(snap, "verl"))
     if (row is not None and row.numpy and pkg_satisfies(ver(snap, "numpy"), row.numpy) is False
-            and not _declared_rejects(ctx, "verl", "numpy")):
+            and not declared_rejects_pair(ctx, "verl", "numpy")):
         yield finding(
             "numpy2-with-verl", "warning", ("numpy", "verl"),
             f"numpy {ver(snap, 'numpy')} with verl {ver(snap, 'verl')}, which requires numpy{row.numpy}",
@@ -339,7 +325,7 @@ def transformers_window(ctx: CheckContext) -> Iterator[Finding]:
     if row is None or tr is None or not row.transformers:
         skip("verl's or transformers' version, or verl's transformers window, is not known")
     spec = row.transformers
-    if pkg_satisfies(tr, spec) is False and not _declared_rejects(ctx, "verl", "transformers"):
+    if pkg_satisfies(tr, spec) is False and not declared_rejects_pair(ctx, "verl", "transformers"):
         yield finding(
             "transformers-outside-verl-window", "error", ("transformers", "verl"),
             f"transformers {tr} is outside what verl {verl} supports ({spec})",

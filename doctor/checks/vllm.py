@@ -12,6 +12,7 @@ from packaging.specifiers import SpecifierSet
 from packaging.version import Version
 
 from doctor.checks.commands import install_dry_run
+from doctor.checks.declared import declared_rejects_pair
 from doctor.checks.facts import arch as host_arch
 from doctor.checks.facts import cann, driver, env, env_known, env_unset, family, installed, pver, val, ver
 from doctor.checks.runner import CheckContext, check, skip
@@ -251,7 +252,8 @@ def vllm_ascend_matrix(ctx: CheckContext) -> Iterator[Finding]:
     if tn is not None and row.torch_npu and not any(pkg_satisfies(tn, f"=={x}") for x in row.torch_npu_versions()):
         tnv = pver(snap, "torch-npu")
         pinv = Version(row.torch_npu[2:])
-        if tnv is not None and release(tnv) == release(pinv):
+        # vllm-ascend's own metadata pins the build too: declared-requirements says so, as the error it is for pip
+        if tnv is not None and release(tnv) == release(pinv) and not declared_rejects_pair(ctx, "vllm-ascend", "torch-npu"):
             yield finding(
                 "vllm-ascend-torch-npu-pairing", "warning", ("torch-npu", "vllm-ascend"),
                 f"torch-npu {tn} is not the build vllm-ascend {va} pins ({row.torch_npu[2:]})",

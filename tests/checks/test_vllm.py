@@ -187,7 +187,9 @@ def test_release_branch_build_uses_the_branch_row():
     assert "vllm-ascend-torch-npu-pairing" not in f and "vllm-ascend-cann-pairing" not in f
     d["packages"]["torch-npu"]["version"] = "2.9.0.post3"  # a build no upstream names: CANN 9.0.0 is not documented with it
     f = found(d)
-    assert f["vllm-ascend-torch-npu-pairing"] == "warning" and f["vllm-ascend-cann-pairing"] == "warning"
+    # vllm-ascend 0.18.0's own metadata pins torch-npu==2.9.0: the declared requirement is the pair's one word
+    assert f["requirement-version-unmet"] == "error" and "vllm-ascend-torch-npu-pairing" not in f
+    assert f["vllm-ascend-cann-pairing"] == "warning"
 
 
 @pytest.mark.parametrize(("value", "expected"), [("50", "warning"), ("199", "warning"), ("200", None), ("1024", None),

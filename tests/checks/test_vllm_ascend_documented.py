@@ -41,9 +41,26 @@ def test_documented_torch_npu_upgrades_are_neither_errors_nor_warnings(label: st
 
 
 def test_a_torch_npu_build_no_upstream_names_stays_an_error() -> None:
+    """One word for the pair: vllm-ascend's metadata pins the build, so the error says it; the matrix's 'same base,
+    another build: usually works' warning, which advised the opposite beside it, stands down."""
     got = found(_stack(_va("0.18.0", "0.18.0", "2.9.0", "2.9.0.post3"), "8.5.1"))
     assert got.get("requirement-version-unmet") == "error"
-    assert got.get("vllm-ascend-torch-npu-pairing") == "warning"
+    assert "vllm-ascend-torch-npu-pairing" not in got
+
+
+@pytest.mark.parametrize("ignore", [("declared-requirements",), ("requirement-version-unmet",)])
+def test_a_waived_declaration_leaves_the_pairing_warning_to_say_it(ignore: tuple[str, ...]) -> None:
+    """Real (a --from-report of torch_npu 2.5.1 + vllm-ascend 0.9.1rc1, whose wheel declares
+    torch-npu==2.5.1.post1.dev20250528): with the declared-requirements finding waived, the pair is still named."""
+    from doctor.checks.diagnose import diagnose
+    from doctor.snapshot.model import snapshot_from_dict
+
+    snap = snapshot_from_dict({"schema": "doctor.snapshot/1",
+                               "packages": {"torch-npu": {"version": "2.5.1"}, "vllm-ascend": {"version": "0.9.1rc1"}}})
+    got = {f.id: f.severity.value for f in diagnose([(None, snap, None)], ignore=ignore).findings}
+    assert got.get("vllm-ascend-torch-npu-pairing") == "warning" and "requirement-version-unmet" not in got
+    both = {f.id: f.severity.value for f in diagnose([(None, snap, None)]).findings}
+    assert both.get("requirement-version-unmet") == "error" and "vllm-ascend-torch-npu-pairing" not in both
 
 
 # The release matrix pairs these torch-npu pins with CANN 8.5.1; Ascend/pytorch's table (no 8.5.1 row) says 8.5.0.

@@ -418,10 +418,11 @@ def missing_api(ctx: CheckContext) -> Iterator[Finding]:
 # checks these agree with the table). A caller or callee installed from git is also matched by its commit.
 IMPORT_CALLERS = ("mbridge", "verl", "mindspeed", "vllm-ascend", "trl", "peft", "vllm", "accelerate")
 IMPORT_CALLEES = ("megatron-core", "transformers", "vllm", "accelerate", "torchdata", "huggingface-hub",
-                  "tensordict", "peft")
+                  "tensordict", "peft", "torch")
 # A local label on these callers and callees is a build of the release's own files (vLLM built from source at a
-# release on Ascend reports 0.9.1+empty, VLLM_TARGET_DEVICE=empty): judged as that release.
-_LOCAL_IS_BUILD = frozenset({"vllm"})
+# release on Ascend reports 0.9.1+empty, VLLM_TARGET_DEVICE=empty; torch's 2.5.1+cpu, 2.1.0+cu121 wheels hold the
+# same Python files as 2.5.1, 2.1.0): judged as that release.
+_LOCAL_IS_BUILD = frozenset({"vllm", "torch"})
 # When a caller's entry modules run: vLLM imports vllm-ascend's through its plugin entry points (vllm serve, an
 # LLM(...), verl's vLLM rollout), never a user's `import vllm_ascend`.
 _LOADED_WHEN = {"vllm-ascend": "when vLLM loads the vllm-ascend plugin"}

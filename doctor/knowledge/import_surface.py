@@ -13,7 +13,10 @@ setup.py declares (the platform module `register` names and the worker that plat
 vllm-ascend release on a vLLM release it was not made for is judged the same way. trl and peft are callers of
 transformers, accelerate and huggingface_hub (PyPI wheels) through their package `__init__` (`import trl`, `import
 peft`); accelerate (its wheels) of huggingface_hub through `import accelerate`; vLLM (its sdists) of transformers
-through what `from vllm import LLM` runs. A release read from a PyPI file has no commit: its sha256 names it.
+through what `from vllm import LLM` runs. torch (byte ranges of each release's smallest PyPI wheel, 2.0.0 on) is a
+callee of all of them: what its compiled torch._C may bind (`from torch._C import *`) is unknown, and so is a name
+no torch release read defines (torch_npu registers torch.npu). A release read from a PyPI file has no commit: its
+sha256 names it.
 
 The layout: `index.json` (schema, read date, per caller its url, key and releases: version, ref, commit, source
 build and date, and the file holding that release's entry modules and imports; per callee its url, releases and

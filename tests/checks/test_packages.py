@@ -804,6 +804,43 @@ def test_verl_on_a_tensordict_release_without_the_non_tensor_classes_it_imports_
         assert _missing_names(pk) == [], pk
 
 
+def test_verl_and_vllm_importing_a_torch_name_the_installed_torch_lacks_is_an_error():
+    """torch as a callee (profiles/import-surface/: each torch release read through byte ranges of its smallest PyPI
+    wheel): verl 0.3.0.post0 on runs `from torch.distributed import DeviceMesh` at load (verl/utils/fsdp_utils.py),
+    which torch added to torch.distributed in 2.4 -- the ImportError of a verl report on torch 2.2.0, where a verl
+    maintainer answered that verl needs torch 2.4; verl 0.6.0 on imports DTensor from torch.distributed.tensor,
+    public from torch 2.5; vLLM 0.12.0 imports torch.distributed._symmetric_memory (2.5 on); accelerate 1.10.0,
+    which declares torch>=2.0.0, torch.distributed.device_mesh (2.2 on). A torch build's local
+    label (2.4.0+cu121, 2.5.1+cpu) is judged as its release."""
+    (f,) = _missing_names({"verl": {"version": "0.3.0.post0"}, "torch": {"version": "2.2.0"}})
+    assert f.severity.value == "error" and f.components == ("verl", "torch")
+    assert f.title == "verl 0.3.0.post0 imports DeviceMesh from torch.distributed at load, which torch 2.2.0 does not have"
+    assert "(verl/utils/fsdp_utils.py:22) at v0.3.0.post0" in f.detail
+    assert "cannot import name 'DeviceMesh' from 'torch.distributed'" in f.detail
+    assert "(of the releases read: 2.4.0)" in f.fix.text and f.source.endswith("https://github.com/pytorch/pytorch/tree/v2.2.0")
+    (f,) = _missing_names({"verl": {"version": "0.6.1"}, "torch": {"version": "2.4.0+cu121"}})
+    assert f.title.startswith("verl 0.6.1 imports DTensor from torch.distributed.tensor at load, which torch 2.4.0")
+    assert "verl/workers/actor/dp_actor.py:26" in f.detail and "(of the releases read: 2.5.0)" in f.fix.text
+    (f,) = _missing_names({"vllm": {"version": "0.12.0+empty"}, "torch": {"version": "2.4.1"}})
+    assert f.components == ("vllm", "torch") and "No module named 'torch.distributed._symmetric_memory'" in f.detail
+    # accelerate 1.10.0 declares torch>=2.0.0, and `import accelerate` runs src/accelerate/parallelism_config.py,
+    # which imports torch.distributed.device_mesh (2.2 on); 1.10.1 no longer does at load
+    (f,) = _missing_names({"accelerate": {"version": "1.10.0"}, "torch": {"version": "2.1.2"}})
+    assert "(src/accelerate/parallelism_config.py:20)" in f.detail and "(of the releases read: 2.2.0)" in f.fix.text
+    assert _missing_names({"accelerate": {"version": "1.10.1"}, "torch": {"version": "2.1.2"}}) == []
+    # a verl whose version is not stated: what every release read imports (torch.distributed.device_mesh, 2.2 on)
+    (f,) = _missing_names({"verl": {}, "torch": {"version": "2.1.0"}})
+    assert "No module named 'torch.distributed.device_mesh'" in f.detail
+    # the torch releases the documented stacks pin beside these verl and vLLM releases: nothing
+    for pk in ({"verl": {"version": "0.6.1"}, "torch": {"version": "2.5.1+cpu"}},
+               {"verl": {"version": "0.7.1"}, "torch": {"version": "2.8.0"}},
+               {"verl": {"version": "0.9.1"}, "torch": {"version": "2.10.0"}},
+               {"vllm": {"version": "0.12.0"}, "torch": {"version": "2.9.0"}},
+               {"verl": {"version": "0.2.0.post1"}, "torch": {"version": "2.2.0"}},
+               {"verl": {}, "torch": {"version": "2.2.0"}}):
+        assert _missing_names(pk) == [], pk
+
+
 def test_trl_and_peft_importing_a_transformers_name_the_installed_release_lacks_is_an_error():
     """`import trl` before v0.8 runs trl/core.py, which imports top_k_top_p_filtering from transformers (removed
     before 4.40); `import peft` 0.17.0 runs src/peft/peft_model.py, which imports HybridCache (removed in 5.0)

@@ -52,8 +52,8 @@ def test_the_packaged_table_holds_the_releases_read_and_what_they_import():
     assert u is not None and u.names == (("transformers", "AutoModelForVision2Seq", "verl/utils/model.py:28"),)
     assert unmet(t, "verl", "transformers", caller_version="0.7.1", callee_version="5.0.0") is None
     assert {r.version for r in t.callees["transformers"].releases} >= {"4.57.6", "5.0.0", "5.10.4"}
-    # MindSpeed's adaptor imports no megatron.core name at module level (it patches inside functions)
-    assert all(not r.imports for r in t.callers["mindspeed"].releases)
+    # MindSpeed's adaptor imports no megatron.core name at module level (it patches inside functions), only torch's
+    assert all(set(r.imports) == {"torch"} for r in t.callers["mindspeed"].releases)
 
 
 
@@ -81,7 +81,7 @@ def test_huggingface_hub_and_vllm_as_a_caller_read_from_pypi_files():
     assert unmet(t, "peft", "huggingface-hub", caller_version="0.13.2", callee_version="0.23.0") is None
     vllm = {r.version: r for r in t.callers["vllm"].releases}
     assert vllm["0.9.1"].ref == "vllm-0.9.1.tar.gz" and vllm["0.9.1"].entries == ("vllm", "vllm.entrypoints.llm")
-    assert set(vllm["0.9.1"].imports) == {"transformers"}
+    assert set(vllm["0.9.1"].imports) == {"transformers", "torch"}
     # vLLM 0.26.0 imports transformers 5's tokenizer backends at load (vllm/tokenizers/hf.py); 4.57.6 lacks them
     u = unmet(t, "vllm", "transformers", caller_version="0.26.0", callee_version="4.57.6")
     assert u is not None and ("transformers", "PythonBackend", "vllm/tokenizers/hf.py:9") in u.names
@@ -118,20 +118,23 @@ def test_verls_vllm_rollout_against_the_vllm_releases_read_from_pypi_sdists():
 
 
 def test_every_verified_stacks_pins_pass_and_are_judged():
-    """The documented stacks' verl and Megatron-Core are releases the table read, and none lacks a name verl imports."""
+    """The documented stacks' verl and Megatron-Core are releases the table read, and none lacks a name verl imports;
+    nor does their torch lack a name verl, mbridge, vllm-ascend or vLLM imports."""
     from doctor.knowledge.profiles import load_profiles
     from tests.stacks import stack_snapshot
 
     t = load()
-    judged = judged_tf = judged_vllm = judged_ascend = 0
+    judged = judged_tf = judged_vllm = judged_ascend = judged_torch = 0
     for p in load_profiles():
         snap = stack_snapshot(p)
         verl = snap["packages"]["verl"]["version"]
         megatron = snap["packages"].get("megatron-core", {}).get("version") or snap["modules"]["megatron"]["version"]
         transformers = snap["packages"]["transformers"]["version"]
         vllm = snap["packages"]["vllm"]["version"].partition("+")[0]  # a source build at a release: 0.23.0+empty
+        torch = snap["packages"]["torch"]["version"].partition("+")[0]  # torch 2.5.1+cpu on x86
         for caller in ("verl", "mbridge"):
-            for callee, v in (("megatron-core", megatron), ("transformers", transformers), ("vllm", vllm)):
+            for callee, v in (("megatron-core", megatron), ("transformers", transformers), ("vllm", vllm),
+                              ("torch", torch)):
                 assert unmet(t, caller, callee, caller_version=verl if caller == "verl" else None,
                              callee_version=v) is None, (p.name, callee)
         judged += any(r.version == verl for r in t.callers["verl"].releases)
@@ -142,8 +145,12 @@ def test_every_verified_stacks_pins_pass_and_are_judged():
         # setuptools_scm dev version (0.23.1.dev1+g50e87d630) no release read has, which is not judged
         ascend = snap["packages"]["vllm-ascend"]["version"]
         assert unmet(t, "vllm-ascend", "vllm", caller_version=ascend, callee_version=vllm) is None, p.name
+        assert unmet(t, "vllm-ascend", "torch", caller_version=ascend, callee_version=torch) is None, p.name
+        assert unmet(t, "vllm", "torch", caller_version=vllm, callee_version=torch) is None, p.name
         judged_ascend += any(r.version == ascend for r in t.callers["vllm-ascend"].releases)
-    assert judged >= 8 and judged_tf >= 8 and judged_vllm >= 8 and judged_ascend >= 4
+        judged_torch += any(r.version == verl for r in t.callers["verl"].releases) and any(
+            r.version == torch for r in t.callees["torch"].releases)
+    assert judged >= 8 and judged_tf >= 8 and judged_vllm >= 8 and judged_ascend >= 4 and judged_torch >= 8
 
 
 # the table's layout: the index, one file per caller release, one per callee
@@ -275,11 +282,11 @@ def test_a_check_reads_the_index_and_only_the_files_of_the_releases_it_judges(tm
     assert opened == ["vllm-ascend/0.9.1.json", "vllm.json"]
 
 
-def test_trl_and_peft_are_read_at_their_pypi_release_tags_for_transformers_accelerate_and_huggingface_hub_only():
+def test_trl_and_peft_are_read_at_their_pypi_release_tags_for_transformers_accelerate_huggingface_hub_and_torch():
     t = load()
     trl, peft = ({r.version: r for r in t.callers[n].releases} for n in ("trl", "peft"))
     assert {"0.7.11", "0.8.6", "0.29.1", "1.9.0"} <= set(trl) and {"0.15.2", "0.17.0", "0.18.0rc0", "0.20.0"} <= set(peft)
-    assert all(set(r.imports) <= {"transformers", "accelerate", "huggingface-hub"}
+    assert all(set(r.imports) <= {"transformers", "accelerate", "huggingface-hub", "torch"}
                for r in (*trl.values(), *peft.values()))
     assert not trl["0.8.6"].imports and trl["0.7.11"].imports  # lazy from v0.8: `import trl` imports no model code
     u = unmet(t, "peft", "transformers", caller_version="0.18.0", callee_version="4.50.3")
@@ -362,3 +369,31 @@ def test_peft_read_at_its_tags_as_a_callee_of_verl():
     assert not any(peft.unknown.values())
     for caller, callee in (("0.4.0", "0.0.1"), ("0.9.1", "0.0.1"), ("0.9.1", "0.17.1")):
         assert unmet(t, "verl", "peft", caller_version=caller, callee_version=callee) is None
+
+
+def test_torch_read_through_byte_ranges_of_its_pypi_wheels_for_every_caller():
+    """torch is a callee of every caller, each final release from 2.0.0 read from its smallest PyPI wheel (named by
+    its sha256); verl 0.3.0.post0 on imports DeviceMesh from torch.distributed (torch 2.4 on) and 0.6.0 on DTensor
+    from torch.distributed.tensor (2.5 on); nothing its compiled torch._C may bind is held missing, nor is a name no
+    torch release read defines (another package's, such as torch_npu's torch.npu); a bare `import torch` is not
+    recorded."""
+    t = load()
+    torch = t.callees["torch"]
+    versions = [r.version for r in torch.releases]
+    assert versions[:5] == ["2.0.0", "2.0.1", "2.1.0", "2.1.1", "2.1.2"] and {"2.5.1", "2.6.0", "2.7.1", "2.8.0",
+                                                                               "2.9.0", "2.10.0"} <= set(versions)
+    assert all(r.ref.startswith(f"torch-{r.version}-") and r.ref.endswith(".whl") and len(r.sha256) == 64
+               and not r.commit for r in torch.releases)
+    from packaging.version import Version
+
+    assert set(torch.missing["torch.distributed:DeviceMesh"]) == {v for v in versions if Version(v) < Version("2.4")}
+    assert torch.missing["torch.distributed.tensor:DTensor"] == frozenset(
+        ["2.0.0", "2.0.1", "2.1.0", "2.1.1", "2.1.2", "2.2.0", "2.2.1", "2.2.2", "2.3.0", "2.3.1", "2.4.0", "2.4.1"])
+    every = frozenset(versions)
+    assert not any(torch.missing[k] == every for k in torch.missing)
+    assert not any(k.startswith("torch._C") and torch.missing[k] for k in torch.missing)
+    callers = {c: {k for r in t.callers[c].releases for k in r.imports.get("torch", {})} for c in t.callers}
+    assert all(callers.values()) and not any("torch:" in v for v in callers.values())
+    assert unmet(t, "verl", "torch", caller_version="0.3.0.post0", callee_version="2.3.1").names == (
+        ("torch.distributed", "DeviceMesh", "verl/utils/fsdp_utils.py:22"),)
+    assert unmet(t, "verl", "torch", caller_version="0.3.0.post0", callee_version="2.4.0") is None

@@ -539,7 +539,7 @@ def test_vllm_ascends_entries_are_what_its_plugin_entry_points_load(tmp_path):
         assert "vllm_ascend.worker.worker_v1" in new and "vllm_ascend.worker.worker" not in new
         assert not any("spec" in m for m in old + new)
         (caller,) = [p for p in gen.CALLERS if p.name == "vllm-ascend"]
-        assert caller.callees == ("vllm",)
+        assert caller.callees == ("vllm", "torch")
         found, _ = gen.caller_imports(git, caller, rels[1], "vllm", caller.entries_for("vllm", git, rels[1].commit))
         assert [(i.module, i.name, i.file) for i in found] == [
             ("vllm.platforms", "Platform", "vllm_ascend/platform.py"), ("vllm", "envs", "vllm_ascend/platform.py"),
@@ -621,3 +621,121 @@ def test_runs_of_consecutive_releases_are_written_a_to_b_and_read_back():
     assert gen._runs(["0.2", "0.1", "0.3", "0.10"], order) == ["0.1..0.3", "0.10"]
     assert gen._expand(["0.1..0.3", "0.10"], order, ["0.10", "0.1", "0.2", "0.3", "0.5"]) == ["0.10", "0.1", "0.2",
                                                                                               "0.3"]
+
+
+class _PyPI:
+    """PyPI's JSON API and byte ranges of the wheel files it lists, served from memory; counts the ranges read."""
+
+    def __init__(self, wheels: dict[str, bytes]) -> None:
+        import hashlib
+
+        self.wheels, self.ranges = wheels, 0
+        self.listing = {"info": {"name": "tt"}, "releases": {
+            name.split("-")[1]: [{"filename": name, "url": f"../../packages/{name}", "size": len(data),
+                                  "digests": {"sha256": hashlib.sha256(data).hexdigest()}}]
+            for name, data in wheels.items()}}
+        self.listing["releases"]["1.9.0"] = self.listing["releases"]["2.0.0rc1"] = []  # before `since`, no files
+
+    def get(self, url: str) -> bytes:
+        import json
+
+        assert url == "https://pypi.org/pypi/tt/json"
+        return json.dumps(self.listing).encode()
+
+    def get_range(self, url: str, start: int, end: int) -> tuple[bytes, int]:
+        self.ranges += 1
+        data = self.wheels[url.rpartition("/")[2]]
+        return (data[start:] if start < 0 else data[start:end + 1]), len(data)
+
+
+def test_a_callee_read_through_byte_ranges_of_pypi_wheels_whose_compiled_modules_are_unknown(tmp_path):
+    """torch: each release's smallest PyPI wheel is read through byte ranges, only the files needed, kept in a cache
+    that a re-run reads instead. Its package star-imports its compiled torch._C (`from torch._C import *`, a .so
+    with .pyi stubs beside it): a name the Python files do not bind is unknown there, never missing, and so is one
+    from a module inside the extension (torch._C._distributed_c10d); a name no release read defines is another
+    package's (torch_npu registers torch.npu), unknown too. A caller's bare `import tt` is not recorded."""
+    import io
+    import zipfile
+
+    def wheel(version: str, files: dict[str, str]) -> tuple[str, bytes]:
+        buf = io.BytesIO()
+        with zipfile.ZipFile(buf, "w") as z:
+            for f, text in {**files, "tt/_C.cpython-311-darwin.so": "\0", "tt/_C/_dist.pyi": "",
+                            "tt/big.bin": "x" * 200_000}.items():
+                z.writestr(f, text)
+        return f"tt-{version}-cp311-none-macosx_11_0_arm64.whl", buf.getvalue()
+
+    init = "from tt._C import *\nclass Tensor:\n    pass\n"
+    pypi = _PyPI(dict([wheel("2.0.0", {"tt/__init__.py": init, "tt/distributed/tensor/parallel/__init__.py": ""}),
+                       wheel("2.1.0", {"tt/__init__.py": init, "tt/distributed/tensor/__init__.py":
+                                       "from tt.distributed.tensor._api import DTensor\n",
+                                       "tt/distributed/tensor/_api.py": "class DTensor:\n    pass\n"})]))
+    callee = gen.Project("tt", "", "tt", "https://github.com/pytorch/pytorch", archive="pypi", since="2.0.0",
+                         extended=True, top_import=False)
+    caller = gen.Project("vl", "", "vl", "https://github.com/x/vl", ("vl",), archive="sdist")
+    _sdist(tmp_path, "1.0", {"vl/__init__.py": "import tt\nimport tt.distributed\nfrom tt import Tensor, float8\n"
+                                               "from tt._C._dist import ProcessGroup\nfrom tt.npu import npu_op\n"
+                                               "from tt.distributed.tensor import DTensor\n"})
+    gen.CALLEE_MODULES["tt"] = "tt"
+
+    def run(http: object) -> dict[str, object]:
+        got = gen.pypi_releases(callee, str(tmp_path / "cache"), http)
+        try:
+            return gen.read({}, {}, (caller,), (callee,), date="2026-12-06", wheels={"tt": list(got)},
+                            caller_wheels={"vl": list(gen.sdist_releases(str(tmp_path), caller))})
+        finally:
+            for _, w in got:
+                w.close()
+
+    class Offline:
+        def get(self, url: str) -> bytes:
+            return pypi.get(url)
+
+        def get_range(self, url: str, start: int, end: int) -> tuple[bytes, int]:
+            raise AssertionError("a cached wheel is read again")
+
+    try:
+        t = run(pypi)
+        assert run(Offline()) == t  # the re-run reads the cache only
+    finally:
+        del gen.CALLEE_MODULES["tt"]
+    assert pypi.ranges < 12  # the zip's directory and the files needed, not the 200 kB member
+    tt = t["callees"]["tt"]  # type: ignore[index]
+    assert [(r["version"], r["ref"]) for r in tt["releases"]] == [
+        ("2.0.0", "tt-2.0.0-cp311-none-macosx_11_0_arm64.whl"), ("2.1.0", "tt-2.1.0-cp311-none-macosx_11_0_arm64.whl")]
+    assert t["callers"]["vl"]["releases"][0]["imports"]["tt"] == {  # type: ignore[index]
+        "tt._C._dist:ProcessGroup": "vl/__init__.py:4", "tt.distributed:": "vl/__init__.py:2",
+        "tt.distributed.tensor:DTensor": "vl/__init__.py:6", "tt.npu:npu_op": "vl/__init__.py:5",
+        "tt:Tensor": "vl/__init__.py:3", "tt:float8": "vl/__init__.py:3"}
+    assert tt["names"] == {
+        "tt._C._dist:ProcessGroup": {"missing": [], "unknown": ["2.0.0", "2.1.0"]},
+        "tt.distributed:": {"missing": [], "unknown": []},
+        "tt.distributed.tensor:DTensor": {"missing": ["2.0.0"], "unknown": []},
+        "tt.npu:npu_op": {"missing": [], "unknown": ["2.0.0", "2.1.0"]},
+        "tt:Tensor": {"missing": [], "unknown": []}, "tt:float8": {"missing": [], "unknown": ["2.0.0", "2.1.0"]}}
+    from doctor.knowledge.import_surface import unmet
+
+    u = unmet(_load(t, tmp_path / "table"), "vl", "tt", caller_version="1.0", callee_version="2.0.0")
+    assert u is not None and u.names == (("tt.distributed.tensor", "DTensor", "vl/__init__.py:6"),)
+    assert u.fixed_in == ("2.1.0",) and u.source.endswith("https://github.com/pytorch/pytorch/tree/v2.0.0")
+
+
+@pytest.mark.parametrize("stub", ["tt/_C.cpython-311-x86_64-linux-gnu.so", "tt/_C.cp311-win_amd64.pyd",
+                                  "tt/_C/__init__.pyi"])
+def test_a_star_import_of_a_compiled_module_makes_what_it_may_bind_unknown_not_missing(tmp_path, stub):
+    """`from tt._C import *` of a compiled extension (or a module only a stub describes): the Python files do not
+    say what it binds, so a name the package does not bind itself is unknown, and so is one imported from a module
+    inside it; what the package's own files bind, and a name a module that is there lacks, are still judged."""
+    import zipfile
+
+    w = tmp_path / "tt-1.0-py3-none-any.whl"
+    with zipfile.ZipFile(w, "w") as z:
+        for f, text in {"tt/__init__.py": "from tt._C import *\nclass Tensor:\n    pass\n", stub: "",
+                        "tt/nn.py": "Module = 1\n"}.items():
+            z.writestr(f, text)
+    wheel = gen.Wheel(str(w))
+    tree = gen.Tree(wheel, "", set(wheel.files("", "tt")), "tt")
+    assert [tree.defines(*k) for k in (("tt", "float8"), ("tt", "Tensor"), ("tt._C._nn", "gelu"), ("tt.nn", "Module"),
+                                       ("tt.nn", "Gone"), ("tt.gone", ""))] == [
+        "unknown", "has", "unknown", "has", "missing", "no_module"]
+    wheel.close()

@@ -17,7 +17,8 @@ What counts as defined by a callee module at a release: the module exists (`mod.
 directory: a namespace package), and the name is bound anywhere in its module body (def, class, assignment, import,
 `for`/`with` targets, also under `if`/`try`: a conditional binding is not held against it), listed in `__all__`, or
 is a submodule. A module-level `__getattr__`, or a star import that cannot be resolved inside the callee's tree,
-makes a name it does not bind *unknown*, never missing.
+makes a name it does not bind *unknown*, never missing; so does a compiled module (a `.so` / `.pyd`, or only a
+`.pyi` stub: torch._C) and any module inside it, whose names the Python files do not say.
 
 Releases read: Megatron-Core at its `core_v*` tags that are PyPI releases and at the commits the verified stacks pin
 (profiles/requirements-git.toml); transformers from the PyPI wheels in `--wheels` (its repository is too large to
@@ -26,7 +27,11 @@ them (transformers' define_import_structure); vLLM from the PyPI sdists in `--sd
 entry of https://pypi.org/pypi/vllm/X/json: too large to mirror, its wheels ~400 MB, and on Ascend it is built from
 source at the release vllm-ascend pairs with, so its Python files are the sdist's; only `*.py` under `vllm/`); mbridge, verl
 and vllm-ascend at their release tags; trl and peft at their release tags that are PyPI releases (read for transformers
-only); MindSpeed at the pinned commits; and a
+only); torch through HTTP byte ranges of PyPI's wheels (`--pypi-cache`: each final release from 2.0.0, its smallest
+wheel's zip directory and only the Python files needed, kept in that directory; a module its compiled extension
+or a stub provides, such as torch._C, binds names that are unknown, never missing, and so is a name no torch release
+read defines: torch_npu registers torch.npu), a callee of every caller (a caller's `import torch` is not recorded);
+MindSpeed at the pinned commits; and a
 branch head whose pyproject.toml still declares a release's version (mbridge `main`) as that release's *source
 build*: `pip install git+...` reports the release's version over different files. verl also at the commits the
 stacks pin that no release tag names (profiles/requirements-git.toml: main 1dda039b9, whose verl/version/version
@@ -48,7 +53,7 @@ which it does not list either, broke it through `import transfer_queue`: other d
 followed, TransferQueue's own Requires-Dist names them.
 
 Usage: python -m tools.refresh_knowledge.import_surface [--mirrors /work/.mirror] [--wheels DIR] [--sdists DIR]
-[--keep] [--out profiles/import-surface]
+[--pypi-cache DIR] [--keep] [--out profiles/import-surface]
 (README "Updating the knowledge"). Exit 2 when a mirror cannot be read; with --keep, a project whose sources are not
 given keeps its rows from the table in --out (`read_layout`); the same inputs rewrite byte-identical files.
 """
@@ -201,6 +206,60 @@ class Sdist:
         self._files = None
 
 
+class RemoteWheel:
+    """A PyPI wheel read through HTTP byte ranges (tools/refresh_knowledge/pypi.py `_RemoteFile`): its zip directory,
+    then only the members asked for, kept in `cache` (`<wheel>.json`: its file names and the members read) so a
+    re-run reads nothing again; for a callee whose wheels are hundreds of MB (torch: each release's Python files are
+    the same on every platform, a few MB of its smallest wheel). Named by PyPI's sha256 of the wheel."""
+
+    def __init__(self, url: str, filename: str, sha256: str, cache: str, http: Any = None) -> None:
+        self.url, self.path, self.sha256, self.http = url, filename, sha256, http
+        self._cache = os.path.join(cache, filename + ".json")
+        self._zip: Any = None
+        self._dirty = False
+        got: dict[str, Any] = {}
+        if os.path.exists(self._cache):
+            with open(self._cache, encoding="utf-8") as fh:
+                got = json.load(fh)
+        if got.get("sha256") != sha256:
+            got = {"sha256": sha256, "names": self._open().namelist(), "files": {}}
+            self._dirty = True
+        self.names: list[str] = got["names"]
+        self._files: dict[str, str | None] = got["files"]
+
+    def _open(self) -> Any:
+        if self._zip is None:
+            import zipfile
+
+            from tools.refresh_knowledge.pypi import Http, _RemoteFile
+
+            self.http = self.http or Http()
+            self._zip = zipfile.ZipFile(_RemoteFile(self.http, self.url))
+        return self._zip
+
+    def files(self, commit: str, under: str) -> list[str]:
+        return [n for n in self.names if n.startswith(under + "/")]
+
+    def show(self, commit: str, path: str) -> str | None:
+        if path not in self._files:
+            try:
+                self._files[path] = self._open().read(path).decode("utf-8", "replace")
+            except KeyError:
+                self._files[path] = None
+            self._dirty = True
+        return self._files[path]
+
+    def close(self) -> None:
+        """Write what was read to the cache (members sorted: the same reads write the same file)."""
+        if self._dirty:
+            from doctor.atomic import write_text_atomic
+
+            os.makedirs(os.path.dirname(self._cache) or ".", exist_ok=True)
+            write_text_atomic(self._cache, json.dumps({"sha256": self.sha256, "url": self.url, "names": self.names,
+                                                       "files": dict(sorted(self._files.items()))}) + "\n")
+            self._dirty = False
+
+
 # -- callers: the imports that must succeed --------------------------------------------------------------------
 
 @dataclass(frozen=True)
@@ -292,12 +351,15 @@ def _under(module: str, prefix: str) -> bool:
 class Tree:
     """The callee's files at one commit, and what its modules bind (parsed on demand)."""
 
-    git: Git | Wheel
+    git: Git | Wheel | Sdist | RemoteWheel
     commit: str
     files: set[str]
     top: str = ""  # the callee's top package (`megatron.core`): star imports inside it are resolved in the tree
     root: str = ""  # the directory its top-level packages sit in, in a src layout (peft's `src`)
     dirs: set[str] = field(default_factory=set)
+    # the modules a compiled extension (`_C.cpython-311-darwin.so`, `.pyd`) or only a stub (`.pyi`) provides, as
+    # paths without the suffix: what they bind is not in the Python files (torch's `from torch._C import *`)
+    compiled: set[str] = field(default_factory=set)
     _bound: dict[str, tuple[set[str], bool] | None] = field(default_factory=dict)
     _all: dict[str, set[str]] = field(default_factory=dict)  # a module's literal `__all__`, when it has one
 
@@ -305,13 +367,23 @@ class Tree:
         for f in self.files:
             parts = f.split("/")
             self.dirs.update("/".join(parts[:i]) for i in range(1, len(parts)))
+            if f.endswith((".so", ".pyd", ".pyi")):  # pkg/_C.cpython-311-darwin.so, pkg/_C/__init__.pyi: pkg/_C
+                stem = parts[:-1] + ([] if parts[-1].startswith("__init__.") else [parts[-1].split(".")[0]])
+                self.compiled.add("/".join(stem))
 
-    def _path(self, module: str) -> str | None:
+    def _path(self, module: str, inside: bool = True) -> str | None:
+        """The module's file, its directory (a namespace package or a compiled module's stubs), or a compiled
+        module's stem; with `inside`, also a module inside a compiled one (torch._C._nn: no file names it)."""
         base = (f"{self.root}/" if self.root else "") + module.replace(".", "/")
         for p in (base + ".py", base + "/__init__.py"):
             if p in self.files:
                 return p
-        return base if base in self.dirs else None
+        return base if base in self.dirs or base in self.compiled or inside and self._compiled(base) else None
+
+    def _compiled(self, path: str) -> bool:
+        """`path` (a module's, without a suffix) is a compiled extension's, or a module inside one (torch._C._nn)."""
+        parts = path.split("/")
+        return bool(self.compiled) and any("/".join(parts[:i]) in self.compiled for i in range(1, len(parts) + 1))
 
     def exists(self, module: str) -> bool:
         return self._path(module) is not None
@@ -324,7 +396,8 @@ class Tree:
         if path is None:
             res = None
         elif not path.endswith(".py"):
-            res = (set(), False)  # a namespace package binds nothing but its submodules
+            # a namespace package binds nothing but its submodules; a compiled module's names are not known here
+            res = (set(), self._compiled(path))
         else:
             self._bound[module] = (set(), True)  # a star-import cycle: unknown
             res = self._read(module, path, depth)
@@ -422,7 +495,7 @@ class Tree:
         got = self.bound(module)
         if got is None:
             return "no_module"
-        if not name or name in got[0] or self.exists(f"{module}.{name}"):
+        if not name or name in got[0] or self._path(f"{module}.{name}", inside=False) is not None:
             return "has"
         return "unknown" if got[1] else "missing"
 
@@ -520,8 +593,15 @@ class Project:
     # a caller's further entry modules for one callee: what a job that uses that callee loads (verl's vLLM rollout)
     callee_entries: tuple[tuple[str, tuple[str, ...]], ...] = ()
     # a project read from PyPI files instead of a mirror: "wheel" (--wheels) or "sdist" (--sdists); a caller so marked
-    # is read at every release whose file is given (vLLM, accelerate)
+    # is read at every release whose file is given (vLLM, accelerate); "pypi": a callee read through byte ranges of
+    # the smallest wheel of each final release from `since` on that PyPI lists (--pypi-cache: torch)
     archive: str = ""
+    since: str = ""
+    # a callee whose modules another package extends at run time (torch_npu registers torch.npu and patches torch's
+    # modules): a name no release read defines is that package's, unknown, never missing
+    extended: bool = False
+    # False: a caller's `import <callee>` is not recorded (torch: the first line of most files, and always there)
+    top_import: bool = True
     # (callee, module, file, pattern): a further entry for that callee at a release whose `file` matches `pattern`
     # (its default configuration loads the module: verl's async rollout server once `mode: async` is the default)
     default_entries: tuple[tuple[str, str, str, str], ...] = ()
@@ -573,7 +653,14 @@ CALLEES = (Project("megatron-core", "NVIDIA+Megatron-LM", "megatron/core", "http
            # read at its release tags, the mirror and releases it is read at as a caller (the 0.21.x its mirror has no
            # tag for are not read as a callee): verl's FSDP workers import LoraConfig, TaskType and get_peft_model
            # from it at module level
-           Project("peft", "huggingface+peft", "src/peft", "https://github.com/huggingface/peft"))
+           Project("peft", "huggingface+peft", "src/peft", "https://github.com/huggingface/peft"),
+           # read through byte ranges of PyPI's wheels (--pypi-cache; each release's smallest wheel: its Python files
+           # are those of every platform), every final release from 2.0.0: verl, MindSpeed, vllm-ascend import
+           # torch.distributed's device mesh, DTensor and FSDP2 at module level, which older releases lack (torch
+           # 2.2.0 has no torch.distributed.tensor.DTensor, 2.3 no torch.distributed._composable.fsdp). Its compiled
+           # torch._C (`from torch._C import *`) makes the names it may bind unknown
+           Project("torch", "", "torch", "https://github.com/pytorch/pytorch", archive="pypi", since="2.0.0",
+                   extended=True, top_import=False))
 # vLLM loads vllm-ascend through the entry points its setup.py declares (read at each tag, e.g.
 # https://github.com/vllm-project/vllm-ascend/blob/v0.9.1/setup.py#L363-L367): `vllm.platform_plugins` (`ascend =
 # vllm_ascend:register`, which returns the platform class's qualified name, "vllm_ascend.platform.NPUPlatform", that
@@ -718,32 +805,32 @@ CALLERS = (
     # vLLM imports vllm_ascend through its plugin entry points, the platform module and the worker it names
     # (vllm_ascend_entries: read from setup.py and vllm_ascend/platform.py at each tag)
     Project("vllm-ascend", "vllm-project+vllm-ascend", "vllm_ascend", "https://github.com/vllm-project/vllm-ascend",
-            ("vllm_ascend",), entries_from=vllm_ascend_entries, callees=("vllm",)),
+            ("vllm_ascend",), entries_from=vllm_ascend_entries, callees=("vllm", "torch")),
     # `import trl` / `import peft` (what `from trl import X` and `from peft import X` run first): their package
     # __init__ and what it imports eagerly; trl's __init__ is a lazy module from v0.8.x (its _import_structure
     # loads a submodule only when a name is asked for, which is not followed here), peft's imports eagerly; both
     # also of accelerate (peft 0.15.0 on: `from accelerate.utils.memory import clear_device_cache` in
     # src/peft/utils/loftq_utils.py, which `import peft` runs and accelerate 0.26.1 lacks)
     Project("trl", "huggingface+trl", "trl", "https://github.com/huggingface/trl", ("trl",),
-            callees=("transformers", "accelerate", "huggingface-hub")),
+            callees=("transformers", "accelerate", "huggingface-hub", "torch")),
     Project("peft", "huggingface+peft", "src/peft", "https://github.com/huggingface/peft", ("peft",),
-            callees=("transformers", "accelerate", "huggingface-hub")),
+            callees=("transformers", "accelerate", "huggingface-hub", "torch")),
     # callers read from PyPI files only (`archive`: no mirror), each release from its sdist or wheel.
     # vLLM from its sdists (--sdists, the same files read as a callee): `from vllm import LLM, SamplingParams` (verl's
     # rollout, a user's offline job) runs vllm/__init__.py and, where that is lazy (MODULE_ATTRS, from 0.10),
     # vllm/entrypoints/llm.py; `vllm serve` loads more. Read for transformers only: vLLM declares transformers with a
     # lower bound alone, so a newer transformers that dropped a name it imports installs beside it
     Project("vllm", "", "vllm", "https://github.com/vllm-project/vllm", ("vllm", "vllm.entrypoints.llm"),
-            archive="sdist", callees=("transformers",)),
+            archive="sdist", callees=("transformers", "torch")),
     # accelerate from its wheels (--wheels, the same files read as a callee): `import accelerate` (what `from
     # accelerate import Accelerator` runs; peft, trl and transformers' Trainer import it). Read for huggingface_hub
     Project("accelerate", "", "src/accelerate", "https://github.com/huggingface/accelerate", ("accelerate",),
-            archive="wheel", callees=("huggingface-hub",)),
+            archive="wheel", callees=("huggingface-hub", "torch")),
 )
 # The top-level module each callee installs, which its callers import from.
 CALLEE_MODULES = {"megatron-core": "megatron.core", "transformers": "transformers", "vllm": "vllm",
                   "accelerate": "accelerate", "torchdata": "torchdata", "huggingface-hub": "huggingface_hub",
-                  "tensordict": "tensordict", "peft": "peft"}
+                  "tensordict": "tensordict", "peft": "peft", "torch": "torch"}
 
 
 def tag_releases(git: Git, pattern: str, published: set[str] | None = None) -> list[Release]:
@@ -951,9 +1038,9 @@ def _key(module: str, name: str) -> str:
 
 def read(gits: dict[str, Git], releases: dict[str, list[Release]], callers: tuple[Project, ...] = CALLERS,
          callees: tuple[Project, ...] = CALLEES, date: str | None = None,
-         wheels: dict[str, list[tuple[str, Wheel | Sdist]]] | None = None,
+         wheels: dict[str, list[tuple[str, Wheel | Sdist | RemoteWheel]]] | None = None,
          kept: dict[str, Any] | None = None,
-         caller_wheels: dict[str, list[tuple[str, Wheel | Sdist]]] | None = None) -> dict[str, object]:
+         caller_wheels: dict[str, list[tuple[str, Wheel | Sdist | RemoteWheel]]] | None = None) -> dict[str, object]:
     """The table: per caller release what it imports from each callee (with the first file:line), per callee the
     read releases that lack or may lack each of those names. A callee in `wheels` (name -> [(version, wheel or
     sdist)]) is read from those files instead of a git mirror; a caller release in `caller_wheels` whose version no
@@ -994,6 +1081,8 @@ def read(gits: dict[str, Git], releases: dict[str, list[Release]], callers: tupl
                 if at != entries:
                     more[callee.name] = at
                 for imp in found:
+                    if not callee.top_import and imp.module == CALLEE_MODULES[callee.name] and not imp.name:
+                        continue
                     got.setdefault(_key(imp.module, imp.name), f"{imp.file}:{imp.line}")
                     needed[callee.name].add((imp.module, imp.name))
                 if got:
@@ -1026,20 +1115,32 @@ def read(gits: dict[str, Git], releases: dict[str, list[Release]], callers: tupl
         names: dict[str, dict[str, list[str]]] = {
             _key(m, n): {"missing": [], "unknown": []} for m, n in sorted(needed[callee.name])}
         if callee.name in wheels:
-            for version, wheel in wheels[callee.name]:
-                _judge(names, needed[callee.name], version,
-                       Tree(wheel, "", set(wheel.files("", callee.package_dir)), CALLEE_MODULES[callee.name]))
-                rels_read.append({"version": version, "ref": os.path.basename(wheel.path), "sha256": wheel.sha256})
+            def verdicts(wheel: Wheel | Sdist | RemoteWheel, c: Project = callee) -> list[str]:
+                said = _verdicts(needed[c.name], Tree(wheel, "", set(wheel.files("", c.package_dir)),
+                                                      CALLEE_MODULES[c.name]))
                 if isinstance(wheel, Sdist):
                     wheel.close()  # an sdist's files are held in memory: one release at a time
+                return said
+
+            each = _concurrently(verdicts, [w for _, w in wheels[callee.name]],
+                                 all(isinstance(w, RemoteWheel) for _, w in wheels[callee.name]))
+            for (version, wheel), said in zip(wheels[callee.name], each, strict=True):
+                _judge(names, needed[callee.name], version, said)
+                rels_read.append({"version": version, "ref": os.path.basename(wheel.path), "sha256": wheel.sha256})
         else:
             git = gits[callee.name]
             top = CALLEE_MODULES[callee.name]
             root = callee.package_dir.removesuffix(top.replace(".", "/")).rstrip("/")  # src/peft: src
             for rel in releases.get(callee.name, []):
-                _judge(names, needed[callee.name], rel.version,
-                       Tree(git, rel.commit, set(git.files(rel.commit, callee.package_dir)), top, root))
+                _judge(names, needed[callee.name], rel.version, _verdicts(needed[callee.name], Tree(
+                    git, rel.commit, set(git.files(rel.commit, callee.package_dir)), top, root)))
                 rels_read.append({"version": rel.version, "ref": rel.ref, "commit": rel.commit})
+        if callee.extended:  # a name no release read defines is another package's (torch_npu's torch.npu)
+            everywhere = [r["version"] for r in rels_read]
+            for n in names.values():
+                if len(n["missing"]) + len(n["unknown"]) == len(everywhere):
+                    n.update(missing=[], unknown=everywhere)
+                    n.pop("no_module", None)
         out_callees[callee.name] = {"url": callee.url, "package_dir": callee.package_dir, "releases": rels_read,
                                     "names": names}
     return {"schema": SCHEMA, "read": date or _dt.date.today().isoformat(),
@@ -1050,10 +1151,26 @@ def read(gits: dict[str, Git], releases: dict[str, list[Release]], callers: tupl
             "callers": out_callers, "callees": out_callees}
 
 
-def _judge(names: dict[str, dict[str, list[str]]], needed: set[tuple[str, str]], version: str, tree: Tree) -> None:
+def _verdicts(needed: set[tuple[str, str]], tree: Tree) -> list[str]:
+    """`tree.defines` of each needed (module, name), in sorted order."""
+    return [tree.defines(m, n) for m, n in sorted(needed)]
+
+
+def _concurrently(work: Callable[[Any], list[str]], items: list[Any], remote: bool) -> list[list[str]]:
+    """`work` on each item, in order; a few at a time when they are read over the network (byte ranges of PyPI's
+    wheels: polite, four requests at most in flight)."""
+    if not remote:
+        return [work(x) for x in items]
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        return list(pool.map(work, items))
+
+
+def _judge(names: dict[str, dict[str, list[str]]], needed: set[tuple[str, str]], version: str,
+           verdicts: list[str]) -> None:
     """Add `version` to the names it lacks (`missing`, with `no_module` when the module is not there) or may lack."""
-    for m, n in sorted(needed):
-        verdict = tree.defines(m, n)
+    for (m, n), verdict in zip(sorted(needed), verdicts, strict=True):
         if verdict == "no_module":
             names[_key(m, n)].setdefault("no_module", []).append(version)
         if verdict != "has":
@@ -1196,16 +1313,40 @@ def write(data: dict[str, Any], directory: str) -> list[str]:
     return sorted(files)
 
 
-def _from_archives(p: Project, wheels_dir: str, sdists_dir: str, role: str, kept_in: str
-                   ) -> list[tuple[str, Wheel | Sdist]]:
+def pypi_releases(project: Project, cache: str, http: Any = None) -> list[tuple[str, RemoteWheel]]:
+    """Each final release of `project` from `since` on that PyPI lists (post releases too, yanked files not), as its
+    smallest wheel read through byte ranges (`RemoteWheel`, kept in `cache`), oldest first."""
+    from tools.refresh_knowledge.pypi import API, Http, _json, file_url
+
+    http = http or Http()
+    url = f"{API}/{project.name}/json"
+    out = []
+    for v, files in _json(http, url).get("releases", {}).items():
+        try:
+            version = Version(v)
+        except InvalidVersion:
+            continue
+        whls = [f for f in files or () if str(f.get("filename", "")).endswith(".whl") and not f.get("yanked")]
+        if version.is_prerelease or version < Version(project.since or "0") or not whls:
+            continue
+        f = min(whls, key=lambda f: (int(f.get("size") or 0), f["filename"]))
+        out.append((version, RemoteWheel(file_url(url, f["url"]), f["filename"], f["digests"]["sha256"], cache, http)))
+    return [(str(v), w) for v, w in sorted(out, key=lambda x: x[0])]
+
+
+def _from_archives(p: Project, wheels_dir: str, sdists_dir: str, role: str, kept_in: str, pypi_cache: str = ""
+                   ) -> list[tuple[str, Wheel | Sdist | RemoteWheel]]:
     """The releases of a project read from PyPI files (`archive`): its wheels in `wheels_dir` or sdists in
-    `sdists_dir`; when none is given, says so on stderr (its rows kept from `kept_in`, or left out)."""
-    where = {"wheel": wheels_dir, "sdist": sdists_dir}.get(p.archive, "")
-    got: list[tuple[str, Wheel | Sdist]] = (
+    `sdists_dir`, or byte ranges of PyPI's wheels kept in `pypi_cache`; when none is given, says so on stderr (its
+    rows kept from `kept_in`, or left out)."""
+    where = {"wheel": wheels_dir, "sdist": sdists_dir, "pypi": pypi_cache}.get(p.archive, "")
+    got: list[tuple[str, Wheel | Sdist | RemoteWheel]] = (
         list(wheel_releases(where, p.name)) if p.archive == "wheel" and where else
-        list(sdist_releases(where, p)) if p.archive == "sdist" and where else [])
+        list(sdist_releases(where, p)) if p.archive == "sdist" and where else
+        list(pypi_releases(p, where)) if p.archive == "pypi" and where else [])
     if not got and p.archive:  # none of its files given: a directory of other projects' wheels reads nothing of it
-        why = f"no {p.archive}s of it in --{p.archive}s" if where else f"no --{p.archive}s"
+        why = ("no --pypi-cache" if p.archive == "pypi" else
+               f"no {p.archive}s of it in --{p.archive}s" if where else f"no --{p.archive}s")
         print(f"import_surface: {role}{p.name} is not read ({why}): the table written "
               + (f"keeps its rows from {kept_in}" if kept_in else "leaves it out"), file=sys.stderr)
     return got
@@ -1228,12 +1369,16 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--sdists", default=os.environ.get("DOCTOR_SDISTS", ""),
                     help="directory of PyPI sdists of callees read from sdists (vllm-X.tar.gz); without it those "
                          "callees are not read")
+    ap.add_argument("--pypi-cache", default=os.environ.get("DOCTOR_PYPI_CACHE", ""),
+                    help="directory keeping what is read through byte ranges of PyPI's wheels of the callees read "
+                         "that way (torch: its release list from PyPI, then each release's smallest wheel's zip "
+                         "directory and the Python files needed); without it those callees are not read")
     ap.add_argument("--keep", action="store_true",
                     help="a project whose sources are not given (its mirror absent, no --wheels / --sdists for it) "
                          "keeps its rows from the table at --out instead of being left out")
     a = ap.parse_args(argv)
-    wheels: dict[str, list[tuple[str, Wheel | Sdist]]] = {}
-    caller_wheels: dict[str, list[tuple[str, Wheel | Sdist]]] = {}
+    wheels: dict[str, list[tuple[str, Wheel | Sdist | RemoteWheel]]] = {}
+    caller_wheels: dict[str, list[tuple[str, Wheel | Sdist | RemoteWheel]]] = {}
     kept: dict[str, Any] | None = None
     try:
         if a.keep and os.path.exists(os.path.join(a.out, "index.json")):
@@ -1248,7 +1393,7 @@ def main(argv: list[str] | None = None) -> int:
         # sdist in --sdists or its wheel in --wheels
         for into, projects, role in ((wheels, CALLEES, ""), (caller_wheels, CALLERS, "caller ")):
             for p in projects:
-                got = _from_archives(p, a.wheels, a.sdists, role, a.out if kept else "")
+                got = _from_archives(p, a.wheels, a.sdists, role, a.out if kept else "", a.pypi_cache)
                 if got:
                     into[p.name] = got
         # a caller release whose tag the mirror lacks is read from its wheel in --wheels (verl-0.9.1-py3-none-any.whl)

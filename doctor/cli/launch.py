@@ -136,6 +136,7 @@ def command(console: Any, spec_file: str | None, chip: str | None, verl_config: 
     if values.get("megatron_bridge") is None:
         values["megatron_bridge"] = megatron_bridge_installed()
     notes += _example_defaults(values)
+    notes += _pinned_etp(values)
     spec = build_spec(values, source=spec_file or "command line")
 
     from doctor.launch.validation import validate
@@ -167,6 +168,30 @@ def command(console: Any, spec_file: str | None, chip: str | None, verl_config: 
     console.out.write(text)
     console.out.flush()
     return code
+
+
+def _pinned_etp(values: dict[str, Any]) -> list[Any]:
+    """ETP left open on a layout only ETP=1 fits: write expert_tensor_parallel_size=1. verl's config leaves it null,
+    and Megatron then takes ETP = TP, so EP*TP*PP must divide the NPUs; where it does not and EP*PP does, the script
+    would carry a layout that breaks at start-up (launch-expert-world-indivisible), which pinning ETP avoids."""
+    from doctor.launch.sources import MEGATRON_PARALLEL_STATE
+    from doctor.report import finding
+
+    got = [values.get(k, d) for k, d in (("tp", 1), ("pp", 1), ("ep", 1), ("nodes", 1), ("npus_per_node", None))]
+    ints = [x for x in got if type(x) is int and x > 0]
+    if values.get("etp") is not None or len(ints) != len(got):
+        return []
+    tp, pp, ep, nodes, npn = ints
+    n = nodes * npn
+    if ep == 1 or tp == 1 or not n % (ep * tp * pp) or n % (ep * pp):
+        return []
+    values["etp"] = 1
+    return [finding("launch-etp-pinned", "info", ("config",),
+                    f"expert_tensor_parallel_size=1: with ETP = TP (Megatron's default when it is unset) "
+                    f"EP*ETP*PP = {ep}*{tp}*{pp} does not divide {n} NPUs, with ETP=1 it does",
+                    evidence={"tp": tp, "pp": pp, "ep": ep, "npus": n, "etp": 1},
+                    fix="Pass --etp to choose another expert tensor parallel size.",
+                    source=MEGATRON_PARALLEL_STATE)]
 
 
 def _example_defaults(values: dict[str, Any]) -> list[Any]:

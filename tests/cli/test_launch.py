@@ -287,3 +287,25 @@ def test_a_verl_version_the_index_does_not_have_is_not_told_to_make_the_index_re
     f = next(f for f in rep["findings"] if f["id"] == "launch-schema-not-composed")
     assert "has no release verl 9.9.9 (the newest it lists: 0.9.1)" in f["title"]
     assert "Check --verl-version" in f["fix"]["text"] and "reachable" not in f["fix"]["text"]
+
+
+def test_an_open_etp_that_only_1_fits_is_pinned_to_1(tmp_path):
+    """TP 4, PP 2, EP 4 on 2x8 NPUs with no --etp: verl leaves ETP null, Megatron takes ETP = TP and EP*TP*PP = 32
+    does not divide 16, so the script written carried a layout that breaks at start-up (a warning only); now launch
+    writes expert_tensor_parallel_size=1 (EP*PP = 8 divides 16) and says so. An --etp given is kept and judged."""
+    from tests.launch.helpers import QWEN3_MOE
+
+    moe = write_model(tmp_path / "models", "Qwen3-30B-A3B", QWEN3_MOE)
+    layout = ("--json", "--no-compose", "--model", moe, "--verl-version", "0.9.1", "--nodes", "2",
+              "--npus-per-node", "8", "--tp", "4", "--pp", "2", "--ep", "4")
+    r = launch(*layout)
+    rep = json.loads(r.stdout)
+    assert r.exit_code == 0 and rep["spec"]["etp"] == 1
+    assert A + "expert_tensor_parallel_size=1" in rep["overrides"]
+    ids = {f["id"]: f["severity"] for f in rep["findings"]}
+    assert ids.get("launch-etp-pinned") == "info" and "launch-expert-world-indivisible" not in ids
+    r = launch(*layout, "--etp", "4")
+    ids = {f["id"]: f["severity"] for f in json.loads(r.stdout)["findings"]}
+    assert r.exit_code == 1 and ids["launch-expert-world-indivisible"] == "error" and "launch-etp-pinned" not in ids
+    fits = json.loads(launch(*layout[:-2], "--ep", "2").stdout)  # EP*TP*PP = 2*4*2 = 16: ETP stays open
+    assert fits["spec"]["etp"] is None and "launch-etp-pinned" not in {f["id"] for f in fits["findings"]}

@@ -232,8 +232,9 @@ def test_ep_that_no_default_etp_fits_is_an_error_and_nothing_is_written(tmp_path
     assert "✗ 8 NPUs are not divisible by EP*ETP*PP" in r.output and "[launch-expert-world-indivisible]" in r.output
     r = run("launch", "--ep", "16", "--tp", "2", "--chip", "A2", "-o", str(out))  # ETP=TP=2 or 1: neither fits
     assert r.exit_code == 1 and not out.exists() and "(and with ETP=1)" in r.output
-    r = run("launch", "--ep", "4", "--tp", "4", "--chip", "A2", "-o", str(out))  # ETP=TP breaks, ETP=1 fits: a hedge
-    assert "! 8 NPUs are not divisible by EP*ETP*PP = 4*4*1 = 16; ETP=1 would fit" in r.output and out.exists()
+    r = run("launch", "--ep", "4", "--tp", "4", "--chip", "A2", "-o", str(out))  # ETP=TP breaks, ETP=1 fits: pinned
+    assert "not divisible" not in r.output and "[launch-etp-pinned]" in r.output and out.exists()
+    assert "expert_tensor_parallel_size=1" in out.read_text()
 
 
 # -- 6: a package's fix line is the command the install plan runs for it ------------------------------------

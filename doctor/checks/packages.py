@@ -33,7 +33,7 @@ from doctor.report import Finding, finding
 from doctor.snapshot.model import Snapshot, known, normalize_name
 
 if TYPE_CHECKING:
-    from doctor.knowledge.import_surface import Unmet
+    from doctor.knowledge.import_surface import CallerRelease, Unmet
 
 # Packages whose absence stops verl on NPU: reported by their own checks (torch_npu area), skipped here.
 _OWN_CHECK = {"torch", "torch-npu"}
@@ -573,6 +573,20 @@ def _few(names: list[str]) -> str:
     return ", ".join(names[:4]) + (f" (and {len(names) - 4} more)" if len(names) > 4 else "")
 
 
+def _loaded_when(rel: CallerRelease, caller: str, callee: str, names: tuple[tuple[str, str, str], ...]) -> str:
+    """When the caller's modules run these imports: when it is imported (its entry modules), or when a command it
+    installs loads (`vllm serve`: its console script's modules), for the names only that command imports."""
+    entries = f"(`import {' / '.join(rel.entries_for(callee)) or caller}`)"
+    cmd = rel.command
+    only = cmd.only.get(callee, frozenset()) if cmd is not None else frozenset()
+    by_command = [n for n in names if f"{n[0]}:{n[1]}" in only]
+    if cmd is None or not by_command:
+        return f"{_LOADED_WHEN.get(caller, f'when {caller} is imported')} {entries}"
+    loads = f"when `{cmd.name}` loads (`import {' / '.join(cmd.entries)}`)"
+    return loads if len(by_command) == len(names) else f"{_LOADED_WHEN.get(caller, f'when {caller} is imported')} " \
+        f"{entries}, and {_few([n[1] or n[0] for n in by_command])} {loads}"
+
+
 def _import_finding(u: Unmet, caller: str, callee: str, cv: str | None, cc: str | None, dv: str | None,
                     dc: str | None, read: str) -> Finding:
     """An error when the caller's release imports what the callee release lacks; a warning when only a source build
@@ -611,9 +625,8 @@ def _import_finding(u: Unmet, caller: str, callee: str, cv: str | None, cc: str 
         "package-imports-missing-name", "warning" if build else "error", comps or ("python",),
         f"{who} imports {name or module} from {module if name else callee} at load, which {have} does not "
         f"have{more}",
-        detail=f"{caveat}{caller}'s modules run {lines} {scope} "
-               f"{_LOADED_WHEN.get(caller, f'when {caller} is imported')} "
-               f"(`import {' / '.join(rel.entries_for(callee)) or caller}`); {callee} {got.version} ({got.where}) "
+        detail=f"{caveat}{caller}'s modules run {lines} {scope} {_loaded_when(rel, caller, callee, names)}; "
+               f"{callee} {got.version} ({got.where}) "
                "does not "
                + ("have the module: " if module in u.no_module else f"define {them}: ")
                + (f"the import raises ModuleNotFoundError: No module named '{module}'" if module in u.no_module else

@@ -12,11 +12,12 @@ loads. vllm-ascend is a caller of vLLM: its entry modules are what vLLM loads th
 setup.py declares (the platform module `register` names and the worker that platform picks by default), so a
 vllm-ascend release on a vLLM release it was not made for is judged the same way. trl and peft are callers of
 transformers, accelerate and huggingface_hub (PyPI wheels) through their package `__init__` (`import trl`, `import
-peft`); accelerate (its wheels) of huggingface_hub through `import accelerate`; vLLM (its sdists) of transformers
-through what `from vllm import LLM` runs. torch (byte ranges of each release's smallest PyPI wheel, 2.0.0 on) is a
-callee of all of them: what its compiled torch._C may bind (`from torch._C import *`) is unknown, and so is a name
-no torch release read defines (torch_npu registers torch.npu). A release read from a PyPI file has no commit: its
-sha256 names it.
+peft`; trl also of peft, whose imports under `if is_peft_available():` run whenever peft is installed);
+accelerate (its wheels) of huggingface_hub through `import accelerate`; vLLM (its sdists) of transformers and
+huggingface_hub through what `from vllm import LLM` runs and what `vllm serve` loads (`command`: the names only that
+command imports). torch (byte ranges of each release's smallest PyPI wheel, 2.0.0 on) is a callee of all of them:
+what its compiled torch._C may bind (`from torch._C import *`) is unknown, and so is a name no torch release read
+defines (torch_npu registers torch.npu). A release read from a PyPI file has no commit: its sha256 names it.
 
 The layout: `index.json` (schema, read date, per caller its url, key and releases: version, ref, commit, source
 build and date, and the file holding that release's entry modules and imports; per callee its url, releases and
@@ -74,12 +75,13 @@ class _Once(Generic[_T]):
 # Plain classes, not dataclasses: the check imports this module on every host that has a caller and a callee read,
 # and building eight dataclasses (their generated methods are compiled at import) cost more than reading the files.
 _EMPTY: frozenset[str] = frozenset()
-# entries, imports, callee_entries, loads (None: not recorded)
-_Rows = tuple[tuple[str, ...], dict[str, dict[str, str]], dict[str, tuple[str, ...]], "Loads | None"]
+# entries, imports, callee_entries, loads (None: not recorded), command (None: none read)
+_Rows = tuple[tuple[str, ...], dict[str, dict[str, str]], dict[str, tuple[str, ...]], "Loads | None",
+              "Command | None"]
 
 
 def _no_rows() -> _Rows:
-    return (), {}, {}, None
+    return (), {}, {}, None, None
 
 
 def _no_names() -> Names:
@@ -137,6 +139,23 @@ class CallerRelease(Release):
         """Every top-level package outside the caller and the standard library that its entry modules, and the
         modules a job loads beyond them, import at load; None when the table does not record it (verl only)."""
         return self.rows()[3]
+
+    @property
+    def command(self) -> Command | None:
+        """The command whose loading was read beyond the entries (vLLM's `vllm serve`), when one was."""
+        return self.rows()[4]
+
+
+class Command:
+    """A command a caller installs (`vllm serve`): the entry modules its console script loads, and per callee the
+    names only it imports ("module:name"; the entries import the others)."""
+
+    __slots__ = ("name", "entries", "only")
+
+    def __init__(self, name: str, entries: tuple[str, ...], only: Mapping[str, frozenset[str]]) -> None:
+        self.name = name
+        self.entries = entries
+        self.only = only
 
 
 class Loads:
@@ -305,7 +324,7 @@ def _read(base: str, file: str, v: Validator, p: str) -> tuple[Any, Validator]:
 def _release_rows(base: str, caller: str, rel: CallerRelease, callees: frozenset[str], v: Validator,
                   p: str) -> _Rows:
     data, w = _read(base, rel.file, v, p)
-    r = w.keys(data, {"caller", "version", "commit", "entries", "callee_entries", "imports", "loads"}, "",
+    r = w.keys(data, {"caller", "version", "commit", "entries", "callee_entries", "imports", "command", "loads"}, "",
                required=("caller", "version", "commit", "imports"))
     for k, want in (("caller", caller), ("version", rel.version), ("commit", rel.commit)):
         if r[k] != want:
@@ -333,8 +352,16 @@ def _release_rows(base: str, caller: str, rel: CallerRelease, callees: frozenset
             raise w.fail("loads.modules", "must be a table of top-level module -> 'file:line'")
         loads = Loads(w.strs(t["entries"], "loads.entries"),
                       {w.req(k, "loads.modules"): w.req(x, f"loads.modules.{k}") for k, x in modules.items()})
+    command: Command | None = None
+    if "command" in r:
+        t = w.keys(r["command"], {"name", "entries", "only"}, "command", required=("name", "entries"))
+        only = t.get("only", {})
+        if not isinstance(only, dict) or any(k not in got for k in only):
+            raise w.fail("command.only", "must be a table of callee (one it imports from) -> 'module:name' list")
+        command = Command(w.req(t["name"], "command.name"), w.strs(t["entries"], "command.entries"),
+                          {k: frozenset(w.strs(x, f"command.only.{k}")) for k, x in only.items()})
     return (w.strs(r.get("entries", []), "entries"), got,
-            {k: w.strs(e, f"callee_entries.{k}") for k, e in more.items()}, loads)
+            {k: w.strs(e, f"callee_entries.{k}") for k, e in more.items()}, loads, command)
 
 
 def _expand(w: Validator, listed: Any, p: str, order: list[str], at: dict[str, int]) -> frozenset[str]:

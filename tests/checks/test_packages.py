@@ -892,6 +892,31 @@ def test_accelerate_peft_and_vllm_importing_what_the_installed_hub_or_transforme
         assert _missing_names(pk) == [], pk
 
 
+def test_trl_on_a_peft_without_a_name_it_imports_under_is_peft_available_and_vllm_serve_are_errors():
+    """trl 0.4.2-0.7.1 import prepare_model_for_int8_training from peft under `if is_peft_available():`, which holds
+    whenever peft is installed; peft 0.10.0 removed it, and trl declares peft only as an extra without an upper bound:
+    a real venv of trl 0.7.1 and peft 0.10.0 fails `import trl` at trl/models/modeling_base.py:30 with that
+    ImportError, and with peft 0.9.0 imports. vLLM 0.9.1's `vllm serve` loads the model loader's weight utils, which
+    import HfFileSystem (huggingface_hub 0.14.0 on); its LLM entry imports get_safetensors_metadata (0.20.0 on)."""
+    (f,) = _missing_names({"trl": {"version": "0.7.1"}, "peft": {"version": "0.10.0"}})
+    assert f.severity.value == "error" and f.title == (
+        "trl 0.7.1 imports prepare_model_for_int8_training from peft at load, which peft 0.10.0 does not have")
+    assert "(trl/models/modeling_base.py:30) at v0.7.1 (commit bcf45a2d7) when trl is imported (`import trl`)" in f.detail
+    assert "(of the releases read: 0.9.0)" in f.fix.text
+    assert f.source.startswith("https://github.com/huggingface/trl/blob/bcf45a2d7") and "#L30" in f.source
+    (f,) = _missing_names({"trl": {"version": "0.7.11"}, "peft": {"version": "0.3.0"}})
+    assert "prepare_model_for_kbit_training" in f.title and "(of the releases read: 0.4.0)" in f.fix.text
+    (f,) = _missing_names({"vllm": {"version": "0.9.1"}, "huggingface-hub": {"version": "0.13.4"}})
+    assert f.title.startswith("vllm 0.9.1 imports HfFileSystem from huggingface_hub at load") and (
+        "when vllm is imported (`import vllm / vllm.entrypoints.llm`), and HfFileSystem when `vllm serve` loads "
+        "(`import vllm.entrypoints.cli.main`)") in f.detail
+    for pk in ({"trl": {"version": "0.7.1"}, "peft": {"version": "0.9.0"}},
+               {"trl": {"version": "0.7.11"}, "peft": {"version": "0.20.0"}},
+               {"trl": {"version": "0.8.0"}, "peft": {"version": "0.10.0"}},
+               {"vllm": {"version": "0.9.1"}, "huggingface-hub": {"version": "0.20.0"}}):
+        assert _missing_names(pk) == [], pk
+
+
 # what a real verl venv has beside verl, pulled in by its declared requirements (hydra-core, transformers, ray, ...)
 # (transformers brings tqdm and regex, datasets aiohttp)
 _BESIDE = {n: {"version": "1", "top_level": [m]} for n, m in (

@@ -81,10 +81,35 @@ def test_huggingface_hub_and_vllm_as_a_caller_read_from_pypi_files():
     assert unmet(t, "peft", "huggingface-hub", caller_version="0.13.2", callee_version="0.23.0") is None
     vllm = {r.version: r for r in t.callers["vllm"].releases}
     assert vllm["0.9.1"].ref == "vllm-0.9.1.tar.gz" and vllm["0.9.1"].entries == ("vllm", "vllm.entrypoints.llm")
-    assert set(vllm["0.9.1"].imports) == {"transformers", "torch"}
+    assert set(vllm["0.9.1"].imports) == {"transformers", "huggingface-hub", "torch"}
     # vLLM 0.26.0 imports transformers 5's tokenizer backends at load (vllm/tokenizers/hf.py); 4.57.6 lacks them
     u = unmet(t, "vllm", "transformers", caller_version="0.26.0", callee_version="4.57.6")
     assert u is not None and ("transformers", "PythonBackend", "vllm/tokenizers/hf.py:9") in u.names
+
+
+def test_what_vllm_serve_loads_and_trls_peft_imports_under_is_peft_available():
+    """vLLM's `command`: the `vllm` console script each sdist declares (setup.py's vllm.scripts up to 0.7.1, then
+    vllm.entrypoints.cli.main, whose main imports every subcommand's module from 0.10), and the names only it
+    imports; trl 0.4.2-0.7.1 import peft's prepare_model_for_int8_training (peft 0.10.0 removed it), 0.7.2 on
+    prepare_model_for_kbit_training (0.4.0 on), under `if is_peft_available():`; trl 0.8 on is lazy: nothing."""
+    t = load()
+    vllm = {r.version: r for r in t.callers["vllm"].releases}
+    assert [(vllm[v].command.name, vllm[v].command.entries[0]) for v in ("0.6.3", "0.7.3", "0.13.0")] == [
+        ("vllm serve", "vllm.scripts"), ("vllm serve", "vllm.entrypoints.cli.main"),
+        ("vllm serve", "vllm.entrypoints.cli.main")]
+    assert "vllm.entrypoints.cli.serve" in vllm["0.13.0"].command.entries
+    assert vllm["0.9.1"].command.only == {"huggingface-hub": frozenset({
+        "huggingface_hub.constants:", "huggingface_hub:HfFileSystem", "huggingface_hub:snapshot_download"}),
+        "transformers": frozenset({"transformers.dynamic_module_utils:get_class_from_dynamic_module",
+                                   "transformers.utils:SAFE_WEIGHTS_INDEX_NAME", "transformers:AutoModelForCausalLM"})}
+    assert all(set(r.command.only.get("transformers", ())) <= set(r.imports["transformers"]) for r in vllm.values())
+    trl = {r.version: r for r in t.callers["trl"].releases}
+    assert trl["0.7.1"].imports["peft"]["peft:prepare_model_for_int8_training"] == "trl/models/modeling_base.py:30"
+    assert "peft" not in trl["0.8.0"].imports
+    u = unmet(t, "trl", "peft", caller_version="0.7.1", callee_version="0.10.0")
+    assert u is not None and u.fixed_in[-1] == "0.9.0" and [n[1] for n in u.names] == [
+        "prepare_model_for_int8_training"]
+    assert unmet(t, "trl", "peft", caller_version="0.7.1", callee_version="0.9.0") is None
 
 
 def test_verls_vllm_rollout_against_the_vllm_releases_read_from_pypi_sdists():
@@ -286,8 +311,8 @@ def test_trl_and_peft_are_read_at_their_pypi_release_tags_for_transformers_accel
     t = load()
     trl, peft = ({r.version: r for r in t.callers[n].releases} for n in ("trl", "peft"))
     assert {"0.7.11", "0.8.6", "0.29.1", "1.9.0"} <= set(trl) and {"0.15.2", "0.17.0", "0.18.0rc0", "0.20.0"} <= set(peft)
-    assert all(set(r.imports) <= {"transformers", "accelerate", "huggingface-hub", "torch"}
-               for r in (*trl.values(), *peft.values()))
+    assert all(set(r.imports) <= {"transformers", "accelerate", "huggingface-hub", "torch"} for r in peft.values())
+    assert all(set(r.imports) <= {"transformers", "accelerate", "huggingface-hub", "peft", "torch"} for r in trl.values())
     assert not trl["0.8.6"].imports and trl["0.7.11"].imports  # lazy from v0.8: `import trl` imports no model code
     u = unmet(t, "peft", "transformers", caller_version="0.18.0", callee_version="4.50.3")
     assert u is not None and u.names[0][:2] == ("transformers.modeling_layers", "GradientCheckpointingLayer")
@@ -365,7 +390,7 @@ def test_peft_read_at_its_tags_as_a_callee_of_verl():
         "peft:TaskType": "verl/workers/engine/fsdp/transformer_impl.py:27",
         "peft:get_peft_model": "verl/workers/engine/fsdp/transformer_impl.py:27"}
     peft = t.callees["peft"]
-    assert set(peft.missing) == set(verl["0.9.1"].imports["peft"]) and not any(peft.missing.values())
+    assert not any(peft.missing[k] or peft.unknown[k] for r in verl.values() for k in r.imports.get("peft", {}))
     assert not any(peft.unknown.values())
     for caller, callee in (("0.4.0", "0.0.1"), ("0.9.1", "0.0.1"), ("0.9.1", "0.17.1")):
         assert unmet(t, "verl", "peft", caller_version=caller, callee_version=callee) is None

@@ -343,15 +343,15 @@ def test_platform_wheels_and_a_caller_release_whose_tag_the_mirror_lacks_are_rea
     assert gen.read_layout(str(tmp_path / "table"))["callers"]["br"]["releases"][2]["sha256"] == rels[2]["sha256"]
 
 
-def _sdist(path: Path, version: str, files: dict[str, str]) -> str:
+def _sdist(path: Path, version: str, files: dict[str, str], name: str = "vl") -> str:
     import io
     import tarfile
 
-    s = path / f"vl-{version}.tar.gz"
+    s = path / f"{name}-{version}.tar.gz"
     with tarfile.open(s, "w:gz") as tar:
-        for name, text in {**files, "csrc/kernel.cu": "//", "setup.py": "", "tests/vl/t.py": "x = 1\n"}.items():
+        for name_, text in {"csrc/kernel.cu": "//", "setup.py": "", "tests/vl/t.py": "x = 1\n", **files}.items():
             data = text.encode()
-            info = tarfile.TarInfo(f"vl-{version}/{name}")
+            info = tarfile.TarInfo(f"{name}-{version}/{name_}")
             info.size = len(data)
             tar.addfile(info, io.BytesIO(data))
     return str(s)
@@ -444,6 +444,83 @@ def test_a_caller_read_from_its_sdists_only_and_a_lazy_attach_package(tmp_path):
     assert u.source == ("https://github.com/vllm-project/vllm/blob/v1.0/vl/llm.py#L1; "
                         "https://github.com/huggingface/huggingface_hub/tree/v0.9")
     assert unmet(s, "vl", "hh", caller_version="1.1", callee_version="0.9") is None
+
+
+def test_what_vllm_serve_loads_is_read_from_its_console_script_and_recorded_apart(tmp_path):
+    """`vllm serve` runs the `vllm` console script: its module (pyproject.toml's [project.scripts], or setup.py's
+    console_scripts before) and what that function imports unconditionally, and what those import at module level
+    (the API server). The names only it imports are recorded apart (`command.only`), so a finding can say that
+    command loads them; a function-level import under `if` is not followed."""
+    import zipfile
+
+    for v, init in (("1.0", "Base = 1\n"), ("2.0", "Base = 1\nServeOnly = 2\n")):
+        with zipfile.ZipFile(tmp_path / f"tf-{v}-py3-none-any.whl", "w") as z:
+            z.writestr("tf/__init__.py", init)
+    cli = {"vllm/__init__.py": "from tf import Base\n", "vllm/entrypoints/__init__.py": "",
+           "vllm/entrypoints/cli/__init__.py": "", "vllm/entrypoints/openai/__init__.py": "",
+           "vllm/entrypoints/cli/serve.py": "from vllm.entrypoints.openai.api_server import run\n",
+           "vllm/entrypoints/openai/api_server.py": "from tf import Base, ServeOnly\nrun = 1\n",
+           "vllm/entrypoints/cli/bench.py": "from tf import BenchOnly\n"}
+    _sdist(tmp_path, "0.9", {**cli, "setup.py": "setup(entry_points={'console_scripts': ['vllm=vllm.scripts:main']})\n",
+                             "vllm/scripts.py": "from vllm.entrypoints.openai.api_server import run\n"}, "vllm")
+    _sdist(tmp_path, "1.0", {**cli, "pyproject.toml": '[project.scripts]\nvllm = "vllm.entrypoints.cli.main:main"\n',
+                             "vllm/entrypoints/cli/main.py": "import sys\n\n\ndef main():\n"
+                             "    import vllm.entrypoints.cli.serve\n    if sys.argv:\n"
+                             "        import vllm.entrypoints.cli.bench\n"}, "vllm")
+    caller = gen.Project("vllm", "", "vllm", "https://github.com/vllm-project/vllm", ("vllm",), archive="sdist",
+                         command="vllm serve", command_from=gen.vllm_cli_entries)
+    callee = gen.Project("tf", "", "tf", "https://github.com/huggingface/transformers", archive="wheel")
+    gen.CALLEE_MODULES["tf"] = "tf"
+    try:
+        t = gen.read({}, {}, (caller,), (callee,), date="2026-12-06",
+                     wheels={"tf": list(gen.wheel_releases(str(tmp_path), "tf"))},
+                     caller_wheels={"vllm": list(gen.sdist_releases(str(tmp_path), caller))})
+    finally:
+        del gen.CALLEE_MODULES["tf"]
+    rels = t["callers"]["vllm"]["releases"]  # type: ignore[index]
+    assert [r["command"] for r in rels] == [
+        {"name": "vllm serve", "entries": ["vllm.scripts"], "only": {"tf": ["tf:ServeOnly"]}},
+        {"name": "vllm serve", "entries": ["vllm.entrypoints.cli.main", "vllm.entrypoints.cli.serve"],
+         "only": {"tf": ["tf:ServeOnly"]}}]
+    assert rels[1]["entries"] == ["vllm"] and rels[1]["imports"] == {"tf": {
+        "tf:Base": "vllm/__init__.py:1", "tf:ServeOnly": "vllm/entrypoints/openai/api_server.py:1"}}
+    assert t["callees"]["tf"]["names"] == {  # type: ignore[index]
+        "tf:Base": {"missing": [], "unknown": []}, "tf:ServeOnly": {"missing": ["1.0"], "unknown": []}}
+    from doctor.knowledge.import_surface import unmet
+
+    s = _load(t, tmp_path / "table")
+    cmd = s.callers["vllm"].releases[1].command
+    assert cmd is not None and (cmd.name, cmd.entries, dict(cmd.only)) == (
+        "vllm serve", ("vllm.entrypoints.cli.main", "vllm.entrypoints.cli.serve"), {"tf": frozenset({"tf:ServeOnly"})})
+    u = unmet(s, "vllm", "tf", caller_version="1.0", callee_version="1.0")
+    assert u is not None and u.names == (("tf", "ServeOnly", "vllm/entrypoints/openai/api_server.py:1"),)
+    assert gen.read_layout(str(tmp_path / "table"))["callers"]["vllm"]["releases"][1]["command"] == rels[1]["command"]
+
+
+def test_an_import_under_a_test_that_holds_whenever_the_callee_is_installed_counts(tmp_path, repos):
+    """trl imports peft under `if is_peft_available():` (importlib.util.find_spec("peft") is not None): true whenever
+    a snapshot has peft, so those imports run at load (`installed_if`); any other `if` still does not count."""
+    br = Repo(tmp_path / "guarded")
+    br.commit({"br/__init__.py": "from .imp import is_mc_available, other\nif is_mc_available():\n"
+                                 "    from megatron.core.utils import old\nif other():\n"
+                                 "    from megatron.core.utils import skip\n",
+               "br/imp.py": "def is_mc_available():\n    return True\n\n\ndef other():\n    return True\n"},
+              tag="v1.0")
+    gits = {"megatron-core": gen.Git(str(repos["mc"].path)), "br": gen.Git(str(br.path))}
+    callee = gen.Project("megatron-core", "Megatron-LM", "megatron/core", "https://github.com/NVIDIA/Megatron-LM")
+    caller = gen.Project("br", "br", "br", "https://github.com/x/br", ("br",),
+                         installed_if=(("megatron.core", "is_mc_available"),))
+    releases = {"megatron-core": gen.tag_releases(gits["megatron-core"], r"core_v(\d+\.\d+\.\d+)"),
+                "br": gen.tag_releases(gits["br"], r"v(\d+\.\d+)")}
+    try:
+        t = gen.read(gits, releases, (caller,), (callee,), date="2026-12-06")
+    finally:
+        for g in gits.values():
+            g.close()
+    assert t["callers"]["br"]["releases"][0]["imports"] == {  # type: ignore[index]
+        "megatron-core": {"megatron.core.utils:old": "br/__init__.py:3"}}
+    assert t["callees"]["megatron-core"]["names"] == {  # type: ignore[index]
+        "megatron.core.utils:old": {"missing": ["0.2.0"], "unknown": []}}
 
 
 def test_keep_holds_the_rows_of_projects_whose_sources_are_not_given(tmp_path, repos, capsys):

@@ -9,7 +9,9 @@ Y at the installed release, which does not bind X. Both are read here with the s
 mirrors (bare or a clone's .git: `git ls-tree` / `git cat-file`), never imported or run.
 
 What counts in a caller: `import callee.mod` / `from callee.mod import a, b` in the module body, also under `with`
-and inside a `try` whose handlers do not catch ImportError. Not: inside an `if` (TYPE_CHECKING, version guards),
+and inside a `try` whose handlers do not catch ImportError, and for a caller that names one (`installed_if`) under
+an `if` on a test that holds whenever the callee is installed (trl's `if is_peft_available():`). Not: inside any
+other `if` (TYPE_CHECKING, version guards),
 a `try ... except ImportError` (or a broader handler), `with suppress(ImportError)`, a function or a class body:
 those need not succeed at import.
 
@@ -26,12 +28,12 @@ mirror; `pip download --no-deps transformers==X -d DIR`), whose lazy packages se
 them (transformers' define_import_structure); vLLM from the PyPI sdists in `--sdists` (`vllm-X.tar.gz`, the `sdist`
 entry of https://pypi.org/pypi/vllm/X/json: too large to mirror, its wheels ~400 MB, and on Ascend it is built from
 source at the release vllm-ascend pairs with, so its Python files are the sdist's; only `*.py` under `vllm/`); mbridge, verl
-and vllm-ascend at their release tags; trl and peft at their release tags that are PyPI releases (read for transformers
-only); torch through HTTP byte ranges of PyPI's wheels (`--pypi-cache`: each final release from 2.0.0, its smallest
-wheel's zip directory and only the Python files needed, kept in that directory; a module its compiled extension
-or a stub provides, such as torch._C, binds names that are unknown, never missing, and so is a name no torch release
-read defines: torch_npu registers torch.npu), a callee of every caller (a caller's `import torch` is not recorded);
-MindSpeed at the pinned commits; and a
+and vllm-ascend at their release tags; trl and peft at their release tags that are PyPI releases (read for transformers,
+accelerate and huggingface_hub; trl also for peft); torch through HTTP byte ranges of PyPI's wheels (`--pypi-cache`:
+each final release from 2.0.0, its smallest wheel's zip directory and only the Python files needed, kept in that
+directory; a module its compiled extension or a stub provides, such as torch._C, binds names that are unknown, never
+missing, and so is a name no torch release read defines: torch_npu registers torch.npu), a callee of every caller (a
+caller's `import torch` is not recorded); MindSpeed at the pinned commits; and a
 branch head whose pyproject.toml still declares a release's version (mbridge `main`) as that release's *source
 build*: `pip install git+...` reports the release's version over different files. verl also at the commits the
 stacks pin that no release tag names (profiles/requirements-git.toml: main 1dda039b9, whose verl/version/version
@@ -41,7 +43,8 @@ that checkout reports a .devN version no release has, so only its commit names i
 A caller's imports count when its entry modules load; for one callee a caller may have more (verl's vLLM rollout,
 which a rollout=vllm job loads; its async server only at releases whose default rollout mode is async); for
 vllm-ascend they are named by its own files at each tag (`vllm_ascend_entries`: what vLLM loads through its plugin
-entry points).
+entry points); for vLLM also what `vllm serve` loads (`command`: its console script's module and what that function
+imports, `vllm_cli_entries`), the names only it imports recorded apart so that a finding names the command.
 
 For verl (`Project.loads`) each release's file also records `loads`: every top-level package outside verl and the
 standard library that its entry modules and the trainer modules its task runner imports import at module level,
@@ -189,7 +192,9 @@ class Sdist:
                 for m in tar:
                     # members are <name>-<version>/<path>: the path inside the project is after the first "/"
                     rel = m.name.partition("/")[2]
-                    if m.isfile() and rel.endswith(".py") and rel.startswith(self.package_dir + "/"):
+                    # and the project's setup.py / pyproject.toml, which name its console scripts
+                    if m.isfile() and (rel.endswith(".py") and rel.startswith(self.package_dir + "/")
+                                       or rel in ("setup.py", "pyproject.toml")):
                         fh = tar.extractfile(m)
                         if fh is not None:
                             self._files[rel] = fh.read()
@@ -290,19 +295,24 @@ def _suppresses_import(expr: ast.expr) -> bool:
         _CATCHES_IMPORT for a in expr.args)
 
 
-def _unconditional(body: Iterable[ast.stmt]) -> Iterator[ast.Import | ast.ImportFrom]:
+def _unconditional(body: Iterable[ast.stmt], runs_if: str = "") -> Iterator[ast.Import | ast.ImportFrom]:
+    """The imports that run whenever the module body runs; with `runs_if`, also those under `if runs_if():` (a test
+    that holds whenever the callee is installed: trl's `is_peft_available`)."""
     for st in body:
         if isinstance(st, (ast.Import, ast.ImportFrom)):
             yield st
         elif isinstance(st, ast.With) and not any(_suppresses_import(i.context_expr) for i in st.items):
-            yield from _unconditional(st.body)
+            yield from _unconditional(st.body, runs_if)
         elif isinstance(st, ast.Try) and not any(_catches_import(h) for h in st.handlers):
-            yield from _unconditional(st.body)
-            yield from _unconditional(st.orelse)
-            yield from _unconditional(st.finalbody)
+            yield from _unconditional(st.body, runs_if)
+            yield from _unconditional(st.orelse, runs_if)
+            yield from _unconditional(st.finalbody, runs_if)
+        elif runs_if and isinstance(st, ast.If) and isinstance(st.test, ast.Call) and not st.test.args and _names(
+                st.test.func, runs_if):
+            yield from _unconditional(st.body, runs_if)
 
 
-def module_imports(source: str, file: str, prefix: str, module: str = "", top: str = ""
+def module_imports(source: str, file: str, prefix: str, module: str = "", top: str = "", runs_if: str = ""
                    ) -> tuple[list[Import], set[str], dict[str, int]]:
     """The module-level imports of `prefix` (e.g. `megatron.core`) in one caller file that must succeed when the
     file is imported, the modules of the caller's own package `top` it imports at module level (with their
@@ -317,7 +327,7 @@ def module_imports(source: str, file: str, prefix: str, module: str = "", top: s
     own: set[str] = set()
     tops: dict[str, int] = {}
     package = module if file.endswith("__init__.py") else module.rpartition(".")[0]
-    for st in _unconditional(tree.body):
+    for st in _unconditional(tree.body, runs_if):
         if isinstance(st, ast.Import):
             out += [Import(a.name, "", file, st.lineno) for a in st.names if _under(a.name, prefix)]
             own.update(m for a in st.names if top and _under(a.name, top) for m in _parents(a.name))
@@ -614,6 +624,15 @@ class Project:
     # imports at load (`loads`, from `base_entries` and these): None, not recorded. For verl, whose run-set extra's
     # additions are judged by it (doctor/checks/declared.py)
     loads: tuple[str, ...] | None = None
+    # a command the caller installs (vLLM's "vllm serve") and the entry modules its console script loads at a
+    # release (its module, what its function imports): read as a further entry of every callee, and the names only
+    # it imports recorded apart (`command`), so that a finding says that command loads them
+    # (callee module, function): an `if function():` that holds whenever that callee is installed (trl's
+    # `is_peft_available`: importlib.util.find_spec("peft") is not None), so the callee imports under it run whenever
+    # a snapshot has the callee and count
+    installed_if: tuple[tuple[str, str], ...] = ()
+    command: str = ""
+    command_from: Callable[[Git | Wheel | Sdist, str], tuple[str, ...]] | None = None
 
     def base_entries(self, git: Git | Wheel | Sdist | None = None, commit: str = "") -> tuple[str, ...]:
         """The entry modules at a release: `entries`, and those its files name (`entries_from`)."""
@@ -697,9 +716,10 @@ def vllm_ascend_entries(git: Git | Wheel, commit: str) -> tuple[str, ...]:
     return tuple(dict.fromkeys(out))
 
 
-def _plugin_entry_points(setup_py: str) -> list[tuple[str, str]]:
-    """(module, function) of each `vllm.platform_plugins` / `vllm.general_plugins` entry point in a setup.py's
-    literal `entry_points={...}`."""
+def _plugin_entry_points(setup_py: str, groups: tuple[str, ...] = _PLUGIN_GROUPS, named: str = ""
+                         ) -> list[tuple[str, str]]:
+    """(module, function) of each `vllm.platform_plugins` / `vllm.general_plugins` entry point (of `groups`; with
+    `named`, only the one of that name) in a setup.py's literal `entry_points={...}`."""
     try:
         tree = ast.parse(setup_py)
     except (SyntaxError, ValueError):
@@ -709,15 +729,17 @@ def _plugin_entry_points(setup_py: str) -> list[tuple[str, str]]:
         if not isinstance(node, ast.keyword) or node.arg != "entry_points" or not isinstance(node.value, ast.Dict):
             continue
         for k, v in zip(node.value.keys, node.value.values, strict=True):
-            if isinstance(k, ast.Constant) and k.value in _PLUGIN_GROUPS and isinstance(v, (ast.List, ast.Tuple)):
+            if isinstance(k, ast.Constant) and k.value in groups and isinstance(v, (ast.List, ast.Tuple)):
                 for spec in sorted(_strings(v)):
+                    if named and spec.partition("=")[0].strip() != named:
+                        continue
                     module, _, func = spec.partition("=")[2].strip().partition(":")
                     if module and func:
                         out.append((module.strip(), func.strip()))
     return out
 
 
-def _function(git: Git | Wheel, commit: str, module: str, func: str) -> list[ast.stmt] | None:
+def _function(git: Git | Wheel | Sdist, commit: str, module: str, func: str) -> list[ast.stmt] | None:
     """The body of the module-level function `func` of `module` (a package's __init__.py or a module file)."""
     base = module.replace(".", "/")
     for path in (base + "/__init__.py", base + ".py"):
@@ -771,6 +793,32 @@ def _names(expr: ast.expr, name: str) -> bool:
                for n in ast.walk(expr))
 
 
+def vllm_cli_entries(git: Git | Wheel | Sdist, commit: str) -> tuple[str, ...]:
+    """What `vllm serve` loads at a release: the module of the `vllm` console script (pyproject.toml's
+    [project.scripts], from 0.7.3 `vllm.entrypoints.cli.main:main`; before, setup.py's console_scripts,
+    `vllm.scripts:main`) and the modules its function imports unconditionally (from 0.10 main imports every
+    subcommand's module in its body, vllm.entrypoints.cli.serve among them, which imports the OpenAI API server at
+    module level). () when the release names no such script."""
+    import tomllib
+
+    try:
+        scripts = tomllib.loads(git.show(commit, "pyproject.toml") or "").get("project", {}).get("scripts", {})
+    except tomllib.TOMLDecodeError:
+        scripts = {}
+    spec = scripts.get("vllm") if isinstance(scripts, dict) else None
+    found = ([tuple(x.strip() for x in spec.partition(":")[::2])] if isinstance(spec, str) and ":" in spec else
+             _plugin_entry_points(git.show(commit, "setup.py") or "", ("console_scripts",), "vllm"))
+    out: list[str] = []
+    for module, func in found:
+        out.append(module)
+        for st in _unconditional(_function(git, commit, module, func) or []):
+            if isinstance(st, ast.Import):
+                out += [a.name for a in st.names if _under(a.name, "vllm")]
+            elif st.level == 0 and st.module and _under(st.module, "vllm"):
+                out.append(st.module)
+    return tuple(dict.fromkeys(out))
+
+
 # What verl's trainer (`python -m verl.trainer.main_ppo`) imports in its task runner's run: at v0.9.1 the default V1
 # trainer verl.trainer.ppo.v1 (`trainer.use_v1: true`, trainer/config/ppo_trainer.yaml), or with use_v1=False
 # main_ppo_v0's verl.trainer.ppo.ray_trainer; earlier releases the latter only
@@ -812,16 +860,19 @@ CALLERS = (
     # also of accelerate (peft 0.15.0 on: `from accelerate.utils.memory import clear_device_cache` in
     # src/peft/utils/loftq_utils.py, which `import peft` runs and accelerate 0.26.1 lacks)
     Project("trl", "huggingface+trl", "trl", "https://github.com/huggingface/trl", ("trl",),
-            callees=("transformers", "accelerate", "huggingface-hub", "torch")),
+            callees=("transformers", "accelerate", "huggingface-hub", "peft", "torch"),
+            installed_if=(("peft", "is_peft_available"),)),
     Project("peft", "huggingface+peft", "src/peft", "https://github.com/huggingface/peft", ("peft",),
             callees=("transformers", "accelerate", "huggingface-hub", "torch")),
     # callers read from PyPI files only (`archive`: no mirror), each release from its sdist or wheel.
     # vLLM from its sdists (--sdists, the same files read as a callee): `from vllm import LLM, SamplingParams` (verl's
     # rollout, a user's offline job) runs vllm/__init__.py and, where that is lazy (MODULE_ATTRS, from 0.10),
-    # vllm/entrypoints/llm.py; `vllm serve` loads more. Read for transformers only: vLLM declares transformers with a
-    # lower bound alone, so a newer transformers that dropped a name it imports installs beside it
+    # vllm/entrypoints/llm.py; `vllm serve` loads more: its console script's modules, the OpenAI API server and the
+    # V1 engine core it starts (vllm_cli_entries), recorded as `command`. Read for transformers and huggingface_hub:
+    # vLLM declares them with a lower bound alone, so a newer one that dropped a name it imports installs beside it
     Project("vllm", "", "vllm", "https://github.com/vllm-project/vllm", ("vllm", "vllm.entrypoints.llm"),
-            archive="sdist", callees=("transformers", "torch")),
+            archive="sdist", callees=("transformers", "huggingface-hub", "torch"), command="vllm serve",
+            command_from=vllm_cli_entries),
     # accelerate from its wheels (--wheels, the same files read as a callee): `import accelerate` (what `from
     # accelerate import Accelerator` runs; peft, trl and transformers' Trainer import it). Read for huggingface_hub
     Project("accelerate", "", "src/accelerate", "https://github.com/huggingface/accelerate", ("accelerate",),
@@ -982,7 +1033,8 @@ def _caller_modules(git: Git | Wheel | Sdist, project: Project, rel: Release, pr
             rel_path = f if in_wheel or not root else f[len(root) + 1:]
             name = _module_name(rel_path)
             shown = f"{root}/{f}" if in_wheel and root else f
-            modules[name] = (*module_imports(git.show(rel.commit, f) or "", shown, prefix, name, top), shown)
+            modules[name] = (*module_imports(git.show(rel.commit, f) or "", shown, prefix, name, top,
+                                             dict(project.installed_if).get(prefix, "")), shown)
     return modules
 
 
@@ -1070,6 +1122,7 @@ def read(gits: dict[str, Git], releases: dict[str, list[Release]], callers: tupl
             imports: dict[str, dict[str, str]] = {}
             entries: list[str] = []
             more: dict[str, list[str]] = {}
+            command: dict[str, Any] = {}
             for callee in callees:
                 if caller.callees and callee.name not in caller.callees:
                     continue
@@ -1085,6 +1138,16 @@ def read(gits: dict[str, Git], releases: dict[str, list[Release]], callers: tupl
                         continue
                     got.setdefault(_key(imp.module, imp.name), f"{imp.file}:{imp.line}")
                     needed[callee.name].add((imp.module, imp.name))
+                if caller.command_from is not None:  # what the command loads beyond the entries (`vllm serve`)
+                    by_command, command_at = caller_imports(src, caller, rel, CALLEE_MODULES[callee.name],
+                                                            caller.command_from(src, rel.commit))
+                    only = {_key(i.module, i.name) for i in by_command} - got.keys()
+                    for imp in by_command:
+                        if _key(imp.module, imp.name) in only:
+                            got.setdefault(_key(imp.module, imp.name), f"{imp.file}:{imp.line}")
+                            needed[callee.name].add((imp.module, imp.name))
+                    command = {"name": caller.command, "entries": command_at, "only": {
+                        **command.get("only", {}), **({callee.name: sorted(only)} if only else {})}}
                 if got:
                     imports[callee.name] = dict(sorted(got.items()))
             loads: dict[str, Any] = {}
@@ -1096,7 +1159,7 @@ def read(gits: dict[str, Git], releases: dict[str, list[Release]], callers: tupl
                          **({"source_build": True, "date": gits[caller.name].run(
                              "log", "-1", "--format=%cs", rel.commit).strip()} if rel.source_build else {}),
                          "entries": entries, **({"callee_entries": more} if more else {}), "imports": imports,
-                         **loads})
+                         **({"command": command} if command else {}), **loads})
             if isinstance(src, Sdist):
                 src.close()  # an sdist's files are held in memory: one release at a time
         out_callers[caller.name] = {"url": caller.url, "package_dir": caller.package_dir, "key": caller.key,
@@ -1238,7 +1301,8 @@ def layout(data: dict[str, Any]) -> dict[str, str]:
             files[f] = _dump({"caller": name, "version": r["version"], "commit": r["commit"],
                               "entries": r.get("entries", []),
                               **({"callee_entries": r["callee_entries"]} if r.get("callee_entries") else {}),
-                              "imports": r.get("imports", {}), **({"loads": r["loads"]} if "loads" in r else {})})
+                              "imports": r.get("imports", {}), **({"command": r["command"]} if "command" in r else {}),
+                              **({"loads": r["loads"]} if "loads" in r else {})})
         callers[name] = {"url": c["url"], **({"package_dir": c["package_dir"]} if "package_dir" in c else {}),
                          "key": c["key"], "releases": rows}
     callees: dict[str, Any] = {}
@@ -1278,7 +1342,8 @@ def read_layout(directory: str) -> dict[str, Any]:
                          **({"source_build": True, "date": r["date"]} if r.get("source_build") else {}),
                          "entries": got.get("entries", []),
                          **({"callee_entries": got["callee_entries"]} if got.get("callee_entries") else {}),
-                         "imports": got["imports"], **({"loads": got["loads"]} if "loads" in got else {})})
+                         "imports": got["imports"], **({"command": got["command"]} if "command" in got else {}),
+                         **({"loads": got["loads"]} if "loads" in got else {})})
         callers[name] = {**{k: w for k, w in c.items() if k != "releases"}, "releases": rels}
     callees: dict[str, Any] = {}
     for name, c in index["callees"].items():

@@ -10,7 +10,7 @@ from doctor.cli.options import doctor_command, output_options
 
 
 @click.command("explain")
-@click.argument("logs", nargs=-1, required=True, metavar="LOG|DIR|- [LOG...]")
+@click.argument("logs", nargs=-1, metavar="LOG|DIR|- [LOG...]")
 @click.option(
     "--signatures",
     "signatures_path",
@@ -42,7 +42,7 @@ def command(console, logs: tuple[str, ...], signatures_path: str | None, context
             snapshot_path: str | None) -> int:
     """Explain failure logs: one finding per known problem, with its fix, root cause first.
 
-    LOG is a file or - for stdin. A DIR (a Ray session's logs/, one log per node or rank) or several LOGs are
+    LOG is a file or - for stdin (with no LOG, a pipe or redirect on stdin is read). A DIR (a Ray session's logs/, one log per node or rank) or several LOGs are
     read together: their error events are ordered in time and the node whose failure came first is named,
     with the knock-on errors of the other nodes (HCCL timeouts, lost peers) grouped under it. Logs are
     streamed, so multi-gigabyte Ray logs are fine. Exit 0 when no error signature matched (an info finding
@@ -50,7 +50,16 @@ def command(console, logs: tuple[str, ...], signatures_path: str | None, context
     the signature database cannot be read.
     """
     import shlex
+    import sys
     import time
+
+    if not logs:  # `journalctl -u job | doctor explain`, `doctor explain < job.log`
+        if sys.stdin is None or sys.stdin.isatty():
+            from doctor.errors import UsageError
+
+            raise UsageError("LOG is required: a log file, a directory of logs (a Ray session's logs/), or - to read "
+                             "stdin (a pipe or redirect is read without it)", source="LOG")
+        logs = ("-",)
 
     from doctor.explain.signatures import load_signatures
     from doctor.render import emit

@@ -50,6 +50,26 @@ def test_stdin(tmp_path):
     assert js(r)["findings"][0]["id"] == "cann-libhccl-missing"
 
 
+def test_no_log_argument_reads_a_pipe_and_asks_for_a_log_on_a_terminal():
+    """`journalctl -u job | doctor explain` / `doctor explain < job.log`: with no LOG, a pipe or redirect on stdin is
+    the log (it said 'Missing argument'); on a terminal, where nothing is piped, exit 2 saying what LOG may be."""
+    import os
+    import pty
+    import subprocess
+    import sys
+
+    r = run("explain", "--json", stdin=HCCL)
+    assert r.exit_code == 1 and js(r)["findings"][0]["id"] == "cann-libhccl-missing"
+    main, tty = pty.openpty()
+    try:
+        p = subprocess.run([sys.executable, "-m", "doctor", "explain"], stdin=tty, capture_output=True, text=True,
+                           timeout=120, env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])})
+    finally:
+        os.close(main)
+        os.close(tty)
+    assert p.returncode == 2 and "LOG is required" in p.stderr and "- to read stdin" in p.stderr, p.stderr
+
+
 def test_empty_and_binary_input_warn_that_nothing_was_readable(tmp_path):
     empty = tmp_path / "empty.log"
     empty.write_bytes(b"")
@@ -117,11 +137,6 @@ def test_unreadable_inputs_exit_2(tmp_path):
     log.write_text(HCCL)
     r = run("explain", "--signatures", str(bad), str(log))
     assert r.exit_code == 2 and "bad.toml" in (r.stdout + r.stderr)
-
-
-def test_no_path_runs_the_help(tmp_path):
-    r = run("explain")
-    assert r.exit_code == 2
 
 
 def test_evidence_lines_are_printed(tmp_path: Path):

@@ -95,6 +95,9 @@ def command(console, logs: tuple[str, ...], signatures_path: str | None, context
         logs_read: list[dict] = many["logs"]
         extra = many
         header = f"logs: {len(logs_read)} file(s), {sum(x['lines'] for x in logs_read)} lines, {len(db)} signatures"
+    from doctor.explain.findings import redacted
+
+    findings = [redacted(f) for f in findings]
     report = Report(
         command="explain",
         findings=findings,
@@ -104,7 +107,10 @@ def command(console, logs: tuple[str, ...], signatures_path: str | None, context
     )
     stated = _stated_in(logs[0]) if single and logs[0] != "-" else None
     if stated is not None:
-        report.extra["stated"] = [{"fact": f.key, "value": f.value, "line": f.line} for f in stated.facts]
+        from doctor.snapshot.redact import redact_value
+
+        report.extra["stated"] = [{"fact": f.key, "value": redact_value(f.key[4:], f.value) if f.key.startswith("env.")
+                                   and isinstance(f.value, str) else f.value, "line": f.line} for f in stated.facts]
     if not console.json_mode:
         console.print(console.style(header, "dim"))
 

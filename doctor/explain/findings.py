@@ -285,3 +285,21 @@ def unreadable_finding(res: ScanResult, log: str | None) -> Finding:
         fix=Fix("Pass the text log of the failed run (for Ray: the session's logs/ directory)."),
         check="explain",
     )
+
+
+def redacted(f: Finding) -> Finding:
+    """The finding as `explain` prints it: the log lines it quotes (title, detail, evidence) with their secrets
+    redacted (doctor.snapshot.redact.redact_line: a token in a URL, an `HF_TOKEN=` in an env dump), since a report
+    is pasted into trackers; matching ran on the lines as read."""
+    from doctor.snapshot.redact import redact_line
+
+    def walk(x: Any) -> Any:
+        if isinstance(x, str):
+            return redact_line(x)
+        if isinstance(x, list):
+            return [walk(i) for i in x]
+        if isinstance(x, dict):
+            return {k: walk(v) for k, v in x.items()}
+        return x
+
+    return replace(f, title=redact_line(f.title), detail=walk(f.detail), evidence=walk(f.evidence))

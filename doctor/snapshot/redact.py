@@ -1,4 +1,5 @@
-"""Secret redaction for everything the doctor writes out: collected env values, bundle files, pip freeze.
+"""Secret redaction for everything the doctor writes out: collected env values, bundle files, pip freeze, and the
+log lines `explain` quotes as evidence.
 
 Rule (docs/schemas/snapshot.md rule 3): the value of a variable whose *name* contains one of SECRET_WORDS (TOKEN,
 SECRET, PASSWORD, PASSWD, PASSPHRASE, KEY, CREDENTIAL or AUTH), or has PW or PWD as a whole part (SECRET_PARTS:
@@ -89,3 +90,35 @@ def redact_text(text: str) -> str:
         return f"{m['lead']}{m['name']}{m['sep']}{REDACTED}{m['eol']}"
 
     return redact_url_credentials(re.sub(_ASSIGN, _line, text))
+
+
+# A log line (what `explain` quotes): a secret-named variable's value anywhere in the line (`HF_TOKEN=hf_...`,
+# `'api_key': '...'`, `--password=...` is not a name), a token of the shapes the hubs and clouds issue, and what
+# redact_url_credentials takes. A name counts when it is written the way variables are (UPPER or snake_case: KeyError
+# is a class) and one of its `_` parts is a secret word or ends with one (HF_TOKEN, APIKEY, HCCL_PASSWD; not
+# TOKENIZERS_PARALLELISM or max_tokens); a lone `key` / `auth` is prose ("cache key: ...").
+_INLINE = (r"(?P<q>['\"]?)(?P<name>\b[A-Za-z][A-Za-z0-9]*(?:_[A-Za-z0-9]+)*)(?P=q)(?P<sep>\s*[=:]\s*)"
+           r"(?P<vq>['\"]?)(?P<value>[^\s'\",;}\]]+)")
+_SECRET_ENDS = ("TOKEN", "SECRET", "PASSWORD", "PASSWD", "PASSPHRASE", "KEY", "CREDENTIAL", "CREDENTIALS", "AUTH", "PW",
+                "PWD")
+# Hugging Face, GitHub (classic and fine-grained), AWS access key ids, OpenAI-style keys.
+_TOKEN_SHAPES = (r"\b(?:hf_[A-Za-z0-9]{30,}|gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{40,}|AKIA[0-9A-Z]{16}"
+                 r"|sk-[A-Za-z0-9_\-]{20,})\b")
+
+
+def _inline_secret_name(name: str) -> bool:
+    if not (name.isupper() or name.islower()) or name.upper() in NOT_SECRET:
+        return False
+    parts = name.upper().split("_")
+    if len(parts) == 1 and parts[0] in ("KEY", "AUTH"):
+        return False
+    return any(p.endswith(_SECRET_ENDS) for p in parts)
+
+
+def redact_line(text: str) -> str:
+    """One log line with its secrets redacted (see above); the rest of the line, which a signature matched, kept."""
+    text = re.sub(_TOKEN_SHAPES, REDACTED, redact_url_credentials(text))
+    if "=" in text or ":" in text:
+        text = re.sub(_INLINE, lambda m: (m.group(0) if not _inline_secret_name(m["name"]) or m["value"] == REDACTED
+                                          else f"{m['q']}{m['name']}{m['q']}{m['sep']}{m['vq']}{REDACTED}"), text)
+    return text

@@ -70,6 +70,20 @@ def test_no_log_argument_reads_a_pipe_and_asks_for_a_log_on_a_terminal():
     assert p.returncode == 2 and "LOG is required" in p.stderr and "- to read stdin" in p.stderr, p.stderr
 
 
+def test_a_secret_in_the_log_is_not_in_the_report(tmp_path):
+    """The lines explain quotes go into bug reports: a token in a pip index URL or an env dump line is matched as
+    read but printed redacted, in the text report and in --json (evidence, context lines)."""
+    token = "hf_" + "Zx9" * 12
+    log = tmp_path / "run.log"
+    log.write_text(f"HF_TOKEN={token}\nLooking in indexes: https://ci:{token}@pypi.example/simple\n{HCCL}")
+    for args in (("explain", str(log)), ("explain", "--json", str(log))):
+        r = run(*args)
+        assert r.exit_code == 1 and "cann-libhccl-missing" in r.stdout
+        assert token not in r.stdout + r.stderr
+    context = js(r)["findings"][0]["evidence"]["context"]["before"]
+    assert context == ["HF_TOKEN=<redacted>", "Looking in indexes: https://<redacted>@pypi.example/simple"]
+
+
 def test_empty_and_binary_input_warn_that_nothing_was_readable(tmp_path):
     empty = tmp_path / "empty.log"
     empty.write_bytes(b"")

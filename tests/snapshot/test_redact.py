@@ -5,7 +5,14 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from doctor.snapshot.redact import REDACTED, is_secret_name, redact_text, redact_url_credentials, redact_value
+from doctor.snapshot.redact import (
+    REDACTED,
+    is_secret_name,
+    redact_line,
+    redact_text,
+    redact_url_credentials,
+    redact_value,
+)
 
 
 def test_secret_names() -> None:
@@ -77,3 +84,23 @@ def test_secret_query_parameters_and_bearer_values_are_redacted() -> None:
     # the scheme is case-insensitive (RFC 9110): a lower-case header line is a credential too
     assert "dXNlcjpwYXNzd29yZA" not in redact_text("curl -H 'authorization: basic dXNlcjpwYXNzd29yZA==' https://x\n")
     assert "QtokQ8" not in redact_text("hdr=token QtokQ8abcdef\n")
+
+
+def test_a_log_line_loses_its_secrets_and_keeps_the_rest() -> None:
+    """What `explain` quotes: a secret-named variable anywhere in the line, a hub token by its shape, URL
+    credentials; not a class name (KeyError), TOKENIZERS_PARALLELISM, max_tokens or prose ('cache key: ...')."""
+    hf = "hf_" + "a1B2" * 9
+    assert redact_line(f"export HF_TOKEN={hf}") == f"export HF_TOKEN={REDACTED}"
+    assert redact_line("env={'HF_TOKEN': 'abc123', 'PATH': '/usr/bin'}") == f"env={{'HF_TOKEN': '{REDACTED}', 'PATH': '/usr/bin'}}"
+    assert redact_line(f"huggingface-cli login --token {hf} failed") == f"huggingface-cli login --token {REDACTED} failed"
+    assert redact_line("aws_secret_access_key = wJalrXUtnFEMI") == f"aws_secret_access_key = {REDACTED}"
+    assert redact_line("git clone https://me:ghp_x@github.com/a/b") == f"git clone https://{REDACTED}@github.com/a/b"
+    for kept in ("KeyError: 'model.layers.0.mlp'", "TOKENIZERS_PARALLELISM=false max_tokens: 100", "cache key: abc",
+                 "RuntimeError: NPU out of memory. Tried to allocate 2.00 GiB", "time=12:30:01 level=ERROR"):
+        assert redact_line(kept) == kept
+
+
+@given(st.text(max_size=200))
+def test_redact_line_never_grows_a_secret_back_and_is_stable(text: str) -> None:
+    once = redact_line(text)
+    assert redact_line(once) == once

@@ -459,7 +459,7 @@ def test_what_vllm_serve_loads_is_read_from_its_console_script_and_recorded_apar
     cli = {"vllm/__init__.py": "from tf import Base\n", "vllm/entrypoints/__init__.py": "",
            "vllm/entrypoints/cli/__init__.py": "", "vllm/entrypoints/openai/__init__.py": "",
            "vllm/entrypoints/cli/serve.py": "from vllm.entrypoints.openai.api_server import run\n",
-           "vllm/entrypoints/openai/api_server.py": "from tf import Base, ServeOnly\nrun = 1\n",
+           "vllm/entrypoints/openai/api_server.py": "import tf\nfrom tf import Base, ServeOnly\nrun = 1\n",
            "vllm/entrypoints/cli/bench.py": "from tf import BenchOnly\n"}
     _sdist(tmp_path, "0.9", {**cli, "setup.py": "setup(entry_points={'console_scripts': ['vllm=vllm.scripts:main']})\n",
                              "vllm/scripts.py": "from vllm.entrypoints.openai.api_server import run\n"}, "vllm")
@@ -469,7 +469,9 @@ def test_what_vllm_serve_loads_is_read_from_its_console_script_and_recorded_apar
                              "        import vllm.entrypoints.cli.bench\n"}, "vllm")
     caller = gen.Project("vllm", "", "vllm", "https://github.com/vllm-project/vllm", ("vllm",), archive="sdist",
                          command="vllm serve", command_from=gen.vllm_cli_entries)
-    callee = gen.Project("tf", "", "tf", "https://github.com/huggingface/transformers", archive="wheel")
+    # a bare `import tf` is not recorded (top_import False, as for torch) on the command's path either
+    callee = gen.Project("tf", "", "tf", "https://github.com/huggingface/transformers", archive="wheel",
+                         top_import=False)
     gen.CALLEE_MODULES["tf"] = "tf"
     try:
         t = gen.read({}, {}, (caller,), (callee,), date="2026-12-06",
@@ -483,7 +485,7 @@ def test_what_vllm_serve_loads_is_read_from_its_console_script_and_recorded_apar
         {"name": "vllm serve", "entries": ["vllm.entrypoints.cli.main", "vllm.entrypoints.cli.serve"],
          "only": {"tf": ["tf:ServeOnly"]}}]
     assert rels[1]["entries"] == ["vllm"] and rels[1]["imports"] == {"tf": {
-        "tf:Base": "vllm/__init__.py:1", "tf:ServeOnly": "vllm/entrypoints/openai/api_server.py:1"}}
+        "tf:Base": "vllm/__init__.py:1", "tf:ServeOnly": "vllm/entrypoints/openai/api_server.py:2"}}
     assert t["callees"]["tf"]["names"] == {  # type: ignore[index]
         "tf:Base": {"missing": [], "unknown": []}, "tf:ServeOnly": {"missing": ["1.0"], "unknown": []}}
     from doctor.knowledge.import_surface import unmet
@@ -493,7 +495,7 @@ def test_what_vllm_serve_loads_is_read_from_its_console_script_and_recorded_apar
     assert cmd is not None and (cmd.name, cmd.entries, dict(cmd.only)) == (
         "vllm serve", ("vllm.entrypoints.cli.main", "vllm.entrypoints.cli.serve"), {"tf": frozenset({"tf:ServeOnly"})})
     u = unmet(s, "vllm", "tf", caller_version="1.0", callee_version="1.0")
-    assert u is not None and u.names == (("tf", "ServeOnly", "vllm/entrypoints/openai/api_server.py:1"),)
+    assert u is not None and u.names == (("tf", "ServeOnly", "vllm/entrypoints/openai/api_server.py:2"),)
     assert gen.read_layout(str(tmp_path / "table"))["callers"]["vllm"]["releases"][1]["command"] == rels[1]["command"]
 
 

@@ -1084,6 +1084,12 @@ def caller_loads(git: Git | Wheel | Sdist, project: Project, rel: Release,
     return {t: f"{first[t][0]}:{first[t][1]}" for t in sorted(first)}, entries
 
 
+def _recorded(callee: Project, imp: Import) -> bool:
+    """Whether a caller's import of `callee` is recorded: not a bare `import torch` (`top_import` False), on any
+    path the caller is read through (its entries, a command's)."""
+    return callee.top_import or imp.module != CALLEE_MODULES[callee.name] or bool(imp.name)
+
+
 def _key(module: str, name: str) -> str:
     return f"{module}:{name}"
 
@@ -1133,14 +1139,13 @@ def read(gits: dict[str, Git], releases: dict[str, list[Release]], callers: tupl
                 entries = [e for e in at if e in base]  # the same for every callee
                 if at != entries:
                     more[callee.name] = at
-                for imp in found:
-                    if not callee.top_import and imp.module == CALLEE_MODULES[callee.name] and not imp.name:
-                        continue
+                for imp in (i for i in found if _recorded(callee, i)):
                     got.setdefault(_key(imp.module, imp.name), f"{imp.file}:{imp.line}")
                     needed[callee.name].add((imp.module, imp.name))
                 if caller.command_from is not None:  # what the command loads beyond the entries (`vllm serve`)
                     by_command, command_at = caller_imports(src, caller, rel, CALLEE_MODULES[callee.name],
                                                             caller.command_from(src, rel.commit))
+                    by_command = [i for i in by_command if _recorded(callee, i)]
                     only = {_key(i.module, i.name) for i in by_command} - got.keys()
                     for imp in by_command:
                         if _key(imp.module, imp.name) in only:

@@ -576,15 +576,17 @@ def _few(names: list[str]) -> str:
 def _loaded_when(rel: CallerRelease, caller: str, callee: str, names: tuple[tuple[str, str, str], ...]) -> str:
     """When the caller's modules run these imports: when it is imported (its entry modules), or when a command it
     installs loads (`vllm serve`: its console script's modules), for the names only that command imports."""
-    entries = f"(`import {' / '.join(rel.entries_for(callee)) or caller}`)"
+    imported = (f"{_LOADED_WHEN.get(caller, f'when {caller} is imported')} "
+                f"(`import {' / '.join(rel.entries_for(callee)) or caller}`)")
     cmd = rel.command
     only = cmd.only.get(callee, frozenset()) if cmd is not None else frozenset()
     by_command = [n for n in names if f"{n[0]}:{n[1]}" in only]
     if cmd is None or not by_command:
-        return f"{_LOADED_WHEN.get(caller, f'when {caller} is imported')} {entries}"
+        return imported
     loads = f"when `{cmd.name}` loads (`import {' / '.join(cmd.entries)}`)"
-    return loads if len(by_command) == len(names) else f"{_LOADED_WHEN.get(caller, f'when {caller} is imported')} " \
-        f"{entries}, and {_few([n[1] or n[0] for n in by_command])} {loads}"
+    if len(by_command) == len(names):
+        return loads
+    return f"{imported}, and {_few([n[1] or n[0] for n in by_command])} {loads}"
 
 
 def _import_finding(u: Unmet, caller: str, callee: str, cv: str | None, cc: str | None, dv: str | None,

@@ -99,8 +99,7 @@ def redact_text(text: str) -> str:
 # TOKENIZERS_PARALLELISM or max_tokens); a lone `key` / `auth` is prose ("cache key: ...").
 _INLINE = (r"(?P<q>['\"]?)(?P<name>\b[A-Za-z][A-Za-z0-9]*(?:_[A-Za-z0-9]+)*)(?P=q)(?P<sep>\s*[=:]\s*)"
            r"(?P<vq>['\"]?)(?P<value>[^\s'\",;}\]]+)")
-_SECRET_ENDS = ("TOKEN", "SECRET", "PASSWORD", "PASSWD", "PASSPHRASE", "KEY", "CREDENTIAL", "CREDENTIALS", "AUTH", "PW",
-                "PWD")
+_SECRET_ENDS = (*SECRET_WORDS, "CREDENTIALS", *SECRET_PARTS)
 # Hugging Face, GitHub (classic and fine-grained), AWS access key ids, OpenAI-style keys.
 _TOKEN_SHAPES = (r"\b(?:hf_[A-Za-z0-9]{30,}|gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{40,}|AKIA[0-9A-Z]{16}"
                  r"|sk-[A-Za-z0-9_\-]{20,})\b")

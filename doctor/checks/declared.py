@@ -30,6 +30,7 @@ from doctor.checks.facts import (
     installed,
     installed_from,
     npu_host,
+    os_package,
     unlisted_path_dirs,
     val,
     ver,
@@ -47,7 +48,7 @@ from doctor.knowledge.pipcheck import (
     unmet,
 )
 from doctor.knowledge.versions import parse_pkg_version
-from doctor.report import Finding, finding
+from doctor.report import Finding, Fix, finding
 from doctor.snapshot.model import known
 
 if TYPE_CHECKING:
@@ -283,7 +284,26 @@ def declared_requirements(ctx: CheckContext) -> Iterator[Finding]:
         enforced = _enforced(u) if conflict is None else None
         if enforced is not None:
             sev = "error"
-        yield _finding(u, sev, conflict, ctx, at_load, lookup, chain, enforced)
+        os_dir = os_package(snap, u.package) if sev == "warning" else None
+        f = _finding(u, "info" if os_dir else sev, conflict, ctx, at_load, lookup, chain, enforced)
+        yield _as_os_package(f, u, os_dir) if os_dir else f
+
+
+def _as_os_package(f: Finding, u: Unmet, where: str) -> Finding:
+    """An OS package's unmet declaration (off verl's import path): info, whose fix is the OS package manager's, never
+    pip into the distributor's directory."""
+    from dataclasses import replace
+
+    what = "Requires-Python" if u.kind == "python" else bare(u.requirement)
+    return replace(
+        f, evidence={**f.evidence, "os_package": where},
+        detail=f"{f.detail} {u.package} lies in {where}, the OS package manager's directory of this externally "
+               f"managed interpreter (PEP 668), and no wheel installer recorded it: it is the distribution's package "
+               f"(apt, dnf), whose dependencies its package manager installs. Distributions ship optional parts as "
+               f"separate packages (Debian's python3-gi leaves pycairo to python3-gi-cairo), so an upstream "
+               f"requirement left out says nothing about the stack.",
+        fix=Fix(f"Nothing to change for the stack. If you use the part of {u.package} that needs {what}, install it "
+                f"with the OS package manager (the distribution's python3-... package), not pip."))
 
 
 def _left_to_code_needs(u: Unmet, ctx: CheckContext) -> bool:

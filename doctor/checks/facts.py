@@ -7,6 +7,7 @@ keep them apart (`absent`) where "not installed" matters.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping
 from typing import Any
 
@@ -61,6 +62,31 @@ def installed_from(snap: Snapshot, name: str) -> str | None:
     if isinstance(url, str) and url:
         return url + (" (editable)" if editable else "")
     return "an editable install" if editable else None
+
+
+# The directories an OS package manager installs Python distributions into, which pip never writes to (PEP 668:
+# pip installs into /usr/local, the distributor's packages into its own directory): Debian's and Ubuntu's
+# /usr/lib/python3/dist-packages (https://www.debian.org/doc/packaging-manuals/python-policy/ch-python.html), Fedora's
+# and RHEL's /usr/lib{,64}/python3.N/site-packages (https://peps.python.org/pep-0668/#writing-to-only-the-target-sysconfig-scheme).
+_OS_SITE = re.compile(r"/usr/lib(?:64)?/python3(?:\.\d+)?/(?:dist|site)-packages/?")
+
+
+def os_package(snap: Snapshot, name: str) -> str | None:
+    """The directory of a distribution the OS package manager installed (apt's python3-gi, dnf's python3-dbus), None
+    when not known to be one: the interpreter is externally managed (PEP 668), the distribution lies in the
+    distributor's own directory, and no wheel installer recorded it. Its dependencies are what the OS package
+    declares, which splits optional parts into other packages (Debian's python3-gi leaves pycairo to
+    python3-gi-cairo), not what its upstream Requires-Dist lists."""
+    py = snap.python if known(snap.python) else None
+    if val(py, "externally_managed") is not True:
+        return None
+    p = snap.packages.get(name) if known(snap.packages) else None
+    where, by = val(p, "location"), val(p, "installer")
+    if not isinstance(where, str) or not _OS_SITE.fullmatch(where):
+        return None
+    from doctor.probes._target_probe import WHEEL_INSTALLERS  # what they write to INSTALLER (PEP 376, 627)
+
+    return None if isinstance(by, str) and by.strip().lower() in WHEEL_INSTALLERS else where
 
 
 def env(snap: Snapshot, name: str) -> str | None:

@@ -831,7 +831,7 @@ def _imports_from(top, loc):
 
 _COMPILED = (".pyc", ".pyo")
 # INSTALLER of the tools that write RECORD from the bytes they put on disk (PEP 376 / 627)
-_WHEEL_INSTALLERS = frozenset({"pip", "uv", "poetry", "pdm", "pipenv", "hatch", "rye", "pixi", "installer",
+WHEEL_INSTALLERS = frozenset({"pip", "uv", "poetry", "pdm", "pipenv", "hatch", "rye", "pixi", "installer",
                                "python-installer"})
 
 
@@ -917,7 +917,7 @@ def verify_files(names, budget=60.0, workers=None):
 
     Left out (why: the docstring of doctor/probes/pyenv.py): editable installs, egg-info installs (`no_digests`),
     distributions not installed from a wheel by a tool that writes RECORD from what it put on disk
-    (`_WHEEL_INSTALLERS`), metadata outside the directory it installs into, copies shadowed later on sys.path, rows
+    (`WHEEL_INSTALLERS`), metadata outside the directory it installs into, copies shadowed later on sys.path, rows
     without a digest, compiled files, and files outside the site directory.
 
     Bounded: the digests are computed by `workers` threads, smallest files first, until `budget` seconds after
@@ -946,7 +946,7 @@ def verify_files(names, budget=60.0, workers=None):
         installer = (entry.get("installer") or "").lower()
         if why is None and text is None:
             why = "no_digests" if info.endswith(".egg-info") else "no RECORD"
-        elif why is None and installer not in _WHEEL_INSTALLERS:
+        elif why is None and installer not in WHEEL_INSTALLERS:
             # conda rewrites its build prefix inside installed files, Debian strips .so files and points certifi at
             # the system CA bundle, and leaves no INSTALLER: their RECORD is the build's, not what was installed
             why = "installed by " + installer if installer else "no INSTALLER (not installed from a wheel by pip / uv)"

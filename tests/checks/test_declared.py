@@ -1345,3 +1345,35 @@ def test_what_a_verl_checkout_imports_at_load_puts_its_requirements_on_verls_pat
         fs = aiohttp(_verl_checkout(commit, aiohttp="3.14.5"))
         assert {k: f.severity.value for k, f in fs.items()} == {"multidict": "warning", "yarl": "warning"}
         assert "required_through" not in fs["multidict"].evidence
+
+
+def _system(packages: dict[str, Any], managed: bool = True) -> Any:
+    return snapshot_from_dict({"schema": "doctor.snapshot/1", "complete": True, "packages": packages,
+                               "python": {"version": "3.11.2", "implementation": "CPython",
+                                          "executable": "/usr/bin/python3", "externally_managed": managed}})
+
+
+@pytest.mark.parametrize("location", ["/usr/lib/python3/dist-packages", "/usr/lib64/python3.12/site-packages"])
+def test_an_os_packages_unmet_requirement_is_info_whose_fix_is_the_os_package_manager(location):
+    # Debian's python3-gi (an egg-info, no INSTALLER) declares pycairo, which Debian ships as python3-gi-cairo:
+    # `doctor check --python /usr/bin/python3` on this machine's Debian gave a warning to install it with pip
+    gi = {"version": "3.42.2", "location": location, "requires_dist": ["pycairo>=1.16.0"],
+          "metadata": f"{location}/PyGObject-3.42.2.egg-info/PKG-INFO"}
+    (f,) = _declared(_system({"pygobject": gi}))
+    assert (f.id, f.severity.value) == ("requirement-missing", "info")
+    assert f.evidence["os_package"] == location and "OS package manager" in f.detail
+    assert f.fix.commands == () and "not pip" in f.fix.text
+    # the same files where pip put them, by pip, or on an interpreter the OS does not manage: pip check's warning
+    for other in (_system({"pygobject": {**gi, "location": "/usr/local/lib/python3.11/dist-packages"}}),
+                  _system({"pygobject": {**gi, "installer": "pip"}}), _system({"pygobject": gi}, managed=False)):
+        (w,) = _declared(other)
+        assert w.severity.value == "warning" and "os_package" not in w.evidence
+
+
+def test_an_os_package_on_verls_import_path_stays_an_error():
+    numpy = {"version": "1.24.2", "location": "/usr/lib/python3/dist-packages", "requires_dist": [],
+             "metadata": "/usr/lib/python3/dist-packages/numpy-1.24.2.egg-info/PKG-INFO"}
+    verl = {"version": "0.9.1", "location": "/usr/local/lib/python3.11/dist-packages", "installer": "pip",
+            "requires_dist": ["numpy>=2.0.0"]}
+    fs = [f for f in _declared(_system({"numpy": numpy, "verl": verl})) if f.evidence.get("requires") == "numpy"]
+    assert [(f.id, f.severity.value) for f in fs] == [("requirement-version-unmet", "error")]

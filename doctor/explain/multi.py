@@ -5,8 +5,9 @@ scanned (in parallel processes when there is enough to read), its findings get t
 the error events are put on one time line:
 
 * the node is the first directory under the given directory (`DIR/node-1/worker.log` -> `node-1`), else the
-  file name without its suffix (`rank3.log` -> `rank3`); a Ray driver line `(Actor pid=1, ip=10.0.0.2)` names
-  its node itself;
+  file name without its suffix (`rank3.log` -> `rank3`), always the file name in one Ray node's session logs/
+  (its events/ subdirectory is no node); a Ray driver line `(Actor pid=1, ip=10.0.0.2)` names its node itself;
+* the logs that match nothing and hold no error-looking line get one note between them, not one each;
 * an event is the first line of each finding (its timestamp is the line's own, or the last one before it);
 * the root-cause node is the one whose earliest *root-cause* event comes first; knock-on events (signatures with
   `role = "knock-on"`: HCCL wait/socket timeouts, dead peers) never make a node the root cause while another
@@ -27,7 +28,7 @@ from typing import Any
 from doctor.errors import InputError
 from doctor.explain import timestamps
 from doctor.explain.db import SignatureDB, read_signatures
-from doctor.explain.findings import ROLE_LABEL, attributions, build_findings, kept_hits, own_time
+from doctor.explain.findings import NO_MATCH_ID, ROLE_LABEL, attributions, build_findings, kept_hits, own_time
 from doctor.explain.scanner import DEFAULT_CONTEXT, Hit, ScanResult
 from doctor.explain.stream import scan_path
 from doctor.report import Finding, Severity, finding
@@ -75,7 +76,8 @@ def discover(paths: list[str]) -> list[LogInput]:
             found = _walk_logs(p)
             if not found:
                 raise InputError(f"no log files (*{', *'.join(LOG_SUFFIXES)}) in the directory", source=arg)
-            out.extend(LogInput(f, _node_name(f.relative_to(p)), walked=True) for f in found)
+            ray = _ray_node(p)  # one node's processes: each log by its file, events/ and old/ are no nodes
+            out.extend(LogInput(f, f.stem if ray else _node_name(f.relative_to(p)), walked=True) for f in found)
         elif p.exists():
             out.append(LogInput(p, p.stem))
         else:
@@ -105,6 +107,17 @@ def _walk_logs(top: Path) -> list[Path]:
 
 def _node_name(rel: Path) -> str:
     return rel.parts[0] if len(rel.parts) > 1 else rel.stem
+
+
+# What every Ray node's session logs/ directory holds (its raylet's, and on the head the GCS server's): the files
+# in it and under it (events/event_RAYLET.log, old/) are logs of that node's processes; a subdirectory is no node
+# (https://docs.ray.io/en/latest/ray-observability/user-guides/configure-logging.html#logging-directory-structure)
+_RAY_NODE_FILES = ("raylet.out", "raylet.err", "gcs_server.out")
+
+
+def _ray_node(top: Path) -> bool:
+    """Whether the directory is one Ray node's session logs/ (a directory of nodes' directories is not)."""
+    return any((top / name).is_file() for name in _RAY_NODE_FILES)
 
 
 def _scan_one(args: tuple[str, str | None, int]) -> ScanResult:
@@ -185,11 +198,21 @@ def explain_many(paths: list[str], *, db: SignatureDB | None = None, db_path: st
     # A Ray session's logs/ always holds empty .err/.out files of processes that printed nothing: an empty file
     # found by walking a directory is no defect of the input (it is still listed under "logs"), unless every log is.
     quiet = any(r.bytes_read for r in results)
+    silent: list[tuple[LogInput, ScanResult]] = []  # walked logs with no signature and no error-looking line
     for log, res in zip(inputs, results, strict=True):
         if quiet and log.walked and not res.bytes_read:
             continue
-        findings.extend(f.with_node(log.node) for f in build_findings(db, res, log=str(log.path), snapshot=snapshot))
+        got = build_findings(db, res, log=str(log.path), snapshot=snapshot)
+        if log.walked and [f.id for f in got] == [NO_MATCH_ID] and res.first_error is None:
+            silent.append((log, res))
+            continue
+        findings.extend(f.with_node(log.node) for f in got)
         events.extend(events_of(db, log, res, snapshot))
+    if len(silent) == 1:
+        log, res = silent[0]
+        findings.extend(f.with_node(log.node) for f in build_findings(db, res, log=str(log.path), snapshot=snapshot))
+    elif silent:
+        findings.append(_silent_logs(db, silent))
     first = root_cause(events)
     line = timeline(events)
     extra: dict[str, Any] = {
@@ -202,6 +225,22 @@ def explain_many(paths: list[str], *, db: SignatureDB | None = None, db_path: st
         extra["root_cause"] = {**first.to_dict(), "knock_on": [e.to_dict() for e in knock[:100]]}
         findings.insert(0, _root_finding(first, knock, len({i.node for i in inputs})))
     return findings, extra
+
+
+def _silent_logs(db: SignatureDB, silent: list[tuple[LogInput, ScanResult]]) -> Finding:
+    """One info for the logs of a walked directory that match no signature and hold no error-looking line (a Ray
+    session's dashboard, monitor and idle workers' files), instead of one each: they say the same thing."""
+    names = [str(log.path) for log, _ in silent]
+    nodes = sorted({log.node for log, _ in silent})
+    lines = sum(res.lines_read for _, res in silent)
+    shown = ", ".join(Path(n).name for n in names[:8]) + (f" and {len(names) - 8} more" if len(names) > 8 else "")
+    return Finding(
+        id=NO_MATCH_ID, severity=Severity.INFO, components=("system",),
+        title=f"No known failure signature in {len(names)} logs",
+        detail=f"{lines} line(s) read from {shown}; none matched the {len(db)} signatures in {db.path}, and no line "
+               "in them looks like an error.",
+        evidence={"logs": names, "lines_read": lines, **({"node": nodes[0]} if len(nodes) == 1 else {"nodes": nodes})},
+        check="explain", node=nodes[0] if len(nodes) == 1 else None)
 
 
 def _after(e: Event, first: Event) -> bool:

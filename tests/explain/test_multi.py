@@ -59,7 +59,10 @@ def test_four_nodes_name_the_node_that_failed_first(tmp_path):
     assert {"hccl-connect-timeout", "hccl-notify-wait-timeout"} <= knock
     times = [e["time"] for e in extra["timeline"] if e["time"]]
     assert times == sorted(times)
-    assert {f.node for f in findings} == {"node-a", "node-b", "node-c", "node-d"}
+    assert {f.node for f in findings if f.id != "no-known-signature"} == {"node-a", "node-b", "node-c", "node-d"}
+    # the four raylet.out files say nothing: one note names them (and the nodes), not four
+    (quiet,) = [f for f in findings if f.id == "no-known-signature"]
+    assert quiet.evidence["nodes"] == ["node-a", "node-b", "node-c", "node-d"] and len(quiet.evidence["logs"]) == 4
 
 
 def test_logs_are_discovered_per_node_directory(tmp_path):
@@ -166,3 +169,27 @@ def test_a_log_directory_the_user_cannot_read_is_named_not_skipped() -> None:
         assert top.get("error") == f"{session}: cannot read the directory: Permission denied", top
     finally:
         shutil.rmtree(base)
+
+
+def test_logs_that_say_nothing_are_one_note_and_a_ray_nodes_subdirectories_are_no_nodes(tmp_path):
+    """A Ray node's session logs/ (raylet.out is there): dashboard, monitor and idle workers' files match nothing and
+    hold no error-looking line -- one note for all of them, not one each; a silent log with an error-looking line
+    keeps its own; events/event_RAYLET.log is that node's raylet's events, not a node called `events`."""
+    for name in ("raylet.out", "dashboard.log", "monitor.log", "gcs_server.out"):
+        (tmp_path / name).write_text("2025-03-05 07:10:00,000 INFO started\n")
+    (tmp_path / "worker-7.err").write_text("2025-03-05 07:12:00,000 start\nERROR: something nobody knows broke\n")
+    (tmp_path / "events").mkdir()
+    (tmp_path / "events" / "event_RAYLET.log").write_text(
+        "2025-03-05 07:11:00,000 start\nRuntimeError: Cannot re-initialize NPU in forked subprocess\n")
+    findings, extra = explain_many([str(tmp_path)])
+    quiet = [f for f in findings if f.id == "no-known-signature"]
+    assert [f.title for f in quiet if "logs" in f.evidence] == ["No known failure signature in 4 logs"]
+    assert [f.evidence["log"] for f in quiet if "log" in f.evidence] == [str(tmp_path / "worker-7.err")]
+    assert {log["node"] for log in extra["logs"]} == {"raylet", "dashboard", "monitor", "gcs_server", "worker-7",
+                                                      "event_RAYLET"}
+    assert ("npu-fork-reinit", "event_RAYLET") in {(f.id, f.node) for f in findings}
+    # a directory of nodes' directories is named by them, as before
+    (tmp_path / "raylet.out").unlink()
+    (tmp_path / "gcs_server.out").unlink()
+    _, extra = explain_many([str(tmp_path)])
+    assert "events" in {log["node"] for log in extra["logs"]}

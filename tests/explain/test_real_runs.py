@@ -63,6 +63,15 @@ def _ray_job(tmp_path: Path, temp: Path) -> None:
     assert any(p.name.startswith("raylet") for p in logs) and any(p.name.startswith("gcs_server") for p in logs)
     found = {p.name: _errors(p) for p in [driver, *logs]}
     assert not any(found.values()), {k: v for k, v in found.items() if v}
+    # the whole directory, as a user points at it: one note for the logs that say nothing (dashboard, monitor, idle
+    # workers: thirteen notes before), and its events/ subdirectory is no node of its own
+    from doctor.explain.multi import explain_many
+
+    findings, extra = explain_many([str(temp / "session_latest" / "logs")])
+    assert not [f for f in findings if f.severity is Severity.ERROR]
+    quiet = [f for f in findings if f.id == "no-known-signature"]
+    assert len(quiet) == 1 and len(quiet[0].evidence["logs"]) > 5, [f.title for f in quiet]
+    assert "events" not in {log["node"] for log in extra["logs"]}
 
 
 @pytest.mark.skipif(importlib.util.find_spec("ray") is None, reason="ray is not installed")

@@ -19,6 +19,7 @@ from doctor.checks.facts import (
     npu_host,
     npu_runtime,
     pver,
+    py_version,
     unlisted_path_dirs,
     val,
     ver,
@@ -246,6 +247,12 @@ def _triton_ascend_chip(snap: Snapshot, ta: str | None, va: str | None, c: tuple
 NUMPY2_CANN_FROM = CannVersion("9.0.0")
 NUMPY2_CANN_SOURCE = ("https://github.com/vllm-project/vllm-ascend/blob/v0.19.1rc1/docs/source/installation.md; "
                       "https://github.com/vllm-project/vllm-ascend/commit/fc5cbd6effc40748676522309e608b908378be2c")
+# CANN's own dependency list (the installation guide's "运行依赖列表"): numpy >= 1.19.2 and <= 1.24 at 8.3.RC1; at 8.5.0
+# numpy < 2.0 with Python < 3.13 and numpy > 2.1 with Python >= 3.13 (the first CANN on Python 3.13). A toolkit whose
+# version could not be read is one of these unless it is 9.0.0 or later: a warning, not numpy2-with-cann's error.
+NUMPY2_CANN_DEPS_SOURCE = ("https://www.hiascend.com/document/detail/zh/canncommercial/83RC1/softwareinst/instg/"
+                           "instg_0045.html; https://www.hiascend.com/document/detail/zh/canncommercial/850/softwareinst/"
+                           "instg/instg_0045.html")
 
 
 # vllm-ascend's own requirements.txt (its wheels' Requires-Dist) caps numpy<2.0.0 at every tag from v0.7.3 to
@@ -257,8 +264,18 @@ NUMPY2_VA_SOURCE = ("https://github.com/vllm-project/vllm-ascend/blob/v0.19.1rc1
                     "https://github.com/vllm-project/vllm-ascend/pull/472")
 
 
-@check("numpy", "packages", findings=("numpy2-with-cann", "numpy2-with-vllm-ascend", "numpy2-with-old-torch",
-                                      "numpy2-with-verl"))
+def _toolkit_present(snap: Snapshot) -> bool:
+    tk = snap.ascend_part("toolkit")
+    return known(tk) and tk is not None
+
+
+def _python_313_or_later(snap: Snapshot) -> bool:
+    v = py_version(snap)
+    return v is not None and v.release[:2] >= (3, 13)
+
+
+@check("numpy", "packages", findings=("numpy2-with-cann", "numpy2-with-vllm-ascend", "numpy2-with-cann-version-unknown",
+                                      "numpy2-with-old-torch", "numpy2-with-verl"))
 def numpy(ctx: CheckContext) -> Iterator[Finding]:
     """numpy 2 breaks torch wheels built against numpy 1.x and CANN before 9.0.0; the NPU stacks pin numpy<2."""
     snap = ctx.snapshot
@@ -294,6 +311,22 @@ def numpy(ctx: CheckContext) -> Iterator[Finding]:
             fix="pip install 'numpy<2.0.0' (e.g. numpy==1.26.4), unless this is vllm-ascend 0.20.2rc1 or later on "
                 "CANN 9.0.0 or later.",
             commands=("pip install 'numpy<2.0.0'",), source=NUMPY2_VA_SOURCE)
+    elif c is None and _toolkit_present(snap) and not _python_313_or_later(snap):
+        # a toolkit whose version could not be read: every CANN before 9.0.0 lists numpy<2 for Python < 3.13
+        yield finding(
+            "numpy2-with-cann-version-unknown", "warning", ("numpy", "cann"),
+            f"numpy {ver(snap, 'numpy')} with a CANN toolkit whose version is not known: every CANN before 9.0.0 "
+            "needs numpy<2.0 (with Python < 3.13)",
+            detail="CANN's installation guide lists numpy >= 1.19.2 and < 2.0 (<= 1.24 at 8.3.RC1) among its Python "
+                   "dependencies for every release before 9.0.0 unless Python is 3.13 or later; its operator compiler "
+                   "(te / tbe) runs with this interpreter's numpy and fails under numpy 2 (`np.float_ was removed in "
+                   "the NumPy 2.0 release`). The toolkit's version could not be read here, so whether it is 9.0.0 or "
+                   "later is not known.",
+            evidence={"numpy": ver(snap, "numpy"), "cann": None, "requires": "numpy<2.0.0",
+                      "from_cann": str(NUMPY2_CANN_FROM)},
+            fix="pip install 'numpy<2.0.0' (e.g. numpy==1.26.4) unless the toolkit is CANN 9.0.0 or later; "
+                "cat <toolkit>/version.cfg (or ascend_toolkit_install.info) shows its version.",
+            commands=("pip install 'numpy<2.0.0'",), source=NUMPY2_CANN_DEPS_SOURCE)
     if t is not None and t.release[:2] < (2, 3):
         yield finding(
             "numpy2-with-old-torch", "error", ("numpy", "torch"),

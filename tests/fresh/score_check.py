@@ -28,6 +28,11 @@ tests/fresh/snapshots15.toml (hnever27, issue 22, mined 2026-12-04) is NEVER TUN
 values that broke an Ascend run; measure it only with --no-misses.
 tests/fresh/snapshots16.toml (hsnap60, issue 22) is a tuning set of device and version-mismatch threads on Ascend NPUs;
 its misses were read and class rules written from primary sources.
+tests/fresh/snapshots17.toml (hpages92, issue 22) is a tuning set mined from a new vein, stored web pages and vendor
+documentation (the search tool's "pages" and "docs" corpora: hiascend.com FAQ / troubleshooting pages, Huawei Cloud FAQ
+pages, blog posts) rather than GitHub threads; its misses were read.
+tests/fresh/snapshots18.toml (hpages92, issue 22, mined with snapshots17 and split from it by alternation) is NEVER
+TUNED, like snapshots8 and snapshots15: measure it only with --no-misses.
 """
 
 from __future__ import annotations
@@ -56,6 +61,8 @@ SNAPSHOTS13 = HERE / "snapshots13.toml"  # hmine25 (issue 22): vLLM Ascend versi
 SNAPSHOTS14 = HERE / "snapshots14.toml"  # hmine26 (issue 22): Ascend version-mismatch threads outside vLLM Ascend
 SNAPSHOTS15 = HERE / "snapshots15.toml"  # never tuned (hnever27, issue 22): --no-misses only
 SNAPSHOTS16 = HERE / "snapshots16.toml"  # hsnap60 (issue 22): Ascend device and version-mismatch threads
+SNAPSHOTS17 = HERE / "snapshots17.toml"  # hpages92 (issue 22): vendor FAQ / web pages, tuning set
+SNAPSHOTS18 = HERE / "snapshots18.toml"  # never tuned (hpages92, issue 22): --no-misses only
 
 
 def _score_module() -> ModuleType:

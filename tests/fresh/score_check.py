@@ -29,8 +29,8 @@ values that broke an Ascend run; measure it only with --no-misses.
 tests/fresh/snapshots16.toml (hsnap60, issue 22) is a tuning set of device and version-mismatch threads on Ascend NPUs;
 its misses were read and class rules written from primary sources.
 tests/fresh/snapshots17.toml (hpages92, issue 22) is a tuning set mined from a new vein, stored web pages and vendor
-documentation (the search tool's "pages" and "docs" corpora: hiascend.com FAQ / troubleshooting pages, Huawei Cloud FAQ
-pages, blog posts) rather than GitHub threads; its misses were read.
+documentation (the search tool's "pages" and "docs" corpora: hiascend.com FAQ / troubleshooting pages, the Ascend forum,
+Huawei Cloud FAQ pages, project FAQs, blog posts) rather than GitHub threads; its misses were read.
 tests/fresh/snapshots18.toml (hpages92, issue 22, mined with snapshots17 and split from it by alternation) is NEVER
 TUNED, like snapshots8 and snapshots15: measure it only with --no-misses.
 """

@@ -285,7 +285,8 @@ def numpy(ctx: CheckContext) -> Iterator[Finding]:
     if n.major < 2:
         return
     c = cann(snap)
-    if c is not None and c[1] < NUMPY2_CANN_FROM and not c[1].is_ambiguous_against(NUMPY2_CANN_FROM):
+    if (c is not None and c[1] < NUMPY2_CANN_FROM and not c[1].is_ambiguous_against(NUMPY2_CANN_FROM)
+            and not _python_313_or_later(snap)):  # there CANN 8.5 lists numpy > 2.1 (NUMPY2_CANN_DEPS_SOURCE)
         yield finding(
             "numpy2-with-cann", "error", ("numpy", "cann"),
             f"numpy {ver(snap, 'numpy')} with CANN {c[0]}, whose Python dependencies need numpy<2.0.0",
@@ -295,7 +296,7 @@ def numpy(ctx: CheckContext) -> Iterator[Finding]:
             evidence={"numpy": ver(snap, "numpy"), "cann": c[0], "requires": "numpy<2.0.0",
                       "from_cann": str(NUMPY2_CANN_FROM)},
             fix="pip install 'numpy<2.0.0' (e.g. numpy==1.26.4), or a CANN 9.0.0+ stack.",
-            commands=("pip install 'numpy<2.0.0'",), source=NUMPY2_CANN_SOURCE)
+            commands=("pip install 'numpy<2.0.0'",), source=f"{NUMPY2_CANN_SOURCE}; {NUMPY2_CANN_DEPS_SOURCE}")
     elif c is None and installed(snap, "vllm-ascend") and ver(snap, "vllm-ascend") is None:
         # neither side of the split is known: a warning (the releases from v0.20.2rc1 on, with CANN 9, accept numpy 2)
         yield finding(

@@ -61,6 +61,9 @@ def test_numpy2_with_a_cann_toolkit_whose_version_is_not_known():
     g = ids("2.0.0", {"version": "8.3.RC1"})
     assert g["numpy2-with-cann"] == "error" and "numpy2-with-cann-version-unknown" not in g
     assert "numpy2-with-cann-version-unknown" not in ids("2.2.6", {"version": "9.0.0"})
+    # CANN 8.5.0 on Python 3.13 lists numpy > 2.1 (the guide's dependency table): numpy 2 is what it needs there
+    assert "numpy2-with-cann" not in ids("2.2.6", {"version": "8.5.0"}, "3.13.1")
+    assert ids("2.2.6", {"version": "8.5.0"}, "3.12.8")["numpy2-with-cann"] == "error"
     h = ids("2.0.0", {}, None, **{"vllm-ascend": {}})
     assert h["numpy2-with-vllm-ascend"] == "warning" and "numpy2-with-cann-version-unknown" not in h
 

@@ -543,6 +543,60 @@ def gloo_hostname(ctx: CheckContext) -> Iterator[Finding]:
         source=SRC_GLOO_HOSTNAME)
 
 
+# torchrun's --master-addr (env MASTER_ADDR, or PET_MASTER_ADDR, its `env` action): "the IP address or the hostname of
+# rank 0 ... For single node multi-proc training the --master-addr can simply be 127.0.0.1" (the argument's own help);
+# every node's agents dial it for the rendezvous store, so on a node of a multi-node job a loopback address sends it to
+# itself (`The client socket has timed out after ... while trying to connect to (127.0.0.1, 29500)`).
+SRC_MASTER_ADDR = ("https://github.com/pytorch/pytorch/blob/v2.5.1/torch/distributed/run.py; "
+                   "https://docs.pytorch.org/docs/stable/elastic/run.html")
+_LOOPBACK_NAMES = frozenset({"localhost", "localhost.localdomain", "ip6-localhost", "ip6-loopback"})
+
+
+def _int_env(snap: Any, *names: str) -> tuple[str, int] | None:
+    """The first of `names` set to an integer (NNODES as torchrun takes it: `2`, or `1:4` for min:max, the max)."""
+    for name in names:
+        raw = env(snap, name)
+        if raw is None:
+            continue
+        m = re.fullmatch(r"\s*(?:\d+\s*:\s*)?(\d+)\s*", raw)
+        if m:
+            return name, int(m.group(1))
+    return None
+
+
+@check("master-addr", "network", findings=("master-addr-loopback",))
+def master_addr(ctx: CheckContext) -> Iterator[Finding]:
+    """On a node of a multi-node torchrun job (MindSpeed, ms-swift, LLaMA-Factory launch scripts), MASTER_ADDR names
+    rank 0's node, not this one's loopback."""
+    snap = ctx.snapshot
+    if not env_known(snap):
+        skip("the snapshot has no environment variables")
+    var, addr = next(((n, v) for n in ("MASTER_ADDR", "PET_MASTER_ADDR") if (v := env(snap, n))), (None, None))
+    if var is None or addr is None:
+        skip("MASTER_ADDR is not set in the snapshot")
+    host = addr.strip().strip("[]").lower()
+    ip = _address(host)
+    if not (host in _LOOPBACK_NAMES or (ip and ipaddress.ip_address(ip).is_loopback)):
+        return
+    rank, nodes = _int_env(snap, "NODE_RANK", "PET_NODE_RANK"), _int_env(snap, "NNODES", "PET_NNODES")
+    why = (f"{rank[0]}={rank[1]}: this is not rank 0's node" if rank and rank[1] >= 1 else
+           f"{nodes[0]}={nodes[1]}" if nodes and nodes[1] > 1 else
+           "the job spans several nodes" if _multi_node(ctx) else None)
+    if why is None:
+        return  # one node, or nothing says otherwise: 127.0.0.1 is what torchrun's help offers for a single node
+    yield finding(
+        "master-addr-loopback", "error", ("env", "network"),
+        f"{var}={addr} is a loopback address on a multi-node job ({why})",
+        detail=f"torchrun's agents on every node dial {var} (the rendezvous store of rank 0's node); a loopback address "
+               "sends each node to itself, so the nodes never meet: the job hangs in rendezvous and fails with `The "
+               f"client socket has timed out ... while trying to connect to ({host}, <port>)`. torchrun's own help: "
+               "127.0.0.1 is for single-node training.",
+        evidence={var: addr, **({rank[0]: rank[1]} if rank else {}), **({nodes[0]: nodes[1]} if nodes else {})},
+        fix=f"Set {var} to rank 0's node address on the cluster network (the same value on every node), e.g. its "
+            "`hostname -I` address; not 127.0.0.1 or localhost.",
+        source=SRC_MASTER_ADDR)
+
+
 # The address Ray knows a node by (NodeManagerAddress, `ray start --node-ip-address`, else Ray's guess: the source address
 # of a UDP socket towards 8.8.8.8, and with no route there the hostname's resolution, 127.0.0.1 when that fails too:
 # services.py node_ip_address_from_perspective) is where every other node dials it; verl's worker groups also make the

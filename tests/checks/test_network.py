@@ -354,3 +354,23 @@ def test_ray_nodes_known_by_loopback_or_one_shared_address_send_the_other_nodes_
     for quiet in (ray("127.0.0.1"),  # one node: loopback is all it needs
                   ray("10.0.0.5", "10.0.0.6"), ray("127.0.0.1", "127.0.0.1", alive=False), bare(ray={})):
         assert not {"ray-node-address-loopback", "ray-node-address-duplicate"} & set(found(quiet))
+
+
+@pytest.mark.parametrize("env, expected", [
+    ({"MASTER_ADDR": "127.0.0.1", "NNODES": "2", "NODE_RANK": "0"}, "error"),
+    ({"MASTER_ADDR": "localhost", "NODE_RANK": "1"}, "error"),  # a worker node dials itself
+    ({"PET_MASTER_ADDR": "[::1]", "PET_NNODES": "1:4"}, "error"),  # torchrun's own env twins, min:max nodes
+    ({"MASTER_ADDR": "127.0.0.1", "NNODES": "1"}, None),  # single node: what torchrun's help offers
+    ({"MASTER_ADDR": "127.0.0.1"}, None),  # nothing says the job spans nodes
+    ({"MASTER_ADDR": "10.0.0.1", "NNODES": "2", "NODE_RANK": "1"}, None),
+])
+def test_a_loopback_master_addr_on_a_multi_node_torchrun_job_is_an_error(env, expected):
+    got = found(bare(env=env)).get("master-addr-loopback")
+    assert got == expected
+
+
+def test_a_loopback_master_addr_on_a_cluster_snapshot_is_an_error():
+    d = bare(env={"MASTER_ADDR": "127.0.0.1"}, ray={"nodes": [{"alive": True}, {"alive": True}]})
+    f = next(f for f in diagnose_dict(d).findings if f.id == "master-addr-loopback")
+    assert "several nodes" in f.title and f.components == ("env", "network")
+    assert "127.0.0.1" in f.detail and "not 127.0.0.1" in f.fix.text

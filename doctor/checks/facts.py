@@ -222,8 +222,11 @@ def unlisted_path_dirs(snap: Snapshot, modules: Iterable[str] = (),
     value = env(snap, "PYTHONPATH")
     if not value:
         return []
-    listed = {os.path.normpath(loc) for p in (snap.packages.values() if known(snap.packages) else ())
-              if isinstance(loc := val(p, "location"), str) and loc}
+    # the distinct locations first: a host's ~100-300 distributions sit in a few site directories, and the checks
+    # ask this several times per run
+    listed = {os.path.normpath(loc) for loc in {val(p, "location") for p in (snap.packages.values()
+                                                                             if known(snap.packages) else ())}
+              if isinstance(loc, str) and loc}
     mods = snap.modules if known(snap.modules) and isinstance(snap.modules, dict) else {}
     checkouts = {os.path.dirname(os.path.normpath(o)) for m in mods.values()
                  for o in (val(m, "origins") if isinstance(val(m, "origins"), list) else ()) if isinstance(o, str)}

@@ -450,7 +450,7 @@ def missing_api(ctx: CheckContext) -> Iterator[Finding]:
 # The callers and callees profiles/import-surface/ was read for (tools/refresh_knowledge/import_surface.py):
 # the table is loaded only when a callee's release and a caller are known (tests/knowledge/test_import_surface.py
 # checks these agree with the table). A caller or callee installed from git is also matched by its commit.
-IMPORT_CALLERS = ("mbridge", "verl", "mindspeed", "vllm-ascend", "trl", "peft", "vllm", "accelerate")
+IMPORT_CALLERS = ("mbridge", "verl", "mindspeed", "vllm-ascend", "trl", "peft", "vllm", "accelerate", "transformers")
 IMPORT_CALLEES = ("megatron-core", "transformers", "vllm", "accelerate", "torchdata", "huggingface-hub",
                   "tensordict", "peft", "torch")
 # A local label on these callers and callees is a build of the release's own files (vLLM built from source at a
@@ -492,7 +492,16 @@ def _release_of(snap: Snapshot, name: str) -> str | None:
 
 
 def _import_line(module: str, name: str) -> str:
-    return f"from {module} import {name}" if name else f"import {module}"
+    """The statement (or, for an attribute path the module body reads, `.x.y`, the expression) that needs it."""
+    return f"{module}{name}" if name.startswith(".") else f"from {module} import {name}" if name else f"import {module}"
+
+
+def _raises(module: str, name: str) -> str:
+    """The error the caller's load raises on a name the callee lacks."""
+    if name.startswith("."):  # an attribute path read at load (`torch:.compiler.disable`)
+        owner, _, last = f"{module}{name}".rpartition(".")
+        return f"AttributeError: module '{owner}' has no attribute '{last}'"
+    return f"ImportError: cannot import name '{name}' from '{module}'"
 
 
 def _maybe_read(snap: Snapshot, caller: str, read: tuple[tuple[str, str], ...]) -> bool:
@@ -531,7 +540,10 @@ def import_surface(ctx: CheckContext) -> Iterator[Finding]:
         for callee, (dv, dc) in callees.items():
             u = unmet(table, caller, callee, caller_version=cv, caller_commit=cc, callee_version=dv,
                       callee_commit=dc, from_index=_from_index(snap, caller))
-            if u is None:
+            if u is None or cv and code_need_unmet(snap, caller, cv, callee):
+                # the caller's own code needs more of the callee than is installed (transformers turns PyTorch off
+                # below its minimum, so what it imports under `if is_torch_available():` does not run):
+                # package-code-needs-unmet says so
                 continue
             yield _import_finding(u, caller, callee, cv, cc, dv, dc, table.read)
 
@@ -636,6 +648,7 @@ def _import_finding(u: Unmet, caller: str, callee: str, cv: str | None, cc: str 
            f"{caller} {rel.version}" if u.caller_release else caller)
     have = f"{callee} {dv}" if dv else f"{callee} at {got.commit[:9] or got.ref}"
     module, name, _ = names[0]
+    attribute = name.startswith(".")
     more = f" (and {len(names) - 1} more)" if len(names) > 1 else ""
     lines = "; ".join(f"`{_import_line(m, n)}` ({w})" for m, n, w in names[:6]) + (" …" if len(names) > 6 else "")
     scope = (f"at {rel.ref} (commit {rel.commit[:9]}, {rel.date})" if build else
@@ -659,14 +672,15 @@ def _import_finding(u: Unmet, caller: str, callee: str, cv: str | None, cc: str 
            f"Install {fix_rel}, or another {caller} release that supports {callee} {got.version}.")
     return finding(
         "package-imports-missing-name", "warning" if build else "error", comps or ("python",),
-        f"{who} imports {name or module} from {module if name else callee} at load, which {have} does not "
-        f"have{more}",
+        (f"{who} reads {module}{name} at load, which {have} does not have{more}" if attribute else
+         f"{who} imports {name or module} from {module if name else callee} at load, which {have} does not "
+         f"have{more}"),
         detail=f"{caveat}{caller}'s modules run {lines} {scope} {_loaded_when(rel, caller, callee, names)}; "
                f"{callee} {got.version} ({got.where}) "
                "does not "
                + ("have the module: " if module in u.no_module else f"define {them}: ")
                + (f"the import raises ModuleNotFoundError: No module named '{module}'" if module in u.no_module else
-                  f"the import raises ImportError: cannot import name '{name}' from '{module}'")
+                  f"{'reading it' if attribute else 'the import'} raises {_raises(module, name)}")
                + f". Read from both sources with ast (profiles/import-surface/, read {read}).",
         evidence={caller: cv or cc, callee: dv or dc, "imports": [f"{m}:{n}" for m, n, _ in names],
                   "read_at": {caller: rel.ref, callee: got.ref}, **({"source_build": rel.commit} if build else {})},

@@ -17,7 +17,13 @@ accelerate (its wheels) of huggingface_hub through `import accelerate`; vLLM (it
 huggingface_hub through what `from vllm import LLM` runs and what `vllm serve` loads (`command`: the names only that
 command imports). torch (byte ranges of each release's smallest PyPI wheel, 2.0.0 on) is a callee of all of them:
 what its compiled torch._C may bind (`from torch._C import *`) is unknown, and so is a name no torch release read
-defines (torch_npu registers torch.npu). A release read from a PyPI file has no commit: its sha256 names it.
+defines (torch_npu registers torch.npu). transformers (byte ranges of its PyPI wheels, 4.30.0 on) is a caller of
+torch through `import transformers`, its auto classes and modeling_utils, counting what it imports under `if
+is_torch_available():` (true when torch is installed and, from 4.52, at or above its own minimum: below that the
+code-needs table reports the pair, and the check leaves it to that finding) and the torch attributes its module
+bodies read: a name starting with "." is such an attribute path (`torch.utils._pytree:.register_pytree_node`, one
+row per step), which a callee release lacking it makes raise AttributeError. A release read from a PyPI file has no
+commit: its sha256 names it.
 
 The layout: `index.json` (schema, read date, per caller its url, key and releases: version, ref, commit, source
 build and date, and the file holding that release's entry modules and imports; per callee its url, releases and

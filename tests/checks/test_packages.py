@@ -1271,3 +1271,30 @@ def test_a_verl_checkout_is_found_by_its_git_facts_for_the_names_it_imports():
     ((sev, title),) = titles(git=True)
     assert sev == "error" and title.startswith("verl 0.10.0.dev0 at main (1dda039b9) imports has_config_logger_enabled")
     assert titles(git=False) == []
+
+
+def test_transformers_reading_a_torch_attribute_at_load_that_the_installed_torch_lacks_is_an_error():
+    """transformers 4.56.0-4.57.6's utils/generic.py calls `_torch_pytree.register_pytree_node(...)` at module level
+    under `if is_torch_available():` (`import transformers` runs it; 4.55 checked the torch version first), which torch
+    2.1 lacks while transformers' own minimum is 2.1; below that minimum transformers turns PyTorch off, so the pair is
+    left to package-code-needs-unmet."""
+    (f,) = _missing_names({"transformers": {"version": "4.56.0"}, "torch": {"version": "2.1.0"}})
+    assert f.severity.value == "error"
+    assert f.title == ("transformers 4.56.0 reads torch.utils._pytree.register_pytree_node at load, which torch 2.1.0 "
+                       "does not have")
+    assert "AttributeError: module 'torch.utils._pytree' has no attribute 'register_pytree_node'" in f.detail
+    assert "src/transformers/utils/generic.py:486" in f.detail and "2.2.0" in f.fix.text
+    assert f.source.startswith("https://github.com/huggingface/transformers/blob/v4.56.0/src/transformers/utils/generic.py#L486")
+    (g,) = _missing_names({"transformers": {"version": "5.14.0"}, "torch": {"version": "2.4.1"}})
+    assert g.title.startswith("transformers 5.14.0 imports compute_local_shape_and_global_offset from "
+                              "torch.distributed.tensor._utils at load, which torch 2.4.1 does not have (and 2 more)")
+    assert "`from torch.distributed.tensor import DTensor` (src/transformers/distributed/sharding_utils.py:28)" in g.detail
+    assert "No module named 'torch.distributed.tensor._utils'" in g.detail
+    # a torch that has them, a transformers that checks the version first, and a torch below transformers' own
+    # minimum (PyTorch turned off: the code-needs finding says so, this one does not)
+    for pk in ({"transformers": {"version": "4.56.0"}, "torch": {"version": "2.2.0"}},
+               {"transformers": {"version": "4.55.4"}, "torch": {"version": "2.1.0"}},
+               {"transformers": {"version": "4.56.0"}, "torch": {"version": "2.0.1"}}):
+        assert _missing_names(pk) == [], pk
+    assert found(bare(packages={"transformers": {"version": "4.56.0"}, "torch": {"version": "2.0.1"}})).get(
+        "package-code-needs-unmet") == "error"

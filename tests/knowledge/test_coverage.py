@@ -35,12 +35,14 @@ def test_a_file_without_the_expected_shape_is_none(tmp_path):
 
 
 def test_import_surface_skips_a_caller_release_it_did_not_read_and_judges_one_it_did():
-    def run(verl: str) -> list:
-        snap = snapshot_from_dict({"schema": "doctor.snapshot/1", "packages": {"verl": {"version": verl},
-                                                                                "transformers": {"version": "5.3.0"}}})
+    def run(verl: str, transformers: str = "5.3.0") -> list:
+        snap = snapshot_from_dict({"schema": "doctor.snapshot/1", "packages": {
+            "verl": {"version": verl}, "transformers": {"version": transformers}}})
         try:
             return list(import_surface(CheckContext(snapshot=snap)))
         except Skipped as s:
             return [s.reason]
-    assert run("0.9.2") == ["no installed caller release is one the table of imports read"]
+    # transformers is a caller too (of torch, from 4.30.0): one it did not read, beside a verl it did not read
+    assert run("0.9.2", "4.29.0") == ["no installed caller release is one the table of imports read"]
+    assert run("0.9.2") == []  # transformers 5.3.0 was read: judged, nothing unmet
     assert [f.id for f in run("0.6.1")] == ["package-imports-missing-name"]

@@ -818,3 +818,165 @@ def test_a_star_import_of_a_compiled_module_makes_what_it_may_bind_unknown_not_m
                                        ("tt.nn", "Gone"), ("tt.gone", ""))] == [
         "unknown", "has", "unknown", "has", "missing", "no_module"]
     wheel.close()
+
+
+ATTRS = '''from __future__ import annotations
+import tt
+import tt.utils._pytree as _pytree
+from .imp import is_tt_available, other
+if is_tt_available():
+    import tt.distributed as dist
+    _pytree.register_node(1)
+if other():
+    _pytree.only_if_other(1)
+
+
+@tt.compiler.disable
+def f(x: tt.Annotated, y=tt.float8, *, z=dist.group.WORLD):
+    return tt.in_body
+
+
+class M(tt.nn.Module, metaclass=tt.Meta):
+    size = tt.Size
+    def g(self, w=tt.in_class_default):
+        pass
+
+
+lam = lambda a=tt.lambda_default: tt.lambda_body
+first = tt.first_operand or tt.second_operand
+pick = tt.if_true if tt.condition else tt.if_false
+squares = [tt.element for _ in tt.iterable]
+assert tt.asserted
+try:
+    tt.guarded
+except AttributeError:
+    pass
+tt.written = 1
+'''
+
+
+def test_module_level_attribute_reads_of_a_callee_module_are_needs_and_where_they_do_not_count():
+    """A callee module's attribute read where the module body runs it (a decorator, a default, a class's bases and
+    body, an `installed_if` block, the first operand of `or`, a comprehension's iterable) is a need, one per step
+    of the path; not in a def's or lambda's body, an annotation under `from __future__ import annotations`, an
+    assert, a conditional expression's branches, another `if`, a `try` that catches AttributeError, nor an attribute
+    written."""
+    tree = __import__("ast").parse(ATTRS)
+    got = {(i.module, i.name, i.line) for i in gen.attribute_reads(tree, "x.py", "tt", "is_tt_available")}
+    assert got == {
+        ("tt.utils._pytree", ".register_node", 7), ("tt", ".compiler", 12), ("tt", ".compiler.disable", 12),
+        ("tt", ".float8", 13), ("tt.distributed", ".group", 13), ("tt.distributed", ".group.WORLD", 13),
+        ("tt", ".nn", 17), ("tt", ".nn.Module", 17), ("tt", ".Meta", 17), ("tt", ".Size", 18),
+        ("tt", ".in_class_default", 19), ("tt", ".lambda_default", 23), ("tt", ".first_operand", 24),
+        ("tt", ".condition", 25), ("tt", ".iterable", 26)}
+    # without the `installed_if` test, nothing under it counts (its import neither: `dist` is not bound there)
+    plain = {(i.module, i.name) for i in gen.attribute_reads(tree, "x.py", "tt")}
+    assert ("tt.utils._pytree", ".register_node") not in plain and ("tt.distributed", ".group") not in plain
+    # annotations count without the __future__ import
+    lazy = __import__("ast").parse(ATTRS.replace("from __future__ import annotations\n", ""))
+    assert ("tt", ".Annotated") in {(i.module, i.name) for i in gen.attribute_reads(lazy, "x.py", "tt")}
+    # a name bound otherwise anywhere in the module (or declared global) is not followed
+    for rebind in ("tt = None\n", "def tt():\n    pass\n", "from other import tt\n",
+                   "def h():\n    global tt\n    tt = 1\n", "try:\n    pass\nexcept Exception as tt:\n    pass\n"):
+        assert not gen.attribute_reads(__import__("ast").parse("import tt\n" + rebind + "tt.x\n"), "x.py", "tt")
+    # a read before the import ran, or of a module outside the callee, is not a need either
+    assert not gen.attribute_reads(__import__("ast").parse("import os\nos.sep\n"), "x.py", "tt")
+    assert not gen.attribute_reads(__import__("ast").parse("tt.early\nimport tt\n"), "x.py", "tt")
+    assert [(i.module, i.name) for i in gen.attribute_reads(__import__("ast").parse(
+        "import mc.core.utils\nmc.core.utils.x\nmc.other.y\n"), "x.py", "mc.core")] == [
+        ("mc.core", ".utils"), ("mc.core", ".utils.x")]
+
+
+def test_an_attribute_path_is_judged_step_by_step_through_submodules():
+    """`.compiler.disable` of tt: each step a submodule continues; a step bound to a class leaves the rest unknown;
+    a step the module lacks is missing (an attribute read raises AttributeError, not ModuleNotFoundError)."""
+    import io
+    import zipfile
+
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w") as z:
+        for f, text in {"tt/__init__.py": "class Tensor:\n    pass\n", "tt/utils/__init__.py": "",
+                        "tt/utils/_pytree.py": "def _register(x):\n    pass\n",
+                        "tt/compiler/__init__.py": "def disable(f):\n    return f\n"}.items():
+            z.writestr(f, text)
+    path = Path(__import__("tempfile").mkdtemp()) / "tt-2.1-py3-none-any.whl"
+    path.write_bytes(buf.getvalue())
+    wheel = gen.Wheel(str(path))
+    tree = gen.Tree(wheel, "", set(wheel.files("", "tt")), "tt")
+    assert [tree.defines(*k) for k in (
+        ("tt", ".compiler"), ("tt", ".compiler.disable"), ("tt", ".compiler.gone"), ("tt", ".gone.x"),
+        ("tt", ".Tensor.anything"), ("tt.utils._pytree", ".register"), ("tt.utils._pytree", "._register"),
+        ("tt.nope", ".x"))] == ["has", "has", "missing", "missing", "unknown", "missing", "has", "no_module"]
+    wheel.close()
+    names: dict[str, dict[str, list[str]]] = {"tt.nope:.x": {"missing": [], "unknown": []}}
+    gen._judge(names, {("tt.nope", ".x")}, "2.1", ["no_module"])
+    assert names == {"tt.nope:.x": {"missing": ["2.1"], "unknown": []}}
+
+
+def test_a_caller_read_through_byte_ranges_reads_only_the_modules_its_entries_reach(tmp_path):
+    """transformers as a caller of torch: each release's PyPI wheel through byte ranges, only the files its entries
+    reach (never its models nobody imports), what it imports and the attributes it reads under `if
+    is_tt_available():`; the finding names the attribute read and the AttributeError it raises."""
+    import io
+    import json
+    import zipfile
+
+    def wheel(name: str, version: str, files: dict[str, str]) -> tuple[str, bytes]:
+        buf = io.BytesIO()
+        with zipfile.ZipFile(buf, "w") as z:
+            for f, text in files.items():
+                z.writestr(f, text)
+        return f"{name}-{version}-py3-none-any.whl", buf.getvalue()
+
+    tt = "tt/utils/__init__.py"
+    pypi = _PyPI(dict([wheel("tt", "2.0.0", {"tt/__init__.py": "", tt: "", "tt/utils/_pytree.py": "def _reg():\n  pass\n"}),
+                       wheel("tt", "2.2.0", {"tt/__init__.py": "", tt: "", "tt/utils/_pytree.py": "def reg():\n  pass\n"
+                                                                                     "def _reg():\n  pass\n"})]))
+    init = ("from .generic import Output\nfrom .imp import is_tt_available\n"
+            "if is_tt_available():\n    import tt.utils._pytree as _p\n    _p.reg(Output)\n")
+    tf = dict([wheel("tf", "4.38.0", {"tf/__init__.py": init, "tf/generic.py": "class Output:\n    pass\n",
+                                      "tf/imp.py": "def is_tt_available():\n    return True\n",
+                                      "tf/models/big.py": "import tt.never\n" + "x = 1\n" * 50_000})])
+    pypi.wheels.update(tf)
+    listing = {"info": {"name": "tf"}, "releases": {"4.38.0": [
+        {"filename": n, "url": f"../../packages/{n}", "size": len(d),
+         "digests": {"sha256": __import__("hashlib").sha256(d).hexdigest()}} for n, d in tf.items()]}}
+    served = pypi.get
+
+    def get(url: str) -> bytes:
+        return json.dumps(listing).encode() if url == "https://pypi.org/pypi/tf/json" else served(url)
+
+    pypi.get = get  # type: ignore[method-assign]
+    callee = gen.Project("tt", "", "tt", "https://github.com/pytorch/pytorch", archive="pypi", since="2.0.0",
+                         extended=True, top_import=False)
+    caller = gen.Project("tf", "", "src/tf", "https://github.com/huggingface/transformers", ("tf",), archive="pypi",
+                         since="4.0", callees=("tt",), installed_if=(("tt", "is_tt_available"),), attributes=True)
+    gen.CALLEE_MODULES["tt"] = "tt"
+    cache = tmp_path / "cache"
+    try:
+        got = gen.pypi_releases(callee, str(cache), pypi)
+        mine = gen.pypi_releases(caller, str(cache), pypi)
+        t = gen.read({}, {}, (caller,), (callee,), date="2026-12-06", wheels={"tt": got}, caller_wheels={"tf": mine})
+        for _, w in got + mine:
+            w.close()
+    finally:
+        del gen.CALLEE_MODULES["tt"]
+    read = json.loads((cache / "tf-4.38.0-py3-none-any.whl.json").read_text())["files"]
+    assert sorted(read) == ["tf/__init__.py", "tf/generic.py", "tf/imp.py"]  # not tf/models/big.py
+    rel = t["callers"]["tf"]["releases"][0]  # type: ignore[index]
+    assert rel["imports"] == {"tt": {"tt.utils._pytree:": "src/tf/__init__.py:4",
+                                     "tt.utils._pytree:.reg": "src/tf/__init__.py:5"}}
+    assert len(rel["sha256"]) == 64 and rel["ref"] == "tf-4.38.0-py3-none-any.whl"
+    assert t["callees"]["tt"]["names"]["tt.utils._pytree:.reg"] == {"missing": ["2.0.0"], "unknown": []}  # type: ignore[index]
+    from doctor.checks.packages import _import_finding
+    from doctor.knowledge.import_surface import unmet
+
+    s = _load(t, tmp_path / "table")
+    u = unmet(s, "tf", "tt", caller_version="4.38.0", callee_version="2.0.0")
+    assert u is not None and u.names == (("tt.utils._pytree", ".reg", "src/tf/__init__.py:5"),)
+    assert u.source.startswith("https://github.com/huggingface/transformers/blob/v4.38.0/src/tf/__init__.py#L5")
+    assert unmet(s, "tf", "tt", caller_version="4.38.0", callee_version="2.2.0") is None
+    f = _import_finding(u, "tf", "tt", "4.38.0", None, "2.0.0", None, s.read)
+    assert f.title == "tf 4.38.0 reads tt.utils._pytree.reg at load, which tt 2.0.0 does not have"
+    assert "AttributeError: module 'tt.utils._pytree' has no attribute 'reg'" in f.detail
+    assert "`tt.utils._pytree.reg` (src/tf/__init__.py:5)" in f.detail

@@ -13,12 +13,20 @@ and inside a `try` whose handlers do not catch ImportError, and for a caller tha
 an `if` on a test that holds whenever the callee is installed (trl's `if is_peft_available():`). Not: inside any
 other `if` (TYPE_CHECKING, version guards),
 a `try ... except ImportError` (or a broader handler), `with suppress(ImportError)`, a function or a class body:
-those need not succeed at import.
+those need not succeed at import. For a caller that asks (`attributes`: transformers), also the attributes of a
+callee's modules its module bodies read (`attribute_reads`): `import torch.utils._pytree as _torch_pytree` then
+`_torch_pytree.register_pytree_node(...)` at module level, `@torch.compiler.disable` on a def, `torch.nn.Module` as a
+class base, a default argument: Python evaluates them at import, and a step the installed callee lacks raises
+AttributeError. Recorded as the name `.register_pytree_node` (a leading "." marks an attribute path, one need per
+step: `.compiler`, `.compiler.disable`), only where `import callee...` is the name's only binding in the module, and
+by the same rules of what runs (an `assert`, a def's body, the operands after the first of `and`/`or`, a
+conditional expression's branches, a `try` that catches AttributeError do not count).
 
 What counts as defined by a callee module at a release: the module exists (`mod.py`, `mod/__init__.py`, or a
 directory: a namespace package), and the name is bound anywhere in its module body (def, class, assignment, import,
 `for`/`with` targets, also under `if`/`try`: a conditional binding is not held against it), listed in `__all__`, or
-is a submodule. A module-level `__getattr__`, or a star import that cannot be resolved inside the callee's tree,
+is a submodule; an attribute path, where each step is bound or a submodule (a step the module binds to a class or
+a function leaves the rest unknown). A module-level `__getattr__`, or a star import that cannot be resolved inside the callee's tree,
 makes a name it does not bind *unknown*, never missing; so does a compiled module (a `.so` / `.pyd`, or only a
 `.pyi` stub: torch._C) and any module inside it, whose names the Python files do not say.
 
@@ -33,7 +41,15 @@ accelerate and huggingface_hub; trl also for peft); torch through HTTP byte rang
 each final release from 2.0.0, its smallest wheel's zip directory and only the Python files needed, kept in that
 directory; a module its compiled extension or a stub provides, such as torch._C, binds names that are unknown, never
 missing, and so is a name no torch release read defines: torch_npu registers torch.npu), a callee of every caller (a
-caller's `import torch` is not recorded); MindSpeed at the pinned commits; and a
+caller's `import torch` is not recorded); MindSpeed at the pinned commits;
+transformers as a caller through byte ranges of its PyPI wheels too (`--pypi-cache`, every final release from
+4.30.0: the only modules read are those its entries reach), for torch: its entries are `import transformers` (its
+lazy __init__, which imports its utils at module level: what any user of it runs first), the modules `from
+transformers import AutoModelForCausalLM, AutoTokenizer` loads (models.auto's modeling_auto and tokenization_auto:
+verl, trl and a user's script load models through them) and modeling_utils (every model class imports it when
+`from_pretrained` loads one), read with `installed_if` = `is_torch_available` (its torch imports sit under `if
+is_torch_available():`, which holds when torch is installed and, from 4.52, at or above transformers' own minimum:
+below it transformers turns PyTorch off, profiles/code-needs.toml says so, and the check leaves that pair to it); and a
 branch head whose pyproject.toml still declares a release's version (mbridge `main`) as that release's *source
 build*: `pip install git+...` reports the release's version over different files. verl also at the commits the
 stacks pin that no release tag names (profiles/requirements-git.toml: main 1dda039b9, whose verl/version/version
@@ -71,7 +87,7 @@ import os
 import re
 import subprocess
 import sys
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -81,7 +97,8 @@ from doctor.errors import InputError
 from doctor.tomlfile import read_toml
 
 SCHEMA = "doctor.import-surface/2"
-_CATCHES_IMPORT = {"ImportError", "ModuleNotFoundError", "Exception", "BaseException"}
+_CATCHES_IMPORT = frozenset({"ImportError", "ModuleNotFoundError", "Exception", "BaseException"})
+_CATCHES_ATTRIBUTE = _CATCHES_IMPORT | {"AttributeError"}
 
 
 # -- git -----------------------------------------------------------------------------------------------------------
@@ -275,24 +292,24 @@ class Import:
     line: int
 
 
-def _catches_import(handler: ast.ExceptHandler) -> bool:
+def _catches_import(handler: ast.ExceptHandler, catches: frozenset[str] = _CATCHES_IMPORT) -> bool:
     t = handler.type
     if t is None:
         return True
     names = t.elts if isinstance(t, ast.Tuple) else [t]
-    return any(isinstance(n, ast.Name) and n.id in _CATCHES_IMPORT or isinstance(n, ast.Attribute)
-               and n.attr in _CATCHES_IMPORT for n in names)
+    return any(isinstance(n, ast.Name) and n.id in catches or isinstance(n, ast.Attribute)
+               and n.attr in catches for n in names)
 
 
-def _suppresses_import(expr: ast.expr) -> bool:
+def _suppresses_import(expr: ast.expr, catches: frozenset[str] = _CATCHES_IMPORT) -> bool:
     """`contextlib.suppress(ImportError)` (or a broader exception): what it wraps need not succeed."""
     if not isinstance(expr, ast.Call):
         return False
     f = expr.func
     name = f.id if isinstance(f, ast.Name) else f.attr if isinstance(f, ast.Attribute) else ""
     return name == "suppress" and any(
-        isinstance(a, ast.Name) and a.id in _CATCHES_IMPORT or isinstance(a, ast.Attribute) and a.attr in
-        _CATCHES_IMPORT for a in expr.args)
+        isinstance(a, ast.Name) and a.id in catches or isinstance(a, ast.Attribute) and a.attr in
+        catches for a in expr.args)
 
 
 def _unconditional(body: Iterable[ast.stmt], runs_if: str = "") -> Iterator[ast.Import | ast.ImportFrom]:
@@ -307,18 +324,24 @@ def _unconditional(body: Iterable[ast.stmt], runs_if: str = "") -> Iterator[ast.
             yield from _unconditional(st.body, runs_if)
             yield from _unconditional(st.orelse, runs_if)
             yield from _unconditional(st.finalbody, runs_if)
-        elif runs_if and isinstance(st, ast.If) and isinstance(st.test, ast.Call) and not st.test.args and _names(
-                st.test.func, runs_if):
+        elif runs_if and isinstance(st, ast.If) and _runs_if(st.test, runs_if):
             yield from _unconditional(st.body, runs_if)
 
 
-def module_imports(source: str, file: str, prefix: str, module: str = "", top: str = "", runs_if: str = ""
-                   ) -> tuple[list[Import], set[str], dict[str, int]]:
+def _runs_if(test: ast.expr, runs_if: str) -> bool:
+    """`if runs_if():`, a test that holds whenever the callee is installed (and, for transformers'
+    `is_torch_available`, at or above the release's own minimum of it)."""
+    return isinstance(test, ast.Call) and not test.args and _names(test.func, runs_if)
+
+
+def module_imports(source: str, file: str, prefix: str, module: str = "", top: str = "", runs_if: str = "",
+                   attributes: bool = False) -> tuple[list[Import], set[str], dict[str, int]]:
     """The module-level imports of `prefix` (e.g. `megatron.core`) in one caller file that must succeed when the
     file is imported, the modules of the caller's own package `top` it imports at module level (with their
     parent packages, which Python imports first), and the top-level packages outside `top` it imports at module
     level (name -> first line: what must be installed for the file to load): ([], set(), {}) when the file does
-    not parse. `module` is the file's dotted name (`pkg` for pkg/__init__.py), for relative imports."""
+    not parse. `module` is the file's dotted name (`pkg` for pkg/__init__.py), for relative imports. With
+    `attributes`, also the attributes of `prefix`'s modules the module body reads (`attribute_reads`)."""
     try:
         tree = ast.parse(source)
     except (SyntaxError, ValueError):
@@ -343,7 +366,146 @@ def module_imports(source: str, file: str, prefix: str, module: str = "", top: s
             own.update(f"{src}.{a.name}" for a in st.names if a.name != "*")  # a submodule, when one exists
         elif st.level == 0 and st.module:
             tops.setdefault(st.module.split(".")[0], st.lineno)
+    if attributes:
+        out += attribute_reads(tree, file, prefix, runs_if)
     return out, own, tops
+
+
+def attribute_reads(tree: ast.Module, file: str, prefix: str, runs_if: str = "") -> list[Import]:
+    """The attributes of `prefix`'s modules that the module body reads whenever it runs, as needs: after `import
+    torch.utils._pytree as _torch_pytree`, a module-level `_torch_pytree.register_pytree_node(...)` needs
+    (`torch.utils._pytree`, `.register_pytree_node`); after `import torch`, `@torch.compiler.disable` on a def needs
+    (`torch`, `.compiler`) and (`torch`, `.compiler.disable`): a name starting with "." is an attribute path read
+    from the module, one need per step, and the first step the callee lacks raises AttributeError at import.
+
+    What runs: the statements `_unconditional` follows (not under another `if`, nor a `try` whose handlers catch
+    AttributeError or ImportError), and in them what Python evaluates when they run: a decorator, a default argument,
+    a class's bases and body, an annotation (unless `from __future__ import annotations`), an `if`'s or `while`'s
+    test, a `for`'s iterable, a `with`'s context; not a def's or lambda's body, an `assert` (python -O skips it), a
+    comprehension's elements, the branches of `x if c else y`, nor what follows the first operand of `and` / `or`.
+    A name counts only where `import prefix...` (`import torch`, `import torch.x as y`) is its only binding in the
+    module (never assigned, defined, imported from elsewhere, nor declared global), and once that import ran."""
+    catch = _CATCHES_ATTRIBUTE
+    future = any(isinstance(st, ast.ImportFrom) and st.module == "__future__" and any(
+        a.name == "annotations" for a in st.names) for st in tree.body)
+    bound: dict[str, set[str]] = {}  # a name -> the modules `import` binds it to ("" for any other binding)
+    for node in _module_scope(tree.body):
+        if isinstance(node, ast.Import):
+            for a in node.names:
+                bound.setdefault(a.asname or a.name.split(".")[0], set()).add(a.name if a.asname else
+                                                                              a.name.split(".")[0])
+        else:
+            for n in _bound_names(node):
+                bound.setdefault(n, set()).add("")
+    banned = {n for n, mods in bound.items() if len(mods) > 1 or "" in mods} | {
+        n for node in ast.walk(tree) if isinstance(node, (ast.Global, ast.Nonlocal)) for n in node.names}
+    out: list[Import] = []
+
+    def need(module: str, parts: list[str], line: int) -> None:
+        path = module
+        while parts and path != prefix and prefix.startswith(path + "."):  # `import megatron.core`: megatron.core.x
+            path = f"{path}.{parts.pop(0)}"
+        if parts and _under(path, prefix):
+            out.extend(Import(path, "." + ".".join(parts[:i]), file, line) for i in range(1, len(parts) + 1))
+
+    def scan(node: ast.AST | None, names: dict[str, str]) -> None:
+        if node is None:
+            return
+        if isinstance(node, ast.Attribute):
+            parts, base = [], node
+            while isinstance(base, ast.Attribute):
+                parts.append(base.attr)
+                base = base.value
+            if isinstance(base, ast.Name) and base.id in names:
+                parts.reverse()
+                need(names[base.id], parts if isinstance(node.ctx, ast.Load) else parts[:-1], node.lineno)
+            else:
+                scan(base, names)
+            return
+        part = (node.args if isinstance(node, ast.Lambda) else
+                node.generators[0].iter if isinstance(node, (ast.ListComp, ast.SetComp, ast.DictComp,
+                                                             ast.GeneratorExp)) else  # the first iterable only
+                node.test if isinstance(node, ast.IfExp) else
+                node.values[0] if isinstance(node, ast.BoolOp) else
+                (None if future else node.annotation) if isinstance(node, ast.arg) else node)
+        if part is not node:
+            scan(part, names)
+            return
+        for child in ast.iter_child_nodes(node):
+            if not isinstance(child, (ast.expr_context, ast.stmt)):
+                scan(child, names)
+
+    def run(body: Iterable[ast.stmt], names: dict[str, str]) -> None:
+        for st in body:
+            if isinstance(st, ast.Import):
+                for a in st.names:
+                    name, module = (a.asname, a.name) if a.asname else (a.name.split(".")[0], a.name.split(".")[0])
+                    if name not in banned and (_under(module, prefix) or prefix.startswith(module + ".")):
+                        names[name] = module
+            elif isinstance(st, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                for x in (*st.decorator_list, st.args, None if future else st.returns):
+                    scan(x, names)
+            elif isinstance(st, ast.ClassDef):
+                for x in (*st.decorator_list, *st.bases, *st.keywords):
+                    scan(x, names)
+                local = {n for node in _module_scope(st.body) for n in _bound_names(node)}
+                run(st.body, {k: m for k, m in names.items() if k not in local})
+            elif isinstance(st, ast.If):
+                scan(st.test, names)
+                if runs_if and _runs_if(st.test, runs_if):
+                    run(st.body, names)
+            elif isinstance(st, ast.Try):
+                if not any(_catches_import(h, catch) for h in st.handlers):
+                    for part in (st.body, st.orelse, st.finalbody):
+                        run(part, names)
+            elif isinstance(st, (ast.With, ast.AsyncWith)):
+                if not any(_suppresses_import(i.context_expr, catch) for i in st.items):
+                    for i in st.items:
+                        scan(i.context_expr, names)
+                    run(st.body, names)
+            elif isinstance(st, (ast.For, ast.AsyncFor)):
+                scan(st.iter, names)
+            elif isinstance(st, ast.While):
+                scan(st.test, names)
+            elif isinstance(st, ast.AnnAssign):
+                for x in (st.target, st.value, None if future else st.annotation):
+                    scan(x, names)
+            elif not isinstance(st, (ast.Assert, ast.ImportFrom, ast.Match, ast.TryStar)):
+                scan(st, names)
+
+    run(tree.body, {})
+    return out
+
+
+def _module_scope(body: Iterable[ast.stmt]) -> Iterator[ast.AST]:
+    """Every node of a module's (or class body's) own scope: not inside a def, lambda, class or comprehension."""
+    todo: list[ast.AST] = list(body)
+    while todo:
+        node = todo.pop()
+        yield node
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            todo += [*node.decorator_list, *(node.bases if isinstance(node, ast.ClassDef) else ())]
+            continue
+        if isinstance(node, (ast.Lambda, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)):
+            continue
+        todo += ast.iter_child_nodes(node)
+
+
+def _bound_names(node: ast.AST) -> list[str]:
+    """The names `node` binds in its scope, but for an `import`'s."""
+    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        return [node.name]
+    if isinstance(node, ast.ImportFrom):
+        return [a.asname or a.name for a in node.names]
+    if isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)):
+        return [node.id]
+    if isinstance(node, ast.ExceptHandler) and node.name:
+        return [node.name]
+    if isinstance(node, (ast.MatchAs, ast.MatchStar)) and node.name:
+        return [node.name]
+    if isinstance(node, ast.MatchMapping) and node.rest:
+        return [node.rest]
+    return []
 
 
 def _parents(module: str) -> list[str]:
@@ -501,7 +663,19 @@ class Tree:
 
     def defines(self, module: str, name: str) -> str:
         """'has', 'missing', 'no_module' (missing: the module itself is not there) or 'unknown' for `from module
-        import name` (`name` "": `import module`)."""
+        import name` (`name` "": `import module`); for an attribute path (`.compiler.disable`: `attribute_reads`),
+        whether reading it from the module raises: each step a submodule continues from it, a step the module binds
+        otherwise (a function, a class) leaves the rest unknown."""
+        if name.startswith("."):
+            *steps, last = name[1:].split(".")
+            for step in steps:
+                said = self.defines(module, step)
+                if said != "has":
+                    return said
+                if self._path(f"{module}.{step}") is None:
+                    return "unknown"  # an attribute of what the module binds (a class, a re-exported object)
+                module = f"{module}.{step}"
+            return self.defines(module, last)
         got = self.bound(module)
         if got is None:
             return "no_module"
@@ -631,6 +805,9 @@ class Project:
     # `is_peft_available`: importlib.util.find_spec("peft") is not None), so the callee imports under it run whenever
     # a snapshot has the callee and count
     installed_if: tuple[tuple[str, str], ...] = ()
+    # True: also the attributes of a callee's modules its module bodies read (`attribute_reads`: transformers'
+    # `_torch_pytree.register_pytree_node(...)`, `@torch.compiler.disable`), which run at load like an import
+    attributes: bool = False
     command: str = ""
     command_from: Callable[[Git | Wheel | Sdist, str], tuple[str, ...]] | None = None
 
@@ -826,7 +1003,7 @@ _VERL_TRAINER_RUN = ("verl.trainer.ppo.ray_trainer", "verl.trainer.ppo.v1")
 
 CALLERS = (
     # `from mbridge import AutoBridge` (verl's megatron backend) runs mbridge/__init__.py.
-    Project("mbridge", "ISEEKYAN+mbridge", "mbridge", "https://github.com/ISEEKYAN/mbridge", ("mbridge",)),
+    Project("mbridge", "ISEEKYAN+mbridge", "mbridge", "https://github.com/ISEEKYAN/mbridge", ("mbridge",), attributes=True),
     # verl's megatron backend: the legacy workers, and the engine its newer trainers build.
     # verl's trainer (`python -m verl.trainer.main_ppo`) and the workers it builds: FSDP and Megatron, legacy and engine.
     Project("verl", "verl-project+verl", "verl", "https://github.com/verl-project/verl",
@@ -846,14 +1023,15 @@ CALLERS = (
                             ("tensordict", _VERL_TRAINER_RUN)),
             default_entries=(("vllm", "verl.workers.rollout.vllm_rollout.vllm_async_server",
                               "verl/trainer/config/rollout/rollout.yaml", r"(?m)^mode:\s*async\b"),),
-            loads=_VERL_TRAINER_RUN),
+            loads=_VERL_TRAINER_RUN, attributes=True),
     # `import mindspeed.megatron_adaptor` is how MindSpeed is turned on (verl's NPU patches, MindSpeed-LLM).
     Project("mindspeed", "Ascend+MindSpeed", "mindspeed", "https://github.com/Ascend/MindSpeed",
-            ("mindspeed.megatron_adaptor",), key="commit"),
+            ("mindspeed.megatron_adaptor",), key="commit", attributes=True),
     # vLLM imports vllm_ascend through its plugin entry points, the platform module and the worker it names
     # (vllm_ascend_entries: read from setup.py and vllm_ascend/platform.py at each tag)
     Project("vllm-ascend", "vllm-project+vllm-ascend", "vllm_ascend", "https://github.com/vllm-project/vllm-ascend",
-            ("vllm_ascend",), entries_from=vllm_ascend_entries, callees=("vllm", "torch")),
+            ("vllm_ascend",), entries_from=vllm_ascend_entries, callees=("vllm", "torch"),
+            attributes=True),
     # `import trl` / `import peft` (what `from trl import X` and `from peft import X` run first): their package
     # __init__ and what it imports eagerly; trl's __init__ is a lazy module from v0.8.x (its _import_structure
     # loads a submodule only when a name is asked for, which is not followed here), peft's imports eagerly; both
@@ -861,9 +1039,9 @@ CALLERS = (
     # src/peft/utils/loftq_utils.py, which `import peft` runs and accelerate 0.26.1 lacks)
     Project("trl", "huggingface+trl", "trl", "https://github.com/huggingface/trl", ("trl",),
             callees=("transformers", "accelerate", "huggingface-hub", "peft", "torch"),
-            installed_if=(("peft", "is_peft_available"),)),
+            installed_if=(("peft", "is_peft_available"),), attributes=True),
     Project("peft", "huggingface+peft", "src/peft", "https://github.com/huggingface/peft", ("peft",),
-            callees=("transformers", "accelerate", "huggingface-hub", "torch")),
+            callees=("transformers", "accelerate", "huggingface-hub", "torch"), attributes=True),
     # callers read from PyPI files only (`archive`: no mirror), each release from its sdist or wheel.
     # vLLM from its sdists (--sdists, the same files read as a callee): `from vllm import LLM, SamplingParams` (verl's
     # rollout, a user's offline job) runs vllm/__init__.py and, where that is lazy (MODULE_ATTRS, from 0.10),
@@ -872,11 +1050,25 @@ CALLERS = (
     # vLLM declares them with a lower bound alone, so a newer one that dropped a name it imports installs beside it
     Project("vllm", "", "vllm", "https://github.com/vllm-project/vllm", ("vllm", "vllm.entrypoints.llm"),
             archive="sdist", callees=("transformers", "huggingface-hub", "torch"), command="vllm serve",
-            command_from=vllm_cli_entries),
+            command_from=vllm_cli_entries, attributes=True),
     # accelerate from its wheels (--wheels, the same files read as a callee): `import accelerate` (what `from
     # accelerate import Accelerator` runs; peft, trl and transformers' Trainer import it). Read for huggingface_hub
     Project("accelerate", "", "src/accelerate", "https://github.com/huggingface/accelerate", ("accelerate",),
-            archive="wheel", callees=("huggingface-hub", "torch")),
+            archive="wheel", callees=("huggingface-hub", "torch"), attributes=True),
+    # transformers through byte ranges of its PyPI wheels (--pypi-cache: every final release from 4.30.0, the
+    # oldest its callee rows read; ~3,000 files a release, of which only the modules its entries reach are read), for
+    # torch: `import transformers` (what every user of it runs first: its lazy __init__ imports its utils at module
+    # level), `from transformers import AutoModelForCausalLM, AutoTokenizer` (the auto classes' modules, which verl,
+    # trl and a user's script import) and modeling_utils, which every model class imports when `from_pretrained`
+    # loads it. Its torch imports sit under `if is_torch_available():`, true when torch is installed and, from 4.52,
+    # at or above transformers' own minimum (profiles/code-needs.toml: below it transformers turns PyTorch off and
+    # that code does not run; the check leaves such a pair to package-code-needs-unmet). Its module bodies also read
+    # torch's attributes (`_torch_pytree.register_pytree_node(...)`, `@torch.compiler.disable`): `attributes`
+    Project("transformers", "", "src/transformers", "https://github.com/huggingface/transformers",
+            ("transformers", "transformers.models.auto.modeling_auto", "transformers.models.auto.tokenization_auto",
+             "transformers.modeling_utils"),
+            archive="pypi", since="4.30.0", callees=("torch",), installed_if=(("torch", "is_torch_available"),),
+            attributes=True),
 )
 # The top-level module each callee installs, which its callers import from.
 CALLEE_MODULES = {"megatron-core": "megatron.core", "transformers": "transformers", "vllm": "vllm",
@@ -1020,25 +1212,47 @@ def _module_name(path: str) -> str:
 _Module = tuple[list[Import], set[str], dict[str, int], str]  # module_imports' answer, and the file it read
 
 
-def _caller_modules(git: Git | Wheel | Sdist, project: Project, rel: Release, prefix: str) -> dict[str, _Module]:
-    """Every module of the caller at the release: what `module_imports` finds in its file."""
+class _Modules(Mapping[str, _Module]):
+    """Every module of the caller at a release -> what `module_imports` finds in its file, read when first looked
+    up: `_reached` looks up only the modules its entries import (transformers' ~3,000 files, of a wheel read through
+    byte ranges, are mostly models no entry imports)."""
+
+    def __init__(self, read: Callable[[str], _Module], paths: dict[str, str]) -> None:
+        self._read, self._paths, self._done = read, paths, {}  # type: Callable[[str], _Module], dict[str, str], dict[str, _Module]
+
+    def __getitem__(self, name: str) -> _Module:
+        if name not in self._done:
+            self._done[name] = self._read(self._paths[name])
+        return self._done[name]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._paths)
+
+    def __len__(self) -> int:
+        return len(self._paths)
+
+
+def _caller_modules(git: Git | Wheel | Sdist, project: Project, rel: Release, prefix: str) -> Mapping[str, _Module]:
+    """Every module of the caller at the release: what `module_imports` finds in its file (read on first use)."""
     top = project.package_dir.split("/")[-1]
     root = project.package_dir.rpartition("/")[0]
     # a wheel installs the package at its top (peft/, where the repository has src/peft/): its files are named
     # as at the tag, so the file:line cited is the repository's
-    in_wheel = isinstance(git, Wheel)
-    modules: dict[str, _Module] = {}
-    for f in git.files(rel.commit, top if in_wheel else project.package_dir):
-        if f.endswith(".py"):
-            rel_path = f if in_wheel or not root else f[len(root) + 1:]
-            name = _module_name(rel_path)
-            shown = f"{root}/{f}" if in_wheel and root else f
-            modules[name] = (*module_imports(git.show(rel.commit, f) or "", shown, prefix, name, top,
-                                             dict(project.installed_if).get(prefix, "")), shown)
-    return modules
+    in_wheel = isinstance(git, (Wheel, RemoteWheel))
+    runs_if = dict(project.installed_if).get(prefix, "")
+    paths = {_module_name(f if in_wheel or not root else f[len(root) + 1:]): f
+             for f in git.files(rel.commit, top if in_wheel else project.package_dir) if f.endswith(".py")}
+
+    def read(f: str) -> _Module:
+        name = _module_name(f if in_wheel or not root else f[len(root) + 1:])
+        shown = f"{root}/{f}" if in_wheel and root else f
+        return (*module_imports(git.show(rel.commit, f) or "", shown, prefix, name, top, runs_if,
+                                project.attributes and bool(prefix)), shown)
+
+    return _Modules(read, paths)
 
 
-def _reached(modules: dict[str, _Module], entries: list[str]) -> list[str]:
+def _reached(modules: Mapping[str, _Module], entries: list[str]) -> list[str]:
     """The caller's modules that importing `entries` runs: module-level imports followed through the caller's own
     package, transitively (a module's parent packages first). A file only a function imports is not followed: its
     imports need not succeed for the caller to load."""
@@ -1123,6 +1337,8 @@ def read(gits: dict[str, Git], releases: dict[str, list[Release]], callers: tupl
                     for callee, names in r.get("imports", {}).items():
                         needed.setdefault(callee, set()).update(tuple(k.split(":")) for k in names)
             continue
+        if any(isinstance(src, RemoteWheel) for _, src in sources):  # fetch their files a few at a time
+            _concurrently(lambda x, c=caller: _prefetch(c, callees, *x), sources, True)
         rels = []
         for rel, src in sources:
             imports: dict[str, dict[str, str]] = {}
@@ -1160,7 +1376,7 @@ def read(gits: dict[str, Git], releases: dict[str, list[Release]], callers: tupl
                 modules, at = caller_loads(src, caller, rel, caller.base_entries(src, rel.commit) + caller.loads)
                 loads = {"loads": {"entries": at, "modules": modules}}
             rels.append({"version": rel.version, "ref": rel.ref, "commit": rel.commit,
-                         **({"sha256": src.sha256} if isinstance(src, (Wheel, Sdist)) else {}),
+                         **({"sha256": src.sha256} if isinstance(src, (Wheel, Sdist, RemoteWheel)) else {}),
                          **({"source_build": True, "date": gits[caller.name].run(
                              "log", "-1", "--format=%cs", rel.commit).strip()} if rel.source_build else {}),
                          "entries": entries, **({"callee_entries": more} if more else {}), "imports": imports,
@@ -1219,6 +1435,15 @@ def read(gits: dict[str, Git], releases: dict[str, list[Release]], callers: tupl
             "callers": out_callers, "callees": out_callees}
 
 
+def _prefetch(caller: Project, callees: tuple[Project, ...], rel: Release, src: Any) -> list[str]:
+    """Read the files a caller release's imports are read from (byte ranges of a PyPI wheel, kept in its cache)."""
+    for callee in callees:
+        if not caller.callees or callee.name in caller.callees:
+            caller_imports(src, caller, rel, CALLEE_MODULES[callee.name], caller.entries_for(callee.name, src,
+                                                                                              rel.commit))
+    return []
+
+
 def _verdicts(needed: set[tuple[str, str]], tree: Tree) -> list[str]:
     """`tree.defines` of each needed (module, name), in sorted order."""
     return [tree.defines(m, n) for m, n in sorted(needed)]
@@ -1239,7 +1464,7 @@ def _judge(names: dict[str, dict[str, list[str]]], needed: set[tuple[str, str]],
            verdicts: list[str]) -> None:
     """Add `version` to the names it lacks (`missing`, with `no_module` when the module is not there) or may lack."""
     for (m, n), verdict in zip(sorted(needed), verdicts, strict=True):
-        if verdict == "no_module":
+        if verdict == "no_module" and not n.startswith("."):  # an attribute read raises AttributeError
             names[_key(m, n)].setdefault("no_module", []).append(version)
         if verdict != "has":
             names[_key(m, n)]["unknown" if verdict == "unknown" else "missing"].append(version)

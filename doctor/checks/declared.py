@@ -74,6 +74,8 @@ def _severity(u: Unmet, on_path: set[str], conflicts: tuple[Mapping[str, str], .
         # (unless a PYTHONPATH directory no listed distribution describes can hold the module: then the snapshot
         # cannot say the import fails)
         return ("error" if at_load is not None and at_load.module and not at_load.unlisted else "warning"), None
+    if u.clash:
+        return "warning", None  # an extra inferred in use that cannot be: a leftover, not what the package runs with
     return ("error" if u.package in on_path else "warning"), None
 
 
@@ -404,10 +406,19 @@ def _finding(u: Unmet, sev: str, conflict: Mapping[str, str] | None, ctx: CheckC
         evidence["extra"] = u.extra
     if u.inferred:
         evidence["extra_inferred"] = True
+    if u.clash:
+        (dist, needs), (pkg, holds) = u.clash
+        evidence["cannot_run_beside"] = {dist: needs, pkg: holds}
     if u.source:
         evidence["published"] = u.source
     src = conflict["source"] if conflict else (u.source or PIP_CHECK_SOURCE)
     detail_src = f"Declared in {_where(u)}."
+    if u.clash:
+        (dist, needs), (_, holds) = u.clash
+        detail_src += (f" This {u.name} cannot be what {decl} runs with: it requires {needs}, {decl} requires {holds}, "
+                       f"and no release meets both, so one of the two is unmet wherever both are installed. It is "
+                       f"what a change of the set left behind (nothing installed requires it), and {decl}'s extras "
+                       f"that name it are not in use: a warning, not an error.")
     if enforced is not None:
         evidence["checked_at_import"] = enforced.source
         says = enforced.says(bare(u.requirement), u.name, u.installed if u.kind != "missing" else None)

@@ -56,6 +56,9 @@ class Unmet(NamedTuple):
     source: str | None = None  # where a declaration not in the snapshot was read (the release's PyPI page)
     inferred: bool = False  # the extra is judged in use because the distribution it is named for is installed
     built_on: tuple[str, ...] = ()  # the package's extras that build on `extra`, its run set (`_run_set`)
+    # an inferred extra's distribution that cannot run beside the package: its own base requirement and the package's
+    # on a third distribution admit no common release (`_cannot_run_beside`), as ((dist, line), (package, line))
+    clash: tuple[tuple[str, str], tuple[str, str]] | None = None
 
 
 class Decl(NamedTuple):
@@ -440,7 +443,8 @@ def unmet(snap: Snapshot, lookup: Lookup | None = None, ascend: bool = True) -> 
     # after the pass: it has recorded which packages' base requirements name each distribution
     for name in sorted(under_extras):
         yield from _only_extras(name, pkgs[name].version, decls[name], under_extras[name], pkgs, applies,
-                                extras.get(name, set()), owners, _SOURCE_BUILT if ascend else frozenset())
+                                extras.get(name, set()), owners, _SOURCE_BUILT if ascend else frozenset(),
+                                decls.get)
         if snap.is_complete and decls[name].source is None:
             yield from _run_set(name, pkgs[name].version, decls[name], under_extras[name], pkgs, applies,
                                 extras.get(name, set()))
@@ -566,7 +570,8 @@ def _named_extras(name: str, version: str | None, d: Decl, pkgs: Mapping[str, An
 
 def _only_extras(name: str, version: str | None, d: Decl, candidates: list[str], pkgs: Mapping[str, Any],
                  applies: _Applies, active: set[str], owners: Mapping[str, set[str]],
-                 source_built: frozenset[str]) -> Iterator[Unmet]:
+                 source_built: frozenset[str], decl_of: Callable[[str], Decl | None] = lambda _: None
+                 ) -> Iterator[Unmet]:
     """A distribution the package names only under runtime extras, none of them active, that is installed and
     that no other installed distribution requires, and that at least two of its own extras (not counting [all]) need:
     it is part of how the package runs, whichever extra brought it. When every such extra's range excludes the
@@ -602,7 +607,30 @@ def _only_extras(name: str, version: str | None, d: Decl, candidates: list[str],
         if len(functional) < 2 or not all(ok is False for _, _, ok in verdicts):
             continue
         yield Unmet("version", name, version, verdicts[0][0], target, dep.version, d.metadata, ", ".join(named),
-                    d.source, True)
+                    d.source, True, clash=_cannot_run_beside(name, d, target, decl_of(target), applies))
+
+
+def _cannot_run_beside(name: str, d: Decl, target: str, t: Decl | None,
+                       applies: _Applies) -> tuple[tuple[str, str], tuple[str, str]] | None:
+    """The first third distribution on which `target`'s own base requirement and `name`'s admit no common release:
+    then no environment meets both, `name`'s extras cannot be running with this `target`, and it is what a change of
+    the set left behind (transformers 4.57.6, after 5.25.0, beside the kernels 0.19.1 that 5.25.0 required: kernels
+    needs huggingface-hub>=1.32.0, transformers 4.57.6 <1.0 and checks it at import, so kernels cannot import beside
+    it and transformers' hub_kernels integration, which catches that ImportError, stays off; a real venv imports
+    verl 0.7.1's trainer). None when the declarations do not say so."""
+    if t is None or not t.requires_dist or not d.requires_dist:
+        return None
+    mine: dict[str, tuple[str, SpecifierSet]] = {}
+    for line in d.requires_dist:
+        req = applies(line)
+        if req is not None and req.spec:
+            mine.setdefault(canonicalize_name(req.name), (line, req.specifier))
+    for line in t.requires_dist:
+        req = applies(line)
+        other = mine.get(canonicalize_name(req.name)) if req is not None and req.spec else None
+        if req is not None and other is not None and _disjoint(req.specifier, other[1]):
+            return (target, bare(line)), (name, bare(other[0]))
+    return None
 
 
 def _judged_as_named(target: str) -> bool:

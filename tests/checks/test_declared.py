@@ -1222,6 +1222,34 @@ def test_an_only_extras_verdict_does_not_claim_pip_check_reports_it():
     assert "pip check does not report it" in f.detail and "pip check reports the same" not in f.detail
 
 
+def test_an_only_extras_distribution_that_cannot_run_beside_the_package_is_a_warning():
+    """The differential import oracle (real venvs, Python 3.11, torch 2.13.0+cpu): `pip install verl==0.7.1` brings
+    transformers 5.25.0 and the kernels 0.19.1 it requires; `pip install 'transformers<5' 'datasets<5'` (verl 0.7.1's
+    docs: no transformers 5) gives transformers 4.57.6 and huggingface-hub 0.36.2 and leaves kernels behind.
+    transformers, modeling_qwen2, verl.trainer.main_ppo, ray_trainer and fsdp_workers all import: kernels 0.19.1
+    needs huggingface-hub>=1.32.0 (it fails to import), transformers 4.57.6 <1.0, so its hub_kernels integration,
+    which catches that ImportError, is off. The only-extras rule called that an error on verl's import path."""
+    tf = ["huggingface-hub<1.0,>=0.34.0", "tokenizers<=0.23.0,>=0.22.0"]
+    tf += [f"kernels<=0.9,>=0.6.1; extra == '{e}'" for e in ("all", "hub-kernels", "integrations")]
+    pk = {"verl": {"version": "0.7.1", "requires_dist": ["transformers"]},
+          "transformers": {"version": "4.57.6", "requires_dist": tf},
+          "kernels": {"version": "0.19.1", "requires_dist": ["huggingface-hub>=1.32.0", "packaging>=20.0"]},
+          "huggingface-hub": {"version": "0.36.2", "requires_dist": []},
+          "tokenizers": {"version": "0.22.2", "requires_dist": []}, "packaging": {"version": "25.0", "requires_dist": []}}
+    fs = {(f.evidence["package"], f.evidence["requires"]): f for f in _declared(_snap(pk))}
+    f = fs["transformers", "kernels"]
+    assert (f.id, f.severity.value) == ("requirement-version-unmet", "warning")
+    assert f.evidence["cannot_run_beside"] == {"kernels": "huggingface-hub>=1.32.0",
+                                               "transformers": "huggingface-hub<1.0,>=0.34.0"}
+    assert "cannot be what transformers 4.57.6 runs with" in f.detail
+    assert fs["kernels", "huggingface-hub"].severity.value == "warning"  # kernels' own, off verl's path
+    # a kernels whose own requirements leave room beside transformers (kernels 0.9.0: huggingface-hub>=0.26.0):
+    # the extras may be in use, and the out-of-range release stays an error on verl's import path
+    pk["kernels"] = {"version": "0.10.0", "requires_dist": ["huggingface-hub>=0.26.0"]}
+    (g,) = [g for g in _declared(_snap(pk)) if g.evidence.get("requires") == "kernels"]
+    assert g.severity.value == "error" and "cannot_run_beside" not in g.evidence
+
+
 def test_a_requirement_transformers_checks_at_import_is_an_error_that_says_the_import_raises():
     """transformers' dependency_versions_check runs require_version_core over its declared tokenizers, huggingface-hub,
     safetensors, numpy, ... when imported: an unmet one is an ImportError at `import transformers`, wherever it is used

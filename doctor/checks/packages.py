@@ -359,6 +359,11 @@ def transformers_window(ctx: CheckContext) -> Iterator[Finding]:
     if row is None or tr is None or not row.transformers:
         skip("verl's or transformers' version, or verl's transformers window, is not known")
     spec = row.transformers
+    if row.transformers_on == "npu" and npu_runtime(snap) is False:
+        # verl imports what breaks only under `elif is_npu_available:` (0.4-0.5's npu_flash_attention): a host the
+        # snapshot shows without an NPU runtime (no torch-npu in a complete list, no Ascend software, no device)
+        # never runs it (a real CPU venv: verl 0.5.0's trainer and workers import beside transformers 4.57.6)
+        skip(f"verl {verl}'s transformers window ({spec}) holds only on an Ascend NPU, and the snapshot shows none")
     if pkg_satisfies(tr, spec) is False and not declared_rejects_pair(ctx, "verl", "transformers"):
         yield finding(
             "transformers-outside-verl-window", "error", ("transformers", "verl"),

@@ -83,6 +83,7 @@ class Release(NamedTuple):
     numpy_source: str | None = None
     transformers: str | None = None
     transformers_source: str | None = None
+    transformers_on: str | None = None  # "npu": the window comes from code verl runs only on an Ascend NPU
     no_profile: str | None = None
     inferred: tuple[str, ...] = ()
     notes: tuple[str, ...] = ()
@@ -209,7 +210,7 @@ def parse_releases(data: Any, source: str) -> ReleaseTable:
 
 
 _ROW = {"verl", "date", "source", "tag", "commit", "snapshot", "python", "python_source", "numpy", "numpy_source",
-        "transformers", "transformers_source", "no_profile", "inferred", "notes", "launch", "install"}
+        "transformers", "transformers_source", "transformers_on", "no_profile", "inferred", "notes", "launch", "install"}
 
 
 def _row(v: Validator, r: Any, p: str) -> Release:
@@ -227,6 +228,10 @@ def _row(v: Validator, r: Any, p: str) -> Release:
         if key in t:
             opt[key] = v.spec(t[key], f"{p}.{key}")
             opt[f"{key}_source"] = v.urls(t.get(f"{key}_source"), f"{p}.{key}_source")
+    if "transformers_on" in t:
+        opt["transformers_on"] = v.s(t["transformers_on"], f"{p}.transformers_on")
+        if opt["transformers_on"] != "npu" or "transformers" not in t:
+            raise v.fail(f"{p}.transformers_on", "must be \"npu\", beside a transformers window")
     inferred = v.strs(t.get("inferred"), f"{p}.inferred")
     return Release(
         verl=verl, date=v.date(t["date"], f"{p}.date"), source=v.url(t["source"], f"{p}.source"),

@@ -2,7 +2,7 @@ from typing import Any
 
 import pytest
 
-from tests.stacks import bare, diagnose_dict, found, healthy
+from tests.stacks import CHIP_ROWS, bare, diagnose_dict, found, healthy
 
 
 def test_triton_next_to_triton_ascend():
@@ -81,6 +81,26 @@ def test_transformers_windows():
         "transformers-outside-verl-window"] == "error"
     assert "transformers-outside-verl-window" not in found(
         bare(packages={"verl": {"version": "0.9.0"}, "transformers": {"version": "5.10.4"}}))
+
+
+def test_a_transformers_window_from_npu_only_code_is_not_judged_where_the_snapshot_shows_no_npu():
+    """verl 0.4.0-0.5.0 import index_first_axis from transformers.integrations.npu_flash_attention (gone in 4.56) only
+    under `elif is_npu_available:` (v0.5.0 verl/workers/actor/dp_actor.py:41-42). The differential import oracle: a
+    real CPU venv (Python 3.11, torch 2.13.0+cpu, no torch-npu) with verl 0.5.0 and transformers 4.57.x imports
+    verl.trainer.main_ppo, ray_trainer and fsdp_workers, and the check said error. A complete snapshot without
+    torch-npu and without Ascend software is skipped; torch-npu on an NPU host, or a partial list (a report that does
+    not say), keep the error, and verl 0.7.1's window (its docs, not an NPU-only import) is judged anywhere."""
+    def window(verl: str, tr: str, **extra: Any) -> str | None:
+        d = bare(packages={"verl": {"version": verl}, "transformers": {"version": tr}, **extra.pop("pk", {})}, **extra)
+        return found(d).get("transformers-outside-verl-window")
+
+    cpu = {"complete": True, "ascend": None}
+    assert window("0.5.0", "4.57.6", **cpu) is None
+    assert window("0.4.1", "4.57.6", **cpu) is None
+    assert window("0.7.1", "5.0.0", **cpu) == "error"
+    assert window("0.5.0", "4.57.6") == "error"  # partial: the host is not stated
+    npu = {"ascend": {"toolkit": {"version": "8.1.RC1"}, "devices": CHIP_ROWS["A2"]}, "pk": {"torch-npu": {"version": "2.5.1"}}}
+    assert window("0.5.0", "4.57.6", complete=True, **npu) == "error"
 
 
 def test_the_transformers_window_fix_is_a_command_line_of_its_own():

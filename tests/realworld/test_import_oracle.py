@@ -1,0 +1,113 @@
+"""The differential import oracle (part of the real-world tier: DOCTOR_REALWORLD=1; torch 2.13.0 from this machine's
+disk or PyPI's CPU wheel, the rest from PyPI, ~1 GB; not in .ci/run): a plain `python3 -m venv` target built from
+real releases, the imports a verl run needs run in it, and `doctor check` on the same target must agree with them:
+no error on the Python packages where everything imports, an error naming the package where an import fails.
+
+- verl 0.7.1 installed with transformers 5.25.0 (which brings kernels 0.19.1), then transformers 4.57.6 and
+  datasets 4.8.5 as verl 0.7.1's docs ask ("not support transformers 5.0.0 or higher"): kernels is left behind,
+  outside the range transformers 4.57.6 names in its extras, and needing a huggingface-hub transformers 4.57.6
+  refuses. Every import works (transformers' hub_kernels integration catches kernels' ImportError); the doctor said
+  error (transformers -> kernels) and now says warning.
+- The same venv with torchdata 0.7.1 (`--no-deps`; verl declares torchdata without a bound): `import
+  verl.trainer.ppo.ray_trainer` fails on `torchdata.stateful_dataloader`, and the doctor's error names verl and
+  torchdata (package-imports-missing-name, components verl and python).
+- The same venv with verl 0.5.0 and tensordict 0.9.1 (`--no-deps`): its trainer and workers import beside
+  transformers 4.57.6 on this CPU host (the `<4.56.0` window comes from an import verl 0.5.0 runs only under `elif
+  is_npu_available:`); the doctor said error (transformers-outside-verl-window) and now skips that window here.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+pytestmark = pytest.mark.skipif(os.environ.get("DOCTOR_REALWORLD") != "1",
+                                reason="real PyPI installs: run with DOCTOR_REALWORLD=1 (nox -s realworld)")
+REPO = Path(__file__).resolve().parents[2]
+TORCH = "torch==2.13.0"  # pinned in every pip run, so no requirement pulls a CUDA build
+RUN_IMPORTS = {
+    "transformers": "from transformers import AutoModelForCausalLM, AutoTokenizer",
+    "qwen2": "from transformers.models.qwen2 import modeling_qwen2",
+    "peft": "import peft",
+    "accelerate": "import accelerate",
+    "tensordict": "import tensordict",
+    "datasets": "import datasets",
+    "main_ppo": "import verl.trainer.main_ppo",
+    "ray_trainer": "import verl.trainer.ppo.ray_trainer",
+    "fsdp_workers": "import verl.workers.fsdp_workers",
+}
+# the target's own findings that are not about its Python packages (this machine has no NPU and no CANN)
+NOT_PACKAGES = {"cann", "npu", "driver", "firmware", "kernels-cann", "system"}
+
+
+def _pip(py: Path, *args: str) -> None:
+    subprocess.run([str(py), "-m", "pip", "install", "-q", *args], check=True, timeout=3600)
+
+
+def _failing_imports(py: Path) -> dict[str, str]:
+    out = {}
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"} | {"HF_HUB_OFFLINE": "1"}
+    for key, code in RUN_IMPORTS.items():
+        cp = subprocess.run([str(py), "-c", code], capture_output=True, text=True, timeout=900, cwd="/", env=env)
+        if cp.returncode:
+            out[key] = (cp.stderr.strip().splitlines() or ["?"])[-1]
+    return out
+
+
+def _package_findings(py: Path) -> list[dict]:
+    cp = subprocess.run([sys.executable, "-m", "doctor", "check", "--json", "--python", str(py), "--only", "packages"],
+                        capture_output=True, text=True, timeout=600, cwd=REPO,
+                        env={**os.environ, "PYTHONPATH": str(REPO)})
+    return [f for f in json.loads(cp.stdout)["findings"] if not set(f["components"]) <= NOT_PACKAGES]
+
+
+@pytest.fixture(scope="module")
+def verl_071_after_transformers_5(tmp_path_factory):
+    venv = tmp_path_factory.mktemp("oracle") / "v"
+    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, timeout=300)
+    py = venv / "bin" / "python"
+    _pip(py, TORCH)
+    # pyarrow 26 raises at import under numpy 1.x (verl 0.7.1 caps numpy<2): package-code-needs-unmet's case, not this
+    _pip(py, TORCH, "verl==0.7.1", "transformers==5.25.0", "pyarrow==25.0.1", "cachetools")
+    _pip(py, TORCH, "transformers==4.57.6", "datasets==4.8.5", "huggingface-hub==0.36.2")
+    return py
+
+
+def test_a_leftover_kernels_beside_transformers_4_imports_and_is_no_error(verl_071_after_transformers_5):
+    py = verl_071_after_transformers_5
+    freeze = subprocess.run([str(py), "-m", "pip", "freeze"], capture_output=True, text=True, check=True).stdout
+    assert "kernels==0.19.1" in freeze and "transformers==4.57.6" in freeze
+    assert _failing_imports(py) == {}
+    fs = _package_findings(py)
+    assert [f["id"] for f in fs if f["severity"] == "error"] == []
+    (k,) = [f for f in fs if f["evidence"].get("requires") == "kernels"]
+    assert k["severity"] == "warning" and "kernels" in k["evidence"]["cannot_run_beside"]
+
+
+def test_torchdata_without_stateful_dataloader_fails_the_trainer_and_is_an_error(verl_071_after_transformers_5):
+    py = verl_071_after_transformers_5
+    _pip(py, "--no-deps", "torchdata==0.7.1")
+    try:
+        failing = _failing_imports(py)
+        assert "torchdata.stateful_dataloader" in failing["ray_trainer"]
+        errors = [f for f in _package_findings(py) if f["severity"] == "error"]
+        assert [f["id"] for f in errors] == ["package-imports-missing-name"]
+        assert errors[0]["evidence"]["imports"] == ["torchdata.stateful_dataloader:StatefulDataLoader"]
+        assert errors[0]["evidence"]["torchdata"] == "0.7.1"
+    finally:
+        _pip(py, "--no-deps", "torchdata==0.11.0")
+
+
+def test_verl_0_5_beside_transformers_4_57_imports_on_a_host_without_npu_and_is_no_error(verl_071_after_transformers_5):
+    py = verl_071_after_transformers_5
+    _pip(py, "--no-deps", "verl==0.5.0", "tensordict==0.9.1")
+    try:
+        assert _failing_imports(py) == {}
+        assert [f["id"] for f in _package_findings(py) if f["severity"] == "error"] == []
+    finally:
+        _pip(py, "--no-deps", "verl==0.7.1", "tensordict==0.10.0")

@@ -368,8 +368,12 @@ def transformers_window(ctx: CheckContext) -> Iterator[Finding]:
         yield finding(
             "transformers-outside-verl-window", "error", ("transformers", "verl"),
             f"transformers {tr} is outside what verl {verl} supports ({spec})",
-            detail="verl imports transformers internals that move between releases (e.g. `cannot import name "
-                   "'index_first_axis' from 'transformers.integrations.npu_flash_attention'`).",
+            detail=(f"verl {verl} imports `index_first_axis` from `transformers.integrations.npu_flash_attention` "
+                    f"on an Ascend NPU (under `elif is_npu_available:`), which transformers 4.56 moved: `cannot import "
+                    f"name 'index_first_axis'` when its actor, critic or workers load." if row.transformers_on == "npu"
+                    else f"The window comes from {row.transformers_source}: it is not a name verl {verl} imports at "
+                         f"load (a missing one is package-imports-missing-name), so the import can succeed and what is "
+                         f"not supported fails later, in the run."),
             evidence={"transformers": tr, "verl": verl, "supported": spec},
             fix=f"Install a transformers in verl {verl}'s window ({spec}), or upgrade verl to a release whose window "
                 f"holds transformers {tr}.",

@@ -103,6 +103,20 @@ def test_a_transformers_window_from_npu_only_code_is_not_judged_where_the_snapsh
     assert window("0.5.0", "4.57.6", complete=True, **npu) == "error"
 
 
+def test_the_transformers_window_detail_says_where_the_window_comes_from():
+    """verl 0.7.1's window is its Ascend quick start's sentence, not an import: a real venv with transformers 5.25.0
+    imports verl 0.7.1's trainer and workers, and the detail said verl imports transformers internals that move
+    (the 0.4-0.5 NPU import's error). Each row's detail now names its own cause."""
+    def detail(verl: str, tr: str) -> str:
+        rep = diagnose_dict(bare(packages={"verl": {"version": verl}, "transformers": {"version": tr}}))
+        (f,) = [f for f in rep.findings if f.id == "transformers-outside-verl-window"]
+        return f.detail
+
+    d = detail("0.7.1", "5.25.0")
+    assert "ascend_quick_start.rst" in d and "not a name verl 0.7.1 imports at load" in d and "index_first_axis" not in d
+    assert "under `elif is_npu_available:`" in detail("0.5.0", "4.57.6")
+
+
 def test_the_transformers_window_fix_is_a_command_line_of_its_own():
     """Its fix read `fix: .../python -m pip install 'transformers<5.0.0' (or upgrade verl).`: a command with prose
     after it, which a pasted line runs with `(or` as an argument (bash: syntax error) and `fix all at once` could not

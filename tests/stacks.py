@@ -81,8 +81,11 @@ def stack_snapshot(p: Profile, arch: str = "aarch64") -> dict[str, Any]:
     pkgs["megatron-core"] = {"version": mg.version if mg else "0.12.1", "location": "/Megatron-LM", "editable": True}
     pkgs.setdefault("ray", {"version": "2.46.0"})
     pkgs.setdefault("numpy", {"version": "1.26.4"})
-    for extra in ("ninja", "pybind11", "hydra-core", "omegaconf"):
+    for extra in ("ninja", "pybind11"):
         pkgs.setdefault(extra, {"version": "1.0.0"})
+    # real releases: hydra-core before 1.3.0 fails on Python 3.11+ (python-too-new-for-package)
+    pkgs.setdefault("hydra-core", {"version": "1.3.2"})
+    pkgs.setdefault("omegaconf", {"version": "2.3.0"})
     pkgs.setdefault("einops", {"version": "0.8.1"})  # a real release: later megatron-core releases declare einops~=0.8
     if "vllm" in pkgs:  # every vLLM release the stacks build declares cachetools (profiles/requirements/vllm.json),
         pkgs.setdefault("cachetools", {"version": "6.2.1"})  # which verl 0.7.0-0.9.0's trainer imports undeclared

@@ -36,6 +36,18 @@ _PY_FLOORS: tuple[tuple[str, str, tuple[int, int], str, str], ...] = (
      f"{_LF}/hparams/model_args.py#L20; {_LF}/hparams/__init__.py#L19; {_LF}/train/tuner.py#L28"),
 )
 
+# releases whose code fails on a Python newer than they were written for, while their metadata does not say so
+# (pkg, first release that works, the first Python that breaks the older ones, why, source)
+_PY_CEILINGS: tuple[tuple[str, str, tuple[int, int], str, str], ...] = (
+    ("hydra-core", "1.3.0", (3, 11), "hydra-core before {fixed} gives dataclass fields instance defaults "
+     "(hydra/conf/__init__.py: `override_dirname: OverrideDirname = OverrideDirname()`, 1.0.7-1.2.0's wheels), which "
+     "Python {ceiling}'s dataclasses reject as unhashable: `import hydra` raises ValueError: mutable default ... for "
+     "field override_dirname is not allowed (verl's main_ppo imports hydra); 1.3.0 uses default_factory. Its metadata "
+     "declares no Requires-Python",
+     "https://docs.python.org/3/library/dataclasses.html#mutable-default-values; "
+     "https://pypi.org/project/hydra-core/1.2.0/#files; https://pypi.org/project/hydra-core/1.3.0/#files"),
+)
+
 
 @check("python-version", "system",
        findings=("python-outside-profile", "python-too-new-for-package", "python-too-old-for-package"))
@@ -71,6 +83,18 @@ def package_pythons(snap: Snapshot) -> Iterator[tuple[str, Finding]]:
         if have is not None and not have < type(have)(since) and release(py, 2) < floor:
             want = f"{floor[0]}.{floor[1]}"
             yield pkg, _too_old(pys, pkg, ver(snap, pkg), f">={want}", source, why.format(since=since, floor=want))
+    for pkg, fixed, ceiling, why, source in _PY_CEILINGS:
+        have = pver(snap, pkg)
+        if have is not None and have < type(have)(fixed) and release(py, 2) >= ceiling:
+            top = f"{ceiling[0]}.{ceiling[1]}"
+            comp = component_of_distribution(pkg)
+            yield pkg, finding(
+                "python-too-new-for-package", "error", ("python",) + ((comp,) if comp and comp != "python" else ()),
+                f"Python {pys} is too new for {pkg} {ver(snap, pkg)}",
+                detail=why.format(fixed=fixed, ceiling=top) + ".",
+                evidence={"python": pys, pkg: ver(snap, pkg), "requires": f"<{top}", "fixed_in": fixed},
+                fix=f"Install {pkg} {fixed} or newer (or use a Python below {top}).",
+                commands=(f"pip install '{pkg}>={fixed}'",), source=source)
     yield from (("torch-npu", f) for f in _torch_npu_python(snap, py, pys))
     row = release_for(ver(snap, "verl"))
     if row is not None and pkg_satisfies(pys, row.python) is False:

@@ -29,6 +29,25 @@ def test_python_too_old_for_llamafactory_that_imports_typing_self(llamafactory: 
         assert "hiyouga/LlamaFactory/blob/v0.9.4/src/llamafactory/hparams/model_args.py" in fs[0].source
 
 
+@pytest.mark.parametrize(("hydra", "python", "fires"), [
+    ("1.1.2", "3.11.7", True), ("1.2.0", "3.12.1", True), ("1.0.7", "3.11.0", True), ("1.1.2", "3.10.12", False),
+    ("1.3.0", "3.11.7", False), ("1.3.2", "3.12.1", False)])
+def test_python_too_new_for_a_hydra_core_whose_dataclasses_311_rejects(hydra: str, python: str, fires: bool) -> None:
+    """The differential import oracle: a real venv (Python 3.11.7, verl 0.9.1, hydra-core 1.1.2 with the omegaconf
+    2.1.2 and antlr4-python3-runtime 4.8 it pins, so pip check is clean) fails `import verl.trainer.main_ppo` with
+    `ValueError: mutable default <class 'hydra.conf.JobConf.JobConfig.OverrideDirname'> for field override_dirname is
+    not allowed: use default_factory`, and the check gave no error: hydra-core 1.0.7-1.2.0 (their PyPI wheels'
+    hydra/conf/__init__.py) default fields to dataclass instances, which Python 3.11 rejects; no Requires-Python says
+    so. 1.3.0 uses default_factory."""
+    from tests.stacks import diagnose_dict
+
+    d = bare(python={"version": python}, packages={"hydra-core": {"version": hydra}, "verl": {"version": "0.9.1"}})
+    fs = [f for f in diagnose_dict(d).findings if f.id == "python-too-new-for-package"]
+    assert [f.severity.value for f in fs] == (["error"] if fires else [])
+    if fires:
+        assert "override_dirname" in fs[0].detail and fs[0].fix.commands == ("pip install 'hydra-core>=1.3.0'",)
+
+
 def test_python_outside_profile_is_a_warning():
     d = healthy()
     d["python"]["version"] = "3.12.1"

@@ -14,6 +14,9 @@ no error on the Python packages where everything imports, an error naming the pa
 - The same venv with verl 0.5.0 and tensordict 0.9.1 (`--no-deps`): its trainer and workers import beside
   transformers 4.57.6 on this CPU host (the `<4.56.0` window comes from an import verl 0.5.0 runs only under `elif
   is_npu_available:`); the doctor said error (transformers-outside-verl-window) and now skips that window here.
+- A small venv of its own: hydra-core 1.1.2 with the omegaconf 2.1.2 and antlr4-python3-runtime 4.8 it pins (pip
+  check clean, no Requires-Python) fails `import hydra` on Python 3.11+ (what verl's main_ppo imports first), and the
+  doctor, which said nothing, reports python-too-new-for-package.
 """
 
 from __future__ import annotations
@@ -111,3 +114,19 @@ def test_verl_0_5_beside_transformers_4_57_imports_on_a_host_without_npu_and_is_
         assert [f["id"] for f in _package_findings(py) if f["severity"] == "error"] == []
     finally:
         _pip(py, "--no-deps", "verl==0.7.1", "tensordict==0.10.0")
+
+
+@pytest.mark.skipif(sys.version_info < (3, 11), reason="the break is Python 3.11's dataclasses")
+def test_hydra_core_1_1_fails_to_import_on_python_3_11_and_is_an_error(tmp_path):
+    venv = tmp_path / "h"
+    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, timeout=300)
+    py = venv / "bin" / "python"
+    _pip(py, "hydra-core==1.1.2", "omegaconf==2.1.2", "antlr4-python3-runtime==4.8")
+    assert subprocess.run([str(py), "-m", "pip", "check"], capture_output=True).returncode == 0
+    imp = subprocess.run([str(py), "-c", "import hydra"], capture_output=True, text=True, timeout=300)
+    assert imp.returncode != 0 and "for field override_dirname is not allowed" in imp.stderr
+    cp = subprocess.run([sys.executable, "-m", "doctor", "check", "--json", "--python", str(py), "--only",
+                         "python-too-new-for-package"], capture_output=True, text=True, timeout=600, cwd=REPO,
+                        env={**os.environ, "PYTHONPATH": str(REPO)})
+    (f,) = json.loads(cp.stdout)["findings"]
+    assert (f["id"], f["severity"], f["evidence"]["hydra-core"]) == ("python-too-new-for-package", "error", "1.1.2")

@@ -832,7 +832,7 @@ def _imports_from(top, loc):
 _COMPILED = (".pyc", ".pyo")
 # INSTALLER of the tools that write RECORD from the bytes they put on disk (PEP 376 / 627)
 WHEEL_INSTALLERS = frozenset({"pip", "uv", "poetry", "pdm", "pipenv", "hatch", "rye", "pixi", "installer",
-                               "python-installer"})
+                              "python-installer"})
 
 
 def _record_rows(text, loc):

@@ -198,19 +198,19 @@ def explain_many(paths: list[str], *, db: SignatureDB | None = None, db_path: st
     # A Ray session's logs/ always holds empty .err/.out files of processes that printed nothing: an empty file
     # found by walking a directory is no defect of the input (it is still listed under "logs"), unless every log is.
     quiet = any(r.bytes_read for r in results)
-    silent: list[tuple[LogInput, ScanResult]] = []  # walked logs with no signature and no error-looking line
+    silent: list[tuple[LogInput, ScanResult, list[Finding]]] = []  # walked logs: no signature, no error-looking line
     for log, res in zip(inputs, results, strict=True):
         if quiet and log.walked and not res.bytes_read:
             continue
         got = build_findings(db, res, log=str(log.path), snapshot=snapshot)
         if log.walked and [f.id for f in got] == [NO_MATCH_ID] and res.first_error is None:
-            silent.append((log, res))
+            silent.append((log, res, got))
             continue
         findings.extend(f.with_node(log.node) for f in got)
         events.extend(events_of(db, log, res, snapshot))
-    if len(silent) == 1:
-        log, res = silent[0]
-        findings.extend(f.with_node(log.node) for f in build_findings(db, res, log=str(log.path), snapshot=snapshot))
+    if len(silent) == 1:  # its own note, as built
+        log, _, got = silent[0]
+        findings.extend(f.with_node(log.node) for f in got)
     elif silent:
         findings.append(_silent_logs(db, silent))
     first = root_cause(events)
@@ -227,12 +227,12 @@ def explain_many(paths: list[str], *, db: SignatureDB | None = None, db_path: st
     return findings, extra
 
 
-def _silent_logs(db: SignatureDB, silent: list[tuple[LogInput, ScanResult]]) -> Finding:
+def _silent_logs(db: SignatureDB, silent: list[tuple[LogInput, ScanResult, list[Finding]]]) -> Finding:
     """One info for the logs of a walked directory that match no signature and hold no error-looking line (a Ray
     session's dashboard, monitor and idle workers' files), instead of one each: they say the same thing."""
-    names = [str(log.path) for log, _ in silent]
-    nodes = sorted({log.node for log, _ in silent})
-    lines = sum(res.lines_read for _, res in silent)
+    names = [str(log.path) for log, _, _ in silent]
+    nodes = sorted({log.node for log, _, _ in silent})
+    lines = sum(res.lines_read for _, res, _ in silent)
     shown = ", ".join(Path(n).name for n in names[:8]) + (f" and {len(names) - 8} more" if len(names) > 8 else "")
     return Finding(
         id=NO_MATCH_ID, severity=Severity.INFO, components=("system",),

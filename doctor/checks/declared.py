@@ -277,7 +277,7 @@ def declared_requirements(ctx: CheckContext) -> Iterator[Finding]:
             if through is None:
                 through = required_through(snap, on_path | {"verl"}, lookup, verl_commit=checkout_commit(snap, "verl"))
             chain = through.get(u.package, ())
-        if _left_to_code_needs(u, ctx) or _left_to_python_version(u, ctx):
+        if _left_to_code_needs(u, ctx) or _left_to_python_version(u, ctx) or _left_to_torch_npu_pin(u, ctx):
             continue
         sev, conflict = _severity(u, on_path | ({u.package} if chain else set()), conflicts, at_load)
         documented = (_documented(u) or _paired(u, snap, lookup)) if ascend and conflict is None else None
@@ -331,6 +331,21 @@ def _left_to_python_version(u: Unmet, ctx: CheckContext) -> bool:
 
     return any(pkg == u.package and reported(ctx, "python-version", f.id, f.components[0])
                for pkg, f in package_pythons(ctx.snapshot))
+
+
+def _left_to_torch_npu_pin(u: Unmet, ctx: CheckContext) -> bool:
+    """torch-npu's exact torch pin broken at the release (torch 2.1.0 beside torch-npu 2.4.0): the torch-npu check
+    says so with what fails (libtorch_npu.so's undefined symbols) and the +cpu build x86_64 needs, where this
+    finding's pip line would take PyPI's CUDA torch; one finding for the pair, not two errors. A pin broken only in
+    its local part (+cpu) is this check's alone. Only when this run reports the torch-npu finding."""
+    if u.kind != "version" or u.package != "torch-npu" or u.name != "torch":
+        return False
+    from doctor.checks.facts import pver
+    from doctor.knowledge.versions import release
+
+    t, n = pver(ctx.snapshot, "torch"), pver(ctx.snapshot, "torch-npu")
+    return (t is not None and n is not None and release(t) != release(n)
+            and reported(ctx, "torch-torch-npu-base", "torch-npu-torch-mismatch", "torch-npu"))
 
 
 def _enforced(u: Unmet) -> Any:

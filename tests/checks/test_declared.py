@@ -132,6 +132,29 @@ def test_a_python_the_python_version_check_rules_out_for_the_same_package_is_sai
     assert ids("--only", "declared-requirements") == ["requires-python-unmet"]
 
 
+def test_torch_npus_torch_pin_broken_at_the_release_is_said_once_by_the_torch_npu_check(tmp_path):
+    """torch 2.1.0 beside torch-npu 2.4.0 (a bare report): one error, the torch-npu check's, which names the load
+    failure and the +cpu build; waive it and the declared pin speaks. A pin broken only in its local part (+cpu) is
+    the declared check's alone."""
+    def ids(doc: dict[str, Any], *args: str) -> list[str]:
+        path = tmp_path / "snap.json"
+        path.write_text(json.dumps(doc))
+        r = subprocess.run([sys.executable, "-m", "doctor", "--json", "check", "--from", str(path), *args],
+                           capture_output=True, text=True)
+        return sorted(f["id"] for f in json.loads(r.stdout)["findings"] if f["severity"] == "error")
+
+    bare = {"schema": "doctor.snapshot/1", "packages": {"torch": {"version": "2.1.0"}, "torch-npu": {"version": "2.4.0"}}}
+    assert ids(bare) == ["torch-npu-torch-mismatch"]
+    assert ids(bare, "--ignore", "torch-npu-torch-mismatch") == ["requirement-version-unmet"]
+    assert ids(bare, "--only", "declared-requirements") == ["requirement-version-unmet"]
+    local = {"schema": "doctor.snapshot/1", "complete": True, "python": {"version": "3.10.12"},
+             "host": {"arch": "x86_64"},
+             "packages": {"torch": {"version": "2.4.0", "requires_dist": []},
+                          "torch-npu": {"version": "2.4.0", "requires_dist": ["torch==2.4.0+cpu"]}}}
+    assert "requirement-version-unmet" in ids(local, "--only", "declared-requirements")
+    assert "torch-npu-torch-mismatch" not in ids(local)
+
+
 def test_prereleases_satisfy_a_specifier_as_pip_check_judges_them():
     snap = _snap({"vllm-ascend": {"version": "0.11.0rc1", "requires_dist": ["torch-npu>=2.7.1"]},
                   "torch-npu": {"version": "2.7.1rc1", "requires_dist": []}})
@@ -516,8 +539,9 @@ def test_a_2023_stack_in_a_report_is_judged_by_what_those_releases_published():
                            "numpy": {"version": "1.26.2"}, "torch-npu": {"version": "2.1.0.post3"}}}
     fs = _declared(snapshot_from_dict(report))
     got = {(f.evidence["package"], f.evidence["requires"], f.severity.value) for f in fs}
+    # torch-npu 2.1.0.post3's torch==2.1.0 pin is left to the torch-npu check (torch-npu-torch-mismatch)
     assert got == {("torchvision", "torch", "error"), ("transformers", "tokenizers", "error"),
-                   ("datasets", "dill", "warning"), ("torch-npu", "torch", "error")}, got
+                   ("datasets", "dill", "warning")}, got
     tv = next(f for f in fs if f.evidence["package"] == "torchvision")
     assert tv.title == "torchvision 0.16.0 requires torch==2.1.0, but torch 2.0.1 is installed"
     assert tv.source == ("https://pypi.org/project/torchvision/0.16.0/"

@@ -72,13 +72,18 @@ def torch_torch_npu_base(ctx: CheckContext) -> Iterator[Finding]:
         skip("torch's or torch-npu's version is not known")
     if release(t) != release(n):
         tb, nb = ".".join(map(str, release(t))), ".".join(map(str, release(n)))
+        machine = arch(snap)
+        # x86_64: the +cpu build from PyTorch's CPU index (PyPI's is the CUDA one); aarch64: PyPI's is the CPU build
+        pip = (f"pip install --index-url {PYTORCH_CPU_INDEX} 'torch=={nb}+cpu'" if machine == "x86_64"
+               else f"pip install 'torch=={nb}'" if machine == "aarch64" else None)
         yield finding(
             "torch-npu-torch-mismatch", "error", ("torch-npu", "torch"),
             f"torch {ver(snap, 'torch')} does not match torch-npu {ver(snap, 'torch-npu')}",
             detail=f"torch-npu {ver(snap, 'torch-npu')} is built for torch {nb}; with torch {tb} libtorch_npu.so fails "
                    "to load (`undefined symbol: _ZNK3c1010TensorImpl...`).",
             evidence={"torch": ver(snap, "torch"), "torch-npu": ver(snap, "torch-npu")},
-            fix=f"Install torch=={nb}{'+cpu' if arch(snap) == 'x86_64' else ''} (or the torch-npu built for torch {tb}).",
+            fix=f"Install torch=={nb}{'+cpu' if machine == 'x86_64' else ''} (or the torch-npu built for torch {tb}).",
+            commands=(pip,) if pip else (),
             source=SRC_PIN + "; https://github.com/sgl-project/sglang/issues/28628")
 
 
@@ -97,14 +102,17 @@ def torch_cuda_build(ctx: CheckContext) -> Iterator[Finding]:
     build = val(tmod, "build") or {}
     cuda = build.get("cuda") if isinstance(build, dict) else None
     nvidia = sorted(k for k in (snap.packages or {}) if k.startswith("nvidia-")) if known(snap.packages) else []
+    # the CPU build of the release torch-npu is built for (torch-npu-torch-mismatch says when that is not torch's)
+    n = pver(snap, "torch-npu")
+    base = ".".join(map(str, release(n if n is not None else t))) if t is not None else None
     if local.startswith("cu") or local.startswith("rocm") or cuda:
         yield finding(
             "torch-cuda-build", "error", ("torch",), f"torch {tv} is a CUDA build on an Ascend host",
             detail="torch_npu refuses to load next to CUDA: `Two accelerators cannot be used at the same time in "
                    "PyTorch: npu and cuda`.",
             evidence={"torch": tv, "cuda": cuda or local},
-            fix=(f"pip install --force-reinstall --index-url {PYTORCH_CPU_INDEX} torch=="
-                 f"{'.'.join(map(str, release(t)))}" if t else "Install the CPU build of torch."),
+            fix=(f"pip install --force-reinstall --index-url {PYTORCH_CPU_INDEX} torch=={base}" if base
+                 else "Install the CPU build of torch."),
             source="https://github.com/Ascend/pytorch/blob/v7.2.0-pytorch2.7.1/torch_npu/__init__.py")
         return
     if arch(snap) == "x86_64" and t is not None and not local.startswith("cpu"):
@@ -115,7 +123,7 @@ def torch_cuda_build(ctx: CheckContext) -> Iterator[Finding]:
             detail="On x86_64 the default PyPI torch is the CUDA build; torch-npu's wheel pins torch==X+cpu from the "
                    "PyTorch CPU index." + (f" CUDA runtime packages are installed: {', '.join(nvidia[:4])}." if nvidia else ""),
             evidence={"torch": tv, "arch": "x86_64", "nvidia_packages": nvidia[:10]},
-            fix=f"pip install --force-reinstall --index-url {PYTORCH_CPU_INDEX} torch=={'.'.join(map(str, release(t)))}+cpu",
+            fix=f"pip install --force-reinstall --index-url {PYTORCH_CPU_INDEX} torch=={base}+cpu",
             source=SRC_PIN + "; https://github.com/vllm-project/vllm-ascend/issues/1411")
 
 

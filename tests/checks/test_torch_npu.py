@@ -153,3 +153,23 @@ def test_torch_missing_beside_verl_is_an_error_on_any_host():
     sick = healthy()
     del sick["packages"]["torch-npu"]
     assert found(sick)["torch-npu-not-installed"] == "error"
+
+
+def test_the_fixes_for_a_mismatched_torch_install_the_release_torch_npu_is_built_for():
+    """torch 2.1.0 beside torch-npu 2.4.0 on x86_64: every fix names torch 2.4.0's +cpu build, none torch 2.1.0's;
+    the mismatch finding gives the pip line for the machine (PyTorch's CPU index on x86_64, PyPI on aarch64)."""
+    from doctor.checks.diagnose import diagnose
+    from doctor.snapshot.model import snapshot_from_dict
+
+    def fixes(arch: str, torch: str = "2.1.0") -> dict[str, str]:
+        doc = {"schema": "doctor.snapshot/1", "host": {"arch": arch},
+               "packages": {"torch": {"version": torch}, "torch-npu": {"version": "2.4.0"}}}
+        r = diagnose([(None, snapshot_from_dict(doc), None)])
+        return {f.id: f"{f.fix} {' '.join(f.fix.commands)}" for f in r.findings if f.id.startswith("torch")}
+
+    x86 = fixes("x86_64")
+    assert "--index-url https://download.pytorch.org/whl/cpu 'torch==2.4.0+cpu'" in x86["torch-npu-torch-mismatch"]
+    assert "torch==2.4.0+cpu" in x86["torch-not-cpu-build-x86"]
+    assert not any("2.1.0+cpu" in f or "torch==2.1.0" in f for f in x86.values()), x86
+    assert "pip install 'torch==2.4.0'" in fixes("aarch64")["torch-npu-torch-mismatch"]
+    assert "torch==2.4.0" in fixes("x86_64", "2.1.0+cu121")["torch-cuda-build"]

@@ -49,6 +49,17 @@ _CONFIG_MODULE = re.compile(r"config|argument|(?:^|/|_)args?(?:\.py|/|_)", re.I)
 # ("No module named '...'") would otherwise be named for it.
 _READ_ELSEWHERE = ("module", "name", "call", "class", "library", "symbol", "header")
 _CHECK_KINDS = ("raise:ValueError", "raise:AssertionError", "raise:TypeError", "assert", "raise:KeyError")
+# A message that says of itself that it is harmless (torch_npu's allocator logs "... This error log can be ignored."
+# at error level): "this [error|warning] [log|message]" or "the above ..." as the subject, unconditionally.
+_IGNORABLE = re.compile(r"\b(?:this|the above)(?: error| warning)?(?: log| message| error| warning)?s? "
+                        r"(?:can|may) (?:safely )?be (?:safely )?ignored\b", re.I)
+_CONDITION = re.compile(r"\b(?:if|unless|when)\b", re.I)
+
+
+def says_ignorable(pieces: tuple[str, ...]) -> bool:
+    """The template's own text says, without a condition, that this message can be ignored."""
+    text = "…".join(pieces)
+    return any(_IGNORABLE.search(s) and not _CONDITION.search(s) for s in re.split(r"(?<=[.!?])\s+", text))
 
 
 @dataclass(frozen=True)
@@ -390,12 +401,17 @@ def attribute_message(ev: Event, table: MessageTable | None = None) -> Attributi
     config = is_config_check(first)
     components = ("config", *comps) if config else (*comps, "config")
     warning = ev.kind == "log" and ev.facts.get("level") == "warning"
+    harmless = ev.exc_type is None and says_ignorable(first.pieces)
     what = ev.exc_type or ("a warning" if warning else "an error")
     owner = " and ".join(dists)
     by = "; ".join(_where(t, s) for s in sites[:MAX_OWNERS])
-    verb = "logged" if ev.kind == "log" else "raised"
+    verb = "logged" if ev.kind == "log" or harmless else "raised"
     read = f"the message -> {verb} by {by}"
-    if config:
+    if harmless:
+        title = f"a message {owner} logs that says it can be ignored ({first.path}: {first.func})"
+        fix = (f"Nothing to change for it: {owner}'s own text says this message can be ignored, so it is not the "
+               "failure. If the run stopped, the cause is another line of the log.")
+    elif config:
         title = f"{what} {verb} by {owner}'s configuration check ({first.path}: {first.func})"
         fix = (f"Change the setting or argument the message names: {owner} checks it in {first.func} "
                f"({first.path}). Compare the value with {owner}'s documentation for the installed release.")
@@ -415,6 +431,7 @@ def attribute_message(ev: Event, table: MessageTable | None = None) -> Attributi
     extra: dict[str, Any] = {"owners": [
         {"distribution": t.origins[s.origin].distribution, "file": s.path, "function": s.func, "kind": s.kind,
          "version": t.origins[s.origin].version} for s in sites[:MAX_OWNERS]]}
-    return Attribution(FINDING_ID, Severity.WARNING if warning else Severity.ERROR, components, title, detail, fix,
+    severity = Severity.INFO if harmless else Severity.WARNING if warning else Severity.ERROR
+    return Attribution(FINDING_ID, severity, components, title, detail, fix,
                        _source_url(t.origins[first.origin], first), read, line=ev.line, text=ev.text, extra=extra,
                        time=ev.time)

@@ -191,3 +191,35 @@ def test_a_logged_record_wrapped_onto_indented_lines_is_read_whole_and_found():
     # a line that is not indented is not part of the record (joined, it would spoil the match)
     (g,) = _owned([*RAY_PASTED[:2], "Connecting to an existing Ray cluster at address: 10.0.0.1:6379..."])
     assert "ray" in g.components[:2]
+
+
+# torch_npu master 9e73e70, torch_npu/csrc/core/npu/CachingHostAllocator.cpp (logged at error level, and the message
+# itself says it is harmless); the run in https://github.com/Ascend/pytorch/issues/108 went on.
+TORCH_NPU_IGNORABLE = ("torch_npu.memory: [ERROR] [269128] Get a block from the existing pool failed. Try to free "
+                       "cached blocks and reallocate. This error log can be ignored.")
+
+
+def test_a_line_its_package_logs_as_an_error_but_says_can_be_ignored_is_a_notice_not_the_failure():
+    (f,) = _owned([TORCH_NPU_IGNORABLE])
+    assert f.severity is Severity.INFO and f.components[0] == "torch-npu"
+    assert "can be ignored" in f.title and "not the failure" in f.fix.text
+    # beside a real failure it never ranks first, and alone it gives no error (exit 0)
+    findings = explain_lines([TORCH_NPU_IGNORABLE, "Traceback (most recent call last):",
+                              '  File "/root/train.py", line 10, in <module>', "    import torch_npu",
+                              "ImportError: libhccl.so: cannot open shared object file: No such file or directory"])
+    assert findings[0].id == "cann-libhccl-missing" and findings[0].severity is Severity.ERROR
+    assert [f.severity for f in findings if f.id == FINDING_ID] == [Severity.INFO]
+
+
+def test_a_message_that_says_another_message_or_a_case_can_be_ignored_keeps_its_level():
+    from doctor.explain.messages import says_ignorable
+
+    assert says_ignorable(("Get a block from the existing pool failed. Try to free cached blocks and reallocate. "
+                           "This error log can be ignored.",))
+    assert says_ignorable(("name_or_path not provided, ", ", this can safely be ignored"))
+    # a condition, another message, or flags that "may be ignored" by the package: not a statement about itself
+    assert not says_ignorable(("Failed to call deepspeed_load_checkpoint function. If `--resume_only_model true` is "
+                               "set, this warning can be ignored. ",))
+    assert not says_ignorable(("The following error message 'operation scheduled before its operands' can be "
+                               "ignored.",))
+    assert not says_ignorable(("The following generation flags are not valid and may be ignored: ", ""))

@@ -54,7 +54,8 @@ def roce_tool(ctx: CheckContext) -> Iterator[Finding]:
         skip("the snapshot has no hccn_tool facts")
     if has_npus(ctx.snapshot) is not True:
         skip("no NPU is known on this host")
-    where = "mounted into this container" if _in_container(ctx) else "installed on this host"
+    inside = _in_container(ctx)
+    where = "mounted into this container" if inside else "installed on this host"
     cluster = bool(ctx.options.get("cluster"))
     status = fact(h, "status")
     if status == "missing":
@@ -63,9 +64,12 @@ def roce_tool(ctx: CheckContext) -> Iterator[Finding]:
             f"hccn_tool is not {where}: the NPUs' RoCE ports cannot be checked",
             detail="The doctor reads each NPU's link, address and health with the driver's hccn_tool; without it "
                    "a down port or a missing address shows up only as an HCCL timeout in a multi-node job.",
-            evidence={"error": fact(h, "error"), "in_container": _in_container(ctx)},
-            fix="Mount it: docker run ... -v /usr/local/Ascend/driver/tools/hccn_tool:"
-                "/usr/local/Ascend/driver/tools/hccn_tool (it is part of the Ascend driver package).",
+            evidence={"error": fact(h, "error"), "in_container": inside},
+            fix=("Mount it: docker run ... -v /usr/local/Ascend/driver/tools/hccn_tool:"
+                 "/usr/local/Ascend/driver/tools/hccn_tool (it is part of the Ascend driver package)." if inside else
+                 "hccn_tool is part of the Ascend driver package (<driver install path>/driver/tools/hccn_tool, "
+                 "the path /etc/ascend_install.info records): install the driver's full package on this host, or "
+                 "put the driver's hccn_tool on PATH."),
             source=SRC_MOUNT)
     elif status in ("timeout", "error"):
         yield finding(
@@ -80,12 +84,14 @@ def roce_tool(ctx: CheckContext) -> Iterator[Finding]:
     if fact(h, "conf") is None:
         yield finding(
             "hccn-conf-missing", "info", COMPONENTS,
-            f"/etc/hccn.conf is not {'mounted into this container' if _in_container(ctx) else 'present on this host'}",
+            f"/etc/hccn.conf is not {'mounted into this container' if inside else 'present on this host'}",
             detail="hccn_tool writes every NPU address it sets to /etc/hccn.conf; rank-table generators and "
                    "Mooncake/LLM-DataDist read it. Inside a container it must be mounted from the host.",
-            evidence={"in_container": _in_container(ctx)},
-            fix="docker run ... -v /etc/hccn.conf:/etc/hccn.conf (or configure the NPU addresses with "
-                "`hccn_tool -i N -ip -s address A netmask M` on the host).",
+            evidence={"in_container": inside},
+            fix=("docker run ... -v /etc/hccn.conf:/etc/hccn.conf (or configure the NPU addresses with "
+                 "`hccn_tool -i N -ip -s address A netmask M` on the host)." if inside else
+                 "Configure the NPU addresses with `hccn_tool -i N -ip -s address A netmask M` (one per NPU): "
+                 "hccn_tool records them in /etc/hccn.conf."),
             source=SRC_MOUNT)
 
 

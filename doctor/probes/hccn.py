@@ -46,11 +46,26 @@ def queries() -> tuple[tuple[str, tuple[str, ...], Callable[[Any], dict[str, Any
     )
 
 
+def driver_tools(fs: RootFS) -> list[str]:
+    """Where the driver's hccn_tool is, in the machine's own paths: under the directory /etc/ascend_install.info
+    records (`Driver_Install_Path_Param`: a driver installed with `--install-path`), then the default one."""
+    from doctor.probes.ascend_files import get_ci, parse_kv
+
+    try:
+        text = fs.read_text("/etc/ascend_install.info")
+    except FsError:
+        text = None
+    base = get_ci(parse_kv(text), "Driver_Install_Path_Param") if text else None
+    recorded = f"{base.rstrip('/')}/driver/tools/hccn_tool" if base and base.startswith("/") else None
+    return list(dict.fromkeys(p for p in (recorded, DRIVER_TOOL) if p))
+
+
 def find_hccn_tool(root: str = "/", path: str | None = None) -> str | None:
-    """The driver's hccn_tool under `root`, else `hccn_tool` on `path` (None: $PATH)."""
-    host = os.path.join(os.path.abspath(root or "/"), DRIVER_TOOL.lstrip("/"))
-    if os.path.isfile(host) and os.access(host, os.X_OK):
-        return host
+    """The driver's hccn_tool under `root` (driver_tools), else `hccn_tool` on `path` (None: $PATH)."""
+    for tool in driver_tools(RootFS(root)):
+        host = os.path.join(os.path.abspath(root or "/"), tool.lstrip("/"))
+        if os.path.isfile(host) and os.access(host, os.X_OK):
+            return host
     import shutil
 
     return shutil.which("hccn_tool", path=path)
@@ -141,7 +156,7 @@ def probe_hccn(timeout: float, *, root: str = "/", path: str | None = None,
     exe = find_hccn_tool(root, path)
     if exe is None:
         facts.update(status="missing", path=None,
-                     error=f"hccn_tool not found ({DRIVER_TOOL} or on PATH)")
+                     error=f"hccn_tool not found ({' or '.join(driver_tools(fs))} or on PATH)")
         return facts, [], fs
     ids = device_ids(fs) or [d["id"] for d in (conf or {}).get("devices", [])]
     deadline = time.monotonic() + timeout

@@ -104,6 +104,19 @@ def test_missing_tool_in_a_container_says_not_mounted():
     assert "not mounted into this container" in found["hccn-conf-missing"][0].title
 
 
+def test_missing_tool_on_a_host_names_the_driver_package_not_a_docker_mount():
+    found = ids(run(snap(status="missing", conf=None)))
+    f = found["hccn-tool-missing"][0]
+    assert "not installed on this host" in f.title
+    assert "docker" not in f.fix.text and "driver" in f.fix.text
+    c = found["hccn-conf-missing"][0]
+    assert "docker" not in c.fix.text and "hccn_tool -i N -ip -s address" in c.fix.text
+    # inside a container the mount stays the fix
+    inside = ids(run(snap(status="missing", conf=None, in_container=True)))
+    assert "docker run" in inside["hccn-tool-missing"][0].fix.text
+    assert "docker run" in inside["hccn-conf-missing"][0].fix.text
+
+
 def test_unknown_facts_are_silent():
     assert run({"schema": "doctor.snapshot/1"}) == []
     bare = snap([{"id": i, "errors": {"link": "timeout"}} for i in range(8)])

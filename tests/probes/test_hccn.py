@@ -207,3 +207,28 @@ def test_hung_hccn_tool_does_not_hold_up_the_collection(a2: Path):
     col = collect(CollectOptions(root=str(a2), path="", environ={"PATH": "/usr/bin:/bin"}, hccn_timeout=1.0))
     assert time.monotonic() - t0 < 1.0 + 2.0
     assert col.snapshot.ascend.hccn.status == "timeout"
+
+
+def test_a_driver_installed_under_another_path_has_its_hccn_tool_found(tmp_path: Path, a2: Path):
+    # `Ascend-hdk-...-npu-driver_*.run --full --install-path=/opt/Ascend` records the path in /etc/ascend_install.info;
+    # the driver (and its tools/hccn_tool) then live there, not under /usr/local/Ascend
+    import shutil
+
+    (a2 / "opt/Ascend").mkdir(parents=True)
+    shutil.move(str(a2 / "usr/local/Ascend/driver"), str(a2 / "opt/Ascend/driver"))
+    info = a2 / "etc/ascend_install.info"
+    info.write_text(info.read_text().replace("Driver_Install_Path_Param=/usr/local/Ascend",
+                                             "Driver_Install_Path_Param=/opt/Ascend"))
+    exe = install_hccn_tool(a2, eight_ports(), path=a2 / "opt/Ascend/driver/tools/hccn_tool")
+    facts, _runs, _fs = probe_hccn(10, root=str(a2), path="")
+    assert facts["status"] == "ok" and facts["path"] == str(exe) and len(facts["devices"]) == 8
+    install_hccn_tool(a2, eight_ports())  # the default path too: the recorded install is the one used
+    assert probe_hccn(10, root=str(a2), path="")[0]["path"] == str(exe)
+
+
+def test_a_missing_tool_names_the_driver_path_it_looked_in(a2: Path):
+    info = a2 / "etc/ascend_install.info"
+    info.write_text(info.read_text().replace("Driver_Install_Path_Param=/usr/local/Ascend",
+                                             "Driver_Install_Path_Param=/opt/Ascend"))
+    facts, _runs, _fs = probe_hccn(10, root=str(a2), path="")
+    assert facts["status"] == "missing" and "/opt/Ascend/driver/tools/hccn_tool" in facts["error"]

@@ -42,7 +42,17 @@ def npu_visible(ctx: CheckContext) -> Iterator[Finding]:
                "reinstall the driver.")
         commands: tuple[str, ...] = ()
         source = "https://github.com/vllm-project/vllm-ascend/issues/2698"
-        if user is not None:
+        lacking = _container_lacks(snap) if status == "error" else None
+        if lacking and not (user is not None and user[1]):
+            ids = " / ".join(i for i, hit in (("container-device-nodes-missing", any(p in _NODES for p in lacking)),
+                                               ("container-driver-not-mounted", any(p not in _NODES for p in lacking)))
+                             if hit)
+            detail = (f"{val(smi, 'error') or ''} This container lacks {', '.join(lacking)} ({ids}): DCMI cannot "
+                      "reach the NPUs through it, which says nothing about the card or the driver.").strip()
+            fix = ("Pass them into the container (the container findings say how) and run `npu-smi info` in it again: "
+                   "neither the card nor the driver needs touching for this.")
+            source = f"{SRC_CONTAINER}; {source}"
+        elif user is not None:
             uid, refused = user
             commands = ("sudo npu-smi info",)
             if refused:
@@ -62,6 +72,12 @@ def npu_visible(ctx: CheckContext) -> Iterator[Finding]:
                        "cards are fine and only npu-smi is root only here; if it fails too, check `dmesg` and the "
                        "device health, then reset the card or reinstall the driver.")
                 source = f"{SRC_DCMI_ROOT_ONLY}; {source}"
+        elif lacking is not None:  # a container with every node and mount it needs: ask the host first
+            fix = ("Run `npu-smi info` on the host: if it lists the NPUs there, the container is what fails (a device "
+                   "node, /usr/local/dcmi or the driver not passed in, or another container holding the NPUs: `ret is "
+                   "-8020 ... the device is used`); if it fails on the host too, check `dmesg` and the device health "
+                   "there, then reset the card or reinstall the driver.")
+            source = f"{SRC_CONTAINER}; {SRC_DEVICE_USED}; {source}"
         yield finding(
             "npu-smi-failed", "error", ("npu", "driver"), f"npu-smi {'hung' if status == 'timeout' else 'failed'}",
             detail=detail, evidence={"status": status, "error": val(smi, "error")}, fix=fix, commands=commands,
@@ -211,6 +227,25 @@ def container_devices(ctx: CheckContext) -> Iterator[Finding]:
             evidence={"device_files": files},
             fix="Start the container with --device=/dev/davinciN for each NPU plus the manager nodes.",
             source="https://github.com/verl-project/verl/blob/v0.9.0/docs/ascend_tutorial/get_start/dockerfile_build_guidance.rst; https://github.com/vllm-project/vllm-ascend/blob/v0.11.0/docs/source/installation.md")
+
+
+SRC_CONTAINER = "https://github.com/vllm-project/vllm-ascend/blob/v0.11.0/docs/source/installation.md"
+# npu-smi in a container whose NPUs another container holds: `dcmi module initialize failed. ret is -8020`
+SRC_DEVICE_USED = "https://github.com/Ascend/cann-container-image/issues/46"
+
+
+def _container_lacks(snap: Any) -> list[str] | None:
+    """In a container: the manager nodes and driver mounts it lacks ([] when none is known to be missing); None when
+    the snapshot does not say it runs in one."""
+    if val(snap.host, "in_container") is not True or not known(snap.ascend) or snap.ascend is None:
+        return None
+    files = val(snap.ascend, "device_files")
+    lacking = [n for n in _NODES if n not in files] if isinstance(files, list) else []
+    mounts = snap.ascend.extra.get("driver_mounts")
+    if isinstance(mounts, dict):
+        lacking += [p for p in ("/usr/local/Ascend/driver", "/usr/local/Ascend/driver/lib64",
+                                "/etc/ascend_install.info") if mounts.get(p) is False]
+    return lacking
 
 
 # The driver and firmware run as their running user and group (HwHiAiUser unless installed with

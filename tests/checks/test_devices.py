@@ -199,3 +199,48 @@ def test_nodes_of_the_root_group_never_ask_to_join_root():
     x = _denied(d)
     assert "usermod" not in x.fix.text and "--group-add" not in x.fix.text and "--install-for-all" in x.fix.text
     assert x.fix.commands == ("npu-smi info",)
+
+
+def _in_container(d, files=None, mounts=None):
+    d.setdefault("host", {})["in_container"] = True
+    if files is not None:
+        d["ascend"]["device_files"] = files
+    if mounts is not None:
+        d["ascend"]["driver_mounts"] = mounts
+    return d
+
+
+def test_npu_smi_failing_in_a_container_without_its_manager_nodes_blames_the_container_not_the_card():
+    """-8005 inside a container that lacks /dev/davinci_manager (vllm-ascend issue thread cited by the check): the
+    container findings name the cause; "reset or reboot the card, or reinstall the driver" would be wrong there."""
+    d = healthy()
+    d["ascend"]["npu_smi"] = {"status": "error", "error": _DCMI}
+    d["ascend"].pop("devices", None)
+    _in_container(d, files=["/dev/davinci0", "/dev/davinci1", "/dev/hisi_hdc"])
+    x = _smi_failed(d)
+    assert "/dev/davinci_manager" in x.detail and "/dev/devmm_svm" in x.detail
+    assert "container-device-nodes-missing" in x.detail and "container-driver-not-mounted" not in x.detail
+    assert "reboot" not in x.fix.text and "reinstall" not in x.fix.text and "container" in x.fix.text
+    assert found(d)["container-device-nodes-missing"] == "error"
+
+
+def test_npu_smi_failing_in_a_container_without_the_driver_mount_blames_the_mount():
+    d = healthy()
+    d["ascend"]["npu_smi"] = {"status": "error", "error": _DCMI}
+    d["ascend"].pop("devices", None)
+    _in_container(d, mounts={"/usr/local/Ascend/driver": False, "/usr/local/Ascend/driver/lib64": False,
+                             "/etc/ascend_install.info": True})
+    x = _smi_failed(d)
+    assert "/usr/local/Ascend/driver" in x.detail and "container-driver-not-mounted" in x.detail
+    assert "container-device-nodes-missing" not in x.detail
+    assert "reinstall" not in x.fix.text
+
+
+def test_npu_smi_failing_in_a_complete_container_asks_for_the_hosts_npu_smi_first():
+    d = healthy()
+    d["ascend"]["npu_smi"] = {"status": "error", "error": _DCMI}
+    d["ascend"].pop("devices", None)
+    _in_container(d)
+    x = _smi_failed(d)
+    assert "on the host" in x.fix.text and "-8020" in x.fix.text
+    assert x.fix.text.index("on the host") < x.fix.text.index("reinstall the driver")

@@ -147,11 +147,41 @@ def _names_version(path: str, version: str) -> bool:
     return re.search(rf"(^|[/-]){re.escape(version)}(/|$)", path, re.I) is not None
 
 
-def _set_env_path(snap: object) -> str:
-    c = cann(snap)  # type: ignore[arg-type]
-    if c is not None and c[1] >= CannVersion("8.5.0"):
-        return "/usr/local/Ascend/cann/set_env.sh (or /usr/local/Ascend/ascend-toolkit/set_env.sh)"
-    return "/usr/local/Ascend/ascend-toolkit/set_env.sh"
+def _toolkit_path(snap: Snapshot) -> str | None:
+    tk = snap.ascend_part("toolkit")
+    path = val(tk, "path") if known(tk) and tk is not None else None
+    return path if isinstance(path, str) and path.startswith("/") else None
+
+
+def _ascend_prefix(snap: Snapshot) -> str:
+    """The install prefix of the toolkit the snapshot found (`<prefix>/ascend-toolkit/<ver>` or
+    `<prefix>/cann-<ver>`: `--install-path`, $HOME/Ascend for a non-root install); /usr/local/Ascend when unknown."""
+    path = _toolkit_path(snap)
+    if path is not None:
+        m = re.match(r"^(/.*?)/(?:ascend-toolkit/[^/]+|cann-[^/]+)/?$", path)
+        if m:
+            return m.group(1)
+    return "/usr/local/Ascend"
+
+
+def _set_env_path(snap: Snapshot) -> str:
+    c = cann(snap)
+    prefix = _ascend_prefix(snap)
+    path = _toolkit_path(snap) or ""
+    if "/ascend-toolkit/" in path:  # the old layout, whatever the version says
+        return f"{prefix}/ascend-toolkit/set_env.sh"
+    if "/cann-" in path or (c is not None and c[1] >= CannVersion("8.5.0")):
+        return f"{prefix}/cann/set_env.sh (or {prefix}/ascend-toolkit/set_env.sh)"
+    return f"{prefix}/ascend-toolkit/set_env.sh"
+
+
+def _nnal_set_env(snap: Snapshot) -> str:
+    """NNAL's set_env.sh: beside the ATB the snapshot found, else under the toolkit's prefix."""
+    n = snap.ascend_part("nnal")
+    path = val(n, "path") if known(n) and n is not None else None
+    if isinstance(path, str) and path.startswith("/") and path.rstrip("/").endswith("/nnal/atb"):
+        return f"{path.rstrip('/')}/set_env.sh"
+    return f"{_ascend_prefix(snap)}/nnal/atb/set_env.sh"
 
 
 @check("cann-kernels", "cann",
@@ -246,7 +276,7 @@ def cann_nnal(ctx: CheckContext) -> Iterator[Finding]:
                    "with `libatb.so: cannot open shared object file` and vLLM reports `Failed to infer device type`.",
             evidence={"cann": c[0] if c else None, "vllm-ascend": ver(snap, "vllm-ascend"), "torch-npu": ver(snap, "torch-npu")},
             fix="Install Ascend-cann-nnal_<ver>_linux-<arch>.run matching the toolkit, then "
-                "`source /usr/local/Ascend/nnal/atb/set_env.sh`.",
+                f"`source {_nnal_set_env(snap)}`.",
             source="https://github.com/vllm-project/vllm-ascend/issues/130; https://github.com/vllm-project/vllm-ascend/issues/2727; https://github.com/vllm-project/vllm-ascend/blob/v0.13.0/docs/source/faqs.md")
         return
     nv = val(n, "version")
@@ -261,7 +291,7 @@ def cann_nnal(ctx: CheckContext) -> Iterator[Finding]:
         yield finding(
             "cann-nnal-not-sourced", "warning", ("env", "nnal"), "NNAL's set_env.sh is not sourced",
             detail="ATB_HOME_PATH is unset, so libatb.so is not on LD_LIBRARY_PATH for vllm-ascend.",
-            evidence={"ATB_HOME_PATH": None}, fix="source /usr/local/Ascend/nnal/atb/set_env.sh",
+            evidence={"ATB_HOME_PATH": None}, fix=f"source {_nnal_set_env(snap)}",
             source="https://github.com/vllm-project/vllm-ascend/blob/v0.11.0/docs/source/installation.md; https://github.com/verl-project/verl/blob/v0.9.0/docs/ascend_tutorial/get_start/install_guidance.rst")
 
 

@@ -14,6 +14,41 @@ def test_set_env_not_sourced():
     assert found(d)["cann-set-env-not-sourced"] == "error"
 
 
+def _fixes(d):
+    from tests.stacks import diagnose_dict
+
+    return {f.id: f.fix.text if f.fix else "" for f in diagnose_dict(d).findings}
+
+
+def test_set_env_fix_names_the_set_env_of_a_toolkit_installed_in_the_users_home():
+    """A non-root install (`--install-path` defaults to $HOME/Ascend): the set_env.sh to source is there; the fix
+    must not send the user to /usr/local/Ascend, where nothing is installed."""
+    d = healthy()
+    for k in ("ASCEND_HOME_PATH", "ASCEND_TOOLKIT_HOME", "ASCEND_OPP_PATH", "ATB_HOME_PATH"):
+        d["env"].pop(k, None)
+    d["env"]["LD_LIBRARY_PATH"] = "/usr/lib"
+    ver = d["ascend"]["toolkit"]["version"]
+    d["ascend"]["root"] = "/home/op/Ascend"
+    d["ascend"]["toolkit"].update(path=f"/home/op/Ascend/ascend-toolkit/{ver}", layout="old")
+    d["ascend"]["nnal"]["path"] = "/home/op/Ascend/nnal/atb"
+    d["ascend"]["toolkits"] = [{"version": ver, "path": f"/home/op/Ascend/ascend-toolkit/{ver}", "active": True}]
+    d["packages"].setdefault("vllm-ascend", {"version": "0.13.0"})
+    fixes = _fixes(d)
+    assert "source /home/op/Ascend/ascend-toolkit/set_env.sh" in fixes["cann-set-env-not-sourced"]
+    assert "/usr/local/Ascend" not in fixes["cann-set-env-not-sourced"]
+    assert fixes["cann-nnal-not-sourced"] == "source /home/op/Ascend/nnal/atb/set_env.sh"
+
+
+def test_set_env_fix_of_a_new_layout_toolkit_names_its_prefix():
+    d = healthy()
+    for k in ("ASCEND_HOME_PATH", "ASCEND_TOOLKIT_HOME", "ASCEND_OPP_PATH"):
+        d["env"].pop(k, None)
+    d["env"]["LD_LIBRARY_PATH"] = "/usr/lib"
+    d["ascend"]["toolkit"].update(version="9.1.0", path="/opt/Ascend/cann-9.1.0", layout="new")
+    fix = _fixes(d)["cann-set-env-not-sourced"]
+    assert "source /opt/Ascend/cann/set_env.sh" in fix and "/usr/local" not in fix
+
+
 def test_set_env_missing_lib64_on_ld_library_path():
     d = healthy()
     d["env"]["LD_LIBRARY_PATH"] = "/usr/local/Ascend/driver/lib64/driver"

@@ -554,7 +554,7 @@ def import_surface(ctx: CheckContext) -> Iterator[Finding]:
                 # below its minimum, so what it imports under `if is_torch_available():` does not run):
                 # package-code-needs-unmet says so
                 continue
-            yield _import_finding(u, caller, callee, cv, cc, dv, dc, table.read)
+            yield _import_finding(u, caller, callee, cv, cc, dv, dc, table.read, _stack_pin(ctx, callee, dv))
 
 
 @check("imports-at-load", "packages", findings=("package-imports-undeclared-missing",))
@@ -644,10 +644,18 @@ def _loaded_when(rel: CallerRelease, caller: str, callee: str, names: tuple[tupl
     return f"{imported}, and {_few([n[1] or n[0] for n in by_command])} {loads}"
 
 
+def _stack_pin(ctx: CheckContext, name: str, v: str | None) -> str | None:
+    """`<profile> pins <name> <spec>` when the chosen stack pins this package and the installed release is that pin."""
+    p = ctx.profile
+    spec = p.pins.get(name) if p is not None else None
+    return f"{p.name} pins {name} {spec}" if p is not None and spec and v and pkg_satisfies(v, spec) else None
+
+
 def _import_finding(u: Unmet, caller: str, callee: str, cv: str | None, cc: str | None, dv: str | None,
-                    dc: str | None, read: str) -> Finding:
+                    dc: str | None, read: str, pinned: str | None = None) -> Finding:
     """An error when the caller's release imports what the callee release lacks; a warning when only a source build
-    that declares the same version does (the release itself, and its PyPI wheel, load)."""
+    that declares the same version does (the release itself, and its PyPI wheel, load). `pinned`: the callee release
+    is the chosen stack's pin, so another caller release comes first in the fix."""
     got = u.callee_release
     build = not u.names and u.source_build is not None
     rel = u.source_build if build and u.source_build is not None else u.cited
@@ -678,6 +686,8 @@ def _import_finding(u: Unmet, caller: str, callee: str, cv: str | None, cc: str 
            + (f"{callee} {' or '.join(near)} (the nearest release{'s' if len(near) > 1 else ''} read that "
                  f"define{'' if len(near) > 1 else 's'} {them})." if near else
               f"{art} {callee} release that defines {them}.") if build else
+           f"Install another {caller} release that supports {callee} {got.version}: {pinned}. Or install "
+           f"{fix_rel}, off that stack." if pinned else
            f"Install {fix_rel}, or another {caller} release that supports {callee} {got.version}.")
     return finding(
         "package-imports-missing-name", "warning" if build else "error", comps or ("python",),

@@ -1332,3 +1332,20 @@ def test_transformers_reading_a_torch_attribute_at_load_that_the_installed_torch
         assert _missing_names(pk) == [], pk
     assert found(bare(packages={"transformers": {"version": "4.56.0"}, "torch": {"version": "2.0.1"}})).get(
         "package-code-needs-unmet") == "error"
+
+
+def test_a_missing_import_name_whose_callee_the_stack_pins_asks_for_another_caller_first():
+    """peft 0.17.0 beside verl 0.9.1's stack: peft imports HybridCache from transformers, which transformers 5.10.4 (the
+    stack's pin) lacks. Downgrading transformers to 4.57.6 would leave the verified stack (package-off-profile); the fix
+    names a peft that supports the pinned transformers first, and says the other way leaves the stack."""
+    d = healthy("verl-0.9.1-cann9.1.0-a3")
+    assert d["packages"]["transformers"]["version"] == "5.10.4"
+    d["packages"]["peft"] = {"version": "0.17.0"}
+    (x,) = [f for f in diagnose_dict(d).findings if f.id == "package-imports-missing-name"]
+    assert "HybridCache" in x.title
+    text = x.fix.text
+    assert text.startswith("Install another peft release that supports transformers 5.10.4")
+    assert "verl-0.9.1-cann9.1.0-a3 pins transformers ==5.10.4" in text and "off that stack" in text
+    # without a profile (a bare report), the callee's nearest release comes first, as before
+    (y,) = _missing_names({"verl": {"version": "0.6.1"}, "transformers": {"version": "5.3.0"}}) or [None]
+    assert y is not None and y.fix.text.startswith("Install a transformers release")

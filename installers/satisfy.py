@@ -154,7 +154,8 @@ def live_view(env: Any, *, src_dir: str | None, sources: list[Any], env_ok: bool
 
 def snapshot_view(snap: Snapshot, *, sources: list[Any], env_ok: bool | None) -> View:
     """From a snapshot: packages, and git facts of the modules the sources provide. A module whose git facts
-    were not recorded counts as cloned when it is importable and its distribution is installed editable."""
+    were not recorded counts as cloned when it is importable from outside site-packages (a checkout on PYTHONPATH,
+    an editable install); a wheel's copy in site-packages is no clone."""
     v = View(env_ok=env_ok)
     if known(snap.packages):
         for name, p in snap.packages.items():
@@ -170,8 +171,15 @@ def snapshot_view(snap: Snapshot, *, sources: list[Any], env_ok: bool | None) ->
             v.heads[s.name] = git.commit
             ref = next((r for r in (git.tag, git.branch) if known(r) and r), None)
             v.refs[s.name] = ref
-        elif known(mod.origins) and mod.origins:
-            # importable, no git facts: trust the pin only if the snapshot cannot tell otherwise
+        elif known(mod.origins) and mod.origins and not all(_installed_copy(o) for o in mod.origins):
+            # importable from a checkout (PYTHONPATH, an editable install), no git facts: trust the pin only if the
+            # snapshot cannot tell otherwise; a wheel's copy in site-packages is no clone
             v.heads[s.name] = s.commit or "unrecorded"
             v.refs[s.name] = s.ref
     return v
+
+
+def _installed_copy(origin: Any) -> bool:
+    """A module origin inside an installation directory (site-packages, dist-packages): a wheel's files."""
+    parts = str(origin).replace("\\", "/").split("/")
+    return "site-packages" in parts or "dist-packages" in parts

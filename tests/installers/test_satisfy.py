@@ -53,3 +53,26 @@ def test_a_clones_requirements_file_is_satisfied_only_when_every_line_is_met(tmp
     assert satisfied(step, View(versions={"numpy": "1.26.4", "hydra-core": "1.3.2"}))  # the win32 line does not apply
     gone = Step("verl-requirements", INSTALL, "r", requirements=("-r", str(tmp_path / "no-clone-yet.txt")))
     assert not satisfied(gone, View(versions={"numpy": "1.26.4"}))
+
+
+def test_a_module_installed_from_a_wheel_into_site_packages_is_no_clone() -> None:
+    """`install --dry-run --from SNAPSHOT` of a venv where vllm and MindSpeed are wheels in site-packages (no git
+    facts, not editable) said `clone-vllm satisfied`: no clone exists there. A checkout on PYTHONPATH or an editable
+    install without recorded git facts still counts as the pinned clone (the snapshot cannot tell otherwise)."""
+    vllm = GitSource("vllm", "u", "v0.9.1", commit="b6553be1", module="vllm")
+    mega = GitSource("Megatron-LM", "u", "core_v0.12.1", commit="a845aa7e", module="megatron")
+    site = "/opt/venv/lib/python3.11/site-packages"
+    snap = snapshot_from_dict({"schema": "doctor.snapshot/1", "complete": True,
+                               "packages": {"vllm": {"version": "0.9.1+empty", "editable": False, "location": site},
+                                            "mindspeed": {"version": "0.12.1", "editable": False, "location": site}},
+                               "modules": {"vllm": {"origins": [f"{site}/vllm"]},
+                                           "mindspeed": {"origins": ["/usr/local/lib/python3.11/dist-packages/mindspeed"]},
+                                           "megatron": {"origins": ["/work/Megatron-LM/megatron"]}}})
+    v = snapshot_view(snap, sources=[vllm, SRC, mega], env_ok=True)
+    assert not satisfied(Step("clone-vllm", CLONE, "c", source=vllm), v)
+    assert not satisfied(Step("clone-mindspeed", CLONE, "c", source=SRC), v)
+    assert satisfied(Step("clone-megatron-lm", CLONE, "c", source=mega), v)  # a checkout on PYTHONPATH
+    editable = snapshot_from_dict({"schema": "doctor.snapshot/1", "complete": True,
+                                   "packages": {"mindspeed": {"version": "0.12.1", "editable": True}},
+                                   "modules": {"mindspeed": {"origins": ["/src/MindSpeed/mindspeed"]}}})
+    assert satisfied(Step("clone-mindspeed", CLONE, "c", source=SRC), snapshot_view(editable, sources=[SRC], env_ok=True))

@@ -552,15 +552,45 @@ SRC_MASTER_ADDR = ("https://github.com/pytorch/pytorch/blob/v2.5.1/torch/distrib
 _LOOPBACK_NAMES = frozenset({"localhost", "localhost.localdomain", "ip6-localhost", "ip6-loopback"})
 
 
+def loopback_host(addr: str) -> str | None:
+    """The host `addr` names when it is a loopback address (127.x, ::1 also as `[::1]`, localhost), else None."""
+    host = addr.strip().strip("[]").lower()
+    ip = _address(host)
+    return host if host in _LOOPBACK_NAMES or (ip and ipaddress.ip_address(ip).is_loopback) else None
+
+
+def node_count(raw: str) -> int | None:
+    """A node count as torchrun takes it (`2`, or `1:4` for min:max: the max), None when it is not one."""
+    m = re.fullmatch(r"\s*(?:\d+\s*:\s*)?(\d+)\s*", raw)
+    return int(m.group(1)) if m else None
+
+
+def master_addr_loopback(name: str, addr: str, host: str, why: str, evidence: dict[str, Any], where: str = "",
+                         fix: str | None = None, severity: str = "error") -> Finding:
+    """The finding for a loopback rendezvous address (`name`=`addr`, `host` its loopback host) on a job that `why`
+    says spans several nodes: one text for `doctor check` (an environment) and `doctor lint` (a script's launcher)."""
+    return finding(
+        "master-addr-loopback", severity, ("env", "network"),
+        f"{name}={addr}{where} is a loopback address on a multi-node job ({why})",
+        detail=f"torchrun's agents on every node dial {name} (the rendezvous store of rank 0's node); a loopback address "
+               "sends each node to itself, so the nodes never meet: the job hangs in rendezvous and fails with `The "
+               f"client socket has timed out ... while trying to connect to ({host}, <port>)`. torchrun's own help: "
+               "127.0.0.1 is for single-node training.",
+        evidence=evidence,
+        fix=fix or f"Set {name} to rank 0's node address on the cluster network (the same value on every node), e.g. "
+                   "its `hostname -I` address; not 127.0.0.1 or localhost.",
+        source=SRC_MASTER_ADDR)
+
+
 def _int_env(snap: Any, *names: str) -> tuple[str, int] | None:
     """The first of `names` set to an integer (NNODES as torchrun takes it: `2`, or `1:4` for min:max, the max)."""
     for name in names:
         raw = env(snap, name)
         if raw is None:
             continue
-        m = re.fullmatch(r"\s*(?:\d+\s*:\s*)?(\d+)\s*", raw)
-        if m:
-            return name, int(m.group(1))
+        n = node_count(raw)
+        if n is not None:
+            return name, n
     return None
 
 
@@ -574,9 +604,8 @@ def master_addr(ctx: CheckContext) -> Iterator[Finding]:
     var, addr = next(((n, v) for n in ("MASTER_ADDR", "PET_MASTER_ADDR") if (v := env(snap, n))), (None, None))
     if var is None or addr is None:
         skip("MASTER_ADDR is not set in the snapshot")
-    host = addr.strip().strip("[]").lower()
-    ip = _address(host)
-    if not (host in _LOOPBACK_NAMES or (ip and ipaddress.ip_address(ip).is_loopback)):
+    host = loopback_host(addr)
+    if host is None:
         return
     rank, nodes = _int_env(snap, "NODE_RANK", "PET_NODE_RANK"), _int_env(snap, "NNODES", "PET_NNODES")
     why = (f"{rank[0]}={rank[1]}: this is not rank 0's node" if rank and rank[1] >= 1 else
@@ -584,17 +613,9 @@ def master_addr(ctx: CheckContext) -> Iterator[Finding]:
            "the job spans several nodes" if _multi_node(ctx) else None)
     if why is None:
         return  # one node, or nothing says otherwise: 127.0.0.1 is what torchrun's help offers for a single node
-    yield finding(
-        "master-addr-loopback", "error", ("env", "network"),
-        f"{var}={addr} is a loopback address on a multi-node job ({why})",
-        detail=f"torchrun's agents on every node dial {var} (the rendezvous store of rank 0's node); a loopback address "
-               "sends each node to itself, so the nodes never meet: the job hangs in rendezvous and fails with `The "
-               f"client socket has timed out ... while trying to connect to ({host}, <port>)`. torchrun's own help: "
-               "127.0.0.1 is for single-node training.",
-        evidence={var: addr, **({rank[0]: rank[1]} if rank else {}), **({nodes[0]: nodes[1]} if nodes else {})},
-        fix=f"Set {var} to rank 0's node address on the cluster network (the same value on every node), e.g. its "
-            "`hostname -I` address; not 127.0.0.1 or localhost.",
-        source=SRC_MASTER_ADDR)
+    yield master_addr_loopback(
+        var, addr, host, why,
+        {var: addr, **({rank[0]: rank[1]} if rank else {}), **({nodes[0]: nodes[1]} if nodes else {})})
 
 
 # The address Ray knows a node by (NodeManagerAddress, `ray start --node-ip-address`, else Ray's guess: the source address

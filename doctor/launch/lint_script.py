@@ -13,6 +13,7 @@ from typing import Any
 
 from doctor.launch import entry as E
 from doctor.launch import sources as S
+from doctor.launch.launcher import launcher_findings
 from doctor.launch.rules import Context, check
 from doctor.launch.script_parser import Call, CutOff, Invocation, ParsedScript
 from doctor.launch.validation import compose_findings, load_model, resolve_config_dir, with_hydra
@@ -135,16 +136,19 @@ def lint_path(inv: Invocation, version: str, trainer_dir: Path | None, opts: Opt
     found = [] if E.is_sft(inv.entry) else check(inv.overrides, ctx)  # main_ppo's rules are not SFT's
     if sel.config_dir is None and inv.entry != "verl.trainer.main_ppo":
         found = [_other_entry(f, inv.entry) for f in found]
-    return out + with_hydra(found, hydra) + environment_findings(inv.exports, inv.export_lines, documented_stack(version))
+    return (out + with_hydra(found, hydra) + environment_findings(inv.exports, inv.export_lines, documented_stack(version))
+            + launcher_findings(inv))
 
 
 # `doctor check`'s rules on the values of environment variables, which hold as much for a script's exports as for a
 # host's environment: the table of values each reader takes (HCCL, torch_npu, vllm-ascend, verl), upstream's guidance
-# on values that break a run in a setting (only its rows whose every condition the exports show), HCCL's timeouts,
-# an address where an interface name belongs, a misspelt name. The readers' releases are not known here, so the
-# table judges only what every release read agrees on; facts of a host (its interfaces, its nodes) stay unknown.
-ENV_CHECKS = ("env-values", "env-guidance", "hccl-timeout", "hccl-exec-timeout", "socket-ifname", "host-nic",
-              "env-near-miss")
+# on values that break a run in a setting (only its rows whose every condition the exports show), HCCL's timeouts
+# (HCCL_EVENT_TIMEOUT against HCCL_EXEC_TIMEOUT when both are exported), an address where an interface name belongs,
+# the form of ASCEND_RT_VISIBLE_DEVICES, a misspelt name. The readers' releases are not known here, so the table
+# judges only what every release read agrees on; facts of a host (its interfaces, its devices, its nodes, what is
+# installed) stay unknown, and the rules that need them skip. The rendezvous address is the launcher's (launcher.py).
+ENV_CHECKS = ("env-values", "env-guidance", "hccl-timeout", "hccl-exec-timeout", "hccl-event-timeout", "socket-ifname",
+              "host-nic", "visible-devices", "env-near-miss")
 
 
 def documented_stack(verl_version: str) -> dict[str, str]:

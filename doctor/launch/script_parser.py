@@ -27,6 +27,18 @@ _MODULE = re.compile(r"^(?:verl|recipe)(?:\.\w+)*\.(?:main_\w+|\w+_main|\w*sft_t
 _FILE = re.compile(r"(?:^|/)(?:main_\w+|\w+_main|\w*sft_trainer\w*)\.py$")
 
 
+@dataclass(frozen=True)
+class Word:
+    """A word of the command before the entry point (the launcher: `torchrun --nnodes=2 … -m`)."""
+
+    text: str  # as bash passes it (an unknown part written as its source text)
+    line: int
+    known: bool
+    from_env: tuple[str, ...] = ()  # environment variables whose default (`${X:-d}`) it took: see World.from_env
+    ref: str | None = None  # the one variable the word expands (`--master_addr=$ADDR`: ADDR), if one
+    set_at: int | None = None  # the line that sets it
+
+
 @dataclass
 class Invocation:
     """One entry-point call on one path through the script."""
@@ -44,6 +56,9 @@ class Invocation:
     unknown_args: list[str] = field(default_factory=list)  # unquoted unknown expansions (maybe several words)
     exports: dict[str, str] = field(default_factory=dict)  # exported variables with a known value on this path
     export_lines: dict[str, int] = field(default_factory=dict)  # where each was last set before the call
+    exports_from_env: dict[str, tuple[str, ...]] = field(default_factory=dict)  # exports that took a default
+    launcher: list[Word] = field(default_factory=list)  # the words before the entry point
+    args_from_env: list[tuple[str, ...]] = field(default_factory=list)  # per arg, Word.from_env
 
 
 @dataclass
@@ -131,8 +146,8 @@ def _common(a: tuple[str, ...], b: tuple[str, ...]) -> tuple[str, ...]:
 
 
 def _same(a: Invocation, b: Invocation) -> bool:
-    return (a.args, a.config_name, a.config_path, sorted(a.hints), a.exports) == (
-        b.args, b.config_name, b.config_path, sorted(b.hints), b.exports)
+    return (a.args, a.config_name, a.config_path, sorted(a.hints), a.exports, a.launcher) == (
+        b.args, b.config_name, b.config_path, sorted(b.hints), b.exports, b.launcher)
 
 
 _FLAGS = (("--config-name", "config_name"), ("-cn", "config_name"), ("--config-path", "config_path"),
@@ -149,7 +164,9 @@ def _invocation(c: _WalkCall, text: str) -> Invocation:
     rest = list(zip(c.argv[at + 1:], c.lines[at + 1:], strict=True))
     inv = Invocation(line=c.line, entry=entry, args=[a.text for a, _ in rest], label=c.label,
                      hints=sorted(c.hints), unknown_args=list(c.unsplit), passthrough=_passthrough(text, c.line),
-                     exports=dict(c.exports), export_lines=_set_lines(text, c.line, c.exports))
+                     exports=dict(c.exports), export_lines=_set_lines(text, c.line, c.exports),
+                     exports_from_env={k: tuple(sorted(v)) for k, v in c.exports_from_env.items()},
+                     launcher=_launcher(c, at, text), args_from_env=[tuple(sorted(d)) for d in c.from_env[at + 1:]])
     k = 0
     while k < len(rest):
         a, ln = rest[k]
@@ -174,6 +191,20 @@ def _invocation(c: _WalkCall, text: str) -> Invocation:
                     inv.overrides.append(o)
         k += 1
     return inv
+
+
+_REFERENCE = re.compile(r"\$\{?([A-Za-z_]\w*)")
+
+
+def _launcher(c: _WalkCall, at: int, text: str) -> list[Word]:
+    """The words before the entry point (`torchrun --nnodes=2 … -m`), each with where its value comes from."""
+    out = []
+    for a, line, env, src in zip(c.argv[:at], c.lines[:at], c.from_env[:at], c.sources[:at], strict=True):
+        refs = set(_REFERENCE.findall(src))
+        ref = refs.pop() if len(refs) == 1 else None
+        out.append(Word(a.text, line, a.known, tuple(sorted(env)), ref,
+                        _set_lines(text, c.line, {ref: ""}).get(ref) if ref else None))
+    return out
 
 
 def _set_lines(text: str, call_line: int, names: dict[str, str]) -> dict[str, int]:

@@ -24,7 +24,7 @@ def run_builtin(it: Interpreter, n: Node, w: World, argv: list[Str]) -> list[Wor
     if fn is not None:
         return it.call_function(fn, w, argv[1:])  # type: ignore[arg-type]
     if name in ("export", "declare", "typeset", "local", "readonly"):
-        _declare(w, name, argv[1:])
+        _declare(w, name, argv[1:], it.word_env[1:])
     elif name == "unset":
         for a in argv[1:]:
             if not a.text.startswith("-"):
@@ -73,9 +73,9 @@ def run_builtin(it: Interpreter, n: Node, w: World, argv: list[Str]) -> list[Wor
     return [w]
 
 
-def _declare(w: World, kw: str, args: list[Str]) -> None:
+def _declare(w: World, kw: str, args: list[Str], from_env: list[frozenset[str]]) -> None:
     """`export A=1` written so that the grammar saw plain words (see tree.py): NAME=value per word."""
-    for a in args:
+    for a, deps in zip(args, from_env + [frozenset()] * (len(args) - len(from_env)), strict=True):
         first = a.parts[0] if a.parts else ""
         if not isinstance(first, str) or first.startswith("-"):
             continue
@@ -84,6 +84,8 @@ def _declare(w: World, kw: str, args: list[Str]) -> None:
             continue
         if eq:
             w.set(name, Str((rest,) + a.parts[1:]) if rest else Str(a.parts[1:]))
+            if deps:
+                w.from_env[name] = deps
         if kw == "export":
             w.exported.add(name)
             from doctor.launch.shell.world import npu_variable

@@ -41,6 +41,9 @@ class Expander:
     def __init__(self, scope: Scope) -> None:
         self.scope = scope
         self.unresolved: list[str] = []
+        # the environment variables whose absence what this expander read relies on (`${X:-d}` gave `d`, or a
+        # variable set from such a default was read): see World.from_env
+        self.from_env: set[str] = set()
 
     # -- words ---------------------------------------------------------------------------------------------
 
@@ -144,6 +147,7 @@ class Expander:
             i = int(name)
             return pos[i - 1] if i <= len(pos) else None
         v = self.scope.get(name)
+        self.from_env |= getattr(self.scope, "from_env", {}).get(name, frozenset())
         if v is None and name in ENVIRONMENT:
             self.note(text)
             return Str((env_hole(name, text),))

@@ -36,6 +36,10 @@ class Call:
     hints: set[str]
     unsplit: list[str]  # unquoted unknown expansions that bash may split into several words
     exports: dict[str, str] = field(default_factory=dict)  # the exported variables whose value the walk knows
+    # per argv word, and per known export: the environment variables whose default it took (World.from_env)
+    from_env: list[frozenset[str]] = field(default_factory=list)
+    exports_from_env: dict[str, frozenset[str]] = field(default_factory=dict)
+    sources: list[str] = field(default_factory=list)  # per argv word, the script's text it was expanded from
 
 
 @dataclass(frozen=True)
@@ -76,6 +80,8 @@ class Interpreter:
         self.loop: tuple[int, ...] = ()
         self.depth = 0
         self.after_entry: tuple[int, int] | None = None  # first/last line of the entry-point command just run
+        self.word_env: list[frozenset[str]] = []  # of the words() last expanded: per word, Call.from_env
+        self.word_sources: list[str] = []
 
     # -- helpers ---------------------------------------------------------------------------------------
     def ex(self, w: World) -> Expander:
@@ -138,7 +144,7 @@ class Interpreter:
         value_node = a.child("value") or (a.children[-1] if len(a.children) > 2 else None)
         ex = self.ex(w)
         if local and w.locals_stack and name not in w.locals_stack[-1]:
-            w.locals_stack[-1][name] = w.get(name)
+            w.locals_stack[-1][name] = (w.get(name), w.from_env.get(name, frozenset()))
         value: Value
         if value_node is not None and value_node.type == "array":
             items = []
@@ -161,7 +167,10 @@ class Interpreter:
             arr += [Str()] * (i + 1 - len(arr))
             arr[i] = value
             value = arr
+        deps = ex.from_env | (w.from_env.get(name, frozenset()) if op == "+=" or index is not None else frozenset())
         w.set(name, value)
+        if deps:
+            w.from_env[name] = frozenset(deps)
         if export:
             w.exported.add(name)
 
@@ -363,13 +372,17 @@ class Interpreter:
         ex = self.ex(w)
         argv: list[Str] = []
         lines: list[int] = []
+        self.word_env, self.word_sources = [], []
         for c in n.children:
             if c.type == "variable_assignment" or c.type in _REDIRECTS or not c.is_named:
                 continue
             target = c.named[0] if c.type == "command_name" and c.named else c
+            ex.from_env = set()
             for f in ex.fields(target):
                 argv.append(f)
                 lines.append(f.origin or target.line)
+                self.word_env.append(frozenset(ex.from_env))
+                self.word_sources.append(target.text)
         unsplit = sorted({h.text for f in argv for h in f.holes if h.splits and len(f.parts) == 1})
         return argv, lines, unsplit
 
@@ -388,8 +401,11 @@ class Interpreter:
             return [w]
         at = self.is_entry(argv)
         if at is not None:
+            exports = _known_exports(env)
             self.walk.calls.append(Call(n.line, (n.start, self.loop), argv, lines, w.label,
-                                        set(w.hints) | set(env.hints), unsplit, _known_exports(env)))
+                                        set(w.hints) | set(env.hints), unsplit, exports, list(self.word_env),
+                                        {k: env.from_env[k] for k in exports if env.from_env.get(k)},
+                                        list(self.word_sources)))
             w.status = None
             self.after_entry = (n.line, n.line + n.text.rstrip().count("\n"))
             return [w]
@@ -417,8 +433,10 @@ class Interpreter:
         self.depth -= 1
         for o in out:
             frame = o.locals_stack.pop() if o.locals_stack else {}
-            for k, v in frame.items():
+            for k, (v, deps) in frame.items():
                 (o.unset(k) if v is None else o.set(k, v))
+                if v is not None and deps:
+                    o.from_env[k] = deps
             o.args = saved
             o.returning = False
         return out

@@ -125,11 +125,15 @@ def _defaulting(ex: Expander, name: str, index: str | None, op: str, args: list[
     missing = empty if op.startswith(":") else unset
     word = concat([ex.scalar(a) for a in args]) if args else Str()
     kind = op[-1]
+    if unset and name.isidentifier() and kind != "?":
+        ex.from_env.add(name)  # the environment may set it: the script's word is only a default
     if kind in "-=":
         if not missing:
             return _as_value(v, name, index)
         if kind == "=" and name.isidentifier():
             ex.scope.set(name, word)
+            if unset and hasattr(ex.scope, "from_env"):
+                ex.scope.from_env[name] = frozenset(ex.from_env)
         return word
     if kind == "+":
         return Str() if missing else word

@@ -30,10 +30,14 @@ class World:
     dead: bool = False  # `exit` (or `exec`) ended the script on this path
     returning: bool = False  # `return` inside a function
     name: str = "script.sh"
-    locals_stack: list[dict[str, Value | None]] = field(default_factory=list)
+    # per function call: each `local` name's value (None: unset) and World.from_env before the call shadowed it
+    locals_stack: list[dict[str, tuple[Value | None, frozenset[str]]]] = field(default_factory=list)
     # variable -> the words it is one of on this path: a `case` branch of several literal patterns (`gpu | npu)`)
     # taken while the value is unknown; a later `case` on it takes only the branches those words reach
     one_of: dict[str, frozenset[str]] = field(default_factory=dict)
+    # variable -> the environment variables whose absence its value relies on (`X=${X:-127.0.0.1}`: {"X"}): what the
+    # script gives it only when the environment does not (a default, not a value the script fixes)
+    from_env: dict[str, frozenset[str]] = field(default_factory=dict)
 
     # -- Scope protocol (expand.py) ----------------------------------------------------------------------
     def get(self, name: str) -> Value | None:
@@ -42,6 +46,7 @@ class World:
     def set(self, name: str, value: Value) -> None:
         self.vars[name] = value
         self.one_of.pop(name, None)
+        self.from_env.pop(name, None)
         if npu_variable(name):
             self.hints.add(f"sets {name}")
 
@@ -55,7 +60,7 @@ class World:
     def copy(self) -> World:
         return World(dict(self.vars), set(self.exported), dict(self.funcs), list(self.args), self.label,
                      set(self.hints), self.status, self.dead, self.returning, self.name,
-                     [dict(d) for d in self.locals_stack], dict(self.one_of))
+                     [dict(d) for d in self.locals_stack], dict(self.one_of), dict(self.from_env))
 
     def fork(self, choice: str) -> World:
         w = self.copy()
@@ -65,6 +70,7 @@ class World:
     def unset(self, name: str) -> None:
         self.vars.pop(name, None)
         self.one_of.pop(name, None)
+        self.from_env.pop(name, None)
         self.exported.discard(name)
 
     def signature(self) -> tuple[object, ...]:
@@ -76,7 +82,7 @@ class World:
 
 def merge(worlds: list[World]) -> list[World]:
     """Drop dead paths' duplicates and merge paths that reached the same state (their label becomes the
-    choices they share)."""
+    choices they share; a value one of them took from a default the environment can change stays such a value)."""
     out: dict[tuple[object, ...], World] = {}
     for w in worlds:
         sig = w.signature()
@@ -84,6 +90,8 @@ def merge(worlds: list[World]) -> list[World]:
         if have is None:
             out[sig] = w
             continue
+        for k, v in w.from_env.items():
+            have.from_env[k] = have.from_env.get(k, frozenset()) | v
         common = []
         for a, b in zip(have.label, w.label, strict=False):
             if a != b:

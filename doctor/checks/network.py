@@ -608,9 +608,11 @@ def master_addr(ctx: CheckContext) -> Iterator[Finding]:
     if host is None:
         return
     rank, nodes = _int_env(snap, "NODE_RANK", "PET_NODE_RANK"), _int_env(snap, "NNODES", "PET_NNODES")
+    # several Ray nodes say a job spans nodes only when it is not verl's: verl's RayWorkerGroup hands every worker the
+    # rank-0 worker's node address as MASTER_ADDR (its runtime env), whatever the node exported
     why = (f"{rank[0]}={rank[1]}: this is not rank 0's node" if rank and rank[1] >= 1 else
            f"{nodes[0]}={nodes[1]}" if nodes and nodes[1] > 1 else
-           "the job spans several nodes" if _multi_node(ctx) else None)
+           "the job spans several nodes" if _multi_node(ctx) and installed(snap, "verl") is False else None)
     if why is None:
         return  # one node, or nothing says otherwise: 127.0.0.1 is what torchrun's help offers for a single node
     yield master_addr_loopback(

@@ -369,8 +369,17 @@ def test_a_loopback_master_addr_on_a_multi_node_torchrun_job_is_an_error(env, ex
     assert got == expected
 
 
-def test_a_loopback_master_addr_on_a_cluster_snapshot_is_an_error():
-    d = bare(env={"MASTER_ADDR": "127.0.0.1"}, ray={"nodes": [{"alive": True}, {"alive": True}]})
+def test_a_loopback_master_addr_on_a_cluster_snapshot_is_an_error_unless_the_job_may_be_verls():
+    """Several Ray nodes make a loopback MASTER_ADDR an error for a job that is not verl's; verl's RayWorkerGroup
+    gives each worker the rank-0 node's address, so with verl installed (or not known absent) it is no finding."""
+    nodes = {"nodes": [{"alive": True}, {"alive": True}]}
+    d = bare(complete=True, env={"MASTER_ADDR": "127.0.0.1"}, ray=nodes, packages={"torch": {"version": "2.8.0"}})
     f = next(f for f in diagnose_dict(d).findings if f.id == "master-addr-loopback")
     assert "several nodes" in f.title and f.components == ("env", "network")
     assert "127.0.0.1" in f.detail and "not 127.0.0.1" in f.fix.text
+    for quiet in (bare(env={"MASTER_ADDR": "127.0.0.1"}, ray=nodes),
+                  {**d, "packages": {"torch": {"version": "2.8.0"}, "verl": {"version": "0.9.1"}}}):
+        assert "master-addr-loopback" not in found(quiet)
+    # what the node's own environment says still counts with verl installed
+    assert found({**d, "env": {"MASTER_ADDR": "127.0.0.1", "NODE_RANK": "1"},
+                  "packages": {"verl": {"version": "0.9.1"}}})["master-addr-loopback"] == "error"

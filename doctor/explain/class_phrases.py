@@ -16,6 +16,7 @@ OS_PHRASES: tuple[tuple[str, ...], ...] = (
     (": failed",), (": No such file",), (": not found",), (": Permission denied",), (": invalid option",),
     (": unrecognized option",), (": missing operand",), ("utility",), ("executable",), ("not on PATH",),
     ("not in PATH",), ("not in your PATH",), ("not on your PATH",), ("_timeout",), ("_TIMEOUT",), (" signal",), ("Signal ",), ("<Signals.",), (" Killed ",), ("Killed",), (" Bus error ",),
+    ("returned non-zero exit status",),
 )
 # doctor.explain.pipclasses
 PIP_PHRASES: tuple[tuple[str, ...], ...] = (("requires a different Python",), ("configuration file provided by",),

@@ -40,6 +40,7 @@ PIP_SCRIPTS = ("https://github.com/pypa/pip/blob/26.3/src/pip/_internal/operatio
                "#L125")  # message_about_scripts_not_on_PATH
 RAY_CGRAPH = "https://docs.ray.io/en/latest/ray-core/api/doc/ray.exceptions.RayChannelTimeoutError.html"
 PY_TIMEOUT = "https://docs.python.org/3/library/exceptions.html#TimeoutError"
+PY_CALLED = "https://docs.python.org/3/library/subprocess.html#subprocess.CalledProcessError"
 
 # errno -> (symbol, strerror text, components, what to check). The numbers are the Linux generic ones (x86, arm64,
 # riscv share them). Socket numbers (ECONNREFUSED, ETIMEDOUT, ...) are the network's: classes reads their texts.
@@ -95,6 +96,9 @@ _NOT_ON_PATH = re.compile(r"\bwhich (?:is|are) not on PATH\b|\b(?:is|are) not (?
 _TIMEOUT_SETTING = re.compile(
     r"\b(?:increase|increasing|raise|raising|extend|extending|enlarge)\b[^.;]{0,60}?"
     r"\b(?-i:(?P<var>[A-Z][A-Z0-9]*_[A-Za-z0-9_]*?(?:TIMEOUT|[Tt]imeout)[A-Za-z0-9_]*))", re.I)
+# CPython's subprocess.CalledProcessError (Lib/subprocess.py __str__): "Command '%s' returned non-zero exit status %d."
+# with the command as given: a list's repr (`['npu-smi', 'info']`) or a shell string
+_COMMAND_FAILED = re.compile(r"\bCommand '(?P<cmd>.+)' returned non-zero exit status (?P<status>-?\d+)\b")
 _NOT_ERROR = re.compile(r"^\W*(?:\([^)]*\)\s*)?(?:INFO|DEBUG|TRACE)\b|^\W*\[W(?:\d{4} [\d:.]+)? ?[\w.-]+:\d+\]", re.I)
 _WARNING = re.compile(r"^\W*(?:\([^)]*\)\s*)?(?:WARNING|WARN)\b", re.I)
 
@@ -148,6 +152,8 @@ def os_class(text: str) -> Class | None:
         return _signalled(_SIGNAL_ALIASES.get(sig, sig))
     if m := _BASH_JOB.match(text):
         return _signalled(_SIGNAL_ALIASES[m.group("sig") or m.group("sig2")])
+    if m := _COMMAND_FAILED.search(text):
+        return _command_failed(m.group("cmd"), m.group("status"))
     if m := _TIMEOUT_SETTING.search(text):
         return _timeout_setting(m.group("var"))
     if m := _PROGRAM_MISSING.search(text):
@@ -202,6 +208,24 @@ def _program_error(prog: str, msg: str, text: str) -> Class:
         f"Check what {prog} was asked to read or write (the path in the message) and that it exists and is "
         "readable in this host or container; a download step that failed before it leaves such a file missing.",
         GNU_ERRORS)
+
+
+def _command_failed(cmd: str, status: str) -> Class:
+    """A command a Python program ran with check=True (subprocess.run / check_call / check_output) ended non-zero."""
+    argv = re.findall(r"'((?:[^'\\]|\\.)*)'", cmd) if cmd.startswith("[") else cmd.split()
+    line = " ".join(argv) or cmd
+    prog = (argv[0] if argv else cmd).rsplit("/", 1)[-1]
+    named = [c for c, _ in components_named(prog) if c not in ("config", "cluster", "system")]
+    doctor = (" (`doctor check` runs npu-smi itself and says what it answers)" if prog == "npu-smi" else
+              " (`doctor check` runs hccn_tool itself and says what it answers)" if prog == "hccn_tool" else "")
+    return Class(
+        "command-failed", (named[0], "system") if named else ("system", "config"),
+        f"The command {prog} failed (exit status {status})",
+        f"The program ran `{line}` and stopped because it ended with exit status {status}: the failure is that "
+        f"command's. What it printed went to its own stderr (captured by the program when it ran it with "
+        "capture_output, so often not in this log).",
+        f"Run `{line}` by hand, as the job's user and in the same host or container, and read what it prints{doctor}.",
+        PY_CALLED)
 
 
 def _program_missing(prog: str | None) -> Class:

@@ -147,3 +147,33 @@ def test_a_class_signature_that_matched_the_line_keeps_it():
     # permission-denied (a fallback signature) already says what errno 13 says, with its own fix: no second reading
     found = explain_lines(["PermissionError: [Errno 13] Permission denied: '/data/out'"])
     assert [f.id for f in found] == ["permission-denied"]
+
+
+# A verl worker's traceback (https://github.com/verl-project/verl/issues/6773, verl/utils/device.py get_npu_versions):
+# the command verl ran through subprocess.run(check=True) failed; CPython's CalledProcessError names it and its status.
+VERL_NPU_SMI = [
+    "ray.exceptions.RayTaskError(RuntimeError): ray::WorkerDict.actor_rollout_init_model() (pid=4591, ip=172.36.2.44)",
+    '  File "/tmp/ray/session_x/runtime_resources/working_dir_files/_ray_pkg_x/verl/utils/device.py", line 197, in '
+    "get_npu_versions",
+    '    result = subprocess.run(["npu-smi", "info", "-t", "board", "-i", "1"], capture_output=True, text=True, '
+    "check=True)",
+    '  File "/usr/local/python3.11.14/lib/python3.11/subprocess.py", line 571, in run',
+    "    raise CalledProcessError(retcode, process.args,",
+    "subprocess.CalledProcessError: Command '['npu-smi', 'info', '-t', 'board', '-i', '1']' returned non-zero exit "
+    "status 215.",
+]
+
+
+def test_a_command_a_program_ran_that_failed_is_that_commands_failure():
+    findings = explain_lines(VERL_NPU_SMI)
+    f = findings[0]
+    assert f.id == "command-failed" and f.severity is Severity.ERROR
+    assert f.components[0] == "driver" and "npu-smi" in f.title and "215" in f.title
+    assert "npu-smi info -t board -i 1" in f.fix.text and "doctor check" in f.fix.text
+    # a shell string, and a program no component ships: the system's
+    cls = os_class("Command 'git clone https://x/y.git' returned non-zero exit status 128.")
+    assert cls is not None and cls.id == "command-failed" and cls.components[0] == "system"
+    assert "git clone https://x/y.git" in cls.fix
+    # a command a signal ended is the signal's (process-killed-by-signal), not this
+    sig = os_class("Command '['python3', 'x.py']' died with <Signals.SIGKILL: 9>.")
+    assert sig is not None and sig.id == "process-killed-by-signal"

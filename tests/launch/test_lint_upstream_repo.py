@@ -38,9 +38,12 @@ KNOWN_BAD: dict[str, tuple[str, ...]] = {
     # `+actor_rollout_ref.model.lora.merge`: "Could not append to config. An item is already at …"
     "examples/tuning/lora/run_qwen3_8b_merge_fsdp.sh": ("actor_rollout_ref.model.lora.merge",),
 }
-# v0.9.0 only: PolicyLossConfig (a `_target_` dataclass) has no tau_pos / tau_neg (tests/launch/test_lint_upstream.py)
-KNOWN_BAD_AT = {"v0.9.0": {"examples/sapo_trainer/run_qwen3_8b_fsdp.sh": ("actor_rollout_ref.actor.policy_loss.tau_",),
-                           "examples/sapo_trainer/run_qwen3_30b_a3b_fsdp.sh": ("actor_rollout_ref.actor.policy_loss.tau_",)}}
+# Seen where the release's dataclass source is here: PolicyLossConfig (a `_target_` dataclass) has no tau_pos /
+# tau_neg at v0.8.0 nor v0.9.0 (they are actor-level keys, actor.yaml), and both tags ship the same sapo scripts
+# appending `+actor_rollout_ref.actor.policy_loss.tau_*` (tests/launch/test_lint_upstream.py)
+_SAPO = {"examples/sapo_trainer/run_qwen3_8b_fsdp.sh": ("actor_rollout_ref.actor.policy_loss.tau_",),
+         "examples/sapo_trainer/run_qwen3_30b_a3b_fsdp.sh": ("actor_rollout_ref.actor.policy_loss.tau_",)}
+KNOWN_BAD_AT = {"v0.8.0": _SAPO, "v0.9.0": _SAPO}
 
 
 def _git_dir() -> Path | None:

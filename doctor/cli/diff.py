@@ -1,6 +1,8 @@
 """`doctor diff A B`: what differs between two snapshots (versions, Ascend parts, env, modules).
 
-Exit 0 when nothing differs, 1 when something does (like diff(1)), 2 when a file cannot be read.
+Exit 0 when nothing differs, 1 when something does (like diff(1)), 2 when a file cannot be read. The text output
+groups the differences (doctor.snapshot.diff.summarize) and leaves volatile facts out; `-v` lists every key,
+volatile ones included. JSON always lists every key.
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ from doctor.cli.options import doctor_command, output_options
 def command(console, a: str, b: str, show_all: bool) -> int:  # type: ignore[no-untyped-def]
     """Show what differs between two snapshots."""
     from doctor.errors import InputError
-    from doctor.snapshot.diff import UNKNOWN_MARK, diff_snapshots
+    from doctor.snapshot.diff import UNKNOWN_MARK, diff_snapshots, line, summarize
     from doctor.snapshot.model import Snapshot, load_document
 
     docs = []
@@ -28,7 +30,8 @@ def command(console, a: str, b: str, show_all: bool) -> int:  # type: ignore[no-
         if not isinstance(d, Snapshot):
             raise InputError("is a cluster file; `doctor diff` compares two snapshots (extract a node first)", source=path)
         docs.append(d)
-    changes = diff_snapshots(docs[0], docs[1], volatile=show_all)
+    every = console.verbosity > 0
+    changes = diff_snapshots(docs[0], docs[1], volatile=show_all)  # what the exit code and JSON say
     if console.json_mode:
         from doctor.render import emit
         from doctor.report import Report, finding
@@ -44,17 +47,26 @@ def command(console, a: str, b: str, show_all: bool) -> int:  # type: ignore[no-
         emit(report, console)
         return 1 if changes else 0
     c = console
-    if not changes:
-        c.print(c.style(f"no differences between {a} and {b}", "green"))
+    everything = changes if show_all else diff_snapshots(docs[0], docs[1], volatile=True)
+    shown = everything if every else changes
+    hidden = len(everything) - len(shown)
+    note = f"{hidden} volatile one(s) not shown (timestamps, memory in use, ports, pids)" if hidden else ""
+    if not shown:
+        c.print(c.style(f"no differences between {a} and {b}", "green") + (f"; {note}, -v lists them" if note else ""))
         return 0
     c.print(c.style(f"--- {a}", "red") + "\n" + c.style(f"+++ {b}", "green"))
-    width = max(len(k) for k, _, _ in changes)
-    for key, x, y in changes:
-        if x == UNKNOWN_MARK:
-            c.print(f"{c.style('+', 'green')} {key.ljust(width)}  {y}")
-        elif y == UNKNOWN_MARK:
-            c.print(f"{c.style('-', 'red')} {key.ljust(width)}  {x}")
-        else:
-            c.print(f"{c.style('~', 'yellow')} {key.ljust(width)}  {x} -> {y}")
-    c.print(c.style(f"{len(changes)} difference(s)", "bold"))
-    return 1
+    if every:
+        lines = [line(*change) for change in shown]
+    else:
+        lines = summarize(docs[0], docs[1], changes)
+    width = min(max(len(k) for _, k, _ in lines), 40)  # a longer key is followed by its value, not a column
+    colour = {"+": "green", "-": "red", "~": "yellow"}
+    for sign, key, text in lines:
+        c.print(f"{c.style(sign, colour[sign])} {key.ljust(width)}  {text}")
+    total = f"{len(shown)} difference(s)" + (f" on {len(lines)} line(s)" if len(lines) < len(shown) else "")
+    if note:
+        total += f", {note}"
+    if hidden or len(lines) < len(shown):
+        total += "; -v lists each"
+    c.print(c.style(total, "bold"))
+    return 1 if changes else 0

@@ -83,3 +83,109 @@ def _show(v: Any) -> Any:
     if isinstance(v, list):
         return ", ".join(str(x) for x in v) if v else "[]"
     return v
+
+
+# What `doctor diff` prints by default: the same changes, grouped so that one logical change reads as one line.
+# An entry of a keyed collection (an NPU, a /dev node, a module copy) present on one side only is one line per
+# collection; a field that changes the same way on several entries is one line naming them; lines that explain a
+# failure (packages, versions, env, errors and status) come first. JSON keeps every key.
+
+_NODES = "ascend.device_access.nodes."
+_NOUNS = {"ascend.devices": "NPUs", _NODES.rstrip("."): "device files"}
+_NAMED = ("modules", "imports")  # `modules.<name>.<field>`: one entry per module
+
+
+def line(key: str, x: Any, y: Any) -> tuple[str, str, str]:
+    """One change as (sign, key, text): `+` only in B, `-` only in A, `~` changed (`x -> y`)."""
+    return ("+", key, str(y)) if x == UNKNOWN_MARK else ("-", key, str(x)) if y == UNKNOWN_MARK else ("~", key, f"{x} -> {y}")
+
+
+def _split(key: str) -> tuple[str, str, str] | None:
+    """(collection, entry, field) for a key inside a keyed collection, else None."""
+    if key.startswith(_NODES):
+        rest = key[len(_NODES):]
+        entry, dot, field = rest.rpartition(".")
+        return (_NODES.rstrip("."), entry, "." + field) if dot and entry else None
+    i = key.find("[")
+    j = key.find("]", i + 1)
+    if i > 0 and j > 0:
+        return key[:i], key[i + 1:j], key[j + 1:]
+    top, _, rest = key.partition(".")
+    name, dot, field = rest.partition(".")
+    return (top, name, "." + field) if top in _NAMED and dot else None
+
+
+def _key(coll: str, names: list[str], field: str = "") -> str:
+    if coll in _NAMED:
+        return f"{coll}.{names[0]}{field}" if len(names) == 1 else f"{coll}.{{{_entries(names)}}}{field}"
+    return f"{coll}[{_entries(names)}]{field}"
+
+
+def _entries(names: list[str]) -> str:
+    """`0-7`, `0, 2, 5`, or the names joined: the entries a grouped line stands for."""
+    if len(names) > 2 and all(n.isdigit() for n in names):
+        ids = sorted(int(n) for n in names)
+        if ids == list(range(ids[0], ids[-1] + 1)):
+            return f"{ids[0]}-{ids[-1]}"
+    return ", ".join(names[:4]) + (f", +{len(names) - 4} more" if len(names) > 4 else "")
+
+
+def _items(x: Any, y: Any, env: bool) -> str:
+    """A list (or a `:`-separated env value) that changed in part, as the items it lost and gained."""
+    if env and isinstance(x, str) and isinstance(y, str) and ":" in x + y:
+        x, y = x.split(":"), y.split(":")
+    if not (isinstance(x, list) and isinstance(y, list)) or not set(map(str, x)) & set(map(str, y)):
+        return ""
+    lost = [str(v) for v in x if v not in y]
+    gained = [str(v) for v in y if v not in x]
+    parts = ([f"without {', '.join(lost)}"] if lost else []) + ([f"with {', '.join(gained)}"] if gained else [])
+    return "; ".join(parts) or f"reordered: {', '.join(map(str, y))}"
+
+
+def _rank(key: str) -> int:
+    field = key.rsplit(".", 1)[-1]
+    if key.startswith("packages."):
+        return 0
+    if "version" in field:
+        return 1
+    if key.startswith("env."):
+        return 2
+    if field in ("error", "status", "ok", "health") or key.startswith("imports."):
+        return 3
+    return 4
+
+
+def summarize(a: Snapshot, b: Snapshot, changes: list[tuple[str, Any, Any]]) -> list[tuple[str, str, str]]:
+    """`changes` (from diff_snapshots) as display lines [(sign, key, text)]: sign `+` only in B, `-` only in A,
+    `~` changed; most important first. Every change is on exactly one line."""
+    fa, fb = flatten(a), flatten(b)
+    present: tuple[set[tuple[str, str]], set[tuple[str, str]]] = (set(), set())
+    for side, flat in zip(present, (fa, fb), strict=True):
+        side.update(s[:2] for s in map(_split, flat) if s)
+    lines: list[tuple[str, str, str]] = []
+    whole: dict[tuple[str, str], dict[str, dict[str, Any]]] = {}  # (coll, sign) -> entry -> field -> value
+    fields: dict[tuple[str, str, str, str], list[str]] = {}  # (coll, field, sign, text) -> entries
+    for key, x, y in changes:
+        sign, _, text = line(key, x, y)
+        if sign == "~":
+            text = _items(fa[key], fb[key], key.startswith("env.")) or text
+        s = _split(key)
+        if s is None:
+            lines.append((sign, key, text))
+            continue
+        coll, entry, field = s
+        only = ("-" if (coll, entry) not in present[1] else "+" if (coll, entry) not in present[0] else "")
+        if only and sign == only:
+            whole.setdefault((coll, sign), {}).setdefault(entry, {})[field.lstrip(".")] = x if sign == "-" else y
+        else:
+            fields.setdefault((coll, field, sign, text), []).append(entry)
+    for (coll, sign), entries in whole.items():
+        common = {f: v for f, v in next(iter(entries.values())).items()
+                  if v is not None and all(e.get(f, UNKNOWN_MARK) == v for e in entries.values())}
+        what = f"{len(entries)} {_NOUNS.get(coll, 'entries')} " if len(entries) > 1 else ""
+        facts = ", ".join(f"{f}={v}" for f, v in sorted(common.items()))
+        lines.append((sign, _key(coll, list(entries)), f"{what}only in {'A' if sign == '-' else 'B'}" + (f" ({facts})" if facts else "")))
+    for (coll, field, sign, text), names in fields.items():
+        suffix = f"  ({len(names)} {_NOUNS.get(coll, 'entries')})" if len(names) > 1 else ""
+        lines.append((sign, _key(coll, names, field), text + suffix))
+    return sorted(lines, key=lambda t: (_rank(t[1]), t[1]))

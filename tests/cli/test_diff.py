@@ -67,3 +67,69 @@ def test_free_disk_space_is_volatile_but_a_changed_limit_is_not() -> None:
     assert [k for k, _, _ in diff_snapshots(snap(40.0, 65536), snap(3.0, 65536), volatile=True)] == [
         "host.disks[/tmp].free_gb", "host.disks[/tmp].used_fraction"]
     assert diff_snapshots(snap(40.0, 1024), snap(40.0, 65536)) == [("host.limits.nofile_soft", 1024, 65536)]
+
+
+def _eight_npus_unknown():
+    b = healthy()
+    for dev in b["ascend"]["devices"]:
+        dev["health"] = "unknown"
+        dev["hbm_used_mb"] = 0  # volatile
+    b["packages"]["torch-npu"]["version"] = "2.8.0.post2"
+    return b
+
+
+def test_a_change_repeated_on_every_npu_is_one_line_and_volatile_facts_are_counted_not_shown(tmp_path):
+    files = _files(tmp_path, healthy(), _eight_npus_unknown())
+    r = CliRunner().invoke(cli, ["diff", *files])
+    assert r.exit_code == 1
+    lines = r.stdout.splitlines()
+    grouped = [ln for ln in lines if "ascend.devices[0-7].health" in ln]
+    assert len(grouped) == 1 and "OK -> unknown" in grouped[0] and "(8 NPUs)" in grouped[0]
+    assert "ascend.devices[3].health" not in r.stdout and "hbm_used_mb" not in r.stdout
+    # packages come before the Ascend facts; the count still counts every key, and says what is hidden
+    assert r.stdout.index("packages.torch-npu") < r.stdout.index("ascend.devices")
+    assert "9 difference(s) on 2 line(s), 8 volatile one(s) not shown" in lines[-1] and "-v lists each" in lines[-1]
+
+
+def test_verbose_lists_every_key_with_the_volatile_ones_and_keeps_the_exit_code(tmp_path):
+    files = _files(tmp_path, healthy(), _eight_npus_unknown())
+    r = CliRunner().invoke(cli, ["diff", "-v", *files])
+    assert r.exit_code == 1
+    assert all(f"ascend.devices[{i}].health" in r.stdout for i in range(8))
+    assert "ascend.devices[5].hbm_used_mb" in r.stdout and "[0-7]" not in r.stdout
+    assert "17 difference(s)" in r.stdout.splitlines()[-1] and "not shown" not in r.stdout
+    # volatile-only differences: listed under -v, still exit 0 as without it
+    b = healthy()
+    b["ascend"]["devices"][0]["hbm_used_mb"] = 1
+    files = _files(tmp_path, healthy(), b)
+    quiet, verbose = (CliRunner().invoke(cli, ["diff", *v, *files]) for v in ([], ["-v"]))
+    assert quiet.exit_code == verbose.exit_code == 0
+    assert "no differences" in quiet.stdout and "1 volatile one(s) not shown" in quiet.stdout
+    assert "ascend.devices[0].hbm_used_mb" in verbose.stdout
+
+
+def test_npus_and_modules_missing_on_one_side_are_one_line_each_and_json_keeps_every_key(tmp_path):
+    a, b = healthy(), healthy()
+    b["ascend"]["devices"] = []
+    del b["modules"]["verl"]
+    files = _files(tmp_path, a, b)
+    r = CliRunner().invoke(cli, ["diff", *files])
+    assert r.exit_code == 1
+    npus = [ln for ln in r.stdout.splitlines() if ln.startswith("- ascend.devices[0-7] ")]
+    assert len(npus) == 1 and "8 NPUs only in A" in npus[0] and "health=OK" in npus[0]
+    verl = [ln for ln in r.stdout.splitlines() if "modules.verl" in ln]
+    assert len(verl) == 1 and "only in A" in verl[0]
+    j = json.loads(CliRunner().invoke(cli, ["--json", "diff", *files]).stdout)
+    keys = {c["key"] for c in j["changes"]}
+    assert {f"ascend.devices[{i}].health" for i in range(8)} <= keys and "modules.verl.origins" in keys
+
+
+def test_a_path_list_that_changed_in_part_says_which_entries():
+    from doctor.snapshot.diff import summarize
+
+    a = snapshot_from_dict(healthy())
+    d = healthy()
+    d["env"]["PATH"] = "/opt/new/bin:" + d["env"].get("PATH", "/usr/bin")
+    b = snapshot_from_dict(d)
+    lines = summarize(a, b, diff_snapshots(a, b))
+    assert ("~", "env.PATH", "with /opt/new/bin") in lines

@@ -3,13 +3,14 @@ pairing, and the SoC names torch_npu accepts."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 from packaging.version import Version
 
 from doctor.checks.commands import install_dry_run
-from doctor.checks.facts import absent, arch, cann, family, installed, npu_host, pver, val, ver
+from doctor.checks.facts import absent, arch, cann, family, installed, module, npu_host, pver, val, ver
 from doctor.checks.runner import CheckContext, check, skip
 from doctor.knowledge.chips import family_from_name
 from doctor.knowledge.matrix import (
@@ -24,7 +25,7 @@ from doctor.knowledge.matrix import (
 )
 from doctor.knowledge.profiles import PYTORCH_CPU_INDEX
 from doctor.knowledge.releases import knowledge_fix
-from doctor.knowledge.versions import CannVersion, release
+from doctor.knowledge.versions import CannVersion, parse_pkg_version, release
 from doctor.report import Finding, finding
 from doctor.snapshot.model import Snapshot, known
 
@@ -127,14 +128,73 @@ def torch_cuda_build(ctx: CheckContext) -> Iterator[Finding]:
             source=SRC_PIN + "; https://github.com/vllm-project/vllm-ascend/issues/1411")
 
 
+# PyPI's torchvision wheels for Linux x86_64 are CUDA builds: their torchvision/version.py says `0.28.0+cu130`
+# while the distribution is `0.28.0`, and torchvision/_C.so links libc10_cuda.so / libtorch_cuda.so, which only a
+# CUDA torch ships. Beside a CPU torch (`2.13.0+cpu`: torch-npu's x86_64 pin, PyTorch's CPU index) `_C` does not
+# load; from 0.17.0, whose torchvision/_meta_registrations.py registers `torchvision::nms` unguarded (0.16.0's
+# registrations are behind `extension._has_ops()`), `import torchvision` itself raises `operator torchvision::nms
+# does not exist`, and so does everything importing it (vLLM's `from vllm import LLM`, transformers' image
+# processors). Read from the cp311 manylinux wheels of 0.15.2, 0.16.0, 0.17.0 and 0.28.0.
+SRC_TORCHVISION_CUDA = ("https://github.com/pytorch/vision/blob/v0.17.0/torchvision/_meta_registrations.py; "
+                        "https://github.com/pytorch/vision/blob/v0.28.0/torchvision/extension.py; "
+                        "https://pypi.org/project/torchvision/0.28.0/#files")
+_TORCHVISION_IMPORT_RAISES = Version("0.17.0")
+
+
+def _cuda_label(v: str | None) -> str | None:
+    """'0.28.0+cu130' -> 'cu130': a version's CUDA build label, None for another (or no) label."""
+    p = parse_pkg_version(v)
+    local = (p.local or "") if p is not None else ""
+    return local if re.fullmatch(r"cu\d+", local) else None
+
+
+def _torch_without_cuda(snap: Snapshot) -> bool:
+    """The installed torch is a build without CUDA: its version says `+cpu` (or `+rocm…` / `+xpu`), or the version
+    file the probe read names no CUDA (torch.version.cuda is None)."""
+    t = pver(snap, "torch")
+    local = (t.local or "") if t is not None else ""
+    if local == "cpu" or local.startswith(("rocm", "xpu")):
+        return True
+    build = val(module(snap, "torch"), "build")
+    return isinstance(build, dict) and "cuda" in build and build["cuda"] is None
+
+
+def _cuda_torchvision_beside_cpu_torch(snap: Snapshot) -> Iterator[Finding]:
+    tvm = val(module(snap, "torchvision"), "version")
+    built = next((v for v in (tvm if isinstance(tvm, str) else None, ver(snap, "torchvision")) if _cuda_label(v)), None)
+    if built is None or not _torch_without_cuda(snap):
+        return
+    raises = (v := pver(snap, "torchvision")) is not None and Version(v.public) >= _TORCHVISION_IMPORT_RAISES
+    t = ver(snap, "torch")
+    yield finding(
+        "torchvision-torch-mismatch", "error" if raises else "warning", ("torchvision", "torch"),
+        f"torchvision {built} is a CUDA build; torch {t} has no CUDA",
+        detail=(f"torchvision's compiled operators (torchvision/_C.so) of the {_cuda_label(built)} build link "
+                f"libc10_cuda.so and libtorch_cuda.so, which torch {t} does not ship, so they do not load. "
+                + ("From torchvision 0.17 `import torchvision` itself then fails with `RuntimeError: operator "
+                   "torchvision::nms does not exist`, and so does every import that loads it (vLLM's `from vllm "
+                   "import LLM`, transformers' image processors)." if raises else
+                   "Its operators (nms, roi_align) then fail at their first call (`Couldn't load custom C++ ops`).")
+                + " PyPI's torchvision wheels for Linux x86_64 are CUDA builds; the CPU build is `+cpu` on PyTorch's "
+                "CPU index."),
+        evidence={"torchvision": ver(snap, "torchvision"), "torchvision_build": built, "torch": t},
+        fix=f"pip install --force-reinstall --no-deps --index-url {PYTORCH_CPU_INDEX} "
+            f"'torchvision=={Version(built).public}{'' if arch(snap) not in (None, 'x86_64') else '+cpu'}'",
+        source=SRC_TORCHVISION_CUDA)
+
+
 @check("torchvision-pairing", "torch_npu", findings=("torchvision-torch-mismatch",))
 def torchvision_pairing(ctx: CheckContext) -> Iterator[Finding]:
-    """torchvision 0.(N+15) goes with torch 2.N."""
+    """torchvision 0.(N+15) goes with torch 2.N, and a CUDA build of it does not load beside a torch without CUDA."""
     snap = ctx.snapshot
     tv, t = pver(snap, "torchvision"), ver(snap, "torch")
     want = torchvision_for_torch(t)
     if tv is None or want is None:
         skip("torchvision's or torch's version is not known")
+    build = list(_cuda_torchvision_beside_cpu_torch(snap))
+    if build:
+        yield from build  # the build fails to load whatever its line: one finding, the certain cause
+        return
     if f"{tv.major}.{tv.minor}" != want:
         yield finding(
             "torchvision-torch-mismatch", "warning", ("torchvision", "torch"),

@@ -45,6 +45,41 @@ def test_torchvision_pairing():
     assert found(d)["torchvision-torch-mismatch"] == "warning"
 
 
+def _torchvision_findings(torch: str, torchvision: str, tv_module: str | None, torch_cuda: object = None) -> list:
+    """torchvision-torch-mismatch of a partial snapshot: the distributions' versions, and what the probe read from
+    torchvision/version.py and torch/version.py (its `build`)."""
+    from tests.stacks import diagnose_dict
+
+    modules = {"torch": {"version": torch, "build": {"cuda": torch_cuda, "hip": None}}}
+    if tv_module is not None:
+        modules["torchvision"] = {"version": tv_module}
+    d = bare(host={"arch": "x86_64"}, packages={"torch": {"version": torch}, "torchvision": {"version": torchvision}},
+             modules=modules)
+    return [f for f in diagnose_dict(d).findings if f.id == "torchvision-torch-mismatch"]
+
+
+def test_pypis_cuda_torchvision_beside_a_cpu_torch_is_an_error():
+    """vLLM 0.30.0 pins torch==2.13.0, which a torch 2.13.0+cpu satisfies; pip then takes PyPI's torchvision 0.28.0,
+    whose version.py says 0.28.0+cu130 and whose _C.so links libc10_cuda.so: `import torchvision` and `from vllm
+    import LLM` fail with `operator torchvision::nms does not exist` (the real venv: tests/realworld)."""
+    (f,) = _torchvision_findings("2.13.0+cpu", "0.28.0", "0.28.0+cu130")
+    assert (f.severity.value, f.evidence["torchvision_build"]) == ("error", "0.28.0+cu130")
+    assert "torchvision==0.28.0+cpu" in f.fix.text and "operator torchvision::nms does not exist" in f.detail
+    # a torch whose version file names no CUDA, without the +cpu label (a source build): the same
+    (f,) = _torchvision_findings("2.13.0", "0.28.0", "0.28.0+cu130")
+    assert f.severity.value == "error"
+    # before 0.17 `import torchvision` works (its meta registrations wait for the ops): a warning
+    (f,) = _torchvision_findings("2.0.1+cpu", "0.15.2", "0.15.2+cu117")
+    assert f.severity.value == "warning" and "first call" in f.detail
+
+
+def test_a_torchvision_that_matches_its_torch_build_is_no_finding():
+    assert _torchvision_findings("2.13.0+cpu", "0.28.0+cpu", "0.28.0+cpu") == []
+    assert _torchvision_findings("2.13.0", "0.28.0", "0.28.0+cu130", torch_cuda="13.0") == []
+    # the version file not read: a plain 0.28.0 says nothing of its build
+    assert _torchvision_findings("2.13.0+cpu", "0.28.0", None) == []
+
+
 def _soc_findings(packages: dict, device: dict) -> list:
     """`doctor check` on a report-shaped snapshot (the real snapshot model): the torch-npu SoC findings."""
     from doctor.checks.diagnose import diagnose

@@ -128,17 +128,26 @@ def torch_cuda_build(ctx: CheckContext) -> Iterator[Finding]:
             source=SRC_PIN + "; https://github.com/vllm-project/vllm-ascend/issues/1411")
 
 
-# PyPI's torchvision wheels for Linux x86_64 are CUDA builds: their torchvision/version.py says `0.28.0+cu130`
-# while the distribution is `0.28.0`, and torchvision/_C.so links libc10_cuda.so / libtorch_cuda.so, which only a
-# CUDA torch ships. Beside a CPU torch (`2.13.0+cpu`: torch-npu's x86_64 pin, PyTorch's CPU index) `_C` does not
-# load; from 0.17.0, whose torchvision/_meta_registrations.py registers `torchvision::nms` unguarded (0.16.0's
-# registrations are behind `extension._has_ops()`), `import torchvision` itself raises `operator torchvision::nms
-# does not exist`, and so does everything importing it (vLLM's `from vllm import LLM`, transformers' image
-# processors). Read from the cp311 manylinux wheels of 0.15.2, 0.16.0, 0.17.0 and 0.28.0.
-SRC_TORCHVISION_CUDA = ("https://github.com/pytorch/vision/blob/v0.17.0/torchvision/_meta_registrations.py; "
-                        "https://github.com/pytorch/vision/blob/v0.28.0/torchvision/extension.py; "
-                        "https://pypi.org/project/torchvision/0.28.0/#files")
-_TORCHVISION_IMPORT_RAISES = Version("0.17.0")
+# PyPI's torchvision and torchaudio wheels for Linux x86_64 are CUDA builds: their version.py says `0.28.0+cu130`
+# / `2.11.0+cu130` while the distribution is `0.28.0` / `2.11.0`, and their compiled libraries (torchvision/_C.so,
+# torchaudio/lib/_torchaudio*.so) link libc10_cuda.so / libtorch_cuda.so, which only a CUDA torch ships. Beside a
+# torch without CUDA (`2.13.0+cpu`: torch-npu's x86_64 pin, PyTorch's CPU index) they do not load:
+# - torchvision from 0.17.0, whose _meta_registrations.py registers `torchvision::nms` unguarded (0.16.0's sit behind
+#   `extension._has_ops()`): `import torchvision` raises `operator torchvision::nms does not exist`; before, only its
+#   operators fail at their first call;
+# - torchaudio: `_extension._load_lib` passes the loader's error on as-is ("raises the exception as-is", 2.1.0, 2.6.0,
+#   2.11.0), so `import torchaudio` raises OSError `Could not load this library: .../_torchaudio...so`.
+# Everything importing them fails too: vLLM 0.30.0's `from vllm import LLM` imports transformers' image_utils (which
+# imports torchvision) and vllm/multimodal/audio.py (torchaudio). Read from the cp311 manylinux wheels of torchvision
+# 0.15.2, 0.16.0, 0.17.0, 0.28.0 and torchaudio 2.1.0, 2.6.0, 2.11.0.
+SRC_TORCH_EXT_CUDA = {
+    "torchvision": ("https://github.com/pytorch/vision/blob/v0.17.0/torchvision/_meta_registrations.py; "
+                    "https://github.com/pytorch/vision/blob/v0.28.0/torchvision/extension.py; "
+                    "https://pypi.org/project/torchvision/0.28.0/#files"),
+    "torchaudio": ("https://github.com/pytorch/audio/blob/v2.11.0/src/torchaudio/_extension/utils.py; "
+                   "https://pypi.org/project/torchaudio/2.11.0/#files"),
+}
+_IMPORT_RAISES = {"torchvision": Version("0.17.0"), "torchaudio": Version("0")}
 
 
 def _cuda_label(v: str | None) -> str | None:
@@ -159,28 +168,38 @@ def _torch_without_cuda(snap: Snapshot) -> bool:
     return isinstance(build, dict) and "cuda" in build and build["cuda"] is None
 
 
-def _cuda_torchvision_beside_cpu_torch(snap: Snapshot) -> Iterator[Finding]:
-    tvm = val(module(snap, "torchvision"), "version")
-    built = next((v for v in (tvm if isinstance(tvm, str) else None, ver(snap, "torchvision")) if _cuda_label(v)), None)
+def _cuda_build_beside_cpu_torch(snap: Snapshot, name: str, fid: str) -> Iterator[Finding]:
+    """`name` (torchvision, torchaudio) is a CUDA build, by its version file or its version, and torch has no CUDA."""
+    vm = val(module(snap, name), "version")
+    built = next((v for v in (vm if isinstance(vm, str) else None, ver(snap, name)) if _cuda_label(v)), None)
     if built is None or not _torch_without_cuda(snap):
         return
-    raises = (v := pver(snap, "torchvision")) is not None and Version(v.public) >= _TORCHVISION_IMPORT_RAISES
-    t = ver(snap, "torch")
+    raises = (v := pver(snap, name)) is not None and Version(v.public) >= _IMPORT_RAISES[name]
+    t, lib = ver(snap, "torch"), ("torchvision/_C.so" if name == "torchvision" else "torchaudio/lib/_torchaudio*.so")
+    fails = ("`import torchvision` fails with `RuntimeError: operator torchvision::nms does not exist` (from 0.17)"
+             if name == "torchvision" else "`import torchaudio` fails with `OSError: Could not load this library`")
     yield finding(
-        "torchvision-torch-mismatch", "error" if raises else "warning", ("torchvision", "torch"),
-        f"torchvision {built} is a CUDA build; torch {t} has no CUDA",
-        detail=(f"torchvision's compiled operators (torchvision/_C.so) of the {_cuda_label(built)} build link "
-                f"libc10_cuda.so and libtorch_cuda.so, which torch {t} does not ship, so they do not load. "
-                + ("From torchvision 0.17 `import torchvision` itself then fails with `RuntimeError: operator "
-                   "torchvision::nms does not exist`, and so does every import that loads it (vLLM's `from vllm "
-                   "import LLM`, transformers' image processors)." if raises else
+        fid, "error" if raises else "warning", ((name, "torch") if name == "torchvision" else ("torch", "python")),
+        f"{name} {built} is a CUDA build; torch {t} has no CUDA",
+        detail=(f"{name}'s compiled library ({lib}) of the {_cuda_label(built)} build links libc10_cuda.so and "
+                f"libtorch_cuda.so, which torch {t} does not ship, so it does not load. "
+                + (f"{fails}, and so does every import that loads it (vLLM's `from vllm import LLM`, transformers' "
+                   "image processors)." if raises else
                    "Its operators (nms, roi_align) then fail at their first call (`Couldn't load custom C++ ops`).")
-                + " PyPI's torchvision wheels for Linux x86_64 are CUDA builds; the CPU build is `+cpu` on PyTorch's "
+                + f" PyPI's {name} wheels for Linux x86_64 are CUDA builds; the CPU build is `+cpu` on PyTorch's "
                 "CPU index."),
-        evidence={"torchvision": ver(snap, "torchvision"), "torchvision_build": built, "torch": t},
+        evidence={name: ver(snap, name), f"{name}_build": built, "torch": t},
         fix=f"pip install --force-reinstall --no-deps --index-url {PYTORCH_CPU_INDEX} "
-            f"'torchvision=={Version(built).public}{'' if arch(snap) not in (None, 'x86_64') else '+cpu'}'",
-        source=SRC_TORCHVISION_CUDA)
+            f"'{name}=={Version(built).public}{'' if arch(snap) not in (None, 'x86_64') else '+cpu'}'",
+        source=SRC_TORCH_EXT_CUDA[name])
+
+
+@check("torchaudio-build", "torch_npu", findings=("torchaudio-torch-mismatch",))
+def torchaudio_build(ctx: CheckContext) -> Iterator[Finding]:
+    """A CUDA build of torchaudio does not load beside a torch without CUDA."""
+    if ver(ctx.snapshot, "torchaudio") is None or ver(ctx.snapshot, "torch") is None:
+        skip("torchaudio's or torch's version is not known")
+    yield from _cuda_build_beside_cpu_torch(ctx.snapshot, "torchaudio", "torchaudio-torch-mismatch")
 
 
 @check("torchvision-pairing", "torch_npu", findings=("torchvision-torch-mismatch",))
@@ -191,7 +210,7 @@ def torchvision_pairing(ctx: CheckContext) -> Iterator[Finding]:
     want = torchvision_for_torch(t)
     if tv is None or want is None:
         skip("torchvision's or torch's version is not known")
-    build = list(_cuda_torchvision_beside_cpu_torch(snap))
+    build = list(_cuda_build_beside_cpu_torch(snap, "torchvision", "torchvision-torch-mismatch"))
     if build:
         yield from build  # the build fails to load whatever its line: one finding, the certain cause
         return

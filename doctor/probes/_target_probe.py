@@ -27,7 +27,7 @@ BEGIN = "@@DOCTOR-TARGET-PROBE-BEGIN@@"
 END = "@@DOCTOR-TARGET-PROBE-END@@"
 
 MODULES = [
-    "torch", "torch_npu", "torchvision", "vllm", "vllm_ascend", "megatron", "mindspeed", "mbridge",
+    "torch", "torch_npu", "torchvision", "torchaudio", "vllm", "vllm_ascend", "megatron", "mindspeed", "mbridge",
     "transformer_engine", "triton", "triton_ascend", "verl", "transformers", "ray", "numpy", "megatron_adaptor",
 ]
 VERSION_FILES = ["version.py", "_version.py", "__init__.py"]

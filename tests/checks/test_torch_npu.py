@@ -80,6 +80,23 @@ def test_a_torchvision_that_matches_its_torch_build_is_no_finding():
     assert _torchvision_findings("2.13.0+cpu", "0.28.0", None) == []
 
 
+def test_pypis_cuda_torchaudio_beside_a_cpu_torch_is_an_error():
+    """vLLM 0.30.0 pins torchaudio==2.11.0 (its version.py: 2.11.0+cu130); beside torch 2.13.0+cpu `import
+    torchaudio` raises `OSError: Could not load this library`, and so does `from vllm import LLM`."""
+    from tests.stacks import diagnose_dict
+
+    def got(torch: str, audio_module: str | None) -> list:
+        d = bare(host={"arch": "x86_64"}, packages={"torch": {"version": torch}, "torchaudio": {"version": "2.11.0"}},
+                 modules={"torch": {"version": torch}} | ({"torchaudio": {"version": audio_module}} if audio_module else {}))
+        return [f for f in diagnose_dict(d).findings if f.id == "torchaudio-torch-mismatch"]
+
+    (f,) = got("2.13.0+cpu", "2.11.0+cu130")
+    assert (f.severity.value, f.evidence["torchaudio_build"]) == ("error", "2.11.0+cu130")
+    assert "torchaudio==2.11.0+cpu" in f.fix.text and "Could not load this library" in f.detail
+    assert got("2.13.0+cu130", "2.11.0+cu130") == [] and got("2.13.0+cpu", "2.11.0+cpu") == []
+    assert got("2.13.0+cpu", None) == []
+
+
 def _soc_findings(packages: dict, device: dict) -> list:
     """`doctor check` on a report-shaped snapshot (the real snapshot model): the torch-npu SoC findings."""
     from doctor.checks.diagnose import diagnose

@@ -14,6 +14,15 @@ no error on the Python packages where everything imports, an error naming the pa
 - The same venv with verl 0.5.0 and tensordict 0.9.1 (`--no-deps`): its trainer and workers import beside
   transformers 4.57.6 on this CPU host (the `<4.56.0` window comes from an import verl 0.5.0 runs only under `elif
   is_npu_available:`); the doctor said error (transformers-outside-verl-window) and now skips that window here.
+- A small venv of its own (~15 MB from PyPI): torch 2.13.0+cpu from this machine's disk (or PyTorch's CPU index) with
+  PyPI's torchvision 0.28.0 and torchaudio 2.11.0, the releases vLLM 0.30.0 pins beside torch==2.13.0. PyPI's are CUDA
+  builds (version.py: +cu130) whose compiled libraries need libc10_cuda.so: `import torchvision` and `import
+  torchaudio` fail, and the doctor, which said nothing (the lines pair), reports torchvision-torch-mismatch and
+  torchaudio-torch-mismatch as errors.
+- vLLM 0.30.0 in a venv of its own (`pip install torch==2.13.0 vllm==0.30.0`: ~1.5 GB from PyPI, ~5.6 GB on disk):
+  `import vllm` works on this CPU-only host, `from vllm import LLM` fails on torchvision (the case above, on the
+  rollout path: transformers' image_utils imports it), and the doctor's error names it; with transformers 4.57.6
+  `--no-deps` under it (vLLM 0.30.0 requires >=5.10.4) the doctor also names vLLM's import of transformers.
 - A small venv of its own: hydra-core 1.1.2 with the omegaconf 2.1.2 and antlr4-python3-runtime 4.8 it pins (pip
   check clean, no Requires-Python) fails `import hydra` on Python 3.11+ (what verl's main_ppo imports first), and the
   doctor, which said nothing, reports python-too-new-for-package.
@@ -130,3 +139,49 @@ def test_hydra_core_1_1_fails_to_import_on_python_3_11_and_is_an_error(tmp_path)
                         env={**os.environ, "PYTHONPATH": str(REPO)})
     (f,) = json.loads(cp.stdout)["findings"]
     assert (f["id"], f["severity"], f["evidence"]["hydra-core"]) == ("python-too-new-for-package", "error", "1.1.2")
+
+
+def _run(py: Path, code: str) -> subprocess.CompletedProcess:
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"} | {"HF_HUB_OFFLINE": "1"}
+    return subprocess.run([str(py), "-c", code], capture_output=True, text=True, timeout=900, cwd="/", env=env)
+
+
+def _errors(py: Path, *only: str) -> dict[str, dict]:
+    """doctor check's error findings on the target, by id (the last one of an id)."""
+    cp = subprocess.run([sys.executable, "-m", "doctor", "check", "--json", "--python", str(py),
+                         *(a for o in only for a in ("--only", o))], capture_output=True, text=True, timeout=900,
+                        cwd=REPO, env={**os.environ, "PYTHONPATH": str(REPO)})
+    return {f["id"]: f for f in json.loads(cp.stdout)["findings"] if f["severity"] == "error"}
+
+
+def test_pypis_cuda_torchvision_and_torchaudio_beside_torch_cpu_fail_to_import_and_are_errors(tmp_path):
+    venv = tmp_path / "tv"
+    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, timeout=300)
+    py = venv / "bin" / "python"
+    _pip(py, TORCH)
+    _pip(py, TORCH, "torchvision==0.28.0", "torchaudio==2.11.0")
+    if "+cpu" not in _run(py, "import torch; print(torch.__version__)").stdout:
+        pytest.skip("torch 2.13.0 here is not the +cpu build (this machine's disk wheel)")
+    assert "operator torchvision::nms does not exist" in _run(py, "import torchvision").stderr
+    assert "Could not load this library" in _run(py, "import torchaudio").stderr
+    errs = _errors(py, "torchvision-pairing", "torchaudio-build")
+    assert errs["torchvision-torch-mismatch"]["evidence"]["torchvision_build"] == "0.28.0+cu130"
+    assert errs["torchaudio-torch-mismatch"]["evidence"]["torchaudio_build"] == "2.11.0+cu130"
+
+
+def test_vllm_0_30_beside_torch_cpu_fails_on_torchvision_and_the_doctor_names_it(tmp_path):
+    venv = tmp_path / "vllm"
+    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, timeout=300)
+    py = venv / "bin" / "python"
+    _pip(py, TORCH)
+    _pip(py, TORCH, "vllm==0.30.0")
+    if "+cpu" not in _run(py, "import torch; print(torch.__version__)").stdout:
+        pytest.skip("torch 2.13.0 here is not the +cpu build (this machine's disk wheel)")
+    assert _run(py, "import vllm").returncode == 0
+    llm = _run(py, "from vllm import LLM, SamplingParams")
+    assert "operator torchvision::nms does not exist" in llm.stderr
+    assert "torchvision-torch-mismatch" in _errors(py, "packages", "torchvision-pairing")
+    _pip(py, "--no-deps", "transformers==4.57.6")
+    errs = _errors(py, "packages", "torchvision-pairing")
+    assert {"torchvision-torch-mismatch", "package-imports-missing-name"} <= set(errs)
+    assert errs["package-imports-missing-name"]["evidence"]["vllm"] == "0.30.0"

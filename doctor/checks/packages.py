@@ -3,7 +3,7 @@ triton-ascend, numpy 2 with old torch, transformers outside verl's window, CUDA-
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from typing import TYPE_CHECKING, Any
 
 from doctor.checks.declared import declared_rejects_pair
@@ -628,9 +628,23 @@ def _few(names: list[str]) -> str:
     return ", ".join(names[:4]) + (f" (and {len(names) - 4} more)" if len(names) > 4 else "")
 
 
-def _loaded_when(rel: CallerRelease, caller: str, callee: str, names: tuple[tuple[str, str, str], ...]) -> str:
-    """When the caller's modules run these imports: when it is imported (its entry modules), or when a command it
-    installs loads (`vllm serve`: its console script's modules), for the names only that command imports."""
+def _served(caller: str, via: list[str]) -> str:
+    """`from trl import DPOTrainer` (trl.trainer.dpo_trainer), for the lazily served names that load these imports."""
+    names = list(dict.fromkeys(v.split(":")[1] for v in via))
+    mods = list(dict.fromkeys(v.split(":")[0] for v in via))
+    return f"`from {caller} import {', '.join(names[:3])}`{' (and more)' if len(names) > 3 else ''} ({_few(mods)})"
+
+
+def _loaded_when(rel: CallerRelease, caller: str, callee: str, names: tuple[tuple[str, str, str], ...],
+                 lazy: Mapping[str, str] | None = None) -> str:
+    """When the caller's modules run these imports: when it is imported (its entry modules), when a command it
+    installs loads (`vllm serve`: its console script's modules), for the names only that command imports, or when a
+    name its package serves lazily is imported (`from trl import DPOTrainer`), for the names only that loads."""
+    if lazy:
+        entries = " / ".join(rel.entries_for(callee)) or caller
+        return (f"when {_served(caller, [lazy[f'{m}:{n}'] for m, n, _ in names])} loads the module serving that "
+                f"name ({caller}'s package serves its names lazily: `import {entries}` alone loads, and a job that "
+                "imports none of these names is not affected)")
     imported = (f"{_LOADED_WHEN.get(caller, f'when {caller} is imported')} "
                 f"(`import {' / '.join(rel.entries_for(callee)) or caller}`)")
     cmd = rel.command
@@ -673,6 +687,7 @@ def _import_finding(u: Unmet, caller: str, callee: str, cv: str | None, cc: str 
              f"in {rel.where}" if u.caller_release else  # a release read from its wheel (verl 0.9.1)
              f"in every {caller} release read, cited at {rel.ref}")
     them = "them" if len(names) > 1 else "it"
+    lazy = dict(u.lazy) if not build else {}
     near = _nearest(u.fixed_in, got.version)
     art = "an" if callee[:1] in "aeiou" else "a"  # an accelerate release
     fix_rel = (f"{art} {callee} release that defines {them} (of the releases read: {' or '.join(near)})" if near else
@@ -689,12 +704,15 @@ def _import_finding(u: Unmet, caller: str, callee: str, cv: str | None, cc: str 
            f"Install another {caller} release that supports {callee} {got.version}: {pinned}. Or install "
            f"{fix_rel}, off that stack." if pinned else
            f"Install {fix_rel}, or another {caller} release that supports {callee} {got.version}.")
+    # only a lazily served name loads them (`from trl import DPOTrainer`): `import trl` works, and a job that never
+    # asks for that name (verl imports none of trl) runs; a warning
+    when = f"when {_served(caller, [lazy[f'{module}:{name}']])} loads it" if lazy else "at load"
     return finding(
-        "package-imports-missing-name", "warning" if build else "error", comps or ("python",),
-        (f"{who} reads {module}{name} at load, which {have} does not have{more}" if attribute else
-         f"{who} imports {name or module} from {module if name else callee} at load, which {have} does not "
+        "package-imports-missing-name", "warning" if build or lazy else "error", comps or ("python",),
+        (f"{who} reads {module}{name} {when}, which {have} does not have{more}" if attribute else
+         f"{who} imports {name or module} from {module if name else callee} {when}, which {have} does not "
          f"have{more}"),
-        detail=f"{caveat}{caller}'s modules run {lines} {scope} {_loaded_when(rel, caller, callee, names)}; "
+        detail=f"{caveat}{caller}'s modules run {lines} {scope} {_loaded_when(rel, caller, callee, names, lazy)}; "
                f"{callee} {got.version} ({got.where}) "
                "does not "
                + ("have the module: " if module in u.no_module else f"define {them}: ")
@@ -702,7 +720,8 @@ def _import_finding(u: Unmet, caller: str, callee: str, cv: str | None, cc: str 
                   f"{'reading it' if attribute else 'the import'} raises {_raises(module, name)}")
                + f". Read from both sources with ast (profiles/import-surface/, read {read}).",
         evidence={caller: cv or cc, callee: dv or dc, "imports": [f"{m}:{n}" for m, n, _ in names],
-                  "read_at": {caller: rel.ref, callee: got.ref}, **({"source_build": rel.commit} if build else {})},
+                  "read_at": {caller: rel.ref, callee: got.ref}, **({"source_build": rel.commit} if build else {}),
+                  **({"lazy": lazy} if lazy else {})},
         fix=fix, source=u.source)
 
 

@@ -12,7 +12,10 @@ loads. vllm-ascend is a caller of vLLM: its entry modules are what vLLM loads th
 setup.py declares (the platform module `register` names and the worker that platform picks by default), so a
 vllm-ascend release on a vLLM release it was not made for is judged the same way. trl and peft are callers of
 transformers, accelerate and huggingface_hub (PyPI wheels) through their package `__init__` (`import trl`, `import
-peft`; trl also of peft, whose imports under `if is_peft_available():` run whenever peft is installed);
+peft`; trl also of peft, whose imports under `if is_peft_available():` run whenever peft is installed); trl's
+__init__ is lazy, and what importing each name it serves loads is read too (`from trl import DPOTrainer`:
+trl.trainer.dpo_trainer), the names only those modules import recorded apart (`lazy`: `import trl` loads without
+them, so the check calls such a pair a warning naming the served name);
 accelerate (its wheels) of huggingface_hub through `import accelerate`; vLLM (its sdists) of transformers and
 huggingface_hub through what `from vllm import LLM` runs and what `vllm serve` loads (`command`: the names only that
 command imports). torch (byte ranges of each release's smallest PyPI wheel, 2.0.0 on) is a callee of all of them:
@@ -81,13 +84,13 @@ class _Once(Generic[_T]):
 # Plain classes, not dataclasses: the check imports this module on every host that has a caller and a callee read,
 # and building eight dataclasses (their generated methods are compiled at import) cost more than reading the files.
 _EMPTY: frozenset[str] = frozenset()
-# entries, imports, callee_entries, loads (None: not recorded), command (None: none read)
+# entries, imports, callee_entries, loads (None: not recorded), command (None: none read), lazy
 _Rows = tuple[tuple[str, ...], dict[str, dict[str, str]], dict[str, tuple[str, ...]], "Loads | None",
-              "Command | None"]
+              "Command | None", dict[str, dict[str, str]]]
 
 
 def _no_rows() -> _Rows:
-    return (), {}, {}, None, None
+    return (), {}, {}, None, None, {}
 
 
 def _no_names() -> Names:
@@ -150,6 +153,13 @@ class CallerRelease(Release):
     def command(self) -> Command | None:
         """The command whose loading was read beyond the entries (vLLM's `vllm serve`), when one was."""
         return self.rows()[4]
+
+    @property
+    def lazy(self) -> dict[str, dict[str, str]]:
+        """callee -> "module:name" -> the name the caller's package serves lazily whose import first runs it
+        ("trl.trainer.dpo_trainer:DPOTrainer"), for the imports only such a name's modules make: importing the
+        caller itself does not run them."""
+        return self.rows()[5]
 
 
 class Command:
@@ -239,7 +249,8 @@ class Unmet:
     def __init__(self, caller: str, caller_release: CallerRelease | None, cited: CallerRelease, callee: str,
                  callee_release: Release, names: tuple[tuple[str, str, str], ...], fixed_in: tuple[str, ...],
                  caller_url: str, callee_url: str, source_build: CallerRelease | None = None,
-                 source_names: tuple[tuple[str, str, str], ...] = (), no_module: frozenset[str] = _EMPTY) -> None:
+                 source_names: tuple[tuple[str, str, str], ...] = (), no_module: frozenset[str] = _EMPTY,
+                 lazy: Mapping[str, str] | None = None) -> None:
         self.caller = caller
         # None: the caller's version is not known (every release read imports them)
         self.caller_release = caller_release
@@ -254,6 +265,9 @@ class Unmet:
         self.source_build = source_build
         self.source_names = source_names
         self.no_module = no_module  # the modules (of the names) the callee release does not have at all
+        # "module:name" -> "module:Name" when every name is imported only by the modules a name the caller serves
+        # lazily loads (`from trl import DPOTrainer`): `import trl` itself loads
+        self.lazy: Mapping[str, str] = lazy or {}
 
     @property
     def source(self) -> str:
@@ -330,7 +344,8 @@ def _read(base: str, file: str, v: Validator, p: str) -> tuple[Any, Validator]:
 def _release_rows(base: str, caller: str, rel: CallerRelease, callees: frozenset[str], v: Validator,
                   p: str) -> _Rows:
     data, w = _read(base, rel.file, v, p)
-    r = w.keys(data, {"caller", "version", "commit", "entries", "callee_entries", "imports", "command", "loads"}, "",
+    r = w.keys(data, {"caller", "version", "commit", "entries", "callee_entries", "imports", "command", "lazy",
+                      "loads"}, "",
                required=("caller", "version", "commit", "imports"))
     for k, want in (("caller", caller), ("version", rel.version), ("commit", rel.commit)):
         if r[k] != want:
@@ -366,8 +381,15 @@ def _release_rows(base: str, caller: str, rel: CallerRelease, callees: frozenset
             raise w.fail("command.only", "must be a table of callee (one it imports from) -> 'module:name' list")
         command = Command(w.req(t["name"], "command.name"), w.strs(t["entries"], "command.entries"),
                           {k: frozenset(w.strs(x, f"command.only.{k}")) for k, x in only.items()})
+    lazy = r.get("lazy", {})
+    if not isinstance(lazy, dict) or any(not isinstance(x, dict) or k not in got or not x.keys() <= got[k].keys()
+                                         for k, x in lazy.items()):
+        raise w.fail("lazy", "must be a table of callee -> 'module:name' (one of its imports) -> 'module:Name'")
+    for k, x in lazy.items():
+        if not _well_formed(x) or not _keys_well_formed(x.values()):
+            raise w.fail(f"lazy.{k}", "must map 'module:name' to the 'module:Name' whose import runs it")
     return (w.strs(r.get("entries", []), "entries"), got,
-            {k: w.strs(e, f"callee_entries.{k}") for k, e in more.items()}, loads, command)
+            {k: w.strs(e, f"callee_entries.{k}") for k, e in more.items()}, loads, command, lazy)
 
 
 def _expand(w: Validator, listed: Any, p: str, order: list[str], at: dict[str, int]) -> frozenset[str]:
@@ -651,6 +673,10 @@ def unmet(surface: Surface, caller: str, callee: str, *, caller_version: str | N
         last = _needs(surface, caller, released[-1], d)
         needs = {k: last[k] for k in sorted(common)}
     lacking = _lacking(needs, d, got)
+    served = (rel or released[-1]).lazy.get(callee, {})
+    lazy = {k: served[k] for k, _ in lacking if k in served}
+    if len(lazy) < len(lacking):  # what `import caller` runs is reported; what a lazily served name loads, when alone
+        lacking, lazy = [(k, w) for k, w in lacking if k not in lazy], {}
     build: CallerRelease | None = None
     extra: list[tuple[str, str]] = []
     for b in builds:
@@ -667,7 +693,8 @@ def unmet(surface: Surface, caller: str, callee: str, *, caller_version: str | N
     names = tuple((k.split(":")[0], k.split(":")[1], w) for k, w in lacking)
     source_names = tuple((k.split(":")[0], k.split(":")[1], w) for k, w in extra)
     gone = frozenset(k.split(":")[0] for k, _ in (*lacking, *extra) if got.version in d.no_module.get(k, frozenset()))
-    return Unmet(caller, rel, rel or released[-1], callee, got, names, fixed, c.url, d.url, build, source_names, gone)
+    return Unmet(caller, rel, rel or released[-1], callee, got, names, fixed, c.url, d.url, build, source_names, gone,
+                 lazy)
 
 
 def imported_at_load(caller: str, version: str, path: str | None = None, *,

@@ -922,6 +922,26 @@ def test_trl_and_peft_importing_a_transformers_name_the_installed_release_lacks_
         assert _missing_names(pk) == [], pk
 
 
+def test_a_trl_trainer_its_lazy_package_serves_importing_what_transformers_5_lacks_is_a_warning():
+    """trl's __init__ is lazy: `import trl` works beside transformers 5, `from trl import DPOTrainer` imports
+    trl/trainer/dpo_trainer.py, whose MODEL_FOR_VISION_2_SEQ_MAPPING_NAMES transformers 5 removed (real venvs of trl
+    0.9.6 + transformers 5.25.0 and trl 0.19.1 + 5.10.4 fail there, and the doctor said nothing). A warning naming the
+    served name: verl imports none of trl, and a job that does not import DPOTrainer runs."""
+    for trl, tf, line in (("0.9.6", "5.25.0", 40), ("0.19.1", "5.10.4", 49)):
+        (f,) = _missing_names({"trl": {"version": trl}, "transformers": {"version": tf}})
+        assert f.severity.value == "warning" and f.title == (
+            f"trl {trl} imports MODEL_FOR_VISION_2_SEQ_MAPPING_NAMES from transformers.models.auto.modeling_auto when "
+            f"`from trl import DPOTrainer` (trl.trainer.dpo_trainer) loads it, which transformers {tf} does not have")
+        assert f"(trl/trainer/dpo_trainer.py:{line})" in f.detail and "`import trl` alone loads" in f.detail
+        assert f.evidence["lazy"] == {"transformers.models.auto.modeling_auto:MODEL_FOR_VISION_2_SEQ_MAPPING_NAMES":
+                                      "trl.trainer.dpo_trainer:DPOTrainer"}
+        assert "4.57.6" in f.fix.text and f"dpo_trainer.py#L{line}" in f.source
+    # transformers 4.57.6 has it (both trainers import there); trl 0.24.0 no longer imports it
+    for pk in ({"trl": {"version": "0.19.1"}, "transformers": {"version": "4.57.6"}},
+               {"trl": {"version": "0.24.0"}, "transformers": {"version": "5.25.0"}}):
+        assert _missing_names(pk) == [], pk
+
+
 def test_accelerate_peft_and_vllm_importing_what_the_installed_hub_or_transformers_lacks_is_an_error():
     """accelerate 0.32.0 declares huggingface-hub without a bound, and `import accelerate` runs
     src/accelerate/accelerator.py, which imports split_torch_state_dict_into_shards (huggingface_hub 0.21.0 on): a

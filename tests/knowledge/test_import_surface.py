@@ -107,7 +107,8 @@ def test_what_vllm_serve_loads_and_trls_peft_imports_under_is_peft_available():
     assert all(set(r.command.only.get("transformers", ())) <= set(r.imports["transformers"]) for r in vllm.values())
     trl = {r.version: r for r in t.callers["trl"].releases}
     assert trl["0.7.1"].imports["peft"]["peft:prepare_model_for_int8_training"] == "trl/models/modeling_base.py:30"
-    assert "peft" not in trl["0.8.0"].imports
+    # lazy from 0.8: `import trl` imports nothing of peft; what it imports is what a served name loads (`lazy`)
+    assert trl["0.8.0"].imports["peft"].keys() == trl["0.8.0"].lazy["peft"].keys()
     u = unmet(t, "trl", "peft", caller_version="0.7.1", callee_version="0.10.0")
     assert u is not None and u.fixed_in[-1] == "0.9.0" and [n[1] for n in u.names] == [
         "prepare_model_for_int8_training"]
@@ -315,7 +316,9 @@ def test_trl_and_peft_are_read_at_their_pypi_release_tags_for_transformers_accel
     assert {"0.7.11", "0.8.6", "0.29.1", "1.9.0"} <= set(trl) and {"0.15.2", "0.17.0", "0.18.0rc0", "0.20.0"} <= set(peft)
     assert all(set(r.imports) <= {"transformers", "accelerate", "huggingface-hub", "torch"} for r in peft.values())
     assert all(set(r.imports) <= {"transformers", "accelerate", "huggingface-hub", "peft", "torch"} for r in trl.values())
-    assert not trl["0.8.6"].imports and trl["0.7.11"].imports  # lazy from v0.8: `import trl` imports no model code
+    # lazy from v0.8: `import trl` imports no model code, every import recorded is one a served name's modules make
+    assert trl["0.8.6"].imports and trl["0.7.11"].imports and not trl["0.7.11"].lazy
+    assert all(names.keys() == trl["0.8.6"].lazy[c].keys() for c, names in trl["0.8.6"].imports.items())
     u = unmet(t, "peft", "transformers", caller_version="0.18.0", callee_version="4.50.3")
     assert u is not None and u.names[0][:2] == ("transformers.modeling_layers", "GradientCheckpointingLayer")
 

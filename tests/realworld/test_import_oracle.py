@@ -26,6 +26,9 @@ no error on the Python packages where everything imports, an error naming the pa
 - A small venv of its own: hydra-core 1.1.2 with the omegaconf 2.1.2 and antlr4-python3-runtime 4.8 it pins (pip
   check clean, no Requires-Python) fails `import hydra` on Python 3.11+ (what verl's main_ppo imports first), and the
   doctor, which said nothing, reports python-too-new-for-package.
+- A venv of trl 0.19.1 with transformers 5.10.4: `import trl` works (its package is lazy), `from trl import
+  DPOTrainer` fails on a name transformers 5 removed; the doctor, which said nothing, warns naming DPOTrainer, and
+  says nothing once transformers 4.57.6 is installed.
 """
 
 from __future__ import annotations
@@ -185,3 +188,37 @@ def test_vllm_0_30_beside_torch_cpu_fails_on_torchvision_and_the_doctor_names_it
     errs = _errors(py, "packages", "torchvision-pairing")
     assert {"torchvision-torch-mismatch", "package-imports-missing-name"} <= set(errs)
     assert errs["package-imports-missing-name"]["evidence"]["vllm"] == "0.30.0"
+
+
+def _only(py: Path, name: str) -> list[dict]:
+    cp = subprocess.run([sys.executable, "-m", "doctor", "check", "--json", "--python", str(py), "--only", name],
+                        capture_output=True, text=True, timeout=600, cwd=REPO, env={**os.environ, "PYTHONPATH": str(REPO)})
+    return json.loads(cp.stdout)["findings"]
+
+
+def test_a_trl_trainer_its_lazy_package_serves_fails_beside_transformers_5_and_is_a_warning(tmp_path):
+    """trl 0.19.1 with transformers 5.10.4 (which trl 0.19.1's `transformers>=4.51.0` admits): `import trl` works,
+    `from trl import DPOTrainer` fails (trl.trainer.dpo_trainer imports MODEL_FOR_VISION_2_SEQ_MAPPING_NAMES, which
+    transformers 5 removed); the doctor, which said nothing, warns naming DPOTrainer. With transformers 4.57.6 the
+    trainer imports and the warning is gone."""
+    venv = tmp_path / "t"
+    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, timeout=300)
+    py = venv / "bin" / "python"
+    _pip(py, TORCH)
+    _pip(py, TORCH, "trl==0.19.1", "transformers==5.10.4")
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"} | {"HF_HUB_OFFLINE": "1"}
+
+    def imports(code: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([str(py), "-c", code], capture_output=True, text=True, timeout=900, cwd="/", env=env)
+
+    assert imports("import trl").returncode == 0
+    bad = imports("from trl import DPOTrainer")
+    assert bad.returncode != 0 and "cannot import name 'MODEL_FOR_VISION_2_SEQ_MAPPING_NAMES'" in bad.stderr
+    got = [f for f in _only(py, "package-imports-missing-name") if "trl" in f["evidence"]]
+    assert [(f["severity"], f["evidence"]["transformers"]) for f in got] == [("warning", "5.10.4")]
+    assert got[0]["evidence"]["lazy"][
+        "transformers.models.auto.modeling_auto:MODEL_FOR_VISION_2_SEQ_MAPPING_NAMES"].endswith(":DPOTrainer")
+    # with datasets 4.8.5: transformers 4.57.6 moves huggingface-hub to 0.36, which the datasets 5 pip took refuses
+    _pip(py, TORCH, "transformers==4.57.6", "datasets==4.8.5")
+    assert imports("from trl import DPOTrainer, SFTTrainer").returncode == 0
+    assert not [f for f in _only(py, "package-imports-missing-name") if "trl" in f["evidence"]]

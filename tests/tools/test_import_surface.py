@@ -980,3 +980,97 @@ def test_a_caller_read_through_byte_ranges_reads_only_the_modules_its_entries_re
     assert f.title == "tf 4.38.0 reads tt.utils._pytree.reg at load, which tt 2.0.0 does not have"
     assert "AttributeError: module 'tt.utils._pytree' has no attribute 'reg'" in f.detail
     assert "`tt.utils._pytree.reg` (src/tf/__init__.py:5)" in f.detail
+
+
+LAZY_TOP = '''import sys
+from typing import TYPE_CHECKING
+from .import_utils import _LazyModule, is_opt_available
+
+_import_structure = {"trainer": ["DPOTrainer", "SFTTrainer"], "core": ["set_seed"]}
+_import_structure["extras"] = ["Sampler"]
+if is_opt_available():
+    _import_structure["trainer"].extend(["OptTrainer"])
+if TYPE_CHECKING:
+    from .trainer import DPOTrainer, SFTTrainer
+else:
+    sys.modules[__name__] = _LazyModule(__name__, globals()["__file__"], _import_structure, module_spec=__spec__)
+'''
+LAZY_TRAINER = '''import sys
+from ..import_utils import _LazyModule
+_import_structure = {"dpo_trainer": ["DPOTrainer"], "sft_trainer": ["SFTTrainer"]}
+_import_structure.update({"opt_trainer": ["OptTrainer"]})
+sys.modules[__name__] = _LazyModule(__name__, globals()["__file__"], _import_structure, module_spec=__spec__)
+'''
+
+
+def test_lazy_structure_reads_what_the_module_body_always_serves():
+    assert gen.lazy_structure(LAZY_TOP) == {"trainer": ["DPOTrainer", "SFTTrainer"], "core": ["set_seed"],
+                                            "extras": ["Sampler"]}  # not OptTrainer: only under `if`
+    assert gen.lazy_structure(LAZY_TRAINER) == {"dpo_trainer": ["DPOTrainer"], "sft_trainer": ["SFTTrainer"],
+                                                "opt_trainer": ["OptTrainer"]}
+    assert gen.lazy_structure("from .a import b\n") == {} and gen.lazy_structure("def (:\n") == {}
+
+
+def test_a_lazy_package_is_read_through_the_names_it_serves_and_they_are_recorded_apart(tmp_path, repos):
+    """trl's __init__ is a lazy module: `import trl` runs almost nothing, `from trl import DPOTrainer` imports
+    trl.trainer (lazy too), then trl.trainer.dpo_trainer, whose module-level imports must succeed. A caller read
+    `lazy` follows each name its entry package serves (and `from ..models import Helper` into a lazy package, as
+    Python does), and records the imports only those modules make apart (`lazy`: the name that loads them), so a
+    callee release lacking one is a warning naming `from pkg import DPOTrainer`, never a failure of `import pkg`; of
+    those, only the names some callee release read lacks or may lack are kept (the table's size)."""
+    from doctor.checks.packages import _import_finding
+    from doctor.knowledge.import_surface import unmet
+
+    repos["mc"].commit({"megatron/core/models/__init__.py": ""}, tag="core_v0.3.0")  # no GPT: `import pkg` fails
+    lz = Repo(tmp_path / "lz")
+    lz.commit({"pkg/__init__.py": LAZY_TOP, "pkg/import_utils.py": "from megatron.core.models import GPT\n",
+               "pkg/trainer/__init__.py": LAZY_TRAINER,
+               "pkg/trainer/dpo_trainer.py": "from megatron.core.utils import old\nfrom ..models import Helper\n",
+               "pkg/trainer/sft_trainer.py": "from megatron.core.utils import keep\n",
+               "pkg/trainer/opt_trainer.py": "from megatron.core.utils import optional_only\n",
+               "pkg/models/__init__.py": "_import_structure = {'helper': ['Helper']}\n",
+               "pkg/models/helper.py": "from megatron.core.utils import starred\n",
+               "pkg/core.py": "from megatron.core.utils import old\n",
+               "pkg/extras.py": "def f():\n    from megatron.core.utils import in_function\n"}, tag="v1.0")
+    gits = {"megatron-core": gen.Git(str(repos["mc"].path)), "lz": gen.Git(str(lz.path))}
+    callee = gen.Project("megatron-core", "Megatron-LM", "megatron/core", "https://github.com/NVIDIA/Megatron-LM")
+    releases = {"megatron-core": gen.tag_releases(gits["megatron-core"], r"core_v(\d+\.\d+\.\d+)"),
+                "lz": gen.tag_releases(gits["lz"], r"v(\d+\.\d+)")}
+    try:
+        plain = gen.read(gits, releases, (gen.Project("lz", "lz", "pkg", "https://github.com/x/lz", ("pkg",)),),
+                         (callee,), date="2026-12-06")
+        t = gen.read(gits, releases, (gen.Project("lz", "lz", "pkg", "https://github.com/x/lz", ("pkg",),
+                                                  lazy=True),), (callee,), date="2026-12-06")
+    finally:
+        for g in gits.values():
+            g.close()
+    # not followed, only `import pkg`'s own imports are read (what the table held for trl)
+    assert plain["callers"]["lz"]["releases"][0]["imports"] == {  # type: ignore[index]
+        "megatron-core": {"megatron.core.models:GPT": "pkg/import_utils.py:1"}}
+    rel = t["callers"]["lz"]["releases"][0]  # type: ignore[index]
+    # SFTTrainer's `keep`, which every callee release read defines, is not kept (it can never be missing)
+    assert rel["entries"] == ["pkg"] and rel["imports"] == {"megatron-core": {
+        "megatron.core.models:GPT": "pkg/import_utils.py:1", "megatron.core.utils:old": "pkg/trainer/dpo_trainer.py:1",
+        "megatron.core.utils:starred": "pkg/models/helper.py:1"}}
+    assert "megatron.core.utils:keep" not in t["callees"]["megatron-core"]["names"]  # type: ignore[index]
+    # the first name (in the maps' order) whose import runs each; not OptTrainer (served only under `if`), not a
+    # function's import
+    assert rel["lazy"] == {"megatron-core": {"megatron.core.utils:old": "pkg.trainer.dpo_trainer:DPOTrainer",
+                                             "megatron.core.utils:starred": "pkg.trainer.dpo_trainer:DPOTrainer"}}
+    s = _load(t, tmp_path / "table")
+    assert s.callers["lz"].releases[0].lazy == rel["lazy"]
+    assert gen.read_layout(str(tmp_path / "table"))["callers"]["lz"]["releases"][0]["lazy"] == rel["lazy"]
+    u = unmet(s, "lz", "megatron-core", caller_version="1.0", callee_version="0.2.0")  # 0.2.0 has no `old`
+    assert u is not None and u.names == (("megatron.core.utils", "old", "pkg/trainer/dpo_trainer.py:1"),)
+    assert dict(u.lazy) == {"megatron.core.utils:old": "pkg.trainer.dpo_trainer:DPOTrainer"}
+    f = _import_finding(u, "lz", "megatron-core", "1.0", None, "0.2.0", None, s.read)
+    assert f.severity == "warning" and "when `from lz import DPOTrainer` (pkg.trainer.dpo_trainer) loads it" in f.title
+    assert "`import pkg` alone loads" in f.detail and "ImportError: cannot import name 'old'" in f.detail
+    assert f.evidence["lazy"] == {"megatron.core.utils:old": "pkg.trainer.dpo_trainer:DPOTrainer"}
+    # 0.1.0 lacks `starred` (lazy) and so GPT is fine: a warning too; with an `import pkg` name unmet, that error
+    # alone is reported (what a lazily served name loads is moot when the package does not import)
+    u = unmet(s, "lz", "megatron-core", caller_version="1.0", callee_version="0.1.0")
+    assert u is not None and [n for _, n, _ in u.names] == ["starred"] and u.lazy
+    u = unmet(s, "lz", "megatron-core", caller_version="1.0", callee_version="0.3.0")
+    assert u is not None and [n for _, n, _ in u.names] == ["GPT"] and not u.lazy
+    assert _import_finding(u, "lz", "megatron-core", "1.0", None, "0.3.0", None, s.read).severity == "error"

@@ -56,7 +56,12 @@ stacks pin that no release tag names (profiles/requirements-git.toml: main 1dda0
 says 0.10.0.dev) as a source build keyed by version and commit (`verl/0.10.0.dev0-1dda039b9.json`): an install from
 that checkout reports a .devN version no release has, so only its commit names it.
 
-A caller's imports count when its entry modules load; for one callee a caller may have more (verl's vLLM rollout,
+A caller's imports count when its entry modules load; for a caller read `lazy` (trl: its package __init__ is a lazy
+module, `_import_structure`), also what importing each name its entry packages serve runs (`from trl import
+DPOTrainer` imports trl.trainer.dpo_trainer), recorded apart (`lazy`: per callee, each name only those modules import
+-> the first served name whose import runs it), since `import trl` itself loads without them, and only where some
+callee release read lacks or may lack it (`_prune_lazy`: the rest can never be judged missing); for one callee a caller
+may have more (verl's vLLM rollout,
 which a rollout=vllm job loads; its async server only at releases whose default rollout mode is async); for
 vllm-ascend they are named by its own files at each tag (`vllm_ascend_entries`: what vLLM loads through its plugin
 entry points); for vLLM also what `vllm serve` loads (`command`: its console script's module and what that function
@@ -72,9 +77,10 @@ which it does not list either, broke it through `import transfer_queue`: other d
 followed, TransferQueue's own Requires-Dist names them.
 
 Usage: python -m tools.refresh_knowledge.import_surface [--mirrors /work/.mirror] [--wheels DIR] [--sdists DIR]
-[--pypi-cache DIR] [--keep] [--out profiles/import-surface]
+[--pypi-cache DIR] [--keep [--callers trl]] [--out profiles/import-surface]
 (README "Updating the knowledge"). Exit 2 when a mirror cannot be read; with --keep, a project whose sources are not
-given keeps its rows from the table in --out (`read_layout`); the same inputs rewrite byte-identical files.
+given keeps its rows from the table in --out (`read_layout`), and with --callers only those callers and the callees
+they import are read (the others keep theirs); the same inputs rewrite byte-identical files.
 """
 
 from __future__ import annotations
@@ -752,6 +758,64 @@ def _absolute(node: ast.ImportFrom, package: str) -> str | None:
     return f"{base}.{node.module}" if node.module else base
 
 
+
+_LAZY_MAP = "_import_structure"
+
+
+def lazy_structure(source: str) -> dict[str, list[str]]:
+    """A lazy package's map of the names it serves (`_import_structure`, transformers' `_LazyModule` pattern, which
+    trl copies): submodule (relative, dotted) -> names, in the file's order. `from pkg import Name` imports
+    `pkg.<submodule>` when first asked for Name. Only what the module body sets whenever it runs: the dict literal
+    and its unconditional `[key] = [...]`, `[key].extend([...])` / `.append("...")`, `.update({...})`; not what is
+    added under an `if` or a `try` (the names served only when an optional package is installed: trl's diffusers
+    trainers). {} for a module that has no such map, or does not parse."""
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError):
+        return {}
+    out: dict[str, list[str]] = {}
+
+    def named(e: ast.expr) -> bool:
+        return isinstance(e, ast.Name) and e.id == _LAZY_MAP
+
+    def key(e: ast.expr) -> str | None:
+        if isinstance(e, ast.Subscript) and named(e.value) and isinstance(e.slice, ast.Constant) and isinstance(
+                e.slice.value, str):
+            return e.slice.value
+        return None
+
+    def table(d: ast.expr) -> dict[str, list[str]]:
+        if not isinstance(d, ast.Dict):
+            return {}
+        return {k.value: _string_list(v) for k, v in zip(d.keys, d.values, strict=True)
+                if isinstance(k, ast.Constant) and isinstance(k.value, str)}
+
+    for st in tree.body:
+        if isinstance(st, (ast.Assign, ast.AnnAssign)) and st.value is not None:
+            targets = st.targets if isinstance(st, ast.Assign) else [st.target]
+            if any(named(t) for t in targets):
+                out = table(st.value)
+            for k in filter(None, map(key, targets)):
+                out[k] = _string_list(st.value)
+        elif isinstance(st, ast.Expr) and isinstance(st.value, ast.Call) and isinstance(st.value.func, ast.Attribute):
+            f, args = st.value.func, st.value.args
+            k = key(f.value)
+            if k is not None and f.attr == "extend" and args:
+                out.setdefault(k, []).extend(_string_list(args[0]))
+            elif k is not None and f.attr == "append" and args and isinstance(args[0], ast.Constant) and isinstance(
+                    args[0].value, str):
+                out.setdefault(k, []).append(args[0].value)
+            elif named(f.value) and f.attr == "update" and args:
+                out.update(table(args[0]))
+    return out
+
+
+def _string_list(value: ast.expr | None) -> list[str]:
+    if isinstance(value, (ast.List, ast.Tuple)):
+        return [e.value for e in value.elts if isinstance(e, ast.Constant) and isinstance(e.value, str)]
+    return []
+
+
 # -- the sources read ----------------------------------------------------------------------------------------------
 
 @dataclass(frozen=True)
@@ -810,6 +874,10 @@ class Project:
     attributes: bool = False
     command: str = ""
     command_from: Callable[[Git | Wheel | Sdist, str], tuple[str, ...]] | None = None
+    # True: also what importing each name its entry packages serve lazily runs (`lazy_structure`: trl's
+    # `_import_structure`; `from trl import DPOTrainer` imports trl.trainer.dpo_trainer), the names only those
+    # imports need recorded apart (`lazy`: the package itself loads without them)
+    lazy: bool = False
 
     def base_entries(self, git: Git | Wheel | Sdist | None = None, commit: str = "") -> tuple[str, ...]:
         """The entry modules at a release: `entries`, and those its files name (`entries_from`)."""
@@ -1034,12 +1102,14 @@ CALLERS = (
             attributes=True),
     # `import trl` / `import peft` (what `from trl import X` and `from peft import X` run first): their package
     # __init__ and what it imports eagerly; trl's __init__ is a lazy module from v0.8.x (its _import_structure
-    # loads a submodule only when a name is asked for, which is not followed here), peft's imports eagerly; both
-    # also of accelerate (peft 0.15.0 on: `from accelerate.utils.memory import clear_device_cache` in
-    # src/peft/utils/loftq_utils.py, which `import peft` runs and accelerate 0.26.1 lacks)
+    # loads a submodule only when a name is asked for: `lazy` follows each name it serves, `from trl import
+    # DPOTrainer` -> trl.trainer.dpo_trainer, whose `from transformers.models.auto.modeling_auto import
+    # MODEL_FOR_VISION_2_SEQ_MAPPING_NAMES` transformers 5 lacks; recorded apart, since `import trl` loads without
+    # them), peft's imports eagerly; both also of accelerate (peft 0.15.0 on: `from accelerate.utils.memory import
+    # clear_device_cache` in src/peft/utils/loftq_utils.py, which `import peft` runs and accelerate 0.26.1 lacks)
     Project("trl", "huggingface+trl", "trl", "https://github.com/huggingface/trl", ("trl",),
             callees=("transformers", "accelerate", "huggingface-hub", "peft", "torch"),
-            installed_if=(("peft", "is_peft_available"),), attributes=True),
+            installed_if=(("peft", "is_peft_available"),), attributes=True, lazy=True),
     Project("peft", "huggingface+peft", "src/peft", "https://github.com/huggingface/peft", ("peft",),
             callees=("transformers", "accelerate", "huggingface-hub", "torch"), attributes=True),
     # callers read from PyPI files only (`archive`: no mirror), each release from its sdist or wheel.
@@ -1212,13 +1282,49 @@ def _module_name(path: str) -> str:
 _Module = tuple[list[Import], set[str], dict[str, int], str]  # module_imports' answer, and the file it read
 
 
+class _Lazy:
+    """A caller's lazy packages at a release (`lazy_structure` of each package's __init__, read when first asked):
+    what `from pkg import Name` imports when pkg serves Name lazily."""
+
+    def __init__(self, source: Callable[[str], str], paths: dict[str, str]) -> None:
+        self._source, self._paths, self._maps = source, paths, {}  # type: Callable[[str], str], dict[str, str], dict[str, dict[str, list[str]]]
+
+    def map(self, package: str) -> dict[str, list[str]]:
+        if package not in self._maps:
+            f = self._paths.get(package, "")
+            self._maps[package] = lazy_structure(self._source(f)) if f.endswith("__init__.py") else {}
+        return self._maps[package]
+
+    def serve(self, dotted: str, depth: int = 0) -> str | None:
+        """The module importing `pkg.Name` (`from pkg import Name`) runs when pkg serves Name lazily: the submodule
+        its map names, or, when that is a lazy package serving Name too, the one that names (trl: DPOTrainer ->
+        trl.trainer -> trl.trainer.dpo_trainer); None when pkg does not serve it."""
+        package, _, name = dotted.rpartition(".")
+        sub = next((f"{package}.{k}" for k, names in self.map(package).items() if k and name in names), None)
+        if sub is None or sub not in self._paths or depth > 8:
+            return None
+        return self.serve(f"{sub}.{name}", depth + 1) or sub
+
+    def served(self, entries: Iterable[str]) -> dict[str, list[str]]:
+        """The modules the entry packages' names are served from -> those names, in their maps' order."""
+        out: dict[str, list[str]] = {}
+        for e in entries:
+            for names in self.map(e).values():
+                for n in names:
+                    m = self.serve(f"{e}.{n}")
+                    if m is not None and n not in out.setdefault(m, []):
+                        out[m].append(n)
+        return out
+
+
 class _Modules(Mapping[str, _Module]):
     """Every module of the caller at a release -> what `module_imports` finds in its file, read when first looked
     up: `_reached` looks up only the modules its entries import (transformers' ~3,000 files, of a wheel read through
-    byte ranges, are mostly models no entry imports)."""
+    byte ranges, are mostly models no entry imports). For a caller read `lazy`, its lazy packages (`_Lazy`)."""
 
-    def __init__(self, read: Callable[[str], _Module], paths: dict[str, str]) -> None:
+    def __init__(self, read: Callable[[str], _Module], paths: dict[str, str], lazy: _Lazy | None = None) -> None:
         self._read, self._paths, self._done = read, paths, {}  # type: Callable[[str], _Module], dict[str, str], dict[str, _Module]
+        self.lazy = lazy
 
     def __getitem__(self, name: str) -> _Module:
         if name not in self._done:
@@ -1232,7 +1338,7 @@ class _Modules(Mapping[str, _Module]):
         return len(self._paths)
 
 
-def _caller_modules(git: Git | Wheel | Sdist, project: Project, rel: Release, prefix: str) -> Mapping[str, _Module]:
+def _caller_modules(git: Git | Wheel | Sdist, project: Project, rel: Release, prefix: str) -> _Modules:
     """Every module of the caller at the release: what `module_imports` finds in its file (read on first use)."""
     top = project.package_dir.split("/")[-1]
     root = project.package_dir.rpartition("/")[0]
@@ -1249,19 +1355,27 @@ def _caller_modules(git: Git | Wheel | Sdist, project: Project, rel: Release, pr
         return (*module_imports(git.show(rel.commit, f) or "", shown, prefix, name, top, runs_if,
                                 project.attributes and bool(prefix)), shown)
 
-    return _Modules(read, paths)
+    lazy = _Lazy(lambda f: git.show(rel.commit, f) or "", paths) if project.lazy else None
+    return _Modules(read, paths, lazy)
 
 
 def _reached(modules: Mapping[str, _Module], entries: list[str]) -> list[str]:
     """The caller's modules that importing `entries` runs: module-level imports followed through the caller's own
     package, transitively (a module's parent packages first). A file only a function imports is not followed: its
-    imports need not succeed for the caller to load."""
+    imports need not succeed for the caller to load. In a caller read `lazy`, `from pkg import Name` where pkg serves
+    Name lazily is followed into the module that serves it (what the import runs)."""
+    lazy = modules.lazy if isinstance(modules, _Modules) else None
     seen: set[str] = set()
     todo = [m for e in entries for m in _parents(e)]
     out: list[str] = []
     while todo:
         m = todo.pop()
-        if m in seen or m not in modules:
+        if m in seen:
+            continue
+        if m not in modules:
+            served = lazy.serve(m) if lazy is not None and "." in m else None
+            if served is not None and served not in seen:
+                todo += _parents(served)
             continue
         seen.add(m)
         out.append(m)
@@ -1277,6 +1391,24 @@ def caller_imports(git: Git | Wheel | Sdist, project: Project, rel: Release, pre
     entries = [e for e in (project.entries if entry_modules is None else entry_modules) if e in modules]
     out = [i for m in _reached(modules, entries) for i in modules[m][0]]
     return sorted(out, key=lambda i: (i.file, i.line, i.module, i.name)), entries
+
+
+def caller_lazy_imports(git: Git | Wheel | Sdist, project: Project, rel: Release, prefix: str
+                        ) -> dict[str, tuple[Import, str]]:
+    """For a caller read `lazy`: the imports of `prefix` that importing a name its entry packages serve lazily runs
+    (`from trl import DPOTrainer`: trl.trainer.dpo_trainer and what it imports at module level), "module:name" ->
+    the first such import and the name it is first reached through ("trl.trainer.dpo_trainer:DPOTrainer", the
+    served modules in their maps' order)."""
+    modules = _caller_modules(git, project, rel, prefix)
+    if modules.lazy is None:
+        return {}
+    entries = [e for e in project.base_entries(git, rel.commit) if e in modules]
+    out: dict[str, tuple[Import, str]] = {}
+    for served, names in modules.lazy.served(entries).items():
+        found = [i for m in _reached(modules, [served]) for i in modules[m][0]]
+        for imp in sorted(found, key=lambda i: (i.file, i.line, i.module, i.name)):
+            out.setdefault(_key(imp.module, imp.name), (imp, f"{served}:{names[0]}"))
+    return out
 
 
 def caller_loads(git: Git | Wheel | Sdist, project: Project, rel: Release,
@@ -1312,24 +1444,28 @@ def read(gits: dict[str, Git], releases: dict[str, list[Release]], callers: tupl
          callees: tuple[Project, ...] = CALLEES, date: str | None = None,
          wheels: dict[str, list[tuple[str, Wheel | Sdist | RemoteWheel]]] | None = None,
          kept: dict[str, Any] | None = None,
-         caller_wheels: dict[str, list[tuple[str, Wheel | Sdist | RemoteWheel]]] | None = None) -> dict[str, object]:
+         caller_wheels: dict[str, list[tuple[str, Wheel | Sdist | RemoteWheel]]] | None = None,
+         read_only: frozenset[str] | None = None) -> dict[str, object]:
     """The table: per caller release what it imports from each callee (with the first file:line), per callee the
     read releases that lack or may lack each of those names. A callee in `wheels` (name -> [(version, wheel or
     sdist)]) is read from those files instead of a git mirror; a caller release in `caller_wheels` whose version no
     tag read has (verl 0.9.1: the mirror lacks its tag) is read from its PyPI wheel, and so is every release of a
     caller read from PyPI files only (`Project.archive`: vLLM's sdists, accelerate's wheels). With `kept` (the previous table), a caller or callee
-    that is not read keeps its rows from it; a name a kept callee was not read for is unknown at its releases."""
+    that is not read keeps its rows from it; a name a kept callee was not read for is unknown at its releases. With
+    `read_only` (caller names, and `kept`), just those callers are read, and the callees they import: the others keep
+    their rows."""
     wheels = wheels or {}
     old_callers: dict[str, Any] = (kept or {}).get("callers", {})
     old_callees: dict[str, Any] = (kept or {}).get("callees", {})
     out_callers: dict[str, object] = {}
     needed: dict[str, set[tuple[str, str]]] = {c.name: set() for c in callees}
     for caller in callers:
-        tagged_rels = releases.get(caller.name, []) if caller.name in gits else []
+        tagged_rels = releases.get(caller.name, []) if caller.name in gits and (
+            read_only is None or caller.name in read_only) else []
         tagged = {r.version for r in tagged_rels}
         sources: list[tuple[Release, Git | Wheel | Sdist]] = [(r, gits[caller.name]) for r in tagged_rels] + [
             (Release(v, os.path.basename(w.path), ""), w) for v, w in (caller_wheels or {}).get(caller.name, [])
-            if v not in tagged and (tagged_rels or caller.archive)]
+            if v not in tagged and (tagged_rels or caller.archive) and (read_only is None or caller.name in read_only)]
         if not sources:
             if caller.name in old_callers:
                 out_callers[caller.name] = old_callers[caller.name]
@@ -1345,6 +1481,7 @@ def read(gits: dict[str, Git], releases: dict[str, list[Release]], callers: tupl
             entries: list[str] = []
             more: dict[str, list[str]] = {}
             command: dict[str, Any] = {}
+            lazy: dict[str, dict[str, str]] = {}
             for callee in callees:
                 if caller.callees and callee.name not in caller.callees:
                     continue
@@ -1369,6 +1506,13 @@ def read(gits: dict[str, Git], releases: dict[str, list[Release]], callers: tupl
                             needed[callee.name].add((imp.module, imp.name))
                     command = {"name": caller.command, "entries": command_at, "only": {
                         **command.get("only", {}), **({callee.name: sorted(only)} if only else {})}}
+                served: dict[str, str] = {}  # what only a lazily served name's modules import -> that name
+                for k, (imp, via) in caller_lazy_imports(src, caller, rel, CALLEE_MODULES[callee.name]).items():
+                    if k not in got and _recorded(callee, imp):
+                        got[k], served[k] = f"{imp.file}:{imp.line}", via
+                        needed[callee.name].add((imp.module, imp.name))
+                if served:
+                    lazy[callee.name] = dict(sorted(served.items()))
                 if got:
                     imports[callee.name] = dict(sorted(got.items()))
             loads: dict[str, Any] = {}
@@ -1380,14 +1524,16 @@ def read(gits: dict[str, Git], releases: dict[str, list[Release]], callers: tupl
                          **({"source_build": True, "date": gits[caller.name].run(
                              "log", "-1", "--format=%cs", rel.commit).strip()} if rel.source_build else {}),
                          "entries": entries, **({"callee_entries": more} if more else {}), "imports": imports,
-                         **({"command": command} if command else {}), **loads})
+                         **({"command": command} if command else {}), **({"lazy": lazy} if lazy else {}),
+                         **loads})
             if isinstance(src, Sdist):
                 src.close()  # an sdist's files are held in memory: one release at a time
         out_callers[caller.name] = {"url": caller.url, "package_dir": caller.package_dir, "key": caller.key,
                                     "releases": rels}
     out_callees: dict[str, object] = {}
     for callee in callees:
-        if callee.name not in gits and callee.name not in wheels:
+        if callee.name not in gits and callee.name not in wheels or read_only is not None and not any(
+                c.name in read_only and (not c.callees or callee.name in c.callees) for c in callers):
             if callee.name in old_callees:
                 old = old_callees[callee.name]
                 versions = [r["version"] for r in old["releases"]]
@@ -1427,12 +1573,39 @@ def read(gits: dict[str, Git], releases: dict[str, list[Release]], callers: tupl
                     n.pop("no_module", None)
         out_callees[callee.name] = {"url": callee.url, "package_dir": callee.package_dir, "releases": rels_read,
                                     "names": names}
+    _prune_lazy(out_callers, out_callees)
     return {"schema": SCHEMA, "read": date or _dt.date.today().isoformat(),
             "how": "tools/refresh_knowledge/import_surface.py: module-level imports of each callee in the caller's "
                    "files (not under if, try/except ImportError, def or class), against the names each callee "
                    "module binds at module level at each release (ast, read from git, PyPI wheels or sdists, never "
                    "imported)",
             "callers": out_callers, "callees": out_callees}
+
+
+def _prune_lazy(callers: dict[str, Any], callees: dict[str, Any]) -> None:
+    """Drop the imports only a lazily served name's modules make (`lazy`) that every callee release read defines:
+    such a name can never be judged missing, and a lazy package's served modules import many (trl's trainers: ~130 a
+    release, most of them transformers' and torch's stable API). A name a kept callee was not read for is unknown, so
+    kept. Then drop the callees' rows no caller release imports any more."""
+    def defined(callee: str, key: str) -> bool:
+        n = callees.get(callee, {}).get("names", {}).get(key)
+        return n is not None and not n["missing"] and not n["unknown"]
+
+    for c in callers.values():
+        for r in c["releases"]:
+            for callee, served in list(r.get("lazy", {}).items()):
+                for key in [k for k in served if defined(callee, k)]:
+                    del served[key], r["imports"][callee][key]
+                if not served:
+                    del r["lazy"][callee]
+                if not r["imports"][callee]:
+                    del r["imports"][callee]
+            if "lazy" in r and not r["lazy"]:
+                del r["lazy"]
+    used = {(callee, k) for c in callers.values() for r in c["releases"] for callee, names in r["imports"].items()
+            for k in names}
+    for name, d in callees.items():
+        d["names"] = {k: n for k, n in d["names"].items() if (name, k) in used}
 
 
 def _prefetch(caller: Project, callees: tuple[Project, ...], rel: Release, src: Any) -> list[str]:
@@ -1532,6 +1705,7 @@ def layout(data: dict[str, Any]) -> dict[str, str]:
                               "entries": r.get("entries", []),
                               **({"callee_entries": r["callee_entries"]} if r.get("callee_entries") else {}),
                               "imports": r.get("imports", {}), **({"command": r["command"]} if "command" in r else {}),
+                              **({"lazy": r["lazy"]} if "lazy" in r else {}),
                               **({"loads": r["loads"]} if "loads" in r else {})})
         callers[name] = {"url": c["url"], **({"package_dir": c["package_dir"]} if "package_dir" in c else {}),
                          "key": c["key"], "releases": rows}
@@ -1573,6 +1747,7 @@ def read_layout(directory: str) -> dict[str, Any]:
                          "entries": got.get("entries", []),
                          **({"callee_entries": got["callee_entries"]} if got.get("callee_entries") else {}),
                          "imports": got["imports"], **({"command": got["command"]} if "command" in got else {}),
+                         **({"lazy": got["lazy"]} if "lazy" in got else {}),
                          **({"loads": got["loads"]} if "loads" in got else {})})
         callers[name] = {**{k: w for k, w in c.items() if k != "releases"}, "releases": rels}
     callees: dict[str, Any] = {}
@@ -1668,10 +1843,16 @@ def main(argv: list[str] | None = None) -> int:
                     help="directory keeping what is read through byte ranges of PyPI's wheels of the callees read "
                          "that way (torch: its release list from PyPI, then each release's smallest wheel's zip "
                          "directory and the Python files needed); without it those callees are not read")
+    ap.add_argument("--callers", default="",
+                    help="with --keep: read only these callers (comma-separated names, e.g. trl) and the callees they "
+                         "import; every other caller and callee keeps its rows from the table at --out")
     ap.add_argument("--keep", action="store_true",
                     help="a project whose sources are not given (its mirror absent, no --wheels / --sdists for it) "
                          "keeps its rows from the table at --out instead of being left out")
     a = ap.parse_args(argv)
+    only = frozenset(n.strip() for n in a.callers.split(",") if n.strip()) or None
+    if only is not None and (not a.keep or only - {p.name for p in CALLERS}):
+        ap.error(f"--callers needs --keep and names of callers ({', '.join(p.name for p in CALLERS)})")
     wheels: dict[str, list[tuple[str, Wheel | Sdist | RemoteWheel]]] = {}
     caller_wheels: dict[str, list[tuple[str, Wheel | Sdist | RemoteWheel]]] = {}
     kept: dict[str, Any] | None = None
@@ -1686,15 +1867,20 @@ def main(argv: list[str] | None = None) -> int:
                       file=sys.stderr)
         # a callee read from PyPI files, and a caller read from them only (vLLM, accelerate): each release from its
         # sdist in --sdists or its wheel in --wheels
+        read_callees = {d.name for c in CALLERS if only is None or c.name in only for d in CALLEES
+                        if not c.callees or d.name in c.callees}
         for into, projects, role in ((wheels, CALLEES, ""), (caller_wheels, CALLERS, "caller ")):
             for p in projects:
+                if (p.name not in read_callees) if role == "" else (only is not None and p.name not in only):
+                    continue  # --callers: kept
                 got = _from_archives(p, a.wheels, a.sdists, role, a.out if kept else "", a.pypi_cache)
                 if got:
                     into[p.name] = got
         # a caller release whose tag the mirror lacks is read from its wheel in --wheels (verl-0.9.1-py3-none-any.whl)
         caller_wheels.update({p.name: list(wheel_releases(a.wheels, p.name)) for p in CALLERS
                               if a.wheels and p.name in gits})
-        data = read(gits, default_releases(root, gits), wheels=wheels, kept=kept, caller_wheels=caller_wheels)
+        data = read(gits, default_releases(root, gits), wheels=wheels, kept=kept, caller_wheels=caller_wheels,
+                    read_only=only)
     except (GitError, InputError, OSError, KeyError, ValueError, TypeError, AttributeError) as e:
         print(f"import_surface: {e}", file=sys.stderr)
         return 2

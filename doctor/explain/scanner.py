@@ -69,6 +69,19 @@ _FIRST_ERROR_RUNS = tuple(runs for p in _FIRST_ERROR if (runs := anchors.runs_fo
 # Lines logged at info/warning level are not "the first error", whatever words they contain; nor is a comment of
 # a shell / Python script or config echoed into the log (`# To reduce memory fragmentation and avoid out of memory`
 # in vllm-ascend's serve scripts): it says what a setting is for, not what went wrong.
+# Ray's wrapper of a task's or actor's exception (`ray.exceptions.RayTaskError(ValueError): ray::f() (pid=…)`): it
+# names the call, not the failure; Ray prints the task's own traceback below it, the cause's exception line first
+# (python/ray/exceptions.py RayTaskError.__str__). Up to WRAPPED_LINES lines below it are read for that line.
+_RAY_WRAPPER = re.compile(r"\bRay(?:Task|Actor)?Error\((?P<type>[\w.]+)\)")
+WRAPPED_LINES = 400
+# What stands between the wrapper and the inner exception line: frames and their code (indented), blank lines,
+# the chain sentences, a nested `ray::f() (pid=…)` heading and a `Traceback (most recent call last):` line.
+_WRAPPED_SKIP = re.compile(r"^(?:\s|$)|^(?:Traceback \(most recent call last\)|During handling of the above exception"
+                           r"|The above exception was the direct cause|ray::)")
+_WRAPPED_FRAME = re.compile(r'^\s+File "')
+# The inner exception's line, unindented: `pkg.mod.Name: message` or a bare `Name` (zipfile.BadZipFile, a CamelCase
+# class whose name says neither Error nor Exception).
+_WRAPPED_EXCEPTION = re.compile(r"^(?:[A-Za-z_]\w*\.)*[A-Z]\w*(?::\s|:?$)")
 _NOT_AN_ERROR = re.compile(r"^\W*(?:\([^)]*\)\s*)?(?:INFO|WARNING|WARN|DEBUG)\b|^\W*[IW]\d{3,4} |\bWarning: |UserWarning|"
                            + COMMENT_LINE.pattern)
 
@@ -306,7 +319,9 @@ class LogScanner:
                 self._rx = self._prefilter(b"")
         if self._first_error is None:
             if _is_error_line(text):
-                self._first_error = self._new_hit(region, start, end, lineno, text)
+                inner = self._wrapped(region, end, lineno) if _RAY_WRAPPER.search(text) else None
+                self._first_error = self._new_hit(region, *inner) if inner else \
+                    self._new_hit(region, start, end, lineno, text)
         elif self._generic and not matched:
             # The generic markers are no longer needed; re-planning the pre-filter without them costs about
             # as much as this many wasted lines, so it is only done once they add up.
@@ -386,6 +401,28 @@ class LogScanner:
             if len(after) < self.context_lines:
                 self._open.append((hit, self.context_lines - len(after)))
         return hit
+
+    @staticmethod
+    def _wrapped(region: bytes, end: int, lineno: int) -> tuple[int, int, int, str] | None:
+        """The exception line of the traceback below Ray's wrapper line ending at `end` (start, end, line number,
+        text), the innermost cause's when Ray prints a chain or wraps another task's wrapper; None when the
+        traceback is not in this block or a line that is no part of it comes first."""
+        pos, framed = end + 1, False
+        for n in range(1, WRAPPED_LINES + 1):
+            if pos >= len(region):
+                return None
+            nxt = region.find(b"\n", pos)
+            nxt = len(region) if nxt < 0 else nxt
+            text = _decode(region[pos : min(nxt, pos + MAX_LINE)]).rstrip("\r")
+            bare = strip_prefix(text)
+            if _WRAPPED_FRAME.match(bare):
+                framed = True
+            elif _RAY_WRAPPER.search(bare):
+                framed = False  # a task's wrapper inside another's: its own traceback follows
+            elif not _WRAPPED_SKIP.match(bare):
+                return (pos, nxt, lineno + n, text) if framed and _WRAPPED_EXCEPTION.match(bare) else None
+            pos = nxt + 1
+        return None
 
     @staticmethod
     def _lines_after(region: bytes, end: int, need: int) -> list[str]:

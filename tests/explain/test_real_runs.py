@@ -126,19 +126,35 @@ def test_transformers_trainer_without_accelerate_is_named_as_the_package_it_asks
     assert "accelerate" in first.title and first.components[0] == "python"
 
 
-@pytest.mark.skipif(importlib.util.find_spec("ray") is None, reason="ray is not installed")
-def test_a_ray_task_that_rejects_its_config_is_read_at_the_jobs_own_frame(tmp_path):
+def _failing_ray_job(tmp_path: Path, name: str) -> Path:
     import shutil
     import tempfile
 
-    temp = Path(tempfile.mkdtemp(prefix="ray", dir="/tmp"))
+    temp = Path(tempfile.mkdtemp(prefix="ray", dir="/tmp"))  # Ray's socket paths must stay under 107 bytes
     try:
-        log = _run([str(HERE / "ray_fail.py"), str(temp)], tmp_path, "ray_fail", ok=False)
+        return _run([str(HERE / f"{name}.py"), str(temp)], tmp_path, name, ok=False)
     finally:
         shutil.rmtree(temp, ignore_errors=True)
+
+
+@pytest.mark.skipif(importlib.util.find_spec("ray") is None, reason="ray is not installed")
+def test_a_ray_task_that_rejects_its_config_is_read_at_the_jobs_own_frame(tmp_path):
+    log = _failing_ray_job(tmp_path, "ray_fail")
     first = explain_path(str(log))[0][0]
     assert (first.id, first.components) == ("error-in-user-code", ("config", "model")), (first.id, first.components)
     assert "ray_fail.py" in first.evidence["read"]
+
+
+@pytest.mark.skipif(importlib.util.find_spec("ray") is None, reason="ray is not installed")
+def test_a_ray_task_failing_on_an_unknown_error_names_the_tasks_exception_not_rays_wrapper(tmp_path):
+    log = _failing_ray_job(tmp_path, "ray_unknown")
+    found = {f.id: f for f in explain_path(str(log))[0]}
+    assert list(found) == ["no-known-signature"], list(found)
+    # Ray prints `ray.exceptions.RayTaskError(BadZipFile): ray::unpack() (pid=…)` and the task's traceback below it
+    first = found["no-known-signature"].evidence["first_error"]
+    assert first["text"] == "zipfile.BadZipFile: File is not a zip file", first
+    assert any("RayTaskError(BadZipFile)" in line for line in log.read_text().splitlines()[: first["line"] - 1])
+    assert "zipfile.BadZipFile" in found["no-known-signature"].detail
 
 
 def test_a_torchrun_rank_that_fails_is_the_root_and_the_others_are_knock_ons(tmp_path):

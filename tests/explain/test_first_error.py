@@ -59,3 +59,18 @@ def test_a_wrapper_without_its_traceback_or_followed_by_other_lines_stays_the_fi
     # the next lines are not a traceback (no frame): the wrapper is what the log says
     assert _first_error([wrapper, "Training stopped: see the worker log"]) == (1, wrapper)
     assert _first_error([wrapper, *VERL_WRAPPED[1:6], "Error executing job with overrides: []"])[0] == 1
+
+
+def test_a_task_that_waited_on_a_failed_task_names_the_inner_tasks_exception():
+    # Ray 2.60's driver output for outer() calling ray.get(unpack.remote(path)) (a run made here)
+    lines = ["ray.exceptions.RayTaskError(BadZipFile): ray::outer() (pid=25990, ip=192.0.2.2)",
+             '  File "/tmp/job/ray_nested.py", line 14, in outer',
+             "    return ray.get(unpack.remote(path))",
+             "           ^^^^^^^^^^^^^^^^^^^^^^^^^^^^",
+             "ray.exceptions.RayTaskError(BadZipFile): ray::unpack() (pid=25991, ip=192.0.2.2)",
+             '  File "/tmp/job/ray_nested.py", line 11, in unpack',
+             "    return zipfile.ZipFile(path).namelist()",
+             '  File "/usr/lib/python3.11/zipfile.py", line 1369, in _RealGetContents',
+             '    raise BadZipFile("File is not a zip file")',
+             "zipfile.BadZipFile: File is not a zip file"]
+    assert _first_error(lines) == (10, lines[9])

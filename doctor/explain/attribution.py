@@ -327,8 +327,9 @@ def _api_mismatch(ev: Event, snapshot: Any) -> Attribution | None:
         if (got := _at_boundary(owned, f.get("call") or "a call")) is not None:
             return _named_class_outside(ev, owned, snapshot) or got
     if etype == "AttributeError" and f.get("class") and owned:
-        if (got := _at_boundary(owned, f"{f['class']}.{f['name']}")) is not None:
-            return got
+        api = f"{f['class']}.{f['name']}"
+        if (got := _at_boundary(owned, api)) is not None:
+            return _known_missing_api(owned, api) or got
     return _class_api(ev, owned, snapshot)
 
 
@@ -622,6 +623,34 @@ def _at_boundary(owned: list[tuple[Frame, Owner | None]], api: str) -> Attributi
             caller = (_key(outer_own), outer_own.component, f"{_where(outer)} -> {outer_own.how}")
             return _mismatch(callee, own.component, caller, read, api)
     return _own_inconsistency(callee, own.component, read, api)
+
+
+def _known_missing_api(owned: list[tuple[Frame, Owner | None]], api: str) -> Attribution | None:
+    """Every frame is one distribution's and the class member it reads (`ModelType.encoder_and_decoder` in mbridge's
+    code) is one the doctor's table of removed APIs (doctor.knowledge.missing_api, the rows `doctor check` judges
+    installed versions by) says that distribution calls on another package that no longer has it in some
+    releases: the mismatch is with that package (megatron-core), not inside the caller."""
+    from packaging.utils import canonicalize_name
+
+    from doctor.knowledge.missing_api import MISSING_APIS
+
+    if len({_key(own) if own is not None else None for _, own in owned}) != 1:
+        return None
+    frame, own = owned[-1]
+    if own is None or not own.distribution:
+        return None
+    for row in MISSING_APIS:
+        if canonicalize_name(row.package) != canonicalize_name(own.distribution) or row.api.split()[-1] != api:
+            continue
+        caller = (_key(own), own.component, f"{_where(frame)} -> {own.how}")
+        read = f"{api} -> {row.api} ({row.needs} {row.missing}: {row.why})"
+        got = _mismatch(row.needs, component_of_distribution(row.needs) or "python", caller, read, api)
+        return replace(got, fix=(f"Install a {row.needs} release that still has {api} ({row.needs}{row.missing} "
+                                 f"lacks it) alongside {own.distribution}, or a release of {own.distribution} that no "
+                                 f"longer uses it; `doctor check` compares the installed pair "
+                                 f"(package-calls-missing-api)."),
+                       source=row.source.split("; ")[-1])  # the callee's definition that lacks it
+    return None
 
 
 def _own_inconsistency(dist: str, comp: str, read: str, api: str) -> Attribution:

@@ -501,3 +501,22 @@ def test_a_number_like_a_dcmi_code_on_a_line_without_dcmi_is_no_dcmi_code():
     assert dcmi_code("loss -8005.2 at step 3") is None
     assert dcmi_code("dcmi init failed, error code: -8005") == "-8005"
     assert dcmi_code("dcmi: offset -80050") is None
+
+
+# mbridge's get_model in a verl job (https://github.com/verl-project/verl/issues/6936): the frame is mbridge's, the
+# enum member is megatron-core's, removed by Megatron-Core 0.17.0 (doctor.knowledge.missing_api)
+MBRIDGE_MODEL_TYPE = ['File ".../mbridge/core/util.py", line 83, in build_model',
+                      "    if model_type == ModelType.encoder_and_decoder:",
+                      "AttributeError: type object 'ModelType' has no attribute 'encoder_and_decoder'"]
+
+
+def test_a_member_a_known_release_of_the_defining_package_removed_names_that_package_not_a_reinstall():
+    f = first(MBRIDGE_MODEL_TYPE)
+    assert f.id == "api-version-mismatch" and f.components == ("megatron", "mbridge"), (f.id, f.components)
+    assert f.evidence["caller"] == "mbridge" and f.evidence["callee"] == "megatron-core"
+    assert "mbridge calls megatron-core" in f.title and "Reinstall mbridge" not in f.fix.text
+    assert "megatron-core>=0.17.0 lacks it" in f.fix.text and "package-calls-missing-api" in f.fix.text
+    assert f.source.startswith("https://github.com/NVIDIA/Megatron-LM/blob/core_v0.17.0/")
+    # another member of the same class, which no row names, stays the caller's own inconsistency
+    other = first([*MBRIDGE_MODEL_TYPE[:2], "AttributeError: type object 'ModelType' has no attribute 'retro_decoder'"])
+    assert "mbridge's own code" in other.title and "Reinstall mbridge" in other.fix.text

@@ -1060,9 +1060,23 @@ def _named_wait(ev: Event, snapshot: Any) -> Attribution | None:
     return named_wait(ev.text)
 
 
+_PACKAGE_DIR = re.compile(r"/(?:site|dist)-packages/(?P<top>[A-Za-z_]\w*)/")
+
+
+def _own_exception(ev: Event) -> bool:
+    """The exception is a class of the installed package whose file raised it (`packaging.version.InvalidVersion`
+    raised in site-packages/packaging/version.py): that package's own check, whatever the class is called. Only for
+    an event no signature knows: a class signature (torchrun's ChildFailedError, a knock-on) says more."""
+    if ev.signature is not None:
+        return False
+    path = ev.facts.get("exception_path", "")
+    m = _PACKAGE_DIR.search(ev.frames[-1].path.replace("\\", "/")) if ev.frames else None
+    return "." in path and m is not None and path.split(".", 1)[0] == m.group("top")
+
+
 def _raised_in(ev: Event, snapshot: Any) -> Attribution | None:
     unfinished = bool(ev.facts.get("unfinished"))
-    if ev.kind != "python" or not ev.frames or not (unfinished or ev.exc_type in _CHECK_TYPES) \
+    if ev.kind != "python" or not ev.frames or not (unfinished or ev.exc_type in _CHECK_TYPES or _own_exception(ev)) \
             or ev.facts.get("stack_dump"):
         return None
     owned = _frames_with_owners(ev, snapshot)

@@ -43,6 +43,7 @@ MAX_FRAMES = 40  # frames kept per traceback: the first HEAD_FRAMES and the last
 HEAD_FRAMES = 8
 MAX_TEXT = 300  # characters of a line kept
 TRACEBACK_GAP = 60  # candidate lines after the last frame before an open traceback without its exception is closed
+PLACED_AFTER = 4  # lines below a frame its traceback's exception line can be: the frame's source, carets, a wrap
 MAX_CONTINUATION = 8  # lines of an exception message after its first one (Python prints str(exc) whole)
 
 # The phrases a line must hold to be one of these events: added to the pre-filter's phrases (doctor.explain.scanner),
@@ -230,6 +231,14 @@ def strip_prefix(text: str) -> str:
     return _LOGGER.sub("", _PREFIX.sub("", text, count=1), count=1)
 
 
+# The exception line that ends a traceback, read by its place (right below the last frame's code) rather than by a
+# phrase: `packaging.version.InvalidVersion: Invalid version: 'x'`, `zipfile.BadZipFile: File is not a zip file`.
+# A dotted name, or a CamelCase one of two or more words with a message, so another process's plain line that
+# happens to follow a frame (`Done`, `Note: ...`) is not taken for one.
+_PLACED_EXCEPTION = re.compile(r"^(?:(?P<type>(?:[A-Za-z_]\w*\.)+[A-Z]\w*)(?::\s+(?P<msg>\S.*?))?"
+                               r"|(?P<camel>[A-Z][a-z0-9]+(?:[A-Z][a-z0-9]*)+):\s+(?P<said>\S.*?))\s*$")
+
+
 class EventReader:
     """Feed candidate lines in order with `feed(lineno, text)`; `close()`; then `events` (at most MAX_EVENTS) and
     `dropped` (events not kept)."""
@@ -254,11 +263,14 @@ class EventReader:
         self._fatal = False  # faulthandler's "Fatal Python error: ..." came: the stacks after it are a crash's
         self._on_request = False  # the open frames are a "Current thread" dump with no fatal error before it
         self.stack_pending = False  # a py-spy thread header was just fed: the scanner passes its lines to read_stack
+        self._read_to = 0  # the line of the last exception line read by its place (feed_exception): lines up to it are read
 
     # -- feeding
 
     def feed(self, lineno: int, raw: str, time: float | None = None) -> Event | None:
         """Read one candidate line; returns the event it completed, if any."""
+        if lineno <= self._read_to:
+            return None  # a frame's source line, already passed by the exception line read below it
         text = self._unprefixed(strip_prefix(raw.rstrip("\r\n")))
         if self._frames is not None and lineno - self._last_frame_line > TRACEBACK_GAP:
             self._close_frames()  # a traceback whose exception line never came (or was filtered out)
@@ -308,6 +320,8 @@ class EventReader:
                 self._add_frame(Frame(m.group("path"), int(m.group("line")), m.group("func") or ""))
             self._last_frame_line = lineno
             return None
+        if self.in_traceback and text[:1].isspace() and lineno - self._last_frame_line < PLACED_AFTER:
+            return None  # the frame's own source line (or its carets): code, not a line the run printed
         ev = self._python(lineno, text) or self._other(lineno, text)
         if ev is None and (facts := self._logs.read(_PREFIX.sub("", raw.rstrip("\r\n"), count=1))):
             ev = Event("log", lineno, _short(text), facts=facts)
@@ -315,6 +329,34 @@ class EventReader:
             return None
         ev.time = time
         return self._keep(ev)
+
+    @property
+    def in_traceback(self) -> bool:
+        """A failure's traceback is open (not a logged stack, nor a thread dump read innermost first)."""
+        return self._frames is not None and not self._ignore_frames and not self._innermost_first
+
+    def bare(self, raw: str) -> str:
+        """`raw` as `feed` reads it: without the launcher's, logger's and this log's own line prefix."""
+        return self._unprefixed(strip_prefix(raw.rstrip("\r\n")))
+
+    def feed_exception(self, lineno: int, raw: str, time: float | None = None) -> Event | None:
+        """The line right below an open traceback's last frame, which no phrase made a candidate: its exception line
+        when it reads as one (`_PLACED_EXCEPTION`), an exception whose name does not end in Error or Exception."""
+        if not self.in_traceback:
+            return None
+        ev = self._placed(lineno, self.bare(raw))
+        if ev is None:
+            return None
+        self._read_to = lineno
+        ev.time = time
+        return self._keep(ev)
+
+    def _placed(self, lineno: int, text: str) -> Event | None:
+        m = _PLACED_EXCEPTION.match(text)
+        if m is None:
+            return None
+        return self._python_event(lineno, text, m.group("type") or m.group("camel"),
+                                  (m.group("msg") or m.group("said") or "").strip())
 
     def read_stack(self, lineno: int, lines: list[str]) -> Event | None:
         """The frame lines below the py-spy thread header fed at `lineno` (innermost first): kept as a dumped stack
@@ -408,6 +450,9 @@ class EventReader:
 
     def _python(self, lineno: int, text: str) -> Event | None:
         m = _EXCEPTION.match(text)
+        if m is None and self.in_traceback and lineno - self._last_frame_line <= PLACED_AFTER \
+                and (placed := self._placed(lineno, text)) is not None:
+            return placed  # right below the last frame: the exception line, by its place
         if m is None or _NOT_EXCEPTION.match(text):
             m = None if _INFO_LINE.search(text) or self._frames is not None else _EXCEPTION_INSIDE.search(text)
             if m is None:

@@ -330,6 +330,15 @@ def _agrees(site: Site, ev: Event) -> bool:
     return site.kind == f"raise:{etype}" or (etype == "AssertionError" and site.kind == "assert")
 
 
+_INSTALLED = re.compile(r"/(?:site|dist)-packages/[^/]+/")
+
+
+def _installed_file(path: str) -> str | None:
+    """A frame's file when it lies in an installed distribution (site-packages, dist-packages), else None."""
+    p = path.replace("\\", "/")
+    return p if _INSTALLED.search(p) else None
+
+
 def owners_of(text: str, ev: Event | None = None, table: MessageTable | None = None) -> list[Site]:
     """The sites that write `text`, most specific first: all those tied for best (one per source and file)."""
     cut = text.rstrip().endswith("…")  # the event reader kept only the start of a longer message
@@ -344,6 +353,13 @@ def owners_of(text: str, ev: Event | None = None, table: MessageTable | None = N
         return []
     if ev is not None and any(_agrees(s, ev) for _, s in hits):
         hits = [(n, s) for n, s in hits if _agrees(s, ev)]
+    raised_in = _installed_file(ev.frames[-1].path) if ev is not None and ev.frames else None
+    if raised_in is not None:
+        # the traceback says which installed file raised it: a site elsewhere (numpy's vendored copy of packaging's
+        # version parser writes "Invalid version: ...") is the same words, not the raiser
+        hits = [(n, s) for n, s in hits if raised_in.endswith("/" + s.path)]
+        if not hits:
+            return []
     best = max(n for n, _ in hits)
     return sorted((s for n, s in hits if n == best), key=lambda s: (s.origin, s.path, s.func))
 

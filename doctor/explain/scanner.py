@@ -26,6 +26,7 @@ from doctor.explain.events import (
     APART_PHRASES,
     EVENT_PHRASES,
     MAX_CONTINUATION,
+    PLACED_AFTER,
     STACK_LINES,
     Event,
     EventReader,
@@ -304,6 +305,8 @@ class LogScanner:
                 note_code(event, self._lines_preceding(region, start, CODE_LINES))
         elif event is None and winner is not None:
             self._events.note_signature(winner.id)
+        if event is None and self._events.in_traceback and 'File "' in text:
+            self._placed_exception(region, end, lineno)
         if self._events.stack_pending:  # a py-spy thread header: its frame lines hold no phrase, so read them here
             self._events.read_stack(lineno, self._lines_after(region, end, STACK_LINES))
         if self._apart and (self._events.apart_full or (
@@ -423,6 +426,32 @@ class LogScanner:
                 return (pos, nxt, lineno + n, text) if framed and _WRAPPED_EXCEPTION.match(bare) else None
             pos = nxt + 1
         return None
+
+    def _placed_exception(self, region: bytes, end: int, lineno: int) -> None:
+        """Below a frame, past its indented code (and 3.11's carets), the line that ends the traceback: fed to the
+        reader as its exception line when no phrase made it a candidate (an exception named neither ...Error nor
+        ...Exception: packaging's InvalidVersion, zipfile's BadZipFile). The source lines it passes, candidates or
+        not, are the frame's code: the reader skips them when they come."""
+        pos = end + 1
+        for n in range(1, PLACED_AFTER + 1):
+            if pos >= len(region):
+                return
+            nxt = region.find(b"\n", pos)
+            nxt = len(region) if nxt < 0 else nxt
+            line = _decode(region[pos : min(nxt, pos + MAX_LINE)]).rstrip("\r")
+            bare = self._events.bare(line)
+            if not bare.strip():
+                return
+            if not bare[:1].isspace():
+                if self._rx is not None and self._rx.candidates(region[pos:nxt] + b"\n"):
+                    return  # a candidate: the scanner feeds it in its turn, and the reader reads it by its place
+                event = self._events.feed_exception(lineno + n, line, self._time_of(region, pos, nxt))
+                if event is not None:
+                    self.candidate_lines += 1
+                    if wants_continuation(event):
+                        continue_message(event, self._lines_after(region, nxt, MAX_CONTINUATION))
+                return
+            pos = nxt + 1
 
     @staticmethod
     def _lines_after(region: bytes, end: int, need: int) -> list[str]:

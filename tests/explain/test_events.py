@@ -340,3 +340,34 @@ def test_an_exception_line_with_its_message_on_the_next_lines_is_read_with_them(
     # an exception line with its message on the same line is not continued onto a following unrelated line
     assert explain_lines(["ImportError: cannot import name 'LLM' from 'vllm' (/x/vllm/__init__.py)",
                           "the next line says nothing"])[0].evidence["read"].count("the next line") == 0
+
+
+# A real traceback (CPython 3.11, packaging 24) whose exception is named neither ...Error nor ...Exception.
+NAMED_OTHERWISE = b"""INFO starting job
+Traceback (most recent call last):
+  File "/opt/job/train.py", line 5, in <module>
+    check("dev-build")
+  File "/opt/venv/lib/python3.11/site-packages/packaging/version.py", line 466, in __init__
+    raise InvalidVersion(f"Invalid version: {version!r}")
+packaging.version.InvalidVersion: Invalid version: 'dev-build'
+"""
+
+
+def test_the_line_below_the_last_frame_is_the_exception_line_whatever_the_exception_is_called():
+    """packaging's InvalidVersion, zipfile's BadZipFile: read by its place, so the traceback is not 'cut short' and
+    explain names the package whose own exception it is, at the exception's line; behind Ray's prefix too. A plain
+    line that happens to follow a frame (`Done`) is no exception."""
+    for data in (NAMED_OTHERWISE, NAMED_OTHERWISE.replace(b"\n", b"\n(WorkerDict pid=7, ip=10.0.0.2) ")):
+        ev = scan(data).events[0]
+        assert (ev.kind, ev.exc_type, ev.line, len(ev.frames)) == ("python", "InvalidVersion", 7, 2), ev
+        assert "unfinished" not in ev.facts and ev.facts["message"] == "Invalid version: 'dev-build'"
+        (f,) = [f for f in explain_lines(data.decode().splitlines()) if f.severity.value == "error"]
+        assert (f.id, f.components[0], f.evidence["line"]) == ("error-in-package", "python", 7), f
+        assert "packaging" in f.title and "not in the log" not in f.title
+        # numpy's vendored copy of packaging's parser writes the same words; the frame says packaging raised it
+        assert not any("numpy" in x.title for x in explain_lines(data.decode().splitlines()))
+    bad_zip = NAMED_OTHERWISE.replace(b"packaging.version.InvalidVersion: Invalid version: 'dev-build'",
+                                      b"zipfile.BadZipFile: File is not a zip file")
+    assert scan(bad_zip).events[0].exc_type == "BadZipFile"
+    done = NAMED_OTHERWISE.replace(b"packaging.version.InvalidVersion: Invalid version: 'dev-build'", b"Done")
+    assert scan(done).events[0].facts.get("unfinished")

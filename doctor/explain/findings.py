@@ -140,7 +140,17 @@ def build_findings(db: SignatureDB, res: ScanResult, *, log: str | None = None,
     out = [_ranked(f, i + 1) for i, (_, f) in enumerate(entries)]
     if not out and attribution and (said := _said_by_a_package(res, snapshot)) is not None:
         return [_ranked(attribution_finding(said, 1, log=log), 1)]
+    if out and _error_beside_notices(res, out):
+        # only notices (Ray's start-up warnings, harmless messages) and an error line none of them is: that error is
+        # still unknown, and the note says so rather than leave the notices as the whole answer
+        return [*out, _ranked(no_match_finding(db, res, log, beside=len(out)), len(out) + 1)]
     return out or [no_match_finding(db, res, log)]
+
+
+def _error_beside_notices(res: ScanResult, out: list[Finding]) -> bool:
+    first = res.first_error
+    return (first is not None and all(f.severity is Severity.INFO for f in out)
+            and all(f.evidence.get("line") != first.line for f in out))
 
 
 # A log this short is a quoted message (a bug report's one or two lines), not a run's output.
@@ -248,13 +258,15 @@ def signature_finding(sig: Signature, hit: Hit, *, rank: int, log: str | None) -
     )
 
 
-def no_match_finding(db: SignatureDB, res: ScanResult, log: str | None) -> Finding:
+def no_match_finding(db: SignatureDB, res: ScanResult, log: str | None, beside: int = 0) -> Finding:
+    """`beside`: the notices found beside it (none of them an error), which explain no error line."""
     evidence: dict[str, Any] = {"lines_read": res.lines_read, **({"log": log} if log else {})}
     first = res.first_error
     if first is not None:
         evidence["first_error"] = hit_evidence(first)
-        detail = (f"{res.lines_read} line(s) read; none matched the {len(db)} signatures in {db.path}. The first "
-                  f"error line is line {first.line}: {first.text}")
+        said = (f"only {beside} notice(s) above matched, none an error" if beside else
+                f"none matched the {len(db)} signatures in {db.path}")
+        detail = (f"{res.lines_read} line(s) read; {said}. The first error line is line {first.line}: {first.text}")
     else:
         detail = (f"{res.lines_read} line(s) read; none matched the {len(db)} signatures in {db.path}, and no line "
                   "looks like an error.")

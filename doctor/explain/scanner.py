@@ -448,6 +448,8 @@ class LogScanner:
                 event = self._events.feed_exception(lineno + n, line, self._time_of(region, pos, nxt))
                 if event is not None:
                     self.candidate_lines += 1
+                    if self._first_error is None:  # an exception line is an error line, whatever it is called
+                        self._first_error = self._new_hit(region, pos, nxt, lineno + n, line)
                     if wants_continuation(event):
                         continue_message(event, self._lines_after(region, nxt, MAX_CONTINUATION))
                 return

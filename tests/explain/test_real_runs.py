@@ -164,3 +164,21 @@ def test_a_torchrun_rank_that_fails_is_the_root_and_the_others_are_knock_ons(tmp
     assert (found[0].id, found[0].components) == ("error-in-user-code", ("config", "model"))
     assert "ddp_fail.py" in found[0].evidence["read"]
     assert "torch-elastic-child-failed" in [f.id for f in found[1:]]
+
+
+def test_ray_260s_authentication_notice_is_info_and_leaves_an_unknown_failure_unknown():
+    """Ray 2.60 logs `WARNING authentication_token_setup.py:85 -- Token authentication is enabled for this Ray
+    cluster...` at every start (a real driver log's first line): an info notice, never a warning, so a log whose
+    failure no signature knows still says that it knows none."""
+    log = ("2026-12-06 14:04:37,760\tWARNING authentication_token_setup.py:85 -- Token authentication is enabled for "
+           "this Ray cluster. Set RAY_AUTH_MODE=disabled to opt out. For more information, see "
+           "https://docs.ray.io/en/latest/ray-security/token-auth.html\n"
+           "2026-12-06 14:04:42,488\tINFO worker.py:2038 -- Started a local Ray instance.\n")
+    from doctor.explain.stream import explain_lines
+
+    found = {f.id: f.severity for f in explain_lines(log.splitlines())}
+    assert found == {"ray-token-auth-notice": Severity.INFO}, found  # was a message-owner warning
+    failing = log + ("Traceback (most recent call last):\n  File \"/usr/lib/python3.11/zipfile.py\", line 1, in x\n"
+                     "    raise BadZipFile(\"File is not a zip file\")\nzipfile.BadZipFile: File is not a zip file\n")
+    found = {f.id: f.severity for f in explain_lines(failing.splitlines())}
+    assert found.get("no-known-signature") is Severity.INFO and Severity.WARNING not in found.values(), found

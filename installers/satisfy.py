@@ -15,6 +15,7 @@ from typing import Any
 from packaging.requirements import InvalidRequirement, Requirement
 
 from doctor.installers.plan import CLONE, EDITABLE, ENVFILE, INSTALL, UNINSTALL, Plan, Step
+from doctor.knowledge.ownership import in_installed_package
 from doctor.knowledge.versions import pkg_satisfies
 from doctor.snapshot.model import UNKNOWN, Snapshot, known, normalize_name
 
@@ -171,15 +172,10 @@ def snapshot_view(snap: Snapshot, *, sources: list[Any], env_ok: bool | None) ->
             v.heads[s.name] = git.commit
             ref = next((r for r in (git.tag, git.branch) if known(r) and r), None)
             v.refs[s.name] = ref
-        elif known(mod.origins) and mod.origins and not all(_installed_copy(o) for o in mod.origins):
+        elif known(mod.origins) and mod.origins and not all(in_installed_package(str(o)) for o in mod.origins):
             # importable from a checkout (PYTHONPATH, an editable install), no git facts: trust the pin only if the
             # snapshot cannot tell otherwise; a wheel's copy in site-packages is no clone
             v.heads[s.name] = s.commit or "unrecorded"
             v.refs[s.name] = s.ref
     return v
 
-
-def _installed_copy(origin: Any) -> bool:
-    """A module origin inside an installation directory (site-packages, dist-packages): a wheel's files."""
-    parts = str(origin).replace("\\", "/").split("/")
-    return "site-packages" in parts or "dist-packages" in parts

@@ -31,6 +31,7 @@ from doctor.checks.facts import (
     installed_from,
     npu_host,
     os_package,
+    pver,
     unlisted_path_dirs,
     val,
     ver,
@@ -47,7 +48,7 @@ from doctor.knowledge.pipcheck import (
     same_requirement,
     unmet,
 )
-from doctor.knowledge.versions import parse_pkg_version
+from doctor.knowledge.versions import parse_pkg_version, release
 from doctor.report import Finding, Fix, finding
 from doctor.snapshot.model import known
 
@@ -340,9 +341,6 @@ def _left_to_torch_npu_pin(u: Unmet, ctx: CheckContext) -> bool:
     its local part (+cpu) is this check's alone. Only when this run reports the torch-npu finding."""
     if u.kind != "version" or u.package != "torch-npu" or u.name != "torch":
         return False
-    from doctor.checks.facts import pver
-    from doctor.knowledge.versions import release
-
     t, n = pver(ctx.snapshot, "torch"), pver(ctx.snapshot, "torch-npu")
     return (t is not None and n is not None and release(t) != release(n)
             and reported(ctx, "torch-torch-npu-base", "torch-npu-torch-mismatch", "torch-npu"))

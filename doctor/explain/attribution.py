@@ -1060,23 +1060,9 @@ def _named_wait(ev: Event, snapshot: Any) -> Attribution | None:
     return named_wait(ev.text)
 
 
-_PACKAGE_DIR = re.compile(r"/(?:site|dist)-packages/(?P<top>[A-Za-z_]\w*)/")
-
-
-def _own_exception(ev: Event) -> bool:
-    """The exception is a class of the installed package whose file raised it (`packaging.version.InvalidVersion`
-    raised in site-packages/packaging/version.py): that package's own check, whatever the class is called. Only for
-    an event no signature knows: a class signature (torchrun's ChildFailedError, a knock-on) says more."""
-    if ev.signature is not None:
-        return False
-    path = ev.facts.get("exception_path", "")
-    m = _PACKAGE_DIR.search(ev.frames[-1].path.replace("\\", "/")) if ev.frames else None
-    return "." in path and m is not None and path.split(".", 1)[0] == m.group("top")
-
-
 def _raised_in(ev: Event, snapshot: Any) -> Attribution | None:
     unfinished = bool(ev.facts.get("unfinished"))
-    if ev.kind != "python" or not ev.frames or not (unfinished or ev.exc_type in _CHECK_TYPES or _own_exception(ev)) \
+    if ev.kind != "python" or not ev.frames or not (unfinished or ev.exc_type in _CHECK_TYPES) \
             or ev.facts.get("stack_dump"):
         return None
     owned = _frames_with_owners(ev, snapshot)
@@ -1154,14 +1140,22 @@ _STDLIB_MODULES = frozenset(sys.stdlib_module_names)
 
 
 def _exception_class(ev: Event, snapshot: Any) -> Attribution | None:
-    """`vllm.engine.async_llm_engine.AsyncEngineDeadError: ...`: the exception class is defined by a package."""
+    """`vllm.engine.async_llm_engine.AsyncEngineDeadError: ...`: the exception class is defined by a package. Below a
+    traceback, only when its innermost package frame is that package's (`packaging.version.InvalidVersion` raised in
+    site-packages/packaging/version.py: its own check, whatever the class is called) and no signature knows the
+    event (a class signature, torchrun's ChildFailedError, says it is a knock-on)."""
     path = ev.facts.get("exception_path", "")
-    if ev.kind != "python" or "." not in path or ev.frames:
+    if ev.kind != "python" or "." not in path or (ev.frames and ev.signature is not None):
         return None
     module = path.rsplit(".", 1)[0]
     dist = distribution_of_module(module, snapshot)
     if dist is None:
         return None
+    if ev.frames:
+        owned = _frames_with_owners(ev, snapshot)
+        own = owned[-1][1] if owned else None
+        if own is None or own.distribution != dist:
+            return None
     comp = component_of_distribution(dist) or "python"
     read = f"the exception class {path} -> {module.split('.')[0]} is shipped by {dist}"
     return Attribution(

@@ -26,6 +26,7 @@ from typing import Any, NamedTuple
 
 from doctor.explain.attributed import Attribution
 from doctor.explain.events import Event
+from doctor.knowledge.ownership import in_installed_package
 from doctor.report import COMPONENTS, Severity
 
 SCHEMA = "doctor.message_owners/1"
@@ -330,15 +331,6 @@ def _agrees(site: Site, ev: Event) -> bool:
     return site.kind == f"raise:{etype}" or (etype == "AssertionError" and site.kind == "assert")
 
 
-_INSTALLED = re.compile(r"/(?:site|dist)-packages/[^/]+/")
-
-
-def _installed_file(path: str) -> str | None:
-    """A frame's file when it lies in an installed distribution (site-packages, dist-packages), else None."""
-    p = path.replace("\\", "/")
-    return p if _INSTALLED.search(p) else None
-
-
 def owners_of(text: str, ev: Event | None = None, table: MessageTable | None = None) -> list[Site]:
     """The sites that write `text`, most specific first: all those tied for best (one per source and file)."""
     cut = text.rstrip().endswith("…")  # the event reader kept only the start of a longer message
@@ -353,8 +345,8 @@ def owners_of(text: str, ev: Event | None = None, table: MessageTable | None = N
         return []
     if ev is not None and any(_agrees(s, ev) for _, s in hits):
         hits = [(n, s) for n, s in hits if _agrees(s, ev)]
-    raised_in = _installed_file(ev.frames[-1].path) if ev is not None and ev.frames else None
-    if raised_in is not None:
+    raised_in = ev.frames[-1].path.replace("\\", "/") if ev is not None and ev.frames else None
+    if raised_in is not None and in_installed_package(raised_in):
         # the traceback says which installed file raised it: a site elsewhere (numpy's vendored copy of packaging's
         # version parser writes "Invalid version: ...") is the same words, not the raiser
         hits = [(n, s) for n, s in hits if raised_in.endswith("/" + s.path)]

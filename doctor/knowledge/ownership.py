@@ -265,6 +265,11 @@ _MOD_SUFFIX = r"(?:\.cpython-[^/]*|\.abi3|\.pypy[^/]*)?\.(?:py|pyc|pyi|so|pyd)$"
 _INFO_DIR = r"^(?P<name>[A-Za-z0-9][A-Za-z0-9._]*?)-[^-/]+\.(?:dist|egg)-info$"
 
 
+def in_installed_package(path: str) -> bool:
+    """The file or package directory lies under site-packages or dist-packages (a wheel's files)."""
+    return re.search(_SITE + r"[^/]+(?:/|$)", _clean(path)) is not None
+
+
 def _clean(path: str) -> str:
     p = path.replace("\\", "/")
     p = re.sub(r"/+", "/", p)

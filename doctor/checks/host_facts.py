@@ -237,3 +237,67 @@ def cann_python_deps(ctx: CheckContext) -> Iterator[Finding]:
             commands=("pip install attrs 'numpy<2.0.0' decorator sympy cffi pyyaml pathlib2 psutil protobuf scipy requests "
                       "absl-py",),
             source=CANN_DEPS_SOURCE)
+
+
+# -- LD_PRELOAD entries the dynamic loader ignores ---------------------------------------------------------------
+
+LD_SO_SOURCE = "https://man7.org/linux/man-pages/man8/ld.so.8.html"
+# vllm-ascend's images preload jemalloc where each distribution installs it: Ubuntu's libjemalloc2 under
+# /usr/lib/$(uname -m)-linux-gnu, openEuler's jemalloc under /usr/lib64
+JEMALLOC_SOURCE = "https://github.com/vllm-project/vllm-ascend/blob/182b75ea84ff13ece27b57391331ef8935410aea/Dockerfile.openEuler#L83"
+_RPM_FAMILY = ("openeuler", "euleros", "centos", "red hat", "rhel", "kylin", "rocky", "alma", "fedora", "anolis", "ctyunos")
+
+
+@check("ld-preload", "system", findings=("ld-preload-not-loaded",))
+def ld_preload(ctx: CheckContext) -> Iterator[Finding]:
+    """An LD_PRELOAD (or /etc/ld.so.preload) entry the loader cannot open, or one built for another machine, is
+    skipped with `ERROR: ld.so: object ... cannot be preloaded: ignored.` in every process: the allocator or
+    library it was meant to put first (jemalloc, tcmalloc, libgomp) is not there."""
+    snap = ctx.snapshot
+    items = val(snap.host, "preload")
+    if not isinstance(items, list):
+        skip("what the loader preloads is not known")
+    host_arch = val(snap.host, "arch")
+    for item in items:
+        entry, source = val(item, "entry"), val(item, "source")
+        exists, machine = val(item, "exists"), val(item, "machine")
+        if not isinstance(entry, str):
+            continue
+        if exists is False:
+            why = "no such file on this host"
+        elif exists is True and getattr(item, "machine", None) is None:  # read, and null: no ELF header
+            why = "not an ELF shared object"
+        elif exists is True and isinstance(machine, str) and isinstance(host_arch, str) and machine != host_arch:
+            why = f"built for {machine}, this host is {host_arch}"
+        else:
+            continue
+        alternatives = val(item, "alternatives")
+        alternatives = alternatives if isinstance(alternatives, list) else []
+        where = source if isinstance(source, str) else "LD_PRELOAD"
+        yield finding(
+            "ld-preload-not-loaded", "warning", ("env", "system"),
+            f"{where} names {entry}, which the dynamic loader cannot load ({why}): every process runs without it",
+            detail=f"ld.so prints `ERROR: ld.so: object '{entry}' from {where} cannot be preloaded ...: ignored.` in "
+                   "each process it starts (Ray workers, vLLM and every rank included) and goes on without the library, "
+                   "so the allocator or runtime it was meant to put first is not in use."
+                   + (" Preload paths differ between distributions: Ubuntu's libjemalloc2 is under "
+                      "/usr/lib/<arch>-linux-gnu, openEuler's jemalloc under /usr/lib64." if "jemalloc" in entry else ""),
+            evidence={"entry": entry, "source": where, "exists": exists, "machine": machine, "host_arch": host_arch,
+                      "alternatives": alternatives},
+            fix=_preload_fix(entry, where, alternatives, val(snap.host, "os")),
+            key=entry,
+            source=JEMALLOC_SOURCE if "jemalloc" in entry else LD_SO_SOURCE)
+
+
+def _preload_fix(entry: str, where: str, alternatives: list[str], os_name: Any) -> str:
+    if where != "LD_PRELOAD":
+        return f"Correct or remove the line {entry} in {where} (it applies to every process on the host)."
+    if alternatives:
+        return (f"Preload the file this host has instead: replace {entry} with {alternatives[0]} in LD_PRELOAD (in the "
+                "script or image that sets it, on every node).")
+    if "jemalloc" in entry and isinstance(os_name, str):
+        rpm = any(f in os_name.lower() for f in _RPM_FAMILY)
+        install = "yum install -y jemalloc" if rpm else "apt-get install -y libjemalloc2"
+        path = "/usr/lib64/libjemalloc.so.2" if rpm else "/usr/lib/$(uname -m)-linux-gnu/libjemalloc.so.2"
+        return f"Install jemalloc ({install}) and preload {path}, or drop {entry} from LD_PRELOAD."
+    return f"Install the library at that path, point LD_PRELOAD at the file this host has, or drop {entry} from it."

@@ -16,7 +16,7 @@ from doctor.snapshot.redact import redact_value
 PREFIXES = ("ASCEND_", "ATB_", "HCCL_", "HCCN_", "GLOO_", "RAY_", "VLLM_", "VERL_", "PYTORCH_NPU_", "TORCH_",
             "TRANSFORMERS_", "HF_")
 NAMES = ("TP_SOCKET_IFNAME", "MASTER_ADDR", "MASTER_PORT", "TASK_QUEUE_ENABLE", "CPU_AFFINITY_CONF",
-         "COMPILE_CUSTOM_KERNELS", "SOC_VERSION", "LD_LIBRARY_PATH", "PYTHONPATH", "PATH", "MEGATRON_LM_PATH",
+         "COMPILE_CUSTOM_KERNELS", "SOC_VERSION", "LD_LIBRARY_PATH", "LD_PRELOAD", "PYTHONPATH", "PATH", "MEGATRON_LM_PATH",
          "TOOLCHAIN_HOME", "USE_MCORE_GDN", "CUDA_DEVICE_MAX_CONNECTIONS", "OMP_NUM_THREADS",
          # read by torch_npu / vllm-ascend without a prefix; `check` judges their values (profiles/env-values.toml)
          "INF_NAN_MODE_ENABLE", "INF_NAN_MODE_FORCE_DISABLE", "COMBINED_ENABLE", "MULTI_STREAM_MEMORY_REUSE",

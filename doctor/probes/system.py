@@ -276,6 +276,10 @@ def probe_system(fs: RootFS, environ: Mapping[str, str], cwd: str) -> tuple[dict
     ray_tmp = ray_temp_access(fs, environ)
     if ray_tmp is not None:
         host["ray_temp"] = ray_tmp
+    from doctor.probes.preload import probe_preload
+
+    host["preload"], preload_errors = probe_preload(fs, environ, uname.machine)
+    errors += preload_errors
     host["tools"] = build_tools(environ)
     locks = stale_extension_locks(fs, environ)
     if locks is not None:

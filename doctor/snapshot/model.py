@@ -62,6 +62,19 @@ class RayTemp(_Model):
 
 
 @dataclass
+class Preload(_Model):
+    """One item of `host.preload`: an `entry` of LD_PRELOAD or /etc/ld.so.preload (`source`), and for an absolute path
+    whether the file `exists`, the `machine` its ELF header names (null: not an ELF file) and, when it is missing,
+    the files of the same name in the library directories (`alternatives`). Unknown for other entries."""
+
+    entry: str = _uk()
+    source: str = _uk()
+    exists: bool = _uk()
+    machine: str | None = _uk()
+    alternatives: list[str] = _uk()
+
+
+@dataclass
 class Host(_Model):
     """`host`: the machine the snapshot was taken on (OS, kernel, arch, libc, CPUs, memory, /dev/shm, container,
     resource limits, free disk space)."""
@@ -82,6 +95,8 @@ class Host(_Model):
     limits: Limits = _uk()
     disks: list[Disk] = _uk()
     ray_temp: RayTemp = _uk()
+    # what the loader is asked to preload into every process (LD_PRELOAD, /etc/ld.so.preload); [] nothing
+    preload: list[Preload] = _uk()
 
 
 @dataclass

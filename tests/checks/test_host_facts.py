@@ -146,3 +146,38 @@ def test_vllm_ascend_release_on_a_chip_family_it_does_not_support():
     assert _run(vllm_ascend_chip_support, doc("0.23.0", "Ascend950DT")) == []
     assert _run(vllm_ascend_chip_support, doc("0.9.1", "910B3")) == []
     assert _run(vllm_ascend_chip_support, {"packages": {"vllm-ascend": {"version": "0.9.1"}}}) == []  # chip unknown
+
+
+def test_an_ld_preload_entry_the_loader_cannot_load_is_a_warning_with_the_file_this_host_has():
+    from doctor.checks.host_facts import ld_preload
+
+    jemalloc = "/usr/lib/aarch64-linux-gnu/libjemalloc.so.2"  # upstream verl's NPU scripts preload this path
+    doc = {"host": {"arch": "aarch64", "os": "openEuler 22.03 (LTS-SP4)", "preload": [
+        {"entry": jemalloc, "source": "LD_PRELOAD", "exists": False, "alternatives": ["/usr/lib64/libjemalloc.so.2"]},
+        {"entry": "/opt/lib/libgood.so", "source": "LD_PRELOAD", "exists": True, "machine": "aarch64"},
+        {"entry": "libtcmalloc.so.4", "source": "LD_PRELOAD"}]}}
+    (f,) = _run(ld_preload, doc)
+    assert (f.id, f.severity.value, f.components) == ("ld-preload-not-loaded", "warning", ("env", "system"))
+    assert jemalloc in f.title and "no such file" in f.title and "vllm-ascend" in f.source
+    assert "replace /usr/lib/aarch64-linux-gnu/libjemalloc.so.2 with /usr/lib64/libjemalloc.so.2" in f.fix.text
+    doc["host"]["preload"][0]["alternatives"] = []
+    (f,) = _run(ld_preload, doc)
+    assert "yum install -y jemalloc" in f.fix.text and "/usr/lib64/libjemalloc.so.2" in f.fix.text
+    doc["host"]["os"] = "Ubuntu 22.04.5 LTS"
+    (f,) = _run(ld_preload, doc)
+    assert "apt-get install -y libjemalloc2" in f.fix.text
+
+
+def test_an_ld_preload_entry_for_another_machine_or_not_elf_is_named_and_unknowns_stay_silent():
+    from doctor.checks.host_facts import ld_preload
+
+    doc = {"host": {"arch": "x86_64", "preload": [
+        {"entry": "/opt/a.so", "source": "LD_PRELOAD", "exists": True, "machine": "aarch64"},
+        {"entry": "/opt/b.so", "source": "/etc/ld.so.preload", "exists": True, "machine": None},
+        {"entry": "/opt/c.so", "source": "LD_PRELOAD", "exists": True}]}}  # machine unknown: not judged
+    found = _run(ld_preload, doc)
+    assert [f.key for f in found] == ["/opt/a.so", "/opt/b.so"]
+    assert "built for aarch64, this host is x86_64" in found[0].title
+    assert "not an ELF" in found[1].title and "/etc/ld.so.preload" in found[1].fix.text
+    assert _run(ld_preload, {"host": {"arch": "x86_64"}}) == []  # an older snapshot: nothing known
+    assert _run(ld_preload, {"host": {"preload": []}}) == []

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import glob
 import json
+import os
 import subprocess
 import sys
 import xml.etree.ElementTree as ET
@@ -249,6 +250,33 @@ def test_live_check_without_npu_says_so_and_exits_1(tmp_path, schema):
     ids = {f["id"] for f in data["findings"] if f["severity"] == "error"}
     assert {"cann-not-installed", "npu-not-visible"} <= ids
 
+
+
+def _mapped_libc() -> str:
+    with open("/proc/self/maps") as fh:
+        return next(ln.split()[-1] for ln in fh if "/libc.so.6" in ln or "/libc-" in ln)
+
+
+def test_a_live_check_started_with_an_ld_preload_the_loader_ignores_names_it(tmp_path):
+    """The real loader prints `ERROR: ld.so: object ... cannot be preloaded ...: ignored.` for a preload path this
+    host lacks (upstream verl's NPU scripts preload Ubuntu's aarch64 jemalloc path) and runs the doctor anyway; the
+    doctor names the entry, and `collect` keeps what it read."""
+    missing = "/usr/lib/aarch64-linux-gnu/libjemalloc-doctor-test.so.2"
+    present = _mapped_libc()  # the C library this process runs on: preloading it changes nothing
+    env = {**os.environ, "LD_PRELOAD": missing}
+    r = subprocess.run([sys.executable, "-m", "doctor", "--json", "check"], capture_output=True, text=True,
+                       timeout=120, cwd=tmp_path, env=env)
+    assert f"object '{missing}' from LD_PRELOAD cannot be preloaded" in r.stderr
+    found = [f for f in json.loads(r.stdout)["findings"] if f["id"] == "ld-preload-not-loaded"]
+    assert [(f["severity"], f["evidence"]["entry"], f["evidence"]["exists"]) for f in found] == [
+        ("warning", missing, False)], found
+    out = tmp_path / "snap.json"
+    r = subprocess.run([sys.executable, "-m", "doctor", "collect", "-o", str(out)], capture_output=True, text=True,
+                       timeout=120, cwd=tmp_path, env={**os.environ, "LD_PRELOAD": f"{missing}:{present}"})
+    assert r.returncode == 0, r.stderr
+    snap = json.loads(out.read_text())
+    assert snap["env"]["LD_PRELOAD"] == f"{missing}:{present}"
+    assert [(i["entry"], i.get("exists")) for i in snap["host"]["preload"]][:2] == [(missing, False), (present, True)]
 
 def test_help_says_only_and_ignore_take_a_group_header_as_the_readme_does():
     """The README's waivers take "an area, a group header of the output, a check id or a finding id"; `--help`

@@ -182,3 +182,25 @@ def test_ray_260s_authentication_notice_is_info_and_leaves_an_unknown_failure_un
                      "    raise BadZipFile(\"File is not a zip file\")\nzipfile.BadZipFile: File is not a zip file\n")
     found = {f.id: f.severity for f in explain_lines(failing.splitlines())}
     assert found.get("no-known-signature") is Severity.INFO and Severity.WARNING not in found.values(), found
+
+
+def test_the_loaders_ignored_ld_preload_line_is_a_note_and_the_real_failure_stays_first(tmp_path):
+    """An LD_PRELOAD entry that does not exist (an Ubuntu jemalloc path on an openEuler image) makes the real ld.so
+    print `ERROR: ld.so: object '...' from LD_PRELOAD cannot be preloaded (cannot open shared object file): ignored.`
+    in every process, and the process runs on. explain called that line system-library-missing, an error; it is an
+    info note, and the run's own failure is still the first finding."""
+    env = {**os.environ, "LD_PRELOAD": "/usr/lib/aarch64-linux-gnu/libjemalloc.so.2"}
+    out = tmp_path / "preload.log"
+    with out.open("wb") as fh:
+        subprocess.run(["/bin/sh", "-c", f"{sys.executable} -c 'print(1)'; {sys.executable} -c 'import torch_npu'"],
+                       stdout=fh, stderr=subprocess.STDOUT, env=env, cwd=tmp_path, timeout=120)
+    text = out.read_text()
+    assert "from LD_PRELOAD cannot be preloaded" in text and "No module named 'torch_npu'" in text, text
+    found = explain_path(str(out))[0]
+    assert found[0].severity is Severity.ERROR and "torch_npu" in str(found[0].evidence.get("text")), found[0]
+    notes = {f.id: f.severity for f in found[1:]}
+    assert notes.get("ld-preload-ignored") is Severity.INFO and "system-library-missing" not in notes, notes
+    healthy = tmp_path / "healthy.log"
+    healthy.write_text("\n".join(ln for ln in text.splitlines() if "torch_npu" not in ln and "Traceback" not in ln
+                                 and not ln.startswith(" ")) + "\n")
+    assert [(f.id, f.severity) for f in explain_path(str(healthy))[0]] == [("ld-preload-ignored", Severity.INFO)]

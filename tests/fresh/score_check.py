@@ -34,6 +34,9 @@ documentation (the search tool's "pages" and "docs" corpora: hiascend.com FAQ / 
 Huawei Cloud FAQ pages, project FAQs, blog posts) rather than GitHub threads; its misses were read.
 tests/fresh/snapshots18.toml (hpages92, issue 22, mined with snapshots17 and split from it by alternation) is NEVER
 TUNED, like snapshots15: measure it only with --no-misses.
+tests/fresh/snapshots19.toml (h103, issue 22, mined 2026-12-06 from GitHub threads with snapshots20 and split from it by
+alternation) is NEVER TUNED: measure it only with --no-misses. tests/fresh/snapshots20.toml (h103) is its tuning twin:
+its misses are read and class rules may be written from primary sources for them.
 """
 
 from __future__ import annotations
@@ -64,6 +67,8 @@ SNAPSHOTS15 = HERE / "snapshots15.toml"  # never tuned (hnever27, issue 22): --n
 SNAPSHOTS16 = HERE / "snapshots16.toml"  # hsnap60 (issue 22): Ascend device and version-mismatch threads
 SNAPSHOTS17 = HERE / "snapshots17.toml"  # hpages92 (issue 22): vendor FAQ / web pages, tuning set
 SNAPSHOTS18 = HERE / "snapshots18.toml"  # never tuned (hpages92, issue 22): --no-misses only
+SNAPSHOTS19 = HERE / "snapshots19.toml"  # never tuned (h103, issue 22): --no-misses only
+SNAPSHOTS20 = HERE / "snapshots20.toml"  # h103 (issue 22): GitHub threads, tuning set mined with snapshots19
 
 
 def _score_module() -> ModuleType:

@@ -29,6 +29,8 @@ from tests.fresh.score_check import (
     SNAPSHOTS16,
     SNAPSHOTS17,
     SNAPSHOTS18,
+    SNAPSHOTS19,
+    SNAPSHOTS20,
 )
 
 SNAPSHOTS3 = SNAPSHOTS.parent / "snapshots3.toml"
@@ -42,6 +44,8 @@ FLOOR15 = 8  # snapshots15's size when mined (never tuned: a count, not a rate)
 FLOOR16 = 5  # snapshots16's size when mined (python -m tests.fresh.score_check snapshots16.toml gives its figure)
 FLOOR17 = 9  # snapshots17's size when mined (python -m tests.fresh.score_check snapshots17.toml gives its figure)
 FLOOR18 = 7  # snapshots18's size when mined (never tuned: a count, not a rate)
+FLOOR19 = 3  # snapshots19's size when mined (never tuned: a count, not a rate)
+FLOOR20 = 3  # snapshots20's size when mined (python -m tests.fresh.score_check snapshots20.toml gives its figure)
 PAGE_SETS = (SNAPSHOTS17, SNAPSHOTS18)  # mined from stored web pages and vendor documentation, not GitHub threads
 SNAPSHOTS4 = SNAPSHOTS.parent / "snapshots4.toml"
 
@@ -56,9 +60,10 @@ else:  # pragma: no cover
                                             (SNAPSHOTS9, 9), (SNAPSHOTS10, FLOOR10), (SNAPSHOTS11, FLOOR11),
                                             (SNAPSHOTS12, FLOOR12), (SNAPSHOTS13, FLOOR13), (SNAPSHOTS14, FLOOR14),
                                             (SNAPSHOTS15, FLOOR15), (SNAPSHOTS16, FLOOR16), (SNAPSHOTS17, FLOOR17),
-                                            (SNAPSHOTS18, FLOOR18)],
+                                            (SNAPSHOTS18, FLOOR18), (SNAPSHOTS19, FLOOR19), (SNAPSHOTS20, FLOOR20)],
                          ids=["set1", "set2", "set3", "set4", "set5", "set6", "set7", "set8", "set9", "set10",
-                              "set11", "set12", "set13", "set14", "set15", "set16", "set17", "set18"])
+                              "set11", "set12", "set13", "set14", "set15", "set16", "set17", "set18", "set19",
+                              "set20"])
 def test_fresh_snapshots_load_and_are_valid(path, size):
     reports = load_file(path)
     assert len(reports) >= size
@@ -78,9 +83,10 @@ def test_fresh_snapshots_load_and_are_valid(path, size):
 
 @pytest.mark.parametrize("path", [SNAPSHOTS, SNAPSHOTS2, SNAPSHOTS3, SNAPSHOTS4, SNAPSHOTS5, SNAPSHOTS6, SNAPSHOTS7,
                                   SNAPSHOTS8, SNAPSHOTS9, SNAPSHOTS10, SNAPSHOTS11, SNAPSHOTS12, SNAPSHOTS13, SNAPSHOTS14,
-                                  SNAPSHOTS15, SNAPSHOTS16, SNAPSHOTS17, SNAPSHOTS18],
+                                  SNAPSHOTS15, SNAPSHOTS16, SNAPSHOTS17, SNAPSHOTS18, SNAPSHOTS19, SNAPSHOTS20],
                          ids=["set1", "set2", "set3", "set4", "set5", "set6", "set7", "set8", "set9", "set10",
-                              "set11", "set12", "set13", "set14", "set15", "set16", "set17", "set18"])
+                              "set11", "set12", "set13", "set14", "set15", "set16", "set17", "set18", "set19",
+                              "set20"])
 def test_fresh_snapshots_are_not_in_the_corpus_nor_the_fresh_log_sets(path):
     fresh = load_file(path)
     mined = load()
@@ -266,3 +272,16 @@ def test_the_page_sets_overlap_no_earlier_set_and_the_never_tuned_one_is_cited_n
     _overlaps_nothing_before(load_file(SNAPSHOTS17), earlier)
     _overlaps_nothing_before(load_file(SNAPSHOTS18), (*earlier, SNAPSHOTS17))
     _cited_nowhere(load_file(SNAPSHOTS18))
+
+
+def test_the_nineteenth_and_twentieth_snapshot_sets_overlap_nothing_and_the_never_tuned_one_is_cited_nowhere():
+    """snapshots19 (NEVER TUNED) and snapshots20 (a tuning set) (h103, issue 22: GitHub threads mined together and split
+    by alternation) share no thread with snapshots1-18, any fresh log set, the corpus, or each other, by URL, id or
+    repository + issue/PR number; none of snapshots19's threads is cited by the doctor (a rule written from one would
+    make it a tuned report)."""
+    earlier = (SNAPSHOTS, SNAPSHOTS2, SNAPSHOTS3, SNAPSHOTS4, SNAPSHOTS5, SNAPSHOTS6, SNAPSHOTS7, SNAPSHOTS8,
+               SNAPSHOTS9, SNAPSHOTS10, SNAPSHOTS11, SNAPSHOTS12, SNAPSHOTS13, SNAPSHOTS14, SNAPSHOTS15, SNAPSHOTS16,
+               SNAPSHOTS17, SNAPSHOTS18)
+    _overlaps_nothing_before(load_file(SNAPSHOTS19), earlier)
+    _overlaps_nothing_before(load_file(SNAPSHOTS20), (*earlier, SNAPSHOTS19))
+    _cited_nowhere(load_file(SNAPSHOTS19))

@@ -45,7 +45,7 @@ FLOOR16 = 5  # snapshots16's size when mined (python -m tests.fresh.score_check 
 FLOOR17 = 9  # snapshots17's size when mined (python -m tests.fresh.score_check snapshots17.toml gives its figure)
 FLOOR18 = 7  # snapshots18's size when mined (never tuned: a count, not a rate)
 FLOOR19 = 4  # snapshots19's size when mined (never tuned: a count, not a rate)
-FLOOR20 = 3  # snapshots20's size when mined (python -m tests.fresh.score_check snapshots20.toml gives its figure)
+FLOOR20 = 4  # snapshots20's size when mined (python -m tests.fresh.score_check snapshots20.toml gives its figure)
 PAGE_SETS = (SNAPSHOTS17, SNAPSHOTS18)  # mined from stored web pages and vendor documentation, not GitHub threads
 SNAPSHOTS4 = SNAPSHOTS.parent / "snapshots4.toml"
 

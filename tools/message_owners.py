@@ -1,6 +1,7 @@
 """Regenerate profiles/message_owners.json: who prints a message, read from the upstream sources themselves.
 
     python -m tools.message_owners build [--out FILE] [--date YYYY-MM-DD] [--tree DIST=VERSION=DIR ...] [--pypi DIR]
+    python -m tools.message_owners build --again ID[,ID...] [--tree ...] [--pypi DIR]  # re-read some, keep the rest
     python -m tools.message_owners extract DIR                              # the templates of a source tree (json)
     python -m tools.message_owners check FILE                               # validate a data file (exit 2 if bad)
 
@@ -61,6 +62,7 @@ class Source:
     cpp: bool = False  # also its C++ (csrc, headers): the checks whose message reaches Python
     tree: str | None = None  # an unpacked sdist (`--tree`): its directory
     version: str | None = None  # ... and the release it is
+    kept: int | None = None  # build_again: its index in the kept data file, whose rows are taken as they are
 
 
 SOURCES: tuple[Source, ...] = (
@@ -336,7 +338,15 @@ _CPP_MACROS = {
     "ASCEND_LOGE": "log:error", "ASCEND_LOGW": "log:warning",
 }
 _CPP_CALL = re.compile(r"\b(" + "|".join(sorted(_CPP_MACROS, key=len, reverse=True)) + r")\s*\(")
-_CPP_FUNC = re.compile(r"^(?:[\w:<>,*&]+[ \t]+)+[*&]?(?P<name>[A-Za-z_~][\w:~]*)\s*\([^;]*$", re.M)
+# A function's signature line, at any indentation (a method defined in its class or struct is indented): a return
+# type (none for a constructor), then the name and "(" with no ";" after it on the line. Which one holds a check is told by its braces
+# (_enclosing_function), so a multi-line call or a control statement that looks like one is passed over.
+_CPP_FUNC = re.compile(r"^[ \t]*(?P<type>(?:[\w:<>,*&]*\w[\w:<>,*&]*[ \t]+)*)[*&]?(?P<name>[A-Za-z_~][\w:~]*)[ \t]*"
+                       r"\([^;\n]*$", re.M)
+_CPP_NOT_A_TYPE = frozenset("return else new delete throw case goto co_return co_yield if for while switch do "
+                            "sizeof typedef using".split())
+# what cannot hold a brace that counts: string and char literals, comments (blanked, positions kept)
+_CPP_INERT = re.compile(r'"(?:[^"\\\n]|\\.)*"|\'(?:[^\'\\\n]|\\.)*\'|//[^\n]*|/\*.*?\*/', re.S)
 _CPP_STR = re.compile(r'"((?:[^"\\\n]|\\.)*)"')
 _CPP_ESC = {"n": "\n", "t": " ", '"': '"', "\\": "\\", "'": "'"}
 
@@ -374,9 +384,52 @@ def _cpp_literal(arg: str) -> str | None:
     return "".join(re.sub(r"\\(.)", lambda m: _CPP_ESC.get(m.group(1), m.group(1)), p) for p in parts)
 
 
+def _signature(f: re.Match[str]) -> bool:
+    """Not a statement (`return f(`, `else if (`); with no return type, a constructor (`Block::Block(`, or one
+    defined in its class), not a macro's block (`AT_DISPATCH_...(`) nor a member of an initializer list."""
+    name, words = f.group("name"), f.group("type").split()
+    if name in _CPP_NOT_A_TYPE or set(words) & _CPP_NOT_A_TYPE:
+        return False
+    if words:
+        return True
+    before = f.string[:f.start()].rstrip()
+    # an initializer list's member (`: a_(x),` / `b_(y) {`) or an argument of a call spanning lines
+    return not name.split("::")[-1].isupper() and not before.endswith((",", ":", "("))
+
+
+class _Braces:
+    """Where one C++ file's function bodies open and close, to name the function a check sits in: the last
+    signature before it whose body (its first "{" before any ";") is still open there. A check in a method defined
+    inside a struct is that method's, not the free function defined above the struct."""
+
+    def __init__(self, text: str) -> None:
+        import bisect
+
+        self._bisect = bisect.bisect_left
+        code = _CPP_INERT.sub(lambda m: re.sub(r"[^\n]", " ", m.group()), text)
+        self._code = code
+        self._opens = [i for i, c in enumerate(code) if c == "{"]
+        self._closes = [i for i, c in enumerate(code) if c == "}"]
+        self._funcs = [(f.end("name"), f.group("name")) for f in _CPP_FUNC.finditer(code) if _signature(f)]
+
+    def _depth(self, start: int, end: int) -> int:
+        """Braces opened minus closed in code[start:end]."""
+        b = self._bisect
+        return (b(self._opens, end) - b(self._opens, start)) - (b(self._closes, end) - b(self._closes, start))
+
+    def enclosing_function(self, at: int) -> str | None:
+        for end, name in reversed(self._funcs[:self._bisect(self._funcs, (at,))]):
+            brace = self._code.find("{", end, at)
+            semi = self._code.find(";", end, brace if brace >= 0 else at)
+            if brace >= 0 and semi < 0 and self._depth(brace, at) > 0:
+                return name
+        return None
+
+
 def cpp_templates_of(text: str) -> list[Template]:
     """The message templates of one C++ file: the literal arguments of the checks / warnings / logs above."""
     out: list[Template] = []
+    braces: _Braces | None = None
     for m in _CPP_CALL.finditer(text):
         args = _cpp_args(text, m.end() - 1)
         if not args:
@@ -391,10 +444,10 @@ def cpp_templates_of(text: str) -> list[Template]:
         pieces = normalize(parts)
         if not pieces or not distinctive(pieces):
             continue
-        func = None
-        for f in _CPP_FUNC.finditer(text, 0, m.start()):
-            func = f.group("name")
-        out.append(Template(kind, (func or "<file>").rsplit("::", 2)[-1] if func else "<file>", pieces))
+        if braces is None:
+            braces = _Braces(text)
+        func = braces.enclosing_function(m.start())
+        out.append(Template(kind, func.rsplit("::", 2)[-1] if func else "<file>", pieces))
     seen: set[Template] = set()
     return [t for t in out if not (t in seen or seen.add(t))]  # type: ignore[func-returns-value]
 
@@ -502,8 +555,10 @@ def pypi_trees(where: Path, releases: Iterable[tuple[str, str, tuple[str, ...]]]
     return out
 
 
-def build(sources: Iterable[Source] = SOURCES, mirror: Path = MIRROR, date: str | None = None) -> dict[str, Any]:
-    """The data file's content: sources (where each was read) and per file its templates."""
+def build(sources: Iterable[Source] = SOURCES, mirror: Path = MIRROR, date: str | None = None,
+          kept: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The data file's content: sources (where each was read) and per file its templates. `kept`: a data file whose
+    rows are taken as they are for every source not in `sources` (build_again)."""
     from doctor.knowledge.ownership import component_of_distribution
 
     out_sources: list[dict[str, Any]] = []
@@ -512,6 +567,18 @@ def build(sources: Iterable[Source] = SOURCES, mirror: Path = MIRROR, date: str 
     class_seen: dict[str, set[str]] = {}
     seen: dict[str, set[tuple[str, tuple[str, ...]]]] = {}
     for si, src in enumerate(sources):
+        if src.kept is not None and kept is not None:  # its rows as the kept file has them
+            old = src.kept
+            out_sources.append(kept["sources"][old])
+            rows_kept = [[si, path, found] for s_, path, found in kept["files"] if s_ == old]
+            files.extend(rows_kept)
+            seen.setdefault(src.distribution, set()).update(
+                (row[1], tuple(row[2])) for _, _, found in rows_kept for row in found)
+            for s_, path, names in kept["classes"]:
+                if s_ == old:
+                    classes.append([si, path, names])
+                    class_seen.setdefault(src.distribution, set()).update(names)
+            continue
         if src.tree:
             texts = tree_files(Path(src.tree), src.dirs, src.skip, src.cpp)
             where = {"version": src.version, "url": f"https://pypi.org/project/{src.distribution}/{src.version}/"}
@@ -554,9 +621,48 @@ def build(sources: Iterable[Source] = SOURCES, mirror: Path = MIRROR, date: str 
                             "files_read": n_files, "templates": n_templates, "distinct": len(first)})
         print(f"{src.id}: {n_files} files, {n_templates} templates ({where.get('commit') or where.get('version')})",
               file=sys.stderr)
-    return {"schema": "doctor.message_owners/1", "read": date or _dt.date.today().isoformat(),
+    return {"schema": "doctor.message_owners/1",
+            "read": date or (kept["read"] if kept else None) or _dt.date.today().isoformat(),
             "min_literal": MIN_LITERAL, "tool": "python -m tools.message_owners build", "sources": out_sources,
             "files": files, "classes": classes}
+
+
+def build_again(kept: dict[str, Any], again: Iterable[str], trees: Iterable[Source] = (), mirror: Path = MIRROR,
+                date: str | None = None, known: Iterable[Source] = SOURCES) -> dict[str, Any]:
+    """Read the sources named `again` once more, at the commit or release the kept data file records (a change of
+    the reader, not of upstream), in the file's order; every other source's rows are kept as they are. A git source
+    is read from its mirror, the installed wheel must be the recorded release, a release read from PyPI needs its
+    unpacked tree (`trees`). Rows are deduplicated per distribution by their text, as a full build does, so a
+    source read again after a kept one of its distribution still adds only its own texts."""
+    again = set(again)
+    by_id = {s.id: s for s in (*known, *trees)}
+    unknown = again - {o["id"] for o in kept["sources"]}
+    if unknown:
+        raise SystemExit(f"not a source of the kept file: {', '.join(sorted(unknown))}")
+    order: list[Source] = []
+    for i, o in enumerate(kept["sources"]):
+        if o["id"] not in again:
+            order.append(Source(o["id"], o["distribution"], kept=i))
+            continue
+        src = by_id.get(o["id"])
+        if src is None:
+            raise SystemExit(f"{o['id']}: give its unpacked release (--tree {o['distribution']}={o.get('version')}=DIR)")
+        if src.git:
+            src = Source(src.id, src.distribution, src.git, o["commit"], src.dirs, src.url, src.skip, src.cpp)
+        elif src.tree is None:
+            from importlib.metadata import version
+
+            if version(src.distribution) != o.get("version"):
+                raise SystemExit(f"{o['id']}: the installed {src.distribution} is {version(src.distribution)}, the "
+                                 f"kept file read {o.get('version')}")
+        elif src.version != o.get("version"):
+            raise SystemExit(f"{o['id']}: --tree gives {src.version}, the kept file read {o.get('version')}")
+        order.append(src)
+    data = build(order, mirror=mirror, date=date, kept=kept)
+    for o, new in zip(kept["sources"], data["sources"]):  # a git source keeps the ref it was read at
+        if "ref" in o and new.get("commit") == o.get("commit"):
+            new["ref"] = o["ref"]
+    return data
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -572,6 +678,9 @@ def main(argv: list[str] | None = None) -> int:
                         "unpacked sdist in pip's temporary directory")
     b.add_argument("--pypi", type=Path, metavar="DIR",
                    help="also read the releases of PYPI_RELEASES, downloaded from PyPI and unpacked into DIR")
+    b.add_argument("--again", metavar="ID[,ID...]",
+                   help="read only these sources of --out once more, at the commit / release it records, and keep "
+                        "every other source's rows as they are (after a change of the reader)")
     e = sub.add_parser("extract")
     e.add_argument("dir", type=Path)
     c = sub.add_parser("check")
@@ -599,6 +708,14 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{args.file}: {len(t.templates)} templates from {len(t.sources)} sources")
         return 0
     trees = [parse_tree(t) for t in args.tree]
+    if args.again:
+        kept = json.loads(args.out.read_text(encoding="utf-8"))
+        if args.pypi:
+            trees += pypi_trees(args.pypi, [r for r in PYPI_RELEASES if f"{r[0]}@{r[1]}" in args.again.split(",")])
+        data = build_again(kept, args.again.split(","), trees, mirror=args.mirror, date=args.date)
+        args.out.write_text(json.dumps(data, ensure_ascii=False, separators=(",", ":")) + "\n", encoding="utf-8")
+        print(f"wrote {args.out} ({args.out.stat().st_size} bytes)", file=sys.stderr)
+        return 0
     if args.pypi:  # vLLM's releases first (as --tree), the others after the installed wheels
         pypi = pypi_trees(args.pypi)
         trees += [t for t in pypi if t.distribution == "vllm"]

@@ -260,3 +260,72 @@ def test_a_pypi_release_is_read_from_its_pure_wheel_and_names_its_release(tmp_pa
     assert (origin.distribution, path) == ("ms-swift", "swiftpkg/args.py")
     pypi_trees(tmp_path, [("ms-swift", "1.0", ("swiftpkg",))], http=http)  # unpacked already: not fetched again
     assert len(http.asked) == 2
+
+
+CPP_STRUCT = '''
+static bool BlockComparatorAddress(const Block* a, const Block* b) {
+  return a->ptr < b->ptr;
+}
+
+struct ExpandableHostAllocator : public HostAllocatorImpl {
+ public:
+  std::pair<void*, void*> allocate(size_t orig_size) override {
+    bool found = get_free_block(params) || alloc_block(params);
+    if (!found) {
+      ASCEND_LOGE(
+          "Get a block from the existing pool failed. Try to free cached blocks and reallocate.");
+    }
+    auto it = std::make_pair(
+        "not a function", 1);
+    return it;
+  }
+};
+
+BlockState::BlockState(Block* block)
+    : device(block->device),
+      gc_count_base(block->gc_count) {
+  TORCH_CHECK(block->event_count == 0, "Events should have synchronized when checkpointing block");
+}
+
+void Reader::read() {
+  AT_DISPATCH_ALL_TYPES(dtype, "read", [&] {
+    TORCH_CHECK(ok, "the value could not be read from the stream");
+  });
+  const char* brace = "}}}";
+  TORCH_CHECK(ok, "the reader was left in a broken state");
+}
+'''
+
+
+def test_a_cpp_check_is_credited_to_the_function_whose_body_holds_it():
+    """torch_npu's 'Get a block ...' sits in a method defined inside a struct: it was credited to the last function
+    defined at column 0 above it (BlockComparatorAddress). A constructor, a macro's block and braces in strings are
+    told apart by the braces."""
+    from tools.message_owners import cpp_templates_of
+
+    got = {"".join(p or "*" for p in t.pieces)[:30]: t.func for t in cpp_templates_of(CPP_STRUCT)}
+    assert got == {"Get a block from the existing ": "allocate", "Events should have synchronize": "BlockState",
+                   "the value could not be read fr": "read", "the reader was left in a broke": "read"}, got
+
+
+def test_build_again_reads_the_named_sources_at_their_recorded_commit_and_keeps_the_others(repo, tmp_path):
+    from tools.message_owners import build_again
+
+    gitdir, commit = repo
+    a = Source("verl", "verl", str(gitdir), commit, ("pkg",), "https://github.com/verl-project/verl")
+    b = Source("verl@old", "verl", str(gitdir), commit, ("pkg",), "https://github.com/verl-project/verl")
+    kept = build([a, b], mirror=Path("/"), date="2026-12-03")
+    for _, _, found in kept["files"]:
+        for row in found:
+            row[0] = "stale"  # what an older reader credited
+    kept["sources"][0]["ref"] = "main"
+    # the mirror's ref moved on (the repo fixture has a second commit): the recorded commit is read, not the tip
+    again = build_again(kept, ["verl"], mirror=Path("/"), known=[
+        Source("verl", "verl", str(gitdir), "HEAD", ("pkg",), "https://github.com/verl-project/verl")])
+    assert again["read"] == "2026-12-03" and again["sources"][0]["commit"] == commit
+    assert again["sources"][0]["ref"] == "main" and again["sources"][1] == kept["sources"][1]
+    funcs = {s: {row[0] for si, _path, found in again["files"] if si == s for row in found} for s in (0, 1)}
+    assert "TrainerConfig.__post_init__" in funcs[0] and "stale" not in funcs[0] and funcs[1] <= {"stale"}
+    assert not any("second commit" in "".join(p for p in row[2] if p) for _, _, f in again["files"] for row in f)
+    with pytest.raises(SystemExit, match="not a source"):
+        build_again(kept, ["nope"], mirror=Path("/"))

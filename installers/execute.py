@@ -419,7 +419,10 @@ def map_requirement_line(line: str, mirrors: dict[str, str], *, offline: bool) -
     mapped = gitsrc.map_url(url, mirrors)
     if mapped == url:
         return None
-    mapped = "file://" + mapped if mapped.startswith("/") else mapped
+    # a local mirror directory as a URL with a host: the pip `python3 -m venv` bundles (23.2.1, packaging 21.3)
+    # refuses `name @ git+file:///path` ("Invalid requirement": a URL without a netloc); git, uv and newer pip read
+    # file://localhost/path as that path
+    mapped = "file://localhost" + mapped if mapped.startswith("/") else mapped
     return f"{m.group('name')} @ git+{mapped}" + (f"@{ref}" if ref else "") + (m.group("tail") or "")
 
 

@@ -250,3 +250,23 @@ def test_build_system_requires_is_read_one_way_with_pep_517s_default(tmp_path) -
     assert build_system_requires(b"[project]\nname = 'x'\n", "x") == list(DEFAULT_BUILD)
     assert build_system_requires(b"not = [toml", "x") == list(DEFAULT_BUILD)
     assert read_build_system_requires(tmp_path / "missing" / "pyproject.toml") == list(DEFAULT_BUILD)
+
+
+def test_a_git_requirement_through_a_local_mirror_is_one_the_bundled_pip_accepts(tmp_path: Path) -> None:
+    """verl 0.9.1's `TransferQueue @ git+https://github.com/Ascend/TransferQueue.git@main`, with `--git-mirror` to a
+    local `git clone --mirror` directory: the doctor's pip (the one `python3 -m venv` gives it, 23.2.1 on 3.11) must
+    accept the mapped line. It refused `git+file:///path` as an invalid requirement, so --download-only failed."""
+    from doctor.installers.execute import map_requirement_line
+    from doctor.installers.gitsrc import parse_mirrors
+    from tests.installers.test_rollback_guard import bundled_pip_venv, pip
+
+    bare = tmp_path / "mirrors" / "TransferQueue.git"
+    make_source_repo(bare, dist="TransferQueue", packages={"transfer_queue/__init__.py": ""},
+                     refs=[("branch", "main", "0.1.0")])
+    line = map_requirement_line("TransferQueue @ git+https://github.com/Ascend/TransferQueue.git@main",
+                                parse_mirrors([f"https://github.com/Ascend/TransferQueue.git={bare}"]), offline=False)
+    assert line is not None and str(bare) in line
+    py = bundled_pip_venv(tmp_path / "venv")
+    out = pip(py, "download", "--no-deps", "--no-build-isolation", "-d", str(tmp_path / "got"), line)
+    assert "Successfully downloaded TransferQueue" in out
+    assert [p.name for p in (tmp_path / "got").iterdir()] == ["TransferQueue-0.1.0.zip"]

@@ -150,9 +150,10 @@ def duration(seconds: float) -> str:
     return f"{seconds:.2f} s"
 
 
-def write_junit(report: Report, path: str, console: Console, suite_name: str | None = None) -> None:
+def write_junit(report: Report, path: str, console: Console, suite_name: str | None = None, *,
+                strict: bool = False) -> None:
     """`--junit FILE` (atomically) or `--junit -` (stdout, whose human text the console already sent to stderr)."""
-    xml = junit_xml(report, suite_name)
+    xml = junit_xml(report, suite_name, strict=strict)
     if path == "-":
         console.out.write(xml if xml.endswith("\n") else xml + "\n")
         console.out.flush()
@@ -166,8 +167,9 @@ def write_junit(report: Report, path: str, console: Console, suite_name: str | N
         raise DoctorError(f"cannot write the JUnit file: {e.strerror or e}", source=path) from None
 
 
-def junit_xml(report: Report, suite_name: str | None = None) -> str:
-    """One testcase per check; error findings of a check become its failure, a crash its error."""
+def junit_xml(report: Report, suite_name: str | None = None, *, strict: bool = False) -> str:
+    """One testcase per check; error findings of a check become its failure, a crash its error. Under `strict`
+    (warnings give exit 1) a check's warnings fail it too: the file a CI publishes agrees with the exit code."""
     # imported here: xml.sax.saxutils pulls in urllib.request/http.client/ssl (~60 ms) that text and JSON never need
     from xml.sax.saxutils import escape, quoteattr
 
@@ -182,9 +184,10 @@ def junit_xml(report: Report, suite_name: str | None = None) -> str:
         if ch.status is CheckStatus.CRASH:
             errors += 1
             body = f"<error message={quoteattr('check crashed')}>{escape(ch.traceback or '')}</error>"
-        elif ch.status is CheckStatus.FAIL:
+        elif ch.status is CheckStatus.FAIL or (strict and ch.status is CheckStatus.WARN):
             failures += 1
-            msg = "; ".join(f.title for f in fs if f.severity is Severity.ERROR) or "failed"
+            failing = (Severity.ERROR, Severity.WARNING) if strict else (Severity.ERROR,)
+            msg = "; ".join(f.title for f in fs if f.severity in failing) or "failed"
             text = "\n".join(_finding_text(f) for f in fs)
             body = f"<failure message={quoteattr(msg)}>{escape(text)}</failure>"
         elif ch.status is CheckStatus.SKIP:

@@ -114,9 +114,10 @@ def command(console, from_files, from_report, profile_name, only, ignore, config
                 continue
             fs = ", ".join(f"{k}={v}" for k, v in facts(nsnap).items() if v is not None)
             console.print(console.style(f"facts{f' [{node}]' if node else ''}: {fs or 'none known'}", "dim"))
+    strict = bool(strict if strict is not None else cfg.strict)
     if junit_file:
-        write_junit(report, junit_file, console)
-    return emit(report, console, strict=bool(strict if strict is not None else cfg.strict))
+        write_junit(report, junit_file, console, strict=strict)
+    return emit(report, console, strict=strict)
 
 
 def _stated(path: str) -> tuple[Any, Any]:

@@ -103,6 +103,26 @@ def test_strict_turns_warnings_into_exit_1(tmp_path):
     assert run("check", "--from", f, "--strict").exit_code == 1
 
 
+def test_strict_junit_fails_the_checks_that_give_exit_1(tmp_path):
+    """README's CI line `check ... --strict --junit check.xml`: a warning makes the run exit 1, so the JUnit file the
+    CI publishes must show that check failed (it said failures="0" and the job's red had no failing test)."""
+    d = healthy()
+    d["host"]["shm_gb"] = 0.06
+    f = write(tmp_path, "warn.json", d)
+    for strict in ((), ("--strict",)):
+        junit = tmp_path / f"junit{len(strict)}.xml"
+        r = run("check", "--from", f, "--junit", str(junit), *strict)
+        suite = ET.parse(junit).getroot().find("testsuite")
+        failed = [c for c in suite.findall("testcase") if c.find("failure") is not None]
+        assert r.exit_code == len(strict) and suite.get("failures") == str(len(failed)) == str(len(strict))
+    assert "[warning] shm-too-small" in failed[0].find("failure").text
+    # a waivers file's `strict = true` counts the same
+    cfg = tmp_path / "waivers.toml"
+    cfg.write_text("strict = true\n")
+    r = run("check", "--from", f, "--config", str(cfg), "--junit", "-")
+    assert r.exit_code == 1 and ET.fromstring(r.stdout).find("testsuite").get("failures") == "1"
+
+
 def test_only_and_ignore(tmp_path):
     f = broken(tmp_path)
     r = run("--json", "check", "--from", f, "--only", "network")

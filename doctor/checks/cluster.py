@@ -26,6 +26,7 @@ from doctor.checks.cluster_facts import (
     expected_npus,
     interfaces,
     is_head,
+    npu_less,
     odd_ones,
     package_fact,
     python_minor,
@@ -75,8 +76,9 @@ def _two_nodes(ctx: CheckContext) -> None:
 
 
 def _skew(ctx: CheckContext, fact: Any, *, id: str, severity: str, components: tuple[str, ...], what: str,
-          fix: str, source: str, detail: str = "", commands: tuple[str, ...] = ()) -> Iterator[Finding]:
-    values = collect(_alive(ctx), fact)
+          fix: str, source: str, detail: str = "", commands: tuple[str, ...] = (),
+          nodes: list[tuple[str, Snapshot]] | None = None) -> Iterator[Finding]:
+    values = collect(_alive(ctx) if nodes is None else nodes, fact)
     odd, groups = odd_ones(values)
     if not odd:
         return
@@ -184,9 +186,12 @@ def package_skew(ctx: CheckContext) -> Iterator[Finding]:
     """Each stack package (and MindSpeed/Megatron source commits) must be the same on every node."""
     _two_nodes(ctx)
     for dist, comp in STACK_PACKAGES:
+        # torch-npu left off a node without NPUs is what cluster-head-torch-npu asks for: not skew
+        nodes = [(n, s) for n, s in _alive(ctx)
+                 if not (dist == "torch-npu" and npu_less(s) and s.has_package(dist) is False)]
         yield from _skew(
             ctx, lambda s, d=dist: package_fact(s, d), id="cluster-package-skew", severity="warning",
-            components=(comp, "cluster"), what=dist, source=SRC_SKEW,
+            components=(comp, "cluster"), what=dist, source=SRC_SKEW, nodes=nodes,
             detail="Workers of one job run the same code on every node; a different version on some nodes "
                    "gives different kernels, numerics or APIs inside one collective.",
             fix=f"Install the same {dist} version on every node (usually the majority's).",
@@ -208,9 +213,11 @@ def ascend_skew(ctx: CheckContext) -> Iterator[Finding]:
     labels = {"toolkit": "CANN toolkit", "kernels": "CANN kernels (ops) package", "nnal": "NNAL/ATB",
               "driver": "Ascend driver", "firmware": "Ascend firmware"}
     for part, comp, kind in ASCEND_PARTS:
+        # a node without NPUs that Ray gives no NPU (a CPU head) needs no Ascend software: its absence is no skew
+        nodes = [(n, s) for n, s in _alive(ctx) if not (npu_less(s) and s.ascend_part(part) is None)]
         yield from _skew(
             ctx, lambda s, p=part, k=kind: ascend_fact(s, p, k), id=f"cluster-{comp}-skew", severity="warning",
-            components=(comp, "cluster"), what=labels[part], source=SRC_SKEW,
+            components=(comp, "cluster"), what=labels[part], source=SRC_SKEW, nodes=nodes,
             detail="HCCL collectives and the torch_npu build expect the same Ascend software on every rank; "
                    "nodes that differ are off the matrix the others were verified on.",
             fix=f"Install the same {labels[part]} version on every node (usually the majority's).",

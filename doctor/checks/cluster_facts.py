@@ -164,6 +164,25 @@ def device_count(snap: Snapshot) -> int | Any:
     return UNKNOWN
 
 
+def npu_less(snap: Snapshot) -> bool:
+    """A Ray node with no NPU (npu-smi lists none, no /dev/davinciN, no Huawei accelerator on PCI) to which Ray gives
+    no `NPU` resource: verl places no NPU worker there (a CPU head). False when either is not known."""
+    if ray_npu(snap) is not None or device_count(snap) != 0:
+        return False
+    pci = snap.ascend_part("pci")
+    return known(pci) and not pci
+
+
+RUNS_NOTHING = "a Ray node without NPUs that offers no NPU or CPU (ray start --num-cpus=0): nothing of verl runs here"
+
+
+def runs_nothing(snap: Snapshot) -> bool:
+    """An NPU-less Ray node that also offers no CPU (`ray start --num-cpus=0`, the head cluster-head-torch-npu asks
+    for): no verl actor or task is scheduled there, so it needs neither CANN nor an NPU."""
+    res = ray_info(snap).get("resources")
+    return npu_less(snap) and isinstance(res, dict) and not res.get("CPU")
+
+
 def visible_devices(snap: Snapshot) -> list[str] | None | Any:
     """ASCEND_RT_VISIBLE_DEVICES as a list of ids, None when unset, UNKNOWN when env was not collected."""
     v = snap.getenv("ASCEND_RT_VISIBLE_DEVICES")

@@ -362,3 +362,41 @@ def test_nodes_ray_knows_by_loopback_or_one_address_are_errors():
     findings, _ = run(cluster(("h", at("10.0.0.5", head=True), None), ("w1", at("10.0.0.6"), None),
                               ("w2", node_snap(), None)))  # no node_ip recorded: not judged
     assert not by_id(findings, "ray-node-address-loopback") and not by_id(findings, "ray-node-address-duplicate")
+
+
+def cpu_head(cpus: float) -> dict[str, Any]:
+    """A head node without NPUs, as `doctor collect --ray` records it: no Ascend software, npu-smi not on PATH, no
+    /dev/davinciN, no Huawei accelerator on PCI, and Ray gives it no NPU resource (`cpus` 0: `ray start --head
+    --num-cpus=0`, what cluster-head-torch-npu asks for)."""
+    d = node_snap(head=True, torch_npu=None, ray_npu=None, npus=0)
+    d["ascend"] = {"root": None, "toolkit": None, "kernels": None, "nnal": None, "driver": None, "firmware": None,
+                   "npu_smi": {"status": "missing", "version": None, "error": "npu-smi not found on PATH"},
+                   "pci": [], "device_files": []}
+    d["ray"]["resources"] = {"node:__internal_head__": 1.0, **({"CPU": cpus} if cpus else {})}
+    return d
+
+
+def test_a_cpu_head_is_no_ascend_skew_and_with_no_cpu_needs_no_cann_or_npu():
+    """A Ray head without NPUs beside two identical NPU workers: `check --ray` said the CANN toolkit, kernels, NNAL,
+    driver and firmware 'differ between nodes' (install them on every node) and, per node, cann-not-installed and
+    npu-not-visible (exit 1) even for a head started with --num-cpus=0, on which verl schedules nothing."""
+    for cpus in (0.0, 8.0):
+        doc = cluster(("h", cpu_head(cpus), None), ("w1", node_snap(), None), ("w2", node_snap(), None))
+        c = cluster_from_dict(copy.deepcopy(doc), "test")
+        findings, results = run_checks([(n.node, n.snapshot, n.error) for n in c.nodes])
+        assert not [f.id for f in findings if f.id.startswith("cluster-") and f.id.endswith("-skew")]
+        on_head = {f.id for f in findings if f.node == "h" and f.severity.value == "error"}
+        if cpus:  # verl's TaskRunner (num_cpus=1) may land there: the node's own findings stand
+            assert {"cann-not-installed", "npu-not-visible"} <= on_head
+        else:
+            assert not on_head & {"cann-not-installed", "npu-not-visible"}
+            skipped = {r.id: r.reason for r in results if r.node == "h" and r.status.value == "skip"}
+            assert "--num-cpus=0" in skipped["npu-visible"] and "--num-cpus=0" in skipped["cann-toolkit"]
+    # a worker whose NPUs are on PCI but not passed into its container is not NPU-less: its absence is skew
+    w3 = cpu_head(0.0)
+    w3["ray"]["is_head"] = False
+    w3["ascend"]["pci"] = [{"address": "0000:01:00.0", "device_id": "d802"}]
+    doc = cluster(("w1", node_snap(), None), ("w2", node_snap(), None), ("w3", w3, None))
+    c = cluster_from_dict(copy.deepcopy(doc), "test")
+    findings, _ = run_checks([(n.node, n.snapshot, n.error) for n in c.nodes])
+    assert by_id(findings, "cluster-driver-skew") and "cann-not-installed" in {f.id for f in findings if f.node == "w3"}

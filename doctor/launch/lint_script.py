@@ -17,7 +17,7 @@ from doctor.launch.launcher import launcher_findings
 from doctor.launch.rules import Context, check
 from doctor.launch.script_parser import Call, CutOff, Invocation, ParsedScript
 from doctor.launch.validation import compose_findings, load_model, resolve_config_dir, with_hydra
-from doctor.report import Finding, Severity, finding
+from doctor.report import Finding, Fix, Severity, finding
 
 _HEADER = re.compile(r"^# .*written by doctor \S+ for verl (\S+?)\.?$", re.M)
 
@@ -81,15 +81,35 @@ def lint_parsed(parsed: ParsedScript, text: str, opts: Options) -> tuple[list[Fi
                                 "no verl entry point (python3 -m verl.trainer.main_ppo, a recipe main_*) is run here",
                                 detail="Nothing was checked.", fix="Lint the script that starts the training run."))
     summaries = []
+    notes = _walk_notes(parsed, calls)
+    findings.extend(f for f in notes if f.id == "lint-overrides-cut-off")  # the cause first: it explains others
     for call in calls:
-        found = lint_call(call, version, trainer_dir, opts)
+        found = _blame_cut_off(lint_call(call, version, trainer_dir, opts), call, parsed.cut_off)
         if len(calls) > 1:
             found = [replace(f, title=f"line {call.line}: {f.title}", evidence={**f.evidence, "line": call.line})
                      for f in found]
         findings.extend(found)
         summaries.append(_summary(call))
-    findings.extend(_walk_notes(parsed, calls))
+    findings.extend(f for f in notes if f.id != "lint-overrides-cut-off")
     return findings, version, summaries
+
+
+def _blame_cut_off(found: list[Finding], call: Call, cut: list[CutOff]) -> list[Finding]:
+    """A finding about a key that a cut-off line sets (the run gets verl's default instead: n_gpus_per_node 8, no
+    log-prob micro batch) is fixed by the missing `\\`, not by what the rule would otherwise ask for."""
+    sets = {w.split("=", 1)[0].lstrip("+~"): (c, w) for c in cut if c.entry_line == call.line for w in c.words
+            if "=" in w}
+    out = []
+    for f in found:
+        if f.key not in sets:
+            out.append(f)
+            continue
+        c, word = sets[f.key]
+        fix = f"End line {c.entry_end} with ` \\`: line {c.line} sets {word}, which the run never receives."
+        out.append(replace(f, detail=(f"{f.detail} " if f.detail else "") + f"The script sets {f.key} on line {c.line}, "
+                           f"but that line is cut off from the entry point (lint-overrides-cut-off): the run gets "
+                           f"verl's default.", fix=Fix(fix), evidence={**f.evidence, "cut_off_line": c.line}))
+    return out
 
 
 def lint_call(call: Call, version: str, trainer_dir: Path | None, opts: Options) -> list[Finding]:

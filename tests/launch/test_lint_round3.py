@@ -148,6 +148,32 @@ def test_overrides_cut_off_from_the_entry_point_are_an_error_naming_both_lines()
     assert not [f for f in report["findings"] if f["id"] == "lint-overrides-cut-off"]
 
 
+def test_a_finding_about_a_key_set_on_a_cut_off_line_is_fixed_by_the_backslash():
+    """A `doctor launch` script whose line lost its `\\` on hand-editing: the overrides after it (n_gpus_per_node=16,
+    the rollout log-prob micro batch) never reach the run, so verl's defaults give 'NPUs are not divisible by
+    TP*PP*CP' and 'log_prob micro batch size is not set'. Those findings used to come first with their own fixes
+    (choose another TP/PP, set the key the script does set); the cut-off is now first, and theirs name it."""
+    text = """#!/bin/bash
+python3 -m verl.trainer.main_ppo trainer.device=npu model_engine=megatron actor_rollout_ref.actor.strategy=megatron \\
+    actor_rollout_ref.actor.megatron.tensor_model_parallel_size=8 \\
+    actor_rollout_ref.actor.megatron.pipeline_model_parallel_size=4 \\
+    actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu=1 \\
+    actor_rollout_ref.rollout.n=8
+    actor_rollout_ref.rollout.log_prob_micro_batch_size_per_gpu=4 \\
+    trainer.n_gpus_per_node=16 \\
+    trainer.nnodes=4
+"""
+    code, report = lint(text, "--verl-version", "0.9.1")
+    errors = [f for f in report["findings"] if f["severity"] == "error"]
+    assert code == 1 and errors[0]["id"] == "lint-overrides-cut-off"
+    blamed = {f["key"]: f for f in errors[1:] if f.get("key") in (
+        "trainer.n_gpus_per_node", "actor_rollout_ref.rollout.log_prob_micro_batch_size_per_gpu")}
+    assert set(blamed) == {"trainer.n_gpus_per_node", "actor_rollout_ref.rollout.log_prob_micro_batch_size_per_gpu"}
+    assert blamed["trainer.n_gpus_per_node"]["fix"]["text"] == (
+        "End line 6 with ` \\`: line 7 sets trainer.n_gpus_per_node=16, which the run never receives.")
+    assert "cut off" in blamed["actor_rollout_ref.rollout.log_prob_micro_batch_size_per_gpu"]["detail"]
+
+
 # --- item 2: every entry point that composes verl's trainer config ----------------------------------------
 
 ONE_STEP = """#!/bin/bash

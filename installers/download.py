@@ -199,7 +199,11 @@ class Downloader:
             if not drop:
                 break
             cons = {n: v for n, v in cons.items() if n not in drop}
-        raise InputError(f"pip download failed for {' '.join(reqs)[:200]} (see the log)", source=str(self.root))
+        said = [ln.strip() for ln in (cp.stdout + cp.stderr).splitlines() if ln.startswith("ERROR:")]
+        where = getattr(self.log, "name", None)
+        raise InputError(f"pip download failed for {' '.join(reqs)[:200]}: "
+                         + (" ".join(said[-2:])[:400] or f"pip exited with {cp.returncode}")
+                         + (f" (the whole output: {where})" if isinstance(where, str) else ""), source=str(self.root))
 
     def _went_back(self, own: set[str], before: set[str]) -> bool:
         """Did this step pick, for a package it names itself, a version older than one an earlier step chose? (Where

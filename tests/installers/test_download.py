@@ -124,3 +124,34 @@ def test_a_step_gets_the_versions_the_online_install_moves_to(tmp_path, hermetic
     d.fetch(["fastapi<0.124.0"], IndexOptions())  # vllm-ascend's requirements, under starlette==1.10.0
     got = sorted(p.name.split("-py3")[0] for p in d.wheels.iterdir())
     assert "fastapi-0.123.10" in got and "starlette-0.50.0" in got, got
+
+
+def test_a_failed_download_says_what_pip_said_and_where_the_whole_output_is(tmp_path, hermetic) -> None:
+    """On the connected host a step that cannot be downloaded (a package the mirror lacks) ended `--download-only`
+    with only 'pip download failed for ... (see the log)': no reason, no log path. It now carries pip's error line
+    and the log file's path."""
+    import os
+    import sys
+    from types import SimpleNamespace
+
+    import pytest
+
+    from doctor.errors import InputError
+    from doctor.installers.download import Downloader
+    from doctor.installers.plan import IndexOptions, Plan, Target
+    from tests.installers.wheelkit import make_simple_index, make_wheel
+
+    make_wheel(tmp_path / "index-wheels", "starlette", "0.50.0")
+    index = make_simple_index(tmp_path / "index-wheels", tmp_path / "simple")
+    plan = Plan("p", "", Target(None, f"{sys.version_info[0]}.{sys.version_info[1]}", os.uname().machine, None), ())
+    log_path = tmp_path / "house" / "download.log"
+    log_path.parent.mkdir()
+    with open(log_path, "a", encoding="utf-8") as log:
+        d = Downloader(SimpleNamespace(index_url=index, extra_index_urls=(), git_mirrors=()), plan, tmp_path / "house",
+                       log)
+        d.wheels.mkdir(parents=True)
+        d.work.mkdir(parents=True)
+        with pytest.raises(InputError) as e:
+            d.fetch(["transferqueue-missing==0.1.0"], IndexOptions())
+    msg = str(e.value)
+    assert "No matching distribution found for transferqueue-missing==0.1.0" in msg and str(log_path) in msg, msg

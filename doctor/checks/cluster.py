@@ -26,7 +26,7 @@ from doctor.checks.cluster_facts import (
     expected_npus,
     interfaces,
     is_head,
-    npu_less,
+    left_out_of_skew,
     odd_ones,
     package_fact,
     python_minor,
@@ -186,9 +186,7 @@ def package_skew(ctx: CheckContext) -> Iterator[Finding]:
     """Each stack package (and MindSpeed/Megatron source commits) must be the same on every node."""
     _two_nodes(ctx)
     for dist, comp in STACK_PACKAGES:
-        # torch-npu left off a node without NPUs is what cluster-head-torch-npu asks for: not skew
-        nodes = [(n, s) for n, s in _alive(ctx)
-                 if not (dist == "torch-npu" and npu_less(s) and s.has_package(dist) is False)]
+        nodes = [(n, s) for n, s in _alive(ctx) if not left_out_of_skew(s, dist)]
         yield from _skew(
             ctx, lambda s, d=dist: package_fact(s, d), id="cluster-package-skew", severity="warning",
             components=(comp, "cluster"), what=dist, source=SRC_SKEW, nodes=nodes,
@@ -213,8 +211,7 @@ def ascend_skew(ctx: CheckContext) -> Iterator[Finding]:
     labels = {"toolkit": "CANN toolkit", "kernels": "CANN kernels (ops) package", "nnal": "NNAL/ATB",
               "driver": "Ascend driver", "firmware": "Ascend firmware"}
     for part, comp, kind in ASCEND_PARTS:
-        # a node without NPUs that Ray gives no NPU (a CPU head) needs no Ascend software: its absence is no skew
-        nodes = [(n, s) for n, s in _alive(ctx) if not (npu_less(s) and s.ascend_part(part) is None)]
+        nodes = [(n, s) for n, s in _alive(ctx) if not left_out_of_skew(s, part)]
         yield from _skew(
             ctx, lambda s, p=part, k=kind: ascend_fact(s, p, k), id=f"cluster-{comp}-skew", severity="warning",
             components=(comp, "cluster"), what=labels[part], source=SRC_SKEW, nodes=nodes,

@@ -173,6 +173,19 @@ def npu_less(snap: Snapshot) -> bool:
     return known(pci) and not pci
 
 
+def left_out_of_skew(snap: Snapshot, part: str) -> bool:
+    """Whether a node's value of `part` (an ascend.<part>, "torch-npu" or "npus") is left out of the skew findings
+    and the table's odd marks: an NPU-less node needs no Ascend software, torch-npu or NPUs (cluster-head-torch-npu
+    asks for torch-npu to stay off such a head), so their absence there is no skew."""
+    if not npu_less(snap):
+        return False
+    if part == "npus":
+        return True
+    if part == "torch-npu":
+        return snap.has_package(part) is False
+    return part in {p for p, _label, _kind in ASCEND_PARTS} and snap.ascend_part(part) is None
+
+
 RUNS_NOTHING = "a Ray node without NPUs that offers no NPU or CPU (ray start --num-cpus=0): nothing of verl runs here"
 
 

@@ -12,9 +12,11 @@ from collections.abc import Sequence
 from typing import Any
 
 from doctor.checks.cluster_facts import (
+    ASCEND_PARTS,
     NOT_INSTALLED,
     collect,
     expected_npus,
+    left_out_of_skew,
     odd_ones,
     ray_npu,
     short_name,
@@ -23,6 +25,7 @@ from doctor.checks.cluster_facts import (
 from doctor.console import Console
 from doctor.snapshot.model import UNKNOWN, Cluster, Snapshot
 
+PARTS = {label: part for part, label, _kind in ASCEND_PARTS}  # table column -> ascend.<part>
 KEY_COLUMNS = ("cann", "driver", "npus", "ray NPU", "python", "ray", "torch", "torch-npu", "roce up")
 NodeRow = tuple[str, Snapshot | None, str | None]
 
@@ -38,6 +41,7 @@ def table_rows(nodes: Cluster | Sequence[NodeRow], verbose: bool = False) -> tup
     cells: its name and `(not probed: <error>)`. Exposed for tests and other renderers."""
     rows_in = _rows_in(nodes)
     alive = [(n, s) for n, s, _e in rows_in if s is not None]
+    snaps = dict(alive)
     headers = ["node"]
     cols: list[tuple[dict[str, Any], set[str]]] = []
     for label, fact in table_columns():
@@ -46,8 +50,9 @@ def table_rows(nodes: Cluster | Sequence[NodeRow], verbose: bool = False) -> tup
             continue
         if label == "ray NPU":  # not a skew: each node's Ray NPU resource should match its own NPUs
             odd = {n for n, s in alive if n in values and _npu_mismatch(s)}
-        else:
-            odd = set(odd_ones(values)[0])
+        else:  # the skew findings' rule, with the nodes they leave out (an NPU-less head's absent CANN)
+            part = PARTS.get(label, label)
+            odd = set(odd_ones({n: v for n, v in values.items() if not left_out_of_skew(snaps[n], part)})[0])
         if label not in KEY_COLUMNS and not odd and not verbose:
             continue
         if not verbose and label not in KEY_COLUMNS and all(v.text == NOT_INSTALLED for v in values.values()):

@@ -385,6 +385,8 @@ def test_a_cpu_head_is_no_ascend_skew_and_with_no_cpu_needs_no_cann_or_npu():
         c = cluster_from_dict(copy.deepcopy(doc), "test")
         findings, results = run_checks([(n.node, n.snapshot, n.error) for n in c.nodes])
         assert not [f.id for f in findings if f.id.startswith("cluster-") and f.id.endswith("-skew")]
+        headers, rows = table_rows(c)  # the table marks (`*`) what the skew findings name: nothing on the head
+        assert rows[0][0] == ("h", False) and not [h for h, (_text, odd) in zip(headers, rows[0], strict=True) if odd]
         on_head = {f.id for f in findings if f.node == "h" and f.severity.value == "error"}
         if cpus:  # verl's TaskRunner (num_cpus=1) may land there: the node's own findings stand
             assert {"cann-not-installed", "npu-not-visible"} <= on_head

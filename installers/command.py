@@ -197,7 +197,8 @@ def _execute(o: Options, plan: Plan, report: Report, console: Console, *, profil
         report.extra["journal"] = outcome.journal
     report.findings += fd.outcome_findings(outcome, log_path, python)
     if outcome.ok and outcome.changed and not o.no_check:
-        report.findings += fd.post_check(o.root, python, profile, report)
+        wheels = str(Path(o.wheelhouse).resolve() / wh.WHEELS) if o.wheelhouse and o.offline else None
+        report.findings += fd.post_check(o.root, python, profile, report, offline=wheels)
     fd.split_host(report, o.no_host_check)
     fd.print_outcome(console, outcome)
     fd.print_host(console, report)

@@ -8,6 +8,8 @@ code, so a complete, verified Python stack exits 0 there.
 
 from __future__ import annotations
 
+import re
+import shlex
 from typing import Any
 
 from doctor.console import Console
@@ -89,9 +91,10 @@ def outcome_findings(outcome: Outcome, log_path: str, python: str) -> list[Findi
     return out
 
 
-def post_check(root: str, python: str, profile: Any, report: Report) -> list[Finding]:
+def post_check(root: str, python: str, profile: Any, report: Report, offline: str | None = None) -> list[Finding]:
     """Re-probe and run `doctor check` the way the stand-alone check does (the profile's known deviations
-    honoured), so the report says what the check now finds."""
+    honoured), so the report says what the check now finds. `offline`: the wheelhouse's wheels directory of an
+    --offline install, which its fixes install from (see offline_fixes)."""
     try:
         from doctor.checks.diagnose import diagnose
         from doctor.probes import collect_snapshot
@@ -103,7 +106,40 @@ def post_check(root: str, python: str, profile: Any, report: Report) -> list[Fin
         return [finding("install-post-check-failed", "warning", "system", f"the post-install check could not run: {e}",
                         evidence={"error": f"{type(e).__name__}: {e}"}, fix="Run `doctor check` yourself.")]
     report.checks += checked.checks
-    return list(checked.findings)
+    return offline_fixes(list(checked.findings), offline) if offline else list(checked.findings)
+
+
+_INDEX_OPTION = re.compile(r"\s+(?:--extra-index-url|--index-url|-i|--trusted-host)(?:=|\s+)\S+")
+
+
+def offline_fixes(findings: list[Finding], wheels: str) -> list[Finding]:
+    """An --offline install's host reaches no index: the post-check's `pip install` lines (which name the profile's
+    indexes, or PyPI by default) would wait out pip's retries and fail. They install from the wheelhouse instead
+    (`--no-index --find-links WHEELS`, the index options dropped), and the fix says that a package the wheelhouse
+    lacks has to be downloaded on the connected host."""
+    from dataclasses import replace
+
+    from doctor.report import Fix
+
+    links = f" --no-index --find-links {shlex.quote(wheels)}"
+
+    def local(cmd: str) -> str:
+        parts = cmd.split(" && ")
+        for i, part in enumerate(parts):
+            if re.search(r"\bpip install\b", part) and "--no-index" not in part:
+                parts[i] = _INDEX_OPTION.sub("", part) + links
+        return " && ".join(parts)
+
+    out = []
+    for f in findings:
+        cmds = tuple(local(c) for c in f.fix.commands) if f.fix else ()
+        if f.fix is None or cmds == f.fix.commands:
+            out.append(f)
+            continue
+        text = (f"{f.fix.text.rstrip()} Offline, from the wheelhouse ({wheels}); a package it does not hold has to be "
+                "downloaded on the connected host (`pip download PKG -d DIR`) and installed with --find-links DIR.")
+        out.append(replace(f, fix=Fix(text, cmds)))
+    return out
 
 
 # -- human output ---------------------------------------------------------------------------------------------

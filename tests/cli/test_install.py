@@ -269,6 +269,9 @@ def test_offline_install_idempotent_and_rollback(airgap, backend, tmp_path: Path
     assert cp.returncode == (1 if rep["summary"]["error"] else 0), cp.stderr
     assert rep["checks"] and any(f["id"] == "install-complete" for f in rep["findings"])
     assert {s["status"] for s in rep["steps"]} <= {"done", "satisfied"}
+    # the post-install check's pip lines install from the wheelhouse: this host reaches no index
+    pip_lines = [c for f in rep["findings"] for c in (f.get("fix") or {}).get("commands", []) if " pip install " in c]
+    assert pip_lines and all(c.endswith(f"--no-index --find-links {airgap['house'] / 'wheels'}") for c in pip_lines)
     frozen = wheelkit.freeze(venv / "bin" / "python")
     for want in ("torch==2.8.0+cpu", "torch-npu==2.8.0", "vllm==0.13.0+empty", "megatron-core==0.12.1",
                  "mindspeed==0.12.1", "triton-ascend==3.2.0", "verl==0.7.1", "transformers==4.57.6"):

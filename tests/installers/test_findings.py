@@ -40,3 +40,29 @@ def test_no_host_check_moves_host_findings_out_of_the_verdict() -> None:
     fd.split_host(r, no_host_check=True)
     assert [f.id for f in r.findings] == ["torch-npu-torch-mismatch"]
     assert [f["id"] for f in r.extra["host_findings"]] == ["cann-missing", "npu-missing"]
+
+
+def test_an_offline_installs_fixes_install_from_the_wheelhouse(tmp_path) -> None:
+    """After `install --wheelhouse H --offline` on an air-gapped host, the post-install check's fixes were online pip
+    lines (`pip install 'pillow'`, the profile's --extra-index-url): pip waits out its retries on the unreachable
+    index and fails. They now install from H's wheels with --no-index, and say what to do for a package H lacks."""
+    import os
+    import subprocess
+
+    from tests.installers.test_rollback_guard import bundled_pip_venv
+    from tests.installers.wheelkit import make_wheel
+
+    wheels = tmp_path / "house" / "wheels"
+    make_wheel(wheels, "pillow", "11.0.0")
+    py = bundled_pip_venv(tmp_path / "venv")
+    f = finding("package-imports-undeclared-missing", "error", "verl", "verl imports PIL, pillow is not installed",
+                fix="Install pillow into the same interpreter.",
+                commands=(f"{py} -m pip install 'pillow' --extra-index-url https://download.pytorch.org/whl/cpu "
+                          "--trusted-host download.pytorch.org", "doctor check"))
+    [got] = fd.offline_fixes([f], str(wheels))
+    assert got.fix.commands[1] == "doctor check" and "downloaded on the connected host" in got.fix.text
+    assert "download.pytorch.org" not in got.fix.commands[0]
+    env = {**{k: v for k, v in os.environ.items() if not k.startswith("PIP_")}, "PIP_CONFIG_FILE": os.devnull,
+           "HTTPS_PROXY": "http://127.0.0.1:9", "HTTP_PROXY": "http://127.0.0.1:9", "PIP_RETRIES": "0"}
+    cp = subprocess.run(got.fix.commands[0], shell=True, env=env, capture_output=True, text=True, timeout=300)
+    assert cp.returncode == 0 and "Successfully installed pillow-11.0.0" in cp.stdout, cp.stdout + cp.stderr

@@ -70,6 +70,7 @@ def rollback(python: str, console: Console) -> Report:
         report.findings.append(finding("install-restore-failed", "error", "system", "rollback did not restore every distribution",
                                        evidence={"journal": str(j.dir), "diff": res["diff"]},
                                        fix="Compare `pip freeze` with freeze_before in the journal and reinstall what differs."))
-    console.print(f"rollback {'done' if res['ok'] else 'INCOMPLETE'}: removed {res['diff']['added']}, "
-                  f"put back {res['diff']['changed'] + res['diff']['removed']}")
+    removed, back = res["diff"]["added"], res["diff"]["changed"] + res["diff"]["removed"]
+    console.print(f"rollback {'done' if res['ok'] else 'INCOMPLETE'}: removed {', '.join(removed) or 'nothing'}; "
+                  f"put back {', '.join(back) or 'nothing'}")
     return report

@@ -823,14 +823,21 @@ def _lib_owner(lib: str, snapshot: Any) -> Owner | None:
 # Itanium mangling spells a namespace N as <len>N: `_ZN3c10` is c10::, `_ZN6at_npu` at_npu::; a const / volatile
 # member function puts K / V (and r) between _ZN and the name (`_ZNK6AsdOps3Ops...` is AsdOps::Ops::... const).
 # NNAL's libraries (libatb, libasdops, libmki, liblcal: the library table above) export the atb::, AsdOps::, Mki::
-# and Lcal:: namespaces.
+# and Lcal:: namespaces. CANN's liberror_manager exports the ErrorManager class its runtime and graph engine report
+# errors through (metadef's inc/common/util/error_manager/error_manager.h, ERROR_MANAGER_SOURCE).
 _ZN = r"^_ZN[rVK]*\d*"
+ERROR_MANAGER_SOURCE = ("https://github.com/Ascend/metadef/blob/1c41992a258579912468b175c78ad58b7a6a405e/inc/common/"
+                        "util/error_manager/error_manager.h")
 _SYMBOL_OWNERS = (
     (re.compile(_ZN + r"(?:c10_npu|at_npu|torch_npu)|^(?:c10_npu|at_npu|torch_npu)::"), "torch-npu"),
     (re.compile(_ZN + r"(?:c10|at|torch|caffe2)\d|^(?:c10|at|torch)::|^THNN_|^THC"), "torch"),
     (re.compile(_ZN + r"(?:atb|AsdOps|Mki|Lcal|atb_speed)\d|^(?:atb|AsdOps|Mki|Lcal)::"), "nnal"),
-    (re.compile(r"^(?:aclnn|aclop|aclrt|acl[A-Z]|Hccl|hccl[A-Z]|rt[A-Z]|ge::)|" + _ZN + r"ge\d"), "cann"),
+    (re.compile(r"^(?:aclnn|aclop|aclrt|acl[A-Z]|Hccl|hccl[A-Z]|rt[A-Z]|ge::|ErrorManager::)|"
+                + _ZN + r"(?:ge|ErrorManager)\d"), "cann"),
 )
+# Python's C API: the interpreter's exported functions and data are Py* / _Py* (C, not mangled; Include/*.h). Only
+# such a symbol says an extension was built for another Python; a mangled C++ name never is the interpreter's.
+_PY_CAPI = re.compile(r"^_?Py[A-Z_]")
 
 
 def _symbol_owner(sym: str) -> str | None:
@@ -857,18 +864,44 @@ def _symbol(ev: Event, snapshot: Any) -> Attribution | None:
             OWNERSHIP_SOURCE, f"symbol {sym} -> {comp}" + (f" (in {lib})" if lib else ""))
     if not sym or not lib or own is None:
         return None
-    other = _symbol_owner(sym) or _LINKS_AGAINST.get(own.component, "python")
-    if other == own.component:
-        other = _LINKS_AGAINST.get(own.component, "python")
+    sym_comp = _symbol_owner(sym)
+    if sym_comp == own.component and own.component != "python":
+        return _mixed_releases(own, sym)
+    other = sym_comp or _LINKS_AGAINST.get(own.component) or ("python" if _PY_CAPI.match(sym) else None)
+    if other == own.component != "python":
+        other = None  # nothing says whose symbol it is: name no component the reading does not show
+    if other is None:
+        comps = _comps(own.component, "system")
+    else:  # a package with no component of its own (flash-attn's extension): the release it was built against first
+        comps = _comps(other, own.component) if own.component == "python" else _comps(own.component, other)
     return Attribution(
-        "native-symbol-mismatch", Severity.ERROR,
-        # a package with no component of its own (flash-attn's extension): the release it was built against first
-        _comps(other, own.component) if own.component == "python" else _comps(own.component, other),
+        "native-symbol-mismatch", Severity.ERROR, comps,
         f"{own.component}'s native library misses a symbol: it was built for another release of what it links to",
         f"Read: {own.how}; undefined symbol {sym}. The library was compiled against a different release of "
-        f"{other} (or of the compiler's C++ runtime) than the one installed.",
-        f"Install the {own.component} build made for the installed {other} (or the {other} release it pairs with).",
+        f"{other or 'a library it links to'} (or of the compiler's C++ runtime) than the one installed.",
+        f"Install the {own.component} build made for the installed {other} (or the {other} release it pairs with)."
+        if other else f"Install the {own.component} build made for the libraries installed beside it; `ldd -r` on "
+        "the library names the one it resolves the symbol against.",
         OWNERSHIP_SOURCE, f"{own.how}; undefined symbol {sym}")
+
+
+def _mixed_releases(own: Owner, sym: str) -> Attribution:
+    """The library and the symbol it misses are one component's (CANN's libruntime.so missing ErrorManager::…, which
+    CANN's liberror_manager exports): the loader put together that component's libraries from different releases
+    or C++ ABI builds (two installs on LD_LIBRARY_PATH, a version-numbered directory beside `latest`, a partial
+    upgrade), not a build against another package."""
+    comp = own.component
+    return Attribution(
+        "native-symbol-mismatch", Severity.ERROR, _comps(comp, "env"),
+        f"{comp}'s libraries come from different releases: one misses a symbol another {comp} library exports",
+        f"Read: {own.how}; undefined symbol {sym} -> {comp} (its namespace / prefix). The library and the symbol it "
+        f"needs are both {comp}'s, so the loader found {comp} libraries of different releases (or C++ ABI builds): "
+        f"two {comp} installs on LD_LIBRARY_PATH, a version-numbered directory next to the one set_env.sh names, or "
+        "an upgrade that replaced only part of it.",
+        f"Use one {comp} install: source only its set_env.sh and drop other {comp} directories from "
+        f"LD_LIBRARY_PATH, or reinstall {comp} as one release.",
+        ERROR_MANAGER_SOURCE if "ErrorManager" in sym else OWNERSHIP_SOURCE,
+        f"{own.how}; undefined symbol {sym} -> {comp}")
 
 
 DL_LOOKUP = "https://sourceware.org/git/?p=glibc.git;a=blob;f=elf/dl-lookup.c;hb=glibc-2.38"

@@ -520,3 +520,29 @@ def test_a_member_a_known_release_of_the_defining_package_removed_names_that_pac
     # another member of the same class, which no row names, stays the caller's own inconsistency
     other = first([*MBRIDGE_MODEL_TYPE[:2], "AttributeError: type object 'ModelType' has no attribute 'retro_decoder'"])
     assert "mbridge's own code" in other.title and "Reinstall mbridge" in other.fix.text
+
+
+# A PaddleX job on a 910B (https://github.com/PaddlePaddle/PaddleX/issues/4749, the line as it quotes it; the thread has
+# no confirmed cause): CANN's libruntime.so misses ErrorManager::ATCReportErrMessage, which CANN's liberror_manager
+# exports. Library and symbol are both CANN's, so CANN's libraries come from two releases; the old reading said CANN
+# was "compiled against a different release of python".
+PADDLEX_RUNTIME = ("ValueError: (InvalidArgument) Fail to open library: /usr/local/lib/python3.10/dist-packages/"
+                   "paddle_custom_device/libpaddle-custom-npu.so with error: /usr/local/Ascend/ascend-toolkit/"
+                   "8.0.RC3.alpha003/aarch64-linux/lib64/libruntime.so: undefined symbol: "
+                   "_ZN12ErrorManager19ATCReportErrMessageESsRKSt6vectorISsSaISsEES4_")
+
+
+def test_a_library_missing_a_symbol_of_its_own_component_is_a_mix_of_that_components_releases():
+    f = first([PADDLEX_RUNTIME, "  [Hint: dso_handle should not be null.] (at /paddle/paddle/fluid/platform/init.cc:153)"])
+    assert f.id == "native-symbol-mismatch" and f.components == ("cann", "env"), (f.id, f.components)
+    assert "different releases" in f.title and "python" not in f.detail and "LD_LIBRARY_PATH" in f.fix.text
+    assert f.source.startswith("https://github.com/Ascend/metadef/blob/")
+
+
+def test_a_mangled_symbol_no_table_knows_names_no_python_a_python_c_api_symbol_does():
+    lib = "/usr/local/Ascend/ascend-toolkit/latest/aarch64-linux/lib64/libge_runner.so"
+    f = first([f"ImportError: {lib}: undefined symbol: _ZN5fusion9PassMgr3RunEv"])
+    assert f.id == "native-symbol-mismatch" and "python" not in f.components and "python" not in f.detail, \
+        (f.components, f.detail)
+    f = first([f"ImportError: {lib}: undefined symbol: PyUnicode_AsUTF8AndSize"])
+    assert f.components == ("cann", "python"), f.components

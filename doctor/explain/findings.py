@@ -75,6 +75,16 @@ def generic(sig: Signature) -> bool:
     return sig.fallback or sig.yields
 
 
+HCCL_CODE_ID = "hccl-code-owner"
+
+
+def _code_reads_knock_on(sig: Signature, ev: Any, first_root: int | None) -> bool:
+    """A knock-on signature (`HCCL function error: ` → hccl-collective-failed: "read the HCCL code next to it") on a
+    line that carries torch_npu's HcclResult code, in a log no root-cause signature explains: the code names the
+    layer that refused the call (doctor.explain.hccl_codes), which the knock-on's generic words do not."""
+    return sig.role == "knock-on" and first_root is None and "hccl_code" in ev.facts
+
+
 def attributions(db: SignatureDB, res: ScanResult, kept: dict[str, Hit],
                  snapshot: object = None) -> tuple[list[tuple[Attribution, int, bool]], set[str]]:
     """The attributed events (one per attribution id: the first, with its count and whether it was raised while
@@ -92,13 +102,16 @@ def attributions(db: SignatureDB, res: ScanResult, kept: dict[str, Hit],
         if sig is not None and unmet(db.get(sig), res):
             # its context never came: the signature did not fire; the line's runner-up (if any) explains it
             sig = next((k for k, h in res.runner_up.get(sig, {}).items() if h.line == ev.line), None)
-        if sig is not None and not generic(db.get(sig)):
+        coded = sig is not None and _code_reads_knock_on(db.get(sig), ev, first_root)
+        if sig is not None and not generic(db.get(sig)) and not coded:
             continue  # a specific signature explains the line
         if sig is not None and db.get(sig).fallback and any_specific:
             continue  # a catch-all line in a log where something specific matched: a symptom
         if first_root is not None and ev.line > first_root:
             continue
         att = attribute(ev, snapshot)
+        if coded and (att is None or att.id != HCCL_CODE_ID):
+            continue  # only the code's own reading replaces the knock-on signature
         if att is None or (sig is not None and att.id == "error-code-owner"):
             continue  # an error code's family is what its signature already says
         if att.id == LAST_RESORT_ID and sig is not None:

@@ -341,7 +341,7 @@ _CPP_CALL = re.compile(r"\b(" + "|".join(sorted(_CPP_MACROS, key=len, reverse=Tr
 # A function's signature line, at any indentation (a method defined in its class or struct is indented): a return
 # type (none for a constructor), then the name and "(" with no ";" after it on the line. Which one holds a check is told by its braces
 # (_enclosing_function), so a multi-line call or a control statement that looks like one is passed over.
-_CPP_FUNC = re.compile(r"^[ \t]*(?P<type>(?:[\w:<>,*&]*\w[\w:<>,*&]*[ \t]+)*)[*&]?(?P<name>[A-Za-z_~][\w:~]*)[ \t]*"
+_CPP_FUNC = re.compile(r"^[ \t]*(?P<type>(?:[:<>,*&]*\w[\w:<>,*&]*[ \t]+)*)[*&]?(?P<name>[A-Za-z_~][\w:~]*)[ \t]*"
                        r"\([^;\n]*$", re.M)
 _CPP_NOT_A_TYPE = frozenset("return else new delete throw case goto co_return co_yield if for while switch do "
                             "sizeof typedef using".split())
@@ -659,7 +659,7 @@ def build_again(kept: dict[str, Any], again: Iterable[str], trees: Iterable[Sour
             raise SystemExit(f"{o['id']}: --tree gives {src.version}, the kept file read {o.get('version')}")
         order.append(src)
     data = build(order, mirror=mirror, date=date, kept=kept)
-    for o, new in zip(kept["sources"], data["sources"]):  # a git source keeps the ref it was read at
+    for o, new in zip(kept["sources"], data["sources"], strict=True):  # a git source keeps the ref it read
         if "ref" in o and new.get("commit") == o.get("commit"):
             new["ref"] = o["ref"]
     return data

@@ -54,7 +54,8 @@ def entries(environ: Mapping[str, str], etc_text: str | None) -> list[tuple[str,
 
 
 def probe_preload(fs: RootFS, environ: Mapping[str, str], arch: str) -> tuple[list[dict[str, Any]], list[str]]:
-    """`host.preload`: one entry per item, with `exists`, `machine` and `alternatives` where they can be known."""
+    """`host.preload`: one entry per item, with `exists`, `machine` and `alternatives` where they can be known. Under a
+    root prefix (`collect --root /mnt/image`) only /etc/ld.so.preload's entries are the machine's to judge."""
     errors: list[str] = []
     try:
         etc = fs.read_text(ETC_PRELOAD)
@@ -64,6 +65,9 @@ def probe_preload(fs: RootFS, environ: Mapping[str, str], arch: str) -> tuple[li
     out: list[dict[str, Any]] = []
     for entry, source in entries(environ, etc):
         item: dict[str, Any] = {"entry": entry, "source": source}
+        if source == "LD_PRELOAD" and fs.root != "/":
+            out.append(item)  # the collecting shell's variable: under a root prefix the files are another machine's
+            continue
         if entry.startswith("/") and "$" not in entry:  # a relative path is opened from each process's cwd
             try:
                 head = fs.read_bytes(entry, limit=20) if fs.is_file(entry) else None

@@ -75,8 +75,10 @@ def _severity(u: Unmet, on_path: set[str], conflicts: tuple[Mapping[str, str], .
         # (unless a PYTHONPATH directory no listed distribution describes can hold the module: then the snapshot
         # cannot say the import fails)
         return ("error" if at_load is not None and at_load.module and not at_load.unlisted else "warning"), None
-    if u.clash:
-        return "warning", None  # an extra inferred in use that cannot be: a leftover, not what the package runs with
+    if u.clash or u.held:
+        # an extra inferred in use that cannot be: a leftover, not what the package runs with; or one another installed
+        # package's requirement rules out, that nothing asked for (pip installed the package without it)
+        return "warning", None
     return ("error" if u.package in on_path else "warning"), None
 
 
@@ -432,6 +434,14 @@ def _finding(u: Unmet, sev: str, conflict: Mapping[str, str] | None, ctx: CheckC
                        f"and no release meets both, so one of the two is unmet wherever both are installed. It is "
                        f"what a change of the set left behind (nothing installed requires it), and {decl}'s extras "
                        f"that name it are not in use: a warning, not an error.")
+    if u.held:
+        holder, holds = u.held
+        evidence["held_by"] = {holder: holds}
+        detail_src += (f" Nothing installed asks for {u.package}[{u.extra}], so pip neither installed nor checks its "
+                       f"requirements; {' '.join(x for x in (holder, ver(ctx.snapshot, holder)) if x)} requires {holds}, "
+                       f"which no release in {bare(u.requirement)} meets: pip would refuse {u.package}[{u.extra}] "
+                       f"beside it. What {decl} needs {u.name} for (its [{u.extra}] extra) cannot run with this "
+                       f"{u.name}; the rest of it does not need the extra: a warning, not an error.")
     if enforced is not None:
         evidence["checked_at_import"] = enforced.source
         says = enforced.says(bare(u.requirement), u.name, u.installed if u.kind != "missing" else None)

@@ -59,6 +59,9 @@ class Unmet(NamedTuple):
     # an inferred extra's distribution that cannot run beside the package: its own base requirement and the package's
     # on a third distribution admit no common release (`_cannot_run_beside`), as ((dist, line), (package, line))
     clash: tuple[tuple[str, str], tuple[str, str]] | None = None
+    # an inferred extra whose range on its distribution no release of another installed package's base requirement
+    # admits, that requirement being met (`_held_elsewhere`), as (that package, its line)
+    held: tuple[str, str] | None = None
 
 
 class Decl(NamedTuple):
@@ -439,7 +442,7 @@ def unmet(snap: Snapshot, lookup: Lookup | None = None, ascend: bool = True) -> 
                 if _contains(req.specifier, dep.version) is False:
                     yield Unmet("version", name, version, line, target, dep.version, d.metadata, extra or None, d.source)
         yield from _named_extras(name, version, d, pkgs, applies, extras.get(name, set()),
-                                 _SOURCE_BUILT if ascend else frozenset())
+                                 _SOURCE_BUILT if ascend else frozenset(), decls)
     # after the pass: it has recorded which packages' base requirements name each distribution
     for name in sorted(under_extras):
         yield from _only_extras(name, pkgs[name].version, decls[name], under_extras[name], pkgs, applies,
@@ -543,10 +546,13 @@ def _named_for(extra: str, dist: str) -> bool:
 
 
 def _named_extras(name: str, version: str | None, d: Decl, pkgs: Mapping[str, Any], applies: _Applies,
-                  active: set[str], source_built: frozenset[str] = _SOURCE_BUILT) -> Iterator[Unmet]:
+                  active: set[str], source_built: frozenset[str] = _SOURCE_BUILT,
+                  decls: Mapping[str, Decl] | None = None) -> Iterator[Unmet]:
     """A package's extra named for a distribution that is installed is the integration in use (mbridge's
     `megatron` extra when megatron-core is installed): the range that extra declares for that distribution is
-    the range the package supports, even when nobody installed `pkg[extra]` (pip check would not look)."""
+    the range the package supports, even when nobody installed `pkg[extra]` (pip check would not look).
+    Unless another installed package's base requirement holds that distribution where the extra's range admits no
+    release (`_held_elsewhere`): then the extra cannot be in use beside the stack, and the finding says so."""
     for line in d.requires_dist or ():
         head, _, marker = line.partition(";")
         if "extra" not in marker or not _RANGE.search(head):
@@ -564,8 +570,34 @@ def _named_extras(name: str, version: str | None, d: Decl, pkgs: Mapping[str, An
                 continue
             req = applies(line, extra)
             if req is not None and req.spec and _contains(req.specifier, dep.version) is False:
-                yield Unmet("version", name, version, line, target, dep.version, d.metadata, extra, d.source, True)
+                yield Unmet("version", name, version, line, target, dep.version, d.metadata, extra, d.source, True,
+                            held=_held_elsewhere(name, target, dep.version, req.specifier, decls or {}, applies))
                 break
+
+
+def _held_elsewhere(name: str, target: str, installed: str, spec: SpecifierSet, decls: Mapping[str, Decl],
+                    applies: _Applies) -> tuple[str, str] | None:
+    """Another installed package whose base requirement on `target` the installed release meets and no release in the
+    named extra's range `spec` does, as (package, line): then nobody can have installed `name[extra]` beside it.
+    pip installs and checks an extra's requirements only when something asks for `name[extra]`: its resolver adds them
+    through an ExtrasCandidate (https://github.com/pypa/pip/blob/26.2.1/src/pip/_internal/resolution/resolvelib/
+    candidates.py#L434-L544) and pip check reads `iter_dependencies()` with no extra (https://github.com/pypa/pip/
+    blob/26.2.1/src/pip/_internal/operations/check.py#L51, metadata/importlib/_dists.py#L224-L235; the same in 23.2.1).
+    verl 0.8.0 + vLLM 0.12.0: flashinfer-python 0.5.3 asks for nvidia-cudnn-frontend>=1.13.0 without an extra, pip takes
+    1.32.0, whose [triton] extra wants triton>=3.7.0, and torch 2.9.0 requires triton==3.5.0
+    (https://pypi.org/project/nvidia-cudnn-frontend/1.32.0/, https://pypi.org/project/torch/2.9.0/): that extra
+    serves a few kernels its package loads on first use, and everything else imports."""
+    for other in sorted(decls):
+        if other in (name, target):
+            continue
+        for line in decls[other].requires_dist or ():
+            if line_name(line) != target:
+                continue
+            req = applies(line)
+            if (req is not None and req.spec and _contains(req.specifier, installed) is True
+                    and _disjoint(req.specifier, spec)):
+                return other, bare(line)
+    return None
 
 
 def _only_extras(name: str, version: str | None, d: Decl, candidates: list[str], pkgs: Mapping[str, Any],

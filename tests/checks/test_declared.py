@@ -1429,3 +1429,49 @@ def test_an_os_package_on_verls_import_path_stays_an_error():
             "requires_dist": ["numpy>=2.0.0"]}
     fs = [f for f in _declared(_system({"numpy": numpy, "verl": verl})) if f.evidence.get("requires") == "numpy"]
     assert [(f.id, f.severity.value) for f in fs] == [("requirement-version-unmet", "error")]
+
+
+def _fixture(name: str) -> dict[str, Any]:
+    return json.loads((Path(__file__).parent / "data" / name).read_text())["packages"]
+
+
+def test_an_extra_another_packages_requirement_rules_out_and_nothing_asks_for_is_a_warning():
+    """Real venv (Python 3.11.7, `pip install 'verl[vllm]==0.8.0' vllm==0.12.0`, pyarrow 25.0.1): every import of verl's
+    vLLM rollout and trainer works, and pip check is clean. flashinfer-python 0.5.3 asks for nvidia-cudnn-frontend
+    without an extra; pip took 1.32.0, whose [triton] extra wants triton>=3.7.0, while torch 2.9.0 requires
+    triton==3.5.0. Nothing asks for nvidia-cudnn-frontend[triton] (pip would refuse it beside this torch), and
+    `import cudnn` loads the kernels that need triton on first use. The named-extras rule called it an error on verl's
+    path. The lines are the wheels' own (tests/checks/data)."""
+    pk = _fixture("verl080_vllm012_cudnn_frontend.json")
+    snap = _snap(pk, complete=False, python="3.11.7", arch="x86_64")
+    (f,) = [f for f in _declared(snap) if f.evidence["requires"] == "triton"]
+    assert (f.id, f.severity.value) == ("requirement-version-unmet", "warning")
+    assert f.evidence["package"] == "nvidia-cudnn-frontend" and f.evidence["extra"] == "triton"
+    assert f.evidence["held_by"] == {"torch": "triton==3.5.0"}
+    assert "Nothing installed asks for nvidia-cudnn-frontend[triton]" in f.detail
+    assert "torch 2.9.0 requires triton==3.5.0" in f.detail
+    # the same extra with nothing holding triton there (no torch pin): the integration may be in use, an error
+    free = {**pk, "torch": {"version": "2.9.0", "requires_dist": ["triton"]}}
+    (g,) = [g for g in _declared(_snap(free, complete=False, python="3.11.7", arch="x86_64"))
+            if g.evidence["requires"] == "triton"]
+    assert g.severity.value == "error" and "held_by" not in g.evidence
+    # a pin the installed triton does not meet either is no evidence of what holds it: the rule stays as it was
+    off = {**pk, "torch": {"version": "2.9.0", "requires_dist": ["triton==3.4.0"]}}
+    (h,) = [h for h in _declared(_snap(off, complete=False, python="3.11.7", arch="x86_64"))
+            if h.evidence["requires"] == "triton" and h.evidence["package"] == "nvidia-cudnn-frontend"]
+    assert h.severity.value == "error" and "held_by" not in h.evidence
+    # a package that asks for nvidia-cudnn-frontend[triton] makes it a requirement: pip check's own rule, an error
+    asked = {**pk, "flashinfer-python": {"version": "0.5.3", "requires_dist": ["nvidia-cudnn-frontend[triton]>=1.13.0",
+                                                                               "torch"]}}
+    (k,) = [k for k in _declared(_snap(asked, complete=False, python="3.11.7", arch="x86_64"))
+            if k.evidence["requires"] == "triton"]
+    assert k.severity.value == "error" and "extra_inferred" not in k.evidence and "held_by" not in k.evidence
+    # what really breaks when an integration is in use stays an error through what the code imports: transformers
+    # 4.57.6's [torch] extra (torch>=2.2) beside a torch 2.1.0 that torch-npu 2.1.0 pins is this same shape, and
+    # transformers reads torch.utils._pytree.register_pytree_node at load, which torch 2.1.0 lacks
+    tf = {"transformers": {"version": "4.57.6", "requires_dist": ['torch>=2.2; extra == "torch"']},
+          "torch": {"version": "2.1.0", "requires_dist": []}, "torch-npu": {"version": "2.1.0",
+                                                                             "requires_dist": ["torch==2.1.0"]}}
+    report = diagnose([(None, _snap(tf, complete=False), None)])
+    assert any(x.severity.value == "error" and x.id == "package-imports-missing-name" and "transformers" in x.title
+               for x in report.findings)

@@ -449,8 +449,9 @@ def _finding(u: Unmet, sev: str, conflict: Mapping[str, str] | None, ctx: CheckC
                        f"({enforced.source}).")
     if chain:
         evidence["required_through"] = list(chain)
-        detail_src += (f" {needs_through(ctx.snapshot, chain, u.package)}: where that chain imports "
-                       f"{u.package}, {u.package}'s own import of {u.name} runs too.")
+        detail_src += (f" {needs_through(ctx.snapshot, chain, u.package)}"
+                       + (f", none of them asking for its [{u.extra}] extra." if u.held else
+                          f": where that chain imports {u.package}, {u.package}'s own import of {u.name} runs too."))
     untold = _untold_target(u, ctx.snapshot)
     if untold:
         evidence["target"] = f"not stated ({untold})"
@@ -522,6 +523,7 @@ def _finding(u: Unmet, sev: str, conflict: Mapping[str, str] | None, ctx: CheckC
     why = (f" (its [{u.extra}] extra, which its extras [{'], ['.join(u.built_on)}] build on)" if u.built_on else
            f" (in every extra that names it: [{u.extra.replace(', ', '], [')}]; {u.name} is installed and nothing "
            f"else requires it)" if u.inferred and u.extra and ", " in u.extra else
+           f" (its [{u.extra}] extra, which nothing installed asks for)" if u.held else
            f" (its [{u.extra}] extra, in use since {u.name} is installed)" if u.inferred
            else f" (for its extra [{u.extra}])" if u.extra else "")
     fix = _fix(f"Install a {u.name} in the declared range, or a release of {u.package} that accepts {u.name} "
@@ -530,6 +532,13 @@ def _finding(u: Unmet, sev: str, conflict: Mapping[str, str] | None, ctx: CheckC
     held = _held_by_others(u, ctx.snapshot, lookup) if commands == (f"pip install '{bare(u.requirement)}'",) and not hidden else None
     if held:
         fix, commands = held
+    if u.held:
+        holder, holds = u.held
+        fix = (f"Nothing to change for what needs {u.package} without its [{u.extra}] extra (pip installed it so). To "
+               f"use what that extra serves, install a {holder} whose requirement on {u.name} admits "
+               f"{bare(u.requirement)}, or a release of {u.package} whose [{u.extra}] extra accepts {u.name} "
+               f"{u.installed} ({holder} requires {holds}).")
+        commands = ()
     if hidden:
         loc, _, copies = hidden
         meets = [c for c in copies if _meets(c.get("version"), u.requirement)]

@@ -1450,6 +1450,8 @@ def test_an_extra_another_packages_requirement_rules_out_and_nothing_asks_for_is
     assert f.evidence["held_by"] == {"torch": "triton==3.5.0"}
     assert "Nothing installed asks for nvidia-cudnn-frontend[triton]" in f.detail
     assert "torch 2.9.0 requires triton==3.5.0" in f.detail
+    assert "(its [triton] extra, which nothing installed asks for)" in f.title and "in use since" not in f.title
+    assert f.fix.commands == () and "Nothing to change" in f.fix.text
     # the same extra with nothing holding triton there (no torch pin): the integration may be in use, an error
     free = {**pk, "torch": {"version": "2.9.0", "requires_dist": ["triton"]}}
     (g,) = [g for g in _declared(_snap(free, complete=False, python="3.11.7", arch="x86_64"))

@@ -87,21 +87,41 @@ def render_script(spec: LaunchSpec, *, findings_note: str | None = None) -> str:
     return "\n".join(lines) + "\n"
 
 
+# The address Ray registers a node by, where every other node dials it. Without `ray start --node-ip-address` Ray takes
+# the source address of a UDP socket towards 8.8.8.8 (services.py node_ip_address_from_perspective at 003280cb), i.e.
+# the default-route NIC: on an Ascend node with a management NIC beside the data NICs, often the wrong network. The
+# script passes NODE_IP to both roles (https://docs.ray.io/en/releases-2.47.1/cluster/cli.html#cmdoption-ray-start-node-ip-address);
+# unset, it is this node's source address on its route towards the head's IP, which on the head is that IP itself
+# (`ip route get` answers `local ... src` for an address of this host); when that cannot be read (no HEAD_ADDRESS, a
+# host name, no iproute2) the script stops and asks for NODE_IP instead of letting Ray guess.
+_NODE_IP_LINES = (
+    "# This node's address on the cluster network, for `ray start --node-ip-address` (Ray's own guess is the NIC of the",
+    "# default route, on a multi-homed node often the management one). Default: the source address towards HEAD_ADDRESS.",
+    'NODE_IP="${NODE_IP:-}"',
+    'if [ -z "$NODE_IP" ] && [ -n "$HEAD_ADDRESS" ]; then',
+    "    NODE_IP=$(ip route get \"$HEAD_ADDRESS\" 2>/dev/null | sed -n 's/.* src \\([^ ]*\\).*/\\1/p' || true)",
+    "fi",
+    '[ -n "$NODE_IP" ] || { echo "set NODE_IP to this node\'s address on the cluster network '
+    '(or HEAD_ADDRESS to the head\'s IP)" >&2; exit 1; }',
+)
+
+
 def _ray_block(spec: LaunchSpec) -> list[str]:
     head = spec.head_address or ""
     return [
         "# Multi-node: rank 0 starts the Ray head and runs verl; the other ranks join and wait.",
-        "# Run this same script on every node with NODE_RANK (and HEAD_ADDRESS) set, or edit the defaults.",
+        "# Run this same script on every node with NODE_RANK and HEAD_ADDRESS (the head's IP) set, or edit the defaults.",
         f"NODE_RANK=\"${{NODE_RANK:-{spec.node_rank}}}\"",
         'HEAD_ADDRESS="${HEAD_ADDRESS:-}"',
         *([f"[ -n \"$HEAD_ADDRESS\" ] || HEAD_ADDRESS={_q(head)}"] if head else []),
         f"RAY_PORT=\"${{RAY_PORT:-{spec.ray_port}}}\"",
         f"NNODES={spec.nodes}",
+        '[ "$NODE_RANK" = "0" ] || [ -n "$HEAD_ADDRESS" ] || { echo "set HEAD_ADDRESS to the head node address" >&2; exit 1; }',
+        *_NODE_IP_LINES,
         'if [ "$NODE_RANK" != "0" ]; then',
-        '    [ -n "$HEAD_ADDRESS" ] || { echo "set HEAD_ADDRESS to the head node address" >&2; exit 1; }',
-        '    exec ray start --address="$HEAD_ADDRESS:$RAY_PORT" --block',
+        '    exec ray start --address="$HEAD_ADDRESS:$RAY_PORT" --node-ip-address="$NODE_IP" --block',
         "fi",
-        'ray start --head --port="$RAY_PORT"',
+        'ray start --head --node-ip-address="$NODE_IP" --port="$RAY_PORT"',
         "# Wait (up to 10 min) until every node has joined.",
         "for _ in $(seq 1 120); do",
         "    alive=$(python3 -c 'import ray; ray.init(address=\"auto\", logging_level=\"ERROR\"); "

@@ -98,25 +98,66 @@ def test_each_recommended_export_has_one_comment():
         assert lines[i - 1] == f"# {why}"
 
 
+def _ray_role(tmp: Path, script: str, **env: str) -> tuple[subprocess.CompletedProcess, list[str], bool]:
+    """Run the multi-node script with ray, python3 and ip shimmed: (result, ray's argv, whether verl ran). The ip
+    shim answers `ip route get` with the source address in $IP_SRC, or fails like iproute2 given a host name."""
+    shim = tmp / "shim"
+    shim.mkdir(exist_ok=True)
+    for f in ("ray.txt", "py"):
+        (tmp / f).unlink(missing_ok=True)
+    _exe(shim / "ray", '#!/bin/sh\nprintf "%s\\n" "$@" > "$RAY_OUT"\n')
+    _exe(shim / "python3", '#!/bin/sh\necho 2\ntouch "$PY_RAN"\n')  # 2 nodes alive, then "verl" runs
+    _exe(shim / "ip", '#!/bin/sh\n[ -n "$IP_SRC" ] || { echo "Error: any valid prefix is expected" >&2; exit 1; }\n'
+                      'echo "$3 via 172.16.0.1 dev enp189s0f0 src $IP_SRC uid 0"\necho "    cache"\n')
+    sp = _exe(tmp / "run.sh", script)
+    r = subprocess.run(["bash", str(sp)], env={"PATH": f"{shim}:/usr/bin:/bin", "RAY_OUT": str(tmp / "ray.txt"),
+                                              "PY_RAN": str(tmp / "py"), "HOME": str(tmp), **env},
+                       capture_output=True, text=True, timeout=30, cwd=tmp)
+    ray = (tmp / "ray.txt").read_text().splitlines() if (tmp / "ray.txt").exists() else []
+    return r, ray, (tmp / "py").exists()
+
+
 def test_multinode_script_head_and_worker(tmp_path):
     spec = LaunchSpec(verl_version="0.9.1", nodes=2, npus_per_node=16, tp=4, head_address="10.1.2.3",
                       cann_set_env="", nnal_set_env="", ray_port=6380)
     script = render_script(spec)
-    assert 'ray start --head --port="$RAY_PORT"' in script and 'RAY_PORT="${RAY_PORT:-6380}"' in script
+    assert 'RAY_PORT="${RAY_PORT:-6380}"' in script
     assert "HEAD_ADDRESS=10.1.2.3" in script and "trainer.nnodes=2" in script
     assert subprocess.run(["bash", "-n"], input=script, text=True, timeout=20).returncode == 0
     # A worker (NODE_RANK=1) joins the head and never runs verl.
-    shim = tmp_path / "shim"
-    shim.mkdir()
-    _exe(shim / "ray", '#!/bin/sh\nprintf "%s\\n" "$@" > "$RAY_OUT"\n')
-    _exe(shim / "python3", '#!/bin/sh\ntouch "$PY_RAN"\n')
-    env = {"PATH": f"{shim}:/usr/bin:/bin", "RAY_OUT": str(tmp_path / "ray.txt"), "PY_RAN": str(tmp_path / "py"),
-           "NODE_RANK": "1"}
-    sp = _exe(tmp_path / "run.sh", script)
-    r = subprocess.run(["bash", str(sp)], env=env, capture_output=True, text=True, timeout=30)
+    r, ray, ran = _ray_role(tmp_path, script, NODE_RANK="1", NODE_IP="192.168.10.7")
     assert r.returncode == 0, r.stderr
-    assert (tmp_path / "ray.txt").read_text().split() == ["start", "--address=10.1.2.3:6380", "--block"]
-    assert not (tmp_path / "py").exists()
+    assert ray == ["start", "--address=10.1.2.3:6380", "--node-ip-address=192.168.10.7", "--block"] and not ran
+
+
+def test_multinode_script_gives_ray_the_node_address_on_both_roles(tmp_path):
+    """On a multi-homed Ascend node (management NIC + data NICs) Ray's own guess is the default-route NIC: the script
+    passes NODE_IP, or this node's source address towards the head, to `ray start --node-ip-address` on the head and
+    on every worker; with neither it stops before Ray starts."""
+    spec = LaunchSpec(verl_version="0.9.1", nodes=2, npus_per_node=16, tp=4, head_address="10.1.2.3",
+                      cann_set_env="", nnal_set_env="")
+    script = render_script(spec)
+    r, ray, ran = _ray_role(tmp_path, script, NODE_RANK="0", NODE_IP="10.1.2.3")
+    assert r.returncode == 0, r.stderr
+    assert ray == ["start", "--head", "--node-ip-address=10.1.2.3", "--port=6379"] and ran
+    # NODE_IP unset: the source address of this node's route towards HEAD_ADDRESS (the head's own: its address).
+    r, ray, _ = _ray_role(tmp_path, script, NODE_RANK="1", IP_SRC="172.16.0.8")
+    assert r.returncode == 0, r.stderr
+    assert ray == ["start", "--address=10.1.2.3:6379", "--node-ip-address=172.16.0.8", "--block"]
+    r, ray, _ = _ray_role(tmp_path, script, NODE_RANK="0", IP_SRC="10.1.2.3")
+    assert ray[:3] == ["start", "--head", "--node-ip-address=10.1.2.3"]
+    # A value with spaces or $(...) reaches ray as one argument and runs nothing.
+    r, ray, _ = _ray_role(tmp_path, script, NODE_RANK="1", NODE_IP="10.0.0.9 $(touch pwned)")
+    assert "--node-ip-address=10.0.0.9 $(touch pwned)" in ray and not (tmp_path / "pwned").exists()
+    # Nothing to go on (a host name as HEAD_ADDRESS, no iproute2): a clear stop, Ray not started.
+    for rank in ("0", "1"):
+        r, ray, ran = _ray_role(tmp_path, script, NODE_RANK=rank, HEAD_ADDRESS="head-node")
+        assert r.returncode == 1 and ray == [] and not ran
+        assert "set NODE_IP to this node's address on the cluster network" in r.stderr
+    # A worker with no head address at all is told that first.
+    r, ray, _ = _ray_role(tmp_path, render_script(LaunchSpec(verl_version="0.9.1", nodes=2, cann_set_env="",
+                                                             nnal_set_env="")), NODE_RANK="1", NODE_IP="10.0.0.9")
+    assert r.returncode == 1 and ray == [] and "set HEAD_ADDRESS" in r.stderr
 
 
 def test_render_overrides_one_per_line():

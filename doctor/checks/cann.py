@@ -6,7 +6,7 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
-from doctor.checks.cluster_facts import RUNS_NOTHING, runs_nothing
+from doctor.checks.cluster_facts import npu_less_skip
 from doctor.checks.facts import (
     arch,
     cann,
@@ -41,8 +41,8 @@ def cann_toolkit(ctx: CheckContext) -> Iterator[Finding]:
     if not known(asc):
         skip("the snapshot has no Ascend facts")
     tk = snap.ascend_part("toolkit")
-    if (asc is None or tk is None) and ctx.node and runs_nothing(snap):
-        skip(RUNS_NOTHING)
+    if (asc is None or tk is None) and ctx.node and (why := npu_less_skip(snap)):
+        skip(why)
     if asc is None or tk is None:
         yield finding(
             "cann-not-installed", "error", ("cann",), "No Ascend CANN toolkit found",

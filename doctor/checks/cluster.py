@@ -27,6 +27,7 @@ from doctor.checks.cluster_facts import (
     interfaces,
     is_head,
     left_out_of_skew,
+    npu_less,
     odd_ones,
     package_fact,
     python_minor,
@@ -299,6 +300,46 @@ def head_without_npu(ctx: CheckContext) -> Iterator[Finding]:
             node=name, source=SRC_HEAD,
             fix="Start the head with --num-cpus=0 so no verl actor runs there, or run the head on an NPU node; "
                 "keep the head's environment free of torch_npu if it has no Ascend driver.",
+        )
+
+
+# verl 0.9.1's TaskRunner is a plain `@ray.remote` actor, which Ray schedules only on a node with a free CPU (actors
+# take 1 CPU to be placed). In that process verl picks its platform on its own: NPU only when torch_npu imports, else
+# the 'nvidia' fallback, and RayResourcePool.get_placement_groups asks every worker bundle for that platform's Ray
+# resource ("GPU"), which no node of an Ascend cluster offers. The worker groups never get placed.
+SRC_CPU_NODE = ("https://github.com/verl-project/verl/blob/483b8a009ba3a97563edee3a19887e4862b8094a/verl/plugin/platform/platform_manager.py; "
+                "https://github.com/verl-project/verl/blob/483b8a009ba3a97563edee3a19887e4862b8094a/verl/single_controller/ray/base.py; "
+                "https://docs.ray.io/en/releases-2.47.1/ray-core/scheduling/resources.html")
+
+
+@check("cluster-npu-less-node", AREA, cluster=True, findings=("cluster-npu-less-node-takes-taskrunner",))
+def npu_less_node_cpus(ctx: CheckContext) -> Iterator[Finding]:
+    """A node without NPUs that offers CPUs in a cluster with NPU nodes, where torch_npu cannot be imported: verl's
+    TaskRunner may be placed there and then asks Ray for GPUs."""
+    alive = _alive(ctx)
+    if not any(ray_npu(s) for _, s in alive):
+        skip("no node offers Ray an NPU resource")
+    for name, snap in alive:
+        cpus = (ray_info(snap).get("resources") or {}).get("CPU")
+        if not npu_less(snap) or not cpus:
+            continue
+        if snap.has_package("torch-npu") is True and snap.ascend_part("toolkit") is not None:
+            continue  # torch_npu imports there: verl takes the NPU platform
+        role = "head node" if is_head(snap) else "node"
+        yield finding(
+            "cluster-npu-less-node-takes-taskrunner", "error", ("cluster", "ray"),
+            f"{role} {short_name(name)} has no NPU but offers Ray {cpus:g} CPU(s): verl's TaskRunner can be placed "
+            "there and would ask for GPUs",
+            detail="verl's TaskRunner, the driver of the training loop, is a Ray actor that needs one free CPU and no "
+                   "accelerator, so Ray may place it on this node. In that process verl chooses its platform itself: "
+                   "NPU only when torch_npu imports (it needs CANN), otherwise it falls back to 'nvidia', and the "
+                   "worker groups' placement groups then ask for a `GPU` in every bundle, which no node offers: "
+                   "the workers are never placed. Installing CANN here is not the fix; keeping verl off this node is.",
+            evidence={"nodes": [name], "CPU": cpus, "torch-npu": snap.version("torch-npu") if
+                      snap.has_package("torch-npu") else None},
+            node=name, source=SRC_CPU_NODE,
+            fix="Restart Ray on this node with --num-cpus=0 (the head: `ray start --head --num-cpus=0 ...`) so no "
+                "verl actor is placed there, or run the head on an NPU node.",
         )
 
 

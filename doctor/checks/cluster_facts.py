@@ -196,6 +196,18 @@ def runs_nothing(snap: Snapshot) -> bool:
     return npu_less(snap) and isinstance(res, dict) and not res.get("CPU")
 
 
+CPU_WORK = ("a Ray node without NPUs: verl places no NPU worker here, and what its CPUs may take (verl's TaskRunner) "
+            "is judged by cluster-npu-less-node")
+
+
+def npu_less_skip(snap: Snapshot) -> str | None:
+    """Why a node's CANN and NPU checks do not apply, or None: an NPU-less Ray node runs no NPU worker; with no CPU
+    (`ray start --num-cpus=0`) it runs nothing of verl, with CPUs the cluster check says what can land there."""
+    if runs_nothing(snap):
+        return RUNS_NOTHING
+    return CPU_WORK if npu_less(snap) else None
+
+
 def visible_devices(snap: Snapshot) -> list[str] | None | Any:
     """ASCEND_RT_VISIBLE_DEVICES as a list of ids, None when unset, UNKNOWN when env was not collected."""
     v = snap.getenv("ASCEND_RT_VISIBLE_DEVICES")

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from typing import Any
 
-from doctor.checks.cluster_facts import RUNS_NOTHING, runs_nothing
+from doctor.checks.cluster_facts import npu_less_skip
 from doctor.checks.facts import devices, env, env_known, env_unset, family, installed, val
 from doctor.checks.runner import CheckContext, check, skip
 from doctor.report import Finding, finding
@@ -29,8 +29,8 @@ def npu_visible(ctx: CheckContext) -> Iterator[Finding]:
     asc = snap.ascend
     if not known(asc):
         skip("the snapshot has no Ascend facts")
-    if ctx.node and runs_nothing(snap):
-        skip(RUNS_NOTHING)
+    if ctx.node and (why := npu_less_skip(snap)):
+        skip(why)
     devs = devices(snap)
     pci = val(asc, "pci")
     files = val(asc, "device_files")

@@ -388,11 +388,13 @@ def test_a_cpu_head_is_no_ascend_skew_and_with_no_cpu_needs_no_cann_or_npu():
         headers, rows = table_rows(c)  # the table marks (`*`) what the skew findings name: nothing on the head
         assert rows[0][0] == ("h", False) and not [h for h, (_text, odd) in zip(headers, rows[0], strict=True) if odd]
         on_head = {f.id for f in findings if f.node == "h" and f.severity.value == "error"}
-        if cpus:  # verl's TaskRunner (num_cpus=1) may land there: the node's own findings stand
-            assert {"cann-not-installed", "npu-not-visible"} <= on_head
+        assert not on_head & {"cann-not-installed", "npu-not-visible"}
+        skipped = {r.id: r.reason for r in results if r.node == "h" and r.status.value == "skip"}
+        if cpus:  # verl's TaskRunner may land there: that is the finding, not CANN (next test)
+            assert on_head == {"cluster-npu-less-node-takes-taskrunner"}
+            assert "cluster-npu-less-node" in skipped["npu-visible"] and "cluster-npu-less-node" in skipped["cann-toolkit"]
         else:
-            assert not on_head & {"cann-not-installed", "npu-not-visible"}
-            skipped = {r.id: r.reason for r in results if r.node == "h" and r.status.value == "skip"}
+            assert not on_head
             assert "--num-cpus=0" in skipped["npu-visible"] and "--num-cpus=0" in skipped["cann-toolkit"]
     # a worker whose NPUs are on PCI but not passed into its container is not NPU-less: its absence is skew
     w3 = cpu_head(0.0)
@@ -402,3 +404,31 @@ def test_a_cpu_head_is_no_ascend_skew_and_with_no_cpu_needs_no_cann_or_npu():
     c = cluster_from_dict(copy.deepcopy(doc), "test")
     findings, _ = run_checks([(n.node, n.snapshot, n.error) for n in c.nodes])
     assert by_id(findings, "cluster-driver-skew") and "cann-not-installed" in {f.id for f in findings if f.node == "w3"}
+
+
+def test_a_cpu_node_that_offers_cpus_is_told_the_taskrunner_may_land_there_not_to_install_cann():
+    """A CPU-only head started without --num-cpus=0 beside NPU workers got cann-not-installed and npu-not-visible
+    ('install CANN'). verl 0.9.1's TaskRunner is a plain Ray actor (one CPU to be placed) and, where torch_npu does not
+    import, verl falls back to its 'nvidia' platform and asks for GPU bundles: the fix is --num-cpus=0."""
+    doc = cluster(("h", cpu_head(8.0), None), ("w1", node_snap(), None), ("w2", node_snap(), None))
+    c = cluster_from_dict(copy.deepcopy(doc), "test")
+    findings, _ = run_checks([(n.node, n.snapshot, n.error) for n in c.nodes])
+    [f] = by_id(findings, "cluster-npu-less-node-takes-taskrunner")
+    assert f.node == "h" and f.severity.value == "error" and f.evidence["CPU"] == 8.0
+    assert "--num-cpus=0" in f.fix.text and "TaskRunner" in f.title and "head node" in f.title
+    assert not [g for g in findings if g.node == "h" and g.id in ("cann-not-installed", "npu-not-visible")]
+    # --num-cpus=0, an NPU node, or a CPU node where torch_npu imports (CANN + torch-npu): nothing to say
+    for head in (cpu_head(0.0), node_snap(head=True)):
+        doc = cluster(("h", head, None), ("w1", node_snap(), None))
+        findings, _ = run_checks([(n.node, n.snapshot, n.error) for n in cluster_from_dict(doc, "test").nodes])
+        assert not by_id(findings, "cluster-npu-less-node-takes-taskrunner")
+    with_npu = cpu_head(8.0)
+    with_npu["ascend"]["toolkit"] = node_snap()["ascend"]["toolkit"]
+    with_npu["packages"]["torch-npu"] = node_snap()["packages"]["torch-npu"]
+    doc = cluster(("h", with_npu, None), ("w1", node_snap(), None))
+    findings, _ = run_checks([(n.node, n.snapshot, n.error) for n in cluster_from_dict(doc, "test").nodes])
+    assert not by_id(findings, "cluster-npu-less-node-takes-taskrunner")
+    # no node offers NPUs (not an Ascend cluster as Ray sees it): not judged
+    doc = cluster(("h", cpu_head(8.0), None), ("w1", cpu_head(8.0), None))
+    findings, _ = run_checks([(n.node, n.snapshot, n.error) for n in cluster_from_dict(doc, "test").nodes])
+    assert not by_id(findings, "cluster-npu-less-node-takes-taskrunner")

@@ -1116,10 +1116,13 @@ def _raised_in(ev: Event, snapshot: Any) -> Attribution | None:
             SOURCE, f"{_where(frame)} -> {own.how}")
     if own is None:
         return _in_user_code(ev, frame)
+    # frames of the process's traceback below the logged exception, cut off before its end (doctor.explain.events)
+    cut = (": the innermost frame the log shows of the traceback that re-raised it, cut off below (the exception "
+           "may come from code it called)") if ev.facts.get("frames_cut") else ""
     return Attribution(
         "error-in-package", Severity.ERROR, _comps(own.component, "config"),
         f"{ev.exc_type} raised inside {own.distribution or own.component}'s own code",
-        f"Read: {_where(frame)} -> {own.how}. The package rejected what it was given (a setting, an input, a "
+        f"Read: {_where(frame)} -> {own.how}{cut}. The package rejected what it was given (a setting, an input, a "
         "model file) or it does not work with the packages around it.",
         f"Read the message: change the value {own.distribution or own.component} rejects, or install the release of "
         f"{own.distribution or own.component} the stack profile pins.",

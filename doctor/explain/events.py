@@ -83,6 +83,12 @@ _PREFIX = re.compile(r"^(?:\s*(?:\x1b\[[0-9;]*m)*(?:\([^()]*pid=\d+[^()]*\)|\[ra
 _LOGGER = re.compile(r"^(?:ERROR|CRITICAL) \d\d-\d\d \d\d:\d\d:\d\d(?:\.\d+)? (?:\[[^\]]*\]|[\w.-]+:\d+\]) ?"
                      r"|^\[\d{4}-\d\d-\d\d[ T][\d:,.]+\] \[(?:ERROR|CRITICAL)\] (?:\[[^\]]*\] )?")
 _TRACEBACK = re.compile(r"^\s*Trace[Bb]ack \(most recent call last\):?\s*$")
+# The process a line's prefix names (vLLM's decorate_logs: `(EngineCore_DP0 pid=14400) `, Ray's `(Worker pid=9) `)
+# and an error level in the prefix a line's logger put before it.
+_PROCESS_TAG = re.compile(r"\(([^()]*pid=\d+[^()]*)\)")
+_ERROR_LEVEL = re.compile(r"\b(?:ERROR|CRITICAL|FATAL)\b")
+# Lines a traceback's header may stand below the logged exception it re-raises: multiprocessing's `Process NAME:`.
+LOGGED_ABOVE = 2
 # Frames that are not a failure's traceback: logging's stack_info ("Stack (most recent call last):") and the other
 # threads of a faulthandler dump ("Thread 0x... (most recent call first):"); faulthandler's "Current thread 0x...
 # (most recent call first):" is the failing thread, innermost frame first.
@@ -264,6 +270,10 @@ class EventReader:
         self._on_request = False  # the open frames are a "Current thread" dump with no fatal error before it
         self.stack_pending = False  # a py-spy thread header was just fed: the scanner passes its lines to read_stack
         self._read_to = 0  # the line of the last exception line read by its place (feed_exception): lines up to it are read
+        # the last logged exception line (an error-level logger prefix, `ERROR 12-06 16:47:38 [core.py:866] ValueError:
+        # ...`): its event's index, its last line (a wrapped message's continuation included) and its process tag
+        self._logged: tuple[int, int, str | None] | None = None
+        self._below_logged: int | None = None  # the open traceback starts right below that line: the event's index
 
     # -- feeding
 
@@ -279,6 +289,7 @@ class EventReader:
             self._ignore_frames = self._innermost_first = self._on_request = False
             self._frames, self._frames_dropped, self._tb_line = [], 0, lineno
             self._last_frame_line = lineno
+            self._below_logged = self._logged_above(lineno, raw)
             return None
         if _CHAIN.search(text):
             self._chain_pending = True
@@ -328,7 +339,34 @@ class EventReader:
         if ev is None:
             return None
         ev.time = time
-        return self._keep(ev)
+        self._keep(ev)
+        if ev.kind == "python" and ev.exc_type and self.events and self.events[-1] is ev:
+            head = raw[: len(raw) - len(strip_prefix(raw).lstrip())]
+            if _ERROR_LEVEL.search(head):
+                tag = _PROCESS_TAG.search(head)
+                self._logged = (len(self.events) - 1, lineno, tag.group(1) if tag else None)
+        return ev
+
+    def continued(self, ev: Event, lines: int) -> None:
+        """The scanner read `lines` more lines of `ev`'s message (doctor.explain.events.continue_message)."""
+        if self._logged is not None and self.events[self._logged[0]] is ev:
+            self._logged = (self._logged[0], self._logged[1] + lines, self._logged[2])
+
+    def _logged_above(self, lineno: int, raw: str) -> int | None:
+        """A traceback whose header stands right below a logged exception line of the same process (at most
+        multiprocessing's `Process NAME:` and the message's wrapped lines between): the process re-raising what its
+        logger just printed, as vLLM's engine core does (`logger.exception("EngineCore failed to start.")`, then
+        `raise e`). Its event's index."""
+        if self._logged is None:
+            return None
+        index, end, tag = self._logged
+        own = _PROCESS_TAG.search(raw[: len(raw) - len(strip_prefix(raw).lstrip())])
+        # a named process's own lines may hold its message wrapped by a terminal, which no rule joins (a digit ends
+        # a line as it ends a message); unnamed lines only multiprocessing's header
+        gap = LOGGED_ABOVE + (MAX_CONTINUATION if tag is not None else 0)
+        if lineno - end > gap or (own.group(1) if own else None) != tag or self._last_python != index:
+            return None
+        return index
 
     @property
     def in_traceback(self) -> bool:
@@ -413,7 +451,17 @@ class EventReader:
         frame, a faulthandler dump): its frames are still an event — the innermost one is where it failed."""
         frames, self._frames = self._frames, None
         sig, self._frames_signature = self._frames_signature, None
+        below, self._below_logged = self._below_logged, None
         if not frames:
+            return
+        if below is not None and not self._innermost_first and not self._on_request:
+            # the traceback of the exception logged right above it, cut off before its exception line: the same
+            # failure, whose exception line the log does show; its frames are that exception's when it has none
+            logged = self.events[below]
+            if not logged.frames:
+                logged.frames, logged.frames_dropped = frames, self._frames_dropped
+                logged.facts["frames_cut"] = "1"
+            self._chain_pending = False
             return
         if self._innermost_first:
             frames.reverse()
@@ -469,7 +517,7 @@ class EventReader:
         if self._frames is not None:
             ev.frames, ev.frames_dropped = self._frames, self._frames_dropped
             self._frames, self._frames_signature, self._innermost_first = None, None, False
-            self._on_request = False
+            self._on_request, self._below_logged = False, None
         if self._chain_pending and self._last_python is not None:
             ev.chained_from = self._last_python
         self._chain_pending = False

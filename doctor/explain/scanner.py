@@ -299,6 +299,7 @@ class LogScanner:
             event.time = self._time_of(region, start, end)
             if wants_continuation(event):
                 more = continue_message(event, self._lines_after(region, end, MAX_CONTINUATION))
+                self._events.continued(event, len(more))
                 if more and (winner is None or winner.fallback or winner.yields):
                     self._match_wrapped(event, f"{text.rstrip()} {' '.join(more)}", region, start, end, lineno)
             if wants_code(event):

@@ -274,6 +274,10 @@ class EventReader:
         # ...`): its event's index, its last line (a wrapped message's continuation included) and its process tag
         self._logged: tuple[int, int, str | None] | None = None
         self._below_logged: int | None = None  # the open traceback starts right below that line: the event's index
+        # the last logged error record (kind `log`: `ERROR ... [core.py:866] EngineCore failed to start.`), the same
+        # three, and the record whose exception's traceback is open right below it (`logger.exception(msg)`)
+        self._record: tuple[int, int, str | None] | None = None
+        self._headed_by: int | None = None
 
     # -- feeding
 
@@ -290,6 +294,7 @@ class EventReader:
             self._frames, self._frames_dropped, self._tb_line = [], 0, lineno
             self._last_frame_line = lineno
             self._below_logged = self._logged_above(lineno, raw)
+            self._headed_by = self._below(self._record, lineno, raw, 1)
             return None
         if _CHAIN.search(text):
             self._chain_pending = True
@@ -340,33 +345,43 @@ class EventReader:
             return None
         ev.time = time
         self._keep(ev)
-        if ev.kind == "python" and ev.exc_type and self.events and self.events[-1] is ev:
+        if self.events and self.events[-1] is ev:
             head = raw[: len(raw) - len(strip_prefix(raw).lstrip())]
-            if _ERROR_LEVEL.search(head):
-                tag = _PROCESS_TAG.search(head)
-                self._logged = (len(self.events) - 1, lineno, tag.group(1) if tag else None)
+            tag = _PROCESS_TAG.search(head)
+            placed = (len(self.events) - 1, lineno, tag.group(1) if tag else None)
+            if ev.kind == "python" and ev.exc_type and _ERROR_LEVEL.search(head):
+                self._logged = placed
+            elif ev.kind == "log" or ev.kind in ("failure", "text") and _ERROR_LEVEL.search(head):
+                self._record = placed  # a logged error record
         return ev
 
     def continued(self, ev: Event, lines: int) -> None:
         """The scanner read `lines` more lines of `ev`'s message (doctor.explain.events.continue_message)."""
         if self._logged is not None and self.events[self._logged[0]] is ev:
             self._logged = (self._logged[0], self._logged[1] + lines, self._logged[2])
+        if self._record is not None and self.events[self._record[0]] is ev:
+            self._record = (self._record[0], self._record[1] + lines, self._record[2])
+
+    @staticmethod
+    def _below(placed: tuple[int, int, str | None] | None, lineno: int, raw: str, gap: int) -> int | None:
+        """The index of the event `placed` (index, last line, process tag) when line `lineno` (`raw`) is at most
+        `gap` lines below it and of the same process."""
+        if placed is None:
+            return None
+        index, end, tag = placed
+        own = _PROCESS_TAG.search(raw[: len(raw) - len(strip_prefix(raw).lstrip())])
+        return index if lineno - end <= gap and (own.group(1) if own else None) == tag else None
 
     def _logged_above(self, lineno: int, raw: str) -> int | None:
         """A traceback whose header stands right below a logged exception line of the same process (at most
         multiprocessing's `Process NAME:` and the message's wrapped lines between): the process re-raising what its
         logger just printed, as vLLM's engine core does (`logger.exception("EngineCore failed to start.")`, then
         `raise e`). Its event's index."""
-        if self._logged is None:
-            return None
-        index, end, tag = self._logged
-        own = _PROCESS_TAG.search(raw[: len(raw) - len(strip_prefix(raw).lstrip())])
+        named = self._logged is not None and self._logged[2] is not None
         # a named process's own lines may hold its message wrapped by a terminal, which no rule joins (a digit ends
         # a line as it ends a message); unnamed lines only multiprocessing's header
-        gap = LOGGED_ABOVE + (MAX_CONTINUATION if tag is not None else 0)
-        if lineno - end > gap or (own.group(1) if own else None) != tag or self._last_python != index:
-            return None
-        return index
+        index = self._below(self._logged, lineno, raw, LOGGED_ABOVE + (MAX_CONTINUATION if named else 0))
+        return index if index is not None and self._last_python == index else None
 
     @property
     def in_traceback(self) -> bool:
@@ -452,6 +467,7 @@ class EventReader:
         frames, self._frames = self._frames, None
         sig, self._frames_signature = self._frames_signature, None
         below, self._below_logged = self._below_logged, None
+        self._headed_by = None
         if not frames:
             return
         if below is not None and not self._innermost_first and not self._on_request:
@@ -518,6 +534,12 @@ class EventReader:
             ev.frames, ev.frames_dropped = self._frames, self._frames_dropped
             self._frames, self._frames_signature, self._innermost_first = None, None, False
             self._on_request, self._below_logged = False, None
+            if self._headed_by is not None:
+                # `logger.exception(msg)`: the record says what failed, the exception ending the traceback below it
+                # why; the record is read as its heading (how many lines below it the exception is)
+                heading = self.events[self._headed_by]
+                heading.facts["heads_below"] = str(lineno - heading.line)
+                self._headed_by = None
         if self._chain_pending and self._last_python is not None:
             ev.chained_from = self._last_python
         self._chain_pending = False

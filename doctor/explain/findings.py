@@ -16,7 +16,8 @@ Rules, in the order they apply:
    An exception or logged line that nothing there attributes is looked up among the messages the packages'
    sources write (doctor.explain.messages, `message-owner`); a warning ranks as a knock-on, never a root cause.
 5. Ranking: root causes before knock-on errors (`role = "knock-on"`: HCCL timeouts, dead peers, ...), catch-all
-   `fallback` signatures last, then by first occurrence. `evidence.rank` and `evidence.role` say where each
+   `fallback` signatures last, then by first occurrence; a logged error record that heads an exception's traceback
+   (`logger.exception(msg)`) right after that exception. `evidence.rank` and `evidence.role` say where each
    finding stands.
 
 A log with no readable text gives the warning `log-unreadable`; a log whose lines match no signature gives the
@@ -66,8 +67,8 @@ def unmet(sig: Signature, res: ScanResult) -> bool:
     return bool(sig.context) and sig.id in res.unmet_context and not (sig.quoted and res.lines_read <= SHORT_LOG)
 
 
-def rank_key(sig: Signature, hit: Hit) -> tuple[int, int, int]:
-    return (1 if sig.role == "knock-on" else 0, 1 if sig.fallback else 0, hit.line)
+def rank_key(sig: Signature, hit: Hit) -> tuple[int, int, int, int]:
+    return (1 if sig.role == "knock-on" else 0, 1 if sig.fallback else 0, hit.line, 0)
 
 
 def generic(sig: Signature) -> bool:
@@ -118,6 +119,9 @@ def attributions(db: SignatureDB, res: ScanResult, kept: dict[str, Hit],
             continue  # the last resort never replaces a signature (it reads only names on a line)
         if sig is not None:
             yielded.add(sig)
+        if below := ev.facts.get("heads_below"):
+            # a logged record heading the traceback of an exception (`logger.exception(msg)`): ranked with it
+            att = replace(att, extra={**att.extra, "exception_line": ev.line + int(below)})
         # one per id and severity (a warning never absorbs a later error of the same id); a package's warnings one
         # per package
         key = (f"{att.id}:{att.components[0]}" if att.id == "warning-from-package" else att.id, att.severity)
@@ -139,7 +143,7 @@ def build_findings(db: SignatureDB, res: ScanResult, *, log: str | None = None,
         atts = [t for t in atts if t[0].id != LAST_RESORT_ID]  # the last resort only where nothing else is an error
     kept = {k: h for k, h in kept.items() if k not in yielded}
     # (group, line): specific root causes and attributions by line, then knock-ons, then catch-alls
-    entries: list[tuple[tuple[int, int, int], Finding]] = []
+    entries: list[tuple[tuple[int, int, int, int], Finding]] = []
     for k, h in kept.items():
         sig = db.get(k)
         entries.append((rank_key(sig, h), signature_finding(sig, h, rank=0, log=log)))
@@ -147,7 +151,11 @@ def build_findings(db: SignatureDB, res: ScanResult, *, log: str | None = None,
         # a wait a program names (doctor.explain.hangs: Ray cannot place a request) ranks after what failed: a job
         # that waited and then failed failed on its error; one where nothing failed hung on the wait
         group = 1 if chained or "waits_for" in att.extra else 0
-        entries.append(((group, 0, att.line), attribution_finding(att, count, chained, log=log)))
+        # a logged record that heads an exception's traceback ranks right after that exception: the exception says
+        # why (`EngineCore failed to start.` above vLLM's `ValueError: ...`)
+        heads = att.extra.get("exception_line")
+        entries.append(((group, 0, heads or att.line, 1 if heads else 0),
+                        attribution_finding(att, count, chained, log=log)))
     # errors first, then warnings, then notices: a notice or a warning never ranks above the failure
     entries.sort(key=lambda e: (-e[1].severity.rank, e[0]))
     out = [_ranked(f, i + 1) for i, (_, f) in enumerate(entries)]

@@ -63,3 +63,29 @@ def test_a_traceback_far_below_the_logged_line_is_still_its_own_failure():
     far = [LOGGED, *(f"INFO 12-06 16:50:1{i} [loader.py:12] loading shard {i}" for i in range(8)),
            *PROCESS_TRACEBACK]
     assert "traceback-ends-in-package" in [f.id for f in _errors(far)]
+
+
+# The whole record `logger.exception("EngineCore failed to start.")` prints in vLLM's format (each line of the
+# traceback behind the same prefix), then the process's traceback, cut off: the same run as above.
+_LOGGER = _TAG + "ERROR 12-06 16:50:09 [core.py:58] "
+RECORD = [
+    _LOGGER + "EngineCore failed to start.",
+    _LOGGER + "Traceback (most recent call last):",
+    _LOGGER + f'  File "{_SITE}", line 56, in run_engine_core',
+    _LOGGER + "    EngineCore()",
+    _LOGGER + f'  File "{_SITE}", line 45, in __init__',
+    _LOGGER + "    check_config(8192)",
+    _LOGGER + f'  File "{_SITE}", line 36, in check_config',
+    _LOGGER + '    raise ValueError(os.environ["MSG"])',
+    LOGGED,
+    *(_TAG + line for line in PROCESS_TRACEBACK),
+]
+
+
+def test_the_exception_leads_the_record_that_heads_its_traceback():
+    errors = _errors(RECORD)
+    assert errors[0].evidence["line"] == 9, [(f.id, f.evidence["line"]) for f in errors]
+    assert errors[0].title.startswith("ValueError")
+    # the record's own finding, if any, follows it; the cut traceback below adds none
+    assert [f.evidence["line"] for f in errors[1:]] in ([], [1])
+    assert "traceback-ends-in-package" not in [f.id for f in errors]

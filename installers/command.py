@@ -195,7 +195,8 @@ def _execute(o: Options, plan: Plan, report: Report, console: Console, *, profil
     report.extra["seconds"] = round(time.monotonic() - t_start, 3)  # probe + plan + execute
     if outcome.journal:
         report.extra["journal"] = outcome.journal
-    report.findings += fd.outcome_findings(outcome, log_path, python)
+    report.findings += fd.outcome_findings(outcome, log_path, python,
+                                           str(o.wheelhouse) if o.wheelhouse and o.offline else None)
     if outcome.ok and outcome.changed and not o.no_check:
         wheels = str(Path(o.wheelhouse).resolve() / wh.WHEELS) if o.wheelhouse and o.offline else None
         report.findings += fd.post_check(o.root, python, profile, report, offline=wheels)

@@ -57,7 +57,8 @@ def split_host(report: Report, no_host_check: bool) -> None:
     report.extra["host_findings"] = [f.to_dict() for f in host]
 
 
-def outcome_findings(outcome: Outcome, log_path: str, python: str) -> list[Finding]:
+def outcome_findings(outcome: Outcome, log_path: str, python: str, wheelhouse: str | None = None) -> list[Finding]:
+    """`wheelhouse`: the install ran offline from it (--offline), where no network or index is asked."""
     out: list[Finding] = []
     if outcome.ok:
         done = [r.id for r in outcome.results if r.status == DONE]
@@ -73,8 +74,10 @@ def outcome_findings(outcome: Outcome, log_path: str, python: str) -> list[Findi
     restored = outcome.restored or {}
     rest = "restored" if restored.get("ok") else "NOT fully restored" if outcome.changed else "unchanged"
     what = f"interrupted by {outcome.interrupted}" if outcome.interrupted else f"step {failed.id if failed else '?'} failed"
+    causes = (f"a wheel {wheelhouse} lacks or that is damaged: rebuild it with --download-only where the index is "
+              "reachable; or disk" if wheelhouse else "network, index, disk")
     fix = (f"The full log: {log_path}." if outcome.fix else
-           f"Read the full log in {log_path}, fix the cause (network, index, disk) and run `doctor install` again.")
+           f"Read the full log in {log_path}, fix the cause ({causes}) and run `doctor install` again.")
     out.append(finding(
         "install-interrupted" if outcome.interrupted else "install-step-failed", "error", "system",
         f"install {what}; the environment was {rest}",

@@ -58,7 +58,8 @@ SRC_RAY_NPU = "https://github.com/ray-project/ray/blob/ad047a724cc854c52c8441a35
 # TaskRunner is `ray.remote(num_cpus=1)` and may land on the head ("please make sure main_task is not
 # scheduled on head"); verl/utils/device.py decides the device from torch.npu.is_available() in that process.
 SRC_HEAD = ("https://github.com/verl-project/verl/blob/v0.7.1/verl/trainer/main_ppo.py; "
-            "https://github.com/verl-project/verl/blob/v0.9.0/verl/utils/device.py")
+            "https://github.com/verl-project/verl/blob/v0.9.0/verl/utils/device.py; "
+            "https://github.com/verl-project/verl/blob/v0.9.0/verl/plugin/platform/platform_npu.py")
 # HCCL_SOCKET_IFNAME takes prefixes, '=' for exact names and '^' to exclude (HCCL_IF_IP wins); Gloo's
 # GLOO_SOCKET_IFNAME and tensorpipe's TP_SOCKET_IFNAME take exact interface names.
 SRC_IFNAME = ("https://www.hiascend.com/document/detail/en/canncommercial/800/apiref/envvar/envref_07_0075.html; "
@@ -295,11 +296,13 @@ def head_without_npu(ctx: CheckContext) -> Iterator[Finding]:
             f"head node {short_name(name)} has torch_npu installed but no NPU",
             detail="verl's TaskRunner (the driver of the training loop) can be scheduled on the head; there "
                    "`import torch_npu` needs the Ascend driver libraries and torch.npu.is_available() is False, "
-                   "so device detection in that process differs from the workers'.",
+                   "so device detection in that process differs from the workers' (verl before 0.9 decides by "
+                   "torch.npu.is_available(); 0.9 takes the NPU platform when torch_npu imports and falls back to "
+                   "'nvidia' when it does not, so removing torch_npu from the head is no fix).",
             evidence={"nodes": [name], "torch-npu": snap.version("torch-npu"), "npus": 0 if n is UNKNOWN else n},
             node=name, source=SRC_HEAD,
-            fix="Start the head with --num-cpus=0 so no verl actor runs there, or run the head on an NPU node; "
-                "keep the head's environment free of torch_npu if it has no Ascend driver.",
+            fix="Start the head with --num-cpus=0 so no verl actor runs there (`ray start --head --num-cpus=0 ...`), "
+                "or run the head on an NPU node.",
         )
 
 
@@ -320,8 +323,9 @@ def npu_less_node_cpus(ctx: CheckContext) -> Iterator[Finding]:
     if not any(ray_npu(s) for _, s in alive):
         skip("no node offers Ray an NPU resource")
     for name, snap in alive:
-        cpus = (ray_info(snap).get("resources") or {}).get("CPU")
-        if not npu_less(snap) or not cpus:
+        res = ray_info(snap).get("resources")
+        cpus = res.get("CPU") if isinstance(res, dict) else None
+        if not npu_less(snap) or not isinstance(cpus, (int, float)) or not cpus:
             continue
         if snap.has_package("torch-npu") is True and snap.ascend_part("toolkit") is not None:
             continue  # torch_npu imports there: verl takes the NPU platform

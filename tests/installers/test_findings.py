@@ -66,3 +66,19 @@ def test_an_offline_installs_fixes_install_from_the_wheelhouse(tmp_path) -> None
            "HTTPS_PROXY": "http://127.0.0.1:9", "HTTP_PROXY": "http://127.0.0.1:9", "PIP_RETRIES": "0"}
     cp = subprocess.run(got.fix.commands[0], shell=True, env=env, capture_output=True, text=True, timeout=300)
     assert cp.returncode == 0 and "Successfully installed pillow-11.0.0" in cp.stdout, cp.stdout + cp.stderr
+
+
+def test_a_failed_offline_install_names_the_wheelhouse_not_the_network() -> None:
+    """An --offline install asks no index: a failed step there is a wheel the wheelhouse lacks or a damaged one, and
+    the fix says so instead of 'network, index'."""
+    from doctor.installers import execute as ex
+    from doctor.installers.plan import INSTALL, Step
+
+    step = Step("torch-stack", INSTALL, "torch", requirements=("torch==2.7.1+cpu",))
+    out = ex.Outcome([ex.StepResult(step.id, step.kind, step.title, ex.FAILED, detail="pip exited with 1")], ok=False,
+                     changed=True, restored={"ok": True}, error="torch-stack: pip exited with 1")
+    online = fd.outcome_findings(out, "/log", "/t/bin/python")[0]
+    assert "network, index" in str(online.fix)
+    offline = fd.outcome_findings(out, "/log", "/t/bin/python", "/media/wh")[0]
+    assert offline.id == "install-step-failed" and "network" not in str(offline.fix)
+    assert "a wheel /media/wh lacks or that is damaged" in str(offline.fix) and "--download-only" in str(offline.fix)

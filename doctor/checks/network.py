@@ -9,6 +9,7 @@ from typing import Any
 
 from packaging.version import Version
 
+from doctor.checks.cluster_facts import npu_less_skip
 from doctor.checks.facts import absent, cann, env, env_known, env_unset, installed, public, pver, val
 from doctor.checks.runner import CheckContext, check, skip
 from doctor.knowledge.hccl_env import CONNECT_TIMEOUT, CONNECT_TIMEOUT_RANGE, CONNECT_TIMEOUT_SOURCE
@@ -81,8 +82,8 @@ def hccl_timeout(ctx: CheckContext) -> Iterator[Finding]:
                 fix=f"export HCCL_CONNECT_TIMEOUT={CONNECT_TIMEOUT} (verl's NPU scripts: {CONNECT_TIMEOUT_SOURCE})",
                 source=(_SRC_HCCL_91.format("HCCL_CONNECT_TIMEOUT") + "; " + SRC_HCCL_TIMEOUT) if strict else SRC_HCCL_TIMEOUT)
             return
-    if not _multi_node(ctx):
-        return
+    if not _multi_node(ctx) or (ctx.node and npu_less_skip(snap)):
+        return  # a node without NPUs runs no HCCL rank, and its shell's variable reaches no other node's workers
     secs = int(raw) if raw is not None else 120
     if secs < 600:
         yield finding(

@@ -432,3 +432,18 @@ def test_a_cpu_node_that_offers_cpus_is_told_the_taskrunner_may_land_there_not_t
     doc = cluster(("h", cpu_head(8.0), None), ("w1", cpu_head(8.0), None))
     findings, _ = run_checks([(n.node, n.snapshot, n.error) for n in cluster_from_dict(doc, "test").nodes])
     assert not by_id(findings, "cluster-npu-less-node-takes-taskrunner")
+
+
+def test_a_node_without_npus_is_not_told_to_raise_hccl_connect_timeout():
+    """HCCL_CONNECT_TIMEOUT matters where HCCL ranks run; a CPU head runs none, and its shell's value reaches no
+    other node's workers. An NPU worker without it is still told (h104 saw the CPU head get the warning)."""
+    for cpus in (0.0, 8.0):
+        head, w1 = cpu_head(cpus), node_snap()
+        for d in (head, w1):
+            d.setdefault("env", {})["HCCL_CONNECT_TIMEOUT"] = "120"  # HCCL's default: short for several nodes
+        doc = cluster(("h", head, None), ("w1", w1, None), ("w2", node_snap(), None))
+        findings, _ = run_checks([(n.node, n.snapshot, n.error) for n in cluster_from_dict(doc, "test").nodes],
+                                 options={"cluster": True})  # as `check --ray` runs them
+        short = {f.node for f in findings if f.id == "hccl-connect-timeout-short"}
+        assert "h" not in short, short
+        assert "w1" in short and "w2" not in short, short

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import argparse
 import ast
+import bisect
 import datetime as _dt
 import json
 import re
@@ -30,7 +31,7 @@ import string
 import subprocess
 import sys
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -392,9 +393,9 @@ def _signature(f: re.Match[str]) -> bool:
         return False
     if words:
         return True
-    before = f.string[:f.start()].rstrip()
+    last = re.search(r"(\S)\s*\Z", f.string[max(0, f.start() - 200):f.start()])  # the code right before the line
     # an initializer list's member (`: a_(x),` / `b_(y) {`) or an argument of a call spanning lines
-    return not name.split("::")[-1].isupper() and not before.endswith((",", ":", "("))
+    return not name.split("::")[-1].isupper() and not (last and last.group(1) in ",:(")
 
 
 class _Braces:
@@ -403,9 +404,6 @@ class _Braces:
     inside a struct is that method's, not the free function defined above the struct."""
 
     def __init__(self, text: str) -> None:
-        import bisect
-
-        self._bisect = bisect.bisect_left
         code = _CPP_INERT.sub(lambda m: re.sub(r"[^\n]", " ", m.group()), text)
         self._code = code
         self._opens = [i for i, c in enumerate(code) if c == "{"]
@@ -414,11 +412,11 @@ class _Braces:
 
     def _depth(self, start: int, end: int) -> int:
         """Braces opened minus closed in code[start:end]."""
-        b = self._bisect
+        b = bisect.bisect_left
         return (b(self._opens, end) - b(self._opens, start)) - (b(self._closes, end) - b(self._closes, start))
 
     def enclosing_function(self, at: int) -> str | None:
-        for end, name in reversed(self._funcs[:self._bisect(self._funcs, (at,))]):
+        for end, name in reversed(self._funcs[:bisect.bisect_left(self._funcs, (at,))]):
             brace = self._code.find("{", end, at)
             semi = self._code.find(";", end, brace if brace >= 0 else at)
             if brace >= 0 and semi < 0 and self._depth(brace, at) > 0:
@@ -648,7 +646,7 @@ def build_again(kept: dict[str, Any], again: Iterable[str], trees: Iterable[Sour
         if src is None:
             raise SystemExit(f"{o['id']}: give its unpacked release (--tree {o['distribution']}={o.get('version')}=DIR)")
         if src.git:
-            src = Source(src.id, src.distribution, src.git, o["commit"], src.dirs, src.url, src.skip, src.cpp)
+            src = replace(src, ref=o["commit"])
         elif src.tree is None:
             from importlib.metadata import version
 

@@ -246,6 +246,7 @@ LD_SO_SOURCE = "https://man7.org/linux/man-pages/man8/ld.so.8.html"
 # /usr/lib/$(uname -m)-linux-gnu, openEuler's jemalloc under /usr/lib64
 JEMALLOC_SOURCE = "https://github.com/vllm-project/vllm-ascend/blob/182b75ea84ff13ece27b57391331ef8935410aea/Dockerfile.openEuler#L83"
 _RPM_FAMILY = ("openeuler", "euleros", "centos", "red hat", "rhel", "kylin", "rocky", "alma", "fedora", "anolis", "ctyunos")
+_DEB_FAMILY = ("ubuntu", "debian")
 
 
 @check("ld-preload", "system", findings=("ld-preload-not-loaded",))
@@ -295,9 +296,17 @@ def _preload_fix(entry: str, where: str, alternatives: list[str], os_name: Any) 
     if alternatives:
         return (f"Preload the file this host has instead: replace {entry} with {alternatives[0]} in LD_PRELOAD (in the "
                 "script or image that sets it, on every node).")
-    if "jemalloc" in entry and isinstance(os_name, str):
-        rpm = any(f in os_name.lower() for f in _RPM_FAMILY)
-        install = "yum install -y jemalloc" if rpm else "apt-get install -y libjemalloc2"
-        path = "/usr/lib64/libjemalloc.so.2" if rpm else "/usr/lib/$(uname -m)-linux-gnu/libjemalloc.so.2"
-        return f"Install jemalloc ({install}) and preload {path}, or drop {entry} from LD_PRELOAD."
+    family = _os_family(os_name) if "jemalloc" in entry else None
+    if family == "rpm":
+        return (f"Install jemalloc (yum install -y jemalloc) and preload /usr/lib64/libjemalloc.so.2, or drop {entry} "
+                "from LD_PRELOAD.")
+    if family == "deb":
+        return (f"Install jemalloc (apt-get install -y libjemalloc2) and preload "
+                f"/usr/lib/$(uname -m)-linux-gnu/libjemalloc.so.2, or drop {entry} from LD_PRELOAD.")
     return f"Install the library at that path, point LD_PRELOAD at the file this host has, or drop {entry} from it."
+
+
+def _os_family(os_name: Any) -> str | None:
+    """"rpm" / "deb" for the distributions whose jemalloc package and path vllm-ascend's images name; else None."""
+    low = os_name.lower() if isinstance(os_name, str) else ""
+    return "rpm" if any(f in low for f in _RPM_FAMILY) else "deb" if any(f in low for f in _DEB_FAMILY) else None

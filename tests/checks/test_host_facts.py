@@ -181,3 +181,13 @@ def test_an_ld_preload_entry_for_another_machine_or_not_elf_is_named_and_unknown
     assert "not an ELF" in found[1].title and "/etc/ld.so.preload" in found[1].fix.text
     assert _run(ld_preload, {"host": {"arch": "x86_64"}}) == []  # an older snapshot: nothing known
     assert _run(ld_preload, {"host": {"preload": []}}) == []
+
+
+def test_an_os_neither_rpm_nor_deb_gets_no_package_manager_it_may_not_have():
+    from doctor.checks.host_facts import ld_preload
+
+    doc = {"host": {"arch": "x86_64", "os": "openSUSE Leap 15.6", "preload": [
+        {"entry": "/usr/lib/x86_64-linux-gnu/libjemalloc.so.2", "source": "LD_PRELOAD", "exists": False,
+         "alternatives": []}]}}
+    (f,) = _run(ld_preload, doc)
+    assert "apt-get" not in f.fix.text and "yum" not in f.fix.text and "drop" in f.fix.text

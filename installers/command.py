@@ -195,11 +195,11 @@ def _execute(o: Options, plan: Plan, report: Report, console: Console, *, profil
     report.extra["seconds"] = round(time.monotonic() - t_start, 3)  # probe + plan + execute
     if outcome.journal:
         report.extra["journal"] = outcome.journal
-    report.findings += fd.outcome_findings(outcome, log_path, python,
-                                           str(o.wheelhouse) if o.wheelhouse and o.offline else None)
+    house = Path(o.wheelhouse).resolve() if o.wheelhouse and o.offline else None  # an --offline install's
+    report.findings += fd.outcome_findings(outcome, log_path, python, str(house) if house else None)
     if outcome.ok and outcome.changed and not o.no_check:
-        wheels = str(Path(o.wheelhouse).resolve() / wh.WHEELS) if o.wheelhouse and o.offline else None
-        report.findings += fd.post_check(o.root, python, profile, report, offline=wheels)
+        report.findings += fd.post_check(o.root, python, profile, report,
+                                         offline=str(house / wh.WHEELS) if house else None)
     fd.split_host(report, o.no_host_check)
     fd.print_outcome(console, outcome)
     fd.print_host(console, report)

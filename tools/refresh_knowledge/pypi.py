@@ -62,10 +62,10 @@ FRAMEWORKS = ("ms-swift", "llamafactory", "lmdeploy", "modelscope", "gpustack")
 # Criterion: every project the newest release in this table of verl, vllm, vllm-ascend, transformers, ray and
 # megatron-core declares in Requires-Dist outside an extra (what `pip install` of that release brings in, so what
 # a bug report's `pip list` of such a stack states), not already tracked above; listed from the table itself
-# (read 2026-12-05: vllm 0.34.0, vllm-ascend 0.30.0rc2, transformers 5.25.0, ray 2.60.0; verl's and
+# (read 2026-12-06: vllm 0.34.0, vllm-ascend 0.30.0rc2, transformers 5.25.0, ray 2.60.0; verl's and
 # megatron-core's were all tracked already). tests/tools/test_pypi.py keeps the list complete for the
 # shipped table. None left out: under the size policy (SINCE, no dev releases) the whole table is 131 projects,
-# 6107 releases, 12.2 MB (was 56, 2483, 7.2 MB), and a project's file is read only when a snapshot states that
+# 6111 releases, 12.2 MB (was 56, 2483, 7.2 MB), and a project's file is read only when a snapshot states that
 # project. py-cpuinfo has no release since 2023: its index line says so (0 releases), as codetiming's does.
 DEPENDENCIES = ("aiohttp", "anthropic", "apache-tvm-ffi", "arctic-inference", "blake3", "cachetools", "cbor2",
                 "certifi", "click", "cmake", "compressed-tensors", "depyf", "fastapi", "fastokens", "fastsafetensors",

@@ -147,6 +147,29 @@ def test_each_release_records_the_files_it_publishes_for_linux_and_files_only_ke
     assert again.declared("torch-npu", "2.14.0") == d
 
 
+def test_files_only_reads_the_declaration_of_a_release_published_since_the_table_was_read(tmp_path, capsys) -> None:
+    """--files-only re-stamps the table with the day PyPI was read, so a release PyPI lists by then must be in it:
+    a table written before torch-npu 2.14.0 was published gets its row (one wheel's METADATA read), not only a new
+    date over the old releases."""
+    out = tmp_path / "requirements"
+    assert pypi.main(["--out", str(out), "--project", "torch-npu"], http=RecordedPyPI()) == 0, capsys.readouterr().err
+    full = read_dir(str(out)).declared("torch-npu", "2.14.0")
+    assert full is not None
+    doc = json.loads((out / "torch-npu.json").read_text())
+    del doc["releases"]["2.14.0"]
+    (out / "torch-npu.json").write_text(json.dumps(doc))
+    idx = json.loads((out / "index.json").read_text())
+    idx["projects"]["torch-npu"].update(releases=len(doc["releases"]), newest="2.13.0")
+    (out / "index.json").write_text(json.dumps(idx))
+    assert read_dir(str(out)).declared("torch-npu", "2.14.0") is None
+    http = RecordedPyPI()
+    assert pypi.main(["--out", str(out), "--files-only"], http=http) == 0, capsys.readouterr().err
+    assert [u for u, _ in http.requests if not u.endswith("/json")] != []  # the new release's wheel was read
+    again = read_dir(str(out))
+    assert again.index["torch-npu"].newest == "2.14.0"
+    assert again.declared("torch-npu", "2.14.0") == full
+
+
 def test_a_yanked_release_keeps_its_row_with_the_maintainers_reason_and_the_index_repeats_it(tmp_path, capsys) -> None:
     """einops 0.6.2rc0 as PyPI lists it: every file yanked, reason "0.6.2 cancelled in favor of 0.7.0"."""
     rels = {r.version: r for r in pypi.releases("einops", RecordedPyPI())}

@@ -513,19 +513,30 @@ def default_out() -> str:
                         "profiles", "requirements")
 
 
-def with_files(path: str, found: dict[str, list[PypiRelease]], today: str | None = None) -> dict[str, Any]:
+def with_files(path: str, found: dict[str, list[PypiRelease]], today: str | None = None, http: Http | None = None,
+               workers: int = 6) -> dict[str, Any]:
     """The table in directory `path` with each release's `files` (file_targets) and `yanked` (listing) from the
-    release lists `found` (one JSON API request per project, no file read): the same projects, releases and
-    declarations, re-stamped with the day PyPI was read. A release PyPI no longer lists files for keeps its row
-    without `files` (and without `yanked`: PyPI keeps no yanked file list for it)."""
+    release lists `found` (one JSON API request per project): the same projects, releases and declarations,
+    re-stamped with the day PyPI was read. A release PyPI no longer lists files for keeps its row without `files`
+    (and without `yanked`: PyPI keeps no yanked file list for it). A kept release PyPI lists that the table lacks (one
+    uploaded since the table's declarations were read) has its declaration read and added, one wheel or sdist each:
+    a table stamped with a day holds every release published by then (a date re-stamped over a missing release made
+    2026-12-05's table lack four releases uploaded in November)."""
     from doctor.knowledge.requirements import read_dir
 
     table = read_dir(path)
     projects: dict[str, dict[str, Any]] = {}
     unstated: dict[str, list[str]] = {}
+    raws: dict[str, dict[str, Any]] = {}
     for p in table.index:
         with open(os.path.join(path, f"{p}.json"), encoding="utf-8") as fh:
-            raw = json.load(fh)
+            raws[p] = json.load(fh)
+    new = [r for p, raw in raws.items() for r in found.get(p, [])
+           if kept(r) and r.version not in raw["releases"] and r.version not in raw.get("unstated", ())]
+    h = http or Http()
+    with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
+        decl = list(zip(new, pool.map(lambda r: declared(h, r), new), strict=True))
+    for p, raw in raws.items():
         listed = {r.version: r for r in found.get(p, [])}
         rels = {}
         for ver, e in raw["releases"].items():
@@ -537,6 +548,11 @@ def with_files(path: str, found: dict[str, list[PypiRelease]], today: str | None
         projects[p] = rels
         if raw.get("unstated"):
             unstated[p] = list(raw["unstated"])
+    for r, d in decl:
+        if d is not None:
+            projects[r.project][r.version] = d
+        else:
+            unstated.setdefault(r.project, []).append(r.version)
     doc: dict[str, Any] = {"schema": SCHEMA, "read": today or datetime.date.today().isoformat(), "projects": projects}
     if unstated:
         doc["unstated"] = unstated
@@ -550,14 +566,14 @@ def main(argv: Sequence[str] | None = None, http: Http | None = None) -> int:
     ap.add_argument("--project", action="append", metavar="NAME", help="only these projects (default: every tracked one)")
     ap.add_argument("--files-only", action="store_true",
                     help="keep the table's releases and declarations; only (re)record what files each publishes "
-                         "and whether PyPI yanked it")
+                         "and whether PyPI yanked it, and read the declarations of releases published since")
     args = ap.parse_args(argv)
     try:
         if args.files_only:
             from doctor.knowledge.requirements import read_dir
 
             found = read_all(list(read_dir(args.out).index), http)
-            doc = with_files(args.out, found)
+            doc = with_files(args.out, found, http=http)
         else:
             found = read_all(args.project or PROJECTS, http)
             doc = requirements_table(found, http)

@@ -45,6 +45,7 @@ MAX_TEXT = 300  # characters of a line kept
 TRACEBACK_GAP = 60  # candidate lines after the last frame before an open traceback without its exception is closed
 PLACED_AFTER = 4  # lines below a frame its traceback's exception line can be: the frame's source, carets, a wrap
 MAX_CONTINUATION = 8  # lines of an exception message after its first one (Python prints str(exc) whole)
+_SAID_TWICE = 12  # characters of an exception's message a printed heading must repeat to be the same failure
 
 # The phrases a line must hold to be one of these events: added to the pre-filter's phrases (doctor.explain.scanner),
 # so the reader only sees candidate lines, never the whole log.
@@ -277,6 +278,9 @@ class EventReader:
         # the last logged error record (kind `log`: `ERROR ... [core.py:866] EngineCore failed to start.`), the same
         # three, and the record whose exception's traceback is open right below it (`logger.exception(msg)`)
         self._record: tuple[int, int, str | None] | None = None
+        # the last error line a program printed with no logger level (`print(f"Failed to load: {e}")` before
+        # `traceback.print_exc()`): the same three, read as the heading of a traceback right below it
+        self._printed: tuple[int, int, str | None] | None = None
         self._headed_by: int | None = None
 
     # -- feeding
@@ -295,6 +299,9 @@ class EventReader:
             self._last_frame_line = lineno
             self._below_logged = self._logged_above(lineno, raw)
             self._headed_by = self._below(self._record, lineno, raw, 1)
+            if self._headed_by is None and (printed := self._below(self._printed, lineno, raw, 1)) is not None:
+                self._headed_by = printed
+                self.events[printed].facts["printed"] = "1"
             return None
         if _CHAIN.search(text):
             self._chain_pending = True
@@ -353,6 +360,8 @@ class EventReader:
                 self._logged = placed
             elif ev.kind == "log" or ev.kind in ("failure", "text") and _ERROR_LEVEL.search(head):
                 self._record = placed  # a logged error record
+            elif ev.kind not in ("python", "warning") and not text[:1].isspace():
+                self._printed = placed  # a line the program printed, no logger level (a heading, if one follows)
         return ev
 
     def continued(self, ev: Event, lines: int) -> None:
@@ -361,6 +370,8 @@ class EventReader:
             self._logged = (self._logged[0], self._logged[1] + lines, self._logged[2])
         if self._record is not None and self.events[self._record[0]] is ev:
             self._record = (self._record[0], self._record[1] + lines, self._record[2])
+        if self._printed is not None and self.events[self._printed[0]] is ev:
+            self._printed = (self._printed[0], self._printed[1] + lines, self._printed[2])
 
     @staticmethod
     def _below(placed: tuple[int, int, str | None] | None, lineno: int, raw: str, gap: int) -> int | None:
@@ -540,6 +551,11 @@ class EventReader:
                 heading = self.events[self._headed_by]
                 heading.facts["heads_below"] = str(lineno - heading.line)
                 self._headed_by = None
+                said = facts["message"].strip()
+                if heading.facts.get("printed") and len(said) >= _SAID_TWICE and said in heading.text:
+                    # `print(f"...: {e}")` then `traceback.print_exc()`: the printed line says the exception below
+                    # again; one failure, told by its exception line
+                    heading.facts["repeats_below"] = "1"
         if self._chain_pending and self._last_python is not None:
             ev.chained_from = self._last_python
         self._chain_pending = False
@@ -672,21 +688,41 @@ def wants_continuation(ev: Event) -> bool:
     msg = ev.facts.get("message", "")
     if ev.kind == "python" and not msg and ev.text.rstrip().endswith(":"):
         return True  # `Type:` with nothing after it: CPython writes `Type: value`, so the value is on the next lines
-    return ev.kind == "python" and bool(msg) and (msg.endswith(":") or not _ENDED.search(msg))
+    return ev.kind == "python" and bool(msg) and (msg.endswith(":") or not _ENDED.search(msg) or _ends_in_digit(msg))
 
 
-def continue_message(ev: Event, lines: list[str]) -> list[str]:
+def _ends_in_digit(msg: str) -> bool:
+    """A message whose last character is a digit: it may have ended (`error code is 4`) or been cut inside a number
+    by a terminal's width (`current_node_resource={'memory': 215` / `1287372800.0, ...`)."""
+    return msg.rstrip()[-1:].isdigit()
+
+
+def _unclosed(msg: str) -> bool:
+    """More brackets opened than closed: the message was cut before its end (a dict or list it prints)."""
+    return sum(msg.count(c) for c in "([{") > sum(msg.count(c) for c in ")]}")
+
+
+def continue_message(ev: Event, lines: list[str], *, prefixed: bool = False) -> list[str]:
     """Add the lines that follow an exception line (or a logged record, its indented lines only) to its message, up
     to the first blank line or the first line that starts something else (a frame, a traceback, a logged record), at
     most MAX_CONTINUATION; the facts an exception's message names are read again from the whole of it. Returns the
-    lines it added."""
+    lines it added. `prefixed`: the exception line carries a launcher's or logger's prefix (doctor.explain.events
+    strip_prefix), which every line its process prints carries too."""
     more: list[str] = []
     # an exception whose message stops mid-sentence (no ':') goes on only on unindented lines: a paste's wrap; an
     # indented line below it is a block of its own (a table, the next record's detail)
     msg = ev.facts.get("message", "")
     wrapped = ev.kind == "python" and bool(msg) and not msg.endswith(":")
+    # a message ending in a digit reads as ended (`error code is 4`); it goes on only where the next lines are a
+    # terminal's wrap of it: lines without the prefix its own line carries (a process's next line would carry it),
+    # or, unprefixed, a message cut inside an open bracket
+    in_number = wrapped and _ENDED.search(msg) is not None and _ends_in_digit(msg)
+    if in_number and not (prefixed or _unclosed(msg)):
+        return more
     for raw in lines[:MAX_CONTINUATION]:
         text = strip_prefix(raw.rstrip("\r\n"))
+        if in_number and text != raw.rstrip("\r\n"):
+            break  # the process's (or another's) own next line: the message ended with its number
         if not text.strip() or _NOT_CONTINUATION.match(text) or _EXCEPTION.match(text) and not text[:1].isspace():
             break
         if ev.kind == "log" and not text[:1].isspace():

@@ -110,6 +110,8 @@ def attributions(db: SignatureDB, res: ScanResult, kept: dict[str, Hit],
             continue  # a catch-all line in a log where something specific matched: a symptom
         if first_root is not None and ev.line > first_root:
             continue
+        if ev.facts.get("repeats_below"):
+            continue  # a printed heading that repeats the exception below it: that exception's finding tells it
         att = attribute(ev, snapshot)
         if coded and (att is None or att.id != HCCL_CODE_ID):
             continue  # only the code's own reading replaces the knock-on signature

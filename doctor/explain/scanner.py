@@ -298,7 +298,8 @@ class LogScanner:
             event.signature = winner.id if winner is not None else None
             event.time = self._time_of(region, start, end)
             if wants_continuation(event):
-                more = continue_message(event, self._lines_after(region, end, MAX_CONTINUATION))
+                more = continue_message(event, self._lines_after(region, end, MAX_CONTINUATION),
+                                        prefixed=strip_prefix(text) != text)
                 self._events.continued(event, len(more))
                 if more and (winner is None or winner.fallback or winner.yields):
                     self._match_wrapped(event, f"{text.rstrip()} {' '.join(more)}", region, start, end, lineno)

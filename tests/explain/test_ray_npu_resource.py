@@ -59,3 +59,34 @@ def test_the_cuda_platforms_gpu_message_is_not_this_finding():
     line = ("ValueError: Current node has no GPU available. current_node_resource={'CPU': 112.0}. vLLM engine cannot "
             "start without GPU.")
     assert "vllm-ray-node-no-free-npu" not in [f.id for f in explain_lines([line])]
+
+
+def test_a_message_the_terminal_cut_inside_a_number_is_read_whole():
+    # the first line ends in a digit (`'memory': 215`), which reads as the end of a message; the next lines carry no
+    # `(EngineCore_DP0 pid=…)` prefix, which every line of that process carries: they are its wrap, not new lines
+    from doctor.explain.db import read_signatures
+    from doctor.explain.scanner import LogScanner
+
+    scanner = LogScanner(read_signatures())
+    scanner.feed_bytes(("\n".join(NO_NPU_KEY) + "\n").encode())
+    scanner.close()
+    first = scanner.result().events[0]
+    assert first.line == 1 and "'GPU': 8.0}" in first.facts["message"], first.facts["message"]
+    assert "Process EngineCore_DP0" not in first.facts["message"]  # the process's own next line ends it
+
+
+def test_a_message_ending_in_a_number_before_the_processs_next_line_stays_as_it_was():
+    from doctor.explain.db import read_signatures
+    from doctor.explain.scanner import LogScanner
+
+    # a Ray worker's HCCL error as https://github.com/verl-project/verl/issues/3947 quotes it: the code, then the
+    # same process's next line
+    lines = ["(TaskRunner pid=30188) RuntimeError: create_config:build/CMakeFiles/torch_npu.dir/compiler_depend.ts:102 "
+             "HCCL function error: hcclCommInitRootInfoConfig(numRanks, &rootInfo, rank, config, &(comm->hcclComm_)), "
+             "error code is 4",
+             "(TaskRunner pid=30188) [ERROR] 2025-10-29-02:17:03 (PID:144556, Device:0, RankID:0) ERR02200 DIST call "
+             "hccl api failed."]
+    scanner = LogScanner(read_signatures())
+    scanner.feed_bytes(("\n".join(lines) + "\n").encode())
+    scanner.close()
+    assert scanner.result().events[0].facts["message"].endswith("error code is 4")

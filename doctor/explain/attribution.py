@@ -92,9 +92,24 @@ def _comps(*names: str | None) -> tuple[str, ...]:
 _RAY_WORKING_DIR = "/runtime_resources/working_dir_files/"
 
 
-def frame_owner(frame: Frame, snapshot: Any = None) -> Owner | None:
+def checkout_roots(frames: list[Frame]) -> frozenset[str]:
+    """The directories a traceback shows to be source checkouts rather than packages: one named like an import name
+    that holds a package directory of the same name (`/work/verl/verl/workers/x.py`: /work/verl is the checkout, the
+    package is /work/verl/verl). Another top-level directory in such a checkout is a package of its own
+    (`/work/verl/megatron/training/x.py` is megatron's, put on sys.path with verl's checkout), not the checkout's."""
+    roots: set[str] = set()
+    for frame in frames:
+        parts = frame.path.replace("\\", "/").split("/")
+        for i, seg in enumerate(parts[:-2]):
+            if seg.isidentifier() and parts[i + 1] == seg:
+                roots.add("/".join(parts[: i + 1]))
+    return frozenset(roots)
+
+
+def frame_owner(frame: Frame, snapshot: Any = None, roots: frozenset[str] = frozenset()) -> Owner | None:
     """The package a frame's file belongs to; None for user code; an Owner with component "stdlib" is never
-    returned: stdlib frames are skipped by the callers (`is_stdlib`)."""
+    returned: stdlib frames are skipped by the callers (`is_stdlib`). `roots`: the source checkouts the traceback
+    shows (`checkout_roots`), whose name is not the package of the files below them."""
     path = frame.path.replace("\\", "/")
     if _RAY_WORKING_DIR in path:
         return None  # the job's own code, as Ray copied its runtime_env working_dir (not a source tree of ray)
@@ -111,6 +126,8 @@ def frame_owner(frame: Frame, snapshot: Any = None) -> Owner | None:
     # package's import name, with the file under it.
     parts = frame.path.replace("\\", "/").split("/")
     for i, seg in enumerate(parts[:-1]):
+        if parts[i + 1] != seg and "/".join(parts[: i + 1]) in roots:
+            continue  # a checkout holding this file's package as a directory of its own: the package is below
         dist = distribution_of_module(seg, snapshot) if seg.isidentifier() else None
         if dist is not None:
             comp = component_of_distribution(dist) or "python"
@@ -132,7 +149,8 @@ def is_stdlib(frame: Frame) -> bool:
 
 
 def _frames_with_owners(ev: Event, snapshot: Any) -> list[tuple[Frame, Owner | None]]:
-    return [(f, frame_owner(f, snapshot)) for f in ev.frames if not is_stdlib(f)]
+    roots = checkout_roots(ev.frames)
+    return [(f, frame_owner(f, snapshot, roots)) for f in ev.frames if not is_stdlib(f)]
 
 
 def _where(frame: Frame) -> str:
@@ -329,7 +347,7 @@ def _api_mismatch(ev: Event, snapshot: Any) -> Attribution | None:
     if etype == "AttributeError" and f.get("class") and owned:
         api = f"{f['class']}.{f['name']}"
         if (got := _at_boundary(owned, api)) is not None:
-            return _known_missing_api(owned, api) or got
+            return _known_missing_api(owned, api) or _named_class_outside(ev, owned, snapshot, api) or got
     return _class_api(ev, owned, snapshot)
 
 
@@ -501,16 +519,19 @@ def _declared(cls: str, declared: str) -> str:
     return f"; of the packages defining {cls}, {declared}" if declared else ""
 
 
-def _named_class_outside(ev: Event, owned: list[tuple[Frame, Owner | None]], snapshot: Any) -> Attribution | None:
+def _named_class_outside(ev: Event, owned: list[tuple[Frame, Owner | None]], snapshot: Any,
+                         member: str = "") -> Attribution | None:
     """Every frame is one distribution's, but the call the message names is a class's that distribution does not
-    define (`GPTModel.__init__()` raised on verl's `model = model_cls(**kw)`): the class's package is the one called —
+    define (`GPTModel.__init__()` raised on verl's `model = model_cls(**kw)`), or the attribute it reads is missing
+    from an object of such a class (`member`: `'GDNAttentionMetadataBuilder' object has no attribute
+    'aclgraph_support'` in vllm-ascend's code, the class being vLLM's): the class's package is the one called —
     the single package defining it, or the one of several the frames' distribution declares — and the frames'
     distribution the caller, not an inconsistency of its own. None when any frame is another's or the job's."""
     keys = {_key(own) if own is not None else None for _, own in owned}
     frame, own = owned[-1]
     if len(keys) != 1 or own is None or not own.distribution:
         return None
-    api = ".".join((ev.facts.get("call") or "").split(".")[-2:])
+    api = member or ".".join((ev.facts.get("call") or "").split(".")[-2:])
     cls = _called_class(api)
     if not cls[:1].isupper():
         return None
@@ -526,7 +547,7 @@ def _named_class_outside(ev: Event, owned: list[tuple[Frame, Owner | None]], sna
     if len(owners) != 1 or ("/models/" in owners[0][1] and not declared):
         return None
     origin, path = owners[0]
-    read = (f"the call {api} names {cls}, which {own.distribution} does not define -> defined by "
+    read = (f"the {'attribute' if member else 'call'} {api} names {cls}, which {own.distribution} does not define -> defined by "
             f"{_defined_in(origin, path)}{_declared(cls, declared)}")
     caller = (_key(own), own.component, f"{_where(frame)} -> {own.how}")
     return _mismatch(origin.distribution, origin.component, caller, read, api)

@@ -82,6 +82,20 @@ def driver_command(python: str, out: str, address: str, timeout: float, root: st
     ]
 
 
+class RayNotInstalled(DoctorError):
+    """`--ray` without `--python` and no Ray in the doctor's interpreter: the `ray` extra is missing, reported as
+    every missing extra is (`extra-not-installed`, its fix the line that installs it), not as a doctor failure."""
+
+    finding_id = "extra-not-installed"
+
+    def __init__(self) -> None:
+        self.fix = (f"{extra_install_command('ray')} (the cluster's Ray version), or pass --python with the training "
+                    "environment's interpreter, whose Ray runs the cluster")
+        super().__init__(f"Ray is not installed in the doctor's Python ({sys.executable}). Install it with "
+                         f"`{extra_install_command('ray')}` (the cluster's Ray version), or pass --python with the "
+                         "training environment's interpreter, whose Ray runs the cluster.")
+
+
 def collect_ray(address: str | None, python: str | None, timeout: float, root: str = "/",
                 *, connect_timeout: float = CONNECT_TIMEOUT, reach_timeout: float | None = None,
                 deep_timeout: float | None = None) -> Cluster:
@@ -101,11 +115,7 @@ def collect_ray(address: str | None, python: str | None, timeout: float, root: s
         raise DoctorError(f"--timeout must be positive, got {timeout:g}")
     if python is None:
         if not _doctor_has_ray():
-            raise DoctorError(
-                f"Ray is not installed in the doctor's Python ({sys.executable}). Install it with "
-                f"`{extra_install_command('ray')}` (the cluster's Ray version), or pass --python with the training "
-                "environment's interpreter, whose Ray runs the cluster."
-            )
+            raise RayNotInstalled()
         python = sys.executable
     elif not (os.path.isfile(python) and os.access(python, os.X_OK)):
         raise DoctorError(f"--python {python}: not an executable file")

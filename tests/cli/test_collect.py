@@ -181,6 +181,25 @@ def test_ray_with_deep_asks_every_node_for_the_deep_facts_with_their_own_bound(
     assert got["deep_timeout"] is None and got["reach_timeout"] is None
 
 
+@pytest.mark.parametrize("cmd", ["collect", "check"])
+def test_ray_without_ray_in_the_doctor_is_the_missing_extra(cmd: str, report_schema: dict,
+                                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    """`--ray` with no Ray in the doctor's interpreter (README's first lines install none) is the `ray` extra
+    missing: `extra-not-installed` whose fix is the line that installs it, as for lint's and launch's extra. It was
+    `doctor-failed`, whose fix said only "Read the message above"."""
+    import doctor.cluster.collect_ray as cc
+
+    monkeypatch.setattr(cc, "_doctor_has_ray", lambda: False)
+    r = CliRunner().invoke(cli, ["--json", cmd, "--ray"], catch_exceptions=False)
+    assert r.exit_code == 2
+    rep = json.loads(r.stdout)
+    jsonschema.validate(rep, report_schema)
+    (f,) = rep["findings"]
+    assert f["id"] == "extra-not-installed"
+    assert f"{sys.executable} -m pip install 'verl-ascend-doctor[ray]'" in f["fix"]["text"]
+    assert "--python" in f["fix"]["text"]
+
+
 def test_failing_target_python_is_exit_2_and_nothing_is_written(tmp_path: Path, report_schema: dict,
                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
     bad = write(tmp_path / "python3", "#!/bin/sh\necho 'error while loading shared libraries: libpython3.9.so' >&2\nexit 127\n", mode=0o755)

@@ -123,10 +123,9 @@ def command(console, from_files, from_report, profile_name, only, ignore, config
 def _stated(path: str) -> tuple[Any, Any]:
     """The partial snapshot of what the report at `path` states (exit 2 when it cannot be read or states nothing
     the doctor reads: an empty verdict would read as "ok")."""
-    import re
 
     from doctor.errors import InputError
-    from doctor.snapshot.loader import BUNDLE_HINT, binary_kind
+    from doctor.snapshot.loader import BUNDLE_HINT, binary_kind, doctor_document_kind
     from doctor.snapshot.model import snapshot_from_dict
     from doctor.snapshot.stated import read_stated
 
@@ -145,7 +144,7 @@ def _stated(path: str) -> tuple[Any, Any]:
     if kind := binary_kind(raw):
         raise InputError(f"not text: {kind}{BUNDLE_HINT}: a report is the text a bug report pastes", source=path)
     text = raw.decode("utf-8", errors="replace")
-    if text.lstrip().startswith("{") and re.search(r'"schema"\s*:\s*"doctor\.(?:snapshot|cluster)/', text[:4096]):
+    if doctor_document_kind(text):
         raise InputError("is a doctor snapshot, not a report's text: read it with `doctor check --from FILE`",
                          source=path)
     stated = read_stated(text)

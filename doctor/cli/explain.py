@@ -79,6 +79,8 @@ def command(console, logs: tuple[str, ...], signatures_path: str | None, context
         # a cluster file: the first node that has a snapshot (every node runs the same stack)
         snapshot = next((n.snapshot for n in getattr(doc, "nodes", []) if n.snapshot is not None), None) \
             if hasattr(doc, "nodes") else doc
+    for log in logs:
+        _refuse_doctor_document(log)
     t0 = time.perf_counter()
     single = len(logs) == 1 and (logs[0] == "-" or not Path(logs[0]).is_dir())
     if single:
@@ -123,6 +125,26 @@ def command(console, logs: tuple[str, ...], signatures_path: str | None, context
                     f"`doctor check --from-report {shlex.quote(logs[0])}` judges it against the stack's rules", "dim"))
 
     return emit(report, console, before_summary=evidence)
+
+
+def _refuse_doctor_document(path: str) -> None:
+    """A file `doctor collect` wrote, named as a LOG (`doctor explain snap.json` for `--snapshot snap.json LOG`), is
+    exit 2 naming the flags that read it: read as a log, its JSON lines (`"error": "npu-smi not found on PATH"`)
+    gave a made-up failure and exit 1. Only a file named on the command line: a directory's walk reads logs."""
+    if path == "-" or Path(path).is_dir():
+        return
+    try:
+        with open(path, "rb") as fh:
+            head = fh.read(4096).decode("utf-8", errors="replace")
+    except OSError:
+        return  # the reader says why it cannot be read
+    from doctor.snapshot.loader import doctor_document_kind
+
+    if kind := doctor_document_kind(head):
+        from doctor.errors import InputError
+
+        raise InputError(f"is a doctor {kind} (`doctor collect` wrote it), not a log: `doctor check --from FILE` "
+                         "diagnoses it, `doctor explain --snapshot FILE LOG` reads a log with it", source=path)
 
 
 # A report states its environment at its top (the trackers' templates put it first); a log of gigabytes is not

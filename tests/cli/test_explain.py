@@ -197,3 +197,23 @@ def test_a_line_that_holds_its_time_behind_a_cut_prefix_is_not_said_to_have_none
     log.write_text("INFO 01-13 07:50:01 [core.py:100] starting\nTraceback (most recent call last):\n"
                    "RuntimeError: shape '[19, -1]' is invalid for input of size 640\n")
     assert "(no timestamp; the last one before it: 01-13 07:50:01.000)" in run("explain", str(log)).stdout
+
+
+def test_a_snapshot_named_as_the_log_is_refused_naming_the_flags_that_read_it(tmp_path):
+    """`doctor explain snap.json` (for `--snapshot snap.json LOG`): the JSON's lines were read as a log, and the
+    snapshot's `"error": "npu-smi not found on PATH"` gave `error-line-names-component`, exit 1. A file collect
+    wrote is exit 2 naming `check --from` and `--snapshot`, alone or beside a log; a log still reads."""
+    from doctor.probes import collect_snapshot
+
+    snap = tmp_path / "snap.json"
+    snap.write_text(json.dumps(collect_snapshot().to_dict(), indent=2))
+    log = tmp_path / "run.log"
+    log.write_text(HCCL)
+    for args in ([str(snap)], [str(snap), str(log)]):
+        r = run("explain", "--json", *args)
+        assert r.exit_code == 2, r.stdout
+        (f,) = js(r)["findings"]
+        assert f["id"] == "input-invalid"
+        assert "doctor check --from" in f["title"] and "--snapshot" in f["title"] and str(snap) in f["title"]
+    r = run("explain", "--json", "--snapshot", str(snap), str(log))
+    assert r.exit_code == 1 and js(r)["findings"][0]["id"] == "cann-libhccl-missing"

@@ -79,3 +79,23 @@ def test_no_table_row_is_written_twice():
             and not (i + 1 < len(lines) and lines[i + 1].startswith("|---"))]
     twice = sorted({r for r in rows if rows.count(r) > 1})
     assert not twice, twice
+
+
+def test_the_ci_runner_install_line_plans_on_a_host_without_cann(tmp_path: Path):
+    """README's install example for an image build / CI runner without CANN or NPU (`--no-host-check`), run as it
+    is written (its /opt/verl a fresh venv, plus --dry-run) on a root with no Ascend install, plans the stack:
+    exit 0 with the host findings listed apart. Written without `--profile` it was exit 2, "no verified stack
+    matches this host": with no CANN there is nothing to match a stack by."""
+    import json
+    import shlex
+
+    from tests.cli.test_install import doctor
+
+    block = README.split("## `doctor install`", 1)[1].split("```bash", 1)[1].split("```", 1)[0]
+    (line,) = [x for x in block.splitlines() if "--no-host-check" in x and x.startswith("doctor install ")]
+    args = [str(tmp_path / "venv") if a == "/opt/verl" else a for a in shlex.split(line.split("#", 1)[0])[1:]]
+    cp = doctor(*args, "--dry-run", "--json", "--root", str(tmp_path))
+    assert cp.returncode == 0, cp.stderr
+    rep = json.loads(cp.stdout)
+    assert any(f["id"] == "install-system-cann-missing" for f in rep["host_findings"])
+    assert not (tmp_path / "venv").exists()

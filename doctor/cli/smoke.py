@@ -16,7 +16,7 @@ from doctor.cli.options import doctor_command, junit_option, output_options, pyt
 @click.command("smoke")
 @click.option("--workdir", type=click.Path(file_okay=False), default=None,
               help="Where the dataset, tiny model and run logs go (reused when unchanged). "
-                   "Default: ~/.cache/verl-ascend-doctor/smoke.")
+                   "Default: $XDG_CACHE_HOME/verl-ascend-doctor/smoke (~/.cache/...).")
 @click.option("--model", type=click.Path(exists=True, file_okay=False), default=None,
               help="A local Hugging Face model directory to use instead of the built tiny Qwen2.")
 @click.option("--tp", type=click.IntRange(min=1), default=None, help="Tensor parallel size (default: fits the NPUs).")

@@ -178,7 +178,8 @@ def _say_stated(report: Any, stated: Any, path: str, console: Console) -> None:
                                         for c in stated.conflicts]
     if console.json_mode or console.verbosity < 0:
         return
-    console.print(console.style(f"stated in {path}: " + "; ".join(stated.described(console.verbosity >= 1)), "dim"))
+    where = "stdin" if path == "-" else path  # as the errors name it (`- = stdin`)
+    console.print(console.style(f"stated in {where}: " + "; ".join(stated.described(console.verbosity >= 1)), "dim"))
     if not any(f.severity.value in ("error", "warning") for f in report.findings):
         # "ok" on a report means only that what it states breaks no rule: say how little could be judged
         ran = sum(1 for c in report.checks if c.status.value != "skip")

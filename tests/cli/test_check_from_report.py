@@ -52,6 +52,7 @@ def test_stdin_and_conflicts_are_said():
     r = run("check", "--from-report", "-", input="CANN: 8.5.0\ntorch==2.5.1\ntorch==2.6.0\n")
     assert "stated twice, left unknown: torch 2.5.1 (line 2) vs 2.6.0 (line 3)" in r.stdout
     assert "CANN 8.5.0 (line 1)" in r.stdout
+    assert "stated in stdin: CANN 8.5.0 (line 1)" in r.stdout  # `-` is named as the errors name it, not "stated in -"
 
 
 def test_a_report_that_states_nothing_is_exit_2_naming_the_file(tmp_path):

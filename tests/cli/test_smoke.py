@@ -229,6 +229,36 @@ def test_ci_examples_run_check_install_smoke_with_real_options(name: str) -> Non
     assert "junit" in text.lower() and ("report_paths" in text or "reports:" in text)
 
 
+@pytest.mark.parametrize("name", ["github-actions.yml", "gitlab-ci.yml"])
+def test_ci_examples_install_the_doctor_from_where_it_is(name: str, tmp_path: Path) -> None:
+    """The examples' "install the doctor" line installs what it names: `pip install "verl-ascend-doctor[smoke]"`
+    asked PyPI, which has no such project (HTTP 404; pip: "No matching distribution found"), so every job stopped at
+    its first step. The line now installs `$DOCTOR_SRC` (the doctor's checkout or wheel on the runner): with it
+    pointing at this checkout, pip resolves the doctor with its `smoke` extra from it, no index asked."""
+    import re
+    import subprocess
+    import sys
+
+    import yaml
+
+    text = (EXAMPLES / name).read_text()
+    (line,) = [x for x in text.splitlines() if re.search(r'bin/pip" install (?!--upgrade)', x)]
+    (spec,) = re.findall(r'install "([^"]+)"', line)
+    assert "verl-ascend-doctor[" not in spec, f"{name}: {spec} is asked of PyPI, which has no verl-ascend-doctor"
+    doc = yaml.safe_load(text)
+    env = doc.get("variables") or next(j["env"] for j in doc["jobs"].values())
+    assert "DOCTOR_SRC" in env, f"{name}: DOCTOR_SRC is not set"
+    spec = spec.replace("${DOCTOR_SRC}", str(EXAMPLES.parents[1])).replace("$DOCTOR_SRC", str(EXAMPLES.parents[1]))
+    r = subprocess.run([sys.executable, "-m", "pip", "install", "--dry-run", "--no-deps", "--no-index",
+                        "--no-build-isolation", "-q", "--report", "-", spec],
+                       capture_output=True, text=True, timeout=300, cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    import json
+
+    assert [(i["metadata"]["name"], i.get("requested_extras")) for i in json.loads(r.stdout)["install"]] == \
+        [("verl-ascend-doctor", ["smoke"])]
+
+
 @pytest.mark.slow
 def test_cancel_by_sigterm_ends_the_run_and_its_processes(workdir: Path, tmp_path: Path) -> None:
     """A CI cancel (SIGTERM to the doctor) cleans up like Ctrl-C: exit 2, nothing of the run left."""

@@ -112,7 +112,9 @@ def _split(key: str) -> tuple[str, str, str] | None:
         return key[:i], key[i + 1:j], key[j + 1:]
     top, _, rest = key.partition(".")
     name, dot, field = rest.partition(".")
-    return (top, name, "." + field) if top in _NAMED and dot else None
+    if top not in _NAMED or not name:
+        return None
+    return (top, name, "." + field) if dot else (top, name, "")  # `modules.numpy: null`: the entry itself
 
 
 def _key(coll: str, names: list[str], field: str = "") -> str:
@@ -157,11 +159,13 @@ def _rank(key: str) -> int:
 
 def summarize(a: Snapshot, b: Snapshot, changes: list[tuple[str, Any, Any]]) -> list[tuple[str, str, str]]:
     """`changes` (from diff_snapshots) as display lines [(sign, key, text)]: sign `+` only in B, `-` only in A,
-    `~` changed; most important first. Every change is on exactly one line."""
+    `~` changed; most important first. Every change is on exactly one line (an entry recorded as null on the side
+    it is missing from is the "only in" line's)."""
     fa, fb = flatten(a), flatten(b)
     present: tuple[set[tuple[str, str]], set[tuple[str, str]]] = (set(), set())
     for side, flat in zip(present, (fa, fb), strict=True):
-        side.update(s[:2] for s in map(_split, flat) if s)
+        # an entry recorded as null (`modules.numpy: null`: probed, not found) is not there on that side
+        side.update(s[:2] for k, v in flat.items() if (s := _split(k)) and (s[2] or v is not None))
     lines: list[tuple[str, str, str]] = []
     whole: dict[tuple[str, str], dict[str, dict[str, Any]]] = {}  # (coll, sign) -> entry -> field -> value
     fields: dict[tuple[str, str, str, str], list[str]] = {}  # (coll, field, sign, text) -> entries
@@ -175,6 +179,8 @@ def summarize(a: Snapshot, b: Snapshot, changes: list[tuple[str, Any, Any]]) -> 
             continue
         coll, entry, field = s
         only = ("-" if (coll, entry) not in present[1] else "+" if (coll, entry) not in present[0] else "")
+        if only and sign != only and not field and (x if sign == "-" else y) is None:
+            continue  # the other side's null entry: the "only in" line of the entry says it (it read "- X None" too)
         if only and sign == only:
             whole.setdefault((coll, sign), {}).setdefault(entry, {})[field.lstrip(".")] = x if sign == "-" else y
         else:

@@ -133,3 +133,22 @@ def test_a_path_list_that_changed_in_part_says_which_entries():
     b = snapshot_from_dict(d)
     lines = summarize(a, b, diff_snapshots(a, b))
     assert ("~", "env.PATH", "with /opt/new/bin") in lines
+
+
+def test_a_module_probed_absent_on_one_side_is_one_only_in_line(tmp_path):
+    """A module the probe recorded as not found (`modules.numpy: null`) on one side and found on the other is the one
+    line "only in B"; it was also printed as `- modules.numpy  None`, as if it had been removed from A as well."""
+    a, b = healthy(), healthy()
+    a["modules"]["numpy"] = None
+    b["modules"]["numpy"] = {"kind": "package", "origins": ["/venv/lib/python3.11/site-packages/numpy"],
+                             "version": "2.4.6"}
+    for x, y, sign in ((a, b, "+"), (b, a, "-")):
+        r = CliRunner().invoke(cli, ["diff", *_files(tmp_path, x, y)])
+        assert r.exit_code == 1
+        numpy = [ln for ln in r.stdout.splitlines() if "modules.numpy" in ln]
+        assert len(numpy) == 1, r.stdout
+        assert numpy[0].startswith(f"{sign} modules.numpy ") and f"only in {'B' if sign == '+' else 'A'}" in numpy[0]
+        assert "version=2.4.6" in numpy[0]
+        keys = {c["key"] for c in json.loads(CliRunner().invoke(cli, ["--json", "diff", *_files(tmp_path, x, y)])
+                                             .stdout)["changes"]}
+        assert {"modules.numpy", "modules.numpy.version"} <= keys

@@ -405,3 +405,18 @@ def test_missing_grammar_names_the_extra(monkeypatch, tmp_path):
     (tmp_path / "run.sh").write_text("python3 -m verl.trainer.main_ppo a=1\n")
     r = CliRunner().invoke(cli, ["lint", str(tmp_path / "run.sh"), "--verl-version", "0.9.1", "--no-compose"])
     assert r.exit_code == 2 and "verl-ascend-doctor[launch]" in r.output and "Traceback" not in r.output
+
+
+def test_the_multi_node_script_launch_writes_without_a_head_address_is_linted(tmp_path, verl_cfg):
+    """`doctor launch --nodes 2` without --head-address writes a script that asks for HEAD_ADDRESS / NODE_IP from the
+    environment (`[ -n "$NODE_IP" ] || { echo …; exit 1; }`); lint of it said "no verl entry point … is run here.
+    Nothing was checked" (every path taken to exit at that guard). It finds the run and composes it."""
+    model = write_model(tmp_path, "Qwen2.5-0.5B", QWEN25_05B)
+    out = tmp_path / "run.sh"
+    r = CliRunner().invoke(cli, ["launch", "--model", model, "--verl-version", "0.9.1", "--tp", "2", "--nodes", "2",
+                                 "--verl-config", verl_cfg, "-o", str(out)], catch_exceptions=False)
+    assert r.exit_code == 0, r.output
+    assert 'HEAD_ADDRESS="${HEAD_ADDRESS:-}"' in out.read_text()
+    code, report, _ = lint(str(out), "--verl-config", verl_cfg)
+    assert code == 0 and "lint-no-invocation" not in ids(report)
+    assert "launch-schema-composed" in ids(report) and "launch-model-path-every-node" in ids(report)

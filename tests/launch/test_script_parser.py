@@ -90,6 +90,30 @@ python3 -m verl.trainer.main_ppo trainer.nnodes=2 actor_rollout_ref.model.path="
     assert "${MODEL_PATH:?set MODEL_PATH}" in p.unresolved
 
 
+def test_a_guard_on_a_variable_the_environment_may_set_does_not_end_every_path():
+    """`X=${X:-}` then `[ -n "$X" ] || { echo …; exit 1; }`: the empty value is only the default the script gives
+    when the environment does not set X, so the guard is the run's to decide. It was taken as always empty: every
+    path exited there, and lint said "no verl entry point … is run here. Nothing was checked" — also of the
+    multi-node script `doctor launch --nodes 2` writes without --head-address (its NODE_IP guard)."""
+    for guard in ('[ -n "$NODE_IP" ] || { echo "set NODE_IP" >&2; exit 1; }',
+                  'if [ -z "$NODE_IP" ]; then echo "set NODE_IP" >&2; exit 1; fi',
+                  '[[ -n $NODE_IP ]] || exit 1'):
+        p = parse_script(f'NODE_IP="${{NODE_IP:-}}"\n{guard}\n'
+                         'python3 -m verl.trainer.main_ppo trainer.nnodes=2\n')
+        assert [o.key for o in p.invocations[0].overrides] == ["trainer.nnodes"], guard
+    # past the guard the variable is what the environment set, not the empty default (verl v0.9.0's
+    # run_qwen3_235b_a22b_megatron.sh: `ROLLOUT_DP=${ROLLOUT_DP:-}` … `elif [ -n "${ROLLOUT_DP}" ]; then
+    # EXTRA+=(…data_parallel_size=${ROLLOUT_DP})`, which read `data_parallel_size=` and was called not an integer)
+    p = parse_script('DP=${DP:-}\nEXTRA=()\nif [ -n "${DP}" ]; then EXTRA+=(a.dp=${DP}); fi\n'
+                     'python3 -m verl.trainer.main_ppo "${EXTRA[@]}"\n')
+    dp = [o for inv in p.invocations for o in inv.overrides if o.key == "a.dp"]
+    assert dp and all(o.unknown == ("$DP",) for o in dp), [(o.display, o.unknown) for o in dp]
+    assert "${DP}" in p.unresolved
+    # a value the script itself sets empty still decides its guard: nothing runs past it
+    assert parse_script('NODE_IP=""\n[ -n "$NODE_IP" ] || exit 1\npython3 -m verl.trainer.main_ppo a=1\n'
+                        ).invocations == []
+
+
 def test_nothing_is_executed(tmp_path):
     marker = tmp_path / "pwned"
     text = (f"X=$(touch {marker})\nY=`touch {marker}`\n"

@@ -18,9 +18,14 @@ class Cond:
     status: bool | None  # None: depends on what the script cannot know
     if_true: dict[str, str] = field(default_factory=dict)  # variable -> value it must hold when true
     if_false: dict[str, str] = field(default_factory=dict)
+    # variables that hold what the environment set when true / false: the script gave them an empty default
+    # (`X=${X:-}`) and the test asks whether the environment set them (`[ -n "$X" ]`)
+    env_if_true: frozenset[str] = frozenset()
+    env_if_false: frozenset[str] = frozenset()
 
     def negate(self) -> Cond:
-        return Cond(None if self.status is None else not self.status, self.if_false, self.if_true)
+        return Cond(None if self.status is None else not self.status, self.if_false, self.if_true,
+                    self.env_if_false, self.env_if_true)
 
 
 _INT_OPS = {"-eq": lambda a, b: a == b, "-ne": lambda a, b: a != b, "-lt": lambda a, b: a < b,
@@ -65,10 +70,19 @@ def test_node(n: Node, ex: Expander, double: bool) -> Cond:
 
 
 def _unary(op: str, operand: Node | None, ex: Expander) -> Cond:
+    seen, ex.from_env = ex.from_env, set()
     s = ex.scalar(operand) if operand is not None else Str()
+    defaulted, ex.from_env = ex.from_env, seen | ex.from_env
     if op in ("-z", "-n"):
         if not s.known:
             return Cond(None)
+        if s.text == "" and defaulted:
+            # `X=${X:-}; [ -n "$X" ] || exit 1`: empty only because the environment was taken not to set X, which
+            # is the run's to say (a clean environment would stop every path here: "no entry point is run"); on the
+            # side where it is set, X holds what the environment gave it
+            var = sole_variable(operand) if operand is not None else None
+            env = frozenset((var,)) if var else frozenset()
+            return Cond(None, env_if_true=env) if op == "-n" else Cond(None, env_if_false=env)
         return Cond((s.text == "") == (op == "-z"))
     if op == "-v" and s.known:
         return Cond(ex.scope.get(s.text) is not None)
@@ -108,7 +122,7 @@ def _and(a: Cond, b: Cond) -> Cond:
         return Cond(False)
     if a.status and b.status:
         return Cond(True)
-    return Cond(None, {**a.if_true, **b.if_true}, {})
+    return Cond(None, {**a.if_true, **b.if_true}, {}, a.env_if_true | b.env_if_true)
 
 
 def _or(a: Cond, b: Cond) -> Cond:
@@ -116,7 +130,7 @@ def _or(a: Cond, b: Cond) -> Cond:
         return Cond(True)
     if a.status is False and b.status is False:
         return Cond(False)
-    return Cond(None, {}, {**a.if_false, **b.if_false})
+    return Cond(None, {}, {**a.if_false, **b.if_false}, env_if_false=a.env_if_false | b.env_if_false)
 
 
 def test_command(n: Node, ex: Expander) -> Cond:

@@ -33,6 +33,10 @@ class Scope(Protocol):
     def script_name(self) -> str: ...
 
 
+# why a variable whose empty default the script tested (`X=${X:-}; [ -n "$X" ]`) is unknown on the side where it is set
+SET_BY_ENVIRONMENT = "set by the environment (the script's test of it passed)"
+
+
 def env_hole(name: str, text: str | None = None) -> Hole:
     return Hole(text or f"${name}", "environment", ENVIRONMENT.get(name, "UNRESOLVED"))
 
@@ -151,6 +155,8 @@ class Expander:
         if v is None and name in ENVIRONMENT:
             self.note(text)
             return Str((env_hole(name, text),))
+        if isinstance(v, Str) and any(h.why == SET_BY_ENVIRONMENT for h in v.holes):
+            self.note(text)  # past the script's `[ -n "$X" ]`: what the environment set (interp.split)
         return v
 
     def note(self, text: str) -> None:

@@ -14,7 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from doctor.launch.shell.cond import Cond, sole_variable, test_argv, test_command
-from doctor.launch.shell.expand import Expander, glob_match
+from doctor.launch.shell.expand import SET_BY_ENVIRONMENT, Expander, glob_match
 from doctor.launch.shell.tree import Node, parse
 from doctor.launch.shell.values import Hole, Str, Value
 from doctor.launch.shell.world import World, merge, npu_variable
@@ -259,9 +259,11 @@ class Interpreter:
             return [w]
         yes, no = w.fork(f"{what} true"), w.fork(f"{what} false")
         yes.status, no.status = True, False
-        for world, binding in ((yes, cond.if_true), (no, cond.if_false)):
+        for world, binding, env in ((yes, cond.if_true, cond.env_if_true), (no, cond.if_false, cond.env_if_false)):
             for k, v in binding.items():
                 world.set(k, Str.of(v))
+            for k in env:  # past `[ -n "$X" ]` on its true side X is what the environment set, not the empty default
+                world.set(k, Str((Hole(f"${k}", SET_BY_ENVIRONMENT),)))
         return [yes, no]
 
     def if_(self, n: Node, w: World) -> list[World]:

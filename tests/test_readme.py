@@ -99,3 +99,58 @@ def test_the_ci_runner_install_line_plans_on_a_host_without_cann(tmp_path: Path)
     rep = json.loads(cp.stdout)
     assert any(f["id"] == "install-system-cann-missing" for f in rep["host_findings"])
     assert not (tmp_path / "venv").exists()
+
+
+def test_the_launch_spec_example_is_a_spec_launch_takes(tmp_path: Path, monkeypatch):
+    """README's `--spec` example, with its `~/models/Qwen3-30B-A3B` under a HOME holding that model's config, run
+    through README's own `doctor launch --spec layout.yaml …` line: it validates (exit 0) and the script carries what
+    the file says (the spec's keys were documented nowhere but in the source)."""
+    import shlex
+
+    from click.testing import CliRunner
+
+    from doctor.cli import cli
+    from tests.launch.helpers import QWEN3_MOE, write_model
+
+    section = README.split("## `doctor launch` / `doctor lint`", 1)[1]
+    spec = section.split("```yaml", 1)[1].split("```", 1)[0]
+    (tmp_path / "layout.yaml").write_text(spec)
+    write_model(tmp_path / "home" / "models", "Qwen3-30B-A3B", QWEN3_MOE)
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    monkeypatch.chdir(tmp_path)
+    block = section.split("```bash", 1)[1].split("```", 1)[0]
+    (line,) = [x for x in block.splitlines() if x.startswith("doctor launch --spec")]
+    args = shlex.split(line.split("#", 1)[0])[1:]
+    r = CliRunner().invoke(cli, [*args, "--no-compose"], catch_exceptions=False)
+    assert r.exit_code == 0, r.output
+    script = (tmp_path / "run.sh").read_text()
+    for want in (f"actor_rollout_ref.model.path={tmp_path}/home/models/Qwen3-30B-A3B", "tensor_model_parallel_size=4",
+                 "expert_model_parallel_size=4", "moe_grouped_gemm=True", "trainer.val_before_train=False",
+                 "trainer.nnodes=2", "for verl 0.9.1"):
+        assert want in script, want
+
+
+def test_a_signatures_file_with_the_fields_the_readme_names_is_taken(tmp_path: Path):
+    """README's `--signatures FILE` sentence names the fields a user's file needs; a file with exactly those (and no
+    other) explains a log with it. Before the sentence a user found them one exit 2 at a time (schema, then
+    specificity and source, then example)."""
+    import json
+
+    from click.testing import CliRunner
+
+    from doctor.cli import cli
+
+    para = next(p for p in README.split("\n\n") if p.startswith("`--signatures FILE` replaces"))
+    fields = re.findall(r"`(\w+)`", para.split("tables each with", 1)[1].split("(the header", 1)[0])
+    values = {"id": "my-libfoo-missing", "severity": "error", "components": ["system"], "specificity": 50,
+              "title": "libfoo is missing", "fix": "Install libfoo.", "source": "https://example.com/libfoo",
+              "regex": [r"libfoo\.so: cannot open"], "example": "ImportError: libfoo.so: cannot open shared object file"}
+    assert set(fields) == set(values), fields
+    body = "\n".join(f"{k} = {json.dumps(values[k])}" for k in fields)
+    db = tmp_path / "my.toml"
+    db.write_text('schema = "doctor.signatures/1"\n\n[[signature]]\n' + body + "\n")
+    log = tmp_path / "run.log"
+    log.write_text("INFO start\nImportError: libfoo.so: cannot open shared object file\n")
+    r = CliRunner().invoke(cli, ["explain", "--json", "--signatures", str(db), str(log)], catch_exceptions=False)
+    assert r.exit_code == 1, r.output
+    assert json.loads(r.stdout)["findings"][0]["id"] == "my-libfoo-missing"

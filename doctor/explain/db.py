@@ -262,15 +262,19 @@ def _parse_signature(entry: Any, index: int, src: str, *, compile_now: bool = Tr
     )
 
 
+# the fields of which a signature needs one: what it matches, and a line it explains
+_ONE_OF = (("regex", "libraries", "modules"), ("example", "examples"))
+
+
 def _check_fields(entry: dict[str, Any], fail: _Fail) -> None:
+    """Every missing field in one message (a user's `--signatures` file met them one exit 2 at a time)."""
     missing = [k for k in _REQUIRED if k not in entry]
+    missing += [" or ".join(group) for group in _ONE_OF if not any(k in entry for k in group)]
     if missing:
         raise fail(f"missing field(s): {', '.join(missing)}")
     unknown = sorted(set(entry) - _KNOWN)
     if unknown:
         raise fail(f"unknown field(s): {', '.join(unknown)}")
-    if not any(k in entry for k in ("regex", "libraries", "modules")):
-        raise fail("needs regex, libraries or modules")
     for key in ("title", "fix", "source"):
         if not isinstance(entry[key], str) or not entry[key].strip():
             raise fail(f"{key} must be a non-empty string")

@@ -294,6 +294,19 @@ def test_malformed_database_is_exit_2_naming_file_and_signature(tmp_path, fields
         assert "my-sig" in r.stderr
 
 
+def test_every_missing_field_of_a_signature_is_named_at_once(tmp_path):
+    """A user's first `--signatures` entry (id, severity, components, title, fix, a line to match) met the missing
+    fields one exit 2 at a time: specificity and source, then "needs an example". One message names them all."""
+    db = tmp_path / "sigs.toml"
+    db.write_text('schema = "doctor.signatures/1"\n[[signature]]\nid = "my-sig"\nseverity = "error"\n'
+                  'components = ["config"]\ntitle = "t"\nfix = "f"\n')
+    log = tmp_path / "x.log"
+    log.write_text("boom\n")
+    r = run("--signatures", str(db), str(log))
+    assert r.exit_code == 2, r.output
+    assert "missing field(s): specificity, source, regex or libraries or modules, example or examples" in r.stderr
+
+
 def test_malformed_database_variants_raise_input_error(tmp_path):
     bad = tmp_path / "bad.toml"
     for text, needle in [

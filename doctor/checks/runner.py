@@ -251,8 +251,36 @@ def run_checks(
             findings.extend(f)
             results.append(r)
     if only or ignore:
-        findings = [f for f in findings if _kept(f, registry[f.check] if f.check in registry else _ANY, only, ignore)]
+        kept = [f for f in findings if _kept(f, registry[f.check] if f.check in registry else _ANY, only, ignore)]
+        results = _waived_statuses(results, findings, kept, only, ignore)
+        findings = kept
     return findings, results
+
+
+def _waived_statuses(results: list[CheckResult], found: list[Finding], kept: list[Finding],
+                     only: Sequence[str], ignore: Sequence[str]) -> list[CheckResult]:
+    """A check whose every finding the waivers dropped did not pass: it is `skip`, its reason naming what was waived
+    and by which option (`--ignore cann-not-installed` made JUnit say cann-toolkit passed on a host without CANN). A
+    check that keeps some of its findings is judged by those (doctor.checks.diagnose restatus)."""
+    dropped: dict[tuple[str | None, str | None], dict[str, list[str]]] = {}
+    left = {(f.check, f.node) for f in kept}
+    for f in found:
+        if (f.check, f.node) in left:
+            continue
+        by = "--ignore" if f.id in ignore or (f.components[:1] and f.components[0] in ignore) else "--only"
+        ids = dropped.setdefault((f.check, f.node), {}).setdefault(by, [])
+        if f.id not in ids:
+            ids.append(f.id)
+    out = []
+    for r in results:
+        by_option = dropped.get((r.id, r.node))
+        if by_option and r.status in (CheckStatus.PASS, CheckStatus.WARN, CheckStatus.FAIL):
+            said = [f"waived by --ignore: {', '.join(by_option['--ignore'])}"] if "--ignore" in by_option else []
+            if "--only" in by_option:
+                said.append(f"not asked for by --only {', '.join(only)}: {', '.join(by_option['--only'])}")
+            r = replace(r, status=CheckStatus.SKIP, reason="; ".join(said))
+        out.append(r)
+    return out
 
 
 _ANY = Check(id="", area="", fn=lambda ctx: ())

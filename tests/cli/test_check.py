@@ -136,6 +136,23 @@ def test_only_and_ignore(tmp_path):
     assert r.exit_code == 2 and "netwrok" in r.stderr and "network" in r.stderr
 
 
+def test_a_check_whose_findings_were_all_waived_is_skipped_not_passed(tmp_path):
+    """`--ignore ID` hides a finding; the check that raised it did not pass (JUnit said cann-toolkit passed on a host
+    without CANN): it is skipped, its reason naming what was waived and by which option."""
+    f = broken(tmp_path)
+    data = json.loads(run("--json", "check", "--from", f).stdout)
+    check = next(x["check"] for x in data["findings"] if x["id"] == "torch-npu-torch-mismatch")
+    assert next(c for c in data["checks"] if c["id"] == check)["status"] == "fail"
+    r = run("--json", "check", "--from", f, "--ignore", "torch-npu-torch-mismatch")
+    got = next(c for c in json.loads(r.stdout)["checks"] if c["id"] == check)
+    assert got["status"] == "skip" and got["reason"] == "waived by --ignore: torch-npu-torch-mismatch"
+    r = run("check", "--from", f, "--only", "npu", "--junit", "-")  # a header: every check runs, other findings drop
+    case = next(c for c in ET.fromstring(r.stdout).iter("testcase") if c.get("name") == check)
+    skipped = case.find("skipped")
+    assert skipped is not None and case.find("failure") is None
+    assert skipped.get("message") == "not asked for by --only npu: torch-npu-torch-mismatch"
+
+
 def test_waivers_from_pyproject_and_config_file(tmp_path, monkeypatch):
     f = broken(tmp_path)
     proj = tmp_path / "proj"

@@ -23,3 +23,12 @@ class Attribution:
     text: str = ""
     extra: dict[str, Any] = field(default_factory=dict)
     time: float | None = None
+
+
+def components(*names: str | None) -> tuple[str, ...]:
+    """The components an attribution names, in order, each once (a None or '' left out)."""
+    out: list[str] = []
+    for n in names:
+        if n and n not in out:
+            out.append(n)
+    return tuple(out)

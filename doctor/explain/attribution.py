@@ -18,8 +18,11 @@ file path / shared library / header -> the package that ships it):
   module's); the caller is the first frame outwards that another distribution owns: the last boundary crossed.
   When every frame is one package's there is no boundary: that package's own parts disagree (never "align A
   with A");
-* an exception raised inside a package's own code -> that package, with the configuration that fed it; raised in
-  the user's own code (outside every distribution) -> config / user code;
+* an exception raised inside a package's own code -> that package, with the configuration that fed it, and the
+  package whose frame called into it when that is another (`doctor.explain.boundary`: MindSpeed's get_full_args
+  calling Megatron's get_args); raised in the user's own code (outside every distribution) -> config / user code;
+* a failure's traceback that nothing else reads (an exception class outside the checked ones, a library no table
+  names) -> where it was raised and who called, as such (`doctor.explain.boundary.raised_unread`);
 * a torch operator missing from its namespace (`'_OpNamespace' '_C_ascend' object has no attribute 'op'`) -> the
   package that registers that namespace (`doctor.knowledge.ownership.owner_of_op_namespace`), not torch, whose
   `torch/_ops.py` only raises it; with the caller across the boundary when a frame says who called;
@@ -38,7 +41,7 @@ from dataclasses import replace
 from functools import lru_cache
 from typing import Any
 
-from doctor.explain.attributed import Attribution
+from doctor.explain.attributed import Attribution, components
 from doctor.explain.classes import Class, exception_class, line_class
 from doctor.explain.codes import owner_of_code, owner_of_npu_err
 from doctor.explain.events import Event, Frame
@@ -78,12 +81,7 @@ _LINKS_AGAINST = {"torch-npu": "torch", "vllm-ascend": "torch-npu", "nnal": "can
                   "vllm": "torch", "transformer-engine": "torch", "mindspeed": "torch-npu"}
 
 
-def _comps(*names: str | None) -> tuple[str, ...]:
-    out: list[str] = []
-    for n in names:
-        if n and n not in out:
-            out.append(n)
-    return tuple(out)
+_comps = components
 
 
 # Ray unpacks a job's runtime_env working_dir under <temp>/session_*/runtime_resources/working_dir_files/_ray_pkg_<hash>/
@@ -161,7 +159,7 @@ def attribute(ev: Event, snapshot: Any = None) -> Attribution | None:
     """What the event's frames, paths, libraries, modules or codes say about who ships the failure."""
     for rule in (_warning, _oom_killed, _op_namespace, _api_mismatch, _module_missing, _version_node, _library, _symbol_version, _symbol, _header, _compile_file, _allocator, _dcmi, _hccl_code, _code, _pip, _typed_class, _hang, _named_wait,
                  _raised_in, _exception_class, _extension, _named_in_text, _message_owner, _checked_class,
-                 _line_class, _os_class, _names_component, _user_raised):
+                 _line_class, _os_class, _names_component, _user_raised, _raised_unread):
         got = rule(ev, snapshot)
         if got is not None:
             return Attribution(**{**got.__dict__, "line": ev.line, "text": ev.text, "time": ev.time})
@@ -1140,7 +1138,7 @@ def _raised_in(ev: Event, snapshot: Any) -> Attribution | None:
     # frames of the process's traceback below the logged exception, cut off before its end (doctor.explain.events)
     cut = (": the innermost frame the log shows of the traceback that re-raised it, cut off below (the exception "
            "may come from code it called)") if ev.facts.get("frames_cut") else ""
-    return Attribution(
+    got = Attribution(
         "error-in-package", Severity.ERROR, _comps(own.component, "config"),
         f"{ev.exc_type} raised inside {own.distribution or own.component}'s own code",
         f"Read: {_where(frame)} -> {own.how}{cut}. The package rejected what it was given (a setting, an input, a "
@@ -1148,6 +1146,45 @@ def _raised_in(ev: Event, snapshot: Any) -> Attribution | None:
         f"Read the message: change the value {own.distribution or own.component} rejects, or install the release of "
         f"{own.distribution or own.component} the stack profile pins.",
         SOURCE, f"{_where(frame)} -> {own.how}")
+    return _with_caller(got, ev.exc_type or "", owned)
+
+
+def _raised_unread(ev: Event, snapshot: Any) -> Attribution | None:
+    """The last reading of a failure's traceback nothing above read: where it was raised and who called
+    (doctor.explain.boundary)."""
+    if ev.kind != "python" or not ev.frames:
+        return None
+    from doctor.explain.boundary import raised_unread
+
+    return raised_unread(ev, _frames_with_owners(ev, snapshot), snapshot)
+
+
+def _with_caller(got: Attribution, exc: str, owned: list[tuple[Frame, Owner | None]]) -> Attribution:
+    """An exception raised in package A's code called by another package B (the frame just outside A's frames:
+    doctor.explain.boundary): the title names both — B broke what A expects, or passed on what A rejects — and the
+    fix the B / A pair (the pairs the stack profiles pin), then the value B passed on."""
+    from doctor.explain.boundary import caller_said, crossing, entered, possessive, where
+
+    c = crossing(owned)
+    if c is None or not c.called_by_package or c.own is None:
+        return got
+    assert c.caller_own is not None
+    a, b = c.name, c.caller_name
+    by, caller_read = caller_said(c)
+    pairs = pinned_pairs(b, a)
+    pinned = (" The verified stack profiles pin them together as " + "; ".join(f"{b} {x} with {a} {y}"
+                                                                          for x, y in pairs[:4]) + ".") if pairs else ""
+    return replace(
+        got, title=f"{exc} raised in {possessive(a)} {entered(c)}{by}",
+        detail=(f"{got.detail} {b} called into {a} here ({caller_read}; entered at {where(c.entry)}): "
+                f"{possessive(a)} check failed on what {b} passed it or on the state {b} called it in (before {a} was "
+                f"set up, with an argument {possessive(a)} release does not take), so the {b} / {a} pair is where to "
+                "look."),
+        fix=(f"Read the message at {possessive(a)} frame with {possessive(b)} call "
+             f"({where(c.caller) if c.caller else b}): either {b} passed on a setting or input {a} rejects (change it), or the installed {b} is not the "
+             f"release made for the installed {a} (doctor check compares the pair with the stack profiles).{pinned}"),
+        components=_comps(*got.components, c.caller_own.component), read=f"{got.read}; {caller_read}",
+        extra={**got.extra, "caller": b, "callee": a})
 
 
 def _in_user_code(ev: Event, frame: Frame) -> Attribution:
@@ -1208,20 +1245,20 @@ def _exception_class(ev: Event, snapshot: Any) -> Attribution | None:
     dist = distribution_of_module(module, snapshot)
     if dist is None:
         return None
+    owned = _frames_with_owners(ev, snapshot) if ev.frames else []
     if ev.frames:
-        owned = _frames_with_owners(ev, snapshot)
         own = owned[-1][1] if owned else None
         if own is None or own.distribution != dist:
             return None
     comp = component_of_distribution(dist) or "python"
     read = f"the exception class {path} -> {module.split('.')[0]} is shipped by {dist}"
-    return Attribution(
+    return _with_caller(Attribution(
         "error-in-package", Severity.ERROR, _comps(comp, "config"),
         f"{dist} raised {path.rsplit('.', 1)[1]}",
         f"Read: {read}. The package rejected what it was given (a setting, an input, a model file) or it does not "
         "work with the packages around it.",
         f"Read the message: change the value {dist} rejects, or install the release of {dist} the stack profile pins.",
-        SOURCE, read)
+        SOURCE, read), path.rsplit(".", 1)[1], owned)
 
 
 # A file path (`.../site-packages/<top>/...`, `/usr/local/Ascend/...`, `torch_npu/csrc/...`) or a dotted module

@@ -45,6 +45,9 @@ MAX_TEXT = 300  # characters of a line kept
 TRACEBACK_GAP = 60  # candidate lines after the last frame before an open traceback without its exception is closed
 PLACED_AFTER = 4  # lines below a frame its traceback's exception line can be: the frame's source, carets, a wrap
 MAX_CONTINUATION = 8  # lines of an exception message after its first one (Python prints str(exc) whole)
+# CPython's report of an exception it could not raise (Python/errors.c PyErr_WriteUnraisable: a `__del__`, a weakref
+# callback, a thread's atexit): `Exception ignored in: <function X.__del__ at 0x...>`, its traceback below
+_IGNORED = re.compile(r"^\s*Exception ignored (?:in|on)\b")
 _SAID_TWICE = 12  # characters of an exception's message a printed heading must repeat to be the same failure
 
 # The phrases a line must hold to be one of these events: added to the pre-filter's phrases (doctor.explain.scanner),
@@ -242,7 +245,10 @@ def strip_prefix(text: str) -> str:
 # phrase: `packaging.version.InvalidVersion: Invalid version: 'x'`, `zipfile.BadZipFile: File is not a zip file`.
 # A dotted name, or a CamelCase one of two or more words with a message, so another process's plain line that
 # happens to follow a frame (`Done`, `Note: ...`) is not taken for one.
-_PLACED_EXCEPTION = re.compile(r"^(?:(?P<type>(?:[A-Za-z_]\w*\.)+[A-Z]\w*)(?::\s+(?P<msg>\S.*?))?"
+# The standard library's few lower-case classes (`re.error`, `struct.error`, `socket.timeout`, `socket.gaierror`,
+# `zlib.error`: https://docs.python.org/3/library/re.html#re.error) read likewise.
+_PLACED_EXCEPTION = re.compile(r"^(?:(?P<type>(?:[A-Za-z_]\w*\.)+(?:[A-Z]\w*|(?:gai|h)?error|timeout))"
+                               r"(?::\s+(?P<msg>\S.*?))?"
                                r"|(?P<camel>[A-Z][a-z0-9]+(?:[A-Z][a-z0-9]*)+):\s+(?P<said>\S.*?))\s*$")
 
 
@@ -282,6 +288,11 @@ class EventReader:
         # `traceback.print_exc()`): the same three, read as the heading of a traceback right below it
         self._printed: tuple[int, int, str | None] | None = None
         self._headed_by: int | None = None
+        # the open traceback's header line, and what the line right above it says of the exception: "" (nothing),
+        # or the level of the notice it stands below (`WARNING ...` / `INFO ...`: logger.warning(msg, exc_info=True)),
+        # or "ignored" (CPython's `Exception ignored in: ...`): an exception the process went on after
+        self.opened_at = 0
+        self._handled = ""
 
     # -- feeding
 
@@ -296,7 +307,7 @@ class EventReader:
             self._close_frames()
             self._ignore_frames = self._innermost_first = self._on_request = False
             self._frames, self._frames_dropped, self._tb_line = [], 0, lineno
-            self._last_frame_line = lineno
+            self._last_frame_line, self.opened_at, self._handled = lineno, lineno, ""
             self._below_logged = self._logged_above(lineno, raw)
             self._headed_by = self._below(self._record, lineno, raw, 1)
             if self._headed_by is None and (printed := self._below(self._printed, lineno, raw, 1)) is not None:
@@ -363,6 +374,19 @@ class EventReader:
             elif ev.kind not in ("python", "warning") and not text[:1].isspace():
                 self._printed = placed  # a line the program printed, no logger level (a heading, if one follows)
         return ev
+
+    def note_above(self, raw: str) -> None:
+        """The line right above the traceback header just fed (`opened_at`): a notice (a record logged at warning,
+        info or debug level with its traceback: `logger.warning(msg, exc_info=True)`) or CPython's `Exception ignored
+        in: <obj>` (PyErr_WriteUnraisable: an exception in a `__del__` or a callback, reported and dropped) says the
+        exception ending that traceback was handled: the process went on."""
+        text = self.bare(raw)
+        if _IGNORED.match(text):
+            self._handled = "ignored"
+        elif LogLineReader.level_of(_PREFIX.sub("", raw.rstrip("\r\n"), count=1)) == "warning":
+            self._handled = "warning"
+        elif is_notice(raw):
+            self._handled = "info"
 
     def continued(self, ev: Event, lines: int) -> None:
         """The scanner read `lines` more lines of `ev`'s message (doctor.explain.events.continue_message)."""
@@ -545,6 +569,8 @@ class EventReader:
             ev.frames, ev.frames_dropped = self._frames, self._frames_dropped
             self._frames, self._frames_signature, self._innermost_first = None, None, False
             self._on_request, self._below_logged = False, None
+            if self._handled:
+                facts["handled"], self._handled = self._handled, ""
             if self._headed_by is not None:
                 # `logger.exception(msg)`: the record says what failed, the exception ending the traceback below it
                 # why; the record is read as its heading (how many lines below it the exception is)

@@ -11,8 +11,10 @@ Rules, in the order they apply:
 4. Attribution (doctor.explain.attribution) explains the error events no signature explains, and those only a
    generic signature (`fallback`, or `yields = true`: python-api-unexpected-keyword, python-check-failed, the
    compiler ones, pip's no-matching-distribution) matched: the component that ships the frame, path, library,
-   module or code the event names. Where it knows something, the generic signature's finding gives way to it.
-   Only events before the first specific root-cause finding are attributed (what comes after is a knock-on).
+   module or code the event names. Where it knows something, the generic signature's finding gives way to it. A
+   signature whose context never came did not fire: the rules read its event as its runner-up's, or as one no
+   signature matched. Only events before the first specific root-cause finding are attributed (what comes after
+   is a knock-on).
    An exception or logged line that nothing there attributes is looked up among the messages the packages'
    sources write (doctor.explain.messages, `message-owner`); a warning ranks as a knock-on, never a root cause.
 5. Ranking: root causes before knock-on errors (`role = "knock-on"`: HCCL timeouts, dead peers, ...), catch-all
@@ -112,6 +114,8 @@ def attributions(db: SignatureDB, res: ScanResult, kept: dict[str, Hit],
             continue
         if ev.facts.get("repeats_below"):
             continue  # a printed heading that repeats the exception below it: that exception's finding tells it
+        if sig != ev.signature:
+            ev = replace(ev, signature=sig)  # the attribution rules read the signature that fired, if any
         att = attribute(ev, snapshot)
         if coded and (att is None or att.id != HCCL_CODE_ID):
             continue  # only the code's own reading replaces the knock-on signature

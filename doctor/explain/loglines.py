@@ -55,15 +55,24 @@ class LogLineReader:
         """The line is a logged error / warning record this reader reads (whatever its budget)."""
         return bool(_LOGGED.search(text))
 
-    def read(self, text: str) -> dict[str, str] | None:
-        if self.kept >= MAX_LOG_EVENTS:
-            return None
+    @staticmethod
+    def level_of(text: str) -> str | None:
+        """The level ("error" | "warning") of a logged record this reader reads, whatever its budget; None for
+        another line."""
         m = _LOGGED.search(text)
         if m is None:
             return None
         word = next((g for g in (m.group("level"), m.group("level2"), m.group("level3"), m.group("level4"),
                                  m.group("level5"), m.group("level6"), m.group("level7")) if g), None)
-        level = _LEVELS[word or _LETTERS[m.group("glog") or m.group("spd")]]
+        return _LEVELS[word or _LETTERS[m.group("glog") or m.group("spd")]]
+
+    def read(self, text: str) -> dict[str, str] | None:
+        if self.kept >= MAX_LOG_EVENTS:
+            return None
+        m = _LOGGED.search(text)
+        level = self.level_of(text)
+        if m is None or level is None:
+            return None
         msg = next((g for g in (m.group("msg"), m.group("msg2"), m.group("msg3"), m.group("msg4"), m.group("msg5"),
                                 m.group("msg6"), m.group("msg7"), m.group("msg8"), m.group("msg9")) if g is not None),
                    "").strip()

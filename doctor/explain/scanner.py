@@ -294,6 +294,9 @@ class LogScanner:
             self._record_match(winner, runner_up, region, start, end, lineno, text)
         kept = len(self._events.events)
         event = self._events.feed(lineno, text)
+        if self._events.opened_at == lineno and (above := self._lines_preceding(region, start, 1)
+                                                 or list(self._tail)[-1:]):
+            self._events.note_above(above[0])  # a traceback's header: the line above may say it was handled
         if event is not None and len(self._events.events) > kept:
             event.signature = winner.id if winner is not None else None
             event.time = self._time_of(region, start, end)

@@ -62,8 +62,12 @@ def test_an_exception_raised_in_a_models_remote_code_is_the_models():
           '    self.scale = config.rope_scaling["factor"]',
           "KeyError: 'factor'"]
     (f,) = errors(tb)
-    assert f.id == "error-in-package" and f.components == ("model", "config")
+    assert f.id == "error-in-package" and f.components[:2] == ("model", "config")
     assert "transformers_modules" in f.evidence["read"]
+    # transformers' from_pretrained, the frame just outside the model's code, called it: the pair to look at (remote
+    # code written for another transformers release), named third
+    assert f.components == ("model", "config", "transformers") and f.evidence["caller"] == "transformers"
+    assert f.title == "KeyError raised in the model's __init__, called by transformers' from_pretrained", f.title
 
 
 def test_an_out_of_memory_error_is_the_devices_memory_the_config_asks_for_not_torchs_code():

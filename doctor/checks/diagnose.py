@@ -252,6 +252,7 @@ def diagnose(
 
     keep = {node: [f"torch=={v}"] for node, snap, _ in nodes if snap is not None and (v := ver(snap, "torch"))}
     together = install_all(findings, keep)  # the findings' install lines as one command, beside each finding's own
+    _say_torch_first(together, nodes)
     if together:
         report.extra["install_all"] = together
     first = next(((n, s) for n, s, _ in nodes if s is not None), None)
@@ -301,6 +302,21 @@ def _selection_check(snap: Snapshot, profs: list[Profile], chosen: tuple[Profile
 
 
 _THIS_HOST = re.compile(r"\b(on|in) this host\b|\bthis host\b")
+
+
+def _say_torch_first(lines: list[dict[str, Any]], nodes: Sequence[tuple[str | None, Snapshot | None, Any]]) -> None:
+    """Each summary line of a target whose complete package list has no torch names the packages that would make
+    pip install one (`torch_first`; doctor.checks.torch_first): there is no torch to keep pinned."""
+    if not lines:
+        return
+    from doctor.checks.facts import absent
+    from doctor.checks.torch_first import torch_pullers
+    from doctor.knowledge.requirements import load_requirements
+
+    torchless = {node for node, snap, _ in nodes if snap is not None and absent(snap, "torch")}
+    for line in lines:
+        if line.get("node") in torchless and (pull := torch_pullers(line["requirements"], load_requirements())):
+            line["torch_first"] = pull
 
 
 def _about_the_snapshot(f: Finding) -> Finding:

@@ -202,3 +202,41 @@ def test_the_one_command_keeps_the_installed_torch(tmp_path):
     r = subprocess.run(["bash", "-c", line["command"]], capture_output=True, text=True, timeout=600, env=env)
     assert r.returncode != 0 and "torch" in r.stderr
     assert (site / "torch-2.9.0.dist-info").is_dir() and not (site / "torch-2.13.0.dist-info").exists()
+
+
+def test_with_no_torch_in_the_target_the_line_names_what_would_pull_one(tmp_path):
+    """No torch to keep pinned: the line still installs what is missing, and the report names the packages whose
+    newest release (the requirements table, as pip would pick an unpinned name) requires torch, so the stack's torch
+    goes in first. A target with torch installed gets no such note (the torch is kept instead)."""
+    from doctor.probes import collect_snapshot
+
+    def target(name: str, with_torch: bool) -> str:
+        venv = tmp_path / name
+        subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True, timeout=300)
+        py = venv / "bin" / "python"
+        site = Path(subprocess.run([str(py), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+                                   capture_output=True, text=True, check=True).stdout.strip())
+        dists = [("mylib", "1.0", "Requires-Dist: accelerate\nRequires-Dist: peft\nRequires-Dist: pyyaml\n")]
+        dists += [("torch", "2.9.0", "")] if with_torch else []
+        for dname, version, requires in dists:
+            dist = site / f"{dname}-{version}.dist-info"
+            dist.mkdir(parents=True)
+            (dist / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {dname}\nVersion: {version}\n{requires}")
+            (dist / "RECORD").write_text("")
+        return str(py)
+
+    rep = diagnose([(None, collect_snapshot(python=target("bare", False)), None)], only=["declared-requirements"],
+                   local=True)
+    (line,) = rep.extra["install_all"]
+    assert line["torch_first"] == ["accelerate", "peft"] and "kept" not in line
+    out: list[str] = []
+    con = Console(json_mode=False)
+    con.print = lambda text="", **_kw: out.append(text)  # type: ignore[method-assign]
+    render_text(rep, con)
+    text = "\n".join(out)
+    assert "torch is not installed here and accelerate, peft require it" in text
+    assert text.index("torch is not installed here") > text.index(f"  $ {line['command']}")
+    rep = diagnose([(None, collect_snapshot(python=target("torch", True)), None)], only=["declared-requirements"],
+                   local=True)
+    (line,) = rep.extra["install_all"]
+    assert "torch_first" not in line and line["kept"] == ["torch==2.9.0"]

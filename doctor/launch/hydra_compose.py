@@ -48,15 +48,21 @@ class ComposeResult:
 
 
 def installed_verl() -> tuple[str | None, Path | None]:
-    """(version, config dir) of the verl importable here, without importing it."""
+    """(version, config dir) of the verl importable here, without importing it. The version is the one the package
+    found says of itself (`verl/version/version`, read by verl's own setup.py): a verl checkout run from its root
+    (`python3 -m verl.trainer.main_ppo`, as upstream's scripts say) shadows a verl wheel installed in site-packages,
+    and the wheel's metadata would name a release whose config is not the one composed. The installed
+    distribution's metadata is used only when the package has no such file."""
     try:
         spec = importlib.util.find_spec("verl")
     except (ImportError, ValueError):
         return None, None
     if spec is None or not spec.submodule_search_locations:
         return None, None
-    version = None
-    try:
+    bases = [Path(loc) for loc in spec.submodule_search_locations]
+    version = next((v for b in bases if (vf := b / "version" / "version").is_file()
+                    and (v := vf.read_text(encoding="utf-8").strip())), None)
+    if version is None:
         from importlib.metadata import PackageNotFoundError
         from importlib.metadata import version as _v
 
@@ -64,14 +70,7 @@ def installed_verl() -> tuple[str | None, Path | None]:
             version = _v("verl")
         except PackageNotFoundError:
             version = None
-    except ImportError:  # pragma: no cover
-        pass
-    for loc in spec.submodule_search_locations:
-        base = Path(loc)
-        if version is None:
-            vf = base / "version" / "version"
-            if vf.is_file():
-                version = vf.read_text(encoding="utf-8").strip() or None
+    for base in bases:
         cfg = base / "trainer" / "config"
         if (cfg / f"{CONFIG_NAME}.yaml").is_file():
             return version, cfg

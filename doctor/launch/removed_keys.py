@@ -14,6 +14,9 @@ import json
 from functools import lru_cache
 from pathlib import Path
 
+from packaging.version import Version
+
+from doctor.knowledge.versions import parse_pkg_version
 from doctor.launch.features import vt
 
 _FILE = Path(__file__).with_name("removed_keys.json")
@@ -34,14 +37,22 @@ def group_removed(option: str, version: str) -> tuple[str, str] | None:
     it) when an earlier release had it and `version` does not; None otherwise."""
     releases = _table()[0]
     had = _groups().get(option)
-    if not had or version in had:
+    target = _order(version)
+    if not had or target is None:
         return None
-    target = vt(version)
-    last = max((r for r in had if vt(r) < target), key=vt, default=None)
-    if last is None:
+    # whole versions, not release tuples: verl main's `0.10.0.dev` (its version file) or a dated snapshot
+    # `0.10.0.dev20260822` is at or after the table's `0.10.0.dev0`, not a release that dropped what that one has
+    had_at = [(v, r) for r in had if (v := _order(r)) is not None and v <= target]
+    if not had_at:
         return None
-    later = [r for r in releases if vt(last) < vt(r) <= target]
-    return (last, min(later, key=vt)) if later else None
+    last_v, last = max(had_at)
+    later = [(v, r) for r in releases if (v := _order(r)) is not None and last_v < v <= target]
+    return (last, min(later)[1]) if later else None
+
+
+def _order(version: str) -> Version | None:
+    """`version` as PEP 440 orders it (a dev build before its release), None when it is not a version."""
+    return parse_pkg_version(version)
 
 
 def newest_with(options: set[str], newest: str) -> str | None:

@@ -82,7 +82,8 @@ def compose_findings(ovs: list[Override], ctx: Context, cdir: Path, config_name:
     keep += _plus_removed(ovs, ctx.verl_version, {f.key for f in keep}, res.flat, res.dicts)
     keep += check_values([o for o in ovs if o.text not in res.rejected], res.flat, res.types, root,
                          main_ppo, {f.key for f in keep})
-    keep = _group_removed(ovs, keep, ctx.verl_version)
+    composed = {o.text for o in ovs} - set(res.rejected) if res.flat is not None else set()
+    keep = _group_removed([o for o in ovs if o.text not in composed], keep, ctx.verl_version)
     if res.flat is not None:
         keep.append(finding("launch-schema-composed", "info", ("config",),
                             f"composed verl {ctx.verl_version}'s {config_name} config with "
@@ -183,7 +184,8 @@ _GROUP_NOUN = {"model_engine": "engine"}
 def _group_removed(ovs: list[Override], found: list[Finding], version: str) -> list[Finding]:
     """A config group option the target release dropped (`model_engine=mindspeed` on 0.9.1) is one finding that
     names the removal; the keys of that option's own section (`actor.mindspeed.*`), absent for the same reason,
-    are listed in it rather than each told "delete"."""
+    are listed in it rather than each told "delete". `ovs` are the overrides real Hydra did not compose: an option
+    the target's own config selected is there, whatever the release table says of its version."""
     from doctor.launch.removed_keys import group_removed, release_name
 
     for o in ovs:

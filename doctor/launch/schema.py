@@ -139,12 +139,32 @@ def under_open_mapping(flat: dict[str, Any] | None, dicts: dict[str, int], key: 
 
 
 def field_type(flat: dict[str, Any] | None, root: Path | None, key: str) -> str | None:
-    """The declared annotation of `key` in the dataclass of its section, when that source is here."""
+    """The declared annotation of `key` in the dataclass of its section, when that source is here. A section with
+    no `_target_` of its own inside one that has one (`algorithm.rollout_correction` in `AlgoConfig`) is the class
+    its field in that dataclass is annotated with (`rollout_correction: Optional[RolloutCorrectionConfig]`), as
+    verl builds it."""
     if "." not in key:
         return None
     section, leaf = key.rsplit(".", 1)
-    target = section_target(flat, section)
-    if target is None:
+    parts = section.split(".")
+    for n in range(len(parts), 0, -1):
+        target = section_target(flat, ".".join(parts[:n]))
+        if target is None:
+            continue
+        info = dataclass_info(root, target)
+        for child in parts[n:]:  # down the nested dataclass fields to the key's own section
+            cls = _field_class(info.fields.get(child)) if info is not None else None
+            info = dataclass_info(root, f"{target.rsplit('.', 1)[0]}.{cls}") if cls else None
+        return info.fields.get(leaf) if info is not None else None
+    return None
+
+
+def _field_class(annotation: str | None) -> str | None:
+    """The class a field holds (`Optional[RolloutCorrectionConfig]`, `RolloutCorrectionConfig | None`, a quoted
+    forward reference), None for anything else (a dict, a union of classes, a scalar)."""
+    if not annotation:
         return None
-    info = dataclass_info(root, target)
-    return info.fields.get(leaf) if info is not None else None
+    a = annotation.replace(" ", "").replace('"', "").replace("'", "")
+    a = a[len("Optional["):-1] if a.startswith("Optional[") and a.endswith("]") else a
+    parts = [p for p in a.split("|") if p != "None"]
+    return parts[0] if len(parts) == 1 and parts[0].isidentifier() and parts[0][:1].isupper() else None

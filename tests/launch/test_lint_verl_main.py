@@ -93,6 +93,31 @@ def test_a_verl_checkout_run_from_its_root_is_its_own_version(tmp_path, monkeypa
 
 
 V090 = Path(os.environ.get("DOCTOR_TEST_VERL_CONFIGS", "/nonexistent")) / "0.9.0"
+HY_V3 = SCRIPT.with_name("run_hy_v3_megatron.sh")
+
+
+def test_a_nested_dataclass_field_is_typed_by_its_own_annotation():
+    """`algorithm.rollout_correction` has no `_target_` of its own: verl builds it as AlgoConfig's
+    `rollout_correction: Optional[RolloutCorrectionConfig]`, whose `rollout_is_threshold: str | float` takes the
+    "lower_upper" word upstream writes (0.5_4.0, parsed by verl/trainer/ppo/rollout_corr_helper.py). Before, the yaml
+    default 2.0 said "a number" and the script was warned. Against 0.9.1 the one error left is true: 0.9.1 removed
+    megatron.grad_offload (its engine/megatron.yaml and McoreEngineConfig have no such key), and Hydra says "Could
+    not override 'actor_rollout_ref.actor.megatron.grad_offload'"."""
+    require_verl_config()
+    r = CliRunner().invoke(cli, ["--json", "lint", str(HY_V3), "--verl-version", "0.9.1"])
+    report = json.loads(r.stdout)
+    keyed = {(f["id"], f["key"]): f["severity"] for f in report["findings"] if f["severity"] != "info"}
+    assert keyed == {("launch-key-removed", "actor_rollout_ref.actor.megatron.grad_offload"): "error"}, keyed
+
+
+def test_a_nested_dataclass_field_still_refuses_a_word_for_a_bool():
+    """The same lookup keeps a wrong value an error: RolloutCorrectionConfig.bypass_mode is a bool."""
+    require_verl_config()
+    text = HY_V3.read_text(encoding="utf-8").replace("algorithm.rollout_correction.rollout_is=${rollout_is}",
+                                                     "algorithm.rollout_correction.bypass_mode=maybe")
+    r = CliRunner().invoke(cli, ["--json", "lint", "-", "--verl-version", "0.9.1"], input=text)
+    bad = [f for f in json.loads(r.stdout)["findings"] if f["key"] == "algorithm.rollout_correction.bypass_mode"]
+    assert [(f["id"], f["severity"]) for f in bad] == [("launch-value-type", "error")]
 
 
 def test_launch_for_the_main_snapshot_row_writes_its_script(tmp_path):

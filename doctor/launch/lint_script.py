@@ -91,7 +91,22 @@ def lint_parsed(parsed: ParsedScript, text: str, opts: Options) -> tuple[list[Fi
         findings.extend(found)
         summaries.append(_summary(call))
     findings.extend(f for f in notes if f.id != "lint-overrides-cut-off")
+    if not how:  # the version was inferred: a key an earlier release has fits a release the script may be for
+        findings = [_unstated(f, version) for f in findings]
     return findings, version, summaries
+
+
+def _unstated(f: Finding, version: str) -> Finding:
+    """A key `version` removed (`megatron.grad_offload`, gone in 0.9.1) in a script that does not say which verl it
+    is for: it fails on `version` and runs on the releases that have it, so it is a warning that names both, not an
+    error on a guess."""
+    if f.id != "launch-key-removed" or f.severity is not Severity.ERROR:
+        return f
+    last, gone = f.evidence.get("last_release"), f.evidence.get("removed_in") or version
+    have = f"verl {last} has it" if last else "the releases before it have it"
+    return replace(f, severity=Severity.WARNING, title=f"{f.title} — no verl version was stated, and {have}",
+                   fix=Fix(f"Pass --verl-version (the verl the cluster runs); from verl {gone} on: "
+                           f"{f.fix.text if f.fix else 'delete the override.'}"))
 
 
 def _blame_cut_off(found: list[Finding], call: Call, cut: list[CutOff]) -> list[Finding]:

@@ -163,7 +163,8 @@ def _removed(f: Finding, version: str, flat: dict[str, object] | None = None,
     state, info = key_info(f.key, version)
     if state == "removed" and info is not None:
         return replace(f, id="launch-key-removed", components=("config", "verl"),
-                       title=f"{f.key} was removed in verl {info.removed}", fix=fix, source=S.VERL_MEGATRON_YAML)
+                       title=f"{f.key} was removed in verl {info.removed}", fix=fix, source=S.VERL_MEGATRON_YAML,
+                       evidence={**f.evidence, "removed_in": info.removed})
     gone = None if _handed_on(f.key, flat, dicts) else removed_in(f.key, version)
     if gone is None:
         return f

@@ -136,3 +136,19 @@ def test_launch_for_the_main_snapshot_row_writes_its_script(tmp_path):
                                  "--verl-config", str(config), "--tp", "2", "-o", str(out)])
     assert errors(json.loads(r.stdout)) == [] and r.exit_code == 0, r.output
     assert "model_engine=megatron" in out.read_text(encoding="utf-8")
+
+
+def test_a_key_an_earlier_release_has_is_a_warning_when_no_version_is_stated(monkeypatch):
+    """No --verl-version, no header, no verl here: lint assumes the newest release with the script's engine (0.9.1),
+    where megatron.grad_offload is gone. The script may be for 0.9.0 or main at 1dda039b9, which have it: a warning
+    naming the assumption, never an error on a guess. Stated (--verl-version 0.9.1) it stays an error (above)."""
+    from doctor.launch import hydra_compose
+
+    require_verl_config()
+    monkeypatch.setattr(hydra_compose, "installed_verl", lambda: (None, None))
+    r = CliRunner().invoke(cli, ["--json", "lint", str(HY_V3)])
+    report = json.loads(r.stdout)
+    gone = [f for f in report["findings"] if f["key"] == "actor_rollout_ref.actor.megatron.grad_offload"]
+    assert [(f["id"], f["severity"]) for f in gone] == [("launch-key-removed", "warning")], gone
+    assert "no verl version was stated" in gone[0]["title"] and "--verl-version" in gone[0]["fix"]["text"]
+    assert errors(report) == [] and r.exit_code == 0

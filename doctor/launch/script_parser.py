@@ -123,6 +123,14 @@ def parse_script(text: str, source: str = "-", path: str | None = None) -> Parse
     root = parse(text)
     it = Interpreter(path, entry_index)
     it.run(root, World(name=path or source))
+    if not it.walk.calls:  # e.g. a worker node's script: NODE_RANK=${NODE_RANK:-1}, then `exec ray start` unless 0
+        again = Interpreter(path, entry_index)
+        again.open_defaults = True
+        again.run(root, World(name=path or source))
+        if again.walk.calls:
+            it = again
+            it.note("the script's own defaults reach no entry point; the paths on which the environment replaces "
+                    "a default that a test reads were followed")
     calls: dict[tuple[int, tuple[int, ...]], list[Invocation]] = {}
     for c in it.walk.calls:
         inv = _invocation(c, text)

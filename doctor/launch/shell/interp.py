@@ -82,6 +82,9 @@ class Interpreter:
         self.after_entry: tuple[int, int] | None = None  # first/last line of the entry-point command just run
         self.word_env: list[frozenset[str]] = []  # of the words() last expanded: per word, Call.from_env
         self.word_sources: list[str] = []
+        # a test that reads a default the environment may replace (`[ "$NODE_RANK" != 0 ]` with NODE_RANK=${NODE_RANK:-1})
+        # is left to the run: set for a second walk when the script's defaults reach no entry point
+        self.open_defaults = False
 
     # -- helpers ---------------------------------------------------------------------------------------
     def ex(self, w: World) -> Expander:
@@ -235,9 +238,14 @@ class Interpreter:
         """Run a condition; a result bash would only know at run time gives two paths (true, false)."""
         cond = None
         if n.type == "test_command":
-            cond = test_command(n, self.ex(w))
+            ex = self.ex(w)
+            cond = test_command(n, ex)
+            if self.open_defaults and ex.from_env:
+                cond = Cond(None)
         elif n.type == "command" and _name(n) in ("[", "test"):
             cond = test_argv(self.words(n, w)[0])
+            if self.open_defaults and any(self.word_env[1:]):
+                cond = Cond(None)
         elif n.type == "compound_statement" and n.children and n.children[0].type == "((" and n.named:
             cond = _arith_cond(n.named[0], self.ex(w))  # `(( … ))`: true when the value is not 0
         if cond is None:

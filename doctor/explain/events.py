@@ -176,6 +176,17 @@ class Frame:
     func: str
 
 
+# the outermost frame of a traceback that reached the program's top: the script's or `python -c`'s module code, or
+# runpy's for `python -m` (a `try` logging its exception with exc_info shows frames from the catching function down)
+_TOP_FRAMES = frozenset({"<module>", "_run_module_as_main", "_run_code"})
+
+
+def _reached_top(frames: list[Frame]) -> bool:
+    """The traceback runs from the program's top level: the exception went uncaught, whatever the line above its
+    header says (an INFO record the process printed just before it died)."""
+    return bool(frames) and frames[0].func in _TOP_FRAMES
+
+
 @dataclass
 class Event:
     """One error event. `kind`: python | loader | build | code | pip | signal | warning (a Python warning) |
@@ -569,8 +580,9 @@ class EventReader:
             ev.frames, ev.frames_dropped = self._frames, self._frames_dropped
             self._frames, self._frames_signature, self._innermost_first = None, None, False
             self._on_request, self._below_logged = False, None
-            if self._handled:
-                facts["handled"], self._handled = self._handled, ""
+            if self._handled and not _reached_top(ev.frames):
+                facts["handled"] = self._handled
+            self._handled = ""
             if self._headed_by is not None:
                 # `logger.exception(msg)`: the record says what failed, the exception ending the traceback below it
                 # why; the record is read as its heading (how many lines below it the exception is)
@@ -584,8 +596,42 @@ class EventReader:
                     heading.facts["repeats_below"] = "1"
         if self._chain_pending and self._last_python is not None:
             ev.chained_from = self._last_python
+            self._handled_chain(ev)
         self._chain_pending = False
         return ev
+
+    def note_after(self, ev: Event, after: list[str]) -> None:
+        """The lines right below `ev`'s exception line: a traceback marked handled is so only when the process shows
+        it went on — its next line is a record logged at warning, info or debug level, CPython's `Exception ignored
+        in:`, or the next part of its chain (whose own last part decides); an `Exception ignored in:` report always
+        went on. Else (the log ends there, an error follows, the message goes on) the record
+        above it was the job's last before it died (`INFO … starting` above an uncaught traceback): no mark."""
+        if ev.facts.get("handled") in (None, "ignored"):
+            return  # CPython reports an unraisable exception and always goes on
+        nxt = next((line for line in after if line.strip()), "")
+        text = self.bare(nxt)
+        if _CHAIN.search(text) or _IGNORED.match(text) or is_notice(nxt) \
+                or LogLineReader.level_of(_PREFIX.sub("", nxt.rstrip("\r\n"), count=1)) == "warning":
+            return
+        ev.facts.pop("handled", None)
+        at = ev.chained_from
+        while at is not None and at < len(self.events):
+            self.events[at].facts.pop("handled", None)
+            at = self.events[at].chained_from
+
+    def _handled_chain(self, ev: Event) -> None:
+        """A chain (`During handling of the above exception, ...`) is handled or not as a whole: only its first
+        traceback has the logged record above it, only its last one shows whether it reached the program's top."""
+        chain, at = [], ev.chained_from
+        while at is not None and at < len(self.events):
+            chain.append(self.events[at])
+            at = self.events[at].chained_from
+        how = chain[-1].facts.get("handled") if chain else None
+        if how and not _reached_top(ev.frames):
+            ev.facts["handled"] = how
+        elif how:
+            for part in chain:
+                part.facts.pop("handled", None)
 
     def _other(self, lineno: int, text: str) -> Event | None:
         if m := _PY_WARNING.search(text):

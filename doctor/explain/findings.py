@@ -15,6 +15,8 @@ Rules, in the order they apply:
    signature whose context never came did not fire: the rules read its event as its runner-up's, or as one no
    signature matched. Only events before the first specific root-cause finding are attributed (what comes after
    is a knock-on).
+   A traceback the log shows as handled (logged at warning or info level, or CPython's `Exception ignored in:`)
+   gets at most a warning (a notice at info level) that says so: the process caught it and went on.
    An exception or logged line that nothing there attributes is looked up among the messages the packages'
    sources write (doctor.explain.messages, `message-owner`); a warning ranks as a knock-on, never a root cause.
 5. Ranking: root causes before knock-on errors (`role = "knock-on"`: HCCL timeouts, dead peers, ...), catch-all
@@ -97,7 +99,9 @@ def attributions(db: SignatureDB, res: ScanResult, kept: dict[str, Hit],
     specific = [h.line for k, h in kept.items()
                 if not generic(db.get(k)) and db.get(k).role == "root" and db.get(k).severity is Severity.ERROR]
     first_root = min(specific) if specific else None
-    any_specific = any(not db.get(k).fallback and db.get(k).severity is Severity.ERROR for k in res.hits)
+    # a signature whose context never came did not fire: it makes no catch-all line a symptom
+    any_specific = any(not db.get(k).fallback and db.get(k).severity is Severity.ERROR and not unmet(db.get(k), res)
+                       for k in res.hits)
     found: dict[tuple[str, Severity], list] = {}
     yielded: set[str] = set()
     for ev in res.events:
@@ -117,6 +121,8 @@ def attributions(db: SignatureDB, res: ScanResult, kept: dict[str, Hit],
         if sig != ev.signature:
             ev = replace(ev, signature=sig)  # the attribution rules read the signature that fired, if any
         att = attribute(ev, snapshot)
+        if att is not None and (how := ev.facts.get("handled")):
+            att = as_handled(att, how)
         if coded and (att is None or att.id != HCCL_CODE_ID):
             continue  # only the code's own reading replaces the knock-on signature
         if att is None or (sig is not None and att.id == "error-code-owner"):
@@ -136,6 +142,30 @@ def attributions(db: SignatureDB, res: ScanResult, kept: dict[str, Hit],
         else:
             found[key] = [att, 1, ev.chained_from is not None]
     return [(a, n, chained) for a, n, chained in found.values()], yielded
+
+
+# how a traceback was shown as handled (doctor.explain.events: the line above its `Traceback` header) -> what it says
+# and the severity its attribution keeps at most
+_HANDLED = {
+    "warning": ("logged at warning level (`logger.warning(msg, exc_info=True)`)", Severity.WARNING),
+    "info": ("logged at info level (`logger.info(msg, exc_info=True)`)", Severity.INFO),
+    "ignored": ("reported by the interpreter as `Exception ignored in: ...` (raised in `__del__` or a callback, "
+                "then dropped)", Severity.WARNING),
+}
+
+
+def as_handled(att: Attribution, how: str) -> Attribution:
+    """A traceback the log shows as handled (a `logger.warning(msg, exc_info=True)` record, CPython's `Exception
+    ignored in:`) did not end the run: the process caught it and went on. Its attribution still says where it was
+    raised, but as at most a warning (an info-level record: a notice) that says it was handled, so it never ranks
+    above the run's failure nor makes a log whose only traceback was handled an error."""
+    said, most = _HANDLED.get(how, _HANDLED["warning"])
+    if att.severity.rank <= most.rank:
+        return att
+    return replace(att, severity=most, title=f"{att.title} (handled: the run went on)",
+                   detail=f"Handled, not the run's failure: this traceback was {said} and the process went on; read "
+                          f"it only if the run misbehaved after it. {att.detail}",
+                   extra={**att.extra, "handled": how})
 
 
 def build_findings(db: SignatureDB, res: ScanResult, *, log: str | None = None,

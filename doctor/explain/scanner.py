@@ -43,6 +43,7 @@ MAX_LINE = 64 * 1024  # bytes kept of one line; the rest of an over-long line is
 SHOWN_CHARS = 300  # characters of a line kept as evidence
 DEFAULT_CONTEXT = 2  # lines kept before and after the first match of each signature
 CODE_LINES = 3  # lines read above a call's TypeError for the source line it failed on (events.note_code)
+WENT_ON_LINES = 3  # lines read below a handled-looking exception for a sign that the process went on (events.note_after)
 HEAD_LINES = 4  # the log's first lines kept (at least): a log this short is a quoted message
 MAX_LINE_NUMBERS = 5  # line numbers listed per finding
 TIME_WINDOW = 16 * 1024  # bytes looked back for the timestamp of a line that has none
@@ -300,6 +301,7 @@ class LogScanner:
         if event is not None and len(self._events.events) > kept:
             event.signature = winner.id if winner is not None else None
             event.time = self._time_of(region, start, end)
+            self._events.note_after(event, self._lines_after(region, end, WENT_ON_LINES))
             if wants_continuation(event):
                 more = continue_message(event, self._lines_after(region, end, MAX_CONTINUATION),
                                         prefixed=strip_prefix(text) != text)

@@ -36,12 +36,14 @@ from __future__ import annotations
 
 import builtins
 import re
-import sys
 from dataclasses import replace
 from functools import lru_cache
 from typing import Any
 
-from doctor.explain.attributed import Attribution, components
+from doctor.explain.attributed import Attribution
+from doctor.explain.attributed import components as _comps
+from doctor.explain.boundary import STDLIB_MODULES, caller_said, crossing, entered, possessive, raised_unread
+from doctor.explain.boundary import where as _where
 from doctor.explain.classes import Class, exception_class, line_class
 from doctor.explain.codes import owner_of_code, owner_of_npu_err
 from doctor.explain.events import Event, Frame
@@ -80,8 +82,6 @@ _CHECK_TYPES = frozenset({"ValueError", "KeyError", "AssertionError", "TypeError
 _LINKS_AGAINST = {"torch-npu": "torch", "vllm-ascend": "torch-npu", "nnal": "cann", "torch": "system",
                   "vllm": "torch", "transformer-engine": "torch", "mindspeed": "torch-npu"}
 
-
-_comps = components
 
 
 # Ray unpacks a job's runtime_env working_dir under <temp>/session_*/runtime_resources/working_dir_files/_ray_pkg_<hash>/
@@ -149,10 +149,6 @@ def is_stdlib(frame: Frame) -> bool:
 def _frames_with_owners(ev: Event, snapshot: Any) -> list[tuple[Frame, Owner | None]]:
     roots = checkout_roots(ev.frames)
     return [(f, frame_owner(f, snapshot, roots)) for f in ev.frames if not is_stdlib(f)]
-
-
-def _where(frame: Frame) -> str:
-    return f'File "{frame.path}", line {frame.line}' + (f", in {frame.func}" if frame.func else "")
 
 
 def attribute(ev: Event, snapshot: Any = None) -> Attribution | None:
@@ -1154,8 +1150,6 @@ def _raised_unread(ev: Event, snapshot: Any) -> Attribution | None:
     (doctor.explain.boundary)."""
     if ev.kind != "python" or not ev.frames:
         return None
-    from doctor.explain.boundary import raised_unread
-
     return raised_unread(ev, _frames_with_owners(ev, snapshot), snapshot)
 
 
@@ -1163,8 +1157,6 @@ def _with_caller(got: Attribution, exc: str, owned: list[tuple[Frame, Owner | No
     """An exception raised in package A's code called by another package B (the frame just outside A's frames:
     doctor.explain.boundary): the title names both — B broke what A expects, or passed on what A rejects — and the
     fix the B / A pair (the pairs the stack profiles pin), then the value B passed on."""
-    from doctor.explain.boundary import caller_said, crossing, entered, possessive, where
-
     c = crossing(owned)
     if c is None or not c.called_by_package or c.own is None:
         return got
@@ -1176,12 +1168,12 @@ def _with_caller(got: Attribution, exc: str, owned: list[tuple[Frame, Owner | No
                                                                           for x, y in pairs[:4]) + ".") if pairs else ""
     return replace(
         got, title=f"{exc} raised in {possessive(a)} {entered(c)}{by}",
-        detail=(f"{got.detail} {b} called into {a} here ({caller_read}; entered at {where(c.entry)}): "
+        detail=(f"{got.detail} {b} called into {a} here ({caller_read}; entered at {_where(c.entry)}): "
                 f"{possessive(a)} check failed on what {b} passed it or on the state {b} called it in (before {a} was "
                 f"set up, with an argument {possessive(a)} release does not take), so the {b} / {a} pair is where to "
                 "look."),
         fix=(f"Read the message at {possessive(a)} frame with {possessive(b)} call "
-             f"({where(c.caller) if c.caller else b}): either {b} passed on a setting or input {a} rejects (change it), or the installed {b} is not the "
+             f"({_where(c.caller) if c.caller else b}): either {b} passed on a setting or input {a} rejects (change it), or the installed {b} is not the "
              f"release made for the installed {a} (doctor check compares the pair with the stack profiles).{pinned}"),
         components=_comps(*got.components, c.caller_own.component), read=f"{got.read}; {caller_read}",
         extra={**got.extra, "caller": b, "callee": a})
@@ -1216,7 +1208,7 @@ def _user_raised(ev: Event, snapshot: Any) -> Attribution | None:
     path = ev.facts.get("exception_path", ev.exc_type)
     if "." in path:
         module = path.rsplit(".", 1)[0]
-        if module.split(".")[0] in _STDLIB_MODULES or distribution_of_module(module, snapshot) is not None:
+        if module.split(".")[0] in STDLIB_MODULES or distribution_of_module(module, snapshot) is not None:
             return None
     elif path not in _PROGRAM_ERRORS and _is_builtin_exception(path):
         return None
@@ -1229,8 +1221,6 @@ def _user_raised(ev: Event, snapshot: Any) -> Attribution | None:
 def _is_builtin_exception(name: str) -> bool:
     return isinstance(getattr(builtins, name, None), type)
 
-
-_STDLIB_MODULES = frozenset(sys.stdlib_module_names)
 
 
 def _exception_class(ev: Event, snapshot: Any) -> Attribution | None:

@@ -30,7 +30,7 @@ from doctor.report import Severity
 SOURCE = "https://docs.python.org/3.11/library/traceback.html"
 # an installed package's directory: `.../site-packages/<top>/...`, `.../dist-packages/<top>/...`
 _INSTALLED = re.compile(r"/(?:site|dist)-packages/(?P<top>[A-Za-z_][\w]*)(?:/|\.py$)")
-_STDLIB_MODULES = frozenset(sys.stdlib_module_names)
+STDLIB_MODULES = frozenset(sys.stdlib_module_names)  # the interpreter's own top-level modules
 # A stop the process was told to make, no failure of the code it stopped in: Ctrl-C or SIGINT, sys.exit, a generator
 # or task closed (https://docs.python.org/3/library/exceptions.html#exception-hierarchy: BaseException, not Exception)
 _STOPS = frozenset({"KeyboardInterrupt", "SystemExit", "GeneratorExit", "CancelledError"})
@@ -126,7 +126,7 @@ def class_owner(path: str, owned: list[tuple[Frame, Owner | None]], snapshot: An
         return "", None
     module = path.rsplit(".", 1)[0]
     top = module.split(".")[0]
-    if top in _STDLIB_MODULES or top.lstrip("_") in _STDLIB_MODULES:
+    if top in STDLIB_MODULES or top.lstrip("_") in STDLIB_MODULES:
         return f"Python's standard library ({module})", None
     dist = distribution_of_module(module, snapshot)
     if dist is not None:

@@ -55,7 +55,8 @@ def _is_command(head: tuple[str, ...]) -> bool:
     return head[0] in ("pip", "uv") or head[0].startswith("/")
 
 
-def _name(req: str) -> str | None:
+def requirement_name(req: str) -> str | None:
+    """The canonical distribution name a requirement string names; None when it is not one."""
     try:
         return canonicalize_name(Requirement(req).name)
     except InvalidRequirement:
@@ -84,13 +85,13 @@ def install_all(findings: Iterable[Finding], keep: Mapping[Any, Sequence[str]] |
         if len(pip) != 1:
             continue
         k, (head, reqs) = pip[0]
-        names = [_name(r) for r in reqs]
+        names = [requirement_name(r) for r in reqs]
         if None in names:
             continue
         g = groups.setdefault((f.node, tuple(lines[:k]), head), [])
         premise = f.evidence.get("package") if f.id.startswith("requirement-") else None
         g.append((f"{f.id}:{f.key}" if f.key else f.id, list(zip(names, reqs, strict=True)),
-                  _name(premise) if isinstance(premise, str) else None))
+                  requirement_name(premise) if isinstance(premise, str) else None))
     out = []
     for (node, before, head), members in groups.items():
         # a line for what an installed release declares is moot when the same run replaces that release
@@ -105,7 +106,7 @@ def install_all(findings: Iterable[Finding], keep: Mapping[Any, Sequence[str]] |
         by = [fid for fid, own, _ in members if any(n in agreed for n, _ in own)]
         if len(by) < 2:
             continue
-        kept = [r for r in (keep or {}).get(node, ()) if _name(r) not in wanted]
+        kept = [r for r in (keep or {}).get(node, ()) if requirement_name(r) not in wanted]
         line = " && ".join([*before, f"{shlex.join(head)} {' '.join(shlex.quote(r) for r in reqs + kept)}"])
         others = list(dict.fromkeys(fid for n, fid in commanded if n == node and fid not in by))
         out.append({"command": line, "requirements": reqs, "findings": by, "others": others,

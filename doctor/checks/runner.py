@@ -252,13 +252,13 @@ def run_checks(
             results.append(r)
     if only or ignore:
         kept = [f for f in findings if _kept(f, registry[f.check] if f.check in registry else _ANY, only, ignore)]
-        results = _waived_statuses(results, findings, kept, only, ignore)
+        results = _waived_statuses(results, findings, kept, only, ignore, registry)
         findings = kept
     return findings, results
 
 
 def _waived_statuses(results: list[CheckResult], found: list[Finding], kept: list[Finding],
-                     only: Sequence[str], ignore: Sequence[str]) -> list[CheckResult]:
+                     only: Sequence[str], ignore: Sequence[str], registry: dict[str, Check]) -> list[CheckResult]:
     """A check whose every finding the waivers dropped did not pass: it is `skip`, its reason naming what was waived
     and by which option (`--ignore cann-not-installed` made JUnit say cann-toolkit passed on a host without CANN). A
     check that keeps some of its findings is judged by those (doctor.checks.diagnose restatus)."""
@@ -267,7 +267,8 @@ def _waived_statuses(results: list[CheckResult], found: list[Finding], kept: lis
     for f in found:
         if (f.check, f.node) in left:
             continue
-        by = "--ignore" if f.id in ignore or (f.components[:1] and f.components[0] in ignore) else "--only"
+        # the waiver that dropped it: --ignore's alone would, else --only's
+        by = "--ignore" if not _kept(f, registry.get(f.check or "", _ANY), (), ignore) else "--only"
         ids = dropped.setdefault((f.check, f.node), {}).setdefault(by, [])
         if f.id not in ids:
             ids.append(f.id)

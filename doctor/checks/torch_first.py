@@ -16,12 +16,7 @@ from typing import Any
 from packaging.requirements import InvalidRequirement, Requirement
 from packaging.utils import canonicalize_name
 
-
-def _name(req: str) -> str | None:
-    try:
-        return canonicalize_name(Requirement(req).name)
-    except InvalidRequirement:
-        return None
+from doctor.checks.install_all import requirement_name
 
 
 def _requires_torch(declared: Iterable[str]) -> bool:
@@ -42,7 +37,7 @@ def torch_pullers(requirements: Iterable[str], table: Any) -> list[str]:
     in their order; torch itself when the line names it. Unknown packages say nothing."""
     out: list[str] = []
     for req in requirements:
-        name = _name(req)
+        name = requirement_name(req)
         if name is None or name in out:
             continue
         if name == "torch":

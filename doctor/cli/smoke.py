@@ -57,7 +57,10 @@ def command(console, workdir, model, tp, pp, steps, run_timeout, ignore_prefligh
         write_junit(report, junit_path, console, "doctor-smoke")
     if not console.json_mode:
         _print_summary(console, report.extra)
-    return emit(report, console)
+    code = emit(report, console)
+    if not console.json_mode and report.extra.get("refused_without_waiver"):
+        console.print(console.style(report.extra["refused_without_waiver"], "yellow"))
+    return code
 
 
 def _print_summary(console, extra: dict) -> None:

@@ -111,9 +111,25 @@ def run_smoke(opts: SmokeOptions, console: Console, *, preflight: Callable[[str]
         return c.report(extra)
     if opts.dry_run:
         console.status("dry run: nothing was started")
-        c.add("smoke-run", "smoke", [], 0.0, skip="--dry-run: nothing was started")
+        skip = "--dry-run: nothing was started"
+        refused = _refused_without_waiver(opts, extra)
+        if refused:
+            extra["refused_without_waiver"] = refused  # the CLI says it last, under the verdict
+            skip = f"{skip}; {refused}"
+        c.add("smoke-run", "smoke", [], 0.0, skip=skip)
         return c.report(extra)
     return _run(opts, layout, launch, console, c, extra)
+
+
+def _refused_without_waiver(opts: SmokeOptions, extra: dict[str, Any]) -> str | None:
+    """What a dry run cannot show by running: whether the real run would start. Its preflight errors are listed as
+    "(ignored)" warnings and its verdict counts no error, so without this a dry run on a host that cannot train
+    reads as ready."""
+    errors = extra.get("preflight", {}).get("errors", 0)
+    if not errors or opts.ignore_preflight:
+        return None
+    return (f"a real run would be refused: `doctor check` found {errors} error(s), listed as \"(ignored)\"; "
+            "fix them, or pass --ignore-preflight to run anyway")
 
 
 def _preflight(opts: SmokeOptions, console: Console, c: _Checks, extra: dict[str, Any],

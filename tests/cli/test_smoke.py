@@ -87,6 +87,16 @@ def test_dry_run_human_prints_command_env_and_artifacts(workdir: Path) -> None:
     assert "model/model.safetensors" in out and "reused" in out  # second build of the same key
 
 
+def test_dry_run_on_a_host_with_check_errors_ends_saying_the_run_would_be_refused(workdir: Path) -> None:
+    _need_verl()
+    if doctor("check", "--json").returncode != 1:
+        pytest.skip("this host has no check errors to refuse on")
+    r = doctor("smoke", "--dry-run", "--workdir", str(workdir))
+    assert r.returncode == 0, r.stderr
+    last = r.stdout.strip().splitlines()[-1]
+    assert last.startswith("a real run would be refused: `doctor check` found") and "--ignore-preflight" in last
+
+
 def test_preflight_errors_refuse_the_run(workdir: Path) -> None:
     _need_verl()
     check = doctor("check", "--json")

@@ -62,6 +62,18 @@ def test_dry_run_with_a_broken_host_still_passes(workdir: Path) -> None:
     assert rep.extra["workload"]["valid"] and "run" not in rep.extra
 
 
+def test_dry_run_says_a_real_run_would_be_refused_by_the_preflight_errors(workdir: Path) -> None:
+    # the errors show as "(ignored)" warnings and the verdict counts none: the user must still learn the run would
+    # not start (a smoke dry run on the doctor's own venv, verl 0.9.1 without its requirements, read "warnings")
+    rep = run_smoke(SmokeOptions(workdir=workdir, dry_run=True), _console(), preflight=_broken_host)
+    assert rep.extra["refused_without_waiver"].startswith("a real run would be refused: `doctor check` found 1 error(s)")
+    run = next(c for c in rep.checks if c.id == "smoke-run")
+    assert run.reason and "a real run would be refused" in run.reason
+    waived = run_smoke(SmokeOptions(workdir=workdir, dry_run=True, ignore_preflight=True), _console(),
+                       preflight=_broken_host)
+    assert "refused_without_waiver" not in waived.extra
+
+
 def test_check_unavailable_is_said_not_hidden(workdir: Path) -> None:
     rep = run_smoke(SmokeOptions(workdir=workdir, dry_run=True), _console(), preflight=lambda p: None)
     assert rep.extra["preflight"] == {"ran": False}

@@ -75,10 +75,22 @@ def _redact_bearer(text: str) -> str:
 
 
 def redact_value(name: str, value: str) -> str:
-    """The value to record for env var `name`."""
+    """The value to record for env var `name`.
+
+    A value can hold other variables' secrets: Ray's job supervisor gives the driver RAY_JOB_CONFIG_JSON_ENV_VAR,
+    the job's runtime_env as JSON, whose env_vars are where users pass WANDB_API_KEY / HF_TOKEN to `ray job submit`;
+    a RAY_/VLLM_ variable can carry a command line's `--api-key=…`. So a value gets what a log line gets
+    (redact_line: secret-named keys inside it, hub token shapes). A search path (PATH, LD_LIBRARY_PATH, PYTHONPATH,
+    LD_PRELOAD, …_PATH) keeps its directories: `/opt/x_token:/usr/bin` is a directory, not a key and its value."""
     if is_secret_name(name):
         return REDACTED
-    return redact_url_credentials(value)
+    if name.upper().endswith(_SEARCH_PATHS):
+        return redact_url_credentials(value)
+    return redact_line(value)
+
+
+# Variables whose value is a list of directories joined by ':' (which redact_line would read as `name: value`).
+_SEARCH_PATHS = ("PATH", "LD_PRELOAD", "_HOME", "_DIR")
 
 
 def redact_text(text: str) -> str:
@@ -93,13 +105,18 @@ def redact_text(text: str) -> str:
 
 
 # A log line (what `explain` quotes): a secret-named variable's value anywhere in the line (`HF_TOKEN=hf_...`,
-# `'api_key': '...'`, `--password=...` is not a name), a token of the shapes the hubs and clouds issue, and what
+# `'api_key': '...'`), a command-line option's (`--api-key=…`, `--hf-token …`: _FLAG), a token of the shapes the hubs and clouds issue, and what
 # redact_url_credentials takes. A name counts when it is written the way variables are (UPPER or snake_case: KeyError
 # is a class) and one of its `_` parts is a secret word or ends with one (HF_TOKEN, APIKEY, HCCL_PASSWD; not
 # TOKENIZERS_PARALLELISM or max_tokens); a lone `key` / `auth` is prose ("cache key: ...").
 _INLINE = (r"(?P<q>['\"]?)(?P<name>\b[A-Za-z][A-Za-z0-9]*(?:_[A-Za-z0-9]+)*)(?P=q)(?P<sep>\s*[=:]\s*)"
            r"(?P<vq>['\"]?)(?P<value>[^\s'\",;}\]]+)")
 _SECRET_ENDS = (*SECRET_WORDS, "CREDENTIALS", *SECRET_PARTS)
+# A long option and its value, `=` or space separated (vllm serve's --api-key, a hub's --token): secret when one of
+# its `-`/`_` parts ends with a secret word (not --max-num-batched-tokens, --tokenizer-mode). A value starting with
+# `-` is the next option, not this one's value; a quoted value is taken whole.
+_FLAG = (r"(?P<flag>(?<![\w-])--(?P<name>[A-Za-z][A-Za-z0-9_\-]*))(?P<sep>=|\s+)"
+         r"(?P<value>\"[^\"]*\"|'[^']*'|(?!-)[^\s'\",;}\]]+)")
 # Hugging Face, GitHub (classic and fine-grained), AWS access key ids, OpenAI-style keys.
 _TOKEN_SHAPES = (r"\b(?:hf_[A-Za-z0-9]{30,}|gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{40,}|AKIA[0-9A-Z]{16}"
                  r"|sk-[A-Za-z0-9_\-]{20,})\b")
@@ -117,7 +134,16 @@ def _inline_secret_name(name: str) -> bool:
 def redact_line(text: str) -> str:
     """One log line with its secrets redacted (see above); the rest of the line, which a signature matched, kept."""
     text = re.sub(_TOKEN_SHAPES, REDACTED, redact_url_credentials(text))
+    if "--" in text:
+        text = re.sub(_FLAG, _flag_value, text)
     if "=" in text or ":" in text:
         text = re.sub(_INLINE, lambda m: (m.group(0) if not _inline_secret_name(m["name"]) or m["value"] == REDACTED
                                           else f"{m['q']}{m['name']}{m['q']}{m['sep']}{m['vq']}{REDACTED}"), text)
     return text
+
+
+def _flag_value(m: re.Match[str]) -> str:
+    parts = re.split(r"[-_]", m["name"].upper())
+    if m["value"] == REDACTED or not any(p.endswith(_SECRET_ENDS) for p in parts if p):
+        return m.group(0)
+    return f"{m['flag']}{m['sep']}{REDACTED}"

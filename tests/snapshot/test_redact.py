@@ -56,6 +56,25 @@ def test_values_and_text() -> None:
     assert "Version=1" in out and "PATH=/bin" in out and "export HF_TOKEN=<redacted>" in out
 
 
+def test_secrets_inside_a_collected_value_are_redacted() -> None:
+    # Ray's job supervisor sets this in the driver's environment: the job's runtime_env, as `ray job submit
+    # --runtime-env-json` passed it, env_vars and all (ray/dashboard/modules/job/job_supervisor.py)
+    from doctor.probes.envvars import collect_env
+
+    job = ('{"runtime_env": {"env_vars": {"WANDB_API_KEY": "0123456789abcdef0123", "HF_TOKEN": "hf_secret", '
+           '"TOKENIZERS_PARALLELISM": "true"}, "working_dir": "/data/verl"}, "metadata": {}}')
+    env = collect_env({"RAY_JOB_CONFIG_JSON_ENV_VAR": job, "VLLM_EXTRA": "--api-key=sk-abc123 --port 8000",
+                       "PATH": "/opt/run_token:/usr/bin", "LD_LIBRARY_PATH": "/x/auth_key:/usr/lib",
+                       "ASCEND_HOME_PATH": "/usr/local/Ascend/ascend-toolkit/latest"})
+    got = env["RAY_JOB_CONFIG_JSON_ENV_VAR"]
+    assert "0123456789abcdef0123" not in got and "hf_secret" not in got
+    assert '"TOKENIZERS_PARALLELISM": "true"' in got and '"working_dir": "/data/verl"' in got
+    assert env["VLLM_EXTRA"] == f"--api-key={REDACTED} --port 8000"
+    # search paths keep their directories (`dir_token:/usr/bin` is not a key and its value)
+    assert env["PATH"] == "/opt/run_token:/usr/bin" and env["LD_LIBRARY_PATH"] == "/x/auth_key:/usr/lib"
+    assert env["ASCEND_HOME_PATH"] == "/usr/local/Ascend/ascend-toolkit/latest"
+
+
 @given(st.text())
 def test_redaction_never_raises_and_is_idempotent(s: str) -> None:
     once = redact_text(s)
@@ -104,3 +123,11 @@ def test_a_log_line_loses_its_secrets_and_keeps_the_rest() -> None:
 def test_redact_line_never_grows_a_secret_back_and_is_stable(text: str) -> None:
     once = redact_line(text)
     assert redact_line(once) == once
+
+
+def test_a_secret_named_option_on_a_logged_command_line_is_redacted() -> None:
+    line = "vllm serve /m --api-key sk-abc123 --max-num-batched-tokens 8192 --tokenizer-mode auto --hf-token='a b'"
+    assert redact_line(line) == ("vllm serve /m --api-key <redacted> --max-num-batched-tokens 8192 "
+                                 "--tokenizer-mode auto --hf-token=<redacted>")
+    # the next option is not a value, and an option that is not secret-named keeps its value
+    assert redact_line("--disable-auth --port 8000") == "--disable-auth --port 8000"

@@ -225,7 +225,11 @@ def diagnose(
     for _, snap, _ in nodes:
         if snap is not None:
             chosen[id(snap)] = select_profile(snap, profs, forced_profile)
-    options: dict[str, Any] = {"cluster": cluster, "profile_forced": bool(forced_profile), "local": local and not cluster}
+    # multi_node: the nodes are of one job across hosts (a Ray cluster of two or more nodes, the unreachable ones
+    # included). A one-node Ray cluster is a cluster (its cross-node checks still run) but not a multi-node job: what
+    # only matters between hosts (the hostname Gloo binds, RoCE ports) is not an error there.
+    options: dict[str, Any] = {"cluster": cluster, "multi_node": cluster and len(nodes) > 1,
+                               "profile_forced": bool(forced_profile), "local": local and not cluster}
     if options["local"]:
         from doctor.probes.uv import uv_here
 

@@ -39,7 +39,7 @@ def _hccl_91(snap: Any) -> str | None:
 
 def _multi_node(ctx: CheckContext) -> bool | None:
     snap = ctx.snapshot
-    if ctx.options.get("cluster"):
+    if ctx.options.get("multi_node"):
         return True
     ray = snap.ray
     if known(ray) and isinstance(ray, dict):

@@ -56,7 +56,7 @@ def roce_tool(ctx: CheckContext) -> Iterator[Finding]:
         skip("no NPU is known on this host")
     inside = _in_container(ctx)
     where = "mounted into this container" if inside else "installed on this host"
-    cluster = bool(ctx.options.get("cluster"))
+    cluster = bool(ctx.options.get("multi_node"))
     status = fact(h, "status")
     if status == "missing":
         yield finding(
@@ -106,7 +106,7 @@ def roce_ports(ctx: CheckContext) -> Iterator[Finding]:
     ps = ports(ctx.snapshot)
     if not isinstance(ps, list):
         skip("the snapshot has no NPU RoCE ports")
-    cluster = bool(ctx.options.get("cluster"))
+    cluster = bool(ctx.options.get("multi_node"))
     sev = severity(cluster)
     down = _group(ps, lambda p: fact(p, "link") == "DOWN")
     if down:
@@ -182,7 +182,7 @@ def roce_config(ctx: CheckContext) -> Iterator[Finding]:
     ps = ports(ctx.snapshot)
     if not isinstance(ps, list):
         skip("the snapshot has no NPU RoCE ports")
-    cluster = bool(ctx.options.get("cluster"))
+    cluster = bool(ctx.options.get("multi_node"))
     yield from _conf_mismatch(ctx, ps, cluster)
     masks: dict[str, list[int]] = {}
     for p in ps:

@@ -443,7 +443,7 @@ def test_a_node_without_npus_is_not_told_to_raise_hccl_connect_timeout():
             d.setdefault("env", {})["HCCL_CONNECT_TIMEOUT"] = "120"  # HCCL's default: short for several nodes
         doc = cluster(("h", head, None), ("w1", w1, None), ("w2", node_snap(), None))
         findings, _ = run_checks([(n.node, n.snapshot, n.error) for n in cluster_from_dict(doc, "test").nodes],
-                                 options={"cluster": True})  # as `check --ray` runs them
+                                 options={"cluster": True, "multi_node": True})  # as `check --ray` runs 3 nodes
         short = {f.node for f in findings if f.id == "hccl-connect-timeout-short"}
         assert "h" not in short, short
         assert "w1" in short and "w2" not in short, short

@@ -339,6 +339,25 @@ def test_a_hostname_on_loopback_breaks_gloo_across_nodes_without_gloo_socket_ifn
     assert "gloo-hostname-loopback" not in found(partial)
 
 
+def test_a_one_node_ray_cluster_is_not_a_multi_node_job():
+    """`check --ray` on a Ray cluster of one node (real: Ray 2.60.0 here, a host whose /etc/hosts maps its name to
+    127.0.0.1) said "GLOO_SOCKET_IFNAME is unset, on a multi-node job" as an error; two nodes (one unreachable counts)
+    are one."""
+    from doctor.checks.diagnose import diagnose
+    from doctor.snapshot.model import snapshot_from_dict
+
+    one = {"nodes": [{"address": "10.0.0.5", "alive": True}]}
+    node = bare(host={"hostname": "vm", "hostname_addresses": ["127.0.0.1"]}, env={}, ray=one, complete=True,
+                network={"interfaces": [{"name": "eth0", "addresses": ["10.0.0.5"], "up": True}]})
+
+    def ids(*names):
+        nodes = [(n, snapshot_from_dict(node) if n != "down" else None, None) for n in names]
+        return {f.id for f in diagnose(nodes, cluster=True).findings}
+
+    assert "gloo-hostname-loopback" not in ids("10.0.0.5")
+    assert "gloo-hostname-loopback" in ids("10.0.0.5", "down")
+
+
 def test_ray_nodes_known_by_loopback_or_one_shared_address_send_the_other_nodes_to_themselves():
     """Ray's node IP is where every other node dials a node, and verl's worker group hands the rank-0 node's IP to every
     rank as MASTER_ADDR: in a cluster of two or more live nodes it must be each node's own, non-loopback address."""

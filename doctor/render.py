@@ -6,7 +6,7 @@ from collections import defaultdict
 from collections.abc import Callable
 
 from doctor.console import Console
-from doctor.report import CheckStatus, Finding, Report, Severity, sorted_findings
+from doctor.report import CheckStatus, Finding, Report, Severity, short_name, sorted_findings
 
 _MARK = {
     Severity.ERROR: ("✗", "red"),
@@ -85,7 +85,7 @@ def render_text(report: Report, console: Console, *, strict: bool = False,
         say(c.style(f"[{head_mark[0]}] {area}", head_mark[1], "bold"))
         for f in fs:
             mark, color = _MARK[f.severity]
-            where = f" [{f.node}]" if f.node else ""
+            where = f" [{short_name(f.node)}]" if f.node else ""  # the node line above names it whole
             key = f" ({f.key})" if f.key else ""
             say(f"    {c.style(mark, color)} {f.title}{key}{where}" + c.style(f"  [{f.id}]", "dim"))
             if f.detail and (c.verbosity >= 1 or f.severity is not Severity.INFO):
@@ -105,7 +105,7 @@ def render_text(report: Report, console: Console, *, strict: bool = False,
                 say(c.style(f"        source: {f.source}", "dim"))
         for ch in shown:
             m, col = _CHECK_MARK[ch.status]
-            node = f" [{ch.node}]" if ch.node else ""
+            node = f" [{short_name(ch.node)}]" if ch.node else ""
             if ch.status is CheckStatus.SKIP:
                 say(c.style(f"    {m} check {ch.id}{node} skipped: {ch.reason or 'not applicable'}", col))
             else:
@@ -114,7 +114,7 @@ def render_text(report: Report, console: Console, *, strict: bool = False,
                     for line in ch.traceback.rstrip().splitlines():
                         say(c.style(f"        {line}", "dim"))
     for line in report.extra.get("install_all") or ():  # doctor.checks.install_all
-        where = f" [{line['node']}]" if line.get("node") else ""
+        where = f" [{short_name(line['node'])}]" if line.get("node") else ""
         others = len(line.get("others") or ())
         rest = ("" if not others else f"; {others} other finding's own line above is not in it" if others == 1 else
                 f"; {others} other findings' own lines above are not in it")

@@ -222,6 +222,15 @@ class Report:
         return d
 
 
+def short_name(node: str) -> str:
+    """`name/<56-hex Ray node id>` -> `name/<first 8>` for titles, tables and the lines that tag a finding with its
+    node; evidence and --json keep full names."""
+    head, sep, tail = node.rpartition("/")
+    if sep and len(tail) > 12 and all(c in "0123456789abcdef" for c in tail.lower()):
+        return f"{head}/{tail[:8]}"
+    return node
+
+
 def sorted_findings(findings: list[Finding]) -> list[Finding]:
     """Errors first, then warnings, then info; stable within a severity (checks order their own)."""
     return sorted(findings, key=lambda f: -f.severity.rank)

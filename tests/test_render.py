@@ -114,3 +114,24 @@ def test_a_command_line_shared_by_findings_is_printed_once_and_json_keeps_every_
     emit(report, Console(out=out, err=io.StringIO(), json_mode=True))
     data = json.loads(out.getvalue())
     assert [f["fix"]["commands"][0] for f in data["findings"]] == [line] * 4
+
+
+def test_a_ray_node_is_named_whole_once_and_short_on_each_finding_line():
+    """`check --ray` names a node `address/<56-hex node id>`: 70 characters on every finding line read as noise
+    (seen on a real one-node Ray 2.60.0 cluster); the node line says it whole, finding and check lines say the first
+    8 hex digits, as the cluster table does, and --json keeps the whole name."""
+    import json
+
+    node = "192.0.2.2/6ca384fcc9e6dff534496b8f2cebcbf0636d419f26d226c622078ffc"
+    f = finding("requirement-missing", "error", "verl", "verl requires dill", key="verl:dill", fix="Install.",
+                commands=["pip install dill"], node=node)
+    report = Report("check", findings=[f], checks=[CheckResult("declared", "python", CheckStatus.FAIL, 0.0, node=node)],
+                    nodes=[{"node": node, "ok": True}])
+    out = io.StringIO()
+    emit(report, Console(out=out, err=io.StringIO(), verbosity=1))
+    text = out.getvalue()
+    assert text.count(node) == 1 and f"node {node}" in text, text
+    assert "verl requires dill (verl:dill) [192.0.2.2/6ca384fc]" in text and "check declared [192.0.2.2/6ca384fc]" in text
+    out = io.StringIO()
+    emit(report, Console(out=out, err=io.StringIO(), json_mode=True))
+    assert json.loads(out.getvalue())["findings"][0]["node"] == node

@@ -34,14 +34,13 @@ from doctor.checks.cluster_facts import (
     ray_info,
     ray_npu,
     ray_version,
-    short_name,
     source_fact,
     text_value,
     visible_devices,
 )
 from doctor.checks.network import ray_node_ip_findings
 from doctor.checks.runner import CheckContext, check, skip
-from doctor.report import Finding, finding
+from doctor.report import Finding, finding, short_name
 from doctor.snapshot.model import UNKNOWN, Snapshot, known
 
 AREA = "cluster"

@@ -12,6 +12,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, NamedTuple
 
 from doctor.knowledge.versions import CannVersion, DriverVersion, parse_pkg_version
+from doctor.report import short_name
 from doctor.snapshot.model import UNKNOWN, Snapshot, known
 
 NOT_INSTALLED = "not installed"
@@ -248,14 +249,6 @@ def odd_ones(values: Mapping[str, Value]) -> tuple[list[str], dict[Any, list[str
     majority = max(groups, key=lambda k: len(groups[k]))  # max keeps the first on ties
     odd = [n for k, ns in groups.items() if k != majority for n in ns]
     return odd, groups
-
-
-def short_name(node: str) -> str:
-    """`name/<56-hex Ray node id>` -> `name/<first 8>` for titles and tables; evidence keeps full names."""
-    head, sep, tail = node.rpartition("/")
-    if sep and len(tail) > 12 and all(c in "0123456789abcdef" for c in tail.lower()):
-        return f"{head}/{tail[:8]}"
-    return node
 
 
 def describe_groups(values: Mapping[str, Value], groups: Mapping[Any, Sequence[str]]) -> str:

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from doctor.checks.cluster_facts import Value, collect, describe_groups, odd_ones, short_name
+from doctor.checks.cluster_facts import Value, collect, describe_groups, odd_ones
 from doctor.checks.npu_net_facts import (
     SRC_HCCN_CMD,
     VLLM_ASCEND_MULTINODE,
@@ -25,7 +25,7 @@ from doctor.checks.npu_net_facts import (
     speed_value,
 )
 from doctor.checks.runner import CheckContext, check, skip
-from doctor.report import Finding, finding
+from doctor.report import Finding, finding, short_name
 from doctor.snapshot.model import Snapshot, known
 
 AREA = "cluster"

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from doctor.checks.cluster_facts import short_name
 from doctor.checks.cluster_npu_net import reach_matrix
 from doctor.console import Console
+from doctor.report import short_name
 from doctor.snapshot.model import Snapshot
 
 

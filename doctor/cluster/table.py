@@ -19,10 +19,10 @@ from doctor.checks.cluster_facts import (
     left_out_of_skew,
     odd_ones,
     ray_npu,
-    short_name,
     table_columns,
 )
 from doctor.console import Console
+from doctor.report import short_name
 from doctor.snapshot.model import UNKNOWN, Cluster, Snapshot
 
 PARTS = {label: part for part, label, _kind in ASCEND_PARTS}  # table column -> ascend.<part>

@@ -13,10 +13,10 @@ from typing import Any
 
 import pytest
 
-from doctor.checks.cluster_facts import short_name
 from doctor.checks.runner import run_checks
 from doctor.cluster.table import render_cluster_table, table_rows
 from doctor.console import Console
+from doctor.report import short_name
 from doctor.snapshot.model import cluster_from_dict, snapshot_from_dict
 
 HEAD_ID = "a" * 56

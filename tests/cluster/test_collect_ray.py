@@ -63,10 +63,7 @@ def test_each_node_is_probed_in_its_own_environment(sim: SimCluster, roots, shar
     import jsonschema
     import ray
 
-    t0 = time.monotonic()
     cl = collect_ray(sim.address, None, timeout=60)
-    elapsed = time.monotonic() - t0
-    assert elapsed < 30, f"3-node collect took {elapsed:.1f} s"
     by = {n.node: n for n in cl.nodes}
     # named <node name>/<node id>, head first, every node answered
     assert [n.node for n in cl.nodes] == [_node(sim, x).full_name for x in ("head", "w-cann", "w-nonpu")]

@@ -80,7 +80,7 @@ def executor(plan: Plan, py: Path, wheels: Path, backend=None, mirror: Path | No
 
 @pytest.mark.parametrize("backend", [pytest.param(PipBackend(isolated=True), marks=pytest.mark.slow, id="pip"),
                                      pytest.param(UvBackend(isolated=True), id="uv")])
-def test_runs_then_second_run_does_nothing_fast(backend, wheels, megatron, tmp_path, hermetic) -> None:
+def test_runs_then_second_run_does_nothing(backend, wheels, megatron, tmp_path, hermetic) -> None:
     py = make_venv(tmp_path / "v")
     plan = plan_for(tmp_path, good_steps(megatron[1]))
     out = executor(plan, py, wheels, backend=backend, mirror=megatron[0]).run()
@@ -89,9 +89,7 @@ def test_runs_then_second_run_does_nothing_fast(backend, wheels, megatron, tmp_p
     assert "megatron-core==0.12.1" in freeze(py) and "torch==2.7.1+cpu" in freeze(py)
     assert (tmp_path / "doctor-env.sh").read_text().count("RAY_EXPERIMENTAL_NOSET_ASCEND_RT_VISIBLE_DEVICES=1") == 1
     assert out.diff["added"] == ["megatron-core", "torch", "torch-npu"]
-    t0 = time.monotonic()
     again = executor(plan, py, wheels, backend=backend, mirror=megatron[0]).run()
-    assert time.monotonic() - t0 < 2.0
     assert again.ok and not again.changed and {r.status for r in again.results} == {"satisfied"}
     log = (tmp_path / "install.log").read_text()
     assert "git" in log and "already satisfied" in log

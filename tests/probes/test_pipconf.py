@@ -88,17 +88,11 @@ def test_the_override_is_added_for_an_externally_managed_interpreter_only(tmp_pa
 
 
 def test_a_file_that_does_not_name_the_option_is_not_parsed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """The common case (a pip.conf with an index or a cert) costs a read, not a configparser import: the live
-    check path budget (< 1 ms)."""
-    import time
-
+    """The common case (a pip.conf with an index or a cert) costs a read, not a configparser import (the live
+    check's path: its cost is measured in bench/, never asserted here)."""
     env = _env(tmp_path, "[global]\nindex-url = https://mirror.example/simple\n")
     monkeypatch.setitem(sys.modules, "configparser", None)  # importing it would raise
     assert pip_override(env, "/usr") == ({}, [])
-    t0 = time.perf_counter()
-    for _ in range(20):
-        pip_override(env, "/usr")
-    assert (time.perf_counter() - t0) / 20 < 0.001
 
 
 def test_a_real_probe_of_the_os_interpreter_records_it_with_the_environment_it_ran_with(tmp_path: Path) -> None:

@@ -9,8 +9,6 @@ import importlib
 import os
 import sys
 
-from doctor import __version__
-
 # Flags that change nothing the in-target probe runs with. A command line of only these and `check` (from the
 # `doctor` script or `python -m doctor`) is a live check whose first act is `start_target_probe(None)`: that probe
 # starts here, before click and the commands are imported, and the check takes it over (pyenv.start_early). Any
@@ -76,6 +74,10 @@ class LazyGroup(click.Group):
         ctx.meta["doctor.argv"] = argv
         return ctx
 
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        ctx.meta["doctor.argv"] = list(args)  # for --version, which runs while click parses, before --json is read
+        return super().parse_args(ctx, args)
+
     def invoke(self, ctx: click.Context) -> object:
         try:
             return super().invoke(ctx)
@@ -90,6 +92,13 @@ class LazyGroup(click.Group):
             formatter.write_dl(rows)
 
 
+def _print_version(ctx: click.Context, param: click.Parameter, value: bool) -> None:
+    if value:  # doctor.cli.options (and click's own pieces it uses) load only when --version is given
+        from doctor.cli.options import print_version
+
+        print_version(ctx, param, value)
+
+
 def _usage_error(e: click.ClickException, argv: list[str]) -> None:
     from doctor.cli.options import report_usage_error
 
@@ -101,7 +110,8 @@ CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 110}
 
 
 @click.group(cls=LazyGroup, context_settings=CONTEXT)
-@click.version_option(__version__, "--version", prog_name="doctor", message="%(prog)s %(version)s")
+@click.option("--version", is_flag=True, expose_value=False, is_eager=True, callback=_print_version,
+              help="Show the version and exit (under --json: one report whose `version` holds it).")
 @click.option("--json", "json_mode", is_flag=True, envvar="DOCTOR_JSON",
               help="Print one JSON report on stdout and nothing else there. [env DOCTOR_JSON=1]")
 @click.option("--no-color", is_flag=True, envvar="DOCTOR_NO_COLOR",

@@ -378,6 +378,42 @@ def _name_the_variable(e: click.ClickException) -> None:
         e.param_hint = f"{env}={os.environ.get(env, '')!r} (the environment twin of {'/'.join(e.param.opts)})"
 
 
+def json_asked(argv: Sequence[str]) -> bool:
+    """`--json` on the command line (before a `--`) or DOCTOR_JSON set, read from the raw arguments: for what runs
+    before click has parsed `--json` (a usage error, the eager `--version`)."""
+    args = list(argv)
+    args = args[: args.index("--")] if "--" in args else args
+    return "--json" in args or os.environ.get("DOCTOR_JSON", "") not in ("", "0")
+
+
+def print_version(ctx: click.Context, _param: click.Parameter, value: bool) -> None:
+    """`doctor --version`: `doctor X.Y.Z`; under `--json` (or DOCTOR_JSON) the one report, as for everything
+    `--json` prints, with the version as its top-level `version` (click's eager option runs before `--json` is
+    parsed, so the raw arguments say whether it was given). An output the machine refuses (`> /dev/full`) is exit 2
+    with the reason, as for every command."""
+    if not value or ctx.resilient_parsing:
+        return
+    from doctor import __version__
+
+    console = Console(json_mode=json_asked(ctx.meta.get("doctor.argv", ())))
+    try:
+        if console.json_mode:
+            from doctor.report import Report
+
+            console.emit_json(Report(command="doctor", extra={"version": __version__}).to_dict())
+        else:
+            console.print(f"doctor {__version__}")
+        console.flush()
+    except BrokenPipeError:
+        quiet_broken_pipe()
+    except OSError as e:
+        where = console.output_failed(e)
+        if where is None:
+            raise
+        fail(console, "doctor", DoctorError(f"cannot write: {e.strerror or e}", source=where))
+    ctx.exit(0)
+
+
 def report_usage_error(e: click.ClickException, argv: Sequence[str]) -> None:
     """A usage error click found while parsing (before any command ran): exit 2, and under --json (or
     DOCTOR_JSON) the one report on stdout, so a CI step that parses stdout still gets a document."""
@@ -387,7 +423,7 @@ def report_usage_error(e: click.ClickException, argv: Sequence[str]) -> None:
     _name_the_variable(e)
     args = list(argv)
     args = args[: args.index("--")] if "--" in args else args
-    if "--json" not in args and os.environ.get("DOCTOR_JSON", "") in ("", "0"):
+    if not json_asked(args):
         return
     from doctor.cli import COMMANDS
 

@@ -23,6 +23,40 @@ def test_version():
     assert r.exit_code == 0 and r.output.strip() == f"doctor {__version__}"
 
 
+def test_version_under_json_is_the_one_report(monkeypatch):
+    """`--json` puts one doctor.report/1 document on stdout for everything, --version too, on either side of it
+    and from DOCTOR_JSON (click's version option printed plain text whatever --json said)."""
+    import json
+
+    monkeypatch.delenv("DOCTOR_JSON", raising=False)
+    for argv in (["--json", "--version"], ["--version", "--json"]):
+        r = CliRunner().invoke(cli, argv)
+        doc = json.loads(r.stdout)
+        assert r.exit_code == 0 and (doc["schema"], doc["command"], doc["version"]) == (
+            "doctor.report/1", "doctor", __version__), argv
+        assert (doc["status"], doc["findings"]) == ("ok", [])
+    r = CliRunner().invoke(cli, ["--version"], env={"DOCTOR_JSON": "1"})
+    assert json.loads(r.stdout)["version"] == __version__
+    r = CliRunner().invoke(cli, ["--version"], env={"DOCTOR_JSON": "0"})
+    assert r.stdout.strip() == f"doctor {__version__}"
+
+
+def test_version_to_a_full_disk_is_exit_2_with_the_reason():
+    """`doctor --version > /dev/full` said OSError in a traceback, exit 1; now exit 2 naming stdout, as every
+    command does."""
+    if not os.path.exists("/dev/full"):
+        import pytest
+
+        pytest.skip("no /dev/full")
+    for argv in (["--version"], ["--json", "--version"]):
+        with open("/dev/full", "w") as full:
+            cp = subprocess.run([sys.executable, "-m", "doctor", *argv], stdout=full, stderr=subprocess.PIPE,
+                                text=True, timeout=60, cwd=Path(__file__).resolve().parents[2],
+                                env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])})
+        assert cp.returncode == 2 and "stdout: cannot write: No space left on device" in cp.stderr, cp.stderr
+        assert "Traceback" not in cp.stderr
+
+
 def test_every_command_module_loads_and_has_help():
     for name in COMMANDS:
         r = CliRunner().invoke(cli, [name, "--help"])

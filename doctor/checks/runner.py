@@ -119,6 +119,30 @@ class Skipped(Exception):
         super().__init__(reason)
 
 
+# A skip reason speaks of "the snapshot", which a live check (no --from: the doctor probed this host itself) has only
+# as its own probe's record: there the reason is said of this machine. Longest phrases first.
+_LIVE_WORDS = (
+    (" (older snapshot, or not collected)", " (the probe could not read it here)"),
+    ("the user collect ran as", "the user the doctor runs as"),
+    ("a partial snapshot", "a partial probe"),
+    ("fewer than two nodes have a snapshot", "fewer than two nodes were probed"),
+    ("in the snapshots", "in the nodes' probes"),
+    ("is not set in the snapshot", "is not set on this machine"),
+    ("is not in the snapshot", "was not found by the probe of this machine"),
+    ("are not in the snapshot", "were not found by the probe of this machine"),
+    ("in the snapshot", "on this machine"),
+    ("the snapshot's", "the target's"),
+    ("the snapshot", "the probe of this machine"),
+)
+
+
+def said_of_this_machine(reason: str) -> str:
+    """A skip reason as a live check says it: of this machine, not of a snapshot the user never gave."""
+    for old, new in _LIVE_WORDS:
+        reason = reason.replace(old, new)
+    return reason
+
+
 def skip(reason: str) -> NoReturn:
     """End a check as skipped, saying why (`skip("no --deep imports in the snapshot")`)."""
     raise Skipped(reason)
@@ -195,7 +219,7 @@ def run_one(c: Check, ctx: CheckContext) -> tuple[list[Finding], CheckResult]:
         # its reason) unless what it found is a warning or an error: notes alone are not a pass
         if all(f.severity is Severity.INFO for f in found):
             return found, CheckResult(c.id, c.area, CheckStatus.SKIP, time.perf_counter() - t0, ctx.node,
-                                      reason=s.reason)
+                                      reason=said_of_this_machine(s.reason) if ctx.options.get("local") else s.reason)
     except Exception as e:  # noqa: BLE001 - a crashed check must not take the others down
         import traceback  # only when a check crashed
 

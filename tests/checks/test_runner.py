@@ -20,6 +20,35 @@ def test_a_skip_before_any_finding_is_skipped_with_its_reason() -> None:
     assert found == [] and res.status is CheckStatus.SKIP and res.reason == "nothing to look at"
 
 
+def test_a_live_checks_skip_reasons_speak_of_this_machine_not_of_a_snapshot() -> None:
+    """`doctor check -v` on this host said "npu-smi's device list is not in the snapshot": no snapshot was given.
+    A live check (`local`: probed here) says every skip reason of this machine; one from --from keeps its words.
+    Every literal skip reason in doctor/checks is read, so a new one cannot bring the word back."""
+    import ast
+    from pathlib import Path
+
+    from doctor.checks.runner import said_of_this_machine
+
+    def fn(ctx):
+        skip("npu-smi's device list is not in the snapshot")
+        yield  # pragma: no cover
+
+    live = CheckContext(snapshot=_ctx().snapshot, options={"local": True})
+    assert run_one(Check("t", "npu", fn), live)[1].reason == (
+        "npu-smi's device list was not found by the probe of this machine")
+    assert run_one(Check("t", "npu", fn), _ctx())[1].reason == "npu-smi's device list is not in the snapshot"
+    reasons = []
+    for path in sorted(Path(__file__).resolve().parents[2].joinpath("doctor", "checks").glob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "skip" and node.args:
+                for part in ast.walk(node.args[0]):
+                    if isinstance(part, ast.Constant) and isinstance(part.value, str):
+                        reasons.append(part.value)
+    said = [r for r in reasons if "snapshot" in r]
+    assert len(said) > 50  # the sources are read
+    assert [said_of_this_machine(r) for r in said if "snapshot" in said_of_this_machine(r)] == []
+
+
 def test_a_skip_after_a_finding_keeps_the_finding() -> None:
     """A check that reports, then finds the rest cannot be judged, must not lose what it reported."""
     def fn(ctx):

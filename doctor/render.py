@@ -124,10 +124,9 @@ def render_text(report: Report, console: Console, *, strict: bool = False,
             f"findings above, in one pip run{rest}):")
         say(f"  $ {line['command']}")
         if pull := line.get("torch_first"):  # doctor.checks.torch_first: no torch here to keep pinned
-            say(c.style(f"  torch is not installed here and {', '.join(pull)} require{'s' if len(pull) == 1 else ''} "
-                        "it: pip would take PyPI's torch (on x86_64 a CUDA build of several GB), not the build "
-                        "torch-npu pairs with. Install the stack's torch and torch-npu first (`doctor install` does, "
-                        "at the profile's pins), then this line.", "yellow"))
+            from doctor.checks.torch_first import sentence
+
+            say(c.style(f"  {sentence(pull)}", "yellow"))
     if before_summary is not None:
         before_summary()
     s = report.summary

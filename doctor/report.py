@@ -55,9 +55,14 @@ class Fix:
 
     text: str
     commands: tuple[str, ...] = ()
+    # the packages its pip line would take torch for, in a target with none (doctor.checks.torch_first)
+    torch_first: tuple[str, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
-        return {"text": self.text, "commands": list(self.commands)}
+        d: dict[str, Any] = {"text": self.text, "commands": list(self.commands)}
+        if self.torch_first:
+            d["torch_first"] = list(self.torch_first)
+        return d
 
 
 @dataclass(frozen=True)

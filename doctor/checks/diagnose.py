@@ -256,7 +256,7 @@ def diagnose(
 
     keep = {node: [f"torch=={v}"] for node, snap, _ in nodes if snap is not None and (v := ver(snap, "torch"))}
     together = install_all(findings, keep)  # the findings' install lines as one command, beside each finding's own
-    _say_torch_first(together, nodes)
+    report.findings = _say_torch_first(together, findings, nodes)
     if together:
         report.extra["install_all"] = together
     first = next(((n, s) for n, s, _ in nodes if s is not None), None)
@@ -308,19 +308,24 @@ def _selection_check(snap: Snapshot, profs: list[Profile], chosen: tuple[Profile
 _THIS_HOST = re.compile(r"\b(on|in) this host\b|\bthis host\b")
 
 
-def _say_torch_first(lines: list[dict[str, Any]], nodes: Sequence[tuple[str | None, Snapshot | None, Any]]) -> None:
+def _say_torch_first(lines: list[dict[str, Any]], findings: list[Finding],
+                     nodes: Sequence[tuple[str | None, Snapshot | None, Any]]) -> list[Finding]:
     """Each summary line of a target whose complete package list has no torch names the packages that would make
-    pip install one (`torch_first`; doctor.checks.torch_first): there is no torch to keep pinned."""
-    if not lines:
-        return
+    pip install one (`torch_first`; doctor.checks.torch_first): there is no torch to keep pinned. So does each
+    finding's own fix there whose pip line would (the findings returned)."""
     from doctor.checks.facts import absent
-    from doctor.checks.torch_first import torch_pullers
-    from doctor.knowledge.requirements import load_requirements
 
     torchless = {node for node, snap, _ in nodes if snap is not None and absent(snap, "torch")}
+    if not torchless:
+        return findings
+    from doctor.checks.torch_first import torch_pullers, with_torch_first
+    from doctor.knowledge.requirements import load_requirements
+
+    table = load_requirements()
     for line in lines:
-        if line.get("node") in torchless and (pull := torch_pullers(line["requirements"], load_requirements())):
+        if line.get("node") in torchless and (pull := torch_pullers(line["requirements"], table)):
             line["torch_first"] = pull
+    return with_torch_first(findings, torchless, table)
 
 
 def _about_the_snapshot(f: Finding) -> Finding:

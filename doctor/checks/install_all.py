@@ -29,9 +29,9 @@ from doctor.report import Finding, Severity, sorted_findings
 _TARGET_OPTIONS = ("--python",)
 
 
-def _split(line: str) -> tuple[tuple[str, ...], list[str]] | None:
-    """(the command up to what it installs, the requirements) of a plain `... pip install REQ...` line; None for any
-    other line (another pip command, a per-package option, `&&`, an editable or a local path)."""
+def pip_install_words(line: str) -> tuple[tuple[str, ...], list[str]] | None:
+    """(the command up to what it installs, the words after it) of one `... pip install ...` command (`pip`,
+    `<python> -m pip`, `uv pip ... --python X`); None for any other line (another pip command, `&&`, `;`, a pipe)."""
     try:
         words = shlex.split(line)
     except ValueError:
@@ -44,12 +44,22 @@ def _split(line: str) -> tuple[tuple[str, ...], list[str]] | None:
     head, rest = words[:i + 1], words[i + 1:]
     while rest and rest[0] in _TARGET_OPTIONS and len(rest) > 1:
         head, rest = head + rest[:2], rest[2:]
-    if not rest or any(w.startswith("-") or "/" in w.partition("@")[0] for w in rest):
-        return None
     return tuple(head), rest
 
 
-def _is_command(head: tuple[str, ...]) -> bool:
+def _split(line: str) -> tuple[tuple[str, ...], list[str]] | None:
+    """(the command up to what it installs, the requirements) of a plain `... pip install REQ...` line; None for any
+    other line (another pip command, a per-package option, `&&`, an editable or a local path)."""
+    got = pip_install_words(line)
+    if got is None:
+        return None
+    head, rest = got
+    if not rest or any(w.startswith("-") or "/" in w.partition("@")[0] for w in rest):
+        return None
+    return head, rest
+
+
+def is_command(head: tuple[str, ...]) -> bool:
     """A sentence's `... pip install` is a command line, not prose ("Run pip install x in the venv"): it starts with
     pip, uv or an interpreter's path."""
     return head[0] in ("pip", "uv") or head[0].startswith("/")
@@ -81,7 +91,7 @@ def install_all(findings: Iterable[Finding], keep: Mapping[Any, Sequence[str]] |
         # a fix with no command lines whose sentence is itself one (`fix: .../python -m pip install 'cachetools'`)
         lines = f.fix.commands or (f.fix.text,)
         pip = [(k, s) for k, c in enumerate(lines) if (s := _split(c)) is not None
-               and (f.fix.commands or _is_command(s[0]))]
+               and (f.fix.commands or is_command(s[0]))]
         if len(pip) != 1:
             continue
         k, (head, reqs) = pip[0]

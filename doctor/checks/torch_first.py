@@ -6,17 +6,21 @@ peft, torchdata, tensordict: verl's own requirements) — on x86_64 a CUDA build
 release chosen by the newest requirement, not the build torch-npu pairs with. The line stays (it is right for
 everything else); the report says which packages pull torch, so the stack's torch goes in first. Read from the
 requirements table's newest release of each package (what pip would pick for an unpinned name), outside extras.
+The same holds for each finding's own line (`pip install 'accelerate>=0.21.0'`): a finding whose fix would pull
+torch into such a target says so in its fix (`with_torch_first`), in the words the summary line uses (`sentence`).
 Pure: the table is passed in."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
+from dataclasses import replace
 from typing import Any
 
 from packaging.requirements import InvalidRequirement, Requirement
 from packaging.utils import canonicalize_name
 
-from doctor.checks.install_all import requirement_name
+from doctor.checks.install_all import is_command, pip_install_words, requirement_name
+from doctor.report import Finding, Fix
 
 
 def _requires_torch(declared: Iterable[str]) -> bool:
@@ -47,4 +51,57 @@ def torch_pullers(requirements: Iterable[str], table: Any) -> list[str]:
         d = table.declared(name, newest) if newest else None
         if d is not None and _requires_torch(d.requires_dist):
             out.append(name)
+    return out
+
+
+def sentence(pullers: Sequence[str], then: str = "this line") -> str:
+    """What to do first, said of `pullers` (torch_pullers' names): the summary line's note and each fix's."""
+    verb = "requires" if len(pullers) == 1 else "require"
+    return (f"torch is not installed in this environment and {', '.join(pullers)} {verb} it: pip would take PyPI's "
+            "torch (on x86_64 a CUDA build of several GB), not the build torch-npu pairs with. Install the stack's "
+            f"torch and torch-npu first (`doctor install` does, at the profile's pins), then {then}.")
+
+
+# options of `pip install` that leave pip resolving the dependencies of what it installs (`--no-deps` does not)
+_RESOLVING = frozenset({"-U", "--upgrade", "--force-reinstall", "--no-cache", "--no-cache-dir", "--pre", "--user",
+                        "-q", "--quiet"})
+
+
+def _line_requirements(line: str) -> list[str]:
+    """The requirements a pip install line resolves with their dependencies: none under `--no-deps`, nor for a line
+    with another option (an index, a constraints file: what it takes is not the table's) or a path."""
+    got = pip_install_words(line)
+    if got is None:
+        return []
+    rest = got[1]
+    if any(w.startswith("-") and w not in _RESOLVING for w in rest):
+        return []
+    return [w for w in rest if not w.startswith("-") and "/" not in w.partition("@")[0]]
+
+
+def fix_pullers(fix: Fix | None, table: Any) -> list[str]:
+    """The packages a fix's pip install lines (its commands, or its sentence when that is itself the command line)
+    would take torch for, in a target that has none. A line that names torch installs the torch it means (the CPU
+    index's build): torch is not a puller of its own fix."""
+    if fix is None:
+        return []
+    own = pip_install_words(fix.text) if not fix.commands else None
+    lines = fix.commands or ((fix.text,) if own is not None and is_command(own[0]) else ())
+    reqs = [r for line in lines for r in _line_requirements(line)]
+    if any(requirement_name(r) == "torch" for r in reqs):
+        return []
+    return torch_pullers(reqs, table)
+
+
+def with_torch_first(findings: Iterable[Finding], torchless: set[Any], table: Any) -> list[Finding]:
+    """The findings, each one of a node in `torchless` whose own fix would pull torch carrying `sentence` in its fix
+    text and the pullers as `fix.torch_first`."""
+    out = []
+    for f in findings:
+        pull = fix_pullers(f.fix, table) if f.node in torchless and f.fix is not None else []
+        if pull and f.fix is not None:
+            then = "this fix" if len(f.fix.commands) > 1 else "this line"
+            f = replace(f, fix=replace(f.fix, text=f"{f.fix.text.rstrip()} {sentence(pull, then)}",
+                                       torch_first=tuple(pull)))
+        out.append(f)
     return out

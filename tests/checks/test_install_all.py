@@ -234,9 +234,23 @@ def test_with_no_torch_in_the_target_the_line_names_what_would_pull_one(tmp_path
     con.print = lambda text="", **_kw: out.append(text)  # type: ignore[method-assign]
     render_text(rep, con)
     text = "\n".join(out)
-    assert "torch is not installed here and accelerate, peft require it" in text
-    assert text.index("torch is not installed here") > text.index(f"  $ {line['command']}")
+    assert "torch is not installed in this environment and accelerate, peft require it" in text
+    assert text.rindex("torch is not installed in this") > text.index(f"  $ {line['command']}")
+    # each finding's own line has the same trap, and says so (fix.torch_first, and its text)
+    own = {f.evidence["requires"]: f.fix for f in rep.findings if f.id == "requirement-missing"}
+    assert {n: fx.torch_first for n, fx in own.items()} == {"accelerate": ("accelerate",), "peft": ("peft",),
+                                                            "pyyaml": ()}
+    py = tmp_path / "bare" / "bin" / "python"
+    assert own["accelerate"].commands == (f"{py} -m ensurepip", f"{py} -m pip install 'accelerate'")
+    assert own["accelerate"].text.endswith(
+        "torch is not installed in this environment and accelerate requires it: pip would take PyPI's torch (on "
+        "x86_64 a CUDA build of several GB), not the build torch-npu pairs with. Install the stack's torch and "
+        "torch-npu first (`doctor install` does, at the profile's pins), then this fix.")
+    assert "torch is not installed" not in own["pyyaml"].text
+    assert [f["fix"]["torch_first"] for f in rep.to_dict()["findings"] if f["fix"].get("torch_first")] == [
+        ["accelerate"], ["peft"]]
     rep = diagnose([(None, collect_snapshot(python=target("torch", True)), None)], only=["declared-requirements"],
                    local=True)
     (line,) = rep.extra["install_all"]
     assert "torch_first" not in line and line["kept"] == ["torch==2.9.0"]
+    assert not [f for f in rep.findings if f.fix is not None and f.fix.torch_first]

@@ -16,6 +16,8 @@ import os
 import re
 import shlex
 import stat
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -435,3 +437,13 @@ def externally_managed_python() -> str | None:
                                    "os.path.join(sysconfig.get_path('stdlib'), 'EXTERNALLY-MANAGED')))"],
                        capture_output=True, text=True, timeout=60)
     return exe if r.stdout.strip() == "True" else None
+
+
+def venv_without_pip(path: Path) -> tuple[Path, Path]:
+    """A real venv without pip (fast) and its site-packages, where a test puts the dist-info directories the target's
+    importlib.metadata then reads: (its python, the site directory)."""
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(path)], check=True, timeout=300)
+    py = path / "bin" / "python"
+    site = Path(subprocess.run([str(py), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+                               capture_output=True, text=True, check=True).stdout.strip())
+    return py, site

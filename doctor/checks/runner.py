@@ -31,6 +31,7 @@ AREA_MODULES: tuple[str, ...] = (
     "doctor.checks.declared",
     "doctor.checks.later_bounds",
     "doctor.checks.yanked",
+    "doctor.checks.wheel_tags",
     "doctor.checks.shared_files",
     "doctor.checks.installed_files",
     "doctor.checks.host_facts",

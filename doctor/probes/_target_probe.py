@@ -434,6 +434,11 @@ def _declared(dist, meta, dist_info):
         facts["metadata"] = os.path.join(dist_info, "METADATA" if dist_info.endswith(".dist-info") else "PKG-INFO") \
             if os.path.isdir(dist_info) else dist_info
     facts["top_level"] = _top_level(dist)
+    if dist_info and dist_info.endswith(".dist-info"):
+        # the wheel's compatibility tags (WHEEL's Tag lines), which `pip check` holds against the interpreter's
+        tags = _Headers(_read_dist_text(dist, "WHEEL") or "").get_all("Tag")
+        if tags:
+            facts["wheel_tags"] = [t.strip() for t in tags]
     return facts
 
 

@@ -268,7 +268,7 @@ def to_snapshot_parts(doc: Mapping[str, Any]) -> dict[str, Any]:
             if d.get("requires_python") is None or isinstance(d.get("requires_python"), str):
                 if "requires_python" in d:
                     entry["requires_python"] = d["requires_python"]
-            for k in ("requires_dist", "top_level"):
+            for k in ("requires_dist", "top_level", "wheel_tags"):
                 if isinstance(d.get(k), list):
                     entry[k] = [r for r in d[k] if isinstance(r, str)]
             if isinstance(d.get("metadata"), str):

@@ -236,6 +236,7 @@ class Package(_Model):
     requires_dist: list[str] = _uk()  # Requires-Dist lines, exactly as written (markers and extras included)
     top_level: list[str] = _uk()  # importable top-level names (top_level.txt, else derived from RECORD); absent: neither
     metadata: str | None = _uk()  # path of the METADATA file read (the source a finding cites)
+    wheel_tags: list[str] = _uk()  # the Tag lines of its WHEEL file; absent: not installed from a wheel, or not read
 
 
 @dataclass

@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import shlex
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -14,6 +13,7 @@ from doctor.checks.install_all import install_all
 from doctor.console import Console
 from doctor.render import render_text
 from doctor.report import finding
+from tests.fakes import venv_without_pip
 
 EXE = "/opt/my venv/bin/python"  # a path that needs quoting
 
@@ -129,10 +129,7 @@ def test_check_of_a_no_deps_install_prints_one_command_that_runs_and_json_has_it
     importlib.metadata): every missing requirement keeps its finding and its line, and one line after the findings
     installs them all; it runs as printed (offline, from wheels made here) and the check after it finds none."""
     venv = tmp_path / "v"
-    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True, timeout=300)
-    py = venv / "bin" / "python"
-    site = Path(subprocess.run([str(py), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
-                               capture_output=True, text=True, check=True).stdout.strip())
+    py, site = venv_without_pip(venv)
     dist = site / "mylib-1.0.dist-info"
     dist.mkdir(parents=True)
     (dist / "METADATA").write_text("Metadata-Version: 2.1\nName: mylib\nVersion: 1.0\nRequires-Dist: alpha-pkg>=1.0\n"
@@ -173,10 +170,7 @@ def test_the_one_command_keeps_the_installed_torch(tmp_path):
     installed torch, so the run stops on the conflict and leaves torch as it was. Real venv, real pip, offline wheels
     made here, a newer 'torch' among them for pip to be tempted by."""
     venv = tmp_path / "v"
-    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True, timeout=300)
-    py = venv / "bin" / "python"
-    site = Path(subprocess.run([str(py), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
-                               capture_output=True, text=True, check=True).stdout.strip())
+    py, site = venv_without_pip(venv)
     for name, version, requires in (("torch", "2.9.0", ""), ("mylib", "1.0", "Requires-Dist: alpha-pkg>=1.0\n"
                                                                          "Requires-Dist: beta-pkg\n")):
         dist = site / f"{name}-{version}.dist-info"
@@ -212,10 +206,7 @@ def test_with_no_torch_in_the_target_the_line_names_what_would_pull_one(tmp_path
 
     def target(name: str, with_torch: bool) -> str:
         venv = tmp_path / name
-        subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True, timeout=300)
-        py = venv / "bin" / "python"
-        site = Path(subprocess.run([str(py), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
-                                   capture_output=True, text=True, check=True).stdout.strip())
+        py, site = venv_without_pip(venv)
         dists = [("mylib", "1.0", "Requires-Dist: accelerate\nRequires-Dist: peft\nRequires-Dist: pyyaml\n")]
         dists += [("torch", "2.9.0", "")] if with_torch else []
         for dname, version, requires in dists:

@@ -100,7 +100,8 @@ def _glibc(libc: str) -> tuple[int, int] | None:
 
 
 def target_of(snap: Any) -> Target | None:
-    """The snapshot's CPython X.Y, machine and C library; None when it does not state them or is not CPython."""
+    """The snapshot's CPython X.Y, machine and C library; None when it does not state them, is not CPython or runs on
+    another OS than Linux (the stack's)."""
     py = snap.python if known(snap.python) else None
     host = snap.host if known(snap.host) else None
     version = getattr(py, "version", None)
@@ -110,6 +111,9 @@ def target_of(snap: Any) -> Target | None:
         return None
     if isinstance(impl, str) and impl and impl.lower() != "cpython":
         return None
+    system = getattr(host, "os", None)
+    if isinstance(system, str) and re.search(r"darwin|mac ?os|windows", system, re.I):
+        return None  # the platform tags are read as Linux's
     m = re.match(r"(\d+)\.(\d+)", version)
     if m is None:
         return None

@@ -79,6 +79,9 @@ def test_another_machines_wheel_is_an_error_on_verls_path_and_a_warning_elsewher
 def test_nothing_is_said_without_a_cpython_version_and_machine():
     aarch = {"regex": ["cp311-cp311-manylinux_2_17_aarch64"]}
     assert _found(_snap(aarch, impl="PyPy")) == []
+    mac = _snap({"regex": ["cp311-cp311-macosx_11_0_arm64"]}, arch="arm64")
+    mac["host"]["os"] = "macOS 15.1"
+    assert _found(mac) == []
     doc = _snap(aarch)
     del doc["host"]
     assert _found(doc) == []

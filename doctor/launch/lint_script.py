@@ -85,7 +85,9 @@ def lint_parsed(parsed: ParsedScript, text: str, opts: Options) -> tuple[list[Fi
     findings.extend(f for f in notes if f.id == "lint-overrides-cut-off")  # the cause first: it explains others
     for call in calls:
         found = _blame_cut_off(lint_call(call, version, trainer_dir, opts), call, parsed.cut_off)
-        if len(calls) > 1:
+        if call.alternatives[0].file is not None:
+            found = [_in_callee(f, call.alternatives[0]) for f in found]
+        elif len(calls) > 1:
             found = [replace(f, title=f"line {call.line}: {f.title}", evidence={**f.evidence, "line": call.line})
                      for f in found]
         findings.extend(found)
@@ -94,6 +96,17 @@ def lint_parsed(parsed: ParsedScript, text: str, opts: Options) -> tuple[list[Fi
     if not how:  # the version was inferred: a key an earlier release has fits a release the script may be for
         findings = [_unstated(f, version) for f in findings]
     return findings, version, summaries
+
+
+def _in_callee(f: Finding, inv: Invocation) -> Finding:
+    """A finding on a call in a script the linted one runs (`bash other.sh`): it is placed at that script's line,
+    where the entry point and its overrides are written (an override the wrapper passes through "$@" is at the line
+    that expands "$@"), and names the wrapper's line that ran it."""
+    chain = " → ".join(f"{os.path.basename(p)} line {n}" for p, n in inv.via)
+    where = f"{os.path.basename(inv.file or '')} line {inv.line}"
+    return replace(f, title=f"{where} (run by {chain}): {f.title}",
+                   evidence={**f.evidence, "line": inv.line, "file": inv.file,
+                             "via": [{"file": p, "line": n} for p, n in inv.via]})
 
 
 def _unstated(f: Finding, version: str) -> Finding:
@@ -344,7 +357,8 @@ def _cut_off(c: CutOff) -> Finding:
 def _summary(call: Call) -> dict[str, Any]:
     names = path_names(call.alternatives)
     first = call.alternatives[0]
-    return {"line": call.line, "entry": first.entry, "config_name": first.config_name,
+    return {"line": call.line, **({"file": first.file, "via": [{"file": p, "line": n} for p, n in first.via]}
+                                  if first.file else {}), "entry": first.entry, "config_name": first.config_name,
             "config_path": first.config_path, "overrides": [o.display for o in first.overrides],
             "paths": [{"path": n, "npu_hints": a.hints, "overrides": [o.display for o in a.overrides]}
                       for n, a in zip(names, call.alternatives, strict=True)] if len(call.alternatives) > 1 else []}

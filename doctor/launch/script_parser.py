@@ -59,6 +59,10 @@ class Invocation:
     exports_from_env: dict[str, tuple[str, ...]] = field(default_factory=dict)  # exports that took a default
     launcher: list[Word] = field(default_factory=list)  # the words before the entry point
     args_from_env: list[tuple[str, ...]] = field(default_factory=list)  # per arg, Word.from_env
+    # a call in a script the linted one runs (`bash other.sh`): that script's path, and the (script, line) chain that
+    # ran it; `line` and the overrides' lines are that script's own
+    file: str | None = None
+    via: list[tuple[str, int]] = field(default_factory=list)
 
 
 @dataclass
@@ -154,8 +158,8 @@ def _common(a: tuple[str, ...], b: tuple[str, ...]) -> tuple[str, ...]:
 
 
 def _same(a: Invocation, b: Invocation) -> bool:
-    return (a.args, a.config_name, a.config_path, sorted(a.hints), a.exports, a.launcher) == (
-        b.args, b.config_name, b.config_path, sorted(b.hints), b.exports, b.launcher)
+    return (a.args, a.config_name, a.config_path, sorted(a.hints), a.exports, a.launcher, a.file, a.via) == (
+        b.args, b.config_name, b.config_path, sorted(b.hints), b.exports, b.launcher, b.file, b.via)
 
 
 _FLAGS = (("--config-name", "config_name"), ("-cn", "config_name"), ("--config-path", "config_path"),
@@ -163,6 +167,7 @@ _FLAGS = (("--config-name", "config_name"), ("-cn", "config_name"), ("--config-p
 
 
 def _invocation(c: _WalkCall, text: str) -> Invocation:
+    text = c.text if c.text is not None else text
     at = entry_index(c.argv)
     assert at is not None
     entry = c.argv[at].text
@@ -171,7 +176,8 @@ def _invocation(c: _WalkCall, text: str) -> Invocation:
         entry = "verl.trainer.main_ppo" if entry == "main_ppo" else entry
     rest = list(zip(c.argv[at + 1:], c.lines[at + 1:], strict=True))
     inv = Invocation(line=c.line, entry=entry, args=[a.text for a, _ in rest], label=c.label,
-                     hints=sorted(c.hints), unknown_args=list(c.unsplit), passthrough=_passthrough(text, c.line),
+                     hints=sorted(c.hints), unknown_args=list(c.unsplit),
+                     passthrough=c.outer_args and _passthrough(text, c.line), file=c.file, via=list(c.via),
                      exports=dict(c.exports), export_lines=_set_lines(text, c.line, c.exports),
                      exports_from_env={k: tuple(sorted(v)) for k, v in c.exports_from_env.items()},
                      launcher=_launcher(c, at, text), args_from_env=[tuple(sorted(d)) for d in c.from_env[at + 1:]])

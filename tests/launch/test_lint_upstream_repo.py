@@ -58,6 +58,15 @@ def _scripts(git_dir: Path, tag: str) -> list[str]:
             or n.startswith("tests/special_") and n.endswith(".sh")]
 
 
+def _write(git_dir: Path, rev: str, scripts: list[str], root: Path) -> None:
+    """The scripts of `rev` under `root` at their repository paths (where a wrapper finds the script it runs)."""
+    for name in scripts:
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(subprocess.run(["git", f"--git-dir={git_dir}", "show", f"{rev}:{name}"], check=True,
+                                        capture_output=True).stdout)
+
+
 @pytest.mark.parametrize("tag", TAGS)
 def test_every_upstream_script_lints_without_an_error_upstream_does_not_have(tag, tmp_path):
     git_dir = _git_dir()
@@ -72,12 +81,9 @@ def test_every_upstream_script_lints_without_an_error_upstream_does_not_have(tag
     # it they are named as not checked, and the dataclass mistakes below cannot be seen
     known = {**KNOWN_BAD, **(KNOWN_BAD_AT.get(tag, {}) if release_config(tag[1:])[0] is not None else {})}
     unexpected, found = [], {name: set() for name in known}
+    _write(git_dir, tag, scripts, tmp_path)  # all first: a wrapper is followed into the script it runs
     for name in scripts:
-        text = subprocess.run(["git", f"--git-dir={git_dir}", "show", f"{tag}:{name}"], check=True,
-                              capture_output=True).stdout
         path = tmp_path / name
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_bytes(text)
         r = CliRunner().invoke(cli, ["--json", "lint", str(path), "--verl-version", tag[1:], "--verl-config",
                                      str(config)])
         assert r.stdout.strip(), (name, r.output)  # always one report
@@ -119,11 +125,9 @@ def test_every_script_of_verl_main_lints_against_main_without_an_error_upstream_
     assert len(scripts) > 100, scripts
     known = {**KNOWN_BAD, **_SAPO}  # PolicyLossConfig at main still has no tau_pos / tau_neg (ActorConfig does)
     unexpected, found = [], {name: set() for name in known}
+    _write(git_dir, MAIN, scripts, tmp_path / "scripts")
     for name in scripts:
         path = tmp_path / "scripts" / name
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_bytes(subprocess.run(["git", f"--git-dir={git_dir}", "show", f"{MAIN}:{name}"], check=True,
-                                        capture_output=True).stdout)
         r = CliRunner().invoke(cli, ["--json", "lint", str(path), "--verl-version", "0.10.0.dev20260822",
                                      "--verl-config",
                                      str(config)])

@@ -18,6 +18,7 @@ from doctor.launch.shell.expand import SET_BY_ENVIRONMENT, Expander, glob_match
 from doctor.launch.shell.tree import Node, parse
 from doctor.launch.shell.values import Hole, Str, Value
 from doctor.launch.shell.world import World, merge, npu_variable
+from doctor.launch.shell.wrapper import passes_own_arguments, resolve, shell_script
 
 MAX_PATHS = 16
 MAX_LOOP = 32
@@ -40,6 +41,12 @@ class Call:
     from_env: list[frozenset[str]] = field(default_factory=list)
     exports_from_env: dict[str, frozenset[str]] = field(default_factory=dict)
     sources: list[str] = field(default_factory=list)  # per argv word, the script's text it was expanded from
+    # a call in a script another one runs (`bash other.sh`, see wrapper.py): that script's path and text, the chain
+    # of (script, line) that ran it, and whether every command on that chain handed its own arguments on ("$@")
+    file: str | None = None
+    text: str | None = None
+    via: tuple[tuple[str, int], ...] = ()
+    outer_args: bool = True
 
 
 @dataclass(frozen=True)
@@ -85,6 +92,12 @@ class Interpreter:
         # a test that reads a default the environment may replace (`[ "$NODE_RANK" != 0 ]` with NODE_RANK=${NODE_RANK:-1})
         # is left to the run: set for a second walk when the script's defaults reach no entry point
         self.open_defaults = False
+        # a script run by another (`bash other.sh`): see run_script
+        self.via: tuple[tuple[str, int], ...] = ()
+        self.text: str | None = None
+        self.site_base: tuple[int, tuple[int, ...]] | None = None
+        self.outer_args = True
+        self.stack: frozenset[str] = frozenset({os.path.realpath(path)}) if path else frozenset()
 
     # -- helpers ---------------------------------------------------------------------------------------
     def ex(self, w: World) -> Expander:
@@ -412,10 +425,11 @@ class Interpreter:
         at = self.is_entry(argv)
         if at is not None:
             exports = _known_exports(env)
-            self.walk.calls.append(Call(n.line, (n.start, self.loop), argv, lines, w.label,
+            self.walk.calls.append(Call(n.line, self.site(n), argv, lines, w.label,
                                         set(w.hints) | set(env.hints), unsplit, exports, list(self.word_env),
                                         {k: env.from_env[k] for k in exports if env.from_env.get(k)},
-                                        list(self.word_sources)))
+                                        list(self.word_sources), self.path if self.via else None,
+                                        self.text, self.via, self.outer_args))
             w.status = None
             self.after_entry = (n.line, n.line + n.text.rstrip().count("\n"))
             return [w]
@@ -427,9 +441,68 @@ class Interpreter:
                 self.walk.cut_off.append(cut)
             w.status = False  # bash: command not found
             return [w]
+        script = shell_script(argv)
+        if script is not None:
+            return self.run_script(n, w, env, argv, *script)
         from doctor.launch.shell.builtins import run_builtin
 
         return run_builtin(self, n, w, argv)
+
+    def site(self, n: Node) -> tuple[int, tuple[int, ...]]:
+        """Where a command is: its offset and loop iterations, inside the command that ran this script (if any)."""
+        if self.site_base is None:
+            return n.start, self.loop
+        return self.site_base[0], self.site_base[1] + (-1, n.start) + self.loop
+
+    def run_script(self, n: Node, w: World, env: World, argv: list[Str], at: int, env_words: list[str]) -> list[World]:
+        """`bash other.sh args…`: walk other.sh as the process bash starts for it — the exported variables (with the
+        command's `NAME=value` prefixes) and the arguments reach it, nothing else does. Its entry-point calls are
+        recorded with its own lines and the chain that ran it. Where it cannot be found, a note says so."""
+        word = argv[at]
+        target = resolve(word, self.path)
+        what = f"line {n.line}: `{_short(n.text)}` runs {word.text}"
+        if target is None:
+            self.note(f"{what}, which was not found beside the script or under its directories (a path only the run "
+                      "knows, or a file not here); its entry points were not checked")
+        elif os.path.realpath(target) in self.stack:
+            self.note(f"{what}, which is already running on this chain (a cycle); not followed again")
+        elif self.depth >= MAX_DEPTH:
+            self.note(f"{what}: scripts nested deeper than {MAX_DEPTH} were not followed")
+        else:
+            try:
+                with open(target, encoding="utf-8") as fh:
+                    text = fh.read()
+            except (OSError, UnicodeDecodeError):
+                self.note(f"{what}, which could not be read")
+            else:
+                self._run_child(n, w, env, argv[at + 1:], env_words, target, text)
+        w.status = None
+        if argv[0].text == "exec":
+            w.dead = True
+        return [w]
+
+    def _run_child(self, n: Node, w: World, env: World, args: list[Str], env_words: list[str], target: str,
+                   text: str) -> None:
+        child = Interpreter(target, self.is_entry)
+        child.walk, child.open_defaults, child.depth = self.walk, self.open_defaults, self.depth + 1
+        child.via = self.via + ((self.path or "-", n.line),)
+        child.text, child.site_base = text, self.site(n)
+        child.outer_args = self.outer_args and passes_own_arguments(n.text)
+        child.stack = self.stack | {os.path.realpath(target)}
+        # the arguments' lines are the callee's (where it expands "$@"), not the wrapper's array items
+        cw = World(name=target, args=[Str(a.parts) for a in args], label=w.label, hints=set(env.hints))
+        for name in sorted(env.exported):
+            v = env.get(name)
+            if v is not None:
+                cw.vars[name] = v
+                if env.from_env.get(name):
+                    cw.from_env[name] = env.from_env[name]
+            cw.exported.add(name)
+        for word in env_words:
+            name, _, value = word.partition("=")
+            cw.set(name, Str.of(value))
+            cw.exported.add(name)
+        child.run(parse(text), cw)
 
     def call_function(self, body: Node, w: World, args: list[Str]) -> list[World]:
         if self.depth >= MAX_DEPTH:

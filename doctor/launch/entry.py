@@ -153,9 +153,29 @@ def engine_of(ovs: list[Override], config_name: str, flat: dict[str, object] | N
     me = last.get("model_engine")
     if me is not None and isinstance(me.py, str):
         return _STRATEGY_ENGINE.get(me.py, me.py), f"model_engine={me.py}"
+    sft = _sft_engine(last, flat)  # the engine SFT trainer's `engine` group (sft_trainer_engine.yaml)
+    if sft is not None:
+        return sft
     if config_name.removesuffix(".yaml") in ("ppo_megatron_trainer", "one_step_off_ppo_megatron_trainer"):
         return "megatron", f"--config-name={config_name}"
     return "fsdp", f"{config_name} defaults to the FSDP engine"
+
+
+def _sft_engine(last: Mapping[str, Override], flat: dict[str, object] | None) -> tuple[str, str] | None:
+    """The engine of verl's engine SFT trainer: its `engine@engine` group (`engine=megatron`), read from the composed
+    `engine.strategy`, else the composed section's `_target_` (megatron.yaml names McoreEngineConfig and writes no
+    strategy), else the group override itself."""
+    if flat is not None:
+        s = flat.get("engine.strategy")
+        if isinstance(s, str):
+            return _STRATEGY_ENGINE.get(s, s), f"composed engine.strategy={s}"
+        t = flat.get("engine._target_")
+        if isinstance(t, str) and t.rsplit(".", 1)[-1].startswith("Mcore"):
+            return "megatron", f"composed engine._target_={t}"
+    e = last.get("engine")
+    if e is not None and isinstance(e.py, str):
+        return _STRATEGY_ENGINE.get(e.py, e.py), f"engine={e.py}"
+    return None
 
 
 def _actor_from(outside: Mapping[str, str]) -> str | None:

@@ -165,7 +165,7 @@ def lint_path(inv: Invocation, version: str, trainer_dir: Path | None, opts: Opt
     hydra: list[Finding] = []
     if sel.config_dir is not None and opts.compose is not False:
         hydra, _ = compose_findings(inv.overrides, ctx, sel.config_dir, sel.config_name,
-                                    main_ppo=inv.entry == "verl.trainer.main_ppo")
+                                    main_ppo=inv.entry == "verl.trainer.main_ppo", entry=inv.entry)
     else:
         ctx.engine, _ = E.engine_of(inv.overrides, sel.config_name, None)
         if sel.missing and opts.compose is not False and trainer_dir is not None:

@@ -64,7 +64,7 @@ def resolve_config_dir(verl_version: str, config_dir: str | Path | None, compose
 
 
 def compose_findings(ovs: list[Override], ctx: Context, cdir: Path, config_name: str,
-                     main_ppo: bool = True) -> tuple[list[Finding], object]:
+                     main_ppo: bool = True, entry: str | None = None) -> tuple[list[Finding], object]:
     """Hydra's verdict on the overrides (from the cache when the same composition ran before), with the
     engine and composed values put into `ctx` for the rules."""
     from doctor.launch.compose_cache import compose_cached
@@ -81,7 +81,7 @@ def compose_findings(ovs: list[Override], ctx: Context, cdir: Path, config_name:
     keep += _plus_on_closed(ovs, res.flat, root, {f.key for f in keep})
     keep += _plus_removed(ovs, ctx.verl_version, {f.key for f in keep}, res.flat, res.dicts)
     keep += check_values([o for o in ovs if o.text not in res.rejected], res.flat, res.types, root,
-                         main_ppo, {f.key for f in keep})
+                         main_ppo, {f.key for f in keep}, entry)
     composed = {o.text for o in ovs} - set(res.rejected) if res.flat is not None else set()
     keep = _group_removed([o for o in ovs if o.text not in composed], keep, ctx.verl_version)
     if res.flat is not None:

@@ -4,7 +4,8 @@ the values of the enumerations verl dispatches on (`actor_rollout_ref.rollout.na
 registry, `algorithm.adv_estimator` from its `AdvantageEstimator` and `register_adv_est` names).
 
 A word where only a numeric yaml default (no dataclass) says a number is expected is a warning: some keys also
-take a sentinel word (the SFT trainer's `test_freq=after_each_epoch`). Hydra composes any scalar into verl's
+take a sentinel word, which the entry point's own code names (the SFT trainer's `test_freq=after_each_epoch`,
+read by sentinels.py and then not a finding at all). Hydra composes any scalar into verl's
 untyped yaml, so `use_kl_loss=Ture` starts a run with the string "Ture"
 (truthy: KL loss on) and `ppo_micro_batch_size_per_gpu=one` fails only once verl does arithmetic with it. Values
 only the run knows, interpolations and null are not judged.
@@ -64,9 +65,14 @@ def mismatch(want: str, value: Any, text: str) -> bool:
 
 
 def check_values(ovs: list[Override], flat: dict[str, Any] | None, default_types: dict[str, str],
-                 root: Path | None, main_ppo: bool, flagged: set[str | None]) -> list[Finding]:
-    """A finding per override whose value is not of its key's type, or not one of its enumeration's values."""
+                 root: Path | None, main_ppo: bool, flagged: set[str | None], entry: str | None = None) -> list[Finding]:
+    """A finding per override whose value is not of its key's type, or not one of its enumeration's values. A word
+    the entry point's own code takes in that key (sentinels.py: the SFT trainer's `test_freq=after_each_epoch`) is
+    not a type mistake."""
+    from doctor.launch.sentinels import sentinel_words
+
     out: list[Finding] = []
+    words = sentinel_words(root, entry)
     enums = {ROLLOUT_NAME: rollout_names(root), ADV_ESTIMATOR: adv_estimators(root)}
     for o in ovs:
         if o.prefix == "~" or o.value is None or o.unknown or o.key in flagged:
@@ -82,7 +88,7 @@ def check_values(ovs: list[Override], flat: dict[str, Any] | None, default_types
             continue
         annotation = field_type(flat, root, o.key)
         want = expected(annotation, default_types.get(o.key), o.key)
-        if want is None or not mismatch(want, value, o.value):
+        if want is None or not mismatch(want, value, o.value) or value in words.get(o.key, ()):
             continue
         how = {"bool": "True or False", "int": "an integer", "float": "a number"}[want]
         # only a numeric yaml default says it: the code may also take a word (sft's test_freq=after_each_epoch)

@@ -435,12 +435,13 @@ def test_walker_keeps_the_blank_between_two_expansions_in_a_double_quoted_string
 
 
 def test_a_word_where_only_a_numeric_yaml_default_says_number_is_a_warning(verl_config_dir):
-    """verl's SFT trainer takes trainer.test_freq=after_each_epoch though its yaml default is -1 (verl main
-    tests/special_e2e/sft/run_sft_engine.sh): a warning, not a false error."""
+    """A word where only a numeric yaml default says a number is a warning, not an error; verl's SFT trainer's own
+    trainer.test_freq=after_each_epoch (its code compares the key with that word: verl main
+    tests/special_e2e/sft/run_sft_engine.sh) is no finding at all (tests/launch/test_lint_sft.py)."""
     text = "torchrun -m verl.trainer.sft_trainer trainer.test_freq=after_each_epoch trainer.total_epochs=two\n"
     _, report = lint(text, "--verl-version", "0.9.1")
     sev = {f["key"]: f["severity"] for f in report["findings"] if f["id"] == "launch-value-type"}
-    assert sev == {"trainer.test_freq": "warning", "trainer.total_epochs": "warning"}
+    assert sev == {"trainer.total_epochs": "warning"}
     _, report = lint(text.replace("trainer.total_epochs=two", "data.micro_batch_size_per_gpu=two"), "--verl-version",
                      "0.9.1")  # a batch size verl divides by: an integer whatever the default says
     assert ("launch-value-type", "data.micro_batch_size_per_gpu", "error") in \

@@ -7,7 +7,8 @@ GIT_DIR is a clone of github.com/verl-project/verl (a bare one will do); every r
 with `git archive`. `--extra` adds a release whose tag is not in the clone (its verl/trainer/config directory).
 Composed per release: ppo_trainer, ppo_megatron_trainer, and ppo_trainer with model_engine=megatron where that
 group exists. Config group options (`model_engine/mindspeed`) that not every release has are listed with the releases that
-have them (`group_options`). A key is recorded only when some release has it and a later one does not, and that later release
+have them (`group_options`), and every key path the oldest release lacks with the first release that has it
+(`added_in`). A key is recorded only when some release has it and a later one does not, and that later release
 does not hold it in an open mapping: a key that left a yaml default while its parent section stays a plain
 mapping (`rollout.engine_kwargs.sglang: {}`, which verl hands to SGLang whole) is still read by
 the consumer of that mapping, so `+key` there is not "removed" (doctor/launch/schema.py `open_mapping`).
@@ -69,6 +70,16 @@ def dropped(prev: set[str], cur: tuple[set[str], dict[str, Any], dict[str, int]]
     return {k for k in prev - keys if under_open_mapping(flat, dicts, k) is None}
 
 
+def first_releases(present: dict[str, set[str]], releases: list[str]) -> dict[str, str]:
+    """Each key path the oldest release does not have -> the first release that has it (`added_in`): a key unknown to
+    the target and known to a later release is named with the release that added it."""
+    out: dict[str, str] = {}
+    for v in releases[1:]:
+        for k in present[v] - present[releases[0]]:
+            out.setdefault(k, v)
+    return dict(sorted(out.items()))
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("git_dir")
@@ -98,12 +109,15 @@ def main() -> None:
     for prev, cur in zip(releases, releases[1:], strict=False):
         removed |= dropped(present[prev], composed[cur])
     table = {k: [v for v in releases if k in present[v]] for k in sorted(removed)}
+    added = first_releases(present, releases)
     everywhere = set.intersection(*options.values()) if options else set()
     groups = {o: [v for v in releases if o in options[v]] for o in sorted(set().union(*options.values()) - everywhere)}
     OUT.write_text(json.dumps({"source": "composed verl trainer configs (tools/verl_removed_keys.py)",
-                               "releases": releases, "present_in": table, "group_options": groups}, indent=0, sort_keys=True) + "\n",
+                               "releases": releases, "present_in": table, "group_options": groups,
+                               "added_in": added}, indent=0, sort_keys=True) + "\n",
                    encoding="utf-8")
-    print(f"{len(table)} keys dropped by some release, {len(releases)} releases -> {OUT}")
+    print(f"{len(table)} keys dropped by some release, {len(added)} added after {releases[0]}, "
+          f"{len(releases)} releases -> {OUT}")
 
 
 if __name__ == "__main__":

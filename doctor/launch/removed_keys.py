@@ -5,7 +5,9 @@ Config group options (`model_engine/mindspeed`) that only some releases have are
 a script that selects one names the release it was written for, and a release without it gets one finding.
 
 A key Hydra does not know in the target release is named "removed in verl X" when an earlier release had it
-(or had the section it sits in); a `+key` that Hydra accepts because of the `+` is one verl no longer reads.
+(or had the section it sits in); a `+key` that Hydra accepts because of the `+` is one verl no longer reads. One
+that only a later release has (`added_in`: the first release with each key path the oldest lacks) is named "added
+in verl X": the script was written for a newer verl than the target.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from __future__ import annotations
 import json
 from functools import lru_cache
 from pathlib import Path
+from typing import Any
 
 from packaging.version import Version
 
@@ -23,12 +26,21 @@ _FILE = Path(__file__).with_name("removed_keys.json")
 
 
 @lru_cache(maxsize=1)
+def _data() -> dict[str, Any]:
+    """removed_keys.json, {} when it cannot be read."""
+    try:
+        data = json.loads(_FILE.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+@lru_cache(maxsize=1)
 def _groups() -> dict[str, list[str]]:
     """Config group options not every release has (`model_engine/mindspeed`) -> the releases that have them."""
     try:
-        data = json.loads(_FILE.read_text(encoding="utf-8"))
-        return {k: list(v) for k, v in data.get("group_options", {}).items()}
-    except (OSError, ValueError, AttributeError, TypeError):
+        return {k: list(v) for k, v in _data().get("group_options", {}).items()}
+    except (AttributeError, TypeError):
         return {}
 
 
@@ -68,10 +80,10 @@ def newest_with(options: set[str], newest: str) -> str | None:
 
 @lru_cache(maxsize=1)
 def _table() -> tuple[list[str], dict[str, list[str]]]:
+    data = _data()
     try:
-        data = json.loads(_FILE.read_text(encoding="utf-8"))
         return list(data["releases"]), {k: list(v) for k, v in data["present_in"].items()}
-    except (OSError, ValueError, KeyError, TypeError):
+    except (KeyError, TypeError, AttributeError):
         return [], {}
 
 
@@ -93,6 +105,34 @@ def removed_in(key: str, version: str) -> tuple[str, str, str] | None:
         if not later:
             return None  # the target still has it (or no release after it is known)
         return path, last, min(later, key=vt)
+    return None
+
+
+@lru_cache(maxsize=1)
+def _added() -> dict[str, str]:
+    """Key paths the oldest release of the table lacks -> the first release that has them (`added_in`)."""
+    try:
+        return {k: str(v) for k, v in _data().get("added_in", {}).items()}
+    except (AttributeError, TypeError):
+        return {}
+
+
+def added_after(key: str, version: str) -> tuple[str, str] | None:
+    """(the path, the release that added it) when `key`, or the section it sits in, first appears in a release after
+    `version`: a script written for a newer verl than the one it is linted for. None when the table says nothing of
+    it, or the nearest path it knows was already in `version`."""
+    target = _order(version)
+    if target is None:
+        return None
+    added = _added()
+    parts = key.split(".")
+    for n in range(len(parts), 0, -1):
+        path = ".".join(parts[:n])
+        first = added.get(path)
+        if first is None:
+            continue
+        at = _order(first)
+        return (path, first) if at is not None and at > target else None
     return None
 
 

@@ -167,7 +167,7 @@ def _removed(f: Finding, version: str, flat: dict[str, object] | None = None,
                        evidence={**f.evidence, "removed_in": info.removed})
     gone = None if _handed_on(f.key, flat, dicts) else removed_in(f.key, version)
     if gone is None:
-        return f
+        return _added_later(f, version) if f.id == "launch-key-not-in-config" else f
     path, last, removed = gone
     what = f.key if path == f.key else f"{f.key} ({path} is gone)"
     if f.id == "launch-key-needs-plus":  # its section is an open mapping: '+' still hands it on
@@ -177,6 +177,27 @@ def _removed(f: Finding, version: str, flat: dict[str, object] | None = None,
                    title=f"{what} was removed in {release_name(removed)} (last in verl {last})", fix=fix,
                    evidence={**f.evidence, "removed_in": removed, "last_release": last},
                    source=S.VERL_TRAINER_YAML)
+
+
+def _added_later(f: Finding, version: str) -> Finding:
+    """An unknown key that a later release has (removed_keys.added_after) names that release and the target: the
+    script was written for a newer verl, and the fix is the target (or the key), not a neighbour's spelling."""
+    from dataclasses import replace
+
+    from doctor.launch.removed_keys import added_after, release_name
+    from doctor.report import Fix
+
+    found = added_after(f.key or "", version)
+    if found is None:
+        return f
+    path, first = found
+    what = f.key if path == f.key else f"{f.key} ({path})"
+    return replace(f, id="launch-key-added-later", components=("config", "verl"),
+                   title=f"{what} was added in {release_name(first)} (the target is verl {version})",
+                   detail=f"verl {version}'s config does not have it ({f.title}); Hydra refuses the override.",
+                   fix=Fix(f"Lint against the verl the cluster runs (--verl-version), run verl {first} or later, or "
+                           f"delete the override {f.evidence.get('override', f.key)}."),
+                   evidence={**f.evidence, "added_in": first, "path": path}, source=S.VERL_TRAINER_YAML)
 
 
 _GROUP_NOUN = {"model_engine": "engine"}

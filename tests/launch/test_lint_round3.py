@@ -52,8 +52,9 @@ def test_no_plus_advice_for_a_dataclass_section():
     _, report = lint(HEAD + "    actor_rollout_ref.actor.checkpoint.strict=False \\\n"
                             "    actor_rollout_ref.rollout.engine_kwargs.vllm.foo=1\n", "--verl-version", "0.7.1")
     strict = by_key(report, "actor_rollout_ref.actor.checkpoint.strict")
-    assert [f["id"] for f in strict] == ["launch-key-not-in-config"] and strict[0]["severity"] == "error"
-    assert "CheckpointConfig" in strict[0]["title"] and "+actor" not in strict[0]["fix"]["text"]
+    assert [f["id"] for f in strict] == ["launch-key-added-later"] and strict[0]["severity"] == "error"
+    assert strict[0]["title"].endswith("was added in verl 0.8.0 (the target is verl 0.7.1)")
+    assert "CheckpointConfig" in strict[0]["detail"] and "+actor" not in strict[0]["fix"]["text"]
     vllm = by_key(report, "actor_rollout_ref.rollout.engine_kwargs.vllm.foo")
     assert [f["id"] for f in vllm] == ["launch-key-needs-plus"]
     code, report = lint(HEAD + "    +actor_rollout_ref.actor.checkpoint.strict=False\n", "--verl-version", "0.7.1")

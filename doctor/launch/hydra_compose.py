@@ -283,8 +283,8 @@ def _local_source(entry: str, cdir: str) -> str | None:
                 spec = None
             locations = list(spec.submodule_search_locations or []) if spec is not None else []
             path = Path(locations[0]).joinpath(*mod[1:]) if locations else None
-    elif entry.startswith("file://"):
-        path = Path(entry[7:])
+    elif entry.startswith("file://") or "://" not in entry:  # Hydra reads an entry with no scheme as file://
+        path = Path(entry.removeprefix("file://"))
         if not path.is_absolute() and root is not None:
             path = root / path
     else:

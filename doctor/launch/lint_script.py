@@ -184,8 +184,34 @@ def lint_path(inv: Invocation, version: str, trainer_dir: Path | None, opts: Opt
     found = [] if E.is_sft(inv.entry) else check(inv.overrides, ctx)  # main_ppo's rules are not SFT's
     if sel.config_dir is None and inv.entry != "verl.trainer.main_ppo":
         found = [_other_entry(f, inv.entry) for f in found]
+    found = cluster_defaults(found, inv.override_defaults)
     return (out + with_hydra(found, hydra) + environment_findings(inv.exports, inv.export_lines, documented_stack(version))
             + launcher_findings(inv))
+
+
+_CLUSTER_KEYS = ("trainer.nnodes", "trainer.n_gpus_per_node")
+
+
+def cluster_defaults(found: list[Finding], defaults: dict[str, tuple[str, ...]]) -> list[Finding]:
+    """An error that rests on a node or NPU count the script takes from the environment with a default
+    (`NNODES=${NNODES:-1}` … `trainer.nnodes=${NNODES}`, how upstream's multi-node scripts take it from the job) is a
+    warning that says so: it holds for the default, and the job may set another count. Values the script fixes
+    still decide (launcher.py treats torchrun's node count the same way)."""
+    from_env = {k: defaults[k] for k in _CLUSTER_KEYS if defaults.get(k)}
+    if not from_env:
+        return found
+    out = []
+    for f in found:
+        keys = [k for k in from_env if k in f.evidence]
+        if f.severity is Severity.ERROR and keys:
+            names = sorted({n for k in keys for n in from_env[k]})
+            said = ", ".join(f"{k}={f.evidence[k].split('=', 1)[-1]}" for k in keys)
+            f = replace(f, severity=Severity.WARNING,
+                        title=f"{f.title} — with the script's default {said}, which the environment may replace "
+                              f"({', '.join(names)})",
+                        evidence={**f.evidence, "defaults": names})
+        out.append(f)
+    return out
 
 
 # `doctor check`'s rules on the values of environment variables, which hold as much for a script's exports as for a

@@ -63,6 +63,9 @@ class Invocation:
     # ran it; `line` and the overrides' lines are that script's own
     file: str | None = None
     via: list[tuple[str, int]] = field(default_factory=list)
+    # override key -> the environment variables whose default its value took (`trainer.nnodes=${NNODES}` after
+    # `NNODES=${NNODES:-1}`: ("NNODES",)): a value the job may replace
+    override_defaults: dict[str, tuple[str, ...]] = field(default_factory=dict)
 
 
 @dataclass
@@ -203,11 +206,25 @@ def _invocation(c: _WalkCall, text: str) -> Invocation:
                     if not a.known:
                         o = Override(o.key, o.value, o.prefix, ln, tuple(h.text for h in a.holes), a.text)
                     inv.overrides.append(o)
+                    env = _named_on(c.from_env[at + 1 + k] if at + 1 + k < len(c.from_env) else frozenset(),
+                                    text, ln)
+                    if env:
+                        inv.override_defaults[o.key] = tuple(sorted(env))
+                    else:
+                        inv.override_defaults.pop(o.key, None)
         k += 1
     return inv
 
 
 _REFERENCE = re.compile(r"\$\{?([A-Za-z_]\w*)")
+
+
+def _named_on(names: frozenset[str], text: str, line: int) -> frozenset[str]:
+    """The environment defaults a word took that its own line names (`trainer.nnodes=${NNODES}`). The walk keeps one
+    set per array, so an item of `"${params[@]}"` carries what every item read; its line tells which are its own."""
+    lines = text.splitlines()
+    refs = set(_REFERENCE.findall(lines[line - 1])) if 0 < line <= len(lines) else set()
+    return frozenset(n for n in names if n in refs)
 
 
 def _launcher(c: _WalkCall, at: int, text: str) -> list[Word]:

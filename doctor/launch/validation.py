@@ -78,7 +78,7 @@ def compose_findings(ovs: list[Override], ctx: Context, cdir: Path, config_name:
     keep = [_removed(f, ctx.verl_version, res.flat, res.dicts) for f in res.findings if f.key not in unknown
             or f.id in ("launch-key-needs-plus", "launch-key-not-in-config", "launch-key-plus-on-existing")]
     root = source_root(cdir, ctx.verl_version)
-    keep += _plus_on_closed(ovs, res.flat, root, {f.key for f in keep})
+    keep += _plus_on_closed(ovs, res.flat, root, {f.key for f in keep}, entry)
     keep += _plus_removed(ovs, ctx.verl_version, {f.key for f in keep}, res.flat, res.dicts)
     keep += check_values([o for o in ovs if o.text not in res.rejected], res.flat, res.types, root,
                          main_ppo, {f.key for f in keep}, entry)
@@ -107,9 +107,13 @@ def source_root(cdir: Path, version: str) -> Path | None:
 
 
 def _plus_on_closed(ovs: list[Override], flat: dict[str, object] | None, root: Path | None,
-                    flagged: set[str | None]) -> list[Finding]:
+                    flagged: set[str | None], entry: str | None = None) -> list[Finding]:
     """`+key=…` that Hydra accepts into a section verl builds as a dataclass without that field: the run fails at
-    start-up (schema.py). When the dataclass source is not here, an info names the keys that were not checked."""
+    start-up (schema.py). When the dataclass source is not here, an info names the keys that were not checked.
+
+    verl's own workers build those sections; a recipe's entry point (`recipe.dance_grpo….main_dance`) may run its own
+    workers, which read the section as a mapping (verl-recipe's dance_grpo_mindspeed_mm reads
+    `config.model.reward_model_path` so), so outside verl's package it is a warning."""
     from doctor.launch.advice import closed_section
     from doctor.launch.schema import dataclass_info, section_target
 
@@ -129,7 +133,9 @@ def _plus_on_closed(ovs: list[Override], flat: dict[str, object] | None, root: P
         if leaf in info.fields:
             continue
         title, fix = closed_section(o.key, o.value, target)
-        out.append(finding("launch-key-not-in-config", "error", ("config",), title, key=o.key, fix=fix,
+        own = entry is None or entry.split(".", 1)[0] == "verl"
+        out.append(finding("launch-key-not-in-config", "error" if own else "warning", ("config",),
+                           title if own else f"{title} (if {entry} builds it with verl's workers)", key=o.key, fix=fix,
                            evidence={"override": o.text, "dataclass": target, **({"line": o.line} if o.line else {})},
                            source=S.HYDRA_OVERRIDES))
     if unchecked:

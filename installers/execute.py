@@ -25,7 +25,7 @@ from typing import IO, Any
 from doctor.errors import DoctorError, InputError
 from doctor.installers import envfile, gitsrc
 from doctor.installers.backends import PIP_FLOOR, Backend, Command, PipBackend, Source, shown
-from doctor.installers.journal import Interrupted, Transaction
+from doctor.installers.journal import Interrupted, Journal, Transaction
 from doctor.installers.plan import CLONE, EDITABLE, ENVFILE, INSTALL, UNINSTALL, Plan, Step
 from doctor.installers.satisfy import expectations, live_view, satisfied
 from doctor.installers.target import TargetEnv, probe
@@ -209,12 +209,12 @@ class Executor:
                             continue
                         if tx.journal is None and self.preflight is not None:
                             self.preflight()
-                        tx.begin()
+                        journal = tx.begin()
                         current = StepResult(step.id, step.kind, step.title, FAILED, command=self.describe(step))
                         results.append(current)
                         t0 = time.monotonic()
                         self.progress(f"[{len(results)}/{len(self.plan.steps)}] {step.title}")
-                        self._do(step)
+                        self._do(step, journal)
                         env = probe(self.python)
                         view = self.view(env)
                         self._verify(step, env, view)
@@ -268,13 +268,19 @@ class Executor:
         except OSError:
             return []
 
-    def _do(self, step: Step) -> None:
+    def _do(self, step: Step, journal: Journal) -> None:
         self.log(f"-- {step.id}: {step.title}")
         if step.kind == CLONE:
             assert step.source is not None and self.src_dir is not None
             bundled = self.bundles.get(step.source.name, {})
-            gitsrc.clone(step.source, os.path.join(self.src_dir, step.source.name), mirrors=self.mirrors,
-                         bundle=bundled.get("bundle"), submodule_bundles=bundled.get("submodules"), log=self.log)
+            dest = os.path.join(self.src_dir, step.source.name)
+            pos = gitsrc.position(dest)  # an existing clone (a user's, with --src) is put back by a restore
+            if pos is not None:
+                journal.clone_moving(pos)
+            commit = gitsrc.clone(step.source, dest, mirrors=self.mirrors, bundle=bundled.get("bundle"),
+                                  submodule_bundles=bundled.get("submodules"), log=self.log)
+            if pos is not None:
+                journal.clone_moved(dest, commit)
             return
         if step.kind == ENVFILE:
             assert self.plan.env is not None
@@ -394,9 +400,15 @@ def clone_detail(step: Step, view: Any) -> str:
     if step.kind != CLONE or step.source is None:
         return ""
     changed = view.dirty.get(step.source.name) or []
-    if not changed:
-        return ""
     dest = os.path.join(view.src_dir or ".", step.source.name)
+    if not changed:
+        pos = gitsrc.position(dest) if view.heads.get(step.source.name) else None
+        if pos is None or gitsrc.satisfied(step.source, dest, at=pos["head"]):
+            return ""
+        was = pos["branch"].removeprefix("refs/heads/") or pos["head"][:12]
+        return (f"existing clone at {pos['head'][:12]}" + (f" (branch {was})" if pos["branch"] else "") +
+                f": the run checks {(step.source.commit or step.source.ref)[:12]} out, detached; "
+                f"a failed run or --rollback checks {was} out again")
     codes = gitsrc.changes(dest)
     if gitsrc.deleted_only(codes):
         return f"{len(codes)} tracked file(s) missing from the work tree ({gitsrc.named(changed)}): checked out again"

@@ -171,6 +171,41 @@ def head(dest: str | Path) -> str | None:
     return cp.stdout.strip() if cp.returncode == 0 else None
 
 
+def position(dest: str | Path) -> dict[str, str] | None:
+    """Where an existing clone is before a run moves it: its path, HEAD commit and the branch checked out ("" when
+    detached). None when `dest` is not a clone (a fresh clone is the run's own: nothing to put back)."""
+    h = head(dest)
+    if h is None:
+        return None
+    cp = _git(["symbolic-ref", "-q", "HEAD"], cwd=dest, check=False, timeout=30)
+    return {"path": str(dest), "head": h, "branch": cp.stdout.strip() if cp.returncode == 0 else ""}
+
+
+def put_back(pos: Mapping[str, str], *, moved_to: str | None = None, log: Log | None = None) -> str:
+    """Check a clone the run moved back out where `position` found it (its branch, or its detached commit), so a
+    failed run or a `--rollback` leaves a user's checkout as it was. Only a clone still where the run left it
+    (`moved_to`; with none, the run stopped mid-checkout) and with no tracked file changed is moved: anything else is
+    someone's later work, left as it is. Returns what was done, for the log."""
+    dest = pos["path"]
+    now = head(dest)
+    if now is None:
+        return f"{dest}: not a git clone any more; left as it is"
+    branch = _git(["symbolic-ref", "-q", "HEAD"], cwd=dest, check=False, timeout=30).stdout.strip()
+    if now == pos["head"] and branch == pos["branch"]:
+        return f"{dest}: already at {pos['branch'] or pos['head']}"
+    if moved_to and not matches(now, moved_to):
+        return f"{dest}: at {now[:12]} now, not at the {moved_to[:12]} the run checked out; left as it is"
+    changed = changes(dest)
+    if changed:
+        return f"{dest}: tracked files changed since the run ({named([p for _c, p in changed])}); left as it is"
+    name = pos["branch"].removeprefix("refs/heads/")
+    cp = _git(["checkout", "-q", name] if name else ["checkout", "-q", "--detach", pos["head"]], cwd=dest, log=log,
+              check=False)
+    if cp.returncode != 0:
+        return f"{dest}: could not check {name or pos['head']} out again: {_last_line(cp)}"
+    return f"{dest}: back at {name or pos['head']}"
+
+
 def _resolve(dest: str | Path, ref: str) -> str | None:
     for cand in (f"refs/tags/{ref}^{{commit}}", f"refs/remotes/origin/{ref}^{{commit}}", f"{ref}^{{commit}}"):
         cp = _git(["rev-parse", "--verify", "--quiet", cand], cwd=dest, check=False, timeout=30)
@@ -248,16 +283,17 @@ def _fresh_clone(src: GitSource, dest: Path, url: str, want: str | None, *, log:
 
 
 def _refetch(src: GitSource, dest: Path, url: str, want: str | None, *, log: Log | None) -> str:
-    _git(["remote", "set-url", "origin", url], cwd=dest, log=log)
+    """Fetch into an existing clone from `url` by URL: its `origin` stays what its owner set (a user's checkout
+    named with --src keeps its remote; a mirror or a wheelhouse bundle is not written into its configuration)."""
     if is_sha(src.ref):
-        _git(["fetch", "origin", src.ref], cwd=dest, log=log, check=False)
+        _git(["fetch", url, src.ref], cwd=dest, log=log, check=False)
     else:
         # update the local tag / remote-tracking branch, so the ref resolves to what it names *now*
         for spec in (f"+refs/tags/{src.ref}:refs/tags/{src.ref}", f"+refs/heads/{src.ref}:refs/remotes/origin/{src.ref}"):
-            if _git(["fetch", "origin", spec], cwd=dest, log=log, check=False).returncode == 0:
+            if _git(["fetch", url, spec], cwd=dest, log=log, check=False).returncode == 0:
                 break
     if src.tags:
-        _git(["fetch", "--tags", "origin"], cwd=dest, log=log, check=False)
+        _git(["fetch", "--tags", url], cwd=dest, log=log, check=False)
     return want or _resolve(dest, src.ref) or src.ref
 
 
@@ -265,10 +301,10 @@ def _checkout(src: GitSource, dest: Path, url: str, target: str, want: str | Non
     cp = _git(["checkout", "--detach", target], cwd=dest, log=log, check=False)
     if cp.returncode != 0 and want:
         # a shallow clone of a moving branch may not contain the pinned commit any more: fetch it
-        _git(["fetch", "origin", want], cwd=dest, log=log, check=False)
+        _git(["fetch", url, want], cwd=dest, log=log, check=False)
         cp = _git(["checkout", "--detach", want], cwd=dest, log=log, check=False)
         if cp.returncode != 0 and (dest / ".git" / "shallow").exists():
-            _git(["fetch", "--unshallow", "--tags", "origin"], cwd=dest, log=log, check=False)
+            _git(["fetch", "--unshallow", "--tags", url], cwd=dest, log=log, check=False)
             cp = _git(["checkout", "--detach", want], cwd=dest, log=log, check=False)
     if cp.returncode != 0:
         raise GitError(f"{src.name}: {url} has no commit {target} (ref {src.ref}): {_last_line(cp)}",

@@ -16,7 +16,10 @@ the target's prefix, outside every source tree (the clone directory, the project
 legacy `setup.py develop` install) and outside every git work tree. A legacy develop install registers an egg-info
 that lives in the user's source tree, and its "files" (SOURCES.txt) are that tree's sources: undoing it removes
 the link (`<name>.egg-link`, its line in `easy-install.pth`), never the files the metadata lists. The `.pth` files
-of the site directories are kept by content, so a line a failed step added is gone after the restore.
+of the site directories are kept by content, so a line a failed step added is gone after the restore. An existing
+clone a clone step checked another commit out in (a user's checkout named with --src) is recorded first and
+checked out again on its branch by the restore, when it is still where the run left it: the one git operation a
+restore runs inside a source tree.
 
 Why not pipx's `preserve_venv` (copy the whole venv): a training venv is tens of GB (torch, torch_npu);
 keeping one copy of each RECORD file is what the restore really needs.
@@ -231,6 +234,32 @@ class Journal:
         self.data["steps"].append(step_id)
         self.save()
 
+    def clone_moving(self, pos: dict[str, str]) -> None:
+        """An existing clone (`gitsrc.position`) the next step checks another commit out in: recorded before it
+        moves, so a failed run or `--rollback` puts it back (a user's checkout named with --src stays theirs)."""
+        self.data.setdefault("clones", []).append(dict(pos))
+        self.save()
+
+    def clone_moved(self, path: str, commit: str) -> None:
+        """Where the run left a clone it moved: a restore moves only a clone still there."""
+        for c in self.data.get("clones") or ():
+            if c["path"] == path:
+                c["moved_to"] = commit
+        self.save()
+
+    def _put_back_clones(self, say: Log) -> list[str]:
+        from doctor.installers import gitsrc
+
+        done = []
+        for c in reversed(self.data.get("clones") or ()):
+            try:
+                what = gitsrc.put_back(c, moved_to=c.get("moved_to"), log=say)
+            except gitsrc.GitError as e:
+                what = f"{c['path']}: {e.message}"
+            say(f"restore: clone {what}")
+            done.append(what)
+        return done
+
     # -- what changed ---------------------------------------------------------------------------------------
 
     def diff(self, env: TargetEnv) -> dict[str, list[str]]:
@@ -279,6 +308,7 @@ class Journal:
                     _link_or_copy(str(self.dir / "kept" / name / str(i)), dst)
         if only is None:
             self._sweep(python, guard)
+        clones = self._put_back_clones(say)
         for p, content in (self.data.get("files_before") or {}).items():
             if p.endswith((".pth", ".egg-link")) and (only is not None or not guard.may_touch(p)):
                 continue  # `--rollback` of one install: its distributions' links went with them
@@ -295,7 +325,7 @@ class Journal:
             want = {n: before[n]["version"] for n in only if n in before}
             ok = all(after.dists.get(n) is not None and after.dists[n].version == v for n, v in want.items()) and \
                 not any(n in after.dists for n in only if n not in before)
-        return {"ok": ok, "diff": diff, "freeze": now}
+        return {"ok": ok, "diff": diff, "freeze": now, **({"clones": clones} if clones else {})}
 
     def guard(self, env: TargetEnv) -> Guard:
         """The one guard of this restore: the recorded prefix and protected directories, plus every source tree

@@ -61,7 +61,8 @@ def rollback(python: str, console: Console) -> Report:
     with jr.lock(env.prefix), jr.signals_deferred():
         res = j.restore(python, only=only)
         j.set_state(jr.UNDONE if j.state == jr.DONE and res["ok"] else jr.ROLLED_BACK if res["ok"] else jr.RESTORE_FAILED)
-    report.extra["rollback"] = {"journal": str(j.dir), "ok": res["ok"], "diff": res["diff"]}
+    report.extra["rollback"] = {"journal": str(j.dir), "ok": res["ok"], "diff": res["diff"],
+                                **({"clones": res["clones"]} if res.get("clones") else {})}
     if res["ok"]:
         report.findings.append(finding("install-rolled-back", "info", "system",
                                        f"restored the environment recorded before install {j.data.get('id')}",
@@ -73,4 +74,6 @@ def rollback(python: str, console: Console) -> Report:
     removed, back = res["diff"]["added"], res["diff"]["changed"] + res["diff"]["removed"]
     console.print(f"rollback {'done' if res['ok'] else 'INCOMPLETE'}: removed {', '.join(removed) or 'nothing'}; "
                   f"put back {', '.join(back) or 'nothing'}")
+    for c in res.get("clones") or ():
+        console.print(f"  clone {c}")
     return report

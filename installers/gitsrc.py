@@ -43,6 +43,18 @@ def unreachable_fix(src: GitSource) -> str:
             "(a local path or an internal git server), or install from a wheelhouse made by `--download-only`.")
 
 
+# what git says when the repository answered but has no such branch or tag (`clone --branch`)
+_NO_REF = ("not found in upstream", "could not find remote branch", "couldn't find remote ref")
+
+
+def missing_ref_fix(src: GitSource, url: str) -> str:
+    """The repository was reached and lacks the ref: the ref is what to change (usually one chosen with --git-ref),
+    not the way the repository is reached."""
+    return (f"{url} has no branch, tag or commit {src.ref}: list its branches and tags with `git ls-remote --heads "
+            f"--tags {url}` and choose one with --git-ref {src.name}=REF; if {src.ref} is the profile's own ref, point "
+            "--git-mirror at a copy that has it.")
+
+
 def checkout_lines(url: str, ref: str, commit: str | None, dest: str) -> tuple[str, str, str]:
     """The shell lines that put `dest` at the pinned commit by fetching that one commit (`--depth 1`), not the
     repository's history (a full Megatron-LM clone is hundreds of MB): GitHub serves any commit by its full sha
@@ -277,8 +289,10 @@ def _fresh_clone(src: GitSource, dest: Path, url: str, want: str | None, *, log:
         else:
             _git(["clone", "--depth", "1", "--no-checkout", "--branch", src.ref, url, str(dest)], log=log)
     except GitError as e:
-        raise GitError(f"{src.name}: cannot clone {url}: {e.message.split(' failed: ', 1)[-1]}",
-                       fix=unreachable_fix(src)) from None
+        why = e.message.split(' failed: ', 1)[-1]
+        raise GitError(f"{src.name}: cannot clone {url}: {why}",
+                       fix=missing_ref_fix(src, url) if any(m in why.lower() for m in _NO_REF) else unreachable_fix(src)
+                       ) from None
     return want or _resolve(dest, src.ref) or "FETCH_HEAD"
 
 
@@ -308,7 +322,7 @@ def _checkout(src: GitSource, dest: Path, url: str, target: str, want: str | Non
             cp = _git(["checkout", "--detach", want], cwd=dest, log=log, check=False)
     if cp.returncode != 0:
         raise GitError(f"{src.name}: {url} has no commit {target} (ref {src.ref}): {_last_line(cp)}",
-                       fix=unreachable_fix(src) if not want else
+                       fix=unreachable_fix(src) if not want else missing_ref_fix(src, url) if not src.commit else
                        f"The profile pins {src.name} to {want}; point --git-mirror at a copy that has it, or choose "
                        f"another ref deliberately with --git-ref {src.name}=REF.")
 

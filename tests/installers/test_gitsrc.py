@@ -261,6 +261,19 @@ def test_git_errors_read_cleanly_and_point_at_git_mirror(tmp_path: Path) -> None
     assert gitsrc._subcommand(["-c", "protocol.file.allow=always", "submodule", "update"]) == "submodule"
 
 
+@pytest.mark.parametrize("ref", ["no-such-branch", "0123456789abcdef0123456789abcdef01234567"])
+def test_a_ref_the_reached_repository_lacks_is_named_not_called_unreachable(repos, ref, tmp_path: Path) -> None:
+    """`--git-ref MindSpeed=no-such-branch` through a mirror that answers: the repository was reached, so the fix
+    is the ref (what the repository has), not "clone it from a mirror" (the run already does)."""
+    mirror = f"{repos['root']}/MindSpeed.git"
+    src = GitSource("MindSpeed", MINDSPEED_URL, ref)
+    with pytest.raises(gitsrc.GitError) as e:
+        gitsrc.clone(src, tmp_path / "MindSpeed", mirrors=gitsrc.parse_mirrors([f"{MINDSPEED_URL}={mirror}"]))
+    assert "cannot be reached" not in e.value.fix and "--git-mirror" not in e.value.fix.split(";")[0], e.value.fix
+    assert f"{mirror} has no branch, tag or commit {ref}" in e.value.fix
+    assert f"git ls-remote --heads --tags {mirror}" in e.value.fix and "--git-ref MindSpeed=REF" in e.value.fix
+
+
 def _gut(dest: Path) -> list[str]:
     """What the restore of issue 21 left: every tracked file deleted, `.git` kept."""
     tracked = git("ls-files", cwd=dest).split()

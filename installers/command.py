@@ -155,6 +155,7 @@ def _dry_run(o: Options, plan: Plan, report: Report, console: Console, *, snap: 
                             command=ex.describe(s)) for s in plan.steps]
     else:
         assert tgt.python is not None
+        _refuse_interrupted(target_env.prefix, tgt.python)
         ex = Executor(plan, python=tgt.python, log_path=os.devnull, **ex_args)
         steps = ex.statuses(target_env)
         plan = ex.plan  # with the pip step, when the target's pip runs it
@@ -172,16 +173,22 @@ def _dry_run(o: Options, plan: Plan, report: Report, console: Console, *, snap: 
     return report
 
 
-def _execute(o: Options, plan: Plan, report: Report, console: Console, *, profile: Any, python: str, target_env: Any,
-             ex_args: dict[str, Any], t_start: float) -> Report:
-    from doctor.installers.target import probe
-
-    prefix = target_env.prefix if target_env is not None else probe(python).prefix
+def _refuse_interrupted(prefix: str, python: str) -> None:
+    """An install that died without restoring (SIGKILL, power loss) leaves a `running` journal: the run refuses
+    until `--rollback`, and so does the dry run (its plan would be read off the half-installed environment)."""
     bad = jr.interrupted(prefix)
     if bad is not None:
         raise RefusedError(f"an earlier install was interrupted (journal {bad.dir}, state {bad.state}, started "
                            f"{bad.data.get('started')}); run `doctor install --rollback --python {python}` to restore the "
                            "environment it recorded, then try again", source="doctor install")
+
+
+def _execute(o: Options, plan: Plan, report: Report, console: Console, *, profile: Any, python: str, target_env: Any,
+             ex_args: dict[str, Any], t_start: float) -> Report:
+    from doctor.installers.target import probe
+
+    prefix = target_env.prefix if target_env is not None else probe(python).prefix
+    _refuse_interrupted(prefix, python)
     log_path = o.log or str(jr.state_root(prefix) / "logs" /
                             f"install-{_dt.datetime.now(_dt.timezone.utc).strftime('%Y%m%dT%H%M%SZ')}.log")
     ex = Executor(plan, python=python, log_path=log_path, progress=console.status,

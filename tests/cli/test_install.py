@@ -375,6 +375,21 @@ def test_interrupted_journal_is_detected_and_rolled_back(airgap, tmp_path: Path)
     assert jr.Journal.load(j.dir).state == jr.ROLLED_BACK
 
 
+def test_a_dry_run_on_an_interrupted_install_says_what_the_run_would(tmp_path: Path) -> None:
+    """After a SIGKILL mid-install the real run refuses (exit 2: roll back first); the dry run, which an operator
+    runs first, must not print a plan over the half-installed environment and say "ok"."""
+    from doctor.installers import journal as jr
+    from doctor.installers.target import probe
+
+    py = wheelkit.make_venv(tmp_path / "venv")
+    jr.Journal.start(probe(str(py), files=True), profile=PROFILE)  # the run was SIGKILLed after this
+    cp = doctor("install", "--dry-run", "--profile", PROFILE, "--python", str(py), "--backend", "pip",
+                "--no-host-check")
+    assert cp.returncode == 2, cp.stderr
+    assert "an earlier install was interrupted" in cp.stderr and f"doctor install --rollback --python {py}" in cp.stderr
+    assert "would run" not in cp.stderr
+
+
 def test_report_matches_the_shared_schema(tmp_path: Path, shared_dir: Path) -> None:
     import jsonschema
 

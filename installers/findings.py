@@ -8,6 +8,7 @@ code, so a complete, verified Python stack exits 0 there.
 
 from __future__ import annotations
 
+import os
 import re
 import shlex
 from typing import Any
@@ -57,6 +58,37 @@ def split_host(report: Report, no_host_check: bool) -> None:
     report.extra["host_findings"] = [f.to_dict() for f in host]
 
 
+# an installer's OSError on the target's file system, as pip (`[Errno 1] Operation not permitted: '/path'`) and uv
+# (`` `/path`: Operation not permitted (os error 1)``, or `... to /path: No space left on device (os error 28)`) print it
+_OS_ERROR = re.compile(r"\[Errno (?P<no>\d+)\] (?P<why>[^:\n]+?)(?:: '(?P<path>[^']+)')?\s*$"
+                       r"|(?:`(?P<qpath>/[^`]+)`| to (?P<topath>/\S+)): (?P<uwhy>[^:\n]+?) \(os error (?P<uno>\d+)\)\s*$")
+_UNWRITABLE = {1, 13, 30}  # EPERM (an immutable flag), EACCES (not the user's), EROFS (a read-only mount)
+_FULL = {28, 122}  # ENOSPC, EDQUOT
+
+
+def os_error_fix(tail: list[str], prefix: str) -> str | None:
+    """The fix for a step that failed writing the target (the last OSError line of the log tail names the cause):
+    neither the network nor the wheelhouse, so say which path and what to look at. None for any other failure."""
+    for line in reversed(tail):
+        m = _OS_ERROR.search(line)
+        if not m:
+            continue
+        no = int(m.group("no") or m.group("uno"))
+        why = (m.group("why") or m.group("uwhy")).strip()
+        where = m.group("path") or m.group("qpath") or m.group("topath") or prefix
+        if no in _UNWRITABLE:  # the path may be one the installer was creating: its directory is what refused
+            both = f"{os.path.dirname(where)} {where}"
+            return (f"{where} cannot be written ({why}): run `doctor install` as the user who owns the environment, or "
+                    f"make it and the directory that holds it writable (`ls -ld {both}`; `lsattr -d {both}` shows an "
+                    f"immutable flag, `findmnt -T {where}` a read-only mount), then run it again.")
+        if no in _FULL:
+            where = m.group("path") or prefix  # pip's own path may be its TMPDIR; uv's is a file in the target
+            return (f"{why} on the file system that holds {where}: free space there (`df -h {where}`; pip and uv "
+                    "also write to TMPDIR and their caches), then run `doctor install` again.")
+        return None
+    return None
+
+
 def outcome_findings(outcome: Outcome, log_path: str, python: str, wheelhouse: str | None = None) -> list[Finding]:
     """`wheelhouse`: the install ran offline from it (--offline), where no network or index is asked."""
     out: list[Finding] = []
@@ -76,7 +108,8 @@ def outcome_findings(outcome: Outcome, log_path: str, python: str, wheelhouse: s
     what = f"interrupted by {outcome.interrupted}" if outcome.interrupted else f"step {failed.id if failed else '?'} failed"
     causes = (f"a wheel {wheelhouse} lacks or that is damaged: rebuild it with --download-only where the index is "
               "reachable; or disk" if wheelhouse else "network, index, disk")
-    fix = (f"The full log: {log_path}." if outcome.fix else
+    disk = os_error_fix(failed.log_tail, os.path.dirname(os.path.dirname(python))) if failed and not outcome.fix else None
+    fix = (f"The full log: {log_path}." if outcome.fix else f"{disk} The full log: {log_path}." if disk else
            f"Read the full log in {log_path}, fix the cause ({causes}) and run `doctor install` again.")
     out.append(finding(
         "install-interrupted" if outcome.interrupted else "install-step-failed", "error", "system",

@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from doctor.installers import findings as fd
 from doctor.report import Report, finding
 
@@ -82,3 +84,42 @@ def test_a_failed_offline_install_names_the_wheelhouse_not_the_network() -> None
     offline = fd.outcome_findings(out, "/log", "/t/bin/python", "/media/wh")[0]
     assert offline.id == "install-step-failed" and "network" not in str(offline.fix)
     assert "a wheel /media/wh lacks or that is damaged" in str(offline.fix) and "--download-only" in str(offline.fix)
+
+
+# what pip (26.3 and the 23.2.1 `python3 -m venv` bundles: the same line) and uv printed here into a site-packages
+# made immutable (`chattr +i`) and onto a full tmpfs (`mount -t tmpfs -o size=30m`)
+PIP_EPERM = "ERROR: Could not install packages due to an OSError: [Errno 1] Operation not permitted: '/t/lib/python3.11/site-packages/torch'"
+UV_EPERM = ("error: Failed to install: mbridge-0.15.1-py3-none-any.whl (mbridge==0.15.1)\n"
+            "  cause: Failed to create directory `/t/lib/python3.11/site-packages/mbridge`\n"
+            "  cause: failed to create directory `/t/lib/python3.11/site-packages/mbridge`: Operation not permitted (os error 1)")
+PIP_ENOSPC = "ERROR: Could not install packages due to an OSError: [Errno 28] No space left on device"
+UV_ENOSPC = ("  cause: failed to copy file from /c/archive-v0/x/bigpkg-1.0.dist-info/RECORD to "
+             "/t/lib/python3.11/site-packages/bigpkg-1.0.dist-info/RECORD: No space left on device (os error 28)")
+
+
+@pytest.mark.parametrize("tail, where, kind", [
+    (PIP_EPERM, "/t/lib/python3.11/site-packages/torch", "cannot be written (Operation not permitted)"),
+    (UV_EPERM, "/t/lib/python3.11/site-packages/mbridge", "cannot be written (Operation not permitted)"),
+    (PIP_ENOSPC, "/t", "No space left on device"),
+    (UV_ENOSPC, "/t", "No space left on device"),
+])
+@pytest.mark.parametrize("house", [None, "/media/wh"])
+def test_a_step_pip_could_not_write_names_the_path_and_the_cause(tail, where, kind, house) -> None:
+    """A step that failed on the target's file system (read-only, immutable, not the user's, full) is neither the
+    network nor the wheelhouse: the fix names the path and what to look at."""
+    from doctor.installers import execute as ex
+    from doctor.installers.plan import INSTALL, Step
+
+    step = Step("torch-stack", INSTALL, "torch", requirements=("torch==2.7.1+cpu",))
+    out = ex.Outcome([ex.StepResult(step.id, step.kind, step.title, ex.FAILED, detail="pip exited with 1",
+                                    log_tail=["Installing collected packages: torch", *tail.splitlines()])],
+                     ok=False, changed=True, restored={"ok": True}, error="torch-stack: pip exited with 1")
+    f = fd.outcome_findings(out, "/log", "/t/bin/python", house)[0]
+    fix = str(f.fix)
+    assert kind in fix and where in fix, fix
+    assert "network" not in fix and "damaged" not in fix and "/log" in fix
+    if "space" in kind:
+        assert f"df -h {where}" in fix
+    else:
+        both = f"{where.rsplit('/', 1)[0]} {where}"  # the directory that refused to hold it, and the path
+        assert f"ls -ld {both}" in fix and f"lsattr -d {both}" in fix

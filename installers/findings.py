@@ -145,6 +145,9 @@ def post_check(root: str, python: str, profile: Any, report: Report, offline: st
     return offline_fixes(list(checked.findings), offline) if offline else list(checked.findings)
 
 
+# a fix sentence that is a command line (fix_target writes the target's `<python> -m pip ...` into it): each `&&` part
+# starts with a command, not a word of prose
+_COMMAND_SENTENCE = re.compile(r"^(?:[A-Z_]+=\S+ )*(?:\S*/)?(?:python[\d.]*|pip[\d.]*|uv|git)\s(?:(?! [A-Z][a-z]).)*$")
 _INDEX_OPTION = re.compile(r"\s+(?:--extra-index-url|--index-url|-i|--trusted-host)(?:=|\s+)\S+")
 
 
@@ -166,14 +169,19 @@ def offline_fixes(findings: list[Finding], wheels: str) -> list[Finding]:
                 parts[i] = _INDEX_OPTION.sub("", part) + links
         return " && ".join(parts)
 
+    lacks = ("a package it does not hold has to be downloaded on the connected host (`pip download PKG -d DIR`) and "
+             "installed with --find-links DIR.")
     out = []
     for f in findings:
+        if f.fix is not None and not f.fix.commands and _COMMAND_SENTENCE.match(f.fix.text) and \
+                local(f.fix.text) != f.fix.text:  # the sentence is the pip line (`fix: .../python -m pip install X`)
+            out.append(replace(f, fix=Fix(f"Install it from the wheelhouse ({wheels}); {lacks}", (local(f.fix.text),))))
+            continue
         cmds = tuple(local(c) for c in f.fix.commands) if f.fix else ()
         if f.fix is None or cmds == f.fix.commands:
             out.append(f)
             continue
-        text = (f"{f.fix.text.rstrip()} Offline, from the wheelhouse ({wheels}); a package it does not hold has to be "
-                "downloaded on the connected host (`pip download PKG -d DIR`) and installed with --find-links DIR.")
+        text = f"{f.fix.text.rstrip()} Offline, from the wheelhouse ({wheels}); {lacks}"
         out.append(replace(f, fix=Fix(text, cmds)))
     return out
 

@@ -123,3 +123,20 @@ def test_a_step_pip_could_not_write_names_the_path_and_the_cause(tail, where, ki
     else:
         both = f"{where.rsplit('/', 1)[0]} {where}"  # the directory that refused to hold it, and the path
         assert f"ls -ld {both}" in fix and f"lsattr -d {both}" in fix
+
+
+def test_an_offline_installs_fix_whose_sentence_is_the_pip_line_installs_from_the_wheelhouse_too() -> None:
+    """verl 0.7.1's cachetools need (package-code-needs-unmet) came out of the post-check of a real `--offline`
+    install as `fix: /t/bin/python -m pip install 'cachetools'`, a sentence that is itself the command, with no
+    command lines: offline_fixes read only the command lines and left it reaching for PyPI."""
+    f = finding("package-code-needs-unmet", "error", "verl", "verl 0.7.1's code imports cachetools, which is not installed",
+                fix="/t/bin/python -m pip install 'cachetools'")
+    g = finding("package-code-needs-unmet", "error", "verl", "x",
+                fix="git -C /t/src/MindSpeed checkout abc && /t/bin/python -m pip install -e /t/src/MindSpeed")
+    prose = finding("x", "warning", "verl", "x", fix="Reinstall it; pip install keeps the rest.")
+    got, got_g, same = fd.offline_fixes([f, g, prose], "/media/wh/wheels")
+    assert got.fix.commands == ("/t/bin/python -m pip install 'cachetools' --no-index --find-links /media/wh/wheels",)
+    assert "from the wheelhouse (/media/wh/wheels)" in got.fix.text and "pip install" not in got.fix.text
+    assert got_g.fix.commands == ("git -C /t/src/MindSpeed checkout abc && /t/bin/python -m pip install -e "
+                                  "/t/src/MindSpeed --no-index --find-links /media/wh/wheels",)
+    assert same is prose

@@ -212,6 +212,7 @@ _TOP = {"name", "verl", "description", "source", "sources", "cann", "chips", "ar
 _UPSTREAM_CONFLICT = {"package", "requirement", "source"}
 _CANN = {"version", "min", "max", "driver_min", "nnal"}
 _GIT = {"repo", "ref", "commit", "version", "install"}
+_COMMIT = re.compile(r"^[0-9a-fA-F]{7,40}$")
 _INDEX = {"x86_cpu_torch", "extra"}
 _ENV = {"set_env", "exports"}
 _DEV = {"finding", "when", "reason", "source"}
@@ -338,9 +339,11 @@ def _git(v: Validator, g_raw: Any) -> dict[str, GitSource]:
         install = gt.get("install", "editable")
         if not isinstance(install, str) or install not in _INSTALL:
             raise v.fail(f"{p}.install", f"must be one of {', '.join(sorted(_INSTALL))}")
+        commit = v.s(gt.get("commit"), f"{p}.commit", optional=True)
+        if commit is not None and not _COMMIT.match(commit):  # the clone is verified against it: a name never matches
+            raise v.fail(f"{p}.commit", f"not a commit (7 to 40 hex digits): {commit!r}")
         git[normalize_name(comp)] = GitSource(
-            repo=v.req(gt["repo"], f"{p}.repo"), ref=v.req(gt["ref"], f"{p}.ref"),
-            commit=v.s(gt.get("commit"), f"{p}.commit", optional=True),
+            repo=v.req(gt["repo"], f"{p}.repo"), ref=v.req(gt["ref"], f"{p}.ref"), commit=commit,
             version=v.s(gt.get("version"), f"{p}.version", optional=True), install=install)
     return git
 

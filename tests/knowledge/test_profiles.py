@@ -59,6 +59,10 @@ def _copy(tmp_path: Path, name: str = "verl-0.7.1-cann8.5.0-a2") -> Path:
     (lambda t: t.replace("[pins]", "[pins\n"), "not valid TOML"),
     # a git step's `install` given as an array (found by the profile fuzz test: it raised TypeError, not exit 2)
     (lambda t: t.replace('install = "empty-target"', 'install = ["empty-target"]'), "install: must be one of"),
+    # a commit the clone is verified against must be one: "zzz" or a tag name passed the loader and failed mid-install
+    (lambda t: t.replace('commit = "51c3f6190034dbe8f27538c6ee6c40ebf95bafd3"', 'commit = "zzz"'),
+     "git.mindspeed.commit: not a commit (7 to 40 hex digits): 'zzz'"),
+    (lambda t: t.replace('commit = "72506c983"', 'commit = "v0.13.0"'), "commit: not a commit (7 to 40 hex digits)"),
 ])
 def test_loader_refuses_bad_profiles_naming_the_file(tmp_path, edit, needle):
     f = _copy(tmp_path)

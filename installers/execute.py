@@ -320,9 +320,11 @@ class Executor:
             _stop(proc)
             reader.join(5)
             raise StepFailed(step, f"{step.id}: no result after {self.step_timeout:.0f} s", list(tail)) from None
-        except BaseException:
+        except BaseException as e:  # Ctrl-C, SIGTERM: the tail is what the step was doing, read before the restore
             _stop(proc)
             reader.join(5)
+            if not getattr(e, "tail", None):
+                e.tail = self._tail()  # type: ignore[attr-defined]
             raise
         reader.join(30)
         if rc != 0:

@@ -109,7 +109,12 @@ def outcome_findings(outcome: Outcome, log_path: str, python: str, wheelhouse: s
     causes = (f"a wheel {wheelhouse} lacks or that is damaged: rebuild it with --download-only where the index is "
               "reachable; or disk" if wheelhouse else "network, index, disk")
     disk = os_error_fix(failed.log_tail, os.path.dirname(os.path.dirname(python))) if failed and not outcome.fix else None
+    stopped = (f"Nothing to repair: the run was stopped by {outcome.interrupted}"
+               + (" and the environment put back as it was" if restored.get("ok") else "")
+               + "; run `doctor install` again to start over (if a step had hung, the log tail above shows where: an "
+                 f"index that does not answer, a long build). The full log: {log_path}.")
     fix = (f"The full log: {log_path}." if outcome.fix else f"{disk} The full log: {log_path}." if disk else
+           stopped if outcome.interrupted and (restored.get("ok") or not outcome.changed) else
            f"Read the full log in {log_path}, fix the cause ({causes}) and run `doctor install` again.")
     out.append(finding(
         "install-interrupted" if outcome.interrupted else "install-step-failed", "error", "system",

@@ -151,7 +151,7 @@ plan = Plan("test", "", Target(None, "3.11", "x86_64", None, src_dir={src!r}), s
 out = Executor(plan, UvBackend(isolated=True), {py!r}, log_path={log!r},
                source=Source(index=IndexOptions(index_url={url!r}))).run()
 print(json.dumps({{"ok": out.ok, "interrupted": out.interrupted, "restored": out.restored["ok"] if out.restored else None,
-                  "statuses": [r.status for r in out.results]}}))
+                  "statuses": [r.status for r in out.results], "tail": out.results[-1].log_tail}}))
 sys.exit(0 if out.ok else 1)
 """
 
@@ -186,6 +186,9 @@ def test_signal_mid_step_restores(sig, wheels, tmp_path, hermetic) -> None:
     res = json.loads(out)
     assert res["interrupted"] == signal.Signals(sig).name and res["restored"] is True
     assert res["statuses"] == ["done", "failed"]
+    # the interrupted step's tail is what it was doing when the signal came, not the restore that followed
+    assert any("-- torch-stack" in ln for ln in res["tail"]) and any(hang.url in ln for ln in res["tail"]), res["tail"]
+    assert not any(ln.startswith(("restore:", "restoring ")) for ln in res["tail"]), res["tail"]
     assert freeze(py) == before
 
 

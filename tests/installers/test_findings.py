@@ -140,3 +140,21 @@ def test_an_offline_installs_fix_whose_sentence_is_the_pip_line_installs_from_th
     assert got_g.fix.commands == ("git -C /t/src/MindSpeed checkout abc && /t/bin/python -m pip install -e "
                                   "/t/src/MindSpeed --no-index --find-links /media/wh/wheels",)
     assert same is prose
+
+
+@pytest.mark.parametrize("house", [None, "/media/wh"])
+def test_an_interrupted_run_is_not_told_to_fix_a_cause(house) -> None:
+    """Ctrl-C (or SIGTERM from a scheduler) mid-step: the environment is restored and nothing is broken; the fix
+    said "fix the cause (a wheel /media/wh lacks or that is damaged ...)" (real run: SIGINT twice then SIGTERM to the
+    process group during an sdist build of triton-ascend)."""
+    from doctor.installers import execute as ex
+    from doctor.installers.plan import INSTALL, Step
+
+    step = Step("triton-ascend", INSTALL, "triton-ascend", requirements=("triton-ascend==3.2.0",))
+    out = ex.Outcome([ex.StepResult(step.id, step.kind, step.title, ex.FAILED, detail="interrupted by SIGINT",
+                                    log_tail=["Building wheel for triton-ascend (pyproject.toml): started"])],
+                     ok=False, changed=True, restored={"ok": True}, error="interrupted by SIGINT", interrupted="SIGINT")
+    f = fd.outcome_findings(out, "/log", "/t/bin/python", house)[0]
+    fix = str(f.fix)
+    assert f.id == "install-interrupted" and "fix the cause" not in fix and "damaged" not in fix, fix
+    assert "stopped by SIGINT" in fix and "run `doctor install` again" in fix and "/log" in fix

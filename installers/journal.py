@@ -158,6 +158,11 @@ def _link_or_copy(src: str, dst: str) -> None:
         shutil.copy2(src, dst)
 
 
+# uv takes a lock on the environment it installs into by creating `<prefix>/.lock` (uv 0.13); kept by content like
+# doctor-env.sh, so a restore removes it when the run made it
+UV_LOCK = ".lock"
+
+
 @dataclass
 class Journal:
     dir: Path
@@ -193,7 +198,7 @@ class Journal:
                             "record_sha": _record_sha(dist.dist_info), "files": entries, "editable": dist.editable,
                             "url": dist.url}
         other: dict[str, str | None] = {}
-        for p in (*files, *_pth_files(env)):
+        for p in (*files, *_pth_files(env), os.path.join(env.prefix, UV_LOCK)):
             try:
                 other[p] = Path(p).read_text(encoding="utf-8")
             except FileNotFoundError:

@@ -76,6 +76,7 @@ def test_a_failed_run_puts_the_users_clone_back_on_its_branch(user_clone, tmp_pa
     assert not out.ok and out.restored["ok"]  # type: ignore[attr-defined]
     assert [r.status for r in out.results] == ["done", "done", "done", "failed"]  # type: ignore[attr-defined]
     assert freeze(py) == []
+    assert not (tmp_path / "v" / ".lock").exists()  # uv's environment lock, made by the run: gone with it
     assert where(Path(user_clone["clone"])) == before
     assert git("status", "--porcelain", "--untracked-files=no", cwd=user_clone["clone"]) == ""
 
@@ -90,6 +91,7 @@ def test_rollback_of_a_run_puts_the_users_clone_back_on_its_branch(user_clone, t
     report = rb.rollback(str(py), Console(err=io.StringIO()))
     assert [f.id for f in report.findings] == ["install-rolled-back"]
     assert freeze(py) == []
+    assert not (tmp_path / "v" / ".lock").exists()
     assert where(Path(user_clone["clone"])) == before
 
 

@@ -167,8 +167,10 @@ def _dry_run(o: Options, plan: Plan, report: Report, console: Console, *, snap: 
                           f"{pip['target_pip'] or 'absent'}; editable installs need >= {pip['floor']} (PEP 660)")
     report.extra["steps"] = [s.to_dict() for s in steps]
     report.extra["dry_run"] = True
+    report.extra["downloads"] = ex.downloads(steps)
     fd.split_host(report, o.no_host_check)
     fd.print_plan(console, plan, steps, where)
+    fd.print_downloads(console, report.extra["downloads"], isolated=o.isolated, offline=bool(o.offline))
     fd.print_host(console, report)
     return report
 

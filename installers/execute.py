@@ -34,6 +34,7 @@ from doctor.snapshot.model import normalize_name
 STEP_TIMEOUT = 3 * 3600.0  # a vllm-ascend source build compiles kernels
 
 SATISFIED, DONE, FAILED, PENDING, NOT_RUN = "satisfied", "done", "failed", "pending", "not-run"
+DEFAULT_INDEX = "https://pypi.org/simple"  # pip's and uv's index when neither the step nor the user names one
 
 
 class StepFailed(DoctorError):
@@ -134,6 +135,34 @@ class Executor:
         v = self.view(env)
         return [StepResult(s.id, s.kind, s.title, SATISFIED if satisfied(s, v, self.plan) else PENDING,
                            command=self.describe(s), detail=clone_detail(s, v)) for s in self.plan.steps]
+
+    def downloads(self, steps: list[StepResult]) -> dict[str, list[str]]:
+        """Where the steps that would run download from, as they will run them (after --index-url and --git-mirror):
+        package indexes (pip's default index where a step names none) and git repositories, a git requirement line's
+        URL with its ref. Nothing offline (the wheelhouse and its bundles). What an air-gapped site's firewall or
+        mirror has to serve; a requirement file read only after its clone may add git URLs. Credentials in the URLs
+        are `<redacted>`, as in the commands shown: this is for display."""
+        todo = {r.id for r in steps if r.status != SATISFIED}
+        indexes: list[str] = []
+        git: list[str] = []
+        user = self.source.index.index_url or self.source.index.extra_index_urls
+        for s in self.plan.steps:
+            if s.id not in todo:
+                continue
+            if s.kind == CLONE and s.source is not None:
+                if not self.bundles.get(s.source.name, {}).get("bundle"):
+                    git.append(gitsrc.map_url(s.source.url, self.mirrors))
+                continue
+            if s.kind not in (INSTALL, EDITABLE) or self.source.no_index:
+                continue
+            idx = self.source.index if user else s.index
+            indexes += [idx.index_url or DEFAULT_INDEX, *idx.extra_index_urls]
+            for r in s.requirements:
+                m = _GIT_REQ.match(r)
+                if m:
+                    url, _, ref = m.group("url").partition("@")
+                    git.append(gitsrc.map_url(url, self.mirrors) + (f"@{ref}" if ref else ""))
+        return {"indexes": [shown([u]) for u in dict.fromkeys(indexes)], "git": [shown([u]) for u in dict.fromkeys(git)]}
 
     def describe(self, step: Step) -> str | None:
         served = self.plan.step(step.build_for).source if step.build_for else None

@@ -15,7 +15,7 @@ from typing import Any
 
 from doctor.console import Console
 from doctor.installers import upstream as up
-from doctor.installers.execute import DONE, FAILED, SATISFIED, Outcome, StepResult
+from doctor.installers.execute import DEFAULT_INDEX, DONE, FAILED, SATISFIED, Outcome, StepResult
 from doctor.installers.plan import Plan
 from doctor.report import Finding, Report, finding
 
@@ -219,6 +219,16 @@ def print_plan(console: Console, plan: Plan, steps: list[StepResult], where: str
             c.print(c.style(f"        $ {r.command}", "dim"))
     todo = sum(1 for r in steps if r.status != SATISFIED)
     c.print(f"dry run: {todo} of {len(steps)} step(s) would run; nothing was changed")
+
+
+def print_downloads(console: Console, downloads: dict[str, list[str]], *, isolated: bool, offline: bool) -> None:
+    """The dry run's last plan line: what the run would download, from where (Executor.downloads)."""
+    idx = [u + (" (pip's default: your pip/uv configuration may name another)" if u == DEFAULT_INDEX and not isolated
+                else "") for u in downloads["indexes"]]
+    parts = ([f"indexes {', '.join(idx)}"] if idx else []) + ([f"git {', '.join(downloads['git'])}"] if downloads["git"]
+                                                             else [])
+    console.print("downloads from: " + ("; ".join(parts) if parts else
+                                        "nothing (offline: the wheelhouse and its git bundles)" if offline else "nothing"))
 
 
 def print_outcome(console: Console, outcome: Outcome) -> None:

@@ -104,6 +104,10 @@ def test_dry_run_plan_for_each_profile_machine(p, arch, tmp_path: Path) -> None:
     assert {s["status"] for s in steps if s["kind"] != "uninstall"} == {"pending"}
     urls = {u for s in plan["steps"] for u in (s.get("index") or {}).get("extra_index_urls", [])}
     assert (PYTORCH_CPU_INDEX in urls) == (arch == "x86_64")
+    # where the run would download from: every index a step names and every git source
+    got = rep["downloads"]
+    assert (PYTORCH_CPU_INDEX in got["indexes"]) == (arch == "x86_64") and "https://pypi.org/simple" in got["indexes"]
+    assert {s["source"]["url"] for s in plan["steps"] if s["kind"] == "clone"} <= set(got["git"])
     reqs = [r for s in plan["steps"] for r in s.get("requirements", [])]
     torch = [r for r in reqs if r.startswith("torch==")]
     assert torch and all(r.endswith("+cpu") == (arch == "x86_64") for r in torch)

@@ -8,6 +8,7 @@ import signal
 import subprocess
 import sys
 import time
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -271,3 +272,35 @@ def test_a_git_requirement_through_a_local_mirror_is_one_the_bundled_pip_accepts
     out = pip(py, "download", "--no-deps", "--no-build-isolation", "-d", str(tmp_path / "got"), line)
     assert "Successfully downloaded TransferQueue" in out
     assert [p.name for p in (tmp_path / "got").iterdir()] == ["TransferQueue-0.1.0.zip"]
+
+
+def test_the_dry_run_lists_where_the_steps_that_would_run_download_from(tmp_path: Path) -> None:
+    """An operator opening a firewall or filling a mirror needs the hosts before the run: the indexes (the profile's,
+    or --index-url's in their place, and pip's default), the git repositories (after --git-mirror) and the git URLs of
+    requirement lines (verl main's TransferQueue @ git+...@main); none offline."""
+    from doctor.installers.execute import PENDING, StepResult
+
+    torch_idx = IndexOptions(extra_index_urls=("https://download.pytorch.org/whl/cpu",))
+    src = GitSource("Megatron-LM", "https://github.com/NVIDIA/Megatron-LM.git", "core_v0.12.1", commit="abc1234")
+    steps = (Step("remove-conflicts", UNINSTALL, "remove triton", packages=("triton",)),
+             Step("torch-stack", INSTALL, "torch", requirements=("torch==2.7.1+cpu",), index=torch_idx),
+             Step("clone-megatron-lm", CLONE, "clone", source=src),
+             Step("verl-requirements", INSTALL, "reqs", requirements=(
+                 "numpy<2.0.0", "TransferQueue @ git+https://github.com/Ascend/TransferQueue.git@main")))
+    plan = plan_for(tmp_path, steps)
+    todo = [StepResult(s.id, s.kind, s.title, PENDING) for s in steps]
+    ex = Executor(plan, PipBackend(isolated=True), "/t/bin/python", log_path=tmp_path / "log", source=Source(),
+                  mirrors={"https://github.com/NVIDIA/Megatron-LM": "https://git.corp/Megatron-LM.git"})
+    assert ex.downloads(todo) == {
+        "indexes": ["https://pypi.org/simple", "https://download.pytorch.org/whl/cpu"],
+        "git": ["https://git.corp/Megatron-LM.git", "https://github.com/Ascend/TransferQueue.git@main"]}
+    # a mirror given with --index-url replaces the profile's indexes; a satisfied step downloads nothing
+    mine = Executor(plan, PipBackend(isolated=True), "/t/bin/python", log_path=tmp_path / "log",
+                    source=Source(index=IndexOptions(index_url="https://u:TOKEN@pypi.corp/simple")),
+                    mirrors={"https://github.com/Ascend/TransferQueue": "https://u:TOKEN@git.corp/TransferQueue.git"})
+    assert mine.downloads([*todo[:2], replace(todo[2], status="satisfied"), todo[3]]) == {
+        "indexes": ["https://<redacted>@pypi.corp/simple"], "git": ["https://<redacted>@git.corp/TransferQueue.git@main"]}
+    offline = Executor(plan, PipBackend(isolated=True), "/t/bin/python", log_path=tmp_path / "log",
+                       source=Source(find_links=("/h/wheels",), no_index=True, offline=True),
+                       bundles={"Megatron-LM": {"bundle": "/h/git/Megatron-LM.bundle", "commit": "abc1234"}})
+    assert offline.downloads(todo) == {"indexes": [], "git": []}

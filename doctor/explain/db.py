@@ -57,7 +57,8 @@ _REQUIRED = ("id", "severity", "components", "specificity", "title", "fix", "sou
 _KNOWN = frozenset(
     _REQUIRED
     + ("regex", "libraries", "modules", "example", "examples", "detail", "commands", "context", "supersedes",
-       "fallback", "yields", "role", "example_kind", "example_from", "example_context", "quoted")
+       "fallback", "yields", "role", "example_kind", "example_from", "example_context", "quoted",
+       "lasting")
 )
 _EXAMPLE_KINDS = ("report", "source-message")
 
@@ -88,6 +89,9 @@ class Signature:
     # a report that quotes only the failing line has no surrounding log to carry the context
     quoted: bool = False
     role: str = "root"  # "knock-on": usually the consequence of a failure elsewhere (a peer rank, a dead worker)
+    # what it reports outlives the exception that carried it (a device fault, a failed HCCL communicator): caught and
+    # logged as handled, it is still the run's failure (doctor.explain.findings, rule 3)
+    lasting: bool = False
     order: int = 0  # position in the file: breaks specificity ties
 
     @property
@@ -257,6 +261,7 @@ def _parse_signature(entry: Any, index: int, src: str, *, compile_now: bool = Tr
         fallback=_bool(entry, "fallback", fail),
         quoted=_bool(entry, "quoted", fail),
         yields=_bool(entry, "yields", fail),
+        lasting=_bool(entry, "lasting", fail),
         role=_choice(entry, "role", ROLES, "root", fail),
         order=index,
     )

@@ -8,6 +8,16 @@ Rules, in the order they apply:
    root cause), and `fallback` signatures are dropped when anything else was reported.
 3. One finding per signature; the evidence is the first matching line (with its line number, a few context
    lines, the occurrence count and, when the log has one, its timestamp).
+   A signature every occurrence of which is the exception line of a traceback the log shows as handled (see 4;
+   doctor.explain.events marks it: logged at warning / info level with its traceback, or `Exception ignored in:`,
+   and the process went on) follows the same rule as attribution: it is at most a warning (a notice at info
+   level) titled `(handled: the run went on)`, not the run's failure, and it does not stand as the first root
+   cause that makes later events knock-ons. A handled event after which the process went on is not the run's
+   failure. Except a `lasting` signature: what it reports outlives the exception that carried it — a fault of
+   the device (a task that failed on the NPU, an HBM / link / RAS fault) or of its communication (an HCCL / NCCL
+   communicator that failed or timed out) leaves the stream, device or communicator broken, and catching the
+   exception mends none of it; the next step fails on it, so it keeps its severity and rank. One occurrence not
+   handled (or more occurrences than the hit lists) keeps the signature's severity too.
 4. Attribution (doctor.explain.attribution) explains the error events no signature explains, and those only a
    generic signature (`fallback`, or `yields = true`: python-api-unexpected-keyword, python-check-failed, the
    compiler ones, pip's no-matching-distribution) matched: the component that ships the frame, path, library,
@@ -90,18 +100,35 @@ def _code_reads_knock_on(sig: Signature, ev: Any, first_root: int | None) -> boo
     return sig.role == "knock-on" and first_root is None and "hccl_code" in ev.facts
 
 
+def handled_hits(db: SignatureDB, res: ScanResult, hits: dict[str, Hit]) -> dict[str, str]:
+    """The signatures of `hits` whose every occurrence is the exception line of a traceback the log shows as handled
+    (rule 3), each with how it was handled (`warning`, `info`, `ignored`: the event's `handled` fact); never a
+    `lasting` one. An occurrence the hit does not list (more than it keeps) counts as not handled."""
+    handled = {ev.line: how for ev in res.events if (how := ev.facts.get("handled"))}
+    if not handled:
+        return {}
+    out: dict[str, str] = {}
+    for sig_id, hit in hits.items():
+        lines = hit.lines or [hit.line]
+        if not db.get(sig_id).lasting and hit.count == len(lines) and all(n in handled for n in lines):
+            out[sig_id] = handled[lines[0]]
+    return out
+
+
 def attributions(db: SignatureDB, res: ScanResult, kept: dict[str, Hit],
                  snapshot: object = None) -> tuple[list[tuple[Attribution, int, bool]], set[str]]:
     """The attributed events (one per attribution id: the first, with its count and whether it was raised while
     handling an earlier exception: a knock-on of its cause) and the generic signatures they replace."""
     # Only an error-level signature is a root cause: a notice (vLLM's pre-plugin platform message, a deprecation)
-    # at the top of a log must not hide the failure below it.
-    specific = [h.line for k, h in kept.items()
-                if not generic(db.get(k)) and db.get(k).role == "root" and db.get(k).severity is Severity.ERROR]
+    # at the top of a log must not hide the failure below it; nor does a handled one (rule 3): the process went on.
+    handled = handled_hits(db, res, kept)
+    specific = [h.line for k, h in kept.items() if not generic(db.get(k)) and db.get(k).role == "root"
+                and db.get(k).severity is Severity.ERROR and k not in handled]
     first_root = min(specific) if specific else None
-    # a signature whose context never came did not fire: it makes no catch-all line a symptom
+    # a signature whose context never came did not fire: it makes no catch-all line a symptom; nor does one handled
+    handled_any = handled_hits(db, res, res.hits)
     any_specific = any(not db.get(k).fallback and db.get(k).severity is Severity.ERROR and not unmet(db.get(k), res)
-                       for k in res.hits)
+                       and k not in handled_any for k in res.hits)
     found: dict[tuple[str, Severity], list] = {}
     yielded: set[str] = set()
     for ev in res.events:
@@ -159,13 +186,32 @@ def as_handled(att: Attribution, how: str) -> Attribution:
     ignored in:`) did not end the run: the process caught it and went on. Its attribution still says where it was
     raised, but as at most a warning (an info-level record: a notice) that says it was handled, so it never ranks
     above the run's failure nor makes a log whose only traceback was handled an error."""
-    said, most = _HANDLED.get(how, _HANDLED["warning"])
+    most, title, detail = _handled_words(how, att.title, att.detail)
     if att.severity.rank <= most.rank:
         return att
-    return replace(att, severity=most, title=f"{att.title} (handled: the run went on)",
-                   detail=f"Handled, not the run's failure: this traceback was {said} and the process went on; read "
-                          f"it only if the run misbehaved after it. {att.detail}",
-                   extra={**att.extra, "handled": how})
+    return replace(att, severity=most, title=title, detail=detail, extra={**att.extra, "handled": how})
+
+
+def handled_severity(severity: Severity, how: str) -> Severity:
+    """The severity a traceback handled `how` keeps: at most a warning (a notice at info level)."""
+    most = _HANDLED.get(how, _HANDLED["warning"])[1]
+    return severity if severity.rank <= most.rank else most
+
+
+def _handled_words(how: str, title: str, detail: str) -> tuple[Severity, str, str]:
+    """The severity a handled traceback keeps at most, and the title and detail that say it was handled."""
+    said, most = _HANDLED.get(how, _HANDLED["warning"])
+    return most, f"{title} (handled: the run went on)", (
+        f"Handled, not the run's failure: this traceback was {said} and the process went on; read it only if the "
+        f"run misbehaved after it. {detail}").rstrip()
+
+
+def as_handled_finding(f: Finding, how: str) -> Finding:
+    """A signature's finding on a handled traceback (rule 3): what `as_handled` makes of an attribution."""
+    most, title, detail = _handled_words(how, f.title, f.detail)
+    if f.severity.rank <= most.rank:
+        return f
+    return replace(f, severity=most, title=title, detail=detail, evidence={**f.evidence, "handled": how})
 
 
 def build_findings(db: SignatureDB, res: ScanResult, *, log: str | None = None,
@@ -178,11 +224,13 @@ def build_findings(db: SignatureDB, res: ScanResult, *, log: str | None = None,
     if any(not db.get(k).fallback or db.get(k).severity is Severity.ERROR for k in kept) or any(a.id != LAST_RESORT_ID and a.severity is Severity.ERROR for a, _, _ in atts):
         atts = [t for t in atts if t[0].id != LAST_RESORT_ID]  # the last resort only where nothing else is an error
     kept = {k: h for k, h in kept.items() if k not in yielded}
+    handled = handled_hits(db, res, kept)
     # (group, line): specific root causes and attributions by line, then knock-ons, then catch-alls
     entries: list[tuple[tuple[int, int, int, int], Finding]] = []
     for k, h in kept.items():
         sig = db.get(k)
-        entries.append((rank_key(sig, h), signature_finding(sig, h, rank=0, log=log)))
+        found = signature_finding(sig, h, rank=0, log=log)
+        entries.append((rank_key(sig, h), as_handled_finding(found, handled[k]) if k in handled else found))
     for att, count, chained in atts:
         # a wait a program names (doctor.explain.hangs: Ray cannot place a request) ranks after what failed: a job
         # that waited and then failed failed on its error; one where nothing failed hung on the wait

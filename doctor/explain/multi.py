@@ -28,7 +28,16 @@ from typing import Any
 from doctor.errors import InputError
 from doctor.explain import timestamps
 from doctor.explain.db import SignatureDB, read_signatures
-from doctor.explain.findings import NO_MATCH_ID, ROLE_LABEL, attributions, build_findings, kept_hits, own_time
+from doctor.explain.findings import (
+    NO_MATCH_ID,
+    ROLE_LABEL,
+    attributions,
+    build_findings,
+    handled_hits,
+    handled_severity,
+    kept_hits,
+    own_time,
+)
 from doctor.explain.scanner import DEFAULT_CONTEXT, Hit, ScanResult
 from doctor.explain.stream import scan_path
 from doctor.report import Finding, Severity, finding
@@ -53,7 +62,7 @@ class Event:
     log: str
     id: str
     title: str
-    role: str  # "root", "knock-on" or "unmatched" (a first error line no signature explains)
+    role: str  # "root", "knock-on", "unmatched" (a first error line no signature explains) or "handled" (never the root)
     line: int
     text: str
     time: float | None
@@ -149,11 +158,16 @@ def events_of(db: SignatureDB, log: LogInput, res: ScanResult, snapshot: object 
     """The log's findings as events: its signature hits and its attributed error events (doctor.explain.events)."""
     kept = kept_hits(db, res)
     atts, yielded = attributions(db, res, kept, snapshot)
-    out = [_event(log, sig_id, db.get(sig_id).title, db.get(sig_id).role, hit, db.get(sig_id).severity)
+    handled = handled_hits(db, res, kept)
+    # a traceback the log shows as handled (the process went on) makes no node the root cause: role "handled"
+    out = [_event(log, sig_id, db.get(sig_id).title, "handled" if sig_id in handled else db.get(sig_id).role, hit,
+                  handled_severity(db.get(sig_id).severity, handled[sig_id]) if sig_id in handled
+                  else db.get(sig_id).severity)
            for sig_id, hit in kept.items() if sig_id not in yielded]
     for att, _count, chained in atts:
         hit = Hit(line=att.line, text=att.text, before=[], time=att.time)
-        out.append(_event(log, att.id, att.title, "knock-on" if chained else "root", hit, att.severity))
+        role = "handled" if att.extra.get("handled") else "knock-on" if chained else "root"
+        out.append(_event(log, att.id, att.title, role, hit, att.severity))
     if not out and res.first_error is not None:
         out.append(_event(log, "first-error-line", "First error line (no known signature)", "unmatched",
                           res.first_error))

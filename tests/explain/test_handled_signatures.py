@@ -1,0 +1,150 @@
+"""A traceback the log shows as handled is not the run's failure, also when a specific signature explains its
+exception (doctor.explain.findings rule 3, `handled_hits`): `torch_npu could not be imported` logged at warning
+level with its traceback, then the run went on, is a warning marked handled, ranked below the run's real failure,
+and it no longer stands as the first root cause that left the real failure after it unread; across logs it makes
+no node the root cause. A `lasting` signature (a device fault, a failed HCCL communicator) keeps its severity and
+rank even when caught: catching the exception mends neither.
+
+Before, only the generic attribution path knew the mark: the signature's finding stayed an error ranked first, and
+the failure below it was not attributed at all (a specific root cause above it made it a knock-on). The logs are
+real runs of Python made here, in a source checkout shaped like verl's; the HCCL message is the signature's own
+example (torch_npu's text), raised and logged by real code."""
+
+from __future__ import annotations
+
+import importlib.util
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from doctor.explain.db import read_signatures
+from doctor.explain.multi import explain_many
+from doctor.explain.stream import explain_lines
+from doctor.report import Severity
+
+pytestmark = pytest.mark.skipif(importlib.util.find_spec("torch_npu") is not None,
+                                reason="the run needs torch_npu to be missing")
+
+_CODE = """
+import logging
+
+logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+logger = logging.getLogger("verl.device")
+
+
+def npu_available(level=logging.WARNING):
+    try:
+        import torch_npu  # noqa: F401
+        return True
+    except ImportError:
+        logger.log(level, "torch_npu could not be imported, running on CPU", exc_info=True)
+        return False
+
+
+def all_reduce(message):
+    raise RuntimeError(message)
+
+
+def synced(message):
+    try:
+        all_reduce(message)
+    except RuntimeError:
+        logger.warning("all_reduce failed, skipping this step's metrics", exc_info=True)
+
+
+def batch_size(value):
+    return int(value)
+
+
+class Holder:
+    def __del__(self):
+        import torch_npu  # noqa: F401
+"""
+
+
+def _run(tmp: Path, call: str, *, ok: bool) -> list[str]:
+    root = tmp / "workspace" / "verl"
+    (root / "verl" / "utils").mkdir(parents=True)
+    (root / "verl" / "__init__.py").write_text("")
+    (root / "verl" / "utils" / "__init__.py").write_text("")
+    (root / "verl" / "utils" / "device.py").write_text(_CODE)
+    done = subprocess.run([sys.executable, "-c", f"from verl.utils.device import *\n{call}"], stdout=subprocess.PIPE,
+                          stderr=subprocess.STDOUT, cwd=tmp, timeout=60, text=True,
+                          env={"PYTHONPATH": str(root), "PATH": "/usr/bin:/bin"})
+    assert (done.returncode == 0) is ok, done.stdout
+    return done.stdout.splitlines()
+
+
+def _said(found: list) -> list[tuple[str, str, str]]:
+    return [(f.id, f.severity.value, f.title) for f in found]
+
+
+def test_a_handled_import_the_signature_knows_ranks_below_the_real_failure(tmp_path):
+    lines = _run(tmp_path, "npu_available()\nlogger.info('step 1 done')\nbatch_size('y')", ok=False)
+    assert " WARNING verl.device: torch_npu could not be imported" in lines[0], lines
+    assert "ModuleNotFoundError: No module named 'torch_npu'" in lines and lines[-1].endswith("'y'"), lines
+    found = explain_lines(lines)
+    errors = [f for f in found if f.severity is Severity.ERROR]
+    # the real failure is read (before: not attributed at all, the handled signature being the first root cause)
+    assert [(f.id, f.evidence["line"]) for f in errors] == [("error-in-package", len(lines))], _said(found)
+    assert found[0] is errors[0]
+    handled = [f for f in found if f.id == "torch-npu-not-installed"]
+    assert [(f.severity, f.evidence.get("handled")) for f in handled] == [(Severity.WARNING, "warning")], _said(found)
+    assert handled[0].title.endswith("(handled: the run went on)") and "logged at warning level" in handled[0].detail
+
+
+@pytest.mark.parametrize(("call", "how", "severity"), [
+    ("npu_available()", "warning", Severity.WARNING),
+    ("npu_available(logging.INFO)", "info", Severity.INFO),
+    ("h = Holder()\ndel h", "ignored", Severity.WARNING),
+], ids=["warning", "info", "exception-ignored"])
+def test_a_log_whose_only_signature_was_handled_has_no_error(tmp_path, call, how, severity):
+    lines = _run(tmp_path, f"{call}\nlogger.info('step 1 done')", ok=True)
+    assert lines[-1].endswith("step 1 done") and lines[-2] == "ModuleNotFoundError: No module named 'torch_npu'", lines
+    found = explain_lines(lines)
+    assert [(f.id, f.severity, f.evidence.get("handled")) for f in found] == [
+        ("torch-npu-not-installed", severity, how)], _said(found)
+    assert found[0].evidence["line"] == len(lines) - 1
+
+
+def test_the_same_signature_handled_then_uncaught_stays_an_error(tmp_path):
+    # handled once, then the same import fails uncaught: the run's failure is that signature's
+    lines = _run(tmp_path, "npu_available()\nlogger.info('step 1 done')\nimport torch_npu", ok=False)
+    found = explain_lines(lines)
+    assert [(f.id, f.severity) for f in found][:1] == [("torch-npu-not-installed", Severity.ERROR)], _said(found)
+    assert not found[0].evidence.get("handled") and found[0].evidence["occurrences"] == 2
+
+
+@pytest.mark.parametrize("sig_id", ["hccl-collective-failed", "npu-runtime-execution-error"])
+def test_a_lasting_fault_caught_and_logged_is_still_the_failure(tmp_path, sig_id):
+    sig = read_signatures().get(sig_id)
+    assert sig.lasting
+    message = sig.example.split("RuntimeError: ", 1)[1]
+    lines = _run(tmp_path, f"synced({message!r})\nlogger.info('step 1 done')\nbatch_size('y')", ok=False)
+    assert " WARNING verl.device: all_reduce failed" in lines[0] and f"RuntimeError: {message}" in lines, lines
+    found = explain_lines(lines)
+    assert (found[0].id, found[0].severity) == (sig_id, Severity.ERROR), _said(found)
+    assert "handled" not in found[0].evidence and "handled" not in found[0].title
+
+
+def test_a_handled_signature_makes_no_node_the_root_cause(tmp_path):
+    # node-a logs the handled import first and goes on; node-b fails later: the run's failure is node-b's
+    logs = tmp_path / "logs"
+    for node, call, ok in (("node-a", "npu_available()\nlogger.info('step 1 done')", True),
+                           ("node-b", "logger.info('step 1 done')\nbatch_size('y')", False)):
+        (logs / node).mkdir(parents=True)
+        (logs / node / "worker.log").write_text("\n".join(_run(tmp_path / node, call, ok=ok)) + "\n")
+    findings, extra = explain_many([str(logs)])
+    assert extra["root_cause"]["node"] == "node-b", extra["root_cause"]
+    assert [e["role"] for e in extra["timeline"] if e["node"] == "node-a"] == ["handled"], extra["timeline"]
+
+
+def test_the_readme_names_every_lasting_signature():
+    readme = (Path(__file__).parents[2] / "README.md").read_text()
+    said = readme.split("signature marked `lasting = true`", 1)[1].split("real runs):", 1)[0]
+    import re
+
+    named = set(re.findall(r"`([a-z0-9]+(?:-[a-z0-9]+)+)`", said))
+    assert named == {s.id for s in read_signatures().signatures if s.lasting}

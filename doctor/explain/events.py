@@ -578,6 +578,8 @@ class EventReader:
         ev = Event("python", lineno, _short(text), facts=facts)
         if self._frames is not None:
             ev.frames, ev.frames_dropped = self._frames, self._frames_dropped
+            # how many lines above the exception line its traceback opened: the frames' code lines lie between
+            facts["traceback_above"] = str(lineno - self._tb_line)
             self._frames, self._frames_signature, self._innermost_first = None, None, False
             self._on_request, self._below_logged = False, None
             if self._handled and not _reached_top(ev.frames):

@@ -3,14 +3,15 @@
 Rules, in the order they apply:
 
 1. A signature whose `context` rules did not all match is dropped; the lines it won go to the best
-   signature without context.
+   signature without context. The `assert`-line catch-all is dropped where each line it matched is a frame's code
+   in the traceback of another exception the log shows (`_code_of_another_exception`).
 2. A signature listed in another reported signature's `supersedes` is dropped (a symptom explained by its
    root cause), and `fallback` signatures are dropped when anything else was reported.
 3. One finding per signature; the evidence is the first matching line (with its line number, a few context
    lines, the occurrence count and, when the log has one, its timestamp).
    A signature every occurrence of which is the exception line of a traceback the log shows as handled (see 4;
    doctor.explain.events marks it: logged at warning / info level with its traceback, or `Exception ignored in:`,
-   and the process went on) follows the same rule as attribution: it is at most a warning (a notice at info
+   and the process went on), or a line printed as a Python warning (`path:N: UserWarning: ...`), follows the same rule as attribution: it is at most a warning (a notice at info
    level) titled `(handled: the run went on)`, not the run's failure, and it does not stand as the first root
    cause that makes later events knock-ons. A handled event after which the process went on is not the run's
    failure. Except a `lasting` signature: what it reports outlives the exception that carried it — a fault of
@@ -68,11 +69,32 @@ def kept_hits(db: SignatureDB, res: ScanResult) -> dict[str, Hit]:
                     hits[other_id] = hit
                 else:
                     cur.count += hit.count
+    if ASSERT_LINE_ID in hits and _code_of_another_exception(hits[ASSERT_LINE_ID], res):
+        del hits[ASSERT_LINE_ID]
     superseded = {s for sig_id in hits for s in db.get(sig_id).supersedes}
     kept = {k: v for k, v in hits.items() if k not in superseded}
     if any(not db.get(k).fallback for k in kept):
         kept = {k: v for k, v in kept.items() if not db.get(k).fallback}
     return kept
+
+
+# The catch-all for an `assert` statement's source line in a traceback (its AssertionError line cut off the paste).
+ASSERT_LINE_ID = "python-assert-statement-failed"
+
+
+def _code_of_another_exception(hit: Hit, res: ScanResult) -> bool:
+    """Every line the assert-line catch-all matched is a frame's code inside a traceback whose exception line the log
+    shows and which is not an AssertionError (`assert n % size == 0` over `TypeError: not all arguments converted
+    during string formatting`: a value of the wrong type failed inside the condition): that exception says what
+    failed, and the assert is only where; its own finding tells it. An AssertionError's traceback keeps the
+    catch-all (a bare `AssertionError` says nothing the assert line does not)."""
+    lines = hit.lines or [hit.line]
+    if hit.count != len(lines):
+        return False
+    spans = [(ev.line - int(ev.facts["traceback_above"]), ev.line) for ev in res.events
+             if ev.kind == "python" and "traceback_above" in ev.facts and ev.exc_type
+             and ev.exc_type != "AssertionError"]
+    return all(any(start < n < end for start, end in spans) for n in lines)
 
 
 def unmet(sig: Signature, res: ScanResult) -> bool:
@@ -102,9 +124,13 @@ def _code_reads_knock_on(sig: Signature, ev: Any, first_root: int | None) -> boo
 
 def handled_hits(db: SignatureDB, res: ScanResult, hits: dict[str, Hit]) -> dict[str, str]:
     """The signatures of `hits` whose every occurrence is the exception line of a traceback the log shows as handled
-    (rule 3), each with how it was handled (`warning`, `info`, `ignored`: the event's `handled` fact); never a
-    `lasting` one. An occurrence the hit does not list (more than it keeps) counts as not handled."""
+    (rule 3), each with how it was handled (`warning`, `info`, `ignored`: the event's `handled` fact), or a line the
+    program printed as a Python warning (`warned`: `warnings.warn` after catching what it names); never a `lasting`
+    one. An occurrence the hit does not list (more than it keeps) counts as not handled."""
     handled = {ev.line: how for ev in res.events if (how := ev.facts.get("handled"))}
+    # a Python warning (`path:N: UserWarning: x is not available: ModuleNotFoundError(...)`): the program caught
+    # what it warns of and went on
+    handled.update((ev.line, "warned") for ev in res.events if ev.kind == "warning" and ev.line not in handled)
     if not handled:
         return {}
     out: dict[str, str] = {}
@@ -178,6 +204,7 @@ _HANDLED = {
     "info": ("logged at info level (`logger.info(msg, exc_info=True)`)", Severity.INFO),
     "ignored": ("reported by the interpreter as `Exception ignored in: ...` (raised in `__del__` or a callback, "
                 "then dropped)", Severity.WARNING),
+    "warned": ("printed as a Python warning (`warnings.warn`: `path:N: UserWarning: ...`)", Severity.WARNING),
 }
 
 

@@ -13,8 +13,6 @@ example (torch_npu's text), raised and logged by real code."""
 from __future__ import annotations
 
 import importlib.util
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -23,6 +21,8 @@ from doctor.explain.db import read_signatures
 from doctor.explain.multi import explain_many
 from doctor.explain.stream import explain_lines
 from doctor.report import Severity
+from tests.explain.test_handled_tracebacks import _run as run_in_checkout
+from tests.explain.test_handled_tracebacks import _said
 
 pytestmark = pytest.mark.skipif(importlib.util.find_spec("torch_npu") is not None,
                                 reason="the run needs torch_npu to be missing")
@@ -65,20 +65,7 @@ class Holder:
 
 
 def _run(tmp: Path, call: str, *, ok: bool) -> list[str]:
-    root = tmp / "workspace" / "verl"
-    (root / "verl" / "utils").mkdir(parents=True)
-    (root / "verl" / "__init__.py").write_text("")
-    (root / "verl" / "utils" / "__init__.py").write_text("")
-    (root / "verl" / "utils" / "device.py").write_text(_CODE)
-    done = subprocess.run([sys.executable, "-c", f"from verl.utils.device import *\n{call}"], stdout=subprocess.PIPE,
-                          stderr=subprocess.STDOUT, cwd=tmp, timeout=60, text=True,
-                          env={"PYTHONPATH": str(root), "PATH": "/usr/bin:/bin"})
-    assert (done.returncode == 0) is ok, done.stdout
-    return done.stdout.splitlines()
-
-
-def _said(found: list) -> list[tuple[str, str, str]]:
-    return [(f.id, f.severity.value, f.title) for f in found]
+    return run_in_checkout(tmp, call, ok=ok, code=_CODE, module="device")
 
 
 def test_a_handled_import_the_signature_knows_ranks_below_the_real_failure(tmp_path):
@@ -95,18 +82,19 @@ def test_a_handled_import_the_signature_knows_ranks_below_the_real_failure(tmp_p
     assert handled[0].title.endswith("(handled: the run went on)") and "logged at warning level" in handled[0].detail
 
 
-@pytest.mark.parametrize(("call", "how", "severity"), [
-    ("npu_available()", "warning", Severity.WARNING),
-    ("npu_available(logging.INFO)", "info", Severity.INFO),
-    ("h = Holder()\ndel h", "ignored", Severity.WARNING),
-], ids=["warning", "info", "exception-ignored"])
-def test_a_log_whose_only_signature_was_handled_has_no_error(tmp_path, call, how, severity):
-    lines = _run(tmp_path, f"{call}\nlogger.info('step 1 done')", ok=True)
-    assert lines[-1].endswith("step 1 done") and lines[-2] == "ModuleNotFoundError: No module named 'torch_npu'", lines
-    found = explain_lines(lines)
-    assert [(f.id, f.severity, f.evidence.get("handled")) for f in found] == [
-        ("torch-npu-not-installed", severity, how)], _said(found)
-    assert found[0].evidence["line"] == len(lines) - 1
+# how the run shows the import it went on after as handled: the call, the mark, the severity the finding keeps
+_HANDLED_BY = (("npu_available()", "warning", Severity.WARNING), ("npu_available(logging.INFO)", "info", Severity.INFO),
+               ("h = Holder()\ndel h", "ignored", Severity.WARNING))
+
+
+def test_a_log_whose_only_signature_was_handled_has_no_error(tmp_path):
+    for n, (call, how, severity) in enumerate(_HANDLED_BY):
+        lines = _run(tmp_path / str(n), f"{call}\nlogger.info('step 1 done')", ok=True)
+        assert lines[-1].endswith("step 1 done"), lines
+        assert lines[-2] == "ModuleNotFoundError: No module named 'torch_npu'", lines
+        found = explain_lines(lines)
+        said = [(f.id, f.severity, f.evidence.get("handled"), f.evidence["line"]) for f in found]
+        assert said == [("torch-npu-not-installed", severity, how, len(lines) - 1)], (how, _said(found))
 
 
 def test_the_same_signature_handled_then_uncaught_stays_an_error(tmp_path):

@@ -86,13 +86,15 @@ class Holder:
 """
 
 
-def _run(tmp: Path, call: str, *, ok: bool) -> list[str]:
+def _run(tmp: Path, call: str, *, ok: bool, code: str = _CODE, module: str = "handled") -> list[str]:
+    """The output of `call` run after `from verl.utils.<module> import *`, `code` being that module of a source
+    checkout shaped like verl's (also tests/explain/test_handled_signatures.py)."""
     root = tmp / "workspace" / "verl"
     (root / "verl" / "utils").mkdir(parents=True)
     (root / "verl" / "__init__.py").write_text("")
     (root / "verl" / "utils" / "__init__.py").write_text("")
-    (root / "verl" / "utils" / "handled.py").write_text(_CODE)
-    done = subprocess.run([sys.executable, "-c", f"from verl.utils.handled import *\n{call}"], stdout=subprocess.PIPE,
+    (root / "verl" / "utils" / f"{module}.py").write_text(code)
+    done = subprocess.run([sys.executable, "-c", f"from verl.utils.{module} import *\n{call}"], stdout=subprocess.PIPE,
                           stderr=subprocess.STDOUT, cwd=tmp, timeout=60, text=True,
                           env={"PYTHONPATH": str(root), "PATH": "/usr/bin:/bin"})
     assert (done.returncode == 0) is ok, done.stdout

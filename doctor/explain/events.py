@@ -123,6 +123,13 @@ _EXCEPTION_INSIDE = re.compile(r"(?<![\w.])(?P<type>(?:[A-Za-z_]\w*\.)*[A-Z]\w*(
 # Python's warnings module prints `{file}:{line}: {category}: {message}` (warnings.formatwarning).
 _PY_WARNING = re.compile(r"(?P<path>(?:/|[A-Za-z]:\\|\.{1,2}/|[\w.-]+/)[^:\s]*\.py):(?P<line>\d+): "
                          r"(?P<cat>[A-Z]\w*Warning): (?P<msg>.*)")
+
+
+def is_python_warning(text: str) -> bool:
+    """A line Python's warnings module printed (`path.py:N: UserWarning: msg`): the program warned and went on."""
+    return "Warning: " in text and _PY_WARNING.search(text) is not None
+
+
 _INFO_LINE = re.compile(r"^\W*(?:\([^)]*\)\s*)?(?:INFO|WARNING|WARN|DEBUG)\b|\bWarning: |UserWarning")
 _LIB_MISSING = re.compile(r"(?P<lib>[\w.+/-]*lib[\w.+-]*?\.so[\w.]*): cannot open shared object file"
                           r"|error while loading shared libraries: (?P<lib2>[\w.+-]+)")

@@ -66,9 +66,11 @@ def kept_hits(db: SignatureDB, res: ScanResult) -> dict[str, Hit]:
                 if cur is None or hit.line < cur.line:
                     if cur is not None:
                         hit.count += cur.count
+                        hit.warned += cur.warned
                     hits[other_id] = hit
                 else:
                     cur.count += hit.count
+                    cur.warned += hit.warned
     if ASSERT_LINE_ID in hits and _code_of_another_exception(hits[ASSERT_LINE_ID], res):
         del hits[ASSERT_LINE_ID]
     superseded = {s for sig_id in hits for s in db.get(sig_id).supersedes}
@@ -128,15 +130,17 @@ def handled_hits(db: SignatureDB, res: ScanResult, hits: dict[str, Hit]) -> dict
     program printed as a Python warning (`warned`: `warnings.warn` after catching what it names); never a `lasting`
     one. An occurrence the hit does not list (more than it keeps) counts as not handled."""
     handled = {ev.line: how for ev in res.events if (how := ev.facts.get("handled"))}
-    # a Python warning (`path:N: UserWarning: x is not available: ModuleNotFoundError(...)`): the program caught
-    # what it warns of and went on
-    handled.update((ev.line, "warned") for ev in res.events if ev.kind == "warning" and ev.line not in handled)
-    if not handled:
-        return {}
     out: dict[str, str] = {}
     for sig_id, hit in hits.items():
         lines = hit.lines or [hit.line]
-        if not db.get(sig_id).lasting and hit.count == len(lines) and all(n in handled for n in lines):
+        if db.get(sig_id).lasting:
+            continue
+        if hit.warned and hit.warned == hit.count:
+            # a Python warning (`path:N: UserWarning: x is not available: ModuleNotFoundError(...)`), each time: the
+            # program caught what it warns of and went on (the scanner counts them: a log's warnings are not all
+            # kept as events)
+            out[sig_id] = "warned"
+        elif hit.count == len(lines) and all(n in handled for n in lines):
             out[sig_id] = handled[lines[0]]
     return out
 

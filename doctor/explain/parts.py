@@ -141,3 +141,4 @@ def _add(table: dict[str, Hit], sig_id: str, hit: Hit) -> None:
     else:
         seen.count += hit.count
         seen.lines = [*seen.lines, *hit.lines][:MAX_LINE_NUMBERS]
+        seen.warned += hit.warned

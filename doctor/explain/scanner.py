@@ -31,6 +31,7 @@ from doctor.explain.events import (
     Event,
     EventReader,
     continue_message,
+    is_python_warning,
     note_code,
     strip_prefix,
     wants_code,
@@ -97,6 +98,7 @@ class Hit:
     count: int = 1
     lines: list[int] = field(default_factory=list)
     time: float | None = None
+    warned: int = 0  # occurrences on a line Python's warnings module printed (doctor.explain.findings.handled_hits)
 
 
 @dataclass
@@ -391,11 +393,13 @@ class LogScanner:
                 text: str) -> None:
         hit = table.get(sig.id)
         if hit is None:
-            table[sig.id] = self._new_hit(region, start, end, lineno, text)
+            hit = table[sig.id] = self._new_hit(region, start, end, lineno, text)
         else:
             hit.count += 1
             if len(hit.lines) < MAX_LINE_NUMBERS:
                 hit.lines.append(lineno)
+        if is_python_warning(text):
+            hit.warned += 1
 
     def _new_hit(self, region: bytes, start: int, end: int, lineno: int, text: str) -> Hit:
         hit = Hit(line=lineno, text=_shorten(text), before=self._lines_before(region, start), lines=[lineno],

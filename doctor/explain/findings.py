@@ -18,7 +18,8 @@ Rules, in the order they apply:
    the device (a task that failed on the NPU, an HBM / link / RAS fault) or of its communication (an HCCL / NCCL
    communicator that failed or timed out) leaves the stream, device or communicator broken, and catching the
    exception mends none of it; the next step fails on it, so it keeps its severity and rank. One occurrence not
-   handled (or more occurrences than the hit lists) keeps the signature's severity too.
+   handled (or more occurrences than the hit lists) keeps the signature's severity too, and the finding shows the
+   first listed occurrence not handled, which made it an error (`shown_hit`).
 4. Attribution (doctor.explain.attribution) explains the error events no signature explains, and those only a
    generic signature (`fallback`, or `yields = true`: python-api-unexpected-keyword, python-check-failed, the
    compiler ones, pip's no-matching-distribution) matched: the component that ships the frame, path, library,
@@ -47,6 +48,7 @@ from typing import Any
 from doctor.explain import timestamps
 from doctor.explain.attribution import LAST_RESORT_ID, Attribution, attribute
 from doctor.explain.db import Signature, SignatureDB
+from doctor.explain.events import is_python_warning
 from doctor.explain.scanner import HEAD_LINES, Hit, ScanResult
 from doctor.report import Finding, Fix, Severity
 
@@ -77,7 +79,26 @@ def kept_hits(db: SignatureDB, res: ScanResult) -> dict[str, Hit]:
     kept = {k: v for k, v in hits.items() if k not in superseded}
     if any(not db.get(k).fallback for k in kept):
         kept = {k: v for k, v in kept.items() if not db.get(k).fallback}
-    return kept
+    handled = handled_lines(res)
+    return {k: v if db.get(k).lasting else shown_hit(v, handled) for k, v in kept.items()}
+
+
+def handled_lines(res: ScanResult) -> dict[int, str]:
+    """The exception lines of the tracebacks the log shows as handled, each with how (the event's `handled` fact)."""
+    return {ev.line: how for ev in res.events if (how := ev.facts.get("handled"))}
+
+
+def shown_hit(hit: Hit, handled: dict[int, str]) -> Hit:
+    """The hit as its finding shows it (rule 3): where its first occurrence was handled (or printed as a Python
+    warning) and a later listed one was not, that later one made the signature an error, so its line, text, context
+    and time are what the user reads and what ranks it (its count and line list stay the whole hit's). A `lasting`
+    signature is not passed here: its first occurrence, caught or not, is the fault that broke the run."""
+    if hit.line not in handled and not is_python_warning(hit.text):
+        return hit
+    later = next((o for o in hit.others if o.line not in handled and not is_python_warning(o.text)), None)
+    if later is None:
+        return hit
+    return replace(hit, line=later.line, text=later.text, before=later.before, after=later.after, time=later.time)
 
 
 # The catch-all for an `assert` statement's source line in a traceback (its AssertionError line cut off the paste).
@@ -129,7 +150,7 @@ def handled_hits(db: SignatureDB, res: ScanResult, hits: dict[str, Hit]) -> dict
     (rule 3), each with how it was handled (`warning`, `info`, `ignored`: the event's `handled` fact), or a line the
     program printed as a Python warning (`warned`: `warnings.warn` after catching what it names); never a `lasting`
     one. An occurrence the hit does not list (more than it keeps) counts as not handled."""
-    handled = {ev.line: how for ev in res.events if (how := ev.facts.get("handled"))}
+    handled = handled_lines(res)
     out: dict[str, str] = {}
     for sig_id, hit in hits.items():
         lines = hit.lines or [hit.line]

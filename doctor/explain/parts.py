@@ -131,7 +131,8 @@ def _shift(hit: Hit, base: int, after: list[str], context_lines: int) -> Hit:
     "before" lines and timestamps of a part's first lines come from priming its scanner)."""
     missing = context_lines - len(hit.after)
     return replace(hit, line=hit.line + base, lines=[n + base for n in hit.lines],
-                   after=[*hit.after, *after[:missing]] if missing > 0 else hit.after)
+                   after=[*hit.after, *after[:missing]] if missing > 0 else hit.after,
+                   others=[_shift(o, base, after, context_lines) for o in hit.others])
 
 
 def _add(table: dict[str, Hit], sig_id: str, hit: Hit) -> None:
@@ -141,4 +142,5 @@ def _add(table: dict[str, Hit], sig_id: str, hit: Hit) -> None:
     else:
         seen.count += hit.count
         seen.lines = [*seen.lines, *hit.lines][:MAX_LINE_NUMBERS]
+        seen.others = [*seen.others, replace(hit, others=[]), *hit.others][:MAX_LINE_NUMBERS - 1]
         seen.warned += hit.warned

@@ -99,6 +99,9 @@ class Hit:
     lines: list[int] = field(default_factory=list)
     time: float | None = None
     warned: int = 0  # occurrences on a line Python's warnings module printed (doctor.explain.findings.handled_hits)
+    # the later listed occurrences (lines[1:]) as hits of their own: where the first was handled and a later one not,
+    # the finding shows the later one (doctor.explain.findings.shown_hit)
+    others: list[Hit] = field(default_factory=list)
 
 
 @dataclass
@@ -398,6 +401,7 @@ class LogScanner:
             hit.count += 1
             if len(hit.lines) < MAX_LINE_NUMBERS:
                 hit.lines.append(lineno)
+                hit.others.append(self._new_hit(region, start, end, lineno, text))
         if is_python_warning(text):
             hit.warned += 1
 

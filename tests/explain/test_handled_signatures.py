@@ -105,6 +105,19 @@ def test_the_same_signature_handled_then_uncaught_stays_an_error(tmp_path):
     assert not found[0].evidence.get("handled") and found[0].evidence["occurrences"] == 2
 
 
+def test_handled_then_uncaught_points_at_the_uncaught_occurrence(tmp_path):
+    # the error is the uncaught import (line N the user reads, its context, its rank), not the first, handled one;
+    # the count and the line list still name both
+    lines = _run(tmp_path, "npu_available()\nlogger.info('step 1 done')\nbatch_size(3)\nimport torch_npu", ok=False)
+    first = lines.index("ModuleNotFoundError: No module named 'torch_npu'") + 1
+    assert lines[-1] == "ModuleNotFoundError: No module named 'torch_npu'" and first < len(lines), lines
+    found = explain_lines(lines)
+    assert (found[0].id, found[0].severity) == ("torch-npu-not-installed", Severity.ERROR), _said(found)
+    evidence = found[0].evidence
+    assert (evidence["line"], evidence["lines"], evidence["occurrences"]) == (len(lines), [first, len(lines)], 2)
+    assert evidence["context"]["before"][-1].startswith('File "<string>", line 5, in <module>'), evidence
+
+
 @pytest.mark.parametrize("sig_id", ["hccl-collective-failed", "npu-runtime-execution-error"])
 def test_a_lasting_fault_caught_and_logged_is_still_the_failure(tmp_path, sig_id):
     sig = read_signatures().get(sig_id)

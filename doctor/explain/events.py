@@ -91,6 +91,9 @@ _TRACEBACK = re.compile(r"^\s*Trace[Bb]ack \(most recent call last\):?\s*$")
 # and an error level in the prefix a line's logger put before it.
 _PROCESS_TAG = re.compile(r"\(([^()]*pid=\d+[^()]*)\)")
 _ERROR_LEVEL = re.compile(r"\b(?:ERROR|CRITICAL|FATAL)\b")
+# A notice by which a process says it is stopping: after an exception logged at error level, not a sign it went on.
+_STOPPING = re.compile(r"(?i)\b(?:shut(?:ting)?[ _-]?down|exit(?:ing|ed)?|terminat\w*|abort\w*|stopp(?:ing|ed)|killed|"
+                       r"kill(?:ing)?|clean(?:ing)?[ _-]?up|finaliz\w*|tear(?:ing)?[ _-]?down|fatal|giving up)\b")
 # Lines a traceback's header may stand below the logged exception it re-raises: multiprocessing's `Process NAME:`.
 LOGGED_ABOVE = 2
 # Frames that are not a failure's traceback: logging's stack_info ("Stack (most recent call last):") and the other
@@ -311,6 +314,7 @@ class EventReader:
         # or "ignored" (CPython's `Exception ignored in: ...`): an exception the process went on after
         self.opened_at = 0
         self._handled = ""
+        self._exception_tag: str | None = None  # the process tag of the error record marked "exception" above
 
     # -- feeding
 
@@ -397,14 +401,21 @@ class EventReader:
         """The line right above the traceback header just fed (`opened_at`): a notice (a record logged at warning,
         info or debug level with its traceback: `logger.warning(msg, exc_info=True)`) or CPython's `Exception ignored
         in: <obj>` (PyErr_WriteUnraisable: an exception in a `__del__` or a callback, reported and dropped) says the
-        exception ending that traceback was handled: the process went on."""
+        exception ending that traceback was handled: the process went on. A record at error level
+        (`logger.exception(msg)`) may say so too, if what follows shows it (`_went_on`)."""
         text = self.bare(raw)
+        level = LogLineReader.level_of(_PREFIX.sub("", raw.rstrip("\r\n"), count=1))
         if _IGNORED.match(text):
             self._handled = "ignored"
-        elif LogLineReader.level_of(_PREFIX.sub("", raw.rstrip("\r\n"), count=1)) == "warning":
+        elif level == "warning":
             self._handled = "warning"
         elif is_notice(raw):
             self._handled = "info"
+        elif level == "error" or _ERROR_LEVEL.search(raw[: len(raw) - len(strip_prefix(raw).lstrip())]):
+            # `logger.exception(msg)`: an error record with its traceback, which the process may have caught and gone
+            # on after, or died on: only what follows its exception line says which (note_after), in its own process
+            self._handled = "exception"
+            self._exception_tag = self._tag(raw)
 
     def continued(self, ev: Event, lines: int) -> None:
         """The scanner read `lines` more lines of `ev`'s message (doctor.explain.events.continue_message)."""
@@ -597,6 +608,8 @@ class EventReader:
                 # why; the record is read as its heading (how many lines below it the exception is)
                 heading = self.events[self._headed_by]
                 heading.facts["heads_below"] = str(lineno - heading.line)
+                if facts.get("handled") == "exception":
+                    heading.facts["handled"] = "exception"  # handled or not with it (note_after)
                 self._headed_by = None
                 said = facts["message"].strip()
                 if heading.facts.get("printed") and len(said) >= _SAID_TWICE and said in heading.text:
@@ -614,19 +627,48 @@ class EventReader:
         it went on — its next line is a record logged at warning, info or debug level, CPython's `Exception ignored
         in:`, or the next part of its chain (whose own last part decides); an `Exception ignored in:` report always
         went on. Else (the log ends there, an error follows, the message goes on) the record
-        above it was the job's last before it died (`INFO … starting` above an uncaught traceback): no mark."""
-        if ev.facts.get("handled") in (None, "ignored"):
+        above it was the job's last before it died (`INFO … starting` above an uncaught traceback): no mark. Below
+        an exception logged at error level, `_went_on` decides."""
+        how = ev.facts.get("handled")
+        if how in (None, "ignored"):
             return  # CPython reports an unraisable exception and always goes on
         nxt = next((line for line in after if line.strip()), "")
         text = self.bare(nxt)
-        if _CHAIN.search(text) or _IGNORED.match(text) or is_notice(nxt) \
-                or LogLineReader.level_of(_PREFIX.sub("", nxt.rstrip("\r\n"), count=1)) == "warning":
+        if _CHAIN.search(text):
+            return  # the chain's last part decides
+        if how == "exception" and self._went_on(after):
+            return
+        if how != "exception" and (_IGNORED.match(text) or is_notice(nxt)
+                                   or LogLineReader.level_of(_PREFIX.sub("", nxt.rstrip("\r\n"), count=1)) == "warning"):
             return
         ev.facts.pop("handled", None)
+        self._unmark_heading(ev)
         at = ev.chained_from
         while at is not None and at < len(self.events):
             self.events[at].facts.pop("handled", None)
+            self._unmark_heading(self.events[at])
             at = self.events[at].chained_from
+
+    def _went_on(self, after: list[str]) -> bool:
+        """Below an exception `logger.exception(msg)` logged at error level: the process went on when its next line
+        is a notice (an info / debug / warning record) of the same process that does not say it is stopping
+        (`_STOPPING`). An error record is as often a job's last words before it exits (`logger.exception("training
+        failed")`, then `sys.exit(1)`, a re-raise, or a shutdown notice), so it asks more than a warning record does:
+        the same process, going on with its work."""
+        nxt = next((line for line in after if line.strip()), "")
+        return is_notice(nxt) and not _STOPPING.search(nxt) and self._tag(nxt) == self._exception_tag
+
+    def _unmark_heading(self, ev: Event) -> None:
+        """The error record heading `ev`'s traceback (`logger.exception(msg)`) loses `ev`'s handled mark with it."""
+        for rec in self.events:
+            if rec.facts.get("heads_below") and rec.line + int(rec.facts["heads_below"]) == ev.line:
+                rec.facts.pop("handled", None)
+
+    @staticmethod
+    def _tag(raw: str) -> str | None:
+        """The process tag in the prefix of `raw` (`(WorkerDict pid=12)`), if any."""
+        tag = _PROCESS_TAG.search(raw[: len(raw) - len(strip_prefix(raw).lstrip())])
+        return tag.group(1) if tag else None
 
     def _handled_chain(self, ev: Event) -> None:
         """A chain (`During handling of the above exception, ...`) is handled or not as a whole: only its first

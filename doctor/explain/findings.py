@@ -11,7 +11,8 @@ Rules, in the order they apply:
    lines, the occurrence count and, when the log has one, its timestamp).
    A signature every occurrence of which is the exception line of a traceback the log shows as handled (see 4;
    doctor.explain.events marks it: logged at warning / info level with its traceback, or `Exception ignored in:`,
-   and the process went on), or a line printed as a Python warning (`path:N: UserWarning: ...`), follows the same rule as attribution: it is at most a warning (a notice at info
+   and the process went on; logged at error level, `logger.exception(msg)`, and the same process logging on after
+   it without saying it stops), or a line printed as a Python warning (`path:N: UserWarning: ...`), follows the same rule as attribution: it is at most a warning (a notice at info
    level) titled `(handled: the run went on)`, not the run's failure, and it does not stand as the first root
    cause that makes later events knock-ons. A handled event after which the process went on is not the run's
    failure. Except a `lasting` signature: what it reports outlives the exception that carried it — a fault of
@@ -230,6 +231,8 @@ _HANDLED = {
     "ignored": ("reported by the interpreter as `Exception ignored in: ...` (raised in `__del__` or a callback, "
                 "then dropped)", Severity.WARNING),
     "warned": ("printed as a Python warning (`warnings.warn`: `path:N: UserWarning: ...`)", Severity.WARNING),
+    "exception": ("logged at error level with its traceback (`logger.exception(msg)`), the process logging on after "
+                  "it as before", Severity.WARNING),
 }
 
 

@@ -43,6 +43,15 @@ def npu_available(level=logging.WARNING):
         return False
 
 
+def npu_or_cpu():
+    try:
+        import torch_npu  # noqa: F401
+        return True
+    except ImportError:
+        logger.exception("torch_npu could not be imported, running on CPU")
+        return False
+
+
 def all_reduce(message):
     raise RuntimeError(message)
 
@@ -116,6 +125,21 @@ def test_handled_then_uncaught_points_at_the_uncaught_occurrence(tmp_path):
     evidence = found[0].evidence
     assert (evidence["line"], evidence["lines"], evidence["occurrences"]) == (len(lines), [first, len(lines)], 2)
     assert evidence["context"]["before"][-1].startswith('File "<string>", line 5, in <module>'), evidence
+
+
+def test_a_signature_on_an_exception_logged_at_error_level_then_going_on_is_handled(tmp_path):
+    # `logger.exception(msg)`, then the process logs its progress: the import it went on after is no failure; one
+    # logged so right before the process exits is
+    lines = _run(tmp_path, "npu_or_cpu()\nlogger.info('step 1 done')\nbatch_size('y')", ok=False)
+    assert " ERROR verl.device: torch_npu could not be imported" in lines[0], lines
+    found = explain_lines(lines)
+    assert [(f.id, f.severity, f.evidence.get("handled")) for f in found] == [
+        ("error-in-package", Severity.ERROR, None), ("torch-npu-not-installed", Severity.WARNING, "exception")], \
+        _said(found)
+    dying = _run(tmp_path / "exit", "logger.info('step 1 done')\nnpu_or_cpu()\nraise SystemExit(1)", ok=False)
+    found = explain_lines(dying)
+    assert [(f.id, f.severity, f.evidence.get("handled")) for f in found] == [
+        ("torch-npu-not-installed", Severity.ERROR, None)], _said(found)
 
 
 @pytest.mark.parametrize("sig_id", ["hccl-collective-failed", "npu-runtime-execution-error"])

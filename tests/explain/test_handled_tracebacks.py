@@ -80,6 +80,19 @@ def main(value):
         sys.exit(1)
 
 
+def logged(value, log=logger, then=""):
+    # `logger.exception(msg)` (or the root logger's `logging.exception`): an error record with the traceback; the
+    # process goes on with 8, or (`then`) says it stops and exits
+    try:
+        return batch_size(value)
+    except ValueError:
+        log.exception("bad batch size %r, using 8", value)
+        if then:
+            logger.info(then)
+            sys.exit(1)
+        return 8
+
+
 class Holder:
     def __del__(self):
         batch_size("gone")
@@ -171,3 +184,28 @@ def test_a_chain_logged_as_a_warning_is_handled_as_a_whole(tmp_path):
     found = explain_lines(lines)
     assert found and all(f.severity is not Severity.ERROR and f.evidence.get("handled") == "warning"
                          for f in found), _said(found)
+
+
+@pytest.mark.parametrize("call", ["logged('x')", "logged('x', logging)"], ids=["logger", "logging"])
+def test_an_exception_logged_at_error_level_then_going_on_is_handled(tmp_path, call):
+    # `logger.exception(msg)` and the process logging its progress after it: caught, not the run's failure; the real
+    # failure below it is
+    lines = _run(tmp_path, f"{call}\nlogger.info('step 1 done')\nbatch_size('y')", ok=False)
+    assert " ERROR " in lines[0] and "bad batch size 'x', using 8" in lines[0] and lines[-1].endswith("'y'"), lines
+    found = explain_lines(lines)
+    assert [(f.id, f.severity, f.evidence["line"], f.evidence.get("handled")) for f in found] == [
+        ("error-in-package", Severity.ERROR, len(lines), None),
+        ("error-in-package", Severity.WARNING, _line_of(lines, "ValueError: invalid literal for int() with base 10: 'x'"),
+         "exception")], _said(found)
+    assert found[1].title.endswith("(handled: the run went on)") and "logger.exception" in found[1].detail
+
+
+def test_an_exception_logged_at_error_level_as_the_job_stops_is_the_failure(tmp_path):
+    # the same record right before the process exits (nothing below it) or says it stops: the run's failure
+    for n, call in enumerate(("logger.info('step 1 done')\nlogged('x', then='')\nsys.exit(1)",
+                              "logger.info('step 1 done')\nlogged('x', then='shutting down the workers')")):
+        lines = _run(tmp_path / str(n), call, ok=False)
+        assert "bad batch size 'x', using 8" in lines[1], lines
+        found = explain_lines(lines)
+        assert [(f.id, f.severity, f.evidence.get("handled")) for f in found][:1] == [
+            ("error-in-package", Severity.ERROR, None)], _said(found)

@@ -19,8 +19,38 @@ from collections.abc import Callable
 from doctor.launch.shell.values import Hole, Str
 
 SHELLS = ("bash", "sh", "dash", "zsh")
-# words that run the command after them in the same process or a child with the same environment
-_PREFIXES = ("exec", "nohup", "command", "time")
+# Commands that run the command after them (in the same process, or a child with the same environment and
+# arguments): per command, its options that take the next word as a value, and how many operands come before the
+# command (`timeout DURATION`). verl's own docs start a run with `nohup bash examples/…/run_….sh … > log 2>&1 &`
+# (docs/sglang_multiturn/search_tool_example.rst); `timeout`, `setsid`, `stdbuf`, `nice` are coreutils /
+# util-linux commands of the same kind (their man pages give the options).
+_PREFIXES: dict[str, tuple[frozenset[str], int]] = {
+    "exec": (frozenset({"-a"}), 0),
+    "nohup": (frozenset(), 0),
+    "command": (frozenset(), 0),
+    "time": (frozenset({"-f", "-o"}), 0),
+    "timeout": (frozenset({"-s", "-k", "--signal", "--kill-after"}), 1),
+    "setsid": (frozenset(), 0),
+    "stdbuf": (frozenset({"-i", "-o", "-e", "--input", "--output", "--error"}), 0),
+    "nice": (frozenset({"-n", "--adjustment"}), 0),
+}
+
+
+def _after_prefix(words: list[str | None], i: int) -> int | None:
+    """The index of the word after prefix command `words[i]` and its options and operands; None when that command
+    does not run what follows it (`command -v bash`)."""
+    name = os.path.basename(words[i] or "")
+    takes_value, operands = _PREFIXES[name]
+    i += 1
+    while i < len(words) and words[i] is not None and (words[i] or "").startswith("-") and words[i] != "-":
+        w = words[i] or ""
+        if w == "--":
+            i += 1
+            break
+        if w in ("-v", "-V") and name == "command":
+            return None
+        i += 2 if w in takes_value else 1
+    return i + operands
 
 # `$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)`, `$(dirname "$0")`, `$(dirname $(readlink -f "$0"))`,
 # `$(realpath "$(dirname "${BASH_SOURCE[0]}")")`, `` `dirname $0` ``: the directory of the running script. Read as
@@ -40,19 +70,26 @@ def is_script_dir(hole: Hole) -> bool:
 
 def shell_script(argv: list[Str]) -> tuple[int, list[str]] | None:
     """(index of the script word, the words before it) when the command runs a script file with a shell:
-    `bash FILE args`, `sh -x FILE`, `exec bash FILE`, `/usr/bin/env bash FILE`, `env A=1 bash FILE`. None for
+    `bash FILE args`, `sh -x FILE`, `exec bash FILE`, `/usr/bin/env bash FILE`, `env A=1 bash FILE`, `timeout 2h
+    bash FILE` (any chain of the `_PREFIXES` commands and `env`). None for
     anything else, `bash -c '…'` and a shell reading standard input included. Variable prefixes `env` takes are
     returned as words (`A=1`) for the caller to export."""
     words = [a.value() for a in argv]
-    i = 0
+    i: int | None = 0
     env: list[str] = []
-    while i < len(words) and words[i] in _PREFIXES:
-        i += 1
-    if i < len(words) and words[i] is not None and os.path.basename(words[i] or "") == "env":
-        i += 1
-        while i < len(words) and words[i] is not None and re.match(r"^[A-Za-z_]\w*=", words[i] or ""):
-            env.append(words[i] or "")
+    while i is not None and i < len(words) and words[i] is not None:
+        name = os.path.basename(words[i] or "")
+        if name in _PREFIXES:
+            i = _after_prefix(words, i)
+        elif name == "env":
             i += 1
+            while i < len(words) and words[i] is not None and re.match(r"^[A-Za-z_]\w*=", words[i] or ""):
+                env.append(words[i] or "")
+                i += 1
+        else:
+            break
+    if i is None:
+        return None
     if i >= len(words) or words[i] is None or os.path.basename(words[i] or "") not in SHELLS:
         return None
     i += 1

@@ -1,9 +1,9 @@
-"""Walk a bash script the way bash would run it, without running anything: assignments, `export`, arrays,
-functions, `source` of a file beside the script, `if`/`case`/`&&`/`||` (both sides when the condition is not
-known, as separate paths), `for` loops over known words, subshells and pipelines (their assignments do not
-survive), `exit`. Every command whose words contain a verl entry point (`-m MODULE` or `…/main_*.py`) is
-recorded with the words bash would pass it on that path. Heredoc bodies are data; command substitutions are
-holes; no external command, `$(…)` or `eval` is ever executed.
+"""Walk a bash script the way bash would run it, without running anything: assignments, `export`, arrays, functions,
+`source` of a file (found as `bash OTHER.sh` finds OTHER.sh), `if`/`case`/`&&`/`||` (both sides when the condition is
+not known, as separate paths), `for` loops over known words, subshells and pipelines (their assignments do not
+survive), `exit`. Every command whose words contain a verl entry point (`-m MODULE` or `…/main_*.py`) is recorded
+with the words bash would pass it on that path. Heredoc bodies are data; command substitutions are holes; no external
+command, `$(…)` or `eval` is ever executed.
 """
 
 from __future__ import annotations
@@ -528,14 +528,17 @@ class Interpreter:
         target = words[1].value() if len(words) > 1 else None
         if target and ("ascend" in target.lower() or target.endswith("set_env.sh")):
             w.hints.add(f"sources {target}")
-        path = None
-        if target and self.path:
-            cand = target if os.path.isabs(target) else os.path.join(os.path.dirname(os.path.abspath(self.path)),
-                                                                       target)
-            path = cand if os.path.isfile(cand) else None
-        if path is None or self.depth >= MAX_DEPTH:
-            self.note(f"line {line}: `source {words[1].text if len(words) > 1 else ''}` was not read "
-                      "(not a file beside the script)")
+        # found as `bash OTHER.sh` is (wrapper.candidates): beside the script, through its SCRIPT_DIR idiom
+        # (`source "${SCRIPT_DIR}/env.sh"`, verl v0.6.1's 96gb megatron examples), or under a parent directory
+        path = resolve(words[1], self.path) if len(words) > 1 else None
+        what = f"line {line}: `source {words[1].text if len(words) > 1 else ''}` was not read"
+        if path is None:
+            self.note(f"{what} (not found beside the script or under its directories: a path only the run knows, "
+                      "or a file not here)")
+            w.status = None
+            return [w]
+        if self.depth >= MAX_DEPTH:
+            self.note(f"{what} (files nested deeper than {MAX_DEPTH} were not read)")
             w.status = None
             return [w]
         try:

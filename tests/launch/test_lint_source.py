@@ -1,0 +1,67 @@
+"""`source FILE` / `. FILE` is found the way `bash OTHER.sh` is (wrapper.candidates): beside the script, through its
+SCRIPT_DIR idiom, or under one of its parent directories; where it cannot be, `lint-not-followed` says so. The
+script is verl v0.6.1's examples/grpo_trainer/run_qwen3-235b_megatron_96gb.sh (tests/fixtures/verl-v0.6.1/README.md),
+which does `[ -f "${SCRIPT_DIR}/env.sh" ] && source "${SCRIPT_DIR}/env.sh"`.
+
+Before, only a literal path beside the script was read: `"${SCRIPT_DIR}/env.sh"` was "not a file beside the script"
+and the settings in env.sh never reached the entry point.
+"""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+from doctor.launch.script_parser import parse_script
+
+UPSTREAM = Path(__file__).resolve().parents[1] / "fixtures" / "verl-v0.6.1" / "examples" / "grpo_trainer" / \
+    "run_qwen3-235b_megatron_96gb.sh"
+
+
+def parsed(path: Path):
+    return parse_script(path.read_text(encoding="utf-8"), str(path), str(path))
+
+
+def values(call) -> dict[str, str]:
+    return {o.key: o.value for o in call.overrides}
+
+
+def test_the_env_file_beside_verls_script_is_read_through_script_dir(tmp_path):
+    script = tmp_path / "examples" / "grpo_trainer" / UPSTREAM.name
+    script.parent.mkdir(parents=True)
+    shutil.copy(UPSTREAM, script)
+    (script.parent / "env.sh").write_text("export NNODES=8\nTRAIN_BS=64\n", encoding="utf-8")
+    p = parsed(script)
+    assert {values(c)["trainer.nnodes"] for c in p.invocations} == {"8"}  # the script's own default is 4
+    assert {values(c)["data.train_batch_size"] for c in p.invocations} == {"64"}  # 32
+    assert not any("env.sh" in n for n in p.notes)
+
+
+def test_without_the_env_file_the_scripts_defaults_hold(tmp_path):
+    """env.sh is the user's (not in the repository): without it `[ -f … ]` is false and the defaults stand."""
+    script = tmp_path / UPSTREAM.name
+    shutil.copy(UPSTREAM, script)
+    p = parsed(script)
+    assert {values(c)["trainer.nnodes"] for c in p.invocations} == {"4"}
+
+
+def test_a_repository_relative_source_is_found_under_a_parent_directory(tmp_path):
+    """Run from the repository root (as upstream's CI runs its scripts): `source examples/env.sh`."""
+    (tmp_path / "examples" / "grpo_trainer").mkdir(parents=True)
+    (tmp_path / "examples" / "env.sh").write_text("export NNODES=2\n", encoding="utf-8")
+    script = tmp_path / "examples" / "grpo_trainer" / "run.sh"
+    script.write_text("source examples/env.sh\npython3 -m verl.trainer.main_ppo trainer.nnodes=$NNODES\n",
+                      encoding="utf-8")
+    assert values(parsed(script).invocations[0])["trainer.nnodes"] == "2"
+
+
+def test_a_source_that_cannot_be_found_is_said(tmp_path):
+    """verl-recipe's `source "${SLURM_SUBMIT_DIR}/config.env"`: a path only the run knows."""
+    script = tmp_path / "run.sh"
+    script.write_text('source "${SLURM_SUBMIT_DIR}/config.env"\n. ./missing.sh\n'
+                      "python3 -m verl.trainer.main_ppo trainer.nnodes=1\n", encoding="utf-8")
+    p = parsed(script)
+    assert len(p.invocations) == 1
+    notes = [n for n in p.notes if "was not read" in n]
+    assert len(notes) == 2 and "line 1: `source ${SLURM_SUBMIT_DIR}/config.env`" in notes[0]
+    assert all("not found beside the script or under its directories" in n for n in notes)

@@ -8,7 +8,9 @@ with `git archive`. `--extra` adds a release whose tag is not in the clone (its 
 Composed per release: ppo_trainer, ppo_megatron_trainer, and ppo_trainer with model_engine=megatron where that
 group exists. Config group options (`model_engine/mindspeed`) that not every release has are listed with the releases that
 have them (`group_options`), and every key path the oldest release lacks with the first release that has it
-(`added_in`). A key is recorded only when some release has it and a later one does not, and that later release
+(`added_in`); and, apart, per SFT trainer config (`sft_trainer`, `sft_trainer_engine` with each `engine=X`), the
+key paths that config's first release lacks with the first release that has them (`added_in_by_config`). A key is
+recorded only when some release has it and a later one does not, and that later release
 does not hold it in an open mapping: a key that left a yaml default while its parent section stays a plain
 mapping (`rollout.engine_kwargs.sglang: {}`, which verl hands to SGLang whole) is still read by
 the consumer of that mapping, so `+key` there is not "removed" (doctor/launch/schema.py `open_mapping`).
@@ -31,12 +33,20 @@ from packaging.version import Version
 OUT = Path(__file__).resolve().parents[1] / "doctor" / "launch" / "removed_keys.json"
 
 
-def keys_of(cdir: Path) -> tuple[set[str], dict[str, Any], dict[str, int]]:
-    """(every key path of the composed trainer configs, their merged leaves and mappings)."""
+def _composed(cdir: Path, name: str, ovs: list[str]) -> tuple[set[str], dict[str, Any], dict[str, int]]:
+    """(every key path, the leaves, the mappings) of config `name` composed with `ovs` by real Hydra."""
     from hydra import compose, initialize_config_dir
 
     from doctor.launch.hydra_compose import flatten
 
+    with initialize_config_dir(config_dir=str(cdir), version_base=None):
+        cfg = compose(config_name=name, overrides=ovs)
+    flat, dicts = flatten(cfg)
+    return {k for k in set(flat) | set(dicts) if k and not k.endswith("._target_")}, flat, dicts
+
+
+def keys_of(cdir: Path) -> tuple[set[str], dict[str, Any], dict[str, int]]:
+    """(every key path of the composed trainer configs, their merged leaves and mappings)."""
     out: set[str] = set()
     flats: dict[str, Any] = {}
     maps: dict[str, int] = {}
@@ -46,13 +56,28 @@ def keys_of(cdir: Path) -> tuple[set[str], dict[str, Any], dict[str, int]]:
     for name, ovs in runs:
         if not (cdir / f"{name}.yaml").is_file():
             continue
-        with initialize_config_dir(config_dir=str(cdir), version_base=None):
-            cfg = compose(config_name=name, overrides=ovs)
-        flat, dicts = flatten(cfg)
-        out |= {k for k in set(flat) | set(dicts) if k and not k.endswith("._target_")}
+        keys, flat, dicts = _composed(cdir, name, ovs)
+        out |= keys
         flats.update(flat)
         maps.update(dicts)
     return out, flats, maps
+
+
+SFT_CONFIGS = ("sft_trainer", "sft_trainer_engine")
+
+
+def sft_keys_of(cdir: Path) -> dict[str, set[str]]:
+    """Per SFT trainer config of a release (the legacy `sft_trainer`, the engine trainer's `sft_trainer_engine`
+    composed with each `engine=X` option the release has): every key path, as `keys_of` reads the PPO configs. Kept
+    apart from those: the SFT trainers read `data.*` / `model.*` sections of their own."""
+    out: dict[str, set[str]] = {}
+    engines = sorted(y.stem for y in (cdir / "engine").glob("*.yaml")) if (cdir / "engine").is_dir() else []
+    for name in SFT_CONFIGS:
+        if not (cdir / f"{name}.yaml").is_file():
+            continue
+        runs: list[list[str]] = [[]] + ([[f"engine={e}"] for e in engines] if name == "sft_trainer_engine" else [])
+        out[name] = set().union(*(_composed(cdir, name, ovs)[0] for ovs in runs))
+    return out
 
 
 def options_of(cdir: Path) -> set[str]:
@@ -90,6 +115,7 @@ def main() -> None:
     tags = sorted((t for t in tags if Version(t[1:]) >= Version("0.4.0")), key=lambda t: Version(t[1:]))
     composed: dict[str, tuple[set[str], dict[str, Any], dict[str, int]]] = {}
     options: dict[str, set[str]] = {}
+    sft: dict[str, dict[str, set[str]]] = {}
     with tempfile.TemporaryDirectory() as tmp:
         for t in tags:
             data = subprocess.run(["git", "--git-dir", a.git_dir, "archive", t, "verl/trainer/config"],
@@ -99,10 +125,12 @@ def main() -> None:
                 tf.extractall(dest, filter="data")
             composed[t[1:]] = keys_of(dest / "verl" / "trainer" / "config")
             options[t[1:]] = options_of(dest / "verl" / "trainer" / "config")
+            sft[t[1:]] = sft_keys_of(dest / "verl" / "trainer" / "config")
         for e in a.extra:
             v, d = e.split("=", 1)
             composed[v] = keys_of(Path(d))
             options[v] = options_of(Path(d))
+            sft[v] = sft_keys_of(Path(d))
     present = {v: c[0] for v, c in composed.items()}
     releases = sorted(present, key=Version)
     removed: set[str] = set()
@@ -110,14 +138,23 @@ def main() -> None:
         removed |= dropped(present[prev], composed[cur])
     table = {k: [v for v in releases if k in present[v]] for k in sorted(removed)}
     added = first_releases(present, releases)
+    # per SFT config, from the first release that has it: keys that config's oldest release lacks
+    added_sft = {}
+    for name in SFT_CONFIGS:
+        have = [v for v in releases if name in sft[v]]
+        if have:
+            added_sft[name] = first_releases({v: sft[v][name] for v in have}, have)
     everywhere = set.intersection(*options.values()) if options else set()
     groups = {o: [v for v in releases if o in options[v]] for o in sorted(set().union(*options.values()) - everywhere)}
     OUT.write_text(json.dumps({"source": "composed verl trainer configs (tools/verl_removed_keys.py)",
                                "releases": releases, "present_in": table, "group_options": groups,
-                               "added_in": added}, indent=0, sort_keys=True) + "\n",
+                               "added_in": added, "added_in_by_config": added_sft}, indent=0, sort_keys=True) + "\n",
                    encoding="utf-8")
     print(f"{len(table)} keys dropped by some release, {len(added)} added after {releases[0]}, "
           f"{len(releases)} releases -> {OUT}")
+    for name, keys in added_sft.items():
+        first = next(v for v in releases if name in sft[v])
+        print(f"{name}: {len(keys)} keys added after {first} (its first release here)")
 
 
 if __name__ == "__main__":

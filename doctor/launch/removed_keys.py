@@ -7,7 +7,8 @@ a script that selects one names the release it was written for, and a release wi
 A key Hydra does not know in the target release is named "removed in verl X" when an earlier release had it
 (or had the section it sits in); a `+key` that Hydra accepts because of the `+` is one verl no longer reads. One
 that only a later release has (`added_in`: the first release with each key path the oldest lacks) is named "added
-in verl X": the script was written for a newer verl than the target.
+in verl X": the script was written for a newer verl than the target. The SFT trainers' configs have tables of their
+own (`added_in_by_config`).
 """
 
 from __future__ import annotations
@@ -108,23 +109,28 @@ def removed_in(key: str, version: str) -> tuple[str, str, str] | None:
     return None
 
 
-@lru_cache(maxsize=1)
-def _added() -> dict[str, str]:
-    """Key paths the oldest release of the table lacks -> the first release that has them (`added_in`)."""
+@lru_cache(maxsize=8)
+def _added(config: str | None = None) -> dict[str, str]:
+    """Key paths the oldest release of the table lacks -> the first release that has them (`added_in`, the PPO
+    trainer configs). An SFT trainer config (`sft_trainer_engine`, `sft_trainer`) has a table of its own
+    (`added_in_by_config`, from the first release with that config): its `data.*` / `model.*` are not the PPO ones."""
     try:
-        return {k: str(v) for k, v in _data().get("added_in", {}).items()}
+        by_config = _data().get("added_in_by_config", {})
+        table = by_config[config] if config in by_config else _data().get("added_in", {})
+        return {k: str(v) for k, v in table.items()}
     except (AttributeError, TypeError):
         return {}
 
 
-def added_after(key: str, version: str) -> tuple[str, str] | None:
+def added_after(key: str, version: str, config: str | None = None) -> tuple[str, str] | None:
     """(the path, the release that added it) when `key`, or the section it sits in, first appears in a release after
-    `version`: a script written for a newer verl than the one it is linted for. None when the table says nothing of
-    it, or the nearest path it knows was already in `version`."""
+    `version`: a script written for a newer verl than the one it is linted for. `config` is the config the entry
+    point composes (its own table when it is an SFT trainer's). None when the table says nothing of it, or the
+    nearest path it knows was already in `version`."""
     target = _order(version)
     if target is None:
         return None
-    added = _added()
+    added = _added(config)
     parts = key.split(".")
     for n in range(len(parts), 0, -1):
         path = ".".join(parts[:n])

@@ -75,7 +75,7 @@ def compose_findings(ovs: list[Override], ctx: Context, cdir: Path, config_name:
     ctx.outside = res.outside_sections
     ctx.engine, _ = engine_of(ovs, config_name, res.flat, ctx.outside)
     unknown = {o.key for o in ovs if o.unknown}
-    keep = [_removed(f, ctx.verl_version, res.flat, res.dicts) for f in res.findings if f.key not in unknown
+    keep = [_removed(f, ctx.verl_version, res.flat, res.dicts, config_name) for f in res.findings if f.key not in unknown
             or f.id in ("launch-key-needs-plus", "launch-key-not-in-config", "launch-key-plus-on-existing")]
     root = source_root(cdir, ctx.verl_version)
     keep += _plus_on_closed(ovs, res.flat, root, {f.key for f in keep}, entry)
@@ -153,7 +153,7 @@ def _plus_on_closed(ovs: list[Override], flat: dict[str, object] | None, root: P
 
 
 def _removed(f: Finding, version: str, flat: dict[str, object] | None = None,
-             dicts: dict[str, int] | None = None) -> Finding:
+             dicts: dict[str, int] | None = None, config_name: str | None = None) -> Finding:
     """An unknown key that this release removed says so (not a did-you-mean to a neighbour): from the Megatron
     key table, else from the composed configs of consecutive releases (removed_keys.py). A key under an open
     mapping of the composed config (schema.open_mapping: engine_kwargs.sglang) is handed on, never "removed"."""
@@ -173,7 +173,7 @@ def _removed(f: Finding, version: str, flat: dict[str, object] | None = None,
                        evidence={**f.evidence, "removed_in": info.removed})
     gone = None if _handed_on(f.key, flat, dicts) else removed_in(f.key, version)
     if gone is None:
-        return _added_later(f, version) if f.id == "launch-key-not-in-config" else f
+        return _added_later(f, version, config_name) if f.id == "launch-key-not-in-config" else f
     path, last, removed = gone
     what = f.key if path == f.key else f"{f.key} ({path} is gone)"
     if f.id == "launch-key-needs-plus":  # its section is an open mapping: '+' still hands it on
@@ -185,7 +185,7 @@ def _removed(f: Finding, version: str, flat: dict[str, object] | None = None,
                    source=S.VERL_TRAINER_YAML)
 
 
-def _added_later(f: Finding, version: str) -> Finding:
+def _added_later(f: Finding, version: str, config_name: str | None = None) -> Finding:
     """An unknown key that a later release has (removed_keys.added_after) names that release and the target: the
     script was written for a newer verl, and the fix is the target (or the key), not a neighbour's spelling."""
     from dataclasses import replace
@@ -193,7 +193,7 @@ def _added_later(f: Finding, version: str) -> Finding:
     from doctor.launch.removed_keys import added_after, release_name
     from doctor.report import Fix
 
-    found = added_after(f.key or "", version)
+    found = added_after(f.key or "", version, config_name)
     if found is None:
         return f
     path, first = found

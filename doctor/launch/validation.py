@@ -171,9 +171,11 @@ def _removed(f: Finding, version: str, flat: dict[str, object] | None = None,
         return replace(f, id="launch-key-removed", components=("config", "verl"),
                        title=f"{f.key} was removed in verl {info.removed}", fix=fix, source=S.VERL_MEGATRON_YAML,
                        evidence={**f.evidence, "removed_in": info.removed})
-    gone = None if _handed_on(f.key, flat, dicts) else removed_in(f.key, version)
+    handed_on = _handed_on(f.key, flat, dicts)
+    gone = None if handed_on else removed_in(f.key, version)
     if gone is None:
-        return _added_later(f, version, config_name) if f.id == "launch-key-not-in-config" else f
+        # a key of a later release in a plain section: '+' would make Hydra take it, and this release not read it
+        return f if handed_on else _added_later(f, version, config_name)
     path, last, removed = gone
     what = f.key if path == f.key else f"{f.key} ({path} is gone)"
     if f.id == "launch-key-needs-plus":  # its section is an open mapping: '+' still hands it on
@@ -187,7 +189,8 @@ def _removed(f: Finding, version: str, flat: dict[str, object] | None = None,
 
 def _added_later(f: Finding, version: str, config_name: str | None = None) -> Finding:
     """An unknown key that a later release has (removed_keys.added_after) names that release and the target: the
-    script was written for a newer verl, and the fix is the target (or the key), not a neighbour's spelling."""
+    script was written for a newer verl, and the fix is the target (or the key), not a neighbour's spelling — nor,
+    for a key Hydra would take with '+' (launch-key-needs-plus), the '+' that hands this release a key it never reads."""
     from dataclasses import replace
 
     from doctor.launch.removed_keys import added_after, release_name
@@ -198,9 +201,11 @@ def _added_later(f: Finding, version: str, config_name: str | None = None) -> Fi
         return f
     path, first = found
     what = f.key if path == f.key else f"{f.key} ({path})"
+    plus = (f" Writing +{f.key} would make Hydra take it, and verl {version} would not read it."
+            if f.id == "launch-key-needs-plus" else "")
     return replace(f, id="launch-key-added-later", components=("config", "verl"),
                    title=f"{what} was added in {release_name(first)} (the target is verl {version})",
-                   detail=f"verl {version}'s config does not have it ({f.title}); Hydra refuses the override.",
+                   detail=f"verl {version}'s config does not have it ({f.title}); Hydra refuses the override.{plus}",
                    fix=Fix(f"Lint against the verl the cluster runs (--verl-version), run verl {first} or later, or "
                            f"delete the override {f.evidence.get('override', f.key)}."),
                    evidence={**f.evidence, "added_in": first, "path": path}, source=S.VERL_TRAINER_YAML)

@@ -73,3 +73,17 @@ def test_the_tool_composes_each_sft_engine_option():
     assert set(old) == {"sft_trainer", "sft_trainer_engine"}
     assert "engine.vanilla_mbridge" in new["sft_trainer_engine"] - old["sft_trainer_engine"]  # engine=megatron
     assert "engine.ulysses_parallel_size" in new["sft_trainer_engine"]  # engine=veomni, new in 0.7.0
+
+
+def test_a_later_releases_key_that_would_take_a_plus_is_not_told_to_add_one():
+    """data.ignore_input_ids_mismatch (verl 0.7.0's SFT data config) in a script linted for 0.6.1, whose `data`
+    section would take it with '+': the fix is the target release, not the '+' that hands 0.6.1 a key it never
+    reads (before: launch-key-needs-plus, "write +data.ignore_input_ids_mismatch")."""
+    r = CliRunner().invoke(cli, ["--json", "lint", str(WRAPPER), "--verl-version", "0.6.1", "--verl-config",
+                                 str(config("0.6.1"))])
+    report = json.loads(r.stdout)
+    found = [f for f in report["findings"] if f.get("key") == "data.ignore_input_ids_mismatch"]
+    assert found and {f["id"] for f in found} == {"launch-key-added-later"}, [(f["id"], f["title"]) for f in found]
+    for f in found:
+        assert f["title"].endswith("was added in verl 0.7.0 (the target is verl 0.6.1)")
+        assert "would not read it" in f["detail"] and "+data" not in f["fix"]["text"]

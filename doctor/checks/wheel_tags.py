@@ -75,8 +75,10 @@ class Target:
             return y is None or y <= minor
         if abi in ("none", f"cp{major}{minor}", f"cp{major}{minor}m"):
             return y == minor
+        if abi == f"cp{major}{minor}t":
+            return None  # this CPython's free-threaded build: whether the target is one, the snapshot does not say
         if re.fullmatch(r"cp\d+[dmut]*", abi):
-            return False  # another CPython's ABI (or the free-threaded / debug build's)
+            return False  # another CPython's ABI (or its debug build's)
         return None
 
     def fits(self, tag: str) -> bool:

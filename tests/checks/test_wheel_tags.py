@@ -45,6 +45,14 @@ def test_a_tag_fits_cpython_3_11_on_x86_64_glibc_2_36_as_pip_supports_it(tag, fi
     assert HERE.fits(tag) is fits
 
 
+def test_a_free_threaded_wheel_on_the_same_cpython_is_not_judged():
+    # the snapshot does not say whether CPython 3.13 is the free-threaded build (python3.13t), which takes cp313t
+    # wheels and no cp313 ones: the tag is not judged, never an error on an unknown; another minor still does not fit
+    t313 = Target((3, 13), "x86_64", "glibc 2.36")
+    assert t313.fits("cp313-cp313t-manylinux_2_28_x86_64") and t313.fits("cp313-cp313-manylinux_2_28_x86_64")
+    assert not t313.fits("cp314-cp314t-manylinux_2_28_x86_64")
+
+
 def test_glibc_unknown_and_musl_hosts():
     assert Target((3, 11), "x86_64", None).fits("cp311-cp311-manylinux_2_39_x86_64")
     musl = Target((3, 11), "x86_64", "musl 1.2.4")

@@ -174,7 +174,7 @@ def _removed(f: Finding, version: str, flat: dict[str, object] | None = None,
     handed_on = _handed_on(f.key, flat, dicts)
     gone = None if handed_on else removed_in(f.key, version)
     if gone is None:
-        # a key of a later release in a plain section: '+' would make Hydra take it, and this release not read it
+        # a key of a later release in a plain section: named with that release, '+' only with its condition
         return f if handed_on else _added_later(f, version, config_name)
     path, last, removed = gone
     what = f.key if path == f.key else f"{f.key} ({path} is gone)"
@@ -189,8 +189,8 @@ def _removed(f: Finding, version: str, flat: dict[str, object] | None = None,
 
 def _added_later(f: Finding, version: str, config_name: str | None = None) -> Finding:
     """An unknown key that a later release has (removed_keys.added_after) names that release and the target: the
-    script was written for a newer verl, and the fix is the target (or the key), not a neighbour's spelling — nor,
-    for a key Hydra would take with '+' (launch-key-needs-plus), the '+' that hands this release a key it never reads."""
+    script was written for a newer verl, and the fix is the target (or the key), not a neighbour's spelling; for a key
+    Hydra would take with '+' (launch-key-needs-plus), the '+' only with its condition (the target's code reads it)."""
     from dataclasses import replace
 
     from doctor.launch.removed_keys import added_after, release_name
@@ -201,13 +201,17 @@ def _added_later(f: Finding, version: str, config_name: str | None = None) -> Fi
         return f
     path, first = found
     what = f.key if path == f.key else f"{f.key} ({path})"
-    plus = (f" Writing +{f.key} would make Hydra take it, and verl {version} would not read it."
-            if f.id == "launch-key-needs-plus" else "")
+    # with '+' Hydra takes it; whether the target's code reads it anyway (`config.get(...)`, as code often did before
+    # a release declared the key) only its code says, so the '+' stays an option, named with that condition
+    needs_plus = f.id == "launch-key-needs-plus"
+    plus = (f" Writing +{f.key} makes Hydra take it; verl {version} declares no such key, so only its code reading "
+            "it by name (config.get) would see it." if needs_plus else "")
+    plus_fix = (f" (+{f.key} only if verl {version}'s own code reads it)" if needs_plus else "")
     return replace(f, id="launch-key-added-later", components=("config", "verl"),
                    title=f"{what} was added in {release_name(first)} (the target is verl {version})",
                    detail=f"verl {version}'s config does not have it ({f.title}); Hydra refuses the override.{plus}",
                    fix=Fix(f"Lint against the verl the cluster runs (--verl-version), run verl {first} or later, or "
-                           f"delete the override {f.evidence.get('override', f.key)}."),
+                           f"delete the override {f.evidence.get('override', f.key)}{plus_fix}."),
                    evidence={**f.evidence, "added_in": first, "path": path}, source=S.VERL_TRAINER_YAML)
 
 

@@ -77,8 +77,8 @@ def test_the_tool_composes_each_sft_engine_option():
 
 def test_a_later_releases_key_that_would_take_a_plus_is_not_told_to_add_one():
     """data.ignore_input_ids_mismatch (verl 0.7.0's SFT data config) in a script linted for 0.6.1, whose `data`
-    section would take it with '+': the fix is the target release, not the '+' that hands 0.6.1 a key it never
-    reads (before: launch-key-needs-plus, "write +data.ignore_input_ids_mismatch")."""
+    section would take it with '+': the fix is the target release, and the '+' only if 0.6.1's code reads the key
+    (it does not: v0.6.1 names it nowhere) — before: launch-key-needs-plus, "write +data.ignore_input_ids_mismatch"."""
     r = CliRunner().invoke(cli, ["--json", "lint", str(WRAPPER), "--verl-version", "0.6.1", "--verl-config",
                                  str(config("0.6.1"))])
     report = json.loads(r.stdout)
@@ -86,4 +86,5 @@ def test_a_later_releases_key_that_would_take_a_plus_is_not_told_to_add_one():
     assert found and {f["id"] for f in found} == {"launch-key-added-later"}, [(f["id"], f["title"]) for f in found]
     for f in found:
         assert f["title"].endswith("was added in verl 0.7.0 (the target is verl 0.6.1)")
-        assert "would not read it" in f["detail"] and "+data" not in f["fix"]["text"]
+        assert "declares no such key" in f["detail"]
+        assert f["fix"]["text"].endswith("(+data.ignore_input_ids_mismatch only if verl 0.6.1's own code reads it).")

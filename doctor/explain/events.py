@@ -600,7 +600,10 @@ class EventReader:
             facts["traceback_above"] = str(lineno - self._tb_line)
             self._frames, self._frames_signature, self._innermost_first = None, None, False
             self._on_request, self._below_logged = False, None
-            if self._handled and not _reached_top(ev.frames):
+            if self._handled and (self._handled == "exception" or not _reached_top(ev.frames)):
+                # a traceback that ran from the program's top went uncaught, whatever notice stood above it (the
+                # job's last words), except below an error record: `logging.exception(msg)` at module level logs
+                # one too, and whether the process went on after it is for note_after (`_went_on`) to say
                 facts["handled"] = self._handled
             self._handled = ""
             if self._headed_by is not None:
@@ -650,13 +653,15 @@ class EventReader:
             at = self.events[at].chained_from
 
     def _went_on(self, after: list[str]) -> bool:
-        """Below an exception `logger.exception(msg)` logged at error level: the process went on when its next line
-        is a notice (an info / debug / warning record) of the same process that does not say it is stopping
-        (`_STOPPING`). An error record is as often a job's last words before it exits (`logger.exception("training
-        failed")`, then `sys.exit(1)`, a re-raise, or a shutdown notice), so it asks more than a warning record does:
-        the same process, going on with its work."""
-        nxt = next((line for line in after if line.strip()), "")
-        return is_notice(nxt) and not _STOPPING.search(nxt) and self._tag(nxt) == self._exception_tag
+        """Below an exception `logger.exception(msg)` logged at error level: the process went on when its own next
+        line (lines of other processes skipped) is a notice (an info / debug / warning record) and a second line of
+        its own follows, none of them saying it stops (`_STOPPING`). An error record is as often a job's last words
+        before it exits (`logger.exception("training failed")`, then `sys.exit(1)`, a re-raise, or a shutdown
+        sequence), so it asks more than a warning record does: the same process doing more than one thing after it
+        (one notice and then the end of the log is a last notice — `saving the final state` — as often as work)."""
+        own = [line for line in after if line.strip() and self._tag(line) == self._exception_tag]
+        said = own[:2] + [line for line in own[2:] if is_notice(line)]  # not a later traceback's code lines
+        return len(own) >= 2 and is_notice(own[0]) and not any(_STOPPING.search(line) for line in said)
 
     def _unmark_heading(self, ev: Event) -> None:
         """The error record heading `ev`'s traceback (`logger.exception(msg)`) loses `ev`'s handled mark with it."""
@@ -678,7 +683,7 @@ class EventReader:
             chain.append(self.events[at])
             at = self.events[at].chained_from
         how = chain[-1].facts.get("handled") if chain else None
-        if how and not _reached_top(ev.frames):
+        if how and (how == "exception" or not _reached_top(ev.frames)):
             ev.facts["handled"] = how
         elif how:
             for part in chain:

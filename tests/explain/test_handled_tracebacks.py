@@ -209,3 +209,35 @@ def test_an_exception_logged_at_error_level_as_the_job_stops_is_the_failure(tmp_
         found = explain_lines(lines)
         assert [(f.id, f.severity, f.evidence.get("handled")) for f in found][:1] == [
             ("error-in-package", Severity.ERROR, None)], _said(found)
+
+
+# the same at the module's top level (a script's own code): the traceback runs from `<module>`, as an uncaught one
+_MODULE_LEVEL = """try:
+    batch_size('x')
+except ValueError:
+    logging.exception('bad batch size, using 8')
+"""
+
+
+def test_an_exception_logged_at_module_level_then_going_on_is_handled(tmp_path):
+    lines = _run(tmp_path, _MODULE_LEVEL + "logger.info('step 1 done')\nlogger.info('step 2 done')", ok=True)
+    assert " ERROR root: bad batch size" in lines[0] and '  File "<string>", line 3, in <module>' in lines, lines
+    found = explain_lines(lines)
+    assert [(f.id, f.severity, f.evidence.get("handled")) for f in found] == [
+        ("error-in-package", Severity.WARNING, "exception")], _said(found)
+
+
+def test_an_uncaught_traceback_at_module_level_below_an_error_record_is_the_failure(tmp_path):
+    # an error record, then the script dies: the same shape, and nothing of it below
+    lines = _run(tmp_path, "logger.error('no usable batch size')\nbatch_size('y')", ok=False)
+    found = explain_lines(lines)
+    assert found and found[0].severity is Severity.ERROR and not found[0].evidence.get("handled"), _said(found)
+
+
+def test_one_last_notice_after_an_exception_logged_at_error_level_is_no_sign_the_job_went_on(tmp_path):
+    # `logger.exception(...)`, then one notice that is not in the stop words and the job exits: last words, not work
+    lines = _run(tmp_path, "logger.info('step 1 done')\nlogged('x', then='saving the final state')", ok=False)
+    assert lines[-1].endswith("saving the final state"), lines
+    found = explain_lines(lines)
+    assert [(f.id, f.severity, f.evidence.get("handled")) for f in found][:1] == [
+        ("error-in-package", Severity.ERROR, None)], _said(found)

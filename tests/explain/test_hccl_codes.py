@@ -61,3 +61,12 @@ def test_a_root_cause_signature_in_the_log_keeps_the_knock_on_and_reads_no_code(
              "the last training process is running."]
     ids = [f.id for f in explain_lines(lines) if f.severity.value == "error"]
     assert ids[0] == "hccp-init-failed" and "hccl-code-owner" not in ids, ids
+
+
+def test_the_hccp_init_failure_is_read_from_its_error_type_too():
+    # CANN 8.5 prints the error type before the code (`HCCP_Process_Initialization_Failure(EJ0001)`, its error-code
+    # reference); a quote may keep only that: still EJ0001's reading, not the generic EI / EJ one
+    lines = ["HCCL function error: hcclCommInitRootInfoConfig ... error code is 7",
+             "[PID: 468348] 2026-04-24-16:14:56.975.866 HCCP_Process_Initialization_Failure(EJ0001)"]
+    ids = [f.id for f in explain_lines(lines) if f.severity.value == "error"]
+    assert ids[0] == "hccp-init-failed", ids

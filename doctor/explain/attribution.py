@@ -889,15 +889,31 @@ def _symbol(ev: Event, snapshot: Any) -> Attribution | None:
         comps = _comps(own.component, "system")
     else:  # a package with no component of its own (flash-attn's extension): the release it was built against first
         comps = _comps(other, own.component) if own.component == "python" else _comps(own.component, other)
+    who = own.component if own.component != "python" else (own.distribution or _extension_module(lib) or "python")
     return Attribution(
         "native-symbol-mismatch", Severity.ERROR, comps,
-        f"{own.component}'s native library misses a symbol: it was built for another release of what it links to",
+        f"{who}'s native library misses a symbol: it was built for another release of what it links to",
         f"Read: {own.how}; undefined symbol {sym}. The library was compiled against a different release of "
         f"{other or 'a library it links to'} (or of the compiler's C++ runtime) than the one installed.",
-        f"Install the {own.component} build made for the installed {other} (or the {other} release it pairs with)."
-        if other else f"Install the {own.component} build made for the libraries installed beside it; `ldd -r` on "
+        f"Install the {who} build made for the installed {other} (or the {other} release it pairs with)."
+        if other else f"Install the {who} build made for the libraries installed beside it; `ldd -r` on "
         "the library names the one it resolves the symbol against.",
         OWNERSHIP_SOURCE, f"{own.how}; undefined symbol {sym}")
+
+
+# An extension module's file name: the import name, then the interpreter tag (`.cpython-38-x86_64-linux-gnu`,
+# `.abi3`) and `.so` (PEP 3149; importlib.machinery.EXTENSION_SUFFIXES).
+_EXTENSION_FILE = re.compile(r"^(?P<name>[A-Za-z_]\w*)(?:\.cpython-[^/]*|\.abi3|\.pypy[^/]*)?\.(?:so|pyd)$")
+
+
+def _extension_module(lib: str | None) -> str | None:
+    """The import name of an extension module installed on its own at the top of site-packages
+    (`…/dist-packages/transformer_engine_extensions.cpython-38-x86_64-linux-gnu.so` -> transformer_engine_extensions):
+    the name that says whose library it is when no table knows the package."""
+    if not lib or not re.search(r"/(?:site|dist)-packages/[^/]+$", lib):
+        return None
+    m = _EXTENSION_FILE.match(lib.rsplit("/", 1)[-1])
+    return m.group("name") if m else None
 
 
 def _mixed_releases(own: Owner, sym: str) -> Attribution:

@@ -304,6 +304,18 @@ def test_an_extension_no_table_knows_is_read_through_its_symbols_namespace():
     assert f.components[0] == "torch-npu", f.components
 
 
+def test_an_extension_module_alone_at_the_top_of_site_packages_is_named_by_its_import_name():
+    # Transformer Engine's torch extension (CUDAExtension "transformer_engine_extensions" in its setup, installed as
+    # a top-level module), as https://github.com/huggingface/accelerate/issues/1475 quotes it: no table knows the name,
+    # so the finding names the module, not "python"
+    f = first(["ImportError: /usr/local/lib/python3.8/dist-packages/transformer_engine_extensions.cpython-38-x86_64-"
+               "linux-gnu.so: undefined symbol: _ZN5torch3jit17parseSchemaOrNameERKNSt7__cxx1112basic_stringIcSt11char_"
+               "traitsIcESaIcEEE"])
+    assert f.id == "native-symbol-mismatch" and f.components[0] == "torch", (f.id, f.components)
+    assert f.title.startswith("transformer_engine_extensions's native library misses a symbol"), f.title
+    assert "Install the transformer_engine_extensions build made for the installed torch" in f.fix.text
+
+
 def test_a_source_checkout_named_like_its_distribution_owns_its_files():
     f = first(["/home/vllm-ascend/csrc/kernels/pos_encoding_kernels.cpp:357:9: error: use of undeclared identifier "
                "'rope_custom_true_half'"])

@@ -1053,7 +1053,7 @@ def _hccl_code(ev: Event, snapshot: Any) -> Attribution | None:
         return None
     from doctor.explain.hccl_codes import attribute_hccl
 
-    return attribute_hccl(code)
+    return attribute_hccl(code, setup=ev.facts.get("hccl_setup") == "1")
 
 
 def _code(ev: Event, snapshot: Any) -> Attribution | None:

@@ -927,10 +927,12 @@ def _codes(text: str) -> dict[str, str]:
         if (dcmi := dcmi_code(text)) is not None:
             out["dcmi_code"] = dcmi
     if "HCCL function error" in text:
-        from doctor.explain.hccl_codes import hccl_code
+        from doctor.explain.hccl_codes import creates_communicator, hccl_code
 
         if (hccl := hccl_code(text)) is not None:
             out["hccl_code"] = hccl
+            if creates_communicator(text):
+                out["hccl_setup"] = "1"
     if m := _CANN_CODE.search(text):
         out["code"] = m.group("code")
     if m := _ACL_CODE.search(text):

@@ -46,6 +46,13 @@ CODES: dict[int, tuple[str, str, tuple[str, ...]]] = {
     24: ("HCCL_E_OOM", "out of memory", ("npu", "config")),
 }
 _HCCL_CHECK = re.compile(r"HCCL function error: .{0,300}?, error code is (?P<code>\d{1,2})(?!\d)")
+# The calls of HCCL's API that create a communicator rather than run a collective on one (hccl.h as torch_npu ships
+# it: HcclCommInitClusterInfo[Config], HcclCreateSubCommConfig, HcclGetRootInfo, HcclCommInitRootInfo[Config]);
+# torch_npu's check names the call as its code spells it (`hcclCommInitRootInfoConfig`, its wrapper of the Config one).
+SETUP_SOURCE = ("https://github.com/Ascend/pytorch/blob/00ac88a97ec19e837903fc2276efd6b3b7eb87af/third_party/hccl/inc/"
+                "hccl/hccl.h")
+_SETUP_CALL = re.compile(r"HCCL function error: [\w:]*?[Hh]ccl(?:CommInit(?:RootInfo|ClusterInfo)(?:Config)?|GetRootInfo"
+                         r"|CreateSubCommConfig)\b")
 PHRASES = HCCL_PHRASES  # the scanner's pre-filter reads them from doctor.explain.class_phrases
 
 
@@ -54,13 +61,28 @@ def hccl_code(text: str) -> str | None:
     return m.group("code") if m is not None and int(m.group("code")) in CODES else None
 
 
-def attribute_hccl(code: str) -> Attribution:
+def creates_communicator(text: str) -> bool:
+    """The HCCL call torch_npu reports as failed is one that creates a communicator (HcclCommInitRootInfo …)."""
+    return _SETUP_CALL.search(text) is not None
+
+
+def attribute_hccl(code: str, setup: bool = False) -> Attribution:
+    """What HcclResult `code` names; `setup`: the failed call was creating the communicator, not running a collective
+    (the ranks exchange the root rank's info over the host network, then link to their peers)."""
     name, words, comps = CODES[int(code)]
+    what = "Creating an HCCL communicator" if setup else "An HCCL call"
+    refused = "the communicator's creation" if setup else "the collective"
     return Attribution(
-        "hccl-code-owner", Severity.ERROR, comps, f"An HCCL call failed with {code} ({name}: {words})",
+        "hccl-code-owner", Severity.ERROR, comps, f"{what} failed with {code} ({name}: {words})",
         f"Read: torch_npu's \"HCCL function error: …, error code is {code}\" — HcclResult {code} is {name} "
-        f"(\"{words}\" in hccl_types.h): the layer that refused the collective is the one it names.",
+        f"(\"{words}\" in hccl_types.h): the layer that refused {refused} is the one it names."
+        + (" The call creates the communicator (hccl.h): the ranks get the root rank's info over the host network "
+           "and set up links to their peers, so every rank of the group must reach it with the same sizes."
+           if setup else ""),
         "Read HCCL's own log for the call (ASCEND_GLOBAL_LOG_LEVEL=1, plog under ~/ascend/log) and check what the "
         "code names: the rank table / ranks / sizes given (parameter errors), the links (hccn_tool -net_health, "
-        "HCCL_IF_IP; connect and transfer errors, error CQEs), the driver and runtime, the device's memory.",
-        SOURCE, f"HCCL error code {code} -> {name}")
+        "HCCL_IF_IP; connect and transfer errors, error CQEs), the driver and runtime, the device's memory."
+        + (" For a communicator's creation also: every rank of the group reached it (the other ranks' logs), and "
+           "HCCL_IF_IP / HCCL_SOCKET_IFNAME name an interface the nodes share." if setup else ""),
+        f"{SOURCE}; {SETUP_SOURCE}" if setup else SOURCE, f"HCCL error code {code} -> {name}"
+        + (" (creating the communicator)" if setup else ""))

@@ -70,3 +70,16 @@ def test_the_hccp_init_failure_is_read_from_its_error_type_too():
              "[PID: 468348] 2026-04-24-16:14:56.975.866 HCCP_Process_Initialization_Failure(EJ0001)"]
     ids = [f.id for f in explain_lines(lines) if f.severity.value == "error"]
     assert ids[0] == "hccp-init-failed", ids
+
+
+def test_a_call_that_creates_the_communicator_is_read_as_its_creation_not_a_collective():
+    # hcclCommInitRootInfoConfig (torch_npu's wrapper of HcclCommInitRootInfoConfig, hccl.h): the ranks had not got as
+    # far as a collective; the reading says so and what creation needs (every rank reaching it, a shared interface)
+    found = [f for f in explain_lines(VLLM_PP) if f.severity.value == "error"]
+    assert found[0].title == "Creating an HCCL communicator failed with 1 (HCCL_E_PARA: parameter error)", found[0].title
+    assert "hccl.h" in found[0].source and "HCCL_SOCKET_IFNAME" in found[0].fix.text
+    line = ("RuntimeError: allreduce:torch_npu/csrc/distributed/ProcessGroupHCCL.cpp:4120 HCCL function error: "
+            "HcclAllReduce(inputDataPtr, outputDataPtr, numel, hcclType, hcclReduceOp, comm, stream.stream()), "
+            "error code is 1")
+    (f,) = errors([line])
+    assert f.title == "An HCCL call failed with 1 (HCCL_E_PARA: parameter error)" and "hccl.h" not in f.source

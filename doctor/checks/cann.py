@@ -25,11 +25,28 @@ from doctor.knowledge import chips as chipmod
 from doctor.knowledge.matrix import DRIVER_MINIMUM, DRIVER_RECOMMENDED, SRC_DRIVER
 from doctor.knowledge.versions import CannVersion, DriverVersion
 from doctor.report import Finding, finding
-from doctor.snapshot.model import Snapshot, known
+from doctor.snapshot.model import UNKNOWN, Snapshot, known
 
 SRC_SET_ENV = ("https://github.com/Ascend/pytorch/blob/v7.2.0-pytorch2.7.1/torch_npu/__init__.py; "
                "https://github.com/verl-project/verl/blob/v0.9.0/docs/ascend_tutorial/get_start/install_guidance.rst")
+_TOOLKIT_VARS = ("ASCEND_HOME_PATH", "ASCEND_TOOLKIT_HOME", "ASCEND_TOOLKIT_LATEST_HOME")  # what the probe reads first
 _INSTALL_CANN = "Install the CANN toolkit for this chip (e.g. Ascend-cann-toolkit_<ver>_linux-<arch>.run --install) and source its set_env.sh."
+
+
+def _where_no_toolkit(snap: Snapshot) -> str:
+    """Where the probe looked for a toolkit, from what the snapshot says: the Ascend root it found, or that none of
+    the roots the probe reads (/usr/local/Ascend, $HOME/Ascend) exists, and the variables that name a toolkit.
+    "the Ascend root" alone names no directory an operator could list."""
+    asc = snap.ascend
+    root = getattr(asc, "root", UNKNOWN) if asc is not None and known(asc) else UNKNOWN
+    if isinstance(root, str) and root:
+        where = f"Neither ascend-toolkit/ nor cann-<ver>/ was found under {root}"
+    elif root is None:
+        where = "No Ascend directory exists (neither /usr/local/Ascend nor $HOME/Ascend)"
+    else:
+        where = "Neither ascend-toolkit/ nor cann-<ver>/ was found under the Ascend root"
+    named = [f"${n}={v}" for n in _TOOLKIT_VARS if (v := env(snap, n))]
+    return where + (f"; {', '.join(named)} holds none either" if named else "")
 
 
 @check("cann-toolkit", "cann",
@@ -46,8 +63,7 @@ def cann_toolkit(ctx: CheckContext) -> Iterator[Finding]:
     if asc is None or tk is None:
         yield finding(
             "cann-not-installed", "error", ("cann",), "No Ascend CANN toolkit found",
-            detail="Neither ascend-toolkit/ nor cann-<ver>/ was found under the Ascend root; torch-npu cannot load "
-                   "libascendcl.so / libhccl.so without it.",
+            detail=f"{_where_no_toolkit(snap)}; torch-npu cannot load libascendcl.so / libhccl.so without it.",
             evidence={"ascend_root": val(asc, "root")}, fix=_INSTALL_CANN,
             source="https://github.com/Ascend/pytorch/blob/v7.2.0-pytorch2.7.1/torch_npu/__init__.py; https://github.com/vllm-project/vllm-ascend/blob/v0.11.0/docs/source/installation.md")
         return

@@ -22,6 +22,19 @@ def _npu_nodes(paths: Iterable[Any] | None) -> list[str]:
     return [p for p in (paths or []) if isinstance(p, str) and p.startswith("/dev/davinci") and p[12:].isdigit()]
 
 
+def _not_visible_detail(status: Any, devs: Any, pci: Any, files: Any) -> str:
+    """What each source of NPU facts said: an npu-smi that is not installed listed nothing (saying it "lists no
+    device" sends the reader to a card or a driver that may not exist), and a source the probe could not read
+    (None) is not said to be empty."""
+    said = {"missing": "npu-smi was not found (on PATH, in /usr/local/sbin, /usr/local/bin or the driver's "
+                       "tools/)",
+            "ok": "npu-smi lists no device"}.get(status)
+    parts = [said or "npu-smi's device list is not known"]
+    parts.append("there are no /dev/davinciN nodes" if files is not None else "the /dev/davinciN nodes were not read")
+    parts.append("no Huawei accelerator is on PCI" if pci is not None else "PCI was not read")
+    return "; ".join(parts) + "."
+
+
 @check("npu-visible", "devices", findings=("npu-not-visible", "npu-smi-failed"))
 def npu_visible(ctx: CheckContext) -> Iterator[Finding]:
     """At least one NPU is visible (npu-smi, PCI or device nodes) and npu-smi answers."""
@@ -90,9 +103,11 @@ def npu_visible(ctx: CheckContext) -> Iterator[Finding]:
     if asc is None or (probed_any and not seen_any):
         yield finding(
             "npu-not-visible", "error", ("npu", "driver"), "No Ascend NPU is visible on this host",
-            detail="npu-smi lists no device and there are no /dev/davinciN nodes or Huawei accelerators on PCI.",
+            detail=_not_visible_detail(status, devs, pci, files),
             evidence={"npu_smi": status, "devices": len(devs or []), "pci": len(pci or []), "device_files": files or []},
-            fix="Run on an Ascend host (Atlas A2/A3); in a container pass --device=/dev/davinciN and the manager nodes.",
+            fix="Run on an Ascend host (Atlas A2/A3); in a container pass --device=/dev/davinciN and the manager nodes. "
+                "To diagnose an Ascend host from a machine without NPUs: `doctor collect -o snap.json` on it, then "
+                "`doctor check --from snap.json` here.",
             source="https://github.com/ray-project/ray/blob/ad047a724cc854c52c8441a35a01f909ff5d2fec/python/ray/_private/accelerators/npu.py")
 
 

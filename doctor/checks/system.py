@@ -227,6 +227,39 @@ _PROBE_FIX = {
 }
 
 
+# what a training environment for this stack holds: one of them in the examined interpreter means it is one
+_STACK = ("verl", "torch", "torch-npu", "vllm", "vllm-ascend", "mindspeed", "megatron-core")
+SRC_VENV = "https://docs.python.org/3/library/venv.html"
+
+
+@check("target-interpreter", "system", findings=("target-holds-no-stack",))
+def target_interpreter(ctx: CheckContext) -> Iterator[Finding]:
+    """The interpreter examined is a training environment, not only the doctor's. README's install puts the doctor
+    in a venv of its own, and `check` examines the interpreter it runs in unless `--python` names another: run so,
+    it finds verl-ascend-doctor and none of the stack, every package rule has nothing to judge, and the report says
+    nothing about the environment the user meant (a venv has its own packages: the training one is elsewhere)."""
+    snap = ctx.snapshot
+    if not snap.is_complete:
+        skip("a partial snapshot cannot say the stack is not installed")
+    if not snap.has_package("verl-ascend-doctor"):
+        skip("the doctor is not installed in the interpreter examined")
+    if any(snap.has_package(n) for n in _STACK):
+        skip("the interpreter examined holds part of the stack")
+    exe = val(snap.python, "executable")
+    yield finding(
+        "target-holds-no-stack", "warning", ("python",),
+        "The interpreter examined holds the doctor and none of the training stack",
+        detail=(f"{exe or 'The interpreter'} has verl-ascend-doctor installed and none of {', '.join(_STACK)}: "
+                "no rule about the Python stack had anything to judge. The doctor examines the interpreter it runs "
+                "in unless --python names another, and a venv holds only its own packages: the environment that "
+                "runs verl is another interpreter, or has not been built yet."),
+        evidence={"python": exe},
+        fix=("Name the training environment's interpreter (the python that runs verl.trainer.main_ppo): `doctor "
+             "check --python PY` (`doctor collect --python PY` for a snapshot); to build one, `doctor install "
+             "--venv DIR --dry-run`."),
+        source=SRC_VENV)
+
+
 @check("probe-status", "system", findings=("probe-failed",))
 def probe_status(ctx: CheckContext) -> Iterator[Finding]:
     """A probe that timed out or crashed leaves its facts unknown: say so, so silence is not read as health."""

@@ -1,0 +1,52 @@
+"""`doctor check` run from the doctor's own venv (README's install) examines that venv unless --python names another.
+
+Real run, 2026-12-06: a fresh clone, `python3 -m venv .venv && .venv/bin/python -m pip install . && .venv/bin/doctor
+check` on an NPU-less box printed the two host errors and nothing about Python: every package rule skipped, as the
+venv holds only the doctor and its five dependencies. On an Ascend host the same run reports torch and torch-npu
+missing from the doctor's venv and sends the user to `doctor install`, not to --python. Here the target is a real
+venv whose dist-info directories are those of that .venv (pip list there)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from tests.fakes import make_site_packages, venv_without_pip
+
+ROOT = Path(__file__).resolve().parents[2]
+DOCTOR_VENV = {"verl-ascend-doctor": "0.1.0", "ahocorasick-rs": "1.0.3", "click": "8.5.1", "packaging": "26.4",
+               "psutil": "7.2.2", "typing-extensions": "4.16.0"}
+
+
+def _check(py: Path) -> dict:
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    r = subprocess.run([sys.executable, "-m", "doctor", "--json", "check", "--python", str(py)],
+                       capture_output=True, text=True, timeout=300, env=env, cwd=py.parent)
+    assert r.returncode in (0, 1), r.stderr
+    return json.loads(r.stdout)
+
+
+def _by_id(report: dict, fid: str) -> list[dict]:
+    return [f for f in report["findings"] if f["id"] == fid]
+
+
+def test_the_doctors_own_venv_is_said_to_hold_no_stack(tmp_path):
+    py, site = venv_without_pip(tmp_path / "venv")
+    make_site_packages(site, DOCTOR_VENV)
+    [f] = _by_id(_check(py), "target-holds-no-stack")
+    assert f["severity"] == "warning"
+    assert str(py) in f["detail"] and "--python PY" in f["fix"]["text"]
+
+
+def test_a_training_env_with_the_doctor_in_it_is_not_nor_one_without_the_doctor(tmp_path):
+    for name, dists, why in (("train", {**DOCTOR_VENV, "verl": "0.9.1"}, "holds part of the stack"),
+                             ("other", {"click": "8.5.1"}, "the doctor is not installed")):
+        py, site = venv_without_pip(tmp_path / name)
+        make_site_packages(site, dists)
+        report = _check(py)
+        assert not _by_id(report, "target-holds-no-stack")
+        [c] = [c for c in report["checks"] if c["id"] == "target-interpreter"]
+        assert c["status"] == "skip" and why in c["reason"]

@@ -597,9 +597,30 @@ def _held_by_others(u: Unmet, snap: Any, lookup: Lookup | None) -> tuple[str, tu
         return (f"{text} Install {bare(u.requirement)} together with releases of {', '.join(p for p, _ in caps)} that "
                 f"allow it (pip picks them with the range held), or check out a {u.package} commit that accepts "
                 f"{u.name} {u.installed}.", (f"pip install '{bare(u.requirement)}' {' '.join(p for p, _ in caps)}",))
+    pick, bound = _range_others_hold(snap, u, lookup)
     return (f"Keep {u.name} {u.installed} and install a release of {u.package} that accepts it (pip picks one with "
-            f"{u.name} held where it is): {why}. {others}",
-            (f"pip install {u.package} '{u.name}=={u.installed}'",))
+            f"{u.name} held where it is{bound}): {why}. {others}",
+            (f"pip install {pick} '{u.name}=={u.installed}'",))
+
+
+def _range_others_hold(snap: Any, u: Unmet, lookup: Lookup | None) -> tuple[str, str]:
+    """How the declaring package goes on the held line: bare, or within what the other installed packages require of
+    it. A bare name lets pip take any release that accepts the held pin, one another package rules out among them:
+    real (verl 0.9.1 beside transformers 4.57.6 and huggingface-hub 1.33.0), `pip install transformers
+    'huggingface-hub==1.33.0'` would install transformers 5.24.0, outside verl's `<5.11`, and the next check names
+    verl:transformers. ('name' or "'name<spec>'", the clause for the fix text.)"""
+    from packaging.specifiers import SpecifierSet
+
+    from doctor.knowledge.pipcheck import admits_nothing, declared_ranges
+
+    held = [(p, r, spec) for p, r, spec in declared_ranges(snap, u.package, lookup) if p not in (u.package, u.name)]
+    both = SpecifierSet()
+    for _, _, spec in held:
+        both &= spec
+    if not held or not str(both) or admits_nothing(both):
+        return u.package, ""
+    by = "; ".join(" ".join(x for x in (p, ver(snap, p), "requires", r) if x) for p, r, _ in held)
+    return f"'{u.package}{both}'", f", inside what {by}"
 
 
 def _inside(path: str, prefix: str) -> bool:

@@ -1121,6 +1121,22 @@ def test_a_range_another_installed_package_rules_out_moves_the_declaring_package
     assert g.fix is not None and g.fix.commands == ("pip install 'huggingface-hub<3.0,>=1.31.0'",)
 
 
+def test_the_held_line_keeps_the_declaring_package_inside_what_other_installed_packages_require_of_it():
+    """Real venv (python3 -m venv; torch 2.13.0, verl 0.9.1 with its requirements, then `pip install --no-deps
+    transformers==4.57.6`): transformers 4.57.6 requires huggingface-hub<1.0, datasets 5.2.0 holds it >=1.31.0, and
+    verl 0.9.1 requires transformers<5.11. The held line was `pip install transformers 'huggingface-hub==1.33.0'`:
+    `pip install --dry-run` of it says 'Would install transformers-5.24.0', outside verl's range (the next check names
+    verl:transformers). With verl's range on it, the line installed transformers 5.10.4 and pip check was clean."""
+    snap = _snap({"datasets": {"version": "5.2.0", "requires_dist": ["huggingface-hub<3.0,>=1.31.0"]},
+                  "transformers": {"version": "4.57.6", "requires_dist": ["huggingface-hub<1.0,>=0.34.0"]},
+                  "verl": {"version": "0.9.1", "requires_dist": ["transformers!=5.6.0,<5.11,>=5.5.3"]},
+                  "huggingface-hub": {"version": "1.33.0", "requires_dist": []}}, python="3.11.7", arch="x86_64")
+    (f,) = [f for f in _declared(snap) if f.evidence.get("requires") == "huggingface-hub"]
+    assert f.fix is not None
+    assert f.fix.commands == ("pip install 'transformers!=5.6.0,<5.11,>=5.5.3' 'huggingface-hub==1.33.0'",)
+    assert "inside what verl 0.9.1 requires transformers!=5.6.0,<5.11,>=5.5.3" in f.fix.text
+
+
 def test_a_declaring_package_installed_from_a_checkout_is_not_swapped_for_an_index_release():
     """Real venv (`python3 -m venv`, torch 2.13.0, then verl's install_vllm_mcore_npu.sh at 1dda039b9 without vLLM:
     `pip install -e Megatron-LM` (core_r0.16.0), `pip install -e MindSpeed` (core_r0.16.0), `pip install -e verl`,

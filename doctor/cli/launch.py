@@ -56,8 +56,8 @@ def _opt(*names: str, **kw: Any) -> Any:
 @_opt("--mbridge/--no-mbridge", help="actor.megatron.use_mbridge [verl default].")
 @_opt("--megatron-bridge/--no-megatron-bridge", help="Megatron-Bridge installed on the target [detected here].")
 @_opt("--algorithm", type=click.Choice(["grpo", "ppo", "dapo"]), help="RL algorithm [grpo].")
-@_opt("--train-files", help="Training parquet file(s).")
-@_opt("--val-files", help="Validation parquet file(s).")
+@_opt("--train-files", help="Training parquet file(s) [~/data/gsm8k/train.parquet: verl's GSM8K example].")
+@_opt("--val-files", help="Validation parquet file(s) [~/data/gsm8k/test.parquet].")
 @_opt("--train-batch-size", type=int, help="data.train_batch_size [128].")
 @_opt("--ppo-mini-batch-size", type=int, help="actor ppo_mini_batch_size [32].")
 @_opt("--micro-batch-size", "ppo_micro_batch_size_per_gpu", type=int, help="actor ppo_micro_batch_size_per_gpu [2].")
@@ -135,6 +135,7 @@ def command(console: Any, spec_file: str | None, chip: str | None, verl_config: 
                              evidence={"npus_per_node": n}, fix="Pass --npus-per-node (A2: 8, A3: 16)."))
     if values.get("megatron_bridge") is None:
         values["megatron_bridge"] = megatron_bridge_installed()
+    notes += _data_defaults(values)
     notes += _example_defaults(values)
     notes += _pinned_etp(values)
     spec = build_spec(values, source=spec_file or "command line")
@@ -168,6 +169,30 @@ def command(console: Any, spec_file: str | None, chip: str | None, verl_config: 
     console.out.write(text)
     console.out.flush()
     return code
+
+
+def _data_defaults(values: dict[str, Any]) -> list[Any]:
+    """Data files neither the command line nor the spec gave: the script reads the spec's defaults, verl's GSM8K
+    example paths, which exist only where verl's examples/data_preprocess/gsm8k.py wrote them (its
+    --local_save_dir default, ~/data/gsm8k). Said, so that a script the report calls ok does not first fail on
+    data nobody chose."""
+    from doctor.launch.spec import LaunchSpec
+    from doctor.report import finding
+
+    unset = {k: getattr(LaunchSpec, k) for k in ("train_files", "val_files") if not values.get(k)}
+    if not unset:
+        return []
+    flags = " and ".join(f"--{k.replace('_', '-')}" for k in unset)
+    return [finding(
+        "launch-data-default", "info", ("config",),
+        f"no {flags}: the script reads verl's GSM8K example data ({', '.join(unset.values())})",
+        detail=("Those files exist only where verl's examples/data_preprocess/gsm8k.py (in the verl repository, "
+                "not the wheel) saved them: its --local_save_dir default is ~/data/gsm8k, on every node that runs "
+                "the job."),
+        evidence=dict(unset),
+        fix=f"Pass {flags} (parquet files at the same path on every node), or prepare GSM8K there with verl's "
+            "examples/data_preprocess/gsm8k.py.",
+        source="https://github.com/verl-project/verl/blob/v0.9.0/examples/data_preprocess/gsm8k.py")]
 
 
 def _pinned_etp(values: dict[str, Any]) -> list[Any]:

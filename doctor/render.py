@@ -207,7 +207,11 @@ def junit_xml(report: Report, suite_name: str | None = None, *, strict: bool = F
 
 
 def _finding_text(f: Finding) -> str:
+    """A finding as a CI page shows it: what, why (the detail: "npu-smi was not found" and "npu-smi lists no device"
+    are one title with two different causes), the fix and its commands, as the console prints them."""
     s = f"[{f.severity.value}] {f.id}: {f.title}"
+    if f.detail:
+        s += "".join(f"\n  {line}" for line in f.detail.splitlines())
     if f.fix:
-        s += f"\n  fix: {f.fix.text}"
+        s += f"\n  fix: {f.fix.text}" + "".join(f"\n    $ {cmd}" for cmd in f.fix.commands)
     return s

@@ -61,6 +61,21 @@ def test_junit_one_testcase_per_check():
     assert suite.find("testcase[@name='skipped']/skipped") is not None
 
 
+def test_junit_failure_carries_the_detail_and_the_commands():
+    """A CI page shows the JUnit file, not the console: `doctor check --junit` on an NPU-less box (2026-12-06) gave
+    npu-not-visible's title and fix only, not why (npu-smi missing, no device nodes, nothing on PCI), and a
+    requirement finding's fix sentence without the pip line the console prints under it."""
+    e = finding("npu-not-visible", "error", "npu", "No Ascend NPU is visible on this host",
+                detail="npu-smi was not found; there are no /dev/davinciN nodes.", fix="Run on an Ascend host.",
+                commands=["pip install 'fastapi'"])
+    e = e.__class__(**{**e.__dict__, "check": "npu-visible"})
+    rep = Report("check", findings=[e], checks=[CheckResult("npu-visible", "devices", CheckStatus.FAIL, 0.0)])
+    fail = ET.fromstring(junit_xml(rep)).find("testsuite/testcase[@name='npu-visible']/failure")
+    assert fail is not None and fail.text is not None
+    assert "npu-smi was not found; there are no /dev/davinciN nodes." in fail.text
+    assert "$ pip install 'fastapi'" in fail.text
+
+
 def test_atomic_write_leaves_no_partial_file(tmp_path):
     target = tmp_path / "out.json"
     write_text_atomic(str(target), "x" * 10)

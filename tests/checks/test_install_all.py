@@ -283,3 +283,28 @@ def test_each_finding_line_that_would_resolve_torch_keeps_the_installed_one(tmp_
                        env=env)
     assert r.returncode != 0 and "torch" in r.stderr
     assert (site / "torch-2.9.0.dist-info").is_dir() and not (site / "torch-2.13.0.dist-info").exists()
+
+
+def test_a_release_requires_torch_only_through_a_line_that_names_it_and_only_such_lines_are_parsed(monkeypatch):
+    """torch_first asks whether PyPI's newest release of each package a fix line names requires torch (~600
+    Requires-Dist lines in a live check, ~20 of them naming torch). A requirement named torch is a line that
+    starts with those five letters (any case, after PEP 508's blanks); only those are parsed, with the same verdicts:
+    an extra's torch does not count, a platform marker does, torchvision / torch-npu are other projects."""
+    from doctor.checks import torch_first
+
+    parsed: list[str] = []
+    real = torch_first.Requirement
+    monkeypatch.setattr(torch_first, "Requirement", lambda line: parsed.append(line) or real(line))
+    cases = {
+        ("numpy>=1.26", "torch>=2.1.0"): True,
+        ("\t Torch (>=2.0) ; platform_machine == 'x86_64'",): True,
+        ("TORCH",): True,
+        ("torch>=2.0; extra == 'gpu'", "pyyaml"): False,
+        ("torchvision>=0.20", "torch-npu==2.8.0", "torch_npu", "pytorch-lightning", "torch >>2"): False,
+        ("accelerate", "peft ; python_version >= '3.9'", "safetensors>=0.4.3"): False,
+    }
+    for lines, requires in cases.items():
+        assert torch_first._requires_torch(lines) is requires, lines
+    assert parsed == ["torch>=2.1.0", "\t Torch (>=2.0) ; platform_machine == 'x86_64'", "TORCH",
+                      "torch>=2.0; extra == 'gpu'", "torchvision>=0.20", "torch-npu==2.8.0", "torch_npu",
+                      "torch >>2"]

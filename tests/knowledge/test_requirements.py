@@ -265,3 +265,25 @@ def test_a_malformed_files_entry_is_refused_naming_the_file_and_key(tmp_path, en
                        env={**os.environ, "PYTHONPATH": str(ROOT)})
     assert r.returncode == 2, r.stderr
     assert "torch-npu.json: releases.2.14.0.files: " in r.stderr
+
+
+def test_each_distinct_files_entry_is_parsed_once_however_many_releases_and_projects_list_it(tmp_path, monkeypatch):
+    """Every release of a project repeats its wheels' tag triples (the ~20 project files a live check reads list
+    ~7,800 of them, ~350 distinct): each text is parsed once per process, and every release still answers from it."""
+    triples = ["cp399-cp399-manylinux_2_99_riscv64", "py399-none-any"]  # texts no other test parses
+    parsed: list[str] = []
+    real = req.parse_tag
+    monkeypatch.setattr(req, "parse_tag", lambda t: parsed.append(t) or real(t))
+    doc = json.loads(json.dumps(GOOD))
+    row = doc["projects"]["torch-npu"]["2.14.0"]
+    rels = {v: {**row, "source": f"https://pypi.org/project/torch-npu/{v}/#x", "files": [*triples, "sdist"]}
+            for v in ("2.14.0", "2.14.1", "2.15.0")}
+    doc["projects"] = {"torch-npu": rels,
+                       "other": {"1.0": {**row, "source": "https://pypi.org/project/other/1.0/#x", "files": triples}}}
+    t = req.read_dir(str(_write(tmp_path / "r", doc)))
+    for v in rels:
+        d = t.declared("torch-npu", v)
+        assert d is not None and d.installable("3.99", "riscv64") == "wheel" and d.platform_wheels
+    other = t.declared("other", "1.0")
+    assert other is not None and other.installable("3.99", "x86_64") == "pure"
+    assert sorted(parsed) == sorted(triples)

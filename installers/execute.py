@@ -224,7 +224,9 @@ class Executor:
             self._log = fh
             self.log(f"== doctor install: profile {self.plan.profile} into {self.python} ({self.backend.name})")
             tx = Transaction(self.python, profile=self.plan.profile, files=env_files, log=self.log,
-                             protect=(self.src_dir,) if self.src_dir else ())
+                             protect=(self.src_dir,) if self.src_dir else (),
+                             clones=tuple(os.path.join(self.src_dir, s.name) for s in self.plan.sources())
+                             if self.src_dir else ())
             current: StepResult | None = None
             try:
                 with tx:
@@ -303,13 +305,10 @@ class Executor:
             assert step.source is not None and self.src_dir is not None
             bundled = self.bundles.get(step.source.name, {})
             dest = os.path.join(self.src_dir, step.source.name)
-            pos = gitsrc.position(dest)  # an existing clone (a user's, with --src) is put back by a restore
-            if pos is not None:
-                journal.clone_moving(pos)
+            journal.clone_moving(dest)  # a clone it makes is removed by a restore, a user's is put back
             commit = gitsrc.clone(step.source, dest, mirrors=self.mirrors, bundle=bundled.get("bundle"),
                                   submodule_bundles=bundled.get("submodules"), log=self.log)
-            if pos is not None:
-                journal.clone_moved(dest, commit)
+            journal.clone_moved(dest, commit)
             return
         if step.kind == ENVFILE:
             assert self.plan.env is not None

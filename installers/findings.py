@@ -119,9 +119,11 @@ def outcome_findings(outcome: Outcome, log_path: str, python: str, wheelhouse: s
     out.append(finding(
         "install-interrupted" if outcome.interrupted else "install-step-failed", "error", "system",
         f"install {what}; the environment was {rest}",
-        detail=(outcome.error or "") + ("\n--- log tail ---\n" + "\n".join(failed.log_tail[-15:]) if failed and failed.log_tail else ""),
+        detail=(outcome.error or "") + ("\n--- log tail ---\n" + "\n".join(failed.log_tail[-15:]) if failed and failed.log_tail else "")
+        + ("\n--- clones ---\n" + "\n".join(restored["clones"]) if restored.get("clones") else ""),
         evidence={"step": failed.id if failed else None, "log": log_path, "journal": outcome.journal,
-                  "restored": restored.get("ok"), "restore_diff": restored.get("diff")},
+                  "restored": restored.get("ok"), "restore_diff": restored.get("diff"),
+                  **({"clones": restored["clones"]} if restored.get("clones") else {})},
         fix=(outcome.fix + " " if outcome.fix else "") + fix,
     ))
     if outcome.changed and not restored.get("ok"):

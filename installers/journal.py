@@ -172,10 +172,11 @@ class Journal:
 
     @classmethod
     def start(cls, env: TargetEnv, *, profile: str, files: tuple[str, ...] = (), log: Log | None = None,
-              protect: tuple[str, ...] = ()) -> Journal:
+              protect: tuple[str, ...] = (), clones: tuple[str, ...] = ()) -> Journal:
         """Record `env` (probed with files=True) and keep its files; `files` are other paths the run may write
         (doctor-env.sh), kept by content, as are the site directories' .pth and .egg-link files. `protect`:
-        directories a restore never touches (the clone directory), besides every source tree it finds."""
+        directories a restore never touches (the clone directory), besides every source tree it finds. `clones`:
+        where the plan's git sources live (installers.clonestate records each as it is)."""
         root = state_root(env.prefix) / "journal"
         jid = _dt.datetime.now(_dt.timezone.utc).strftime("%Y%m%dT%H%M%S%fZ")
         d = root / jid
@@ -210,6 +211,9 @@ class Journal:
                     "before": before,
                     "listing": _listing(env),
                     "freeze_before": freeze(env), "files_before": other, "steps": [], "changed": []})
+        from doctor.installers import clonestate
+
+        j.data["clones"] = [clonestate.record(p) for p in clones]
         j.save()
         _prune(root, keep=KEEP_JOURNALS, current=d)
         if log:
@@ -237,32 +241,68 @@ class Journal:
 
     def step_done(self, step_id: str) -> None:
         self.data["steps"].append(step_id)
-        self.save()
+        self.clones_seen()
 
-    def clone_moving(self, pos: dict[str, str]) -> None:
-        """An existing clone (`gitsrc.position`) the next step checks another commit out in: recorded before it
-        moves, so a failed run or `--rollback` puts it back (a user's checkout named with --src stays theirs)."""
-        self.data.setdefault("clones", []).append(dict(pos))
+    def _clone(self, path: str) -> dict[str, Any]:
+        from doctor.installers import clonestate
+
+        path = os.path.abspath(path)
+        recs = self.data.setdefault("clones", [])
+        for c in recs:
+            if c["path"] == path and "before" in c:
+                return dict(c)
+        rec = clonestate.record(path)
+        recs.append(rec)
+        return rec
+
+    def clone_moving(self, path: str) -> None:
+        """The next step clones into `path` or checks another commit out in the clone there: a clone it makes is
+        recorded with the directories it creates above it (a restore removes them), an existing one (a user's
+        checkout named with --src) with its state before (a restore puts it back)."""
+        from doctor.installers import clonestate
+
+        path = os.path.abspath(path)
+        self._clone(path)
+        for c in self.data["clones"]:
+            if c["path"] == path and c.get("before") is None and "made_dirs" not in c:
+                c["made_dirs"] = clonestate.missing_parents(path)
         self.save()
 
     def clone_moved(self, path: str, commit: str) -> None:
-        """Where the run left a clone it moved: a restore moves only a clone still there."""
+        """Where the run left a clone: a restore moves back only a clone still there."""
+        path = os.path.abspath(path)
         for c in self.data.get("clones") or ():
             if c["path"] == path:
                 c["moved_to"] = commit
+        self.clones_seen()
+
+    def clones_seen(self) -> None:
+        """Record each clone as the run has left it so far (after every step: the builds write into clones), so a
+        later `--rollback` tells the run's own writes from someone's later work."""
+        from doctor.installers import clonestate
+
+        for c in self.data.get("clones") or ():
+            if "before" in c and c.get("before") is not None and c["before"].get("not_clone"):
+                continue
+            if "before" in c:
+                c["after"] = clonestate.snapshot(c["path"])
         self.save()
 
-    def _put_back_clones(self, say: Log) -> list[str]:
-        from doctor.installers import gitsrc
+    def _put_back_clones(self, say: Log, *, live: bool) -> list[str]:
+        from doctor.installers import clonestate, gitsrc
 
         done = []
         for c in reversed(self.data.get("clones") or ()):
             try:
-                what = gitsrc.put_back(c, moved_to=c.get("moved_to"), log=say)
-            except gitsrc.GitError as e:
-                what = f"{c['path']}: {e.message}"
-            say(f"restore: clone {what}")
-            done.append(what)
+                if "before" in c:
+                    lines = clonestate.restore(c, live=live, log=say)
+                else:  # a journal written before clones were recorded in full: its branch only
+                    lines = [gitsrc.put_back(c, moved_to=c.get("moved_to"), log=say)]
+            except (gitsrc.GitError, OSError) as e:
+                lines = [f"{c['path']}: {getattr(e, 'message', None) or e}"]
+            for what in lines:
+                say(f"restore: clone {what}")
+            done += lines
         return done
 
     # -- what changed ---------------------------------------------------------------------------------------
@@ -287,9 +327,11 @@ class Journal:
 
     # -- restore ----------------------------------------------------------------------------------------------
 
-    def restore(self, python: str, *, log: Log | None = None, only: set[str] | None = None) -> dict[str, Any]:
+    def restore(self, python: str, *, log: Log | None = None, only: set[str] | None = None,
+                live: bool = False) -> dict[str, Any]:
         """Put the recorded set back: remove what was added, put back what was replaced or removed. `only`
-        limits the work to those names (a finished journal restores just what its run touched)."""
+        limits the work to those names (a finished journal restores just what its run touched). `live`: the
+        run that wrote the journal is restoring right after its failed step (installers.clonestate)."""
         say = log or (lambda _m: None)
         env = probe(python, files=True)
         guard = self.guard(env)
@@ -313,7 +355,7 @@ class Journal:
                     _link_or_copy(str(self.dir / "kept" / name / str(i)), dst)
         if only is None:
             self._sweep(python, guard)
-        clones = self._put_back_clones(say)
+        clones = self._put_back_clones(say, live=live)
         for p, content in (self.data.get("files_before") or {}).items():
             if p.endswith((".pth", ".egg-link")) and (only is not None or not guard.may_touch(p)):
                 continue  # `--rollback` of one install: its distributions' links went with them
@@ -559,8 +601,9 @@ class Transaction:
     re-raises; leaving it normally finishes the journal."""
 
     def __init__(self, python: str, *, profile: str, files: tuple[str, ...] = (), log: Log | None = None,
-                 protect: tuple[str, ...] = ()) -> None:
+                 protect: tuple[str, ...] = (), clones: tuple[str, ...] = ()) -> None:
         self.python = python
+        self.clones = clones
         self.profile = profile
         self.files = files
         self.protect = protect
@@ -572,7 +615,7 @@ class Transaction:
     def begin(self) -> Journal:
         if self.journal is None:
             self.journal = Journal.start(probe(self.python, files=True), profile=self.profile, files=self.files,
-                                         log=self.log, protect=self.protect)
+                                         log=self.log, protect=self.protect, clones=self.clones)
         return self.journal
 
     def __enter__(self) -> Transaction:
@@ -591,7 +634,7 @@ class Transaction:
                 if self.log:
                     self.log(f"restoring the environment recorded in {self.journal.dir} ({exc_type.__name__}: {exc})")
                 try:
-                    self.restored = self.journal.restore(self.python, log=self.log)
+                    self.restored = self.journal.restore(self.python, log=self.log, live=True)
                 except Exception as e:  # the restore itself failed: say so, keep the journal for --rollback
                     self.restored = {"ok": False, "error": f"{type(e).__name__}: {e}"}
                 ok = bool(self.restored.get("ok"))

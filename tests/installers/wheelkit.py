@@ -111,6 +111,10 @@ def _write(wheel_directory, entries, c, v):
 def build_editable(wheel_directory, config_settings=None, metadata_directory=None):
     c, v = _conf()
     dist = re.sub(r"[-_.]+", "_", c["name"]).lower()
+    if c.get("egg_info"):  # what setuptools leaves in the source tree it builds from
+        info = ROOT / (dist + ".egg-info")
+        info.mkdir(exist_ok=True)
+        (info / "PKG-INFO").write_text("Metadata-Version: 2.1\nName: %s\nVersion: %s\n" % (c["name"], v))
     return _write(wheel_directory, [("__editable__.%s.pth" % dist, (str(ROOT) + "\n").encode())], c, v)
 
 
@@ -141,12 +145,14 @@ def git(*args: str, cwd: Path | str | None = None) -> str:
 
 
 def make_source_repo(bare: Path | str, *, dist: str, packages: Mapping[str, str], refs: Iterable[tuple[str, str, str]],
-                     requires: Iterable[str] = (), device_env: str | None = None) -> dict[str, str]:
+                     requires: Iterable[str] = (), device_env: str | None = None,
+                     egg_info: bool = False) -> dict[str, str]:
     """Create a bare repository at `bare` with one commit per ref.
 
     `packages` maps a file path (e.g. "megatron/core/__init__.py") to its content; `refs` is a list of
     (kind, name, version) with kind "tag" or "branch"; each gets its own commit whose fake.json says that
-    version. Returns {ref name: full commit sha}. The default branch is "main"."""
+    version. Returns {ref name: full commit sha}. The default branch is "main". `egg_info`: an editable build
+    writes `<dist>.egg-info/` into the work tree, as setuptools does."""
     bare = Path(bare)
     work = bare.with_name(bare.name + ".work")
     work.mkdir(parents=True)
@@ -164,6 +170,8 @@ def make_source_repo(bare: Path | str, *, dist: str, packages: Mapping[str, str]
         conf = {"name": dist, "version": version, "packages": tops, "requires": list(requires)}
         if device_env:
             conf["device_env"] = device_env
+        if egg_info:
+            conf["egg_info"] = True
         (work / "fake.json").write_text(json.dumps(conf))
         git("add", "-A", cwd=work)
         git("commit", "-q", "--allow-empty", "-m", f"{name}", cwd=work)

@@ -1,0 +1,342 @@
+"""What an install run changes in the git clones it uses, and how a restore undoes it without losing anyone's work.
+
+A run changes clones in two ways. It *makes* clones (`<prefix>/src/MindSpeed`, or `DIR/MindSpeed` under a user's
+`--src DIR`), and it *writes into* clones that were there: the clone step checks the pinned commit out (a user's
+checkout on a branch), fetches the pinned tag or branch by URL (a new tag or `refs/remotes/origin/<ref>`),
+`git submodule init` adds `submodule.<name>.url` keys to the clone's configuration, and the builds that follow
+(`pip install -e`, an in-tree build of vLLM) write untracked or ignored files into the work tree
+(`megatron_core.egg-info/`, `build/`).
+
+`snapshot` reads that state (HEAD, branch, refs, `submodule.*` keys, the submodules' commits, and a fingerprint of
+every untracked or ignored entry `git status --ignored` lists: path, size, mtime and mode of each file under it),
+before the first change and again after each step. `restore` puts it back:
+
+- a clone the run made is removed, with the directories the run created above it, when nothing in it is anyone's
+  later work: HEAD, refs and untracked entries as the run last saw them, no tracked file changed. It holds nothing
+  but what upstream serves and what the run built, so removing it loses nothing;
+- in a clone that was there, the branch is checked out again (`gitsrc.put_back`), refs the run created or moved
+  are deleted or set back, and `submodule.*` keys the run added or rewrote are unset or set back, each only while
+  it still has the value the run gave it (`git update-ref` compares and swaps); untracked entries the run made are
+  removed while unchanged;
+- everything else is left and named in the log: a change made since the run, an untracked entry the run rewrote
+  (one that was there before: the restore has no copy of its old content), submodules not at their old commits.
+  What git keeps for itself is left too: objects the fetches brought (unreachable ones go with `git gc`), reflog
+  entries that record the run's checkouts, and the index's stat data after the checkout back (`.git/FETCH_HEAD` is
+  put back as it was).
+
+`live`: the restore runs in the same process right after the failed step (Transaction), so what that step wrote
+into a clone is the run's own even though no snapshot after it exists; a later `--rollback` (of a finished or a
+killed run) compares with the last snapshot instead and leaves whatever differs.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import shutil
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Any
+
+Log = Callable[[str], None]
+
+
+def _git(dest: str | Path, *args: str, check: bool = False) -> tuple[int, str]:
+    from doctor.installers import gitsrc
+
+    cp = gitsrc._git(list(args), cwd=dest, check=check, timeout=300)
+    return cp.returncode, cp.stdout
+
+
+def is_clone(dest: str | Path) -> bool:
+    """`dest` is a git work tree of its own (a `.git` directory or file right there, not an enclosing repository)."""
+    return os.path.lexists(os.path.join(dest, ".git"))
+
+
+def snapshot(dest: str | Path) -> dict[str, Any] | None:
+    """The state of the clone at `dest` (see the module docstring); None when there is no clone there."""
+    if not is_clone(dest):
+        return None
+    rc, head = _git(dest, "rev-parse", "--verify", "--quiet", "HEAD")
+    _rc, branch = _git(dest, "symbolic-ref", "-q", "HEAD")
+    _rc, refs = _git(dest, "for-each-ref", "--format=%(objectname) %(refname)")
+    _rc, conf = _git(dest, "config", "--local", "--get-regexp", r"^submodule\.")
+    _rc, subs = _git(dest, "submodule", "status", "--recursive")
+    tracked, untracked = status(dest)
+    fh = _fetch_head(dest)
+    return {"head": head.strip() if rc == 0 else "", "branch": branch.strip(),
+            "fetch_head": hashlib.sha256(fh.encode()).hexdigest() if fh is not None else None,
+            "refs": {ref: sha for sha, _s, ref in (ln.partition(" ") for ln in refs.splitlines()) if ref},
+            "config": {key: val for key, _s, val in (ln.partition(" ") for ln in conf.splitlines()) if key},
+            "submodules": [ln[1:].strip() for ln in subs.splitlines() if ln.strip()],
+            "tracked": tracked, "untracked": {e: fingerprint(os.path.join(dest, e)) for e in untracked}}
+
+
+def _git_dir(dest: str | Path) -> str | None:
+    rc, out = _git(dest, "rev-parse", "--absolute-git-dir")
+    return out.strip() if rc == 0 and out.strip() else None
+
+
+def _fetch_head(dest: str | Path) -> str | None:
+    """`.git/FETCH_HEAD` (what the last fetch got), None when there is none."""
+    d = _git_dir(dest)
+    try:
+        return Path(d, "FETCH_HEAD").read_text(encoding="utf-8") if d else None
+    except (OSError, UnicodeDecodeError):
+        return None
+
+
+def status(dest: str | Path) -> tuple[list[str], list[str]]:
+    """(tracked paths that differ from HEAD, untracked and ignored entries as `git status --ignored` lists them:
+    a directory none of whose files git tracks is one entry, `build/`)."""
+    _rc, out = _git(dest, "status", "--porcelain", "-z", "--ignored", "--untracked-files=normal")
+    tracked, untracked = [], []
+    parts = out.split("\0")
+    i = 0
+    while i < len(parts):
+        ln = parts[i]
+        i += 1
+        if len(ln) < 4:
+            continue
+        code, path = ln[:2], ln[3:]
+        if code in ("??", "!!"):
+            untracked.append(path.rstrip("/"))
+        else:
+            tracked.append(path)
+            if "R" in code or "C" in code:
+                i += 1  # -z gives a rename's source as the next field
+    return sorted(tracked), sorted(untracked)
+
+
+def fingerprint(path: str) -> str:
+    """sha256 over (relative path, mode, size, mtime) of everything under `path` (or of `path` itself): any write,
+    new file or removal changes it, without reading the files (a vllm-ascend `build/` is hundreds of MB)."""
+    h = hashlib.sha256()
+
+    def add(p: str, rel: str) -> None:
+        try:
+            st = os.lstat(p)
+        except OSError:
+            return
+        h.update(f"{rel}\0{st.st_mode}\0{st.st_size}\0{st.st_mtime_ns}\n".encode())
+
+    add(path, ".")
+    if os.path.isdir(path) and not os.path.islink(path):
+        for root, dirs, files in os.walk(path):
+            dirs.sort()
+            for n in sorted(files) + dirs:
+                p = os.path.join(root, n)
+                add(p, os.path.relpath(p, path))
+    return h.hexdigest()
+
+
+def missing_parents(dest: str | Path) -> list[str]:
+    """The directories above `dest` that do not exist yet (a clone creates them), the top one first."""
+    out: list[str] = []
+    p = Path(dest).absolute().parent
+    while not p.exists() and p != p.parent:
+        out.insert(0, str(p))
+        p = p.parent
+    return out
+
+
+def _remove(path: str) -> None:
+    if os.path.isdir(path) and not os.path.islink(path):
+        shutil.rmtree(path)
+    else:
+        os.unlink(path)
+
+
+def _named(items: list[str], n: int = 5) -> str:
+    return ", ".join(items[:n]) + (f" … ({len(items)})" if len(items) > n else "")
+
+
+def since(now: Mapping[str, Any], after: Mapping[str, Any] | None, *, live: bool) -> list[str]:
+    """What in a clone the run made is not as the run left it (someone's later work); empty when it may go."""
+    why = []
+    if now["tracked"]:
+        why.append(f"tracked files changed: {_named(now['tracked'])}")
+    if after is None:
+        if not live:
+            why.append("the run stopped before recording it")
+        return why
+    if now["head"] != after["head"]:
+        why.append(f"HEAD at {now['head'][:12] or 'no commit'}, not the run's {after['head'][:12]}")
+    refs = sorted(r for r in set(now["refs"]) | set(after["refs"]) if now["refs"].get(r) != after["refs"].get(r))
+    if refs:
+        why.append(f"refs changed: {_named(refs)}")
+    if not live:
+        moved = sorted(e for e in set(now["untracked"]) | set(after["untracked"])
+                       if now["untracked"].get(e) != after["untracked"].get(e))
+        if moved:
+            why.append(f"untracked files new or changed: {_named(moved)}")
+    return why
+
+
+def restore(rec: Mapping[str, Any], *, live: bool, log: Log | None = None) -> list[str]:
+    """Undo what the run did to the clone `rec` describes ({path, before, after, moved_to, made_dirs}); returns one
+    line per action or per thing left, for the log and the report."""
+    path = str(rec["path"])
+    before, after = rec.get("before"), rec.get("after")
+    if before is None:
+        return _unmake(path, after, list(rec.get("made_dirs") or ()), live=live, keep_dir=bool(rec.get("was_empty")))
+    if before.get("not_clone"):
+        return []  # a directory that is not a clone: the clone step refuses it, nothing was done there
+    if not os.path.exists(path):
+        return [f"{path}: gone since the run; nothing to put back"]
+    now = snapshot(path)
+    if now is None:
+        return [f"{path}: not a git clone any more; left as it is"]
+    left = after or (now if live else None)
+    if left is None and all(now[k] == before[k] for k in ("head", "branch", "refs", "config", "untracked")):
+        return []  # the run never got to it
+    if left is None:
+        return [f"{path}: the run stopped before recording what it changed here; left as it is (compare "
+                f"`git -C {path} status --ignored` and `git -C {path} for-each-ref` with what you expect)"]
+    # build outputs first, while the commit the run built from is checked out (its ignore rules listed them)
+    out = _untracked_back(path, before["untracked"], left["untracked"], now["untracked"], live=live)
+    if (before["head"], before["branch"]) != (now["head"], now["branch"]):
+        from doctor.installers import gitsrc
+
+        pos = {"path": path, "head": before["head"], "branch": before["branch"]}
+        out.append(gitsrc.put_back(pos, moved_to=rec.get("moved_to"), log=log))
+    out += _refs_back(path, before["refs"], left["refs"], log)
+    out += _config_back(path, before["config"], left["config"], now["config"], log)
+    out += _fetch_head_back(path, before, left.get("fetch_head"), now.get("fetch_head"))
+    subs = snapshot(path)
+    if subs is not None and subs["submodules"] != before["submodules"]:
+        out.append(f"{path}: submodules not as they were (before: {_named(before['submodules'], 3) or 'none'}; now: "
+                   f"{_named(subs['submodules'], 3)}); left as they are (`git -C {path} submodule update` or "
+                   "`submodule deinit` puts them where you want)")
+    return out
+
+
+def _unmake(path: str, after: Mapping[str, Any] | None, made_dirs: list[str], *, live: bool,
+            keep_dir: bool = False) -> list[str]:
+    """Remove a clone the run made (`keep_dir`: into an empty directory that was there, which stays, empty)."""
+    if not os.path.lexists(path):
+        return _rmdirs(made_dirs)
+    now = snapshot(path)
+    if now is None:
+        if os.path.isdir(path) and not os.listdir(path):
+            if not keep_dir:
+                os.rmdir(path)
+            return _rmdirs(made_dirs)
+        return [f"{path}: made by the run, but not a git clone now; left as it is"]
+    why = since(now, after, live=live)
+    if why:
+        return [f"{path}: made by the run, but changed since ({'; '.join(why)}); left as it is: `rm -rf {path}` "
+                "if nothing in it is yours"]
+    _remove(path)
+    if keep_dir:
+        os.mkdir(path)
+        return [f"{path}: the clone the run made in this empty directory removed"]
+    return [f"{path}: made by the run; removed", *_rmdirs(made_dirs)]
+
+
+def _rmdirs(made_dirs: list[str]) -> list[str]:
+    out = []
+    for d in reversed(made_dirs):
+        try:
+            os.rmdir(d)
+        except OSError:
+            break  # not empty: something else lives there now
+        out.append(f"{d}: made by the run (empty); removed")
+    return out
+
+
+def _refs_back(path: str, before: Mapping[str, str], left: Mapping[str, str], log: Log | None) -> list[str]:
+    """Refs the run created are deleted, refs it moved set back, each only while it is where the run left it."""
+    out = []
+    for ref in sorted(set(left) | set(before)):
+        was, ran = before.get(ref), left.get(ref)
+        if was == ran or ran is None:
+            continue
+        args = ["update-ref", "-d", ref, ran] if was is None else ["update-ref", ref, was, ran]
+        rc, _o = _git(path, *args)
+        if log:
+            log(f"$ git {' '.join(args)}   (in {path})")
+        what = "deleted" if was is None else f"set back to {was[:12]}"
+        out.append(f"{path}: {ref} (the run's) {what}" if rc == 0 else
+                   f"{path}: {ref} moved since the run; left as it is")
+    return out
+
+
+def _fetch_head_back(path: str, before: Mapping[str, Any], left: str | None, now: str | None) -> list[str]:
+    """`.git/FETCH_HEAD` as it was (gone when there was none), while it is what the run's fetch wrote."""
+    if left == before.get("fetch_head") or now != left or "fetch_head_text" not in before:
+        return []
+    d = _git_dir(path)
+    if d is None:
+        return []
+    f = Path(d, "FETCH_HEAD")
+    text = before["fetch_head_text"]
+    try:
+        if text is None:
+            f.unlink()
+        else:
+            f.write_text(text, encoding="utf-8")
+    except OSError as e:
+        return [f"{path}: could not put .git/FETCH_HEAD back ({e.strerror})"]
+    return []  # git's own scratch record: put back quietly
+
+
+def _config_back(path: str, before: Mapping[str, str], left: Mapping[str, str], now: Mapping[str, str],
+                 log: Log | None) -> list[str]:
+    """`submodule.*` keys (`git submodule init`, a mirror's URL) the run added or rewrote, while they still hold the
+    run's value."""
+    out = []
+    for key in sorted(set(left) | set(before)):
+        was, ran = before.get(key), left.get(key)
+        if was == ran or ran is None:
+            continue
+        if now.get(key) != ran:
+            out.append(f"{path}: config {key} changed since the run; left as it is")
+            continue
+        args = ["config", "--local", "--unset", key] if was is None else ["config", "--local", key, was]
+        rc, _o = _git(path, *args)
+        if log:
+            log(f"$ git {' '.join(args)}   (in {path})")
+        out.append(f"{path}: config {key} " + ("(the run's) unset" if was is None else "set back") if rc == 0 else
+                   f"{path}: could not restore config {key}")
+    return out
+
+
+def _untracked_back(path: str, before: Mapping[str, str], left: Mapping[str, str], now: Mapping[str, str], *,
+                    live: bool) -> list[str]:
+    """Untracked entries the run made (build outputs) go while unchanged; what it rewrote or what changed since is
+    named."""
+    gone, kept, rewritten = [], [], []
+    for e in sorted(now):
+        if e in before:
+            if now[e] != before[e]:
+                rewritten.append(e)
+            continue
+        if live or left.get(e) == now[e]:
+            _remove(os.path.join(path, e))
+            gone.append(e)
+        else:
+            kept.append(e)
+    out = []
+    if gone:
+        out.append(f"{path}: untracked files the run's builds wrote removed: {_named(gone)}")
+    if kept:
+        out.append(f"{path}: untracked files new since the run or changed since it wrote them left: {_named(kept)}")
+    if rewritten:
+        out.append(f"{path}: untracked files that were there before and were rewritten (by the run's builds, or since) "
+                   f"left as they are now: {_named(rewritten)}")
+    return out
+
+
+def record(dest: str | Path) -> dict[str, Any]:
+    """The journal's record of `dest` before the first change: `before` None means the run will make the clone."""
+    dest = os.path.abspath(dest)
+    if not os.path.lexists(dest):
+        return {"path": dest, "before": None, "after": None}
+    if os.path.isdir(dest) and not is_clone(dest) and not os.listdir(dest):
+        return {"path": dest, "before": None, "after": None, "was_empty": True}
+    before = snapshot(dest)
+    if before is None:
+        return {"path": dest, "before": {"not_clone": True}, "after": None}
+    before["fetch_head_text"] = _fetch_head(dest)
+    return {"path": dest, "before": before, "after": None}

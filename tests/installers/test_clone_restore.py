@@ -1,0 +1,173 @@
+"""What a failed run (and a `--rollback`) leaves of the git clones it used: a clone the run made goes, with the
+directories it created for it, unless someone changed it since; in a clone that was there (a user's `--src`
+checkout) the tags the run fetched and the build outputs its editable install wrote into the work tree go too, and
+whatever was there before stays byte for byte. Compared as an operator would: sha256 of every file of the venv and
+of the `--src` directory, and of the clone `git status --porcelain --ignored`, `for-each-ref`, `remote -v` and
+`config --list --local`."""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import os
+from pathlib import Path
+
+import pytest
+
+from doctor.console import Console
+from doctor.installers import rollback as rb
+from doctor.installers.backends import Source, UvBackend
+from doctor.installers.execute import Executor
+from doctor.installers.plan import CLONE, EDITABLE, INSTALL, GitSource, Plan, Step, Target
+from tests.installers.wheelkit import freeze, git, make_source_repo, make_venv, make_wheel
+
+URL = "https://github.com/NVIDIA/Megatron-LM.git"
+
+
+@pytest.fixture
+def world(tmp_path: Path) -> dict[str, object]:
+    """Upstream Megatron-LM-like repository (pinned tag, later `main`; its editable build writes an egg-info into
+    the work tree, as setuptools does), a mirror of it, and the wheels of the steps around it (one breaks)."""
+    shas = make_source_repo(tmp_path / "up" / "Megatron-LM.git", dist="megatron-core",
+                            packages={"megatron/core/__init__.py": ""}, egg_info=True,
+                            refs=[("tag", "core_v0.12.1", "0.12.1"), ("branch", "main", "0.13.0")])
+    wheels = tmp_path / "wheels"
+    make_wheel(wheels, "torch", "2.7.1+cpu")
+    make_wheel(wheels, "triton-ascend", "3.2.0rc4", broken=True)  # fails midway through its files
+    return {"upstream": tmp_path / "up" / "Megatron-LM.git", "wheels": wheels, "pin": shas["core_v0.12.1"],
+            "main": shas["main"]}
+
+
+def run(tmp_path: Path, w: dict, src_dir: Path, *, fail: bool) -> object:
+    src = GitSource("Megatron-LM", URL, "core_v0.12.1", commit=str(w["pin"]), module="megatron")
+    steps = [Step("torch-stack", INSTALL, "torch", requirements=("torch==2.7.1+cpu",)),
+             Step("clone-megatron-lm", CLONE, "clone", source=src),
+             Step("install-megatron-lm", EDITABLE, "megatron", source=src, editable_dist="megatron-core",
+                  no_deps=True, expect=(("megatron-core", "==0.12.1"),))]
+    if fail:
+        steps.append(Step("triton-ascend", INSTALL, "triton-ascend", requirements=("triton-ascend==3.2.0rc4",)))
+    plan = Plan("test", "", Target(None, "3.11", "x86_64", None, src_dir=str(src_dir)), tuple(steps))
+    return Executor(plan, UvBackend(isolated=True), str(tmp_path / "v" / "bin" / "python"),
+                    log_path=tmp_path / "install.log", mirrors={URL.removesuffix(".git"): str(w["upstream"])},
+                    source=Source(find_links=(str(w["wheels"]),), no_index=True, offline=True)).run()
+
+
+def tree(root: Path, *, skip: tuple[str, ...] = ()) -> dict[str, str]:
+    """sha256 (or link target, or 'dir') of every path under `root`; `skip`: top-level names left out."""
+    out = {}
+    for dirpath, dirs, files in os.walk(root):
+        rel = os.path.relpath(dirpath, root)
+        if rel == "." or rel.split(os.sep)[0] not in skip:
+            dirs[:] = [d for d in dirs if rel != "." or d not in skip]
+            for n in files + dirs:
+                p = os.path.join(dirpath, n)
+                key = os.path.relpath(p, root)
+                if os.path.islink(p):
+                    out[key] = "-> " + os.readlink(p)
+                elif os.path.isdir(p):
+                    out[key] = "dir"
+                elif "__pycache__" not in key:
+                    out[key] = hashlib.sha256(Path(p).read_bytes()).hexdigest()
+    return out
+
+
+def clone_state(clone: Path) -> tuple[dict[str, str], str, str, str, str, str, str | None]:
+    """The work tree's files, status (ignored files too), refs, remotes, local config, checked-out branch and
+    `.git/FETCH_HEAD`."""
+    fh = clone / ".git" / "FETCH_HEAD"
+    return (tree(clone, skip=(".git",)), git("status", "--porcelain", "--ignored", cwd=clone),
+            git("for-each-ref", cwd=clone), git("remote", "-v", cwd=clone), git("config", "--list", "--local", cwd=clone),
+            git("symbolic-ref", "-q", "HEAD", cwd=clone), fh.read_text() if fh.exists() else None)
+
+
+def test_a_failed_first_run_leaves_no_clone_in_the_prefix(world, tmp_path, hermetic) -> None:
+    py = make_venv(tmp_path / "v")
+    before = tree(tmp_path / "v", skip=(".doctor",))
+    out = run(tmp_path, world, tmp_path / "v" / "src", fail=True)
+    assert not out.ok and out.restored["ok"]  # type: ignore[attr-defined]
+    assert [r.status for r in out.results] == ["done", "done", "done", "failed"]  # type: ignore[attr-defined]
+    assert freeze(py) == []
+    assert tree(tmp_path / "v", skip=(".doctor",)) == before  # no src/, no src/Megatron-LM
+    assert any("src/Megatron-LM: made by the run; removed" in c for c in out.restored["clones"])  # type: ignore[attr-defined]
+
+
+def test_a_failed_run_into_a_users_src_dir_removes_only_the_clone_it_made(world, tmp_path, hermetic) -> None:
+    make_venv(tmp_path / "v")
+    work = tmp_path / "work"
+    (work / "notes").mkdir(parents=True)
+    (work / "notes" / "todo.txt").write_text("mine\n")
+    before = tree(work)
+    out = run(tmp_path, world, work, fail=True)
+    assert not out.ok and out.restored["ok"]  # type: ignore[attr-defined]
+    assert tree(work) == before
+    # a --src that did not exist: made by the run, so it goes too (its parents as well)
+    out = run(tmp_path, world, tmp_path / "new" / "deep", fail=True)
+    assert not out.ok and not (tmp_path / "new").exists()  # type: ignore[attr-defined]
+
+
+def test_rollback_after_a_successful_run_removes_the_clone_it_made(world, tmp_path, hermetic) -> None:
+    py = make_venv(tmp_path / "v")
+    before = tree(tmp_path / "v", skip=(".doctor",))
+    out = run(tmp_path, world, tmp_path / "v" / "src", fail=False)
+    assert out.ok, out.error  # type: ignore[attr-defined]
+    assert (tmp_path / "v" / "src" / "Megatron-LM" / "megatron_core.egg-info").is_dir()  # the editable build's
+    report = rb.rollback(str(py), Console(err=io.StringIO()))
+    assert [f.id for f in report.findings] == ["install-rolled-back"]
+    assert freeze(py) == []
+    assert tree(tmp_path / "v", skip=(".doctor",)) == before
+
+
+@pytest.mark.parametrize("change", ["untracked", "commit", "egg-info"])
+def test_rollback_leaves_a_made_clone_someone_changed_since_and_names_it(change, world, tmp_path, hermetic) -> None:
+    py = make_venv(tmp_path / "v")
+    out = run(tmp_path, world, tmp_path / "v" / "src", fail=False)
+    assert out.ok, out.error  # type: ignore[attr-defined]
+    clone = tmp_path / "v" / "src" / "Megatron-LM"
+    if change == "untracked":
+        (clone / "my_experiment.py").write_text("print(1)\n")
+    elif change == "commit":
+        git("checkout", "-q", "-b", "fix", cwd=clone)
+        (clone / "megatron" / "core" / "__init__.py").write_text("X = 1\n")
+        git("-c", "user.email=t@t", "-c", "user.name=t", "commit", "-qam", "my fix", cwd=clone)
+    else:
+        (clone / "megatron_core.egg-info" / "PKG-INFO").write_text("rebuilt by hand\n")
+    err = io.StringIO()
+    report = rb.rollback(str(py), Console(err=err))
+    assert [f.id for f in report.findings] == ["install-rolled-back"] and freeze(py) == []
+    assert clone.is_dir()
+    lines = report.extra["rollback"]["clones"]
+    assert any(f"{clone}: made by the run, but changed since" in ln and "left as it is" in ln for ln in lines), lines
+
+
+def test_a_users_clone_loses_the_tag_and_the_build_output_the_run_added_and_keeps_its_own(world, tmp_path,
+                                                                                           hermetic) -> None:
+    """The user's checkout (on `main`, cloned without tags, with an untracked file and an ignored one of their own):
+    the run fetches the pinned tag into it, checks it out and builds it editable (an egg-info in the tree)."""
+    make_venv(tmp_path / "v")
+    clone = tmp_path / "work" / "Megatron-LM"
+    git("clone", "-q", "--no-tags", str(world["upstream"]), str(clone))
+    (clone / ".git" / "info" / "exclude").write_text("*.log\n")
+    (clone / "NOTES.md").write_text("mine\n")
+    (clone / "train.log").write_text("step 1\n")
+    before = clone_state(clone)
+    assert "core_v0.12.1" not in before[2]
+    out = run(tmp_path, world, tmp_path / "work", fail=True)
+    assert not out.ok and out.restored["ok"]  # type: ignore[attr-defined]
+    assert clone_state(clone) == before
+    lines = out.restored["clones"]  # type: ignore[attr-defined]
+    assert any("refs/tags/core_v0.12.1 (the run's) deleted" in ln for ln in lines), lines
+    assert any("megatron_core.egg-info" in ln and "removed" in ln for ln in lines), lines
+
+
+def test_rollback_keeps_a_build_output_in_a_users_clone_that_changed_since(world, tmp_path, hermetic) -> None:
+    py = make_venv(tmp_path / "v")
+    clone = tmp_path / "work" / "Megatron-LM"
+    git("clone", "-q", str(world["upstream"]), str(clone))
+    out = run(tmp_path, world, tmp_path / "work", fail=False)
+    assert out.ok, out.error  # type: ignore[attr-defined]
+    (clone / "megatron_core.egg-info" / "PKG-INFO").write_text("rebuilt by hand\n")
+    report = rb.rollback(str(py), Console(err=io.StringIO()))
+    assert freeze(py) == [] and git("symbolic-ref", "-q", "HEAD", cwd=clone) == "refs/heads/main"
+    assert (clone / "megatron_core.egg-info" / "PKG-INFO").read_text() == "rebuilt by hand\n"
+    lines = report.extra["rollback"]["clones"]
+    assert any("changed since it wrote them left: megatron_core.egg-info" in ln for ln in lines), lines

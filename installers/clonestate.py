@@ -15,9 +15,9 @@ before the first change and again after each step. `restore` puts it back:
   later work: HEAD, refs and untracked entries as the run last saw them, no tracked file changed. It holds nothing
   but what upstream serves and what the run built, so removing it loses nothing;
 - in a clone that was there, the branch is checked out again (`gitsrc.put_back`), refs the run created or moved
-  are deleted or set back, and `submodule.*` keys the run added or rewrote are unset or set back, each only while
-  it still has the value the run gave it (`git update-ref` compares and swaps); untracked entries the run made are
-  removed while unchanged;
+  are deleted or set back, submodules it initialised are deinitialised (moved ones checked out at their old commit)
+  and `submodule.*` keys the run added or rewrote are unset or set back, each only while it still has what the run
+  gave it (`git update-ref` compares and swaps); untracked entries the run made are removed while unchanged;
 - everything else is left and named in the log: a change made since the run, an untracked entry the run rewrote
   (one that was there before: the restore has no copy of its old content), submodules not at their old commits.
   What git keeps for itself is left too: objects the fetches brought (unreachable ones go with `git gc`), reflog
@@ -68,7 +68,8 @@ def snapshot(dest: str | Path) -> dict[str, Any] | None:
             "fetch_head": hashlib.sha256(fh.encode()).hexdigest() if fh is not None else None,
             "refs": {ref: sha for sha, _s, ref in (ln.partition(" ") for ln in refs.splitlines()) if ref},
             "config": {key: val for key, _s, val in (ln.partition(" ") for ln in conf.splitlines()) if key},
-            "submodules": [ln[1:].strip() for ln in subs.splitlines() if ln.strip()],
+            # `git submodule status`: "-" not initialised, "+" not at the recorded commit; the describe part dropped
+            "submodules": [ln[:1] + " ".join(ln[1:].split()[:2]) for ln in subs.splitlines() if ln.strip()],
             "tracked": tracked, "untracked": {e: fingerprint(os.path.join(dest, e)) for e in untracked}}
 
 
@@ -201,13 +202,86 @@ def restore(rec: Mapping[str, Any], *, live: bool, log: Log | None = None) -> li
         pos = {"path": path, "head": before["head"], "branch": before["branch"]}
         out.append(gitsrc.put_back(pos, moved_to=rec.get("moved_to"), log=log))
     out += _refs_back(path, before["refs"], left["refs"], log)
-    out += _config_back(path, before["config"], left["config"], now["config"], log)
+    out += _submodules_back(path, before["submodules"], left["submodules"], log)
+    final = snapshot(path) or now  # `submodule deinit` removed the config keys of what it deinitialised
+    out += _config_back(path, before["config"], left["config"], final["config"], log)
     out += _fetch_head_back(path, before, left.get("fetch_head"), now.get("fetch_head"))
-    subs = snapshot(path)
-    if subs is not None and subs["submodules"] != before["submodules"]:
+    final = snapshot(path) or final
+    if final["submodules"] != before["submodules"]:
         out.append(f"{path}: submodules not as they were (before: {_named(before['submodules'], 3) or 'none'}; now: "
-                   f"{_named(subs['submodules'], 3)}); left as they are (`git -C {path} submodule update` or "
+                   f"{_named(final['submodules'], 3)}); left as they are (`git -C {path} submodule update` or "
                    "`submodule deinit` puts them where you want)")
+    return out
+
+
+def _gone_from_branch(path: str, sub: str, ran: tuple[str, str], was: tuple[str, str] | None,
+                      log: Log | None) -> list[str]:
+    """A submodule of the commit the run checked out that the branch put back does not have: `git checkout` leaves
+    its work tree behind. Removed (with the directories that hold nothing else) when the run checked it out and it is
+    still that commit, clean; its objects stay in .git/modules."""
+    d = os.path.join(path, sub)
+    if ran[0] == "-" or was is not None or not os.path.lexists(os.path.join(d, ".git")):
+        return []
+    rc, head = _git(d, "rev-parse", "HEAD")
+    _rc, dirty = _git(d, "status", "--porcelain", "--ignored")
+    if rc != 0 or head.strip() != ran[1] or dirty.strip():
+        return [f"{path}: submodule {sub} (checked out by the run; the branch has none) changed since; left as it is"]
+    shutil.rmtree(d)
+    if log:
+        log(f"removed {d}")
+    parent = os.path.dirname(d)
+    while parent != path and os.path.isdir(parent) and not os.listdir(parent):
+        os.rmdir(parent)
+        parent = os.path.dirname(parent)
+    return [f"{path}: submodule {sub} the run checked out (the branch has none) removed; its objects stay in "
+            ".git/modules"]
+
+
+def _subs(lines: list[str]) -> dict[str, tuple[str, str]]:
+    """{path: (status prefix, checked-out commit)} of `snapshot`'s submodule lines."""
+    out = {}
+    for ln in lines:
+        sha, _s, sub = ln[1:].partition(" ")
+        out[sub] = (ln[:1], sha)
+    return out
+
+
+def _submodules_back(path: str, before: list[str], left: list[str], log: Log | None) -> list[str]:
+    """Top-level submodules the run initialised are deinitialised again (`git submodule deinit -f`: the work tree it
+    checked out goes, its objects stay in .git/modules), and ones it moved are checked out at their old commit, each
+    only while it is at the commit the run left and has no change or untracked file."""
+    b, ran = _subs(before), _subs(left)
+    now = {}
+    _rc, st = _git(path, "submodule", "status")
+    for ln in st.splitlines():
+        if ln.strip():
+            sha, _s, rest = ln[1:].partition(" ")
+            now[rest.split(" (")[0].strip()] = (ln[:1], sha)
+    out = []
+    for sub in sorted(set(ran) - set(now)):
+        out += _gone_from_branch(path, sub, ran[sub], b.get(sub), log)
+    for sub, (pre, sha) in sorted(now.items()):
+        was = b.get(sub)
+        if was == (pre, sha) or pre == "-" and (was is None or was[0] == "-"):
+            continue
+        if ran.get(sub, ("", ""))[1] != sha:
+            out.append(f"{path}: submodule {sub} moved since the run; left as it is")
+            continue
+        _rc, dirty = _git(os.path.join(path, sub), "status", "--porcelain")
+        if dirty.strip():
+            out.append(f"{path}: submodule {sub} has changes or untracked files; left as it is")
+            continue
+        if was is None or was[0] == "-":
+            args = ["submodule", "deinit", "-f", "--", sub]
+            rc, _o = _git(path, *args)
+            what = "(the run initialised it) deinitialised; its objects stay in .git/modules"
+        else:
+            args = ["-C", sub, "checkout", "-q", "--detach", was[1]]
+            rc, _o = _git(path, *args)
+            what = f"back at {was[1][:12]}"
+        if log:
+            log(f"$ git {' '.join(args)}   (in {path})")
+        out.append(f"{path}: submodule {sub} {what}" if rc == 0 else f"{path}: could not put submodule {sub} back")
     return out
 
 
@@ -288,7 +362,7 @@ def _config_back(path: str, before: Mapping[str, str], left: Mapping[str, str], 
     out = []
     for key in sorted(set(left) | set(before)):
         was, ran = before.get(key), left.get(key)
-        if was == ran or ran is None:
+        if was == ran or ran is None or now.get(key) == was:
             continue
         if now.get(key) != ran:
             out.append(f"{path}: config {key} changed since the run; left as it is")

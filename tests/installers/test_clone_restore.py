@@ -171,3 +171,50 @@ def test_rollback_keeps_a_build_output_in_a_users_clone_that_changed_since(world
     assert (clone / "megatron_core.egg-info" / "PKG-INFO").read_text() == "rebuilt by hand\n"
     lines = report.extra["rollback"]["clones"]
     assert any("changed since it wrote them left: megatron_core.egg-info" in ln for ln in lines), lines
+
+
+@pytest.mark.parametrize("on_main", [True, False], ids=["main-has-it", "pin-only"])
+def test_submodules_the_run_initialised_in_a_users_clone_are_deinitialised_and_its_config_put_back(on_main, tmp_path,
+                                                                                                     hermetic) -> None:
+    """vllm-ascend's kernels come as a submodule (csrc/third_party/catlass, from gitcode): the clone step runs
+    `git submodule init`, points its URL at the mirror and checks it out. A user's checkout on `main` that had it
+    uninitialised gets it uninitialised again, its `.git/config` as it was; where `main` has no such submodule,
+    the work tree the run checked out (which `git checkout main` leaves behind) goes."""
+    cat = tmp_path / "up" / "catlass.git"
+    make_source_repo(cat, dist="catlass", packages={"include/catlass.h": "// kernels\n"}, refs=[("branch", "main", "1.0")])
+    up = tmp_path / "up" / "vllm-ascend.git"
+    make_source_repo(up, dist="vllm-ascend", packages={"vllm_ascend/__init__.py": ""}, refs=[("branch", "main", "0.13.0")])
+    work = up.with_name(up.name + ".work")
+    git("-c", "protocol.file.allow=always", "submodule", "add", "-q", str(cat), "csrc/third_party/catlass", cwd=work)
+    git("config", "-f", ".gitmodules", "submodule.csrc/third_party/catlass.url", "https://gitcode.com/cann/catlass.git",
+        cwd=work)
+    git("commit", "-q", "-am", "catlass", cwd=work)
+    git("tag", "v0.13.0", cwd=work)
+    pin = git("rev-parse", "HEAD", cwd=work)
+    if on_main:
+        (work / "vllm_ascend" / "later.py").write_text("")
+        git("add", "-A", cwd=work)
+        git("commit", "-q", "-m", "later", cwd=work)
+    git("push", "-q", "-f", str(up), "refs/tags/v0.13.0", *(["HEAD:refs/heads/main"] if on_main else []), cwd=work)
+    wheels = tmp_path / "wheels"
+    make_wheel(wheels, "torch", "2.7.1+cpu")
+    make_wheel(wheels, "triton-ascend", "3.2.0rc4", broken=True)
+    clone = tmp_path / "work" / "vllm-ascend"
+    git("clone", "-q", str(up), str(clone))
+    git("-c", "protocol.file.allow=always", "fetch", "-q", "origin", "v0.13.0", cwd=clone)  # the user had fetched it
+    before = clone_state(clone), git("submodule", "status", cwd=clone)
+    py = make_venv(tmp_path / "v")
+    url = "https://github.com/vllm-project/vllm-ascend.git"
+    src = GitSource("vllm-ascend", url, "v0.13.0", commit=pin, module="vllm_ascend", submodules=True)
+    steps = (Step("torch-stack", INSTALL, "torch", requirements=("torch==2.7.1+cpu",)),
+             Step("clone-vllm-ascend", CLONE, "clone", source=src),
+             Step("triton-ascend", INSTALL, "triton-ascend", requirements=("triton-ascend==3.2.0rc4",)))
+    plan = Plan("test", "", Target(None, "3.11", "x86_64", None, src_dir=str(tmp_path / "work")), steps)
+    out = Executor(plan, UvBackend(isolated=True), str(py), log_path=tmp_path / "install.log",
+                   mirrors={url.removesuffix(".git"): str(up), "https://gitcode.com/cann/catlass": str(cat)},
+                   source=Source(find_links=(str(wheels),), no_index=True, offline=True)).run()
+    assert [r.status for r in out.results] == ["done", "done", "failed"], out.error
+    assert (clone_state(clone), git("submodule", "status", cwd=clone)) == before
+    lines = out.restored["clones"]  # type: ignore[index]
+    want = "(the run initialised it) deinitialised" if on_main else "the run checked out (the branch has none) removed"
+    assert any(f"submodule csrc/third_party/catlass {want}" in ln for ln in lines), lines

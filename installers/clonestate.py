@@ -188,7 +188,9 @@ def restore(rec: Mapping[str, Any], *, live: bool, log: Log | None = None) -> li
     now = snapshot(path)
     if now is None:
         return [f"{path}: not a git clone any more; left as it is"]
-    left = after or (now if live else None)
+    # live: the failed step may have written here after the last record (a fetch that failed still writes
+    # FETCH_HEAD), and nobody else did in between: what is there now is what the run left
+    left = now if live else after
     if left is None and all(now[k] == before[k] for k in ("head", "branch", "refs", "config", "untracked")):
         return []  # the run never got to it
     if left is None:

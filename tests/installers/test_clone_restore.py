@@ -38,8 +38,8 @@ def world(tmp_path: Path) -> dict[str, object]:
             "main": shas["main"]}
 
 
-def run(tmp_path: Path, w: dict, src_dir: Path, *, fail: bool) -> object:
-    src = GitSource("Megatron-LM", URL, "core_v0.12.1", commit=str(w["pin"]), module="megatron")
+def run(tmp_path: Path, w: dict, src_dir: Path, *, fail: bool, ref: str = "core_v0.12.1") -> object:
+    src = GitSource("Megatron-LM", URL, ref, commit=str(w["pin"]) if ref == "core_v0.12.1" else None, module="megatron")
     steps = [Step("torch-stack", INSTALL, "torch", requirements=("torch==2.7.1+cpu",)),
              Step("clone-megatron-lm", CLONE, "clone", source=src),
              Step("install-megatron-lm", EDITABLE, "megatron", source=src, editable_dist="megatron-core",
@@ -218,3 +218,15 @@ def test_submodules_the_run_initialised_in_a_users_clone_are_deinitialised_and_i
     lines = out.restored["clones"]  # type: ignore[index]
     want = "(the run initialised it) deinitialised" if on_main else "the run checked out (the branch has none) removed"
     assert any(f"submodule csrc/third_party/catlass {want}" in ln for ln in lines), lines
+
+
+def test_a_missing_ref_leaves_a_users_clone_as_it_was(world, tmp_path, hermetic) -> None:
+    """`--git-ref Megatron-LM=no-such-tag` into the user's checkout: the fetch finds nothing (and still writes an
+    empty FETCH_HEAD), the checkout fails; the clone is as before, FETCH_HEAD included."""
+    make_venv(tmp_path / "v")
+    clone = tmp_path / "work" / "Megatron-LM"
+    git("clone", "-q", str(world["upstream"]), str(clone))
+    before = clone_state(clone)
+    out = run(tmp_path, world, tmp_path / "work", fail=False, ref="no-such-tag")
+    assert [r.status for r in out.results][:2] == ["done", "failed"] and out.restored["ok"]  # type: ignore[attr-defined]
+    assert clone_state(clone) == before

@@ -153,14 +153,13 @@ def _named(items: list[str], n: int = 5) -> str:
 
 
 def since(now: Mapping[str, Any], after: Mapping[str, Any] | None, *, live: bool) -> list[str]:
-    """What in a clone the run made is not as the run left it (someone's later work); empty when it may go."""
+    """What in a clone the run made is not as the run left it (someone's later work); empty when it may go. With no
+    record after its clone step, a live restore follows that very step: a half-checked-out tree is the run's own."""
+    if after is None:  # the clone step itself stopped (a ref it could not check out, a full disk mid-checkout)
+        return [] if live else ["the run stopped before recording it"]
     why = []
     if now["tracked"]:
         why.append(f"tracked files changed: {_named(now['tracked'])}")
-    if after is None:
-        if not live:
-            why.append("the run stopped before recording it")
-        return why
     if now["head"] != after["head"]:
         why.append(f"HEAD at {now['head'][:12] or 'no commit'}, not the run's {after['head'][:12]}")
     refs = sorted(r for r in set(now["refs"]) | set(after["refs"]) if now["refs"].get(r) != after["refs"].get(r))

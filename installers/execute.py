@@ -101,13 +101,19 @@ class Executor:
         self.preflight = preflight  # runs once, right before the first change (e.g. verify wheelhouse hashes)
         self.src_dir = plan.target.src_dir
         self._log: IO[str] | None = None
+        self.log_lost = 0  # lines the log could not take
 
     # -- logging -------------------------------------------------------------------------------------------
 
     def log(self, text: str) -> None:
+        """Append to the install log. A log that cannot be written (the disk the target is on is full: a clone or a
+        build filled it) never stops the run, nor the restore that must follow, which frees the space."""
         if self._log is not None:
-            self._log.write(text.rstrip("\n") + "\n")
-            self._log.flush()
+            try:
+                self._log.write(text.rstrip("\n") + "\n")
+                self._log.flush()
+            except OSError:
+                self.log_lost += 1
 
     # -- planning view ---------------------------------------------------------------------------------------
 
@@ -306,8 +312,12 @@ class Executor:
             bundled = self.bundles.get(step.source.name, {})
             dest = os.path.join(self.src_dir, step.source.name)
             journal.clone_moving(dest)  # a clone it makes is removed by a restore, a user's is put back
-            commit = gitsrc.clone(step.source, dest, mirrors=self.mirrors, bundle=bundled.get("bundle"),
-                                  submodule_bundles=bundled.get("submodules"), log=self.log)
+            try:
+                commit = gitsrc.clone(step.source, dest, mirrors=self.mirrors, bundle=bundled.get("bundle"),
+                                      submodule_bundles=bundled.get("submodules"), log=self.log)
+            except gitsrc.GitError as e:  # the tail is what git said, read before the restore writes its lines
+                e.tail = self._tail()  # type: ignore[attr-defined]
+                raise
             journal.clone_moved(dest, commit)
             return
         if step.kind == ENVFILE:

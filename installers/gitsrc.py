@@ -55,6 +55,31 @@ def missing_ref_fix(src: GitSource, url: str) -> str:
             "--git-mirror at a copy that has it.")
 
 
+# what git says when it cannot write a clone's files (git 2.39: "unable to write file X", "sha1 file '...index.lock'
+# write error. Out of diskspace", "unable to create file X: Permission denied", "... Read-only file system")
+_FULL = ("no space left on device", "out of diskspace", "disk quota exceeded")
+_UNWRITABLE = ("permission denied", "read-only file system", "operation not permitted")
+
+
+def write_failure(cp: subprocess.CompletedProcess[str], dest: str | Path) -> GitError | None:
+    """The error for a clone or checkout that failed writing `dest` (a full or read-only disk), not reaching or
+    finding the ref: the fix is on this host. None when git's output names no such cause."""
+    lines = [ln.strip() for ln in (cp.stderr or "").splitlines() if ln.strip()]
+    full = next((ln for ln in lines if any(m in ln.lower() for m in _FULL)), None) or \
+        next((ln for ln in lines if "unable to write file" in ln.lower()), None)
+    if full is not None:
+        return GitError(f"git could not write {dest}: {full.removeprefix('fatal: ').removeprefix('error: ')}",
+                        fix=f"The file system that holds {dest} is full: free space there (`df -h {dest}`), then run "
+                            "`doctor install` again.")
+    denied = next((ln for ln in lines if "unable to" in ln.lower() and any(m in ln.lower() for m in _UNWRITABLE)), None)
+    if denied is not None:
+        return GitError(f"git could not write {dest}: {denied.removeprefix('fatal: ').removeprefix('error: ')}",
+                        fix=f"{dest} cannot be written: run `doctor install` as the user who owns it, or make it "
+                            f"writable (`ls -ld {dest}`; `lsattr -d {dest}` shows an immutable flag, `findmnt -T {dest}` "
+                            "a read-only mount), then run it again.")
+    return None
+
+
 def checkout_lines(url: str, ref: str, commit: str | None, dest: str) -> tuple[str, str, str]:
     """The shell lines that put `dest` at the pinned commit by fetching that one commit (`--depth 1`), not the
     repository's history (a full Megatron-LM clone is hundreds of MB): GitHub serves any commit by its full sha
@@ -290,6 +315,9 @@ def _fresh_clone(src: GitSource, dest: Path, url: str, want: str | None, *, log:
             _git(["clone", "--depth", "1", "--no-checkout", "--branch", src.ref, url, str(dest)], log=log)
     except GitError as e:
         why = e.message.split(' failed: ', 1)[-1]
+        wrote = write_failure(subprocess.CompletedProcess([], 1, "", why), dest)
+        if wrote is not None:
+            raise GitError(f"{src.name}: {wrote.message}", fix=wrote.fix) from None
         raise GitError(f"{src.name}: cannot clone {url}: {why}",
                        fix=missing_ref_fix(src, url) if any(m in why.lower() for m in _NO_REF) else unreachable_fix(src)
                        ) from None
@@ -312,7 +340,7 @@ def _refetch(src: GitSource, dest: Path, url: str, want: str | None, *, log: Log
 
 
 def _checkout(src: GitSource, dest: Path, url: str, target: str, want: str | None, *, log: Log | None) -> None:
-    cp = _git(["checkout", "--detach", target], cwd=dest, log=log, check=False)
+    cp = first = _git(["checkout", "--detach", target], cwd=dest, log=log, check=False)
     if cp.returncode != 0 and want:
         # a shallow clone of a moving branch may not contain the pinned commit any more: fetch it
         _git(["fetch", url, want], cwd=dest, log=log, check=False)
@@ -321,6 +349,9 @@ def _checkout(src: GitSource, dest: Path, url: str, target: str, want: str | Non
             _git(["fetch", "--unshallow", "--tags", url], cwd=dest, log=log, check=False)
             cp = _git(["checkout", "--detach", want], cwd=dest, log=log, check=False)
     if cp.returncode != 0:
+        wrote = write_failure(first, dest) or write_failure(cp, dest)
+        if wrote is not None:
+            raise GitError(f"{src.name}: {wrote.message}", fix=wrote.fix)
         raise GitError(f"{src.name}: {url} has no commit {target} (ref {src.ref}): {_last_line(cp)}",
                        fix=unreachable_fix(src) if not want else missing_ref_fix(src, url) if not src.commit else
                        f"The profile pins {src.name} to {want}; point --git-mirror at a copy that has it, or choose "

@@ -638,6 +638,10 @@ class Transaction:
                 except Exception as e:  # the restore itself failed: say so, keep the journal for --rollback
                     self.restored = {"ok": False, "error": f"{type(e).__name__}: {e}"}
                 ok = bool(self.restored.get("ok"))
-                self.journal.set_state(ROLLED_BACK if ok else RESTORE_FAILED, error=f"{exc_type.__name__}: {exc}")
+                try:
+                    self.journal.set_state(ROLLED_BACK if ok else RESTORE_FAILED, error=f"{exc_type.__name__}: {exc}")
+                except OSError as e:  # a full disk: the restore happened; the journal still says `running`, so the
+                    # next run asks for --rollback, which finds nothing left to undo and records it
+                    self.restored["journal_error"] = f"{self.journal.dir}: {e.strerror or e}"
         finally:
             self._signals.__exit__(None, None, None)

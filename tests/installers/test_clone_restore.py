@@ -230,3 +230,53 @@ def test_a_missing_ref_leaves_a_users_clone_as_it_was(world, tmp_path, hermetic)
     out = run(tmp_path, world, tmp_path / "work", fail=False, ref="no-such-tag")
     assert [r.status for r in out.results][:2] == ["done", "failed"] and out.restored["ok"]  # type: ignore[attr-defined]
     assert clone_state(clone) == before
+
+
+def test_a_clone_whose_checkout_failed_midway_goes_and_a_full_disk_does_not_stop_the_restore(world, tmp_path, hermetic,
+                                                                                            monkeypatch) -> None:
+    """The disk fills during the clone step (a real verl checkout on a 40 MB tmpfs: `git checkout` stops with
+    'unable to write file', half the tracked files missing): the install log cannot be written any more either.
+    The restore still runs, removes the half-made clone and records itself in the journal."""
+    import errno
+
+    from doctor.installers import execute as ex_mod
+    from doctor.installers import journal as jr
+
+    real_open = open
+    full = {"on": False}
+
+    class FullLog:
+        def __init__(self, fh) -> None:  # type: ignore[no-untyped-def]
+            self.fh = fh
+
+        def write(self, text: str) -> int:
+            if full["on"]:
+                raise OSError(errno.ENOSPC, "No space left on device")
+            if "-- clone-megatron-lm" in text:
+                full["on"] = True  # from the clone step on, nothing more fits
+            return self.fh.write(text)
+
+        def flush(self) -> None:
+            if full["on"]:
+                raise OSError(errno.ENOSPC, "No space left on device")
+            self.fh.flush()
+
+        def __enter__(self):  # type: ignore[no-untyped-def]
+            return self
+
+        def __exit__(self, *a) -> None:  # type: ignore[no-untyped-def]
+            self.fh.close()
+
+    def fake_open(path, mode="r", *a, **kw):  # type: ignore[no-untyped-def]
+        fh = real_open(path, mode, *a, **kw)
+        return FullLog(fh) if "a" in mode else fh
+
+    monkeypatch.setattr(ex_mod, "open", fake_open, raising=False)
+    py = make_venv(tmp_path / "v")
+    before = tree(tmp_path / "v", skip=(".doctor",))
+    w = dict(world, pin="0" * 40)  # the tag clones, the pinned commit is not there: the checkout fails, tree empty
+    out = run(tmp_path, w, tmp_path / "v" / "src", fail=False)
+    assert [r.status for r in out.results][:2] == ["done", "failed"], out.error  # type: ignore[attr-defined]
+    assert out.restored["ok"], out.restored  # type: ignore[attr-defined]
+    assert freeze(py) == [] and tree(tmp_path / "v", skip=(".doctor",)) == before
+    assert jr.latest(str(tmp_path / "v")).state == jr.ROLLED_BACK  # type: ignore[union-attr]

@@ -345,3 +345,23 @@ def test_checkout_lines_fetch_only_the_pinned_commit(repos, tmp_path: Path) -> N
         assert git("rev-parse", "HEAD", cwd=tmp_path / dest).strip() == at, dest
         assert git("rev-list", "--count", "HEAD", cwd=tmp_path / dest).strip() == "1", dest  # no history
         assert (tmp_path / dest / "megatron" / "core" / "__init__.py").is_file(), dest
+
+
+def test_a_checkout_that_cannot_write_says_so_not_that_the_commit_is_missing() -> None:
+    """git 2.39 on a full tmpfs (a real verl v0.7.1 checkout, 40 MB): 534 'unable to write file' lines, then
+    'sha1 file ... write error. Out of diskspace' or just 'Aborting'; on a read-only tree 'unable to create file'."""
+    import subprocess
+
+    from doctor.installers.gitsrc import write_failure
+
+    full = subprocess.CompletedProcess([], 128, "", "error: unable to write file tests/a.py\n"
+                                       "fatal: sha1 file '/v/src/verl/.git/index.lock' write error. Out of diskspace\n")
+    e = write_failure(full, "/v/src/verl")
+    assert e is not None and "Out of diskspace" in e.message and "df -h /v/src/verl" in e.fix
+    aborting = subprocess.CompletedProcess([], 1, "", "error: unable to write file docs/x.md\nAborting\n")
+    e = write_failure(aborting, "/v/src/verl")
+    assert e is not None and "is full" in e.fix
+    ro = subprocess.CompletedProcess([], 1, "", "error: unable to create file setup.py: Read-only file system\n")
+    e = write_failure(ro, "/v/src/verl")
+    assert e is not None and "findmnt -T /v/src/verl" in e.fix
+    assert write_failure(subprocess.CompletedProcess([], 128, "", "fatal: reference is not a tree: 0000\n"), "/x") is None

@@ -56,7 +56,8 @@ def missing_ref_fix(src: GitSource, url: str) -> str:
 
 
 # what git says when it cannot write a clone's files (git 2.39: "unable to write file X", "sha1 file '...index.lock'
-# write error. Out of diskspace", "unable to create file X: Permission denied", "... Read-only file system")
+# write error. Out of diskspace", "unable to create file X: Permission denied", "could not create work tree dir 'X':
+# Operation not permitted" (an immutable --src), "... Read-only file system")
 _FULL = ("no space left on device", "out of diskspace", "disk quota exceeded")
 _UNWRITABLE = ("permission denied", "read-only file system", "operation not permitted")
 
@@ -71,11 +72,15 @@ def write_failure(cp: subprocess.CompletedProcess[str], dest: str | Path) -> Git
         return GitError(f"git could not write {dest}: {full.removeprefix('fatal: ').removeprefix('error: ')}",
                         fix=f"The file system that holds {dest} is full: free space there (`df -h {dest}`), then run "
                             "`doctor install` again.")
-    denied = next((ln for ln in lines if "unable to" in ln.lower() and any(m in ln.lower() for m in _UNWRITABLE)), None)
+    denied = next((ln for ln in lines if any(m in ln.lower() for m in ("unable to", "could not create", "cannot mkdir"))
+                   and any(m in ln.lower() for m in _UNWRITABLE)), None)
     if denied is not None:
+        at = Path(dest)
+        while not at.exists() and at != at.parent:  # a clone not made yet: the directory that refused it
+            at = at.parent
         return GitError(f"git could not write {dest}: {denied.removeprefix('fatal: ').removeprefix('error: ')}",
-                        fix=f"{dest} cannot be written: run `doctor install` as the user who owns it, or make it "
-                            f"writable (`ls -ld {dest}`; `lsattr -d {dest}` shows an immutable flag, `findmnt -T {dest}` "
+                        fix=f"{at} cannot be written: run `doctor install` as the user who owns it, or make it "
+                            f"writable (`ls -ld {at}`; `lsattr -d {at}` shows an immutable flag, `findmnt -T {at}` "
                             "a read-only mount), then run it again.")
     return None
 

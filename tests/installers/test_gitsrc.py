@@ -347,7 +347,7 @@ def test_checkout_lines_fetch_only_the_pinned_commit(repos, tmp_path: Path) -> N
         assert (tmp_path / dest / "megatron" / "core" / "__init__.py").is_file(), dest
 
 
-def test_a_checkout_that_cannot_write_says_so_not_that_the_commit_is_missing() -> None:
+def test_a_checkout_that_cannot_write_says_so_not_that_the_commit_is_missing(tmp_path) -> None:
     """git 2.39 on a full tmpfs (a real verl v0.7.1 checkout, 40 MB): 534 'unable to write file' lines, then
     'sha1 file ... write error. Out of diskspace' or just 'Aborting'; on a read-only tree 'unable to create file'."""
     import subprocess
@@ -362,6 +362,11 @@ def test_a_checkout_that_cannot_write_says_so_not_that_the_commit_is_missing() -
     e = write_failure(aborting, "/v/src/verl")
     assert e is not None and "is full" in e.fix
     ro = subprocess.CompletedProcess([], 1, "", "error: unable to create file setup.py: Read-only file system\n")
-    e = write_failure(ro, "/v/src/verl")
-    assert e is not None and "findmnt -T /v/src/verl" in e.fix
+    e = write_failure(ro, tmp_path)
+    assert e is not None and f"findmnt -T {tmp_path}`" in e.fix
+    # `chattr +i` on a user's --src: the first clone cannot make its directory (not "cannot be reached")
+    imm = subprocess.CompletedProcess([], 128, "", "fatal: could not create work tree dir '/u/vllm': Operation not "
+                                      "permitted\n")
+    e = write_failure(imm, tmp_path / "vllm")  # not made: the directory that refused it is named
+    assert e is not None and f"lsattr -d {tmp_path}`" in e.fix
     assert write_failure(subprocess.CompletedProcess([], 128, "", "fatal: reference is not a tree: 0000\n"), "/x") is None

@@ -61,7 +61,8 @@ def snapshot(dest: str | Path) -> dict[str, Any] | None:
     _rc, branch = _git(dest, "symbolic-ref", "-q", "HEAD")
     _rc, refs = _git(dest, "for-each-ref", "--format=%(objectname) %(refname)")
     _rc, conf = _git(dest, "config", "--local", "--get-regexp", r"^submodule\.")
-    _rc, subs = _git(dest, "submodule", "status", "--recursive")
+    # `git submodule status` costs ~0.13 s even with no submodule (git 2.39): asked only where .gitmodules is
+    subs = _git(dest, "submodule", "status", "--recursive")[1] if os.path.isfile(os.path.join(dest, ".gitmodules")) else ""
     tracked, untracked = status(dest)
     fh = _fetch_head(dest)
     return {"head": head.strip() if rc == 0 else "", "branch": branch.strip(),
@@ -253,7 +254,7 @@ def _submodules_back(path: str, before: list[str], left: list[str], log: Log | N
     only while it is at the commit the run left and has no change or untracked file."""
     b, ran = _subs(before), _subs(left)
     now = {}
-    _rc, st = _git(path, "submodule", "status")
+    _rc, st = _git(path, "submodule", "status") if os.path.isfile(os.path.join(path, ".gitmodules")) else (0, "")
     for ln in st.splitlines():
         if ln.strip():
             sha, _s, rest = ln[1:].partition(" ")

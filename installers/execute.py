@@ -257,7 +257,8 @@ class Executor:
                         self._verify(step, env, view)
                         current.status, current.seconds = DONE, time.monotonic() - t0
                         assert tx.journal is not None
-                        tx.journal.step_done(step.id)
+                        tx.journal.step_done(step.id, (os.path.join(self.src_dir, step.source.name),)
+                                             if step.source is not None and self.src_dir else ())
                         current = None
             except (StepFailed, gitsrc.GitError, Interrupted, KeyboardInterrupt, OSError) as e:
                 interrupted = None

@@ -18,7 +18,8 @@ from doctor.console import Console
 from doctor.installers import rollback as rb
 from doctor.installers.backends import Source, UvBackend
 from doctor.installers.execute import Executor
-from doctor.installers.plan import CLONE, EDITABLE, INSTALL, GitSource, Plan, Step, Target
+from doctor.installers.plan import CLONE, INSTALL, GitSource, Plan, Step, Target
+from tests.installers.test_user_clone import megatron_plan
 from tests.installers.wheelkit import freeze, git, make_source_repo, make_venv, make_wheel
 
 URL = "https://github.com/NVIDIA/Megatron-LM.git"
@@ -40,13 +41,7 @@ def world(tmp_path: Path) -> dict[str, object]:
 
 def run(tmp_path: Path, w: dict, src_dir: Path, *, fail: bool, ref: str = "core_v0.12.1") -> object:
     src = GitSource("Megatron-LM", URL, ref, commit=str(w["pin"]) if ref == "core_v0.12.1" else None, module="megatron")
-    steps = [Step("torch-stack", INSTALL, "torch", requirements=("torch==2.7.1+cpu",)),
-             Step("clone-megatron-lm", CLONE, "clone", source=src),
-             Step("install-megatron-lm", EDITABLE, "megatron", source=src, editable_dist="megatron-core",
-                  no_deps=True, expect=(("megatron-core", "==0.12.1"),))]
-    if fail:
-        steps.append(Step("triton-ascend", INSTALL, "triton-ascend", requirements=("triton-ascend==3.2.0rc4",)))
-    plan = Plan("test", "", Target(None, "3.11", "x86_64", None, src_dir=str(src_dir)), tuple(steps))
+    plan = megatron_plan(src, src_dir, fail=fail)
     return Executor(plan, UvBackend(isolated=True), str(tmp_path / "v" / "bin" / "python"),
                     log_path=tmp_path / "install.log", mirrors={URL.removesuffix(".git"): str(w["upstream"])},
                     source=Source(find_links=(str(w["wheels"]),), no_index=True, offline=True)).run()

@@ -43,16 +43,21 @@ def where(clone: Path) -> tuple[str, str, str]:
             git("remote", "get-url", "origin", cwd=clone))
 
 
-def run(tmp_path: Path, uc: dict, *, fail: bool, dry: bool = False) -> object:
-    src = GitSource("Megatron-LM", "https://github.com/NVIDIA/Megatron-LM.git", "core_v0.12.1",
-                    commit=str(uc["pin"]), module="megatron")
+def megatron_plan(src: GitSource, src_dir: Path, *, fail: bool) -> Plan:
+    """torch, the Megatron-LM clone and its editable install; with `fail`, then a wheel that breaks midway."""
     steps = [Step("torch-stack", INSTALL, "torch", requirements=("torch==2.7.1+cpu",)),
              Step("clone-megatron-lm", CLONE, "clone", source=src),
              Step("install-megatron-lm", EDITABLE, "megatron", source=src, editable_dist="megatron-core",
                   no_deps=True, expect=(("megatron-core", "==0.12.1"),))]
     if fail:
         steps.append(Step("triton-ascend", INSTALL, "triton-ascend", requirements=("triton-ascend==3.2.0rc4",)))
-    plan = Plan("test", "", Target(None, "3.11", "x86_64", None, src_dir=str(tmp_path / "src")), tuple(steps))
+    return Plan("test", "", Target(None, "3.11", "x86_64", None, src_dir=str(src_dir)), tuple(steps))
+
+
+def run(tmp_path: Path, uc: dict, *, fail: bool, dry: bool = False) -> object:
+    src = GitSource("Megatron-LM", "https://github.com/NVIDIA/Megatron-LM.git", "core_v0.12.1",
+                    commit=str(uc["pin"]), module="megatron")
+    plan = megatron_plan(src, tmp_path / "src", fail=fail)
     ex = Executor(plan, UvBackend(isolated=True), str(tmp_path / "v" / "bin" / "python"),
                   log_path=tmp_path / "install.log", mirrors={"https://github.com/NVIDIA/Megatron-LM": str(uc["mirror"])},
                   source=Source(find_links=(str(uc["wheels"]),), no_index=True, offline=True))

@@ -265,7 +265,11 @@ class Journal:
         path = os.path.abspath(path)
         self._clone(path)
         for c in self.data["clones"]:
-            if c["path"] == path and c.get("before") is None and "made_dirs" not in c:
+            if c["path"] != path or c.get("before") is not None:
+                continue
+            if os.path.lexists(path) and not c.get("was_empty"):  # someone's, made since the run started: theirs
+                c.update(clonestate.record(path))
+            elif "made_dirs" not in c:
                 c["made_dirs"] = clonestate.missing_parents(path)
         self.save()
 

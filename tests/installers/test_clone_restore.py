@@ -275,3 +275,20 @@ def test_a_clone_whose_checkout_failed_midway_goes_and_a_full_disk_does_not_stop
     assert out.restored["ok"], out.restored  # type: ignore[attr-defined]
     assert freeze(py) == [] and tree(tmp_path / "v", skip=(".doctor",)) == before
     assert jr.latest(str(tmp_path / "v")).state == jr.ROLLED_BACK  # type: ignore[union-attr]
+
+
+def test_a_clone_someone_made_after_the_run_started_is_theirs(world, tmp_path, hermetic) -> None:
+    """The journal found no clone at DIR/Megatron-LM when the run started; by the clone step there is one (the user
+    cloned it meanwhile): it is recorded as theirs, put back, never removed."""
+    from doctor.installers import journal as jr
+    from doctor.installers.target import probe
+
+    py = make_venv(tmp_path / "v")
+    dest = tmp_path / "work" / "Megatron-LM"
+    j = jr.Journal.start(probe(str(py), files=True), profile="p", clones=(str(dest),))
+    git("clone", "-q", str(world["upstream"]), str(dest))  # the user, while the run installs torch
+    j.clone_moving(str(dest))
+    git("checkout", "-q", "--detach", str(world["pin"]), cwd=dest)  # what the clone step does
+    j.clone_moved(str(dest), str(world["pin"]))
+    res = j.restore(str(py), live=True)
+    assert dest.is_dir() and git("symbolic-ref", "-q", "HEAD", cwd=dest) == "refs/heads/main", res

@@ -308,6 +308,8 @@ class Executor:
 
     def _do(self, step: Step, journal: Journal) -> None:
         self.log(f"-- {step.id}: {step.title}")
+        if step.source is not None and self.src_dir and step.kind != CLONE:
+            journal.touching(os.path.join(self.src_dir, step.source.name))  # a build writes into its clone
         if step.kind == CLONE:
             assert step.source is not None and self.src_dir is not None
             bundled = self.bundles.get(step.source.name, {})

@@ -264,6 +264,7 @@ class Journal:
 
         path = os.path.abspath(path)
         self._clone(path)
+        self.touching(path)
         for c in self.data["clones"]:
             if c["path"] != path or c.get("before") is not None:
                 continue
@@ -272,6 +273,16 @@ class Journal:
             elif "made_dirs" not in c:
                 c["made_dirs"] = clonestate.missing_parents(path)
         self.save()
+
+    def touching(self, path: str) -> None:
+        """The next step clones into `path` or builds from the clone there: only such clones are restored (one the
+        run never used may hold the user's work of the last hours, none of it the run's)."""
+        path = os.path.abspath(path)
+        self._clone(path)
+        for c in self.data["clones"]:
+            if c["path"] == path and not c.get("touched"):
+                c["touched"] = True
+                self.save()
 
     def clone_moved(self, path: str, commit: str) -> None:
         """Where the run left a clone: a restore moves back only a clone still there."""
@@ -289,7 +300,8 @@ class Journal:
 
         want = None if paths is None else {os.path.abspath(p) for p in paths}
         for c in self.data.get("clones") or ():
-            if "before" not in c or (c.get("before") or {}).get("not_clone") or want is not None and c["path"] not in want:
+            if "before" not in c or not c.get("touched") or (c.get("before") or {}).get("not_clone") or \
+                    want is not None and c["path"] not in want:
                 continue
             c["after"] = clonestate.snapshot(c["path"])
         self.save()
@@ -301,7 +313,7 @@ class Journal:
         for c in reversed(self.data.get("clones") or ()):
             try:
                 if "before" in c:
-                    lines = clonestate.restore(c, live=live, log=say)
+                    lines = clonestate.restore(c, live=live, log=say) if c.get("touched") else []
                 else:  # a journal written before clones were recorded in full: its branch only
                     lines = [gitsrc.put_back(c, moved_to=c.get("moved_to"), log=say)]
             except (gitsrc.GitError, OSError) as e:

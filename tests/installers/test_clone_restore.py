@@ -292,3 +292,21 @@ def test_a_clone_someone_made_after_the_run_started_is_theirs(world, tmp_path, h
     j.clone_moved(str(dest), str(world["pin"]))
     res = j.restore(str(py), live=True)
     assert dest.is_dir() and git("symbolic-ref", "-q", "HEAD", cwd=dest) == "refs/heads/main", res
+
+
+@pytest.mark.parametrize("live", [True, False], ids=["failed-run", "rollback"])
+def test_a_users_clone_the_run_never_used_is_not_touched(live, world, tmp_path, hermetic) -> None:
+    """The run failed (or finished and is rolled back) before any step cloned into or built from the user's
+    checkout: what the user wrote there meanwhile (an untracked file, mid-run) is theirs, not the run's output."""
+    from doctor.installers import journal as jr
+    from doctor.installers.target import probe
+
+    py = make_venv(tmp_path / "v")
+    dest = tmp_path / "work" / "Megatron-LM"
+    git("clone", "-q", str(world["upstream"]), str(dest))
+    j = jr.Journal.start(probe(str(py), files=True), profile="p", clones=(str(dest),))
+    (dest / "eval_results.json").write_text("{}\n")  # the user, while the run installs torch
+    if not live:
+        j.finish(probe(str(py)))
+    res = j.restore(str(py), live=live)
+    assert (dest / "eval_results.json").read_text() == "{}\n", res

@@ -9,7 +9,8 @@ Composed per release: ppo_trainer, ppo_megatron_trainer, and ppo_trainer with mo
 group exists. Config group options (`model_engine/mindspeed`) that not every release has are listed with the releases that
 have them (`group_options`), and every key path the oldest release lacks with the first release that has it
 (`added_in`); and, apart, per SFT trainer config (`sft_trainer`, `sft_trainer_engine` with each `engine=X`), the
-key paths that config's first release lacks with the first release that has them (`added_in_by_config`). A key is
+key paths that config's first release lacks with the first release that has them (`added_in_by_config`) and the
+key paths one of its releases dropped with the releases that have them (`present_in_by_config`). A key is
 recorded only when some release has it and a later one does not, and that later release
 does not hold it in an open mapping: a key that left a yaml default while its parent section stays a plain
 mapping (`rollout.engine_kwargs.sglang: {}`, which verl hands to SGLang whole) is still read by
@@ -66,17 +67,25 @@ def keys_of(cdir: Path) -> tuple[set[str], dict[str, Any], dict[str, int]]:
 SFT_CONFIGS = ("sft_trainer", "sft_trainer_engine")
 
 
-def sft_keys_of(cdir: Path) -> dict[str, set[str]]:
+def sft_keys_of(cdir: Path) -> dict[str, tuple[set[str], dict[str, Any], dict[str, int]]]:
     """Per SFT trainer config of a release (the legacy `sft_trainer`, the engine trainer's `sft_trainer_engine`
-    composed with each `engine=X` option the release has): every key path, as `keys_of` reads the PPO configs. Kept
-    apart from those: the SFT trainers read `data.*` / `model.*` sections of their own."""
-    out: dict[str, set[str]] = {}
+    composed with each `engine=X` option the release has): every key path, leaves and mappings, as `keys_of` reads
+    the PPO configs. Kept apart from those: the SFT trainers read `data.*` / `model.*` sections of their own."""
+    out: dict[str, tuple[set[str], dict[str, Any], dict[str, int]]] = {}
     engines = sorted(y.stem for y in (cdir / "engine").glob("*.yaml")) if (cdir / "engine").is_dir() else []
     for name in SFT_CONFIGS:
         if not (cdir / f"{name}.yaml").is_file():
             continue
         runs: list[list[str]] = [[]] + ([[f"engine={e}"] for e in engines] if name == "sft_trainer_engine" else [])
-        out[name] = set().union(*(_composed(cdir, name, ovs)[0] for ovs in runs))
+        keys: set[str] = set()
+        flats: dict[str, Any] = {}
+        maps: dict[str, int] = {}
+        for ovs in runs:
+            k, flat, dicts = _composed(cdir, name, ovs)
+            keys |= k
+            flats.update(flat)
+            maps.update(dicts)
+        out[name] = (keys, flats, maps)
     return out
 
 
@@ -115,7 +124,7 @@ def main() -> None:
     tags = sorted((t for t in tags if Version(t[1:]) >= Version("0.4.0")), key=lambda t: Version(t[1:]))
     composed: dict[str, tuple[set[str], dict[str, Any], dict[str, int]]] = {}
     options: dict[str, set[str]] = {}
-    sft: dict[str, dict[str, set[str]]] = {}
+    sft: dict[str, dict[str, tuple[set[str], dict[str, Any], dict[str, int]]]] = {}
     with tempfile.TemporaryDirectory() as tmp:
         for t in tags:
             data = subprocess.run(["git", "--git-dir", a.git_dir, "archive", t, "verl/trainer/config"],
@@ -138,23 +147,30 @@ def main() -> None:
         removed |= dropped(present[prev], composed[cur])
     table = {k: [v for v in releases if k in present[v]] for k in sorted(removed)}
     added = first_releases(present, releases)
-    # per SFT config, from the first release that has it: keys that config's oldest release lacks
-    added_sft = {}
+    # per SFT config, from the first release that has it: keys that config's oldest release lacks, and keys one of
+    # its releases dropped (with the releases that have them), as for the PPO configs above
+    added_sft, removed_sft = {}, {}
     for name in SFT_CONFIGS:
         have = [v for v in releases if name in sft[v]]
         if have:
-            added_sft[name] = first_releases({v: sft[v][name] for v in have}, have)
+            added_sft[name] = first_releases({v: sft[v][name][0] for v in have}, have)
+            gone: set[str] = set()
+            for prev, cur in zip(have, have[1:], strict=False):
+                gone |= dropped(sft[prev][name][0], sft[cur][name])
+            removed_sft[name] = {k: [v for v in have if k in sft[v][name][0]] for k in sorted(gone)}
     everywhere = set.intersection(*options.values()) if options else set()
     groups = {o: [v for v in releases if o in options[v]] for o in sorted(set().union(*options.values()) - everywhere)}
     OUT.write_text(json.dumps({"source": "composed verl trainer configs (tools/verl_removed_keys.py)",
                                "releases": releases, "present_in": table, "group_options": groups,
-                               "added_in": added, "added_in_by_config": added_sft}, indent=0, sort_keys=True) + "\n",
+                               "added_in": added, "added_in_by_config": added_sft,
+                               "present_in_by_config": removed_sft}, indent=0, sort_keys=True) + "\n",
                    encoding="utf-8")
     print(f"{len(table)} keys dropped by some release, {len(added)} added after {releases[0]}, "
           f"{len(releases)} releases -> {OUT}")
     for name, keys in added_sft.items():
         first = next(v for v in releases if name in sft[v])
-        print(f"{name}: {len(keys)} keys added after {first} (its first release here)")
+        print(f"{name}: {len(keys)} keys added after {first} (its first release here), "
+              f"{len(removed_sft[name])} dropped by one of its releases")
 
 
 if __name__ == "__main__":

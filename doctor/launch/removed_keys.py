@@ -8,7 +8,8 @@ A key Hydra does not know in the target release is named "removed in verl X" whe
 (or had the section it sits in); a `+key` that Hydra accepts because of the `+` is one verl no longer reads. One
 that only a later release has (`added_in`: the first release with each key path the oldest lacks) is named "added
 in verl X": the script was written for a newer verl than the target. The SFT trainers' configs have tables of their
-own (`added_in_by_config`).
+own (`added_in_by_config`, `present_in_by_config`): their `data.*` / `model.*` are not the PPO trainer's, so an SFT
+entry point is never judged by the PPO tables (an SFT config no table knows gets neither story).
 """
 
 from __future__ import annotations
@@ -81,6 +82,7 @@ def newest_with(options: set[str], newest: str) -> str | None:
 
 @lru_cache(maxsize=1)
 def _table() -> tuple[list[str], dict[str, list[str]]]:
+    """(the releases, key path -> the releases that have it) of the PPO trainer configs."""
     data = _data()
     try:
         return list(data["releases"]), {k: list(v) for k, v in data["present_in"].items()}
@@ -88,10 +90,22 @@ def _table() -> tuple[list[str], dict[str, list[str]]]:
         return [], {}
 
 
-def removed_in(key: str, version: str) -> tuple[str, str, str] | None:
+@lru_cache(maxsize=8)
+def _config_table(config: str) -> tuple[list[str], dict[str, list[str]]]:
+    """As `_table`, for the SFT trainer config `config` (`present_in_by_config`; empty when it has none for it)."""
+    data = _data()
+    try:
+        table = data.get("present_in_by_config", {}).get(config, {})
+        return list(data["releases"]), {k: list(v) for k, v in table.items()}
+    except (KeyError, TypeError, AttributeError):
+        return [], {}
+
+
+def removed_in(key: str, version: str, config: str | None = None) -> tuple[str, str, str] | None:
     """(the path that went, the last release that had it, the release that removed it) when `key`, or the
-    section it sits in, was in an earlier release's config and is not in `version`'s; None otherwise."""
-    releases, table = _table()
+    section it sits in, was in an earlier release's config and is not in `version`'s; None otherwise. `config` is
+    the SFT trainer config the entry point composes (its own table), None for the PPO trainer and its variants."""
+    releases, table = _table() if config is None else _config_table(config)
     target = vt(version)
     parts = key.split(".")
     for n in range(len(parts), 0, -1):
@@ -112,11 +126,12 @@ def removed_in(key: str, version: str) -> tuple[str, str, str] | None:
 @lru_cache(maxsize=8)
 def _added(config: str | None = None) -> dict[str, str]:
     """Key paths the oldest release of the table lacks -> the first release that has them (`added_in`, the PPO
-    trainer configs). An SFT trainer config (`sft_trainer_engine`, `sft_trainer`) has a table of its own
-    (`added_in_by_config`, from the first release with that config): its `data.*` / `model.*` are not the PPO ones."""
+    trainer configs, `config` None). An SFT trainer config (`sft_trainer_engine`, `sft_trainer`) has a table of its own
+    (`added_in_by_config`, from the first release with that config; empty for one the table does not know): its
+    `data.*` / `model.*` are not the PPO ones."""
     try:
         by_config = _data().get("added_in_by_config", {})
-        table = by_config[config] if config in by_config else _data().get("added_in", {})
+        table = _data().get("added_in", {}) if config is None else by_config.get(config, {})
         return {k: str(v) for k, v in table.items()}
     except (AttributeError, TypeError):
         return {}
@@ -124,9 +139,9 @@ def _added(config: str | None = None) -> dict[str, str]:
 
 def added_after(key: str, version: str, config: str | None = None) -> tuple[str, str] | None:
     """(the path, the release that added it) when `key`, or the section it sits in, first appears in a release after
-    `version`: a script written for a newer verl than the one it is linted for. `config` is the config the entry
-    point composes (its own table when it is an SFT trainer's). None when the table says nothing of it, or the
-    nearest path it knows was already in `version`."""
+    `version`: a script written for a newer verl than the one it is linted for. `config` is the SFT trainer config
+    the entry point composes (its own table), None for the PPO trainer and its variants. None when the table says
+    nothing of it, or the nearest path it knows was already in `version`."""
     target = _order(version)
     if target is None:
         return None

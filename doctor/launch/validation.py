@@ -15,7 +15,7 @@ from pathlib import Path
 
 from doctor.errors import InputError
 from doctor.launch import sources as S
-from doctor.launch.entry import engine_of
+from doctor.launch.entry import engine_of, is_sft
 from doctor.launch.features import vt
 from doctor.launch.model_config import ModelInfo, load_model_config
 from doctor.launch.override_list import Override, build_overrides, config_name_for
@@ -75,11 +75,13 @@ def compose_findings(ovs: list[Override], ctx: Context, cdir: Path, config_name:
     ctx.outside = res.outside_sections
     ctx.engine, _ = engine_of(ovs, config_name, res.flat, ctx.outside)
     unknown = {o.key for o in ovs if o.unknown}
-    keep = [_removed(f, ctx.verl_version, res.flat, res.dicts, config_name) for f in res.findings if f.key not in unknown
+    # the release tables of an SFT trainer are its config's own (removed_keys.py), never the PPO trainer's
+    sft = config_name.removesuffix(".yaml") if entry is not None and is_sft(entry) else None
+    keep = [_removed(f, ctx.verl_version, res.flat, res.dicts, sft) for f in res.findings if f.key not in unknown
             or f.id in ("launch-key-needs-plus", "launch-key-not-in-config", "launch-key-plus-on-existing")]
     root = source_root(cdir, ctx.verl_version)
     keep += _plus_on_closed(ovs, res.flat, root, {f.key for f in keep}, entry)
-    keep += _plus_removed(ovs, ctx.verl_version, {f.key for f in keep}, res.flat, res.dicts)
+    keep += _plus_removed(ovs, ctx.verl_version, {f.key for f in keep}, res.flat, res.dicts, sft)
     keep += check_values([o for o in ovs if o.text not in res.rejected], res.flat, res.types, root,
                          main_ppo, {f.key for f in keep}, entry)
     composed = {o.text for o in ovs} - set(res.rejected) if res.flat is not None else set()
@@ -153,10 +155,11 @@ def _plus_on_closed(ovs: list[Override], flat: dict[str, object] | None, root: P
 
 
 def _removed(f: Finding, version: str, flat: dict[str, object] | None = None,
-             dicts: dict[str, int] | None = None, config_name: str | None = None) -> Finding:
+             dicts: dict[str, int] | None = None, sft: str | None = None) -> Finding:
     """An unknown key that this release removed says so (not a did-you-mean to a neighbour): from the Megatron
-    key table, else from the composed configs of consecutive releases (removed_keys.py). A key under an open
-    mapping of the composed config (schema.open_mapping: engine_kwargs.sglang) is handed on, never "removed"."""
+    key table, else from the composed configs of consecutive releases (removed_keys.py; `sft`: the SFT trainer
+    config the entry point composes, whose own tables are read). A key under an open mapping of the composed config
+    (schema.open_mapping: engine_kwargs.sglang) is handed on, never "removed"."""
     from dataclasses import replace
 
     from doctor.launch.features import key_info
@@ -166,16 +169,16 @@ def _removed(f: Finding, version: str, flat: dict[str, object] | None = None,
     if f.id not in ("launch-key-needs-plus", "launch-key-not-in-config") or not f.key:
         return f
     fix = Fix(f"Delete the override {f.evidence.get('override', f.key)}.")
-    state, info = key_info(f.key, version)
+    state, info = key_info(f.key, version) if sft is None else ("", None)  # the Megatron table: PPO's actor keys
     if state == "removed" and info is not None:
         return replace(f, id="launch-key-removed", components=("config", "verl"),
                        title=f"{f.key} was removed in verl {info.removed}", fix=fix, source=S.VERL_MEGATRON_YAML,
                        evidence={**f.evidence, "removed_in": info.removed})
     handed_on = _handed_on(f.key, flat, dicts)
-    gone = None if handed_on else removed_in(f.key, version)
+    gone = None if handed_on else removed_in(f.key, version, sft)
     if gone is None:
         # a key of a later release in a plain section: named with that release, '+' only with its condition
-        return f if handed_on else _added_later(f, version, config_name)
+        return f if handed_on else _added_later(f, version, sft)
     path, last, removed = gone
     what = f.key if path == f.key else f"{f.key} ({path} is gone)"
     if f.id == "launch-key-needs-plus":  # its section is an open mapping: '+' still hands it on
@@ -187,7 +190,7 @@ def _removed(f: Finding, version: str, flat: dict[str, object] | None = None,
                    source=S.VERL_TRAINER_YAML)
 
 
-def _added_later(f: Finding, version: str, config_name: str | None = None) -> Finding:
+def _added_later(f: Finding, version: str, sft: str | None = None) -> Finding:
     """An unknown key that a later release has (removed_keys.added_after) names that release and the target: the
     script was written for a newer verl, and the fix is the target (or the key), not a neighbour's spelling; for a key
     Hydra would take with '+' (launch-key-needs-plus), the '+' only with its condition (the target's code reads it)."""
@@ -196,7 +199,7 @@ def _added_later(f: Finding, version: str, config_name: str | None = None) -> Fi
     from doctor.launch.removed_keys import added_after, release_name
     from doctor.report import Fix
 
-    found = added_after(f.key or "", version, config_name)
+    found = added_after(f.key or "", version, sft)
     if found is None:
         return f
     path, first = found
@@ -262,7 +265,8 @@ def _handed_on(key: str, flat: dict[str, object] | None, dicts: dict[str, int] |
 
 
 def _plus_removed(ovs: list[Override], version: str, flagged: set[str | None],
-                  flat: dict[str, object] | None = None, dicts: dict[str, int] | None = None) -> list[Finding]:
+                  flat: dict[str, object] | None = None, dicts: dict[str, int] | None = None,
+                  sft: str | None = None) -> list[Finding]:
     """`+key=…` for a key this release removed: Hydra adds it, and verl reads it no more (unless it lands in an
     open mapping, whose consumer reads what it is given: +rollout.engine_kwargs.sglang.attention_backend)."""
     from doctor.launch.removed_keys import release_name, removed_in
@@ -271,7 +275,7 @@ def _plus_removed(ovs: list[Override], version: str, flagged: set[str | None],
     for o in ovs:
         if o.prefix not in ("+", "++") or o.key in flagged or _handed_on(o.key, flat, dicts):
             continue
-        gone = removed_in(o.key, version)
+        gone = removed_in(o.key, version, sft)
         if gone is None:
             continue
         path, last, removed = gone

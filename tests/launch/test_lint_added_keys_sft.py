@@ -17,7 +17,7 @@ import pytest
 from click.testing import CliRunner
 
 from doctor.cli import cli
-from doctor.launch.removed_keys import added_after
+from doctor.launch.removed_keys import added_after, removed_in
 
 ROOT = Path(__file__).resolve().parents[2]
 WRAPPER = ROOT / "tests" / "fixtures" / "verl-main" / "tests" / "special_e2e" / "sft" / "test_sft_engine_all.sh"
@@ -71,8 +71,8 @@ def test_the_tool_composes_each_sft_engine_option():
 
     old, new = sft_keys_of(config("0.6.1")), sft_keys_of(config("0.7.0"))
     assert set(old) == {"sft_trainer", "sft_trainer_engine"}
-    assert "engine.vanilla_mbridge" in new["sft_trainer_engine"] - old["sft_trainer_engine"]  # engine=megatron
-    assert "engine.ulysses_parallel_size" in new["sft_trainer_engine"]  # engine=veomni, new in 0.7.0
+    assert "engine.vanilla_mbridge" in new["sft_trainer_engine"][0] - old["sft_trainer_engine"][0]  # engine=megatron
+    assert "engine.ulysses_parallel_size" in new["sft_trainer_engine"][0]  # engine=veomni, new in 0.7.0
 
 
 def test_a_later_releases_key_that_would_take_a_plus_is_not_told_to_add_one():
@@ -88,3 +88,31 @@ def test_a_later_releases_key_that_would_take_a_plus_is_not_told_to_add_one():
         assert f["title"].endswith("was added in verl 0.7.0 (the target is verl 0.6.1)")
         assert "declares no such key" in f["detail"]
         assert f["fix"]["text"].endswith("(+data.ignore_input_ids_mismatch only if verl 0.6.1's own code reads it).")
+
+
+def test_what_an_sft_config_dropped_comes_from_its_own_table():
+    """`present_in_by_config`: v0.7.0's engine/fsdp.yaml has `data_parallel_mode`, v0.7.1's does not (sft_trainer_engine
+    composed with each engine option, tools/verl_removed_keys.py); the PPO table's stories are not the SFT trainer's:
+    data.sampler was in ppo_trainer.yaml from v0.5.0 to v0.7.1, and in no SFT trainer config."""
+    assert removed_in("engine.data_parallel_mode", "0.7.1", "sft_trainer_engine") == (
+        "engine.data_parallel_mode", "0.7.0", "0.7.1")
+    assert removed_in("engine.data_parallel_mode", "0.7.0", "sft_trainer_engine") is None  # the target has it
+    assert removed_in("data.sampler.class_name", "0.9.0") == ("data.sampler.class_name", "0.7.1", "0.8.0")  # PPO
+    assert removed_in("data.sampler.class_name", "0.9.0", "sft_trainer_engine") is None
+    assert removed_in("data.sampler.class_name", "0.9.0", "my_sft") is None  # no table: no story
+    assert added_after("engine.vanilla_mbridge", "0.6.1", "my_sft") is None
+
+
+def test_an_sft_script_is_not_told_a_ppo_keys_history(tmp_path):
+    """Linted for 0.9.0, an engine SFT run's `data.sampler.class_name` was "removed in verl 0.8.0 (last in verl 0.7.1)"
+    — the PPO trainer's history (ppo_trainer.yaml's data.sampler, 0.5.0 to 0.7.1); no sft_trainer_engine.yaml or
+    sft_trainer.yaml of any tag has a `sampler` (git show vX:verl/trainer/config/sft_trainer*.yaml). Hydra refuses the
+    key either way (an error), now without a story that is not true of the SFT trainer."""
+    script = tmp_path / "sft.sh"
+    script.write_text("torchrun --standalone --nnodes=1 --nproc-per-node=8 -m verl.trainer.sft_trainer \\\n"
+                      "    data.sampler.class_name=x trainer.total_epochs=1\n", encoding="utf-8")
+    r = CliRunner().invoke(cli, ["--json", "lint", str(script), "--verl-version", "0.9.0", "--verl-config",
+                                 str(config("0.9.0"))])
+    found = [f for f in json.loads(r.stdout)["findings"] if f.get("key") == "data.sampler.class_name"]
+    assert [(f["id"], f["severity"]) for f in found] == [("launch-key-not-in-config", "error")], found
+    assert "removed" not in found[0]["title"] and "removed_in" not in found[0]["evidence"]

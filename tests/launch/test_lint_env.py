@@ -102,3 +102,21 @@ def test_the_target_verls_documented_stack_judges_what_only_newer_readers_refuse
                                  "torch-npu 2.10.0.post4): torch-npu 2.10.0.post4:")
     assert f["evidence"]["assumed"] == {"torch-npu": "2.10.0.post4", "cann": "9.1.0"}
     assert documented_stack("0.1.0") == {}  # no documented stack: nothing assumed
+
+
+def test_what_the_launchers_before_the_entry_point_hand_it(tmp_path):
+    """The environment the entry point starts with, through what starts it: `env -u NAME` drops an export and
+    `env NAME=value` sets one (recipe/nemo_gym's submit scripts start main_ppo with `srun … env -u
+    ROCR_VISIBLE_DEVICES WANDB_API_KEY=… python3 -m verl.trainer.main_ppo`); sudo without -E resets the environment
+    and a Ray job's entrypoint runs in the job's runtime environment, so the script's exports reach neither. Before,
+    every export was judged as reaching the entry point, and `env NAME=value` words were not read."""
+    bad = "export HCCL_CONNECT_TIMEOUT=abc\n"
+    _, report = lint(tmp_path, HEAD + "srun --overlap -N 1 env TASK_QUEUE_ENABLE=true " + CALL)
+    assert exported(report) == {"env-value-ignored": "warning"}
+    _, report = lint(tmp_path, HEAD + bad + "srun --overlap -N 1 " + CALL)  # srun hands the environment on
+    assert exported(report) == {"hccl-connect-timeout-invalid": "error"}
+    for launcher in ("env -u HCCL_CONNECT_TIMEOUT ", "sudo ", "ray job submit --no-wait -- "):
+        code, report = lint(tmp_path, HEAD + bad + launcher + CALL)
+        assert exported(report) == {}, launcher
+    _, report = lint(tmp_path, HEAD + bad + "sudo -E " + CALL)
+    assert exported(report) == {"hccl-connect-timeout-invalid": "error"}

@@ -65,3 +65,30 @@ def test_a_source_that_cannot_be_found_is_said(tmp_path):
     notes = [n for n in p.notes if "was not read" in n]
     assert len(notes) == 2 and "line 1: `source ${SLURM_SUBMIT_DIR}/config.env`" in notes[0]
     assert all("not found beside the script or under its directories" in n for n in notes)
+
+
+CALLEE = Path(__file__).resolve().parents[1] / "fixtures" / "verl-main" / "tests" / "special_e2e" / "sft" / \
+    "run_sft_engine.sh"
+
+
+def test_a_sourced_files_own_directory_is_bash_source_and_the_scripts_is_dollar_zero(tmp_path):
+    """In a sourced file bash gives `${BASH_SOURCE[0]}` as that file and `$0` as the script that sources it: the
+    cluster file's `$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)` is cluster/, its `$(dirname "$0")` is jobs/.
+    Before, both were the script's directory: jobs/nodes.sh (2 nodes) was read in place of cluster/nodes.sh (8)."""
+    (tmp_path / "cluster").mkdir()
+    (tmp_path / "jobs").mkdir()
+    (tmp_path / "cluster" / "env.sh").write_text(
+        'CLUSTER_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"\nsource "${CLUSTER_DIR}/nodes.sh"\n'
+        'JOB_DIR="$(dirname "$0")"\n', encoding="utf-8")
+    (tmp_path / "cluster" / "nodes.sh").write_text("export NNODES=8\n", encoding="utf-8")
+    (tmp_path / "jobs" / "nodes.sh").write_text("export NNODES=2\n", encoding="utf-8")
+    shutil.copy(CALLEE, tmp_path / "jobs" / CALLEE.name)
+    job = tmp_path / "jobs" / "job.sh"
+    job.write_text(f'#!/bin/bash\nsource ../cluster/env.sh\nexport BACKEND=megatron\nbash "$JOB_DIR/{CALLEE.name}"\n',
+                   encoding="utf-8")
+    p = parsed(job)
+    assert len(p.invocations) == 1, p.notes
+    call = p.invocations[0]
+    assert Path(call.file) == tmp_path / "jobs" / CALLEE.name
+    assert "--nnodes=8" in [w.text for w in call.launcher]  # torchrun --nnodes=${NNODES:-1}
+    assert values(call)["engine"] == "megatron"

@@ -17,6 +17,7 @@ from typing import Protocol
 from doctor.launch.shell.arith import ArithUnknown, evaluate
 from doctor.launch.shell.tree import Node, leaf_text
 from doctor.launch.shell.values import FieldBuilder, Hole, Str, Value, concat, scalar
+from doctor.launch.shell.wrapper import script_dir_of
 
 ENVIRONMENT = {"HOME": "/home/user", "USER": "user", "LOGNAME": "user", "PWD": "/work", "OLDPWD": "/work",
                "HOSTNAME": "host", "SHELL": "/bin/bash", "PATH": "/usr/bin:/bin", "TMPDIR": "/tmp",
@@ -48,6 +49,9 @@ class Expander:
         # the environment variables whose absence what this expander read relies on (`${X:-d}` gave `d`, or a
         # variable set from such a default was read): see World.from_env
         self.from_env: set[str] = set()
+        # "$0" / "BASH_SOURCE" -> the directory of the script bash runs / of the file it reads (a sourced one), for
+        # the substitutions that name it (wrapper.script_dir_of); empty when the script has no path
+        self.script_dirs: dict[str, str] = {}
 
     # -- words ---------------------------------------------------------------------------------------------
 
@@ -88,6 +92,9 @@ class Expander:
             self._expansion(n, b, quoted)
         elif t == "command_substitution" or t == "process_substitution":
             h = Hole(n.text, "command substitution", splits=not quoted)
+            kind = script_dir_of(n.text)
+            if kind in self.script_dirs:
+                h = Hole(n.text, "command substitution", splits=not quoted, base=self.script_dirs[kind])
             self.note(n.text)
             (b.quoted if quoted else b.unquoted)(Str((h,)))
         elif t == "arithmetic_expansion":

@@ -18,7 +18,7 @@ from doctor.launch.shell.expand import SET_BY_ENVIRONMENT, Expander, glob_match
 from doctor.launch.shell.tree import Node, parse
 from doctor.launch.shell.values import Hole, Str, Value
 from doctor.launch.shell.world import World, merge, npu_variable
-from doctor.launch.shell.wrapper import passes_own_arguments, resolve, shell_script
+from doctor.launch.shell.wrapper import Launch, how_run, launch_chain, passes_own_arguments, resolve
 
 MAX_PATHS = 16
 MAX_LOOP = 32
@@ -98,11 +98,15 @@ class Interpreter:
         self.site_base: tuple[int, tuple[int, ...]] | None = None
         self.outer_args = True
         self.stack: frozenset[str] = frozenset({os.path.realpath(path)}) if path else frozenset()
+        self.reading: str | None = None  # the file `source` is reading (BASH_SOURCE[0] there), None: the script
 
     # -- helpers ---------------------------------------------------------------------------------------
     def ex(self, w: World) -> Expander:
         e = Expander(w)
         e.unresolved = self.walk.unresolved
+        if self.path:
+            e.script_dirs = {"$0": os.path.dirname(os.path.abspath(self.path)),
+                             "BASH_SOURCE": os.path.dirname(os.path.abspath(self.reading or self.path))}
         return e
 
     def note(self, text: str) -> None:
@@ -424,7 +428,7 @@ class Interpreter:
             return [w]
         at = self.is_entry(argv)
         if at is not None:
-            exports = _known_exports(env)
+            exports = _reaching(_known_exports(env), launch_chain(argv[:at])[1])
             self.walk.calls.append(Call(n.line, self.site(n), argv, lines, w.label,
                                         set(w.hints) | set(env.hints), unsplit, exports, list(self.word_env),
                                         {k: env.from_env[k] for k in exports if env.from_env.get(k)},
@@ -441,9 +445,9 @@ class Interpreter:
                 self.walk.cut_off.append(cut)
             w.status = False  # bash: command not found
             return [w]
-        script = shell_script(argv)
+        script = how_run(argv)
         if script is not None:
-            return self.run_script(n, w, env, argv, *script)
+            return self.run_script(n, w, env, argv, script)
         from doctor.launch.shell.builtins import run_builtin
 
         return run_builtin(self, n, w, argv)
@@ -454,10 +458,12 @@ class Interpreter:
             return n.start, self.loop
         return self.site_base[0], self.site_base[1] + (-1, n.start) + self.loop
 
-    def run_script(self, n: Node, w: World, env: World, argv: list[Str], at: int, env_words: list[str]) -> list[World]:
+    def run_script(self, n: Node, w: World, env: World, argv: list[Str], run: Launch) -> list[World]:
         """`bash other.sh args…`: walk other.sh as the process bash starts for it — the exported variables (with the
-        command's `NAME=value` prefixes) and the arguments reach it, nothing else does. Its entry-point calls are
-        recorded with its own lines and the chain that ran it. Where it cannot be found, a note says so."""
+        command's `NAME=value` prefixes) and the arguments reach it, nothing else does; behind `sudo` (without -E)
+        or in a Ray job the exports do not reach it either, and a note says so. Its entry-point calls are recorded
+        with its own lines and the chain that ran it. Where it cannot be found, a note says so."""
+        at = run.at
         word = argv[at]
         target = resolve(word, self.path)
         what = f"line {n.line}: `{_short(n.text)}` runs {word.text}"
@@ -475,13 +481,16 @@ class Interpreter:
             except (OSError, UnicodeDecodeError):
                 self.note(f"{what}, which could not be read")
             else:
-                self._run_child(n, w, env, argv[at + 1:], env_words, target, text)
+                if not run.inherit:
+                    self.note(f"{what}: {run.reset}, so the variables this script exports were not passed to it"
+                              + (f" except {', '.join(sorted(run.keep))}" if run.keep else ""))
+                self._run_child(n, w, env, _launch_args(argv[at + 1:], run), run, target, text)
         w.status = None
         if argv[0].text == "exec":
             w.dead = True
         return [w]
 
-    def _run_child(self, n: Node, w: World, env: World, args: list[Str], env_words: list[str], target: str,
+    def _run_child(self, n: Node, w: World, env: World, args: list[Str], run: Launch, target: str,
                    text: str) -> None:
         child = Interpreter(target, self.is_entry)
         child.walk, child.open_defaults, child.depth = self.walk, self.open_defaults, self.depth + 1
@@ -492,13 +501,15 @@ class Interpreter:
         # the arguments' lines are the callee's (where it expands "$@"), not the wrapper's array items
         cw = World(name=target, args=[Str(a.parts) for a in args], label=w.label, hints=set(env.hints))
         for name in sorted(env.exported):
+            if (not run.inherit and name not in run.keep) or name in run.unset:
+                continue
             v = env.get(name)
             if v is not None:
                 cw.vars[name] = v
                 if env.from_env.get(name):
                     cw.from_env[name] = env.from_env[name]
             cw.exported.add(name)
-        for word in env_words:
+        for word in run.env:
             name, _, value = word.partition("=")
             cw.set(name, Str.of(value))
             cw.exported.add(name)
@@ -548,9 +559,30 @@ class Interpreter:
             self.note(f"line {line}: `source {target}` could not be read")
             return [w]
         self.depth += 1
+        reading, self.reading = self.reading, path
         out = self.block(parse(text).children, [w])
         self.depth -= 1
+        self.reading = reading
         return out
+
+
+def _reaching(exports: dict[str, str], run: Launch) -> dict[str, str]:
+    """The exports an entry point the launchers before it start gets (`srun … env -u X A=1 python3 -m …`): none
+    behind sudo without -E or in a Ray job (but those the launcher keeps), less `env -u`, plus `env A=1`."""
+    out = {k: v for k, v in exports.items() if (run.inherit or k in run.keep) and k not in run.unset}
+    for word in run.env:
+        name, _, value = word.partition("=")
+        out[name] = value
+    return out
+
+
+def _launch_args(args: list[Str], run: Launch) -> list[Str]:
+    """The arguments the script gets: xargs adds the words it reads from standard input (after them, or in place of
+    its -I string), which only the run knows."""
+    stdin = Hole("<xargs input>", "standard input of xargs", splits=True)
+    if run.replace:
+        return [Str((stdin,)) if a.known and run.replace in a.text else a for a in args]
+    return args + [Str((stdin,))] if run.stdin_args else args
 
 
 _OVERRIDE_WORD = re.compile(r"^(?:\+\+|\+|~)?[A-Za-z_][\w\-]*(?:\.[\w\-@/]+)+=")  # a dotted Hydra key=value word

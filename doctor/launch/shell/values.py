@@ -19,6 +19,9 @@ class Hole:
     why: str  # "command substitution" | "environment" | "positional parameter" | "unsupported expansion" ...
     sample: str = SAMPLE
     splits: bool = False  # unquoted: bash may split it into several words
+    # a substitution naming the running script's directory (wrapper.is_script_dir): that directory, as bash would
+    # give it where the substitution ran (`${BASH_SOURCE[0]}` in a sourced file is that file, `$0` the script)
+    base: str | None = None
 
 
 Part = str | Hole

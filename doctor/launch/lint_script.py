@@ -163,7 +163,15 @@ def lint_path(inv: Invocation, version: str, trainer_dir: Path | None, opts: Opt
     ctx = Context(verl_version=version, model=info, megatron_bridge=opts.megatron_bridge, config_name=sel.config_name,
                   origin="lint", npu=_targets_npu(inv, opts, opts.script_path), trains=E.trains(inv.entry))
     hydra: list[Finding] = []
-    if sel.config_dir is not None and opts.compose is not False:
+    if inv.unknown_config and opts.compose is not False:  # upstream's tests/special_e2e/run_test.sh: `--config-name "$1"`
+        out.append(finding("lint-entry-not-composed", "warning", ("config", "verl"),
+                           f"{inv.entry}: its config was not composed ({inv.unknown_config}: a value only the run knows)",
+                           detail="The rules ran on the overrides alone; keys were not checked against a config, and "
+                                  "main_ppo's rules give warnings at most.",
+                           evidence={"entry": inv.entry, "config": inv.unknown_config},
+                           fix="Lint the script that runs this one with the config name, or pass it here.",
+                           source=S.VERL_MAIN_PPO))
+    elif sel.config_dir is not None and opts.compose is not False:
         hydra, _ = compose_findings(inv.overrides, ctx, sel.config_dir, sel.config_name,
                                     main_ppo=inv.entry == "verl.trainer.main_ppo", entry=inv.entry)
     else:
@@ -182,7 +190,7 @@ def lint_path(inv: Invocation, version: str, trainer_dir: Path | None, opts: Opt
                        evidence={"entry": inv.entry, "config_name": sel.config_name, "engine": engine,
                                  "npu": ctx.npu, "npu_hints": inv.hints}))
     found = [] if E.is_sft(inv.entry) else check(inv.overrides, ctx)  # main_ppo's rules are not SFT's
-    if sel.config_dir is None and inv.entry != "verl.trainer.main_ppo":
+    if (sel.config_dir is None and inv.entry != "verl.trainer.main_ppo") or inv.unknown_config:
         found = [_other_entry(f, inv.entry) for f in found]
     found = cluster_defaults(found, inv.override_defaults)
     return (out + with_hydra(found, hydra) + environment_findings(inv.exports, inv.export_lines, documented_stack(version))

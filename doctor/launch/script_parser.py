@@ -66,6 +66,9 @@ class Invocation:
     # override key -> the environment variables whose default its value took (`trainer.nnodes=${NNODES}` after
     # `NNODES=${NNODES:-1}`: ("NNODES",)): a value the job may replace
     override_defaults: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    # `--config-name "$1"`: a config name only the run knows (the config is then not composed; a `--config-path` with
+    # a hole, `$(pwd)/examples/x/config`, is placed by entry.in_release)
+    unknown_config: str | None = None
 
 
 @dataclass
@@ -189,11 +192,11 @@ def _invocation(c: _WalkCall, text: str) -> Invocation:
         a, ln = rest[k]
         for flag, attr in _FLAGS:
             if a.text == flag and k + 1 < len(rest):
-                _set_flag(inv, attr, rest[k + 1][0].text)
+                _set_flag(inv, attr, rest[k + 1][0].text, rest[k + 1][0].known, flag)
                 k += 1
                 break
             if a.text.startswith(flag + "="):
-                _set_flag(inv, attr, a.text[len(flag) + 1:])
+                _set_flag(inv, attr, a.text[len(flag) + 1:], a.known, flag)
                 break
         else:
             if a.text in inv.unknown_args:
@@ -253,7 +256,10 @@ def _set_lines(text: str, call_line: int, names: dict[str, str]) -> dict[str, in
     return out
 
 
-def _set_flag(inv: Invocation, attr: str, value: str) -> None:
+def _set_flag(inv: Invocation, attr: str, value: str, known: bool = True, flag: str = "") -> None:
+    if not known and attr == "config_name":  # `--config-name "$1"`: no name to compose (a path keeps its known part)
+        inv.unknown_config = f"{flag} {value}"
+        return
     if attr == "config_dir":
         inv.ignored.append(f"--config-dir={value}")
         return

@@ -28,6 +28,9 @@ DEFAULT_NAMES = {  # when the entry module's source is not here to read its @hyd
     "verl.trainer.fsdp_sft_trainer": "sft_trainer",
     "verl.trainer.sft_trainer": "sft_trainer_engine",
     "verl.trainer.sft_trainer_ray": "sft_trainer_engine",
+    # @hydra.main of verl/trainer/main_eval.py and main_generation.py (v0.6.1; main_eval unchanged to v0.9.0)
+    "verl.trainer.main_eval": "evaluation",
+    "verl.trainer.main_generation": "generation",
 }
 
 
@@ -39,8 +42,11 @@ def is_sft(entry: str) -> bool:
 def trains(entry: str) -> bool:
     """The entry point runs the PPO trainer (main_ppo, its variants, a recipe's main_*). verl's generation entries
     only start rollout servers and generate (verl v0.9.0 verl/trainer/main_generation_server.py: no actor, no
-    trainer validation), so the trainer's batch rules say nothing about them."""
-    return not is_sft(entry) and not entry.rsplit(".", 1)[-1].startswith("main_generation")
+    trainer validation), and its evaluation entries only score a parquet of responses (verl/trainer/main_eval.py and
+    recipe/r1/main_eval.py compose `evaluation.yaml`: data, custom_reward_function, ray_kwargs; no actor), so the
+    trainer's batch rules say nothing about them."""
+    name = entry.rsplit(".", 1)[-1]
+    return not is_sft(entry) and not name.startswith(("main_generation", "main_eval"))
 
 
 MEGATRON_ENGINES = ("megatron", "mindspeed")

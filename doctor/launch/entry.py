@@ -49,6 +49,25 @@ def trains(entry: str) -> bool:
     return not is_sft(entry) and not name.startswith(("main_generation", "main_eval"))
 
 
+def validates(entry: str, trainer_config: Path | None) -> bool | None:
+    """Whether the entry point runs verl's `validate_config` (verl/utils/config.py), the only place that holds the
+    train batch against the actor's mini batch (ActorConfig.validate): verl.trainer.main_ppo and the entries that call
+    it (one_step_off_policy, most recipes) do; verl's VLA trainer (verl/experimental/vla/main_ppo.py, v0.7.0's
+    recipe/vla) does not, and its workers take any mini batch. Read from the entry module's source when it is beside
+    the config (the release's tree or wheel): True when it names `validate_config` or imports from
+    verl.trainer.main_ppo (whose TaskRunner calls it); False when it does neither; None when the source is not here."""
+    if entry == "verl.trainer.main_ppo":
+        return True
+    root = _repo_root(trainer_config)
+    if root is None:
+        return None
+    try:
+        text = (root / Path(*entry.split("."))).with_suffix(".py").read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return None
+    return "validate_config" in text or "verl.trainer.main_ppo" in text
+
+
 MEGATRON_ENGINES = ("megatron", "mindspeed")
 _STRATEGY_ENGINE = {"fsdp": "fsdp", "fsdp2": "fsdp", "dp": "fsdp", "megatron": "megatron", "mindspeed": "mindspeed",
                     "veomni": "veomni", "torchtitan": "torchtitan", "automodel": "automodel"}

@@ -161,7 +161,8 @@ def lint_path(inv: Invocation, version: str, trainer_dir: Path | None, opts: Opt
         out.append(note)
     sel = E.select(inv.entry, inv.config_name, inv.config_path, trainer_dir)
     ctx = Context(verl_version=version, model=info, megatron_bridge=opts.megatron_bridge, config_name=sel.config_name,
-                  origin="lint", npu=_targets_npu(inv, opts, opts.script_path), trains=E.trains(inv.entry))
+                  origin="lint", npu=_targets_npu(inv, opts, opts.script_path), trains=E.trains(inv.entry),
+                  validates=E.validates(inv.entry, trainer_dir))
     hydra: list[Finding] = []
     if inv.unknown_config and opts.compose is not False:  # upstream's tests/special_e2e/run_test.sh: `--config-name "$1"`
         out.append(finding("lint-entry-not-composed", "warning", ("config", "verl"),

@@ -64,6 +64,7 @@ class Context:
     npu: bool | None = True  # the run targets an Ascend NPU (None: the script does not say)
     flat: dict[str, Any] | None = None  # the composed config's leaves, when composed
     trains: bool = True  # the entry point trains (main_ppo, a recipe); a generation server only runs the rollout
+    validates: bool | None = True  # it runs verl's validate_config (entry.validates; None: its source is not here)
     outside: dict[str, str] = field(default_factory=dict)  # sections filled from config not here (ComposeResult)
 
 

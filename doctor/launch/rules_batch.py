@@ -116,8 +116,17 @@ def batch(v: _View, ctx: Context) -> list[Finding]:
     tbs = v.int("data.train_batch_size", 1024)
     mini = v.int("actor_rollout_ref.actor.ppo_mini_batch_size", 256)
     if tbs and mini and tbs < mini:
-        out.append(finding("launch-mini-batch-too-large", "error", ("config",),
-                           f"train_batch_size ({tbs}) must be >= ppo_mini_batch_size ({mini})",
+        # only verl's validate_config holds the two against each other: an entry that does not run it (verl's VLA
+        # trainer) takes the layout, so there the rule says what main_ppo would refuse, as a warning
+        unchecked = ctx.validates is False
+        out.append(finding("launch-mini-batch-too-large", "warning" if unchecked else "error", ("config",),
+                           f"train_batch_size ({tbs}) must be >= ppo_mini_batch_size ({mini})"
+                           + (" (under main_ppo; this entry point does not check it)" if unchecked else ""),
+                           detail=("verl's validate_config raises 'train_batch_size (…) must be >= "
+                                   "actor.ppo_mini_batch_size (…)'"
+                                   + ("; this entry point does not call it (its source names neither "
+                                      "validate_config nor verl.trainer.main_ppo), so the run is not refused for "
+                                      "it: check the layout against that trainer's own code." if unchecked else ".")),
                            evidence=v.ev("data.train_batch_size", "actor_rollout_ref.actor.ppo_mini_batch_size"),
                            key="actor_rollout_ref.actor.ppo_mini_batch_size", fix="Lower ppo_mini_batch_size.",
                            source=S.VERL_ACTOR_CONFIG))

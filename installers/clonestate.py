@@ -38,12 +38,12 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
+from doctor.installers import gitsrc
+
 Log = Callable[[str], None]
 
 
 def _git(dest: str | Path, *args: str, check: bool = False) -> tuple[int, str]:
-    from doctor.installers import gitsrc
-
     cp = gitsrc._git(list(args), cwd=dest, check=check, timeout=300)
     return cp.returncode, cp.stdout
 
@@ -149,10 +149,6 @@ def _remove(path: str) -> None:
         os.unlink(path)
 
 
-def _named(items: list[str], n: int = 5) -> str:
-    return ", ".join(items[:n]) + (f" … ({len(items)})" if len(items) > n else "")
-
-
 def since(now: Mapping[str, Any], after: Mapping[str, Any] | None, *, live: bool) -> list[str]:
     """What in a clone the run made is not as the run left it (someone's later work); empty when it may go. With no
     record after its clone step, a live restore follows that very step: a half-checked-out tree is the run's own."""
@@ -160,17 +156,17 @@ def since(now: Mapping[str, Any], after: Mapping[str, Any] | None, *, live: bool
         return [] if live else ["the run stopped before recording it"]
     why = []
     if now["tracked"]:
-        why.append(f"tracked files changed: {_named(now['tracked'])}")
+        why.append(f"tracked files changed: {gitsrc.named(now['tracked'], unit='')}")
     if now["head"] != after["head"]:
         why.append(f"HEAD at {now['head'][:12] or 'no commit'}, not the run's {after['head'][:12]}")
     refs = sorted(r for r in set(now["refs"]) | set(after["refs"]) if now["refs"].get(r) != after["refs"].get(r))
     if refs:
-        why.append(f"refs changed: {_named(refs)}")
+        why.append(f"refs changed: {gitsrc.named(refs, unit='')}")
     if not live:
         moved = sorted(e for e in set(now["untracked"]) | set(after["untracked"])
                        if now["untracked"].get(e) != after["untracked"].get(e))
         if moved:
-            why.append(f"untracked files new or changed: {_named(moved)}")
+            why.append(f"untracked files new or changed: {gitsrc.named(moved, unit='')}")
     return why
 
 
@@ -199,8 +195,6 @@ def restore(rec: Mapping[str, Any], *, live: bool, log: Log | None = None) -> li
     # build outputs first, while the commit the run built from is checked out (its ignore rules listed them)
     out = _untracked_back(path, before["untracked"], left["untracked"], now["untracked"], live=live)
     if (before["head"], before["branch"]) != (now["head"], now["branch"]):
-        from doctor.installers import gitsrc
-
         pos = {"path": path, "head": before["head"], "branch": before["branch"]}
         out.append(gitsrc.put_back(pos, moved_to=rec.get("moved_to"), log=log))
     out += _refs_back(path, before["refs"], left["refs"], log)
@@ -210,8 +204,9 @@ def restore(rec: Mapping[str, Any], *, live: bool, log: Log | None = None) -> li
     out += _fetch_head_back(path, before, left.get("fetch_head"), now.get("fetch_head"))
     final = snapshot(path) or final
     if final["submodules"] != before["submodules"]:
-        out.append(f"{path}: submodules not as they were (before: {_named(before['submodules'], 3) or 'none'}; now: "
-                   f"{_named(final['submodules'], 3)}); left as they are (`git -C {path} submodule update` or "
+        was, now_subs = gitsrc.named(before["submodules"], 3, unit=""), gitsrc.named(final["submodules"], 3, unit="")
+        out.append(f"{path}: submodules not as they were (before: {was or 'none'}; now: {now_subs}); left as they are "
+                   f"(`git -C {path} submodule update` or "
                    "`submodule deinit` puts them where you want)")
     return out
 
@@ -395,12 +390,13 @@ def _untracked_back(path: str, before: Mapping[str, str], left: Mapping[str, str
             kept.append(e)
     out = []
     if gone:
-        out.append(f"{path}: untracked files the run's builds wrote removed: {_named(gone)}")
+        out.append(f"{path}: untracked files the run's builds wrote removed: {gitsrc.named(gone, unit='')}")
     if kept:
-        out.append(f"{path}: untracked files new since the run or changed since it wrote them left: {_named(kept)}")
+        left_now = gitsrc.named(kept, unit="")
+        out.append(f"{path}: untracked files new since the run or changed since it wrote them left: {left_now}")
     if rewritten:
         out.append(f"{path}: untracked files that were there before and were rewritten (by the run's builds, or since) "
-                   f"left as they are now: {_named(rewritten)}")
+                   f"left as they are now: {gitsrc.named(rewritten, unit='')}")
     return out
 
 

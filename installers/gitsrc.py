@@ -192,8 +192,9 @@ def deleted_only(changed: Sequence[tuple[str, str]]) -> bool:
     return bool(changed) and all(code.strip() == "D" for code, _p in changed)
 
 
-def named(paths: Sequence[str], n: int = 5) -> str:
-    return ", ".join(paths[:n]) + (f" … ({len(paths)} files)" if len(paths) > n else "")
+def named(paths: Sequence[str], n: int = 5, unit: str = " files") -> str:
+    """The first `n` of `paths`, and how many there are when that is not all of them."""
+    return ", ".join(paths[:n]) + (f" … ({len(paths)}{unit})" if len(paths) > n else "")
 
 
 def restore_deleted(dest: Path, changed: Sequence[tuple[str, str]], *, log: Log | None = None) -> None:

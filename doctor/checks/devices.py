@@ -22,7 +22,7 @@ def _npu_nodes(paths: Iterable[Any] | None) -> list[str]:
     return [p for p in (paths or []) if isinstance(p, str) and p.startswith("/dev/davinci") and p[12:].isdigit()]
 
 
-def _not_visible_detail(status: Any, devs: Any, pci: Any, files: Any) -> str:
+def _not_visible_detail(status: Any, pci: Any, files: Any) -> str:
     """What each source of NPU facts said: an npu-smi that is not installed listed nothing (saying it "lists no
     device" sends the reader to a card or a driver that may not exist), and a source the probe could not read
     (None) is not said to be empty."""
@@ -103,7 +103,7 @@ def npu_visible(ctx: CheckContext) -> Iterator[Finding]:
     if asc is None or (probed_any and not seen_any):
         yield finding(
             "npu-not-visible", "error", ("npu", "driver"), "No Ascend NPU is visible on this host",
-            detail=_not_visible_detail(status, devs, pci, files),
+            detail=_not_visible_detail(status, pci, files),
             evidence={"npu_smi": status, "devices": len(devs or []), "pci": len(pci or []), "device_files": files or []},
             fix="Run on an Ascend host (Atlas A2/A3); in a container pass --device=/dev/davinciN and the manager nodes. "
                 "To diagnose an Ascend host from a machine without NPUs: `doctor collect -o snap.json` on it, then "

@@ -58,12 +58,8 @@ def validates(entry: str, trainer_config: Path | None) -> bool | None:
     verl.trainer.main_ppo (whose TaskRunner calls it); False when it does neither; None when the source is not here."""
     if entry == "verl.trainer.main_ppo":
         return True
-    root = _repo_root(trainer_config)
-    if root is None:
-        return None
-    try:
-        text = (root / Path(*entry.split("."))).with_suffix(".py").read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError):
+    text = _entry_source(entry, _repo_root(trainer_config))
+    if text is None:
         return None
     return "validate_config" in text or "verl.trainer.main_ppo" in text
 
@@ -140,13 +136,23 @@ def _repo_root(trainer_config: Path | None) -> Path | None:
     return None
 
 
+def _entry_source(entry: str, root: Path | None) -> str | None:
+    """The text of the entry module under the repository (or site-packages) root, None when it is not there."""
+    if root is None:
+        return None
+    try:
+        return (root / Path(*entry.split("."))).with_suffix(".py").read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return None
+
+
 def _default_name(entry: str, root: Path | None) -> str:
     """The entry module's `@hydra.main(config_name=…)`, read from its source when it is here."""
-    if root is not None:
-        src = root / Path(*entry.split(".")).with_suffix(".py")
+    text = _entry_source(entry, root)
+    if text is not None:
         try:
-            tree = ast.parse(src.read_text(encoding="utf-8"))
-        except (OSError, SyntaxError, UnicodeDecodeError):
+            tree = ast.parse(text)
+        except SyntaxError:
             tree = None
         for node in ast.walk(tree) if tree else ():
             if isinstance(node, ast.Call) and getattr(node.func, "attr", None) == "main":

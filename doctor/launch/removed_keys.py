@@ -80,22 +80,13 @@ def newest_with(options: set[str], newest: str) -> str | None:
     return max(cands, key=vt, default=None)
 
 
-@lru_cache(maxsize=1)
-def _table() -> tuple[list[str], dict[str, list[str]]]:
-    """(the releases, key path -> the releases that have it) of the PPO trainer configs."""
-    data = _data()
-    try:
-        return list(data["releases"]), {k: list(v) for k, v in data["present_in"].items()}
-    except (KeyError, TypeError, AttributeError):
-        return [], {}
-
-
 @lru_cache(maxsize=8)
-def _config_table(config: str) -> tuple[list[str], dict[str, list[str]]]:
-    """As `_table`, for the SFT trainer config `config` (`present_in_by_config`; empty when it has none for it)."""
+def _table(config: str | None = None) -> tuple[list[str], dict[str, list[str]]]:
+    """(the releases, key path -> the releases that have it) of the PPO trainer configs, or with `config` of that SFT
+    trainer config (`present_in_by_config`; empty when it has none for it)."""
     data = _data()
     try:
-        table = data.get("present_in_by_config", {}).get(config, {})
+        table = data["present_in"] if config is None else data.get("present_in_by_config", {}).get(config, {})
         return list(data["releases"]), {k: list(v) for k, v in table.items()}
     except (KeyError, TypeError, AttributeError):
         return [], {}
@@ -105,7 +96,7 @@ def removed_in(key: str, version: str, config: str | None = None) -> tuple[str, 
     """(the path that went, the last release that had it, the release that removed it) when `key`, or the
     section it sits in, was in an earlier release's config and is not in `version`'s; None otherwise. `config` is
     the SFT trainer config the entry point composes (its own table), None for the PPO trainer and its variants."""
-    releases, table = _table() if config is None else _config_table(config)
+    releases, table = _table(config)
     target = vt(version)
     parts = key.split(".")
     for n in range(len(parts), 0, -1):

@@ -13,6 +13,8 @@ from pathlib import Path
 import pytest
 
 from doctor.launch.hydra_compose import installed_verl
+from doctor.launch.shell.values import Str
+from doctor.launch.shell.wrapper import how_run
 
 QWEN25_05B = {  # Qwen/Qwen2.5-0.5B-Instruct config.json (fields the rules read)
     "architectures": ["Qwen2ForCausalLM"], "model_type": "qwen2", "hidden_act": "silu", "hidden_size": 896,
@@ -64,3 +66,10 @@ def require_verl_config() -> Path:
 @pytest.fixture(scope="session")
 def verl_config_dir() -> Path:
     return require_verl_config()
+
+
+def shell_script(words: list[Str]) -> tuple[int, list[str]] | None:
+    """(index of the script word, the `NAME=value` words set for it) when the command runs a script file with a
+    shell, as `how_run` gives them; None otherwise."""
+    run = how_run(words)
+    return None if run is None else (run.at, run.env)

@@ -38,10 +38,10 @@ def test_composed_open_mapping_overrides_a_stale_table(monkeypatch):
     composed target config says the section is open."""
     from doctor.launch import removed_keys
 
-    monkeypatch.setattr(removed_keys, "_table", lambda: (["0.5.0", "0.6.0"], {SGLANG[1:]: ["0.5.0"]}))
+    monkeypatch.setattr(removed_keys, "_table", lambda config=None: (["0.5.0", "0.6.0"], {SGLANG[1:]: ["0.5.0"]}))
     _, report = lint(HEAD + f"    {SGLANG}=ascend\n", "--verl-version", "0.9.0")
     assert "launch-key-removed" not in ids(report)
-    monkeypatch.setattr(removed_keys, "_table", lambda: (["0.7.1", "0.8.0"],
+    monkeypatch.setattr(removed_keys, "_table", lambda config=None: (["0.7.1", "0.8.0"],
                                                         {"trainer.use_legacy_worker_impl": ["0.7.1"]}))
     _, report = lint(HEAD + "    +trainer.use_legacy_worker_impl=disable\n", "--verl-version", "0.9.0")
     assert ids(report, "trainer.use_legacy_worker_impl") == ["launch-key-removed"]  # a closed section still is

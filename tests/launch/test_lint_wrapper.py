@@ -15,10 +15,11 @@ from click.testing import CliRunner
 from doctor.cli import cli
 from doctor.launch.script_parser import parse_script
 from doctor.launch.shell.values import Hole, Str
-from doctor.launch.shell.wrapper import candidates, is_script_dir, shell_script
-from tests.launch.helpers import require_verl_config
+from doctor.launch.shell.wrapper import candidates, is_script_dir
+from tests.launch.helpers import require_verl_config, shell_script
 
 MAIN = Path(__file__).resolve().parents[1] / "fixtures" / "verl-main" / "tests" / "special_e2e"
+
 
 
 def lint(path: Path, *args: str) -> dict:

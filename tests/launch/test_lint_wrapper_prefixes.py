@@ -15,7 +15,7 @@ import pytest
 
 from doctor.launch.script_parser import parse_script
 from doctor.launch.shell.values import Str
-from doctor.launch.shell.wrapper import shell_script
+from tests.launch.helpers import shell_script
 
 CALLEE = Path(__file__).resolve().parents[1] / "fixtures" / "verl-main" / "tests" / "special_e2e" / "sft" / \
     "run_sft_engine.sh"

@@ -252,13 +252,6 @@ def how_run(argv: list[Str]) -> Launch | None:
     return None
 
 
-def shell_script(argv: list[Str]) -> tuple[int, list[str]] | None:
-    """(index of the script word, the `NAME=value` words set for it) when the command runs a script file with a
-    shell (see `how_run`), else None."""
-    run = how_run(argv)
-    return None if run is None else (run.at, run.env)
-
-
 def candidates(word: Str, script: str | None) -> list[str]:
     """Where bash may find the script a word names, most likely first. `script` is the running script's path.
 

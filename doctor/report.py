@@ -57,11 +57,15 @@ class Fix:
     commands: tuple[str, ...] = ()
     # the packages its pip line would take torch for, in a target with none (doctor.checks.torch_first)
     torch_first: tuple[str, ...] = ()
+    # the installed releases pinned on its pip line so pip keeps them (`torch==2.9.0`; doctor.checks.torch_first)
+    kept: tuple[str, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
         d: dict[str, Any] = {"text": self.text, "commands": list(self.commands)}
         if self.torch_first:
             d["torch_first"] = list(self.torch_first)
+        if self.kept:
+            d["kept"] = list(self.kept)
         return d
 
 

@@ -256,7 +256,7 @@ def diagnose(
 
     keep = {node: [f"torch=={v}"] for node, snap, _ in nodes if snap is not None and (v := ver(snap, "torch"))}
     together = install_all(findings, keep)  # the findings' install lines as one command, beside each finding's own
-    report.findings = _say_torch_first(together, findings, nodes)
+    report.findings = _keep_torch(_say_torch_first(together, findings, nodes), keep)
     if together:
         report.extra["install_all"] = together
     first = next(((n, s) for n, s, _ in nodes if s is not None), None)
@@ -326,6 +326,18 @@ def _say_torch_first(lines: list[dict[str, Any]], findings: list[Finding],
         if line.get("node") in torchless and (pull := torch_pullers(line["requirements"], table)):
             line["torch_first"] = pull
     return with_torch_first(findings, torchless, table)
+
+
+def _keep_torch(findings: list[Finding], keep: dict[Any, list[str]]) -> list[Finding]:
+    """Each finding's own pip line that would resolve a package requiring torch pins the installed torch, as the
+    summary line does (doctor.checks.torch_first.with_torch_kept)."""
+    if not any(f.fix is not None and f.node in keep and "pip install" in " ".join((f.fix.text, *f.fix.commands))
+               for f in findings):
+        return findings
+    from doctor.checks.torch_first import with_torch_kept
+    from doctor.knowledge.requirements import load_requirements
+
+    return with_torch_kept(findings, {node: pins[0] for node, pins in keep.items()}, load_requirements())
 
 
 def _about_the_snapshot(f: Finding) -> Finding:

@@ -5,40 +5,24 @@ there is nothing to keep: pip resolves the line and takes PyPI's torch for which
 peft, torchdata, tensordict: verl's own requirements) — on x86_64 a CUDA build of several GB, on any machine a
 release chosen by the newest requirement, not the build torch-npu pairs with. The line stays (it is right for
 everything else); the report says which packages pull torch, so the stack's torch goes in first. Read from the
-requirements table's newest release of each package (what pip would pick for an unpinned name), outside extras.
+requirements table's index: whether each package's newest release (what pip would pick for an unpinned name)
+requires torch outside extras (doctor.knowledge.requirements.requires_torch, decided when the table is written).
 The same holds for each finding's own line (`pip install 'accelerate>=0.21.0'`): a finding whose fix would pull
 torch into such a target says so in its fix (`with_torch_first`), in the words the summary line uses (`sentence`).
-Pure: the table is passed in."""
+In a target that has torch, each finding's own line that would resolve such a package gets the installed torch
+pinned on it, as the summary line does (`with_torch_kept`): `pip install 'vllm==0.11.0'` alone lets pip replace the
+torch torch-npu was built against with the one vllm pins; with `torch==2.9.0` beside it pip keeps torch, or names
+the conflict and changes nothing. Pure: the table is passed in."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+import shlex
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
-from packaging.requirements import InvalidRequirement, Requirement
-from packaging.utils import canonicalize_name
-
 from doctor.checks.install_all import is_command, pip_install_words, requirement_name
 from doctor.report import Finding, Fix
-
-
-def _requires_torch(declared: Iterable[str]) -> bool:
-    """A release's Requires-Dist names torch outside an extra (an environment marker on the platform or Python still
-    counts: the targets are Linux, where such markers hold). Only a line that starts with "torch" (in any case, after
-    PEP 508's leading blanks) can name it: a canonical name equal to "torch" is those five letters, separators
-    cannot occur inside it. The others (~580 of ~600 for the newest releases of verl 0.9.1's ~20 requirements, in a
-    torchless target's fix lines) are not parsed."""
-    for line in declared:
-        if line.lstrip(" \t")[:5].lower() != "torch":
-            continue
-        try:
-            r = Requirement(line)
-        except InvalidRequirement:
-            continue
-        if canonicalize_name(r.name) == "torch" and (r.marker is None or "extra" not in str(r.marker)):
-            return True
-    return False
 
 
 def torch_pullers(requirements: Iterable[str], table: Any) -> list[str]:
@@ -52,9 +36,7 @@ def torch_pullers(requirements: Iterable[str], table: Any) -> list[str]:
         if name == "torch":
             out.append(name)
             continue
-        newest = table.newest(name)
-        d = table.declared(name, newest) if newest else None
-        if d is not None and _requires_torch(d.requires_dist):
+        if table.newest_requires_torch(name):
             out.append(name)
     return out
 
@@ -109,4 +91,39 @@ def with_torch_first(findings: Iterable[Finding], torchless: set[Any], table: An
             f = replace(f, fix=replace(f.fix, text=f"{f.fix.text.rstrip()} {sentence(pull, then)}",
                                        torch_first=tuple(pull)))
         out.append(f)
+    return out
+
+
+def _pullers_of_line(line: str, table: Any) -> list[str]:
+    reqs = _line_requirements(line)
+    if any(requirement_name(r) == "torch" for r in reqs):
+        return []
+    return torch_pullers(reqs, table)
+
+
+def with_torch_kept(findings: Iterable[Finding], keep: Mapping[Any, str], table: Any) -> list[Finding]:
+    """The findings, each one of a node in `keep` ({node: "torch==X"}, its installed torch) whose own pip install
+    lines would resolve a package that requires torch getting that pin on each such line (and on its sentence, when
+    the sentence is itself the line), a note in its text and the pin as `fix.kept`. A line that names torch, has
+    `--no-deps`, an index or another option pip would not resolve the table's releases with is left as it is."""
+    out = []
+    for f in findings:
+        pin = keep.get(f.node)
+        fix = f.fix
+        if pin is None or fix is None:
+            out.append(f)
+            continue
+        own = pip_install_words(fix.text) if not fix.commands else None
+        text_is_line = own is not None and is_command(own[0])
+        commands = tuple(f"{c} {shlex.quote(pin)}" if _pullers_of_line(c, table) else c for c in fix.commands)
+        text = fix.text
+        if text_is_line and _pullers_of_line(text, table):
+            text = f"{text} {shlex.quote(pin)}"
+        if commands == fix.commands and text == fix.text:
+            out.append(f)
+            continue
+        note = (f"{pin} is on the line so pip keeps the installed torch (the build torch-npu pairs with): a release "
+                "that needs another torch makes pip name the conflict and change nothing, rather than replace it.")
+        text = text if text_is_line else f"{text.rstrip()} {note}"
+        out.append(replace(f, fix=replace(fix, text=text, commands=commands, kept=(pin,))))
     return out

@@ -11,7 +11,8 @@ InputError naming the file and the key (exit 2) when it is read.
 Layout (`layout()` builds it from the refresh tool's whole document, so the writer and this reader share it):
     index.json      {"schema": "doctor.requirements-index/1", "read": "YYYY-MM-DD",
                      "projects": {"<PEP 503 name>": {"releases": <count>, "newest": "<version>" | null,
-                                                     "yanked": {"<version>": "<reason>", ...}}}}
+                                                     "yanked": {"<version>": "<reason>", ...},
+                                                     "requires_torch": true | false}}}
     <name>.json     {"schema": "doctor.requirements-project/1", "read": "YYYY-MM-DD", "project": "<name>",
                      "releases": {"<version as PyPI lists it>": {
                          "requires_python": str | null, "requires_dist": [str, ...], "uploaded": "YYYY-MM-DD",
@@ -32,8 +33,12 @@ reading the project's file.
 `unstated` (optional) lists the releases the size policy keeps whose only file is an sdist that does not state its
 requirements (PKG-INFO before Metadata-Version 2.2: older deepspeed and flash-attn): nothing can be said about
 them, and the refresh must not report them as missing from the table.
-A project's file must agree with the index (same read date, release count, newest release and yanked releases): the index is a
-summary of the files, never a second source, and a copy mixing files of two refreshes is refused.
+`requires_torch` says whether the newest release's Requires-Dist names torch outside an extra: a fix line that lets
+pip resolve the unpinned name brings torch in, and a check asks that of every fix line without reading a project's
+file (an index written before the field lacks it: the project's file answers then).
+A project's file must agree with the index (same read date, release count, newest release, yanked releases and
+requires_torch): the index is a summary of the files, never a second source, and a copy mixing files of two
+refreshes is refused.
 
 The refresh tool's whole document (schema "doctor.requirements/1": {"schema", "read", "projects": {name:
 {version: entry}}, "unstated": {name: [version, ...]}}) is validated by `parse_requirements` with the same per-release rules before it is written.
@@ -149,12 +154,14 @@ class Declared(NamedTuple):
 
 
 class ProjectSummary(NamedTuple):
-    """A project's line of the index: how many releases its file holds, the newest of them, and the yanked ones
-    (version -> reason, in version order)."""
+    """A project's line of the index: how many releases its file holds, the newest of them, the yanked ones
+    (version -> reason, in version order), and whether the newest release requires torch (`requires_torch`: None
+    when the index predates the field, a knowledge directory carried in from an older doctor)."""
 
     releases: int
     newest: str | None
     yanked: tuple[tuple[str, str], ...] = ()
+    requires_torch: bool | None = False
 
 
 def summary_of(releases: Mapping[str, Any]) -> ProjectSummary:
@@ -163,8 +170,34 @@ def summary_of(releases: Mapping[str, Any]) -> ProjectSummary:
     def reason(d: Any) -> str | None:
         return d.get("yanked") if isinstance(d, Mapping) else d.yanked
 
+    def dist(d: Any) -> Iterable[str]:
+        return (d.get("requires_dist") or ()) if isinstance(d, Mapping) else d.requires_dist
+
     yanked = sorted(((k, r) for k, d in releases.items() if (r := reason(d)) is not None), key=lambda kv: Version(kv[0]))
-    return ProjectSummary(len(releases), newest_of(releases), tuple(yanked))
+    newest = newest_of(releases)
+    return ProjectSummary(len(releases), newest, tuple(yanked),
+                          newest is not None and requires_torch(dist(releases[newest])))
+
+
+def requires_torch(declared: Iterable[str]) -> bool:
+    """A release's Requires-Dist names torch outside an extra (an environment marker on the platform or Python still
+    counts: the targets are Linux, where such markers hold): pip installing the release into a target resolves
+    torch. Only a line that starts with "torch" (in any case, after PEP 508's leading blanks) can name it: a
+    canonical name equal to "torch" is those five letters, separators cannot occur inside it; the others are not
+    parsed."""
+    from packaging.requirements import InvalidRequirement, Requirement
+    from packaging.utils import canonicalize_name
+
+    for line in declared:
+        if line.lstrip(" \t")[:5].lower() != "torch":
+            continue
+        try:
+            r = Requirement(line)
+        except InvalidRequirement:
+            continue
+        if canonicalize_name(r.name) == "torch" and (r.marker is None or "extra" not in str(r.marker)):
+            return True
+    return False
 
 
 def newest_of(versions: Iterable[str]) -> str | None:
@@ -236,6 +269,19 @@ class RequirementsTable:
         """The newest release the table holds for `project` (from the index: no project file is read)."""
         s = self.index.get(_normalize(project))
         return s.newest if s else None
+
+    def newest_requires_torch(self, project: str) -> bool | None:
+        """Whether the newest release the table holds for `project` requires torch (what pip resolves for the
+        unpinned name brings torch in): from the index, so a check asks it of every fix line without reading a
+        project's file; from the project's file only for an index that predates the field. None for a project the
+        table does not hold."""
+        name = _normalize(project)
+        s = self.index.get(name)
+        if s is None:
+            return None
+        if s.requires_torch is not None:
+            return s.requires_torch
+        return summary_of(self.projects[name]).requires_torch
 
     def nearest_installable(self, project: str, version: str, python: str | None, arch: str | None) -> str | None:
         """The release nearest `version` that publishes a wheel for this Python and machine: one of the same
@@ -411,7 +457,8 @@ def layout(doc: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
 
     def line(rels: Mapping[str, Any]) -> dict[str, Any]:
         s = summary_of(rels)
-        return {"releases": s.releases, "newest": s.newest, **({"yanked": dict(s.yanked)} if s.yanked else {})}
+        return {"releases": s.releases, "newest": s.newest, **({"yanked": dict(s.yanked)} if s.yanked else {}),
+                "requires_torch": s.requires_torch}
 
     files: dict[str, dict[str, Any]] = {INDEX: {
         "schema": INDEX_SCHEMA, "read": doc["read"],
@@ -442,7 +489,7 @@ def parse_index(data: Any, source: str) -> tuple[str, dict[str, ProjectSummary]]
     for name, e in t["projects"].items():
         p = f"projects.{name}"
         _project_name(v, name, p)
-        s = v.keys(e, {"releases", "newest", "yanked"}, p, required=("releases", "newest"))
+        s = v.keys(e, {"releases", "newest", "yanked", "requires_torch"}, p, required=("releases", "newest"))
         n = s["releases"]
         if not isinstance(n, int) or isinstance(n, bool) or n < 0:
             raise v.fail(f"{p}.releases", f"must be a count of releases, got {n!r}")
@@ -453,7 +500,10 @@ def parse_index(data: Any, source: str) -> tuple[str, dict[str, ProjectSummary]]
         if not isinstance(y, dict) or not all(isinstance(r, str) for r in y.values()):
             raise v.fail(f"{p}.yanked", "must be an object of version -> reason")
         yanked = sorted(((v.version(k, f"{p}.yanked.{k}"), r) for k, r in y.items()), key=lambda kv: Version(kv[0]))
-        index[name] = ProjectSummary(n, newest, tuple(yanked))
+        rt = s.get("requires_torch")
+        if rt is not None and not isinstance(rt, bool):
+            raise v.fail(f"{p}.requires_torch", f"must be true or false, got {rt!r}")
+        index[name] = ProjectSummary(n, newest, tuple(yanked), rt)
     return read, index
 
 
@@ -469,10 +519,13 @@ def parse_project(data: Any, source: str, name: str, read: str, summary: Project
         raise v.fail("project", f"is {t['project']!r}, but the file is {name}.json")
     rels = _releases(v, t["releases"], "releases")
     got = summary_of(rels)
+    if summary.requires_torch is None:  # an index that predates the field: nothing there to agree with
+        got = got._replace(requires_torch=None)
     if got != summary:
-        raise v.fail("releases", f"{got.releases} releases, newest {got.newest}, yanked {dict(got.yanked)}, but {INDEX} "
-                                 f"says {summary.releases}, newest {summary.newest}, yanked {dict(summary.yanked)}: the "
-                                 f"index and this file disagree")
+        raise v.fail("releases", f"{got.releases} releases, newest {got.newest}, yanked {dict(got.yanked)}, newest "
+                                 f"requires torch {got.requires_torch}, but {INDEX} says {summary.releases}, newest "
+                                 f"{summary.newest}, yanked {dict(summary.yanked)}, newest requires torch "
+                                 f"{summary.requires_torch}: the index and this file disagree")
     return ProjectTable(rels, _unstated(v, t.get("unstated"), rels, "unstated"))
 
 

@@ -247,16 +247,56 @@ def test_with_no_torch_in_the_target_the_line_names_what_would_pull_one(tmp_path
     assert not [f for f in rep.findings if f.fix is not None and f.fix.torch_first]
 
 
+def test_each_finding_line_that_would_resolve_torch_keeps_the_installed_one(tmp_path):
+    """A finding's own line is pasted alone as often as the summary line: `pip install 'accelerate'` in a target with
+    torch 2.9.0 lets pip take a newer torch for an accelerate that needs one (PyPI's build, not the one torch-npu was
+    built against). The line pins the installed torch, so pip stops on the conflict and torch stays; a line for a
+    package that does not require torch (pyyaml) is left as it is. Real venv, real pip, offline wheels made here."""
+    from doctor.probes import collect_snapshot
+
+    venv = tmp_path / "v"
+    py, site = venv_without_pip(venv)
+    for name, version, requires in (("torch", "2.9.0", ""),
+                                    ("mylib", "1.0", "Requires-Dist: accelerate\nRequires-Dist: pyyaml\n")):
+        dist = site / f"{name}-{version}.dist-info"
+        dist.mkdir(parents=True)
+        (dist / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {name}\nVersion: {version}\n{requires}")
+        (dist / "RECORD").write_text("")
+    rep = diagnose([(None, collect_snapshot(python=str(py)), None)], only=["declared-requirements"], local=True)
+    own = {f.evidence["requires"]: f.fix for f in rep.findings if f.id == "requirement-missing"}
+    assert own["accelerate"].kept == ("torch==2.9.0",)
+    assert own["accelerate"].commands[-1] == f"{py} -m pip install 'accelerate' torch==2.9.0"
+    assert "torch==2.9.0 is on the line so pip keeps the installed torch" in own["accelerate"].text
+    assert own["pyyaml"].kept == () and own["pyyaml"].commands[-1] == f"{py} -m pip install 'pyyaml'"
+    assert [f["fix"].get("kept") for f in rep.to_dict()["findings"]] == [["torch==2.9.0"], None]
+    (line,) = rep.extra["install_all"]  # the summary line is as before: torch kept once, at its end
+    assert line["kept"] == ["torch==2.9.0"] and line["command"].count("torch==2.9.0") == 1
+    wheels = tmp_path / "w"
+    wheels.mkdir()
+    _wheel(wheels, "accelerate", "1.0", "torch>=2.11")
+    _wheel(wheels, "torch", "2.13.0")
+    for c in own["accelerate"].commands:
+        if c.endswith("ensurepip"):
+            subprocess.run(["bash", "-c", c], capture_output=True, text=True, timeout=600, check=True)
+    env = {"PATH": "/usr/bin:/bin", "PIP_NO_INDEX": "1", "PIP_FIND_LINKS": str(wheels), "PIP_DISABLE_PIP_VERSION_CHECK": "1"}
+    r = subprocess.run(["bash", "-c", own["accelerate"].commands[-1]], capture_output=True, text=True, timeout=600,
+                       env=env)
+    assert r.returncode != 0 and "torch" in r.stderr
+    assert (site / "torch-2.9.0.dist-info").is_dir() and not (site / "torch-2.13.0.dist-info").exists()
+
+
 def test_a_release_requires_torch_only_through_a_line_that_names_it_and_only_such_lines_are_parsed(monkeypatch):
-    """torch_first asks whether PyPI's newest release of each package a fix line names requires torch (~600
-    Requires-Dist lines in a live check, ~20 of them naming torch). A requirement named torch is a line that
+    """The requirements index says whether PyPI's newest release of each project requires torch (decided when the
+    table is written, asked of every fix line). A requirement named torch is a line that
     starts with those five letters (any case, after PEP 508's blanks); only those are parsed, with the same verdicts:
     an extra's torch does not count, a platform marker does, torchvision / torch-npu are other projects."""
-    from doctor.checks import torch_first
+    import packaging.requirements
+
+    from doctor.knowledge import requirements
 
     parsed: list[str] = []
-    real = torch_first.Requirement
-    monkeypatch.setattr(torch_first, "Requirement", lambda line: parsed.append(line) or real(line))
+    real = packaging.requirements.Requirement
+    monkeypatch.setattr(packaging.requirements, "Requirement", lambda line: parsed.append(line) or real(line))
     cases = {
         ("numpy>=1.26", "torch>=2.1.0"): True,
         ("\t Torch (>=2.0) ; platform_machine == 'x86_64'",): True,
@@ -266,7 +306,7 @@ def test_a_release_requires_torch_only_through_a_line_that_names_it_and_only_suc
         ("accelerate", "peft ; python_version >= '3.9'", "safetensors>=0.4.3"): False,
     }
     for lines, requires in cases.items():
-        assert torch_first._requires_torch(lines) is requires, lines
+        assert requirements.requires_torch(lines) is requires, lines
     assert parsed == ["torch>=2.1.0", "\t Torch (>=2.0) ; platform_machine == 'x86_64'", "TORCH",
                       "torch>=2.0; extra == 'gpu'", "torchvision>=0.20", "torch-npu==2.8.0", "torch_npu",
                       "torch >>2"]

@@ -116,7 +116,8 @@ def test_check_from_a_bug_reports_versions_names_the_yanked_release():
     rep = json.loads(r.stdout)
     (f,) = [f for f in rep["findings"] if f["id"] == "release-yanked"]
     assert f["title"].endswith('"Contains an incorrect torch dependency"') and f["severity"] == "warning"
-    assert f["fix"]["commands"] == ["pip install 'torchvision==0.15.1'"]
+    # torchvision requires torch: the line keeps the stated torch pinned, as every line that would resolve torch does
+    assert f["fix"]["commands"] == ["pip install 'torchvision==0.15.1' torch==2.0.0"]
 
 
 # -- a real yanked wheel, installed with the real pip of a plain venv ------------------------------------------

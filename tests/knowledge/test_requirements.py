@@ -152,6 +152,52 @@ def test_yanked_releases_are_answered_from_the_index_without_reading_a_projects_
     assert str(e.value).startswith(f"{d / 'index.json'}: projects.torch-npu.yanked: ")
 
 
+def test_whether_the_newest_release_requires_torch_is_answered_from_the_index_without_reading_a_projects_file(
+        tmp_path) -> None:
+    # every fix line of a check asks it of each package it names (would pip bring torch in?): the index holds the
+    # answer, decided from the newest release's Requires-Dist when the table is written
+    doc = json.loads(json.dumps(GOOD))
+    rows = doc["projects"]
+    rows["pyyaml"] = {"6.0.3": {**rows["torch-npu"]["2.14.0"], "requires_dist": [],
+                                "source": "https://pypi.org/project/pyyaml/6.0.3/#pyyaml-6.0.3.tar.gz"}}
+    rows["accelerate"] = {  # an older release required torch; the newest only under an extra: pip would not take it
+        "0.1.0": {**rows["torch-npu"]["2.14.0"], "requires_dist": ["torch>=1.4"],
+                  "source": "https://pypi.org/project/accelerate/0.1.0/#accelerate-0.1.0.tar.gz"},
+        "9.0.0": {**rows["torch-npu"]["2.14.0"], "requires_dist": ["numpy", "torch>=2 ; extra == 'test'"],
+                  "source": "https://pypi.org/project/accelerate/9.0.0/#accelerate-9.0.0.tar.gz"}}
+    d = _write(tmp_path / "r", doc)
+    index = json.loads((d / "index.json").read_text())["projects"]
+    assert {p: index[p]["requires_torch"] for p in index} == {"accelerate": False, "pyyaml": False, "torch-npu": True}
+    for name in index:
+        (d / f"{name}.json").unlink()
+    t = req.read_dir(str(d))
+    assert [t.newest_requires_torch(p) for p in ("Torch_NPU", "pyyaml", "accelerate", "nope")] == [True, False, False,
+                                                                                                  None]
+    bad = json.loads((d / "index.json").read_text())
+    bad["projects"]["torch-npu"]["requires_torch"] = "yes"
+    (d / "index.json").write_text(json.dumps(bad))
+    with pytest.raises(InputError) as e:
+        req.read_dir(str(d))
+    assert str(e.value).startswith(f"{d / 'index.json'}: projects.torch-npu.requires_torch: must be true or false")
+
+
+def test_an_index_that_says_otherwise_than_the_newest_release_is_refused_and_one_written_before_the_field_is_read(
+        tmp_path) -> None:
+    d = _write(tmp_path / "r", GOOD)
+    index = json.loads((d / "index.json").read_text())
+    index["projects"]["torch-npu"]["requires_torch"] = False  # torch-npu 2.14.0 requires torch==2.14.0.*
+    (d / "index.json").write_text(json.dumps(index))
+    with pytest.raises(InputError) as e:
+        req.read_dir(str(d)).declared("torch-npu", "2.14.0")
+    assert "newest requires torch True, but index.json says" in str(e.value) and "disagree" in str(e.value)
+    # a knowledge directory carried in from a doctor whose index lacks the field: the project's file answers
+    del index["projects"]["torch-npu"]["requires_torch"]
+    (d / "index.json").write_text(json.dumps(index))
+    t = req.read_dir(str(d))
+    assert t.newest_requires_torch("torch-npu") is True
+    assert t.declared("torch-npu", "2.14.0") is not None
+
+
 def test_the_packaged_index_and_every_project_file_agree_and_the_knowledge_line_says_the_same() -> None:
     from doctor.knowledge.releases import knowledge_summary
 

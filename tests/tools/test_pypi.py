@@ -110,7 +110,7 @@ def test_main_writes_a_requirements_table_the_loader_accepts(tmp_path, capsys) -
     assert sorted(f.name for f in out.iterdir()) == ["index.json", "torch-npu.json", "verl.json", "vllm-ascend.json"]
     index = json.loads((out / "index.json").read_text())
     assert index["schema"] == "doctor.requirements-index/1"
-    assert index["projects"]["torch-npu"] == {"releases": 2, "newest": "2.14.0"}
+    assert index["projects"]["torch-npu"] == {"releases": 2, "newest": "2.14.0", "requires_torch": True}
     assert "0.8.0.dev0" not in json.loads((out / "verl.json").read_text())["releases"]  # dev releases are left out
     t = read_dir(str(out))
     d = t.declared("torch_npu", "2.14.0")

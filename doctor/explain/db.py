@@ -10,6 +10,8 @@ messages, expanded here so that the database lists each cause once:
 * a regex with a named group `module` (e.g. `cannot import name '\\w+' from '(?P<module>[\\w.]+)'`): the finding's
   first component becomes the one that Python package belongs to (`MODULE_COMPONENTS`), so one class signature
   ("this package does not export what its caller expects") points at the right package.
+* a regex with a named group `name` (e.g. Hydra's `Could not override '(?P<name>[^']+)'`): the finding's title ends
+  with the quoted name, so it says which key, group or file the message is about, not only its evidence line.
 
 Every pattern must contain a fixed phrase of at least three characters (its *anchor*): the streaming
 matcher only runs regular expressions on lines that contain one (see `doctor.explain.anchors`).
@@ -113,6 +115,17 @@ class Signature:
                 return self.components, module
             return (comp, *(c for c in self.components if c != comp)), module
         return self.components, None
+
+    def title_for(self, line: str) -> str:
+        """The finding's title for this matched line: with the `name` a pattern captures quoted after it (the key a
+        config message refuses), else the signature's own title."""
+        for p in self.patterns:
+            if "name" not in p.groupindex:
+                continue
+            m = p.search(line)
+            if m is not None and m.group("name"):
+                return f"{self.title}: '{m.group('name')}'"
+        return self.title
 
 
 @dataclass(frozen=True)

@@ -409,7 +409,7 @@ def signature_finding(sig: Signature, hit: Hit, *, rank: int, log: str | None) -
         id=sig.id,
         severity=sig.severity,
         components=components,
-        title=sig.title,
+        title=sig.title_for(hit.text),
         detail=sig.detail,
         evidence=evidence,
         fix=Fix(sig.fix, sig.commands),

@@ -160,7 +160,7 @@ def events_of(db: SignatureDB, log: LogInput, res: ScanResult, snapshot: object 
     atts, yielded = attributions(db, res, kept, snapshot)
     handled = handled_hits(db, res, kept)
     # a traceback the log shows as handled (the process went on) makes no node the root cause: role "handled"
-    out = [_event(log, sig_id, db.get(sig_id).title, "handled" if sig_id in handled else db.get(sig_id).role, hit,
+    out = [_event(log, sig_id, db.get(sig_id).title_for(hit.text), "handled" if sig_id in handled else db.get(sig_id).role, hit,
                   handled_severity(db.get(sig_id).severity, handled[sig_id]) if sig_id in handled
                   else db.get(sig_id).severity)
            for sig_id, hit in kept.items() if sig_id not in yielded]

@@ -389,6 +389,9 @@ for _stem in ("libascendcl libhccl libhccl_alg libhcomm libge_runner libge_commo
               "libascendalog libmmpa libascend_dump libtbe_adapter libacl_tdt_channel libfmk_parser "
               "libacl_dvpp libascend_ml libprofapi liberror_manager libc_sec_cann").split():
     _LIBRARIES[_stem] = ("cann", None, "the CANN toolkit's lib64 (" + _CANN_LIBS_SOURCE + ")")
+# CANN's opbase builds libdummy_tls beside libnnopbase (the `dummy_tls` shared library of its tls_guardian)
+_LIBRARIES["libdummy_tls"] = ("cann", None, "the CANN toolkit's lib64 (CANN opbase: https://github.com/hicann/opbase/blob/"
+                              "79ed04ccb64c5502d0a5190fc7ecbae948b14cc7/src/nnopbase/tls_guardian/CMakeLists.txt)")
 for _stem in "libascend_hal libdrvdsmi_host libc_sec libdcmi libmmpa_driver".split():
     _LIBRARIES[_stem] = ("driver", None, "the NPU driver (" + _DRIVER_SOURCE + ")")
 for _stem in "libatb libasdops liblcal libatb_speed libmki".split():

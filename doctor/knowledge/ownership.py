@@ -81,6 +81,10 @@ MODULE_DISTRIBUTIONS: dict[str, str] = {
     "mindspeed": "mindspeed", "mindspeed_llm": "mindspeed-llm", "mindspeed_rl": "mindspeed-rl",
     "mbridge": "mbridge",
     "transformer_engine": "transformer-engine", "transformer_engine_torch": "transformer-engine-torch",
+    # Transformer Engine up to 1.7 built its PyTorch extension as the top-level module transformer_engine_extensions
+    # (https://github.com/NVIDIA/TransformerEngine/blob/4e7caa1c35e301c31e563e19a75bd51e220b0b2c/setup.py#L509, tag
+    # v1.7); 1.8 renamed it transformer_engine_torch (build_tools/pytorch.py)
+    "transformer_engine_extensions": "transformer-engine",
     "verl": "verl", "transformers": "transformers", "numpy": "numpy", "ray": "ray",
     "accelerate": "accelerate", "peft": "peft", "trl": "trl", "tensordict": "tensordict", "datasets": "datasets",
     "tokenizers": "tokenizers", "safetensors": "safetensors", "huggingface_hub": "huggingface-hub",

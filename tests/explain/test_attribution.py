@@ -305,15 +305,24 @@ def test_an_extension_no_table_knows_is_read_through_its_symbols_namespace():
 
 
 def test_an_extension_module_alone_at_the_top_of_site_packages_is_named_by_its_import_name():
-    # Transformer Engine's torch extension (CUDAExtension "transformer_engine_extensions" in its setup, installed as
-    # a top-level module), as https://github.com/huggingface/accelerate/issues/1475 quotes it: no table knows the name,
-    # so the finding names the module, not "python"
+    # flash-attn's CUDA extension, installed as the top-level module flash_attn_2_cuda (no table knows the name), as
+    # https://github.com/Dao-AILab/flash-attention/issues/1816 quotes it: the finding names the module, not "python"
+    f = first(["ImportError: /usr/local/lib/python3.11/dist-packages/flash_attn_2_cuda.cpython-311-x86_64-linux-gnu.so: "
+               "undefined symbol: _ZN3c104cuda9SetDeviceEab"])
+    assert f.id == "native-symbol-mismatch" and f.components[0] == "torch", (f.id, f.components)
+    assert f.title.startswith("flash_attn_2_cuda's native library misses a symbol"), f.title
+    assert "Install the flash_attn_2_cuda build made for the installed torch" in f.fix.text
+
+
+def test_transformer_engines_old_extension_module_is_transformer_engines():
+    # Transformer Engine up to 1.7 built its torch extension as the top-level module transformer_engine_extensions
+    # (NVIDIA/TransformerEngine v1.7 setup.py, CUDAExtension(name="transformer_engine_extensions")), as
+    # https://github.com/huggingface/accelerate/issues/1475 quotes it: the ownership table names the component
     f = first(["ImportError: /usr/local/lib/python3.8/dist-packages/transformer_engine_extensions.cpython-38-x86_64-"
                "linux-gnu.so: undefined symbol: _ZN5torch3jit17parseSchemaOrNameERKNSt7__cxx1112basic_stringIcSt11char_"
                "traitsIcESaIcEEE"])
-    assert f.id == "native-symbol-mismatch" and f.components[0] == "torch", (f.id, f.components)
-    assert f.title.startswith("transformer_engine_extensions's native library misses a symbol"), f.title
-    assert "Install the transformer_engine_extensions build made for the installed torch" in f.fix.text
+    assert f.id == "native-symbol-mismatch" and f.components[:2] == ("transformer-engine", "torch"), (f.id, f.components)
+    assert "Install the transformer-engine build made for the installed torch" in f.fix.text, f.fix.text
 
 
 def test_a_source_checkout_named_like_its_distribution_owns_its_files():

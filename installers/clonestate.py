@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
 import shutil
 from collections.abc import Callable, Mapping
 from pathlib import Path
@@ -397,6 +398,25 @@ def _untracked_back(path: str, before: Mapping[str, str], left: Mapping[str, str
     if rewritten:
         out.append(f"{path}: untracked files that were there before and were rewritten (by the run's builds, or since) "
                    f"left as they are now: {gitsrc.named(rewritten, unit='')}")
+    return out
+
+
+_LEFT = re.compile(r"; left as (?:it is|they are)|\bleft: |: could not ")
+_MADE_LEFT = re.compile(r": made by the run, but changed since ")
+
+
+def left(lines: list[str]) -> list[dict[str, Any]]:
+    """The restore lines that say something was left in a clone (not undone: someone's later work, or a git command
+    that failed), as {path, line, made}: a restore that leaves one is not a clean one, and `--rollback` says so as
+    a warning rather than in a line among many. `made`: a clone the run made, left because it changed since, which
+    `rm -rf` removes once its owner has looked (the line names what changed). Every line starts with the clone's
+    path (`restore`, `gitsrc.put_back`)."""
+    out = []
+    for ln in lines:
+        if not _LEFT.search(ln):
+            continue
+        path = ln.split(": ", 1)[0]
+        out.append({"path": path, "line": ln, "made": bool(_MADE_LEFT.search(ln))})
     return out
 
 

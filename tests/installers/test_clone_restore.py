@@ -128,10 +128,17 @@ def test_rollback_leaves_a_made_clone_someone_changed_since_and_names_it(change,
         (clone / "megatron_core.egg-info" / "PKG-INFO").write_text("rebuilt by hand\n")
     err = io.StringIO()
     report = rb.rollback(str(py), Console(err=err))
-    assert [f.id for f in report.findings] == ["install-rolled-back"] and freeze(py) == []
+    # the packages are back, but the clone stays: a warning names it and how to remove it, not only a line of text
+    assert [(f.id, f.severity.value) for f in report.findings] == [("install-rolled-back", "info"),
+                                                                   ("install-clone-left", "warning")]
+    assert freeze(py) == []
     assert clone.is_dir()
     lines = report.extra["rollback"]["clones"]
     assert any(f"{clone}: made by the run, but changed since" in ln and "left as it is" in ln for ln in lines), lines
+    left = report.findings[1]
+    assert str(clone) in left.title and left.evidence["clones"] == [str(clone)]
+    assert left.fix is not None and left.fix.text.startswith(f"`rm -rf {clone}` if nothing in it is yours"), left.fix
+    assert not left.fix.commands  # never a command a "fix all" line would run: the user looks first
 
 
 def test_a_users_clone_loses_the_tag_and_the_build_output_the_run_added_and_keeps_its_own(world, tmp_path,

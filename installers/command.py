@@ -23,7 +23,7 @@ from doctor.installers import findings as fd
 from doctor.installers import journal as jr
 from doctor.installers import wheelhouse as wh
 from doctor.installers.backends import Source, make_backend
-from doctor.installers.execute import SATISFIED, STEP_TIMEOUT, Executor, StepResult
+from doctor.installers.execute import SATISFIED, STEP_TIMEOUT, Executor, StepResult, new_clone_detail
 from doctor.installers.gitsrc import parse_mirrors
 from doctor.installers.plan import IndexOptions, Plan
 from doctor.installers.resolve import (
@@ -151,8 +151,10 @@ def _dry_run(o: Options, plan: Plan, report: Report, console: Console, *, snap: 
         view = snapshot_view(snap, sources=plan.sources(), env_ok=_env_ok_from_snapshot(plan, snap) if o.from_snapshot
                              else False)
         ex = Executor(plan, python=tgt.python or "<target python>", log_path=os.devnull, **ex_args)
+        # a venv to be made: its clones are new too (not for --from: those paths are another machine's)
         steps = [StepResult(s.id, s.kind, s.title, SATISFIED if satisfied(s, view, plan) else "pending",
-                            command=ex.describe(s)) for s in plan.steps]
+                            command=ex.describe(s), detail="" if o.from_snapshot else new_clone_detail(s, ex.src_dir, tgt.prefix))
+                 for s in plan.steps]
     else:
         assert tgt.python is not None
         _refuse_interrupted(target_env.prefix, tgt.python)

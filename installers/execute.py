@@ -25,6 +25,7 @@ from typing import IO, Any
 from doctor.errors import DoctorError, InputError
 from doctor.installers import envfile, gitsrc
 from doctor.installers.backends import PIP_FLOOR, Backend, Command, PipBackend, Source, shown
+from doctor.installers.clonestate import missing_parents
 from doctor.installers.journal import Interrupted, Journal, Transaction
 from doctor.installers.plan import CLONE, EDITABLE, ENVFILE, INSTALL, UNINSTALL, Plan, Step
 from doctor.installers.satisfy import expectations, live_view, satisfied
@@ -437,11 +438,34 @@ def pip_step(backend: Backend, env: TargetEnv) -> Step | None:
                 source_ref="https://pip.pypa.io/en/stable/news/#v21-3")
 
 
+def new_clone_detail(step: Step, src_dir: str | None, prefix: str | None = None) -> str:
+    """For a clone step whose directory is not there (or is empty): the run makes that clone, and a failed or
+    interrupted run, or `--rollback`, removes it again (clonestate), with the directories the run creates above
+    it (`prefix`: the target's, which a dry run may be about to make: not one of those). Said in the plan because a
+    retry then clones again: where that costs, a local --git-mirror or a wheelhouse."""
+    if step.kind != CLONE or step.source is None:
+        return ""
+    dest = os.path.abspath(os.path.join(src_dir or ".", step.source.name))
+    if os.path.isdir(dest) and not os.path.islink(dest) and not os.listdir(dest):
+        return (f"new clone in the empty directory {dest}: a failed or interrupted run, or --rollback, removes it "
+                "(the directory stays) unless it changed since")
+    if os.path.lexists(dest):
+        return ""
+    # the venv a dry run plans to make is no directory the clone creates (it stays after a failure)
+    top = os.path.abspath(prefix) if prefix else None
+    made = [d for d in missing_parents(dest) if top is None or not (top + os.sep).startswith(d + os.sep)]
+    return (f"new clone {dest}: a failed or interrupted run, or --rollback, removes it"
+            + (f" (and {', '.join(made)}, which the run creates)" if made else "") + " unless it changed since")
+
+
 def clone_detail(step: Step, view: Any) -> str:
     """Why an existing clone does not count: tracked files deleted (the run checks them out again) or changed
     (the run refuses them: they are someone's work)."""
     if step.kind != CLONE or step.source is None:
         return ""
+    fresh = new_clone_detail(step, view.src_dir)
+    if fresh:
+        return fresh
     changed = view.dirty.get(step.source.name) or []
     dest = os.path.join(view.src_dir or ".", step.source.name)
     if not changed:

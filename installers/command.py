@@ -210,7 +210,8 @@ def _execute(o: Options, plan: Plan, report: Report, console: Console, *, profil
     report.findings += fd.outcome_findings(outcome, log_path, python, str(house) if house else None)
     if outcome.ok and outcome.changed and not o.no_check:
         report.findings += fd.post_check(o.root, python, profile, report,
-                                         offline=str(house / wh.WHEELS) if house else None)
+                                         offline=str(house / wh.WHEELS) if house else None,
+                                         pythonpath=plan.env.pythonpath if plan.env else ())
     fd.split_host(report, o.no_host_check)
     fd.print_outcome(console, outcome)
     fd.print_host(console, report)

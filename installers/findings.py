@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 import re
 import shlex
+from collections.abc import Mapping
 from typing import Any
 
 from doctor.console import Console
@@ -134,15 +135,19 @@ def outcome_findings(outcome: Outcome, log_path: str, python: str, wheelhouse: s
     return out
 
 
-def post_check(root: str, python: str, profile: Any, report: Report, offline: str | None = None) -> list[Finding]:
+def post_check(root: str, python: str, profile: Any, report: Report, offline: str | None = None,
+               pythonpath: tuple[str, ...] = ()) -> list[Finding]:
     """Re-probe and run `doctor check` the way the stand-alone check does (the profile's known deviations
     honoured), so the report says what the check now finds. `offline`: the wheelhouse's wheels directory of an
-    --offline install, which its fixes install from (see offline_fixes)."""
+    --offline install, which its fixes install from (see offline_fixes). `pythonpath`: what the doctor-env.sh the
+    run wrote puts on PYTHONPATH (Megatron-LM's clone, for verl <= 0.7.0, whose docs install it that way), the
+    environment the user trains in: probed without it, every such install ended in a false
+    `mindspeed-megatron-missing` error (exit 1)."""
     try:
         from doctor.checks.diagnose import diagnose
         from doctor.probes import collect_snapshot
 
-        snap = collect_snapshot(root=root, python=python)
+        snap = collect_snapshot(root=root, python=python, environ=env_file_environ(os.environ, pythonpath))
         # this host, the doctor's environment (as a live `doctor check`): fix lines name a uv that runs here
         checked = diagnose([(None, snap, None)], profiles=[profile], forced_profile=profile.name, local=True)
     except Exception as e:  # noqa: BLE001 - the install itself succeeded; say the check could not run
@@ -150,6 +155,14 @@ def post_check(root: str, python: str, profile: Any, report: Report, offline: st
                         evidence={"error": f"{type(e).__name__}: {e}"}, fix="Run `doctor check` yourself.")]
     report.checks += checked.checks
     return offline_fixes(list(checked.findings), offline) if offline else list(checked.findings)
+
+
+def env_file_environ(environ: Mapping[str, str], pythonpath: tuple[str, ...]) -> dict[str, str]:
+    """`environ` as doctor-env.sh leaves it for PYTHONPATH: its entries first, then what was there (envfile.render)."""
+    out = dict(environ)
+    if pythonpath:
+        out["PYTHONPATH"] = os.pathsep.join([*pythonpath, *([environ["PYTHONPATH"]] if environ.get("PYTHONPATH") else [])])
+    return out
 
 
 # a fix sentence that is a command line (fix_target writes the target's `<python> -m pip ...` into it): each `&&` part

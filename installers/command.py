@@ -151,6 +151,8 @@ def _dry_run(o: Options, plan: Plan, report: Report, console: Console, *, snap: 
         view = snapshot_view(snap, sources=plan.sources(), env_ok=_env_ok_from_snapshot(plan, snap) if o.from_snapshot
                              else False)
         ex = Executor(plan, python=tgt.python or "<target python>", log_path=os.devnull, **ex_args)
+        plan = ex.plan  # offline: the sources at their bundles' commits
+        report.extra["plan"] = plan.to_dict()
         # a venv to be made: its clones are new too (not for --from: those paths are another machine's)
         steps = [StepResult(s.id, s.kind, s.title, SATISFIED if satisfied(s, view, plan) else "pending",
                             command=ex.describe(s), detail="" if o.from_snapshot else new_clone_detail(s, ex.src_dir, tgt.prefix))

@@ -564,14 +564,19 @@ def build_requirements(clone: Path, step: Step) -> tuple[str, ...]:
 def _pin_bundled(plan: Plan, bundles: dict[str, dict[str, Any]]) -> Plan:
     """From a wheelhouse, a source is the commit its bundle holds (recorded in the manifest, hash-verified): the
     wheelhouse was made for this plan, with the profile's pins or with the --git-ref chosen then. Pin that commit,
-    so the clone is verified against it and a second run recognises it; the version is read from the clone."""
+    so the clone is verified against it and a second run recognises it; the version is read from the clone. A title
+    that named the profile's commit ("Clone MindSpeed at f2b0977…") names the bundle's: the plan printed, the
+    progress line and the log said the profile's commit while the clone checked out the one a --git-ref chose when
+    the wheelhouse was made."""
     if not bundles:
         return plan
     steps = []
     for s in plan.steps:
         b = bundles.get(s.source.name) if s.source is not None else None
         if s.source is not None and b and b.get("commit") and not gitsrc.matches(str(b["commit"]), s.source.commit):
-            s = replace(s, source=replace(s.source, commit=str(b["commit"])))
+            old, new = s.source.commit, str(b["commit"])
+            title = s.title.replace(old, f"{new} (the wheelhouse's bundle)") if old and old in s.title else s.title
+            s = replace(s, title=title, source=replace(s.source, commit=new))
         steps.append(s)
     return replace(plan, steps=tuple(steps))
 

@@ -304,3 +304,24 @@ def test_the_dry_run_lists_where_the_steps_that_would_run_download_from(tmp_path
                        source=Source(find_links=("/h/wheels",), no_index=True, offline=True),
                        bundles={"Megatron-LM": {"bundle": "/h/git/Megatron-LM.bundle", "commit": "abc1234"}})
     assert offline.downloads(todo) == {"indexes": [], "git": []}
+
+
+def test_a_bundle_at_another_commit_is_the_commit_the_plan_names(tmp_path: Path) -> None:
+    """A wheelhouse made with `--git-ref MindSpeed=...` bundles another commit than the profile's; offline, the clone
+    checks the bundle's out (pinned so that it is verified against it). The plan printed, the progress line and the
+    log named the profile's commit all the same (seen on verl-0.6.1-cann8.2.rc1-a2: "Clone MindSpeed at f2b0977…",
+    then `git checkout --detach c182a2f…`)."""
+    from doctor.installers.resolve import Facts, resolve
+    from doctor.knowledge.profiles import load_profiles
+
+    p = next(x for x in load_profiles() if x.name == "verl-0.6.1-cann8.2.rc1-a2")
+    plan = resolve(p, Facts(arch="x86_64", python_version="3.11", cann=p.cann_version, chip="A2"), src_dir=str(tmp_path))
+    pinned = plan.step("clone-mindspeed").source.commit  # type: ignore[union-attr]
+    assert pinned and pinned in plan.step("clone-mindspeed").title
+    other = "c182a2f3e1e48a6d582c2585f741d75a8c6f7149"
+    ex = Executor(plan, PipBackend(isolated=True), "/x/bin/python", log_path=os.devnull, source=Source(offline=True),
+                  bundles={"MindSpeed": {"bundle": str(tmp_path / "MindSpeed.bundle"), "commit": other}})
+    step = ex.plan.step("clone-mindspeed")
+    assert step.source is not None and step.source.commit == other
+    assert step.title == f"Clone MindSpeed at {other} (the wheelhouse's bundle)", step.title
+    assert ex.plan.step("clone-verl").title == plan.step("clone-verl").title  # a bundle at the profile's commit

@@ -199,7 +199,7 @@ def _execute(o: Options, plan: Plan, report: Report, console: Console, *, profil
                             f"install-{_dt.datetime.now(_dt.timezone.utc).strftime('%Y%m%dT%H%M%SZ')}.log")
     ex = Executor(plan, python=python, log_path=log_path, progress=console.status,
                   preflight=(lambda: wh.verify(str(o.wheelhouse))) if o.wheelhouse else None,
-                  step_timeout=o.step_timeout or STEP_TIMEOUT, **ex_args)
+                  step_timeout=STEP_TIMEOUT if o.step_timeout is None else o.step_timeout, **ex_args)
     with jr.lock(prefix):
         outcome = ex.run(target_env)
     report.extra["steps"] = [r.to_dict() for r in outcome.results]
@@ -230,6 +230,8 @@ def _validate(o: Options) -> None:
         raise InputError("--list shows the install history: use it with --rollback", source="--list")
     if o.from_snapshot and not (o.dry_run or o.download_only):
         raise InputError("--from plans for another machine: use it with --dry-run or --download-only", source="--from")
+    if o.step_timeout is not None and not o.step_timeout > 0:  # 0 read as "unset" (3 h); below 0 failed every step
+        raise InputError(f"--step-timeout takes seconds above 0, not {o.step_timeout:g}", source="--step-timeout")
     if o.offline and not o.wheelhouse:
         raise InputError("--offline needs --wheelhouse DIR (made by --download-only)", source="--offline")
     if o.download_only and (o.wheelhouse or o.rollback or o.dry_run):

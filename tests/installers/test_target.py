@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from doctor.errors import InputError
@@ -40,3 +42,16 @@ def test_the_probe_says_whether_the_os_manages_the_interpreter(tmp_path) -> None
     exe = externally_managed_python()
     if exe is not None:
         assert probe(exe).externally_managed is True
+
+
+@pytest.mark.parametrize("value", ["0", "-5", "nan"])
+def test_a_step_timeout_that_is_no_time_is_refused(value: str, tmp_path: Path) -> None:
+    """`--step-timeout 0` was read as unset (3 h per step), and a negative one failed every step at once (restored,
+    exit 1, "no result after -5 s"): help says "give up on a step after this long". Refused before anything runs."""
+    from tests.cli.test_install import doctor
+
+    cp = doctor("install", "--venv", str(tmp_path / "v"), "--profile", "verl-0.8.0-cann9.0.0-a3", "--no-host-check",
+                "--dry-run", "--step-timeout", value)
+    assert cp.returncode == 2, cp.stderr
+    assert "--step-timeout takes seconds above 0" in cp.stderr
+    assert not (tmp_path / "v").exists()

@@ -209,7 +209,8 @@ def _execute(o: Options, plan: Plan, report: Report, console: Console, *, profil
     if outcome.journal:
         report.extra["journal"] = outcome.journal
     house = Path(o.wheelhouse).resolve() if o.wheelhouse and o.offline else None  # an --offline install's
-    report.findings += fd.outcome_findings(outcome, log_path, python, str(house) if house else None)
+    report.findings += fd.outcome_findings(outcome, log_path, python, str(house) if house else None,
+                                           sets=parse_sets(o.sets))
     if outcome.ok and outcome.changed and not o.no_check:
         report.findings += fd.post_check(o.root, python, profile, report,
                                          offline=str(house / wh.WHEELS) if house else None,

@@ -90,8 +90,36 @@ def os_error_fix(tail: list[str], prefix: str) -> str | None:
     return None
 
 
-def outcome_findings(outcome: Outcome, log_path: str, python: str, wheelhouse: str | None = None) -> list[Finding]:
-    """`wheelhouse`: the install ran offline from it (--offline), where no network or index is asked."""
+# what pip ("Could not find a version that satisfies the requirement transformers==5.2.0 (from versions: 5.3.0)")
+# and uv ("Because there is no version of numpy==1.25.2 and you require ...") print for a pin the index lacks
+_PIP_NO_VERSION = re.compile(r"Could not find a version that satisfies the requirement ([A-Za-z0-9][A-Za-z0-9._-]*)"
+                             r"\s*==\s*([^\s;,)]+)(?: \(from versions: ([^)]*)\))?")
+_UV_NO_VERSION = re.compile(r"there is no version of ([A-Za-z0-9][A-Za-z0-9._-]*)\s*==\s*([^\s;,]+?)(?= and |,|$)")
+
+
+def unserved_set(tail: list[str], sets: Mapping[str, str]) -> str:
+    """The fix for a step that failed because the index had no release a `--set` pin names: the user's flag, not
+    "network, index, disk" (seen on a mirror without transformers 5.2.0: the run cloned and built everything,
+    then the last resolve stopped). Empty when the tail names no such pin."""
+    from doctor.snapshot.model import normalize_name
+
+    want = {normalize_name(k): v for k, v in sets.items()}
+    for ln in reversed(tail):
+        m = _PIP_NO_VERSION.search(ln) or _UV_NO_VERSION.search(ln)
+        if m is None or want.get(normalize_name(m.group(1))) != m.group(2):
+            continue
+        has = m.group(3) if m.re is _PIP_NO_VERSION else None
+        name, ver = m.group(1), m.group(2)
+        return (f"`--set {name}={ver}` names a release the index this run used does not serve"
+                + (f" (it has: {has.strip() or 'none'})" if has is not None else "")
+                + ": pin one it serves, point --index-url / --extra-index-url at one that has it, or drop the --set.")
+    return ""
+
+
+def outcome_findings(outcome: Outcome, log_path: str, python: str, wheelhouse: str | None = None,
+                     sets: Mapping[str, str] | None = None) -> list[Finding]:
+    """`wheelhouse`: the install ran offline from it (--offline), where no network or index is asked. `sets`: the
+    run's --set pins (a failure over one of them names the flag)."""
     out: list[Finding] = []
     if outcome.ok:
         done = [r.id for r in outcome.results if r.status == DONE]
@@ -110,11 +138,13 @@ def outcome_findings(outcome: Outcome, log_path: str, python: str, wheelhouse: s
     causes = (f"a wheel {wheelhouse} lacks or that is damaged: rebuild it with --download-only where the index is "
               "reachable; or disk" if wheelhouse else "network, index, disk")
     disk = os_error_fix(failed.log_tail, os.path.dirname(os.path.dirname(python))) if failed and not outcome.fix else None
+    pin = unserved_set(failed.log_tail, sets or {}) if failed and not outcome.fix and not disk else ""
     stopped = (f"Nothing to repair: the run was stopped by {outcome.interrupted}"
                + (" and the environment put back as it was" if restored.get("ok") else "")
                + "; run `doctor install` again to start over (if a step had hung, the log tail above shows where: an "
                  f"index that does not answer, a long build). The full log: {log_path}.")
     fix = (f"The full log: {log_path}." if outcome.fix else f"{disk} The full log: {log_path}." if disk else
+           f"{pin} The full log: {log_path}." if pin else
            stopped if outcome.interrupted and (restored.get("ok") or not outcome.changed) else
            f"Read the full log in {log_path}, fix the cause ({causes}) and run `doctor install` again.")
     out.append(finding(

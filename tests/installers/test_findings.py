@@ -158,3 +158,37 @@ def test_an_interrupted_run_is_not_told_to_fix_a_cause(house) -> None:
     fix = str(f.fix)
     assert f.id == "install-interrupted" and "fix the cause" not in fix and "damaged" not in fix, fix
     assert "stopped by SIGINT" in fix and "run `doctor install` again" in fix and "/log" in fix
+
+
+# the tails of a real trial (plain `python3 -m venv` targets, a mirror index without the pinned release): pip 26.3
+# (--python TARGET) at final-pins of verl-0.8.0-cann9.0.0-a3 under --set transformers=5.2.0, and uv 0.13.9 at
+# final-pins of verl-0.6.1-cann8.2.rc1-a2 under --set numpy=1.25.2
+PIP_NO_VERSION = ["Requirement already satisfied: torchaudio==2.9.0+cpu in ./v80b/lib/python3.11/site-packages (2.9.0+cpu)",
+                  "ERROR: Could not find a version that satisfies the requirement transformers==5.2.0 (from versions: 5.3.0)",
+                  "ERROR: No matching distribution found for transformers==5.2.0"]
+UV_NO_VERSION = ["Using Python 3.11.7 environment at: v61f", "error: No solution found when resolving dependencies",
+                 "  cause: Because there is no version of numpy==1.25.2 and you require numpy==1.25.2, we can conclude "
+                 "that your requirements are unsatisfiable."]
+
+
+@pytest.mark.parametrize("tail, sets, want", [
+    (PIP_NO_VERSION, {"transformers": "5.2.0"}, "`--set transformers=5.2.0` names a release the index this run used "
+                                                "does not serve (it has: 5.3.0)"),
+    (UV_NO_VERSION, {"numpy": "1.25.2"}, "`--set numpy=1.25.2` names a release the index this run used does not serve:"),
+    (PIP_NO_VERSION, {"numpy": "1.25.2"}, None),  # the missing release is the profile's, not the user's pin
+    (UV_NO_VERSION, {}, None),
+])
+def test_a_step_that_failed_over_an_unserved_set_pin_names_the_flag(tail, sets, want) -> None:
+    from doctor.installers import execute as ex
+    from doctor.installers.plan import INSTALL, Step
+
+    step = Step("final-pins", INSTALL, "Re-pin", requirements=("transformers==5.2.0",))
+    out = ex.Outcome([ex.StepResult(step.id, step.kind, step.title, ex.FAILED, detail="exited with 1", log_tail=tail)],
+                     ok=False, changed=True, restored={"ok": True}, error="final-pins: exited with 1")
+    f = fd.outcome_findings(out, "/log", "/t/bin/python", sets=sets)[0]
+    assert f.id == "install-step-failed" and f.fix is not None
+    if want is None:
+        assert "--set" not in f.fix.text and "network, index, disk" in f.fix.text, f.fix.text
+    else:
+        assert f.fix.text.startswith(want) and "network" not in f.fix.text, f.fix.text
+        assert f.fix.text.endswith("The full log: /log.")

@@ -16,6 +16,7 @@ from __future__ import annotations
 import datetime as _dt
 import os
 import re
+import shlex
 import shutil
 import subprocess
 import sys
@@ -401,10 +402,22 @@ def download(o: Any, plan: Plan, report: Report, console: Console) -> Report:
                                    f"wheelhouse {root}: {len(manifest.artifacts)} artifacts, {size / 1e9:.2f} GB, sha256 in "
                                    "manifest.json", evidence={"dir": str(root), "git": sorted(manifest.git), "bytes": size,
                                                               "sdists": sdists}))
+    install = install_command(plan.profile, str(root), tuple(o.sets or ()))
+    report.extra["wheelhouse"]["install"] = install
     console.print(f"wheelhouse {root}: {len(manifest.artifacts)} artifact(s), {size / 1e9:.2f} GB"
                   + (f" ({len(sdists)} sdist(s), built offline)" if sdists else "")
-                  + f"; install on the target with\n  doctor install --profile {plan.profile} --wheelhouse {root} --offline --venv DIR")
+                  + f"; install on the target with\n  {install}")
     return report
+
+
+def install_command(profile: str, house: str, sets: tuple[str, ...] = ()) -> str:
+    """The offline install of what this wheelhouse holds: with the download's --set pins, or the plan re-pins the
+    profile's release, which the wheelhouse does not hold, and its last resolve stops offline after every source
+    was cloned and built (seen: --set xgrammar=0.1.32, 'No matching distribution found for xgrammar==0.1.33').
+    --git-ref needs no repeating: offline, each source is the commit its bundle holds."""
+    q = shlex.quote
+    pins = "".join(f" --set {q(s)}" for s in sets)
+    return f"doctor install --profile {q(profile)} --wheelhouse {q(house)} --offline{pins} --venv DIR"
 
 
 def _download_step(d: Downloader, s: Step, manifest: wh.Manifest, console: Console) -> bool:

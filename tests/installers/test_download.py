@@ -155,3 +155,15 @@ def test_a_failed_download_says_what_pip_said_and_where_the_whole_output_is(tmp_
             d.fetch(["transferqueue-missing==0.1.0"], IndexOptions())
     msg = str(e.value)
     assert "No matching distribution found for transferqueue-missing==0.1.0" in msg and str(log_path) in msg, msg
+
+
+def test_the_printed_offline_install_carries_the_downloads_set_pins() -> None:
+    """A wheelhouse made with --set holds that release, not the profile's: the offline install it prints must pin the
+    same, or its last resolve stops offline after every clone and build (real trial, verl-0.8.0-cann9.0.0-a3 with
+    --set xgrammar=0.1.32: "No matching distribution found for xgrammar==0.1.33", then the restore)."""
+    from doctor.installers.download import install_command
+
+    assert install_command("verl-0.8.0-cann9.0.0-a3", "/srv/house", ("xgrammar=0.1.32", "numpy=1.26.4")) == (
+        "doctor install --profile verl-0.8.0-cann9.0.0-a3 --wheelhouse /srv/house --offline --set xgrammar=0.1.32 "
+        "--set numpy=1.26.4 --venv DIR")
+    assert install_command("p", "/my house", ()) == "doctor install --profile p --wheelhouse '/my house' --offline --venv DIR"

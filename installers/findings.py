@@ -166,13 +166,13 @@ def outcome_findings(outcome: Outcome, log_path: str, python: str, wheelhouse: s
 
 
 def post_check(root: str, python: str, profile: Any, report: Report, offline: str | None = None,
-               pythonpath: tuple[str, ...] = ()) -> list[Finding]:
+               pythonpath: tuple[str, ...] = (), sets: Mapping[str, str] | None = None) -> list[Finding]:
     """Re-probe and run `doctor check` the way the stand-alone check does (the profile's known deviations
     honoured), so the report says what the check now finds. `offline`: the wheelhouse's wheels directory of an
     --offline install, which its fixes install from (see offline_fixes). `pythonpath`: what the doctor-env.sh the
     run wrote puts on PYTHONPATH (Megatron-LM's clone, for verl <= 0.7.0, whose docs install it that way), the
     environment the user trains in: probed without it, every such install ended in a false
-    `mindspeed-megatron-missing` error (exit 1)."""
+    `mindspeed-megatron-missing` error (exit 1). `sets`: the run's --set pins (set_pins_honoured)."""
     try:
         from doctor.checks.diagnose import diagnose
         from doctor.probes import collect_snapshot
@@ -184,7 +184,24 @@ def post_check(root: str, python: str, profile: Any, report: Report, offline: st
         return [finding("install-post-check-failed", "warning", "system", f"the post-install check could not run: {e}",
                         evidence={"error": f"{type(e).__name__}: {e}"}, fix="Run `doctor check` yourself.")]
     report.checks += checked.checks
-    return offline_fixes(list(checked.findings), offline) if offline else list(checked.findings)
+    found = set_pins_honoured(list(checked.findings), sets or {})
+    return offline_fixes(found, offline) if offline else found
+
+
+def set_pins_honoured(findings: list[Finding], sets: Mapping[str, str]) -> list[Finding]:
+    """The post-check without `package-off-profile` for a package installed at the version the user's --set asked
+    for: that is what --set means (the plan said so, and `install-set-breaks-requirement` says what it breaks), and
+    the finding's fix re-pins the profile's release, undoing the flag (offline, from a wheelhouse that does not
+    hold that release: seen with --set xgrammar=0.1.32, fix 'xgrammar==0.1.33 --no-index --find-links HOUSE')."""
+    from doctor.snapshot.model import normalize_name
+
+    want = {normalize_name(k): v for k, v in sets.items()}
+
+    def asked(f: Finding) -> bool:
+        pkg = str(f.evidence.get("package") or "")
+        return f.id == "package-off-profile" and want.get(normalize_name(pkg)) == f.evidence.get(pkg)
+
+    return [f for f in findings if not asked(f)]
 
 
 def env_file_environ(environ: Mapping[str, str], pythonpath: tuple[str, ...]) -> dict[str, str]:

@@ -192,3 +192,25 @@ def test_a_step_that_failed_over_an_unserved_set_pin_names_the_flag(tail, sets, 
     else:
         assert f.fix.text.startswith(want) and "network" not in f.fix.text, f.fix.text
         assert f.fix.text.endswith("The full log: /log.")
+
+
+def test_the_post_check_honours_a_set_pin_and_keeps_every_other_off_profile_finding() -> None:
+    """`doctor check`'s own profile-pins rule, on the stack a --set left (xgrammar 0.1.32 where verl-0.8.0's profile
+    pins 0.1.33, as the real trial installed it offline), warns package-off-profile with a fix that re-pins 0.1.33:
+    undoing the flag, and offline failing (the wheelhouse holds 0.1.32). After the install that warning goes for the
+    pinned package at the pinned version, and stays for anything else off the profile."""
+    from doctor.checks.packages import profile_pins
+    from doctor.checks.runner import CheckContext
+    from doctor.knowledge.profiles import load_profiles
+    from doctor.snapshot.model import snapshot_from_dict
+
+    p = next(x for x in load_profiles() if x.name == "verl-0.8.0-cann9.0.0-a3")
+    pkgs = {"verl": "0.8.0", "xgrammar": "0.1.32", "transformers": "5.2.0"}
+    snap = snapshot_from_dict({"schema": "doctor.snapshot/1", "packages": {k: {"version": v} for k, v in pkgs.items()}})
+    found = list(profile_pins(CheckContext(snapshot=snap, profile=p)))
+    off = {f.evidence["package"] for f in found if f.id == "package-off-profile"}
+    assert {"xgrammar", "transformers"} <= off, off
+    kept = fd.set_pins_honoured(found, {"xgrammar": "0.1.32"})
+    assert {f.evidence["package"] for f in kept if f.id == "package-off-profile"} == off - {"xgrammar"}
+    # a --set at another version than the one installed: the warning stays
+    assert fd.set_pins_honoured(found, {"xgrammar": "0.1.31"}) == found

@@ -54,7 +54,9 @@ def command(console, **kw) -> int:  # type: ignore[no-untyped-def]
     """Resolve, plan and install the verified verl + MindSpeed stack for this machine.
 
     Python-level packages only: CANN, kernels, NNAL and the driver are checked and named, never installed.
-    A failed or interrupted run restores the environment recorded before the first change (exit 1).
+    A failed or interrupted run restores the environment recorded before the first change and removes the
+    clones it made, unless changed since (exit 1); so does --rollback of a finished one. The dry run names each
+    clone it would make.
     """
     from doctor.installers.command import Options, run
     from doctor.render import emit

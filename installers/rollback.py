@@ -7,6 +7,7 @@ undoes the newest finished install not yet undone, so running it again goes one 
 
 from __future__ import annotations
 
+import shlex
 from typing import Any
 
 from doctor.console import Console
@@ -90,7 +91,7 @@ def clones_left(lines: list[str], install: str) -> list[Finding]:
         return []
     made = [x["path"] for x in left if x["made"]]
     paths = list(dict.fromkeys(x["path"] for x in left))
-    fix = (" ".join(f"`rm -rf {p}`" for p in made) + (" if nothing in it is yours (it changed after the run made it: "
+    fix = (" ".join(f"`rm -rf {shlex.quote(p)}`" for p in made) + (" if nothing in it is yours (it changed after the run made it: "
                                                        "the line says how)." if len(made) == 1 else
                                                        " if nothing in them is yours (each changed after the run made "
                                                        "it: the lines say how).") if made else "")

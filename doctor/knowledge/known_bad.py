@@ -14,7 +14,9 @@ other package is installed without a stated version (a report that names vLLM bu
 `unknown_spec` names the releases of `package` for which the doctor can still say something true whatever that other
 release is: then it is a warning whose `unknown_note` says which releases of the other package it holds for, never
 an error (the release that would make it one is not known). `install` is the release to install when the release that
-fixed it (`fixed_in`) is itself a release known to break on the same hosts.
+fixed it (`fixed_in`) is itself a release known to break on the same hosts. `python` rows break only on the named
+interpreters (a standard-library difference): judged against the snapshot's Python, and a warning, never an error, when
+the snapshot does not state it.
 """
 
 # No `from __future__ import annotations`: typing.NamedTuple would compile each string field annotation
@@ -41,6 +43,7 @@ class KnownBad(NamedTuple):
     unknown_spec: str = ""  # `package` releases still reported when `with_package`'s version is not known
     unknown_note: str = ""  # what is true then, whichever `with_package` release it is
     install: str = ""  # the release to install when `fixed_in` is itself known to break here
+    python: str = ""  # the interpreters the breakage needs (a PEP 440 specifier); "" for any
 
 
 # vllm-ascend's release notes (main, 2026-08-22): the v0.18.0 "Dependencies" and the v0.18.0rc1 / v0.19.1rc1
@@ -170,6 +173,33 @@ KNOWN_BAD: tuple[KnownBad, ...] = (
     # v0.7.3rc1 "Pin modelscope<1.23.0 on vLLM v0.7.3 to resolve" https://github.com/vllm-project/vllm/pull/13807;
     # v0.7.3.post1 "Add the note to clear that only modelscope<1.23.0 works with 0.7.3"
     # (https://github.com/vllm-project/vllm-ascend/pull/954)
+    # Ray's CLI module (ray/scripts/scripts.py, which the `ray` console script imports) deep-copies click commands at
+    # import: add_command_alias(up, name="create_or_update", ...) calls copy.deepcopy(command) (read in the cp310
+    # wheels of ray 2.3.0 and 2.52.0; 2.53.0 has none: https://github.com/ray-project/ray/pull/58719 removed it).
+    # click 8.3.0 made its parameter sentinel an enum.Enum (click/_utils.py `class Sentinel(enum.Enum)`, absent in
+    # 8.2.1), which deep-copies only where Enum has __deepcopy__ (Python 3.11 on); click 8.5.1 gives Sentinel its own
+    # __copy__ / __deepcopy__ (https://github.com/pallets/click/pull/3805: "on Python 3.10, where Enum has no
+    # __deepcopy__ ... copy.deepcopy() of any Option, Argument or Command fails"). Run here: copy.deepcopy of a click
+    # command with an option of no default raises `ValueError: <object object at ...> is not a valid Sentinel` on
+    # Python 3.10.13 with click 8.3.0, 8.3.1, 8.4.0 and 8.5.0, not with 8.2.1 or 8.5.1, and never on Python 3.11.7.
+    # Ray's own pins chased it (PyPI metadata, profiles/requirements/): 2.50.0 declares click!=8.3.0
+    # (https://github.com/ray-project/ray/pull/56789), 2.52.0 click!=8.3.*
+    # (https://github.com/ray-project/ray/pull/58677), 2.53.0 click>=7.0 again.
+    KnownBad("click", ">=8.3.0,<8.5.1", "ray",
+             "on Python 3.10 the `ray` command fails before it does anything (`ray start`, `ray status`, `ray job "
+             "submit`, even `ray --version`): Ray's CLI module deep-copies click commands at import "
+             "(add_command_alias), and this click's parameter sentinel, an enum without __deepcopy__ on Python 3.10, "
+             "does not survive the copy: `ValueError: <object object at ...> is not a valid Sentinel`. `import ray` and "
+             "ray.init() from Python are not affected, so a single-node run can start while a multi-node head cannot",
+             "8.5.1", "https://github.com/ray-project/ray/pull/58719; https://github.com/ray-project/ray/pull/56789; "
+             "https://github.com/ray-project/ray/pull/58677; https://github.com/pallets/click/pull/3805; "
+             "https://pypi.org/project/ray/2.52.0/#files; https://pypi.org/project/click/8.5.1/#files",
+             with_package="ray", with_specs=("<2.53.0",), command="pip install 'click>=8.5.1'", severity="error",
+             also=("python",), python="<3.11",
+             fix_note="Or pin click<8.3 (8.2.1), or upgrade Ray to 2.53.0 or later, whose CLI no longer copies commands.",
+             unknown_spec=">=8.3.0,<8.5.1",
+             unknown_note="Ray's version is not known: Ray 2.53.0 and later no longer copy commands, and every earlier "
+                          "release does"),
     KnownBad("modelscope", ">=1.23.0", "vllm",
              "vllm-ascend's release notes: only modelscope<1.23.0 works with 0.7.3 (vLLM v0.7.3's model loading from "
              "ModelScope breaks with 1.23.0, https://github.com/vllm-project/vllm/pull/13807)",

@@ -1369,3 +1369,34 @@ def test_a_missing_import_name_whose_callee_the_stack_pins_asks_for_another_call
     # without a profile (a bare report), the callee's nearest release comes first, as before
     (y,) = _missing_names({"verl": {"version": "0.6.1"}, "transformers": {"version": "5.3.0"}}) or [None]
     assert y is not None and y.fix.text.startswith("Install a transformers release")
+
+
+def test_click_whose_sentinel_ray_cli_cannot_deepcopy_on_python_3_10():
+    """Ray's CLI module deep-copies click commands at import (add_command_alias: in the cp310 wheels of ray 2.3.0 and
+    2.52.0, gone in 2.53.0, Ray PR 58719); click 8.3.0-8.5.0's Sentinel enum has no __deepcopy__ and Python 3.10's
+    Enum none either (click PR 3805, fixed in 8.5.1; reproduced here on 3.10.13 with click 8.3.0/8.3.1/8.4.0/8.5.0, not
+    on 3.11.7). So `ray` fails at start-up with those clicks beside Ray < 2.53.0 on Python 3.10: an error; a warning
+    where the snapshot does not state the Python or Ray's release; nothing on 3.11, with click 8.2.1 or 8.5.1, or with
+    Ray 2.53.0."""
+    def bad(click: str, ray: str | None, py: str | None) -> list:
+        d = bare(packages={"click": {"version": click}, "ray": {"version": ray} if ray else {}})
+        if py:
+            d["python"] = {"version": py}
+        return [f for f in diagnose_dict(d).findings if f.id == "package-known-bad-release"]
+
+    (f,) = bad("8.3.0", "2.52.0", "3.10.13")
+    assert f.severity.value == "error" and f.components[:2] == ("ray", "python")
+    assert "not a valid Sentinel" in f.detail and "Python 3.10.13" in f.detail
+    assert f.fix.commands == ("pip install 'click>=8.5.1'",) and "2.53.0" in f.fix.text
+    assert "ray-project/ray/pull/58719" in f.source and "pallets/click/pull/3805" in f.source
+    assert f.evidence["bad_on_python"] == "<3.11"
+    assert bad("8.3.1", "2.51.1", "3.10.18")[0].severity.value == "error"
+    assert bad("8.5.0", "2.3.0", "3.10")[0].severity.value == "error"
+    (g,) = bad("8.3.3", "2.9.3", None)
+    assert g.severity.value == "warning" and "does not state" in g.detail
+    (h,) = bad("8.4.0", None, "3.10.12")
+    assert h.severity.value == "warning" and "version not known" in h.title
+    assert not bad("8.3.0", "2.52.0", "3.11.7") and not bad("8.5.1", "2.52.0", "3.10.13")
+    assert not bad("8.2.1", "2.52.0", "3.10.13") and not bad("8.3.0", "2.53.0", "3.10.13")
+    assert not [f for f in diagnose_dict(bare(packages={"click": {"version": "8.3.0"}}, python={"version": "3.10.13"})).findings
+                if f.id == "package-known-bad-release"]

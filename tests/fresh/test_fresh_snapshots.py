@@ -34,7 +34,7 @@ from tests.fresh.score_check import (
 )
 
 SNAPSHOTS3 = SNAPSHOTS.parent / "snapshots3.toml"
-FLOOR8 = 19  # snapshots8's size when mined (a count, not a rate: nobody measures it but the lead)
+FLOOR8 = 19  # snapshots8's size when mined (a tuning set since 2026-12-06; 1/19 before that day)
 FLOOR10 = 3  # snapshots10's size when mined; its figure then was 0/3 (python -m tests.fresh.score_check snapshots10.toml)
 FLOOR11 = 10  # snapshots11's size when mined (python -m tests.fresh.score_check snapshots11.toml gives its figure)
 FLOOR12 = 10  # snapshots12's size when mined (4/10 then)
@@ -120,8 +120,9 @@ def test_the_fourth_snapshot_set_overlaps_no_earlier_set():
 
 
 def test_the_fifth_snapshot_set_overlaps_no_earlier_set_nor_any_fresh_log_set():
-    """snapshots5 is the never-tuned measure of `doctor check`: none of its threads may come from an earlier snapshot
-    set or any fresh log set (reports*.toml, including the never-tuned reports3/4/5), by URL or by id."""
+    """snapshots5 (the never-tuned measure of `doctor check` until 2026-12-04, a tuning set since): none of its threads
+    may come from an earlier snapshot set or any fresh log set (reports*.toml, including the never-tuned
+    reports3/4/5), by URL or by id."""
     fifth = load_file(SNAPSHOTS5)
     earlier = load_file(SNAPSHOTS) + load_file(SNAPSHOTS2) + load_file(SNAPSHOTS3) + load_file(SNAPSHOTS4)
     logs = [e for path in sorted(SNAPSHOTS.parent.glob("reports*.toml"))
@@ -189,7 +190,7 @@ def test_the_seventh_snapshot_set_overlaps_no_earlier_set_nor_any_fresh_log_set_
 
 
 def test_the_eighth_snapshot_set_overlaps_no_earlier_set_nor_any_fresh_log_set_nor_the_corpus():
-    """snapshots8 (never tuned, issue 22, hsnap14) shares no thread with snapshots1-7, any fresh log set or the
+    """snapshots8 (never tuned until 2026-12-06, a tuning set since; issue 22, hsnap14) shares no thread with snapshots1-7, any fresh log set or the
     corpus, and none of its threads is cited by the doctor."""
     eighth = load_file(SNAPSHOTS8)
     _overlaps_nothing_before(eighth, (SNAPSHOTS, SNAPSHOTS2, SNAPSHOTS3, SNAPSHOTS4, SNAPSHOTS5, SNAPSHOTS6,
@@ -199,7 +200,7 @@ def test_the_eighth_snapshot_set_overlaps_no_earlier_set_nor_any_fresh_log_set_n
 
 def test_the_ninth_snapshot_set_overlaps_no_earlier_set_nor_any_fresh_log_set_nor_the_corpus():
     """snapshots9 (htune15's Ascend-focused tuning set, issue 22) shares no thread with snapshots1-8 (vllm-ascend
-    14928, mined into both at once, was kept in the never-tuned 8), any fresh log set or the corpus."""
+    14928, mined into both at once, was kept in 8, then never tuned), any fresh log set or the corpus."""
     _overlaps_nothing_before(load_file(SNAPSHOTS9), (SNAPSHOTS, SNAPSHOTS2, SNAPSHOTS3, SNAPSHOTS4, SNAPSHOTS5,
                                                      SNAPSHOTS6, SNAPSHOTS7, SNAPSHOTS8))
 

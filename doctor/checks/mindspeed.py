@@ -427,6 +427,69 @@ def transformer_engine(ctx: CheckContext) -> Iterator[Finding]:
             source="https://github.com/modelscope/ms-swift/issues/6968; https://github.com/Ascend/MindSpeed/blob/4213c91313fe4de6da12794109515f6275572750/README.md")
 
 
+# Megatron-Core's torch_dist checkpoint writer against torch's. Read from the PyPI wheels: megatron-core 0.12.0, 0.12.1,
+# 0.12.2 and 0.12.3 (megatron/core/dist_checkpointing/strategies/filesystem_async.py, write_preloaded_data) call
+# torch.distributed.checkpoint.filesystem._write_item(*transform_list, stream, data, write_item, storage_key); torch
+# 2.8.0 added a required `serialization_format` parameter (2.7.1's signature ends `storage_key, safe_tensors=False`;
+# 2.8.0, 2.9.0 and 2.10.0 end `storage_key, serialization_format`), so each save raises TypeError: _write_item()
+# missing 1 required positional argument: 'serialization_format'. Every torch_dist save goes through it: the sync
+# save() of an AsyncSaveShardedStrategy runs async_save() and waits (strategies/base.py). megatron-core 0.13.0 passes
+# it when torch's signature has it. verl patches Megatron-Core 0.12.1 (exactly) with 0.13's writer at import
+# (verl/models/mcore/patch.py, applied in verl/models/mcore/__init__.py): v0.7.1 for torch 2.8.0
+# (apply_patch_megatron_v012_with_torch_v28), v0.8.0 and later, through main read at 2026-08-22, for 2.8.0 and 2.9.0
+# (apply_patch_megatron_v012_with_torch_v28_v29); no release read patches 2.10 or another 0.12.x. A verl whose
+# release (or presence) the snapshot does not state may patch a 0.12.1 + 2.8 / 2.9 pair: then nothing is said.
+# The releases read end at 0.12.3: a later 0.12.x (the core_r0.12.0 branch's 0.12.4) is not judged.
+MEGATRON_CKPT_WRITER = ">=0.12.0,<0.12.4"
+TORCH_SERIALIZATION_FORMAT = "2.8.0"
+VERL_CKPT_PATCH = (("0.8.0", ("2.8.0", "2.9.0")), ("0.7.1", ("2.8.0",)))  # newest first: verl release, torch it covers
+SRC_MEGATRON_CKPT = (
+    "https://pypi.org/project/megatron-core/0.12.1/#files; "
+    "https://github.com/NVIDIA/Megatron-LM/blob/core_v0.12.1/megatron/core/dist_checkpointing/strategies/filesystem_async.py; "
+    "https://github.com/pytorch/pytorch/blob/v2.8.0/torch/distributed/checkpoint/filesystem.py; "
+    "https://github.com/verl-project/verl/blob/v0.8.0/verl/models/mcore/patch.py")
+
+
+@check("megatron-ckpt-writer", "mindspeed", findings=("megatron-ckpt-save-fails",))
+def megatron_ckpt_writer(ctx: CheckContext) -> Iterator[Finding]:
+    """Megatron-Core 0.12.x beside torch 2.8 or later cannot save a torch_dist checkpoint unless verl's patch covers
+    the pair: a warning (training runs; the first checkpoint save fails). Silent where a verl of unknown release (or
+    presence) could be the one that patches it."""
+    snap = ctx.snapshot
+    mv, tv = _megatron_version(snap), ver(snap, "torch")
+    if mv is None or tv is None:
+        skip("Megatron's or torch's version is not known")
+    m, t = parse_pkg_version(mv), parse_pkg_version(tv)
+    if m is None or t is None or pkg_satisfies(mv, MEGATRON_CKPT_WRITER) is not True:
+        return
+    tbase = ".".join(map(str, release(t)))
+    if Version(tbase) < Version(TORCH_SERIALIZATION_FORMAT):
+        return
+    covering = [first for first, torches in VERL_CKPT_PATCH if m.base_version == "0.12.1" and tbase in torches]
+    v = pver(snap, "verl")
+    if covering and v is None and not absent(snap, "verl"):
+        return  # a verl that may patch the pair, of a release (or presence) the snapshot does not state: unknown
+    if covering and v is not None and Version(v.base_version) >= Version(covering[-1]):
+        return  # verl's import-time patch replaces the writer
+    hedge = ""
+    if covering:
+        hedge = f" verl {covering[-1]} and later patch this pair at import; " + (
+            f"verl {ver(snap, 'verl')} does not." if v is not None else "verl is not installed here.")
+    yield finding(
+        "megatron-ckpt-save-fails", "warning", ("megatron", "torch"),
+        f"Megatron-Core {mv} cannot save a torch_dist checkpoint with torch {tv}",
+        detail=f"Megatron-Core {m.base_version}'s checkpoint writer (dist_checkpointing/strategies/filesystem_async.py) "
+               "calls torch's _write_item without the `serialization_format` argument torch 2.8.0 made required: "
+               "every save (the sync save runs the async writer) raises `TypeError: _write_item() missing 1 required "
+               "positional argument: 'serialization_format'`. Training runs until its first checkpoint." + hedge,
+        evidence={"megatron": mv, "torch": tv, "verl": ver(snap, "verl"),
+                  "verl_patches_from": covering[-1] if covering else None},
+        fix=(f"Upgrade verl to {covering[-1]} or later (it patches Megatron-Core 0.12.1 for torch {tbase}), or "
+             if covering else "") + f"use a torch before {TORCH_SERIALIZATION_FORMAT} with Megatron-Core "
+            f"{m.base_version}, or Megatron-Core 0.13.0 or later (with the MindSpeed branch for it).",
+        source=SRC_MEGATRON_CKPT)
+
+
 # the other trainers whose own Ascend docs pin a Megatron-LM and a MindSpeed ref (ms-swift's NPU guide, MindSpeed-LLM's
 # and MindSpeed-RL's version tables; LLaMA-Factory's NPU docs name neither)
 OWN_MEGATRON_TRAINERS = tuple(t for t in TRAINER_CANN_MINIMUM if t != "llamafactory")

@@ -316,3 +316,40 @@ def test_megatron_missing_says_when_the_documented_megatron_refuses_this_python(
         (f,) = [f for f in diagnose_dict(d).findings if f.id == "mindspeed-megatron-missing"]
         assert f.fix is not None and len(f.fix.commands) == (4 if pip else 3)
         assert ("requires Python >=3.12 and this interpreter is 3.11.7" in f.fix.text) is not pip
+
+
+def test_megatron_0_12_checkpoint_writer_breaks_on_torch_2_8_unless_verl_patches_the_pair():
+    """megatron-core 0.12.0-0.12.3's filesystem_async.py calls torch's _write_item(*transforms, stream, data, write_item,
+    storage_key) (their PyPI wheels); torch 2.8.0 made `serialization_format` a required parameter (2.7.1 ends
+    `safe_tensors=False`; 2.8.0/2.9.0/2.10.0 end `serialization_format`, the cp310 wheels). verl patches Megatron-Core
+    0.12.1 only: v0.7.1 for torch 2.8.0, v0.8.0 on for 2.8.0 and 2.9.0 (verl/models/mcore/patch.py at the tags)."""
+    from tests.stacks import diagnose_dict
+
+    def said(megatron: str, torch: str, verl: str | None = "absent", module: bool = False,
+             complete: bool = False) -> list:
+        pk: dict = {"torch": {"version": torch}}
+        d = bare(packages=pk)
+        if complete:
+            d["complete"] = True
+        if module:
+            d["modules"] = {"megatron": {"version": megatron}}
+        else:
+            pk["megatron-core"] = {"version": megatron}
+        if verl != "absent":
+            pk["verl"] = {"version": verl} if verl else {}
+        return [f for f in diagnose_dict(d).findings if f.id == "megatron-ckpt-save-fails"]
+
+    (f,) = said("0.12.1", "2.9.0", "0.7.1")
+    assert f.severity.value == "warning" and f.components == ("megatron", "torch")
+    assert "serialization_format" in f.detail and "verl 0.7.1 does not" in f.detail
+    assert f.fix.text.startswith("Upgrade verl to 0.8.0 or later") and "pytorch/blob/v2.8.0" in f.source
+    assert not said("0.12.1", "2.9.0", None)  # verl 0.8.0+ would patch it: its release unknown, nothing is said
+    assert "verl is not installed here" in said("0.12.1", "2.9.0", "absent", complete=True)[0].detail
+    assert said("0.12.1", "2.10.0", None)  # no verl release patches torch 2.10
+    assert "0.7.1 or later" in said("0.12.1", "2.8.0+cpu", "0.7.0")[0].fix.text
+    assert said("0.12.2", "2.8.0", "0.9.0") and said("0.12.1", "2.10.0", "0.9.0") and said("0.12.0", "2.8.0")
+    assert said("0.12.1", "2.9.0", "0.7.1", module=True)
+    assert not said("0.12.1", "2.9.0", "0.8.0") and not said("0.12.1", "2.8.0+cpu", "0.7.1")
+    assert not said("0.12.1", "2.9.0", "0.10.0.dev20260822")
+    assert not said("0.12.1", "2.7.1") and not said("0.13.0", "2.9.0") and not said("0.12.4", "2.10.0")
+    assert "megatron-ckpt-save-fails" not in found(healthy())  # verl 0.7.1 + torch 2.8.0 + Megatron-Core 0.12.1

@@ -36,6 +36,22 @@ if TYPE_CHECKING:
 SRC_PIN = "https://github.com/Ascend/pytorch/blob/v7.2.0-pytorch2.7.1/setup.py; https://pypi.org/project/torch-npu/2.7.1/"
 
 
+# The torch-npu releases whose x86_64 wheels declare `Requires-Dist: torch==<their torch release>+cpu` (read from
+# every torch-npu release's x86_64 wheel METADATA on PyPI, two wheels each, 2026-12-07: all agree). The releases
+# before 2.1.0.post3, 2.2.0rc1, 2.2.0 and 2.3.1rc1 declare no torch; 2.12.0rc1 and later declare the plain release
+# (`torch==2.12.0`, `torch==2.13.0.*`). The aarch64 wheels declare `torch==<release>`, which is the metadata
+# profiles/requirements/ keeps, so a snapshot that states its versions on x86_64 is not judged by that table.
+TORCH_NPU_X86_PINS_CPU = frozenset((
+    "2.1.0.post3", "2.1.0.post6", "2.1.0.post8", "2.1.0.post10", "2.1.0.post12", "2.1.0.post13", "2.1.0.post17",
+    "2.2.0.post2", "2.3.1", "2.3.1.post2", "2.3.1.post4", "2.3.1.post6", "2.4.0rc1", "2.4.0", "2.4.0.post2",
+    "2.4.0.post4", "2.5.1rc1", "2.5.1", "2.5.1.post1", "2.6.0rc1", "2.6.0", "2.6.0.post3", "2.6.0.post5", "2.7.1rc1",
+    "2.7.1", "2.7.1.post2", "2.7.1.post4", "2.7.1.post6", "2.7.1.post8", "2.7.1.post10", "2.7.1.post11", "2.8.0rc1",
+    "2.8.0", "2.8.0.post2", "2.8.0.post4", "2.8.0.post5", "2.9.0rc1", "2.9.0", "2.9.0.post2", "2.9.0.post4",
+    "2.9.0.post6", "2.9.0.post8", "2.9.0.post9", "2.9.1", "2.10.0rc1", "2.10.0rc2", "2.10.0", "2.10.0.post2",
+    "2.10.0.post4", "2.10.0.post6", "2.10.0.post7", "2.11.0rc1", "2.11.0", "2.11.0.post2", "2.11.0.post3",
+))
+
+
 @check("torch-npu-installed", "torch_npu", findings=("torch-not-installed", "torch-npu-not-installed"))
 def torch_npu_installed(ctx: CheckContext) -> Iterator[Finding]:
     """torch and torch-npu are installed on an NPU host, and torch wherever verl is (complete snapshots only): no verl
@@ -117,15 +133,23 @@ def torch_cuda_build(ctx: CheckContext) -> Iterator[Finding]:
             source="https://github.com/Ascend/pytorch/blob/v7.2.0-pytorch2.7.1/torch_npu/__init__.py")
         return
     if arch(snap) == "x86_64" and t is not None and not local.startswith("cpu"):
-        sure = bool(nvidia)
+        # a torch-npu release whose x86_64 wheel declares torch==X+cpu: `pip check` fails on this torch whatever it is
+        pins_cpu = n is not None and str(n) in TORCH_NPU_X86_PINS_CPU
+        files = f"https://pypi.org/project/torch-npu/{n}/#files" if pins_cpu else ""
+        sure = bool(nvidia) or pins_cpu
+        pin = (f" torch-npu {ver(snap, 'torch-npu')}'s x86_64 wheels declare Requires-Dist torch=={base}+cpu (PyPI "
+               f"METADATA): pip check reports it unmet beside torch {tv}, and pip cannot install the two together from "
+               "PyPI (the +cpu build is only on the PyTorch CPU index)." if pins_cpu else "")
         yield finding(
             "torch-not-cpu-build-x86", "error" if sure else "warning", ("torch", "system"),
             f"torch {tv} on x86_64 is not the +cpu build torch-npu requires",
-            detail="On x86_64 the default PyPI torch is the CUDA build; torch-npu's wheel pins torch==X+cpu from the "
-                   "PyTorch CPU index." + (f" CUDA runtime packages are installed: {', '.join(nvidia[:4])}." if nvidia else ""),
-            evidence={"torch": tv, "arch": "x86_64", "nvidia_packages": nvidia[:10]},
+            detail="On x86_64 the default PyPI torch is the CUDA build; torch-npu's x86_64 wheels (2.1.0.post3 to "
+                   "2.11.x) pin torch==X+cpu from the PyTorch CPU index." + pin
+                   + (f" CUDA runtime packages are installed: {', '.join(nvidia[:4])}." if nvidia else ""),
+            evidence={"torch": tv, "arch": "x86_64", "nvidia_packages": nvidia[:10],
+                      **({"torch-npu": ver(snap, "torch-npu"), "declares": f"torch=={base}+cpu"} if pins_cpu else {})},
             fix=f"pip install --force-reinstall --index-url {PYTORCH_CPU_INDEX} torch=={base}+cpu",
-            source=SRC_PIN + "; https://github.com/vllm-project/vllm-ascend/issues/1411")
+            source=SRC_PIN + "; https://github.com/vllm-project/vllm-ascend/issues/1411" + (f"; {files}" if files else ""))
 
 
 # PyPI's torchvision and torchaudio wheels for Linux x86_64 are CUDA builds: their version.py says `0.28.0+cu130`

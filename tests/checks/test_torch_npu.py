@@ -20,9 +20,32 @@ def test_cuda_torch_on_npu_host():
 def test_x86_torch_without_cpu_label():
     d = healthy(arch="x86_64")
     d["packages"]["torch"]["version"] = "2.8.0"
+    del d["packages"]["torch-npu"]["version"]  # a torch-npu whose release (and so its x86_64 pin) is not stated
     assert found(d)["torch-not-cpu-build-x86"] == "warning"
     d["packages"]["nvidia-cublas-cu12"] = {"version": "12.8.4.1"}
     assert found(d)["torch-not-cpu-build-x86"] == "error"
+
+
+def test_x86_torch_without_cpu_label_is_an_error_beside_a_torch_npu_whose_x86_wheel_pins_the_cpu_build():
+    """torch-npu's x86_64 wheels from 2.1.0.post3 to 2.11.0.post3 declare Requires-Dist torch==<release>+cpu (their
+    PyPI METADATA, every release read); 2.12.0 and later declare the plain release (`torch==2.12.0`). Beside such a
+    torch-npu a torch without +cpu fails pip check and cannot be installed with it from PyPI: an error. A torch-npu
+    release outside that set (a later one, a local build) keeps the warning."""
+    from tests.stacks import diagnose_dict
+
+    def said(tn: str, torch: str) -> list:
+        d = bare(host={"arch": "x86_64"}, packages={"torch": {"version": torch}, "torch-npu": {"version": tn}})
+        return [f for f in diagnose_dict(d).findings if f.id == "torch-not-cpu-build-x86"]
+
+    (f,) = said("2.6.0", "2.6.0")
+    assert f.severity.value == "error" and f.components[0] == "torch"
+    assert "torch==2.6.0+cpu" in f.detail and "pip check" in f.detail
+    assert f.evidence["declares"] == "torch==2.6.0+cpu" and "pypi.org/project/torch-npu/2.6.0/" in f.source
+    assert said("2.1.0.post3", "2.1.0")[0].severity.value == "error"
+    assert said("2.11.0.post3", "2.11.0")[0].severity.value == "error"
+    assert said("2.12.0", "2.12.0")[0].severity.value == "warning"
+    assert said("2.9.0.post1+git4c901a4", "2.9.0")[0].severity.value == "warning"
+    assert not said("2.6.0", "2.6.0+cpu")
 
 
 def test_torch_npu_missing_on_complete_snapshot():

@@ -395,11 +395,10 @@ def known_bad_release(ctx: CheckContext) -> Iterator[Finding]:
         if row.with_package and not unknown and (
                 beside is None or not any(pkg_satisfies(beside, s) is True for s in row.with_specs)):
             continue
-        # a row bound to some Pythons: skipped on another, a warning when the snapshot does not state its Python
+        # a row bound to some Pythons: judged only where the snapshot states one of them (another could be fine)
         py = val(snap.python, "version") if row.python else None
-        if row.python and isinstance(py, str) and py and pkg_satisfies(py, row.python) is False:
+        if row.python and not (isinstance(py, str) and py and pkg_satisfies(py, row.python) is True):
             continue
-        py_unknown = bool(row.python) and not (isinstance(py, str) and py)
         use = row.install or row.fixed_in or row.instead
         fix = (f"Install {row.package} {row.install} (the first release with the fix that is not itself known to break "
                "here), or a later one paired with this torch and CANN." if row.install else
@@ -414,14 +413,13 @@ def known_bad_release(ctx: CheckContext) -> Iterator[Finding]:
         if unknown:
             detail += (f" That holds for {row.with_package} {' or '.join(row.with_specs)}; {row.unknown_note}.")
         if row.python:
-            detail += (f" It breaks only on Python {row.python}, and the snapshot does not state this Python's version."
-                       if py_unknown else f" It breaks on Python {row.python}; this is Python {py}.")
+            detail += f" It breaks on Python {row.python}; this is Python {py}."
         yield finding(
-            "package-known-bad-release", "warning" if unknown or py_unknown else row.severity, (row.component, *row.also),
+            "package-known-bad-release", "warning" if unknown else row.severity, (row.component, *row.also),
             f"{row.package} {v} is a release known to break{with_}",
             detail=detail,
             evidence={"package": row.package, row.package: v, "bad": row.spec,
-                      **({"python": py or None, "bad_on_python": row.python} if row.python else {}),
+                      **({"python": py, "bad_on_python": row.python} if row.python else {}),
                       **({row.with_package: beside} if beside else {}),
                       **({"bad_with": {row.with_package: list(row.with_specs)}} if unknown else {})},
             fix=fix, commands=(command,) if command else (), source=row.source)

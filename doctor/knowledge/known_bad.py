@@ -15,8 +15,7 @@ other package is installed without a stated version (a report that names vLLM bu
 release is: then it is a warning whose `unknown_note` says which releases of the other package it holds for, never
 an error (the release that would make it one is not known). `install` is the release to install when the release that
 fixed it (`fixed_in`) is itself a release known to break on the same hosts. `python` rows break only on the named
-interpreters (a standard-library difference): judged against the snapshot's Python, and a warning, never an error, when
-the snapshot does not state it.
+interpreters (a standard-library difference): judged only where the snapshot states one of them.
 """
 
 # No `from __future__ import annotations`: typing.NamedTuple would compile each string field annotation
@@ -196,10 +195,7 @@ KNOWN_BAD: tuple[KnownBad, ...] = (
              "https://pypi.org/project/ray/2.52.0/#files; https://pypi.org/project/click/8.5.1/#files",
              with_package="ray", with_specs=("<2.53.0",), command="pip install 'click>=8.5.1'", severity="error",
              also=("python",), python="<3.11",
-             fix_note="Or pin click<8.3 (8.2.1), or upgrade Ray to 2.53.0 or later, whose CLI no longer copies commands.",
-             unknown_spec=">=8.3.0,<8.5.1",
-             unknown_note="Ray's version is not known: Ray 2.53.0 and later no longer copy commands, and every earlier "
-                          "release does"),
+             fix_note="Or pin click<8.3 (8.2.1), or upgrade Ray to 2.53.0 or later, whose CLI no longer copies commands."),
     KnownBad("modelscope", ">=1.23.0", "vllm",
              "vllm-ascend's release notes: only modelscope<1.23.0 works with 0.7.3 (vLLM v0.7.3's model loading from "
              "ModelScope breaks with 1.23.0, https://github.com/vllm-project/vllm/pull/13807)",

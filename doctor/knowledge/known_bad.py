@@ -169,9 +169,6 @@ KNOWN_BAD: tuple[KnownBad, ...] = (
              "2.10.0.post6", "https://github.com/vllm-project/vllm-ascend/issues/15697; "
              "https://github.com/vllm-project/vllm-ascend/issues/16642; https://github.com/vllm-project/vllm-ascend/pull/16042",
              npu_only=True),
-    # v0.7.3rc1 "Pin modelscope<1.23.0 on vLLM v0.7.3 to resolve" https://github.com/vllm-project/vllm/pull/13807;
-    # v0.7.3.post1 "Add the note to clear that only modelscope<1.23.0 works with 0.7.3"
-    # (https://github.com/vllm-project/vllm-ascend/pull/954)
     # Ray's CLI module (ray/scripts/scripts.py, which the `ray` console script imports) deep-copies click commands at
     # import: add_command_alias(up, name="create_or_update", ...) calls copy.deepcopy(command) (read in the cp310
     # wheels of ray 2.3.0 and 2.52.0; 2.53.0 has none: https://github.com/ray-project/ray/pull/58719 removed it).
@@ -196,6 +193,9 @@ KNOWN_BAD: tuple[KnownBad, ...] = (
              with_package="ray", with_specs=("<2.53.0",), command="pip install 'click>=8.5.1'", severity="error",
              also=("python",), python="<3.11",
              fix_note="Or pin click<8.3 (8.2.1), or upgrade Ray to 2.53.0 or later, whose CLI no longer copies commands."),
+    # v0.7.3rc1 "Pin modelscope<1.23.0 on vLLM v0.7.3 to resolve" https://github.com/vllm-project/vllm/pull/13807;
+    # v0.7.3.post1 "Add the note to clear that only modelscope<1.23.0 works with 0.7.3"
+    # (https://github.com/vllm-project/vllm-ascend/pull/954)
     KnownBad("modelscope", ">=1.23.0", "vllm",
              "vllm-ascend's release notes: only modelscope<1.23.0 works with 0.7.3 (vLLM v0.7.3's model loading from "
              "ModelScope breaks with 1.23.0, https://github.com/vllm-project/vllm/pull/13807)",

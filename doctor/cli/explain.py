@@ -169,6 +169,8 @@ def _stated_in(path: str):  # type: ignore[no-untyped-def]
 
 
 def _print_evidence(console, findings, severity_cls) -> None:
+    from doctor.explain.processes import printed_by_words
+
     shown = [f for f in findings if f.severity is not severity_cls.INFO and "line" in f.evidence]
     first = [f for f in findings if "first_error" in f.evidence]
     if not shown and not first:
@@ -180,7 +182,8 @@ def _print_evidence(console, findings, severity_cls) -> None:
         if f.evidence.get("time"):  # a line without its own timestamp is dated by the last one before it: say so
             when = (f" [{f.evidence['time']}]" if f.evidence.get("time_from") != "earlier line"
                     else f" (no timestamp; the last one before it: {f.evidence['time']})")
-        console.print(f"  {where}[{f.id}] line {f.evidence['line']}{when}: {f.evidence['text']}")
+        console.print(f"  {where}[{f.id}] line {f.evidence['line']}{when}{printed_by_words(f.evidence)}: "
+                      f"{f.evidence['text']}")
     for f in first:
         fe = f.evidence["first_error"]
         where = f"{f.node}: " if f.node else ""

@@ -33,6 +33,7 @@ from doctor.explain.classes import LINE_PHRASES, line_class
 from doctor.explain.lexicon import FAILURE_PHRASES, NOTICE_RECORD, states_failure
 from doctor.explain.loglines import PHRASES as LOG_PHRASES
 from doctor.explain.loglines import LogLineReader
+from doctor.explain.processes import process_of
 from doctor.report import Severity
 
 MAX_EVENTS = 64  # events kept per log (the first ones)
@@ -87,9 +88,8 @@ _PREFIX = re.compile(r"^(?:\s*(?:\x1b\[[0-9;]*m)*(?:\([^()]*pid=\d+[^()]*\)|\[ra
 _LOGGER = re.compile(r"^(?:ERROR|CRITICAL) \d\d-\d\d \d\d:\d\d:\d\d(?:\.\d+)? (?:\[[^\]]*\]|[\w.-]+:\d+\]) ?"
                      r"|^\[\d{4}-\d\d-\d\d[ T][\d:,.]+\] \[(?:ERROR|CRITICAL)\] (?:\[[^\]]*\] )?")
 _TRACEBACK = re.compile(r"^\s*Trace[Bb]ack \(most recent call last\):?\s*$")
-# The process a line's prefix names (vLLM's decorate_logs: `(EngineCore_DP0 pid=14400) `, Ray's `(Worker pid=9) `)
-# and an error level in the prefix a line's logger put before it.
-_PROCESS_TAG = re.compile(r"\(([^()]*pid=\d+[^()]*)\)")
+# An error level in the prefix a line's logger put before it. (The process a line's prefix names, Ray's `(Worker
+# pid=9) `, vLLM's `(EngineCore_DP0 pid=14400) `, torchrun's `[rank3]:`: doctor.explain.processes.)
 _ERROR_LEVEL = re.compile(r"\b(?:ERROR|CRITICAL|FATAL)\b")
 # A notice by which a process says it is stopping: after an exception logged at error level, not a sign it went on.
 _STOPPING = re.compile(r"(?i)\b(?:shut(?:ting)?[ _-]?down|exit(?:ing|ed)?|terminat\w*|abort\w*|stopp(?:ing|ed)|killed|"
@@ -214,6 +214,8 @@ class Event:
     frames_dropped: int = 0
     time: float | None = None
     signature: str | None = None  # the signature that matched the event's line, if one did
+    process: str | None = None  # the process its line's launcher prefix names (doctor.explain.processes)
+    repeated: int = 0  # the copies of its line Ray's log deduplication folded into it
 
     @property
     def exc_type(self) -> str | None:
@@ -387,8 +389,7 @@ class EventReader:
         self._keep(ev)
         if self.events and self.events[-1] is ev:
             head = raw[: len(raw) - len(strip_prefix(raw).lstrip())]
-            tag = _PROCESS_TAG.search(head)
-            placed = (len(self.events) - 1, lineno, tag.group(1) if tag else None)
+            placed = (len(self.events) - 1, lineno, process_of(head))
             if ev.kind == "python" and ev.exc_type and _ERROR_LEVEL.search(head):
                 self._logged = placed
             elif ev.kind == "log" or ev.kind in ("failure", "text") and _ERROR_LEVEL.search(head):
@@ -433,8 +434,8 @@ class EventReader:
         if placed is None:
             return None
         index, end, tag = placed
-        own = _PROCESS_TAG.search(raw[: len(raw) - len(strip_prefix(raw).lstrip())])
-        return index if lineno - end <= gap and (own.group(1) if own else None) == tag else None
+        own = process_of(raw[: len(raw) - len(strip_prefix(raw).lstrip())])
+        return index if lineno - end <= gap and own == tag else None
 
     def _logged_above(self, lineno: int, raw: str) -> int | None:
         """A traceback whose header stands right below a logged exception line of the same process (at most
@@ -671,9 +672,8 @@ class EventReader:
 
     @staticmethod
     def _tag(raw: str) -> str | None:
-        """The process tag in the prefix of `raw` (`(WorkerDict pid=12)`), if any."""
-        tag = _PROCESS_TAG.search(raw[: len(raw) - len(strip_prefix(raw).lstrip())])
-        return tag.group(1) if tag else None
+        """The process the prefix of `raw` names (`(WorkerDict pid=12)`, `[rank3]:`), if any."""
+        return process_of(raw[: len(raw) - len(strip_prefix(raw).lstrip())])
 
     def _handled_chain(self, ev: Event) -> None:
         """A chain (`During handling of the above exception, ...`) is handled or not as a whole: only its first

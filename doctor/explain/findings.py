@@ -50,6 +50,7 @@ from doctor.explain import timestamps
 from doctor.explain.attribution import LAST_RESORT_ID, Attribution, attribute
 from doctor.explain.db import Signature, SignatureDB
 from doctor.explain.events import is_python_warning
+from doctor.explain.processes import printed_by
 from doctor.explain.scanner import HEAD_LINES, Hit, ScanResult
 from doctor.report import Finding, Fix, Severity
 
@@ -182,6 +183,7 @@ def attributions(db: SignatureDB, res: ScanResult, kept: dict[str, Hit],
     any_specific = any(not db.get(k).fallback and db.get(k).severity is Severity.ERROR and not unmet(db.get(k), res)
                        and k not in handled_any for k in res.hits)
     found: dict[tuple[str, Severity], list] = {}
+    printers: dict[tuple[str, Severity], tuple[set[str], list[int]]] = {}  # the processes that printed each, Ray's folds
     yielded: set[str] = set()
     for ev in res.events:
         sig = ev.signature
@@ -220,7 +222,18 @@ def attributions(db: SignatureDB, res: ScanResult, kept: dict[str, Hit],
             found[key][1] += 1
         else:
             found[key] = [att, 1, ev.chained_from is not None]
-    return [(a, n, chained) for a, n, chained in found.values()], yielded
+        seen = printers.setdefault(key, (set(), [0]))
+        if ev.process is not None:
+            seen[0].add(ev.process)
+        seen[1][0] += ev.repeated
+    return [(with_processes(a, *printers[key]), n, chained) for key, (a, n, chained) in found.items()], yielded
+
+
+def with_processes(att: Attribution, processes: set[str], folded: list[int]) -> Attribution:
+    """An attribution whose events several processes printed says which (the same traceback from every rank is one
+    finding, not one per rank), and how many more copies Ray folded into them."""
+    said = printed_by(processes, folded[0])
+    return replace(att, extra={**att.extra, **said}) if said else att
 
 
 # how a traceback was shown as handled (doctor.explain.events: the line above its `Traceback` header) -> what it says
@@ -375,6 +388,7 @@ def hit_evidence(hit: Hit) -> dict[str, Any]:
     evidence: dict[str, Any] = {"line": hit.line, "text": hit.text, "occurrences": hit.count}
     if hit.count > 1:
         evidence["lines"] = list(hit.lines)
+    evidence.update(printed_by(hit.processes, hit.repeated))
     if hit.before or hit.after:
         evidence["context"] = {"before": list(hit.before), "after": list(hit.after)}
     if hit.time is not None:

@@ -144,3 +144,5 @@ def _add(table: dict[str, Hit], sig_id: str, hit: Hit) -> None:
         seen.lines = [*seen.lines, *hit.lines][:MAX_LINE_NUMBERS]
         seen.others = [*seen.others, replace(hit, others=[]), *hit.others][:MAX_LINE_NUMBERS - 1]
         seen.warned += hit.warned
+        seen.processes |= hit.processes
+        seen.repeated += hit.repeated

@@ -38,6 +38,7 @@ from doctor.explain.events import (
     wants_continuation,
 )
 from doctor.explain.lexicon import COMMENT_LINE, NOTICE_RECORD, ZERO_COUNT, ZERO_COUNT_HINT
+from doctor.explain.processes import process_of, repeated, unrepeated
 
 BLOCK = 112 * 1024  # bytes read at a time (below the allocator's mmap threshold: buffers are reused, not faulted in)
 MAX_LINE = 64 * 1024  # bytes kept of one line; the rest of an over-long line is skipped
@@ -102,6 +103,10 @@ class Hit:
     # the later listed occurrences (lines[1:]) as hits of their own: where the first was handled and a later one not,
     # the finding shows the later one (doctor.explain.findings.shown_hit)
     others: list[Hit] = field(default_factory=list)
+    # the processes whose prefix the occurrences carry (`rank3`, `WorkerDict pid=12`: doctor.explain.processes), and
+    # how many more copies Ray's log deduplication folded into them (`[repeated 7x across cluster]`)
+    processes: set[str] = field(default_factory=set)
+    repeated: int = 0
 
 
 @dataclass
@@ -125,7 +130,21 @@ class ScanResult:
 
 
 def _decode(raw: bytes) -> str:
-    return (_ANSI.sub(b"", raw) if b"\x1b" in raw else raw).decode("utf-8", "replace")
+    """A line as its process printed it: without colour codes and without Ray's dedup suffix
+    (doctor.explain.processes)."""
+    return unrepeated((_ANSI.sub(b"", raw) if b"\x1b" in raw else raw).decode("utf-8", "replace"))
+
+
+def _note_process(hit: Hit, region: bytes, start: int, end: int, text: str) -> None:
+    """The process an occurrence's prefix names, and the copies Ray folded into it, added to its hit."""
+    if (who := line_process(text)) is not None:
+        hit.processes.add(who)
+    hit.repeated += repeated(region[start:end])
+
+
+def line_process(text: str) -> str | None:
+    """The process a line's launcher prefix names (doctor.explain.processes), if any."""
+    return process_of(text[: len(text) - len(strip_prefix(text).lstrip())])
 
 
 def _shorten(line: str) -> str:
@@ -306,6 +325,7 @@ class LogScanner:
         if event is not None and len(self._events.events) > kept:
             event.signature = winner.id if winner is not None else None
             event.time = self._time_of(region, start, end)
+            event.process, event.repeated = line_process(text), repeated(region[start:end])
             self._events.note_after(event, self._lines_after(region, end, WENT_ON_LINES))
             if wants_continuation(event):
                 more = continue_message(event, self._lines_after(region, end, MAX_CONTINUATION),
@@ -402,12 +422,14 @@ class LogScanner:
             if len(hit.lines) < MAX_LINE_NUMBERS:
                 hit.lines.append(lineno)
                 hit.others.append(self._new_hit(region, start, end, lineno, text))
+            _note_process(hit, region, start, end, text)
         if is_python_warning(text):
             hit.warned += 1
 
     def _new_hit(self, region: bytes, start: int, end: int, lineno: int, text: str) -> Hit:
         hit = Hit(line=lineno, text=_shorten(text), before=self._lines_before(region, start), lines=[lineno],
                   time=self._time_of(region, start, end))
+        _note_process(hit, region, start, end, text)
         if self.context_lines:
             after: list[str] = []
             pos = end + 1
@@ -463,6 +485,7 @@ class LogScanner:
                 event = self._events.feed_exception(lineno + n, line, self._time_of(region, pos, nxt))
                 if event is not None:
                     self.candidate_lines += 1
+                    event.process, event.repeated = line_process(line), repeated(region[pos:nxt])
                     if self._first_error is None:  # an exception line is an error line, whatever it is called
                         self._first_error = self._new_hit(region, pos, nxt, lineno + n, line)
                     if wants_continuation(event):

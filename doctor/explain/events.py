@@ -317,6 +317,10 @@ class EventReader:
         self.opened_at = 0
         self._handled = ""
         self._exception_tag: str | None = None  # the process tag of the error record marked "exception" above
+        # the open traceback is one process's: a log interleaving several processes' lines (Ray actors, torchrun
+        # ranks) keeps each one's open traceback apart, parked while another process's lines come
+        self._who: str | None = None  # the process whose traceback state is the current one
+        self._parked: dict[str | None, tuple[object, ...]] = {}
 
     # -- feeding
 
@@ -324,6 +328,7 @@ class EventReader:
         """Read one candidate line; returns the event it completed, if any."""
         if lineno <= self._read_to:
             return None  # a frame's source line, already passed by the exception line read below it
+        self._switch(self._tag(raw))
         text = self._unprefixed(strip_prefix(raw.rstrip("\r\n")))
         if self._frames is not None and lineno - self._last_frame_line > TRACEBACK_GAP:
             self._close_frames()  # a traceback whose exception line never came (or was filtered out)
@@ -460,6 +465,7 @@ class EventReader:
     def feed_exception(self, lineno: int, raw: str, time: float | None = None) -> Event | None:
         """The line right below an open traceback's last frame, which no phrase made a candidate: its exception line
         when it reads as one (`_PLACED_EXCEPTION`), an exception whose name does not end in Error or Exception."""
+        self._switch(self._tag(raw))
         if not self.in_traceback:
             return None
         ev = self._placed(lineno, self.bare(raw))
@@ -519,6 +525,36 @@ class EventReader:
 
     def close(self) -> None:
         self._close_frames()
+        for who in list(self._parked):
+            self._switch(who)
+            self._close_frames()
+
+    # The state of one process's open traceback (doctor.explain.processes names the process a line's prefix names).
+    _PER_PROCESS = ("_frames", "_frames_signature", "_innermost_first", "_ignore_frames", "_frames_dropped", "_tb_line",
+                    "_last_frame_line", "_chain_pending", "_last_python", "_below_logged", "_headed_by", "opened_at",
+                    "_handled", "_exception_tag", "_dumped", "_on_request")
+
+    def _switch(self, who: str | None) -> None:
+        """Make `who`'s open traceback the current one: the current process's is parked until its next line (a
+        process that has none starts with none). Only a prefix that names a process switches: a line without one
+        may be any process's (a paste that dropped the prefix, a launcher that tags some lines only), so it reads
+        on in the current state, and a state begun on such lines becomes the first named process's."""
+        if who is None or who == self._who:
+            return
+        if self._who is None and who not in self._parked:
+            self._who = who
+            return
+        self._parked[self._who] = tuple(getattr(self, name) for name in self._PER_PROCESS)
+        state = self._parked.pop(who, None)
+        if state is None:
+            self._frames, self._frames_signature, self._innermost_first, self._ignore_frames = None, None, False, False
+            self._frames_dropped = self._tb_line = self._last_frame_line = self.opened_at = 0
+            self._chain_pending, self._last_python, self._below_logged, self._headed_by = False, None, None, None
+            self._handled, self._exception_tag, self._dumped, self._on_request = "", None, False, False
+        else:
+            for name, value in zip(self._PER_PROCESS, state, strict=True):
+                setattr(self, name, value)
+        self._who = who
 
     def note_signature(self, sig_id: str) -> None:
         """A signature matched the line just fed, which made no event: if it was a frame of the open traceback, the

@@ -95,6 +95,18 @@ def test_a_rank_that_logged_its_exception_and_went_on_itself_is_handled():
     assert [f.evidence.get("handled") for f in found if f.id == "error-in-package"] == ["exception"]
 
 
+def test_two_ranks_interleaved_tracebacks_each_keep_their_own_frames():
+    # torchrun ranks write at once: their tracebacks' lines interleave. Each exception takes its own rank's frames;
+    # before, one open traceback took both ranks' frames and rank0's ValueError read as raised in torch_npu
+    rank0 = _traceback("[rank0]: ", "ValueError: micro batch is 0")
+    rank1 = [line.replace("verl/trainer/ppo/ray_trainer.py", "transformers/trainer.py")
+             for line in _traceback("[rank1]: ", "KeyError: 'input_ids'")]
+    found = _errors(explain_lines([line for pair in zip(rank0, rank1, strict=True) for line in pair]))
+    err = next(f for f in found if f.id == "error-in-package")
+    assert err.evidence["line"] == 7 and "/verl/trainer/ppo/ray_trainer.py" in err.evidence["read"]
+    assert "/transformers/" not in err.evidence["read"]
+
+
 # -- Ray's dedup suffix
 
 def test_a_signature_anchored_at_the_message_end_matches_a_line_ray_folded():

@@ -8,7 +8,9 @@ A verl job's driver log interleaves the lines of many processes, each behind the
 - torch elastic (torchrun `--tee`) prefixes each line with `[${role_name}${local_rank}]:` (`[default0]:`; the
   template may use `${rank}`), and torch prints a rank's uncaught traceback behind `[rank3]:`
   (https://github.com/pytorch/pytorch/blob/main/torch/distributed/elastic/multiprocessing/__init__.py).
-- Open MPI's `--tag-output` puts `[<job>,<rank>]<stderr>:` before a line, Slurm's `srun --label` `<task>: `.
+- Open MPI's `--tag-output` puts `[<job>,<rank>]<stderr>:` before a line. (Slurm's `srun --label` `<task>: ` is
+  not read as a process: a log pasted with its line numbers (`12: `) looks the same, and every line of it would read
+  as another process's, each frame of a traceback apart from the next.)
 
 Ray also folds a line that several processes print alike (its words holding no digit) into one, printed once more at
 the end of its window with ` [repeated <N>x across cluster]` after it — N more copies from other processes — and,
@@ -28,9 +30,9 @@ MAX_NAMES = 8  # process names a finding lists (a 64-rank job's traceback names 
 SOURCE = ("https://github.com/ray-project/ray/blob/754c531cc40dfdc0c43ea2bc247c95fd26ef055d/"
           "python/ray/_private/ray_logging/__init__.py")
 # Ray's `(Name pid=12, ip=10.0.0.2)` and its own processes' `(raylet)`; torch's `[rank3]:` and torch elastic's
-# `[default0]:`; Open MPI's `[1,0]<stderr>:`; srun's `3: `. Read in the launcher prefix only (the caller passes it).
+# `[default0]:`; Open MPI's `[1,0]<stderr>:`. Read in the launcher prefix only (the caller passes it).
 _RAY_TAG = re.compile(r"\(([^()]*?\bpid=\d+[^()]*|raylet|gcs_server|autoscaler|monitor|dashboard\w*|log_monitor)\)")
-_RANK_TAG = re.compile(r"\[((?:rank|default)\d+)\]:|\[(\d+,\d+)\]<std\w+>:|^\s*(\d{1,4}):(?= )")
+_RANK_TAG = re.compile(r"\[((?:rank|default)\d+)\]:|\[(\d+,\d+)\]<std\w+>:")
 # ` [repeated 7x across cluster]`, the one-time note after it, and the colour codes Ray wraps them in (stripped
 # before this is read: doctor.explain.scanner._decode)
 _REPEATED = re.compile(r"[ \t]*\[repeated (\d+)x across cluster\](?: \(Ray deduplicates logs by default\.[^)\n]*\))?"
@@ -41,7 +43,7 @@ _REPEATED_BYTES = b"x across cluster]"
 def process_of(prefix: str) -> str | None:
     """The process a line's launcher prefix names (`prefix`: the text before the message), or None: the Ray tags
     joined innermost last (`vLLMHttpServer pid=1 / Worker_TP1 pid=2`), else the rank (`rank3`, `default0`,
-    `1,0`, `3`)."""
+    `1,0`)."""
     tags = _RAY_TAG.findall(prefix)
     if tags:
         return " / ".join(t.strip() for t in tags)

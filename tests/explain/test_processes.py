@@ -1,6 +1,6 @@
 """`doctor explain` on multi-process logs as verl prints them (doctor.explain.processes): Ray's `(Actor pid=N, ip=…)`
 and `(raylet)` tags, vLLM's worker tags nested in them, torch's `[rank3]:` and torch elastic's `[default0]:`, Open
-MPI's `[1,0]<stderr>:`, srun's `3: `, and Ray's ` [repeated Nx across cluster]` dedup suffix.
+MPI's `[1,0]<stderr>:`, and Ray's ` [repeated Nx across cluster]` dedup suffix.
 
 - Whether a process went on after an exception it logged at error level is read from that process's own next lines:
   before, on a torchrun log another rank's info lines counted, and a dead rank's exception read as handled (warning).
@@ -54,7 +54,7 @@ def _errors(findings):
     ("[rank3]: ", "rank3"),
     ("[default0]:", "default0"),
     ("[1,0]<stderr>:", "1,0"),
-    ("3: ", "3"),
+    ("3: ", None),  # srun's label and a paste's line number look alike: no process
     ("", None),
     ("> ", None),
 ])
@@ -105,6 +105,13 @@ def test_two_ranks_interleaved_tracebacks_each_keep_their_own_frames():
     err = next(f for f in found if f.id == "error-in-package")
     assert err.evidence["line"] == 7 and "/verl/trainer/ppo/ray_trainer.py" in err.evidence["read"]
     assert "/transformers/" not in err.evidence["read"]
+
+
+def test_a_traceback_pasted_with_line_numbers_is_one_traceback():
+    # the guard: `N: ` before each line is a paste's line number as often as srun's label; read as processes, each
+    # frame would stand apart and the exception would lose its traceback
+    lines = [f"{n}: {line}" for n, line in enumerate(_traceback(""), 1)]
+    assert [f.id for f in _errors(explain_lines(lines))] == ["error-in-package"]
 
 
 # -- Ray's dedup suffix

@@ -327,6 +327,8 @@ class LogScanner:
             event.time = self._time_of(region, start, end)
             event.process, event.repeated = line_process(text), repeated(region[start:end])
             self._events.note_after(event, self._lines_after(region, end, WENT_ON_LINES))
+            if event.kind != "warning" and self._continues_warning(region, start, text):
+                event.facts["handled"] = "warned"  # a Python warning's message, on its next line
             if wants_continuation(event):
                 more = continue_message(event, self._lines_after(region, end, MAX_CONTINUATION),
                                         prefixed=strip_prefix(text) != text)
@@ -423,8 +425,20 @@ class LogScanner:
                 hit.lines.append(lineno)
                 hit.others.append(self._new_hit(region, start, end, lineno, text))
             _note_process(hit, region, start, end, text)
-        if is_python_warning(text):
+        if is_python_warning(text) or self._continues_warning(region, start, text):
             hit.warned += 1
+
+    def _continues_warning(self, region: bytes, start: int, text: str) -> bool:
+        """An unindented line right below a Python warning of the same process whose message ends with ':': the
+        message's next line. warnings.formatwarning writes a message as it is, its line breaks included (vLLM's
+        `warnings.warn(f"Failed to read commit hash:\\n{e}", RuntimeWarning)` prints `No module named
+        'vllm._version'` on a line of its own): what it says is the warning's, not a failure of its own."""
+        bare = strip_prefix(text)
+        if not bare.strip() or bare[:1].isspace():
+            return False
+        above = self._lines_preceding(region, start, 1)
+        return bool(above) and is_python_warning(above[0]) and strip_prefix(above[0]).rstrip().endswith(":") \
+            and line_process(above[0]) == line_process(text)
 
     def _new_hit(self, region: bytes, start: int, end: int, lineno: int, text: str) -> Hit:
         hit = Hit(line=lineno, text=_shorten(text), before=self._lines_before(region, start), lines=[lineno],

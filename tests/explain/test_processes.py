@@ -137,6 +137,30 @@ def test_a_traceback_header_ray_folded_is_read_as_one():
     assert [f.evidence.get("handled") for f in found if f.id == "error-in-package"] == ["warning"]
 
 
+# -- a Python warning's message on its next line (the dedup suffix hid the ':' that announces it)
+
+_WARNED = ["/usr/local/lib/python3.11/site-packages/vllm/connections.py:8: RuntimeWarning: Failed to read commit hash:",
+           "No module named 'vllm._version'",
+           "  from vllm.version import __version__ as VLLM_VERSION"]
+
+
+@pytest.mark.parametrize("prefix, suffix", [("", ""), ("(pid=18749) ", " [repeated 6x across cluster]")])
+def test_the_next_line_of_a_warning_whose_message_announces_it_is_the_warnings(prefix, suffix):
+    # warnings.formatwarning writes a message with its line breaks: vLLM's `Failed to read commit hash:\n{e}`
+    found = explain_lines([f"{prefix}{line}{suffix}" for line in _WARNED])
+    assert not _errors(found)
+    assert [f.evidence.get("handled") for f in found if f.id == "module-of-package-missing"] == ["warned"]
+
+
+def test_a_line_below_a_warning_that_announces_nothing_is_its_own():
+    # the guard: a warning whose message ended, then the failure line
+    lines = ["/opt/job/train.py:3: UserWarning: slow tokenizer in use", *_WARNED[1:]]
+    assert [f.id for f in _errors(explain_lines(lines))] == ["module-of-package-missing"]
+    # and another process's line below the warning is that process's
+    lines = [f"(pid=1) {_WARNED[0]}", f"(pid=2) {_WARNED[1]}"]
+    assert [f.id for f in _errors(explain_lines(lines))] == ["module-of-package-missing"]
+
+
 # -- one finding for a traceback several processes printed
 
 @pytest.mark.parametrize("prefix", ["[rank{}]: ", "[default{}]:", "(WorkerDict pid=10{}, ip=10.0.0.2) "])
@@ -182,3 +206,6 @@ def test_real_ray_log_counts_the_copies_ray_folded():
     vllm = next(f for f in warned if "vllm" in f.components)
     assert vllm.evidence["text"].endswith("RuntimeWarning: Failed to read commit hash:")
     assert vllm.evidence["repeated_across_cluster"] == 6
+    # the log's only error before was that warning's second line (module-of-package-missing); the failure it shows is
+    # cut off inside its traceback
+    assert not [f for f in explain_path(str(HERE / "verl-949-desc.log"))[0] if f.severity is Severity.ERROR]

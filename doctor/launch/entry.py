@@ -15,6 +15,7 @@ overrides and the config name.
 from __future__ import annotations
 
 import ast
+import difflib
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -144,6 +145,25 @@ def _entry_source(entry: str, root: Path | None) -> str | None:
         return (root / Path(*entry.split("."))).with_suffix(".py").read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError):
         return None
+
+
+def absent_module(entry: str, trainer_config: Path | None) -> tuple[str, list[str]] | None:
+    """(the module's path, its package's modules nearest in name) when the verl tree linted against carries verl's
+    Python sources (verl/__init__.py beside the config: a checkout or an installed wheel) and `python -m ENTRY`
+    would find no module there: `verl.trainer.main_generation` and `verl.trainer.fsdp_sft_trainer` are in the 0.7.0
+    wheel and not in 0.7.1's. Such a run stops at "No module named …" before Hydra reads a config, so a
+    compose failure (no `generation.yaml` either) would name the wrong cause. None when the module is there, the
+    entry is not verl's, or the tree has only the config files (nothing is known then)."""
+    root = _repo_root(trainer_config)
+    parts = entry.split(".")
+    if root is None or parts[0] != "verl" or not (root / "verl" / "__init__.py").is_file():
+        return None
+    base = root / Path(*parts)
+    if base.with_suffix(".py").is_file() or (base / "__init__.py").is_file():
+        return None
+    package = base.parent
+    names = sorted(p.stem for p in package.glob("*.py") if p.stem != "__init__") if package.is_dir() else []
+    return "/".join(parts) + ".py", difflib.get_close_matches(parts[-1], names, n=3, cutoff=0.6)
 
 
 def _default_name(entry: str, root: Path | None) -> str:

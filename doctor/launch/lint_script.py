@@ -159,6 +159,10 @@ def lint_path(inv: Invocation, version: str, trainer_dir: Path | None, opts: Opt
     info, note = load_model(_model_dir(inv, opts))
     if note is not None:
         out.append(note)
+    absent = E.absent_module(inv.entry, trainer_dir)
+    if absent is not None:  # the run stops at the import: no config is read, no rule of the trainer applies
+        return (out + [_entry_missing(inv.entry, *absent)]
+                + environment_findings(inv.exports, inv.export_lines, documented_stack(version)) + launcher_findings(inv))
     sel = E.select(inv.entry, inv.config_name, inv.config_path, trainer_dir)
     ctx = Context(verl_version=version, model=info, megatron_bridge=opts.megatron_bridge, config_name=sel.config_name,
                   origin="lint", npu=_targets_npu(inv, opts, opts.script_path), trains=E.trains(inv.entry),
@@ -196,6 +200,19 @@ def lint_path(inv: Invocation, version: str, trainer_dir: Path | None, opts: Opt
     found = cluster_defaults(found, inv.override_defaults)
     return (out + with_hydra(found, hydra) + environment_findings(inv.exports, inv.export_lines, documented_stack(version))
             + launcher_findings(inv))
+
+
+def _entry_missing(entry: str, path: str, near: list[str]) -> Finding:
+    package = entry.rsplit(".", 1)[0]
+    hint = f" (in {package}: {', '.join(near)})" if near else ""
+    return finding("launch-entry-missing", "error", ("config", "verl"),
+                   f"{entry} is not in the verl linted against: no {path}{hint}",
+                   detail=f"python -m {entry} stops with 'No module named {entry}' before Hydra reads a config. "
+                          "The release linted against is the one whose trainer config was given (its Python files "
+                          "are beside it).",
+                   key=None, evidence={"entry": entry, "module": path, "near": near},
+                   fix=f"Use the entry point this release has{hint}, or lint against the verl the script was "
+                       "written for.", source=S.PYTHON_M)
 
 
 _CLUSTER_KEYS = ("trainer.nnodes", "trainer.n_gpus_per_node")

@@ -30,6 +30,7 @@ MINDSPEED_VERL = MINDSPEED + "docs/zh/user-guide/verl.md"  # the verl feature ta
 MINDSPEED_FUSED_ROPE = ("https://github.com/Ascend/MindSpeed/blob/a9d3f9c3f65f165e175543af2b0211f4649ab27f/"
                         "mindspeed/features_manager/fusions/fused_rope.py")
 
+PYTHON_M = "https://docs.python.org/3/using/cmdline.html#cmdoption-m"  # `python -m MOD`: "No module named MOD"
 HYDRA_OVERRIDES = "https://github.com/facebookresearch/hydra/blob/v1.3.2/website/docs/advanced/override_grammar/basic.md"
 HF_CONFIG = "https://github.com/huggingface/transformers/blob/v4.57.1/src/transformers/configuration_utils.py"
 NPU_EXAMPLE = VERL + "tests/special_npu/run_qwen3_06b_grpo_mindspeed.sh"  # gpu_memory_utilization=0.6

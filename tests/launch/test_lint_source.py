@@ -92,3 +92,23 @@ def test_a_sourced_files_own_directory_is_bash_source_and_the_scripts_is_dollar_
     assert Path(call.file) == tmp_path / "jobs" / CALLEE.name
     assert "--nnodes=8" in [w.text for w in call.launcher]  # torchrun --nnodes=${NNODES:-1}
     assert values(call)["engine"] == "megatron"
+
+
+def test_bash_source_in_a_function_is_the_file_that_defined_it(tmp_path):
+    """bash gives `${BASH_SOURCE[0]}` inside a function as the file that defined it, also when the script calls it
+    after `source` has returned (checked with bash 5: a function of cluster/env.sh called from jobs/job.sh prints
+    cluster). Before, it was the caller's file: jobs/nodes.sh (2 nodes) was read in place of cluster/nodes.sh (8)."""
+    (tmp_path / "cluster").mkdir()
+    (tmp_path / "jobs").mkdir()
+    (tmp_path / "cluster" / "env.sh").write_text(
+        'load_cluster() {\n  local dir\n  dir="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"\n'
+        '  source "${dir}/nodes.sh"\n}\n', encoding="utf-8")
+    (tmp_path / "cluster" / "nodes.sh").write_text("export NNODES=8\n", encoding="utf-8")
+    (tmp_path / "jobs" / "nodes.sh").write_text("export NNODES=2\n", encoding="utf-8")
+    shutil.copy(CALLEE, tmp_path / "jobs" / CALLEE.name)
+    job = tmp_path / "jobs" / "job.sh"
+    job.write_text(f'#!/bin/bash\nsource ../cluster/env.sh\nload_cluster\nexport BACKEND=megatron\n'
+                   f'bash "$(dirname "$0")/{CALLEE.name}"\n', encoding="utf-8")
+    p = parsed(job)
+    assert len(p.invocations) == 1, p.notes
+    assert "--nnodes=8" in [w.text for w in p.invocations[0].launcher]  # torchrun --nnodes=${NNODES:-1}

@@ -390,7 +390,7 @@ class Interpreter:
         name = n.child("name")
         body = n.child("body") or (n.named[-1] if n.named else None)
         if name is not None and body is not None:
-            w.funcs[name.text] = body
+            w.funcs[name.text] = (body, self.reading)  # bash: BASH_SOURCE[0] in its body is the defining file
         w.status = True
         return [w]
 
@@ -515,15 +515,21 @@ class Interpreter:
             cw.exported.add(name)
         child.run(parse(text), cw)
 
-    def call_function(self, body: Node, w: World, args: list[Str]) -> list[World]:
+    def call_function(self, fn: tuple[Node, str | None], w: World, args: list[Str]) -> list[World]:
+        """Run a function's body with its arguments. `${BASH_SOURCE[0]}` there is the file that defined it, even when
+        a script calls it after `source` returned (bash's BASH_SOURCE array: the function's own source file), while
+        `$0` stays the script."""
         if self.depth >= MAX_DEPTH:
             self.note("functions nested deeper than 8 calls were not followed")
             return [w]
+        body, defined_in = fn
         saved = w.args
         w.args = args
         w.locals_stack.append({})
         self.depth += 1
+        reading, self.reading = self.reading, defined_in
         out = self.stmt(body, w)
+        self.reading = reading
         self.depth -= 1
         for o in out:
             frame = o.locals_stack.pop() if o.locals_stack else {}

@@ -64,6 +64,19 @@ def group_removed(option: str, version: str) -> tuple[str, str] | None:
     return (last, min(later)[1]) if later else None
 
 
+def group_added_later(option: str, version: str) -> str | None:
+    """The first release with config group option `option` ("engine/automodel") when only releases after `version`
+    have it: the script was written for a newer verl (main's automodel SFT scripts linted for 0.7.1). None otherwise."""
+    had = _groups().get(option)
+    target = _order(version)
+    if not had or target is None:
+        return None
+    orders = [(v, r) for r in had if (v := _order(r)) is not None]
+    if not orders or any(v <= target for v, _ in orders):
+        return None
+    return min(orders)[1]
+
+
 def _order(version: str) -> Version | None:
     """`version` as PEP 440 orders it (a dev build before its release), None when it is not a version."""
     return parse_pkg_version(version)

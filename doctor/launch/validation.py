@@ -222,33 +222,46 @@ _GROUP_NOUN = {"model_engine": "engine"}
 
 
 def _group_removed(ovs: list[Override], found: list[Finding], version: str) -> list[Finding]:
-    """A config group option the target release dropped (`model_engine=mindspeed` on 0.9.1) is one finding that
-    names the removal; the keys of that option's own section (`actor.mindspeed.*`), absent for the same reason,
-    are listed in it rather than each told "delete". `ovs` are the overrides real Hydra did not compose: an option
-    the target's own config selected is there, whatever the release table says of its version."""
-    from doctor.launch.removed_keys import group_removed, release_name
+    """A config group option the target release does not have is one finding that names the release: dropped
+    (`model_engine=mindspeed` on 0.9.1: launch-group-removed) or not yet there (`engine=automodel` on 0.7.1, added in
+    0.8.0: launch-group-added-later). The keys of that option's own section (`actor.mindspeed.*`, `engine.*`), which
+    Hydra judged against the default option composed in its place, are listed in it rather than each told "delete".
+    `ovs` are the overrides real Hydra did not compose: an option the target's own config selected is there,
+    whatever the release table says of its version."""
+    from doctor.launch.removed_keys import group_added_later, group_removed, release_name
 
     for o in ovs:
         if "." in o.key or "@" in o.key or o.prefix == "~" or not o.value:
             continue
         gone = group_removed(f"{o.key}/{o.value}", version)
-        if gone is None:
+        first = None if gone is not None else group_added_later(f"{o.key}/{o.value}", version)
+        if gone is None and first is None:
             continue
-        last, removed = gone
-        mine = [f for f in found if f.key and f.key != o.key and o.value in f.key.split(".")
-                and f.severity is not Severity.INFO]
+        mine = [f for f in found if f.key and f.key != o.key and f.severity is not Severity.INFO
+                and (o.value in f.key.split(".") or f.key.startswith(o.key + "."))]
         noun = _GROUP_NOUN.get(o.key, f"{o.key} option")
-        folded = finding(
-            "launch-group-removed", "error", ("config", "verl"),
-            f"{o.key}={o.value}: no such {noun} in verl {version} (last in verl {last})",
-            detail=f"{release_name(removed)} removed {o.key}/{o.value}.yaml. The script was written for a release "
-                   f"that has it; {len(mine)} override(s) of its section were not judged one by one"
-                   + (f" ({', '.join(sorted({f.key for f in mine if f.key})[:4])}"
-                      + (" …)" if len(mine) > 4 else ")") if mine else "") + ".",
-            key=o.key, evidence={"override": o.text, "last_release": last, "removed_in": removed,
-                                 "keys": sorted({f.key for f in mine if f.key})},
-            fix=f"Lint and run it with verl {last} (--verl-version {last}), or port it to a {o.key} that verl "
-                f"{version} has.", source=S.VERL_TRAINER_YAML)
+        keys = sorted({f.key for f in mine if f.key})
+        listed = (f" ({', '.join(keys[:4])}" + (" …)" if len(keys) > 4 else ")")) if keys else ""
+        not_judged = f"{len(mine)} override(s) of its section were not judged one by one{listed}."
+        if gone is not None:
+            last, removed = gone
+            folded = finding(
+                "launch-group-removed", "error", ("config", "verl"),
+                f"{o.key}={o.value}: no such {noun} in verl {version} (last in verl {last})",
+                detail=f"{release_name(removed)} removed {o.key}/{o.value}.yaml. The script was written for a "
+                       f"release that has it; {not_judged}",
+                key=o.key, evidence={"override": o.text, "last_release": last, "removed_in": removed, "keys": keys},
+                fix=f"Lint and run it with verl {last} (--verl-version {last}), or port it to a {o.key} that verl "
+                    f"{version} has.", source=S.VERL_TRAINER_YAML)
+        else:
+            folded = finding(
+                "launch-group-added-later", "error", ("config", "verl"),
+                f"{o.key}={o.value}: no such {noun} in verl {version} (added in {release_name(first or '')})",
+                detail=f"verl {version} has no {o.key}/{o.value}.yaml; the script was written for a later release. "
+                       + not_judged,
+                key=o.key, evidence={"override": o.text, "added_in": first, "keys": keys},
+                fix=f"Lint and run it with verl {first} or later (--verl-version), or port it to a {o.key} that "
+                    f"verl {version} has.", source=S.VERL_TRAINER_YAML)
         drop = {id(f) for f in mine}
         found = [folded if f.key == o.key and f.severity is Severity.ERROR else f for f in found
                  if id(f) not in drop]

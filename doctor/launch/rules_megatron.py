@@ -36,11 +36,20 @@ def fa(v: _View, ctx: Context) -> list[Finding]:
                         evidence={"verl_version": ctx.verl_version}, key=key, fix=f"Add +{key}=True.", source=src)]
     return []
 
+def legacy_worker(ctx: Context) -> bool:
+    """The composed config still has `trainer.use_legacy_worker_impl` other than `disable`: main_ppo then runs the
+    legacy megatron worker (verl/workers/megatron_workers.py), which takes use_mbridge=False. verl 0.8.0 removed both
+    the key and the worker; a 0.8.0.dev build from before that (volcengine/verl main b178a3cd5) has them, and only its
+    config, not its version number, says so."""
+    return ctx.flat is not None and ctx.flat.get("trainer.use_legacy_worker_impl") in ("auto", "enable")
+
+
 def mbridge(v: _View, ctx: Context) -> list[Finding]:
     out: list[Finding] = []
     ver = ctx.verl_version
     use = v.bool(v.A + "use_mbridge", default_use_mbridge(ver))
-    if mbridge_required(ver) and use is False:
+    required = mbridge_required(ver) and not legacy_worker(ctx)
+    if required and use is False:
         out.append(finding("launch-mbridge-required", "error", ("config", "mbridge"),
                            f"verl {ver} requires use_mbridge=True", evidence=v.ev(v.A + "use_mbridge"),
                            detail="The engine asserts 'use_mbridge must be True' (the legacy worker is gone since 0.8.0).",
@@ -49,14 +58,14 @@ def mbridge(v: _View, ctx: Context) -> list[Finding]:
     vpp = v.int(v.A + "virtual_pipeline_model_parallel_size")
     if vpp is not None and vpp > 1 and use:
         fix = (f"Drop {v.A}virtual_pipeline_model_parallel_size (verl {ver} needs mbridge, so VPP is unavailable)."
-               if mbridge_required(ver) else f"Write {v.A}use_mbridge=False when using VPP, or drop VPP.")
+               if required else f"Write {v.A}use_mbridge=False when using VPP, or drop VPP.")
         out.append(finding("launch-mbridge-vpp", "error", ("config", "mbridge"),
                            "mbridge cannot be combined with virtual pipeline parallel (VPP)",
                            detail="Known failure: IndexError: too many indices for tensor of dimension 3.",
                            evidence={**v.ev(v.A + "virtual_pipeline_model_parallel_size", v.A + "use_mbridge"),
                                      "use_mbridge": use},
                            key=v.A + "virtual_pipeline_model_parallel_size", fix=fix, source=S.VERL_MBRIDGE_VPP))
-    elif vpp is not None and vpp > 1 and mbridge_required(ver):
+    elif vpp is not None and vpp > 1 and required:
         out.append(finding("launch-vpp-unsupported", "error", ("config", "mbridge"),
                            f"VPP is unavailable on verl {ver}: it needs mbridge off, which the engine refuses",
                            evidence=v.ev(v.A + "virtual_pipeline_model_parallel_size", v.A + "use_mbridge"),

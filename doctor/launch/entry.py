@@ -149,14 +149,15 @@ def _entry_source(entry: str, root: Path | None) -> str | None:
 
 def absent_module(entry: str, trainer_config: Path | None) -> tuple[str, list[str]] | None:
     """(the module's path, its package's modules nearest in name) when the verl tree linted against carries verl's
-    Python sources (verl/__init__.py beside the config: a checkout or an installed wheel) and `python -m ENTRY`
+    Python sources (verl/trainer/main_ppo.py beside the config, as every release has it: a checkout or an installed
+    wheel) and `python -m ENTRY`
     would find no module there: `verl.trainer.main_generation` and `verl.trainer.fsdp_sft_trainer` are in the 0.7.0
     wheel and not in 0.7.1's. Such a run stops at "No module named …" before Hydra reads a config, so a
     compose failure (no `generation.yaml` either) would name the wrong cause. None when the module is there, the
     entry is not verl's, or the tree has only the config files (nothing is known then)."""
     root = _repo_root(trainer_config)
     parts = entry.split(".")
-    if root is None or parts[0] != "verl" or not (root / "verl" / "__init__.py").is_file():
+    if root is None or parts[0] != "verl" or not (root / "verl" / "trainer" / "main_ppo.py").is_file():
         return None
     base = root / Path(*parts)
     if base.with_suffix(".py").is_file() or (base / "__init__.py").is_file():

@@ -71,21 +71,27 @@ CALLEE = Path(__file__).resolve().parents[1] / "fixtures" / "verl-main" / "tests
     "run_sft_engine.sh"
 
 
-def test_a_sourced_files_own_directory_is_bash_source_and_the_scripts_is_dollar_zero(tmp_path):
-    """In a sourced file bash gives `${BASH_SOURCE[0]}` as that file and `$0` as the script that sources it: the
-    cluster file's `$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)` is cluster/, its `$(dirname "$0")` is jobs/.
-    Before, both were the script's directory: jobs/nodes.sh (2 nodes) was read in place of cluster/nodes.sh (8)."""
+def _cluster_and_job(tmp_path: Path, env_sh: str, job_body: str) -> Path:
+    """cluster/env.sh (`env_sh`) beside cluster/nodes.sh (8 nodes); jobs/job.sh (`job_body`) beside jobs/nodes.sh (2)
+    and upstream's callee, which takes --nnodes from NNODES."""
     (tmp_path / "cluster").mkdir()
     (tmp_path / "jobs").mkdir()
-    (tmp_path / "cluster" / "env.sh").write_text(
-        'CLUSTER_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"\nsource "${CLUSTER_DIR}/nodes.sh"\n'
-        'JOB_DIR="$(dirname "$0")"\n', encoding="utf-8")
+    (tmp_path / "cluster" / "env.sh").write_text(env_sh, encoding="utf-8")
     (tmp_path / "cluster" / "nodes.sh").write_text("export NNODES=8\n", encoding="utf-8")
     (tmp_path / "jobs" / "nodes.sh").write_text("export NNODES=2\n", encoding="utf-8")
     shutil.copy(CALLEE, tmp_path / "jobs" / CALLEE.name)
     job = tmp_path / "jobs" / "job.sh"
-    job.write_text(f'#!/bin/bash\nsource ../cluster/env.sh\nexport BACKEND=megatron\nbash "$JOB_DIR/{CALLEE.name}"\n',
-                   encoding="utf-8")
+    job.write_text("#!/bin/bash\n" + job_body, encoding="utf-8")
+    return job
+
+
+def test_a_sourced_files_own_directory_is_bash_source_and_the_scripts_is_dollar_zero(tmp_path):
+    """In a sourced file bash gives `${BASH_SOURCE[0]}` as that file and `$0` as the script that sources it: the
+    cluster file's `$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)` is cluster/, its `$(dirname "$0")` is jobs/.
+    Before, both were the script's directory: jobs/nodes.sh (2 nodes) was read in place of cluster/nodes.sh (8)."""
+    job = _cluster_and_job(tmp_path, 'CLUSTER_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"\n'
+                                     'source "${CLUSTER_DIR}/nodes.sh"\nJOB_DIR="$(dirname "$0")"\n',
+                           f'source ../cluster/env.sh\nexport BACKEND=megatron\nbash "$JOB_DIR/{CALLEE.name}"\n')
     p = parsed(job)
     assert len(p.invocations) == 1, p.notes
     call = p.invocations[0]
@@ -98,17 +104,10 @@ def test_bash_source_in_a_function_is_the_file_that_defined_it(tmp_path):
     """bash gives `${BASH_SOURCE[0]}` inside a function as the file that defined it, also when the script calls it
     after `source` has returned (checked with bash 5: a function of cluster/env.sh called from jobs/job.sh prints
     cluster). Before, it was the caller's file: jobs/nodes.sh (2 nodes) was read in place of cluster/nodes.sh (8)."""
-    (tmp_path / "cluster").mkdir()
-    (tmp_path / "jobs").mkdir()
-    (tmp_path / "cluster" / "env.sh").write_text(
-        'load_cluster() {\n  local dir\n  dir="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"\n'
-        '  source "${dir}/nodes.sh"\n}\n', encoding="utf-8")
-    (tmp_path / "cluster" / "nodes.sh").write_text("export NNODES=8\n", encoding="utf-8")
-    (tmp_path / "jobs" / "nodes.sh").write_text("export NNODES=2\n", encoding="utf-8")
-    shutil.copy(CALLEE, tmp_path / "jobs" / CALLEE.name)
-    job = tmp_path / "jobs" / "job.sh"
-    job.write_text(f'#!/bin/bash\nsource ../cluster/env.sh\nload_cluster\nexport BACKEND=megatron\n'
-                   f'bash "$(dirname "$0")/{CALLEE.name}"\n', encoding="utf-8")
+    job = _cluster_and_job(tmp_path, 'load_cluster() {\n  local dir\n  dir="$(cd "$(dirname "${BASH_SOURCE[0]}")" && '
+                                     'pwd)"\n  source "${dir}/nodes.sh"\n}\n',
+                           'source ../cluster/env.sh\nload_cluster\nexport BACKEND=megatron\n'
+                           f'bash "$(dirname "$0")/{CALLEE.name}"\n')
     p = parsed(job)
     assert len(p.invocations) == 1, p.notes
     assert "--nnodes=8" in [w.text for w in p.invocations[0].launcher]  # torchrun --nnodes=${NNODES:-1}

@@ -100,7 +100,7 @@ def advise(findings: list[Finding], flat: dict[str, Any] | None, dicts: dict[str
 def fold_engine(found: list[Finding]) -> list[Finding]:
     """`actor_rollout_ref.actor.model_engine=megatron` (upstream's examples/router_replay and tuning/scaling megatron
     scripts, v0.8.0 to main) is refused, so Hydra composes the FSDP actor, and every `….megatron.*` key of the script
-    is then "not in this FSDP config": 7 to 16 errors with one cause (with `model_engine=megatron` at the top level
+    is then "not in this FSDP config": 7 to 15 errors with one cause (with `model_engine=megatron` at the top level
     those scripts compose and lint clean). The misplaced group override is the one finding; the keys that need its
     engine are listed in it, to be judged again once it is set."""
     misplaced = next((f for f in found if f.id == "launch-key-not-in-config"

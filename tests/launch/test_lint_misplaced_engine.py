@@ -1,7 +1,7 @@
 """`actor_rollout_ref.actor.model_engine=megatron` is refused by Hydra (model_engine is a config group, set at the top
 level), so the FSDP actor is composed and every `….megatron.*` key of the script is then "not in this FSDP config".
 Upstream's examples/tuning/scaling/run_qwen2_5_32b_megatron.sh (v0.8.0 to main) writes it: lint gave 7 errors with
-one cause (router_replay's script 16). The misplaced override is now the one error, the megatron keys listed in it;
+one cause (router_replay's script 15). The misplaced override is now the one error, the megatron keys listed in it;
 with `model_engine=megatron` at the top level the same script lints with no error (it composes)."""
 
 from __future__ import annotations

@@ -144,12 +144,17 @@ def test_yanked_releases_are_answered_from_the_index_without_reading_a_projects_
     assert t.yanked("nope", "1.0") is None and t.yanked("torch-npu", "not a version") is None
     with pytest.raises(InputError, match="cannot read"):
         t.declared("torch-npu", "2.14.0")  # the file was never read before this
+    assert _index_refusal(d, "yanked", ["2.13.0"]).startswith(f"{d / 'index.json'}: projects.torch-npu.yanked: ")
+
+
+def _index_refusal(d: Path, key: str, value: object) -> str:
+    """What read_dir says of the directory `d` once torch-npu's index line has `key` set to `value`."""
     bad = json.loads((d / "index.json").read_text())
-    bad["projects"]["torch-npu"]["yanked"] = ["2.13.0"]
+    bad["projects"]["torch-npu"][key] = value
     (d / "index.json").write_text(json.dumps(bad))
     with pytest.raises(InputError) as e:
         req.read_dir(str(d))
-    assert str(e.value).startswith(f"{d / 'index.json'}: projects.torch-npu.yanked: ")
+    return str(e.value)
 
 
 def test_whether_the_newest_release_requires_torch_is_answered_from_the_index_without_reading_a_projects_file(
@@ -173,12 +178,8 @@ def test_whether_the_newest_release_requires_torch_is_answered_from_the_index_wi
     t = req.read_dir(str(d))
     assert [t.newest_requires_torch(p) for p in ("Torch_NPU", "pyyaml", "accelerate", "nope")] == [True, False, False,
                                                                                                   None]
-    bad = json.loads((d / "index.json").read_text())
-    bad["projects"]["torch-npu"]["requires_torch"] = "yes"
-    (d / "index.json").write_text(json.dumps(bad))
-    with pytest.raises(InputError) as e:
-        req.read_dir(str(d))
-    assert str(e.value).startswith(f"{d / 'index.json'}: projects.torch-npu.requires_torch: must be true or false")
+    assert _index_refusal(d, "requires_torch", "yes").startswith(
+        f"{d / 'index.json'}: projects.torch-npu.requires_torch: must be true or false")
 
 
 def test_an_index_that_says_otherwise_than_the_newest_release_is_refused_and_one_written_before_the_field_is_read(

@@ -275,6 +275,12 @@ _PLACED_EXCEPTION = re.compile(r"^(?:(?P<type>(?:[A-Za-z_]\w*\.)+(?:[A-Z]\w*|(?:
                                r"|(?P<camel>[A-Z][a-z0-9]+(?:[A-Z][a-z0-9]*)+):\s+(?P<said>\S.*?))\s*$")
 
 
+def line_process(raw: str) -> str | None:
+    """The process a line's launcher prefix names (`(WorkerDict pid=12)`, `[rank3]:`: doctor.explain.processes), if
+    any."""
+    return process_of(raw[: len(raw) - len(strip_prefix(raw).lstrip())])
+
+
 class EventReader:
     """Feed candidate lines in order with `feed(lineno, text)`; `close()`; then `events` (at most MAX_EVENTS) and
     `dropped` (events not kept)."""
@@ -321,6 +327,7 @@ class EventReader:
         # ranks) keeps each one's open traceback apart, parked while another process's lines come
         self._who: str | None = None  # the process whose traceback state is the current one
         self._parked: dict[str | None, tuple[object, ...]] = {}
+        self._fresh = self._state()  # a process's state before its first line
 
     # -- feeding
 
@@ -328,7 +335,7 @@ class EventReader:
         """Read one candidate line; returns the event it completed, if any."""
         if lineno <= self._read_to:
             return None  # a frame's source line, already passed by the exception line read below it
-        self._switch(self._tag(raw))
+        self._switch(line_process(raw))
         text = self._unprefixed(strip_prefix(raw.rstrip("\r\n")))
         if self._frames is not None and lineno - self._last_frame_line > TRACEBACK_GAP:
             self._close_frames()  # a traceback whose exception line never came (or was filtered out)
@@ -421,7 +428,7 @@ class EventReader:
             # `logger.exception(msg)`: an error record with its traceback, which the process may have caught and gone
             # on after, or died on: only what follows its exception line says which (note_after), in its own process
             self._handled = "exception"
-            self._exception_tag = self._tag(raw)
+            self._exception_tag = line_process(raw)
 
     def continued(self, ev: Event, lines: int) -> None:
         """The scanner read `lines` more lines of `ev`'s message (doctor.explain.events.continue_message)."""
@@ -439,7 +446,7 @@ class EventReader:
         if placed is None:
             return None
         index, end, tag = placed
-        own = process_of(raw[: len(raw) - len(strip_prefix(raw).lstrip())])
+        own = line_process(raw)
         return index if lineno - end <= gap and own == tag else None
 
     def _logged_above(self, lineno: int, raw: str) -> int | None:
@@ -465,7 +472,7 @@ class EventReader:
     def feed_exception(self, lineno: int, raw: str, time: float | None = None) -> Event | None:
         """The line right below an open traceback's last frame, which no phrase made a candidate: its exception line
         when it reads as one (`_PLACED_EXCEPTION`), an exception whose name does not end in Error or Exception."""
-        self._switch(self._tag(raw))
+        self._switch(line_process(raw))
         if not self.in_traceback:
             return None
         ev = self._placed(lineno, self.bare(raw))
@@ -544,17 +551,13 @@ class EventReader:
         if self._who is None and who not in self._parked:
             self._who = who
             return
-        self._parked[self._who] = tuple(getattr(self, name) for name in self._PER_PROCESS)
-        state = self._parked.pop(who, None)
-        if state is None:
-            self._frames, self._frames_signature, self._innermost_first, self._ignore_frames = None, None, False, False
-            self._frames_dropped = self._tb_line = self._last_frame_line = self.opened_at = 0
-            self._chain_pending, self._last_python, self._below_logged, self._headed_by = False, None, None, None
-            self._handled, self._exception_tag, self._dumped, self._on_request = "", None, False, False
-        else:
-            for name, value in zip(self._PER_PROCESS, state, strict=True):
-                setattr(self, name, value)
+        self._parked[self._who] = self._state()
+        for name, value in zip(self._PER_PROCESS, self._parked.pop(who, self._fresh), strict=True):
+            setattr(self, name, value)
         self._who = who
+
+    def _state(self) -> tuple[object, ...]:
+        return tuple(getattr(self, name) for name in self._PER_PROCESS)
 
     def note_signature(self, sig_id: str) -> None:
         """A signature matched the line just fed, which made no event: if it was a frame of the open traceback, the
@@ -696,7 +699,7 @@ class EventReader:
         before it exits (`logger.exception("training failed")`, then `sys.exit(1)`, a re-raise, or a shutdown
         sequence), so it asks more than a warning record does: the same process doing more than one thing after it
         (one notice and then the end of the log is a last notice — `saving the final state` — as often as work)."""
-        own = [line for line in after if line.strip() and self._tag(line) == self._exception_tag]
+        own = [line for line in after if line.strip() and line_process(line) == self._exception_tag]
         said = own[:2] + [line for line in own[2:] if is_notice(line)]  # not a later traceback's code lines
         return len(own) >= 2 and is_notice(own[0]) and not any(_STOPPING.search(line) for line in said)
 
@@ -705,11 +708,6 @@ class EventReader:
         for rec in self.events:
             if rec.facts.get("heads_below") and rec.line + int(rec.facts["heads_below"]) == ev.line:
                 rec.facts.pop("handled", None)
-
-    @staticmethod
-    def _tag(raw: str) -> str | None:
-        """The process the prefix of `raw` names (`(WorkerDict pid=12)`, `[rank3]:`), if any."""
-        return process_of(raw[: len(raw) - len(strip_prefix(raw).lstrip())])
 
     def _handled_chain(self, ev: Event) -> None:
         """A chain (`During handling of the above exception, ...`) is handled or not as a whole: only its first

@@ -32,13 +32,14 @@ from doctor.explain.events import (
     EventReader,
     continue_message,
     is_python_warning,
+    line_process,
     note_code,
     strip_prefix,
     wants_code,
     wants_continuation,
 )
 from doctor.explain.lexicon import COMMENT_LINE, NOTICE_RECORD, ZERO_COUNT, ZERO_COUNT_HINT
-from doctor.explain.processes import process_of, repeated, unrepeated
+from doctor.explain.processes import repeated, unrepeated
 
 BLOCK = 112 * 1024  # bytes read at a time (below the allocator's mmap threshold: buffers are reused, not faulted in)
 MAX_LINE = 64 * 1024  # bytes kept of one line; the rest of an over-long line is skipped
@@ -140,11 +141,6 @@ def _note_process(hit: Hit, region: bytes, start: int, end: int, text: str) -> N
     if (who := line_process(text)) is not None:
         hit.processes.add(who)
     hit.repeated += repeated(region[start:end])
-
-
-def line_process(text: str) -> str | None:
-    """The process a line's launcher prefix names (doctor.explain.processes), if any."""
-    return process_of(text[: len(text) - len(strip_prefix(text).lstrip())])
 
 
 def _shorten(line: str) -> str:

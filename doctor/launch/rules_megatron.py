@@ -36,6 +36,7 @@ def fa(v: _View, ctx: Context) -> list[Finding]:
                         evidence={"verl_version": ctx.verl_version}, key=key, fix=f"Add +{key}=True.", source=src)]
     return []
 
+
 def legacy_worker(ctx: Context) -> bool:
     """The composed config still has `trainer.use_legacy_worker_impl` other than `disable`: main_ppo then runs the
     legacy megatron worker (verl/workers/megatron_workers.py), which takes use_mbridge=False. verl 0.8.0 removed both

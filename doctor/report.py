@@ -7,7 +7,7 @@ is what lets the same findings feed the console, `--json`, `--junit` and the clu
 from __future__ import annotations
 
 import enum
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -238,6 +238,12 @@ def short_name(node: str) -> str:
     if sep and len(tail) > 12 and all(c in "0123456789abcdef" for c in tail.lower()):
         return f"{head}/{tail[:8]}"
     return node
+
+
+def first_few(items: Sequence[str], n: int, sep: str = ", ") -> str:
+    """The first `n` of `items` joined by `sep`, with " …" when more were left out: titles and details name a few
+    and keep every one in evidence, so a finding stays one line wide however many keys it folds."""
+    return sep.join(list(items)[:n]) + (" …" if len(items) > n else "")
 
 
 def sorted_findings(findings: list[Finding]) -> list[Finding]:

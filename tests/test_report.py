@@ -3,7 +3,7 @@ import json
 import jsonschema
 import pytest
 
-from doctor.report import CheckResult, CheckStatus, Finding, Report, Severity, finding
+from doctor.report import CheckResult, CheckStatus, Finding, Report, Severity, finding, first_few
 from tests.conftest import SCHEMAS
 
 
@@ -49,3 +49,14 @@ def test_report_json_validates_against_shared_schema(shared_dir):
 def test_severity_coerced_from_string():
     f = Finding("a", "warning", ("env",), "t")  # type: ignore[arg-type]
     assert f.severity is Severity.WARNING
+
+
+@pytest.mark.parametrize(("items", "n", "sep", "shown"), [
+    ([], 4, ", ", ""),
+    (["a", "b"], 4, ", ", "a, b"),
+    (["a", "b", "c", "d"], 4, ", ", "a, b, c, d"),
+    (["a", "b", "c", "d", "e"], 4, ", ", "a, b, c, d …"),
+    (("python3", "-m", "verl.trainer.main_ppo", "x=1"), 3, " ", "python3 -m verl.trainer.main_ppo …"),
+])
+def test_first_few_names_a_few_and_marks_the_rest(items, n, sep, shown):
+    assert first_few(items, n, sep) == shown

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from doctor.launch.schema import TARGET, is_open
-from doctor.report import Finding, Fix
+from doctor.report import Finding, Fix, first_few
 
 _IDS = ("launch-key-needs-plus", "launch-key-not-in-config")
 
@@ -111,7 +111,7 @@ def fold_engine(found: list[Finding]) -> list[Finding]:
     if not follow:
         return found
     keys = sorted({f.key for f in follow if f.key})
-    shown = ", ".join(keys[:4]) + (" …" if len(keys) > 4 else "")
+    shown = first_few(keys, 4)
     folded = replace(misplaced, detail=((misplaced.detail or "").rstrip() + f"\n{len(keys)} override(s) need the megatron "
                                         f"engine it meant to select and were not judged one by one: {shown}. Lint "
                                         "again once it is set.").lstrip(),

@@ -17,7 +17,7 @@ from doctor.launch.launcher import launcher_findings
 from doctor.launch.rules import Context, check
 from doctor.launch.script_parser import Call, CutOff, Invocation, ParsedScript
 from doctor.launch.validation import compose_findings, load_model, resolve_config_dir, with_hydra
-from doctor.report import Finding, Fix, Severity, finding
+from doctor.report import Finding, Fix, Severity, finding, first_few
 
 _HEADER = re.compile(r"^# .*written by doctor \S+ for verl (\S+?)\.?$", re.M)
 
@@ -393,7 +393,7 @@ def merge_paths(alternatives: list[Invocation], per_path: list[list[Finding]]) -
 
 def _cut_off(c: CutOff) -> Finding:
     """Overrides bash runs as a command of their own: the entry point's line ended without a backslash."""
-    shown = " ".join(c.words[:3]) + (" …" if len(c.words) > 3 else "")
+    shown = first_few(c.words, 3, " ")
     return finding("lint-overrides-cut-off", "error", ("config",),
                    f"line {c.line}: {len(c.words)} override(s) are cut off from the entry point of line {c.entry_line} "
                    f"(its command ends at line {c.entry_end} without `\\`)",
@@ -432,8 +432,7 @@ def _walk_notes(parsed: ParsedScript, calls: list[Call]) -> list[Finding]:
                            evidence={"calls": {c.line: path_names(c.alternatives) for c in multi}}))
     if parsed.unresolved:
         out.append(finding("lint-unresolved", "info", ("config",),
-                           "values only the run knows were not read: " + ", ".join(parsed.unresolved[:12])
-                           + (" …" if len(parsed.unresolved) > 12 else ""),
+                           "values only the run knows were not read: " + first_few(parsed.unresolved, 12),
                            detail="Command substitutions, environment variables and positional parameters; rules "
                                   "that need their values were skipped.", evidence={"unresolved": parsed.unresolved}))
     if parsed.notes:

@@ -21,7 +21,7 @@ from doctor.launch.model_config import ModelInfo, load_model_config
 from doctor.launch.override_list import Override, build_overrides, config_name_for
 from doctor.launch.rules import Context, check
 from doctor.launch.spec import LaunchSpec
-from doctor.report import Finding, Severity, finding
+from doctor.report import Finding, Severity, finding, first_few
 
 _NOT_COMPOSED_DETAIL = ("Prefix rules were checked from the per-release key tables of doctor.launch.features; keys "
                         "outside those tables, and every key outside the megatron block, were not checked.")
@@ -241,7 +241,7 @@ def _group_removed(ovs: list[Override], found: list[Finding], version: str) -> l
                 and (o.value in f.key.split(".") or f.key.startswith(o.key + "."))]
         noun = _GROUP_NOUN.get(o.key, f"{o.key} option")
         keys = sorted({f.key for f in mine if f.key})
-        listed = (f" ({', '.join(keys[:4])}" + (" …)" if len(keys) > 4 else ")")) if keys else ""
+        listed = f" ({first_few(keys, 4)})" if keys else ""
         not_judged = f"{len(mine)} override(s) of its section were not judged one by one{listed}."
         if gone is not None:
             last, removed = gone

@@ -285,8 +285,8 @@ def test_offline_install_idempotent_and_rollback(airgap, backend, tmp_path: Path
     cp = offline_install(airgap, venv, backend)
     assert cp.returncode == 0, cp.stderr
     rep = json.loads(cp.stdout)
-    # a second run does nothing: probe, plan, check every step, in under 2 s (interpreter start-up excluded)
-    assert {s["status"] for s in rep["steps"]} == {"satisfied"} and rep["seconds"] < 2.0, rep["seconds"]
+    # a second run does nothing: probe, plan, check every step (how fast: bench/install_speed.py, not a test)
+    assert {s["status"] for s in rep["steps"]} == {"satisfied"}
     assert any(f["id"] == "install-nothing-to-do" for f in rep["findings"])
     cp = doctor("install", "--rollback", "--venv", str(venv), "--json", env=airgap["env"])
     assert cp.returncode == 0, cp.stderr
@@ -791,3 +791,31 @@ def test_pips_own_configuration_that_installs_elsewhere_is_refused_before_anythi
     cp = doctor("install", "--profile", PROFILE, "--python", py, "--dry-run", "--no-host-check", "--backend", "pip",
                 "--isolated", env=env)
     assert cp.returncode == 0, cp.stderr
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("profile", "git_req"), [("verl-0.9.1-cann9.1.0-a2", "transferqueue"),
+                                                  ("verl-0.10.0.dev20260822-cann9.1.0-a2", None)])
+def test_newest_profiles_download_and_install_offline_into_a_plain_venv(profile: str, git_req: str | None,
+                                                                        tmp_path: Path) -> None:
+    """The profiles the README points at first, end to end on their stand-in stack: verl 0.9.1's NPU requirements
+    install a git requirement (`TransferQueue @ git+https://github.com/Ascend/TransferQueue.git@main`), which the
+    wheelhouse must carry and an offline install take from it; 0.10.0.dev builds verl from git `main` (its branch,
+    not a tag) and reads the requirements file of that clone. The target is a plain `python3 -m venv` with the pip it
+    bundles."""
+    got = download_only(profile, tmp_path)
+    house = got["house"]
+    if git_req:
+        assert any(p.name.lower().startswith(git_req + "-") for p in (house / "wheels").iterdir())
+    venv = tmp_path / "venv"
+    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, timeout=300)
+    cp = doctor("install", "--profile", profile, "--venv", str(venv), "--wheelhouse", str(house), "--offline",
+                "--isolated", "--no-check", "--no-host-check", "--backend", "pip", "--index-url",
+                "http://127.0.0.1:9/simple", "--json", env={**got["env"], "HTTPS_PROXY": "http://127.0.0.1:9",
+                                                            "HTTP_PROXY": "http://127.0.0.1:9"}, timeout=900)
+    assert cp.returncode == 0, cp.stderr
+    rep = json.loads(cp.stdout)
+    assert {s["status"] for s in rep["steps"]} <= {"done", "satisfied"}
+    frozen = wheelkit.freeze(venv / "bin" / "python")
+    assert "torch==2.10.0+cpu" in frozen and (git_req is None or f"{git_req}==0.1.0" in frozen), frozen
+    assert any(x.startswith("verl==") for x in frozen) and any(x.startswith("megatron-core==") for x in frozen)

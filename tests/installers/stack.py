@@ -13,7 +13,9 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from packaging.requirements import Requirement
 from packaging.specifiers import SpecifierSet
+from packaging.utils import canonicalize_name
 from packaging.version import Version
 
 from doctor.installers.plan import CLONE, EDITABLE, INSTALL, Plan
@@ -30,11 +32,14 @@ CANDIDATES = {
 
 
 def choose(name: str, spec: str) -> str:
+    """A version that meets `spec`: the exact pin, else the first candidate, a version the spec itself names (the
+    floor of `>=X`), a `==X.*` series' first release, or a plain 1.0."""
     m = re.fullmatch(r"==\s*([^,*]+)", spec.strip())
     if m:
         return m.group(1)
     s = SpecifierSet(spec)
-    for c in CANDIDATES.get(name, []):
+    named = [sp.version for sp in s if not sp.version.endswith(".*")]
+    for c in [*CANDIDATES.get(name, []), *named, "1.0"]:
         if s.contains(Version(c), prereleases=True):
             return c
     m = re.fullmatch(r"==\s*(.+)\.\*", spec.strip())
@@ -44,9 +49,22 @@ def choose(name: str, spec: str) -> str:
 
 
 def _split(req: str) -> tuple[str, str]:
-    m = re.match(r"^([A-Za-z0-9][A-Za-z0-9._-]*)(.*)$", req)
-    assert m, req
-    return m.group(1).lower(), m.group(2)
+    """(name, specifier) of a requirement line, extras and markers read by `packaging` (`ray[default]>=2.41`)."""
+    r = Requirement(req)
+    return canonicalize_name(r.name), str(r.specifier)
+
+
+def _git_requirement(req: str, repos: Path) -> str:
+    """A bare repo for a `name @ git+URL@REF` requirement, with a package of that name at REF; the `--git-mirror`
+    flag (URL=repo) that serves it."""
+    r = Requirement(req)
+    assert r.url, req
+    url, _, ref = r.url.removeprefix("git+").rpartition("@") if r.url.count("@") else (r.url, "", "main")
+    module = canonicalize_name(r.name).replace("-", "_")
+    bare = repos / (r.name + ".git")
+    make_source_repo(bare, dist=r.name, packages={f"{module}/__init__.py": ""},
+                     refs=[("tag" if re.match(r"^v\d", ref) else "branch", ref or "main", "0.1.0")])
+    return f"{url}={bare}"
 
 
 @dataclass
@@ -80,10 +98,14 @@ def build(plan: Plan, root: Path, *, broken: str | None = None) -> Stack:
             requires = [torch_req]
         make_wheel(wheels, name, version, requires=requires, broken=(name == broken))
 
+    mirrors: list[str] = []
     for step in plan.steps:
         if step.kind == INSTALL:
             for r in step.requirements:
                 if r == "-r" or r.startswith("/") or "requirements" in r:
+                    continue
+                if " @ git+" in r:  # `TransferQueue @ git+https://…@main` (verl 0.9.1's NPU requirements)
+                    mirrors.append(_git_requirement(r, root / "repos"))
                     continue
                 name, spec = _split(r)
                 wheel(name, choose(name, spec) if spec else CANDIDATES.get(name, ["1.0"])[0])
@@ -92,7 +114,7 @@ def build(plan: Plan, root: Path, *, broken: str | None = None) -> Stack:
     if tnv:
         wheel("torch-npu", tnv + ".post2" if ".post" not in tnv else tnv)
     wheel("numpy", "1.26.0")
-    mirrors, commits = [], {}
+    commits = {}
     for step in plan.steps:
         if step.kind != CLONE or step.source is None:
             continue
@@ -124,8 +146,8 @@ def build(plan: Plan, root: Path, *, broken: str | None = None) -> Stack:
             git("commit", "-q", "-m", "requirements", cwd=work)
             if kind == "tag":
                 git("tag", "-f", s.ref, cwd=work)
-            else:
-                git("branch", "-f", s.ref, cwd=work)
+            else:  # the work tree may have that branch checked out (`main`): -B moves it either way
+                git("checkout", "-q", "-B", s.ref, cwd=work)
             git("push", "-q", "-f", str(bare), f"{'refs/tags/' if kind == 'tag' else 'refs/heads/'}{s.ref}", cwd=work)
             shas[s.ref] = git("rev-parse", "HEAD", cwd=work)
         mirrors.append(f"{s.url}={bare}")

@@ -33,7 +33,7 @@ from doctor.explain.classes import LINE_PHRASES, line_class
 from doctor.explain.lexicon import FAILURE_PHRASES, NOTICE_RECORD, states_failure
 from doctor.explain.loglines import PHRASES as LOG_PHRASES
 from doctor.explain.loglines import LogLineReader
-from doctor.explain.processes import process_of
+from doctor.explain.processes import ELASTIC_TAG, process_of
 from doctor.report import Severity
 
 MAX_EVENTS = 64  # events kept per log (the first ones)
@@ -76,9 +76,15 @@ APART_PHRASES: tuple[tuple[str, ...], ...] = (("Warning: ",), *FAILURE_PHRASES)
 # `[default0]:`, Ray's own processes `(raylet) `, the line numbers of a log quoted through `cat -n` / `nl`
 # (`  1145<TAB>`); and a logger's date with an error level (never a warning or info
 # level: what a line is logged as says whether it is an error); loguru's error prefix and a bare `date | `.
+# torch elastic's other prefixes (doctor.explain.processes: `[trainer0]:` of a custom --role, `[3]:` of a
+# `${rank}` template) are read only where torch writes them: right before the line, which goes on with no space
+# or with a frame's indentation; `[1]:` alone is a ChildFailedError summary's, `[worker0]: text` someone's words.
+# TorchX's `ddp/0 ` (role/replica) is read only before such a torch elastic prefix.
+_ELASTIC = ELASTIC_TAG
 _PREFIX = re.compile(r"^(?:\s*(?:\x1b\[[0-9;]*m)*(?:\([^()]*pid=\d+[^()]*\)|\[rank\d+\]:|\[\d+,\d+\]<std\w+>:|"
                      r">+(?= |$)|\d{1,7}\t(?=\S)|\d{4}-\d\d-\d\dT[\d:.]+Z? (?:stdout|stderr) [FP](?= )|(?!(?:INFO|DEBUG|WARNING|WARN|TRACE|SUCCESS|NOTICE|ERROR|CRITICAL)\b)[\w.-]+ +\|(?= )|\d{1,4}:(?= )|"
                      r"\[default\d+\]:|\((?:raylet|gcs_server|autoscaler|monitor|dashboard\w*|log_monitor)[^()]*\)|"
+                     rf"{_ELASTIC}(?=\S|[ \t][ \t])|[A-Za-z_][\w-]*/\d+(?=(?:\x1b\[[0-9;]*m)* {_ELASTIC})|"
                      r"\d{4}-\d\d-\d\d[ T][\d:,.]+(?: -)?(?: [\w.]+ -)? (?:ERROR|CRITICAL|FATAL)(?: -|:)?(?= )|"
                      # loguru's `date | ERROR    | module:function:line - ` and a bare `date | `
                      r"\d{4}-\d\d-\d\d[ T][\d:,.]+ \| (?:(?:ERROR|CRITICAL) +\| [\w.:<>-]+ -|(?=\S)))"

@@ -5,9 +5,14 @@ A verl job's driver log interleaves the lines of many processes, each behind the
 - Ray's driver prints a worker's line behind `(<actor or task> pid=<pid>[, ip=<node>]) ` and its own daemons' behind
   `(raylet) `; vLLM's decorate_logs nests its workers' tags inside the actor's (`(vLLMHttpServer pid=1) (Worker_TP1
   pid=2) `), so the process is the innermost tag, named with the tags around it.
-- torch elastic (torchrun `--tee`) prefixes each line with `[${role_name}${local_rank}]:` (`[default0]:`; the
-  template may use `${rank}`), and torch prints a rank's uncaught traceback behind `[rank3]:`
-  (https://github.com/pytorch/pytorch/blob/main/torch/distributed/elastic/multiprocessing/__init__.py).
+- torch elastic (torchrun `--tee`) prefixes each line with `[${role_name}${local_rank}]:` — `[default0]:`, or
+  `[trainer0]:` for `--role trainer` — written right before the line, no space between (TailLog's header
+  f"[{name}{local_rank}]:", pytorch/pytorch@059a238 torch/distributed/elastic/multiprocessing/tail_log.py); a
+  `log_line_prefix_template` (TORCHELASTIC_LOG_LINE_PREFIX_TEMPLATE) may use `${rank}` instead: `[3]:`
+  (string.Template.safe_substitute of role_name, rank, local_rank, pytorch/pytorch@001077c
+  torch/distributed/elastic/agent/server/local_elastic_agent.py _start_workers). torch prints a rank's uncaught
+  traceback behind `[rank3]:`. TorchX prints a replica's lines behind `<role>/<replica> ` (`ddp/0 [0]:...`,
+  meta-pytorch/torchx@0f6bd82 torchx/cli/cmd_log.py print_log_lines), read here before a torch elastic prefix.
 - Open MPI's `--tag-output` puts `[<job>,<rank>]<stderr>:` before a line. (Slurm's `srun --label` `<task>: ` is
   not read as a process: a log pasted with its line numbers (`12: `) looks the same, and every line of it would read
   as another process's, each frame of a traceback apart from the next.)
@@ -30,9 +35,12 @@ MAX_NAMES = 8  # process names a finding lists (a 64-rank job's traceback names 
 SOURCE = ("https://github.com/ray-project/ray/blob/754c531cc40dfdc0c43ea2bc247c95fd26ef055d/"
           "python/ray/_private/ray_logging/__init__.py")
 # Ray's `(Name pid=12, ip=10.0.0.2)` and its own processes' `(raylet)`; torch's `[rank3]:` and torch elastic's
-# `[default0]:`; Open MPI's `[1,0]<stderr>:`. Read in the launcher prefix only (the caller passes it).
+# `[default0]:` / `[trainer0]:` / `[3]:`; Open MPI's `[1,0]<stderr>:`. Read in the launcher prefix only (the caller
+# passes it: doctor.explain.events strip_prefix decides what a prefix is).
+ELASTIC_TAG = r"\[(?:[A-Za-z_][\w-]*?)?\d+\]:"  # torch elastic's `[${role_name}${local_rank}]:` or `[${rank}]:`
 _RAY_TAG = re.compile(r"\(([^()]*?\bpid=\d+[^()]*|raylet|gcs_server|autoscaler|monitor|dashboard\w*|log_monitor)\)")
-_RANK_TAG = re.compile(r"\[((?:rank|default)\d+)\]:|\[(\d+,\d+)\]<std\w+>:")
+_RANK_TAG = re.compile(r"(?:(?P<replica>[A-Za-z_][\w-]*/\d+)(?:\x1b\[[0-9;]*m)* )?\[(?P<tag>(?:[A-Za-z_][\w-]*?)?\d+)\]:"
+                       r"|\[(?P<mpi>\d+,\d+)\]<std\w+>:")
 # ` [repeated 7x across cluster]`, the one-time note after it, and the colour codes Ray wraps them in (stripped
 # before this is read: doctor.explain.scanner._decode)
 _REPEATED = re.compile(r"[ \t]*\[repeated (\d+)x across cluster\](?: \(Ray deduplicates logs by default\.[^)\n]*\))?"
@@ -43,14 +51,18 @@ _REPEATED_BYTES = b"x across cluster]"
 def process_of(prefix: str) -> str | None:
     """The process a line's launcher prefix names (`prefix`: the text before the message), or None: the Ray tags
     joined innermost last (`vLLMHttpServer pid=1 / Worker_TP1 pid=2`), else the rank (`rank3`, `default0`,
-    `1,0`)."""
+    `trainer1`, `[3]`, TorchX's `ddp/0 [1]`, `1,0`)."""
     tags = _RAY_TAG.findall(prefix)
     if tags:
         return " / ".join(t.strip() for t in tags)
     m = _RANK_TAG.search(prefix)
     if m is None:
         return None
-    return next(g for g in m.groups() if g)
+    if m.group("mpi"):
+        return m.group("mpi")
+    tag = m.group("tag")
+    name = f"[{tag}]" if tag.isdigit() else tag  # `[3]:` names the rank its template put there, as it prints it
+    return f"{m.group('replica')} {name}" if m.group("replica") else name
 
 
 def repeated(raw: bytes) -> int:

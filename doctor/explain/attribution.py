@@ -270,7 +270,8 @@ def _warning(ev: Event, snapshot: Any) -> Attribution | None:
     return Attribution(
         "warning-from-package", Severity.WARNING, comps,
         f"{who} warns ({cat}): not a failure by itself",
-        f"A {cat} printed by {who}: {ev.facts['message']}. A warning does not stop the run; it matters only when the "
+        f"A {cat} printed by {who}: {ev.facts['message'].rstrip('.')}. A warning does not stop the run; it matters "
+        "only when the "
         "run then fails on what it warns about" + (" (a deprecated use that a later release removes)." if later
                                                    else "."),
         ("Nothing to change if the run went on; otherwise, or before upgrading " + who + ", change the use the "

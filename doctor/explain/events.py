@@ -34,6 +34,7 @@ from doctor.explain.lexicon import FAILURE_PHRASES, NOTICE_RECORD, states_failur
 from doctor.explain.loglines import PHRASES as LOG_PHRASES
 from doctor.explain.loglines import LogLineReader
 from doctor.explain.processes import ELASTIC_TAG, process_of
+from doctor.explain.pywarnings import MAX_MESSAGE_LINES, announces_more, message_span
 from doctor.report import Severity
 
 MAX_EVENTS = 64  # events kept per log (the first ones)
@@ -854,6 +855,8 @@ def wants_continuation(ev: Event) -> bool:
     if ev.kind == "log":
         return True
     msg = ev.facts.get("message", "")
+    if ev.kind == "warning":
+        return announces_more(msg)  # its message starts on the next line, or its ':' announces it there
     if ev.kind == "python" and not msg and ev.text.rstrip().endswith(":"):
         return True  # `Type:` with nothing after it: CPython writes `Type: value`, so the value is on the next lines
     return ev.kind == "python" and bool(msg) and (msg.endswith(":") or not _ENDED.search(msg) or _ends_in_digit(msg))
@@ -877,6 +880,8 @@ def continue_message(ev: Event, lines: list[str], *, prefixed: bool = False) -> 
     lines it added. `prefixed`: the exception line carries a launcher's or logger's prefix (doctor.explain.events
     strip_prefix), which every line its process prints carries too."""
     more: list[str] = []
+    if ev.kind == "warning":
+        return _continue_warning(ev, lines)
     # an exception whose message stops mid-sentence (no ':') goes on only on unindented lines: a paste's wrap; an
     # indented line below it is a block of its own (a table, the next record's detail)
     msg = ev.facts.get("message", "")
@@ -904,6 +909,20 @@ def continue_message(ev: Event, lines: list[str], *, prefixed: bool = False) -> 
     ev.facts["message"] = _short(msg)
     if ev.kind == "python":
         _python_facts(msg, ev.facts)
+    return more
+
+
+def _continue_warning(ev: Event, lines: list[str]) -> list[str]:
+    """A Python warning's message below its first line (doctor.explain.pywarnings), read from the lines its own
+    process printed next, up to the first another process printed."""
+    own: list[str] = []
+    for raw in lines[:MAX_MESSAGE_LINES]:
+        if raw.strip() and line_process(raw) != ev.process:
+            break
+        own.append(strip_prefix(raw.rstrip("\r\n")))
+    more = [text.strip() for text in own[: message_span(ev.facts.get("message", ""), own)] if text.strip()]
+    if more:
+        ev.facts["message"] = _short(" ".join([ev.facts.get("message", ""), *more]).strip())
     return more
 
 

@@ -40,6 +40,7 @@ from doctor.explain.events import (
 )
 from doctor.explain.lexicon import COMMENT_LINE, NOTICE_RECORD, ZERO_COUNT, ZERO_COUNT_HINT
 from doctor.explain.processes import repeated, unrepeated
+from doctor.explain.pywarnings import MAX_MESSAGE_LINES, message_span
 
 BLOCK = 112 * 1024  # bytes read at a time (below the allocator's mmap threshold: buffers are reused, not faulted in)
 MAX_LINE = 64 * 1024  # bytes kept of one line; the rest of an over-long line is skipped
@@ -52,6 +53,9 @@ MAX_LINE_NUMBERS = 5  # line numbers listed per finding
 TIME_WINDOW = 16 * 1024  # bytes looked back for the timestamp of a line that has none
 PROBE_BYTES = 64 * 1024  # bytes inspected to tell text from binary
 REPLAN_AFTER = 200  # unmatched candidate lines after the first error line before the pre-filter drops the markers
+WARNING_BYTES = 4 * 1024  # bytes looked back for a Python warning whose message a line may belong to
+# a Python warning's message after `<file>.py:<line>: <Category>: ` (doctor.explain.events is_python_warning)
+_WARNING_MESSAGE = re.compile(r"\.py:\d+: [A-Z]\w*Warning: ?(.*)$")
 
 _ANSI = re.compile(rb"\x1b\[[0-9;?]*[ -/]*[@-~]")
 # Generic error markers, each with a fixed phrase (pre-filter anchors), for "the first error line".
@@ -323,13 +327,14 @@ class LogScanner:
             event.time = self._time_of(region, start, end)
             event.process, event.repeated = line_process(text), repeated(region[start:end])
             self._events.note_after(event, self._lines_after(region, end, WENT_ON_LINES))
-            if event.kind != "warning" and self._continues_warning(region, start, text):
-                event.facts["handled"] = "warned"  # a Python warning's message, on its next line
+            if event.kind != "warning" and self._continues_warning(region, start, end, text):
+                event.facts["handled"] = "warned"  # a Python warning's message, on a line below its first
             if wants_continuation(event):
-                more = continue_message(event, self._lines_after(region, end, MAX_CONTINUATION),
+                more = continue_message(event, self._lines_after(
+                    region, end, MAX_MESSAGE_LINES if event.kind == "warning" else MAX_CONTINUATION),
                                         prefixed=strip_prefix(text) != text)
                 self._events.continued(event, len(more))
-                if more and (winner is None or winner.fallback or winner.yields):
+                if more and event.kind != "warning" and (winner is None or winner.fallback or winner.yields):
                     self._match_wrapped(event, f"{text.rstrip()} {' '.join(more)}", region, start, end, lineno)
             if wants_code(event):
                 note_code(event, self._lines_preceding(region, start, CODE_LINES))
@@ -421,20 +426,29 @@ class LogScanner:
                 hit.lines.append(lineno)
                 hit.others.append(self._new_hit(region, start, end, lineno, text))
             _note_process(hit, region, start, end, text)
-        if is_python_warning(text) or self._continues_warning(region, start, text):
+        if is_python_warning(text) or self._continues_warning(region, start, end, text):
             hit.warned += 1
 
-    def _continues_warning(self, region: bytes, start: int, text: str) -> bool:
-        """An unindented line right below a Python warning of the same process whose message ends with ':': the
-        message's next line. warnings.formatwarning writes a message as it is, its line breaks included (vLLM's
+    def _continues_warning(self, region: bytes, start: int, end: int, text: str) -> bool:
+        """A line of a Python warning's message below its first line: the nearest warning above it, with only its
+        process's lines between, announces its message below (doctor.explain.pywarnings), and the message runs down
+        to this line. warnings.formatwarning writes a message as it is, its line breaks included (vLLM's
         `warnings.warn(f"Failed to read commit hash:\\n{e}", RuntimeWarning)` prints `No module named
-        'vllm._version'` on a line of its own): what it says is the warning's, not a failure of its own."""
-        bare = strip_prefix(text)
-        if not bare.strip() or bare[:1].isspace():
+        'vllm._version'` on a line of its own; torch's old-GPU warning prints three indented lines): what it says is
+        the warning's, not a failure of its own."""
+        if not strip_prefix(text).strip() or b"Warning: " not in region[max(0, start - WARNING_BYTES) : start]:
             return False
-        above = self._lines_preceding(region, start, 1)
-        return bool(above) and is_python_warning(above[0]) and strip_prefix(above[0]).rstrip().endswith(":") \
-            and line_process(above[0]) == line_process(text)
+        above = self._lines_preceding(region, start, MAX_MESSAGE_LINES)
+        process = line_process(text)
+        for n in range(len(above) - 1, -1, -1):
+            if above[n].strip() and line_process(above[n]) != process:
+                return False
+            if is_python_warning(above[n]):
+                m = _WARNING_MESSAGE.search(strip_prefix(above[n]))
+                below = [strip_prefix(line) for line in [*above[n + 1 :], text,
+                                                         *self._lines_after(region, end, MAX_MESSAGE_LINES)]]
+                return m is not None and len(above) - n - 1 < message_span(m.group(1), below)
+        return False
 
     def _new_hit(self, region: bytes, start: int, end: int, lineno: int, text: str) -> Hit:
         hit = Hit(line=lineno, text=_shorten(text), before=self._lines_before(region, start), lines=[lineno],

@@ -33,13 +33,13 @@ from __future__ import annotations
 
 import hashlib
 import os
-import re
 import shutil
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
 from doctor.installers import gitsrc
+from doctor.installers.restoreline import Line, did, left
 
 Log = Callable[[str], None]
 
@@ -171,9 +171,9 @@ def since(now: Mapping[str, Any], after: Mapping[str, Any] | None, *, live: bool
     return why
 
 
-def restore(rec: Mapping[str, Any], *, live: bool, log: Log | None = None) -> list[str]:
+def restore(rec: Mapping[str, Any], *, live: bool, log: Log | None = None) -> list[Line]:
     """Undo what the run did to the clone `rec` describes ({path, before, after, moved_to, made_dirs}); returns one
-    line per action or per thing left, for the log and the report."""
+    line per action or per thing left (marked `left`), for the log and the report."""
     path = str(rec["path"])
     before, after = rec.get("before"), rec.get("after")
     if before is None:
@@ -181,39 +181,38 @@ def restore(rec: Mapping[str, Any], *, live: bool, log: Log | None = None) -> li
     if before.get("not_clone"):
         return []  # a directory that is not a clone: the clone step refuses it, nothing was done there
     if not os.path.exists(path):
-        return [f"{path}: gone since the run; nothing to put back"]
+        return [did(path, "gone since the run; nothing to put back")]
     now = snapshot(path)
     if now is None:
-        return [f"{path}: not a git clone any more; left as it is"]
+        return [left(path, "not a git clone any more; left as it is")]
     # live: the failed step may have written here after the last record (a fetch that failed still writes
     # FETCH_HEAD), and nobody else did in between: what is there now is what the run left
-    left = now if live else after
-    if left is None and all(now[k] == before[k] for k in ("head", "branch", "refs", "config", "untracked")):
+    ran = now if live else after
+    if ran is None and all(now[k] == before[k] for k in ("head", "branch", "refs", "config", "untracked")):
         return []  # the run never got to it
-    if left is None:
-        return [f"{path}: the run stopped before recording what it changed here; left as it is (compare "
-                f"`git -C {path} status --ignored` and `git -C {path} for-each-ref` with what you expect)"]
+    if ran is None:
+        return [left(path, "the run stopped before recording what it changed here; left as it is (compare "
+                     f"`git -C {path} status --ignored` and `git -C {path} for-each-ref` with what you expect)")]
     # build outputs first, while the commit the run built from is checked out (its ignore rules listed them)
-    out = _untracked_back(path, before["untracked"], left["untracked"], now["untracked"], live=live)
+    out = _untracked_back(path, before["untracked"], ran["untracked"], now["untracked"], live=live)
     if (before["head"], before["branch"]) != (now["head"], now["branch"]):
         pos = {"path": path, "head": before["head"], "branch": before["branch"]}
         out.append(gitsrc.put_back(pos, moved_to=rec.get("moved_to"), log=log))
-    out += _refs_back(path, before["refs"], left["refs"], log)
-    out += _submodules_back(path, before["submodules"], left["submodules"], log)
+    out += _refs_back(path, before["refs"], ran["refs"], log)
+    out += _submodules_back(path, before["submodules"], ran["submodules"], log)
     final = snapshot(path) or now  # `submodule deinit` removed the config keys of what it deinitialised
-    out += _config_back(path, before["config"], left["config"], final["config"], log)
-    out += _fetch_head_back(path, before, left.get("fetch_head"), now.get("fetch_head"))
+    out += _config_back(path, before["config"], ran["config"], final["config"], log)
+    out += _fetch_head_back(path, before, ran.get("fetch_head"), now.get("fetch_head"))
     final = snapshot(path) or final
     if final["submodules"] != before["submodules"]:
         was, now_subs = gitsrc.named(before["submodules"], 3, unit=""), gitsrc.named(final["submodules"], 3, unit="")
-        out.append(f"{path}: submodules not as they were (before: {was or 'none'}; now: {now_subs}); left as they are "
-                   f"(`git -C {path} submodule update` or "
-                   "`submodule deinit` puts them where you want)")
+        out.append(left(path, f"submodules not as they were (before: {was or 'none'}; now: {now_subs}); left as they "
+                        f"are (`git -C {path} submodule update` or `submodule deinit` puts them where you want)"))
     return out
 
 
 def _gone_from_branch(path: str, sub: str, ran: tuple[str, str], was: tuple[str, str] | None,
-                      log: Log | None) -> list[str]:
+                      log: Log | None) -> list[Line]:
     """A submodule of the commit the run checked out that the branch put back does not have: `git checkout` leaves
     its work tree behind. Removed (with the directories that hold nothing else) when the run checked it out and it is
     still that commit, clean; its objects stay in .git/modules."""
@@ -223,7 +222,7 @@ def _gone_from_branch(path: str, sub: str, ran: tuple[str, str], was: tuple[str,
     rc, head = _git(d, "rev-parse", "HEAD")
     _rc, dirty = _git(d, "status", "--porcelain", "--ignored")
     if rc != 0 or head.strip() != ran[1] or dirty.strip():
-        return [f"{path}: submodule {sub} (checked out by the run; the branch has none) changed since; left as it is"]
+        return [left(path, f"submodule {sub} (checked out by the run; the branch has none) changed since; left as it is")]
     shutil.rmtree(d)
     if log:
         log(f"removed {d}")
@@ -231,8 +230,8 @@ def _gone_from_branch(path: str, sub: str, ran: tuple[str, str], was: tuple[str,
     while parent != path and os.path.isdir(parent) and not os.listdir(parent):
         os.rmdir(parent)
         parent = os.path.dirname(parent)
-    return [f"{path}: submodule {sub} the run checked out (the branch has none) removed; its objects stay in "
-            ".git/modules"]
+    return [did(path, f"submodule {sub} the run checked out (the branch has none) removed; its objects stay in "
+                       ".git/modules")]
 
 
 def _subs(lines: list[str]) -> dict[str, tuple[str, str]]:
@@ -244,18 +243,18 @@ def _subs(lines: list[str]) -> dict[str, tuple[str, str]]:
     return out
 
 
-def _submodules_back(path: str, before: list[str], left: list[str], log: Log | None) -> list[str]:
+def _submodules_back(path: str, before: list[str], ran_subs: list[str], log: Log | None) -> list[Line]:
     """Top-level submodules the run initialised are deinitialised again (`git submodule deinit -f`: the work tree it
     checked out goes, its objects stay in .git/modules), and ones it moved are checked out at their old commit, each
     only while it is at the commit the run left and has no change or untracked file."""
-    b, ran = _subs(before), _subs(left)
+    b, ran = _subs(before), _subs(ran_subs)
     now = {}
     _rc, st = _git(path, "submodule", "status") if os.path.isfile(os.path.join(path, ".gitmodules")) else (0, "")
     for ln in st.splitlines():
         if ln.strip():
             sha, _s, rest = ln[1:].partition(" ")
             now[rest.split(" (")[0].strip()] = (ln[:1], sha)
-    out = []
+    out: list[Line] = []
     for sub in sorted(set(ran) - set(now)):
         out += _gone_from_branch(path, sub, ran[sub], b.get(sub), log)
     for sub, (pre, sha) in sorted(now.items()):
@@ -263,11 +262,11 @@ def _submodules_back(path: str, before: list[str], left: list[str], log: Log | N
         if was == (pre, sha) or pre == "-" and (was is None or was[0] == "-"):
             continue
         if ran.get(sub, ("", ""))[1] != sha:
-            out.append(f"{path}: submodule {sub} moved since the run; left as it is")
+            out.append(left(path, f"submodule {sub} moved since the run; left as it is"))
             continue
         _rc, dirty = _git(os.path.join(path, sub), "status", "--porcelain")
         if dirty.strip():
-            out.append(f"{path}: submodule {sub} has changes or untracked files; left as it is")
+            out.append(left(path, f"submodule {sub} has changes or untracked files; left as it is"))
             continue
         if was is None or was[0] == "-":
             args = ["submodule", "deinit", "-f", "--", sub]
@@ -279,12 +278,12 @@ def _submodules_back(path: str, before: list[str], left: list[str], log: Log | N
             what = f"back at {was[1][:12]}"
         if log:
             log(f"$ git {' '.join(args)}   (in {path})")
-        out.append(f"{path}: submodule {sub} {what}" if rc == 0 else f"{path}: could not put submodule {sub} back")
+        out.append(did(path, f"submodule {sub} {what}") if rc == 0 else left(path, f"could not put submodule {sub} back"))
     return out
 
 
 def _unmake(path: str, after: Mapping[str, Any] | None, made_dirs: list[str], *, live: bool,
-            keep_dir: bool = False) -> list[str]:
+            keep_dir: bool = False) -> list[Line]:
     """Remove a clone the run made (`keep_dir`: into an empty directory that was there, which stays, empty)."""
     if not os.path.lexists(path):
         return _rmdirs(made_dirs)
@@ -294,34 +293,34 @@ def _unmake(path: str, after: Mapping[str, Any] | None, made_dirs: list[str], *,
             if not keep_dir:
                 os.rmdir(path)
             return _rmdirs(made_dirs)
-        return [f"{path}: made by the run, but not a git clone now; left as it is"]
+        return [left(path, "made by the run, but not a git clone now; left as it is")]
     why = since(now, after, live=live)
     if why:
-        return [f"{path}: made by the run, but changed since ({'; '.join(why)}); left as it is: `rm -rf {path}` "
-                "if nothing in it is yours"]
+        return [left(path, f"made by the run, but changed since ({'; '.join(why)}); left as it is: `rm -rf {path}` "
+                           "if nothing in it is yours", made=True)]
     _remove(path)
     if keep_dir:
         os.mkdir(path)
-        return [f"{path}: the clone the run made in this empty directory removed"]
-    return [f"{path}: made by the run; removed", *_rmdirs(made_dirs)]
+        return [did(path, "the clone the run made in this empty directory removed")]
+    return [did(path, "made by the run; removed"), *_rmdirs(made_dirs)]
 
 
-def _rmdirs(made_dirs: list[str]) -> list[str]:
+def _rmdirs(made_dirs: list[str]) -> list[Line]:
     out = []
     for d in reversed(made_dirs):
         try:
             os.rmdir(d)
         except OSError:
             break  # not empty: something else lives there now
-        out.append(f"{d}: made by the run (empty); removed")
+        out.append(did(d, "made by the run (empty); removed"))
     return out
 
 
-def _refs_back(path: str, before: Mapping[str, str], left: Mapping[str, str], log: Log | None) -> list[str]:
+def _refs_back(path: str, before: Mapping[str, str], ran_refs: Mapping[str, str], log: Log | None) -> list[Line]:
     """Refs the run created are deleted, refs it moved set back, each only while it is where the run left it."""
     out = []
-    for ref in sorted(set(left) | set(before)):
-        was, ran = before.get(ref), left.get(ref)
+    for ref in sorted(set(ran_refs) | set(before)):
+        was, ran = before.get(ref), ran_refs.get(ref)
         if was == ran or ran is None:
             continue
         args = ["update-ref", "-d", ref, ran] if was is None else ["update-ref", ref, was, ran]
@@ -329,14 +328,14 @@ def _refs_back(path: str, before: Mapping[str, str], left: Mapping[str, str], lo
         if log:
             log(f"$ git {' '.join(args)}   (in {path})")
         what = "deleted" if was is None else f"set back to {was[:12]}"
-        out.append(f"{path}: {ref} (the run's) {what}" if rc == 0 else
-                   f"{path}: {ref} moved since the run; left as it is")
+        out.append(did(path, f"{ref} (the run's) {what}") if rc == 0 else
+                   left(path, f"{ref} moved since the run; left as it is"))
     return out
 
 
-def _fetch_head_back(path: str, before: Mapping[str, Any], left: str | None, now: str | None) -> list[str]:
+def _fetch_head_back(path: str, before: Mapping[str, Any], ran: str | None, now: str | None) -> list[Line]:
     """`.git/FETCH_HEAD` as it was (gone when there was none), while it is what the run's fetch wrote."""
-    if left == before.get("fetch_head") or now != left or "fetch_head_text" not in before:
+    if ran == before.get("fetch_head") or now != ran or "fetch_head_text" not in before:
         return []
     d = _git_dir(path)
     if d is None:
@@ -349,33 +348,33 @@ def _fetch_head_back(path: str, before: Mapping[str, Any], left: str | None, now
         else:
             f.write_text(text, encoding="utf-8")
     except OSError as e:
-        return [f"{path}: could not put .git/FETCH_HEAD back ({e.strerror})"]
+        return [left(path, f"could not put .git/FETCH_HEAD back ({e.strerror})")]
     return []  # git's own scratch record: put back quietly
 
 
-def _config_back(path: str, before: Mapping[str, str], left: Mapping[str, str], now: Mapping[str, str],
-                 log: Log | None) -> list[str]:
+def _config_back(path: str, before: Mapping[str, str], ran_conf: Mapping[str, str], now: Mapping[str, str],
+                 log: Log | None) -> list[Line]:
     """`submodule.*` keys (`git submodule init`, a mirror's URL) the run added or rewrote, while they still hold the
     run's value."""
     out = []
-    for key in sorted(set(left) | set(before)):
-        was, ran = before.get(key), left.get(key)
+    for key in sorted(set(ran_conf) | set(before)):
+        was, ran = before.get(key), ran_conf.get(key)
         if was == ran or ran is None or now.get(key) == was:
             continue
         if now.get(key) != ran:
-            out.append(f"{path}: config {key} changed since the run; left as it is")
+            out.append(left(path, f"config {key} changed since the run; left as it is"))
             continue
         args = ["config", "--local", "--unset", key] if was is None else ["config", "--local", key, was]
         rc, _o = _git(path, *args)
         if log:
             log(f"$ git {' '.join(args)}   (in {path})")
-        out.append(f"{path}: config {key} " + ("(the run's) unset" if was is None else "set back") if rc == 0 else
-                   f"{path}: could not restore config {key}")
+        out.append(did(path, f"config {key} " + ("(the run's) unset" if was is None else "set back")) if rc == 0 else
+                   left(path, f"could not restore config {key}"))
     return out
 
 
-def _untracked_back(path: str, before: Mapping[str, str], left: Mapping[str, str], now: Mapping[str, str], *,
-                    live: bool) -> list[str]:
+def _untracked_back(path: str, before: Mapping[str, str], ran: Mapping[str, str], now: Mapping[str, str], *,
+                    live: bool) -> list[Line]:
     """Untracked entries the run made (build outputs) go while unchanged; what it rewrote or what changed since is
     named."""
     gone, kept, rewritten = [], [], []
@@ -384,39 +383,20 @@ def _untracked_back(path: str, before: Mapping[str, str], left: Mapping[str, str
             if now[e] != before[e]:
                 rewritten.append(e)
             continue
-        if live or left.get(e) == now[e]:
+        if live or ran.get(e) == now[e]:
             _remove(os.path.join(path, e))
             gone.append(e)
         else:
             kept.append(e)
     out = []
     if gone:
-        out.append(f"{path}: untracked files the run's builds wrote removed: {gitsrc.named(gone, unit='')}")
+        out.append(did(path, f"untracked files the run's builds wrote removed: {gitsrc.named(gone, unit='')}"))
     if kept:
         left_now = gitsrc.named(kept, unit="")
-        out.append(f"{path}: untracked files new since the run or changed since it wrote them left: {left_now}")
+        out.append(left(path, f"untracked files new since the run or changed since it wrote them left: {left_now}"))
     if rewritten:
-        out.append(f"{path}: untracked files that were there before and were rewritten (by the run's builds, or since) "
-                   f"left as they are now: {gitsrc.named(rewritten, unit='')}")
-    return out
-
-
-_LEFT = re.compile(r"; left as (?:it is|they are)|\bleft: |: could not ")
-_MADE_LEFT = re.compile(r": made by the run, but changed since ")
-
-
-def left(lines: list[str]) -> list[dict[str, Any]]:
-    """The restore lines that say something was left in a clone (not undone: someone's later work, or a git command
-    that failed), as {path, line, made}: a restore that leaves one is not a clean one, and `--rollback` says so as
-    a warning rather than in a line among many. `made`: a clone the run made, left because it changed since, which
-    `rm -rf` removes once its owner has looked (the line names what changed). Every line starts with the clone's
-    path (`restore`, `gitsrc.put_back`)."""
-    out = []
-    for ln in lines:
-        if not _LEFT.search(ln):
-            continue
-        path = ln.split(": ", 1)[0]
-        out.append({"path": path, "line": ln, "made": bool(_MADE_LEFT.search(ln))})
+        out.append(left(path, "untracked files that were there before and were rewritten (by the run's builds, or since) "
+                        f"left as they are now: {gitsrc.named(rewritten, unit='')}"))
     return out
 
 

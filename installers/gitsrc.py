@@ -22,6 +22,7 @@ from pathlib import Path
 
 from doctor.errors import DoctorError, InputError
 from doctor.installers.plan import GitSource
+from doctor.installers.restoreline import Line, did, left
 
 _SHA = re.compile(r"^[0-9a-fA-F]{7,40}$")  # git reads hex object names in either case
 GIT_TIMEOUT = 1800.0  # a full Megatron-LM clone over a slow link
@@ -224,29 +225,30 @@ def position(dest: str | Path) -> dict[str, str] | None:
     return {"path": str(dest), "head": h, "branch": cp.stdout.strip() if cp.returncode == 0 else ""}
 
 
-def put_back(pos: Mapping[str, str], *, moved_to: str | None = None, log: Log | None = None) -> str:
+def put_back(pos: Mapping[str, str], *, moved_to: str | None = None, log: Log | None = None) -> Line:
     """Check a clone the run moved back out where `position` found it (its branch, or its detached commit), so a
     failed run or a `--rollback` leaves a user's checkout as it was. Only a clone still where the run left it
     (`moved_to`; with none, the run stopped mid-checkout) and with no tracked file changed is moved: anything else is
-    someone's later work, left as it is. Returns what was done, for the log."""
+    someone's later work, left as it is. Returns what was done, for the log (marked `left` when it left the clone
+    elsewhere)."""
     dest = pos["path"]
     now = head(dest)
     if now is None:
-        return f"{dest}: not a git clone any more; left as it is"
+        return left(dest, "not a git clone any more; left as it is")
     branch = _git(["symbolic-ref", "-q", "HEAD"], cwd=dest, check=False, timeout=30).stdout.strip()
     if now == pos["head"] and branch == pos["branch"]:
-        return f"{dest}: already at {pos['branch'] or pos['head']}"
+        return did(dest, f"already at {pos['branch'] or pos['head']}")
     if moved_to and not matches(now, moved_to):
-        return f"{dest}: at {now[:12]} now, not at the {moved_to[:12]} the run checked out; left as it is"
+        return left(dest, f"at {now[:12]} now, not at the {moved_to[:12]} the run checked out; left as it is")
     changed = changes(dest)
     if changed:
-        return f"{dest}: tracked files changed since the run ({named([p for _c, p in changed])}); left as it is"
+        return left(dest, f"tracked files changed since the run ({named([p for _c, p in changed])}); left as it is")
     name = pos["branch"].removeprefix("refs/heads/")
     cp = _git(["checkout", "-q", name] if name else ["checkout", "-q", "--detach", pos["head"]], cwd=dest, log=log,
               check=False)
     if cp.returncode != 0:
-        return f"{dest}: could not check {name or pos['head']} out again: {_last_line(cp)}"
-    return f"{dest}: back at {name or pos['head']}"
+        return left(dest, f"could not check {name or pos['head']} out again: {_last_line(cp)}")
+    return did(dest, f"back at {name or pos['head']}")
 
 
 def _resolve(dest: str | Path, ref: str) -> str | None:

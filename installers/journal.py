@@ -41,6 +41,7 @@ from pathlib import Path
 from typing import Any
 
 from doctor.errors import RefusedError
+from doctor.installers.restoreline import Line, records
 from doctor.installers.target import Dist, TargetEnv, freeze, probe
 
 SCHEMA = "doctor.journal/1"
@@ -306,18 +307,19 @@ class Journal:
             c["after"] = clonestate.snapshot(c["path"])
         self.save()
 
-    def _put_back_clones(self, say: Log, *, live: bool) -> list[str]:
+    def _put_back_clones(self, say: Log, *, live: bool) -> list[Line]:
         from doctor.installers import clonestate, gitsrc
+        from doctor.installers.restoreline import left
 
-        done = []
+        done: list[Line] = []
         for c in reversed(self.data.get("clones") or ()):
             try:
                 if "before" in c:
                     lines = clonestate.restore(c, live=live, log=say) if c.get("touched") else []
                 else:  # a journal written before clones were recorded in full: its branch only
                     lines = [gitsrc.put_back(c, moved_to=c.get("moved_to"), log=say)]
-            except (gitsrc.GitError, OSError) as e:
-                lines = [f"{c['path']}: {getattr(e, 'message', None) or e}"]
+            except (gitsrc.GitError, OSError) as e:  # the restore of this clone stopped midway: what is left is unknown
+                lines = [left(c["path"], f"{getattr(e, 'message', None) or e}")]
             for what in lines:
                 say(f"restore: clone {what}")
             done += lines
@@ -391,7 +393,11 @@ class Journal:
             want = {n: before[n]["version"] for n in only if n in before}
             ok = all(after.dists.get(n) is not None and after.dists[n].version == v for n, v in want.items()) and \
                 not any(n in after.dists for n in only if n not in before)
-        return {"ok": ok, "diff": diff, "freeze": now, **({"clones": clones} if clones else {})}
+        # "clones": the lines, for the log and the report; "clones_left": the records of the lines that left
+        # something (restoreline), which `--rollback` turns into its warning
+        left = records(clones)
+        return {"ok": ok, "diff": diff, "freeze": now, **({"clones": [str(ln) for ln in clones]} if clones else {}),
+                **({"clones_left": left} if left else {})}
 
     def guard(self, env: TargetEnv) -> Guard:
         """The one guard of this restore: the recorded prefix and protected directories, plus every source tree

@@ -72,7 +72,7 @@ def rollback(python: str, console: Console) -> Report:
         report.findings.append(finding("install-restore-failed", "error", "system", "rollback did not restore every distribution",
                                        evidence={"journal": str(j.dir), "diff": res["diff"]},
                                        fix="Compare `pip freeze` with freeze_before in the journal and reinstall what differs."))
-    report.findings += clones_left(res.get("clones") or [], str(j.data.get("id")))
+    report.findings += clones_left(res.get("clones_left") or [], str(j.data.get("id")))
     removed, back = res["diff"]["added"], res["diff"]["changed"] + res["diff"]["removed"]
     console.print(f"rollback {'done' if res['ok'] else 'INCOMPLETE'}: removed {', '.join(removed) or 'nothing'}; "
                   f"put back {', '.join(back) or 'nothing'}")
@@ -81,12 +81,10 @@ def rollback(python: str, console: Console) -> Report:
     return report
 
 
-def clones_left(lines: list[str], install: str) -> list[Finding]:
-    """A warning when the restore left something in a clone (clonestate.left): `install-rolled-back` alone read as
-    a clean undo while a clone the run made stayed on disk, named only in one line of the text."""
-    from doctor.installers import clonestate
-
-    left = clonestate.left(lines)
+def clones_left(left: list[dict[str, Any]], install: str) -> list[Finding]:
+    """A warning when the restore left something in a clone (`left`: the records of its lines that say so,
+    restoreline): `install-rolled-back` alone read as a clean undo while a clone the run made stayed on disk, named
+    only in one line of the text."""
     if not left:
         return []
     made = [x["path"] for x in left if x["made"]]

@@ -107,13 +107,26 @@ def run(opts: Options, console: Console) -> Report:
     python_flag = "--python-version" if opts.python_version else "--from" if opts.from_snapshot else "--python"
     plan = resolve(profile, facts, sets=sets, git_refs=git_refs, python=tgt.python, src_dir=src_dir, env_path=env_path,
                    prefix=tgt.prefix, reason=reason, python_flag=python_flag)
-    from doctor.installers.setcheck import check_sets
+    from doctor.installers.setcheck import check_release_exists, check_served_offline, check_sets
 
+    # a --set version the source cannot serve: exit 2 now, before anything is made, not at the last install step
+    # (offline: what the wheelhouse holds; online: PyPI's release table, where it covers the project)
+    unchecked: list[str] = []
+    if opts.offline and opts.wheelhouse:
+        check_served_offline(sets, str(Path(opts.wheelhouse).resolve()), wh.held(wh.load(opts.wheelhouse)),
+                             {n: d.version for n, d in target_env.dists.items()} if target_env is not None else {})
+    elif sets:
+        unchecked = check_release_exists(profile, sets, facts.python_version, facts.arch)
     # a --set pin check would call an error: exit 2; one it would warn on: said (against the plan without --set)
     set_warnings = check_sets(profile, facts, plan, sets, base=lambda: resolve(
         profile, facts, git_refs=git_refs, python=tgt.python, src_dir=src_dir, env_path=env_path, prefix=tgt.prefix,
         reason=reason, python_flag=python_flag))
     report = Report(command="install", profile={"name": profile.name, "reason": reason, "source": profile.source})
+    if unchecked:
+        report.extra["set_unchecked"] = {n: sets[n] for n in unchecked}
+        console.print("; ".join(f"--set {n}={sets[n]}" for n in unchecked) + ": not checked before the run (the PyPI "
+                      "release table of profiles/requirements/ keeps releases since 2023 and no dev builds); the install "
+                      "step finds out whether the index serves it")
     report.extra["plan"] = plan.to_dict()
     if override:
         report.extra["break_system_packages"] = override

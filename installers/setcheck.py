@@ -82,21 +82,27 @@ def _key(f: Finding) -> tuple[Any, ...]:
 
 
 def check_release_exists(profile: Any, sets: Mapping[str, str], python: str | None = None,
-                         arch: str | None = None) -> None:
+                         arch: str | None = None) -> list[str]:
     """Refuse a --set version PyPI does not list, where the release table covers that project and period, or one
-    that publishes no wheel for the plan's Python (X.Y) and machine and no sdist (pip cannot install it)."""
+    that publishes no wheel for the plan's Python (X.Y) and machine and no sdist (pip cannot install it). Returns
+    the --set names it could not judge (the table does not cover the project, or a version older than it keeps, or a
+    dev build): only the install step finds out whether the index serves those."""
     from doctor.knowledge.requirements import load_requirements
     from doctor.knowledge.versions import parse_pkg_version
     from doctor.snapshot.model import normalize_name
 
     table = load_requirements()
     built: frozenset[str] = getattr(profile, "built_from_source", frozenset())
+    unjudged = []
     for raw, version in sets.items():
         name = normalize_name(raw)
         rels = table.projects.get(name)
         v = parse_pkg_version(version)
-        if not rels or name in built or v is None or v.is_devrelease:
+        if name in built:
             continue  # a source build's versions are its tags (resolve checks those)
+        if not rels or v is None or v.is_devrelease:
+            unjudged.append(name)
+            continue
         d = table.declared(name, version)
         if d is not None:
             if python and d.installable(python, arch) == "none":
@@ -106,12 +112,43 @@ def check_release_exists(profile: Any, sets: Mapping[str, str], python: str | No
             continue  # on PyPI, as an sdist that states no requirements (flash-attn 2.3.6)
         known = sorted(k for k in (parse_pkg_version(r) for r in rels) if k is not None)
         if not known or v < known[0]:
+            unjudged.append(name)
             continue  # older than the table keeps: cannot tell
         near = [str(k) for k in known if k.release[:2] == v.release[:2]][-3:] or [str(known[-1])]
         raise RefusedError(
             f"{name} {version} is not a release of {name} on PyPI (profiles/requirements/, read {table.read}: "
             f"{'nearest' if len(near) > 1 else 'newest'} {', '.join(near)}); pin a published release, or refresh the "
             "knowledge if it is newer", source="--set", path=raw)
+    return unjudged
+
+
+def check_served_offline(sets: Mapping[str, str], house: str, held: Mapping[str, list[str]],
+                         installed: Mapping[str, str | None]) -> None:
+    """Refuse (exit 2, before anything is made or changed) a --set version an --offline install cannot get: the
+    wheelhouse `house` holds no wheel or sdist of it (`held`, wheelhouse.held) and the target does not have it
+    already. Found otherwise only by the last install step, after every clone and build (pip: "No matching
+    distribution found"), the whole run restored. pip's `==5.2.0` matches 5.2.0+cpu: a local label in the file
+    counts as that version when the pin has none."""
+    from doctor.knowledge.versions import parse_pkg_version
+    from doctor.snapshot.model import normalize_name
+
+    def same(pin: Any, have: str | None) -> bool:
+        v = parse_pkg_version(have)
+        return v is not None and (v == pin or pin.local is None and v.public == pin.public)
+
+    have = {normalize_name(n): v for n, v in installed.items()}
+    for raw, version in sets.items():
+        name, pin = normalize_name(raw), parse_pkg_version(version)
+        if pin is None or same(pin, have.get(name)) or any(same(pin, v) for v in held.get(name, ())):
+            continue
+        parsed = [(parse_pkg_version(v), v) for v in set(held.get(name, ()))]
+        vers = [v for p, v in sorted((p, v) for p, v in parsed if p is not None)]
+        raise RefusedError(
+            f"{name} {version} is not in the wheelhouse {house} ("
+            + (f"it holds {name} {', '.join(vers)}" if vers else f"it holds no {name}")
+            + "), and an --offline install reads nothing else: the last install step would fail after every clone "
+            f"and build. Pin a version it holds, or make a wheelhouse with `--download-only --set {name}={version}` "
+            "where the index is reachable", source="--set", path=raw)
 
 
 def _refuse_no_file(name: str, version: str, raw: str, python: str, arch: str | None, d: Any, table: Any) -> None:
@@ -127,13 +164,13 @@ def _refuse_no_file(name: str, version: str, raw: str, python: str, arch: str | 
 
 def check_sets(profile: Any, facts: Any, plan: Any, sets: Mapping[str, str],
                base: Callable[[], Any] | None = None) -> list[Finding]:
-    """Refuse (RefusedError, exit 2) a --set pin that leaves a stack check would call an error, or a release PyPI
-    does not have; the warning-level ones back, as install findings. `base` builds the plan without the pins."""
+    """Refuse (RefusedError, exit 2) a --set pin that leaves a stack check would call an error (whether the source
+    serves the release is check_release_exists's and check_served_offline's); the warning-level ones back, as
+    install findings. `base` builds the plan without the pins."""
     if not sets:
         return []
     from doctor.snapshot.model import normalize_name
 
-    check_release_exists(profile, sets, getattr(facts, "python_version", None), getattr(facts, "arch", None))
     pkgs = plan_packages(plan, facts.installed)
     before = {_key(f) for f in check_findings(plan_snapshot(base(), facts), profile)} if base is not None else set()
     names = {normalize_name(n) for n in sets}

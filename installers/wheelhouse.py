@@ -145,6 +145,19 @@ def load(root: str | Path) -> Manifest:
                     git=git, created=str(data.get("created", "")))
 
 
+def held(manifest: Manifest) -> dict[str, list[str]]:
+    """{normalised project name: [versions]} of the wheels and sdists the manifest lists, read off their file names
+    as packaging reads them (download.dist_of): what an --offline install can install and nothing else."""
+    from doctor.installers.download import dist_of
+
+    out: dict[str, list[str]] = {}
+    for a in manifest.artifacts:
+        d = dist_of(PurePosixPath(a.path).name) if a.kind in ("wheel", "sdist") else None
+        if d is not None:
+            out.setdefault(d[0], []).append(d[1])
+    return out
+
+
 def verify(root: str | Path) -> Manifest:
     """Check every artifact's path and sha256, and that nothing unlisted sits in wheels/ or git/ (pip would
     install it from --find-links). Raises RefusedError naming the first bad file."""

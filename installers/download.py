@@ -29,7 +29,7 @@ from typing import IO, Any
 from packaging.requirements import InvalidRequirement, Requirement
 
 from doctor.console import Console
-from doctor.errors import InputError
+from doctor.errors import DoctorError, InputError
 from doctor.installers import wheelhouse as wh
 from doctor.installers.backends import PIP_FLOOR, PipBackend, Source, shown
 from doctor.installers.execute import (
@@ -359,6 +359,35 @@ def download(o: Any, plan: Plan, report: Report, console: Console) -> Report:
                            created=_dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"))
     steps: list[StepResult] = []
     t_all = time.monotonic()
+    try:
+        _download_all(o, plan, root, log_path, manifest, steps, report, console)
+    except DoctorError as e:  # the failure names the half-made wheelhouse and what to do with it
+        e.message = f"{e.message}. {partial(root, log_path)}"
+        raise
+    except OSError as e:  # a full disk, an unwritable directory
+        raise InputError(f"{e}. {partial(root, log_path)}", source=str(root)) from e
+    wh.scan(root, manifest)
+    wh.write(root, manifest)
+    size = sum(a.size for a in manifest.artifacts)
+    sdists = sorted(a.path for a in manifest.artifacts if a.kind == "sdist")
+    report.extra["steps"] = [r.to_dict() for r in steps]
+    report.extra["wheelhouse"] = {"dir": str(root), "artifacts": len(manifest.artifacts), "bytes": size, "sdists": sdists,
+                                  "platforms": manifest.target["platforms"], "log": log_path,
+                                  "seconds": round(time.monotonic() - t_all, 1)}
+    report.findings.append(finding("install-wheelhouse-written", "info", "system",
+                                   f"wheelhouse {root}: {len(manifest.artifacts)} artifacts, {size / 1e9:.2f} GB, sha256 in "
+                                   "manifest.json", evidence={"dir": str(root), "git": sorted(manifest.git), "bytes": size,
+                                                              "sdists": sdists}))
+    install = install_command(plan.profile, str(root), tuple(o.sets or ()))
+    report.extra["wheelhouse"]["install"] = install
+    console.print(f"wheelhouse {root}: {len(manifest.artifacts)} artifact(s), {size / 1e9:.2f} GB"
+                  + (f" ({len(sdists)} sdist(s), built offline)" if sdists else "")
+                  + f"; install on the target with\n  {install}")
+    return report
+
+
+def _download_all(o: Any, plan: Plan, root: Path, log_path: str, manifest: wh.Manifest, steps: list[StepResult],
+                  report: Report, console: Console) -> None:
     with open(log_path, "a", encoding="utf-8") as log:
         d = Downloader(o, plan, root, log)
         try:
@@ -390,24 +419,24 @@ def download(o: Any, plan: Plan, report: Report, console: Console) -> Report:
             d.fetch([f"pip>={PIP_FLOOR}"], IndexOptions(), no_deps=True)
         finally:
             shutil.rmtree(root / ".work", ignore_errors=True)
-    wh.scan(root, manifest)
-    wh.write(root, manifest)
-    size = sum(a.size for a in manifest.artifacts)
-    sdists = sorted(a.path for a in manifest.artifacts if a.kind == "sdist")
-    report.extra["steps"] = [r.to_dict() for r in steps]
-    report.extra["wheelhouse"] = {"dir": str(root), "artifacts": len(manifest.artifacts), "bytes": size, "sdists": sdists,
-                                  "platforms": manifest.target["platforms"], "log": log_path,
-                                  "seconds": round(time.monotonic() - t_all, 1)}
-    report.findings.append(finding("install-wheelhouse-written", "info", "system",
-                                   f"wheelhouse {root}: {len(manifest.artifacts)} artifacts, {size / 1e9:.2f} GB, sha256 in "
-                                   "manifest.json", evidence={"dir": str(root), "git": sorted(manifest.git), "bytes": size,
-                                                              "sdists": sdists}))
-    install = install_command(plan.profile, str(root), tuple(o.sets or ()))
-    report.extra["wheelhouse"]["install"] = install
-    console.print(f"wheelhouse {root}: {len(manifest.artifacts)} artifact(s), {size / 1e9:.2f} GB"
-                  + (f" ({len(sdists)} sdist(s), built offline)" if sdists else "")
-                  + f"; install on the target with\n  {install}")
-    return report
+
+
+def partial(root: Path, log_path: str) -> str:
+    """What a failed --download-only leaves in `root`, and that it is safe: kept rather than removed, since its files
+    are what a re-run needs again (pip download reuses a file already in wheels/ instead of fetching it: GBs over a
+    slow link), and the folder may be an earlier wheelhouse named again. No manifest is written for it, so
+    `--offline` refuses it (or, where an earlier download's manifest.json is there, refuses the files it does not
+    list): it cannot be installed from by mistake."""
+    files = [p for sub in (wh.WHEELS, wh.GIT) if (root / sub).is_dir() for p in (root / sub).rglob("*") if p.is_file()]
+    pkgs = sum(1 for p in files if p.parent.name == wh.WHEELS)
+    bundles = sum(1 for p in files if p.suffix == ".bundle")
+    size = sum(p.stat().st_size for p in files)
+    guard = ("its manifest.json is an earlier download's and does not list what this one added, so `--offline` "
+             "refuses it" if (root / wh.MANIFEST).exists() else "it has no manifest.json, so `--offline` refuses it")
+    return (f"The wheelhouse {root} is left as it is, unfinished: {pkgs} wheel(s)/sdist(s) and {bundles} git bundle(s) "
+            f"({size / 1e6:.1f} MB) in {wh.WHEELS}/ and {wh.GIT}/, and the log {log_path}; {guard}. Run the same "
+            f"`--download-only` again once the cause is fixed (pip reuses the files already there), or delete "
+            f"{shlex.quote(str(root))}: nothing outside it was changed")
 
 
 def install_command(profile: str, house: str, sets: tuple[str, ...] = ()) -> str:

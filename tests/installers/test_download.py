@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from doctor.installers.download import constraints_to_drop
 
 # pip 26's output for the MindSpeed step of `install --download-only` (verl-0.10.0.dev20260822-cann9.1.0-a2, the
@@ -167,3 +169,46 @@ def test_the_printed_offline_install_carries_the_downloads_set_pins() -> None:
         "doctor install --profile verl-0.8.0-cann9.0.0-a3 --wheelhouse /srv/house --offline --set xgrammar=0.1.32 "
         "--set numpy=1.26.4 --venv DIR")
     assert install_command("p", "/my house", ()) == "doctor install --profile p --wheelhouse '/my house' --offline --venv DIR"
+
+
+@pytest.mark.parametrize("earlier", [False, True], ids=["new-folder", "earlier-wheelhouse"])
+def test_a_failed_download_names_the_unfinished_wheelhouse_and_keeps_it(earlier, tmp_path, hermetic) -> None:
+    """`--download-only` stops at a step the index cannot serve after an earlier step's wheel was downloaded: the
+    failure names the folder, what is in it, that `--offline` refuses it, and that a re-run or deleting it are both
+    safe; the wheel stays (a re-run reuses it) and no manifest lists it."""
+    import io
+    import os
+    import sys
+    from types import SimpleNamespace
+
+    from doctor.console import Console
+    from doctor.errors import InputError
+    from doctor.installers import wheelhouse as wh
+    from doctor.installers.download import download
+    from doctor.installers.plan import INSTALL, Plan, Step, Target
+    from doctor.report import Report
+    from tests.installers.wheelkit import make_simple_index, make_wheel
+
+    make_wheel(tmp_path / "index-wheels", "starlette", "0.50.0")
+    index = make_simple_index(tmp_path / "index-wheels", tmp_path / "simple")
+    plan = Plan("p", "", Target(None, f"{sys.version_info[0]}.{sys.version_info[1]}", os.uname().machine, None),
+                (Step("web", INSTALL, "starlette", requirements=("starlette==0.50.0",), no_deps=True),
+                 Step("tq", INSTALL, "transferqueue", requirements=("transferqueue-missing==0.1.0",), no_deps=True)))
+    house = tmp_path / "house"
+    if earlier:
+        house.mkdir()
+        wh.write(house, wh.Manifest(profile="p", target={}))
+        before = (house / wh.MANIFEST).read_text()
+    o = SimpleNamespace(download_only=str(house), log=None, sets=(), index_url=index, extra_index_urls=(),
+                        git_mirrors=())
+    with pytest.raises(InputError) as e:
+        download(o, plan, Report(command="install"), Console(err=io.StringIO()))
+    msg = str(e.value)
+    assert "No matching distribution found for transferqueue-missing==0.1.0" in msg, msg
+    assert (f"The wheelhouse {house} is left as it is, unfinished: 1 wheel(s)/sdist(s) and 0 git bundle(s)" in msg
+            and f"the log {house / 'download.log'}" in msg), msg
+    assert ("its manifest.json is an earlier download's" if earlier else "it has no manifest.json") in msg, msg
+    assert f"or delete {house}: nothing outside it was changed" in msg, msg
+    assert sorted(p.name for p in (house / wh.WHEELS).iterdir()) == ["starlette-0.50.0-py3-none-any.whl"]
+    assert (house / wh.MANIFEST).read_text() == before if earlier else not (house / wh.MANIFEST).exists()
+    assert not (house / ".work").exists()

@@ -227,7 +227,7 @@ def _execute(o: Options, plan: Plan, report: Report, console: Console, *, profil
     if outcome.ok and outcome.changed and not o.no_check:
         report.findings += fd.post_check(o.root, python, profile, report,
                                          offline=str(house / wh.WHEELS) if house else None,
-                                         pythonpath=plan.env.pythonpath if plan.env else (), sets=parse_sets(o.sets))
+                                         env_file=plan.env.path if plan.env else None, sets=parse_sets(o.sets))
     fd.split_host(report, o.no_host_check)
     fd.print_outcome(console, outcome)
     fd.print_host(console, report)

@@ -10,11 +10,14 @@ space or a quote cannot break out of its assignment.
 
 from __future__ import annotations
 
+import os
 import shlex
+from collections.abc import Mapping
 from pathlib import Path
 
 from doctor.installers.plan import EnvSpec
 
+_KEEP_PYTHONPATH = '"${PYTHONPATH:+:$PYTHONPATH}"'  # what was on PYTHONPATH stays, after the file's entries
 _NAME_OK = set("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_")
 
 
@@ -40,7 +43,7 @@ def render(spec: EnvSpec, *, header: str = "") -> str:
     lines += ['if [ -n "$_doctor_had_u" ]; then set -u; fi', "unset _doctor_had_u"]
     if spec.pythonpath:
         joined = ":".join(spec.pythonpath)
-        lines.append(f'export PYTHONPATH={q(joined)}"${{PYTHONPATH:+:$PYTHONPATH}}"')
+        lines.append(f'export PYTHONPATH={q(joined)}{_KEEP_PYTHONPATH}')
     for k, v in spec.exports:
         lines.append(f"export {_check_name(k)}={q(v)}")
     return "\n".join(lines) + "\n"
@@ -60,3 +63,39 @@ def write(spec: EnvSpec, *, header: str = "") -> Path:
     p.parent.mkdir(parents=True, exist_ok=True)
     write_text_atomic(str(p), render(spec, header=header))
     return p
+
+
+def read(path: str) -> EnvSpec:
+    """The EnvSpec of a doctor-env.sh `render` wrote (the lines it writes, read back with shlex: `. FILE` of each
+    set_env.sh, `export PYTHONPATH=...` and `export NAME=VALUE`); lines it does not write (a hand edit) are left out.
+    OSError when the file cannot be read."""
+    text = Path(path).read_text(encoding="utf-8")
+    set_env: list[str] = []
+    pythonpath: tuple[str, ...] = ()
+    exports: list[tuple[str, str]] = []
+    for ln in text.splitlines():
+        if ln.startswith("if [ -f ") and "; then . " in ln:
+            words = shlex.split(ln.split(";", 1)[0])  # if [ -f FILE ]
+            if len(words) == 5:
+                set_env.append(words[3])
+        elif ln.startswith("export PYTHONPATH=") and ln.endswith(_KEEP_PYTHONPATH):
+            words = shlex.split(ln[: -len(_KEEP_PYTHONPATH)])
+            if len(words) == 2:
+                pythonpath = tuple(words[1].partition("=")[2].split(":"))
+        elif ln.startswith("export "):
+            words = shlex.split(ln)
+            name, eq, value = words[1].partition("=") if len(words) == 2 else ("", "", "")
+            if eq and name and not set(name) - _NAME_OK:
+                exports.append((name, value))
+    return EnvSpec(path, set_env_files=tuple(set_env), pythonpath=pythonpath, exports=tuple(exports))
+
+
+def environ(spec: EnvSpec, base: Mapping[str, str]) -> dict[str, str]:
+    """`base` as sourcing the file leaves it, as far as Python can tell without a shell: its PYTHONPATH entries
+    first (then what was there) and its exports. The set_env.sh files it sources are CANN's shell scripts, not
+    evaluated here."""
+    out = dict(base)
+    if spec.pythonpath:
+        out["PYTHONPATH"] = os.pathsep.join([*spec.pythonpath, *([base["PYTHONPATH"]] if base.get("PYTHONPATH") else [])])
+    out.update(dict(spec.exports))
+    return out

@@ -166,18 +166,22 @@ def outcome_findings(outcome: Outcome, log_path: str, python: str, wheelhouse: s
 
 
 def post_check(root: str, python: str, profile: Any, report: Report, offline: str | None = None,
-               pythonpath: tuple[str, ...] = (), sets: Mapping[str, str] | None = None) -> list[Finding]:
+               env_file: str | None = None, sets: Mapping[str, str] | None = None) -> list[Finding]:
     """Re-probe and run `doctor check` the way the stand-alone check does (the profile's known deviations
     honoured), so the report says what the check now finds. `offline`: the wheelhouse's wheels directory of an
-    --offline install, which its fixes install from (see offline_fixes). `pythonpath`: what the doctor-env.sh the
-    run wrote puts on PYTHONPATH (Megatron-LM's clone, for verl <= 0.7.0, whose docs install it that way), the
-    environment the user trains in: probed without it, every such install ended in a false
-    `mindspeed-megatron-missing` error (exit 1). `sets`: the run's --set pins (set_pins_honoured)."""
+    --offline install, which its fixes install from (see offline_fixes). `env_file`: the doctor-env.sh the run
+    wrote, read back (envfile.read) and applied as sourcing it would (envfile.environ: its PYTHONPATH and every
+    export), the environment the user trains in: probed without its PYTHONPATH (Megatron-LM's clone, for verl <=
+    0.7.0), every such install ended in a false `mindspeed-megatron-missing` error (exit 1); without its exports,
+    in a false `ray-noset-visible-devices-unset` warning wherever ASCEND_RT_VISIBLE_DEVICES is set.
+    `sets`: the run's --set pins (set_pins_honoured)."""
     try:
         from doctor.checks.diagnose import diagnose
+        from doctor.installers import envfile
         from doctor.probes import collect_snapshot
 
-        snap = collect_snapshot(root=root, python=python, environ=env_file_environ(os.environ, pythonpath))
+        env = envfile.environ(envfile.read(env_file), os.environ) if env_file and os.path.isfile(env_file) else None
+        snap = collect_snapshot(root=root, python=python, environ=env or dict(os.environ))
         # this host, the doctor's environment (as a live `doctor check`): fix lines name a uv that runs here
         checked = diagnose([(None, snap, None)], profiles=[profile], forced_profile=profile.name, local=True)
     except Exception as e:  # noqa: BLE001 - the install itself succeeded; say the check could not run
@@ -202,14 +206,6 @@ def set_pins_honoured(findings: list[Finding], sets: Mapping[str, str]) -> list[
         return f.id == "package-off-profile" and want.get(normalize_name(pkg)) == f.evidence.get(pkg)
 
     return [f for f in findings if not asked(f)]
-
-
-def env_file_environ(environ: Mapping[str, str], pythonpath: tuple[str, ...]) -> dict[str, str]:
-    """`environ` as doctor-env.sh leaves it for PYTHONPATH: its entries first, then what was there (envfile.render)."""
-    out = dict(environ)
-    if pythonpath:
-        out["PYTHONPATH"] = os.pathsep.join([*pythonpath, *([environ["PYTHONPATH"]] if environ.get("PYTHONPATH") else [])])
-    return out
 
 
 # a fix sentence that is a command line (fix_target writes the target's `<python> -m pip ...` into it): each `&&` part

@@ -57,3 +57,20 @@ def test_is_current_and_bad_names(tmp_path: Path) -> None:
     assert envfile.is_current(s, header="h") and not envfile.is_current(s, header="other")
     with pytest.raises(ValueError):
         envfile.render(EnvSpec("x", exports=(("BAD NAME", "1"),)))
+
+
+def test_the_file_reads_back_as_the_spec_it_was_written_from_and_applies_as_sourcing_does(tmp_path: Path) -> None:
+    """The post-install check applies doctor-env.sh by reading back the file the run wrote (envfile.read), not a
+    second copy of what it holds: each value as bash sees it after `. doctor-env.sh`, the odd ones included."""
+    s = spec(tmp_path)
+    envfile.write(s, header="profile test")
+    assert envfile.read(s.path) == s
+    env = envfile.environ(envfile.read(s.path), {"PYTHONPATH": "/mine", "HOME": "/h"})
+    cp = bash(f". '{s.path}' 2>/dev/null; echo \"$PYTHONPATH|$WEIRD|$RAY_EXPERIMENTAL_NOSET_ASCEND_RT_VISIBLE_DEVICES\"",
+              tmp_path)
+    assert cp.stdout.strip() == f"{tmp_path}/src dir/Megatron-LM|a b'c\"$(touch pwned)|1"  # bash, no PYTHONPATH before
+    assert env == {"PYTHONPATH": f"{tmp_path}/src dir/Megatron-LM:/mine", "HOME": "/h", "WEIRD": "a b'c\"$(touch pwned)",
+                   "RAY_EXPERIMENTAL_NOSET_ASCEND_RT_VISIBLE_DEVICES": "1"}
+    empty = EnvSpec(str(tmp_path / "e.sh"))
+    envfile.write(empty)
+    assert envfile.read(empty.path) == empty and envfile.environ(empty, {"A": "1"}) == {"A": "1"}

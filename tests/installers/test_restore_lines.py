@@ -20,17 +20,22 @@ Act = Callable[[Path], None]
 FILE = ("-c", "protocol.file.allow=always")
 
 
+def new_repo(d: Path, files: dict[str, str]) -> Path:
+    """`git init` at `d` (branch main) and one commit of `files`."""
+    d.mkdir()
+    git("init", "-q", "-b", "main", cwd=d)
+    for rel, text in files.items():
+        (d / rel).write_text(text)
+    git("add", "-A", cwd=d)
+    git("commit", "-q", "-m", "first", cwd=d)
+    return d
+
+
 @pytest.fixture
 def repo(tmp_path: Path) -> dict[str, str]:
     """A local repository (no remote: a user's own checkout) on `main` at commit B, with v1 at commit A before it,
     `build/` ignored."""
-    work = tmp_path / "clone"
-    work.mkdir()
-    git("init", "-q", "-b", "main", cwd=work)
-    (work / ".gitignore").write_text("build/\n")
-    (work / "core.py").write_text("A = 1\n")
-    git("add", "-A", cwd=work)
-    git("commit", "-q", "-m", "A", cwd=work)
+    work = new_repo(tmp_path / "clone", {".gitignore": "build/\n", "core.py": "A = 1\n"})
     git("tag", "v1", cwd=work)
     a = git("rev-parse", "HEAD", cwd=work)
     (work / "core.py").write_text("A = 2\n")
@@ -78,15 +83,8 @@ def both(*acts: Act) -> Act:
 
 def superproject(tmp_path: Path) -> Path:
     """A user's checkout of a project with one submodule (`sub`), not initialised."""
-    sub = tmp_path / "subrepo"
-    sub.mkdir()
-    git("init", "-q", "-b", "main", cwd=sub)
-    (sub / "k.h").write_text("// kernels\n")
-    git("add", "-A", cwd=sub)
-    git("commit", "-q", "-m", "k", cwd=sub)
-    top = tmp_path / "top"
-    top.mkdir()
-    git("init", "-q", "-b", "main", cwd=top)
+    sub = new_repo(tmp_path / "subrepo", {"k.h": "// kernels\n"})
+    top = new_repo(tmp_path / "top", {"README": "top\n"})
     git(*FILE, "submodule", "add", "-q", str(sub), "sub", cwd=top)
     git("commit", "-q", "-m", "sub", cwd=top)
     (sub / "k.h").write_text("// kernels 2\n")

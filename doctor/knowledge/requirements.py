@@ -18,11 +18,19 @@ Layout (`layout()` builds it from the refresh tool's whole document, so the writ
                          "requires_python": str | null, "requires_dist": [str, ...], "uploaded": "YYYY-MM-DD",
                          "source": "https://pypi.org/project/<p>/<v>/#<file the metadata was read from>",
                          "wheels": ["<sibling wheel declaring the same>", ...],
+                         "machines": {"x86_64" | "aarch64": {"requires_python": str | null,
+                                                             "requires_dist": [str, ...], "wheels": [<file>, ...]}},
                          "files": ["<wheel tag: python-abi-platform>" | "sdist", ...],
                          "yanked": "<the maintainers' reason, or \"\">"}},
                      "unstated": ["<version>", ...]}
-`wheels` (optional) names the release's other Linux wheels that were read and declare exactly the same: the row
-applies to their Pythons and machines too.
+`wheels` (optional) names the release's other Linux wheels that were read and declare the same (the same
+requirement set, however written): the row applies to their Pythons and machines too.
+`machines` (optional; tables before it stay valid) keeps, per machine, what the release's other wheels of that
+machine declare when they declare something else than the row's file and all agree among themselves: torch-npu's
+x86_64 wheels pin `torch==X+cpu` where its aarch64 ones pin `torch==X`. It applies only to a target whose machine
+the snapshot states and whose Python and machine one of its `wheels` names (`Declared.on`); an unstated machine is
+judged by the row alone, as before. torch-npu's x86_64 check (torch-not-cpu-build-x86) reads it; the published-
+metadata fallback of declared-requirements does not (that pin would be a second error for the same pair).
 `files` (optional; tables before it stay valid) lists what the release publishes for Linux hosts: the tag triple
 of each Linux or pure wheel (`cp310-cp310-manylinux_2_17_x86_64`, `py3-none-any`) and "sdist" when it has a source
 archive; `Declared.installable` answers from it whether pip can install the release for a Python and machine.
@@ -73,8 +81,18 @@ PROJECT_SCHEMA = "doctor.requirements-project/1"
 DIR = "requirements"  # inside the knowledge directory
 INDEX = "index.json"
 _ENTRY = {"requires_python", "requires_dist", "uploaded", "source"}
-_ENTRY_OPTIONAL = {"wheels", "files", "yanked"}
+_ENTRY_OPTIONAL = {"wheels", "machines", "files", "yanked"}
+MACHINES = ("aarch64", "x86_64")  # the `machines` keys: the Linux machines Ascend hosts have
 SDIST = "sdist"  # a `files` entry: the release publishes a source archive
+
+
+class MachineDeclaration(NamedTuple):
+    """What a release's wheels of one machine declare where it differs from the row's file (`machines`)."""
+
+    machine: str
+    requires_python: str | None
+    requires_dist: tuple[str, ...]
+    wheels: tuple[str, ...]
 
 
 class Declared(NamedTuple):
@@ -87,6 +105,7 @@ class Declared(NamedTuple):
     wheels: tuple[str, ...] = ()  # siblings of the source wheel read and found to declare the same
     files: tuple[str, ...] = ()  # what the release publishes for Linux: wheel tag triples and "sdist"; () unknown
     yanked: str | None = None  # PyPI yanked the release: the maintainers' reason ("" none given); None not yanked
+    machines: tuple[MachineDeclaration, ...] = ()  # other machines' wheels that declare something else
 
     def installable(self, python: str | None, arch: str | None) -> str:
         """What pip finds among the release's published files for an interpreter `python` (X.Y[.Z]) on `arch`:
@@ -140,6 +159,22 @@ class Declared(NamedTuple):
         if tags is None or all(t.platform == "any" and t.abi == "none" for t in tags):
             return True
         return self.fitting_wheel(python, arch) is not None
+
+    def on(self, python: str | None, arch: str | None) -> "Declared | None":
+        """The declaration that applies to an interpreter `python` on `arch`: this row when it `fits`, else, for a
+        stated machine, the `machines` entry one of whose wheels is for that Python and machine (as a row of its
+        own: its requirements, its first wheel as the source); None when neither applies. An unstated machine is
+        judged by the row alone: which machine's declaration holds is then unknown."""
+        if self.fits(python, arch):
+            return self
+        if arch is None:
+            return None
+        for m in self.machines:
+            if m.machine == arch and any(_tag_fits(t, python, arch) for w in m.wheels for t in (_wheel_tags(w) or ())):
+                first = self.source.rpartition("#")[0] + "#" + m.wheels[0]  # the page of that machine's first wheel
+                return self._replace(requires_python=m.requires_python, requires_dist=m.requires_dist,
+                                     source=first, wheels=m.wheels[1:], machines=())
+        return None
 
     def fitting_wheel(self, python: str | None, arch: str | None) -> str | None:
         """The first of the wheels read (the source's, then `wheels`) whose tags name this Python and machine."""
@@ -411,8 +446,31 @@ def _releases(v: Validator, rels: Any, path: str) -> Mapping[str, Declared]:
         if yanked is not None and not isinstance(yanked, str):
             raise v.fail(f"{q}.yanked", f"must be the reason PyPI lists (a string, \"\" when none), got {yanked!r}")
         out[ver] = Declared(rp, rd, v.url(t["source"], f"{q}.source"), v.date(t["uploaded"], f"{q}.uploaded"), wheels,
-                            files, yanked)
+                            files, yanked, _machines(v, t.get("machines"), f"{q}.machines"))
     return MappingProxyType(out)
+
+
+def _machines(v: Validator, raw: Any, path: str) -> tuple[MachineDeclaration, ...]:
+    """A row's `machines`: per machine (MACHINES), a declaration and the non-empty list of that machine's wheels
+    it was read from."""
+    if raw is None:
+        return ()
+    if not isinstance(raw, dict):
+        raise v.fail(path, f"must be an object of machine ({', '.join(MACHINES)}) -> declaration")
+    out = []
+    for m, e in raw.items():
+        q = f"{path}.{m}"
+        if m not in MACHINES:
+            raise v.fail(q, f"is not a machine the table keeps ({', '.join(MACHINES)})")
+        t = v.keys(e, {"requires_python", "requires_dist", "wheels"}, q,
+                   required=("requires_python", "requires_dist", "wheels"))
+        rp, rd = declaration(v, t["requires_python"], t["requires_dist"], q)
+        wheels = v.strs(t["wheels"], f"{q}.wheels")
+        bad = next((w for w in wheels if not any(x.platform.endswith("_" + m) for x in _wheel_tags(w) or ())), None)
+        if not wheels or bad is not None:
+            raise v.fail(f"{q}.wheels", f"must name {m} wheel files, got {bad!r}")
+        out.append(MachineDeclaration(m, rp, rd, wheels))
+    return tuple(out)
 
 
 def _unstated(v: Validator, raw: Any, rels: Mapping[str, Declared], path: str) -> frozenset[str]:

@@ -251,6 +251,46 @@ def test_a_row_applies_to_the_siblings_read_and_found_to_declare_the_same() -> N
         req.parse_requirements(bad, "x.json")
 
 
+def test_a_stated_machine_whose_wheels_declare_something_else_is_judged_by_what_they_declare() -> None:
+    page = "https://pypi.org/project/t/1.0/"
+    x86 = ("t-1.0-cp310-cp310-manylinux2014_x86_64.whl", "t-1.0-cp311-cp311-manylinux2014_x86_64.whl")
+    d = req.Declared(None, ("torch==2.1.0",), page + "#t-1.0-cp310-cp310-manylinux2014_aarch64.whl",
+                     machines=(req.MachineDeclaration("x86_64", ">=3.10", ("torch==2.1.0+cpu",), x86),))
+    assert d.on("3.10.12", "aarch64") is d
+    on = d.on("3.11.7", "x86_64")
+    assert on is not None and on.requires_dist == ("torch==2.1.0+cpu",) and on.requires_python == ">=3.10"
+    assert on.source == page + "#" + x86[0] and on.source_for("3.11.7", "x86_64") == page + "#" + x86[1]
+    assert d.on("3.12.1", "x86_64") is None  # no x86_64 wheel read for 3.12: nothing claimed
+    # an unstated machine: the row alone, as before (which machine's declaration holds is unknown)
+    assert d.on("3.10.12", None) is d and d.on("3.11.7", None) is None
+    # torch-npu 2.8.0 as PyPI publishes it (every wheel's METADATA read): torch==2.8.0 on aarch64, +cpu on x86_64
+    tn = req.declared("torch-npu", "2.8.0")
+    assert tn is not None and "torch==2.8.0" in {x.replace(" ", "") for x in tn.requires_dist}
+    on = tn.on("3.11.7", "x86_64")
+    assert on is not None and "torch==2.8.0+cpu" in on.requires_dist and "_x86_64" in on.source
+
+
+@pytest.mark.parametrize("machines,why", [
+    ({"riscv64": {"requires_python": None, "requires_dist": [], "wheels": ["t-1.0-cp310-cp310-linux_riscv64.whl"]}},
+     "riscv64: is not a machine"),
+    ({"x86_64": {"requires_python": None, "requires_dist": [],
+                 "wheels": ["t-1.0-cp310-cp310-manylinux2014_aarch64.whl"]}}, "x86_64.wheels: must name x86_64 wheel"),
+    ({"x86_64": {"requires_python": None, "requires_dist": [], "wheels": []}}, "x86_64.wheels: must name"),
+    ({"x86_64": {"requires_dist": [], "wheels": ["t-1.0-cp310-cp310-manylinux2014_x86_64.whl"]}},
+     "x86_64.requires_python: required"),
+    ({"x86_64": {"requires_python": None, "requires_dist": "torch",
+                 "wheels": ["t-1.0-cp310-cp310-manylinux2014_x86_64.whl"]}}, "x86_64.requires_dist"),
+    (["x86_64"], "machines: must be an object"),
+])
+def test_a_malformed_machines_entry_is_refused_naming_the_key(machines, why) -> None:
+    bad = json.loads(json.dumps(GOOD))
+    bad["projects"]["torch-npu"]["2.14.0"]["machines"] = machines
+    with pytest.raises(InputError, match=r"projects.torch-npu.2.14.0.machines"):
+        req.parse_requirements(bad, "x.json")
+    with pytest.raises(InputError, match=why):
+        req.parse_requirements(bad, "x.json")
+
+
 def test_the_packaged_rows_of_platform_releases_cover_the_stacks_pythons() -> None:
     # torch 2.1.0: its aarch64 wheels for 3.9-3.11 declare the same; its x86_64 wheels also list the CUDA wheels
     # (nvidia-*, triton==2.1.0 for Linux x86_64), so nothing is claimed for x86_64 from the aarch64 metadata

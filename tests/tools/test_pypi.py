@@ -93,6 +93,32 @@ def test_a_platform_release_lists_the_linux_siblings_that_declare_the_same(monke
     assert d["wheels"] == ["t-1.0-cp311-cp311-manylinux2014_aarch64.whl"]
 
 
+def test_a_machines_wheels_that_declare_something_else_are_kept_as_that_machines_declaration(monkeypatch) -> None:
+    """torch-npu's x86_64 wheels pin torch==X+cpu, its aarch64 ones torch==X: both are kept (`machines`). Wheels
+    that differ only in how they write the same requirements (Ray's order, torch 2.6.0's `name (==X) ;`) declare the
+    same; a machine whose differing wheels disagree among themselves is left out."""
+    names = ["t-1.0-cp310-cp310-manylinux2014_aarch64.whl", "t-1.0-cp311-cp311-manylinux2014_aarch64.whl",
+             "t-1.0-cp310-cp310-manylinux2014_x86_64.whl", "t-1.0-cp311-cp311-manylinux2014_x86_64.whl"]
+    files = tuple(pypi.PypiFile(n, f"https://f/{i}.whl", 100 + i, None) for i, n in enumerate(names))
+
+    def release(meta):  # type: ignore[no-untyped-def]
+        monkeypatch.setattr(pypi, "wheel_metadata", lambda http, f: {**meta(f.filename), "where": f.filename})
+        return pypi.declared(None, pypi.PypiRelease("t", "1.0", "2024-01-01", (), False, False, files))  # type: ignore[arg-type]
+
+    d = release(lambda n: {"requires_python": None, "requires_dist": ["torch==1.0+cpu" if "x86_64" in n else "torch ==1.0",
+                                                                      "numpy"]})
+    assert d is not None and d["requires_dist"] == ["torch ==1.0", "numpy"]
+    assert d["wheels"] == [names[1]]
+    assert d["machines"] == {"x86_64": {"requires_python": None, "requires_dist": ["torch==1.0+cpu", "numpy"],
+                                        "wheels": [names[2], names[3]]}}
+    assert list(d) == ["requires_python", "requires_dist", "uploaded", "source", "wheels", "machines", "files"]
+    d = release(lambda n: {"requires_python": ">=3.9" if "x86_64" in n else ">= 3.9",
+                           "requires_dist": ["NumPy", "torch==1.0"] if "cp311" in n else ["torch (==1.0)", "numpy"]})
+    assert d is not None and d["wheels"] == names[1:] and "machines" not in d
+    d = release(lambda n: {"requires_python": None, "requires_dist": [] if "aarch64" in n else [n[6:11]]})
+    assert d is not None and d["wheels"] == [names[1]] and "machines" not in d
+
+
 def test_sdist_only_release_reads_pkg_info() -> None:
     http = RecordedPyPI()
     r = next(x for x in pypi.releases("vllm-ascend", http) if x.version == "0.30.0rc2")
@@ -168,6 +194,27 @@ def test_files_only_reads_the_declaration_of_a_release_published_since_the_table
     again = read_dir(str(out))
     assert again.index["torch-npu"].newest == "2.14.0"
     assert again.declared("torch-npu", "2.14.0") == full
+
+
+def test_reread_reads_a_projects_declarations_again_and_leaves_the_others(tmp_path, capsys) -> None:
+    """`--files-only --reread NAME`: what a change to `declared` adds (e.g. `machines`) reaches that project's rows
+    without a whole refresh; the other projects keep their rows as they are."""
+    out = tmp_path / "requirements"
+    assert pypi.main(["--out", str(out), "--project", "torch-npu", "--project", "verl"], http=RecordedPyPI()) == 0
+    full = read_dir(str(out))
+    for p, v in (("torch-npu", "2.14.0"), ("verl", "0.9.1")):
+        doc = json.loads((out / f"{p}.json").read_text())
+        doc["releases"][v]["requires_dist"] = ["edited"]
+        (out / f"{p}.json").write_text(json.dumps(doc))
+    http = RecordedPyPI()
+    assert pypi.main(["--out", str(out), "--files-only", "--reread", "Torch_NPU"], http=http) == 0, capsys.readouterr().err
+    again = read_dir(str(out))
+    assert again.declared("torch-npu", "2.14.0") == full.declared("torch-npu", "2.14.0")
+    assert again.declared("verl", "0.9.1").requires_dist == ("edited",)  # type: ignore[union-attr]
+    assert not any("verl" in u for u, _ in http.requests if not u.endswith("/json"))
+    with pytest.raises(SystemExit):
+        pypi.main(["--out", str(out), "--reread", "verl"], http=RecordedPyPI())
+    assert "--reread needs --files-only" in capsys.readouterr().err
 
 
 def test_a_yanked_release_keeps_its_row_with_the_maintainers_reason_and_the_index_repeats_it(tmp_path, capsys) -> None:

@@ -1,14 +1,19 @@
 """PyPI: every release of the projects the tables track, with upload dates and wheel tags, from the JSON API
 (https://pypi.org/pypi/<project>/json), and what each release declares (Requires-Python, Requires-Dist) from
 the METADATA of one wheel (a pure py3-none-any one if any, else its smallest; named in the row), read through HTTP byte ranges (or the PKG-INFO at the top of its sdist when
-it has no wheel). The per-version JSON (/pypi/<project>/<version>/json) and PEP 658 `.metadata` files are not
-used: the PyPI this project is refreshed from answers 404 for both, while files and byte ranges are served.
+it has no wheel). A release with platform wheels only has its Linux siblings read too (one per machine and Python):
+those that declare the same are named in the row, those of one machine that declare something else are kept as that
+machine's declaration (`machines`: torch-npu's x86_64 wheels pin `torch==X+cpu`, its aarch64 ones `torch==X`).
+The per-version JSON (/pypi/<project>/<version>/json) and PEP 658 `.metadata` files are not used: the PyPI this
+project is refreshed from answers 404 for both (checked again 2026-12-07), while files and byte ranges are served;
+the METADATA inside the wheel is the file PEP 658 serves.
 
 It writes profiles/requirements/ (an index and one file per project), the table the doctor's checks read through doctor/knowledge/requirements.py,
 and gives the refresh the release lists it compares with the tables. Standard library only (urllib), every
 request bounded by a timeout; no answer is `PyPIError` (the refresh exits 2). `python -m
 tools.refresh_knowledge.pypi [--out FILE]` rewrites the table (`--files-only`: the same releases and declarations,
-only each release's published files re-read, one JSON API request per project); tests pass an `Http` replaying
+only each release's published files re-read, one JSON API request per project; `--reread NAME` with it: that
+project's declarations read again too); tests pass an `Http` replaying
 recorded answers.
 """
 
@@ -351,16 +356,25 @@ def declared(http: Http, r: PypiRelease) -> dict[str, Any] | None:
     wheel's metadata only to the Python and machine they name. Without a pure wheel, the Linux siblings for the
     other Pythons a report may state (SIBLING_PYTHONS) are read too, and those whose Requires-Python and
     Requires-Dist are the same as the first's are listed in `wheels`: the row then applies to their targets too (a
-    sibling that declares something else is left out, so nothing is claimed for its target)."""
+    sibling that declares something else is left out, so nothing is claimed for its target).
+
+    Siblings are compared by what they mean (`_meaning`: the requirement set, not its order or spelling: Ray lists
+    the same requirements in another order per wheel, torch 2.6.0's x86_64 wheels write `name (==X) ; marker`).
+    Those that declare something else are grouped by machine: when every such wheel of one machine declares the
+    same, that declaration is kept under `machines` (torch-npu's x86_64 wheels declare `torch==X+cpu`, its aarch64
+    ones `torch==X`), see `machines`."""
     wheels = sorted((f for f in r.files if f.filename.endswith(".whl")), key=_wheel_preference)
     sdists = [f for f in r.files if f.filename.endswith(".tar.gz")]
     same: list[str] = []
+    other_md: list[tuple[PypiFile, dict[str, Any]]] = []
     if wheels:
         md = wheel_metadata(http, wheels[0])
         for f in _siblings(wheels):
             other = wheel_metadata(http, f)
-            if (other["requires_python"], other["requires_dist"]) == (md["requires_python"], md["requires_dist"]):
+            if _meaning(other) == _meaning(md):
                 same.append(f.filename)
+            else:
+                other_md.append((f, other))
     elif sdists:
         md = sdist_metadata(http, sdists[0])
         if not md["requires_dist"] and (Version(md["metadata_version"] or "1.0") < Version("2.2")
@@ -373,8 +387,58 @@ def declared(http: Http, r: PypiRelease) -> dict[str, Any] | None:
            "source": f"{r.url}#{md['where']}"}
     if same:
         out["wheels"] = same
+    by_machine = machines(other_md)
+    if by_machine:
+        out["machines"] = by_machine
     out["files"] = file_targets(r)
     out.update(listing(r))
+    return out
+
+
+def _meaning(md: dict[str, Any]) -> tuple[str, frozenset[str]]:
+    """What a METADATA declares, independent of how it is written: Requires-Python as a specifier set and
+    Requires-Dist as a set of parsed requirements with PEP 503 names (`torch ==2.12.0` and `torch==2.12.0` are one,
+    `ml_dtypes` and `ml-dtypes` too; a line packaging cannot parse is kept as written)."""
+    from packaging.requirements import InvalidRequirement, Requirement
+    from packaging.specifiers import InvalidSpecifier, SpecifierSet
+
+    def req(line: str) -> str:
+        try:
+            r = Requirement(line)
+        except InvalidRequirement:
+            return line
+        r.name = normalize(r.name)
+        return str(r)
+
+    rp = md["requires_python"] or ""
+    try:
+        rp = str(SpecifierSet(rp))
+    except InvalidSpecifier:
+        pass
+    return rp, frozenset(map(req, md["requires_dist"]))
+
+
+def _machine(filename: str) -> str:
+    plat = (wheel_tag(filename) or "").rsplit("-", 1)[-1]
+    return "aarch64" if plat.endswith("aarch64") else "x86_64" if plat.endswith("x86_64") else ""
+
+
+def machines(other: Sequence[tuple[PypiFile, dict[str, Any]]]) -> dict[str, dict[str, Any]]:
+    """The `machines` entry of a row: the sibling wheels that declare something else than the row's source, per
+    machine (x86_64, aarch64), when all of that machine's such wheels declare the same (by `_meaning`); a machine
+    whose differing wheels disagree among themselves is left out (nothing is claimed for it, as before). Each
+    entry is the declaration as its first wheel writes it (`requires_python`, `requires_dist`) and the wheels it
+    was read from (`wheels`: the doctor applies it only to their Pythons and machine)."""
+    groups: dict[str, list[tuple[PypiFile, dict[str, Any]]]] = {}
+    for f, md in other:
+        if _machine(f.filename):
+            groups.setdefault(_machine(f.filename), []).append((f, md))
+    out: dict[str, dict[str, Any]] = {}
+    for m, g in sorted(groups.items()):
+        if len({_meaning(md) for _, md in g}) == 1:
+            md = g[0][1]
+            out[m] = {"requires_python": md["requires_python"], "requires_dist": md["requires_dist"],
+                      "wheels": [f.filename for f, _ in g]}
     return out
 
 
@@ -514,14 +578,16 @@ def default_out() -> str:
 
 
 def with_files(path: str, found: dict[str, list[PypiRelease]], today: str | None = None, http: Http | None = None,
-               workers: int = 6) -> dict[str, Any]:
+               workers: int = 6, reread: Iterable[str] = ()) -> dict[str, Any]:
     """The table in directory `path` with each release's `files` (file_targets) and `yanked` (listing) from the
     release lists `found` (one JSON API request per project): the same projects, releases and declarations,
     re-stamped with the day PyPI was read. A release PyPI no longer lists files for keeps its row without `files`
     (and without `yanked`: PyPI keeps no yanked file list for it). A kept release PyPI lists that the table lacks (one
     uploaded since the table's declarations were read) has its declaration read and added, one wheel or sdist each:
     a table stamped with a day holds every release published by then (a date re-stamped over a missing release made
-    2026-12-05's table lack four releases uploaded in November)."""
+    2026-12-05's table lack four releases uploaded in November). The projects named in `reread` (`--reread`) have
+    the declaration of every kept release PyPI lists read again (what a change to `declared` adds, e.g.
+    `machines`, without a whole refresh); their releases PyPI no longer lists keep their rows."""
     from doctor.knowledge.requirements import read_dir
 
     table = read_dir(path)
@@ -531,8 +597,9 @@ def with_files(path: str, found: dict[str, list[PypiRelease]], today: str | None
     for p in table.index:
         with open(os.path.join(path, f"{p}.json"), encoding="utf-8") as fh:
             raws[p] = json.load(fh)
+    again = {normalize(p) for p in reread}
     new = [r for p, raw in raws.items() for r in found.get(p, [])
-           if kept(r) and r.version not in raw["releases"] and r.version not in raw.get("unstated", ())]
+           if kept(r) and (r.version not in raw["releases"] or p in again) and r.version not in raw.get("unstated", ())]
     h = http or Http()
     with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
         decl = list(zip(new, pool.map(lambda r: declared(h, r), new), strict=True))
@@ -551,7 +618,7 @@ def with_files(path: str, found: dict[str, list[PypiRelease]], today: str | None
     for r, d in decl:
         if d is not None:
             projects[r.project][r.version] = d
-        else:
+        elif r.version not in projects[r.project]:  # a re-read row keeps what it said
             unstated.setdefault(r.project, []).append(r.version)
     doc: dict[str, Any] = {"schema": SCHEMA, "read": today or datetime.date.today().isoformat(), "projects": projects}
     if unstated:
@@ -567,13 +634,17 @@ def main(argv: Sequence[str] | None = None, http: Http | None = None) -> int:
     ap.add_argument("--files-only", action="store_true",
                     help="keep the table's releases and declarations; only (re)record what files each publishes "
                          "and whether PyPI yanked it, and read the declarations of releases published since")
+    ap.add_argument("--reread", action="append", metavar="NAME", default=[],
+                    help="with --files-only: read every kept release's declaration of this project again")
     args = ap.parse_args(argv)
+    if args.reread and not args.files_only:
+        ap.error("--reread needs --files-only (a whole refresh reads every declaration anyway)")
     try:
         if args.files_only:
             from doctor.knowledge.requirements import read_dir
 
             found = read_all(list(read_dir(args.out).index), http)
-            doc = with_files(args.out, found, http=http)
+            doc = with_files(args.out, found, http=http, reread=args.reread)
         else:
             found = read_all(args.project or PROJECTS, http)
             doc = requirements_table(found, http)

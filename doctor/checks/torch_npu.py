@@ -7,6 +7,7 @@ import re
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
+from packaging.specifiers import SpecifierSet
 from packaging.version import Version
 
 from doctor.checks.commands import install_dry_run
@@ -36,20 +37,37 @@ if TYPE_CHECKING:
 SRC_PIN = "https://github.com/Ascend/pytorch/blob/v7.2.0-pytorch2.7.1/setup.py; https://pypi.org/project/torch-npu/2.7.1/"
 
 
-# The torch-npu releases whose x86_64 wheels declare `Requires-Dist: torch==<their torch release>+cpu` (read from
-# every torch-npu release's x86_64 wheel METADATA on PyPI, two wheels each, 2026-12-07: all agree). The releases
-# before 2.1.0.post3, 2.2.0rc1, 2.2.0 and 2.3.1rc1 declare no torch; 2.12.0rc1 and later declare the plain release
-# (`torch==2.12.0`, `torch==2.13.0.*`). The aarch64 wheels declare `torch==<release>`, which is the metadata
-# profiles/requirements/ keeps, so a snapshot that states its versions on x86_64 is not judged by that table.
-TORCH_NPU_X86_PINS_CPU = frozenset((
-    "2.1.0.post3", "2.1.0.post6", "2.1.0.post8", "2.1.0.post10", "2.1.0.post12", "2.1.0.post13", "2.1.0.post17",
-    "2.2.0.post2", "2.3.1", "2.3.1.post2", "2.3.1.post4", "2.3.1.post6", "2.4.0rc1", "2.4.0", "2.4.0.post2",
-    "2.4.0.post4", "2.5.1rc1", "2.5.1", "2.5.1.post1", "2.6.0rc1", "2.6.0", "2.6.0.post3", "2.6.0.post5", "2.7.1rc1",
-    "2.7.1", "2.7.1.post2", "2.7.1.post4", "2.7.1.post6", "2.7.1.post8", "2.7.1.post10", "2.7.1.post11", "2.8.0rc1",
-    "2.8.0", "2.8.0.post2", "2.8.0.post4", "2.8.0.post5", "2.9.0rc1", "2.9.0", "2.9.0.post2", "2.9.0.post4",
-    "2.9.0.post6", "2.9.0.post8", "2.9.0.post9", "2.9.1", "2.10.0rc1", "2.10.0rc2", "2.10.0", "2.10.0.post2",
-    "2.10.0.post4", "2.10.0.post6", "2.10.0.post7", "2.11.0rc1", "2.11.0", "2.11.0.post2", "2.11.0.post3",
-))
+def _x86_torch_pin(snap: Snapshot, tn: str | None) -> tuple[str, str] | None:
+    """What torch-npu `tn` requires of torch on x86_64 and where that was read: the installed distribution's own
+    METADATA (a live snapshot), else the x86_64 wheels' declaration of the stated release in the requirements table
+    (`machines`: its x86_64 wheels pin `torch==X+cpu` from 2.1.0.post3 to 2.11.0.post3, `torch==X` from 2.12.0rc1,
+    where the aarch64 wheels pin `torch==X`). None when neither says: an unstated release, a local build
+    (`2.9.0.post1+git4c901a4`: not PyPI's files), one the table does not hold or whose metadata names no torch."""
+    from packaging.requirements import InvalidRequirement, Requirement
+
+    pkg = (snap.packages or {}).get("torch-npu") if known(snap.packages) else None
+    own = getattr(pkg, "requires_dist", None) if pkg is not None else None
+    if known(own) and own is not None:
+        lines, source = tuple(own), "torch-npu's METADATA"
+    elif tn and "+" not in tn:
+        from doctor.knowledge.requirements import declared
+
+        row = declared("torch-npu", tn)
+        python = val(snap.python, "version")
+        d = row.on(python if isinstance(python, str) else None, "x86_64") if row is not None else None
+        if d is None:
+            return None
+        lines, source = d.requires_dist, d.source_for(python if isinstance(python, str) else None, "x86_64")
+    else:
+        return None
+    for line in lines:
+        try:
+            r = Requirement(line)
+        except InvalidRequirement:
+            continue
+        if r.name.lower() == "torch" and (r.marker is None or "extra" not in str(r.marker)):
+            return f"torch{r.specifier}", source
+    return None
 
 
 @check("torch-npu-installed", "torch_npu", findings=("torch-not-installed", "torch-npu-not-installed"))
@@ -133,13 +151,21 @@ def torch_cuda_build(ctx: CheckContext) -> Iterator[Finding]:
             source="https://github.com/Ascend/pytorch/blob/v7.2.0-pytorch2.7.1/torch_npu/__init__.py")
         return
     if arch(snap) == "x86_64" and t is not None and not local.startswith("cpu"):
-        # a torch-npu release whose x86_64 wheel declares torch==X+cpu: `pip check` fails on this torch whatever it is
-        pins_cpu = n is not None and str(n) in TORCH_NPU_X86_PINS_CPU
-        files = f"https://pypi.org/project/torch-npu/{n}/#files" if pins_cpu else ""
+        # what torch-npu's x86_64 wheel declares of torch; torch==X+cpu: `pip check` fails on this torch whatever it is
+        tn = ver(snap, "torch-npu")
+        declares = _x86_torch_pin(snap, tn)
+        spec = SpecifierSet(declares[0][len("torch"):], prereleases=True) if declares is not None else SpecifierSet()
+        pins_cpu = any(x.version.endswith("+cpu") for x in spec)
         sure = bool(nvidia) or pins_cpu
-        pin = (f" torch-npu {ver(snap, 'torch-npu')}'s x86_64 wheels declare Requires-Dist torch=={base}+cpu (PyPI "
-               f"METADATA): pip check reports it unmet beside torch {tv}, and pip cannot install the two together from "
-               "PyPI (the +cpu build is only on the PyTorch CPU index)." if pins_cpu else "")
+        who = f"torch-npu{' ' + tn if tn else ''} declares on x86_64 Requires-Dist {declares[0]} ({declares[1]})" \
+            if declares is not None else ""
+        if pins_cpu:
+            pin = (f" {who}: pip check reports it unmet beside torch {tv}, and pip cannot install the two together "
+                   "from PyPI (the +cpu build is only on the PyTorch CPU index).")
+        elif declares is not None and t in spec:
+            pin = f" {who}, which this torch meets (pip check passes); the CPU build is still the one for an NPU host."
+        else:
+            pin = ""
         yield finding(
             "torch-not-cpu-build-x86", "error" if sure else "warning", ("torch", "system"),
             f"torch {tv} on x86_64 is not the +cpu build torch-npu requires",
@@ -147,9 +173,10 @@ def torch_cuda_build(ctx: CheckContext) -> Iterator[Finding]:
                    "2.11.x) pin torch==X+cpu from the PyTorch CPU index." + pin
                    + (f" CUDA runtime packages are installed: {', '.join(nvidia[:4])}." if nvidia else ""),
             evidence={"torch": tv, "arch": "x86_64", "nvidia_packages": nvidia[:10],
-                      **({"torch-npu": ver(snap, "torch-npu"), "declares": f"torch=={base}+cpu"} if pins_cpu else {})},
+                      **({"torch-npu": tn, "declares": declares[0]} if declares is not None else {})},
             fix=f"pip install --force-reinstall --index-url {PYTORCH_CPU_INDEX} torch=={base}+cpu",
-            source=SRC_PIN + "; https://github.com/vllm-project/vllm-ascend/issues/1411" + (f"; {files}" if files else ""))
+            source=SRC_PIN + "; https://github.com/vllm-project/vllm-ascend/issues/1411"
+            + (f"; {declares[1]}" if declares is not None and declares[1].startswith("https://") else ""))
 
 
 # PyPI's torchvision and torchaudio wheels for Linux x86_64 are CUDA builds: their version.py says `0.28.0+cu130`

@@ -48,6 +48,57 @@ def test_x86_torch_without_cpu_label_is_an_error_beside_a_torch_npu_whose_x86_wh
     assert not said("2.6.0", "2.6.0+cpu")
 
 
+def _x86_cpu_pin_findings(tn: str, torch: str, python: str | None = None) -> list:
+    from tests.stacks import diagnose_dict
+
+    d = bare(host={"arch": "x86_64"}, packages={"torch": {"version": torch}, "torch-npu": {"version": tn}})
+    if python:
+        d["python"] = {"version": python}
+    return [f for f in diagnose_dict(d).findings if f.id == "torch-not-cpu-build-x86"]
+
+
+def test_x86_torch_npu_pins_are_read_from_the_x86_64_wheels_declaration_in_the_requirements_table():
+    """The pin comes from the table's `machines` row (what torch-npu's x86_64 wheels declare), not a hand list:
+    2.12.0's x86_64 wheels declare the plain torch==2.12.0 (a warning that names it, since that torch meets it);
+    2.11.0.post3's torch==2.11.0+cpu (an error citing the x86_64 wheel it was read from)."""
+    (f,) = _x86_cpu_pin_findings("2.12.0", "2.12.0", "3.11.7")
+    assert f.severity.value == "warning"
+    assert f.evidence["declares"] == "torch==2.12.0" and "which this torch meets" in f.detail
+    (f,) = _x86_cpu_pin_findings("2.11.0.post3", "2.11.0", "3.11.7")
+    assert f.severity.value == "error" and f.evidence["declares"] == "torch==2.11.0+cpu"
+    assert "#torch_npu-2.11.0.post3-cp311-cp311-manylinux_2_28_x86_64.whl" in f.source
+
+
+def test_a_live_torch_npu_is_judged_by_its_installed_metadata_pin():
+    """A live snapshot lists the installed METADATA: its torch pin is the one pip check reads, whatever the release."""
+    from tests.stacks import diagnose_dict
+
+    def said(declares: list) -> list:
+        d = bare(host={"arch": "x86_64"}, packages={"torch": {"version": "2.9.0"},
+                                                    "torch-npu": {"requires_dist": declares}})
+        return [f for f in diagnose_dict(d).findings if f.id == "torch-not-cpu-build-x86"]
+
+    (f,) = said(["torch==2.9.0+cpu", "numpy"])
+    assert f.severity.value == "error" and "torch-npu's METADATA" in f.detail
+    assert said(["numpy"])[0].severity.value == "warning"
+
+
+def test_a_torch_npu_release_a_later_refresh_adds_is_judged_by_its_x86_64_wheels_declaration(monkeypatch):
+    """A release no hand list ever held (as a refresh would add it: its aarch64 row, and `machines` for x86_64)."""
+    from doctor.knowledge import requirements as req
+
+    page = "https://pypi.org/project/torch-npu/2.15.0/"
+    row = req.Declared(None, ("torch==2.15.0", "numpy"), page + "#torch_npu-2.15.0-cp311-cp311-manylinux_2_28_aarch64.whl",
+                       machines=(req.MachineDeclaration("x86_64", None, ("torch==2.15.0+cpu", "numpy"),
+                                                        ("torch_npu-2.15.0-cp311-cp311-manylinux_2_28_x86_64.whl",)),))
+    real = req.declared
+    monkeypatch.setattr(req, "declared", lambda p, v: row if (p, v) == ("torch-npu", "2.15.0") else real(p, v))
+    (f,) = _x86_cpu_pin_findings("2.15.0", "2.15.0")
+    assert f.severity.value == "error" and f.evidence["declares"] == "torch==2.15.0+cpu"
+    assert page + "#torch_npu-2.15.0-cp311-cp311-manylinux_2_28_x86_64.whl" in f.source
+    assert not _x86_cpu_pin_findings("2.15.0", "2.15.0+cpu")
+
+
 def test_torch_npu_missing_on_complete_snapshot():
     d = healthy()
     del d["packages"]["torch-npu"]

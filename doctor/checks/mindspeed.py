@@ -439,13 +439,17 @@ def transformer_engine(ctx: CheckContext) -> Iterator[Finding]:
 # (apply_patch_megatron_v012_with_torch_v28), v0.8.0 and later, through main read at 2026-08-22, for 2.8.0 and 2.9.0
 # (apply_patch_megatron_v012_with_torch_v28_v29); no release read patches 2.10 or another 0.12.x. A verl whose
 # release (or presence) the snapshot does not state may patch a 0.12.1 + 2.8 / 2.9 pair: then nothing is said.
-# The releases read end at 0.12.3: a later 0.12.x (the core_r0.12.0 branch's 0.12.4) is not judged.
-MEGATRON_CKPT_WRITER = ">=0.12.0,<0.12.4"
+# 0.12.4 is no PyPI release: it is the core_r0.12.0 branch head (5cb6dbb, "chore: Release 0.12.3", which only sets
+# package_info.py to 0.12.4 on top of core_v0.12.3), so its filesystem_async.py is 0.12.3's, read in the Megatron-LM
+# mirror: the same call. MindSpeed (master 0c6c0cea, the A5 stack's) patches FileSystemWriterAsync.preload_tensors
+# only, not write_preloaded_data. No later 0.12.x exists on the branch.
+MEGATRON_CKPT_WRITER = ">=0.12.0,<0.12.5"
 TORCH_SERIALIZATION_FORMAT = "2.8.0"
 VERL_CKPT_PATCH = (("0.8.0", ("2.8.0", "2.9.0")), ("0.7.1", ("2.8.0",)))  # newest first: verl release, torch it covers
 SRC_MEGATRON_CKPT = (
     "https://pypi.org/project/megatron-core/0.12.1/#files; "
     "https://github.com/NVIDIA/Megatron-LM/blob/core_v0.12.1/megatron/core/dist_checkpointing/strategies/filesystem_async.py; "
+    "https://github.com/NVIDIA/Megatron-LM/blob/5cb6dbb3ed04e6fa11a862d90fe898ac2d3ddfad/megatron/core/dist_checkpointing/strategies/filesystem_async.py; "
     "https://github.com/pytorch/pytorch/blob/v2.8.0/torch/distributed/checkpoint/filesystem.py; "
     "https://github.com/verl-project/verl/blob/v0.8.0/verl/models/mcore/patch.py")
 

@@ -318,6 +318,20 @@ def test_megatron_missing_says_when_the_documented_megatron_refuses_this_python(
         assert ("requires Python >=3.12 and this interpreter is 3.11.7" in f.fix.text) is not pip
 
 
+def test_megatron_core_0_12_4_has_0_12_3s_checkpoint_writer_and_the_a5_stack_documents_the_pair():
+    """0.12.4 is the core_r0.12.0 branch head (5cb6dbb: package_info.py set to 0.12.4 over core_v0.12.3, no other
+    file), so its filesystem_async.py makes 0.12.3's _write_item call; no verl release patches it (0.12.1 only) nor
+    does MindSpeed 0c6c0cea (preload_tensors only). verl's A5 guide documents it with torch 2.10.0: a known deviation
+    of that stack (info), a warning elsewhere."""
+    from tests.stacks import diagnose_dict
+
+    d = bare(packages={"torch": {"version": "2.10.0"}, "megatron-core": {"version": "0.12.4"}, "verl": {"version": "0.9.0"}})
+    (f,) = [f for f in diagnose_dict(d).findings if f.id == "megatron-ckpt-save-fails"]
+    assert f.severity.value == "warning" and "5cb6dbb3ed04e6fa11a862d90fe898ac2d3ddfad" in f.source
+    a5 = [f for f in diagnose_dict(healthy("verl-0.9.0-cannunknown-950")).findings if f.id == "megatron-ckpt-save-fails"]
+    assert [f.severity.value for f in a5] == ["info"]
+
+
 def test_megatron_0_12_checkpoint_writer_breaks_on_torch_2_8_unless_verl_patches_the_pair():
     """megatron-core 0.12.0-0.12.3's filesystem_async.py calls torch's _write_item(*transforms, stream, data, write_item,
     storage_key) (their PyPI wheels); torch 2.8.0 made `serialization_format` a required parameter (2.7.1 ends
@@ -351,5 +365,5 @@ def test_megatron_0_12_checkpoint_writer_breaks_on_torch_2_8_unless_verl_patches
     assert said("0.12.1", "2.9.0", "0.7.1", module=True)
     assert not said("0.12.1", "2.9.0", "0.8.0") and not said("0.12.1", "2.8.0+cpu", "0.7.1")
     assert not said("0.12.1", "2.9.0", "0.10.0.dev20260822")
-    assert not said("0.12.1", "2.7.1") and not said("0.13.0", "2.9.0") and not said("0.12.4", "2.10.0")
+    assert not said("0.12.1", "2.7.1") and not said("0.13.0", "2.9.0") and not said("0.12.5", "2.10.0")
     assert "megatron-ckpt-save-fails" not in found(healthy())  # verl 0.7.1 + torch 2.8.0 + Megatron-Core 0.12.1

@@ -158,11 +158,12 @@ def healthy(name: str = "verl-0.7.1-cann8.5.0-a2", arch: str = "aarch64") -> dic
     return stack_snapshot(find_profile(load_profiles(), name), arch)
 
 
-def diagnose_dict(d: dict[str, Any], *, forced: str | None = None, only: tuple[str, ...] = ()) -> Any:
+def diagnose_dict(d: dict[str, Any], *, forced: str | None = None, only: tuple[str, ...] = (),
+                  ignore: tuple[str, ...] = ()) -> Any:
     from doctor.checks.diagnose import diagnose
     from doctor.snapshot.model import snapshot_from_dict
 
-    return diagnose([(None, snapshot_from_dict(d), None)], forced_profile=forced, only=only)
+    return diagnose([(None, snapshot_from_dict(d), None)], forced_profile=forced, only=only, ignore=ignore)
 
 
 def found(d: dict[str, Any], **kw: Any) -> dict[str, Any]:

@@ -340,12 +340,20 @@ def _left_to_torch_npu_pin(u: Unmet, ctx: CheckContext) -> bool:
     """torch-npu's exact torch pin broken at the release (torch 2.1.0 beside torch-npu 2.4.0): the torch-npu check
     says so with what fails (libtorch_npu.so's undefined symbols) and the +cpu build x86_64 needs, where this
     finding's pip line would take PyPI's CUDA torch; one finding for the pair, not two errors. A pin broken only in
-    its local part (+cpu) is this check's alone. Only when this run reports the torch-npu finding."""
+    its local part (`torch==X+cpu` beside torch X on x86_64) is the torch-cuda-build check's: `torch-not-cpu-build-x86`
+    (or `torch-cuda-build`) says the same with the PyTorch CPU index's install line. Only when this run reports the
+    finding that says it."""
     if u.kind != "version" or u.package != "torch-npu" or u.name != "torch":
         return False
+    from doctor.checks.torch_npu import cpu_build_finding
+
     t, n = pver(ctx.snapshot, "torch"), pver(ctx.snapshot, "torch-npu")
-    return (t is not None and n is not None and release(t) != release(n)
-            and reported(ctx, "torch-torch-npu-base", "torch-npu-torch-mismatch", "torch-npu"))
+    if t is None or n is None:
+        return False
+    if release(t) != release(n):
+        return reported(ctx, "torch-torch-npu-base", "torch-npu-torch-mismatch", "torch-npu")
+    fid = cpu_build_finding(ctx.snapshot)
+    return fid is not None and reported(ctx, "torch-cuda-build", fid, "torch")
 
 
 def _enforced(u: Unmet) -> Any:

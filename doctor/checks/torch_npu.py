@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from packaging.specifiers import SpecifierSet
 from packaging.version import Version
@@ -122,6 +122,27 @@ def torch_torch_npu_base(ctx: CheckContext) -> Iterator[Finding]:
             source=SRC_PIN + "; https://github.com/sgl-project/sglang/issues/28628")
 
 
+def _torch_cuda(snap: Snapshot) -> Any:
+    build = val(snap.module("torch"), "build") or {}
+    return build.get("cuda") if isinstance(build, dict) else None
+
+
+def cpu_build_finding(snap: Snapshot) -> str | None:
+    """Which finding `torch-cuda-build` gives of the torch build on an Ascend host: `torch-cuda-build` (a CUDA or
+    ROCm torch), `torch-not-cpu-build-x86` (x86_64, torch not the +cpu build), or None. The declared-requirements
+    check asks it too: torch-npu's `torch==X+cpu` unmet by torch X is the same fact, said once, by the finding whose
+    fix installs from the PyTorch CPU index (a PyPI pip line cannot: PyPI has no +cpu build)."""
+    t = pver(snap, "torch")
+    if ver(snap, "torch") is None or t is None or not npu_host(snap):
+        return None
+    local = t.local or ""
+    if local.startswith("cu") or local.startswith("rocm") or _torch_cuda(snap):
+        return "torch-cuda-build"
+    if arch(snap) == "x86_64" and not local.startswith("cpu"):
+        return "torch-not-cpu-build-x86"
+    return None
+
+
 @check("torch-cuda-build", "torch_npu", findings=("torch-cuda-build", "torch-not-cpu-build-x86"))
 def torch_cuda_build(ctx: CheckContext) -> Iterator[Finding]:
     """No CUDA torch on an NPU host; on x86 the torch build must be the +cpu one."""
@@ -133,14 +154,12 @@ def torch_cuda_build(ctx: CheckContext) -> Iterator[Finding]:
         skip("nothing says this is an Ascend host")
     t = pver(snap, "torch")
     local = (t.local or "") if t is not None else ""
-    tmod = snap.module("torch")
-    build = val(tmod, "build") or {}
-    cuda = build.get("cuda") if isinstance(build, dict) else None
+    cuda = _torch_cuda(snap)
     nvidia = sorted(k for k in (snap.packages or {}) if k.startswith("nvidia-")) if known(snap.packages) else []
     # the CPU build of the release torch-npu is built for (torch-npu-torch-mismatch says when that is not torch's)
     n = pver(snap, "torch-npu")
     base = ".".join(map(str, release(n if n is not None else t))) if t is not None else None
-    if local.startswith("cu") or local.startswith("rocm") or cuda:
+    if cpu_build_finding(snap) == "torch-cuda-build":
         yield finding(
             "torch-cuda-build", "error", ("torch",), f"torch {tv} is a CUDA build on an Ascend host",
             detail="torch_npu refuses to load next to CUDA: `Two accelerators cannot be used at the same time in "
@@ -150,7 +169,7 @@ def torch_cuda_build(ctx: CheckContext) -> Iterator[Finding]:
                  else "Install the CPU build of torch."),
             source="https://github.com/Ascend/pytorch/blob/v7.2.0-pytorch2.7.1/torch_npu/__init__.py")
         return
-    if arch(snap) == "x86_64" and t is not None and not local.startswith("cpu"):
+    if cpu_build_finding(snap) == "torch-not-cpu-build-x86":
         # what torch-npu's x86_64 wheel declares of torch; torch==X+cpu: `pip check` fails on this torch whatever it is
         tn = ver(snap, "torch-npu")
         declares = _x86_torch_pin(snap, tn)
@@ -162,7 +181,7 @@ def torch_cuda_build(ctx: CheckContext) -> Iterator[Finding]:
         if pins_cpu:
             pin = (f" {who}: pip check reports it unmet beside torch {tv}, and pip cannot install the two together "
                    "from PyPI (the +cpu build is only on the PyTorch CPU index).")
-        elif declares is not None and t in spec:
+        elif declares is not None and t is not None and t in spec:
             pin = f" {who}, which this torch meets (pip check passes); the CPU build is still the one for an NPU host."
         else:
             pin = ""

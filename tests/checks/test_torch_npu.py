@@ -299,3 +299,18 @@ def test_the_fixes_for_a_mismatched_torch_install_the_release_torch_npu_is_built
     assert not any("2.1.0+cpu" in f or "torch==2.1.0" in f for f in x86.values()), x86
     assert "pip install 'torch==2.4.0'" in fixes("aarch64")["torch-npu-torch-mismatch"]
     assert "torch==2.4.0" in fixes("x86_64", "2.1.0+cu121")["torch-cuda-build"]
+
+
+def test_a_cpu_pin_unmet_only_in_its_local_label_is_one_error_not_two():
+    """torch-npu's x86_64 `torch==X+cpu` beside torch X: declared-requirements and torch-cuda-build saw the same fact
+    and gave two errors, the first with a PyPI pip line that cannot install a +cpu build. One finding says it, with
+    the PyTorch CPU index; waive it and the declared requirement speaks again."""
+    from tests.stacks import diagnose_dict
+
+    d = bare(host={"arch": "x86_64"}, packages={"torch": {"version": "2.9.0"},
+                                                "torch-npu": {"version": "2.9.0", "requires_dist": ["torch==2.9.0+cpu"]}})
+    errors = [f for f in diagnose_dict(d).findings if f.severity.value == "error"]
+    assert [f.id for f in errors] == ["torch-not-cpu-build-x86"], [f.title for f in errors]
+    assert "--index-url https://download.pytorch.org/whl/cpu" in errors[0].fix.text
+    waived = diagnose_dict(d, ignore=("torch-not-cpu-build-x86",)).findings
+    assert [f.id for f in waived if f.severity.value == "error"] == ["requirement-version-unmet"]

@@ -37,6 +37,10 @@ TUNED, like snapshots15: measure it only with --no-misses.
 tests/fresh/snapshots19.toml (h103, issue 22, mined 2026-12-06 from GitHub threads with snapshots20 and split from it by
 alternation) is NEVER TUNED: measure it only with --no-misses. tests/fresh/snapshots20.toml (h103) is its tuning twin:
 its misses are read and class rules may be written from primary sources for them.
+tests/fresh/snapshots22.toml (h129, issue 22, mined 2026-12-07 from Hugging Face transformers / accelerate threads with
+snapshots21 and split from it by alternation) is NEVER TUNED: measure it only with --no-misses.
+tests/fresh/snapshots21.toml (h129) is its tuning twin: its misses are read and class rules may be written from primary
+sources for them.
 """
 
 from __future__ import annotations
@@ -69,6 +73,8 @@ SNAPSHOTS17 = HERE / "snapshots17.toml"  # hpages92 (issue 22): vendor FAQ / web
 SNAPSHOTS18 = HERE / "snapshots18.toml"  # never tuned (hpages92, issue 22): --no-misses only
 SNAPSHOTS19 = HERE / "snapshots19.toml"  # never tuned (h103, issue 22): --no-misses only
 SNAPSHOTS20 = HERE / "snapshots20.toml"  # h103 (issue 22): GitHub threads, tuning set mined with snapshots19
+SNAPSHOTS21 = HERE / "snapshots21.toml"  # h129 (issue 22): transformers / accelerate threads, tuning set
+SNAPSHOTS22 = HERE / "snapshots22.toml"  # never tuned (h129, issue 22): --no-misses only
 
 
 def _score_module() -> ModuleType:

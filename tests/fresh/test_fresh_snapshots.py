@@ -31,6 +31,8 @@ from tests.fresh.score_check import (
     SNAPSHOTS18,
     SNAPSHOTS19,
     SNAPSHOTS20,
+    SNAPSHOTS21,
+    SNAPSHOTS22,
 )
 
 SNAPSHOTS3 = SNAPSHOTS.parent / "snapshots3.toml"
@@ -46,6 +48,8 @@ FLOOR17 = 9  # snapshots17's size when mined (python -m tests.fresh.score_check 
 FLOOR18 = 7  # snapshots18's size when mined (never tuned: a count, not a rate)
 FLOOR19 = 4  # snapshots19's size when mined (never tuned: a count, not a rate)
 FLOOR20 = 4  # snapshots20's size when mined (python -m tests.fresh.score_check snapshots20.toml gives its figure)
+FLOOR21 = 4  # snapshots21's size when mined (python -m tests.fresh.score_check snapshots21.toml gives its figure)
+FLOOR22 = 3  # snapshots22's size when mined (never tuned: a count, not a rate)
 PAGE_SETS = (SNAPSHOTS17, SNAPSHOTS18)  # mined from stored web pages and vendor documentation, not GitHub threads
 SNAPSHOTS4 = SNAPSHOTS.parent / "snapshots4.toml"
 
@@ -60,10 +64,11 @@ else:  # pragma: no cover
                                             (SNAPSHOTS9, 9), (SNAPSHOTS10, FLOOR10), (SNAPSHOTS11, FLOOR11),
                                             (SNAPSHOTS12, FLOOR12), (SNAPSHOTS13, FLOOR13), (SNAPSHOTS14, FLOOR14),
                                             (SNAPSHOTS15, FLOOR15), (SNAPSHOTS16, FLOOR16), (SNAPSHOTS17, FLOOR17),
-                                            (SNAPSHOTS18, FLOOR18), (SNAPSHOTS19, FLOOR19), (SNAPSHOTS20, FLOOR20)],
+                                            (SNAPSHOTS18, FLOOR18), (SNAPSHOTS19, FLOOR19), (SNAPSHOTS20, FLOOR20),
+                                            (SNAPSHOTS21, FLOOR21), (SNAPSHOTS22, FLOOR22)],
                          ids=["set1", "set2", "set3", "set4", "set5", "set6", "set7", "set8", "set9", "set10",
                               "set11", "set12", "set13", "set14", "set15", "set16", "set17", "set18", "set19",
-                              "set20"])
+                              "set20", "set21", "set22"])
 def test_fresh_snapshots_load_and_are_valid(path, size):
     reports = load_file(path)
     assert len(reports) >= size
@@ -83,10 +88,11 @@ def test_fresh_snapshots_load_and_are_valid(path, size):
 
 @pytest.mark.parametrize("path", [SNAPSHOTS, SNAPSHOTS2, SNAPSHOTS3, SNAPSHOTS4, SNAPSHOTS5, SNAPSHOTS6, SNAPSHOTS7,
                                   SNAPSHOTS8, SNAPSHOTS9, SNAPSHOTS10, SNAPSHOTS11, SNAPSHOTS12, SNAPSHOTS13, SNAPSHOTS14,
-                                  SNAPSHOTS15, SNAPSHOTS16, SNAPSHOTS17, SNAPSHOTS18, SNAPSHOTS19, SNAPSHOTS20],
+                                  SNAPSHOTS15, SNAPSHOTS16, SNAPSHOTS17, SNAPSHOTS18, SNAPSHOTS19, SNAPSHOTS20,
+                                  SNAPSHOTS21, SNAPSHOTS22],
                          ids=["set1", "set2", "set3", "set4", "set5", "set6", "set7", "set8", "set9", "set10",
                               "set11", "set12", "set13", "set14", "set15", "set16", "set17", "set18", "set19",
-                              "set20"])
+                              "set20", "set21", "set22"])
 def test_fresh_snapshots_are_not_in_the_corpus_nor_the_fresh_log_sets(path):
     fresh = load_file(path)
     mined = load()
@@ -286,3 +292,16 @@ def test_the_nineteenth_and_twentieth_snapshot_sets_overlap_nothing_and_the_neve
     _overlaps_nothing_before(load_file(SNAPSHOTS19), earlier)
     _overlaps_nothing_before(load_file(SNAPSHOTS20), (*earlier, SNAPSHOTS19))
     _cited_nowhere(load_file(SNAPSHOTS19))
+
+
+def test_the_twenty_first_and_twenty_second_snapshot_sets_overlap_nothing_and_the_never_tuned_one_is_cited_nowhere():
+    """snapshots21 (a tuning set) and snapshots22 (NEVER TUNED) (h129, issue 22: Hugging Face transformers / accelerate
+    threads mined together and split by alternation) share no thread with snapshots1-20, any fresh log set, the corpus,
+    or each other, by URL, id or repository + issue/PR number; none of snapshots22's threads is cited by the doctor (a
+    rule written from one would make it a tuned report)."""
+    earlier = (SNAPSHOTS, SNAPSHOTS2, SNAPSHOTS3, SNAPSHOTS4, SNAPSHOTS5, SNAPSHOTS6, SNAPSHOTS7, SNAPSHOTS8,
+               SNAPSHOTS9, SNAPSHOTS10, SNAPSHOTS11, SNAPSHOTS12, SNAPSHOTS13, SNAPSHOTS14, SNAPSHOTS15, SNAPSHOTS16,
+               SNAPSHOTS17, SNAPSHOTS18, SNAPSHOTS19, SNAPSHOTS20)
+    _overlaps_nothing_before(load_file(SNAPSHOTS21), earlier)
+    _overlaps_nothing_before(load_file(SNAPSHOTS22), (*earlier, SNAPSHOTS21))
+    _cited_nowhere(load_file(SNAPSHOTS22))

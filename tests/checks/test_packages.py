@@ -543,6 +543,33 @@ def test_transformers_code_that_needs_a_newer_torch_than_it_declares_is_an_error
     assert "package-code-needs-unmet" not in found(bare(packages={"transformers": {"version": "4.52.0"}}))
 
 
+def test_transformers_trainer_that_needs_a_newer_accelerate_than_it_declares_is_a_warning():
+    """transformers 4.38.0-4.42.4 declare accelerate>=0.21.0 (extras) while their Trainer hands use_seedable_sampler to
+    Accelerator, which accelerate has from 0.26.0 (profiles/code-needs.toml; run on the PyPI wheels: TypeError with
+    accelerate 0.21.0 and 0.25.0). A warning: only code that builds a Trainer breaks. transformers issue 31433
+    (4.41.2 + accelerate 0.21.0, `Trainer()` fails; transformers PR 31449 names the argument)."""
+    from doctor.checks.diagnose import diagnose
+    from doctor.snapshot.model import snapshot_from_dict
+
+    snap = snapshot_from_dict({"schema": "doctor.snapshot/1", "python": {"version": "3.12.3"}, "packages": {
+        "transformers": {"version": "4.41.2"}, "accelerate": {"version": "0.21.0"}, "torch": {"version": "2.3.1+cu121"}}})
+    (f,) = [f for f in diagnose([(None, snap, None)]).findings if f.id == "package-code-needs-unmet"]
+    assert f.severity.value == "warning" and f.components[:2] == ("python", "transformers")
+    assert f.title == "transformers 4.41.2's code needs accelerate>=0.26.0; accelerate 0.21.0 is installed"
+    assert "use_seedable_sampler" in f.detail and f.evidence["read_at"][0] == "4.38.0"
+    assert f.source == "https://github.com/huggingface/transformers/blob/v4.41.2/src/transformers/trainer.py#L4529"
+    for transformers, accelerate, fires in [("4.38.0", "0.25.0", True), ("4.42.4", "0.21.0", True),
+                                            ("4.41.2", "0.26.0", False), ("4.37.2", "0.21.0", False),
+                                            ("4.45.0", "0.25.0", False),  # declares >=0.26.0: the declared check's
+                                            ("4.43.0", "0.25.0", False)]:  # not judged by this row
+        got = found(bare(packages={"transformers": {"version": transformers}, "accelerate": {"version": accelerate}}))
+        assert (got.get("package-code-needs-unmet") == "warning") is fires, (transformers, accelerate)
+    # an unknown accelerate release, or none stated, says nothing
+    assert "package-code-needs-unmet" not in found(bare(packages={"transformers": {"version": "4.41.2"},
+                                                                  "accelerate": {}}))
+    assert "package-code-needs-unmet" not in found(bare(packages={"transformers": {"version": "4.41.2"}}))
+
+
 def test_megatron_core_code_that_needs_a_newer_nvidia_resiliency_ext_is_an_error():
     """megatron-core 0.17.0's default async save strategy imports get_write_results_queue, which nvidia-resiliency-ext
     has from 0.6.0; 0.17.1 on asserts NVRX_MIN_VERSION 0.6.0 at import (profiles/code-needs.toml, read at the

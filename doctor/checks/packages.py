@@ -786,10 +786,13 @@ def _unmet_needs(snap: Any, name: str, version: str, table: Any = None) -> Itera
 
 def code_need_unmet(snap: Any, package: str, version: str, needed: str) -> bool:
     """Whether the code-needs check reports `package` `version`'s need of `needed` as unmet (its version gate or
-    require_version check, not a bare import): declared-requirements leaves that pair to it."""
+    require_version check, not a bare import): declared-requirements leaves that pair to it. Only an error-level need
+    stands for the pair: a warning-level one is a gate one use reaches (transformers 4.46's data_seed needs accelerate
+    1.1.0) and leaves what every use needs (the declared accelerate>=0.26.0) to be said as well."""
     name, wanted = normalize_name(package), normalize_name(needed)
     return name in CODE_NEEDS_PACKAGES and any(
-        n.needed == wanted and (have is not None or bool(n.bypass)) for n, have in _unmet_needs(snap, name, version))
+        n.needed == wanted and n.severity == "error" and (have is not None or bool(n.bypass))
+        for n, have in _unmet_needs(snap, name, version))
 
 
 def _code_need_finding(ctx: CheckContext, name: str, version: str, need: Any, have: str | None,

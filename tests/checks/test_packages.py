@@ -570,6 +570,28 @@ def test_transformers_trainer_that_needs_a_newer_accelerate_than_it_declares_is_
     assert "package-code-needs-unmet" not in found(bare(packages={"transformers": {"version": "4.41.2"}}))
 
 
+def test_transformers_data_seed_gate_that_needs_accelerate_1_1_is_a_warning():
+    """transformers 4.46.0-4.57.6 declare accelerate>=0.26.0 while TrainingArguments raises NotImplementedError for
+    data_seed below accelerate 1.1.0 (profiles/code-needs.toml; run on the PyPI wheels). A warning: only runs that set
+    data_seed break. transformers issue 34412 (4.46.0 with accelerate 1.0.1)."""
+    from doctor.checks.diagnose import diagnose
+    from doctor.snapshot.model import snapshot_from_dict
+
+    snap = snapshot_from_dict({"schema": "doctor.snapshot/1", "packages": {
+        "transformers": {"version": "4.46.0"}, "accelerate": {"version": "1.0.1"}}})
+    (f,) = [f for f in diagnose([(None, snap, None)]).findings if f.id == "package-code-needs-unmet"]
+    assert f.severity.value == "warning" and f.components[:2] == ("python", "transformers")
+    assert f.title == "transformers 4.46.0's code needs accelerate>=1.1.0; accelerate 1.0.1 is installed"
+    assert "data_seed" in f.detail
+    for transformers, accelerate, fires in [("4.57.6", "0.34.2", True), ("4.46.0", "1.1.0", False),
+                                            ("4.45.2", "1.0.1", False), ("4.58.0", "1.0.1", False)]:
+        got = found(bare(packages={"transformers": {"version": transformers}, "accelerate": {"version": accelerate}}))
+        assert (got.get("package-code-needs-unmet") == "warning") is fires, (transformers, accelerate)
+    # a warning-level need does not stand for the declared range every Trainer use needs: both are said
+    got = found(bare(packages={"transformers": {"version": "4.47.0"}, "accelerate": {"version": "0.25.0"}}))
+    assert got["requirement-version-unmet"] == "error" and got["package-code-needs-unmet"] == "warning"
+
+
 def test_megatron_core_code_that_needs_a_newer_nvidia_resiliency_ext_is_an_error():
     """megatron-core 0.17.0's default async save strategy imports get_write_results_queue, which nvidia-resiliency-ext
     has from 0.6.0; 0.17.1 on asserts NVRX_MIN_VERSION 0.6.0 at import (profiles/code-needs.toml, read at the

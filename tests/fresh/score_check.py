@@ -41,6 +41,8 @@ tests/fresh/snapshots22.toml (h129, issue 22, mined 2026-12-07 from Hugging Face
 snapshots21 and split from it by alternation) is NEVER TUNED: measure it only with --no-misses.
 tests/fresh/snapshots21.toml (h129) is its tuning twin: its misses are read and class rules may be written from primary
 sources for them.
+tests/fresh/snapshots23.toml (h131, issue 22, mined 2026-12-07) is a tuning set of communication and device threads
+(the corpus' weakest held-out snapshot categories): its misses are read and classified.
 """
 
 from __future__ import annotations
@@ -75,6 +77,7 @@ SNAPSHOTS19 = HERE / "snapshots19.toml"  # never tuned (h103, issue 22): --no-mi
 SNAPSHOTS20 = HERE / "snapshots20.toml"  # h103 (issue 22): GitHub threads, tuning set mined with snapshots19
 SNAPSHOTS21 = HERE / "snapshots21.toml"  # h129 (issue 22): transformers / accelerate threads, tuning set
 SNAPSHOTS22 = HERE / "snapshots22.toml"  # never tuned (h129, issue 22): --no-misses only
+SNAPSHOTS23 = HERE / "snapshots23.toml"  # h131 (issue 22): communication / device threads, tuning set
 
 
 def _score_module() -> ModuleType:

@@ -33,6 +33,7 @@ from tests.fresh.score_check import (
     SNAPSHOTS20,
     SNAPSHOTS21,
     SNAPSHOTS22,
+    SNAPSHOTS23,
 )
 
 SNAPSHOTS3 = SNAPSHOTS.parent / "snapshots3.toml"
@@ -50,6 +51,7 @@ FLOOR19 = 4  # snapshots19's size when mined (never tuned: a count, not a rate)
 FLOOR20 = 4  # snapshots20's size when mined (python -m tests.fresh.score_check snapshots20.toml gives its figure)
 FLOOR21 = 4  # snapshots21's size when mined (python -m tests.fresh.score_check snapshots21.toml gives its figure)
 FLOOR22 = 3  # snapshots22's size when mined (never tuned: a count, not a rate)
+FLOOR23 = 4  # snapshots23's size when mined (python -m tests.fresh.score_check snapshots23.toml gives its figure)
 PAGE_SETS = (SNAPSHOTS17, SNAPSHOTS18)  # mined from stored web pages and vendor documentation, not GitHub threads
 SNAPSHOTS4 = SNAPSHOTS.parent / "snapshots4.toml"
 
@@ -65,10 +67,10 @@ else:  # pragma: no cover
                                             (SNAPSHOTS12, FLOOR12), (SNAPSHOTS13, FLOOR13), (SNAPSHOTS14, FLOOR14),
                                             (SNAPSHOTS15, FLOOR15), (SNAPSHOTS16, FLOOR16), (SNAPSHOTS17, FLOOR17),
                                             (SNAPSHOTS18, FLOOR18), (SNAPSHOTS19, FLOOR19), (SNAPSHOTS20, FLOOR20),
-                                            (SNAPSHOTS21, FLOOR21), (SNAPSHOTS22, FLOOR22)],
+                                            (SNAPSHOTS21, FLOOR21), (SNAPSHOTS22, FLOOR22), (SNAPSHOTS23, FLOOR23)],
                          ids=["set1", "set2", "set3", "set4", "set5", "set6", "set7", "set8", "set9", "set10",
                               "set11", "set12", "set13", "set14", "set15", "set16", "set17", "set18", "set19",
-                              "set20", "set21", "set22"])
+                              "set20", "set21", "set22", "set23"])
 def test_fresh_snapshots_load_and_are_valid(path, size):
     reports = load_file(path)
     assert len(reports) >= size
@@ -89,10 +91,10 @@ def test_fresh_snapshots_load_and_are_valid(path, size):
 @pytest.mark.parametrize("path", [SNAPSHOTS, SNAPSHOTS2, SNAPSHOTS3, SNAPSHOTS4, SNAPSHOTS5, SNAPSHOTS6, SNAPSHOTS7,
                                   SNAPSHOTS8, SNAPSHOTS9, SNAPSHOTS10, SNAPSHOTS11, SNAPSHOTS12, SNAPSHOTS13, SNAPSHOTS14,
                                   SNAPSHOTS15, SNAPSHOTS16, SNAPSHOTS17, SNAPSHOTS18, SNAPSHOTS19, SNAPSHOTS20,
-                                  SNAPSHOTS21, SNAPSHOTS22],
+                                  SNAPSHOTS21, SNAPSHOTS22, SNAPSHOTS23],
                          ids=["set1", "set2", "set3", "set4", "set5", "set6", "set7", "set8", "set9", "set10",
                               "set11", "set12", "set13", "set14", "set15", "set16", "set17", "set18", "set19",
-                              "set20", "set21", "set22"])
+                              "set20", "set21", "set22", "set23"])
 def test_fresh_snapshots_are_not_in_the_corpus_nor_the_fresh_log_sets(path):
     fresh = load_file(path)
     mined = load()
@@ -305,3 +307,14 @@ def test_the_twenty_first_and_twenty_second_snapshot_sets_overlap_nothing_and_th
     _overlaps_nothing_before(load_file(SNAPSHOTS21), earlier)
     _overlaps_nothing_before(load_file(SNAPSHOTS22), (*earlier, SNAPSHOTS21))
     _cited_nowhere(load_file(SNAPSHOTS22))
+
+
+def test_the_twenty_third_snapshot_set_overlaps_no_earlier_set_nor_any_fresh_log_set_nor_the_corpus():
+    """snapshots23 (h131, issue 22: communication and device threads, a tuning set) shares no thread with
+    snapshots1-22, any fresh log set or the corpus, by URL, id or repository + issue/PR number."""
+    _overlaps_nothing_before(load_file(SNAPSHOTS23), (SNAPSHOTS, SNAPSHOTS2, SNAPSHOTS3, SNAPSHOTS4, SNAPSHOTS5,
+                                                      SNAPSHOTS6, SNAPSHOTS7, SNAPSHOTS8, SNAPSHOTS9, SNAPSHOTS10,
+                                                      SNAPSHOTS11, SNAPSHOTS12, SNAPSHOTS13, SNAPSHOTS14,
+                                                      SNAPSHOTS15, SNAPSHOTS16, SNAPSHOTS17, SNAPSHOTS18,
+                                                      SNAPSHOTS19, SNAPSHOTS20, SNAPSHOTS21,
+                                                      SNAPSHOTS22))

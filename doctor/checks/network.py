@@ -12,7 +12,13 @@ from packaging.version import Version
 from doctor.checks.cluster_facts import npu_less_skip
 from doctor.checks.facts import absent, cann, env, env_known, env_unset, installed, public, pver, val
 from doctor.checks.runner import CheckContext, check, skip
-from doctor.knowledge.hccl_env import CONNECT_TIMEOUT, CONNECT_TIMEOUT_RANGE, CONNECT_TIMEOUT_SOURCE
+from doctor.knowledge import chips
+from doctor.knowledge.hccl_env import (
+    CONNECT_TIMEOUT,
+    CONNECT_TIMEOUT_RANGE,
+    CONNECT_TIMEOUT_SOURCE,
+    socket_port_ranges,
+)
 from doctor.knowledge.versions import CannVersion
 from doctor.report import Finding, finding
 from doctor.snapshot.model import known
@@ -220,11 +226,64 @@ def _listening_ports(snap: Any) -> list[int]:
     return ports
 
 
+# HCCL_HOST_SOCKET_PORT_RANGE ("60000-60050", "56000,56005", or "auto": the OS picks) sets the host ports of a
+# communicator created from root info (torch_npu's), and overrides HCCL_IF_BASE_PORT ("此环境变量优先级高于
+# HCCL_IF_BASE_PORT"). CANN documents it from 8.1.RC1 on, for Atlas A3 (and 950 from 9.0.0) and, of the Atlas A2
+# series, only the training servers (800T A2, 900 A2 PoD, 200T A2 Box16: the chip family alone does not tell them from
+# an 800I A2), not for the first-generation training series nor the inference (310P) series. It is what CANN advises
+# when several processes share one NPU, whose default ports otherwise collide.
+HOST_PORT_RANGE = "HCCL_HOST_SOCKET_PORT_RANGE"
+HOST_PORT_RANGE_FROM = CannVersion("8.1.RC1")
+HOST_PORT_RANGE_CHIPS = frozenset({chips.A3, chips.A5})  # read there; on A2 it depends on the server model
+SRC_HOST_PORT_RANGE = ("https://www.hiascend.com/document/detail/zh/CANNCommunityEdition/81RC1beta1/maintenref/envvar/"
+                       "envref_07_0143.html; https://github.com/hicann/hccl/blob/v9.1.0/docs/zh/user_guide/hccl_env/"
+                       "HCCL_HOST_SOCKET_PORT_RANGE.md")
+
+
+def _host_range_read(snap: Any) -> bool | None:
+    """Whether HCCL here takes its host ports from HCCL_HOST_SOCKET_PORT_RANGE: False on a CANN before 8.1.RC1 or a
+    chip family CANN does not list for it, True on A3 / 950 with CANN 8.1.RC1 or newer, None when unknown (the CANN,
+    the chip, or on A2 the server model)."""
+    c = cann(snap)
+    fam = chips.family(snap)
+    if (c is not None and c[1] < HOST_PORT_RANGE_FROM) or fam in (chips.GEN1, chips.P310, chips.P310B):
+        return False
+    return True if c is not None and fam in HOST_PORT_RANGE_CHIPS else None
+
+
+def _host_range_busy(snap: Any, ports: list[int], raw: str) -> Iterator[Finding]:
+    """The listening ports inside HCCL_HOST_SOCKET_PORT_RANGE (nothing for "auto", nor for a value HCCL refuses)."""
+    ranges = socket_port_ranges(raw)
+    if not isinstance(ranges, list):
+        return
+    busy = sorted(p for p in set(ports) if any(a <= p <= b for a, b in ranges) and p not in own_ray_ports(snap))
+    if busy:
+        yield finding(
+            "hccl-port-in-use", "warning", ("hccl", "network", "env"),
+            f"Ports of {HOST_PORT_RANGE}={raw} are already in use ({', '.join(map(str, busy))})",
+            detail=f"{HOST_PORT_RANGE} overrides HCCL_IF_BASE_PORT: HCCL listens only on the ports it lists, and "
+                   "another job on this host (or a leftover process) holds some of them; HCCL asks that the listed "
+                   "ports be free and at least as many as the HCCL processes per NPU.",
+            evidence={"listening": busy, HOST_PORT_RANGE: raw},
+            fix=f"List ports nothing else holds in {HOST_PORT_RANGE}, or export {HOST_PORT_RANGE}=auto (the OS "
+                "picks free ports).",
+            source=SRC_HOST_PORT_RANGE)
+
+
 @check("hccl-ports", "network", findings=("hccl-port-in-use",))
 def hccl_ports(ctx: CheckContext) -> Iterator[Finding]:
-    """Nothing else listens on HCCL's host ports (HCCL_IF_BASE_PORT .. +15, +31 from CANN 9.1.0; default 60000)."""
+    """Nothing else listens on HCCL's host ports (HCCL_IF_BASE_PORT .. +15, +31 from CANN 9.1.0; default 60000), or on
+    the ports HCCL_HOST_SOCKET_PORT_RANGE lists where HCCL reads it instead."""
     snap = ctx.snapshot
     ports = _listening_ports(snap)
+    ranged = env(snap, HOST_PORT_RANGE)
+    if ranged and ranged.strip():
+        reads = _host_range_read(snap)
+        if reads is None:
+            skip(f"{HOST_PORT_RANGE} is set; whether this CANN and server read it (CANN 8.1.RC1+, A3 or an A2 training server) is not known")
+        if reads:
+            yield from _host_range_busy(snap, ports, ranged)
+            return
     raw = env(snap, "HCCL_IF_BASE_PORT")
     if raw is None and not env_unset(snap, "HCCL_IF_BASE_PORT"):
         skip("HCCL_IF_BASE_PORT is not in the snapshot, so HCCL's port range is not known")

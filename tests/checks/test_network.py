@@ -27,6 +27,29 @@ def test_hccl_port_in_use_and_custom_base():
     assert "hccl-port-in-use" not in found(d)
 
 
+def test_hccl_host_socket_port_range_replaces_the_base_port_where_hccl_reads_it():
+    """HCCL_HOST_SOCKET_PORT_RANGE overrides HCCL_IF_BASE_PORT (CANN 8.1.RC1+, A3 / 950, A2 training servers only; not
+    310P or first-generation 910): judged there instead of 60000-60015; unknown whether it is read -> no finding."""
+    def d(rng, ports, chip="Ascend910_9391", version="8.5.0"):
+        return bare(env={"HCCL_HOST_SOCKET_PORT_RANGE": rng}, network={"listening_ports": ports}, complete=True,
+                    ascend={"toolkit": {"version": version}, "devices": [{"id": 0, "chip_index": 0, "chip": chip}]})
+    assert "hccl-port-in-use" not in found(d("auto", [60000]))  # the OS picks HCCL's host ports
+    assert "hccl-port-in-use" not in found(d("61000-61015", [60000]))
+    assert found(d("61000-61015, 61100", [61003]))["hccl-port-in-use"] == "warning"
+    (f,) = [f for f in diagnose_dict(d("61000-61015", [61003])).findings if f.id == "hccl-port-in-use"]
+    assert "HCCL_HOST_SOCKET_PORT_RANGE=61000-61015" in f.title and "envref_07_0143" in f.source
+    # not read: the base port range is judged as before
+    assert found(d("61000-61015", [60001], chip="310P3"))["hccl-port-in-use"] == "warning"
+    assert "hccl-port-in-use" not in found(d("61000-61015", [61003], chip="310P3"))
+    assert found(d("auto", [60001], version="8.0.0"))["hccl-port-in-use"] == "warning"
+    # A2 (the server model decides) or an unknown CANN: which range HCCL takes is unknown, so neither is judged
+    assert "hccl-port-in-use" not in found(d("auto", [60000], chip="910B3"))
+    assert "hccl-port-in-use" not in found(d("61000-61015", [61003], chip="910B3"))
+    no_cann = d("61000-61015", [61003])
+    del no_cann["ascend"]["toolkit"]
+    assert "hccl-port-in-use" not in found(no_cann)
+
+
 def test_ray_head_port_is_not_a_collision():
     d = bare(env={}, network={"listening_ports": [60001]}, ray={"address": "10.0.0.1:60001", "nodes": []})
     assert "hccl-port-in-use" not in found(d)

@@ -10,6 +10,7 @@ Resource limits (`host.limits`) are this process's, which the shell that starts 
 prefix. Free space (`host.disks`) is `shutil.disk_usage` of Ray's temp dir, /tmp and the cwd through the root
 prefix, one entry per filesystem. Container detection: /.dockerenv (Docker), /run/.containerenv (Podman), `container=` in the environment
 (systemd-nspawn, Podman), KUBERNETES_SERVICE_HOST, and container runtimes named in /proc/1/cgroup.
+The server's product identity (`host.dmi`) is the world-readable DMI strings under /sys/class/dmi/id (probes.dmi).
 """
 
 from __future__ import annotations
@@ -284,6 +285,11 @@ def probe_system(fs: RootFS, environ: Mapping[str, str], cwd: str) -> tuple[dict
     locks = stale_extension_locks(fs, environ)
     if locks is not None:
         host["torch_extensions_locks"] = locks
+    from doctor.probes.dmi import probe_dmi
+
+    dmi = probe_dmi(fs)
+    if dmi != {}:  # {}: a DMI directory with nothing readable in it leaves the model unknown
+        host["dmi"] = dmi
     evidence = container_evidence(fs, environ)
     host["in_container"] = bool(evidence)
     if evidence:

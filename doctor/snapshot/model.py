@@ -75,6 +75,17 @@ class Preload(_Model):
 
 
 @dataclass
+class Dmi(_Model):
+    """`host.dmi`: the machine's product identity as its firmware names it (the world-readable strings of
+    /sys/class/dmi/id); a field left out could not be read. Never the serial or UUID. Older snapshots lack it."""
+
+    sys_vendor: str = _uk()
+    product_name: str = _uk()
+    board_name: str = _uk()
+    product_version: str = _uk()
+
+
+@dataclass
 class Host(_Model):
     """`host`: the machine the snapshot was taken on (OS, kernel, arch, libc, CPUs, memory, /dev/shm, container,
     resource limits, free disk space)."""
@@ -97,6 +108,8 @@ class Host(_Model):
     ray_temp: RayTemp = _uk()
     # what the loader is asked to preload into every process (LD_PRELOAD, /etc/ld.so.preload); [] nothing
     preload: list[Preload] = _uk()
+    # the server model (DMI); null: the machine has no /sys/class/dmi/id (no SMBIOS)
+    dmi: Dmi | None = _uk()
 
 
 @dataclass

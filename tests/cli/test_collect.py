@@ -316,3 +316,17 @@ def test_collect_snapshot_accepts_options(tmp_path: Path) -> None:
 
     snap = collect_snapshot(CollectOptions(root=str(make_ascend_root(tmp_path, "310p")), path=str(tmp_path), cwd=str(tmp_path)))
     assert snap.ascend.toolkit.version == "8.0.0" and snap.ascend.npu_smi.status == "missing"
+
+
+def test_collect_records_the_server_model_from_the_roots_dmi_strings(tmp_path: Path, snapshot_schema: dict,
+                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    from tests.probes.test_dmi import ATLAS, fake_dmi
+
+    root = fake_dmi(make_ascend_root(tmp_path, "a2-cann8.3rc1-old-layout"), ATLAS)
+    out = tmp_path / "node0.json"
+    r = run(["-o", str(out), "--root", str(root)], monkeypatch)
+    assert r.exit_code == 0, r.output
+    doc = json.loads(out.read_text())
+    jsonschema.validate(doc, snapshot_schema)
+    assert doc["host"]["dmi"]["product_name"] == "Atlas 800T A2" and doc["host"]["dmi"]["sys_vendor"] == "Huawei"
+    assert "2102314FFF10N1000001" not in out.read_text()

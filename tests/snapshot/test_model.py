@@ -116,3 +116,27 @@ def test_load_document_file_errors(tmp_path: Path, monkeypatch: pytest.MonkeyPat
         load_document(str(tmp_path))
     monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(json.dumps({"schema": S}).encode())))
     assert isinstance(load_document("-"), Snapshot)
+
+
+def test_the_server_model_is_a_host_fact_older_snapshots_lack(shared_dir: Path) -> None:
+    """`host.dmi` (rule 17): read into the model, null = no DMI directory, a snapshot from before it stays valid
+    and leaves it unknown, a wrong shape is refused by the loader and the schema alike."""
+    import jsonschema
+
+    from tests.conftest import SCHEMAS
+
+    schema = json.loads((SCHEMAS / "snapshot.schema.json").read_text())
+    older = {"schema": S, "host": {"hostname": "node-0", "arch": "aarch64"}}
+    jsonschema.validate(older, schema)
+    assert parse_document(json.dumps(older), "old.json").host.dmi is UNKNOWN
+    atlas = {"schema": S, "host": {"dmi": {"sys_vendor": "Huawei", "product_name": "Atlas 800T A2"}}}
+    jsonschema.validate(atlas, schema)
+    snap = parse_document(json.dumps(atlas), "a2.json")
+    assert snap.host.dmi.product_name == "Atlas 800T A2" and snap.host.dmi.board_name is UNKNOWN
+    assert snap.to_dict() == atlas
+    assert parse_document(json.dumps({"schema": S, "host": {"dmi": None}}), "x").host.dmi is None
+    bad = {"schema": S, "host": {"dmi": {"product_name": 800}}}
+    e = _err(json.dumps(bad), "bad.json")
+    assert e.path == "host.dmi.product_name"
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.validate(bad, schema)

@@ -69,7 +69,7 @@ EVENT_PHRASES: tuple[tuple[str, ...], ...] = (
 )
 # The phrases of the kinds kept apart (Python warnings, plain failure lines): frequent in healthy logs, so the
 # scanner drops them from its pre-filter once their budgets are full or they have only cost it lines.
-APART_PHRASES: tuple[tuple[str, ...], ...] = (("Warning: ",), *FAILURE_PHRASES)
+APART_PHRASES: tuple[tuple[str, ...], ...] = (("Warning:",), *FAILURE_PHRASES)
 
 # A prefix some launchers put before every line: Ray `(Actor pid=1, ip=...)`, torchrun `[rank3]:`, `[1,0]<stderr>:`.
 # Also the prefixes of the tools a log passes through: a markdown quote (`> `), a container runtime's
@@ -131,13 +131,15 @@ _NOT_EXCEPTION = re.compile(r"^\s*(?:\[|INFO|WARNING|DEBUG)")
 # dotted or CamelCase `...Error:` / `...Exception:` followed by its message; not on info / warning lines.
 _EXCEPTION_INSIDE = re.compile(r"(?<![\w.])(?P<type>(?:[A-Za-z_]\w*\.)*[A-Z]\w*(?:Error|Exception)): (?P<msg>\S.*)")
 # Python's warnings module prints `{file}:{line}: {category}: {message}` (warnings.formatwarning).
+# A message that starts on the next line leaves `Category: ` with a trailing space, which pastes and editors strip:
+# the header may end at the colon.
 _PY_WARNING = re.compile(r"(?P<path>(?:/|[A-Za-z]:\\|\.{1,2}/|[\w.-]+/)[^:\s]*\.py):(?P<line>\d+): "
-                         r"(?P<cat>[A-Z]\w*Warning): (?P<msg>.*)")
+                         r"(?P<cat>[A-Z]\w*Warning):(?: |$)(?P<msg>.*)")
 
 
 def is_python_warning(text: str) -> bool:
     """A line Python's warnings module printed (`path.py:N: UserWarning: msg`): the program warned and went on."""
-    return "Warning: " in text and _PY_WARNING.search(text) is not None
+    return "Warning:" in text and _PY_WARNING.search(text) is not None
 
 
 _INFO_LINE = re.compile(r"^\W*(?:\([^)]*\)\s*)?(?:INFO|WARNING|WARN|DEBUG)\b|\bWarning: |UserWarning")

@@ -21,7 +21,7 @@ import re
 
 MAX_MESSAGE_LINES = 24  # torch's compiler warning spans 17 lines between its header and its source line
 _SOURCE_LINE = re.compile(r"^  (?! )\S")  # formatwarning's `  <source line>`: exactly two spaces
-_WARNING_HEADER = re.compile(r"\.py:\d+: [A-Z]\w*Warning: ")
+_WARNING_HEADER = re.compile(r"\.py:\d+: [A-Z]\w*Warning:(?: |$)")
 # a line that starts something else: a traceback or its parts, a logged record (a level, a date, glog's `E0621 `)
 _STARTS_OTHER = re.compile(r"^\s*(?:Traceback|File \"|During handling|The above exception|"
                            r"(?:INFO|DEBUG|WARNING|WARN|ERROR|CRITICAL)\b|\d{4}-\d\d-\d\d|[EWIF]\d{4} )")

@@ -436,7 +436,7 @@ class LogScanner:
         `warnings.warn(f"Failed to read commit hash:\\n{e}", RuntimeWarning)` prints `No module named
         'vllm._version'` on a line of its own; torch's old-GPU warning prints three indented lines): what it says is
         the warning's, not a failure of its own."""
-        if not strip_prefix(text).strip() or b"Warning: " not in region[max(0, start - WARNING_BYTES) : start]:
+        if not strip_prefix(text).strip() or b"Warning:" not in region[max(0, start - WARNING_BYTES) : start]:
             return False
         above = self._lines_preceding(region, start, MAX_MESSAGE_LINES)
         process = line_process(text)

@@ -179,13 +179,17 @@ def published(project: str, version: str, python: str | None = None, arch: str |
     not apply: a local version label (`2.5.1+cpu`, `0.9.1+empty`) or the chosen stack's own source build of a
     package (`profile.builds`: a git step in its plan) is another build than PyPI's; metadata read from a
     platform wheel applies only to the Python and machine its wheels name (`python` X.Y.Z, `arch`; a fact the
-    snapshot does not state rules none out). On an Ascend stack (`ascend`) vLLM's Requires-Dist is not PyPI's."""
+    snapshot does not state rules none out), and a stated machine whose wheels declare something else is judged
+    by that machine's declaration (the row's `machines`, `Declared.on`: torchvision 0.15.0's x86_64 wheels pin
+    `torch==2.0.0+cu117` where its aarch64 ones name `torch`); an unstated machine by the row alone. On an Ascend
+    stack (`ascend`) vLLM's Requires-Dist is not PyPI's."""
     if "+" in version or (profile is not None and profile.builds(project, version)):
         return None
     from doctor.knowledge.requirements import declared  # a project's file loads only when a snapshot needs it
 
-    d = table.declared(project, version) if table is not None else declared(project, version)
-    if d is None or not d.fits(python, arch):
+    row = table.declared(project, version) if table is not None else declared(project, version)
+    d = row.on(python, arch) if row is not None else None
+    if d is None:
         return None
     requires_dist = () if ascend and project in _NOT_THE_PYPI_BUILD_ON_ASCEND else d.requires_dist
     return d.requires_python, requires_dist, d.source_for(python, arch)
@@ -757,7 +761,8 @@ def published_files(ctx: CheckContext) -> Iterator[Finding]:
                 yield _no_wheel(name, version, what, python, arch, d, table)
             if what == "none":
                 continue  # the release itself cannot be installed: what it pins does not matter
-        yield from _pins_without_wheel(snap, name, version, d, python, arch, table)
+        # the pins of the wheel this target installs: a machine's own declaration where its wheels differ (`machines`)
+        yield from _pins_without_wheel(snap, name, version, d.on(python, arch) or d, python, arch, table)
 
 
 def _pins_without_wheel(snap: Any, name: str, version: str, d: Any, python: str | None, arch: str | None,
@@ -775,6 +780,7 @@ def _pins_without_wheel(snap: Any, name: str, version: str, d: Any, python: str 
         target = _target_text(python, arch)
         near = table.nearest_installable(name, version, python, arch)
         nd = table.declared(name, near) if near else None
+        nd = (nd.on(python, arch) or nd) if nd is not None else None
         if nd is not None and any((q := table.declared(n, v)) is not None and q.installable(python, arch) == "none"
                                   for _, n, v in exact_pins(snap, nd.requires_dist)):
             near = None  # that release pins an uninstallable one too: no advice rather than a wrong one

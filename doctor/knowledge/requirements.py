@@ -29,8 +29,9 @@ requirement set, however written): the row applies to their Pythons and machines
 machine declare when they declare something else than the row's file and all agree among themselves: torch-npu's
 x86_64 wheels pin `torch==X+cpu` where its aarch64 ones pin `torch==X`. It applies only to a target whose machine
 the snapshot states and whose Python and machine one of its `wheels` names (`Declared.on`); an unstated machine is
-judged by the row alone, as before. torch-npu's x86_64 check (torch-not-cpu-build-x86) reads it; the published-
-metadata fallback of declared-requirements does not (that pin would be a second error for the same pair).
+judged by the row alone, as before. torch-npu's x86_64 check (torch-not-cpu-build-x86) reads it, and so does the
+published-metadata fallback of declared-requirements for every stated release (which leaves torch-npu's `+cpu` pin
+unmet by a plain torch to that check: one finding for the pair).
 `files` (optional; tables before it stay valid) lists what the release publishes for Linux hosts: the tag triple
 of each Linux or pure wheel (`cp310-cp310-manylinux_2_17_x86_64`, `py3-none-any`) and "sdist" when it has a source
 archive; `Declared.installable` answers from it whether pip can install the release for a Python and machine.

@@ -155,6 +155,28 @@ def test_torch_npus_torch_pin_broken_at_the_release_is_said_once_by_the_torch_np
     assert "torch-npu-torch-mismatch" not in ids(local)
 
 
+def test_a_stated_torch_npu_on_x86_64_is_judged_by_its_x86_64_wheels_and_said_once(tmp_path):
+    """A bug report stating torch-npu 2.10.0.post4 beside PyPI's plain torch 2.10.0 on x86_64: the x86_64 wheels
+    of that torch-npu pin `torch==2.10.0+cpu` (the table's `machines` row). One error for the pair, the torch-cuda
+    check's, whose line uses the PyTorch CPU index; under `--only declared-requirements` the declared pin speaks,
+    citing that x86_64 wheel. The same report on aarch64 (whose wheels pin `torch==2.10.0`) gives neither."""
+    def found(doc: dict[str, Any], *args: str) -> list[dict[str, Any]]:
+        path = tmp_path / "snap.json"
+        path.write_text(json.dumps(doc))
+        r = subprocess.run([sys.executable, "-m", "doctor", "--json", "check", "--from", str(path), *args],
+                           capture_output=True, text=True)
+        return [f for f in json.loads(r.stdout)["findings"] if f["severity"] == "error"]
+
+    doc = {"schema": "doctor.snapshot/1", "python": {"version": "3.11.9"}, "host": {"arch": "x86_64"},
+           "packages": {"torch": {"version": "2.10.0"}, "torch-npu": {"version": "2.10.0.post4"}}}
+    assert [f["id"] for f in found(doc)] == ["torch-not-cpu-build-x86"]
+    (own,) = found(doc, "--only", "declared-requirements")
+    assert own["id"] == "requirement-version-unmet" and own["evidence"]["requirement"].replace(" ", "") == "torch==2.10.0+cpu"
+    assert own["source"].endswith("-cp311-cp311-manylinux_2_28_x86_64.whl") and "torch_npu-2.10.0.post4" in own["source"]
+    arm = {**doc, "host": {"arch": "aarch64"}}
+    assert found(arm) == [] and found(arm, "--only", "declared-requirements") == []
+
+
 def test_prereleases_satisfy_a_specifier_as_pip_check_judges_them():
     snap = _snap({"vllm-ascend": {"version": "0.11.0rc1", "requires_dist": ["torch-npu>=2.7.1"]},
                   "torch-npu": {"version": "2.7.1rc1", "requires_dist": []}})
@@ -361,6 +383,34 @@ def test_every_documented_stack_gives_no_error_from_its_declared_requirements():
                 bad = [f.title for f in r.findings if f.check == "declared-requirements" and f.severity.value != "info"]
                 assert not bad, (p.name, arch, py, bad)
     assert infos  # the 0.6.1 and 0.9.x stacks do carry upstream conflicts
+
+
+def test_a_stated_release_on_a_stated_machine_is_judged_by_that_machines_wheels():
+    """The table's `machines` rows (PyPI, read 2026-12-07): torchvision 0.15.0's x86_64 wheels pin
+    `torch (==2.0.0+cu117)` where its aarch64 ones name `torch`; torch 2.0.1's x86_64 wheels add the CUDA nvidia-*
+    packages and `triton (==2.0.0)`, its aarch64 ones neither. Each machine's snapshot is judged by its own wheels;
+    one that states no machine by the row (the aarch64 wheel read first) alone, as before."""
+    tv = {"torchvision": {"version": "0.15.0"}, "torch": {"version": "2.0.1"}}
+    (f,) = _declared(_snap(tv, complete=False, arch="x86_64"))
+    assert (f.id, f.severity.value) == ("requirement-version-unmet", "error")
+    assert f.evidence["package"] == "torchvision" and f.evidence["requires"] == "torch"
+    assert "2.0.0+cu117" in f.evidence["requirement"] and f.evidence["installed"] == "2.0.1"
+    assert f.source == "https://pypi.org/project/torchvision/0.15.0/#torchvision-0.15.0-cp310-cp310-manylinux1_x86_64.whl"
+    assert _declared(_snap(tv, complete=False, arch="aarch64")) == []
+    assert _declared(_snap(tv, complete=False, arch=None)) == []
+
+    tt = {"torch": {"version": "2.0.1"}, "triton": {"version": "2.1.0"}}
+    (g,) = _declared(_snap(tt, complete=False, python="3.11.9", arch="x86_64"))
+    assert (g.id, g.evidence["package"], g.evidence["requires"]) == ("requirement-version-unmet", "torch", "triton")
+    assert "triton==2.0.0" in g.title.replace(" ", "").replace("(", "").replace(")", "")
+    assert g.source == "https://pypi.org/project/torch/2.0.1/#torch-2.0.1-cp311-cp311-manylinux1_x86_64.whl"
+    assert _declared(_snap(tt, complete=False, python="3.11.9", arch="aarch64")) == []
+    assert _declared(_snap(tt, complete=False, python="3.11.9", arch=None)) == []
+    # published metadata never says "not installed": the x86_64 wheels' nvidia-* packages the report does not list
+    # are not findings, while one it lists at another release is
+    cudnn = {**tt, "triton": {"version": "2.0.0"}, "nvidia-cudnn-cu11": {"version": "8.9.2.26"}}
+    (h,) = _declared(_snap(cudnn, complete=False, python="3.11.9", arch="x86_64"))
+    assert h.evidence["requires"] == "nvidia-cudnn-cu11" and "8.5.0.96" in h.evidence["requirement"]
 
 
 def test_a_package_the_profile_builds_from_source_is_judged_by_its_checkout_not_pypis_wheel():

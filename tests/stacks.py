@@ -41,13 +41,24 @@ def pin_version(spec: str) -> str:
     raise ValueError(f"no concrete version for {spec}")
 
 
+def installed_version(name: str, spec: str, arch: str) -> str:
+    """The version the stack's plan installs for a pin: on x86_64 the plan takes torch, torchvision and torchaudio
+    from the PyTorch CPU index as their `+cpu` builds (installers.steps.req: torch-npu's x86_64 wheels pin
+    `torch==X+cpu`), elsewhere the pinned release itself."""
+    from installers.steps import CPU_LOCAL
+
+    v = pin_version(spec)
+    return f"{v}+cpu" if arch == "x86_64" and name in CPU_LOCAL and "+" not in v else v
+
+
 def versions_only(p: Profile, arch: str = "aarch64", python: str | None = None) -> dict[str, Any]:
-    """The stack as a bug report states it: the profile's pins as plain versions (no METADATA, no local labels),
-    the Python and machine, nothing else: `check --from` then judges it by the published metadata."""
+    """The stack as a bug report states it: the versions the profile's plan installs (no METADATA, and no local
+    label but the `+cpu` of the x86_64 torch builds, which is part of the version `pip list` shows), the Python and
+    machine, nothing else: `check --from` then judges it by the published metadata."""
     return {"schema": "doctor.snapshot/1",
             "python": {"version": f"{python or p.python_recommended or '3.11'}.9", "implementation": "CPython"},
             "host": {"arch": arch},
-            "packages": {name: {"version": pin_version(spec)} for name, spec in p.pins.items()}}
+            "packages": {name: {"version": installed_version(name, spec, arch)} for name, spec in p.pins.items()}}
 
 
 def stack_snapshot(p: Profile, arch: str = "aarch64") -> dict[str, Any]:
@@ -57,9 +68,7 @@ def stack_snapshot(p: Profile, arch: str = "aarch64") -> dict[str, Any]:
     site = f"/opt/venv/lib/python{py}/site-packages"
     pkgs: dict[str, Any] = {}
     for name, spec in p.pins.items():
-        v = pin_version(spec)
-        if name == "torch" and arch == "x86_64":
-            v += "+cpu"
+        v = installed_version(name, spec, arch)
         if name == "vllm":
             v += "+empty"
         pkgs[name] = {"version": v, "location": site}

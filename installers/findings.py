@@ -18,6 +18,7 @@ from doctor.console import Console
 from doctor.installers import upstream as up
 from doctor.installers.execute import DEFAULT_INDEX, DONE, FAILED, SATISFIED, Outcome, StepResult
 from doctor.installers.plan import Plan
+from doctor.installers.restoreline import clones_left
 from doctor.report import Finding, Report, finding
 
 SYSTEM_COMPONENTS = {"cann": "cann", "kernels": "kernels", "nnal": "nnal", "driver": "driver", "firmware": "firmware"}
@@ -162,6 +163,10 @@ def outcome_findings(outcome: Outcome, log_path: str, python: str, wheelhouse: s
                            "the environment could not be restored to what it was before the install",
                            evidence={"journal": outcome.journal, "error": restored.get("error")},
                            fix=f"Run `doctor install --rollback --python {python}` to retry the restore."))
+    # what the restore left in a clone (a user's later work, a git command that failed): the warning --rollback
+    # gives, not only a line of the failure's detail
+    out += clones_left(restored.get("clones_left") or [],
+                       f"the restore after the {'interrupted' if outcome.interrupted else 'failed'} install")
     return out
 
 

@@ -7,13 +7,13 @@ undoes the newest finished install not yet undone, so running it again goes one 
 
 from __future__ import annotations
 
-import shlex
 from typing import Any
 
 from doctor.console import Console
 from doctor.errors import RefusedError
 from doctor.installers import journal as jr
-from doctor.report import Finding, Report, finding
+from doctor.installers.restoreline import clones_left
+from doctor.report import Report, finding
 
 
 def next_to_undo(journals: list[jr.Journal]) -> jr.Journal | None:
@@ -72,7 +72,7 @@ def rollback(python: str, console: Console) -> Report:
         report.findings.append(finding("install-restore-failed", "error", "system", "rollback did not restore every distribution",
                                        evidence={"journal": str(j.dir), "diff": res["diff"]},
                                        fix="Compare `pip freeze` with freeze_before in the journal and reinstall what differs."))
-    report.findings += clones_left(res.get("clones_left") or [], str(j.data.get("id")))
+    report.findings += clones_left(res.get("clones_left") or [], f"the rollback of install {j.data.get('id')}")
     removed, back = res["diff"]["added"], res["diff"]["changed"] + res["diff"]["removed"]
     console.print(f"rollback {'done' if res['ok'] else 'INCOMPLETE'}: removed {', '.join(removed) or 'nothing'}; "
                   f"put back {', '.join(back) or 'nothing'}")
@@ -80,23 +80,3 @@ def rollback(python: str, console: Console) -> Report:
         console.print(f"  clone {c}")
     return report
 
-
-def clones_left(left: list[dict[str, Any]], install: str) -> list[Finding]:
-    """A warning when the restore left something in a clone (`left`: the records of its lines that say so,
-    restoreline): `install-rolled-back` alone read as a clean undo while a clone the run made stayed on disk, named
-    only in one line of the text."""
-    if not left:
-        return []
-    made = [x["path"] for x in left if x["made"]]
-    paths = list(dict.fromkeys(x["path"] for x in left))
-    fix = (" ".join(f"`rm -rf {shlex.quote(p)}`" for p in made) + (" if nothing in it is yours (it changed after the run made it: "
-                                                       "the line says how)." if len(made) == 1 else
-                                                       " if nothing in them is yours (each changed after the run made "
-                                                       "it: the lines say how).") if made else "")
-    rest = [x["line"] for x in left if not x["made"]]
-    if rest:
-        fix += (" " if fix else "") + "Look at what the lines name and put it where you want it: " + "; ".join(rest)
-    return [finding("install-clone-left", "warning", "system",
-                    f"the rollback of install {install} left {len(paths)} clone(s) as they are, not as before it: {', '.join(paths)}",
-                    detail="\n".join(x["line"] for x in left), evidence={"clones": paths, "lines": [x["line"] for x in left]},
-                    fix=fix)]

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from doctor.installers import clonestate
-from doctor.installers import rollback as rb
+from doctor.installers.restoreline import clones_left
 from tests.installers.wheelkit import git
 
 Act = Callable[[Path], None]
@@ -142,7 +142,7 @@ def test_every_line_that_leaves_something_is_marked_and_warned_about(site, repo,
     assert [ln.path for ln in marked] == [str(clone)] and word in marked[0].text, [str(ln) for ln in lines]
     assert marked[0].text.startswith(f"{clone}: ")
     assert marked[0].made == (site == "made-changed-since")
-    warning = rb.clones_left([ln.record() for ln in marked], "i1")
+    warning = clones_left([ln.record() for ln in marked], "the rollback of install i1")
     assert [f.id for f in warning] == ["install-clone-left"] and warning[0].evidence["lines"] == [marked[0].text]
 
 

@@ -22,7 +22,7 @@ from doctor.errors import InputError, RefusedError
 from doctor.installers import findings as fd
 from doctor.installers import journal as jr
 from doctor.installers import wheelhouse as wh
-from doctor.installers.backends import Source, make_backend
+from doctor.installers.backends import Source, make_backend, shown
 from doctor.installers.execute import SATISFIED, STEP_TIMEOUT, Executor, StepResult, new_clone_detail
 from doctor.installers.gitsrc import parse_mirrors
 from doctor.installers.plan import IndexOptions, Plan
@@ -107,26 +107,44 @@ def run(opts: Options, console: Console) -> Report:
     python_flag = "--python-version" if opts.python_version else "--from" if opts.from_snapshot else "--python"
     plan = resolve(profile, facts, sets=sets, git_refs=git_refs, python=tgt.python, src_dir=src_dir, env_path=env_path,
                    prefix=tgt.prefix, reason=reason, python_flag=python_flag)
-    from doctor.installers.setcheck import check_release_exists, check_served_offline, check_sets
+    from doctor.installers.setcheck import (
+        check_release_exists,
+        check_served_by_index,
+        check_served_offline,
+        check_sets,
+    )
 
     # a --set version the source cannot serve: exit 2 now, before anything is made, not at the last install step
-    # (offline: what the wheelhouse holds; online: PyPI's release table, where it covers the project)
+    # (offline: what the wheelhouse holds; a local --index-url mirror: its listing; else PyPI's release table, where
+    # it covers the project)
     unchecked: list[str] = []
+    unread: dict[str, list[str]] = {}
+    installed = {n: d.version for n, d in target_env.dists.items()} if target_env is not None else {}
     if opts.offline and opts.wheelhouse:
-        check_served_offline(sets, str(Path(opts.wheelhouse).resolve()), wh.held(wh.load(opts.wheelhouse)),
-                             {n: d.version for n, d in target_env.dists.items()} if target_env is not None else {})
+        check_served_offline(sets, str(Path(opts.wheelhouse).resolve()), wh.held(wh.load(opts.wheelhouse)), installed)
     elif sets:
-        unchecked = check_release_exists(profile, sets, facts.python_version, facts.arch)
+        served: set[str] = set()
+        if source.index.index_url:  # the mirror and its extras replace every index the plan names
+            served, unread = check_served_by_index(
+                sets, [source.index.index_url, *source.index.extra_index_urls], source.find_links, installed,
+                built=getattr(profile, "built_from_source", frozenset()))
+        unchecked = check_release_exists(profile, {n: v for n, v in sets.items() if n not in served},
+                                         facts.python_version, facts.arch)
     # a --set pin check would call an error: exit 2; one it would warn on: said (against the plan without --set)
     set_warnings = check_sets(profile, facts, plan, sets, base=lambda: resolve(
         profile, facts, git_refs=git_refs, python=tgt.python, src_dir=src_dir, env_path=env_path, prefix=tgt.prefix,
         reason=reason, python_flag=python_flag))
     report = Report(command="install", profile={"name": profile.name, "reason": reason, "source": profile.source})
+    if unchecked or unread:
+        report.extra["set_unchecked"] = {n: sets[n] for n in (*unchecked, *unread)}
     if unchecked:
-        report.extra["set_unchecked"] = {n: sets[n] for n in unchecked}
         console.print("; ".join(f"--set {n}={sets[n]}" for n in unchecked) + ": not checked before the run (the PyPI "
                       "release table of profiles/requirements/ keeps releases since 2023 and no dev builds); the install "
                       "step finds out whether the index serves it")
+    for n, places in unread.items():
+        console.print(f"--set {n}={sets[n]}: not checked against {', '.join(shown([p]) for p in places)} before the "
+                      "run (an http(s) index is not read until a step installs from it); the install step finds out "
+                      "whether it serves it")
     report.extra["plan"] = plan.to_dict()
     if override:
         report.extra["break_system_packages"] = override

@@ -20,11 +20,18 @@ wheels are cp38-cp311), naming the nearest release that has one.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+import os
+import posixpath
+import re
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
+from urllib.parse import unquote
 
 from doctor.errors import RefusedError
 from doctor.report import Finding, finding
+from doctor.snapshot.model import normalize_name
+
+_HREF = re.compile(r"""<a\s[^>]*?href\s*=\s*["']([^"']+)["']""", re.IGNORECASE)
 
 # What a --set pin means on its own (check says it too, but the plan already states the pin).
 _INHERENT = frozenset({"package-off-profile"})
@@ -132,14 +139,10 @@ def check_served_offline(sets: Mapping[str, str], house: str, held: Mapping[str,
     from doctor.knowledge.versions import parse_pkg_version
     from doctor.snapshot.model import normalize_name
 
-    def same(pin: Any, have: str | None) -> bool:
-        v = parse_pkg_version(have)
-        return v is not None and (v == pin or pin.local is None and v.public == pin.public)
-
     have = {normalize_name(n): v for n, v in installed.items()}
     for raw, version in sets.items():
         name, pin = normalize_name(raw), parse_pkg_version(version)
-        if pin is None or same(pin, have.get(name)) or any(same(pin, v) for v in held.get(name, ())):
+        if pin is None or _same(pin, have.get(name)) or any(_same(pin, v) for v in held.get(name, ())):
             continue
         parsed = [(parse_pkg_version(v), v) for v in set(held.get(name, ()))]
         vers = [v for p, v in sorted((p, v) for p, v in parsed if p is not None)]
@@ -149,6 +152,97 @@ def check_served_offline(sets: Mapping[str, str], house: str, held: Mapping[str,
             + "), and an --offline install reads nothing else: the last install step would fail after every clone "
             f"and build. Pin a version it holds, or make a wheelhouse with `--download-only --set {name}={version}` "
             "where the index is reachable", source="--set", path=raw)
+
+
+def _local_dir(url: str) -> str | None:
+    """The folder a `file://` URL or a plain path names; None for anything read over the network (http(s))."""
+    from urllib.parse import unquote, urlparse
+    from urllib.request import url2pathname
+
+    u = urlparse(url)
+    if u.scheme == "file":
+        return url2pathname(unquote(u.path))
+    return url if not u.scheme and os.path.isabs(url) else None
+
+
+def index_versions(root: str, name: str) -> list[str] | None:
+    """The versions a local PEP 503 simple index at folder `root` serves of `name` (normalised): the wheel and sdist
+    names its `name/index.html` links to, which is the page pip and uv read for it (no page: none). None when `root`
+    is not a folder: nothing to read, so nothing is judged."""
+    from doctor.installers.download import dist_of
+
+    if not os.path.isdir(root):
+        return None
+    page = os.path.join(root, name, "index.html")
+    try:
+        with open(page, encoding="utf-8", errors="replace") as f:
+            html = f.read()
+    except OSError:
+        return []
+    files = [posixpath.basename(unquote(h.split("#")[0])) for h in _HREF.findall(html)]
+    return [d[1] for d in map(dist_of, files) if d is not None and normalize_name(d[0]) == name]
+
+
+def folder_versions(folder: str, name: str) -> list[str] | None:
+    """The versions of `name` a `--find-links` folder holds (its wheel and sdist file names); None if not a folder."""
+    from doctor.installers.download import dist_of
+
+    if not os.path.isdir(folder):
+        return None
+    return [d[1] for d in map(dist_of, sorted(os.listdir(folder))) if d is not None and normalize_name(d[0]) == name]
+
+
+def check_served_by_index(sets: Mapping[str, str], indexes: Sequence[str], find_links: Sequence[str],
+                          installed: Mapping[str, str | None], *, built: frozenset[str] = frozenset()
+                          ) -> tuple[set[str], dict[str, list[str]]]:
+    """A --set version the `--index-url` mirror (with its `--extra-index-url`s and find-links folders: together the
+    only places the steps look) does not serve, found when the plan is made: refused (exit 2) when every one of them
+    is local (a `file://` simple index, a folder), whose listing is read here without downloading anything; else
+    found only by the last install step, after every clone and build. Returns the --set names a local source serves
+    (or the target has), and, for the rest, the http(s) indexes (or unreadable places) that were not read: the
+    install step finds out there. `built`: the names the plan builds from a git source (their versions are its
+    tags, not the index's)."""
+    from doctor.knowledge.versions import parse_pkg_version
+
+    served: set[str] = set()
+    unread: dict[str, list[str]] = {}
+    have = {normalize_name(n): v for n, v in installed.items()}
+    for raw, version in sets.items():
+        name, pin = normalize_name(raw), parse_pkg_version(version)
+        if pin is None or name in built or _same(pin, have.get(name)):
+            served.add(name)
+            continue
+        seen: dict[str, list[str]] = {}
+        blind: list[str] = []
+        for place, read in [*((u, index_versions) for u in indexes), *((u, folder_versions) for u in find_links)]:
+            local = _local_dir(place)
+            vers = read(local, name) if local is not None else None
+            if vers is None:
+                blind.append(place)
+            else:
+                seen[place] = vers
+        if any(_same(pin, v) for vs in seen.values() for v in vs):
+            served.add(name)
+        elif blind:
+            unread[name] = blind
+        else:
+            listed = sorted({v for vs in seen.values() for v in vs}, key=lambda v: (parse_pkg_version(v) is None,
+                                                                                   parse_pkg_version(v) or v))
+            raise RefusedError(
+                f"{name} {version} is not served by {' nor by '.join(seen)} ("
+                + (f"it serves {name} {', '.join(listed)}" if listed else f"it serves no {name}")
+                + "; its listing read, nothing downloaded), and the steps look nowhere else: the last install step "
+                "would fail after every clone and build. Pin a version it serves, or add that version to the index",
+                source="--set", path=raw)
+    return served, unread
+
+
+def _same(pin: Any, have: str | None) -> bool:
+    """pip's `==5.2.0` matches 5.2.0+cpu: a local label in the file counts as that version when the pin has none."""
+    from doctor.knowledge.versions import parse_pkg_version
+
+    v = parse_pkg_version(have)
+    return v is not None and (v == pin or pin.local is None and v.public == pin.public)
 
 
 def _refuse_no_file(name: str, version: str, raw: str, python: str, arch: str | None, d: Any, table: Any) -> None:

@@ -475,8 +475,13 @@ def _profile(o: Options, snap: Snapshot, facts: Facts) -> tuple[Any, str]:
     prof, reason = select_profile(snap, profiles, forced=o.profile)
     if prof is None:
         near = nearest_profiles(profiles, facts)
+        # with no CANN, --profile alone ends in install-system-cann-missing (exit 1): name the flag an image build
+        # or a CPU-only runner needs in the same breath, as the README's own line for that case does
+        bare = (" (no CANN here, as on an image build or a CI runner: add --no-host-check, which reports the host's "
+                "CANN, kernels and driver apart from the verdict)") if facts.cann is None and not o.no_host_check else ""
         raise RefusedError(f"no verified stack matches {facts.where} ({reason}). Nearest profiles: " + "; ".join(near)
-                           + ". Choose one with --profile NAME if you accept the difference.", source="doctor install")
+                           + f". Choose one with --profile NAME if you accept the difference{bare}.",
+                           source="doctor install")
     if not o.profile:
         from doctor.installers.resolve import check_target
 

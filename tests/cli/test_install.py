@@ -819,3 +819,19 @@ def test_newest_profiles_download_and_install_offline_into_a_plain_venv(profile:
     frozen = wheelkit.freeze(venv / "bin" / "python")
     assert "torch==2.10.0+cpu" in frozen and (git_req is None or f"{git_req}==0.1.0" in frozen), frozen
     assert any(x.startswith("verl==") for x in frozen) and any(x.startswith("megatron-core==") for x in frozen)
+
+
+def test_no_matching_profile_without_cann_names_no_host_check(tmp_path: Path) -> None:
+    # a host with no CANN (a login node, an image build): `--profile NAME` alone, as the refusal used to say,
+    # then ends in install-system-cann-missing (exit 1); the refusal names --no-host-check, and that line plans
+    p = next(x for x in PROFILES if x.name == "verl-0.9.1-cann9.1.0-a2")
+    snap = machine(p, "x86_64", installed=False)
+    snap["ascend"] = {"root": None, "toolkit": None, "kernels": None, "nnal": None, "driver": None, "devices": []}
+    cp, _ = dry_run(tmp_path, snap)
+    assert cp.returncode == 2 and "no verified stack matches" in cp.stderr, cp.stderr
+    assert "add --no-host-check" in cp.stderr, cp.stderr
+    cp, rep = dry_run(tmp_path, snap, "--profile", p.name, "--no-host-check")
+    assert cp.returncode == 0 and rep is not None and rep["profile"]["name"] == p.name, cp.stderr
+    # a CANN no stack is for: --no-host-check would not help, so it is not offered
+    cp, _ = dry_run(tmp_path, machine(p, "x86_64", installed=False, cann="7.0.0"))
+    assert cp.returncode == 2 and "--no-host-check" not in cp.stderr, cp.stderr

@@ -86,8 +86,11 @@ def _no_verl(python: str) -> str:
     msg = (f"verl is not installed in {where}: "
            "pass --python with the training environment's interpreter (the python that imports verl, e.g. "
            "--python /opt/verl/bin/python)")
-    # the doctor never installs into itself: an install plan is offered only for another interpreter
-    return msg if own else f"{msg}; `doctor install --dry-run --python {shlex.quote(python)}` plans the stack for it"
+    # the doctor never installs into itself: for its own interpreter the plan offered is a new venv (a user who
+    # has no training environment yet, as check's target-holds-no-stack says), for another one that interpreter
+    if own:
+        return f"{msg}; with no training environment yet, `doctor install --venv DIR --dry-run` plans one"
+    return f"{msg}; `doctor install --dry-run --python {shlex.quote(python)}` plans the stack for it"
 
 
 def run_smoke(opts: SmokeOptions, console: Console, *, preflight: Callable[[str], list[Finding] | None] | None = None) -> Report:

@@ -427,12 +427,14 @@ def test_smoke_without_verl_says_to_pass_the_training_interpreter(tmp_path, monk
     assert r.exit_code == 2 and "verl is not installed in this interpreter" in r.stderr
     assert "pass --python with the training environment's interpreter" in r.stderr
     assert f"doctor install --dry-run --python {py}" in r.stderr
-    # the doctor's own interpreter without verl: no install plan offered for it (the doctor never installs there)
+    # the doctor's own interpreter without verl: no install plan offered for it (the doctor never installs there),
+    # a new venv's instead (a new user on a login node has no training environment to pass yet)
     monkeypatch.setattr(sys, "prefix", str(bare))
     monkeypatch.setattr(sys, "executable", py)
     r = run("smoke", "--dry-run")
     assert r.exit_code == 2 and "verl is not installed in the doctor's own interpreter" in r.stderr
-    assert "--python with the training environment's interpreter" in r.stderr and "doctor install" not in r.stderr
+    assert "--python with the training environment's interpreter" in r.stderr and "--python " + py not in r.stderr
+    assert "`doctor install --venv DIR --dry-run` plans one" in r.stderr
 
 
 def test_launch_writes_an_existing_relative_model_path_as_absolute(tmp_path, monkeypatch):

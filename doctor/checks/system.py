@@ -254,9 +254,11 @@ def target_interpreter(ctx: CheckContext) -> Iterator[Finding]:
                 "in unless --python names another, and a venv holds only its own packages: the environment that "
                 "runs verl is another interpreter, or has not been built yet."),
         evidence={"python": exe},
-        fix=("Name the training environment's interpreter (the python that runs verl.trainer.main_ppo): `doctor "
-             "check --python PY` (`doctor collect --python PY` for a snapshot); to build one, `doctor install "
-             "--venv DIR --dry-run`."),
+        fix=(("Collect the snapshot again from the training environment's interpreter (the python that runs "
+              "verl.trainer.main_ppo): `doctor collect --python PY -o FILE`, then `doctor check --from FILE`"
+              if not ctx.options.get("local") and not ctx.options.get("cluster") else
+              "Name the training environment's interpreter (the python that runs verl.trainer.main_ppo): `doctor "
+              "check --python PY`") + "; to build one, `doctor install --venv DIR --dry-run`."),
         source=SRC_VENV)
 
 

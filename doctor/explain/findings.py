@@ -458,14 +458,16 @@ def no_match_finding(db: SignatureDB, res: ScanResult, log: str | None, beside: 
 
 
 def unreadable_finding(res: ScanResult, log: str | None) -> Finding:
+    """Nothing to explain. Read from standard input (`-`) there is no path to check: what was piped in is."""
     what = "holds binary data" if res.binary else ("is empty" if not res.bytes_read else "holds only blank lines")
+    given = ("what was piped in (standard input) is" if log in (None, "-") else f"{log} is")
     return Finding(
         id=UNREADABLE_ID,
         severity=Severity.WARNING,
         components=("system",),
         title="Nothing readable was found in the log",
         detail=f"The log {what} ({res.bytes_read} bytes, {res.lines_read} lines): there is nothing to explain. "
-               "Check that the path is the run's text log (stdout/stderr of the job, a Ray worker-*.out/.err file).",
+               f"Check that {given} the run's text log (stdout/stderr of the job, a Ray worker-*.out/.err file).",
         evidence={"bytes": res.bytes_read, "lines_read": res.lines_read, "binary": res.binary,
                   **({"log": log} if log else {})},
         fix=Fix("Pass the text log of the failed run (for Ray: the session's logs/ directory)."),

@@ -50,3 +50,21 @@ def test_a_training_env_with_the_doctor_in_it_is_not_nor_one_without_the_doctor(
         assert not _by_id(report, "target-holds-no-stack")
         [c] = [c for c in report["checks"] if c["id"] == "target-interpreter"]
         assert c["status"] == "skip" and why in c["reason"]
+
+
+def test_from_a_snapshot_the_fix_collects_again_rather_than_naming_a_flag_from_refuses(tmp_path):
+    """`check --from FILE` refuses --python (exit 2): the fix for a snapshot of the doctor's own venv is to collect
+    it again from the training interpreter, then check that file."""
+    py, site = venv_without_pip(tmp_path / "venv")
+    make_site_packages(site, DOCTOR_VENV)
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    snap = tmp_path / "snap.json"
+    r = subprocess.run([sys.executable, "-m", "doctor", "collect", "--python", str(py), "-o", str(snap)],
+                       capture_output=True, text=True, timeout=300, env=env, cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    r = subprocess.run([sys.executable, "-m", "doctor", "--json", "check", "--from", str(snap)],
+                       capture_output=True, text=True, timeout=300, env=env, cwd=tmp_path)
+    [f] = _by_id(json.loads(r.stdout), "target-holds-no-stack")
+    fix = f["fix"]["text"]
+    assert "`doctor collect --python PY -o FILE`, then `doctor check --from FILE`" in fix
+    assert "doctor check --python" not in fix

@@ -97,6 +97,14 @@ def test_empty_and_binary_input_warn_that_nothing_was_readable(tmp_path):
         assert doc["findings"][0]["severity"] == "warning"
         said = doc["findings"][0]["detail"]  # it said "The input holds an empty input" before
         assert said.startswith("The log is empty (0 bytes" if p is empty else "The log holds binary data"), said
+        assert f"Check that {p} is the run's text log" in said, said
+
+
+def test_empty_standard_input_is_not_told_to_check_a_path(tmp_path):
+    """`doctor explain - < /dev/null`: there is no path; what was piped in is what to check."""
+    r = run("explain", "--json", "-", stdin="")
+    said = js(r)["findings"][0]["detail"]
+    assert r.exit_code == 0 and "Check that what was piped in (standard input) is the run's text log" in said, said
 
 
 def test_unknown_error_names_the_first_error_line(tmp_path):

@@ -204,7 +204,7 @@ def _dry_run(o: Options, plan: Plan, report: Report, console: Console, *, snap: 
     report.extra["dry_run"] = True
     report.extra["downloads"] = ex.downloads(steps)
     fd.split_host(report, o.no_host_check)
-    fd.print_plan(console, plan, steps, where)
+    fd.print_plan(console, plan, steps, where, new_venv=tgt.create and not o.from_snapshot)
     fd.print_downloads(console, report.extra["downloads"], isolated=o.isolated, offline=bool(o.offline))
     fd.print_host(console, report)
     return report

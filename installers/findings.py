@@ -266,11 +266,14 @@ def print_system(console: Console, plan: Plan, where: str) -> None:
                 f"needs {req.need}); not installed by the doctor")
 
 
-def print_plan(console: Console, plan: Plan, steps: list[StepResult], where: str = "this host") -> None:
+def print_plan(console: Console, plan: Plan, steps: list[StepResult], where: str = "this host", *,
+               new_venv: bool = False) -> None:
+    """The dry run's plan. `new_venv`: the --venv does not exist yet; the run creates it before the first step (the
+    target line names its python, which is not there yet)."""
     c = console
     t = plan.target
     c.print(f"target: Python {t.python_version} on {t.arch}" + (f", glibc {t.glibc}" if t.glibc else "")
-            + (f" ({t.python})" if t.python else ""))
+            + (f" ({t.python}" + (", a new venv the run creates first)" if new_venv else ")") if t.python else ""))
     print_system(c, plan, where)
     width = max(len(s.id) for s in plan.steps)
     for i, (s, r) in enumerate(zip(plan.steps, steps, strict=True), 1):

@@ -512,6 +512,11 @@ def test_dry_run_for_a_venv_that_does_not_exist_yet_judges_nothing_installed(tmp
     assert all(s["status"] == "pending" for s in rep["steps"] if s["kind"] != "uninstall"), st
     assert str(venv / "bin" / "python") in st["torch-stack"]["command"] and sys.executable not in st["torch-stack"]["command"]
     assert rep["plan"]["target"]["prefix"] == str(venv) and not venv.exists()
+    # the text plan says that the python it names is not there yet: the run creates the venv first
+    cp = doctor("install", "--profile", PROFILE, "--venv", str(venv), "--dry-run", "--no-host-check")
+    assert cp.returncode == 0, cp.stderr
+    assert f"({venv / 'bin' / 'python'}, a new venv the run creates first)" in cp.stdout + cp.stderr
+    assert not venv.exists()
 
 
 def test_offline_against_a_folder_that_is_not_a_wheelhouse_fails_before_the_venv(tmp_path: Path) -> None:

@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import os
 import posixpath
-import re
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 from urllib.parse import unquote
@@ -30,8 +29,6 @@ from urllib.parse import unquote
 from doctor.errors import RefusedError
 from doctor.report import Finding, finding
 from doctor.snapshot.model import normalize_name
-
-_HREF = re.compile(r"""<a\s[^>]*?href\s*=\s*["']([^"']+)["']""", re.IGNORECASE)
 
 # What a --set pin means on its own (check says it too, but the plan already states the pin).
 _INHERENT = frozenset({"package-off-profile"})
@@ -179,8 +176,27 @@ def index_versions(root: str, name: str) -> list[str] | None:
             html = f.read()
     except OSError:
         return []
-    files = [posixpath.basename(unquote(h.split("#")[0])) for h in _HREF.findall(html)]
+    files = [posixpath.basename(unquote(h.split("#")[0])) for h in _links(html)]
     return [d[1] for d in map(dist_of, files) if d is not None and normalize_name(d[0]) == name]
+
+
+def _links(html: str) -> list[str]:
+    """The href of every <a> of a PEP 503 project page, read by the standard library's HTML parser (attribute
+    quoting, case and entities as browsers and pip read them)."""
+    from html.parser import HTMLParser
+
+    found: list[str] = []
+
+    class _Anchors(HTMLParser):
+        def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+            href = dict(attrs).get("href") if tag == "a" else None
+            if href:
+                found.append(href)
+
+    parser = _Anchors()
+    parser.feed(html)
+    parser.close()
+    return found
 
 
 def folder_versions(folder: str, name: str) -> list[str] | None:

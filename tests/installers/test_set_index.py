@@ -76,3 +76,23 @@ def test_an_http_index_is_named_as_checked_at_install(index, venv, hermetic) -> 
         assert (f"--set transformers=4.57.5: not checked against {mirror} before the run (an http(s) index is not "
                 "read until a step installs from it)") in cp.stderr, cp.stderr
         assert json.loads(cp.stdout)["set_unchecked"] == {"transformers": "4.57.5"}
+
+
+def test_a_local_index_page_is_read_as_pip_reads_it(tmp_path: Path) -> None:
+    """A PEP 503 project page as mirrors write it: PyPI's own form (a files.pythonhosted.org link with its #sha256
+    fragment and an escaped data-requires-python), an upper-case tag, single quotes, an unquoted attribute and an
+    entity in the file name; every link's version is read, and a link that is not a distribution is not."""
+    from doctor.installers.setcheck import index_versions
+
+    page = tmp_path / "numpy" / "index.html"
+    page.parent.mkdir()
+    page.write_text(
+        "<!DOCTYPE html><html><body>\n"
+        '<a href="https://files.pythonhosted.org/packages/aa/bb/numpy-1.26.4-cp311-cp311-manylinux_2_17_x86_64.'
+        'manylinux2014_x86_64.whl#sha256=0123" data-requires-python="&gt;=3.9">numpy-1.26.4-cp311.whl</a><br/>\n'
+        "<A HREF='../../packages/numpy-2.2.6.tar.gz#sha256=4567'>numpy-2.2.6.tar.gz</A>\n"
+        "<a href=numpy-1.26.0-cp311-cp311-manylinux_2_17_aarch64.whl>numpy-1.26.0</a>\n"
+        '<a href="numpy-2.0.0&#45;cp311-cp311-manylinux_2_17_x86_64.whl">numpy-2.0.0</a>\n'
+        '<a href="../">up</a>\n'
+        "</body></html>\n")
+    assert sorted(index_versions(str(tmp_path), "numpy") or []) == ["1.26.0", "1.26.4", "2.0.0", "2.2.6"]

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import os
 import posixpath
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 from urllib.parse import unquote
 
@@ -134,15 +134,13 @@ def check_served_offline(sets: Mapping[str, str], house: str, held: Mapping[str,
     distribution found"), the whole run restored. pip's `==5.2.0` matches 5.2.0+cpu: a local label in the file
     counts as that version when the pin has none."""
     from doctor.knowledge.versions import parse_pkg_version
-    from doctor.snapshot.model import normalize_name
 
     have = {normalize_name(n): v for n, v in installed.items()}
     for raw, version in sets.items():
         name, pin = normalize_name(raw), parse_pkg_version(version)
         if pin is None or _same(pin, have.get(name)) or any(_same(pin, v) for v in held.get(name, ())):
             continue
-        parsed = [(parse_pkg_version(v), v) for v in set(held.get(name, ()))]
-        vers = [v for p, v in sorted((p, v) for p, v in parsed if p is not None)]
+        vers = _in_order(held.get(name, ()))
         raise RefusedError(
             f"{name} {version} is not in the wheelhouse {house} ("
             + (f"it holds {name} {', '.join(vers)}" if vers else f"it holds no {name}")
@@ -166,8 +164,6 @@ def index_versions(root: str, name: str) -> list[str] | None:
     """The versions a local PEP 503 simple index at folder `root` serves of `name` (normalised): the wheel and sdist
     names its `name/index.html` links to, which is the page pip and uv read for it (no page: none). None when `root`
     is not a folder: nothing to read, so nothing is judged."""
-    from doctor.installers.download import dist_of
-
     if not os.path.isdir(root):
         return None
     page = os.path.join(root, name, "index.html")
@@ -176,8 +172,7 @@ def index_versions(root: str, name: str) -> list[str] | None:
             html = f.read()
     except OSError:
         return []
-    files = [posixpath.basename(unquote(h.split("#")[0])) for h in _links(html)]
-    return [d[1] for d in map(dist_of, files) if d is not None and normalize_name(d[0]) == name]
+    return _versions_of((posixpath.basename(unquote(h.split("#")[0])) for h in _links(html)), name)
 
 
 def _links(html: str) -> list[str]:
@@ -201,11 +196,27 @@ def _links(html: str) -> list[str]:
 
 def folder_versions(folder: str, name: str) -> list[str] | None:
     """The versions of `name` a `--find-links` folder holds (its wheel and sdist file names); None if not a folder."""
-    from doctor.installers.download import dist_of
-
     if not os.path.isdir(folder):
         return None
-    return [d[1] for d in map(dist_of, sorted(os.listdir(folder))) if d is not None and normalize_name(d[0]) == name]
+    return _versions_of(sorted(os.listdir(folder)), name)
+
+
+def _versions_of(files: Iterable[str], name: str) -> list[str]:
+    """The versions of `name` among wheel and sdist file names, read as packaging reads them (download.dist_of)."""
+    from doctor.installers.download import dist_of
+
+    return [d[1] for d in map(dist_of, files) if d is not None and normalize_name(d[0]) == name]
+
+
+def _in_order(versions: Iterable[str]) -> list[str]:
+    """Distinct versions, oldest first, for a refusal that lists what a source has (unparsable ones last)."""
+    from doctor.knowledge.versions import parse_pkg_version
+
+    def key(v: str) -> tuple[bool, Any]:
+        p = parse_pkg_version(v)
+        return (p is None, p if p is not None else v)
+
+    return sorted(set(versions), key=key)
 
 
 def check_served_by_index(sets: Mapping[str, str], indexes: Sequence[str], find_links: Sequence[str],
@@ -242,8 +253,7 @@ def check_served_by_index(sets: Mapping[str, str], indexes: Sequence[str], find_
         elif blind:
             unread[name] = blind
         else:
-            listed = sorted({v for vs in seen.values() for v in vs}, key=lambda v: (parse_pkg_version(v) is None,
-                                                                                   parse_pkg_version(v) or v))
+            listed = _in_order(v for vs in seen.values() for v in vs)
             raise RefusedError(
                 f"{name} {version} is not served by {' nor by '.join(seen)} ("
                 + (f"it serves {name} {', '.join(listed)}" if listed else f"it serves no {name}")

@@ -9,7 +9,7 @@ from collections.abc import Iterator
 from typing import NamedTuple
 
 from packaging.specifiers import SpecifierSet
-from packaging.version import Version
+from packaging.version import InvalidVersion, Version
 
 from doctor.checks.commands import install_dry_run
 from doctor.checks.declared import declared_rejects_pair
@@ -628,7 +628,8 @@ def _sleep_allocator_reads_npu_conf(snap: Snapshot) -> bool:
 
 
 @check("vllm-ascend-runtime-env", "vllm",
-       findings=("vllm-ascend-sleep-expandable-segments", "vllm-version-unparseable", "vllm-ascend-v0-engine"))
+       findings=("vllm-ascend-sleep-expandable-segments", "vllm-version-unparseable", "vllm-ascend-v0-engine",
+                 "vllm-version-env-mismatch"))
 def vllm_ascend_runtime_env(ctx: CheckContext) -> Iterator[Finding]:
     """Settings vllm-ascend cannot combine: sleep mode with expandable segments; dev vLLM without VLLM_VERSION."""
     snap = ctx.snapshot
@@ -654,6 +655,7 @@ def vllm_ascend_runtime_env(ctx: CheckContext) -> Iterator[Finding]:
             fix='export PYTORCH_NPU_ALLOC_CONF="expandable_segments:False" when vLLM sleep mode (free_cache_engine) is on.',
             source=(_CAMEM if asserts else "") + "https://github.com/modelscope/ms-swift/issues/6636")
     yield from _v0_engine(snap)
+    yield from _vllm_version_env(snap)
     vl = ver(snap, "vllm")
     vlp = pver(snap, "vllm")
     # vllm_version_is() compares vllm.__version__ with packaging's Version and raises on InvalidVersion; a vLLM run from
@@ -674,6 +676,49 @@ def vllm_ascend_runtime_env(ctx: CheckContext) -> Iterator[Finding]:
             source="https://github.com/vllm-project/vllm-ascend/blob/v0.13.0/docs/source/faqs.md; "
                    "https://github.com/vllm-project/vllm-ascend/blob/v0.13.0/vllm_ascend/utils.py; "
                    "https://github.com/vllm-project/vllm/blob/v0.13.0/vllm/version.py")
+
+
+# vllm_version_is() takes VLLM_VERSION, when set, as vLLM's version instead of vllm.__version__ from v0.8.4rc2 on (read
+# at every tag of the mirror, v0.7.1rc1 to v0.25.1rc1, and its main of 2026-08-22); vllm-ascend branches on it to
+# import and patch what each vLLM release has.
+_VLLM_VERSION_IS = ("https://github.com/vllm-project/vllm-ascend/blob/v0.20.2rc1/vllm_ascend/utils.py; "
+                    "https://github.com/vllm-project/vllm-ascend/blob/v0.20.2rc1/vllm_ascend/envs.py")
+
+
+def _vllm_version_env(snap: Snapshot) -> Iterator[Finding]:
+    """VLLM_VERSION naming another X.Y.Z than the vLLM installed. The variable exists for a vLLM build whose version
+    vllm-ascend cannot read or match (a source tree, an edited X.Y.Z; its FAQ and patch guide); naming another release
+    makes vllm-ascend take that release's code paths (imports of modules the installed vLLM may not have). A dev build
+    of vLLM (main) stays silent: it is unequal to every release, so naming one is a choice we cannot judge. A value
+    packaging cannot parse makes vllm_version_is() raise."""
+    raw = env(snap, "VLLM_VERSION")
+    vap, vlp = pver(snap, "vllm-ascend"), pver(snap, "vllm")
+    if raw is None or not raw.strip() or vap is None or Version(vap.public) < Version("0.8.4rc2"):
+        return
+    try:
+        named: Version | None = Version(raw.strip())
+    except InvalidVersion:
+        named = None
+    have = Version(vlp.public) if vlp is not None else None
+    # the same X.Y.Z with another pre/post/local label is the variable's documented use (an edited or patched build
+    # of that release, which vllm-ascend should treat as it)
+    if named is not None and (have is None or have.is_devrelease or named.release == have.release):
+        return
+    yield finding(
+        "vllm-version-env-mismatch", "warning" if named is not None else "error", ("env", "vllm"),
+        (f"VLLM_VERSION={raw} tells vllm-ascend the vLLM release is {named}, but vllm {ver(snap, 'vllm')} is installed"
+         if named is not None else f"VLLM_VERSION={raw!r} is not a version vllm-ascend can parse"),
+        detail=("vllm-ascend's vllm_version_is() reads VLLM_VERSION, when it is set, instead of the installed vLLM's "
+                "version, and chooses what it imports and patches by it: code paths written for "
+                f"vLLM {named} run against vLLM {have}." if named is not None else
+                "vllm-ascend's vllm_version_is() reads VLLM_VERSION, when it is set, and raises ValueError (\"Invalid "
+                "vllm version ... found\") when packaging cannot parse it: vllm-ascend fails as it loads."),
+        evidence={"VLLM_VERSION": raw, "vllm": ver(snap, "vllm"), "vllm-ascend": ver(snap, "vllm-ascend")},
+        fix=(f"unset VLLM_VERSION (the installed vLLM {have} reports its own version), in every shell and Ray worker"
+             if have is not None and not have.is_devrelease else
+             "export VLLM_VERSION=<the vLLM release the source tree is, as X.Y.Z, e.g. 0.13.0> in every shell and Ray "
+             "worker"),
+        source=_VLLM_VERSION_IS)
 
 
 def _v0_engine(snap: Snapshot) -> Iterator[Finding]:

@@ -497,3 +497,31 @@ def test_a_bare_910b_npu_smi_name_with_32_gb_is_a_first_generation_910():
     (f,) = run("910B", 32768)
     assert f.severity.value == "error" and "910" in f.title and "any release" in f.title
     assert not run("910B", 65536) and not run("910B", None) and not run("910B4", 32768) and not run("910B3", 65536)
+
+
+def test_vllm_version_naming_another_release_than_the_installed_vllm():
+    # vllm_version_is() takes VLLM_VERSION over vllm.__version__ (vllm-ascend v0.8.4rc2 on): a value naming another
+    # release steers vllm-ascend down that release's code paths; one packaging cannot parse makes it raise
+    d = healthy()
+    vllm = d["packages"]["vllm"]["version"]
+    d["env"]["VLLM_VERSION"] = vllm
+    assert "vllm-version-env-mismatch" not in found(d)
+    d["env"]["VLLM_VERSION"] = "0.1.0"
+    assert found(d)["vllm-version-env-mismatch"] == "warning"
+    f = next(f for f in diagnose_dict(d).findings if f.id == "vllm-version-env-mismatch")
+    assert "unset VLLM_VERSION" in str(f.fix.to_dict()) and "vllm_ascend/utils.py" in f.source
+    d["env"]["VLLM_VERSION"] = "x.y.z"
+    assert found(d)["vllm-version-env-mismatch"] == "error"
+    # a dev build of vLLM main: naming the release it follows is what vllm-ascend's FAQ asks for
+    d["env"]["VLLM_VERSION"] = "0.1.0"
+    d["packages"]["vllm"]["version"] = "0.13.1.dev3+g1234567.empty"
+    assert "vllm-version-env-mismatch" not in found(d)
+    # before v0.8.4rc2 vllm-ascend did not read the variable
+    d = bare(env={"VLLM_VERSION": "0.1.0"}, packages={"vllm-ascend": {"version": "0.7.3"}, "vllm": {"version": "0.7.3"}})
+    assert "vllm-version-env-mismatch" not in found(d)
+    d = bare(env={"VLLM_VERSION": "0.1.0"}, packages={"vllm-ascend": {"version": "0.9.1"}, "vllm": {"version": "0.9.1"}})
+    assert found(d)["vllm-version-env-mismatch"] == "warning"
+    # the same X.Y.Z with another label: the documented use (an edited or post build of that release)
+    d = bare(env={"VLLM_VERSION": "0.9.1"}, packages={"vllm-ascend": {"version": "0.9.1"},
+                                                      "vllm": {"version": "0.9.1.post1"}})
+    assert "vllm-version-env-mismatch" not in found(d)

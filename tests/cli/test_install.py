@@ -173,7 +173,7 @@ def download_only(profile: str, root: Path, prepare=None, isolated: bool = True,
 
     p = next(x for x in PROFILES if x.name == profile)
     plan = resolve(p, Facts(arch="x86_64", python_version=f"{sys.version_info[0]}.{sys.version_info[1]}",
-                            cann=p.cann_version, chip="A2"), src_dir="/x")
+                            cann=p.cann_version, chip="A2" if "A2" in p.chips else sorted(p.chips)[0]), src_dir="/x")
     st = stack.build(plan, root / "upstream")
     if prepare is not None:
         prepare(plan, st)
@@ -800,14 +800,17 @@ def test_pips_own_configuration_that_installs_elsewhere_is_refused_before_anythi
 
 @pytest.mark.slow
 @pytest.mark.parametrize(("profile", "git_req"), [("verl-0.9.1-cann9.1.0-a2", "transferqueue"),
-                                                  ("verl-0.10.0.dev20260822-cann9.1.0-a2", None)])
-def test_newest_profiles_download_and_install_offline_into_a_plain_venv(profile: str, git_req: str | None,
-                                                                        tmp_path: Path) -> None:
+                                                  ("verl-0.10.0.dev20260822-cann9.1.0-a2", None),
+                                                  ("verl-0.6.1-cann8.2.rc1-a3", None),
+                                                  ("verl-0.9.0-cannunknown-950", None)])
+def test_profiles_download_and_install_offline_into_a_plain_venv(profile: str, git_req: str | None,
+                                                                 tmp_path: Path) -> None:
     """The profiles the README points at first, end to end on their stand-in stack: verl 0.9.1's NPU requirements
     install a git requirement (`TransferQueue @ git+https://github.com/Ascend/TransferQueue.git@main`), which the
     wheelhouse must carry and an offline install take from it; 0.10.0.dev builds verl from git `main` (its branch,
-    not a tag) and reads the requirements file of that clone. The target is a plain `python3 -m venv` with the pip it
-    bundles."""
+    not a tag) and reads the requirements file of that clone. Beside them the oldest profile (an A3 one: verl 0.6.1,
+    torch 2.5.1) and the 950 one (its CANN unknown), which no other install test runs. The target is a plain
+    `python3 -m venv` with the pip it bundles."""
     got = download_only(profile, tmp_path)
     house = got["house"]
     if git_req:
@@ -822,8 +825,18 @@ def test_newest_profiles_download_and_install_offline_into_a_plain_venv(profile:
     rep = json.loads(cp.stdout)
     assert {s["status"] for s in rep["steps"]} <= {"done", "satisfied"}
     frozen = wheelkit.freeze(venv / "bin" / "python")
-    assert "torch==2.10.0+cpu" in frozen and (git_req is None or f"{git_req}==0.1.0" in frozen), frozen
-    assert any(x.startswith("verl==") for x in frozen) and any(x.startswith("megatron-core==") for x in frozen)
+    torch = next(x for x in PROFILES if x.name == profile).pins["torch"].lstrip("=")
+    assert f"torch=={torch}+cpu" in frozen and (git_req is None or f"{git_req}==0.1.0" in frozen), frozen
+    assert any(x.startswith("verl==") for x in frozen)
+    if next(x for x in PROFILES if x.name == profile).git["megatron-lm"].install == "pythonpath":
+        # Megatron-LM is a clone on doctor-env.sh's PYTHONPATH (verl 0.6.1's guide), not a distribution
+        path = os.pathsep.join(rep["plan"]["env"]["pythonpath"])
+        cp = subprocess.run([str(venv / "bin" / "python"), "-c", "import megatron.core, sys; print(megatron.core.__file__)"],
+                            env={"PYTHONPATH": path, "PATH": os.environ["PATH"]}, capture_output=True, text=True,
+                            timeout=120)
+        assert cp.returncode == 0 and cp.stdout.startswith(path.split(os.pathsep)[0]), cp.stderr
+    else:
+        assert any(x.startswith("megatron-core==") for x in frozen), frozen
 
 
 def test_no_matching_profile_without_cann_names_no_host_check(tmp_path: Path) -> None:

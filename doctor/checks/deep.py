@@ -5,10 +5,18 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from doctor.checks.facts import absent, installed, val
+from doctor.checks.facts import val
+from doctor.checks.no_stack import (
+    DEEP_TARGETS,
+    SRC_VENV,
+    STACK,
+    holds_no_stack,
+    name_the_training_python,
+    not_installed,
+)
 from doctor.checks.runner import CheckContext, check, skip
 from doctor.report import Finding, finding
-from doctor.snapshot.model import known
+from doctor.snapshot.model import ImportResult, known
 
 # error text -> (finding id, components, why, fix, source); first match wins
 _SIGNATURES: tuple[tuple[str, str, tuple[str, ...], str, str, str], ...] = (
@@ -42,18 +50,21 @@ _SIGNATURES: tuple[tuple[str, str, tuple[str, ...], str, str, str], ...] = (
      "https://github.com/Ascend/MindSpeed/blob/v2.3.0_core_r0.12.1/docs/user-guide/installation.md; https://github.com/NVIDIA/Megatron-LM/blob/core_v0.12.1/setup.py"),
 )
 
-_TARGETS = {"torch_npu": "torch-npu", "mindspeed.megatron_adaptor": "mindspeed", "vllm_ascend": "vllm-ascend"}
-
-
 @check("deep-imports", "deep",
-       findings=("import-failed", "import-mindspeed-failed", "import-torch-npu-failed", "import-vllm-ascend-failed", "torch-npu-no-devices"))
+       findings=("import-failed", "import-mindspeed-failed", "import-not-installed", "import-torch-npu-failed",
+                 "import-vllm-ascend-failed", "torch-npu-no-devices"))
 def deep_imports(ctx: CheckContext) -> Iterator[Finding]:
-    """`import torch_npu` (+ device count), `import mindspeed.megatron_adaptor`, `import vllm_ascend` succeed."""
+    """`import torch_npu` (+ device count), `import mindspeed.megatron_adaptor`, `import vllm_ascend` succeed. One
+    that fails where its distribution is installed (or its module is on the path) is an error of its own, named by
+    its error text; those that fail because nothing of them is installed are one error, with the fix once."""
     snap = ctx.snapshot
     if not known(snap.imports):
         skip("no --deep imports in the snapshot (run `doctor check --deep`)")
+    absent_ones = not_installed(ctx)
+    # the interpreter the imports ran in: a fix that says `python` names whichever one is first on the user's PATH
+    exe = val(snap.python, "executable") or "python"
     for mod, res in snap.imports.items():
-        comp = _TARGETS.get(mod, "python")
+        comp = DEEP_TARGETS.get(mod, "python")
         if res.ok:
             detail = res.detail if known(res.detail) and isinstance(res.detail, dict) else {}
             if mod == "torch_npu" and detail.get("device_count") == 0:
@@ -66,34 +77,62 @@ def deep_imports(ctx: CheckContext) -> Iterator[Finding]:
                     source="https://github.com/verl-project/verl/blob/v0.9.0/docs/ascend_tutorial/faq/faq.rst")
             continue
         err = res.error if known(res.error) and res.error else "unknown error"
-        dist = _TARGETS.get(mod)
-        if dist and absent(snap, dist) and "No module named" in err:
-            # not installed here at all (a complete snapshot says so): the import's own error names whatever it
-            # met first (`import torch_npu` in the doctor's own venv: "No module named 'torch'"), not the cause
-            exe = val(snap.python, "executable") or "the interpreter examined"
-            # the doctor's own environment (README's install: its venv holds the doctor): `doctor install` refuses
-            # to install there (--python of the doctor's own interpreter is exit 2), so the stack goes to a venv
-            install = ("install the verified stack into a venv of its own (the doctor does not install into its own "
-                       "environment): `doctor install --venv DIR`" if installed(snap, "verl-ascend-doctor")
-                       else f"install the verified stack there: `doctor install --python {exe}`")
-            yield finding(
-                f"import-{comp}-failed", "error", (comp,),
-                f"`import {mod}` failed: {dist} is not installed in {exe}",
-                detail=f"The import ran in {exe}, which has no {dist} distribution ({err.splitlines()[-1][:160]}). "
-                       "`--deep` imports in the interpreter the check examines: the doctor's own environment unless "
-                       "--python names the training environment's.",
-                evidence={"module": mod, "error": err[-2000:], "installed": False, "python": exe,
-                          "seconds": res.seconds if known(res.seconds) else None},
-                fix=f"If {exe} is not the training environment, name that one: `doctor check --deep --python "
-                    f"<its python>`; else {install}.")
+        if any(m == mod for m, _, _ in absent_ones):
             continue
         timeout = "timed out" in err.lower() or "timeout" in err.lower()
         sig = next((s for s in _SIGNATURES if re.search(s[0], err)), None)
         comps = sig[2] if sig else (comp,)
         yield finding(
             f"import-{comp}-failed" if comp != "python" else "import-failed", "error", comps,
-            f"`import {mod}` {'hung' if timeout else 'failed'}: {err.splitlines()[-1][:160] if err.splitlines() else err}",
+            f"`import {mod}` {'hung' if timeout else 'failed'}: {_last_line(err)}",
             detail=(sig[3] if sig else "The import raised; see the error text.") + (f" ({sig[1]})" if sig else ""),
             evidence={"module": mod, "error": err[-2000:], "seconds": res.seconds if known(res.seconds) else None},
-            fix=sig[4] if sig else f"Run `python -c 'import {mod}'` in the target environment and fix the first error.",
+            fix=sig[4] if sig else f"Run `{exe} -c 'import {mod}'` and fix the first error it shows.",
             source=sig[5] if sig else None)
+    if absent_ones:
+        yield _not_installed_finding(ctx, absent_ones)
+
+
+def _last_line(err: str) -> str:
+    """The exception line of an import's error text (its last line), bounded for a title."""
+    return err.strip().splitlines()[-1][:160] if err.strip() else err
+
+
+def _not_installed_finding(ctx: CheckContext, absent_ones: list[tuple[str, str, ImportResult]]) -> Finding:
+    """One error for the imports that failed because nothing of them is installed in the interpreter examined (the
+    doctor's own venv on a login node: all three), naming each module and its distribution, the fix once."""
+    snap = ctx.snapshot
+    exe = val(snap.python, "executable") or "the interpreter examined"
+    mods = [m for m, _, _ in absent_ones]
+    dists = [d for _, d, _ in absent_ones]
+    imports = ", ".join(f"`import {m}`" for m in mods)
+    one = len(mods) == 1
+    errors = {m: (r.error if known(r.error) and isinstance(r.error, str) else "") for m, _, r in absent_ones}
+    said = "; ".join(f"{m}: {_last_line(e)}" for m, e in errors.items())
+    if holds_no_stack(snap):
+        # the doctor's own environment (README's install): target-holds-no-stack stands down for this finding, and
+        # `doctor install` never installs there (--python of the doctor's own interpreter is exit 2)
+        title = f"{exe} holds the doctor and none of the training stack: {imports} failed"
+        why = (f"{exe} has verl-ascend-doctor installed and none of {', '.join(STACK)} ({said}): it is the doctor's "
+               "own environment, not a training one. `--deep` imports in the interpreter the check examines, and the "
+               "doctor examines the one it runs in unless --python names another.")
+        fix = name_the_training_python(ctx, deep=True) + "; to build one, `doctor install --venv DIR --dry-run`."
+    else:
+        title = f"{imports} failed: {', '.join(dists)} {'is' if one else 'are'} not installed in {exe}"
+        why = (f"The import{'' if one else 's'} ran in {exe}, which has no {', '.join(dists)} distribution and no "
+               f"copy of {'its module' if one else 'their modules'} on the path ({said}). `--deep` imports in the "
+               "interpreter the check examines: the doctor's own environment unless --python names the training "
+               "environment's.")
+        install = ("into a venv of its own (the doctor does not install into its own environment): `doctor install "
+                   "--venv DIR`" if snap.has_package("verl-ascend-doctor")
+                   else f"there: `doctor install --python {exe}`")
+        name = name_the_training_python(ctx, deep=True)
+        fix = (f"If {exe} is not the training environment: {name[0].lower()}{name[1:]}; else install the verified "
+               f"stack {install}.")
+    return finding(
+        "import-not-installed", "error", ("python", *dists), title,
+        detail=why,
+        evidence={"python": exe, "modules": {m: {"distribution": d, "installed": False, "error": errors[m][-2000:],
+                                                  "seconds": r.seconds if known(r.seconds) else None}
+                                              for m, d, r in absent_ones}},
+        fix=fix, source=SRC_VENV)

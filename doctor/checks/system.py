@@ -11,7 +11,8 @@ from packaging.version import Version
 
 from doctor.checks.commands import install_dry_run
 from doctor.checks.facts import arch, pver, py_version, val, ver
-from doctor.checks.runner import CheckContext, check, skip
+from doctor.checks.no_stack import SRC_VENV, STACK, holds_no_stack, name_the_training_python, not_installed
+from doctor.checks.runner import CheckContext, check, reported, skip
 from doctor.knowledge.matrix import SRC_PT_COMPAT, torch_npu_pythons
 from doctor.knowledge.ownership import component_of_distribution
 from doctor.knowledge.releases import release_for
@@ -227,11 +228,6 @@ _PROBE_FIX = {
 }
 
 
-# what a training environment for this stack holds: one of them in the examined interpreter means it is one
-_STACK = ("verl", "torch", "torch-npu", "vllm", "vllm-ascend", "mindspeed", "megatron-core")
-SRC_VENV = "https://docs.python.org/3/library/venv.html"
-
-
 @check("target-interpreter", "system", findings=("target-holds-no-stack",))
 def target_interpreter(ctx: CheckContext) -> Iterator[Finding]:
     """The interpreter examined is a training environment, not only the doctor's. README's install puts the doctor
@@ -243,22 +239,21 @@ def target_interpreter(ctx: CheckContext) -> Iterator[Finding]:
         skip("a partial snapshot cannot say the stack is not installed")
     if not snap.has_package("verl-ascend-doctor"):
         skip("the doctor is not installed in the interpreter examined")
-    if any(snap.has_package(n) for n in _STACK):
+    if not holds_no_stack(snap):
         skip("the interpreter examined holds part of the stack")
+    if not_installed(ctx) and reported(ctx, "deep-imports", "import-not-installed", "python"):
+        # one finding, one fix: `--deep`'s imports that failed here for the same reason say it (doctor.checks.deep)
+        skip("import-not-installed says it: `--deep` imported none of the stack in the doctor's own environment")
     exe = val(snap.python, "executable")
     yield finding(
         "target-holds-no-stack", "warning", ("python",),
         "The interpreter examined holds the doctor and none of the training stack",
-        detail=(f"{exe or 'The interpreter'} has verl-ascend-doctor installed and none of {', '.join(_STACK)}: "
+        detail=(f"{exe or 'The interpreter'} has verl-ascend-doctor installed and none of {', '.join(STACK)}: "
                 "no rule about the Python stack had anything to judge. The doctor examines the interpreter it runs "
                 "in unless --python names another, and a venv holds only its own packages: the environment that "
                 "runs verl is another interpreter, or has not been built yet."),
         evidence={"python": exe},
-        fix=(("Collect the snapshot again from the training environment's interpreter (the python that runs "
-              "verl.trainer.main_ppo): `doctor collect --python PY -o FILE`, then `doctor check --from FILE`"
-              if not ctx.options.get("local") and not ctx.options.get("cluster") else
-              "Name the training environment's interpreter (the python that runs verl.trainer.main_ppo): `doctor "
-              "check --python PY`") + "; to build one, `doctor install --venv DIR --dry-run`."),
+        fix=name_the_training_python(ctx, deep=False) + "; to build one, `doctor install --venv DIR --dry-run`.",
         source=SRC_VENV)
 
 

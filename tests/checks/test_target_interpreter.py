@@ -68,3 +68,28 @@ def test_from_a_snapshot_the_fix_collects_again_rather_than_naming_a_flag_from_r
     fix = f["fix"]["text"]
     assert "`doctor collect --python PY -o FILE`, then `doctor check --from FILE`" in fix
     assert "doctor check --python" not in fix
+
+
+def test_deep_in_the_doctors_own_venv_is_one_error_in_json_junit_and_text(tmp_path):
+    """`doctor check --deep` from README's install (real run, 2026-12-07, a fresh venv holding the doctor): three
+    `import-*-failed` errors, each with the same fix sentence, beside target-holds-no-stack's warning. Now one error,
+    the same in the three outputs, its fix (this host's form: `check --deep --python`) printed once; exit 1 still."""
+    py, site = venv_without_pip(tmp_path / "venv")
+    make_site_packages(site, DOCTOR_VENV)
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "NO_COLOR": "1"}
+    xml = tmp_path / "check.xml"
+    base = [sys.executable, "-m", "doctor", "check", "--deep", "--deep-timeout", "60", "--python", str(py)]
+    r = subprocess.run([*base, "--json", "--junit", str(xml)], capture_output=True, text=True, timeout=300, env=env,
+                       cwd=tmp_path)
+    assert r.returncode == 1, r.stderr
+    report = json.loads(r.stdout)
+    assert not _by_id(report, "target-holds-no-stack")
+    assert [f["id"] for f in report["findings"] if f["check"] == "deep-imports"] == ["import-not-installed"]
+    [f] = _by_id(report, "import-not-installed")
+    assert f["severity"] == "error" and str(py) in f["title"]
+    assert "`doctor check --deep --python PY`" in f["fix"]["text"]
+    case = xml.read_text().split('name="deep-imports"', 1)[1].split("</testcase>", 1)[0]
+    assert case.count("[error") == 1 and "import-not-installed" in case
+    r = subprocess.run(base, capture_output=True, text=True, timeout=300, env=env, cwd=tmp_path)
+    text = r.stdout + r.stderr
+    assert text.count("doctor check --deep --python PY") == 1 and "target-holds-no-stack" not in text

@@ -203,8 +203,10 @@ def add_deep(snap: Any, python: str | None, timeout: float, console: Console) ->
     from doctor.probes.deep import add_deep_facts
 
     def say(n: int) -> None:
-        console.status(f"importing torch_npu, mindspeed.megatron_adaptor, vllm_ascend; comparing the files of {n} "
-                       f"distribution{'' if n == 1 else 's'} with their RECORD…")
+        # none of the stack installed (the doctor's own venv): no comparison runs, and "the files of 0
+        # distributions" only made the line longer
+        files = f"; comparing the files of {n} distribution{'' if n == 1 else 's'} with their RECORD" if n else ""
+        console.status(f"importing torch_npu, mindspeed.megatron_adaptor, vllm_ascend{files}…")
 
     add_deep_facts(snap, python, timeout, on_start=say)
 

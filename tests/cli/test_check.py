@@ -323,3 +323,24 @@ def test_help_says_only_and_ignore_take_a_group_header_as_the_readme_does():
     ignore = text.split("--ignore NAME", 1)[1].split("--config FILE", 1)[0]
     assert "group header of the output" in only and "[npu]" in only
     assert "group header of the output" in ignore
+
+
+def test_deep_says_what_it_compares_only_when_there_is_something(monkeypatch):
+    """`check --deep` in a venv with none of the stack printed "comparing the files of 0 distributions with their
+    RECORD…" (real run, 2026-12-07, an empty venv and README's install)."""
+    import io
+
+    import doctor.probes.deep
+    from doctor.cli.options import add_deep
+    from doctor.console import Console
+
+    def said(n: int) -> str:
+        monkeypatch.setattr(doctor.probes.deep, "add_deep_facts",
+                            lambda snap, python, timeout, on_start=None: on_start(n) if on_start else None)
+        err = io.StringIO()
+        add_deep(object(), None, 1.0, Console(out=io.StringIO(), err=err))
+        return err.getvalue()
+
+    assert said(0) == "importing torch_npu, mindspeed.megatron_adaptor, vllm_ascend…\n"
+    assert said(1) == ("importing torch_npu, mindspeed.megatron_adaptor, vllm_ascend; comparing the files of 1 "
+                       "distribution with their RECORD…\n")

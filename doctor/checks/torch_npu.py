@@ -81,18 +81,22 @@ def torch_npu_installed(ctx: CheckContext) -> Iterator[Finding]:
         skip("nothing says this is an Ascend host, and verl is not installed")
     if not snap.is_complete:
         skip("a partial snapshot cannot say a package is not installed")
+    # the interpreter examined by its path: run with --python from a login node, "this Python environment" read as
+    # the doctor's own
+    exe = val(snap.python, "executable")
+    where = exe if isinstance(exe, str) and exe else "this Python environment"
     for pkg in ("torch", "torch-npu") if npu else ("torch",):
         if absent(snap, pkg):
             pin = ctx.profile.pin(pkg) if ctx.profile else None
             yield finding(
-                f"{pkg}-not-installed", "error", (pkg,), f"{pkg} is not installed in this Python environment",
+                f"{pkg}-not-installed", "error", (pkg,), f"{pkg} is not installed in {where}",
                 detail=("verl runs on Ascend through torch + torch-npu; nothing can reach the NPU without them." if npu
                         else f"verl {ver(snap, 'verl') or ''} imports torch as it loads (`import verl` fails: No module "
                              "named 'torch'), and no verl release requires torch outside an extra, so pip installed it "
                              "without. Install the torch of the stack this environment is for: torch-npu needs one exact "
                              "release (`doctor profiles`), on x86_64 the +cpu build from download.pytorch.org; a bare "
                              "`pip install torch` takes PyPI's CUDA build."),
-                evidence={"python": val(snap.python, "executable")},
+                evidence={"python": exe},
                 fix=f"Install {pkg}{pin or ''} (`doctor install` installs the verified stack).",
                 commands=(install_dry_run(snap, ctx.profile),),
                 source=SRC_PIN if npu else f"https://pypi.org/project/verl/{ver(snap, 'verl') or ''}")

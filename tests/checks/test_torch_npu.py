@@ -1,4 +1,4 @@
-from tests.stacks import bare, found, healthy
+from tests.stacks import bare, diagnose_dict, found, healthy
 
 
 def test_base_mismatch_is_an_error():
@@ -279,6 +279,19 @@ def test_torch_missing_beside_verl_is_an_error_on_any_host():
     sick = healthy()
     del sick["packages"]["torch-npu"]
     assert found(sick)["torch-npu-not-installed"] == "error"
+
+
+def test_torch_not_installed_names_the_interpreter_examined():
+    """`doctor check --python /tmp/v/bin/python` on a venv holding PyPI's verl 0.9.1 alone (real run, 2026-12-07)
+    said "torch is not installed in this Python environment": from a login node's doctor venv, "this" reads as the
+    doctor's own. The title names the interpreter examined when the snapshot records it."""
+    d = bare(complete=True, packages={"verl": {"version": "0.9.1"}},
+             python={"executable": "/tmp/v/bin/python", "version": "3.11.7"})
+    [f] = [f for f in diagnose_dict(d).findings if f.id == "torch-not-installed"]
+    assert f.title == "torch is not installed in /tmp/v/bin/python"
+    del d["python"]
+    [f] = [f for f in diagnose_dict(d).findings if f.id == "torch-not-installed"]
+    assert f.title == "torch is not installed in this Python environment"
 
 
 def test_the_fixes_for_a_mismatched_torch_install_the_release_torch_npu_is_built_for():

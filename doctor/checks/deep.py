@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
+from doctor.checks.commands import install_dry_run
 from doctor.checks.facts import val
 from doctor.checks.no_stack import (
     DEEP_TARGETS,
@@ -107,6 +108,7 @@ def _not_installed_finding(ctx: CheckContext, absent_ones: list[tuple[str, str, 
     dists = [d for _, d, _ in absent_ones]
     imports = ", ".join(f"`import {m}`" for m in mods)
     one = len(mods) == 1
+    commands: tuple[str, ...] = ()
     errors = {m: (r.error if known(r.error) and isinstance(r.error, str) else "") for m, _, r in absent_ones}
     said = "; ".join(f"{m}: {_last_line(e)}" for m, e in errors.items())
     if holds_no_stack(snap):
@@ -123,14 +125,21 @@ def _not_installed_finding(ctx: CheckContext, absent_ones: list[tuple[str, str, 
                f"copy of {'its module' if one else 'their modules'} on the path ({said}). `--deep` imports in the "
                "interpreter the check examines: the doctor's own environment unless --python names the training "
                "environment's.")
-        install = ("into a venv of its own (the doctor does not install into its own environment): `doctor install "
-                   "--venv DIR`" if snap.has_package("verl-ascend-doctor")
-                   else f"there: `doctor install --python {exe}`")
         name = name_the_training_python(ctx, deep=True)
-        fix = (f"If {exe} is not the training environment: {name[0].lower()}{name[1:]}; else install the verified "
-               f"stack {install}.")
+        fix = f"If {exe} is not the training environment: {name[0].lower()}{name[1:]}; else install the verified stack"
+        if snap.has_package("verl-ascend-doctor"):
+            # the doctor's own environment (as the snapshot lists it): `doctor install` refuses it
+            fix += " into a venv of its own (the doctor does not install into its own environment): `doctor install "
+            fix += "--venv DIR --dry-run`."
+        else:
+            # install's own target rule (doctor.installers.fixline.install_target): an interpreter the OS manages
+            # (PEP 668), which install refuses, gets a new venv made from it; the path is shell-quoted
+            line = install_dry_run(snap, ctx.profile)
+            fix += (" in a new venv made from it (the OS manages it: `doctor install` refuses to install into it)"
+                    if "--venv" in line else " there") + " (a dry run shows the plan first)."
+            commands = (line,)
     return finding(
-        "import-not-installed", "error", ("python", *dists), title,
+        "import-not-installed", "error", ("python", *dists), title, commands=commands,
         detail=why,
         evidence={"python": exe, "modules": {m: {"distribution": d, "installed": False, "error": errors[m][-2000:],
                                                   "seconds": r.seconds if known(r.seconds) else None}

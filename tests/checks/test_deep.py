@@ -62,7 +62,9 @@ def test_imports_of_packages_the_snapshot_says_are_not_installed_are_one_error_w
     # a training environment without the stack (the doctor is not installed in it): install into it
     other = {**snap, "packages": {"verl": {"version": "0.9.1"}}}
     [f] = _deep(other)
-    assert f.id == "import-not-installed" and "doctor install --python /home/u/.venv/bin/python" in f.fix.text
+    assert f.id == "import-not-installed" and "install the verified stack there" in f.fix.text
+    [line] = f.fix.commands  # install's own line (`--profile P` when one was chosen), as torch-not-installed's
+    assert line.startswith("doctor install ") and line.endswith(" --dry-run --python /home/u/.venv/bin/python")
     # one of them alone: the title's grammar follows
     one = {**other, "imports": {"vllm_ascend": _NOT_THERE["vllm_ascend"]}}
     [f] = _deep(one)
@@ -136,3 +138,14 @@ def test_a_waived_modules_own_id_leaves_it_out_of_the_one_finding():
     [f] = _deep(snap, ignore=("import-mindspeed-failed",))
     assert f.id == "import-not-installed"
     assert sorted(f.evidence["modules"]) == ["torch_npu", "vllm_ascend"] and "mindspeed" not in f.title
+
+
+def test_the_install_line_for_an_interpreter_the_os_manages_makes_a_venv_from_it():
+    """`doctor check --deep --python /usr/bin/python3` on Debian (real run, 2026-12-07): the fix said `doctor install
+    --python /usr/bin/python3`, which install refuses (PEP 668: EXTERNALLY-MANAGED), naming the venv line instead.
+    The line is install's own (torch-not-installed's too): a venv made from that python."""
+    snap = bare(complete=True, packages={"pip": {"version": "23.0.1"}}, imports=_NOT_THERE,
+                python={"executable": "/usr/bin/python3", "version": "3.11.2", "externally_managed": True})
+    [f] = _deep(snap)
+    assert f.fix.commands == ("doctor install --dry-run --venv verl-venv --python /usr/bin/python3",)
+    assert "doctor install --python" not in f.fix.text and "the OS manages it" in f.fix.text

@@ -256,7 +256,8 @@ def diagnose(
 
     keep = {node: [f"torch=={v}"] for node, snap, _ in nodes if snap is not None and (v := ver(snap, "torch"))}
     together = install_all(findings, keep)  # the findings' install lines as one command, beside each finding's own
-    report.findings = _keep_torch(_say_torch_first(together, findings, nodes), keep)
+    paired = {node for node, snap, _ in nodes if snap is not None and snap.has_package("torch-npu")}
+    report.findings = _keep_torch(_say_torch_first(together, findings, nodes), keep, paired)
     if together:
         report.extra["install_all"] = together
     first = next(((n, s) for n, s, _ in nodes if s is not None), None)
@@ -328,7 +329,7 @@ def _say_torch_first(lines: list[dict[str, Any]], findings: list[Finding],
     return with_torch_first(findings, torchless, table)
 
 
-def _keep_torch(findings: list[Finding], keep: dict[Any, list[str]]) -> list[Finding]:
+def _keep_torch(findings: list[Finding], keep: dict[Any, list[str]], paired: set[Any]) -> list[Finding]:
     """Each finding's own pip line that would resolve a package requiring torch pins the installed torch, as the
     summary line does (doctor.checks.torch_first.with_torch_kept)."""
     if not any(f.fix is not None and f.node in keep and "pip install" in " ".join((f.fix.text, *f.fix.commands))
@@ -337,7 +338,7 @@ def _keep_torch(findings: list[Finding], keep: dict[Any, list[str]]) -> list[Fin
     from doctor.checks.torch_first import with_torch_kept
     from doctor.knowledge.requirements import load_requirements
 
-    return with_torch_kept(findings, {node: pins[0] for node, pins in keep.items()}, load_requirements())
+    return with_torch_kept(findings, {node: pins[0] for node, pins in keep.items()}, load_requirements(), paired)
 
 
 def _about_the_snapshot(f: Finding) -> Finding:

@@ -17,7 +17,7 @@ the conflict and changes nothing. Pure: the table is passed in."""
 from __future__ import annotations
 
 import shlex
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Container, Iterable, Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
@@ -101,10 +101,13 @@ def _pullers_of_line(line: str, table: Any) -> list[str]:
     return torch_pullers(reqs, table)
 
 
-def with_torch_kept(findings: Iterable[Finding], keep: Mapping[Any, str], table: Any) -> list[Finding]:
+def with_torch_kept(findings: Iterable[Finding], keep: Mapping[Any, str], table: Any,
+                    paired: Container[Any] = ()) -> list[Finding]:
     """The findings, each one of a node in `keep` ({node: "torch==X"}, its installed torch) whose own pip install
     lines would resolve a package that requires torch getting that pin on each such line (and on its sentence, when
-    the sentence is itself the line), a note in its text and the pin as `fix.kept`. A line that names torch, has
+    the sentence is itself the line), a note in its text and the pin as `fix.kept`; the note says that torch is the
+    build torch-npu pairs with only on a node in `paired` (torch-npu installed: a CPU venv has no such pairing to
+    keep). A line that names torch, has
     `--no-deps`, an index or another option pip would not resolve the table's releases with is left as it is."""
     out = []
     for f in findings:
@@ -122,8 +125,9 @@ def with_torch_kept(findings: Iterable[Finding], keep: Mapping[Any, str], table:
         if commands == fix.commands and text == fix.text:
             out.append(f)
             continue
-        note = (f"{pin} is on the line so pip keeps the installed torch (the build torch-npu pairs with): a release "
-                "that needs another torch makes pip name the conflict and change nothing, rather than replace it.")
+        why = " (the build torch-npu pairs with)" if f.node in paired else ""
+        note = (f"{pin} is on the line so pip keeps the installed torch{why}: a release that needs another torch "
+                "makes pip name the conflict and change nothing, rather than replace it.")
         text = text if text_is_line else f"{text.rstrip()} {note}"
         out.append(replace(f, fix=replace(fix, text=text, commands=commands, kept=(pin,))))
     return out

@@ -310,3 +310,20 @@ def test_a_release_requires_torch_only_through_a_line_that_names_it_and_only_suc
     assert parsed == ["torch>=2.1.0", "\t Torch (>=2.0) ; platform_machine == 'x86_64'", "TORCH",
                       "torch>=2.0; extra == 'gpu'", "torchvision>=0.20", "torch-npu==2.8.0", "torch_npu",
                       "torch >>2"]
+
+
+def test_the_kept_torch_is_called_torch_npus_build_only_where_torch_npu_is_installed():
+    """`check --deep` in a venv with a CPU torch and verl, no torch-npu (real run, 2026-12-07): four fixes said
+    "torch==2.13.0+cpu is on the line so pip keeps the installed torch (the build torch-npu pairs with)", a pairing
+    that venv does not have. Where torch-npu is installed the words stay."""
+    from doctor.checks.torch_first import with_torch_kept
+    from doctor.knowledge.requirements import load_requirements
+
+    f = finding("requirement-missing", "error", ("python",), "verl requires peft", fix="Install what verl declares.",
+                commands=("/v/bin/python -m pip install 'peft'",))
+    keep, table = {None: "torch==2.13.0+cpu"}, load_requirements()
+    [cpu] = with_torch_kept([f], keep, table)
+    [npu] = with_torch_kept([f], keep, table, paired={None})
+    assert cpu.fix.commands == npu.fix.commands == ("/v/bin/python -m pip install 'peft' torch==2.13.0+cpu",)
+    assert "keeps the installed torch: a release" in cpu.fix.text and "torch-npu" not in cpu.fix.text
+    assert "keeps the installed torch (the build torch-npu pairs with): a release" in npu.fix.text

@@ -115,9 +115,9 @@ def _not_installed_finding(ctx: CheckContext, absent_ones: list[tuple[str, str, 
         # the doctor's own environment (README's install): target-holds-no-stack stands down for this finding, and
         # `doctor install` never installs there (--python of the doctor's own interpreter is exit 2)
         title = f"{exe} holds the doctor and none of the training stack: {imports} failed"
-        why = (f"{exe} has verl-ascend-doctor installed and none of {', '.join(STACK)} ({said}): it is the doctor's "
-               "own environment, not a training one. `--deep` imports in the interpreter the check examines, and the "
-               "doctor examines the one it runs in unless --python names another.")
+        why = (f"{exe} has verl-ascend-doctor installed and none of {', '.join(STACK)}: it is the doctor's own "
+               f"environment, not a training one ({said}). `--deep` imports in the interpreter the check examines, "
+               "and the doctor examines the one it runs in unless --python names another.")
         fix = name_the_training_python(ctx, deep=True) + "; to build one, `doctor install --venv DIR --dry-run`."
     else:
         title = f"{imports} failed: {', '.join(dists)} {'is' if one else 'are'} not installed in {exe}"

@@ -43,6 +43,8 @@ tests/fresh/snapshots21.toml (h129) is its tuning twin: its misses are read and 
 sources for them.
 tests/fresh/snapshots23.toml (h131, issue 22, mined 2026-12-07) is a tuning set of communication and device threads
 (the corpus' weakest held-out snapshot categories): its misses are read and classified.
+tests/fresh/snapshots24.toml (h140, issue 22, mined 2026-12-07) is a tuning set of version-mismatch and device threads:
+its misses are read and classified.
 """
 
 from __future__ import annotations
@@ -78,6 +80,7 @@ SNAPSHOTS20 = HERE / "snapshots20.toml"  # h103 (issue 22): GitHub threads, tuni
 SNAPSHOTS21 = HERE / "snapshots21.toml"  # h129 (issue 22): transformers / accelerate threads, tuning set
 SNAPSHOTS22 = HERE / "snapshots22.toml"  # never tuned (h129, issue 22): --no-misses only
 SNAPSHOTS23 = HERE / "snapshots23.toml"  # h131 (issue 22): communication / device threads, tuning set
+SNAPSHOTS24 = HERE / "snapshots24.toml"  # h140 (issue 22): version-mismatch / device threads, tuning set
 
 
 def _score_module() -> ModuleType:

@@ -34,6 +34,7 @@ from tests.fresh.score_check import (
     SNAPSHOTS21,
     SNAPSHOTS22,
     SNAPSHOTS23,
+    SNAPSHOTS24,
 )
 
 SNAPSHOTS3 = SNAPSHOTS.parent / "snapshots3.toml"
@@ -52,6 +53,7 @@ FLOOR20 = 4  # snapshots20's size when mined (python -m tests.fresh.score_check 
 FLOOR21 = 4  # snapshots21's size when mined (python -m tests.fresh.score_check snapshots21.toml gives its figure)
 FLOOR22 = 3  # snapshots22's size when mined (never tuned: a count, not a rate)
 FLOOR23 = 4  # snapshots23's size when mined (python -m tests.fresh.score_check snapshots23.toml gives its figure)
+FLOOR24 = 2  # snapshots24's size when mined (python -m tests.fresh.score_check snapshots24.toml gives its figure)
 PAGE_SETS = (SNAPSHOTS17, SNAPSHOTS18)  # mined from stored web pages and vendor documentation, not GitHub threads
 SNAPSHOTS4 = SNAPSHOTS.parent / "snapshots4.toml"
 
@@ -67,10 +69,11 @@ else:  # pragma: no cover
                                             (SNAPSHOTS12, FLOOR12), (SNAPSHOTS13, FLOOR13), (SNAPSHOTS14, FLOOR14),
                                             (SNAPSHOTS15, FLOOR15), (SNAPSHOTS16, FLOOR16), (SNAPSHOTS17, FLOOR17),
                                             (SNAPSHOTS18, FLOOR18), (SNAPSHOTS19, FLOOR19), (SNAPSHOTS20, FLOOR20),
-                                            (SNAPSHOTS21, FLOOR21), (SNAPSHOTS22, FLOOR22), (SNAPSHOTS23, FLOOR23)],
+                                            (SNAPSHOTS21, FLOOR21), (SNAPSHOTS22, FLOOR22), (SNAPSHOTS23, FLOOR23),
+                                            (SNAPSHOTS24, FLOOR24)],
                          ids=["set1", "set2", "set3", "set4", "set5", "set6", "set7", "set8", "set9", "set10",
                               "set11", "set12", "set13", "set14", "set15", "set16", "set17", "set18", "set19",
-                              "set20", "set21", "set22", "set23"])
+                              "set20", "set21", "set22", "set23", "set24"])
 def test_fresh_snapshots_load_and_are_valid(path, size):
     reports = load_file(path)
     assert len(reports) >= size
@@ -91,10 +94,10 @@ def test_fresh_snapshots_load_and_are_valid(path, size):
 @pytest.mark.parametrize("path", [SNAPSHOTS, SNAPSHOTS2, SNAPSHOTS3, SNAPSHOTS4, SNAPSHOTS5, SNAPSHOTS6, SNAPSHOTS7,
                                   SNAPSHOTS8, SNAPSHOTS9, SNAPSHOTS10, SNAPSHOTS11, SNAPSHOTS12, SNAPSHOTS13, SNAPSHOTS14,
                                   SNAPSHOTS15, SNAPSHOTS16, SNAPSHOTS17, SNAPSHOTS18, SNAPSHOTS19, SNAPSHOTS20,
-                                  SNAPSHOTS21, SNAPSHOTS22, SNAPSHOTS23],
+                                  SNAPSHOTS21, SNAPSHOTS22, SNAPSHOTS23, SNAPSHOTS24],
                          ids=["set1", "set2", "set3", "set4", "set5", "set6", "set7", "set8", "set9", "set10",
                               "set11", "set12", "set13", "set14", "set15", "set16", "set17", "set18", "set19",
-                              "set20", "set21", "set22", "set23"])
+                              "set20", "set21", "set22", "set23", "set24"])
 def test_fresh_snapshots_are_not_in_the_corpus_nor_the_fresh_log_sets(path):
     fresh = load_file(path)
     mined = load()
@@ -318,3 +321,14 @@ def test_the_twenty_third_snapshot_set_overlaps_no_earlier_set_nor_any_fresh_log
                                                       SNAPSHOTS15, SNAPSHOTS16, SNAPSHOTS17, SNAPSHOTS18,
                                                       SNAPSHOTS19, SNAPSHOTS20, SNAPSHOTS21,
                                                       SNAPSHOTS22))
+
+
+def test_the_twenty_fourth_snapshot_set_overlaps_no_earlier_set_nor_any_fresh_log_set_nor_the_corpus():
+    """snapshots24 (h140, issue 22: version-mismatch and device threads, a tuning set) shares no thread with
+    snapshots1-23, any fresh log set or the corpus, by URL, id or repository + issue/PR number."""
+    _overlaps_nothing_before(load_file(SNAPSHOTS24), (SNAPSHOTS, SNAPSHOTS2, SNAPSHOTS3, SNAPSHOTS4, SNAPSHOTS5,
+                                                      SNAPSHOTS6, SNAPSHOTS7, SNAPSHOTS8, SNAPSHOTS9, SNAPSHOTS10,
+                                                      SNAPSHOTS11, SNAPSHOTS12, SNAPSHOTS13, SNAPSHOTS14,
+                                                      SNAPSHOTS15, SNAPSHOTS16, SNAPSHOTS17, SNAPSHOTS18,
+                                                      SNAPSHOTS19, SNAPSHOTS20, SNAPSHOTS21, SNAPSHOTS22,
+                                                      SNAPSHOTS23))

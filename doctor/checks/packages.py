@@ -163,6 +163,7 @@ def _triton_ascend_chip(snap: Snapshot, ta: str | None, va: str | None, c: tuple
     with (SoC rows), or its family is not in the release matrix (family rows); on 310P no release compiles at all."""
     from packaging.version import Version
 
+    from doctor.knowledge.chips import GEN1
     from doctor.knowledge.matrix import VLLM_ASCEND
     from doctor.knowledge.triton_ascend import (
         NO_TRITON_FAMILIES,
@@ -191,7 +192,11 @@ def _triton_ascend_chip(snap: Snapshot, ta: str | None, va: str | None, c: tuple
     # the SoC list is the bishengir-compile of the CANN the release is paired with: another CANN on the host has its own
     by_soc = row.socs is not None and bool(keys) and (c is None or ".".join(map(str, c[1].series)) == row.cann)
     bad = [k for k in keys if row.socs is not None and k not in row.socs] if by_soc else []
-    if not (no_triton or bad or (not by_soc and row.families and fam and fam not in row.families)):
+    # a first-generation Ascend 910 (npu-smi '910B' with 32 GB, '910ProB', PCI d801) names no SoC a target list could
+    # hold, and no bishengir-compile release registers one (Options.td, `def Target`, at every commit the rows cite:
+    # Atlas A2 / A3 / 950 SoCs only), whatever CANN is on the host
+    gen1 = fam == GEN1 and not keys and row.socs is not None
+    if not (no_triton or bad or gen1 or (not by_soc and row.families and fam and fam not in row.families)):
         return
     what = (f"the triton-ascend vllm-ascend {va} pins ({version})" if pin is not None else f"triton-ascend {ta}")
     names = [f"Ascend{k.upper()}" for k in (bad or keys)]
@@ -199,6 +204,9 @@ def _triton_ascend_chip(snap: Snapshot, ta: str | None, va: str | None, c: tuple
     if by_soc and bad:
         title = (f"{what} compiles for no {host} target: this SoC is not among the bishengir-compile targets of the CANN "
                  f"{row.cann} it is paired with")
+    elif gen1:
+        title = (f"{what} compiles for no first-generation Ascend 910: bishengir-compile has targets for Atlas A2 / A3 "
+                 "(and 950) SoCs only")
     else:
         title = f"{what} does not support this host's {host}" + (
             "" if no_triton else f": its release matrix lists Atlas {' / '.join(row.families or ())}")
@@ -208,7 +216,7 @@ def _triton_ascend_chip(snap: Snapshot, ta: str | None, va: str | None, c: tuple
               "it is paired with; a SoC it has no target for fails every Triton kernel (\"for the --target option: "
               "Cannot find option named ...\"): models and features built on Triton kernels (vllm-ascend's Qwen3-Next / "
               "Qwen3.5 linear attention, among others) fail, others run.")
-    if not by_soc:
+    if not by_soc and not gen1:
         detail = ("Its release note's compatibility matrix names the hardware products it was released for; on another "
                   "chip family its Triton kernels are not supported (models and features built on them fail).")
     if no_triton:
@@ -227,9 +235,12 @@ def _triton_ascend_chip(snap: Snapshot, ta: str | None, va: str | None, c: tuple
     elif others:
         fix = (f"Use triton-ascend {' / '.join(others)} with the CANN it is paired with (their bishengir-compile "
                f"targets {host}), e.g. the vllm-ascend release whose stack pins it.")
+    elif gen1:
+        fix = ("No triton-ascend release compiles for this chip: run Triton kernels on Atlas A2 / A3, or keep off the "
+               "models and features built on them here.")
     else:
         fix = "Use the triton-ascend release (and CANN) documented for this chip, or run Triton kernels on Atlas A2 / A3."
-    sources = [row.source] + ([SRC_TA_TARGET] if by_soc else []) + ([SRC_VA_310P] if no_triton else []) + ([pin.source] if pin is not None else [])
+    sources = [row.source] + ([SRC_TA_TARGET] if by_soc or gen1 else []) + ([SRC_VA_310P] if no_triton else []) + ([pin.source] if pin is not None else [])
     yield finding(
         "triton-ascend-chip-unsupported", "error" if no_triton and pin is None else "warning", ("triton-ascend", "npu"),
         title, detail=detail,

@@ -454,6 +454,34 @@ def test_triton_ascend_on_a_soc_its_cann_bishengir_has_no_target_for():
     assert not _ta_chip({"triton-ascend": {"version": "3.2.0rc4"}}, "Ascend910B")
 
 
+def test_triton_ascend_on_a_first_generation_ascend_910_is_a_warning():
+    """No bishengir-compile release registers a first-generation Ascend 910 target (AscendNPU-IR's Options.td, `def
+    Target`, at every commit the SoC rows cite: Atlas A2 / A3 / 950 SoCs only), and such a chip names no SoC a target
+    list could hold (npu-smi '910B' with a first-generation board's 32 GB, '910ProB'; PCI d801): every release with a
+    SoC list warns there, as for any SoC it has no target for. An Atlas A2 910B with 64 GB, or a bare '910B' whose HBM
+    is not known (read as A2), is not judged by this rule."""
+    from doctor.checks.diagnose import diagnose
+    from doctor.snapshot.model import snapshot_from_dict
+
+    def chip(ta: str, ascend: dict) -> list:
+        doc = {"schema": "doctor.snapshot/1", "packages": {"triton-ascend": {"version": ta}},
+               "ascend": {"toolkit": {"version": "9.0.0"}, **ascend}}
+        return [f for f in diagnose([(None, snapshot_from_dict(doc), None)]).findings
+                if f.id == "triton-ascend-chip-unsupported"]
+
+    gen1 = {"devices": [{"id": 0, "chip": "910B", "hbm_total_mb": 32768}]}
+    for ta in ("3.2.0", "3.2.1", "3.2.2", "3.2.0rc4"):
+        (f,) = chip(ta, gen1)
+        assert f.severity.value == "warning" and f.components == ("triton-ascend", "npu"), ta
+        assert "first-generation Ascend 910" in f.title and "Options.td" in f.source, ta
+        assert "compiler.py" in f.source and "Atlas A2 / A3" in f.fix.text, ta
+    assert chip("3.2.1", {"devices": [{"id": 0, "chip": "910ProB"}]})
+    assert chip("3.2.1", {"pci": [{"address": "0000:c1:00.0", "device_id": "d801"}]})
+    assert not chip("3.2.1", {"devices": [{"id": 0, "chip": "910B", "hbm_total_mb": 65536}]})
+    assert not chip("3.2.1", {"devices": [{"id": 0, "chip": "910B"}]})
+    assert not chip("9.9.9", gen1)  # a release no source names: silent
+
+
 def test_triton_ascend_on_310p_is_an_error():
     """No bishengir-compile release has a 310P target, vLLM Ascend documents triton / triton-ascend as not supported on
     the Atlas 300I DUO (its Triton paths run and fail), and triton-ascend's maintainers plan no 310P3 support: any

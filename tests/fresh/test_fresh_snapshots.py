@@ -312,23 +312,19 @@ def test_the_twenty_first_and_twenty_second_snapshot_sets_overlap_nothing_and_th
     _cited_nowhere(load_file(SNAPSHOTS22))
 
 
+# every set before snapshots23, in order: each later set is checked against these and the sets after them
+BEFORE23 = (SNAPSHOTS, SNAPSHOTS2, SNAPSHOTS3, SNAPSHOTS4, SNAPSHOTS5, SNAPSHOTS6, SNAPSHOTS7, SNAPSHOTS8, SNAPSHOTS9,
+            SNAPSHOTS10, SNAPSHOTS11, SNAPSHOTS12, SNAPSHOTS13, SNAPSHOTS14, SNAPSHOTS15, SNAPSHOTS16, SNAPSHOTS17,
+            SNAPSHOTS18, SNAPSHOTS19, SNAPSHOTS20, SNAPSHOTS21, SNAPSHOTS22)
+
+
 def test_the_twenty_third_snapshot_set_overlaps_no_earlier_set_nor_any_fresh_log_set_nor_the_corpus():
     """snapshots23 (h131, issue 22: communication and device threads, a tuning set) shares no thread with
     snapshots1-22, any fresh log set or the corpus, by URL, id or repository + issue/PR number."""
-    _overlaps_nothing_before(load_file(SNAPSHOTS23), (SNAPSHOTS, SNAPSHOTS2, SNAPSHOTS3, SNAPSHOTS4, SNAPSHOTS5,
-                                                      SNAPSHOTS6, SNAPSHOTS7, SNAPSHOTS8, SNAPSHOTS9, SNAPSHOTS10,
-                                                      SNAPSHOTS11, SNAPSHOTS12, SNAPSHOTS13, SNAPSHOTS14,
-                                                      SNAPSHOTS15, SNAPSHOTS16, SNAPSHOTS17, SNAPSHOTS18,
-                                                      SNAPSHOTS19, SNAPSHOTS20, SNAPSHOTS21,
-                                                      SNAPSHOTS22))
+    _overlaps_nothing_before(load_file(SNAPSHOTS23), BEFORE23)
 
 
 def test_the_twenty_fourth_snapshot_set_overlaps_no_earlier_set_nor_any_fresh_log_set_nor_the_corpus():
     """snapshots24 (h140, issue 22: version-mismatch and device threads, a tuning set) shares no thread with
     snapshots1-23, any fresh log set or the corpus, by URL, id or repository + issue/PR number."""
-    _overlaps_nothing_before(load_file(SNAPSHOTS24), (SNAPSHOTS, SNAPSHOTS2, SNAPSHOTS3, SNAPSHOTS4, SNAPSHOTS5,
-                                                      SNAPSHOTS6, SNAPSHOTS7, SNAPSHOTS8, SNAPSHOTS9, SNAPSHOTS10,
-                                                      SNAPSHOTS11, SNAPSHOTS12, SNAPSHOTS13, SNAPSHOTS14,
-                                                      SNAPSHOTS15, SNAPSHOTS16, SNAPSHOTS17, SNAPSHOTS18,
-                                                      SNAPSHOTS19, SNAPSHOTS20, SNAPSHOTS21, SNAPSHOTS22,
-                                                      SNAPSHOTS23))
+    _overlaps_nothing_before(load_file(SNAPSHOTS24), (*BEFORE23, SNAPSHOTS23))

@@ -34,10 +34,6 @@ USER_SUBCLASS = [
 ]
 
 
-def _ids(lines: list[str]) -> list[str]:
-    return [f.id for f in explain_lines(lines)]
-
-
 def test_a_key_hydras_own_schema_lacks_is_a_hydra_version_mismatch():
     fs = explain_lines(HYDRA_NAME)
     assert fs[0].id == "hydra-own-key-unknown", [f.id for f in fs]
@@ -47,4 +43,5 @@ def test_a_key_hydras_own_schema_lacks_is_a_hydra_version_mismatch():
 
 def test_the_same_message_for_a_users_dataclass_is_not_hydras():
     for lines in (USER_DATACLASS, USER_SUBCLASS):
-        assert "hydra-own-key-unknown" not in _ids(lines), _ids(lines)
+        ids = [f.id for f in explain_lines(lines)]
+        assert "hydra-own-key-unknown" not in ids, ids

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import datetime as _dt
 import os
+import re
 import shlex
 import subprocess
 import sys
@@ -35,6 +36,7 @@ from doctor.installers.resolve import (
     resolve,
 )
 from doctor.installers.satisfy import satisfied, snapshot_view
+from doctor.installers.wheelfit import TargetPython
 from doctor.report import Report
 from doctor.snapshot.model import Snapshot
 
@@ -117,30 +119,38 @@ def run(opts: Options, console: Console) -> Report:
     # a --set version the source cannot serve: exit 2 now, before anything is made, not at the last install step
     # (offline: what the wheelhouse holds; a local --index-url mirror: its listing; else PyPI's release table, where
     # it covers the project)
+    # and a served version none of whose files fits the target's Python, machine and glibc (wheelfit)
     unchecked: list[str] = []
     unread: dict[str, list[str]] = {}
+    unfit: dict[str, str] = {}
     installed = {n: d.version for n, d in target_env.dists.items()} if target_env is not None else {}
+    target = TargetPython(_python_full(opts, snap, facts), facts.arch, facts.glibc) \
+        if re.fullmatch(r"\d+\.\d+", facts.python_version) else None  # a snapshot's odd Python: not judged
     if opts.offline and opts.wheelhouse:
-        check_served_offline(sets, str(Path(opts.wheelhouse).resolve()), wh.held(wh.load(opts.wheelhouse)), installed)
+        unfit = check_served_offline(sets, str(Path(opts.wheelhouse).resolve()),
+                                     wh.held(wh.load(opts.wheelhouse), opts.wheelhouse), installed, target)
     elif sets:
         served: set[str] = set()
         if source.index.index_url:  # the mirror and its extras replace every index the plan names
-            served, unread = check_served_by_index(
+            served, unread, unfit = check_served_by_index(
                 sets, [source.index.index_url, *source.index.extra_index_urls], source.find_links, installed,
-                built=getattr(profile, "built_from_source", frozenset()))
-        unchecked = check_release_exists(profile, {n: v for n, v in sets.items() if n not in served},
+                built=getattr(profile, "built_from_source", frozenset()), target=target)
+        unchecked = check_release_exists(profile, {n: v for n, v in sets.items() if n not in served and n not in unfit},
                                          facts.python_version, facts.arch)
     # a --set pin check would call an error: exit 2; one it would warn on: said (against the plan without --set)
     set_warnings = check_sets(profile, facts, plan, sets, base=lambda: resolve(
         profile, facts, git_refs=git_refs, python=tgt.python, src_dir=src_dir, env_path=env_path, prefix=tgt.prefix,
         reason=reason, python_flag=python_flag))
     report = Report(command="install", profile={"name": profile.name, "reason": reason, "source": profile.source})
-    if unchecked or unread:
-        report.extra["set_unchecked"] = {n: sets[n] for n in (*unchecked, *unread)}
+    if unchecked or unread or unfit:
+        report.extra["set_unchecked"] = {n: sets[n] for n in (*unchecked, *unread, *unfit)}
     if unchecked:
         console.print("; ".join(f"--set {n}={sets[n]}" for n in unchecked) + ": not checked before the run (the PyPI "
                       "release table of profiles/requirements/ keeps releases since 2023 and no dev builds); the install "
                       "step finds out whether the index serves it")
+    for n, why in unfit.items():
+        console.print(f"--set {n}={sets[n]}: whether it fits {target} is not known before the run ({why}); the "
+                      "install step finds out")
     for n, places in unread.items():
         console.print(f"--set {n}={sets[n]}: not checked against {', '.join(shown([p]) for p in places)} before the "
                       "run (an http(s) index is not read until a step installs from it); the install step finds out "
@@ -208,6 +218,15 @@ def _dry_run(o: Options, plan: Plan, report: Report, console: Console, *, snap: 
     fd.print_downloads(console, report.extra["downloads"], isolated=o.isolated, offline=bool(o.offline))
     fd.print_host(console, report)
     return report
+
+
+def _python_full(o: Options, snap: Snapshot, facts: Facts) -> str:
+    """The target's Python as precisely as known (X.Y.Z from the interpreter or the snapshot, X.Y from
+    --python-version): a Requires-Python such as `>=3.10.4` needs the patch level."""
+    from doctor.snapshot.model import known
+
+    v = snap.python.version if not o.python_version and known(snap.python) and known(snap.python.version) else None
+    return str(v) if isinstance(v, str) and v.split(".")[:2] == facts.python_version.split(".") else facts.python_version
 
 
 def _refuse_interrupted(prefix: str, python: str) -> None:

@@ -16,6 +16,8 @@ that project's releases for the period the pin falls in (its size policy keeps r
 builds: an older or dev version cannot be told apart from one left out, and is not refused), and so is a release
 that publishes no wheel for the plan's Python and machine and no sdist (`--set torch=2.1.0` for Python 3.12: its
 wheels are cp38-cp311), naming the nearest release that has one.
+What a wheelhouse or a local index serves of a pinned version must fit the target too (wheelfit: wheel tags and
+Requires-Python against the target's Python, machine and glibc).
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ from typing import Any
 from urllib.parse import unquote
 
 from doctor.errors import RefusedError
+from doctor.installers.wheelfit import Offer, TargetPython, judge, requires_python, some
 from doctor.report import Finding, finding
 from doctor.snapshot.model import normalize_name
 
@@ -126,27 +129,60 @@ def check_release_exists(profile: Any, sets: Mapping[str, str], python: str | No
     return unjudged
 
 
-def check_served_offline(sets: Mapping[str, str], house: str, held: Mapping[str, list[str]],
-                         installed: Mapping[str, str | None]) -> None:
+def check_served_offline(sets: Mapping[str, str], house: str, files: Sequence[str],
+                         installed: Mapping[str, str | None], target: TargetPython | None = None) -> dict[str, str]:
     """Refuse (exit 2, before anything is made or changed) a --set version an --offline install cannot get: the
-    wheelhouse `house` holds no wheel or sdist of it (`held`, wheelhouse.held) and the target does not have it
-    already. Found otherwise only by the last install step, after every clone and build (pip: "No matching
+    wheelhouse `house` holds no wheel or sdist of it (`files`: the paths of those its manifest lists) and the target
+    does not have it already, or every file of it it holds is for another Python, machine or glibc than `target`'s
+    (wheelfit). Found otherwise only by the last install step, after every clone and build (pip: "No matching
     distribution found"), the whole run restored. pip's `==5.2.0` matches 5.2.0+cpu: a local label in the file
-    counts as that version when the pin has none."""
+    counts as that version when the pin has none. Returns, per --set name, why the fit of what it holds cannot be
+    told (an sdist only: pip builds it)."""
     from doctor.knowledge.versions import parse_pkg_version
 
     have = {normalize_name(n): v for n, v in installed.items()}
+    unjudged: dict[str, str] = {}
     for raw, version in sets.items():
         name, pin = normalize_name(raw), parse_pkg_version(version)
-        if pin is None or _same(pin, have.get(name)) or any(_same(pin, v) for v in held.get(name, ())):
+        if pin is None or _same(pin, have.get(name)):
             continue
-        vers = _in_order(held.get(name, ()))
+        offers = _offers(((os.path.basename(f), f, None) for f in files), name)
+        if any(_same(pin, o.version) for o in offers):
+            why = _fit(name, version, raw, pin, offers, target, f"the wheelhouse {house}", "it holds")
+            if why:
+                unjudged[name] = why
+            continue
+        vers = _in_order(o.version for o in offers)
         raise RefusedError(
             f"{name} {version} is not in the wheelhouse {house} ("
             + (f"it holds {name} {', '.join(vers)}" if vers else f"it holds no {name}")
             + "), and an --offline install reads nothing else: the last install step would fail after every clone "
             f"and build. Pin a version it holds, or make a wheelhouse with `--download-only --set {name}={version}` "
             "where the index is reachable", source="--set", path=raw)
+    return unjudged
+
+
+def _fit(name: str, version: str, raw: str, pin: Any, offers: Sequence[Offer], target: TargetPython | None,
+         where: str, holds: str) -> str | None:
+    """A --set version `where` serves (`offers`: every file of the project there): None when a file of it fits
+    the target (or the target is unknown), why when that cannot be told; RefusedError (exit 2) when none fits,
+    naming each file, why, and the versions there that do fit."""
+    if target is None:
+        return None
+    fits, why = judge((o for o in offers if _same(pin, o.version)), target)
+    if fits is None:
+        return why
+    if fits is False:
+        ok = _in_order(o.version for o in offers if judge([o], target)[0])
+        # the nearest: the versions after the pin first, then the newest before it
+        good = [v for v in ok if _newer(v, pin)] + [v for v in reversed(ok) if not _newer(v, pin)]
+        raise RefusedError(
+            f"{name} {version}: no file of it that {where} serves fits the target ({target}): {why}. pip "
+            "would skip each one, and the last install step would fail after every clone and build. "
+            + (f"Pin a version that fits: {holds} {name} {some(good, 'version')}" if good
+               else f"{holds[0].upper() + holds[1:]} no {name} that fits: add a file built for the target"),
+            source="--set", path=raw)
+    return None
 
 
 def _local_dir(url: str) -> str | None:
@@ -160,10 +196,11 @@ def _local_dir(url: str) -> str | None:
     return url if not u.scheme and os.path.isabs(url) else None
 
 
-def index_versions(root: str, name: str) -> list[str] | None:
-    """The versions a local PEP 503 simple index at folder `root` serves of `name` (normalised): the wheel and sdist
-    names its `name/index.html` links to, which is the page pip and uv read for it (no page: none). None when `root`
-    is not a folder: nothing to read, so nothing is judged."""
+def index_offers(root: str, name: str) -> list[Offer] | None:
+    """The files a local PEP 503 simple index at folder `root` serves of `name` (normalised): the wheels and sdists
+    its `name/index.html` links to, which is the page pip and uv read for it (no page: none), each with the
+    `data-requires-python` of its link (none stated: no constraint, as pip's finder reads it). None when `root` is
+    not a folder: nothing to read, so nothing is judged."""
     if not os.path.isdir(root):
         return None
     page = os.path.join(root, name, "index.html")
@@ -172,21 +209,21 @@ def index_versions(root: str, name: str) -> list[str] | None:
             html = f.read()
     except OSError:
         return []
-    return _versions_of((posixpath.basename(unquote(h.split("#")[0])) for h in _links(html)), name)
+    return _offers(((posixpath.basename(unquote(h.split("#")[0])), None, rp) for h, rp in _links(html)), name)
 
 
-def _links(html: str) -> list[str]:
-    """The href of every <a> of a PEP 503 project page, read by the standard library's HTML parser (attribute
-    quoting, case and entities as browsers and pip read them)."""
+def _links(html: str) -> list[tuple[str, str | None]]:
+    """The href and data-requires-python of every <a> of a PEP 503 project page, read by the standard library's
+    HTML parser (attribute quoting, case and entities as browsers and pip read them)."""
     from html.parser import HTMLParser
 
-    found: list[str] = []
+    found: list[tuple[str, str | None]] = []
 
     class _Anchors(HTMLParser):
         def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-            href = dict(attrs).get("href") if tag == "a" else None
-            if href:
-                found.append(href)
+            a = dict(attrs) if tag == "a" else {}
+            if a.get("href"):
+                found.append((str(a["href"]), a.get("data-requires-python")))
 
     parser = _Anchors()
     parser.feed(html)
@@ -194,18 +231,30 @@ def _links(html: str) -> list[str]:
     return found
 
 
-def folder_versions(folder: str, name: str) -> list[str] | None:
-    """The versions of `name` a `--find-links` folder holds (its wheel and sdist file names); None if not a folder."""
+def folder_offers(folder: str, name: str) -> list[Offer] | None:
+    """The files of `name` a `--find-links` folder holds (its wheels and sdists, with the Requires-Python they
+    state); None if not a folder."""
     if not os.path.isdir(folder):
         return None
-    return _versions_of(sorted(os.listdir(folder)), name)
+    return _offers(((f, os.path.join(folder, f), None) for f in sorted(os.listdir(folder))), name)
 
 
-def _versions_of(files: Iterable[str], name: str) -> list[str]:
-    """The versions of `name` among wheel and sdist file names, read as packaging reads them (download.dist_of)."""
+def _offers(files: Iterable[tuple[str, str | None, str | None]], name: str) -> list[Offer]:
+    """The files of a project among (file name, local path, stated Requires-Python) triples, names read as packaging
+    reads them (download.dist_of): a local file's Requires-Python is read from its METADATA or PKG-INFO; a PEP 503
+    link's is what it states (None: none)."""
     from doctor.installers.download import dist_of
 
-    return [d[1] for d in map(dist_of, files) if d is not None and normalize_name(d[0]) == name]
+    out = []
+    for file, path, rp in files:
+        d = dist_of(file)
+        if d is None or normalize_name(d[0]) != name:
+            continue
+        stated = True
+        if path is not None:
+            rp, stated = requires_python(path)
+        out.append(Offer(file, d[1], rp, stated))
+    return out
 
 
 def _in_order(versions: Iterable[str]) -> list[str]:
@@ -220,47 +269,63 @@ def _in_order(versions: Iterable[str]) -> list[str]:
 
 
 def check_served_by_index(sets: Mapping[str, str], indexes: Sequence[str], find_links: Sequence[str],
-                          installed: Mapping[str, str | None], *, built: frozenset[str] = frozenset()
-                          ) -> tuple[set[str], dict[str, list[str]]]:
+                          installed: Mapping[str, str | None], *, built: frozenset[str] = frozenset(),
+                          target: TargetPython | None = None
+                          ) -> tuple[set[str], dict[str, list[str]], dict[str, str]]:
     """A --set version the `--index-url` mirror (with its `--extra-index-url`s and find-links folders: together the
-    only places the steps look) does not serve, found when the plan is made: refused (exit 2) when every one of them
-    is local (a `file://` simple index, a folder), whose listing is read here without downloading anything; else
-    found only by the last install step, after every clone and build. Returns the --set names a local source serves
-    (or the target has), and, for the rest, the http(s) indexes (or unreadable places) that were not read: the
-    install step finds out there. `built`: the names the plan builds from a git source (their versions are its
-    tags, not the index's)."""
+    only places the steps look) does not serve, or serves only in files that do not fit `target` (wheelfit), found
+    when the plan is made: refused (exit 2) when every one of them is local (a `file://` simple index, a folder),
+    whose listing is read here without downloading anything; else found only by the last install step, after every
+    clone and build. Returns the --set names a local source serves in a file that fits (or the target has); for the
+    rest, the http(s) indexes (or unreadable places) that were not read: the install step finds out there; and, per
+    --set name, why the fit of what the local ones serve cannot be told (an sdist only). `built`: the names the plan
+    builds from a git source (their versions are its tags, not the index's)."""
     from doctor.knowledge.versions import parse_pkg_version
 
     served: set[str] = set()
     unread: dict[str, list[str]] = {}
+    unjudged: dict[str, str] = {}
     have = {normalize_name(n): v for n, v in installed.items()}
     for raw, version in sets.items():
         name, pin = normalize_name(raw), parse_pkg_version(version)
         if pin is None or name in built or _same(pin, have.get(name)):
             served.add(name)
             continue
-        seen: dict[str, list[str]] = {}
+        seen: dict[str, list[Offer]] = {}
         blind: list[str] = []
-        for place, read in [*((u, index_versions) for u in indexes), *((u, folder_versions) for u in find_links)]:
+        for place, read in [*((u, index_offers) for u in indexes), *((u, folder_offers) for u in find_links)]:
             local = _local_dir(place)
-            vers = read(local, name) if local is not None else None
-            if vers is None:
+            offers = read(local, name) if local is not None else None
+            if offers is None:
                 blind.append(place)
             else:
-                seen[place] = vers
-        if any(_same(pin, v) for vs in seen.values() for v in vs):
+                seen[place] = offers
+        offers = [o for os_ in seen.values() for o in os_]
+        mine = [o for o in offers if _same(pin, o.version)]
+        if mine and (target is None or judge(mine, target)[0]):
             served.add(name)
         elif blind:
             unread[name] = blind
+        elif mine:
+            why = _fit(name, version, raw, pin, offers, target, " or ".join(seen), "it serves")
+            if why:
+                unjudged[name] = why
         else:
-            listed = _in_order(v for vs in seen.values() for v in vs)
+            listed = _in_order(o.version for o in offers)
             raise RefusedError(
                 f"{name} {version} is not served by {' nor by '.join(seen)} ("
                 + (f"it serves {name} {', '.join(listed)}" if listed else f"it serves no {name}")
                 + "; its listing read, nothing downloaded), and the steps look nowhere else: the last install step "
                 "would fail after every clone and build. Pin a version it serves, or add that version to the index",
                 source="--set", path=raw)
-    return served, unread
+    return served, unread, unjudged
+
+
+def _newer(v: str, pin: Any) -> bool:
+    from doctor.knowledge.versions import parse_pkg_version
+
+    p = parse_pkg_version(v)
+    return p is not None and p > pin
 
 
 def _same(pin: Any, have: str | None) -> bool:

@@ -145,17 +145,10 @@ def load(root: str | Path) -> Manifest:
                     git=git, created=str(data.get("created", "")))
 
 
-def held(manifest: Manifest) -> dict[str, list[str]]:
-    """{normalised project name: [versions]} of the wheels and sdists the manifest lists, read off their file names
-    as packaging reads them (download.dist_of): what an --offline install can install and nothing else."""
-    from doctor.installers.download import dist_of
-
-    out: dict[str, list[str]] = {}
-    for a in manifest.artifacts:
-        d = dist_of(PurePosixPath(a.path).name) if a.kind in ("wheel", "sdist") else None
-        if d is not None:
-            out.setdefault(d[0], []).append(d[1])
-    return out
+def held(manifest: Manifest, root: str | Path) -> list[str]:
+    """The paths of the wheels and sdists the manifest of the wheelhouse at `root` lists: what an --offline install
+    can install and nothing else (setcheck reads their names, and a wheel's METADATA, when the plan is made)."""
+    return [str(safe_path(root, a.path)) for a in manifest.artifacts if a.kind in ("wheel", "sdist")]
 
 
 def verify(root: str | Path) -> Manifest:

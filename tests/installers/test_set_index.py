@@ -81,8 +81,9 @@ def test_an_http_index_is_named_as_checked_at_install(index, venv, hermetic) -> 
 def test_a_local_index_page_is_read_as_pip_reads_it(tmp_path: Path) -> None:
     """A PEP 503 project page as mirrors write it: PyPI's own form (a files.pythonhosted.org link with its #sha256
     fragment and an escaped data-requires-python), an upper-case tag, single quotes, an unquoted attribute and an
-    entity in the file name; every link's version is read, and a link that is not a distribution is not."""
-    from doctor.installers.setcheck import index_versions
+    entity in the file name; every link's version is read, with the Requires-Python it states (unescaped), and a
+    link that is not a distribution is not."""
+    from doctor.installers.setcheck import index_offers
 
     page = tmp_path / "numpy" / "index.html"
     page.parent.mkdir()
@@ -95,4 +96,6 @@ def test_a_local_index_page_is_read_as_pip_reads_it(tmp_path: Path) -> None:
         '<a href="numpy-2.0.0&#45;cp311-cp311-manylinux_2_17_x86_64.whl">numpy-2.0.0</a>\n'
         '<a href="../">up</a>\n'
         "</body></html>\n")
-    assert sorted(index_versions(str(tmp_path), "numpy") or []) == ["1.26.0", "1.26.4", "2.0.0", "2.2.6"]
+    offers = index_offers(str(tmp_path), "numpy") or []
+    assert sorted(o.version for o in offers) == ["1.26.0", "1.26.4", "2.0.0", "2.2.6"]
+    assert {o.version: o.requires_python for o in offers}["1.26.4"] == ">=3.9"

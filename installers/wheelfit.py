@@ -1,0 +1,158 @@
+"""Whether a file a source serves of a `--set` release fits the target interpreter, judged when the plan is made.
+
+pip installs a release only from a file that fits: a wheel whose tags (python / abi / platform, PEP 425; the
+manylinux glibc level, PEP 600) name the target, and whose Requires-Python (the wheel's METADATA, or the
+`data-requires-python` a PEP 503 page states for the link, PEP 503 / PEP 345) admits the target's Python; or an
+sdist it builds, whose Requires-Python (its PKG-INFO, or the link's) admits it. `--set torch-npu=2.1.0` for a
+Python 3.11 venv finds cp38-cp310 wheels only; `--set numpy=1.21.6` finds cp310 wheels and a zip whose
+Requires-Python is `>=3.7,<3.11`: pip skips them all ("No matching distribution found") after every clone and
+build. What is knowable before the run: the target's Python, machine
+and glibc (the target interpreter, or the one a new `--venv` is made from), and the served files' names and
+stated Requires-Python. Tags are read with `packaging.tags` / `packaging.utils` (as pip reads them), for CPython,
+which is what the plan's download asks for too (`--implementation cp`).
+
+A file counts as fitting, not fitting, or cannot be told: an sdist that admits the target (whether it builds for
+the target is found by building it), a file whose Requires-Python was not read, or a Requires-Python that the target's X.Y alone does
+not settle (`>=3.10.4` for "3.10"). An unknown glibc holds no manylinux level against a wheel.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import zipfile
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import NamedTuple
+
+from packaging.tags import Tag, compatible_tags, cpython_tags
+from packaging.utils import InvalidWheelFilename, parse_wheel_filename
+
+
+@dataclass(frozen=True)
+class TargetPython:
+    """The interpreter the plan installs into: its Python (X.Y or X.Y.Z), machine and glibc (None: unknown)."""
+
+    version: str
+    arch: str
+    glibc: str | None = None
+
+    def __str__(self) -> str:
+        return f"CPython {self.version} on {self.arch}" + (f", glibc {self.glibc}" if self.glibc else "")
+
+    def tags(self, offered: Iterable[str] = ()) -> frozenset[Tag]:
+        """The tags pip accepts for this target. `offered`: the platforms a wheel names; with glibc unknown, each
+        of them that is a Linux platform of this machine counts (no manylinux level is held against it)."""
+        from doctor.installers.wheelhouse import manylinux_platforms
+
+        if self.glibc is None:
+            plats = [p for p in offered if "linux" in p and not p.startswith("musllinux") and p.endswith("_" + self.arch)]
+        else:
+            plats = [*manylinux_platforms(self.arch, self.glibc), f"linux_{self.arch}"]
+        major, minor = (int(x) for x in self.version.split(".")[:2])
+        py = (major, minor)
+        return frozenset([*cpython_tags(py, platforms=plats), *compatible_tags(py, f"cp{major}{minor}", plats)])
+
+
+class Offer(NamedTuple):
+    """One file a source serves: its name, its version, and its Requires-Python (`stated` False: not known)."""
+
+    file: str
+    version: str
+    requires_python: str | None = None
+    stated: bool = True
+
+
+def python_admits(spec: str | None, version: str) -> bool | None:
+    """Whether Requires-Python `spec` admits Python `version` as pip asks it (pre-releases admitted); None when
+    X.Y alone does not settle it. An unparsable spec is ignored, as pip ignores it."""
+    from packaging.specifiers import InvalidSpecifier, SpecifierSet
+
+    if not spec:
+        return True
+    try:
+        s = SpecifierSet(spec)
+    except InvalidSpecifier:
+        return True
+    parts = version.split(".")
+    if len(parts) >= 3:
+        return s.contains(version, prereleases=True)
+    lo, hi = (s.contains(f"{version}.{z}", prereleases=True) for z in (0, 999))
+    return lo if lo == hi else None
+
+
+def requires_python(path: str) -> tuple[str | None, bool]:
+    """The Requires-Python a local file states of itself, read as packaging reads core metadata: a wheel's
+    `*.dist-info/METADATA`, an sdist's top-level `PKG-INFO` (zip or tar); (None, False) when it cannot be read or
+    the sdist marks the field Dynamic (its wheel may say otherwise, PEP 643)."""
+    import tarfile
+
+    from packaging.metadata import parse_email
+
+    name = os.path.basename(path)
+    wheel = name.endswith(".whl")
+    want = re.compile(r"[^/]+\.dist-info/METADATA" if wheel else r"[^/]+/PKG-INFO")
+    try:
+        if wheel or name.endswith(".zip"):
+            with zipfile.ZipFile(path) as z:
+                member = next((n for n in z.namelist() if want.fullmatch(n)), None)
+                data = z.read(member) if member is not None else None
+        else:
+            with tarfile.open(path, "r:*") as t:
+                data = None
+                for m in t:
+                    if m.isfile() and want.fullmatch(m.name):
+                        f = t.extractfile(m)
+                        data = f.read() if f is not None else None
+                        break
+        if data is None:
+            return None, False
+        raw, _ = parse_email(data)
+    except (OSError, EOFError, zipfile.BadZipFile, tarfile.TarError, ValueError):
+        return None, False
+    if not wheel and "requires-python" in [d.lower() for d in raw.get("dynamic", [])]:
+        return None, False
+    return raw.get("requires_python"), True
+
+
+def judge(offers: Iterable[Offer], target: TargetPython) -> tuple[bool | None, str]:
+    """(True: a file fits; None: none is known to fit, but one cannot be told; False: none fits) and why, the files
+    grouped by reason ("for another Python or machine: A, B; Requires-Python >=3.7,<3.11: C")."""
+    verdict: bool | None = False
+    why: dict[str, list[str]] = {}
+    for o in offers:
+        if o.file.endswith(".whl"):
+            try:
+                tags = parse_wheel_filename(o.file)[3]
+            except InvalidWheelFilename:
+                continue
+            plats = [t.platform for t in tags]
+            if not tags & target.tags(plats):
+                level = target.glibc is not None and tags & TargetPython(target.version, target.arch).tags(plats)
+                why.setdefault(f"for a newer glibc than {target.glibc}" if level else "for another Python or machine",
+                               []).append(o.file)
+                continue
+            ok = python_admits(o.requires_python, target.version) if o.stated else None
+            if ok:
+                return True, ""
+        else:
+            ok = python_admits(o.requires_python, target.version) if o.stated else None
+            if ok is not False:
+                why.setdefault("an sdist (pip builds it)", []).append(o.file)
+                verdict = None
+                continue
+        if ok is None:
+            verdict = None
+        why.setdefault(f"Requires-Python {o.requires_python if o.stated else 'not read'}", []).append(o.file)
+    near = f"linux_{target.arch}", f"_{target.arch}."  # the target machine's Linux wheels say the most: first
+
+    def key(f: str) -> bool:
+        return not ("linux" in f and any(n in f or f.endswith(n[:-1] + ".whl") for n in near))
+
+    return verdict, "; ".join(f"{reason}: {some(sorted(files, key=key), 'file')}" for reason, files in why.items())
+
+
+def some(items: list[str], noun: str, n: int = 3) -> str:
+    """The first `n` items and how many more: a simple page lists ~30 files per release and ~150 releases."""
+    more = len(items) - n
+    return ", ".join(items) if more <= 1 else f"{', '.join(items[:n])} and {more} more {noun}s"

@@ -15,7 +15,7 @@ A pinned release PyPI does not have (`--set numpy=3.0.0`) is refused too, when p
 that project's releases for the period the pin falls in (its size policy keeps releases since 2023 and no dev
 builds: an older or dev version cannot be told apart from one left out, and is not refused), and so is a release
 that publishes no wheel for the plan's Python and machine and no sdist (`--set torch=2.1.0` for Python 3.12: its
-wheels are cp38-cp311), naming the nearest release that has one.
+wheels are cp38-cp311), naming the nearest release that has one, or whose Requires-Python excludes the target's.
 What a wheelhouse or a local index serves of a pinned version must fit the target too (wheelfit: wheel tags and
 Requires-Python against the target's Python, machine and glibc).
 """
@@ -29,7 +29,7 @@ from typing import Any
 from urllib.parse import unquote
 
 from doctor.errors import RefusedError
-from doctor.installers.wheelfit import Offer, TargetPython, judge, requires_python, some
+from doctor.installers.wheelfit import Offer, TargetPython, judge, python_admits, requires_python, some
 from doctor.report import Finding, finding
 from doctor.snapshot.model import normalize_name
 
@@ -89,11 +89,13 @@ def _key(f: Finding) -> tuple[Any, ...]:
 
 
 def check_release_exists(profile: Any, sets: Mapping[str, str], python: str | None = None,
-                         arch: str | None = None) -> list[str]:
+                         arch: str | None = None, python_full: str | None = None) -> list[str]:
     """Refuse a --set version PyPI does not list, where the release table covers that project and period, or one
-    that publishes no wheel for the plan's Python (X.Y) and machine and no sdist (pip cannot install it). Returns
-    the --set names it could not judge (the table does not cover the project, or a version older than it keeps, or a
-    dev build): only the install step finds out whether the index serves those."""
+    that publishes no wheel for the plan's Python (X.Y) and machine and no sdist (pip cannot install it), or whose
+    Requires-Python (the table's, read from the release's METADATA) excludes the target's Python (`python_full`,
+    X.Y.Z where known, else `python`): pip skips every file of it. Returns the --set names it could not judge (the
+    table does not cover the project, or a version older than it keeps, or a dev build): only the install step
+    finds out whether the index serves those."""
     from doctor.knowledge.requirements import load_requirements
     from doctor.knowledge.versions import parse_pkg_version
     from doctor.snapshot.model import normalize_name
@@ -114,6 +116,10 @@ def check_release_exists(profile: Any, sets: Mapping[str, str], python: str | No
         if d is not None:
             if python and d.installable(python, arch) == "none":
                 _refuse_no_file(name, version, raw, python, arch, d, table)
+            # (check_sets' declared-requirements check judges the same Requires-Python later, as the pin's own
+            # requires-python-unmet: this says it first, as a Python the release does not admit, with one that does)
+            if python and python_admits((d.on(python, arch) or d).requires_python, python_full or python) is False:
+                _refuse_requires_python(name, version, raw, python_full or python, arch, d, table)
             continue
         if any(parse_pkg_version(u) == v for u in table.unstated(name)):
             continue  # on PyPI, as an sdist that states no requirements (flash-attn 2.3.6)
@@ -334,6 +340,21 @@ def _same(pin: Any, have: str | None) -> bool:
 
     v = parse_pkg_version(have)
     return v is not None and (v == pin or pin.local is None and v.public == pin.public)
+
+
+def _refuse_requires_python(name: str, version: str, raw: str, python: str, arch: str | None, d: Any,
+                            table: Any) -> None:
+    short = ".".join(python.split(".")[:2])
+    near = table.nearest_installable(name, version, short, arch,
+                                     admits=lambda e: python_admits((e.on(short, arch) or e).requires_python, python)
+                                     is True)
+    decl = d.on(short, arch) or d
+    raise RefusedError(
+        f"{name} {version} requires Python {decl.requires_python} (its Requires-Python, {decl.source}; "
+        f"profiles/requirements/, read {table.read}), and the target is Python {python}: pip skips every file of it; "
+        + (f"pin {near}, the nearest release that admits Python {python} and has a wheel for it" if near
+           else f"pin a release that admits Python {python}"),
+        source="--set", path=raw)
 
 
 def _refuse_no_file(name: str, version: str, raw: str, python: str, arch: str | None, d: Any, table: Any) -> None:

@@ -319,15 +319,18 @@ class RequirementsTable:
             return s.requires_torch
         return summary_of(self.projects[name]).requires_torch
 
-    def nearest_installable(self, project: str, version: str, python: str | None, arch: str | None) -> str | None:
-        """The release nearest `version` that publishes a wheel for this Python and machine: one of the same
-        major.minor, else the first newer one, else the newest older one (pre-releases only for a pre-release)."""
+    def nearest_installable(self, project: str, version: str, python: str | None, arch: str | None,
+                            admits: Callable[[Declared], bool] | None = None) -> str | None:
+        """The release nearest `version` that publishes a wheel for this Python and machine (and that `admits`
+        accepts, e.g. by its Requires-Python): one of the same major.minor, else the first newer one, else the newest
+        older one (pre-releases only for a pre-release)."""
         name = _normalize(project)
         v = parse_pkg_version(version)
         if name not in self.index or v is None:
             return None
         ok = sorted((Version(k), k) for k, d in self.projects[name].items()
-                    if d.installable(python, arch) in ("wheel", "pure") and (v.is_prerelease or not Version(k).is_prerelease))
+                    if d.installable(python, arch) in ("wheel", "pure") and (v.is_prerelease or not Version(k).is_prerelease)
+                    and (admits is None or admits(d)))
         same = [(w, k) for w, k in ok if w.release[:2] == v.release[:2]]
         for group in (same, ok):
             newer = [k for w, k in group if w > v]

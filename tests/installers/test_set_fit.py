@@ -1,6 +1,6 @@
 """A `--set` version a source serves is also checked for fit when the plan is made: a wheel's tags (python / abi /
-platform, the manylinux glibc level) and its Requires-Python (the wheel's METADATA, a PEP 503 link's
-data-requires-python) against the target's Python, machine and glibc. None fits: exit
+platform, the manylinux glibc level) and its Requires-Python (the file's METADATA / PKG-INFO, a PEP 503 link's
+data-requires-python, or the PyPI release table's) against the target's Python, machine and glibc. None fits: exit
 2 before anything is made, naming each file, why, and the versions there that fit; fit unknown (an sdist only):
 named in the plan and in `set_unchecked`. It used to pass the plan and fail at the last install step (pip: "No
 matching distribution found"), after every clone and build.
@@ -209,3 +209,17 @@ def test_a_local_index_page_is_judged_by_its_data_requires_python_and_tags(tmp_p
             and "is not known before the run (an sdist (pip builds it): numpy-1.26.4.tar.gz); the install step finds "
             "out" in err), err
 
+
+def test_online_the_release_tables_requires_python_refuses_a_release_the_target_python_cannot_install(
+        tmp_path, hermetic) -> None:
+    """profiles/requirements/ records transformers 5.21.0's Requires-Python (>=3.11.0, its only wheel is pure): a
+    Python 3.10 machine cannot install it from PyPI; the refusal names the nearest release that admits 3.10. (On
+    the base, check_sets refused it later as "transformers=5.21.0 breaks what transformers 5.21.0 declares
+    (>=3.11.0)", naming no release that fits.)"""
+    cp = install(hermetic, "--from", snapshot(tmp_path, "x86_64", "3.10.12", "glibc 2.35"), "--dry-run",
+                 "--set", "transformers=5.21.0")
+    assert cp.returncode == 2, cp.stderr
+    err = " ".join(cp.stderr.split())
+    assert ("transformers 5.21.0 requires Python >=3.11.0 (its Requires-Python, "
+            "https://pypi.org/project/transformers/5.21.0/#transformers-5.21.0-py3-none-any.whl;") in err, err
+    assert "and the target is Python 3.10.12: pip skips every file of it; pin 5.20." in err

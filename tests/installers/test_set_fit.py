@@ -54,6 +54,17 @@ NUMPY_PAGE = """<!DOCTYPE html>
 """
 
 
+def _host_fits_the_files() -> bool:
+    """The venv tests name files for this machine: x86_64 with glibc >= 2.28 (the CI host: Debian 12, glibc 2.36)."""
+    import platform
+
+    libc, ver = platform.libc_ver()
+    return platform.machine() == "x86_64" and libc == "glibc" and tuple(map(int, ver.split(".")[:2])) >= (2, 28)
+
+
+ON_THIS_HOST = pytest.mark.skipif(not _host_fits_the_files(), reason="the venv target's files are x86_64 glibc >= 2.28")
+
+
 @pytest.fixture
 def venv(tmp_path: Path) -> Path:
     v = tmp_path / "venv"
@@ -85,6 +96,7 @@ def install(env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]
                   env={**env, "NO_COLOR": "1"})
 
 
+@ON_THIS_HOST
 def test_an_offline_set_version_with_no_wheel_for_the_target_is_refused_before_the_venv_is_made(tmp_path,
                                                                                               hermetic) -> None:
     """A wheelhouse made for Python 3.10 (PyPI's cp310 wheels of torch-npu 2.8.0.post2, both machines) used for a
@@ -147,6 +159,7 @@ def numpy_1216_sdist(folder: Path) -> Path:
     return path
 
 
+@ON_THIS_HOST
 def test_a_files_own_requires_python_is_read_from_its_metadata(tmp_path, venv, hermetic) -> None:
     """An offline wheelhouse for the Python 3.11 venv that holds numpy 1.21.6 as PyPI's cp310 wheel and its zip
     sdist (PKG-INFO: Requires-Python >=3.7,<3.11), a release older than the PyPI table keeps: only the files say it.
@@ -177,6 +190,7 @@ def test_a_files_own_requires_python_is_read_from_its_metadata(tmp_path, venv, h
     assert "Pin a version that fits: it holds transformers 4.57.6" in err
 
 
+@ON_THIS_HOST
 def test_a_local_index_page_is_judged_by_its_data_requires_python_and_tags(tmp_path, venv, hermetic) -> None:
     """numpy 1.21.6 on PyPI's own page: cp310 wheels and a zip, all `>=3.7,<3.11`; the Python 3.11 venv fits
     none. 1.26.4 fits; an index that serves 1.26.4 as an sdist only cannot be judged, and says so."""

@@ -8,6 +8,12 @@ import shutil
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, settings
+
+# No timing asserts, hypothesis' included: its default 200 ms deadline per example and its too_slow health check fail
+# a property test on a loaded machine (2 cores, a parallel run), not on a wrong answer.
+settings.register_profile("doctor", deadline=None, suppress_health_check=[HealthCheck.too_slow])
+settings.load_profile("doctor")
 
 ROOT = Path(__file__).resolve().parents[1]
 SHARED = Path(os.environ.get("DOCTOR_SHARED", ROOT.parent / "shared"))

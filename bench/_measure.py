@@ -22,7 +22,7 @@ p = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 dt = time.perf_counter() - t0
 ru = resource.getrusage(resource.RUSAGE_CHILDREN)
 print(json.dumps({"seconds": dt, "peak_rss_mb": ru.ru_maxrss / 1024.0, "returncode": p.returncode,
-                  "cpu_seconds": ru.ru_utime + ru.ru_stime}))
+                  "cpu_seconds": ru.ru_utime + ru.ru_stime, "sys_seconds": ru.ru_stime, "minor_faults": ru.ru_minflt}))
 """
 
 
@@ -36,6 +36,11 @@ class Measurement:
     # median user+sys CPU of the command and every child it waited for: on a shared machine the wall time follows
     # the load, the CPU much less
     cpu_seconds: float | None = None
+    # where that CPU goes and how far it strays: the kernel's share (page faults of a fresh interpreter's heap, file
+    # system calls) and the quartiles of the repeats (one line of a shared machine's noise next to the median)
+    sys_seconds: float | None = None
+    minor_faults: float | None = None
+    cpu_quartiles: tuple[float, float] | None = None
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -65,9 +70,29 @@ def compare(commands: dict[str, list[str]], *, repeat: int = 5, env: dict[str, s
             runs=len(ss),
             returncodes=sorted({s["returncode"] for s in ss}),
             cpu_seconds=statistics.median(s["cpu_seconds"] for s in ss),
+            sys_seconds=statistics.median(s["sys_seconds"] for s in ss),
+            minor_faults=statistics.median(s["minor_faults"] for s in ss),
+            cpu_quartiles=_quartiles([s["cpu_seconds"] for s in ss]),
         )
         for name, ss in samples.items()
     }
+
+
+def _quartiles(xs: list[float]) -> tuple[float, float] | None:
+    if len(xs) < 2:
+        return None
+    q = statistics.quantiles(xs, n=4)
+    return q[0], q[2]
+
+
+def cpu_line(r: Measurement) -> str:
+    """`name: CPU 0.277 s (q1-q3 0.270-0.290), sys 0.062 s, 9966 minor faults` for a compare() row."""
+    if r.cpu_seconds is None:
+        return f"{r.name}: CPU not measured"
+    spread = f" (q1-q3 {r.cpu_quartiles[0]:.3f}-{r.cpu_quartiles[1]:.3f})" if r.cpu_quartiles else ""
+    sys_part = f", sys {r.sys_seconds:.3f} s" if r.sys_seconds is not None else ""
+    faults = f", {r.minor_faults:.0f} minor faults" if r.minor_faults is not None else ""
+    return f"{r.name}: CPU {r.cpu_seconds:.3f} s{spread}{sys_part}{faults}"
 
 
 def table(title: str, rows: list[Measurement], baseline: str | None = None) -> str:

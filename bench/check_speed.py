@@ -15,7 +15,7 @@ import subprocess
 import sys
 import tempfile
 
-from bench._measure import clean_env, compare, table
+from bench._measure import clean_env, compare, cpu_line, table
 
 TARGET = 8.0  # doctor check >= 8x faster than collect_env, measured side by side here
 LIMIT_SECONDS = 0.5  # and under this wall time on this machine
@@ -73,6 +73,7 @@ def run(repeat: int = 5) -> dict:
         + f"\n  doctor check is {ratio:.1f}x faster by wall time, {ratio_cpu:.1f}x by CPU (user+sys, less swayed by the "
         f"load); target >= {TARGET:g}x: {_met(ratio >= TARGET)} by wall time, {_met(ratio_cpu >= TARGET)} by CPU; "
         f"under {LIMIT_SECONDS:g} s: {_met(rows[2].seconds < LIMIT_SECONDS)}"
+        + "".join(f"\n  {cpu_line(r)}" for r in (rows[2], rows[0]))
         + f"\n  load average (1/5/15 min) before {_load(load_before)}, after {_load(os.getloadavg())}",
     }
 

@@ -136,7 +136,8 @@ def run(opts: Options, console: Console) -> Report:
                 sets, [source.index.index_url, *source.index.extra_index_urls], source.find_links, installed,
                 built=getattr(profile, "built_from_source", frozenset()), target=target)
         unchecked = check_release_exists(profile, {n: v for n, v in sets.items() if n not in served and n not in unfit},
-                                         facts.python_version, facts.arch, target.version if target else None)
+                                         facts.python_version, facts.arch, target.version if target else None,
+                                         target)
     # a --set pin check would call an error: exit 2; one it would warn on: said (against the plan without --set)
     set_warnings = check_sets(profile, facts, plan, sets, base=lambda: resolve(
         profile, facts, git_refs=git_refs, python=tgt.python, src_dir=src_dir, env_path=env_path, prefix=tgt.prefix,

@@ -17,7 +17,8 @@ builds: an older or dev version cannot be told apart from one left out, and is n
 that publishes no wheel for the plan's Python and machine and no sdist (`--set torch=2.1.0` for Python 3.12: its
 wheels are cp38-cp311), naming the nearest release that has one, or whose Requires-Python excludes the target's.
 What a wheelhouse or a local index serves of a pinned version must fit the target too (wheelfit: wheel tags and
-Requires-Python against the target's Python, machine and glibc).
+Requires-Python against the target's Python, machine and glibc), and so must the files the release table records
+for it online (the same judge: a release whose wheels all need a newer glibc than the target's is refused).
 """
 
 from __future__ import annotations
@@ -29,7 +30,15 @@ from typing import Any
 from urllib.parse import unquote
 
 from doctor.errors import RefusedError
-from doctor.installers.wheelfit import Offer, TargetPython, judge, python_admits, requires_python, some
+from doctor.installers.wheelfit import (
+    Offer,
+    TargetPython,
+    judge,
+    python_admits,
+    release_offers,
+    requires_python,
+    some,
+)
 from doctor.report import Finding, finding
 from doctor.snapshot.model import normalize_name
 
@@ -89,11 +98,14 @@ def _key(f: Finding) -> tuple[Any, ...]:
 
 
 def check_release_exists(profile: Any, sets: Mapping[str, str], python: str | None = None,
-                         arch: str | None = None, python_full: str | None = None) -> list[str]:
+                         arch: str | None = None, python_full: str | None = None,
+                         target: TargetPython | None = None) -> list[str]:
     """Refuse a --set version PyPI does not list, where the release table covers that project and period, or one
     that publishes no wheel for the plan's Python (X.Y) and machine and no sdist (pip cannot install it), or whose
     Requires-Python (the table's, read from the release's METADATA) excludes the target's Python (`python_full`,
-    X.Y.Z where known, else `python`): pip skips every file of it. Returns the --set names it could not judge (the
+    X.Y.Z where known, else `python`): pip skips every file of it; and, for a `target`, one none of whose files
+    fits it by `judge` (as a wheelhouse's files are judged): every wheel for its Python and machine needs a newer
+    glibc than the target's (torch-npu 2.8.0.post2: manylinux_2_28 only) and there is no sdist. Returns the --set names it could not judge (the
     table does not cover the project, or a version older than it keeps, or a dev build): only the install step
     finds out whether the index serves those."""
     from doctor.knowledge.requirements import load_requirements
@@ -120,6 +132,8 @@ def check_release_exists(profile: Any, sets: Mapping[str, str], python: str | No
             # requires-python-unmet: this says it first, as a Python the release does not admit, with one that does)
             if python and python_admits((d.on(python, arch) or d).requires_python, python_full or python) is False:
                 _refuse_requires_python(name, version, raw, python_full or python, arch, d, table)
+            if target is not None and d.files:
+                _refuse_unfit(name, version, raw, target, d, table)
             continue
         if any(parse_pkg_version(u) == v for u in table.unstated(name)):
             continue  # on PyPI, as an sdist that states no requirements (flash-attn 2.3.6)
@@ -354,6 +368,29 @@ def _refuse_requires_python(name: str, version: str, raw: str, python: str, arch
         f"profiles/requirements/, read {table.read}), and the target is Python {python}: pip skips every file of it; "
         + (f"pin {near}, the nearest release that admits Python {python} and has a wheel for it" if near
            else f"pin a release that admits Python {python}"),
+        source="--set", path=raw)
+
+
+def _refuse_unfit(name: str, version: str, raw: str, target: TargetPython, d: Any, table: Any) -> None:
+    """The release table's files of the release (PyPI's names, the row's Requires-Python) judged as a source's files
+    are (`judge`): none fits `target` (a newer glibc, after the Python / machine / Requires-Python refusals above)
+    -> exit 2, naming the nearest release one of whose wheels fits."""
+    short = ".".join(target.version.split(".")[:2])
+
+    def offers(e: Any) -> list[Offer]:  # the names carry the pin's version: judge reads only their tags
+        return release_offers(name, version, e.files, (e.on(short, target.arch) or e).requires_python)
+
+    fits, why = judge(offers(d), target)
+    if fits is not False:
+        return
+    near = table.nearest_installable(name, version, short, target.arch,
+                                     admits=lambda e: judge(offers(e), target)[0] is True)
+    raise RefusedError(
+        f"{name} {version}: no file of it that PyPI publishes fits the target ({target}): {why} (PyPI's files, "
+        f"profiles/requirements/, read {table.read}; {d.source.rpartition('#')[0]}). pip would skip each one, and the "
+        "last install step would fail after every clone and build; "
+        + (f"pin {near}, the nearest release with a wheel that fits the target" if near
+           else "pin a release built for this target"),
         source="--set", path=raw)
 
 

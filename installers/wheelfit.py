@@ -63,6 +63,18 @@ class Offer(NamedTuple):
     stated: bool = True
 
 
+def release_offers(project: str, version: str, files: Iterable[str], requires_python: str | None) -> list[Offer]:
+    """The files a PyPI release table row records (doctor/knowledge/requirements.py `files`: wheel tag triples and
+    "sdist"), under the names PyPI gives them (PEP 427: `torch_npu-2.8.0.post2-cp310-cp310-manylinux_2_28_aarch64.whl`;
+    an sdist as `<name>-<version>.tar.gz`), each with the row's Requires-Python: an online `--set` release is judged
+    by `judge`, as a wheelhouse's or a local index's files are, so the manylinux glibc level counts there too."""
+    from doctor.knowledge.requirements import SDIST
+
+    dist = re.sub(r"[-_.]+", "_", project).lower()
+    return [Offer(f"{dist}-{version}.tar.gz" if f == SDIST else f"{dist}-{version}-{f}.whl", version, requires_python)
+            for f in files]
+
+
 def python_admits(spec: str | None, version: str) -> bool | None:
     """Whether Requires-Python `spec` admits Python `version` as pip asks it (pre-releases admitted); None when
     X.Y alone does not settle it. An unparsable spec is ignored, as pip ignores it."""

@@ -237,3 +237,48 @@ def test_online_the_release_tables_requires_python_refuses_a_release_the_target_
     assert ("transformers 5.21.0 requires Python >=3.11.0 (its Requires-Python, "
             "https://pypi.org/project/transformers/5.21.0/#transformers-5.21.0-py3-none-any.whl;") in err, err
     assert "and the target is Python 3.10.12: pip skips every file of it; pin 5.20." in err
+
+
+def test_online_the_release_tables_files_are_judged_for_the_targets_glibc(tmp_path, hermetic) -> None:
+    """profiles/requirements/ records torch-npu 2.8.0.post2's files as PyPI lists them (manylinux_2_28 wheels only,
+    no sdist): an aarch64 or x86_64 machine on glibc 2.27 cannot install it from PyPI. The refusal is wheelfit's
+    (the one a wheelhouse's files get) and names the nearest release one of whose wheels fits: 2.5.1.post1 on
+    aarch64 (manylinux2014), 2.6.0.post5 on x86_64 (2.6's x86_64 wheels are manylinux2014, its aarch64 ones
+    manylinux_2_28). glibc 2.28, or a glibc the snapshot does not state, is not held against it."""
+    args = ("--dry-run", "--set", "torch-npu=2.8.0.post2")
+    for arch, python, near in (("aarch64", "3.10.12", "2.5.1.post1"), ("x86_64", "3.11.6", "2.6.0.post5")):
+        cp = install(hermetic, "--from", snapshot(tmp_path, arch, python, "glibc 2.27"), *args)
+        assert cp.returncode == 2, cp.stderr
+        err = " ".join(cp.stderr.split())
+        assert "creating venv" not in err and "[1/" not in err, err
+        cp_tag = "cp" + python.replace(".", "")[:3]
+        assert (f"torch-npu 2.8.0.post2: no file of it that PyPI publishes fits the target (CPython {python} on "
+                f"{arch}, glibc 2.27)") in err, err
+        assert f"for a newer glibc than 2.27: torch_npu-2.8.0.post2-{cp_tag}-{cp_tag}-manylinux_2_28_{arch}.whl" in err
+        assert "https://pypi.org/project/torch-npu/2.8.0.post2/" in err
+        assert f"pin {near}, the nearest release with a wheel that fits the target" in err, err
+    for libc in ("glibc 2.28", None):
+        cp = install(hermetic, "--from", snapshot(tmp_path, "aarch64", "3.10.12", libc), *args)
+        assert cp.returncode == 0, cp.stderr
+    cp = install(hermetic, "--from", snapshot(tmp_path, "aarch64", "3.10.12", None), "--glibc", "2.27", *args)
+    assert cp.returncode == 2 and "glibc 2.27): for a newer glibc than 2.27" in " ".join(cp.stderr.split())
+
+
+def test_a_release_table_row_is_judged_as_its_pypi_files_would_be() -> None:
+    """wheelfit.release_offers names the table's tag triples as PyPI names the files (its JSON API, read
+    2026-12-07: torch_npu-2.8.0.post2-cp310-cp310-manylinux_2_28_aarch64.whl, ...), so `judge` reads them."""
+    from doctor.installers.wheelfit import TargetPython, judge, release_offers
+    from doctor.knowledge.requirements import declared
+
+    d = declared("torch-npu", "2.8.0.post2")
+    assert d is not None and sorted(d.files) == sorted(TORCH_NPU_280_POST2)
+    offers = release_offers("torch-npu", "2.8.0.post2", d.files, d.requires_python)
+    assert "torch_npu-2.8.0.post2-cp310-cp310-manylinux_2_28_aarch64.whl" in [o.file for o in offers]
+    assert judge(offers, TargetPython("3.10.12", "aarch64", "2.27"))[0] is False
+    assert judge(offers, TargetPython("3.10.12", "aarch64", "2.28"))[0] is True
+    assert judge(offers, TargetPython("3.10.12", "aarch64"))[0] is True  # glibc unknown: no level held against it
+    # an sdist (vllm 0.9.1 publishes one) leaves the fit to the build: not refused
+    v = declared("vllm", "0.9.1")
+    assert v is not None and "sdist" in v.files
+    assert judge(release_offers("vllm", "0.9.1", v.files, v.requires_python),
+                 TargetPython("3.10.12", "aarch64", "2.17"))[0] is None

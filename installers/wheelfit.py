@@ -65,14 +65,12 @@ class Offer(NamedTuple):
 
 def release_offers(project: str, version: str, files: Iterable[str], requires_python: str | None) -> list[Offer]:
     """The files a PyPI release table row records (doctor/knowledge/requirements.py `files`: wheel tag triples and
-    "sdist"), under the names PyPI gives them (PEP 427: `torch_npu-2.8.0.post2-cp310-cp310-manylinux_2_28_aarch64.whl`;
-    an sdist as `<name>-<version>.tar.gz`), each with the row's Requires-Python: an online `--set` release is judged
-    by `judge`, as a wheelhouse's or a local index's files are, so the manylinux glibc level counts there too."""
-    from doctor.knowledge.requirements import SDIST
+    "sdist"), under the names PyPI gives them (`pypi_file_name`), each with the row's Requires-Python: an online
+    `--set` release is judged by `judge`, as a wheelhouse's or a local index's files are, so the manylinux glibc
+    level counts there too."""
+    from doctor.knowledge.requirements import pypi_file_name
 
-    dist = re.sub(r"[-_.]+", "_", project).lower()
-    return [Offer(f"{dist}-{version}.tar.gz" if f == SDIST else f"{dist}-{version}-{f}.whl", version, requires_python)
-            for f in files]
+    return [Offer(pypi_file_name(project, version, f), version, requires_python) for f in files]
 
 
 def python_admits(spec: str | None, version: str) -> bool | None:

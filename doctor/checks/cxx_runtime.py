@@ -99,6 +99,8 @@ def libstdcxx_wheel_policy(ctx: CheckContext) -> Iterator[Finding]:
         skip("the GLIBCXX versions of the loaded libstdc++ are not known")
     arch = val(snap.host, "arch")
     arch = arch if isinstance(arch, str) else None
+    python = val(snap.python, "version")
+    python = python if isinstance(python, str) and python else None
     stated = stated_wheels(snap)
     if not stated:
         return
@@ -107,7 +109,7 @@ def libstdcxx_wheel_policy(ctx: CheckContext) -> Iterator[Finding]:
     short: list[tuple[tuple[int, int], str, str, tuple[int, int], str]] = []
     for name, v in stated:
         d = declared(name, v)
-        tag = least_glibc(d, arch) if d is not None else None
+        tag = least_glibc(d, arch, python) if d is not None else None
         need = policy_cxx(tag, arch) if tag is not None else None
         if need is None or tag is None or d is None:
             continue

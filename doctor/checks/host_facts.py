@@ -105,7 +105,8 @@ def wheel_glibc(filename: str, arch: str | None) -> tuple[int, int] | None:
 @check("wheel-glibc", "system", findings=("glibc-older-than-wheel",))
 def wheel_glibc_check(ctx: CheckContext) -> Iterator[Finding]:
     """The host's glibc is new enough for the manylinux wheels of the installed (or stated) releases, and for what
-    the package's install docs require (torch's Linux binaries: glibc >= 2.17)."""
+    the package's install docs require (torch's Linux binaries: glibc >= 2.17). A release that also publishes an
+    sdist is a warning: pip builds that on an older glibc, and a copy built on the host loads."""
     snap = ctx.snapshot
     host = host_glibc(snap)
     arch = val(snap.host, "arch")
@@ -113,16 +114,19 @@ def wheel_glibc_check(ctx: CheckContext) -> Iterator[Finding]:
         skip("the host's glibc version is not known")
     libc, inferred = host
     if not isinstance(arch, str):
-        arch = None  # a bug report names its OS, rarely its machine: then every Linux wheel read must be too new
+        arch = None  # a bug report names its OS, rarely its machine: then every Linux wheel must be too new
+    python = val(snap.python, "version")
+    python = python if isinstance(python, str) and python else None
     stated = stated_wheels(snap)
     if not stated:
         return
     # the table loads only when this rule has facts to judge
-    from doctor.knowledge.requirements import declared
+    from doctor.knowledge.requirements import SDIST, declared
 
     for name, v in stated:
         d = declared(name, v)
-        tagged = least_glibc(d, arch) if d is not None else None
+        least = least_wheel(d, arch, python) if d is not None else None
+        tagged, page = least if least else (None, None)
         doc = documented_glibc(name, v)
         needs = [(n, w) for n, w in ((tagged, "wheel"), (doc[0] if doc else None, "docs")) if n is not None]
         if not needs:
@@ -134,10 +138,10 @@ def wheel_glibc_check(ctx: CheckContext) -> Iterator[Finding]:
         os_name = val(snap.host, "os")
         evidence: dict[str, Any] = {"package": name, name: v, "glibc": f"{libc[0]}.{libc[1]}",
                                     "needs": f"{need[0]}.{need[1]}"}
-        if d is not None:
-            evidence["wheel"] = d.source
+        if page is not None:
+            evidence["wheel"] = page
         if arch is None and why == "wheel":
-            evidence["machine"] = "not stated: every Linux wheel read"
+            evidence["machine"] = "not stated: the lowest over its x86_64 and aarch64 wheels"
         if inferred:
             evidence["glibc_from_os"] = os_name
         if why == "docs" and doc is not None:
@@ -146,16 +150,21 @@ def wheel_glibc_check(ctx: CheckContext) -> Iterator[Finding]:
                       "whatever the wheel's manylinux tag says.")
             source = doc[1]
         else:
-            assert d is not None
-            detail = (f"{name} {v} is published as manylinux wheels ({d.source.rsplit('#', 1)[-1]}): pip does not "
+            assert d is not None and page is not None
+            detail = (f"{name} {v} is published as manylinux wheels ({page.rsplit('#', 1)[-1]}): pip does not "
                       f"install them on an older glibc, and a copy installed anyway fails to load with "
                       f"`version GLIBC_{need[0]}.{need[1]}' not found`.")
-            source = f"{d.source}; {MANYLINUX_SOURCE}"
+            source = f"{page}; {MANYLINUX_SOURCE}"
+        # PyPI's files include an sdist: pip builds it on an older glibc, and a copy built here loads
+        built = why == "wheel" and d is not None and SDIST in d.files
+        if built:
+            detail += (f" {name} {v} also publishes an sdist, which pip builds on an older glibc instead: a copy built "
+                       "on this host is not concerned.")
         if inferred:
             detail += f" The glibc is {os_name}'s (the OS release ships glibc {libc[0]}.{libc[1]})."
             source += f"; {OS_GLIBC_SOURCE}"
         yield finding(
-            "glibc-older-than-wheel", "error", ("system", name),
+            "glibc-older-than-wheel", "warning" if built else "error", ("system", name),
             f"{lib}{f' ({os_name})' if inferred else ''} is older than {name} {v}'s binaries need "
             f"({'manylinux ' if why == 'wheel' else ''}glibc >= {need[0]}.{need[1]})",
             detail=detail, evidence=evidence,
@@ -164,14 +173,34 @@ def wheel_glibc_check(ctx: CheckContext) -> Iterator[Finding]:
             source=source)
 
 
-def least_glibc(d: Declared, arch: str | None) -> tuple[int, int] | None:
-    """The oldest glibc a release installs on: its source wheel's tag for `arch`; with the machine unknown, the
-    lowest over every Linux wheel read (the source and its siblings), and None unless each of them is manylinux."""
+def least_glibc(d: Declared, arch: str | None, python: str | None = None) -> tuple[int, int] | None:
+    """The oldest glibc a release installs on from PyPI's wheels (`least_wheel`)."""
+    found = least_wheel(d, arch, python)
+    return found[0] if found else None
+
+
+def least_wheel(d: Declared, arch: str | None, python: str | None = None) -> tuple[tuple[int, int], str] | None:
+    """The oldest glibc a release installs on from PyPI's wheels, and the page of the wheel that says so. Where the
+    table records the release's files (PyPI's wheel tags): the lowest manylinux level of its wheels for the
+    snapshot's Python and machine (an unstated one rules none out; with the machine unknown, those for x86_64 and
+    aarch64, the machines the stack runs on), None when one of them is not a manylinux wheel (pure, `linux_x86_64`)
+    or none is for them (release-has-no-wheel-for-target says that). torch-npu 2.8.0.post2's source wheel is an
+    aarch64 one, and its x86_64 wheels are manylinux_2_28 too: only the files say so. Without them: the source
+    wheel's tag for `arch`; with the machine unknown, the lowest over every Linux wheel read (the source and its
+    siblings), and None unless each of them is manylinux."""
+    if d.files:
+        ours = [f for f in d.wheel_files(python, arch) if arch is not None or f.endswith(("_x86_64", "_aarch64", "-any"))]
+        levels = [(n, f) for f in ours if (n := wheel_glibc(f, arch)) is not None]
+        if not levels or len(levels) < len(ours):
+            return None
+        need, entry = min(levels)
+        return need, d.file_page(entry)
     source = d.source.rsplit("#", 1)[-1]
     if arch is not None:
-        return wheel_glibc(source, arch)
+        n = wheel_glibc(source, arch)
+        return (n, d.source) if n is not None else None
     needs = [n for w in (source, *d.wheels) if (n := wheel_glibc(w, None)) is not None]
-    return min(needs) if len(needs) == 1 + len(d.wheels) else None
+    return (min(needs), d.source) if len(needs) == 1 + len(d.wheels) else None
 
 
 # -- /dev/shm against Ray's object store and vLLM's container guidance ---------------------------------------

@@ -123,6 +123,18 @@ class Declared(NamedTuple):
             return "pure"
         return "sdist" if SDIST in self.files else "none"
 
+    def wheel_files(self, python: str | None, arch: str | None) -> tuple[str, ...]:
+        """The `files` entries of the wheels pip chooses among for an interpreter `python` (X.Y[.Z]) on `arch` (an
+        unstated one rules none out, `_tag_fits`), their glibc level not judged."""
+        return tuple(f for f in self.files if f != SDIST and any(_tag_fits(t, python, arch) for t in _tag_set(f)))
+
+    def file_page(self, entry: str) -> str:
+        """The PyPI page of one `files` entry, the file named as PyPI names it (`pypi_file_name`), for the project
+        and version of the source page (https://pypi.org/project/<p>/<v>/#<file>)."""
+        page = self.source.rpartition("#")[0]
+        project, version = page.rstrip("/").split("/")[-2:]
+        return f"{page}#{pypi_file_name(project, version, entry)}"
+
     @property
     def wheel_targets(self) -> str:
         """The Pythons and machines the release's wheels are for, in short: 'cp38–cp311 on x86_64'."""
@@ -356,6 +368,15 @@ class RequirementsTable:
             return None
         want = Version(v.public)
         return next((d for k, d in rels.items() if Version(k) == want), None)
+
+
+def pypi_file_name(project: str, version: str, entry: str) -> str:
+    """One `files` entry under the name PyPI gives the file: a wheel's is `<name>-<version>-<tag triple>.whl`
+    with the name's runs of `-_.` as `_` (PEP 427; torch-npu 2.8.0.post2's
+    `torch_npu-2.8.0.post2-cp310-cp310-manylinux_2_28_aarch64.whl`); an sdist, whose extension the table does not
+    keep, is named `<name>-<version>.tar.gz` (PEP 625)."""
+    dist = _SEPARATORS.sub("_", project).lower()
+    return f"{dist}-{version}.tar.gz" if entry == SDIST else f"{dist}-{version}-{entry}.whl"
 
 
 def _wheel_tags(filename: str | None) -> frozenset[Tag] | None:

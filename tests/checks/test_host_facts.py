@@ -53,6 +53,39 @@ def test_a_report_that_names_its_glibc_but_not_its_machine_is_judged_by_every_li
     assert _run(wheel_glibc_check, {"host": {"libc": "glibc 2.17"}, "packages": {"torch": {"version": "2.7.0+cpu"}}}) == []
 
 
+def test_every_wheel_pypi_publishes_for_the_stated_python_and_machine_is_judged_not_only_the_one_read():
+    """profiles/requirements/ read torch-npu 2.8.0.post2's metadata from its cp310 aarch64 wheel; its files (PyPI's
+    JSON API: cp39-cp312, manylinux_2_28 on both machines, no sdist) say the x86_64 wheels need glibc 2.28 too.
+    An x86_64 snapshot on glibc 2.27 used to get no finding; the finding names the wheel of the stated Python."""
+    from doctor.checks.host_facts import least_glibc, wheel_glibc_check
+    from doctor.knowledge.requirements import declared
+
+    doc: dict[str, Any] = {"host": {"arch": "x86_64", "libc": "glibc 2.27"}, "python": {"version": "3.11.6"},
+                           "packages": {"torch-npu": {"version": "2.8.0.post2"}}}
+    (f,) = _run(wheel_glibc_check, doc)
+    assert f.id == "glibc-older-than-wheel" and f.severity.value == "error" and "glibc >= 2.28" in f.title
+    page = "https://pypi.org/project/torch-npu/2.8.0.post2/#torch_npu-2.8.0.post2-cp311-cp311-manylinux_2_28_x86_64.whl"
+    assert f.evidence["wheel"] == page and f.source.startswith(page + "; ")
+    doc["host"]["libc"] = "glibc 2.28"
+    assert _run(wheel_glibc_check, doc) == []
+    # torch-npu 2.6.0: manylinux2014 x86_64 wheels, manylinux_2_28 aarch64 ones: glibc 2.27 fits only x86_64
+    d = declared("torch-npu", "2.6.0")
+    assert d is not None and least_glibc(d, "x86_64", "3.10.12") == (2, 17) and least_glibc(d, "aarch64") == (2, 28)
+    assert least_glibc(d, None) == (2, 17)  # a machine not stated: the lowest of them
+    assert least_glibc(d, "x86_64", "3.12.1") is None  # no cp312 wheel: release-has-no-wheel-for-target's business
+
+
+def test_a_release_that_also_publishes_an_sdist_is_a_warning_pip_may_have_built_it():
+    """vllm 0.12.0 publishes manylinux_2_31 wheels and an sdist (its PyPI files): on glibc 2.28 pip builds the sdist
+    instead, so a copy built on the host is not concerned: a warning, not an error."""
+    from doctor.checks.host_facts import wheel_glibc_check
+
+    doc = {"host": {"arch": "x86_64", "libc": "glibc 2.28"}, "packages": {"vllm": {"version": "0.12.0"}}}
+    (f,) = _run(wheel_glibc_check, doc)
+    assert f.id == "glibc-older-than-wheel" and f.severity.value == "warning" and "glibc >= 2.31" in f.title
+    assert "also publishes an sdist" in f.detail and "vllm-0.12.0-cp38-abi3-manylinux_2_31_x86_64.whl" in f.source
+
+
 def test_torch_binaries_need_glibc_2_17_whatever_their_wheel_tag_says():
     from doctor.checks.host_facts import documented_glibc, wheel_glibc_check
 

@@ -1110,15 +1110,16 @@ def simple_assignments(text):
 # -- modules ----------------------------------------------------------------------------------------------
 
 
-def _copies_on_path(name, path_entries):
-    """Every place `name` could come from along sys.path: package dirs, namespace portions, modules."""
+def _copies_on_path(name, path_entries, cwd=None):
+    """Every place `name` could come from along sys.path: package dirs, namespace portions, modules; in `cwd`
+    (_cwd_only) a package dir only: no import loads a portion there (see doctor/probes/pyenv.py)."""
     found = []
     suffixes = list(importlib.machinery.all_suffixes())
     for entry in path_entries:
         cand = os.path.join(entry, name)
         try:
             if os.path.isdir(cand):
-                if os.path.isfile(os.path.join(cand, "__init__.py")) or _nonempty(cand):
+                if os.path.isfile(os.path.join(cand, "__init__.py")) or (entry != cwd and _nonempty(cand)):
                     found.append(cand)
                 continue
             for suf in suffixes:  # includes the full extension-module suffixes (.cpython-311-...so)
@@ -1189,7 +1190,12 @@ def megatron_version(copy):
     return v if isinstance(v, str) else None
 
 
-def module_facts(name, path_entries, finders):
+def _cwd_only():
+    """The working directory when only `-c`'s '' entry puts it on sys.path, else None."""
+    return _cwd if "" in sys.path and _cwd not in sys.path else None
+
+
+def module_facts(name, path_entries, finders, cwd=None):
     preimported = name in sys.modules
     try:
         spec = importlib.util.find_spec(name)
@@ -1204,11 +1210,13 @@ def module_facts(name, path_entries, finders):
             os.path.dirname(f["path"]) for k in finders if k.rpartition(".")[0] == name for f in finders[k]]).values())
     seen = set(_real(o) for o in origins)
     others = []
-    for cand in _copies_on_path(name, path_entries) + [f["path"] for f in finders.get(name, [])]:
+    for cand in _copies_on_path(name, path_entries, cwd) + [f["path"] for f in finders.get(name, [])]:
         r = _real(cand)
         if r not in seen:
             seen.add(r)
             others.append(os.path.abspath(cand))
+    if kind == "namespace" and cwd and origins and not others and all(os.path.dirname(o) == cwd for o in origins):
+        return None  # only directories of the cwd (/tmp/ray, a checkout's root): nothing installed
     facts = {"origins": origins + others, "kind": kind}
     if others:
         facts["resolved"] = origins
@@ -1264,8 +1272,9 @@ def collect(modules=None, with_files=False):
             path_entries.append(p)
     finders = editable_finders(path_entries)
     mods = {}
+    cwd = _cwd_only()
     for name in MODULES if modules is None else modules:  # one odd module must not lose the others
-        _guarded(mods, name, "module " + name, module_facts, name, path_entries, finders)
+        _guarded(mods, name, "module " + name, module_facts, name, path_entries, finders, cwd)
     shadowed = []  # later copies of a name: their files can clash with another distribution's in their directory
     pairs = _distributions(with_files, shadowed)
     _guarded(None, None, "installer facts", installer_facts, py, pairs)

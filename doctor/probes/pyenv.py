@@ -23,6 +23,18 @@ here, where its docstrings point:
   deep inside a package whose `__init__.py` is there (torch/_C.*.so), but costs ~35 ms for three stack
   distributions, too much for every check; such a package fails at its import, which `check --deep` runs for
   torch_npu, mindspeed and vllm_ascend.
+- `modules` (`module_facts`, `_copies_on_path`, `_cwd_only`) is where `import <name>` resolves in a process of the
+  target started from the directory of the run, with one exception: a directory of that working directory that is not
+  a package (no `__init__.py`) when only `python -c`'s '' entry puts the directory on sys.path (not PYTHONPATH). Such a
+  directory is a namespace portion, and a regular package or module anywhere on the path wins over every portion; so
+  where the name is installed it never loads, and where it is not, it makes a namespace package only of the cwd, which
+  the training job (started from its own directory, a Ray worker from its session's) does not see. Ray's session
+  directory /tmp/ray (the probe run from /tmp on a Ray node) and the root of a `verl/` git checkout in $HOME are the
+  usual ones: left out, the module is null (nothing installed) or keeps its installed origins only. A portion in the
+  cwd that joins portions elsewhere (Megatron-LM's `megatron/` beside megatron-core's) is kept, and so is one that
+  hides a copy served by an editable install's meta-path finder (the path finder runs first, so an import from the cwd
+  gets the empty namespace: `cwd-shadows-package`). A package directory in the cwd (with `__init__.py`) is what a
+  `python` run from there imports: kept, `cwd-shadows-package` says so.
 - `verify_files` (`check --deep`) leaves out: editable installs (their code is meant to change); egg-info installs
   (installed-files.txt has no digests); distributions not installed from a wheel by a tool that writes RECORD from
   what it put on disk (INSTALLER other than pip, uv, ...: conda replaces its build prefix inside files, Debian's

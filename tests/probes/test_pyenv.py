@@ -595,3 +595,93 @@ def test_an_egg_info_file_outside_the_site_dir_keeps_the_egg_infos_file_list(tmp
     monkeypatch.setattr(tp, "_ERRORS", [])
     assert tp._record_files(Python312(egg), "foo") == ["foo/__init__.py", "../../bin/foo-cli"]
     assert tp._ERRORS == []
+
+
+def _bare_venv(base: Path) -> tuple[Path, Path]:
+    venv = base / "venv"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True, timeout=120)
+    return venv / "bin" / "python", next((venv / "lib").glob("python*/site-packages"))
+
+
+def _probe_from(py: Path, cwd: Path) -> dict[str, Any]:
+    env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(cwd)}
+    doc, err, run = run_target_probe(str(py), environ=env, cwd=str(cwd), timeout=60)
+    assert err is None and doc is not None, (err, run and run.err)
+    return to_snapshot_parts(doc)
+
+
+def _snapshot(parts: dict[str, Any], cwd: Path) -> dict[str, Any]:
+    return {"schema": "doctor.snapshot/1", "host": {"cwd": str(cwd)}, **parts}
+
+
+def test_a_ray_session_directory_in_the_cwd_is_not_an_installed_ray(tmp_path: Path) -> None:
+    """Run from /tmp on a Ray head node, the probe recorded modules.ray = /tmp/ray (kind namespace): Ray's session
+    directory (ray.init's default temp dir) made a `ray` namespace package of the cwd, for an interpreter without Ray,
+    and an extra `ray` origin beside the installed one for an interpreter with it, so explain called a Ray job's own
+    code (unpacked under /tmp/ray/session_*/runtime_resources/working_dir_files/) Ray's. A process started
+    elsewhere (the training job) has no such module; no import loads that directory where Ray is installed."""
+    from doctor.knowledge.ownership import owner_of_path
+    from doctor.snapshot.model import snapshot_from_dict
+
+    py, site = _bare_venv(tmp_path)
+    cwd = tmp_path / "tmp"
+    session = cwd / "ray" / "session_2026-12-07_07-48-56_123456_4242"
+    job = session / "runtime_resources" / "working_dir_files" / "_ray_pkg_8f2c1a9e3b7d4c60" / "train.py"
+    write(job, "import ray\n")
+    write(session / "logs" / "raylet.out", "[state-dump] NodeManager:\n")
+    write(session / "sockets" / "raylet", "")
+    write(session / "prom_metrics_service_discovery.json", "[]\n")
+    os.symlink(session, cwd / "ray" / "session_latest")
+    os.symlink(session / "prom_metrics_service_discovery.json", cwd / "ray" / "prom_metrics_service_discovery.json")
+
+    assert _probe_from(py, cwd)["modules"]["ray"] is None  # `python -c 'import ray'` in a job: No module named 'ray'
+
+    make_site_packages(site, {"ray": "2.60.0"}, top_level={"ray": ["ray"]})
+    make_package(site, "ray", {"_version.py": "version = '2.60.0'\n"})
+    parts = _probe_from(py, cwd)
+    assert parts["modules"]["ray"]["origins"] == [str(site / "ray")] and "resolved" not in parts["modules"]["ray"]
+    snap = snapshot_from_dict(_snapshot(parts, cwd))
+    assert owner_of_path(str(job), snap) is None  # the job's own code
+    assert owner_of_path(str(site / "ray" / "worker.py"), snap).distribution == "ray"
+
+
+def test_the_root_of_a_verl_checkout_in_the_cwd_is_not_verl(tmp_path: Path) -> None:
+    """`git clone https://github.com/volcengine/verl` in $HOME, the doctor run from $HOME: the checkout's root (setup.py,
+    verl/, examples/ ...) is a directory named verl without __init__.py. Without verl installed the probe called it
+    the `verl` module (a namespace package of the cwd) and check said `import verl` picks up a source tree in the
+    current directory; with it installed editable (setuptools' path line to the checkout) the root was a second verl
+    origin. The package is the checkout's verl/verl; a namespace portion in a directory only the cwd puts on the path
+    is nothing installed. A portion there that hides an editable finder's package is still recorded (an import run
+    from the cwd gets that empty namespace: cwd-shadows-package says so)."""
+    from tests.stacks import found
+
+    py, site = _bare_venv(tmp_path)
+    home = tmp_path / "home"
+    root = home / "verl"
+    for rel, text in {"setup.py": "from setuptools import setup\nsetup(name='verl')\n",
+                      "pyproject.toml": "[build-system]\nrequires = ['setuptools']\n",
+                      "requirements-npu.txt": "torch==2.7.1\n", "README.md": "# verl\n",
+                      "verl/__init__.py": "", "verl/version/version": "0.9.1\n",
+                      "verl/trainer/__init__.py": "", "verl/trainer/main_ppo.py": "",
+                      "examples/grpo_trainer/run_qwen2_5_7b_grpo_npu.sh": "python3 -m verl.trainer.main_ppo\n",
+                      "recipe/README.md": "", "tests/__init__.py": ""}.items():
+        write(root / rel, text)
+
+    parts = _probe_from(py, home)
+    assert parts["modules"]["verl"] is None
+    assert "cwd-shadows-package" not in found(_snapshot(parts, home))
+
+    write(site / "__editable__.verl-0.9.1.pth", f"{root}\n")
+    make_site_packages(site, {"verl": "0.9.1"}, editable={"verl": root})
+    parts = _probe_from(py, home)
+    assert parts["modules"]["verl"]["origins"] == [str(root / "verl")] and parts["modules"]["verl"]["version"] == "0.9.1"
+    assert "cwd-shadows-package" not in found(_snapshot(parts, home))
+
+    ms = tmp_path / "src" / "MindSpeed"
+    make_package(ms, "mindspeed")
+    write(site / "__editable___mindspeed_0_12_1_finder.py", FINDER % str(ms / "mindspeed"))
+    write(site / "__editable__.mindspeed-0.12.1.pth",
+          "import __editable___mindspeed_0_12_1_finder; __editable___mindspeed_0_12_1_finder.install()\n")
+    write(home / "mindspeed" / "docs" / "README.md", "")
+    m = _probe_from(py, home)["modules"]["mindspeed"]
+    assert m["kind"] == "namespace" and m["origins"] == [str(home / "mindspeed"), str(ms / "mindspeed")]

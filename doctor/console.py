@@ -39,6 +39,10 @@ class Console:
     # stdout carries the command's data (a script, a snapshot): people's text goes to stderr
     data_stdout: bool = False
     emitted: bool = field(default=False, init=False)  # the one JSON document is on stdout
+    # the command's `--junit FILE` (`-`: stdout), and whether its report was written: a command that fails before
+    # it writes one still leaves a file naming the failure (doctor.cli.options.fail)
+    junit: str | None = field(default=None, init=False)
+    junit_written: bool = field(default=False, init=False)
     # the stream a write of this facade failed on ("stdout" / "stderr"), for output_failed to name
     failed_stream: str | None = field(default=None, init=False)
 

@@ -158,6 +158,7 @@ def write_junit(report: Report, path: str, console: Console, suite_name: str | N
                 strict: bool = False) -> None:
     """`--junit FILE` (atomically) or `--junit -` (stdout, whose human text the console already sent to stderr)."""
     xml = junit_xml(report, suite_name, strict=strict)
+    console.junit_written = True  # a failure after this keeps the full report (doctor.cli.options.fail)
     if path == "-":
         console.out.write(xml if xml.endswith("\n") else xml + "\n")
         console.out.flush()
@@ -180,6 +181,14 @@ def junit_xml(report: Report, suite_name: str | None = None, *, strict: bool = F
     name = suite_name or f"doctor-{report.command}"
     cases = []
     failures = errors = skipped = 0
+    if report.internal_error and not report.checks:
+        # the command could not do its job (exit 2, doctor.report.failure_report): one error testcase per finding, as
+        # pytest's --junitxml records its own internal error, so the file a CI publishes says why instead of nothing
+        for f in report.findings:
+            errors += 1
+            cases.append(f'  <testcase classname={quoteattr(f"doctor.{report.command}")} name={quoteattr(f.id)} '
+                         f'time="0.000000"><error type={quoteattr(f.id)} message={quoteattr(f.title)}>'
+                         f'{escape(_finding_text(f))}</error></testcase>')
     for ch in report.checks:
         fs = [f for f in report.findings if f.check == ch.id and f.node == ch.node]
         classname = f"doctor.{report.command}.{ch.area}"
@@ -201,7 +210,7 @@ def junit_xml(report: Report, suite_name: str | None = None, *, strict: bool = F
             body = f"<system-out>{escape(chr(10).join(_finding_text(f) for f in fs))}</system-out>"
         cases.append(f'  <testcase classname={quoteattr(classname)} name={quoteattr(label)} time="{ch.seconds:.6f}">{body}</testcase>')
     total = sum(c.seconds for c in report.checks)
-    head = (f'<testsuite name={quoteattr(name)} tests="{len(report.checks)}" failures="{failures}" '
+    head = (f'<testsuite name={quoteattr(name)} tests="{len(cases)}" failures="{failures}" '
             f'errors="{errors}" skipped="{skipped}" time="{total:.6f}">')
     return '<?xml version="1.0" encoding="UTF-8"?>\n<testsuites>\n' + head + "\n" + "\n".join(cases) + "\n</testsuite>\n</testsuites>\n"
 

@@ -132,10 +132,65 @@ def junit_option(dest: str = "junit_file") -> Callable[[F], F]:
                         help="Also write a JUnit XML report to FILE (one testcase per check; `--junit -`: stdout).")
 
 
+def junit_path(ctx: click.Context, kwargs: dict[str, Any]) -> str | None:
+    """The command's --junit FILE (whatever its dest), None when not given or the command has none."""
+    return next((kwargs.get(p.name or "") for p in ctx.command.params
+                 if isinstance(p, click.Option) and "--junit" in p.opts and kwargs.get(p.name or "")), None)
+
+
 def junit_to_stdout(ctx: click.Context, kwargs: dict[str, Any]) -> bool:
     """The command's --junit (whatever its dest) was given as `-`."""
-    return any(isinstance(p, click.Option) and "--junit" in p.opts and kwargs.get(p.name or "") == "-"
-               for p in ctx.command.params)
+    return junit_path(ctx, kwargs) == "-"
+
+
+def junit_of_usage_error(e: click.ClickException, argv: Sequence[str]) -> str | None:
+    """The --junit FILE of a command click refused while parsing its arguments (`--python /nonexistent`, an
+    unknown option): read from the raw arguments by that command's own option parser (values not converted), so
+    a value that is another option's (`--profile --junit`) is not taken for it. None when the error is not in a
+    command with --junit (an option of `doctor` itself), or is about --junit itself."""
+    ctx = getattr(e, "ctx", None)
+    cmd = getattr(ctx, "command", None)
+    param = getattr(e, "param", None)
+    if ctx is None or cmd is None or isinstance(cmd, click.Group) or "--junit" in getattr(param, "opts", ()):
+        return None
+    if not any(isinstance(p, click.Option) and "--junit" in p.opts for p in cmd.params):
+        return None
+    args = list(argv)
+    args = args[: args.index("--")] if "--" in args else args
+    if ctx.info_name not in args:
+        return None
+    args = args[args.index(ctx.info_name) + 1:]
+    try:
+        lenient = click.Context(cmd, info_name=ctx.info_name, ignore_unknown_options=True, resilient_parsing=True)
+        opts, _, _ = cmd.make_parser(lenient).parse_args(args)
+    except click.ClickException:  # `--junit` with no value: no FILE to write
+        return None
+    return junit_path(lenient, opts)
+
+
+def write_failure_junit(console: Console, command: str, finding_id: str, message: str, fix: str) -> None:
+    """The JUnit file of a command that could not do its job (exit 2), when it asked for one and has not written
+    its report: one testcase with an <error> naming the failure (what pytest writes for its internal error), so a CI
+    that publishes the file shows why. Best effort: a FILE that cannot be written (the failure may be that very
+    path) leaves the exit code and the error line to say it; `-` is stdout unless --json holds it."""
+    path = console.junit
+    if not path or console.junit_written or (path == "-" and console.json_mode):
+        return
+    from doctor.render import junit_xml
+    from doctor.report import failure_report
+
+    console.junit_written = True
+    xml = junit_xml(failure_report(command, finding_id, message, fix=fix))
+    try:
+        if path == "-":
+            console.out.write(xml)
+            console.out.flush()
+        else:
+            from doctor.atomic import write_text_atomic
+
+            write_text_atomic(path, xml)
+    except OSError:
+        pass
 
 
 def refuse_two_stdout_documents(console: Console, junit_stdout: bool) -> None:
@@ -272,6 +327,7 @@ def doctor_command(f: Callable[..., int | None] | None = None, *, data_stdout: b
     def wrapper(ctx: click.Context, **kwargs: Any) -> None:
         junit_stdout = junit_to_stdout(ctx, kwargs)
         console = make_console(ctx, kwargs, data_stdout=(data_stdout and not kwargs.get("output")) or junit_stdout)
+        console.junit = junit_path(ctx, kwargs)
         name = command_name(ctx)
         try:
             refuse_two_stdout_documents(console, junit_stdout)
@@ -338,6 +394,7 @@ def fail(console: Console, command: str, e: DoctorError) -> NoReturn:
         if console.json_mode and not console.emitted:
             _unless_full(console, lambda: console.emit_json(
                 failure_report(command, e.finding_id, str(e), fix=e.fix).to_dict()))
+        _unless_full(console, lambda: write_failure_junit(console, command, e.finding_id, str(e), e.fix))
         _unless_full(console, console.flush)
     except BrokenPipeError:
         quiet_broken_pipe()
@@ -425,15 +482,21 @@ def report_usage_error(e: click.ClickException, argv: Sequence[str]) -> None:
     _name_the_variable(e)
     args = list(argv)
     args = args[: args.index("--")] if "--" in args else args
-    if not json_asked(args):
+    junit = junit_of_usage_error(e, argv)
+    if not json_asked(args) and not junit:
         return
     from doctor.cli import COMMANDS
 
     command = next((a for a in args if not a.startswith("-")), "doctor")
     command = command if command in COMMANDS else "doctor"
+    if junit:  # a command with --junit: the one click was parsing
+        command = getattr(getattr(e, "ctx", None), "info_name", None) or command
     report = failure_report(command, "usage-error", e.format_message(), fix=UsageError.fix)
-    console = Console(json_mode=True)
+    console = Console(json_mode=json_asked(args))
+    console.junit = junit
     try:
-        console.emit_json(report.to_dict())
+        if console.json_mode:
+            console.emit_json(report.to_dict())
+        write_failure_junit(console, command, "usage-error", e.format_message(), UsageError.fix)
     except BrokenPipeError:
         quiet_broken_pipe()

@@ -95,6 +95,76 @@ def test_junit_one_testcase_per_check(tmp_path):
     assert suite.get("failures") == "3"
 
 
+def _one_error_case(xml: str | Path) -> ET.Element:
+    """The JUnit document of a run that could not do its job: one suite, one testcase, its <error>; the counts and
+    attributes Jenkins' xUnit junit-10.xsd requires (testsuite name/tests/failures/errors, testcase name)."""
+    root = ET.parse(xml).getroot() if isinstance(xml, Path) else ET.fromstring(xml)
+    (suite,) = root.findall("testsuite")
+    (case,) = suite.findall("testcase")
+    assert (suite.get("tests"), suite.get("errors"), suite.get("failures")) == ("1", "1", "0")
+    assert suite.get("name") and case.get("name") and case.find("failure") is None
+    error = case.find("error")
+    assert error is not None and error.get("message") and error.get("type") == case.get("name")
+    return case
+
+
+@pytest.mark.parametrize("argv, finding_id, said", [
+    (["check", "--python", "/nonexistent"], "usage-error", "Invalid value for '--python': /nonexistent: no such file"),
+    (["check", "--bogus"], "usage-error", "No such option '--bogus'"),
+    (["smoke", "--dry-run", "--tp", "zero"], "usage-error", "Invalid value for '--tp'"),
+    (["check", "--only", "netwrok"], "usage-error", "netwrok"),
+    (["check", "--from", "{missing}"], "input-invalid", "cannot read"),
+])
+def test_junit_names_the_error_of_a_run_that_could_not_do_its_job(tmp_path, argv, finding_id, said):
+    """`doctor check --python /nonexistent --junit FILE` exited 2 and wrote no FILE (click refused the command line
+    before the command ran; an unreadable --from failed inside it): a CI that publishes FILE showed nothing, or the
+    previous run's file. Whenever FILE is known, it holds one testcase with an <error> naming the failure, as pytest's
+    --junitxml records its own internal error; the exit code stays 2."""
+    junit = tmp_path / "check.xml"
+    argv = [a.format(missing=tmp_path / "nope.json") for a in argv]
+    r = run(*argv, "--junit", str(junit))
+    assert r.exit_code == 2, r.output
+    case = _one_error_case(junit)
+    assert case.get("name") == finding_id and case.get("classname") == f"doctor.{argv[0]}"
+    assert said in case.find("error").get("message") and "fix:" in case.find("error").text
+    # --json as well: stdout keeps its one document, FILE still written
+    junit.unlink()
+    r = run("--json", *argv, "--junit", str(junit))
+    assert r.exit_code == 2 and json.loads(r.stdout)["findings"][0]["id"] == finding_id
+    assert _one_error_case(junit).get("name") == finding_id
+    # `--junit -`: stdout holds the XML (click's usage text is on stderr)
+    r = run(*argv, "--junit", "-")
+    assert r.exit_code == 2 and _one_error_case(r.stdout).get("name") == finding_id
+
+
+def test_junit_is_not_guessed_where_the_command_line_does_not_give_it(tmp_path):
+    """`--profile --junit FILE` gives --profile the value `--junit` (FILE is then an extra argument): no FILE was
+    asked for, none is written; nor for an option of `doctor` itself, before any command is known. Read by check's own
+    option parser, `--profile NAME --junit FILE` does give it."""
+    f = tmp_path / "f.xml"
+    r = run("check", "--profile", "--junit", str(f))
+    assert r.exit_code == 2 and not f.exists()
+    r = run("--knowledge", str(tmp_path / "none"), "check", "--junit", str(f))
+    assert r.exit_code == 2 and not f.exists()
+    r = run("check", "--profile", "--strict", "--junit", str(f), "extra")
+    assert r.exit_code == 2 and "unexpected extra argument" in _one_error_case(f).find("error").get("message")
+
+
+def test_a_junit_report_already_written_is_kept_when_the_run_fails_after_it(tmp_path):
+    from doctor.cli.options import write_failure_junit
+    from doctor.console import Console
+    from doctor.render import write_junit
+    from doctor.report import Report
+
+    junit = tmp_path / "check.xml"
+    console = Console()
+    console.junit = str(junit)
+    write_junit(Report(command="check"), str(junit), console)
+    full = junit.read_text()
+    write_failure_junit(console, "check", "internal-error", "cannot write: No space left on device", "")
+    assert junit.read_text() == full
+
+
 def test_strict_turns_warnings_into_exit_1(tmp_path):
     d = healthy()
     d["host"]["shm_gb"] = 0.06

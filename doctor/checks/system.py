@@ -10,7 +10,7 @@ from packaging.specifiers import SpecifierSet
 from packaging.version import Version
 
 from doctor.checks.commands import install_dry_run
-from doctor.checks.facts import arch, pver, py_version, val, ver
+from doctor.checks.facts import arch, npu_host, pver, py_version, val, ver
 from doctor.checks.no_stack import SRC_VENV, STACK, holds_no_stack, name_the_training_python, not_installed
 from doctor.checks.runner import CheckContext, check, reported, skip
 from doctor.knowledge.matrix import SRC_PT_COMPAT, torch_npu_pythons
@@ -233,18 +233,35 @@ def target_interpreter(ctx: CheckContext) -> Iterator[Finding]:
     """The interpreter examined is a training environment, not only the doctor's. README's install puts the doctor
     in a venv of its own, and `check` examines the interpreter it runs in unless `--python` names another: run so,
     it finds verl-ascend-doctor and none of the stack, every package rule has nothing to judge, and the report says
-    nothing about the environment the user meant (a venv has its own packages: the training one is elsewhere)."""
+    nothing about the environment the user meant (a venv has its own packages: the training one is elsewhere).
+    Any other interpreter holding none of the stack on a host where nothing says Ascend (`--python` naming an empty
+    venv on a login node) is said too: the package rules stand down there, so the report was about the host alone."""
     snap = ctx.snapshot
     if not snap.is_complete:
         skip("a partial snapshot cannot say the stack is not installed")
-    if not snap.has_package("verl-ascend-doctor"):
-        skip("the doctor is not installed in the interpreter examined")
-    if not holds_no_stack(snap):
+    if any(snap.has_package(n) for n in STACK):
         skip("the interpreter examined holds part of the stack")
+    own = holds_no_stack(snap)
+    if not own and npu_host(snap) and reported(ctx, "torch-npu-installed", "torch-not-installed", "torch"):
+        skip("torch-not-installed says it: torch and torch-npu are not installed on this Ascend host")
     if not_installed(ctx) and reported(ctx, "deep-imports", "import-not-installed", "python"):
         # one finding, one fix: `--deep`'s imports that failed here for the same reason say it (doctor.checks.deep)
-        skip("import-not-installed says it: `--deep` imported none of the stack in the doctor's own environment")
+        skip("import-not-installed says it: `--deep` imported none of the stack in the "
+             + ("doctor's own environment" if own else "interpreter examined"))
     exe = val(snap.python, "executable")
+    if not own:
+        other = name_the_training_python(ctx, deep=False)
+        yield finding(
+            "target-holds-no-stack", "warning", ("python",),
+            f"The interpreter examined holds none of the training stack: {exe or 'its path is not known'}",
+            detail=(f"None of {', '.join(STACK)} is installed there: verl cannot run with it, and the rules about "
+                    "the Python stack had nothing to judge, so the rest of this report is about the host alone."),
+            evidence={"python": exe},
+            fix=(f"If it is meant to run verl, install the verified stack into it (the plan: the command below); if "
+                 f"not, {other[0].lower()}{other[1:]}."),
+            commands=(install_dry_run(snap, ctx.profile),),
+            source=SRC_VENV)
+        return
     yield finding(
         "target-holds-no-stack", "warning", ("python",),
         "The interpreter examined holds the doctor and none of the training stack",

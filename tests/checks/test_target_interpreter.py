@@ -41,15 +41,46 @@ def test_the_doctors_own_venv_is_said_to_hold_no_stack(tmp_path):
     assert str(py) in f["detail"] and "--python PY" in f["fix"]["text"]
 
 
-def test_a_training_env_with_the_doctor_in_it_is_not_nor_one_without_the_doctor(tmp_path):
-    for name, dists, why in (("train", {**DOCTOR_VENV, "verl": "0.9.1"}, "holds part of the stack"),
-                             ("other", {"click": "8.5.1"}, "the doctor is not installed")):
-        py, site = venv_without_pip(tmp_path / name)
-        make_site_packages(site, dists)
-        report = _check(py)
-        assert not _by_id(report, "target-holds-no-stack")
-        [c] = [c for c in report["checks"] if c["id"] == "target-interpreter"]
-        assert c["status"] == "skip" and why in c["reason"]
+def test_a_training_env_with_the_doctor_in_it_is_not(tmp_path):
+    py, site = venv_without_pip(tmp_path / "train")
+    make_site_packages(site, {**DOCTOR_VENV, "verl": "0.9.1"})
+    report = _check(py)
+    assert not _by_id(report, "target-holds-no-stack")
+    [c] = [c for c in report["checks"] if c["id"] == "target-interpreter"]
+    assert c["status"] == "skip" and "holds part of the stack" in c["reason"]
+
+
+def test_an_interpreter_holding_none_of_the_stack_is_said_so_without_the_doctor_in_it(tmp_path):
+    """`doctor check --python <a fresh venv>` on an NPU-less box (real run, 2026-12-07): the CANN and NPU errors, and
+    nothing about Python: every package rule stands down where nothing says Ascend and verl is not installed, and
+    target-holds-no-stack needed the doctor in the target. The examined interpreter holding none of the stack is a
+    fact the probe has: one warning naming it, with install's dry-run line for it and the way to name another."""
+    py, site = venv_without_pip(tmp_path / "empty")
+    make_site_packages(site, {"click": "8.5.1"})
+    report = _check(py)
+    [f] = _by_id(report, "target-holds-no-stack")
+    assert f["severity"] == "warning" and str(py) in f["title"] and "holds none of the training stack" in f["title"]
+    assert f["fix"]["commands"] == [f"doctor install --dry-run --python {py}"]
+    assert "`doctor check --python PY`" in f["fix"]["text"]
+    assert not [x for x in report["findings"] if x["severity"] == "error" and "python" in x["components"]]
+
+
+def test_on_an_ascend_host_torch_not_installed_says_it_and_a_stack_keeps_it_quiet():
+    """Where something says Ascend, torch-npu-installed's errors already name the missing torch and torch-npu of the
+    interpreter examined: the warning stands down (and speaks when they are waived). A documented healthy stack has
+    none of it."""
+    from tests.stacks import ascend_stack, bare, diagnose_dict, healthy
+
+    host = ascend_stack({}, "8.5.0")
+    snap = {**host, "complete": True, "python": {"version": "3.11.9", "executable": "/opt/venv/bin/python"},
+            "packages": {"click": {"version": "8.5.1"}}}
+    ids = [f.id for f in diagnose_dict(snap).findings]
+    assert "torch-not-installed" in ids and "target-holds-no-stack" not in ids
+    waived = diagnose_dict(snap, ignore=("torch-not-installed",))
+    assert "target-holds-no-stack" in [f.id for f in waived.findings]
+    assert "target-holds-no-stack" in [f.id for f in diagnose_dict(bare(complete=True, packages={}, python={
+        "executable": "/opt/venv/bin/python"})).findings]
+    assert not [f for f in diagnose_dict(healthy()).findings if f.id == "target-holds-no-stack"]
 
 
 def test_from_a_snapshot_the_fix_collects_again_rather_than_naming_a_flag_from_refuses(tmp_path):

@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import re
+import shlex
 from collections import defaultdict
 from collections.abc import Callable
+from dataclasses import dataclass, replace
+from typing import Any
 
 from doctor.console import Console
 from doctor.report import CheckStatus, Finding, Report, Severity, short_name, sorted_findings
@@ -83,7 +87,12 @@ def render_text(report: Report, console: Console, *, strict: bool = False,
         else:
             head_mark = {2: ("✗", "red"), 1: ("!", "yellow")}.get(worst, ("✓", "green"))
         say(c.style(f"[{head_mark[0]}] {area}", head_mark[1], "bold"))
+        folds = fold(fs) if c.verbosity <= 0 else {}
         for f in fs:
+            if id(f) in folds:
+                if (group := folds[id(f)]) is not None:
+                    _say_fold(group, c, say, printed)
+                continue
             mark, color = _MARK[f.severity]
             where = f" [{short_name(f.node)}]" if f.node else ""  # the node line above names it whole
             key = f" ({f.key})" if f.key else ""
@@ -120,9 +129,13 @@ def render_text(report: Report, console: Console, *, strict: bool = False,
                 f"; {others} other findings' own lines above are not in it")
         kept = " and ".join(line.get("kept") or ())
         rest += f"; {kept} keeps the installed release" if kept else ""
-        say(c.style(f"fix all at once{where}", "cyan", "bold") + f" (the install lines of {len(line['findings'])} "
-            f"findings above, in one pip run{rest}):")
-        say(f"  $ {line['command']}")
+        same = printed.get((line.get("node"), line["command"]))
+        if same is not None:  # one folded block held every finding it stands for: its line is this one
+            say(c.style(f"fix all at once{where}", "cyan", "bold") + f": the command of {same} above{rest}")
+        else:
+            say(c.style(f"fix all at once{where}", "cyan", "bold") + f" (the install lines of {len(line['findings'])} "
+                f"findings above, in one pip run{rest}):")
+            say(f"  $ {line['command']}")
         if pull := line.get("torch_first"):  # doctor.checks.torch_first: no torch here to keep pinned
             from doctor.checks.torch_first import sentence
 
@@ -224,3 +237,191 @@ def _finding_text(f: Finding) -> str:
     if f.fix:
         s += f"\n  fix: {f.fix.text}" + "".join(f"\n    $ {cmd}" for cmd in f.fix.commands)
     return s
+
+
+# Folding: one block for a declarer's unmet requirements that read alike. A venv with PyPI's verl 0.9.1 installed
+# `--no-deps` has one finding per requirement (28), each with the same paragraph and fix sentence around another
+# name: 171 lines, most of them saying "verl's requirements are not installed". Findings stay separate in the report
+# (--json, --junit, the counts): only the console text folds them, and `-v` prints every block in full.
+
+# the finding ids that fold, with how a group's title reads: the masked title of one finding -> the group's
+_PLURAL = {
+    "requirement-missing": (re.compile(r"^(?P<decl>.+?) requires <name>(?P<why>.*), which is not installed$"),
+                            "{decl} requires {n} packages{why} that are not installed"),
+    "requirement-version-unmet": (
+        re.compile(r"^(?P<decl>.+?) requires <name>(?P<why>.*), but <name> <installed> is installed$"),
+        "{decl} requires {n} packages{why} at releases other than the installed ones"),
+}
+
+
+@dataclass(frozen=True)
+class Fold:
+    """Findings printed as one block: a title counting them, one line per requirement (what only that finding says),
+    the detail and the fix they share, and one command that does every finding's."""
+
+    members: tuple[Finding, ...]
+    title: str
+    items: tuple[tuple[str, str], ...]  # (the requirement, what only its finding says)
+    detail: str
+    fix: str
+    commands: tuple[str, ...]
+
+
+def _tokens(f: Finding) -> list[tuple[str, str]]:
+    """What differs from one requirement finding to the next, longest first, with the placeholder it reads as. The
+    range and the name read alike: `accelerate` is both, and `tensordict>=0.8.0` names `tensordict`."""
+    from packaging.requirements import InvalidRequirement, Requirement
+
+    from doctor.knowledge.pipcheck import bare
+
+    ev = f.evidence
+    out = []
+    req = ev.get("requirement")
+    if isinstance(req, str) and req:
+        out.append((bare(req), "<name>"))
+        try:
+            out.append((Requirement(req).name, "<name>"))  # as written: `qwen_vl_utils`, not `qwen-vl-utils`
+        except InvalidRequirement:
+            pass
+    for name in (ev.get("requires"), (f.key or "").partition(":")[2]):
+        if isinstance(name, str) and name:
+            out.append((name, "<name>"))
+    if isinstance(ev.get("installed"), str) and ev["installed"]:
+        out.append((ev["installed"], "<installed>"))
+    return sorted({t for t in out if t[0]}, key=lambda t: -len(t[0]))
+
+
+def _mask(text: str, tokens: list[tuple[str, str]]) -> str:
+    """`text` with each token (as a whole word: `torch` is not masked inside `torch-npu`) read as its placeholder."""
+    for token, ph in tokens:
+        text = re.sub(rf"(?<![\w.+-]){re.escape(token)}(?![\w+-]|\.\w)", ph, text)
+    return text
+
+
+def _sentences(text: str) -> list[str]:
+    """A paragraph cut after each `. ` (a version's dots have no space after them)."""
+    return [s for s in re.split(r"(?<=\.)\s+", text.strip()) if s]
+
+
+def fold(fs: list[Finding]) -> dict[int, Fold | None]:
+    """Groups of two or more findings of one area (in report order) that print as one block: the same id, node,
+    severity and declaring package, titles and fixes that differ only in the requirement's name, range and installed
+    release, and one command that does all their fixes. The first member maps to its Fold, the others to None; a
+    finding not in any group is not in the result (keyed by id(): a Finding, its evidence a dict, does not hash).
+    Details may differ: what only one finding says goes on its line."""
+    from doctor.checks.install_all import install_all
+
+    groups: dict[tuple[Any, ...], list[tuple[Finding, list[tuple[str, str]]]]] = defaultdict(list)
+    for f in fs:
+        pkg = f.evidence.get("package")
+        if f.id not in _PLURAL or not f.key or not isinstance(pkg, str) or not isinstance(f.evidence.get("requirement"), str):
+            continue
+        tokens = _tokens(f)
+        fix_own = tuple(s for s in _sentences(_mask(_fix_text(f), tokens)) if "<" in s) if f.fix else None
+        groups[(f.id, f.node, f.severity, pkg, f.evidence.get("version"), _mask(f.title, tokens), fix_own)].append(
+            (f, tokens))
+    out: dict[int, Fold | None] = {}
+    for (fid, _, _, _, _, title, _), members in groups.items():
+        m = _PLURAL[fid][0].match(title)
+        if len(members) < 2 or m is None or "<" in m["decl"] + m["why"]:
+            continue
+        fs = [f for f, _ in members]
+        if len({f.fix.commands if f.fix else () for f in fs}) == 1:
+            commands = fs[0].fix.commands if fs[0].fix else ()
+        else:  # the findings whose pip lines one run does (install_all); one with another option stays apart
+            kept = list(dict.fromkeys(k for f in fs if f.fix for k in f.fix.kept))
+            lines = install_all([_unpinned(f) for f in fs], {fs[0].node: kept} if kept else None)
+            if len(lines) != 1:
+                continue
+            members = [(f, t) for f, t in members if f"{f.id}:{f.key}" in lines[0]["findings"]]
+            commands = (lines[0]["command"],)
+        if len(members) < 2:
+            continue
+        out[id(members[0][0])] = _fold(_PLURAL[fid][1].format(decl=m["decl"], why=m["why"], n=len(members)), members,
+                                       commands)
+        out.update({id(f): None for f, _ in members[1:]})
+    return out
+
+
+def _fold(title: str, members: list[tuple[Finding, list[tuple[str, str]]]], commands: tuple[str, ...]) -> Fold:
+    """The block of one group: the sentences of the details every finding has said once (a name read as `<name>`),
+    the rest on each finding's line; the fix's sentences once; `commands` does every finding's fix."""
+    from doctor.knowledge.pipcheck import bare
+
+    fs = [f for f, _ in members]
+    pieces = [[(_mask(s, tokens), s) for s in _sentences(f.detail)] for f, tokens in members]
+    shared = [s for s, _ in pieces[0] if all(any(s == o for o, _ in p) for p in pieces[1:])]
+    own = [" ".join(s for masked, s in p if masked not in shared) for p in pieces]
+    common = _common_words(own) if all(own) else None
+    if common is not None:
+        head, tail = common
+        shared.append(" ".join([*head, "…", *tail]))
+        own = [" ".join(o.split()[len(head):len(o.split()) - len(tail)]).rstrip(",;:") for o in own]
+    fix = " ".join(dict.fromkeys(s for f, tokens in members if f.fix for s in _sentences(_mask(_fix_text(f), tokens))))
+    if pull := list(dict.fromkeys(p for f in fs if f.fix for p in f.fix.torch_first)):
+        from doctor.checks.torch_first import sentence
+
+        fix += " " + sentence(pull, "this fix" if len(commands) > 1 else "this line")
+    items = []
+    for f, _ in members:
+        req = bare(str(f.evidence["requirement"]))
+        inst = f.evidence.get("installed")
+        items.append(req + (f" ({inst} is installed)" if isinstance(inst, str) and inst else ""))
+    return Fold(tuple(fs), title, tuple(zip(items, own, strict=True)), " ".join(shared), fix, commands)
+
+
+def _fix_text(f: Finding) -> str:
+    """The fix's sentence without the torch-first note doctor.checks.torch_first.with_torch_first put at its end (it
+    names the finding's own package): the group says it once, of all the packages in it that pull torch."""
+    from doctor.checks.torch_first import sentence
+
+    text = f.fix.text if f.fix else ""
+    if f.fix and f.fix.torch_first:
+        for then in ("this line", "this fix"):
+            text = text.removesuffix(" " + sentence(f.fix.torch_first, then))
+    return text
+
+
+def _unpinned(f: Finding) -> Finding:
+    """The finding with the installed torch's pin (`fix.kept`, which doctor.checks.torch_first.with_torch_kept put
+    at the end of its pip lines) taken off them again: the group's one line gets it back once, last, from
+    install_all's `keep`, as the `fix all at once` line does."""
+    if f.fix is None or not f.fix.kept:
+        return f
+    tails = tuple(f" {shlex.quote(k)}" for k in f.fix.kept)
+    cmds = tuple(next((c[:-len(t)] for t in tails if c.endswith(t)), c) for c in f.fix.commands)
+    return replace(f, fix=replace(f.fix, commands=cmds))
+
+
+def _common_words(texts: list[str]) -> tuple[list[str], list[str]] | None:
+    """The words every text starts with and ends with, when they are most of each text (what differs is a module
+    and a file in one sentence), else None: the shared words are said once, the rest on each finding's line."""
+    words = [t.split() for t in texts]
+    short = min(len(w) for w in words)
+    head = 0
+    while head < short and len({w[head] for w in words}) == 1:
+        head += 1
+    tail = 0
+    while tail < short - head and len({w[len(w) - 1 - tail] for w in words}) == 1:
+        tail += 1
+    if head + tail >= short or 2 * (head + tail) < short:  # a text with nothing of its own, or mostly its own
+        return None
+    return words[0][:head], words[0][len(words[0]) - tail:]
+
+
+def _say_fold(g: Fold, c: Console, say: Callable[[str], None], printed: dict[tuple[str | None, str], str]) -> None:
+    """One group as the console prints it (see Fold)."""
+    first = g.members[0]
+    mark, color = _MARK[first.severity]
+    where = f" [{short_name(first.node)}]" if first.node else ""
+    say(f"    {c.style(mark, color)} {g.title}{where}" + c.style(f"  [{first.id}]", "dim"))
+    for req, own in g.items:
+        say(f"        - {req}" + c.style(f": {own}", "dim") if own else f"        - {req}")
+    if g.detail and first.severity is not Severity.INFO:
+        say(c.style(f"        {g.detail}", "dim"))
+    if g.fix:
+        say(f"        {c.style('fix:', 'cyan')} {g.fix}")
+    label = f"{first.id} ({first.evidence.get('package')}, {len(g.members)} findings)"
+    for cmd in g.commands:
+        seen = printed.setdefault((first.node, cmd), label)
+        say(f"          $ {cmd}" if seen == label else c.style(f"          (the same command as {seen} above)", "dim"))

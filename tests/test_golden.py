@@ -26,6 +26,8 @@ CASES = {
     "check-sick.txt": ["check", "--from", "check-sick.snapshot.json"],
     "check-sick-verbose.txt": ["check", "-v", "--from", "check-sick.snapshot.json"],
     "check-sick-quiet.txt": ["check", "-q", "--from", "check-sick.snapshot.json"],
+    # `doctor collect` of a plain venv with PyPI's verl 0.9.1 wheel installed --no-deps: its unmet requirements fold
+    "check-no-deps.txt": ["check", "--from", "check-no-deps.snapshot.json"],
     "explain-run.txt": ["explain", "run.log"],
     # the plan for the snapshot's machine: host prerequisites, then each step and whether the snapshot satisfies it
     "install-dry-run.txt": ["install", "--dry-run", "--from", "check-sick.snapshot.json", "--venv", "/opt/train-venv",

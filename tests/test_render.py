@@ -7,7 +7,7 @@ import pytest
 from doctor.atomic import write_text_atomic
 from doctor.console import Console
 from doctor.render import emit, junit_xml
-from doctor.report import CheckResult, CheckStatus, Report, finding
+from doctor.report import CheckResult, CheckStatus, Finding, Report, finding
 
 
 def _report() -> Report:
@@ -150,3 +150,85 @@ def test_a_ray_node_is_named_whole_once_and_short_on_each_finding_line():
     out = io.StringIO()
     emit(report, Console(out=out, err=io.StringIO(), json_mode=True))
     assert json.loads(out.getvalue())["findings"][0]["node"] == node
+
+
+def _no_deps_check(*args: str) -> str:
+    """`doctor check ARGS --from` the snapshot `doctor collect` took of a plain venv holding PyPI's verl 0.9.1 wheel
+    installed `--no-deps` (tests/golden/check-no-deps.snapshot.json): what a cluster operator who ran
+    `pip install --no-deps verl` sees."""
+    from click.testing import CliRunner
+
+    from doctor.cli import cli
+
+    snap = os.path.join(os.path.dirname(__file__), "golden", "check-no-deps.snapshot.json")
+    r = CliRunner().invoke(cli, ["--no-color", *args, "check", "--from", snap], catch_exceptions=False)
+    assert r.exit_code == 1, r.output
+    return r.stdout
+
+
+def test_unmet_requirements_of_one_declarer_print_as_one_block_and_stay_findings():
+    """verl installed `--no-deps` has one finding per requirement (28 of them), each printed as 4-5 lines with the
+    same paragraph and fix sentence: 170 lines to say "verl's requirements are not installed; run this line". The
+    console folds those of one declarer that read alike into one block (a title counting them, a line per
+    requirement, the paragraph and the fix once, one pip line); --json, --junit, -v and the counts keep each one."""
+    import json
+    import shlex
+
+    from doctor.knowledge.pipcheck import bare
+
+    doc = json.loads(_no_deps_check("--json"))
+    missing = [f for f in doc["findings"] if f["id"] == "requirement-missing"]
+    plain = [f for f in missing if f["components"][0] == "python" and "extra" not in f["evidence"]]
+    assert len(missing) == 28 and len(plain) == 15  # the report keeps one finding per requirement
+    text = _no_deps_check()
+    assert "verl 0.9.1 requires 15 packages that are not installed  [requirement-missing]" in text
+    for f in plain:
+        assert f"        - {bare(f['evidence']['requirement'])}\n" in text and f"({f['key']})" not in text
+    # the paragraph and the fix sentence once per block, not once per finding; one pip line installs the block
+    assert text.count("The package declares this requirement") == 6  # 3 blocks + numpy, ray, transformers' own
+    assert text.count("fix: Install what verl declares") == 6
+    (line,) = [x for x in text.splitlines() if x.startswith("          $ ") and "accelerate" in x]
+    assert shlex.split(line)[5:] == [bare(f["evidence"]["requirement"]) for f in plain]
+    # the import facts that differ stay, on the line of the requirement they are about
+    assert "        - fastapi: `fastapi` at module level (verl/workers/rollout/utils.py:22)\n" in text
+    # the counts are of findings, not of blocks
+    s = doc["summary"]
+    assert text.splitlines()[-1].startswith(f"check: errors — {s['error']} error(s), {s['warning']} warning(s)")
+    assert s["error"] + s["warning"] >= len(missing)
+    quiet = _no_deps_check("-q")
+    assert "verl 0.9.1 requires 15 packages that are not installed" in quiet and "(verl:accelerate)" not in quiet
+    verbose = _no_deps_check("-v")  # every finding's block in full
+    assert all(f"({f['key']})  [requirement-missing]" in verbose for f in missing)
+    assert verbose.count("The package declares this requirement") == len(missing)
+
+
+def test_fold_keeps_apart_declarers_ids_and_fixes_that_differ():
+    """Only findings of one id, one declaring package (and release), one node and severity fold, and only when one
+    command does all their fixes: a `--no-deps` line of one of them (another pip run) keeps it on its own."""
+    def req(fid: str, pkg: str, name: str, spec: str = "", installed: str | None = None, cmd: str = "") -> Finding:
+        decl = f"{pkg} 1.0"
+        title = (f"{decl} requires {name}{spec}, which is not installed" if installed is None else
+                 f"{decl} requires {name}{spec}, but {name} {installed} is installed")
+        return finding(fid, "error", "python", title, key=f"{pkg}:{name}",
+                       detail=f"No distribution named {name} is installed. Declared in {pkg}'s METADATA.",
+                       evidence={"package": pkg, "version": "1.0", "requirement": name + spec, "requires": name,
+                                 "installed": installed},
+                       fix=f"Install what {pkg} declares.", commands=[cmd or f"/v/bin/python -m pip install '{name}{spec}'"])
+
+    fs = [req("requirement-missing", "app", "alpha"), req("requirement-missing", "app", "beta", ">=2"),
+          req("requirement-missing", "lib", "gamma"),
+          req("requirement-missing", "app", "delta", cmd="/v/bin/python -m pip install --no-deps 'delta'"),
+          req("requirement-version-unmet", "app", "eps", "<2", "2.1"),
+          req("requirement-version-unmet", "app", "zeta", "<3", "3.0")]
+    out = io.StringIO()
+    emit(Report("check", findings=fs, checks=[]), Console(out=out, err=io.StringIO()))
+    text = out.getvalue()
+    assert "app 1.0 requires 2 packages that are not installed" in text
+    assert "        - alpha\n        - beta>=2\n" in text
+    assert "No distribution named <name> is installed. Declared in app's METADATA." in text
+    assert "$ /v/bin/python -m pip install alpha 'beta>=2'\n" in text
+    assert "lib 1.0 requires gamma, which is not installed (lib:gamma)" in text  # another declarer
+    assert "app 1.0 requires delta, which is not installed (app:delta)" in text  # its own pip run
+    assert "app 1.0 requires 2 packages at releases other than the installed ones" in text
+    assert "        - eps<2 (2.1 is installed)\n        - zeta<3 (3.0 is installed)\n" in text
+    assert "6 error(s)" in text

@@ -151,8 +151,16 @@ def test_check_of_a_no_deps_install_prints_one_command_that_runs_and_json_has_it
     con.print = lambda text="", **_kw: out.append(text)  # type: ignore[method-assign]
     render_text(rep, con)
     text = "\n".join(out)
-    assert text.index("fix all at once") > max(text.index("mylib:alpha-pkg"), text.index("mylib:beta-pkg"))
-    assert f"  $ {line['command']}" in text and "-m pip install 'alpha-pkg>=1.0'\n" in text  # each line stays
+    # the console folds the two findings into one block whose one line is the run's; -v prints each in full
+    assert "mylib 1.0 requires 2 packages that are not installed" in text and "mylib:alpha-pkg" not in text
+    assert text.count(f"$ {line['command']}") == 1 < text.index("fix all at once") - text.index(line["command"])
+    verbose: list[str] = []
+    con = Console(json_mode=False, verbosity=1)
+    con.print = lambda text="", **_kw: verbose.append(text)  # type: ignore[method-assign]
+    render_text(rep, con)
+    v = "\n".join(verbose)
+    assert v.index("fix all at once") > max(v.index("mylib:alpha-pkg"), v.index("mylib:beta-pkg"))
+    assert f"  $ {line['command']}" in v and "-m pip install 'alpha-pkg>=1.0'\n" in v  # each line stays
     wheels = tmp_path / "w"
     wheels.mkdir()
     _wheel(wheels, "alpha_pkg", "1.2")

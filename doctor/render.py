@@ -240,8 +240,8 @@ def _finding_text(f: Finding) -> str:
 
 
 # Folding: one block for a declarer's unmet requirements that read alike. A venv with PyPI's verl 0.9.1 installed
-# `--no-deps` has one finding per requirement (28), each with the same paragraph and fix sentence around another
-# name: 171 lines, most of them saying "verl's requirements are not installed". Findings stay separate in the report
+# `--no-deps` has one finding per requirement (28) and per undeclared import (9), each with the same paragraph and
+# fix sentence around another name: 171 lines, most of them saying "verl's requirements are not installed". Findings stay separate in the report
 # (--json, --junit, the counts): only the console text folds them, and `-v` prints every block in full.
 
 # the finding ids that fold, with how a group's title reads: the masked title of one finding -> the group's
@@ -251,6 +251,10 @@ _PLURAL = {
     "requirement-version-unmet": (
         re.compile(r"^(?P<decl>.+?) requires <name>(?P<why>.*), but <name> <installed> is installed$"),
         "{decl} requires {n} packages{why} at releases other than the installed ones"),
+    # doctor.checks.packages.imports_at_load: what verl imports at load and does not declare
+    "package-imports-undeclared-missing": (
+        re.compile(r"^(?P<decl>.+?) imports <name> when its trainer loads, and <name> is not installed(?P<why>)$"),
+        "{decl} imports modules of {n} packages when its trainer loads, and they are not installed"),
 }
 
 
@@ -260,6 +264,7 @@ class Fold:
     the detail and the fix they share, and one command that does every finding's."""
 
     members: tuple[Finding, ...]
+    who: str  # the declaring package and release: `verl 0.9.1`
     title: str
     items: tuple[tuple[str, str], ...]  # (the requirement, what only its finding says)
     detail: str
@@ -269,7 +274,8 @@ class Fold:
 
 def _tokens(f: Finding) -> list[tuple[str, str]]:
     """What differs from one requirement finding to the next, longest first, with the placeholder it reads as. The
-    range and the name read alike: `accelerate` is both, and `tensordict>=0.8.0` names `tensordict`."""
+    range, the name and a module read alike: `accelerate` is both, `tensordict>=0.8.0` names `tensordict`, and
+    pillow's `PIL` is `orjson`'s `orjson`."""
     from packaging.requirements import InvalidRequirement, Requirement
 
     from doctor.knowledge.pipcheck import bare
@@ -288,6 +294,7 @@ def _tokens(f: Finding) -> list[tuple[str, str]]:
             out.append((name, "<name>"))
     if isinstance(ev.get("installed"), str) and ev["installed"]:
         out.append((ev["installed"], "<installed>"))
+    out.extend((m, "<name>") for m in ev.get("modules") or () if isinstance(m, str))  # `PIL` of pillow
     return sorted({t for t in out if t[0]}, key=lambda t: -len(t[0]))
 
 
@@ -313,15 +320,14 @@ def fold(fs: list[Finding]) -> dict[int, Fold | None]:
 
     groups: dict[tuple[Any, ...], list[tuple[Finding, list[tuple[str, str]]]]] = defaultdict(list)
     for f in fs:
-        pkg = f.evidence.get("package")
-        if f.id not in _PLURAL or not f.key or not isinstance(pkg, str) or not isinstance(f.evidence.get("requirement"), str):
+        if f.id not in _PLURAL or not isinstance(_label(f), str):
             continue
         tokens = _tokens(f)
         fix_own = tuple(s for s in _sentences(_mask(_fix_text(f), tokens)) if "<" in s) if f.fix else None
-        groups[(f.id, f.node, f.severity, pkg, f.evidence.get("version"), _mask(f.title, tokens), fix_own)].append(
-            (f, tokens))
+        # the masked title names the declaring package and release (`verl 0.9.1 requires <name>`)
+        groups[(f.id, f.node, f.severity, _mask(f.title, tokens), fix_own)].append((f, tokens))
     out: dict[int, Fold | None] = {}
-    for (fid, _, _, _, _, title, _), members in groups.items():
+    for (fid, _, _, title, _), members in groups.items():
         m = _PLURAL[fid][0].match(title)
         if len(members) < 2 or m is None or "<" in m["decl"] + m["why"]:
             continue
@@ -333,41 +339,61 @@ def fold(fs: list[Finding]) -> dict[int, Fold | None]:
             lines = install_all([_unpinned(f) for f in fs], {fs[0].node: kept} if kept else None)
             if len(lines) != 1:
                 continue
-            members = [(f, t) for f, t in members if f"{f.id}:{f.key}" in lines[0]["findings"]]
+            covered = lines[0]["findings"]  # `id:key`, or the id of a finding without a key
+            if any(not f.key for f in fs) and len(covered) != len(fs):
+                continue
+            members = [(f, t) for f, t in members if (f"{f.id}:{f.key}" if f.key else f.id) in covered]
             commands = (lines[0]["command"],)
         if len(members) < 2:
             continue
-        out[id(members[0][0])] = _fold(_PLURAL[fid][1].format(decl=m["decl"], why=m["why"], n=len(members)), members,
-                                       commands)
+        out[id(members[0][0])] = _fold(m["decl"], _PLURAL[fid][1].format(decl=m["decl"], why=m["why"], n=len(members)),
+                                       members, commands)
         out.update({id(f): None for f, _ in members[1:]})
     return out
 
 
-def _fold(title: str, members: list[tuple[Finding, list[tuple[str, str]]]], commands: tuple[str, ...]) -> Fold:
+def _fold(who: str, title: str, members: list[tuple[Finding, list[tuple[str, str]]]], commands: tuple[str, ...]) -> Fold:
     """The block of one group: the sentences of the details every finding has said once (a name read as `<name>`),
     the rest on each finding's line; the fix's sentences once; `commands` does every finding's fix."""
-    from doctor.knowledge.pipcheck import bare
-
     fs = [f for f, _ in members]
     pieces = [[(_mask(s, tokens), s) for s in _sentences(f.detail)] for f, tokens in members]
-    shared = [s for s, _ in pieces[0] if all(any(s == o for o, _ in p) for p in pieces[1:])]
-    own = [" ".join(s for masked, s in p if masked not in shared) for p in pieces]
-    common = _common_words(own) if all(own) else None
+    same = {s for s, _ in pieces[0] if all(any(s == o for o, _ in p) for p in pieces[1:])}
+    own = [" ".join(s for masked, s in p if masked not in same) for p in pieces]
+    # the words every finding's own sentence starts and ends with (names masked) are said once too, where it stood
+    common = _common_words([" ".join(m for m, _ in p if m not in same) for p in pieces]) if all(own) else None
+    mid = " ".join([*common[0], "…", *common[1]]) if common else None
+    shared = list(dict.fromkeys(s if s in same else mid for s, _ in pieces[0]))
     if common is not None:
         head, tail = common
-        shared.append(" ".join([*head, "…", *tail]))
-        own = [" ".join(o.split()[len(head):len(o.split()) - len(tail)]).rstrip(",;:") for o in own]
+        own = [_unwrap(" ".join(o.split()[len(head):len(o.split()) - len(tail)]).rstrip(",;:")) for o in own]
     fix = " ".join(dict.fromkeys(s for f, tokens in members if f.fix for s in _sentences(_mask(_fix_text(f), tokens))))
     if pull := list(dict.fromkeys(p for f in fs if f.fix for p in f.fix.torch_first)):
         from doctor.checks.torch_first import sentence
 
         fix += " " + sentence(pull, "this fix" if len(commands) > 1 else "this line")
-    items = []
-    for f, _ in members:
-        req = bare(str(f.evidence["requirement"]))
-        inst = f.evidence.get("installed")
-        items.append(req + (f" ({inst} is installed)" if isinstance(inst, str) and inst else ""))
-    return Fold(tuple(fs), title, tuple(zip(items, own, strict=True)), " ".join(shared), fix, commands)
+    items = [str(_label(f)) for f in fs]
+    return Fold(tuple(fs), who, title, tuple(zip(items, own, strict=True)), " ".join(x for x in shared if x), fix,
+                commands)
+
+
+def _unwrap(text: str) -> str:
+    """`(verl/utils/tracking.py:29)` -> `verl/utils/tracking.py:29`: a line's own words without the parentheses
+    that held them in the sentence."""
+    return text[1:-1] if text.startswith("(") and text.endswith(")") and "(" not in text[1:-1] else text
+
+
+def _label(f: Finding) -> str | None:
+    """A folded finding's line: the requirement as its fix installs it, the installed release when it is the wrong
+    one, the module imported when its name is not the package's (`pillow (import PIL)`); None: not one to fold."""
+    from doctor.knowledge.pipcheck import bare
+
+    ev = f.evidence
+    req = ev.get("requirement") if isinstance(ev.get("requirement"), str) else ev.get("requires")
+    if not isinstance(req, str) or not req:
+        return None
+    inst, mods = ev.get("installed"), [m for m in ev.get("modules") or () if isinstance(m, str)]
+    return (bare(req) + (f" ({inst} is installed)" if isinstance(inst, str) and inst else "")
+            + (f" (import {', '.join(mods)})" if mods and mods != [req] else ""))
 
 
 def _fix_text(f: Finding) -> str:
@@ -421,7 +447,7 @@ def _say_fold(g: Fold, c: Console, say: Callable[[str], None], printed: dict[tup
         say(c.style(f"        {g.detail}", "dim"))
     if g.fix:
         say(f"        {c.style('fix:', 'cyan')} {g.fix}")
-    label = f"{first.id} ({first.evidence.get('package')}, {len(g.members)} findings)"
+    label = f"{first.id} ({g.who}, {len(g.members)} findings)"
     for cmd in g.commands:
         seen = printed.setdefault((first.node, cmd), label)
         say(f"          $ {cmd}" if seen == label else c.style(f"          (the same command as {seen} above)", "dim"))

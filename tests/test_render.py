@@ -191,6 +191,11 @@ def test_unmet_requirements_of_one_declarer_print_as_one_block_and_stay_findings
     assert shlex.split(line)[5:] == [bare(f["evidence"]["requirement"]) for f in plain]
     # the import facts that differ stay, on the line of the requirement they are about
     assert "        - fastapi: `fastapi` at module level (verl/workers/rollout/utils.py:22)\n" in text
+    # what verl imports at load and does not declare folds the same way, naming the module where it is not the name
+    undeclared = [f for f in doc["findings"] if f["id"] == "package-imports-undeclared-missing"]
+    assert f"verl 0.9.1 imports modules of {len(undeclared)} packages when its trainer loads" in text
+    assert "        - pillow (import PIL): verl/experimental/agent_loop/agent_loop.py:43\n" in text
+    assert text.count("pip neither installs it with verl") == 1 < len(undeclared)
     # the counts are of findings, not of blocks
     s = doc["summary"]
     assert text.splitlines()[-1].startswith(f"check: errors — {s['error']} error(s), {s['warning']} warning(s)")
@@ -200,6 +205,7 @@ def test_unmet_requirements_of_one_declarer_print_as_one_block_and_stay_findings
     verbose = _no_deps_check("-v")  # every finding's block in full
     assert all(f"({f['key']})  [requirement-missing]" in verbose for f in missing)
     assert verbose.count("The package declares this requirement") == len(missing)
+    assert verbose.count("pip neither installs it with verl") == len(undeclared)
 
 
 def test_fold_keeps_apart_declarers_ids_and_fixes_that_differ():

@@ -372,8 +372,40 @@ def _fold(who: str, title: str, members: list[tuple[Finding, list[tuple[str, str
 
         fix += " " + sentence(pull, "this fix" if len(commands) > 1 else "this line")
     items = [str(_label(f)) for f in fs]
-    return Fold(tuple(fs), who, title, tuple(zip(items, own, strict=True)), " ".join(x for x in shared if x), fix,
-                commands)
+    return Fold(tuple(fs), who, title, tuple(zip(items, own, strict=True)), _plural(" ".join(x for x in shared if x)),
+                _plural(fix), commands)
+
+
+# A shared sentence says each listed requirement where one finding named its own: the masked name, read in the
+# plural (the checks' sentences name one package; the block lists them above).
+_PLURAL_WORDS = (
+    (re.compile(r"`import <name>` …"), "these imports"),
+    (re.compile(r"declares this requirement"), "declares these requirements"),
+    (re.compile(r"and adds this one"), "and adds these"),
+    (re.compile(r"neither installs it with"), "neither installs them with"),
+    (re.compile(r"without it that import fails"), "without them those imports fail"),
+    (re.compile(r"nor reports it missing"), "nor reports them missing"),
+    (re.compile(r"needs it fails"), "needs them fails"),
+    (re.compile(r"leaves it out"), "leaves them out"),
+    (re.compile(r"imports … in what"), "imports them in what"),
+    (re.compile(r"The import raises"), "Each import raises"),
+    (re.compile(r"(?<=[.:] )No distribution named <name> is|^No distribution named <name> is"), "None of them is"),
+    (re.compile(r"no distribution named <name> is"), "none of them is"),
+    (re.compile(r"<name>'s"), "their"),
+    (re.compile(r"does not name <name>"), "names none of them"),
+    (re.compile(r"Install <name>"), "Install them"),
+    (re.compile(r"'<name>'"), "'…'"),
+    (re.compile(r"`import <name>`"), "`import …`"),
+    (re.compile(r"<name>"), "each of them"),
+    (re.compile(r"<installed>"), "the installed release"),
+)
+
+
+def _plural(text: str) -> str:
+    """`text` with the placeholders _mask left read as words about the listed requirements."""
+    for pattern, words in _PLURAL_WORDS:
+        text = pattern.sub(words, text)
+    return text
 
 
 def _unwrap(text: str) -> str:

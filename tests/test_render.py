@@ -185,7 +185,9 @@ def test_unmet_requirements_of_one_declarer_print_as_one_block_and_stay_findings
     for f in plain:
         assert f"        - {bare(f['evidence']['requirement'])}\n" in text and f"({f['key']})" not in text
     # the paragraph and the fix sentence once per block, not once per finding; one pip line installs the block
-    assert text.count("The package declares this requirement") == 6  # 3 blocks + numpy, ray, transformers' own
+    assert text.count("The package declares this requirement") == 3  # numpy, ray, transformers' own findings
+    assert text.count("The package declares these requirements") == 3  # the 3 blocks, said of the list above
+    assert "<name>" not in text and "<installed>" not in text  # a block's words, not the placeholders it folded
     assert text.count("fix: Install what verl declares") == 6
     (line,) = [x for x in text.splitlines() if x.startswith("          $ ") and "accelerate" in x]
     assert shlex.split(line)[5:] == [bare(f["evidence"]["requirement"]) for f in plain]
@@ -195,7 +197,8 @@ def test_unmet_requirements_of_one_declarer_print_as_one_block_and_stay_findings
     undeclared = [f for f in doc["findings"] if f["id"] == "package-imports-undeclared-missing"]
     assert f"verl 0.9.1 imports modules of {len(undeclared)} packages when its trainer loads" in text
     assert "        - pillow (import PIL): verl/experimental/agent_loop/agent_loop.py:43\n" in text
-    assert text.count("pip neither installs it with verl") == 1 < len(undeclared)
+    assert text.count("pip neither installs them with verl") == 1 < len(undeclared)
+    assert "fix: Install them into the same interpreter." in text
     # the counts are of findings, not of blocks
     s = doc["summary"]
     assert text.splitlines()[-1].startswith(f"check: errors — {s['error']} error(s), {s['warning']} warning(s)")
@@ -231,7 +234,7 @@ def test_fold_keeps_apart_declarers_ids_and_fixes_that_differ():
     text = out.getvalue()
     assert "app 1.0 requires 2 packages that are not installed" in text
     assert "        - alpha\n        - beta>=2\n" in text
-    assert "No distribution named <name> is installed. Declared in app's METADATA." in text
+    assert "None of them is installed. Declared in app's METADATA." in text
     assert "$ /v/bin/python -m pip install alpha 'beta>=2'\n" in text
     assert "lib 1.0 requires gamma, which is not installed (lib:gamma)" in text  # another declarer
     assert "app 1.0 requires delta, which is not installed (app:delta)" in text  # its own pip run

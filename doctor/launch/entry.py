@@ -167,6 +167,29 @@ def absent_module(entry: str, trainer_config: Path | None) -> tuple[str, list[st
     return "/".join(parts) + ".py", difflib.get_close_matches(parts[-1], names, n=3, cutoff=0.6)
 
 
+def shipped_without_code(entry: str, trainer_config: Path | None) -> str | None:
+    """The entry module's package directory (`verl/experimental/one_step_off_policy`) when the verl tree linted
+    against has that directory with files in it but no Python module at all. verl 0.7.1's wheel is such a tree for
+    its experimental trainers (one_step_off_policy, fully_async_policy, vla): those directories have no
+    `__init__.py` at v0.7.1, so setuptools' find_packages leaves their code out while the package-data globs still
+    ship their `config/*.yaml`. A checkout of that tag has `main_ppo.py` there, and verl's Ascend install guide
+    installs from a checkout (`pip install -v -e .`), so the missing module says how verl was installed, not that
+    the script is wrong. None otherwise (the package directory is absent, or holds Python files: a module really
+    removed, as `verl.trainer.main_generation` after 0.7.0)."""
+    root = _repo_root(trainer_config)
+    parts = entry.split(".")
+    if root is None or parts[0] != "verl" or len(parts) < 3:
+        return None
+    package = root / Path(*parts[:-1])
+    try:
+        children = list(package.iterdir())
+    except OSError:
+        return None
+    if not children or any(c.suffix == ".py" for c in children if c.is_file()):
+        return None
+    return "/".join(parts[:-1])
+
+
 def _default_name(entry: str, root: Path | None) -> str:
     """The entry module's `@hydra.main(config_name=…)`, read from its source when it is here."""
     text = _entry_source(entry, root)

@@ -160,7 +160,10 @@ def lint_path(inv: Invocation, version: str, trainer_dir: Path | None, opts: Opt
     if note is not None:
         out.append(note)
     absent = E.absent_module(inv.entry, trainer_dir)
-    if absent is not None:  # the run stops at the import: no config is read, no rule of the trainer applies
+    data_only = E.shipped_without_code(inv.entry, trainer_dir) if absent is not None else None
+    if data_only is not None:  # a wheel that left the package's code out: a checkout of the release runs it
+        out.append(_entry_not_in_wheel(inv.entry, absent[0] if absent else "", data_only, version))
+    elif absent is not None:  # the run stops at the import: no config is read, no rule of the trainer applies
         return (out + [_entry_missing(inv.entry, *absent)]
                 + environment_findings(inv.exports, inv.export_lines, documented_stack(version)) + launcher_findings(inv))
     sel = E.select(inv.entry, inv.config_name, inv.config_path, trainer_dir)
@@ -213,6 +216,21 @@ def _entry_missing(entry: str, path: str, near: list[str]) -> Finding:
                    key=None, evidence={"entry": entry, "module": path, "near": near},
                    fix=f"Use the entry point this release has{hint}, or lint against the verl the script was "
                        "written for.", source=S.PYTHON_M)
+
+
+def _entry_not_in_wheel(entry: str, path: str, package: str, version: str) -> Finding:
+    return finding("launch-entry-not-in-wheel", "warning", ("config", "verl"),
+                   f"{entry}: the verl {version} linted against has {package}/ without its Python code (no {path}); "
+                   "a checkout of the release has it",
+                   detail=f"{package}/ holds only data files in the release linted against: a wheel whose build left "
+                          "that directory's code out (it has no __init__.py, so find_packages skips it, while its "
+                          f"config is package data). python -m {entry} runs from a checkout of the release installed "
+                          "with `pip install -e .`, as verl's Ascend install guide installs it, and stops with 'No "
+                          f"module named {entry}' where verl was installed from the wheel. The script was linted "
+                          "against the config beside the entry point.",
+                   key=None, evidence={"entry": entry, "module": path, "package": package},
+                   fix="Run it with verl installed from a checkout of the release (git clone; pip install -e .), "
+                       "not from the PyPI wheel.", source=S.PYTHON_M)
 
 
 _CLUSTER_KEYS = ("trainer.nnodes", "trainer.n_gpus_per_node")

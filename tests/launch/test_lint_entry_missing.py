@@ -62,3 +62,43 @@ def test_main_generation_missing_from_the_071_wheel_is_the_one_error(tmp_path):
     config = CONFIGS / "0.7.1" / "verl" / "trainer" / "config"
     if config.is_dir():
         assert "launch-entry-missing" not in [f["id"] for f in _errors(script, "0.7.1", config)]
+
+
+def _upstream(tmp_path: Path, rev: str, path: str) -> Path:
+    git_dir = mirror_git_dir("verl-project+verl")
+    if git_dir is None:
+        pytest.skip("needs $DOCTOR_REALWORLD_MIRRORS/verl-project+verl")
+    out = tmp_path / Path(path).name
+    out.write_text(subprocess.run(["git", f"--git-dir={git_dir}", "show", f"{rev}:{path}"], check=True,
+                                  capture_output=True, text=True).stdout, encoding="utf-8")
+    return out
+
+
+def _cache_tree(tmp_path: Path, version: str) -> Path:
+    """The release as `doctor lint --verl-version X` reads it: the doctor's own cache unpacking of the real wheel."""
+    from doctor.launch.verl_release import _unpack
+
+    wheel = CONFIGS / "wheels" / f"verl-{version}-py3-none-any.whl"
+    if not wheel.is_file():
+        pytest.skip(f"needs {wheel}")
+    _unpack(wheel, tmp_path / "cache" / version)
+    return tmp_path / "cache" / version / "verl" / "trainer" / "config"
+
+
+@pytest.mark.parametrize("tree", [_wheel_tree, _cache_tree])
+def test_experimental_entry_the_071_wheel_left_out_is_no_error(tmp_path, tree):
+    """v0.7.1's own tests/special_npu/run_one_step_off_policy.sh runs verl.experimental.one_step_off_policy.main_ppo,
+    which the v0.7.1 tag has and its PyPI wheel does not (that directory has no __init__.py, so the wheel carries only
+    its config/*.yaml): lint said launch-entry-missing, an error, on an upstream NPU script that runs from a checkout
+    (verl's Ascend install guide: pip install -v -e .). It is a warning naming the wheel, and the script is composed
+    against the one_step_off_ppo_trainer config the wheel does carry, with no error."""
+    script = _upstream(tmp_path, "v0.7.1", "tests/special_npu/run_one_step_off_policy.sh")
+    r = CliRunner().invoke(cli, ["--json", "lint", str(script), "--verl-version", "0.7.1", "--verl-config",
+                                 str(tree(tmp_path, "0.7.1"))])
+    found = json.loads(r.stdout)["findings"]
+    assert [f["id"] for f in found if f["severity"] == "error"] == [], found
+    (w,) = [f for f in found if f["id"] == "launch-entry-not-in-wheel"]
+    assert w["severity"] == "warning"
+    assert w["evidence"]["package"] == "verl/experimental/one_step_off_policy"
+    composed = [f for f in found if f["id"] == "launch-schema-composed"]
+    assert composed and "one_step_off_ppo_trainer" in composed[0]["title"], found

@@ -13,7 +13,8 @@ from doctor.cli.options import doctor_command, output_options, strict_option
 @click.command("lint")
 @click.argument("script", metavar="SCRIPT|-")
 @click.option("--verl-version", metavar="VER", help="verl the script targets [default: the script's `for verl X` "
-                                                    "header, else the installed verl's].")
+                                                    "header, else the version file of --verl-config's verl tree, "
+                                                    "else the installed verl's].")
 @click.option("--model", metavar="DIR", help="Model directory for the layout rules [default: the script's model "
                                              "path when it exists here].")
 @click.option("--verl-config", type=click.Path(file_okay=False), help="verl's trainer/config directory to compose against.")

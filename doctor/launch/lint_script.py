@@ -42,8 +42,29 @@ def target_version(text: str, opts: Options) -> tuple[str | None, str]:
     m = _HEADER.search(text)
     if m:
         return m.group(1), "the script's header"
+    stated = _stated_by_tree(opts.verl_config)
+    if stated:  # the release the overrides are composed against says which it is (a checkout: 0.10.0.dev)
+        return stated, "--verl-config's tree"
     inst, _ = hydra_compose.installed_verl()
     return (inst, "the installed verl") if inst else (None, "")
+
+
+def _stated_by_tree(verl_config: str | None) -> str | None:
+    """The version `verl/version/version` states beside `--verl-config DIR` (DIR = verl/trainer/config of a checkout,
+    a site-packages verl or the doctor's cache of a wheel; verl's setup.py reads the same file). None for a bare copy
+    of a config directory."""
+    if not verl_config:
+        return None
+    cfg = Path(verl_config).resolve()
+    if not (cfg.name == "config" and cfg.parent.name == "trainer" and cfg.parent.parent.name == "verl"):
+        return None
+    try:
+        text = (cfg.parent.parent / "version" / "version").read_text(encoding="utf-8").strip()
+    except (OSError, UnicodeDecodeError):
+        return None
+    from doctor.knowledge.versions import parse_pkg_version
+
+    return text if text and parse_pkg_version(text) is not None else None
 
 
 def inferred_version(parsed: ParsedScript, newest: str) -> tuple[str, str]:

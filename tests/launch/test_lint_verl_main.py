@@ -92,6 +92,33 @@ def test_a_verl_checkout_run_from_its_root_is_its_own_version(tmp_path, monkeypa
     assert errors(report) == [] and code == 0
 
 
+def _checkout(tmp_path: Path) -> Path:
+    """verl/trainer/config of a checkout of main (its version file; 0.9.1's config stands in for main's, see above)."""
+    pkg = tmp_path / "verl-checkout" / "verl"
+    shutil.copytree(require_verl_config(), pkg / "trainer" / "config")
+    (pkg / "version").mkdir()
+    (pkg / "version" / "version").write_text("0.10.0.dev\n", encoding="utf-8")  # main at 1dda039b9
+    return pkg / "trainer" / "config"
+
+
+@pytest.mark.parametrize("installed", [False, True])
+def test_verl_config_of_a_checkout_states_the_version(tmp_path, monkeypatch, installed):
+    """`doctor lint SCRIPT --verl-config ~/verl/verl/trainer/config` (a checkout of main) from the doctor's own venv,
+    where no verl is installed: lint composed main's config and said "no verl version to lint against; the rules of
+    0.9.1 were applied" (lint-verl-version-unknown, a warning on each of main's 28 NPU scripts). The tree named says
+    which release it is; it also wins over a verl installed beside the doctor (here 0.9.1), whose config is not the
+    one composed."""
+    from doctor.launch import hydra_compose
+
+    config = _checkout(tmp_path)
+    if not installed:
+        monkeypatch.setattr(hydra_compose, "installed_verl", lambda: (None, None))
+    code, report = lint("--verl-config", str(config))
+    assert report["verl_version"] == "0.10.0.dev"
+    assert "lint-verl-version-unknown" not in [f["id"] for f in report["findings"]]
+    assert errors(report) == [] and code == 0
+
+
 V090 = Path(os.environ.get("DOCTOR_TEST_VERL_CONFIGS", "/nonexistent")) / "0.9.0"
 HY_V3 = SCRIPT.with_name("run_hy_v3_megatron.sh")
 

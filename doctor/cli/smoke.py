@@ -63,17 +63,27 @@ def command(console, workdir, model, tp, pp, steps, run_timeout, ignore_prefligh
     return code
 
 
+def runnable(argv: list[str], env_set: dict[str, str], env_unset: list[str]) -> list[str]:
+    """The dry run's command as one shell command a user can paste: `env -u NAME … NAME=value … python -m
+    verl.trainer.main_ppo --config-name=… \\` then one override a line, every word shell-quoted. Printed apart
+    (the command on one line of thousands of characters, the variables as a list of their own), it ran only after
+    the user turned the list into exports by hand."""
+    import shlex
+
+    words = [f"-u {shlex.quote(k)}" for k in env_unset] + [shlex.quote(f"{k}={v}") for k, v in env_set.items()]
+    cut = next((i for i, a in enumerate(argv) if i and "=" in a and not a.startswith("-")), len(argv))
+    lines = ["env" + (" " + words[0] if words else "")] + words[1:]
+    lines += [shlex.join(argv[:cut])] + [shlex.quote(a) for a in argv[cut:]]
+    return [line + " \\" for line in lines[:-1]] + [lines[-1]]
+
+
 def _print_summary(console, extra: dict) -> None:
     """Human lines the generic renderer does not know about: command, artifacts, metrics, log."""
     c = console
-    if extra.get("dry_run") and extra.get("command_line"):
-        c.print(c.style("command:", "bold"))
-        c.print(f"  {extra['command_line']}")
-        c.print(c.style("env (set):", "bold"))
-        for k, v in extra.get("env_set", {}).items():
-            c.print(f"  {k}={v}")
-        if extra.get("env_unset"):
-            c.print(c.style("env (unset):", "bold") + " " + " ".join(extra["env_unset"]))
+    if extra.get("dry_run") and extra.get("argv"):
+        c.print(c.style("command (its environment, then the trainer; one shell command, runnable as is):", "bold"))
+        for line in runnable(extra["argv"], extra.get("env_set", {}), extra.get("env_unset", [])):
+            c.print(f"  {line}")
     if extra.get("artifacts"):
         c.print(c.style("artifacts:", "bold") + f" ({extra['workload']['root']}, "
                 f"{'reused' if extra['workload']['reused'] else 'built'})")

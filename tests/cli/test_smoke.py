@@ -10,6 +10,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import shlex
 import subprocess
 import sys
 import xml.etree.ElementTree as ET
@@ -82,9 +83,34 @@ def test_dry_run_human_prints_command_env_and_artifacts(workdir: Path) -> None:
     r = doctor("smoke", "--dry-run", "--workdir", str(workdir), env={"RAY_ADDRESS": "10.1.1.1:6379"})
     assert r.returncode == 0, r.stderr
     out = r.stdout
-    assert "command:" in out and "verl.trainer.main_ppo" in out and "RAY_TMPDIR=" in out
-    assert "env (unset): RAY_ADDRESS" in out
+    assert "command (" in out and "verl.trainer.main_ppo" in out and "RAY_TMPDIR=" in out
+    assert "  env -u RAY_ADDRESS \\\n" in out
     assert "model/model.safetensors" in out and "reused" in out  # second build of the same key
+
+
+def test_dry_run_prints_one_shell_command_that_runs_the_trainer_as_the_smoke_would(workdir: Path, tmp_path: Path) -> None:
+    """The dry run is what a user takes to the NPU host: its command, pasted into bash, starts the trainer with the
+    argv and environment the smoke run would give it. Before, the command was one line and the variables a list
+    (`env (set):` NAME=value lines, `env (unset): NAME`) the user had to turn into exports by hand."""
+    _need_verl()
+    r = doctor("--json", "smoke", "--dry-run", "--workdir", str(workdir), env={"RAY_ADDRESS": "10.1.1.1:6379"})
+    doc = json.loads(r.stdout)
+    r = doctor("smoke", "--dry-run", "--workdir", str(workdir), env={"RAY_ADDRESS": "10.1.1.1:6379"})
+    lines = r.stdout.splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith("command (")) + 1
+    end = next(i for i in range(start, len(lines)) if not lines[i].endswith("\\")) + 1
+    command = "\n".join(line[2:] for line in lines[start:end])
+    seen = tmp_path / "seen.json"
+    probe = ("import json, os, sys; json.dump({'argv': sys.argv[1:], 'env': dict(os.environ)}, "
+             f"open({str(seen)!r}, 'w'))")
+    command = command.replace(f"{doc['argv'][0]} -m verl.trainer.main_ppo", f"{sys.executable} -c {shlex.quote(probe)}", 1)
+    subprocess.run(["bash", "-c", command], check=True, env={**os.environ, "RAY_ADDRESS": "10.1.1.1:6379"}, timeout=60)
+    got = json.loads(seen.read_text())
+    # each dry run has its own run id (its Ray temp dir): the JSON run's, renamed to the human run's
+    doc = json.loads(json.dumps(doc).replace(doc["env_set"]["DOCTOR_SMOKE_RUN_ID"], got["env"]["DOCTOR_SMOKE_RUN_ID"]))
+    assert got["argv"] == doc["argv"][3:]  # every override, byte for byte ('trainer.logger=["console"]' among them)
+    assert "RAY_ADDRESS" not in got["env"]
+    assert {k: got["env"].get(k) for k in doc["env_set"]} == doc["env_set"]
 
 
 def test_dry_run_on_a_host_with_check_errors_ends_saying_the_run_would_be_refused(workdir: Path) -> None:

@@ -476,6 +476,26 @@ def _walk_notes(parsed: ParsedScript, calls: list[Call]) -> list[Finding]:
                                   "that need their values were skipped.", evidence={"unresolved": parsed.unresolved}))
     if parsed.notes:
         out.append(finding("lint-not-followed", "info", ("config",),
-                           "parts of the script were not followed: " + "; ".join(parsed.notes),
+                           "parts of the script were not followed: " + _notes_once(parsed.notes),
                            evidence={"notes": parsed.notes}))
     return out
+
+
+def _notes_once(notes: list[str]) -> str:
+    """The notes joined, a reason several of them end with said once, after the first group of them: a script
+    `launch` writes sources CANN's and NNAL's set_env.sh, and lint on another host said "(not found beside the
+    script or under its directories: …)" after each."""
+    split = [(m.group(1), m.group(2)) if (m := re.fullmatch(r"(.+) \(([^()]+)\)", n, re.S)) else (n, None)
+             for n in notes]
+    reasons = [why for _, why in split]
+    heads: dict[str, list[str]] = {}  # a reason said by several notes -> their heads, in order
+    parts: list[tuple[str, str | None]] = []  # (a note said as it is, None) or ("", a reason its group ends with)
+    for note, (head, why) in zip(notes, split, strict=True):
+        if why is None or reasons.count(why) == 1:
+            parts.append((note, None))
+        elif why not in heads:
+            heads[why] = [head]
+            parts.append(("", why))
+        else:
+            heads[why].append(head)
+    return "; ".join(f"{'; '.join(heads[why])} (each: {why})" if why is not None else note for note, why in parts)

@@ -420,3 +420,22 @@ def test_the_multi_node_script_launch_writes_without_a_head_address_is_linted(tm
     code, report, _ = lint(str(out), "--verl-config", verl_cfg)
     assert code == 0 and "lint-no-invocation" not in ids(report)
     assert "launch-schema-composed" in ids(report) and "launch-model-path-every-node" in ids(report)
+
+
+def test_the_script_launch_writes_names_each_unread_set_env_once_with_one_reason(tmp_path, verl_cfg):
+    """Linted on a host without CANN, the script `launch` writes has two `source …/set_env.sh` lines lint cannot
+    read. lint-not-followed said the same parenthesised reason after each; it names both lines and says the reason
+    once (the notes in `evidence` stay one per line)."""
+    model = write_model(tmp_path, "Qwen3-0.6B", QWEN3_06B)
+    out = tmp_path / "run.sh"
+    r = CliRunner().invoke(cli, ["launch", "--model", model, "--verl-version", "0.9.1", "--verl-config", verl_cfg,
+                                 "--cann-set-env", str(tmp_path / "no-cann" / "set_env.sh"),
+                                 "--nnal-set-env", str(tmp_path / "no-nnal" / "set_env.sh"), "-o", str(out)],
+                           catch_exceptions=False)
+    assert r.exit_code == 0, r.output
+    _, report, _ = lint(str(out), "--verl-config", verl_cfg)
+    (f,) = [f for f in report["findings"] if f["id"] == "lint-not-followed"]
+    reason = "not found beside the script or under its directories"
+    assert f["title"].count(reason) == 1, f["title"]
+    assert "no-cann/set_env.sh` was not read; " in f["title"] and "no-nnal/set_env.sh` was not read (each: " in f["title"]
+    assert len(f["evidence"]["notes"]) == 2 and all(reason in n for n in f["evidence"]["notes"])

@@ -258,7 +258,8 @@ def _example_defaults(values: dict[str, Any]) -> list[Any]:
                f"{LARGE.rollout_tp} --gpu-memory-utilization {LARGE.gpu_memory_utilization} (upstream's "
                f"{LARGE.name} example), or run where the model directory exists; " + fix)
     return [finding("launch-defaults-from-example", "info", ("config",),
-                    f"memory and rollout settings from upstream's closest NPU example ({ex.name}{assumed}): "
+                    f"memory and rollout settings from upstream's closest NPU example, "
+                    f"{ex.url.rsplit('/', 1)[-1]} ({ex.name}{assumed}): "
                     + ", ".join(f"{k}={v}" for k, v in taken.items())
                     + (f" ({', '.join(tuning['rollout_tuning_overrides'])}, as {tuning['rollout_tuning_source']} sets them)"
                        if tuning.get("rollout_tuning_overrides") else ""),

@@ -309,3 +309,12 @@ def test_an_open_etp_that_only_1_fits_is_pinned_to_1(tmp_path):
     assert r.exit_code == 1 and ids["launch-expert-world-indivisible"] == "error" and "launch-etp-pinned" not in ids
     fits = json.loads(launch(*layout[:-2], "--ep", "2").stdout)  # EP*TP*PP = 2*4*2 = 16: ETP stays open
     assert fits["spec"]["etp"] is None and "launch-etp-pinned" not in {f["id"] for f in fits["findings"]}
+
+
+def test_defaults_from_example_names_the_example_without_verbose(tmp_path, model, verl_cfg):
+    """The note on the defaults launch took said "upstream's closest NPU example (small dense model)" and named the
+    script only in -v's evidence; the text a user reads names it (the example's file, its URL in `source`)."""
+    r = launch("--model", model, "--tp", "2", "-o", str(tmp_path / "run.sh"))
+    assert r.exit_code == 0, r.output
+    line = next(x for x in r.output.splitlines() if "[launch-defaults-from-example]" in x)
+    assert "closest NPU example, run_qwen3_0_6b_megatron_vllm_ascend.sh (small dense model)" in line, line

@@ -425,9 +425,23 @@ def merge_paths(alternatives: list[Invocation], per_path: list[list[Finding]]) -
             continue
         where = [names[i] for i in paths]
         sev = Severity.WARNING if f.severity is Severity.ERROR else f.severity
-        out.append(replace(f, severity=sev, title=f"on {len(paths)} of {len(per_path)} paths ({' | '.join(where)}): "
-                                                  f"{f.title}", evidence={**f.evidence, "paths": where}))
+        said = _paths_where(alternatives, paths)
+        said = (f"on the {len(paths)} of {len(per_path)} paths where {said}" if said
+                else f"on {len(paths)} of {len(per_path)} paths ({' | '.join(where)})")
+        out.append(replace(f, severity=sev, title=f"{said}: {f.title}", evidence={**f.evidence, "paths": where}))
     return out
+
+
+def _paths_where(alternatives: list[Invocation], paths: list[int]) -> str | None:
+    """The branch choices that alone tell the paths in `paths` from the others, when there are such: the choices
+    every one of them took that no other path took all of. verl v0.9.0's run_qwen3_235b_a22b_megatron.sh branches
+    on `case "${DEVICE}"` and two `if`s; a finding of its four GPU paths listed all four with both `if`s each,
+    where `case "${DEVICE}" → gpu)` says it. None when no such choices exist (the paths are listed then)."""
+    everywhere = set.intersection(*(set(a.label) for a in alternatives))
+    common = set.intersection(*(set(alternatives[i].label) for i in paths)) - everywhere
+    if not common or any(common <= set(a.label) for j, a in enumerate(alternatives) if j not in paths):
+        return None
+    return "; ".join(c for c in alternatives[paths[0]].label if c in common)
 
 
 def _cut_off(c: CutOff) -> Finding:

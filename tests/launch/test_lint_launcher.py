@@ -101,7 +101,7 @@ def test_a_loopback_address_on_one_path_only_is_a_warning_naming_it(tmp_path):
     code, report = lint(tmp_path, HEAD + 'if [ "$1" = multi ]; then NNODES=2; else NNODES=1; fi\n'
                         "torchrun --nnodes=$NNODES --master_addr=127.0.0.1 \\\n" + SFT)
     (f,) = loopback(report)
-    assert f["severity"] == "warning" and f["title"].startswith("on 1 of 2 paths")
+    assert f["severity"] == "warning" and f["title"].startswith("on the 1 of 2 paths where line 3: if ")
 
 
 def test_exported_visible_devices_and_event_timeout_are_judged_as_check_judges_them(tmp_path):

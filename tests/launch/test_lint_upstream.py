@@ -228,3 +228,16 @@ def test_defect_without_verl_installed(tmp_path, monkeypatch):
     assert "launch-schema-not-composed" in [f["id"] for f in report["findings"] if f["severity"] == "warning"]
     code, report = lint("-", input=text.replace("0.7.1", "0.9.1"))
     assert ("launch-key-removed", "actor_rollout_ref.actor.megatron.grad_offload") in errors(report)
+
+
+@needs_scripts
+def test_a_finding_on_some_paths_names_the_choice_that_tells_them_apart():
+    """verl v0.9.0's run_qwen3_235b_a22b_megatron.sh branches on `case "${DEVICE}"` (line 56 gpu, line 59 npu) and on
+    two `if`s; its expert-layout warning holds on the four GPU paths. The title listed the four paths, each with
+    both `if` choices (four times `line 56: case "${DEVICE}" → gpu)`, ~700 characters); the one choice they share
+    and no other path took says which they are. evidence.paths still lists them."""
+    script = SCRIPTS_DIR / "v0.9.0/scripts/examples/grpo_trainer/run_qwen3_235b_a22b_megatron.sh"
+    _, report = lint(str(script), "--verl-version", "0.9.0", "--verl-config", str(SCRIPTS_DIR / "v0.9.0" / "config"))
+    (f,) = [f for f in report["findings"] if f["id"] == "launch-expert-world-indivisible"]
+    assert f["title"].startswith('on the 4 of 6 paths where line 56: case "${DEVICE}" → gpu): 64 NPUs'), f["title"]
+    assert f["title"].count("line 176") == 0 and len(f["evidence"]["paths"]) == 4

@@ -55,6 +55,22 @@ def models(tmp_path: Path) -> dict[str, str]:
     }
 
 
+def verl_file(dest: Path, rev: str, path: str) -> Path:
+    """`path` of verl at `rev`, read from the git mirror ($DOCTOR_REALWORLD_MIRRORS/verl-project+verl) into `dest`
+    under its own name; the test is skipped where there is no mirror (CI)."""
+    import subprocess
+
+    from tests.realworld.upstream import mirror_git_dir
+
+    git_dir = mirror_git_dir("verl-project+verl")
+    if git_dir is None:
+        pytest.skip("needs $DOCTOR_REALWORLD_MIRRORS/verl-project+verl")
+    out = dest / Path(path).name
+    out.write_text(subprocess.run(["git", f"--git-dir={git_dir}", "show", f"{rev}:{path}"], check=True,
+                                  capture_output=True, text=True).stdout, encoding="utf-8")
+    return out
+
+
 def require_verl_config() -> Path:
     version, cdir = installed_verl()
     if cdir is None or version != "0.9.1":

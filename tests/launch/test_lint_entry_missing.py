@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
 import zipfile
 from pathlib import Path
 
@@ -17,7 +16,7 @@ import pytest
 from click.testing import CliRunner
 
 from doctor.cli import cli
-from tests.realworld.upstream import mirror_git_dir
+from tests.launch.helpers import verl_file
 
 CONFIGS = Path(os.environ.get("DOCTOR_TEST_VERL_CONFIGS", "/nonexistent"))
 SCRIPT = "examples/generation/run_deepseek_v2_lite_math.sh"  # upstream's, unchanged from v0.7.0 to v0.7.1
@@ -35,14 +34,7 @@ def _wheel_tree(tmp_path: Path, version: str) -> Path:
 
 
 def _script(tmp_path: Path) -> Path:
-    git_dir = mirror_git_dir("verl-project+verl")
-    if git_dir is None:
-        pytest.skip("needs $DOCTOR_REALWORLD_MIRRORS/verl-project+verl")
-    text = subprocess.run(["git", f"--git-dir={git_dir}", "show", f"v0.7.1:{SCRIPT}"], check=True,
-                          capture_output=True, text=True).stdout
-    path = tmp_path / "run_deepseek_v2_lite_math.sh"
-    path.write_text(text, encoding="utf-8")
-    return path
+    return verl_file(tmp_path, "v0.7.1", SCRIPT)
 
 
 def _errors(script: Path, version: str, config: Path) -> list[dict]:
@@ -64,16 +56,6 @@ def test_main_generation_missing_from_the_071_wheel_is_the_one_error(tmp_path):
         assert "launch-entry-missing" not in [f["id"] for f in _errors(script, "0.7.1", config)]
 
 
-def _upstream(tmp_path: Path, rev: str, path: str) -> Path:
-    git_dir = mirror_git_dir("verl-project+verl")
-    if git_dir is None:
-        pytest.skip("needs $DOCTOR_REALWORLD_MIRRORS/verl-project+verl")
-    out = tmp_path / Path(path).name
-    out.write_text(subprocess.run(["git", f"--git-dir={git_dir}", "show", f"{rev}:{path}"], check=True,
-                                  capture_output=True, text=True).stdout, encoding="utf-8")
-    return out
-
-
 def _cache_tree(tmp_path: Path, version: str) -> Path:
     """The release as `doctor lint --verl-version X` reads it: the doctor's own cache unpacking of the real wheel."""
     from doctor.launch.verl_release import _unpack
@@ -92,7 +74,7 @@ def test_experimental_entry_the_071_wheel_left_out_is_no_error(tmp_path, tree):
     its config/*.yaml): lint said launch-entry-missing, an error, on an upstream NPU script that runs from a checkout
     (verl's Ascend install guide: pip install -v -e .). It is a warning naming the wheel, and the script is composed
     against the one_step_off_ppo_trainer config the wheel does carry, with no error."""
-    script = _upstream(tmp_path, "v0.7.1", "tests/special_npu/run_one_step_off_policy.sh")
+    script = verl_file(tmp_path, "v0.7.1", "tests/special_npu/run_one_step_off_policy.sh")
     r = CliRunner().invoke(cli, ["--json", "lint", str(script), "--verl-version", "0.7.1", "--verl-config",
                                  str(tree(tmp_path, "0.7.1"))])
     found = json.loads(r.stdout)["findings"]

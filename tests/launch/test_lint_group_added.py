@@ -9,14 +9,13 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
 
 from doctor.cli import cli
-from tests.realworld.upstream import mirror_git_dir
+from tests.launch.helpers import verl_file
 
 CONFIGS = Path(os.environ.get("DOCTOR_TEST_VERL_CONFIGS", "/nonexistent"))
 MAIN = "1dda039b9c6311889a9c9a26040677e1254814f9"
@@ -32,12 +31,7 @@ def _errors(script: Path, version: str) -> list[dict]:
 
 
 def test_automodel_options_linted_for_071_are_one_finding_each(tmp_path):
-    git_dir = mirror_git_dir("verl-project+verl")
-    if git_dir is None:
-        pytest.skip("needs $DOCTOR_REALWORLD_MIRRORS/verl-project+verl")
-    script = tmp_path / Path(SCRIPT).name
-    script.write_text(subprocess.run(["git", f"--git-dir={git_dir}", "show", f"{MAIN}:{SCRIPT}"], check=True,
-                                     capture_output=True, text=True).stdout, encoding="utf-8")
+    script = verl_file(tmp_path, MAIN, SCRIPT)
     errors = _errors(script, "0.7.1")
     assert [(f["id"], f["key"]) for f in errors] == [("launch-group-added-later", "engine"),
                                                      ("launch-group-added-later", "optim")], errors

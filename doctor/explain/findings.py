@@ -451,7 +451,9 @@ def no_match_finding(db: SignatureDB, res: ScanResult, log: str | None, beside: 
         title="No known failure signature in the log",
         detail=detail,
         evidence=evidence,
-        fix=Fix("Start from the first error line; if it is a new failure, report it with the doctor collect snapshot.")
+        fix=Fix(f"Start from line {first.line}, the first error line; if it is a new failure, report it with the log "
+                "and a snapshot of the environment, taken on the node that ran it:",
+                ("doctor collect -o snapshot.json",))
         if first is not None else None,
         check="explain",
     )

@@ -118,6 +118,18 @@ def test_unknown_error_names_the_first_error_line(tmp_path):
     assert "widget is sideways" in f["evidence"]["first_error"]["text"]
 
 
+def test_unknown_error_fix_names_the_line_and_the_snapshot_command(tmp_path):
+    """The fix said "Start from the first error line; … report it with the doctor collect snapshot": no line number
+    (the evidence has it) and a snapshot no step had made. It names the line and gives the command, printed once."""
+    log = tmp_path / "run.log"
+    log.write_text("starting job\nERROR: widget count 7 exceeds 5\nexiting\n")
+    f = js(run("explain", "--json", str(log)))["findings"][0]
+    assert f["id"] == "no-known-signature" and f["fix"]["text"].startswith("Start from line 2, the first error line")
+    assert f["fix"]["commands"] == ["doctor collect -o snapshot.json"]
+    text = run("--no-color", "explain", str(log)).output
+    assert text.count("doctor collect -o snapshot.json") == 1, text
+
+
 def test_directory_of_node_logs_names_the_first_failing_node(tmp_path):
     root = four_nodes(tmp_path / "session")
     r = run("explain", "--json", str(root))

@@ -150,12 +150,15 @@ def render_text(report: Report, console: Console, *, strict: bool = False,
 
 
 def _checks_clause(report: Report) -> str:
-    """`; 40 check(s) ran, 8 skipped` — only for commands that run checks (launch and lint validate rules)."""
-    if not report.checks:
+    """`; 40 check(s) ran, 8 skipped` — only for commands that run checks (launch and lint validate rules); smoke's
+    are its stages (preflight, workload, launch spec, devices, run), said so; explain's one entry (the log read
+    against the signatures) would say nothing a user can use."""
+    if not report.checks or report.command == "explain":
         return ""
     skipped = sum(1 for ch in report.checks if ch.status is CheckStatus.SKIP)
     ran = len(report.checks) - skipped
-    return f"; {ran} check(s) ran" + (f", {skipped} skipped" if skipped else "")
+    what = "stage(s)" if report.command == "smoke" else "check(s)"
+    return f"; {ran} {what} ran" + (f", {skipped} skipped" if skipped else "")
 
 
 def duration(seconds: float) -> str:

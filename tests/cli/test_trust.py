@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import io
 import json
 import re
 import sys
@@ -125,6 +126,23 @@ def test_launch_and_lint_do_not_say_zero_checks_ran(tmp_path):
     assert "check(s) ran" not in r.output
     r = run("lint", "--no-compose", "--verl-version", "0.9.0", str(tmp_path / "run.sh"))
     assert "check(s) ran" not in r.output and r.output.strip()
+
+
+def test_explain_says_no_check_count_and_smoke_counts_stages(tmp_path):
+    # explain reads one log against the signatures: "1 check(s) ran" told a user nothing; smoke's are its stages
+    log = tmp_path / "clean.log"
+    log.write_text("hello\nworld\n")
+    r = run("explain", str(log))
+    assert r.output.strip().splitlines()[-1] == "explain: ok — 0 error(s), 0 warning(s), 1 info", r.output
+    from doctor.console import Console
+    from doctor.render import emit
+    from doctor.report import CheckResult, CheckStatus, Report
+
+    out = io.StringIO()
+    emit(Report("smoke", findings=[], checks=[CheckResult("smoke-preflight", "smoke", CheckStatus.PASS, 0.1),
+                                              CheckResult("smoke-run", "smoke", CheckStatus.SKIP, 0.0)]),
+         Console(out=out, err=io.StringIO()))
+    assert out.getvalue().strip().splitlines()[-1].endswith("; 1 stage(s) ran, 1 skipped"), out.getvalue()
 
 
 # -- profile selection says when it chose between equals ----------------------------------------------------------

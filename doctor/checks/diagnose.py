@@ -208,12 +208,14 @@ def diagnose(
     cluster: bool = False,
     live: bool = True,
     local: bool = False,
+    command: str = "check",
 ) -> Report:
     """Run every selected check on every snapshot and return the report (not rendered). `live=False`:
     the snapshots come from files, so findings say "the snapshot" where they would say "this host". `local`: the
     one snapshot was probed on this host with the doctor's environment (a live `check`), so fixes may look up
     what runs here (doctor.probes: whether `uv` is on PATH, what a PYTHONPATH directory holds), looked up here before
-    the checks run."""
+    the checks run. `command`: the doctor command the checks run for (`smoke`'s preflight), which a fix that says
+    "run this again with --python" names."""
     profs = load_profiles() if profiles is None else profiles
     if forced_profile:
         from doctor.knowledge.profiles import find_profile
@@ -229,7 +231,8 @@ def diagnose(
     # included). A one-node Ray cluster is a cluster (its cross-node checks still run) but not a multi-node job: what
     # only matters between hosts (the hostname Gloo binds, RoCE ports) is not an error there.
     options: dict[str, Any] = {"cluster": cluster, "multi_node": cluster and len(nodes) > 1,
-                               "profile_forced": bool(forced_profile), "local": local and not cluster}
+                               "profile_forced": bool(forced_profile), "local": local and not cluster,
+                               "command": command}
     if options["local"]:
         from doctor.probes.uv import uv_here
 

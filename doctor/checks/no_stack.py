@@ -61,5 +61,6 @@ def name_the_training_python(ctx: CheckContext, deep: bool) -> str:
     if not ctx.options.get("local") and not ctx.options.get("cluster"):
         return ("Collect the snapshot again from the training environment's interpreter (the python that runs "
                 f"verl.trainer.main_ppo): `doctor collect{flag} --python PY -o FILE`, then `doctor check --from FILE`")
+    command = ctx.options.get("command") or "check"  # smoke's preflight: `doctor smoke --python PY` is meant
     return ("Name the training environment's interpreter (the python that runs verl.trainer.main_ppo): `doctor "
-            f"check{flag} --python PY`")
+            f"{command}{flag if command == 'check' else ''} --python PY`")

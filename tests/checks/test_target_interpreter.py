@@ -124,3 +124,19 @@ def test_deep_in_the_doctors_own_venv_is_one_error_in_json_junit_and_text(tmp_pa
     r = subprocess.run(base, capture_output=True, text=True, timeout=300, env=env, cwd=tmp_path)
     text = r.stdout + r.stderr
     assert text.count("doctor check --deep --python PY") == 1 and "target-holds-no-stack" not in text
+
+
+def test_smokes_preflight_names_smoke_in_the_fix_that_asks_for_the_training_python(tmp_path):
+    """`doctor smoke` run from the doctor's own venv refuses at its preflight (a `doctor check` of that venv): the fix
+    that says "name the training environment's interpreter" named `doctor check --python PY`, where the user runs
+    `doctor smoke` (smoke takes --python too)."""
+    from doctor.checks.diagnose import diagnose
+    from doctor.probes import collect_snapshot
+
+    py, site = venv_without_pip(tmp_path / "venv")
+    make_site_packages(site, DOCTOR_VENV)
+    snap = collect_snapshot(root=str(tmp_path / "root"), python=str(py), npu_smi_timeout=5.0, environ={})
+    fixes = {c: [f.fix.text for f in diagnose([(None, snap, None)], local=True, command=c).findings
+                 if f.id == "target-holds-no-stack" and f.fix] for c in ("check", "smoke")}
+    assert fixes["check"] and "`doctor check --python PY`" in fixes["check"][0]
+    assert fixes["smoke"] and "`doctor smoke --python PY`" in fixes["smoke"][0], fixes

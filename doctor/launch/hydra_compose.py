@@ -219,7 +219,7 @@ def compose(ovs: list[Override], config_dir: str | Path, config_name: str = CONF
         result.findings.append(finding(
             "launch-compose-failed", "error", ("config", "verl"), "verl's config does not compose",
             detail=msg, evidence={"config_dir": cdir}, key=_key_of(msg),
-            fix="Fix the override named in the message.", source=S.HYDRA_OVERRIDES))
+            fix=_compose_failed_fix(msg, cdir, name), source=S.HYDRA_OVERRIDES))
     from doctor.launch.advice import advise
     from doctor.launch.schema import verl_root
 
@@ -232,6 +232,23 @@ def compose(ovs: list[Override], config_dir: str | Path, config_name: str = CONF
     if unchecked:
         result.findings.append(_unchecked_finding(unchecked, outside, cdir))
     return result
+
+
+def _compose_failed_fix(msg: str, cdir: str, name: str) -> str:
+    """What to change when Hydra failed and no override is to blame. Hydra's "Cannot find primary config 'X'" means
+    the --config-name (with --config-path) names no yaml there: say so, with the primary configs the directory has
+    (verl 0.7.1's fully_async_policy script names `fully_async_dapo_trainer`, a config its tag does not ship)."""
+    if "Cannot find primary config" not in msg:
+        return "Fix what the message names (no single override is to blame: a config file, its defaults list or the config name)."
+    import difflib
+
+    try:
+        have = sorted(p.stem for p in Path(cdir).glob("*.yaml"))
+    except OSError:
+        have = []
+    near = difflib.get_close_matches(name, have, n=3, cutoff=0.5) or have[:5]
+    return (f"--config-name {name} names no yaml in {cdir} (nor on its search path): name a config that is there"
+            + (f", e.g. {', '.join(near)}" if near else "") + "; or point --config-path at the directory that has it.")
 
 
 def is_hydra_setting(o: Override) -> bool:

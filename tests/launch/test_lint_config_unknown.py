@@ -53,3 +53,16 @@ def test_upstreams_run_test_sh_is_not_an_error(tmp_path, tag):
     report = lint(script, tag[1:])
     assert [(f["id"], f["title"]) for f in report["findings"] if f["severity"] == "error"] == []
     assert any(f["id"] == "lint-entry-not-composed" and "--config-name $1" in f["title"] for f in report["findings"])
+
+
+def test_a_config_name_the_release_does_not_ship_names_the_configs_it_has(tmp_path: Path) -> None:
+    """verl 0.7.1's verl/experimental/fully_async_policy/shell/dapo_30b_a3b_base_math_fsdp.sh names
+    `--config-name fully_async_dapo_trainer`, which its tag does not ship: Hydra's "Cannot find primary config" blames
+    no override, and the fix said "Fix the override named in the message". It names the config name and the primary
+    configs there instead (the real 0.7.1 wheel's config directory)."""
+    script = tmp_path / "run.sh"
+    script.write_text("python3 -m verl.trainer.main_ppo --config-name ppo_trainr trainer.total_epochs=1\n")
+    report = lint(script, "0.7.1")
+    (f,) = [f for f in report["findings"] if f["id"] == "launch-compose-failed"]
+    assert "Cannot find primary config" in f["detail"], f
+    assert "--config-name ppo_trainr names no yaml" in f["fix"]["text"] and "ppo_trainer" in f["fix"]["text"], f

@@ -53,7 +53,6 @@ def plan_packages(plan: Any, installed: Mapping[str, str | None]) -> dict[str, s
     else the version unknown; what a step removes (triton) is gone."""
     from doctor.installers import steps as st
     from doctor.knowledge.versions import pkg_satisfies
-    from doctor.snapshot.model import normalize_name
 
     out = {normalize_name(n): v for n, v in installed.items() if v}
     for step in plan.steps:
@@ -110,7 +109,6 @@ def check_release_exists(profile: Any, sets: Mapping[str, str], python: str | No
     finds out whether the index serves those."""
     from doctor.knowledge.requirements import load_requirements
     from doctor.knowledge.versions import parse_pkg_version
-    from doctor.snapshot.model import normalize_name
 
     table = load_requirements()
     built: frozenset[str] = getattr(profile, "built_from_source", frozenset())
@@ -207,7 +205,7 @@ def _fit(name: str, version: str, raw: str, pin: Any, offers: Sequence[Offer], t
 
 def _local_dir(url: str) -> str | None:
     """The folder a `file://` URL or a plain path names; None for anything read over the network (http(s))."""
-    from urllib.parse import unquote, urlparse
+    from urllib.parse import urlparse
     from urllib.request import url2pathname
 
     u = urlparse(url)
@@ -412,7 +410,6 @@ def check_sets(profile: Any, facts: Any, plan: Any, sets: Mapping[str, str],
     install findings. `base` builds the plan without the pins."""
     if not sets:
         return []
-    from doctor.snapshot.model import normalize_name
 
     pkgs = plan_packages(plan, facts.installed)
     before = {_key(f) for f in check_findings(plan_snapshot(base(), facts), profile)} if base is not None else set()
@@ -458,7 +455,6 @@ def check_sets(profile: Any, facts: Any, plan: Any, sets: Mapping[str, str],
 
 def _named(f: Finding) -> set[str]:
     """The package names a finding's evidence mentions (keys and string values), PEP 503 normalised."""
-    from doctor.snapshot.model import normalize_name
 
     out: set[str] = set()
     for k, v in f.evidence.items():

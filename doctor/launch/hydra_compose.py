@@ -60,8 +60,7 @@ def installed_verl() -> tuple[str | None, Path | None]:
     if spec is None or not spec.submodule_search_locations:
         return None, None
     bases = [Path(loc) for loc in spec.submodule_search_locations]
-    version = next((v for b in bases if (vf := b / "version" / "version").is_file()
-                    and (v := vf.read_text(encoding="utf-8").strip())), None)
+    version = next((v for b in bases if (v := tree_version(b))), None)
     if version is None:
         from importlib.metadata import PackageNotFoundError
         from importlib.metadata import version as _v
@@ -75,6 +74,15 @@ def installed_verl() -> tuple[str | None, Path | None]:
         if (cfg / f"{CONFIG_NAME}.yaml").is_file():
             return version, cfg
     return version, None
+
+
+def tree_version(verl_dir: Path) -> str | None:
+    """The version a verl package directory states of itself (`version/version`, which verl's setup.py and
+    `verl/__init__.py` read): a checkout, a site-packages verl or the doctor's cache of a wheel. None without one."""
+    try:
+        return (verl_dir / "version" / "version").read_text(encoding="utf-8").strip() or None
+    except (OSError, UnicodeDecodeError):
+        return None
 
 
 def check_config_dir(path: str | Path) -> Path:

@@ -58,12 +58,10 @@ def _stated_by_tree(verl_config: str | None) -> str | None:
     cfg = Path(verl_config).resolve()
     if not (cfg.name == "config" and cfg.parent.name == "trainer" and cfg.parent.parent.name == "verl"):
         return None
-    try:
-        text = (cfg.parent.parent / "version" / "version").read_text(encoding="utf-8").strip()
-    except (OSError, UnicodeDecodeError):
-        return None
     from doctor.knowledge.versions import parse_pkg_version
+    from doctor.launch.hydra_compose import tree_version
 
+    text = tree_version(cfg.parent.parent)
     return text if text and parse_pkg_version(text) is not None else None
 
 

@@ -73,7 +73,28 @@ def _older_verl_configs(session: nox.Session) -> str:
         if not any(wheels.glob(f"{name}-{version}-*.whl")):
             session.run("python", "-m", "pip", "download", "-q", "--no-deps", "--only-binary", ":all:", "-d",
                         str(wheels), spec)
+    _junit_schema(session, base)
     return str(base)
+
+
+def _junit_schema(session: nox.Session, base) -> None:
+    """Jenkins' xUnit junit-10.xsd, which the `--junit` files are validated against (tests/test_junit_schema.py): the
+    copy pytest's own tests validate its --junitxml with, taken from the sdist of the pytest this session runs
+    (PyPI's file; MIT, its licence header kept in the file) into .nox/verl-configs/schemas/."""
+    import tarfile
+
+    dest = base / "schemas" / "junit-10.xsd"
+    if dest.is_file():
+        return
+    version = session.run("python", "-c", "import pytest; print(pytest.__version__)", silent=True).strip()
+    sdists = base / "sdists"
+    session.run("python", "-m", "pip", "download", "-q", "--no-deps", "--no-binary", ":all:", "-d", str(sdists),
+                f"pytest=={version}")
+    with tarfile.open(next(sdists.glob(f"pytest-{version}.tar.gz"))) as t:
+        member = t.getmember(f"pytest-{version}/testing/example_scripts/junit-10.xsd")
+        data = t.extractfile(member).read()
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    dest.write_bytes(data)
 
 
 @nox.session

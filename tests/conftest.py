@@ -40,3 +40,25 @@ def shared_dir() -> Path:
     if not SHARED.is_dir():
         pytest.skip(f"shared/ not found at {SHARED}")
     return SHARED
+
+
+@pytest.fixture(scope="session")
+def junit_schema():
+    """Jenkins' xUnit junit-10.xsd as an xmlschema schema (tests/test_junit_schema.py), None where it is not at hand:
+    `nox -s tests` takes it from the sdist of the pytest it runs into $DOCTOR_TEST_VERL_CONFIGS/schemas."""
+    d = os.environ.get("DOCTOR_TEST_VERL_CONFIGS")
+    xsd = Path(d, "schemas", "junit-10.xsd") if d else None
+    try:
+        import xmlschema
+    except ImportError:
+        return None
+    return xmlschema.XMLSchema(str(xsd)) if xsd is not None and xsd.is_file() else None
+
+
+def assert_valid_junit(schema, xml: Path) -> None:
+    """`xml` validates against `schema` (the `junit_schema` fixture; None: nothing to validate against), the first
+    errors being the assertion's message."""
+    if schema is None:
+        return
+    errors = [str(e).splitlines()[0] for e in schema.iter_errors(str(xml))]
+    assert not errors, f"{xml.name}: {errors[:3]}"

@@ -1,12 +1,12 @@
 """Every `--junit` file the doctor writes is valid against Jenkins' xUnit junit-10.xsd, the schema a CI's JUnit
 publisher checks (and pytest's own --junitxml is tested against): a file the publisher refuses shows the CI page
 nothing, whatever the run found. The schema comes from the sdist of the pytest the tests run with (`nox -s tests`
-puts it in $DOCTOR_TEST_VERL_CONFIGS/schemas); each document here comes from a real command line."""
+puts it in $DOCTOR_TEST_VERL_CONFIGS/schemas; the `junit_schema` fixture is tests/conftest.py's); each document
+here comes from a real command line (smoke's passing and failing runs: tests/cli/test_smoke.py)."""
 
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 
 import pytest
@@ -14,22 +14,15 @@ from click.testing import CliRunner
 
 from doctor.checks.runner import REGISTRY, Check
 from doctor.cli import cli
+from tests.conftest import assert_valid_junit
 from tests.stacks import healthy
 
 
 @pytest.fixture(scope="module")
-def junit_schema():
-    xmlschema = pytest.importorskip("xmlschema")
-    d = os.environ.get("DOCTOR_TEST_VERL_CONFIGS")
-    xsd = Path(d, "schemas", "junit-10.xsd") if d else None
-    if xsd is None or not xsd.is_file():
-        pytest.skip("no junit-10.xsd under $DOCTOR_TEST_VERL_CONFIGS/schemas (nox -s tests puts it there)")
-    return xmlschema.XMLSchema(str(xsd))
-
-
-def _valid(schema, xml: Path) -> None:
-    errors = [str(e).splitlines()[0] for e in schema.iter_errors(str(xml))]
-    assert not errors, f"{xml.name}: {errors[:3]}"
+def schema(junit_schema):
+    if junit_schema is None:
+        pytest.skip("no xmlschema, or no junit-10.xsd under $DOCTOR_TEST_VERL_CONFIGS/schemas (nox -s tests puts it there)")
+    return junit_schema
 
 
 def _write(tmp_path: Path, name: str, data: dict) -> str:
@@ -52,38 +45,38 @@ def _run(tmp_path: Path, *argv: str) -> Path:
     return junit
 
 
-def test_a_live_check_on_this_host(junit_schema, tmp_path):
+def test_a_live_check_on_this_host(schema, tmp_path):
     """The run a CI job on an NPU-less runner makes: passes, failures and skipped checks, with their times."""
-    _valid(junit_schema, _run(tmp_path, "check"))
+    assert_valid_junit(schema, _run(tmp_path, "check"))
 
 
 @pytest.mark.parametrize("strict", [False, True])
-def test_a_check_of_a_snapshot_with_errors_and_warnings(junit_schema, tmp_path, strict):
-    _valid(junit_schema, _run(tmp_path, "check", "--from", _broken(tmp_path), *(["--strict"] if strict else [])))
+def test_a_check_of_a_snapshot_with_errors_and_warnings(schema, tmp_path, strict):
+    assert_valid_junit(schema, _run(tmp_path, "check", "--from", _broken(tmp_path), *(["--strict"] if strict else [])))
 
 
-def test_a_check_of_a_cluster(junit_schema, tmp_path):
+def test_a_check_of_a_cluster(schema, tmp_path):
     """Testcases named per node (`id[node]`)."""
     other = healthy()
     other["packages"]["torch-npu"]["version"] = "2.8.0.post2"
     a, b = _write(tmp_path, "a.json", healthy()), _write(tmp_path, "b.json", other)
-    _valid(junit_schema, _run(tmp_path, "check", "--from", a, "--from", b))
+    assert_valid_junit(schema, _run(tmp_path, "check", "--from", a, "--from", b))
 
 
-def test_a_check_that_crashed(junit_schema, tmp_path, monkeypatch):
+def test_a_check_that_crashed(schema, tmp_path, monkeypatch):
     def boom(ctx):
         raise RuntimeError("kaboom <&>")
 
     monkeypatch.setitem(REGISTRY, "test-boom", Check("test-boom", "system", boom))
-    _valid(junit_schema, _run(tmp_path, "check", "--from", _write(tmp_path, "ok.json", healthy())))
+    assert_valid_junit(schema, _run(tmp_path, "check", "--from", _write(tmp_path, "ok.json", healthy())))
 
 
 @pytest.mark.parametrize("argv", [["check", "--only", "netwrok"], ["check", "--from", "/nonexistent.json"],
                                   ["check", "--bogus"]])
-def test_a_run_that_could_not_do_its_job(junit_schema, tmp_path, argv):
-    _valid(junit_schema, _run(tmp_path, *argv))
+def test_a_run_that_could_not_do_its_job(schema, tmp_path, argv):
+    assert_valid_junit(schema, _run(tmp_path, *argv))
 
 
-def test_smoke_refused_by_its_preflight(junit_schema, tmp_path):
+def test_smoke_refused_by_its_preflight(schema, tmp_path):
     """`doctor smoke` here: no NPU, so the preflight fails and the run is not started."""
-    _valid(junit_schema, _run(tmp_path, "smoke", "--workdir", str(tmp_path / "w")))
+    assert_valid_junit(schema, _run(tmp_path, "smoke", "--workdir", str(tmp_path / "w")))

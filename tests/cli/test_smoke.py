@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import SCHEMAS
+from tests.conftest import SCHEMAS, assert_valid_junit
 
 FAKE = str(Path(__file__).resolve().parents[1] / "smoke" / "fake_trainer.py")
 SCHEMA = SCHEMAS / "report.schema.json"
@@ -141,7 +141,7 @@ def _fake_env(mode: str, **more: str) -> dict[str, str]:
     return {"DOCTOR_SMOKE_TRAINER": FAKE, "FAKE_TRAINER_MODE": mode, **more}
 
 
-def test_passing_run_reports_metrics_and_writes_junit(workdir: Path, tmp_path: Path) -> None:
+def test_passing_run_reports_metrics_and_writes_junit(workdir: Path, tmp_path: Path, junit_schema) -> None:
     _need_verl()
     junit = tmp_path / "smoke.xml"
     r = doctor("smoke", "--json", "--ignore-preflight", "--steps", "2", "--workdir", str(workdir), "--junit", str(junit),
@@ -159,10 +159,11 @@ def test_passing_run_reports_metrics_and_writes_junit(workdir: Path, tmp_path: P
     cases = {c.get("name"): c for c in ET.parse(junit).getroot().iter("testcase")}
     assert {"smoke-preflight", "smoke-workload", "smoke-launch-spec", "smoke-run", "smoke-step-1", "smoke-step-2"} <= set(cases)
     assert all(c.find("failure") is None for c in cases.values())
+    assert_valid_junit(junit_schema, junit)
     assert not Path(doc["ray_temp_dir"]).exists()  # removed after a pass
 
 
-def test_failing_run_exits_1_with_the_diagnosis(workdir: Path, tmp_path: Path) -> None:
+def test_failing_run_exits_1_with_the_diagnosis(workdir: Path, tmp_path: Path, junit_schema) -> None:
     _need_verl()
     junit = tmp_path / "smoke.xml"
     r = doctor("smoke", "--json", "--ignore-preflight", "--workdir", str(workdir), "--junit", str(junit),
@@ -174,6 +175,7 @@ def test_failing_run_exits_1_with_the_diagnosis(workdir: Path, tmp_path: Path) -
     failures = [c.get("name") for c in ET.parse(junit).getroot().iter("testcase") if c.find("failure") is not None]
     assert set(failures) == {"smoke-run", "smoke-step-1"}
     assert "libhccl" in ET.parse(junit).getroot().find(".//testcase[@name='smoke-run']/failure").text
+    assert_valid_junit(junit_schema, junit)
     assert not Path(doc["ray_temp_dir"]).exists()  # the run wrote no Ray logs there: an empty dir is not kept
 
 

@@ -209,13 +209,15 @@ def diagnose(
     live: bool = True,
     local: bool = False,
     command: str = "check",
+    python_named: bool = False,
 ) -> Report:
     """Run every selected check on every snapshot and return the report (not rendered). `live=False`:
     the snapshots come from files, so findings say "the snapshot" where they would say "this host". `local`: the
     one snapshot was probed on this host with the doctor's environment (a live `check`), so fixes may look up
     what runs here (doctor.probes: whether `uv` is on PATH, what a PYTHONPATH directory holds), looked up here before
     the checks run. `command`: the doctor command the checks run for (`smoke`'s preflight), which a fix that says
-    "run this again with --python" names."""
+    "run this again with --python" names; `python_named`: its --python named the interpreter examined (a fix then
+    says to name another one instead, not to name one)."""
     profs = load_profiles() if profiles is None else profiles
     if forced_profile:
         from doctor.knowledge.profiles import find_profile
@@ -232,7 +234,7 @@ def diagnose(
     # only matters between hosts (the hostname Gloo binds, RoCE ports) is not an error there.
     options: dict[str, Any] = {"cluster": cluster, "multi_node": cluster and len(nodes) > 1,
                                "profile_forced": bool(forced_profile), "local": local and not cluster,
-                               "command": command}
+                               "command": command, "python_named": python_named and local and not cluster}
     if options["local"]:
         from doctor.probes.uv import uv_here
 

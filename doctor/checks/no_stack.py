@@ -62,5 +62,6 @@ def name_the_training_python(ctx: CheckContext, deep: bool) -> str:
         return ("Collect the snapshot again from the training environment's interpreter (the python that runs "
                 f"verl.trainer.main_ppo): `doctor collect{flag} --python PY -o FILE`, then `doctor check --from FILE`")
     command = ctx.options.get("command") or "check"  # smoke's preflight: `doctor smoke --python PY` is meant
-    return ("Name the training environment's interpreter (the python that runs verl.trainer.main_ppo): `doctor "
-            f"{command}{flag if command == 'check' else ''} --python PY`")
+    instead = " with --python instead" if ctx.options.get("python_named") else ""  # the one --python named is not it
+    return (f"Name the training environment's interpreter{instead} (the python that runs verl.trainer.main_ppo): "
+            f"`doctor {command}{flag if command == 'check' else ''} --python PY`")

@@ -266,9 +266,11 @@ def target_interpreter(ctx: CheckContext) -> Iterator[Finding]:
         "target-holds-no-stack", "warning", ("python",),
         "The interpreter examined holds the doctor and none of the training stack",
         detail=(f"{exe or 'The interpreter'} has verl-ascend-doctor installed and none of {', '.join(STACK)}: "
-                "no rule about the Python stack had anything to judge. The doctor examines the interpreter it runs "
-                "in unless --python names another, and a venv holds only its own packages: the environment that "
-                "runs verl is another interpreter, or has not been built yet."),
+                "no rule about the Python stack had anything to judge. "
+                + ("--python named the doctor's own interpreter" if ctx.options.get("python_named") else
+                   "The doctor examines the interpreter it runs in unless --python names another")
+                + ", and a venv holds only its own packages: the environment that runs verl is another interpreter, "
+                "or has not been built yet."),
         evidence={"python": exe},
         fix=name_the_training_python(ctx, deep=False) + "; to build one, `doctor install --venv DIR --dry-run`.",
         source=SRC_VENV)

@@ -94,7 +94,7 @@ def command(console, from_files, from_report, profile_name, only, ignore, config
         nodes, cluster = [(None, _live_snapshot(live, python, deep, deep_timeout, console), None)], False
     report = diagnose(nodes, forced_profile=profile_name or cfg.profile, only=list(only) or cfg.only,
                       ignore=list(ignore) + cfg.ignore, cluster=cluster, live=not (from_files or from_report),
-                      local=live is not None)
+                      local=live is not None, python_named=bool(python))
     if from_report:
         _as_report(report)
         _say_stated(report, stated[1], from_report, console)

@@ -355,6 +355,7 @@ def run_preflight(python: str) -> list[Finding] | None:
     cfg = load_check_config()
     snap = collect_snapshot(root="/", python=python, npu_smi_timeout=10.0, environ=None)
     report = diagnose([(None, snap, None)], forced_profile=cfg.profile, only=cfg.only, ignore=cfg.ignore,
-                      local=True, command="smoke")  # this host, the doctor's environment: fix lines name a uv
-    # that runs here, and "name the training python" says `doctor smoke --python PY`
+                      local=True, command="smoke", python_named=python != sys.executable)  # this host, the
+    # doctor's environment: fix lines name a uv that runs here, and "name the training python" says `doctor smoke
+    # --python PY` (named: "instead")
     return list(report.findings)

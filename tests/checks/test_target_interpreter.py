@@ -39,6 +39,9 @@ def test_the_doctors_own_venv_is_said_to_hold_no_stack(tmp_path):
     [f] = _by_id(_check(py), "target-holds-no-stack")
     assert f["severity"] == "warning"
     assert str(py) in f["detail"] and "--python PY" in f["fix"]["text"]
+    # the user named it with --python: "the doctor examines the interpreter it runs in" was not what happened
+    assert "--python named the doctor's own interpreter" in f["detail"] and "runs in unless" not in f["detail"]
+    assert "interpreter with --python instead" in f["fix"]["text"]
 
 
 def test_a_training_env_with_the_doctor_in_it_is_not(tmp_path):
@@ -61,7 +64,7 @@ def test_an_interpreter_holding_none_of_the_stack_is_said_so_without_the_doctor_
     [f] = _by_id(report, "target-holds-no-stack")
     assert f["severity"] == "warning" and str(py) in f["title"] and "holds none of the training stack" in f["title"]
     assert f["fix"]["commands"] == [f"doctor install --dry-run --python {py}"]
-    assert "`doctor check --python PY`" in f["fix"]["text"]
+    assert "`doctor check --python PY`" in f["fix"]["text"] and "with --python instead" in f["fix"]["text"]
     assert not [x for x in report["findings"] if x["severity"] == "error" and "python" in x["components"]]
 
 
@@ -140,3 +143,5 @@ def test_smokes_preflight_names_smoke_in_the_fix_that_asks_for_the_training_pyth
                  if f.id == "target-holds-no-stack" and f.fix] for c in ("check", "smoke")}
     assert fixes["check"] and "`doctor check --python PY`" in fixes["check"][0]
     assert fixes["smoke"] and "`doctor smoke --python PY`" in fixes["smoke"][0], fixes
+    # no --python given: "name" it, not "instead"
+    assert not any("instead" in f for fs in fixes.values() for f in fs)

@@ -14,6 +14,9 @@ class DoctorError(Exception):
     # the finding id of the one report `--json` prints when this error ends a command (README: finding ids)
     finding_id = "doctor-failed"
     fix = "Read the message above: it names what the doctor could not read, write or run."
+    # the fix says what the message does not (doctor.installers.gitsrc.GitError: the --git-mirror that serves a
+    # source): the text output prints it under the message, as --json and --junit always carry it
+    fix_apart = False
 
     def __init__(self, message: str, *, source: str | None = None, path: str | None = None) -> None:
         self.message = message

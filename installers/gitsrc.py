@@ -33,6 +33,7 @@ class GitError(DoctorError):
     `fix` is the line a report shows for it."""
 
     exit_code = 1
+    fix_apart = True
 
     def __init__(self, message: str, *, fix: str = "") -> None:
         super().__init__(message)
@@ -402,17 +403,58 @@ def update_submodules(repo: str | Path, url_for: Callable[[str, str], str], *, l
         return
     _git(["submodule", "init"], cwd=repo, log=log)
     listed = _git(["config", "-f", ".gitmodules", "--get-regexp", r"^submodule\..*\.path$"], cwd=repo, check=False)
-    paths = []
+    paths, urls = [], {}
     for line in listed.stdout.splitlines():
         key, _, path = line.partition(" ")
         name = key[len("submodule."):-len(".path")]
         url = _git(["config", "--get", f"submodule.{name}.url"], cwd=repo, check=False).stdout.strip()
-        _git(["config", f"submodule.{name}.url", url_for(prefix + path, url)], cwd=repo, log=log)
+        fetch_from = url_for(prefix + path, url)
+        _git(["config", f"submodule.{name}.url", fetch_from], cwd=repo, log=log)
         paths.append(path)
-    _git([*(["-c", "protocol.file.allow=always"] if local else []), "submodule", "update", "--checkout"],
-         cwd=repo, log=log)
+        urls[fetch_from] = (path, prefix + path, url)
+    cp = _git([*(["-c", "protocol.file.allow=always"] if local else []), "submodule", "update", "--checkout"],
+              cwd=repo, log=log, check=False)
+    if cp.returncode != 0:
+        raise write_failure(cp, repo) or submodule_failure(cp, urls)
     for path in paths:
         update_submodules(repo / path, url_for, log=log, local=local, prefix=prefix + path + "/")
+
+
+def submodule_failure(cp: subprocess.CompletedProcess[str], urls: Mapping[str, tuple[str, str, str]]) -> GitError:
+    """The error for a `git submodule update` that failed: which submodule, from where, and, when git could not
+    reach it, the --git-mirror that serves it (a superproject's mirror does not carry its submodules: vllm-ascend's
+    releases/v0.23.0 fetches csrc/third_party/catlass from gitcode.com, which an air-gapped host cannot reach, and
+    "fix the cause (network, index, disk)" named none of that). `urls`: {URL fetched from: (path in this repository,
+    path from the top, URL .gitmodules gives)}."""
+    said = cp.stderr or cp.stdout or ""
+    # git 2.39: "clone of 'URL' into submodule path 'P' failed", "unable to access 'URL/'", "repository 'URL' does not
+    # exist", "Fetched in submodule path 'P', but it did not contain SHA"
+    failed = next((u for u, (here, _, _) in urls.items()
+                   if f"'{u}'" in said or f"'{u}/'" in said or f"submodule path '{here}'" in said), None)
+    if failed is None:
+        return GitError(f"git submodule update failed: {_last_line(cp)}")
+    _, path, declared = urls[failed]
+    lines = [ln.strip() for ln in said.splitlines() if ln.strip()]
+    # the first thing git says went wrong; "clone of … failed" and "Failed to clone … a second time" only repeat it
+    why = next((ln.removeprefix("fatal: ").removeprefix("error: ") for ln in lines
+                if ln.startswith(("fatal: ", "error: ")) and "clone of '" not in ln), _last_line(cp))
+    mirrored = failed != declared
+    msg = (f"submodule {path} could not be fetched from {failed}"
+           + (f" (--git-mirror for {declared})" if mirrored else "") + f": {why}")
+    if "did not contain" in said or "not our ref" in said:
+        fix = (f"The copy at {failed} lacks the commit the superproject pins for {path}: update it from {declared} "
+               "(`git fetch` in a copy made with `git clone --mirror`)." if mirrored else
+               f"{declared} does not serve the commit the superproject pins for {path}: point `--git-mirror "
+               f"{declared}=URL` at a copy that has it.")
+    elif mirrored:
+        fix = (f"The --git-mirror for {declared} ({failed}) did not answer: check that it exists and is a git "
+               "repository (`git ls-remote` on it), or install from a wheelhouse made by `--download-only`.")
+    else:
+        fix = (f"If {declared} cannot be reached from this host, serve submodule {path} from a mirror too: "
+               f"`--git-mirror {declared}=URL` (a local path or an internal git server; a mirror of the superproject "
+               "does not carry its submodules), or install from a wheelhouse made by `--download-only` on a host "
+               "that reaches it (it bundles every submodule).")
+    return GitError(msg, fix=fix)
 
 
 def submodule_commits(repo: str | Path) -> list[tuple[str, str]]:

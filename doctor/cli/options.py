@@ -389,8 +389,10 @@ def fail(console: Console, command: str, e: DoctorError) -> NoReturn:
     """Exit 2 (or the error's code) with one line on stderr; under --json also the one report on stdout."""
     from doctor.report import failure_report
 
+    # an error whose fix is not in its message (a git source's `--git-mirror` line) has it printed under it
+    said = str(e) + (f"\n  fix: {e.fix}" if e.fix_apart and e.fix else "")
     try:
-        _unless_full(console, lambda: console.error(str(e)))
+        _unless_full(console, lambda: console.error(said))
         if console.json_mode and not console.emitted:
             _unless_full(console, lambda: console.emit_json(
                 failure_report(command, e.finding_id, str(e), fix=e.fix).to_dict()))

@@ -165,6 +165,58 @@ def test_submodules_follow_the_mirrors(nested, tmp_path: Path) -> None:
         gitsrc.clone(unmapped, tmp_path / "top2")
 
 
+def test_an_unreachable_submodule_is_named_with_the_mirror_that_serves_it(nested, tmp_path: Path) -> None:
+    """vllm-ascend's releases/v0.23.0 (2026-12) fetches csrc/third_party/catlass from gitcode.com: with only the
+    superproject mirrored (the real-world tier's run, no route to gitcode) the install said "git submodule failed:
+    Failed to clone 'csrc/third_party/catlass' a second time, aborting" and "fix the cause (network, index, disk)".
+    The error names the submodule, where it was fetched from and why; the fix, the --git-mirror for that URL."""
+    top_only = gitsrc.parse_mirrors([f"{SUB_HOST}/top.git={nested['served'] / 'top.git'}"])
+    src = GitSource("top", f"{SUB_HOST}/top.git", "main", submodules=True)
+    with pytest.raises(gitsrc.GitError) as e:
+        gitsrc.clone(src, tmp_path / "a", mirrors=top_only)
+    assert str(e.value).startswith(f"submodule csrc/third_party/outer could not be fetched from {SUB_HOST}/outer.git: ")
+    assert "Could not resolve host" in str(e.value) or "unable to access" in str(e.value)
+    assert f"`--git-mirror {SUB_HOST}/outer.git=URL`" in e.value.fix
+    # one level down: the nested submodule's own URL, its path from the top
+    with_outer = {**top_only, **gitsrc.parse_mirrors([f"{SUB_HOST}/outer.git={nested['served'] / 'outer.git'}"])}
+    with pytest.raises(gitsrc.GitError) as e:
+        gitsrc.clone(src, tmp_path / "b", mirrors=with_outer)
+    assert "submodule csrc/third_party/outer/third_party/inner could not be fetched" in str(e.value)
+    assert f"`--git-mirror {SUB_HOST}/inner.git=URL`" in e.value.fix
+
+
+def test_a_submodule_mirror_that_is_missing_or_lacks_the_commit_is_said_so(nested, tmp_path: Path) -> None:
+    top = f"{SUB_HOST}/top.git={nested['served'] / 'top.git'}"
+    src = GitSource("top", f"{SUB_HOST}/top.git", "main", submodules=True)
+    nowhere = tmp_path / "nowhere.git"
+    with pytest.raises(gitsrc.GitError) as e:
+        gitsrc.clone(src, tmp_path / "a", mirrors=gitsrc.parse_mirrors([top, f"{SUB_HOST}/outer.git={nowhere}"]))
+    assert f"from {nowhere} (--git-mirror for {SUB_HOST}/outer.git)" in str(e.value)
+    assert e.value.fix.startswith(f"The --git-mirror for {SUB_HOST}/outer.git ({nowhere}) did not answer")
+    other = tmp_path / "other.git"  # a repository, but not the one the superproject pins a commit of
+    _repo_with_submodule(tmp_path / "w-other", other, {"x.txt": "x\n"}, None)
+    with pytest.raises(gitsrc.GitError) as e:
+        gitsrc.clone(src, tmp_path / "b", mirrors=gitsrc.parse_mirrors([top, f"{SUB_HOST}/outer.git={other}"]))
+    assert "submodule csrc/third_party/outer could not be fetched" in str(e.value)
+    assert e.value.fix.startswith(f"The copy at {other} lacks the commit the superproject pins for "
+                                  "csrc/third_party/outer")
+
+
+def test_the_text_output_prints_a_git_errors_fix_under_it() -> None:
+    """`doctor install --download-only` ends on the GitError itself (exit 1): --json carried its fix, the text showed
+    only the message, so the --git-mirror line was lost on a terminal."""
+    import io
+
+    from doctor.cli.options import fail
+    from doctor.console import Console
+
+    err = io.StringIO()
+    console = Console(out=io.StringIO(), err=err)
+    with pytest.raises(SystemExit):
+        fail(console, "install", gitsrc.GitError("submodule x could not be fetched", fix="Use `--git-mirror U=URL`."))
+    assert err.getvalue().splitlines() == ["error: submodule x could not be fetched", "  fix: Use `--git-mirror U=URL`."]
+
+
 def test_offline_install_takes_every_submodule_from_its_bundle(nested, tmp_path: Path) -> None:
     mirrors = {SUB_HOST: str(nested["served"])}
     src = GitSource("top", f"{SUB_HOST}/top.git", "main", submodules=True)

@@ -56,7 +56,7 @@ _SAID_TWICE = 12  # characters of an exception's message a printed heading must 
 # so the reader only sees candidate lines, never the whole log.
 EVENT_PHRASES: tuple[tuple[str, ...], ...] = (
     ("Traceback",), ("TraceBack",), ('File "',), ("most recent call",), ("Exit",), ("Error",), ("Exception",), ("error:",), ("Interrupt",),
-    ("StopIteration",), ("above exception",), ("undefined symbol",), ("undefined reference",), ("not found (required by",), ("' not found",),
+    ("StopIteration",), ('.py", line ',), ("above exception",), ("undefined symbol",), ("undefined reference",), ("not found (required by",), ("' not found",),
     ("() got an unexpected keyword",), ("() missing ",), ("() takes ",),
     ("cannot open shared object",), ("error while loading shared",), ("cannot find -l",),
     ("No such file or directory",), ("file not found",), ("error code",), ("No matching distribution",),
@@ -118,6 +118,11 @@ _PYSPY_FRAME = re.compile(r"^(?P<indent>\s+)(?P<func>\S.*?) \((?P<path>[^()\s]+?
 STACK_LINES = 64  # lines read below a py-spy thread header (its frames, and any locals printed with them)
 _CURRENT_THREAD = re.compile(r"^\s*Current thread 0x[0-9a-f]+ \(most recent call first\)")
 _FRAME = re.compile(r'^\s*File "(?P<path>[^"]+)", line (?P<line>\d+)(?:,? in (?P<func>\S+))?')
+# A frame line whose start was cut off (a log pasted from the middle of a line, a terminal that wrapped a long path):
+# the rest of CPython's `  File "{path}", line {n}, in {name}` (Lib/traceback.py StackSummary.format_frame_summary)
+# with `File "` and the path's head gone, `TransformerEngine/.../module/base.py", line 637, in set_extra_state`. The
+# unopened quote right after `.py` and before `, line N` is what no other line has.
+_CUT_FRAME = re.compile(r'^\s*(?P<path>[^\s"]+\.py)", line (?P<line>\d+)(?:, in (?P<func>\S+))?\s*$')
 # The same anywhere on a line: behind a prefix the reader does not know yet (`_unprefixed` learns it).
 _TRACEBACK_ANY = re.compile(r"Trace[Bb]ack \(most recent call last\):?\s*$")
 _FRAME_ANY = re.compile(r'(?<=\s)File "[^"]+", line \d+|(?<=[^\w\s"])File "[^"]+", line \d+')
@@ -362,7 +367,7 @@ class EventReader:
         if _CHAIN.search(text):
             self._chain_pending = True
             return None
-        m = _FRAME.match(text) or _IPY_FRAME.match(text)
+        m = _FRAME.match(text) or _IPY_FRAME.match(text) or _CUT_FRAME.match(text)
         if m is None:
             self._ignore_frames = False
         if PYSPY_THREAD.match(text):

@@ -363,12 +363,17 @@ def _has_label_mark(line: str) -> bool:
 def _named(lines: list[str]) -> Iterator[Fact]:
     for i, raw in enumerate(lines, 1):
         line = raw.strip().strip("`")
-        bare = _CANN_PRODUCT.sub(r"\1", line, count=1) if _has_label_mark(line) else line
-        m = _NAMED.match(line) or _NAMED.match(bare)
-        if not m:
-            continue
+        m, bare = _NAMED.match(line), None
+        if m is None:
+            # the line without CANN's product name: only a label line naming CANN (in any case) can have one, and
+            # asking that is cheaper than the search (it tries every offset of every line)
+            if not (_has_label_mark(line) and "cann" in line.lower()):
+                continue
+            bare = _CANN_PRODUCT.sub(r"\1", line, count=1)
+            if bare == line or (m := _NAMED.match(bare)) is None:
+                continue
         key = _NAMES.get(normalize_name(re.sub(r"\s+", "-", m["name"].strip())))
-        if m.string is bare and bare != line and key != "ascend.toolkit":
+        if bare is not None and key != "ascend.toolkit":
             continue
         if key is not None and (ver := _value(key, m["ver"])):
             yield Fact(key, ver, i, line)
@@ -456,10 +461,13 @@ _ARCH_TOKEN = re.compile(r"(?<![A-Za-z0-9])(x86_64|aarch64)(?![A-Za-z0-9])")
 
 def _printed(lines: list[str]) -> Iterator[Fact]:
     for i, raw in enumerate(lines[:-1], 1):
+        if "__version__" not in raw and "uname" not in raw:
+            continue  # only a `...__version__` or `uname` line prints what the next line states (`in` is ~20x
+            # cheaper than the searches below, which need one of these words: `\buname` scans every offset)
         line = raw.strip()
         dunder = _DUNDER_END.search(line)
         if not dunder and not _UNAME.search(line):
-            continue  # only a `...__version__` or `uname` line prints what the next line states
+            continue
         nxt = next(((j, x.strip()) for j, x in enumerate(lines[i:i + 3], i + 1) if x.strip()), None)
         if nxt is None:
             continue
@@ -618,7 +626,10 @@ def _chip_label(lines: list[str], at: int | None = None, said: str | None = None
 # A line that only lists pins and a chip, comma-separated (`910B1,python==3.10,transformers==4.51.0`, the whole
 # System Info of transformers#37992): each item is a statement. Every item must be a `name==version` pin or an
 # Ascend chip, so a sentence holding pins and a requirement range (`torch>=2.1`) state nothing.
-_LIST_SEP = re.compile(r"\s*[,，、;；]\s*")
+_SEPARATORS = ",，、;；"
+_LIST_SEP = re.compile(rf"\s*[{_SEPARATORS}]\s*")
+# searched first: its leading `\s*` makes `_LIST_SEP.search` try every offset of a line that has no separator
+_LIST_SEP_CHAR = re.compile(f"[{_SEPARATORS}]")
 _LIST_CHIP = re.compile(r"(?:Ascend)?" + _CHIP_NAME, re.I)
 
 
@@ -639,29 +650,43 @@ _LIST_LABEL = re.compile(r"^[-*•]?\s*[^:：,，]{1,40}[:：]\s*(?P<rest>.+)$")
 def _list_items(text: str, i: int, line: str | None = None) -> list[Fact] | None:
     """The facts of `text` when it is a list of two or more statements, each a `name==version` pin, a stack
     component's `name: version` or an Ascend chip; None when any item is something else."""
-    from doctor.knowledge.chips import family_from_name
-
-    if not _LIST_SEP.search(text):
+    sep = _LIST_SEP_CHAR.search(text)
+    if sep is None:
         return None  # one item (most lines: splitting each cost more than the rest of this reader)
+    # The first item (what `_LIST_SEP.split` gives first: the text before the separator and the spaces before it)
+    # is checked before the rest is split: on most lines holding a comma (`(WorkerDict pid=1, ip=...)`) it is
+    # no statement, and splitting every such line was most of this reader's time.
+    said = line or text
+    if (first := text[:sep.start()].rstrip()) and _list_item(first, i, said) is None:
+        return None
     items = [x for x in _LIST_SEP.split(text) if x]
     if len(items) < 2:
         return None
     facts: list[Fact] = []
     for item in items:
-        if _LIST_CHIP.fullmatch(item) and family_from_name(item) is not None:
-            facts.append(Fact("ascend.chip", item, i, line or text))
-            continue
-        if m := _FREEZE.match(item):
-            name = normalize_name(m[1])
-            key: str | None = _NAMES.get(name) or f"packages.{name}"
-        elif m := _LIST_PAIR.match(item):
-            key = _NAMES.get(normalize_name(re.sub(r"\s+", "-", m["name"].strip())))
-        else:
+        if (fact := _list_item(item, i, said)) is None:
             return None
-        if not (key and (ver := _value(key, m[2]))):
-            return None
-        facts.append(Fact(key, ver, i, line or text))
+        facts.append(fact)
     return facts
+
+
+def _list_item(item: str, i: int, said: str) -> Fact | None:
+    """One item of such a list as a fact, or None when it is not a statement."""
+    if _LIST_CHIP.fullmatch(item):  # imported here, not per item: an import statement each time cost a tenth
+        from doctor.knowledge.chips import family_from_name
+
+        if family_from_name(item) is not None:
+            return Fact("ascend.chip", item, i, said)
+    if m := _FREEZE.match(item):
+        name = normalize_name(m[1])
+        key: str | None = _NAMES.get(name) or f"packages.{name}"
+    elif m := _LIST_PAIR.match(item):
+        key = _NAMES.get(normalize_name(re.sub(r"\s+", "-", m["name"].strip())))
+    else:
+        return None
+    if not (key and (ver := _value(key, m[2]))):
+        return None
+    return Fact(key, ver, i, said)
 
 
 # An OS / platform / arch label line (`系统版本：Ubuntu 22.04 LTS ARM64`, Paddle-Lite#10327; `- OS: Ubuntu 22.04 amd64`;
@@ -746,8 +771,10 @@ def _unmark_label(line: str) -> str:
         if not (m[3] or m[4]):
             return line  # bold words, no label
         line = f"{m[1]}{m[2]}:{line[m.end():]}"
-    if "(" in line:
-        line = _LABEL_NOTE.sub(r"\1\2", line, count=1)
+    # `match`, not `sub`: a `^` pattern can only match at the start, but `sub` still tries every offset of the
+    # line (most of reading a training log's head, whose lines nearly all hold a `(`)
+    if "(" in line and (m := _LABEL_NOTE.match(line)):
+        line = m.expand(r"\1\2") + line[m.end():]
     return _QUOTED_VALUE.sub(r"\1\2", line, count=1) if "`" in line else line
 
 

@@ -370,3 +370,43 @@ def test_a_plain_pip_list_row_runs_none_of_the_label_patterns(monkeypatch):
     assert all(c.calls <= 4 for c in counted.values()), {n: c.calls for n, c in counted.items()}  # the 2 labels
     assert {f.key: f.value for f in got.facts if not f.key.startswith("packages.pkg")} == {
         "ascend.toolkit": "8.0.RC3", "packages.vllm-ascend": "0.9.1"}
+
+
+class _Searches:
+    """Counts the calls of a pattern's methods that try every offset of a line (`search`, `sub`, `split`)."""
+
+    def __init__(self, rx: Any) -> None:
+        self.rx, self.calls = rx, 0
+
+    def __getattr__(self, name: str) -> Any:
+        self.calls += name in ("search", "sub", "split")
+        return getattr(self.rx, name)
+
+
+def test_a_training_logs_lines_run_none_of_the_every_offset_searches(monkeypatch):
+    # `doctor explain` reads the environment a log states off its first MiB, mostly lines like verl#5659's Ray
+    # log: a `sub` of a `^` pattern, `\buname` and a leading `\s*` try every offset of each, which was most of that
+    # read. Each now runs only on a line holding what it needs (a `(` note before a colon, `uname`, `cann` in any
+    # case, a list whose first item is a statement). The statements at the edges of those tests are still read:
+    # CANN's product name in lower case, a first item with spaces before its separator, a list that starts with
+    # a separator, a note before a label's colon, `uname -m` and what it printed.
+    from doctor.snapshot import stated
+
+    names = ("_LABEL_NOTE", "_UNAME", "_CANN_PRODUCT", "_LIST_SEP")
+    counted = {n: _Searches(getattr(stated, n)) for n in names}
+    for n, c in counted.items():
+        monkeypatch.setattr(stated, n, c)
+    log = (Path(__file__).resolve().parents[1] / "explain" / "multiproc" / "verl-5659.log").read_text() * 40
+    said = ("- cann version: Ascend cann toolkit 8.0.RC3\n"
+            "CANN: 8.0.RC3 , PyTorch: 2.5.1\n"
+            "、python==3.10、910B1\n"
+            "Driver Version (from npu-smi info): 24.1.rc3\n"
+            "$ uname -m\naarch64\n")
+    got = read_stated(log + said)
+    calls = {n: c.calls for n, c in counted.items()}
+    naming_cann = sum("cann" in x.lower() for x in log.splitlines())  # `Cannot load symbol`: it runs there
+    assert calls.pop("_CANN_PRODUCT") <= naming_cann + 2 and all(n <= 4 for n in calls.values()), calls  # said's
+    assert {f.key: (f.value, f.line) for f in got.facts} == {
+        "ascend.toolkit": ("8.0.RC3", 241), "packages.torch": ("2.5.1", 242), "python.version": ("3.10", 243),
+        "ascend.chip": ("910B1", 243), "ascend.driver": ("24.1.rc3", 244), "host.arch": ("aarch64", 246)}
+    assert not read_stated(log + said).conflicts

@@ -125,7 +125,8 @@ def _stated(path: str) -> tuple[Any, Any]:
     the doctor reads: an empty verdict would read as "ok")."""
 
     from doctor.errors import InputError
-    from doctor.snapshot.loader import BUNDLE_HINT, binary_kind, doctor_document_kind
+    from doctor.snapshot.kind import doctor_document_kind
+    from doctor.snapshot.loader import BUNDLE_HINT, binary_kind
     from doctor.snapshot.model import snapshot_from_dict
     from doctor.snapshot.stated import read_stated
 

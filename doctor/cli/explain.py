@@ -138,7 +138,7 @@ def _refuse_doctor_document(path: str) -> None:
             head = fh.read(4096).decode("utf-8", errors="replace")
     except OSError:
         return  # the reader says why it cannot be read
-    from doctor.snapshot.loader import doctor_document_kind
+    from doctor.snapshot.kind import doctor_document_kind
 
     if kind := doctor_document_kind(head):
         from doctor.errors import InputError

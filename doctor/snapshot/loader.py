@@ -10,7 +10,6 @@ from __future__ import annotations
 import dataclasses
 import functools
 import json
-import re
 import types
 import typing
 from typing import Any, Union
@@ -228,18 +227,6 @@ def binary_kind(raw: bytes) -> str | None:
     if raw[257:262] == b"ustar":
         return "a tar archive"
     return "binary data" if b"\x00" in raw[:8192] else None
-
-
-_DOCTOR_DOCUMENT = re.compile(r'"schema"\s*:\s*"doctor\.(snapshot|cluster)/')
-
-
-def doctor_document_kind(text: str) -> str | None:
-    """"snapshot" or "cluster" when `text` is a file `doctor collect` wrote (its `schema` in the first 4 KB of a JSON
-    object), else None: given where a report's text or a log belongs, it is the wrong flag, not input to read."""
-    if not text.lstrip().startswith("{"):
-        return None
-    m = _DOCTOR_DOCUMENT.search(text[:4096])
-    return m.group(1) if m else None
 
 
 def parse_document(text: str | bytes, source: str) -> Snapshot | Cluster:

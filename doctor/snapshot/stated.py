@@ -299,8 +299,6 @@ _SMI_ROW = re.compile(r"^\|\s*(\d+)\s+((?:Ascend)?(?:910|310|950)[A-Za-z0-9_-]*)
 def _npu_smi(lines: list[str]) -> Iterator[Fact]:
     """Each `npu-smi info` table (its header line and the table lines that follow), read by the live parser; the
     device rows of a table pasted without its header give the chips alone."""
-    from doctor.probes.npu_smi import parse_info
-
     i = 0
     while i < len(lines):
         line = lines[i].strip()
@@ -309,8 +307,9 @@ def _npu_smi(lines: list[str]) -> Iterator[Fact]:
             j = i + 1
             while j < len(lines) and lines[j].strip()[:1] in ("|", "+"):
                 j += 1
-            block = "\n".join(lines[max(0, start - 1):j])
-            info = parse_info(block)
+            from doctor.probes.npu_smi import parse_info  # imported here: a log with no table need not
+
+            info = parse_info("\n".join(lines[max(0, start - 1):j]))
             if info.get("version"):
                 yield Fact("ascend.npu_smi", {"status": "ok", "version": info["version"]}, start + 1, line)
             devices = [{k: d[k] for k in ("id", "chip", "health", "hbm_total_mb", "hbm_used_mb") if d.get(k) is not None}
@@ -610,14 +609,20 @@ _CHIP_LABEL = re.compile(r"^[-*•]?\s*(?:npu(?:\s+\d+(?:,\d+)*)?|gpu|chip|devic
                          r"(?P<chip>(?:Ascend)?" + _CHIP_NAME + r")\)?(?:\s+\([^()]*\))?\s*$", re.I)
 
 
-def _chip_label(lines: list[str], at: int | None = None, said: str | None = None) -> Iterator[Fact]:
-    """Chips named on label lines; `at` / `said`: the report line a single synthesized label stands for."""
+def _chip_family(name: str) -> str | None:
+    """doctor.knowledge.chips.family_from_name, imported when a chip-shaped name is met: that module imports the
+    snapshot model (~20 ms), which a log that names no chip (`doctor explain` reads every log's head) never needs."""
     from doctor.knowledge.chips import family_from_name
 
+    return family_from_name(name)
+
+
+def _chip_label(lines: list[str], at: int | None = None, said: str | None = None) -> Iterator[Fact]:
+    """Chips named on label lines; `at` / `said`: the report line a single synthesized label stands for."""
     for i, raw in enumerate(lines, 1):
         line = raw.strip().strip("`")
         m = _CHIP_LABEL.match(line)
-        if m and family_from_name(m["chip"]) is not None:
+        if m and _chip_family(m["chip"]) is not None:
             yield Fact("ascend.chip", m["chip"], at or i, said or line)
         elif ":" in line and _IMAGE_LINE.match(line) and (g := _IMAGE_CHIP.search(line)):  # `vllm-ascend:` tag
             yield Fact("ascend.chip", {"a3": "Ascend910_93", "310p": "310P"}[g[1].lower()], i, line)
@@ -672,11 +677,8 @@ def _list_items(text: str, i: int, line: str | None = None) -> list[Fact] | None
 
 def _list_item(item: str, i: int, said: str) -> Fact | None:
     """One item of such a list as a fact, or None when it is not a statement."""
-    if _LIST_CHIP.fullmatch(item):  # imported here, not per item: an import statement each time cost a tenth
-        from doctor.knowledge.chips import family_from_name
-
-        if family_from_name(item) is not None:
-            return Fact("ascend.chip", item, i, said)
+    if _LIST_CHIP.fullmatch(item) and _chip_family(item) is not None:
+        return Fact("ascend.chip", item, i, said)
     if m := _FREEZE.match(item):
         name = normalize_name(m[1])
         key: str | None = _NAMES.get(name) or f"packages.{name}"

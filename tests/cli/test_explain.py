@@ -237,3 +237,27 @@ def test_a_snapshot_named_as_the_log_is_refused_naming_the_flags_that_read_it(tm
         assert "doctor check --from" in f["title"] and "--snapshot" in f["title"] and str(snap) in f["title"]
     r = run("explain", "--json", "--snapshot", str(snap), str(log))
     assert r.exit_code == 1 and js(r)["findings"][0]["id"] == "cann-libhccl-missing"
+
+
+def test_a_log_that_names_no_chip_and_no_npu_smi_table_imports_neither_reader(tmp_path):
+    """`doctor explain` reads every log's head for the environment it states. On verl#5659's Ray log it imported
+    the snapshot model (through the snapshot loader, for the is-it-a-snapshot test, and through the chip table)
+    and the npu-smi parser, ~20 ms of every run, none of which such a log needs; a log whose head names a chip
+    still gets it read, in a fresh process."""
+    import subprocess
+    import sys
+
+    real = Path(__file__).resolve().parents[1] / "explain" / "multiproc" / "verl-5659.log"
+    named = tmp_path / "named.log"
+    named.write_text("NPU: 910B3\n" + real.read_text())
+    code = ("import json, sys, runpy; log = sys.argv[1]; sys.argv = ['doctor', '--json', 'explain', log]\n"
+            "try:\n    runpy.run_module('doctor', run_name='__main__')\nexcept SystemExit: pass\n"
+            "print('LOADED=' + ','.join(m for m in ('doctor.snapshot.model', 'doctor.probes.npu_smi') "
+            "if m in sys.modules), file=sys.stderr)")
+    loaded, stated = [], []
+    for log in (real, named):
+        p = subprocess.run([sys.executable, "-c", code, str(log)], capture_output=True, text=True, timeout=120)
+        loaded.append([x for x in p.stderr.splitlines() if x.startswith("LOADED=")])
+        stated.append(json.loads(p.stdout).get("stated"))
+    assert loaded[0] == ["LOADED="] and stated[0] is None
+    assert {"fact": "ascend.chip", "value": "910B3", "line": 1} in stated[1]

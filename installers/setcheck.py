@@ -36,6 +36,7 @@ from doctor.installers.wheelfit import (
     judge,
     python_admits,
     release_offers,
+    release_unfit,
     requires_python,
     some,
 )
@@ -100,10 +101,10 @@ def check_release_exists(profile: Any, sets: Mapping[str, str], python: str | No
                          arch: str | None = None, python_full: str | None = None,
                          target: TargetPython | None = None) -> list[str]:
     """Refuse a --set version PyPI does not list, where the release table covers that project and period, or one
-    that publishes no wheel for the plan's Python (X.Y) and machine and no sdist (pip cannot install it), or whose
-    Requires-Python (the table's, read from the release's METADATA) excludes the target's Python (`python_full`,
-    X.Y.Z where known, else `python`): pip skips every file of it; and, for a `target`, one none of whose files
-    fits it by `judge` (as a wheelhouse's files are judged): every wheel for its Python and machine needs a newer
+    whose row the table judges uninstallable for the target, the first reason that applies (`_refuse_release`): no
+    wheel for the plan's Python (X.Y) and machine and no sdist (pip cannot install it); a Requires-Python (the
+    table's, read from the release's METADATA) that excludes the target's Python (`python_full`, X.Y.Z where known,
+    else `python`): pip skips every file of it; for a `target`, every wheel for its Python and machine needs a newer
     glibc than the target's (torch-npu 2.8.0.post2: manylinux_2_28 only) and there is no sdist. Returns the --set names it could not judge (the
     table does not cover the project, or a version older than it keeps, or a dev build): only the install step
     finds out whether the index serves those."""
@@ -124,14 +125,8 @@ def check_release_exists(profile: Any, sets: Mapping[str, str], python: str | No
             continue
         d = table.declared(name, version)
         if d is not None:
-            if python and d.installable(python, arch) == "none":
-                _refuse_no_file(name, version, raw, python, arch, d, table)
-            # (check_sets' declared-requirements check judges the same Requires-Python later, as the pin's own
-            # requires-python-unmet: this says it first, as a Python the release does not admit, with one that does)
-            if python and python_admits((d.on(python, arch) or d).requires_python, python_full or python) is False:
-                _refuse_requires_python(name, version, raw, python_full or python, arch, d, table)
-            if target is not None and d.files:
-                _refuse_unfit(name, version, raw, target, d, table)
+            if python:
+                _refuse_release(name, version, raw, python, arch, python_full or python, target, d, table)
             continue
         if any(parse_pkg_version(u) == v for u in table.unstated(name)):
             continue  # on PyPI, as an sdist that states no requirements (flash-attn 2.3.6)
@@ -354,52 +349,44 @@ def _same(pin: Any, have: str | None) -> bool:
     return v is not None and (v == pin or pin.local is None and v.public == pin.public)
 
 
-def _refuse_requires_python(name: str, version: str, raw: str, python: str, arch: str | None, d: Any,
-                            table: Any) -> None:
-    short = ".".join(python.split(".")[:2])
-    near = table.nearest_installable(name, version, short, arch,
-                                     admits=lambda e: python_admits((e.on(short, arch) or e).requires_python, python)
-                                     is True)
-    decl = d.on(short, arch) or d
-    raise RefusedError(
-        f"{name} {version} requires Python {decl.requires_python} (its Requires-Python, {decl.source}; "
-        f"profiles/requirements/, read {table.read}), and the target is Python {python}: pip skips every file of it; "
-        + (f"pin {near}, the nearest release that admits Python {python} and has a wheel for it" if near
-           else f"pin a release that admits Python {python}"),
-        source="--set", path=raw)
-
-
-def _refuse_unfit(name: str, version: str, raw: str, target: TargetPython, d: Any, table: Any) -> None:
-    """The release table's files of the release (PyPI's names, the row's Requires-Python) judged as a source's files
-    are (`judge`): none fits `target` (a newer glibc, after the Python / machine / Requires-Python refusals above)
-    -> exit 2, naming the nearest release one of whose wheels fits."""
-    short = ".".join(target.version.split(".")[:2])
-
-    def offers(e: Any) -> list[Offer]:  # the names carry the pin's version: judge reads only their tags
-        return release_offers(name, version, e.files, (e.on(short, target.arch) or e).requires_python)
-
-    fits, why = judge(offers(d), target)
-    if fits is not False:
+def _refuse_release(name: str, version: str, raw: str, python: str, arch: str | None, python_full: str,
+                    target: TargetPython | None, d: Any, table: Any) -> None:
+    """The release table's row of a --set release judged once for the target (`release_unfit`): refused (exit 2)
+    for the first reason that applies, which names the release to pin instead. check_sets' declared-requirements
+    check would find a Requires-Python that excludes the target later, as the pin's own requires-python-unmet: this
+    says it first, as a Python the release does not admit, with one that does."""
+    glibc = target.glibc if target is not None else None
+    reason = release_unfit(d, python, arch, glibc, python_full)
+    if reason is None:
         return
-    near = table.nearest_installable(name, version, short, target.arch,
-                                     admits=lambda e: judge(offers(e), target)[0] is True)
+    if reason == "files":
+        where = f"Python {python}" + (f" on {arch}" if arch else "")
+        near = table.nearest_installable(name, version, python, arch)
+        raise RefusedError(
+            f"{name} {version} publishes no wheel for {where} and no sdist (PyPI's files, profiles/requirements/, "
+            f"read {table.read}: wheels for {d.wheel_targets} only): pip cannot install it; "
+            + (f"pin {near}, the nearest release with a wheel for {where}" if near
+               else "pin a release built for this target"),
+            source="--set", path=raw)
+    # the nearest release with a wheel for the target (its glibc too) that admits its Python
+    near = table.nearest_installable(name, version, python, arch, glibc=glibc, admits=lambda e: python_admits(
+        (e.on(python, arch) or e).requires_python, python_full) is True)
+    if reason == "requires-python":
+        decl = d.on(python, arch) or d
+        raise RefusedError(
+            f"{name} {version} requires Python {decl.requires_python} (its Requires-Python, {decl.source}; "
+            f"profiles/requirements/, read {table.read}), and the target is Python {python_full}: pip skips every file "
+            "of it; " + (f"pin {near}, the nearest release that admits Python {python_full} and has a wheel for it"
+                         if near else f"pin a release that admits Python {python_full}"),
+            source="--set", path=raw)
+    assert target is not None  # "glibc": judged for a target's glibc only
+    offers = release_offers(name, version, d.files, (d.on(python, arch) or d).requires_python)
     raise RefusedError(
-        f"{name} {version}: no file of it that PyPI publishes fits the target ({target}): {why} (PyPI's files, "
-        f"profiles/requirements/, read {table.read}; {d.source.rpartition('#')[0]}). pip would skip each one, and the "
-        "last install step would fail after every clone and build; "
+        f"{name} {version}: no file of it that PyPI publishes fits the target ({target}): {judge(offers, target)[1]} "
+        f"(PyPI's files, profiles/requirements/, read {table.read}; {d.source.rpartition('#')[0]}). pip would skip "
+        "each one, and the last install step would fail after every clone and build; "
         + (f"pin {near}, the nearest release with a wheel that fits the target" if near
            else "pin a release built for this target"),
-        source="--set", path=raw)
-
-
-def _refuse_no_file(name: str, version: str, raw: str, python: str, arch: str | None, d: Any, table: Any) -> None:
-    target = f"Python {python}" + (f" on {arch}" if arch else "")
-    near = table.nearest_installable(name, version, python, arch)
-    wheels = d.wheel_targets
-    raise RefusedError(
-        f"{name} {version} publishes no wheel for {target} and no sdist (PyPI's files, profiles/requirements/, read "
-        f"{table.read}: wheels for {wheels} only): pip cannot install it; "
-        + (f"pin {near}, the nearest release with a wheel for {target}" if near else "pin a release built for this target"),
         source="--set", path=raw)
 
 

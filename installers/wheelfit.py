@@ -8,8 +8,8 @@ Python 3.11 venv finds cp38-cp310 wheels only; `--set numpy=1.21.6` finds cp310 
 Requires-Python is `>=3.7,<3.11`: pip skips them all ("No matching distribution found") after every clone and
 build. What is knowable before the run: the target's Python, machine
 and glibc (the target interpreter, or the one a new `--venv` is made from), and the served files' names and
-stated Requires-Python. Tags are read with `packaging.tags` / `packaging.utils` (as pip reads them), for CPython,
-which is what the plan's download asks for too (`--implementation cp`).
+stated Requires-Python. Tags are judged by doctor/knowledge/tagfit.py, the judge `doctor check` uses too (as pip
+reads them, `packaging.tags`), for CPython, which is what the plan's download asks for too (`--implementation cp`).
 
 A file counts as fitting, not fitting, or cannot be told: an sdist that admits the target (whether it builds for
 the target is found by building it), a file whose Requires-Python was not read, or a Requires-Python that the target's X.Y alone does
@@ -23,10 +23,9 @@ import re
 import zipfile
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
-from packaging.tags import Tag, compatible_tags, cpython_tags
-from packaging.utils import InvalidWheelFilename, parse_wheel_filename
+from doctor.knowledge import tagfit
 
 
 @dataclass(frozen=True)
@@ -39,19 +38,6 @@ class TargetPython:
 
     def __str__(self) -> str:
         return f"CPython {self.version} on {self.arch}" + (f", glibc {self.glibc}" if self.glibc else "")
-
-    def tags(self, offered: Iterable[str] = ()) -> frozenset[Tag]:
-        """The tags pip accepts for this target. `offered`: the platforms a wheel names; with glibc unknown, each
-        of them that is a Linux platform of this machine counts (no manylinux level is held against it)."""
-        from doctor.installers.wheelhouse import manylinux_platforms
-
-        if self.glibc is None:
-            plats = [p for p in offered if "linux" in p and not p.startswith("musllinux") and p.endswith("_" + self.arch)]
-        else:
-            plats = [*manylinux_platforms(self.arch, self.glibc), f"linux_{self.arch}"]
-        major, minor = (int(x) for x in self.version.split(".")[:2])
-        py = (major, minor)
-        return frozenset([*cpython_tags(py, platforms=plats), *compatible_tags(py, f"cp{major}{minor}", plats)])
 
 
 class Offer(NamedTuple):
@@ -71,6 +57,23 @@ def release_offers(project: str, version: str, files: Iterable[str], requires_py
     from doctor.knowledge.requirements import pypi_file_name
 
     return [Offer(pypi_file_name(project, version, f), version, requires_python) for f in files]
+
+
+def release_unfit(d: Any, python: str, arch: str | None, glibc: str | None = None,
+                  python_full: str | None = None) -> str | None:
+    """Why pip installs no file of a release from what the release table records of it (`d`, a
+    doctor/knowledge/requirements.py `Declared`), judged once for the target, the first reason that applies:
+    "files" (no wheel for its Python `python` (X.Y) and machine, and no sdist), "requires-python" (the release's
+    Requires-Python for them excludes its Python, `python_full` X.Y.Z where known), "glibc" (every such wheel needs a
+    newer glibc than `glibc`, and no sdist). None when a file fits, or the table cannot tell (no files recorded, a
+    Requires-Python X.Y does not settle)."""
+    if d.installable(python, arch) == "none":
+        return "files"
+    if python_admits((d.on(python, arch) or d).requires_python, python_full or python) is False:
+        return "requires-python"
+    if glibc and d.installable(python, arch, glibc) == "none":
+        return "glibc"
+    return None
 
 
 def python_admits(spec: str | None, version: str) -> bool | None:
@@ -132,13 +135,11 @@ def judge(offers: Iterable[Offer], target: TargetPython) -> tuple[bool | None, s
     why: dict[str, list[str]] = {}
     for o in offers:
         if o.file.endswith(".whl"):
-            try:
-                tags = parse_wheel_filename(o.file)[3]
-            except InvalidWheelFilename:
+            tags = tagfit.wheel_tags(o.file)
+            if tags is None:
                 continue
-            plats = [t.platform for t in tags]
-            if not tags & target.tags(plats):
-                level = target.glibc is not None and tags & TargetPython(target.version, target.arch).tags(plats)
+            if not tagfit.fits(tags, target.version, target.arch, target.glibc):
+                level = target.glibc is not None and tagfit.fits(tags, target.version, target.arch)
                 why.setdefault(f"for a newer glibc than {target.glibc}" if level else "for another Python or machine",
                                []).append(o.file)
                 continue

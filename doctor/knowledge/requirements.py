@@ -69,9 +69,9 @@ from types import MappingProxyType
 from typing import Any, NamedTuple
 
 from packaging.tags import Tag, parse_tag
-from packaging.utils import InvalidWheelFilename, parse_wheel_filename
 from packaging.version import Version
 
+from doctor.knowledge import tagfit
 from doctor.knowledge.location import knowledge_file
 from doctor.knowledge.validate import Validator
 from doctor.knowledge.versions import parse_pkg_version, valid_specifier
@@ -108,15 +108,15 @@ class Declared(NamedTuple):
     yanked: str | None = None  # PyPI yanked the release: the maintainers' reason ("" none given); None not yanked
     machines: tuple[MachineDeclaration, ...] = ()  # other machines' wheels that declare something else
 
-    def installable(self, python: str | None, arch: str | None) -> str:
-        """What pip finds among the release's published files for an interpreter `python` (X.Y[.Z]) on `arch`:
-        "wheel" (a platform wheel for it), "pure" (only a pure wheel fits), "sdist" (no wheel fits: pip builds the
-        source archive), "none" (nothing pip can install), or "unknown" (the table does not record the files). An
-        unstated Python or machine rules no wheel out (`_tag_fits`)."""
+    def installable(self, python: str | None, arch: str | None, glibc: str | None = None) -> str:
+        """What pip finds among the release's published files for an interpreter `python` (X.Y[.Z]) on `arch` with
+        `glibc` (X.Y): "wheel" (a platform wheel for it), "pure" (only a pure wheel fits), "sdist" (no wheel fits:
+        pip builds the source archive), "none" (nothing pip can install), or "unknown" (the table does not record
+        the files). An unstated Python, machine or glibc rules no wheel out (`tagfit`)."""
         if not self.files:
             return "unknown"
         tags = [t for f in self.files if f != SDIST for t in _tag_set(f)]
-        fitting = [t for t in tags if _tag_fits(t, python, arch)]
+        fitting = [t for t in tags if tagfit.tag_fits(t, python, arch, glibc)]
         if any(t.platform != "any" for t in fitting):
             return "wheel"
         if fitting:
@@ -125,8 +125,8 @@ class Declared(NamedTuple):
 
     def wheel_files(self, python: str | None, arch: str | None) -> tuple[str, ...]:
         """The `files` entries of the wheels pip chooses among for an interpreter `python` (X.Y[.Z]) on `arch` (an
-        unstated one rules none out, `_tag_fits`), their glibc level not judged."""
-        return tuple(f for f in self.files if f != SDIST and any(_tag_fits(t, python, arch) for t in _tag_set(f)))
+        unstated one rules none out, `tagfit`), their glibc level not judged."""
+        return tuple(f for f in self.files if f != SDIST and tagfit.fits(_tag_set(f), python, arch))
 
     def file_page(self, entry: str) -> str:
         """The PyPI page of one `files` entry, the file named as PyPI names it (`pypi_file_name`), for the project
@@ -168,7 +168,7 @@ class Declared(NamedTuple):
         state (a bug report gives versions, rarely the interpreter or machine) rules no wheel out: the stated
         release's published wheels declare what they declare, and a stated Python or machine that none of them is
         for still fits nothing (`2.6.0` on Python 3.12 with only cp39-cp311 wheels read)."""
-        tags = _wheel_tags(self.wheel)
+        tags = tagfit.wheel_tags(self.wheel)
         if tags is None or all(t.platform == "any" and t.abi == "none" for t in tags):
             return True
         return self.fitting_wheel(python, arch) is not None
@@ -183,7 +183,7 @@ class Declared(NamedTuple):
         if arch is None:
             return None
         for m in self.machines:
-            if m.machine == arch and any(_tag_fits(t, python, arch) for w in m.wheels for t in (_wheel_tags(w) or ())):
+            if m.machine == arch and any(tagfit.fits(tagfit.wheel_tags(w) or (), python, arch) for w in m.wheels):
                 first = self.source.rpartition("#")[0] + "#" + m.wheels[0]  # the page of that machine's first wheel
                 return self._replace(requires_python=m.requires_python, requires_dist=m.requires_dist,
                                      source=first, wheels=m.wheels[1:], machines=())
@@ -191,8 +191,8 @@ class Declared(NamedTuple):
 
     def fitting_wheel(self, python: str | None, arch: str | None) -> str | None:
         """The first of the wheels read (the source's, then `wheels`) whose tags name this Python and machine."""
-        return next((w for w in (self.wheel, *self.wheels) if w and any(_tag_fits(t, python, arch)
-                                                                       for t in (_wheel_tags(w) or ()))), None)
+        return next((w for w in (self.wheel, *self.wheels)
+                     if w and tagfit.fits(tagfit.wheel_tags(w) or (), python, arch)), None)
 
     def source_for(self, python: str | None, arch: str | None) -> str:
         """The page of the file whose metadata applies to this target: the source, or the sibling wheel that fits
@@ -332,8 +332,8 @@ class RequirementsTable:
         return summary_of(self.projects[name]).requires_torch
 
     def nearest_installable(self, project: str, version: str, python: str | None, arch: str | None,
-                            admits: Callable[[Declared], bool] | None = None) -> str | None:
-        """The release nearest `version` that publishes a wheel for this Python and machine (and that `admits`
+                            admits: Callable[[Declared], bool] | None = None, glibc: str | None = None) -> str | None:
+        """The release nearest `version` that publishes a wheel for this Python, machine and glibc (and that `admits`
         accepts, e.g. by its Requires-Python): one of the same major.minor, else the first newer one, else the newest
         older one (pre-releases only for a pre-release)."""
         name = _normalize(project)
@@ -341,7 +341,7 @@ class RequirementsTable:
         if name not in self.index or v is None:
             return None
         ok = sorted((Version(k), k) for k, d in self.projects[name].items()
-                    if d.installable(python, arch) in ("wheel", "pure") and (v.is_prerelease or not Version(k).is_prerelease)
+                    if d.installable(python, arch, glibc) in ("wheel", "pure") and (v.is_prerelease or not Version(k).is_prerelease)
                     and (admits is None or admits(d)))
         same = [(w, k) for w, k in ok if w.release[:2] == v.release[:2]]
         for group in (same, ok):
@@ -379,15 +379,6 @@ def pypi_file_name(project: str, version: str, entry: str) -> str:
     return f"{dist}-{version}.tar.gz" if entry == SDIST else f"{dist}-{version}-{entry}.whl"
 
 
-def _wheel_tags(filename: str | None) -> frozenset[Tag] | None:
-    if not filename:
-        return None
-    try:
-        return parse_wheel_filename(filename)[3]
-    except InvalidWheelFilename:
-        return None
-
-
 @lru_cache(maxsize=4096)
 def _tag_set(triple: str) -> frozenset[Tag]:
     """The tags of one `files` entry (`cp310-cp310-manylinux_2_17_x86_64.manylinux2014_x86_64`); empty when it is
@@ -399,29 +390,6 @@ def _tag_set(triple: str) -> frozenset[Tag]:
                                   for x in parts):
         return frozenset()
     return parse_tag(triple)
-
-
-def _tag_fits(t: Tag, python: str | None, arch: str | None) -> bool:
-    """One wheel tag against the snapshot's Python and machine (PEP 425: cpXY / abi3 from cpXY up / pyX[Y]; a
-    platform `any` or a Linux one ending in the machine, `manylinux_2_28_aarch64`, `linux_x86_64`: the doctor's
-    targets are Linux hosts, and a macOS wheel's `macosx_10_9_x86_64` says nothing about them). An unknown Python
-    (None) or machine (None) is not held against a tag; a Linux platform is still required."""
-    if t.platform != "any" and not ("linux" in t.platform and (arch is None or t.platform.endswith("_" + arch))):
-        return False
-    if python is None:
-        return re.fullmatch(r"(cp|py)\d\d*", t.interpreter) is not None
-    v = parse_pkg_version(python)
-    if v is None or len(v.release) < 2:
-        return False
-    major, minor = v.release[0], v.release[1]
-    m = re.fullmatch(r"(cp|py)(\d)(\d*)", t.interpreter)
-    if m is None or int(m.group(2)) != major:
-        return False
-    if not m.group(3):  # py3
-        return True
-    tag_minor = int(m.group(3))
-    return tag_minor == minor or (t.abi == "abi3" and tag_minor <= minor) or (m.group(1) == "py" and t.abi == "none"
-                                                                            and tag_minor <= minor)
 
 
 _SEPARATORS = re.compile(r"[-_.]+")
@@ -460,7 +428,7 @@ def _releases(v: Validator, rels: Any, path: str) -> Mapping[str, Declared]:
         t = v.keys(e, _ENTRY | _ENTRY_OPTIONAL, q, required=tuple(sorted(_ENTRY)))
         rp, rd = declaration(v, t["requires_python"], t["requires_dist"], q)
         wheels = v.strs(t.get("wheels"), f"{q}.wheels")
-        bad = next((w for w in wheels if _wheel_tags(w) is None), None)
+        bad = next((w for w in wheels if tagfit.wheel_tags(w) is None), None)
         if bad is not None:
             raise v.fail(f"{q}.wheels", f"not a wheel file name: {bad!r}")
         files = v.strs(t.get("files"), f"{q}.files")
@@ -491,7 +459,7 @@ def _machines(v: Validator, raw: Any, path: str) -> tuple[MachineDeclaration, ..
                    required=("requires_python", "requires_dist", "wheels"))
         rp, rd = declaration(v, t["requires_python"], t["requires_dist"], q)
         wheels = v.strs(t["wheels"], f"{q}.wheels")
-        bad = next((w for w in wheels if not any(x.platform.endswith("_" + m) for x in _wheel_tags(w) or ())), None)
+        bad = next((w for w in wheels if not any(x.platform.endswith("_" + m) for x in tagfit.wheel_tags(w) or ())), None)
         if not wheels or bad is not None:
             raise v.fail(f"{q}.wheels", f"must name {m} wheel files, got {bad!r}")
         out.append(MachineDeclaration(m, rp, rd, wheels))

@@ -23,9 +23,12 @@ import re
 import zipfile
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 from doctor.knowledge import tagfit
+
+if TYPE_CHECKING:
+    from doctor.knowledge.requirements import Declared
 
 
 @dataclass(frozen=True)
@@ -59,10 +62,9 @@ def release_offers(project: str, version: str, files: Iterable[str], requires_py
     return [Offer(pypi_file_name(project, version, f), version, requires_python) for f in files]
 
 
-def release_unfit(d: Any, python: str, arch: str | None, glibc: str | None = None,
+def release_unfit(d: Declared, python: str, arch: str | None, glibc: str | None = None,
                   python_full: str | None = None) -> str | None:
-    """Why pip installs no file of a release from what the release table records of it (`d`, a
-    doctor/knowledge/requirements.py `Declared`), judged once for the target, the first reason that applies:
+    """Why pip installs no file of a release from what the release table records of it (`d`), judged once for the target, the first reason that applies:
     "files" (no wheel for its Python `python` (X.Y) and machine, and no sdist), "requires-python" (the release's
     Requires-Python for them excludes its Python, `python_full` X.Y.Z where known), "glibc" (every such wheel needs a
     newer glibc than `glibc`, and no sdist). None when a file fits, or the table cannot tell (no files recorded, a

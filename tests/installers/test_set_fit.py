@@ -282,3 +282,40 @@ def test_a_release_table_row_is_judged_as_its_pypi_files_would_be() -> None:
     assert v is not None and "sdist" in v.files
     assert judge(release_offers("vllm", "0.9.1", v.files, v.requires_python),
                  TargetPython("3.10.12", "aarch64", "2.17"))[0] is None
+
+
+def test_an_online_release_is_judged_once_for_the_first_reason_that_applies() -> None:
+    """The release table's row of a --set release gets one judgement (`release_unfit`), whose first reason picks the
+    refusal: torch-npu 2.8.0.post2 (cp39-cp312 wheels, manylinux_2_28 only, no sdist) on Python 3.13 has no wheel
+    at all, whatever the glibc ("files", not "glibc"); on 3.10 aarch64 with glibc 2.27 only the glibc level stands in
+    the way; glibc 2.28, or one not known, leaves it installable. transformers 5.21.0 is a pure wheel whose
+    Requires-Python is >=3.11.0."""
+    from doctor.installers.wheelfit import release_unfit
+    from doctor.knowledge.requirements import declared
+
+    d = declared("torch-npu", "2.8.0.post2")
+    assert d is not None
+    assert release_unfit(d, "3.13", "aarch64", "2.27", "3.13.1") == "files"
+    assert release_unfit(d, "3.10", "aarch64", "2.27", "3.10.12") == "glibc"
+    assert release_unfit(d, "3.10", "aarch64", "2.28", "3.10.12") is None
+    assert release_unfit(d, "3.10", "aarch64", None, "3.10.12") is None
+    t = declared("transformers", "5.21.0")
+    assert t is not None and release_unfit(t, "3.10", "x86_64", "2.17", "3.10.12") == "requires-python"
+    assert release_unfit(t, "3.11", "x86_64", "2.17", "3.11.7") is None
+
+
+def test_the_release_a_requires_python_refusal_names_has_a_wheel_for_the_targets_glibc() -> None:
+    """`--set vllm=0.32.0` (Requires-Python >=3.11) for Python 3.10.12 on x86_64 with glibc 2.27: the refusal names the
+    nearest release that admits 3.10.12 "and has a wheel for it". 0.31.0's only x86_64 wheel is
+    cp38-abi3-manylinux_2_28_x86_64 (pip builds its sdist on glibc 2.27); 0.21.0's is manylinux_2_24 (PyPI's files,
+    profiles/requirements/vllm.json)."""
+    from doctor.installers.wheelfit import python_admits
+    from doctor.knowledge.requirements import load_requirements
+
+    t = load_requirements()
+
+    def admits(e):
+        return python_admits((e.on("3.10", "x86_64") or e).requires_python, "3.10.12") is True
+
+    assert t.nearest_installable("vllm", "0.32.0", "3.10", "x86_64", admits=admits) == "0.31.0"
+    assert t.nearest_installable("vllm", "0.32.0", "3.10", "x86_64", admits=admits, glibc="2.27") == "0.21.0"

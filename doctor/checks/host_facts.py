@@ -22,9 +22,8 @@ if TYPE_CHECKING:
 
 # -- glibc against the manylinux tag of a release's wheels ---------------------------------------------------
 
-# PEP 600: manylinux_X_Y needs glibc >= X.Y; the legacy aliases (PEP 513/571/599/600) name glibc 2.5/2.12/2.17.
-_LEGACY = {"manylinux1": (2, 5), "manylinux2010": (2, 12), "manylinux2014": (2, 17)}
-_TAG = r"(manylinux_(\d+)_(\d+)|manylinux1|manylinux2010|manylinux2014)_(x86_64|aarch64)"  # compiled on first use
+# PEP 600: manylinux_X_Y needs glibc >= X.Y; the legacy aliases (PEP 513/571/599/600) name glibc 2.5/2.12/2.17
+# (doctor/knowledge/tagfit.py reads both).
 MANYLINUX_SOURCE = "https://peps.python.org/pep-0600/"
 # Packages of the stack whose Linux releases are manylinux wheels (the table's source names one); a local build
 # (`2.7.0+cpu`, `0.9.1+empty`: another index or a source build) is not judged.
@@ -93,12 +92,13 @@ def documented_glibc(name: str, version: str) -> tuple[tuple[int, int], str] | N
 
 
 def wheel_glibc(filename: str, arch: str | None) -> tuple[int, int] | None:
-    """The oldest glibc a wheel file installs on (the lowest of its compressed manylinux tags for `arch`)."""
-    found = []
-    for m in re.finditer(_TAG, filename):
-        if arch and m.group(4) != arch:
-            continue
-        found.append((int(m.group(2)), int(m.group(3))) if m.group(2) else _LEGACY[m.group(1)])
+    """The oldest glibc a wheel file (or a `files` tag triple) installs on: the lowest of its compressed manylinux
+    tags for `arch` (for x86_64 or aarch64 when it is None)."""
+    from doctor.knowledge.tagfit import manylinux_level
+
+    plats = filename.removesuffix(".whl").rpartition("-")[2].split(".")
+    found = [need for p in plats if (level := manylinux_level(p)) is not None
+             for need, machine in [level] if machine == arch or arch is None and machine in ("x86_64", "aarch64")]
     return min(found) if found else None
 
 

@@ -26,9 +26,6 @@ from doctor.report import Finding, finding
 from doctor.snapshot.model import known
 
 TAGS_SPEC = "https://packaging.python.org/en/latest/specifications/platform-compatibility-tags/"
-# the legacy manylinux names and the glibc each stands for (PEP 600)
-_LEGACY = {"manylinux1": (2, 5), "manylinux2010": (2, 12), "manylinux2014": (2, 17)}
-_MANYLINUX = re.compile(r"manylinux_(\d+)_(\d+)_(.+)$")
 _MUSLLINUX = re.compile(r"musllinux_(\d+)_(\d+)_(.+)$")
 
 
@@ -43,11 +40,12 @@ class Target:
             return True
         if plat == f"linux_{self.arch}":
             return True
-        legacy = plat.rpartition(f"_{self.arch}")[0] if plat.endswith(f"_{self.arch}") else None
-        m = _MANYLINUX.match(plat)
-        if m or legacy in _LEGACY:
-            want = (int(m.group(1)), int(m.group(2))) if m else _LEGACY[legacy or ""]
-            if (m.group(3) if m else self.arch) != self.arch or "musl" in self.libc:
+        from doctor.knowledge.tagfit import manylinux_level
+
+        level = manylinux_level(plat)
+        if level is not None:
+            want, machine = level
+            if machine != self.arch or "musl" in self.libc:
                 return False
             have = _glibc(self.libc)
             return have is None or want <= have

@@ -183,7 +183,7 @@ class Declared(NamedTuple):
         if arch is None:
             return None
         for m in self.machines:
-            if m.machine == arch and any(tagfit.fits(tagfit.wheel_tags(w) or (), python, arch) for w in m.wheels):
+            if m.machine == arch and any(_speaks_for(w, python, arch) for w in m.wheels):
                 first = self.source.rpartition("#")[0] + "#" + m.wheels[0]  # the page of that machine's first wheel
                 return self._replace(requires_python=m.requires_python, requires_dist=m.requires_dist,
                                      source=first, wheels=m.wheels[1:], machines=())
@@ -192,7 +192,7 @@ class Declared(NamedTuple):
     def fitting_wheel(self, python: str | None, arch: str | None) -> str | None:
         """The first of the wheels read (the source's, then `wheels`) whose tags name this Python and machine."""
         return next((w for w in (self.wheel, *self.wheels)
-                     if w and tagfit.fits(tagfit.wheel_tags(w) or (), python, arch)), None)
+                     if w and _speaks_for(w, python, arch)), None)
 
     def source_for(self, python: str | None, arch: str | None) -> str:
         """The page of the file whose metadata applies to this target: the source, or the sibling wheel that fits
@@ -377,6 +377,12 @@ def pypi_file_name(project: str, version: str, entry: str) -> str:
     keep, is named `<name>-<version>.tar.gz` (PEP 625)."""
     dist = _SEPARATORS.sub("_", project).lower()
     return f"{dist}-{version}.tar.gz" if entry == SDIST else f"{dist}-{version}-{entry}.whl"
+
+
+def _speaks_for(wheel: str, python: str | None, arch: str | None) -> bool:
+    """Whether the METADATA read from `wheel` speaks for an interpreter `python` on `arch`: the wheel is for that
+    Python and machine, a musllinux build too (built from the same source as the manylinux one beside it)."""
+    return tagfit.fits(tagfit.wheel_tags(wheel) or (), python, arch, any_libc=True)
 
 
 @lru_cache(maxsize=4096)

@@ -30,6 +30,7 @@ from doctor.knowledge.versions import parse_pkg_version
 
 LEGACY_MANYLINUX = {"manylinux1": (2, 5), "manylinux2010": (2, 12), "manylinux2014": (2, 17)}
 _MANYLINUX = re.compile(r"manylinux_(\d+)_(\d+)_(.+)|(manylinux1|manylinux2010|manylinux2014)_(.+)")
+_MUSLLINUX = re.compile(r"musllinux_\d+_\d+_(.+)")
 _PLACE = "linux_place"  # a stand-in platform: the interpreter / abi pairs pip supports on any Linux platform
 
 
@@ -54,15 +55,22 @@ def wheel_tags(filename: str | None) -> frozenset[Tag] | None:
         return None
 
 
-def fits(tags: Iterable[Tag], python: str | None, arch: str | None, glibc: str | None = None) -> bool:
+def fits(tags: Iterable[Tag], python: str | None, arch: str | None, glibc: str | None = None, *,
+         any_libc: bool = False) -> bool:
     """Whether one of a wheel's `tags` is supported by CPython `python` (X.Y[.Z]) on Linux `arch` with glibc
-    `glibc` (X.Y), each None when not known (not held against a tag)."""
-    return any(tag_fits(t, python, arch, glibc) for t in tags)
+    `glibc` (X.Y), each None when not known (not held against a tag). `any_libc`: a musllinux wheel of that Python
+    and machine counts too; for whether the METADATA read from a wheel speaks for the target (the release's musl and
+    glibc builds of one Python and machine are built from one source), not for whether pip installs it."""
+    return any(tag_fits(t, python, arch, glibc, any_libc=any_libc) for t in tags)
 
 
-def tag_fits(t: Tag, python: str | None, arch: str | None, glibc: str | None = None) -> bool:
+def tag_fits(t: Tag, python: str | None, arch: str | None, glibc: str | None = None, *,
+             any_libc: bool = False) -> bool:
     """One tag against the target's facts (`fits`)."""
-    if t.platform != "any" and not _platform_fits(t.platform, arch, _glibc(glibc)):
+    plat = t.platform
+    if any_libc and (m := _MUSLLINUX.fullmatch(plat)):
+        plat = f"linux_{m.group(1)}"  # the machine alone
+    if plat != "any" and not _platform_fits(plat, arch, _glibc(glibc)):
         return False
     if python is None:
         return re.fullmatch(r"(cp|py)\d+", t.interpreter) is not None

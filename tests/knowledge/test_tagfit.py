@@ -62,6 +62,12 @@ def test_a_musllinux_only_wheel_is_not_installable_on_a_glibc_host() -> None:
     assert d.installable("3.11", "aarch64") == "wheel"
     wheel = tagfit.wheel_tags("orjson-3.9.3-cp312-cp312-musllinux_1_1_aarch64.whl")
     assert wheel is not None and not tagfit.fits(wheel, None, None, None)  # glibc hosts only, whatever is unknown
+    # what a musllinux wheel's METADATA declares still speaks for a glibc host of its Python and machine (one source,
+    # two builds): numpy 1.26.4's row, which the stacks pin, was read from numpy-1.26.4-cp310-cp310-musllinux_1_1_aarch64
+    assert tagfit.fits(wheel, "3.12", "aarch64", "2.35", any_libc=True) and d.fits("3.12", "aarch64")
+    numpy = declared("numpy", "1.26.4")
+    assert numpy is not None and numpy.wheel is not None and "musllinux" in numpy.wheel
+    assert numpy.fits("3.11", "x86_64") and numpy.fits(None, None) and numpy.installable("3.11", "x86_64") == "wheel"
 
 
 def _tags(triple: str) -> frozenset[Tag]:

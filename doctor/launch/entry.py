@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import ast
 import difflib
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -77,6 +78,7 @@ class Selection:
     config_name: str
     why: str  # how the config was chosen, for the report
     missing: str | None = None  # why config_dir is None
+    fix: str | None = None  # what gives the run's config here, when config_dir is None
 
 
 def relative_config_dir(entry: str) -> Path:
@@ -105,13 +107,33 @@ def select(entry: str, config_name: str | None, config_path: str | None, trainer
     elif root is not None and (root / rel).is_dir():
         cdir = root / rel
     else:
-        where = "recipe configs are not part of the verl wheel" if entry.startswith("recipe.") \
-            else "not beside the trainer config used here"
+        where, fix = recipe_missing(root, rel) if entry.startswith("recipe.") \
+            else ("not beside the trainer config used here", None)
         return Selection(entry, None, name or _default_name(entry, root), "entry point",
-                         f"{entry}'s config directory ({rel}) is not available: {where}")
+                         f"{entry}'s config directory ({rel}) is not available: {where}", fix)
     chosen = name or _default_name(entry, root)
     why = f"--config-name={chosen}" if name else f"{entry}'s default config {chosen}"
     return Selection(entry, cdir, chosen, why)
+
+
+def recipe_missing(root: Path | None, rel: Path) -> tuple[str, str | None]:
+    """Why a recipe's config is not in the verl tree linted against, and how to get it there. A wheel never ships
+    recipe/. A checkout of verl from v0.7.1 on has recipe/ as a git submodule (its .gitmodules names
+    verl-project/verl-recipe), empty until it is initialised; an older checkout has recipe/ in its own tree."""
+    if root is None or not any((root / f).is_file() for f in ("setup.py", "pyproject.toml", ".gitmodules")):
+        return "recipe configs are not part of the verl wheel", None
+    try:
+        modules = (root / ".gitmodules").read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        modules = ""
+    section = next((s for s in modules.split("[submodule") if re.search(r"^\s*path\s*=\s*recipe\s*$", s, re.M)), None)
+    if section is not None and not any((root / "recipe").glob("*")):
+        url = m.group(1) if (m := re.search(r"^\s*url\s*=\s*(\S+)", section, re.M)) else "verl-recipe"
+        return (f"recipe/ of the verl checkout at {root} is a git submodule ({url}) that is not "
+                f"checked out, so it has no {rel}",
+                f"Check the submodule out (git -C {root} submodule update --init recipe, in a clone of verl) and "
+                "lint again.")
+    return f"the verl checkout at {root} has no {rel}", None
 
 
 def in_release(config_path: str, root: Path | None, trainer_config: Path | None) -> Path | None:

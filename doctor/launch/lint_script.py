@@ -208,7 +208,8 @@ def lint_path(inv: Invocation, version: str, trainer_dir: Path | None, opts: Opt
                                f"{inv.entry}: its config was not composed ({sel.missing})",
                                detail="The rules ran on the overrides alone; keys were not checked against a config.",
                                evidence={"entry": inv.entry, "config_name": sel.config_name},
-                               fix="Pass --verl-config pointing at the trainer config of a verl checkout that has it.",
+                               fix=sel.fix or "Pass --verl-config pointing at the trainer config of a verl checkout "
+                                              "that has it.",
                                source=S.VERL_MAIN_PPO))
     engine, why = E.engine_of(inv.overrides, sel.config_name, ctx.flat, ctx.outside)
     out.append(finding("lint-engine", "info", ("config",),

@@ -161,7 +161,8 @@ def _blame_cut_off(found: list[Finding], call: Call, cut: list[CutOff]) -> list[
 
 def lint_call(call: Call, version: str, trainer_dir: Path | None, opts: Options) -> list[Finding]:
     per_path = [lint_path(inv, version, trainer_dir, opts) for inv in call.alternatives]
-    return merge_paths(call.alternatives, per_path)
+    npu = [next((f.evidence.get("npu") for f in found if f.id == "lint-engine"), None) for found in per_path]
+    return merge_paths(call.alternatives, per_path, npu)
 
 
 def lint_path(inv: Invocation, version: str, trainer_dir: Path | None, opts: Options) -> list[Finding]:
@@ -384,7 +385,14 @@ def _targets_npu(inv: Invocation, opts: Options, path: str | None = None) -> boo
     device = next((o.py for o in reversed(inv.overrides) if o.key == "trainer.device"), None)
     if device in ("cuda", "gpu"):
         return False
-    if device == "npu" or inv.hints:
+    if device == "npu":
+        return True
+    branch = _device_branch(inv.label)
+    if branch is not None:  # the script's own branch on its device: `case "$DEVICE" in gpu)` is a GPU run
+        if branch[0]:
+            inv.hints.append(branch[1])
+        return branch[0]
+    if inv.hints:
         return True
     if any("ascend" in o.key.lower() for o in inv.overrides):
         inv.hints.append("vllm-ascend settings among the overrides")
@@ -400,14 +408,42 @@ def _targets_npu(inv: Invocation, opts: Options, path: str | None = None) -> boo
     return None
 
 
+_DEVICE_WORD = r"[\"']?(gpu|cuda|nvidia|npu|ascend)[\"']?"
+_CASE_ARM = re.compile(rf"case \S+ → {_DEVICE_WORD}((?:\|{_DEVICE_WORD})*)\)$", re.I)
+_IF_EQ = re.compile(rf"(?:if )?`\[\[? \S+ ==? {_DEVICE_WORD} \]\]?` (true|false)$", re.I)
+
+
+def _device_branch(label: tuple[str, ...]) -> tuple[bool, str] | None:
+    """(whether the path runs on NPUs, the choice that says it) when one of its branch choices picks a device by
+    name: a `case` arm of device words only (`gpu)`, `npu)`, `gpu|cuda)`), or an `if [ "$X" = npu ]` test (true: an
+    NPU; false: not one). verl v0.9.0's run_qwen3_235b_a22b_megatron.sh takes `case "${DEVICE}" in gpu) … npu) …`;
+    its GPU paths were judged as NPU runs ("64 NPUs are not divisible …"). The last such choice decides."""
+    said = None
+    for choice in label:
+        body = choice.split(": ", 1)[-1]
+        if (m := _CASE_ARM.search(body)) is not None:
+            words = {w.lower() for w in re.findall(r"\w+", m.group(0).split("→", 1)[1])}
+            npu = words <= {"npu", "ascend"}
+            if npu or not words & {"npu", "ascend"}:
+                said = (npu, choice)
+        elif (m := _IF_EQ.search(body)) is not None:
+            is_npu = m.group(1).lower() in ("npu", "ascend")
+            if is_npu or m.group(2) == "true":  # `= gpu` false says only "not a GPU"
+                said = (is_npu == (m.group(2) == "true"), choice)
+    return said
+
+
 def path_names(alternatives: list[Invocation]) -> list[str]:
     """What sets each path apart: the branch choices not shared by all of them."""
     common = set.intersection(*(set(a.label) for a in alternatives)) if alternatives else set()
     return ["; ".join(c for c in a.label if c not in common) or "the path with no branch taken" for a in alternatives]
 
 
-def merge_paths(alternatives: list[Invocation], per_path: list[list[Finding]]) -> list[Finding]:
-    """One list of findings for a call reached on several paths (see the module doc)."""
+def merge_paths(alternatives: list[Invocation], per_path: list[list[Finding]],
+                npu: list[bool | None] | None = None) -> list[Finding]:
+    """One list of findings for a call reached on several paths (see the module doc). With `npu` (per path: whether
+    it runs on NPUs), a finding only on paths that run on another device, in a script whose other paths run on NPUs,
+    is info: the branch an NPU run takes does not have it."""
     if len(per_path) == 1:
         return per_path[0]
     names = path_names(alternatives)
@@ -424,6 +460,10 @@ def merge_paths(alternatives: list[Invocation], per_path: list[list[Finding]]) -
             continue
         where = [names[i] for i in paths]
         sev = Severity.WARNING if f.severity is Severity.ERROR else f.severity
+        if npu and True in npu and all(npu[i] is False for i in paths) and sev is not Severity.INFO:
+            sev = Severity.INFO
+            f = replace(f, detail=(f"{f.detail} " if f.detail else "") + "(Info: only paths that run on another "
+                                  "device have it; the script's NPU paths do not.)")
         said = _paths_where(alternatives, paths)
         said = (f"on the {len(paths)} of {len(per_path)} paths where {said}" if said
                 else f"on {len(paths)} of {len(per_path)} paths ({' | '.join(where)})")

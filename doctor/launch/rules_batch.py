@@ -7,9 +7,16 @@ from doctor.launch.rules import Context, _View
 from doctor.report import Finding, finding
 
 
+def devices(ctx: Context) -> str:
+    """What the rules count: NPUs, or GPUs on a path the script runs on GPUs (verl's `n_gpus_per_node` counts either;
+    a script's `case "$DEVICE" in gpu)` branch is not an NPU run)."""
+    return "GPUs" if ctx.npu is False else "NPUs"
+
+
 def world_size(v: _View, ctx: Context) -> list[Finding]:
     """TP*PP*CP and EP*ETP*PP must divide the NPU count (verl validate_config; Megatron parallel_state)."""
     out: list[Finding] = []
+    dev = devices(ctx)
     npn, nn = v.int("trainer.n_gpus_per_node", 8), v.int("trainer.nnodes", 1)
     tp = v.int(v.A + "tensor_model_parallel_size", 1)
     pp = v.int(v.A + "pipeline_model_parallel_size", 1)
@@ -20,12 +27,12 @@ def world_size(v: _View, ctx: Context) -> list[Finding]:
     n_gpus, mp = npn * nn, tp * pp * cp
     if n_gpus % mp:
         out.append(finding("launch-world-size-indivisible", "error", ("config", "cluster"),
-                           f"{n_gpus} NPUs are not divisible by TP*PP*CP = {mp}",
+                           f"{n_gpus} {dev} are not divisible by TP*PP*CP = {mp}",
                            detail=f"verl: 'n_gpus ({n_gpus}) must be divisible by model_parallel_size (TP*PP) times "
                                   "context_parallel_size (CP)'; Megatron: 'world_size is not divisible by'.",
                            evidence=v.ev("trainer.n_gpus_per_node", "trainer.nnodes", v.A + "tensor_model_parallel_size",
                                          v.A + "pipeline_model_parallel_size", v.A + "context_parallel_size"),
-                           key="trainer.n_gpus_per_node", fix="Choose TP, PP and CP whose product divides the NPU count.",
+                           key="trainer.n_gpus_per_node", fix=f"Choose TP, PP and CP whose product divides the {dev[:-1]} count.",
                            source=S.VERL_VALIDATE))
         return out
     ep = v.int(v.A + "expert_model_parallel_size", 1) or 1
@@ -39,7 +46,7 @@ def world_size(v: _View, ctx: Context) -> list[Finding]:
         every = len(broken) == len(etps)
         also = "" if explicit or len(etps) == 1 else (" (and with ETP=1)" if every else "; ETP=1 would fit")
         out.append(finding("launch-expert-world-indivisible", "error" if every else "warning", ("config", "cluster"),
-                           f"{n_gpus} NPUs are not divisible by EP*ETP*PP = {ep}*{etp}*{pp} = {ep * etp * pp}{also}",
+                           f"{n_gpus} {dev} are not divisible by EP*ETP*PP = {ep}*{etp}*{pp} = {ep * etp * pp}{also}",
                            detail="Megatron: 'world_size is not divisible by expert_tensor_model_pipeline_parallel_size' "
                                   "(ETP defaults to TP)." + ("" if explicit or every else
                                                              " Set ETP to pin down the layout."),
@@ -47,7 +54,7 @@ def world_size(v: _View, ctx: Context) -> list[Finding]:
                                             v.A + "expert_tensor_parallel_size", v.A + "pipeline_model_parallel_size"),
                                      "etp_considered": etps},
                            key=v.A + "expert_model_parallel_size",
-                           fix="Choose EP, ETP and PP whose product divides the NPU count.",
+                           fix=f"Choose EP, ETP and PP whose product divides the {dev[:-1]} count.",
                            source=S.MEGATRON_PARALLEL_STATE))
     return out
 
@@ -106,11 +113,11 @@ def batch(v: _View, ctx: Context) -> list[Finding]:
     rtp = v.int("actor_rollout_ref.rollout.tensor_model_parallel_size", 2)
     if rtp and n_gpus and n_gpus % rtp:
         out.append(finding("launch-rollout-tp-indivisible", "error", ("config", "cluster"),
-                           f"rollout TP={rtp} does not divide {n_gpus} NPUs",
+                           f"rollout TP={rtp} does not divide {n_gpus} {devices(ctx)}",
                            detail="verl: 'rollout world_size: … is not divisible by infer_world_size'.",
                            evidence=v.ev("actor_rollout_ref.rollout.tensor_model_parallel_size"),
                            key="actor_rollout_ref.rollout.tensor_model_parallel_size",
-                           fix="Choose a rollout TP that divides the NPU count.", source=S.VERL_VALIDATE))
+                           fix=f"Choose a rollout TP that divides the {devices(ctx)[:-1]} count.", source=S.VERL_VALIDATE))
     if not ctx.trains:
         return out  # the batch sizes below are the trainer's: a generation server never reads them
     tbs = v.int("data.train_batch_size", 1024)

@@ -239,5 +239,31 @@ def test_a_finding_on_some_paths_names_the_choice_that_tells_them_apart():
     script = SCRIPTS_DIR / "v0.9.0/scripts/examples/grpo_trainer/run_qwen3_235b_a22b_megatron.sh"
     _, report = lint(str(script), "--verl-version", "0.9.0", "--verl-config", str(SCRIPTS_DIR / "v0.9.0" / "config"))
     (f,) = [f for f in report["findings"] if f["id"] == "launch-expert-world-indivisible"]
-    assert f["title"].startswith('on the 4 of 6 paths where line 56: case "${DEVICE}" → gpu): 64 NPUs'), f["title"]
+    assert f["title"].startswith('on the 4 of 6 paths where line 56: case "${DEVICE}" → gpu): 64 GPUs'), f["title"]
     assert f["title"].count("line 176") == 0 and len(f["evidence"]["paths"]) == 4
+
+
+@needs_scripts
+def test_the_gpu_branch_of_a_script_that_picks_its_device_is_a_gpu_run():
+    """The same script's `case "${DEVICE}" in gpu) … npu) …`: on its GPU paths (8 nodes x 8 GPUs) the expert layout does
+    not divide; on its NPU paths (16 per node) it does. Those paths were judged as NPU runs ("64 NPUs are not
+    divisible …", a warning). They count GPUs, and what only the GPU branch has is info: an NPU run takes the other."""
+    script = SCRIPTS_DIR / "v0.9.0/scripts/examples/grpo_trainer/run_qwen3_235b_a22b_megatron.sh"
+    _, report = lint(str(script), "--verl-version", "0.9.0", "--verl-config", str(SCRIPTS_DIR / "v0.9.0" / "config"))
+    (f,) = [f for f in report["findings"] if f["id"] == "launch-expert-world-indivisible"]
+    assert f["severity"] == "info" and "64 GPUs are not divisible" in f["title"] and "NPU" not in f["title"]
+    assert f["fix"]["text"] == "Choose EP, ETP and PP whose product divides the GPU count."
+    assert "the script's NPU paths do not" in f["detail"]
+    assert report["status"] == "ok"
+
+
+@needs_scripts
+def test_a_device_test_in_a_condition_list_picks_the_device_too():
+    """v0.9.0's run_qwen3_8b_fsdp.sh: `if [ "${DEVICE}" = npu ] && [ … = trtllm ]`, then `case "${DEVICE}" in gpu)`:
+    the path that took both as not-NPU is a GPU run; the other path is an NPU run by its exports."""
+    from doctor.launch.lint_script import _device_branch
+
+    script = SCRIPTS_DIR / "v0.9.0/scripts/examples/grpo_trainer/run_qwen3_8b_fsdp.sh"
+    (call,) = parse_script(script.read_text(encoding="utf-8"), str(script), str(script)).invocations
+    said = [_device_branch(inv.label) for inv in call.alternatives]
+    assert said == [None, (False, 'line 69: case "${DEVICE}" → gpu)')], said  # `gpu|npu)` names no one device

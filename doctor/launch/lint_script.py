@@ -439,6 +439,31 @@ def path_names(alternatives: list[Invocation]) -> list[str]:
     return ["; ".join(c for c in a.label if c not in common) or "the path with no branch taken" for a in alternatives]
 
 
+_CHOICE = re.compile(r"^line (?P<line>\d+): (?:(?P<case>case .+?) → (?P<arm>[^→]+)|(?P<test>.+) (?P<side>true|false))$")
+
+
+def branch_points(names: list[str], few: int = 4) -> str:
+    """The branches that make the paths, each said once with the choices taken at it (`case "${DEVICE}" → gpu) at line
+    56 / npu) at line 59`), instead of every path in full: verl v0.9.0's run_qwen3_235b_a22b_megatron.sh has 6 paths
+    from 3 branches, ~700 characters as a list. The first `few` branches, then how many more (-v lists the paths)."""
+    points: dict[str, list[str]] = {}
+    for name in names:
+        for choice in name.split("; "):
+            m = _CHOICE.match(choice)
+            if m is None:  # "the path with no branch taken": a path, not a branch
+                continue
+            if m.group("case"):  # each arm of a case has its own line
+                at, arm = m.group("case") + " →", f"{m.group('arm')} at line {m.group('line')}"
+            else:
+                at, arm = f"line {m.group('line')}: {m.group('test')}", m.group("side")
+            arms = points.setdefault(at, [])
+            if arm and arm not in arms:
+                arms.append(arm)
+    said = [f"{at} {' / '.join(arms)}".rstrip() for at, arms in points.items()]
+    more = f" and {len(said) - few} more" if len(said) > few else ""
+    return f"{len(said)} branch{'es' if len(said) != 1 else ''}: " + "; ".join(said[:few]) + more
+
+
 def merge_paths(alternatives: list[Invocation], per_path: list[list[Finding]],
                 npu: list[bool | None] | None = None) -> list[Finding]:
     """One list of findings for a call reached on several paths (see the module doc). With `npu` (per path: whether
@@ -518,9 +543,11 @@ def _walk_notes(parsed: ParsedScript, calls: list[Call]) -> list[Finding]:
     if multi:
         out.append(finding("lint-paths", "info", ("config",),
                            "the script branches on values it cannot know; each path was checked: "
-                           + " / ".join(f"the call on line {c.line} on {len(c.alternatives)} paths ("
-                                        + " | ".join(path_names(c.alternatives)) + ")" for c in multi),
-                           detail="An error found on some paths only is reported as a warning naming them.",
+                           + " / ".join(f"the call on line {c.line} on {len(c.alternatives)} paths, from "
+                                        + branch_points(path_names(c.alternatives)) for c in multi),
+                           detail="An error found on some paths only is reported as a warning naming them. The paths: "
+                                  + " / ".join(f"line {c.line}: " + " | ".join(path_names(c.alternatives))
+                                               for c in multi) + ".",
                            evidence={"calls": {c.line: path_names(c.alternatives) for c in multi}}))
     if parsed.unresolved:
         out.append(finding("lint-unresolved", "info", ("config",),

@@ -267,3 +267,21 @@ def test_a_device_test_in_a_condition_list_picks_the_device_too():
     (call,) = parse_script(script.read_text(encoding="utf-8"), str(script), str(script)).invocations
     said = [_device_branch(inv.label) for inv in call.alternatives]
     assert said == [None, (False, 'line 69: case "${DEVICE}" → gpu)')], said  # `gpu|npu)` names no one device
+
+
+@needs_scripts
+def test_the_paths_are_said_by_their_branches_and_listed_only_with_v():
+    """lint-paths listed every path of the call in full in its title: the 235B script's 6 paths, ~900 characters,
+    each `if` repeated on every path. The title names the 3 branches once, each with the choices taken; the paths
+    are in the detail, which `-v` prints, and in evidence."""
+    script = SCRIPTS_DIR / "v0.9.0/scripts/examples/grpo_trainer/run_qwen3_235b_a22b_megatron.sh"
+    args = [str(script), "--verl-version", "0.9.0", "--verl-config", str(SCRIPTS_DIR / "v0.9.0" / "config")]
+    _, report = lint(*args)
+    (f,) = [f for f in report["findings"] if f["id"] == "lint-paths"]
+    assert f["title"].endswith('the call on line 190 on 6 paths, from 3 branches: case "${DEVICE}" → gpu) at line 56 '
+                               '/ npu) at line 59; line 176: if `[ -n "${ROLLOUT_DP}" ]` true / false; line 180: if '
+                               '`[ -n "$MCORE_MODEL_PATH" ]` true / false'), f["title"]
+    assert len(f["evidence"]["calls"]["190"]) == 6 and f["detail"].count(" | ") == 5
+    plain = CliRunner().invoke(cli, ["lint", *args], env={"NO_COLOR": "1"}).output
+    verbose = CliRunner().invoke(cli, ["lint", "-v", *args], env={"NO_COLOR": "1"}).output
+    assert "The paths: line 190:" not in plain and "The paths: line 190:" in verbose

@@ -550,15 +550,47 @@ def _walk_notes(parsed: ParsedScript, calls: list[Call]) -> list[Finding]:
                                                for c in multi) + ".",
                            evidence={"calls": {c.line: path_names(c.alternatives) for c in multi}}))
     if parsed.unresolved:
-        out.append(finding("lint-unresolved", "info", ("config",),
-                           "values only the run knows were not read: " + first_few(parsed.unresolved, 12),
-                           detail="Command substitutions, environment variables and positional parameters; rules "
-                                  "that need their values were skipped.", evidence={"unresolved": parsed.unresolved}))
+        out.append(_unresolved(parsed.unresolved, calls))
     if parsed.notes:
         out.append(finding("lint-not-followed", "info", ("config",),
                            "parts of the script were not followed: " + _notes_once(parsed.notes),
                            evidence={"notes": parsed.notes}))
     return out
+
+
+def _unresolved(unresolved: list[str], calls: list[Call]) -> Finding:
+    """Values only the run knows. Those that reach an override decide a key whose value the rules could not check:
+    each key is named with them. The others — a multi-node script's `$(ip route get …)`, `$(seq 1 120)`, its Ray
+    readiness loop — are the script's own business at run time, nothing linted depends on them, and they are
+    counted, not listed (the detail, shown with -v, and evidence list them)."""
+    keys: dict[str, list[str]] = {}  # a value only the run knows -> the keys it decides
+    for call in calls:
+        for inv in call.alternatives:
+            for o in inv.overrides:
+                for hole in o.unknown:
+                    if o.key not in keys.setdefault(hole, []):
+                        keys[hole].append(o.key)
+            for hole in ([inv.unknown_config] if inv.unknown_config else []) + inv.unknown_args:
+                keys.setdefault(hole, [])
+    decided = [k for hole, ks in keys.items() for k in ks]
+    reach = [u for u in unresolved if u in keys] + [h for h in keys if h not in unresolved]
+    rest = [u for u in unresolved if u not in keys]
+    parts = []
+    if decided:
+        named = {k: [h for h in reach if k in keys[h]] for k in dict.fromkeys(decided)}
+        parts.append(f"the values of {len(named)} override(s) are known only at run time, so the rules that need them "
+                     "were skipped: " + first_few([f"{k} ({', '.join(hs)})" for k, hs in named.items()], 4))
+    elif reach:
+        parts.append("arguments or a config name known only at run time (said above): " + first_few(reach, 4))
+    if rest:
+        parts.append(f"{len(rest)} {'other ' if parts else ''}value(s) the script computes or reads at run time "
+                     "(command substitutions, environment variables) reach no override (a branch one decides was "
+                     "checked on each path)")
+    return finding("lint-unresolved", "info", ("config",), "; ".join(parts),
+                   detail="Known only at run time: " + ", ".join(unresolved + [h for h in reach if h not in unresolved])
+                          + ".",
+                   evidence={"unresolved": unresolved, "decides": {h: ks for h, ks in keys.items() if ks},
+                             "reaches_no_override": rest})
 
 
 def _notes_once(notes: list[str]) -> str:

@@ -40,3 +40,26 @@ def test_a_value_the_script_fixes_still_decides(tmp_path):
     script.write_text(script.read_text(encoding="utf-8").replace("NODE_RANK=1", 'NODE_RANK="${NODE_RANK:-1}"'),
                       encoding="utf-8")
     assert "lint-no-invocation" not in [f["id"] for f in _lint(str(script))["findings"]]
+
+
+def test_what_the_multi_node_script_computes_itself_is_counted_not_listed(tmp_path):
+    """The head node's script `launch --nodes 2` writes reads its node address (`$(ip route get …)`), waits for Ray
+    (`$(seq 1 120)`, `$(python3 -c 'import ray; …')`): values only the run knows that reach no override. lint-unresolved
+    listed every one of them as "not read"; they are counted, and only the values that decide an override (here
+    `${HOME}` in the data paths) are named with their key. -v and evidence keep the full list."""
+    from tests.launch.helpers import QWEN3_MOE
+
+    require_verl_config()
+    model = write_model(tmp_path, "Qwen3-30B-A3B", QWEN3_MOE)
+    out = tmp_path / "head.sh"
+    r = CliRunner().invoke(cli, ["launch", "--model", model, "--verl-version", "0.9.1", "--tp", "4", "--pp", "2",
+                                 "--ep", "4", "--nodes", "2", "--head-address", "10.0.0.1", "-o", str(out)])
+    assert r.exit_code == 0, r.output
+    (f,) = [f for f in _lint(str(out))["findings"] if f["id"] == "lint-unresolved"]
+    assert "$(" not in f["title"] and "$NODE_IP" not in f["title"], f["title"]
+    assert f["title"] == ("the values of 2 override(s) are known only at run time, so the rules that need them were "
+                          "skipped: data.train_files (${HOME}), data.val_files (${HOME}); 5 other value(s) the script "
+                          "computes or reads at run time (command substitutions, environment variables) reach no "
+                          "override (a branch one decides was checked on each path)")
+    assert "$(seq 1 120)" in f["evidence"]["reaches_no_override"] and "$(seq 1 120)" in f["detail"]
+    assert f["evidence"]["decides"] == {"${HOME}": ["data.train_files", "data.val_files"]}

@@ -560,37 +560,45 @@ def _walk_notes(parsed: ParsedScript, calls: list[Call]) -> list[Finding]:
 
 def _unresolved(unresolved: list[str], calls: list[Call]) -> Finding:
     """Values only the run knows. Those that reach an override decide a key whose value the rules could not check:
-    each key is named with them. The others — a multi-node script's `$(ip route get …)`, `$(seq 1 120)`, its Ray
-    readiness loop — are the script's own business at run time, nothing linted depends on them, and they are
-    counted, not listed (the detail, shown with -v, and evidence list them)."""
+    the keys are named (the first few). The others — a multi-node script's `$(ip route get …)`, `$(seq 1 120)`, its
+    Ray readiness loop — are the script's own business at run time, and are counted, not listed (the detail, shown
+    with -v, lists every value with the keys it decides; so does evidence)."""
     keys: dict[str, list[str]] = {}  # a value only the run knows -> the keys it decides
     for call in calls:
         for inv in call.alternatives:
             for o in inv.overrides:
-                for hole in o.unknown:
+                for hole in map(_same_variable, o.unknown):
                     if o.key not in keys.setdefault(hole, []):
                         keys[hole].append(o.key)
             for hole in ([inv.unknown_config] if inv.unknown_config else []) + inv.unknown_args:
                 keys.setdefault(hole, [])
     decided = [k for hole, ks in keys.items() for k in ks]
+    unresolved = list(dict.fromkeys(map(_same_variable, unresolved)))
     reach = [u for u in unresolved if u in keys] + [h for h in keys if h not in unresolved]
     rest = [u for u in unresolved if u not in keys]
     parts = []
     if decided:
-        named = {k: [h for h in reach if k in keys[h]] for k in dict.fromkeys(decided)}
-        parts.append(f"the values of {len(named)} override(s) are known only at run time, so the rules that need them "
-                     "were skipped: " + first_few([f"{k} ({', '.join(hs)})" for k, hs in named.items()], 4))
+        named = list(dict.fromkeys(decided))
+        parts.append(f"{len(named)} override(s) take a value only the run knows, their rules skipped: "
+                     + first_few(named, 3))
     elif reach:
-        parts.append("arguments or a config name known only at run time (said above): " + first_few(reach, 4))
+        parts.append("arguments or a config name only the run knows (said above): " + first_few(reach, 3))
     if rest:
-        parts.append(f"{len(rest)} {'other ' if parts else ''}value(s) the script computes or reads at run time "
-                     "(command substitutions, environment variables) reach no override (a branch one decides was "
-                     "checked on each path)")
+        parts.append(f"{len(rest)} {'other ' if parts else ''}value(s) only the run knows (command substitutions, "
+                     "environment variables) reach no override (-v lists them)" if not parts else
+                     f"{len(rest)} other value(s) only the run knows reach no override (-v lists them)")
     return finding("lint-unresolved", "info", ("config",), "; ".join(parts),
-                   detail="Known only at run time: " + ", ".join(unresolved + [h for h in reach if h not in unresolved])
-                          + ".",
+                   detail="Known only at run time: " + ", ".join(
+                       f"{h} ({', '.join(keys[h])})" if keys.get(h) else h
+                       for h in unresolved + [h for h in reach if h not in unresolved]) + ".",
                    evidence={"unresolved": unresolved, "decides": {h: ks for h, ks in keys.items() if ks},
                              "reaches_no_override": rest})
+
+
+def _same_variable(text: str) -> str:
+    """`${X}` and `$X` are one value (the script's `[ -n "${X}" ]` and its override `k=$X`)."""
+    m = re.fullmatch(r"\$\{(\w+)\}", text)
+    return f"${m.group(1)}" if m else text
 
 
 def _notes_once(notes: list[str]) -> str:

@@ -27,7 +27,7 @@ from doctor.installers import envfile, gitsrc
 from doctor.installers.backends import PIP_FLOOR, Backend, Command, PipBackend, Source, shown
 from doctor.installers.clonestate import missing_parents
 from doctor.installers.journal import Interrupted, Journal, Transaction
-from doctor.installers.plan import CLONE, EDITABLE, ENVFILE, INSTALL, UNINSTALL, Plan, Step
+from doctor.installers.plan import CLONE, EDITABLE, ENVFILE, INSTALL, PRUNE, UNINSTALL, Plan, Step
 from doctor.installers.satisfy import expectations, live_view, satisfied
 from doctor.installers.target import TargetEnv, probe
 from doctor.snapshot.model import normalize_name
@@ -103,6 +103,7 @@ class Executor:
         self.src_dir = plan.target.src_dir
         self._log: IO[str] | None = None
         self.log_lost = 0  # lines the log could not take
+        self._pruning: list[str] = []  # what the remove-orphans step uninstalls, decided when it is reached
 
     # -- logging -------------------------------------------------------------------------------------------
 
@@ -185,6 +186,9 @@ class Executor:
                 (f" (commit {step.source.commit})" if step.source.commit else "")
         if step.kind == ENVFILE and self.plan.env:
             return f"write {self.plan.env.path}"
+        if step.kind == PRUNE:
+            return ("uninstall what this run installed that no installed distribution requires any more (decided after "
+                    "the re-pins; never what was there before, nor what the plan names)")
         return None
 
     def _command(self, step: Step) -> Command | None:
@@ -194,6 +198,8 @@ class Executor:
             src = replace(src, index=step.index)
         if step.kind == UNINSTALL:
             return self.backend.uninstall(self.python, step.packages)
+        if step.kind == PRUNE:
+            return self.backend.uninstall(self.python, tuple(self._pruning)) if self._pruning else None
         if step.kind == INSTALL:
             reqs = self._build_requirements(step) if step.build_for else step.requirements
             return self.backend.install(self.python, reqs, source=src, no_deps=step.no_deps,
@@ -241,7 +247,13 @@ class Executor:
                     self.with_pip(env)
                     view = self.view(env)
                     for step in self.plan.steps:
-                        if satisfied(step, view, self.plan):
+                        if step.kind == PRUNE:
+                            self._pruning = self._orphans(env, tx.journal)
+                            if not self._pruning:
+                                results.append(StepResult(step.id, step.kind, step.title, SATISFIED))
+                                self.log(f"-- {step.id}: nothing this run installed is left required by nothing")
+                                continue
+                        elif satisfied(step, view, self.plan):
                             results.append(StepResult(step.id, step.kind, step.title, SATISFIED))
                             self.log(f"-- {step.id}: already satisfied")
                             continue
@@ -253,9 +265,11 @@ class Executor:
                         t0 = time.monotonic()
                         self.progress(f"[{len(results)}/{len(self.plan.steps)}] {step.title}")
                         self._do(step, journal)
-                        env = probe(self.python)
+                        was, env = env, probe(self.python)
                         view = self.view(env)
                         self._verify(step, env, view)
+                        if step.kind == PRUNE:
+                            current.detail = self._pruned(step, was, env)
                         current.status, current.seconds = DONE, time.monotonic() - t0
                         assert tx.journal is not None
                         tx.journal.step_done(step.id, (os.path.join(self.src_dir, step.source.name),)
@@ -299,6 +313,55 @@ class Executor:
                 self.log(f"{argv[i + 1]}: git requirements mapped -> {out}")
                 argv[i + 1] = str(out)
         return replace(cmd, argv=tuple(argv))
+
+    def _orphans(self, env: TargetEnv, journal: Journal | None) -> list[str]:
+        """What the remove-orphans step uninstalls (installers.orphans): nothing when the run changed nothing (no
+        journal: every earlier step was satisfied) or a requirement file of the plan cannot be read (then what the
+        plan names is not known)."""
+        from doctor.installers import orphans as orph
+
+        if journal is None:
+            return []
+        keep = self._plan_names()
+        if keep is None:
+            self.log("-- remove-orphans: a requirement file of the plan cannot be read; nothing is removed")
+            return []
+        return orph.orphans({n: d.requires for n, d in env.dists.items()}, journal.data.get("before") or {}, keep,
+                            orph.marker_env(env.version, env.arch))
+
+    def _plan_names(self) -> dict[str, frozenset[str]] | None:
+        """Every distribution the plan asks for by name, with the extras it asks for: the pins, each install step's
+        requirements and `-r` files (as the steps ran them), the editable installs' distributions."""
+        from doctor.installers.orphans import named
+
+        lines = [n for n, _spec in self.plan.pins]
+        for s in self.plan.steps:
+            if s.kind == EDITABLE and s.editable_dist:
+                lines.append(s.editable_dist)
+            if s.kind != INSTALL:
+                continue
+            reqs = list(self._build_requirements(s) if s.build_for else s.requirements)
+            for i, word in enumerate(reqs):
+                if word == "-r" or (i and reqs[i - 1] == "-r"):
+                    continue
+                lines.append(word)
+            for i, word in enumerate(reqs[:-1]):
+                if word == "-r":
+                    got = _requirement_lines(Path(reqs[i + 1]))
+                    if got is None:
+                        return None
+                    lines += got
+        out = named(lines)
+        return out
+
+    def _pruned(self, step: Step, was: TargetEnv, env: TargetEnv) -> str:
+        """The step's result: what it removed (versions as they were); a name still installed fails the step."""
+        left = [n for n in self._pruning if n in env.dists]
+        if left:
+            raise StepFailed(step, f"{step.id}: the step ran, but {', '.join(left)} is still installed", self._tail())
+        gone = ", ".join(f"{n} {was.dists[n].version}" if n in was.dists else n for n in self._pruning)
+        self.log(f"-- {step.id}: removed {gone} (installed by this run, required by no installed distribution)")
+        return f"removed {gone}: installed by this run, required by no installed distribution after the re-pins"
 
     def _tail(self, n: int = 30) -> list[str]:
         try:
@@ -373,7 +436,7 @@ class Executor:
             raise StepFailed(step, f"{step.id}: `{cmd.argv[0]} … {' '.join(cmd.argv[1:4])}` exited with {rc}", list(tail))
 
     def _verify(self, step: Step, env: TargetEnv, view: Any) -> None:
-        if not step.verify or step.build_for or satisfied(step, view, self.plan):
+        if not step.verify or step.build_for or step.kind == PRUNE or satisfied(step, view, self.plan):
             return
         reading, fix = mismatch(step, env, view, self.src_dir)
         raise StepFailed(step, f"{step.id}: the step ran, but {reading}", self._tail(), fix=fix)
@@ -597,3 +660,23 @@ def _stop(proc: subprocess.Popen[str]) -> None:
         except ProcessLookupError:
             pass
         proc.wait(10)
+
+
+def _requirement_lines(path: Path, depth: int = 0) -> list[str] | None:
+    """The lines of a requirements file, with those of the files it names by `-r` (relative to it); None when one
+    cannot be read."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError:
+        return None
+    out: list[str] = []
+    for line in text.splitlines():
+        words = line.split(" #", 1)[0].split()
+        if len(words) == 2 and words[0] in ("-r", "--requirement") and depth < 5:
+            more = _requirement_lines(path.parent / words[1], depth + 1)
+            if more is None:
+                return None
+            out += more
+        else:
+            out.append(line)
+    return out

@@ -300,7 +300,8 @@ def print_downloads(console: Console, downloads: dict[str, list[str]], *, isolat
 def print_outcome(console: Console, outcome: Outcome) -> None:
     for r in outcome.results:
         mark = {"satisfied": "=", "done": "✓", "failed": "✗", "not-run": "-"}.get(r.status, "?")
-        console.print(f"  {mark} {r.id}: {r.status}" + (f" ({r.seconds:.1f} s)" if r.seconds else ""))
+        console.print(f"  {mark} {r.id}: {r.status}" + (f" ({r.seconds:.1f} s)" if r.seconds else "")
+                      + (f": {r.detail}" if r.status == "done" and r.detail else ""))
 
 
 def print_host(console: Console, report: Report) -> None:

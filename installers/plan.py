@@ -17,7 +17,9 @@ INSTALL = "install"  # pip/uv install <exact pins> with index options
 CLONE = "clone"  # git clone <source> at ref, commit verified (no install)
 EDITABLE = "editable"  # pip/uv install -e <clone dir> (optionally --no-deps, with env such as VLLM_TARGET_DEVICE)
 ENVFILE = "envfile"  # write doctor-env.sh
-KINDS = (UNINSTALL, INSTALL, CLONE, EDITABLE, ENVFILE)
+# pip uninstall -y of what the run installed that nothing requires any more: decided when it runs (installers.orphans)
+PRUNE = "prune"
+KINDS = (UNINSTALL, INSTALL, CLONE, EDITABLE, ENVFILE, PRUNE)
 
 
 

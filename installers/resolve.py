@@ -360,6 +360,7 @@ def resolve(profile: Any, facts: Facts, *, sets: Mapping[str, str] | None = None
     st.verl(c)
     st.final_pins(c, skip=SOURCES_DISTS)
     st.triton_last(c)
+    st.prune(c)
     env = EnvSpec(path=env_path or "doctor-env.sh", set_env_files=_set_env_files(profile, facts),
                   pythonpath=tuple(c.pythonpath), exports=tuple(sorted(profile.exports.items())))
     c.steps.append(Step("env-file", ENVFILE, f"Write {env.path}", reason="sources set_env.sh, exports PYTHONPATH and "

@@ -14,7 +14,7 @@ from typing import Any
 
 from packaging.requirements import InvalidRequirement, Requirement
 
-from doctor.installers.plan import CLONE, EDITABLE, ENVFILE, INSTALL, UNINSTALL, Plan, Step
+from doctor.installers.plan import CLONE, EDITABLE, ENVFILE, INSTALL, PRUNE, UNINSTALL, Plan, Step
 from doctor.knowledge.ownership import in_installed_package
 from doctor.knowledge.versions import pkg_satisfies
 from doctor.snapshot.model import UNKNOWN, Snapshot, known, normalize_name
@@ -122,6 +122,9 @@ def satisfied(step: Step, view: View, plan: Plan | None = None) -> bool:
         return True
     if step.kind == ENVFILE:
         return bool(view.env_ok)
+    if step.kind == PRUNE:
+        # what it removes is what the run installs: nothing when no install step runs (the executor decides the rest)
+        return plan is not None and all(satisfied(s, view, plan) for s in plan.steps if s.kind in (INSTALL, EDITABLE))
     return False
 
 

@@ -11,7 +11,8 @@ Dockerfiles, vllm-ascend's Dockerfile):
    editable, mbridge; 5. verl with its dependencies and requirements-npu.txt, in the release's order (from PyPI, the
    profile's `verl_requirements` lines); 6. the final pins (transformers, xgrammar, ...);
 7. last, after every step that resolves dependencies: triton removed again and triton-ascend installed
-   `--no-deps` (x86 resolves pull mainline triton back in: vLLM, xgrammar); 8. doctor-env.sh.
+   `--no-deps` (x86 resolves pull mainline triton back in: vLLM, xgrammar); 8. what the run installed that the
+   re-pins left required by nothing removed (installers.orphans); 9. doctor-env.sh.
 Build steps run with TORCH_DEVICE_BACKEND_AUTOLOAD=0 (an import of torch must not load torch_npu on a host
 without CANN) and, without npu-smi, the SOC_VERSION of the profile's chip family.
 """
@@ -25,7 +26,7 @@ from typing import Any
 
 from doctor.installers import upstream as up
 from doctor.installers import versionfile as vf
-from doctor.installers.plan import CLONE, EDITABLE, INSTALL, UNINSTALL, GitSource, IndexOptions, Step
+from doctor.installers.plan import CLONE, EDITABLE, INSTALL, PRUNE, UNINSTALL, GitSource, IndexOptions, Step
 from doctor.knowledge.versions import parse_pkg_version
 
 TORCH_STACK = ("torch", "torch-npu", "torchvision", "torchaudio")
@@ -287,6 +288,18 @@ def triton_last(c: Ctx) -> None:
                         "it overwrote)", packages=CONFLICTS, expect=(("triton", None),), source_ref=up.VA_DOCKERFILE))
     c.steps.append(Step("triton-ascend", INSTALL, f"Install triton-ascend {ta_pin}", requirements=(f"triton-ascend{ta_pin}",),
                         index=c.extra, no_deps=True, reason="last, so nothing replaces it", source_ref=up.VA_DOCKERFILE))
+
+
+def prune(c: Ctx) -> None:
+    """After the last step that resolves dependencies: what the run installed and the re-pins left required by
+    nothing goes (installers.orphans). A resolve took the newest release of a package the final pins move back, and
+    that release's requirements stayed (transformers 5.25.0's kernels beside the re-pinned 5.10.4)."""
+    if any(resolving(s) for s in c.steps):
+        c.steps.append(Step("remove-orphans", PRUNE, "Remove what the re-pins left required by nothing",
+                            reason="decided when it runs: what this run installed (absent before it) that neither the "
+                                   "plan names nor any installed distribution requires (base Requires-Dist, or an extra "
+                                   "one of them requests), to a fixed point; nothing that was there before is removed",
+                            source_ref=c.doc()))
 
 
 def resolving(step: Step) -> bool:

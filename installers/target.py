@@ -25,6 +25,7 @@ class Dist:
     url: str | None = None  # direct_url.json url (file:///path for editable clones)
     site: str | None = None
     files: tuple[str, ...] = ()
+    requires: tuple[str, ...] = ()  # its Requires-Dist lines as written (what installers.orphans reads)
 
 
 @dataclass
@@ -83,7 +84,8 @@ def _target_env(python: str, doc: dict[str, Any]) -> TargetEnv:
         name = normalize_name(item["name"])
         t.dists[name] = Dist(name=name, version=item.get("version") or "", dist_info=item.get("dist_info") or "",
                              editable=bool(item.get("editable")), url=item.get("url"), site=item.get("location"),
-                             files=tuple(item.get("files") or ()))
+                             files=tuple(item.get("files") or ()),
+                             requires=tuple(str(r) for r in item.get("requires_dist") or ()))
     return t
 
 

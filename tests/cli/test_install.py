@@ -118,8 +118,9 @@ def test_dry_run_plan_for_each_profile_machine(p, arch, tmp_path: Path) -> None:
     assert cp.returncode == 0, cp.stderr
     pending = [s["id"] for s in rep["steps"] if s["status"] != "satisfied"]
     # a git verl's requirements-npu.txt lives in the clone, which a snapshot of another machine does not bring:
-    # the step cannot be judged met from here, so it runs (pip -r of met lines changes nothing)
-    assert pending == (["verl-requirements"] if "verl" in p.git else []), pending
+    # the step cannot be judged met from here, so it runs (pip -r of met lines changes nothing), and so does the
+    # removal of what the run's installs leave required by nothing (decided when it runs: here nothing)
+    assert pending == (["verl-requirements", "remove-orphans"] if "verl" in p.git else []), pending
 
 
 def test_profile_is_selected_from_the_snapshot_and_reason_given(tmp_path: Path) -> None:
@@ -420,7 +421,7 @@ def test_system_packages_are_named_not_installed(tmp_path: Path) -> None:
     assert drv["severity"] == "error" and "Ascend-hdk-a3-npu-driver >= 26.0.rc1" in drv["title"]
     assert "on the snapshot" in drv["title"] and "this host" not in drv["title"]
     assert "install-system-nnal-missing" in by and "Ascend-cann-nnal 9.1.0" in by["install-system-nnal-missing"]["title"]
-    assert all(s["kind"] in ("uninstall", "install", "clone", "editable", "envfile") for s in rep["plan"]["steps"])
+    assert all(s["kind"] in ("uninstall", "install", "clone", "editable", "envfile", "prune") for s in rep["plan"]["steps"])
     for part in ("cann", "kernels", "nnal", "driver", "firmware"):
         assert f"host {part}:" in cp.stderr, part
     assert "host driver: Ascend-hdk-a3-npu-driver >= 26.0.rc1 — NOT MET (found 24.1.rc3 on the snapshot" in cp.stderr

@@ -47,8 +47,8 @@ def test_step_order_follows_upstream(profile) -> None:
     # from verl 0.7.1 on Megatron-LM is installed (-e, --no-deps) before MindSpeed
     assert ids.index("install-megatron-lm") < ids.index("install-mindspeed")
     # triton goes again after the last step that resolves dependencies, then triton-ascend (issue 15 item 5)
-    assert ids.index("final-pins") < ids.index("remove-triton") < ids.index("triton-ascend") == len(ids) - 2
-    assert ids[-1] == "env-file"
+    assert ids.index("final-pins") < ids.index("remove-triton") < ids.index("triton-ascend") == len(ids) - 3
+    assert ids[-2:] == ["remove-orphans", "env-file"]
     plan = resolve(p, facts(p), src_dir="/s")
     assert plan.step("install-megatron-lm").no_deps
     assert dict(plan.step("install-vllm").env) == {"VLLM_TARGET_DEVICE": "empty", "TORCH_DEVICE_BACKEND_AUTOLOAD": "0"}
@@ -283,6 +283,9 @@ def test_every_plan_ends_with_triton_removed_after_the_last_resolve(profiles) ->
         assert last < ids.index("remove-triton") < ids.index("triton-ascend"), p.name
         assert plan.step("remove-triton").packages == ("triton", "triton-ascend")
         assert plan.step("triton-ascend").no_deps
+        # then what the re-pins left required by nothing goes (installers.orphans), before doctor-env.sh
+        assert ids[-2:] == ["remove-orphans", "env-file"], p.name
+        assert plan.step("remove-orphans").title == "Remove what the re-pins left required by nothing"
 
 
 # -- item 7 / issue 13: --set and the target facts are validated ------------------------------------------------

@@ -39,12 +39,13 @@ def _record_line(arc: str, data: bytes) -> str:
 
 def make_wheel(dest: Path | str, name: str, version: str, *, requires: Iterable[str] = (),
                files: Mapping[str, str | bytes] | None = None, tag: str = "py3-none-any",
-               requires_python: str | None = None, broken: bool = False) -> Path:
+               requires_python: str | None = None, broken: bool = False, extras: Iterable[str] = ()) -> Path:
     """Write `<name>-<version>-<tag>.whl` into dest and return its path.
 
     `files` maps archive paths to contents (default: one top-level module named after the project).
     `broken=True` adds a file and a directory of the same name, so installing fails midway with ENOTDIR
-    after some files were already written (what a disk-full or a bad wheel does in real life)."""
+    after some files were already written (what a disk-full or a bad wheel does in real life). `extras`: its
+    Provides-Extra lines (pip installs a requested extra's requirements only when the wheel provides it)."""
     dest = Path(dest)
     dest.mkdir(parents=True, exist_ok=True)
     dist = _norm(name)
@@ -57,6 +58,7 @@ def make_wheel(dest: Path | str, name: str, version: str, *, requires: Iterable[
     meta = ["Metadata-Version: 2.1", f"Name: {name}", f"Version: {version}"]
     if requires_python:
         meta.append(f"Requires-Python: {requires_python}")
+    meta += [f"Provides-Extra: {e}" for e in extras]
     meta += [f"Requires-Dist: {r}" for r in requires]
     entries.append((f"{di}/METADATA", ("\n".join(meta) + "\n").encode()))
     entries.append((f"{di}/WHEEL", f"Wheel-Version: 1.0\nGenerator: wheelkit\nRoot-Is-Purelib: true\nTag: {tag}\n".encode()))

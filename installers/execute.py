@@ -28,7 +28,7 @@ from doctor.installers.backends import PIP_FLOOR, Backend, Command, PipBackend, 
 from doctor.installers.clonestate import missing_parents
 from doctor.installers.journal import Interrupted, Journal, Transaction
 from doctor.installers.plan import CLONE, EDITABLE, ENVFILE, INSTALL, PRUNE, UNINSTALL, Plan, Step
-from doctor.installers.satisfy import expectations, live_view, satisfied
+from doctor.installers.satisfy import expectations, live_view, requirement_file_lines, satisfied
 from doctor.installers.target import TargetEnv, probe
 from doctor.snapshot.model import normalize_name
 
@@ -341,16 +341,11 @@ class Executor:
             if s.kind != INSTALL:
                 continue
             reqs = list(self._build_requirements(s) if s.build_for else s.requirements)
-            for i, word in enumerate(reqs):
-                if word == "-r" or (i and reqs[i - 1] == "-r"):
-                    continue
-                lines.append(word)
-            for i, word in enumerate(reqs[:-1]):
-                if word == "-r":
-                    got = _requirement_lines(Path(reqs[i + 1]))
-                    if got is None:
-                        return None
-                    lines += got
+            lines += [w for i, w in enumerate(reqs) if w != "-r" and not (i and reqs[i - 1] == "-r")]
+            got = requirement_file_lines(reqs)
+            if got is None:
+                return None
+            lines += got
         out = named(lines)
         return out
 
@@ -661,22 +656,3 @@ def _stop(proc: subprocess.Popen[str]) -> None:
             pass
         proc.wait(10)
 
-
-def _requirement_lines(path: Path, depth: int = 0) -> list[str] | None:
-    """The lines of a requirements file, with those of the files it names by `-r` (relative to it); None when one
-    cannot be read."""
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError:
-        return None
-    out: list[str] = []
-    for line in text.splitlines():
-        words = line.split(" #", 1)[0].split()
-        if len(words) == 2 and words[0] in ("-r", "--requirement") and depth < 5:
-            more = _requirement_lines(path.parent / words[1], depth + 1)
-            if more is None:
-                return None
-            out += more
-        else:
-            out.append(line)
-    return out

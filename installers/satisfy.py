@@ -9,7 +9,9 @@ at the pinned commit, the editable install points at the clone, the env file alr
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from packaging.requirements import InvalidRequirement, Requirement
@@ -57,28 +59,54 @@ def expectations(step: Step, view: View | None = None) -> list[tuple[str, str | 
 
 def requirements_file(step: Step) -> list[tuple[str, str]] | None:
     """(dist, specifier) of each requirement line of the step's `-r FILE` (None while the file cannot be read: a
-    clone not made yet is not a satisfied step). Options and nested files are pip's business; a line whose marker
-    is false for this interpreter does not apply."""
-    reqs = list(step.requirements)
+    clone not made yet is not a satisfied step). Options are pip's business; a line whose marker is false for this
+    interpreter does not apply."""
+    lines = requirement_file_lines(step.requirements)
+    if lines is None:
+        return None
     out: list[tuple[str, str]] = []
-    for i, word in enumerate(reqs[:-1]):
-        if word != "-r":
+    for line in lines:
+        line = line.split(" #", 1)[0].strip()
+        if not line or line.startswith(("#", "-")):
             continue
         try:
-            with open(reqs[i + 1], encoding="utf-8") as fh:
-                text = fh.read()
-        except OSError:
-            return None
-        for line in text.splitlines():
-            line = line.split(" #", 1)[0].strip()
-            if not line or line.startswith(("#", "-")):
-                continue
-            try:
-                req = Requirement(line)
-            except InvalidRequirement:
-                continue
-            if req.marker is None or req.marker.evaluate():
-                out.append((normalize_name(req.name), str(req.specifier)))
+            req = Requirement(line)
+        except InvalidRequirement:
+            continue
+        if req.marker is None or req.marker.evaluate():
+            out.append((normalize_name(req.name), str(req.specifier)))
+    return out
+
+
+def requirement_file_lines(words: Sequence[str]) -> list[str] | None:
+    """The lines of every `-r FILE` among a step's requirement words, a nested `-r` / `--requirement` line replaced
+    by the lines of the file it names (relative to its own), as pip reads them; None when one cannot be read. Read
+    by `requirements_file` (is the step satisfied) and by the executor's remove-orphans step (what the plan names)."""
+    out: list[str] = []
+    for i, word in enumerate(words[:-1]):
+        if word == "-r":
+            got = _file_lines(Path(words[i + 1]))
+            if got is None:
+                return None
+            out += got
+    return out
+
+
+def _file_lines(path: Path, depth: int = 0) -> list[str] | None:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError:
+        return None
+    out: list[str] = []
+    for line in text.splitlines():
+        words = line.split(" #", 1)[0].split()
+        if len(words) == 2 and words[0] in ("-r", "--requirement") and depth < 5:
+            more = _file_lines(path.parent / words[1], depth + 1)
+            if more is None:
+                return None
+            out += more
+        else:
+            out.append(line)
     return out
 
 

@@ -55,6 +55,21 @@ def test_a_clones_requirements_file_is_satisfied_only_when_every_line_is_met(tmp
     assert not satisfied(gone, View(versions={"numpy": "1.26.4"}))
 
 
+def test_a_requirements_file_it_names_with_r_counts_too(tmp_path) -> None:
+    """pip follows `-r other.txt` inside a requirements file (relative to that file): its lines are the step's too,
+    and an unreadable one leaves the step unsatisfied (satisfy.requirement_file_lines, which the remove-orphans step
+    reads for what the plan names)."""
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "sub" / "base.txt").write_text("numpy<2.0.0\n")
+    top = tmp_path / "requirements.txt"
+    top.write_text("hydra-core\n-r sub/base.txt\n")
+    step = Step("verl-requirements", INSTALL, "r", requirements=("-r", str(top)))
+    assert not satisfied(step, View(versions={"numpy": "2.4.6", "hydra-core": "1.3.2"}))
+    assert satisfied(step, View(versions={"numpy": "1.26.4", "hydra-core": "1.3.2"}))
+    top.write_text("hydra-core\n--requirement sub/missing.txt\n")
+    assert not satisfied(step, View(versions={"numpy": "1.26.4", "hydra-core": "1.3.2"}))
+
+
 def test_a_module_installed_from_a_wheel_into_site_packages_is_no_clone() -> None:
     """`install --dry-run --from SNAPSHOT` of a venv where vllm and MindSpeed are wheels in site-packages (no git
     facts, not editable) said `clone-vllm satisfied`: no clone exists there. A checkout on PYTHONPATH or an editable

@@ -800,16 +800,17 @@ def test_pips_own_configuration_that_installs_elsewhere_is_refused_before_anythi
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize(("profile", "git_req"), [("verl-0.9.1-cann9.1.0-a2", "transferqueue"),
-                                                  ("verl-0.10.0.dev20260822-cann9.1.0-a2", None),
+@pytest.mark.parametrize(("profile", "git_req"), [("verl-0.9.1-cann9.1.0-a2", None),
+                                                  ("verl-0.10.0.dev20260822-cann9.1.0-a2", "transferqueue"),
                                                   ("verl-0.6.1-cann8.2.rc1-a3", None),
                                                   ("verl-0.9.0-cannunknown-950", None)])
 def test_profiles_download_and_install_offline_into_a_plain_venv(profile: str, git_req: str | None,
                                                                  tmp_path: Path) -> None:
-    """The profiles the README points at first, end to end on their stand-in stack: verl 0.9.1's NPU requirements
-    install a git requirement (`TransferQueue @ git+https://github.com/Ascend/TransferQueue.git@main`), which the
-    wheelhouse must carry and an offline install take from it; 0.10.0.dev builds verl from git `main` (its branch,
-    not a tag) and reads the requirements file of that clone. Beside them the oldest profile (an A3 one: verl 0.6.1,
+    """The profiles the README points at first, end to end on their stand-in stack: verl 0.9.1 installs main's NPU
+    requirements (with TransferQueue pinned to its PyPI release); 0.10.0.dev builds verl from git `main` (its branch,
+    not a tag) and reads the requirements file of that clone, whose git requirement
+    (`TransferQueue @ git+https://github.com/Ascend/TransferQueue.git@main`) the wheelhouse must carry and an offline
+    install take from it. Beside them the oldest profile (an A3 one: verl 0.6.1,
     torch 2.5.1) and the 950 one (its CANN unknown), which no other install test runs. The target is a plain
     `python3 -m venv` with the pip it bundles."""
     got = download_only(profile, tmp_path)

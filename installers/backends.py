@@ -57,10 +57,13 @@ class Command:
 
 def shown(argv: tuple[str, ...] | list[str]) -> str:
     """A command as the doctor prints and logs it: credentials in its URLs (`--index-url https://u:TOKEN@…`, a
-    `--git-mirror` with a token) become `<redacted>`, as pip masks them in its own output; the command run keeps them."""
+    `--git-mirror` with a token) become `<redacted>`, as pip masks them in its own output; the command run keeps them.
+    Shell-quoted, so a printed line pastes as the command it was: a bare `numpy<2.0.0` would be a redirection."""
+    import shlex
+
     from doctor.snapshot.redact import redact_url_credentials
 
-    return redact_url_credentials(" ".join(argv))
+    return redact_url_credentials(shlex.join(argv))
 
 
 # environment variables that would leak this host's installer configuration into an isolated run

@@ -265,7 +265,7 @@ class Downloader:
                                       foreign=not self.native, platforms=self.platforms, target=str(self.work / "target"),
                                       source=Source(index=idx))
         argv = list(cmd.argv)
-        self.say("$ " + " ".join(argv))
+        self.say("$ " + shown(argv))
         step_env = {k: v for st in self.plan.steps for k, v in st.env}  # VLLM_TARGET_DEVICE=empty shapes vLLM's metadata
         cp = subprocess.run(argv, env={**cmd.environ(), **step_env}, capture_output=True, text=True, timeout=7200)
         self.say(cp.stdout + cp.stderr)

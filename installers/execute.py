@@ -13,6 +13,7 @@ from __future__ import annotations
 import collections
 import os
 import re
+import shlex
 import signal
 import subprocess
 import threading
@@ -179,7 +180,7 @@ class Executor:
                     + "".join(f", -r {served.name}/{f}" for f in step.requirement_files) + " (read after the clone)")
         cmd = self._command(step)
         if cmd is not None:
-            envs = " ".join(f"{k}={v}" for k, v in step.env)
+            envs = " ".join(f"{k}={shlex.quote(v)}" for k, v in step.env)
             return (envs + " " if envs else "") + shown(cmd.argv)
         if step.kind == CLONE and step.source:
             return f"git clone {shown([gitsrc.map_url(step.source.url, self.mirrors)])} @ {step.source.ref}" + \

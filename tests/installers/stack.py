@@ -141,7 +141,8 @@ def build(plan: Plan, root: Path, *, broken: str | None = None) -> Stack:
             from tests.installers.wheelkit import git
 
             work = bare.with_name(bare.name + ".work")
-            # with the git requirement the real file holds at 1dda039b9 (the verl-requirements step maps it to a mirror)
+            # with a git requirement, as main's file holds at 1dda039b9 (every stand-in verl clone carries it, so each
+            # git-verl profile's install maps it to a mirror and its wheelhouse carries it as a source archive)
             tq = "TransferQueue @ git+https://github.com/Ascend/TransferQueue.git@main"
             (work / "requirements-npu.txt").write_text(f"numpy<2.0.0\n{tq}\n")
             mirrors.append(_git_requirement(tq, root / "repos"))

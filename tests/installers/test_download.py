@@ -212,3 +212,32 @@ def test_a_failed_download_names_the_unfinished_wheelhouse_and_keeps_it(earlier,
     assert sorted(p.name for p in (house / wh.WHEELS).iterdir()) == ["starlette-0.50.0-py3-none-any.whl"]
     assert (house / wh.MANIFEST).read_text() == before if earlier else not (house / wh.MANIFEST).exists()
     assert not (house / ".work").exists()
+
+
+def test_the_plan_resolution_line_carries_no_index_credentials(tmp_path, hermetic) -> None:
+    """`--download-only --index-url https://u:TOKEN@…` printed the one resolution of the whole plan (its `$ pip install
+    --dry-run --report` line, in the output and download.log) with the token in it; every other line redacted it."""
+    import io
+    import os
+    import sys
+    from types import SimpleNamespace
+
+    from doctor.installers.download import Downloader
+    from doctor.installers.plan import Plan, Target
+    from tests.installers.wheelkit import make_simple_index, make_wheel
+
+    wheels = tmp_path / "index-wheels"
+    make_wheel(wheels, "tinyx", "1.0")
+    index = make_simple_index(wheels, tmp_path / "simple")
+    token_url = "https://u:pwTOKEN1@127.0.0.1:9/simple"
+    py = f"{sys.version_info[0]}.{sys.version_info[1]}"
+    plan = Plan("p", "", Target(None, py, os.uname().machine, None), ())
+    out = io.StringIO()
+    d = Downloader(SimpleNamespace(index_url=token_url, extra_index_urls=(index,), git_mirrors=()), plan,
+                   tmp_path / "house", out)
+    d.wheels.mkdir(parents=True)
+    d.work.mkdir(parents=True)
+    d.resolve_plan([["tinyx"]])
+    said = out.getvalue()
+    assert "--dry-run" in said and "https://<redacted>@127.0.0.1:9/simple" in said, said
+    assert "pwTOKEN1" not in said

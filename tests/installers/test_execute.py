@@ -225,6 +225,27 @@ def test_commands_shown_and_logged_carry_no_index_or_mirror_credentials(tmp_path
     assert "TOKEN" not in log.read_text() and "<redacted>" in log.read_text()
 
 
+def test_a_shown_command_pastes_into_a_shell_as_the_command_it_was(tmp_path: Path) -> None:
+    """The dry run prints each step as `$ ENV=… python -m pip … install numpy<2.0.0 pyarrow>=15.0.0,<=24.0.0 …`: pasted
+    into a shell, unquoted, `<` and `>` were redirections (a file named `2.0.0` read, one named `=15.0.0,` written) and
+    `TransferQueue @ git+…` three words. Each word is now quoted: a shell gives back the command's own argv."""
+    import shlex
+
+    reqs = ("numpy<2.0.0", "pyarrow>=15.0.0,<=24.0.0", "TransferQueue @ git+https://github.com/Ascend/TransferQueue.git@main")
+    steps = (Step("x", INSTALL, "x", requirements=reqs, env=(("VLLM_TARGET_DEVICE", "empty device"),)),)
+    ex = Executor(plan_for(tmp_path, steps), PipBackend(isolated=True), sys.executable, log_path=tmp_path / "l",
+                  source=Source(index=IndexOptions()))
+    line = ex.describe(steps[0]) or ""
+    argv = ex._command(steps[0]).argv
+    # the program becomes a function printing its words and the variable it was given; run where a redirect would land
+    prog = shlex.quote(argv[0])
+    script = 'f() { printf "%s\\n" "$VLLM_TARGET_DEVICE" "$@"; }; ' + line.replace(prog, "f", 1)
+    cp = subprocess.run(["bash", "-c", script], capture_output=True, text=True, cwd=tmp_path, timeout=60)
+    assert cp.returncode == 0, cp.stderr
+    assert cp.stdout.splitlines() == ["empty device", *argv[1:]], cp.stdout
+    assert not [p.name for p in tmp_path.iterdir() if p.name != "l"]  # no redirection wrote a file
+
+
 def test_a_no_isolation_build_gets_its_build_system_requires_read_from_the_clone(tmp_path: Path) -> None:
     """Issue 15 item 3: install-vllm-ascend died on `No module named 'setuptools_scm'`; the step before it installs
     the clone's [build-system].requires (read at the checked-out commit), upstream's setuptools-scm and its

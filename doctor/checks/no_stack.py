@@ -58,10 +58,19 @@ def name_the_training_python(ctx: CheckContext, deep: bool) -> str:
     """The fix for a report of an interpreter that is not the training environment: name the one that is (on a
     snapshot, collect it again from there: `check --from` refuses --python)."""
     flag = " --deep" if deep else ""
+    instead = " with --python instead" if python_named(ctx) else ""  # the one --python named is not it
     if not ctx.options.get("local") and not ctx.options.get("cluster"):
-        return ("Collect the snapshot again from the training environment's interpreter (the python that runs "
-                f"verl.trainer.main_ppo): `doctor collect{flag} --python PY -o FILE`, then `doctor check --from FILE`")
+        return (f"Collect the snapshot again from the training environment's interpreter{instead} (the python that "
+                f"runs verl.trainer.main_ppo): `doctor collect{flag} --python PY -o FILE`, then `doctor check --from FILE`")
     command = ctx.options.get("command") or "check"  # smoke's preflight: `doctor smoke --python PY` is meant
-    instead = " with --python instead" if ctx.options.get("python_named") else ""  # the one --python named is not it
     return (f"Name the training environment's interpreter{instead} (the python that runs verl.trainer.main_ppo): "
             f"`doctor {command}{flag if command == 'check' else ''} --python PY`")
+
+
+def python_named(ctx: CheckContext) -> bool:
+    """Whether --python named the interpreter examined: this run's flag on a live check, what the snapshot recorded
+    (`python.named`) on one from a file; a snapshot from before the field says nothing (False)."""
+    if ctx.options.get("local"):
+        return bool(ctx.options.get("python_named"))
+    named = ctx.snapshot.python.named if known(ctx.snapshot.python) else False
+    return named is True

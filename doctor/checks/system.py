@@ -11,7 +11,14 @@ from packaging.version import Version
 
 from doctor.checks.commands import install_dry_run
 from doctor.checks.facts import arch, npu_host, pver, py_version, val, ver
-from doctor.checks.no_stack import SRC_VENV, STACK, holds_no_stack, name_the_training_python, not_installed
+from doctor.checks.no_stack import (
+    SRC_VENV,
+    STACK,
+    holds_no_stack,
+    name_the_training_python,
+    not_installed,
+    python_named,
+)
 from doctor.checks.runner import CheckContext, check, reported, skip
 from doctor.knowledge.matrix import SRC_PT_COMPAT, torch_npu_pythons
 from doctor.knowledge.ownership import component_of_distribution
@@ -267,7 +274,7 @@ def target_interpreter(ctx: CheckContext) -> Iterator[Finding]:
         "The interpreter examined holds the doctor and none of the training stack",
         detail=(f"{exe or 'The interpreter'} has verl-ascend-doctor installed and none of {', '.join(STACK)}: "
                 "no rule about the Python stack had anything to judge. "
-                + ("--python named the doctor's own interpreter" if ctx.options.get("python_named") else
+                + ("--python named the doctor's own interpreter" if python_named(ctx) else
                    "The doctor examines the interpreter it runs in unless --python names another")
                 + ", and a venv holds only its own packages: the environment that runs verl is another interpreter, "
                 "or has not been built yet."),

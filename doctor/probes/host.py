@@ -181,6 +181,8 @@ def probe_python(opts: CollectOptions) -> ProbeOutcome:
         errors.insert(0, err)
     errors.extend(add_git_facts(doc, opts.env))
     parts = to_snapshot_parts(doc)
+    if isinstance(parts.get("python"), dict):  # a fix for a snapshot then says "name another", not "name one"
+        parts["python"]["named"] = bool(opts.python)
     return ProbeOutcome(parts, errors, raw, failed=err if "packages" not in parts else None)
 
 

@@ -232,6 +232,8 @@ class PythonInfo(_Model):
     # for that command (`PIP_BREAK_SYSTEM_PACKAGES=1`, a pip.conf)}; {}: nothing does (older snapshots: unknown)
     break_system_packages: dict[str, str] = _uk()
     verified_files: VerifiedFiles = _uk()  # rule 14: `check --deep` / `collect --deep` only
+    # --python named this interpreter (false: the doctor's own, examined by default); older snapshots lack it
+    named: bool = _uk()
 
 
 @dataclass

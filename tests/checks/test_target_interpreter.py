@@ -102,6 +102,28 @@ def test_from_a_snapshot_the_fix_collects_again_rather_than_naming_a_flag_from_r
     fix = f["fix"]["text"]
     assert "`doctor collect --python PY -o FILE`, then `doctor check --from FILE`" in fix
     assert "doctor check --python" not in fix
+    # the snapshot records that --python named that interpreter: the fix says to name another, as a live check's does
+    assert json.loads(snap.read_text())["python"]["named"] is True
+    assert "interpreter with --python instead" in fix and "--python named the doctor's own interpreter" in f["detail"]
+    # a snapshot from before the field (or hand-written) says nothing of it: the plain wording
+    doc = json.loads(snap.read_text())
+    del doc["python"]["named"]
+    snap.write_text(json.dumps(doc))
+    r = subprocess.run([sys.executable, "-m", "doctor", "--json", "check", "--from", str(snap)],
+                       capture_output=True, text=True, timeout=300, env=env, cwd=tmp_path)
+    [f] = _by_id(json.loads(r.stdout), "target-holds-no-stack")
+    assert "with --python instead" not in f["fix"]["text"] and "runs in unless --python" in f["detail"]
+
+
+def test_a_snapshot_of_the_doctors_own_interpreter_says_it_was_not_named(tmp_path):
+    """`doctor collect` without --python examines the interpreter it runs in: `python.named` is false."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    snap = tmp_path / "snap.json"
+    r = subprocess.run([sys.executable, "-m", "doctor", "collect", "-o", str(snap)],
+                       capture_output=True, text=True, timeout=300, env=env, cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    py = json.loads(snap.read_text())["python"]
+    assert py["named"] is False and py["executable"]
 
 
 def test_deep_in_the_doctors_own_venv_is_one_error_in_json_junit_and_text(tmp_path):

@@ -320,8 +320,6 @@ def fold(fs: list[Finding]) -> dict[int, Fold | None]:
     release, and one command that does all their fixes. The first member maps to its Fold, the others to None; a
     finding not in any group is not in the result (keyed by id(): a Finding, its evidence a dict, does not hash).
     Details may differ: what only one finding says goes on its line."""
-    from doctor.checks.install_all import install_all
-
     groups: dict[tuple[Any, ...], list[tuple[Finding, list[tuple[str, str]]]]] = defaultdict(list)
     for f in fs:
         if f.id not in _PLURAL or not isinstance(_label(f), str):
@@ -339,6 +337,9 @@ def fold(fs: list[Finding]) -> dict[int, Fold | None]:
         if len({f.fix.commands if f.fix else () for f in fs}) == 1:
             commands = fs[0].fix.commands if fs[0].fix else ()
         else:  # the findings whose pip lines one run does (install_all); one with another option stays apart
+            # imported here: it brings `packaging` (~20 ms), which a report with no such group (explain's) never needs
+            from doctor.checks.install_all import install_all
+
             kept = list(dict.fromkeys(k for f in fs if f.fix for k in f.fix.kept))
             lines = install_all([_unpinned(f) for f in fs], {fs[0].node: kept} if kept else None)
             if len(lines) != 1:

@@ -61,7 +61,6 @@ from doctor.knowledge.ownership import (
     owner_of_path,
     sets_version_attribute,
 )
-from doctor.knowledge.versions import parse_pkg_version
 from doctor.report import Severity
 
 SOURCE = "https://docs.python.org/3.11/library/traceback.html"
@@ -718,8 +717,9 @@ def _mismatch(callee: str, callee_comp: str, caller: tuple[str, str, str] | None
 @lru_cache(maxsize=32)
 def pinned_pairs(a: str, b: str) -> tuple[tuple[str, str], ...]:
     """The (a, b) version pairs the shipped stack profiles pin together, newest first (empty when none pins both).
-    Imported here: only a reported mismatch reads every profile."""
+    Imported here: only a reported mismatch reads every profile (and needs `packaging`'s versions)."""
     from doctor.knowledge.profiles import load_profiles
+    from doctor.knowledge.versions import parse_pkg_version
 
     def pin(p: Any, dist: str) -> str | None:
         return p.verl if dist == "verl" else p.pin(dist)

@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import os
 import re
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -141,6 +140,9 @@ def scan_all(inputs: list[LogInput], db: SignatureDB, *, db_path: str | None, co
     workers = min(len(inputs), jobs or os.cpu_count() or 1)
     args = [(str(i.path), db_path, context_lines) for i in inputs]
     if workers > 1 and total >= PARALLEL_BYTES:
+        # imported here: only logs worth processes need the pool (see doctor.explain.parts)
+        from concurrent.futures import ProcessPoolExecutor
+
         with ProcessPoolExecutor(max_workers=workers) as pool:
             return list(pool.map(_scan_one, args))
     one = jobs if len(args) == 1 else 1  # a single big log may still be read in parts

@@ -12,7 +12,6 @@ year in the log's first block (printed without a year when that block states non
 from __future__ import annotations
 
 import os
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import replace
 from pathlib import Path
 
@@ -65,6 +64,9 @@ def scan_parts(path: str, size: int, *, db: SignatureDB, context_lines: int, par
         stated = timestamps.full_year(fh.read(PROBE_BYTES))
     db_path = None if Path(db.path) == DEFAULT_DB else db.path
     args = [(path, start, end, db_path, context_lines, stated) for start, end in ranges]
+    # imported here: the process pool (multiprocessing, pickle, socket: ~20 ms) serves only a log worth parts
+    from concurrent.futures import ProcessPoolExecutor
+
     with ProcessPoolExecutor(max_workers=len(args) - 1) as pool:
         rest = pool.map(_scan_range, args[1:])
         first = _scan_range(args[0], db)

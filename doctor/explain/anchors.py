@@ -86,6 +86,8 @@ def _required_runs(pattern: str) -> tuple[str, ...]:
 
 def split_alternatives(pattern: str) -> list[str]:
     """`a|b(c|d)` -> ["a", "b(c|d)"]: the top-level alternatives of a regex (escapes and classes respected)."""
+    if "|" not in pattern:  # most patterns: nothing to split, and the loop below costs ~40 us a pattern
+        return [pattern]
     parts, depth, i, cut = [], 0, 0, 0
     while i < len(pattern):
         c = pattern[i]
@@ -132,6 +134,11 @@ def literal_for(pattern: RegexLike) -> str | None:
 
 def runs_for(pattern: RegexLike) -> tuple[str, ...]:
     """Every fixed phrase every match of the compiled pattern contains (empty: no safe one)."""
-    if pattern.flags & re.IGNORECASE or _UNSAFE_GROUP.search(pattern.pattern):
+    return _runs(pattern.pattern, pattern.flags)
+
+
+@lru_cache(maxsize=8192)  # the loader, the match table and the pre-filter ask for each pattern's phrases in turn
+def _runs(source: str, flags: int) -> tuple[str, ...]:
+    if flags & re.IGNORECASE or _UNSAFE_GROUP.search(source):
         return ()  # flags or look-arounds: no safe literal
-    return _required_runs(pattern.pattern)
+    return _required_runs(source)

@@ -115,16 +115,17 @@ def sample_of(region: bytes) -> Sample | None:
     return Sample(region) if len(region) >= MIN_SAMPLE and BACKEND == "re" else None
 
 
-def build_prefilter(options: Iterable[tuple[str, ...]], sample: Sample | None = None
+def build_prefilter(options: Iterable[tuple[str, ...]], sample: Sample | None = None, *, large: bool = False
                     ) -> Prefilter | aho.AhoPrefilter | None:
     """The pre-filter for patterns given by their fixed phrases (any one phrase of a pattern will do): the
-    compiled automaton, or else the regex plan tuned to `sample`; None when there is no phrase at all.
-    Without a sample the plan and the compiled regexes are shared by every call with the same patterns."""
+    compiled automaton (`large`: the kind for a log past aho.LARGE_LOG), or else the regex plan tuned to `sample`;
+    None when there is no phrase at all. Without a sample the plan and the compiled regexes are shared by every
+    call with the same patterns."""
     opts = tuple(sorted({o for o in options if o}))
     if not opts:
         return None
     if BACKEND == "aho":
-        return aho.build(opts)
+        return aho.build(opts, large)
     if sample is None:
         return _compile(_static_plan(opts))
     return _compile(plan(opts, sample))

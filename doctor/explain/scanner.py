@@ -279,13 +279,14 @@ class LogScanner:
             options = (*options, *APART_PHRASES)
         if self._generic:
             options = (*options, *_FIRST_ERROR_RUNS)
-        return prefilter.build_prefilter(options, self._sample)
+        return prefilter.build_prefilter(options, self._sample, large=self.bytes_read >= aho.LARGE_LOG)
 
     def _scan_region(self, region: bytes) -> None:
         if not self._has_text:
             self._has_text = not region.isspace()
-        if self._rx is None:
-            self._rx = self._prefilter(region)
+        if self._rx is None or (isinstance(self._rx, aho.AhoPrefilter) and not self._rx.large
+                                and self.bytes_read >= aho.LARGE_LOG):
+            self._rx = self._prefilter(region)  # a long log's automaton is the DFA (doctor.explain.aho.LARGE_LOG)
         if len(self._head) < max(self.context_lines, HEAD_LINES):
             self._head.extend(self._first_lines(region, max(self.context_lines, HEAD_LINES) - len(self._head)))
         if self._open:

@@ -261,3 +261,35 @@ def test_a_log_that_names_no_chip_and_no_npu_smi_table_imports_neither_reader(tm
         stated.append(json.loads(p.stdout).get("stated"))
     assert loaded[0] == ["LOADED="] and stated[0] is None
     assert {"fact": "ascend.chip", "value": "910B3", "line": 1} in stated[1]
+
+
+def test_a_short_log_is_explained_with_one_database_parse_one_automaton_and_no_process_pool():
+    """On a log a user pastes, explain's fixed cost is its run time. One run, in a fresh process (text output, so the
+    report is rendered too), reads and validates the signature database once and compiles one pre-filter
+    automaton over the phrases (the NFA, ~2 ms; the DFA over the pruned phrases cost ~19 ms: an automaton to prune
+    them and the DFA), and imports neither the process pool (only a log worth parts uses it) nor `packaging`
+    (the fold of install lines and the version sort of profile pins: neither is asked for here)."""
+    import subprocess
+    import sys
+
+    import pytest
+
+    pytest.importorskip("ahocorasick_rs")
+    real = Path(__file__).resolve().parents[1] / "explain" / "verl_runs" / "sft_torchrun_no_npu.log"
+    code = ("import collections, runpy, sys\n"
+            "import ahocorasick_rs, doctor.explain.db as db\n"
+            "n = collections.Counter()\n"
+            "def counted(name, f):\n"
+            "    def call(*a, **k):\n"
+            "        n[name] += 1\n"
+            "        return f(*a, **k)\n"
+            "    return call\n"
+            "db._load = counted('parse', db._load)\n"
+            "ahocorasick_rs.BytesAhoCorasick = counted('automaton', ahocorasick_rs.BytesAhoCorasick)\n"
+            "sys.argv = ['doctor', 'explain', sys.argv[1]]\n"
+            "try:\n    runpy.run_module('doctor', run_name='__main__')\nexcept SystemExit: pass\n"
+            "print('COUNTED=%d,%d' % (n['parse'], n['automaton']), 'LOADED=' + ','.join(m for m in "
+            "('concurrent.futures.process', 'packaging') if m in sys.modules), file=sys.stderr)")
+    p = subprocess.run([sys.executable, "-c", code, str(real)], capture_output=True, text=True, timeout=120)
+    assert "torch-nccl-backend-missing" in p.stdout, p.stderr[-2000:]
+    assert [x for x in p.stderr.splitlines() if x.startswith("COUNTED=")] == ["COUNTED=1,1 LOADED="]

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import random
 import re
+from pathlib import Path
 
 import pytest
 
@@ -41,12 +42,18 @@ def _candidate_lines(pf: prefilter.Prefilter, region: bytes) -> set[int]:
     return out
 
 
-@pytest.fixture(params=["aho", "re"])
+@pytest.fixture(params=["aho", "aho-large", "re"])
 def backend(request, monkeypatch):
-    if request.param == "aho" and not aho.AVAILABLE:
+    """The pre-filter kinds: the automaton of a short log (an NFA over every longest phrase), that of a log past
+    aho.LARGE_LOG (a DFA over the pruned phrases), the `re` plan."""
+    if request.param.startswith("aho") and not aho.AVAILABLE:
         pytest.skip("ahocorasick_rs is not installed")
-    monkeypatch.setattr(prefilter, "BACKEND", request.param)
+    monkeypatch.setattr(prefilter, "BACKEND", request.param.split("-")[0])
     return request.param
+
+
+def _build(backend: str, options, sample=None):
+    return prefilter.build_prefilter(options, sample, large=backend == "aho-large")
 
 
 @pytest.mark.parametrize("seed", [1, 2, 3])
@@ -55,7 +62,7 @@ def test_every_line_holding_a_phrase_is_a_candidate(seed, backend):
     lines, wanted = _lines_with_phrases(rng, 3000)
     region = ("\n".join(lines) + "\n").encode()
     for sample in (None, prefilter.sample_of(region)):  # the static plan and one tuned to this text
-        pf = prefilter.build_prefilter(OPTIONS, sample)
+        pf = _build(backend, OPTIONS, sample)
         assert pf is not None
         got = _candidate_lines(pf, region)
         assert wanted <= got, sorted(wanted - got)[:5]
@@ -65,14 +72,14 @@ def test_plan_tuned_to_a_log_whose_common_letters_are_gate_bytes(backend):
     # a log made of the bytes the phrases need most forces two-byte gates and translated gates together
     text = ("error code is 0 errno torch_npu lib so Error ERR " * 3000).encode()
     sample = prefilter.sample_of(text)
-    pf = prefilter.build_prefilter(OPTIONS, sample)
+    pf = _build(backend, OPTIONS, sample)
     for runs in OPTIONS:
         line = b"x " + " ".join(runs).encode() + b" y\n"
         assert pf.candidates(line), runs
 
 
 def test_no_phrase_no_prefilter(backend):
-    assert prefilter.build_prefilter([]) is None
+    assert _build(backend, []) is None
 
 
 def test_runs_are_every_required_phrase():
@@ -97,9 +104,51 @@ def test_the_automaton_keeps_one_phrase_per_pattern_and_drops_those_holding_anot
                            ("Error",), ("RuntimeError",)]) == (b"Error", b"cannot open shared object")
 
 
+def test_both_automata_pick_the_same_lines_of_every_real_text():
+    """The NFA over every longest phrase (a short log) and the DFA over the pruned ones (a log past LARGE_LOG): a
+    line holding a dropped phrase holds the shorter phrase kept, so they pick the same lines, here of every log,
+    report and fixture text in tests/."""
+    pytest.importorskip("ahocorasick_rs")
+    short, large = aho.build(tuple(sorted(set(OPTIONS)))), aho.build(tuple(sorted(set(OPTIONS))), True)
+    assert short is not None and large is not None and not short.large and large.large
+    assert len(large.phrases) < len(short.phrases)
+    texts = [f.read_bytes() for f in sorted(Path(__file__).resolve().parents[1].rglob("*"))
+             if f.suffix in (".log", ".toml", ".txt") and f.is_file()]
+    assert len(texts) > 100
+    for text in texts:
+        assert short.candidates(text) == large.candidates(text)
+
+
+def test_a_log_that_grows_past_large_log_is_scanned_on_by_the_dfa_with_the_same_report(monkeypatch):
+    pytest.importorskip("ahocorasick_rs")
+    from doctor.explain.signatures import explain_lines
+
+    real = (Path(__file__).resolve().parent / "verl_runs" / "ppo_v0_data_file_missing.log").read_text()
+    lines = (real * 4).splitlines()  # ~400 KB: the failure's lines come past 100 KB, more than a block in
+    built: list[bool] = []  # the automata compiled: large or not
+
+    class Counted(aho.AhoPrefilter):
+        def __init__(self, phrases: tuple[bytes, ...], large: bool = False) -> None:
+            built.append(large)
+            super().__init__(phrases, large)
+
+    monkeypatch.setattr(aho, "AhoPrefilter", Counted)
+
+    def run(large_log: int) -> list:
+        monkeypatch.setattr(aho, "LARGE_LOG", large_log)
+        aho.build.cache_clear()
+        built.clear()
+        return [(f.id, f.evidence.get("line"), f.evidence.get("count")) for f in explain_lines(lines, db=DB)]
+
+    short = run(1 << 40)  # (a re-plan builds another automaton of the same kind: other phrases)
+    assert built and not any(built)
+    assert run(150_000) == short and built[0] is False and built[-1] is True  # the NFA, the DFA from 150 KB on
+    assert run(0) == short and all(built)
+
+
 @pytest.mark.parametrize("region", [b"ok\nan Error here and Error again\nok\n", b"ok\nlast Error"])
 def test_a_line_with_several_phrases_is_one_candidate(region, backend):
-    pf = prefilter.build_prefilter(OPTIONS)
+    pf = _build(backend, OPTIONS)
     assert pf is not None
     got = pf.candidates(region)
     assert len(got) == 1 and region[got[0][0]:].startswith(b"an Error" if b"again" in region else b"last Error")

@@ -19,10 +19,11 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, overload
 
 from doctor.explain.attributed import Attribution
 from doctor.explain.events import Event
@@ -75,7 +76,7 @@ class Origin:
     commit: str | None
 
 
-class Site(NamedTuple):  # a tuple: ~20,000 of them are built on each load
+class Site(NamedTuple):  # a tuple: the table holds ~36,000 (made on use from the cache: _Sites)
     origin: int
     path: str
     func: str
@@ -88,11 +89,38 @@ class Site(NamedTuple):  # a tuple: ~20,000 of them are built on each load
         return sum(len(p) for p in self.pieces)
 
 
+class _Sites(Sequence[Site]):
+    """The sites of a table read from the cache: the plain tuples marshal gave, each made a Site when it is looked at
+    (a log's messages look at a few dozen of the ~36,000; making them all cost ~15 ms of every such run)."""
+
+    __slots__ = ("_rows",)
+
+    def __init__(self, rows: tuple[tuple[Any, ...], ...]) -> None:
+        self._rows = rows
+
+    def __len__(self) -> int:
+        return len(self._rows)
+
+    @overload
+    def __getitem__(self, i: int) -> Site: ...
+
+    @overload
+    def __getitem__(self, i: slice) -> tuple[Site, ...]: ...
+
+    def __getitem__(self, i: int | slice) -> Site | tuple[Site, ...]:
+        if isinstance(i, slice):
+            return tuple(map(Site._make, self._rows[i]))
+        return Site._make(self._rows[i])
+
+    def __eq__(self, other: object) -> bool:  # a Site equals its plain tuple
+        return isinstance(other, Sequence) and tuple(self._rows) == tuple(other)
+
+
 @dataclass(frozen=True)
 class MessageTable:
     read: str
     origins: tuple[Origin, ...]
-    sites: tuple[Site, ...]
+    sites: Sequence[Site]
     index: dict[str, tuple[int, ...]]
     # a public class name -> where it is defined: (origin index, module path), one per source
     classes: dict[str, tuple[tuple[int, str], ...]] = field(default_factory=dict)
@@ -102,7 +130,7 @@ class MessageTable:
         return self.origins
 
     @property
-    def templates(self) -> tuple[Site, ...]:
+    def templates(self) -> Sequence[Site]:
         return self.sites
 
 
@@ -200,15 +228,24 @@ def _cache_path(src: str) -> Path | None:
 
 
 def _cached(cache: Path) -> MessageTable | None:
+    import gc
     import marshal
 
+    collecting = gc.isenabled()
     try:
-        fmt, read, origins, sites, index, classes = marshal.loads(cache.read_bytes())
+        raw = cache.read_bytes()
+        # ~200,000 tuples, none in a cycle: the collections their allocation sets off walk the heap for nothing
+        # (~20 ms of the ~45 ms the load costs a short log's run)
+        gc.disable()
+        fmt, read, origins, sites, index, classes = marshal.loads(raw)
         if fmt != CACHE_FORMAT:
             return None
-        return MessageTable(read, tuple(Origin(*o) for o in origins), tuple(map(Site._make, sites)), index, classes)
+        return MessageTable(read, tuple(Origin(*o) for o in origins), _Sites(sites), index, classes)
     except (OSError, EOFError, ValueError, TypeError):
         return None  # no cache, or one this code cannot read: the file is read again
+    finally:
+        if collecting:
+            gc.enable()
 
 
 def _store(cache: Path, t: MessageTable) -> None:

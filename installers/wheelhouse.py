@@ -28,21 +28,20 @@ GIT = "git"
 
 
 def manylinux_platforms(arch: str, glibc: str | None) -> list[str]:
-    """Platform tags pip may download for a Linux target, newest first. Unknown glibc -> manylinux_2_17 (2014)."""
-    major, minor = 2, 17
+    """Platform tags pip may download for a Linux target, best first: the ones pip on the target supports, as
+    doctor/knowledge/tagfit.py lists them from its machine and glibc (linux_<arch>, every manylinux_2_N level down
+    to 2_5 on x86_64 and 2_17 elsewhere, each legacy manylinux1 / 2010 / 2014 name after its level; `pip download
+    --platform` does not widen a manylinux_2_N name to the older levels). Unknown glibc -> 2.17 (manylinux2014)."""
+    from doctor.knowledge.tagfit import GLIBC, platform_tags
+
+    version = (2, 17)
     if glibc:
         try:
             major, minor = (int(x) for x in glibc.split(".")[:2])
         except ValueError:
             raise InputError(f"not a glibc version: {glibc!r}", source="--glibc") from None
-    tags = [f"manylinux_{major}_{m}_{arch}" for m in range(minor, 16, -1)]
-    tags.append(f"manylinux2014_{arch}")
-    if arch == "x86_64":
-        if minor >= 12:
-            tags.append("manylinux2010_x86_64")
-        if minor >= 5:
-            tags.append("manylinux1_x86_64")
-    return tags
+        version = (major, minor)
+    return list(platform_tags(arch, GLIBC, version))
 
 
 def sha256_file(path: str | Path) -> str:

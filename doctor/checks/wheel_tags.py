@@ -26,77 +26,42 @@ from doctor.report import Finding, finding
 from doctor.snapshot.model import known
 
 TAGS_SPEC = "https://packaging.python.org/en/latest/specifications/platform-compatibility-tags/"
-_MUSLLINUX = re.compile(r"musllinux_(\d+)_(\d+)_(.+)$")
+
+
+# the tags the judge reads; another form (`strange`, `xx1-yy-zz`, an ABI like `cp311-foo`) is not judged
+_OTHER_PYTHON = re.compile(r"(pp|ip|jy)\d*")
+_CPYTHON = re.compile(r"(cp|py)\d+")
+_ABI = re.compile(r"none|abi3t?|cp\d+[dmut]*")
+_PLATFORM = re.compile(r"any|(linux|manylinux|musllinux|macosx|win|ios|android)[0-9_].*|win32")
 
 
 class Target:
-    """What a tag is held against: CPython X.Y, the machine (`uname -m`) and the C library ("glibc 2.36")."""
+    """What a tag is held against: CPython X.Y, the machine (`uname -m`) and the C library ("glibc 2.36", "musl
+    1.2.4"), judged by doctor/knowledge/tagfit.py, the judge of `doctor install` and of the release table too.
+    Whether the interpreter is the free-threaded build, the snapshot does not say: either may be."""
 
     def __init__(self, python: tuple[int, int], arch: str, libc: str | None) -> None:
+        from doctor.knowledge.tagfit import Host, host_libc
+
         self.python, self.arch, self.libc = python, arch, (libc or "").lower()
-
-    def platform_fits(self, plat: str) -> bool | None:
-        if plat == "any":
-            return True
-        if plat == f"linux_{self.arch}":
-            return True
-        from doctor.knowledge.tagfit import manylinux_level
-
-        level = manylinux_level(plat)
-        if level is not None:
-            want, machine = level
-            if machine != self.arch or "musl" in self.libc:
-                return False
-            have = _glibc(self.libc)
-            return have is None or want <= have
-        m = _MUSLLINUX.match(plat)
-        if m:
-            if m.group(3) != self.arch:
-                return False
-            return True if "musl" in self.libc else (False if self.libc else None)
-        if plat.startswith(("linux_", "manylinux", "macosx_", "win", "ios_", "android_")):
-            return False  # another machine's Linux, or another OS
-        return None
-
-    def interpreter_fits(self, interp: str, abi: str) -> bool | None:
-        major, minor = self.python
-        m = re.fullmatch(r"(cp|py)(\d)(\d*)", interp)
-        if m is None:
-            return False if re.fullmatch(r"(pp|ip|jy)\d*", interp) else None
-        kind, x, rest = m.group(1), int(m.group(2)), m.group(3)
-        if x != major:
-            return False
-        y = int(rest) if rest else None
-        if kind == "py":
-            return y is None or y <= minor
-        if abi == "abi3":
-            return y is None or y <= minor
-        if abi in ("none", f"cp{major}{minor}", f"cp{major}{minor}m"):
-            return y == minor
-        if abi == f"cp{major}{minor}t":
-            return None  # this CPython's free-threaded build: whether the target is one, the snapshot does not say
-        if re.fullmatch(r"cp\d+[dmut]*", abi):
-            return False  # another CPython's ABI (or its debug build's)
-        return None
+        kind, version = host_libc(self.libc)
+        self.host = Host(python, arch, kind, version, free_threaded=None)
 
     def fits(self, tag: str) -> bool:
         """Whether one tag (`cp311-cp311-manylinux_2_17_x86_64`, compressed sets `py2.py3-none-any` expanded) can
         run here; a tag not read counts as fitting."""
-        parts = tag.split("-")
-        if len(parts) != 3:
+        from packaging.tags import parse_tag
+
+        from doctor.knowledge.tagfit import supports
+
+        if len(tag.split("-")) != 3:
             return True
-        interps, abis, plats = (p.split(".") for p in parts)
-        for i in interps:
-            for a in abis:
-                for p in plats:
-                    if self.interpreter_fits(i, a) is not False and self.platform_fits(p) is not False:
-                        return True
-        return False
+        return any(not _read(t) or supports(self.host, t) for t in parse_tag(tag))
 
 
-def _glibc(libc: str) -> tuple[int, int] | None:
-    m = re.search(r"glibc\D*(\d+)\.(\d+)", libc)
-    return (int(m.group(1)), int(m.group(2))) if m else None
+def _read(t: Any) -> bool:
+    return bool(_PLATFORM.fullmatch(t.platform) and (
+        _OTHER_PYTHON.fullmatch(t.interpreter) or _CPYTHON.fullmatch(t.interpreter) and _ABI.fullmatch(t.abi)))
 
 
 def target_of(snap: Any) -> Target | None:

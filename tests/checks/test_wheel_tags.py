@@ -53,6 +53,16 @@ def test_a_free_threaded_wheel_on_the_same_cpython_is_not_judged():
     assert not t313.fits("cp314-cp314t-manylinux_2_28_x86_64")
 
 
+def test_a_musl_host_takes_the_musllinux_levels_of_its_musl_version():
+    """numpy 2.3.3's aarch64 wheel for musl is musllinux_1_2 (https://pypi.org/pypi/numpy/json): pip 26.3 with the
+    platforms of a musl 1.1 host finds no numpy 2.3.3 wheel for CPython 3.12, with a musl 1.2 host's it takes it.
+    The check held any musllinux level to fit a musl host."""
+    wheel = "cp312-cp312-musllinux_1_2_aarch64"
+    assert not Target((3, 12), "aarch64", "musl 1.1.24").fits(wheel)
+    assert Target((3, 12), "aarch64", "musl 1.2.4").fits(wheel)
+    assert Target((3, 12), "aarch64", None).fits(wheel)  # the C library not stated: not held against it
+
+
 def test_glibc_unknown_and_musl_hosts():
     assert Target((3, 11), "x86_64", None).fits("cp311-cp311-manylinux_2_39_x86_64")
     musl = Target((3, 11), "x86_64", "musl 1.2.4")

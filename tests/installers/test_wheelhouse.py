@@ -15,13 +15,26 @@ from tests.installers.wheelkit import make_wheel
 
 def test_manylinux_tags_follow_glibc() -> None:
     tags = wh.manylinux_platforms("aarch64", "2.35")
-    assert tags[0] == "manylinux_2_35_aarch64" and "manylinux_2_34_aarch64" in tags
+    assert tags[:2] == ["linux_aarch64", "manylinux_2_35_aarch64"] and "manylinux_2_34_aarch64" in tags
     assert "manylinux2014_aarch64" in tags and not any("x86_64" in t for t in tags)
     old = wh.manylinux_platforms("x86_64", "2.28")
     assert "manylinux_2_34_x86_64" not in old and "manylinux_2_28_x86_64" in old and "manylinux1_x86_64" in old
-    assert wh.manylinux_platforms("x86_64", None)[:2] == ["manylinux_2_17_x86_64", "manylinux2014_x86_64"]
+    assert wh.manylinux_platforms("x86_64", None)[:3] == ["linux_x86_64", "manylinux_2_17_x86_64", "manylinux2014_x86_64"]
     with pytest.raises(InputError):
         wh.manylinux_platforms("x86_64", "two.thirty")
+
+
+@pytest.mark.parametrize(("arch", "glibc"), [("x86_64", "2.35"), ("x86_64", "2.28"), ("x86_64", "2.12"),
+                                             ("aarch64", "2.31"), ("aarch64", "2.17")])
+def test_the_download_asks_for_every_platform_pip_on_the_target_supports(monkeypatch, arch, glibc) -> None:
+    """`pip download --platform` takes the names it is given (a manylinux_2_N one is not widened to the older
+    levels), so the wheelhouse names every platform packaging lists on the target: the list stopped at
+    manylinux_2_17 on x86_64 (no manylinux_2_12 … 2_5 for a wheel that states only those) and named
+    manylinux2014 for a glibc 2.12 host, which cannot load its wheels."""
+    from tests.knowledge.test_tagfit import packaging_platforms
+
+    version = tuple(int(x) for x in glibc.split("."))
+    assert wh.manylinux_platforms(arch, glibc) == packaging_platforms(monkeypatch, arch, "glibc", version)
 
 
 @pytest.fixture

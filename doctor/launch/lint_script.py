@@ -16,6 +16,8 @@ from doctor.launch import sources as S
 from doctor.launch.launcher import launcher_findings
 from doctor.launch.rules import Context, check
 from doctor.launch.script_parser import Call, CutOff, Invocation, ParsedScript
+from doctor.launch.shell.expand import glob_match
+from doctor.launch.shell.world import Choice, Said
 from doctor.launch.validation import compose_findings, load_model, resolve_config_dir, with_hydra
 from doctor.report import Finding, Fix, Severity, finding, first_few
 
@@ -408,28 +410,35 @@ def _targets_npu(inv: Invocation, opts: Options, path: str | None = None) -> boo
     return None
 
 
-_DEVICE_WORD = r"[\"']?(gpu|cuda|nvidia|npu|ascend)[\"']?"
-_CASE_ARM = re.compile(rf"case \S+ → {_DEVICE_WORD}((?:\|{_DEVICE_WORD})*)\)$", re.I)
-_IF_EQ = re.compile(rf"(?:if )?`\[\[? \S+ ==? {_DEVICE_WORD} \]\]?` (true|false)$", re.I)
+_NPU_NAMES, _OTHER_NAMES = ("npu", "ascend"), ("gpu", "cuda", "nvidia")
+
+
+def _names_device(said: Said) -> bool | None:
+    """Whether a value that `said` holds for names an NPU (True), names another device or not an NPU (False), or says
+    nothing of the device (None): `npu)`, `[[ $X == npu* ]]` true: an NPU; `gpu|cuda)`, `[ "$X" = gpu ]` true: another
+    device; `[ "$X" = npu ]` false, `!= npu` true, an arm after `npu)` (`*)`): not an NPU (`= gpu` false says only
+    "not a GPU": nothing)."""
+    pats = [p.lower() for p in said.patterns]
+    npu = any(glob_match(n, p) for n in _NPU_NAMES for p in pats)
+    other = any(glob_match(n, p) for n in _OTHER_NAMES for p in pats)
+    if said.matches:
+        return True if npu and not other else False if other and not npu else None
+    return False if npu else None
 
 
 def _device_branch(label: tuple[str, ...]) -> tuple[bool, str] | None:
-    """(whether the path runs on NPUs, the choice that says it) when one of its branch choices picks a device by
-    name: a `case` arm of device words only (`gpu)`, `npu)`, `gpu|cuda)`), or an `if [ "$X" = npu ]` test (true: an
-    NPU; false: not one). verl v0.9.0's run_qwen3_235b_a22b_megatron.sh takes `case "${DEVICE}" in gpu) … npu) …`;
-    its GPU paths were judged as NPU runs ("64 NPUs are not divisible …"). The last such choice decides."""
-    said = None
+    """(whether the path runs on NPUs, the choice that says it) when one of its branch choices tests a value against
+    device names (what the walker's `Choice.said` records: `case` arms with `|` and patterns, the arms before the one
+    taken, `[ … = … ]`, `[[ … == npu* ]]`, `test`, `!=`, `elif`). verl v0.9.0's run_qwen3_235b_a22b_megatron.sh takes
+    `case "${DEVICE}" in gpu) … npu) …`; its GPU paths were judged as NPU runs ("64 NPUs are not divisible …"). A
+    choice that says "not an NPU" decides (an NPU run does not take that path; the last such choice is named), else
+    one that says "an NPU"."""
+    said: tuple[bool, str] | None = None
     for choice in label:
-        body = choice.split(": ", 1)[-1]
-        if (m := _CASE_ARM.search(body)) is not None:
-            words = {w.lower() for w in re.findall(r"\w+", m.group(0).split("→", 1)[1])}
-            npu = words <= {"npu", "ascend"}
-            if npu or not words & {"npu", "ascend"}:
+        for s in choice.said if isinstance(choice, Choice) else ():
+            npu = _names_device(s)
+            if npu is False or (npu and said is None):
                 said = (npu, choice)
-        elif (m := _IF_EQ.search(body)) is not None:
-            is_npu = m.group(1).lower() in ("npu", "ascend")
-            if is_npu or m.group(2) == "true":  # `= gpu` false says only "not a GPU"
-                said = (is_npu == (m.group(2) == "true"), choice)
     return said
 
 

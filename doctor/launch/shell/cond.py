@@ -1,6 +1,8 @@
 """`[ … ]`, `[[ … ]]` and `test …`: evaluated when their operands are known, otherwise unknown (the
 interpreter then follows both branches). A comparison of one unknown variable with a literal (`[ "$DEVICE" =
-npu ]`) also says what the variable must hold on each side, so a later `case "$DEVICE"` takes the same side.
+npu ]`) also says what the variable must hold on each side, so a later `case "$DEVICE"` takes the same side; a
+comparison of an unknown value with a known word or pattern (`[[ $DEVICE == npu* ]]`) says, as a `Said`, what the
+value matches on each side (lint reads a path's device from it).
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ from dataclasses import dataclass, field
 from doctor.launch.shell.expand import Expander, glob_match
 from doctor.launch.shell.tree import Node
 from doctor.launch.shell.values import Str
+from doctor.launch.shell.world import Said
 
 
 @dataclass
@@ -22,10 +25,12 @@ class Cond:
     # (`X=${X:-}`) and the test asks whether the environment set them (`[ -n "$X" ]`)
     env_if_true: frozenset[str] = frozenset()
     env_if_false: frozenset[str] = frozenset()
+    said_true: tuple[Said, ...] = ()  # what the tested values match when true / false
+    said_false: tuple[Said, ...] = ()
 
     def negate(self) -> Cond:
         return Cond(None if self.status is None else not self.status, self.if_false, self.if_true,
-                    self.env_if_false, self.env_if_true)
+                    self.env_if_false, self.env_if_true, self.said_false, self.said_true)
 
 
 _INT_OPS = {"-eq": lambda a, b: a == b, "-ne": lambda a, b: a != b, "-lt": lambda a, b: a < b,
@@ -102,7 +107,10 @@ def _binary(op: str, left: Node, right: Node, ex: Expander, double: bool) -> Con
             return Cond(equal if op != "!=" else not equal)
         var = sole_variable(left)
         binding = {var: b.text} if var and b.known and not any(c in b.text for c in "*?[") else {}
-        return Cond(None, binding, {}) if op != "!=" else Cond(None, {}, binding)
+        glob = double and right.type not in ("string", "raw_string")  # `[[ $X == npu* ]]`: a pattern
+        yes, no = _said(a, b, glob, (left.text, right.text))
+        return (Cond(None, binding, {}, said_true=yes, said_false=no) if op != "!="
+                else Cond(None, {}, binding, said_true=no, said_false=yes))
     if op in _INT_OPS:
         if a.known and b.known and re.fullmatch(r"\s*-?\d+\s*", a.text) and re.fullmatch(r"\s*-?\d+\s*", b.text):
             return Cond(_INT_OPS[op](int(a.text), int(b.text)))
@@ -117,12 +125,29 @@ def _binary(op: str, left: Node, right: Node, ex: Expander, double: bool) -> Con
     return Cond(None)
 
 
+def _said(a: Str, b: Str, glob: bool, written: tuple[str, str] | None = None) -> tuple[tuple[Said, ...], tuple[Said, ...]]:
+    """(true side, false side) of `a = b` when one side is known text and the other is not: the unknown value
+    (named by its `written` text when given) matches the known word (a pattern when `glob`: the right side of
+    `[[ … == … ]]` unquoted) or does not."""
+    texts = written or (a.text, b.text)
+    if b.known and not a.known:
+        value, word = texts[0], b.text
+    elif a.known and not b.known and not glob:
+        value, word = texts[1], a.text
+    else:
+        return (), ()
+    if not glob and any(c in word for c in "*?["):  # a literal that reads as a pattern: said nothing
+        return (), ()
+    return (Said(value, (word,), True),), (Said(value, (word,), False),)
+
+
 def _and(a: Cond, b: Cond) -> Cond:
     if a.status is False or b.status is False:
         return Cond(False)
     if a.status and b.status:
         return Cond(True)
-    return Cond(None, {**a.if_true, **b.if_true}, {}, a.env_if_true | b.env_if_true)
+    return Cond(None, {**a.if_true, **b.if_true}, {}, a.env_if_true | b.env_if_true,
+                said_true=a.said_true + b.said_true)
 
 
 def _or(a: Cond, b: Cond) -> Cond:
@@ -130,7 +155,8 @@ def _or(a: Cond, b: Cond) -> Cond:
         return Cond(True)
     if a.status is False and b.status is False:
         return Cond(False)
-    return Cond(None, {}, {**a.if_false, **b.if_false}, env_if_false=a.env_if_false | b.env_if_false)
+    return Cond(None, {}, {**a.if_false, **b.if_false}, env_if_false=a.env_if_false | b.env_if_false,
+                said_false=a.said_false + b.said_false)
 
 
 def test_command(n: Node, ex: Expander) -> Cond:
@@ -146,6 +172,13 @@ def test_argv(words: list[Str]) -> Cond:
     """`test …` / `[ … ]` written as a plain command: the common one- to three-word forms."""
     w = words[1:-1] if words and words[0].text == "[" else words[1:]
     if any(not x.known for x in w):
+        neg = bool(w) and w[0].known and w[0].text == "!"
+        t3 = w[1:] if neg else w
+        if len(t3) == 3 and t3[1].known and t3[1].text in ("=", "==", "!="):  # `test "$DEVICE" = npu`
+            yes, no = _said(t3[0], t3[2], False)
+            if (t3[1].text == "!=") != neg:
+                yes, no = no, yes
+            return Cond(None, said_true=yes, said_false=no)
         return Cond(None)
     t = [x.text for x in w]
     if not t:

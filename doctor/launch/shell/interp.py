@@ -11,13 +11,13 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from doctor.launch.shell.cond import Cond, sole_variable, test_argv, test_command
 from doctor.launch.shell.expand import SET_BY_ENVIRONMENT, Expander, glob_match
 from doctor.launch.shell.tree import Node, parse
 from doctor.launch.shell.values import Hole, Str, Value
-from doctor.launch.shell.world import World, merge, npu_variable
+from doctor.launch.shell.world import Choice, Said, World, merge, npu_variable
 from doctor.launch.shell.wrapper import Launch, how_run, launch_chain, passes_own_arguments, resolve
 
 MAX_PATHS = 16
@@ -282,7 +282,7 @@ class Interpreter:
         if cond.status is not None:
             w.status = cond.status
             return [w]
-        yes, no = w.fork(f"{what} true"), w.fork(f"{what} false")
+        yes, no = w.fork(Choice(f"{what} true", cond.said_true)), w.fork(Choice(f"{what} false", cond.said_false))
         yes.status, no.status = True, False
         for world, binding, env in ((yes, cond.if_true, cond.env_if_true), (no, cond.if_false, cond.env_if_false)):
             for k, v in binding.items():
@@ -321,9 +321,12 @@ class Interpreter:
         out: list[World] = []
         # the words an earlier branch limited the variable to (`gpu | npu)`), less those earlier items took
         left = set(w.one_of[var]) if var and var in w.one_of and not subject.known else None
+        shown = _short(subject_node.text if subject_node else "")
+        tried: tuple[Said, ...] = ()  # the arms bash tried before this one: the value matched none of them
         for item in items:
             scalars = [ex.scalar(p) for p in item.all("value")] or [ex.scalar(item.named[0])]
             patterns = [p.text for p in scalars]
+            said = Said(shown, tuple(patterns), True) if all(p.known for p in scalars) else None
             body = [c for c in item.children if c.field not in ("value", "termination") and c.type not in (")", "|")]
             if subject.known:
                 if any(glob_match(subject.text, p) for p in patterns):
@@ -338,8 +341,8 @@ class Interpreter:
                     continue
             elif left is not None:  # a pattern only the run knows may take any of them
                 words = set(left)
-            branch = w.fork(f"line {item.line}: case {_short(subject_node.text if subject_node else '')} → "
-                            f"{'|'.join(patterns)})")
+            branch = w.fork(Choice(f"line {item.line}: case {shown} → {'|'.join(patterns)})",
+                                   tried + ((said,) if said else ())))
             if var and words and len(words) == 1:
                 branch.set(var, Str.of(next(iter(words))))
             elif var and words:
@@ -347,9 +350,11 @@ class Interpreter:
             out.extend(self.block(body, [branch]))
             if "*" in patterns or left == set():
                 return out
+            if said:
+                tried += (replace(said, matches=False),)
         if subject.known:
             return [w]
-        out.append(w.fork(f"line {n.line}: case {_short(subject_node.text if subject_node else '')} → no pattern"))
+        out.append(w.fork(Choice(f"line {n.line}: case {shown} → no pattern", tried)))
         return out
 
     def for_(self, n: Node, w: World) -> list[World]:

@@ -18,6 +18,29 @@ def npu_variable(name: str) -> bool:
     return bool(_NPU_VAR.match(name))
 
 
+@dataclass(frozen=True)
+class Said:
+    """What a branch choice says of a value the script cannot know: it matches one of `patterns` (bash patterns:
+    a `case` arm's, `[[ $X == npu* ]]`'s right side; a literal of `[ "$X" = npu ]`) or, with `matches` False,
+    none of them (the false side of a test, a `case` arm after the arms bash tried first)."""
+
+    subject: str  # the value's source text, e.g. "${DEVICE}"
+    patterns: tuple[str, ...]
+    matches: bool
+
+
+class Choice(str):
+    """A branch choice as a path's label shows it (`line 60: if `[ "${DEVICE}" = npu ]` false`), with what it
+    says of the values it tested (`said`), so a reader of the label (lint's device branches) need not parse it."""
+
+    said: tuple[Said, ...]
+
+    def __new__(cls, text: str, said: tuple[Said, ...] = ()) -> Choice:
+        obj = super().__new__(cls, text)
+        obj.said = said
+        return obj
+
+
 @dataclass
 class World:
     vars: dict[str, Value] = field(default_factory=dict)

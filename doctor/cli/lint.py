@@ -23,7 +23,8 @@ from doctor.cli.options import doctor_command, output_options, strict_option
               help="Whether Megatron-Bridge is installed on the target [unknown].")
 @click.option("--target", type=click.Choice(["auto", "npu", "gpu"]), default="auto", show_default=True,
               help="Device the run targets (auto: trainer.device, else Ascend/HCCL/vllm-ascend settings or an "
-                   "*_npu.sh name in the script, else NPUs on this host; unknown: NPU breaks are warnings).")
+                   "*_npu.sh name in the script, else NPUs on this host; unknown: NPU breaks are warnings; npu/gpu: "
+                   "paths through the script's branches for the other device are not linted).")
 @strict_option()
 @output_options
 @doctor_command

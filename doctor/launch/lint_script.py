@@ -162,9 +162,39 @@ def _blame_cut_off(found: list[Finding], call: Call, cut: list[CutOff]) -> list[
 
 
 def lint_call(call: Call, version: str, trainer_dir: Path | None, opts: Options) -> list[Finding]:
-    per_path = [lint_path(inv, version, trainer_dir, opts) for inv in call.alternatives]
+    paths, off = on_target(call.alternatives, opts.target)
+    skipped = [_skipped(call, off, opts.target)] if off else []
+    if not paths:
+        return skipped
+    per_path = [lint_path(inv, version, trainer_dir, opts) for inv in paths]
     npu = [next((f.evidence.get("npu") for f in found if f.id == "lint-engine"), None) for found in per_path]
-    return merge_paths(call.alternatives, per_path, npu)
+    return merge_paths(paths, per_path, npu) + skipped
+
+
+def on_target(alternatives: list[Invocation], target: str) -> tuple[list[Invocation], list[int]]:
+    """(the paths a run on `target` can take, the indexes of those it cannot): with --target npu a path through the
+    script's `gpu)` arm (or `[ "$DEVICE" = npu ]` false) is one an NPU host never takes, so its findings are not the
+    NPU run's; with --target gpu, likewise a path through an NPU arm. A call only such paths reach is not linted
+    (verl main's tests/special_e2e/run_ppo_trainer_megatron.sh runs main_ppo once under `[ "$device_name" ==
+    "cuda" ]` and once under `== "npu"`)."""
+    if target == "auto":
+        return alternatives, []
+    said = [_device_branch(inv.label) for inv in alternatives]
+    off = [i for i, s in enumerate(said) if s is not None and s[0] != (target == "npu")]
+    return [inv for i, inv in enumerate(alternatives) if i not in off], off
+
+
+def _skipped(call: Call, off: list[int], target: str) -> Finding:
+    alternatives = call.alternatives
+    device = "an NPU" if target == "npu" else "a GPU"
+    why = list(dict.fromkeys(str(b[1]) for i in off if (b := _device_branch(alternatives[i].label)) is not None))
+    names = path_names(alternatives) if len(alternatives) > 1 else ["; ".join(alternatives[0].label)]
+    what = ("the entry-point call was not linted" if len(off) == len(alternatives)
+            else f"{len(off)} of {len(alternatives)} paths were not linted")
+    return finding("lint-paths-off-target", "info", ("config",),
+                   f"--target {target}: {what}; {device} run does not take {first_few(why, 3, '; ')}",
+                   detail="Not linted: " + " | ".join(names[i] for i in off) + ".",
+                   evidence={"target": target, "paths": [names[i] for i in off], "branches": why, "line": call.line})
 
 
 def lint_path(inv: Invocation, version: str, trainer_dir: Path | None, opts: Options) -> list[Finding]:

@@ -127,8 +127,8 @@ CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 110}
 def cli(ctx: click.Context, json_mode: bool, no_color: bool, verbose: int, quiet: bool, knowledge: str | None) -> None:
     """Diagnose, install and smoke-test verl + MindSpeed training stacks on Huawei Ascend NPUs.
 
-    Exit codes: 0 no error findings, 1 at least one error finding (or a warning with --strict),
-    2 the doctor could not do its job (bad input, crashed check).
+    Exit codes: 0 no error findings, 1 at least one error finding (or a warning with --strict; for
+    `doctor diff`, the snapshots differ), 2 the doctor could not do its job (bad input, crashed check).
     """
     ctx.ensure_object(dict)
     ctx.obj.update(json_mode=json_mode, no_color=no_color, verbose=verbose, quiet=quiet)

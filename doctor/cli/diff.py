@@ -19,7 +19,10 @@ from doctor.cli.options import doctor_command, output_options
 @output_options
 @doctor_command
 def command(console, a: str, b: str, show_all: bool) -> int:  # type: ignore[no-untyped-def]
-    """Show what differs between two snapshots."""
+    """Show what differs between two snapshots.
+
+    Exit 0 when nothing differs, 1 when something does (as diff(1)), 2 when a file cannot be read.
+    """
     from doctor.errors import InputError
     from doctor.snapshot.diff import UNKNOWN_MARK, diff_snapshots, line, summarize
     from doctor.snapshot.model import Snapshot, load_document

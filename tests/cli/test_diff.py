@@ -152,3 +152,18 @@ def test_a_module_probed_absent_on_one_side_is_one_only_in_line(tmp_path):
         keys = {c["key"] for c in json.loads(CliRunner().invoke(cli, ["--json", "diff", *_files(tmp_path, x, y)])
                                              .stdout)["changes"]}
         assert {"modules.numpy", "modules.numpy.version"} <= keys
+
+
+def test_help_says_that_a_difference_is_exit_1(tmp_path):
+    """`doctor diff` exits 1 when the snapshots differ (a warning finding, as diff(1) does), which the exit codes that
+    `doctor --help` and the README give for every command (1: an error finding) did not say: a user scripting
+    `doctor diff a b || alert` read its 1 as a doctor error. Both helps say it now, as does the README's line."""
+    from pathlib import Path
+
+    own = " ".join(CliRunner().invoke(cli, ["diff", "--help"]).stdout.split())
+    assert "1 when something does" in own and "2 when a file cannot be read" in own
+    top = " ".join(CliRunner().invoke(cli, ["--help"]).stdout.split())
+    assert "`doctor diff`, the snapshots differ" in top
+    readme = " ".join((Path(__file__).parents[2] / "README.md").read_text(encoding="utf-8").split())
+    exit_line = readme[readme.index("**Exit codes, everywhere:**"):][:400]
+    assert "`doctor diff`" in exit_line

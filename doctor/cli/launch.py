@@ -256,7 +256,7 @@ def _example_defaults(values: dict[str, Any]) -> list[Any]:
         assumed = "; assumed: the model's config.json is not readable here"
         fix = (f"For a MoE model or a dense one of ~5B parameters or more pass --offload --rollout-tp "
                f"{LARGE.rollout_tp} --gpu-memory-utilization {LARGE.gpu_memory_utilization} (upstream's "
-               f"{LARGE.name} example), or run where the model directory exists; " + fix)
+               f"{LARGE.name} example), or run where the model directory exists; p" + fix[1:])
     return [finding("launch-defaults-from-example", "info", ("config",),
                     f"memory and rollout settings from upstream's closest NPU example, "
                     f"{ex.url.rsplit('/', 1)[-1]} ({ex.name}{assumed}): "

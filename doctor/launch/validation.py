@@ -11,6 +11,8 @@ per-release key tables in features.py, and a warning says what was not checked.
 
 from __future__ import annotations
 
+import shlex
+import sys
 from pathlib import Path
 
 from doctor.errors import InputError
@@ -43,8 +45,10 @@ def resolve_config_dir(verl_version: str, config_dir: str | Path | None, compose
         return inst_dir, None
     why = (f"installed verl is {inst_version}, target is {verl_version}" if inst_dir is not None
            else "no verl installed here")
+    # the installed verl counts only in the doctor's own interpreter: the line names it, and the version
     fix = (f"Make the index reachable (the verl {verl_version} wheel is unpacked into the cache on first use), "
-           "install the target verl (pip install --no-deps verl==VERSION) or pass --verl-config DIR.")
+           f"install the target verl beside the doctor (`{shlex.quote(sys.executable)} -m pip install --no-deps "
+           f"verl=={verl_version}`) or pass --verl-config DIR.")
     if download:
         from doctor.launch.verl_release import NO_SUCH_RELEASE, release_config
 

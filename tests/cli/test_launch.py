@@ -289,6 +289,33 @@ def test_a_verl_version_the_index_does_not_have_is_not_told_to_make_the_index_re
     assert "Check --verl-version" in f["fix"]["text"] and "reachable" not in f["fix"]["text"]
 
 
+def test_an_unreachable_index_fix_names_the_release_and_the_interpreter(monkeypatch, model, tmp_path):
+    """With no verl beside the doctor and no index, the fix said `pip install --no-deps verl==VERSION`: the version
+    was a placeholder although the run knows it (--verl-version), and a bare `pip` is whichever Python's is first on
+    PATH, not the doctor's, where the installed verl is looked for. It names both now, as the line to paste."""
+    import shlex
+
+    from doctor.launch import hydra_compose
+
+    monkeypatch.setattr(hydra_compose, "installed_verl", lambda: (None, None))
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    monkeypatch.setenv("PIP_NO_INDEX", "1")  # and no wheel to be had
+    monkeypatch.setenv("PIP_FIND_LINKS", str(tmp_path / "no-wheels"))
+    rep = json.loads(launch("--json", "--model", model, "--verl-version", "0.9.0").stdout)
+    f = next(f for f in rep["findings"] if f["id"] == "launch-schema-not-composed")
+    assert "VERSION" not in f["fix"]["text"]
+    assert f"`{shlex.quote(sys.executable)} -m pip install --no-deps verl==0.9.0`" in f["fix"]["text"]
+
+
+def test_the_defaults_fix_for_an_unreadable_model_is_one_sentence(tmp_path):
+    """README's first launch line on a laptop (the model is on the cluster): the defaults finding's fix joined its two
+    parts as `…exists; Pass the option…`, a capital after a semicolon. One sentence now."""
+    rep = json.loads(launch("--json", "--no-compose", "--model", str(tmp_path / "nowhere"), "--verl-version",
+                            "0.9.1").stdout)
+    fix = next(f for f in rep["findings"] if f["id"] == "launch-defaults-from-example")["fix"]["text"]
+    assert "model directory exists; pass the option (e.g. --offload/--no-offload" in fix, fix
+
+
 def test_an_open_etp_that_only_1_fits_is_pinned_to_1(tmp_path):
     """TP 4, PP 2, EP 4 on 2x8 NPUs with no --etp: verl leaves ETP null, Megatron takes ETP = TP and EP*TP*PP = 32
     does not divide 16, so the script written carried a layout that breaks at start-up (a warning only); now launch

@@ -35,6 +35,21 @@ def _not_visible_detail(status: Any, pci: Any, files: Any) -> str:
     return "; ".join(parts) + "."
 
 
+def _not_visible_fix(ctx: CheckContext) -> str:
+    """Run where the NPUs are; then what to do from a machine without them, which depends on where this run is: on
+    this host, collect here and check elsewhere; on a snapshot file (or a report), that was already done, so the
+    snapshot is of the wrong machine or container; on a cluster, each node is its own host."""
+    run = "Run on an Ascend host (Atlas A2/A3); in a container pass --device=/dev/davinciN and the manager nodes."
+    if ctx.options.get("cluster"):
+        return run
+    if ctx.options.get("local"):
+        return (f"{run} To diagnose an Ascend host from a machine without NPUs: `doctor collect -o snap.json` on it, "
+                "then `doctor check --from snap.json` here.")
+    return (f"{run} If the job runs on an Ascend host, the snapshot is of another machine or container: collect it "
+            "again inside the container that runs the job (`doctor collect -o snap.json`), then `doctor check --from "
+            "snap.json`.")
+
+
 @check("npu-visible", "devices", findings=("npu-not-visible", "npu-smi-failed"))
 def npu_visible(ctx: CheckContext) -> Iterator[Finding]:
     """At least one NPU is visible (npu-smi, PCI or device nodes) and npu-smi answers."""
@@ -105,9 +120,7 @@ def npu_visible(ctx: CheckContext) -> Iterator[Finding]:
             "npu-not-visible", "error", ("npu", "driver"), "No Ascend NPU is visible on this host",
             detail=_not_visible_detail(status, pci, files),
             evidence={"npu_smi": status, "devices": len(devs or []), "pci": len(pci or []), "device_files": files or []},
-            fix="Run on an Ascend host (Atlas A2/A3); in a container pass --device=/dev/davinciN and the manager nodes. "
-                "To diagnose an Ascend host from a machine without NPUs: `doctor collect -o snap.json` on it, then "
-                "`doctor check --from snap.json` here.",
+            fix=_not_visible_fix(ctx),
             source="https://github.com/ray-project/ray/blob/ad047a724cc854c52c8441a35a01f909ff5d2fec/python/ray/_private/accelerators/npu.py")
 
 

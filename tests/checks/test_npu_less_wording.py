@@ -46,3 +46,24 @@ def test_an_ascend_root_without_toolkit_is_named_and_so_is_a_variable_naming_a_t
     f = _finding(d, "cann-not-installed")
     assert "under /usr/local/Ascend" in f.detail
     assert "$ASCEND_HOME_PATH=/opt/cann holds none either" in f.detail
+
+
+def test_a_snapshot_without_npus_is_not_told_to_collect_a_snapshot_and_check_it_from_elsewhere():
+    """The fix told every reader "To diagnose an Ascend host from a machine without NPUs: `doctor collect -o snap.json`
+    on it, then `doctor check --from snap.json` here" — also the one who had just done that (README's `collect`, then
+    `check --from`): there, the snapshot itself is of a machine or container without NPUs. A live check keeps the
+    advice; a cluster's node is told to run on an Ascend host only."""
+    from doctor.checks.diagnose import diagnose
+    from doctor.snapshot.model import snapshot_from_dict
+
+    def fix(**kw):
+        nodes = [("n0" if kw.get("cluster") else None, snapshot_from_dict(bare(ascend=dict(NPU_LESS))), None)]
+        return next(f for f in diagnose(nodes, **kw).findings if f.id == "npu-not-visible").fix.text
+
+    on_host = fix(local=True)
+    assert "`doctor collect -o snap.json` on it, then `doctor check --from snap.json` here" in on_host
+    from_file = fix(live=False)
+    assert "on it, then" not in from_file and "the snapshot is of another machine or container" in from_file
+    assert "collect it again inside the container that runs the job" in from_file
+    on_a_node = fix(live=False, cluster=True)
+    assert on_a_node.startswith("Run on an Ascend host") and "snap.json" not in on_a_node

@@ -62,6 +62,19 @@ class LazyGroup(click.Group):
         cmd: click.Command = module.command
         return cmd
 
+    def resolve_command(self, ctx: click.Context, args: list[str]) -> tuple[str | None, click.Command | None,
+                                                                          list[str]]:
+        # click says only "No such command 'chek'." (it suggests for options, not commands): name the close one
+        # and the commands there are, as `--jsn` gets "Did you mean one of: '--json', '--junit'?"
+        name = args[0] if args else ""
+        if name and name not in COMMANDS and not name.startswith("-"):
+            import difflib
+
+            close = difflib.get_close_matches(name, COMMANDS, n=1)
+            ctx.fail(f"No such command {name!r}." + (f" (Did you mean {close[0]!r}?)" if close else "")
+                     + f" Commands: {', '.join(COMMANDS)}.")
+        return super().resolve_command(ctx, args)
+
     # A usage error click finds while parsing is exit 2, and under --json also the one report on stdout.
     def make_context(self, info_name: str | None, args: list[str], parent: click.Context | None = None,
                      **extra: object) -> click.Context:

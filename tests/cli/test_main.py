@@ -125,3 +125,15 @@ def test_check_in_a_deleted_working_directory_says_so_not_internal_error(tmp_pat
                        env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])})
     assert r.returncode == 2, r.stderr
     assert "working directory no longer exists" in r.stderr and "internal error" not in r.stderr
+
+
+def test_a_mistyped_command_is_told_the_close_one_and_the_commands():
+    """`doctor chek` said only "No such command 'chek'." (click suggests close names for options, `--jsn`, not for
+    commands): the close command is named, and every command when none is close (`doctor help`)."""
+    r = CliRunner().invoke(cli, ["chek"])
+    assert r.exit_code == 2 and "No such command 'chek'. (Did you mean 'check'?)" in r.output
+    r = CliRunner().invoke(cli, ["help"])
+    assert r.exit_code == 2 and "Did you mean" not in r.output
+    assert f"Commands: {', '.join(COMMANDS)}." in " ".join(r.output.split())
+    r = CliRunner().invoke(cli, ["--json", "lnit"])
+    assert r.exit_code == 2 and "(Did you mean 'lint'?)" in r.stdout  # the one report's usage-error finding

@@ -73,6 +73,16 @@ def command(console, from_files, from_report, profile_name, only, ignore, config
     from doctor.render import emit, write_junit
 
     cfg = load_check_config(config_file)
+    if live is not None:
+        # what the command line alone decides is said before the probe is waited for (npu-smi may take up to
+        # --npu-smi-timeout on a sick card): a profile name that does not exist, waivers that match nothing
+        from doctor.checks.diagnose import check_waivers
+        from doctor.knowledge.profiles import find_profile, load_profiles
+
+        if forced := profile_name or cfg.profile:
+            find_profile(load_profiles(), forced)
+        if only or ignore or cfg.only or cfg.ignore:
+            check_waivers(list(only) or cfg.only, list(ignore) + cfg.ignore)
     if from_files:
         from doctor.snapshot.model import load_document
 

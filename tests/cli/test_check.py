@@ -414,3 +414,21 @@ def test_deep_says_what_it_compares_only_when_there_is_something(monkeypatch):
     assert said(0) == "importing torch_npu, mindspeed.megatron_adaptor, vllm_ascend…\n"
     assert said(1) == ("importing torch_npu, mindspeed.megatron_adaptor, vllm_ascend; comparing the files of 1 "
                        "distribution with their RECORD…\n")
+
+
+def test_a_wrong_profile_or_waiver_on_this_host_is_said_before_the_probe_is_waited_for(monkeypatch):
+    """`doctor check --profile nope` (or `--only nothing`) printed "probing this host…" and waited for the probe —
+    npu-smi up to --npu-smi-timeout on a sick card — before saying the name was wrong, which the command line alone
+    decides. The probe's answer is not waited for now: the usage error comes first."""
+    from doctor.cli import check as check_cli
+
+    def waited(*a, **k):
+        raise AssertionError("waited for the probe")
+
+    monkeypatch.setattr(check_cli, "_live_snapshot", waited)
+    r = run("check", "--profile", "nope")
+    assert r.exit_code == 2 and "no profile named 'nope'" in r.output, r.output
+    r = run("check", "--only", "nothing")
+    assert r.exit_code == 2 and "'nothing' matches no area" in r.output, r.output
+    r = run("check", "--profile", "verl-0.9.1-cann9.1.0-a2", "--only", "npu")  # names that exist: the probe is used
+    assert r.exit_code == 2 and "waited for the probe" in r.output + repr(r.exception)

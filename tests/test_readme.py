@@ -154,3 +154,23 @@ def test_a_signatures_file_with_the_fields_the_readme_names_is_taken(tmp_path: P
     r = CliRunner().invoke(cli, ["explain", "--json", "--signatures", str(db), str(log)], catch_exceptions=False)
     assert r.exit_code == 1, r.output
     assert json.loads(r.stdout)["findings"][0]["id"] == "my-libfoo-missing"
+
+
+def test_the_air_gapped_doctor_lines_also_carry_the_launch_extra():
+    """The air-gapped lines built a wheelhouse of the doctor's base requirements only: `doctor launch` / `lint` on the
+    cluster then had no hydra-core, and asking pip for `[launch]` with `--only-binary=:all:` fails, since hydra-core
+    needs antlr4-python3-runtime 4.9, which PyPI has only as an sdist (pure Python: `pip wheel` makes the one wheel
+    that fits every machine). Checked by hand: these lines, run as written, give aarch64 wheels of every requirement
+    of the extra; the x86_64 twin installs with --no-index in a fresh venv and launch composes verl 0.9.1's config
+    from the downloaded verl wheel with PIP_NO_INDEX=1 PIP_FIND_LINKS."""
+    block = README[README.index("# air-gapped: on a connected host"):]
+    block = block[:block.index("```")]
+    lines = [ln.split("   #")[0].strip() for ln in block.splitlines()]
+    extras = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["optional-dependencies"]["launch"]
+    assert any(r.startswith("hydra-core") for r in extras)
+    assert "python3 -m pip wheel --no-deps -w ./doctor-wheels 'antlr4-python3-runtime==4.9.*'" in lines
+    download = next(ln for ln in lines if ln.startswith("python3 -m pip download") and "[launch]" in ln)
+    assert "--find-links ./doctor-wheels" in download and "--only-binary=:all:" in download
+    assert lines.index(download) > lines.index("python3 -m pip wheel --no-deps -w ./doctor-wheels "
+                                               "'antlr4-python3-runtime==4.9.*'")
+    assert "verl-ascend-doctor[launch]" in block

@@ -140,8 +140,11 @@ def command(console: Any, spec_file: str | None, chip: str | None, verl_config: 
     notes += _pinned_etp(values)
     spec = build_spec(values, source=spec_file or "command line")
 
-    from doctor.launch.validation import validate
+    from doctor.launch.validation import downloads_config, validate
 
+    if downloads_config(spec.verl_version, verl_config, compose):
+        console.status(f"verl {spec.verl_version}'s config is not cached here: downloading its wheel with pip (first "
+                       "use only)…")
     findings = notes + validate(spec, compose=compose, config_dir=verl_config)
     from doctor.launch.override_list import overrides as _overrides
 

@@ -67,6 +67,21 @@ def resolve_config_dir(verl_version: str, config_dir: str | Path | None, compose
                          detail=_NOT_COMPOSED_DETAIL, fix=fix, source=S.VERL_TRAINER_YAML)
 
 
+def downloads_config(verl_version: str, config_dir: str | Path | None, compose: bool | None) -> bool:
+    """Whether resolve_config_dir will fetch the release's wheel from the index: no directory named, no installed
+    verl of that version, nothing cached for it. The download runs pip (seconds; up to its timeout when the index is
+    slow), which a command says before it starts rather than sit silent."""
+    if compose is False or config_dir is not None:
+        return False
+    from doctor.launch import hydra_compose
+    from doctor.launch.verl_release import cached_config
+
+    inst_version, inst_dir = hydra_compose.installed_verl()
+    if inst_dir is not None and inst_version is not None and vt(inst_version) == vt(verl_version):
+        return False
+    return cached_config(verl_version) is None
+
+
 def compose_findings(ovs: list[Override], ctx: Context, cdir: Path, config_name: str,
                      main_ppo: bool = True, entry: str | None = None) -> tuple[list[Finding], object]:
     """Hydra's verdict on the overrides (from the cache when the same composition ran before), with the

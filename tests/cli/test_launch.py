@@ -307,6 +307,25 @@ def test_an_unreachable_index_fix_names_the_release_and_the_interpreter(monkeypa
     assert f"`{shlex.quote(sys.executable)} -m pip install --no-deps verl==0.9.0`" in f["fix"]["text"]
 
 
+def test_the_first_download_of_a_release_config_is_said_before_it_runs(monkeypatch, model, tmp_path):
+    """README's first `doctor launch` on a machine without verl fetched the target release's wheel with pip (2.8 s
+    here; up to its timeout behind a slow proxy) with nothing on the terminal. A status line says so first — once: a
+    cached config, an installed verl of that version or --verl-config needs none."""
+    from doctor.launch import hydra_compose
+    from doctor.launch.validation import downloads_config
+
+    monkeypatch.setattr(hydra_compose, "installed_verl", lambda: (None, None))
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    monkeypatch.setenv("PIP_NO_INDEX", "1")  # the download is tried, and fails: the line is said before it
+    monkeypatch.setenv("PIP_FIND_LINKS", str(tmp_path / "no-wheels"))
+    r = launch("--model", model, "--verl-version", "0.9.0", "-o", str(tmp_path / "run.sh"))
+    assert "verl 0.9.0's config is not cached here: downloading its wheel with pip (first use only)" in r.output
+    assert downloads_config("0.9.0", None, None)
+    assert not downloads_config("0.9.0", None, False) and not downloads_config("0.9.0", str(tmp_path), None)
+    monkeypatch.setattr(hydra_compose, "installed_verl", lambda: ("0.9.0", tmp_path))
+    assert not downloads_config("0.9.0", None, None)
+
+
 def test_the_defaults_fix_for_an_unreadable_model_is_one_sentence(tmp_path):
     """README's first launch line on a laptop (the model is on the cluster): the defaults finding's fix joined its two
     parts as `…exists; Pass the option…`, a capital after a semicolon. One sentence now."""

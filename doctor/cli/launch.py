@@ -222,6 +222,15 @@ def _pinned_etp(values: dict[str, Any]) -> list[Any]:
                     source=MEGATRON_PARALLEL_STATE)]
 
 
+def _asks_for_experts(values: dict[str, Any]) -> list[str]:
+    """The options of a launch that only a MoE model takes (launch-moe-on-dense refuses each on a dense one)."""
+    ep = values.get("ep")
+    fused = values.get("fused") or ()
+    fused = fused.split(",") if isinstance(fused, str) else list(fused)
+    return ([f"--ep {ep}"] if isinstance(ep, int) and ep > 1 else []) + [f"--fused {f}" for f in fused
+                                                                        if f in ("gmm", "permute")]
+
+
 def _example_defaults(values: dict[str, Any]) -> list[Any]:
     """Fill the memory/rollout settings the user left open from the closest upstream NPU example."""
     from doctor.launch.examples import closest
@@ -230,7 +239,10 @@ def _example_defaults(values: dict[str, Any]) -> list[Any]:
     from doctor.report import finding
 
     info, _ = load_model(values.get("model"))
-    ex = closest(info)
+    # no config.json here (a laptop preparing the cluster's job): a layout with experts (EP > 1, the MoE fusions)
+    # says the model is MoE, whose example is the large one, as closest() decides from the config
+    experts = info is None and _asks_for_experts(values)
+    ex = LARGE if experts else closest(info)
     length = int(values.get("max_prompt_length") or 512) + int(values.get("max_response_length") or 1024)
     version = str(values.get("verl_version") or "0")
     defaults = {"offload": ex.offload, "dynamic_bsz": ex.dynamic_bsz, "enforce_eager": ex.enforce_eager,
@@ -255,7 +267,10 @@ def _example_defaults(values: dict[str, Any]) -> list[Any]:
             del taken["rollout_tuning"]
     fix = "Pass the option (e.g. --offload/--no-offload, --rollout-tp) to choose otherwise."
     assumed = ""
-    if info is None:  # no config.json here: the size that picks the example is not known
+    if experts:
+        assumed = ("; assumed from the layout's experts (" + ", ".join(experts) + "): the model's config.json is not "
+                   "readable here")
+    elif info is None:  # no config.json here: the size that picks the example is not known
         assumed = "; assumed: the model's config.json is not readable here"
         fix = (f"For a MoE model or a dense one of ~5B parameters or more pass --offload --rollout-tp "
                f"{LARGE.rollout_tp} --gpu-memory-utilization {LARGE.gpu_memory_utilization} (upstream's "

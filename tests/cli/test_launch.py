@@ -206,6 +206,24 @@ def test_unreadable_model_dir_warns_and_multinode_warns(tmp_path, verl_cfg):
     assert "--offload --rollout-tp 4 --gpu-memory-utilization 0.5" in ex["fix"]["text"]
 
 
+def test_an_unreadable_model_with_experts_in_the_layout_gets_the_moe_example(tmp_path):
+    """README's spec example (Qwen3-30B-A3B, EP 4, `fused: [..., gmm]`) launched on a laptop without the model: its
+    config.json is not readable, so the small dense model's example was taken (no offload, rollout TP 2, memory 0.6)
+    for a layout that only a MoE model takes. EP > 1 or a MoE fusion now picks the MoE example, saying why."""
+    def defaults(*args):
+        rep = json.loads(launch("--json", "--no-compose", "--model", str(tmp_path / "nowhere"), "--verl-version",
+                                "0.9.1", *args).stdout)
+        return next(f for f in rep["findings"] if f["id"] == "launch-defaults-from-example")
+
+    moe = defaults("--tp", "4", "--pp", "2", "--ep", "4", "--fused", "rope,gmm", "--nodes", "2")
+    assert "run_grpo_qwen3_30b_megatron_sglang_npu.sh" in moe["title"]
+    assert "assumed from the layout's experts (--ep 4, --fused gmm)" in moe["title"]
+    assert moe["evidence"]["offload"] is True and moe["evidence"]["rollout_tp"] == 4
+    assert defaults("--tp", "2", "--fused", "permute")["evidence"]["offload"] is True
+    dense = defaults("--tp", "2", "--fused", "rope,swiglu")
+    assert "run_qwen3_0_6b_megatron_vllm_ascend.sh" in dense["title"] and dense["evidence"]["offload"] is False
+
+
 def test_launch_then_lint_round_trip(tmp_path, model, verl_cfg):
     out = tmp_path / "run.sh"
     assert launch("--model", model, "--tp", "2", "--cp", "2", "--sp", "--dist-opt", "--recompute", "full",

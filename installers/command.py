@@ -372,7 +372,8 @@ def _refuse_elsewhere(o: Options, backend: Any, tgt: Target) -> None:
 def _rollback_python(o: Options) -> str:
     python = str(Path(o.venv) / "bin" / "python") if o.venv else str(o.python)
     if not Path(python).exists():
-        raise InputError(f"no interpreter at {python}", source="--venv" if o.venv else "--python")
+        raise InputError(f"no interpreter at {python}, so no install there to roll back: name the --venv or --python "
+                         "the install was given", source="--venv" if o.venv else "--python")
     return python
 
 

@@ -857,3 +857,17 @@ def test_no_matching_profile_without_cann_names_no_host_check(tmp_path: Path) ->
     # a CANN no stack is for: --no-host-check would not help, so it is not offered
     cp, _ = dry_run(tmp_path, machine(p, "x86_64", installed=False, cann="7.0.0"))
     assert cp.returncode == 2 and "--no-host-check" not in cp.stderr, cp.stderr
+
+
+def test_a_rollback_where_nothing_was_installed_says_so(tmp_path: Path) -> None:
+    """`doctor install --rollback --venv DIR` for a DIR with no interpreter said only "no interpreter at DIR/bin/python":
+    it now says what that means for a rollback (nothing installed there) and what to name instead."""
+    from click.testing import CliRunner
+
+    from doctor.cli import cli
+
+    for extra in ((), ("--list",)):
+        r = CliRunner().invoke(cli, ["install", "--rollback", *extra, "--venv", str(tmp_path / "none")])
+        assert r.exit_code == 2
+        assert f"no interpreter at {tmp_path / 'none' / 'bin' / 'python'}, so no install there to roll back" in r.output
+        assert "name the --venv or --python the install was given" in " ".join(r.output.split())

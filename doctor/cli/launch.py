@@ -136,6 +136,7 @@ def command(console: Any, spec_file: str | None, chip: str | None, verl_config: 
     if values.get("megatron_bridge") is None:
         values["megatron_bridge"] = megatron_bridge_installed()
     notes += _data_defaults(values)
+    notes += _model_default(values)
     notes += _example_defaults(values)
     notes += _pinned_etp(values)
     spec = build_spec(values, source=spec_file or "command line")
@@ -196,6 +197,26 @@ def _data_defaults(values: dict[str, Any]) -> list[Any]:
         fix=f"Pass {flags} (parquet files at the same path on every node), or prepare GSM8K there with verl's "
             "examples/data_preprocess/gsm8k.py.",
         source="https://github.com/verl-project/verl/blob/v0.9.0/examples/data_preprocess/gsm8k.py")]
+
+
+def _model_default(values: dict[str, Any]) -> list[Any]:
+    """No --model (nor a spec `model`, nor an override of actor_rollout_ref.model.path): the script leaves the model
+    to verl's config, whose path is a placeholder (`~/models/deepseek-llm-7b-chat` in every release's model config),
+    so the run fails on loading it — unless the path is appended when the script runs ("$@"), which is why this is a
+    warning and not an error."""
+    from doctor.report import finding
+
+    key = "actor_rollout_ref.model.path"
+    given = [o for o in values.get("extra_overrides") or () if o.lstrip("+~").split("=", 1)[0] == key]
+    if values.get("model") or given:
+        return []
+    return [finding(
+        "launch-model-missing", "warning", ("model", "config"),
+        "no --model: the script runs verl's placeholder model, ~/models/deepseek-llm-7b-chat",
+        detail="The model path is left to verl's config, whose default is an example; the run fails loading it "
+               f"unless `{key}=DIR` is appended when the script runs.",
+        key=key, fix="Pass --model DIR (a local Hugging Face model directory, at the same path on every node).",
+        source="https://github.com/verl-project/verl/blob/v0.9.0/verl/trainer/config/model/hf_model.yaml")]
 
 
 def _pinned_etp(values: dict[str, Any]) -> list[Any]:

@@ -224,6 +224,25 @@ def test_an_unreadable_model_with_experts_in_the_layout_gets_the_moe_example(tmp
     assert "run_qwen3_0_6b_megatron_vllm_ascend.sh" in dense["title"] and dense["evidence"]["offload"] is False
 
 
+def test_no_model_is_a_warning_naming_the_placeholder_the_script_would_run(tmp_path, model):
+    """`doctor launch --verl-version 0.9.1` without --model said "launch: ok" (one info: model checks skipped) and
+    wrote a script with no actor_rollout_ref.model.path: verl then loads its config's placeholder,
+    ~/models/deepseek-llm-7b-chat, and the run fails on it. A warning says so; a model given any way has none."""
+    def ids(*args):
+        rep = json.loads(launch("--json", "--no-compose", "--verl-version", "0.9.1", *args).stdout)
+        return {f["id"]: f for f in rep["findings"]}
+
+    got = ids()
+    f = got["launch-model-missing"]
+    assert f["severity"] == "warning" and f["key"] == "actor_rollout_ref.model.path"
+    assert "~/models/deepseek-llm-7b-chat" in f["title"] and "--model DIR" in f["fix"]["text"]
+    assert "launch-model-missing" not in ids("--model", model)
+    assert "launch-model-missing" not in ids("--override", "actor_rollout_ref.model.path=/models/m")
+    spec = tmp_path / "spec.yaml"
+    spec.write_text(f"model: {model}\n")
+    assert "launch-model-missing" not in ids("--spec", str(spec))
+
+
 def test_launch_then_lint_round_trip(tmp_path, model, verl_cfg):
     out = tmp_path / "run.sh"
     assert launch("--model", model, "--tp", "2", "--cp", "2", "--sp", "--dist-opt", "--recompute", "full",

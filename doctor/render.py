@@ -34,9 +34,28 @@ def emit(report: Report, console: Console, *, strict: bool = False,
         report.extra["strict"] = True  # JSON readers see why warnings give exit 1
     if console.json_mode:
         console.emit_json(report.to_dict())
-    else:
+    elif console.human is not console.out:  # people's text on stderr: line by line, as it goes
         render_text(report, console, strict=strict, before_summary=before_summary)
+    else:
+        _render_at_once(report, console, strict, before_summary)
     return report.exit_code(strict=strict)
+
+
+def _render_at_once(report: Report, console: Console, strict: bool, before_summary: Callable[[], None] | None) -> None:
+    """The text report on stdout in one write. Under PYTHONUNBUFFERED=1 (container images set it) each line was a
+    write of its own, so `doctor check | head -1` met the closed pipe (141) whenever head exited before the last
+    line; written at once, a report shorter than the pipe's buffer is whole in it and the run keeps its own exit
+    code, as `seq 3 | head -1` does. A closed pipe or a full disk still fails that one write."""
+    import io
+
+    out, buf = console.out, io.StringIO()
+    console.out = buf
+    try:
+        render_text(report, console, strict=strict, before_summary=before_summary)
+    finally:
+        console.out = out
+        if text := buf.getvalue():
+            console.print(text.removesuffix("\n"), min_verbosity=-1)
 
 
 def render_text(report: Report, console: Console, *, strict: bool = False,

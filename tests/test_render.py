@@ -241,3 +241,40 @@ def test_fold_keeps_apart_declarers_ids_and_fixes_that_differ():
     assert "app 1.0 requires 2 packages at releases other than the installed ones" in text
     assert "        - eps<2 (2.1 is installed)\n        - zeta<3 (3.0 is installed)\n" in text
     assert "6 error(s)" in text
+
+
+class _Writes(io.StringIO):
+    """stdout as PYTHONUNBUFFERED=1 leaves it: every write(), with its text, reaches the reader."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.writes: list[str] = []
+
+    def write(self, s: str) -> int:
+        if s:
+            self.writes.append(s)
+        return super().write(s)
+
+
+def test_the_text_report_reaches_stdout_in_one_write():
+    """Under PYTHONUNBUFFERED=1 every line of the report was its own write(2): `doctor check | head -1` then met the
+    closed pipe (exit 141 in 3 of 6 runs here) where the README says a report shorter than the pipe's buffer is
+    written whole and keeps its exit code. The text report is one write now, evidence and summary included; text
+    meant for people on stderr (--json, a command whose stdout is data) still goes out line by line."""
+    for verbose in (0, 1, -1):
+        out = _Writes()
+        c = Console(out=out, err=io.StringIO(), verbosity=verbose)
+        said: list[str] = []
+
+        def evidence(c: Console = c, said: list[str] = said) -> None:
+            said.append("x")
+            c.print("evidence: line 3")
+
+        emit(_report(), c, before_summary=evidence)
+        assert len(out.writes) == 1 and said, out.writes
+        assert "[✗] cann" in out.writes[0] and ("evidence: line 3" in out.writes[0]) == (verbose >= 0)
+        assert out.writes[0].endswith("\n") and out.writes[0].rstrip("\n").splitlines()[-1].startswith("check:")
+    err = _Writes()
+    c = Console(out=io.StringIO(), err=err, data_stdout=True)
+    emit(_report(), c)
+    assert len(err.writes) > 1 and c.out.getvalue() == ""

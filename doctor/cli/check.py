@@ -209,7 +209,8 @@ def _refuse_combinations(from_files: tuple[str, ...], use_ray: bool, deep: bool,
         raise UsageError(f"use either {flag} or --ray, not both")
     if deep and from_files:
         raise UsageError("--deep probes this host (or, with --ray, every node, and pings between their NPUs); it cannot be "
-                         f"combined with {flag}")
+                         f"combined with {flag}: `doctor collect --deep -o FILE` on the host records the same imports "
+                         "and files, which `doctor check --from FILE` judges")
     if from_files:
         live_only = given("root", "python", "npu_smi_timeout", "address", "ray_timeout")
         if live_only:

@@ -432,3 +432,11 @@ def test_a_wrong_profile_or_waiver_on_this_host_is_said_before_the_probe_is_wait
     assert r.exit_code == 2 and "'nothing' matches no area" in r.output, r.output
     r = run("check", "--profile", "verl-0.9.1-cann9.1.0-a2", "--only", "npu")  # names that exist: the probe is used
     assert r.exit_code == 2 and "waited for the probe" in r.output + repr(r.exception)
+
+
+def test_deep_with_a_snapshot_file_says_how_to_get_its_facts_into_one(tmp_path):
+    """`doctor check --from snap.json --deep` said only that the two cannot be combined; what a user wants there is
+    the deep facts of that host, which `doctor collect --deep` records and `check --from` judges (README)."""
+    r = run("check", "--from", write(tmp_path, "s.json", healthy()), "--deep")
+    assert r.exit_code == 2
+    assert "`doctor collect --deep -o FILE` on the host records the same imports" in " ".join(r.output.split())

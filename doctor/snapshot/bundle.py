@@ -35,8 +35,9 @@ python/pip-freeze.txt the target interpreter's distributions, in pip freeze form
 python/probe.json     the raw answer of the probe script run inside the target interpreter
 env.txt               the environment variables the doctor collects (secrets redacted)
 
-Values of variables whose names contain TOKEN, SECRET, PASSWORD, PASSWD, PASSPHRASE, KEY, CREDENTIAL or AUTH, and
-credentials inside URLs, were replaced by <redacted>.
+Values of variables whose names contain TOKEN, SECRET, PASSWORD, PASSWD, PASSPHRASE, KEY, CREDENTIAL or AUTH (or
+have PW, PWD, AK or SK as a part), credentials inside URLs, tokens of an issuer's shape (hf_, ghp_, glpat-, AKIA,
+sk-, JWTs) and private key blocks were replaced by <redacted>.
 """
 
 

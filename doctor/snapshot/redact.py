@@ -8,7 +8,11 @@ HCCL_PW, PW_FILE, DB_PWD — but not the shell's own PWD / OLDPWD, the working d
 (`https://user:pass@host`, `git+https://TOKEN@github.com/...`) are redacted wherever they appear, because
 index URLs and git sources routinely carry them (PIP_INDEX_URL, HF_ENDPOINT, pip freeze `@ git+https://`), and so
 are a URL's secret-named query parameters (`?access_token=`, `&api_key=`, pre-signed `X-Amz-Signature=` / `sig=`)
-and an `Authorization: Bearer …` value.
+and an `Authorization: Bearer …` value. Cloud access key pairs are named AK / SK (Huawei Cloud's HUAWEICLOUD_SDK_AK /
+HUAWEICLOUD_SDK_SK, an OBS or ModelArts job's OBS_AK / MA_SK): those two are secret as a whole part of a name.
+Tokens whose issuer gives them a prefix (TOKEN_SHAPES: Hugging Face, GitHub, GitLab, AWS key ids, `sk-` keys, JWTs)
+and PEM private key blocks are redacted by their shape wherever they stand, in a value under an innocent name
+or a line of a bundle file.
 """
 
 from __future__ import annotations
@@ -17,8 +21,10 @@ import re
 
 REDACTED = "<redacted>"
 SECRET_WORDS = ("TOKEN", "SECRET", "PASSWORD", "PASSWD", "PASSPHRASE", "KEY", "CREDENTIAL", "AUTH")
-# Abbreviations too short to match inside a word (PW in "POWER"?), so only as a part between `_`, `.` or `-`.
-SECRET_PARTS = ("PW", "PWD")
+# Abbreviations too short to match inside a word (PW in "POWER", SK in "TASK", AK in "PEAK"), so only as a part
+# between `_`, `.` or `-`: a password, and a cloud access key pair (https://support.huaweicloud.com/intl/en-us/
+# usermanual-ca/ca_01_0003.html: "An AK/SK pair", the SDKs read HUAWEICLOUD_SDK_AK / HUAWEICLOUD_SDK_SK).
+SECRET_PARTS = ("PW", "PWD", "AK", "SK")
 # The shell's working directories: paths, not passwords (a name of one part, PWD, would otherwise match).
 NOT_SECRET = frozenset({"PWD", "OLDPWD"})
 _PARTS = re.compile(r"[_.\-]+")
@@ -94,14 +100,14 @@ _SEARCH_PATHS = ("PATH", "LD_PRELOAD", "_HOME", "_DIR")
 
 
 def redact_text(text: str) -> str:
-    """Redact a free-form file: secret-named assignments on any line, then URL credentials anywhere."""
+    """Redact a free-form file: secret-named assignments on any line, then URL credentials and token shapes anywhere."""
 
     def _line(m: re.Match[str]) -> str:
         if not is_secret_name(m["name"]) or not m["value"].strip():
             return m.group(0)
         return f"{m['lead']}{m['name']}{m['sep']}{REDACTED}{m['eol']}"
 
-    return redact_url_credentials(re.sub(_ASSIGN, _line, text))
+    return redact_token_shapes(redact_url_credentials(re.sub(_ASSIGN, _line, text)))
 
 
 # A log line (what `explain` quotes): a secret-named variable's value anywhere in the line (`HF_TOKEN=hf_...`,
@@ -111,15 +117,43 @@ def redact_text(text: str) -> str:
 # TOKENIZERS_PARALLELISM or max_tokens); a lone `key` / `auth` is prose ("cache key: ...").
 _INLINE = (r"(?P<q>['\"]?)(?P<name>\b[A-Za-z][A-Za-z0-9]*(?:_[A-Za-z0-9]+)*)(?P=q)(?P<sep>\s*[=:]\s*)"
            r"(?P<vq>['\"]?)(?P<value>[^\s'\",;}\]]+)")
-_SECRET_ENDS = (*SECRET_WORDS, "CREDENTIALS", *SECRET_PARTS)
+_SECRET_ENDS = (*SECRET_WORDS, "CREDENTIALS", "PW", "PWD")
 # A long option and its value, `=` or space separated (vllm serve's --api-key, a hub's --token): secret when one of
 # its `-`/`_` parts ends with a secret word (not --max-num-batched-tokens, --tokenizer-mode). A value starting with
 # `-` is the next option, not this one's value; a quoted value is taken whole.
 _FLAG = (r"(?P<flag>(?<![\w-])--(?P<name>[A-Za-z][A-Za-z0-9_\-]*))(?P<sep>=|\s+)"
          r"(?P<value>\"[^\"]*\"|'[^']*'|(?!-)[^\s'\",;}\]]+)")
-# Hugging Face, GitHub (classic and fine-grained), AWS access key ids, OpenAI-style keys.
-_TOKEN_SHAPES = (r"\b(?:hf_[A-Za-z0-9]{30,}|gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{40,}|AKIA[0-9A-Z]{16}"
-                 r"|sk-[A-Za-z0-9_\-]{20,})\b")
+# Secrets told by their shape, wherever they stand: (what, pattern, the issuer's statement of the shape). Each has a
+# prefix its issuer documents, so no version, path or commit id matches; a bare 40-hex W&B key or a Huawei AK/SK
+# has none, and is redacted by its name only.
+TOKEN_SHAPES: tuple[tuple[str, str, str], ...] = (
+    ("Hugging Face user / organisation token", r"hf_[A-Za-z0-9]{30,}|api_org_[A-Za-z0-9]{30,}",
+     "https://huggingface.co/docs/hub/security-tokens"),
+    ("GitHub token: personal (classic), OAuth, user-to-server, server-to-server, refresh",
+     r"gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{40,}",
+     "https://github.blog/engineering/platform-security/behind-githubs-new-authentication-token-formats/"),
+    ("GitLab token: personal, OAuth secret, deploy, runner, CI job, trigger, feed, mail, agent, SCIM, flags; "
+     "runner registration", r"gl(?:pat|oas|dt|rt|cbt|ptt|ft|imt|agent|soat|ffct)-[A-Za-z0-9_\-]{20,}(?:\.[a-z0-9]+)*"
+     r"|GR1348941[A-Za-z0-9_\-]{20,}", "https://docs.gitlab.com/security/tokens/#token-prefixes"),
+    ("AWS access key id (long-term AKIA, temporary ASIA)", r"(?:AKIA|ASIA)[0-9A-Z]{16}",
+     "https://docs.aws.amazon.com/IAM/latest/UserGuide/reference_identifiers.html#identifiers-unique-ids"),
+    ("OpenAI-style API key (sk-, sk-proj-)", r"sk-[A-Za-z0-9_\-]{20,}",
+     "https://platform.openai.com/docs/api-reference/authentication"),
+    ("JSON Web Token: base64url of a JSON header and payload, both starting `{\"` (eyJ), and a signature",
+     r"eyJ[A-Za-z0-9_\-]{10,}\.eyJ[A-Za-z0-9_\-]{10,}\.?[A-Za-z0-9_\-]*", "https://www.rfc-editor.org/rfc/rfc7519"),
+)
+_TOKEN_SHAPES = r"\b(?:" + "|".join(pattern for _, pattern, _ in TOKEN_SHAPES) + r")\b"
+# A PEM private key (RFC 7468: PRIVATE KEY, ENCRYPTED / RSA / EC / OPENSSH PRIVATE KEY, PGP PRIVATE KEY BLOCK), from
+# its BEGIN line to its END line or, cut short, to the end of the text; its base64 body has no shape of its own.
+_PEM_KEY = (r"-----BEGIN [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----[\s\S]*?"
+            r"(?:-----END [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----|\Z)")
+
+
+def redact_token_shapes(text: str) -> str:
+    """Every TOKEN_SHAPES token and PEM private key block in `text` -> REDACTED."""
+    if "PRIVATE KEY" in text:
+        text = re.sub(_PEM_KEY, REDACTED, text)
+    return re.sub(_TOKEN_SHAPES, REDACTED, text)
 
 
 def _inline_secret_name(name: str) -> bool:
@@ -128,12 +162,18 @@ def _inline_secret_name(name: str) -> bool:
     parts = name.upper().split("_")
     if len(parts) == 1 and parts[0] in ("KEY", "AUTH"):
         return False
-    return any(p.endswith(_SECRET_ENDS) for p in parts)
+    return any(_secret_part(p) for p in parts)
+
+
+def _secret_part(part: str) -> bool:
+    """A name part (upper case) that makes a name secret in a line: ending with a secret word (APIKEY, HFTOKEN), or a
+    whole AK / SK (not TASK, MASK, PEAK: `--task generate` is vllm's)."""
+    return part.endswith(_SECRET_ENDS) or part in SECRET_PARTS
 
 
 def redact_line(text: str) -> str:
     """One log line with its secrets redacted (see above); the rest of the line, which a signature matched, kept."""
-    text = re.sub(_TOKEN_SHAPES, REDACTED, redact_url_credentials(text))
+    text = redact_token_shapes(redact_url_credentials(text))
     if "--" in text:
         text = re.sub(_FLAG, _flag_value, text)
     if "=" in text or ":" in text:
@@ -144,6 +184,6 @@ def redact_line(text: str) -> str:
 
 def _flag_value(m: re.Match[str]) -> str:
     parts = re.split(r"[-_]", m["name"].upper())
-    if m["value"] == REDACTED or not any(p.endswith(_SECRET_ENDS) for p in parts if p):
+    if m["value"] == REDACTED or not any(_secret_part(p) for p in parts if p):
         return m.group(0)
     return f"{m['flag']}{m['sep']}{REDACTED}"

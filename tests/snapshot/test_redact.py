@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -131,3 +133,62 @@ def test_a_secret_named_option_on_a_logged_command_line_is_redacted() -> None:
                                  "--tokenizer-mode auto --hf-token=<redacted>")
     # the next option is not a value, and an option that is not secret-named keeps its value
     assert redact_line("--disable-auth --port 8000") == "--disable-auth --port 8000"
+
+
+# Tokens of the shapes their issuers document (examples: AWS's own documented key id, jwt.io's sample token; the rest
+# made to the documented prefix and length), under names that say nothing: a runtime_env JSON, a bundle file.
+ISSUED = {
+    "gitlab personal": "glpat-xT3kPqR9sLmN2vBwY7zA",
+    "gitlab routable": "glpat-0123456789abcdefABCDEF_-0123.01.1a2b3c4d5",
+    "gitlab deploy": "gldt-Zy9Xw8Vu7Ts6Rq5Po4Nm",
+    "gitlab runner registration": "GR1348941PQrAlrwIUScCvc8l6dWY",
+    "hugging face org": "api_org_" + "kLmNoPqRsTuVwXyZaBcDeFgHiJkLmNoPqR",
+    "aws temporary": "ASIAIOSFODNN7EXAMPLE",
+    "jwt": "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U",
+}
+
+
+def test_issued_token_shapes_are_redacted_under_any_name_and_diagnosis_values_are_kept() -> None:
+    """A GitLab token, a JWT, an HF org token, an AWS temporary key id under an innocent name (VLLM_…, RAY_…, inside
+    Ray's runtime_env JSON) survived a real collect: only hf_/gh*_/AKIA/sk- shapes were known."""
+    from doctor.probes.envvars import collect_env
+
+    env = {f"VERL_X{i}": f"prefix {tok}," for i, tok in enumerate(ISSUED.values())}
+    env["RAY_JOB_CONFIG_JSON_ENV_VAR"] = json.dumps({"runtime_env": {"env_vars": {"GITLAB_CI": ISSUED["gitlab deploy"]}}})
+    kept = {"VERL_COMMIT": "0f3c9a7be1d24c6f8a5b9e0d1c2f3a4b5c6d7e8f", "VLLM_VERSION": "0.9.1+empty",
+            "ASCEND_TOOLKIT_HOME": "/usr/local/Ascend/ascend-toolkit/8.3.RC1", "HCCL_IF_IP": "10.0.0.2",
+            "HCCL_CONNECT_TIMEOUT": "1800", "ASCEND_RT_VISIBLE_DEVICES": "0,1,2,3", "TORCH_DEVICE_BACKEND_AUTOLOAD": "0",
+            "VLLM_ASCEND_MODEL": "/data/sk-models/Qwen2.5-7B-Instruct", "RAY_TASK": "task-glpat-x", "PATH": "/bin"}
+    got = collect_env({**env, **kept})
+    for name, tok in ISSUED.items():
+        assert all(tok not in v and tok[-12:] not in v for v in got.values()), name
+    assert got["VERL_X0"] == f"prefix {REDACTED},"
+    assert {k: got[k] for k in kept} == kept
+
+
+def test_a_cloud_ak_sk_pair_is_secret_by_its_name_part_and_task_or_mask_are_not() -> None:
+    """HUAWEICLOUD_SDK_AK / HUAWEICLOUD_SDK_SK (Huawei Cloud's SDKs), OBS_AK / MA_SK (ModelArts jobs) were kept: AK
+    and SK are no secret word and too short to look for inside a word (TASK_QUEUE_ENABLE, vllm's --task)."""
+    for n in ("HUAWEICLOUD_SDK_AK", "HUAWEICLOUD_SDK_SK", "OBS_AK", "MA_SK", "obs.sk", "AK", "SK"):
+        assert is_secret_name(n), n
+    for n in ("TASK_QUEUE_ENABLE", "HCCL_PEAK", "MASK_RATIO", "ASK", "SKIP_X", "AKX"):
+        assert not is_secret_name(n), n
+    line = '{"HUAWEICLOUD_SDK_AK": "QTWAOYTTINDUT2QVKYUC", "HUAWEICLOUD_SDK_SK": "MFyfvK41ba2giqM7Uio6PznpdUKGpownRZlmVmHc"}'
+    assert redact_line(line) == f'{{"HUAWEICLOUD_SDK_AK": "{REDACTED}", "HUAWEICLOUD_SDK_SK": "{REDACTED}"}}'
+    assert redact_line("obsutil cp --obs-sk Pq8mZ3xV7n --task generate TASK_QUEUE_ENABLE=2") == (
+        f"obsutil cp --obs-sk {REDACTED} --task generate TASK_QUEUE_ENABLE=2")
+    assert redact_text("export MA_SK=Pq8mZ3xV7n\nASCEND_HOME=/usr/local/Ascend\n") == (
+        f"export MA_SK={REDACTED}\nASCEND_HOME=/usr/local/Ascend\n")
+
+
+def test_a_private_key_block_and_a_token_in_a_bundle_file_are_redacted() -> None:
+    """`redact_text` (every bundle member) knew secret-named assignments and URL credentials only: a PEM private
+    key block or a bare token on a line of a file went into the bundle as it was."""
+    pem = ("-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQAAAAAAAAABAAAAMwAAAAtzc2gtZW\n"
+           "-----END OPENSSH PRIVATE KEY-----")
+    text = f"Version=8.3.RC1\n{pem}\nmirror login {ISSUED['gitlab personal']} ok\n"
+    assert redact_text(text) == f"Version=8.3.RC1\n{REDACTED}\nmirror login {REDACTED} ok\n"
+    # an env value holding the key (newlines and all), and a block cut short: redacted to the end
+    assert redact_value("VLLM_SIGNING", pem) == REDACTED
+    assert redact_line("key: -----BEGIN RSA PRIVATE KEY----- MIIEvQIBADANBg") == f"key: {REDACTED}"
+    assert redact_text("-----BEGIN PUBLIC KEY-----\nMFkw\n") == "-----BEGIN PUBLIC KEY-----\nMFkw\n"  # not a secret

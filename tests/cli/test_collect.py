@@ -330,3 +330,64 @@ def test_collect_records_the_server_model_from_the_roots_dmi_strings(tmp_path: P
     jsonschema.validate(doc, snapshot_schema)
     assert doc["host"]["dmi"]["product_name"] == "Atlas 800T A2" and doc["host"]["dmi"]["sys_vendor"] == "Huawei"
     assert "2102314FFF10N1000001" not in out.read_text()
+
+
+def test_real_token_formats_where_users_keep_them_leave_no_trace_in_the_snapshot_or_bundle(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A real `collect -o --bundle` with tokens of their vendors' formats in the places a verl host has them: env
+    (named and innocent names, Ray's runtime_env JSON with a job's env_vars), ~/.pip/pip.conf and ~/.netrc under
+    HOME, the token remote of a source clone on PYTHONPATH, a package installed from a token URL. Huawei Cloud
+    AK/SK, GitLab tokens, a JWT and a PEM key survived in the snapshot and in bundle members; what diagnosis reads
+    (versions, paths, ASCEND_* / HCCL_* values) must stay as it was."""
+    secrets = {"hf": "hf_AbCdEfGhIjKlMnOpQrStUvWxYz01234567", "ghp": "ghp_1a2B3c4D5e6F7g8H9i0JkLmNoPqRsTuVwXyZ",
+               "ghs": "ghs_Q1w2E3r4T5y6U7i8O9p0AsDfGhJkLzXcVbNm", "glpat": "glpat-xT3kPqR9sLmN2vBwY7zA",
+               "wandb": "0f3c9a7be1d24c6f8a5b9e0d1c2f3a4b5c6d7e8f", "sk": "sk-proj-Zx9Yw8Vu7Ts6Rq5Po4Nm3Lk2Jh1GfEdCbA0",
+               "akia": "AKIAIOSFODNN7EXAMPLE", "aws": "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
+               "hw_ak": "QTWAOYTTINDUT2QVKYUC", "hw_sk": "MFyfvK41ba2giqM7Uio6PznpdUKGpownRZlmVmHc",
+               "redis": "r3d1sP4ssw0rdRay", "pip": "p1pC0nfPassw0rd", "db": "dbS3cr3tPw",
+               "jwt": "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U",
+               "pem": "MIIEvQIBADANBgkqhkiG9w0BAQEFAASCBKcwggSjAgEAAoIBAQC7"}
+    root = make_ascend_root(tmp_path, "a2-cann8.3rc1-old-layout")
+    fake_npu_smi(tmp_path / "bin", "vllm-ascend-5111")
+    home = tmp_path / "home"
+    write(home / ".pip/pip.conf", f"[global]\nindex-url = https://alice:{secrets['pip']}@pypi.corp/simple\n")
+    write(home / ".netrc", f"machine api.wandb.ai\n  login user\n  password {secrets['wandb']}\n")
+    clone = tmp_path / "src/MindSpeed"
+    write(clone / "mindspeed/__init__.py", "")
+    for args in (["init", "-q"], ["remote", "add", "origin", f"https://oauth2:{secrets['glpat']}@gitlab.com/c/MindSpeed.git"]):
+        subprocess.run(["git", "-C", str(clone), *args], check=True, timeout=60)
+    venv = tmp_path / "venv"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True, timeout=120)
+    make_site_packages(next((venv / "lib").glob("python*/site-packages")), {"private_pkg": "1.0"}, direct_url={
+        "private_pkg": {"url": f"https://x-access-token:{secrets['ghs']}@github.com/c/x.git",
+                        "vcs_info": {"vcs": "git", "commit_id": "abc123"}}})
+    job_env = {"WANDB_API_KEY": secrets["wandb"], "HUAWEICLOUD_SDK_AK": secrets["hw_ak"],
+               "HUAWEICLOUD_SDK_SK": secrets["hw_sk"], "GITLAB_CI_PAT": secrets["glpat"],
+               "MLFLOW_TRACKING_URI": f"postgresql://mlflow:{secrets['db']}@db:5432/mlflow"}
+    pem = f"-----BEGIN PRIVATE KEY-----\n{secrets['pem']}\n-----END PRIVATE KEY-----"
+    kept = {"ASCEND_RT_VISIBLE_DEVICES": "0,1,2,3", "HCCL_CONNECT_TIMEOUT": "1800", "HCCL_IF_IP": "10.0.0.2",
+            "HCCL_SOCKET_IFNAME": "eth0", "ASCEND_TOOLKIT_HOME": "/usr/local/Ascend/ascend-toolkit/latest",
+            "VLLM_VERSION": "0.9.1", "TASK_QUEUE_ENABLE": "2", "TRANSFORMERS_CACHE": "/data/hf_cache",
+            "PYTHONPATH": str(clone)}
+    env = {"PATH": f"{tmp_path / 'bin'}:{os.environ['PATH']}", "HOME": str(home), **kept,
+           "HF_TOKEN": secrets["hf"], "GITHUB_TOKEN": secrets["ghp"], "WANDB_API_KEY": secrets["wandb"],
+           "VLLM_API_KEY": secrets["sk"], "AWS_ACCESS_KEY_ID": secrets["akia"], "AWS_SECRET_ACCESS_KEY": secrets["aws"],
+           "HUAWEICLOUD_SDK_AK": secrets["hw_ak"], "HUAWEICLOUD_SDK_SK": secrets["hw_sk"],
+           "RAY_REDIS_PASSWORD": secrets["redis"], "PIP_INDEX_URL": f"https://alice:{secrets['pip']}@pypi.corp/simple",
+           "RAY_JOB_CONFIG_JSON_ENV_VAR": json.dumps({"runtime_env": {"env_vars": job_env}}),
+           "VERL_OBS_AK": secrets["hw_ak"], "VERL_OBS_SK": secrets["hw_sk"], "VLLM_REMOTE_JWT": secrets["jwt"],
+           "RAY_GITLAB_REMOTE": secrets["glpat"],
+           "VLLM_SIGNING": pem}
+    out, bundle = tmp_path / "s.json", tmp_path / "b.tar.gz"
+    r = run(["-o", str(out), "--root", str(root), "--python", str(venv / "bin/python"), "--bundle", str(bundle)],
+            monkeypatch, env)
+    assert r.exit_code == 0, r.output
+    texts = {"snapshot": out.read_text(), "report": r.output}
+    with tarfile.open(bundle) as tar:
+        texts |= {m.name: tar.extractfile(m).read().decode() for m in tar.getmembers() if m.isfile()}  # type: ignore[union-attr]
+    leaks = sorted((label, name) for label, secret in secrets.items() for name, text in texts.items()
+                   if secret[-12:] in text)
+    assert not leaks
+    snap_env = json.loads(texts["snapshot"])["env"]
+    assert {k: snap_env[k] for k in kept} == kept
+    assert snap_env["VERL_OBS_SK"] == snap_env["VLLM_SIGNING"] == snap_env["RAY_GITLAB_REMOTE"] == "<redacted>"

@@ -78,6 +78,14 @@ class ProbeStatus:
     seconds: float
     errors: list[str]
 
+    def __post_init__(self) -> None:
+        # An error can quote what a probe read: a pip.conf line configparser refused (`[line 4]: 'token hf_…'`), a
+        # crash's message. Errors go into the snapshot's `collect` and the report, so they are redacted like a log line.
+        if self.errors:
+            from doctor.snapshot.redact import redact_line
+
+            self.errors = [redact_line(e) for e in self.errors]
+
     def to_dict(self) -> dict[str, Any]:
         return {"status": self.status, "seconds": round(self.seconds, 3), "errors": self.errors}
 

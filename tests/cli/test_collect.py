@@ -391,3 +391,27 @@ def test_real_token_formats_where_users_keep_them_leave_no_trace_in_the_snapshot
     snap_env = json.loads(texts["snapshot"])["env"]
     assert {k: snap_env[k] for k in kept} == kept
     assert snap_env["VERL_OBS_SK"] == snap_env["VLLM_SIGNING"] == snap_env["RAY_GITLAB_REMOTE"] == "<redacted>"
+
+
+def test_a_probe_error_quoting_a_secret_is_redacted_in_the_snapshot(tmp_path: Path,
+                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    """A pip.conf line configparser refuses is quoted in the python probe's error, which the snapshot records under
+    `collect.probes.python.errors`: `[line 3]: 'token hf_…'` reached the `-o` file as it was (the bundle's copy was
+    redacted). Real on an externally managed interpreter (the only one whose pip.conf the probe reads)."""
+    from doctor.probes.host import ProbeStatus
+    from tests.fakes import externally_managed_python
+
+    hf = "hf_AbCdEfGhIjKlMnOpQrStUvWxYz01234567"
+    assert ProbeStatus("ok", 0.1, [f"pip configuration /p: [line 3]: 'token {hf}'"]).errors == [
+        "pip configuration /p: [line 3]: 'token <redacted>'"]
+    exe = externally_managed_python()
+    if exe is None:
+        pytest.skip("/usr/bin/python3 is absent or not externally managed here")
+    home = tmp_path / "home"
+    write(home / ".pip/pip.conf", f"[global]\nbreak-system-packages = true\ntoken {hf}\n")
+    out = tmp_path / "s.json"
+    r = run(["-o", str(out), "--python", exe], monkeypatch, {"HOME": str(home)})
+    assert r.exit_code == 0, r.output
+    errors = json.loads(out.read_text())["collect"]["probes"]["python"]["errors"]
+    assert any("[line  3]: 'token <redacted>" in e for e in errors), errors
+    assert hf[-12:] not in out.read_text()

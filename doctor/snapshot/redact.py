@@ -22,8 +22,9 @@ import re
 REDACTED = "<redacted>"
 SECRET_WORDS = ("TOKEN", "SECRET", "PASSWORD", "PASSWD", "PASSPHRASE", "KEY", "CREDENTIAL", "AUTH")
 # Abbreviations too short to match inside a word (PW in "POWER", SK in "TASK", AK in "PEAK"), so only as a part
-# between `_`, `.` or `-`: a password, and a cloud access key pair (https://support.huaweicloud.com/intl/en-us/
-# usermanual-ca/ca_01_0003.html: "An AK/SK pair", the SDKs read HUAWEICLOUD_SDK_AK / HUAWEICLOUD_SDK_SK).
+# between `_`, `.` or `-`: a password, and a cloud access key pair (Huawei Cloud's SDK reads HUAWEICLOUD_SDK_AK /
+# HUAWEICLOUD_SDK_SK, and `ak` / `sk` in ~/.huaweicloud/credentials: EnvCredentialProvider / ProfileCredentialProvider in
+# https://github.com/huaweicloud/huaweicloud-sdk-python-v3/blob/master/huaweicloud-sdk-core/huaweicloudsdkcore/auth/provider.py).
 SECRET_PARTS = ("PW", "PWD", "AK", "SK")
 # The shell's working directories: paths, not passwords (a name of one part, PWD, would otherwise match).
 NOT_SECRET = frozenset({"PWD", "OLDPWD"})

@@ -57,7 +57,7 @@ def command(console, logs: tuple[str, ...], signatures_path: str | None, context
         if sys.stdin is None or sys.stdin.isatty():
             from doctor.errors import UsageError
 
-            raise UsageError("LOG is required: a log file, a directory of logs (a Ray session's logs/), or - to read "
+            raise UsageError("missing: give a log file, a directory of logs (a Ray session's logs/), or - to read "
                              "stdin (a pipe or redirect is read without it)", source="LOG")
         logs = ("-",)
 
@@ -88,7 +88,7 @@ def command(console, logs: tuple[str, ...], signatures_path: str | None, context
 
         findings, lines_read = explain_path(logs[0], db=db, context_lines=context_lines, jobs=jobs, snapshot=snapshot)
         extra = {"log": logs[0], "lines": lines_read}
-        header = f"log: {logs[0]} ({lines_read} lines, {len(db)} signatures)"
+        header = f"log: {logs[0]} ({lines_read} line{'' if lines_read == 1 else 's'}, {len(db)} signatures)"
     else:
         from doctor.explain.multi import explain_many
 
@@ -96,7 +96,9 @@ def command(console, logs: tuple[str, ...], signatures_path: str | None, context
                                       jobs=jobs, snapshot=snapshot)
         logs_read: list[dict] = many["logs"]
         extra = many
-        header = f"logs: {len(logs_read)} file(s), {sum(x['lines'] for x in logs_read)} lines, {len(db)} signatures"
+        total = sum(x["lines"] for x in logs_read)
+        header = (f"logs: {len(logs_read)} file{'' if len(logs_read) == 1 else 's'}, {total} line{'' if total == 1 else 's'}, "
+                  f"{len(db)} signatures")
     from doctor.explain.findings import redacted
 
     findings = [redacted(f) for f in findings]

@@ -67,7 +67,19 @@ def test_no_log_argument_reads_a_pipe_and_asks_for_a_log_on_a_terminal():
     finally:
         os.close(main)
         os.close(tty)
-    assert p.returncode == 2 and "LOG is required" in p.stderr and "- to read stdin" in p.stderr, p.stderr
+    assert p.returncode == 2 and "LOG: missing: give a log file" in p.stderr and "- to read stdin" in p.stderr, p.stderr
+    assert "LOG: LOG" not in p.stderr  # the label once
+
+
+def test_the_header_counts_one_line_in_the_singular(tmp_path):
+    """`doctor explain one-line.log` said "(1 lines, …)"; a directory of one log "1 file(s)"."""
+    one = tmp_path / "logs" / "one.log"
+    one.parent.mkdir()
+    one.write_text("ImportError: libhccl.so: cannot open shared object file: No such file or directory\n")
+    r = run("explain", str(one))
+    assert f"log: {one} (1 line, " in r.output, r.output
+    r = run("explain", str(one.parent))
+    assert "logs: 1 file, 1 line, " in r.output, r.output
 
 
 def test_a_secret_in_the_log_is_not_in_the_report(tmp_path):

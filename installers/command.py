@@ -309,6 +309,7 @@ def _refuse_bad_target(o: Options) -> None:
                              "missing)", source="--venv")
         if os.path.realpath(o.venv) == own:
             raise InputError(f"{o.venv} is the doctor's own environment; install into another venv", source="--venv")
+        _refuse_dead_interpreter(o.venv)
     if o.python:
         import shutil
 
@@ -318,6 +319,31 @@ def _refuse_bad_target(o: Options) -> None:
         if exe and os.path.realpath(os.path.dirname(os.path.dirname(os.path.abspath(exe)))) == own:
             raise InputError(f"{o.python} is the doctor's own interpreter ({sys.prefix}); pass another environment's "
                              "python, or --venv DIR", source="--python")
+
+
+def _refuse_dead_interpreter(venv: str) -> None:
+    """A venv whose `bin/python` is a link to an interpreter that was removed or moved (a pyenv or module Python
+    uninstalled, an image rebuilt) is neither a target nor a place for a new venv: taken as missing, the run would
+    make a venv over it, which uv refuses ("A virtual environment already exists") and `python3 -m venv` does over
+    the user's packages. Refused before anything is planned or made, naming the dead link and the repair that keeps
+    the packages (`venv --upgrade` from a Python of the version `pyvenv.cfg` records)."""
+    vpy = os.path.join(venv, "bin", "python")
+    if not os.path.islink(vpy) or os.path.exists(vpy):
+        return
+    version = ""
+    try:
+        for line in Path(venv, "pyvenv.cfg").read_text(errors="replace").splitlines():
+            key, _, value = line.partition("=")
+            if key.strip() in ("version", "version_info") and value.strip():
+                version = ".".join(value.strip().split(".")[:2])
+                break
+    except OSError:
+        pass
+    python = f"python{version}" if version else "python3"
+    raise InputError(f"{venv} is a venv whose interpreter is gone: {vpy} leads to {os.path.realpath(vpy)}, which does "
+                     "not exist (the Python it was made from was removed or moved), so nothing was done. Point it at an "
+                     f"installed Python{' ' + version if version else ''} (`{python} -m venv --upgrade "
+                     f"{shlex.quote(venv)}` keeps its packages), or choose another --venv", source="--venv")
 
 
 def _refuse_managed(o: Options, env: Any) -> str | None:

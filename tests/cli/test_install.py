@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 import time
@@ -503,6 +504,24 @@ def test_install_needs_an_explicit_target(tmp_path: Path) -> None:
     p = next(x for x in PROFILES if x.name == PROFILE)
     cp = doctor("install", "--profile", p.name, "--dry-run")
     assert cp.returncode == 2 and "--venv" in cp.stderr and "its own environment" in cp.stderr
+
+
+def test_a_venv_whose_interpreter_was_removed_is_refused_before_anything_naming_the_dead_link(tmp_path: Path) -> None:
+    """A venv made from an interpreter that is gone since (a pyenv Python uninstalled): its bin/python is a dead
+    link. Taken as a missing venv, the run tried to make one over it and uv's "A virtual environment already
+    exists" was all it said; the dry run planned 17 steps."""
+    shutil.copy2(os.path.realpath(sys.executable), tmp_path / "python3")  # a real interpreter, then removed
+    venv = tmp_path / "venv"
+    subprocess.run([str(tmp_path / "python3"), "-m", "venv", "--without-pip", str(venv)], check=True, timeout=120)
+    (tmp_path / "python3").unlink()
+    before = sorted((str(p), p.is_symlink() or p.read_bytes()) for p in venv.rglob("*") if not p.is_dir())
+    for extra in (["--dry-run"], []):
+        cp = doctor("install", "--profile", PROFILE, "--venv", str(venv), "--no-host-check", "--no-check", *extra)
+        assert cp.returncode == 2, cp.stdout + cp.stderr
+        assert "interpreter is gone" in cp.stderr and str(tmp_path / "python3") in cp.stderr, cp.stderr
+        v = sys.version_info
+        assert f"python{v[0]}.{v[1]} -m venv --upgrade {venv}" in cp.stderr, cp.stderr
+    assert sorted((str(p), p.is_symlink() or p.read_bytes()) for p in venv.rglob("*") if not p.is_dir()) == before
 
 
 def test_dry_run_for_a_venv_that_does_not_exist_yet_judges_nothing_installed(tmp_path: Path) -> None:

@@ -310,6 +310,7 @@ def _refuse_bad_target(o: Options) -> None:
         if os.path.realpath(o.venv) == own:
             raise InputError(f"{o.venv} is the doctor's own environment; install into another venv", source="--venv")
         _refuse_dead_interpreter(o.venv)
+        _refuse_foreign_directory(o.venv)
     if o.python:
         import shutil
 
@@ -319,6 +320,27 @@ def _refuse_bad_target(o: Options) -> None:
         if exe and os.path.realpath(os.path.dirname(os.path.dirname(os.path.abspath(exe)))) == own:
             raise InputError(f"{o.python} is the doctor's own interpreter ({sys.prefix}); pass another environment's "
                              "python, or --venv DIR", source="--python")
+
+
+def _refuse_foreign_directory(venv: str) -> None:
+    """A --venv that is an existing directory with files in it but no interpreter and no `pyvenv.cfg` is someone's
+    directory, not a venv (`--venv ~/myproject`, a typo for its `.venv`): `python3 -m venv` writes a venv into it,
+    among the user's files, and `uv venv` refuses with a hint to `--clear` it, which deletes them. Refused before
+    anything is planned or made; a missing or empty directory is made into a venv as before."""
+    if not os.path.isdir(venv) or os.path.lexists(os.path.join(venv, "bin", "python")):
+        return
+    if os.path.exists(os.path.join(venv, "pyvenv.cfg")):
+        return
+    try:
+        entries = sorted(os.listdir(venv))
+    except OSError:
+        return
+    if not entries:
+        return
+    shown = ", ".join(entries[:3]) + (f" and {len(entries) - 3} more" if len(entries) > 3 else "")
+    raise InputError(f"{venv} is a directory that is not a venv (no bin/python, no pyvenv.cfg; it holds {shown}), so "
+                     "nothing was done: --venv takes a venv, or a new or empty directory to make one in. Name the "
+                     "venv itself (e.g. its .venv), or a new directory", source="--venv")
 
 
 def _refuse_dead_interpreter(venv: str) -> None:

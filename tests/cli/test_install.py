@@ -524,6 +524,23 @@ def test_a_venv_whose_interpreter_was_removed_is_refused_before_anything_naming_
     assert sorted((str(p), p.is_symlink() or p.read_bytes()) for p in venv.rglob("*") if not p.is_dir()) == before
 
 
+def test_a_venv_that_is_someone_elses_directory_is_refused_before_anything(tmp_path: Path) -> None:
+    """`--venv ~/myproject` (not a venv: no bin/python, no pyvenv.cfg): the pip backend wrote a venv among the
+    user's files and installed the stack there; uv refused with a hint to --clear it, which deletes them."""
+    proj = tmp_path / "myproject"
+    (proj / "bin").mkdir(parents=True)
+    (proj / "train.py").write_text("print('mine')\n")
+    (proj / "bin" / "run.sh").write_text("#!/bin/sh\n")
+    for extra in (["--dry-run"], ["--backend", "pip"]):
+        cp = doctor("install", "--profile", PROFILE, "--venv", str(proj), "--no-host-check", "--no-check", *extra)
+        assert cp.returncode == 2, cp.stdout + cp.stderr
+        assert "is a directory that is not a venv" in cp.stderr and "bin, train.py" in cp.stderr, cp.stderr
+    assert sorted(str(p.relative_to(proj)) for p in proj.rglob("*")) == ["bin", "bin/run.sh", "train.py"]
+    (tmp_path / "empty").mkdir()  # an empty directory is still made into the venv
+    cp = doctor("install", "--profile", PROFILE, "--venv", str(tmp_path / "empty"), "--no-host-check", "--dry-run")
+    assert cp.returncode == 0, cp.stderr
+
+
 def test_dry_run_for_a_venv_that_does_not_exist_yet_judges_nothing_installed(tmp_path: Path) -> None:
     venv = tmp_path / "new-venv"
     cp = doctor("install", "--profile", PROFILE, "--venv", str(venv), "--dry-run", "--no-host-check", "--json", "-v")

@@ -232,8 +232,13 @@ def _python_full(o: Options, snap: Snapshot, facts: Facts) -> str:
 
 def _refuse_interrupted(prefix: str, python: str) -> None:
     """An install that died without restoring (SIGKILL, power loss) leaves a `running` journal: the run refuses
-    until `--rollback`, and so does the dry run (its plan would be read off the half-installed environment)."""
+    until `--rollback`, and so does the dry run (its plan would be read off the half-installed environment). A
+    `running` journal whose run still holds the lock is another install at work, and is said so (exit 2)."""
     bad = jr.interrupted(prefix)
+    if bad is not None and jr.locked(prefix):
+        raise RefusedError(f"another `doctor install` is running on this environment (journal {bad.dir}, started "
+                           f"{bad.data.get('started')}): wait for it to end, then run this again; it is not an "
+                           "interrupted install, so do not roll it back", source=str(jr.state_root(prefix) / "lock"))
     if bad is not None:
         raise RefusedError(f"an earlier install was interrupted (journal {bad.dir}, state {bad.state}, started "
                            f"{bad.data.get('started')}); run `doctor install --rollback --python {python}` to restore the "

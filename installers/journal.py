@@ -567,6 +567,25 @@ def latest(prefix: str) -> Journal | None:
     return js[-1] if js else None
 
 
+def locked(prefix: str) -> bool:
+    """Whether a live `doctor install` or `--rollback` holds this environment's lock (`lock` below). Its journal
+    reads `running` for as long as it works, which is not a run that died: told so, a second install advised
+    `--rollback` of the first one while it ran. A shared lock tried and let go at once: nothing waits."""
+    import fcntl
+
+    try:
+        fd = os.open(state_root(prefix) / "lock", os.O_RDONLY)
+    except OSError:
+        return False
+    try:
+        fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+    except OSError:
+        return True
+    finally:
+        os.close(fd)
+    return False
+
+
 @contextlib.contextmanager
 def lock(prefix: str) -> Iterator[None]:
     """One install at a time per environment (flock on <state>/lock)."""

@@ -459,6 +459,25 @@ def test_failed_install_exits_1_names_the_step_and_restores(airgap, tmp_path: Pa
     assert Path(rep["log"]).is_file()
 
 
+def test_an_install_still_running_is_not_called_interrupted(tmp_path: Path) -> None:
+    """A second `doctor install` (or its dry run) on a target another one is installing into: the first one's
+    journal reads `running`, and the second said "an earlier install was interrupted; run --rollback", an undo
+    of a live run. It holds the lock: that is another install at work."""
+    from doctor.installers import journal as jr
+    from doctor.installers.target import probe
+
+    venv = tmp_path / "venv"
+    py = wheelkit.make_venv(venv)
+    jr.Journal.start(probe(str(py), files=True), profile=PROFILE)  # the first run, at work
+    with jr.lock(str(venv)):
+        for extra in (["--dry-run"], ["--backend", "pip", "--no-check"]):
+            cp = doctor("install", "--profile", PROFILE, "--venv", str(venv), "--no-host-check", *extra)
+            assert cp.returncode == 2, cp.stdout + cp.stderr
+            assert "another `doctor install` is running" in cp.stderr and "--rollback --python" not in cp.stderr
+    cp = doctor("install", "--dry-run", "--profile", PROFILE, "--venv", str(venv), "--no-host-check")
+    assert cp.returncode == 2 and "an earlier install was interrupted" in cp.stderr  # the lock gone: it died
+
+
 def test_sigterm_mid_step_restores_and_reports(airgap, tmp_path: Path) -> None:
     import signal
 

@@ -152,6 +152,10 @@ class PipBackend(Backend):
                 source: Source = Source(), no_deps: bool = False, no_build_isolation: bool = False,
                 env: Sequence[tuple[str, str]] = ()) -> Command:
         argv = self._base(python) + ["install", "--progress-bar", "off"]
+        # PIP_USER=1 or `user = true` in a pip.conf sends each install to ~/.local (a venv: pip refuses instead),
+        # outside the target and out of reach of its restore, ahead of its site-packages for every run of that
+        # Python by that user; pip's hidden --no-user (21.3 on) wins over both. --isolated ignores them already.
+        argv += [] if self.isolated else ["--no-user"]
         argv += _source_args(source, trusted_flag="--trusted-host")
         argv += ["--use-pep517"] if editable else []  # PEP 660, never `setup.py develop` (module docstring)
         argv += _install_args(requirements, editable, no_deps, no_build_isolation)

@@ -77,6 +77,25 @@ def test_real_install_and_uninstall(backend, wheels: Path, tmp_path: Path, herme
     assert freeze(py) == ["torch-npu==2.7.1", "torch==2.7.1+cpu"]
 
 
+@pytest.mark.parametrize("how", ["PIP_USER", "pip.conf"])
+def test_pips_user_setting_does_not_send_a_step_to_the_user_site(how: str, wheels: Path, tmp_path: Path, hermetic,
+                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    """PIP_USER=1 or `user = true` in the user's pip.conf: on an interpreter that is not a venv each step installed
+    into ~/.local, outside the target and its restore (real: torch, torch-npu, torchvision left there after the
+    failed run); in a venv pip refused every step. The steps pass --no-user, which wins over both."""
+    if how == "PIP_USER":
+        monkeypatch.setenv("PIP_USER", "1")
+    else:
+        (tmp_path / "pip.conf").write_text("[install]\nuser = true\n")
+        monkeypatch.setenv("PIP_CONFIG_FILE", str(tmp_path / "pip.conf"))
+    py = make_venv(tmp_path / "venv")
+    src = Source(find_links=(str(wheels),), no_index=True, offline=True)
+    cp = run(PipBackend().install(str(py), ["torch==2.7.1+cpu"], source=src))
+    assert cp.returncode == 0, cp.stdout + cp.stderr
+    assert freeze(py) == ["torch==2.7.1+cpu"]
+    assert "--no-user" not in PipBackend(isolated=True).install(str(py), ["x"]).argv  # pip's configuration is ignored
+
+
 def test_uv_index_strategy_lets_pypi_serve_what_the_cpu_index_also_has(tmp_path: Path, hermetic) -> None:
     """The CPU index also hosts numpy (and pillow, jinja2 ...) at a few versions. With uv's default
     first-index strategy, `numpy==1.26.4` fails because the CPU index has numpy, but not 1.26.4."""

@@ -66,6 +66,7 @@ _OS_ERROR = re.compile(r"\[Errno (?P<no>\d+)\] (?P<why>[^:\n]+?)(?:: '(?P<path>[
                        r"|(?:`(?P<qpath>/[^`]+)`| to (?P<topath>/\S+)): (?P<uwhy>[^:\n]+?) \(os error (?P<uno>\d+)\)\s*$")
 _UNWRITABLE = {1, 13, 30}  # EPERM (an immutable flag), EACCES (not the user's), EROFS (a read-only mount)
 _FULL = {28, 122}  # ENOSPC, EDQUOT
+_TOO_LARGE = 27  # EFBIG: the run's file size limit (`ulimit -f`), or the file system's largest file
 
 
 def os_error_fix(tail: list[str], prefix: str) -> str | None:
@@ -87,6 +88,10 @@ def os_error_fix(tail: list[str], prefix: str) -> str | None:
             where = m.group("path") or prefix  # pip's own path may be its TMPDIR; uv's is a file in the target
             return (f"{why} on the file system that holds {where}: free space there (`df -h {where}`; pip and uv "
                     "also write to TMPDIR and their caches), then run `doctor install` again.")
+        if no == _TOO_LARGE:
+            return (f"{why} writing under {where}: the run's file size limit is below what it writes (`ulimit -f` "
+                    "shows it; `ulimit -f unlimited` in the shell that runs `doctor install`), or the file system "
+                    f"there has a small largest file (`findmnt -T {where}`); then run `doctor install` again.")
         return None
     return None
 
@@ -135,10 +140,13 @@ def outcome_findings(outcome: Outcome, log_path: str, python: str, wheelhouse: s
     failed = next((r for r in outcome.results if r.status == FAILED), None)
     restored = outcome.restored or {}
     rest = "restored" if restored.get("ok") else "NOT fully restored" if outcome.changed else "unchanged"
-    what = f"interrupted by {outcome.interrupted}" if outcome.interrupted else f"step {failed.id if failed else '?'} failed"
+    # no failed step: the run stopped before its first one began, writing its journal (a full disk, a file limit)
+    what = (f"interrupted by {outcome.interrupted}" if outcome.interrupted else f"step {failed.id} failed" if failed
+            else "stopped before its first step, recording the environment")
     causes = (f"a wheel {wheelhouse} lacks or that is damaged: rebuild it with --download-only where the index is "
               "reachable; or disk" if wheelhouse else "network, index, disk")
-    disk = os_error_fix(failed.log_tail, os.path.dirname(os.path.dirname(python))) if failed and not outcome.fix else None
+    tail = failed.log_tail if failed else [outcome.error or ""]  # the doctor's own OSError, when no step ran
+    disk = os_error_fix(tail, os.path.dirname(os.path.dirname(python))) if not outcome.fix else None
     pin = unserved_set(failed.log_tail, sets or {}) if failed and not outcome.fix and not disk else ""
     stopped = (f"Nothing to repair: the run was stopped by {outcome.interrupted}"
                + (" and the environment put back as it was" if restored.get("ok") else "")

@@ -182,6 +182,16 @@ class Journal:
         jid = _dt.datetime.now(_dt.timezone.utc).strftime("%Y%m%dT%H%M%S%fZ")
         d = root / jid
         (d / "kept").mkdir(parents=True)
+        try:
+            return cls._record(d, jid, env, profile=profile, files=files, log=log, protect=protect, clones=clones)
+        except BaseException:  # a full disk, a file size limit, Ctrl-C: nothing changed yet, so no journal either
+            shutil.rmtree(d, ignore_errors=True)
+            raise
+
+    @classmethod
+    def _record(cls, d: Path, jid: str, env: TargetEnv, *, profile: str, files: tuple[str, ...], log: Log | None,
+                protect: tuple[str, ...], clones: tuple[str, ...]) -> Journal:
+        root = d.parent
         roots = _roots(env)
         protected = tuple(sorted({os.path.normpath(os.path.abspath(p)) for p in protect} | source_dirs(env)))
         guard = Guard(roots, protected)

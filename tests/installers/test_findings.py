@@ -86,6 +86,23 @@ def test_a_failed_offline_install_names_the_wheelhouse_not_the_network() -> None
     assert "a wheel /media/wh lacks or that is damaged" in str(offline.fix) and "--download-only" in str(offline.fix)
 
 
+@pytest.mark.parametrize("error, said", [
+    ("[Errno 27] File too large", "ulimit -f"),  # real: `ulimit -f 4` in the shell, the journal's write
+    ("[Errno 28] No space left on device", "df -h /t"),
+])
+def test_a_run_that_stops_writing_its_journal_names_that_and_the_cause_not_a_step_or_the_wheelhouse(
+        error: str, said: str) -> None:
+    """Before its first step a run records the environment; a write there that fails was reported as
+    "install step ? failed" with the wheelhouse as the cause."""
+    from doctor.installers import execute as ex
+
+    out = ex.Outcome([ex.StepResult("torch-stack", "install", "torch", ex.NOT_RUN)], ok=False, changed=False,
+                     error=error)
+    f = fd.outcome_findings(out, "/log", "/t/bin/python", "/media/wh")[0]
+    assert "?" not in f.title and "before its first step" in f.title and "unchanged" in f.title
+    assert said in str(f.fix) and "/media/wh" not in str(f.fix), f.fix
+
+
 # what pip (26.3 and the 23.2.1 `python3 -m venv` bundles: the same line) and uv printed here into a site-packages
 # made immutable (`chattr +i`) and onto a full tmpfs (`mount -t tmpfs -o size=30m`)
 PIP_EPERM = "ERROR: Could not install packages due to an OSError: [Errno 1] Operation not permitted: '/t/lib/python3.11/site-packages/torch'"

@@ -107,6 +107,22 @@ def test_no_change_no_journal_and_interrupted_detection(wheels, tmp_path, hermet
     assert jr.interrupted(str(tmp_path / "v")) is None
 
 
+def test_a_journal_that_cannot_be_written_leaves_no_half_journal(tmp_path, hermetic, monkeypatch) -> None:
+    """A full disk or a file size limit while the run records the environment (before any change): the journal's
+    directory, with the files kept so far, went on taking space under <prefix>/.doctor/journal."""
+    import errno
+
+    py = make_venv(tmp_path / "v")
+
+    def full(self) -> None:
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(jr.Journal, "save", full)
+    with pytest.raises(OSError):
+        jr.Journal.start(probe(str(py), files=True), profile="p")
+    assert list((jr.state_root(str(tmp_path / "v")) / "journal").iterdir()) == []
+
+
 def test_lock_refuses_a_second_install(tmp_path) -> None:
     from doctor.errors import RefusedError
 

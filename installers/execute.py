@@ -260,6 +260,13 @@ class Executor:
                             continue
                         if tx.journal is None and self.preflight is not None:
                             self.preflight()
+                        if tx.journal is None:
+                            refused = self._refused_clone()
+                            if refused is not None:  # named as its clone step's failure, before any change
+                                current = StepResult(refused[0].id, refused[0].kind, refused[0].title, FAILED,
+                                                     command=self.describe(refused[0]))
+                                results.append(current)
+                                raise refused[1]
                         journal = tx.begin()
                         current = StepResult(step.id, step.kind, step.title, FAILED, command=self.describe(step))
                         results.append(current)
@@ -288,6 +295,8 @@ class Executor:
                     current.log_tail = getattr(e, "tail", []) or self._tail()
                 done_ids = {r.id for r in results}
                 results += [StepResult(s.id, s.kind, s.title, NOT_RUN) for s in self.plan.steps if s.id not in done_ids]
+                order = {s.id: i for i, s in enumerate(self.plan.steps)}  # a clone refused up front: in its place
+                results.sort(key=lambda r: order.get(r.id, -1))
                 self.log(f"== failed: {msg}")
                 return Outcome(results, ok=False, changed=tx.journal is not None,
                                journal=str(tx.journal.dir) if tx.journal else None, restored=tx.restored,
@@ -365,6 +374,16 @@ class Executor:
                 return [ln.rstrip("\n") for ln in collections.deque(fh, maxlen=n)]
         except OSError:
             return []
+
+    def _refused_clone(self) -> tuple[Step, gitsrc.GitError] | None:
+        """The first clone step whose existing checkout `gitsrc.clone` would refuse (a user's edits, a directory
+        that is not a clone), asked before the first change."""
+        for step in self.plan.steps:
+            if step.kind == CLONE and step.source is not None and self.src_dir:
+                err = gitsrc.refusal(step.source, os.path.join(self.src_dir, step.source.name))
+                if err is not None:
+                    return step, err
+        return None
 
     def _do(self, step: Step, journal: Journal) -> None:
         self.log(f"-- {step.id}: {step.title}")

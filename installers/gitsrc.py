@@ -277,6 +277,30 @@ def satisfied(src: GitSource, dest: str | Path, *, at: str | None = None) -> boo
     return _resolve(dest, src.ref) == h
 
 
+def refusal(src: GitSource, dest: str | Path) -> GitError | None:
+    """Why `clone` refuses `dest` as it is (a directory that is not a clone; a clone with tracked files changed, not
+    only deleted: the user's work, never reset), or None. The run asks this of every clone before its first change
+    too, so a user's edited checkout stops it there, not after the steps before its clone step ran and were undone.
+    Complete means HEAD at the pinned commit *and* every tracked file as that commit has it; deleted files are
+    checked out again by `clone`."""
+    dest = Path(dest)
+    if not dest.exists():
+        return None
+    if head(dest) is None:
+        return GitError(f"{dest} exists and is not a git clone; move it away or choose another --src") \
+            if any(dest.iterdir()) else None
+    changed = changes(dest)
+    if not changed or deleted_only(changed):
+        return None
+    want = src.commit or (src.ref if is_sha(src.ref) else None)
+    at_pin = bool(want and matches(head(dest), want))
+    return GitError(f"{dest} has local changes ({named([p for _c, p in changed])})" +
+                    (f"; it is at the pinned commit {want}, but its work tree is not that commit's" if at_pin
+                     else f"; the profile needs {src.name} at {want or src.ref}"),
+                    fix=f"Commit or stash them (git -C {dest} stash), or move the clone away, then run again; "
+                        "or choose this checkout deliberately with --git-ref.")
+
+
 def clone(src: GitSource, dest: str | Path, *, mirrors: Mapping[str, str] | None = None, bundle: str | None = None,
           log: Log | None = None, shallow: bool = True, submodule_bundles: Mapping[str, str] | None = None) -> str:
     """Make `dest` a clone of `src` checked out (detached) at the pinned commit; return that commit.
@@ -290,24 +314,18 @@ def clone(src: GitSource, dest: str | Path, *, mirrors: Mapping[str, str] | None
     dest = Path(dest)
     url = bundle or map_url(src.url, mirrors or {})
     want = src.commit or (src.ref if is_sha(src.ref) else None)
-    if dest.exists() and any(dest.iterdir()) and head(dest) is None:
-        raise GitError(f"{dest} exists and is not a git clone; move it away or choose another --src")
+    refused = refusal(src, dest)
+    if refused is not None:
+        raise refused
     if head(dest) is None:
         target = _fresh_clone(src, dest, url, want, log=log, full=bool(bundle) or not shallow or src.tags)
     else:
-        # complete means HEAD at the pinned commit *and* every tracked file as that commit has it: deleted files
-        # are checked out again, changed ones are the user's work and refused, never reset
         changed = changes(dest)
         if deleted_only(changed):
             restore_deleted(dest, changed, log=log)
-            changed = changes(dest)
-        if changed:
-            at_pin = bool(want and matches(head(dest), want))
-            raise GitError(f"{dest} has local changes ({named([p for _c, p in changed])})" +
-                           (f"; it is at the pinned commit {want}, but its work tree is not that commit's" if at_pin
-                            else f"; the profile needs {src.name} at {want or src.ref}"),
-                           fix=f"Commit or stash them (git -C {dest} stash), or move the clone away, then run again; "
-                               "or choose this checkout deliberately with --git-ref.")
+            refused = refusal(src, dest)
+            if refused is not None:
+                raise refused
         if want and matches(head(dest), want):
             return _finish(src, dest, want, bundle, mirrors, submodule_bundles, log)
         target = _refetch(src, dest, url, want, log=log)

@@ -109,3 +109,20 @@ def test_a_clone_the_user_moved_since_the_run_is_left_where_it_is(user_clone, tm
     rb.rollback(str(py), Console(err=io.StringIO()))
     assert git("symbolic-ref", "-q", "HEAD", cwd=user_clone["clone"]) == "refs/heads/mine"
     assert (Path(user_clone["clone"]) / "megatron" / "core" / "__init__.py").read_text() == "X = 1\n"
+
+
+def test_a_users_edited_clone_stops_the_run_before_its_first_change(user_clone, tmp_path, hermetic) -> None:
+    """A tracked file the user edited in their checkout: the clone step refuses it (never a reset). It did so when
+    its turn came, after the steps before it installed and were undone (real: 11 of the stack's 19 steps); asked
+    before the first change, nothing runs, and the checkout and the target are as they were."""
+    py = make_venv(tmp_path / "v")
+    clone = Path(user_clone["clone"])
+    edited = next(p for p in sorted(clone.rglob("*.py")) if ".git" not in p.parts)
+    edited.write_text(edited.read_text() + "# mine\n")
+    out = run(tmp_path, user_clone, fail=False)
+    assert not out.ok and not out.changed and out.journal is None  # type: ignore[attr-defined]
+    assert [(r.id, r.status) for r in out.results] == [  # type: ignore[attr-defined]
+        ("torch-stack", "not-run"), ("clone-megatron-lm", "failed"), ("install-megatron-lm", "not-run")]
+    assert "has local changes" in str(out.error) and "stash" in out.fix  # type: ignore[attr-defined]
+    assert freeze(py) == [] and edited.read_text().endswith("# mine\n")
+    assert where(clone) == ("refs/heads/main", user_clone["main"], user_clone["upstream"])

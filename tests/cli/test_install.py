@@ -534,8 +534,8 @@ def test_a_venv_whose_interpreter_was_removed_is_refused_before_anything_naming_
     subprocess.run([str(tmp_path / "python3"), "-m", "venv", "--without-pip", str(venv)], check=True, timeout=120)
     (tmp_path / "python3").unlink()
     before = sorted((str(p), p.is_symlink() or p.read_bytes()) for p in venv.rglob("*") if not p.is_dir())
-    for extra in (["--dry-run"], []):
-        cp = doctor("install", "--profile", PROFILE, "--venv", str(venv), "--no-host-check", "--no-check", *extra)
+    for args in (["--profile", PROFILE, "--dry-run"], ["--profile", PROFILE], ["--rollback"], ["--rollback", "--list"]):
+        cp = doctor("install", *args, "--venv", str(venv), "--no-host-check", "--no-check")
         assert cp.returncode == 2, cp.stdout + cp.stderr
         assert "interpreter is gone" in cp.stderr and str(tmp_path / "python3") in cp.stderr, cp.stderr
         v = sys.version_info

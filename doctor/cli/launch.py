@@ -201,22 +201,15 @@ def _data_defaults(values: dict[str, Any]) -> list[Any]:
 
 def _model_default(values: dict[str, Any]) -> list[Any]:
     """No --model (nor a spec `model`, nor an override of actor_rollout_ref.model.path): the script leaves the model
-    to verl's config, whose path is a placeholder (`~/models/deepseek-llm-7b-chat` in every release's model config),
-    so the run fails on loading it — unless the path is appended when the script runs ("$@"), which is why this is a
-    warning and not an error."""
-    from doctor.report import finding
+    to verl's config, whose path is a placeholder (`~/models/deepseek-llm-7b-chat` in every release's model config)
+    (validation.model_missing, which lint shares)."""
+    from doctor.launch.validation import MODEL_KEY, model_missing
 
-    key = "actor_rollout_ref.model.path"
-    given = [o for o in values.get("extra_overrides") or () if o.lstrip("+~").split("=", 1)[0] == key]
+    given = [o for o in values.get("extra_overrides") or () if o.lstrip("+~").split("=", 1)[0] == MODEL_KEY]
     if values.get("model") or given:
         return []
-    return [finding(
-        "launch-model-missing", "warning", ("model", "config"),
-        "no --model: the script runs verl's placeholder model, ~/models/deepseek-llm-7b-chat",
-        detail="The model path is left to verl's config, whose default is an example; the run fails loading it "
-               f"unless `{key}=DIR` is appended when the script runs.",
-        key=key, fix="Pass --model DIR (a local Hugging Face model directory, at the same path on every node).",
-        source="https://github.com/verl-project/verl/blob/v0.9.0/verl/trainer/config/model/hf_model.yaml")]
+    return [model_missing("no --model",
+                          "Pass --model DIR (a local Hugging Face model directory, at the same path on every node).")]
 
 
 def _pinned_etp(values: dict[str, Any]) -> list[Any]:

@@ -14,11 +14,20 @@ from typing import Any
 from doctor.launch import entry as E
 from doctor.launch import sources as S
 from doctor.launch.launcher import launcher_findings
-from doctor.launch.rules import Context, check
+from doctor.launch.model_config import ModelInfo
+from doctor.launch.rules import Context, check, hub_id
 from doctor.launch.script_parser import Call, CutOff, Invocation, ParsedScript
 from doctor.launch.shell.expand import glob_match
 from doctor.launch.shell.world import Choice, Said
-from doctor.launch.validation import compose_findings, load_model, resolve_config_dir, with_hydra
+from doctor.launch.validation import (
+    MODEL_KEY,
+    PLACEHOLDER_MODEL,
+    compose_findings,
+    load_model,
+    model_missing,
+    resolve_config_dir,
+    with_hydra,
+)
 from doctor.report import Finding, Fix, Severity, finding, first_few
 
 _HEADER = re.compile(r"^# .*written by doctor \S+ for verl (\S+?)\.?$", re.M)
@@ -208,7 +217,7 @@ def lint_path(inv: Invocation, version: str, trainer_dir: Path | None, opts: Opt
         out.append(finding("lint-unknown-arguments", "info", ("config",),
                            "arguments bash splits from values only the run knows were not checked: "
                            + ", ".join(inv.unknown_args), evidence={"expansions": inv.unknown_args}))
-    info, note = load_model(_model_dir(inv, opts))
+    info, note = _model(inv, opts)
     if note is not None:
         out.append(note)
     absent = E.absent_module(inv.entry, trainer_dir)
@@ -251,6 +260,7 @@ def lint_path(inv: Invocation, version: str, trainer_dir: Path | None, opts: Opt
                        evidence={"entry": inv.entry, "config_name": sel.config_name, "engine": engine,
                                  "npu": ctx.npu, "npu_hints": inv.hints}))
     found = [] if E.is_sft(inv.entry) else check(inv.overrides, ctx)  # main_ppo's rules are not SFT's
+    found += _model_left_to_verl(inv, ctx, opts)
     if (sel.config_dir is None and inv.entry != "verl.trainer.main_ppo") or inv.unknown_config:
         found = [_other_entry(f, inv.entry) for f in found]
     found = cluster_defaults(found, inv.override_defaults)
@@ -395,13 +405,47 @@ def _other_entry(f: Finding, entry: str) -> Finding:
     return replace(f, severity=Severity.WARNING, title=f"{f.title} (main_ppo's rule; {entry} was not composed)")
 
 
-def _model_dir(inv: Invocation, opts: Options) -> str | None:
+# what lint cannot check without the model's config.json (rules_megatron: the Megatron/MindSpeed engines)
+_MODEL_CHECKS = ("attention and KV heads against TP, layers against PP and VPP, recompute layers, experts against EP, "
+                 "fused kernels against the model's activation and experts (rules of the Megatron/MindSpeed engines)")
+
+
+def _model(inv: Invocation, opts: Options) -> tuple[ModelInfo | None, Finding | None]:
+    """The model facts for the rules: --model, else the directory the script's actor_rollout_ref.model.path names
+    when its config.json is readable here. A path that is not (a path on the cluster, a value only the run knows) is
+    named, with the checks that need it: a script linted away from its cluster usually has one."""
     if opts.model is not None:
-        return opts.model
-    path = next((o.py for o in reversed(inv.overrides) if o.key == "actor_rollout_ref.model.path"), None)
-    if isinstance(path, str) and os.path.isfile(os.path.join(os.path.expanduser(path), "config.json")):
-        return os.path.expanduser(path)
-    return None
+        return load_model(opts.model)
+    o = next((o for o in reversed(inv.overrides) if o.key == MODEL_KEY and o.prefix != "~"), None)
+    if o is None:
+        return load_model(None)
+    path = o.py if isinstance(o.py, str) and not o.unknown else None
+    if path and os.path.isfile(os.path.join(os.path.expanduser(path), "config.json")):
+        return load_model(os.path.expanduser(path))
+    shown = o.display.split("=", 1)[-1]
+    local = path is not None and os.path.isdir(os.path.expanduser(path))
+    why = ("a value only the run knows" if path is None else "it has no config.json" if local
+           else "a Hugging Face model id; lint does not download it" if hub_id(path) else "no such directory here")
+    return None, finding("launch-model-unknown", "info", ("model",),
+                         f"the script's model path {shown} is not readable here ({why}): heads/layers/experts "
+                         "checks skipped",
+                         detail=f"Not checked without the model's config.json: {_MODEL_CHECKS}.",
+                         evidence={"model": shown, **({"line": o.line} if o.line else {})}, key=MODEL_KEY,
+                         fix="Pass --model DIR (a copy of that model's directory, or of its config.json) to run them.")
+
+
+def _model_left_to_verl(inv: Invocation, ctx: Context, opts: Options) -> list[Finding]:
+    """A call that sets no actor_rollout_ref.model.path, over a composed config whose value is still verl's
+    placeholder (main_ppo's config; a recipe's own config that names a model is not): launch's warning
+    launch-model-missing. Without a composed config the default is not known here, and nothing is said."""
+    if opts.model is not None or ctx.flat is None or ctx.flat.get(MODEL_KEY) != PLACEHOLDER_MODEL:
+        return []
+    if any(o.key == MODEL_KEY for o in inv.overrides):
+        return []
+    return [model_missing(f"no {MODEL_KEY}",
+                          f"Add {MODEL_KEY}=DIR (a Hugging Face model directory at the same path on every node) "
+                          "to the call.",
+                          "" if inv.passthrough else "; this call passes none of the script's arguments on (no \"$@\")")]
 
 
 HOST_NPUS = "/dev/davinci[0-9]*"  # the NPUs of this host (a glob, so tests can point it elsewhere)

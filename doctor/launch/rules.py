@@ -346,12 +346,17 @@ def _ref_parallel(v: _View, ctx: Context) -> list[Finding]:
 _HUB_ID = re.compile(r"[A-Za-z0-9][\w.-]*/[\w.-]*[A-Za-z0-9_-]")
 
 
+def hub_id(path: str) -> bool:
+    """`Qwen/Qwen3-8B`: what verl's copy_to_local reads as a hub model id (when no such directory exists)."""
+    return bool(_HUB_ID.fullmatch(path)) and ".." not in path
+
+
 def _model_path(v: _View, ctx: Context) -> list[Finding]:
     nn = v.int("trainer.nnodes", 1)
     path = v.get("actor_rollout_ref.model.path")
     if nn and nn > 1 and isinstance(path, str) and path.startswith("hdfs://"):
         return []  # copy_to_local copies it to each node's local cache
-    if nn and nn > 1 and isinstance(path, str) and _HUB_ID.fullmatch(path) and ".." not in path:
+    if nn and nn > 1 and isinstance(path, str) and hub_id(path):
         return [finding("launch-model-path-every-node", "info", ("config", "cluster"),
                         f"{nn} nodes: {path} is read as a Hugging Face model id, which every node downloads",
                         detail="verl's copy_to_local takes a local path, an hdfs:// path or a Hugging Face model "

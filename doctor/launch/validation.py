@@ -342,6 +342,24 @@ def with_hydra(found: list[Finding], hydra: list[Finding]) -> list[Finding]:
     return found + [f for f in hydra if f.key not in flagged or f.severity is not Severity.ERROR]
 
 
+MODEL_KEY = "actor_rollout_ref.model.path"
+# verl's model config default (model/hf_model.yaml, the same in every release): an example path, not a model
+PLACEHOLDER_MODEL = "~/models/deepseek-llm-7b-chat"
+HF_MODEL_YAML = "https://github.com/verl-project/verl/blob/v0.9.0/verl/trainer/config/model/hf_model.yaml"
+
+
+def model_missing(said: str, fix: str, appended: str = "") -> Finding:
+    """launch-model-missing, for launch (no --model) and lint (a call that sets no model path over verl's
+    placeholder): the run fails loading the placeholder unless the path is appended when the script runs, which is
+    why it is a warning and not an error. `appended`: what lint knows of that (the call passes no arguments on)."""
+    return finding(
+        "launch-model-missing", "warning", ("model", "config"),
+        f"{said}: the script runs verl's placeholder model, {PLACEHOLDER_MODEL}",
+        detail="The model path is left to verl's config, whose default is an example; the run fails loading it "
+               f"unless `{MODEL_KEY}=DIR` is appended when the script runs{appended}.",
+        key=MODEL_KEY, evidence={"default": PLACEHOLDER_MODEL}, fix=fix, source=HF_MODEL_YAML)
+
+
 def load_model(path: str | None) -> tuple[ModelInfo | None, Finding | None]:
     """Model facts when the directory is readable here; otherwise a warning (the model may live only on the
     cluster) and the model-dependent rules are skipped."""

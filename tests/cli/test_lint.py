@@ -361,7 +361,8 @@ def test_every_invocation_is_linted_and_findings_name_their_line(verl_cfg):
 
 
 def test_lint_clean_script_exit_0_and_text_output(verl_cfg):
-    text = GOOD.format(extra=f"{A}vanilla_mbridge=True")
+    # a clean script names its model (without one it runs verl's placeholder: launch-model-missing)
+    text = GOOD.format(extra=f"{A}vanilla_mbridge=True actor_rollout_ref.model.path=/models/Qwen3-8B")
     r = CliRunner().invoke(cli, ["lint", "-"], input=text)
     assert r.exit_code == 0, r.output
     assert "lint: ok" in r.output

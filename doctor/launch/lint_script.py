@@ -111,7 +111,7 @@ def lint_parsed(parsed: ParsedScript, text: str, opts: Options) -> tuple[list[Fi
                                 "no verl entry point (python3 -m verl.trainer.main_ppo, a recipe main_*) is run here",
                                 detail="Nothing was checked.", fix="Lint the script that starts the training run."))
     summaries = []
-    notes = _walk_notes(parsed, calls)
+    notes = _walk_notes(parsed, calls, opts.target)
     findings.extend(f for f in notes if f.id == "lint-overrides-cut-off")  # the cause first: it explains others
     for call in calls:
         found = _blame_cut_off(lint_call(call, version, trainer_dir, opts), call, parsed.cut_off)
@@ -616,7 +616,14 @@ def _summary(call: Call) -> dict[str, Any]:
                       for n, a in zip(names, call.alternatives, strict=True)] if len(call.alternatives) > 1 else []}
 
 
-def _walk_notes(parsed: ParsedScript, calls: list[Call]) -> list[Finding]:
+def _on_paths(call: Call, target: str) -> str:
+    """`on 6 paths`, and with --target how many of them were linted (lint-paths-off-target names the others)."""
+    n = len(call.alternatives)
+    linted = len(on_target(call.alternatives, target)[0])
+    return f"on {n} paths" + (f" ({linted} linted for --target {target})" if linted != n else "")
+
+
+def _walk_notes(parsed: ParsedScript, calls: list[Call], target: str = "auto") -> list[Finding]:
     out = [_cut_off(c) for c in parsed.cut_off]
     if len(calls) > 1:
         out.append(finding("lint-several-invocations", "info", ("config",),
@@ -625,8 +632,9 @@ def _walk_notes(parsed: ParsedScript, calls: list[Call]) -> list[Finding]:
     multi = [c for c in calls if len(c.alternatives) > 1]
     if multi:
         out.append(finding("lint-paths", "info", ("config",),
-                           "the script branches on values it cannot know; each path was checked: "
-                           + " / ".join(f"the call on line {c.line} on {len(c.alternatives)} paths, from "
+                           "the script branches on values it cannot know; each path "
+                           + ("was checked: " if target == "auto" else f"{'an NPU' if target == 'npu' else 'a GPU'} run can take was checked: ")
+                           + " / ".join(f"the call on line {c.line} {_on_paths(c, target)}, from "
                                         + branch_points(path_names(c.alternatives)) for c in multi),
                            detail="An error found on some paths only is reported as a warning naming them. The paths: "
                                   + " / ".join(f"line {c.line}: " + " | ".join(path_names(c.alternatives))

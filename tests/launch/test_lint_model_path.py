@@ -1,7 +1,8 @@
 """`doctor lint` and the model path: a call that sets no actor_rollout_ref.model.path over verl's placeholder
 default gets launch's warning launch-model-missing (a script `doctor launch` wrote without --model, linted: the base
 said nothing); a path lint cannot read here (a path on the cluster, a hub id, `$MODEL_PATH`) is named with what was
-not checked (the base said "no model config", as for no path at all)."""
+not checked (the base said "no model config", as for no path at all). And `lint-paths` with --target says how many
+paths were linted beside lint-paths-off-target (the base counted every path)."""
 
 from __future__ import annotations
 
@@ -12,21 +13,14 @@ import pytest
 from click.testing import CliRunner
 
 from doctor.cli import cli
+from tests.conftest import SHARED
 from tests.launch.helpers import QWEN3_06B, require_verl_config, write_model
 
 
-@pytest.fixture(autouse=True, scope="module")
-def _compose_cache(tmp_path_factory):
-    """Compositions are cached per test run, never in ~/.cache."""
-    import os
-
-    old = os.environ.get("XDG_CACHE_HOME")
-    os.environ["XDG_CACHE_HOME"] = str(tmp_path_factory.mktemp("xdg-cache"))
-    yield
-    if old is None:
-        os.environ.pop("XDG_CACHE_HOME", None)
-    else:
-        os.environ["XDG_CACHE_HOME"] = old
+@pytest.fixture(autouse=True)
+def _compose_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Compositions are cached under the test's directory, never in ~/.cache."""
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg-cache"))
 
 
 def lint(*args: str, input: str | None = None) -> dict:
@@ -101,3 +95,20 @@ def test_a_readable_model_directory_without_config_json_says_so(tmp_path: Path):
                   input=f"python3 -m verl.trainer.main_ppo actor_rollout_ref.model.path={tmp_path / 'm'}\n")
     (f,) = _ids(report, "launch-model-unknown")
     assert "(it has no config.json)" in f["title"]
+
+
+B235 = SHARED / "realworld" / "verl-scripts" / "v0.9.0/scripts/examples/grpo_trainer/run_qwen3_235b_a22b_megatron.sh"
+
+
+@pytest.mark.skipif(not B235.is_file(), reason=f"no {B235}")
+def test_lint_paths_counts_the_paths_linted_for_the_target():
+    """verl v0.9.0's run_qwen3_235b_a22b_megatron.sh has 6 paths, 4 through `case "${DEVICE}" → gpu)`. With
+    --target npu the base said "the call on line 190 on 6 paths" beside "4 of 6 paths were not linted"."""
+    report = lint(str(B235), "--verl-version", "0.9.0", "--no-compose", "--target", "npu")
+    (f,) = _ids(report, "lint-paths")
+    assert f["title"].startswith("the script branches on values it cannot know; each path an NPU run can take was "
+                                 "checked: the call on line 190 on 6 paths (2 linted for --target npu), from 3 "
+                                 "branches"), f["title"]
+    auto = lint(str(B235), "--verl-version", "0.9.0", "--no-compose")
+    (g,) = _ids(auto, "lint-paths")
+    assert "each path was checked: the call on line 190 on 6 paths, from 3 branches" in g["title"]

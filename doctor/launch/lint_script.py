@@ -442,10 +442,11 @@ def _model_left_to_verl(inv: Invocation, ctx: Context, opts: Options) -> list[Fi
         return []
     if any(o.key == MODEL_KEY for o in inv.overrides):
         return []
+    said = (f", or set by {first_few(inv.unknown_args, 3)} (arguments only the run knows)" if inv.unknown_args
+            else "" if inv.passthrough else "; this call passes none of the script's arguments on (no \"$@\")")
     return [model_missing(f"no {MODEL_KEY}",
                           f"Add {MODEL_KEY}=DIR (a Hugging Face model directory at the same path on every node) "
-                          "to the call.",
-                          "" if inv.passthrough else "; this call passes none of the script's arguments on (no \"$@\")")]
+                          "to the call.", said)]
 
 
 HOST_NPUS = "/dev/davinci[0-9]*"  # the NPUs of this host (a glob, so tests can point it elsewhere)

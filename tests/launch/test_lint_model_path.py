@@ -55,6 +55,15 @@ def test_a_call_that_passes_no_arguments_on_says_none_can_append_the_path():
     assert "passes none of the script's arguments on" in f["detail"]
 
 
+def test_arguments_only_the_run_knows_are_named_as_what_may_set_the_path():
+    """`main_ppo $EXTRA_ARGS` (unquoted, unknown here): the path may be among them; the warning names them."""
+    report = lint("-", "--verl-version", "0.9.1", "--compose",
+                  input="python3 -m verl.trainer.main_ppo trainer.n_gpus_per_node=8 $EXTRA_ARGS\n")
+    (f,) = _ids(report, "launch-model-missing")
+    assert f["detail"].endswith("appended when the script runs, or set by $EXTRA_ARGS (arguments only the run "
+                                "knows)."), f["detail"]
+
+
 def test_a_model_path_the_script_sets_or_another_config_names_is_not_missing(tmp_path: Path):
     """Set (even to a value only the run knows), or left to a config that does not hold the placeholder (the SFT
     trainer's has no actor_rollout_ref): no warning. With the warning's case in the same test so it fails on base."""

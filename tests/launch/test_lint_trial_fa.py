@@ -102,6 +102,7 @@ def test_bare_config_dir_checks_plus_keys_with_the_cached_release(tmp_path, monk
 
 MINDSPEED = """#!/bin/bash
 python3 -m verl.trainer.main_ppo model_engine=mindspeed trainer.device=npu \\
+    actor_rollout_ref.model.path=/models/Qwen3-8B \\
     actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu=1 \\
     actor_rollout_ref.rollout.log_prob_micro_batch_size_per_gpu=1 \\
     actor_rollout_ref.ref.log_prob_micro_batch_size_per_gpu=1 \\

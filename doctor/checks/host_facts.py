@@ -37,11 +37,12 @@ def stated_wheels(snap: Any) -> list[tuple[str, str]]:
 
 
 def glibc_of(libc: str | None) -> tuple[int, int] | None:
-    """`glibc 2.35` (what the probe records) -> (2, 35); None for another C library or an unreadable string."""
-    if not isinstance(libc, str):
-        return None
-    m = re.match(r"\s*glibc\s+(\d+)\.(\d+)", libc)
-    return (int(m.group(1)), int(m.group(2))) if m else None
+    """`glibc 2.35` (what the probe records) -> (2, 35); None for another C library or an unreadable string. Read by
+    the wheel-tag judge's own reader (`tagfit.host_libc`), so check's glibc rules and its wheel tags agree."""
+    from doctor.knowledge.tagfit import GLIBC, host_libc
+
+    kind, version = host_libc(libc if isinstance(libc, str) else None)
+    return version if kind == GLIBC else None
 
 
 # The glibc an enterprise Linux release ships, for a report that names its OS but not its C library: PEP 513 and

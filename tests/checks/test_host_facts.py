@@ -26,6 +26,17 @@ def test_manylinux_tags_and_glibc_strings():
     assert wheel_glibc("x-1-cp310-cp310-manylinux_2_28_aarch64.whl", "x86_64") is None
 
 
+
+def test_glibc_string_is_read_as_the_wheel_tag_judge_reads_it():
+    """check's glibc rules and its wheel-tag rule read one C library string one way: a snapshot whose libc is the
+    first line of `ldd --version` (what users paste) is glibc 2.35 to both, a musl host is not glibc to either."""
+    from doctor.checks.wheel_tags import Target
+
+    ldd = "ldd (Ubuntu GLIBC 2.35-0ubuntu3.8) 2.35"
+    assert glibc_of(ldd) == (2, 35) == Target((3, 11), "aarch64", ldd).host.libc_version
+    assert not Target((3, 11), "aarch64", ldd).fits("cp311-cp311-manylinux_2_36_aarch64")
+    assert glibc_of("musl 1.2.4") is None and Target((3, 11), "x86_64", "musl 1.2.4").host.libc == "musl"
+
 def test_glibc_older_than_the_releases_wheels_is_an_error():
     from doctor.checks.host_facts import wheel_glibc_check
 

@@ -11,6 +11,7 @@
     python -m tests.fresh.score reports10.toml                      # the tenth set (7 reports; 3 held back)
     python -m tests.fresh.score reports11.toml                      # the eleventh set (11 reports; 5 held back)
     python -m tests.fresh.score reports12.toml                      # the twelfth set (8 reports; 4 held back)
+    python -m tests.fresh.score reports13.toml                      # the thirteenth set (6 reports; 3 held back)
     cd OTHER && PYTHONPATH=$PWD python /path/to/tests/fresh/score.py [FILE]  # another branch's doctor, same labels
 
 FILE is a file name in tests/fresh/ or a path; the default stays reports.toml so earlier figures reproduce.
@@ -43,6 +44,7 @@ REPORTS9 = HERE / "reports9.toml"
 REPORTS10 = HERE / "reports10.toml"
 REPORTS11 = HERE / "reports11.toml"
 REPORTS12 = HERE / "reports12.toml"
+REPORTS13 = HERE / "reports13.toml"
 
 
 def _corpus_module() -> ModuleType:

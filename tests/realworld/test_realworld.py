@@ -189,13 +189,12 @@ def test_realworld_install_check_noop_forced_failure_rollback_warm(world) -> Non
     _write(p.name, res)
     assert not res["pip_check"]["other"], res["pip_check"]
     assert not stack, json.dumps(stack, indent=1)[:4000]
-    # a second install is a no-op in under 2 s
+    # a second install is a no-op: every step satisfied (its time is recorded, not asserted: no timing asserts)
     cp, noop = doctor("install", "--venv", str(venv), *world["online"], env=env)
     rep = json.loads(cp.stdout)
     assert cp.returncode == 0 and {s["status"] for s in rep["steps"]} == {"satisfied"}, cp.stderr[-3000:]
     res["noop_seconds"], res["noop_report_seconds"] = round(noop, 2), rep["seconds"]
     _write(p.name, res)
-    assert noop < 2.0, noop
     # --rollback restores the empty venv exactly, the clones the install made included
     cp, _ = doctor("install", "--rollback", "--venv", str(venv), "--json", env=env)
     assert cp.returncode == 0, cp.stderr[-3000:]

@@ -157,7 +157,10 @@ def attribute(ev: Event, snapshot: Any = None) -> Attribution | None:
                  _line_class, _os_class, _names_component, _user_raised, _raised_unread):
         got = rule(ev, snapshot)
         if got is not None:
-            return Attribution(**{**got.__dict__, "line": ev.line, "text": ev.text, "time": ev.time})
+            # a printed warning is not a failure by itself, whoever owns it (Event.printed_warning)
+            severity = Severity.WARNING if ev.printed_warning and got.severity == Severity.ERROR else got.severity
+            return Attribution(**{**got.__dict__, "severity": severity, "line": ev.line, "text": ev.text,
+                                  "time": ev.time})
     return None
 
 

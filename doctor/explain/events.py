@@ -235,6 +235,13 @@ class Event:
     def exc_type(self) -> str | None:
         return self.facts.get("exception")
 
+    @property
+    def printed_warning(self) -> bool:
+        """A Python warning category's line (`UserWarning: ...`) with no traceback above it: printed by
+        `warnings.warn` through a logger or a formatter without `file:line:`, not raised (a warning turned into an
+        error by `-W error` comes with its traceback). Like warnings.formatwarning's own form, not a failure."""
+        return bool(self.kind == "python" and self.exc_type and self.exc_type.endswith("Warning") and not self.frames)
+
     def shifted(self, lines: int) -> Event:
         return replace(self, line=self.line + lines, frames=list(self.frames), facts=dict(self.facts))
 

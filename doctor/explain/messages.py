@@ -445,7 +445,8 @@ def attribute_message(ev: Event, table: MessageTable | None = None) -> Attributi
     first = sites[0]
     config = is_config_check(first)
     components = ("config", *comps) if config else (*comps, "config")
-    warning = ev.kind == "log" and ev.facts.get("level") == "warning"
+    printed = ev.printed_warning
+    warning = printed or (ev.kind == "log" and ev.facts.get("level") == "warning")
     harmless = ev.exc_type is None and says_ignorable(first.pieces)
     what = ev.exc_type or ("a warning" if warning else "an error")
     owner = " and ".join(dists)
@@ -461,7 +462,7 @@ def attribute_message(ev: Event, table: MessageTable | None = None) -> Attributi
         fix = (f"Change the setting or argument the message names: {owner} checks it in {first.func} "
                f"({first.path}). Compare the value with {owner}'s documentation for the installed release.")
     elif warning:
-        title = f"A warning logged by {owner} ({first.path}: {first.func})"
+        title = f"{f'{what} printed' if printed else 'A warning logged'} by {owner} ({first.path}: {first.func})"
         fix = (f"Usually harmless if the run goes on; if it then fails, the warning names the setting or package "
                f"{owner} did not like (doctor check compares the versions with the stack profile).")
     else:

@@ -127,8 +127,10 @@ def run(opts: Options, console: Console) -> Report:
     target = TargetPython(_python_full(opts, snap, facts), facts.arch, facts.glibc) \
         if re.fullmatch(r"\d+\.\d+", facts.python_version) else None  # a snapshot's odd Python: not judged
     if opts.offline and opts.wheelhouse:
-        unfit = check_served_offline(sets, str(Path(opts.wheelhouse).resolve()),
-                                     wh.held(wh.load(opts.wheelhouse), opts.wheelhouse), installed, target)
+        manifest = wh.load(opts.wheelhouse)
+        house = str(Path(opts.wheelhouse).resolve())
+        unfit = check_served_offline(sets, house, wh.held(manifest, opts.wheelhouse), installed, target)
+        _refuse_unservable(plan, manifest, house, installed, target, sets)
     elif sets:
         served: set[str] = set()
         if source.index.index_url:  # the mirror and its extras replace every index the plan names
@@ -219,6 +221,21 @@ def _dry_run(o: Options, plan: Plan, report: Report, console: Console, *, snap: 
     fd.print_downloads(console, report.extra["downloads"], isolated=o.isolated, offline=bool(o.offline))
     fd.print_host(console, report)
     return report
+
+
+def _refuse_unservable(plan: Plan, manifest: wh.Manifest, house: str, installed: dict[str, str],
+                       target: TargetPython | None, sets: dict[str, str]) -> None:
+    """An --offline plan a step of which the wheelhouse cannot serve (a requirement it holds no fitting file of, a
+    source it holds no bundle of) is exit 2 now, before the venv is made or anything in the target changes, naming
+    each one, its step and the `--download-only` that rebuilds the wheelhouse (installers/housecheck.py)."""
+    from doctor.installers.housecheck import gaps, refusal
+    from doctor.installers.setcheck import held_offers
+
+    files = wh.held(manifest, house)
+    found = gaps(plan, lambda name: held_offers(files, name), installed, target, manifest.git)
+    if found:
+        raise RefusedError(refusal(found, plan, house, target, manifest.target, sets),
+                           source=str(Path(house) / wh.MANIFEST))
 
 
 def _python_full(o: Options, snap: Snapshot, facts: Facts) -> str:

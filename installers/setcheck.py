@@ -159,7 +159,7 @@ def check_served_offline(sets: Mapping[str, str], house: str, files: Sequence[st
         name, pin = normalize_name(raw), parse_pkg_version(version)
         if pin is None or _same(pin, have.get(name)):
             continue
-        offers = _offers(((os.path.basename(f), f, None) for f in files), name)
+        offers = held_offers(files, name)
         if any(_same(pin, o.version) for o in offers):
             why = _fit(name, version, raw, pin, offers, target, f"the wheelhouse {house}", "it holds")
             if why:
@@ -250,6 +250,12 @@ def folder_offers(folder: str, name: str) -> list[Offer] | None:
     if not os.path.isdir(folder):
         return None
     return _offers(((f, os.path.join(folder, f), None) for f in sorted(os.listdir(folder))), name)
+
+
+def held_offers(paths: Iterable[str], name: str) -> list[Offer]:
+    """The files of `name` among local `paths` (a wheelhouse's manifest lists them), each with the Requires-Python it
+    states of itself."""
+    return _offers(((os.path.basename(f), f, None) for f in paths), name)
 
 
 def _offers(files: Iterable[tuple[str, str | None, str | None]], name: str) -> list[Offer]:

@@ -21,6 +21,7 @@ from typing import Any
 from doctor.console import Console
 from doctor.errors import InputError, RefusedError
 from doctor.installers import findings as fd
+from doctor.installers import halfvenv
 from doctor.installers import journal as jr
 from doctor.installers import wheelhouse as wh
 from doctor.installers.backends import Source, make_backend, shown
@@ -332,11 +333,15 @@ def _refuse_bad_target(o: Options) -> None:
         if os.path.realpath(o.venv) == own:
             raise InputError(f"{o.venv} is the doctor's own environment; install into another venv", source="--venv")
         _refuse_dead_interpreter(o.venv)
+        halfvenv.refuse(o.venv)
         _refuse_foreign_directory(o.venv)
     if o.python:
         import shutil
 
         exe = o.python if os.sep in o.python else shutil.which(o.python)
+        root = halfvenv.venv_of(exe) if exe else None
+        if root is not None:
+            halfvenv.refuse(root, "--python")
         # the interpreter's environment is the directory above its bin/ (a venv's python links to the base one,
         # so the file itself is not resolved)
         if exe and os.path.realpath(os.path.dirname(os.path.dirname(os.path.abspath(exe)))) == own:

@@ -25,7 +25,7 @@ import os
 import sys
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from doctor.errors import InputError
 from doctor.installers.plan import IndexOptions
@@ -126,6 +126,10 @@ class PipBackend(Backend):
         super().__init__(isolated=isolated, break_system_packages=break_system_packages)
         version = own_pip_version() if own is True else own or None
         self.own: str | None = version if at_least(version, PIP_PYTHON_OPTION) else None
+        # what each install step carries against the user's pip configuration (installers.pipsettings.Neutral)
+        self.neutral_args: tuple[str, ...] = ()
+        self.neutral_env: tuple[tuple[str, str], ...] = ()
+        self.neutral_unset: tuple[str, ...] = ()
 
     def runs(self, target_pip: str | None) -> tuple[str, str | None]:
         """(whose pip runs the steps, its version)."""
@@ -155,11 +159,12 @@ class PipBackend(Backend):
         # PIP_USER=1 or `user = true` in a pip.conf sends each install to ~/.local (a venv: pip refuses instead),
         # outside the target and out of reach of its restore, ahead of its site-packages for every run of that
         # Python by that user; pip's hidden --no-user (21.3 on) wins over both. --isolated ignores them already.
-        argv += [] if self.isolated else ["--no-user"]
+        argv += [] if self.isolated else ["--no-user", *self.neutral_args]
         argv += _source_args(source, trusted_flag="--trusted-host")
         argv += ["--use-pep517"] if editable else []  # PEP 660, never `setup.py develop` (module docstring)
         argv += _install_args(requirements, editable, no_deps, no_build_isolation)
-        return self._wrap(argv, env)
+        cmd = self._wrap(argv, [*self.neutral_env, *env])
+        return replace(cmd, unset=(*cmd.unset, *self.neutral_unset)) if self.neutral_unset else cmd
 
     def uninstall(self, python: str, packages: Sequence[str]) -> Command:
         return self._wrap(self._base(python) + ["uninstall", "-y", *packages], ())

@@ -175,6 +175,7 @@ def run(opts: Options, console: Console) -> Report:
     mirrors = parse_mirrors(opts.git_mirrors)
     backend = make_backend(opts.backend, isolated=opts.isolated, break_system_packages=bool(override))
     _refuse_elsewhere(opts, backend, tgt)
+    _pip_settings(opts, plan, backend, tgt, report, console)
     header = f"profile {plan.profile} ({profile.source})"
     if opts.dry_run:
         return _dry_run(opts, plan, report, console, snap=snap, target_env=target_env, tgt=tgt,
@@ -442,6 +443,30 @@ def _refuse_elsewhere(o: Options, backend: Any, tgt: Target) -> None:
         raise InputError(f"pip's configuration sends every `pip install` to a directory of its own ({said}), not into "
                          f"{tgt.python or 'the target'}: the steps would install there. Unset it for this run, or "
                          "pass --isolated (the steps then ignore pip's configuration)", source=said)
+
+
+def _pip_settings(o: Options, plan: Plan, backend: Any, tgt: Target, report: Report, console: Console) -> None:
+    """pip's configuration that changes what the steps install (PIP_NO_DEPS, PIP_CONSTRAINT, PIP_ONLY_BINARY, a
+    pip.conf's `no-deps = true`, ...), decided per setting before anything runs (installers/pipsettings.py): exit 2
+    for what no flag undoes; what the steps neutralise or follow is said before the plan (`pip_config` in --json)
+    and the install steps carry the neutralising flags and environment. Not under --isolated (pip reads none of it
+    then), with uv (which reads none of it) or for another machine (--from)."""
+    if o.isolated or backend.name != "pip" or o.from_snapshot:
+        return
+    from doctor.installers import pipsettings as ps
+    from doctor.probes.pipconf import install_settings
+
+    found = ps.judge(install_settings(os.environ, tgt.prefix or sys.prefix, ps.WANTED),
+                     own_pip=bool(getattr(backend, "own", None)), offline=o.offline, pins=ps.plan_pins(plan))
+    bad = ps.refusal(found)
+    if bad:
+        raise InputError(bad, source=next(s.said for s in found if s.action == ps.REFUSED))
+    if not found:
+        return
+    n = ps.neutralising(found)
+    backend.neutral_args, backend.neutral_env, backend.neutral_unset = n.args, n.env, n.unset
+    report.extra["pip_config"] = [s.to_dict() for s in found]
+    console.print("pip's configuration, as the steps will meet it (--isolated ignores it all):\n" + "\n".join(ps.lines(found)))
 
 
 def _rollback_python(o: Options) -> str:

@@ -180,7 +180,9 @@ class Executor:
                     + "".join(f", -r {served.name}/{f}" for f in step.requirement_files) + " (read after the clone)")
         cmd = self._command(step)
         if cmd is not None:
-            envs = " ".join(f"{k}={shlex.quote(v)}" for k, v in step.env)
+            # the environment that neutralises the user's pip configuration (installers.pipsettings) is the step's too
+            neutral = getattr(self.backend, "neutral_env", ()) if step.kind in (INSTALL, EDITABLE) else ()
+            envs = " ".join(f"{k}={shlex.quote(v)}" for k, v in (*neutral, *step.env))
             return (envs + " " if envs else "") + shown(cmd.argv)
         if step.kind == CLONE and step.source:
             return f"git clone {shown([gitsrc.map_url(step.source.url, self.mirrors)])} @ {step.source.ref}" + \

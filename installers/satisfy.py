@@ -64,17 +64,22 @@ def requirements_file(step: Step) -> list[tuple[str, str]] | None:
     lines = requirement_file_lines(step.requirements)
     if lines is None:
         return None
-    out: list[tuple[str, str]] = []
+    return [(normalize_name(req.name), str(req.specifier)) for _line, req in requirement_lines(lines)
+            if req.marker is None or req.marker.evaluate()]
+
+
+def requirement_lines(lines: Sequence[str]) -> list[tuple[str, Requirement]]:
+    """(line, its PEP 508 requirement) of each requirement line of a requirements or constraints file, the trailing
+    comment cut; blank lines, comments, options (`-r`, `--index-url`) and what packaging cannot read are skipped."""
+    out: list[tuple[str, Requirement]] = []
     for line in lines:
         line = line.split(" #", 1)[0].strip()
         if not line or line.startswith(("#", "-")):
             continue
         try:
-            req = Requirement(line)
+            out.append((line, Requirement(line)))
         except InvalidRequirement:
             continue
-        if req.marker is None or req.marker.evaluate():
-            out.append((normalize_name(req.name), str(req.specifier)))
     return out
 
 

@@ -104,13 +104,17 @@ def install_elsewhere(environ: Mapping[str, str], prefix: str) -> str | None:
     return None
 
 
-def _values(environ: Mapping[str, str], prefix: str) -> tuple[dict[tuple[str, str], tuple[str, str]], list[str]]:
-    """(option, section) -> (value, source) for the options read here, as pip's configuration sets them (the last
-    file wins; the environment under the section ":env:"); errors: a file pip cannot parse stops it."""
+def _values(environ: Mapping[str, str], prefix: str, wanted: Mapping[str, str] | None = None,
+            named: re.Pattern[str] = _NAMED) -> tuple[dict[tuple[str, str], tuple[str, str]], list[str]]:
+    """(option, section) -> (value, source) for the options read here (`wanted`: a configuration name as pip
+    matches it -> the option it sets, an alias to its option; by default the guard's and ELSEWHERE), as pip's
+    configuration sets them (the last file wins; the environment under the section ":env:"); errors: a file pip
+    cannot parse stops it. `named` skips a file that names none of them unparsed."""
+    wanted = wanted if wanted is not None else {**_OPTIONS, **{o: o for o in ELSEWHERE}}
     values: dict[tuple[str, str], tuple[str, str]] = {}  # (option, section) -> (value, source): the last file wins
     for path in config_files(environ, prefix):
         text = _read(path)
-        if not text or not _NAMED.search(text):
+        if not text or not named.search(text):
             continue
         import configparser
 
@@ -122,16 +126,33 @@ def _values(environ: Mapping[str, str], prefix: str) -> tuple[dict[tuple[str, st
         for section in parser.sections():
             if section in ("global", *COMMANDS):
                 for name, value in parser.items(section):
-                    if _option(name) in _OPTIONS:
-                        values[_OPTIONS[_option(name)], section] = (value, path)
-                    elif _option(name) in ELSEWHERE:
-                        values[_option(name), section] = (value, path)
+                    if _option(name) in wanted:
+                        values[wanted[_option(name)], section] = (value, path)
     for k, v in environ.items():  # pip keeps the last spelling in the environment
-        if k.startswith("PIP_") and _option(k[4:]) in _OPTIONS:
-            values[_OPTIONS[_option(k[4:])], ":env:"] = (v, f"{k}={v}")
-        elif k.startswith("PIP_") and _option(k[4:]) in ELSEWHERE:
-            values[_option(k[4:]), ":env:"] = (v, f"{k}={v}")
+        if k.startswith("PIP_") and _option(k[4:]) in wanted:
+            values[wanted[_option(k[4:])], ":env:"] = (v, f"{k}={v}")
     return values, []
+
+
+def install_settings(environ: Mapping[str, str], prefix: str,
+                     wanted: Mapping[str, str]) -> dict[str, tuple[str, str]]:
+    """The `pip install` options of `wanted` (a configuration name -> its option: `no-dependencies` -> `no-deps`)
+    that pip's configuration sets, each as the value pip reads and where it came from (`PIP_NO_DEPS=1`, or
+    `no-deps = true (/etc/pip.conf)`): a pip.conf's `[global]`, then its `[install]`, then the environment, the last
+    one that is not empty deciding, as pip's ConfigOptionParser orders them (pip/_internal/cli/parser.py: "ignore
+    empty values"). Empty when pip stops on its configuration before any command."""
+    names = sorted({*wanted, *wanted.values()}, key=len, reverse=True)
+    pattern = re.compile("|".join(re.escape(n).replace("\\-", "[-_]") for n in names), re.I)
+    values, errors = _values(environ, prefix, wanted, pattern)
+    out: dict[str, tuple[str, str]] = {}
+    if errors:
+        return out
+    for option in dict.fromkeys(wanted.values()):
+        for section in ("global", "install", ":env:"):
+            value, source = values.get((option, section), ("", ""))
+            if value.strip():
+                out[option] = (value.strip(), source if section == ":env:" else f"{option} = {value.strip()} ({source})")
+    return out
 
 
 def _setting(values: Mapping[tuple[str, str], tuple[str, str]], option: str, command: str,

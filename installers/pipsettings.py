@@ -1,0 +1,220 @@
+"""pip's own configuration that would change what the install does, decided per setting before the first change.
+
+Every `pip install` option can also come from the environment (`PIP_<LONG_NAME>`) or a pip.conf (`[global]`,
+`[install]`), and the command line wins over both, the environment over the files
+(https://pip.pypa.io/en/stable/topics/configuration/). The steps are pip commands, so a user's `PIP_NO_DEPS=1`
+was followed silently: verl, vLLM and the final pins installed without their dependencies, and the target ended
+missing them. Each setting that changes what a step installs is, with the pip backend and not under `--isolated`
+(which ignores all of it; uv reads neither), one of:
+
+- neutralised, explicitly, in each install step, and said in the plan: what the plan decides itself. `no-deps`
+  and `ignore-installed` (store_true options with no flag that turns them off) get `PIP_NO_DEPS=0` /
+  `PIP_IGNORE_INSTALLED=0` in the step's environment, which beats any pip.conf (a step that skips dependencies
+  passes `--no-deps` itself); `only-binary` / `no-binary` get `--only-binary=:none: --no-binary=:none:`, which
+  empty pip's sets ("`:none:` to empty the set"): which file a step installs (a wheel, or the sdist the
+  wheelhouse carries where none exists) is what the plan and the wheel-fit judge decided. `python` sends pip to
+  another interpreter: the doctor's pip passes `--python TARGET`, which wins;
+- refused (exit 2), naming it, where no flag undoes it and following it breaks the run or the user's policy:
+  `constraint` (a constraint holds versions against the plan's pins, and pip has no option that drops it; an empty
+  value is ignored, so it cannot be blanked), `requirement` and `editable` (pip adds those to every step),
+  `require-hashes` (the plan's pins carry no hashes: pip refuses the first install step), `python` when the
+  target's own pip runs the steps, and a boolean pip cannot read (pip stops on it). `target` / `prefix` / `root`
+  are refused by the command's own check (they send the steps elsewhere);
+- followed, and named in the plan: where packages come from (`index-url`, `extra-index-url`, `find-links`,
+  `no-index`: a mirror is the user's to choose, but the plan says what the steps will read besides what it names)
+  and how pip chooses among versions for what the plan leaves open (`pre`, `upgrade`, `force-reinstall`,
+  `prefer-binary`, `upgrade-strategy`).
+
+Each was run against the pip `python3 -m venv` bundles (23.2.1) and pip 26.3: `PIP_NO_DEPS=1` installs a wheel
+without its requirement, `PIP_NO_DEPS=0` in the environment installs it again over `no-deps = true` in a pip.conf,
+`--only-binary=:none:` installs an sdist under `PIP_ONLY_BINARY=:all:`, `--no-binary=:none:` a wheel under
+`PIP_NO_BINARY=:all:`, `PIP_REQUIRE_HASHES=1` refuses an unhashed requirement.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from packaging.requirements import InvalidRequirement, Requirement
+
+from doctor.installers.plan import INSTALL
+from doctor.installers.satisfy import requirement_lines
+from doctor.snapshot.model import normalize_name
+
+NEUTRALISED, REFUSED, FOLLOWED = "neutralised", "refused", "followed"
+_TRUE = ("y", "yes", "t", "true", "on", "1")
+_FALSE = ("n", "no", "f", "false", "off", "0")
+
+# pip's configuration names (long options, aliases included) -> the option they set
+WANTED = {"no-deps": "no-deps", "no-dependencies": "no-deps", "ignore-installed": "ignore-installed",
+          "only-binary": "only-binary", "no-binary": "no-binary", "python": "python", "constraint": "constraint",
+          "requirement": "requirement", "editable": "editable", "require-hashes": "require-hashes",
+          "index-url": "index-url", "extra-index-url": "extra-index-url", "find-links": "find-links",
+          "no-index": "no-index", "pre": "pre", "upgrade": "upgrade", "force-reinstall": "force-reinstall",
+          "prefer-binary": "prefer-binary", "upgrade-strategy": "upgrade-strategy"}
+BOOLEAN = frozenset({"no-deps", "ignore-installed", "require-hashes", "no-index", "pre", "upgrade", "force-reinstall",
+                     "prefer-binary"})
+
+
+@dataclass(frozen=True)
+class Setting:
+    """One option pip's configuration sets: where (`said`: `PIP_NO_DEPS=1`, `no-deps = true (/etc/pip.conf)`), what
+    the install does with it, and why / how."""
+
+    option: str
+    value: str
+    said: str
+    action: str
+    how: str
+
+    def to_dict(self) -> dict[str, str]:
+        return {"option": self.option, "value": self.value, "setting": self.said, "action": self.action, "how": self.how}
+
+
+def plan_pins(plan: Any) -> dict[str, set[str]]:
+    """The exact versions the plan's install steps pin (`torch==2.8.0+cpu`): what a constraint must admit."""
+    out: dict[str, set[str]] = {}
+    for step in plan.steps:
+        if step.kind != INSTALL:
+            continue
+        for line in step.requirements:
+            try:
+                r = Requirement(line)
+            except InvalidRequirement:
+                continue
+            specs = list(r.specifier)
+            if len(specs) == 1 and specs[0].operator == "==" and not specs[0].version.endswith(".*"):
+                out.setdefault(normalize_name(r.name), set()).add(specs[0].version)
+    return out
+
+
+def _constraint(value: str, pins: Mapping[str, set[str]], read: Callable[[str], str | None]) -> tuple[str, str]:
+    """A constraint file is followed while it admits every version the plan pins (this host's own
+    /etc/xdg/pip/pip.conf caps torch<=2.14.1, which the profiles' torch pins are inside); refused when a line
+    excludes one (pip has no option that drops a constraint, and an empty value is ignored, so the step that pins
+    it would fail), or when a local file cannot be read (pip stops at the first install step). A URL is not
+    fetched before the run."""
+    clash: list[str] = []
+    lines = 0
+    for path in value.split():
+        if "://" in path:
+            return FOLLOWED, f"pip holds every step to it; {path} (a URL) is not read before the run"
+        text = read(path)
+        if text is None:
+            return REFUSED, f"{path} cannot be read: pip stops at the first install step"
+        for line, r in requirement_lines(text.splitlines()):
+            lines += 1
+            for version in sorted(pins.get(normalize_name(r.name), ())):
+                if not r.specifier.contains(version, prereleases=True):
+                    clash.append(f"{line} ({path}) excludes the plan's {r.name}=={version}")
+    if clash:
+        return REFUSED, ("; ".join(clash) + ": pip would fail the step that pins it, and has no option that drops a "
+                         "constraint (an empty value is ignored)")
+    return FOLLOWED, (f"pip holds what the plan leaves open to its {lines} line(s); every version the plan pins is "
+                      "inside them")
+
+
+def _decide(option: str, value: str, *, own_pip: bool, offline: bool, pins: Mapping[str, set[str]],
+            read: Callable[[str], str | None]) -> tuple[str, str]:
+    """(action, how) for one option that is on."""
+    if option == "no-deps":
+        return NEUTRALISED, ("each install step runs with PIP_NO_DEPS=0 (pip has no flag that turns dependencies back "
+                             "on; the environment wins over any pip.conf); the steps that skip them pass --no-deps")
+    if option == "ignore-installed":
+        return NEUTRALISED, ("each install step runs with PIP_IGNORE_INSTALLED=0: pip uninstalls what a step replaces, "
+                             "as the restore and the post-install check expect")
+    if option in ("only-binary", "no-binary"):
+        return NEUTRALISED, ("each install step passes --only-binary=:none: --no-binary=:none: (empties both): "
+                             "wheels or sdists as the plan chose them")
+    if option == "python":
+        if own_pip:
+            return NEUTRALISED, "the doctor's pip passes --python TARGET, which wins"
+        return REFUSED, "the target's pip would re-run itself under that interpreter and install into it"
+    if option == "constraint":
+        return _constraint(value, pins, read)
+    if option in ("requirement", "editable"):
+        return REFUSED, "pip would add it to every install step"
+    if option == "require-hashes":
+        return REFUSED, "the plan's pins carry no hashes: pip refuses the first install step"
+    if option in ("index-url", "extra-index-url"):
+        if offline:
+            return FOLLOWED, "not read offline: the steps pass --no-index"
+        return FOLLOWED, ("the steps that name no index of their own read it" if option == "index-url"
+                          else "every step also reads it (pip takes the newest version any index serves)")
+    if option == "find-links":
+        return FOLLOWED, ("every step also installs from it" + (", beyond the wheelhouse the plan was checked against"
+                                                                 if offline else ""))
+    if option == "no-index":
+        return FOLLOWED, ("the steps read no index, only --find-links folders" if not offline
+                          else "the steps pass --no-index anyway")
+    return FOLLOWED, {"pre": "pip may take pre-releases for what the plan does not pin",
+                      "upgrade": "pip upgrades what the steps name to the newest release the plan allows",
+                      "force-reinstall": "pip reinstalls every package a step resolves, present or not",
+                      "prefer-binary": "pip prefers an older wheel to a newer sdist for what the plan does not pin",
+                      "upgrade-strategy": "how pip upgrades the dependencies of what it upgrades"}.get(option, "")
+
+
+def judge(settings: Mapping[str, tuple[str, str]], *, own_pip: bool, offline: bool,
+          pins: Mapping[str, set[str]] | None = None, read: Callable[[str], str | None] | None = None) -> list[Setting]:
+    """The decision for every option of `settings` (pip's configuration as `install_settings` reads it: option ->
+    (value, where)) that is on: a boolean set false changes nothing; one pip cannot read stops pip (refused).
+    `pins`: the plan's exact versions (`plan_pins`), which a constraint file (`read` returns its text, None when it
+    cannot be read) must admit."""
+    out: list[Setting] = []
+    for option, (value, said) in settings.items():
+        if option in BOOLEAN:
+            if value.lower() in _FALSE:
+                continue
+            if value.lower() not in _TRUE:
+                out.append(Setting(option, value, said, REFUSED, "not a boolean: pip stops on it before every step"))
+                continue
+        action, how = _decide(option, value, own_pip=own_pip, offline=offline, pins=pins or {},
+                              read=read or _read_text)
+        out.append(Setting(option, value, said, action, how))
+    return out
+
+
+@dataclass(frozen=True)
+class Neutral:
+    """What each pip install step carries to neutralise the settings: arguments, environment, and the environment
+    aliases it drops (`PIP_NO_DEPENDENCIES` beside the `PIP_NO_DEPS=0` that replaces it: pip reads both, and which
+    one it reads last is the environment's order)."""
+
+    args: tuple[str, ...] = ()
+    env: tuple[tuple[str, str], ...] = ()
+    unset: tuple[str, ...] = ()
+
+
+def _read_text(path: str) -> str | None:
+    try:
+        with open(path, encoding="utf-8", errors="replace") as fh:
+            return fh.read(1 << 20)
+    except OSError:
+        return None
+
+
+def neutralising(settings: list[Setting]) -> Neutral:
+    """The arguments and environment each pip install step carries to neutralise `settings`."""
+    on = {s.option for s in settings if s.action == NEUTRALISED}
+    args = ("--only-binary=:none:", "--no-binary=:none:") if on & {"only-binary", "no-binary"} else ()
+    env = tuple((f"PIP_{o.upper().replace('-', '_')}", "0") for o in ("no-deps", "ignore-installed") if o in on)
+    unset = tuple(f"PIP_{n.upper().replace('-', '_')}" for n, o in WANTED.items() if o in on and n != o
+                  and o in ("no-deps", "ignore-installed"))
+    return Neutral(args, env, unset)
+
+
+def refusal(settings: list[Setting]) -> str | None:
+    """The exit-2 message for the settings the install refuses, None when there are none."""
+    bad = [s for s in settings if s.action == REFUSED]
+    if not bad:
+        return None
+    return ("pip's configuration would change what the install does, and no flag of a step undoes it, so nothing was "
+            "done: " + "; ".join(f"{s.said} ({s.how})" for s in bad) + ". Unset it for this run, or pass --isolated "
+            "(the steps then ignore pip's configuration and PIP_* variables)")
+
+
+def lines(settings: list[Setting]) -> list[str]:
+    """What the plan output says of the settings it neutralises or follows."""
+    return [f"  {s.said} — {s.action}: {s.how}" for s in settings if s.action != REFUSED]

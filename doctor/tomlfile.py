@@ -5,10 +5,10 @@ everywhere. tomllib is imported on first use: most `doctor` runs that never read
 
 Parsing is a good part of what reading the shipped knowledge costs (tomllib is pure Python; the 15 stack profiles
 are read on every `doctor check`), so the parsed document of a packaged knowledge file is kept in the cache directory, with the
-file's bytes and the Python version (marshal), and read from there when the same bytes come again (a CRC of them
-names the cache file; the bytes kept in it decide). What the callers do with the document — validation above all —
-runs every time; a file that does not parse is never cached, and a cache that cannot be read or written is passed
-over.
+file's bytes and the Python version (marshal, `doctor.keptfile`), and read from there when the same bytes come again
+(a CRC of them names the cache file; the bytes kept in it decide). What the callers do with the document — validation
+above all — runs every time (the signature database keeps its validated form the same way: `doctor.explain.db`); a
+file that does not parse is never cached, and a cache that cannot be read or written is passed over.
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ import os
 import sys
 from typing import Any
 
+from doctor import keptfile
 from doctor.errors import InputError
 
 
@@ -45,20 +46,11 @@ def read_toml(path: str | os.PathLike[str], what: str = "") -> dict[str, Any]:
         prefix = f"cannot read {what}" if what else "cannot read"
         raise InputError(f"{prefix}: {e.strerror or e}", source=source) from None
     cache = _cache_path(raw) if _shipped(source) else None
-    if cache is not None:
-        try:
-            import marshal
-
-            with open(cache, "rb") as fh:
-                kept = marshal.loads(fh.read())
-            if (isinstance(kept, tuple) and len(kept) == 4 and kept[:3] == (_CACHE_FORMAT, sys.version, raw)
-                    and isinstance(kept[3], dict)):
-                return kept[3]
-        except (OSError, EOFError, ValueError, TypeError):
-            pass
+    if cache is not None and isinstance(kept := keptfile.read(cache, (_CACHE_FORMAT, sys.version, raw)), dict):
+        return kept
     data = load_toml(raw, source)
     if cache is not None:
-        _store(cache, raw, data)
+        keptfile.write(cache, (_CACHE_FORMAT, sys.version, raw), data)
     return data
 
 
@@ -87,20 +79,3 @@ def _cache_path(raw: bytes) -> str:
 
     key = f"{zlib.crc32(raw):08x}"
     return cache_dir("toml", key[:2], f"{key[2:]}-{len(raw):x}-{sys.hexversion:08x}.marshal")
-
-
-def _store(cache: str, raw: bytes, data: dict[str, Any]) -> None:
-    import marshal
-
-    from doctor.atomic import atomic_binary
-
-    try:  # a TOML date or time is no marshal type: such a file is parsed each time
-        blob = marshal.dumps((_CACHE_FORMAT, sys.version, raw, data))
-    except ValueError:
-        return
-    try:
-        os.makedirs(os.path.dirname(cache), exist_ok=True)
-        with atomic_binary(cache) as fh:
-            fh.write(blob)
-    except OSError:
-        pass

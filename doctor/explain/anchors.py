@@ -7,6 +7,7 @@ pattern's phrases cannot match it, so the scanner only runs regexes on lines the
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from functools import lru_cache
 from typing import Protocol
 
@@ -28,10 +29,22 @@ def required_runs(pattern: str) -> list[str]:
     return list(_required_runs(pattern))
 
 
+# Patterns whose runs were worked out by an earlier run of this same code (remember): taken as they are.
+_REMEMBERED: dict[str, tuple[str, ...]] = {}
+
+
+def remember(known: Iterable[tuple[str, tuple[str, ...]]]) -> None:
+    """Take these (pattern, runs) pairs as already worked out: the signature database kept in the cache directory
+    carries its patterns' runs (doctor.explain.db, keyed by this module's source), ~10 ms of parsing per run."""
+    _REMEMBERED.update(known)
+
+
 @lru_cache(maxsize=8192)  # the loader, the match table and the pre-filter all ask for the same patterns
 def _required_runs(pattern: str) -> tuple[str, ...]:
     """Conservative: any construct it does not understand ends the run, and a top-level `|` means "no literal".
     """
+    if (known := _REMEMBERED.get(pattern)) is not None:
+        return known
     runs: list[str] = []
     run: list[str] = []
     depth = 0

@@ -21,7 +21,7 @@ from packaging.version import Version
 from doctor.errors import InputError
 from doctor.knowledge.validate import Validator
 from doctor.knowledge.versions import CannVersion, DriverVersion, parse_pkg_version, pkg_satisfies, release
-from doctor.snapshot.model import normalize_name
+from doctor.snapshot._base import normalize_name
 from doctor.tomlfile import read_toml
 
 CHIPS = ("A2", "A3", "950", "310P")

@@ -313,3 +313,22 @@ def test_a_short_log_is_explained_with_one_database_parse_one_automaton_and_no_p
     # the first run, with an empty cache directory, reads the message-owner table's file (validated with `packaging`)
     assert counted[0][0].startswith("COUNTED=1,1 ")
     assert counted[1] == ["COUNTED=0,1 LOADED="]  # the next takes the database from the cache
+
+
+def test_the_pinned_pairs_of_a_crossing_are_read_without_the_snapshot_model():
+    """A traceback crossing from one package into another (the bench's 10-line log: verl's main calling vLLM's
+    arg_utils) names the versions the stack profiles pin together, so the run reads the profiles. Reading them took
+    the snapshot model along (~20 ms of imports) for one name-normalising function; the fix prints the same pairs
+    without it."""
+    import subprocess
+    import sys
+
+    from bench.explain_speed import SHORT_LOG
+
+    code = ("import runpy, sys\n"
+            "sys.argv = ['doctor', 'explain', '-']\n"
+            "try:\n    runpy.run_module('doctor', run_name='__main__')\nexcept SystemExit: pass\n"
+            "print('MODEL=' + str('doctor.snapshot.model' in sys.modules), file=sys.stderr)")
+    p = subprocess.run([sys.executable, "-c", code], input=SHORT_LOG, capture_output=True, text=True, timeout=120)
+    assert "called by verl's main" in p.stdout and "The verified stack profiles pin them together as verl" in p.stdout
+    assert "MODEL=False" in p.stderr.splitlines(), p.stderr[-2000:]

@@ -27,7 +27,7 @@ from functools import cached_property, lru_cache
 from pathlib import Path
 from typing import Any
 
-from doctor import keptfile
+from doctor import cacheprune, keptfile
 from doctor.errors import InputError
 from doctor.explain import aho, anchors
 from doctor.explain.anchors import literal_for, runs_for, split_alternatives
@@ -222,13 +222,16 @@ def _load_default() -> SignatureDB:
     cache = cache_dir("signatures", f"{zlib.crc32(code, zlib.crc32(raw)):08x}-{len(raw):x}-{sys.hexversion:08x}.marshal")
     key = (_CACHE_FORMAT, sys.version, raw, code)
     if (rows := keptfile.read(cache, key)) is not None:
+        cacheprune.touch(cache)
         return _from_rows(str(DEFAULT_DB), rows)
     db = _load(DEFAULT_DB, compile_now=False)
     keptfile.write(cache, key, _rows(db))
+    cacheprune.prune(cache, _CACHE_ENTRY)  # one entry per version of the file and its reader: the old ones go
     return db
 
 
 _CACHE_FORMAT = "signature-db/1"
+_CACHE_ENTRY = re.compile(r"[0-9a-f]{8}-[0-9a-f]+-[0-9a-f]{8}\.marshal")  # what _load_default names, nothing else
 
 
 def _reading_code() -> bytes:

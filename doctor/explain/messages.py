@@ -26,6 +26,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, NamedTuple, overload
 
+from doctor import cacheprune
 from doctor.explain.attributed import Attribution
 from doctor.explain.events import Event
 from doctor.knowledge.ownership import in_installed_package
@@ -203,10 +204,12 @@ def load_table(path: str | None = None) -> MessageTable:
     cache = _cache_path(src)
     with _kept_from_the_collector():
         if cache is not None and (hit := _cached(cache)) is not None:
+            cacheprune.touch(str(cache))
             return hit
         table = _read_table(src)
     if cache is not None:
         _store(cache, table)
+        cacheprune.prune(str(cache), _CACHE_ENTRY)  # one ~7 MB entry per table file, doctor and Python: old ones go
     return table
 
 
@@ -232,6 +235,9 @@ def _kept_from_the_collector() -> Iterator[None]:
     finally:
         if collecting:
             gc.enable()
+
+
+_CACHE_ENTRY = re.compile(r"[0-9a-f]{32}\.marshal")  # what _cache_path names, nothing else
 
 
 def _cache_path(src: str) -> Path | None:

@@ -332,3 +332,48 @@ def test_the_pinned_pairs_of_a_crossing_are_read_without_the_snapshot_model():
     p = subprocess.run([sys.executable, "-c", code], input=SHORT_LOG, capture_output=True, text=True, timeout=120)
     assert "called by verl's main" in p.stdout and "The verified stack profiles pin them together as verl" in p.stdout
     assert "MODEL=False" in p.stderr.splitlines(), p.stderr[-2000:]
+
+
+def test_two_runs_at_once_one_on_a_full_disk_prune_the_old_cache_entries_and_nothing_else(tmp_path):
+    """Each version of the signature file, the message table or their readers leaves a cache entry (~1 MB, ~7 MB).
+    Two explain processes at once on a cache holding older versions' entries, one of them unable to write (a file
+    size limit: a full disk), both print the same report and exit the same; the entry in use and the two used most
+    recently before it stay in each directory, the older ones go, and another process's temp file mid-write, an
+    entry-like symlink and the file it points to are left alone."""
+    import os
+    import resource
+    import subprocess
+    import sys
+
+    real = Path(__file__).resolve().parents[1] / "explain" / "verl_runs" / "sft_torchrun_no_npu.log"
+    doctor_cache = tmp_path / "cache" / "verl-ascend-doctor"
+    planted = {"signatures": [f"0000000{i}-74228-030b07f0.marshal" for i in range(4)],
+               "message_owners": [f"{i:032x}.marshal" for i in range(4)]}
+    for sub, names in planted.items():
+        (doctor_cache / sub).mkdir(parents=True)
+        for age, name in enumerate(names):  # 00… the most recently used
+            (doctor_cache / sub / name).write_bytes(b"an older version's entry")
+            os.utime(doctor_cache / sub / name, (1_700_000_000 - age, 1_700_000_000 - age))
+    writing = doctor_cache / "signatures" / ".doctor-4242-0123456789ab"
+    writing.write_bytes(b"half written")
+    outside = tmp_path / "precious"
+    outside.write_bytes(b"not the doctor's")
+    (doctor_cache / "message_owners" / f"{99:032x}.marshal").symlink_to(outside)
+
+    def full_disk():
+        resource.setrlimit(resource.RLIMIT_FSIZE, (4096, 4096))
+
+    env = {**os.environ, "XDG_CACHE_HOME": str(tmp_path / "cache"), "NO_COLOR": "1"}
+    runs = [subprocess.Popen([sys.executable, "-m", "doctor", "explain", str(real)], stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, text=True, env=env, preexec_fn=limit)
+            for limit in (None, full_disk)]
+    (out, err), (out_full, err_full) = (p.communicate(timeout=300) for p in runs)
+    assert "torch-nccl-backend-missing" in out, err[-2000:]
+    assert (out_full, runs[1].returncode) == (out, runs[0].returncode), err_full[-2000:]
+    for sub, names in planted.items():
+        left = sorted(p.name for p in (doctor_cache / sub).iterdir() if p.name.endswith(".marshal"))
+        assert len(left) == 3 + (sub == "message_owners"), (sub, left)  # + the symlink
+        assert set(names[:2]) < set(left) and not set(names[2:]) & set(left), (sub, left)
+    assert writing.read_bytes() == b"half written" and outside.read_bytes() == b"not the doctor's"
+    assert (doctor_cache / "message_owners" / f"{99:032x}.marshal").is_symlink()
+    assert [p.name for p in doctor_cache.rglob(".doctor-*")] == [writing.name]

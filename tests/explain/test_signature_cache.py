@@ -67,3 +67,25 @@ def test_a_changed_reader_a_damaged_or_an_unwritable_cache_reads_the_file(shippe
     blocked.write_text("")
     monkeypatch.setenv("XDG_CACHE_HOME", str(blocked))  # no directory can be made there
     assert db._load_default.__wrapped__() == first
+
+
+def test_older_versions_entries_go_when_one_is_written_and_one_read_lately_stays(shipped, tmp_path):
+    """Each version of the file or its reader leaves a ~1 MB entry: writing one prunes the others beyond the two used
+    most recently (a hit counts as a use, so a release another node of a shared home runs keeps its entry)."""
+    import os
+
+    d = tmp_path / "cache" / "verl-ascend-doctor" / "signatures"
+    d.mkdir(parents=True)
+    names = [f"0000000{i}-74228-030b07f0.marshal" for i in range(4)]
+    for age, name in enumerate(names):
+        (d / name).write_bytes(b"an older version's entry")
+        os.utime(d / name, (1_700_000_000 - age, 1_700_000_000 - age))
+    first = db._load_default.__wrapped__()
+    [kept] = set(d.iterdir()) - {d / n for n in names}
+    assert sorted(p.name for p in d.iterdir()) == sorted([kept.name, *names[:2]])
+    os.utime(kept, (1, 1))
+    assert db._load_default.__wrapped__() == first  # a hit: its entry is the most recently used again
+    (d / "ffffffff-1-030b07f0.marshal").write_bytes(b"a newer doctor's entry")
+    shipped.write_text(shipped.read_text().replace('title = "', 'title = "edited: ', 1))
+    db._load_default.__wrapped__()
+    assert kept.exists() and (d / "ffffffff-1-030b07f0.marshal").exists() and not (d / names[0]).exists()

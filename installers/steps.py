@@ -255,8 +255,11 @@ def verl(c: Ctx) -> None:
                             source_ref=c.doc()))
         reqs = getattr(c.profile, "verl_requirements", None)
         if reqs:
+            from doctor.knowledge.profiles import verl_requirement_lines
+
             name = str(reqs["file"]).rsplit("/", 1)[-1]
-            c.steps.append(Step("verl-requirements", INSTALL, f"Install verl's {name}", requirements=tuple(reqs["lines"]),
+            c.steps.append(Step("verl-requirements", INSTALL, f"Install verl's {name}",
+                                requirements=verl_requirement_lines(c.profile),
                                 index=c.cpu.merged(c.extra), env=BUILD_ENV,
                                 reason=f"upstream's script installs {name} after verl; the profile carries its lines "
                                        "(verl from PyPI has no clone to read it from)",

@@ -273,24 +273,37 @@ def parse_profile(data: Any, source: str, stem: str | None = None) -> Profile:
 
 def _verl_requirements(v: Validator, t: dict[str, Any]) -> Mapping[str, Any] | None:
     """`verl_requirements = {file, lines}`: only for a verl installed from PyPI (with git.verl the clone's own file
-    is read); every line a PEP 508 requirement, the file a URL at a tag or commit."""
+    is read); the file a URL at a tag or commit, the lines non-empty strings. That each line is a PEP 508
+    requirement is checked where they are read (`verl_requirement_lines`): `packaging.requirements` costs ~18 ms of
+    imports, and every run that reads the profiles for their pins (explain on a traceback crossing packages) would
+    pay it for lines only an install plan uses."""
     raw = t.get("verl_requirements")
     if raw is None:
         return None
     r = v.keys(raw, {"file", "lines"}, "verl_requirements", required=("file", "lines"))
     if "verl" in (t.get("git") or {}):
         raise v.fail("verl_requirements", "is for a verl installed from PyPI; with [git.verl] the clone's file is read")
+    lines = v.strs(r["lines"], "verl_requirements.lines")
+    if not lines:
+        raise v.fail("verl_requirements.lines", "must list the file's requirements")
+    return MappingProxyType({"file": v.url(r["file"], "verl_requirements.file"), "lines": lines})
+
+
+def verl_requirement_lines(profile: Profile) -> tuple[str, ...]:
+    """The profile's `verl_requirements` lines, each checked to be a PEP 508 requirement (an InputError naming the
+    profile's file and the line's key otherwise, exit 2): the one place they are read, the install plan."""
+    if not profile.verl_requirements:
+        return ()
     from packaging.requirements import InvalidRequirement, Requirement
 
-    lines = v.strs(r["lines"], "verl_requirements.lines")
+    lines = tuple(profile.verl_requirements["lines"])
     for i, line in enumerate(lines):
         try:
             Requirement(line)
         except InvalidRequirement as e:
-            raise v.fail(f"verl_requirements.lines[{i}]", f"not a requirement: {e}") from None
-    if not lines:
-        raise v.fail("verl_requirements.lines", "must list the file's requirements")
-    return MappingProxyType({"file": v.url(r["file"], "verl_requirements.file"), "lines": lines})
+            raise Validator(profile.path or profile.name).fail(f"verl_requirements.lines[{i}]",
+                                                               f"not a requirement: {e}") from None
+    return lines
 
 
 def _upstream_conflicts(v: Validator, raw: Any) -> tuple[Mapping[str, str], ...]:

@@ -328,10 +328,13 @@ def test_the_pinned_pairs_of_a_crossing_are_read_without_the_snapshot_model():
     code = ("import runpy, sys\n"
             "sys.argv = ['doctor', 'explain', '-']\n"
             "try:\n    runpy.run_module('doctor', run_name='__main__')\nexcept SystemExit: pass\n"
-            "print('MODEL=' + str('doctor.snapshot.model' in sys.modules), file=sys.stderr)")
+            "print('MODEL=' + str('doctor.snapshot.model' in sys.modules), file=sys.stderr)\n"
+            "print('REQUIREMENTS=' + str('packaging.requirements' in sys.modules), file=sys.stderr)")
     p = subprocess.run([sys.executable, "-c", code], input=SHORT_LOG, capture_output=True, text=True, timeout=120)
     assert "called by verl's main" in p.stdout and "The verified stack profiles pin them together as verl" in p.stdout
     assert "MODEL=False" in p.stderr.splitlines(), p.stderr[-2000:]
+    # nor `packaging.requirements` (~18 ms of imports) to check lines of the profiles only an install plan reads
+    assert "REQUIREMENTS=False" in p.stderr.splitlines(), p.stderr[-2000:]
 
 
 def test_two_runs_at_once_one_on_a_full_disk_prune_the_old_cache_entries_and_nothing_else(tmp_path):

@@ -64,3 +64,22 @@ def test_091_does_what_upstreams_script_does(profile, name) -> None:
     assert "numpy<2.0.0" in r.requirements and "tensordict>=0.8.0,<=0.10.0,!=0.9.0" in r.requirements
     assert r.source_ref.endswith("/requirements-npu.txt")
     assert {"transformers==5.10.4", "xgrammar==0.1.33"} <= set(plan.step("final-pins").requirements)
+
+
+def test_a_line_that_is_no_requirement_is_refused_by_the_plan_naming_the_file_and_line(tmp_path) -> None:
+    """The lines are checked where they are read (the plan), not when every run loads the profiles for their pins:
+    the profile loads, and its plan stops with an InputError (exit 2) naming the file and the line's key."""
+    import shutil
+    from pathlib import Path
+
+    from doctor.errors import InputError
+    from doctor.knowledge.profiles import installed_stacks_dir
+
+    name = "verl-0.9.1-cann9.1.0-a3"
+    f = tmp_path / f"{name}.toml"
+    shutil.copy(Path(installed_stacks_dir()) / f"{name}.toml", f)
+    f.write_text(f.read_text().replace('lines = [\n    "accelerate",', 'lines = [\n    "accelerate ==",', 1))
+    [p] = load_profiles(tmp_path)
+    with pytest.raises(InputError) as e:
+        resolve(p, facts(p, "x86_64"), src_dir="/s")
+    assert str(f) in str(e.value) and "verl_requirements.lines[0]: not a requirement" in str(e.value)

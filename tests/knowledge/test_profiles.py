@@ -221,3 +221,11 @@ def test_an_upstream_conflict_named_twice_is_refused(tmp_path):
     with pytest.raises(InputError) as e:
         load_profiles(f.parent)
     assert str(f) in str(e.value) and "upstream_conflicts[" in str(e.value) and "twice" in str(e.value)
+
+
+def test_every_shipped_profiles_verl_requirement_lines_are_requirements():
+    """Checked where the install plan reads them, not at load: the shipped ones are checked here."""
+    from doctor.knowledge.profiles import verl_requirement_lines
+
+    read = {p.name: verl_requirement_lines(p) for p in PROFILES if p.verl_requirements}
+    assert {"verl-0.9.1-cann9.1.0-a2", "verl-0.9.1-cann9.1.0-a3"} <= set(read) and all(read.values())

@@ -483,8 +483,11 @@ def _printed(lines: list[str]) -> Iterator[Fact]:
             yield Fact("host.arch", a[1], j, out)
 
 
-# a label line naming CANN's installer: `CANN toolkit = Ascend-cann-toolkit_8.0.RC1_linux-aarch64.run`
-_INSTALLER = re.compile(r"^[-*]?\s*[A-Za-z\u4e00-\u9fff][\w \u4e00-\u9fff-]{0,40}?\s*[:：=]\s*\S*?Ascend-cann-(toolkit|kernels)"
+# a label line naming CANN's installer: `CANN toolkit = Ascend-cann-toolkit_8.0.RC1_linux-aarch64.run`, also under a
+# Chinese label. The ideographs are matched case-sensitively (`(?-i:...)`): none has a case, and a range under re.I
+# is compiled one character at a time with its case variants, ~2 ms of every run that imports this module.
+_CJK = r"(?-i:[\u4e00-\u9fff])"
+_INSTALLER = re.compile(rf"^[-*]?\s*(?:[A-Za-z]|{_CJK})(?:[\w -]|{_CJK}){{0,40}}?\s*[:：=]\s*\S*?Ascend-cann-(toolkit|kernels)"
                         r"(?:-\w+)?_(\d[^_\s]*)_linux(?:-(x86_64|aarch64))?\.run\s*$", re.I)
 # vllm-ascend's images are tagged with the release they install (quay.io/ascend/vllm-ascend:v0.9.1rc1, -310p/-a3 variants);
 # read on a label line (`Base image: ...`, `image: ...`, `IMAGE=...`), `FROM ...` or `docker run|pull ...`, never prose

@@ -410,3 +410,68 @@ def test_a_training_logs_lines_run_none_of_the_every_offset_searches(monkeypatch
         "ascend.toolkit": ("8.0.RC3", 241), "packages.torch": ("2.5.1", 242), "python.version": ("3.10", 243),
         "ascend.chip": ("910B1", 243), "ascend.driver": ("24.1.rc3", 244), "host.arch": ("aarch64", 246)}
     assert not read_stated(log + said).conflicts
+
+
+# the installer-label pattern as it was written first: the whole pattern case-insensitive, CJK ranges included
+_INSTALLER_FIRST = (r"^[-*]?\s*[A-Za-z\u4e00-\u9fff][\w \u4e00-\u9fff-]{0,40}?\s*[:：=]\s*\S*?Ascend-cann-(toolkit|kernels)"
+                    r"(?:-\w+)?_(\d[^_\s]*)_linux(?:-(x86_64|aarch64))?\.run\s*$")
+
+
+def test_the_installer_labels_classes_match_the_same_characters_as_first_written_every_code_point():
+    """The rewrite only changed the two classes holding the ideographs; each still matches exactly one character,
+    the same ones under re.I, for every code point (so the two patterns match the same strings the same way)."""
+    import re
+    import sys
+
+    everything = "".join(map(chr, range(sys.maxunicode + 1)))
+    cjk = r"(?-i:[\u4e00-\u9fff])"
+    for first, now in ((r"[A-Za-z\u4e00-\u9fff]", rf"(?:[A-Za-z]|{cjk})"),
+                       (r"[\w \u4e00-\u9fff-]", rf"(?:[\w -]|{cjk})")):
+        assert re.findall(first, everything, re.I) == re.findall(now, everything, re.I), first
+    import doctor.snapshot.stated as stated
+
+    assert stated._INSTALLER.pattern == _INSTALLER_FIRST.replace(
+        r"[A-Za-z\u4e00-\u9fff]", rf"(?:[A-Za-z]|{cjk})").replace(r"[\w \u4e00-\u9fff-]", rf"(?:[\w -]|{cjk})")
+    assert stated._INSTALLER.flags == re.compile(_INSTALLER_FIRST, re.I).flags
+
+
+def test_the_installer_label_reads_what_the_first_pattern_read_on_random_lines():
+    """Property: over random label lines (ASCII in both cases, ideographs, full-width colons, the installer's name
+    and look-alikes such as the Kelvin sign and long s that re.I folds), the pattern reads what it first read."""
+    import re
+
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    import doctor.snapshot.stated as stated
+
+    first = re.compile(_INSTALLER_FIRST, re.I)
+    piece = st.sampled_from(["CANN", "toolkit", "驱动", "版本", "软件包", "ｃａｎｎ", "\u212a", "\u017f", "İ", "ı", " ", "-", "*",
+                             "_", ":", "：", "=", "Ascend-cann-", "ASCEND-CANN-", "aſcend-cann-", "toolkit", "KERNELS",
+                             "kernels-910b", "_8.0.RC1", "_9.1.0", "_linux", "-aarch64", "-x86_64", ".run", ".RUN", "\t",
+                             "\u4e00", "\u9fff", "\u3400", "\ua000", "é"])
+    line = st.lists(st.one_of(piece, st.text(max_size=3)), max_size=14).map("".join)
+
+    @settings(max_examples=1000, deadline=None, database=None)
+    @given(line)
+    def same(s):
+        a, b = first.match(s), stated._INSTALLER.match(s)
+        assert (a and (a.span(), a.groups())) == (b and (b.span(), b.groups())), s
+
+    same()
+    # and the lines that are meant to be read are read
+    for s in ("CANN toolkit = Ascend-cann-toolkit_8.0.RC1_linux-aarch64.run",
+              "- 软件包：Ascend-cann-kernels-910b_8.1.RC1_linux-x86_64.run", "驱动 : ASCEND-CANN-TOOLKIT_9.1.0_LINUX.RUN"):
+        assert stated._INSTALLER.match(s) and first.match(s).groups() == stated._INSTALLER.match(s).groups()
+
+
+def test_no_pattern_reading_stated_facts_compiles_an_ideograph_range_case_insensitively():
+    """A range of ideographs under re.I is compiled one character at a time with its case variants (~2 ms of every
+    run that reads a report or log for its stated facts, for letters that have no case)."""
+    import re
+
+    import doctor.snapshot.stated as stated
+
+    slow = [name for name, p in vars(stated).items() if isinstance(p, re.Pattern) and p.flags & re.I
+            and "\\u4e00-\\u9fff" in p.pattern.replace(r"(?-i:[\u4e00-\u9fff])", "")]
+    assert slow == []

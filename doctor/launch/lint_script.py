@@ -13,12 +13,11 @@ from typing import Any
 
 from doctor.launch import entry as E
 from doctor.launch import sources as S
+from doctor.launch.device_branch import device_branch as _device_branch
 from doctor.launch.launcher import launcher_findings
 from doctor.launch.model_config import ModelInfo
 from doctor.launch.rules import Context, check, hub_id
 from doctor.launch.script_parser import Call, CutOff, Invocation, ParsedScript
-from doctor.launch.shell.expand import glob_match
-from doctor.launch.shell.world import Choice, Said
 from doctor.launch.validation import (
     MODEL_KEY,
     PLACEHOLDER_MODEL,
@@ -483,38 +482,6 @@ def _targets_npu(inv: Invocation, opts: Options, path: str | None = None) -> boo
         inv.hints.append("this host has Ascend NPUs")
         return True
     return None
-
-
-_NPU_NAMES, _OTHER_NAMES = ("npu", "ascend"), ("gpu", "cuda", "nvidia")
-
-
-def _names_device(said: Said) -> bool | None:
-    """Whether a value that `said` holds for names an NPU (True), names another device or not an NPU (False), or says
-    nothing of the device (None): `npu)`, `[[ $X == npu* ]]` true: an NPU; `gpu|cuda)`, `[ "$X" = gpu ]` true: another
-    device; `[ "$X" = npu ]` false, `!= npu` true, an arm after `npu)` (`*)`): not an NPU (`= gpu` false says only
-    "not a GPU": nothing)."""
-    pats = [p.lower() for p in said.patterns]
-    npu = any(glob_match(n, p) for n in _NPU_NAMES for p in pats)
-    other = any(glob_match(n, p) for n in _OTHER_NAMES for p in pats)
-    if said.matches:
-        return True if npu and not other else False if other and not npu else None
-    return False if npu else None
-
-
-def _device_branch(label: tuple[str, ...]) -> tuple[bool, str] | None:
-    """(whether the path runs on NPUs, the choice that says it) when one of its branch choices tests a value against
-    device names (what the walker's `Choice.said` records: `case` arms with `|` and patterns, the arms before the one
-    taken, `[ … = … ]`, `[[ … == npu* ]]`, `test`, `!=`, `elif`). verl v0.9.0's run_qwen3_235b_a22b_megatron.sh takes
-    `case "${DEVICE}" in gpu) … npu) …`; its GPU paths were judged as NPU runs ("64 NPUs are not divisible …"). A
-    choice that says "not an NPU" decides (an NPU run does not take that path; the last such choice is named), else
-    one that says "an NPU"."""
-    said: tuple[bool, str] | None = None
-    for choice in label:
-        for s in choice.said if isinstance(choice, Choice) else ():
-            npu = _names_device(s)
-            if npu is False or (npu and said is None):
-                said = (npu, choice)
-    return said
 
 
 def path_names(alternatives: list[Invocation]) -> list[str]:

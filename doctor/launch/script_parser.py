@@ -16,12 +16,13 @@ import shutil
 from dataclasses import dataclass, field
 
 from doctor.errors import InputError
+from doctor.launch.device_branch import compares_device, device_of
 from doctor.launch.override_list import Override, parse_override
 from doctor.launch.shell.interp import Call as _WalkCall
 from doctor.launch.shell.interp import CutOff, Interpreter
 from doctor.launch.shell.tree import parse
 from doctor.launch.shell.values import Str
-from doctor.launch.shell.world import World
+from doctor.launch.shell.world import World, mergeable, shared
 
 _MODULE = re.compile(r"^(?:verl|recipe)(?:\.\w+)*\.(?:main_\w+|\w+_main|\w*sft_trainer\w*)$")
 _FILE = re.compile(r"(?:^|/)(?:main_\w+|\w+_main|\w*sft_trainer\w*)\.py$")
@@ -131,10 +132,10 @@ def parse_script(text: str, source: str = "-", path: str | None = None) -> Parse
         line, msg = err
         raise InputError(f"not valid bash: {msg}", source=source, path=f"line {line}" if line else None)
     root = parse(text)
-    it = Interpreter(path, entry_index)
+    it = _interpreter(path)
     it.run(root, World(name=path or source))
     if not it.walk.calls:  # e.g. a worker node's script: NODE_RANK=${NODE_RANK:-1}, then `exec ray start` unless 0
-        again = Interpreter(path, entry_index)
+        again = _interpreter(path)
         again.open_defaults = True
         again.run(root, World(name=path or source))
         if again.walk.calls:
@@ -145,22 +146,21 @@ def parse_script(text: str, source: str = "-", path: str | None = None) -> Parse
     for c in it.walk.calls:
         inv = _invocation(c, text)
         group = calls.setdefault(c.site, [])
-        same = next((g for g in group if _same(inv, g)), None)
+        same = next((g for g in group if _same(inv, g) and mergeable(g.label, inv.label, device_of)), None)
         if same is None:
             group.append(inv)
         else:
-            same.label = _common(same.label, inv.label)
+            same.label = shared(same.label, inv.label)
     ordered = sorted(calls.items(), key=lambda kv: kv[0])
     return ParsedScript([Call(v) for _, v in ordered], it.walk.unresolved, it.walk.notes, it.walk.cut_off)
 
 
-def _common(a: tuple[str, ...], b: tuple[str, ...]) -> tuple[str, ...]:
-    out = []
-    for x, y in zip(a, b, strict=False):
-        if x != y:
-            break
-        out.append(x)
-    return tuple(out)
+def _interpreter(path: str | None) -> Interpreter:
+    """The walker, reading the script's device branches as lint does (device_branch): paths on different devices
+    stay apart, and a test of a device default the user overrides at launch is followed both ways."""
+    it = Interpreter(path, entry_index)
+    it.apart, it.opens = device_of, compares_device
+    return it
 
 
 def _same(a: Invocation, b: Invocation) -> bool:

@@ -79,10 +79,11 @@ def test_a_test_that_does_not_rule_out_an_npu_keeps_its_path(head: str, branch: 
 def test_the_walker_records_what_each_form_says_of_the_device():
     """_device_branch reads the walker's record, per path: False on the path an NPU run does not take, True where
     the test names an NPU, None where it says nothing of one (the base read the label's text by regex: it
-    recognised none of these forms). Paths that reach the same state are one path with the choices they share
-    (`npu*|ascend)` and no arm taken both keep ROLLOUT=vllm: None)."""
+    recognised none of these forms). Paths that reach the same state are one path with the choices they share,
+    unless their devices differ: `npu*|ascend)` and no arm taken both keep ROLLOUT=vllm, and stay two paths (an NPU
+    one, and one that matched neither arm: not an NPU)."""
     want = {"double-bracket glob, else arm": [False, True], "test command": [False, None], "not equal": [False, True],
-            "case alternatives and patterns": [False, None], "case arm after npu)": [False, True],
+            "case alternatives and patterns": [False, True, False], "case arm after npu)": [False, True],
             "not a device": [None, None]}
     forms = {**OFF_NPU, "not a device": 'if [ "$MODE" = fast ]; then ROLLOUT=trtllm; fi\n'}
     for form, said in want.items():
@@ -135,6 +136,9 @@ def test_a_call_only_the_gpu_side_runs_is_not_linted_with_target_npu(tmp_path: P
     report = lint(str(tmp_path / E2E), "--verl-config", str(tmp_path / "verl/trainer/config"), "--target", "npu")
     errors = [(f["id"], f["evidence"].get("line")) for f in report["findings"] if f["severity"] == "error"]
     assert errors == [("launch-mbridge-vpp", 322)], errors
-    (f,) = _ids(report, "lint-paths-off-target")
+    f, uv = _ids(report, "lint-paths-off-target")
     assert f["title"] == ('line 316: --target npu: the entry-point call was not linted; an NPU run does not take '
                           'line 315: `[ "$device_name" == "cuda" ]` true'), f["title"]
+    # line 25 runs under uv when `[ "${DEVICE:-gpu}" = gpu ]`: DEVICE's default, which an NPU run sets otherwise
+    assert uv["title"] == ('line 322: --target npu: 1 of 3 paths were not linted; an NPU run does not take line 25: '
+                           '`[ "${DEVICE:-gpu}" = gpu ]` true'), uv["title"]

@@ -259,14 +259,18 @@ def test_the_gpu_branch_of_a_script_that_picks_its_device_is_a_gpu_run():
 
 @needs_scripts
 def test_a_device_test_in_a_condition_list_picks_the_device_too():
-    """v0.9.0's run_qwen3_8b_fsdp.sh: `if [ "${DEVICE}" = npu ] && [ … = trtllm ]`, then `case "${DEVICE}" in gpu)`:
-    the path that took both as not-NPU is a GPU run; the other path is an NPU run by its exports."""
+    """v0.9.0's run_qwen3_8b_fsdp.sh: `case "${DEVICE}" in gpu | npu)`, `if [ "${DEVICE}" = npu ] && [ … = trtllm ]`,
+    then `case "${DEVICE}" in gpu)`: the path through `= npu` true is an NPU run, those through `= npu` false are GPU
+    runs (DEVICE was gpu or npu, and is not npu: the later case takes gpu) only). The base merged the NPU path with
+    another and lost the choice that says so (None)."""
     from doctor.launch.lint_script import _device_branch
 
     script = SCRIPTS_DIR / "v0.9.0/scripts/examples/grpo_trainer/run_qwen3_8b_fsdp.sh"
     (call,) = parse_script(script.read_text(encoding="utf-8"), str(script), str(script)).invocations
     said = [_device_branch(inv.label) for inv in call.alternatives]
-    assert said == [None, (False, 'line 69: case "${DEVICE}" → gpu)')], said  # `gpu|npu)` names no one device
+    npu_true, npu_false = 'line 60: `[ "${DEVICE}" = npu ]` true', 'line 60: `[ "${DEVICE}" = npu ]` false'
+    assert said == [(True, npu_true), (False, npu_false), (False, npu_false)], said
+    assert not any("line 69" in choice for inv in call.alternatives for choice in inv.label)
 
 
 @needs_scripts

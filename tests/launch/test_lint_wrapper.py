@@ -61,9 +61,12 @@ def test_the_wrappers_findings_are_at_the_callees_line_and_name_the_wrapper():
     engine = next(f for f in report["findings"] if f["id"] == "lint-engine")
     assert engine["title"].startswith("run_v1_separate_async.sh line 125 (run by run_v1_separate_async_ascend.sh "
                                       "line 73): verl.trainer.main_ppo composes ppo_trainer")
-    assert engine["evidence"]["via"][0]["line"] == 73 and engine["evidence"]["npu"] is True  # an *_ascend.sh
+    assert engine["evidence"]["via"][0]["line"] == 73
     inv = report["invocations"][0]
     assert inv["line"] == 125 and Path(inv["file"]).name == "run_v1_separate_async.sh"
+    # the callee's `[ "${DEVICE:-gpu}" = gpu ]`: with DEVICE unset (the default) a GPU run under uv; set at launch, a
+    # run the wrapper's name says is an NPU one (an *_ascend.sh)
+    assert [any("run_v1_separate_async_ascend.sh" in h for h in p["npu_hints"]) for p in inv["paths"]] == [False, True]
 
 
 def test_a_repository_relative_script_with_variable_prefixes_is_followed():

@@ -166,3 +166,18 @@ def test_a_case_branch_of_several_words_limits_a_later_case_to_them():
     assert any("no pattern" in " ".join(p.label) for p in parse_script(three).invocations[0].alternatives)
     reset = GUARDED_CASE.replace("if [", "DEVICE=$(cat /etc/device)\nif [")
     assert any("no pattern" in " ".join(p.label) for p in parse_script(reset).invocations[0].alternatives)
+
+
+@pytest.mark.parametrize(("test", "arms"), [('[ "${DEVICE}" = npu ]', "tp=4; else tp=2"),
+                                             ('test "$DEVICE" = npu', "tp=4; else tp=2"),
+                                             ('[ "$DEVICE" != npu ]', "tp=2; else tp=4")])
+def test_a_test_says_what_the_variable_holds_on_each_side(test: str, arms: str):
+    """`[ "$DEVICE" = npu ]` after `gpu | npu)`: DEVICE is npu on its true side and gpu on its false side, so a later
+    `case "$DEVICE"` takes that one arm. The base said nothing of the false side (of `test …`, of either): three or
+    four paths, of which no run takes those with the NPU side's TP and the GPU arm's engine, or the reverse."""
+    head = GUARDED_CASE.split("if [")[0]
+    script = (head + f"if {test}; then {arms}; fi\n"
+              'case "${DEVICE}" in\n    gpu) e=megatron ;;\n    npu) e=mindspeed ;;\nesac\n'
+              "python3 -m verl.trainer.main_ppo x.tp=$tp model_engine=$e\n")
+    paths = parse_script(script).invocations[0].alternatives
+    assert sorted(p.args for p in paths) == [["x.tp=2", "model_engine=megatron"], ["x.tp=4", "model_engine=mindspeed"]]

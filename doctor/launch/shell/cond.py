@@ -27,10 +27,15 @@ class Cond:
     env_if_false: frozenset[str] = frozenset()
     said_true: tuple[Said, ...] = ()  # what the tested values match when true / false
     said_false: tuple[Said, ...] = ()
+    # variable -> a word it does not hold when true / false (`[ "$DEVICE" = npu ]` false): a variable an earlier
+    # `case` arm limited to words (World.one_of) is limited to the others
+    unlike_true: dict[str, str] = field(default_factory=dict)
+    unlike_false: dict[str, str] = field(default_factory=dict)
 
     def negate(self) -> Cond:
         return Cond(None if self.status is None else not self.status, self.if_false, self.if_true,
-                    self.env_if_false, self.env_if_true, self.said_false, self.said_true)
+                    self.env_if_false, self.env_if_true, self.said_false, self.said_true, self.unlike_false,
+                    self.unlike_true)
 
 
 _INT_OPS = {"-eq": lambda a, b: a == b, "-ne": lambda a, b: a != b, "-lt": lambda a, b: a < b,
@@ -105,12 +110,8 @@ def _binary(op: str, left: Node, right: Node, ex: Expander, double: bool) -> Con
                 equal = a.text == b.text
         if equal is not None:
             return Cond(equal if op != "!=" else not equal)
-        var = sole_variable(left)
-        binding = {var: b.text} if var and b.known and not any(c in b.text for c in "*?[") else {}
         glob = double and right.type not in ("string", "raw_string")  # `[[ $X == npu* ]]`: a pattern
-        yes, no = _said(a, b, glob, (left.text, right.text))
-        return (Cond(None, binding, {}, said_true=yes, said_false=no) if op != "!="
-                else Cond(None, {}, binding, said_true=no, said_false=yes))
+        return _equality(sole_variable(left), b, _said(a, b, glob, (left.text, right.text)), op == "!=")
     if op in _INT_OPS:
         if a.known and b.known and re.fullmatch(r"\s*-?\d+\s*", a.text) and re.fullmatch(r"\s*-?\d+\s*", b.text):
             return Cond(_INT_OPS[op](int(a.text), int(b.text)))
@@ -123,6 +124,15 @@ def _binary(op: str, left: Node, right: Node, ex: Expander, double: bool) -> Con
     if op in ("<", ">") and a.known and b.known:
         return Cond(a.text < b.text if op == "<" else a.text > b.text)
     return Cond(None)
+
+
+def _equality(var: str | None, word: Str, said: tuple[tuple[Said, ...], tuple[Said, ...]], negated: bool) -> Cond:
+    """`X = word` of an unknown X (`said`: what each side says of it): on its true side X is the word, on its false side
+    it is not (a word with pattern characters says neither); `!=` the other way round."""
+    cond = Cond(None, said_true=said[0], said_false=said[1])
+    if var and word.known and not any(c in word.text for c in "*?["):
+        cond.if_true, cond.unlike_false = {var: word.text}, {var: word.text}
+    return cond.negate() if negated else cond
 
 
 def _said(a: Str, b: Str, glob: bool, written: tuple[str, str] | None = None) -> tuple[tuple[Said, ...], tuple[Said, ...]]:
@@ -147,7 +157,7 @@ def _and(a: Cond, b: Cond) -> Cond:
     if a.status and b.status:
         return Cond(True)
     return Cond(None, {**a.if_true, **b.if_true}, {}, a.env_if_true | b.env_if_true,
-                said_true=a.said_true + b.said_true)
+                said_true=a.said_true + b.said_true, unlike_true={**a.unlike_true, **b.unlike_true})
 
 
 def _or(a: Cond, b: Cond) -> Cond:
@@ -156,7 +166,7 @@ def _or(a: Cond, b: Cond) -> Cond:
     if a.status is False and b.status is False:
         return Cond(False)
     return Cond(None, {}, {**a.if_false, **b.if_false}, env_if_false=a.env_if_false | b.env_if_false,
-                said_false=a.said_false + b.said_false)
+                said_false=a.said_false + b.said_false, unlike_false={**a.unlike_false, **b.unlike_false})
 
 
 def test_command(n: Node, ex: Expander) -> Cond:
@@ -168,17 +178,18 @@ def test_command(n: Node, ex: Expander) -> Cond:
     return test_node(inner[0], ex, double)
 
 
-def test_argv(words: list[Str]) -> Cond:
-    """`test …` / `[ … ]` written as a plain command: the common one- to three-word forms."""
+def test_argv(words: list[Str], variables: list[str | None] | None = None) -> Cond:
+    """`test …` / `[ … ]` written as a plain command: the common one- to three-word forms. `variables`: per word,
+    the variable it consists of (`"$DEVICE"`), so that `[ "$DEVICE" = npu ]` says what DEVICE holds on each side
+    as `[[ … ]]` does."""
     w = words[1:-1] if words and words[0].text == "[" else words[1:]
     if any(not x.known for x in w):
         neg = bool(w) and w[0].known and w[0].text == "!"
         t3 = w[1:] if neg else w
         if len(t3) == 3 and t3[1].known and t3[1].text in ("=", "==", "!="):  # `test "$DEVICE" = npu`
-            yes, no = _said(t3[0], t3[2], False)
-            if (t3[1].text == "!=") != neg:
-                yes, no = no, yes
-            return Cond(None, said_true=yes, said_false=no)
+            aligned = variables is not None and len(variables) == len(words) and not t3[0].known
+            var = variables[1 + neg] if aligned and variables else None
+            return _equality(var, t3[2], _said(t3[0], t3[2], False), (t3[1].text == "!=") != neg)
         return Cond(None)
     t = [x.text for x in w]
     if not t:

@@ -92,6 +92,11 @@ class Interpreter:
         # a test that reads a default the environment may replace (`[ "$NODE_RANK" != 0 ]` with NODE_RANK=${NODE_RANK:-1})
         # is left to the run: set for a second walk when the script's defaults reach no entry point
         self.open_defaults = False
+        # how the reader of the paths (lint) tells them apart: paths it reads differently are never merged into one
+        # (world.mergeable), and a test that compares a default the environment may replace with words it names
+        # (a device: `[ "${DEVICE:-gpu}" = gpu ]`) is the user's choice, both sides followed (see `opened`)
+        self.apart: Callable[[tuple[str, ...]], object] | None = None
+        self.opens: Callable[[tuple[Said, ...]], bool] | None = None
         # a script run by another (`bash other.sh`): see run_script
         self.via: tuple[tuple[str, int], ...] = ()
         self.text: str | None = None
@@ -128,7 +133,7 @@ class Interpreter:
                     nxt.append(w)
                 else:
                     nxt.extend(self.stmt(s, w))
-            worlds = merge([w for w in nxt if not w.dead])
+            worlds = merge([w for w in nxt if not w.dead], self.apart)
             if len(worlds) > MAX_PATHS:
                 self.note(f"more than {MAX_PATHS} paths through the script; only the first {MAX_PATHS} were followed")
                 worlds = worlds[:MAX_PATHS]
@@ -245,6 +250,8 @@ class Interpreter:
         for lw in self.condition(left, w, f"line {left.line}: `{_short(left.text)}`"):
             if lw.dead:
                 out.append(lw)
+            elif lw.status is (op == "&&") and _is_test(right):  # `[ … ] && [ "${DEVICE:-gpu}" = gpu ]`: see opened
+                out.extend(self.condition(right, lw, f"line {right.line}: `{_short(right.text)}`"))
             elif lw.status is (op == "&&"):
                 out.extend(self.stmt(right, lw))
             else:
@@ -254,15 +261,14 @@ class Interpreter:
     def condition(self, n: Node, w: World, what: str) -> list[World]:
         """Run a condition; a result bash would only know at run time gives two paths (true, false)."""
         cond = None
-        if n.type == "test_command":
-            ex = self.ex(w)
-            cond = test_command(n, ex)
-            if self.open_defaults and ex.from_env:
+        if _is_test(n):
+            cond, read = self.test(n, w)
+            if self.open_defaults and read:
                 cond = Cond(None)
-        elif n.type == "command" and _name(n) in ("[", "test"):
-            cond = test_argv(self.words(n, w)[0])
-            if self.open_defaults and any(self.word_env[1:]):
-                cond = Cond(None)
+            elif cond.status is not None and read:
+                opened = self.opened(n, w, cond, read, what)
+                if opened is not None:
+                    return opened
         elif n.type == "compound_statement" and n.children and n.children[0].type == "((" and n.named:
             cond = _arith_cond(n.named[0], self.ex(w))  # `(( … ))`: true when the value is not 0
         if cond is None:
@@ -278,18 +284,60 @@ class Interpreter:
             return cond_worlds
         return self.split(w, cond, what)
 
+    def test(self, n: Node, w: World) -> tuple[Cond, frozenset[str]]:
+        """A `[[ … ]]`, `[ … ]` or `test …` on this path, and the environment variables whose default it read."""
+        if n.type == "test_command":
+            ex = self.ex(w)
+            return test_command(n, ex), frozenset(ex.from_env)
+        words = self.words(n, w)[0]
+        args = [c for c in n.children if c.type not in ("variable_assignment", *_REDIRECTS) and c.is_named]
+        names = [sole_variable(c.named[0] if c.type == "command_name" and c.named else c) for c in args]
+        return test_argv(words, names), frozenset().union(*self.word_env[1:])
+
     def split(self, w: World, cond: Cond, what: str) -> list[World]:
         if cond.status is not None:
             w.status = cond.status
             return [w]
         yes, no = w.fork(Choice(f"{what} true", cond.said_true)), w.fork(Choice(f"{what} false", cond.said_false))
         yes.status, no.status = True, False
-        for world, binding, env in ((yes, cond.if_true, cond.env_if_true), (no, cond.if_false, cond.env_if_false)):
-            for k, v in binding.items():
-                world.set(k, Str.of(v))
-            for k in env:  # past `[ -n "$X" ]` on its true side X is what the environment set, not the empty default
-                world.set(k, Str((Hole(f"${k}", SET_BY_ENVIRONMENT),)))
+        _bind(yes, cond, True)
+        _bind(no, cond, False)
         return [yes, no]
+
+    def opened(self, n: Node, w: World, cond: Cond, read: frozenset[str], what: str) -> list[World] | None:
+        """A test the script's defaults decide, that compares one of them with words the reader names (`opens`): the
+        default is what runs unless the user sets the variable at launch (`DEVICE=${DEVICE:-gpu}`, then `[ "$DEVICE"
+        = npu ]`; verl main's `[ "${DEVICE:-gpu}" = gpu ]`), so both sides are paths — the default's, with the value
+        the script gives, and the other, with the environment's value (unknown, or the word the test names). None
+        when the test is not such a one."""
+        env = self.environment_world(w, read)
+        if env is None:
+            return None
+        seen = list(self.walk.unresolved)
+        other = self.test(n, env)[0]
+        if other.status is not None or self.opens is None or not self.opens(other.said_true + other.said_false):
+            self.walk.unresolved[:] = seen  # a probe: the test stays decided, nothing only the run knows was read
+            return None
+        side = bool(cond.status)
+        default = w.fork(Choice(f"{what} {'true' if side else 'false'}", other.said_true if side else other.said_false))
+        default.status, default.chosen = side, w.chosen | read
+        changed = env.fork(Choice(f"{what} {'false' if side else 'true'}", other.said_false if side else other.said_true))
+        changed.status = not side
+        _bind(changed, other, not side)
+        return [default, changed]
+
+    def environment_world(self, w: World, read: frozenset[str]) -> World | None:
+        """This path with the environment variables `read` (whose defaults a test read) set by the environment: each,
+        and every variable the script set from their defaults, a value only the run knows. None when the path already
+        chose them (an earlier test opened them) or no reader asks (`opens`)."""
+        names = read - w.chosen
+        if not names or self.opens is None:
+            return None
+        env = w.copy()
+        env.chosen = w.chosen | read
+        for k in [k for k, deps in w.from_env.items() if deps & names] + [k for k in names if w.get(k) is None]:
+            env.set(k, Str((Hole(f"${k}", SET_BY_ENVIRONMENT),)))
+        return env
 
     def if_(self, n: Node, w: World) -> list[World]:
         parts = _if_parts(n)
@@ -322,9 +370,23 @@ class Interpreter:
         # the words an earlier branch limited the variable to (`gpu | npu)`), less those earlier items took
         left = set(w.one_of[var]) if var and var in w.one_of and not subject.known else None
         shown = _short(subject_node.text if subject_node else "")
+        arms = [[ex.scalar(p) for p in item.all("value")] or [ex.scalar(item.named[0])] for item in items]
+        # a subject the script's defaults decide and the user may set (`case "${DEVICE:-gpu}"` with device arms): the
+        # arm the default takes runs with the default (`w`), every other arm with the environment's value (`base`)
+        default, base = None, w
+        env = self.environment_world(w, frozenset(ex.from_env)) if subject.known and subject_node is not None else None
+        if env is not None and self.opens is not None \
+                and self.opens(tuple(Said(shown, tuple(p.text for p in a), True) for a in arms)):
+            seen = list(self.walk.unresolved)
+            unknown = self.ex(env).scalar(subject_node)  # type: ignore[arg-type]
+            if not unknown.known:
+                default, subject, base = subject.text, unknown, env
+                w = w.copy()
+                w.chosen = env.chosen
+            else:
+                self.walk.unresolved[:] = seen
         tried: tuple[Said, ...] = ()  # the arms bash tried before this one: the value matched none of them
-        for item in items:
-            scalars = [ex.scalar(p) for p in item.all("value")] or [ex.scalar(item.named[0])]
+        for item, scalars in zip(items, arms, strict=True):
             patterns = [p.text for p in scalars]
             said = Said(shown, tuple(patterns), True) if all(p.known for p in scalars) else None
             body = [c for c in item.children if c.field not in ("value", "termination") and c.type not in (")", "|")]
@@ -341,8 +403,11 @@ class Interpreter:
                     continue
             elif left is not None:  # a pattern only the run knows may take any of them
                 words = set(left)
-            branch = w.fork(Choice(f"line {item.line}: case {shown} → {'|'.join(patterns)})",
-                                   tried + ((said,) if said else ())))
+            takes_default = default is not None and any(glob_match(default, p) for p in patterns)
+            branch = (w if takes_default else base).fork(Choice(f"line {item.line}: case {shown} → {'|'.join(patterns)})",
+                                                               tried + ((said,) if said else ())))
+            if takes_default:
+                default = None  # bash takes the first arm that matches
             if var and words and len(words) == 1:
                 branch.set(var, Str.of(next(iter(words))))
             elif var and words:
@@ -354,7 +419,7 @@ class Interpreter:
                 tried += (replace(said, matches=False),)
         if subject.known:
             return [w]
-        out.append(w.fork(Choice(f"line {n.line}: case {shown} → no pattern", tried)))
+        out.append((w if default is not None else base).fork(Choice(f"line {n.line}: case {shown} → no pattern", tried)))
         return out
 
     def for_(self, n: Node, w: World) -> list[World]:
@@ -499,6 +564,7 @@ class Interpreter:
                    text: str) -> None:
         child = Interpreter(target, self.is_entry)
         child.walk, child.open_defaults, child.depth = self.walk, self.open_defaults, self.depth + 1
+        child.apart, child.opens = self.apart, self.opens
         child.via = self.via + ((self.path or "-", n.line),)
         child.text, child.site_base = text, self.site(n)
         child.outer_args = self.outer_args and passes_own_arguments(n.text)
@@ -598,6 +664,27 @@ def _launch_args(args: list[Str], run: Launch) -> list[Str]:
 
 _OVERRIDE_WORD = re.compile(r"^(?:\+\+|\+|~)?[A-Za-z_][\w\-]*(?:\.[\w\-@/]+)+=")  # a dotted Hydra key=value word
 _REDIRECTS = ("file_redirect", "heredoc_redirect", "herestring_redirect", "heredoc_body", "heredoc_start")
+
+
+def _is_test(n: Node) -> bool:
+    return n.type == "test_command" or (n.type == "command" and _name(n) in ("[", "test"))
+
+
+def _bind(w: World, cond: Cond, side: bool) -> None:
+    """What a test's side says the variables hold: `[[ $X == npu ]]` true: X is npu; past `[ -n "$X" ]` on its true
+    side X is what the environment set, not the empty default."""
+    binding, env = (cond.if_true, cond.env_if_true) if side else (cond.if_false, cond.env_if_false)
+    for k, v in binding.items():
+        w.set(k, Str.of(v))
+    for k, v in (cond.unlike_true if side else cond.unlike_false).items():
+        if k in w.one_of and k not in binding:  # `[ "$DEVICE" = npu ]` false after `gpu | npu)`: DEVICE is gpu
+            rest = w.one_of[k] - {v}
+            if len(rest) == 1:
+                w.set(k, Str.of(next(iter(rest))))
+            else:
+                w.one_of[k] = rest
+    for k in env:
+        w.set(k, Str((Hole(f"${k}", SET_BY_ENVIRONMENT),)))
 
 
 def _arith_cond(expr: Node, ex: Expander) -> Cond:

@@ -4,6 +4,7 @@ the branch choices that led to it (a script whose `if`/`case` depends on what it
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from doctor.launch.shell.values import Str, Value
@@ -61,6 +62,9 @@ class World:
     # variable -> the environment variables whose absence its value relies on (`X=${X:-127.0.0.1}`: {"X"}): what the
     # script gives it only when the environment does not (a default, not a value the script fixes)
     from_env: dict[str, frozenset[str]] = field(default_factory=dict)
+    # environment variables whose default a test opened on this path (Interpreter.opens): the path took the default
+    # or the environment's value there, so a later test of them is decided by that, not opened again
+    chosen: frozenset[str] = frozenset()
 
     # -- Scope protocol (expand.py) ----------------------------------------------------------------------
     def get(self, name: str) -> Value | None:
@@ -83,7 +87,7 @@ class World:
     def copy(self) -> World:
         return World(dict(self.vars), set(self.exported), dict(self.funcs), list(self.args), self.label,
                      set(self.hints), self.status, self.dead, self.returning, self.name,
-                     [dict(d) for d in self.locals_stack], dict(self.one_of), dict(self.from_env))
+                     [dict(d) for d in self.locals_stack], dict(self.one_of), dict(self.from_env), self.chosen)
 
     def fork(self, choice: str) -> World:
         w = self.copy()
@@ -100,25 +104,42 @@ class World:
         """Two paths with the same signature behave the same from here on (they are merged)."""
         return (tuple(sorted((k, repr(v)) for k, v in self.vars.items())), tuple(sorted(self.exported)),
                 tuple(sorted(self.funcs)), tuple(repr(a) for a in self.args), self.dead, self.returning,
-                tuple(sorted(self.hints)), tuple(sorted((k, tuple(sorted(v))) for k, v in self.one_of.items())))
+                tuple(sorted(self.hints)), tuple(sorted((k, tuple(sorted(v))) for k, v in self.one_of.items())),
+                tuple(sorted(self.chosen)))
 
 
-def merge(worlds: list[World]) -> list[World]:
+def shared(a: tuple[str, ...], b: tuple[str, ...]) -> tuple[str, ...]:
+    """The choices two labels share: the label of the path they merge into."""
+    out = []
+    for x, y in zip(a, b, strict=False):
+        if x != y:
+            break
+        out.append(x)
+    return tuple(out)
+
+
+def mergeable(a: tuple[str, ...], b: tuple[str, ...], apart: Callable[[tuple[str, ...]], object] | None) -> bool:
+    """Whether paths with labels `a` and `b` may become one labelled with the choices they share: not when a reader
+    of the labels (`apart`: lint's device of a path) tells them apart, or would no longer read the same of the shared
+    choices (a `gpu)` arm and a `*)` arm after `npu)` are both "not an NPU"; the choices they share say nothing)."""
+    if apart is None:
+        return True
+    said = apart(a)
+    return said == apart(b) == apart(shared(a, b))
+
+
+def merge(worlds: list[World], apart: Callable[[tuple[str, ...]], object] | None = None) -> list[World]:
     """Drop dead paths' duplicates and merge paths that reached the same state (their label becomes the
-    choices they share; a value one of them took from a default the environment can change stays such a value)."""
-    out: dict[tuple[object, ...], World] = {}
+    choices they share; a value one of them took from a default the environment can change stays such a value),
+    except paths `apart` tells apart (see mergeable)."""
+    out: dict[tuple[object, ...], list[World]] = {}
     for w in worlds:
-        sig = w.signature()
-        have = out.get(sig)
+        group = out.setdefault(w.signature(), [])
+        have = next((h for h in group if mergeable(h.label, w.label, apart)), None)
         if have is None:
-            out[sig] = w
+            group.append(w)
             continue
         for k, v in w.from_env.items():
             have.from_env[k] = have.from_env.get(k, frozenset()) | v
-        common = []
-        for a, b in zip(have.label, w.label, strict=False):
-            if a != b:
-                break
-            common.append(a)
-        have.label = tuple(common)
-    return list(out.values())
+        have.label = shared(have.label, w.label)
+    return [w for group in out.values() for w in group]

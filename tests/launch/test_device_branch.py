@@ -1,0 +1,113 @@
+"""The device a path runs on, as lint reads it from the script's branches (doctor/launch/device_branch.py), kept
+through the walk:
+
+- two arms that reach the same state were one path labelled with the choices they share, so a GPU arm and the
+  arm for any other value (`else`, `*)` after `npu)`) became a path that said nothing of its device, and `--target
+  npu` linted it as the NPU run;
+- a device default the script's user overrides at launch (`DEVICE=${DEVICE:-gpu}`, verl main's
+  `[ "${DEVICE:-gpu}" = gpu ]`) was taken as the script's constant: one arm, the default's, linted whatever the
+  target. It is the user's choice: both arms are paths, and `--target` picks its own.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from doctor.cli import cli
+from tests.launch.test_lint_device_branch import CALL, _ids
+from tests.launch.test_lint_device_branch import (
+    HEAD as PROBE,  # the device from a torch_npu probe; ROLLOUT=vllm
+)
+from tests.launch.test_lint_device_branch import lint as lint_json
+from tests.realworld.upstream import mirror_git_dir
+
+HEAD = "#!/bin/bash\n"
+# the GPU arm and the arm for any other value set the same GPU-only rollout engine: the same state
+MERGED = {
+    "elif and else": ('if [ "$DEVICE" = gpu ]; then ROLLOUT=trtllm\nelif [ "$DEVICE" = npu ]; then ROLLOUT=vllm\n'
+                      'else ROLLOUT=trtllm; fi\n'),
+    "case arm after npu)": 'case "$DEVICE" in\n  gpu) ROLLOUT=trtllm ;;\n  npu) ;;\n  *) ROLLOUT=trtllm ;;\nesac\n',
+}
+# the user's default: a GPU run unless DEVICE is set at launch
+# (the form, the paths an NPU run does not take of all paths): a `case` also has the path of a value no arm names
+DEFAULTED = {
+    "assigned default, if": ('DEVICE=${DEVICE:-gpu}\nif [ "$DEVICE" = npu ]; then ROLLOUT=vllm; else ROLLOUT=trtllm; fi\n',
+                             (1, 2)),
+    "assigned default, case": ('DEVICE=${DEVICE:-gpu}\ncase "$DEVICE" in\n  gpu) ROLLOUT=trtllm ;;\n  npu) ROLLOUT=vllm ;;\n'
+                               # a default whose arms name no device (`*)` matches any value): the script's
+                               'esac\nVARIANT=${VARIANT:-ta}\ncase "$VARIANT" in\n  global) ROLLOUT=vllm ;;\n  *) ;;\nesac\n', (2, 3)),
+    "inline default in a list": ('ROLLOUT=vllm\nif [ "${VERL_USE_UV:-1}" != 0 ] && [ "${DEVICE:-gpu}" = gpu ]; then '
+                                 'ROLLOUT=trtllm; fi\n', (1, 2)),
+}
+
+
+def lint(script: str, *args: str) -> dict:
+    return lint_json("-", "--no-compose", "--verl-version", "0.9.0", *args, input=script)
+
+
+@pytest.mark.parametrize("form", MERGED)
+def test_the_gpu_arm_and_the_other_arm_stay_off_an_npu_run(form: str):
+    """The base merged them into one path with no device choice, linted for --target npu: "on the 1 of 2 paths …:
+    rollout engine trtllm does not run on Ascend NPUs" (a warning, for two arms an NPU run never takes)."""
+    report = lint(PROBE + MERGED[form] + CALL, "--target", "npu")
+    assert _ids(report, "launch-rollout-not-on-npu") == [], [f["title"] for f in report["findings"]]
+    (f,) = _ids(report, "lint-paths-off-target")
+    assert f["title"].startswith("--target npu: 2 of 3 paths were not linted"), f["title"]
+    assert len(f["evidence"]["paths"]) == 2
+
+
+@pytest.mark.parametrize("form", DEFAULTED)
+def test_a_device_default_the_user_overrides_is_a_choice_that_target_makes(form: str):
+    """The base linted the default's arm only, as the script's constant: with --target npu an error on the GPU
+    arm ("rollout engine trtllm does not run on Ascend NPUs"), and no path an NPU run takes."""
+    script, (off, total) = DEFAULTED[form]
+    report = lint(HEAD + script + CALL, "--target", "npu")
+    assert _ids(report, "launch-rollout-not-on-npu") == [], [f["title"] for f in report["findings"]]
+    (f,) = _ids(report, "lint-paths-off-target")
+    assert f["title"].startswith(f"--target npu: {off} of {total} paths were not linted; an NPU run does not take "
+                                 "line "), f["title"]
+    (paths,) = _ids(report, "lint-paths")
+    # one branch: `${VERL_USE_UV:-1}` is a default too, but its test names no device, so the script's value decides it
+    assert f"on {total} paths ({total - off} linted for --target npu), from 1 branch: " in paths["title"], paths
+
+
+@pytest.mark.parametrize("form", DEFAULTED)
+def test_without_target_both_arms_are_linted_and_the_gpu_one_says_so(form: str):
+    """No --target: both arms; the GPU engine, only on the GPU arm where the script's other arm is an NPU's (or
+    says nothing of one), is not an NPU error. The base gave it with the severity of the script's only path."""
+    script, (_, total) = DEFAULTED[form]
+    report = lint(HEAD + script + CALL)
+    (f,) = _ids(report, "launch-rollout-not-on-npu")
+    assert f["severity"] != "error" and f["title"].startswith(f"on the 1 of {total} paths where line "), f["title"]
+
+
+MAIN = "1dda039b9c6311889a9c9a26040677e1254814f9"
+UV_SCRIPT = "examples/grpo_trainer/run_qwen3_30b_a3b_megatron.sh"
+
+
+def test_verl_mains_uv_launch_is_the_gpu_default_not_the_npu_run(tmp_path: Path):
+    """verl main's GPU examples run under `uv` when `[ "${VERL_USE_UV:-1}" != 0 ] && [ "${DEVICE:-gpu}" = gpu ] &&
+    …`: the base took DEVICE's default as fixed and linted only the uv launch, whose
+    `ray_kwargs.ray_init.runtime_env.py_executable="uv -v run …"` an NPU run never gets. With --target npu the uv
+    path is the one not linted."""
+    verl = mirror_git_dir("verl-project+verl")
+    if verl is None:
+        pytest.skip("needs $DOCTOR_REALWORLD_MIRRORS/verl-project+verl")
+    data = subprocess.run(["git", f"--git-dir={verl}", "archive", MAIN, "verl", UV_SCRIPT], check=True,
+                          capture_output=True).stdout
+    subprocess.run(["tar", "-x", "-C", str(tmp_path)], input=data, check=True)
+    r = CliRunner().invoke(cli, ["--json", "lint", str(tmp_path / UV_SCRIPT), "--verl-version", "0.10.0.dev20260822",
+                                 "--verl-config", str(tmp_path / "verl/trainer/config"), "--target", "npu"])
+    report = json.loads(r.stdout)
+    (f,) = _ids(report, "lint-paths-off-target")
+    assert "`[ \"${DEVICE:-gpu}\" = gpu ]` true" in f["title"], f["title"]
+    (call,) = report["invocations"]
+    uv = "ray_kwargs.ray_init.runtime_env.py_executable=uv -v run"
+    linted = [p for p in call["paths"] if p["path"] not in f["evidence"]["paths"]]
+    assert linted and all(not any(o.startswith(uv) for o in p["overrides"]) for p in linted), linted
+    assert all(any(o.startswith(uv) for o in p["overrides"]) for p in call["paths"] if p not in linted)

@@ -16,11 +16,11 @@ from doctor.launch import sources as S
 from doctor.launch.device_branch import device_branch as _device_branch
 from doctor.launch.launcher import launcher_findings
 from doctor.launch.model_config import ModelInfo
+from doctor.launch.model_key import ModelKey, model_key
 from doctor.launch.rules import Context, check, hub_id
 from doctor.launch.script_parser import Call, CutOff, Invocation, ParsedScript
 from doctor.launch.validation import (
     MODEL_KEY,
-    PLACEHOLDER_MODEL,
     compose_findings,
     load_model,
     model_missing,
@@ -216,9 +216,7 @@ def lint_path(inv: Invocation, version: str, trainer_dir: Path | None, opts: Opt
         out.append(finding("lint-unknown-arguments", "info", ("config",),
                            "arguments bash splits from values only the run knows were not checked: "
                            + ", ".join(inv.unknown_args), evidence={"expansions": inv.unknown_args}))
-    info, note = _model(inv, opts)
-    if note is not None:
-        out.append(note)
+    at = len(out)  # where the model's note goes (known once the config is: its model key)
     absent = E.absent_module(inv.entry, trainer_dir)
     data_only = E.shipped_without_code(inv.entry, trainer_dir) if absent is not None else None
     if data_only is not None:  # a wheel that left the package's code out: a checkout of the release runs it
@@ -227,7 +225,7 @@ def lint_path(inv: Invocation, version: str, trainer_dir: Path | None, opts: Opt
         return (out + [_entry_missing(inv.entry, *absent)]
                 + environment_findings(inv.exports, inv.export_lines, documented_stack(version)) + launcher_findings(inv))
     sel = E.select(inv.entry, inv.config_name, inv.config_path, trainer_dir)
-    ctx = Context(verl_version=version, model=info, megatron_bridge=opts.megatron_bridge, config_name=sel.config_name,
+    ctx = Context(verl_version=version, megatron_bridge=opts.megatron_bridge, config_name=sel.config_name,
                   origin="lint", npu=_targets_npu(inv, opts, opts.script_path), trains=E.trains(inv.entry),
                   validates=E.validates(inv.entry, trainer_dir))
     hydra: list[Finding] = []
@@ -252,6 +250,10 @@ def lint_path(inv: Invocation, version: str, trainer_dir: Path | None, opts: Opt
                                fix=sel.fix or "Pass --verl-config pointing at the trainer config of a verl checkout "
                                               "that has it.",
                                source=S.VERL_MAIN_PPO))
+    model = model_key(sel.config_name, ctx.flat)
+    ctx.model, note = _model(inv, opts, model)
+    if note is not None:
+        out.insert(at, note)
     engine, why = E.engine_of(inv.overrides, sel.config_name, ctx.flat, ctx.outside)
     out.append(finding("lint-engine", "info", ("config",),
                        f"{inv.entry} composes {sel.config_name} ({sel.why}); engine {engine} ({why})"
@@ -259,7 +261,7 @@ def lint_path(inv: Invocation, version: str, trainer_dir: Path | None, opts: Opt
                        evidence={"entry": inv.entry, "config_name": sel.config_name, "engine": engine,
                                  "npu": ctx.npu, "npu_hints": inv.hints}))
     found = [] if E.is_sft(inv.entry) else check(inv.overrides, ctx)  # main_ppo's rules are not SFT's
-    found += _model_left_to_verl(inv, ctx, opts)
+    found += _model_left_to_verl(inv, ctx, opts, model)
     if (sel.config_dir is None and inv.entry != "verl.trainer.main_ppo") or inv.unknown_config:
         found = [_other_entry(f, inv.entry) for f in found]
     found = cluster_defaults(found, inv.override_defaults)
@@ -409,12 +411,16 @@ _MODEL_CHECKS = ("attention and KV heads against TP, layers against PP and VPP, 
                  "fused kernels against the model's activation and experts (rules of the Megatron/MindSpeed engines)")
 
 
-def _model(inv: Invocation, opts: Options) -> tuple[ModelInfo | None, Finding | None]:
+def _model(inv: Invocation, opts: Options, model: ModelKey | None) -> tuple[ModelInfo | None, Finding | None]:
     """The model facts for the rules: --model, else the directory the script's actor_rollout_ref.model.path names
     when its config.json is readable here. A path that is not (a path on the cluster, a value only the run knows) is
-    named, with the checks that need it: a script linted away from its cluster usually has one."""
+    named, with the checks that need it: a script linted away from its cluster usually has one. An entry point whose
+    config loads its model from another key (the SFT trainers' `model.partial_pretrain` / `model.path`) or none
+    (main_eval) runs none of those checks, so nothing is said of its model here (launch-model-missing still is)."""
     if opts.model is not None:
         return load_model(opts.model)
+    if model is None or model.key != MODEL_KEY:
+        return None, None
     o = next((o for o in reversed(inv.overrides) if o.key == MODEL_KEY and o.prefix != "~"), None)
     if o is None:
         return load_model(None)
@@ -433,19 +439,21 @@ def _model(inv: Invocation, opts: Options) -> tuple[ModelInfo | None, Finding | 
                          fix="Pass --model DIR (a copy of that model's directory, or of its config.json) to run them.")
 
 
-def _model_left_to_verl(inv: Invocation, ctx: Context, opts: Options) -> list[Finding]:
-    """A call that sets no actor_rollout_ref.model.path, over a composed config whose value is still verl's
-    placeholder (main_ppo's config; a recipe's own config that names a model is not): launch's warning
-    launch-model-missing. Without a composed config the default is not known here, and nothing is said."""
-    if opts.model is not None or ctx.flat is None or ctx.flat.get(MODEL_KEY) != PLACEHOLDER_MODEL:
+def _model_left_to_verl(inv: Invocation, ctx: Context, opts: Options, model: ModelKey | None) -> list[Finding]:
+    """A call that sets not the key its config loads the model from (`model`: actor_rollout_ref.model.path, an SFT
+    trainer's model.partial_pretrain / model.path), over a composed config whose value there is still verl's
+    placeholder (main_ppo's config, sft_trainer.yaml's `~/models/gemma-1.1-7b-it`; a recipe's own config that names a
+    model is not): launch's warning launch-model-missing. Without a composed config the default is not known here,
+    and nothing is said."""
+    if opts.model is not None or ctx.flat is None or model is None or model.placeholder is None:
         return []
-    if any(o.key == MODEL_KEY for o in inv.overrides):
+    if ctx.flat.get(model.key) != model.placeholder or any(o.key == model.key for o in inv.overrides):
         return []
     said = (f", or set by {first_few(inv.unknown_args, 3)} (arguments only the run knows)" if inv.unknown_args
             else "" if inv.passthrough else "; this call passes none of the script's arguments on (no \"$@\")")
-    return [model_missing(f"no {MODEL_KEY}",
-                          f"Add {MODEL_KEY}=DIR (a Hugging Face model directory at the same path on every node) "
-                          "to the call.", said)]
+    return [model_missing(f"no {model.key}",
+                          f"Add {model.key}=DIR (a Hugging Face model directory at the same path on every node) "
+                          "to the call.", said, model)]
 
 
 HOST_NPUS = "/dev/davinci[0-9]*"  # the NPUs of this host (a glob, so tests can point it elsewhere)

@@ -20,6 +20,7 @@ from doctor.launch import sources as S
 from doctor.launch.entry import engine_of, is_sft
 from doctor.launch.features import vt
 from doctor.launch.model_config import ModelInfo, load_model_config
+from doctor.launch.model_key import PPO, ModelKey
 from doctor.launch.override_list import Override, build_overrides, config_name_for
 from doctor.launch.rules import Context, check
 from doctor.launch.spec import LaunchSpec
@@ -342,22 +343,20 @@ def with_hydra(found: list[Finding], hydra: list[Finding]) -> list[Finding]:
     return found + [f for f in hydra if f.key not in flagged or f.severity is not Severity.ERROR]
 
 
-MODEL_KEY = "actor_rollout_ref.model.path"
-# verl's model config default (model/hf_model.yaml, the same in every release): an example path, not a model
-PLACEHOLDER_MODEL = "~/models/deepseek-llm-7b-chat"
-HF_MODEL_YAML = "https://github.com/verl-project/verl/blob/v0.9.0/verl/trainer/config/model/hf_model.yaml"
+MODEL_KEY = PPO.key
 
 
-def model_missing(said: str, fix: str, appended: str = "") -> Finding:
+def model_missing(said: str, fix: str, appended: str = "", model: ModelKey = PPO) -> Finding:
     """launch-model-missing, for launch (no --model) and lint (a call that sets no model path over verl's
-    placeholder): the run fails loading the placeholder unless the path is appended when the script runs, which is
-    why it is a warning and not an error. `appended`: what lint knows of that (the call passes no arguments on)."""
+    placeholder: `model` is the key of the entry point's config, main_ppo's or an SFT trainer's): the run fails loading
+    the placeholder unless the path is appended when the script runs, which is why it is a warning and not an error.
+    `appended`: what lint knows of that (the call passes no arguments on)."""
     return finding(
         "launch-model-missing", "warning", ("model", "config"),
-        f"{said}: the script runs verl's placeholder model, {PLACEHOLDER_MODEL}",
+        f"{said}: the script runs verl's placeholder model, {model.placeholder}",
         detail="The model path is left to verl's config, whose default is an example; the run fails loading it "
-               f"unless `{MODEL_KEY}=DIR` is appended when the script runs{appended}.",
-        key=MODEL_KEY, evidence={"default": PLACEHOLDER_MODEL}, fix=fix, source=HF_MODEL_YAML)
+               f"unless `{model.key}=DIR` is appended when the script runs{appended}.",
+        key=model.key, evidence={"default": model.placeholder}, fix=fix, source=model.source)
 
 
 def load_model(path: str | None) -> tuple[ModelInfo | None, Finding | None]:

@@ -269,7 +269,7 @@ def test_a_device_test_in_a_condition_list_picks_the_device_too():
     (call,) = parse_script(script.read_text(encoding="utf-8"), str(script), str(script)).invocations
     said = [_device_branch(inv.label) for inv in call.alternatives]
     npu_true, npu_false = 'line 60: `[ "${DEVICE}" = npu ]` true', 'line 60: `[ "${DEVICE}" = npu ]` false'
-    assert said == [(True, npu_true), (False, npu_false), (False, npu_false)], said
+    assert said == [(True, npu_true), (False, npu_false)], said
     assert not any("line 69" in choice for inv in call.alternatives for choice in inv.label)
 
 

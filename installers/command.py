@@ -131,7 +131,8 @@ def run(opts: Options, console: Console) -> Report:
         manifest = wh.load(opts.wheelhouse)
         house = str(Path(opts.wheelhouse).resolve())
         unfit = check_served_offline(sets, house, wh.held(manifest, opts.wheelhouse), installed, target)
-        _refuse_unservable(plan, manifest, house, installed, target, sets)
+        _refuse_unservable(plan, manifest, house, installed, target, sets,
+                           pip_step_runs=_pip_step_runs(opts, override, target_env))
     elif sets:
         served: set[str] = set()
         if source.index.index_url:  # the mirror and its extras replace every index the plan names
@@ -225,16 +226,37 @@ def _dry_run(o: Options, plan: Plan, report: Report, console: Console, *, snap: 
     return report
 
 
+def _pip_step_runs(o: Options, override: Any, target_env: Any) -> bool:
+    """Whether the run will add the pip step (the target's own pip runs the plan: installers.execute.pip_step), known
+    for an existing target; a venv still to be made gets the pip its Python bundles, not known here."""
+    from doctor.installers.backends import PipBackend
+
+    backend = make_backend(o.backend, isolated=o.isolated, break_system_packages=bool(override))
+    return target_env is not None and isinstance(backend, PipBackend) and not backend.own
+
+
 def _refuse_unservable(plan: Plan, manifest: wh.Manifest, house: str, installed: dict[str, str],
-                       target: TargetPython | None, sets: dict[str, str]) -> None:
+                       target: TargetPython | None, sets: dict[str, str], *, pip_step_runs: bool = False) -> None:
     """An --offline plan a step of which the wheelhouse cannot serve (a requirement it holds no fitting file of, a
     source it holds no bundle of) is exit 2 now, before the venv is made or anything in the target changes, naming
-    each one, its step and the `--download-only` that rebuilds the wheelhouse (installers/housecheck.py)."""
+    each one, its step and the `--download-only` that rebuilds the wheelhouse (installers/housecheck.py). What steps
+    read after a clone is read from the bundles first (installers/clonereqs.py), and the pip step the run adds
+    when the target's pip runs the plan is judged with the rest."""
+    from dataclasses import replace
+
+    from doctor.installers.backends import PIP_FLOOR
+    from doctor.installers.clonereqs import BundleFiles, after_clone
     from doctor.installers.housecheck import gaps, refusal
+    from doctor.installers.plan import INSTALL, Step
     from doctor.installers.setcheck import held_offers
 
     files = wh.held(manifest, house)
-    found = gaps(plan, lambda name: held_offers(files, name), installed, target, manifest.git)
+    if pip_step_runs:  # the step execute.pip_step puts first, with the same requirement
+        plan = replace(plan, steps=(Step("pip", INSTALL, f"Bring the target's pip to >= {PIP_FLOOR}",
+                                         requirements=(f"pip>={PIP_FLOOR}",)), *plan.steps))
+    with BundleFiles(house, manifest.git) as bundled:
+        more = after_clone(plan, bundled.read)
+    found = gaps(plan, lambda name: held_offers(files, name), installed, target, manifest.git, more)
     if found:
         raise RefusedError(refusal(found, plan, house, target, manifest.target, sets),
                            source=str(Path(house) / wh.MANIFEST))

@@ -10,8 +10,9 @@ later): each install step's named requirements (an exact pin and a range alike; 
 drops the line, as pip drops it) must be met by a file of a version they admit whose tags and Requires-Python fit
 the target (installers/wheelfit.py, which holds wheel tags against doctor/knowledge/tagfit.py), unless the target
 has such a version already; each git source the plan clones needs its bundle. An `name @ git+URL` line installs
-offline as the bare name (the wheelhouse carries its source archive). What is read only after a clone (a `-r`
-file in it, a source's own dependencies, its `[build-system].requires`) is not judged here: the step finds out.
+offline as the bare name (the wheelhouse carries its source archive). What a step reads only after a clone (a `-r`
+file in it, a source's own dependencies, its `[build-system].requires`) is read from the bundles at their commits
+(installers/clonereqs.py) and judged here the same way, as `more` lines of its step.
 """
 
 from __future__ import annotations
@@ -88,10 +89,11 @@ def _admits(spec: SpecifierSet, v: str | None) -> bool:
 
 
 def gaps(plan: Plan, offers: Any, installed: Mapping[str, str | None], target: TargetPython | None,
-         bundles: Iterable[str]) -> list[Gap]:
+         bundles: Iterable[str], more: Mapping[str, Sequence[str]] | None = None) -> list[Gap]:
     """Every requirement of the plan the wheelhouse cannot serve, in step order. `offers(name)` lists the files of a
     project the wheelhouse holds (wheelfit Offers); `installed` the target's versions; `bundles` the git sources the
-    manifest carries. A requirement the target already meets needs nothing from the wheelhouse."""
+    manifest carries; `more` (step id -> lines) what steps read after a clone, a `-r SOURCE/PATH` pair there a file
+    the bundle's commit does not hold. A requirement the target already meets needs nothing from the wheelhouse."""
     have = {normalize_name(n): v for n, v in installed.items()}
     env = marker_env(target)
     git = set(bundles)
@@ -99,9 +101,12 @@ def gaps(plan: Plan, offers: Any, installed: Mapping[str, str | None], target: T
     for step in plan.steps:
         if step.kind == CLONE and step.source is not None and step.source.name not in git:
             out.append(Gap(step.id, f"{step.source.name} (git {step.source.ref})", "it holds no git bundle of it"))
-        if step.kind != INSTALL:
+        later = list((more or {}).get(step.id, ()))
+        out += [Gap(step.id, f"-r {later[i + 1]}", "its bundle's commit has no such file: pip stops on it")
+                for i, w in enumerate(later[:-1]) if w == "-r"]
+        if step.kind != INSTALL and not later:
             continue
-        for r in named_requirements(step.requirements):
+        for r in named_requirements([*(step.requirements if step.kind == INSTALL else ()), *later]):
             try:
                 if r.marker is not None and env is not None and not r.marker.evaluate(env):
                     continue

@@ -160,8 +160,8 @@ def make_source_repo(bare: Path | str, *, dist: str, packages: Mapping[str, str]
     work.mkdir(parents=True)
     git("init", "-q", "-b", "main", cwd=work)
     (work / "_fake_backend.py").write_text(BACKEND)
-    (work / "pyproject.toml").write_text(
-        '[build-system]\nrequires = []\nbuild-backend = "_fake_backend"\nbackend-path = ["."]\n')
+    build = '[build-system]\nrequires = []\nbuild-backend = "_fake_backend"\nbackend-path = ["."]\n'
+    (work / "pyproject.toml").write_text(build)
     for path, content in packages.items():
         p = work / path
         p.parent.mkdir(parents=True, exist_ok=True)
@@ -175,6 +175,9 @@ def make_source_repo(bare: Path | str, *, dist: str, packages: Mapping[str, str]
         if egg_info:
             conf["egg_info"] = True
         (work / "fake.json").write_text(json.dumps(conf))
+        # the static metadata a real project declares its dependencies in, as the backend builds them
+        (work / "pyproject.toml").write_text(build + f"\n[project]\nname = {json.dumps(dist)}\nversion = "
+                                             f"{json.dumps(version)}\ndependencies = {json.dumps(list(requires))}\n")
         git("add", "-A", cwd=work)
         git("commit", "-q", "--allow-empty", "-m", f"{name}", cwd=work)
         sha = git("rev-parse", "HEAD", cwd=work)

@@ -218,3 +218,21 @@ def refusal(settings: list[Setting]) -> str | None:
 def lines(settings: list[Setting]) -> list[str]:
     """What the plan output says of the settings it neutralises or follows."""
     return [f"  {s.said} — {s.action}: {s.how}" for s in settings if s.action != REFUSED]
+
+
+def downloads(settings: list[Mapping[str, str]], found: Mapping[str, list[str]], *, offline: bool,
+              default_index: str) -> dict[str, list[str]]:
+    """The plan's `downloads from:` (Executor.downloads: indexes, git) with what pip's configuration adds and the
+    steps follow: its `index-url` in place of pip's default where a step names none, its `extra-index-url`s, and its
+    `find-links` folders or pages (`find_links`; read offline too). `settings` as `pip_config` in --json holds them
+    (Setting.to_dict). The values are shown as the commands are: a credential in a URL is `<redacted>`."""
+    from doctor.installers.backends import shown
+
+    on = {s["option"]: s["value"].split() for s in settings if s["action"] == FOLLOWED}
+    indexes = list(found.get("indexes", []))
+    if indexes and not offline:
+        if on.get("index-url"):
+            indexes = [shown([on["index-url"][0]]) if u == default_index else u for u in indexes]
+        indexes += [shown([u]) for u in on.get("extra-index-url", [])]
+    return {**found, "indexes": list(dict.fromkeys(indexes)),
+            "find_links": [shown([u]) for u in on.get("find-links", [])]}

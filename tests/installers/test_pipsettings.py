@@ -110,3 +110,18 @@ def test_a_setting_turned_off_changes_nothing_and_the_targets_pip_meets_pip_pyth
         ("refused", "the target's pip would re-run itself under that interpreter and install into it")]
     n = ps.neutralising(ps.judge({"no-deps": ("1", "PIP_NO_DEPENDENCIES=1")}, own_pip=True, offline=False))
     assert n.env == (("PIP_NO_DEPS", "0"),) and n.unset == ("PIP_NO_DEPENDENCIES",)
+
+
+def test_the_indexes_and_find_links_pip_reads_from_its_configuration_are_in_downloads_from(tmp_path) -> None:
+    conf = tmp_path / "pip.conf"
+    conf.write_text("[global]\nfind-links = /opt/wheels\n")
+    env = {"XDG_CONFIG_DIRS": str(tmp_path / "no-xdg"), "HOME": str(tmp_path), "NO_COLOR": "1",
+           "PIP_CONFIG_FILE": str(conf), "PIP_INDEX_URL": "https://idx.example/simple",
+           "PIP_EXTRA_INDEX_URL": "https://u:secret@mirror.example/simple"}
+    cp = doctor("--no-color", "install", "--profile", PROFILE, "--no-host-check", "--backend", "pip", "--venv",
+                str(tmp_path / "venv"), "--dry-run", env={**wheelkit.hermetic_env(tmp_path), **env})
+    assert cp.returncode == 0, cp.stderr
+    line = next(ln for ln in cp.stdout.splitlines() if ln.startswith("downloads from:"))
+    assert line.startswith("downloads from: indexes https://idx.example/simple, https://download.pytorch.org/whl/cpu, "
+                           "https://<redacted>@mirror.example/simple; git "), line
+    assert line.endswith("; find-links /opt/wheels (pip's configuration)") and "pypi.org" not in line, line

@@ -488,7 +488,7 @@ def _pip_settings(o: Options, plan: Plan, backend: Any, tgt: Target, report: Rep
                      own_pip=bool(getattr(backend, "own", None)), offline=o.offline, pins=ps.plan_pins(plan))
     bad = ps.refusal(found)
     if bad:
-        raise InputError(bad, source=next(s.said for s in found if s.action == ps.REFUSED))
+        raise InputError(bad, source=ps.redacted(next(s.said for s in found if s.action == ps.REFUSED)))
     if not found:
         return
     n = ps.neutralising(found)

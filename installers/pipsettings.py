@@ -33,6 +33,7 @@ without its requirement, `PIP_NO_DEPS=0` in the environment installs it again ov
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -70,7 +71,14 @@ class Setting:
     how: str
 
     def to_dict(self) -> dict[str, str]:
-        return {"option": self.option, "value": self.value, "setting": self.said, "action": self.action, "how": self.how}
+        return {"option": self.option, "value": redacted(self.value), "setting": redacted(self.said),
+                "action": self.action, "how": self.how}
+
+
+def redacted(text: str) -> str:
+    """A credential in a URL (`https://user:token@host`) as `<redacted>`, as the commands shown mask it: what the plan
+    prints and --json carries of a setting (the steps still read it from pip's configuration)."""
+    return re.sub(r"(://)[^/@\s]+@", r"\1<redacted>@", text)
 
 
 def plan_pins(plan: Any) -> dict[str, set[str]]:
@@ -211,13 +219,13 @@ def refusal(settings: list[Setting]) -> str | None:
     if not bad:
         return None
     return ("pip's configuration would change what the install does, and no flag of a step undoes it, so nothing was "
-            "done: " + "; ".join(f"{s.said} ({s.how})" for s in bad) + ". Unset it for this run, or pass --isolated "
+            "done: " + "; ".join(f"{redacted(s.said)} ({s.how})" for s in bad) + ". Unset it for this run, or pass --isolated "
             "(the steps then ignore pip's configuration and PIP_* variables)")
 
 
 def lines(settings: list[Setting]) -> list[str]:
     """What the plan output says of the settings it neutralises or follows."""
-    return [f"  {s.said} — {s.action}: {s.how}" for s in settings if s.action != REFUSED]
+    return [f"  {redacted(s.said)} — {s.action}: {s.how}" for s in settings if s.action != REFUSED]
 
 
 def downloads(settings: list[Mapping[str, str]], found: Mapping[str, list[str]], *, offline: bool,
@@ -225,14 +233,12 @@ def downloads(settings: list[Mapping[str, str]], found: Mapping[str, list[str]],
     """The plan's `downloads from:` (Executor.downloads: indexes, git) with what pip's configuration adds and the
     steps follow: its `index-url` in place of pip's default where a step names none, its `extra-index-url`s, and its
     `find-links` folders or pages (`find_links`; read offline too). `settings` as `pip_config` in --json holds them
-    (Setting.to_dict). The values are shown as the commands are: a credential in a URL is `<redacted>`."""
-    from doctor.installers.backends import shown
-
+    (Setting.to_dict). A credential in a URL is `<redacted>`."""
     on = {s["option"]: s["value"].split() for s in settings if s["action"] == FOLLOWED}
     indexes = list(found.get("indexes", []))
     if indexes and not offline:
         if on.get("index-url"):
-            indexes = [shown([on["index-url"][0]]) if u == default_index else u for u in indexes]
-        indexes += [shown([u]) for u in on.get("extra-index-url", [])]
+            indexes = [redacted(on["index-url"][0]) if u == default_index else u for u in indexes]
+        indexes += [redacted(u) for u in on.get("extra-index-url", [])]
     return {**found, "indexes": list(dict.fromkeys(indexes)),
-            "find_links": [shown([u]) for u in on.get("find-links", [])]}
+            "find_links": [redacted(u) for u in on.get("find-links", [])]}

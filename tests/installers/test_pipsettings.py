@@ -125,3 +125,5 @@ def test_the_indexes_and_find_links_pip_reads_from_its_configuration_are_in_down
     assert line.startswith("downloads from: indexes https://idx.example/simple, https://download.pytorch.org/whl/cpu, "
                            "https://<redacted>@mirror.example/simple; git "), line
     assert line.endswith("; find-links /opt/wheels (pip's configuration)") and "pypi.org" not in line, line
+    assert "PIP_EXTRA_INDEX_URL=https://<redacted>@mirror.example/simple — followed" in cp.stdout
+    assert "secret" not in cp.stdout + cp.stderr

@@ -13,17 +13,26 @@ missing them. Each setting that changes what a step installs is, with the pip ba
   passes `--no-deps` itself); `only-binary` / `no-binary` get `--only-binary=:none: --no-binary=:none:`, which
   empty pip's sets ("`:none:` to empty the set"): which file a step installs (a wheel, or the sdist the
   wheelhouse carries where none exists) is what the plan and the wheel-fit judge decided. `python` sends pip to
-  another interpreter: the doctor's pip passes `--python TARGET`, which wins;
+  another interpreter: the doctor's pip passes `--python TARGET`, which wins. `dry-run` (pip installs nothing and
+  the step looks done) and `ignore-requires-python` (pip takes releases the target's Python cannot run) get `=0` in
+  the step's environment. `no-build-isolation` is a store_false option pip reads inverted (its strtobool lands in
+  `build_isolation`: PIP_NO_BUILD_ISOLATION=0 or `no-build-isolation = false` builds every sdist and source in the
+  target's own environment, without the build requirements the wheelhouse carries): `=1` in the step's environment
+  restores isolation, and the steps the plan builds without it pass `--no-build-isolation`, which wins; `use-pep517`
+  set false (the legacy setup.py build) gets `--use-pep517`, which the editable steps pass anyway;
 - refused (exit 2), naming it, where no flag undoes it and following it breaks the run or the user's policy:
   `constraint` (a constraint holds versions against the plan's pins, and pip has no option that drops it; an empty
   value is ignored, so it cannot be blanked), `requirement` and `editable` (pip adds those to every step),
   `require-hashes` (the plan's pins carry no hashes: pip refuses the first install step), `python` when the
-  target's own pip runs the steps, and a boolean pip cannot read (pip stops on it). `target` / `prefix` / `root`
+  target's own pip runs the steps, a boolean pip cannot read, and what pip stops on for an install: any value of
+  `no-use-pep517`, and `platform` / `python-version` / `implementation` / `abi` (only with `--target`). `target` / `prefix` / `root`
   are refused by the command's own check (they send the steps elsewhere);
 - followed, and named in the plan: where packages come from (`index-url`, `extra-index-url`, `find-links`,
   `no-index`: a mirror is the user's to choose, but the plan says what the steps will read besides what it names)
   and how pip chooses among versions for what the plan leaves open (`pre`, `upgrade`, `force-reinstall`,
-  `prefer-binary`, `upgrade-strategy`).
+  `prefer-binary`, `upgrade-strategy`), and what every build gets (`config-settings`, `global-option`,
+  `build-option`). `isolated-mode` from the configuration comes too late to hide the configuration it is read from:
+  not judged.
 
 Each was run against the pip `python3 -m venv` bundles (23.2.1) and pip 26.3: `PIP_NO_DEPS=1` installs a wheel
 without its requirement, `PIP_NO_DEPS=0` in the environment installs it again over `no-deps = true` in a pip.conf,
@@ -54,9 +63,20 @@ WANTED = {"no-deps": "no-deps", "no-dependencies": "no-deps", "ignore-installed"
           "requirement": "requirement", "editable": "editable", "require-hashes": "require-hashes",
           "index-url": "index-url", "extra-index-url": "extra-index-url", "find-links": "find-links",
           "no-index": "no-index", "pre": "pre", "upgrade": "upgrade", "force-reinstall": "force-reinstall",
-          "prefer-binary": "prefer-binary", "upgrade-strategy": "upgrade-strategy"}
+          "prefer-binary": "prefer-binary", "upgrade-strategy": "upgrade-strategy",
+          "no-build-isolation": "no-build-isolation", "use-pep517": "use-pep517", "no-use-pep517": "no-use-pep517",
+          "dry-run": "dry-run", "ignore-requires-python": "ignore-requires-python", "platform": "platform",
+          "python-version": "python-version", "implementation": "implementation", "abi": "abi",
+          "config-settings": "config-settings", "global-option": "global-option", "build-option": "build-option"}
 BOOLEAN = frozenset({"no-deps", "ignore-installed", "require-hashes", "no-index", "pre", "upgrade", "force-reinstall",
-                     "prefer-binary"})
+                     "prefer-binary", "no-build-isolation", "use-pep517", "dry-run", "ignore-requires-python"})
+# store_false options: pip stores strtobool(value) in the option's dest, so a false value turns the option on
+# (pip/_internal/cli/parser.py: PIP_NO_BUILD_ISOLATION=0 builds without isolation, =1 changes nothing) and so does
+# use-pep517 set false (the legacy setup.py build it names --no-use-pep517)
+INVERTED = frozenset({"no-build-isolation", "use-pep517"})
+# the environment value that each step carries to undo an option pip has no flag for
+NEUTRAL_ENV = {"no-deps": "0", "ignore-installed": "0", "dry-run": "0", "ignore-requires-python": "0",
+               "no-build-isolation": "1"}
 
 
 @dataclass(frozen=True)
@@ -133,6 +153,23 @@ def _decide(option: str, value: str, *, own_pip: bool, offline: bool, pins: Mapp
     if option == "ignore-installed":
         return NEUTRALISED, ("each install step runs with PIP_IGNORE_INSTALLED=0: pip uninstalls what a step replaces, "
                              "as the restore and the post-install check expect")
+    if option == "no-build-isolation":
+        return NEUTRALISED, ("each install step runs with PIP_NO_BUILD_ISOLATION=1 (pip reads this option inverted: "
+                             "=1 keeps isolation); the steps the plan builds without it pass --no-build-isolation")
+    if option == "use-pep517":
+        return NEUTRALISED, "each install step passes --use-pep517: sources build through PEP 517, never setup.py"
+    if option == "no-use-pep517":
+        return REFUSED, "pip stops on any value of it (\"A value was passed for --no-use-pep517\")"
+    if option == "dry-run":
+        return NEUTRALISED, "each install step runs with PIP_DRY_RUN=0: pip would install nothing and say it did"
+    if option == "ignore-requires-python":
+        return NEUTRALISED, ("each install step runs with PIP_IGNORE_REQUIRES_PYTHON=0: what the plan leaves open "
+                             "stays inside the target's Python, as the wheel-fit check judged it")
+    if option in ("platform", "python-version", "implementation", "abi"):
+        return REFUSED, ("pip stops on it: platform and interpreter options are for `pip download` and `--target` "
+                         "(\"When restricting platform and interpreter constraints ...\")")
+    if option in ("config-settings", "global-option", "build-option"):
+        return FOLLOWED, "every source a step builds gets it"
     if option in ("only-binary", "no-binary"):
         return NEUTRALISED, ("each install step passes --only-binary=:none: --no-binary=:none: (empties both): "
                              "wheels or sdists as the plan chose them")
@@ -173,9 +210,9 @@ def judge(settings: Mapping[str, tuple[str, str]], *, own_pip: bool, offline: bo
     out: list[Setting] = []
     for option, (value, said) in settings.items():
         if option in BOOLEAN:
-            if value.lower() in _FALSE:
+            if value.lower() in (_TRUE if option in INVERTED else _FALSE):
                 continue
-            if value.lower() not in _TRUE:
+            if value.lower() not in _TRUE + _FALSE:
                 out.append(Setting(option, value, said, REFUSED, "not a boolean: pip stops on it before every step"))
                 continue
         action, how = _decide(option, value, own_pip=own_pip, offline=offline, pins=pins or {},
@@ -206,10 +243,11 @@ def _read_text(path: str) -> str | None:
 def neutralising(settings: list[Setting]) -> Neutral:
     """The arguments and environment each pip install step carries to neutralise `settings`."""
     on = {s.option for s in settings if s.action == NEUTRALISED}
-    args = ("--only-binary=:none:", "--no-binary=:none:") if on & {"only-binary", "no-binary"} else ()
-    env = tuple((f"PIP_{o.upper().replace('-', '_')}", "0") for o in ("no-deps", "ignore-installed") if o in on)
+    args: tuple[str, ...] = ("--only-binary=:none:", "--no-binary=:none:") if on & {"only-binary", "no-binary"} else ()
+    args += ("--use-pep517",) if "use-pep517" in on else ()
+    env = tuple((f"PIP_{o.upper().replace('-', '_')}", v) for o, v in NEUTRAL_ENV.items() if o in on)
     unset = tuple(f"PIP_{n.upper().replace('-', '_')}" for n, o in WANTED.items() if o in on and n != o
-                  and o in ("no-deps", "ignore-installed"))
+                  and o in NEUTRAL_ENV)
     return Neutral(args, env, unset)
 
 

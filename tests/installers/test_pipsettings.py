@@ -127,3 +127,25 @@ def test_the_indexes_and_find_links_pip_reads_from_its_configuration_are_in_down
     assert line.endswith("; find-links /opt/wheels (pip's configuration)") and "pypi.org" not in line, line
     assert "PIP_EXTRA_INDEX_URL=https://<redacted>@mirror.example/simple — followed" in cp.stdout
     assert "secret" not in cp.stdout + cp.stderr
+
+
+def test_no_build_isolation_read_inverted_and_dry_run_are_neutralised_and_platform_is_refused(made, tmp_path) -> None:
+    cp = offline(made, tmp_path, "--venv", str(tmp_path / "venv"), "--dry-run", "--json", PIP_NO_BUILD_ISOLATION="0",
+                 PIP_DRY_RUN="1", PIP_IGNORE_REQUIRES_PYTHON="yes", PIP_USE_PEP517="false")
+    assert cp.returncode == 0, cp.stderr
+    rep = json.loads(cp.stdout)
+    assert {(s["option"], s["action"]) for s in rep["pip_config"]} == {
+        ("no-build-isolation", "neutralised"), ("dry-run", "neutralised"), ("ignore-requires-python", "neutralised"),
+        ("use-pep517", "neutralised")}
+    commands = {s["id"]: s["command"] for s in rep["steps"]}
+    assert commands["mbridge"].startswith("PIP_DRY_RUN=0 PIP_IGNORE_REQUIRES_PYTHON=0 PIP_NO_BUILD_ISOLATION=1 "), \
+        commands["mbridge"]
+    assert "--use-pep517" in commands["mbridge"]
+    # =1 keeps isolation (pip stores the value itself in build_isolation): nothing to say
+    cp = offline(made, tmp_path, "--venv", str(tmp_path / "venv"), "--dry-run", "--json", PIP_NO_BUILD_ISOLATION="1")
+    assert cp.returncode == 0 and "pip_config" not in json.loads(cp.stdout), cp.stderr
+    cp = offline(made, tmp_path, "--venv", str(tmp_path / "venv"), "--dry-run", PIP_PLATFORM="manylinux2014_x86_64")
+    assert cp.returncode == 2, cp.stdout + cp.stderr
+    assert "PIP_PLATFORM=manylinux2014_x86_64 (pip stops on it: platform and interpreter options are for" in \
+        " ".join(cp.stderr.split())
+    assert not (tmp_path / "venv").exists()

@@ -83,6 +83,11 @@ class Backend(ABC):
         # the user turned pip's PEP 668 guard off for the target (snapshot rule 15): pip reads that override itself;
         # uv reads neither PIP_BREAK_SYSTEM_PACKAGES nor pip.conf, so its steps carry the flag
         self.break_system_packages = break_system_packages
+        # what each install step carries against the user's pip or uv configuration (installers.pipsettings.Neutral,
+        # installers.uvsettings)
+        self.neutral_args: tuple[str, ...] = ()
+        self.neutral_env: tuple[tuple[str, str], ...] = ()
+        self.neutral_unset: tuple[str, ...] = ()
 
     @abstractmethod
     def install(self, python: str, requirements: Sequence[str] = (), *, editable: str | None = None,
@@ -126,10 +131,6 @@ class PipBackend(Backend):
         super().__init__(isolated=isolated, break_system_packages=break_system_packages)
         version = own_pip_version() if own is True else own or None
         self.own: str | None = version if at_least(version, PIP_PYTHON_OPTION) else None
-        # what each install step carries against the user's pip configuration (installers.pipsettings.Neutral)
-        self.neutral_args: tuple[str, ...] = ()
-        self.neutral_env: tuple[tuple[str, str], ...] = ()
-        self.neutral_unset: tuple[str, ...] = ()
 
     def runs(self, target_pip: str | None) -> tuple[str, str | None]:
         """(whose pip runs the steps, its version)."""
@@ -239,8 +240,9 @@ class UvBackend(Backend):
         argv += _source_args(source, trusted_flag="--allow-insecure-host")
         if source.offline:
             argv.append("--offline")
+        argv += [] if self.isolated else list(self.neutral_args)
         argv += _install_args(requirements, editable, no_deps, no_build_isolation)
-        return self._wrap(argv, env)
+        return self._wrap(argv, [*self.neutral_env, *env])
 
     def uninstall(self, python: str, packages: Sequence[str]) -> Command:
         argv = [self.uv, "pip", "uninstall", "--python", python]

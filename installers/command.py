@@ -479,22 +479,30 @@ def _pip_settings(o: Options, plan: Plan, backend: Any, tgt: Target, report: Rep
     for what no flag undoes; what the steps neutralise or follow is said before the plan (`pip_config` in --json)
     and the install steps carry the neutralising flags and environment. Not under --isolated (pip reads none of it
     then), with uv (which reads none of it) or for another machine (--from)."""
-    if o.isolated or backend.name != "pip" or o.from_snapshot:
+    if o.isolated or o.from_snapshot:
         return
     from doctor.installers import pipsettings as ps
-    from doctor.probes.pipconf import install_settings
 
-    found = ps.judge(install_settings(os.environ, tgt.prefix or sys.prefix, ps.WANTED),
-                     own_pip=bool(getattr(backend, "own", None)), offline=o.offline, pins=ps.plan_pins(plan))
-    bad = ps.refusal(found)
+    if backend.name == "uv":  # uv reads none of pip's configuration, but its own (installers/uvsettings.py)
+        from doctor.installers import uvsettings as us
+
+        found = us.judge(os.environ, cwd=os.getcwd(), offline=o.offline, pins=ps.plan_pins(plan))
+        n = us.neutralising(found)
+    else:
+        from doctor.probes.pipconf import install_settings
+
+        found = ps.judge(install_settings(os.environ, tgt.prefix or sys.prefix, ps.WANTED),
+                         own_pip=bool(getattr(backend, "own", None)), offline=o.offline, pins=ps.plan_pins(plan))
+        n = ps.neutralising(found)
+    bad = ps.refusal(found, backend.name)
     if bad:
         raise InputError(bad, source=ps.redacted(next(s.said for s in found if s.action == ps.REFUSED)))
     if not found:
         return
-    n = ps.neutralising(found)
     backend.neutral_args, backend.neutral_env, backend.neutral_unset = n.args, n.env, n.unset
-    report.extra["pip_config"] = [s.to_dict() for s in found]
-    console.print("pip's configuration, as the steps will meet it (--isolated ignores it all):\n" + "\n".join(ps.lines(found)))
+    report.extra[f"{backend.name}_config"] = [s.to_dict() for s in found]
+    console.print(f"{backend.name}'s configuration, as the steps will meet it (--isolated ignores it all):\n"
+                  + "\n".join(ps.lines(found)))
 
 
 def _rollback_python(o: Options) -> str:

@@ -118,7 +118,7 @@ def plan_pins(plan: Any) -> dict[str, set[str]]:
     return out
 
 
-def _constraint(value: str, pins: Mapping[str, set[str]], read: Callable[[str], str | None]) -> tuple[str, str]:
+def judge_constraint(value: str, pins: Mapping[str, set[str]], read: Callable[[str], str | None]) -> tuple[str, str]:
     """A constraint file is followed while it admits every version the plan pins (this host's own
     /etc/xdg/pip/pip.conf caps torch<=2.14.1, which the profiles' torch pins are inside); refused when a line
     excludes one (pip has no option that drops a constraint, and an empty value is ignored, so the step that pins
@@ -178,7 +178,7 @@ def _decide(option: str, value: str, *, own_pip: bool, offline: bool, pins: Mapp
             return NEUTRALISED, "the doctor's pip passes --python TARGET, which wins"
         return REFUSED, "the target's pip would re-run itself under that interpreter and install into it"
     if option == "constraint":
-        return _constraint(value, pins, read)
+        return judge_constraint(value, pins, read)
     if option in ("requirement", "editable"):
         return REFUSED, "pip would add it to every install step"
     if option == "require-hashes":
@@ -216,7 +216,7 @@ def judge(settings: Mapping[str, tuple[str, str]], *, own_pip: bool, offline: bo
                 out.append(Setting(option, value, said, REFUSED, "not a boolean: pip stops on it before every step"))
                 continue
         action, how = _decide(option, value, own_pip=own_pip, offline=offline, pins=pins or {},
-                              read=read or _read_text)
+                              read=read or read_text)
         out.append(Setting(option, value, said, action, how))
     return out
 
@@ -232,7 +232,7 @@ class Neutral:
     unset: tuple[str, ...] = ()
 
 
-def _read_text(path: str) -> str | None:
+def read_text(path: str) -> str | None:
     try:
         with open(path, encoding="utf-8", errors="replace") as fh:
             return fh.read(1 << 20)
@@ -251,14 +251,15 @@ def neutralising(settings: list[Setting]) -> Neutral:
     return Neutral(args, env, unset)
 
 
-def refusal(settings: list[Setting]) -> str | None:
-    """The exit-2 message for the settings the install refuses, None when there are none."""
+def refusal(settings: list[Setting], tool: str = "pip") -> str | None:
+    """The exit-2 message for the settings the install refuses, None when there are none (`tool`: pip or uv, whose
+    configuration it is)."""
     bad = [s for s in settings if s.action == REFUSED]
     if not bad:
         return None
-    return ("pip's configuration would change what the install does, and no flag of a step undoes it, so nothing was "
-            "done: " + "; ".join(f"{redacted(s.said)} ({s.how})" for s in bad) + ". Unset it for this run, or pass --isolated "
-            "(the steps then ignore pip's configuration and PIP_* variables)")
+    return (f"{tool}'s configuration would change what the install does, and no flag of a step undoes it, so nothing "
+            "was done: " + "; ".join(f"{redacted(s.said)} ({s.how})" for s in bad) + ". Unset it for this run, or pass "
+            f"--isolated (the steps then ignore {tool}'s configuration and {tool.upper()}_* variables)")
 
 
 def lines(settings: list[Setting]) -> list[str]:

@@ -219,12 +219,15 @@ def _dry_run(o: Options, plan: Plan, report: Report, console: Console, *, snap: 
     report.extra["steps"] = [s.to_dict() for s in steps]
     report.extra["dry_run"] = True
     report.extra["downloads"] = ex.downloads(steps)
-    if report.extra.get("pip_config"):  # what pip's configuration adds, and the steps follow
+    tool = next((t for t in ("pip", "uv") if report.extra.get(f"{t}_config")), None)
+    if tool:  # what pip's or uv's configuration adds, and the steps follow
         from doctor.installers import pipsettings as ps
         from doctor.installers.execute import DEFAULT_INDEX
 
-        report.extra["downloads"] = ps.downloads(report.extra["pip_config"], report.extra["downloads"],
+        report.extra["downloads"] = ps.downloads(report.extra[f"{tool}_config"], report.extra["downloads"],
                                                  offline=o.offline, default_index=DEFAULT_INDEX)
+        if report.extra["downloads"]["find_links"]:
+            report.extra["downloads"]["configured_by"] = [tool]
     fd.split_host(report, o.no_host_check)
     fd.print_plan(console, plan, steps, where, new_venv=tgt.create and not o.from_snapshot)
     fd.print_downloads(console, report.extra["downloads"], isolated=o.isolated, offline=bool(o.offline))

@@ -302,7 +302,8 @@ def print_downloads(console: Console, downloads: dict[str, list[str]], *, isolat
     parts = ([f"indexes {', '.join(idx)}"] if idx else []) + ([f"git {', '.join(downloads['git'])}"] if downloads["git"]
                                                              else [])
     if downloads.get("find_links"):  # pip's configuration's find-links, which the steps follow
-        parts.append(f"find-links {', '.join(downloads['find_links'])} (pip's configuration)")
+        parts.append(f"find-links {', '.join(downloads['find_links'])} ({downloads.get('configured_by', ['pip'])[0]}'s "
+                     "configuration)")
     console.print("downloads from: " + ("; ".join(parts) if parts else
                                         "nothing (offline: the wheelhouse and its git bundles)" if offline else "nothing"))
 

@@ -267,13 +267,21 @@ def lines(settings: list[Setting]) -> list[str]:
     return [f"  {redacted(s.said)} — {s.action}: {s.how}" for s in settings if s.action != REFUSED]
 
 
+# uv's variables (installers/uvsettings.py) for the same places: UV_INDEX adds an index as --extra-index-url does
+_UV_SOURCES = {"UV_INDEX_URL": "index-url", "UV_DEFAULT_INDEX": "index-url", "UV_EXTRA_INDEX_URL": "extra-index-url",
+               "UV_INDEX": "extra-index-url", "UV_FIND_LINKS": "find-links"}
+
+
 def downloads(settings: list[Mapping[str, str]], found: Mapping[str, list[str]], *, offline: bool,
               default_index: str) -> dict[str, list[str]]:
     """The plan's `downloads from:` (Executor.downloads: indexes, git) with what pip's configuration adds and the
     steps follow: its `index-url` in place of pip's default where a step names none, its `extra-index-url`s, and its
-    `find-links` folders or pages (`find_links`; read offline too). `settings` as `pip_config` in --json holds them
-    (Setting.to_dict). A credential in a URL is `<redacted>`."""
-    on = {s["option"]: s["value"].split() for s in settings if s["action"] == FOLLOWED}
+    `find-links` folders or pages (`find_links`; read offline too); uv's variables for the same. `settings` as
+    `pip_config` / `uv_config` in --json hold them (Setting.to_dict). A credential in a URL is `<redacted>`."""
+    on: dict[str, list[str]] = {}
+    for s in settings:
+        if s["action"] == FOLLOWED:
+            on.setdefault(_UV_SOURCES.get(s["option"], s["option"]), []).extend(s["value"].split())
     indexes = list(found.get("indexes", []))
     if indexes and not offline:
         if on.get("index-url"):

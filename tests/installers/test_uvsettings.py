@@ -69,3 +69,11 @@ def test_which_configuration_files_uv_reads(tmp_path: Path) -> None:
                                                                    str(tmp_path / "etc" / "uv" / "uv.toml")]
     assert us.config_files({**env, "UV_NO_CONFIG": "1"}, str(tmp_path / "proj")) == []
     assert us.config_files({**env, "UV_CONFIG_FILE": "/x/uv.toml"}, str(tmp_path)) == ["/x/uv.toml"]
+
+
+def test_uvs_followed_indexes_and_find_links_are_in_downloads_from(made, tmp_path) -> None:
+    cp = uv_offline(made, tmp_path, UV_FIND_LINKS="/opt/wheels", UV_INDEX="https://u:secret@mirror.example/simple")
+    assert cp.returncode == 0, cp.stderr
+    line = next(ln for ln in cp.stdout.splitlines() if ln.startswith("downloads from:"))
+    assert line == "downloads from: find-links /opt/wheels (uv's configuration)", line  # offline: no index read
+    assert "secret" not in cp.stdout + cp.stderr

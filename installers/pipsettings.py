@@ -51,11 +51,10 @@ from packaging.requirements import InvalidRequirement, Requirement
 
 from doctor.installers.plan import INSTALL
 from doctor.installers.satisfy import requirement_lines
+from doctor.probes.pipconf import FALSE, TRUE, read_text
 from doctor.snapshot.model import normalize_name
 
 NEUTRALISED, REFUSED, FOLLOWED = "neutralised", "refused", "followed"
-_TRUE = ("y", "yes", "t", "true", "on", "1")
-_FALSE = ("n", "no", "f", "false", "off", "0")
 
 # pip's configuration names (long options, aliases included) -> the option they set
 WANTED = {"no-deps": "no-deps", "no-dependencies": "no-deps", "ignore-installed": "ignore-installed",
@@ -210,9 +209,9 @@ def judge(settings: Mapping[str, tuple[str, str]], *, own_pip: bool, offline: bo
     out: list[Setting] = []
     for option, (value, said) in settings.items():
         if option in BOOLEAN:
-            if value.lower() in (_TRUE if option in INVERTED else _FALSE):
+            if value.lower() in (TRUE if option in INVERTED else FALSE):
                 continue
-            if value.lower() not in _TRUE + _FALSE:
+            if value.lower() not in TRUE + FALSE:
                 out.append(Setting(option, value, said, REFUSED, "not a boolean: pip stops on it before every step"))
                 continue
         action, how = _decide(option, value, own_pip=own_pip, offline=offline, pins=pins or {},
@@ -230,14 +229,6 @@ class Neutral:
     args: tuple[str, ...] = ()
     env: tuple[tuple[str, str], ...] = ()
     unset: tuple[str, ...] = ()
-
-
-def read_text(path: str) -> str | None:
-    try:
-        with open(path, encoding="utf-8", errors="replace") as fh:
-            return fh.read(1 << 20)
-    except OSError:
-        return None
 
 
 def neutralising(settings: list[Setting]) -> Neutral:

@@ -37,11 +37,9 @@ from doctor.installers.pipsettings import (
     Neutral,
     Setting,
     judge_constraint,
-    read_text,
 )
+from doctor.probes.pipconf import FALSE, TRUE, read_text
 
-_TRUE = ("y", "yes", "t", "true", "on", "1")
-_FALSE = ("n", "no", "f", "false", "off", "0")
 BOOLEAN = ("UV_NO_BUILD_ISOLATION", "UV_NO_EDITABLE", "UV_REQUIRE_HASHES", "UV_OFFLINE", "UV_SYSTEM_PYTHON")
 _FIXED = {
     "UV_RESOLUTION": (NEUTRALISED, "each install step passes --resolution highest: the newest release the plan allows"),
@@ -74,7 +72,7 @@ def config_files(environ: Mapping[str, str], cwd: str) -> list[str]:
     pyproject.toml with a `[tool.uv]` table from the working directory up, then the user's (`$XDG_CONFIG_HOME` or
     ~/.config, + uv/uv.toml) and the system's ($XDG_CONFIG_DIRS or /etc/xdg, + uv/uv.toml, then /etc/uv/uv.toml).
     None under UV_NO_CONFIG."""
-    if (environ.get("UV_NO_CONFIG") or "").lower() in _TRUE:
+    if (environ.get("UV_NO_CONFIG") or "").lower() in TRUE:
         return []
     if environ.get("UV_CONFIG_FILE"):
         return [environ["UV_CONFIG_FILE"]]
@@ -106,9 +104,9 @@ def judge(environ: Mapping[str, str], *, cwd: str, offline: bool, pins: Mapping[
             continue
         said = f"{name}={value}"
         if name in BOOLEAN:
-            if value.lower() in _FALSE:
+            if value.lower() in FALSE:
                 continue
-            if value.lower() not in _TRUE:
+            if value.lower() not in TRUE:
                 out.append(Setting(name, value, said, REFUSED, "not a boolean: uv stops on it before every step"))
                 continue
         if name == "UV_CONSTRAINT":

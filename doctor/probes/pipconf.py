@@ -32,8 +32,9 @@ _OPTIONS = {"break-system-packages": "break-system-packages", "require-virtualen
 # directories (and so also past PEP 668's check: https://github.com/pypa/pip/blob/23.0.1/src/pip/_internal/commands/install.py)
 ELSEWHERE = ("target", "prefix", "root")
 _NAMED = re.compile(r"break[-_]system[-_]packages|require[-_]v|target|prefix|root", re.I)
-_TRUE = ("y", "yes", "t", "true", "on", "1")
-_FALSE = ("n", "no", "f", "false", "off", "0")
+# the boolean words pip's strtobool reads (and uv's UV_* booleans, clap's boolish values: the same six each way)
+TRUE = ("y", "yes", "t", "true", "on", "1")
+FALSE = ("n", "no", "f", "false", "off", "0")
 
 
 def _option(name: str) -> str:
@@ -62,7 +63,8 @@ def config_files(environ: Mapping[str, str], prefix: str) -> list[str]:
     return files + [os.path.join(prefix, "pip.conf")] + ([env_file] if env_file else [])
 
 
-def _read(path: str) -> str | None:
+def read_text(path: str) -> str | None:
+    """A configuration or constraint file's text (its first 256 KiB), None when it cannot be read."""
     try:
         with open(path, "rb") as fh:  # binary, decoded once: a text wrapper per file costs more than the read
             return fh.read(256 * 1024).decode("utf-8", "replace")
@@ -113,7 +115,7 @@ def _values(environ: Mapping[str, str], prefix: str, wanted: Mapping[str, str] |
     wanted = wanted if wanted is not None else {**_OPTIONS, **{o: o for o in ELSEWHERE}}
     values: dict[tuple[str, str], tuple[str, str]] = {}  # (option, section) -> (value, source): the last file wins
     for path in config_files(environ, prefix):
-        text = _read(path)
+        text = read_text(path)
         if not text or not named.search(text):
             continue
         import configparser
@@ -161,9 +163,9 @@ def _setting(values: Mapping[tuple[str, str], tuple[str, str]], option: str, com
     by: str | None = None
     for section in ("global", command, ":env:"):
         value, source = values.get((option, section), ("", ""))
-        if value.lower() in _TRUE:
+        if value.lower() in TRUE:
             by = source
-        elif value.lower() in _FALSE:
+        elif value.lower() in FALSE:
             by = None
         elif value:  # not a boolean: pip stops on it
             msg = f"{option} = {value!r} ({source}): not a boolean, pip stops on it"

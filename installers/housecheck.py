@@ -22,13 +22,14 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from packaging.markers import UndefinedEnvironmentName
 from packaging.requirements import InvalidRequirement, Requirement
 from packaging.specifiers import SpecifierSet
 from packaging.version import InvalidVersion, Version
 
+from doctor.installers.orphans import marker_env
 from doctor.installers.plan import CLONE, INSTALL, Plan
 from doctor.installers.wheelfit import Offer, TargetPython, judge, some
+from doctor.knowledge.pipcheck import marker_applies
 from doctor.snapshot.model import normalize_name
 
 
@@ -42,17 +43,6 @@ class Gap:
 
     def to_dict(self) -> dict[str, str]:
         return {"step": self.step, "requirement": self.requirement, "why": self.why}
-
-
-def marker_env(target: TargetPython | None) -> dict[str, str] | None:
-    """PEP 508 marker values of a CPython on Linux with the target's facts (None: no target to judge markers for)."""
-    if target is None:
-        return None
-    xy = ".".join(target.version.split(".")[:2])
-    full = target.version if target.version.count(".") >= 2 else xy + ".0"
-    return {"python_version": xy, "python_full_version": full, "platform_machine": target.arch,
-            "sys_platform": "linux", "platform_system": "Linux", "os_name": "posix", "implementation_name": "cpython",
-            "platform_python_implementation": "CPython", "extra": ""}
 
 
 def named_requirements(lines: Sequence[str]) -> list[Requirement]:
@@ -95,7 +85,7 @@ def gaps(plan: Plan, offers: Any, installed: Mapping[str, str | None], target: T
     manifest carries; `more` (step id -> lines) what steps read after a clone, a `-r SOURCE/PATH` pair there a file
     the bundle's commit does not hold. A requirement the target already meets needs nothing from the wheelhouse."""
     have = {normalize_name(n): v for n, v in installed.items()}
-    env = marker_env(target)
+    env = marker_env(target.version, target.arch) if target is not None else None
     git = set(bundles)
     out: list[Gap] = []
     for step in plan.steps:
@@ -107,11 +97,8 @@ def gaps(plan: Plan, offers: Any, installed: Mapping[str, str | None], target: T
         if step.kind != INSTALL and not later:
             continue
         for r in named_requirements([*(step.requirements if step.kind == INSTALL else ()), *later]):
-            try:
-                if r.marker is not None and env is not None and not r.marker.evaluate(env):
-                    continue
-            except UndefinedEnvironmentName:
-                pass  # a marker on what the target's facts do not say: judged as if it held
+            if env is not None and marker_applies(r.marker, env) is False:
+                continue  # None: a marker on what the target's facts do not say, judged as if it held
             name = normalize_name(r.name)
             if _admits(r.specifier, have.get(name)):
                 continue

@@ -33,9 +33,11 @@ _NAME = re.compile(r"^\s*([A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?)")
 
 
 def marker_env(python_version: str, arch: str) -> dict[str, str]:
-    """The PEP 508 variables known of the target: its Python and machine; the installer targets Linux. Others are
-    left out, so a marker that needs them is undecided (and the requirement kept)."""
+    """The PEP 508 variables known of the target: its Python and machine; the installer targets CPython on Linux
+    (its downloads ask for `--implementation cp`). Others are left out, so a marker that needs them is undecided (and
+    the requirement kept). Read by the orphan removal and the wheelhouse pre-flight (installers/housecheck.py)."""
     env = {"sys_platform": "linux", "platform_system": "Linux", "os_name": "posix", "platform_machine": arch,
+           "implementation_name": "cpython", "platform_python_implementation": "CPython",
            "python_full_version": python_version, "python_version": ".".join(python_version.split(".")[:2])}
     return {k: v for k, v in env.items() if v}
 

@@ -411,15 +411,7 @@ def _refuse_dead_interpreter(venv: str) -> None:
     vpy = os.path.join(venv, "bin", "python")
     if not os.path.islink(vpy) or os.path.exists(vpy):
         return
-    version = ""
-    try:
-        for line in Path(venv, "pyvenv.cfg").read_text(errors="replace").splitlines():
-            key, _, value = line.partition("=")
-            if key.strip() in ("version", "version_info") and value.strip():
-                version = ".".join(value.strip().split(".")[:2])
-                break
-    except OSError:
-        pass
+    version = halfvenv.made_from(venv) or ""
     python = f"python{version}" if version else "python3"
     raise InputError(f"{venv} is a venv whose interpreter is gone: {vpy} leads to {os.path.realpath(vpy)}, which does "
                      "not exist (the Python it was made from was removed or moved), so nothing was done. Point it at an "

@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from doctor.installers.plan import EDITABLE, INSTALL, Plan, Step
+from doctor.installers.satisfy import expanded_file_lines, requirement_lines
 
 Read = Callable[[str, str], "str | None"]  # (source name, path in its tree) -> the text at the pinned commit
 
@@ -70,23 +71,11 @@ class BundleFiles:
         return cp.stdout.decode("utf-8", "replace") if cp.returncode == 0 else None
 
 
-def file_lines(read: Read, source: str, path: str, depth: int = 0) -> list[str] | None:
-    """The lines of a requirements file in a source's tree, a nested `-r` replaced by its file's lines (relative to
-    it, as pip reads them); None when one is not there."""
-    text = read(source, path)
-    if text is None:
-        return None
-    out: list[str] = []
-    for line in text.splitlines():
-        words = line.split(" #", 1)[0].split() if not line.lstrip().startswith("#") else []
-        if len(words) == 2 and words[0] in ("-r", "--requirement") and depth < 5:
-            more = file_lines(read, source, os.path.normpath(os.path.join(os.path.dirname(path), words[1])), depth + 1)
-            if more is None:
-                return None
-            out += more
-        elif words and not words[0].startswith("-"):
-            out.append(" ".join(words))
-    return out
+def file_lines(read: Read, source: str, path: str) -> list[str] | None:
+    """The requirement lines of a requirements file in a source's tree (comments and options dropped), a nested `-r`
+    replaced by its file's lines (satisfy.expanded_file_lines, as for a file on disk); None when one is not there."""
+    got = expanded_file_lines(lambda p: read(source, os.path.normpath(p)), path)
+    return None if got is None else [line for line, _ in requirement_lines(got)]
 
 
 def build_requires(read: Read, source: str) -> list[str]:

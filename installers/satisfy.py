@@ -9,7 +9,7 @@ at the pinned commit, the editable install points at the clone, the env file alr
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -97,16 +97,29 @@ def requirement_file_lines(words: Sequence[str]) -> list[str] | None:
     return out
 
 
-def _file_lines(path: Path, depth: int = 0) -> list[str] | None:
+def _file_lines(path: Path) -> list[str] | None:
+    return expanded_file_lines(_read_file, str(path))
+
+
+def _read_file(path: str) -> str | None:
     try:
-        text = path.read_text(encoding="utf-8")
+        return Path(path).read_text(encoding="utf-8")
     except OSError:
+        return None
+
+
+def expanded_file_lines(read: Callable[[str], str | None], path: str, depth: int = 0) -> list[str] | None:
+    """The lines of the requirements file at `path` as `read` gives its text (a file on disk, or one in a git
+    bundle at a commit: installers/clonereqs.py), a nested `-r` / `--requirement` line replaced by the lines of the
+    file it names (relative to its own, as pip reads them); None when one cannot be read."""
+    text = read(path)
+    if text is None:
         return None
     out: list[str] = []
     for line in text.splitlines():
         words = line.split(" #", 1)[0].split()
         if len(words) == 2 and words[0] in ("-r", "--requirement") and depth < 5:
-            more = _file_lines(path.parent / words[1], depth + 1)
+            more = expanded_file_lines(read, os.path.join(os.path.dirname(path), words[1]), depth + 1)
             if more is None:
                 return None
             out += more

@@ -685,3 +685,17 @@ def test_the_root_of_a_verl_checkout_in_the_cwd_is_not_verl(tmp_path: Path) -> N
     write(home / "mindspeed" / "docs" / "README.md", "")
     m = _probe_from(py, home)["modules"]["mindspeed"]
     assert m["kind"] == "namespace" and m["origins"] == [str(home / "mindspeed"), str(ms / "mindspeed")]
+
+
+def test_a_target_whose_start_up_reads_stdin_is_probed_not_hung(tmp_path: Path) -> None:
+    """The probe script is loaded from its file, not fed through stdin, and the target's stdin is empty: a
+    site-wide start-up hook that reads stdin (a `.pth` or sitecustomize waiting for input) gets EOF at once
+    and the probe still returns its document, at any size of the probe script."""
+    venv = tmp_path / "venv"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True, timeout=120)
+    site = next((venv / "lib").glob("python*/site-packages"))
+    write(site / "sitecustomize.py", "import sys\nsys.stdin.read()\n")
+    env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(tmp_path)}
+    doc, err, run = run_target_probe(str(venv / "bin" / "python"), environ=env, cwd=str(tmp_path), timeout=30)
+    assert err is None and doc is not None, err
+    assert run is not None and run.status == "ok"

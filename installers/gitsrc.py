@@ -348,7 +348,10 @@ def _fresh_clone(src: GitSource, dest: Path, url: str, want: str | None, *, log:
         raise GitError(f"{src.name}: cannot clone {url}: {why}",
                        fix=missing_ref_fix(src, url) if any(m in why.lower() for m in _NO_REF) else unreachable_fix(src)
                        ) from None
-    return want or _resolve(dest, src.ref) or "FETCH_HEAD"
+    target = want or _resolve(dest, src.ref)
+    if target is None:  # cloned whole, and the ref names no branch or tag in it (a shallow --branch clone fails above)
+        raise GitError(f"{src.name}: {url} has no branch or tag {src.ref}", fix=missing_ref_fix(src, url))
+    return target
 
 
 def _refetch(src: GitSource, dest: Path, url: str, want: str | None, *, log: Log | None) -> str:

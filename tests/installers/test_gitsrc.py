@@ -326,6 +326,20 @@ def test_a_ref_the_reached_repository_lacks_is_named_not_called_unreachable(repo
     assert f"git ls-remote --heads --tags {mirror}" in e.value.fix and "--git-ref MindSpeed=REF" in e.value.fix
 
 
+def test_a_tag_a_full_clone_lacks_is_named_not_fetch_head(tmp_path: Path) -> None:
+    """A source cloned with its history and tags (vllm with `--git-ref vllm=v0.18.0`, no commit pinned) from a
+    mirror that has other tags only: git clones it fine, the tag then resolves to nothing. The run said `has no
+    commit FETCH_HEAD` with git's `--detach does not take a path argument 'FETCH_HEAD'` (no fetch ever ran);
+    it names the missing ref and what to change."""
+    bare, _tip = _scm_repo(tmp_path)
+    url = "https://github.com/vllm-project/vllm.git"
+    src = GitSource("vllm", url, "v0.18.0", tags=True)
+    with pytest.raises(gitsrc.GitError) as e:
+        gitsrc.clone(src, tmp_path / "vllm", mirrors={gitsrc._strip(url): str(bare)})
+    assert "FETCH_HEAD" not in str(e.value) and "v0.18.0" in str(e.value), str(e.value)
+    assert f"{bare} has no branch, tag or commit v0.18.0" in e.value.fix and "--git-ref vllm=REF" in e.value.fix
+
+
 def _gut(dest: Path) -> list[str]:
     """What the restore of issue 21 left: every tracked file deleted, `.git` kept."""
     tracked = git("ls-files", cwd=dest).split()

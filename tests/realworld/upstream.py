@@ -183,6 +183,8 @@ def build(plan, root: Path) -> Upstream:  # type: ignore[no-untyped-def]
         else:
             project = SDIST.get(s.name, s.name)
             version = next(v for n, v in plan.pins if n == project).lstrip("=").rstrip(".*")
+            # one repository per release: profiles share `root`, and another profile's vllm lacks this tag
+            dest = root / "repos" / f"{s.name}-{version}.git"
             sdist_repo(project, version, s.ref, dest, cache)
             up.sources[s.name] = f"PyPI sdist {project}-{version}.tar.gz as a repository tagged {s.ref}"
             up.git_refs.append(f"{s.name}={s.ref}")

@@ -35,6 +35,9 @@ CASES = [
      "linux-gnu.so: undefined symbol: _ZN3c104cuda9SetDeviceEa. The custom ops library might not be installed or the "
      "environment is not configured correctly. Please check the custom ops installation and environment variables.",
      "vllm-ascend-native-extension-unloadable", "warning", ("vllm-ascend", "torch-npu"), ("torch-npu",)),
+    ("WARNING:root:Failed to import 'vllm_ascend.vllm_ascend_C': /opt/vllm-ascend/vllm_ascend/vllm_ascend_C.cpython-"
+     "310-aarch64-linux-gnu.so: undefined symbol: _ZN5torch7LibraryC1ENS0_4KindE. All custom ops will be disabled. ",
+     "vllm-ascend-native-extension-unloadable", "warning", ("vllm-ascend", "torch-npu"), ("rebuild",)),
     ("(WorkerDict pid=52811) WARNING 12-07 10:31:02 [camem.py:67] Failed to import vllm_ascend_C:No module named "
      "'vllm_ascend.vllm_ascend_C'. Sleep mode will be disabled. ",
      "vllm-ascend-native-extension-unloadable", "warning", ("vllm-ascend", "torch-npu"), ("vllm_ascend_C",)),
@@ -90,7 +93,13 @@ CASES = [
                 "ImportError: You are using the modelscope hub, please install modelscope by `pip install modelscope "
                 "-U`", prefix=""),
      "verl-modelscope-missing", "error", ("python", "env"), ("VERL_USE_MODELSCOPE",)),
+    ("(WorkerDict pid=52811) WARNING:verl.models.mcore.util:Could not import mindspeed modules, skipping position_id "
+     "setting: cannot import name 'set_actual_seq_len' from 'mindspeed.core.context_parallel.get_batch_utils'",
+     "verl-mindspeed-position-ids-skipped", "warning", ("mindspeed", "verl"), ("2.1.0_core_r0.12.1",)),
     # verl: configuration it refuses
+    ("(TaskRunner pid=2261) ERROR:root:User customized env vars conflict with system env: {'MASTER_ADDR'} Overriding "
+     "may cause unexpected behavior.",
+     "verl-worker-env-protected", "error", ("config", "verl"), ("trainer.worker_env",)),
     (_traceback("verl/workers/config/rollout.py", "__post_init__",
                 "ValueError: Rollout mode 'sync' has been removed. Please set `actor_rollout_ref.rollout.mode=async` "
                 "or remove the mode setting entirely.", prefix="(TaskRunner pid=2261) "),

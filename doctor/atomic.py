@@ -13,8 +13,18 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 from collections.abc import Iterator
 from typing import IO
+
+# The temp file's name holds its writer's pid: only that process ever renames it (or deletes it), so a temp file
+# whose writer is gone and that nobody has written to for a while is a killed write's leftover (doctor.cacheprune).
+TEMP = re.compile(r"\.doctor-(?P<pid>[0-9]+)-[0-9a-f]{12}")
+
+
+def temp_name() -> str:
+    """A fresh name of the TEMP form for this process, to be created exclusively (O_EXCL, mkdir) in a directory."""
+    return f".doctor-{os.getpid()}-{os.urandom(6).hex()}"
 
 
 def _special(path: str) -> bool:
@@ -31,7 +41,7 @@ def _create_temp(directory: str) -> tuple[int, str]:
     """A new, exclusive 0600 file next to the destination, like tempfile.mkstemp (whose import brings
     random, shutil, bz2 and lzma along: ~25 ms of every `collect -o`)."""
     for _ in range(100):
-        name = os.path.join(directory, f".doctor-{os.getpid()}-{os.urandom(6).hex()}")
+        name = os.path.join(directory, temp_name())
         try:
             return os.open(name, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0), 0o600), name
         except FileExistsError:

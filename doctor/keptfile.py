@@ -7,7 +7,8 @@ when the key it holds is the one asked for (so a file named by a CRC of the byte
 edited input is a miss). A missing, damaged or cut-short file, or one of another format or Python, is a miss. Each
 write is atomic (`doctor.atomic`): runs writing the same file at once each write a whole one, and the last rename
 wins; a reader sees one whole file or none. A value marshal cannot hold is not kept, and a directory that cannot be
-written (a read-only home) is passed over: the caller works the value out again next time.
+written (a read-only home) is passed over: the caller works the value out again next time. A hit marks the file used
+(`doctor.cacheprune.touch`, at most once an hour), so the cache's pruning keeps what is read and drops what is not.
 """
 
 from __future__ import annotations
@@ -23,9 +24,13 @@ def read(path: str, key: tuple[Any, ...]) -> Any | None:
     try:
         with open(path, "rb") as fh:
             kept = marshal.loads(fh.read())
+            mark = os.fstat(fh.fileno()).st_mtime_ns
     except (OSError, EOFError, ValueError, TypeError):
         return None
     if isinstance(kept, tuple) and len(kept) == len(key) + 1 and kept[:-1] == key:
+        from doctor.cacheprune import touch
+
+        touch(path, mark)
         return kept[-1]
     return None
 

@@ -51,10 +51,28 @@ def read_toml(path: str | os.PathLike[str], what: str = "") -> dict[str, Any]:
     data = load_toml(raw, source)
     if cache is not None:
         keptfile.write(cache, (_CACHE_FORMAT, sys.version, raw), data)
+        _prune_once(cache)
     return data
 
 
 _CACHE_FORMAT = "toml-document/2"
+_PRUNED: list[str] = []
+
+
+def _prune_once(cache: str) -> None:
+    """Hold `toml/` to the cache policy (`doctor.cacheprune`) after this process's first write there. A release's
+    first `check` writes ~20 entries, and one scan bounds the directory as well as twenty: what the run writes after it
+    is the most recently used."""
+    if _PRUNED:
+        return
+    _PRUNED.append(cache)
+    import re
+
+    from doctor import cacheprune
+
+    shard = os.path.dirname(cache)
+    cacheprune.prune(os.path.dirname(shard), re.compile(r"[0-9a-f]{6}-[0-9a-f]+-[0-9a-f]{8}\.marshal"), cache,
+                     shards=True)
 
 
 def _shipped(source: str) -> bool:

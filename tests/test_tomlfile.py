@@ -49,3 +49,29 @@ def test_a_users_own_file_is_parsed_as_it_is_and_leaves_nothing_in_the_cache(tmp
     f.write_text('id = "x"\n', encoding="utf-8")
     assert read_toml(f) == {"id": "x"}
     assert not (tmp_path / "cache").exists()
+
+
+def test_a_write_holds_the_toml_cache_to_the_budget_and_a_hit_marks_its_entry_used(tmp_path, monkeypatch):
+    """The parsed-TOML cache gets ~20 entries per release and was never pruned: a write now keeps the most recently
+    used up to 32 MB (once a run) and removes a killed write's temp file; a hit marks its entry used."""
+    import os
+
+    from doctor import tomlfile
+    from tests.cachefakes import MB, age, cache_entry, dead_pid
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    monkeypatch.setattr("doctor.knowledge.location.packaged_dir", lambda: str(tmp_path))
+    monkeypatch.setattr(tomlfile, "_PRUNED", [])
+    root = tmp_path / "cache" / "verl-ascend-doctor" / "toml"
+    old = [cache_entry(root / f"{i:02x}", f"00000{i}-10f1-030b07f0.marshal", 86_400 + i, 10 * MB) for i in range(5)]
+    killed = cache_entry(root / "aa", f".doctor-{dead_pid()}-0123456789ab", 7200)
+    f = tmp_path / "p.toml"
+    f.write_text('name = "x"\n', encoding="utf-8")
+    assert read_toml(f) == {"name": "x"}
+    [new] = set(root.rglob("*.marshal")) - set(old)
+    assert [p.exists() for p in old] == [True, True, True, False, False]  # 30 MB of them fit beside the new one
+    assert not killed.exists()
+    age(new, 86_400 * 3)
+    assert read_toml(f) == {"name": "x"}  # a hit
+    assert new.stat().st_mtime > old[0].stat().st_mtime
+    assert os.path.getsize(old[0]) == 10 * MB

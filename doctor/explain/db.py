@@ -19,6 +19,7 @@ matcher only runs regular expressions on lines that contain one (see `doctor.exp
 
 from __future__ import annotations
 
+import os
 import re
 import sys
 from collections.abc import Mapping, Sequence
@@ -221,12 +222,12 @@ def _load_default() -> SignatureDB:
     # named by a CRC of the bytes (no hashlib: its OpenSSL start-up costs ~2 ms); the bytes kept in the file decide
     cache = cache_dir("signatures", f"{zlib.crc32(code, zlib.crc32(raw)):08x}-{len(raw):x}-{sys.hexversion:08x}.marshal")
     key = (_CACHE_FORMAT, sys.version, raw, code)
-    if (rows := keptfile.read(cache, key)) is not None:
-        cacheprune.touch(cache)
+    if (rows := keptfile.read(cache, key)) is not None:  # a hit marks the entry used
         return _from_rows(str(DEFAULT_DB), rows)
     db = _load(DEFAULT_DB, compile_now=False)
     keptfile.write(cache, key, _rows(db))
-    cacheprune.prune(cache, _CACHE_ENTRY)  # one entry per version of the file and its reader: the old ones go
+    # one entry per version of the file and its reader: the old ones go
+    cacheprune.prune(os.path.dirname(cache), _CACHE_ENTRY, cache)
     return db
 
 

@@ -209,7 +209,8 @@ def load_table(path: str | None = None) -> MessageTable:
         table = _read_table(src)
     if cache is not None:
         _store(cache, table)
-        cacheprune.prune(str(cache), _CACHE_ENTRY)  # one ~7 MB entry per table file, doctor and Python: old ones go
+        # one ~7 MB entry per table file, doctor and Python: old ones go
+        cacheprune.prune(str(cache.parent), _CACHE_ENTRY, str(cache))
     return table
 
 

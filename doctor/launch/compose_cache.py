@@ -6,7 +6,9 @@ findings (with their advice), the rejected overrides, the composed config flatte
 mappings, and its YAML — is kept as JSON under the doctor's cache directory (`compose/`), keyed by a hash of
 the config directory's yaml files (path, size, mtime), the config name, the verl version, hydra-core's version
 and the override texts in order. A cache hit imports neither Hydra nor OmegaConf. Entries that cannot be
-read are recomposed; writes are atomic, so parallel runs never see half a file.
+read are recomposed; writes are atomic, so parallel runs never see half a file. A hit marks its entry used and a
+write holds `compose/` to the cache policy (`doctor.cacheprune`): every doctor version and edited checkout composes
+anew, and a day of linting scripts wrote 35 MB here.
 """
 
 from __future__ import annotations
@@ -93,24 +95,33 @@ def _path(key: str) -> Path:
     return Path(cache_dir("compose", key[:2], key + ".json"))
 
 
+_ENTRY = re.compile(r"[0-9a-f]{64}\.json")  # what _path names under its shard, nothing else
+
+
 def compose_cached(ovs: list[Override], config_dir: str | Path, config_name: str, verl_version: str,
                    *, use_cache: bool = True) -> ComposeResult:
     """hydra_compose.compose, answered from the cache when the same composition was done before."""
     cdir = Path(config_dir).resolve()
     # a search path the script adds brings config from outside this tree, which the key does not fingerprint
     use_cache = use_cache and not any(o.key == "hydra.searchpath" for o in ovs)
-    key = cache_key(ovs, cdir, config_name, verl_version) if use_cache else ""
-    if use_cache:
-        hit = _load(_path(key))
+    path = _path(cache_key(ovs, cdir, config_name, verl_version)) if use_cache else None
+    if path is not None:
+        hit = _load(path)
         if hit is not None:
+            from doctor.cacheprune import touch
+
+            touch(str(path))
             if any(_normal(o) != o.text for o in ovs):
                 hit.yaml = None  # composed with other paths: the YAML is not this one's
             return hit
     from doctor.launch import hydra_compose
 
     res = hydra_compose.compose(ovs, cdir, config_name)
-    if use_cache:
-        _store(_path(key), res)
+    if path is not None:
+        from doctor.cacheprune import prune
+
+        _store(path, res)
+        prune(str(path.parent.parent), _ENTRY, str(path), shards=True)
     return res
 
 

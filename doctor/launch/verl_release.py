@@ -7,7 +7,8 @@ schema.py with `ast`), the enums values are checked against (`core_algos.py`, th
 `verl/version/version` are unpacked: composing needs nothing else, and nothing of verl is imported. The wheel is
 fetched with the doctor interpreter's own pip (`pip download --no-deps --only-binary=:all:`, whatever Python the
 release asks for: it is not run), so pip's index settings (`PIP_INDEX_URL`, `PIP_FIND_LINKS`, `PIP_NO_INDEX`, a local
-wheelhouse) apply as they do to installs.
+wheelhouse) apply as they do to installs. A hit marks the release's directory used and an unpacking holds `verl/` to
+the cache policy (`doctor.cacheprune`).
 """
 
 from __future__ import annotations
@@ -34,10 +35,17 @@ def _config_in(root: Path) -> Path | None:
     return cfg if (cfg / "ppo_trainer.yaml").is_file() and (root / LAYOUT).is_file() else None
 
 
+_VERSION = re.compile(r"[0-9][0-9A-Za-z.+!-]*")  # a release version, and so the name of its directory in the cache
+
+
 def cached_config(version: str) -> Path | None:
     from doctor.cachedir import cache_dir
 
-    return _config_in(Path(cache_dir("verl", version)))
+    if (have := _config_in(root := Path(cache_dir("verl", version)))) is not None:
+        from doctor.cacheprune import touch
+
+        touch(str(root))
+    return have
 
 
 def _run_copy_dir(version: str) -> Path:
@@ -59,7 +67,7 @@ def release_config(version: str) -> tuple[Path | None, str | None]:
     have = cached_config(version) or (_config_in(_RUN_COPIES[version]) if version in _RUN_COPIES else None)
     if have is not None:
         return have, None
-    if not re.fullmatch(r"[0-9][0-9A-Za-z.+!-]*", version):
+    if not _VERSION.fullmatch(version):
         return None, f"not a release version: {version}"
     from doctor.cachedir import cache_dir
     from doctor.probes._run import run_bounded
@@ -89,14 +97,22 @@ def release_config(version: str) -> tuple[Path | None, str | None]:
                 _unpack(wheels[0], dest)
         except (OSError, zipfile.BadZipFile) as e:
             return None, f"could not unpack {wheels[0].name}: {e}"
+    if version not in _RUN_COPIES:  # written into the cache
+        from doctor.cacheprune import prune
+
+        prune(str(dest.parent), _VERSION, str(dest), directories=True)
     have = _config_in(dest)
     return (have, None) if have is not None else (None, f"the verl {version} wheel holds no trainer config")
 
 
 def _unpack(wheel: Path, dest: Path) -> None:
-    """Extract the config members into a fresh directory beside `dest`, then move it into place."""
+    """Extract the config members into a fresh directory beside `dest`, then move it into place. The directory has
+    the atomic writer's temp name (this process's pid), so a killed unpacking's is pruned as its leftover."""
+    from doctor.atomic import temp_name
+
     dest.parent.mkdir(parents=True, exist_ok=True)
-    work = Path(tempfile.mkdtemp(prefix=dest.name + ".", dir=dest.parent))
+    work = dest.parent / temp_name()
+    work.mkdir(mode=0o700)
     with zipfile.ZipFile(wheel) as z:
         for member in z.namelist():
             if _MEMBER.match(member) and ".." not in member:

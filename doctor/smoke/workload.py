@@ -3,7 +3,10 @@
 Layout: `<workdir>/workload-<key>/{data/train.parquet, data/test.parquet, model/…, manifest.json}`. The key
 is a hash of every parameter that changes the bytes, so a second run with the same options reuses the build
 (after re-checking every artifact's size and sha256) and a changed option builds a new one beside it. A build
-goes to a temp directory that is renamed into place, so an interrupted build never looks complete.
+goes to a temp directory (the atomic writer's temp name: a killed build's is pruned as its leftover) that is renamed
+into place, so an interrupted build never looks complete. In the default work directory (the cache's `smoke/`) a
+reuse marks the build used and a new build holds the directory to the cache policy (`doctor.cacheprune`); a
+`--workdir` of the user's own is left as it is.
 """
 
 from __future__ import annotations
@@ -11,6 +14,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 import shutil
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -22,6 +26,7 @@ from doctor.smoke import dataset, tiny_model
 # Bump when the builders change what they write, so old caches are not reused.
 FORMAT = "doctor.smoke.workload/1"
 MANIFEST = "manifest.json"
+_ENTRY = re.compile(r"workload-[0-9a-f]{16}")  # what build_workload names a build, nothing else
 
 
 def default_workdir() -> Path:
@@ -103,8 +108,17 @@ def build_workload(workdir: str | os.PathLike[str], params: WorkloadParams) -> W
     key = params.key()
     root = base / f"workload-{key}"
     reused = _intact(root, key)
+    ours = base == default_workdir().expanduser().absolute()
+    if reused and ours:
+        from doctor.cacheprune import touch
+
+        touch(str(root))
     if not reused:
         _build(base, root, key, params)
+        if ours:
+            from doctor.cacheprune import prune
+
+            prune(str(base), _ENTRY, str(root), directories=True)
     manifest = json.loads((root / MANIFEST).read_text(encoding="utf-8"))
     artifacts = tuple(Artifact(**a) for a in manifest["artifacts"])
     model_dir = Path(params.model_dir).expanduser().absolute() if params.model_dir else root / "model"
@@ -163,9 +177,9 @@ def _intact(root: Path, key: str) -> bool:
 
 
 def _build(base: Path, root: Path, key: str, params: WorkloadParams) -> None:
-    tmp = base / f".building-{key}-{os.getpid()}"
-    if tmp.exists():
-        shutil.rmtree(tmp)
+    from doctor.atomic import temp_name
+
+    tmp = base / temp_name()
     try:
         rows = dataset.make_rows(params.n_train, params.n_val, params.seed)
         dataset.write_dataset(tmp / "data", params.n_train, params.n_val, params.seed)

@@ -70,15 +70,17 @@ def test_a_changed_reader_a_damaged_or_an_unwritable_cache_reads_the_file(shippe
 
 
 def test_older_versions_entries_go_when_one_is_written_and_one_read_lately_stays(shipped, tmp_path):
-    """Each version of the file or its reader leaves a ~1 MB entry: writing one prunes the others beyond the two used
-    most recently (a hit counts as a use, so a release another node of a shared home runs keeps its entry)."""
+    """Each version of the file or its reader leaves an entry: writing one keeps the others used most recently while
+    they fit in the cache policy's 32 MB, and the two used last whatever their size (a hit counts as a use, so a
+    release another node of a shared home runs keeps its entry)."""
     import os
 
     d = tmp_path / "cache" / "verl-ascend-doctor" / "signatures"
     d.mkdir(parents=True)
     names = [f"0000000{i}-74228-030b07f0.marshal" for i in range(4)]
     for age, name in enumerate(names):
-        (d / name).write_bytes(b"an older version's entry")
+        with open(d / name, "wb") as fh:
+            fh.truncate(16 << 20)  # an older version's entry, 16 MB (sparse)
         os.utime(d / name, (1_700_000_000 - age, 1_700_000_000 - age))
     first = db._load_default.__wrapped__()
     [kept] = set(d.iterdir()) - {d / n for n in names}
@@ -88,4 +90,6 @@ def test_older_versions_entries_go_when_one_is_written_and_one_read_lately_stays
     (d / "ffffffff-1-030b07f0.marshal").write_bytes(b"a newer doctor's entry")
     shipped.write_text(shipped.read_text().replace('title = "', 'title = "edited: ', 1))
     db._load_default.__wrapped__()
-    assert kept.exists() and (d / "ffffffff-1-030b07f0.marshal").exists() and not (d / names[0]).exists()
+    # the new entry, the newer doctor's, the one read lately, then 16 MB more fit; the next 16 MB do not
+    assert kept.exists() and (d / "ffffffff-1-030b07f0.marshal").exists() and (d / names[0]).exists()
+    assert not (d / names[1]).exists()

@@ -72,3 +72,28 @@ def test_a_release_whose_requires_python_excludes_the_doctors_python_is_still_un
     monkeypatch.setattr(verl_release, "_RUN_COPIES", {}, raising=False)
     cfg, why = verl_release.release_config("0.9.1")
     assert why is None and cfg is not None and (cfg / "ppo_trainer.yaml").is_file(), why
+
+
+def test_unpacking_a_release_holds_the_cache_to_the_budget_and_a_killed_unpackings_directory_goes(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`verl/` got a directory per release and a killed unpacking left its work directory: both are pruned now, the
+    releases used most recently kept up to 32 MB; a release read from the cache is marked used."""
+    from tests.cachefakes import MB, age, cache_entry, dead_pid
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    monkeypatch.setattr(verl_release, "_RUN_COPIES", {}, raising=False)
+    _fake_download(monkeypatch, [])
+    root = tmp_path / "cache" / "verl-ascend-doctor" / "verl"
+    old = ["0.6.0", "0.5.0", "0.4.1", "0.4.0", "0.3.0"]
+    for i, version in enumerate(old):
+        cache_entry(root / version / "verl" / "trainer" / "config", "ppo_trainer.yaml", 0, 10 * MB)
+        age(root / version, 86_400 + i)
+    killed = root / f".doctor-{dead_pid()}-0123456789ab"
+    cache_entry(killed / "verl", "version", 0)
+    age(killed, 7200)
+    cfg, why = verl_release.release_config("0.7.1")
+    assert why is None and cfg is not None
+    assert sorted(p.name for p in root.iterdir()) == ["0.4.1", "0.5.0", "0.6.0", "0.7.1"]  # 30 MB fit, 40 do not
+    age(root / "0.7.1", 86_400 * 2)
+    assert verl_release.release_config("0.7.1") == (cfg, None)
+    assert (root / "0.7.1").stat().st_mtime > (root / "0.6.0").stat().st_mtime

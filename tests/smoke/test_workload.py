@@ -68,3 +68,21 @@ def test_default_workdir_follows_xdg(monkeypatch: pytest.MonkeyPatch, tmp_path: 
     assert default_workdir() == tmp_path / "verl-ascend-doctor" / "smoke"
     monkeypatch.delenv("XDG_CACHE_HOME")
     assert default_workdir() == Path(os.path.expanduser("~")) / ".cache" / "verl-ascend-doctor" / "smoke"
+
+
+def test_a_build_in_the_default_workdir_holds_it_to_the_budget_and_a_users_workdir_is_left_alone(
+        monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    from tests.cachefakes import MB, age, cache_entry, dead_pid
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    mine = tmp_path / "mine"
+    for base in (default_workdir(), mine):
+        for i in range(4):
+            cache_entry(base / f"workload-{i:016x}" / "model", "model.safetensors", 0, 12 * MB)
+            age(base / f"workload-{i:016x}", 86_400 + i)
+        cache_entry(base, f".doctor-{dead_pid()}-0123456789ab", 7200)  # a killed build's
+    wl = build_workload(default_workdir(), WorkloadParams())
+    assert sorted(p.name for p in default_workdir().iterdir()) == sorted(
+        [wl.root.name, f"workload-{0:016x}", f"workload-{1:016x}"])  # the two used last; 36 MB would not fit
+    build_workload(mine, WorkloadParams())
+    assert len(list(mine.iterdir())) == 6

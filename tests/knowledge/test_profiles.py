@@ -229,3 +229,38 @@ def test_every_shipped_profiles_verl_requirement_lines_are_requirements():
 
     read = {p.name: verl_requirement_lines(p) for p in PROFILES if p.verl_requirements}
     assert {"verl-0.9.1-cann9.1.0-a2", "verl-0.9.1-cann9.1.0-a3"} <= set(read) and all(read.values())
+
+
+@pytest.mark.parametrize("profile", load_profiles(), ids=lambda p: p.name)
+def test_no_code_need_is_left_to_the_resolver(profile) -> None:
+    """A range a profile leaves open (its own pin, or else what its verl release declares) must not admit a release
+    whose code needs what the profile's pins rule out: the resolver takes the newest. verl 0.6.1-0.8.0 declare
+    numpy<2.0.0 and pyarrow>=19.0.0, and pyarrow 26.x raises at import under numpy 1.x: the real-world tier's
+    install of verl-0.8.0-cann9.0.0-a2 resolved pyarrow 26.0.1 and `import verl.trainer.main_ppo` could not work."""
+    from packaging.requirements import Requirement
+    from packaging.specifiers import SpecifierSet
+
+    from doctor.knowledge.code_needs import load
+    from doctor.knowledge.requirements import declared, load_requirements
+
+    table = load_requirements()
+    ranges: dict[str, SpecifierSet] = {}
+    verl = declared("verl", str(profile.verl_version))
+    for line in verl.requires_dist if verl is not None else ():
+        r = Requirement(line)
+        if r.marker is None or r.marker.evaluate({"extra": ""}):
+            ranges[r.name.lower()] = r.specifier
+    for name, spec in profile.pins.items():
+        ranges[name.lower()] = SpecifierSet(spec)
+    left = []
+    for need in load().needs:
+        if need.package not in ranges or need.needed not in ranges:
+            continue
+        # the needed package's real releases (PyPI's, from the requirements table) the profile allows
+        allowed = [v for v in table.projects.get(need.needed, {}) if v in ranges[need.needed]]
+        ruled_out = bool(allowed) and not any(v in SpecifierSet(need.specifier) for v in allowed)
+        open_to = [v for v in need.read_at if v in ranges[need.package]]
+        if ruled_out and open_to:
+            left.append(f"{need.package} {open_to} needs {need.requires}; the profile allows "
+                        f"{need.needed}{ranges[need.needed]}")
+    assert not left, left

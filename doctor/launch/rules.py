@@ -40,7 +40,7 @@ KEY_SPACES = {  # engine -> (engine block, MindSpeed/Megatron option dict)
 # Rules about what an Ascend NPU stack needs (MindSpeed, CANN-era verl defaults, no Megatron-Bridge).
 NPU_ONLY = frozenset({"launch-fa-missing", "launch-fa-off", "launch-trainer-device", "launch-vanilla-mbridge",
                       "launch-cp-override-missing", "launch-cp-mismatch", "launch-fused-prereq-missing",
-                      "launch-mbridge-vpp", "launch-vpp-unsupported", "launch-rollout-not-on-npu"})
+                      "launch-mbridge-vpp", "launch-rollout-not-on-npu"})
 # Rollout engines with an Ascend NPU backend: vLLM through vllm-ascend (https://docs.vllm.ai/projects/ascend/),
 # SGLang natively (https://docs.sglang.io/platforms/ascend_npu.html), and HF generate (torch-npu). TensorRT-LLM
 # is NVIDIA-only; verl's own example refuses it on NPU

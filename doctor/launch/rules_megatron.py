@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from doctor.launch import sources as S
 from doctor.launch.features import (
+    at_least,
     cp_needs_override_key,
     default_use_mbridge,
     default_vanilla_mbridge,
@@ -15,6 +16,7 @@ from doctor.launch.features import (
     npu_megatron_bridge,
 )
 from doctor.launch.model_config import is_gated_silu
+from doctor.launch.override_list import UNKNOWN
 from doctor.launch.rules import Context, _View
 from doctor.report import Finding, finding
 
@@ -37,41 +39,52 @@ def fa(v: _View, ctx: Context) -> list[Finding]:
     return []
 
 
-def legacy_worker(ctx: Context) -> bool:
-    """The composed config still has `trainer.use_legacy_worker_impl` other than `disable`: main_ppo then runs the
-    legacy megatron worker (verl/workers/megatron_workers.py), which takes use_mbridge=False. verl 0.8.0 removed both
-    the key and the worker; a 0.8.0.dev build from before that (volcengine/verl main b178a3cd5) has them, and only its
-    config, not its version number, says so."""
-    return ctx.flat is not None and ctx.flat.get("trainer.use_legacy_worker_impl") in ("auto", "enable")
+def legacy_worker(v: _View, ctx: Context) -> bool | None:
+    """Whether main_ppo runs the actor on the legacy megatron worker (verl/workers/megatron_workers.py with
+    workers/actor/megatron_actor.py) rather than the engine worker (workers/engine_workers.py); None when
+    `trainer.use_legacy_worker_impl` is a value only the run knows. Below 0.7.0 always: the key switches FSDP only.
+    0.7.x unless the key is `disable` (its default `auto` keeps megatron on the legacy worker). From 0.8.0, which deleted
+    the worker and the key, never — except a 0.8.0.dev build from before that deletion (volcengine/verl main
+    b178a3cd5), whose composed config still has the key: the config, not the version number, says so."""
+    ver = ctx.verl_version
+    if not at_least(ver, "0.7.0"):
+        return True
+    impl = v.get("trainer.use_legacy_worker_impl")
+    if impl is None:  # no such key (0.8.0 on), or no composed config: the release decides
+        return not mbridge_required(ver)
+    return None if impl is UNKNOWN else impl in ("auto", "enable")
 
 
 def mbridge(v: _View, ctx: Context) -> list[Finding]:
     out: list[Finding] = []
     ver = ctx.verl_version
     use = v.bool(v.A + "use_mbridge", default_use_mbridge(ver))
-    required = mbridge_required(ver) and not legacy_worker(ctx)
+    legacy = legacy_worker(v, ctx)
+    required = legacy is False  # the engine worker: its engine asserts use_mbridge (0.7.0 on)
     if required and use is False:
         out.append(finding("launch-mbridge-required", "error", ("config", "mbridge"),
                            f"verl {ver} requires use_mbridge=True", evidence=v.ev(v.A + "use_mbridge"),
-                           detail="The engine asserts 'use_mbridge must be True' (the legacy worker is gone since 0.8.0).",
-                           key=v.A + "use_mbridge", fix=f"Write {v.A}use_mbridge=True (VPP is then unavailable).",
-                           source=S.VERL_MEGATRON_ENGINE))
+                           detail="The engine worker's engine asserts 'use_mbridge must be True' (only the legacy "
+                                  "megatron worker, deleted in 0.8.0, takes it off).",
+                           key=v.A + "use_mbridge", fix=f"Write {v.A}use_mbridge=True.",
+                           source=f"{S.VERL_MEGATRON_ENGINE}; {S.VERL_LEGACY_WORKER_SELECT}"))
     vpp = v.int(v.A + "virtual_pipeline_model_parallel_size")
-    if vpp is not None and vpp > 1 and use:
-        fix = (f"Drop {v.A}virtual_pipeline_model_parallel_size (verl {ver} needs mbridge, so VPP is unavailable)."
-               if required else f"Write {v.A}use_mbridge=False when using VPP, or drop VPP.")
+    if vpp is not None and vpp > 1 and use and legacy:
+        # Only the legacy worker: #4815's IndexError is raised under megatron_workers.py / megatron_actor.py; the
+        # engine worker hands the VPP size to mbridge itself, and upstream's Ascend CI runs mbridge with VPP=2 on it
         out.append(finding("launch-mbridge-vpp", "error", ("config", "mbridge"),
-                           "mbridge cannot be combined with virtual pipeline parallel (VPP)",
-                           detail="Known failure: IndexError: too many indices for tensor of dimension 3.",
-                           evidence={**v.ev(v.A + "virtual_pipeline_model_parallel_size", v.A + "use_mbridge"),
-                                     "use_mbridge": use},
-                           key=v.A + "virtual_pipeline_model_parallel_size", fix=fix, source=S.VERL_MBRIDGE_VPP))
-    elif vpp is not None and vpp > 1 and required:
-        out.append(finding("launch-vpp-unsupported", "error", ("config", "mbridge"),
-                           f"VPP is unavailable on verl {ver}: it needs mbridge off, which the engine refuses",
-                           evidence=v.ev(v.A + "virtual_pipeline_model_parallel_size", v.A + "use_mbridge"),
+                           "mbridge cannot be combined with virtual pipeline parallel (VPP) on the legacy megatron worker",
+                           detail="Known failure of the legacy worker (verl/workers/megatron_workers.py), which "
+                                  f"main_ppo runs on verl {ver} unless trainer.use_legacy_worker_impl=disable: "
+                                  "IndexError: too many indices for tensor of dimension 3. The engine worker "
+                                  "(trainer.use_legacy_worker_impl=disable on 0.7.x; the only one from 0.8.0) "
+                                  "runs mbridge with VPP.",
+                           evidence={**v.ev(v.A + "virtual_pipeline_model_parallel_size", v.A + "use_mbridge",
+                                            "trainer.use_legacy_worker_impl"), "use_mbridge": use},
                            key=v.A + "virtual_pipeline_model_parallel_size",
-                           fix=f"Drop VPP, or use verl < 0.8.0 with {v.A}use_mbridge=False.", source=S.VERL_MBRIDGE_VPP))
+                           fix=f"Write {v.A}use_mbridge=False when using VPP, drop VPP, or (verl 0.7.x) run the "
+                               "engine worker: trainer.use_legacy_worker_impl=disable.",
+                           source=f"{S.VERL_MBRIDGE_VPP}; {S.VERL_LEGACY_WORKER_SELECT}"))
     if megatron_bridge_default(ver) and use:
         vanilla = v.bool(v.A + "vanilla_mbridge", default_vanilla_mbridge(ver))
         ships, where = npu_megatron_bridge(ver)

@@ -18,7 +18,12 @@ VERL_TRAINER_YAML = VERL + "verl/trainer/config/ppo_trainer.yaml"
 VERL_061_TRAINER_YAML = VERL_061 + "verl/trainer/config/ppo_megatron_trainer.yaml"  # device: cuda, ref TP=1
 VERL_AUTO_SET_DEVICE = "https://github.com/verl-project/verl/commit/392791bdd"  # 0.7.0: NPU detected
 VERL_VANILLA_MBRIDGE = "https://github.com/verl-project/verl/pull/6951"  # 0.9.0: vanilla_mbridge default false
-VERL_MBRIDGE_VPP = "https://github.com/verl-project/verl/issues/4815"  # mbridge + VPP IndexError
+VERL_MBRIDGE_VPP = "https://github.com/verl-project/verl/issues/4815"  # mbridge + VPP IndexError, legacy worker
+# verl 0.7.x's main_ppo: the engine worker only for trainer.use_legacy_worker_impl=disable, else (default `auto`)
+# megatron takes the legacy verl/workers/megatron_workers.py; 0.6.x: megatron always takes it
+VERL_LEGACY_WORKER_SELECT = VERL_071 + "verl/trainer/main_ppo.py#L128-L163"
+# 0.8.0 deleted the legacy worker and the key (#6067): main_ppo runs engine_workers.ActorRolloutRefWorker only
+VERL_080_ENGINE_ONLY = "https://github.com/verl-project/verl/blob/v0.8.0/verl/trainer/main_ppo.py#L126-L132"
 VERL_NPU_FAQ = VERL + "docs/ascend_tutorial/faq/faq.rst"
 
 MEGATRON = "https://github.com/NVIDIA/Megatron-LM/blob/core_v0.12.1/megatron/core/"

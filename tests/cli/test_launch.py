@@ -79,7 +79,6 @@ def test_json_report_carries_overrides_and_keys(model, verl_cfg, shared_dir):
 
 @pytest.mark.parametrize("args,version,id_,key", [
     (["--pp", "2", "--vpp", "2"], "0.7.1", "launch-mbridge-vpp", A + "virtual_pipeline_model_parallel_size"),
-    (["--pp", "2", "--vpp", "2", "--mbridge"], "0.9.1", "launch-mbridge-vpp", A + "virtual_pipeline_model_parallel_size"),
     (["--tp", "1", "--sp"], "0.9.1", "launch-sp-without-tp", OTC + "sequence_parallel"),
     (["--override", f"~{OTC}use_flash_attn"], "0.7.1", "launch-fa-missing", OTC + "use_flash_attn"),
     (["--override", f"{OTC}use_fused_rmsnorm=True"], "0.9.1", "launch-key-needs-plus", OTC + "use_fused_rmsnorm"),
@@ -94,6 +93,18 @@ def test_launch_refuses_the_classic_mistakes(tmp_path, model, args, version, id_
     hits = [f for f in rep["findings"] if f["id"] == id_]
     assert hits and hits[0]["key"] == key and hits[0]["severity"] == "error", rep["findings"]
     assert not out.exists()
+
+
+def test_launch_writes_mbridge_with_vpp_for_the_engine_worker(tmp_path, model, verl_cfg):
+    """From 0.8.0 main_ppo runs only the engine worker, which runs mbridge with VPP (upstream's Ascend CI does, PP=2
+    VPP=2); the IndexError of verl-project/verl#4815 is the legacy worker's. Before, launch refused to write it."""
+    out = tmp_path / "run.sh"
+    r = launch("--json", "--model", model, "--verl-version", "0.9.1", "--pp", "2", "--vpp", "2", "--mbridge",
+               "-o", str(out))
+    rep = json.loads(r.stdout)
+    assert [f["id"] for f in rep["findings"] if f["severity"] == "error"] == [], rep["findings"]
+    assert r.exit_code == 0 and out.exists()
+    assert f"{A}virtual_pipeline_model_parallel_size=2" in out.read_text()
 
 
 def test_missing_plus_is_also_caught_by_real_hydra(model, verl_cfg):

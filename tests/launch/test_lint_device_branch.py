@@ -125,7 +125,9 @@ E2E = "tests/special_e2e/run_ppo_trainer_megatron.sh"
 def test_a_call_only_the_gpu_side_runs_is_not_linted_with_target_npu(tmp_path: Path):
     """verl main's run_ppo_trainer_megatron.sh runs main_ppo under `if [ -n "$device_name" ] && [ "$device_name" ==
     "cuda" ]` (line 316) and again under `elif … == "npu"` (line 322). With --target npu the base gave both calls
-    the NPU error (mbridge with VPP); only the NPU one is the NPU run's."""
+    the NPU error (mbridge with VPP); only the NPU one is the NPU run's — and that one is no error either: main runs
+    the engine worker, which runs mbridge with VPP (upstream's Ascend CI runs this script with its defaults PP=2, VPP=2,
+    .github/workflows/e2e_ppo_trainer_megatron_sglang_ascend.yml lines 161 and 231)."""
     verl = mirror_git_dir("verl-project+verl")
     if verl is None:
         pytest.skip("needs $DOCTOR_REALWORLD_MIRRORS/verl-project+verl")
@@ -135,7 +137,7 @@ def test_a_call_only_the_gpu_side_runs_is_not_linted_with_target_npu(tmp_path: P
         tar.extractall(tmp_path, filter="data")
     report = lint(str(tmp_path / E2E), "--verl-config", str(tmp_path / "verl/trainer/config"), "--target", "npu")
     errors = [(f["id"], f["evidence"].get("line")) for f in report["findings"] if f["severity"] == "error"]
-    assert errors == [("launch-mbridge-vpp", 322)], errors
+    assert errors == [], errors
     f, uv = _ids(report, "lint-paths-off-target")
     assert f["title"] == ('line 316: --target npu: the entry-point call was not linted; an NPU run does not take '
                           'line 315: `[ "$device_name" == "cuda" ]` true'), f["title"]

@@ -36,11 +36,9 @@ KNOWN_BAD: dict[str, tuple[str, ...]] = {
                                                       "actor_rollout_ref.rollout.engine_kwargs.sglang.attention_backend"),
     # `+actor_rollout_ref.model.lora.merge`: "Could not append to config. An item is already at …"
     "examples/tuning/lora/run_qwen3_8b_merge_fsdp.sh": ("actor_rollout_ref.model.lora.merge",),
-    # not Hydra's: its NPU call (`elif … [ "$device_name" == "npu" ]`) runs the defaults USE_MBRIDGE=True and
-    # COMMON_VPP=2, launch-mbridge-vpp for an NPU run (test_lint_device_branch.py, --target npu); upstream's Ascend
-    # workflow (.github/workflows/e2e_ppo_trainer_megatron_sglang_ascend.yml) passes COMMON_VPP=NULL to most of its
-    # runs. Seen without --target since that call's NPU paths are no longer merged into one that says no device
-    "tests/special_e2e/run_ppo_trainer_megatron.sh": ("actor_rollout_ref.actor.megatron.virtual_pipeline_model_parallel_size",),
+    # tests/special_e2e/run_ppo_trainer_megatron.sh is not here: its NPU call runs the defaults USE_MBRIDGE=True and
+    # COMMON_VPP=2, which main_ppo's engine worker runs (upstream's Ascend CI does, at main); the base called it
+    # launch-mbridge-vpp, whose IndexError is the legacy megatron worker's (test_rules.py)
 }
 # Seen where the release's dataclass source is here: PolicyLossConfig (a `_target_` dataclass) has no tau_pos /
 # tau_neg at v0.8.0 nor v0.9.0 (they are actor-level keys, actor.yaml), and both tags ship the same sapo scripts

@@ -65,7 +65,35 @@ def test_mbridge_vpp_and_required():
     ok = run(BASE + vpp + [f"{A}use_mbridge=False", f"+{OTC}use_flash_attn=True"], "0.7.1")
     assert "launch-mbridge-vpp" not in errors(ok) and "launch-mbridge-required" not in errors(ok)
     off = run(BASE + vpp + [f"{A}use_mbridge=False"], "0.9.1")
-    assert {"launch-mbridge-required", "launch-vpp-unsupported"} <= set(errors(off))
+    assert "launch-mbridge-required" in errors(off)
+
+
+FA = f"+{OTC}use_flash_attn=True"
+VPP = [f"{A}pipeline_model_parallel_size=2", f"{A}virtual_pipeline_model_parallel_size=2"]
+
+
+@pytest.mark.parametrize("version,extra", [("0.8.0", []), ("0.9.1", []), ("0.7.1", ["trainer.use_legacy_worker_impl=disable"])])
+def test_mbridge_with_vpp_is_no_error_on_the_engine_worker(version, extra):
+    """The IndexError of mbridge with VPP (verl-project/verl#4815) is the legacy megatron worker's; main_ppo runs
+    the engine worker from 0.8.0 (the legacy one deleted) and on 0.7.x with use_legacy_worker_impl=disable, and
+    upstream's Ascend CI runs mbridge with PP=2, VPP=2 there. Before, every such run was refused."""
+    found = run(BASE + VPP + [f"{A}use_mbridge=True", FA, *extra], version)
+    assert "launch-mbridge-vpp" not in errors(found), found
+    assert errors(found) == []
+
+
+@pytest.mark.parametrize("impl", ["auto", "enable"])
+def test_mbridge_with_vpp_is_an_error_on_the_legacy_worker(impl):
+    f = by_id(run(BASE + VPP + [FA, f"trainer.use_legacy_worker_impl={impl}"], "0.7.1"), "launch-mbridge-vpp")
+    assert f and f[0].severity is Severity.ERROR and "use_legacy_worker_impl=disable" in f[0].fix.text
+    assert "megatron_workers.py" in f[0].detail and "#L128-L163" in f[0].source
+
+
+def test_mbridge_off_on_the_0_7_engine_worker_is_refused_by_its_engine():
+    """0.7.x's engine worker asserts use_mbridge like 0.8.0's (transformer_impl.py at v0.7.0 / v0.7.1)."""
+    assert "launch-mbridge-required" in errors(run(BASE + [f"{A}use_mbridge=False", FA,
+                                                           "trainer.use_legacy_worker_impl=disable"], "0.7.1"))
+    assert "launch-mbridge-required" not in errors(run(BASE + [f"{A}use_mbridge=False", FA], "0.7.1"))
 
 
 def test_vanilla_mbridge_needs_megatron_bridge_on_090():

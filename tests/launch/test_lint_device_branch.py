@@ -33,6 +33,8 @@ OFF_NPU = {
     "double-bracket glob, else arm": 'if [[ $DEVICE == npu* ]]; then :; else ROLLOUT=trtllm; fi\n',
     "double-bracket quoted word": 'if [[ "$DEVICE" == "cuda" ]]; then ROLLOUT=trtllm; fi\n',
     "test command": 'if test "$DEVICE" = gpu; then ROLLOUT=trtllm; fi\n',
+    # bash's test takes `==` for `=`; the base lost the `==` (`test "$DEVICE" gpu`), so no side named a device
+    "test command with ==": 'if test "$DEVICE" == gpu; then ROLLOUT=trtllm; fi\n',
     "not equal": 'if [ "$DEVICE" != npu ]; then ROLLOUT=trtllm; fi\n',
     "and-list": '[ "$DEVICE" = npu ] || ROLLOUT=trtllm\n',
     "case alternatives and patterns": 'case "$DEVICE" in\n  npu*|ascend) ;;\n  gpu|cuda) ROLLOUT=trtllm ;;\nesac\n',

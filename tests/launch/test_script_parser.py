@@ -34,6 +34,15 @@ def test_words_match_what_bash_passes(line):
     assert args_of(text) == r.stdout.decode().split("\0")[:-1]
 
 
+def test_operator_tokens_are_words_bash_passes():
+    """`==` and `=~` in a simple command are arguments to bash (tree-sitter-bash parses them as operator tokens, which
+    the walker dropped)."""
+    line = "a=1 == b =~ c"
+    r = subprocess.run(["bash", "-c", f"set -- {line}; printf '%s\\0' \"$@\""], capture_output=True, timeout=10,
+                       check=True)
+    assert args_of(f"python3 -m verl.trainer.main_ppo {line}\n") == r.stdout.decode().split("\0")[:-1]
+
+
 def test_plain_words_match_shlex():
     line = "a=1 'b=two words' c=x\\ y"
     assert args_of(f"python3 -m verl.trainer.main_ppo {line}\n") == shlex.split(line)
@@ -170,7 +179,10 @@ def test_a_case_branch_of_several_words_limits_a_later_case_to_them():
 
 @pytest.mark.parametrize(("test", "arms"), [('[ "${DEVICE}" = npu ]', "tp=4; else tp=2"),
                                              ('test "$DEVICE" = npu', "tp=4; else tp=2"),
-                                             ('[ "$DEVICE" != npu ]', "tp=2; else tp=4")])
+                                             ('[ "$DEVICE" != npu ]', "tp=2; else tp=4"),
+                                             # bash's test takes `==` for `=`; the walker lost it (tree-sitter makes
+                                             # it an operator token, and the `case` after it an ERROR node)
+                                             ('test "$DEVICE" == npu', "tp=4; else tp=2")])
 def test_a_test_says_what_the_variable_holds_on_each_side(test: str, arms: str):
     """`[ "$DEVICE" = npu ]` after `gpu | npu)`: DEVICE is npu on its true side and gpu on its false side, so a later
     `case "$DEVICE"` takes that one arm. The base said nothing of the false side (of `test …`, of either): three or

@@ -11,6 +11,12 @@ grammar gives every character above U+FFFF the same role (bash has no syntax out
 handed to the parser as two 2-byte characters of the same class: the byte length, hence every node's offsets, is
 unchanged, and node text is always cut from the script's own bytes, so what lint reports cannot change. (The
 grammar never finds the end of a heredoc whose delimiter is not ASCII; an astral one now reads as a BMP one does.)
+
+One more quirk is repaired the same way: in a simple command the grammar lexes `==` and `=~` as operator tokens, not
+words, though bash passes them as arguments (`test "$X" == npu`: bash's test takes `==` for `=`). The walker, reading
+a command's words, lost them (`test "$X" npu`, which compares nothing), and the scanner's state after one breaks
+the next `case` arm's `)` into an ERROR node that swallows the script's first lines. Such a token is handed to the
+parser as a word of the same length (`=_`), and its node text is the script's own `==` again.
 """
 
 from __future__ import annotations
@@ -88,10 +94,33 @@ def parser_bytes(text: str) -> bytes:
     return _ASTRAL.sub(_placeholder, text).encode("utf-8")
 
 
+_OPERATOR_WORDS = frozenset({"==", "=~"})  # operator tokens of a simple command that bash reads as words
+
+
+def _operator_words(n: Any) -> list[tuple[int, int]]:
+    """The byte ranges of the `==` / `=~` tokens tree-sitter made children of a simple command (see the module doc);
+    not those of `[[ … ]]`, `[ … ]` or `(( … ))`, which are operators there."""
+    out: list[tuple[int, int]] = []
+    stack = [n]
+    while stack:
+        node = stack.pop()
+        if node.type == "command":
+            out += [(c.start_byte, c.end_byte) for c in node.children if not c.is_named and c.type in _OPERATOR_WORDS]
+        stack.extend(node.children)
+    return out
+
+
 def parse(text: str) -> Node:
     """The whole script as a Node tree (byte offsets are converted to str offsets)."""
     data = text.encode("utf-8")
-    tree = parser().parse(parser_bytes(text) if _ASTRAL.search(text) else data)
+    src = parser_bytes(text) if _ASTRAL.search(text) else data
+    tree = parser().parse(src)
+    spots = _operator_words(tree.root_node)
+    if spots:  # parsed again with each such token as a word: the same bytes' length, the same offsets
+        buf = bytearray(src)
+        for start, end in spots:
+            buf[start:end] = b"=_"
+        tree = parser().parse(bytes(buf))
     if len(data) == len(text):
         offsets = None
     else:  # byte offset -> str offset, for scripts with non-ASCII text

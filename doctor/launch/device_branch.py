@@ -57,3 +57,16 @@ def compares_device(said: tuple[Said, ...]) -> bool:
     matches, nor `gpu|npu)`): where that value is a default the environment may replace, which device runs is the
     user's to choose, so both sides are followed."""
     return any(names_device(replace(s, matches=True)) is not None for s in said)
+
+
+def gpu_by_default(label: tuple[str, ...]) -> tuple[str, tuple[str, ...]] | None:
+    """(the choice, the variables) when the choice that makes a path another device's than an NPU is the side a default
+    of the script takes for variables it leaves to the environment (`Choice.defaulted`): verl main's
+    tests/special_e2e/run_v1_separate_async.sh runs under uv with CUDA extras when `[ "${DEVICE:-gpu}" = gpu ]`, and
+    its Ascend wrapper sets no DEVICE, so an NPU run takes that side unless its job exports DEVICE. None otherwise
+    (a probe such as verl's `$(python3 -c 'import torch_npu' …)` decides by the host: no default is taken)."""
+    said = device_branch(label)
+    if said is None or said[0] is not False:
+        return None
+    names = getattr(said[1], "defaulted", ())
+    return (said[1], names) if names else None

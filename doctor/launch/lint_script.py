@@ -14,6 +14,7 @@ from typing import Any
 from doctor.launch import entry as E
 from doctor.launch import sources as S
 from doctor.launch.device_branch import device_branch as _device_branch
+from doctor.launch.device_branch import gpu_by_default
 from doctor.launch.launcher import launcher_findings
 from doctor.launch.model_config import ModelInfo
 from doctor.launch.model_key import ModelKey, model_key
@@ -173,10 +174,38 @@ def lint_call(call: Call, version: str, trainer_dir: Path | None, opts: Options)
     paths, off = on_target(call.alternatives, opts.target)
     skipped = [_skipped(call, off, opts.target)] if off else []
     if not paths:
-        return skipped
+        return skipped + _device_defaults(call, opts.target == "npu")
     per_path = [lint_path(inv, version, trainer_dir, opts) for inv in paths]
     npu = [next((f.evidence.get("npu") for f in found if f.id == "lint-engine"), None) for found in per_path]
-    return merge_paths(paths, per_path, npu) + skipped
+    return merge_paths(paths, per_path, npu) + skipped + _device_defaults(call, opts.target == "npu" or (
+        opts.target == "auto" and True in npu))
+
+
+def _device_defaults(call: Call, on_npu: bool) -> list[Finding]:
+    """On an NPU run (`--target npu`, or a script whose other paths lint judged NPU runs), a path another device takes
+    by a default of a variable the script leaves unset (device_branch.gpu_by_default): the NPU run takes it too
+    unless its job sets the variable. lint judges that path as the other device's (or, with --target npu, leaves it
+    out), so the condition it rests on is said, once per branch."""
+    if not on_npu:
+        return []
+    out, seen = [], set()
+    for inv in call.alternatives:
+        hit = gpu_by_default(inv.label)
+        if hit is None or hit[0] in seen:
+            continue
+        choice, names = hit
+        seen.add(choice)
+        shown = ", ".join(names)
+        out.append(finding(
+            "lint-device-default", "warning", ("config",),
+            f"{shown} {'is' if len(names) == 1 else 'are'} not set by the script: an NPU run takes {choice} — "
+            "another device's side — unless its job sets " + shown,
+            detail=f"The side is the one the script's default for {shown} takes; the script (and any script that runs "
+                   f"it) sets {'it' if len(names) == 1 else 'them'} nowhere. Its other side was linted as the NPU run.",
+            evidence={"variables": list(names), "branch": str(choice), "line": call.line},
+            fix=f"Export {names[0]} with the value of the script's NPU side for an NPU run (as its job, or a wrapper, "
+                "would), or set it in the script."))
+    return out
 
 
 def on_target(alternatives: list[Invocation], target: str) -> tuple[list[Invocation], list[int]]:

@@ -111,3 +111,45 @@ def test_verl_mains_uv_launch_is_the_gpu_default_not_the_npu_run(tmp_path: Path)
     linted = [p for p in call["paths"] if p["path"] not in f["evidence"]["paths"]]
     assert linted and all(not any(o.startswith(uv) for o in p["overrides"]) for p in linted), linted
     assert all(any(o.startswith(uv) for o in p["overrides"]) for p in call["paths"] if p not in linted)
+
+
+@pytest.mark.parametrize("form", DEFAULTED)
+def test_an_npu_run_is_told_the_gpu_side_is_its_default(form: str):
+    """The GPU side is the one the script's own default takes: an NPU run takes it unless its job sets the variable,
+    which lint's --target npu assumed silently. Not said on a GPU run, nor where a wrapper sets the variable (the test
+    is then decided), nor for verl's `DEVICE=${DEVICE:-$(python3 -c 'import torch_npu' …)}`, which probes the host."""
+    script, _ = DEFAULTED[form]
+    report = lint(HEAD + script + CALL, "--target", "npu")
+    (f,) = _ids(report, "lint-device-default")
+    assert f["severity"] == "warning" and f["evidence"]["variables"] == ["DEVICE"], f
+    assert f["title"].startswith("DEVICE is not set by the script: an NPU run takes line "), f["title"]
+    assert _ids(lint(HEAD + script + CALL, "--target", "gpu"), "lint-device-default") == []
+    assert _ids(lint(HEAD + "DEVICE=npu\n" + script + CALL, "--target", "npu"), "lint-device-default") == []
+    probe = PROBE + 'if [ "$DEVICE" = npu ]; then :; else ROLLOUT=trtllm; fi\n' + CALL
+    assert _ids(lint(probe, "--target", "npu"), "lint-device-default") == []
+
+
+ASCEND = "tests/special_e2e/run_v1_separate_async_ascend.sh"
+
+
+def test_verl_mains_ascend_wrapper_leaves_device_unset_and_an_npu_run_takes_uv(tmp_path: Path):
+    """verl main's run_v1_separate_async_ascend.sh runs run_v1_separate_async.sh without DEVICE, whose line 25 then
+    launches through `uv run … --extra vllm --extra fsdp` (CUDA extras) on `[ "${DEVICE:-gpu}" = gpu ]` (upstream's
+    Ascend workflow sets VERL_USE_UV=0 to avoid it). The base said nothing; --target npu left that path out as one
+    an NPU run does not take."""
+    verl = mirror_git_dir("verl-project+verl")
+    if verl is None:
+        pytest.skip("needs $DOCTOR_REALWORLD_MIRRORS/verl-project+verl")
+    data = subprocess.run(["git", f"--git-dir={verl}", "archive", MAIN, "verl", ASCEND,
+                           "tests/special_e2e/run_v1_separate_async.sh"], check=True, capture_output=True).stdout
+    subprocess.run(["tar", "-x", "-C", str(tmp_path)], input=data, check=True)
+    args = ["--json", "lint", str(tmp_path / ASCEND), "--verl-version", "0.10.0.dev20260822", "--verl-config",
+            str(tmp_path / "verl/trainer/config")]
+    for target in ("auto", "npu"):  # the wrapper's name says Ascend: its other path is linted as the NPU run
+        report = json.loads(CliRunner().invoke(cli, [*args, "--target", target]).stdout)
+        (f,) = _ids(report, "lint-device-default")
+        assert f["title"] == ('run_v1_separate_async.sh line 125 (run by run_v1_separate_async_ascend.sh line 73): '
+                              'DEVICE is not set by the script: an NPU run takes line 25: `[ "${DEVICE:-gpu}" = gpu ]` '
+                              "true — another device's side — unless its job sets DEVICE"), f["title"]
+    report = json.loads(CliRunner().invoke(cli, [*args, "--target", "gpu"]).stdout)
+    assert _ids(report, "lint-device-default") == []

@@ -319,7 +319,8 @@ class Interpreter:
             self.walk.unresolved[:] = seen  # a probe: the test stays decided, nothing only the run knows was read
             return None
         side = bool(cond.status)
-        default = w.fork(Choice(f"{what} {'true' if side else 'false'}", other.said_true if side else other.said_false))
+        default = w.fork(Choice(f"{what} {'true' if side else 'false'}", other.said_true if side else other.said_false,
+                                tuple(sorted(read - w.chosen))))
         default.status, default.chosen = side, w.chosen | read
         changed = env.fork(Choice(f"{what} {'false' if side else 'true'}", other.said_false if side else other.said_true))
         changed.status = not side
@@ -373,7 +374,7 @@ class Interpreter:
         arms = [[ex.scalar(p) for p in item.all("value")] or [ex.scalar(item.named[0])] for item in items]
         # a subject the script's defaults decide and the user may set (`case "${DEVICE:-gpu}"` with device arms): the
         # arm the default takes runs with the default (`w`), every other arm with the environment's value (`base`)
-        default, base = None, w
+        default, base, unset = None, w, tuple(sorted(frozenset(ex.from_env) - w.chosen))
         env = self.environment_world(w, frozenset(ex.from_env)) if subject.known and subject_node is not None else None
         if env is not None and self.opens is not None \
                 and self.opens(tuple(Said(shown, tuple(p.text for p in a), True) for a in arms)):
@@ -405,7 +406,8 @@ class Interpreter:
                 words = set(left)
             takes_default = default is not None and any(glob_match(default, p) for p in patterns)
             branch = (w if takes_default else base).fork(Choice(f"line {item.line}: case {shown} → {'|'.join(patterns)})",
-                                                               tried + ((said,) if said else ())))
+                                                               tried + ((said,) if said else ()),
+                                                               unset if takes_default else ()))
             if takes_default:
                 default = None  # bash takes the first arm that matches
             if var and words and len(words) == 1:
@@ -419,7 +421,8 @@ class Interpreter:
                 tried += (replace(said, matches=False),)
         if subject.known:
             return [w]
-        out.append((w if default is not None else base).fork(Choice(f"line {n.line}: case {shown} → no pattern", tried)))
+        out.append((w if default is not None else base).fork(Choice(f"line {n.line}: case {shown} → no pattern", tried,
+                                                                    unset if default is not None else ())))
         return out
 
     def for_(self, n: Node, w: World) -> list[World]:

@@ -32,13 +32,18 @@ class Said:
 
 class Choice(str):
     """A branch choice as a path's label shows it (`line 60: if `[ "${DEVICE}" = npu ]` false`), with what it
-    says of the values it tested (`said`), so a reader of the label (lint's device branches) need not parse it."""
+    says of the values it tested (`said`), so a reader of the label (lint's device branches) need not parse it, and
+    — on the side a default of the script takes where the user may set the variable at launch (`[ "${DEVICE:-gpu}"
+    = gpu ]` true, with DEVICE set nowhere) — the environment variables left unset there (`defaulted`): a run takes
+    this side unless its job sets them."""
 
     said: tuple[Said, ...]
+    defaulted: tuple[str, ...]
 
-    def __new__(cls, text: str, said: tuple[Said, ...] = ()) -> Choice:
+    def __new__(cls, text: str, said: tuple[Said, ...] = (), defaulted: tuple[str, ...] = ()) -> Choice:
         obj = super().__new__(cls, text)
         obj.said = said
+        obj.defaulted = defaulted
         return obj
 
 

@@ -250,7 +250,7 @@ def engine_of(ovs: list[Override], config_name: str, flat: dict[str, object] | N
     me = last.get("model_engine")
     if me is not None and isinstance(me.py, str):
         return _STRATEGY_ENGINE.get(me.py, me.py), f"model_engine={me.py}"
-    sft = _sft_engine(last, flat)  # the engine SFT trainer's `engine` group (sft_trainer_engine.yaml)
+    sft = _sft_engine(last, flat, outside or {})  # the engine SFT trainer's `engine` group (sft_trainer_engine.yaml)
     if sft is not None:
         return sft
     if config_name.removesuffix(".yaml") in ("ppo_megatron_trainer", "one_step_off_ppo_megatron_trainer"):
@@ -258,10 +258,16 @@ def engine_of(ovs: list[Override], config_name: str, flat: dict[str, object] | N
     return "fsdp", f"{config_name} defaults to the FSDP engine"
 
 
-def _sft_engine(last: Mapping[str, Override], flat: dict[str, object] | None) -> tuple[str, str] | None:
+def _sft_engine(last: Mapping[str, Override], flat: dict[str, object] | None,
+                outside: Mapping[str, str]) -> tuple[str, str] | None:
     """The engine of verl's engine SFT trainer: its `engine@engine` group (`engine=megatron`), read from the composed
     `engine.strategy`, else the composed section's `_target_` (megatron.yaml names McoreEngineConfig and writes no
-    strategy), else the group override itself."""
+    strategy), else the group override itself — that override alone when its option is not on this machine
+    (`engine=mlite` from `hydra.searchpath=[pkg://verl_mlite.config]`, verl main's Megatron Lite SFT example): the
+    default engine composed in its place says nothing of the run's."""
+    e = last.get("engine")
+    if "engine" in outside and e is not None and isinstance(e.py, str):
+        return _STRATEGY_ENGINE.get(e.py, e.py), f"engine={e.py}, whose config is not on this machine"
     if flat is not None:
         s = flat.get("engine.strategy")
         if isinstance(s, str):
@@ -269,7 +275,6 @@ def _sft_engine(last: Mapping[str, Override], flat: dict[str, object] | None) ->
         t = flat.get("engine._target_")
         if isinstance(t, str) and t.rsplit(".", 1)[-1].startswith("Mcore"):
             return "megatron", f"composed engine._target_={t}"
-    e = last.get("engine")
     if e is not None and isinstance(e.py, str):
         return _STRATEGY_ENGINE.get(e.py, e.py), f"engine={e.py}"
     return None

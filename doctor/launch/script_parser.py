@@ -26,6 +26,13 @@ from doctor.launch.shell.world import World, mergeable, shared
 
 _MODULE = re.compile(r"^(?:verl|recipe)(?:\.\w+)*\.(?:main_\w+|\w+_main|\w*sft_trainer\w*)$")
 _FILE = re.compile(r"(?:^|/)(?:main_\w+|\w+_main|\w*sft_trainer\w*)\.py$")
+# Launcher modules that run the module named by their first argument as `__main__` with the arguments after it, so
+# `python -m LAUNCHER verl.trainer.sft_trainer k=v …` is that entry point with those overrides. Megatron Lite's verl
+# glue, as verl main's examples/sft/gsm8k/run_deepseek_v4_megatron_lite.sh starts it: its main() sets
+# `sys.argv = [module, *sys.argv[2:]]`, patches verl, imports its engine (registering "mlite"), then
+# `runpy.run_module(module, run_name="__main__", alter_sys=True)` (https://github.com/NVIDIA/Megatron-LM/blob/
+# 4463f78179d67691bf6a00f9c2e3062ca9fe41db/experimental/lite/examples/verl/verl_mlite/launch.py).
+MODULE_LAUNCHERS = frozenset({"verl_mlite.launch"})
 
 
 @dataclass(frozen=True)
@@ -97,13 +104,16 @@ class ParsedScript:
 
 
 def entry_index(argv: list[Str]) -> int | None:
-    """Index of the entry module (after `-m`) or `main_*.py` word, else None."""
+    """Index of the entry module (after `-m`, or after `-m` and a launcher module of MODULE_LAUNCHERS) or `main_*.py`
+    word, else None."""
     words = [a.value() for a in argv]
     for i, w in enumerate(words):
         if w is None:
             continue
         if i > 0 and words[i - 1] == "-m" and _MODULE.match(w):
             return i
+        if i > 1 and words[i - 2] == "-m" and words[i - 1] in MODULE_LAUNCHERS and _MODULE.match(w):
+            return i  # `-m verl_mlite.launch verl.trainer.sft_trainer`: the module the launcher runs
         if _FILE.search(w) and (i == 0 or "verl" in w or "recipe" in w or w == "main_ppo.py"):
             return i
     return None

@@ -10,13 +10,16 @@ here", and BACKEND=megatron was "engine fsdp (sft_trainer_engine defaults to the
 from __future__ import annotations
 
 import json
+import subprocess
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 
 from doctor.cli import cli
 from doctor.launch.sentinels import sentinel_words
 from tests.launch.helpers import require_verl_config
+from tests.realworld.upstream import mirror_git_dir
 
 SFT = Path(__file__).resolve().parents[1] / "fixtures" / "verl-main" / "tests" / "special_e2e" / "sft"
 
@@ -64,3 +67,28 @@ def test_the_sft_megatron_engine_is_told_apart():
     report = lint(SFT / "test_sft_engine_all.sh", "--verl-version", "0.9.1")
     engines = [f["evidence"]["engine"] for f in report["findings"] if f["id"] == "lint-engine"]
     assert engines == ["fsdp", "fsdp", "fsdp", "fsdp", "veomni", "megatron", "megatron"]
+
+
+MAIN = "1dda039b9c6311889a9c9a26040677e1254814f9"
+MLITE = "examples/sft/gsm8k/run_deepseek_v4_megatron_lite.sh"
+
+
+def test_the_megatron_lite_sft_example_is_the_sft_trainer_on_the_mlite_engine(tmp_path):
+    """verl main's Megatron Lite example runs `torchrun … -m verl_mlite.launch verl.trainer.sft_trainer …` with
+    `engine=mlite` from `hydra.searchpath=[pkg://verl_mlite.config]`. The base found no entry point ("no verl entry
+    point"); read as the SFT trainer, the default engine composed in place of the one not here is not the run's."""
+    verl = mirror_git_dir("verl-project+verl")
+    if verl is None:
+        pytest.skip("needs $DOCTOR_REALWORLD_MIRRORS/verl-project+verl")
+    data = subprocess.run(["git", f"--git-dir={verl}", "archive", MAIN, "verl", MLITE], check=True,
+                          capture_output=True).stdout
+    subprocess.run(["tar", "-x", "-C", str(tmp_path)], input=data, check=True)
+    report = lint(tmp_path / MLITE, "--verl-version", "0.10.0.dev20260822", "--verl-config",
+                  str(tmp_path / "verl/trainer/config"))
+    by_id = {f["id"]: f for f in report["findings"]}
+    assert "lint-no-invocation" not in by_id, report["findings"]
+    assert by_id["lint-engine"]["title"].startswith(
+        "verl.trainer.sft_trainer composes sft_trainer_engine (verl.trainer.sft_trainer's default config "
+        "sft_trainer_engine); engine mlite (engine=mlite, whose config is not on this machine)"), by_id["lint-engine"]
+    assert "launch-config-outside" in by_id
+    assert [f for f in report["findings"] if f["severity"] == "error"] == []

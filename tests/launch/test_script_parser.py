@@ -43,6 +43,16 @@ def test_operator_tokens_are_words_bash_passes():
     assert args_of(f"python3 -m verl.trainer.main_ppo {line}\n") == r.stdout.decode().split("\0")[:-1]
 
 
+@pytest.mark.parametrize("launch", ["python3 -m verl_mlite.launch", "torchrun --nnodes=1 --nproc_per_node=8 -m verl_mlite.launch"])
+def test_a_launcher_module_runs_the_entry_module_it_is_given(launch):
+    """Megatron Lite's `verl_mlite.launch` runs its first argument as `__main__` with the rest as its argv
+    (runpy.run_module after `sys.argv = [module, *sys.argv[2:]]`), as verl main's
+    examples/sft/gsm8k/run_deepseek_v4_megatron_lite.sh starts the SFT trainer. The base found no entry point."""
+    (call,) = parse_script(f"{launch} verl.trainer.sft_trainer engine=mlite trainer.nnodes=1\n").invocations
+    assert (call.entry, call.args) == ("verl.trainer.sft_trainer", ["engine=mlite", "trainer.nnodes=1"])
+    assert parse_script(f"{launch} my_tool verl.trainer.sft_trainer a=1\n").invocations == []  # its first argument only
+
+
 def test_plain_words_match_shlex():
     line = "a=1 'b=two words' c=x\\ y"
     assert args_of(f"python3 -m verl.trainer.main_ppo {line}\n") == shlex.split(line)

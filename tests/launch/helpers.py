@@ -71,6 +71,22 @@ def verl_file(dest: Path, rev: str, path: str) -> Path:
     return out
 
 
+def verl_tree(dest: Path, rev: str, *paths: str) -> Path:
+    """verl's package (its config, version and source) and `paths` at `rev`, from the same git mirror, extracted under
+    `dest` at their repository paths (a wrapper finds the script it runs, lint finds the config); skipped as above."""
+    import subprocess
+
+    from tests.realworld.upstream import mirror_git_dir
+
+    git_dir = mirror_git_dir("verl-project+verl")
+    if git_dir is None:
+        pytest.skip("needs $DOCTOR_REALWORLD_MIRRORS/verl-project+verl")
+    data = subprocess.run(["git", f"--git-dir={git_dir}", "archive", rev, "verl", *paths], check=True,
+                          capture_output=True).stdout
+    subprocess.run(["tar", "-x", "-C", str(dest)], input=data, check=True)
+    return dest
+
+
 def require_verl_config() -> Path:
     version, cdir = installed_verl()
     if cdir is None or version != "0.9.1":

@@ -19,6 +19,7 @@ import pytest
 from click.testing import CliRunner
 
 from doctor.cli import cli
+from tests.launch.helpers import verl_tree
 from tests.launch.test_lint_device_branch import CALL, _ids
 from tests.launch.test_lint_device_branch import (
     HEAD as PROBE,  # the device from a torch_npu probe; ROLLOUT=vllm
@@ -137,12 +138,7 @@ def test_verl_mains_ascend_wrapper_leaves_device_unset_and_an_npu_run_takes_uv(t
     launches through `uv run … --extra vllm --extra fsdp` (CUDA extras) on `[ "${DEVICE:-gpu}" = gpu ]` (upstream's
     Ascend workflow sets VERL_USE_UV=0 to avoid it). The base said nothing; --target npu left that path out as one
     an NPU run does not take."""
-    verl = mirror_git_dir("verl-project+verl")
-    if verl is None:
-        pytest.skip("needs $DOCTOR_REALWORLD_MIRRORS/verl-project+verl")
-    data = subprocess.run(["git", f"--git-dir={verl}", "archive", MAIN, "verl", ASCEND,
-                           "tests/special_e2e/run_v1_separate_async.sh"], check=True, capture_output=True).stdout
-    subprocess.run(["tar", "-x", "-C", str(tmp_path)], input=data, check=True)
+    verl_tree(tmp_path, MAIN, ASCEND, "tests/special_e2e/run_v1_separate_async.sh")
     args = ["--json", "lint", str(tmp_path / ASCEND), "--verl-version", "0.10.0.dev20260822", "--verl-config",
             str(tmp_path / "verl/trainer/config")]
     for target in ("auto", "npu"):  # the wrapper's name says Ascend: its other path is linted as the NPU run

@@ -10,16 +10,13 @@ here", and BACKEND=megatron was "engine fsdp (sft_trainer_engine defaults to the
 from __future__ import annotations
 
 import json
-import subprocess
 from pathlib import Path
 
-import pytest
 from click.testing import CliRunner
 
 from doctor.cli import cli
 from doctor.launch.sentinels import sentinel_words
-from tests.launch.helpers import require_verl_config
-from tests.realworld.upstream import mirror_git_dir
+from tests.launch.helpers import require_verl_config, verl_tree
 
 SFT = Path(__file__).resolve().parents[1] / "fixtures" / "verl-main" / "tests" / "special_e2e" / "sft"
 
@@ -77,12 +74,7 @@ def test_the_megatron_lite_sft_example_is_the_sft_trainer_on_the_mlite_engine(tm
     """verl main's Megatron Lite example runs `torchrun … -m verl_mlite.launch verl.trainer.sft_trainer …` with
     `engine=mlite` from `hydra.searchpath=[pkg://verl_mlite.config]`. The base found no entry point ("no verl entry
     point"); read as the SFT trainer, the default engine composed in place of the one not here is not the run's."""
-    verl = mirror_git_dir("verl-project+verl")
-    if verl is None:
-        pytest.skip("needs $DOCTOR_REALWORLD_MIRRORS/verl-project+verl")
-    data = subprocess.run(["git", f"--git-dir={verl}", "archive", MAIN, "verl", MLITE], check=True,
-                          capture_output=True).stdout
-    subprocess.run(["tar", "-x", "-C", str(tmp_path)], input=data, check=True)
+    verl_tree(tmp_path, MAIN, MLITE)
     report = lint(tmp_path / MLITE, "--verl-version", "0.10.0.dev20260822", "--verl-config",
                   str(tmp_path / "verl/trainer/config"))
     by_id = {f["id"]: f for f in report["findings"]}

@@ -108,8 +108,9 @@ def run(opts: Options, console: Console) -> Report:
     src_dir = os.path.abspath(opts.src) if opts.src else str(base / "src")
     env_path = os.path.abspath(opts.env_file) if opts.env_file else str(base / "doctor-env.sh")
     python_flag = "--python-version" if opts.python_version else "--from" if opts.from_snapshot else "--python"
+    bundled = {name: str(b["commit"]) for name, b in bundles.items() if b.get("commit")}
     plan = resolve(profile, facts, sets=sets, git_refs=git_refs, python=tgt.python, src_dir=src_dir, env_path=env_path,
-                   prefix=tgt.prefix, reason=reason, python_flag=python_flag)
+                   prefix=tgt.prefix, reason=reason, python_flag=python_flag, bundled=bundled)
     from doctor.installers.setcheck import (
         check_release_exists,
         check_served_by_index,
@@ -145,7 +146,7 @@ def run(opts: Options, console: Console) -> Report:
     # a --set pin check would call an error: exit 2; one it would warn on: said (against the plan without --set)
     set_warnings = check_sets(profile, facts, plan, sets, base=lambda: resolve(
         profile, facts, git_refs=git_refs, python=tgt.python, src_dir=src_dir, env_path=env_path, prefix=tgt.prefix,
-        reason=reason, python_flag=python_flag))
+        reason=reason, python_flag=python_flag, bundled=bundled))
     report = Report(command="install", profile={"name": profile.name, "reason": reason, "source": profile.source})
     if unchecked or unread or unfit:
         report.extra["set_unchecked"] = {n: sets[n] for n in (*unchecked, *unread, *unfit)}

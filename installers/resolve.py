@@ -348,8 +348,10 @@ def _choices(profile: Any, facts: Facts, sets: Mapping[str, str],
 
 def resolve(profile: Any, facts: Facts, *, sets: Mapping[str, str] | None = None, python: str | None = None,
             src_dir: str | None = None, env_path: str | None = None, prefix: str | None = None,
-            reason: str = "", git_refs: Mapping[str, str] | None = None, python_flag: str = "--python") -> Plan:
-    """The plan for `profile` on a host with `facts`, after the user's `--set` pins and `--git-ref` choices."""
+            reason: str = "", git_refs: Mapping[str, str] | None = None, python_flag: str = "--python",
+            bundled: Mapping[str, str] | None = None) -> Plan:
+    """The plan for `profile` on a host with `facts`, after the user's `--set` pins and `--git-ref` choices (and,
+    from a wheelhouse, the commits its bundles hold: `bundled`, clone dir -> commit)."""
     check_target(profile, facts, python_flag=python_flag)
     pins, git, chosen = _choices(profile, facts, dict(sets or {}), dict(git_refs or {}))
     cpu = IndexOptions(extra_index_urls=(profile.index_x86_cpu_torch or PYTORCH_CPU_INDEX,)) if facts.arch == "x86_64" \
@@ -357,7 +359,7 @@ def resolve(profile: Any, facts: Facts, *, sets: Mapping[str, str] | None = None
     extra = IndexOptions(extra_index_urls=tuple(profile.index_extra),
                          trusted_hosts=tuple(_host(u) for u in profile.index_extra if u.startswith("http://") or "osinfra" in u))
     c = st.Ctx(profile=profile, facts=facts, pins=pins, git=git, src=src_dir or "src", cpu=cpu, extra=extra,
-               overridden=chosen)
+               overridden=chosen, bundled=dict(bundled or {}))
     st.conflicts(c)
     st.torch_stack(c)
     st.vllm(c)

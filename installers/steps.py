@@ -59,6 +59,8 @@ class Ctx:
     cpu: IndexOptions
     extra: IndexOptions
     overridden: frozenset[str] = frozenset()  # git keys whose ref the user chose (--git-ref / --set)
+    # clone dir -> the commit a wheelhouse's bundle holds (offline, the source is that commit: execute._pin_bundled)
+    bundled: Mapping[str, str] = field(default_factory=dict)
     steps: list[Step] = field(default_factory=list)
     pythonpath: list[str] = field(default_factory=list)
 
@@ -84,6 +86,14 @@ class Ctx:
         d, _dist, mod, vkind = SOURCES[key]
         return GitSource(name=d, url=g.repo, ref=g.ref, commit=g.commit, module=mod, version_from=vkind,
                          tags=vkind == vf.SCM, submodules=key == "vllm-ascend" and self.era("vllm_ascend_submodules"))
+
+    def at_pin(self, key: str) -> bool:
+        """The clone of `key` will be at the profile's commit: no ref the user chose, no bundle of another commit."""
+        from doctor.installers.gitsrc import matches
+
+        s = self.source(key)
+        b = self.bundled.get(s.name)
+        return key not in self.overridden and bool(s.commit) and (b is None or matches(b, s.commit))
 
     def expect(self, key: str) -> tuple[tuple[str, str | None], ...]:
         """The version the pinned commit computes (the profile records what its version file says); a ref the user
@@ -240,6 +250,12 @@ def verl(c: Ctx) -> None:
                             requirements=("-r", os.path.join(c.src, s.name, "requirements-npu.txt")), index=c.cpu.merged(c.extra),
                             verify=False, env=BUILD_ENV,
                             source_ref=up.at(s.url, s.commit or s.ref, "requirements-npu.txt"))
+        if getattr(c.profile, "verl_requirements", None) and c.at_pin("verl"):
+            # the clone's file at the pinned commit, with the line the profile pins (TransferQueue from git main, a
+            # moving branch); a ref the user chooses, or a wheelhouse's bundle of another commit, reads that clone's
+            # own file
+            requirements = profile_requirements(c, "the profile carries the lines of the file at the pinned commit, "
+                                                "with the doctor's pin of a line that names a moving branch")
         editable = Step("install-verl", EDITABLE, "Install verl editable, with its dependencies", source=s,
                         editable_dist="verl", expect=c.expect("verl"), env=BUILD_ENV, index=c.cpu.merged(c.extra),
                         reason="upstream's install script runs `pip install -e .`: verl's install_requires "
@@ -253,17 +269,20 @@ def verl(c: Ctx) -> None:
                             reason="upstream's install script installs verl with its dependencies (`pip install -e .`); "
                                    "its Requires-Dist (tensordict, hydra-core, ray, ...) is what `import verl` needs",
                             source_ref=c.doc()))
-        reqs = getattr(c.profile, "verl_requirements", None)
-        if reqs:
-            from doctor.knowledge.profiles import verl_requirement_lines
+        if getattr(c.profile, "verl_requirements", None):
+            c.steps.append(profile_requirements(c, "the profile carries its lines (verl from PyPI has no clone to read it "
+                                                "from)"))
 
-            name = str(reqs["file"]).rsplit("/", 1)[-1]
-            c.steps.append(Step("verl-requirements", INSTALL, f"Install verl's {name}",
-                                requirements=verl_requirement_lines(c.profile),
-                                index=c.cpu.merged(c.extra), env=BUILD_ENV,
-                                reason=f"upstream's script installs {name} after verl; the profile carries its lines "
-                                       "(verl from PyPI has no clone to read it from)",
-                                source_ref=str(reqs["file"])))
+
+def profile_requirements(c: Ctx, why: str) -> Step:
+    """The verl-requirements step from the profile's `verl_requirements` lines (checked as requirements here)."""
+    from doctor.knowledge.profiles import verl_requirement_lines
+
+    reqs = c.profile.verl_requirements
+    name = str(reqs["file"]).rsplit("/", 1)[-1]
+    return Step("verl-requirements", INSTALL, f"Install verl's {name}", requirements=verl_requirement_lines(c.profile),
+                index=c.cpu.merged(c.extra), env=BUILD_ENV,
+                reason=f"upstream's script installs {name} beside verl; {why}", source_ref=str(reqs["file"]))
 
 
 def final_pins(c: Ctx, skip: set[str]) -> None:

@@ -272,8 +272,10 @@ def parse_profile(data: Any, source: str, stem: str | None = None) -> Profile:
 
 
 def _verl_requirements(v: Validator, t: dict[str, Any]) -> Mapping[str, Any] | None:
-    """`verl_requirements = {file, lines}`: only for a verl installed from PyPI (with git.verl the clone's own file
-    is read); the file a URL at a tag or commit, the lines non-empty strings. That each line is a PEP 508
+    """`verl_requirements = {file, lines}`: the file a URL at a tag or commit, the lines non-empty strings. A verl
+    from PyPI has no clone to read the file from; a git verl's clone has it, and the profile carries its lines only
+    where it pins one of them (a `name @ git+URL@main` line: a moving branch), so the file must be the one at the
+    clone's pinned commit (a ref the user chooses reads the clone's own file). That each line is a PEP 508
     requirement is checked where they are read (`verl_requirement_lines`): `packaging.requirements` costs ~18 ms of
     imports, and every run that reads the profiles for their pins (explain on a traceback crossing packages) would
     pay it for lines only an install plan uses."""
@@ -281,8 +283,11 @@ def _verl_requirements(v: Validator, t: dict[str, Any]) -> Mapping[str, Any] | N
     if raw is None:
         return None
     r = v.keys(raw, {"file", "lines"}, "verl_requirements", required=("file", "lines"))
-    if "verl" in (t.get("git") or {}):
-        raise v.fail("verl_requirements", "is for a verl installed from PyPI; with [git.verl] the clone's file is read")
+    git = (t.get("git") or {}).get("verl")
+    commit = str((git.get("commit") if isinstance(git, dict) else "") or "")
+    if git is not None and (not commit or f"/{commit}/" not in str(r["file"])):
+        at = f"[git.verl]'s commit {commit}" if commit else "a [git.verl].commit (none is pinned)"
+        raise v.fail("verl_requirements.file", f"must be the file at {at}: the lines stand for the clone's file only there")
     lines = v.strs(r["lines"], "verl_requirements.lines")
     if not lines:
         raise v.fail("verl_requirements.lines", "must list the file's requirements")

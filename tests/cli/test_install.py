@@ -120,8 +120,10 @@ def test_dry_run_plan_for_each_profile_machine(p, arch, tmp_path: Path) -> None:
     pending = [s["id"] for s in rep["steps"] if s["status"] != "satisfied"]
     # a git verl's requirements-npu.txt lives in the clone, which a snapshot of another machine does not bring:
     # the step cannot be judged met from here, so it runs (pip -r of met lines changes nothing), and so does the
-    # removal of what the run's installs leave required by nothing (decided when it runs: here nothing)
-    assert pending == (["verl-requirements", "remove-orphans"] if "verl" in p.git else []), pending
+    # removal of what the run's installs leave required by nothing (decided when it runs: here nothing); a profile
+    # that carries the file's lines at the pinned commit (the main snapshot) is judged by them
+    from_clone = "verl" in p.git and not p.verl_requirements
+    assert pending == (["verl-requirements", "remove-orphans"] if from_clone else []), pending
 
 
 def test_profile_is_selected_from_the_snapshot_and_reason_given(tmp_path: Path) -> None:
@@ -865,7 +867,8 @@ def test_profiles_download_and_install_offline_into_a_plain_venv(profile: str, g
                                                                  tmp_path: Path) -> None:
     """The profiles the README points at first, end to end on their stand-in stack: verl 0.9.1 installs main's NPU
     requirements (with TransferQueue pinned to its PyPI release); 0.10.0.dev builds verl from git `main` (its branch,
-    not a tag) and reads the requirements file of that clone, whose git requirement
+    not a tag) and, at the stand-in's own commit (chosen with --git-ref: the profile's lines, TransferQueue pinned,
+    stand for the real commit only), reads the requirements file of that clone, whose git requirement
     (`TransferQueue @ git+https://github.com/Ascend/TransferQueue.git@main`) the wheelhouse must carry and an offline
     install take from it. Beside them the oldest profile (an A3 one: verl 0.6.1,
     torch 2.5.1) and the 950 one (its CANN unknown), which no other install test runs. The target is a plain

@@ -83,3 +83,27 @@ def test_a_line_that_is_no_requirement_is_refused_by_the_plan_naming_the_file_an
     with pytest.raises(InputError) as e:
         resolve(p, facts(p, "x86_64"), src_dir="/s")
     assert str(f) in str(e.value) and "verl_requirements.lines[0]: not a requirement" in str(e.value)
+
+
+@pytest.mark.parametrize("name", ["verl-0.10.0.dev20260822-cann9.1.0-a2", "verl-0.10.0.dev20260822-cann9.1.0-a3"])
+def test_main_snapshot_installs_transferqueue_from_its_pypi_release_not_git_main(profile, name) -> None:
+    """verl main's requirements-npu.txt at 1dda039b9 installs TransferQueue from git `main`, a moving branch: the
+    snapshot stack installs the file's lines with TransferQueue==0.1.10 (the release whose API verl's calls match),
+    so nothing of the plan takes a branch head; a ref the user chooses for verl reads that clone's own file."""
+    p = profile(name)
+    plan = resolve(p, facts(p, "x86_64"), src_dir="/s")
+    r = plan.step("verl-requirements")
+    assert "TransferQueue==0.1.10" in r.requirements and "-r" not in r.requirements
+    assert not [x for x in r.requirements if "git+" in x], r.requirements
+    assert {"numpy<2.0.0", "triton-ascend==3.2.2", "hf_transfer"} <= set(r.requirements)
+    assert r.source_ref.endswith("/1dda039b9c6311889a9c9a26040677e1254814f9/requirements-npu.txt")
+    ids = [s.id for s in plan.steps]
+    assert ids.index("install-verl") < ids.index("verl-requirements") < ids.index("final-pins")
+    chosen = resolve(p, facts(p, "x86_64"), src_dir="/s", git_refs={"verl": "v0.9.0"})
+    assert chosen.step("verl-requirements").requirements == ("-r", "/s/verl/requirements-npu.txt")
+    # offline, the clone is the commit the wheelhouse's bundle holds: another one (a --git-ref when it was made)
+    # reads that clone's file, as the download did; the profile's own commit takes the lines
+    other = resolve(p, facts(p, "x86_64"), src_dir="/s", bundled={"verl": "0123456789abcdef0123456789abcdef01234567"})
+    assert other.step("verl-requirements").requirements == ("-r", "/s/verl/requirements-npu.txt")
+    same = resolve(p, facts(p, "x86_64"), src_dir="/s", bundled={"verl": p.git["verl"].commit})
+    assert "TransferQueue==0.1.10" in same.step("verl-requirements").requirements

@@ -223,12 +223,31 @@ def test_an_upstream_conflict_named_twice_is_refused(tmp_path):
     assert str(f) in str(e.value) and "upstream_conflicts[" in str(e.value) and "twice" in str(e.value)
 
 
+@pytest.mark.parametrize("edit", [
+    lambda t: t.replace("blob/1dda039b9c6311889a9c9a26040677e1254814f9/requirements-npu.txt",
+                        "blob/v0.9.0/requirements-npu.txt"),
+    lambda t: t.replace('commit = "1dda039b9c6311889a9c9a26040677e1254814f9"\nversion = "0.10.0.dev"',
+                        'version = "0.10.0.dev"'),
+], ids=["file-at-another-tag", "clone-without-commit"])
+def test_verl_requirements_of_a_git_verl_must_be_the_file_at_its_pinned_commit(tmp_path, edit):
+    """A git verl's clone has its own requirements file; the profile's lines stand for it only at the commit the
+    clone is pinned to (there they pin a line that names a moving branch): any other file is refused at load."""
+    f = _copy(tmp_path, "verl-0.10.0.dev20260822-cann9.1.0-a2")
+    text = f.read_text()
+    f.write_text(edit(text))
+    assert f.read_text() != text
+    with pytest.raises(InputError) as e:
+        load_profiles(f.parent)
+    assert str(f) in str(e.value) and "verl_requirements.file: must be the file at" in str(e.value)
+
+
 def test_every_shipped_profiles_verl_requirement_lines_are_requirements():
     """Checked where the install plan reads them, not at load: the shipped ones are checked here."""
     from doctor.knowledge.profiles import verl_requirement_lines
 
     read = {p.name: verl_requirement_lines(p) for p in PROFILES if p.verl_requirements}
-    assert {"verl-0.9.1-cann9.1.0-a2", "verl-0.9.1-cann9.1.0-a3"} <= set(read) and all(read.values())
+    assert {"verl-0.9.1-cann9.1.0-a2", "verl-0.9.1-cann9.1.0-a3", "verl-0.10.0.dev20260822-cann9.1.0-a2",
+            "verl-0.10.0.dev20260822-cann9.1.0-a3"} <= set(read) and all(read.values())
 
 
 @pytest.mark.parametrize("profile", load_profiles(), ids=lambda p: p.name)

@@ -84,6 +84,8 @@ class Target:
     create: bool = False
     facts_python: str | None = None
     prefix: str | None = None
+    # {project: version} that `python -m venv` of facts_python puts into the venv to be made (installers.venvpip)
+    venv_installs: dict[str, str] = field(default_factory=dict)
 
 
 def run(opts: Options, console: Console) -> Report:
@@ -125,7 +127,8 @@ def run(opts: Options, console: Console) -> Report:
     unchecked: list[str] = []
     unread: dict[str, list[str]] = {}
     unfit: dict[str, str] = {}
-    installed = {n: d.version for n, d in target_env.dists.items()} if target_env is not None else {}
+    installed = {n: d.version for n, d in target_env.dists.items()} if target_env is not None else \
+        _new_venv_holds(opts, tgt)
     target = TargetPython(_python_full(opts, snap, facts), facts.arch, facts.glibc) \
         if re.fullmatch(r"\d+\.\d+", facts.python_version) else None  # a snapshot's odd Python: not judged
     if opts.offline and opts.wheelhouse:
@@ -133,7 +136,7 @@ def run(opts: Options, console: Console) -> Report:
         house = str(Path(opts.wheelhouse).resolve())
         unfit = check_served_offline(sets, house, wh.held(manifest, opts.wheelhouse), installed, target)
         _refuse_unservable(plan, manifest, house, installed, target, sets,
-                           pip_step_runs=_pip_step_runs(opts, override, target_env))
+                           pip_step_runs=_pip_step_runs(opts, override, target_env, tgt))
     elif sets:
         served: set[str] = set()
         if source.index.index_url:  # the mirror and its extras replace every index the plan names
@@ -236,13 +239,27 @@ def _dry_run(o: Options, plan: Plan, report: Report, console: Console, *, snap: 
     return report
 
 
-def _pip_step_runs(o: Options, override: Any, target_env: Any) -> bool:
-    """Whether the run will add the pip step (the target's own pip runs the plan: installers.execute.pip_step), known
-    for an existing target; a venv still to be made gets the pip its Python bundles, not known here."""
+def _pip_step_runs(o: Options, override: Any, target_env: Any, tgt: Target) -> bool:
+    """Whether the run will add the pip step (the target's own pip runs the plan: installers.execute.pip_step): for
+    an existing target, and for a venv still to be made, which the pip backend makes with `python -m venv` (its
+    pip is the one that Python bundles, judged as the target's: _new_venv_holds)."""
     from doctor.installers.backends import PipBackend
 
     backend = make_backend(o.backend, isolated=o.isolated, break_system_packages=bool(override))
-    return target_env is not None and isinstance(backend, PipBackend) and not backend.own
+    return (target_env is not None or tgt.create) and isinstance(backend, PipBackend) and not backend.own
+
+
+def _new_venv_holds(o: Options, tgt: Target) -> dict[str, str]:
+    """What a venv still to be made holds once made: the wheels ensurepip installs when `python -m venv` makes it
+    (installers.venvpip), nothing when `uv venv` does (_venv_maker) or there is no venv to make."""
+    return dict(tgt.venv_installs) if tgt.create and _venv_maker(o) is None else {}
+
+
+def _venv_maker(o: Options) -> str | None:
+    """The uv that makes the venv (`uv venv`, no pip in it), None when `python -m venv` does."""
+    from doctor.installers.backends import find_uv
+
+    return find_uv() if o.backend in ("auto", "uv") else None
 
 
 def _refuse_unservable(plan: Plan, manifest: wh.Manifest, house: str, installed: dict[str, str],
@@ -530,9 +547,7 @@ def _make_venv(o: Options, console: Console) -> str:
     vpy = Path(o.venv) / "bin" / "python"
     base = o.python or sys.executable
     console.status(f"creating venv {o.venv} from {base}")
-    from doctor.installers.backends import find_uv
-
-    uv = find_uv() if o.backend in ("auto", "uv") else None
+    uv = _venv_maker(o)
     cmd = [uv, "venv", "--python", base, o.venv] if uv else [base, "-m", "venv", o.venv]
     env = dict(os.environ)
     if o.isolated:
@@ -561,8 +576,12 @@ def _facts_source(o: Options, tgt: Target, console: Console) -> tuple[Snapshot, 
     console.status("probing the target environment")
     snap, env = _host_snapshot(o.root, python)
     if tgt.create:
-        # planning into a venv that does not exist yet: nothing is installed there, whatever the base has
+        # planning into a venv that does not exist yet: nothing is installed there, whatever the base has; once
+        # made it holds what its maker puts there (_new_venv_holds)
+        from doctor.installers.venvpip import venv_installs
+
         snap.packages = {}
+        tgt.venv_installs = venv_installs(env.stdlib, env.wheel_pkg_dir)
         return snap, None
     return snap, env
 

@@ -42,6 +42,8 @@ class TargetEnv:
     externally_managed: bool = False  # PEP 668 (snapshot rule 13): pip and uv refuse to install here
     # rule 15: {"install"/"uninstall": what turns pip's guard off for that command}, managed interpreters only
     break_system_packages: dict[str, str] = field(default_factory=dict)
+    stdlib: str | None = None  # sysconfig's stdlib directory (ensurepip's bundled wheels: installers.venvpip)
+    wheel_pkg_dir: str | None = None  # the build's WHEEL_PKG_DIR, where a distributor's ensurepip takes them from
 
     @property
     def pip_override(self) -> str | None:
@@ -77,6 +79,7 @@ def _target_env(python: str, doc: dict[str, Any]) -> TargetEnv:
                   base_prefix=py.get("base_prefix") or "", arch=py.get("arch") or "",
                   glibc=libc[1] if len(libc) == 2 and libc[0] == "glibc" else None,
                   purelib=paths.get("purelib") or "", platlib=paths.get("platlib"),
+                  stdlib=paths.get("stdlib"), wheel_pkg_dir=paths.get("wheel_pkg_dir"),
                   externally_managed=py.get("externally_managed") is True,
                   break_system_packages={k: v for k, v in (py.get("break_system_packages") or {}).items()
                                          if isinstance(v, str)})

@@ -128,11 +128,14 @@ def _libc():
 
 
 def _install_paths():
-    """Where pip installs into this interpreter (sysconfig's purelib/platlib), and its stdlib directory (where
-    PEP 668's EXTERNALLY-MANAGED file lies: installer_facts)."""
+    """Where pip installs into this interpreter (sysconfig's purelib/platlib), its stdlib directory (where
+    PEP 668's EXTERNALLY-MANAGED file lies: installer_facts; and ensurepip's bundled wheels) and the build's
+    WHEEL_PKG_DIR (where a distributor's ensurepip takes its wheels from instead: installers.venvpip)."""
     try:
-        paths = _stdlib("sysconfig").get_paths()
-        return {"purelib": paths.get("purelib"), "platlib": paths.get("platlib"), "stdlib": paths.get("stdlib")}
+        sc = _stdlib("sysconfig")
+        paths = sc.get_paths()
+        return {"purelib": paths.get("purelib"), "platlib": paths.get("platlib"), "stdlib": paths.get("stdlib"),
+                "wheel_pkg_dir": sc.get_config_var("WHEEL_PKG_DIR") or None}
     except Exception as e:
         _err("sysconfig.get_paths: %s" % e)
         return None

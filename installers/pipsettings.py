@@ -123,14 +123,23 @@ def judge_constraint(value: str, pins: Mapping[str, set[str]], read: Callable[[s
     excludes one (pip has no option that drops a constraint, and an empty value is ignored, so the step that pins
     it would fail), or when a local file cannot be read (pip stops at the first install step). A URL is not
     fetched before the run."""
-    clash: list[str] = []
-    lines = 0
+    texts: list[tuple[str, str]] = []
     for path in value.split():
         if "://" in path:
             return FOLLOWED, f"pip holds every step to it; {path} (a URL) is not read before the run"
         text = read(path)
         if text is None:
             return REFUSED, f"{path} cannot be read: pip stops at the first install step"
+        texts.append((path, text))
+    return judge_constraint_lines(texts, pins)
+
+
+def judge_constraint_lines(texts: list[tuple[str, str]], pins: Mapping[str, set[str]]) -> tuple[str, str]:
+    """judge_constraint on constraint lines already read: (where, text) pairs, a file's or a uv configuration's
+    `constraint-dependencies`."""
+    clash: list[str] = []
+    lines = 0
+    for path, text in texts:
         for line, r in requirement_lines(text.splitlines()):
             lines += 1
             for version in sorted(pins.get(normalize_name(r.name), ())):

@@ -386,6 +386,8 @@ class Journal:
                     _link_or_copy(str(self.dir / "kept" / name / str(i)), dst)
         if only is None:
             self._sweep(python, guard)
+        else:
+            self._sweep_empty(guard)
         clones = self._put_back_clones(say, live=live)
         for p, content in (self.data.get("files_before") or {}).items():
             if p.endswith((".pth", ".egg-link")) and (only is not None or not guard.may_touch(p)):
@@ -445,6 +447,20 @@ class Journal:
                     with contextlib.suppress(OSError):
                         os.unlink(p)
 
+    def _sweep_empty(self, guard: Guard) -> None:
+        """Remove the directory trees the run left holding no file at all: entries of site-packages and bin that
+        are new since the journal started. pip uninstalls mainline triton file by file when triton-ascend shares
+        its `triton/` directory, and leaves triton's own subdirectories empty (triton/include/python after the
+        plan's remove-triton step); removing triton-ascend then leaves that empty tree. Unlike `_sweep`, this runs
+        for the `--rollback` of a finished install too: an empty tree holds nothing of anyone's."""
+        for dir_, before in (self.data.get("listing") or {}).items():
+            if not os.path.isdir(dir_):
+                continue
+            for name in set(os.listdir(dir_)) - set(before):
+                p = os.path.join(dir_, name)
+                if os.path.isdir(p) and not os.path.islink(p) and guard.may_touch(p) and _holds_nothing(p):
+                    shutil.rmtree(p, ignore_errors=True)
+
     def _put_back(self, name: str, guard: Guard) -> None:
         b = self.data["before"][name]
         kept = self.dir / "kept" / name
@@ -452,6 +468,14 @@ class Journal:
             dst = _abs(b["site"], rel)
             if guard.may_touch(dst) and (kept / str(i)).exists():
                 _link_or_copy(str(kept / str(i)), dst)
+
+
+def _holds_nothing(path: str) -> bool:
+    """A directory tree with no file and no symlink anywhere in it."""
+    for root, dirs, files in os.walk(path):
+        if files or any(os.path.islink(os.path.join(root, d)) for d in dirs):
+            return False
+    return True
 
 
 def _prune(root: Path, *, keep: int, current: Path) -> None:

@@ -157,3 +157,23 @@ def test_a_record_importlib_metadata_cannot_parse_is_still_kept_and_put_back(whe
     res = j.restore(str(py))
     assert res["ok"], res
     assert freeze(py) == before_freeze and tree(tmp_path / "v") == before_tree
+
+
+def test_rollback_of_a_finished_install_removes_the_empty_tree_it_left(wheels, tmp_path, hermetic) -> None:
+    """pip uninstalls mainline triton file by file where triton-ascend shares `triton/`, leaving triton's own
+    subdirectories empty; the real-world tier's `--rollback` of verl-0.7.1-cann8.5.0-a2 then left
+    site-packages/triton/include/python behind and the venv was not as before. An empty tree that was there
+    before the run is the user's and stays."""
+    py = make_venv(tmp_path / "v")
+    site = Path(probe(str(py)).purelib)
+    (site / "mine" / "empty").mkdir(parents=True)
+    before_freeze = freeze(py)
+    before = sorted(p.relative_to(site).as_posix() for p in site.rglob("*") if "__pycache__" not in p.parts)
+    j = jr.Journal.start(probe(str(py), files=True), profile="p")
+    install(py, wheels, "triton-ascend==3.2.0", "transformers==4.57.6")
+    (site / "triton" / "include" / "python").mkdir(parents=True)  # what pip's uninstall of mainline triton leaves
+    j.finish(probe(str(py)))
+    res = jr.Journal.load(j.dir).restore(str(py), only=set(j.data["changed"]))
+    assert res["ok"] and freeze(py) == before_freeze
+    assert not (site / "triton").exists() and (site / "mine" / "empty").is_dir()
+    assert sorted(p.relative_to(site).as_posix() for p in site.rglob("*") if "__pycache__" not in p.parts) == before

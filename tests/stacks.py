@@ -10,6 +10,7 @@ import copy
 from typing import Any
 
 from packaging.specifiers import SpecifierSet
+from packaging.version import Version
 
 from doctor.knowledge.matrix import vllm_ascend_row
 from doctor.knowledge.profiles import Profile
@@ -27,9 +28,18 @@ PCI_ID = {"A2": "d802", "A3": "d803", "950": "d806"}
 DEVICE_TYPE = {"A2": "A2", "A3": "A3", "950": "A5"}  # vllm_ascend/_build_info.py __device_type__
 
 
-def pin_version(spec: str) -> str:
-    """A concrete version satisfying a pin: ==X -> X, ==X.* -> X.0, <2.0.0 -> 1.26.4, ranges -> lower bound."""
+def pin_version(spec: str, name: str | None = None) -> str:
+    """A concrete version satisfying a pin: ==X -> X, ==X.* -> X.0; a range -> the newest release of `name` the
+    requirements table knows inside it, the one a resolver takes (datasets<5.1.0 has no lower bound, and
+    datasets 5.0.1 needs pyarrow>=21.0.0 of the pyarrow>=19.0.0,<=24.0.0 pin); without a table row, <2.0.0 ->
+    1.26.4 and other ranges -> their lower bound."""
     s = SpecifierSet(spec)
+    if name is not None and not any(sp.operator == "==" for sp in s):
+        from doctor.knowledge.requirements import load_requirements
+
+        inside = [v for v in load_requirements().projects.get(name, {}) if v in s]
+        if inside:
+            return str(max(inside, key=Version))
     for sp in s:
         if sp.operator == "==":
             return sp.version[:-2] + (".0" if sp.version.count(".") < 3 else "") if sp.version.endswith(".*") else sp.version
@@ -47,7 +57,7 @@ def installed_version(name: str, spec: str, arch: str) -> str:
     `torch==X+cpu`), elsewhere the pinned release itself."""
     from installers.steps import CPU_LOCAL
 
-    v = pin_version(spec)
+    v = pin_version(spec, name)
     return f"{v}+cpu" if arch == "x86_64" and name in CPU_LOCAL and "+" not in v else v
 
 

@@ -1543,3 +1543,33 @@ def test_an_extra_another_packages_requirement_rules_out_and_nothing_asks_for_is
     report = diagnose([(None, _snap(tf, complete=False), None)])
     assert any(x.severity.value == "error" and x.id == "package-imports-missing-name" and "transformers" in x.title
                for x in report.findings)
+
+
+def test_the_0_7_1_stack_as_the_real_world_tier_installed_it_gives_info_for_what_upstream_leaves():
+    """The real-world tier's install of verl-0.7.1-cann8.5.0-a2 (2026-12-07), as its pip check and post-install check
+    saw it: Megatron-LM core_v0.12.1 installed --no-deps (its requirements would take numpy 2.x), vLLM 0.13.0's
+    xgrammar==0.1.27 moved by vllm-ascend's xgrammar>=0.1.30, xgrammar's triton removed for triton-ascend, vllm-ascend's
+    fastapi<0.124 under prometheus-fastapi-instrumentator 8's starlette>=1, pyvers' packaging<26 under
+    vcs-versioning's >=26.2. Each is upstream's, named by the profile with its source: info, not an error."""
+    from doctor.knowledge.profiles import load_profiles
+
+    p = next(p for p in load_profiles() if p.name == "verl-0.7.1-cann8.5.0-a2")
+    megatron = ["flask-restful", "nltk", "pytest-cov", "pytest-random-order", "zarr", "tensorstore!=0.1.46,!=0.1.72",
+                "nvidia-modelopt[torch]>=0.23.2; sys_platform != \"darwin\"", "einops", "packaging"]
+    snap = _snap({
+        "megatron-core": {"version": "0.12.1", "requires_dist": megatron},
+        "einops": {"version": "0.8.1", "requires_dist": []},
+        "vllm": {"version": "0.13.0+empty", "requires_dist": [
+            'xgrammar==0.1.27; platform_machine == "x86_64" or platform_machine == "aarch64"',
+            "prometheus-fastapi-instrumentator>=7.0.0"]},
+        "vllm-ascend": {"version": "0.13.1.dev14+g06a285f37", "requires_dist": ["xgrammar>=0.1.30", "setuptools-scm>=8"]},
+        "xgrammar": {"version": "0.2.9", "requires_dist": ['triton; platform_system == "Linux" and platform_machine == "x86_64"']},
+        "prometheus-fastapi-instrumentator": {"version": "8.1.0", "requires_dist": ["starlette<2.0.0,>=1.0.0"]},
+        "starlette": {"version": "0.50.0", "requires_dist": []},
+        "setuptools-scm": {"version": "9.2.2", "requires_dist": ["vcs-versioning"]},
+        "vcs-versioning": {"version": "2.6.0", "requires_dist": ["packaging>=26.2"]},
+        "packaging": {"version": "25.0", "requires_dist": []},
+    }, python="3.11.7", arch="x86_64")
+    fs = _declared(snap, p)
+    assert len(fs) == 11
+    assert [f.title for f in fs if f.severity.value != "info"] == []

@@ -283,3 +283,74 @@ def test_no_code_need_is_left_to_the_resolver(profile) -> None:
             left.append(f"{need.package} {open_to} needs {need.requires}; the profile allows "
                         f"{need.needed}{ranges[need.needed]}")
     assert not left, left
+
+
+def _unconditional(name: str, version: str) -> dict[str, object]:
+    """A release's requirements that apply on x86_64 / aarch64 Linux CPython 3.11 without extras: name -> specifier."""
+    from packaging.requirements import Requirement
+
+    from doctor.knowledge.requirements import declared
+
+    d = declared(name, version)
+    out: dict[str, object] = {}
+    for line in d.requires_dist if d is not None else ():
+        r = Requirement(line)
+        env = {"extra": "", "python_version": "3.11", "sys_platform": "linux", "platform_system": "Linux",
+               "platform_machine": "aarch64"}
+        if r.marker is None or r.marker.evaluate(env):
+            out[r.name.lower()] = r.specifier
+    return out
+
+
+@pytest.mark.parametrize("profile", load_profiles(), ids=lambda p: p.name)
+def test_the_final_re_pin_leaves_no_open_package_broken(profile) -> None:
+    """The plan's final-pins step re-pins transformers (and the torch stack, numpy) after the resolves that installed
+    verl's requirements, and pip does not revisit what it installed before: a package verl leaves open whose newest
+    release needs what the re-pinned versions rule out is left broken. verl 0.7.1 leaves datasets open; datasets
+    5.2.0 needs huggingface-hub>=1.31.0 and transformers 4.57.6 caps it <1.0: the real-world tier's install of
+    verl-0.7.1-cann8.5.0-a2 ended with datasets 5.2.0 beside huggingface-hub 0.36.2 (requirement-version-unmet)."""
+    from packaging.requirements import Requirement
+    from packaging.specifiers import SpecifierSet
+    from packaging.version import InvalidVersion, Version
+
+    from doctor.installers.resolve import Facts, resolve
+    from doctor.knowledge.requirements import declared, load_requirements
+
+    def newest(name: str, spec: SpecifierSet) -> str | None:
+        ok = []
+        for v in table.projects.get(name, {}):
+            try:
+                if not Version(v).is_prerelease and v in spec:
+                    ok.append(Version(v))
+            except InvalidVersion:
+                continue
+        return str(max(ok)) if ok else None
+
+    table = load_requirements()
+    plan = resolve(profile, Facts(arch="aarch64", python_version="3.11", chip=profile.chips[0], npu_seen=False),
+                   src_dir="/x")
+    final = {}
+    for step in plan.steps:
+        if step.id == "final-pins":
+            for line in step.requirements:
+                r = Requirement(line)
+                final[r.name.lower()] = r.specifier
+    verl = declared("verl", str(profile.verl_version))
+    left = []
+    for line in verl.requires_dist if verl is not None else ():
+        r = Requirement(line)
+        name = r.name.lower()
+        if (r.marker is not None and not r.marker.evaluate({"extra": ""})) or name in final:
+            continue
+        p = newest(name, r.specifier)
+        for q, qspec in final.items():
+            qv = newest(q, qspec)
+            if p is None or qv is None:
+                continue
+            need_p, need_q = _unconditional(name, p), _unconditional(q, qv)
+            for dep in set(need_p) & set(need_q):
+                if dep in final or not table.projects.get(dep):
+                    continue
+                if newest(dep, SpecifierSet(str(need_p[dep])) & SpecifierSet(str(need_q[dep]))) is None:
+                    left.append(f"{name} {p} needs {dep}{need_p[dep]}; {q} {qv} needs {dep}{need_q[dep]}")
+    assert not left, left

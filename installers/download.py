@@ -305,12 +305,16 @@ class Downloader:
                 reqs[i + 1] = str(out)
         return reqs
 
-    def build_requires_of_sources(self) -> list[str]:
-        """[build-system].requires of every source the plan builds (the offline build is isolated too)."""
-        out: list[str] = []
+    def build_requires_of_sources(self) -> list[list[str]]:
+        """[build-system].requires of each source the plan builds, one list per source (the offline build is
+        isolated too). Each source builds in its own environment, so their union is no one resolve: vLLM v0.13.0
+        builds with torch == 2.9.0 and vllm-ascend's releases/v0.13.0 with torch==2.8.0."""
+        out: list[list[str]] = []
         for s in self.plan.steps:
             if s.kind == EDITABLE and s.source is not None and not s.no_build_isolation:
-                out += [r for r in read_build_system_requires(self.work / s.source.name / "pyproject.toml") if r not in out]
+                reqs = read_build_system_requires(self.work / s.source.name / "pyproject.toml")
+                if reqs and reqs not in out:
+                    out.append(reqs)
         return out
 
     def sdist_build_requires(self) -> None:
@@ -408,8 +412,7 @@ def _download_all(o: Any, plan: Plan, root: Path, log_path: str, manifest: wh.Ma
                     report.extra["steps"] = [r.to_dict() for r in steps]
                     raise
                 steps.append(StepResult(s.id, s.kind, s.title, DONE, time.monotonic() - t0))
-            extra = d.build_requires_of_sources()
-            if extra:
+            for extra in d.build_requires_of_sources():
                 console.status("downloading the build requirements of the git sources")
                 d.fetch(extra, d.build_index)
             d.sdist_build_requires()

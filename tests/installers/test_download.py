@@ -241,3 +241,29 @@ def test_the_plan_resolution_line_carries_no_index_credentials(tmp_path, hermeti
     said = out.getvalue()
     assert "--dry-run" in said and "https://<redacted>@127.0.0.1:9/simple" in said, said
     assert "pwTOKEN1" not in said
+
+
+def test_each_git_sources_build_requirements_are_fetched_on_their_own(profile, tmp_path) -> None:
+    """Each source builds in its own isolated environment: vLLM v0.13.0's pyproject asks torch == 2.9.0 and
+    vllm-ascend's releases/v0.13.0 torch==2.8.0, and the real-world tier's --download-only of
+    verl-0.7.1-cann8.5.0-a2 failed when one pip download got their union (ResolutionImpossible)."""
+    import io
+    from types import SimpleNamespace
+
+    from doctor.installers.download import Downloader
+    from doctor.installers.plan import EDITABLE
+    from doctor.installers.resolve import resolve
+    from tests.installers.test_resolve import facts
+
+    p = profile("verl-0.7.1-cann8.5.0-a2")
+    d = Downloader(SimpleNamespace(index_url=None, extra_index_urls=()), resolve(p, facts(p, "x86_64"), src_dir="/s"),
+                   tmp_path, io.StringIO())
+    torch = {"vllm": "torch == 2.9.0", "vllm-ascend": "torch==2.8.0"}
+    for s in d.plan.steps:
+        if s.kind == EDITABLE and s.source is not None and s.source.name in torch:
+            (d.work / s.source.name).mkdir(parents=True, exist_ok=True)
+            (d.work / s.source.name / "pyproject.toml").write_text(
+                f'[build-system]\nrequires = ["setuptools", "{torch[s.source.name]}"]\n')
+    got = d.build_requires_of_sources()
+    assert ["setuptools", "torch == 2.9.0"] in got and ["setuptools", "torch==2.8.0"] in got
+    assert not [reqs for reqs in got if "torch == 2.9.0" in reqs and "torch==2.8.0" in reqs]

@@ -341,8 +341,9 @@ def test_two_runs_at_once_one_on_a_full_disk_prune_the_old_cache_entries_and_not
     """Each version of the signature file, the message table or their readers leaves a cache entry (~1 MB, ~7 MB).
     Two explain processes at once on a cache holding older versions' entries, one of them unable to write (a file
     size limit: a full disk), both print the same report and exit the same; the entry in use and the two used most
-    recently before it stay in each directory, the older ones go, and another process's temp file mid-write, an
-    entry-like symlink and the file it points to are left alone."""
+    recently before it stay in each directory (always, whatever their size), the older ones that would take the
+    directory past its 32 MB budget go, and another process's temp file mid-write, an entry-like symlink and the file
+    it points to are left alone."""
     import os
     import resource
     import subprocess
@@ -355,7 +356,9 @@ def test_two_runs_at_once_one_on_a_full_disk_prune_the_old_cache_entries_and_not
     for sub, names in planted.items():
         (doctor_cache / sub).mkdir(parents=True)
         for age, name in enumerate(names):  # 00… the most recently used
-            (doctor_cache / sub / name).write_bytes(b"an older version's entry")
+            with open(doctor_cache / sub / name, "wb") as f:  # 12 MB (sparse): past the budget from the third
+                f.write(b"an older version's entry")
+                f.truncate(12 << 20)
             os.utime(doctor_cache / sub / name, (1_700_000_000 - age, 1_700_000_000 - age))
     writing = doctor_cache / "signatures" / ".doctor-4242-0123456789ab"
     writing.write_bytes(b"half written")

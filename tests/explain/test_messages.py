@@ -10,8 +10,9 @@ from doctor.report import Severity
 
 # Real upstream messages, as the shipped table read them:
 # verl main 1dda039, verl/workers/config/rollout.py RolloutConfig.__post_init__ (a configuration check)
-VERL_CONFIG = ("ValueError: Rollout mode 'sync' has been removed. Please set `actor_rollout_ref.rollout.mode=async` or "
-               "remove the mode setting entirely.")
+# (the check no signature knows: its sync-mode check now has one, verl-rollout-sync-mode-removed, which wins)
+VERL_CONFIG = ("ValueError: rollout.disaggregation.enabled=True requires rollout.name in ('sglang', 'vllm'); "
+               "got 'hf'.")
 # vllm-ascend main 182b75e, vllm_ascend/ascend_config.py AscendConfig.__init__ (logger.warning)
 VLLM_ASCEND_WARNING = ("(EngineCore_DP0 pid=30023) WARNING 12-03 10:00:00 [ascend_config.py:123] enable_reduce_sample "
                        "is an experimental feature. Use with caution.")
@@ -34,7 +35,7 @@ def test_a_bare_verl_config_check_message_names_verl_and_the_raising_file():
 
 
 def test_a_message_cut_short_or_logged_instead_of_raised_is_still_found():
-    cut = VERL_CONFIG[: VERL_CONFIG.index("`")]
+    cut = VERL_CONFIG[: VERL_CONFIG.index(";")]
     (f,) = _owned(["[2025-06-16 15:11:06,443] [ERROR] [main_ppo.py:64:main] " + cut.removeprefix("ValueError: ")])
     assert f.components == ("config", "verl") and f.severity is Severity.ERROR
 

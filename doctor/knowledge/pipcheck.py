@@ -498,7 +498,7 @@ def run_sets(name: str, d: Decl, lines: list[str], applies: _Applies
         mine = [x for x in lines if core in _marker_extras(x)]
         if not base or len(mine) <= len(base) or not base <= {line_name(x) for x in mine}:
             continue  # not a restatement of the base set: one feature's extra, however many build on it
-        dev = {n for x in lines if (m := _marker_extras(x)) and m <= DEV_EXTRAS and (n := line_name(x)) is not None}
+        dev = {n for x in lines if (m := _marker_extras(x)) and all(map(dev_extra, m)) and (n := line_name(x)) is not None}
         out[core] = (tuple(sorted(built_on[core] - {core})),
                      [(x, dep, r) for x in mine if (r := applies(x, core)) is not None
                       and (dep := canonicalize_name(r.name)) != name and dep not in base and dep not in dev])
@@ -517,6 +517,14 @@ DEV_EXTRAS = frozenset({"dev", "develop", "development", "test", "tests", "testi
                         "docs", "doc", "docs-specific", "style", "lint", "linting", "typing", "types", "type", "check",
                         "cover", "enabler", "benchmark", "benchmarks", "bench", "ci", "sklearn-dev", "dev-torch",
                         "dev-tensorflow"})
+# a development extra's name often carries what it tests after the word (datasets' `tests-numpy2`, accelerate's
+# `test-fp8` / `test-trackers`): named so, it is one too
+_DEV_WORDS = frozenset({"dev", "test", "tests", "testing"})
+
+
+def dev_extra(extra: str) -> bool:
+    """A development extra (tests, docs, linting), by its canonical name."""
+    return extra in DEV_EXTRAS or extra.partition("-")[0] in _DEV_WORDS
 
 
 @lru_cache(maxsize=8192)
@@ -528,12 +536,12 @@ def _marker_extras(line: str) -> frozenset[str]:
 def dev_only(line: str) -> bool:
     """The line applies only under development extras (`extra == "dev"`, `extra == "quality"`)."""
     extras = {canonicalize_name(e) for e in _EXTRA.findall(line.partition(";")[2])}
-    return bool(extras) and extras <= DEV_EXTRAS
+    return bool(extras) and all(map(dev_extra, extras))
 
 
 def runtime_extras(line: str) -> tuple[str, ...]:
     """The extras a line's marker names that are not development extras."""
-    return tuple(sorted({canonicalize_name(e) for e in _EXTRA.findall(line.partition(";")[2])} - DEV_EXTRAS))
+    return tuple(sorted(e for e in {canonicalize_name(x) for x in _EXTRA.findall(line.partition(";")[2])} if not dev_extra(e)))
 
 
 _NAME_END = re.compile(r"[\s\[<>=!~;(]")

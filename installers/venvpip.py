@@ -18,11 +18,9 @@ WHEEL_PKG_DIR (Fedora's and Debian's /usr/share/python-wheels, where the distrib
 from __future__ import annotations
 
 import os
-import re
 from collections.abc import Callable, Iterable
 
-# `pip-23.2.1-py3-none-any.whl`: name and version of a wheel file (PEP 427; ensurepip's names have no build tag)
-_WHEEL = re.compile(r"^(?P<name>[A-Za-z0-9_.]+?)-(?P<version>[^-]+)-[^-]+-[^-]+-[^-]+\.whl$")
+from packaging.utils import InvalidWheelFilename, parse_wheel_filename
 
 
 def wheel_versions(names: Iterable[str]) -> dict[str, str]:
@@ -30,9 +28,11 @@ def wheel_versions(names: Iterable[str]) -> dict[str, str]:
     takes the last of its sorted listing); anything not a wheel is left out."""
     out: dict[str, str] = {}
     for n in sorted(names):
-        m = _WHEEL.match(n)
-        if m:
-            out[m.group("name").lower().replace("_", "-")] = m.group("version")
+        try:
+            name, version, _build, _tags = parse_wheel_filename(n)  # as pip reads it (PEP 427)
+        except InvalidWheelFilename:
+            continue
+        out[str(name)] = str(version)
     return out
 
 

@@ -123,12 +123,11 @@ def world(request) -> dict:  # type: ignore[no-untyped-def]
     py = f"{sys.version_info[0]}.{sys.version_info[1]}"
     plan = resolve(p, Facts(arch="x86_64", python_version=py, chip="A2", npu_seen=False), src_dir="/x")
     up = upstream.build(plan, WORK / "upstream")
-    wanted = {n: v.lstrip("=") for n, v in plan.pins if n in ("torch", "torchvision", "torchaudio", "triton-ascend")}
-    for n in ("torch", "torchvision", "torchaudio"):
-        if n in wanted:
-            wanted[n] += "+cpu"
-    reachable = {n for n, v in wanted.items() if any(f["filename"].endswith(".whl") and f["filename"].split("-")[1] == v
-                                                     for f in upstream.simple_files(n))}
+    cpu = ("torch", "torchvision", "torchaudio")
+    wanted = {(n, v if "+" in v or n not in cpu else v + "+cpu")
+              for n, v in upstream.step_pins(plan, up, (*cpu, "triton-ascend"))}
+    reachable = {(n, v) for n, v in wanted if any(f["filename"].endswith(".whl") and f["filename"].split("-")[1] == v
+                                                  for f in upstream.simple_files(n))}
     up.index, up.substituted = upstream.standin_index(work / "upstream", wanted, reachable)
     env = {k: v for k, v in os.environ.items() if not k.startswith(("PIP_", "UV_"))}
     # pip --isolated ignores PIP_CACHE_DIR; its cache follows XDG_CACHE_HOME, so "cold" really starts empty

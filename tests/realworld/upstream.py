@@ -68,6 +68,7 @@ class Upstream:
     index: str = ""  # file:// URL of the stand-in index
     substituted: list[str] = field(default_factory=list)  # what is not the real artifact, said exactly
     sources: dict[str, str] = field(default_factory=dict)  # clone dir -> "mirror <dir>" | "sdist <file>"
+    repos: dict[str, Path] = field(default_factory=dict)  # clone dir -> the local bare repository serving it
 
 
 def _git(*args: str, cwd: Path | None = None) -> str:
@@ -145,12 +146,45 @@ def sdist_repo(project: str, version: str, ref: str, dest: Path, cache: Path) ->
     return dest
 
 
-def standin_index(root: Path, wanted: dict[str, str], reachable: set[str]) -> tuple[str, list[str]]:
-    """Stand-in wheels for {project: version} that no reachable index serves, and a PEP 503 index of them."""
+def step_pins(plan, up: Upstream, projects: tuple[str, ...]) -> set[tuple[str, str]]:  # type: ignore[no-untyped-def]
+    """Every exact pin (`name==version`) of `projects` that the plan installs: the profile's pins, each step's own
+    requirements, and the requirement files a step installs from a clone, read at the clone's pinned commit (a
+    source's requirements.txt may pin another triton-ascend than the profile: vllm-ascend releases/v0.23.0 pins
+    3.2.2 where verl v0.9.0 installs 3.2.1, and pip needs both from the index that serves them)."""
+    from packaging.requirements import InvalidRequirement, Requirement
+    from packaging.utils import canonicalize_name
+
+    lines = [f"{n}{v}" for n, v in plan.pins]
+    by_id = {st.id: st for st in plan.steps}
+    for st in plan.steps:
+        lines += list(st.requirements)
+        owner = by_id.get(st.build_for or "")
+        src = owner.source if owner is not None else None
+        if src is None or src.name not in up.repos:
+            continue
+        for f in st.requirement_files:
+            cp = subprocess.run(["git", "--git-dir", str(up.repos[src.name]), "show", f"{src.commit or src.ref}:{f}"],
+                                capture_output=True, text=True, timeout=120)
+            lines += cp.stdout.splitlines() if cp.returncode == 0 else []
+    out: set[tuple[str, str]] = set()
+    for ln in lines:
+        try:
+            r = Requirement(ln.split("#", 1)[0].strip())
+        except InvalidRequirement:
+            continue  # blank lines, comments, pip options (-r, --index-url)
+        name = canonicalize_name(r.name)
+        exact = [s.version for s in r.specifier if s.operator in ("==", "===") and "*" not in s.version]
+        if name in projects and len(exact) == 1:
+            out.add((name, exact[0]))
+    return out
+
+
+def standin_index(root: Path, wanted: set[tuple[str, str]], reachable: set[tuple[str, str]]) -> tuple[str, list[str]]:
+    """Stand-in wheels for the (project, version) pairs that no reachable index serves, and a PEP 503 index of them."""
     wheels = root / "standin-wheels"
     said: list[str] = []
-    for project, version in sorted(wanted.items()):
-        if project in reachable:
+    for project, version in sorted(wanted):
+        if (project, version) in reachable:
             continue
         public = version.split("+")[0]
         meta = wheel_metadata(project, public) or ""
@@ -180,12 +214,14 @@ def build(plan, root: Path) -> Upstream:  # type: ignore[no-untyped-def]
         dest = root / "repos" / f"{s.name}.git"
         if mirror_repo(s.url, dest) is not None:
             up.sources[s.name] = f"mirror {MIRRORED[s.url]}"
+            up.repos[s.name] = dest
         else:
             project = SDIST.get(s.name, s.name)
             version = next(v for n, v in plan.pins if n == project).lstrip("=").rstrip(".*")
             # one repository per release: profiles share `root`, and another profile's vllm lacks this tag
             dest = root / "repos" / f"{s.name}-{version}.git"
             sdist_repo(project, version, s.ref, dest, cache)
+            up.repos[s.name] = dest
             up.sources[s.name] = f"PyPI sdist {project}-{version}.tar.gz as a repository tagged {s.ref}"
             up.git_refs.append(f"{s.name}={s.ref}")
         up.mirrors.append(f"{s.url}={dest}")

@@ -62,7 +62,7 @@ def _suggest(name: str, value: str, verdict: object) -> str:
 
 @check("env-values", "env", findings=("env-value-invalid", "env-value-ignored"))
 def env_values(ctx: CheckContext) -> Iterator[Finding]:
-    """Variables the stack reads hold a value their reader (HCCL, torch_npu, vllm-ascend) takes as written."""
+    """Variables the stack reads hold a value their reader (HCCL, torch_npu, vllm-ascend, verl, MindSpeed) takes as written."""
     snap = ctx.snapshot
     if not env_known(snap):
         skip("the snapshot has no environment variables")

@@ -1,6 +1,6 @@
 """The environment variables the stack reads and the values each reader accepts: profiles/env-values.toml.
 
-Each row was read from the reader's own source at a release tag (HCCL, torch_npu, vllm-ascend): how the reader
+Each row was read from the reader's own source at a release tag (HCCL, torch_npu, vllm-ascend, verl, MindSpeed): how the reader
 turns the text into a value (`parse`), which values it takes (`values`, `min`/`max`, `multiple_of`), and what it
 does with any other value (`on_invalid`: `error` when it raises or fails to initialise, `ignored` when it falls
 back to its default or quietly reads the text as something else). A row holds for the releases its `releases`
@@ -31,8 +31,10 @@ from doctor.tomlfile import read_toml
 
 SCHEMA = "doctor.env-values/1"
 FILE = "env-values.toml"
-PARSES = ("strtol", "digits", "python-int", "float", "text", "text-nocase", "allocator", "affinity", "hccl-algo", "list-nocase",
-          "port-ranges", "any")
+PARSES = ("strtol", "digits", "python-int", "float", "text", "text-nocase", "allocator", "keyed-nocase", "affinity", "hccl-algo",
+          "list-nocase", "port-ranges", "any")
+# parses whose keys are [[option]] rows: `allocator` refuses a key it has no row for, `keyed-nocase` passes it over
+KEYED = ("allocator", "keyed-nocase")
 ON_INVALID = ("error", "ignored")
 # Judged by other checks (doctor/checks/network.py, env.py, devices.py, vllm.py): never rows of this table.
 # (network.py reads HCCL_IF_BASE_PORT only to find HCCL's ports in use; whether HCCL takes the value is a row here.)
@@ -78,6 +80,8 @@ class Rule:
             lo = "" if self.min is None else f"{self.min:g}"
             hi = "" if self.max is None else f"{self.max:g}"
             return f"auto, or ports and lo-hi ranges in [{lo}, {hi}] joined by ',' that do not overlap"
+        if self.parse == "keyed-nocase":
+            return "key:value items joined by ',' (any case, blanks dropped), each with exactly one ':'"
         if self.parse == "list-nocase":
             return ("one or more of " + ", ".join(map(str, self.values)) + " (any case) joined by ',' with no blanks, "
                     "'^' first to invert")
@@ -274,7 +278,7 @@ def parse(data: object, source: str) -> Table:
         if not isinstance(conflicts, list) or not all(
                 isinstance(c, list) and len(c) == 2 and all(isinstance(x, str) for x in c) for c in conflicts):
             raise v.fail(f"{p}.conflicts", 'must be pairs: ["key=value", "other key"] (allocator) or ["value", "OTHER=value"]')
-        if r["parse"] != "allocator" and not all("=" in c[1] for c in conflicts):
+        if r["parse"] not in KEYED and not all("=" in c[1] for c in conflicts):
             raise v.fail(f"{p}.conflicts", 'a plain variable\'s conflicts are ["value", "OTHER=value"] ("OTHER=" for unset)')
         rows.append(Row(name, reader.name, rel, read_at, _rule(v, r, p), on_invalid, v.req(r["does"], f"{p}.does"),
                         v.req(r["read_from"], f"{p}.read_from"), v.sources(r["source"], f"{p}.source"),
@@ -287,9 +291,9 @@ def parse(data: object, source: str) -> Table:
         p = f"option[{i}]"
         r = v.keys(raw, _OPTION, p, required=_OPTION_REQUIRED)
         var = v.req(r["var"], f"{p}.var")
-        parents = [x for x in rows if x.name == var and x.rule.parse == "allocator"]
+        parents = [x for x in rows if x.name == var and x.rule.parse in KEYED]
         if not parents:
-            raise v.fail(f"{p}.var", f"no [[var]] {var!r} with parse = \"allocator\"")
+            raise v.fail(f"{p}.var", f"no [[var]] {var!r} with parse = " + " or ".join(f'"{k}"' for k in KEYED))
         reader = readers[parents[0].reader]
         rel, read_at = _releases(v, r, p, reader)
         options.append(Row(var, reader.name, rel, read_at, _rule(v, r, p), parents[0].on_invalid, parents[0].does,
@@ -521,6 +525,29 @@ def _judge_allocator(row: Row, options: list[Row], reader: Reader, version: str,
     return None
 
 
+def _keyed_items(value: str) -> list[list[str]]:
+    """HCCL's ParseDfsConfig / SplitDfsConfig: only ' ' is dropped, the text is lower-cased, then split on ',' and
+    each item on ':' (std::getline: an empty text has no items, a trailing delimiter adds an empty one)."""
+    s = value.replace(" ", "").lower()
+    return [] if not s else [item.split(":") if item else [] for item in s.split(",")]
+
+
+def _judge_keyed(row: Row, options: list[Row], reader: Reader, version: str, value: str) -> Verdict | None:
+    """A `keyed-nocase` variable: every item must be exactly key:value; a key with an [[option]] row at this release
+    must hold a value it takes; any other key is left alone (another part of the reader reads it, or none does)."""
+    known = {o.key: o for o in options if in_releases(reader.version_of, version, o.releases)}
+    for item in _keyed_items(value):
+        if len(item) != 2:
+            shown = ":".join(item)
+            return Verdict("invalid", _severity(row), f"{row.name}={value!r}: item {shown!r} is not key:value",
+                           row.rule.accepts(), row)
+        opt = known.get(item[0])
+        bad = None if opt is None else _judge_text(opt, opt.rule, item[1], f"{row.name} {item[0]}")
+        if opt is not None and bad is not None:
+            return Verdict("invalid", _severity(row), bad[1], f"{item[0]}: " + opt.rule.accepts(), opt)
+    return None
+
+
 def _severity(row: Row) -> str:
     return "error" if row.on_invalid == "error" else "warning"
 
@@ -554,6 +581,8 @@ def judge(table: Table, name: str, value: str, reader: str, version: str, other:
             continue
         if row.rule.parse == "allocator":
             return _judge_allocator(row, table.options_of(name), rd, version, value)
+        if row.rule.parse == "keyed-nocase":
+            return _judge_keyed(row, table.options_of(name), rd, version, value)
         bad = _judge_text(row, row.rule, value, name)
         if bad is None:
             return _partner(row, value, other)

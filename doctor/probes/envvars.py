@@ -21,7 +21,8 @@ NAMES = ("TP_SOCKET_IFNAME", "MASTER_ADDR", "MASTER_PORT", "TASK_QUEUE_ENABLE", 
          # read by torch_npu / vllm-ascend without a prefix; `check` judges their values (profiles/env-values.toml)
          "INF_NAN_MODE_ENABLE", "INF_NAN_MODE_FORCE_DISABLE", "COMBINED_ENABLE", "MULTI_STREAM_MEMORY_REUSE",
          "STREAMS_PER_DEVICE", "PYTORCH_NO_NPU_MEMORY_CACHING", "USE_OPTIMIZED_MODEL", "MSMONITOR_USE_DAEMON", "MOE_ALL2ALL_BUFFER",
-         "USING_LCCL_COM", "USE_MULTI_BLOCK_POOL", "P2P_HCCL_BUFFSIZE",
+         "USING_LCCL_COM", "USE_MULTI_BLOCK_POOL", "P2P_HCCL_BUFFSIZE", "NPU_ASD_ENABLE", "ACL_DEVICE_SYNC_TIMEOUT",
+         "DYNAMIC_EPLB", "EXPERT_MAP_RECORD", "MIND_SPEED_LOG_LEVEL",
          # a package's own version check skips itself when set (profiles/code-needs.toml `bypass`: LLaMA-Factory)
          "DISABLE_VERSION_CHECK")
 

@@ -215,6 +215,80 @@ def test_hccl_socket_port_ranges() -> None:
     assert not ours(snap({"HCCL_HOST_SOCKET_PORT_RANGE": "AUTO"}, cann="8.5.0"))  # read from 9.1.0 on
 
 
+def test_hccl_dfs_config_items_are_key_value_and_its_switches_are_hccls() -> None:
+    # ParseDfsConfig (CANN 9.1.0 on): blanks dropped, lower-cased, ',' items of exactly key:value; inconsistent_check
+    # on/first/off; task_exception on/off from 9.2.0-beta.1; keys the communicator reads are left alone
+    upstream = "connection_fault_detection_time:30,cluster_heartbeat:on,stuck_detection:on,inconsistent_check:off,task_monitor_interval:0"
+    for ok in (upstream, "INCONSISTENT_CHECK:First", "inconsistent_check : on", "cluster_heartbeat:off"):
+        assert not ours(snap({"HCCL_DFS_CONFIG": ok}, cann="9.1.0")), ok
+    f = one(snap({"HCCL_DFS_CONFIG": "inconsistent_check:true"}, cann="9.1.0"))
+    assert (f.id, f.severity.value, f.components) == ("env-value-invalid", "error", ("hccl", "env"))
+    assert "inconsistent_check: on, first or off" in f.detail and f.source.startswith("https://github.com/hicann/hccl/blob/v9.")
+    for bad in ("cluster_heartbeat:on,", "cluster_heartbeat=on", "a:b:c", "stuck_detection:on,,cluster_heartbeat:on"):
+        assert "is not key:value" in one(snap({"HCCL_DFS_CONFIG": bad}, cann="9.2.0-beta.1")).title, bad
+    assert not ours(snap({"HCCL_DFS_CONFIG": "task_exception:true"}, cann="9.1.0"))  # 9.1.0 passes the key over
+    assert one(snap({"HCCL_DFS_CONFIG": "task_exception:true"}, cann="9.2.0-beta.1")).id == "env-value-invalid"
+    assert not ours(snap({"HCCL_DFS_CONFIG": "inconsistent_check:true"}, cann="9.0.1"))  # not read before 9.1.0
+
+
+def test_torch_npu_process_group_and_device_checks() -> None:
+    from doctor.probes.envvars import is_relevant
+
+    assert is_relevant("NPU_ASD_ENABLE") and is_relevant("ACL_DEVICE_SYNC_TIMEOUT")
+    for name, bad, good in (("HCCL_DESYNC_DEBUG", "2", "1"), ("NPU_ASD_ENABLE", "4", "3"), ("ACL_DEVICE_SYNC_TIMEOUT", "0", "600")):
+        f = one(snap({name: bad}, torch_npu="2.7.1"))
+        assert (f.id, f.severity.value, f.components) == ("env-value-invalid", "error", ("torch-npu", "env")), name
+        assert not ours(snap({name: good}, torch_npu="2.7.1")), name
+        assert not ours(snap({name: bad}, torch_npu="2.1.0.post8")), name  # before the TORCH_CHECK (Ascend Extension 6.0.0)
+    assert "ACL_DEVICE_SYNC_TIMEOUT='-5' is outside" in one(snap({"ACL_DEVICE_SYNC_TIMEOUT": "-5"}, torch_npu="2.12.0")).title
+    for name in ("TORCH_HCCL_ZERO_COPY", "INF_NAN_MODE_FORCE_DISABLE"):
+        f = one(snap({name: "true"}, torch_npu="2.9.0"))
+        assert (f.id, f.severity.value) == ("env-value-ignored", "warning") and f.fix.text == f"export {name}=1", name
+        assert not ours(snap({name: "1"}, torch_npu="2.9.0")), name
+    assert not ours(snap({"TORCH_HCCL_ZERO_COPY": "true"}, torch_npu="2.4.0.post2"))  # read from 2.4.0.post4 on
+
+
+def test_vllm_ascend_eplb_switches_are_compared_as_text() -> None:
+    from doctor.probes.envvars import is_relevant
+
+    assert is_relevant("DYNAMIC_EPLB") and is_relevant("EXPERT_MAP_RECORD")
+    f = one(snap({"DYNAMIC_EPLB": "True"}, vllm_ascend="0.11.0"))  # == "true" there
+    assert (f.id, f.severity.value, f.components) == ("env-value-ignored", "warning", ("vllm-ascend", "env"))
+    assert f.fix.text == "export DYNAMIC_EPLB=true"
+    assert not ours(snap({"DYNAMIC_EPLB": "True"}, vllm_ascend="0.13.0"))  # .lower() in ("true", "1") from 0.12.0rc1
+    assert one(snap({"DYNAMIC_EPLB": "yes"}, vllm_ascend="0.25.1rc1")).id == "env-value-ignored"
+    assert one(snap({"EXPERT_MAP_RECORD": "1"}, vllm_ascend="0.18.0")).id == "env-value-ignored"
+    assert not ours(snap({"EXPERT_MAP_RECORD": "true", "DYNAMIC_EPLB": "1"}, vllm_ascend="0.18.0"))
+    assert not ours(snap({"DYNAMIC_EPLB": "True"}, vllm_ascend="0.10.2rc1"))  # not read before 0.11.0rc1
+
+
+def test_mindspeed_reads_its_log_level_and_the_asd_switch() -> None:
+    import logging.config
+
+    from doctor.knowledge.env_values import _judge_text
+    from doctor.probes.envvars import is_relevant
+
+    assert is_relevant("MIND_SPEED_LOG_LEVEL")
+    f = one(snap({"MIND_SPEED_LOG_LEVEL": "info"}, mindspeed="0.12.1"))
+    assert (f.id, f.severity.value, f.components) == ("env-value-invalid", "error", ("mindspeed", "env"))
+    assert f.fix.text == "export MIND_SPEED_LOG_LEVEL=INFO" and "mindspeed 0.12.1" in f.title
+    assert not ours(snap({"MIND_SPEED_LOG_LEVEL": "DEBUG"}, mindspeed="0.12.1"))
+    assert not ours(snap({"MIND_SPEED_LOG_LEVEL": "info"}, mindspeed="0.8.0"))  # no log_config.py there
+    got = {(x.components[0], x.id) for x in ours(snap({"NPU_ASD_ENABLE": "true"}, mindspeed="0.8.0", torch_npu="2.7.1"))}
+    assert got == {("mindspeed", "env-value-invalid"), ("torch-npu", "env-value-ignored")}  # int() raises; strtol reads 0
+    row = load().rows_of("MIND_SPEED_LOG_LEVEL")[0]
+    for s in ("INFO", "info", "20", "WARNING", " DEBUG", "Error", "NOTSET"):
+        # the handler's level is checked as the root's is (logging._checkLevel); no logger is touched here
+        config = {"version": 1, "disable_existing_loggers": False,
+                  "handlers": {"console": {"class": "logging.NullHandler", "level": s}}}
+        try:
+            logging.config.dictConfig(config)
+            takes = True
+        except ValueError:
+            takes = False
+        assert (_judge_text(row, row.rule, s, "MIND_SPEED_LOG_LEVEL") is None) == takes, s
+
+
 def test_two_readers_of_one_variable() -> None:
     got = {(f.components[0], f.id) for f in ours(snap({"HCCL_BUFFSIZE": "200MB"}, cann="9.1.0", torch_npu="2.7.1"))}
     assert got == {("hccl", "env-value-invalid"), ("torch-npu", "env-value-ignored")}
@@ -307,7 +381,7 @@ def test_upstream_verl_npu_scripts_exports_give_no_finding() -> None:
 
 def test_the_table_loads_and_leaves_other_checks_variables_alone() -> None:
     table = load()
-    assert len(table.rows) > 50 and {"hccl", "torch-npu", "vllm-ascend", "verl"} == set(table.readers)
+    assert len(table.rows) > 50 and {"hccl", "torch-npu", "vllm-ascend", "verl", "mindspeed"} == set(table.readers)
     assert not table.names() & JUDGED_ELSEWHERE
 
 

@@ -70,3 +70,15 @@ def gpu_by_default(label: tuple[str, ...]) -> tuple[str, tuple[str, ...]] | None
         return None
     names = getattr(said[1], "defaulted", ())
     return (said[1], names) if names else None
+
+
+def npu_settings(choice: str, labels: list[tuple[str, ...]]) -> list[str]:
+    """What an NPU run's job sets to keep off `choice`, a side a default took (gpu_by_default): the first variable the
+    default read, with the word the script's NPU side names where one does (`npu)`, `= npu` true, on any path's
+    `labels`), else `npu`; the other variables; and each guard the same `&&` list tests (`Choice.guards`: verl main's
+    VERL_USE_UV=0 beside `[ "${DEVICE:-gpu}" = gpu ]`)."""
+    names = list(getattr(choice, "defaulted", ()))
+    words = [p for label in labels for c in label for s in getattr(c, "said", ()) if s.matches and names_device(s)
+             for p in s.patterns if p.lower() in _NPU_NAMES]
+    guards = [f"{k}={v}" for k, v in getattr(choice, "guards", ()) if k not in names]
+    return [f"{names[0]}={words[0] if words else 'npu'}", *names[1:], *guards] if names else guards

@@ -14,7 +14,7 @@ from typing import Any
 from doctor.launch import entry as E
 from doctor.launch import sources as S
 from doctor.launch.device_branch import device_branch as _device_branch
-from doctor.launch.device_branch import gpu_by_default
+from doctor.launch.device_branch import gpu_by_default, npu_settings
 from doctor.launch.launcher import launcher_findings
 from doctor.launch.model_config import ModelInfo
 from doctor.launch.model_key import ModelKey, model_key
@@ -185,26 +185,30 @@ def _device_defaults(call: Call, on_npu: bool) -> list[Finding]:
     """On an NPU run (`--target npu`, or a script whose other paths lint judged NPU runs), a path another device takes
     by a default of a variable the script leaves unset (device_branch.gpu_by_default): the NPU run takes it too
     unless its job sets the variable. lint judges that path as the other device's (or, with --target npu, leaves it
-    out), so the condition it rests on is said, once per branch."""
+    out), so the condition it rests on is said, once per branch, with every setting that keeps the run off that side
+    (device_branch.npu_settings: DEVICE=npu, and VERL_USE_UV=0 where the same `&&` list tests it)."""
     if not on_npu:
         return []
     out, seen = [], set()
+    labels = [inv.label for inv in call.alternatives]
     for inv in call.alternatives:
         hit = gpu_by_default(inv.label)
         if hit is None or hit[0] in seen:
             continue
         choice, names = hit
         seen.add(choice)
-        shown = ", ".join(names)
+        shown, sets = ", ".join(names), npu_settings(choice, labels)
+        also = [s for s in sets[1:] if "=" in s]
         out.append(finding(
             "lint-device-default", "warning", ("config",),
             f"{shown} {'is' if len(names) == 1 else 'are'} not set by the script: an NPU run takes {choice} — "
-            "another device's side — unless its job sets " + shown,
+            f"another device's side — unless its job sets {' or '.join(sets)}",
             detail=f"The side is the one the script's default for {shown} takes; the script (and any script that runs "
                    f"it) sets {'it' if len(names) == 1 else 'them'} nowhere. Its other side was linted as the NPU run.",
-            evidence={"variables": list(names), "branch": str(choice), "line": call.line},
-            fix=f"Export {names[0]} with the value of the script's NPU side for an NPU run (as its job, or a wrapper, "
-                "would), or set it in the script."))
+            evidence={"variables": list(names), "branch": str(choice), "line": call.line, "settings": sets},
+            fix=f"Export {sets[0]} for an NPU run (as its job, or a wrapper, would), or set it in the script"
+                + (f"; or export {' or '.join(also)}, which the same `&&` list also tests: either keeps the run off "
+                   "that side." if also else ".")))
     return out
 
 
@@ -222,16 +226,30 @@ def on_target(alternatives: list[Invocation], target: str) -> tuple[list[Invocat
 
 
 def _skipped(call: Call, off: list[int], target: str) -> Finding:
+    """The paths --target left out, and why: a branch a run on `target` never takes (`gpu)`, `[ "$DEVICE" = npu ]`
+    false), or the side a default of the script takes (`[ "${DEVICE:-gpu}" = gpu ]` true, DEVICE set nowhere), which
+    such a run does take unless its job sets the variable — said so, not "does not take" (lint-device-default warns of
+    it on an NPU run)."""
     alternatives = call.alternatives
     device = "an NPU" if target == "npu" else "a GPU"
-    why = list(dict.fromkeys(str(b[1]) for i in off if (b := _device_branch(alternatives[i].label)) is not None))
+    branches = list(dict.fromkeys(b[1] for i in off if (b := _device_branch(alternatives[i].label)) is not None))
+    never = [str(b) for b in branches if not getattr(b, "defaulted", ())]
     names = path_names(alternatives) if len(alternatives) > 1 else ["; ".join(alternatives[0].label)]
     what = ("the entry-point call was not linted" if len(off) == len(alternatives)
             else f"{len(off)} of {len(alternatives)} paths were not linted")
+    why = [f"{device} run does not take {first_few(never, 3, '; ')}"] if never else []
+    labels = [inv.label for inv in alternatives]
+    for side in branches:
+        defaulted: tuple[str, ...] = getattr(side, "defaulted", ())
+        if defaulted:
+            sets = npu_settings(side, labels) if target == "npu" else list(defaulted)
+            why.append(f"{side} is another device's side, which {device} run takes unless its job sets "
+                       + " or ".join(sets) + (" (lint-device-default)" if target == "npu" else ""))
     return finding("lint-paths-off-target", "info", ("config",),
-                   f"--target {target}: {what}; {device} run does not take {first_few(why, 3, '; ')}",
+                   f"--target {target}: {what}; {'; '.join(why)}",
                    detail="Not linted: " + " | ".join(names[i] for i in off) + ".",
-                   evidence={"target": target, "paths": [names[i] for i in off], "branches": why, "line": call.line})
+                   evidence={"target": target, "paths": [names[i] for i in off], "branches": [str(b) for b in branches],
+                             "line": call.line})
 
 
 def lint_path(inv: Invocation, version: str, trainer_dir: Path | None, opts: Options) -> list[Finding]:

@@ -70,8 +70,13 @@ def test_a_device_default_the_user_overrides_is_a_choice_that_target_makes(form:
     report = lint(HEAD + script + CALL, "--target", "npu")
     assert _ids(report, "launch-rollout-not-on-npu") == [], [f["title"] for f in report["findings"]]
     (f,) = _ids(report, "lint-paths-off-target")
-    assert f["title"].startswith(f"--target npu: {off} of {total} paths were not linted; an NPU run does not take "
-                                 "line "), f["title"]
+    assert f["title"].startswith(f"--target npu: {off} of {total} paths were not linted; "), f["title"]
+    # the default's side is one an NPU run takes unless its job says otherwise (lint-device-default): the base said
+    # "an NPU run does not take line 3: …" of it, beside the warning that it does
+    (d,) = _ids(report, "lint-device-default")
+    branch = d["evidence"]["branch"]
+    assert f"{branch} is another device's side, which an NPU run takes unless its job sets DEVICE=npu" in f["title"]
+    assert "does not take" not in f["title"].split(branch)[0].rsplit(";", 1)[-1], f["title"]
     (paths,) = _ids(report, "lint-paths")
     # one branch: `${VERL_USE_UV:-1}` is a default too, but its test names no device, so the script's value decides it
     assert f"on {total} paths ({total - off} linted for --target npu), from 1 branch: " in paths["title"], paths
@@ -130,6 +135,32 @@ def test_an_npu_run_is_told_the_gpu_side_is_its_default(form: str):
     assert _ids(lint(probe, "--target", "npu"), "lint-device-default") == []
 
 
+# (the script, what lint-device-default tells an NPU run's job to set): the word the script's NPU side names, and the
+# value that makes false another test of a default that the same `&&` list reads, in either order
+SETTINGS = {
+    "device test first": ('ROLLOUT=vllm\nif [ "${DEVICE:-gpu}" = gpu ] && [ "${VERL_USE_UV:-1}" != 0 ]; then '
+                          'ROLLOUT=trtllm; fi\n', ["DEVICE=npu", "VERL_USE_UV=0"]),
+    "the NPU arm's word": ('DEVICE=${DEVICE:-gpu}\ncase "$DEVICE" in\n  gpu) ROLLOUT=trtllm ;;\n  ascend) ROLLOUT=vllm ;;\n'
+                           'esac\n', ["DEVICE=ascend"]),
+    # `= 1` false names no value that makes it so: only DEVICE is named
+    "a test that names no value": ('ROLLOUT=vllm\nif [ "${USE_UV:-1}" = 1 ] && [ "${DEVICE:-gpu}" = gpu ]; then '
+                                   'ROLLOUT=trtllm; fi\n', ["DEVICE=npu"]),
+}
+
+
+@pytest.mark.parametrize("form", SETTINGS)
+def test_the_warning_names_every_setting_that_keeps_an_npu_run_off_the_gpu_side(form: str):
+    """The base's fix said "Export DEVICE with the value of the script's NPU side", naming neither the value nor
+    another variable the same `&&` list tests by its default (verl main's VERL_USE_UV=0, which upstream's Ascend
+    workflow sets)."""
+    script, settings = SETTINGS[form]
+    report = lint(HEAD + script + CALL, "--target", "npu")
+    (f,) = _ids(report, "lint-device-default")
+    assert f["title"].endswith("unless its job sets " + " or ".join(settings)), f["title"]
+    assert f["fix"]["text"].startswith(f"Export {settings[0]} for an NPU run"), f["fix"]
+    assert all(s in f["fix"]["text"] for s in settings), f["fix"]
+
+
 ASCEND = "tests/special_e2e/run_v1_separate_async_ascend.sh"
 
 
@@ -137,7 +168,8 @@ def test_verl_mains_ascend_wrapper_leaves_device_unset_and_an_npu_run_takes_uv(t
     """verl main's run_v1_separate_async_ascend.sh runs run_v1_separate_async.sh without DEVICE, whose line 25 then
     launches through `uv run … --extra vllm --extra fsdp` (CUDA extras) on `[ "${DEVICE:-gpu}" = gpu ]` (upstream's
     Ascend workflow sets VERL_USE_UV=0 to avoid it). The base said nothing; --target npu left that path out as one
-    an NPU run does not take."""
+    an NPU run does not take. Both settings that avoid it are named, and the left-out path is said to be taken by
+    default."""
     verl_tree(tmp_path, MAIN, ASCEND, "tests/special_e2e/run_v1_separate_async.sh")
     args = ["--json", "lint", str(tmp_path / ASCEND), "--verl-version", "0.10.0.dev20260822", "--verl-config",
             str(tmp_path / "verl/trainer/config")]
@@ -146,6 +178,13 @@ def test_verl_mains_ascend_wrapper_leaves_device_unset_and_an_npu_run_takes_uv(t
         (f,) = _ids(report, "lint-device-default")
         assert f["title"] == ('run_v1_separate_async.sh line 125 (run by run_v1_separate_async_ascend.sh line 73): '
                               'DEVICE is not set by the script: an NPU run takes line 25: `[ "${DEVICE:-gpu}" = gpu ]` '
-                              "true — another device's side — unless its job sets DEVICE"), f["title"]
+                              "true — another device's side — unless its job sets DEVICE=npu or VERL_USE_UV=0"), f["title"]
+        # both ways the script offers: the base's fix named DEVICE alone, with no value
+        assert f["fix"]["text"].startswith("Export DEVICE=npu for an NPU run") and "export VERL_USE_UV=0" in f["fix"]["text"]
+    # the path --target npu leaves out is the one the warning says an NPU run takes: the base said it "does not take" it
+    (off,) = _ids(report, "lint-paths-off-target")
+    assert off["title"].endswith('--target npu: 1 of 2 paths were not linted; line 25: `[ "${DEVICE:-gpu}" = gpu ]` '
+                                 "true is another device's side, which an NPU run takes unless its job sets DEVICE=npu "
+                                 "or VERL_USE_UV=0 (lint-device-default)"), off["title"]
     report = json.loads(CliRunner().invoke(cli, [*args, "--target", "gpu"]).stdout)
     assert _ids(report, "lint-device-default") == []

@@ -143,6 +143,8 @@ def test_a_call_only_the_gpu_side_runs_is_not_linted_with_target_npu(tmp_path: P
     f, uv = _ids(report, "lint-paths-off-target")
     assert f["title"] == ('line 316: --target npu: the entry-point call was not linted; an NPU run does not take '
                           'line 315: `[ "$device_name" == "cuda" ]` true'), f["title"]
-    # line 25 runs under uv when `[ "${DEVICE:-gpu}" = gpu ]`: DEVICE's default, which an NPU run sets otherwise
-    assert uv["title"] == ('line 322: --target npu: 1 of 3 paths were not linted; an NPU run does not take line 25: '
-                           '`[ "${DEVICE:-gpu}" = gpu ]` true'), uv["title"]
+    # line 25 runs under uv when `[ "${DEVICE:-gpu}" = gpu ]`: DEVICE's default, which an NPU run takes unless its job
+    # sets DEVICE=npu or VERL_USE_UV=0 (the base said an NPU run does not take it)
+    assert uv["title"] == ('line 322: --target npu: 1 of 3 paths were not linted; line 25: `[ "${DEVICE:-gpu}" = gpu ]` '
+                           "true is another device's side, which an NPU run takes unless its job sets DEVICE=npu or "
+                           "VERL_USE_UV=0 (lint-device-default)"), uv["title"]

@@ -247,11 +247,15 @@ class Interpreter:
         left, right = n.children[0], n.children[-1]
         op = n.children[1].text if len(n.children) > 2 else "&&"
         out: list[World] = []
+        tests = op == "&&" and _is_test(left) and _is_test(right)
+        left_guard = self.guard(left, w) if tests else ()
         for lw in self.condition(left, w, f"line {left.line}: `{_short(left.text)}`"):
             if lw.dead:
                 out.append(lw)
             elif lw.status is (op == "&&") and _is_test(right):  # `[ … ] && [ "${DEVICE:-gpu}" = gpu ]`: see opened
-                out.extend(self.condition(right, lw, f"line {right.line}: `{_short(right.text)}`"))
+                guards = left_guard + (self.guard(right, lw) if tests else ())
+                out.extend(_guarded(r, len(w.label), guards)
+                           for r in self.condition(right, lw, f"line {right.line}: `{_short(right.text)}`"))
             elif lw.status is (op == "&&"):
                 out.extend(self.stmt(right, lw))
             else:
@@ -326,6 +330,23 @@ class Interpreter:
         changed.status = not side
         _bind(changed, other, not side)
         return [default, changed]
+
+    def guard(self, n: Node, w: World) -> tuple[tuple[str, str], ...]:
+        """(variable, value) for a test that a default of the script decides true on this path where the environment
+        may set that one variable, and names the value that makes it false (`[ "${VERL_USE_UV:-1}" != 0 ]`:
+        VERL_USE_UV=0): a run that sets it leaves the `&&` list false. Nothing is recorded as read (a probe)."""
+        seen = list(self.walk.unresolved)
+        try:
+            cond, read = self.test(n, w)
+            names = read - w.chosen
+            env = self.environment_world(w, read) if cond.status is True and len(names) == 1 else None
+            if env is None:
+                return ()
+            words = [p for s in self.test(n, env)[0].said_false if s.matches for p in s.patterns
+                     if p and not any(c in p for c in "*?[")]
+            return ((next(iter(names)), words[0]),) if words else ()
+        finally:
+            self.walk.unresolved[:] = seen
 
     def environment_world(self, w: World, read: frozenset[str]) -> World | None:
         """This path with the environment variables `read` (whose defaults a test read) set by the environment: each,
@@ -671,6 +692,17 @@ _REDIRECTS = ("file_redirect", "heredoc_redirect", "herestring_redirect", "hered
 
 def _is_test(n: Node) -> bool:
     return n.type == "test_command" or (n.type == "command" and _name(n) in ("[", "test"))
+
+
+def _guarded(w: World, start: int, guards: tuple[tuple[str, str], ...]) -> World:
+    """`w` with `guards` (Interpreter.guard) on the choices an `&&` list of tests made that a default decided
+    (`Choice.defaulted`), on the side where the list is true: the side a run also leaves by those values."""
+    if not guards or w.status is not True:
+        return w
+    label = tuple(Choice(c, c.said, c.defaulted, c.guards + guards) if isinstance(c, Choice) and c.defaulted else c
+                  for c in w.label[start:])
+    w.label = w.label[:start] + label
+    return w
 
 
 def _bind(w: World, cond: Cond, side: bool) -> None:

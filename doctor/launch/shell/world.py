@@ -35,15 +35,21 @@ class Choice(str):
     says of the values it tested (`said`), so a reader of the label (lint's device branches) need not parse it, and
     — on the side a default of the script takes where the user may set the variable at launch (`[ "${DEVICE:-gpu}"
     = gpu ]` true, with DEVICE set nowhere) — the environment variables left unset there (`defaulted`): a run takes
-    this side unless its job sets them."""
+    this side unless its job sets them — and, where an `&&` list joins this test to others that a default decided
+    (`guards`), the value of each such variable that makes its test false and so keeps a run off this side too: verl
+    main's `[ "${VERL_USE_UV:-1}" != 0 ] && [ "${DEVICE:-gpu}" = gpu ]` takes the uv launch by DEVICE's default
+    unless the job sets DEVICE or VERL_USE_UV=0."""
 
     said: tuple[Said, ...]
     defaulted: tuple[str, ...]
+    guards: tuple[tuple[str, str], ...]
 
-    def __new__(cls, text: str, said: tuple[Said, ...] = (), defaulted: tuple[str, ...] = ()) -> Choice:
+    def __new__(cls, text: str, said: tuple[Said, ...] = (), defaulted: tuple[str, ...] = (),
+                guards: tuple[tuple[str, str], ...] = ()) -> Choice:
         obj = super().__new__(cls, text)
         obj.said = said
         obj.defaulted = defaulted
+        obj.guards = guards
         return obj
 
 

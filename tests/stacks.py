@@ -116,8 +116,11 @@ def stack_snapshot(p: Profile, arch: str = "aarch64") -> dict[str, Any]:
     # protobuf as pip leaves it after vLLM's VLLM_TARGET_DEVICE=empty build: 0.18.0 on declares protobuf>=5.29.6
     # (requirements/common.txt; profiles/requirements-git.toml [[vllm_empty_target]]), earlier releases any protobuf
     protobuf = "5.29.6" if "vllm" in pkgs else "4.25.5"
+    # scipy as pip leaves it beside the stack's numpy: 1.13.1 declares numpy<2.3, so a numpy 2.x stack (verl 0.9.0's
+    # numpy>=2.0.0,<2.4) has the scipy its own resolve took, 1.15.3 (numpy<2.5)
+    scipy = "1.15.3" if Version(pkgs["numpy"]["version"]).major >= 2 else "1.13.1"
     for dep, v in (("attrs", "24.2.0"), ("decorator", "5.1.1"), ("sympy", sympy), ("cffi", "1.17.1"),
-                   ("psutil", "6.1.0"), ("scipy", "1.13.1"), ("pyyaml", "6.0.2"), ("protobuf", protobuf)):
+                   ("psutil", "6.1.0"), ("scipy", scipy), ("pyyaml", "6.0.2"), ("protobuf", protobuf)):
         pkgs.setdefault(dep, {"version": v})
     devices = copy.deepcopy(CHIP_ROWS[chip])
     return {

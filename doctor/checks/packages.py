@@ -275,9 +275,12 @@ NUMPY2_VA_SOURCE = ("https://github.com/vllm-project/vllm-ascend/blob/v0.19.1rc1
                     "https://github.com/vllm-project/vllm-ascend/pull/472")
 
 
-def _toolkit_present(snap: Snapshot) -> bool:
+def _toolkit_version_unreadable(snap: Snapshot) -> bool:
+    """A toolkit is installed and its version was looked for and not read (null or garbage); a missing key is unknown."""
     tk = snap.ascend_part("toolkit")
-    return known(tk) and tk is not None
+    if not known(tk) or tk is None or not known(tk.version):
+        return False
+    return tk.version is None or CannVersion.try_parse(tk.version) is None
 
 
 def _python_313_or_later(snap: Snapshot) -> bool:
@@ -323,8 +326,9 @@ def numpy(ctx: CheckContext) -> Iterator[Finding]:
             fix="pip install 'numpy<2.0.0' (e.g. numpy==1.26.4), unless this is vllm-ascend 0.20.2rc1 or later on "
                 "CANN 9.0.0 or later.",
             commands=("pip install 'numpy<2.0.0'",), source=NUMPY2_VA_SOURCE)
-    elif c is None and _toolkit_present(snap) and not _python_313_or_later(snap):
-        # a toolkit whose version could not be read: every CANN before 9.0.0 lists numpy<2 for Python < 3.13
+    elif c is None and _toolkit_version_unreadable(snap) and not _python_313_or_later(snap):
+        # a toolkit whose version the probe could not read: every CANN before 9.0.0 lists numpy<2 for Python < 3.13
+        # (a snapshot that does not state the version says nothing about it: no finding)
         yield finding(
             "numpy2-with-cann-version-unknown", "warning", ("numpy", "cann"),
             f"numpy {ver(snap, 'numpy')} with a CANN toolkit whose version is not known: every CANN before 9.0.0 "

@@ -42,7 +42,7 @@ def test_numpy2_with_a_vllm_ascend_whose_release_is_not_known():
 
 
 def test_numpy2_with_a_cann_toolkit_whose_version_is_not_known():
-    """A CANN toolkit is installed but its version could not be read, numpy is 2.x: CANN's dependency list caps numpy
+    """A CANN toolkit is installed but the probe could not read its version (null; a missing key is unknown), numpy is 2.x: CANN's dependency list caps numpy
     below 2 for every release before 9.0.0 (with Python < 3.13), so a warning names the pair (a Mind SDK FAQ: operator
     generation fails with `np.float_` removed). A known CANN decides as before; Python 3.13 (which CANN 8.5 pairs with
     numpy > 2.1), numpy 1.x, no toolkit, and the vllm-ascend warning already given say nothing more."""
@@ -52,19 +52,23 @@ def test_numpy2_with_a_cann_toolkit_whose_version_is_not_known():
             extra["python"] = {"version": python}
         return found(bare(packages={"numpy": {"version": numpy}, **packages}, **extra))
 
-    f = ids("2.0.0", {})
+    unread = {"version": None, "path": "/usr/local/Ascend/ascend-toolkit/latest"}  # the probe found no version file
+    f = ids("2.0.0", unread)
     assert f["numpy2-with-cann-version-unknown"] == "warning" and "numpy2-with-cann" not in f
-    assert "numpy2-with-cann-version-unknown" not in ids("1.26.4", {})
+    assert ids("2.0.0", {**unread, "version": "garbage"})["numpy2-with-cann-version-unknown"] == "warning"
+    # a snapshot that does not state the version (a bug report's "CANN is installed") says nothing about it
+    assert "numpy2-with-cann-version-unknown" not in ids("2.0.0", {})
+    assert "numpy2-with-cann-version-unknown" not in ids("1.26.4", unread)
     assert "numpy2-with-cann-version-unknown" not in ids("2.0.0", None)
-    assert "numpy2-with-cann-version-unknown" not in ids("2.2.6", {}, "3.13.1")
-    assert ids("2.2.6", {}, "3.11.9")["numpy2-with-cann-version-unknown"] == "warning"
+    assert "numpy2-with-cann-version-unknown" not in ids("2.2.6", unread, "3.13.1")
+    assert ids("2.2.6", unread, "3.11.9")["numpy2-with-cann-version-unknown"] == "warning"
     g = ids("2.0.0", {"version": "8.3.RC1"})
     assert g["numpy2-with-cann"] == "error" and "numpy2-with-cann-version-unknown" not in g
     assert "numpy2-with-cann-version-unknown" not in ids("2.2.6", {"version": "9.0.0"})
     # CANN 8.5.0 on Python 3.13 lists numpy > 2.1 (the guide's dependency table): numpy 2 is what it needs there
     assert "numpy2-with-cann" not in ids("2.2.6", {"version": "8.5.0"}, "3.13.1")
     assert ids("2.2.6", {"version": "8.5.0"}, "3.12.8")["numpy2-with-cann"] == "error"
-    h = ids("2.0.0", {}, None, **{"vllm-ascend": {}})
+    h = ids("2.0.0", unread, None, **{"vllm-ascend": {}})
     assert h["numpy2-with-vllm-ascend"] == "warning" and "numpy2-with-cann-version-unknown" not in h
 
 

@@ -361,3 +361,64 @@ def test_the_final_re_pin_leaves_no_open_package_broken(profile) -> None:
                 if newest(dep, SpecifierSet(str(need_p[dep])) & SpecifierSet(str(need_q[dep]))) is None:
                     left.append(f"{name} {p} needs {dep}{need_p[dep]}; {q} {qv} needs {dep}{need_q[dep]}")
     assert not left, left
+
+
+@pytest.mark.parametrize("profile", load_profiles(), ids=lambda p: p.name)
+def test_verl_editable_install_takes_no_release_the_stack_refuses(profile) -> None:
+    """Where the plan installs verl from its clone with its dependencies after requirements-npu.txt (upstream's
+    `pip install -r requirements-npu.txt && pip install -v -e .`), pip takes the newest release of every package verl
+    declares that the installed one does not meet, and does not revisit what vLLM's resolve installed beside it. verl
+    0.9.0 declares numpy>=2.0.0 over requirements-npu.txt's numpy<2.0.0: the real-world tier's install of
+    verl-0.9.0-cann9.0.0-a2 ended with numpy 2.4.6 beside mistral-common 1.13.1 (vLLM 0.23.0's requirement), which
+    declares numpy<2.4 on Python <= 3.12 (requirement-version-unmet, an error on verl's import path). What the final
+    pins re-pin is judged at that pin; a conflict the profile names as upstream's own is left to it."""
+    from packaging.requirements import Requirement
+    from packaging.specifiers import SpecifierSet
+    from packaging.utils import canonicalize_name
+    from packaging.version import InvalidVersion, Version
+
+    from doctor.installers.plan import EDITABLE
+    from doctor.installers.resolve import Facts, resolve
+    from doctor.knowledge.requirements import load_requirements
+
+    table = load_requirements()
+
+    def newest(name: str, spec: SpecifierSet) -> str | None:
+        """The release pip takes on Python 3.11: the newest final release in `spec` whose Requires-Python admits it."""
+        ok = []
+        for v, d in table.projects.get(name, {}).items():
+            try:
+                if not Version(v).is_prerelease and v in spec and "3.11" in SpecifierSet(d.requires_python or ""):
+                    ok.append(Version(v))
+            except InvalidVersion:
+                continue
+        return str(max(ok)) if ok else None
+
+    plan = resolve(profile, Facts(arch="aarch64", python_version="3.11", chip=profile.chips[0], npu_seen=False),
+                   src_dir="/x")
+    ids = [s.id for s in plan.steps]
+    if not ("install-verl" in ids and "verl-requirements" in ids and ids.index("install-verl") > ids.index("verl-requirements")
+            and plan.steps[ids.index("install-verl")].kind == EDITABLE):
+        pytest.skip("verl is not installed from its clone after requirements-npu.txt")
+    final = {canonicalize_name(Requirement(line).name): Requirement(line).specifier
+             for s in plan.steps if s.id == "final-pins" for line in s.requirements}
+    named = {(canonicalize_name(c["package"]), canonicalize_name(Requirement(c["requirement"]).name))
+             for c in profile.upstream_conflicts}
+    taken = {}
+    for name, spec in _unconditional("verl", str(profile.verl_version)).items():
+        n = canonicalize_name(name)
+        # only a lower bound makes pip replace what requirements-npu.txt installed (numpy<2.0.0 leaves numpy 1.26.x)
+        if any(sp.operator in (">=", ">", "~=") for sp in spec):
+            pick = newest(n, final.get(n, SpecifierSet(str(spec))))
+            if pick is not None:
+                taken[n] = pick
+    left = []
+    for q, qspec in profile.pins.items():
+        qv = newest(canonicalize_name(q), SpecifierSet(qspec))
+        for dep, dspec in (_unconditional(q, qv) if qv is not None else {}).items():
+            dv = newest(canonicalize_name(dep), SpecifierSet(str(dspec)))
+            for n, need in (_unconditional(dep, dv) if dv is not None else {}).items():
+                n = canonicalize_name(n)
+                if n in taken and taken[n] not in SpecifierSet(str(need)) and (canonicalize_name(dep), n) not in named:
+                    left.append(f"{dep} {dv} (through {q} {qv}) needs {n}{need}; verl's install takes {n} {taken[n]}")
+    assert not left, sorted(set(left))

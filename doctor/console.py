@@ -1,7 +1,8 @@
 """The one I/O facade. Commands return results; only this module writes to the terminal.
 
 With `--json`, stdout carries exactly one JSON document and every human line goes to stderr. Colour is
-off under `--no-color`, `NO_COLOR`, CI, or when the stream is not a terminal; prompts and spinners are
+off under `--no-color`, `NO_COLOR`, CI, `TERM=dumb`, or when the stream is not a terminal, decided for stdout and
+stderr apart (`doctor check 2>err.log` on a terminal: the report in colour, err.log plain); prompts and spinners are
 off in CI and when stdin/stderr are not terminals.
 """
 
@@ -26,6 +27,20 @@ def running_in_ci(environ: dict[str, str] | None = None) -> bool:
 _STYLES = {"red": "31", "green": "32", "yellow": "33", "blue": "34", "magenta": "35", "cyan": "36", "dim": "2", "bold": "1"}
 
 
+def _styled(text: str, styles: tuple[str, ...]) -> str:
+    if not styles:
+        return text
+    return f"\x1b[{';'.join(_STYLES[s] for s in styles)}m{text}\x1b[0m"
+
+
+def dumb_terminal(environ: dict[str, str] | None = None) -> bool:
+    """TERM=dumb: a terminal that shows escape sequences as text (Emacs' M-x shell and compilation buffers, editors'
+    command panes). git prints no colour there (check_auto_color in
+    https://github.com/git/git/blob/master/color.c), nor does the doctor."""
+    env = os.environ if environ is None else environ
+    return env.get("TERM") == "dumb"
+
+
 @dataclass
 class Console:
     """The one I/O facade: `--json` data goes to stdout, everything meant for people to stderr."""
@@ -45,6 +60,10 @@ class Console:
     junit_written: bool = field(default=False, init=False)
     # the stream a write of this facade failed on ("stdout" / "stderr"), for output_failed to name
     failed_stream: str | None = field(default=None, init=False)
+    # colour on stderr when it is not the human stream (status and error lines, collect's warnings): stderr can be a
+    # file while stdout is a terminal (`doctor check 2>err.log`), and a file must not get escape sequences.
+    # None: stderr is coloured as `color` says.
+    err_color: bool | None = None
 
     @classmethod
     def create(cls, *, json_mode: bool = False, no_color: bool = False, verbose: int = 0, quiet: bool = False,
@@ -52,10 +71,11 @@ class Console:
         ci = running_in_ci()
         human = sys.stderr if json_mode or data_stdout else sys.stdout
         # no-color.org: NO_COLOR present and not empty (an empty value, e.g. `NO_COLOR= cmd`, keeps colour)
-        color = not (no_color or os.environ.get("NO_COLOR") or ci or json_mode) and _isatty(human)
+        wanted = not (no_color or os.environ.get("NO_COLOR") or ci or json_mode or dumb_terminal())
+        color = wanted and _isatty(human)
         interactive = not ci and _isatty(sys.stdin) and _isatty(sys.stderr)
         return cls(json_mode=json_mode, color=color, verbosity=-1 if quiet else verbose, interactive=interactive,
-                   data_stdout=data_stdout)
+                   data_stdout=data_stdout, err_color=wanted and _isatty(sys.stderr))
 
     @property
     def human(self) -> IO[str]:
@@ -63,10 +83,16 @@ class Console:
         return self.err if self.json_mode or self.data_stdout else self.out
 
     def style(self, text: str, *styles: str) -> str:
-        if not self.color or not styles:
-            return text
-        codes = ";".join(_STYLES[s] for s in styles)
-        return f"\x1b[{codes}m{text}\x1b[0m"
+        """`text` styled for the human stream (stdout, or stderr under --json and for data commands)."""
+        return _styled(text, styles) if self.color else text
+
+    def err_style(self, text: str, *styles: str) -> str:
+        """`text` styled for stderr, which may be a file while the human stream is a terminal."""
+        return _styled(text, styles) if self.stderr_color else text
+
+    @property
+    def stderr_color(self) -> bool:
+        return self.color if self.err_color is None or self.human is self.err else self.err_color
 
     def _write(self, stream: IO[str], text: str, *, flush: bool = False) -> None:
         """Write to stdout or stderr, remembering which one failed (a full disk under only one of them)."""
@@ -86,10 +112,10 @@ class Console:
     def status(self, text: str) -> None:
         """Progress line: always stderr, hidden under -q."""
         if self.verbosity >= 0:
-            self._write(self.err, self.style(text, "dim") + "\n", flush=True)
+            self._write(self.err, self.err_style(text, "dim") + "\n", flush=True)
 
     def error(self, text: str) -> None:
-        self._write(self.err, self.style("error: ", "red", "bold") + text + "\n", flush=True)
+        self._write(self.err, self.err_style("error: ", "red", "bold") + text + "\n", flush=True)
 
     def emit_json(self, data: Any) -> None:
         self.emitted = True

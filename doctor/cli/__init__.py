@@ -128,7 +128,7 @@ CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 110}
 @click.option("--json", "json_mode", is_flag=True, envvar="DOCTOR_JSON",
               help="Print one JSON report on stdout and nothing else there. [env DOCTOR_JSON=1]")
 @click.option("--no-color", is_flag=True, envvar="DOCTOR_NO_COLOR",
-              help="No colour (also NO_COLOR, CI, non-TTY). [env DOCTOR_NO_COLOR=1]")
+              help="No colour (also NO_COLOR, TERM=dumb, CI, non-TTY). [env DOCTOR_NO_COLOR=1]")
 @click.option("-v", "--verbose", count=True, envvar="DOCTOR_VERBOSE",
               help="More detail: passing checks, facts, sources, tracebacks. [env DOCTOR_VERBOSE=N]")
 @click.option("-q", "--quiet", is_flag=True, envvar="DOCTOR_QUIET", help="Only problems. [env DOCTOR_QUIET=1]")

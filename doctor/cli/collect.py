@@ -86,7 +86,7 @@ def command(console, output, overwrite, root, python, npu_smi_timeout, bundle, d
     for f in report.findings:
         if console.verbosity >= 0:
             line = f"{f.title}: {f.detail}" if f.detail else f.title
-            console.err.write(console.style("warning: ", "yellow", "bold") + line + "\n")
+            console.err.write(console.err_style("warning: ", "yellow", "bold") + line + "\n")
     if console.verbosity >= 1:
         for name, st in collection.probes.items():
             console.status(f"  probe {name}: {st.status} in {st.seconds:.3f} s" + "".join(f"\n    {e}" for e in st.errors))
@@ -136,5 +136,5 @@ def _collect_ray(console, output, root, python, address, timeout, bundle,  # typ
     say = console.print if output else console.status
     say(f"collected {len(cl.nodes)} node(s), {len(failed)} failed" + (f"; wrote {output}" if output else ""))
     for f in report.findings:
-        console.err.write(console.style("warning: ", "yellow", "bold") + f"{f.title}: {f.detail}\n")
+        console.err.write(console.err_style("warning: ", "yellow", "bold") + f"{f.title}: {f.detail}\n")
     return report.exit_code()

@@ -301,7 +301,7 @@ def _example_defaults(values: dict[str, Any]) -> list[Any]:
 def _stderr_console(console: Any) -> Any:
     from doctor.console import Console
 
-    return Console(json_mode=False, color=console.color, verbosity=console.verbosity, out=console.err,
+    return Console(json_mode=False, color=console.stderr_color, verbosity=console.verbosity, out=console.err,
                    err=console.err)
 
 

@@ -352,7 +352,10 @@ def _validate(o: Options) -> None:
     if o.python and o.venv and o.rollback:
         raise InputError("give --python or --venv, not both, with --rollback", source="--venv")
     if o.list_journals and not o.rollback:
-        raise InputError("--list shows the install history: use it with --rollback", source="--list")
+        # `doctor install --list` is what a new user types to see what can be installed: name where that list is
+        raise InputError("lists the install history, with --rollback only (`doctor install --rollback --list --venv "
+                         "DIR`); the verified stacks doctor install can install are listed by `doctor profiles`",
+                         source="--list")
     if o.from_snapshot and not (o.dry_run or o.download_only):
         raise InputError("--from plans for another machine: use it with --dry-run or --download-only", source="--from")
     if o.step_timeout is not None and not o.step_timeout > 0:  # 0 read as "unset" (3 h); below 0 failed every step

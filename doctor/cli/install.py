@@ -11,7 +11,8 @@ from doctor.cli.options import doctor_command, output_options, profile_option, p
 
 
 @click.command("install")
-@profile_option()
+@profile_option(more=" No stack matches a machine without CANN (an image build, a CI runner): name one here, "
+                     "with --no-host-check.")
 @click.option("--set", "sets", multiple=True, metavar="PKG=VER", help="Override one pin (validated against the rules). "
               "For a git source (vllm, vllm-ascend, megatron-core, verl) it picks that release's tag. Repeatable.")
 @click.option("--git-ref", "git_refs", multiple=True, metavar="NAME=REF", help="Clone this git source at another branch, "

@@ -116,9 +116,12 @@ def ray_options(f: F) -> F:
                              "with the cluster's Ray).")(f)
 
 
-def profile_option(dest: str = "profile") -> Callable[[F], F]:
+def profile_option(dest: str = "profile", more: str = "") -> Callable[[F], F]:
+    """`--profile NAME`; `more` is what the option means for one command in particular (install: the machine
+    without CANN or an NPU, which no stack matches)."""
     return click.option("--profile", dest, metavar="NAME",
-                        help="Use this verified stack instead of the one that matches the machine (see `doctor profiles`).")
+                        help="Use this verified stack instead of the one that matches the machine (see `doctor "
+                             f"profiles`).{more}")
 
 
 def strict_option() -> Callable[[F], F]:

@@ -163,6 +163,17 @@ def test_bad_inputs_exit_2(tmp_path: Path) -> None:
     assert cp.returncode == 2 and "--dry-run" in cp.stderr
 
 
+def test_install_list_alone_names_where_the_stacks_are_listed() -> None:
+    """`doctor install --list` is what a new user types to see what install can install; it said only "use it with
+    --rollback". It names the history command and `doctor profiles`, and --help says how a machine without CANN
+    (no stack matches it) picks one."""
+    cp = doctor("install", "--list")
+    assert cp.returncode == 2 and "`doctor profiles`" in cp.stderr and "doctor install --rollback --list" in cp.stderr
+    assert cp.stdout == ""
+    text = " ".join(doctor("install", "--help").stdout.split())
+    assert "No stack matches a machine without CANN (an image build, a CI runner): name one here" in text, text
+
+
 # -- real installs -------------------------------------------------------------------------------------------
 
 PROFILE = "verl-0.7.1-cann8.5.0-a2"

@@ -6,14 +6,16 @@ Public API for other commands (smoke): `explain_lines(lines)`, `explain_file(pat
 
 from __future__ import annotations
 
+import io
 import os
+import stat
 import sys
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import IO
 
 from doctor.errors import InputError
-from doctor.explain import parts
+from doctor.explain import compressed, parts
 from doctor.explain.db import SignatureDB, read_signatures
 from doctor.explain.findings import build_findings
 from doctor.explain.scanner import BLOCK, DEFAULT_CONTEXT, MAX_LINE, LogScanner, ScanResult
@@ -35,7 +37,7 @@ def iter_log_lines(stream: IO[bytes], *, max_len: int = MAX_LINE) -> Iterator[st
         yield chunk.decode("utf-8", "replace")
 
 
-def scan(stream: IO[bytes], *, db: SignatureDB | None = None, context_lines: int = DEFAULT_CONTEXT) -> ScanResult:
+def scan(stream: IO[bytes] | io.BufferedIOBase, *, db: SignatureDB | None = None, context_lines: int = DEFAULT_CONTEXT) -> ScanResult:
     """Stream a binary file object through the scanner in blocks."""
     scanner = LogScanner(db, context_lines=context_lines)
     read = getattr(stream, "read1", None) or stream.read
@@ -103,22 +105,47 @@ def explain_path(
 
 def scan_path(path: str | Path, *, db: SignatureDB, context_lines: int = DEFAULT_CONTEXT,
               jobs: int | None = 1) -> ScanResult:
+    """Scan a log file, or stdin for "-"; a gzip, xz or bzip2 one as the text it holds (doctor.explain.compressed)."""
     name = str(path)
     if name == "-":
-        return scan(sys.stdin.buffer, db=db, context_lines=context_lines)
-    try:
-        size = os.stat(name).st_size if os.path.isfile(name) else 0
-        if (count := parts.part_count(size, jobs)) > 1:
-            return parts.scan_parts(name, size, db=db, context_lines=context_lines, parts=count)
-    except OSError:
-        pass  # reported by the plain read below
+        return _scan_stream(sys.stdin.buffer, name, db, context_lines)
     try:
         fh = open(name, "rb")  # closed below; a `with` block would also catch read errors as open errors
     except OSError as e:
         raise InputError(f"cannot read log: {e.strerror or e}", source=name) from e
     try:
-        return scan(fh, db=db, context_lines=context_lines)
+        if compressed.compression_of(_head(fh)) is None:
+            st = os.fstat(fh.fileno())
+            size = st.st_size if stat.S_ISREG(st.st_mode) else 0
+            if (count := parts.part_count(size, jobs)) > 1:
+                return parts.scan_parts(name, size, db=db, context_lines=context_lines, parts=count)
+        return _scan_stream(fh, name, db, context_lines)
     except OSError as e:  # e.g. EISDIR on read, an I/O error mid-file
         raise InputError(f"cannot read log: {e.strerror or e}", source=name) from e
     finally:
         fh.close()
+
+
+def _head(fh: IO[bytes]) -> bytes:
+    """The first bytes of a stream without consuming them (a pipe on stdin too), where the stream can peek."""
+    peek = getattr(fh, "peek", None)
+    return peek(compressed.HEAD_BYTES)[:compressed.HEAD_BYTES] if peek is not None else b""
+
+
+def _scan_stream(fh: IO[bytes], name: str, db: SignatureDB, context_lines: int) -> ScanResult:
+    kind = compressed.compression_of(_head(fh))
+    if kind is None:
+        return scan(fh, db=db, context_lines=context_lines)
+    tool = f"`{compressed.DECOMPRESS_TO_STDOUT[kind]} {'' if name == '-' else name + ' '}| doctor explain -`"
+    try:
+        text = compressed.open_decompressed(fh, kind)
+    except ImportError:
+        raise InputError(f"cannot read log: {kind}-compressed, and this Python has no {kind} codec; {tool} reads it",
+                         source=name) from None
+    try:
+        with text:
+            return scan(text, db=db, context_lines=context_lines)
+    except compressed.read_errors() as e:
+        # corrupt, or cut short (a copy of a log still being compressed): what decompresses is worth reading
+        raise InputError(f"cannot read log: {kind}-compressed, and {e}; {tool} reads the part that decompresses",
+                         source=name) from e

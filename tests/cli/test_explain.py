@@ -383,3 +383,66 @@ def test_two_runs_at_once_one_on_a_full_disk_prune_the_old_cache_entries_and_not
     assert writing.read_bytes() == b"half written" and outside.read_bytes() == b"not the doctor's"
     assert (doctor_cache / "message_owners" / f"{99:032x}.marshal").is_symlink()
     assert [p.name for p in doctor_cache.rglob(".doctor-*")] == [writing.name]
+
+
+def test_a_compressed_log_is_read_as_its_text(tmp_path):
+    """logrotate's `train.log.1.gz`, an archive's `.xz` / `.bz2`: read as bytes each was "binary data" and the
+    warning log-unreadable said there was nothing to explain. Told by the first bytes, not the name; piped in too."""
+    import bz2
+    import gzip
+    import lzma
+    import os
+    import subprocess
+    import sys
+
+    text = ("INFO starting\n" * 2000 + HCCL).encode()
+    for name, data in (("train.log.1.gz", gzip.compress(text)), ("train.log.xz", lzma.compress(text)),
+                       ("archived.log", bz2.compress(text))):
+        log = tmp_path / name
+        log.write_bytes(data)
+        r = run("explain", "--json", str(log))
+        doc = js(r)
+        assert r.exit_code == 1, (name, r.output)
+        assert [f["id"] for f in doc["findings"]] == ["cann-libhccl-missing"], name
+        assert doc["findings"][0]["evidence"]["line"] == 2001, name
+    cp = subprocess.run([sys.executable, "-m", "doctor", "explain", "--json", "-"], input=gzip.compress(text),
+                        capture_output=True, timeout=120,
+                        env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])})
+    assert cp.returncode == 1 and json.loads(cp.stdout)["findings"][0]["id"] == "cann-libhccl-missing", cp.stderr
+
+
+def test_a_compressed_log_cut_short_is_exit_2_naming_the_command_that_reads_it(tmp_path):
+    """A copy of a .gz cut short (still being written, a transfer that stopped): exit 2 naming the compression and
+    `zcat LOG | doctor explain -`, which reads the part that decompresses; never a traceback."""
+    import gzip
+
+    log = tmp_path / "train.log.1.gz"
+    whole = gzip.compress(("INFO starting\n" * 2000 + HCCL).encode())
+    log.write_bytes(whole[: len(whole) // 2])
+    r = run("explain", str(log))
+    assert r.exit_code == 2, r.output
+    assert f"{log}: cannot read log: gzip-compressed, and Compressed file ended before the end-of-stream marker was " \
+           f"reached; `zcat {log} | doctor explain -` reads the part that decompresses" in r.stderr, r.stderr
+
+
+def test_a_zstd_log_is_read_where_python_has_the_codec_else_exit_2_naming_zstdcat(tmp_path):
+    """zstd has a codec in Python's standard library from 3.14 on; before it the log is exit 2 naming `zstdcat`, not
+    the warning that the log holds nothing readable."""
+    import importlib.util
+
+    data = HCCL.encode()
+    # one zstd frame (RFC 8878): magic, a single-segment header with a one-byte content size, one raw last block
+    frame = bytes.fromhex("28b52ffd20") + bytes([len(data)]) + ((len(data) << 3) | 1).to_bytes(3, "little") + data
+    log = tmp_path / "train.log.zst"
+    log.write_bytes(frame)
+    r = run("explain", str(log))
+    if importlib.util.find_spec("compression") is not None and importlib.util.find_spec("compression.zstd"):
+        assert r.exit_code == 1 and "cann-libhccl-missing" in r.stdout, r.output
+    else:
+        assert r.exit_code == 2 and (f"{log}: cannot read log: zstd-compressed, and this Python has no zstd codec; "
+                                     f"`zstdcat {log} | doctor explain -` reads it") in r.stderr, r.stderr
+    import shutil
+    import subprocess
+
+    if shutil.which("zstd"):  # the frame is one zstd itself reads as the text
+        assert subprocess.run(["zstd", "-dc", str(log)], capture_output=True).stdout == data

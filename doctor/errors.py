@@ -58,8 +58,13 @@ class RefusedError(DoctorError):
 
 
 def extra_install_command(extra: str) -> str:
-    """The line that adds one of the doctor's extras to the interpreter the doctor runs in. Not a bare `pip install
-    'verl-ascend-doctor[X]'`: the pip first on PATH is another interpreter's when the doctor's venv is not activated
+    """The line that adds one of the doctor's extras to the interpreter the doctor runs in (own_pip_install)."""
+    return own_pip_install(f"'verl-ascend-doctor[{extra}]'")
+
+
+def own_pip_install(requirements: str) -> str:
+    """The line that installs `requirements` (shell words, quoted) into the interpreter the doctor runs in. Not a
+    bare `pip install 'verl-ascend-doctor[X]'`: the pip first on PATH is another interpreter's when the doctor's venv is not activated
     (README's install runs `.venv/bin/doctor`), and there the package is not installed and PyPI has no such
     distribution ("No matching distribution found"). In the doctor's own interpreter the installed distribution is
     kept and only the extra's requirements are added. A venv made without pip (uv's) gets uv's line for it, naming
@@ -74,8 +79,8 @@ def extra_install_command(extra: str) -> str:
 
         uv = uv_here().for_user()
         if uv is not None:
-            return f"{uv} pip install --python {exe} 'verl-ascend-doctor[{extra}]'"
-    return f"{exe} -m pip install 'verl-ascend-doctor[{extra}]'"
+            return f"{uv} pip install --python {exe} {requirements}"
+    return f"{exe} -m pip install {requirements}"
 
 
 class ExtraNotInstalled(DoctorError):

@@ -112,8 +112,8 @@ def ray_options(f: F) -> F:
                      metavar="SECONDS", help="Seconds to wait for all nodes (a node past it is recorded as timed out).")(f)
     f = click.option("--address", metavar="ADDR", help="Ray address for --ray (default: RAY_ADDRESS or auto).")(f)
     return click.option("--ray", "use_ray", is_flag=True,
-                        help="Probe every alive node of the Ray cluster (needs verl-ascend-doctor[ray], or --python "
-                             "with the cluster's Ray).")(f)
+                        help="Probe every alive node of the Ray cluster (needs the cluster's Ray release in the doctor's "
+                             "Python, or --python with the training environment's interpreter).")(f)
 
 
 def profile_option(dest: str = "profile", more: str = "") -> Callable[[F], F]:

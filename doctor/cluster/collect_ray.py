@@ -39,7 +39,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from doctor.errors import DoctorError, extra_install_command
+from doctor.errors import DoctorError, own_pip_install
 from doctor.probes._run import run_bounded
 from doctor.snapshot.model import Cluster
 
@@ -89,11 +89,20 @@ class RayNotInstalled(DoctorError):
     finding_id = "extra-not-installed"
 
     def __init__(self) -> None:
-        self.fix = (f"{extra_install_command('ray')} (the cluster's Ray version), or pass --python with the training "
-                    "environment's interpreter, whose Ray runs the cluster")
-        super().__init__(f"Ray is not installed in the doctor's Python ({sys.executable}). Install it with "
-                         f"`{extra_install_command('ray')}` (the cluster's Ray version), or pass --python with the "
-                         "training environment's interpreter, whose Ray runs the cluster.")
+        self.fix = (f"Pass --python with the training environment's interpreter, whose Ray runs the cluster; or install "
+                    f"the cluster's Ray release into the doctor's Python: {cluster_ray_install()}")
+        super().__init__(f"Ray is not installed in the doctor's Python ({sys.executable}). {self.fix}.")
+
+
+def cluster_ray_install() -> str:
+    """The line that puts the cluster's own Ray release into the doctor's interpreter, and how to read VERSION. Not
+    the `ray` extra: it installs the newest Ray, and Ray refuses a driver whose Ray release or Python minor version
+    is not the cluster's ("Version mismatch", check_version_info in
+    https://github.com/ray-project/ray/blob/master/python/ray/_private/utils.py)."""
+    line = own_pip_install("'ray==VERSION'")
+    return (f"`{line}`, VERSION being what `ray --version` prints on a node (Ray "
+            "accepts a driver of the cluster's own Ray release and Python minor version only; the doctor's `ray` "
+            "extra would install the newest Ray)")
 
 
 def collect_ray(address: str | None, python: str | None, timeout: float, root: str = "/",
@@ -168,8 +177,8 @@ def _fatal_message(data: dict[str, Any], python: str) -> str:
     kind, msg = data.get("kind"), str(data.get("fatal"))
     if kind == "no-ray":
         return (f"{msg}. Run the doctor with --python pointing at the training environment's interpreter "
-                f"(the one whose Ray runs the cluster), or install the cluster's Ray there ({extra_install_command('ray')} "
-                "for the doctor's own environment).")
+                f"(the one whose Ray runs the cluster), or install the cluster's Ray release there (for the doctor's "
+                f"own environment: {cluster_ray_install()}).")
     if kind == "connect" and "version mismatch" in msg.lower():
         return (f"{msg}\nRay only accepts a driver with the cluster's Ray and Python minor version: pass "
                 "--python with the interpreter of the environment that started the cluster.")

@@ -186,7 +186,8 @@ def test_ray_without_ray_in_the_doctor_is_the_missing_extra(cmd: str, report_sch
                                                             monkeypatch: pytest.MonkeyPatch) -> None:
     """`--ray` with no Ray in the doctor's interpreter (README's first lines install none) is the `ray` extra
     missing: `extra-not-installed` whose fix is the line that installs it, as for lint's and launch's extra. It was
-    `doctor-failed`, whose fix said only "Read the message above"."""
+    `doctor-failed`, whose fix said only "Read the message above". The line pins the cluster's Ray release: it was
+    the `ray` extra, whose newest Ray the cluster refuses as a driver ("Version mismatch") unless it runs that one."""
     import doctor.cluster.collect_ray as cc
 
     monkeypatch.setattr(cc, "_doctor_has_ray", lambda: False)
@@ -196,8 +197,9 @@ def test_ray_without_ray_in_the_doctor_is_the_missing_extra(cmd: str, report_sch
     jsonschema.validate(rep, report_schema)
     (f,) = rep["findings"]
     assert f["id"] == "extra-not-installed"
-    assert f"{sys.executable} -m pip install 'verl-ascend-doctor[ray]'" in f["fix"]["text"]
-    assert "--python" in f["fix"]["text"]
+    assert f"`{sys.executable} -m pip install 'ray==VERSION'`, VERSION being what `ray --version` prints on a node" \
+        in f["fix"]["text"], f["fix"]["text"]
+    assert "verl-ascend-doctor[ray]" not in f["fix"]["text"] and "--python" in f["fix"]["text"]
 
 
 def test_failing_target_python_is_exit_2_and_nothing_is_written(tmp_path: Path, report_schema: dict,

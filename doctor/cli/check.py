@@ -42,7 +42,7 @@ from doctor.errors import UsageError
 @click.option("--deep", is_flag=True, help="Also import torch_npu, mindspeed.megatron_adaptor, vllm_ascend in subprocesses "
               "and compare the installed files of the stack's distributions with their RECORD (size, sha256); "
               "with --ray: that on every node, then RoCE-ping one NPU address of every other node from each node.")
-@click.option("--deep-timeout", type=click.FloatRange(min=1), default=120.0, show_default=True,
+@click.option("--deep-timeout", type=click.FloatRange(min=1), default=120.0, show_default=True, metavar="SECONDS",
               help="Seconds per --deep import and for the file comparison (with --ray: on each node, added to "
                    "--ray-timeout; and for the whole ping round, at most 60).")
 @strict_option()

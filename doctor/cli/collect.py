@@ -33,7 +33,7 @@ from doctor.cli.options import (
               help="Also record what `check --deep` probes: the imports of torch_npu, mindspeed.megatron_adaptor and "
                    "vllm_ascend, and the installed files of the stack compared with their RECORD (so `check --from` "
                    "judges them).")
-@click.option("--deep-timeout", type=click.FloatRange(min=1), default=120.0, show_default=True,
+@click.option("--deep-timeout", type=click.FloatRange(min=1), default=120.0, show_default=True, metavar="SECONDS",
               help="Seconds per --deep import, and for the file comparison (with --ray: on each node, added to "
                    "--ray-timeout).")
 @ray_options

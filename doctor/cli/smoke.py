@@ -22,7 +22,7 @@ from doctor.cli.options import doctor_command, junit_option, output_options, pyt
 @click.option("--tp", type=click.IntRange(min=1), default=None, help="Tensor parallel size (default: fits the NPUs).")
 @click.option("--pp", type=click.IntRange(min=1), default=None, help="Pipeline parallel size (default: fits the NPUs).")
 @click.option("--steps", type=click.IntRange(1, 2), default=1, show_default=True, help="Training steps to run.")
-@click.option("--run-timeout", type=click.FloatRange(min=1), default=1800, show_default=True,
+@click.option("--run-timeout", type=click.FloatRange(min=1), default=1800, show_default=True, metavar="SECONDS",
               help="Seconds before the run is ended (its process group and its own Ray daemons only).")
 @click.option("--ignore-preflight", is_flag=True, help="Run even if `doctor check` reports errors.")
 @click.option("--dry-run", is_flag=True, help="Build the workload and print the command and env; run nothing.")

@@ -137,3 +137,24 @@ def test_a_mistyped_command_is_told_the_close_one_and_the_commands():
     assert f"Commands: {', '.join(COMMANDS)}." in " ".join(r.output.split())
     r = CliRunner().invoke(cli, ["--json", "lnit"])
     assert r.exit_code == 2 and "(Did you mean 'lint'?)" in r.stdout  # the one report's usage-error finding
+
+
+def test_every_option_in_seconds_says_seconds_in_its_help():
+    """`--help` names a time option's value SECONDS everywhere (`--npu-smi-timeout SECONDS`); `--deep-timeout` and
+    smoke's `--run-timeout` said `FLOAT RANGE`, click's type name, beside it."""
+    import click
+
+    from doctor.cli import cli
+
+    ctx = click.Context(cli)
+    seen = []
+    for name in cli.list_commands(ctx):
+        cmd = cli.get_command(ctx, name)
+        assert cmd is not None
+        for p in cmd.params:
+            help_text = getattr(p, "help", None) or ""
+            if isinstance(p, click.Option) and help_text.startswith("Seconds"):
+                seen.append((name, p.opts[0]))
+                record = p.get_help_record(click.Context(cmd))
+                assert record is not None and record[0].endswith(" SECONDS"), (name, record)
+    assert ("check", "--deep-timeout") in seen and ("smoke", "--run-timeout") in seen, seen

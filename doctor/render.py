@@ -161,11 +161,22 @@ def render_text(report: Report, console: Console, *, strict: bool = False,
             say(c.style(f"  {sentence(pull)}", "yellow"))
     if before_summary is not None:
         before_summary()
+    if note := _name_note(report):
+        say(c.style(note, "dim"))
     s = report.summary
     word = {"ok": c.style("ok", "green", "bold"), "warning": c.style("warnings", "yellow", "bold"), "error": c.style("errors", "red", "bold")}[report.status]
     if strict and report.status == "warning":  # the summary says what the exit code does
         word = c.style("failed (strict: warnings fail)", "red", "bold")
     say(f"{report.command}: {word} — {s['error']} error(s), {s['warning']} warning(s), {s['info']} info{_checks_clause(report)}")
+
+
+def _name_note(report: Report) -> str | None:
+    """doctor.invocation's note when a finding tells the user to run `doctor …` and that name does not run this
+    doctor (`.venv/bin/doctor check`, the README's first line, with the venv not activated)."""
+    from doctor.invocation import mentions_doctor, name_note
+
+    texts = [t for f in report.findings for t in (f.detail, *((f.fix.text, *f.fix.commands) if f.fix else ()))]
+    return name_note() if mentions_doctor(texts) else None
 
 
 def _checks_clause(report: Report) -> str:

@@ -158,3 +158,25 @@ def test_every_option_in_seconds_says_seconds_in_its_help():
                 record = p.get_help_record(click.Context(cmd))
                 assert record is not None and record[0].endswith(" SECONDS"), (name, record)
     assert ("check", "--deep-timeout") in seen and ("smoke", "--run-timeout") in seen, seen
+
+
+def test_a_report_says_how_to_run_its_doctor_lines_when_doctor_is_not_on_path(tmp_path):
+    """README's first line runs `.venv/bin/doctor check` in a venv not activated: the report's `doctor check --python
+    PY` / `doctor install …` lines were "command not found" when pasted. One note names the script that runs them;
+    none when `doctor` on PATH is this one."""
+    bin_dir = tmp_path / "venv" / "bin"
+    bin_dir.mkdir(parents=True)
+    script = bin_dir / "doctor"  # what pip writes for the console script
+    script.write_text(f"#!{sys.executable}\nimport sys\nfrom doctor.cli import main\nsys.exit(main())\n")
+    script.chmod(0o755)
+    log = tmp_path / "run.log"
+    log.write_text("ImportError: libhccl.so: cannot open shared object file: No such file or directory\n")
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2]), "NO_COLOR": "1",
+           "PATH": "/usr/bin:/bin"}
+    cp = subprocess.run([str(script), "explain", str(log)], capture_output=True, text=True, timeout=120, env=env)
+    assert cp.returncode == 1 and "doctor check" in cp.stdout, cp.stdout + cp.stderr
+    assert (f"note: `doctor` in the lines above is {script}, which typing `doctor` does not run here: type that path, "
+            f"or put {bin_dir} first on PATH") in cp.stdout, cp.stdout
+    cp = subprocess.run([str(script), "explain", str(log)], capture_output=True, text=True, timeout=120,
+                        env={**env, "PATH": f"{bin_dir}:/usr/bin:/bin"})
+    assert cp.returncode == 1 and "note: `doctor`" not in cp.stdout, cp.stdout

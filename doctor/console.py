@@ -16,6 +16,8 @@ import sys
 from dataclasses import dataclass, field
 from typing import IO, Any, NoReturn
 
+from doctor.textenc import stand_ins, writes_everything
+
 _CI_VARS = ("CI", "GITHUB_ACTIONS", "GITLAB_CI", "BUILDKITE", "JENKINS_URL", "TF_BUILD")
 
 
@@ -95,7 +97,10 @@ class Console:
         return self.color if self.err_color is None or self.human is self.err else self.err_color
 
     def _write(self, stream: IO[str], text: str, *, flush: bool = False) -> None:
-        """Write to stdout or stderr, remembering which one failed (a full disk under only one of them)."""
+        """Write to stdout or stderr, remembering which one failed (a full disk under only one of them). The marks an
+        encoding that is not UTF-8 cannot write get ASCII stand-ins (doctor.textenc)."""
+        if table := stand_ins(stream):
+            text = text.translate(table)
         try:
             stream.write(text)
             if flush:
@@ -119,7 +124,14 @@ class Console:
 
     def emit_json(self, data: Any) -> None:
         self.emitted = True
-        self._write(self.out, json.dumps(data, indent=2, sort_keys=False, ensure_ascii=False) + "\n", flush=True)
+        self.write_json(json.dumps(data, indent=2, sort_keys=False, ensure_ascii=False) + "\n")
+
+    def write_json(self, text: str) -> None:
+        """A JSON document on stdout (the report, collect's snapshot), `\\u`-escaped where stdout's encoding cannot
+        write every character (a GBK or latin-1 locale): the same document, nothing lost."""
+        if not writes_everything(self.out):
+            text = json.dumps(json.loads(text), indent=2, sort_keys=False, ensure_ascii=True) + "\n"
+        self._write(self.out, text, flush=True)
 
     def flush(self) -> None:
         """Push out what is buffered, so a closed pipe shows up here (BrokenPipeError) and not at exit."""

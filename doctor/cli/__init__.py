@@ -154,6 +154,9 @@ def cli(ctx: click.Context, json_mode: bool, no_color: bool, verbose: int, quiet
 
 
 def main() -> None:
+    from doctor.textenc import fit_streams
+
+    fit_streams()  # a GBK or latin-1 locale: `?` for what it cannot write, never UnicodeEncodeError
     try:
         cli.main(prog_name="doctor", standalone_mode=True)
     except KeyboardInterrupt:  # pragma: no cover - interactive

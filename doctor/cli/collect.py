@@ -79,8 +79,7 @@ def command(console, output, overwrite, root, python, npu_smi_timeout, bundle, d
     if console.json_mode:
         return emit(report, console)
     if not output:
-        console.out.write(text)
-        console.out.flush()
+        console.write_json(text)
     status = console.print if output else console.status
     status(summary_line(collection) + (f"; wrote {output}" if output else "") + (f"; bundle {bundle}" if bundle else ""))
     for f in report.findings:
@@ -131,8 +130,7 @@ def _collect_ray(console, output, root, python, address, timeout, bundle,  # typ
     if console.json_mode:
         return emit(report, console)
     if not output:
-        console.out.write(text)
-        console.out.flush()
+        console.write_json(text)
     say = console.print if output else console.status
     say(f"collected {len(cl.nodes)} node(s), {len(failed)} failed" + (f"; wrote {output}" if output else ""))
     for f in report.findings:

@@ -59,3 +59,39 @@ def test_term_dumb_gets_no_colour(tmp_path):
     """Emacs' M-x shell and editors' command panes set TERM=dumb and print escape sequences as text."""
     shown, _ = on_terminal(["check", "--root", str(tmp_path)], tmp_path, TERM="dumb")
     assert "[cann-not-installed]" in shown and ESC not in shown, repr(shown[:300])
+
+
+def run_encoded(args: list[str], encoding: str, tmp_path: Path, **env: str) -> subprocess.CompletedProcess[bytes]:
+    """`doctor ARGS` with stdout and stderr in `encoding`, as Python sets them from a zh_CN.GBK or latin-1 locale."""
+    return subprocess.run([sys.executable, "-m", "doctor", *args], capture_output=True, timeout=120, cwd=tmp_path,
+                          env={**os.environ, **env, "PYTHONIOENCODING": encoding, "PYTHONPATH": str(REPO)})
+
+
+def test_a_gbk_or_ascii_locale_gets_the_report_not_an_internal_error(tmp_path):
+    """A zh_CN.GBK locale has no `✗` or `✓`: `doctor check` ended with "internal error: UnicodeEncodeError … this is a
+    bug in the doctor", exit 2, and no report. The marks get ASCII stand-ins, what GBK has (`…`, `—`) stays."""
+    for encoding in ("gbk", "ascii", "latin-1"):
+        cp = run_encoded(["check", "--root", str(tmp_path)], encoding, tmp_path)
+        out = cp.stdout.decode(encoding)
+        assert cp.returncode == 1, (encoding, cp.stderr.decode(encoding, "replace"))
+        assert "[x] cann\n    x No Ascend CANN toolkit found  [cann-not-installed]" in out, out
+        assert "internal error" not in cp.stderr.decode(encoding)
+    cp = run_encoded(["check", "--root", str(tmp_path)], "gbk", tmp_path)
+    assert "\ncheck: errors — " in cp.stdout.decode("gbk") and cp.stderr.decode("gbk") == "probing this host…\n"
+
+
+def test_json_and_a_quoted_log_line_lose_nothing_on_an_ascii_stream(tmp_path):
+    """A log line quoted as evidence can hold any character: the text report writes `?` for what the encoding lacks
+    and goes on; `--json` (and collect's snapshot on stdout) escape it, so the document is the same."""
+    import json
+
+    log = tmp_path / "run.log"
+    line = "ImportError: libhccl.so: cannot open shared object file: No such file or directory 😀 中文"
+    log.write_text(line + "\n", encoding="utf-8")
+    cp = run_encoded(["explain", str(log)], "ascii", tmp_path)
+    assert cp.returncode == 1 and "directory ? ??" in cp.stdout.decode("ascii"), cp.stdout
+    cp = run_encoded(["explain", "--json", str(log)], "ascii", tmp_path)
+    doc = json.loads(cp.stdout.decode("ascii"))
+    assert cp.returncode == 1 and doc["findings"][0]["evidence"]["text"].endswith("😀 中文"), doc["findings"][0]
+    cp = run_encoded(["collect"], "ascii", tmp_path, VERL_RUN_NOTE="naïve 😀")
+    assert cp.returncode == 0 and json.loads(cp.stdout.decode("ascii"))["env"]["VERL_RUN_NOTE"] == "naïve 😀"

@@ -138,15 +138,28 @@ def _pin_ok(view: View, name: str, spec: str | None) -> bool:
     return bool(pkg_satisfies(view.versions[name], spec))
 
 
+def _repinned_later(step: Step, plan: Plan | None) -> frozenset[str]:
+    """The packages an install step after `step` pins itself (the final re-pins): there the later step has the last
+    word, so an earlier line that the re-pin overrides (requirements-npu.txt's numpy<2.0.0 under verl 0.9.0's
+    numpy>=2.0.0,<2.4 re-pin) is judged by that step; judged by this one, the earlier step could never be done and a
+    second install would run it again, and the re-pin after it."""
+    if plan is None or step.kind != INSTALL or step not in plan.steps:
+        return frozenset()
+    after = plan.steps[plan.steps.index(step) + 1:]
+    return frozenset(n for s in after if s.kind == INSTALL and not s.build_for and "-r" not in s.requirements
+                     for n, _ in expectations(s))
+
+
 def satisfied(step: Step, view: View, plan: Plan | None = None) -> bool:
     if step.build_for and plan is not None:
         # the requirements of a build: done when the build it serves is done
         return satisfied(plan.step(step.build_for), view, plan)
+    later = _repinned_later(step, plan)
     if step.kind == INSTALL and "-r" in step.requirements:
         lines = requirements_file(step)  # a clone's requirements file: met when every line of it is
-        return lines is not None and all(_pin_ok(view, n, s) for n, s in lines)
+        return lines is not None and all(_pin_ok(view, n, s) for n, s in lines if n not in later)
     if step.kind in (INSTALL, UNINSTALL):
-        return all(_pin_ok(view, n, s) for n, s in expectations(step))
+        return all(_pin_ok(view, n, s) for n, s in expectations(step) if step.kind == UNINSTALL or n not in later)
     if step.kind == CLONE:
         assert step.source is not None
         head = view.heads.get(step.source.name)

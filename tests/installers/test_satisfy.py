@@ -91,3 +91,26 @@ def test_a_module_installed_from_a_wheel_into_site_packages_is_no_clone() -> Non
                                    "packages": {"mindspeed": {"version": "0.12.1", "editable": True}},
                                    "modules": {"mindspeed": {"origins": ["/src/MindSpeed/mindspeed"]}}})
     assert satisfied(Step("clone-mindspeed", CLONE, "c", source=SRC), snapshot_view(editable, sources=[SRC], env_ok=True))
+
+
+def test_a_line_a_later_step_re_pins_is_judged_by_that_step(tmp_path) -> None:
+    """verl 0.9.0: requirements-npu.txt says numpy<2.0.0, verl's setup.py numpy>=2.0.0, and the profile's final
+    re-pin numpy>=2.0.0,<2.4 has the last word. Judged by its own numpy line, the requirements step could never be
+    done: the real-world tier's second install of verl-0.9.0-cann9.0.0-a2 ran it again (numpy 1.26.x) and the
+    re-pin after it, where a finished install must be a no-op. A line no later step pins is still its own."""
+    from doctor.installers.plan import Plan, Target
+
+    f = tmp_path / "requirements-npu.txt"
+    f.write_text("numpy<2.0.0\nhydra-core\n")
+    reqs = Step("verl-requirements", INSTALL, "r", requirements=("-r", str(f)))
+    final = Step("final-pins", INSTALL, "f", requirements=("transformers==5.10.4", "numpy>=2.0.0,<2.4"))
+    done = View(versions={"numpy": "2.3.5", "hydra-core": "1.3.2", "transformers": "5.10.4"})
+    plan = Plan("p", "r", Target("/v/bin/python", "3.11", "x86_64", None), steps=(reqs, final))
+    assert satisfied(reqs, done, plan) and satisfied(final, done, plan)
+    assert not satisfied(reqs, done)  # without the plan there is no later step: the file's line decides
+    assert not satisfied(final, View(versions={"numpy": "1.26.4", "hydra-core": "1.3.2", "transformers": "5.10.4"}), plan)
+    assert not satisfied(reqs, View(versions={"numpy": "2.3.5", "transformers": "5.10.4"}), plan)  # hydra-core missing
+    # the order matters: a step after the re-pin keeps its own line
+    assert not satisfied(reqs, done, Plan("p", "r", Target("/v/bin/python", "3.11", "x86_64", None), steps=(final, reqs)))
+    plain = Step("mbridge", INSTALL, "m", requirements=("numpy<2.0.0",))
+    assert satisfied(plain, done, Plan("p", "r", Target("/v/bin/python", "3.11", "x86_64", None), steps=(plain, final)))

@@ -99,6 +99,10 @@ def command(console, logs: tuple[str, ...], signatures_path: str | None, context
         total = sum(x["lines"] for x in logs_read)
         header = (f"logs: {len(logs_read)} file{'' if len(logs_read) == 1 else 's'}, {total} line{'' if total == 1 else 's'}, "
                   f"{len(db)} signatures")
+        if many.get("skipped"):  # the walk left files unread: say which were read and which were not, and why
+            from doctor.explain.multi import read_and_skipped
+
+            header += "\n" + read_and_skipped(logs_read, many["skipped"])
     from doctor.explain.findings import redacted
 
     findings = [redacted(f) for f in findings]

@@ -60,6 +60,19 @@ def open_decompressed(raw: IO[bytes], kind: str) -> io.BufferedIOBase:
     return bz2.BZ2File(raw, mode="rb")
 
 
+def has_codec(kind: str) -> bool:
+    """Whether this Python can read `kind`: gzip, xz and bzip2 always; zstd from 3.14 (a directory's walk leaves a
+    `.zst` unread, and says so, rather than fail the whole directory on it)."""
+    if kind != "zstd":
+        return True
+    import importlib.util
+
+    try:
+        return importlib.util.find_spec("compression.zstd") is not None
+    except ImportError:  # no `compression` package at all (before 3.14)
+        return False
+
+
 def read_errors() -> tuple[type[Exception], ...]:
     """What reading a corrupt or cut-short stream raises: gzip.BadGzipFile and bz2's "Invalid data stream" are
     OSErrors, a stream cut short is EOFError, xz's own is LZMAError, zstd's ZstdError."""

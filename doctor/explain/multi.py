@@ -26,6 +26,7 @@ from typing import Any
 
 from doctor.errors import InputError
 from doctor.explain import timestamps
+from doctor.explain.compressed import DECOMPRESS_TO_STDOUT, has_codec
 from doctor.explain.db import SignatureDB, read_signatures
 from doctor.explain.findings import (
     NO_MATCH_ID,
@@ -37,11 +38,11 @@ from doctor.explain.findings import (
     kept_hits,
     own_time,
 )
+from doctor.explain.lognames import described, log_stem, split_log_name
 from doctor.explain.scanner import DEFAULT_CONTEXT, Hit, ScanResult
 from doctor.explain.stream import scan_path
 from doctor.report import Finding, Severity, finding
 
-LOG_SUFFIXES = (".log", ".out", ".err", ".txt")
 MAX_FILES = 10_000
 PARALLEL_BYTES = 32 * 1024 * 1024  # below this much to read, one process is faster than starting more
 ROOT_NODE_ID = "root-cause-node"
@@ -53,6 +54,16 @@ class LogInput:
     path: Path
     node: str
     walked: bool = False  # found by walking a directory, not named by the user
+
+
+@dataclass(frozen=True)
+class Skipped:
+    """A file a directory's walk left unread, and why: the report says so rather than leave it out without a word."""
+    path: Path
+    reason: str
+
+    def to_dict(self) -> dict[str, str]:
+        return {"path": str(self.path), "reason": self.reason}
 
 
 @dataclass(frozen=True)
@@ -76,45 +87,80 @@ class Event:
 
 
 def discover(paths: list[str]) -> list[LogInput]:
-    """The log files behind the arguments: files as given, directories walked for *.log/.out/.err/.txt."""
+    """The log files behind the arguments: files as given, directories walked for logs (doctor.explain.lognames)."""
+    return discover_all(paths)[0]
+
+
+def discover_all(paths: list[str]) -> tuple[list[LogInput], list[Skipped]]:
+    """The log files behind the arguments, and the files the directories' walks left unread (with the reason)."""
     out: list[LogInput] = []
+    skipped: list[Skipped] = []
     for arg in paths:
         p = Path(arg)
         if p.is_dir():
-            found = _walk_logs(p)
+            found, left = _walk_logs(p)
+            skipped.extend(left)
             if not found:
-                raise InputError(f"no log files (*{', *'.join(LOG_SUFFIXES)}) in the directory", source=arg)
+                others = f"; {_some([s.path.name for s in left])} there are no logs" if left else ""
+                raise InputError(f"no log files ({described()}) in the directory{others}", source=arg)
             ray = _ray_node(p)  # one node's processes: each log by its file, events/ and old/ are no nodes
-            out.extend(LogInput(f, f.stem if ray else _node_name(f.relative_to(p)), walked=True) for f in found)
+            out.extend(LogInput(f, log_stem(f.name) if ray else _node_name(f.relative_to(p)), walked=True)
+                       for f in found)
         elif p.exists():
-            out.append(LogInput(p, p.stem))
+            out.append(LogInput(p, log_stem(p.name)))
         else:
             raise InputError("cannot read log: No such file or directory", source=arg)
     if len(out) > MAX_FILES:
         raise InputError(f"{len(out)} log files; at most {MAX_FILES} are read at once", source=paths[0])
-    return out
+    return out, skipped
 
 
-def _walk_logs(top: Path) -> list[Path]:
-    """The log files under `top`, hidden files and directories left out. A directory this user may not list
-    (another user's node directory, mode 0700) is exit 2 naming it, as an unreadable log file is: its logs are
-    never silently left out of the time line (Path.rglob skips it without a word)."""
+def read_and_skipped(logs: list[dict[str, Any]], skipped: list[dict[str, str]]) -> str:
+    """The lines a text report shows when a directory's walk left files unread: the files read, the ones not, and
+    why (the --json report lists every one under "logs" and "skipped")."""
+    lines = [f"read: {_some([Path(x['log']).name for x in logs])}"]
+    by_reason: dict[str, list[str]] = {}
+    for s in skipped:
+        by_reason.setdefault(s["reason"], []).append(Path(s["path"]).name)
+    for reason, names in by_reason.items():
+        lines.append(f"not read ({reason}): {_some(names)}")
+    return "\n".join(lines)
+
+
+def _some(names: list[str], at_most: int = 8) -> str:
+    return ", ".join(names[:at_most]) + (f" and {len(names) - at_most} more" if len(names) > at_most else "")
+
+
+def _walk_logs(top: Path) -> tuple[list[Path], list[Skipped]]:
+    """The log files under `top` (live, rotated and compressed), and the other files, each with why it is not read;
+    hidden files and directories left out. A directory this user may not list (another user's node directory, mode
+    0700) is exit 2 naming it, as an unreadable log file is: its logs are never silently left out of the time line
+    (Path.rglob skips it without a word)."""
     denied: list[OSError] = []
     found: list[Path] = []
+    skipped: list[Skipped] = []
     for dirpath, dirnames, filenames in os.walk(top, onerror=denied.append):
-        dirnames[:] = [d for d in dirnames if not d.startswith(".")]
-        for name in filenames:
+        dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
+        for name in sorted(filenames):
             f = Path(dirpath, name)
-            if not name.startswith(".") and f.suffix in LOG_SUFFIXES and f.is_file():
+            if name.startswith(".") or not f.is_file():
+                continue
+            parts = split_log_name(name)
+            if parts is None:
+                skipped.append(Skipped(f, f"not a log's name; logs are {described()}"))
+            elif parts[2] == ".zst" and not has_codec("zstd"):
+                skipped.append(Skipped(f, "zstd-compressed, and this Python has no zstd codec; "
+                                          f"`{DECOMPRESS_TO_STDOUT['zstd']} FILE | doctor explain -` reads it"))
+            else:
                 found.append(f)
     if denied:
         e = denied[0]
         raise InputError(f"cannot read the directory: {e.strerror or e}", source=str(e.filename or top))
-    return sorted(found)
+    return sorted(found), skipped
 
 
 def _node_name(rel: Path) -> str:
-    return rel.parts[0] if len(rel.parts) > 1 else rel.stem
+    return rel.parts[0] if len(rel.parts) > 1 else log_stem(rel.name)
 
 
 # What every Ray node's session logs/ directory holds (its raylet's, and on the head the GCS server's): the files
@@ -207,7 +253,7 @@ def explain_many(paths: list[str], *, db: SignatureDB | None = None, db_path: st
                  snapshot: object = None) -> tuple[list[Finding], dict[str, Any]]:
     """Diagnose several logs; returns the findings (each with its node) and the report's extra fields."""
     db = db if db is not None else read_signatures(db_path)
-    inputs = discover(paths)
+    inputs, skipped = discover_all(paths)
     results = scan_all(inputs, db, db_path=db_path, context_lines=context_lines, jobs=jobs)
     findings: list[Finding] = []
     events: list[Event] = []
@@ -236,6 +282,8 @@ def explain_many(paths: list[str], *, db: SignatureDB | None = None, db_path: st
                  for i, r in zip(inputs, results, strict=True)],
         "timeline": [e.to_dict() for e in line[:200]],
     }
+    if skipped:  # only when some are: a directory read whole needs no list of what was not
+        extra["skipped"] = [s.to_dict() for s in skipped]
     if first is not None:
         knock = [e for e in line if e.node != first.node and (e.role == "knock-on" or _after(e, first))]
         extra["root_cause"] = {**first.to_dict(), "knock_on": [e.to_dict() for e in knock[:100]]}

@@ -446,3 +446,28 @@ def test_a_zstd_log_is_read_where_python_has_the_codec_else_exit_2_naming_zstdca
 
     if shutil.which("zstd"):  # the frame is one zstd itself reads as the text
         assert subprocess.run(["zstd", "-dc", str(log)], capture_output=True).stdout == data
+
+
+def test_a_logrotated_directory_is_read_whole_and_the_files_not_read_are_named(tmp_path):
+    """`doctor explain DIR` on logrotate's output read train.log only: the failure in train.log.2.gz went unread and
+    the report said "no known failure signature", exit 0. Every copy is read now; the files the walk does not read
+    are named, with why, under the header."""
+    import gzip
+
+    (tmp_path / "train.log").write_text("INFO step 30\n")
+    (tmp_path / "train.log.1").write_text("INFO step 20\n")
+    (tmp_path / "train.log.2.gz").write_bytes(gzip.compress(("INFO step 10\n" + HCCL).encode()))
+    (tmp_path / "run.sh").write_text("python3 -m verl.trainer.main_ppo\n")
+    r = run("--no-color", "explain", str(tmp_path))
+    assert r.exit_code == 1, r.output
+    assert "cann-libhccl-missing" in r.stdout
+    lines = r.stdout.splitlines()
+    assert lines[1] == "read: train.log, train.log.1, train.log.2.gz", r.stdout
+    assert lines[2].startswith("not read (not a log's name; logs are *.log, *.out, *.err, *.txt, rotated") \
+        and lines[2].endswith("): run.sh"), r.stdout
+    doc = js(run("explain", "--json", str(tmp_path)))
+    assert [Path(x["log"]).name for x in doc["logs"]] == ["train.log", "train.log.1", "train.log.2.gz"]
+    assert [Path(s["path"]).name for s in doc["skipped"]] == ["run.sh"]
+    # a directory read whole gets no such lines
+    (tmp_path / "run.sh").unlink()
+    assert "not read" not in run("--no-color", "explain", str(tmp_path)).stdout

@@ -193,3 +193,24 @@ def test_logs_that_say_nothing_are_one_note_and_a_ray_nodes_subdirectories_are_n
     (tmp_path / "gcs_server.out").unlink()
     _, extra = explain_many([str(tmp_path)])
     assert "events" in {log["node"] for log in extra["logs"]}
+
+
+def test_a_ray_nodes_rotated_and_compressed_logs_are_read_and_other_files_are_named(tmp_path):
+    """Ray's components log through RotatingFileHandler (ray/_private/ray_logging: monitor.log -> monitor.log.1) and a
+    node's logs are often archived compressed: the walk took *.log/.out/.err/.txt only and left the failure in
+    monitor.log.1 / worker-*.err.gz unread without a word. Now they are read, as the node's process they belong to,
+    and the files left unread are listed with why."""
+    import gzip
+
+    for name in ("raylet.out", "gcs_server.out", "monitor.log", "dashboard.log"):
+        (tmp_path / name).write_text(RAY_START + "\n")
+    (tmp_path / "monitor.log.1").write_text(RAY_START + "\n" + EI0006 + "\n")
+    (tmp_path / "worker-01000000ffffffff-12345.err.gz").write_bytes(gzip.compress((RAY_START + "\n" + OOM + "\n").encode()))
+    (tmp_path / "ports_by_node.json").write_text("{}")
+    findings, extra = explain_many([str(tmp_path)])
+    read = {Path(x["log"]).name: x["node"] for x in extra["logs"]}
+    assert read["monitor.log.1"] == "monitor" and read["worker-01000000ffffffff-12345.err.gz"] == \
+        "worker-01000000ffffffff-12345"
+    assert extra["root_cause"]["node"] == "worker-01000000ffffffff-12345"
+    assert [(Path(s["path"]).name, s["reason"].split(";")[0]) for s in extra["skipped"]] == \
+        [("ports_by_node.json", "not a log's name")]

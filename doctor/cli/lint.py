@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 from typing import Any
 
@@ -33,6 +34,7 @@ def command(console: Any, script: str, verl_version: str | None, model: str | No
     """Validate an existing verl launch script's overrides (same rules as `doctor launch`)."""
     from doctor.errors import InputError
     from doctor.knowledge.versions import parse_pkg_version
+    from doctor.launch.inputs import script_without_commands
     from doctor.launch.lint_script import Options, lint_parsed
     from doctor.launch.script_parser import parse_script
     from doctor.render import emit
@@ -47,6 +49,12 @@ def command(console: Any, script: str, verl_version: str | None, model: str | No
                 text = fh.read()
     except (OSError, UnicodeDecodeError) as e:
         raise InputError(f"cannot read: {getattr(e, 'strerror', None) or e}", source=source) from None
+    if (empty := script_without_commands(text)) is not None:
+        raise InputError(f"nothing to lint: {empty} (give the script that starts the training run)", source=source)
+    if model is not None and not os.path.lexists(os.path.expanduser(model)):
+        # read here and nowhere else (unlike launch's, which the script also runs on the cluster)
+        raise InputError("no such file or directory (--model: a copy of the model's directory, or its config.json, "
+                         "for the layout rules)", source=model)
     if verl_version is not None and parse_pkg_version(verl_version) is None:
         raise InputError(f"not a version: {verl_version!r}", path="--verl-version")
     parsed = parse_script(text, source, None if script == "-" else script)

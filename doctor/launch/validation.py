@@ -11,6 +11,7 @@ per-release key tables in features.py, and a warning says what was not checked.
 
 from __future__ import annotations
 
+import os
 import shlex
 import sys
 from pathlib import Path
@@ -22,7 +23,7 @@ from doctor.launch.features import vt
 from doctor.launch.model_config import ModelInfo, load_model_config
 from doctor.launch.model_key import PPO, ModelKey
 from doctor.launch.override_list import Override, build_overrides, config_name_for
-from doctor.launch.rules import Context, check
+from doctor.launch.rules import Context, check, hub_id
 from doctor.launch.spec import LaunchSpec
 from doctor.report import Finding, Severity, finding, first_few
 
@@ -360,19 +361,23 @@ def model_missing(said: str, fix: str, appended: str = "", model: ModelKey = PPO
 
 
 def load_model(path: str | None) -> tuple[ModelInfo | None, Finding | None]:
-    """Model facts when the directory is readable here; otherwise a warning (the model may live only on the
-    cluster) and the model-dependent rules are skipped."""
+    """Model facts when the path exists here. One that exists is read as the model (InputError, exit 2, names the
+    file and what is wrong: it cannot be the model the run loads); one that does not is a warning (the model may
+    live only on the cluster, doctor.launch.inputs) and the model-dependent rules are skipped."""
     if path is None:
         return None, finding("launch-model-unknown", "info", ("model",), "no model config: model-dependent checks skipped",
                              fix="Pass --model DIR (a local Hugging Face model directory).")
-    try:
-        return load_model_config(path), None
-    except InputError as e:
-        return None, finding("launch-model-unreadable", "warning", ("model",),
-                             "model config.json not readable here: heads/layers/experts checks skipped",
-                             detail=str(e), evidence={"model": path}, key="actor_rollout_ref.model.path",
-                             fix="Run on a host where the model directory exists, or fix the path.",
-                             source=S.HF_CONFIG)
+    if os.path.lexists(os.path.expanduser(path)):
+        return load_model_config(os.path.expanduser(path)), None
+    what = ("a Hugging Face model id (verl downloads it on every node; the doctor does not)" if hub_id(path)
+            else "a path only the cluster's nodes have is fine; a typo fails the run when verl loads the model")
+    return None, finding("launch-model-unreadable", "warning", ("model",),
+                         f"model {path} does not exist here: heads/layers/experts checks skipped",
+                         detail=f"No such file or directory here: {what}.", evidence={"model": path},
+                         key="actor_rollout_ref.model.path",
+                         fix="Check the path; run where the model directory exists (or pass a copy of it) to run "
+                             "those checks.",
+                         source=S.HF_CONFIG)
 
 
 def validate(

@@ -412,3 +412,28 @@ def test_defaults_from_example_names_the_example_without_verbose(tmp_path, model
     assert r.exit_code == 0, r.output
     line = next(x for x in r.output.splitlines() if "[launch-defaults-from-example]" in x)
     assert "closest NPU example, run_qwen3_0_6b_megatron_vllm_ascend.sh (small dense model)" in line, line
+
+
+def test_a_model_path_that_exists_but_is_no_model_is_exit_2_and_nothing_is_written(tmp_path):
+    """`--model DIR` where DIR is there but holds no config.json (a half-copied model, the parent directory typed
+    instead of the model's) or a config.json that is not JSON: the run fails loading it, yet launch warned and wrote
+    the script, exit 0. Now exit 2 naming the file and the reason, before anything is written. A path that does not
+    exist here stays a warning (a login node preparing the cluster's job has no copy), which says so."""
+    out = tmp_path / "run.sh"
+    models = tmp_path / "models"
+    models.mkdir()
+    r = launch("--no-compose", "--verl-version", "0.9.1", "--model", str(models), "-o", str(out))
+    assert r.exit_code == 2, r.output
+    assert f"{models / 'config.json'}: no config.json here (a local Hugging Face model directory is expected)" \
+        in r.stderr, r.stderr
+    assert not out.exists()
+    (models / "config.json").write_text("{\n")
+    r = launch("--no-compose", "--verl-version", "0.9.1", "--model", str(models), "-o", str(out))
+    assert r.exit_code == 2 and f"{models / 'config.json'}: not valid JSON" in r.stderr, r.stderr
+    assert not out.exists()
+    r = launch("--no-color", "--no-compose", "--verl-version", "0.9.1", "--model", str(tmp_path / "typo"), "-o", str(out))
+    assert r.exit_code == 0 and out.exists(), r.output
+    assert f"model {tmp_path / 'typo'} does not exist here: heads/layers/experts checks skipped" in r.output
+    assert "a typo fails the run when verl loads the model" in r.output
+    r = launch("--strict", "--no-compose", "--verl-version", "0.9.1", "--model", str(tmp_path / "typo"))
+    assert r.exit_code == 1, r.output

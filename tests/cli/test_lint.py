@@ -451,3 +451,29 @@ def test_the_script_launch_writes_names_each_unread_set_env_once_with_one_reason
     assert f["title"].count(reason) == 1, f["title"]
     assert "no-cann/set_env.sh` was not read; " in f["title"] and "no-nnal/set_env.sh` was not read (each: " in f["title"]
     assert len(f["evidence"]["notes"]) == 2 and all(reason in n for n in f["evidence"]["notes"])
+
+
+def test_a_script_with_nothing_to_lint_is_exit_2_naming_the_file(tmp_path):
+    """An empty script (a redirect or a failed checkout left it so), or one of only comments, was a report whose one
+    warning said nothing was checked, exit 0: a CI lint step passed on it. Exit 2 naming the file and why; a script
+    whose commands run no verl entry point is still the warning lint-no-invocation."""
+    empty, comments = tmp_path / "empty.sh", tmp_path / "comments.sh"
+    empty.write_text("")
+    comments.write_text("#!/bin/bash\n# set -x\n\n   # python3 -m verl.trainer.main_ppo\n")
+    for script, why in ((empty, "the file is empty"), (comments, "the file holds only comments")):
+        r = CliRunner().invoke(cli, ["lint", str(script), "--verl-version", "0.9.1", "--no-compose"])
+        assert r.exit_code == 2, r.output
+        assert f"{script}: nothing to lint: {why} (give the script that starts the training run)" in r.stderr
+    r = CliRunner().invoke(cli, ["lint", "-"], input="\n\n")
+    assert r.exit_code == 2 and "<stdin>: nothing to lint: the file is empty" in r.stderr, r.output
+
+
+def test_lint_model_that_does_not_exist_is_exit_2(tmp_path):
+    """lint reads its --model here and nowhere else: one that does not exist was a warning, exit 0, and the layout
+    rules it was given for were skipped."""
+    script = tmp_path / "run.sh"
+    script.write_text("python3 -m verl.trainer.main_ppo trainer.nnodes=1\n")
+    r = CliRunner().invoke(cli, ["lint", str(script), "--verl-version", "0.9.1", "--no-compose",
+                                 "--model", str(tmp_path / "typo")])
+    assert r.exit_code == 2, r.output
+    assert f"{tmp_path / 'typo'}: no such file or directory (--model: a copy of the model's directory" in r.stderr

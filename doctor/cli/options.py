@@ -257,14 +257,15 @@ def refuse_unrunnable_python(probes: dict[str, Any], python: str | None) -> None
 
 
 def add_deep(snap: Any, python: str | None, timeout: float, console: Console) -> None:
-    """The `--deep` facts of this host into `snap` (doctor.probes.deep.add_deep_facts), saying what runs."""
-    from doctor.probes.deep import add_deep_facts
+    """The `--deep` facts of this host into `snap` (doctor.probes.deep.add_deep_facts), saying what runs: the imports
+    of what is installed, the comparison when there is something to compare (doctor.probes.deep.deep_status)."""
+    from doctor.probes.deep import add_deep_facts, deep_status, imports_worth_saying
+
+    modules = imports_worth_saying(snap.has_package)
 
     def say(n: int) -> None:
-        # none of the stack installed (the doctor's own venv): no comparison runs, and "the files of 0
-        # distributions" only made the line longer
-        files = f"; comparing the files of {n} distribution{'' if n == 1 else 's'} with their RECORD" if n else ""
-        console.status(f"importing torch_npu, mindspeed.megatron_adaptor, vllm_ascend{files}…")
+        if (line := deep_status(modules, n)) is not None:
+            console.status(line)
 
     add_deep_facts(snap, python, timeout, on_start=say)
 

@@ -40,6 +40,25 @@ PROBES: dict[str, tuple[str, dict[str, str]]] = {
 }
 
 
+# the distribution each probe's module comes from: where the snapshot says it is not installed, the probe's import
+# fails at once, and "importing torch_npu…" while none of them is installed was a claim that was not so
+PROBE_DISTRIBUTIONS = {"torch_npu": "torch-npu", "mindspeed.megatron_adaptor": "mindspeed", "vllm_ascend": "vllm-ascend"}
+
+
+def imports_worth_saying(has_package: Callable[[str], bool | None]) -> list[str]:
+    """The probes' modules whose distribution is installed, or may be (the snapshot cannot tell), in PROBES order."""
+    return [m for m in PROBES if has_package(PROBE_DISTRIBUTIONS[m]) is not False]
+
+
+def deep_status(modules: Sequence[str], compared: int) -> str | None:
+    """What `--deep` says it is doing: the imports that can happen and the distributions whose files it compares;
+    None when it does neither (none of the stack installed: nothing worth a line)."""
+    said = [f"importing {', '.join(modules)}"] if modules else []
+    if compared:
+        said.append(f"comparing the files of {compared} distribution{'' if compared == 1 else 's'} with their RECORD")
+    return "; ".join(said) + "…" if said else None
+
+
 def _last_error(stderr: str) -> str:
     lines = [ln for ln in stderr.strip().splitlines() if ln.strip()]
     if not lines:

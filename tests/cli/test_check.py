@@ -397,23 +397,31 @@ def test_help_says_only_and_ignore_take_a_group_header_as_the_readme_does():
 
 def test_deep_says_what_it_compares_only_when_there_is_something(monkeypatch):
     """`check --deep` in a venv with none of the stack printed "comparing the files of 0 distributions with their
-    RECORD…" (real run, 2026-12-07, an empty venv and README's install)."""
+    RECORD…" (real run, 2026-12-07, an empty venv and README's install), and "importing torch_npu,
+    mindspeed.megatron_adaptor, vllm_ascend…" with none of them installed: it names only the imports of what is
+    installed (or may be: a snapshot that cannot tell), and says nothing when it neither imports nor compares."""
     import io
 
     import doctor.probes.deep
     from doctor.cli.options import add_deep
     from doctor.console import Console
+    from doctor.snapshot.loader import snapshot_from_dict
+    from tests.stacks import bare
 
-    def said(n: int) -> str:
+    def said(n: int, packages: dict[str, str] | None) -> str:
         monkeypatch.setattr(doctor.probes.deep, "add_deep_facts",
                             lambda snap, python, timeout, on_start=None: on_start(n) if on_start else None)
         err = io.StringIO()
-        add_deep(object(), None, 1.0, Console(out=io.StringIO(), err=err))
+        listed = {} if packages is None else {"complete": True,
+                                              "packages": {k: {"version": v} for k, v in packages.items()}}
+        add_deep(snapshot_from_dict(bare(**listed)), None, 1.0, Console(out=io.StringIO(), err=err))
         return err.getvalue()
 
-    assert said(0) == "importing torch_npu, mindspeed.megatron_adaptor, vllm_ascend…\n"
-    assert said(1) == ("importing torch_npu, mindspeed.megatron_adaptor, vllm_ascend; comparing the files of 1 "
-                       "distribution with their RECORD…\n")
+    assert said(0, {}) == ""  # an empty venv: nothing to import, nothing to compare
+    assert said(2, {"verl": "0.7.1"}) == "comparing the files of 2 distributions with their RECORD…\n"
+    assert said(1, {"torch-npu": "2.5.1.post1", "vllm_ascend": "0.9.1"}) == (
+        "importing torch_npu, vllm_ascend; comparing the files of 1 distribution with their RECORD…\n")
+    assert said(0, None) == "importing torch_npu, mindspeed.megatron_adaptor, vllm_ascend…\n"  # cannot tell
 
 
 def test_a_wrong_profile_or_waiver_on_this_host_is_said_before_the_probe_is_waited_for(monkeypatch):

@@ -79,3 +79,15 @@ def test_verify_files_without_an_answer_says_why():
 
     got = run_verify_files(["torch"], python="/nonexistent/python3", timeout=5)
     assert list(got) == ["error"] and "no such file" in got["error"]
+
+
+def test_the_status_names_only_the_imports_that_can_happen():
+    """None of the stack installed: no "importing torch_npu, …" (each import fails at once), and with nothing to
+    compare either, no line at all."""
+    from doctor.probes.deep import deep_status, imports_worth_saying
+
+    assert imports_worth_saying(lambda name: False) == []
+    assert imports_worth_saying(lambda name: name == "mindspeed") == ["mindspeed.megatron_adaptor"]
+    assert imports_worth_saying(lambda name: None) == ["torch_npu", "mindspeed.megatron_adaptor", "vllm_ascend"]
+    assert deep_status([], 0) is None
+    assert deep_status(["vllm_ascend"], 0) == "importing vllm_ascend…"

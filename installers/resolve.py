@@ -235,7 +235,15 @@ def nearest_profiles(profiles: Sequence[Any], facts: Facts, n: int = 3) -> list[
 
     newest_first = sorted(profiles, key=lambda p: (p.verl_version, p.name), reverse=True)
     ranked = sorted(newest_first, key=key)[:n]
-    return [f"{p.name} (CANN {p.cann_version}, chips {'/'.join(p.chips)}, Python {p.python})" for p in ranked]
+    return [f"{p.name} (CANN {cann_said(p)}, chips {'/'.join(p.chips)}, Python {p.python})" for p in ranked]
+
+
+def cann_said(profile: Any) -> str:
+    """The profile's CANN as the profile says it: its version, or, where upstream names none, "unknown" and the range
+    inferred for it (as the plan says it): its low end, 9.1.0 for the 950 stack, is no CANN anyone documented."""
+    if profile.cann_unknown:
+        return f"unknown, inferred [{profile.cann_min}, {profile.cann_max})"
+    return str(profile.cann_version)
 
 
 # -- host prerequisites -------------------------------------------------------------------------------------------

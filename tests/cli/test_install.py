@@ -147,6 +147,20 @@ def test_no_matching_profile_lists_the_nearest(tmp_path: Path) -> None:
     assert "no verified stack matches" in cp.stderr and "Nearest profiles" in cp.stderr and "verl-" in cp.stderr
 
 
+def test_nearest_profiles_say_a_profiles_cann_as_the_profile_does(tmp_path: Path) -> None:
+    """The 950 stack's CANN is unknown (upstream names none; its range [9.1.0, 9.3.0) is inferred): the "Nearest
+    profiles" list called it "CANN 9.1.0", a version no one documented for it."""
+    p = next(x for x in PROFILES if x.name == "verl-0.9.0-cannunknown-950")
+    snap = machine(p, "aarch64", installed=False)
+    for part in ("toolkit", "kernels", "nnal"):  # no CANN on the host: every profile is as near
+        del snap["ascend"][part]
+    cp, _ = dry_run(tmp_path, snap)
+    assert cp.returncode == 2 and "Nearest profiles" in cp.stderr, cp.stderr
+    assert "verl-0.9.0-cannunknown-950 (CANN unknown, inferred [9.1.0, 9.3.0), chips 950, Python ==3.11.*)" \
+        in cp.stderr, cp.stderr
+    assert "verl-0.9.0-cannunknown-950 (CANN 9.1.0" not in cp.stderr
+
+
 def test_atlas_310p_is_refused(tmp_path: Path) -> None:
     p = next(x for x in PROFILES if x.name == "verl-0.7.1-cann8.5.0-a2")
     cp, _ = dry_run(tmp_path, machine(p, "aarch64", installed=False, chip="310P"), "--profile", p.name)

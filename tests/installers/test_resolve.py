@@ -405,3 +405,11 @@ def test_kernels_matching_a_wrong_toolkit_are_not_met(profile) -> None:
     good = profile("verl-0.7.1-cann8.5.0-a2")
     by = {r.component: r for r in system_requirements(good, facts(good, cann="8.5.0", kernels="8.5.0", nnal="8.5.0"))}
     assert by["kernels"].ok is True and by["nnal"].ok is True and "8.5.0" in by["kernels"].need
+
+
+def test_a_profile_whose_cann_is_unknown_is_said_so(profiles) -> None:
+    from doctor.installers.resolve import cann_said
+
+    said = {p.name: cann_said(p) for p in profiles}
+    assert said["verl-0.9.0-cannunknown-950"] == "unknown, inferred [9.1.0, 9.3.0)"
+    assert said["verl-0.9.1-cann9.1.0-a2"] == "9.1.0"

@@ -125,7 +125,7 @@ def later_release_bounds(ctx: CheckContext) -> Iterator[Finding]:
                 continue  # the later release moved its own pin past this release's range (torch's triton~=3.8.0,
                 # then ~=3.9.0): that is no bound this release lacks, and no dep release meets both
             yield _finding(name, version, dep, have, ex, sev, table.read, verified, wanted, why)
-    yield from _any_release(unversioned, pkgs, table, applies, on_path, ascend)
+    yield from _any_release(unversioned, pkgs, table, applies, on_path, ascend, ctx.profile)
 
 
 # NumPy 2.0 broke the C ABI: an extension module compiled against NumPy 1.x fails to import under 2.x ("A module that
@@ -230,15 +230,20 @@ def _wanted(dep: str, own: tuple[str, ...], clause: str, applies: Any) -> str:
 
 
 def _any_release(pairs: list[tuple[str, str]], pkgs: Any, table: Any, applies: Any, on_path: set[str],
-                 ascend: bool) -> Iterator[Finding]:
+                 ascend: bool, profile: Any) -> Iterator[Finding]:
     """A package named without its release (a report's `vllm` with no version): an error on verl's import path
     when no release of it accepts the installed dependency version, by its own declaration or by a later release
     that singles the version out (vLLM with transformers 5.3.0: 0.11.0 and before admit it, 0.19.1 names 5.3.* as
-    broken, every other release refuses it)."""
+    broken, every other release refuses it). Not when the chosen verified stack installs the package (a pin or its
+    own source build) beside this dependency version: that stack runs one (verl 0.8.0's vLLM 0.18.0 source build
+    with transformers 5.3.0, a documented deviation), so "whichever release, it does not work" is not so."""
     from doctor.knowledge.later_bounds import no_release_accepts
 
     for name, dep in pairs:
         if ascend and _not_judged_on_ascend(name, dep):
+            continue
+        if profile is not None and (profile.pin(name) or name in profile.git) and _profile_runs(profile, dep,
+                                                                                                str(pkgs[dep].version)):
             continue
         have = str(pkgs[dep].version)
         span = no_release_accepts(table.changes(name, dep), table.newest[name], have, applies)

@@ -450,8 +450,8 @@ def select_profile(snapshot: Any, profiles: list[Profile], forced: str | None = 
 
     Order: CANN inside the profile's half-open range; then chip family (a family no stack serves, 310P or the
     first-generation 910, selects none: another chip's stack names the wrong kernels), arch and Python (a filter
-    that would leave nothing is skipped and said in the reason); ties go to the profile of the installed verl,
-    then to the newest release (a main snapshot only when it is the installed verl's line). CANN newer than
+    that would leave nothing is skipped and said in the reason); ties go to the profile of the installed verl (its
+    version not stated: to the stacks whose pins the most stated package versions meet), then to the newest release (a main snapshot only when it is the installed verl's line). CANN newer than
     every profile's range picks the newest profiles; older picks none."""
     from doctor.knowledge import chips as chipmod
     from doctor.snapshot.model import known
@@ -518,6 +518,11 @@ def select_profile(snapshot: Any, profiles: list[Profile], forced: str | None = 
         if same:
             cands = same
             facts.append(f"installed verl {verl_installed}")
+    elif len({p.verl for p in cands}) > 1:
+        cands, met = _by_stated_pins(snapshot, cands)
+        if met:
+            named = ", ".join(met[:3]) + (f" and {len(met) - 3} more" if len(met) > 3 else "")
+            facts.append(f"verl's version not stated; installed {named} {'meets its pin' if len(met) == 1 else 'meet its pins'}")
     best = max(cands, key=lambda p: (not p.is_snapshot, p.verl_version, p.name))
     if len({p.verl for p in cands}) > 1:
         facts.append("newest release of several matches")
@@ -529,6 +534,28 @@ def select_profile(snapshot: Any, profiles: list[Profile], forced: str | None = 
                      f"{best.name} chosen: {why} "
                      "(pass --profile NAME to choose)")
     return best, ", ".join(facts)
+
+
+def _by_stated_pins(snapshot: Any, cands: list[Profile]) -> tuple[list[Profile], list[str]]:
+    """Without verl's version, the verl lines one CANN serves (0.8.0 and 0.9.0 on CANN 9.0.0) are told apart by the
+    versions the snapshot states: the stacks whose pins the most stated packages meet, and those packages' names
+    (none when no stated version tells them apart). Picking the newest line instead judges a stated torch 2.9.0
+    against 0.9.0's torch==2.10.0 pin although the 0.8.0 stack is the one installed; a package the snapshot does
+    not state counts for no stack."""
+    def met(p: Profile) -> list[str]:
+        out = []
+        for name, spec in p.pins.items():
+            v = snapshot.version(name)
+            if isinstance(v, str) and pkg_satisfies(v, spec) is True:
+                out.append(name)
+        return out
+
+    by = {p.name: met(p) for p in cands}
+    top = max(len(m) for m in by.values())
+    kept = [p for p in cands if len(by[p.name]) == top]
+    if top == 0 or len(kept) == len(cands):
+        return cands, []
+    return kept, by[kept[0].name]
 
 
 def chip_pool(snapshot: Any, profiles: list[Profile]) -> list[Profile]:

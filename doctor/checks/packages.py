@@ -311,16 +311,19 @@ def numpy(ctx: CheckContext) -> Iterator[Finding]:
                       "from_cann": str(NUMPY2_CANN_FROM)},
             fix="pip install 'numpy<2.0.0' (e.g. numpy==1.26.4), or a CANN 9.0.0+ stack.",
             commands=("pip install 'numpy<2.0.0'",), source=f"{NUMPY2_CANN_SOURCE}; {NUMPY2_CANN_DEPS_SOURCE}")
-    elif c is None and installed(snap, "vllm-ascend") and ver(snap, "vllm-ascend") is None:
-        # neither side of the split is known: a warning (the releases from v0.20.2rc1 on, with CANN 9, accept numpy 2)
+    elif (c is None and _toolkit_version_unreadable(snap) and installed(snap, "vllm-ascend")
+          and ver(snap, "vllm-ascend") is None):
+        # neither side of the split is known: a warning (the releases from v0.20.2rc1 on, with CANN 9, accept numpy 2).
+        # The CANN side must be stated as unreadable: a snapshot that does not state it may hold CANN 9.0.0 and a
+        # vllm-ascend that accepts numpy 2 (an unknown fact is no finding)
         yield finding(
             "numpy2-with-vllm-ascend", "warning", ("numpy", "vllm-ascend"),
             f"numpy {ver(snap, 'numpy')} with a vllm-ascend whose release is not known: every release from v0.7.3 to "
             "v0.19.1rc1 requires numpy<2.0.0",
             detail="vllm-ascend's requirements cap numpy<2.0.0 from v0.7.3 to v0.19.1rc1 (the CANN 8.x releases: CANN's "
                    "operator compiler and torch_npu's device init fail with numpy 2, error 500001); from v0.20.2rc1 on "
-                   "(CANN 9.0.0) they list plain numpy. Neither the vllm-ascend release nor the CANN version is known "
-                   "here: unless both are the newer ones, numpy must be below 2.",
+                   "(CANN 9.0.0) they list plain numpy. The vllm-ascend release is not known here and the CANN "
+                   "toolkit's version could not be read: unless both are the newer ones, numpy must be below 2.",
             evidence={"numpy": ver(snap, "numpy"), "requires": "numpy<2.0.0", "through": "0.19.1rc1",
                       "uncapped_from": "0.20.2rc1"},
             fix="pip install 'numpy<2.0.0' (e.g. numpy==1.26.4), unless this is vllm-ascend 0.20.2rc1 or later on "

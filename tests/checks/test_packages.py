@@ -24,11 +24,12 @@ def test_numpy2_with_torch21():
 
 def test_numpy2_with_a_vllm_ascend_whose_release_is_not_known():
     """vllm-ascend's requirements cap numpy<2.0.0 from v0.7.3 to v0.19.1rc1 and list plain numpy from v0.20.2rc1 (CANN
-    9.0.0) on. vllm-ascend named without its version and no CANN known: a warning (either side may hold). A known CANN
-    decides (before 9.0.0: numpy2-with-cann's error; 9.0.0 or later: nothing), and a known vllm-ascend release is
-    pip check's (declared) business; numpy 1.x says nothing."""
-    def ids(numpy: str, va: dict, cann: str | None = None) -> dict:
-        extra = {"ascend": {"toolkit": {"version": cann}}} if cann else {}
+    9.0.0) on. vllm-ascend named without its version beside a toolkit whose version the probe could not read: a
+    warning (either side may hold). A known CANN decides (before 9.0.0: numpy2-with-cann's error; 9.0.0 or later:
+    nothing), and a known vllm-ascend release is pip check's (declared) business; numpy 1.x says nothing."""
+    def ids(numpy: str, va: dict, cann: str | None = "unread") -> dict:
+        toolkit = {"version": None if cann == "unread" else cann, "path": "/usr/local/Ascend/ascend-toolkit/latest"}
+        extra = {"ascend": {"toolkit": toolkit}} if cann else {}
         return found(bare(packages={"numpy": {"version": numpy}, "vllm-ascend": va}, **extra))
 
     f = ids("2.0.0", {})
@@ -39,6 +40,21 @@ def test_numpy2_with_a_vllm_ascend_whose_release_is_not_known():
     assert g["numpy2-with-cann"] == "error" and "numpy2-with-vllm-ascend" not in g
     assert "numpy2-with-vllm-ascend" not in ids("2.2.6", {"version": "0.20.2rc1"})
     assert "numpy2-with-vllm-ascend" not in found(bare(packages={"numpy": {"version": "2.0.0"}}))
+
+
+def test_numpy2_with_a_vllm_ascend_whose_release_is_not_known_says_nothing_where_cann_is_not_stated():
+    """The verl 0.9.0 stacks run numpy 2 with vllm-ascend 0.23 on CANN 9.0.0: a snapshot that states numpy 2 and
+    vllm-ascend without its release, and nothing of CANN (no `ascend`, or a toolkit without a `version` key), may be
+    that stack. An unknown fact is no finding; a toolkit whose version the probe could not read (null) still warns."""
+    for ascend in ({}, {"ascend": {"toolkit": {"path": "/usr/local/Ascend/ascend-toolkit/latest"}}}):
+        f = found(bare(packages={"numpy": {"version": "2.1.3"}, "vllm-ascend": {}}, **ascend))
+        assert not {"numpy2-with-vllm-ascend", "numpy2-with-cann-version-unknown"} & set(f)
+    d = healthy("verl-0.9.0-cann9.0.0-a3")
+    d.pop("complete")
+    del d["packages"]["vllm-ascend"]["version"], d["ascend"]["toolkit"]["version"]
+    assert "numpy2-with-vllm-ascend" not in found(d)
+    d["ascend"]["toolkit"]["version"] = None
+    assert found(d)["numpy2-with-vllm-ascend"] == "warning"
 
 
 def test_numpy2_with_a_cann_toolkit_whose_version_is_not_known():

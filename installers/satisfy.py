@@ -138,16 +138,27 @@ def _pin_ok(view: View, name: str, spec: str | None) -> bool:
     return bool(pkg_satisfies(view.versions[name], spec))
 
 
-def _repinned_later(step: Step, plan: Plan | None) -> frozenset[str]:
-    """The packages an install step after `step` pins itself (the final re-pins): there the later step has the last
-    word, so an earlier line that the re-pin overrides (requirements-npu.txt's numpy<2.0.0 under verl 0.9.0's
-    numpy>=2.0.0,<2.4 re-pin) is judged by that step; judged by this one, the earlier step could never be done and a
-    second install would run it again, and the re-pin after it."""
+def _repinned_later(step: Step, plan: Plan | None) -> dict[str, list[str | None]]:
+    """What the install steps after `step` pin (the final re-pins): name -> their specifiers."""
     if plan is None or step.kind != INSTALL or step not in plan.steps:
-        return frozenset()
-    after = plan.steps[plan.steps.index(step) + 1:]
-    return frozenset(n for s in after if s.kind == INSTALL and not s.build_for and "-r" not in s.requirements
-                     for n, _ in expectations(s))
+        return {}
+    out: dict[str, list[str | None]] = {}
+    for s in plan.steps[plan.steps.index(step) + 1:]:
+        if s.kind == INSTALL and not s.build_for and "-r" not in s.requirements:
+            for n, spec in expectations(s):
+                out.setdefault(n, []).append(spec)
+    return out
+
+
+def _line_met(view: View, name: str, spec: str | None, later: dict[str, list[str | None]]) -> bool:
+    """A step's line, where a later step may have the last word: the installed version that meets every later pin
+    of the package and not this line is the later step's doing (verl 0.9.0's requirements-npu.txt says numpy<2.0.0,
+    the final re-pin numpy>=2.0.0,<2.4): judged by this line the step could never be done, and a second install would
+    run it again, and the re-pin after it. A package absent, or outside a later pin, is judged by the line as ever
+    (an empty target's torch-stack step still runs before the builds that need torch)."""
+    if _pin_ok(view, name, spec):
+        return True
+    return name in later and name in view.versions and all(_pin_ok(view, name, x) for x in later[name])
 
 
 def satisfied(step: Step, view: View, plan: Plan | None = None) -> bool:
@@ -157,9 +168,9 @@ def satisfied(step: Step, view: View, plan: Plan | None = None) -> bool:
     later = _repinned_later(step, plan)
     if step.kind == INSTALL and "-r" in step.requirements:
         lines = requirements_file(step)  # a clone's requirements file: met when every line of it is
-        return lines is not None and all(_pin_ok(view, n, s) for n, s in lines if n not in later)
+        return lines is not None and all(_line_met(view, n, s, later) for n, s in lines)
     if step.kind in (INSTALL, UNINSTALL):
-        return all(_pin_ok(view, n, s) for n, s in expectations(step) if step.kind == UNINSTALL or n not in later)
+        return all(_line_met(view, n, s, later) for n, s in expectations(step))
     if step.kind == CLONE:
         assert step.source is not None
         head = view.heads.get(step.source.name)

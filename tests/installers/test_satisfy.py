@@ -114,3 +114,11 @@ def test_a_line_a_later_step_re_pins_is_judged_by_that_step(tmp_path) -> None:
     assert not satisfied(reqs, done, Plan("p", "r", Target("/v/bin/python", "3.11", "x86_64", None), steps=(final, reqs)))
     plain = Step("mbridge", INSTALL, "m", requirements=("numpy<2.0.0",))
     assert satisfied(plain, done, Plan("p", "r", Target("/v/bin/python", "3.11", "x86_64", None), steps=(plain, final)))
+    # an empty target: a step whose every line a later step pins again still runs (the torch stack goes in before the
+    # builds that need it), and so does one whose package is outside the later pin
+    torch = Step("torch-stack", INSTALL, "t", requirements=("torch==2.10.0+cpu",))
+    again = Step("final-pins", INSTALL, "f", requirements=("torch==2.10.0+cpu",))
+    two = Plan("p", "r", Target("/v/bin/python", "3.11", "x86_64", None), steps=(torch, again))
+    assert not satisfied(torch, View(), two)
+    assert satisfied(torch, View(versions={"torch": "2.10.0+cpu"}), two)
+    assert not satisfied(reqs, View(versions={"numpy": "2.4.6", "hydra-core": "1.3.2", "transformers": "5.10.4"}), plan)

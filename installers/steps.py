@@ -11,7 +11,8 @@ Dockerfiles, vllm-ascend's Dockerfile):
    editable, mbridge; 5. verl with its dependencies and requirements-npu.txt, in the release's order (from PyPI, the
    profile's `verl_requirements` lines); 6. the final pins (transformers, xgrammar, ...);
 7. last, after every step that resolves dependencies: triton removed again and triton-ascend installed
-   `--no-deps` (x86 resolves pull mainline triton back in: vLLM, xgrammar); 8. what the run installed that the
+   `--no-deps` (x86 resolves pull mainline triton back in: vLLM, xgrammar; a stack without triton-ascend only has
+   triton removed); 8. what the run installed that the
    re-pins left required by nothing removed (installers.orphans); 9. doctor-env.sh.
 Build steps run with TORCH_DEVICE_BACKEND_AUTOLOAD=0 (an import of torch must not load torch_npu on a host
 without CANN) and, without npu-smi, the SOC_VERSION of the profile's chip family.
@@ -302,9 +303,17 @@ def final_pins(c: Ctx, skip: set[str]) -> None:
 def triton_last(c: Ctx) -> None:
     """After the last step that resolves dependencies: on x86 those resolves bring mainline triton back (vLLM,
     xgrammar), and it overwrites triton-ascend's files in the shared directory, so both go and triton-ascend comes
-    back on its own (`--no-deps`): the plan ends with the conflict set removed and triton-ascend in place."""
+    back on its own (`--no-deps`): the plan ends with the conflict set removed and triton-ascend in place. A stack
+    without triton-ascend that builds vLLM ends with mainline triton removed all the same."""
     ta_pin = c.pins.get("triton-ascend")
     if not ta_pin:
+        # a line before triton-ascend (vllm-ascend v0.9.1): its Dockerfile still uninstalls the triton vLLM's xgrammar
+        # brings on x86, and the check warns of it on an Ascend host (triton-on-npu)
+        if any(s.kind == CLONE and s.source is not None and s.source.name == "vllm" for s in c.steps):
+            c.steps.append(Step("remove-triton", UNINSTALL, "Remove the triton that the resolves pulled in",
+                                packages=("triton",), expect=(("triton", None),),
+                                reason="vLLM's xgrammar brings mainline triton on x86; it does not work on Ascend",
+                                source_ref=up.VA_DOCKERFILE_PRE_TRITON_ASCEND))
         return
     c.steps.append(Step("remove-triton", UNINSTALL, "Remove the triton that the resolves pulled in (and the triton-ascend "
                         "it overwrote)", packages=CONFLICTS, expect=(("triton", None),), source_ref=up.VA_DOCKERFILE))

@@ -17,6 +17,8 @@ INSTALL_GUIDE = f"{VERL}/v0.9.0/docs/ascend_tutorial/get_start/install_guidance.
 SCRIPT_D = f"{VERL}/v0.9.0/scripts/install_vllm_mcore_npu.sh"
 # "In x86, triton will be installed by vllm ... we need to uninstall it"; triton-ascend installed after vllm-ascend
 VA_DOCKERFILE = f"{VA}/{VA_AT}/Dockerfile"
+# the line before triton-ascend (v0.9.1, the verl 0.6.1 stack's): the same uninstall of triton after vLLM, nothing after
+VA_DOCKERFILE_PRE_TRITON_ASCEND = f"{VA}/0740d10211fcdcaa00d29e8659d7de892f5ed4d8/Dockerfile"
 # the SOC_VERSION a build without npu-smi needs, per chip (Dockerfile* defaults)
 VA_SOC = f"{VA}/{VA_AT}/docs/source/installation.md"
 # the no-device CI job: SOC_VERSION set, COMPILE_CUSTOM_KERNELS=0, tests with TORCH_DEVICE_BACKEND_AUTOLOAD=0

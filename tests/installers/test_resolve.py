@@ -288,6 +288,24 @@ def test_every_plan_ends_with_triton_removed_after_the_last_resolve(profiles) ->
         assert plan.step("remove-orphans").title == "Remove what the re-pins left required by nothing"
 
 
+def test_a_stack_without_triton_ascend_ends_with_the_triton_vllm_brought_removed(profiles) -> None:
+    """verl 0.6.1's vllm-ascend v0.9.1 has no triton-ascend, and its Dockerfile still uninstalls the mainline triton
+    vLLM's xgrammar brings on x86 ("in Ascend, triton doesn't work correctly"): the real-world tier's install of
+    verl-0.6.1-cann8.2.rc1-a2 ended with triton 3.9.0 in the venv and the check's triton-on-npu warning."""
+    from doctor.installers.steps import resolving
+
+    plain = [p for p in profiles if "triton-ascend" not in p.pins]
+    assert {p.name for p in plain} >= {"verl-0.6.1-cann8.2.rc1-a2", "verl-0.6.1-cann8.2.rc1-a3"}
+    for p in plain:
+        plan = resolve(p, facts(p, "x86_64", py=p.python_recommended or "3.11"), src_dir="/s")
+        ids = [s.id for s in plan.steps]
+        last = max(i for i, s in enumerate(plan.steps) if resolving(s))
+        assert "triton-ascend" not in ids and last < ids.index("remove-triton"), (p.name, ids)
+        step = plan.step("remove-triton")
+        assert step.packages == ("triton",) and "0740d10211fcdcaa00d29e8659d7de892f5ed4d8/Dockerfile" in step.source_ref
+        assert ids[-2:] == ["remove-orphans", "env-file"], p.name
+
+
 # -- item 7 / issue 13: --set and the target facts are validated ------------------------------------------------
 
 

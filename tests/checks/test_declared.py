@@ -1573,3 +1573,30 @@ def test_the_0_7_1_stack_as_the_real_world_tier_installed_it_gives_info_for_what
     fs = _declared(snap, p)
     assert len(fs) == 11
     assert [f.title for f in fs if f.severity.value != "info"] == []
+
+
+@pytest.mark.parametrize("name", ["verl-0.6.1-cann8.2.rc1-a2", "verl-0.6.1-cann8.2.rc1-a3"])
+def test_the_0_6_1_stack_as_the_real_world_tier_installed_it_gives_info_for_what_upstream_leaves(name):
+    """The real-world tier's install of verl-0.6.1-cann8.2.rc1-a2 (2026-12-07), as its post-install check saw it:
+    vLLM v0.9.1's xgrammar 0.1.19 requires triton on x86_64, which vllm-ascend v0.9.1's Dockerfile (and the doctor)
+    uninstall; pyvers' packaging<26 (tensordict, requirements-npu.txt) under vcs-versioning's >=26.2 (setuptools-scm,
+    vllm-ascend's). Each is upstream's, named by the profile with its source: info, not an error."""
+    from doctor.knowledge.profiles import load_profiles
+
+    p = next(p for p in load_profiles() if p.name == name)
+    snap = _snap({
+        "vllm": {"version": "0.9.1+empty", "requires_dist": [
+            'xgrammar==0.1.19; platform_machine == "x86_64" or platform_machine == "aarch64"']},
+        "xgrammar": {"version": "0.1.19", "requires_dist": ['triton; platform_system == "Linux" and platform_machine == "x86_64"']},
+        "vllm-ascend": {"version": "0.9.1", "requires_dist": ["setuptools-scm>=8"]},
+        "setuptools-scm": {"version": "9.2.2", "requires_dist": ["vcs-versioning"]},
+        "vcs-versioning": {"version": "2.6.0", "requires_dist": ["packaging>=26.2"]},
+        "tensordict": {"version": "0.10.0", "requires_dist": ["pyvers<0.2.0,>=0.1.0"]},
+        "pyvers": {"version": "0.1.0", "requires_dist": ["packaging<26"]},
+        "packaging": {"version": "25.0", "requires_dist": []},
+    }, python="3.11.7", arch="x86_64")
+    fs = _declared(snap, p)
+    assert sorted(f.title for f in fs) == [
+        "vcs-versioning 2.6.0 requires packaging>=26.2, but packaging 25.0 is installed",
+        "xgrammar 0.1.19 requires triton, which is not installed"]
+    assert [f.title for f in fs if f.severity.value != "info"] == []

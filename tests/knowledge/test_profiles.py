@@ -422,3 +422,28 @@ def test_verl_editable_install_takes_no_release_the_stack_refuses(profile) -> No
                 if n in taken and taken[n] not in SpecifierSet(str(need)) and (canonicalize_name(dep), n) not in named:
                     left.append(f"{dep} {dv} (through {q} {qv}) needs {n}{need}; verl's install takes {n} {taken[n]}")
     assert not left, sorted(set(left))
+@pytest.mark.parametrize("name", ["verl-0.6.1-cann8.2.rc1-a2", "verl-0.6.1-cann8.2.rc1-a3"])
+def test_the_0_6_1_final_pins_hold_an_opencv_that_accepts_their_numpy(name) -> None:
+    """vLLM 0.9.1 leaves opencv-python-headless open (>=4.11.0) and the release's numpy is <2.0.0: the real-world
+    tier's install of verl-0.6.1-cann8.2.rc1-a2 ended with opencv-python-headless 5.1.0.95 (numpy>=2) beside numpy
+    1.26.0 (requirement-version-unmet). The final pins hold a line whose newest release accepts their numpy."""
+    from packaging.requirements import Requirement
+    from packaging.specifiers import SpecifierSet
+    from packaging.version import Version
+
+    from doctor.installers.resolve import Facts, resolve
+    from doctor.knowledge.requirements import load_requirements
+
+    def newest(project: str, spec: SpecifierSet) -> str | None:
+        ok = [Version(v) for v in table.projects.get(project, {}) if not Version(v).is_prerelease and v in spec]
+        return str(max(ok)) if ok else None
+
+    table = load_requirements()
+    profile = next(p for p in load_profiles() if p.name == name)
+    for arch in ("x86_64", "aarch64"):
+        plan = resolve(profile, Facts(arch=arch, python_version="3.11", chip=profile.chips[0], npu_seen=False), src_dir="/x")
+        final = {Requirement(x).name.lower(): Requirement(x).specifier for x in plan.step("final-pins").requirements}
+        cv = newest("opencv-python-headless", SpecifierSet(">=4.11.0") & final.get("opencv-python-headless", SpecifierSet()))
+        assert cv is not None
+        wants = _unconditional("opencv-python-headless", cv).get("numpy", SpecifierSet())
+        assert newest("numpy", final["numpy"] & SpecifierSet(str(wants))) is not None, (arch, cv, str(wants))

@@ -103,11 +103,19 @@ def pip_check(py: Path, profile) -> dict[str, object]:  # type: ignore[no-untype
     return {"exit": cp.returncode, "named_upstream_conflicts": named, "other": other}
 
 
-def import_checks(py: Path) -> dict[str, str]:
+def sourced(venv: Path, env: dict[str, str]) -> dict[str, str]:
+    """`env` after `. doctor-env.sh`, as a user's shell has it after the install: Megatron-LM's clone on PYTHONPATH
+    where the stack puts it there (verl <= 0.7.0), the exports (a missing CANN set_env.sh only says so)."""
+    cp = subprocess.run(["bash", "-c", f'. "{venv / "doctor-env.sh"}" 2>/dev/null; env -0'], capture_output=True,
+                        timeout=120, env=env, check=True)
+    return dict(x.split("=", 1) for x in cp.stdout.decode().split("\0") if "=" in x)
+
+
+def import_checks(py: Path, env: dict[str, str]) -> dict[str, str]:
     out = {}
     for mod in IMPORTS:
         cp = subprocess.run([str(py), "-c", f"import {mod}"], capture_output=True, text=True, timeout=600,
-                            env={**os.environ, "TORCH_DEVICE_BACKEND_AUTOLOAD": "0"}, cwd="/")
+                            env={**env, "TORCH_DEVICE_BACKEND_AUTOLOAD": "0"}, cwd="/")
         last = (cp.stderr.strip().splitlines() or ["?"])[-1]
         out[mod] = "ok" if cp.returncode == 0 else last[:300]
     return out
@@ -176,11 +184,13 @@ def test_realworld_install_check_noop_forced_failure_rollback_warm(world) -> Non
     # triton-ascend where the plan installs it (verl 0.6.1's vllm-ascend v0.9.1 line has none)
     assert any(x.startswith("triton-ascend==") for x in frozen) == ("triton-ascend" in dict(world["plan"].pins)), frozen
     res["pip_check"] = pip_check(py, p)
-    res["imports"] = import_checks(py)
+    shell = sourced(venv, env)
+    res["imports"] = import_checks(py, shell)
     res["torch_is_standin"] = any(s.startswith("torch==") for s in world["up"].substituted)
     _write(p.name, res)
-    # the check of the result: the stack's errors are none (the profile's upstream conflicts are info)
-    ck, _ = doctor("check", "--python", str(py), "--profile", p.name, "--json", env=env)
+    # the check of the result, in the shell doctor-env.sh gives: the stack's errors are none (the profile's upstream
+    # conflicts are info)
+    ck, _ = doctor("check", "--python", str(py), "--profile", p.name, "--json", env=shell)
     found = json.loads(ck.stdout)["findings"]
     stack = [f for f in found if f["severity"] == "error" and f["components"][0] not in HOST]
     res["check_host_findings"] = sorted({f["id"] for f in found if f["components"][0] in HOST and f["severity"] != "info"})

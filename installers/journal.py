@@ -221,6 +221,7 @@ class Journal:
                     "python": env.python, "prefix": env.prefix, "roots": list(roots), "protect": list(protected),
                     "before": before,
                     "listing": _listing(env),
+                    "prefix_listing": sorted(os.listdir(env.prefix)) if os.path.isdir(env.prefix) else [],
                     "freeze_before": freeze(env), "files_before": other, "steps": [], "changed": []})
         from doctor.installers import clonestate
 
@@ -386,8 +387,7 @@ class Journal:
                     _link_or_copy(str(self.dir / "kept" / name / str(i)), dst)
         if only is None:
             self._sweep(python, guard)
-        else:
-            self._sweep_empty(guard)
+        self._sweep_empty(guard)  # after a failure too: _sweep reads site-packages and bin only, not the prefix
         clones = self._put_back_clones(say, live=live)
         for p, content in (self.data.get("files_before") or {}).items():
             if p.endswith((".pth", ".egg-link")) and (only is not None or not guard.may_touch(p)):
@@ -451,9 +451,14 @@ class Journal:
         """Remove the directory trees the run left holding no file at all: entries of site-packages and bin that
         are new since the journal started. pip uninstalls mainline triton file by file when triton-ascend shares
         its `triton/` directory, and leaves triton's own subdirectories empty (triton/include/python after the
-        plan's remove-triton step); removing triton-ascend then leaves that empty tree. Unlike `_sweep`, this runs
-        for the `--rollback` of a finished install too: an empty tree holds nothing of anyone's."""
-        for dir_, before in (self.data.get("listing") or {}).items():
+        plan's remove-triton step); removing triton-ascend then leaves that empty tree. The prefix's own new entries
+        too: pip removes sympy's share/man/man1 (isympy.1, a wheel data file) and leaves share/man, as the real-world
+        tier's rollback of verl-0.6.1-cann8.2.rc1-a2 did. Unlike `_sweep`, this runs for the `--rollback` of a
+        finished install too: an empty tree holds nothing of anyone's."""
+        dirs = dict(self.data.get("listing") or {})
+        if self.data.get("prefix") and "prefix_listing" in self.data:  # a journal written before it has none
+            dirs[os.path.normpath(self.data["prefix"])] = self.data["prefix_listing"]
+        for dir_, before in dirs.items():
             if not os.path.isdir(dir_):
                 continue
             for name in set(os.listdir(dir_)) - set(before):

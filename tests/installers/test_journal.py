@@ -177,3 +177,28 @@ def test_rollback_of_a_finished_install_removes_the_empty_tree_it_left(wheels, t
     assert res["ok"] and freeze(py) == before_freeze
     assert not (site / "triton").exists() and (site / "mine" / "empty").is_dir()
     assert sorted(p.relative_to(site).as_posix() for p in site.rglob("*") if "__pycache__" not in p.parts) == before
+
+
+def test_rollback_of_a_finished_install_removes_the_empty_tree_it_left_in_the_prefix(wheels, tmp_path, hermetic) -> None:
+    """A wheel's data files land under the prefix (sympy's share/man/man1/isympy.1), and pip's uninstall removes
+    man1 whole but leaves share/man: the real-world tier's `--rollback` of verl-0.6.1-cann8.2.rc1-a2 left
+    venv/share/man behind and the venv was not as before. An empty tree that was there before the run stays."""
+    py = make_venv(tmp_path / "v")
+    prefix = tmp_path / "v"
+    (prefix / "mine" / "empty").mkdir(parents=True)
+    before_freeze = freeze(py)
+    before = sorted(p.name for p in prefix.iterdir())
+    j = jr.Journal.start(probe(str(py), files=True), profile="p")
+    install(py, wheels, "transformers==4.57.6")
+    (prefix / "share" / "man").mkdir(parents=True)  # what pip's uninstall of sympy leaves
+    j.finish(probe(str(py)))
+    res = jr.Journal.load(j.dir).restore(str(py), only=set(j.data["changed"]))
+    assert res["ok"] and freeze(py) == before_freeze
+    assert not (prefix / "share").exists() and (prefix / "mine" / "empty").is_dir()
+    assert sorted(p.name for p in prefix.iterdir() if p.name != ".doctor") == [n for n in before if n != ".doctor"]
+    # and the restore after a failed run (the forced failure's): the same
+    j = jr.Journal.start(probe(str(py), files=True), profile="p")
+    install(py, wheels, "transformers==4.57.6")
+    (prefix / "share" / "man").mkdir(parents=True)
+    assert jr.Journal.load(j.dir).restore(str(py))["ok"] and freeze(py) == before_freeze
+    assert not (prefix / "share").exists() and (prefix / "mine" / "empty").is_dir()

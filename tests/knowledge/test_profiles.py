@@ -422,6 +422,8 @@ def test_verl_editable_install_takes_no_release_the_stack_refuses(profile) -> No
                 if n in taken and taken[n] not in SpecifierSet(str(need)) and (canonicalize_name(dep), n) not in named:
                     left.append(f"{dep} {dv} (through {q} {qv}) needs {n}{need}; verl's install takes {n} {taken[n]}")
     assert not left, sorted(set(left))
+
+
 @pytest.mark.parametrize("name", ["verl-0.6.1-cann8.2.rc1-a2", "verl-0.6.1-cann8.2.rc1-a3"])
 def test_the_0_6_1_final_pins_hold_an_opencv_that_accepts_their_numpy(name) -> None:
     """vLLM 0.9.1 leaves opencv-python-headless open (>=4.11.0) and the release's numpy is <2.0.0: the real-world

@@ -124,7 +124,9 @@ class Console:
 
     def emit_json(self, data: Any) -> None:
         self.emitted = True
-        self.write_json(json.dumps(data, indent=2, sort_keys=False, ensure_ascii=False) + "\n")
+        # escaped where stdout's encoding cannot write every character (write_json), dumped once
+        self._write(self.out, json.dumps(data, indent=2, sort_keys=False, ensure_ascii=not writes_everything(self.out))
+                    + "\n", flush=True)
 
     def write_json(self, text: str) -> None:
         """A JSON document on stdout (the report, collect's snapshot), `\\u`-escaped where stdout's encoding cannot

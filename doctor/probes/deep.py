@@ -40,14 +40,13 @@ PROBES: dict[str, tuple[str, dict[str, str]]] = {
 }
 
 
-# the distribution each probe's module comes from: where the snapshot says it is not installed, the probe's import
-# fails at once, and "importing torch_npu…" while none of them is installed was a claim that was not so
-PROBE_DISTRIBUTIONS = {"torch_npu": "torch-npu", "mindspeed.megatron_adaptor": "mindspeed", "vllm_ascend": "vllm-ascend"}
-
-
 def imports_worth_saying(has_package: Callable[[str], bool | None]) -> list[str]:
-    """The probes' modules whose distribution is installed, or may be (the snapshot cannot tell), in PROBES order."""
-    return [m for m in PROBES if has_package(PROBE_DISTRIBUTIONS[m]) is not False]
+    """The probes' modules whose distribution (the ownership table's) is installed, or may be (the snapshot cannot
+    tell), in PROBES order: where it is not installed the probe's import fails at once, and "importing torch_npu…"
+    while none of them is installed was a claim that was not so."""
+    from doctor.knowledge.ownership import distribution_of_module
+
+    return [m for m in PROBES if (d := distribution_of_module(m)) is None or has_package(d) is not False]
 
 
 def deep_status(modules: Sequence[str], compared: int) -> str | None:

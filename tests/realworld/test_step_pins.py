@@ -6,9 +6,8 @@ from __future__ import annotations
 
 import subprocess
 from pathlib import Path
-from types import SimpleNamespace
 
-from doctor.installers.plan import CLONE, EDITABLE, INSTALL, GitSource, Step
+from doctor.installers.plan import CLONE, EDITABLE, INSTALL, GitSource, Plan, Step, Target
 from tests.realworld import upstream
 
 
@@ -27,14 +26,15 @@ def _repo(tmp: Path, text: str) -> tuple[Path, str]:
 
 
 def test_pins_of_a_clones_requirement_file_at_its_commit_are_stood_in(tmp_path: Path) -> None:
-    git_dir, sha = _repo(tmp_path, "# build\ntorch==2.10.0\ntriton-ascend==3.2.2\nnumpy\n-r other.txt\nxgrammar>=0.1.30\n")
+    git_dir, sha = _repo(tmp_path, "# build\ntorch==2.10.0\ntriton-ascend==3.2.2\nnumpy\n--extra-index-url https://example.invalid/simple\nxgrammar>=0.1.30  # build\n")
     src = GitSource(name="vllm-ascend", url="https://github.com/vllm-project/vllm-ascend.git", ref="releases/v0.23.0",
                     commit=sha)
     steps = [Step("clone-vllm-ascend", CLONE, "clone", source=src),
              Step("vllm-ascend-build-deps", INSTALL, "deps", requirements=("setuptools-scm",),
                   build_for="install-vllm-ascend", requirement_files=("requirements.txt",)),
              Step("install-vllm-ascend", EDITABLE, "install", source=src, editable_dist="vllm-ascend")]
-    plan = SimpleNamespace(steps=steps, pins=(("triton-ascend", "==3.2.1"), ("torch", "==2.10.0+cpu"), ("numpy", "==1.26.4")))
+    plan = Plan("p", "r", Target("/v/bin/python", "3.11", "x86_64", None, src_dir=str(tmp_path / "src")), steps=tuple(steps),
+                pins=(("triton-ascend", "==3.2.1"), ("torch", "==2.10.0+cpu"), ("numpy", "==1.26.4")))
     up = upstream.Upstream(root=tmp_path, repos={"vllm-ascend": git_dir})
     got = upstream.step_pins(plan, up, ("torch", "torchvision", "torchaudio", "triton-ascend"))
     assert got == {("triton-ascend", "3.2.1"), ("triton-ascend", "3.2.2"), ("torch", "2.10.0"), ("torch", "2.10.0+cpu")}

@@ -148,30 +148,32 @@ def sdist_repo(project: str, version: str, ref: str, dest: Path, cache: Path) ->
 
 def step_pins(plan, up: Upstream, projects: tuple[str, ...]) -> set[tuple[str, str]]:  # type: ignore[no-untyped-def]
     """Every exact pin (`name==version`) of `projects` that the plan installs: the profile's pins, each step's own
-    requirements, and the requirement files a step installs from a clone, read at the clone's pinned commit (a
-    source's requirements.txt may pin another triton-ascend than the profile: vllm-ascend releases/v0.23.0 pins
-    3.2.2 where verl v0.9.0 installs 3.2.1, and pip needs both from the index that serves them)."""
+    requirements, and what a step reads only from a clone at its pinned commit (installers.clonereqs.after_clone, the
+    offline pre-flight's reader: a build step's requirement files, an editable source's build requirements and own
+    dependencies). A source's requirements.txt may pin another triton-ascend than the profile: vllm-ascend
+    releases/v0.23.0 pins 3.2.2 where verl v0.9.0 installs 3.2.1, and pip needs both from the index that serves them."""
     from packaging.requirements import InvalidRequirement, Requirement
     from packaging.utils import canonicalize_name
 
-    lines = [f"{n}{v}" for n, v in plan.pins]
-    by_id = {st.id: st for st in plan.steps}
-    for st in plan.steps:
-        lines += list(st.requirements)
-        owner = by_id.get(st.build_for or "")
-        src = owner.source if owner is not None else None
-        if src is None or src.name not in up.repos:
-            continue
-        for f in st.requirement_files:
-            cp = subprocess.run(["git", "--git-dir", str(up.repos[src.name]), "show", f"{src.commit or src.ref}:{f}"],
-                                capture_output=True, text=True, timeout=120)
-            lines += cp.stdout.splitlines() if cp.returncode == 0 else []
+    from doctor.installers.clonereqs import after_clone
+
+    at = {s.name: s.commit or s.ref for s in plan.sources()}
+
+    def read(source: str, path: str) -> str | None:
+        if source not in up.repos or source not in at:
+            return None
+        cp = subprocess.run(["git", "--git-dir", str(up.repos[source]), "cat-file", "blob", f"{at[source]}:{path}"],
+                            capture_output=True, timeout=120)
+        return cp.stdout.decode("utf-8", "replace") if cp.returncode == 0 else None
+
+    lines = [f"{n}{v}" for n, v in plan.pins] + [r for st in plan.steps for r in st.requirements]
+    lines += [r for got in after_clone(plan, read).values() for r in got]
     out: set[tuple[str, str]] = set()
     for ln in lines:
         try:
-            r = Requirement(ln.split("#", 1)[0].strip())
+            r = Requirement(ln)
         except InvalidRequirement:
-            continue  # blank lines, comments, pip options (-r, --index-url)
+            continue  # pip options (-r FILE)
         name = canonicalize_name(r.name)
         exact = [s.version for s in r.specifier if s.operator in ("==", "===") and "*" not in s.version]
         if name in projects and len(exact) == 1:
